@@ -1,0 +1,50 @@
+# rtdiag: two commands do all set-up on a fresh machine.
+#   make run   - install what is missing, build, run rtdiag's main job on a built-in example
+#   make test  - install, build, run every test: normal build, ASan+UBSan build, fuzz corpora
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= $(shell nproc)
+CTEST_ARGS ?= --output-on-failure
+
+.PHONY: all deps build build-asan run test test-normal test-asan install bench clean
+
+all: build
+
+deps:
+	@echo "== checking Debian packages"
+	@bash scripts/install-deps.sh
+
+build: deps
+	@echo "== building rtdiag ($(BUILD))"
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+build-asan: deps
+	@echo "== building rtdiag with ASan+UBSan, clang ($(ASAN_BUILD))"
+	@CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRTD_SANITIZE=ON -DRTD_FUZZ=ON >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+run: build
+	@bash scripts/run-example.sh $(BUILD)
+
+test-normal: build
+	@echo "== running the test suite ($(BUILD))"
+	@cd $(BUILD) && ctest $(CTEST_ARGS) -j $(JOBS)
+
+test-asan: build-asan
+	@echo "== running the test suite under ASan+UBSan ($(ASAN_BUILD))"
+	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  RTD_SANITIZED=1 ctest $(CTEST_ARGS) -j $(JOBS)
+
+test: test-normal test-asan
+	@echo "== all tests passed (normal and ASan+UBSan builds)"
+
+install: build
+	cmake --install $(BUILD)
+
+bench: build
+	@bash bench/run.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rtdiag/common.h - what every rtdiag module shares: the export macro,
+ * error codes and their messages, the logging callback, the version.
+ *
+ * Naming: every public symbol starts with rtd_; each module adds its own
+ * prefix (rtd_ipc_, rtd_nettrace_, rtd_perf_, rtd_gotrace_, rtd_profile_).
+ * Functions are named object_verb. Handles are opaque and come in
+ * _new/_free pairs; _free(NULL) does nothing.
+ *
+ * Return convention: functions returning int give 0 on success, a negative
+ * errno for system failures, or a negative RTD_E* code from the table below.
+ * rtd_strerror() turns either kind into a message.
+ */
+#ifndef RTDIAG_COMMON_H
+#define RTDIAG_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(RTDIAG_BUILDING) && defined(__GNUC__)
+#define RTD_API __attribute__((visibility("default")))
+#else
+#define RTD_API
+#endif
+
+#define RTD_VERSION_MAJOR 0
+#define RTD_VERSION_MINOR 1
+#define RTD_VERSION_PATCH 0
+#define RTD_VERSION_STRING "0.1.0"
+
+/*
+ * RTD_ERRORS - the one table of rtdiag error codes.
+ *
+ * X(NAME, value, message). Values start at 1000 so they never collide with
+ * errno values; functions return them negated (-RTD_E_TRUNCATED).
+ * Each module keeps its codes in its own block; add new codes at the end
+ * of your module's block.
+ */
+#define RTD_ERRORS(X)                                                          \
+	/* common */                                                           \
+	X(RTD_E_TRUNCATED, 1000, "input ends before the item is complete")     \
+	X(RTD_E_FORMAT, 1001, "malformed input")                               \
+	X(RTD_E_VARINT, 1002, "varint longer than its maximum width")          \
+	X(RTD_E_UTF16, 1003, "invalid UTF-16 string")                          \
+	X(RTD_E_CAP, 1004, "a size taken from input exceeds its limit")        \
+	X(RTD_E_INVAL, 1005, "invalid argument")                               \
+	X(RTD_E_UNSUPPORTED, 1006, "unsupported version or feature")           \
+	X(RTD_E_STATE, 1007, "call not valid in the current state")            \
+	X(RTD_E_NOTFOUND, 1008, "not found")                                   \
+	X(RTD_E_OVERFLOW, 1009, "value out of range")                          \
+	X(RTD_E_STOPPED, 1010, "stopped by request")                           \
+	/* nettrace */                                                         \
+	X(RTD_E_NT_MAGIC, 1100, "not a nettrace or netperf stream")            \
+	X(RTD_E_NT_BLOCK, 1101, "malformed block")                             \
+	X(RTD_E_NT_METADATA, 1102, "malformed event metadata")                 \
+	X(RTD_E_NT_EVENT, 1103, "malformed event header")                      \
+	X(RTD_E_NT_PAYLOAD, 1104, "payload does not match its schema")         \
+	X(RTD_E_NT_STACK, 1105, "malformed stack block")                       \
+	/* end of nettrace */                                                  \
+                                                                               \
+	/* dotnet diagnostics ipc */                                           \
+	X(RTD_E_IPC_MAGIC, 1200, "reply does not start with the DOTNET_IPC_V1 magic") \
+	X(RTD_E_IPC_PROTOCOL, 1201, "malformed diagnostics IPC message")       \
+	X(RTD_E_IPC_UNKNOWN_COMMAND, 1202, "the runtime does not know this command") \
+	X(RTD_E_IPC_RUNTIME, 1203, "the runtime returned an error")            \
+	X(RTD_E_IPC_NOSOCKET, 1204, "no diagnostic socket for this process")   \
+	X(RTD_E_IPC_NOPROCESS, 1205, "no such process")                        \
+	X(RTD_E_IPC_CLOSED, 1206, "the runtime closed the connection")         \
+	/* end of ipc */                                                       \
+                                                                               \
+	/* perf_event */                                                       \
+	X(RTD_E_PERF_NOEVENT, 1300, "no such event")                           \
+	X(RTD_E_PERF_FILTER, 1301, "the kernel rejected the filter")           \
+	X(RTD_E_PERF_NOTSUPP, 1302, "not supported by this kernel")            \
+	X(RTD_E_PERF_PROBE, 1303, "the probe could not be created")            \
+	X(RTD_E_PERF_TRACEFS, 1304, "tracefs is not mounted or not readable")  \
+	/* end of perf */                                                      \
+                                                                               \
+	/* go execution traces */                                              \
+	X(RTD_E_GO_VERSION, 1400, "unsupported Go trace version")              \
+	X(RTD_E_GO_EVENT, 1401, "malformed trace event")                       \
+	X(RTD_E_GO_ORDER, 1402, "trace fails validation")                      \
+	X(RTD_E_GO_TEXT, 1403, "malformed Go trace text form")                 \
+	/* end of gotrace */
+
+enum rtd_error {
+#define RTD_ERR_ENUM(name, value, msg) name = value,
+	RTD_ERRORS(RTD_ERR_ENUM)
+#undef RTD_ERR_ENUM
+};
+
+/**
+ * rtd_strerror - message for an rtdiag return value
+ * @err: a return value: 0, a negative errno or a negative RTD_E* code
+ *       (a positive value is taken as its negation)
+ *
+ * Returns: a static string; never NULL.
+ */
+RTD_API const char *rtd_strerror(int err);
+
+/**
+ * rtd_errname - symbolic name of an rtdiag error code
+ * @err: as for rtd_strerror()
+ *
+ * Returns: "RTD_E_TRUNCATED" and so on, "OK" for 0, "errno" for system
+ * errors, "unknown" otherwise; never NULL.
+ */
+RTD_API const char *rtd_errname(int err);
+
+enum rtd_log_level {
+	RTD_LOG_ERROR = 0,
+	RTD_LOG_WARN = 1,
+	RTD_LOG_INFO = 2,
+	RTD_LOG_DEBUG = 3,
+};
+
+/**
+ * typedef rtd_log_fn - receives the library's log messages
+ * @level: severity of the message
+ * @msg: the message, without a trailing newline; valid during the call
+ * @ctx: the pointer given to rtd_set_log()
+ */
+typedef void (*rtd_log_fn)(enum rtd_log_level level, const char *msg,
+			   void *ctx);
+
+/**
+ * rtd_set_log - route the library's log messages
+ * @fn: callback, or NULL to silence the library (the default)
+ * @ctx: passed back to @fn
+ * @max_level: messages above this level are not formatted at all
+ *
+ * The library never prints on its own. The setting is process-wide.
+ */
+RTD_API void rtd_set_log(rtd_log_fn fn, void *ctx,
+			 enum rtd_log_level max_level);
+
+/**
+ * rtd_version - the library's version
+ *
+ * Returns: "MAJOR.MINOR.PATCH" as a static string.
+ */
+RTD_API const char *rtd_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RTDIAG_COMMON_H */

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+/* rtdiag/rtdiag.h - everything librtdiag offers. */
+#ifndef RTDIAG_RTDIAG_H
+#define RTDIAG_RTDIAG_H
+
+#include "rtdiag/common.h"
+#include "rtdiag/gotrace.h"
+#include "rtdiag/ipc.h"
+#include "rtdiag/nettrace.h"
+#include "rtdiag/perf.h"
+#include "rtdiag/profile.h"
+
+#endif /* RTDIAG_RTDIAG_H */

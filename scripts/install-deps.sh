@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Install the Debian packages rtdiag needs, only those missing.
+# Runs as root on a fresh Debian 12 machine (CI and developers alike).
+set -euo pipefail
+PKGS=(
+  build-essential cmake pkg-config            # build
+  libtraceevent-dev libtracefs-dev            # perf: tracepoint formats, dynamic probes
+  libelf-dev libdw-dev zlib1g-dev             # symbols (uprobes), pprof gzip
+  libcmocka-dev                               # unit tests
+  clang libclang-rt-14-dev                    # sanitizer build, libFuzzer
+  golang-1.19-go golang-1.19-src              # real Go traces, go tool trace -d
+  linux-perf                                  # perf stat/record as the benchmark anchor
+  python3                                     # small test helpers
+)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "deps: all ${#PKGS[@]} Debian packages present"
+else
+  echo "deps: installing ${missing[*]}"
+  if [ "$(id -u)" != 0 ]; then echo "deps: need root to apt-get install" >&2; exit 1; fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  echo "deps: installed"
+fi
+if ! command -v dotnet >/dev/null; then
+  echo "deps: warning: no 'dotnet' on PATH; .NET integration tests will be skipped" >&2
+fi

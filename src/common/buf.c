@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+#include "buf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rtd_buf_init(rtd_buf *b, size_t max)
+{
+	b->data = NULL;
+	b->len = 0;
+	b->cap = 0;
+	b->max = max ? max : SIZE_MAX / 2;
+}
+
+void rtd_buf_free(rtd_buf *b)
+{
+	if (!b)
+		return;
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+int rtd_buf_reserve(rtd_buf *b, size_t n)
+{
+	if (n > b->max - b->len)
+		return -RTD_E_CAP;
+	size_t need = b->len + n + 1; /* room for the NUL */
+	if (need <= b->cap)
+		return 0;
+	size_t ncap = b->cap ? b->cap : 64;
+	while (ncap < need)
+		ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
+	if (ncap > b->max + 1)
+		ncap = b->max + 1;
+	uint8_t *nd = realloc(b->data, ncap);
+	if (!nd)
+		return -ENOMEM;
+	b->data = nd;
+	b->cap = ncap;
+	return 0;
+}
+
+int rtd_buf_append(rtd_buf *b, const void *p, size_t n)
+{
+	int err = rtd_buf_reserve(b, n);
+	if (err)
+		return err;
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = 0;
+	return 0;
+}
+
+int rtd_buf_putc(rtd_buf *b, char c)
+{
+	return rtd_buf_append(b, &c, 1);
+}
+
+int rtd_buf_puts(rtd_buf *b, const char *s)
+{
+	return rtd_buf_append(b, s, strlen(s));
+}
+
+int rtd_buf_vprintf(rtd_buf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	va_copy(ap2, ap);
+	char small[256];
+	int n = vsnprintf(small, sizeof(small), fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		return -RTD_E_INVAL;
+	if ((size_t)n < sizeof(small))
+		return rtd_buf_append(b, small, (size_t)n);
+	int err = rtd_buf_reserve(b, (size_t)n);
+	if (err)
+		return err;
+	vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
+int rtd_buf_printf(rtd_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int err = rtd_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+const char *rtd_buf_cstr(const rtd_buf *b)
+{
+	return b->data ? (const char *)b->data : "";
+}
+
+static int put_utf8(rtd_buf *out, uint32_t cp)
+{
+	uint8_t s[4];
+	size_t n;
+	if (cp < 0x80) {
+		s[0] = (uint8_t)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		s[0] = (uint8_t)(0xc0 | cp >> 6);
+		s[1] = (uint8_t)(0x80 | (cp & 0x3f));
+		n = 2;
+	} else if (cp < 0x10000) {
+		s[0] = (uint8_t)(0xe0 | cp >> 12);
+		s[1] = (uint8_t)(0x80 | (cp >> 6 & 0x3f));
+		s[2] = (uint8_t)(0x80 | (cp & 0x3f));
+		n = 3;
+	} else {
+		s[0] = (uint8_t)(0xf0 | cp >> 18);
+		s[1] = (uint8_t)(0x80 | (cp >> 12 & 0x3f));
+		s[2] = (uint8_t)(0x80 | (cp >> 6 & 0x3f));
+		s[3] = (uint8_t)(0x80 | (cp & 0x3f));
+		n = 4;
+	}
+	return rtd_buf_append(out, s, n);
+}
+
+int rtd_utf16le_to_utf8(const uint8_t *src, size_t nbytes, int stop_at_nul,
+			rtd_buf *out)
+{
+	if (nbytes % 2)
+		return -RTD_E_UTF16;
+	size_t n = nbytes / 2;
+	int err = 0;
+	for (size_t i = 0; i < n && !err; i++) {
+		uint32_t u = (uint32_t)src[2 * i] | (uint32_t)src[2 * i + 1] << 8;
+		if (u == 0 && stop_at_nul)
+			break;
+		if (u < 0x80) {
+			/* fast path for ASCII, the common case in every trace */
+			err = rtd_buf_putc(out, (char)u);
+			continue;
+		}
+		if (u >= 0xd800 && u <= 0xdbff && i + 1 < n) {
+			uint32_t lo = (uint32_t)src[2 * i + 2] |
+				      (uint32_t)src[2 * i + 3] << 8;
+			if (lo >= 0xdc00 && lo <= 0xdfff) {
+				i++;
+				err = put_utf8(out, 0x10000 + ((u - 0xd800) << 10) +
+							    (lo - 0xdc00));
+				continue;
+			}
+		}
+		if (u >= 0xd800 && u <= 0xdfff)
+			u = 0xfffd; /* unpaired surrogate */
+		err = put_utf8(out, u);
+	}
+	return err;
+}
+
+int rtd_buf_json_str(rtd_buf *b, const char *s, size_t n)
+{
+	int err = rtd_buf_putc(b, '"');
+	for (size_t i = 0; i < n && !err; i++) {
+		unsigned char c = (unsigned char)s[i];
+		switch (c) {
+		case '"': err = rtd_buf_puts(b, "\\\""); break;
+		case '\\': err = rtd_buf_puts(b, "\\\\"); break;
+		case '\n': err = rtd_buf_puts(b, "\\n"); break;
+		case '\r': err = rtd_buf_puts(b, "\\r"); break;
+		case '\t': err = rtd_buf_puts(b, "\\t"); break;
+		default:
+			if (c < 0x20)
+				err = rtd_buf_printf(b, "\\u%04x", c);
+			else
+				err = rtd_buf_putc(b, (char)c);
+		}
+	}
+	return err ? err : rtd_buf_putc(b, '"');
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * buf.h - growable byte buffers with a hard cap.
+ *
+ * Every buffer whose size comes from input is given a cap named for its use
+ * (RTD_CAP_* below, or a module's own). Growing past the cap fails with
+ * -RTD_E_CAP and leaves the buffer as it was; nothing is truncated silently.
+ */
+#ifndef RTD_COMMON_BUF_H
+#define RTD_COMMON_BUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtdiag/common.h"
+
+/* Caps shared by several modules. */
+#define RTD_CAP_STRING (1u << 20)       /* one decoded string */
+#define RTD_CAP_LINE (1u << 20)         /* one line of text output */
+#define RTD_CAP_BLOCK (64u << 20)       /* one block/record of a stream */
+
+typedef struct rtd_buf {
+	uint8_t *data; /* NUL-terminated after any append when len < cap */
+	size_t len;
+	size_t cap;    /* allocated bytes */
+	size_t max;    /* hard cap on len */
+} rtd_buf;
+
+/* A buffer needs no allocation until first use; max 0 means SIZE_MAX/2. */
+void rtd_buf_init(rtd_buf *b, size_t max);
+void rtd_buf_free(rtd_buf *b);
+/* Keep the allocation, drop the contents. */
+static inline void rtd_buf_reset(rtd_buf *b)
+{
+	b->len = 0;
+	if (b->data)
+		b->data[0] = 0;
+}
+/* Make room for n more bytes (plus a NUL). Returns 0, -RTD_E_CAP, -ENOMEM. */
+int rtd_buf_reserve(rtd_buf *b, size_t n);
+int rtd_buf_append(rtd_buf *b, const void *p, size_t n);
+int rtd_buf_putc(rtd_buf *b, char c);
+int rtd_buf_puts(rtd_buf *b, const char *s);
+int rtd_buf_printf(rtd_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int rtd_buf_vprintf(rtd_buf *b, const char *fmt, va_list ap);
+/* The contents as a C string ("" for an empty, unallocated buffer). */
+const char *rtd_buf_cstr(const rtd_buf *b);
+
+/*
+ * rtd_utf16le_to_utf8 - append UTF-16LE text as UTF-8
+ * @src: the UTF-16LE bytes (need not be aligned)
+ * @nbytes: their count; an odd trailing byte is an error
+ * @out: appended to
+ *
+ * Unpaired surrogates become U+FFFD, so every input yields valid UTF-8.
+ * Stops at a NUL code unit when @stop_at_nul is set.
+ * Returns: 0, -RTD_E_UTF16 for an odd byte count, -RTD_E_CAP or -ENOMEM.
+ */
+int rtd_utf16le_to_utf8(const uint8_t *src, size_t nbytes, int stop_at_nul,
+			rtd_buf *out);
+
+/* Append a JSON string literal (with quotes) for UTF-8 text s[0..n). */
+int rtd_buf_json_str(rtd_buf *b, const char *s, size_t n);
+
+#endif /* RTD_COMMON_BUF_H */

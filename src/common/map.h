@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * map.h - hash maps: u64 keys (rtd_map) and byte-string keys (rtd_strmap).
+ *
+ * Open addressing with linear probing; the table doubles at 70% load.
+ * Each map has a cap on its entry count set at init (0: no cap but memory);
+ * inserting past it fails with -RTD_E_CAP, so maps filled from input stay
+ * bounded.
+ */
+#ifndef RTD_COMMON_MAP_H
+#define RTD_COMMON_MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtdiag/common.h"
+
+/* 64-bit hash of bytes (FNV-1a folded through a final mixer). */
+uint64_t rtd_hash_bytes(const void *p, size_t n);
+/* Mix a 64-bit integer into a well-spread hash. */
+static inline uint64_t rtd_hash_u64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+struct rtd_map_slot {
+	uint64_t key;
+	void *val;
+	uint8_t used; /* 0 empty, 1 full, 2 deleted */
+};
+
+typedef struct rtd_map {
+	struct rtd_map_slot *slots;
+	size_t nslots; /* power of two, or 0 */
+	size_t count;  /* live entries */
+	size_t tomb;   /* deleted slots */
+	size_t max;    /* cap on count */
+} rtd_map;
+
+void rtd_map_init(rtd_map *m, size_t max_entries);
+void rtd_map_free(rtd_map *m);
+/* Remove every entry, keep the table. */
+void rtd_map_clear(rtd_map *m);
+/* Insert or replace. Returns 0, -RTD_E_CAP or -ENOMEM. *old gets the
+ * replaced value (or NULL) when old is not NULL. */
+int rtd_map_put(rtd_map *m, uint64_t key, void *val, void **old);
+/* Lookup: true when present (value in *val if val is not NULL). */
+bool rtd_map_get(const rtd_map *m, uint64_t key, void **val);
+/* Remove: returns the removed value or NULL. */
+void *rtd_map_del(rtd_map *m, uint64_t key);
+/* Iterate: start with *it = 0; returns false at the end. */
+bool rtd_map_next(const rtd_map *m, size_t *it, uint64_t *key, void **val);
+
+typedef struct rtd_strmap_entry {
+	struct rtd_strmap_entry *next;
+	void *val;
+	size_t klen;
+	char key[]; /* NUL-terminated copy */
+} rtd_strmap_entry;
+
+typedef struct rtd_strmap {
+	rtd_strmap_entry **buckets;
+	size_t nbuckets; /* power of two, or 0 */
+	size_t count;
+	size_t max;
+} rtd_strmap;
+
+void rtd_strmap_init(rtd_strmap *m, size_t max_entries);
+/* Frees the entries (keys are copies); values are the caller's. */
+void rtd_strmap_free(rtd_strmap *m);
+/* Insert or replace; copies the key. Returns 0, -RTD_E_CAP or -ENOMEM. */
+int rtd_strmap_put(rtd_strmap *m, const void *key, size_t klen, void *val);
+bool rtd_strmap_get(const rtd_strmap *m, const void *key, size_t klen,
+		    void **val);
+/* Like get, but returns the stored key copy too (stable until removed). */
+rtd_strmap_entry *rtd_strmap_find(const rtd_strmap *m, const void *key,
+				  size_t klen);
+/* Iterate: start with *bucket = 0 and *e = NULL. */
+rtd_strmap_entry *rtd_strmap_next(const rtd_strmap *m, size_t *bucket,
+				  rtd_strmap_entry *e);
+
+#endif /* RTD_COMMON_MAP_H */

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The CLI's contract: help, version, usage errors exit 2 with a hint.
+set -u
+fail=0
+check() { # description, expected exit, command...
+  local what=$1 want=$2; shift 2
+  out=$("$@" 2>&1); rc=$?
+  if [ "$rc" != "$want" ]; then echo "FAIL: $what: exit $rc, want $want"; echo "$out"; fail=$((fail+1)); return 1; fi
+  echo "ok: $what"
+}
+has() { # description, pattern (in $out)
+  if ! grep -qE -- "$2" <<<"$out"; then echo "FAIL: $1: no /$2/ in:"; echo "$out"; fail=$((fail+1)); else echo "ok: $1"; fi
+}
+R=${RTDIAG:?RTDIAG not set}
+check "--version" 0 "$R" --version && has "version text" '^rtdiag [0-9]+\.[0-9]+\.[0-9]+$'
+check "--help" 0 "$R" --help && has "lists every group" 'dotnet.*' && has "nettrace" 'nettrace' && has "perf" 'perf ' && has "gotrace" 'gotrace'
+check "no args" 2 "$R"
+check "unknown command" 2 "$R" frobnicate && has "hint" "Try 'rtdiag --help'"
+for g in dotnet nettrace perf gotrace; do
+  check "help $g" 0 "$R" help "$g" && has "help $g usage" "rtdiag $g"
+  check "$g --help" 0 "$R" "$g" --help
+  check "$g without subcommand" 2 "$R" "$g" && has "$g hint" "Try 'rtdiag help $g'"
+  check "$g bad subcommand" 2 "$R" "$g" no-such-sub
+done
+check "help unknown" 2 "$R" help nosuch
+check "help unknown sub" 2 "$R" help nettrace nosuch
+if [ $fail -ne 0 ]; then echo "$fail failed"; exit 1; fi
+echo "cli: all checks passed"

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.h - what the command groups of the rtdiag CLI share.
+ *
+ * Each group lives in its own file (dotnet.c, nettrace.c, perf.c,
+ * gotrace.c) and exports one struct cli_group, listed once in main.c.
+ * Exit codes: 0 success, 1 failure, 2 bad usage.
+ */
+#ifndef RTD_CLI_H
+#define RTD_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+struct cli_group {
+	const char *name;
+	const char *summary; /* one line for `rtdiag --help` */
+	/* argv[0] is the group name; returns an exit code */
+	int (*run)(int argc, char **argv);
+	/* full help for the group, or for one subcommand when sub != NULL;
+	 * returns false when sub is unknown */
+	bool (*help)(FILE *f, const char *sub);
+};
+
+extern const struct cli_group cli_group_dotnet;
+extern const struct cli_group cli_group_nettrace;
+extern const struct cli_group cli_group_perf;
+extern const struct cli_group cli_group_gotrace;
+
+/* "rtdiag CMD: MESSAGE" + "Try 'rtdiag help CMD'." on stderr; returns 2. */
+int cli_usage(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* "rtdiag: MESSAGE" on stderr; returns 1. */
+int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* True when stderr is a terminal: long work shows progress there only. */
+bool cli_progress_enabled(void);
+/* Rewrite the progress line on stderr (no-op when not a terminal). */
+void cli_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Clear the progress line. */
+void cli_progress_done(void);
+/* Open FILE for reading, "-" meaning stdin; on failure prints the error
+ * and returns NULL. */
+FILE *cli_open_in(const char *path);
+/* Close what cli_open_in gave (never closes stdin). */
+void cli_close_in(FILE *f);
+/* Is this argument "-h" or "--help"? */
+bool cli_is_help(const char *arg);
+/* Format a byte count as "12.3 MB" into buf. */
+const char *cli_bytes(double n, char *buf, size_t len);
+
+
+
+/* For a group whose module has not landed: help lists what is planned,
+ * running any subcommand says so and fails. Removed as groups land. */
+int cli_unbuilt_run(const char *group, const char *const *subs, int argc,
+		    char **argv);
+bool cli_unbuilt_help(FILE *f, const char *group, const char *const *subs,
+		      const char *sub);
+#endif /* RTD_CLI_H */
