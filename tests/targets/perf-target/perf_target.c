@@ -65,10 +65,9 @@ int main(int argc, char **argv)
 		double ms = atof(argv[2]);
 		int sleeps = atoi(argv[3]);
 		/* fixed work, not fixed time: task-clock is then comparable */
-		volatile unsigned long x = 0;
 		unsigned long iters = (unsigned long)(ms * 300000);
 		for (unsigned long i = 0; i < iters; i++)
-			x += i * 2654435761u;
+			rtd_target_sink += (int)(i * 2654435761u);
 		for (int i = 0; i < sleeps; i++) {
 			struct timespec ts = {0, 200000};
 			nanosleep(&ts, NULL);
@@ -83,9 +82,8 @@ int main(int argc, char **argv)
 		}
 	} else if (!strcmp(argv[1], "spin")) {
 		double end = now_ms() + atof(argv[2]);
-		volatile unsigned long x = 0;
 		while (now_ms() < end)
-			x++;
+			rtd_target_sink++;
 	} else {
 		return 2;
 	}
