@@ -131,15 +131,17 @@ struct rtd_gotrace_frame {
  * @name: Go's name for @type ("GoCreate")
  * @ts: raw mode: absolute CPU ticks; ordered mode: nanoseconds since the
  *      first event, computed exactly as Go's parser does
- * @ticks: absolute ticks at which the event was written (the wire value;
- *         differs from @ts for CPU samples and in ordered mode)
+ * @ticks: raw mode: absolute ticks at which the event was written (the
+ *         wire value; differs from @ts for CPU samples); 0 in ordered mode
  * @seq: Go 1.5 traces: absolute sequence number; else 0
  * @p: P id (-1 for none; fake Ps in ordered mode)
  * @g: goroutine
  * @stack: stack id (0: none)
  * @nargs: number of @args; @argnames names them (Go's names)
  * @args: Go's event arguments (after timestamp, sequence and stack)
- * @nsargs: number of string arguments; @sargnames, @sargs
+ * @nsargs: number of string arguments; @sargnames, @sargs (a string id
+ *          not seen yet resolves to ""; in raw mode a P's batch may use an
+ *          id that a batch later in the file defines)
  * @nraw: wire arguments as read (timestamp delta first, except for Batch,
  *        Frequency, Stack, TimerGoroutine); @raw
  * @str_id, @str, @str_len: for String events

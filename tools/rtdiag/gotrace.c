@@ -36,6 +36,16 @@ int gt_open(struct gt_in *in, const char *path, enum rtd_gotrace_mode mode)
 	return 0;
 }
 
+size_t gt_in_size(void)
+{
+	return sizeof(struct gt_in);
+}
+
+rtd_gotrace_dec *gt_dec(struct gt_in *in)
+{
+	return in->d;
+}
+
 void gt_close(struct gt_in *in)
 {
 	rtd_gotrace_dec_free(in->d);
