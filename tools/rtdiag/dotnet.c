@@ -458,7 +458,7 @@ static int cmd_listen(int argc, char **argv)
 	int ch;
 	optind = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+n:t:", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "n:t:", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'n': count = strtol(optarg, NULL, 10); break;
 		case 't': timeout = strtol(optarg, NULL, 10) * 1000; break;
