@@ -1,8 +1,340 @@
 /* SPDX-License-Identifier: MIT */
-/* rtdiag/gotrace.h - placeholder until the gotrace module lands. */
+/*
+ * rtdiag/gotrace.h - Go execution traces: a streaming decoder (raw and
+ * ordered mode) and an encoder, for the old format (Go 1.5-1.21).
+ *
+ * Decoding is push-based: rtd_gotrace_dec_feed() bytes as they arrive,
+ * rtd_gotrace_dec_next() events out, rtd_gotrace_dec_finish() at end of
+ * input. In raw mode events come out in file order as soon as their bytes
+ * are in, with memory bounded by the largest event plus the string and
+ * stack tables. In ordered mode the input is kept and, at finish, events
+ * come out in Go's global order after Go's validation (the frontier merge
+ * of Go 1.19's internal/trace order.go and parser.go).
+ *
+ * Pointers inside a returned event (names, strings, frames, raw args) are
+ * borrowed: valid until the next call on the same decoder.
+ */
 #ifndef RTDIAG_GOTRACE_H
 #define RTDIAG_GOTRACE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 #include "rtdiag/common.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Old-format event types (Go's runtime/trace.go numbering). */
+enum rtd_gotrace_type {
+	RTD_GO_EV_NONE = 0,
+	RTD_GO_EV_BATCH = 1,
+	RTD_GO_EV_FREQUENCY = 2,
+	RTD_GO_EV_STACK = 3,
+	RTD_GO_EV_GOMAXPROCS = 4,
+	RTD_GO_EV_PROC_START = 5,
+	RTD_GO_EV_PROC_STOP = 6,
+	RTD_GO_EV_GC_START = 7,
+	RTD_GO_EV_GC_DONE = 8,
+	RTD_GO_EV_GC_STW_START = 9,
+	RTD_GO_EV_GC_STW_DONE = 10,
+	RTD_GO_EV_GC_SWEEP_START = 11,
+	RTD_GO_EV_GC_SWEEP_DONE = 12,
+	RTD_GO_EV_GO_CREATE = 13,
+	RTD_GO_EV_GO_START = 14,
+	RTD_GO_EV_GO_END = 15,
+	RTD_GO_EV_GO_STOP = 16,
+	RTD_GO_EV_GO_SCHED = 17,
+	RTD_GO_EV_GO_PREEMPT = 18,
+	RTD_GO_EV_GO_SLEEP = 19,
+	RTD_GO_EV_GO_BLOCK = 20,
+	RTD_GO_EV_GO_UNBLOCK = 21,
+	RTD_GO_EV_GO_BLOCK_SEND = 22,
+	RTD_GO_EV_GO_BLOCK_RECV = 23,
+	RTD_GO_EV_GO_BLOCK_SELECT = 24,
+	RTD_GO_EV_GO_BLOCK_SYNC = 25,
+	RTD_GO_EV_GO_BLOCK_COND = 26,
+	RTD_GO_EV_GO_BLOCK_NET = 27,
+	RTD_GO_EV_GO_SYSCALL = 28,
+	RTD_GO_EV_GO_SYS_EXIT = 29,
+	RTD_GO_EV_GO_SYS_BLOCK = 30,
+	RTD_GO_EV_GO_WAITING = 31,
+	RTD_GO_EV_GO_IN_SYSCALL = 32,
+	RTD_GO_EV_HEAP_ALLOC = 33,
+	RTD_GO_EV_HEAP_GOAL = 34,
+	RTD_GO_EV_TIMER_GOROUTINE = 35,
+	RTD_GO_EV_FUTILE_WAKEUP = 36,
+	RTD_GO_EV_STRING = 37,
+	RTD_GO_EV_GO_START_LOCAL = 38,
+	RTD_GO_EV_GO_UNBLOCK_LOCAL = 39,
+	RTD_GO_EV_GO_SYS_EXIT_LOCAL = 40,
+	RTD_GO_EV_GO_START_LABEL = 41,
+	RTD_GO_EV_GO_BLOCK_GC = 42,
+	RTD_GO_EV_GC_MARK_ASSIST_START = 43,
+	RTD_GO_EV_GC_MARK_ASSIST_DONE = 44,
+	RTD_GO_EV_USER_TASK_CREATE = 45,
+	RTD_GO_EV_USER_TASK_END = 46,
+	RTD_GO_EV_USER_REGION = 47,
+	RTD_GO_EV_USER_LOG = 48,
+	RTD_GO_EV_CPU_SAMPLE = 49,
+	RTD_GO_EV_COUNT = 50,
+};
+
+/* Fake P numbers Go's parser gives events in ordered mode. */
+#define RTD_GOTRACE_TIMER_P 1000001
+#define RTD_GOTRACE_NETPOLL_P 1000002
+#define RTD_GOTRACE_SYSCALL_P 1000003
+#define RTD_GOTRACE_GC_P 1000004
+#define RTD_GOTRACE_PROFILE_P 1000005
+
+/* Caps on sizes taken from input. */
+#define RTD_GOTRACE_MAX_STRING 1000000u    /* one string (Go's own limit) */
+#define RTD_GOTRACE_MAX_FRAMES 1000u       /* frames in one stack (Go's) */
+#define RTD_GOTRACE_MAX_EVENT_BYTES 65536u /* one length-prefixed event */
+#define RTD_GOTRACE_MAX_ARGS 8u            /* args of a non-stack event */
+#define RTD_GOTRACE_MAX_STRINGS (1u << 22) /* entries in the string table */
+#define RTD_GOTRACE_MAX_STACKS (1u << 22)  /* entries in the stack table */
+#define RTD_GOTRACE_MAX_STRING_BYTES (512u << 20) /* all strings together */
+#define RTD_GOTRACE_MAX_PROCS 65536u       /* distinct P ids */
+
+enum rtd_gotrace_mode {
+	RTD_GOTRACE_RAW = 0,     /* file order, streaming */
+	RTD_GOTRACE_ORDERED = 1, /* Go's global order and validation */
+};
+
+/**
+ * struct rtd_gotrace_opts - decoder options
+ * @sz: sizeof(struct rtd_gotrace_opts), for compatibility
+ * @mode: raw or ordered
+ * @max_input: ordered mode keeps the input: cap in bytes (0: 16 GiB)
+ */
+struct rtd_gotrace_opts {
+	size_t sz;
+	enum rtd_gotrace_mode mode;
+	uint64_t max_input;
+};
+
+struct rtd_gotrace_frame {
+	uint64_t pc;
+	uint64_t fn_id, file_id; /* string ids (0 in Go 1.5 traces) */
+	const char *fn, *file;   /* resolved ("" when unknown) */
+	uint64_t line;
+};
+
+/**
+ * struct rtd_gotrace_event - one decoded event (all fields borrowed)
+ * @off: byte offset of the event's first byte in the input
+ * @type: enum rtd_gotrace_type (after Go's Local->global rewrite in
+ *        ordered mode)
+ * @name: Go's name for @type ("GoCreate")
+ * @ts: raw mode: absolute CPU ticks; ordered mode: nanoseconds since the
+ *      first event, computed exactly as Go's parser does
+ * @ticks: raw mode: absolute ticks at which the event was written (the
+ *         wire value; differs from @ts for CPU samples); 0 in ordered mode
+ * @seq: Go 1.5 traces: absolute sequence number; else 0
+ * @p: P id (-1 for none; fake Ps in ordered mode)
+ * @g: goroutine
+ * @stack: stack id (0: none)
+ * @nargs: number of @args; @argnames names them (Go's names)
+ * @args: Go's event arguments (after timestamp, sequence and stack)
+ * @nsargs: number of string arguments; @sargnames, @sargs (a string id
+ *          not seen yet resolves to ""; in raw mode a P's batch may use an
+ *          id that a batch later in the file defines)
+ * @nraw: wire arguments as read (timestamp delta first, except for Batch,
+ *        Frequency, Stack, TimerGoroutine); @raw
+ * @str_id, @str, @str_len: for String events
+ * @nframes, @frames: for Stack events (@args[0] is the id)
+ */
+struct rtd_gotrace_event {
+	uint64_t off;
+	unsigned type;
+	const char *name;
+	int64_t ts;
+	int64_t ticks;
+	int64_t seq;
+	int64_t p;
+	uint64_t g;
+	uint64_t stack;
+	unsigned nargs;
+	uint64_t args[RTD_GOTRACE_MAX_ARGS];
+	const char *const *argnames;
+	unsigned nsargs;
+	const char *sargs[2];
+	size_t sarg_lens[2];
+	const char *const *sargnames;
+	unsigned nraw;
+	const uint64_t *raw;
+	uint64_t str_id;
+	const char *str;
+	size_t str_len;
+	size_t nframes;
+	const struct rtd_gotrace_frame *frames;
+};
+
+typedef struct rtd_gotrace_dec rtd_gotrace_dec;
+
+/**
+ * rtd_gotrace_dec_new - create a decoder
+ * @opts: options, or NULL for raw mode
+ *
+ * Returns: the decoder, or NULL when out of memory or @opts is invalid.
+ */
+RTD_API rtd_gotrace_dec *rtd_gotrace_dec_new(const struct rtd_gotrace_opts *opts);
+
+/**
+ * rtd_gotrace_dec_free - free a decoder
+ * @d: the decoder, or NULL (no-op)
+ */
+RTD_API void rtd_gotrace_dec_free(rtd_gotrace_dec *d);
+
+/**
+ * rtd_gotrace_dec_feed - give the decoder more input
+ * @d: the decoder
+ * @buf: bytes, copied
+ * @len: their count
+ *
+ * Returns: 0, -RTD_E_CAP when ordered mode would keep more than
+ * max_input bytes, -ENOMEM, or -RTD_E_STATE after finish.
+ */
+RTD_API int rtd_gotrace_dec_feed(rtd_gotrace_dec *d, const void *buf, size_t len);
+
+/**
+ * rtd_gotrace_dec_finish - mark the end of input
+ * @d: the decoder
+ *
+ * In ordered mode this runs the ordering and validation.
+ * Returns: 0, or a negative error (the message has the details).
+ */
+RTD_API int rtd_gotrace_dec_finish(rtd_gotrace_dec *d);
+
+/**
+ * rtd_gotrace_dec_next - the next event
+ * @d: the decoder
+ * @ev: filled in; its pointers stay valid until the next call on @d
+ *
+ * Returns: 1 with an event, 0 when more input is needed (or, after
+ * finish, at the end), or a negative RTD_E_* error; after an error every
+ * call returns it again. A truncated input gives every complete event
+ * before the damage, then -RTD_E_TRUNCATED.
+ */
+RTD_API int rtd_gotrace_dec_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev);
+
+/**
+ * rtd_gotrace_dec_version - trace version from the header
+ * @d: the decoder
+ *
+ * Returns: 1005, 1007, ... 1021, or 0 before the header is read.
+ */
+RTD_API int rtd_gotrace_dec_version(const rtd_gotrace_dec *d);
+
+/**
+ * rtd_gotrace_dec_frequency - ticks per second from the Frequency event
+ * @d: the decoder
+ *
+ * Returns: the frequency, or 0 when not seen yet.
+ */
+RTD_API int64_t rtd_gotrace_dec_frequency(const rtd_gotrace_dec *d);
+
+/**
+ * rtd_gotrace_dec_error - message for the last error
+ * @d: the decoder
+ * @off: if not NULL, gets the byte offset where it happened
+ *
+ * Returns: the message ("" when there was no error); valid until @d is freed.
+ */
+RTD_API const char *rtd_gotrace_dec_error(const rtd_gotrace_dec *d, uint64_t *off);
+
+/**
+ * rtd_gotrace_dec_string - look up a string seen so far
+ * @d: the decoder
+ * @id: string id
+ * @len: if not NULL, gets the length
+ *
+ * Returns: the NUL-terminated string, or NULL when unknown.
+ */
+RTD_API const char *rtd_gotrace_dec_string(const rtd_gotrace_dec *d, uint64_t id, size_t *len);
+
+/**
+ * rtd_gotrace_dec_stack - look up a stack seen so far
+ * @d: the decoder
+ * @id: stack id
+ * @frames: gets the frames (borrowed until @d is freed)
+ *
+ * Returns: the frame count; 0 when unknown or empty.
+ */
+RTD_API size_t rtd_gotrace_dec_stack(const rtd_gotrace_dec *d, uint64_t id,
+				     const struct rtd_gotrace_frame **frames);
+
+/**
+ * rtd_gotrace_type_name - Go's name of an old-format event type
+ * @type: enum rtd_gotrace_type
+ *
+ * Returns: "GoCreate" and so on, or NULL for an unknown type.
+ */
+RTD_API const char *rtd_gotrace_type_name(unsigned type);
+
+/**
+ * rtd_gotrace_type_lookup - event type by Go's name
+ * @name: "GoCreate"
+ *
+ * Returns: the type, or -1 when unknown.
+ */
+RTD_API int rtd_gotrace_type_lookup(const char *name);
+
+/* ---- encoder ---- */
+
+typedef struct rtd_gotrace_enc rtd_gotrace_enc;
+
+/**
+ * typedef rtd_gotrace_write_fn - where the encoder's bytes go
+ * @buf: bytes
+ * @len: count
+ * @ctx: the pointer given to rtd_gotrace_enc_new()
+ *
+ * Returns: 0, or a negative error that the encoder passes back.
+ */
+typedef int (*rtd_gotrace_write_fn)(const void *buf, size_t len, void *ctx);
+
+/**
+ * rtd_gotrace_enc_new - create an encoder for an old-format version
+ * @version: 1005, 1007, 1008, 1009, 1010, 1011, 1019 or 1021
+ * @write: output callback
+ * @ctx: passed to @write
+ *
+ * Returns: the encoder, or NULL for an unsupported version or no memory.
+ */
+RTD_API rtd_gotrace_enc *rtd_gotrace_enc_new(int version, rtd_gotrace_write_fn write, void *ctx);
+
+/**
+ * rtd_gotrace_enc_free - flush and free an encoder
+ * @e: the encoder, or NULL (no-op)
+ */
+RTD_API void rtd_gotrace_enc_free(rtd_gotrace_enc *e);
+
+/**
+ * rtd_gotrace_enc_event - write one event as decoded in raw mode
+ * @e: the encoder
+ * @ev: the event; Batch, Frequency, String, Stack and TimerGoroutine
+ *      events are written as given; others get their timestamp (and for
+ *      Go 1.5 sequence) delta recomputed from @ev->ticks and @ev->seq
+ *      against the last event written in the current batch, so events can
+ *      be dropped between them
+ *
+ * Returns: 0 or a negative error.
+ */
+RTD_API int rtd_gotrace_enc_event(rtd_gotrace_enc *e, const struct rtd_gotrace_event *ev);
+
+/**
+ * rtd_gotrace_enc_flush - push buffered bytes to the write callback
+ * @e: the encoder
+ *
+ * Returns: 0 or the callback's error.
+ */
+RTD_API int rtd_gotrace_enc_flush(rtd_gotrace_enc *e);
+
+#ifdef __cplusplus
+}
+#endif
 #endif /* RTDIAG_GOTRACE_H */

@@ -1,8 +1,703 @@
 /* SPDX-License-Identifier: MIT */
-/* rtdiag/perf.h - placeholder until the perf module lands. */
+/*
+ * rtdiag/perf.h - a monitor over the Linux kernel's perf_event and tracefs.
+ *
+ * One struct rtd_perf_monitor owns one ring buffer per online CPU and any
+ * number of events (tracepoints, uprobes, kprobes, counters). Every event of
+ * the monitor is opened once per CPU (times once per pid or cgroup when the
+ * monitor is scoped) and its samples are redirected into that CPU's ring.
+ * rtd_perf_monitor_run() reads the rings, decodes each record and calls
+ * back once per record, in timestamp order across CPUs.
+ *
+ * Borrowed pointers: everything a struct rtd_perf_sample points at (raw
+ * data, callchain, strings) lives in a ring or a scratch buffer and is valid
+ * only during the callback that received it.
+ *
+ * Threads and signals: a monitor is used from one thread, except
+ * rtd_perf_monitor_stop(), which may be called from any thread or from a
+ * signal handler.
+ */
 #ifndef RTDIAG_PERF_H
 #define RTDIAG_PERF_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
 #include "rtdiag/common.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct perf_event_attr;
+struct rtd_perf_monitor;
+struct rtd_perf_event;
+
+/* Flags for rtd_perf_opts.flags. */
+enum rtd_perf_flags {
+	/* follow the scoped pids' children (attr.inherit) */
+	RTD_PERF_INHERIT = 1u << 0,
+	/* events start counting at the scoped process's next exec()
+	 * (attr.enable_on_exec): the way to trace `-- COMMAND` from its first
+	 * instruction; implies events start disabled */
+	RTD_PERF_ENABLE_ON_EXEC = 1u << 1,
+	/* events are registered disabled; rtd_perf_monitor_enable() starts them */
+	RTD_PERF_START_DISABLED = 1u << 2,
+};
+
+/**
+ * struct rtd_perf_opts - options for rtd_perf_monitor_new()
+ * @sz: sizeof(struct rtd_perf_opts), so old callers keep working
+ * @pids: processes to observe; none (and no cgroups) means the whole system
+ * @npids: number of @pids
+ * @cgroups: cgroup directories to observe: absolute paths, or paths
+ *           relative to the cgroup v2 mount (v1: relative to the perf_event
+ *           controller's mount); exclusive with @pids
+ * @ncgroups: number of @cgroups
+ * @ring_pages: data pages per CPU ring, a power of two (0: 64)
+ * @wakeup_bytes: wake the reader when this many bytes wait in a ring
+ *                (0: a quarter of the ring); a watermark, never per record
+ * @max_latency_ms: longest a quiet ring's records wait before delivery
+ *                  (0: 100)
+ * @flags: RTD_PERF_* flags
+ * @tracefs_dir: tracefs mount point (NULL: found, and mounted if missing)
+ * @cgroup_dir: cgroup v2 mount point (NULL: found in /proc/self/mountinfo)
+ * @cgroup_v1_dir: cgroup v1 perf_event controller mount (NULL: found)
+ * @perf_event_dir: PMU directory (NULL: /sys/bus/event_source/devices)
+ * @default_attr: template merged into every event's attr (sample_type bits
+ *                such as PERF_SAMPLE_CALLCHAIN, exclude_* bits, ...); may be
+ *                NULL
+ */
+struct rtd_perf_opts {
+	size_t sz;
+	const pid_t *pids;
+	size_t npids;
+	const char *const *cgroups;
+	size_t ncgroups;
+	unsigned ring_pages;
+	unsigned wakeup_bytes;
+	unsigned max_latency_ms;
+	unsigned flags;
+	const char *tracefs_dir;
+	const char *cgroup_dir;
+	const char *cgroup_v1_dir;
+	const char *perf_event_dir;
+	const struct perf_event_attr *default_attr;
+};
+
+/* What an event is. */
+enum rtd_perf_event_kind {
+	RTD_PERF_TRACEPOINT = 1,
+	RTD_PERF_UPROBE,  /* also uretprobes */
+	RTD_PERF_KPROBE,  /* also kretprobes */
+	RTD_PERF_COUNTER, /* software, hardware or raw PMU counter */
+};
+
+/* Kind of a decoded tracepoint field. */
+enum rtd_perf_field_kind {
+	RTD_PERF_FIELD_INT = 1, /* signed integer, i */
+	RTD_PERF_FIELD_UINT,    /* unsigned integer or pointer, u */
+	RTD_PERF_FIELD_STRING,  /* char array or __data_loc/__rel_loc string */
+	RTD_PERF_FIELD_ARRAY,   /* other arrays: bytes + elem_size */
+};
+
+/**
+ * struct rtd_perf_value - one decoded tracepoint field
+ * @kind: how to read it
+ * @is_pointer: the field is a kernel or user pointer (the tracepoint
+ *              carries its value, not what it points at)
+ * @elem_size: element size of an array
+ * @i: the value of an INT field
+ * @u: the value of a UINT field
+ * @str: a STRING field, not NUL-terminated in general; see @len
+ * @data: the bytes of an ARRAY field
+ * @len: bytes in @str or @data
+ */
+struct rtd_perf_value {
+	enum rtd_perf_field_kind kind;
+	bool is_pointer;
+	unsigned elem_size;
+	int64_t i;
+	uint64_t u;
+	const char *str;
+	const uint8_t *data;
+	size_t len;
+};
+
+/**
+ * struct rtd_perf_field - a tracepoint field's description
+ * @name: field name
+ * @type: C type as the kernel's format file gives it
+ * @offset: byte offset in the raw data
+ * @size: byte size in the raw data (4 for __data_loc)
+ * @kind: what rtd_perf_sample_field() returns for it
+ * @is_dynamic: a __data_loc field (offset and length stored in the record)
+ * @is_relative: a __rel_loc field (offset relative to the field's end)
+ * @is_signed: signed integer
+ * @is_pointer: a pointer value
+ * @elem_size: element size of arrays
+ */
+struct rtd_perf_field {
+	const char *name;
+	const char *type;
+	unsigned offset;
+	unsigned size;
+	enum rtd_perf_field_kind kind;
+	bool is_dynamic;
+	bool is_relative;
+	bool is_signed;
+	bool is_pointer;
+	unsigned elem_size;
+};
+
+/* Limits of decoded sample arrays, checked against the record's size. */
+#define RTD_PERF_MAX_READ_VALUES 64
+
+/**
+ * struct rtd_perf_read_value - one counter in a PERF_SAMPLE_READ or read()
+ * @value: raw count
+ * @id: kernel id (PERF_FORMAT_ID), else 0
+ * @lost: lost samples (PERF_FORMAT_LOST), else 0
+ */
+struct rtd_perf_read_value {
+	uint64_t value;
+	uint64_t id;
+	uint64_t lost;
+};
+
+/**
+ * struct rtd_perf_sample - one decoded perf record
+ *
+ * @type is the PERF_RECORD_* type. For PERF_RECORD_SAMPLE the sample_*
+ * members hold each PERF_SAMPLE_* field the event asked for (a field not
+ * asked for is zero/NULL; @has tells which were present). Other records
+ * fill their part of @rec and, with sample_id_all, the id fields (pid, tid,
+ * time, id, stream_id, cpu).
+ */
+struct rtd_perf_sample {
+	uint32_t type;
+	uint16_t misc;
+	uint16_t size;            /* record size in bytes, header included */
+	uint64_t has;             /* PERF_SAMPLE_* bits present */
+	struct rtd_perf_event *event; /* NULL when the id is unknown */
+	uint32_t ring;            /* index of the ring it came from */
+
+	/* PERF_SAMPLE_* fields (and the sample_id trailer of other records) */
+	uint64_t identifier;
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t addr;
+	uint64_t id;
+	uint64_t stream_id;
+	uint32_t cpu;
+	uint64_t period;
+	struct {
+		uint64_t time_enabled, time_running;
+		uint32_t nr; /* values[] entries */
+		struct rtd_perf_read_value values[RTD_PERF_MAX_READ_VALUES];
+	} read;
+	uint64_t callchain_nr;
+	const uint8_t *callchain; /* callchain_nr u64 ips (use rtd_perf_u64_at) */
+	uint32_t raw_size;
+	const uint8_t *raw;       /* tracepoint data */
+	uint64_t branch_nr;
+	uint64_t branch_hw_idx;   /* with PERF_SAMPLE_BRANCH_HW_INDEX */
+	const uint8_t *branches;  /* branch_nr * 24 bytes: from, to, flags */
+	uint64_t regs_user_abi;
+	const uint8_t *regs_user; /* popcount(sample_regs_user) u64s */
+	uint32_t regs_user_nr;
+	uint64_t stack_user_size;
+	const uint8_t *stack_user;
+	uint64_t stack_user_dyn_size;
+	uint64_t weight;          /* PERF_SAMPLE_WEIGHT, or WEIGHT_STRUCT full */
+	uint32_t weight_var1;     /* WEIGHT_STRUCT parts */
+	uint16_t weight_var2, weight_var3;
+	uint64_t data_src;
+	uint64_t transaction;
+	uint64_t regs_intr_abi;
+	const uint8_t *regs_intr;
+	uint32_t regs_intr_nr;
+	uint64_t phys_addr;
+	uint64_t aux_size;
+	const uint8_t *aux;
+	uint64_t cgroup;
+	uint64_t data_page_size;
+	uint64_t code_page_size;
+
+	/* payload of the other record types */
+	union {
+		struct { /* MMAP, MMAP2 */
+			uint32_t pid, tid;
+			uint64_t addr, len, pgoff;
+			uint32_t maj, min;
+			uint64_t ino, ino_generation;
+			uint8_t build_id_size;
+			uint8_t build_id[20];
+			uint32_t prot, flags;
+			const char *filename;
+		} mmap;
+		struct { /* COMM */
+			uint32_t pid, tid;
+			const char *comm;
+		} comm;
+		struct { /* FORK, EXIT */
+			uint32_t pid, ppid, tid, ptid;
+			uint64_t time;
+		} task;
+		struct { /* LOST, LOST_SAMPLES (id 0) */
+			uint64_t id, lost;
+		} lost;
+		struct { /* THROTTLE, UNTHROTTLE */
+			uint64_t time, id, stream_id;
+		} throttle;
+		struct { /* READ */
+			uint32_t pid, tid;
+		} read;
+		struct { /* AUX */
+			uint64_t offset, size, flags;
+		} aux;
+		struct { /* ITRACE_START */
+			uint32_t pid, tid;
+		} itrace;
+		struct { /* SWITCH_CPU_WIDE */
+			uint32_t next_prev_pid, next_prev_tid;
+		} sw;
+		struct { /* NAMESPACES */
+			uint32_t pid, tid;
+			uint64_t nr;
+			const uint8_t *ns; /* nr pairs of u64 dev, inode */
+		} ns;
+		struct { /* KSYMBOL */
+			uint64_t addr;
+			uint32_t len;
+			uint16_t ksym_type, flags;
+			const char *name;
+		} ksymbol;
+		struct { /* BPF_EVENT */
+			uint16_t type, flags;
+			uint32_t id;
+			uint8_t tag[8];
+		} bpf;
+		struct { /* CGROUP */
+			uint64_t id;
+			const char *path;
+		} cgroup;
+		struct { /* TEXT_POKE */
+			uint64_t addr;
+			uint16_t old_len, new_len;
+			const uint8_t *bytes; /* old then new */
+		} poke;
+		struct { /* AUX_OUTPUT_HW_ID */
+			uint64_t hw_id;
+		} hwid;
+		struct { /* CALLCHAIN_DEFERRED */
+			uint64_t cookie, nr;
+			const uint8_t *ips;
+		} deferred;
+	} rec;
+};
+
+/* Read the i-th u64 of a borrowed array (callchain, regs) without
+ * assuming alignment. */
+static inline uint64_t rtd_perf_u64_at(const uint8_t *p, uint64_t i)
+{
+	uint64_t v;
+	__builtin_memcpy(&v, p + i * 8, 8);
+	return v;
+}
+
+/**
+ * typedef rtd_perf_sample_fn - receives each record from the run loop
+ * @s: the record; its pointers are valid during the call only
+ * @ctx: the pointer given to rtd_perf_monitor_run()
+ *
+ * Returns: 0 to go on, non-zero to stop the run loop (run returns it).
+ */
+typedef int (*rtd_perf_sample_fn)(const struct rtd_perf_sample *s,
+				  void *ctx);
+
+/**
+ * struct rtd_perf_stats - counters of a monitor
+ * @sz: sizeof(struct rtd_perf_stats), set by the caller
+ * @records: records read from all rings
+ * @samples: PERF_RECORD_SAMPLE records delivered
+ * @lost: samples the kernel reported lost (PERF_RECORD_LOST sums)
+ * @lost_samples: PERF_RECORD_LOST_SAMPLES sums
+ * @lost_records: LOST records seen
+ * @rounds: ring-reading rounds
+ * @wakeups: poll() returns with data
+ * @late: records delivered after a newer one had been (should stay 0;
+ *        records are held in the rings until perf's finished-round rule
+ *        says no older one can still arrive)
+ * @bad_records: records that failed to decode (skipped, counted)
+ * @max_latency_ns: longest delay between a record's timestamp and its delivery
+ * @nrings: rings (online CPUs)
+ * @ring_lost: per ring lost counts (first min(nrings, 256) rings)
+ */
+struct rtd_perf_stats {
+	size_t sz;
+	uint64_t records;
+	uint64_t samples;
+	uint64_t lost;
+	uint64_t lost_samples;
+	uint64_t lost_records;
+	uint64_t rounds;
+	uint64_t wakeups;
+	uint64_t late;
+	uint64_t bad_records;
+	uint64_t max_latency_ns;
+	uint32_t nrings;
+	uint64_t ring_lost[256];
+};
+
+/**
+ * struct rtd_perf_count - a counter's value, summed over its CPUs and pids
+ * @raw: the count as read
+ * @time_enabled: ns the counter was enabled
+ * @time_running: ns it was really on a PMU
+ * @scaled: raw * enabled / running (raw when running is 0 or equal)
+ * @multiplexed: running < enabled (the counter shared a PMU)
+ */
+struct rtd_perf_count {
+	uint64_t raw;
+	uint64_t time_enabled;
+	uint64_t time_running;
+	double scaled;
+	bool multiplexed;
+};
+
+/**
+ * rtd_perf_monitor_new - create a monitor: open no event yet, map no ring yet
+ * @opts: options, or NULL for the whole system with defaults
+ * @out: receives the monitor
+ *
+ * Reads the online CPUs from /sys/devices/system/cpu/online (gaps
+ * allowed), finds tracefs and the cgroup mounts, opens the scope's cgroup
+ * directories, and removes probes left by rtdiag processes that have died.
+ *
+ * Returns: 0, -RTD_E_INVAL for bad options, -RTD_E_NOTFOUND for a missing
+ * cgroup, or a negative errno.
+ */
+RTD_API int rtd_perf_monitor_new(const struct rtd_perf_opts *opts,
+				 struct rtd_perf_monitor **out);
+
+/**
+ * rtd_perf_monitor_free - close every event, unmap the rings, remove the
+ * probes this monitor created
+ * @m: monitor, or NULL (nothing happens)
+ */
+RTD_API void rtd_perf_monitor_free(struct rtd_perf_monitor *m);
+
+/**
+ * rtd_perf_monitor_errmsg - what went wrong in the last failed call
+ * @m: monitor
+ *
+ * Returns: a message naming the event, file or filter concerned ("" when
+ * none); valid until the next call on @m.
+ */
+RTD_API const char *rtd_perf_monitor_errmsg(const struct rtd_perf_monitor *m);
+
+/**
+ * rtd_perf_monitor_add_tracepoint - register a tracepoint
+ * @m: monitor
+ * @name: "subsystem:event" (or "subsystem/event")
+ * @filter: kernel filter expression (e.g. "common_pid != 0"), or NULL
+ * @out: receives the event handle (owned by @m), or NULL
+ *
+ * The tracepoint's format is parsed with libtraceevent so its fields can
+ * be read by name with rtd_perf_sample_field().
+ *
+ * Returns: 0, -RTD_E_PERF_NOEVENT when tracefs has no such event,
+ * -RTD_E_PERF_FILTER when the kernel rejects @filter,
+ * -RTD_E_PERF_TRACEFS, or a negative errno.
+ */
+RTD_API int rtd_perf_monitor_add_tracepoint(struct rtd_perf_monitor *m,
+					    const char *name,
+					    const char *filter,
+					    struct rtd_perf_event **out);
+
+/**
+ * struct rtd_perf_probe - a dynamic probe, as parsed by rtd_perf_probe_parse()
+ * @kind: RTD_PERF_UPROBE or RTD_PERF_KPROBE
+ * @retprobe: fire on return (uretprobe, kretprobe)
+ * @target: uprobe: the binary's path; kprobe: NULL
+ * @symbol: function symbol, or NULL when @addr is used
+ * @offset: added to the symbol (or the file offset / kernel address)
+ * @addr: uprobe: file offset when @symbol is NULL; kprobe: kernel address
+ * @fetchargs: tracefs fetch arguments ("path=+0(%di):string n=%si:s32"),
+ *             or NULL for none; with none the perf PMU form is used and no
+ *             tracefs event is created
+ * @name: event name, or NULL to derive one from the symbol
+ */
+struct rtd_perf_probe {
+	enum rtd_perf_event_kind kind;
+	bool retprobe;
+	char *target;
+	char *symbol;
+	uint64_t offset;
+	uint64_t addr;
+	char *fetchargs;
+	char *name;
+};
+
+/**
+ * rtd_perf_probe_parse - parse a probe spec
+ * @kind: RTD_PERF_UPROBE or RTD_PERF_KPROBE
+ * @spec: uprobe "BINARY:SYMBOL[+OFF][%return] [ARGS...]" or
+ *        "BINARY:0xOFFSET[%return] [ARGS...]"; kprobe
+ *        "SYMBOL[+OFF][%return] [ARGS...]" or "0xADDR ..."
+ * @out: filled; its strings are malloc'd (rtd_perf_probe_clear() frees them)
+ *
+ * Returns: 0 or -RTD_E_INVAL (with no allocation left behind).
+ */
+RTD_API int rtd_perf_probe_parse(enum rtd_perf_event_kind kind,
+				 const char *spec, struct rtd_perf_probe *out);
+
+/**
+ * rtd_perf_probe_clear - free the strings of a parsed probe
+ * @p: probe (its members are reset)
+ */
+RTD_API void rtd_perf_probe_clear(struct rtd_perf_probe *p);
+
+/**
+ * rtd_perf_monitor_add_probe - register a uprobe/uretprobe or kprobe/kretprobe
+ * @m: monitor
+ * @probe: what to probe; a uprobe symbol is resolved to its file offset
+ *         with libelf (through the segment's file offset)
+ * @out: receives the event handle (owned by @m), or NULL
+ *
+ * With fetch arguments a tracefs dynamic event is created in the group
+ * "rtdiag_<pid>" and removed again by rtd_perf_monitor_free(); without,
+ * the uprobe/kprobe PMU is used.
+ *
+ * Returns: 0, -RTD_E_NOTFOUND for an unknown symbol or binary,
+ * -RTD_E_PERF_NOTSUPP when the kernel lacks this probe type,
+ * -RTD_E_PERF_PROBE when tracefs rejects the probe, or a negative errno.
+ */
+RTD_API int rtd_perf_monitor_add_probe(struct rtd_perf_monitor *m,
+				       const struct rtd_perf_probe *probe,
+				       struct rtd_perf_event **out);
+
+/**
+ * rtd_perf_monitor_add_counter - register a counting event
+ * @m: monitor
+ * @name: "task-clock", "page-faults", "cycles", ... (see
+ *        rtd_perf_counter_names()), or "PMU/config=N/" for a raw PMU event
+ * @leader: group leader (an earlier counter), or NULL to lead a new group
+ * @out: receives the event handle (owned by @m), or NULL
+ *
+ * Counters are read with PERF_FORMAT_TOTAL_TIME_ENABLED|RUNNING|ID, and
+ * as a group (PERF_FORMAT_GROUP) through their leader.
+ *
+ * Returns: 0, -RTD_E_PERF_NOEVENT for an unknown name,
+ * -RTD_E_PERF_NOTSUPP when the CPU or kernel has no such counter, or a
+ * negative errno.
+ */
+RTD_API int rtd_perf_monitor_add_counter(struct rtd_perf_monitor *m,
+					 const char *name,
+					 struct rtd_perf_event *leader,
+					 struct rtd_perf_event **out);
+
+/**
+ * rtd_perf_monitor_remove - unregister an event, closing its descriptors
+ * (and removing its tracefs probe)
+ * @m: monitor
+ * @ev: an event of @m (invalid afterwards); removing a group leader
+ *      removes its members too
+ *
+ * Returns: 0 or -RTD_E_INVAL.
+ */
+RTD_API int rtd_perf_monitor_remove(struct rtd_perf_monitor *m,
+				    struct rtd_perf_event *ev);
+
+/**
+ * rtd_perf_monitor_enable - enable one event, or all when @ev is NULL
+ * @m: monitor
+ * @ev: event or NULL
+ *
+ * Returns: 0 or a negative errno.
+ */
+RTD_API int rtd_perf_monitor_enable(struct rtd_perf_monitor *m,
+				    struct rtd_perf_event *ev);
+
+/**
+ * rtd_perf_monitor_disable - disable one event, or all when @ev is NULL
+ * @m: monitor
+ * @ev: event or NULL
+ *
+ * Returns: 0 or a negative errno.
+ */
+RTD_API int rtd_perf_monitor_disable(struct rtd_perf_monitor *m,
+				     struct rtd_perf_event *ev);
+
+/**
+ * rtd_perf_event_set_filter - set (or clear with NULL/"") a tracepoint filter
+ * @ev: tracepoint or probe event
+ * @filter: kernel filter expression
+ *
+ * Returns: 0, -RTD_E_PERF_FILTER when the kernel rejects it (the monitor's
+ * rtd_perf_monitor_errmsg() names the event and the filter), or a
+ * negative errno.
+ */
+RTD_API int rtd_perf_event_set_filter(struct rtd_perf_event *ev,
+				      const char *filter);
+
+/**
+ * rtd_perf_monitor_run - read the rings and deliver records in time order
+ * @m: monitor
+ * @fn: called once per record (samples and the other record types)
+ * @ctx: passed to @fn
+ *
+ * Blocks until rtd_perf_monitor_stop() is called, @fn returns non-zero,
+ * or every event's descriptors hung up (the scoped processes are gone).
+ * Records from all CPUs are merged by timestamp: a record is delivered
+ * once every ring has been read past the time it was read at (perf's
+ * finished-round rule), or when the monitor stops (the rings are drained).
+ *
+ * Returns: 0 when stopped or hung up, @fn's non-zero value, or a negative
+ * errno.
+ */
+RTD_API int rtd_perf_monitor_run(struct rtd_perf_monitor *m,
+				 rtd_perf_sample_fn fn, void *ctx);
+
+/**
+ * rtd_perf_monitor_stop - make rtd_perf_monitor_run() return
+ * @m: monitor
+ * @wait: block until run() has returned (never from a signal handler or
+ *        from the thread running the loop); false only signals
+ *
+ * Async-signal-safe when @wait is false (it writes an eventfd).
+ */
+RTD_API void rtd_perf_monitor_stop(struct rtd_perf_monitor *m, bool wait);
+
+/**
+ * rtd_perf_monitor_stats - counters of records, losses and ordering
+ * @m: monitor
+ * @st: filled up to @st->sz bytes (set sz first)
+ */
+RTD_API void rtd_perf_monitor_stats(const struct rtd_perf_monitor *m,
+				    struct rtd_perf_stats *st);
+
+/**
+ * rtd_perf_monitor_ncpus - the number of rings (online CPUs)
+ * @m: monitor
+ *
+ * Returns: count of rings.
+ */
+RTD_API unsigned rtd_perf_monitor_ncpus(const struct rtd_perf_monitor *m);
+
+/**
+ * rtd_perf_event_name - the event's name ("sched:sched_switch", probe name)
+ * @ev: event
+ *
+ * Returns: a string owned by the event.
+ */
+RTD_API const char *rtd_perf_event_name(const struct rtd_perf_event *ev);
+
+/**
+ * rtd_perf_event_kind - what the event is
+ * @ev: event
+ *
+ * Returns: an enum rtd_perf_event_kind value.
+ */
+RTD_API enum rtd_perf_event_kind
+rtd_perf_event_kind(const struct rtd_perf_event *ev);
+
+/**
+ * rtd_perf_event_symbol - a probe's symbol ("openat", "main+4"), or NULL
+ * @ev: event
+ *
+ * Returns: a string owned by the event, or NULL for non-probes.
+ */
+RTD_API const char *rtd_perf_event_symbol(const struct rtd_perf_event *ev);
+
+/**
+ * rtd_perf_event_nfields - number of a tracepoint's own fields
+ * @ev: event (tracepoints and tracefs probes have fields)
+ *
+ * Returns: the count (common_* fields not included), 0 for none.
+ */
+RTD_API unsigned rtd_perf_event_nfields(const struct rtd_perf_event *ev);
+
+/**
+ * rtd_perf_event_field - describe a tracepoint field
+ * @ev: event
+ * @i: index below rtd_perf_event_nfields()
+ *
+ * Returns: the description, owned by the event, or NULL when out of range.
+ */
+RTD_API const struct rtd_perf_field *
+rtd_perf_event_field(const struct rtd_perf_event *ev, unsigned i);
+
+/**
+ * rtd_perf_event_count - read a counter, summed over CPUs and pids, scaled
+ * @ev: counter event
+ * @out: the count
+ *
+ * Returns: 0 or a negative errno.
+ */
+RTD_API int rtd_perf_event_count(struct rtd_perf_event *ev,
+				 struct rtd_perf_count *out);
+
+/**
+ * rtd_perf_group_count - read a counter group at once (PERF_FORMAT_GROUP)
+ * @leader: the group's leader
+ * @out: one entry per member, leader first, each scaled by the group's
+ *       time enabled/running
+ * @n: room in @out
+ *
+ * Returns: the number of members (may exceed @n: only @n are filled), or
+ * a negative errno.
+ */
+RTD_API int rtd_perf_group_count(struct rtd_perf_event *leader,
+				 struct rtd_perf_count *out, size_t n);
+
+/**
+ * rtd_perf_sample_field - decode a tracepoint field of a sample by name
+ * @s: a PERF_RECORD_SAMPLE of a tracepoint or probe event
+ * @name: field name (common_pid and the other common fields too)
+ * @v: the value; strings and arrays point into the sample
+ *
+ * Every offset and length (including __data_loc/__rel_loc ones) is
+ * checked against the raw data's size.
+ *
+ * Returns: 0, -RTD_E_NOTFOUND for an unknown field, -RTD_E_TRUNCATED when
+ * the raw data is too short for it.
+ */
+RTD_API int rtd_perf_sample_field(const struct rtd_perf_sample *s,
+				  const char *name, struct rtd_perf_value *v);
+
+/**
+ * rtd_perf_sample_field_at - decode the i-th field (see rtd_perf_event_field())
+ * @s: sample
+ * @i: field index
+ * @v: the value
+ *
+ * Returns: as rtd_perf_sample_field().
+ */
+RTD_API int rtd_perf_sample_field_at(const struct rtd_perf_sample *s,
+				     unsigned i, struct rtd_perf_value *v);
+
+/**
+ * rtd_perf_record_name - name of a PERF_RECORD_* type ("SAMPLE", "LOST", ...)
+ * @type: record type
+ *
+ * Returns: a static string ("UNKNOWN" for unknown types).
+ */
+RTD_API const char *rtd_perf_record_name(uint32_t type);
+
+/**
+ * rtd_perf_counter_names - the counter names rtd_perf_monitor_add_counter()
+ * knows
+ *
+ * Returns: a NULL-terminated static array.
+ */
+RTD_API const char *const *rtd_perf_counter_names(void);
+
+#ifdef __cplusplus
+}
+#endif
 #endif /* RTDIAG_PERF_H */

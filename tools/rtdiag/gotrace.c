@@ -1,17 +1,477 @@
 /* SPDX-License-Identifier: MIT */
-/* gotrace.c - the 'rtdiag gotrace' command group (placeholder until it lands). */
+/* gotrace.c - 'rtdiag gotrace': cat, grep, stats, text2bin, bin2text. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "gotrace_cli.h"
 
 static const char *const subs[] = {"cat", "grep", "stats", "text2bin", "bin2text", NULL};
 
+struct gt_in {
+	const char *path;
+	FILE *f;
+	rtd_gotrace_dec *d;
+	uint64_t bytes;
+	bool eof;
+	uint8_t buf[1 << 16];
+};
+
+int gt_open(struct gt_in *in, const char *path, enum rtd_gotrace_mode mode)
+{
+	memset(in, 0, sizeof(*in) - sizeof(in->buf));
+	in->path = path;
+	in->f = cli_open_in(path);
+	if (!in->f)
+		return -1;
+	struct rtd_gotrace_opts o = {.sz = sizeof(o), .mode = mode};
+	in->d = rtd_gotrace_dec_new(&o);
+	if (!in->d) {
+		cli_close_in(in->f);
+		cli_fail("%s: out of memory", path);
+		return -1;
+	}
+	return 0;
+}
+
+size_t gt_in_size(void)
+{
+	return sizeof(struct gt_in);
+}
+
+rtd_gotrace_dec *gt_dec(struct gt_in *in)
+{
+	return in->d;
+}
+
+void gt_close(struct gt_in *in)
+{
+	rtd_gotrace_dec_free(in->d);
+	cli_close_in(in->f);
+}
+
+/* Report a decoder error as "rtdiag: FILE: message". */
+int gt_fail(struct gt_in *in, int rc)
+{
+	const char *msg = rtd_gotrace_dec_error(in->d, NULL);
+	return cli_fail("%s: %s", in->path, *msg ? msg : rtd_strerror(rc));
+}
+
+/* Next event: 1, 0 at the end, <0 after reporting the error. */
+int gt_next(struct gt_in *in, struct rtd_gotrace_event *ev)
+{
+	for (;;) {
+		int rc = rtd_gotrace_dec_next(in->d, ev);
+		if (rc != 0) {
+			if (rc < 0)
+				gt_fail(in, rc);
+			return rc;
+		}
+		if (in->eof)
+			return 0;
+		size_t n = fread(in->buf, 1, sizeof(in->buf), in->f);
+		if (n == 0) {
+			if (ferror(in->f)) {
+				cli_fail("%s: read: %s", in->path, strerror(errno));
+				return -1;
+			}
+			in->eof = true;
+			rc = rtd_gotrace_dec_finish(in->d);
+			if (rc < 0) {
+				gt_fail(in, rc);
+				return rc;
+			}
+			continue;
+		}
+		in->bytes += n;
+		if (cli_progress_enabled() && (in->bytes & ((1u << 24) - 1)) < n) {
+			char b[32];
+			cli_progress("%s: %s read", in->path,
+				     cli_bytes((double)in->bytes, b, sizeof(b)));
+		}
+		rc = rtd_gotrace_dec_feed(in->d, in->buf, n);
+		if (rc < 0) {
+			gt_fail(in, rc);
+			return rc;
+		}
+	}
+}
+
+/* A JSON string literal; bytes that are not valid UTF-8 become \u00XX. */
+void gt_put_quoted(FILE *o, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	fputc('"', o);
+	for (size_t i = 0; i < n; i++) {
+		unsigned c = p[i];
+		if (c == '"' || c == '\\') {
+			fputc('\\', o);
+			fputc((int)c, o);
+		} else if (c == '\n') {
+			fputs("\\n", o);
+		} else if (c == '\t') {
+			fputs("\\t", o);
+		} else if (c < 0x20 || c == 0x7f) {
+			fprintf(o, "\\u%04x", c);
+		} else if (c < 0x80) {
+			fputc((int)c, o);
+		} else {
+			/* pass well-formed UTF-8 sequences through */
+			size_t len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+			if (c >= 0xf5)
+				len = 0;
+			bool ok = len && i + len <= n;
+			for (size_t k = 1; ok && k < len; k++)
+				ok = (p[i + k] & 0xc0) == 0x80;
+			if (ok) {
+				fwrite(p + i, 1, len, o);
+				i += len - 1;
+			} else {
+				fprintf(o, "\\u%04x", c);
+			}
+		}
+	}
+	fputc('"', o);
+}
+#define put_quoted gt_put_quoted
+
+/* A set of u64 for counting distinct values. */
+struct u64set {
+	uint64_t *k;
+	unsigned char *u;
+	size_t n, cap;
+};
+
+static void set_add(struct u64set *s, uint64_t v)
+{
+	if ((s->n + 1) * 2 > s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 256;
+		uint64_t *k = calloc(nc, sizeof(*k));
+		unsigned char *u = calloc(nc, 1);
+		if (!k || !u) {
+			free(k);
+			free(u);
+			return;
+		}
+		for (size_t i = 0; i < s->cap; i++) {
+			if (!s->u[i])
+				continue;
+			size_t j = (size_t)(s->k[i] * 0x9e3779b97f4a7c15ULL) & (nc - 1);
+			while (u[j])
+				j = (j + 1) & (nc - 1);
+			k[j] = s->k[i];
+			u[j] = 1;
+		}
+		free(s->k);
+		free(s->u);
+		s->k = k;
+		s->u = u;
+		s->cap = nc;
+	}
+	size_t j = (size_t)(v * 0x9e3779b97f4a7c15ULL) & (s->cap - 1);
+	while (s->u[j]) {
+		if (s->k[j] == v)
+			return;
+		j = (j + 1) & (s->cap - 1);
+	}
+	s->k[j] = v;
+	s->u[j] = 1;
+	s->n++;
+}
+
+void gt_print(FILE *o, const struct rtd_gotrace_event *ev, enum gt_format fmt)
+{
+	if (fmt == GT_JSON) {
+		fprintf(o, "{\"off\":%" PRIu64 ",\"type\":\"%s\"", ev->off, ev->name);
+		if (ev->type == RTD_GO_EV_STRING) {
+			fprintf(o, ",\"id\":%" PRIu64 ",\"str\":", ev->str_id);
+			put_quoted(o, ev->str, ev->str_len);
+			fputs("}\n", o);
+			return;
+		}
+		if (ev->type == RTD_GO_EV_STACK) {
+			fprintf(o, ",\"id\":%" PRIu64 ",\"frames\":[", ev->args[0]);
+			for (size_t i = 0; i < ev->nframes; i++) {
+				const struct rtd_gotrace_frame *f = &ev->frames[i];
+				fprintf(o, "%s{\"pc\":%" PRIu64 ",\"fn\":", i ? "," : "", f->pc);
+				put_quoted(o, f->fn, strlen(f->fn));
+				fputs(",\"file\":", o);
+				put_quoted(o, f->file, strlen(f->file));
+				fprintf(o, ",\"line\":%" PRIu64 "}", f->line);
+			}
+			fputs("]}\n", o);
+			return;
+		}
+		fprintf(o, ",\"ts\":%" PRId64 ",\"p\":%" PRId64 ",\"g\":%" PRIu64,
+			ev->ts, ev->p, ev->g);
+		if (ev->stack)
+			fprintf(o, ",\"stack\":%" PRIu64, ev->stack);
+		fputs(",\"args\":{", o);
+		for (unsigned i = 0; i < ev->nargs; i++)
+			fprintf(o, "%s\"%s\":%" PRIu64, i ? "," : "", ev->argnames[i], ev->args[i]);
+		fputc('}', o);
+		if (ev->nsargs) {
+			fputs(",\"sargs\":{", o);
+			for (unsigned i = 0; i < ev->nsargs; i++) {
+				fprintf(o, "%s\"%s\":", i ? "," : "", ev->sargnames[i]);
+				put_quoted(o, ev->sargs[i], ev->sarg_lens[i]);
+			}
+			fputc('}', o);
+		}
+		fputs("}\n", o);
+		return;
+	}
+	if (ev->type == RTD_GO_EV_STRING) {
+		fprintf(o, "String off=%" PRIu64 " id=%" PRIu64 " str=", ev->off, ev->str_id);
+		put_quoted(o, ev->str, ev->str_len);
+		fputc('\n', o);
+		return;
+	}
+	if (ev->type == RTD_GO_EV_STACK) {
+		fprintf(o, "Stack off=%" PRIu64 " id=%" PRIu64 " frames=%zu\n", ev->off,
+			ev->args[0], ev->nframes);
+		for (size_t i = 0; i < ev->nframes; i++) {
+			const struct rtd_gotrace_frame *f = &ev->frames[i];
+			fprintf(o, "\t0x%" PRIx64 " %s %s:%" PRIu64 "\n", f->pc, f->fn, f->file, f->line);
+		}
+		return;
+	}
+	fprintf(o, "%" PRId64 " %s p=%" PRId64 " g=%" PRIu64 " off=%" PRIu64, ev->ts,
+		ev->name, ev->p, ev->g, ev->off);
+	for (unsigned i = 0; i < ev->nargs; i++)
+		fprintf(o, " %s=%" PRIu64, ev->argnames[i], ev->args[i]);
+	if (fmt == GT_GODEBUG) {
+		for (unsigned i = 0; i < ev->nsargs; i++) {
+			fprintf(o, " %s=", ev->sargnames[i]);
+			fwrite(ev->sargs[i], 1, ev->sarg_lens[i], o);
+		}
+		fputc('\n', o);
+		return;
+	}
+	if (ev->stack)
+		fprintf(o, " stack=%" PRIu64, ev->stack);
+	for (unsigned i = 0; i < ev->nsargs; i++) {
+		fprintf(o, " %s=", ev->sargnames[i]);
+		put_quoted(o, ev->sargs[i], ev->sarg_lens[i]);
+	}
+	fputc('\n', o);
+}
+
+int gt_parse_format(const char *s, enum gt_format *f)
+{
+	if (strcmp(s, "text") == 0)
+		*f = GT_TEXT;
+	else if (strcmp(s, "json") == 0)
+		*f = GT_JSON;
+	else if (strcmp(s, "go-debug") == 0)
+		*f = GT_GODEBUG;
+	else
+		return -1;
+	return 0;
+}
+
+static bool is_meta(unsigned t)
+{
+	return t == RTD_GO_EV_BATCH || t == RTD_GO_EV_FREQUENCY ||
+	       t == RTD_GO_EV_STRING || t == RTD_GO_EV_STACK ||
+	       t == RTD_GO_EV_TIMER_GOROUTINE;
+}
+
+static int cmd_cat(int argc, char **argv)
+{
+	bool ordered = false;
+	long long count = -1;
+	enum gt_format fmt = GT_TEXT;
+	const char *path = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--ordered") == 0) {
+			ordered = true;
+		} else if (strcmp(a, "--count") == 0 || strcmp(a, "-n") == 0) {
+			if (++i >= argc)
+				return cli_usage("gotrace cat", "%s needs a number", a);
+			char *end;
+			count = strtoll(argv[i], &end, 10);
+			if (*end || count < 0)
+				return cli_usage("gotrace cat", "bad count '%s'", argv[i]);
+		} else if (strcmp(a, "--format") == 0 || strcmp(a, "-f") == 0) {
+			if (++i >= argc || gt_parse_format(argv[i], &fmt) < 0)
+				return cli_usage("gotrace cat", "--format takes text, json or go-debug");
+		} else if (a[0] == '-' && a[1]) {
+			return cli_usage("gotrace cat", "unknown option '%s'", a);
+		} else if (path) {
+			return cli_usage("gotrace cat", "one FILE only");
+		} else {
+			path = a;
+		}
+	}
+	if (!path)
+		return cli_usage("gotrace cat", "missing FILE (or - for stdin)");
+	struct gt_in *in = malloc(sizeof(*in));
+	if (!in)
+		return cli_fail("out of memory");
+	if (gt_open(in, path, ordered ? RTD_GOTRACE_ORDERED : RTD_GOTRACE_RAW) < 0) {
+		free(in);
+		return CLI_FAIL;
+	}
+	struct rtd_gotrace_event ev;
+	int rc = 0;
+	long long n = 0;
+	while ((count < 0 || n < count) && (rc = gt_next(in, &ev)) > 0) {
+		/* go-debug mirrors Go's event list: no dictionary events. */
+		if (fmt == GT_GODEBUG && is_meta(ev.type))
+			continue;
+		gt_print(stdout, &ev, fmt);
+		n++;
+	}
+	cli_progress_done();
+	gt_close(in);
+	free(in);
+	if (fflush(stdout) != 0)
+		return cli_fail("stdout: %s", strerror(errno));
+	return (count >= 0 && n >= count) || rc == 0 ? CLI_OK : CLI_FAIL;
+}
+
+struct tstat {
+	uint64_t n, bytes;
+};
+
+static int cmd_stats(int argc, char **argv)
+{
+	const char *path = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] == '-' && argv[i][1])
+			return cli_usage("gotrace stats", "unknown option '%s'", argv[i]);
+		if (path)
+			return cli_usage("gotrace stats", "one FILE only");
+		path = argv[i];
+	}
+	if (!path)
+		return cli_usage("gotrace stats", "missing FILE (or - for stdin)");
+	struct gt_in *in = malloc(sizeof(*in));
+	if (!in)
+		return cli_fail("out of memory");
+	if (gt_open(in, path, RTD_GOTRACE_RAW) < 0) {
+		free(in);
+		return CLI_FAIL;
+	}
+	struct tstat st[RTD_GO_EV_COUNT] = {{0, 0}};
+	struct rtd_gotrace_event ev;
+	int rc;
+	uint64_t total = 0, prev_off = 0;
+	int prev_type = -1;
+	int64_t tmin = INT64_MAX, tmax = INT64_MIN;
+	struct u64set gs = {0}, ps = {0};
+	while ((rc = gt_next(in, &ev)) > 0) {
+		if (prev_type >= 0)
+			st[prev_type].bytes += ev.off - prev_off;
+		prev_type = (int)ev.type;
+		prev_off = ev.off;
+		st[ev.type].n++;
+		total++;
+		if (!is_meta(ev.type) && ev.type != RTD_GO_EV_CPU_SAMPLE) {
+			if (ev.ticks < tmin)
+				tmin = ev.ticks;
+			if (ev.ticks > tmax)
+				tmax = ev.ticks;
+		}
+		if (ev.g)
+			set_add(&gs, ev.g);
+		if (ev.type == RTD_GO_EV_GO_CREATE)
+			set_add(&gs, ev.args[0]);
+		if (ev.type == RTD_GO_EV_BATCH && ev.p >= 0)
+			set_add(&ps, (uint64_t)ev.p);
+	}
+	cli_progress_done();
+	if (prev_type >= 0)
+		st[prev_type].bytes += in->bytes - prev_off;
+	int ver = rtd_gotrace_dec_version(in->d);
+	int64_t freq = rtd_gotrace_dec_frequency(in->d);
+	printf("file:        %s\n", path);
+	printf("version:     go %d.%d (old format)\n", ver / 1000, ver % 1000);
+	printf("size:        %" PRIu64 " bytes\n", in->bytes);
+	printf("events:      %" PRIu64 "%s\n", total, rc < 0 ? " (stopped at the error)" : "");
+	if (freq > 0 && tmax >= tmin)
+		printf("duration:    %.6f s (%" PRId64 " ticks at %" PRId64 " ticks/s)\n",
+		       (double)(tmax - tmin) / (double)freq, tmax - tmin, freq);
+	else
+		printf("duration:    unknown (no Frequency event)\n");
+	printf("goroutines:  %zu\n", gs.n);
+	printf("procs:       %zu\n", ps.n);
+	printf("%-20s %10s %12s %8s\n", "type", "events", "bytes", "B/event");
+	for (unsigned t = 1; t < RTD_GO_EV_COUNT; t++)
+		if (st[t].n)
+			printf("%-20s %10" PRIu64 " %12" PRIu64 " %8.1f\n",
+			       rtd_gotrace_type_name(t), st[t].n, st[t].bytes,
+			       (double)st[t].bytes / (double)st[t].n);
+	free(gs.k);
+	free(gs.u);
+	free(ps.k);
+	free(ps.u);
+	gt_close(in);
+	free(in);
+	return rc == 0 ? CLI_OK : CLI_FAIL;
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *usage;
+} cmds[] = {
+	{"cat", cmd_cat,
+	 "rtdiag gotrace cat [--ordered] [--count N] [--format text|json|go-debug] FILE|-\n"
+	 "  Print the events of a Go execution trace. Raw mode (default): file order,\n"
+	 "  streaming, strings and stacks included. --ordered: Go's global order after\n"
+	 "  Go's validation; --format go-debug prints what 'go tool trace -d' prints.\n"},
+	{"grep", gt_cmd_grep,
+	 "rtdiag gotrace grep [-e TYPE_REGEXP] [-g G] [-p P] [-m M] [--since T] [--until T]\n"
+	 "                    [--stack REGEXP] [--string REGEXP] [-v] [-c] [-o FILE] FILE|-\n"
+	 "  Print matching events (raw mode), count them (-c), or write them with the\n"
+	 "  strings and stacks they use as a trace of the same version (-o). T is in\n"
+	 "  the trace's ticks.\n"},
+	{"stats", cmd_stats,
+	 "rtdiag gotrace stats FILE|-\n"
+	 "  Version, duration, events and bytes per type, goroutines, procs.\n"},
+	{"text2bin", gt_cmd_text2bin,
+	 "rtdiag gotrace text2bin FILE -o OUT\n"
+	 "  Convert Go's text form of a trace (or a .test file's trace section) to binary.\n"},
+	{"bin2text", gt_cmd_bin2text,
+	 "rtdiag gotrace bin2text FILE|-\n"
+	 "  Print a binary trace in Go's text form.\n"},
+};
+
 static int run(int argc, char **argv)
 {
-	return cli_unbuilt_run("gotrace", subs, argc, argv);
+	if (argc < 2)
+		return cli_usage("gotrace", "missing subcommand");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (strcmp(argv[1], cmds[i].name) != 0)
+			continue;
+		for (int k = 2; k < argc; k++)
+			if (cli_is_help(argv[k])) {
+				fputs(cmds[i].usage, stdout);
+				return CLI_OK;
+			}
+		return cmds[i].fn(argc - 1, argv + 1);
+	}
+	return cli_usage("gotrace", "no subcommand '%s'", argv[1]);
 }
 
 static bool help(FILE *f, const char *sub)
 {
-	return cli_unbuilt_help(f, "gotrace", subs, sub);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (!sub || strcmp(sub, cmds[i].name) == 0) {
+			if (!sub && i == 0)
+				fputs("usage: rtdiag gotrace SUBCOMMAND ...\n\n", f);
+			fputs(cmds[i].usage, f);
+			if (sub)
+				return true;
+		}
+	}
+	(void)subs;
+	return sub == NULL;
 }
 
 const struct cli_group cli_group_gotrace = {"gotrace", "Go execution traces: cat, grep, stats, text2bin, bin2text", run, help};

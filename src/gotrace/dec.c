@@ -1,0 +1,476 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dec.c - the gotrace decoder: input buffering, the per-P parse state of
+ * Go's parseEvents (last P, G and timestamp of each batch), string and
+ * stack tables, raw-mode output and collection for ordered mode.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gotrace/gotrace_int.h"
+
+#define DEFAULT_MAX_INPUT (16ull << 30)
+#define COMPACT_AT (256u << 10)
+
+rtd_gotrace_dec *rtd_gotrace_dec_new(const struct rtd_gotrace_opts *opts)
+{
+	rtd_gotrace_dec *d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	if (opts) {
+		if (opts->sz < sizeof(size_t) + sizeof(int) ||
+		    (opts->mode != RTD_GOTRACE_RAW &&
+		     opts->mode != RTD_GOTRACE_ORDERED)) {
+			free(d);
+			return NULL;
+		}
+		d->mode = opts->mode;
+		if (opts->sz >= sizeof(*opts))
+			d->max_input = opts->max_input;
+	}
+	if (!d->max_input)
+		d->max_input = DEFAULT_MAX_INPUT;
+	rtd_buf_init(&d->in, d->mode == RTD_GOTRACE_ORDERED ? (size_t)d->max_input : 0);
+	rtd_buf_init(&d->sbuf, RTD_GOTRACE_MAX_STRING + 1);
+	rtd_map_init(&d->strings, RTD_GOTRACE_MAX_STRINGS);
+	rtd_map_init(&d->stacks, RTD_GOTRACE_MAX_STACKS);
+	rtd_map_init(&d->timer_gs, 1u << 20);
+	v1_tab_init(&d->pidx, sizeof(size_t), RTD_GOTRACE_MAX_PROCS);
+	return d;
+}
+
+static void free_map_vals(rtd_map *m)
+{
+	size_t it = 0;
+	uint64_t k;
+	void *v;
+	while (rtd_map_next(m, &it, &k, &v))
+		free(v);
+	rtd_map_free(m);
+}
+
+void rtd_gotrace_dec_free(rtd_gotrace_dec *d)
+{
+	if (!d)
+		return;
+	rtd_buf_free(&d->in);
+	rtd_buf_free(&d->sbuf);
+	free_map_vals(&d->strings);
+	free_map_vals(&d->stacks);
+	rtd_map_free(&d->timer_gs);
+	v1_tab_free(&d->pidx);
+	for (size_t i = 0; i < d->nprocs; i++)
+		free(d->procs[i].refs);
+	free(d->procs);
+	free(d->prof);
+	free(d->out);
+	free(d->args);
+	free(d->frames);
+	free(d);
+}
+
+int rtd_gotrace_dec_version(const rtd_gotrace_dec *d)
+{
+	return d->ver;
+}
+
+int64_t rtd_gotrace_dec_frequency(const rtd_gotrace_dec *d)
+{
+	return d->freq;
+}
+
+const char *rtd_gotrace_dec_error(const rtd_gotrace_dec *d, uint64_t *off)
+{
+	if (off)
+		*off = d->erroff;
+	return d->errmsg;
+}
+
+const char *rtd_gotrace_dec_string(const rtd_gotrace_dec *d, uint64_t id,
+				   size_t *len)
+{
+	return v1_str_get(d, id, len);
+}
+
+size_t rtd_gotrace_dec_stack(const rtd_gotrace_dec *d, uint64_t id,
+			     const struct rtd_gotrace_frame **frames)
+{
+	void *v;
+	*frames = NULL;
+	if (!rtd_map_get(&d->stacks, id, &v))
+		return 0;
+	struct v1_stack *s = v;
+	/* Strings may arrive after the stack: resolve names on each look-up. */
+	for (size_t i = 0; i < s->n; i++) {
+		const char *n = v1_str_get(d, s->f[i].fn_id, NULL);
+		s->f[i].fn = n ? n : "";
+		n = v1_str_get(d, s->f[i].file_id, NULL);
+		s->f[i].file = n ? n : "";
+	}
+	*frames = s->f;
+	return s->n;
+}
+
+int rtd_gotrace_dec_feed(rtd_gotrace_dec *d, const void *buf, size_t len)
+{
+	if (d->finished)
+		return -RTD_E_STATE;
+	if (d->mode == RTD_GOTRACE_RAW && d->pos >= COMPACT_AT &&
+	    d->pos * 2 >= d->in.len) {
+		memmove(d->in.data, d->in.data + d->pos, d->in.len - d->pos);
+		d->in.len -= d->pos;
+		d->base += d->pos;
+		d->pos = 0;
+	}
+	int rc = rtd_buf_append(&d->in, buf, len);
+	if (rc == -RTD_E_CAP)
+		return v1_fail(d, rc, d->base + d->in.len,
+			       "ordered mode keeps the whole input: more than %llu bytes (use raw mode)",
+			       (unsigned long long)d->max_input);
+	return rc;
+}
+
+static struct v1_proc *proc_for(rtd_gotrace_dec *d, int64_t p)
+{
+	bool created;
+	size_t *idx = v1_tab_get(&d->pidx, (uint64_t)p, true, &created);
+	if (!idx)
+		return NULL;
+	if (created) {
+		struct v1_proc *np =
+			realloc(d->procs, (d->nprocs + 1) * sizeof(*np));
+		if (!np) {
+			v1_tab_del(&d->pidx, (uint64_t)p);
+			return NULL;
+		}
+		d->procs = np;
+		memset(&np[d->nprocs], 0, sizeof(*np));
+		np[d->nprocs].p = p;
+		*idx = d->nprocs++;
+	}
+	return &d->procs[*idx];
+}
+
+static int push_ref(struct v1_ref **arr, size_t *n, size_t *cap,
+		    const struct v1_ref *r)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		struct v1_ref *a = realloc(*arr, nc * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		*arr = a;
+		*cap = nc;
+	}
+	(*arr)[(*n)++] = *r;
+	return 0;
+}
+
+static int store_string(rtd_gotrace_dec *d, const struct v1_raw *raw)
+{
+	uint64_t id = raw->args[0];
+	if (rtd_map_get(&d->strings, id, NULL))
+		return v1_fail(d, -RTD_E_GO_EVENT, raw->off,
+			       "string at offset %llu has duplicate id %llu",
+			       (unsigned long long)raw->off,
+			       (unsigned long long)id);
+	if (d->strbytes + raw->slen > RTD_GOTRACE_MAX_STRING_BYTES)
+		return v1_fail(d, -RTD_E_CAP, raw->off,
+			       "strings exceed %u bytes in all at offset %llu",
+			       RTD_GOTRACE_MAX_STRING_BYTES,
+			       (unsigned long long)raw->off);
+	struct v1_str *s = malloc(sizeof(*s) + raw->slen + 1);
+	if (!s)
+		return v1_fail(d, -ENOMEM, raw->off, "out of memory");
+	s->len = raw->slen;
+	memcpy(s->s, raw->s, raw->slen);
+	s->s[raw->slen] = 0;
+	int rc = rtd_map_put(&d->strings, id, s, NULL);
+	if (rc < 0) {
+		free(s);
+		return v1_fail(d, rc, raw->off,
+			       "string table full at offset %llu (limit %u)",
+			       (unsigned long long)raw->off,
+			       RTD_GOTRACE_MAX_STRINGS);
+	}
+	d->strbytes += raw->slen;
+	return 0;
+}
+
+static int store_stack(rtd_gotrace_dec *d, const struct rtd_gotrace_event *ev,
+		       uint64_t off)
+{
+	uint64_t id = ev->args[0];
+	if (id == 0 || ev->nframes == 0)
+		return 0;
+	struct v1_stack *s =
+		malloc(sizeof(*s) + ev->nframes * sizeof(struct rtd_gotrace_frame));
+	if (!s)
+		return v1_fail(d, -ENOMEM, off, "out of memory");
+	s->n = ev->nframes;
+	memcpy(s->f, ev->frames, ev->nframes * sizeof(*s->f));
+	void *old = NULL;
+	int rc = rtd_map_put(&d->stacks, id, s, &old);
+	if (rc < 0) {
+		free(s);
+		return v1_fail(d, rc, off,
+			       "stack table full at offset %llu (limit %u)",
+			       (unsigned long long)off, RTD_GOTRACE_MAX_STACKS);
+	}
+	free(old);
+	return 0;
+}
+
+/*
+ * Give a raw event its meaning in file order (Go's parseEvents): track the
+ * batch's P, its last G and timestamp. Fills ev (raw mode output) and, in
+ * ordered mode, records a ref.
+ */
+static int step(rtd_gotrace_dec *d, const struct v1_raw *raw,
+		struct rtd_gotrace_event *ev)
+{
+	int rc = v1_fill(d, raw->typ, raw, ev);
+	if (rc < 0)
+		return v1_fail(d, rc, raw->off, "%s", rtd_strerror(rc));
+	ev->ts = ev->ticks = 0;
+	ev->seq = 0;
+	ev->p = d->last_p;
+	ev->g = 0;
+	switch (raw->typ) {
+	case RTD_GO_EV_BATCH: {
+		struct v1_proc *pr = proc_for(d, d->last_p);
+		if (!pr)
+			return v1_fail(d, -RTD_E_CAP, raw->off,
+				       "too many Ps at offset %llu (limit %u)",
+				       (unsigned long long)raw->off,
+				       RTD_GOTRACE_MAX_PROCS);
+		pr->lastg = d->last_g;
+		d->last_p = (int64_t)raw->args[0];
+		pr = proc_for(d, d->last_p);
+		if (!pr)
+			return v1_fail(d, -RTD_E_CAP, raw->off,
+				       "too many Ps at offset %llu (limit %u)",
+				       (unsigned long long)raw->off,
+				       RTD_GOTRACE_MAX_PROCS);
+		d->last_g = pr->lastg;
+		if (d->ver < 1007) {
+			d->last_seq = (int64_t)raw->args[1];
+			d->last_ts = (int64_t)raw->args[2];
+		} else {
+			d->last_ts = (int64_t)raw->args[1];
+		}
+		ev->p = d->last_p;
+		ev->ts = ev->ticks = d->last_ts;
+		ev->seq = d->last_seq;
+		return 0;
+	}
+	case RTD_GO_EV_FREQUENCY:
+		d->freq = (int64_t)raw->args[0];
+		if (d->freq <= 0)
+			return v1_fail(d, -RTD_E_GO_EVENT, raw->off,
+				       "time stamps out of order (frequency %lld at offset %llu)",
+				       (long long)d->freq,
+				       (unsigned long long)raw->off);
+		return 0;
+	case RTD_GO_EV_TIMER_GOROUTINE:
+		if (!rtd_map_get(&d->timer_gs, raw->args[0], NULL) &&
+		    rtd_map_put(&d->timer_gs, raw->args[0], d, NULL) < 0)
+			return v1_fail(d, -RTD_E_CAP, raw->off,
+				       "too many timer goroutines");
+		return 0;
+	case RTD_GO_EV_STRING:
+		return store_string(d, raw);
+	case RTD_GO_EV_STACK:
+		return store_stack(d, ev, raw->off);
+	}
+	if (d->ver < 1007) {
+		ev->seq = d->last_seq + (int64_t)raw->args[0];
+		ev->ts = d->last_ts + (int64_t)raw->args[1];
+		d->last_seq = ev->seq;
+	} else {
+		ev->ts = d->last_ts + (int64_t)raw->args[0];
+	}
+	d->last_ts = ev->ts;
+	ev->ticks = ev->ts;
+	ev->g = d->last_g;
+	switch (raw->typ) {
+	case RTD_GO_EV_GO_START:
+	case RTD_GO_EV_GO_START_LOCAL:
+	case RTD_GO_EV_GO_START_LABEL:
+		d->last_g = ev->args[0];
+		ev->g = d->last_g;
+		break;
+	case RTD_GO_EV_GC_STW_START:
+	case RTD_GO_EV_GC_START:
+	case RTD_GO_EV_GC_DONE:
+	case RTD_GO_EV_GC_STW_DONE:
+		ev->g = 0;
+		break;
+	case RTD_GO_EV_GO_END:
+	case RTD_GO_EV_GO_STOP:
+	case RTD_GO_EV_GO_SCHED:
+	case RTD_GO_EV_GO_PREEMPT:
+	case RTD_GO_EV_GO_SLEEP:
+	case RTD_GO_EV_GO_BLOCK:
+	case RTD_GO_EV_GO_BLOCK_SEND:
+	case RTD_GO_EV_GO_BLOCK_RECV:
+	case RTD_GO_EV_GO_BLOCK_SELECT:
+	case RTD_GO_EV_GO_BLOCK_SYNC:
+	case RTD_GO_EV_GO_BLOCK_COND:
+	case RTD_GO_EV_GO_BLOCK_NET:
+	case RTD_GO_EV_GO_SYS_BLOCK:
+	case RTD_GO_EV_GO_BLOCK_GC:
+		d->last_g = 0;
+		break;
+	case RTD_GO_EV_GO_SYS_EXIT:
+	case RTD_GO_EV_GO_WAITING:
+	case RTD_GO_EV_GO_IN_SYSCALL:
+		ev->g = ev->args[0];
+		break;
+	case RTD_GO_EV_CPU_SAMPLE:
+		ev->ts = (int64_t)ev->args[0];
+		ev->p = (int64_t)ev->args[1];
+		ev->g = ev->args[2];
+		ev->args[0] = 0;
+		break;
+	}
+	if (d->mode == RTD_GOTRACE_ORDERED) {
+		struct v1_ref r = {
+			.off = raw->off,
+			.ts = ev->ts,
+			.seq = ev->seq,
+			.g = ev->g,
+			.a = {ev->args[0], ev->args[1], ev->args[2]},
+			.p = ev->p,
+			.type = (uint8_t)raw->typ,
+		};
+		d->any_events = true;
+		if (raw->typ == RTD_GO_EV_CPU_SAMPLE)
+			rc = push_ref(&d->prof, &d->nprof, &d->prof_cap, &r);
+		else {
+			struct v1_proc *pr = proc_for(d, d->last_p);
+			rc = pr ? push_ref(&pr->refs, &pr->n, &pr->cap, &r)
+				: -RTD_E_CAP;
+		}
+		if (rc < 0)
+			return v1_fail(d, rc, raw->off, "out of memory");
+	}
+	return 0;
+}
+
+static int read_header(rtd_gotrace_dec *d)
+{
+	if (d->in.len - d->pos < 16) {
+		if (!d->finished)
+			return 0;
+		return v1_fail(d, -RTD_E_TRUNCATED, d->base + d->pos,
+			       "failed to read header: the input has %zu bytes, a Go trace header has 16",
+			       d->in.len - d->pos);
+	}
+	const uint8_t *h = d->in.data + d->pos;
+	int ver = v1_parse_header(h);
+	if (ver < 0)
+		return v1_fail(d, -RTD_E_GO_VERSION, 0,
+			       "not a Go execution trace (header does not read \"go 1.N trace\")");
+	switch (ver) {
+	case 1005:
+	case 1007:
+	case 1008:
+	case 1009:
+	case 1010:
+	case 1011:
+	case 1019:
+	case 1021:
+		break;
+	default:
+		return v1_fail(d, -RTD_E_GO_VERSION, 0,
+			       "unsupported trace file version %d.%d",
+			       ver / 1000, ver % 1000);
+	}
+	d->ver = ver;
+	d->pos += 16;
+	d->header = true;
+	return 1;
+}
+
+int rtd_gotrace_dec_finish(rtd_gotrace_dec *d)
+{
+	if (d->err)
+		return d->err;
+	d->finished = true;
+	if (d->mode != RTD_GOTRACE_ORDERED)
+		return 0;
+	/* Parse everything, then order. */
+	struct rtd_gotrace_event ev;
+	int rc;
+	if (!d->header && (rc = read_header(d)) <= 0)
+		return rc < 0 ? rc : v1_fail(d, -RTD_E_TRUNCATED, 0, "no header");
+	while (d->pos < d->in.len) {
+		rtd_rd r;
+		struct v1_raw raw;
+		rd_init(&r, d->in.data + d->pos, d->in.len - d->pos);
+		rc = v1_read_raw(d, &r, d->base + d->pos, &raw);
+		if (rc <= 0)
+			return rc < 0 ? rc : -RTD_E_TRUNCATED;
+		d->pos += rd_off(&r);
+		if ((rc = step(d, &raw, &ev)) < 0)
+			return rc;
+	}
+	return v1_order(d);
+}
+
+/* Re-read the event at an offset of the kept input (ordered output). */
+static int emit_ref(rtd_gotrace_dec *d, const struct v1_ref *ref,
+		    struct rtd_gotrace_event *ev)
+{
+	rtd_rd r;
+	struct v1_raw raw;
+	rd_init(&r, d->in.data + ref->off, d->in.len - ref->off);
+	int rc = v1_read_raw(d, &r, ref->off, &raw);
+	if (rc <= 0)
+		return rc < 0 ? rc : -RTD_E_TRUNCATED;
+	rc = v1_fill(d, ref->type, &raw, ev);
+	if (rc < 0)
+		return v1_fail(d, rc, ref->off, "%s", rtd_strerror(rc));
+	ev->ts = ref->ts;
+	ev->ticks = 0;
+	ev->seq = ref->seq;
+	ev->p = ref->p;
+	ev->g = ref->g;
+	if (ref->type == RTD_GO_EV_CPU_SAMPLE)
+		ev->args[0] = 0;
+	return 1;
+}
+
+int rtd_gotrace_dec_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
+{
+	int rc;
+	if (d->err)
+		return d->err;
+	if (d->mode == RTD_GOTRACE_ORDERED) {
+		if (!d->ordered_ready)
+			return 0;
+		while (d->iout < d->nout) {
+			const struct v1_ref *ref = &d->out[d->iout++];
+			if (ref->drop)
+				continue;
+			return emit_ref(d, ref, ev);
+		}
+		return 0;
+	}
+	if (!d->header && (rc = read_header(d)) <= 0)
+		return rc;
+	if (d->pos >= d->in.len)
+		return 0;
+	rtd_rd r;
+	struct v1_raw raw;
+	rd_init(&r, d->in.data + d->pos, d->in.len - d->pos);
+	rc = v1_read_raw(d, &r, d->base + d->pos, &raw);
+	if (rc <= 0)
+		return rc;
+	d->pos += rd_off(&r);
+	if ((rc = step(d, &raw, ev)) < 0)
+		return rc;
+	return 1;
+}

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/* gotrace_int.h - what the gotrace module's files share. */
+#ifndef RTD_GOTRACE_INT_H
+#define RTD_GOTRACE_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/map.h"
+#include "common/rd.h"
+#include "rtdiag/gotrace.h"
+
+/* Per-type facts of the old format (Go 1.19 internal/trace/parser.go
+ * EventDescriptions, plus the 1.21 additions documented in golang/exp
+ * trace/internal/oldtrace). */
+struct v1_desc {
+	const char *name;
+	int minver;
+	bool stack;
+	unsigned nargs;
+	const char *const *args;
+	unsigned nsargs;
+	const char *const *sargs;
+};
+extern const struct v1_desc v1_descs[RTD_GO_EV_COUNT];
+
+/* One event as read from the wire, before any meaning is given to it. */
+struct v1_raw {
+	uint64_t off;
+	unsigned typ;
+	unsigned nargs;
+	uint64_t *args; /* scratch owned by the reader */
+	const uint8_t *s; /* String payload or UserLog message (borrowed) */
+	size_t slen;
+};
+
+/* Wire arguments a type must have in a version (Go's argNum), or -1 for
+ * EvStack (any). */
+int v1_argnum(unsigned typ, int ver);
+
+/* Parse the 16-byte header; returns the version (1005...) or -1. */
+int v1_parse_header(const uint8_t *b);
+
+/* Event in ordered mode: where it is and what ordering needs. */
+struct v1_ref {
+	uint64_t off;
+	int64_t ts;
+	int64_t seq;
+	uint64_t g;
+	uint64_t a[3];
+	int64_t p;
+	uint8_t type;
+	uint8_t drop;
+};
+
+/* A small open-addressing map from u64 to a fixed-size value. */
+struct v1_tab {
+	uint64_t *keys;
+	uint8_t *used;
+	uint8_t *vals;
+	size_t vsz, n, tomb, cap, max;
+};
+void v1_tab_init(struct v1_tab *t, size_t vsz, size_t max);
+void v1_tab_free(struct v1_tab *t);
+/* Find or insert (zeroed); NULL on cap or ENOMEM. */
+void *v1_tab_get(struct v1_tab *t, uint64_t key, bool create, bool *created);
+void v1_tab_del(struct v1_tab *t, uint64_t key);
+
+struct v1_proc {
+	int64_t p;
+	uint64_t lastg;
+	struct v1_ref *refs;
+	size_t n, cap;
+};
+
+struct rtd_gotrace_dec {
+	enum rtd_gotrace_mode mode;
+	uint64_t max_input;
+	rtd_buf in;
+	size_t pos;
+	uint64_t base; /* absolute offset of in.data[0] */
+	bool finished, header;
+	int ver;
+	int err;
+	char errmsg[512];
+	uint64_t erroff;
+
+	/* raw-parse state (Go's parseEvents) */
+	int64_t last_ts, last_seq, last_p;
+	uint64_t last_g;
+	int64_t freq;
+	struct v1_tab pidx; /* P -> index into procs + 1 */
+	struct v1_proc *procs;
+	size_t nprocs;
+	rtd_map strings; /* id -> struct v1_str * */
+	rtd_map stacks;  /* id -> struct v1_stack * */
+	size_t strbytes;
+	rtd_map timer_gs; /* timer goroutines (value unused) */
+
+	uint64_t *args;
+	size_t args_cap;
+	rtd_buf sbuf; /* NUL-terminated copy of an inline string */
+	struct rtd_gotrace_frame *frames;
+	size_t frames_cap;
+
+	/* ordered mode */
+	struct v1_ref *prof; /* CPU samples, their own batch */
+	size_t nprof, prof_cap;
+	bool any_events;
+	struct v1_ref *out;
+	size_t nout, iout;
+	bool ordered_ready;
+};
+
+struct v1_str {
+	size_t len;
+	char s[];
+};
+struct v1_stack {
+	size_t n;
+	struct rtd_gotrace_frame f[];
+};
+
+int v1_fail(rtd_gotrace_dec *d, int err, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Read one raw event at r; 1 done, 0 incomplete, <0 error (set on d). */
+int v1_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v1_raw *raw);
+/* Give an event its arguments and strings (context-free part). */
+int v1_fill(rtd_gotrace_dec *d, unsigned type, const struct v1_raw *raw,
+	    struct rtd_gotrace_event *ev);
+const char *v1_str_get(const rtd_gotrace_dec *d, uint64_t id, size_t *len);
+/* Run Go's ordering and validation over the collected refs. */
+int v1_order(rtd_gotrace_dec *d);
+
+#endif

@@ -1,0 +1,580 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * v1.c - the old Go trace format (Go 1.5-1.21): event table, header,
+ * wire reading and argument meaning.
+ *
+ * Facts from Go 1.19's src/internal/trace/parser.go (readTrace, argNum,
+ * parseEvents) and golang/exp trace/internal/oldtrace (1.21).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gotrace/gotrace_int.h"
+
+#define A(...) (const char *const[]){__VA_ARGS__}
+#define D(nm, ver, stk, na, args, ns, sargs) {nm, ver, stk, na, args, ns, sargs}
+
+const struct v1_desc v1_descs[RTD_GO_EV_COUNT] = {
+	[0] = D("None", 1005, false, 0, NULL, 0, NULL),
+	[1] = D("Batch", 1005, false, 2, A("p", "ticks"), 0, NULL),
+	[2] = D("Frequency", 1005, false, 1, A("freq"), 0, NULL),
+	[3] = D("Stack", 1005, false, 2, A("id", "siz"), 0, NULL),
+	[4] = D("Gomaxprocs", 1005, true, 1, A("procs"), 0, NULL),
+	[5] = D("ProcStart", 1005, false, 1, A("thread"), 0, NULL),
+	[6] = D("ProcStop", 1005, false, 0, NULL, 0, NULL),
+	[7] = D("GCStart", 1005, true, 1, A("seq"), 0, NULL),
+	[8] = D("GCDone", 1005, false, 0, NULL, 0, NULL),
+	[9] = D("GCSTWStart", 1005, false, 1, A("kindid"), 1, A("kind")),
+	[10] = D("GCSTWDone", 1005, false, 0, NULL, 0, NULL),
+	[11] = D("GCSweepStart", 1005, true, 0, NULL, 0, NULL),
+	[12] = D("GCSweepDone", 1005, false, 2, A("swept", "reclaimed"), 0, NULL),
+	[13] = D("GoCreate", 1005, true, 2, A("g", "stack"), 0, NULL),
+	[14] = D("GoStart", 1005, false, 2, A("g", "seq"), 0, NULL),
+	[15] = D("GoEnd", 1005, false, 0, NULL, 0, NULL),
+	[16] = D("GoStop", 1005, true, 0, NULL, 0, NULL),
+	[17] = D("GoSched", 1005, true, 0, NULL, 0, NULL),
+	[18] = D("GoPreempt", 1005, true, 0, NULL, 0, NULL),
+	[19] = D("GoSleep", 1005, true, 0, NULL, 0, NULL),
+	[20] = D("GoBlock", 1005, true, 0, NULL, 0, NULL),
+	[21] = D("GoUnblock", 1005, true, 2, A("g", "seq"), 0, NULL),
+	[22] = D("GoBlockSend", 1005, true, 0, NULL, 0, NULL),
+	[23] = D("GoBlockRecv", 1005, true, 0, NULL, 0, NULL),
+	[24] = D("GoBlockSelect", 1005, true, 0, NULL, 0, NULL),
+	[25] = D("GoBlockSync", 1005, true, 0, NULL, 0, NULL),
+	[26] = D("GoBlockCond", 1005, true, 0, NULL, 0, NULL),
+	[27] = D("GoBlockNet", 1005, true, 0, NULL, 0, NULL),
+	[28] = D("GoSysCall", 1005, true, 0, NULL, 0, NULL),
+	[29] = D("GoSysExit", 1005, false, 3, A("g", "seq", "ts"), 0, NULL),
+	[30] = D("GoSysBlock", 1005, false, 0, NULL, 0, NULL),
+	[31] = D("GoWaiting", 1005, false, 1, A("g"), 0, NULL),
+	[32] = D("GoInSyscall", 1005, false, 1, A("g"), 0, NULL),
+	[33] = D("HeapAlloc", 1005, false, 1, A("mem"), 0, NULL),
+	[34] = D("HeapGoal", 1005, false, 1, A("mem"), 0, NULL),
+	[35] = D("TimerGoroutine", 1005, false, 1, A("g"), 0, NULL),
+	[36] = D("FutileWakeup", 1005, false, 0, NULL, 0, NULL),
+	[37] = D("String", 1007, false, 0, NULL, 0, NULL),
+	[38] = D("GoStartLocal", 1007, false, 1, A("g"), 0, NULL),
+	[39] = D("GoUnblockLocal", 1007, true, 1, A("g"), 0, NULL),
+	[40] = D("GoSysExitLocal", 1007, false, 2, A("g", "ts"), 0, NULL),
+	[41] = D("GoStartLabel", 1008, false, 3, A("g", "seq", "labelid"), 1, A("label")),
+	[42] = D("GoBlockGC", 1008, true, 0, NULL, 0, NULL),
+	[43] = D("GCMarkAssistStart", 1009, true, 0, NULL, 0, NULL),
+	[44] = D("GCMarkAssistDone", 1009, false, 0, NULL, 0, NULL),
+	[45] = D("UserTaskCreate", 1011, true, 3, A("taskid", "pid", "typeid"), 1, A("name")),
+	[46] = D("UserTaskEnd", 1011, true, 1, A("taskid"), 0, NULL),
+	[47] = D("UserRegion", 1011, true, 3, A("taskid", "mode", "typeid"), 1, A("name")),
+	[48] = D("UserLog", 1011, true, 2, A("id", "keyid"), 2, A("category", "message")),
+	[49] = D("CPUSample", 1019, true, 3, A("ts", "p", "g"), 0, NULL),
+};
+
+static const char *const batch15_args[] = {"p", "seq", "ticks"};
+static const char *const freq15_args[] = {"freq", "unused"};
+static const char *const timer15_args[] = {"g", "unused"};
+
+/* Go 1.21's stop-the-world reasons (runtime stwReason strings). */
+static const char *const stw121[] = {
+	"unknown", "GC mark termination", "GC sweep termination",
+	"write heap dump", "goroutine profile", "goroutine profile cleanup",
+	"all goroutines stack trace", "read mem stats", "AllThreadsSyscall",
+	"GOMAXPROCS", "start trace", "stop trace", "CountPagesInUse (test)",
+	"ReadMetricsSlow (test)", "ReadMemStatsSlow (test)",
+	"PageCachePagesLeaked (test)", "ResetDebugLog (test)",
+};
+
+const char *rtd_gotrace_type_name(unsigned type)
+{
+	return type < RTD_GO_EV_COUNT && type ? v1_descs[type].name : NULL;
+}
+
+int rtd_gotrace_type_lookup(const char *name)
+{
+	for (unsigned i = 1; i < RTD_GO_EV_COUNT; i++)
+		if (strcmp(v1_descs[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+int v1_parse_header(const uint8_t *b)
+{
+	static const char tail[] = " trace\0\0\0\0";
+	if (b[0] != 'g' || b[1] != 'o' || b[2] != ' ' || b[3] < '1' ||
+	    b[3] > '9' || b[4] != '.' || b[5] < '1' || b[5] > '9')
+		return -1;
+	int ver = b[5] - '0';
+	int i = 0;
+	for (; i < 2 && b[6 + i] >= '0' && b[6 + i] <= '9'; i++)
+		ver = ver * 10 + (b[6 + i] - '0');
+	ver += (b[3] - '0') * 1000;
+	if (memcmp(b + 6 + i, tail, (size_t)(10 - i)) != 0)
+		return -1;
+	return ver;
+}
+
+int v1_argnum(unsigned typ, int ver)
+{
+	const struct v1_desc *desc = &v1_descs[typ];
+	if (typ == RTD_GO_EV_STACK)
+		return -1;
+	int n = (int)desc->nargs + (desc->stack ? 1 : 0);
+	switch (typ) {
+	case RTD_GO_EV_BATCH:
+	case RTD_GO_EV_FREQUENCY:
+	case RTD_GO_EV_TIMER_GOROUTINE:
+		return ver < 1007 ? n + 1 : n;
+	}
+	n++; /* timestamp */
+	if (ver < 1007)
+		n++; /* sequence */
+	switch (typ) {
+	case RTD_GO_EV_GC_SWEEP_DONE:
+		if (ver < 1009)
+			n -= 2;
+		break;
+	case RTD_GO_EV_GC_START:
+	case RTD_GO_EV_GO_START:
+	case RTD_GO_EV_GO_UNBLOCK:
+		if (ver < 1007)
+			n--;
+		break;
+	case RTD_GO_EV_GC_STW_START:
+		if (ver < 1010)
+			n--;
+		break;
+	}
+	return n;
+}
+
+int v1_fail(rtd_gotrace_dec *d, int err, uint64_t off, const char *fmt, ...)
+{
+	if (d->err)
+		return d->err;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(d->errmsg, sizeof(d->errmsg), fmt, ap);
+	va_end(ap);
+	d->err = err;
+	d->erroff = off;
+	return err;
+}
+
+static int args_reserve(rtd_gotrace_dec *d, size_t n)
+{
+	if (n <= d->args_cap)
+		return 0;
+	size_t nc = d->args_cap ? d->args_cap * 2 : 64;
+	while (nc < n)
+		nc *= 2;
+	uint64_t *a = realloc(d->args, nc * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	d->args = a;
+	d->args_cap = nc;
+	return 0;
+}
+
+/* 0: need more input (not at the end), else the error. */
+static int incomplete(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off,
+		      const char *what)
+{
+	if (r->err == -RTD_E_TRUNCATED && !d->finished)
+		return 0;
+	if (r->err == -RTD_E_TRUNCATED)
+		return v1_fail(d, -RTD_E_TRUNCATED, off,
+			       "trace ends inside %s at offset %llu", what,
+			       (unsigned long long)off);
+	return v1_fail(d, r->err ? r->err : -RTD_E_GO_EVENT, off,
+		       "bad varint in %s at offset %llu", what,
+		       (unsigned long long)off);
+}
+
+int v1_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v1_raw *raw)
+{
+	int ver = d->ver;
+	uint8_t b = rd_u8(r);
+	if (!rd_ok(r))
+		return incomplete(d, r, off, "an event");
+	unsigned typ = b & 0x3f;
+	unsigned narg = (unsigned)(b >> 6) + 1;
+	unsigned inline_args = 4;
+	if (ver < 1007) {
+		narg++;
+		inline_args++;
+	}
+	if (typ == RTD_GO_EV_NONE || typ >= RTD_GO_EV_COUNT ||
+	    v1_descs[typ].minver > ver)
+		return v1_fail(d, -RTD_E_GO_EVENT, off,
+			       "unknown event type %u at offset %llu", typ,
+			       (unsigned long long)off);
+	raw->off = off;
+	raw->typ = typ;
+	raw->nargs = 0;
+	raw->s = NULL;
+	raw->slen = 0;
+	if (args_reserve(d, 8) < 0)
+		return v1_fail(d, -ENOMEM, off, "out of memory");
+	raw->args = d->args;
+	if (typ == RTD_GO_EV_STRING) {
+		uint64_t id = rd_varuint(r);
+		uint64_t len = rd_varuint(r);
+		if (!rd_ok(r))
+			return incomplete(d, r, off, "a string");
+		if (id == 0)
+			return v1_fail(d, -RTD_E_GO_EVENT, off,
+				       "string at offset %llu has invalid id 0",
+				       (unsigned long long)off);
+		if (len == 0)
+			return v1_fail(d, -RTD_E_GO_EVENT, off,
+				       "string at offset %llu has invalid length 0",
+				       (unsigned long long)off);
+		if (len > RTD_GOTRACE_MAX_STRING)
+			return v1_fail(d, -RTD_E_CAP, off,
+				       "string at offset %llu has too large length %llu (limit %u)",
+				       (unsigned long long)off,
+				       (unsigned long long)len,
+				       RTD_GOTRACE_MAX_STRING);
+		if (!rd_bytes(r, (size_t)len, &raw->s))
+			return incomplete(d, r, off, "a string");
+		raw->slen = (size_t)len;
+		raw->args[0] = id;
+		raw->args[1] = len;
+		raw->nargs = 2;
+		return 1;
+	}
+	if (narg < inline_args) {
+		for (unsigned i = 0; i < narg; i++)
+			raw->args[i] = rd_varuint(r);
+		if (!rd_ok(r))
+			return incomplete(d, r, off, "an event");
+		raw->nargs = narg;
+	} else {
+		uint64_t len = rd_varuint(r);
+		if (!rd_ok(r))
+			return incomplete(d, r, off, "an event");
+		if (len > RTD_GOTRACE_MAX_EVENT_BYTES)
+			return v1_fail(d, -RTD_E_CAP, off,
+				       "event %u at offset %llu is %llu bytes long (limit %u)",
+				       typ, (unsigned long long)off,
+				       (unsigned long long)len,
+				       RTD_GOTRACE_MAX_EVENT_BYTES);
+		rtd_rd sub;
+		if (!rd_sub(r, (size_t)len, &sub))
+			return incomplete(d, r, off, "an event");
+		unsigned n = 0;
+		while (rd_left(&sub) > 0) {
+			if (n >= d->args_cap && args_reserve(d, n + 1) < 0)
+				return v1_fail(d, -ENOMEM, off, "out of memory");
+			d->args[n++] = rd_varuint(&sub);
+			if (!rd_ok(&sub))
+				return v1_fail(d, -RTD_E_GO_EVENT, off,
+					       "event has wrong length at offset %llu: want %llu, argument runs past it",
+					       (unsigned long long)off,
+					       (unsigned long long)len);
+		}
+		raw->args = d->args;
+		raw->nargs = n;
+		if (typ == RTD_GO_EV_USER_LOG) {
+			uint64_t slen = rd_varuint(r);
+			if (!rd_ok(r))
+				return incomplete(d, r, off, "a log message");
+			if (slen > RTD_GOTRACE_MAX_STRING)
+				return v1_fail(d, -RTD_E_CAP, off,
+					       "log message at offset %llu is too large (len=%llu, limit %u)",
+					       (unsigned long long)off,
+					       (unsigned long long)slen,
+					       RTD_GOTRACE_MAX_STRING);
+			if (!rd_bytes(r, (size_t)slen, &raw->s))
+				return incomplete(d, r, off, "a log message");
+			raw->slen = (size_t)slen;
+		}
+	}
+	/* Check the argument count now: Go's parseEvents does the same. */
+	int want = v1_argnum(typ, ver);
+	if (typ == RTD_GO_EV_STACK) {
+		if (raw->nargs < 2)
+			return v1_fail(d, -RTD_E_GO_EVENT, off,
+				       "EvStack has wrong number of arguments at offset %llu: want at least 2, got %u",
+				       (unsigned long long)off, raw->nargs);
+		uint64_t size = raw->args[1];
+		if (size > RTD_GOTRACE_MAX_FRAMES)
+			return v1_fail(d, -RTD_E_GO_EVENT, off,
+				       "EvStack has bad number of frames at offset %llu: %llu",
+				       (unsigned long long)off,
+				       (unsigned long long)size);
+		uint64_t w = ver < 1007 ? 2 + size : 2 + 4 * size;
+		if (raw->nargs != w)
+			return v1_fail(d, -RTD_E_GO_EVENT, off,
+				       "EvStack has wrong number of arguments at offset %llu: want %llu, got %u",
+				       (unsigned long long)off,
+				       (unsigned long long)w, raw->nargs);
+	} else if ((int)raw->nargs != want) {
+		return v1_fail(d, -RTD_E_GO_EVENT, off,
+			       "%s has wrong number of arguments at offset %llu: want %d, got %u",
+			       v1_descs[typ].name, (unsigned long long)off,
+			       want, raw->nargs);
+	}
+	return 1;
+}
+
+const char *v1_str_get(const rtd_gotrace_dec *d, uint64_t id, size_t *len)
+{
+	void *v;
+	if (!rtd_map_get(&d->strings, id, &v)) {
+		if (len)
+			*len = 0;
+		return NULL;
+	}
+	struct v1_str *s = v;
+	if (len)
+		*len = s->len;
+	return s->s;
+}
+
+static void set_sarg(const rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
+		     unsigned i, uint64_t id)
+{
+	size_t n;
+	const char *s = v1_str_get(d, id, &n);
+	ev->sargs[i] = s ? s : "";
+	ev->sarg_lens[i] = s ? n : 0;
+}
+
+int v1_fill(rtd_gotrace_dec *d, unsigned type, const struct v1_raw *raw,
+	    struct rtd_gotrace_event *ev)
+{
+	const struct v1_desc *desc = &v1_descs[type];
+	ev->type = type;
+	ev->name = desc->name;
+	ev->off = raw->off;
+	ev->stack = 0;
+	ev->nsargs = 0;
+	ev->sargnames = desc->sargs;
+	ev->nraw = raw->nargs;
+	ev->raw = raw->args;
+	ev->str_id = 0;
+	ev->str = NULL;
+	ev->str_len = 0;
+	ev->nframes = 0;
+	ev->frames = NULL;
+	memset(ev->args, 0, sizeof(ev->args));
+	ev->argnames = desc->args;
+	ev->nargs = desc->nargs;
+	switch (type) {
+	case RTD_GO_EV_BATCH:
+	case RTD_GO_EV_FREQUENCY:
+	case RTD_GO_EV_TIMER_GOROUTINE:
+		ev->nargs = raw->nargs;
+		for (unsigned i = 0; i < raw->nargs && i < RTD_GOTRACE_MAX_ARGS; i++)
+			ev->args[i] = raw->args[i];
+		if (d->ver < 1007)
+			ev->argnames = type == RTD_GO_EV_BATCH ? batch15_args
+				       : type == RTD_GO_EV_FREQUENCY ? freq15_args
+								     : timer15_args;
+		return 0;
+	case RTD_GO_EV_STRING:
+		ev->nargs = 0;
+		ev->str_id = raw->args[0];
+		ev->str = (const char *)raw->s;
+		ev->str_len = raw->slen;
+		return 0;
+	case RTD_GO_EV_STACK: {
+		ev->args[0] = raw->args[0];
+		ev->args[1] = raw->args[1];
+		size_t n = (size_t)raw->args[1];
+		if (n > d->frames_cap) {
+			struct rtd_gotrace_frame *f =
+				realloc(d->frames, n * sizeof(*f));
+			if (!f)
+				return -ENOMEM;
+			d->frames = f;
+			d->frames_cap = n;
+		}
+		for (size_t i = 0; i < n; i++) {
+			struct rtd_gotrace_frame *f = &d->frames[i];
+			memset(f, 0, sizeof(*f));
+			if (d->ver < 1007) {
+				f->pc = raw->args[2 + i];
+			} else {
+				f->pc = raw->args[2 + i * 4];
+				f->fn_id = raw->args[2 + i * 4 + 1];
+				f->file_id = raw->args[2 + i * 4 + 2];
+				f->line = raw->args[2 + i * 4 + 3];
+			}
+			const char *s = v1_str_get(d, f->fn_id, NULL);
+			f->fn = s ? s : "";
+			s = v1_str_get(d, f->file_id, NULL);
+			f->file = s ? s : "";
+		}
+		ev->nframes = n;
+		ev->frames = d->frames;
+		return 0;
+	}
+	}
+	unsigned argoff = d->ver < 1007 ? 2 : 1;
+	unsigned narg = raw->nargs;
+	for (unsigned i = argoff; i < narg; i++) {
+		if (i == narg - 1 && desc->stack)
+			ev->stack = raw->args[i];
+		else if (i - argoff < RTD_GOTRACE_MAX_ARGS)
+			ev->args[i - argoff] = raw->args[i];
+	}
+	switch (type) {
+	case RTD_GO_EV_GO_START_LABEL:
+		ev->nsargs = 1;
+		set_sarg(d, ev, 0, ev->args[2]);
+		break;
+	case RTD_GO_EV_GC_STW_START: {
+		uint64_t k = ev->args[0];
+		ev->nsargs = 1;
+		if (d->ver >= 1021) {
+			ev->sargs[0] = k < sizeof(stw121) / sizeof(stw121[0])
+					       ? stw121[k]
+					       : "unknown";
+		} else if (k == 0) {
+			ev->sargs[0] = "mark termination";
+		} else if (k == 1) {
+			ev->sargs[0] = "sweep termination";
+		} else {
+			return v1_fail(d, -RTD_E_GO_EVENT, raw->off,
+				       "unknown STW kind %llu at offset %llu",
+				       (unsigned long long)k,
+				       (unsigned long long)raw->off);
+		}
+		ev->sarg_lens[0] = strlen(ev->sargs[0]);
+		break;
+	}
+	case RTD_GO_EV_USER_TASK_CREATE:
+	case RTD_GO_EV_USER_REGION:
+		ev->nsargs = 1;
+		set_sarg(d, ev, 0, ev->args[2]);
+		break;
+	case RTD_GO_EV_USER_LOG: {
+		ev->nsargs = 2;
+		set_sarg(d, ev, 0, ev->args[1]);
+		rtd_buf_reset(&d->sbuf);
+		int rc = rtd_buf_append(&d->sbuf, raw->s ? raw->s : (const uint8_t *)"",
+					raw->slen);
+		if (rc < 0)
+			return v1_fail(d, rc, raw->off, "log message: %s",
+				       rtd_strerror(rc));
+		ev->sargs[1] = rtd_buf_cstr(&d->sbuf);
+		ev->sarg_lens[1] = raw->slen;
+		break;
+	}
+	}
+	return 0;
+}
+
+/* ---- a small u64 -> value map ---- */
+
+void v1_tab_init(struct v1_tab *t, size_t vsz, size_t max)
+{
+	memset(t, 0, sizeof(*t));
+	t->vsz = vsz;
+	t->max = max;
+}
+
+void v1_tab_free(struct v1_tab *t)
+{
+	free(t->keys);
+	free(t->used);
+	free(t->vals);
+	t->keys = NULL;
+	t->used = NULL;
+	t->vals = NULL;
+	t->n = t->cap = 0;
+}
+
+static size_t tab_slot(const struct v1_tab *t, uint64_t key, bool *found)
+{
+	size_t mask = t->cap - 1;
+	size_t i = (size_t)rtd_hash_u64(key) & mask;
+	size_t tomb = SIZE_MAX;
+	for (;;) {
+		if (t->used[i] == 0) {
+			*found = false;
+			return tomb != SIZE_MAX ? tomb : i;
+		}
+		if (t->used[i] == 1 && t->keys[i] == key) {
+			*found = true;
+			return i;
+		}
+		if (t->used[i] == 2 && tomb == SIZE_MAX)
+			tomb = i;
+		i = (i + 1) & mask;
+	}
+}
+
+static int tab_grow(struct v1_tab *t)
+{
+	size_t nc = t->cap ? t->cap : 64;
+	if (t->n * 2 >= nc)
+		nc *= 2;
+	struct v1_tab nt = *t;
+	nt.cap = nc;
+	nt.n = 0;
+	nt.tomb = 0;
+	nt.keys = malloc(nc * sizeof(uint64_t));
+	nt.used = calloc(nc, 1);
+	nt.vals = malloc(nc * t->vsz);
+	if (!nt.keys || !nt.used || !nt.vals) {
+		free(nt.keys);
+		free(nt.used);
+		free(nt.vals);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < t->cap; i++) {
+		if (t->used[i] != 1)
+			continue;
+		bool f;
+		size_t j = tab_slot(&nt, t->keys[i], &f);
+		nt.keys[j] = t->keys[i];
+		nt.used[j] = 1;
+		memcpy(nt.vals + j * t->vsz, t->vals + i * t->vsz, t->vsz);
+		nt.n++;
+	}
+	v1_tab_free(t);
+	*t = nt;
+	return 0;
+}
+
+void *v1_tab_get(struct v1_tab *t, uint64_t key, bool create, bool *created)
+{
+	bool found = false;
+	if (created)
+		*created = false;
+	if (t->cap) {
+		size_t i = tab_slot(t, key, &found);
+		if (found)
+			return t->vals + i * t->vsz;
+	}
+	if (!create)
+		return NULL;
+	if (t->max && t->n >= t->max)
+		return NULL;
+	if ((t->n + t->tomb + 1) * 10 >= t->cap * 7 && tab_grow(t) < 0)
+		return NULL;
+	size_t i = tab_slot(t, key, &found);
+	t->keys[i] = key;
+	t->used[i] = 1;
+	memset(t->vals + i * t->vsz, 0, t->vsz);
+	t->n++;
+	if (created)
+		*created = true;
+	return t->vals + i * t->vsz;
+}
+
+void v1_tab_del(struct v1_tab *t, uint64_t key)
+{
+	if (!t->cap)
+		return;
+	bool found;
+	size_t i = tab_slot(t, key, &found);
+	if (found) {
+		t->used[i] = 2;
+		t->n--;
+		t->tomb++;
+	}
+}

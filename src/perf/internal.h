@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/* internal.h - the perf module's private structures and helpers. */
+#ifndef RTD_PERF_INTERNAL_H
+#define RTD_PERF_INTERNAL_H
+
+#include <linux/perf_event.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/map.h"
+#include "perf/record.h"
+#include "rtdiag/perf.h"
+
+struct tep_handle;
+struct tracefs_dynevent;
+
+/* Caps on what comes from the system or the caller. */
+#define PERF_MAX_CPUS 4096          /* rings */
+#define PERF_MAX_TARGETS 4096       /* threads or cgroups in scope */
+#define PERF_MAX_FORMAT (256u << 10) /* one tracefs format file */
+#define PERF_MAX_IDS (1u << 20)     /* kernel event ids of one monitor */
+#define PERF_MAX_RING_PAGES (1u << 16)
+
+/* One ring per online CPU. */
+struct perf_ring {
+	int cpu;
+	int fd;                 /* the descriptor the ring is mapped from */
+	void *base;             /* control page + data pages */
+	size_t map_len;
+	uint8_t *data;
+	uint64_t size;          /* data bytes, a power of two */
+	uint64_t head;          /* data_head as read this round */
+	uint64_t tail;          /* our read position (data_tail written back) */
+	uint8_t *scratch;       /* a record that wraps the end, copied out */
+	uint64_t lost;
+	/* the next undelivered record */
+	bool has_next;
+	uint16_t next_size;
+	const uint8_t *next;
+	uint64_t next_ts;
+	bool hup;
+};
+
+struct rtd_perf_event {
+	struct rtd_perf_monitor *m;
+	struct rtd_perf_event *next;       /* the monitor's list */
+	struct rtd_perf_event *leader;     /* counter group leader, or self */
+	enum rtd_perf_event_kind kind;
+	char *name;
+	char *symbol;                      /* probes: what the user asked for */
+	struct perf_event_attr attr;
+	struct perf_layout lay;
+	unsigned ts_off;                   /* offset of TIME in a sample */
+	int *fds;                          /* one per (target, cpu), -1 absent */
+	uint64_t *ids;                     /* kernel id of each fd */
+	int *fd_ring;                      /* ring index of each fd, -1 none */
+	size_t nfds;
+	/* tracepoint fields: common ones first */
+	struct rtd_perf_field *fields;
+	unsigned nfields_all, ncommon;
+	/* tracefs dynamic event this event created, removed on close */
+	struct tracefs_dynevent *dyn;
+	unsigned nmembers;                 /* counters: group size (leader) */
+};
+
+struct rtd_perf_monitor {
+	struct rtd_perf_opts opts;         /* copied; pointers below */
+	unsigned flags;
+	/* scope: targets are tids, cgroup fds, or one -1 (system-wide) */
+	int *targets;
+	size_t ntargets;
+	bool cgroup_scope;
+	int *cpus;
+	unsigned ncpus;
+	struct perf_ring *rings;
+	bool rings_ready;
+	unsigned ring_pages;
+	unsigned wakeup_bytes;
+	unsigned max_latency_ms;
+	struct perf_event_attr defattr;
+	bool have_defattr;
+	struct perf_layout base_lay;       /* the sample_id layout all share */
+	int stop_fd;
+	atomic_int stop_req;
+	atomic_int running;
+	struct tep_handle *tep;
+	char tracefs[PATH_MAX];
+	char cgroup2[PATH_MAX];
+	char cgroup1[PATH_MAX];
+	char pmu_dir[PATH_MAX];
+	char probe_group[32];              /* "rtdiag_<pid>" */
+	rtd_map ids;                       /* kernel id -> event */
+	struct rtd_perf_event *events;
+	unsigned probe_seq;
+	char errmsg[1024];
+	struct rtd_perf_stats st;
+};
+
+/* monitor.c */
+int perf_set_err(struct rtd_perf_monitor *m, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int perf_event_open_all(struct rtd_perf_monitor *m, struct rtd_perf_event *ev);
+struct rtd_perf_event *perf_event_alloc(struct rtd_perf_monitor *m,
+					enum rtd_perf_event_kind kind,
+					const char *name);
+void perf_event_destroy(struct rtd_perf_event *ev);
+int perf_add_tracepoint_named(struct rtd_perf_monitor *m, const char *sys,
+			      const char *name, const char *filter,
+			      struct rtd_perf_event *ev);
+
+/* sysfs.c: reading the system's description of itself */
+int perf_parse_cpulist(const char *s, int *cpus, unsigned max,
+		       unsigned *n);
+int perf_online_cpus(int **cpus, unsigned *n);
+int perf_find_mount(const char *mountinfo, const char *fstype,
+		    const char *option, char *out, size_t outlen);
+int perf_pmu_type(const char *pmu_dir, const char *pmu, uint32_t *type);
+int perf_pmu_format_bit(const char *pmu_dir, const char *pmu,
+			const char *name, unsigned *bit);
+int perf_read_small_file(const char *path, char *buf, size_t len);
+
+/* tpfield.c: tracepoint formats and field decoding */
+int perf_fields_from_format(struct tep_handle *tep, const char *sys,
+			    const char *buf, size_t len, int *id,
+			    struct rtd_perf_field **fields, unsigned *nall,
+			    unsigned *ncommon);
+void perf_fields_free(struct rtd_perf_field *f, unsigned n);
+int perf_field_decode(const struct rtd_perf_field *f, const uint8_t *raw,
+		      size_t raw_size, struct rtd_perf_value *v);
+int perf_tracepoint_load(struct rtd_perf_monitor *m, struct rtd_perf_event *ev,
+			 const char *sys, const char *name);
+
+/* probe.c */
+int perf_elf_sym_offset(const char *path, const char *sym, uint64_t vaddr,
+			uint64_t *off);
+int perf_probe_cleanup_stale(const char *tracefs);
+struct perf_probe_plan {
+	bool use_pmu;             /* no fetch args: perf's uprobe/kprobe PMU */
+	char event[64];           /* tracefs event name */
+	char location[PATH_MAX + 64]; /* uprobe: "PATH:0xOFF", kprobe: "SYM+OFF" */
+	uint64_t file_offset;     /* uprobe */
+	char display[256];        /* symbol shown on each line */
+};
+int perf_probe_plan(const struct rtd_perf_probe *p, unsigned seq,
+		    struct perf_probe_plan *plan);
+int perf_probe_pmu_attr(const char *pmu_dir, const struct rtd_perf_probe *p,
+			const struct perf_probe_plan *plan,
+			struct perf_event_attr *attr);
+
+/* counter.c */
+int perf_counter_attr(const char *pmu_dir, const char *name,
+		      struct perf_event_attr *attr);
+
+#endif /* RTD_PERF_INTERNAL_H */

@@ -1,0 +1,500 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * probe.c - uprobes, uretprobes, kprobes and kretprobes.
+ *
+ * Two forms. With fetch arguments the probe is a tracefs dynamic event
+ * (created with libtracefs in the group "rtdiag_<pid>", read as a
+ * tracepoint, removed on close; groups of dead rtdiag processes are
+ * removed when a monitor starts). Without, perf's uprobe/kprobe PMU takes
+ * the location in attr.config1/config2 and nothing is left in tracefs.
+ *
+ * A uprobe's location is a file offset. A symbol's value is a virtual
+ * address; the file offset is vaddr - p_vaddr + p_offset of the PT_LOAD
+ * segment holding it (not the address itself, which is only right when a
+ * segment's address equals its offset).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <tracefs/tracefs.h>
+
+#include "perf/internal.h"
+
+void rtd_perf_probe_clear(struct rtd_perf_probe *p)
+{
+	if (!p)
+		return;
+	free(p->target);
+	free(p->symbol);
+	free(p->fetchargs);
+	free(p->name);
+	memset(p, 0, sizeof(*p));
+}
+
+static bool sym_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '@' ||
+	       c == '$';
+}
+
+static int parse_num(const char *s, uint64_t *v)
+{
+	char *end;
+	if (!*s || !isdigit((unsigned char)*s))
+		return -RTD_E_INVAL;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -RTD_E_INVAL;
+	*v = x;
+	return 0;
+}
+
+int rtd_perf_probe_parse(enum rtd_perf_event_kind kind, const char *spec,
+			 struct rtd_perf_probe *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!spec || (kind != RTD_PERF_UPROBE && kind != RTD_PERF_KPROBE))
+		return -RTD_E_INVAL;
+	while (isspace((unsigned char)*spec))
+		spec++;
+	size_t loclen = strcspn(spec, " \t");
+	const char *args = spec + loclen;
+	while (isspace((unsigned char)*args))
+		args++;
+	char *loc = strndup(spec, loclen);
+	if (!loc)
+		return -ENOMEM;
+	out->kind = kind;
+	int r = 0;
+	char *what = loc;
+	if (kind == RTD_PERF_UPROBE) {
+		char *c = strrchr(loc, ':');
+		if (!c || c == loc || !c[1]) {
+			r = -RTD_E_INVAL;
+			goto out;
+		}
+		*c = 0;
+		out->target = strdup(loc);
+		what = c + 1;
+	}
+	size_t wl = strlen(what);
+	if (wl > 7 && !strcmp(what + wl - 7, "%return")) {
+		out->retprobe = true;
+		what[wl - 7] = 0;
+	}
+	if (isdigit((unsigned char)what[0])) {
+		r = parse_num(what, &out->addr);
+	} else {
+		char *plus = strchr(what, '+');
+		if (plus) {
+			*plus = 0;
+			r = parse_num(plus + 1, &out->offset);
+		}
+		if (!*what)
+			r = -RTD_E_INVAL;
+		for (const char *p = what; *p && !r; p++)
+			if (!sym_char(*p))
+				r = -RTD_E_INVAL;
+		if (!r)
+			out->symbol = strdup(what);
+	}
+	if (!r && *args)
+		out->fetchargs = strdup(args);
+	if (!r && ((kind == RTD_PERF_UPROBE && !out->target) ||
+		   (*args && !out->fetchargs)))
+		r = -ENOMEM;
+out:
+	free(loc);
+	if (r)
+		rtd_perf_probe_clear(out);
+	return r;
+}
+
+/* ---- ELF: symbol to file offset -------------------------------------------- */
+
+static int sym_vaddr(Elf *elf, const char *sym, uint64_t *vaddr)
+{
+	Elf_Scn *scn = NULL;
+	int found = 0;
+	/* .symtab first (it has local functions too), then .dynsym */
+	for (int pass = 0; pass < 2 && !found; pass++) {
+		Elf64_Word want = pass == 0 ? SHT_SYMTAB : SHT_DYNSYM;
+		scn = NULL;
+		while ((scn = elf_nextscn(elf, scn)) && !found) {
+			GElf_Shdr sh;
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != want ||
+			    !sh.sh_entsize)
+				continue;
+			Elf_Data *data = elf_getdata(scn, NULL);
+			if (!data)
+				continue;
+			size_t n = sh.sh_size / sh.sh_entsize;
+			for (size_t i = 0; i < n; i++) {
+				GElf_Sym s;
+				if (!gelf_getsym(data, (int)i, &s))
+					break;
+				if (s.st_shndx == SHN_UNDEF || !s.st_value)
+					continue;
+				int t = GELF_ST_TYPE(s.st_info);
+				if (t != STT_FUNC && t != STT_GNU_IFUNC &&
+				    t != STT_NOTYPE)
+					continue;
+				const char *nm =
+					elf_strptr(elf, sh.sh_link, s.st_name);
+				if (nm && !strcmp(nm, sym)) {
+					*vaddr = s.st_value;
+					found = 1;
+					break;
+				}
+			}
+		}
+	}
+	return found ? 0 : -RTD_E_NOTFOUND;
+}
+
+int perf_elf_sym_offset(const char *path, const char *sym, uint64_t vaddr,
+			uint64_t *off)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -RTD_E_UNSUPPORTED;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	int r = -RTD_E_FORMAT;
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		goto out;
+	if (sym && (r = sym_vaddr(elf, sym, &vaddr)))
+		goto out;
+	size_t nph;
+	r = -RTD_E_FORMAT;
+	if (elf_getphdrnum(elf, &nph) != 0)
+		goto out;
+	r = -RTD_E_NOTFOUND;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (vaddr >= ph.p_vaddr && vaddr - ph.p_vaddr < ph.p_filesz) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			r = 0;
+			break;
+		}
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return r;
+}
+
+/* ---- tracefs names and strings ---------------------------------------------- */
+
+int perf_probe_plan(const struct rtd_perf_probe *p, unsigned seq,
+		    struct perf_probe_plan *plan)
+{
+	memset(plan, 0, sizeof(*plan));
+	plan->use_pmu = !p->fetchargs;
+	char base[48];
+	if (p->name)
+		snprintf(base, sizeof(base), "%s", p->name);
+	else if (p->symbol)
+		snprintf(base, sizeof(base), "%s", p->symbol);
+	else
+		snprintf(base, sizeof(base), "%s_%llx",
+			 p->kind == RTD_PERF_UPROBE ? "off" : "addr",
+			 (unsigned long long)p->addr);
+	for (char *c = base; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_')
+			*c = '_';
+	if (isdigit((unsigned char)base[0]))
+		base[0] = '_';
+	snprintf(plan->event, sizeof(plan->event), "%s%s", base,
+		 p->retprobe ? "_ret" : "");
+	if (seq) {
+		size_t l = strlen(plan->event);
+		snprintf(plan->event + l, sizeof(plan->event) - l, "_%u", seq);
+	}
+	if (p->symbol && p->offset)
+		snprintf(plan->display, sizeof(plan->display), "%s+0x%llx%s",
+			 p->symbol, (unsigned long long)p->offset,
+			 p->retprobe ? "%return" : "");
+	else if (p->symbol)
+		snprintf(plan->display, sizeof(plan->display), "%s%s",
+			 p->symbol, p->retprobe ? "%return" : "");
+	else
+		snprintf(plan->display, sizeof(plan->display), "0x%llx%s",
+			 (unsigned long long)p->addr,
+			 p->retprobe ? "%return" : "");
+	if (p->kind == RTD_PERF_UPROBE) {
+		if (!p->target)
+			return -RTD_E_INVAL;
+		uint64_t off;
+		/* a number is a virtual address as nm/objdump print it */
+		int r = perf_elf_sym_offset(p->target, p->symbol, p->addr, &off);
+		if (r)
+			return r;
+		plan->file_offset = off + p->offset;
+		snprintf(plan->location, sizeof(plan->location), "%s:0x%llx",
+			 p->target, (unsigned long long)plan->file_offset);
+	} else if (p->kind == RTD_PERF_KPROBE) {
+		if (p->symbol)
+			snprintf(plan->location, sizeof(plan->location),
+				 "%s+%llu", p->symbol,
+				 (unsigned long long)p->offset);
+		else
+			snprintf(plan->location, sizeof(plan->location),
+				 "0x%llx",
+				 (unsigned long long)(p->addr + p->offset));
+	} else {
+		return -RTD_E_INVAL;
+	}
+	return 0;
+}
+
+int perf_probe_pmu_attr(const char *pmu_dir, const struct rtd_perf_probe *p,
+			const struct perf_probe_plan *plan,
+			struct perf_event_attr *attr)
+{
+	const char *pmu = p->kind == RTD_PERF_UPROBE ? "uprobe" : "kprobe";
+	uint32_t type;
+	int r = perf_pmu_type(pmu_dir, pmu, &type);
+	if (r)
+		return r;
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = type;
+	if (p->retprobe) {
+		unsigned bit;
+		if ((r = perf_pmu_format_bit(pmu_dir, pmu, "retprobe", &bit)))
+			return r;
+		attr->config |= 1ull << bit;
+	}
+	/* config1/config2: uprobe_path/probe_offset, kprobe_func/probe_offset
+	 * or kprobe_addr (kernel/events/core.c perf_uprobe_init etc.) */
+	if (p->kind == RTD_PERF_UPROBE) {
+		attr->config1 = (uint64_t)(uintptr_t)p->target;
+		attr->config2 = plan->file_offset;
+	} else if (p->symbol) {
+		attr->config1 = (uint64_t)(uintptr_t)p->symbol;
+		attr->config2 = p->offset;
+	} else {
+		attr->config1 = 0;
+		attr->config2 = p->addr + p->offset;
+	}
+	return 0;
+}
+
+/* Remove probes in "rtdiag_<pid>" groups whose process has died. */
+int perf_probe_cleanup_stale(const char *tracefs)
+{
+	(void)tracefs;
+	struct tracefs_dynevent **all = tracefs_dynevent_get_all(
+		TRACEFS_DYNEVENT_UPROBE | TRACEFS_DYNEVENT_URETPROBE |
+			TRACEFS_DYNEVENT_KPROBE | TRACEFS_DYNEVENT_KRETPROBE,
+		NULL);
+	int removed = 0;
+	for (size_t i = 0; all && all[i]; i++) {
+		char *sys = NULL, *event = NULL;
+		tracefs_dynevent_info(all[i], &sys, &event, NULL, NULL, NULL);
+		int pid = 0;
+		char tail = 0;
+		if (sys && sscanf(sys, "rtdiag_%d%c", &pid, &tail) == 1 &&
+		    pid > 0 && pid != getpid() && kill(pid, 0) != 0 &&
+		    errno == ESRCH) {
+			if (tracefs_dynevent_destroy(all[i], true) == 0)
+				removed++;
+		}
+		free(sys);
+		free(event);
+	}
+	tracefs_dynevent_list_free(all);
+	return removed;
+}
+
+static int resolve_target(struct rtd_perf_monitor *m, struct rtd_perf_probe *p)
+{
+	/* a bare name is looked up in PATH, as a shell would */
+	char buf[PATH_MAX];
+	if (!strchr(p->target, '/')) {
+		const char *path = getenv("PATH");
+		bool found = false;
+		while (path && *path && !found) {
+			size_t l = strcspn(path, ":");
+			snprintf(buf, sizeof(buf), "%.*s/%s", (int)l, path,
+				 p->target);
+			found = access(buf, X_OK) == 0;
+			path += l + (path[l] == ':');
+		}
+		if (!found)
+			return perf_set_err(m, -RTD_E_NOTFOUND,
+					    "%s: not found in PATH", p->target);
+	} else {
+		snprintf(buf, sizeof(buf), "%s", p->target);
+	}
+	char *real = realpath(buf, NULL);
+	if (!real)
+		return perf_set_err(m, -RTD_E_NOTFOUND, "%s: %s", buf,
+				    strerror(errno));
+	free(p->target);
+	p->target = real;
+	return 0;
+}
+
+int rtd_perf_monitor_add_probe(struct rtd_perf_monitor *m,
+			       const struct rtd_perf_probe *probe,
+			       struct rtd_perf_event **out)
+{
+	if (out)
+		*out = NULL;
+	if (!m || !probe)
+		return -RTD_E_INVAL;
+	m->errmsg[0] = 0;
+	struct rtd_perf_probe p = *probe;
+	/* own copies: the target is replaced by its real path */
+	p.target = probe->target ? strdup(probe->target) : NULL;
+	p.symbol = probe->symbol ? strdup(probe->symbol) : NULL;
+	p.fetchargs = probe->fetchargs ? strdup(probe->fetchargs) : NULL;
+	p.name = probe->name ? strdup(probe->name) : NULL;
+	struct rtd_perf_event *ev = NULL;
+	struct perf_probe_plan plan;
+	const char *what = p.kind == RTD_PERF_UPROBE ? "uprobe" : "kprobe";
+	int r = 0;
+	if (p.kind == RTD_PERF_UPROBE && (!p.target ||
+					  (r = resolve_target(m, &p))))
+		goto fail;
+	r = perf_probe_plan(&p, m->probe_seq, &plan);
+	if (r) {
+		if (p.kind == RTD_PERF_UPROBE)
+			perf_set_err(m, r, "%s: %s%s: %s", p.target,
+				     p.symbol ? "symbol " : "address ",
+				     plan.display,
+				     r == -RTD_E_NOTFOUND
+					     ? "not found in .symtab or .dynsym "
+					       "(or outside any loaded segment)"
+					     : rtd_strerror(r));
+		goto fail;
+	}
+	m->probe_seq++;
+	char display[300];
+	snprintf(display, sizeof(display), "%s%s%s",
+		 p.kind == RTD_PERF_UPROBE ? p.target : "",
+		 p.kind == RTD_PERF_UPROBE ? ":" : "", plan.display);
+	if (plan.use_pmu) {
+		char name[400];
+		snprintf(name, sizeof(name), "%s:%s",
+			 p.retprobe ? (p.kind == RTD_PERF_UPROBE ? "uretprobe"
+								 : "kretprobe")
+				    : what,
+			 plan.event);
+		ev = perf_event_alloc(m, p.kind, name);
+		if (!ev) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		r = perf_probe_pmu_attr(m->pmu_dir, &p, &plan, &ev->attr);
+		if (r == -RTD_E_PERF_NOTSUPP) {
+			perf_set_err(m, r,
+				     "%s: this kernel has no %s PMU (%s/%s is "
+				     "missing: CONFIG_%s_EVENTS is off)",
+				     display, what, m->pmu_dir, what,
+				     p.kind == RTD_PERF_UPROBE ? "UPROBE"
+							       : "KPROBE");
+			goto fail;
+		}
+		if (r)
+			goto fail;
+		r = perf_event_open_all(m, ev);
+		if (r)
+			goto fail;
+	} else {
+		char evfile[PATH_MAX];
+		snprintf(evfile, sizeof(evfile), "%s/%s_events", m->tracefs,
+			 what);
+		if (!m->tracefs[0] || access(evfile, W_OK) != 0) {
+			r = perf_set_err(m, -RTD_E_PERF_NOTSUPP,
+					 "%s: this kernel has no %s events (%s "
+					 "is missing or not writable)",
+					 display, what, evfile);
+			goto fail;
+		}
+		struct tracefs_dynevent *dyn;
+		if (p.kind == RTD_PERF_UPROBE)
+			dyn = p.retprobe ? tracefs_uretprobe_alloc(
+						   m->probe_group, plan.event,
+						   p.target, plan.file_offset,
+						   p.fetchargs)
+					 : tracefs_uprobe_alloc(
+						   m->probe_group, plan.event,
+						   p.target, plan.file_offset,
+						   p.fetchargs);
+		else
+			dyn = p.retprobe ? tracefs_kretprobe_alloc(
+						   m->probe_group, plan.event,
+						   plan.location, p.fetchargs, 0)
+					 : tracefs_kprobe_alloc(
+						   m->probe_group, plan.event,
+						   plan.location, p.fetchargs);
+		if (!dyn) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		if (tracefs_dynevent_create(dyn) != 0) {
+			char *elog = tracefs_error_last(NULL);
+			r = perf_set_err(m, -RTD_E_PERF_PROBE,
+					 "%s: tracefs rejected the %s '%s %s'%s%s",
+					 display, what, plan.location,
+					 p.fetchargs, elog ? ": " : "",
+					 elog ? elog : "");
+			free(elog);
+			tracefs_dynevent_free(dyn);
+			goto fail;
+		}
+		char name[400];
+		snprintf(name, sizeof(name), "%s:%s", m->probe_group,
+			 plan.event);
+		ev = perf_event_alloc(m, p.kind, name);
+		if (!ev) {
+			tracefs_dynevent_destroy(dyn, true);
+			tracefs_dynevent_free(dyn);
+			r = -ENOMEM;
+			goto fail;
+		}
+		ev->dyn = dyn; /* removed with the event from now on */
+		r = perf_add_tracepoint_named(m, m->probe_group, plan.event,
+					      NULL, ev);
+		ev->kind = p.kind;
+		if (r)
+			goto fail;
+	}
+	ev->symbol = strdup(plan.display);
+	if (!ev->symbol) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	/* append to the monitor's list */
+	struct rtd_perf_event **pp = &m->events;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = ev;
+	if (out)
+		*out = ev;
+	rtd_perf_probe_clear(&p);
+	return 0;
+fail:
+	if (!m->errmsg[0])
+		perf_set_err(m, r, "%s: %s", what, rtd_strerror(r));
+	perf_event_destroy(ev);
+	rtd_perf_probe_clear(&p);
+	return r;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perf_target - a program for the perf tests to observe.
+ *
+ *   perf_target call N        calls rtd_target_func(i, "call-i") N times
+ *   perf_target open PATH...  open()s and closes each PATH through libc
+ *   perf_target flood N       N getppid() system calls
+ *   perf_target work MS N     ~MS ms of CPU work, then N 200us sleeps, and
+ *                             touches 8 MiB of fresh memory (page faults)
+ *   perf_target spin MS       busy loop for MS ms of wall time
+ *
+ * Built without PIE, so its text segment's address differs from its file
+ * offset: a uprobe placed at the symbol's address instead of its file
+ * offset misses.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+volatile int rtd_target_sink;
+
+__attribute__((noinline, used)) int rtd_target_func(int n, const char *s)
+{
+	rtd_target_sink += n + (int)strlen(s);
+	__asm__ volatile("" ::: "memory");
+	return n * 2;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: perf_target call N | open PATH... | flood N | work MS N | spin MS\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "call")) {
+		int n = atoi(argv[2]);
+		char buf[32];
+		for (int i = 0; i < n; i++) {
+			snprintf(buf, sizeof(buf), "call-%d", i);
+			rtd_target_func(i, buf);
+		}
+	} else if (!strcmp(argv[1], "open")) {
+		for (int i = 2; i < argc; i++) {
+			int fd = open(argv[i], O_RDONLY);
+			if (fd >= 0)
+				close(fd);
+		}
+	} else if (!strcmp(argv[1], "flood")) {
+		long n = atol(argv[2]);
+		for (long i = 0; i < n; i++)
+			syscall(SYS_getppid);
+	} else if (!strcmp(argv[1], "work") && argc >= 4) {
+		double ms = atof(argv[2]);
+		int sleeps = atoi(argv[3]);
+		/* fixed work, not fixed time: task-clock is then comparable */
+		unsigned long iters = (unsigned long)(ms * 300000);
+		for (unsigned long i = 0; i < iters; i++)
+			rtd_target_sink += (int)(i * 2654435761u);
+		for (int i = 0; i < sleeps; i++) {
+			struct timespec ts = {0, 200000};
+			nanosleep(&ts, NULL);
+		}
+		size_t len = 8u << 20;
+		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p != MAP_FAILED) {
+			for (size_t i = 0; i < len; i += 4096)
+				p[i] = 1;
+			munmap(p, len);
+		}
+	} else if (!strcmp(argv[1], "spin")) {
+		double end = now_ms() + atof(argv[2]);
+		while (now_ms() < end)
+			rtd_target_sink++;
+	} else {
+		return 2;
+	}
+	return 0;
+}

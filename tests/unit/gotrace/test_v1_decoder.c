@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/* test_v1_decoder.c - the old-format decoder: streaming, errors, caps. */
+#include "test_util.h"
+
+#include "rtdiag/gotrace.h"
+
+/* Decode all of buf, fed in chunks of `chunk` bytes; returns the event
+ * count and the final status in *status. Also hashes what it saw. */
+static size_t decode(const uint8_t *buf, size_t len, size_t chunk,
+		     enum rtd_gotrace_mode mode, int *status, uint64_t *hash,
+		     uint64_t *last_off)
+{
+	struct rtd_gotrace_opts o = {.sz = sizeof(o), .mode = mode};
+	rtd_gotrace_dec *d = rtd_gotrace_dec_new(&o);
+	assert_non_null(d);
+	struct rtd_gotrace_event ev;
+	size_t n = 0, pos = 0;
+	uint64_t h = 1469598103934665603ull;
+	int rc = 0;
+	for (;;) {
+		while ((rc = rtd_gotrace_dec_next(d, &ev)) > 0) {
+			n++;
+			*last_off = ev.off;
+			h = (h ^ ev.off ^ (uint64_t)ev.ts * 31 ^ ev.g * 7 ^
+			     (uint64_t)ev.p * 13 ^ ev.type) * 1099511628211ull;
+		}
+		if (rc < 0)
+			break;
+		if (pos >= len) {
+			if (rtd_gotrace_dec_version(d) == 0 && len >= 16) {
+				/* header must be known by now */
+			}
+			rc = rtd_gotrace_dec_finish(d);
+			if (rc < 0)
+				break;
+			while ((rc = rtd_gotrace_dec_next(d, &ev)) > 0) {
+				n++;
+				*last_off = ev.off;
+				h = (h ^ ev.off ^ (uint64_t)ev.ts * 31 ^ ev.g * 7 ^
+				     (uint64_t)ev.p * 13 ^ ev.type) * 1099511628211ull;
+			}
+			break;
+		}
+		size_t k = len - pos < chunk ? len - pos : chunk;
+		assert_int_equal(rtd_gotrace_dec_feed(d, buf + pos, k), 0);
+		pos += k;
+	}
+	*status = rc;
+	*hash = h;
+	rtd_gotrace_dec_free(d);
+	return n;
+}
+
+static uint8_t *load(const char *rel, size_t *len)
+{
+	const char *p = rtd_test_vector(rel);
+	if (!p)
+		return NULL;
+	uint8_t *b = rtd_test_slurp(p, len);
+	assert_non_null(b);
+	return b;
+}
+
+static void test_chunking_does_not_matter(void **state)
+{
+	(void)state;
+	size_t len;
+	uint8_t *b = load("testdata/gotrace/v1/stress_start_stop_1_11_good", &len);
+	if (!b)
+		skip();
+	int st1, st2, st3;
+	uint64_t h1, h2, h3, lo;
+	size_t n1 = decode(b, len, len, RTD_GOTRACE_RAW, &st1, &h1, &lo);
+	size_t n2 = decode(b, len, 1, RTD_GOTRACE_RAW, &st2, &h2, &lo);
+	size_t n3 = decode(b, len, 7, RTD_GOTRACE_RAW, &st3, &h3, &lo);
+	assert_int_equal(st1, 0);
+	assert_int_equal(st2, 0);
+	assert_int_equal(st3, 0);
+	assert_true(n1 > 500);
+	assert_int_equal(n1, n2);
+	assert_int_equal(n1, n3);
+	assert_true(h1 == h2 && h1 == h3);
+	/* ordered mode too: same events whatever the chunking */
+	n1 = decode(b, len, len, RTD_GOTRACE_ORDERED, &st1, &h1, &lo);
+	n2 = decode(b, len, 3, RTD_GOTRACE_ORDERED, &st2, &h2, &lo);
+	assert_int_equal(st1, 0);
+	assert_int_equal(n1, n2);
+	assert_true(h1 == h2);
+	free(b);
+}
+
+/* A cut trace gives every event before the cut, then TRUNCATED. */
+static void test_truncation_keeps_events(void **state)
+{
+	(void)state;
+	size_t len;
+	uint8_t *b = load("testdata/gotrace/v1/http_1_19_good", &len);
+	if (!b)
+		skip();
+	int st;
+	uint64_t h, full_last = 0;
+	size_t full = decode(b, len, 4096, RTD_GOTRACE_RAW, &st, &h, &full_last);
+	assert_int_equal(st, 0);
+	size_t prev = 0;
+	for (size_t cut = 16; cut < len; cut += len / 97 + 1) {
+		uint64_t last = 0;
+		size_t n = decode(b, cut, 1000, RTD_GOTRACE_RAW, &st, &h, &last);
+		assert_true(st == 0 || st == -RTD_E_TRUNCATED);
+		assert_true(n >= prev);
+		assert_true(n <= full);
+		prev = n;
+	}
+	free(b);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	int st;
+	uint64_t h, lo;
+	/* not a trace */
+	static const uint8_t junk[32] = "hello, this is not a trace....";
+	decode(junk, sizeof(junk), 32, RTD_GOTRACE_RAW, &st, &h, &lo);
+	assert_int_equal(st, -RTD_E_GO_VERSION);
+	/* unsupported version */
+	uint8_t hdr[17] = "go 1.6 trace\0\0\0\0";
+	decode(hdr, 16, 16, RTD_GOTRACE_RAW, &st, &h, &lo);
+	assert_int_equal(st, -RTD_E_GO_VERSION);
+	/* a string longer than Go's limit */
+	uint8_t big[32] = "go 1.19 trace\0\0\0";
+	size_t n = 16;
+	big[n++] = RTD_GO_EV_STRING;
+	big[n++] = 1;                     /* id */
+	big[n++] = 0x80, big[n++] = 0x89, big[n++] = 0x7a; /* 2000000 */
+	struct rtd_gotrace_opts o = {.sz = sizeof(o)};
+	rtd_gotrace_dec *d = rtd_gotrace_dec_new(&o);
+	assert_int_equal(rtd_gotrace_dec_feed(d, big, n), 0);
+	struct rtd_gotrace_event ev;
+	assert_int_equal(rtd_gotrace_dec_next(d, &ev), -RTD_E_CAP);
+	uint64_t off = 0;
+	const char *msg = rtd_gotrace_dec_error(d, &off);
+	assert_int_equal(off, 16);
+	assert_non_null(strstr(msg, "too large"));
+	/* sticky */
+	assert_int_equal(rtd_gotrace_dec_next(d, &ev), -RTD_E_CAP);
+	rtd_gotrace_dec_free(d);
+	/* unknown event type */
+	uint8_t unk[20] = "go 1.19 trace\0\0\0";
+	unk[16] = 63;
+	decode(unk, 17, 17, RTD_GOTRACE_RAW, &st, &h, &lo);
+	assert_int_equal(st, -RTD_E_GO_EVENT);
+	/* ordered mode: no frequency */
+	uint8_t nofreq[32] = "go 1.19 trace\0\0\0";
+	n = 16;
+	nofreq[n++] = RTD_GO_EV_BATCH | 1 << 6;
+	nofreq[n++] = 0; /* p */
+	nofreq[n++] = 5; /* ticks */
+	nofreq[n++] = RTD_GO_EV_PROC_START | 1 << 6;
+	nofreq[n++] = 1; /* dt */
+	nofreq[n++] = 3; /* thread */
+	decode(nofreq, n, n, RTD_GOTRACE_RAW, &st, &h, &lo);
+	assert_int_equal(st, 0);
+	decode(nofreq, n, n, RTD_GOTRACE_ORDERED, &st, &h, &lo);
+	assert_int_equal(st, -RTD_E_GO_ORDER);
+	rtd_gotrace_dec_free(NULL);
+	/* bad options */
+	struct rtd_gotrace_opts bad = {.sz = sizeof(bad), .mode = 7};
+	assert_null(rtd_gotrace_dec_new(&bad));
+}
+
+static void test_type_names(void **state)
+{
+	(void)state;
+	assert_string_equal(rtd_gotrace_type_name(RTD_GO_EV_GO_CREATE), "GoCreate");
+	assert_int_equal(rtd_gotrace_type_lookup("UserLog"), RTD_GO_EV_USER_LOG);
+	assert_int_equal(rtd_gotrace_type_lookup("Nope"), -1);
+	assert_null(rtd_gotrace_type_name(RTD_GO_EV_COUNT));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_chunking_does_not_matter),
+		cmocka_unit_test(test_truncation_keeps_events),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_type_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* gotrace_cli.h - what the 'rtdiag gotrace' files share. */
+#ifndef RTD_GOTRACE_CLI_H
+#define RTD_GOTRACE_CLI_H
+#include <stdio.h>
+
+#include "rtdiag/gotrace.h"
+
+enum gt_format { GT_TEXT, GT_JSON, GT_GODEBUG };
+
+struct gt_in;
+int gt_open(struct gt_in *in, const char *path, enum rtd_gotrace_mode mode);
+void gt_close(struct gt_in *in);
+int gt_next(struct gt_in *in, struct rtd_gotrace_event *ev);
+int gt_fail(struct gt_in *in, int rc);
+size_t gt_in_size(void);
+rtd_gotrace_dec *gt_dec(struct gt_in *in);
+void gt_print(FILE *o, const struct rtd_gotrace_event *ev, enum gt_format fmt);
+int gt_parse_format(const char *s, enum gt_format *f);
+
+int gt_cmd_grep(int argc, char **argv);
+int gt_cmd_text2bin(int argc, char **argv);
+int gt_cmd_bin2text(int argc, char **argv);
+#endif

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* perf_cli.h - what the 'rtdiag perf' subcommands share. */
+#ifndef RTD_PERF_CLI_H
+#define RTD_PERF_CLI_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "rtdiag/perf.h"
+
+/* A command started stopped before exec(): counters and events are
+ * attached to its pid, then perf_child_go() lets it exec. */
+struct perf_child {
+	pid_t pid;
+	int go_fd;   /* write a byte: exec */
+	int err_fd;  /* reads errno if exec failed, EOF on success */
+};
+
+/* Fork argv[0] (looked up in PATH); the child waits. 0 or -errno. */
+int perf_child_start(struct perf_child *c, char **argv);
+/* Let it exec; returns 0, or the child's exec errno (positive). */
+int perf_child_go(struct perf_child *c);
+/* Kill and reap a child that will not be let go. */
+void perf_child_abort(struct perf_child *c);
+
+/* SIGINT/SIGTERM/SIGCHLD/SIGALRM stop this monitor (NULL to detach). */
+void perf_cli_signals(struct rtd_perf_monitor *m, unsigned duration_s);
+/* True once SIGCHLD has been seen. */
+bool perf_cli_child_exited(void);
+/* The cli_fail() message for a library error. */
+int perf_cli_fail(struct rtd_perf_monitor *m, const char *what, int err);
+
+int perf_trace_main(int argc, char **argv);
+int perf_stat_main(int argc, char **argv);
+int perf_list_main(int argc, char **argv);
+
+#endif

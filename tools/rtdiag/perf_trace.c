@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: MIT */
+/* perf_trace.c - 'rtdiag perf trace': decoded events live, one per line. */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "common/buf.h"
+#include "perf_cli.h"
+
+#define MAX_SPECS 64
+
+struct spec {
+	enum { SPEC_TP, SPEC_UPROBE, SPEC_KPROBE } kind;
+	char *name;   /* tracepoint name or probe spec */
+	char *filter; /* tracepoint filter, or NULL */
+};
+
+struct trace_out {
+	bool json;
+	rtd_buf line;
+	uint64_t lines;
+	int err;
+};
+
+/* Text: quoted with C escapes. */
+static void put_text_str(rtd_buf *b, const char *s, size_t n)
+{
+	rtd_buf_putc(b, '"');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\')
+			rtd_buf_printf(b, "\\%c", c);
+		else if (c == '\n')
+			rtd_buf_puts(b, "\\n");
+		else if (c == '\t')
+			rtd_buf_puts(b, "\\t");
+		else if (c < 0x20 || c == 0x7f)
+			rtd_buf_printf(b, "\\x%02x", c);
+		else
+			rtd_buf_putc(b, (char)c);
+	}
+	rtd_buf_putc(b, '"');
+}
+
+static void put_value(rtd_buf *b, const struct rtd_perf_value *v, bool json)
+{
+	switch (v->kind) {
+	case RTD_PERF_FIELD_INT:
+		rtd_buf_printf(b, "%lld", (long long)v->i);
+		break;
+	case RTD_PERF_FIELD_UINT:
+		if (v->is_pointer)
+			rtd_buf_printf(b, json ? "\"0x%llx\"" : "0x%llx",
+				       (unsigned long long)v->u);
+		else
+			rtd_buf_printf(b, "%llu", (unsigned long long)v->u);
+		break;
+	case RTD_PERF_FIELD_STRING:
+		if (json)
+			rtd_buf_json_str(b, v->str, v->len);
+		else
+			put_text_str(b, v->str, v->len);
+		break;
+	case RTD_PERF_FIELD_ARRAY: {
+		unsigned es = v->elem_size;
+		if (es != 1 && es != 2 && es != 4 && es != 8)
+			es = 1;
+		size_t n = v->len / es;
+		rtd_buf_putc(b, '[');
+		for (size_t i = 0; i < n && i < 256; i++) {
+			uint64_t x = 0;
+			for (unsigned k = 0; k < es; k++)
+				x |= (uint64_t)v->data[i * es + k] << (8 * k);
+			rtd_buf_printf(b, i ? ",%llu" : "%llu",
+				       (unsigned long long)x);
+		}
+		if (n > 256)
+			rtd_buf_puts(b, json ? "" : ",...");
+		rtd_buf_putc(b, ']');
+		break;
+	}
+	}
+}
+
+static int on_record(const struct rtd_perf_sample *s, void *ctx)
+{
+	struct trace_out *o = ctx;
+	rtd_buf *b = &o->line;
+	if (s->type == PERF_RECORD_LOST || s->type == PERF_RECORD_LOST_SAMPLES) {
+		fflush(stdout);
+		fprintf(stderr, "rtdiag: cpu %u: %llu events lost (the ring was "
+				"full: raise -m or filter more)\n",
+			s->cpu, (unsigned long long)s->rec.lost.lost);
+		return 0;
+	}
+	if (s->type != PERF_RECORD_SAMPLE || !s->event)
+		return 0;
+	rtd_buf_reset(b);
+	const char *name = rtd_perf_event_name(s->event);
+	const char *sym = rtd_perf_event_symbol(s->event);
+	unsigned nf = rtd_perf_event_nfields(s->event);
+	if (o->json) {
+		rtd_buf_printf(b, "{\"time_ns\":%llu,\"cpu\":%u,\"pid\":%u,"
+				  "\"tid\":%u,\"event\":",
+			       (unsigned long long)s->time, s->cpu, s->pid,
+			       s->tid);
+		rtd_buf_json_str(b, name, strlen(name));
+		if (sym) {
+			rtd_buf_puts(b, ",\"symbol\":");
+			rtd_buf_json_str(b, sym, strlen(sym));
+		}
+		if (s->has & PERF_SAMPLE_IP)
+			rtd_buf_printf(b, ",\"ip\":\"0x%llx\"",
+				       (unsigned long long)s->ip);
+		rtd_buf_puts(b, ",\"fields\":{");
+	} else {
+		rtd_buf_printf(b, "%llu.%09llu [%03u] %u/%u %s:",
+			       (unsigned long long)(s->time / 1000000000ull),
+			       (unsigned long long)(s->time % 1000000000ull),
+			       s->cpu, s->pid, s->tid, name);
+		if (sym)
+			rtd_buf_printf(b, " %s", sym);
+	}
+	for (unsigned i = 0; i < nf; i++) {
+		const struct rtd_perf_field *f = rtd_perf_event_field(s->event, i);
+		struct rtd_perf_value v;
+		int r = rtd_perf_sample_field_at(s, i, &v);
+		if (o->json) {
+			if (i)
+				rtd_buf_putc(b, ',');
+			rtd_buf_json_str(b, f->name, strlen(f->name));
+			rtd_buf_putc(b, ':');
+		} else {
+			rtd_buf_printf(b, " %s=", f->name);
+		}
+		if (r)
+			rtd_buf_puts(b, o->json ? "null" : "<truncated>");
+		else
+			put_value(b, &v, o->json);
+	}
+	rtd_buf_puts(b, o->json ? "}}\n" : "\n");
+	if (fwrite(b->data, 1, b->len, stdout) != b->len) {
+		o->err = errno ? errno : EIO;
+		return 1; /* stdout closed (a pipe to head): stop */
+	}
+	o->lines++;
+	return 0;
+}
+
+/* "sys:event/filter/" -> name and filter */
+static int split_filter(const char *arg, struct spec *sp)
+{
+	const char *colon = strchr(arg, ':');
+	const char *slash = colon ? strchr(colon, '/') : NULL;
+	if (!slash) {
+		sp->name = strdup(arg);
+		return sp->name ? 0 : -ENOMEM;
+	}
+	size_t al = strlen(arg);
+	if (arg[al - 1] != '/' || arg + al - 1 == slash)
+		return -RTD_E_INVAL;
+	sp->name = strndup(arg, (size_t)(slash - arg));
+	sp->filter = strndup(slash + 1, (size_t)(arg + al - 1 - slash - 1));
+	return sp->name && sp->filter ? 0 : -ENOMEM;
+}
+
+static bool parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || *end || end == s || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+int perf_trace_main(int argc, char **argv)
+{
+	struct spec specs[MAX_SPECS];
+	size_t nspec = 0;
+	pid_t pid = 0;
+	const char *cgroup = NULL;
+	bool all = false;
+	unsigned long pages = 0, duration = 0;
+	struct trace_out out = {0};
+	char **cmd = NULL;
+	int rc = CLI_USAGE;
+	memset(specs, 0, sizeof(specs));
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--")) {
+			cmd = argv + i + 1;
+			if (!*cmd) {
+				cli_usage("perf trace", "-- needs a COMMAND");
+				goto done;
+			}
+			break;
+		} else if (cli_is_help(a)) {
+			rc = CLI_OK;
+			cli_group_perf.help(stdout, "trace");
+			goto done;
+		} else if (!strcmp(a, "--json")) {
+			out.json = true;
+		} else if (!strcmp(a, "-a")) {
+			all = true;
+		} else if ((!strcmp(a, "-e") || !strcmp(a, "--uprobe") ||
+			    !strcmp(a, "--kprobe") || !strcmp(a, "--filter") ||
+			    !strcmp(a, "-p") || !strcmp(a, "--cgroup") ||
+			    !strcmp(a, "-m") || !strcmp(a, "--duration"))) {
+			if (!v) {
+				cli_usage("perf trace", "%s needs a value", a);
+				goto done;
+			}
+			i++;
+			if (!strcmp(a, "--filter")) {
+				if (!nspec || specs[nspec - 1].kind != SPEC_TP) {
+					cli_usage("perf trace", "--filter must follow -e");
+					goto done;
+				}
+				free(specs[nspec - 1].filter);
+				specs[nspec - 1].filter = strdup(v);
+				continue;
+			}
+			if (!strcmp(a, "-p")) {
+				unsigned long p;
+				if (!parse_uint(v, 0x7fffffff, &p) || !p) {
+					cli_usage("perf trace", "-p %s: not a process id", v);
+					goto done;
+				}
+				pid = (pid_t)p;
+				continue;
+			}
+			if (!strcmp(a, "--cgroup")) {
+				cgroup = v;
+				continue;
+			}
+			if (!strcmp(a, "-m")) {
+				if (!parse_uint(v, 65536, &pages) || !pages ||
+				    (pages & (pages - 1))) {
+					cli_usage("perf trace", "-m %s: want a power of two (pages per CPU)", v);
+					goto done;
+				}
+				continue;
+			}
+			if (!strcmp(a, "--duration")) {
+				if (!parse_uint(v, 86400 * 365, &duration) || !duration) {
+					cli_usage("perf trace", "--duration %s: want whole seconds", v);
+					goto done;
+				}
+				continue;
+			}
+			if (nspec == MAX_SPECS) {
+				cli_usage("perf trace", "at most %d events", MAX_SPECS);
+				goto done;
+			}
+			struct spec *sp = &specs[nspec++];
+			if (!strcmp(a, "-e")) {
+				sp->kind = SPEC_TP;
+				if (split_filter(v, sp)) {
+					cli_usage("perf trace", "-e %s: want SUBSYS:EVENT or SUBSYS:EVENT/FILTER/", v);
+					goto done;
+				}
+			} else {
+				sp->kind = !strcmp(a, "--uprobe") ? SPEC_UPROBE : SPEC_KPROBE;
+				sp->name = strdup(v);
+			}
+		} else {
+			cli_usage("perf trace", "unknown option '%s'", a);
+			goto done;
+		}
+	}
+	if (!nspec) {
+		cli_usage("perf trace", "no event: give -e SUBSYS:EVENT or --uprobe SPEC");
+		goto done;
+	}
+	if ((pid != 0) + (cgroup != NULL) + all + (cmd != NULL) > 1) {
+		cli_usage("perf trace", "-p, --cgroup, -a and -- COMMAND exclude each other");
+		goto done;
+	}
+
+	rc = CLI_FAIL;
+	struct perf_child child = {0};
+	bool have_child = false;
+	if (cmd) {
+		int r = perf_child_start(&child, cmd);
+		if (r) {
+			cli_fail("%s: cannot start: %s", cmd[0], strerror(-r));
+			goto done;
+		}
+		have_child = true;
+		pid = child.pid;
+	}
+	struct rtd_perf_opts o = {.sz = sizeof(o)};
+	o.ring_pages = (unsigned)pages;
+	if (pid) {
+		o.pids = &pid;
+		o.npids = 1;
+		o.flags = RTD_PERF_INHERIT;
+		if (cmd)
+			o.flags |= RTD_PERF_ENABLE_ON_EXEC;
+	}
+	if (cgroup) {
+		o.cgroups = &cgroup;
+		o.ncgroups = 1;
+	}
+	struct rtd_perf_monitor *m = NULL;
+	int r = rtd_perf_monitor_new(&o, &m);
+	if (r) {
+		if (pid && !cmd && r == -RTD_E_NOTFOUND)
+			cli_fail("pid %d: no such process", (int)pid);
+		else if (cgroup && r == -RTD_E_NOTFOUND)
+			cli_fail("cgroup %s: not found (give a path relative to the cgroup v2 mount, or an absolute one)", cgroup);
+		else
+			cli_fail("cannot set up perf_event: %s", rtd_strerror(r));
+		goto kill_child;
+	}
+	for (size_t i = 0; i < nspec; i++) {
+		struct spec *sp = &specs[i];
+		if (sp->kind == SPEC_TP) {
+			r = rtd_perf_monitor_add_tracepoint(m, sp->name, sp->filter, NULL);
+		} else {
+			struct rtd_perf_probe p;
+			enum rtd_perf_event_kind k = sp->kind == SPEC_UPROBE ? RTD_PERF_UPROBE : RTD_PERF_KPROBE;
+			r = rtd_perf_probe_parse(k, sp->name, &p);
+			if (r) {
+				cli_fail("%s '%s': want %s", k == RTD_PERF_UPROBE ? "--uprobe" : "--kprobe", sp->name,
+					 k == RTD_PERF_UPROBE ? "BINARY:SYMBOL[+OFF][%return] [NAME=FETCHARG...]"
+							      : "SYMBOL[+OFF][%return] [NAME=FETCHARG...]");
+				goto free_m;
+			}
+			r = rtd_perf_monitor_add_probe(m, &p, NULL);
+			rtd_perf_probe_clear(&p);
+		}
+		if (r) {
+			perf_cli_fail(m, sp->name, r);
+			goto free_m;
+		}
+	}
+	rtd_buf_init(&out.line, RTD_CAP_LINE);
+	perf_cli_signals(m, (unsigned)duration);
+	if (have_child) {
+		int e = perf_child_go(&child);
+		have_child = false;
+		if (e) {
+			cli_fail("%s: cannot run: %s", cmd[0], strerror(e));
+			waitpid(child.pid, NULL, 0);
+			goto free_m;
+		}
+	}
+	r = rtd_perf_monitor_run(m, on_record, &out);
+	perf_cli_signals(NULL, 0);
+	fflush(stdout);
+	struct rtd_perf_stats st = {.sz = sizeof(st)};
+	rtd_perf_monitor_stats(m, &st);
+	if (r < 0) {
+		perf_cli_fail(m, "reading events", r);
+	} else if (out.err && out.err != EPIPE) {
+		cli_fail("writing output: %s", strerror(out.err));
+	} else {
+		rc = CLI_OK;
+	}
+	if (st.lost || st.lost_samples) {
+		fprintf(stderr, "rtdiag: %llu events lost in total:",
+			(unsigned long long)(st.lost + st.lost_samples));
+		for (unsigned i = 0; i < st.nrings && i < 256; i++)
+			if (st.ring_lost[i])
+				fprintf(stderr, " ring %u: %llu", i,
+					(unsigned long long)st.ring_lost[i]);
+		fprintf(stderr, "\n");
+	}
+	if (cmd)
+		waitpid(pid, NULL, 0);
+free_m:
+	rtd_buf_free(&out.line);
+	rtd_perf_monitor_free(m);
+kill_child:
+	if (have_child)
+		perf_child_abort(&child);
+done:
+	for (size_t i = 0; i < nspec; i++) {
+		free(specs[i].name);
+		free(specs[i].filter);
+	}
+	return rc;
+}
