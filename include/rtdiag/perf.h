@@ -324,9 +324,14 @@ typedef int (*rtd_perf_sample_fn)(const struct rtd_perf_sample *s,
  * @sz: sizeof(struct rtd_perf_stats), set by the caller
  * @records: records read from all rings
  * @samples: PERF_RECORD_SAMPLE records delivered
- * @lost: samples the kernel reported lost (PERF_RECORD_LOST sums)
+ * @lost: records lost: the larger of the PERF_RECORD_LOST sums and the
+ *        kernel's per-event counters (PERF_FORMAT_LOST, read when run()
+ *        returns: they include losses at the very end, which the kernel
+ *        reports in a LOST record only once it next writes to the ring;
+ *        for inherited events the kernel counts the parent's only)
  * @lost_samples: PERF_RECORD_LOST_SAMPLES sums
  * @lost_records: LOST records seen
+ * @lost_in_records: the PERF_RECORD_LOST sums alone
  * @rounds: ring-reading rounds
  * @wakeups: poll() returns with data
  * @late: records delivered after a newer one had been (should stay 0;
@@ -344,6 +349,7 @@ struct rtd_perf_stats {
 	uint64_t lost;
 	uint64_t lost_samples;
 	uint64_t lost_records;
+	uint64_t lost_in_records;
 	uint64_t rounds;
 	uint64_t wakeups;
 	uint64_t late;

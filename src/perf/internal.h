@@ -34,7 +34,8 @@ struct perf_ring {
 	uint64_t head;          /* data_head as read this round */
 	uint64_t tail;          /* our read position (data_tail written back) */
 	uint8_t *scratch;       /* a record that wraps the end, copied out */
-	uint64_t lost;
+	uint64_t lost;          /* from LOST records */
+	uint64_t lost_read;     /* from PERF_FORMAT_LOST reads */
 	/* the next undelivered record */
 	bool has_next;
 	uint16_t next_size;
@@ -96,6 +97,7 @@ struct rtd_perf_monitor {
 	unsigned probe_seq;
 	char errmsg[1024];
 	struct rtd_perf_stats st;
+	bool no_format_lost;               /* kernel before 6.0 */
 };
 
 /* monitor.c */

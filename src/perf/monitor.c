@@ -385,6 +385,8 @@ static void sampling_attr(struct rtd_perf_monitor *m,
 	a->disabled = !!(m->flags & (RTD_PERF_START_DISABLED |
 				     RTD_PERF_ENABLE_ON_EXEC));
 	a->enable_on_exec = !!(m->flags & RTD_PERF_ENABLE_ON_EXEC);
+	a->read_format = RTD_PERF_FORMAT_ID |
+			 (m->no_format_lost ? 0 : RTD_PERF_FORMAT_LOST);
 }
 
 static unsigned long target_flags(const struct rtd_perf_monitor *m)
@@ -490,6 +492,15 @@ int perf_event_open_all(struct rtd_perf_monitor *m, struct rtd_perf_event *ev)
 			int fd = sys_perf_event_open(&ev->attr, m->targets[t],
 						     cpu, group,
 						     target_flags(m));
+			if (fd == -EINVAL && sampling &&
+			    (ev->attr.read_format & RTD_PERF_FORMAT_LOST)) {
+				/* PERF_FORMAT_LOST is 6.0+: go on without */
+				m->no_format_lost = true;
+				ev->attr.read_format &= ~(uint64_t)RTD_PERF_FORMAT_LOST;
+				fd = sys_perf_event_open(&ev->attr, m->targets[t],
+							 cpu, group,
+							 target_flags(m));
+			}
 			if (fd == -ESRCH && !m->cgroup_scope &&
 			    m->ntargets > 1)
 				continue; /* that thread has exited */
@@ -859,10 +870,9 @@ static int deliver(struct rtd_perf_monitor *m, unsigned ri,
 	s->ring = ri;
 	if (s->type == PERF_RECORD_LOST) {
 		rg->lost += s->rec.lost.lost;
-		m->st.lost += s->rec.lost.lost;
+		m->st.lost_in_records += s->rec.lost.lost;
 		m->st.lost_records++;
 	} else if (s->type == RTD_PERF_RECORD_LOST_SAMPLES) {
-		rg->lost += s->rec.lost.lost;
 		m->st.lost_samples += s->rec.lost.lost;
 	} else if (s->type == PERF_RECORD_SAMPLE) {
 		m->st.samples++;
@@ -879,14 +889,42 @@ static int deliver(struct rtd_perf_monitor *m, unsigned ri,
 	return d->fn(s, d->ctx);
 }
 
-/* One round: read every head, deliver in order what is older than limit. */
+/* The kernel's own per-event loss counters (PERF_FORMAT_LOST). */
+static void read_lost(struct rtd_perf_monitor *m)
+{
+	for (unsigned i = 0; i < m->ncpus; i++)
+		m->rings[i].lost_read = 0;
+	for (struct rtd_perf_event *e = m->events; e; e = e->next) {
+		if (e->kind == RTD_PERF_COUNTER ||
+		    !(e->attr.read_format & RTD_PERF_FORMAT_LOST))
+			continue;
+		for (size_t i = 0; i < e->nfds; i++) {
+			uint64_t v[3]; /* value, id, lost */
+			if (e->fds[i] < 0 || e->fd_ring[i] < 0)
+				continue;
+			if (read(e->fds[i], v, sizeof(v)) == (ssize_t)sizeof(v))
+				m->rings[e->fd_ring[i]].lost_read += v[2];
+		}
+	}
+}
+
+/*
+ * One round: read every head, deliver in order what is older than limit.
+ * *busy is set when the round found new data or held records back: the
+ * caller then reads again at once instead of sleeping, as perf record
+ * does, so a ring under a flood is never left full while we sleep.
+ */
 static int round_once(struct rtd_perf_monitor *m, struct deliver_ctx *d,
-		      uint64_t limit)
+		      uint64_t limit, bool *busy)
 {
 	m->st.rounds++;
+	*busy = false;
 	for (unsigned i = 0; i < m->ncpus; i++) {
 		struct perf_ring *rg = &m->rings[i];
-		rg->head = ring_load_head(rg);
+		uint64_t h = ring_load_head(rg);
+		if (h != rg->head)
+			*busy = true;
+		rg->head = h;
 		ring_peek(m, rg);
 	}
 	int r = 0;
@@ -910,8 +948,11 @@ static int round_once(struct rtd_perf_monitor *m, struct deliver_ctx *d,
 			break;
 		ring_peek(m, rg);
 	}
-	for (unsigned i = 0; i < m->ncpus; i++)
+	for (unsigned i = 0; i < m->ncpus; i++) {
 		ring_store_tail(&m->rings[i]);
+		if (m->rings[i].has_next)
+			*busy = true;
+	}
 	return r;
 }
 
@@ -946,19 +987,22 @@ int rtd_perf_monitor_run(struct rtd_perf_monitor *m, rtd_perf_sample_fn fn,
 		if (atomic_load(&m->stop_req))
 			break;
 		uint64_t now = rtd_now_ns();
+		bool busy;
 		d->round_ns = now;
-		r = round_once(m, d, prev_round);
+		r = round_once(m, d, prev_round, &busy);
 		prev_round = now;
 		if (r)
 			goto out;
-		int n = poll(pfd, m->ncpus + 1, (int)m->max_latency_ms);
+		/* data arrived or waits for the next round: read again now */
+		int n = poll(pfd, m->ncpus + 1,
+			     busy ? 0 : (int)m->max_latency_ms);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			r = -errno;
 			goto out;
 		}
-		if (n > 0)
+		if (n > 0 && !busy)
 			m->st.wakeups++;
 		if (pfd[0].revents & POLLIN)
 			break;
@@ -970,8 +1014,10 @@ int rtd_perf_monitor_run(struct rtd_perf_monitor *m, rtd_perf_sample_fn fn,
 			break; /* the observed processes are gone */
 	}
 	/* drain: everything in the rings now is complete; deliver it all */
+	bool busy;
 	d->round_ns = rtd_now_ns();
-	r = round_once(m, d, UINT64_MAX);
+	r = round_once(m, d, UINT64_MAX, &busy);
+	read_lost(m);
 out:
 	if (m->stop_fd >= 0) {
 		uint64_t v;
@@ -1010,8 +1056,15 @@ void rtd_perf_monitor_stats(const struct rtd_perf_monitor *m,
 	struct rtd_perf_stats t = m->st;
 	t.sz = st->sz;
 	t.nrings = m->ncpus;
-	for (unsigned i = 0; i < m->ncpus && i < 256 && m->rings; i++)
-		t.ring_lost[i] = m->rings[i].lost;
+	uint64_t read_sum = 0;
+	for (unsigned i = 0; i < m->ncpus && m->rings; i++) {
+		const struct perf_ring *rg = &m->rings[i];
+		uint64_t l = rg->lost > rg->lost_read ? rg->lost : rg->lost_read;
+		if (i < 256)
+			t.ring_lost[i] = l;
+		read_sum += rg->lost_read;
+	}
+	t.lost = t.lost_in_records > read_sum ? t.lost_in_records : read_sum;
 	memcpy(st, &t, st->sz < sizeof(t) ? st->sz : sizeof(t));
 }
 

@@ -418,7 +418,7 @@ int rtd_perf_monitor_add_probe(struct rtd_perf_monitor *m,
 		if (r)
 			goto fail;
 	} else {
-		char evfile[PATH_MAX];
+		char evfile[PATH_MAX + 16];
 		snprintf(evfile, sizeof(evfile), "%s/%s_events", m->tracefs,
 			 what);
 		if (!m->tracefs[0] || access(evfile, W_OK) != 0) {
@@ -477,7 +477,7 @@ int rtd_perf_monitor_add_probe(struct rtd_perf_monitor *m,
 		if (r)
 			goto fail;
 	}
-	ev->symbol = strdup(plan.display);
+	ev->symbol = strdup(display);
 	if (!ev->symbol) {
 		r = -ENOMEM;
 		goto fail;

@@ -41,7 +41,9 @@ static int field_from_tep(const struct tep_format_field *t,
 	f->offset = (unsigned)t->offset;
 	f->size = (unsigned)t->size;
 	f->is_signed = !!(t->flags & TEP_FIELD_IS_SIGNED);
-	f->is_pointer = !!(t->flags & TEP_FIELD_IS_POINTER);
+	/* probes' __probe_ip is declared unsigned long but is an address */
+	f->is_pointer = !!(t->flags & TEP_FIELD_IS_POINTER) ||
+			!strcmp(f->name, "__probe_ip");
 	f->is_dynamic = !!(t->flags & TEP_FIELD_IS_DYNAMIC);
 	f->is_relative = !!(t->flags & TEP_FIELD_IS_RELATIVE);
 	bool is_char = strstr(f->type, "char") != NULL;

@@ -15,6 +15,21 @@
 
 #define MAX_COUNTERS 64
 
+/* Alive and not a zombie (a zombie's counters no longer move). */
+static bool proc_alive(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X';
+}
+
 struct counter {
 	char *name;
 	struct rtd_perf_event *ev;
@@ -204,9 +219,10 @@ int perf_stat_main(int argc, char **argv)
 			;
 	} else {
 		/* until Ctrl-C, the duration, or the process's end */
-		while (kill(pid, 0) == 0 && !perf_cli_child_exited()) {
+		while (proc_alive(pid) && !perf_cli_child_exited()) {
 			struct timespec ts = {0, 50000000};
-			if (nanosleep(&ts, NULL) && errno == EINTR)
+			if (nanosleep(&ts, NULL) && errno == EINTR &&
+			    !perf_cli_child_exited())
 				break;
 		}
 	}

@@ -5,8 +5,10 @@
  *   perf_target call N        calls rtd_target_func(i, "call-i") N times
  *   perf_target open PATH...  open()s and closes each PATH through libc
  *   perf_target flood N       N getppid() system calls
- *   perf_target work MS N     ~MS ms of CPU work, then N 200us sleeps, and
- *                             touches 8 MiB of fresh memory (page faults)
+ *   perf_target work MS N [DELAY_MS]
+ *                             (after sleeping DELAY_MS) ~MS ms of CPU work,
+ *                             then N 200us sleeps, and touches 8 MiB of
+ *                             fresh memory (page faults)
  *   perf_target spin MS       busy loop for MS ms of wall time
  *
  * Built without PIE, so its text segment's address differs from its file
@@ -64,6 +66,11 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "work") && argc >= 4) {
 		double ms = atof(argv[2]);
 		int sleeps = atoi(argv[3]);
+		if (argc > 4) {
+			long d = atol(argv[4]);
+			struct timespec ts = {d / 1000, (d % 1000) * 1000000};
+			nanosleep(&ts, NULL);
+		}
 		/* fixed work, not fixed time: task-clock is then comparable */
 		unsigned long iters = (unsigned long)(ms * 300000);
 		for (unsigned long i = 0; i < iters; i++)

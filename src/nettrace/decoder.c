@@ -1,0 +1,1389 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * decoder.c - EventPipe stream framing: the stream header, FastSerialization
+ * objects (NetPerf V3, NetTrace V4/V5) or V6 blocks, and the blocks'
+ * contents (events, metadata, stacks, sequence points, threads, labels).
+ *
+ * Streaming: rtd_nettrace_feed() parses complete units (one object or
+ * block) straight from the caller's bytes; an incomplete unit is copied
+ * into dec->in and completed by later calls. A unit's parser reports how
+ * many bytes it needs in total, so a one-byte-at-a-time feed re-parses
+ * only the few header bytes, never the block body.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "nettrace/nt.h"
+
+enum {
+	ST_HEADER = 0, /* stream header */
+	ST_OBJECTS,    /* FastSerialization objects (V3-V5) */
+	ST_BLOCKS,     /* V6 blocks */
+	ST_DONE,       /* end marker seen */
+};
+
+/* FastSerialization tags (NetTraceFormat_v5.md "Objects"). */
+enum {
+	TAG_NULL = 1,
+	TAG_BEGIN_OBJECT = 4, /* NetPerf */
+	TAG_BEGIN_PRIVATE = 5,
+	TAG_END_OBJECT = 6,
+};
+
+/* V6 block kinds (NetTraceFormat.md "Blocks"). */
+enum {
+	BK_END = 0,
+	BK_TRACE = 1,
+	BK_EVENT = 2,
+	BK_METADATA = 3,
+	BK_SP = 4,
+	BK_STACK = 5,
+	BK_THREAD = 6,
+	BK_REMOVE_THREAD = 7,
+	BK_LABELS = 8,
+};
+
+static const char FS_MAGIC[] = "!FastSerialization.1";
+
+int nt_fail(rtd_nettrace *dec, int err, uint64_t off, const char *fmt, ...)
+{
+	if (dec->err)
+		return dec->err;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = snprintf(dec->errmsg, sizeof(dec->errmsg), "offset %llu: ",
+			 (unsigned long long)off);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n < sizeof(dec->errmsg))
+		vsnprintf(dec->errmsg + n, sizeof(dec->errmsg) - (size_t)n,
+			  fmt, ap);
+	va_end(ap);
+	dec->err = err;
+	dec->err_off = off;
+	return err;
+}
+
+int nt_read_utf16z(rtd_rd *r, rtd_buf *out)
+{
+	const uint8_t *s = r->p;
+	size_t left = rd_left(r);
+	size_t i = 0;
+	for (;;) {
+		if (r->err)
+			return r->err;
+		if (left - i < 2) {
+			rd_fail(r, -RTD_E_TRUNCATED);
+			return -RTD_E_TRUNCATED;
+		}
+		if (s[i] == 0 && s[i + 1] == 0)
+			break;
+		i += 2;
+	}
+	rtd_buf_reset(out);
+	int err = rtd_utf16le_to_utf8(s, i, 0, out);
+	if (err)
+		return err;
+	rd_skip(r, i + 2);
+	return 0;
+}
+
+/* ---- lifetime -------------------------------------------------------- */
+
+rtd_nettrace *rtd_nettrace_new(const struct rtd_nettrace_opts *opts)
+{
+	if (opts && opts->sz == 0)
+		return NULL;
+	rtd_nettrace *dec = calloc(1, sizeof(*dec));
+	if (!dec)
+		return NULL;
+	if (opts) {
+		size_t n = opts->sz < sizeof(dec->o) ? opts->sz : sizeof(dec->o);
+		memcpy(&dec->o, opts, n);
+	}
+	dec->o.sz = sizeof(dec->o);
+	if (!dec->o.max_block)
+		dec->o.max_block = NT_CAP_BLOCK_DEFAULT;
+	if (!dec->o.max_metadata)
+		dec->o.max_metadata = NT_CAP_METADATA_DEFAULT;
+	if (!dec->o.max_stack_bytes)
+		dec->o.max_stack_bytes = NT_CAP_STACK_BYTES_DEFAULT;
+	/* an incomplete unit is at most one block plus its framing */
+	rtd_buf_init(&dec->in, dec->o.max_block + 4096);
+	rtd_map_init(&dec->meta, dec->o.max_metadata);
+	rtd_map_init(&dec->threads, NT_CAP_THREADS);
+	rtd_map_init(&dec->v6threads, NT_CAP_THREADS);
+	rtd_buf_init(&dec->sbuf, RTD_CAP_STRING);
+	rtd_buf_init(&dec->fbuf, RTD_CAP_LINE * 16);
+	rtd_buf_init(&dec->gbuf, RTD_CAP_STRING);
+	return dec;
+}
+
+static void free_meta_all(rtd_nettrace *dec)
+{
+	size_t it = 0;
+	uint64_t k;
+	void *v;
+	while (rtd_map_next(&dec->meta, &it, &k, &v))
+		free(v);
+	rtd_map_clear(&dec->meta);
+	dec->last_meta = NULL;
+}
+
+void rtd_nettrace_free(rtd_nettrace *dec)
+{
+	if (!dec)
+		return;
+	free_meta_all(dec);
+	rtd_map_free(&dec->meta);
+	size_t it = 0;
+	uint64_t k;
+	void *v;
+	while (rtd_map_next(&dec->threads, &it, &k, &v))
+		free(v);
+	rtd_map_free(&dec->threads);
+	rtd_map_free(&dec->v6threads);
+	rtd_buf_free(&dec->in);
+	rtd_buf_free(&dec->sbuf);
+	rtd_buf_free(&dec->fbuf);
+	rtd_buf_free(&dec->gbuf);
+	free(dec->frames);
+	free(dec->stacks);
+	free(dec->scratch);
+	free(dec->labels);
+	free(dec);
+}
+
+const char *rtd_nettrace_error(const rtd_nettrace *dec, uint64_t *offset)
+{
+	if (offset)
+		*offset = dec->err ? dec->err_off : 0;
+	return dec->err ? dec->errmsg : "";
+}
+
+const struct rtd_nettrace_info *rtd_nettrace_info(const rtd_nettrace *dec)
+{
+	return dec->have_info ? &dec->info : NULL;
+}
+
+void rtd_nettrace_stats(const rtd_nettrace *dec, struct rtd_nettrace_stats *out)
+{
+	*out = dec->st;
+}
+
+void rtd_nettrace_drops(const rtd_nettrace *dec, rtd_nettrace_drop_fn fn,
+			void *ctx)
+{
+	size_t it = 0;
+	uint64_t k;
+	void *v;
+	while (rtd_map_next(&dec->threads, &it, &k, &v)) {
+		struct nt_thread *t = v;
+		if (t->dropped)
+			fn(ctx, t->id, t->dropped);
+	}
+}
+
+/* ---- sequence numbers and drops --------------------------------------- */
+
+static struct nt_thread *thread_get(rtd_nettrace *dec, uint64_t id, int *err)
+{
+	if (dec->last_thread && dec->last_thread->id == id)
+		return dec->last_thread;
+	void *v;
+	if (rtd_map_get(&dec->threads, id, &v)) {
+		dec->last_thread = v;
+		return v;
+	}
+	struct nt_thread *t = calloc(1, sizeof(*t));
+	if (!t) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	t->id = id;
+	int rc = rtd_map_put(&dec->threads, id, t, NULL);
+	if (rc) {
+		free(t);
+		*err = rc;
+		return NULL;
+	}
+	dec->last_thread = t;
+	return t;
+}
+
+/* An event's sequence number: a gap on its capture thread is drops
+ * (NetTraceFormat.md "Event Sequence Numbers"); arithmetic wraps at 32
+ * bits. A number that goes backwards is a recycled thread id, not drops. */
+static int seq_event(rtd_nettrace *dec, uint64_t tid, uint32_t seq)
+{
+	int err = 0;
+	struct nt_thread *t = thread_get(dec, tid, &err);
+	if (!t)
+		return err;
+	if (t->have_seq) {
+		uint32_t gap = seq - (t->last_seq + 1);
+		if (gap != 0 && gap < 0x80000000u) {
+			t->dropped += gap;
+			dec->st.dropped += gap;
+		}
+	}
+	t->last_seq = seq;
+	t->have_seq = true;
+	return 0;
+}
+
+/* A sequence point's lower bound for a thread's last sequence number. */
+static int seq_point(rtd_nettrace *dec, uint64_t tid, uint32_t seq)
+{
+	int err = 0;
+	struct nt_thread *t = thread_get(dec, tid, &err);
+	if (!t)
+		return err;
+	if (t->have_seq) {
+		uint32_t gap = seq - t->last_seq;
+		if (gap != 0 && gap < 0x80000000u) {
+			t->dropped += gap;
+			dec->st.dropped += gap;
+			t->last_seq = seq;
+		}
+	} else {
+		t->last_seq = seq;
+		t->have_seq = true;
+	}
+	return 0;
+}
+
+/* ---- stacks ---------------------------------------------------------- */
+
+static void stacks_reset(rtd_nettrace *dec)
+{
+	dec->nstacks = 0;
+	dec->nframes_used = 0;
+	dec->stack_base = 0;
+	dec->nlabels = 0;
+	dec->label_base = 0;
+}
+
+static int frames_reserve(rtd_nettrace *dec, size_t n, uint64_t off)
+{
+	if (n > dec->frames_cap - dec->nframes_used) {
+		size_t need = dec->nframes_used + n;
+		if (need > dec->o.max_stack_bytes / 8)
+			return nt_fail(dec, -RTD_E_CAP, off,
+				       "stacks since the last sequence point "
+				       "exceed %zu bytes",
+				       dec->o.max_stack_bytes);
+		size_t ncap = dec->frames_cap ? dec->frames_cap : 4096;
+		while (ncap < need)
+			ncap *= 2;
+		uint64_t *nf = realloc(dec->frames, ncap * sizeof(*nf));
+		if (!nf)
+			return -ENOMEM;
+		dec->frames = nf;
+		dec->frames_cap = ncap;
+	}
+	return 0;
+}
+
+/* Read n stack bytes as return addresses into frames[] at its end. */
+static void read_ips(rtd_nettrace *dec, const uint8_t *p, size_t nbytes,
+		     uint64_t *dst)
+{
+	size_t psz = dec->info.pointer_size;
+	size_t n = nbytes / psz;
+	for (size_t i = 0; i < n; i++) {
+		rtd_rd r;
+		rd_init(&r, p + i * psz, psz);
+		dst[i] = psz == 8 ? rd_u64le(&r) : rd_u32le(&r);
+	}
+}
+
+/* Stack block body (V4-V6): FirstId, Count, then Count sized stacks. */
+static int stack_block(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
+{
+	uint32_t first = rd_u32le(r);
+	uint32_t count = rd_u32le(r);
+	if (!rd_ok(r))
+		return nt_fail(dec, -RTD_E_NT_STACK, nt_off(dec, r, base),
+			       "stack block header truncated");
+	if (dec->nstacks == 0)
+		dec->stack_base = first;
+	if (first < dec->stack_base)
+		return nt_fail(dec, -RTD_E_NT_STACK, nt_off(dec, r, base),
+			       "stack id %u goes back before %u without a "
+			       "sequence point", first, dec->stack_base);
+	/* ids between the stacks known and this block get empty entries */
+	uint64_t end = (uint64_t)first + count;
+	uint64_t want = end - dec->stack_base;
+	if (want > dec->o.max_stack_bytes / 4)
+		return nt_fail(dec, -RTD_E_CAP, nt_off(dec, r, base),
+			       "stack ids %u..%llu: too many stacks since the "
+			       "last sequence point", first,
+			       (unsigned long long)end);
+	if (want > dec->stacks_cap) {
+		size_t ncap = dec->stacks_cap ? dec->stacks_cap : 1024;
+		while (ncap < want)
+			ncap *= 2;
+		struct nt_stack_ent *ns = realloc(dec->stacks, ncap * sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		dec->stacks = ns;
+		dec->stacks_cap = ncap;
+	}
+	while (dec->nstacks < want) {
+		dec->stacks[dec->nstacks].start = 0;
+		dec->stacks[dec->nstacks].n = 0;
+		dec->nstacks++;
+	}
+	size_t psz = dec->info.pointer_size;
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t soff = nt_off(dec, r, base);
+		uint32_t size = rd_u32le(r);
+		const uint8_t *p;
+		if (!rd_bytes(r, size, &p))
+			return nt_fail(dec, -RTD_E_NT_STACK, soff,
+				       "stack %u of %u (%u bytes) runs past "
+				       "the block end", i, count, size);
+		if (size % psz)
+			return nt_fail(dec, -RTD_E_NT_STACK, soff,
+				       "stack size %u is not a multiple of the "
+				       "pointer size %zu", size, psz);
+		size_t n = size / psz;
+		int err = frames_reserve(dec, n, soff);
+		if (err)
+			return err;
+		if (n)
+			read_ips(dec, p, size, dec->frames + dec->nframes_used);
+		struct nt_stack_ent *e = &dec->stacks[first + i - dec->stack_base];
+		e->start = (uint32_t)dec->nframes_used;
+		e->n = (uint32_t)n;
+		dec->nframes_used += n;
+		dec->st.stacks++;
+	}
+	return 0;
+}
+
+static void stack_lookup(const rtd_nettrace *dec, uint32_t id,
+			 struct rtd_nettrace_event *ev)
+{
+	ev->stack = NULL;
+	ev->nframes = 0;
+	if (id == 0 || id < dec->stack_base)
+		return;
+	uint64_t i = (uint64_t)id - dec->stack_base;
+	if (i >= dec->nstacks || dec->stacks[i].n == 0)
+		return;
+	ev->stack = dec->frames + dec->stacks[i].start;
+	ev->nframes = dec->stacks[i].n;
+}
+
+/* ---- metadata -------------------------------------------------------- */
+
+static int meta_add(rtd_nettrace *dec, struct nt_meta *m, uint64_t off)
+{
+	void *old = NULL;
+	if (m->pub.id == 0) {
+		free(m);
+		return nt_fail(dec, -RTD_E_NT_METADATA, off,
+			       "metadata defines id 0");
+	}
+	int err = rtd_map_put(&dec->meta, m->pub.id, m, &old);
+	if (err) {
+		free(m);
+		if (err == -RTD_E_CAP)
+			return nt_fail(dec, err, off,
+				       "more than %zu event types",
+				       dec->o.max_metadata);
+		return err;
+	}
+	if (old) {
+		/* a redefinition replaces the old record; keep its counts */
+		struct nt_meta *o = old;
+		m->seen += o->seen;
+		m->bytes += o->bytes;
+		if (dec->last_meta == o)
+			dec->last_meta = NULL;
+		free(o);
+	}
+	dec->st.metadata++;
+	if (dec->o.on_metadata)
+		return dec->o.on_metadata(dec->o.ctx, &m->pub);
+	return 0;
+}
+
+static struct nt_meta *meta_get(rtd_nettrace *dec, uint32_t id)
+{
+	if (dec->last_meta && dec->last_meta->pub.id == id)
+		return dec->last_meta;
+	void *v;
+	if (!rtd_map_get(&dec->meta, id, &v))
+		return NULL;
+	dec->last_meta = v;
+	return v;
+}
+
+/* ---- events ---------------------------------------------------------- */
+
+/*
+ * Header state of the event being decoded. The compressed format encodes
+ * each header relative to the previous one, so the fields live here across
+ * events, inside the very event view handed to the callback: decoding
+ * straight into it avoids copying ~150 bytes per event.
+ */
+struct hdr {
+	struct rtd_nettrace_event ev;
+	uint32_t meta_id;
+	uint32_t label_id;
+	uint64_t tid;     /* V6: thread indexes, mapped at delivery */
+	uint64_t cap_tid;
+};
+
+static int deliver(rtd_nettrace *dec, struct hdr *h, const uint8_t *payload,
+		   uint64_t ev_off, const uint64_t *inline_stack,
+		   size_t inline_n)
+{
+	struct nt_meta *m = meta_get(dec, h->meta_id);
+	if (!m)
+		return nt_fail(dec, -RTD_E_NT_EVENT, ev_off,
+			       "event refers to metadata id %u, which the "
+			       "stream never defined", h->meta_id);
+	struct rtd_nettrace_event *ev = &h->ev;
+	ev->meta = &m->pub;
+	ev->payload = payload;
+	ev->offset = ev_off;
+	if (dec->format == 3) {
+		ev->stack = inline_n ? inline_stack : NULL;
+		ev->nframes = inline_n;
+	} else {
+		stack_lookup(dec, ev->stack_id, ev);
+	}
+	if (dec->format == 6) {
+		void *v;
+		ev->thread_id = h->tid;
+		ev->capture_thread_id = h->cap_tid;
+		if (rtd_map_get(&dec->v6threads, h->tid, &v) && v)
+			ev->thread_id = (uint64_t)(uintptr_t)v - 1;
+		if (h->cap_tid == h->tid)
+			ev->capture_thread_id = ev->thread_id;
+		else if (rtd_map_get(&dec->v6threads, h->cap_tid, &v) && v)
+			ev->capture_thread_id = (uint64_t)(uintptr_t)v - 1;
+		memset(ev->activity_id, 0, 16);
+		memset(ev->related_activity_id, 0, 16);
+		if (h->label_id && h->label_id >= dec->label_base &&
+		    h->label_id - dec->label_base < dec->nlabels) {
+			const struct nt_label *l =
+				&dec->labels[h->label_id - dec->label_base];
+			memcpy(ev->activity_id, l->activity, 16);
+			memcpy(ev->related_activity_id, l->related, 16);
+		}
+	}
+	if (dec->format >= 4) {
+		/* drops are tracked per capture thread (V6: its index) */
+		int err = seq_event(dec, dec->format == 6 ? h->cap_tid
+							  : ev->capture_thread_id,
+				    ev->sequence);
+		if (err)
+			return err;
+	}
+	m->seen++;
+	m->bytes += ev->payload_len;
+	dec->st.events++;
+	if (dec->o.on_event)
+		return dec->o.on_event(dec->o.ctx, ev);
+	return 0;
+}
+
+static void read_guid(rtd_rd *r, uint8_t out[16])
+{
+	if (!rd_copy(r, out, 16))
+		memset(out, 0, 16);
+}
+
+/*
+ * Event and metadata blocks of V4-V6 (NetTraceFormat_v5.md "EventBlock",
+ * "Event blobs"). In V4/V5 a metadata block has the same layout, its
+ * events' payloads being metadata records.
+ */
+static int event_block(rtd_nettrace *dec, rtd_rd *r, uint64_t base,
+		       bool is_meta)
+{
+	uint64_t boff = nt_off(dec, r, base);
+	uint16_t hsize = rd_u16le(r);
+	uint16_t flags = rd_u16le(r);
+	if (!rd_ok(r) || hsize < 4 || !rd_skip(r, hsize - 4u))
+		return nt_fail(dec, -RTD_E_NT_BLOCK, boff,
+			       "%s block header truncated (header size %u)",
+			       is_meta ? "metadata" : "event", hsize);
+	bool compressed = flags & 1;
+	bool v6 = dec->format >= 6;
+	struct hdr h;
+	memset(&h, 0, sizeof(h));
+	while (rd_left(r) > 0) {
+		uint64_t ev_off = nt_off(dec, r, base);
+		const uint8_t *payload;
+		if (compressed) {
+			uint8_t f = rd_u8(r);
+			if (f & 1)
+				h.meta_id = rd_varuint32(r);
+			if (f & 2) {
+				h.ev.sequence += rd_varuint32(r);
+				if (v6)
+					h.cap_tid = rd_varuint(r);
+				else
+					h.ev.capture_thread_id = rd_varuint(r);
+				h.ev.proc_number = rd_varuint32(r);
+			}
+			if (h.meta_id != 0)
+				h.ev.sequence++;
+			if ((f & 4) && v6)
+				h.tid = rd_varuint(r);
+			else if (f & 4)
+				h.ev.thread_id = rd_varuint(r);
+			if (f & 8)
+				h.ev.stack_id = rd_varuint32(r);
+			h.ev.timestamp += rd_varuint(r);
+			if (v6) {
+				if (f & 16)
+					h.label_id = rd_varuint32(r);
+			} else {
+				if (f & 16)
+					read_guid(r, h.ev.activity_id);
+				if (f & 32)
+					read_guid(r, h.ev.related_activity_id);
+			}
+			h.ev.sorted = f & 64;
+			if (f & 128)
+				h.ev.payload_len = rd_varuint32(r);
+			if (!rd_ok(r))
+				return nt_fail(dec, -RTD_E_NT_EVENT, ev_off,
+					       "compressed event header runs "
+					       "past the block end");
+			if (!rd_bytes(r, h.ev.payload_len, &payload))
+				return nt_fail(dec, -RTD_E_NT_EVENT, ev_off,
+					       "event payload of %u bytes runs "
+					       "past the block end",
+					       (unsigned)h.ev.payload_len);
+		} else {
+			uint32_t size = rd_u32le(r);
+			rtd_rd e;
+			if (!rd_ok(r) || !rd_sub(r, size, &e))
+				return nt_fail(dec, -RTD_E_NT_EVENT, ev_off,
+					       "event of %u bytes runs past the "
+					       "block end", size);
+			uint32_t mid = rd_u32le(&e);
+			/* the high bit set means NOT sorted (shared
+			 * reference README) */
+			h.ev.sorted = !(mid & 0x80000000u);
+			h.meta_id = mid & 0x7fffffffu;
+			h.ev.sequence = rd_u32le(&e);
+			h.tid = rd_u64le(&e);
+			h.cap_tid = rd_u64le(&e);
+			h.ev.thread_id = h.tid;
+			h.ev.capture_thread_id = h.cap_tid;
+			h.ev.proc_number = rd_u32le(&e);
+			h.ev.stack_id = rd_u32le(&e);
+			h.ev.timestamp = rd_u64le(&e);
+			if (v6) {
+				h.label_id = rd_u32le(&e);
+			} else {
+				read_guid(&e, h.ev.activity_id);
+				read_guid(&e, h.ev.related_activity_id);
+			}
+			h.ev.payload_len = rd_u32le(&e);
+			if (!rd_bytes(&e, h.ev.payload_len, &payload))
+				return nt_fail(dec, -RTD_E_NT_EVENT, ev_off,
+					       "event header or payload (%u "
+					       "bytes) runs past the event's "
+					       "%u bytes", (unsigned)h.ev.payload_len,
+					       size);
+			/* zero padding to a 4-byte stream offset (the
+			 * block body starts 4-aligned) */
+			if (!v6) {
+				size_t pad = (4 - rd_off(r) % 4) % 4;
+				rd_skip(r, pad < rd_left(r) ? pad : rd_left(r));
+			}
+		}
+		if (is_meta) {
+			rtd_rd mr;
+			rd_init(&mr, payload, h.ev.payload_len);
+			struct nt_meta *m = NULL;
+			int err = nt_meta_parse_v5(
+				dec, &mr, dec->format,
+				base + (uint64_t)(payload - r->start), &m);
+			if (err)
+				return err;
+			err = meta_add(dec, m, ev_off);
+			if (err)
+				return err;
+		} else {
+			int err = deliver(dec, &h, payload, ev_off, NULL, 0);
+			if (err)
+				return err;
+		}
+	}
+	dec->st.blocks++;
+	return 0;
+}
+
+/* NetPerf V3 event block: events with inline metadata and stacks. */
+static int event_block_v3(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
+{
+	while (rd_left(r) > 0) {
+		uint64_t ev_off = nt_off(dec, r, base);
+		uint32_t size = rd_u32le(r);
+		rtd_rd e;
+		if (!rd_ok(r) || !rd_sub(r, size, &e))
+			return nt_fail(dec, -RTD_E_NT_EVENT, ev_off,
+				       "event of %u bytes runs past the block "
+				       "end", size);
+		struct hdr h;
+		memset(&h, 0, sizeof(h));
+		h.meta_id = rd_u32le(&e);
+		h.ev.thread_id = rd_u32le(&e);
+		h.ev.capture_thread_id = h.ev.thread_id;
+		h.ev.proc_number = 0xffffffffu;
+		h.ev.timestamp = rd_u64le(&e);
+		read_guid(&e, h.ev.activity_id);
+		read_guid(&e, h.ev.related_activity_id);
+		h.ev.payload_len = rd_u32le(&e);
+		h.ev.sorted = true;
+		const uint8_t *payload;
+		if (!rd_bytes(&e, h.ev.payload_len, &payload))
+			return nt_fail(dec, -RTD_E_NT_EVENT, ev_off,
+				       "event payload of %u bytes runs past "
+				       "the event's %u bytes", (unsigned)h.ev.payload_len,
+				       size);
+		uint32_t ssize = rd_u32le(&e);
+		const uint8_t *sp;
+		if (!rd_bytes(&e, ssize, &sp))
+			return nt_fail(dec, -RTD_E_NT_EVENT, ev_off,
+				       "event stack of %u bytes runs past the "
+				       "event's %u bytes", ssize, size);
+		size_t psz = dec->info.pointer_size;
+		if (ssize % psz)
+			return nt_fail(dec, -RTD_E_NT_STACK, ev_off,
+				       "stack size %u is not a multiple of the "
+				       "pointer size %zu", ssize, psz);
+		size_t n = ssize / psz;
+		if (n > NT_CAP_STACK_FRAMES)
+			n = NT_CAP_STACK_FRAMES;
+		if (n > dec->scratch_cap) {
+			uint64_t *ns = realloc(dec->scratch, n * sizeof(*ns));
+			if (!ns)
+				return -ENOMEM;
+			dec->scratch = ns;
+			dec->scratch_cap = n;
+		}
+		read_ips(dec, sp, n * psz, dec->scratch);
+		if (n)
+			dec->st.stacks++;
+		int err;
+		if (h.meta_id == 0) {
+			rtd_rd mr;
+			rd_init(&mr, payload, h.ev.payload_len);
+			struct nt_meta *m = NULL;
+			err = nt_meta_parse_v5(
+				dec, &mr, 3, base + (uint64_t)(payload - r->start),
+				&m);
+			if (err)
+				return err;
+			err = meta_add(dec, m, ev_off);
+		} else {
+			err = deliver(dec, &h, payload, ev_off, dec->scratch, n);
+		}
+		if (err)
+			return err;
+	}
+	dec->st.blocks++;
+	return 0;
+}
+
+static int seqpoint_done(rtd_nettrace *dec, uint64_t ts)
+{
+	stacks_reset(dec);
+	dec->st.seqpoints++;
+	dec->st.blocks++;
+	if (dec->o.on_seqpoint)
+		return dec->o.on_seqpoint(dec->o.ctx, ts);
+	return 0;
+}
+
+/* V4/V5 sequence point: time, then (thread id, sequence) pairs. */
+static int sp_block(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
+{
+	uint64_t ts = rd_u64le(r);
+	uint32_t n = rd_u32le(r);
+	if (!rd_ok(r) || n > rd_left(r) / 12)
+		return nt_fail(dec, -RTD_E_NT_BLOCK, base,
+			       "sequence point block: %u threads do not fit "
+			       "in the block", n);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t tid = rd_u64le(r);
+		uint32_t seq = rd_u32le(r);
+		int err = seq_point(dec, tid, seq);
+		if (err)
+			return err;
+	}
+	return seqpoint_done(dec, ts);
+}
+
+/* V6 sequence point: time, flags, then varint (thread index, sequence). */
+static int sp_block_v6(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
+{
+	uint64_t ts = rd_u64le(r);
+	uint32_t flags = rd_u32le(r);
+	uint32_t n = rd_u32le(r);
+	if (!rd_ok(r) || n > rd_left(r) / 2)
+		return nt_fail(dec, -RTD_E_NT_BLOCK, base,
+			       "sequence point block: %u threads do not fit "
+			       "in the block", n);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t idx = rd_varuint(r);
+		uint32_t seq = rd_varuint32(r);
+		if (!rd_ok(r))
+			return nt_fail(dec, -RTD_E_NT_BLOCK,
+				       nt_off(dec, r, base),
+				       "sequence point thread %u truncated", i);
+		int err = seq_point(dec, idx, seq);
+		if (err)
+			return err;
+	}
+	if (flags & 1)
+		rtd_map_clear(&dec->v6threads);
+	if (flags & 2)
+		free_meta_all(dec);
+	return seqpoint_done(dec, ts);
+}
+
+static int read_utf8s(rtd_rd *r, const uint8_t **s, uint32_t *len)
+{
+	*len = rd_varuint32(r);
+	if (!rd_ok(r) || !rd_bytes(r, *len, s))
+		return -RTD_E_TRUNCATED;
+	return 0;
+}
+
+/* V6 thread block: rows of (size, index, optional info). */
+static int thread_block_v6(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
+{
+	while (rd_left(r) > 0) {
+		uint64_t roff = nt_off(dec, r, base);
+		uint16_t size = rd_u16le(r);
+		rtd_rd row;
+		if (!rd_ok(r) || !rd_sub(r, size, &row))
+			return nt_fail(dec, -RTD_E_NT_BLOCK, roff,
+				       "thread row of %u bytes runs past the "
+				       "block end", size);
+		uint64_t idx = rd_varuint(&row);
+		uint64_t os_tid = 0;
+		bool have = false;
+		while (rd_ok(&row) && rd_left(&row) > 0) {
+			uint8_t kind = rd_u8(&row);
+			const uint8_t *s;
+			uint32_t l;
+			switch (kind) {
+			case 1: /* name */
+				read_utf8s(&row, &s, &l);
+				break;
+			case 2: /* OS process id */
+				(void)rd_varuint(&row);
+				break;
+			case 3: /* OS thread id */
+				os_tid = rd_varuint(&row);
+				have = true;
+				break;
+			case 4: /* key/value */
+				read_utf8s(&row, &s, &l);
+				read_utf8s(&row, &s, &l);
+				break;
+			default:
+				/* unknown info ends what we can read */
+				row.p = row.end;
+				break;
+			}
+		}
+		if (!rd_ok(&row))
+			return nt_fail(dec, -RTD_E_NT_BLOCK, roff,
+				       "thread row malformed");
+		if (have && os_tid < UINT64_MAX) {
+			int err = rtd_map_put(&dec->v6threads, idx,
+					      (void *)(uintptr_t)(os_tid + 1),
+					      NULL);
+			if (err)
+				return nt_fail(dec, err, roff,
+					       "too many threads");
+		}
+	}
+	dec->st.blocks++;
+	return 0;
+}
+
+static int remove_thread_v6(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
+{
+	while (rd_left(r) > 0) {
+		uint64_t idx = rd_varuint(r);
+		uint32_t seq = rd_varuint32(r);
+		if (!rd_ok(r))
+			return nt_fail(dec, -RTD_E_NT_BLOCK,
+				       nt_off(dec, r, base),
+				       "remove-thread entry truncated");
+		int err = seq_point(dec, idx, seq);
+		if (err)
+			return err;
+		rtd_map_del(&dec->v6threads, idx);
+	}
+	dec->st.blocks++;
+	return 0;
+}
+
+/* V6 label lists: only activity ids are kept (what V4/V5 headers had). */
+static int labels_v6(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
+{
+	uint32_t first = rd_u32le(r);
+	uint32_t count = rd_u32le(r);
+	if (!rd_ok(r) || first == 0)
+		return nt_fail(dec, -RTD_E_NT_BLOCK, base,
+			       "label list block header malformed");
+	if (dec->nlabels == 0)
+		dec->label_base = first;
+	if (first < dec->label_base ||
+	    (uint64_t)first + count - dec->label_base > NT_CAP_LABELS)
+		return nt_fail(dec, -RTD_E_CAP, base,
+			       "label list ids %u+%u out of range", first,
+			       count);
+	size_t want = (size_t)((uint64_t)first + count - dec->label_base);
+	if (want > dec->labels_cap) {
+		size_t ncap = dec->labels_cap ? dec->labels_cap : 256;
+		while (ncap < want)
+			ncap *= 2;
+		struct nt_label *nl = realloc(dec->labels, ncap * sizeof(*nl));
+		if (!nl)
+			return -ENOMEM;
+		dec->labels = nl;
+		dec->labels_cap = ncap;
+	}
+	while (dec->nlabels < want)
+		memset(&dec->labels[dec->nlabels++], 0, sizeof(struct nt_label));
+	for (uint32_t i = 0; i < count; i++) {
+		struct nt_label *l = &dec->labels[first + i - dec->label_base];
+		memset(l, 0, sizeof(*l));
+		for (;;) {
+			uint64_t loff = nt_off(dec, r, base);
+			uint8_t kind = rd_u8(r);
+			const uint8_t *s;
+			uint32_t n;
+			switch (kind & 0x7f) {
+			case 1: read_guid(r, l->activity); break;
+			case 2: read_guid(r, l->related); break;
+			case 3: rd_skip(r, 16); break;
+			case 4: rd_skip(r, 8); break;
+			case 5: read_utf8s(r, &s, &n); read_utf8s(r, &s, &n); break;
+			case 6: read_utf8s(r, &s, &n); (void)rd_varuint(r); break;
+			case 7: case 9: case 10: rd_skip(r, 1); break;
+			case 8: rd_skip(r, 8); break;
+			default:
+				return nt_fail(dec, -RTD_E_NT_BLOCK, loff,
+					       "unknown label kind %u", kind);
+			}
+			if (!rd_ok(r))
+				return nt_fail(dec, -RTD_E_NT_BLOCK, loff,
+					       "label list truncated");
+			if (kind & 0x80)
+				break;
+		}
+	}
+	dec->st.blocks++;
+	return 0;
+}
+
+/* V6 metadata block: u16 header size + header, then sized rows. */
+static int meta_block_v6(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
+{
+	uint16_t hsize = rd_u16le(r);
+	if (!rd_ok(r) || !rd_skip(r, hsize))
+		return nt_fail(dec, -RTD_E_NT_BLOCK, base,
+			       "metadata block header truncated");
+	while (rd_left(r) > 0) {
+		uint64_t roff = nt_off(dec, r, base);
+		uint16_t size = rd_u16le(r);
+		rtd_rd row;
+		if (!rd_ok(r) || !rd_sub(r, size, &row))
+			return nt_fail(dec, -RTD_E_NT_METADATA, roff,
+				       "metadata row of %u bytes runs past the "
+				       "block end", size);
+		struct nt_meta *m = NULL;
+		int err = nt_meta_parse_v6(dec, &row, roff + 2, &m);
+		if (err)
+			return err;
+		err = meta_add(dec, m, roff);
+		if (err)
+			return err;
+	}
+	dec->st.blocks++;
+	return 0;
+}
+
+static void set_info_common(rtd_nettrace *dec, rtd_rd *r)
+{
+	int16_t t[8];
+	for (int i = 0; i < 8; i++)
+		t[i] = rd_i16le(r);
+	dec->info.sync_year = t[0];
+	dec->info.sync_month = t[1];
+	dec->info.sync_day = t[3];
+	dec->info.sync_hour = t[4];
+	dec->info.sync_minute = t[5];
+	dec->info.sync_second = t[6];
+	dec->info.sync_ms = t[7];
+	dec->info.sync_ticks = rd_u64le(r);
+	dec->info.tick_freq = rd_u64le(r);
+	dec->info.pointer_size = rd_u32le(r);
+}
+
+static int info_done(rtd_nettrace *dec, uint64_t off)
+{
+	if (dec->info.pointer_size != 4 && dec->info.pointer_size != 8)
+		return nt_fail(dec, -RTD_E_NT_BLOCK, off,
+			       "trace header gives pointer size %u (want 4 "
+			       "or 8)", dec->info.pointer_size);
+	if (dec->info.tick_freq == 0)
+		return nt_fail(dec, -RTD_E_NT_BLOCK, off,
+			       "trace header gives a tick frequency of 0");
+	dec->info.format = dec->format;
+	dec->have_info = true;
+	if (dec->o.on_info)
+		return dec->o.on_info(dec->o.ctx, &dec->info);
+	return 0;
+}
+
+static uint64_t parse_u64_dec(const uint8_t *s, uint32_t n)
+{
+	uint64_t v = 0;
+	for (uint32_t i = 0; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	return v;
+}
+
+static int trace_block_v6(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
+{
+	set_info_common(dec, r);
+	uint32_t n = rd_u32le(r);
+	for (uint32_t i = 0; i < n && rd_ok(r); i++) {
+		const uint8_t *k, *v;
+		uint32_t kl, vl;
+		read_utf8s(r, &k, &kl);
+		read_utf8s(r, &v, &vl);
+		if (!rd_ok(r))
+			break;
+		if (kl == 9 && !memcmp(k, "ProcessId", 9))
+			dec->info.pid = (uint32_t)parse_u64_dec(v, vl);
+		else if (kl == 19 && !memcmp(k, "HardwareThreadCount", 19))
+			dec->info.nprocs = (uint32_t)parse_u64_dec(v, vl);
+		else if (kl == 23 && !memcmp(k, "ExpectedCPUSamplingRate", 23))
+			dec->info.sampling_rate = (uint32_t)parse_u64_dec(v, vl);
+	}
+	if (!rd_ok(r))
+		return nt_fail(dec, -RTD_E_NT_BLOCK, base,
+			       "trace block truncated");
+	return info_done(dec, base);
+}
+
+/* ---- units ----------------------------------------------------------- */
+
+/*
+ * One parse step over avail bytes at dec->off. Returns >0 consumed bytes,
+ * 0 needing more (dec->need set to the total the unit needs), or a
+ * negative error.
+ */
+static long step_header(rtd_nettrace *dec, const uint8_t *p, size_t avail)
+{
+	if (avail < 8) {
+		dec->need = 8;
+		return 0;
+	}
+	if (!memcmp(p, "Nettrace", 8)) {
+		if (avail < 12) {
+			dec->need = 12;
+			return 0;
+		}
+		rtd_rd r;
+		rd_init(&r, p + 8, avail - 8);
+		uint32_t x = rd_u32le(&r);
+		if (x == 20) {
+			if (avail < 32) {
+				dec->need = 32;
+				return 0;
+			}
+			if (memcmp(p + 12, FS_MAGIC, 20))
+				return nt_fail(dec, -RTD_E_NT_MAGIC, 12,
+					       "'Nettrace' is not followed by "
+					       "!FastSerialization.1");
+			dec->format = 4; /* 4 or 5: the trace object says */
+			dec->state = ST_OBJECTS;
+			return 32;
+		}
+		if (x == 0) {
+			if (avail < 20) {
+				dec->need = 20;
+				return 0;
+			}
+			uint32_t major = rd_u32le(&r);
+			if (major < 6 || major > 6)
+				return nt_fail(dec, -RTD_E_UNSUPPORTED, 12,
+					       "NetTrace major version %u is not "
+					       "supported (want 4 to 6)", major);
+			dec->format = 6;
+			dec->state = ST_BLOCKS;
+			return 20;
+		}
+		return nt_fail(dec, -RTD_E_NT_MAGIC, 8,
+			       "unknown header after 'Nettrace' (%u)", x);
+	}
+	if (!memcmp(p, "\x14\0\0\0!Fas", 8)) {
+		if (avail < 24) {
+			dec->need = 24;
+			return 0;
+		}
+		if (memcmp(p + 4, FS_MAGIC, 20))
+			return nt_fail(dec, -RTD_E_NT_MAGIC, 4,
+				       "not a netperf stream");
+		dec->format = 3;
+		dec->state = ST_OBJECTS;
+		return 24;
+	}
+	return nt_fail(dec, -RTD_E_NT_MAGIC, 0,
+		       "not a nettrace or netperf stream (no 'Nettrace' or "
+		       "'!FastSerialization.1' magic)");
+}
+
+static long step_object(rtd_nettrace *dec, const uint8_t *p, size_t avail)
+{
+	uint64_t off = dec->off;
+	if (avail < 1) {
+		dec->need = 1;
+		return 0;
+	}
+	if (p[0] == TAG_NULL) {
+		dec->state = ST_DONE;
+		dec->seen_end = 1;
+		return 1;
+	}
+	uint8_t begin = dec->format == 3 ? TAG_BEGIN_OBJECT : TAG_BEGIN_PRIVATE;
+	if (p[0] != begin && p[0] != TAG_BEGIN_OBJECT &&
+	    p[0] != TAG_BEGIN_PRIVATE)
+		return nt_fail(dec, -RTD_E_NT_BLOCK, off,
+			       "expected an object (tag %u) or the end of the "
+			       "stream (tag 1), found byte %u", begin, p[0]);
+	/* tag, type: tag, null tag, version, min version, name length */
+	const size_t fixed = 1 + 1 + 1 + 4 + 4 + 4;
+	if (avail < fixed) {
+		dec->need = fixed;
+		return 0;
+	}
+	rtd_rd r;
+	rd_init(&r, p, avail);
+	rd_skip(&r, 1);
+	uint8_t t1 = rd_u8(&r), t2 = rd_u8(&r);
+	uint32_t version = rd_u32le(&r);
+	uint32_t minver = rd_u32le(&r);
+	uint32_t nlen = rd_u32le(&r);
+	(void)minver;
+	if ((t1 != TAG_BEGIN_PRIVATE && t1 != TAG_BEGIN_OBJECT) ||
+	    t2 != TAG_NULL)
+		return nt_fail(dec, -RTD_E_NT_BLOCK, off + 1,
+			       "object's type header is malformed (tags %u "
+			       "%u)", t1, t2);
+	if (nlen == 0 || nlen > NT_CAP_TYPE_NAME)
+		return nt_fail(dec, -RTD_E_NT_BLOCK, off + 11,
+			       "object type name of %u bytes (cap %u)", nlen,
+			       NT_CAP_TYPE_NAME);
+	size_t hdr = fixed + nlen + 1;
+	if (avail < hdr) {
+		dec->need = hdr;
+		return 0;
+	}
+	const uint8_t *name;
+	rd_bytes(&r, nlen, &name);
+	if (rd_u8(&r) != TAG_END_OBJECT)
+		return nt_fail(dec, -RTD_E_NT_BLOCK, off + hdr - 1,
+			       "object's type header does not end with tag 6");
+	char tn[NT_CAP_TYPE_NAME + 1];
+	memcpy(tn, name, nlen);
+	tn[nlen] = 0;
+
+	if (!strcmp(tn, "Trace")) {
+		if (dec->have_info)
+			return nt_fail(dec, -RTD_E_NT_BLOCK, off,
+				       "a second Trace object");
+		size_t total = hdr + 48 + 1;
+		if (avail < total) {
+			dec->need = total;
+			return 0;
+		}
+		if (version == 3 && dec->format != 3)
+			return nt_fail(dec, -RTD_E_NT_BLOCK, off,
+				       "Trace object version 3 in a nettrace "
+				       "stream");
+		if (dec->format == 3 && version != 3)
+			return nt_fail(dec, -RTD_E_UNSUPPORTED, off,
+				       "netperf Trace object version %u is "
+				       "not supported (want 3)", version);
+		if (dec->format != 3) {
+			if (version != 4 && version != 5)
+				return nt_fail(dec, -RTD_E_UNSUPPORTED, off,
+					       "nettrace Trace object version "
+					       "%u is not supported (want 4 or "
+					       "5)", version);
+			dec->format = (int)version;
+		}
+		set_info_common(dec, &r);
+		dec->info.pid = rd_u32le(&r);
+		dec->info.nprocs = rd_u32le(&r);
+		dec->info.sampling_rate = rd_u32le(&r);
+		if (rd_u8(&r) != TAG_END_OBJECT)
+			return nt_fail(dec, -RTD_E_NT_BLOCK, off + total - 1,
+				       "Trace object does not end with tag 6");
+		int err = info_done(dec, off);
+		if (err)
+			return err;
+		return (long)total;
+	}
+	if (!dec->have_info)
+		return nt_fail(dec, -RTD_E_NT_BLOCK, off,
+			       "object '%s' before the Trace object", tn);
+	/* every other object: i32 size, padding to 4, body, end tag */
+	if (avail < hdr + 4) {
+		dec->need = hdr + 4;
+		return 0;
+	}
+	uint32_t bsize = rd_u32le(&r);
+	if (bsize > dec->o.max_block)
+		return nt_fail(dec, -RTD_E_CAP, off + hdr,
+			       "%s of %u bytes exceeds the block cap %zu", tn,
+			       bsize, dec->o.max_block);
+	uint64_t after = off + hdr + 4;
+	size_t pad = (size_t)((4 - after % 4) % 4);
+	size_t total = hdr + 4 + pad + bsize + 1;
+	if (avail < total) {
+		dec->need = total;
+		return 0;
+	}
+	if (p[total - 1] != TAG_END_OBJECT)
+		return nt_fail(dec, -RTD_E_NT_BLOCK, off + total - 1,
+			       "%s does not end with tag 6 (found %u)", tn,
+			       p[total - 1]);
+	rtd_rd body;
+	rd_init(&body, p + hdr + 4 + pad, bsize);
+	uint64_t base = off + hdr + 4 + pad;
+	int err = 0;
+	if (!strcmp(tn, "EventBlock")) {
+		err = dec->format == 3 ? event_block_v3(dec, &body, base)
+				       : event_block(dec, &body, base, false);
+	} else if (!strcmp(tn, "MetadataBlock")) {
+		err = event_block(dec, &body, base, true);
+	} else if (!strcmp(tn, "StackBlock")) {
+		err = stack_block(dec, &body, base);
+		if (!err)
+			dec->st.blocks++;
+	} else if (!strcmp(tn, "SPBlock")) {
+		err = sp_block(dec, &body, base);
+	} else {
+		rtd_debug("nettrace: skipping object '%s' at %llu", tn,
+			  (unsigned long long)off);
+		dec->st.skipped_blocks++;
+	}
+	if (err)
+		return err;
+	return (long)total;
+}
+
+static long step_block_v6(rtd_nettrace *dec, const uint8_t *p, size_t avail)
+{
+	uint64_t off = dec->off;
+	if (avail < 4) {
+		dec->need = 4;
+		return 0;
+	}
+	uint32_t h = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
+		     (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	uint32_t size = h & 0xffffffu;
+	uint8_t kind = (uint8_t)(h >> 24);
+	if (size > dec->o.max_block)
+		return nt_fail(dec, -RTD_E_CAP, off,
+			       "block of %u bytes exceeds the block cap %zu",
+			       size, dec->o.max_block);
+	size_t total = 4 + (size_t)size;
+	if (avail < total) {
+		dec->need = total;
+		return 0;
+	}
+	rtd_rd body;
+	rd_init(&body, p + 4, size);
+	uint64_t base = off + 4;
+	if (kind != BK_TRACE && kind != BK_END && !dec->have_info)
+		return nt_fail(dec, -RTD_E_NT_BLOCK, off,
+			       "block kind %u before the trace block", kind);
+	int err = 0;
+	switch (kind) {
+	case BK_END:
+		dec->state = ST_DONE;
+		dec->seen_end = 1;
+		break;
+	case BK_TRACE:
+		if (dec->have_info)
+			return nt_fail(dec, -RTD_E_NT_BLOCK, off,
+				       "a second trace block");
+		err = trace_block_v6(dec, &body, base);
+		break;
+	case BK_EVENT:
+		err = event_block(dec, &body, base, false);
+		break;
+	case BK_METADATA:
+		err = meta_block_v6(dec, &body, base);
+		break;
+	case BK_SP:
+		err = sp_block_v6(dec, &body, base);
+		break;
+	case BK_STACK:
+		err = stack_block(dec, &body, base);
+		if (!err)
+			dec->st.blocks++;
+		break;
+	case BK_THREAD:
+		err = thread_block_v6(dec, &body, base);
+		break;
+	case BK_REMOVE_THREAD:
+		err = remove_thread_v6(dec, &body, base);
+		break;
+	case BK_LABELS:
+		err = labels_v6(dec, &body, base);
+		break;
+	default:
+		dec->st.skipped_blocks++;
+		break;
+	}
+	if (err)
+		return err;
+	return (long)total;
+}
+
+static long step(rtd_nettrace *dec, const uint8_t *p, size_t avail)
+{
+	switch (dec->state) {
+	case ST_HEADER:
+		return step_header(dec, p, avail);
+	case ST_OBJECTS:
+		return step_object(dec, p, avail);
+	case ST_BLOCKS:
+		return step_block_v6(dec, p, avail);
+	default:
+		return (long)avail;
+	}
+}
+
+/* Run one step; on success advance the offset and byte count. */
+static long run_step(rtd_nettrace *dec, const uint8_t *p, size_t avail)
+{
+	long n = step(dec, p, avail);
+	if (n < 0) {
+		if (!dec->err)
+			nt_fail(dec, (int)n, dec->off, "%s",
+				rtd_strerror((int)n));
+		return dec->err ? dec->err : n;
+	}
+	if (n > 0) {
+		dec->off += (uint64_t)n;
+		dec->st.bytes += (uint64_t)n;
+		dec->need = 0;
+	}
+	return n;
+}
+
+int rtd_nettrace_feed(rtd_nettrace *dec, const void *buf, size_t len)
+{
+	if (!dec || (!buf && len))
+		return -RTD_E_INVAL;
+	if (dec->err)
+		return dec->err;
+	const uint8_t *p = buf;
+	while (dec->state != ST_DONE) {
+		if (dec->in.len == 0) {
+			if (len == 0)
+				break;
+			long n = run_step(dec, p, len);
+			if (n < 0)
+				return (int)n;
+			if (n > 0) {
+				p += n;
+				len -= (size_t)n;
+				continue;
+			}
+			/* incomplete: keep what there is */
+			int err = rtd_buf_append(&dec->in, p, len);
+			if (err)
+				return nt_fail(dec, err, dec->off,
+					       "cannot buffer %zu bytes",
+					       len);
+			p += len;
+			len = 0;
+			break;
+		}
+		if (dec->in.len < dec->need) {
+			size_t take = dec->need - dec->in.len;
+			if (take > len)
+				take = len;
+			int err = rtd_buf_append(&dec->in, p, take);
+			if (err)
+				return nt_fail(dec, err, dec->off,
+					       "cannot buffer a unit of %zu "
+					       "bytes", dec->need);
+			p += take;
+			len -= take;
+			if (dec->in.len < dec->need)
+				break;
+		}
+		size_t had = dec->need;
+		long n = run_step(dec, dec->in.data, dec->in.len);
+		if (n < 0)
+			return (int)n;
+		if (n == 0) {
+			if (dec->need <= had)
+				return nt_fail(dec, -RTD_E_STATE, dec->off,
+					       "decoder made no progress");
+			continue;
+		}
+		size_t rest = dec->in.len - (size_t)n;
+		if (rest)
+			memmove(dec->in.data, dec->in.data + n, rest);
+		dec->in.len = rest;
+	}
+	if (dec->state == ST_DONE)
+		return 1;
+	return 0;
+}
+
+int rtd_nettrace_finish(rtd_nettrace *dec)
+{
+	if (!dec)
+		return -RTD_E_INVAL;
+	if (dec->err)
+		return dec->err;
+	if (dec->state == ST_DONE)
+		return 0;
+	if (dec->in.len)
+		return nt_fail(dec, -RTD_E_TRUNCATED, dec->off,
+			       "stream ends inside a %s (%zu of %zu bytes)",
+			       dec->state == ST_HEADER ? "stream header"
+						       : "block",
+			       dec->in.len, dec->need);
+	if (dec->state == ST_HEADER)
+		return nt_fail(dec, -RTD_E_TRUNCATED, dec->off,
+			       "empty stream");
+	return nt_fail(dec, -RTD_E_TRUNCATED, dec->off,
+		       "stream ends without its end marker (the session may "
+		       "have been cut short)");
+}

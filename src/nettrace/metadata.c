@@ -1,0 +1,559 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * metadata.c - event metadata records: NetPerf V3 / NetTrace V4-V5
+ * (NetTraceFormat_v5.md "Metadata event encoding", with V5's OpCode and
+ * V2Params tags) and V6 rows (NetTraceFormat.md "MetadataBlock").
+ *
+ * A record is parsed twice: the first pass checks it and counts fields and
+ * string bytes, the second fills one allocation holding the record, its
+ * field tree and its strings. Freeing a record is one free().
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "nettrace/nt.h"
+
+struct bld {
+	bool fill;
+	bool bad_type;          /* an unknown type code: drop the layout */
+	size_t nfields;         /* pass 1: count; pass 2: next free slot */
+	size_t strbytes;
+	struct rtd_nettrace_field *fields;
+	char *strs;
+	rtd_buf *tmp;
+	rtd_nettrace *dec;
+	uint64_t base;          /* stream offset of the record reader start */
+	const rtd_rd *top;
+};
+
+static int bfail(struct bld *b, const rtd_rd *r, int err, const char *what)
+{
+	return nt_fail(b->dec, err, b->base + rd_off(r),
+		       "metadata record: %s", what);
+}
+
+static const char *bstr(struct bld *b, const char *s, size_t n)
+{
+	if (!b->fill) {
+		b->strbytes += n + 1;
+		return "";
+	}
+	char *d = b->strs + b->strbytes;
+	memcpy(d, s, n);
+	d[n] = 0;
+	b->strbytes += n + 1;
+	return d;
+}
+
+static int bstr16(struct bld *b, rtd_rd *r, const char **out)
+{
+	int err = nt_read_utf16z(r, b->tmp);
+	if (err)
+		return bfail(b, r, err == -RTD_E_TRUNCATED ? -RTD_E_NT_METADATA
+							   : err,
+			     "string runs past the record end");
+	*out = bstr(b, (const char *)rtd_buf_cstr(b->tmp), b->tmp->len);
+	return 0;
+}
+
+static int bstr8(struct bld *b, rtd_rd *r, const char **out)
+{
+	uint32_t n = rd_varuint32(r);
+	const uint8_t *s;
+	if (!rd_ok(r) || !rd_bytes(r, n, &s))
+		return bfail(b, r, -RTD_E_NT_METADATA,
+			     "string runs past the record end");
+	if (n > RTD_CAP_STRING)
+		return bfail(b, r, -RTD_E_CAP, "string too long");
+	*out = bstr(b, (const char *)s, n);
+	return 0;
+}
+
+static struct rtd_nettrace_field *bfields(struct bld *b, size_t n)
+{
+	size_t at = b->nfields;
+	b->nfields += n;
+	if (!b->fill)
+		return NULL;
+	return b->fields + at;
+}
+
+/* A scratch field for pass 1, so parsers can write unconditionally. */
+static struct rtd_nettrace_field *slot(struct bld *b,
+				       struct rtd_nettrace_field *arr, size_t i,
+				       struct rtd_nettrace_field *scratch)
+{
+	if (b->fill)
+		return &arr[i];
+	memset(scratch, 0, sizeof(*scratch));
+	return scratch;
+}
+
+static bool type_known_v5(uint32_t t)
+{
+	return (t >= 1 && t <= 19 && t != 2);
+}
+
+/* ---- V1 field layout (V3-V5): type, [nested], name ---------------- */
+
+static int fields_v1(struct bld *b, rtd_rd *r, unsigned depth,
+		     struct rtd_nettrace_field **out, uint16_t *nout);
+
+static int fields_v1(struct bld *b, rtd_rd *r, unsigned depth,
+		     struct rtd_nettrace_field **out, uint16_t *nout)
+{
+	uint32_t n = rd_u32le(r);
+	if (!rd_ok(r))
+		return bfail(b, r, -RTD_E_NT_METADATA, "field count truncated");
+	if (depth > NT_CAP_DEPTH)
+		return bfail(b, r, -RTD_E_CAP, "structs nested too deep");
+	if (n > NT_CAP_FIELDS || n > rd_left(r) / 6)
+		return bfail(b, r, -RTD_E_NT_METADATA,
+			     "field count larger than the record");
+	struct rtd_nettrace_field *arr = bfields(b, n), scratch;
+	*out = arr;
+	*nout = (uint16_t)n;
+	for (uint32_t i = 0; i < n; i++) {
+		struct rtd_nettrace_field *f = slot(b, arr, i, &scratch);
+		uint32_t t = rd_u32le(r);
+		if (!rd_ok(r))
+			return bfail(b, r, -RTD_E_NT_METADATA,
+				     "field type truncated");
+		if (!type_known_v5(t) || t == RTD_NT_T_ARRAY) {
+			/* TraceEvent drops the layout of such events */
+			b->bad_type = true;
+			return 0;
+		}
+		f->type = (uint16_t)t;
+		f->count_field = -1;
+		if (t == RTD_NT_T_OBJECT) {
+			struct rtd_nettrace_field *sub;
+			uint16_t ns;
+			int err = fields_v1(b, r, depth + 1, &sub, &ns);
+			if (err || b->bad_type)
+				return err;
+			f->fields = sub;
+			f->nfields = ns;
+		}
+		int err = bstr16(b, r, &f->name);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* ---- V2 field layout (V5 V2Params tag): size, name, type, [elem] ---- */
+
+static int fields_v2(struct bld *b, rtd_rd *r, unsigned depth,
+		     struct rtd_nettrace_field **out, uint16_t *nout);
+
+static int type_v2(struct bld *b, rtd_rd *r, unsigned depth,
+		   struct rtd_nettrace_field *f)
+{
+	uint32_t t = rd_u32le(r);
+	if (!rd_ok(r))
+		return bfail(b, r, -RTD_E_NT_METADATA, "field type truncated");
+	if (!type_known_v5(t)) {
+		b->bad_type = true;
+		return 0;
+	}
+	if (depth > NT_CAP_DEPTH)
+		return bfail(b, r, -RTD_E_CAP, "types nested too deep");
+	f->type = (uint16_t)t;
+	f->count_field = -1;
+	if (t == RTD_NT_T_OBJECT) {
+		struct rtd_nettrace_field *sub;
+		uint16_t ns;
+		int err = fields_v2(b, r, depth + 1, &sub, &ns);
+		if (err)
+			return err;
+		f->fields = sub;
+		f->nfields = ns;
+	} else if (t == RTD_NT_T_ARRAY) {
+		struct rtd_nettrace_field *e = bfields(b, 1), scratch;
+		struct rtd_nettrace_field *ef = e ? e : &scratch;
+		memset(ef, 0, sizeof(*ef));
+		ef->name = "";
+		int err = type_v2(b, r, depth + 1, ef);
+		if (err)
+			return err;
+		f->fields = e;
+		f->nfields = 1;
+	}
+	return 0;
+}
+
+static int fields_v2(struct bld *b, rtd_rd *r, unsigned depth,
+		     struct rtd_nettrace_field **out, uint16_t *nout)
+{
+	uint32_t n = rd_u32le(r);
+	if (!rd_ok(r))
+		return bfail(b, r, -RTD_E_NT_METADATA, "field count truncated");
+	if (depth > NT_CAP_DEPTH)
+		return bfail(b, r, -RTD_E_CAP, "structs nested too deep");
+	if (n > NT_CAP_FIELDS || n > rd_left(r) / 10)
+		return bfail(b, r, -RTD_E_NT_METADATA,
+			     "field count larger than the record");
+	struct rtd_nettrace_field *arr = bfields(b, n), scratch;
+	*out = arr;
+	*nout = (uint16_t)n;
+	for (uint32_t i = 0; i < n && !b->bad_type; i++) {
+		struct rtd_nettrace_field *f = slot(b, arr, i, &scratch);
+		uint32_t size = rd_u32le(r);
+		rtd_rd fr;
+		if (!rd_ok(r) || size < 4 || !rd_sub(r, size - 4, &fr))
+			return bfail(b, r, -RTD_E_NT_METADATA,
+				     "field description runs past the record");
+		int err = bstr16(b, &fr, &f->name);
+		if (!err)
+			err = type_v2(b, &fr, depth, f);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* ---- V6 field layout: u16 size, utf8 name, u8 type, [elem/count] ---- */
+
+static int fields_v6(struct bld *b, rtd_rd *r, unsigned depth,
+		     struct rtd_nettrace_field **out, uint16_t *nout);
+
+static bool type_known_v6(uint32_t t)
+{
+	return (t >= 1 && t <= 26 && t != 2 && t != 15);
+}
+
+static int type_v6(struct bld *b, rtd_rd *r, unsigned depth,
+		   struct rtd_nettrace_field *f)
+{
+	uint8_t t = rd_u8(r);
+	if (!rd_ok(r))
+		return bfail(b, r, -RTD_E_NT_METADATA, "field type truncated");
+	if (!type_known_v6(t))
+		return bfail(b, r, -RTD_E_NT_METADATA, "unknown type code");
+	if (depth > NT_CAP_DEPTH)
+		return bfail(b, r, -RTD_E_CAP, "types nested too deep");
+	f->type = t;
+	f->count_field = -1;
+	if (t == RTD_NT_T_OBJECT) {
+		struct rtd_nettrace_field *sub;
+		uint16_t ns;
+		int err = fields_v6(b, r, depth + 1, &sub, &ns);
+		if (err)
+			return err;
+		f->fields = sub;
+		f->nfields = ns;
+	} else if (t == RTD_NT_T_ARRAY || t == RTD_NT_T_FIXED_ARRAY ||
+		   t == RTD_NT_T_RELLOC || t == RTD_NT_T_DATALOC) {
+		struct rtd_nettrace_field *e = bfields(b, 1), scratch;
+		struct rtd_nettrace_field *ef = e ? e : &scratch;
+		memset(ef, 0, sizeof(*ef));
+		ef->name = "";
+		int err = type_v6(b, r, depth + 1, ef);
+		if (err)
+			return err;
+		f->fields = e;
+		f->nfields = 1;
+		if (t == RTD_NT_T_FIXED_ARRAY) {
+			f->fixed_count = rd_u16le(r);
+			if (!rd_ok(r))
+				return bfail(b, r, -RTD_E_NT_METADATA,
+					     "array length truncated");
+		}
+	}
+	return 0;
+}
+
+static int fields_v6(struct bld *b, rtd_rd *r, unsigned depth,
+		     struct rtd_nettrace_field **out, uint16_t *nout)
+{
+	uint16_t n = rd_u16le(r);
+	if (!rd_ok(r))
+		return bfail(b, r, -RTD_E_NT_METADATA, "field count truncated");
+	if (n > NT_CAP_FIELDS || n > rd_left(r) / 4)
+		return bfail(b, r, -RTD_E_NT_METADATA,
+			     "field count larger than the record");
+	struct rtd_nettrace_field *arr = bfields(b, n), scratch;
+	*out = arr;
+	*nout = n;
+	for (uint32_t i = 0; i < n; i++) {
+		struct rtd_nettrace_field *f = slot(b, arr, i, &scratch);
+		uint16_t size = rd_u16le(r);
+		rtd_rd fr;
+		if (!rd_ok(r) || !rd_sub(r, size, &fr))
+			return bfail(b, r, -RTD_E_NT_METADATA,
+				     "field description runs past the record");
+		int err = bstr8(b, &fr, &f->name);
+		if (!err)
+			err = type_v6(b, &fr, depth, f);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* ---- the record ------------------------------------------------------ */
+
+static const char *opcode_name(uint32_t op, char *buf, size_t n)
+{
+	switch (op) {
+	case 1: return "Start";
+	case 2: return "Stop";
+	case 3: return "DCStart";
+	case 4: return "DCStop";
+	case 9: return "Extension";
+	case 10: return "Reply";
+	case 11: return "Resume";
+	case 12: return "Suspend";
+	case 13: return "Send";
+	case 240: return "Receive";
+	default:
+		snprintf(buf, n, "%u", op);
+		return buf;
+	}
+}
+
+static bool ends_with_ci(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && !strcasecmp(s + a - b, suf);
+}
+
+struct parsed {
+	uint32_t id;
+	const char *provider;
+	uint32_t event_id;
+	const char *event_name;
+	uint64_t keywords;
+	uint32_t version, level, opcode;
+	struct rtd_nettrace_field *fields;
+	uint16_t nfields;
+	bool have_v2;
+};
+
+static int parse_v5(struct bld *b, rtd_rd *r, int format, struct parsed *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->id = rd_u32le(r);
+	int err = bstr16(b, r, &o->provider);
+	if (err)
+		return err;
+	o->event_id = rd_u32le(r);
+	err = bstr16(b, r, &o->event_name);
+	if (err)
+		return err;
+	o->keywords = rd_u64le(r);
+	o->version = rd_u32le(r);
+	o->level = rd_u32le(r);
+	if (!rd_ok(r))
+		return bfail(b, r, -RTD_E_NT_METADATA, "header truncated");
+	if (rd_left(r) == 0)
+		return 0;
+	err = fields_v1(b, r, 0, &o->fields, &o->nfields);
+	if (err)
+		return err;
+	if (b->bad_type) {
+		o->fields = NULL;
+		o->nfields = 0;
+		return 0;
+	}
+	/* V5 tags (OpCode, V2Params). The runtime writes them from .NET 5 on
+	 * while still calling the trace object version 4, so they are read
+	 * whatever the version says, as TraceEvent does. */
+	(void)format;
+	while (rd_left(r) > 0) {
+		uint32_t len = rd_u32le(r);
+		uint8_t kind = rd_u8(r);
+		rtd_rd tr;
+		if (!rd_ok(r) || !rd_sub(r, len, &tr))
+			return bfail(b, r, -RTD_E_NT_METADATA,
+				     "metadata tag runs past the record");
+		if (kind == 1) {
+			o->opcode = rd_u8(&tr);
+		} else if (kind == 2) {
+			struct rtd_nettrace_field *f;
+			uint16_t n;
+			err = fields_v2(b, &tr, 0, &f, &n);
+			if (err)
+				return err;
+			if (b->bad_type) {
+				o->fields = NULL;
+				o->nfields = 0;
+				return 0;
+			}
+			o->fields = f;
+			o->nfields = n;
+			o->have_v2 = true;
+		}
+	}
+	return 0;
+}
+
+static int parse_v6(struct bld *b, rtd_rd *r, struct parsed *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->id = rd_varuint32(r);
+	int err = bstr8(b, r, &o->provider);
+	if (err)
+		return err;
+	o->event_id = rd_varuint32(r);
+	err = bstr8(b, r, &o->event_name);
+	if (err)
+		return err;
+	err = fields_v6(b, r, 0, &o->fields, &o->nfields);
+	if (err)
+		return err;
+	uint16_t osize = rd_u16le(r);
+	rtd_rd opt;
+	if (!rd_ok(r) || !rd_sub(r, osize, &opt))
+		return bfail(b, r, -RTD_E_NT_METADATA,
+			     "optional metadata runs past the record");
+	while (rd_left(&opt) > 0) {
+		uint8_t kind = rd_u8(&opt);
+		const char *s;
+		switch (kind) {
+		case 1: o->opcode = rd_u8(&opt); break;
+		case 3: o->keywords = rd_u64le(&opt); break;
+		case 4: case 5:
+			err = bstr8(b, &opt, &s);
+			if (err)
+				return err;
+			break;
+		case 6:
+			err = bstr8(b, &opt, &s);
+			if (!err)
+				err = bstr8(b, &opt, &s);
+			if (err)
+				return err;
+			break;
+		case 7: rd_skip(&opt, 16); break;
+		case 8: o->level = rd_u8(&opt); break;
+		case 9: o->version = rd_u8(&opt); break;
+		default:
+			return bfail(b, &opt, -RTD_E_NT_METADATA,
+				     "unknown optional metadata kind");
+		}
+		if (!rd_ok(&opt))
+			return bfail(b, &opt, -RTD_E_NT_METADATA,
+				     "optional metadata truncated");
+	}
+	return 0;
+}
+
+/* Build the display name the way TraceEvent does for EventSource events:
+ * an implied Start/Stop opcode from the name's suffix, the suffix then
+ * stripped, and "/Opcode" appended. */
+static void display_name(const struct parsed *o, uint32_t *opcode,
+			 char *out, size_t n)
+{
+	const char *known = nt_known_name(o->provider, o->event_id);
+	if (known) {
+		snprintf(out, n, "%s", known);
+		return;
+	}
+	if (!o->event_name[0]) {
+		snprintf(out, n, "EventID(%u)", o->event_id);
+		return;
+	}
+	uint32_t op = *opcode;
+	size_t len = strlen(o->event_name);
+	if (op == 0) {
+		if (ends_with_ci(o->event_name, "Start"))
+			op = 1;
+		else if (ends_with_ci(o->event_name, "Stop"))
+			op = 2;
+	}
+	if (op == 1 && ends_with_ci(o->event_name, "Start"))
+		len -= 5;
+	else if (op == 2 && ends_with_ci(o->event_name, "Stop"))
+		len -= 4;
+	*opcode = op;
+	char ob[16];
+	if (op == 0)
+		snprintf(out, n, "%.*s", (int)len, o->event_name);
+	else
+		snprintf(out, n, "%.*s/%s", (int)len, o->event_name,
+			 opcode_name(op, ob, sizeof(ob)));
+}
+
+static int build(rtd_nettrace *dec, rtd_rd *r, int format, uint64_t base,
+		 struct nt_meta **out)
+{
+	struct bld b;
+	memset(&b, 0, sizeof(b));
+	b.tmp = &dec->sbuf;
+	b.dec = dec;
+	b.base = base;
+	struct parsed o;
+	rtd_rd r1 = *r;
+	int err = format == 6 ? parse_v6(&b, &r1, &o)
+			      : parse_v5(&b, &r1, format, &o);
+	if (err)
+		return err;
+	size_t nf = b.nfields, sb = b.strbytes;
+	const size_t name_room = 512;
+	size_t head = (sizeof(struct nt_meta) + 15) & ~(size_t)15;
+	size_t total = head + nf * sizeof(struct rtd_nettrace_field) + sb +
+		       name_room;
+	struct nt_meta *m = calloc(1, total);
+	if (!m)
+		return -ENOMEM;
+	memset(&b, 0, sizeof(b));
+	b.fill = true;
+	b.tmp = &dec->sbuf;
+	b.dec = dec;
+	b.base = base;
+	b.fields = (struct rtd_nettrace_field *)((char *)m + head);
+	b.strs = (char *)(b.fields + nf);
+	rtd_rd r2 = *r;
+	err = format == 6 ? parse_v6(&b, &r2, &o)
+			  : parse_v5(&b, &r2, format, &o);
+	if (err) {
+		free(m);
+		return err;
+	}
+	char *name = b.strs + sb;
+	struct rtd_nettrace_metadata *p = &m->pub;
+	p->id = o.id;
+	p->provider = o.provider;
+	p->event_id = o.event_id;
+	p->event_name = o.event_name;
+	p->keywords = o.keywords;
+	p->version = o.version;
+	p->level = o.level;
+	p->opcode = o.opcode;
+	p->fields = o.fields;
+	p->nfields = o.nfields;
+	const struct nt_schema *s =
+		nt_schema_find(o.provider, o.event_id, o.version);
+	if (s) {
+		snprintf(name, name_room, "%s", s->name);
+		if (o.nfields == 0) {
+			p->fields = s->fields;
+			p->nfields = s->nfields;
+			p->builtin = true;
+		}
+		if (p->opcode == 0)
+			p->opcode = s->opcode;
+	} else {
+		display_name(&o, &p->opcode, name, name_room);
+	}
+	p->name = name;
+	*out = m;
+	return 0;
+}
+
+int nt_meta_parse_v5(rtd_nettrace *dec, rtd_rd *r, int format, uint64_t base,
+		     struct nt_meta **out)
+{
+	return build(dec, r, format, base, out);
+}
+
+int nt_meta_parse_v6(rtd_nettrace *dec, rtd_rd *r, uint64_t base,
+		     struct nt_meta **out)
+{
+	return build(dec, r, 6, base, out);
+}

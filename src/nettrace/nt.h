@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nt.h - internals of the nettrace decoder shared by its files:
+ * decoder.c (framing, blocks, event headers), metadata.c (event types),
+ * payload.c (field walking, formatting), schema.c (built-in runtime
+ * schemas), profiler.c (SampleProfiler CPU profiles).
+ */
+#ifndef RTD_NETTRACE_NT_H
+#define RTD_NETTRACE_NT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/map.h"
+#include "common/rd.h"
+#include "rtdiag/nettrace.h"
+
+/* Caps on sizes taken from the input (STYLE.md: every size has a name). */
+#define NT_CAP_BLOCK_DEFAULT (16u << 20)   /* one block */
+#define NT_CAP_METADATA_DEFAULT 65536u     /* distinct metadata ids */
+#define NT_CAP_STACK_BYTES_DEFAULT (32u << 20) /* stacks per SP interval */
+#define NT_CAP_FIELDS 4096u                /* fields in one metadata */
+#define NT_CAP_DEPTH 16u                   /* nesting of structs/arrays */
+#define NT_CAP_TYPE_NAME 64u               /* FastSerialization type name */
+#define NT_CAP_THREADS 1000000u            /* threads tracked for drops */
+#define NT_CAP_LABELS (1u << 20)           /* V6 label lists per SP */
+#define NT_CAP_ARRAY_ELEMS (1u << 20)      /* elements walked per array */
+#define NT_CAP_STACK_FRAMES 4096u          /* frames in one stack */
+
+/* Built-in schema of one runtime event (schema.c). */
+struct nt_schema {
+	const char *provider;
+	uint16_t event_id;
+	uint8_t version;   /* the highest version the fields describe */
+	uint8_t opcode;
+	const char *name;  /* "Task/Opcode" */
+	uint16_t nfields;
+	const struct rtd_nettrace_field *fields;
+};
+
+/* Find the built-in schema for (provider, id, version); NULL if none. */
+const struct nt_schema *nt_schema_find(const char *provider, uint32_t id,
+				       uint32_t version);
+/* Display name for a provider/event id with no schema, for runtime
+ * providers whose names we know (e.g. SampleProfiler); NULL if none. */
+const char *nt_known_name(const char *provider, uint32_t id);
+
+/* One metadata record, one allocation: the public part first. */
+struct nt_meta {
+	struct rtd_nettrace_metadata pub;
+	uint64_t seen;      /* events counted (for stats) */
+	uint64_t bytes;     /* payload bytes counted */
+	/* the strings and the field tree follow in the same allocation */
+};
+
+/* Parse a V3-V5 metadata payload (the payload of an event whose metadata
+ * id is 0). Returns 0 or a negative code with dec's error set. */
+int nt_meta_parse_v5(rtd_nettrace *dec, rtd_rd *r, int format,
+		     uint64_t base, struct nt_meta **out);
+/* Parse one V6 metadata row (after its u16 size). base: stream offset of
+ * r's first byte, for error messages. */
+int nt_meta_parse_v6(rtd_nettrace *dec, rtd_rd *r, uint64_t base,
+		     struct nt_meta **out);
+
+struct nt_thread {
+	uint64_t id;
+	uint32_t last_seq;
+	bool have_seq;
+	uint64_t dropped;
+};
+
+struct nt_stack_ent {
+	uint32_t start; /* index into stack_frames */
+	uint32_t n;     /* frames */
+};
+
+struct nt_label {
+	uint8_t activity[16];
+	uint8_t related[16];
+};
+
+struct rtd_nettrace {
+	struct rtd_nettrace_opts o;
+	int state;
+	int format;            /* 3, 4, 5, 6; 0 before the header */
+	uint64_t off;          /* stream offset of the next unconsumed byte */
+	rtd_buf in;            /* bytes of an incomplete unit */
+	size_t need;           /* total bytes the unit in `in` needs */
+	int err;
+	uint64_t err_off;
+	char errmsg[320];
+	struct rtd_nettrace_info info;
+	bool have_info;
+	int seen_end;
+
+	rtd_map meta;          /* id -> struct nt_meta * */
+	struct nt_meta *last_meta;
+
+	/* stacks since the last sequence point */
+	uint64_t *frames;
+	size_t nframes_used, frames_cap;
+	struct nt_stack_ent *stacks;
+	size_t nstacks, stacks_cap;
+	uint32_t stack_base;   /* id of stacks[0] */
+	uint64_t *scratch;     /* V3 inline stacks */
+	size_t scratch_cap;
+
+	/* dropped-event tracking, per capture thread */
+	rtd_map threads;       /* id -> struct nt_thread * */
+	struct nt_thread *last_thread;
+
+	/* V6 tables */
+	rtd_map v6threads;     /* index -> os thread id + 1 */
+	struct nt_label *labels;
+	size_t nlabels, labels_cap;
+	uint32_t label_base;
+
+	struct rtd_nettrace_stats st;
+
+	/* scratch for payload walking and formatting */
+	rtd_buf sbuf;
+	rtd_buf fbuf;
+	rtd_buf gbuf;          /* rtd_nettrace_get's string */
+};
+
+/* Record a decoding error at an absolute offset; returns err. */
+int nt_fail(rtd_nettrace *dec, int err, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Absolute stream offset of a reader position. */
+static inline uint64_t nt_off(const rtd_nettrace *dec, const rtd_rd *r,
+			      uint64_t base)
+{
+	(void)dec;
+	return base + rd_off(r);
+}
+
+/* Read a NUL-terminated UTF-16 string into out (UTF-8). Returns 0 or a
+ * negative code (-RTD_E_TRUNCATED when no terminator). */
+int nt_read_utf16z(rtd_rd *r, rtd_buf *out);
+
+#endif /* RTD_NETTRACE_NT_H */

@@ -1,0 +1,639 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * payload.c - walk an event's payload along its field layout, look up one
+ * field, render an event as a text line or a JSON object.
+ *
+ * Payload fields are packed little-endian values with no alignment
+ * (NetTraceFormat_v5.md "Metadata event encoding"); strings are
+ * NUL-terminated UTF-16. Nothing is allocated per event: strings are
+ * converted into the decoder's scratch buffer.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "nettrace/nt.h"
+
+const char *rtd_nettrace_type_name(unsigned type)
+{
+	switch (type) {
+	case RTD_NT_T_OBJECT: return "struct";
+	case RTD_NT_T_BOOL32: return "bool32";
+	case RTD_NT_T_CHAR16: return "char16";
+	case RTD_NT_T_I8: return "int8";
+	case RTD_NT_T_U8: return "uint8";
+	case RTD_NT_T_I16: return "int16";
+	case RTD_NT_T_U16: return "uint16";
+	case RTD_NT_T_I32: return "int32";
+	case RTD_NT_T_U32: return "uint32";
+	case RTD_NT_T_I64: return "int64";
+	case RTD_NT_T_U64: return "uint64";
+	case RTD_NT_T_F32: return "float";
+	case RTD_NT_T_F64: return "double";
+	case RTD_NT_T_DECIMAL: return "decimal";
+	case RTD_NT_T_DATETIME: return "datetime";
+	case RTD_NT_T_GUID: return "guid";
+	case RTD_NT_T_STRING: return "string";
+	case RTD_NT_T_ARRAY: return "array";
+	case RTD_NT_T_VARINT: return "varint";
+	case RTD_NT_T_VARUINT: return "varuint";
+	case RTD_NT_T_FIXED_ARRAY: return "fixed_array";
+	case RTD_NT_T_CHAR8: return "char8";
+	case RTD_NT_T_RELLOC: return "relloc";
+	case RTD_NT_T_DATALOC: return "dataloc";
+	case RTD_NT_T_BOOL8: return "bool8";
+	case RTD_NT_T_POINTER: return "pointer";
+	case RTD_NT_T_HEX32: return "hex32";
+	case RTD_NT_T_HEX64: return "hex64";
+	case RTD_NT_T_COUNTED: return "counted_array";
+	case RTD_NT_T_BINARY: return "binary";
+	case RTD_NT_T_UTF8Z: return "utf8z";
+	default: return "unknown";
+	}
+}
+
+struct walk {
+	rtd_nettrace *dec;
+	rtd_nettrace_value_fn fn;
+	void *ctx;
+	const uint8_t *payload;
+	size_t payload_len;
+	bool lenient;  /* built-in schema: older versions end early */
+	size_t budget; /* array elements left to walk */
+};
+
+/* Fixed encoded size of a type, or 0 when variable (RelLoc elements). */
+static size_t fixed_size(const struct rtd_nettrace_field *f, size_t psz,
+			 unsigned depth)
+{
+	if (depth > NT_CAP_DEPTH)
+		return 0;
+	switch (f->type) {
+	case RTD_NT_T_I8: case RTD_NT_T_U8: case RTD_NT_T_CHAR8:
+	case RTD_NT_T_BOOL8:
+		return 1;
+	case RTD_NT_T_I16: case RTD_NT_T_U16: case RTD_NT_T_CHAR16:
+		return 2;
+	case RTD_NT_T_I32: case RTD_NT_T_U32: case RTD_NT_T_F32:
+	case RTD_NT_T_BOOL32: case RTD_NT_T_HEX32: case RTD_NT_T_RELLOC:
+	case RTD_NT_T_DATALOC:
+		return 4;
+	case RTD_NT_T_I64: case RTD_NT_T_U64: case RTD_NT_T_F64:
+	case RTD_NT_T_HEX64: case RTD_NT_T_DATETIME:
+		return 8;
+	case RTD_NT_T_GUID: case RTD_NT_T_DECIMAL:
+		return 16;
+	case RTD_NT_T_POINTER:
+		return psz;
+	case RTD_NT_T_FIXED_ARRAY:
+		return f->nfields ? f->fixed_count *
+					    fixed_size(&f->fields[0], psz,
+						       depth + 1)
+				  : 0;
+	case RTD_NT_T_OBJECT: {
+		size_t s = 0;
+		for (size_t i = 0; i < f->nfields; i++) {
+			size_t e = fixed_size(&f->fields[i], psz, depth + 1);
+			if (!e)
+				return 0;
+			s += e;
+		}
+		return s;
+	}
+	default:
+		return 0;
+	}
+}
+
+static void fmt_guid(const uint8_t *g, rtd_buf *out)
+{
+	rtd_rd r;
+	rd_init(&r, g, 16);
+	uint32_t a = rd_u32le(&r);
+	uint16_t b = rd_u16le(&r), c = rd_u16le(&r);
+	rtd_buf_reset(out);
+	rtd_buf_printf(out, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		       a, b, c, g[8], g[9], g[10], g[11], g[12], g[13], g[14],
+		       g[15]);
+}
+
+/* FILETIME (100 ns since 1601) as ISO 8601 UTC. */
+static void fmt_filetime(uint64_t ft, rtd_buf *out)
+{
+	rtd_buf_reset(out);
+	const uint64_t epoch_diff = 116444736000000000ULL;
+	if (ft < epoch_diff || ft >= 0x7fffffffffffffffULL) {
+		rtd_buf_printf(out, "%" PRIu64, ft);
+		return;
+	}
+	uint64_t t = ft - epoch_diff;
+	time_t secs = (time_t)(t / 10000000ULL);
+	unsigned frac = (unsigned)(t % 10000000ULL);
+	struct tm tm;
+	if (!gmtime_r(&secs, &tm)) {
+		rtd_buf_printf(out, "%" PRIu64, ft);
+		return;
+	}
+	rtd_buf_printf(out, "%04d-%02d-%02dT%02d:%02d:%02d.%07uZ",
+		       tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		       tm.tm_min, tm.tm_sec, frac);
+}
+
+static int emit(struct walk *w, struct rtd_nettrace_value *v)
+{
+	return w->fn(w->ctx, v);
+}
+
+static int walk_list(struct walk *w, const struct rtd_nettrace_field *fs,
+		     size_t n, rtd_rd *r, unsigned depth, bool top);
+static int walk_one(struct walk *w, const struct rtd_nettrace_field *f,
+		    bool is_elem, rtd_rd *r, unsigned depth, uint64_t *count_out,
+		    const uint64_t *siblings, size_t nsib);
+
+static int walk_elems(struct walk *w, const struct rtd_nettrace_field *f,
+		      const struct rtd_nettrace_field *elem, size_t count,
+		      rtd_rd *r, unsigned depth)
+{
+	struct rtd_nettrace_value v;
+	memset(&v, 0, sizeof(v));
+	v.kind = RTD_NT_V_BEGIN_ARRAY;
+	v.field = f;
+	v.name = f->name;
+	v.depth = depth;
+	v.type = f->type;
+	v.count = count;
+	v.raw = r->p;
+	int rc = emit(w, &v);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < count; i++) {
+		if (w->budget == 0)
+			return -RTD_E_CAP;
+		w->budget--;
+		rc = walk_one(w, elem, true, r, depth + 1, NULL, NULL, 0);
+		if (rc)
+			return rc == -RTD_E_TRUNCATED ? -RTD_E_NT_PAYLOAD : rc;
+	}
+	v.kind = RTD_NT_V_END_ARRAY;
+	return emit(w, &v);
+}
+
+static int walk_one(struct walk *w, const struct rtd_nettrace_field *f,
+		    bool is_elem, rtd_rd *r, unsigned depth, uint64_t *count_out,
+		    const uint64_t *siblings, size_t nsib)
+{
+	struct rtd_nettrace_value v;
+	memset(&v, 0, sizeof(v));
+	v.kind = RTD_NT_V_SCALAR;
+	v.field = f;
+	v.name = is_elem ? NULL : f->name;
+	v.depth = depth;
+	v.type = f->type;
+	v.raw = r->p;
+	size_t psz = w->dec->info.pointer_size ? w->dec->info.pointer_size : 8;
+	rtd_buf *sb = &w->dec->sbuf;
+	const uint8_t *p;
+	if (depth > NT_CAP_DEPTH)
+		return -RTD_E_CAP;
+	switch (f->type) {
+	case RTD_NT_T_I8: v.i = (int8_t)rd_u8(r); v.u = (uint64_t)v.i; break;
+	case RTD_NT_T_U8: case RTD_NT_T_BOOL8:
+		v.u = rd_u8(r); v.i = (int64_t)v.u; break;
+	case RTD_NT_T_I16: v.i = rd_i16le(r); v.u = (uint64_t)v.i; break;
+	case RTD_NT_T_U16: v.u = rd_u16le(r); v.i = (int64_t)v.u; break;
+	case RTD_NT_T_I32: v.i = rd_i32le(r); v.u = (uint64_t)v.i; break;
+	case RTD_NT_T_U32: case RTD_NT_T_HEX32: case RTD_NT_T_BOOL32:
+		v.u = rd_u32le(r); v.i = (int64_t)v.u; break;
+	case RTD_NT_T_I64: v.i = rd_i64le(r); v.u = (uint64_t)v.i; break;
+	case RTD_NT_T_U64: case RTD_NT_T_HEX64:
+		v.u = rd_u64le(r); v.i = (int64_t)v.u; break;
+	case RTD_NT_T_POINTER:
+		v.u = psz == 8 ? rd_u64le(r) : rd_u32le(r);
+		v.i = (int64_t)v.u;
+		break;
+	case RTD_NT_T_F32: v.f = rd_f32le(r); break;
+	case RTD_NT_T_F64: v.f = rd_f64le(r); break;
+	case RTD_NT_T_VARINT: {
+		uint64_t u = rd_varuint(r);
+		v.i = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+		v.u = (uint64_t)v.i;
+		break;
+	}
+	case RTD_NT_T_VARUINT: v.u = rd_varuint(r); v.i = (int64_t)v.u; break;
+	case RTD_NT_T_CHAR16: {
+		uint8_t b[2];
+		if (rd_copy(r, b, 2)) {
+			v.u = (uint64_t)(b[0] | b[1] << 8);
+			v.i = (int64_t)v.u;
+			rtd_buf_reset(sb);
+			rtd_utf16le_to_utf8(b, 2, 0, sb);
+			v.str = rtd_buf_cstr(sb);
+			v.str_len = sb->len;
+		}
+		break;
+	}
+	case RTD_NT_T_CHAR8:
+		v.u = rd_u8(r);
+		v.i = (int64_t)v.u;
+		rtd_buf_reset(sb);
+		if (v.u < 0x80)
+			rtd_buf_putc(sb, (char)v.u);
+		else
+			rtd_buf_printf(sb, "\\x%02x", (unsigned)v.u);
+		v.str = rtd_buf_cstr(sb);
+		v.str_len = sb->len;
+		break;
+	case RTD_NT_T_DECIMAL:
+		rd_bytes(r, 16, &p);
+		break;
+	case RTD_NT_T_DATETIME:
+		v.u = rd_u64le(r);
+		v.i = (int64_t)v.u;
+		if (rd_ok(r)) {
+			fmt_filetime(v.u, sb);
+			v.str = rtd_buf_cstr(sb);
+			v.str_len = sb->len;
+		}
+		break;
+	case RTD_NT_T_GUID:
+		if (rd_bytes(r, 16, &p)) {
+			fmt_guid(p, sb);
+			v.str = rtd_buf_cstr(sb);
+			v.str_len = sb->len;
+		}
+		break;
+	case RTD_NT_T_STRING: {
+		int err = nt_read_utf16z(r, sb);
+		if (err && err != -RTD_E_TRUNCATED)
+			return err;
+		if (!err) {
+			v.str = rtd_buf_cstr(sb);
+			v.str_len = sb->len;
+		}
+		break;
+	}
+	case RTD_NT_T_UTF8Z: {
+		const uint8_t *z = memchr(r->p, 0, rd_left(r));
+		if (!z) {
+			rd_fail(r, -RTD_E_TRUNCATED);
+			break;
+		}
+		size_t n = (size_t)(z - r->p);
+		rtd_buf_reset(sb);
+		if (rtd_buf_append(sb, r->p, n))
+			return -RTD_E_CAP;
+		rd_skip(r, n + 1);
+		v.str = rtd_buf_cstr(sb);
+		v.str_len = sb->len;
+		break;
+	}
+	case RTD_NT_T_BINARY: {
+		uint64_t n = (f->count_field >= 0 && (size_t)f->count_field < nsib)
+				     ? siblings[f->count_field]
+				     : 0;
+		if (n > rd_left(r)) {
+			rd_fail(r, -RTD_E_TRUNCATED);
+			break;
+		}
+		rd_bytes(r, (size_t)n, &p);
+		break;
+	}
+	case RTD_NT_T_OBJECT: {
+		v.kind = RTD_NT_V_BEGIN_OBJECT;
+		int rc = emit(w, &v);
+		if (rc)
+			return rc;
+		rc = walk_list(w, f->fields, f->nfields, r, depth + 1, false);
+		if (rc)
+			return rc;
+		v.kind = RTD_NT_V_END_OBJECT;
+		return emit(w, &v);
+	}
+	case RTD_NT_T_ARRAY: case RTD_NT_T_FIXED_ARRAY: case RTD_NT_T_COUNTED: {
+		size_t count;
+		if (f->type == RTD_NT_T_ARRAY)
+			count = rd_u16le(r);
+		else if (f->type == RTD_NT_T_FIXED_ARRAY)
+			count = f->fixed_count;
+		else
+			count = (f->count_field >= 0 &&
+				 (size_t)f->count_field < nsib)
+					? (size_t)siblings[f->count_field]
+					: 0;
+		if (!rd_ok(r))
+			return r->err;
+		if (!f->nfields)
+			return -RTD_E_NT_PAYLOAD;
+		if (count > NT_CAP_ARRAY_ELEMS)
+			return -RTD_E_CAP;
+		return walk_elems(w, f, &f->fields[0], count, r, depth);
+	}
+	case RTD_NT_T_RELLOC: case RTD_NT_T_DATALOC: {
+		uint32_t loc = rd_u32le(r);
+		if (!rd_ok(r))
+			return r->err;
+		size_t size = loc >> 16, off = loc & 0xffff;
+		size_t base = f->type == RTD_NT_T_RELLOC
+				      ? (size_t)(r->p - w->payload)
+				      : 0;
+		if (!f->nfields || base + off > w->payload_len ||
+		    size > w->payload_len - base - off)
+			return -RTD_E_NT_PAYLOAD;
+		size_t esz = fixed_size(&f->fields[0], psz, depth + 1);
+		if (!esz)
+			return -RTD_E_NT_PAYLOAD;
+		rtd_rd sub;
+		rd_init(&sub, w->payload + base + off, size);
+		return walk_elems(w, f, &f->fields[0], size / esz, &sub, depth);
+	}
+	default:
+		return -RTD_E_NT_PAYLOAD;
+	}
+	if (!rd_ok(r))
+		return r->err;
+	if (f->type == RTD_NT_T_POINTER)
+		v.type = psz == 8 ? RTD_NT_T_U64 : RTD_NT_T_U32;
+	v.raw_len = (size_t)(r->p - v.raw);
+	if (count_out)
+		*count_out = v.u;
+	return emit(w, &v);
+}
+
+static int walk_list(struct walk *w, const struct rtd_nettrace_field *fs,
+		     size_t n, rtd_rd *r, unsigned depth, bool top)
+{
+	uint64_t sib[64];
+	size_t nsib = n < 64 ? n : 64;
+	for (size_t i = 0; i < n; i++) {
+		if (top && w->lenient && rd_left(r) == 0)
+			return 0; /* an older version of the event */
+		uint64_t val = 0;
+		int rc = walk_one(w, &fs[i], false, r, depth, &val, sib, nsib);
+		if (rc)
+			return rc == -RTD_E_TRUNCATED ? -RTD_E_NT_PAYLOAD : rc;
+		if (i < 64)
+			sib[i] = val;
+	}
+	return 0;
+}
+
+int rtd_nettrace_walk(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
+		      rtd_nettrace_value_fn fn, void *ctx)
+{
+	struct walk w = {dec, fn, ctx, ev->payload, ev->payload_len,
+			 ev->meta->builtin, NT_CAP_ARRAY_ELEMS};
+	rtd_rd r;
+	rd_init(&r, ev->payload, ev->payload_len);
+	return walk_list(&w, ev->meta->fields, ev->meta->nfields, &r, 0, true);
+}
+
+struct getctx {
+	const char *name;
+	struct rtd_nettrace_value *out;
+	rtd_buf *keep;
+	int found;
+};
+
+static int get_cb(void *ctx, const struct rtd_nettrace_value *v)
+{
+	struct getctx *g = ctx;
+	if (v->depth != 0 || !v->name || strcmp(v->name, g->name))
+		return 0;
+	*g->out = *v;
+	if (v->str) {
+		rtd_buf_reset(g->keep);
+		if (rtd_buf_append(g->keep, v->str, v->str_len))
+			return -ENOMEM;
+		g->out->str = rtd_buf_cstr(g->keep);
+	}
+	g->found = 1;
+	return 1;
+}
+
+int rtd_nettrace_get(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
+		     const char *name, struct rtd_nettrace_value *out)
+{
+	bool have = false;
+	for (size_t i = 0; i < ev->meta->nfields; i++)
+		if (ev->meta->fields[i].name &&
+		    !strcmp(ev->meta->fields[i].name, name))
+			have = true;
+	if (!have)
+		return -RTD_E_NOTFOUND;
+	struct getctx g = {name, out, &dec->gbuf, 0};
+	int rc = rtd_nettrace_walk(dec, ev, get_cb, &g);
+	if (g.found)
+		return 0;
+	if (rc < 0)
+		return rc;
+	return -RTD_E_NOTFOUND;
+}
+
+/* ---- rendering ------------------------------------------------------- */
+
+struct fmt {
+	rtd_buf *b;
+	bool json;
+	bool first[NT_CAP_DEPTH + 4];
+	unsigned depth;
+	int err;
+};
+
+static void put_sep(struct fmt *f, const struct rtd_nettrace_value *v)
+{
+	unsigned d = v->depth;
+	if (d > NT_CAP_DEPTH + 2)
+		d = NT_CAP_DEPTH + 2;
+	if (!f->first[d])
+		rtd_buf_puts(f->b, f->json ? "," : (d == 0 ? " " : ", "));
+	f->first[d] = false;
+	if (v->name) {
+		if (f->json) {
+			rtd_buf_json_str(f->b, v->name, strlen(v->name));
+			rtd_buf_putc(f->b, ':');
+		} else {
+			rtd_buf_puts(f->b, v->name[0] ? v->name : "_");
+			rtd_buf_putc(f->b, '=');
+		}
+	}
+}
+
+static int fmt_cb(void *ctx, const struct rtd_nettrace_value *v)
+{
+	struct fmt *f = ctx;
+	rtd_buf *b = f->b;
+	unsigned d = v->depth + 1;
+	if (d > NT_CAP_DEPTH + 2)
+		d = NT_CAP_DEPTH + 2;
+	switch (v->kind) {
+	case RTD_NT_V_BEGIN_OBJECT:
+		put_sep(f, v);
+		rtd_buf_putc(b, '{');
+		f->first[d] = true;
+		return 0;
+	case RTD_NT_V_END_OBJECT:
+		rtd_buf_putc(b, '}');
+		return 0;
+	case RTD_NT_V_BEGIN_ARRAY:
+		put_sep(f, v);
+		rtd_buf_putc(b, '[');
+		f->first[d] = true;
+		return 0;
+	case RTD_NT_V_END_ARRAY:
+		rtd_buf_putc(b, ']');
+		return 0;
+	case RTD_NT_V_SCALAR:
+		break;
+	}
+	put_sep(f, v);
+	switch (v->field->type) {
+	case RTD_NT_T_I8: case RTD_NT_T_I16: case RTD_NT_T_I32:
+	case RTD_NT_T_I64: case RTD_NT_T_VARINT:
+		rtd_buf_printf(b, "%" PRId64, v->i);
+		break;
+	case RTD_NT_T_U8: case RTD_NT_T_U16: case RTD_NT_T_U32:
+	case RTD_NT_T_U64: case RTD_NT_T_VARUINT:
+		rtd_buf_printf(b, "%" PRIu64, v->u);
+		break;
+	case RTD_NT_T_BOOL8: case RTD_NT_T_BOOL32:
+		rtd_buf_puts(b, v->u ? "true" : "false");
+		break;
+	case RTD_NT_T_HEX32: case RTD_NT_T_HEX64: case RTD_NT_T_POINTER:
+		if (f->json)
+			rtd_buf_printf(b, "\"0x%" PRIx64 "\"", v->u);
+		else
+			rtd_buf_printf(b, "0x%" PRIx64, v->u);
+		break;
+	case RTD_NT_T_F32: case RTD_NT_T_F64:
+		if (isfinite(v->f))
+			rtd_buf_printf(b, "%.17g", v->f);
+		else
+			rtd_buf_puts(b, f->json ? "null" : "nan");
+		break;
+	case RTD_NT_T_DECIMAL: case RTD_NT_T_BINARY:
+		rtd_buf_puts(b, f->json ? "\"" : "0x");
+		for (size_t i = 0; i < v->raw_len; i++)
+			rtd_buf_printf(b, "%02x", v->raw[i]);
+		if (f->json)
+			rtd_buf_putc(b, '"');
+		break;
+	default:
+		if (v->str)
+			rtd_buf_json_str(b, v->str, v->str_len);
+		else
+			rtd_buf_puts(b, "null");
+		break;
+	}
+	return 0;
+}
+
+static void fmt_time(rtd_nettrace *dec, uint64_t ts, rtd_buf *b)
+{
+	uint64_t freq = dec->info.tick_freq ? dec->info.tick_freq : 1;
+	int64_t rel = (int64_t)(ts - dec->info.sync_ticks);
+	bool neg = rel < 0;
+	uint64_t a = neg ? (uint64_t)(-rel) : (uint64_t)rel;
+	uint64_t secs = a / freq;
+	uint64_t frac = (a % freq) * 1000000ULL / freq;
+	rtd_buf_printf(b, "%s%" PRIu64 ".%06" PRIu64, neg ? "-" : "", secs,
+		       frac);
+}
+
+const char *rtd_nettrace_format(rtd_nettrace *dec,
+				const struct rtd_nettrace_event *ev,
+				unsigned flags, size_t *len)
+{
+	rtd_buf *b = &dec->fbuf;
+	rtd_buf_reset(b);
+	const struct rtd_nettrace_metadata *m = ev->meta;
+	bool json = flags & RTD_NT_FMT_JSON;
+	struct fmt f;
+	memset(&f, 0, sizeof(f));
+	f.b = b;
+	f.json = json;
+	for (size_t i = 0; i < sizeof(f.first) / sizeof(f.first[0]); i++)
+		f.first[i] = true;
+	int rc;
+	if (json) {
+		rtd_buf_puts(b, "{\"time\":");
+		fmt_time(dec, ev->timestamp, b);
+		rtd_buf_printf(b, ",\"ts\":%" PRIu64 ",\"thread\":%" PRIu64,
+			       ev->timestamp, ev->thread_id);
+		if (ev->capture_thread_id != ev->thread_id)
+			rtd_buf_printf(b, ",\"capture_thread\":%" PRIu64,
+				       ev->capture_thread_id);
+		if (ev->proc_number != 0xffffffffu)
+			rtd_buf_printf(b, ",\"cpu\":%u", ev->proc_number);
+		rtd_buf_puts(b, ",\"provider\":");
+		rtd_buf_json_str(b, m->provider, strlen(m->provider));
+		rtd_buf_puts(b, ",\"event\":");
+		rtd_buf_json_str(b, m->name, strlen(m->name));
+		rtd_buf_printf(b, ",\"id\":%u,\"version\":%u,\"opcode\":%u,"
+			       "\"seq\":%u,\"fields\":{",
+			       m->event_id, m->version, m->opcode,
+			       ev->sequence);
+		f.first[0] = true;
+		rc = rtd_nettrace_walk(dec, ev, fmt_cb, &f);
+		if (m->nfields == 0 && ev->payload_len) {
+			/* no layout known: the bytes, so nothing is hidden */
+			rtd_buf_puts(b, "\"payload\":\"");
+			for (size_t i = 0; i < ev->payload_len; i++)
+				rtd_buf_printf(b, "%02x", ev->payload[i]);
+			rtd_buf_putc(b, '"');
+		}
+		rtd_buf_putc(b, '}');
+		if (rc) {
+			rtd_buf_puts(b, ",\"error\":");
+			const char *e = rtd_strerror(rc);
+			rtd_buf_json_str(b, e, strlen(e));
+		}
+		static const uint8_t zero[16];
+		if (memcmp(ev->activity_id, zero, 16)) {
+			fmt_guid(ev->activity_id, &dec->sbuf);
+			rtd_buf_printf(b, ",\"activity\":\"%s\"",
+				       rtd_buf_cstr(&dec->sbuf));
+		}
+		if (memcmp(ev->related_activity_id, zero, 16)) {
+			fmt_guid(ev->related_activity_id, &dec->sbuf);
+			rtd_buf_printf(b, ",\"related_activity\":\"%s\"",
+				       rtd_buf_cstr(&dec->sbuf));
+		}
+		if (flags & RTD_NT_FMT_STACK) {
+			rtd_buf_puts(b, ",\"stack\":[");
+			for (size_t i = 0; i < ev->nframes; i++)
+				rtd_buf_printf(b, "%s\"0x%" PRIx64 "\"",
+					       i ? "," : "", ev->stack[i]);
+			rtd_buf_putc(b, ']');
+		}
+		rtd_buf_putc(b, '}');
+	} else {
+		fmt_time(dec, ev->timestamp, b);
+		rtd_buf_printf(b, " %" PRIu64 " %s/%s", ev->thread_id,
+			       m->provider, m->name);
+		f.first[0] = false;
+		rc = rtd_nettrace_walk(dec, ev, fmt_cb, &f);
+		if (rc)
+			rtd_buf_printf(b, " <%s>", rtd_strerror(rc));
+		if (m->nfields == 0 && ev->payload_len) {
+			rtd_buf_puts(b, " payload=0x");
+			for (size_t i = 0; i < ev->payload_len; i++)
+				rtd_buf_printf(b, "%02x", ev->payload[i]);
+		}
+		if ((flags & RTD_NT_FMT_STACK) && ev->nframes) {
+			rtd_buf_puts(b, " stack=");
+			for (size_t i = 0; i < ev->nframes; i++)
+				rtd_buf_printf(b, "%s0x%" PRIx64, i ? "," : "",
+					       ev->stack[i]);
+		}
+	}
+	if (b->len == 0 && !b->data)
+		rtd_buf_reserve(b, 1);
+	if (!b->data)
+		return NULL;
+	if (len)
+		*len = b->len;
+	return (const char *)b->data;
+}

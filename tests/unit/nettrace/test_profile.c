@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_profile - the SampleProfiler profile builder reproduces
+ * pyroscope-io/dotnetdiag's folded outputs for its golden trace exactly
+ * (same lines, same nanoseconds), with and without --managed-only.
+ */
+#include "test_util.h"
+
+#include <stdio.h>
+
+#include "rtdiag/nettrace.h"
+#include "rtdiag/profile.h"
+
+struct pc {
+	rtd_nettrace *dec;
+	rtd_nettrace_profiler *prof;
+};
+
+static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
+{
+	struct pc *p = ctx;
+	return rtd_nettrace_profiler_event(p->prof, p->dec, ev);
+}
+
+static int on_sp(void *ctx, uint64_t ts)
+{
+	(void)ts;
+	return rtd_nettrace_profiler_seqpoint(((struct pc *)ctx)->prof);
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Split text into sorted lines (in place). */
+static size_t lines(char *text, char **out, size_t max)
+{
+	size_t n = 0;
+	for (char *s = strtok(text, "\n"); s && n < max; s = strtok(NULL, "\n"))
+		out[n++] = s;
+	qsort(out, n, sizeof(*out), cmp_line);
+	return n;
+}
+
+static void check(const char *trace, const char *expect, bool managed_only,
+		  size_t chunk)
+{
+	const char *tp = rtd_test_vector(trace);
+	const char *ep = rtd_test_vector(expect);
+	if (!tp || !ep)
+		skip();
+	size_t len = 0, elen = 0;
+	uint8_t *buf = rtd_test_slurp(tp, &len);
+	uint8_t *exp = rtd_test_slurp(ep, &elen);
+	assert_non_null(buf);
+	assert_non_null(exp);
+
+	struct pc p;
+	struct rtd_nettrace_profiler_opts po = {.sz = sizeof(po),
+						.managed_only = managed_only};
+	p.prof = rtd_nettrace_profiler_new(&po);
+	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = &p,
+				      .on_event = on_event,
+				      .on_seqpoint = on_sp};
+	p.dec = rtd_nettrace_new(&o);
+	assert_non_null(p.prof);
+	assert_non_null(p.dec);
+	int rc = 0;
+	for (size_t off = 0; off < len && rc == 0; off += chunk)
+		rc = rtd_nettrace_feed(p.dec, buf + off,
+				       len - off < chunk ? len - off : chunk);
+	assert_int_equal(rc, 1);
+	assert_int_equal(rtd_nettrace_finish(p.dec), 0);
+	assert_true(rtd_nettrace_profiler_samples(p.prof) > 1000);
+
+	rtd_profile *prof = rtd_profile_new("cpu", "nanoseconds");
+	assert_non_null(prof);
+	assert_int_equal(rtd_nettrace_profiler_finish(p.prof, prof), 0);
+	assert_int_equal(rtd_nettrace_profiler_finish(p.prof, prof),
+			 -RTD_E_STATE);
+	char *got = NULL;
+	size_t glen = 0;
+	FILE *f = open_memstream(&got, &glen);
+	assert_non_null(f);
+	assert_int_equal(rtd_profile_write_folded(prof, f), 0);
+	fclose(f);
+
+	char *want_text = calloc(1, elen + 1);
+	memcpy(want_text, exp, elen);
+	char *gl[256], *wl[256];
+	size_t ng = lines(got, gl, 256), nw = lines(want_text, wl, 256);
+	for (size_t i = 0; i < ng || i < nw; i++) {
+		if (i >= ng || i >= nw || strcmp(gl[i], wl[i]))
+			fail_msg("line %zu: got '%s', dotnetdiag '%s'", i,
+				 i < ng ? gl[i] : "(none)",
+				 i < nw ? wl[i] : "(none)");
+	}
+	assert_int_equal(ng, nw);
+	assert_true(ng > 0);
+	printf("ok: %s%s: %zu folded lines equal dotnetdiag's\n", trace,
+	       managed_only ? " --managed-only" : "", ng);
+	free(want_text);
+	free(got);
+	rtd_profile_free(prof);
+	rtd_nettrace_profiler_free(p.prof);
+	rtd_nettrace_free(p.dec);
+	free(buf);
+	free(exp);
+}
+
+#define GOLDEN "testdata/nettrace/dotnet-5.0-SampleProfiler-single-thread"
+
+static void test_all_time(void **state)
+{
+	(void)state;
+	check(GOLDEN ".golden.nettrace", GOLDEN ".txt", false, 1 << 20);
+}
+
+static void test_managed_only(void **state)
+{
+	(void)state;
+	check(GOLDEN ".golden.nettrace", GOLDEN "-managed-only.txt", true,
+	      4093);
+}
+
+/* The other sampling vectors build a profile without error, and every
+ * sample's weight lands on some stack. */
+static void test_speedscope_vectors(void **state)
+{
+	(void)state;
+	static const char *const v[] = {
+		"testdata/nettrace/mixed_managed_external_samples.nettrace",
+		"testdata/nettrace/only_managed_samples.nettrace"};
+	for (int i = 0; i < 2; i++) {
+		const char *tp = rtd_test_vector(v[i]);
+		if (!tp)
+			skip();
+		size_t len = 0;
+		uint8_t *buf = rtd_test_slurp(tp, &len);
+		struct pc p;
+		p.prof = rtd_nettrace_profiler_new(NULL);
+		struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = &p,
+					      .on_event = on_event,
+					      .on_seqpoint = on_sp};
+		p.dec = rtd_nettrace_new(&o);
+		assert_int_equal(rtd_nettrace_feed(p.dec, buf, len), 1);
+		rtd_profile *prof = rtd_profile_new("cpu", "nanoseconds");
+		assert_int_equal(rtd_nettrace_profiler_finish(p.prof, prof), 0);
+		assert_true(rtd_profile_total(prof) > 0);
+		struct rtd_profile_entry top[3];
+		int n = rtd_profile_top(prof, top, 3);
+		assert_true(n > 0);
+		printf("ok: %s: total %lld ns, top frame %s\n", v[i],
+		       (long long)rtd_profile_total(prof), top[0].name);
+		rtd_profile_free(prof);
+		rtd_nettrace_profiler_free(p.prof);
+		rtd_nettrace_free(p.dec);
+		free(buf);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_all_time),
+		cmocka_unit_test(test_managed_only),
+		cmocka_unit_test(test_speedscope_vectors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
