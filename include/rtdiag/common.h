@@ -71,6 +71,16 @@ extern "C" {
 	X(RTD_E_IPC_NOSOCKET, 1204, "no diagnostic socket for this process")   \
 	X(RTD_E_IPC_NOPROCESS, 1205, "no such process")                        \
 	X(RTD_E_IPC_CLOSED, 1206, "the runtime closed the connection")         \
+	X(RTD_E_IPC_TIMEOUT, 1207, "the runtime did not answer in time")      \
+	X(RTD_E_IPC_BAD_ENCODING, 1208, "the runtime could not parse the request") \
+	X(RTD_E_IPC_NOTSUPPORTED, 1209, "the runtime does not support this request") \
+	X(RTD_E_IPC_INVALIDARG, 1210, "the runtime rejected an argument")     \
+	X(RTD_E_IPC_NOT_YET_AVAILABLE, 1211, "the runtime is not ready for this command yet") \
+	X(RTD_E_IPC_UNINITIALIZED, 1212, "the runtime is not initialized")    \
+	X(RTD_E_IPC_ENVVAR_NOT_FOUND, 1213, "environment variable not found") \
+	X(RTD_E_IPC_REJECTED_MAGIC, 1214, "the runtime rejected the IPC magic") \
+	X(RTD_E_IPC_PROVIDER, 1215, "malformed provider specification")       \
+	X(RTD_E_IPC_EXITED, 1216, "the process exited during the command")    \
 	/* end of ipc */                                                       \
                                                                                \
 	/* perf_event */                                                       \

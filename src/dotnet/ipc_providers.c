@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ipc_providers.c - dotnet-trace's provider syntax and its well-known
+ * profiles.
+ *
+ *   --providers Name[:Keywords[:Level[:Args]]][,Name...]
+ *
+ * Keywords: hexadecimal, "0x" optional, empty for all-off (0).
+ * Level: 0-5 or Critical(1) Error(2) Warning(3) Informational(4)
+ * Verbose(5) LogAlways(0); empty means Verbose, as dotnet-trace does.
+ * Args: "key=value;key=value"; a double-quoted Args may hold ':' and ','.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "dotnet/ipc_int.h"
+
+/* Keywords of Microsoft-Windows-DotNETRuntime (ClrTraceEventParser). */
+#define KW_GC 0x1ull
+#define KW_GCHANDLE 0x2ull
+#define KW_EXCEPTION 0x8000ull
+#define KW_CLR_DEFAULT 0x14C14FCCBDull /* ClrTraceEventParser Default */
+#define KW_TASKS_FLOW_IDS 0x80ull
+#define KW_DS_MESSAGES 0x1ull
+#define KW_DS_EVENTS 0x2ull
+
+static void perr(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void perr(char *err, size_t len, const char *fmt, ...)
+{
+	if (!err || !len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+static int add(struct rtd_ipc_providers *out, const char *name, size_t nlen,
+	       uint64_t kw, uint32_t level, const char *args, size_t alen)
+{
+	char *n = strndup(name, nlen);
+	char *a = args ? strndup(args, alen) : NULL;
+	if (!n || (args && !a)) {
+		free(n);
+		free(a);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < out->n; i++) {
+		if (strcmp(out->v[i].name, n) == 0) {
+			free((char *)out->v[i].name);
+			free((char *)out->v[i].args);
+			out->v[i].name = n;
+			out->v[i].keywords = kw;
+			out->v[i].level = level;
+			out->v[i].args = a;
+			return 0;
+		}
+	}
+	void *nv = realloc(out->v, (out->n + 1) * sizeof(*out->v));
+	if (!nv) {
+		free(n);
+		free(a);
+		return -ENOMEM;
+	}
+	out->v = nv;
+	memset(&out->v[out->n], 0, sizeof(out->v[0]));
+	out->v[out->n].name = n;
+	out->v[out->n].keywords = kw;
+	out->v[out->n].level = level;
+	out->v[out->n].args = a;
+	out->n++;
+	return 0;
+}
+
+static int parse_level(const char *s, size_t n, uint32_t *out)
+{
+	static const struct {
+		const char *name;
+		uint32_t v;
+	} names[] = {{"logalways", 0}, {"critical", 1}, {"error", 2},
+		     {"warning", 3}, {"informational", 4}, {"verbose", 5}};
+	if (n == 0) {
+		*out = 5;
+		return 0;
+	}
+	if (n == 1 && s[0] >= '0' && s[0] <= '5') {
+		*out = (uint32_t)(s[0] - '0');
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i].name) == n &&
+		    strncasecmp(names[i].name, s, n) == 0) {
+			*out = names[i].v;
+			return 0;
+		}
+	return -1;
+}
+
+static int parse_keywords(const char *s, size_t n, uint64_t *out)
+{
+	*out = 0;
+	if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		n -= 2;
+		if (n == 0)
+			return -1;
+	}
+	if (n > 16)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		int c = s[i], d;
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return -1;
+		*out = *out << 4 | (uint64_t)d;
+	}
+	return 0;
+}
+
+RTD_API int rtd_ipc_providers_parse(const char *spec,
+				    struct rtd_ipc_providers *out, char *err,
+				    size_t errlen)
+{
+	if (!spec || !out)
+		return -RTD_E_INVAL;
+	const char *p = spec;
+	while (*p) {
+		const char *start = p;
+		/* one provider: up to an unquoted ',' */
+		const char *field[4] = {0};
+		size_t flen[4] = {0};
+		int nf = 0;
+		field[0] = p;
+		bool quoted = false;
+		for (;; p++) {
+			if (*p == '"' && nf == 3) {
+				quoted = !quoted;
+				continue;
+			}
+			if (!quoted && (*p == ':' && nf < 3)) {
+				flen[nf] = (size_t)(p - field[nf]);
+				field[++nf] = p + 1;
+				continue;
+			}
+			if ((!quoted && *p == ',') || !*p) {
+				flen[nf] = (size_t)(p - field[nf]);
+				break;
+			}
+		}
+		if (quoted) {
+			perr(err, errlen, "provider '%s': unterminated quote "
+					  "in its arguments", start);
+			return -RTD_E_IPC_PROVIDER;
+		}
+		/* trim the name */
+		while (flen[0] && isspace((unsigned char)*field[0])) {
+			field[0]++;
+			flen[0]--;
+		}
+		while (flen[0] && isspace((unsigned char)field[0][flen[0] - 1]))
+			flen[0]--;
+		if (!flen[0]) {
+			perr(err, errlen, "empty provider name at offset %zu "
+					  "of '%s'",
+			     (size_t)(start - spec), spec);
+			return -RTD_E_IPC_PROVIDER;
+		}
+		uint64_t kw = 0;
+		uint32_t level = 5;
+		if (nf >= 1 && flen[1] &&
+		    parse_keywords(field[1], flen[1], &kw) != 0) {
+			perr(err, errlen, "provider '%.*s': keywords '%.*s' "
+					  "are not a hexadecimal mask",
+			     (int)flen[0], field[0], (int)flen[1], field[1]);
+			return -RTD_E_IPC_PROVIDER;
+		}
+		if (nf < 1)
+			kw = ~0ull; /* name only: everything, as dotnet-trace */
+		if (nf >= 2 && parse_level(field[2], flen[2], &level) != 0) {
+			perr(err, errlen, "provider '%.*s': level '%.*s' is "
+					  "not 0-5 or a level name",
+			     (int)flen[0], field[0], (int)flen[2], field[2]);
+			return -RTD_E_IPC_PROVIDER;
+		}
+		const char *a = NULL;
+		size_t al = 0;
+		if (nf >= 3) {
+			a = field[3];
+			al = flen[3];
+			if (al >= 2 && a[0] == '"' && a[al - 1] == '"') {
+				a++;
+				al -= 2;
+			}
+		}
+		int rc = add(out, field[0], flen[0], kw, level, a, al);
+		if (rc)
+			return rc;
+		if (*p == ',')
+			p++;
+	}
+	if (!out->n) {
+		perr(err, errlen, "no provider given");
+		return -RTD_E_IPC_PROVIDER;
+	}
+	return 0;
+}
+
+static const char *const profile_names[] = {"cpu-sampling", "gc-verbose",
+					    "gc-collect", "database", NULL};
+
+RTD_API const char *const *rtd_ipc_profile_names(void)
+{
+	return profile_names;
+}
+
+/* dotnet-trace's profiles (ListProfilesCommandHandler). */
+RTD_API int rtd_ipc_providers_add_profile(const char *name,
+					  struct rtd_ipc_providers *out)
+{
+#define ADD(n, kw, lvl, args)                                                  \
+	do {                                                                   \
+		const char *a_ = (args);                                       \
+		int rc_ = add(out, n, strlen(n), kw, lvl, a_,                  \
+			      a_ ? strlen(a_) : 0);                            \
+		if (rc_)                                                       \
+			return rc_;                                            \
+	} while (0)
+	if (!name)
+		return -RTD_E_INVAL;
+	if (strcmp(name, "cpu-sampling") == 0) {
+		ADD("Microsoft-DotNETCore-SampleProfiler", 0xF00000000000ull, 4,
+		    NULL);
+		ADD("Microsoft-Windows-DotNETRuntime", KW_CLR_DEFAULT, 4, NULL);
+	} else if (strcmp(name, "gc-verbose") == 0) {
+		ADD("Microsoft-Windows-DotNETRuntime",
+		    KW_GC | KW_GCHANDLE | KW_EXCEPTION, 5, NULL);
+	} else if (strcmp(name, "gc-collect") == 0) {
+		ADD("Microsoft-Windows-DotNETRuntime", KW_GC, 4, NULL);
+		ADD("Microsoft-Windows-DotNETRuntimePrivate", KW_GC, 4, NULL);
+	} else if (strcmp(name, "database") == 0) {
+		ADD("System.Threading.Tasks.TplEventSource", KW_TASKS_FLOW_IDS,
+		    4, NULL);
+		ADD("Microsoft-Diagnostics-DiagnosticSource",
+		    KW_DS_MESSAGES | KW_DS_EVENTS, 5,
+		    "FilterAndPayloadSpecs="
+		    "SqlClientDiagnosticListener/"
+		    "System.Data.SqlClient.WriteCommandBefore@Activity1Start:"
+		    "-Command;Command.CommandText;ConnectionId;Operation;"
+		    "Command.Connection.ServerVersion;Command.CommandTimeout;"
+		    "Command.CommandType;Command.Connection.ConnectionString;"
+		    "Command.Connection.Database;Command.Connection.DataSource;"
+		    "Command.Connection.PacketSize\r\n"
+		    "SqlClientDiagnosticListener/"
+		    "System.Data.SqlClient.WriteCommandAfter@Activity1Stop:\r\n"
+		    "Microsoft.EntityFrameworkCore/"
+		    "Microsoft.EntityFrameworkCore.Database.Command."
+		    "CommandExecuting@Activity2Start:-Command.CommandText;"
+		    "Command;ConnectionId;IsAsync;"
+		    "Command.Connection.ClientConnectionId;"
+		    "Command.Connection.ServerVersion;Command.CommandTimeout;"
+		    "Command.CommandType;Command.Connection.ConnectionString;"
+		    "Command.Connection.Database;Command.Connection.DataSource;"
+		    "Command.Connection.PacketSize\r\n"
+		    "Microsoft.EntityFrameworkCore/"
+		    "Microsoft.EntityFrameworkCore.Database.Command."
+		    "CommandExecuted@Activity2Stop:");
+	} else {
+		return -RTD_E_NOTFOUND;
+	}
+	return 0;
+#undef ADD
+}
+
+RTD_API void rtd_ipc_providers_clear(struct rtd_ipc_providers *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++) {
+		free((char *)p->v[i].name);
+		free((char *)p->v[i].args);
+	}
+	free(p->v);
+	p->v = NULL;
+	p->n = 0;
+}

@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ipc_session.c - EventPipe sessions: start (CollectTracing 1-6 with
+ * fallback), read, stop from a second connection, pump into a sink with
+ * a bounded rundown wait, and replay of recorded sessions.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/rd.h"
+#include "dotnet/ipc_int.h"
+
+#define PUMP_CHUNK (64u << 10)
+
+struct rtd_ipc_session {
+	rtd_ipc_client *c;
+	struct ipc_conn conn;
+	uint64_t id;
+	int version;
+	bool stopped;
+	struct ipc_conn stop_conn; /* StopTracing in flight */
+	size_t stop_got;
+	uint8_t stop_reply[IPC_HEADER_SIZE + 8];
+	/* replay */
+	FILE *replay;
+	uint32_t replay_conn;
+	uint32_t replay_left; /* bytes left in the current frame */
+	bool replay_end;
+};
+
+static int start_version(rtd_ipc_client *c, const struct rtd_ipc_session_opts *o,
+			 int v, rtd_ipc_session *s)
+{
+	uint8_t *pl = NULL;
+	size_t pl_len = 0;
+	int rc = rtd_ipc_collect_payload(v, o, &pl, &pl_len);
+	if (rc) {
+		ipc_seterr(c, "CollectTracing%d request: %s", v,
+			   rtd_strerror(rc));
+		return rc;
+	}
+	rtd_buf b;
+	rtd_buf_init(&b, IPC_MAX_MESSAGE);
+	rc = ipc_msg_begin(&b, RTD_IPC_SET_EVENTPIPE, (uint8_t)(EP_COLLECT + v - 1));
+	if (!rc)
+		rc = rtd_buf_append(&b, pl, pl_len);
+	free(pl);
+	if (!rc)
+		rc = ipc_msg_finish(&b);
+	if (rc) {
+		rtd_buf_free(&b);
+		ipc_seterr(c, "CollectTracing%d request: %s", v,
+			   rtd_strerror(rc));
+		return rc;
+	}
+	struct rtd_ipc_reply r;
+	rc = ipc_transact(c, &b, &r, &s->conn);
+	rtd_buf_free(&b);
+	if (!rc) {
+		rtd_rd rd;
+		rd_init(&rd, r.payload, r.len);
+		s->id = rd_u64le(&rd);
+		if (!rd_ok(&rd)) {
+			ipc_seterr(c, "CollectTracing%d: reply payload of %zu "
+				      "bytes has no 8-byte session id",
+				   v, r.len);
+			ipc_conn_close(&s->conn);
+			rc = -RTD_E_IPC_PROTOCOL;
+		}
+		s->version = v;
+	}
+	rtd_ipc_reply_clear(&r);
+	return rc;
+}
+
+RTD_API rtd_ipc_session *
+rtd_ipc_session_start(rtd_ipc_client *c, const struct rtd_ipc_session_opts *o,
+		      int *err)
+{
+	int rc;
+	rtd_ipc_session *s = NULL;
+	if (!c || !o || o->sz < sizeof(*o) || !o->providers ||
+	    !o->n_providers) {
+		rc = -RTD_E_INVAL;
+		goto fail;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	s->c = c;
+	s->conn.fd = -1;
+	s->stop_conn.fd = -1;
+	int need = rtd_ipc_collect_min_version(o);
+	int first = o->version > 0 ? o->version : 5;
+	if (first < need)
+		first = need;
+	if (first > 6)
+		first = 6;
+	rc = start_version(c, o, first, s);
+	/* An older runtime: the lowest version that covers the request is
+	 * the one most runtimes know. */
+	if (rc == -RTD_E_IPC_UNKNOWN_COMMAND && need < first) {
+		char prev[sizeof(c->errmsg)];
+		snprintf(prev, sizeof(prev), "%s", c->errmsg);
+		rtd_debug("%s; retrying with CollectTracing%d", prev, need);
+		rc = start_version(c, o, need, s);
+	}
+	if (rc == -RTD_E_IPC_UNKNOWN_COMMAND)
+		ipc_seterr(c, "the runtime does not know CollectTracing%d, "
+			      "which this request needs (%s)",
+			   need,
+			   need == 6   ? "buffer block mode: .NET 11+"
+			   : need == 5 ? "event id filters: .NET 10+"
+			   : need == 4 ? "rundown keywords: .NET 9+"
+				       : "an older .NET");
+	if (rc)
+		goto fail;
+	return s;
+fail:
+	free(s);
+	if (err)
+		*err = rc;
+	return NULL;
+}
+
+RTD_API uint64_t rtd_ipc_session_id(const rtd_ipc_session *s)
+{
+	return s->id;
+}
+
+RTD_API int rtd_ipc_session_version(const rtd_ipc_session *s)
+{
+	return s->version;
+}
+
+RTD_API int rtd_ipc_session_fd(const rtd_ipc_session *s)
+{
+	return s->replay ? -1 : s->conn.fd;
+}
+
+static ssize_t replay_read(rtd_ipc_session *s, void *buf, size_t len)
+{
+	while (!s->replay_left) {
+		if (s->replay_end)
+			return 0;
+		uint8_t h[16];
+		if (fread(h, 1, 16, s->replay) != 16) {
+			s->replay_end = true;
+			return 0;
+		}
+		rtd_rd r;
+		rd_init(&r, h, 16);
+		uint32_t magic = rd_u32le(&r), conn = rd_u32le(&r),
+			 kind = rd_u32le(&r), n = rd_u32le(&r);
+		if (magic != 0x52445452u) {
+			s->replay_end = true;
+			return -RTD_E_FORMAT;
+		}
+		if (conn != s->replay_conn || kind != REC_RECV) {
+			if (conn == s->replay_conn && kind == REC_CLOSE)
+				s->replay_end = true;
+			if (n && fseek(s->replay, n, SEEK_CUR) != 0)
+				return -errno;
+			continue;
+		}
+		s->replay_left = n;
+	}
+	size_t want = len < s->replay_left ? len : s->replay_left;
+	size_t got = fread(buf, 1, want, s->replay);
+	if (got == 0) {
+		s->replay_end = true;
+		return 0; /* recording cut short: what we had is delivered */
+	}
+	s->replay_left -= (uint32_t)got;
+	return (ssize_t)got;
+}
+
+RTD_API ssize_t rtd_ipc_session_read(rtd_ipc_session *s, void *buf,
+				     size_t len, int timeout_ms)
+{
+	if (s->replay)
+		return replay_read(s, buf, len);
+	if (s->conn.fd < 0)
+		return 0;
+	ssize_t n = ipc_read_some(s->conn.fd, buf, len, timeout_ms);
+	if (n > 0)
+		ipc_record(s->c, s->conn.id, REC_RECV, buf, (size_t)n);
+	return n;
+}
+
+/*
+ * StopTracing is sent but its reply not awaited here: the runtime writes
+ * the rundown into the session stream before it answers, and a large
+ * rundown fills the socket unless someone reads the stream meanwhile. The
+ * reply is collected by the pump (stop_poll) or dropped at free.
+ */
+RTD_API int rtd_ipc_session_stop(rtd_ipc_session *s)
+{
+	if (s->stopped || s->replay)
+		return 0;
+	s->stopped = true;
+	rtd_buf b;
+	rtd_buf_init(&b, IPC_MAX_MESSAGE);
+	int rc = ipc_msg_begin(&b, RTD_IPC_SET_EVENTPIPE, EP_STOP);
+	if (!rc)
+		rc = ipc_put_u64(&b, s->id);
+	if (!rc)
+		rc = ipc_msg_finish(&b);
+	if (!rc)
+		rc = ipc_conn_open(s->c, &s->stop_conn);
+	if (!rc) {
+		ipc_record(s->c, s->stop_conn.id, REC_SEND, b.data, b.len);
+		rc = ipc_write_all(s->stop_conn.fd, b.data, b.len,
+				   s->c->timeout_ms);
+		if (rc) {
+			ipc_seterr(s->c, "StopTracing: %s", rtd_strerror(rc));
+			ipc_conn_close(&s->stop_conn);
+		}
+	}
+	rtd_buf_free(&b);
+	return rc;
+}
+
+/* Read what has arrived of the StopTracing reply, without waiting. */
+static void stop_poll(rtd_ipc_session *s)
+{
+	if (s->stop_conn.fd < 0)
+		return;
+	ssize_t n = ipc_read_some(s->stop_conn.fd, s->stop_reply + s->stop_got,
+				  sizeof(s->stop_reply) - s->stop_got, 0);
+	if (n > 0)
+		s->stop_got += (size_t)n;
+	if (n == 0 || (n < 0 && n != -RTD_E_IPC_TIMEOUT) ||
+	    s->stop_got == sizeof(s->stop_reply)) {
+		if (s->stop_got)
+			ipc_record(s->c, s->stop_conn.id, REC_RECV,
+				   s->stop_reply, s->stop_got);
+		ipc_conn_close(&s->stop_conn);
+	}
+}
+
+RTD_API int rtd_ipc_session_pump(rtd_ipc_session *s,
+				 const struct rtd_ipc_pump_opts *o,
+				 struct rtd_ipc_pump_result *res)
+{
+	struct rtd_ipc_pump_result tmp;
+	if (!res)
+		res = &tmp;
+	memset(res, 0, sizeof(*res));
+	if (!o || o->sz < sizeof(*o) || !o->sink)
+		return -RTD_E_INVAL;
+	uint8_t *buf = malloc(PUMP_CHUNK);
+	if (!buf)
+		return -ENOMEM;
+	uint64_t start = rtd_now_ns(), last_tick = start;
+	uint64_t rundown_ns = (o->rundown_wait_ms ? o->rundown_wait_ms : 30000) *
+			      1000000ull;
+	uint64_t stop_at = 0; /* when StopTracing was sent */
+	int rc = 0;
+	for (;;) {
+		uint64_t now = rtd_now_ns();
+		bool want_stop = (o->stop && *o->stop) ||
+				 (o->duration_ms &&
+				  now - start >= o->duration_ms * 1000000ull);
+		if (want_stop && !res->stopped) {
+			res->stopped = true;
+			stop_at = now;
+			int src = rtd_ipc_session_stop(s);
+			if (src)
+				rtd_debug("StopTracing: %s", rtd_strerror(src));
+		}
+		if (res->stopped && now - stop_at >= rundown_ns) {
+			res->rundown_timeout = true;
+			break;
+		}
+		stop_poll(s);
+		ssize_t n = rtd_ipc_session_read(s, buf, PUMP_CHUNK, 100);
+		if (n == -RTD_E_IPC_TIMEOUT || n == -EINTR) {
+			n = 0;
+		} else if (n == 0) {
+			res->ended = true;
+			if (!res->stopped && !s->replay)
+				res->target_gone = true;
+			break;
+		} else if (n < 0) {
+			rc = (int)n;
+			break;
+		}
+		if (n > 0) {
+			res->bytes += (uint64_t)n;
+			rc = o->sink(buf, (size_t)n, o->ctx);
+			if (rc)
+				break;
+		}
+		if (o->tick && rtd_now_ns() - last_tick >= 100000000ull) {
+			last_tick = rtd_now_ns();
+			o->tick(res->bytes, o->ctx);
+		}
+	}
+	if (o->tick)
+		o->tick(res->bytes, o->ctx);
+	free(buf);
+	return rc;
+}
+
+RTD_API void rtd_ipc_session_free(rtd_ipc_session *s)
+{
+	if (!s)
+		return;
+	if (s->replay) {
+		fclose(s->replay);
+	} else {
+		ipc_conn_close(&s->stop_conn);
+		ipc_conn_close(&s->conn);
+	}
+	free(s);
+}
+
+RTD_API rtd_ipc_session *rtd_ipc_replay_open(const char *path, int *err)
+{
+	int rc = 0;
+	FILE *f = fopen(path, "rb");
+	rtd_ipc_session *s = NULL;
+	if (!f) {
+		rc = -errno;
+		goto fail;
+	}
+	/* Find the first connection whose request is a CollectTracing and
+	 * skip its reply (20-byte header + 8-byte session id). */
+	uint32_t conn = 0, skip = 0;
+	bool found = false;
+	for (;;) {
+		uint8_t h[16], msg[IPC_HEADER_SIZE];
+		if (fread(h, 1, 16, f) != 16)
+			break;
+		rtd_rd r;
+		rd_init(&r, h, 16);
+		uint32_t magic = rd_u32le(&r), cn = rd_u32le(&r),
+			 kind = rd_u32le(&r), n = rd_u32le(&r);
+		if (magic != 0x52445452u) {
+			rc = -RTD_E_FORMAT;
+			goto fail;
+		}
+		if (kind == REC_SEND && n >= IPC_HEADER_SIZE) {
+			if (fread(msg, 1, sizeof(msg), f) != sizeof(msg))
+				break;
+			if (fseek(f, n - IPC_HEADER_SIZE, SEEK_CUR) != 0)
+				break;
+			if (msg[16] == RTD_IPC_SET_EVENTPIPE &&
+			    msg[17] >= EP_COLLECT && msg[17] <= EP_COLLECT + 5) {
+				conn = cn;
+				found = true;
+				break;
+			}
+			continue;
+		}
+		if (n && fseek(f, n, SEEK_CUR) != 0)
+			break;
+	}
+	if (!found) {
+		rc = -RTD_E_FORMAT;
+		goto fail;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	s->replay = f;
+	s->replay_conn = conn;
+	s->conn.fd = -1;
+	s->stop_conn.fd = -1;
+	/* Skip the reply: header and session id. */
+	uint8_t hdr[IPC_HEADER_SIZE + 8];
+	skip = sizeof(hdr);
+	size_t got = 0;
+	while (got < skip) {
+		ssize_t n = replay_read(s, hdr + got, skip - got);
+		if (n <= 0) {
+			rc = -RTD_E_FORMAT;
+			goto fail;
+		}
+		got += (size_t)n;
+	}
+	uint8_t set, id;
+	uint16_t size;
+	if (ipc_header_parse(hdr, &set, &id, &size) || set != RTD_IPC_SET_SERVER ||
+	    id != SERVER_OK) {
+		rc = -RTD_E_FORMAT; /* the recorded session was refused */
+		goto fail;
+	}
+	rtd_rd r;
+	rd_init(&r, hdr + IPC_HEADER_SIZE, 8);
+	s->id = rd_u64le(&r);
+	return s;
+fail:
+	if (s)
+		free(s);
+	if (f)
+		fclose(f);
+	if (err)
+		*err = rc;
+	return NULL;
+}

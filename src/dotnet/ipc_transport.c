@@ -1,0 +1,666 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ipc_transport.c - Unix-socket transport, discovery of a process's
+ * diagnostic socket, reverse-connection listeners, clients.
+ *
+ * Discovery (ipc-protocol.md "Naming and Location Conventions"): the
+ * runtime creates $TMPDIR/dotnet-diagnostic-{pid}-{key}-socket, where pid
+ * is the pid in its own pid namespace and key its start time in jiffies
+ * (field 22 of /proc/PID/stat). We look at that directory as the target
+ * sees it, through /proc/PID/root.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/rd.h"
+#include "dotnet/ipc_int.h"
+
+static __thread char last_err[1024];
+
+void ipc_set_last_err(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(last_err, sizeof(last_err), fmt, ap);
+	va_end(ap);
+}
+
+RTD_API const char *rtd_ipc_errmsg_last(void)
+{
+	return last_err;
+}
+
+void ipc_seterr(rtd_ipc_client *c, const char *fmt, ...)
+{
+	char m[900];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof(m), fmt, ap);
+	va_end(ap);
+	snprintf(c->errmsg, sizeof(c->errmsg), "%s: %s", c->target, m);
+}
+
+/* ---- sockets ------------------------------------------------------------ */
+
+int ipc_connect_path(const char *path, int *out)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int dirfd = -1, rc = 0;
+	*out = -1;
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		/* Too long for sun_path: open the directory and connect
+		 * through /proc/self/fd/N/NAME, which the kernel resolves. */
+		const char *slash = strrchr(path, '/');
+		if (!slash)
+			return -ENAMETOOLONG;
+		char dir[4096];
+		size_t dl = (size_t)(slash - path);
+		if (dl >= sizeof(dir))
+			return -ENAMETOOLONG;
+		memcpy(dir, path, dl);
+		dir[dl] = 0;
+		dirfd = open(dl ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dirfd < 0)
+			return -errno;
+		int n = snprintf(sa.sun_path, sizeof(sa.sun_path),
+				 "/proc/self/fd/%d/%s", dirfd, slash + 1);
+		if (n < 0 || (size_t)n >= sizeof(sa.sun_path)) {
+			close(dirfd);
+			return -ENAMETOOLONG;
+		}
+	} else {
+		memcpy(sa.sun_path, path, strlen(path) + 1);
+	}
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		rc = -errno;
+	} else if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		rc = -errno;
+		close(fd);
+	} else {
+		*out = fd;
+	}
+	if (dirfd >= 0)
+		close(dirfd);
+	return rc;
+}
+
+static int wait_fd(int fd, short ev, int timeout_ms)
+{
+	struct pollfd p = {.fd = fd, .events = ev};
+	for (;;) {
+		int n = poll(&p, 1, timeout_ms);
+		if (n > 0)
+			return 0;
+		if (n == 0)
+			return -RTD_E_IPC_TIMEOUT;
+		if (errno != EINTR)
+			return -errno;
+		/* EINTR: a signal (maybe SIGINT for a stop); let the caller
+		 * look at its flags. */
+		return -EINTR;
+	}
+}
+
+int ipc_write_all(int fd, const void *buf, size_t len, int timeout_ms)
+{
+	const uint8_t *p = buf;
+	while (len) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			int rc = wait_fd(fd, POLLOUT, timeout_ms);
+			if (rc && rc != -EINTR)
+				return rc;
+			continue;
+		}
+		if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
+			return -RTD_E_IPC_CLOSED;
+		return n < 0 ? -errno : -RTD_E_IPC_CLOSED;
+	}
+	return 0;
+}
+
+ssize_t ipc_read_some(int fd, void *buf, size_t len, int timeout_ms)
+{
+	for (;;) {
+		ssize_t n = recv(fd, buf, len, MSG_DONTWAIT);
+		if (n >= 0)
+			return n;
+		if (errno == EINTR)
+			continue;
+		if (errno == ECONNRESET)
+			return 0;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return -errno;
+		int rc = wait_fd(fd, POLLIN, timeout_ms);
+		if (rc)
+			return rc;
+	}
+}
+
+int ipc_read_full(int fd, void *buf, size_t len, int timeout_ms)
+{
+	uint8_t *p = buf;
+	size_t got = 0;
+	uint64_t deadline = rtd_now_ns() + (uint64_t)timeout_ms * 1000000u;
+	while (got < len) {
+		uint64_t now = rtd_now_ns();
+		int left = now >= deadline ? 0
+					   : (int)((deadline - now) / 1000000u);
+		ssize_t n = ipc_read_some(fd, p + got, len - got,
+					  timeout_ms < 0 ? -1 : left);
+		if (n == -EINTR)
+			continue;
+		if (n < 0)
+			return (int)n;
+		if (n == 0)
+			return got ? -RTD_E_TRUNCATED : -RTD_E_IPC_CLOSED;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+/* ---- discovery ---------------------------------------------------------- */
+
+static int read_small(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t got = 0;
+	while (got + 1 < len) {
+		ssize_t n = read(fd, buf + got, len - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = 0;
+	return (int)got;
+}
+
+/* The pid inside the target's innermost pid namespace (NSpid). */
+static pid_t ns_pid(pid_t pid)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (read_small(path, buf, sizeof(buf)) <= 0)
+		return pid;
+	char *l = strstr(buf, "\nNSpid:");
+	if (!l)
+		return pid;
+	l += 7;
+	char *end = strchr(l, '\n');
+	if (end)
+		*end = 0;
+	pid_t last = pid;
+	char *tok, *save = NULL;
+	for (tok = strtok_r(l, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save))
+		last = (pid_t)atoi(tok);
+	return last;
+}
+
+/* Start time in jiffies (field 22 of /proc/PID/stat): the socket's key. */
+static unsigned long long start_key(pid_t pid)
+{
+	char path[64], buf[2048];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_small(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	char *p = strrchr(buf, ')'); /* comm may hold spaces */
+	if (!p)
+		return 0;
+	p++;
+	/* after ')' come fields 3.. : skip to field 22 */
+	for (int field = 2; field < 21 && p; field++)
+		p = strchr(p + 1, ' ');
+	return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/* TMPDIR from the target's environment ("" when unset or unreadable). */
+static void target_tmpdir(pid_t pid, char *out, size_t len)
+{
+	char path[64];
+	out[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* Bounded: environments larger than this are scanned in pieces. */
+	char buf[8192];
+	size_t keep = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf + keep, sizeof(buf) - 1 - keep);
+		if (n <= 0)
+			break;
+		size_t have = keep + (size_t)n;
+		buf[have] = 0;
+		size_t i = 0;
+		while (i < have) {
+			char *z = memchr(buf + i, 0, have - i);
+			if (!z)
+				break;
+			if (strncmp(buf + i, "TMPDIR=", 7) == 0 && buf[i + 7]) {
+				snprintf(out, len, "%s", buf + i + 7);
+				close(fd);
+				return;
+			}
+			i = (size_t)(z - buf) + 1;
+		}
+		keep = have - i;
+		if (keep >= sizeof(buf) - 1)
+			keep = 0; /* one entry longer than the buffer: skip */
+		memmove(buf, buf + i, keep);
+	}
+	close(fd);
+}
+
+/* Find "dotnet-diagnostic-{nspid}-*-socket" in dir; prefer the key. */
+static int scan_dir(const char *dir, pid_t nspid, unsigned long long key,
+		    char *name, size_t len)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -errno;
+	char prefix[64];
+	int pl = snprintf(prefix, sizeof(prefix), "dotnet-diagnostic-%d-",
+			  (int)nspid);
+	int found = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, prefix, (size_t)pl) != 0)
+			continue;
+		size_t nl = strlen(e->d_name);
+		if (nl < 7 || strcmp(e->d_name + nl - 7, "-socket") != 0)
+			continue;
+		unsigned long long k = strtoull(e->d_name + pl, NULL, 10);
+		if (found && k != key)
+			continue; /* keep the first, unless this one matches */
+		snprintf(name, len, "%s", e->d_name);
+		found = k == key ? 2 : 1;
+		if (found == 2)
+			break;
+	}
+	closedir(d);
+	return found ? 0 : -ENOENT;
+}
+
+RTD_API int rtd_ipc_socket_find(pid_t pid, char *path, size_t len,
+				char *where, size_t wlen)
+{
+	char proc[64], tmp[2048], dir[4096], name[256];
+	struct stat st;
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
+	if (pid <= 0 || stat(proc, &st) != 0)
+		return -RTD_E_IPC_NOPROCESS;
+	target_tmpdir(pid, tmp, sizeof(tmp));
+	const char *t = tmp[0] ? tmp : "/tmp";
+	pid_t nspid = ns_pid(pid);
+	unsigned long long key = start_key(pid);
+	/* As the target sees its file system; when /proc/PID/root is not
+	 * readable (another user), fall back to our own view. */
+	snprintf(dir, sizeof(dir), "/proc/%d/root%s", (int)pid, t);
+	int rc = scan_dir(dir, nspid, key, name, sizeof(name));
+	if (rc == -EACCES || rc == -EPERM) {
+		snprintf(dir, sizeof(dir), "%s", t);
+		rc = scan_dir(dir, nspid, key, name, sizeof(name));
+	}
+	if (where)
+		snprintf(where, wlen, "%s", dir);
+	if (rc)
+		return -RTD_E_IPC_NOSOCKET;
+	int n = snprintf(path, len, "%s/%s", dir, name);
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct rtd_ipc_proc *x = a, *y = b;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+RTD_API int rtd_ipc_list(struct rtd_ipc_proc **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	DIR *d = opendir("/proc");
+	if (!d)
+		return -errno;
+	struct rtd_ipc_proc *v = NULL;
+	size_t cnt = 0, cap = 0;
+	struct dirent *e;
+	pid_t self = getpid();
+	while ((e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (*end || pid <= 0 || pid == self)
+			continue;
+		char path[sizeof(v->socket)];
+		if (rtd_ipc_socket_find((pid_t)pid, path, sizeof(path), NULL,
+					0) != 0)
+			continue;
+		if (cnt == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			void *nv = realloc(v, nc * sizeof(*v));
+			if (!nv) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = nv;
+			cap = nc;
+		}
+		v[cnt].pid = (pid_t)pid;
+		v[cnt].nspid = ns_pid((pid_t)pid);
+		snprintf(v[cnt].socket, sizeof(v[cnt].socket), "%s", path);
+		cnt++;
+	}
+	closedir(d);
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), cmp_proc);
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+/* ---- listener ----------------------------------------------------------- */
+
+struct rtd_ipc_listener {
+	int fd;
+	char path[4096];
+};
+
+RTD_API rtd_ipc_listener *rtd_ipc_listen(const char *path, int *err)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int rc = 0;
+	rtd_ipc_listener *l = NULL;
+	if (!path || strlen(path) >= sizeof(sa.sun_path)) {
+		rc = path ? -ENAMETOOLONG : -RTD_E_INVAL;
+		ipc_set_last_err("%s: socket path too long for a listener "
+				 "(at most %zu bytes)",
+				 path ? path : "(null)", sizeof(sa.sun_path) - 1);
+		goto out;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	snprintf(l->path, sizeof(l->path), "%s", path);
+	l->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l->fd < 0) {
+		rc = -errno;
+		goto out;
+	}
+	struct stat st;
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		unlink(path);
+	if (bind(l->fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    listen(l->fd, 16) != 0) {
+		rc = -errno;
+		ipc_set_last_err("%s: cannot listen: %s", path, strerror(-rc));
+		close(l->fd);
+		goto out;
+	}
+	return l;
+out:
+	free(l);
+	if (err)
+		*err = rc;
+	return NULL;
+}
+
+RTD_API void rtd_ipc_listener_free(rtd_ipc_listener *l)
+{
+	if (!l)
+		return;
+	close(l->fd);
+	unlink(l->path);
+	free(l);
+}
+
+RTD_API int rtd_ipc_listener_fd(const rtd_ipc_listener *l)
+{
+	return l->fd;
+}
+
+RTD_API int rtd_ipc_listener_accept(rtd_ipc_listener *l, int timeout_ms,
+				    struct rtd_ipc_advertise *adv, int *out)
+{
+	if (out)
+		*out = -1;
+	int rc = wait_fd(l->fd, POLLIN, timeout_ms);
+	if (rc)
+		return rc;
+	int fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	uint8_t buf[IPC_ADVR_SIZE];
+	/* The advertise comes right after connect; don't wait long on a
+	 * peer that is not a runtime. */
+	rc = ipc_read_full(fd, buf, sizeof(buf), 5000);
+	if (rc == -RTD_E_IPC_CLOSED || rc == -RTD_E_TRUNCATED)
+		rc = -RTD_E_IPC_PROTOCOL;
+	if (!rc)
+		rc = rtd_ipc_advertise_parse(buf, sizeof(buf), adv);
+	if (rc || !out)
+		close(fd);
+	else
+		*out = fd;
+	return rc;
+}
+
+/* ---- clients ------------------------------------------------------------ */
+
+static rtd_ipc_client *client_alloc(const struct rtd_ipc_client_opts *o)
+{
+	rtd_ipc_client *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->pending_fd = -1;
+	c->timeout_ms = IPC_DEFAULT_TIMEOUT_MS;
+	if (o && o->sz >= offsetof(struct rtd_ipc_client_opts, timeout_ms) +
+				  sizeof(o->timeout_ms) &&
+	    o->timeout_ms > 0)
+		c->timeout_ms = o->timeout_ms;
+	if (o && o->sz >= offsetof(struct rtd_ipc_client_opts, record) +
+				  sizeof(o->record))
+		c->record = o->record;
+	return c;
+}
+
+RTD_API rtd_ipc_client *rtd_ipc_client_new(pid_t pid,
+					   const struct rtd_ipc_client_opts *o,
+					   int *err)
+{
+	char path[4096], where[4096];
+	int rc = rtd_ipc_socket_find(pid, path, sizeof(path), where,
+				     sizeof(where));
+	if (rc == -RTD_E_IPC_NOPROCESS) {
+		ipc_set_last_err("pid %d: no such process", (int)pid);
+	} else if (rc == -RTD_E_IPC_NOSOCKET) {
+		ipc_set_last_err("pid %d: no diagnostic socket in %s (not a "
+				 ".NET process, or is "
+				 "DOTNET_EnableDiagnostics=0 set?)",
+				 (int)pid, where);
+	} else if (rc) {
+		ipc_set_last_err("pid %d: %s", (int)pid, rtd_strerror(rc));
+	}
+	if (rc) {
+		if (err)
+			*err = rc;
+		return NULL;
+	}
+	rtd_ipc_client *c = client_alloc(o);
+	if (!c) {
+		if (err)
+			*err = -ENOMEM;
+		return NULL;
+	}
+	c->mode = IPC_MODE_PATH;
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	snprintf(c->target, sizeof(c->target), "pid %d", (int)pid);
+	return c;
+}
+
+RTD_API rtd_ipc_client *
+rtd_ipc_client_new_path(const char *path, const struct rtd_ipc_client_opts *o,
+			int *err)
+{
+	if (!path || strlen(path) >= sizeof(((rtd_ipc_client *)0)->path)) {
+		if (err)
+			*err = -ENAMETOOLONG;
+		ipc_set_last_err("socket path too long");
+		return NULL;
+	}
+	rtd_ipc_client *c = client_alloc(o);
+	if (!c) {
+		if (err)
+			*err = -ENOMEM;
+		return NULL;
+	}
+	c->mode = IPC_MODE_PATH;
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	snprintf(c->target, sizeof(c->target), "%.120s", path);
+	return c;
+}
+
+RTD_API rtd_ipc_client *
+rtd_ipc_client_new_listener(rtd_ipc_listener *l,
+			    const struct rtd_ipc_advertise *adv, int fd,
+			    const struct rtd_ipc_client_opts *o, int *err)
+{
+	rtd_ipc_client *c = l && adv ? client_alloc(o) : NULL;
+	if (!c) {
+		if (err)
+			*err = l && adv ? -ENOMEM : -RTD_E_INVAL;
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	c->mode = IPC_MODE_LISTENER;
+	c->listener = l;
+	c->adv = *adv;
+	c->pending_fd = fd;
+	snprintf(c->target, sizeof(c->target), "pid %llu (reverse connection)",
+		 (unsigned long long)adv->pid);
+	return c;
+}
+
+RTD_API void rtd_ipc_client_free(rtd_ipc_client *c)
+{
+	if (!c)
+		return;
+	if (c->pending_fd >= 0)
+		close(c->pending_fd);
+	free(c);
+}
+
+RTD_API const char *rtd_ipc_client_errmsg(const rtd_ipc_client *c)
+{
+	return c->errmsg;
+}
+
+RTD_API uint32_t rtd_ipc_client_hresult(const rtd_ipc_client *c)
+{
+	return c->hresult;
+}
+
+RTD_API const char *rtd_ipc_client_target(const rtd_ipc_client *c)
+{
+	return c->target;
+}
+
+int ipc_conn_open(rtd_ipc_client *c, struct ipc_conn *conn)
+{
+	conn->fd = -1;
+	conn->c = c;
+	conn->id = ++c->conn_seq;
+	c->hresult = 0;
+	c->errmsg[0] = 0;
+	if (c->mode == IPC_MODE_LISTENER) {
+		if (c->pending_fd >= 0) {
+			conn->fd = c->pending_fd;
+			c->pending_fd = -1;
+			return 0;
+		}
+		/* The runtime reconnects after every command; other runtimes
+		 * may share the listener, so match the cookie. */
+		uint64_t deadline =
+			rtd_now_ns() + (uint64_t)c->timeout_ms * 1000000u;
+		for (;;) {
+			uint64_t now = rtd_now_ns();
+			if (now >= deadline) {
+				ipc_seterr(c, "the runtime did not connect "
+					      "back within %d ms",
+					   c->timeout_ms);
+				return -RTD_E_IPC_TIMEOUT;
+			}
+			struct rtd_ipc_advertise a;
+			int fd;
+			int rc = rtd_ipc_listener_accept(
+				c->listener, (int)((deadline - now) / 1000000u),
+				&a, &fd);
+			if (rc == -EINTR || rc == -RTD_E_IPC_PROTOCOL)
+				continue;
+			if (rc) {
+				ipc_seterr(c, "waiting for the runtime to "
+					      "connect back: %s",
+					   rtd_strerror(rc));
+				return rc;
+			}
+			if (memcmp(a.cookie, c->adv.cookie, 16) == 0) {
+				conn->fd = fd;
+				return 0;
+			}
+			close(fd); /* another runtime; it will reconnect */
+		}
+	}
+	int rc = ipc_connect_path(c->path, &conn->fd);
+	if (rc == -EACCES || rc == -EPERM) {
+		ipc_seterr(c, "permission denied connecting to %s (run as the "
+			      "target's user or as root)",
+			   c->path);
+	} else if (rc == -ECONNREFUSED || rc == -ENOENT) {
+		ipc_seterr(c, "nobody listens on %s (the process exited?)",
+			   c->path);
+		rc = -RTD_E_IPC_EXITED;
+	} else if (rc) {
+		ipc_seterr(c, "cannot connect to %s: %s", c->path,
+			   rtd_strerror(rc));
+	}
+	return rc;
+}
+
+void ipc_conn_close(struct ipc_conn *conn)
+{
+	if (conn->fd >= 0) {
+		close(conn->fd);
+		ipc_record(conn->c, conn->id, REC_CLOSE, NULL, 0);
+	}
+	conn->fd = -1;
+}

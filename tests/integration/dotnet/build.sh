@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# build.sh NAME FROM - build the .NET program FROM/NAME (tests/targets or
+# examples) with `dotnet build -c Release` into $RTD_BINARY_DIR/dotnet-targets/NAME
+# once, under a lock (ctest runs tests in parallel); prints that directory.
+# The sources are copied first so obj/ never lands in the source tree.
+set -eu
+name=$1 from=$2
+SRC=${RTD_SOURCE_DIR:?} BIN=${RTD_BINARY_DIR:?}
+out="$BIN/dotnet-targets/$name"
+mkdir -p "$BIN/dotnet-targets"
+exec 9>"$BIN/dotnet-targets/.lock"
+flock 9
+stamp="$out/.stamp"
+if [ ! -f "$stamp" ] || [ -n "$(find "$SRC/$from/$name" -newer "$stamp" -type f | head -1)" ]; then
+  rm -rf "$BIN/dotnet-targets/src/$name"
+  mkdir -p "$BIN/dotnet-targets/src"
+  cp -r "$SRC/$from/$name" "$BIN/dotnet-targets/src/$name"
+  if ! DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 \
+       dotnet build -c Release -o "$out" "$BIN/dotnet-targets/src/$name" \
+       >"$BIN/dotnet-targets/$name.log" 2>&1; then
+    echo "dotnet build of $name failed:" >&2
+    tail -20 "$BIN/dotnet-targets/$name.log" >&2
+    exit 1
+  fi
+  touch "$stamp"
+fi
+echo "$out"

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# rtdiag dotnet ... against real .NET 10 processes, checking effects:
+# ps/info name the process, setenv is seen inside the program, perfmap
+# writes /tmp/perf-PID.map, dump writes an ELF core, collect writes a
+# nettrace stream holding the program's own EventSource, a suspended
+# start through DOTNET_DiagnosticPorts runs once resumed, a startup hook
+# runs, and the clear errors (no process, diagnostics disabled).
+. "$(dirname "$0")/lib.sh"
+TARGET_DIR=$(build_dotnet dotnet-target tests/targets) || { echo "FAIL: build"; exit 1; }
+HOOK_DIR=$(build_dotnet dotnet-hook tests/targets) || { echo "FAIL: build"; exit 1; }
+
+start_target "$WORK/a"
+wait_file "$WORK/a/ready" || { bad "target did not start"; cat "$WORK/a/stderr"; exit 1; }
+P=$TPID
+
+out=$("$R" dotnet ps 2>&1)
+grep -qE "^ *$P +dotnet-target +10\." <<<"$out" && ok "ps lists pid $P with its version" || bad "ps: $out"
+
+out=$("$R" dotnet info -p "$P" 2>&1)
+grep -q "^pid: *$P$" <<<"$out" && grep -q "assembly: *dotnet-target" <<<"$out" \
+  && grep -q "clr version: *10\." <<<"$out" && grep -q "answered by: *ProcessInfo3" <<<"$out" \
+  && ok "info" || bad "info: $out"
+
+"$R" dotnet setenv -p "$P" RTDIAG_TEST_VAR "from rtdiag" || bad "setenv exit"
+"$R" dotnet env -p "$P" | grep -qx "RTDIAG_TEST_VAR=from rtdiag" && ok "env shows the variable" || bad "env"
+wait_file "$WORK/a/env" 10 && [ "$(cat "$WORK/a/env")" = "from rtdiag" ] \
+  && ok "the program sees the variable" || bad "variable not seen inside"
+
+rm -f "/tmp/perf-$P.map"
+"$R" dotnet perfmap enable -p "$P" || bad "perfmap enable exit"
+wait_file "/tmp/perf-$P.map" 10 && ok "perf map file appeared" || bad "no /tmp/perf-$P.map"
+"$R" dotnet perfmap disable -p "$P" && ok "perfmap disable" || bad "perfmap disable"
+rm -f "/tmp/perf-$P.map" "/tmp/perfinfo-$P.map"
+
+if "$R" dotnet dump -p "$P" -o "$WORK/core" --type mini 2>"$WORK/dump.err"; then
+  # e_ident ELF, e_type (offset 16) 4 = ET_CORE
+  magic=$(od -An -c -N4 "$WORK/core" | tr -d ' ')
+  etype=$(od -An -tu2 -j16 -N2 "$WORK/core" | tr -d ' ')
+  [ "$magic" = '177ELF' ] && [ "$etype" = 4 ] && ok "dump is an ELF core" || bad "dump: magic $magic type $etype"
+else
+  bad "dump: $(cat "$WORK/dump.err")"
+fi
+
+# collect: the program's own EventSource and a complete stream
+"$R" dotnet collect -p "$P" --providers Rtdiag-Test:0:Verbose --duration 1 -o "$WORK/t.nettrace" 2>"$WORK/c.err" \
+  && ok "collect exit 0" || bad "collect: $(cat "$WORK/c.err")"
+# the decoder reads it to its end, and the program's own events are in it
+out=$("$R" nettrace stats "$WORK/t.nettrace" 2>&1); rc=$?
+[ $rc = 0 ] && ok "collected stream decodes to its end" || bad "stats: $rc $out"
+n=$(awk -F'\t' '$1=="Rtdiag-Test/Tick"{print $2}' <<<"$out")
+[ "${n:-0}" -gt 10 ] && ok "own EventSource events in the stream ($n)" || bad "no Rtdiag-Test/Tick events: $out"
+
+# SIGINT stops the session and the rundown is still read
+"$R" dotnet collect -p "$P" -o "$WORK/int.nettrace" 2>"$WORK/int.err" &
+cp=$!
+sleep 1.5; kill -INT $cp; wait $cp; rc=$?
+out=$("$R" nettrace stats "$WORK/int.nettrace" 2>&1); src=$?
+[ $rc = 0 ] && [ $src = 0 ] && grep -q "Rundown" <<<"$out" \
+  && ok "SIGINT: clean stop, rundown read, decodes to the end" || bad "SIGINT stop: rc $rc/$src $(cat "$WORK/int.err") $out"
+
+# profile: the CPU-bound target's hot methods
+start_target "$WORK/burn" -- burn
+wait_file "$WORK/burn/ready" || bad "burn target"
+out=$("$R" dotnet profile -p "$TPID" --duration 2 2>&1); rc=$?
+[ $rc = 0 ] && head -4 <<<"$out" | grep -q "RtdiagBurn\.\(Hash\|Spin\)" && ok "profile: hottest method is the target's" || bad "profile: $rc $out"
+"$R" dotnet profile -p "$TPID" --duration 1 -o "$WORK/burn.folded" 2>/dev/null \
+  && grep -q "Program.Main.*;.*RtdiagBurn.Spin.*RtdiagBurn.Hash" "$WORK/burn.folded" \
+  && ok "profile -o writes folded stacks" || bad "folded: $(head -3 "$WORK/burn.folded")"
+
+# the target is killed during collect: the partial file still decodes
+start_target "$WORK/victim"
+wait_file "$WORK/victim/ready" || bad "victim target"
+VP=$TPID
+"$R" dotnet collect -p "$VP" --providers Rtdiag-Test:0:5 -o "$WORK/partial.nettrace" 2>"$WORK/partial.err" &
+cp=$!
+sleep 1.5; kill -9 "$VP"; wait $cp; rc=$?
+out=$("$R" nettrace stats "$WORK/partial.nettrace" 2>&1)
+n=$(awk -F'\t' '$1=="Rtdiag-Test/Tick"{print $2}' <<<"$out")
+[ $rc = 0 ] && grep -q "exited" "$WORK/partial.err" && [ "${n:-0}" -gt 10 ] \
+  && ok "killed target: partial file decodes ($n events)" || bad "killed: rc $rc $(cat "$WORK/partial.err") $out"
+
+# collect -- COMMAND: started suspended, session first, then resumed
+mkdir -p "$WORK/launched"
+"$R" dotnet collect --providers Rtdiag-Test:0:5 --duration 2 -o "$WORK/launch.nettrace" \
+  -- "$TARGET_DIR/dotnet-target" "$WORK/launched" 2>"$WORK/launch.err"
+rc=$?
+out=$("$R" nettrace stats "$WORK/launch.nettrace" 2>&1); src=$?
+[ $rc = 0 ] && [ $src = 0 ] && [ -s "$WORK/launched/ready" ] && grep -q "Rtdiag-Test/Tick" <<<"$out" \
+  && ok "collect -- COMMAND traces the program from its start" || bad "collect --: $rc/$src $(cat "$WORK/launch.err") $out"
+
+# errors a person sees
+out=$("$R" dotnet info -p 999999 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "pid 999999: no such process" <<<"$out" && ok "no such process" || bad "no process: $rc $out"
+out=$("$R" dotnet collect -p "$P" --providers 'Foo:zz' -o "$WORK/x" 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "keywords 'zz'" <<<"$out" && ok "bad provider string is a usage error" || bad "bad provider: $rc $out"
+start_target "$WORK/nodiag" DOTNET_EnableDiagnostics=0
+wait_file "$WORK/nodiag/ready" || bad "nodiag target"
+out=$("$R" dotnet info -p "$TPID" 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "pid $TPID: no diagnostic socket in /proc/$TPID/root/tmp (.*DOTNET_EnableDiagnostics=0" <<<"$out" \
+  && ok "DOTNET_EnableDiagnostics=0: clear error" || bad "nodiag: $rc $out"
+
+# suspended start through DOTNET_DiagnosticPorts; listen resumes it
+SOCK="$WORK/port.sock"
+"$R" dotnet listen "$SOCK" --count 1 --timeout 30 >"$WORK/listen.out" 2>"$WORK/listen.err" &
+lp=$!
+for i in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
+start_target "$WORK/susp" "DOTNET_DiagnosticPorts=$SOCK"
+sleep 1
+[ -e "$WORK/susp/ready" ] && [ ! -s "$WORK/listen.out" ] && bad "target ran before resume"
+wait $lp; rc=$?
+grep -q "^pid .* cookie .* version 10\..*dotnet-target" "$WORK/listen.out" && ok "listen: advertise + ProcessInfo on the reverse connection" || bad "listen: $(cat "$WORK/listen.out" "$WORK/listen.err")"
+wait_file "$WORK/susp/ready" 20 && ok "suspended program runs after resume" || bad "suspended program never ran"
+
+# startup hook: runtime suspended on its default port, hook applied, resumed
+start_target "$WORK/hook" DOTNET_DefaultDiagnosticPortSuspend=1 "RTDIAG_HOOK_OUT=$WORK/hook/ran"
+HP=$TPID
+for i in $(seq 100); do ls /tmp/dotnet-diagnostic-$HP-* >/dev/null 2>&1 && break; sleep 0.1; done
+sleep 0.2
+[ -e "$WORK/hook/ready" ] && bad "suspended target ran Main early"
+"$R" dotnet startup-hook -p "$HP" "$HOOK_DIR/dotnet-hook.dll" 2>"$WORK/hook.err" && ok "startup-hook accepted" || bad "startup-hook: $(cat "$WORK/hook.err")"
+"$R" dotnet resume -p "$HP" || bad "resume"
+wait_file "$WORK/hook/ran" 20 && grep -q "hook ran in $HP" "$WORK/hook/ran" && ok "startup hook code ran" || bad "hook did not run: $(cat "$WORK/hook/stderr")"
+wait_file "$WORK/hook/ready" 20 && ok "hooked program runs" || bad "hooked program"
+
+for d in a susp hook burn; do touch "$WORK/$d/stop"; done
+[ $fail = 0 ] || { echo "$fail failed"; exit 1; }
+echo "dotnet cli: all passed"

@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * FAKE SERVER - replies the .NET runtime never sends (truncated header,
+ * wrong magic, short payload, silence, oversized announcements) and error
+ * replies it sends only in states we cannot reach on demand. Every reply
+ * here is scripted by this test; the real runtime is exercised in
+ * test_live.c and test_cli.sh.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "test_util.h"
+
+#include "common/buf.h"
+#include "dotnet/ipc_int.h"
+#include "rtdiag/ipc.h"
+
+struct step {
+	uint8_t want_set, want_id; /* the request this step expects */
+	const uint8_t *reply;
+	size_t len;
+	int silent_ms; /* wait this long before replying */
+};
+
+struct fake {
+	int lfd;
+	char path[108];
+	const struct step *steps;
+	size_t n;
+	int mismatches;
+	pthread_t th;
+};
+
+static void *serve(void *arg)
+{
+	struct fake *f = arg;
+	for (size_t i = 0; i < f->n; i++) {
+		int fd = accept(f->lfd, NULL, NULL);
+		if (fd < 0)
+			break;
+		uint8_t h[20];
+		if (ipc_read_full(fd, h, 20, 5000) == 0) {
+			uint16_t size = (uint16_t)(h[14] | h[15] << 8);
+			uint8_t rest[65536];
+			if (size > 20)
+				ipc_read_full(fd, rest, size - 20u, 5000);
+			if (h[16] != f->steps[i].want_set ||
+			    h[17] != f->steps[i].want_id)
+				f->mismatches++;
+		}
+		if (f->steps[i].silent_ms)
+			usleep((useconds_t)f->steps[i].silent_ms * 1000);
+		if (f->steps[i].len)
+			ipc_write_all(fd, f->steps[i].reply, f->steps[i].len, 1000);
+		close(fd);
+	}
+	return NULL;
+}
+
+static void fake_start(struct fake *f, const struct step *s, size_t n)
+{
+	memset(f, 0, sizeof(*f));
+	snprintf(f->path, sizeof(f->path), "/tmp/rtd-fake-%d.sock", (int)getpid());
+	unlink(f->path);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	strcpy(sa.sun_path, f->path);
+	f->lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(f->lfd >= 0);
+	assert_int_equal(bind(f->lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(f->lfd, 8), 0);
+	f->steps = s;
+	f->n = n;
+	assert_int_equal(pthread_create(&f->th, NULL, serve, f), 0);
+}
+
+static void fake_end(struct fake *f)
+{
+	pthread_join(f->th, NULL);
+	close(f->lfd);
+	unlink(f->path);
+	assert_int_equal(f->mismatches, 0);
+}
+
+/* reply builder: header + payload into a static slot */
+static size_t mk(uint8_t *out, uint8_t set, uint8_t id, const void *pl,
+		 size_t len)
+{
+	memcpy(out, "DOTNET_IPC_V1\0", 14);
+	size_t sz = 20 + len;
+	out[14] = (uint8_t)sz;
+	out[15] = (uint8_t)(sz >> 8);
+	out[16] = set;
+	out[17] = id;
+	out[18] = out[19] = 0;
+	if (len)
+		memcpy(out + 20, pl, len);
+	return sz;
+}
+
+static rtd_ipc_client *client(struct fake *f, int timeout_ms)
+{
+	struct rtd_ipc_client_opts o = {.sz = sizeof(o), .timeout_ms = timeout_ms};
+	rtd_ipc_client *c = rtd_ipc_client_new_path(f->path, &o, NULL);
+	assert_non_null(c);
+	return c;
+}
+
+static void test_malformed_replies(void **state)
+{
+	(void)state;
+	static uint8_t bad_magic[20], short_pl[40], wrong_id[20];
+	mk(bad_magic, 0xff, 0, NULL, 0);
+	bad_magic[0] = 'X';
+	size_t n = mk(short_pl, 0xff, 0, "12345678", 8);
+	short_pl[14] = 40; /* header says 20 more bytes than follow */
+	mk(wrong_id, 0x04, 0x01, NULL, 0);
+	const struct step s[] = {
+		{4, 1, (const uint8_t *)"DOTNET_IPC", 10, 0}, /* truncated header */
+		{4, 1, bad_magic, 20, 0},
+		{4, 1, short_pl, n, 0},
+		{4, 1, NULL, 0, 0},  /* closed without a reply */
+		{4, 1, wrong_id, 20, 0},
+		{4, 1, NULL, 0, 600}, /* silence past the timeout */
+	};
+	struct fake f;
+	fake_start(&f, s, sizeof(s) / sizeof(s[0]));
+	rtd_ipc_client *c = client(&f, 300);
+	assert_int_equal(rtd_ipc_resume_runtime(c), -RTD_E_IPC_PROTOCOL);
+	assert_non_null(strstr(rtd_ipc_client_errmsg(c), "cut short"));
+	assert_int_equal(rtd_ipc_resume_runtime(c), -RTD_E_IPC_MAGIC);
+	assert_non_null(strstr(rtd_ipc_client_errmsg(c), "does not start with DOTNET_IPC_V1"));
+	assert_int_equal(rtd_ipc_resume_runtime(c), -RTD_E_IPC_PROTOCOL);
+	assert_non_null(strstr(rtd_ipc_client_errmsg(c), "payload cut short"));
+	assert_int_equal(rtd_ipc_resume_runtime(c), -RTD_E_IPC_CLOSED);
+	assert_non_null(strstr(rtd_ipc_client_errmsg(c), "without a reply"));
+	assert_int_equal(rtd_ipc_resume_runtime(c), -RTD_E_IPC_PROTOCOL);
+	assert_non_null(strstr(rtd_ipc_client_errmsg(c), "unexpected reply 0x0401"));
+	assert_int_equal(rtd_ipc_resume_runtime(c), -RTD_E_IPC_TIMEOUT);
+	rtd_ipc_client_free(c);
+	fake_end(&f);
+}
+
+static void test_error_replies(void **state)
+{
+	(void)state;
+	static uint8_t e1[24], e2[24], dump3[100];
+	uint8_t hr[4] = {0x84, 0x13, 0x13, 0x80}; /* BAD_ENCODING */
+	mk(e1, 0xff, 0xff, hr, 4);
+	uint8_t hr2[4] = {0xcb, 0x00, 0x00, 0x80}; /* ENVVAR_NOT_FOUND */
+	mk(e2, 0xff, 0xff, hr2, 4);
+	/* GenerateCoreDump3's error: HRESULT and a message string */
+	rtd_buf pl;
+	rtd_buf_init(&pl, 0);
+	ipc_put_u32(&pl, 0x80004005u);
+	ipc_put_string(&pl, "cannot write /nope/core");
+	size_t dn = mk(dump3, 0xff, 0xff, pl.data, pl.len);
+	rtd_buf_free(&pl);
+	const struct step s[] = {
+		{4, 3, e1, 24, 0},
+		{4, 3, e2, 24, 0},
+		{1, 3, dump3, dn, 0},
+	};
+	struct fake f;
+	fake_start(&f, s, 3);
+	rtd_ipc_client *c = client(&f, 2000);
+	assert_int_equal(rtd_ipc_set_env(c, "A", "b"), -RTD_E_IPC_BAD_ENCODING);
+	assert_int_equal(rtd_ipc_client_hresult(c), 0x80131384u);
+	assert_non_null(strstr(rtd_ipc_client_errmsg(c), "DS_IPC_E_BAD_ENCODING"));
+	assert_int_equal(rtd_ipc_set_env(c, "A", NULL), -RTD_E_IPC_ENVVAR_NOT_FOUND);
+	char msg[256];
+	assert_int_equal(rtd_ipc_dump(c, "/nope/core", RTD_IPC_DUMP_FULL, 0, msg, sizeof(msg)),
+			 -RTD_E_IPC_RUNTIME);
+	assert_non_null(strstr(msg, "cannot write /nope/core"));
+	rtd_ipc_client_free(c);
+	fake_end(&f);
+}
+
+static void test_unknown_command_fallback(void **state)
+{
+	(void)state;
+	static uint8_t unk[24], info2[400], unk2[24], ok_sess[28];
+	uint8_t hr[4] = {0x85, 0x13, 0x13, 0x80};
+	mk(unk, 0xff, 0xff, hr, 4);
+	memcpy(unk2, unk, 24);
+	rtd_buf pl;
+	rtd_buf_init(&pl, 0);
+	ipc_put_u64(&pl, 77);
+	for (int i = 0; i < 16; i++)
+		ipc_put_u8(&pl, 0);
+	ipc_put_string(&pl, "app");
+	ipc_put_string(&pl, "Linux");
+	ipc_put_string(&pl, "x64");
+	ipc_put_string(&pl, "app");
+	ipc_put_string(&pl, "8.0.1");
+	size_t in = mk(info2, 0xff, 0, pl.data, pl.len);
+	rtd_buf_free(&pl);
+	uint8_t sid[8] = {5};
+	mk(ok_sess, 0xff, 0, sid, 8);
+	const struct step s[] = {
+		{4, 8, unk, 24, 0},   /* ProcessInfo3: unknown */
+		{4, 4, info2, in, 0}, /* ProcessInfo2 answers */
+		{2, 6, unk2, 24, 0},  /* CollectTracing5: unknown */
+		{2, 2, ok_sess, 28, 0}, /* CollectTracing (1) covers it */
+	};
+	struct fake f;
+	fake_start(&f, s, 4);
+	rtd_ipc_client *c = client(&f, 2000);
+	struct rtd_ipc_process_info pi;
+	assert_int_equal(rtd_ipc_process_info(c, 3, &pi), 0);
+	assert_int_equal(pi.version, 2);
+	assert_int_equal(pi.pid, 77);
+	assert_string_equal(pi.clr_version, "8.0.1");
+	assert_string_equal(pi.rid, "");
+	rtd_ipc_process_info_clear(&pi);
+	struct rtd_ipc_provider p = {.name = "X", .level = 4};
+	struct rtd_ipc_session_opts o = {.sz = sizeof(o), .providers = &p, .n_providers = 1};
+	int err = 0;
+	rtd_ipc_session *sess = rtd_ipc_session_start(c, &o, &err);
+	assert_non_null(sess);
+	assert_int_equal(rtd_ipc_session_version(sess), 1);
+	assert_int_equal(rtd_ipc_session_id(sess), 5);
+	rtd_ipc_session_free(sess);
+	rtd_ipc_client_free(c);
+	fake_end(&f);
+}
+
+static void test_env_caps(void **state)
+{
+	(void)state;
+	static uint8_t big[26], trunc[26 + 10];
+	uint8_t pl[6] = {0, 0, 0, 0x10, 0, 0}; /* 256 MB announced */
+	mk(big, 0xff, 0, pl, 6);
+	uint8_t pl2[6] = {10, 0, 0, 0, 0, 0};
+	size_t n = mk(trunc, 0xff, 0, pl2, 6);
+	/* continuation: 1 entry whose string claims 100 units */
+	uint8_t cont[10] = {1, 0, 0, 0, 100, 0, 0, 0, 'A', 0};
+	memcpy(trunc + n, cont, 10);
+	const struct step s[] = {
+		{4, 2, big, 26, 0},
+		{4, 2, trunc, n + 10, 0},
+	};
+	struct fake f;
+	fake_start(&f, s, 2);
+	rtd_ipc_client *c = client(&f, 2000);
+	assert_int_equal(rtd_ipc_process_env(c, NULL, NULL), -RTD_E_CAP);
+	assert_non_null(strstr(rtd_ipc_client_errmsg(c), "over the"));
+	assert_int_equal(rtd_ipc_process_env(c, NULL, NULL), -RTD_E_TRUNCATED);
+	assert_non_null(strstr(rtd_ipc_client_errmsg(c), "entry 0 at byte 4"));
+	rtd_ipc_client_free(c);
+	fake_end(&f);
+}
+
+/* A socket path longer than sun_path is reached through /proc/self/fd. */
+static void test_long_path(void **state)
+{
+	(void)state;
+	static uint8_t ok[20];
+	mk(ok, 0xff, 0, NULL, 0);
+	const struct step s[] = {{4, 1, ok, 20, 0}};
+	struct fake f;
+	fake_start(&f, s, 1);
+	char dir[400], longp[512];
+	snprintf(dir, sizeof(dir), "/tmp/rtd-long-%d-", (int)getpid());
+	while (strlen(dir) < 150)
+		strcat(dir, "xxxxxxxxxx");
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(longp, sizeof(longp), "%s/dotnet-diagnostic-1-2-socket", dir);
+	assert_int_equal(rename(f.path, longp), 0);
+	rtd_ipc_client *c = rtd_ipc_client_new_path(longp, NULL, NULL);
+	assert_non_null(c);
+	assert_int_equal(rtd_ipc_resume_runtime(c), 0);
+	rtd_ipc_client_free(c);
+	rename(longp, f.path);
+	rmdir(dir);
+	fake_end(&f);
+}
+
+/* A peer on our listener that is not a runtime (no ADVR_V1). */
+static void test_listener_rejects_non_runtime(void **state)
+{
+	(void)state;
+	char path[108];
+	snprintf(path, sizeof(path), "/tmp/rtd-lst-%d.sock", (int)getpid());
+	rtd_ipc_listener *l = rtd_ipc_listen(path, NULL);
+	assert_non_null(l);
+	int fd;
+	assert_int_equal(ipc_connect_path(path, &fd), 0);
+	ipc_write_all(fd, "HELLO_V1_not_an_advertise_message_", 34, 1000);
+	struct rtd_ipc_advertise a;
+	int cfd;
+	assert_int_equal(rtd_ipc_listener_accept(l, 2000, &a, &cfd), -RTD_E_IPC_PROTOCOL);
+	close(fd);
+	/* and a real-looking advertise is parsed */
+	assert_int_equal(ipc_connect_path(path, &fd), 0);
+	uint8_t m[34] = "ADVR_V1";
+	m[24] = 42;
+	ipc_write_all(fd, m, 34, 1000);
+	assert_int_equal(rtd_ipc_listener_accept(l, 2000, &a, &cfd), 0);
+	assert_int_equal(a.pid, 42);
+	close(cfd);
+	close(fd);
+	assert_int_equal(rtd_ipc_listener_accept(l, 100, &a, &cfd), -RTD_E_IPC_TIMEOUT);
+	rtd_ipc_listener_free(l);
+}
+
+int main(void)
+{
+	printf("FAKE SERVER: these replies are scripted by the test, not sent "
+	       "by a runtime\n");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_malformed_replies),
+		cmocka_unit_test(test_error_replies),
+		cmocka_unit_test(test_unknown_command_fallback),
+		cmocka_unit_test(test_env_caps),
+		cmocka_unit_test(test_long_path),
+		cmocka_unit_test(test_listener_rejects_non_runtime),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of the diagnostics IPC encoding and decoding. */
+#include "test_util.h"
+
+#include "common/buf.h"
+#include "common/rd.h"
+#include "dotnet/ipc_int.h"
+#include "rtdiag/ipc.h"
+
+/* The spec's CollectTracing example (ipc-protocol.md "Payloads"):
+ * 250 MB, nettrace, one provider "MyEventSource" keywords 100 level 2. */
+static void test_collect_v1_matches_spec(void **state)
+{
+	(void)state;
+	struct rtd_ipc_provider p = {.name = "MyEventSource", .keywords = 100,
+				     .level = 2};
+	struct rtd_ipc_session_opts o = {.sz = sizeof(o), .providers = &p,
+					 .n_providers = 1, .buffer_mb = 250};
+	uint8_t *b;
+	size_t n;
+	assert_int_equal(rtd_ipc_collect_payload(1, &o, &b, &n), 0);
+	/* 4+4+4 + 8+4 + 4+14*2 + 4 = 60: the spec's message is 80 bytes */
+	assert_int_equal(n + IPC_HEADER_SIZE, 80);
+	rtd_rd r;
+	rd_init(&r, b, n);
+	assert_int_equal(rd_u32le(&r), 250);
+	assert_int_equal(rd_u32le(&r), 1);
+	assert_int_equal(rd_u32le(&r), 1);
+	assert_int_equal(rd_u64le(&r), 100);
+	assert_int_equal(rd_u32le(&r), 2);
+	assert_int_equal(rd_u32le(&r), 14);
+	const uint8_t *s;
+	assert_true(rd_bytes(&r, 28, &s));
+	assert_int_equal(s[0], 'M');
+	assert_int_equal(s[1], 0);
+	assert_int_equal(s[26], 0);
+	assert_int_equal(rd_u32le(&r), 0); /* no arguments */
+	assert_int_equal(rd_left(&r), 0);
+	free(b);
+}
+
+static void test_collect_versions(void **state)
+{
+	(void)state;
+	uint32_t ids[2] = {1, 7};
+	struct rtd_ipc_provider p = {.name = "P", .keywords = 1, .level = 5,
+				     .args = "a=b"};
+	struct rtd_ipc_session_opts o = {.sz = sizeof(o), .providers = &p,
+					 .n_providers = 1};
+	uint8_t *b;
+	size_t n;
+	assert_int_equal(rtd_ipc_collect_min_version(&o), 1);
+	o.no_rundown = true;
+	assert_int_equal(rtd_ipc_collect_min_version(&o), 2);
+	assert_int_equal(rtd_ipc_collect_payload(1, &o, &b, &n), -RTD_E_UNSUPPORTED);
+	assert_int_equal(rtd_ipc_collect_payload(2, &o, &b, &n), 0);
+	/* buffer, format, rundown=0, then the provider count */
+	assert_int_equal(b[8], 0);
+	assert_int_equal(b[9], 1);
+	free(b);
+	o.no_stackwalk = true;
+	assert_int_equal(rtd_ipc_collect_min_version(&o), 3);
+	assert_int_equal(rtd_ipc_collect_payload(3, &o, &b, &n), 0);
+	assert_int_equal(b[8], 0); /* rundown */
+	assert_int_equal(b[9], 0); /* stackwalk */
+	free(b);
+	o.no_rundown = false;
+	o.rundown_keyword = 0x8;
+	assert_int_equal(rtd_ipc_collect_min_version(&o), 4);
+	assert_int_equal(rtd_ipc_collect_payload(4, &o, &b, &n), 0);
+	rtd_rd r;
+	rd_init(&r, b, n);
+	rd_skip(&r, 8);
+	assert_int_equal(rd_u64le(&r), 0x8);
+	assert_int_equal(rd_u8(&r), 0);
+	free(b);
+	p.filter_ids = ids;
+	p.n_filter_ids = 2;
+	p.filter_enable = true;
+	assert_int_equal(rtd_ipc_collect_min_version(&o), 5);
+	assert_int_equal(rtd_ipc_collect_payload(5, &o, &b, &n), 0);
+	rd_init(&r, b, n);
+	assert_int_equal(rd_u32le(&r), 0); /* streaming session */
+	rd_skip(&r, 8 + 8 + 1);
+	assert_int_equal(rd_u32le(&r), 1);
+	rd_skip(&r, 8 + 4 + 4 + 4 + 4 + 8); /* kw lvl "P" "a=b" */
+	assert_int_equal(rd_u8(&r), 1);
+	assert_int_equal(rd_u32le(&r), 2);
+	assert_int_equal(rd_u32le(&r), 1);
+	assert_int_equal(rd_u32le(&r), 7);
+	assert_int_equal(rd_left(&r), 0);
+	free(b);
+	o.block_mode = true;
+	assert_int_equal(rtd_ipc_collect_min_version(&o), 6);
+	assert_int_equal(rtd_ipc_collect_payload(6, &o, &b, &n), 0);
+	assert_int_equal(b[n - 4], 1);
+	free(b);
+	/* no providers / bad level */
+	o.n_providers = 0;
+	assert_int_equal(rtd_ipc_collect_payload(6, &o, &b, &n), -RTD_E_INVAL);
+	o.n_providers = 1;
+	p.level = 9;
+	assert_int_equal(rtd_ipc_collect_payload(6, &o, &b, &n), -RTD_E_INVAL);
+}
+
+static void put_str16(rtd_buf *b, const char *s)
+{
+	assert_int_equal(ipc_put_string(b, s), 0);
+}
+
+static void test_process_info_parse(void **state)
+{
+	(void)state;
+	rtd_buf b;
+	rtd_buf_init(&b, 0);
+	ipc_put_u32(&b, 0); /* ProcessInfo3 version */
+	ipc_put_u64(&b, 4242);
+	for (int i = 0; i < 16; i++)
+		ipc_put_u8(&b, (uint8_t)i);
+	put_str16(&b, "/usr/bin/app --x \xc3\xa9\xf0\x9f\x98\x80");
+	put_str16(&b, "Linux");
+	put_str16(&b, "x64");
+	put_str16(&b, "app");
+	put_str16(&b, "10.0.0");
+	put_str16(&b, "linux-x64");
+	struct rtd_ipc_process_info pi;
+	assert_int_equal(rtd_ipc_process_info_parse(3, b.data, b.len, &pi), 0);
+	assert_int_equal(pi.pid, 4242);
+	assert_int_equal(pi.cookie[15], 15);
+	assert_string_equal(pi.cmdline, "/usr/bin/app --x \xc3\xa9\xf0\x9f\x98\x80");
+	assert_string_equal(pi.rid, "linux-x64");
+	assert_string_equal(pi.clr_version, "10.0.0");
+	rtd_ipc_process_info_clear(&pi);
+	/* every truncation is an error, never a crash */
+	for (size_t cut = 0; cut < b.len; cut++) {
+		int rc = rtd_ipc_process_info_parse(3, b.data, cut, &pi);
+		assert_int_equal(rc, -RTD_E_TRUNCATED);
+		assert_null(pi.cmdline);
+	}
+	/* a string length far past the payload */
+	uint8_t bad[8 + 16 + 4] = {0};
+	bad[24] = 0xff;
+	bad[25] = 0xff;
+	bad[26] = 0xff;
+	bad[27] = 0x7f;
+	assert_int_not_equal(rtd_ipc_process_info_parse(1, bad, sizeof(bad), &pi), 0);
+	rtd_buf_free(&b);
+}
+
+static void test_hresults(void **state)
+{
+	(void)state;
+	assert_int_equal(rtd_ipc_hresult_error(0x80131385u), -RTD_E_IPC_UNKNOWN_COMMAND);
+	assert_int_equal(rtd_ipc_hresult_error(0x80131384u), -RTD_E_IPC_BAD_ENCODING);
+	assert_int_equal(rtd_ipc_hresult_error(0x800000CBu), -RTD_E_IPC_ENVVAR_NOT_FOUND);
+	assert_int_equal(rtd_ipc_hresult_error(0x80070057u), -RTD_E_IPC_INVALIDARG);
+	assert_int_equal(rtd_ipc_hresult_error(0x8dead000u), -RTD_E_IPC_RUNTIME);
+	assert_int_equal(rtd_ipc_hresult_error(0), 0);
+	assert_string_equal(rtd_ipc_hresult_name(0x80131515u), "DS_IPC_E_NOTSUPPORTED");
+	assert_null(rtd_ipc_hresult_name(1));
+}
+
+static void test_guid(void **state)
+{
+	(void)state;
+	uint8_t g[16];
+	char s[40];
+	assert_int_equal(rtd_ipc_guid_parse("{12345678-9abc-def0-1122-334455667788}", g), 0);
+	assert_int_equal(g[0], 0x78); /* Data1 little-endian on the wire */
+	assert_int_equal(g[4], 0xbc);
+	assert_int_equal(g[8], 0x11);
+	assert_string_equal(rtd_ipc_guid_format(g, s, sizeof(s)),
+			    "12345678-9abc-def0-1122-334455667788");
+	assert_int_equal(rtd_ipc_guid_parse("12345678-9abc-def0-1122-33445566778", g), -RTD_E_INVAL);
+	assert_int_equal(rtd_ipc_guid_parse("12345678x9abc-def0-1122-334455667788", g), -RTD_E_INVAL);
+	assert_int_equal(rtd_ipc_guid_parse("1234567g-9abc-def0-1122-334455667788", g), -RTD_E_INVAL);
+}
+
+static void test_advertise(void **state)
+{
+	(void)state;
+	uint8_t m[34] = "ADVR_V1";
+	for (int i = 0; i < 16; i++)
+		m[8 + i] = (uint8_t)(0xa0 + i);
+	m[24] = 0x39;
+	m[25] = 0x30; /* 12345 */
+	struct rtd_ipc_advertise a;
+	assert_int_equal(rtd_ipc_advertise_parse(m, sizeof(m), &a), 0);
+	assert_int_equal(a.pid, 12345);
+	assert_int_equal(a.cookie[0], 0xa0);
+	assert_int_equal(rtd_ipc_advertise_parse(m, 33, &a), -RTD_E_TRUNCATED);
+	m[0] = 'X';
+	assert_int_equal(rtd_ipc_advertise_parse(m, sizeof(m), &a), -RTD_E_IPC_PROTOCOL);
+}
+
+static void test_providers(void **state)
+{
+	(void)state;
+	struct rtd_ipc_providers p = {0};
+	char err[256];
+	assert_int_equal(rtd_ipc_providers_parse(
+		"Microsoft-Windows-DotNETRuntime:0x1:Informational,"
+		"My-Source::5:\"a=b:c;d=e,f\", Third:ff:2", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.n, 3);
+	assert_string_equal(p.v[0].name, "Microsoft-Windows-DotNETRuntime");
+	assert_int_equal(p.v[0].keywords, 1);
+	assert_int_equal(p.v[0].level, 4);
+	assert_string_equal(p.v[1].name, "My-Source");
+	assert_int_equal(p.v[1].level, 5);
+	assert_string_equal(p.v[1].args, "a=b:c;d=e,f");
+	assert_string_equal(p.v[2].name, "Third");
+	assert_int_equal(p.v[2].keywords, 0xff);
+	assert_int_equal(p.v[2].level, 2);
+	/* name only: all keywords, verbose */
+	assert_int_equal(rtd_ipc_providers_parse("Only", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.n, 4);
+	assert_int_equal(p.v[3].keywords, ~0ull);
+	/* the same name again replaces */
+	assert_int_equal(rtd_ipc_providers_parse("Only:2:1", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.n, 4);
+	assert_int_equal(p.v[3].level, 1);
+	assert_int_equal(rtd_ipc_providers_parse("X:zz", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
+	assert_non_null(strstr(err, "keywords 'zz'"));
+	assert_int_equal(rtd_ipc_providers_parse("X:1:9", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
+	assert_int_equal(rtd_ipc_providers_parse(",X", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
+	assert_int_equal(rtd_ipc_providers_parse("X:1:2:\"open", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
+	assert_int_equal(rtd_ipc_providers_parse("X:11112222333344445", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
+	rtd_ipc_providers_clear(&p);
+	assert_int_equal(rtd_ipc_providers_add_profile("cpu-sampling", &p), 0);
+	assert_int_equal(p.n, 2);
+	assert_string_equal(p.v[0].name, "Microsoft-DotNETCore-SampleProfiler");
+	assert_int_equal(p.v[1].keywords, 0x14C14FCCBDull);
+	assert_int_equal(rtd_ipc_providers_add_profile("gc-collect", &p), 0);
+	assert_int_equal(rtd_ipc_providers_add_profile("database", &p), 0);
+	assert_int_equal(rtd_ipc_providers_add_profile("nope", &p), -RTD_E_NOTFOUND);
+	rtd_ipc_providers_clear(&p);
+}
+
+static void test_message_header(void **state)
+{
+	(void)state;
+	rtd_buf b;
+	rtd_buf_init(&b, 0);
+	assert_int_equal(ipc_msg_begin(&b, 4, 8), 0);
+	assert_int_equal(ipc_msg_finish(&b), 0);
+	assert_int_equal(b.len, 20);
+	uint8_t set, id;
+	uint16_t size;
+	assert_int_equal(ipc_header_parse(b.data, &set, &id, &size), 0);
+	assert_int_equal(set, 4);
+	assert_int_equal(id, 8);
+	assert_int_equal(size, 20);
+	assert_memory_equal(b.data, "DOTNET_IPC_V1\0", 14);
+	b.data[14] = 19;
+	b.data[15] = 0;
+	assert_int_equal(ipc_header_parse(b.data, &set, &id, &size), -RTD_E_IPC_PROTOCOL);
+	b.data[0] = 'd';
+	assert_int_equal(ipc_header_parse(b.data, &set, &id, &size), -RTD_E_IPC_MAGIC);
+	rtd_buf_free(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_collect_v1_matches_spec),
+		cmocka_unit_test(test_collect_versions),
+		cmocka_unit_test(test_process_info_parse),
+		cmocka_unit_test(test_hresults),
+		cmocka_unit_test(test_guid),
+		cmocka_unit_test(test_advertise),
+		cmocka_unit_test(test_providers),
+		cmocka_unit_test(test_message_header),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
