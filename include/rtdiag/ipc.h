@@ -68,7 +68,8 @@ RTD_API int rtd_ipc_hresult_error(uint32_t hr);
  * rtd_ipc_hresult_name - symbolic name of a runtime HRESULT
  * @hr: the HRESULT
  *
- * Returns: "DS_IPC_E_UNKNOWN_COMMAND" and so on, or NULL when unknown.
+ * Returns: "DS_IPC_E_UNKNOWN_COMMAND" and so on (general HRESULTs such as
+ * 0x8007007E carry a short explanation), or NULL when unknown.
  */
 RTD_API const char *rtd_ipc_hresult_name(uint32_t hr);
 

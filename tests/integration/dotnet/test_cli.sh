@@ -99,6 +99,39 @@ out=$("$R" dotnet info -p "$TPID" 2>&1); rc=$?
 [ $rc = 1 ] && grep -q "pid $TPID: no diagnostic socket in /proc/$TPID/root/tmp (.*DOTNET_EnableDiagnostics=0" <<<"$out" \
   && ok "DOTNET_EnableDiagnostics=0: clear error" || bad "nodiag: $rc $out"
 
+# a profiler library that does not exist: the runtime's HRESULT, named
+out=$("$R" dotnet attach-profiler -p "$P" --clsid 12345678-1234-1234-1234-123456789abc \
+      --path /nonexistent/libprof.so --timeout 2000 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "AttachProfiler failed.*HRESULT 0x8007007e ERROR_MOD_NOT_FOUND" <<<"$out" \
+  && ok "attach-profiler: runtime error named" || bad "attach-profiler: $rc $out"
+
+# the target's own TMPDIR, read from /proc/PID/environ
+mkdir -p "$WORK/tmpdir"
+start_target "$WORK/td" "TMPDIR=$WORK/tmpdir"
+wait_file "$WORK/td/ready" || bad "TMPDIR target"
+ls "$WORK/tmpdir"/dotnet-diagnostic-"$TPID"-* >/dev/null 2>&1 || bad "socket not in TMPDIR"
+"$R" dotnet info -p "$TPID" | grep -q "^pid: *$TPID$" && ok "socket found in the target's TMPDIR" || bad "TMPDIR discovery"
+
+# a "container": own pid and mount namespaces, private /tmp
+if unshare -m -p -f --mount-proc true 2>/dev/null; then
+  unshare -m -p -f --mount-proc sh -c "mount -t tmpfs tmpfs /tmp && mkdir -p /tmp/w$$ && exec '$TARGET_DIR/dotnet-target' /tmp/w$$" \
+    >"$WORK/ns.out" 2>&1 &
+  PIDS+=($!)
+  NP=
+  for i in $(seq 100); do
+    NP=$(pgrep -f "^$TARGET_DIR/dotnet-target /tmp/w$$\$" | head -1)
+    [ -n "$NP" ] && [ -e "/proc/$NP/root/tmp/w$$/ready" ] && break; sleep 0.1
+  done
+  PIDS+=($NP)
+  out=$("$R" dotnet info -p "$NP" 2>&1)
+  grep -q "^pid: *1$" <<<"$out" && ok "container: found via /proc/$NP/root/tmp, NSpid 1" || bad "container info: $out $(cat "$WORK/ns.out")"
+  "$R" dotnet collect -p "$NP" --providers Rtdiag-Test:0:5 --duration 1 -o "$WORK/ns.nettrace" 2>/dev/null \
+    && "$R" nettrace stats "$WORK/ns.nettrace" | grep -q "Rtdiag-Test/Tick" && ok "container: collect" || bad "container collect"
+  kill -9 "$NP" 2>/dev/null
+else
+  echo "note: cannot create namespaces here (unshare failed): container case not run"
+fi
+
 # suspended start through DOTNET_DiagnosticPorts; listen resumes it
 SOCK="$WORK/port.sock"
 "$R" dotnet listen "$SOCK" --count 1 --timeout 30 >"$WORK/listen.out" 2>"$WORK/listen.err" &
@@ -122,6 +155,6 @@ sleep 0.2
 wait_file "$WORK/hook/ran" 20 && grep -q "hook ran in $HP" "$WORK/hook/ran" && ok "startup hook code ran" || bad "hook did not run: $(cat "$WORK/hook/stderr")"
 wait_file "$WORK/hook/ready" 20 && ok "hooked program runs" || bad "hooked program"
 
-for d in a susp hook burn; do touch "$WORK/$d/stop"; done
+for d in a susp hook burn td; do touch "$WORK/$d/stop"; done
 [ $fail = 0 ] || { echo "$fail failed"; exit 1; }
 echo "dotnet cli: all passed"
