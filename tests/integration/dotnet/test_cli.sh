@@ -58,10 +58,23 @@ out=$("$R" nettrace stats "$WORK/int.nettrace" 2>&1); src=$?
 [ $rc = 0 ] && [ $src = 0 ] && grep -q "Rundown" <<<"$out" \
   && ok "SIGINT: clean stop, rundown read, decodes to the end" || bad "SIGINT stop: rc $rc/$src $(cat "$WORK/int.err") $out"
 
+# stop from another process: rtdiag dotnet stop --session ID
+"$R" dotnet collect -p "$P" --providers Rtdiag-Test:0:5 -o "$WORK/stop.nettrace" 2>"$WORK/stop.err" &
+cp=$!
+for i in $(seq 50); do grep -q "session [0-9]* started" "$WORK/stop.err" && break; sleep 0.1; done
+sid=$(sed -n 's/.*session \([0-9]*\) started.*/\1/p' "$WORK/stop.err")
+sleep 0.5
+"$R" dotnet stop -p "$P" --session "$sid" || bad "stop exit"
+for i in $(seq 100); do kill -0 $cp 2>/dev/null || break; sleep 0.1; done
+kill -0 $cp 2>/dev/null && { bad "collect still running after stop"; kill -INT $cp; }
+wait $cp; rc=$?
+[ $rc = 0 ] && "$R" nettrace stats "$WORK/stop.nettrace" >/dev/null 2>&1 \
+  && ok "stop --session from another process ends the session cleanly" || bad "stop: $rc $(cat "$WORK/stop.err")"
+
 # profile: the CPU-bound target's hot methods
 start_target "$WORK/burn" -- burn
 wait_file "$WORK/burn/ready" || bad "burn target"
-out=$("$R" dotnet profile -p "$TPID" --duration 2 2>&1); rc=$?
+out=$("$R" dotnet profile -p "$TPID" --duration 2 2>"$WORK/prof.err"); rc=$?
 [ $rc = 0 ] && head -4 <<<"$out" | grep -q "RtdiagBurn\.\(Hash\|Spin\)" && ok "profile: hottest method is the target's" || bad "profile: $rc $out"
 "$R" dotnet profile -p "$TPID" --duration 1 -o "$WORK/burn.folded" 2>/dev/null \
   && grep -q "Program.Main.*;.*RtdiagBurn.Spin.*RtdiagBurn.Hash" "$WORK/burn.folded" \
