@@ -428,77 +428,72 @@ static struct nt_meta *meta_get(rtd_nettrace *dec, uint32_t id)
 
 /* ---- events ---------------------------------------------------------- */
 
+/*
+ * Header state of the event being decoded. The compressed format encodes
+ * each header relative to the previous one, so the fields live here across
+ * events, inside the very event view handed to the callback: decoding
+ * straight into it avoids copying ~150 bytes per event.
+ */
 struct hdr {
+	struct rtd_nettrace_event ev;
 	uint32_t meta_id;
-	uint32_t seq;
-	uint64_t cap_tid;
-	uint64_t tid;
-	uint32_t proc;
-	uint32_t stack_id;
-	uint64_t ts;
 	uint32_t label_id;
-	uint32_t payload_size;
-	bool sorted;
-	uint8_t act[16];
-	uint8_t rel[16];
+	uint64_t tid;     /* V6: thread indexes, mapped at delivery */
+	uint64_t cap_tid;
 };
 
-static int deliver(rtd_nettrace *dec, const struct hdr *h,
-		   const uint8_t *payload, uint64_t ev_off,
-		   const uint64_t *inline_stack, size_t inline_n)
+static int deliver(rtd_nettrace *dec, struct hdr *h, const uint8_t *payload,
+		   uint64_t ev_off, const uint64_t *inline_stack,
+		   size_t inline_n)
 {
 	struct nt_meta *m = meta_get(dec, h->meta_id);
 	if (!m)
 		return nt_fail(dec, -RTD_E_NT_EVENT, ev_off,
 			       "event refers to metadata id %u, which the "
 			       "stream never defined", h->meta_id);
-	struct rtd_nettrace_event ev;
-	ev.meta = &m->pub;
-	ev.timestamp = h->ts;
-	ev.thread_id = h->tid;
-	ev.capture_thread_id = h->cap_tid;
-	ev.proc_number = h->proc;
-	ev.sequence = h->seq;
-	ev.sorted = h->sorted;
-	memcpy(ev.activity_id, h->act, 16);
-	memcpy(ev.related_activity_id, h->rel, 16);
-	ev.payload = payload;
-	ev.payload_len = h->payload_size;
-	ev.stack_id = h->stack_id;
-	ev.offset = ev_off;
+	struct rtd_nettrace_event *ev = &h->ev;
+	ev->meta = &m->pub;
+	ev->payload = payload;
+	ev->offset = ev_off;
 	if (dec->format == 3) {
-		ev.stack = inline_n ? inline_stack : NULL;
-		ev.nframes = inline_n;
+		ev->stack = inline_n ? inline_stack : NULL;
+		ev->nframes = inline_n;
 	} else {
-		stack_lookup(dec, h->stack_id, &ev);
+		stack_lookup(dec, ev->stack_id, ev);
 	}
 	if (dec->format == 6) {
 		void *v;
+		ev->thread_id = h->tid;
+		ev->capture_thread_id = h->cap_tid;
 		if (rtd_map_get(&dec->v6threads, h->tid, &v) && v)
-			ev.thread_id = (uint64_t)(uintptr_t)v - 1;
-		if (h->cap_tid != h->tid &&
-		    rtd_map_get(&dec->v6threads, h->cap_tid, &v) && v)
-			ev.capture_thread_id = (uint64_t)(uintptr_t)v - 1;
-		else if (h->cap_tid == h->tid)
-			ev.capture_thread_id = ev.thread_id;
+			ev->thread_id = (uint64_t)(uintptr_t)v - 1;
+		if (h->cap_tid == h->tid)
+			ev->capture_thread_id = ev->thread_id;
+		else if (rtd_map_get(&dec->v6threads, h->cap_tid, &v) && v)
+			ev->capture_thread_id = (uint64_t)(uintptr_t)v - 1;
+		memset(ev->activity_id, 0, 16);
+		memset(ev->related_activity_id, 0, 16);
 		if (h->label_id && h->label_id >= dec->label_base &&
 		    h->label_id - dec->label_base < dec->nlabels) {
 			const struct nt_label *l =
 				&dec->labels[h->label_id - dec->label_base];
-			memcpy(ev.activity_id, l->activity, 16);
-			memcpy(ev.related_activity_id, l->related, 16);
+			memcpy(ev->activity_id, l->activity, 16);
+			memcpy(ev->related_activity_id, l->related, 16);
 		}
 	}
 	if (dec->format >= 4) {
-		int err = seq_event(dec, h->cap_tid, h->seq);
+		/* drops are tracked per capture thread (V6: its index) */
+		int err = seq_event(dec, dec->format == 6 ? h->cap_tid
+							  : ev->capture_thread_id,
+				    ev->sequence);
 		if (err)
 			return err;
 	}
 	m->seen++;
-	m->bytes += h->payload_size;
+	m->bytes += ev->payload_len;
 	dec->st.events++;
 	if (dec->o.on_event)
-		return dec->o.on_event(dec->o.ctx, &ev);
+		return dec->o.on_event(dec->o.ctx, ev);
 	return 0;
 }
 
@@ -535,38 +530,43 @@ static int event_block(rtd_nettrace *dec, rtd_rd *r, uint64_t base,
 			if (f & 1)
 				h.meta_id = rd_varuint32(r);
 			if (f & 2) {
-				h.seq += rd_varuint32(r);
-				h.cap_tid = rd_varuint(r);
-				h.proc = rd_varuint32(r);
+				h.ev.sequence += rd_varuint32(r);
+				if (v6)
+					h.cap_tid = rd_varuint(r);
+				else
+					h.ev.capture_thread_id = rd_varuint(r);
+				h.ev.proc_number = rd_varuint32(r);
 			}
 			if (h.meta_id != 0)
-				h.seq++;
-			if (f & 4)
+				h.ev.sequence++;
+			if ((f & 4) && v6)
 				h.tid = rd_varuint(r);
+			else if (f & 4)
+				h.ev.thread_id = rd_varuint(r);
 			if (f & 8)
-				h.stack_id = rd_varuint32(r);
-			h.ts += rd_varuint(r);
+				h.ev.stack_id = rd_varuint32(r);
+			h.ev.timestamp += rd_varuint(r);
 			if (v6) {
 				if (f & 16)
 					h.label_id = rd_varuint32(r);
 			} else {
 				if (f & 16)
-					read_guid(r, h.act);
+					read_guid(r, h.ev.activity_id);
 				if (f & 32)
-					read_guid(r, h.rel);
+					read_guid(r, h.ev.related_activity_id);
 			}
-			h.sorted = f & 64;
+			h.ev.sorted = f & 64;
 			if (f & 128)
-				h.payload_size = rd_varuint32(r);
+				h.ev.payload_len = rd_varuint32(r);
 			if (!rd_ok(r))
 				return nt_fail(dec, -RTD_E_NT_EVENT, ev_off,
 					       "compressed event header runs "
 					       "past the block end");
-			if (!rd_bytes(r, h.payload_size, &payload))
+			if (!rd_bytes(r, h.ev.payload_len, &payload))
 				return nt_fail(dec, -RTD_E_NT_EVENT, ev_off,
 					       "event payload of %u bytes runs "
 					       "past the block end",
-					       h.payload_size);
+					       (unsigned)h.ev.payload_len);
 		} else {
 			uint32_t size = rd_u32le(r);
 			rtd_rd e;
@@ -577,26 +577,28 @@ static int event_block(rtd_nettrace *dec, rtd_rd *r, uint64_t base,
 			uint32_t mid = rd_u32le(&e);
 			/* the high bit set means NOT sorted (shared
 			 * reference README) */
-			h.sorted = !(mid & 0x80000000u);
+			h.ev.sorted = !(mid & 0x80000000u);
 			h.meta_id = mid & 0x7fffffffu;
-			h.seq = rd_u32le(&e);
+			h.ev.sequence = rd_u32le(&e);
 			h.tid = rd_u64le(&e);
 			h.cap_tid = rd_u64le(&e);
-			h.proc = rd_u32le(&e);
-			h.stack_id = rd_u32le(&e);
-			h.ts = rd_u64le(&e);
+			h.ev.thread_id = h.tid;
+			h.ev.capture_thread_id = h.cap_tid;
+			h.ev.proc_number = rd_u32le(&e);
+			h.ev.stack_id = rd_u32le(&e);
+			h.ev.timestamp = rd_u64le(&e);
 			if (v6) {
 				h.label_id = rd_u32le(&e);
 			} else {
-				read_guid(&e, h.act);
-				read_guid(&e, h.rel);
+				read_guid(&e, h.ev.activity_id);
+				read_guid(&e, h.ev.related_activity_id);
 			}
-			h.payload_size = rd_u32le(&e);
-			if (!rd_bytes(&e, h.payload_size, &payload))
+			h.ev.payload_len = rd_u32le(&e);
+			if (!rd_bytes(&e, h.ev.payload_len, &payload))
 				return nt_fail(dec, -RTD_E_NT_EVENT, ev_off,
 					       "event header or payload (%u "
 					       "bytes) runs past the event's "
-					       "%u bytes", h.payload_size,
+					       "%u bytes", (unsigned)h.ev.payload_len,
 					       size);
 			/* zero padding to a 4-byte stream offset (the
 			 * block body starts 4-aligned) */
@@ -607,7 +609,7 @@ static int event_block(rtd_nettrace *dec, rtd_rd *r, uint64_t base,
 		}
 		if (is_meta) {
 			rtd_rd mr;
-			rd_init(&mr, payload, h.payload_size);
+			rd_init(&mr, payload, h.ev.payload_len);
 			struct nt_meta *m = NULL;
 			int err = nt_meta_parse_v5(
 				dec, &mr, dec->format,
@@ -641,19 +643,19 @@ static int event_block_v3(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 		struct hdr h;
 		memset(&h, 0, sizeof(h));
 		h.meta_id = rd_u32le(&e);
-		h.tid = rd_u32le(&e);
-		h.cap_tid = h.tid;
-		h.proc = 0xffffffffu;
-		h.ts = rd_u64le(&e);
-		read_guid(&e, h.act);
-		read_guid(&e, h.rel);
-		h.payload_size = rd_u32le(&e);
-		h.sorted = true;
+		h.ev.thread_id = rd_u32le(&e);
+		h.ev.capture_thread_id = h.ev.thread_id;
+		h.ev.proc_number = 0xffffffffu;
+		h.ev.timestamp = rd_u64le(&e);
+		read_guid(&e, h.ev.activity_id);
+		read_guid(&e, h.ev.related_activity_id);
+		h.ev.payload_len = rd_u32le(&e);
+		h.ev.sorted = true;
 		const uint8_t *payload;
-		if (!rd_bytes(&e, h.payload_size, &payload))
+		if (!rd_bytes(&e, h.ev.payload_len, &payload))
 			return nt_fail(dec, -RTD_E_NT_EVENT, ev_off,
 				       "event payload of %u bytes runs past "
-				       "the event's %u bytes", h.payload_size,
+				       "the event's %u bytes", (unsigned)h.ev.payload_len,
 				       size);
 		uint32_t ssize = rd_u32le(&e);
 		const uint8_t *sp;
@@ -682,7 +684,7 @@ static int event_block_v3(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 		int err;
 		if (h.meta_id == 0) {
 			rtd_rd mr;
-			rd_init(&mr, payload, h.payload_size);
+			rd_init(&mr, payload, h.ev.payload_len);
 			struct nt_meta *m = NULL;
 			err = nt_meta_parse_v5(
 				dec, &mr, 3, base + (uint64_t)(payload - r->start),

@@ -577,6 +577,13 @@ const char *rtd_nettrace_format(rtd_nettrace *dec,
 			       ev->sequence);
 		f.first[0] = true;
 		rc = rtd_nettrace_walk(dec, ev, fmt_cb, &f);
+		if (m->nfields == 0 && ev->payload_len) {
+			/* no layout known: the bytes, so nothing is hidden */
+			rtd_buf_puts(b, "\"payload\":\"");
+			for (size_t i = 0; i < ev->payload_len; i++)
+				rtd_buf_printf(b, "%02x", ev->payload[i]);
+			rtd_buf_putc(b, '"');
+		}
 		rtd_buf_putc(b, '}');
 		if (rc) {
 			rtd_buf_puts(b, ",\"error\":");
@@ -610,6 +617,11 @@ const char *rtd_nettrace_format(rtd_nettrace *dec,
 		rc = rtd_nettrace_walk(dec, ev, fmt_cb, &f);
 		if (rc)
 			rtd_buf_printf(b, " <%s>", rtd_strerror(rc));
+		if (m->nfields == 0 && ev->payload_len) {
+			rtd_buf_puts(b, " payload=0x");
+			for (size_t i = 0; i < ev->payload_len; i++)
+				rtd_buf_printf(b, "%02x", ev->payload[i]);
+		}
 		if ((flags & RTD_NT_FMT_STACK) && ev->nframes) {
 			rtd_buf_puts(b, " stack=");
 			for (size_t i = 0; i < ev->nframes; i++)
