@@ -183,6 +183,7 @@ struct rtd_perf_sample {
 	uint64_t has;             /* PERF_SAMPLE_* bits present */
 	struct rtd_perf_event *event; /* NULL when the id is unknown */
 	uint32_t ring;            /* index of the ring it came from */
+	const uint8_t *bytes;     /* the whole record as the kernel wrote it */
 
 	/* PERF_SAMPLE_* fields (and the sample_id trailer of other records) */
 	uint64_t identifier;
