@@ -52,7 +52,7 @@ static const struct rtd_nettrace_field f6[] = {
 };
 static const struct rtd_nettrace_field f7[] = {
 	{"Reason", RTD_NT_T_U32, 0, 0, -1, NULL},
-	{"Count", RTD_NT_T_U32, 0, 0, -1, NULL},
+	{"Count", RTD_NT_T_I32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
 static const struct rtd_nettrace_field f8[] = {
