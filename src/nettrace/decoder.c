@@ -916,7 +916,7 @@ static int meta_block_v6(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 				       "metadata row of %u bytes runs past the "
 				       "block end", size);
 		struct nt_meta *m = NULL;
-		int err = nt_meta_parse_v6(dec, &row, roff + 2, &m);
+		int err = nt_meta_parse_v6(dec, &row, base, &m);
 		if (err)
 			return err;
 		err = meta_add(dec, m, roff);

@@ -59,7 +59,7 @@ struct nt_meta {
 int nt_meta_parse_v5(rtd_nettrace *dec, rtd_rd *r, int format,
 		     uint64_t base, struct nt_meta **out);
 /* Parse one V6 metadata row (after its u16 size). base: stream offset of
- * r's first byte, for error messages. */
+ * r->start (offsets count from there), for error messages. */
 int nt_meta_parse_v6(rtd_nettrace *dec, rtd_rd *r, uint64_t base,
 		     struct nt_meta **out);
 

@@ -23,6 +23,7 @@ struct enc {
 	uint64_t cap, tid, ts;
 	size_t size_at;
 	uint32_t kind;
+	uint32_t psz; /* pointer size: 8, or 4 for a 32-bit trace */
 };
 
 static inline void e_u8(rtd_buf *b, uint8_t v) { rtd_buf_append(b, &v, 1); }
@@ -82,14 +83,14 @@ static inline void enc_header(struct enc *e)
 	}
 }
 
-static inline void enc_time(rtd_buf *b)
+static inline void enc_time(rtd_buf *b, uint32_t psz)
 {
 	static const uint16_t t[8] = {2024, 1, 2, 2, 3, 4, 5, 6};
 	for (int i = 0; i < 8; i++)
 		e_u16(b, t[i]);
 	e_u64(b, 1000000);    /* sync ticks */
 	e_u64(b, 1000000000); /* ticks per second */
-	e_u32(b, 8);          /* pointer size */
+	e_u32(b, psz);        /* pointer size */
 }
 
 static inline void fs_type(rtd_buf *b, const char *name, uint32_t ver)
@@ -109,7 +110,7 @@ static inline void enc_trace(struct enc *e)
 	if (e->v6) {
 		e_u32(&e->b, 0); /* size patched below */
 		size_t at = e->b.len;
-		enc_time(&e->b);
+		enc_time(&e->b, e->psz ? e->psz : 8);
 		e_u32(&e->b, 1);
 		e_str8(&e->b, "ProcessId");
 		e_str8(&e->b, "1234");
@@ -117,7 +118,7 @@ static inline void enc_trace(struct enc *e)
 		return;
 	}
 	fs_type(&e->b, "Trace", 4);
-	enc_time(&e->b);
+	enc_time(&e->b, e->psz ? e->psz : 8);
 	e_u32(&e->b, 1234); /* pid */
 	e_u32(&e->b, 4);    /* processors */
 	e_u32(&e->b, 1000); /* sampling rate */
@@ -221,9 +222,14 @@ static inline void enc_stacks(struct enc *e, uint32_t first, uint32_t n,
 	e_u32(&e->b, first);
 	e_u32(&e->b, n);
 	for (uint32_t i = 0; i < n; i++) {
-		e_u32(&e->b, nframes[i] * 8);
-		for (uint32_t k = 0; k < nframes[i]; k++)
-			e_u64(&e->b, frames[i][k]);
+		uint32_t psz = e->psz ? e->psz : 8;
+		e_u32(&e->b, nframes[i] * psz);
+		for (uint32_t k = 0; k < nframes[i]; k++) {
+			if (psz == 8)
+				e_u64(&e->b, frames[i][k]);
+			else
+				e_u32(&e->b, (uint32_t)frames[i][k]);
+		}
 	}
 	enc_end(e, body);
 }

@@ -154,11 +154,12 @@ static void payload_arrays(rtd_buf *p, int n)
 }
 
 /* The same logical trace in either format. */
-static void build(struct enc *e, bool v6)
+static void build(struct enc *e, bool v6, uint32_t psz)
 {
 	memset(e, 0, sizeof(*e));
 	rtd_buf_init(&e->b, 0);
 	e->v6 = v6;
+	e->psz = psz;
 	enc_header(e);
 	enc_trace(e);
 	uint64_t tid = TID;
@@ -283,8 +284,8 @@ static void test_v6_equals_v4_twin(void **state)
 {
 	(void)state;
 	struct enc e4, e6;
-	build(&e4, false);
-	build(&e6, true);
+	build(&e4, false, 8);
+	build(&e6, true, 8);
 	/* RTD_NT_WRITE_CORPUS=DIR refreshes the fuzz seeds made from these */
 	const char *dir = getenv("RTD_NT_WRITE_CORPUS");
 	for (int v = 0; dir && v < 2; v++) {
@@ -347,7 +348,7 @@ static void test_v6_unknown_block_and_version(void **state)
 {
 	(void)state;
 	struct enc e;
-	build(&e, true);
+	build(&e, true, 8);
 	/* insert an unknown block (kind 77, 3 bytes) after the trace block */
 	size_t at = 24 + (e.b.data[20] | (size_t)e.b.data[21] << 8);
 	rtd_buf b;
@@ -376,11 +377,34 @@ static void test_v6_unknown_block_and_version(void **state)
 	rtd_buf_free(&e.b);
 }
 
+/* A 32-bit trace: 4-byte stack entries, in both formats. */
+static void test_32bit_pointers(void **state)
+{
+	(void)state;
+	for (int v6 = 0; v6 < 2; v6++) {
+		struct enc e;
+		build(&e, v6, 4);
+		struct lines l;
+		decode(&e.b, &l, 3);
+		assert_int_equal(rtd_nettrace_info(l.dec)->pointer_size, 4);
+		assert_string_equal(l.text[0],
+				    "0.001000 4242 Twin-Test/Values a=-42 "
+				    "b=-1234567890123 s=\"twin\" d=2.5 "
+				    "g=\"33221100-5544-7766-8899-aabbccddeeff\" "
+				    "o={x=65000, y=7} stack=0x1000,0x2000,0x3000");
+		for (int i = 0; i < l.n; i++)
+			free(l.text[i]);
+		rtd_nettrace_free(l.dec);
+		rtd_buf_free(&e.b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_v6_equals_v4_twin),
 		cmocka_unit_test(test_v6_unknown_block_and_version),
+		cmocka_unit_test(test_32bit_pointers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
