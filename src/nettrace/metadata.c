@@ -449,11 +449,6 @@ static int parse_v6(struct bld *b, rtd_rd *r, struct parsed *o)
 static void display_name(const struct parsed *o, uint32_t *opcode,
 			 char *out, size_t n)
 {
-	const char *known = nt_known_name(o->provider, o->event_id);
-	if (known) {
-		snprintf(out, n, "%s", known);
-		return;
-	}
 	if (!o->event_name[0]) {
 		snprintf(out, n, "EventID(%u)", o->event_id);
 		return;

@@ -42,9 +42,6 @@ struct nt_schema {
 /* Find the built-in schema for (provider, id, version); NULL if none. */
 const struct nt_schema *nt_schema_find(const char *provider, uint32_t id,
 				       uint32_t version);
-/* Display name for a provider/event id with no schema, for runtime
- * providers whose names we know (e.g. SampleProfiler); NULL if none. */
-const char *nt_known_name(const char *provider, uint32_t id);
 
 /* One metadata record, one allocation: the public part first. */
 struct nt_meta {
