@@ -493,9 +493,14 @@ static int build(rtd_nettrace *dec, rtd_rd *r, int format, uint64_t base,
 	size_t head = (sizeof(struct nt_meta) + 15) & ~(size_t)15;
 	size_t total = head + nf * sizeof(struct rtd_nettrace_field) + sb +
 		       name_room;
+	if (total > NT_CAP_META_BYTES - dec->meta_bytes)
+		return nt_fail(dec, -RTD_E_CAP, base,
+			       "metadata records exceed %u bytes in all",
+			       NT_CAP_META_BYTES);
 	struct nt_meta *m = calloc(1, total);
 	if (!m)
 		return -ENOMEM;
+	m->alloc = total;
 	memset(&b, 0, sizeof(b));
 	b.fill = true;
 	b.tmp = &dec->sbuf;
