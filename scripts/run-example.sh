@@ -24,11 +24,5 @@ echo "== rtdiag dotnet info -p $PID"
 "$R" dotnet info -p "$PID"
 OUT="$B/dotnet-demo.folded"
 echo "== rtdiag dotnet profile -p $PID --duration 5"
-if "$R" dotnet profile -p "$PID" --duration 5 -o "$OUT" 2>"$B/profile.err"; then
-  "$R" dotnet profile -p "$PID" --duration 5
-  echo "== folded stacks written to $OUT ($(wc -l <"$OUT") stacks)"
-else
-  cat "$B/profile.err"
-  echo "== collecting a 5 s CPU-sampling trace instead"
-  "$R" dotnet collect -p "$PID" --profile cpu-sampling --duration 5 -o "$B/dotnet-demo.nettrace"
-fi
+"$R" dotnet profile -p "$PID" --duration 5 -o "$OUT" --top
+echo "== folded stacks written to $OUT ($(wc -l <"$OUT") stacks)"

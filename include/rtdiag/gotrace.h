@@ -82,6 +82,22 @@ enum rtd_gotrace_type {
 	RTD_GO_EV_COUNT = 50,
 };
 
+/* New-format (Go 1.22+) structural event types (Go's tracev2 numbering). */
+enum rtd_gotrace2_type {
+	RTD_GO2_EV_EVENT_BATCH = 1,
+	RTD_GO2_EV_STACKS = 2,
+	RTD_GO2_EV_STACK = 3,
+	RTD_GO2_EV_STRINGS = 4,
+	RTD_GO2_EV_STRING = 5,
+	RTD_GO2_EV_CPU_SAMPLES = 6,
+	RTD_GO2_EV_CPU_SAMPLE = 7,
+	RTD_GO2_EV_FREQUENCY = 8,
+	RTD_GO2_EV_EXPERIMENTAL_BATCH = 49,
+	RTD_GO2_EV_SYNC = 50,
+	RTD_GO2_EV_CLOCK_SNAPSHOT = 51,
+	RTD_GO2_EV_END_OF_GENERATION = 52,
+};
+
 /* Fake P numbers Go's parser gives events in ordered mode. */
 #define RTD_GOTRACE_TIMER_P 1000001
 #define RTD_GOTRACE_NETPOLL_P 1000002
@@ -146,6 +162,15 @@ struct rtd_gotrace_frame {
  *        Frequency, Stack, TimerGoroutine); @raw
  * @str_id, @str, @str_len: for String events
  * @nframes, @frames: for Stack events (@args[0] is the id)
+ * @gen: new format (Go 1.22+): the generation; 0 in the old format
+ * @m: new format: the thread (M) of the event's batch, -1 for none
+ *
+ * New format (rtd_gotrace_dec_version() >= 1022): @type numbers the
+ * events of Go's tracev2 tables (RTD_GO2_EV_*), not enum rtd_gotrace_type;
+ * @raw holds every wire argument (for Stack the frames too), @str/@str_len
+ * an event's trailing data (String, ExperimentalBatch). In ordered mode
+ * @args are the arguments after the timestamp delta and @ts is in
+ * nanoseconds, as Go's parser gives them.
  */
 struct rtd_gotrace_event {
 	uint64_t off;
@@ -171,7 +196,19 @@ struct rtd_gotrace_event {
 	size_t str_len;
 	size_t nframes;
 	const struct rtd_gotrace_frame *frames;
+	uint64_t gen;
+	int64_t m;
 };
+
+/**
+ * typedef rtd_gotrace_write_fn - where the encoder's bytes go
+ * @buf: bytes
+ * @len: count
+ * @ctx: the pointer given to rtd_gotrace_enc_new()
+ *
+ * Returns: 0, or a negative error that the encoder passes back.
+ */
+typedef int (*rtd_gotrace_write_fn)(const void *buf, size_t len, void *ctx);
 
 typedef struct rtd_gotrace_dec rtd_gotrace_dec;
 
@@ -283,23 +320,43 @@ RTD_API const char *rtd_gotrace_type_name(unsigned type);
  */
 RTD_API int rtd_gotrace_type_lookup(const char *name);
 
+/**
+ * rtd_gotrace_event_name - name of an event type in a trace version
+ * @type: event type
+ * @version: 1005 ... 1021 (old format) or 1022, 1023, 1025, 1026
+ *
+ * Returns: Go's name ("GoCreate", "EventBatch"), or NULL when the type
+ * does not exist in that version.
+ */
+RTD_API const char *rtd_gotrace_event_name(unsigned type, int version);
+
+/**
+ * rtd_gotrace_text2bin - convert Go's text form of a trace to binary
+ * @text: the text ("Trace Go1.22" then one event per line; golang/exp
+ *        trace/internal/raw/doc.go)
+ * @len: its length
+ * @write: where the binary trace goes
+ * @ctx: passed to @write
+ * @err: gets a message naming the line on failure (may be NULL)
+ * @errlen: size of @err
+ *
+ * Returns: 0, or -RTD_E_GO_TEXT, -RTD_E_GO_VERSION, -RTD_E_CAP or the
+ * callback's error.
+ */
+RTD_API int rtd_gotrace_text2bin(const char *text, size_t len,
+				 rtd_gotrace_write_fn write, void *ctx,
+				 char *err, size_t errlen);
+
 /* ---- encoder ---- */
 
 typedef struct rtd_gotrace_enc rtd_gotrace_enc;
 
-/**
- * typedef rtd_gotrace_write_fn - where the encoder's bytes go
- * @buf: bytes
- * @len: count
- * @ctx: the pointer given to rtd_gotrace_enc_new()
- *
- * Returns: 0, or a negative error that the encoder passes back.
- */
-typedef int (*rtd_gotrace_write_fn)(const void *buf, size_t len, void *ctx);
 
 /**
- * rtd_gotrace_enc_new - create an encoder for an old-format version
- * @version: 1005, 1007, 1008, 1009, 1010, 1011, 1019 or 1021
+ * rtd_gotrace_enc_new - create an encoder for a trace version
+ * @version: 1005, 1007, 1008, 1009, 1010, 1011, 1019, 1021 (old format)
+ *           or 1022, 1023, 1025, 1026 (new format: events are written
+ *           as given, from @raw and @str, like Go's raw writer)
  * @write: output callback
  * @ctx: passed to @write
  *

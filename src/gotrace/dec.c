@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "gotrace/gotrace_int.h"
+#include "gotrace/v2.h"
+#include "gotrace/v2state.h"
 
 #define DEFAULT_MAX_INPUT (16ull << 30)
 #define COMPACT_AT (256u << 10)
@@ -67,6 +69,7 @@ void rtd_gotrace_dec_free(rtd_gotrace_dec *d)
 	free(d->out);
 	free(d->args);
 	free(d->frames);
+	v2_free(d);
 	free(d);
 }
 
@@ -167,49 +170,67 @@ static int push_ref(struct v1_ref **arr, size_t *n, size_t *cap,
 	return 0;
 }
 
-static int store_string(rtd_gotrace_dec *d, const struct v1_raw *raw)
+void tables_reset(rtd_gotrace_dec *d)
 {
-	uint64_t id = raw->args[0];
+	free_map_vals(&d->strings);
+	free_map_vals(&d->stacks);
+	rtd_map_init(&d->strings, RTD_GOTRACE_MAX_STRINGS);
+	rtd_map_init(&d->stacks, RTD_GOTRACE_MAX_STACKS);
+	d->strbytes = 0;
+}
+
+int table_add_string(rtd_gotrace_dec *d, uint64_t id, const uint8_t *data,
+		     size_t len, uint64_t off)
+{
 	if (rtd_map_get(&d->strings, id, NULL))
-		return v1_fail(d, -RTD_E_GO_EVENT, raw->off,
+		return v1_fail(d, -RTD_E_GO_EVENT, off,
 			       "string at offset %llu has duplicate id %llu",
-			       (unsigned long long)raw->off,
-			       (unsigned long long)id);
-	if (d->strbytes + raw->slen > RTD_GOTRACE_MAX_STRING_BYTES)
-		return v1_fail(d, -RTD_E_CAP, raw->off,
+			       (unsigned long long)off, (unsigned long long)id);
+	if (d->strbytes + len > RTD_GOTRACE_MAX_STRING_BYTES)
+		return v1_fail(d, -RTD_E_CAP, off,
 			       "strings exceed %u bytes in all at offset %llu",
 			       RTD_GOTRACE_MAX_STRING_BYTES,
-			       (unsigned long long)raw->off);
-	struct v1_str *s = malloc(sizeof(*s) + raw->slen + 1);
+			       (unsigned long long)off);
+	struct v1_str *s = malloc(sizeof(*s) + len + 1);
 	if (!s)
-		return v1_fail(d, -ENOMEM, raw->off, "out of memory");
-	s->len = raw->slen;
-	memcpy(s->s, raw->s, raw->slen);
-	s->s[raw->slen] = 0;
+		return v1_fail(d, -ENOMEM, off, "out of memory");
+	s->len = len;
+	if (len)
+		memcpy(s->s, data, len);
+	s->s[len] = 0;
 	int rc = rtd_map_put(&d->strings, id, s, NULL);
 	if (rc < 0) {
 		free(s);
-		return v1_fail(d, rc, raw->off,
+		return v1_fail(d, rc, off,
 			       "string table full at offset %llu (limit %u)",
-			       (unsigned long long)raw->off,
-			       RTD_GOTRACE_MAX_STRINGS);
+			       (unsigned long long)off, RTD_GOTRACE_MAX_STRINGS);
 	}
-	d->strbytes += raw->slen;
+	d->strbytes += len;
 	return 0;
+}
+
+static int store_string(rtd_gotrace_dec *d, const struct v1_raw *raw)
+{
+	return table_add_string(d, raw->args[0], raw->s, raw->slen, raw->off);
 }
 
 static int store_stack(rtd_gotrace_dec *d, const struct rtd_gotrace_event *ev,
 		       uint64_t off)
 {
-	uint64_t id = ev->args[0];
-	if (id == 0 || ev->nframes == 0)
+	if (ev->args[0] == 0 || ev->nframes == 0)
 		return 0;
-	struct v1_stack *s =
-		malloc(sizeof(*s) + ev->nframes * sizeof(struct rtd_gotrace_frame));
+	return table_add_stack(d, ev->args[0], ev->frames, ev->nframes, off);
+}
+
+int table_add_stack(rtd_gotrace_dec *d, uint64_t id,
+		    const struct rtd_gotrace_frame *f, size_t n, uint64_t off)
+{
+	struct v1_stack *s = malloc(sizeof(*s) + n * sizeof(*f));
 	if (!s)
 		return v1_fail(d, -ENOMEM, off, "out of memory");
-	s->n = ev->nframes;
-	memcpy(s->f, ev->frames, ev->nframes * sizeof(*s->f));
+	s->n = n;
+	if (n)
+		memcpy(s->f, f, n * sizeof(*s->f));
 	void *old = NULL;
 	int rc = rtd_map_put(&d->stacks, id, s, &old);
 	if (rc < 0) {
@@ -383,6 +404,14 @@ static int read_header(rtd_gotrace_dec *d)
 	case 1019:
 	case 1021:
 		break;
+	case 1022:
+	case 1023:
+	case 1025:
+	case 1026:
+		d->v2 = calloc(1, sizeof(*d->v2));
+		if (!d->v2)
+			return v1_fail(d, -ENOMEM, 0, "out of memory");
+		break;
 	default:
 		return v1_fail(d, -RTD_E_GO_VERSION, 0,
 			       "unsupported trace file version %d.%d",
@@ -399,8 +428,15 @@ int rtd_gotrace_dec_finish(rtd_gotrace_dec *d)
 	if (d->err)
 		return d->err;
 	d->finished = true;
-	if (d->mode != RTD_GOTRACE_ORDERED)
+	if (d->mode != RTD_GOTRACE_ORDERED || d->v2)
 		return 0;
+	if (!d->header && d->in.len - d->pos >= 16) {
+		int rc = read_header(d);
+		if (rc < 0)
+			return rc;
+		if (d->v2)
+			return 0;
+	}
 	/* Parse everything, then order. */
 	struct rtd_gotrace_event ev;
 	int rc;
@@ -448,6 +484,13 @@ int rtd_gotrace_dec_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 	int rc;
 	if (d->err)
 		return d->err;
+	if (!d->header && (rc = read_header(d)) <= 0)
+		return rc;
+	if (d->v2) {
+		rc = d->mode == RTD_GOTRACE_ORDERED ? v2_next_ordered(d, ev)
+						    : v2_next_raw(d, ev);
+		return rc;
+	}
 	if (d->mode == RTD_GOTRACE_ORDERED) {
 		if (!d->ordered_ready)
 			return 0;
@@ -459,8 +502,6 @@ int rtd_gotrace_dec_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 		}
 		return 0;
 	}
-	if (!d->header && (rc = read_header(d)) <= 0)
-		return rc;
 	if (d->pos >= d->in.len)
 		return 0;
 	rtd_rd r;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gotrace/gotrace_int.h"
+#include "gotrace/v2.h"
 
 #define ENC_BUF (1u << 16)
 
@@ -73,6 +74,7 @@ rtd_gotrace_enc *rtd_gotrace_enc_new(int version, rtd_gotrace_write_fn write,
 	switch (version) {
 	case 1005: case 1007: case 1008: case 1009: case 1010: case 1011:
 	case 1019: case 1021:
+	case 1022: case 1023: case 1025: case 1026:
 		break;
 	default:
 		return NULL;
@@ -85,7 +87,7 @@ rtd_gotrace_enc *rtd_gotrace_enc_new(int version, rtd_gotrace_write_fn write,
 	e->ver = version;
 	e->write = write;
 	e->ctx = ctx;
-	char hdr[17];
+	char hdr[32];
 	memset(hdr, 0, sizeof(hdr));
 	snprintf(hdr, sizeof(hdr), "go %d.%d trace", version / 1000, version % 1000);
 	put(e, hdr, 16);
@@ -147,6 +149,28 @@ int rtd_gotrace_enc_event(rtd_gotrace_enc *e, const struct rtd_gotrace_event *ev
 	if (e->err)
 		return e->err;
 	unsigned t = ev->type;
+	if (e->ver >= 1022) {
+		/* New format: the event as it was read (Go's raw writer). */
+		const struct v2_spec *sp = v2_spec_for(t, e->ver);
+		if (!sp || !ev->raw)
+			return -RTD_E_INVAL;
+		size_t want = sp->nargs;
+		if (sp->flags & V2_STACK)
+			want = ev->nraw >= 2 ? 2 + 4 * (size_t)ev->raw[1] : 2;
+		if (ev->nraw != want)
+			return -RTD_E_INVAL;
+		uint8_t tmp[16];
+		tmp[0] = (uint8_t)t;
+		int rc = put(e, tmp, 1);
+		for (unsigned i = 0; i < ev->nraw && rc == 0; i++)
+			rc = put(e, tmp, varint(tmp, ev->raw[i]));
+		if (rc == 0 && (sp->flags & V2_DATA)) {
+			rc = put(e, tmp, varint(tmp, ev->str_len));
+			if (rc == 0 && ev->str_len)
+				rc = put(e, ev->str, ev->str_len);
+		}
+		return rc;
+	}
 	if (t == RTD_GO_EV_NONE || t >= RTD_GO_EV_COUNT ||
 	    v1_descs[t].minver > e->ver)
 		return -RTD_E_INVAL;

@@ -111,6 +111,9 @@ struct rtd_gotrace_dec {
 	struct v1_ref *out;
 	size_t nout, iout;
 	bool ordered_ready;
+
+	/* new format (Go 1.22+) */
+	struct v2_state *v2;
 };
 
 struct v1_str {
@@ -132,5 +135,12 @@ int v1_fill(rtd_gotrace_dec *d, unsigned type, const struct v1_raw *raw,
 const char *v1_str_get(const rtd_gotrace_dec *d, uint64_t id, size_t *len);
 /* Run Go's ordering and validation over the collected refs. */
 int v1_order(rtd_gotrace_dec *d);
+/* Clear the string and stack tables (new format: per generation). */
+void tables_reset(rtd_gotrace_dec *d);
+/* Add to the tables, checking for duplicates and caps. */
+int table_add_string(rtd_gotrace_dec *d, uint64_t id, const uint8_t *s,
+		     size_t len, uint64_t off);
+int table_add_stack(rtd_gotrace_dec *d, uint64_t id,
+		    const struct rtd_gotrace_frame *f, size_t n, uint64_t off);
 
 #endif

@@ -358,6 +358,8 @@ int v1_fill(rtd_gotrace_dec *d, unsigned type, const struct v1_raw *raw,
 	ev->str_len = 0;
 	ev->nframes = 0;
 	ev->frames = NULL;
+	ev->gen = 0;
+	ev->m = -1;
 	memset(ev->args, 0, sizeof(ev->args));
 	ev->argnames = desc->args;
 	ev->nargs = desc->nargs;

@@ -98,6 +98,7 @@ struct rtd_perf_monitor {
 	char errmsg[1024];
 	struct rtd_perf_stats st;
 	bool no_format_lost;               /* kernel before 6.0 */
+	rtd_perf_idle_fn idle;
 };
 
 /* monitor.c */
@@ -128,6 +129,10 @@ int perf_fields_from_format(struct tep_handle *tep, const char *sys,
 			    const char *buf, size_t len, int *id,
 			    struct rtd_perf_field **fields, unsigned *nall,
 			    unsigned *ncommon);
+struct tep_event;
+int perf_fields_from_event(struct tep_event *e, int *id,
+			   struct rtd_perf_field **fields, unsigned *nall,
+			   unsigned *ncommon);
 void perf_fields_free(struct rtd_perf_field *f, unsigned n);
 int perf_field_decode(const struct rtd_perf_field *f, const uint8_t *raw,
 		      size_t raw_size, struct rtd_perf_value *v);

@@ -868,6 +868,7 @@ static int deliver(struct rtd_perf_monitor *m, unsigned ri,
 	}
 	s->event = ev;
 	s->ring = ri;
+	s->bytes = rg->next;
 	if (s->type == PERF_RECORD_LOST) {
 		rg->lost += s->rec.lost.lost;
 		m->st.lost_in_records += s->rec.lost.lost;
@@ -910,20 +911,20 @@ static void read_lost(struct rtd_perf_monitor *m)
 
 /*
  * One round: read every head, deliver in order what is older than limit.
- * *busy is set when the round found new data or held records back: the
- * caller then reads again at once instead of sleeping, as perf record
- * does, so a ring under a flood is never left full while we sleep.
+ * *fresh gets the bytes that arrived since the last round (the most in any
+ * one ring), *held whether records had to wait for the next round.
  */
 static int round_once(struct rtd_perf_monitor *m, struct deliver_ctx *d,
-		      uint64_t limit, bool *busy)
+		      uint64_t limit, uint64_t *fresh, bool *held)
 {
 	m->st.rounds++;
-	*busy = false;
+	*fresh = 0;
+	*held = false;
 	for (unsigned i = 0; i < m->ncpus; i++) {
 		struct perf_ring *rg = &m->rings[i];
 		uint64_t h = ring_load_head(rg);
-		if (h != rg->head)
-			*busy = true;
+		if (h - rg->head > *fresh)
+			*fresh = h - rg->head;
 		rg->head = h;
 		ring_peek(m, rg);
 	}
@@ -951,7 +952,7 @@ static int round_once(struct rtd_perf_monitor *m, struct deliver_ctx *d,
 	for (unsigned i = 0; i < m->ncpus; i++) {
 		ring_store_tail(&m->rings[i]);
 		if (m->rings[i].has_next)
-			*busy = true;
+			*held = true;
 	}
 	return r;
 }
@@ -987,13 +988,23 @@ int rtd_perf_monitor_run(struct rtd_perf_monitor *m, rtd_perf_sample_fn fn,
 		if (atomic_load(&m->stop_req))
 			break;
 		uint64_t now = rtd_now_ns();
-		bool busy;
+		uint64_t fresh;
+		bool held, busy;
 		d->round_ns = now;
-		r = round_once(m, d, prev_round, &busy);
+		r = round_once(m, d, prev_round, &fresh, &held);
 		prev_round = now;
 		if (r)
 			goto out;
-		/* data arrived or waits for the next round: read again now */
+		/*
+		 * Data arrived, or records wait for the next round: read again
+		 * at once, as perf record does while data flows (what came
+		 * while we slept was all held back by the round rule, and only
+		 * the next round frees it). Sleeping here instead, even 1 ms at
+		 * a time, lost records under load where perf lost none.
+		 */
+		busy = fresh > 0 || held;
+		if (!busy && m->idle)
+			m->idle(ctx);
 		int n = poll(pfd, m->ncpus + 1,
 			     busy ? 0 : (int)m->max_latency_ms);
 		if (n < 0) {
@@ -1014,9 +1025,10 @@ int rtd_perf_monitor_run(struct rtd_perf_monitor *m, rtd_perf_sample_fn fn,
 			break; /* the observed processes are gone */
 	}
 	/* drain: everything in the rings now is complete; deliver it all */
-	bool busy;
+	uint64_t fresh;
+	bool held;
 	d->round_ns = rtd_now_ns();
-	r = round_once(m, d, UINT64_MAX, &busy);
+	r = round_once(m, d, UINT64_MAX, &fresh, &held);
 	read_lost(m);
 out:
 	if (m->stop_fd >= 0) {
@@ -1029,6 +1041,12 @@ out:
 	free(d);
 	atomic_store(&m->running, 0);
 	return r;
+}
+
+void rtd_perf_monitor_set_idle(struct rtd_perf_monitor *m, rtd_perf_idle_fn fn)
+{
+	if (m)
+		m->idle = fn;
 }
 
 void rtd_perf_monitor_stop(struct rtd_perf_monitor *m, bool wait)

@@ -75,6 +75,13 @@ int perf_fields_from_format(struct tep_handle *tep, const char *sys,
 	enum tep_errno te = tep_parse_format(tep, &e, buf, len, sys);
 	if (te != 0 || !e)
 		return -RTD_E_FORMAT;
+	return perf_fields_from_event(e, id, fields, nall, ncommon);
+}
+
+int perf_fields_from_event(struct tep_event *e, int *id,
+			   struct rtd_perf_field **fields, unsigned *nall,
+			   unsigned *ncommon)
+{
 	struct tep_format_field **cf = tep_event_common_fields(e);
 	struct tep_format_field **of = tep_event_fields(e);
 	unsigned nc = 0, no = 0;
@@ -131,6 +138,12 @@ int perf_field_decode(const struct rtd_perf_field *f, const uint8_t *raw,
 		if (off > raw_size || len > raw_size - off)
 			return -RTD_E_TRUNCATED;
 		p = raw + off;
+	}
+	if (f->kind == RTD_PERF_FIELD_INT || f->kind == RTD_PERF_FIELD_UINT) {
+		if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
+			return -RTD_E_FORMAT;
+		if (len < f->size) /* a dynamic field shorter than its type */
+			return -RTD_E_TRUNCATED;
 	}
 	switch (f->kind) {
 	case RTD_PERF_FIELD_STRING: {

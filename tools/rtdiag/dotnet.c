@@ -582,8 +582,8 @@ static const struct dn_sub {
 	 "[--record FILE] -o FILE",
 	 "record an EventPipe trace (nettrace); SIGINT/SIGTERM stop it cleanly"},
 	{"profile", dn_cmd_profile, "(-p PID | -- COMMAND ARGS) [--duration S] "
-	 "[-o FILE]", "CPU-sample the process: folded stacks to FILE, or the ten "
-	 "hottest methods"},
+	 "[-o FILE [--top]]", "CPU-sample the process: folded stacks to FILE, "
+	 "and/or the ten hottest methods"},
 };
 #define NSUBS (sizeof(subs) / sizeof(subs[0]))
 

@@ -15,6 +15,8 @@
 #include "cli.h"
 #include "dotnet_cli.h"
 #include "rtdiag/ipc.h"
+#include "rtdiag/nettrace.h"
+#include "rtdiag/profile.h"
 
 struct collect_args {
 	pid_t pid;
@@ -25,6 +27,7 @@ struct collect_args {
 	double rundown_wait;
 	unsigned buffer_mb;
 	bool no_rundown;
+	bool top; /* profile: print the top ten even with -o */
 	char **command; /* after "--" */
 	struct rtd_ipc_providers prov;
 };
@@ -50,6 +53,7 @@ static int parse_collect(const char *cmd, int argc, char **argv,
 		{"no-rundown", no_argument, NULL, 'R'},
 		{"rundown-wait", required_argument, NULL, 'w'},
 		{"record", required_argument, NULL, 'r'},
+		{"top", no_argument, NULL, 'T'},
 		{NULL, 0, NULL, 0},
 	};
 	int ch;
@@ -69,6 +73,11 @@ static int parse_collect(const char *cmd, int argc, char **argv,
 		case 'o': a->out = optarg; break;
 		case 'r': a->record = optarg; break;
 		case 'R': a->no_rundown = true; break;
+		case 'T':
+			if (!profile)
+				goto unknown;
+			a->top = true;
+			break;
 		case 'P':
 			if (profile)
 				goto unknown;
@@ -209,14 +218,60 @@ static void launch_end(struct launch *ln, bool kill_child)
 	ln->l = NULL;
 }
 
+/*
+ * Everything read from the session goes to the output file (all of it,
+ * whatever the decoder thinks) and through the nettrace decoder, which
+ * gives the live event and drop counts and, for profile, the samples.
+ */
 struct sink_state {
 	FILE *out;
 	const char *path;
 	int werr;
 	uint64_t bytes;
+	rtd_nettrace *dec;
+	int dec_rc; /* first decoder error; decoding stops there */
+	rtd_nettrace_profiler *prof;
+	int prof_rc;
 };
 
-static int file_sink(const void *data, size_t len, void *ctx)
+static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
+{
+	struct sink_state *st = ctx;
+	if (st->prof && !st->prof_rc)
+		st->prof_rc = rtd_nettrace_profiler_event(st->prof, st->dec, ev);
+	return 0;
+}
+
+static int on_seqpoint(void *ctx, uint64_t ts)
+{
+	struct sink_state *st = ctx;
+	(void)ts;
+	if (st->prof && !st->prof_rc)
+		st->prof_rc = rtd_nettrace_profiler_seqpoint(st->prof);
+	return 0;
+}
+
+static int sink_init(struct sink_state *st, bool profile)
+{
+	memset(st, 0, sizeof(*st));
+	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = st,
+				      .on_event = on_event,
+				      .on_seqpoint = on_seqpoint};
+	st->dec = rtd_nettrace_new(&o);
+	if (profile) {
+		struct rtd_nettrace_profiler_opts po = {.sz = sizeof(po)};
+		st->prof = rtd_nettrace_profiler_new(&po);
+	}
+	return st->dec && (!profile || st->prof) ? 0 : -ENOMEM;
+}
+
+static void sink_free(struct sink_state *st)
+{
+	rtd_nettrace_free(st->dec);
+	rtd_nettrace_profiler_free(st->prof);
+}
+
+static int stream_sink(const void *data, size_t len, void *ctx)
 {
 	struct sink_state *st = ctx;
 	st->bytes += len;
@@ -224,14 +279,40 @@ static int file_sink(const void *data, size_t len, void *ctx)
 		st->werr = errno ? errno : EIO;
 		return -st->werr;
 	}
+	if (st->dec && st->dec_rc == 0) {
+		int rc = rtd_nettrace_feed(st->dec, data, len);
+		if (rc < 0)
+			st->dec_rc = rc;
+		else if (rc == 1)
+			st->dec_rc = 1; /* end marker seen */
+	}
 	return 0;
+}
+
+/* After the stream ended: 0 when it decoded to its end marker. */
+static int sink_finish(struct sink_state *st, const char *what)
+{
+	int rc = st->dec_rc < 0 ? st->dec_rc : rtd_nettrace_finish(st->dec);
+	if (rc) {
+		uint64_t off = 0;
+		const char *m = rtd_nettrace_error(st->dec, &off);
+		fprintf(stderr, "rtdiag: %s: the stream does not decode to its "
+			"end: %s%s%s\n", what, rtd_strerror(rc), m && *m ? ": " : "",
+			m ? m : "");
+	}
+	return rc;
 }
 
 static void tick(uint64_t bytes, void *ctx)
 {
-	(void)ctx;
+	struct sink_state *st = ctx;
+	struct rtd_nettrace_stats ns = {0};
 	char b[32];
-	cli_progress("collecting: %s", cli_bytes((double)bytes, b, sizeof(b)));
+	rtd_nettrace_stats(st->dec, &ns);
+	cli_progress("collecting: %s, %llu events, %llu dropped",
+		     cli_bytes((double)bytes, b, sizeof(b)),
+		     (unsigned long long)ns.events,
+		     (unsigned long long)ns.dropped);
 }
 
 /* Run one session to its end; shared by collect and profile. */
@@ -297,6 +378,7 @@ static int run_session(const char *cmd, struct collect_args *a,
 		.duration_ms = (uint64_t)(a->duration * 1000),
 		.rundown_wait_ms = (uint64_t)(a->rundown_wait * 1000),
 		.tick = cli_progress_enabled() ? tick : NULL,
+		/* tick gets the sink's ctx: both are the sink_state */
 	};
 	int rc = rtd_ipc_session_pump(s, &po, res);
 	cli_progress_done();
@@ -333,21 +415,34 @@ int dn_cmd_collect(int argc, char **argv)
 		rtd_ipc_providers_clear(&a.prov);
 		return r;
 	}
-	struct sink_state st = {.path = a.out};
+	struct sink_state st;
+	if (sink_init(&st, false)) {
+		sink_free(&st);
+		rtd_ipc_providers_clear(&a.prov);
+		return cli_fail("out of memory");
+	}
+	st.path = a.out;
 	st.out = strcmp(a.out, "-") == 0 ? stdout : fopen(a.out, "wb");
 	if (!st.out) {
+		sink_free(&st);
 		rtd_ipc_providers_clear(&a.prov);
 		return cli_fail("%s: %s", a.out, strerror(errno));
 	}
 	struct rtd_ipc_pump_result res = {0};
-	r = run_session(cmd, &a, file_sink, &st, &res);
+	r = run_session(cmd, &a, stream_sink, &st, &res);
 	if (st.out != stdout && fclose(st.out) != 0 && r == CLI_OK)
 		r = cli_fail("%s: %s", a.out, strerror(errno));
 	if (r == CLI_OK) {
 		char b[32];
-		fprintf(stderr, "rtdiag: wrote %s (%s)\n", a.out,
-			cli_bytes((double)st.bytes, b, sizeof(b)));
+		struct rtd_nettrace_stats ns = {0};
+		sink_finish(&st, a.out);
+		rtd_nettrace_stats(st.dec, &ns);
+		fprintf(stderr, "rtdiag: wrote %s (%s, %llu events, %llu "
+			"dropped)\n", a.out, cli_bytes((double)st.bytes, b, sizeof(b)),
+			(unsigned long long)ns.events,
+			(unsigned long long)ns.dropped);
 	}
+	sink_free(&st);
 	rtd_ipc_providers_clear(&a.prov);
 	return r;
 }
@@ -357,12 +452,73 @@ int dn_cmd_profile(int argc, char **argv)
 	const char *cmd = "dotnet profile";
 	struct collect_args a;
 	int r = parse_collect(cmd, argc, argv, &a, true);
-	rtd_ipc_providers_clear(&a.prov);
-	if (r >= 0)
+	if (r >= 0) {
+		rtd_ipc_providers_clear(&a.prov);
 		return r;
-	return cli_fail("dotnet profile: needs the nettrace decoder, which is "
-			"not in this build yet; use 'rtdiag dotnet collect "
-			"--profile cpu-sampling -o FILE'");
+	}
+	struct sink_state st;
+	rtd_profile *prof = rtd_profile_new("cpu", "nanoseconds");
+	if (sink_init(&st, true) || !prof) {
+		sink_free(&st);
+		rtd_profile_free(prof);
+		rtd_ipc_providers_clear(&a.prov);
+		return cli_fail("out of memory");
+	}
+	FILE *out = NULL;
+	if (a.out && !(out = strcmp(a.out, "-") == 0 ? stdout : fopen(a.out, "w"))) {
+		r = cli_fail("%s: %s", a.out, strerror(errno));
+		goto done;
+	}
+	struct rtd_ipc_pump_result res = {0};
+	r = run_session(cmd, &a, stream_sink, &st, &res);
+	if (r != CLI_OK)
+		goto done;
+	sink_finish(&st, "profile");
+	if (st.prof_rc) {
+		r = cli_fail("building the profile: %s", rtd_strerror(st.prof_rc));
+		goto done;
+	}
+	int err = rtd_nettrace_profiler_finish(st.prof, prof);
+	if (err) {
+		r = cli_fail("building the profile: %s", rtd_strerror(err));
+		goto done;
+	}
+	uint64_t samples = rtd_nettrace_profiler_samples(st.prof);
+	if (samples == 0) {
+		r = cli_fail("no CPU samples in the trace (did the process run "
+			     "managed code while profiled?)");
+		goto done;
+	}
+	if (out) {
+		err = rtd_profile_write_folded(prof, out);
+		if (err)
+			r = cli_fail("%s: %s", a.out, rtd_strerror(err));
+		else
+			fprintf(stderr, "rtdiag: wrote %s (%llu samples)\n",
+				a.out, (unsigned long long)samples);
+		if (err || !a.top)
+			goto done;
+	}
+	struct rtd_profile_entry top[10];
+	int nt = rtd_profile_top(prof, top, 10);
+	int64_t tot = rtd_profile_total(prof);
+	printf("%llu samples, %.3f s of thread time\n",
+	       (unsigned long long)samples, (double)tot / 1e9);
+	printf("%7s %7s  %s\n", "self%", "total%", "method");
+	for (int i = 0; i < nt; i++)
+		printf("%6.1f%% %6.1f%%  %s\n",
+		       tot ? 100.0 * (double)top[i].self / (double)tot : 0.0,
+		       tot ? 100.0 * (double)top[i].total / (double)tot : 0.0,
+		       top[i].name);
+	if (nt < 0)
+		r = cli_fail("%s", rtd_strerror(nt));
+done:
+	if (out && out != stdout && fclose(out) != 0 && r == CLI_OK)
+		r = cli_fail("%s: %s", a.out, strerror(errno));
+	sink_free(&st);
+	rtd_profile_free(prof);
+	rtd_ipc_providers_clear(&a.prov);
+	return r;
 }
 
 void dn_collect_help(FILE *f, const char *sub)

@@ -238,8 +238,10 @@ void gt_print(FILE *o, const struct rtd_gotrace_event *ev, enum gt_format fmt)
 		}
 		return;
 	}
-	fprintf(o, "%" PRId64 " %s p=%" PRId64 " g=%" PRIu64 " off=%" PRIu64, ev->ts,
-		ev->name, ev->p, ev->g, ev->off);
+	fprintf(o, "%" PRId64 " %s p=%" PRId64 " g=%" PRIu64, ev->ts, ev->name, ev->p, ev->g);
+	if (ev->gen) /* new format: the thread too */
+		fprintf(o, " m=%" PRId64, ev->m);
+	fprintf(o, " off=%" PRIu64, ev->off);
 	for (unsigned i = 0; i < ev->nargs; i++)
 		fprintf(o, " %s=%" PRIu64, ev->argnames[i], ev->args[i]);
 	if (fmt == GT_GODEBUG) {
@@ -250,7 +252,10 @@ void gt_print(FILE *o, const struct rtd_gotrace_event *ev, enum gt_format fmt)
 		fputc('\n', o);
 		return;
 	}
-	if (ev->stack)
+	bool named = false; /* the new format names the stack argument */
+	for (unsigned i = 0; i < ev->nargs; i++)
+		named |= strcmp(ev->argnames[i], "stack") == 0;
+	if (ev->stack && !named)
 		fprintf(o, " stack=%" PRIu64, ev->stack);
 	for (unsigned i = 0; i < ev->nsargs; i++) {
 		fprintf(o, " %s=", ev->sargnames[i]);
@@ -272,12 +277,16 @@ int gt_parse_format(const char *s, enum gt_format *f)
 	return 0;
 }
 
-static bool is_meta(unsigned t)
+bool gt_is_meta(const struct rtd_gotrace_event *ev)
 {
+	unsigned t = ev->type;
+	if (ev->gen) /* new format: batches, tables, frequency, sync */
+		return t <= RTD_GO2_EV_FREQUENCY || t >= RTD_GO2_EV_EXPERIMENTAL_BATCH;
 	return t == RTD_GO_EV_BATCH || t == RTD_GO_EV_FREQUENCY ||
 	       t == RTD_GO_EV_STRING || t == RTD_GO_EV_STACK ||
 	       t == RTD_GO_EV_TIMER_GOROUTINE;
 }
+#define is_meta(t) gt_is_meta(&ev)
 
 static int cmd_cat(int argc, char **argv)
 {
@@ -321,6 +330,11 @@ static int cmd_cat(int argc, char **argv)
 	long long n = 0;
 	while ((count < 0 || n < count) && (rc = gt_next(in, &ev)) > 0) {
 		/* go-debug mirrors Go's event list: no dictionary events. */
+		if (fmt == GT_GODEBUG && rtd_gotrace_dec_version(gt_dec(in)) >= 1022) {
+			rc = cli_fail("%s: --format go-debug is what Go 1.19's 'go tool trace -d' prints, for the old format (Go 1.5-1.21) only; use text or json",
+				      path);
+			break;
+		}
 		if (fmt == GT_GODEBUG && is_meta(ev.type))
 			continue;
 		gt_print(stdout, &ev, fmt);
@@ -357,10 +371,10 @@ static int cmd_stats(int argc, char **argv)
 		free(in);
 		return CLI_FAIL;
 	}
-	struct tstat st[RTD_GO_EV_COUNT] = {{0, 0}};
+	struct tstat st[256] = {{0, 0}};
 	struct rtd_gotrace_event ev;
 	int rc;
-	uint64_t total = 0, prev_off = 0;
+	uint64_t total = 0, prev_off = 0, ngens = 0;
 	int prev_type = -1;
 	int64_t tmin = INT64_MAX, tmax = INT64_MIN;
 	struct u64set gs = {0}, ps = {0};
@@ -371,18 +385,30 @@ static int cmd_stats(int argc, char **argv)
 		prev_off = ev.off;
 		st[ev.type].n++;
 		total++;
-		if (!is_meta(ev.type) && ev.type != RTD_GO_EV_CPU_SAMPLE) {
+		if (!is_meta(ev.type) && ev.type != (ev.gen ? RTD_GO2_EV_CPU_SAMPLE : RTD_GO_EV_CPU_SAMPLE)) {
 			if (ev.ticks < tmin)
 				tmin = ev.ticks;
 			if (ev.ticks > tmax)
 				tmax = ev.ticks;
 		}
-		if (ev.g)
-			set_add(&gs, ev.g);
-		if (ev.type == RTD_GO_EV_GO_CREATE)
-			set_add(&gs, ev.args[0]);
-		if (ev.type == RTD_GO_EV_BATCH && ev.p >= 0)
-			set_add(&ps, (uint64_t)ev.p);
+		if (ev.gen) {
+			/* new format: goroutines and procs are named in arguments */
+			for (unsigned i = 0; i < ev.nargs; i++) {
+				if (strcmp(ev.argnames[i], "g") == 0 || strcmp(ev.argnames[i], "new_g") == 0)
+					set_add(&gs, ev.args[i]);
+				if (strcmp(ev.argnames[i], "p") == 0 && ev.type != RTD_GO2_EV_CPU_SAMPLE)
+					set_add(&ps, ev.args[i]);
+			}
+			if (ev.type == RTD_GO2_EV_EVENT_BATCH)
+				ngens = ev.args[0] > ngens ? ev.args[0] : ngens;
+		} else {
+			if (ev.g)
+				set_add(&gs, ev.g);
+			if (ev.type == RTD_GO_EV_GO_CREATE)
+				set_add(&gs, ev.args[0]);
+			if (ev.type == RTD_GO_EV_BATCH && ev.p >= 0)
+				set_add(&ps, (uint64_t)ev.p);
+		}
 	}
 	cli_progress_done();
 	if (prev_type >= 0)
@@ -390,7 +416,9 @@ static int cmd_stats(int argc, char **argv)
 	int ver = rtd_gotrace_dec_version(in->d);
 	int64_t freq = rtd_gotrace_dec_frequency(in->d);
 	printf("file:        %s\n", path);
-	printf("version:     go %d.%d (old format)\n", ver / 1000, ver % 1000);
+	printf("version:     go %d.%d (%s format)\n", ver / 1000, ver % 1000, ver >= 1022 ? "new" : "old");
+	if (ver >= 1022)
+		printf("generations: %" PRIu64 "\n", ngens);
 	printf("size:        %" PRIu64 " bytes\n", in->bytes);
 	printf("events:      %" PRIu64 "%s\n", total, rc < 0 ? " (stopped at the error)" : "");
 	if (freq > 0 && tmax >= tmin)
@@ -401,10 +429,10 @@ static int cmd_stats(int argc, char **argv)
 	printf("goroutines:  %zu\n", gs.n);
 	printf("procs:       %zu\n", ps.n);
 	printf("%-20s %10s %12s %8s\n", "type", "events", "bytes", "B/event");
-	for (unsigned t = 1; t < RTD_GO_EV_COUNT; t++)
+	for (unsigned t = 1; t < 256; t++)
 		if (st[t].n)
 			printf("%-20s %10" PRIu64 " %12" PRIu64 " %8.1f\n",
-			       rtd_gotrace_type_name(t), st[t].n, st[t].bytes,
+			       rtd_gotrace_event_name(t, ver), st[t].n, st[t].bytes,
 			       (double)st[t].bytes / (double)st[t].n);
 	free(gs.k);
 	free(gs.u);

@@ -2,6 +2,7 @@
 /* gotrace_cli.h - what the 'rtdiag gotrace' files share. */
 #ifndef RTD_GOTRACE_CLI_H
 #define RTD_GOTRACE_CLI_H
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "rtdiag/gotrace.h"
@@ -17,6 +18,7 @@ size_t gt_in_size(void);
 rtd_gotrace_dec *gt_dec(struct gt_in *in);
 void gt_print(FILE *o, const struct rtd_gotrace_event *ev, enum gt_format fmt);
 int gt_parse_format(const char *s, enum gt_format *f);
+bool gt_is_meta(const struct rtd_gotrace_event *ev);
 
 int gt_cmd_grep(int argc, char **argv);
 int gt_cmd_text2bin(int argc, char **argv);

@@ -83,12 +83,6 @@ struct filt {
 	const char *out;
 };
 
-static bool is_meta(unsigned t)
-{
-	return t == RTD_GO_EV_BATCH || t == RTD_GO_EV_FREQUENCY ||
-	       t == RTD_GO_EV_STRING || t == RTD_GO_EV_STACK ||
-	       t == RTD_GO_EV_TIMER_GOROUTINE;
-}
 
 /* Per-P current thread, from ProcStart (the old format's only M). */
 struct pthread {
@@ -223,7 +217,7 @@ static bool matches(struct grep *gr, const struct rtd_gotrace_event *ev,
 	bool m = true;
 	if (f->has_type)
 		m = regexec(&f->type_re, ev->name, 0, NULL, 0) == 0;
-	if (is_meta(ev->type)) {
+	if (gt_is_meta(ev)) {
 		/* Dictionary and batch events carry no G, P or time: they
 		 * match only a type filter, or no filter at all. */
 		if (f->has_type)
@@ -528,6 +522,11 @@ int gt_cmd_grep(int argc, char **argv)
 						break;
 					}
 					gr->ver = rtd_gotrace_dec_version(gt_dec(in));
+					if (gr->ver >= 1022 && filtered) {
+						rc = cli_fail("%s: a filtered -o is built for the old format (Go 1.5-1.21) only; for Go 1.22+ traces -o without a filter rewrites the trace",
+							      path);
+						break;
+					}
 					gr->enc = rtd_gotrace_enc_new(gr->ver,
 								     write_file, gr->of);
 					if (!gr->enc) {
@@ -581,16 +580,3 @@ int gt_cmd_grep(int argc, char **argv)
 	return rc;
 }
 
-int gt_cmd_text2bin(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	return cli_fail("gotrace text2bin: not built yet in this version");
-}
-
-int gt_cmd_bin2text(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	return cli_fail("gotrace bin2text: not built yet in this version");
-}

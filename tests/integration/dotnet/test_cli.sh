@@ -44,19 +44,49 @@ fi
 # collect: the program's own EventSource and a complete stream
 "$R" dotnet collect -p "$P" --providers Rtdiag-Test:0:Verbose --duration 1 -o "$WORK/t.nettrace" 2>"$WORK/c.err" \
   && ok "collect exit 0" || bad "collect: $(cat "$WORK/c.err")"
-head -c 8 "$WORK/t.nettrace" | grep -q Nettrace && ok "stream starts Nettrace" || bad "not a nettrace"
-# the provider name appears (UTF-16) in the event metadata
-LC_ALL=C grep -qa "R.t.d.i.a.g.-.T.e.s.t" "$WORK/t.nettrace" && ok "own EventSource in the stream" || bad "no Rtdiag-Test metadata"
-# a complete stream ends with the end-of-stream tag (NullReference, 1)
-[ "$(tail -c1 "$WORK/t.nettrace" | od -An -tu1 | tr -d ' ')" = 1 ] && ok "stream ends with its end tag" || bad "stream not finished"
+# the decoder reads it to its end, and the program's own events are in it
+out=$("$R" nettrace stats "$WORK/t.nettrace" 2>&1); rc=$?
+[ $rc = 0 ] && ok "collected stream decodes to its end" || bad "stats: $rc $out"
+n=$(awk -F'\t' '$1=="Rtdiag-Test/Tick"{print $2}' <<<"$out")
+[ "${n:-0}" -gt 10 ] && ok "own EventSource events in the stream ($n)" || bad "no Rtdiag-Test/Tick events: $out"
 
 # SIGINT stops the session and the rundown is still read
 "$R" dotnet collect -p "$P" -o "$WORK/int.nettrace" 2>"$WORK/int.err" &
 cp=$!
 sleep 1.5; kill -INT $cp; wait $cp; rc=$?
-[ $rc = 0 ] && [ "$(tail -c1 "$WORK/int.nettrace" | od -An -tu1 | tr -d ' ')" = 1 ] \
-  && ok "SIGINT: clean stop, rundown read" || bad "SIGINT stop: rc $rc $(cat "$WORK/int.err")"
-LC_ALL=C grep -qa "M.e.t.h.o.d.D.C.E.n.d.V.e.r.b.o.s.e\|D.C.E.n.d" "$WORK/int.nettrace" || true
+out=$("$R" nettrace stats "$WORK/int.nettrace" 2>&1); src=$?
+[ $rc = 0 ] && [ $src = 0 ] && grep -q "Rundown" <<<"$out" \
+  && ok "SIGINT: clean stop, rundown read, decodes to the end" || bad "SIGINT stop: rc $rc/$src $(cat "$WORK/int.err") $out"
+
+# profile: the CPU-bound target's hot methods
+start_target "$WORK/burn" -- burn
+wait_file "$WORK/burn/ready" || bad "burn target"
+out=$("$R" dotnet profile -p "$TPID" --duration 2 2>&1); rc=$?
+[ $rc = 0 ] && head -4 <<<"$out" | grep -q "RtdiagBurn\.\(Hash\|Spin\)" && ok "profile: hottest method is the target's" || bad "profile: $rc $out"
+"$R" dotnet profile -p "$TPID" --duration 1 -o "$WORK/burn.folded" 2>/dev/null \
+  && grep -q "Program.Main.*;.*RtdiagBurn.Spin.*RtdiagBurn.Hash" "$WORK/burn.folded" \
+  && ok "profile -o writes folded stacks" || bad "folded: $(head -3 "$WORK/burn.folded")"
+
+# the target is killed during collect: the partial file still decodes
+start_target "$WORK/victim"
+wait_file "$WORK/victim/ready" || bad "victim target"
+VP=$TPID
+"$R" dotnet collect -p "$VP" --providers Rtdiag-Test:0:5 -o "$WORK/partial.nettrace" 2>"$WORK/partial.err" &
+cp=$!
+sleep 1.5; kill -9 "$VP"; wait $cp; rc=$?
+out=$("$R" nettrace stats "$WORK/partial.nettrace" 2>&1)
+n=$(awk -F'\t' '$1=="Rtdiag-Test/Tick"{print $2}' <<<"$out")
+[ $rc = 0 ] && grep -q "exited" "$WORK/partial.err" && [ "${n:-0}" -gt 10 ] \
+  && ok "killed target: partial file decodes ($n events)" || bad "killed: rc $rc $(cat "$WORK/partial.err") $out"
+
+# collect -- COMMAND: started suspended, session first, then resumed
+mkdir -p "$WORK/launched"
+"$R" dotnet collect --providers Rtdiag-Test:0:5 --duration 2 -o "$WORK/launch.nettrace" \
+  -- "$TARGET_DIR/dotnet-target" "$WORK/launched" 2>"$WORK/launch.err"
+rc=$?
+out=$("$R" nettrace stats "$WORK/launch.nettrace" 2>&1); src=$?
+[ $rc = 0 ] && [ $src = 0 ] && [ -s "$WORK/launched/ready" ] && grep -q "Rtdiag-Test/Tick" <<<"$out" \
+  && ok "collect -- COMMAND traces the program from its start" || bad "collect --: $rc/$src $(cat "$WORK/launch.err") $out"
 
 # errors a person sees
 out=$("$R" dotnet info -p 999999 2>&1); rc=$?
@@ -92,6 +122,6 @@ sleep 0.2
 wait_file "$WORK/hook/ran" 20 && grep -q "hook ran in $HP" "$WORK/hook/ran" && ok "startup hook code ran" || bad "hook did not run: $(cat "$WORK/hook/stderr")"
 wait_file "$WORK/hook/ready" 20 && ok "hooked program runs" || bad "hooked program"
 
-for d in a susp hook; do touch "$WORK/$d/stop"; done
+for d in a susp hook burn; do touch "$WORK/$d/stop"; done
 [ $fail = 0 ] || { echo "$fail failed"; exit 1; }
 echo "dotnet cli: all passed"

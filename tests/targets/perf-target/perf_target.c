@@ -4,7 +4,7 @@
  *
  *   perf_target call N        calls rtd_target_func(i, "call-i") N times
  *   perf_target open PATH...  open()s and closes each PATH through libc
- *   perf_target flood N       N getppid() system calls
+ *   perf_target flood N [DELAY_MS]  N getppid() system calls (after a delay)
  *   perf_target work MS N [DELAY_MS]
  *                             (after sleeping DELAY_MS) ~MS ms of CPU work,
  *                             then N 200us sleeps, and touches 8 MiB of
@@ -61,6 +61,11 @@ int main(int argc, char **argv)
 		}
 	} else if (!strcmp(argv[1], "flood")) {
 		long n = atol(argv[2]);
+		if (argc > 3) {
+			long d = atol(argv[3]);
+			struct timespec ts = {d / 1000, (d % 1000) * 1000000};
+			nanosleep(&ts, NULL);
+		}
 		for (long i = 0; i < n; i++)
 			syscall(SYS_getppid);
 	} else if (!strcmp(argv[1], "work") && argc >= 4) {

@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * v2.c - the new Go trace format (Go 1.22+): wire reading and raw mode.
+ *
+ * Wire format (golang/exp trace/internal/raw/reader.go, trace/batch.go):
+ * a 16-byte header "go 1.NN trace\0\0\0", then events: a type byte, the
+ * spec's number of LEB128 arguments, for Stack 4 more per frame, for
+ * events with data a LEB128 length and the bytes. Events are grouped in
+ * batches: EventBatch [gen, m, time, size] followed by size bytes of
+ * events. Timed events start with a delta to the previous timestamp of
+ * their batch.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gotrace/v2.h"
+#include "gotrace/v2state.h"
+
+static int grow_args(rtd_gotrace_dec *d, size_t n)
+{
+	if (n <= d->args_cap)
+		return 0;
+	size_t nc = d->args_cap ? d->args_cap : 64;
+	while (nc < n)
+		nc *= 2;
+	uint64_t *a = realloc(d->args, nc * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	d->args = a;
+	d->args_cap = nc;
+	return 0;
+}
+
+static int short_read(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, const char *what)
+{
+	if (r->err == -RTD_E_TRUNCATED && !d->finished)
+		return 0;
+	if (r->err == -RTD_E_TRUNCATED)
+		return v1_fail(d, -RTD_E_TRUNCATED, off,
+			       "trace ends inside %s at offset %llu", what,
+			       (unsigned long long)off);
+	return v1_fail(d, r->err ? r->err : -RTD_E_GO_EVENT, off,
+		       "bad varint in %s at offset %llu", what,
+		       (unsigned long long)off);
+}
+
+int v2_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v2_raw *raw)
+{
+	uint8_t b = rd_u8(r);
+	if (!rd_ok(r))
+		return short_read(d, r, off, "an event");
+	const struct v2_spec *sp = v2_spec_for(b, d->ver);
+	if (!sp)
+		return v1_fail(d, -RTD_E_GO_EVENT, off,
+			       "invalid event type %u at offset %llu (go 1.%d trace)",
+			       b, (unsigned long long)off, d->ver % 1000);
+	if (grow_args(d, 8) < 0)
+		return v1_fail(d, -ENOMEM, off, "out of memory");
+	raw->off = off;
+	raw->typ = b;
+	raw->data = NULL;
+	raw->dlen = 0;
+	for (unsigned i = 0; i < sp->nargs; i++)
+		d->args[i] = rd_varuint(r);
+	if (!rd_ok(r))
+		return short_read(d, r, off, sp->name);
+	unsigned n = sp->nargs;
+	if (sp->flags & V2_STACK) {
+		uint64_t nf = d->args[1];
+		if (nf > RTD_GOTRACE_MAX_FRAMES)
+			return v1_fail(d, -RTD_E_CAP, off,
+				       "stack at offset %llu has %llu frames (limit %u)",
+				       (unsigned long long)off,
+				       (unsigned long long)nf, RTD_GOTRACE_MAX_FRAMES);
+		if (grow_args(d, 2 + 4 * (size_t)nf) < 0)
+			return v1_fail(d, -ENOMEM, off, "out of memory");
+		for (uint64_t i = 0; i < 4 * nf; i++)
+			d->args[n++] = rd_varuint(r);
+		if (!rd_ok(r))
+			return short_read(d, r, off, "a stack");
+	}
+	if (sp->flags & V2_DATA) {
+		uint64_t len = rd_varuint(r);
+		if (!rd_ok(r))
+			return short_read(d, r, off, sp->name);
+		if (len > V2_MAX_DATA)
+			return v1_fail(d, -RTD_E_CAP, off,
+				       "%s at offset %llu has %llu bytes of data (limit %u)",
+				       sp->name, (unsigned long long)off,
+				       (unsigned long long)len, V2_MAX_DATA);
+		if (!rd_bytes(r, (size_t)len, &raw->data))
+			return short_read(d, r, off, sp->name);
+		raw->dlen = (size_t)len;
+	}
+	raw->args = d->args;
+	raw->nargs = n;
+	return 1;
+}
+
+/* Fill the parts of an event that come from the wire alone. */
+void v2_fill_raw(rtd_gotrace_dec *d, const struct v2_raw *raw,
+		 struct rtd_gotrace_event *ev)
+{
+	const struct v2_spec *sp = &v2_specs[raw->typ];
+	memset(ev, 0, sizeof(*ev));
+	ev->off = raw->off;
+	ev->type = raw->typ;
+	ev->name = sp->name;
+	ev->nraw = raw->nargs;
+	ev->raw = raw->args;
+	ev->argnames = sp->args;
+	ev->nargs = sp->nargs < RTD_GOTRACE_MAX_ARGS ? sp->nargs : RTD_GOTRACE_MAX_ARGS;
+	for (unsigned i = 0; i < ev->nargs; i++)
+		ev->args[i] = raw->args[i];
+	ev->p = -1;
+	ev->m = -1;
+	ev->str = (const char *)raw->data;
+	ev->str_len = raw->dlen;
+	if (sp->stack_arg[0] >= 0)
+		ev->stack = raw->args[sp->stack_arg[0]];
+	if (raw->typ == RTD_GO2_EV_STRING)
+		ev->str_id = raw->args[0];
+	if (sp->flags & V2_STACK) {
+		size_t nf = (size_t)raw->args[1];
+		if (nf > d->frames_cap) {
+			struct rtd_gotrace_frame *f = realloc(d->frames, nf * sizeof(*f));
+			if (!f)
+				nf = 0;
+			else {
+				d->frames = f;
+				d->frames_cap = nf;
+			}
+		}
+		for (size_t i = 0; i < nf; i++) {
+			struct rtd_gotrace_frame *f = &d->frames[i];
+			f->pc = raw->args[2 + 4 * i];
+			f->fn_id = raw->args[3 + 4 * i];
+			f->file_id = raw->args[4 + 4 * i];
+			f->line = raw->args[5 + 4 * i];
+			const char *s = v1_str_get(d, f->fn_id, NULL);
+			f->fn = s ? s : "";
+			s = v1_str_get(d, f->file_id, NULL);
+			f->file = s ? s : "";
+		}
+		ev->nframes = nf;
+		ev->frames = d->frames;
+	}
+}
+
+/* Resolve the string arguments an event names (when known). */
+void v2_fill_sargs(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
+		   const uint64_t *args_with_dt)
+{
+	const struct v2_spec *sp = &v2_specs[ev->type];
+	ev->nsargs = 0;
+	/* the string arguments are adjacent in every spec that has two */
+	ev->sargnames = sp->str_arg[0] >= 0 ? &sp->args[sp->str_arg[0]] : NULL;
+	for (int k = 0; k < 2; k++) {
+		int i = sp->str_arg[k];
+		if (i < 0)
+			continue;
+		size_t len;
+		const char *s = v1_str_get(d, args_with_dt[i], &len);
+		ev->sargs[ev->nsargs] = s ? s : "";
+		ev->sarg_lens[ev->nsargs] = s ? len : 0;
+		ev->nsargs++;
+	}
+}
+
+int v2_next_raw(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
+{
+	struct v2_state *st = d->v2;
+	if (d->pos >= d->in.len) {
+		if (d->finished && st->batch_end > d->base + d->pos)
+			return v1_fail(d, -RTD_E_TRUNCATED, d->base + d->pos,
+				       "trace ends inside the batch at offset %llu (%llu bytes short)",
+				       (unsigned long long)st->batch_off,
+				       (unsigned long long)(st->batch_end - d->base - d->pos));
+		return 0;
+	}
+	rtd_rd r;
+	struct v2_raw raw;
+	uint64_t off = d->base + d->pos;
+	rd_init(&r, d->in.data + d->pos, d->in.len - d->pos);
+	int rc = v2_read_raw(d, &r, off, &raw);
+	if (rc <= 0)
+		return rc;
+	uint64_t end = off + rd_off(&r);
+	bool batch_hdr = raw.typ == RTD_GO2_EV_EVENT_BATCH ||
+			 raw.typ == RTD_GO2_EV_EXPERIMENTAL_BATCH;
+	if (!batch_hdr) {
+		if (off >= st->batch_end)
+			return v1_fail(d, -RTD_E_GO_EVENT, off,
+				       "%s at offset %llu is outside of any batch",
+				       v2_specs[raw.typ].name, (unsigned long long)off);
+		if (end > st->batch_end)
+			return v1_fail(d, -RTD_E_GO_EVENT, off,
+				       "%s at offset %llu runs past the end of its batch (offset %llu)",
+				       v2_specs[raw.typ].name, (unsigned long long)off,
+				       (unsigned long long)st->batch_end);
+	} else if (off < st->batch_end) {
+		return v1_fail(d, -RTD_E_GO_EVENT, off,
+			       "batch header at offset %llu inside the batch that ends at %llu",
+			       (unsigned long long)off, (unsigned long long)st->batch_end);
+	}
+	d->pos += rd_off(&r);
+	v2_fill_raw(d, &raw, ev);
+	switch (raw.typ) {
+	case RTD_GO2_EV_EVENT_BATCH:
+		if (raw.args[3] > V2_MAX_BATCH)
+			return v1_fail(d, -RTD_E_CAP, off,
+				       "batch at offset %llu is %llu bytes (limit %u)",
+				       (unsigned long long)off,
+				       (unsigned long long)raw.args[3], V2_MAX_BATCH);
+		if (raw.args[0] != st->raw_gen) {
+			/* Strings and stacks are per generation. */
+			tables_reset(d);
+			st->raw_gen = raw.args[0];
+		}
+		st->batch_off = off;
+		st->batch_end = end + raw.args[3];
+		st->batch_m = raw.args[1];
+		st->ticks = (int64_t)raw.args[2];
+		ev->ts = ev->ticks = st->ticks;
+		break;
+	case RTD_GO2_EV_EXPERIMENTAL_BATCH:
+		st->batch_end = end; /* the data was the batch */
+		ev->ts = ev->ticks = (int64_t)raw.args[3];
+		ev->gen = raw.args[1];
+		ev->m = raw.args[2] == V2_NO_THREAD ? -1 : (int64_t)raw.args[2];
+		return 1;
+	case RTD_GO2_EV_STRING:
+		if ((rc = table_add_string(d, raw.args[0], raw.data, raw.dlen, off)) < 0)
+			return rc;
+		break;
+	case RTD_GO2_EV_STACK:
+		if (ev->nframes && (rc = table_add_stack(d, raw.args[0], ev->frames,
+							 ev->nframes, off)) < 0)
+			return rc;
+		break;
+	case RTD_GO2_EV_FREQUENCY:
+		d->freq = (int64_t)raw.args[0];
+		break;
+	case RTD_GO2_EV_CPU_SAMPLE:
+		ev->ts = ev->ticks = (int64_t)raw.args[0];
+		ev->p = (int64_t)raw.args[2];
+		ev->g = raw.args[3];
+		break;
+	default:
+		if (v2_specs[raw.typ].flags & V2_TIMED) {
+			st->ticks += (int64_t)raw.args[0];
+			ev->ts = ev->ticks = st->ticks;
+		}
+	}
+	ev->gen = st->raw_gen;
+	ev->m = st->batch_m == V2_NO_THREAD ? -1 : (int64_t)st->batch_m;
+	v2_fill_sargs(d, ev, raw.args);
+	return 1;
+}
+
+/* ---- ordered mode: collect a generation, order it, hand it out ---- */
+
+static void fill_ordered(rtd_gotrace_dec *d, const struct v2_out *o,
+			 struct rtd_gotrace_event *ev)
+{
+	struct v2_state *st = d->v2;
+	const struct v2_spec *sp = &v2_specs[o->type];
+	memset(ev, 0, sizeof(*ev));
+	ev->off = o->off;
+	ev->type = o->type;
+	ev->name = sp->name;
+	int64_t t = o->time;
+	if (t <= st->last_time)
+		t = st->last_time + 1; /* Go's reader keeps time strictly rising */
+	st->last_time = t;
+	ev->ts = t;
+	unsigned skip = (sp->flags & V2_TIMED) ? 1 : 0;
+	ev->nargs = o->nargs > skip ? o->nargs - skip : 0;
+	if (ev->nargs > RTD_GOTRACE_MAX_ARGS)
+		ev->nargs = RTD_GOTRACE_MAX_ARGS;
+	ev->argnames = sp->args ? sp->args + skip : NULL;
+	for (unsigned i = 0; i < ev->nargs; i++)
+		ev->args[i] = o->args[i + skip];
+	ev->raw = o->args;
+	ev->nraw = o->nargs;
+	ev->m = o->m == V2_NO_THREAD ? -1 : (int64_t)o->m;
+	ev->p = o->p;
+	ev->g = o->g == UINT64_MAX ? 0 : o->g;
+	ev->gen = st->qgen;
+	if (sp->stack_arg[0] >= 0)
+		ev->stack = o->args[sp->stack_arg[0]];
+	v2_fill_sargs(d, ev, o->args);
+}
+
+static int add_batch(rtd_gotrace_dec *d, const struct v2_batch *b)
+{
+	struct v2_state *st = d->v2;
+	if (st->nb == st->capb) {
+		size_t nc = st->capb ? st->capb * 2 : 64;
+		struct v2_batch *n = realloc(st->b, nc * sizeof(*n));
+		if (!n)
+			return v1_fail(d, -ENOMEM, b->off, "out of memory");
+		st->b = n;
+		st->capb = nc;
+	}
+	st->b[st->nb++] = *b;
+	return 0;
+}
+
+/* Stash the current error to report once the queued events are out. */
+static void defer_error(rtd_gotrace_dec *d)
+{
+	struct v2_state *st = d->v2;
+	st->deferred = d->err;
+	st->deferred_off = d->erroff;
+	memcpy(st->deferred_msg, d->errmsg, sizeof(st->deferred_msg));
+	st->deferred_set = true;
+	d->err = 0;
+	d->errmsg[0] = 0;
+}
+
+/* 1: a generation is complete (or the input ended), 0: need more, <0. */
+static int collect(rtd_gotrace_dec *d)
+{
+	struct v2_state *st = d->v2;
+	if (st->scan < d->pos)
+		st->scan = d->pos;
+	for (;;) {
+		size_t p = st->scan;
+		if (p >= d->in.len)
+			return d->finished ? 1 : 0;
+		rtd_rd r;
+		uint64_t off = d->base + p;
+		rd_init(&r, d->in.data + p, d->in.len - p);
+		uint8_t t = rd_u8(&r);
+		bool exp = t == RTD_GO2_EV_EXPERIMENTAL_BATCH && d->ver >= 1023;
+		if (rd_ok(&r) && t != RTD_GO2_EV_EVENT_BATCH && !exp)
+			return v1_fail(d, -RTD_E_GO_EVENT, off,
+				       "expected a batch header at offset %llu, found event type %u",
+				       (unsigned long long)off, t);
+		uint64_t a[5] = {0};
+		for (int i = 0; i < (exp ? 5 : 4); i++)
+			a[i] = rd_varuint(&r);
+		/* experimental: exp, gen, m, time, then the data length */
+		uint64_t gen = exp ? a[1] : a[0], m = exp ? a[2] : a[1];
+		uint64_t time = exp ? a[3] : a[2], size = exp ? a[4] : a[3];
+		if (rd_ok(&r) && size > V2_MAX_BATCH)
+			return v1_fail(d, -RTD_E_CAP, off,
+				       "batch at offset %llu is %llu bytes (limit %u)",
+				       (unsigned long long)off, (unsigned long long)size,
+				       V2_MAX_BATCH);
+		if (rd_ok(&r))
+			rd_skip(&r, (size_t)size);
+		if (!rd_ok(&r)) {
+			if (r.err == -RTD_E_TRUNCATED && !d->finished)
+				return 0;
+			v1_fail(d, r.err == -RTD_E_TRUNCATED ? -RTD_E_TRUNCATED : -RTD_E_GO_EVENT,
+				off, "trace ends inside the batch at offset %llu", (unsigned long long)off);
+			if (st->nb == 0)
+				return d->err;
+			defer_error(d);
+			st->done = true;
+			return 1;
+		}
+		if (gen == 0)
+			return v1_fail(d, -RTD_E_GO_EVENT, off, "invalid generation number 0 at offset %llu",
+				       (unsigned long long)off);
+		if (st->gen == 0)
+			st->gen = gen;
+		if (gen == st->gen + 1 && st->nb)
+			return 1; /* the next generation starts here */
+		if (gen != st->gen)
+			return v1_fail(d, -RTD_E_GO_EVENT, off,
+				       "generations out of order at offset %llu (%llu after %llu)",
+				       (unsigned long long)off, (unsigned long long)gen,
+				       (unsigned long long)st->gen);
+		struct v2_batch b = {.off = off, .gen = exp ? UINT64_MAX : gen, .m = m,
+				     .time = (int64_t)time,
+				     .data = p + rd_off(&r) - (size_t)size, .len = (size_t)size};
+		int rc = add_batch(d, &b);
+		if (rc < 0)
+			return rc;
+		st->scan = p + rd_off(&r);
+	}
+}
+
+int v2_next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
+{
+	struct v2_state *st = d->v2;
+	for (;;) {
+		if (st->iq < st->nq) {
+			fill_ordered(d, &st->q[st->iq++], ev);
+			return 1;
+		}
+		if (st->deferred_set) {
+			d->err = st->deferred;
+			d->erroff = st->deferred_off;
+			memcpy(d->errmsg, st->deferred_msg, sizeof(d->errmsg));
+			st->deferred_set = false;
+			st->done = true;
+			return d->err;
+		}
+		if (st->done)
+			return 0;
+		int rc = collect(d);
+		if (rc <= 0)
+			return rc;
+		if (st->nb == 0) {
+			st->done = true;
+			return 0;
+		}
+		st->qgen = st->gen;
+		rc = v2_order_generation(d);
+		if (rc < 0) {
+			/* Events before the failure come out first, as in Go. */
+			defer_error(d);
+		}
+		/* The generation's bytes are no longer needed. */
+		size_t used = st->scan;
+		memmove(d->in.data, d->in.data + used, d->in.len - used);
+		d->in.len -= used;
+		d->base += used;
+		d->pos = 0;
+		st->scan = 0;
+		st->nb = 0;
+		st->gen = 0;
+	}
+}
+
+void v2_free(rtd_gotrace_dec *d)
+{
+	struct v2_state *st = d->v2;
+	if (!st)
+		return;
+	free(st->b);
+	free(st->q);
+	v2_order_free(st->ord);
+	free(st);
+	d->v2 = NULL;
+}

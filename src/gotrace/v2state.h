@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/* v2state.h - decoder state for the new format. */
+#ifndef RTD_GOTRACE_V2STATE_H
+#define RTD_GOTRACE_V2STATE_H
+
+#include "gotrace/v2.h"
+
+/* An event in Go's order, ready to hand out. */
+struct v2_out {
+	uint64_t off;
+	int64_t time;
+	uint64_t args[6]; /* with dt first, as on the wire */
+	uint64_t m, g;
+	int64_t p;
+	uint8_t type;
+	uint8_t nargs;
+};
+
+struct v2_batch {
+	uint64_t off, gen, m;
+	int64_t time;
+	size_t data, len; /* position of the events in d->in */
+};
+
+struct v2_state {
+	/* raw mode */
+	uint64_t raw_gen, batch_off, batch_end, batch_m;
+	int64_t ticks;
+
+	/* ordered mode */
+	uint64_t gen;          /* generation being assembled */
+	struct v2_batch *b;
+	size_t nb, capb;
+	struct v2_out *q;      /* the ordered events of the last generation */
+	size_t nq, capq, iq;
+	int deferred;          /* error met after a complete generation */
+	char deferred_msg[512];
+	uint64_t deferred_off;
+	int64_t last_time;
+	bool done;
+	struct v2_order *ord;
+	size_t scan;           /* end of the batches collected so far */
+	uint64_t qgen;         /* generation of the queued events */
+	bool deferred_set;
+};
+
+void v2_fill_raw(rtd_gotrace_dec *d, const struct v2_raw *raw,
+		 struct rtd_gotrace_event *ev);
+void v2_fill_sargs(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
+		   const uint64_t *args_with_dt);
+/* Order one generation's batches into st->q. */
+int v2_order_generation(rtd_gotrace_dec *d);
+void v2_order_free(struct v2_order *o);
+#endif

@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * v2text.c - Go's text form of a trace (golang/exp trace/internal/raw,
+ * doc.go and textreader.go) to the binary format.
+ *
+ *	Trace Go1.22
+ *	EventBatch gen=1 m=0 time=0 size=5
+ *	String id=1
+ *		data="whatever"
+ *	Stack id=3 nframes=1
+ *		pc=4816080 func=30 file=31 line=45
+ *
+ * Arguments must come in the spec's order with the spec's names; '#'
+ * starts a comment; blank lines are skipped.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gotrace/v2.h"
+
+#define TEXT_MAX_LINE (4u << 20)
+
+struct tr {
+	const char *p, *end;
+	unsigned line;
+	char *err;
+	size_t errlen;
+	rtd_gotrace_write_fn write;
+	void *ctx;
+	uint8_t out[1 << 16];
+	size_t nout;
+	int wrc;
+};
+
+static int terr(struct tr *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int terr(struct tr *t, const char *fmt, ...)
+{
+	if (t->err && t->errlen) {
+		int n = snprintf(t->err, t->errlen, "line %u: ", t->line);
+		va_list ap;
+		va_start(ap, fmt);
+		if (n >= 0 && (size_t)n < t->errlen)
+			vsnprintf(t->err + n, t->errlen - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return -RTD_E_GO_TEXT;
+}
+
+static int flush(struct tr *t)
+{
+	if (t->nout && !t->wrc)
+		t->wrc = t->write(t->out, t->nout, t->ctx);
+	t->nout = 0;
+	return t->wrc;
+}
+
+static int put(struct tr *t, const void *p, size_t n)
+{
+	if (t->nout + n > sizeof(t->out) && flush(t) < 0)
+		return t->wrc;
+	if (n > sizeof(t->out))
+		return t->wrc = t->write(p, n, t->ctx);
+	memcpy(t->out + t->nout, p, n);
+	t->nout += n;
+	return 0;
+}
+
+static int put_uvarint(struct tr *t, uint64_t v)
+{
+	uint8_t b[10];
+	size_t n = 0;
+	while (v >= 0x80) {
+		b[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b[n++] = (uint8_t)v;
+	return put(t, b, n);
+}
+
+/* Next non-empty, non-comment line: [*s, *e). Returns false at the end. */
+static bool next_line(struct tr *t, const char **s, const char **e)
+{
+	while (t->p < t->end) {
+		const char *b = t->p;
+		const char *nl = memchr(b, '\n', (size_t)(t->end - b));
+		const char *le = nl ? nl : t->end;
+		t->p = nl ? nl + 1 : t->end;
+		t->line++;
+		const char *q = b;
+		while (q < le && isspace((unsigned char)*q))
+			q++;
+		if (q == le || *q == '#')
+			continue;
+		const char *z = le;
+		while (z > q && isspace((unsigned char)z[-1]))
+			z--;
+		*s = q;
+		*e = z;
+		return true;
+	}
+	return false;
+}
+
+static const char *tok(const char **s, const char *e, size_t *len)
+{
+	const char *p = *s;
+	while (p < e && isspace((unsigned char)*p))
+		p++;
+	const char *b = p;
+	while (p < e && !isspace((unsigned char)*p) && *p != '#')
+		p++;
+	*len = (size_t)(p - b);
+	*s = p;
+	return b;
+}
+
+/* name=value with name as given; value an unsigned decimal. */
+static int read_arg(struct tr *t, const char **s, const char *e, const char *want,
+		    uint64_t *v)
+{
+	size_t n;
+	const char *b = tok(s, e, &n);
+	if (n == 0)
+		return terr(t, "missing argument %s", want);
+	const char *eq = memchr(b, '=', n);
+	if (!eq)
+		return terr(t, "malformed argument %.*s", (int)n, b);
+	if ((size_t)(eq - b) != strlen(want) || memcmp(b, want, strlen(want)) != 0)
+		return terr(t, "expected argument \"%s\", but got \"%.*s\"", want,
+			    (int)(eq - b), b);
+	uint64_t x = 0;
+	const char *p = eq + 1;
+	if (p == b + n)
+		return terr(t, "empty value for %s", want);
+	for (; p < b + n; p++) {
+		if (*p < '0' || *p > '9')
+			return terr(t, "failed to parse argument value for %s", want);
+		unsigned dgt = (unsigned)(*p - '0');
+		if (x > (UINT64_MAX - dgt) / 10)
+			return terr(t, "value of %s out of range", want);
+		x = x * 10 + dgt;
+	}
+	*v = x;
+	return 0;
+}
+
+static int rest_empty(struct tr *t, const char *s, const char *e)
+{
+	while (s < e && isspace((unsigned char)*s))
+		s++;
+	if (s < e && *s != '#')
+		return terr(t, "unexpected text at the end of an event: %.*s", (int)(e - s), s);
+	return 0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static size_t utf8_put(uint8_t *o, uint32_t r)
+{
+	if (r < 0x80) {
+		o[0] = (uint8_t)r;
+		return 1;
+	}
+	if (r < 0x800) {
+		o[0] = (uint8_t)(0xc0 | r >> 6);
+		o[1] = (uint8_t)(0x80 | (r & 0x3f));
+		return 2;
+	}
+	if (r < 0x10000) {
+		o[0] = (uint8_t)(0xe0 | r >> 12);
+		o[1] = (uint8_t)(0x80 | ((r >> 6) & 0x3f));
+		o[2] = (uint8_t)(0x80 | (r & 0x3f));
+		return 3;
+	}
+	o[0] = (uint8_t)(0xf0 | r >> 18);
+	o[1] = (uint8_t)(0x80 | ((r >> 12) & 0x3f));
+	o[2] = (uint8_t)(0x80 | ((r >> 6) & 0x3f));
+	o[3] = (uint8_t)(0x80 | (r & 0x3f));
+	return 4;
+}
+
+/* Go's strconv.Unquote of a "double-quoted" literal into out. */
+static int unquote(struct tr *t, const char *s, const char *e, uint8_t *out,
+		   size_t *olen)
+{
+	size_t n = 0;
+	if (e - s < 2 || *s != '"' || e[-1] != '"')
+		return terr(t, "data is not a quoted string");
+	for (const char *p = s + 1; p < e - 1;) {
+		char c = *p++;
+		if (c == '"')
+			return terr(t, "unescaped quote in data");
+		if (c != '\\') {
+			out[n++] = (uint8_t)c;
+			continue;
+		}
+		if (p >= e - 1)
+			return terr(t, "data ends inside an escape");
+		c = *p++;
+		int digits = 0;
+		switch (c) {
+		case 'a': out[n++] = '\a'; break;
+		case 'b': out[n++] = '\b'; break;
+		case 'f': out[n++] = '\f'; break;
+		case 'n': out[n++] = '\n'; break;
+		case 'r': out[n++] = '\r'; break;
+		case 't': out[n++] = '\t'; break;
+		case 'v': out[n++] = '\v'; break;
+		case '\\': out[n++] = '\\'; break;
+		case '"': out[n++] = '"'; break;
+		case '\'': out[n++] = '\''; break;
+		case 'x': digits = 2; break;
+		case 'u': digits = 4; break;
+		case 'U': digits = 8; break;
+		default:
+			if (c >= '0' && c <= '7') {
+				if (e - 1 - p < 2 || p[0] < '0' || p[0] > '7' || p[1] < '0' || p[1] > '7')
+					return terr(t, "bad octal escape in data");
+				unsigned v = (unsigned)(c - '0') * 64 + (unsigned)(p[0] - '0') * 8 +
+					     (unsigned)(p[1] - '0');
+				if (v > 255)
+					return terr(t, "octal escape out of range in data");
+				out[n++] = (uint8_t)v;
+				p += 2;
+				break;
+			}
+			return terr(t, "unknown escape \\%c in data", c);
+		}
+		if (digits) {
+			if (e - 1 - p < digits)
+				return terr(t, "short \\%c escape in data", c);
+			uint32_t v = 0;
+			for (int i = 0; i < digits; i++) {
+				int h = hexval(p[i]);
+				if (h < 0)
+					return terr(t, "bad hex digit in data");
+				v = v << 4 | (uint32_t)h;
+			}
+			p += digits;
+			if (c == 'x')
+				out[n++] = (uint8_t)v;
+			else if (v > 0x10ffff || (v >= 0xd800 && v < 0xe000))
+				return terr(t, "invalid code point in data");
+			else
+				n += utf8_put(out + n, v);
+		}
+	}
+	*olen = n;
+	return 0;
+}
+
+int rtd_gotrace_text2bin(const char *text, size_t len, rtd_gotrace_write_fn write,
+			 void *ctx, char *err, size_t errlen)
+{
+	struct tr *t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->p = text;
+	t->end = text + len;
+	t->err = err;
+	t->errlen = errlen;
+	t->write = write;
+	t->ctx = ctx;
+	if (err && errlen)
+		err[0] = 0;
+	int rc = 0, ver = 0;
+	uint8_t *data = NULL;
+	const char *s, *e;
+	size_t n;
+	if (!next_line(t, &s, &e)) {
+		rc = terr(t, "no header line (want \"Trace Go1.NN\")");
+		goto out;
+	}
+	const char *w = tok(&s, e, &n);
+	if (n != 5 || memcmp(w, "Trace", 5) != 0) {
+		rc = terr(t, "failed to parse header");
+		goto out;
+	}
+	w = tok(&s, e, &n);
+	if (n < 5 || memcmp(w, "Go1.", 4) != 0) {
+		rc = terr(t, "failed to parse header Go version");
+		goto out;
+	}
+	for (size_t i = 4; i < n; i++) {
+		if (w[i] < '0' || w[i] > '9' || ver > 100000) {
+			rc = terr(t, "failed to parse header Go version");
+			goto out;
+		}
+		ver = ver * 10 + (w[i] - '0');
+	}
+	ver += 1000;
+	if (!v2_version(ver)) {
+		rc = -RTD_E_GO_VERSION;
+		terr(t, "unknown or unsupported Go version 1.%d", ver - 1000);
+		goto out;
+	}
+	if ((rc = rest_empty(t, s, e)) < 0)
+		goto out;
+	char hdr[32];
+	memset(hdr, 0, sizeof(hdr));
+	snprintf(hdr, sizeof(hdr), "go 1.%d trace", ver - 1000);
+	put(t, hdr, 16);
+	data = malloc(V2_MAX_DATA + 8);
+	if (!data) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	while (rc == 0 && next_line(t, &s, &e)) {
+		w = tok(&s, e, &n);
+		int typ = v2_type_by_name(w, n, ver);
+		if (typ < 0) {
+			rc = terr(t, "unidentified event: %.*s", (int)n, w);
+			break;
+		}
+		const struct v2_spec *sp = &v2_specs[typ];
+		uint64_t a[8];
+		for (unsigned i = 0; i < sp->nargs && rc == 0; i++)
+			rc = read_arg(t, &s, e, sp->args[i], &a[i]);
+		if (rc == 0)
+			rc = rest_empty(t, s, e);
+		if (rc)
+			break;
+		uint8_t tb = (uint8_t)typ;
+		put(t, &tb, 1);
+		for (unsigned i = 0; i < sp->nargs; i++)
+			put_uvarint(t, a[i]);
+		if (sp->flags & V2_STACK) {
+			if (a[1] > RTD_GOTRACE_MAX_FRAMES) {
+				rc = terr(t, "stack with %llu frames (limit %u)",
+					  (unsigned long long)a[1], RTD_GOTRACE_MAX_FRAMES);
+				break;
+			}
+			static const char *const ff[] = {"pc", "func", "file", "line"};
+			for (uint64_t f = 0; f < a[1] && rc == 0; f++) {
+				if (!next_line(t, &s, &e)) {
+					rc = terr(t, "unexpected end while reading stack");
+					break;
+				}
+				for (int k = 0; k < 4 && rc == 0; k++) {
+					uint64_t v;
+					rc = read_arg(t, &s, e, ff[k], &v);
+					if (rc == 0)
+						put_uvarint(t, v);
+				}
+				if (rc == 0)
+					rc = rest_empty(t, s, e);
+			}
+		}
+		if (rc == 0 && (sp->flags & V2_DATA)) {
+			if (!next_line(t, &s, &e)) {
+				rc = terr(t, "unexpected end while reading data for %s", sp->name);
+				break;
+			}
+			const char *eq = memchr(s, '=', (size_t)(e - s));
+			const char *k = s;
+			size_t kl;
+			tok(&k, eq ? eq : e, &kl);
+			if (!eq || kl != 4 || memcmp(s, "data", 4) != 0) {
+				rc = terr(t, "malformed data line");
+				break;
+			}
+			const char *q = eq + 1;
+			while (q < e && isspace((unsigned char)*q))
+				q++;
+			if ((size_t)(e - q) > 4 * (size_t)V2_MAX_DATA + 2) {
+				rc = terr(t, "data longer than %u bytes", V2_MAX_DATA);
+				break;
+			}
+			size_t dl = 0;
+			uint8_t *buf = (size_t)(e - q) <= V2_MAX_DATA + 8 ? data : malloc((size_t)(e - q));
+			if (!buf) {
+				rc = -ENOMEM;
+				break;
+			}
+			rc = unquote(t, q, e, buf, &dl);
+			if (rc == 0 && dl > V2_MAX_DATA)
+				rc = terr(t, "data longer than %u bytes", V2_MAX_DATA);
+			if (rc == 0) {
+				put_uvarint(t, dl);
+				put(t, buf, dl);
+			}
+			if (buf != data)
+				free(buf);
+		}
+		if (rc == 0 && t->wrc)
+			rc = t->wrc;
+	}
+	if (rc == 0)
+		rc = flush(t);
+out:
+	free(data);
+	free(t);
+	return rc;
+}

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/* gotrace_text.c - 'rtdiag gotrace text2bin' and 'bin2text': Go's text
+ * form of a trace (golang/exp trace/internal/raw) and the binary format. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "gotrace_cli.h"
+
+#define TEXT_CAP (256u << 20) /* the text form is for tests and debugging */
+
+static int write_file(const void *buf, size_t len, void *ctx)
+{
+	return fwrite(buf, 1, len, (FILE *)ctx) == len ? 0 : -errno;
+}
+
+/* The "-- trace --" section of a txtar .test file, or the whole text. */
+static void trace_section(char *text, size_t len, char **s, size_t *n)
+{
+	*s = text;
+	*n = len;
+	if (len < 3 || memcmp(text, "-- ", 3) != 0)
+		return;
+	const char *mark = "-- trace --";
+	char *p = text;
+	while (p && p < text + len) {
+		if ((size_t)(text + len - p) >= strlen(mark) &&
+		    memcmp(p, mark, strlen(mark)) == 0) {
+			char *b = memchr(p, '\n', (size_t)(text + len - p));
+			b = b ? b + 1 : text + len;
+			char *e = b;
+			while (e < text + len) {
+				if ((size_t)(text + len - e) >= 3 && memcmp(e, "-- ", 3) == 0)
+					break;
+				char *nl = memchr(e, '\n', (size_t)(text + len - e));
+				e = nl ? nl + 1 : text + len;
+			}
+			*s = b;
+			*n = (size_t)(e - b);
+			return;
+		}
+		char *nl = memchr(p, '\n', (size_t)(text + len - p));
+		p = nl ? nl + 1 : NULL;
+	}
+}
+
+int gt_cmd_text2bin(int argc, char **argv)
+{
+	const char *in = NULL, *out = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-o") == 0) {
+			if (++i >= argc)
+				return cli_usage("gotrace text2bin", "-o needs a file");
+			out = argv[i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return cli_usage("gotrace text2bin", "unknown option '%s'", argv[i]);
+		} else if (in) {
+			return cli_usage("gotrace text2bin", "one FILE only");
+		} else {
+			in = argv[i];
+		}
+	}
+	if (!in || !out)
+		return cli_usage("gotrace text2bin", "usage: text2bin FILE -o OUT");
+	FILE *f = cli_open_in(in);
+	if (!f)
+		return CLI_FAIL;
+	size_t cap = 1 << 16, len = 0, n;
+	char *text = malloc(cap);
+	while (text && (n = fread(text + len, 1, cap - len, f)) > 0) {
+		len += n;
+		if (len == cap) {
+			if (cap >= TEXT_CAP) {
+				free(text);
+				cli_close_in(f);
+				return cli_fail("%s: text form larger than %u MB", in, TEXT_CAP >> 20);
+			}
+			char *t = realloc(text, cap *= 2);
+			if (!t) {
+				free(text);
+				text = NULL;
+			} else {
+				text = t;
+			}
+		}
+	}
+	cli_close_in(f);
+	if (!text)
+		return cli_fail("%s: out of memory", in);
+	char *s;
+	size_t sl;
+	trace_section(text, len, &s, &sl);
+	FILE *o = strcmp(out, "-") == 0 ? stdout : fopen(out, "wb");
+	if (!o) {
+		free(text);
+		return cli_fail("%s: %s", out, strerror(errno));
+	}
+	char err[512];
+	int rc = rtd_gotrace_text2bin(s, sl, write_file, o, err, sizeof(err));
+	free(text);
+	if (o != stdout && fclose(o) != 0 && rc == 0)
+		return cli_fail("%s: %s", out, strerror(errno));
+	if (rc < 0)
+		return cli_fail("%s: %s", in, err[0] ? err : rtd_strerror(rc));
+	return CLI_OK;
+}
+
+/* Go's strconv.Quote (printable UTF-8 kept, the rest escaped). */
+static void go_quote(FILE *o, const unsigned char *p, size_t n)
+{
+	fputc('"', o);
+	for (size_t i = 0; i < n;) {
+		unsigned c = p[i];
+		if (c < 0x80) {
+			i++;
+			switch (c) {
+			case '"': fputs("\\\"", o); break;
+			case '\\': fputs("\\\\", o); break;
+			case '\a': fputs("\\a", o); break;
+			case '\b': fputs("\\b", o); break;
+			case '\f': fputs("\\f", o); break;
+			case '\n': fputs("\\n", o); break;
+			case '\r': fputs("\\r", o); break;
+			case '\t': fputs("\\t", o); break;
+			case '\v': fputs("\\v", o); break;
+			default:
+				if (c < 0x20 || c == 0x7f)
+					fprintf(o, "\\x%02x", c);
+				else
+					fputc((int)c, o);
+			}
+			continue;
+		}
+		size_t len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+		bool ok = len && i + len <= n;
+		uint32_t r = len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
+		for (size_t k = 1; ok && k < len; k++) {
+			ok = (p[i + k] & 0xc0) == 0x80;
+			r = r << 6 | (p[i + k] & 0x3f);
+		}
+		if (ok && ((len == 3 && r < 0x800) || (len == 4 && (r < 0x10000 || r > 0x10ffff)) ||
+			   (r >= 0xd800 && r < 0xe000)))
+			ok = false;
+		if (!ok) {
+			fprintf(o, "\\x%02x", c);
+			i++;
+			continue;
+		}
+		if (r < 0xa0 || r == 0xad || r == 0xfeff)
+			fprintf(o, r < 0x10000 ? "\\u%04x" : "\\U%08x", r);
+		else
+			fwrite(p + i, 1, len, o);
+		i += len;
+	}
+	fputc('"', o);
+}
+
+int gt_cmd_bin2text(int argc, char **argv)
+{
+	const char *path = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] == '-' && argv[i][1])
+			return cli_usage("gotrace bin2text", "unknown option '%s'", argv[i]);
+		if (path)
+			return cli_usage("gotrace bin2text", "one FILE only");
+		path = argv[i];
+	}
+	if (!path)
+		return cli_usage("gotrace bin2text", "missing FILE (or - for stdin)");
+	struct gt_in *in = malloc(gt_in_size());
+	if (!in)
+		return cli_fail("out of memory");
+	if (gt_open(in, path, RTD_GOTRACE_RAW) < 0) {
+		free(in);
+		return CLI_FAIL;
+	}
+	struct rtd_gotrace_event ev;
+	int rc;
+	bool hdr = false;
+	while ((rc = gt_next(in, &ev)) > 0) {
+		int ver = rtd_gotrace_dec_version(gt_dec(in));
+		if (ver < 1022) {
+			rc = cli_fail("%s: Go's text form exists for Go 1.22+ traces only; this is go %d.%d (use 'rtdiag gotrace cat')",
+				      path, ver / 1000, ver % 1000);
+			break;
+		}
+		if (!hdr) {
+			printf("Trace Go1.%d\n", ver % 1000);
+			hdr = true;
+		}
+		fputs(ev.name, stdout);
+		unsigned nspec = ev.type == RTD_GO2_EV_STACK ? 2 : ev.nraw;
+		for (unsigned i = 0; i < nspec && i < ev.nraw; i++)
+			printf(" %s=%" PRIu64, ev.argnames[i], ev.raw[i]);
+		if (ev.type == RTD_GO2_EV_STACK) {
+			static const char *const ff[] = {"pc", "func", "file", "line"};
+			for (unsigned i = 2; i < ev.nraw; i++)
+				printf("%s%s=%" PRIu64, (i - 2) % 4 ? " " : "\n\t", ff[(i - 2) % 4], ev.raw[i]);
+		}
+		if (ev.type == RTD_GO2_EV_STRING || ev.type == RTD_GO2_EV_EXPERIMENTAL_BATCH) {
+			fputs("\n\tdata=", stdout);
+			go_quote(stdout, (const unsigned char *)ev.str, ev.str_len);
+		}
+		fputc('\n', stdout);
+	}
+	cli_progress_done();
+	gt_close(in);
+	free(in);
+	if (fflush(stdout) != 0)
+		return cli_fail("stdout: %s", strerror(errno));
+	return rc == 0 ? CLI_OK : CLI_FAIL;
+}
