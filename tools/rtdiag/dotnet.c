@@ -134,9 +134,12 @@ static int cmd_ps(int argc, char **argv)
 		struct rtd_ipc_process_info pi;
 		memset(&pi, 0, sizeof(pi));
 		int qrc = c ? rtd_ipc_process_info(c, 2, &pi) : -ENOMEM;
-		printf("%8d  %-20s %-12s %s\n", (int)v[i].pid, comm,
-		       qrc ? "?" : pi.clr_version,
-		       qrc ? (c ? rtd_ipc_client_errmsg(c) : "") : pi.cmdline);
+		if (qrc)
+			printf("%8d  %-20s %-12s (%s)\n", (int)v[i].pid, comm, "?",
+			       rtd_strerror(qrc));
+		else
+			printf("%8d  %-20s %-12s %s\n", (int)v[i].pid, comm,
+			       pi.clr_version, pi.cmdline);
 		rtd_ipc_process_info_clear(&pi);
 		rtd_ipc_client_free(c);
 	}

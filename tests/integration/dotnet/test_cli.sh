@@ -112,6 +112,13 @@ out=$("$R" dotnet info -p "$TPID" 2>&1); rc=$?
 [ $rc = 1 ] && grep -q "pid $TPID: no diagnostic socket in /proc/$TPID/root/tmp (.*DOTNET_EnableDiagnostics=0" <<<"$out" \
   && ok "DOTNET_EnableDiagnostics=0: clear error" || bad "nodiag: $rc $out"
 
+# another user: permission denied, said so
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+  out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$R" dotnet info -p "$P" 2>&1); rc=$?
+  [ $rc = 1 ] && grep -q "pid $P: permission denied connecting to .*(run as the target's user or as root)" <<<"$out" \
+    && ok "permission denied: clear error" || bad "permission: $rc $out"
+fi
+
 # a profiler library that does not exist: the runtime's HRESULT, named
 out=$("$R" dotnet attach-profiler -p "$P" --clsid 12345678-1234-1234-1234-123456789abc \
       --path /nonexistent/libprof.so --timeout 2000 2>&1); rc=$?
