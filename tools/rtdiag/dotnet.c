@@ -584,6 +584,8 @@ static const struct dn_sub {
 	 "[--profile NAME] [--duration S] [--buffer-mb N] [--no-rundown] "
 	 "[--record FILE] -o FILE",
 	 "record an EventPipe trace (nettrace); SIGINT/SIGTERM stop it cleanly"},
+	{"replay", dn_cmd_replay, "RECORDING [-o FILE]", "play a recording made "
+	 "with 'collect --record' through the decoder (and into FILE)"},
 	{"profile", dn_cmd_profile, "(-p PID | -- COMMAND ARGS) [--duration S] "
 	 "[-o FILE [--top]]", "CPU-sample the process: folded stacks to FILE, "
 	 "and/or the ten hottest methods"},

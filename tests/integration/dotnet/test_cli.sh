@@ -44,6 +44,14 @@ fi
 # collect: the program's own EventSource and a complete stream
 "$R" dotnet collect -p "$P" --providers Rtdiag-Test:0:Verbose --duration 1 -o "$WORK/t.nettrace" 2>"$WORK/c.err" \
   && ok "collect exit 0" || bad "collect: $(cat "$WORK/c.err")"
+# a recorded session replays into the decoder, byte for byte
+"$R" dotnet collect -p "$P" --providers Rtdiag-Test:0:5 --duration 1 -o "$WORK/r.nettrace" --record "$WORK/r.rec" 2>/dev/null
+out=$("$R" dotnet replay "$WORK/r.rec" -o "$WORK/replayed.nettrace" 2>&1); rc=$?
+[ $rc = 0 ] && cmp -s "$WORK/r.nettrace" "$WORK/replayed.nettrace" && grep -q "events, 0 dropped$" <<<"$out" \
+  && ok "replay of a recording: same stream, decoded" || bad "replay: $rc $out"
+out=$("$R" dotnet replay "$WORK/r.nettrace" 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "not a recording" <<<"$out" && ok "replay of a non-recording: clear error" || bad "replay bad: $rc $out"
+
 # the decoder reads it to its end, and the program's own events are in it
 out=$("$R" nettrace stats "$WORK/t.nettrace" 2>&1); rc=$?
 [ $rc = 0 ] && ok "collected stream decodes to its end" || bad "stats: $rc $out"
