@@ -571,6 +571,23 @@ RTD_API int rtd_perf_monitor_run(struct rtd_perf_monitor *m,
 				 rtd_perf_sample_fn fn, void *ctx);
 
 /**
+ * typedef rtd_perf_idle_fn - told when the run loop is about to sleep
+ * @ctx: the pointer given to rtd_perf_monitor_run()
+ *
+ * The place to flush buffered output: nothing more is delivered until
+ * new records arrive.
+ */
+typedef void (*rtd_perf_idle_fn)(void *ctx);
+
+/**
+ * rtd_perf_monitor_set_idle - set (or clear with NULL) the idle callback
+ * @m: monitor
+ * @fn: called from rtd_perf_monitor_run() each time it goes to sleep
+ */
+RTD_API void rtd_perf_monitor_set_idle(struct rtd_perf_monitor *m,
+				       rtd_perf_idle_fn fn);
+
+/**
  * rtd_perf_monitor_stop - make rtd_perf_monitor_run() return
  * @m: monitor
  * @wait: block until run() has returned (never from a signal handler or

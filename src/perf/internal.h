@@ -98,6 +98,7 @@ struct rtd_perf_monitor {
 	char errmsg[1024];
 	struct rtd_perf_stats st;
 	bool no_format_lost;               /* kernel before 6.0 */
+	rtd_perf_idle_fn idle;
 };
 
 /* monitor.c */

@@ -1003,6 +1003,8 @@ int rtd_perf_monitor_run(struct rtd_perf_monitor *m, rtd_perf_sample_fn fn,
 		 * a time, lost records under load where perf lost none.
 		 */
 		busy = fresh > 0 || held;
+		if (!busy && m->idle)
+			m->idle(ctx);
 		int n = poll(pfd, m->ncpus + 1,
 			     busy ? 0 : (int)m->max_latency_ms);
 		if (n < 0) {
@@ -1039,6 +1041,12 @@ out:
 	free(d);
 	atomic_store(&m->running, 0);
 	return r;
+}
+
+void rtd_perf_monitor_set_idle(struct rtd_perf_monitor *m, rtd_perf_idle_fn fn)
+{
+	if (m)
+		m->idle = fn;
 }
 
 void rtd_perf_monitor_stop(struct rtd_perf_monitor *m, bool wait)

@@ -27,6 +27,52 @@ struct trace_out {
 	int err;
 };
 
+/* Numbers without printf: this runs once per field of every event. */
+static void put_u64(rtd_buf *b, uint64_t v)
+{
+	char t[24];
+	int i = 24;
+	do {
+		t[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	rtd_buf_append(b, t + i, (size_t)(24 - i));
+}
+
+static void put_i64(rtd_buf *b, int64_t v)
+{
+	if (v < 0) {
+		rtd_buf_putc(b, '-');
+		put_u64(b, (uint64_t)0 - (uint64_t)v);
+	} else {
+		put_u64(b, (uint64_t)v);
+	}
+}
+
+static void put_hex(rtd_buf *b, uint64_t v)
+{
+	char t[18];
+	int i = 18;
+	do {
+		t[--i] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	t[--i] = 'x';
+	t[--i] = '0';
+	rtd_buf_append(b, t + i, (size_t)(18 - i));
+}
+
+/* v as exactly width digits, zero-padded (v < 10^width). */
+static void put_fixed(rtd_buf *b, uint64_t v, int width)
+{
+	char t[20];
+	for (int i = width - 1; i >= 0; i--) {
+		t[i] = (char)('0' + v % 10);
+		v /= 10;
+	}
+	rtd_buf_append(b, t, (size_t)width);
+}
+
 /* Text: quoted with C escapes. */
 static void put_text_str(rtd_buf *b, const char *s, size_t n)
 {
@@ -51,14 +97,18 @@ static void put_value(rtd_buf *b, const struct rtd_perf_value *v, bool json)
 {
 	switch (v->kind) {
 	case RTD_PERF_FIELD_INT:
-		rtd_buf_printf(b, "%lld", (long long)v->i);
+		put_i64(b, v->i);
 		break;
 	case RTD_PERF_FIELD_UINT:
-		if (v->is_pointer)
-			rtd_buf_printf(b, json ? "\"0x%llx\"" : "0x%llx",
-				       (unsigned long long)v->u);
-		else
-			rtd_buf_printf(b, "%llu", (unsigned long long)v->u);
+		if (v->is_pointer) {
+			if (json)
+				rtd_buf_putc(b, '"');
+			put_hex(b, v->u);
+			if (json)
+				rtd_buf_putc(b, '"');
+		} else {
+			put_u64(b, v->u);
+		}
 		break;
 	case RTD_PERF_FIELD_STRING:
 		if (json)
@@ -85,6 +135,13 @@ static void put_value(rtd_buf *b, const struct rtd_perf_value *v, bool json)
 		break;
 	}
 	}
+}
+
+/* Nothing more until new records arrive: show what we have. */
+static void on_idle(void *ctx)
+{
+	(void)ctx;
+	fflush(stdout);
 }
 
 static int on_record(const struct rtd_perf_sample *s, void *ctx)
@@ -119,12 +176,25 @@ static int on_record(const struct rtd_perf_sample *s, void *ctx)
 				       (unsigned long long)s->ip);
 		rtd_buf_puts(b, ",\"fields\":{");
 	} else {
-		rtd_buf_printf(b, "%llu.%09llu [%03u] %u/%u %s:",
-			       (unsigned long long)(s->time / 1000000000ull),
-			       (unsigned long long)(s->time % 1000000000ull),
-			       s->cpu, s->pid, s->tid, name);
-		if (sym)
-			rtd_buf_printf(b, " %s", sym);
+		put_u64(b, s->time / 1000000000ull);
+		rtd_buf_putc(b, '.');
+		put_fixed(b, s->time % 1000000000ull, 9);
+		rtd_buf_puts(b, " [");
+		if (s->cpu < 1000)
+			put_fixed(b, s->cpu, 3);
+		else
+			put_u64(b, s->cpu);
+		rtd_buf_puts(b, "] ");
+		put_u64(b, s->pid);
+		rtd_buf_putc(b, '/');
+		put_u64(b, s->tid);
+		rtd_buf_putc(b, ' ');
+		rtd_buf_puts(b, name);
+		rtd_buf_putc(b, ':');
+		if (sym) {
+			rtd_buf_putc(b, ' ');
+			rtd_buf_puts(b, sym);
+		}
 	}
 	for (unsigned i = 0; i < nf; i++) {
 		const struct rtd_perf_field *f = rtd_perf_event_field(s->event, i);
@@ -136,7 +206,9 @@ static int on_record(const struct rtd_perf_sample *s, void *ctx)
 			rtd_buf_json_str(b, f->name, strlen(f->name));
 			rtd_buf_putc(b, ':');
 		} else {
-			rtd_buf_printf(b, " %s=", f->name);
+			rtd_buf_putc(b, ' ');
+			rtd_buf_puts(b, f->name);
+			rtd_buf_putc(b, '=');
 		}
 		if (r)
 			rtd_buf_puts(b, o->json ? "null" : "<truncated>");
@@ -345,6 +417,11 @@ int perf_trace_main(int argc, char **argv)
 		}
 	}
 	rtd_buf_init(&out.line, RTD_CAP_LINE);
+	/* few large writes; flushed whenever the monitor goes idle, so the
+	 * output stays live on a terminal and in a pipe */
+	static char obuf[1 << 20];
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	rtd_perf_monitor_set_idle(m, on_idle);
 	perf_cli_signals(m, (unsigned)duration);
 	if (have_child) {
 		int e = perf_child_go(&child);

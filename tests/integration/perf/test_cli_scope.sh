@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# rtdiag perf trace -p PID sees exactly that process's events and ends when
+# it exits; -a sees the whole system for --duration; a rejected filter is a
+# clear error; rtdiag perf list shows tracepoints, counters and probes.
+. "$(dirname "$0")/lib.sh"
+[ -d "$TRACEFS/events/syscalls/sys_enter_getppid" ] || skip "no syscalls:sys_enter_getppid"
+n=5000
+"$TARGET" flood $n 700 & tp=$!
+"$TARGET" flood $n 700 & other=$!
+sleep 0.2
+"$R" perf trace -m 256 -p $tp -e syscalls:sys_enter_getppid > "$TMP/out" 2> "$TMP/err" & rp=$!
+wait $tp $other
+for i in $(seq 50); do kill -0 $rp 2>/dev/null || break; sleep 0.1; done
+kill -0 $rp 2>/dev/null && { kill $rp; fail "-p: still running 5 s after the process exited"; }
+wait $rp || { cat "$TMP/err"; fail "-p run failed"; }
+got=$(wc -l < "$TMP/out")
+others=$(awk -v p=$tp '{split($3,a,"/"); if (a[1] != p) print}' "$TMP/out" | wc -l)
+[ "$got" = $n ] && [ "$others" = 0 ] || fail "-p $tp: $got lines (want $n), $others of other pids"
+ok "-p: exactly the $n calls of pid $tp, none of pid $other; ended with the process"
+
+"$R" perf trace -a --duration 1 -e sched:sched_switch > "$TMP/all" 2> "$TMP/err" || { cat "$TMP/err"; fail "-a run"; }
+pids=$(awk '{split($3,a,"/"); print a[1]}' "$TMP/all" | sort -u | wc -l)
+[ "$pids" -ge 3 ] || fail "-a: switches of only $pids pids"
+sort -k1,1 -g -c "$TMP/all" || fail "-a: lines out of time order"
+ok "-a --duration 1: $(wc -l < "$TMP/all") switches of $pids pids, in time order"
+
+"$R" perf trace -e 'sched:sched_switch/no_such_field == 1/' -a 2> "$TMP/err" && fail "bad filter accepted"
+grep -q "sched:sched_switch: the kernel rejected the filter 'no_such_field == 1'" "$TMP/err" || fail "filter error: $(cat "$TMP/err")"
+"$R" perf trace -e 'sched:no_such_event' -a 2> "$TMP/err" && fail "unknown event accepted"
+grep -q 'sched:no_such_event: no such tracepoint' "$TMP/err" || fail "unknown event error: $(cat "$TMP/err")"
+"$R" perf trace -e sched:sched_switch -p 999999999 2> "$TMP/err"; rc=$?
+[ $rc = 2 ] || grep -q 'pid 999999999: no such process' "$TMP/err" || fail "bad pid: rc $rc $(cat "$TMP/err")"
+ok "clear errors: $(head -1 "$TMP/err")"
+
+"$R" perf list > "$TMP/list" || fail "perf list"
+for want in 'sched:sched_switch +\[Tracepoint event\]' 'task-clock +\[Software event' 'uprobe' 'software// +\[Kernel PMU'; do
+  grep -Eq "$want" "$TMP/list" || fail "perf list lacks /$want/"
+done
+"$R" perf list 'sched:sched_proc*' > "$TMP/l2" || fail "perf list pattern"
+grep -q sched:sched_process_exec "$TMP/l2" && ! grep -q sched_switch "$TMP/l2" || fail "pattern: $(cat "$TMP/l2")"
+ok "perf list: tracepoints, counters, PMUs, probes; glob filter"
