@@ -181,8 +181,70 @@ static void set_add(struct u64set *s, uint64_t v)
 	s->n++;
 }
 
+/* Decimal without printf: the event lines are the hot path of 'cat'. */
+static char *put_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *put_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return put_u64(p, (uint64_t)0 - (uint64_t)v);
+	}
+	return put_u64(p, (uint64_t)v);
+}
+
+static char *put_str(char *p, const char *s)
+{
+	size_t n = strlen(s);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* go-debug lines: Go's Event.String(), built in a buffer. */
+static void print_godebug(FILE *o, const struct rtd_gotrace_event *ev)
+{
+	char line[1024];
+	char *p = line;
+	p = put_i64(p, ev->ts);
+	*p++ = ' ';
+	p = put_str(p, ev->name);
+	p = put_str(p, " p=");
+	p = put_i64(p, ev->p);
+	p = put_str(p, " g=");
+	p = put_u64(p, ev->g);
+	p = put_str(p, " off=");
+	p = put_u64(p, ev->off);
+	for (unsigned i = 0; i < ev->nargs && i < RTD_GOTRACE_MAX_ARGS; i++) {
+		*p++ = ' ';
+		p = put_str(p, ev->argnames[i]);
+		*p++ = '=';
+		p = put_u64(p, ev->args[i]);
+	}
+	fwrite(line, 1, (size_t)(p - line), o);
+	for (unsigned i = 0; i < ev->nsargs; i++) {
+		fprintf(o, " %s=", ev->sargnames[i]);
+		fwrite(ev->sargs[i], 1, ev->sarg_lens[i], o);
+	}
+	fputc('\n', o);
+}
+
 void gt_print(FILE *o, const struct rtd_gotrace_event *ev, enum gt_format fmt)
 {
+	if (fmt == GT_GODEBUG && ev->type != RTD_GO_EV_STRING && ev->type != RTD_GO_EV_STACK) {
+		print_godebug(o, ev);
+		return;
+	}
 	if (fmt == GT_JSON) {
 		fprintf(o, "{\"off\":%" PRIu64 ",\"type\":\"%s\"", ev->off, ev->name);
 		if (ev->type == RTD_GO_EV_STRING) {
