@@ -42,7 +42,7 @@ RTD_API const char *rtd_ipc_errmsg_last(void)
 
 void ipc_seterr(rtd_ipc_client *c, const char *fmt, ...)
 {
-	char m[900];
+	char m[800];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(m, sizeof(m), fmt, ap);

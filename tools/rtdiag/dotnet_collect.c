@@ -363,6 +363,11 @@ static int run_session(const char *cmd, struct collect_args *a,
 		r = dn_fail(c, err);
 		goto out;
 	}
+	/* the id lets 'rtdiag dotnet stop' end it from elsewhere */
+	fprintf(stderr, "rtdiag: %s: session %llu started (CollectTracing%d)\n",
+		rtd_ipc_client_target(c),
+		(unsigned long long)rtd_ipc_session_id(s),
+		rtd_ipc_session_version(s));
 	if (a->command) {
 		int rc = rtd_ipc_resume_runtime(c);
 		if (rc) {
