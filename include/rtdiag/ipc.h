@@ -68,7 +68,8 @@ RTD_API int rtd_ipc_hresult_error(uint32_t hr);
  * rtd_ipc_hresult_name - symbolic name of a runtime HRESULT
  * @hr: the HRESULT
  *
- * Returns: "DS_IPC_E_UNKNOWN_COMMAND" and so on, or NULL when unknown.
+ * Returns: "DS_IPC_E_UNKNOWN_COMMAND" and so on (general HRESULTs such as
+ * 0x8007007E carry a short explanation), or NULL when unknown.
  */
 RTD_API const char *rtd_ipc_hresult_name(uint32_t hr);
 
@@ -791,6 +792,66 @@ RTD_API int rtd_ipc_session_pump(rtd_ipc_session *s,
  * Does not stop the session: the runtime ends it when the stream closes.
  */
 RTD_API void rtd_ipc_session_free(rtd_ipc_session *s);
+
+/**
+ * struct rtd_ipc_tracepoint_set - event ids written to one tracepoint
+ * @name: the user_events tracepoint name
+ * @event_ids: the provider's event ids that go there
+ * @n_event_ids: their count (at least 1)
+ */
+struct rtd_ipc_tracepoint_set {
+	const char *name;
+	const uint32_t *event_ids;
+	uint32_t n_event_ids;
+};
+
+/**
+ * struct rtd_ipc_user_events_provider - a provider of a user_events session
+ * @p: name, keywords, level, arguments and event id filter
+ * @default_tracepoint: tracepoint for enabled events no set names, or NULL
+ * @sets: tracepoints for particular event ids (may be NULL)
+ * @n_sets: their count; @default_tracepoint or @sets must be given
+ */
+struct rtd_ipc_user_events_provider {
+	struct rtd_ipc_provider p;
+	const char *default_tracepoint;
+	const struct rtd_ipc_tracepoint_set *sets;
+	uint32_t n_sets;
+};
+
+/**
+ * rtd_ipc_user_events_payload - encode CollectTracing5 for user_events
+ * @v: the providers
+ * @n: their count (at least 1)
+ * @rundown_keyword: rundown keywords (0: no rundown)
+ * @buf: receives the payload (malloc'd)
+ * @len: receives its length
+ *
+ * Returns: 0, -RTD_E_INVAL (a provider without a tracepoint), -RTD_E_CAP
+ * or -ENOMEM.
+ */
+RTD_API int rtd_ipc_user_events_payload(
+	const struct rtd_ipc_user_events_provider *v, size_t n,
+	uint64_t rundown_keyword, uint8_t **buf, size_t *len);
+
+/**
+ * rtd_ipc_user_events_start - start a user_events session (Linux, .NET 10)
+ * @c: the client
+ * @v: the providers and their tracepoints
+ * @n: their count
+ * @rundown_keyword: rundown keywords (0: none)
+ * @user_events_fd: an open /sys/kernel/tracing/user_events_data; passed to
+ *                  the runtime with SCM_RIGHTS (it registers and writes
+ *                  the tracepoints; read them with perf or tracefs)
+ * @session_id: receives the session id (stop it with
+ *              rtd_ipc_stop_tracing())
+ *
+ * Returns: 0 or an error.
+ */
+RTD_API int rtd_ipc_user_events_start(
+	rtd_ipc_client *c, const struct rtd_ipc_user_events_provider *v,
+	size_t n, uint64_t rundown_keyword, int user_events_fd,
+	uint64_t *session_id);
 
 /* ---- recording and replay ----------------------------------------------- */
 

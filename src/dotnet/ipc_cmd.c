@@ -206,8 +206,10 @@ int ipc_transact_hr(rtd_ipc_client *c, const rtd_buf *msg, const char *what)
 		if (hr & 0x80000000u) {
 			c->hresult = hr;
 			rc = rtd_ipc_hresult_error(hr);
-			ipc_seterr(c, "%s failed: %s (HRESULT 0x%08x)", what,
-				   rtd_strerror(rc), hr);
+			const char *name = rtd_ipc_hresult_name(hr);
+			ipc_seterr(c, "%s failed: %s (HRESULT 0x%08x%s%s)", what,
+				   rtd_strerror(rc), hr, name ? " " : "",
+				   name ? name : "");
 		}
 	}
 	rtd_ipc_reply_clear(&r);

@@ -184,6 +184,16 @@ static const struct {
 	 RTD_E_IPC_RUNTIME},
 	{RTD_IPC_HR_ENVVAR_NOT_FOUND, "DS_IPC_E_ENVVAR_NOT_FOUND",
 	 RTD_E_IPC_ENVVAR_NOT_FOUND},
+	/* general HRESULTs commands pass through (a profiler that does not
+	 * load, a dump path that cannot be written) */
+	{0x8007007Eu, "ERROR_MOD_NOT_FOUND: the library could not be loaded",
+	 RTD_E_IPC_RUNTIME},
+	{0x80070002u, "ERROR_FILE_NOT_FOUND", RTD_E_IPC_RUNTIME},
+	{0x80070003u, "ERROR_PATH_NOT_FOUND", RTD_E_IPC_RUNTIME},
+	{0x80070005u, "E_ACCESSDENIED", RTD_E_IPC_RUNTIME},
+	{0x8000FFFFu, "E_UNEXPECTED", RTD_E_IPC_RUNTIME},
+	{0x80004001u, "E_NOTIMPL", RTD_E_IPC_NOTSUPPORTED},
+	{0x8007000Eu, "E_OUTOFMEMORY", RTD_E_IPC_RUNTIME},
 };
 
 RTD_API int rtd_ipc_hresult_error(uint32_t hr)

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -406,4 +407,178 @@ fail:
 	if (err)
 		*err = rc;
 	return NULL;
+}
+
+/* ---- user_events sessions (CollectTracing5, session_type 1) ------------- */
+
+RTD_API int rtd_ipc_user_events_payload(
+	const struct rtd_ipc_user_events_provider *v, size_t n,
+	uint64_t rundown_keyword, uint8_t **out, size_t *outlen)
+{
+	*out = NULL;
+	*outlen = 0;
+	if (!v || !n)
+		return -RTD_E_INVAL;
+	rtd_buf b;
+	rtd_buf_init(&b, IPC_MAX_MESSAGE - IPC_HEADER_SIZE);
+	int rc = ipc_put_u32(&b, 1); /* session_type: user_events */
+	if (!rc)
+		rc = ipc_put_u64(&b, rundown_keyword);
+	if (!rc)
+		rc = ipc_put_u32(&b, (uint32_t)n);
+	for (size_t i = 0; !rc && i < n; i++) {
+		const struct rtd_ipc_provider *p = &v[i].p;
+		bool has_default = v[i].default_tracepoint && *v[i].default_tracepoint;
+		if (!p->name || !*p->name || p->level > 5 ||
+		    (!has_default && !v[i].n_sets)) {
+			rc = -RTD_E_INVAL;
+			break;
+		}
+		bool f = p->filter_ids && p->n_filter_ids;
+		if (!rc)
+			rc = ipc_put_u64(&b, p->keywords);
+		if (!rc)
+			rc = ipc_put_u32(&b, p->level);
+		if (!rc)
+			rc = ipc_put_string(&b, p->name);
+		if (!rc)
+			rc = ipc_put_string(&b, p->args && *p->args ? p->args : NULL);
+		if (!rc)
+			rc = ipc_put_u8(&b, f && p->filter_enable ? 1 : 0);
+		if (!rc)
+			rc = ipc_put_u32(&b, f ? p->n_filter_ids : 0);
+		for (uint32_t k = 0; !rc && f && k < p->n_filter_ids; k++)
+			rc = ipc_put_u32(&b, p->filter_ids[k]);
+		if (!rc)
+			rc = ipc_put_string(&b, has_default ? v[i].default_tracepoint
+							    : NULL);
+		if (!rc)
+			rc = ipc_put_u32(&b, v[i].n_sets);
+		for (uint32_t k = 0; !rc && k < v[i].n_sets; k++) {
+			const struct rtd_ipc_tracepoint_set *t = &v[i].sets[k];
+			if (!t->name || !*t->name || !t->n_event_ids ||
+			    !t->event_ids) {
+				rc = -RTD_E_INVAL;
+				break;
+			}
+			rc = ipc_put_string(&b, t->name);
+			if (!rc)
+				rc = ipc_put_u32(&b, t->n_event_ids);
+			for (uint32_t j = 0; !rc && j < t->n_event_ids; j++)
+				rc = ipc_put_u32(&b, t->event_ids[j]);
+		}
+	}
+	if (rc) {
+		rtd_buf_free(&b);
+		return rc;
+	}
+	*out = b.data;
+	*outlen = b.len;
+	return 0;
+}
+
+/* The "continuation": one byte carrying the fd as SCM_RIGHTS
+ * (ipc-protocol.md "passing_file_descriptor"). */
+static int send_fd(int sock, int fd)
+{
+	char byte = 0;
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	memset(&u, 0, sizeof(u));
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1,
+			   .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	for (;;) {
+		ssize_t n = sendmsg(sock, &m, MSG_NOSIGNAL);
+		if (n == 1)
+			return 0;
+		if (n < 0 && errno == EINTR)
+			continue;
+		return n < 0 ? -errno : -RTD_E_IPC_CLOSED;
+	}
+}
+
+RTD_API int rtd_ipc_user_events_start(
+	rtd_ipc_client *c, const struct rtd_ipc_user_events_provider *v,
+	size_t n, uint64_t rundown_keyword, int user_events_fd,
+	uint64_t *session_id)
+{
+	uint8_t *pl = NULL;
+	size_t pl_len = 0;
+	if (user_events_fd < 0 || !session_id)
+		return -RTD_E_INVAL;
+	int rc = rtd_ipc_user_events_payload(v, n, rundown_keyword, &pl, &pl_len);
+	if (rc) {
+		ipc_seterr(c, "CollectTracing5 (user_events) request: %s",
+			   rtd_strerror(rc));
+		return rc;
+	}
+	rtd_buf b;
+	rtd_buf_init(&b, IPC_MAX_MESSAGE);
+	rc = ipc_msg_begin(&b, RTD_IPC_SET_EVENTPIPE, EP_COLLECT + 4);
+	if (!rc)
+		rc = rtd_buf_append(&b, pl, pl_len);
+	free(pl);
+	if (!rc)
+		rc = ipc_msg_finish(&b);
+	struct ipc_conn conn = {.fd = -1};
+	if (!rc)
+		rc = ipc_conn_open(c, &conn);
+	if (!rc) {
+		ipc_record(c, conn.id, REC_SEND, b.data, b.len);
+		rc = ipc_write_all(conn.fd, b.data, b.len, c->timeout_ms);
+		if (!rc)
+			rc = send_fd(conn.fd, user_events_fd);
+		if (rc)
+			ipc_seterr(c, "CollectTracing5 (user_events): sending: %s",
+				   rtd_strerror(rc));
+	}
+	rtd_buf_free(&b);
+	if (rc) {
+		ipc_conn_close(&conn);
+		return rc;
+	}
+	/* The reply on the same connection: OK + session id, or an error. */
+	uint8_t h[IPC_HEADER_SIZE];
+	rc = ipc_read_full(conn.fd, h, sizeof(h), c->timeout_ms);
+	struct rtd_ipc_reply r = {0};
+	uint16_t size = 0;
+	if (!rc) {
+		ipc_record(c, conn.id, REC_RECV, h, sizeof(h));
+		rc = ipc_header_parse(h, &r.cmdset, &r.cmdid, &size);
+	}
+	if (!rc && size > IPC_HEADER_SIZE) {
+		r.len = size - IPC_HEADER_SIZE;
+		r.payload = malloc(r.len);
+		rc = r.payload ? ipc_read_full(conn.fd, r.payload, r.len,
+					       c->timeout_ms)
+			       : -ENOMEM;
+	}
+	ipc_conn_close(&conn);
+	if (rc) {
+		ipc_seterr(c, "CollectTracing5 (user_events): reading the "
+			      "reply: %s",
+			   rtd_strerror(rc));
+	} else if (r.cmdset == RTD_IPC_SET_SERVER && r.cmdid == SERVER_ERROR) {
+		rc = ipc_reply_error(c, &r, "CollectTracing5 (user_events)");
+	} else if (r.cmdset != RTD_IPC_SET_SERVER || r.cmdid != SERVER_OK ||
+		   r.len < 8) {
+		ipc_seterr(c, "CollectTracing5 (user_events): unexpected reply "
+			      "0x%02x%02x with %zu payload bytes",
+			   r.cmdset, r.cmdid, r.len);
+		rc = -RTD_E_IPC_PROTOCOL;
+	} else {
+		rtd_rd rd;
+		rd_init(&rd, r.payload, r.len);
+		*session_id = rd_u64le(&rd);
+	}
+	rtd_ipc_reply_clear(&r);
+	return rc;
 }

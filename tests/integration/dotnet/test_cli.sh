@@ -44,6 +44,14 @@ fi
 # collect: the program's own EventSource and a complete stream
 "$R" dotnet collect -p "$P" --providers Rtdiag-Test:0:Verbose --duration 1 -o "$WORK/t.nettrace" 2>"$WORK/c.err" \
   && ok "collect exit 0" || bad "collect: $(cat "$WORK/c.err")"
+# a recorded session replays into the decoder, byte for byte
+"$R" dotnet collect -p "$P" --providers Rtdiag-Test:0:5 --duration 1 -o "$WORK/r.nettrace" --record "$WORK/r.rec" 2>/dev/null
+out=$("$R" dotnet replay "$WORK/r.rec" -o "$WORK/replayed.nettrace" 2>&1); rc=$?
+[ $rc = 0 ] && cmp -s "$WORK/r.nettrace" "$WORK/replayed.nettrace" && grep -q "events, 0 dropped$" <<<"$out" \
+  && ok "replay of a recording: same stream, decoded" || bad "replay: $rc $out"
+out=$("$R" dotnet replay "$WORK/r.nettrace" 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "not a recording" <<<"$out" && ok "replay of a non-recording: clear error" || bad "replay bad: $rc $out"
+
 # the decoder reads it to its end, and the program's own events are in it
 out=$("$R" nettrace stats "$WORK/t.nettrace" 2>&1); rc=$?
 [ $rc = 0 ] && ok "collected stream decodes to its end" || bad "stats: $rc $out"
@@ -58,10 +66,23 @@ out=$("$R" nettrace stats "$WORK/int.nettrace" 2>&1); src=$?
 [ $rc = 0 ] && [ $src = 0 ] && grep -q "Rundown" <<<"$out" \
   && ok "SIGINT: clean stop, rundown read, decodes to the end" || bad "SIGINT stop: rc $rc/$src $(cat "$WORK/int.err") $out"
 
+# stop from another process: rtdiag dotnet stop --session ID
+"$R" dotnet collect -p "$P" --providers Rtdiag-Test:0:5 -o "$WORK/stop.nettrace" 2>"$WORK/stop.err" &
+cp=$!
+for i in $(seq 50); do grep -q "session [0-9]* started" "$WORK/stop.err" && break; sleep 0.1; done
+sid=$(sed -n 's/.*session \([0-9]*\) started.*/\1/p' "$WORK/stop.err")
+sleep 0.5
+"$R" dotnet stop -p "$P" --session "$sid" || bad "stop exit"
+for i in $(seq 100); do kill -0 $cp 2>/dev/null || break; sleep 0.1; done
+kill -0 $cp 2>/dev/null && { bad "collect still running after stop"; kill -INT $cp; }
+wait $cp; rc=$?
+[ $rc = 0 ] && "$R" nettrace stats "$WORK/stop.nettrace" >/dev/null 2>&1 \
+  && ok "stop --session from another process ends the session cleanly" || bad "stop: $rc $(cat "$WORK/stop.err")"
+
 # profile: the CPU-bound target's hot methods
 start_target "$WORK/burn" -- burn
 wait_file "$WORK/burn/ready" || bad "burn target"
-out=$("$R" dotnet profile -p "$TPID" --duration 2 2>&1); rc=$?
+out=$("$R" dotnet profile -p "$TPID" --duration 2 2>"$WORK/prof.err"); rc=$?
 [ $rc = 0 ] && head -4 <<<"$out" | grep -q "RtdiagBurn\.\(Hash\|Spin\)" && ok "profile: hottest method is the target's" || bad "profile: $rc $out"
 "$R" dotnet profile -p "$TPID" --duration 1 -o "$WORK/burn.folded" 2>/dev/null \
   && grep -q "Program.Main.*;.*RtdiagBurn.Spin.*RtdiagBurn.Hash" "$WORK/burn.folded" \
@@ -99,6 +120,46 @@ out=$("$R" dotnet info -p "$TPID" 2>&1); rc=$?
 [ $rc = 1 ] && grep -q "pid $TPID: no diagnostic socket in /proc/$TPID/root/tmp (.*DOTNET_EnableDiagnostics=0" <<<"$out" \
   && ok "DOTNET_EnableDiagnostics=0: clear error" || bad "nodiag: $rc $out"
 
+# another user: permission denied, said so
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+  out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$R" dotnet info -p "$P" 2>&1); rc=$?
+  [ $rc = 1 ] && grep -q "pid $P: permission denied connecting to .*(run as the target's user or as root)" <<<"$out" \
+    && ok "permission denied: clear error" || bad "permission: $rc $out"
+fi
+
+# a profiler library that does not exist: the runtime's HRESULT, named
+out=$("$R" dotnet attach-profiler -p "$P" --clsid 12345678-1234-1234-1234-123456789abc \
+      --path /nonexistent/libprof.so --timeout 2000 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "AttachProfiler failed.*HRESULT 0x8007007e ERROR_MOD_NOT_FOUND" <<<"$out" \
+  && ok "attach-profiler: runtime error named" || bad "attach-profiler: $rc $out"
+
+# the target's own TMPDIR, read from /proc/PID/environ
+mkdir -p "$WORK/tmpdir"
+start_target "$WORK/td" "TMPDIR=$WORK/tmpdir"
+wait_file "$WORK/td/ready" || bad "TMPDIR target"
+ls "$WORK/tmpdir"/dotnet-diagnostic-"$TPID"-* >/dev/null 2>&1 || bad "socket not in TMPDIR"
+"$R" dotnet info -p "$TPID" | grep -q "^pid: *$TPID$" && ok "socket found in the target's TMPDIR" || bad "TMPDIR discovery"
+
+# a "container": own pid and mount namespaces, private /tmp
+if unshare -m -p -f --mount-proc true 2>/dev/null; then
+  unshare -m -p -f --mount-proc sh -c "mount -t tmpfs tmpfs /tmp && mkdir -p /tmp/w$$ && exec '$TARGET_DIR/dotnet-target' /tmp/w$$" \
+    >"$WORK/ns.out" 2>&1 &
+  PIDS+=($!)
+  NP=
+  for i in $(seq 100); do
+    NP=$(pgrep -f "^$TARGET_DIR/dotnet-target /tmp/w$$\$" | head -1)
+    [ -n "$NP" ] && [ -e "/proc/$NP/root/tmp/w$$/ready" ] && break; sleep 0.1
+  done
+  PIDS+=($NP)
+  out=$("$R" dotnet info -p "$NP" 2>&1)
+  grep -q "^pid: *1$" <<<"$out" && ok "container: found via /proc/$NP/root/tmp, NSpid 1" || bad "container info: $out $(cat "$WORK/ns.out")"
+  "$R" dotnet collect -p "$NP" --providers Rtdiag-Test:0:5 --duration 1 -o "$WORK/ns.nettrace" 2>/dev/null \
+    && "$R" nettrace stats "$WORK/ns.nettrace" | grep -q "Rtdiag-Test/Tick" && ok "container: collect" || bad "container collect"
+  kill -9 "$NP" 2>/dev/null
+else
+  echo "note: cannot create namespaces here (unshare failed): container case not run"
+fi
+
 # suspended start through DOTNET_DiagnosticPorts; listen resumes it
 SOCK="$WORK/port.sock"
 "$R" dotnet listen "$SOCK" --count 1 --timeout 30 >"$WORK/listen.out" 2>"$WORK/listen.err" &
@@ -122,6 +183,6 @@ sleep 0.2
 wait_file "$WORK/hook/ran" 20 && grep -q "hook ran in $HP" "$WORK/hook/ran" && ok "startup hook code ran" || bad "hook did not run: $(cat "$WORK/hook/stderr")"
 wait_file "$WORK/hook/ready" 20 && ok "hooked program runs" || bad "hooked program"
 
-for d in a susp hook burn; do touch "$WORK/$d/stop"; done
+for d in a susp hook burn td; do touch "$WORK/$d/stop"; done
 [ $fail = 0 ] || { echo "$fail failed"; exit 1; }
 echo "dotnet cli: all passed"

@@ -15,6 +15,7 @@
 #include "test_util.h"
 
 #include "common/buf.h"
+#include "common/rd.h"
 #include "dotnet/ipc_int.h"
 #include "rtdiag/ipc.h"
 
@@ -23,6 +24,7 @@ struct step {
 	const uint8_t *reply;
 	size_t len;
 	int silent_ms; /* wait this long before replying */
+	bool recv_fd;  /* expect one byte with an SCM_RIGHTS fd after it */
 };
 
 struct fake {
@@ -32,6 +34,9 @@ struct fake {
 	size_t n;
 	int mismatches;
 	pthread_t th;
+	uint8_t last_payload[65536];
+	size_t last_len;
+	ino_t fd_ino; /* inode of the fd received, 0 when none */
 };
 
 static void *serve(void *arg)
@@ -44,12 +49,33 @@ static void *serve(void *arg)
 		uint8_t h[20];
 		if (ipc_read_full(fd, h, 20, 5000) == 0) {
 			uint16_t size = (uint16_t)(h[14] | h[15] << 8);
-			uint8_t rest[65536];
-			if (size > 20)
-				ipc_read_full(fd, rest, size - 20u, 5000);
+			f->last_len = size > 20 ? size - 20u : 0;
+			if (f->last_len)
+				ipc_read_full(fd, f->last_payload, f->last_len, 5000);
 			if (h[16] != f->steps[i].want_set ||
 			    h[17] != f->steps[i].want_id)
 				f->mismatches++;
+		}
+		if (f->steps[i].recv_fd) {
+			char byte;
+			struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+			union {
+				char b[CMSG_SPACE(sizeof(int))];
+				struct cmsghdr a;
+			} u;
+			struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1,
+					   .msg_control = u.b, .msg_controllen = sizeof(u.b)};
+			if (recvmsg(fd, &m, 0) == 1) {
+				struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+				if (cm && cm->cmsg_type == SCM_RIGHTS) {
+					int got;
+					struct stat st;
+					memcpy(&got, CMSG_DATA(cm), sizeof(int));
+					if (fstat(got, &st) == 0)
+						f->fd_ino = st.st_ino;
+					close(got);
+				}
+			}
 		}
 		if (f->steps[i].silent_ms)
 			usleep((useconds_t)f->steps[i].silent_ms * 1000);
@@ -118,12 +144,12 @@ static void test_malformed_replies(void **state)
 	short_pl[14] = 40; /* header says 20 more bytes than follow */
 	mk(wrong_id, 0x04, 0x01, NULL, 0);
 	const struct step s[] = {
-		{4, 1, (const uint8_t *)"DOTNET_IPC", 10, 0}, /* truncated header */
-		{4, 1, bad_magic, 20, 0},
-		{4, 1, short_pl, n, 0},
-		{4, 1, NULL, 0, 0},  /* closed without a reply */
-		{4, 1, wrong_id, 20, 0},
-		{4, 1, NULL, 0, 600}, /* silence past the timeout */
+		{4, 1, (const uint8_t *)"DOTNET_IPC", 10, 0, false}, /* truncated header */
+		{4, 1, bad_magic, 20, 0, false},
+		{4, 1, short_pl, n, 0, false},
+		{4, 1, NULL, 0, 0, false},  /* closed without a reply */
+		{4, 1, wrong_id, 20, 0, false},
+		{4, 1, NULL, 0, 600, false}, /* silence past the timeout */
 	};
 	struct fake f;
 	fake_start(&f, s, sizeof(s) / sizeof(s[0]));
@@ -159,9 +185,9 @@ static void test_error_replies(void **state)
 	size_t dn = mk(dump3, 0xff, 0xff, pl.data, pl.len);
 	rtd_buf_free(&pl);
 	const struct step s[] = {
-		{4, 3, e1, 24, 0},
-		{4, 3, e2, 24, 0},
-		{1, 3, dump3, dn, 0},
+		{4, 3, e1, 24, 0, false},
+		{4, 3, e2, 24, 0, false},
+		{1, 3, dump3, dn, 0, false},
 	};
 	struct fake f;
 	fake_start(&f, s, 3);
@@ -200,10 +226,10 @@ static void test_unknown_command_fallback(void **state)
 	uint8_t sid[8] = {5};
 	mk(ok_sess, 0xff, 0, sid, 8);
 	const struct step s[] = {
-		{4, 8, unk, 24, 0},   /* ProcessInfo3: unknown */
-		{4, 4, info2, in, 0}, /* ProcessInfo2 answers */
-		{2, 6, unk2, 24, 0},  /* CollectTracing5: unknown */
-		{2, 2, ok_sess, 28, 0}, /* CollectTracing (1) covers it */
+		{4, 8, unk, 24, 0, false},   /* ProcessInfo3: unknown */
+		{4, 4, info2, in, 0, false}, /* ProcessInfo2 answers */
+		{2, 6, unk2, 24, 0, false},  /* CollectTracing5: unknown */
+		{2, 2, ok_sess, 28, 0, false}, /* CollectTracing (1) covers it */
 	};
 	struct fake f;
 	fake_start(&f, s, 4);
@@ -239,8 +265,8 @@ static void test_env_caps(void **state)
 	uint8_t cont[10] = {1, 0, 0, 0, 100, 0, 0, 0, 'A', 0};
 	memcpy(trunc + n, cont, 10);
 	const struct step s[] = {
-		{4, 2, big, 26, 0},
-		{4, 2, trunc, n + 10, 0},
+		{4, 2, big, 26, 0, false},
+		{4, 2, trunc, n + 10, 0, false},
 	};
 	struct fake f;
 	fake_start(&f, s, 2);
@@ -259,7 +285,7 @@ static void test_long_path(void **state)
 	(void)state;
 	static uint8_t ok[20];
 	mk(ok, 0xff, 0, NULL, 0);
-	const struct step s[] = {{4, 1, ok, 20, 0}};
+	const struct step s[] = {{4, 1, ok, 20, 0, false}};
 	struct fake f;
 	fake_start(&f, s, 1);
 	char dir[400], longp[512];
@@ -306,6 +332,60 @@ static void test_listener_rejects_non_runtime(void **state)
 	rtd_ipc_listener_free(l);
 }
 
+/* user_events sessions: the payload layout and the fd passed with
+ * SCM_RIGHTS (no user_events in this kernel is needed for this part). */
+static void test_user_events_fd_passing(void **state)
+{
+	(void)state;
+	static uint8_t ok[28];
+	uint8_t sid[8] = {9};
+	mk(ok, 0xff, 0, sid, 8);
+	const struct step s[] = {{2, 6, ok, 28, 0, true}};
+	struct fake f;
+	fake_start(&f, s, 1);
+	char tmp[] = "/tmp/rtd-ue-XXXXXX";
+	int ufd = mkstemp(tmp);
+	assert_true(ufd >= 0);
+	struct stat st;
+	fstat(ufd, &st);
+	uint32_t low[2] = {1, 2};
+	struct rtd_ipc_tracepoint_set set = {.name = "LowEvents", .event_ids = low,
+					     .n_event_ids = 2};
+	struct rtd_ipc_user_events_provider p = {
+		.p = {.name = "Rtdiag-Test", .keywords = 3, .level = 4},
+		.default_tracepoint = "MyTracepoint", .sets = &set, .n_sets = 1};
+	rtd_ipc_client *c = client(&f, 2000);
+	uint64_t id = 0;
+	int rc = rtd_ipc_user_events_start(c, &p, 1, 0, ufd, &id);
+	if (rc)
+		fail_msg("%s", rtd_ipc_client_errmsg(c));
+	assert_int_equal(id, 9);
+	rtd_ipc_client_free(c);
+	fake_end(&f);
+	assert_int_equal(f.fd_ino, st.st_ino);
+	/* session_type 1, rundown 0, 1 provider, ..., default tracepoint,
+	 * one set "LowEvents" {1, 2} at the very end */
+	rtd_rd r;
+	rd_init(&r, f.last_payload, f.last_len);
+	assert_int_equal(rd_u32le(&r), 1);
+	assert_int_equal(rd_u64le(&r), 0);
+	assert_int_equal(rd_u32le(&r), 1);
+	assert_int_equal(rd_u64le(&r), 3);
+	assert_int_equal(rd_u32le(&r), 4);
+	const uint8_t *tail = f.last_payload + f.last_len - 12;
+	assert_int_equal(tail[0], 2);  /* two ids */
+	assert_int_equal(tail[4], 1);
+	assert_int_equal(tail[8], 2);
+	close(ufd);
+	unlink(tmp);
+	/* a provider without any tracepoint is refused before sending */
+	p.default_tracepoint = NULL;
+	p.n_sets = 0;
+	uint8_t *b;
+	size_t n;
+	assert_int_equal(rtd_ipc_user_events_payload(&p, 1, 0, &b, &n), -RTD_E_INVAL);
+}
+
 int main(void)
 {
 	printf("FAKE SERVER: these replies are scripted by the test, not sent "
@@ -317,6 +397,7 @@ int main(void)
 		cmocka_unit_test(test_env_caps),
 		cmocka_unit_test(test_long_path),
 		cmocka_unit_test(test_listener_rejects_non_runtime),
+		cmocka_unit_test(test_user_events_fd_passing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -300,7 +300,7 @@ static void test_target_killed_mid_session(void **state)
 	}
 	assert_true(got >= 8);
 	assert_memory_equal(buf, "Nettrace", 8);
-	usleep(200000);
+	usleep(1000000); /* a few buffer flushes (every 100 ms) */
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	struct decode d;
@@ -433,6 +433,35 @@ static void test_reverse_connection(void **state)
 	stop_target(pid);
 }
 
+/* user_events session against the real runtime, where the kernel has
+ * user_events (CONFIG_USER_EVENTS); the tracepoint must then exist. */
+static void test_user_events_session(void **state)
+{
+	(void)state;
+	const char *ued = "/sys/kernel/tracing/user_events_data";
+	int ufd = open(ued, O_RDWR | O_CLOEXEC);
+	if (ufd < 0) {
+		printf("SKIP user_events: %s: %s (kernel without "
+		       "CONFIG_USER_EVENTS or tracefs not mounted)\n", ued,
+		       strerror(errno));
+		skip();
+	}
+	struct rtd_ipc_user_events_provider p = {
+		.p = {.name = "Rtdiag-Test", .keywords = ~0ull, .level = 5},
+		.default_tracepoint = "rtdiag_test"};
+	rtd_ipc_client *c = rtd_ipc_client_new(live_pid, NULL, NULL);
+	assert_non_null(c);
+	uint64_t id = 0;
+	int rc = rtd_ipc_user_events_start(c, &p, 1, 0, ufd, &id);
+	if (rc)
+		fail_msg("%s", rtd_ipc_client_errmsg(c));
+	usleep(200000);
+	assert_int_equal(access("/sys/kernel/tracing/events/user_events/rtdiag_test", F_OK), 0);
+	assert_int_equal(rtd_ipc_stop_tracing(c, id), 0);
+	rtd_ipc_client_free(c);
+	close(ufd);
+}
+
 int main(void)
 {
 	if (system("command -v dotnet >/dev/null 2>&1") != 0) {
@@ -459,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_target_killed_mid_session),
 		cmocka_unit_test(test_record_replay),
 		cmocka_unit_test(test_reverse_connection),
+		cmocka_unit_test(test_user_events_session),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	stop_target(live_pid);
