@@ -34,7 +34,10 @@ run() {
   /usr/bin/time -f "%U %S %M" -o "$W/time" "$@" >"$out" 2>"$W/stderr"
   local rc=$?
   read -r u s m <"$W/time"
-  echo "$(echo "$u + $s" | bc) $m $rc"
+  local t
+  t=$(echo "$u + $s" | bc)
+  [ "$(echo "$t < 0.01" | bc)" = 1 ] && t=0.01 # below the clock's resolution
+  echo "$t $m $rc"
 }
 report() { # file
   local f=$1 size events

@@ -9,7 +9,9 @@
  * it calls your callbacks as soon as each block is complete. End the stream
  * with rtd_nettrace_finish(). The decoder never needs the whole input: it
  * keeps at most one incomplete block, the metadata seen so far and the
- * stacks since the last sequence point, each under a cap.
+ * stacks since the last sequence point, each under a cap (defaults: 16 MiB
+ * block, 16 MiB of metadata, 16 MiB of stacks, 65536 threads), so its
+ * memory stays under ~50 MiB whatever the input.
  *
  * Borrowing: every pointer handed to a callback (an event, its payload,
  * its stack, its metadata strings) is valid only during that callback,
@@ -256,7 +258,7 @@ typedef int (*rtd_nettrace_seqpoint_fn)(void *ctx, uint64_t timestamp);
  * @max_block: cap on one block's size in bytes (0: 16 MiB)
  * @max_metadata: cap on distinct metadata records (0: 65536)
  * @max_stack_bytes: cap on stack bytes kept between two sequence points
- *                   (0: 32 MiB)
+ *                   (0: 16 MiB)
  */
 struct rtd_nettrace_opts {
 	size_t sz;

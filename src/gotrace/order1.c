@@ -500,6 +500,8 @@ static int post_process(rtd_gotrace_dec *d)
 		 * same. */
 		struct pp_g gc = *g;
 		struct pp_p pc = *p;
+		const uint8_t *gvals = gs.vals, *pvals = ps.vals;
+		uint64_t pkey = (uint64_t)ev->p;
 		unsigned t = ev->type;
 #define CHECK_RUNNING(allow0)                                                  \
 	do {                                                                   \
@@ -747,15 +749,15 @@ static int post_process(rtd_gotrace_dec *d)
 			break;
 		}
 		}
-		/* Store the copies back (the tables may have grown). */
-		g = v1_tab_get(&gs, ev->g, true, NULL);
-		p = v1_tab_get(&ps, (uint64_t)ev->p, true, NULL);
-		if (!g || !p) {
-			rc = v1_fail(d, -ENOMEM, 0, "out of memory");
-			goto out;
-		}
-		if (t == RTD_GO_EV_GO_UNBLOCK && args[0] == ev->g) {
-			/* Go's gs[ev.Args[0]] = g1 is overwritten by gs[ev.G] = g */
+		/* Store the copies back; look them up again only when an
+		 * insert above moved the tables (or a fake P was set). */
+		if (gs.vals != gvals || ps.vals != pvals || (uint64_t)ev->p != pkey) {
+			g = v1_tab_get(&gs, ev->g, true, NULL);
+			p = v1_tab_get(&ps, (uint64_t)ev->p, true, NULL);
+			if (!g || !p) {
+				rc = v1_fail(d, -ENOMEM, 0, "out of memory");
+				goto out;
+			}
 		}
 		*g = gc;
 		*p = pc;

@@ -131,6 +131,7 @@ static void free_meta_all(rtd_nettrace *dec)
 	while (rtd_map_next(&dec->meta, &it, &k, &v))
 		free(v);
 	rtd_map_clear(&dec->meta);
+	dec->meta_bytes = 0;
 	dec->last_meta = NULL;
 }
 
@@ -319,7 +320,7 @@ static int stack_block(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 	/* ids between the stacks known and this block get empty entries */
 	uint64_t end = (uint64_t)first + count;
 	uint64_t want = end - dec->stack_base;
-	if (want > dec->o.max_stack_bytes / 4)
+	if (want > dec->o.max_stack_bytes / 16)
 		return nt_fail(dec, -RTD_E_CAP, nt_off(dec, r, base),
 			       "stack ids %u..%llu: too many stacks since the "
 			       "last sequence point", first,
@@ -407,8 +408,10 @@ static int meta_add(rtd_nettrace *dec, struct nt_meta *m, uint64_t off)
 		m->bytes += o->bytes;
 		if (dec->last_meta == o)
 			dec->last_meta = NULL;
+		dec->meta_bytes -= o->alloc;
 		free(o);
 	}
+	dec->meta_bytes += m->alloc;
 	dec->st.metadata++;
 	if (dec->o.on_metadata)
 		return dec->o.on_metadata(dec->o.ctx, &m->pub);
@@ -670,7 +673,9 @@ static int event_block_v3(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 				       "pointer size %zu", ssize, psz);
 		size_t n = ssize / psz;
 		if (n > NT_CAP_STACK_FRAMES)
-			n = NT_CAP_STACK_FRAMES;
+			return nt_fail(dec, -RTD_E_CAP, ev_off,
+				       "stack of %zu frames exceeds the cap %u",
+				       n, NT_CAP_STACK_FRAMES);
 		if (n > dec->scratch_cap) {
 			uint64_t *ns = realloc(dec->scratch, n * sizeof(*ns));
 			if (!ns)
@@ -916,7 +921,7 @@ static int meta_block_v6(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 				       "metadata row of %u bytes runs past the "
 				       "block end", size);
 		struct nt_meta *m = NULL;
-		int err = nt_meta_parse_v6(dec, &row, roff + 2, &m);
+		int err = nt_meta_parse_v6(dec, &row, base, &m);
 		if (err)
 			return err;
 		err = meta_add(dec, m, roff);

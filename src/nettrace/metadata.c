@@ -449,11 +449,6 @@ static int parse_v6(struct bld *b, rtd_rd *r, struct parsed *o)
 static void display_name(const struct parsed *o, uint32_t *opcode,
 			 char *out, size_t n)
 {
-	const char *known = nt_known_name(o->provider, o->event_id);
-	if (known) {
-		snprintf(out, n, "%s", known);
-		return;
-	}
 	if (!o->event_name[0]) {
 		snprintf(out, n, "EventID(%u)", o->event_id);
 		return;
@@ -498,9 +493,14 @@ static int build(rtd_nettrace *dec, rtd_rd *r, int format, uint64_t base,
 	size_t head = (sizeof(struct nt_meta) + 15) & ~(size_t)15;
 	size_t total = head + nf * sizeof(struct rtd_nettrace_field) + sb +
 		       name_room;
+	if (total > NT_CAP_META_BYTES - dec->meta_bytes)
+		return nt_fail(dec, -RTD_E_CAP, base,
+			       "metadata records exceed %u bytes in all",
+			       NT_CAP_META_BYTES);
 	struct nt_meta *m = calloc(1, total);
 	if (!m)
 		return -ENOMEM;
+	m->alloc = total;
 	memset(&b, 0, sizeof(b));
 	b.fill = true;
 	b.tmp = &dec->sbuf;

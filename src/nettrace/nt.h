@@ -19,12 +19,13 @@
 /* Caps on sizes taken from the input (STYLE.md: every size has a name). */
 #define NT_CAP_BLOCK_DEFAULT (16u << 20)   /* one block */
 #define NT_CAP_METADATA_DEFAULT 65536u     /* distinct metadata ids */
-#define NT_CAP_STACK_BYTES_DEFAULT (32u << 20) /* stacks per SP interval */
+#define NT_CAP_STACK_BYTES_DEFAULT (16u << 20) /* stacks per SP interval */
+#define NT_CAP_META_BYTES (16u << 20)      /* all metadata records */
 #define NT_CAP_FIELDS 4096u                /* fields in one metadata */
 #define NT_CAP_DEPTH 16u                   /* nesting of structs/arrays */
 #define NT_CAP_TYPE_NAME 64u               /* FastSerialization type name */
-#define NT_CAP_THREADS 1000000u            /* threads tracked for drops */
-#define NT_CAP_LABELS (1u << 20)           /* V6 label lists per SP */
+#define NT_CAP_THREADS 65536u              /* threads tracked for drops */
+#define NT_CAP_LABELS (1u << 16)           /* V6 label lists per SP */
 #define NT_CAP_ARRAY_ELEMS (1u << 20)      /* elements walked per array */
 #define NT_CAP_STACK_FRAMES 4096u          /* frames in one stack */
 
@@ -42,15 +43,13 @@ struct nt_schema {
 /* Find the built-in schema for (provider, id, version); NULL if none. */
 const struct nt_schema *nt_schema_find(const char *provider, uint32_t id,
 				       uint32_t version);
-/* Display name for a provider/event id with no schema, for runtime
- * providers whose names we know (e.g. SampleProfiler); NULL if none. */
-const char *nt_known_name(const char *provider, uint32_t id);
 
 /* One metadata record, one allocation: the public part first. */
 struct nt_meta {
 	struct rtd_nettrace_metadata pub;
 	uint64_t seen;      /* events counted (for stats) */
 	uint64_t bytes;     /* payload bytes counted */
+	size_t alloc;       /* size of this allocation (NT_CAP_META_BYTES) */
 	/* the strings and the field tree follow in the same allocation */
 };
 
@@ -59,7 +58,7 @@ struct nt_meta {
 int nt_meta_parse_v5(rtd_nettrace *dec, rtd_rd *r, int format,
 		     uint64_t base, struct nt_meta **out);
 /* Parse one V6 metadata row (after its u16 size). base: stream offset of
- * r's first byte, for error messages. */
+ * r->start (offsets count from there), for error messages. */
 int nt_meta_parse_v6(rtd_nettrace *dec, rtd_rd *r, uint64_t base,
 		     struct nt_meta **out);
 
@@ -95,6 +94,7 @@ struct rtd_nettrace {
 	int seen_end;
 
 	rtd_map meta;          /* id -> struct nt_meta * */
+	size_t meta_bytes;     /* their allocations */
 	struct nt_meta *last_meta;
 
 	/* stacks since the last sequence point */

@@ -8,21 +8,25 @@ static const struct rtd_nettrace_field f0[] = {
 };
 static const struct rtd_nettrace_field f1[] = {
 	{"Count", RTD_NT_T_U32, 0, 0, -1, NULL},
+	{"Reason", RTD_NT_T_U32, 0, 0, -1, NULL},
+};
+static const struct rtd_nettrace_field f2[] = {
+	{"Count", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"Depth", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"Reason", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"Type", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"ClientSequenceNumber", RTD_NT_T_U64, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f2[] = {
+static const struct rtd_nettrace_field f3[] = {
 	{"Count", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"Depth", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f3[] = {
+static const struct rtd_nettrace_field f4[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f4[] = {
+static const struct rtd_nettrace_field f5[] = {
 	{"GenerationSize0", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"TotalPromotedSize0", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"GenerationSize1", RTD_NT_T_U64, 0, 0, -1, NULL},
@@ -40,22 +44,25 @@ static const struct rtd_nettrace_field f4[] = {
 	{"GenerationSize4", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"TotalPromotedSize4", RTD_NT_T_U64, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f5[] = {
+static const struct rtd_nettrace_field f6[] = {
 	{"Address", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"Size", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"Type", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f6[] = {
+static const struct rtd_nettrace_field f7[] = {
 	{"Address", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f7[] = {
+static const struct rtd_nettrace_field f8[] = {
+	{"Reason", RTD_NT_T_U16, 0, 0, -1, NULL},
+};
+static const struct rtd_nettrace_field f9[] = {
 	{"Reason", RTD_NT_T_U32, 0, 0, -1, NULL},
-	{"Count", RTD_NT_T_U32, 0, 0, -1, NULL},
+	{"Count", RTD_NT_T_I32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f8[] = {
+static const struct rtd_nettrace_field f10[] = {
 	{"AllocationAmount", RTD_NT_T_HEX32, 0, 0, -1, NULL},
 	{"AllocationKind", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
@@ -66,14 +73,14 @@ static const struct rtd_nettrace_field f8[] = {
 	{"Address", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"ObjectSize", RTD_NT_T_U64, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f9[] = {
+static const struct rtd_nettrace_field f11[] = {
 	{"Count", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f10[] = {
+static const struct rtd_nettrace_field f12[] = {
 	{"", RTD_NT_T_U64, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f11[] = {
+static const struct rtd_nettrace_field f13[] = {
 	{"TypeID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ModuleID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"TypeNameID", RTD_NT_T_U32, 0, 0, -1, NULL},
@@ -81,124 +88,124 @@ static const struct rtd_nettrace_field f11[] = {
 	{"CorElementType", RTD_NT_T_U8, 0, 0, -1, NULL},
 	{"TypeName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"TypeParameterCount", RTD_NT_T_U32, 0, 0, -1, NULL},
-	{"TypeParameters", RTD_NT_T_COUNTED, 1, 0, 6, f10},
-};
-static const struct rtd_nettrace_field f12[] = {
-	{"", RTD_NT_T_OBJECT, 8, 0, -1, f11},
-};
-static const struct rtd_nettrace_field f13[] = {
-	{"Count", RTD_NT_T_U32, 0, 0, -1, NULL},
-	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"Values", RTD_NT_T_COUNTED, 1, 0, 0, f12},
+	{"TypeParameters", RTD_NT_T_COUNTED, 1, 0, 6, f12},
 };
 static const struct rtd_nettrace_field f14[] = {
+	{"", RTD_NT_T_OBJECT, 8, 0, -1, f13},
+};
+static const struct rtd_nettrace_field f15[] = {
+	{"Count", RTD_NT_T_U32, 0, 0, -1, NULL},
+	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
+	{"Values", RTD_NT_T_COUNTED, 1, 0, 0, f14},
+};
+static const struct rtd_nettrace_field f16[] = {
 	{"RootedNodeAddress", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"GCRootKind", RTD_NT_T_U8, 0, 0, -1, NULL},
 	{"GCRootFlag", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"GCRootID", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f15[] = {
-	{"", RTD_NT_T_OBJECT, 4, 0, -1, f14},
+static const struct rtd_nettrace_field f17[] = {
+	{"", RTD_NT_T_OBJECT, 4, 0, -1, f16},
 };
-static const struct rtd_nettrace_field f16[] = {
+static const struct rtd_nettrace_field f18[] = {
 	{"Index", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"Count", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"Values", RTD_NT_T_COUNTED, 1, 0, 1, f15},
+	{"Values", RTD_NT_T_COUNTED, 1, 0, 1, f17},
 };
-static const struct rtd_nettrace_field f17[] = {
+static const struct rtd_nettrace_field f19[] = {
 	{"GCKeyNodeID", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"GCValueNodeID", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"GCRootID", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f18[] = {
-	{"", RTD_NT_T_OBJECT, 3, 0, -1, f17},
+static const struct rtd_nettrace_field f20[] = {
+	{"", RTD_NT_T_OBJECT, 3, 0, -1, f19},
 };
-static const struct rtd_nettrace_field f19[] = {
+static const struct rtd_nettrace_field f21[] = {
 	{"Index", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"Count", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"Values", RTD_NT_T_COUNTED, 1, 0, 1, f18},
+	{"Values", RTD_NT_T_COUNTED, 1, 0, 1, f20},
 };
-static const struct rtd_nettrace_field f20[] = {
+static const struct rtd_nettrace_field f22[] = {
 	{"Address", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"Size", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"TypeID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"EdgeCount", RTD_NT_T_U64, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f21[] = {
-	{"", RTD_NT_T_OBJECT, 4, 0, -1, f20},
+static const struct rtd_nettrace_field f23[] = {
+	{"", RTD_NT_T_OBJECT, 4, 0, -1, f22},
 };
-static const struct rtd_nettrace_field f22[] = {
+static const struct rtd_nettrace_field f24[] = {
 	{"Index", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"Count", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"Values", RTD_NT_T_COUNTED, 1, 0, 1, f21},
+	{"Values", RTD_NT_T_COUNTED, 1, 0, 1, f23},
 };
-static const struct rtd_nettrace_field f23[] = {
+static const struct rtd_nettrace_field f25[] = {
 	{"Value", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"ReferencingFieldID", RTD_NT_T_U32, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f24[] = {
-	{"", RTD_NT_T_OBJECT, 2, 0, -1, f23},
+static const struct rtd_nettrace_field f26[] = {
+	{"", RTD_NT_T_OBJECT, 2, 0, -1, f25},
 };
-static const struct rtd_nettrace_field f25[] = {
+static const struct rtd_nettrace_field f27[] = {
 	{"Index", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"Count", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"Values", RTD_NT_T_COUNTED, 1, 0, 1, f24},
+	{"Values", RTD_NT_T_COUNTED, 1, 0, 1, f26},
 };
-static const struct rtd_nettrace_field f26[] = {
+static const struct rtd_nettrace_field f28[] = {
 	{"Address", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"TypeID", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"ObjectCountForTypeSample", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"TotalSizeForTypeSample", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f27[] = {
+static const struct rtd_nettrace_field f29[] = {
 	{"RangeBase", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"RangeLength", RTD_NT_T_U64, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f28[] = {
-	{"", RTD_NT_T_OBJECT, 2, 0, -1, f27},
+static const struct rtd_nettrace_field f30[] = {
+	{"", RTD_NT_T_OBJECT, 2, 0, -1, f29},
 };
-static const struct rtd_nettrace_field f29[] = {
+static const struct rtd_nettrace_field f31[] = {
 	{"Index", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"Count", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"Values", RTD_NT_T_COUNTED, 1, 0, 1, f28},
+	{"Values", RTD_NT_T_COUNTED, 1, 0, 1, f30},
 };
-static const struct rtd_nettrace_field f30[] = {
+static const struct rtd_nettrace_field f32[] = {
 	{"OldRangeBase", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"NewRangeBase", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"RangeLength", RTD_NT_T_U64, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f31[] = {
-	{"", RTD_NT_T_OBJECT, 3, 0, -1, f30},
+static const struct rtd_nettrace_field f33[] = {
+	{"", RTD_NT_T_OBJECT, 3, 0, -1, f32},
 };
-static const struct rtd_nettrace_field f32[] = {
+static const struct rtd_nettrace_field f34[] = {
 	{"Index", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"Count", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"Values", RTD_NT_T_COUNTED, 1, 0, 1, f31},
+	{"Values", RTD_NT_T_COUNTED, 1, 0, 1, f33},
 };
-static const struct rtd_nettrace_field f33[] = {
+static const struct rtd_nettrace_field f35[] = {
 	{"Generation", RTD_NT_T_U8, 0, 0, -1, NULL},
 	{"RangeStart", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"RangeUsedLength", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"RangeReservedLength", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f34[] = {
+static const struct rtd_nettrace_field f36[] = {
 	{"HeapNum", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f35[] = {
+static const struct rtd_nettrace_field f37[] = {
 	{"TypeID", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"ObjectID", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f36[] = {
+static const struct rtd_nettrace_field f38[] = {
 	{"HandleID", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"ObjectID", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"Kind", RTD_NT_T_U32, 0, 0, -1, NULL},
@@ -206,22 +213,22 @@ static const struct rtd_nettrace_field f36[] = {
 	{"AppDomainID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f37[] = {
+static const struct rtd_nettrace_field f39[] = {
 	{"HandleID", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f38[] = {
+static const struct rtd_nettrace_field f40[] = {
 	{"HandleID", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"ObjectID", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"ObjectSize", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"TypeName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f39[] = {
+static const struct rtd_nettrace_field f41[] = {
 	{"Reason", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f40[] = {
+static const struct rtd_nettrace_field f42[] = {
 	{"GCRootID", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"ObjectID", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"TypeID", RTD_NT_T_POINTER, 0, 0, -1, NULL},
@@ -230,15 +237,15 @@ static const struct rtd_nettrace_field f40[] = {
 	{"PeggedRefCount", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"Flags", RTD_NT_T_U32, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f41[] = {
-	{"", RTD_NT_T_OBJECT, 7, 0, -1, f40},
+static const struct rtd_nettrace_field f43[] = {
+	{"", RTD_NT_T_OBJECT, 7, 0, -1, f42},
 };
-static const struct rtd_nettrace_field f42[] = {
+static const struct rtd_nettrace_field f44[] = {
 	{"Count", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"Values", RTD_NT_T_COUNTED, 1, 0, 0, f41},
+	{"Values", RTD_NT_T_COUNTED, 1, 0, 0, f43},
 };
-static const struct rtd_nettrace_field f43[] = {
+static const struct rtd_nettrace_field f45[] = {
 	{"ObjectID", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"TypeID", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"IUnknown", RTD_NT_T_POINTER, 0, 0, -1, NULL},
@@ -246,58 +253,58 @@ static const struct rtd_nettrace_field f43[] = {
 	{"RefCount", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"Flags", RTD_NT_T_U32, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f44[] = {
-	{"", RTD_NT_T_OBJECT, 6, 0, -1, f43},
+static const struct rtd_nettrace_field f46[] = {
+	{"", RTD_NT_T_OBJECT, 6, 0, -1, f45},
 };
-static const struct rtd_nettrace_field f45[] = {
+static const struct rtd_nettrace_field f47[] = {
 	{"Count", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"Values", RTD_NT_T_COUNTED, 1, 0, 0, f44},
+	{"Values", RTD_NT_T_COUNTED, 1, 0, 0, f46},
 };
-static const struct rtd_nettrace_field f46[] = {
+static const struct rtd_nettrace_field f48[] = {
 	{"GCRootID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ObjectID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"TypeID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"Flags", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"FieldName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f47[] = {
-	{"", RTD_NT_T_OBJECT, 5, 0, -1, f46},
+static const struct rtd_nettrace_field f49[] = {
+	{"", RTD_NT_T_OBJECT, 5, 0, -1, f48},
 };
-static const struct rtd_nettrace_field f48[] = {
+static const struct rtd_nettrace_field f50[] = {
 	{"Count", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"AppDomainID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"Values", RTD_NT_T_COUNTED, 1, 0, 0, f47},
+	{"Values", RTD_NT_T_COUNTED, 1, 0, 0, f49},
 };
-static const struct rtd_nettrace_field f49[] = {
+static const struct rtd_nettrace_field f51[] = {
 	{"Name", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"DataSize", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"Data", RTD_NT_T_BINARY, 0, 0, 1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f50[] = {
+static const struct rtd_nettrace_field f52[] = {
 	{"BytesAllocated", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f51[] = {
+static const struct rtd_nettrace_field f53[] = {
 	{"BytesFreed", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f52[] = {
+static const struct rtd_nettrace_field f54[] = {
 	{"HeapNum", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"Type", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"Promoted", RTD_NT_T_U64, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f53[] = {
+static const struct rtd_nettrace_field f55[] = {
 	{"Heap", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"JoinTime", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"JoinType", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"JoinID", RTD_NT_T_U32, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f54[] = {
+static const struct rtd_nettrace_field f56[] = {
 	{"SizeBefore", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"FreeListBefore", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"FreeObjBefore", RTD_NT_T_POINTER, 0, 0, -1, NULL},
@@ -309,10 +316,10 @@ static const struct rtd_nettrace_field f54[] = {
 	{"NonePinnedSurv", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"NewAllocation", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f55[] = {
-	{"", RTD_NT_T_OBJECT, 10, 0, -1, f54},
+static const struct rtd_nettrace_field f57[] = {
+	{"", RTD_NT_T_OBJECT, 10, 0, -1, f56},
 };
-static const struct rtd_nettrace_field f56[] = {
+static const struct rtd_nettrace_field f58[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"FreeListAllocated", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"FreeListRejected", RTD_NT_T_POINTER, 0, 0, -1, NULL},
@@ -328,9 +335,9 @@ static const struct rtd_nettrace_field f56[] = {
 	{"HeapIndex", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ExtraGen0Commit", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"Count", RTD_NT_T_U32, 0, 0, -1, NULL},
-	{"Values", RTD_NT_T_COUNTED, 1, 0, 14, f55},
+	{"Values", RTD_NT_T_COUNTED, 1, 0, 14, f57},
 };
-static const struct rtd_nettrace_field f57[] = {
+static const struct rtd_nettrace_field f59[] = {
 	{"FinalYoungestDesired", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"NumHeaps", RTD_NT_T_I32, 0, 0, -1, NULL},
 	{"CondemnedGeneration", RTD_NT_T_U32, 0, 0, -1, NULL},
@@ -343,7 +350,7 @@ static const struct rtd_nettrace_field f57[] = {
 	{"CondemnReasons0", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"CondemnReasons1", RTD_NT_T_U32, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f58[] = {
+static const struct rtd_nettrace_field f60[] = {
 	{"TimeInit", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"TimePlan", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"TimeCompact", RTD_NT_T_U32, 0, 0, -1, NULL},
@@ -351,30 +358,30 @@ static const struct rtd_nettrace_field f58[] = {
 	{"TotalRefs", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"ZeroRefs", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f59[] = {
-	{"", RTD_NT_T_OBJECT, 6, 0, -1, f58},
+static const struct rtd_nettrace_field f61[] = {
+	{"", RTD_NT_T_OBJECT, 6, 0, -1, f60},
 };
-static const struct rtd_nettrace_field f60[] = {
+static const struct rtd_nettrace_field f62[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"Count", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"Values", RTD_NT_T_COUNTED, 1, 0, 1, f59},
+	{"Values", RTD_NT_T_COUNTED, 1, 0, 1, f61},
 };
-static const struct rtd_nettrace_field f61[] = {
+static const struct rtd_nettrace_field f63[] = {
 	{"Index", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"Count", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"Size", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f62[] = {
-	{"", RTD_NT_T_OBJECT, 3, 0, -1, f61},
+static const struct rtd_nettrace_field f64[] = {
+	{"", RTD_NT_T_OBJECT, 3, 0, -1, f63},
 };
-static const struct rtd_nettrace_field f63[] = {
+static const struct rtd_nettrace_field f65[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"BucketKind", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"TotalSize", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"Count", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"Values", RTD_NT_T_COUNTED, 1, 0, 3, f62},
+	{"Values", RTD_NT_T_COUNTED, 1, 0, 3, f64},
 };
-static const struct rtd_nettrace_field f64[] = {
+static const struct rtd_nettrace_field f66[] = {
 	{"ExceptionType", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ExceptionMessage", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ExceptionEIP", RTD_NT_T_POINTER, 0, 0, -1, NULL},
@@ -382,45 +389,45 @@ static const struct rtd_nettrace_field f64[] = {
 	{"ExceptionFlags", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f65[] = {
+static const struct rtd_nettrace_field f67[] = {
 	{"EntryEIP", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"MethodID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"MethodName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f66[] = {
+static const struct rtd_nettrace_field f68[] = {
 	{"ContentionFlags", RTD_NT_T_U8, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"LockID", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"AssociatedObjectID", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"LockOwnerThreadID", RTD_NT_T_U64, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f67[] = {
+static const struct rtd_nettrace_field f69[] = {
 	{"ContentionFlags", RTD_NT_T_U8, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"DurationNs", RTD_NT_T_F64, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f68[] = {
+static const struct rtd_nettrace_field f70[] = {
 	{"LockID", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"AssociatedObjectID", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f69[] = {
+static const struct rtd_nettrace_field f71[] = {
 	{"ActiveWorkerThreadCount", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"RetiredWorkerThreadCount", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f70[] = {
+static const struct rtd_nettrace_field f72[] = {
 	{"Throughput", RTD_NT_T_F64, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f71[] = {
+static const struct rtd_nettrace_field f73[] = {
 	{"AverageThroughput", RTD_NT_T_F64, 0, 0, -1, NULL},
 	{"NewWorkerThreadCount", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"Reason", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f72[] = {
+static const struct rtd_nettrace_field f74[] = {
 	{"Duration", RTD_NT_T_F64, 0, 0, -1, NULL},
 	{"Throughput", RTD_NT_T_F64, 0, 0, -1, NULL},
 	{"ThreadWave", RTD_NT_T_F64, 0, 0, -1, NULL},
@@ -433,33 +440,33 @@ static const struct rtd_nettrace_field f72[] = {
 	{"NewThreadWaveMagnitude", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f73[] = {
+static const struct rtd_nettrace_field f75[] = {
 	{"MinWorkerThreads", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"MaxWorkerThreads", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"MinIOCompletionThreads", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"MaxIOCompletionThreads", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f74[] = {
+static const struct rtd_nettrace_field f76[] = {
 	{"WorkID", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f75[] = {
+static const struct rtd_nettrace_field f77[] = {
 	{"NativeOverlapped", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"Overlapped", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"MultiDequeues", RTD_NT_T_BOOL32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f76[] = {
+static const struct rtd_nettrace_field f78[] = {
 	{"NativeOverlapped", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"Overlapped", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f77[] = {
+static const struct rtd_nettrace_field f79[] = {
 	{"ID", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f78[] = {
+static const struct rtd_nettrace_field f80[] = {
 	{"ManagedThreadID", RTD_NT_T_HEX64, 0, 0, -1, NULL},
 	{"AppDomainID", RTD_NT_T_HEX64, 0, 0, -1, NULL},
 	{"Flags", RTD_NT_T_HEX32, 0, 0, -1, NULL},
@@ -467,22 +474,22 @@ static const struct rtd_nettrace_field f78[] = {
 	{"OSThreadID", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f79[] = {
+static const struct rtd_nettrace_field f81[] = {
 	{"ManagedThreadID", RTD_NT_T_HEX64, 0, 0, -1, NULL},
 	{"AppDomainID", RTD_NT_T_HEX64, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f80[] = {
+static const struct rtd_nettrace_field f82[] = {
 	{"", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f81[] = {
+static const struct rtd_nettrace_field f83[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"Reserved1", RTD_NT_T_U8, 0, 0, -1, NULL},
 	{"Reserved2", RTD_NT_T_U8, 0, 0, -1, NULL},
 	{"FrameCount", RTD_NT_T_U32, 0, 0, -1, NULL},
-	{"Stack", RTD_NT_T_COUNTED, 1, 0, 3, f80},
+	{"Stack", RTD_NT_T_COUNTED, 1, 0, 3, f82},
 };
-static const struct rtd_nettrace_field f82[] = {
+static const struct rtd_nettrace_field f84[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"Sku", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"BclMajorVersion", RTD_NT_T_U16, 0, 0, -1, NULL},
@@ -499,18 +506,18 @@ static const struct rtd_nettrace_field f82[] = {
 	{"ComObjectGuid", RTD_NT_T_GUID, 0, 0, -1, NULL},
 	{"RuntimeDllPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f83[] = {
+static const struct rtd_nettrace_field f85[] = {
 	{"TypeLoadStartID", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f84[] = {
+static const struct rtd_nettrace_field f86[] = {
 	{"TypeLoadStartID", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"LoadLevel", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"TypeID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"TypeName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f85[] = {
+static const struct rtd_nettrace_field f87[] = {
 	{"MethodID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"MethodNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"MethodName", RTD_NT_T_STRING, 0, 0, -1, NULL},
@@ -518,11 +525,11 @@ static const struct rtd_nettrace_field f85[] = {
 	{"EntryPoint", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f86[] = {
+static const struct rtd_nettrace_field f88[] = {
 	{"MethodID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f87[] = {
+static const struct rtd_nettrace_field f89[] = {
 	{"MethodID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ModuleID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"MethodStartAddress", RTD_NT_T_U64, 0, 0, -1, NULL},
@@ -532,7 +539,7 @@ static const struct rtd_nettrace_field f87[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"ReJITID", RTD_NT_T_U64, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f88[] = {
+static const struct rtd_nettrace_field f90[] = {
 	{"MethodID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ModuleID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"MethodStartAddress", RTD_NT_T_U64, 0, 0, -1, NULL},
@@ -545,7 +552,7 @@ static const struct rtd_nettrace_field f88[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"ReJITID", RTD_NT_T_U64, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f89[] = {
+static const struct rtd_nettrace_field f91[] = {
 	{"MethodID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ModuleID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"MethodToken", RTD_NT_T_U32, 0, 0, -1, NULL},
@@ -555,7 +562,7 @@ static const struct rtd_nettrace_field f89[] = {
 	{"MethodSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f90[] = {
+static const struct rtd_nettrace_field f92[] = {
 	{"MethodID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ModuleID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"JitHotCodeRequestSize", RTD_NT_T_U64, 0, 0, -1, NULL},
@@ -564,7 +571,7 @@ static const struct rtd_nettrace_field f90[] = {
 	{"JitAllocFlag", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f91[] = {
+static const struct rtd_nettrace_field f93[] = {
 	{"MethodBeingCompiledNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"MethodBeingCompiledName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"MethodBeingCompiledNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
@@ -576,7 +583,7 @@ static const struct rtd_nettrace_field f91[] = {
 	{"InlineeNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f92[] = {
+static const struct rtd_nettrace_field f94[] = {
 	{"MethodBeingCompiledNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"MethodBeingCompiledName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"MethodBeingCompiledNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
@@ -590,7 +597,7 @@ static const struct rtd_nettrace_field f92[] = {
 	{"FailReason", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f93[] = {
+static const struct rtd_nettrace_field f95[] = {
 	{"MethodBeingCompiledNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"MethodBeingCompiledName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"MethodBeingCompiledNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
@@ -604,7 +611,7 @@ static const struct rtd_nettrace_field f93[] = {
 	{"TailCallType", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f94[] = {
+static const struct rtd_nettrace_field f96[] = {
 	{"MethodBeingCompiledNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"MethodBeingCompiledName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"MethodBeingCompiledNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
@@ -618,36 +625,36 @@ static const struct rtd_nettrace_field f94[] = {
 	{"FailReason", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f95[] = {
+static const struct rtd_nettrace_field f97[] = {
 	{"", RTD_NT_T_U32, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f96[] = {
+static const struct rtd_nettrace_field f98[] = {
 	{"MethodID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ReJITID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"MethodExtent", RTD_NT_T_U8, 0, 0, -1, NULL},
 	{"CountOfMapEntries", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"ILOffsets", RTD_NT_T_COUNTED, 1, 0, 3, f95},
-	{"NativeOffsets", RTD_NT_T_COUNTED, 1, 0, 3, f95},
+	{"ILOffsets", RTD_NT_T_COUNTED, 1, 0, 3, f97},
+	{"NativeOffsets", RTD_NT_T_COUNTED, 1, 0, 3, f97},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-};
-static const struct rtd_nettrace_field f97[] = {
-	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"Flags", RTD_NT_T_HEX32, 0, 0, -1, NULL},
-};
-static const struct rtd_nettrace_field f98[] = {
-	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"NewMethodCount", RTD_NT_T_U32, 0, 0, -1, NULL},
 };
 static const struct rtd_nettrace_field f99[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"PendingMethodCount", RTD_NT_T_U32, 0, 0, -1, NULL},
+	{"Flags", RTD_NT_T_HEX32, 0, 0, -1, NULL},
 };
 static const struct rtd_nettrace_field f100[] = {
+	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
+	{"NewMethodCount", RTD_NT_T_U32, 0, 0, -1, NULL},
+};
+static const struct rtd_nettrace_field f101[] = {
+	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
+	{"PendingMethodCount", RTD_NT_T_U32, 0, 0, -1, NULL},
+};
+static const struct rtd_nettrace_field f102[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"PendingMethodCount", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"JittedMethodCount", RTD_NT_T_U32, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f101[] = {
+static const struct rtd_nettrace_field f103[] = {
 	{"ModuleID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"AssemblyID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"AppDomainID", RTD_NT_T_U64, 0, 0, -1, NULL},
@@ -657,7 +664,7 @@ static const struct rtd_nettrace_field f101[] = {
 	{"ModuleNativePath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f102[] = {
+static const struct rtd_nettrace_field f104[] = {
 	{"ModuleID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"AssemblyID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ModuleFlags", RTD_NT_T_HEX32, 0, 0, -1, NULL},
@@ -672,7 +679,7 @@ static const struct rtd_nettrace_field f102[] = {
 	{"NativePdbAge", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"NativePdbBuildPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f103[] = {
+static const struct rtd_nettrace_field f105[] = {
 	{"AssemblyID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"AppDomainID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"BindingID", RTD_NT_T_U64, 0, 0, -1, NULL},
@@ -680,21 +687,21 @@ static const struct rtd_nettrace_field f103[] = {
 	{"FullyQualifiedAssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f104[] = {
+static const struct rtd_nettrace_field f106[] = {
 	{"AppDomainID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"AppDomainFlags", RTD_NT_T_HEX32, 0, 0, -1, NULL},
 	{"AppDomainName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"AppDomainIndex", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f105[] = {
+static const struct rtd_nettrace_field f107[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"ModuleID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"RangeBegin", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"RangeSize", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"RangeType", RTD_NT_T_U8, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f106[] = {
+static const struct rtd_nettrace_field f108[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"AssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"AssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
@@ -702,7 +709,7 @@ static const struct rtd_nettrace_field f106[] = {
 	{"AssemblyLoadContext", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"RequestingAssemblyLoadContext", RTD_NT_T_STRING, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f107[] = {
+static const struct rtd_nettrace_field f109[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"AssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"AssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
@@ -714,7 +721,7 @@ static const struct rtd_nettrace_field f107[] = {
 	{"ResultAssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"Cached", RTD_NT_T_BOOL32, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f108[] = {
+static const struct rtd_nettrace_field f110[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"AssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"Stage", RTD_NT_T_U16, 0, 0, -1, NULL},
@@ -724,7 +731,7 @@ static const struct rtd_nettrace_field f108[] = {
 	{"ResultAssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ErrorMessage", RTD_NT_T_STRING, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f109[] = {
+static const struct rtd_nettrace_field f111[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"AssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"HandlerName", RTD_NT_T_STRING, 0, 0, -1, NULL},
@@ -732,32 +739,32 @@ static const struct rtd_nettrace_field f109[] = {
 	{"ResultAssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ResultAssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f110[] = {
+static const struct rtd_nettrace_field f112[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"AssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"HandlerName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ResultAssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ResultAssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f111[] = {
+static const struct rtd_nettrace_field f113[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"AssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"IsTrackedLoad", RTD_NT_T_BOOL32, 0, 0, -1, NULL},
 	{"RequestingAssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ComputedRequestedAssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f112[] = {
+static const struct rtd_nettrace_field f114[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"FilePath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"Source", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"Result", RTD_NT_T_I32, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f113[] = {
+static const struct rtd_nettrace_field f115[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"Name", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"Timestamp", RTD_NT_T_I64, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f114[] = {
+static const struct rtd_nettrace_field f116[] = {
 	{"ManagedThreadID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"AppDomainID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"Flags", RTD_NT_T_U32, 0, 0, -1, NULL},
@@ -765,7 +772,7 @@ static const struct rtd_nettrace_field f114[] = {
 	{"OSThreadID", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f115[] = {
+static const struct rtd_nettrace_field f117[] = {
 	{"PlugStart", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"PlugEnd", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"GapBeforeSize", RTD_NT_T_POINTER, 0, 0, -1, NULL},
@@ -774,143 +781,145 @@ static const struct rtd_nettrace_field f115[] = {
 
 const struct nt_schema nt_schema_table[] = {
 	{"Microsoft-DotNETCore-SampleProfiler", 0, 0, 0, "Thread/Sample", 1, f0},
-	{"Microsoft-Windows-DotNETRuntime", 1, 2, 1, "GC/Start", 6, f1},
-	{"Microsoft-Windows-DotNETRuntime", 2, 1, 2, "GC/Stop", 3, f2},
-	{"Microsoft-Windows-DotNETRuntime", 3, 1, 132, "GC/RestartEEStop", 1, f3},
-	{"Microsoft-Windows-DotNETRuntime", 4, 2, 133, "GC/HeapStats", 16, f4},
-	{"Microsoft-Windows-DotNETRuntime", 5, 1, 134, "GC/CreateSegment", 4, f5},
-	{"Microsoft-Windows-DotNETRuntime", 6, 1, 135, "GC/FreeSegment", 2, f6},
-	{"Microsoft-Windows-DotNETRuntime", 7, 1, 136, "GC/RestartEEStart", 1, f3},
-	{"Microsoft-Windows-DotNETRuntime", 8, 1, 137, "GC/SuspendEEStop", 1, f3},
-	{"Microsoft-Windows-DotNETRuntime", 9, 1, 10, "GC/SuspendEEStart", 3, f7},
-	{"Microsoft-Windows-DotNETRuntime", 10, 4, 11, "GC/AllocationTick", 9, f8},
-	{"Microsoft-Windows-DotNETRuntime", 11, 1, 12, "GC/CreateConcurrentThread", 1, f3},
-	{"Microsoft-Windows-DotNETRuntime", 12, 1, 13, "GC/TerminateConcurrentThread", 1, f3},
-	{"Microsoft-Windows-DotNETRuntime", 13, 1, 15, "GC/FinalizersStop", 2, f9},
-	{"Microsoft-Windows-DotNETRuntime", 14, 1, 19, "GC/FinalizersStart", 1, f3},
-	{"Microsoft-Windows-DotNETRuntime", 15, 0, 10, "Type/BulkType", 3, f13},
-	{"Microsoft-Windows-DotNETRuntime", 16, 0, 26, "GC/BulkRootEdge", 4, f16},
-	{"Microsoft-Windows-DotNETRuntime", 17, 0, 27, "GC/BulkRootConditionalWeakTableElementEdge", 4, f19},
-	{"Microsoft-Windows-DotNETRuntime", 18, 0, 28, "GC/BulkNode", 4, f22},
-	{"Microsoft-Windows-DotNETRuntime", 19, 0, 29, "GC/BulkEdge", 4, f25},
-	{"Microsoft-Windows-DotNETRuntime", 20, 0, 32, "GC/SampledObjectAllocation", 5, f26},
-	{"Microsoft-Windows-DotNETRuntime", 21, 0, 21, "GC/BulkSurvivingObjectRanges", 4, f29},
-	{"Microsoft-Windows-DotNETRuntime", 22, 0, 22, "GC/BulkMovedObjectRanges", 4, f32},
-	{"Microsoft-Windows-DotNETRuntime", 23, 0, 23, "GC/GenerationRange", 5, f33},
-	{"Microsoft-Windows-DotNETRuntime", 25, 0, 16, "GC/MarkStackRoots", 2, f34},
-	{"Microsoft-Windows-DotNETRuntime", 26, 0, 17, "GC/MarkFinalizeQueueRoots", 2, f34},
-	{"Microsoft-Windows-DotNETRuntime", 27, 0, 18, "GC/MarkHandles", 2, f34},
-	{"Microsoft-Windows-DotNETRuntime", 28, 0, 19, "GC/MarkOlderGenerationRoots", 2, f34},
-	{"Microsoft-Windows-DotNETRuntime", 29, 0, 30, "GC/FinalizeObject", 3, f35},
-	{"Microsoft-Windows-DotNETRuntime", 30, 0, 31, "GC/SetGCHandle", 6, f36},
-	{"Microsoft-Windows-DotNETRuntime", 31, 0, 32, "GC/DestroyGCHandle", 2, f37},
-	{"Microsoft-Windows-DotNETRuntime", 32, 0, 32, "GC/SampledObjectAllocation", 5, f26},
-	{"Microsoft-Windows-DotNETRuntime", 33, 0, 33, "GC/PinObjectAtGCTime", 5, f38},
-	{"Microsoft-Windows-DotNETRuntime", 35, 0, 35, "GC/Triggered", 2, f39},
-	{"Microsoft-Windows-DotNETRuntime", 36, 0, 36, "GC/BulkRootCCW", 3, f42},
-	{"Microsoft-Windows-DotNETRuntime", 37, 0, 37, "GC/BulkRCW", 3, f45},
-	{"Microsoft-Windows-DotNETRuntime", 38, 0, 38, "GC/BulkRootStaticVar", 4, f48},
-	{"Microsoft-Windows-DotNETRuntime", 39, 0, 39, "GC/DynamicEvent", 4, f49},
-	{"Microsoft-Windows-DotNETRuntime", 50, 0, 1, "ThreadPoolWorkerThread/Start", 3, f69},
-	{"Microsoft-Windows-DotNETRuntime", 51, 0, 2, "ThreadPoolWorkerThread/Stop", 3, f69},
-	{"Microsoft-Windows-DotNETRuntime", 52, 0, 1, "ThreadPoolWorkerThreadRetirement/Start", 3, f69},
-	{"Microsoft-Windows-DotNETRuntime", 53, 0, 2, "ThreadPoolWorkerThreadRetirement/Stop", 3, f69},
-	{"Microsoft-Windows-DotNETRuntime", 54, 0, 100, "ThreadPoolWorkerThreadAdjustment/Sample", 2, f70},
-	{"Microsoft-Windows-DotNETRuntime", 55, 0, 101, "ThreadPoolWorkerThreadAdjustment/Adjustment", 4, f71},
-	{"Microsoft-Windows-DotNETRuntime", 56, 0, 102, "ThreadPoolWorkerThreadAdjustment/Stats", 11, f72},
-	{"Microsoft-Windows-DotNETRuntime", 57, 0, 90, "ThreadPoolWorkerThread/Wait", 3, f69},
-	{"Microsoft-Windows-DotNETRuntime", 58, 0, 1, "ThreadPoolMinMaxThreads/Start", 5, f73},
-	{"Microsoft-Windows-DotNETRuntime", 60, 0, 1, "ThreadPoolWorkingThreadCount/Start", 2, f9},
-	{"Microsoft-Windows-DotNETRuntime", 61, 0, 11, "ThreadPool/Enqueue", 2, f74},
-	{"Microsoft-Windows-DotNETRuntime", 62, 0, 12, "ThreadPool/Dequeue", 2, f74},
-	{"Microsoft-Windows-DotNETRuntime", 63, 0, 13, "ThreadPool/IOEnqueue", 4, f75},
-	{"Microsoft-Windows-DotNETRuntime", 64, 0, 14, "ThreadPool/IODequeue", 3, f76},
-	{"Microsoft-Windows-DotNETRuntime", 65, 0, 15, "ThreadPool/IOPack", 3, f76},
-	{"Microsoft-Windows-DotNETRuntime", 70, 0, 11, "Thread/Creating", 2, f77},
-	{"Microsoft-Windows-DotNETRuntime", 71, 0, 12, "Thread/Running", 2, f77},
-	{"Microsoft-Windows-DotNETRuntime", 73, 0, 1, "TypeLoad/Start", 2, f83},
-	{"Microsoft-Windows-DotNETRuntime", 74, 0, 2, "TypeLoad/Stop", 5, f84},
-	{"Microsoft-Windows-DotNETRuntime", 80, 1, 1, "Exception/Start", 6, f64},
-	{"Microsoft-Windows-DotNETRuntime", 81, 2, 1, "Contention/Start", 5, f66},
-	{"Microsoft-Windows-DotNETRuntime", 82, 0, 82, "ClrStack/Walk", 5, f81},
-	{"Microsoft-Windows-DotNETRuntime", 85, 0, 11, "AppDomainResourceManagement/ThreadCreated", 6, f78},
-	{"Microsoft-Windows-DotNETRuntime", 86, 0, 12, "AppDomainResourceManagement/ThreadTerminated", 3, f79},
-	{"Microsoft-Windows-DotNETRuntime", 87, 0, 13, "AppDomainResourceManagement/DomainEnter", 3, f79},
-	{"Microsoft-Windows-DotNETRuntime", 90, 0, 11, "Contention/LockCreated", 3, f68},
-	{"Microsoft-Windows-DotNETRuntime", 91, 1, 2, "Contention/Stop", 3, f67},
-	{"Microsoft-Windows-DotNETRuntime", 141, 2, 33, "Method/Load", 8, f87},
-	{"Microsoft-Windows-DotNETRuntime", 142, 2, 34, "Method/Unload", 8, f87},
-	{"Microsoft-Windows-DotNETRuntime", 143, 2, 37, "Method/LoadVerbose", 11, f88},
-	{"Microsoft-Windows-DotNETRuntime", 144, 2, 38, "Method/UnloadVerbose", 11, f88},
-	{"Microsoft-Windows-DotNETRuntime", 145, 1, 42, "Method/JittingStarted", 8, f89},
-	{"Microsoft-Windows-DotNETRuntime", 146, 0, 103, "Method/MemoryAllocatedForJitCode", 7, f90},
-	{"Microsoft-Windows-DotNETRuntime", 151, 0, 45, "Loader/DomainModuleLoad", 8, f101},
-	{"Microsoft-Windows-DotNETRuntime", 152, 2, 33, "Loader/ModuleLoad", 13, f102},
-	{"Microsoft-Windows-DotNETRuntime", 153, 2, 34, "Loader/ModuleUnload", 13, f102},
-	{"Microsoft-Windows-DotNETRuntime", 154, 1, 37, "Loader/AssemblyLoad", 6, f103},
-	{"Microsoft-Windows-DotNETRuntime", 155, 1, 38, "Loader/AssemblyUnload", 6, f103},
-	{"Microsoft-Windows-DotNETRuntime", 156, 1, 41, "Loader/AppDomainLoad", 5, f104},
-	{"Microsoft-Windows-DotNETRuntime", 157, 1, 42, "Loader/AppDomainUnload", 5, f104},
-	{"Microsoft-Windows-DotNETRuntime", 158, 0, 10, "Loader/ModuleRangeLoad", 5, f105},
-	{"Microsoft-Windows-DotNETRuntime", 159, 0, 33, "Method/R2RGetEntryPoint", 6, f85},
-	{"Microsoft-Windows-DotNETRuntime", 160, 0, 35, "Method/R2RGetEntryPointStart", 2, f86},
-	{"Microsoft-Windows-DotNETRuntime", 185, 0, 83, "Method/InliningSucceeded", 10, f91},
-	{"Microsoft-Windows-DotNETRuntime", 186, 0, 84, "Method/InliningFailed", 12, f92},
-	{"Microsoft-Windows-DotNETRuntime", 187, 0, 1, "Runtime/Start", 15, f82},
-	{"Microsoft-Windows-DotNETRuntime", 188, 0, 85, "Method/TailCallSucceeded", 12, f93},
-	{"Microsoft-Windows-DotNETRuntime", 189, 0, 86, "Method/TailCallFailed", 12, f94},
-	{"Microsoft-Windows-DotNETRuntime", 190, 0, 87, "Method/ILToNativeMap", 7, f96},
-	{"Microsoft-Windows-DotNETRuntime", 200, 0, 200, "GC/IncreaseMemoryPressure", 2, f50},
-	{"Microsoft-Windows-DotNETRuntime", 201, 0, 201, "GC/DecreaseMemoryPressure", 2, f51},
-	{"Microsoft-Windows-DotNETRuntime", 202, 0, 202, "GC/MarkWithType", 4, f52},
-	{"Microsoft-Windows-DotNETRuntime", 203, 2, 203, "GC/JoinV2", 5, f53},
-	{"Microsoft-Windows-DotNETRuntime", 204, 3, 204, "GC/PerHeapHistory", 16, f56},
-	{"Microsoft-Windows-DotNETRuntime", 205, 3, 205, "GC/GlobalHeapHistory", 11, f57},
-	{"Microsoft-Windows-DotNETRuntime", 206, 0, 206, "GC/GenAwareBegin", 2, f9},
-	{"Microsoft-Windows-DotNETRuntime", 207, 0, 207, "GC/GenAwareEnd", 2, f9},
-	{"Microsoft-Windows-DotNETRuntime", 208, 0, 208, "GC/LOHCompact", 3, f60},
-	{"Microsoft-Windows-DotNETRuntime", 209, 0, 209, "GC/FitBucketInfo", 5, f63},
-	{"Microsoft-Windows-DotNETRuntime", 250, 0, 1, "ExceptionCatch/Start", 4, f65},
+	{"Microsoft-Windows-DotNETRuntime", 1, 0, 1, "GC/Start", 2, f1},
+	{"Microsoft-Windows-DotNETRuntime", 1, 2, 1, "GC/Start", 6, f2},
+	{"Microsoft-Windows-DotNETRuntime", 2, 1, 2, "GC/Stop", 3, f3},
+	{"Microsoft-Windows-DotNETRuntime", 3, 1, 132, "GC/RestartEEStop", 1, f4},
+	{"Microsoft-Windows-DotNETRuntime", 4, 2, 133, "GC/HeapStats", 16, f5},
+	{"Microsoft-Windows-DotNETRuntime", 5, 1, 134, "GC/CreateSegment", 4, f6},
+	{"Microsoft-Windows-DotNETRuntime", 6, 1, 135, "GC/FreeSegment", 2, f7},
+	{"Microsoft-Windows-DotNETRuntime", 7, 1, 136, "GC/RestartEEStart", 1, f4},
+	{"Microsoft-Windows-DotNETRuntime", 8, 1, 137, "GC/SuspendEEStop", 1, f4},
+	{"Microsoft-Windows-DotNETRuntime", 9, 0, 10, "GC/SuspendEEStart", 1, f8},
+	{"Microsoft-Windows-DotNETRuntime", 9, 1, 10, "GC/SuspendEEStart", 3, f9},
+	{"Microsoft-Windows-DotNETRuntime", 10, 4, 11, "GC/AllocationTick", 9, f10},
+	{"Microsoft-Windows-DotNETRuntime", 11, 1, 12, "GC/CreateConcurrentThread", 1, f4},
+	{"Microsoft-Windows-DotNETRuntime", 12, 1, 13, "GC/TerminateConcurrentThread", 1, f4},
+	{"Microsoft-Windows-DotNETRuntime", 13, 1, 15, "GC/FinalizersStop", 2, f11},
+	{"Microsoft-Windows-DotNETRuntime", 14, 1, 19, "GC/FinalizersStart", 1, f4},
+	{"Microsoft-Windows-DotNETRuntime", 15, 0, 10, "Type/BulkType", 3, f15},
+	{"Microsoft-Windows-DotNETRuntime", 16, 0, 26, "GC/BulkRootEdge", 4, f18},
+	{"Microsoft-Windows-DotNETRuntime", 17, 0, 27, "GC/BulkRootConditionalWeakTableElementEdge", 4, f21},
+	{"Microsoft-Windows-DotNETRuntime", 18, 0, 28, "GC/BulkNode", 4, f24},
+	{"Microsoft-Windows-DotNETRuntime", 19, 0, 29, "GC/BulkEdge", 4, f27},
+	{"Microsoft-Windows-DotNETRuntime", 20, 0, 32, "GC/SampledObjectAllocation", 5, f28},
+	{"Microsoft-Windows-DotNETRuntime", 21, 0, 21, "GC/BulkSurvivingObjectRanges", 4, f31},
+	{"Microsoft-Windows-DotNETRuntime", 22, 0, 22, "GC/BulkMovedObjectRanges", 4, f34},
+	{"Microsoft-Windows-DotNETRuntime", 23, 0, 23, "GC/GenerationRange", 5, f35},
+	{"Microsoft-Windows-DotNETRuntime", 25, 0, 16, "GC/MarkStackRoots", 2, f36},
+	{"Microsoft-Windows-DotNETRuntime", 26, 0, 17, "GC/MarkFinalizeQueueRoots", 2, f36},
+	{"Microsoft-Windows-DotNETRuntime", 27, 0, 18, "GC/MarkHandles", 2, f36},
+	{"Microsoft-Windows-DotNETRuntime", 28, 0, 19, "GC/MarkOlderGenerationRoots", 2, f36},
+	{"Microsoft-Windows-DotNETRuntime", 29, 0, 30, "GC/FinalizeObject", 3, f37},
+	{"Microsoft-Windows-DotNETRuntime", 30, 0, 31, "GC/SetGCHandle", 6, f38},
+	{"Microsoft-Windows-DotNETRuntime", 31, 0, 32, "GC/DestroyGCHandle", 2, f39},
+	{"Microsoft-Windows-DotNETRuntime", 32, 0, 32, "GC/SampledObjectAllocation", 5, f28},
+	{"Microsoft-Windows-DotNETRuntime", 33, 0, 33, "GC/PinObjectAtGCTime", 5, f40},
+	{"Microsoft-Windows-DotNETRuntime", 35, 0, 35, "GC/Triggered", 2, f41},
+	{"Microsoft-Windows-DotNETRuntime", 36, 0, 36, "GC/BulkRootCCW", 3, f44},
+	{"Microsoft-Windows-DotNETRuntime", 37, 0, 37, "GC/BulkRCW", 3, f47},
+	{"Microsoft-Windows-DotNETRuntime", 38, 0, 38, "GC/BulkRootStaticVar", 4, f50},
+	{"Microsoft-Windows-DotNETRuntime", 39, 0, 39, "GC/DynamicEvent", 4, f51},
+	{"Microsoft-Windows-DotNETRuntime", 50, 0, 1, "ThreadPoolWorkerThread/Start", 3, f71},
+	{"Microsoft-Windows-DotNETRuntime", 51, 0, 2, "ThreadPoolWorkerThread/Stop", 3, f71},
+	{"Microsoft-Windows-DotNETRuntime", 52, 0, 1, "ThreadPoolWorkerThreadRetirement/Start", 3, f71},
+	{"Microsoft-Windows-DotNETRuntime", 53, 0, 2, "ThreadPoolWorkerThreadRetirement/Stop", 3, f71},
+	{"Microsoft-Windows-DotNETRuntime", 54, 0, 100, "ThreadPoolWorkerThreadAdjustment/Sample", 2, f72},
+	{"Microsoft-Windows-DotNETRuntime", 55, 0, 101, "ThreadPoolWorkerThreadAdjustment/Adjustment", 4, f73},
+	{"Microsoft-Windows-DotNETRuntime", 56, 0, 102, "ThreadPoolWorkerThreadAdjustment/Stats", 11, f74},
+	{"Microsoft-Windows-DotNETRuntime", 57, 0, 90, "ThreadPoolWorkerThread/Wait", 3, f71},
+	{"Microsoft-Windows-DotNETRuntime", 58, 0, 1, "ThreadPoolMinMaxThreads/Start", 5, f75},
+	{"Microsoft-Windows-DotNETRuntime", 60, 0, 1, "ThreadPoolWorkingThreadCount/Start", 2, f11},
+	{"Microsoft-Windows-DotNETRuntime", 61, 0, 11, "ThreadPool/Enqueue", 2, f76},
+	{"Microsoft-Windows-DotNETRuntime", 62, 0, 12, "ThreadPool/Dequeue", 2, f76},
+	{"Microsoft-Windows-DotNETRuntime", 63, 0, 13, "ThreadPool/IOEnqueue", 4, f77},
+	{"Microsoft-Windows-DotNETRuntime", 64, 0, 14, "ThreadPool/IODequeue", 3, f78},
+	{"Microsoft-Windows-DotNETRuntime", 65, 0, 15, "ThreadPool/IOPack", 3, f78},
+	{"Microsoft-Windows-DotNETRuntime", 70, 0, 11, "Thread/Creating", 2, f79},
+	{"Microsoft-Windows-DotNETRuntime", 71, 0, 12, "Thread/Running", 2, f79},
+	{"Microsoft-Windows-DotNETRuntime", 73, 0, 1, "TypeLoad/Start", 2, f85},
+	{"Microsoft-Windows-DotNETRuntime", 74, 0, 2, "TypeLoad/Stop", 5, f86},
+	{"Microsoft-Windows-DotNETRuntime", 80, 1, 1, "Exception/Start", 6, f66},
+	{"Microsoft-Windows-DotNETRuntime", 81, 2, 1, "Contention/Start", 5, f68},
+	{"Microsoft-Windows-DotNETRuntime", 82, 0, 82, "ClrStack/Walk", 5, f83},
+	{"Microsoft-Windows-DotNETRuntime", 85, 0, 11, "AppDomainResourceManagement/ThreadCreated", 6, f80},
+	{"Microsoft-Windows-DotNETRuntime", 86, 0, 12, "AppDomainResourceManagement/ThreadTerminated", 3, f81},
+	{"Microsoft-Windows-DotNETRuntime", 87, 0, 13, "AppDomainResourceManagement/DomainEnter", 3, f81},
+	{"Microsoft-Windows-DotNETRuntime", 90, 0, 11, "Contention/LockCreated", 3, f70},
+	{"Microsoft-Windows-DotNETRuntime", 91, 1, 2, "Contention/Stop", 3, f69},
+	{"Microsoft-Windows-DotNETRuntime", 141, 2, 33, "Method/Load", 8, f89},
+	{"Microsoft-Windows-DotNETRuntime", 142, 2, 34, "Method/Unload", 8, f89},
+	{"Microsoft-Windows-DotNETRuntime", 143, 2, 37, "Method/LoadVerbose", 11, f90},
+	{"Microsoft-Windows-DotNETRuntime", 144, 2, 38, "Method/UnloadVerbose", 11, f90},
+	{"Microsoft-Windows-DotNETRuntime", 145, 1, 42, "Method/JittingStarted", 8, f91},
+	{"Microsoft-Windows-DotNETRuntime", 146, 0, 103, "Method/MemoryAllocatedForJitCode", 7, f92},
+	{"Microsoft-Windows-DotNETRuntime", 151, 0, 45, "Loader/DomainModuleLoad", 8, f103},
+	{"Microsoft-Windows-DotNETRuntime", 152, 2, 33, "Loader/ModuleLoad", 13, f104},
+	{"Microsoft-Windows-DotNETRuntime", 153, 2, 34, "Loader/ModuleUnload", 13, f104},
+	{"Microsoft-Windows-DotNETRuntime", 154, 1, 37, "Loader/AssemblyLoad", 6, f105},
+	{"Microsoft-Windows-DotNETRuntime", 155, 1, 38, "Loader/AssemblyUnload", 6, f105},
+	{"Microsoft-Windows-DotNETRuntime", 156, 1, 41, "Loader/AppDomainLoad", 5, f106},
+	{"Microsoft-Windows-DotNETRuntime", 157, 1, 42, "Loader/AppDomainUnload", 5, f106},
+	{"Microsoft-Windows-DotNETRuntime", 158, 0, 10, "Loader/ModuleRangeLoad", 5, f107},
+	{"Microsoft-Windows-DotNETRuntime", 159, 0, 33, "Method/R2RGetEntryPoint", 6, f87},
+	{"Microsoft-Windows-DotNETRuntime", 160, 0, 35, "Method/R2RGetEntryPointStart", 2, f88},
+	{"Microsoft-Windows-DotNETRuntime", 185, 0, 83, "Method/InliningSucceeded", 10, f93},
+	{"Microsoft-Windows-DotNETRuntime", 186, 0, 84, "Method/InliningFailed", 12, f94},
+	{"Microsoft-Windows-DotNETRuntime", 187, 0, 1, "Runtime/Start", 15, f84},
+	{"Microsoft-Windows-DotNETRuntime", 188, 0, 85, "Method/TailCallSucceeded", 12, f95},
+	{"Microsoft-Windows-DotNETRuntime", 189, 0, 86, "Method/TailCallFailed", 12, f96},
+	{"Microsoft-Windows-DotNETRuntime", 190, 0, 87, "Method/ILToNativeMap", 7, f98},
+	{"Microsoft-Windows-DotNETRuntime", 200, 0, 200, "GC/IncreaseMemoryPressure", 2, f52},
+	{"Microsoft-Windows-DotNETRuntime", 201, 0, 201, "GC/DecreaseMemoryPressure", 2, f53},
+	{"Microsoft-Windows-DotNETRuntime", 202, 0, 202, "GC/MarkWithType", 4, f54},
+	{"Microsoft-Windows-DotNETRuntime", 203, 2, 203, "GC/JoinV2", 5, f55},
+	{"Microsoft-Windows-DotNETRuntime", 204, 3, 204, "GC/PerHeapHistory", 16, f58},
+	{"Microsoft-Windows-DotNETRuntime", 205, 3, 205, "GC/GlobalHeapHistory", 11, f59},
+	{"Microsoft-Windows-DotNETRuntime", 206, 0, 206, "GC/GenAwareBegin", 2, f11},
+	{"Microsoft-Windows-DotNETRuntime", 207, 0, 207, "GC/GenAwareEnd", 2, f11},
+	{"Microsoft-Windows-DotNETRuntime", 208, 0, 208, "GC/LOHCompact", 3, f62},
+	{"Microsoft-Windows-DotNETRuntime", 209, 0, 209, "GC/FitBucketInfo", 5, f65},
+	{"Microsoft-Windows-DotNETRuntime", 250, 0, 1, "ExceptionCatch/Start", 4, f67},
 	{"Microsoft-Windows-DotNETRuntime", 251, 0, 2, "ExceptionCatch/Stop", 0, NULL},
-	{"Microsoft-Windows-DotNETRuntime", 252, 0, 1, "ExceptionFinally/Start", 4, f65},
+	{"Microsoft-Windows-DotNETRuntime", 252, 0, 1, "ExceptionFinally/Start", 4, f67},
 	{"Microsoft-Windows-DotNETRuntime", 253, 0, 2, "ExceptionFinally/Stop", 0, NULL},
-	{"Microsoft-Windows-DotNETRuntime", 254, 0, 1, "ExceptionFilter/Start", 4, f65},
+	{"Microsoft-Windows-DotNETRuntime", 254, 0, 1, "ExceptionFilter/Start", 4, f67},
 	{"Microsoft-Windows-DotNETRuntime", 255, 0, 2, "ExceptionFilter/Stop", 0, NULL},
 	{"Microsoft-Windows-DotNETRuntime", 256, 0, 2, "Exception/Stop", 0, NULL},
-	{"Microsoft-Windows-DotNETRuntime", 280, 0, 11, "TieredCompilation/Settings", 2, f97},
-	{"Microsoft-Windows-DotNETRuntime", 281, 0, 12, "TieredCompilation/Pause", 1, f3},
-	{"Microsoft-Windows-DotNETRuntime", 282, 0, 13, "TieredCompilation/Resume", 2, f98},
-	{"Microsoft-Windows-DotNETRuntime", 283, 0, 1, "TieredCompilationBackgroundJit/Start", 2, f99},
-	{"Microsoft-Windows-DotNETRuntime", 284, 0, 2, "TieredCompilationBackgroundJit/Stop", 3, f100},
-	{"Microsoft-Windows-DotNETRuntime", 290, 0, 1, "AssemblyLoader/Start", 6, f106},
-	{"Microsoft-Windows-DotNETRuntime", 291, 0, 2, "AssemblyLoader/Stop", 10, f107},
-	{"Microsoft-Windows-DotNETRuntime", 292, 0, 11, "AssemblyLoader/ResolutionAttempted", 8, f108},
-	{"Microsoft-Windows-DotNETRuntime", 293, 0, 12, "AssemblyLoader/AssemblyLoadContextResolvingHandlerInvoked", 6, f109},
-	{"Microsoft-Windows-DotNETRuntime", 294, 0, 13, "AssemblyLoader/AppDomainAssemblyResolveHandlerInvoked", 5, f110},
-	{"Microsoft-Windows-DotNETRuntime", 295, 0, 14, "AssemblyLoader/AssemblyLoadFromResolveHandlerInvoked", 5, f111},
-	{"Microsoft-Windows-DotNETRuntime", 296, 0, 15, "AssemblyLoader/KnownPathProbed", 4, f112},
-	{"Microsoft-Windows-DotNETRuntime", 300, 0, 0, "ExecutionCheckpoint/ExecutionCheckpoint", 3, f113},
-	{"Microsoft-Windows-DotNETRuntimePrivate", 199, 0, 199, "GC/PinPlugAtGCTime", 4, f115},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 141, 1, 35, "Method/DCStart", 8, f87},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 142, 1, 36, "Method/DCStop", 8, f87},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 143, 1, 39, "Method/DCStartVerbose", 11, f88},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 144, 1, 40, "Method/DCStopVerbose", 11, f88},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 145, 1, 14, "Method/DCStartComplete", 1, f3},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 146, 1, 15, "Method/DCStopComplete", 1, f3},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 147, 1, 16, "Method/DCStartInit", 1, f3},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 148, 1, 17, "Method/DCStopInit", 1, f3},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 149, 0, 41, "Method/ILToNativeMapDCStart", 7, f96},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 150, 0, 42, "Method/ILToNativeMapDCStop", 7, f96},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 151, 1, 46, "Loader/DomainModuleDCStart", 8, f101},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 152, 1, 47, "Loader/DomainModuleDCStop", 8, f101},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 153, 2, 35, "Loader/ModuleDCStart", 13, f102},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 154, 2, 36, "Loader/ModuleDCStop", 13, f102},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 155, 1, 39, "Loader/AssemblyDCStart", 6, f103},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 156, 1, 40, "Loader/AssemblyDCStop", 6, f103},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 157, 1, 43, "Loader/AppDomainDCStart", 5, f104},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 158, 1, 44, "Loader/AppDomainDCStop", 5, f104},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 159, 0, 48, "Loader/ThreadDCStop", 6, f114},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 187, 0, 1, "Runtime/Start", 15, f82},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 300, 0, 11, "ExecutionCheckpointRundown/ExecutionCheckpointDCEnd", 3, f113},
+	{"Microsoft-Windows-DotNETRuntime", 280, 0, 11, "TieredCompilation/Settings", 2, f99},
+	{"Microsoft-Windows-DotNETRuntime", 281, 0, 12, "TieredCompilation/Pause", 1, f4},
+	{"Microsoft-Windows-DotNETRuntime", 282, 0, 13, "TieredCompilation/Resume", 2, f100},
+	{"Microsoft-Windows-DotNETRuntime", 283, 0, 1, "TieredCompilationBackgroundJit/Start", 2, f101},
+	{"Microsoft-Windows-DotNETRuntime", 284, 0, 2, "TieredCompilationBackgroundJit/Stop", 3, f102},
+	{"Microsoft-Windows-DotNETRuntime", 290, 0, 1, "AssemblyLoader/Start", 6, f108},
+	{"Microsoft-Windows-DotNETRuntime", 291, 0, 2, "AssemblyLoader/Stop", 10, f109},
+	{"Microsoft-Windows-DotNETRuntime", 292, 0, 11, "AssemblyLoader/ResolutionAttempted", 8, f110},
+	{"Microsoft-Windows-DotNETRuntime", 293, 0, 12, "AssemblyLoader/AssemblyLoadContextResolvingHandlerInvoked", 6, f111},
+	{"Microsoft-Windows-DotNETRuntime", 294, 0, 13, "AssemblyLoader/AppDomainAssemblyResolveHandlerInvoked", 5, f112},
+	{"Microsoft-Windows-DotNETRuntime", 295, 0, 14, "AssemblyLoader/AssemblyLoadFromResolveHandlerInvoked", 5, f113},
+	{"Microsoft-Windows-DotNETRuntime", 296, 0, 15, "AssemblyLoader/KnownPathProbed", 4, f114},
+	{"Microsoft-Windows-DotNETRuntime", 300, 0, 0, "ExecutionCheckpoint/ExecutionCheckpoint", 3, f115},
+	{"Microsoft-Windows-DotNETRuntimePrivate", 199, 0, 199, "GC/PinPlugAtGCTime", 4, f117},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 141, 1, 35, "Method/DCStart", 8, f89},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 142, 1, 36, "Method/DCStop", 8, f89},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 143, 1, 39, "Method/DCStartVerbose", 11, f90},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 144, 1, 40, "Method/DCStopVerbose", 11, f90},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 145, 1, 14, "Method/DCStartComplete", 1, f4},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 146, 1, 15, "Method/DCStopComplete", 1, f4},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 147, 1, 16, "Method/DCStartInit", 1, f4},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 148, 1, 17, "Method/DCStopInit", 1, f4},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 149, 0, 41, "Method/ILToNativeMapDCStart", 7, f98},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 150, 0, 42, "Method/ILToNativeMapDCStop", 7, f98},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 151, 1, 46, "Loader/DomainModuleDCStart", 8, f103},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 152, 1, 47, "Loader/DomainModuleDCStop", 8, f103},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 153, 2, 35, "Loader/ModuleDCStart", 13, f104},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 154, 2, 36, "Loader/ModuleDCStop", 13, f104},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 155, 1, 39, "Loader/AssemblyDCStart", 6, f105},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 156, 1, 40, "Loader/AssemblyDCStop", 6, f105},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 157, 1, 43, "Loader/AppDomainDCStart", 5, f106},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 158, 1, 44, "Loader/AppDomainDCStop", 5, f106},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 159, 0, 48, "Loader/ThreadDCStop", 6, f116},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 187, 0, 1, "Runtime/Start", 15, f84},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 300, 0, 11, "ExecutionCheckpointRundown/ExecutionCheckpointDCEnd", 3, f115},
 };
 const unsigned nt_schema_count = sizeof(nt_schema_table) / sizeof(nt_schema_table[0]);
