@@ -73,6 +73,7 @@ static class Program
         }
         // bench/dotnet/run.sh compares rounds with and without a profiler
         Console.WriteLine($"rounds: {round}");
+        Console.WriteLine($"cpu_ms: {(long)System.Diagnostics.Process.GetCurrentProcess().TotalProcessorTime.TotalMilliseconds}");
         return sink == 42 ? 1 : 0;
     }
 }

@@ -275,38 +275,122 @@ static void target_tmpdir(pid_t pid, char *out, size_t len)
 	close(fd);
 }
 
-/* Find "dotnet-diagnostic-{nspid}-*-socket" in dir; prefer the key. */
-static int scan_dir(const char *dir, pid_t nspid, unsigned long long key,
-		    char *name, size_t len)
+/*
+ * The dotnet-diagnostic-* names of one directory. rtd_ipc_list() keeps one
+ * per distinct directory (by device and inode), so a /tmp with thousands
+ * of files is read once, not once per process.
+ */
+#define IPC_CAP_DIR_SOCKETS 65536u
+
+struct dir_list {
+	dev_t dev;
+	ino_t ino;
+	char **names;
+	size_t n;
+	int err; /* reading it failed: -errno */
+};
+
+static void dir_list_free(struct dir_list *l)
 {
+	for (size_t i = 0; i < l->n; i++)
+		free(l->names[i]);
+	free(l->names);
+	l->names = NULL;
+	l->n = 0;
+}
+
+static int dir_list_read(const char *dir, struct dir_list *l)
+{
+	memset(l, 0, sizeof(*l));
 	DIR *d = opendir(dir);
 	if (!d)
-		return -errno;
+		return l->err = -errno;
+	size_t cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "dotnet-diagnostic-", 18) != 0)
+			continue;
+		if (l->n == cap) {
+			if (cap >= IPC_CAP_DIR_SOCKETS)
+				break; /* bounded: a pathological /tmp */
+			size_t nc = cap ? cap * 2 : 16;
+			char **nn = realloc(l->names, nc * sizeof(*nn));
+			if (!nn)
+				break;
+			l->names = nn;
+			cap = nc;
+		}
+		if (!(l->names[l->n] = strdup(e->d_name)))
+			break;
+		l->n++;
+	}
+	closedir(d);
+	return 0;
+}
+
+/* Find "dotnet-diagnostic-{nspid}-*-socket"; prefer the start-time key. */
+static int dir_list_find(const struct dir_list *l, pid_t nspid,
+			 unsigned long long key, char *name, size_t len)
+{
 	char prefix[64];
 	int pl = snprintf(prefix, sizeof(prefix), "dotnet-diagnostic-%d-",
 			  (int)nspid);
 	int found = 0;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (strncmp(e->d_name, prefix, (size_t)pl) != 0)
+	for (size_t i = 0; i < l->n; i++) {
+		const char *nm = l->names[i];
+		if (strncmp(nm, prefix, (size_t)pl) != 0)
 			continue;
-		size_t nl = strlen(e->d_name);
-		if (nl < 7 || strcmp(e->d_name + nl - 7, "-socket") != 0)
+		size_t nl = strlen(nm);
+		if (nl < 7 || strcmp(nm + nl - 7, "-socket") != 0)
 			continue;
-		unsigned long long k = strtoull(e->d_name + pl, NULL, 10);
+		unsigned long long k = strtoull(nm + pl, NULL, 10);
 		if (found && k != key)
 			continue; /* keep the first, unless this one matches */
-		snprintf(name, len, "%s", e->d_name);
+		snprintf(name, len, "%s", nm);
 		found = k == key ? 2 : 1;
 		if (found == 2)
 			break;
 	}
-	closedir(d);
 	return found ? 0 : -ENOENT;
 }
 
-RTD_API int rtd_ipc_socket_find(pid_t pid, char *path, size_t len,
-				char *where, size_t wlen)
+struct dir_cache {
+	struct dir_list *v;
+	size_t n;
+};
+
+/* The listing of dir, from the cache when one is given. */
+static const struct dir_list *dir_get(struct dir_cache *dc, const char *dir,
+				      struct dir_list *tmp)
+{
+	struct stat st;
+	if (stat(dir, &st) != 0) {
+		memset(tmp, 0, sizeof(*tmp));
+		tmp->err = -errno;
+		return tmp;
+	}
+	if (dc) {
+		for (size_t i = 0; i < dc->n; i++)
+			if (dc->v[i].dev == st.st_dev && dc->v[i].ino == st.st_ino)
+				return &dc->v[i];
+	}
+	dir_list_read(dir, tmp);
+	tmp->dev = st.st_dev;
+	tmp->ino = st.st_ino;
+	if (dc && !tmp->err) {
+		struct dir_list *nv = realloc(dc->v, (dc->n + 1) * sizeof(*nv));
+		if (nv) {
+			dc->v = nv;
+			dc->v[dc->n] = *tmp;
+			memset(tmp, 0, sizeof(*tmp));
+			return &dc->v[dc->n++];
+		}
+	}
+	return tmp;
+}
+
+static int socket_find(pid_t pid, char *path, size_t len, char *where,
+		       size_t wlen, struct dir_cache *dc)
 {
 	char proc[64], tmp[2048], dir[4096], name[256];
 	struct stat st;
@@ -320,11 +404,15 @@ RTD_API int rtd_ipc_socket_find(pid_t pid, char *path, size_t len,
 	/* As the target sees its file system; when /proc/PID/root is not
 	 * readable (another user), fall back to our own view. */
 	snprintf(dir, sizeof(dir), "/proc/%d/root%s", (int)pid, t);
-	int rc = scan_dir(dir, nspid, key, name, sizeof(name));
-	if (rc == -EACCES || rc == -EPERM) {
+	struct dir_list own;
+	const struct dir_list *l = dir_get(dc, dir, &own);
+	if (l->err == -EACCES || l->err == -EPERM) {
+		dir_list_free(&own);
 		snprintf(dir, sizeof(dir), "%s", t);
-		rc = scan_dir(dir, nspid, key, name, sizeof(name));
+		l = dir_get(dc, dir, &own);
 	}
+	int rc = l->err ? l->err : dir_list_find(l, nspid, key, name, sizeof(name));
+	dir_list_free(&own);
 	if (where)
 		snprintf(where, wlen, "%s", dir);
 	if (rc)
@@ -333,6 +421,12 @@ RTD_API int rtd_ipc_socket_find(pid_t pid, char *path, size_t len,
 	if (n < 0 || (size_t)n >= len)
 		return -ENAMETOOLONG;
 	return 0;
+}
+
+RTD_API int rtd_ipc_socket_find(pid_t pid, char *path, size_t len,
+				char *where, size_t wlen)
+{
+	return socket_find(pid, path, len, where, wlen, NULL);
 }
 
 static int cmp_proc(const void *a, const void *b)
@@ -352,14 +446,14 @@ RTD_API int rtd_ipc_list(struct rtd_ipc_proc **out, size_t *n)
 	size_t cnt = 0, cap = 0;
 	struct dirent *e;
 	pid_t self = getpid();
+	struct dir_cache dc = {0};
 	while ((e = readdir(d))) {
 		char *end;
 		long pid = strtol(e->d_name, &end, 10);
 		if (*end || pid <= 0 || pid == self)
 			continue;
 		char path[sizeof(v->socket)];
-		if (rtd_ipc_socket_find((pid_t)pid, path, sizeof(path), NULL,
-					0) != 0)
+		if (socket_find((pid_t)pid, path, sizeof(path), NULL, 0, &dc) != 0)
 			continue;
 		if (cnt == cap) {
 			size_t nc = cap ? cap * 2 : 16;
@@ -367,6 +461,9 @@ RTD_API int rtd_ipc_list(struct rtd_ipc_proc **out, size_t *n)
 			if (!nv) {
 				free(v);
 				closedir(d);
+				for (size_t i = 0; i < dc.n; i++)
+					dir_list_free(&dc.v[i]);
+				free(dc.v);
 				return -ENOMEM;
 			}
 			v = nv;
@@ -378,6 +475,9 @@ RTD_API int rtd_ipc_list(struct rtd_ipc_proc **out, size_t *n)
 		cnt++;
 	}
 	closedir(d);
+	for (size_t i = 0; i < dc.n; i++)
+		dir_list_free(&dc.v[i]);
+	free(dc.v);
 	if (cnt)
 		qsort(v, cnt, sizeof(*v), cmp_proc);
 	*out = v;

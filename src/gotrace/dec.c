@@ -63,9 +63,10 @@ void rtd_gotrace_dec_free(rtd_gotrace_dec *d)
 	rtd_map_free(&d->timer_gs);
 	v1_tab_free(&d->pidx);
 	for (size_t i = 0; i < d->nprocs; i++)
-		free(d->procs[i].refs);
+		free(d->procs[i].idx.i);
 	free(d->procs);
-	free(d->prof);
+	free(d->prof.i);
+	free(d->refs);
 	free(d->out);
 	free(d->args);
 	free(d->frames);
@@ -155,19 +156,36 @@ static struct v1_proc *proc_for(rtd_gotrace_dec *d, int64_t p)
 	return &d->procs[*idx];
 }
 
-static int push_ref(struct v1_ref **arr, size_t *n, size_t *cap,
-		    const struct v1_ref *r)
+static int push_idx(struct v1_idx *x, uint32_t i)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 256;
-		struct v1_ref *a = realloc(*arr, nc * sizeof(*a));
+	if (x->n == x->cap) {
+		size_t nc = x->cap ? x->cap * 2 : 256;
+		uint32_t *a = realloc(x->i, nc * sizeof(*a));
 		if (!a)
 			return -ENOMEM;
-		*arr = a;
-		*cap = nc;
+		x->i = a;
+		x->cap = nc;
 	}
-	(*arr)[(*n)++] = *r;
+	x->i[x->n++] = i;
 	return 0;
+}
+
+static int push_ref(rtd_gotrace_dec *d, const struct v1_ref *r, struct v1_idx *list)
+{
+	if (d->nrefs >= UINT32_MAX)
+		return -RTD_E_CAP;
+	if (d->nrefs == d->caprefs) {
+		size_t nc = d->caprefs ? d->caprefs + d->caprefs / 2 : 4096;
+		struct v1_ref *a = realloc(d->refs, nc * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		d->refs = a;
+		d->caprefs = nc;
+	}
+	int rc = push_idx(list, (uint32_t)d->nrefs);
+	if (rc == 0)
+		d->refs[d->nrefs++] = *r;
+	return rc;
 }
 
 void tables_reset(rtd_gotrace_dec *d)
@@ -306,11 +324,11 @@ static int step(rtd_gotrace_dec *d, const struct v1_raw *raw,
 		return store_stack(d, ev, raw->off);
 	}
 	if (d->ver < 1007) {
-		ev->seq = d->last_seq + (int64_t)raw->args[0];
-		ev->ts = d->last_ts + (int64_t)raw->args[1];
+		ev->seq = wrap_add(d->last_seq, (int64_t)raw->args[0]);
+		ev->ts = wrap_add(d->last_ts, (int64_t)raw->args[1]);
 		d->last_seq = ev->seq;
 	} else {
-		ev->ts = d->last_ts + (int64_t)raw->args[0];
+		ev->ts = wrap_add(d->last_ts, (int64_t)raw->args[0]);
 	}
 	d->last_ts = ev->ts;
 	ev->ticks = ev->ts;
@@ -362,20 +380,20 @@ static int step(rtd_gotrace_dec *d, const struct v1_raw *raw,
 			.ts = ev->ts,
 			.seq = ev->seq,
 			.g = ev->g,
-			.a = {ev->args[0], ev->args[1], ev->args[2]},
-			.p = ev->p,
+			.p = (int32_t)ev->p,
 			.type = (uint8_t)raw->typ,
 		};
 		d->any_events = true;
 		if (raw->typ == RTD_GO_EV_CPU_SAMPLE)
-			rc = push_ref(&d->prof, &d->nprof, &d->prof_cap, &r);
+			rc = push_ref(d, &r, &d->prof);
 		else {
 			struct v1_proc *pr = proc_for(d, d->last_p);
-			rc = pr ? push_ref(&pr->refs, &pr->n, &pr->cap, &r)
-				: -RTD_E_CAP;
+			rc = pr ? push_ref(d, &r, &pr->idx) : -RTD_E_CAP;
 		}
 		if (rc < 0)
-			return v1_fail(d, rc, raw->off, "out of memory");
+			return v1_fail(d, rc, raw->off, rc == -RTD_E_CAP
+				       ? "more than 4G events in ordered mode (use raw mode)"
+				       : "out of memory");
 	}
 	return 0;
 }
@@ -479,6 +497,27 @@ static int emit_ref(rtd_gotrace_dec *d, const struct v1_ref *ref,
 	return 1;
 }
 
+void v1_ref_args(rtd_gotrace_dec *d, const struct v1_ref *ref, uint64_t a[3])
+{
+	rtd_rd r;
+	struct v1_raw raw;
+	a[0] = a[1] = a[2] = 0;
+	rd_init(&r, d->in.data + ref->off, d->in.len - ref->off);
+	int err = d->err;
+	if (v1_read_raw(d, &r, ref->off, &raw) <= 0) {
+		d->err = err; /* it was read once: cannot fail */
+		return;
+	}
+	const struct v1_desc *desc = &v1_descs[raw.typ];
+	unsigned argoff = d->ver < 1007 ? 2 : 1;
+	for (unsigned i = argoff; i < raw.nargs; i++) {
+		if (i == raw.nargs - 1 && desc->stack)
+			break;
+		if (i - argoff < 3)
+			a[i - argoff] = raw.args[i];
+	}
+}
+
 int rtd_gotrace_dec_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 {
 	int rc;
@@ -495,7 +534,7 @@ int rtd_gotrace_dec_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 		if (!d->ordered_ready)
 			return 0;
 		while (d->iout < d->nout) {
-			const struct v1_ref *ref = &d->out[d->iout++];
+			const struct v1_ref *ref = &d->refs[d->out[d->iout++]];
 			if (ref->drop)
 				continue;
 			return emit_ref(d, ref, ev);

@@ -42,14 +42,30 @@ int v1_argnum(unsigned typ, int ver);
 /* Parse the 16-byte header; returns the version (1005...) or -1. */
 int v1_parse_header(const uint8_t *b);
 
-/* Event in ordered mode: where it is and what ordering needs. */
+/* Wrapping int64 addition (Go's), and a float to int64 conversion that
+ * saturates instead of being undefined. */
+static inline int64_t wrap_add(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+static inline int64_t f2i(double x)
+{
+	if (!(x < 9.2233720368547758e18 && x >= -9.2233720368547758e18))
+		return INT64_MIN; /* what amd64 gives Go for out-of-range values */
+	return (int64_t)x;
+}
+
+/*
+ * Event in ordered mode: what cannot be read again from the kept input
+ * without its batch's context (time, sequence, P, G). Arguments are read
+ * again from the input at @off when needed (v1_ref_args).
+ */
 struct v1_ref {
 	uint64_t off;
 	int64_t ts;
-	int64_t seq;
+	int64_t seq; /* Go 1.5 only */
 	uint64_t g;
-	uint64_t a[3];
-	int64_t p;
+	int32_t p;
 	uint8_t type;
 	uint8_t drop;
 };
@@ -67,11 +83,16 @@ void v1_tab_free(struct v1_tab *t);
 void *v1_tab_get(struct v1_tab *t, uint64_t key, bool create, bool *created);
 void v1_tab_del(struct v1_tab *t, uint64_t key);
 
+/* Indices into the ref array (ordered mode holds up to 4G events). */
+struct v1_idx {
+	uint32_t *i;
+	size_t n, cap;
+};
+
 struct v1_proc {
 	int64_t p;
 	uint64_t lastg;
-	struct v1_ref *refs;
-	size_t n, cap;
+	struct v1_idx idx; /* this P's events, in file order */
 };
 
 struct rtd_gotrace_dec {
@@ -105,10 +126,11 @@ struct rtd_gotrace_dec {
 	size_t frames_cap;
 
 	/* ordered mode */
-	struct v1_ref *prof; /* CPU samples, their own batch */
-	size_t nprof, prof_cap;
+	struct v1_ref *refs; /* every event, in file order */
+	size_t nrefs, caprefs;
+	struct v1_idx prof;  /* CPU samples, their own batch */
 	bool any_events;
-	struct v1_ref *out;
+	uint32_t *out;       /* the order: indices into refs */
 	size_t nout, iout;
 	bool ordered_ready;
 
@@ -135,6 +157,8 @@ int v1_fill(rtd_gotrace_dec *d, unsigned type, const struct v1_raw *raw,
 const char *v1_str_get(const rtd_gotrace_dec *d, uint64_t id, size_t *len);
 /* Run Go's ordering and validation over the collected refs. */
 int v1_order(rtd_gotrace_dec *d);
+/* Go's Args of a kept event, read again from the input. */
+void v1_ref_args(rtd_gotrace_dec *d, const struct v1_ref *r, uint64_t a[3]);
 /* Clear the string and stack tables (new format: per generation). */
 void tables_reset(rtd_gotrace_dec *d);
 /* Add to the tables, checking for duplicates and caps. */

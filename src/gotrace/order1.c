@@ -23,12 +23,12 @@ struct gstate {
 	int status;
 };
 
-static void transition_of(const struct v1_ref *ev, uint64_t *g,
+static void transition_of(const struct v1_ref *ev, const uint64_t *a, uint64_t *g,
 			  struct gstate *init, struct gstate *next)
 {
 	switch (ev->type) {
 	case RTD_GO_EV_GO_CREATE:
-		*g = ev->a[0];
+		*g = a[0];
 		*init = (struct gstate){0, G_DEAD};
 		*next = (struct gstate){1, G_RUNNABLE};
 		break;
@@ -41,8 +41,8 @@ static void transition_of(const struct v1_ref *ev, uint64_t *g,
 	case RTD_GO_EV_GO_START:
 	case RTD_GO_EV_GO_START_LABEL:
 		*g = ev->g;
-		*init = (struct gstate){ev->a[1], G_RUNNABLE};
-		*next = (struct gstate){ev->a[1] + 1, G_RUNNING};
+		*init = (struct gstate){a[1], G_RUNNABLE};
+		*next = (struct gstate){a[1] + 1, G_RUNNING};
 		break;
 	case RTD_GO_EV_GO_START_LOCAL:
 		*g = ev->g;
@@ -71,20 +71,20 @@ static void transition_of(const struct v1_ref *ev, uint64_t *g,
 		break;
 	case RTD_GO_EV_GO_UNBLOCK:
 	case RTD_GO_EV_GO_SYS_EXIT:
-		*g = ev->a[0];
-		*init = (struct gstate){ev->a[1], G_WAITING};
-		*next = (struct gstate){ev->a[1] + 1, G_RUNNABLE};
+		*g = a[0];
+		*init = (struct gstate){a[1], G_WAITING};
+		*next = (struct gstate){a[1] + 1, G_RUNNABLE};
 		break;
 	case RTD_GO_EV_GO_UNBLOCK_LOCAL:
 	case RTD_GO_EV_GO_SYS_EXIT_LOCAL:
-		*g = ev->a[0];
+		*g = a[0];
 		*init = (struct gstate){NOSEQ, G_WAITING};
 		*next = (struct gstate){SEQINC, G_RUNNABLE};
 		break;
 	case RTD_GO_EV_GC_START:
 		*g = GARBAGE;
-		*init = (struct gstate){ev->a[0], G_DEAD};
-		*next = (struct gstate){ev->a[0] + 1, G_DEAD};
+		*init = (struct gstate){a[0], G_DEAD};
+		*next = (struct gstate){a[0] + 1, G_DEAD};
 		break;
 	default:
 		*g = UNORDERED;
@@ -100,15 +100,32 @@ static bool ready(uint64_t g, const struct gstate *curr,
 		init->status == curr->status);
 }
 
-/* Stable merge sort of refs by ts (Go's sort.Stable(eventList)). */
-static int sort_stable_ts(struct v1_ref *a, size_t n)
+/* Does this event type take part in goroutine ordering (needs its args)? */
+static bool needs_args(unsigned t)
+{
+	switch (t) {
+	case RTD_GO_EV_GO_CREATE:
+	case RTD_GO_EV_GO_START:
+	case RTD_GO_EV_GO_START_LABEL:
+	case RTD_GO_EV_GO_UNBLOCK:
+	case RTD_GO_EV_GO_SYS_EXIT:
+	case RTD_GO_EV_GO_UNBLOCK_LOCAL:
+	case RTD_GO_EV_GO_SYS_EXIT_LOCAL:
+	case RTD_GO_EV_GC_START:
+		return true;
+	}
+	return false;
+}
+
+/* Stable merge sort of indices by their event's ts (sort.Stable). */
+static int sort_stable_ts(const struct v1_ref *r, uint32_t *a, size_t n)
 {
 	size_t i;
-	for (i = 1; i < n && a[i - 1].ts <= a[i].ts; i++)
+	for (i = 1; i < n && r[a[i - 1]].ts <= r[a[i]].ts; i++)
 		;
 	if (i >= n)
 		return 0;
-	struct v1_ref *tmp = malloc(n * sizeof(*tmp));
+	uint32_t *tmp = malloc(n * sizeof(*tmp));
 	if (!tmp)
 		return -ENOMEM;
 	for (size_t w = 1; w < n; w *= 2) {
@@ -117,7 +134,7 @@ static int sort_stable_ts(struct v1_ref *a, size_t n)
 			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
 			size_t x = lo, y = mid, k = lo;
 			while (x < mid && y < hi)
-				tmp[k++] = a[y].ts < a[x].ts ? a[y++] : a[x++];
+				tmp[k++] = r[a[y]].ts < r[a[x]].ts ? a[y++] : a[x++];
 			while (x < mid)
 				tmp[k++] = a[x++];
 			while (y < hi)
@@ -129,16 +146,17 @@ static int sort_stable_ts(struct v1_ref *a, size_t n)
 	return 0;
 }
 
-static int cmp_seq(const void *x, const void *y)
+static int cmp_seq(const void *x, const void *y, void *ctx)
 {
-	const struct v1_ref *a = x, *b = y;
+	const struct v1_ref *r = ctx;
+	const struct v1_ref *a = &r[*(const uint32_t *)x], *b = &r[*(const uint32_t *)y];
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-static bool sorted_ts(const struct v1_ref *a, size_t n)
+static bool sorted_ts(const struct v1_ref *r, const uint32_t *a, size_t n)
 {
 	for (size_t i = 1; i < n; i++)
-		if (a[i].ts < a[i - 1].ts)
+		if (r[a[i]].ts < r[a[i - 1]].ts)
 			return false;
 	return true;
 }
@@ -152,40 +170,49 @@ static int order1007(rtd_gotrace_dec *d, size_t total)
 {
 	size_t nb = d->nprocs + 1;
 	struct batch {
-		struct v1_ref *ev;
+		const uint32_t *ev;
 		size_t n, i;
-		bool selected;
+		bool selected, cached;
+		uint64_t g;
+		struct gstate init, next;
 	} *b = calloc(nb, sizeof(*b));
 	size_t *frontier = malloc(nb * sizeof(size_t));
 	struct v1_tab gs;
 	v1_tab_init(&gs, sizeof(struct gstate), 0);
 	int rc = 0;
+	const struct v1_ref *R = d->refs;
 	if (!b || !frontier) {
 		rc = v1_fail(d, -ENOMEM, 0, "out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < d->nprocs; i++) {
-		b[i].ev = d->procs[i].refs;
-		b[i].n = d->procs[i].n;
+		b[i].ev = d->procs[i].idx.i;
+		b[i].n = d->procs[i].idx.n;
 	}
-	b[nb - 1].ev = d->prof;
-	b[nb - 1].n = d->nprof;
+	b[nb - 1].ev = d->prof.i;
+	b[nb - 1].n = d->prof.n;
 	size_t nf = 0;
 	for (size_t pending = total; pending; pending--) {
 		for (size_t i = 0; i < nb; i++) {
 			if (b[i].selected || b[i].i >= b[i].n)
 				continue;
-			struct v1_ref *ev = &b[i].ev[b[i].i];
-			uint64_t g;
-			struct gstate init, next, zero = {0, 0};
-			transition_of(ev, &g, &init, &next);
-			const struct gstate *cur = &zero;
-			if (g != UNORDERED) {
-				const struct gstate *s = v1_tab_get(&gs, g, false, NULL);
-				if (s)
-					cur = s;
+			if (!b[i].cached) {
+				/* the head's transition, computed once */
+				const struct v1_ref *ev = &R[b[i].ev[b[i].i]];
+				uint64_t a[3] = {0, 0, 0};
+				if (needs_args(ev->type))
+					v1_ref_args(d, ev, a);
+				transition_of(ev, a, &b[i].g, &b[i].init, &b[i].next);
+				b[i].cached = true;
 			}
-			if (!ready(g, cur, &init))
+			struct gstate zero = {0, 0};
+			const struct gstate *cur = &zero;
+			if (b[i].g != UNORDERED) {
+				const struct gstate *st = v1_tab_get(&gs, b[i].g, false, NULL);
+				if (st)
+					cur = st;
+			}
+			if (!ready(b[i].g, cur, &b[i].init))
 				continue;
 			frontier[nf++] = i;
 			b[i].selected = true;
@@ -204,9 +231,9 @@ static int order1007(rtd_gotrace_dec *d, size_t total)
 		 */
 		for (size_t k = 1; k < nf; k++) {
 			for (size_t j = k; j > 0; j--) {
-				const struct v1_ref *x = &b[frontier[j]].ev[b[frontier[j]].i];
-				const struct v1_ref *y = &b[frontier[j - 1]].ev[b[frontier[j - 1]].i];
-				if (!(x->ts < y->ts))
+				int64_t x = R[b[frontier[j]].ev[b[frontier[j]].i]].ts;
+				int64_t y = R[b[frontier[j - 1]].ev[b[frontier[j - 1]].i]].ts;
+				if (!(x < y))
 					break;
 				size_t t = frontier[j];
 				frontier[j] = frontier[j - 1];
@@ -215,19 +242,20 @@ static int order1007(rtd_gotrace_dec *d, size_t total)
 		}
 		size_t bi = frontier[0];
 		frontier[0] = frontier[--nf];
-		struct v1_ref ev = b[bi].ev[b[bi].i++];
+		uint32_t idx = b[bi].ev[b[bi].i++];
+		struct v1_ref *ev = &d->refs[idx];
 		b[bi].selected = false;
-		uint64_t g;
-		struct gstate init, next;
-		transition_of(&ev, &g, &init, &next);
+		b[bi].cached = false;
+		uint64_t g = b[bi].g;
+		struct gstate init = b[bi].init, next = b[bi].next;
 		/* Local events only served the ordering. */
-		if (ev.type == RTD_GO_EV_GO_START_LOCAL)
-			ev.type = RTD_GO_EV_GO_START;
-		else if (ev.type == RTD_GO_EV_GO_UNBLOCK_LOCAL)
-			ev.type = RTD_GO_EV_GO_UNBLOCK;
-		else if (ev.type == RTD_GO_EV_GO_SYS_EXIT_LOCAL)
-			ev.type = RTD_GO_EV_GO_SYS_EXIT;
-		d->out[d->nout++] = ev;
+		if (ev->type == RTD_GO_EV_GO_START_LOCAL)
+			ev->type = RTD_GO_EV_GO_START;
+		else if (ev->type == RTD_GO_EV_GO_UNBLOCK_LOCAL)
+			ev->type = RTD_GO_EV_GO_UNBLOCK;
+		else if (ev->type == RTD_GO_EV_GO_SYS_EXIT_LOCAL)
+			ev->type = RTD_GO_EV_GO_SYS_EXIT;
+		d->out[d->nout++] = idx;
 		if (g != UNORDERED) {
 			bool created;
 			struct gstate *cur = v1_tab_get(&gs, g, true, &created);
@@ -236,9 +264,9 @@ static int order1007(rtd_gotrace_dec *d, size_t total)
 				goto out;
 			}
 			if (!ready(g, cur, &init)) {
-				rc = v1_fail(d, -RTD_E_GO_ORDER, ev.off,
+				rc = v1_fail(d, -RTD_E_GO_ORDER, ev->off,
 					     "event sequences are broken (offset %llu)",
-					     (unsigned long long)ev.off);
+					     (unsigned long long)ev->off);
 				goto out;
 			}
 			if (next.seq == NOSEQ)
@@ -248,16 +276,14 @@ static int order1007(rtd_gotrace_dec *d, size_t total)
 			*cur = next;
 		}
 	}
-	/* Batches were taken over into out: release them early. */
+	/* The per-P lists were taken over into out: release them early. */
 	for (size_t i = 0; i < d->nprocs; i++) {
-		free(d->procs[i].refs);
-		d->procs[i].refs = NULL;
-		d->procs[i].n = d->procs[i].cap = 0;
+		free(d->procs[i].idx.i);
+		memset(&d->procs[i].idx, 0, sizeof(d->procs[i].idx));
 	}
-	free(d->prof);
-	d->prof = NULL;
-	d->nprof = d->prof_cap = 0;
-	if (!sorted_ts(d->out, d->nout)) {
+	free(d->prof.i);
+	memset(&d->prof, 0, sizeof(d->prof));
+	if (!sorted_ts(d->refs, d->out, d->nout)) {
 		rc = time_order(d);
 		goto out;
 	}
@@ -265,7 +291,7 @@ static int order1007(rtd_gotrace_dec *d, size_t total)
 	v1_tab_free(&gs);
 	v1_tab_init(&gs, sizeof(int64_t), 0);
 	for (size_t i = 0; i < d->nout; i++) {
-		struct v1_ref *ev = &d->out[i];
+		struct v1_ref *ev = &d->refs[d->out[i]];
 		if (ev->type == RTD_GO_EV_GO_SYS_BLOCK ||
 		    ev->type == RTD_GO_EV_GO_IN_SYSCALL) {
 			int64_t *t = v1_tab_get(&gs, ev->g, true, NULL);
@@ -275,7 +301,9 @@ static int order1007(rtd_gotrace_dec *d, size_t total)
 			}
 			*t = ev->ts;
 		} else if (ev->type == RTD_GO_EV_GO_SYS_EXIT) {
-			int64_t ts = (int64_t)ev->a[2];
+			uint64_t a[3];
+			v1_ref_args(d, ev, a);
+			int64_t ts = (int64_t)a[2];
 			if (ts == 0)
 				continue;
 			int64_t *t = v1_tab_get(&gs, ev->g, false, NULL);
@@ -292,7 +320,7 @@ static int order1007(rtd_gotrace_dec *d, size_t total)
 			ev->ts = ts;
 		}
 	}
-	if (sort_stable_ts(d->out, d->nout) < 0)
+	if (sort_stable_ts(d->refs, d->out, d->nout) < 0)
 		rc = v1_fail(d, -ENOMEM, 0, "out of memory");
 out:
 	v1_tab_free(&gs);
@@ -304,23 +332,25 @@ out:
 static int order1005(rtd_gotrace_dec *d)
 {
 	for (size_t i = 0; i < d->nprocs; i++) {
-		memcpy(d->out + d->nout, d->procs[i].refs,
-		       d->procs[i].n * sizeof(struct v1_ref));
-		d->nout += d->procs[i].n;
-		free(d->procs[i].refs);
-		d->procs[i].refs = NULL;
-		d->procs[i].n = d->procs[i].cap = 0;
+		if (d->procs[i].idx.n)
+			memcpy(d->out + d->nout, d->procs[i].idx.i,
+			       d->procs[i].idx.n * sizeof(uint32_t));
+		d->nout += d->procs[i].idx.n;
+		free(d->procs[i].idx.i);
+		memset(&d->procs[i].idx, 0, sizeof(d->procs[i].idx));
 	}
 	for (size_t i = 0; i < d->nout; i++) {
-		struct v1_ref *ev = &d->out[i];
+		struct v1_ref *ev = &d->refs[d->out[i]];
 		if (ev->type == RTD_GO_EV_GO_SYS_EXIT) {
-			ev->seq = (int64_t)ev->a[1];
-			if (ev->a[2] != 0)
-				ev->ts = (int64_t)ev->a[2];
+			uint64_t a[3];
+			v1_ref_args(d, ev, a);
+			ev->seq = (int64_t)a[1];
+			if (a[2] != 0)
+				ev->ts = (int64_t)a[2];
 		}
 	}
-	qsort(d->out, d->nout, sizeof(struct v1_ref), cmp_seq);
-	if (!sorted_ts(d->out, d->nout))
+	qsort_r(d->out, d->nout, sizeof(uint32_t), cmp_seq, d->refs);
+	if (!sorted_ts(d->refs, d->out, d->nout))
 		return time_order(d);
 	return 0;
 }
@@ -338,11 +368,13 @@ static int remove_futile(rtd_gotrace_dec *d)
 	int rc = 0;
 	v1_tab_init(&gs, sizeof(struct futile_g), 0);
 	for (size_t i = 0; i < d->nout; i++) {
-		struct v1_ref *ev = &d->out[i];
+		struct v1_ref *ev = &d->refs[d->out[i]];
 		struct futile_g *g;
+		uint64_t a[3];
 		switch (ev->type) {
 		case RTD_GO_EV_GO_UNBLOCK:
-			g = v1_tab_get(&gs, ev->a[0], true, NULL);
+			v1_ref_args(d, ev, a);
+			g = v1_tab_get(&gs, a[0], true, NULL);
 			if (!g)
 				goto nomem;
 			g->n = 0;
@@ -367,7 +399,7 @@ static int remove_futile(rtd_gotrace_dec *d)
 				if (g->futile) {
 					ev->drop = 1;
 					for (size_t k = 0; k < g->n; k++)
-						d->out[g->idx[k]].drop = 1;
+						d->refs[d->out[g->idx[k]]].drop = 1;
 				}
 				free(g->idx);
 				v1_tab_del(&gs, ev->g);
@@ -443,9 +475,20 @@ static int post_process(rtd_gotrace_dec *d)
 		return v1_fail(d, -ENOMEM, 0, "out of memory");
 	g0->state = G_RUNNING;
 	for (size_t i = 0; i < d->nout; i++) {
-		struct v1_ref *ev = &d->out[i];
+		struct v1_ref *ev = &d->refs[d->out[i]];
 		if (ev->drop)
 			continue;
+		uint64_t args[3] = {0, 0, 0};
+		switch (ev->type) {
+		case RTD_GO_EV_GO_CREATE:
+		case RTD_GO_EV_GO_UNBLOCK:
+		case RTD_GO_EV_USER_TASK_CREATE:
+		case RTD_GO_EV_USER_TASK_END:
+		case RTD_GO_EV_USER_REGION:
+			v1_ref_args(d, ev, args);
+			break;
+		}
+
 		struct pp_g *g = v1_tab_get(&gs, ev->g, true, NULL);
 		struct pp_p *p = v1_tab_get(&ps, (uint64_t)ev->p, true, NULL);
 		if (!g || !p) {
@@ -457,6 +500,8 @@ static int post_process(rtd_gotrace_dec *d)
 		 * same. */
 		struct pp_g gc = *g;
 		struct pp_p pc = *p;
+		const uint8_t *gvals = gs.vals, *pvals = ps.vals;
+		uint64_t pkey = (uint64_t)ev->p;
 		unsigned t = ev->type;
 #define CHECK_RUNNING(allow0)                                                  \
 	do {                                                                   \
@@ -549,14 +594,14 @@ static int post_process(rtd_gotrace_dec *d)
 		case RTD_GO_EV_GO_CREATE: {
 			CHECK_RUNNING(true);
 			bool created;
-			struct pp_g *ng = v1_tab_get(&gs, ev->a[0], true, &created);
+			struct pp_g *ng = v1_tab_get(&gs, args[0], true, &created);
 			if (!ng) {
 				rc = v1_fail(d, -ENOMEM, 0, "out of memory");
 				goto out;
 			}
 			if (!created)
 				PPFAIL("g %llu already exists (offset %llu, time %lld)",
-				       ULL(ev->a[0]), ULL(ev->off), LL(ev->ts));
+				       ULL(args[0]), ULL(ev->off), LL(ev->ts));
 			ng->state = G_RUNNABLE;
 			ng->ev_type = (uint8_t)t;
 			ng->has_create = true;
@@ -602,15 +647,15 @@ static int post_process(rtd_gotrace_dec *d)
 			if (ev->p != RTD_GOTRACE_TIMER_P && pc.g != ev->g)
 				PPFAIL("p %lld is not running g %llu while unpark (offset %llu, time %lld)",
 				       LL(ev->p), ULL(ev->g), ULL(ev->off), LL(ev->ts));
-			struct pp_g *g1 = ev->a[0] == ev->g ? &gc
-					  : v1_tab_get(&gs, ev->a[0], true, NULL);
+			struct pp_g *g1 = args[0] == ev->g ? &gc
+					  : v1_tab_get(&gs, args[0], true, NULL);
 			if (!g1) {
 				rc = v1_fail(d, -ENOMEM, 0, "out of memory");
 				goto out;
 			}
 			if (g1->state != G_WAITING)
 				PPFAIL("g %llu is not waiting before unpark (offset %llu, time %lld)",
-				       ULL(ev->a[0]), ULL(ev->off), LL(ev->ts));
+				       ULL(args[0]), ULL(ev->off), LL(ev->ts));
 			if (g1->ev_type == RTD_GO_EV_GO_BLOCK_NET &&
 			    ev->p != RTD_GOTRACE_TIMER_P)
 				ev->p = RTD_GOTRACE_NETPOLL_P;
@@ -651,21 +696,21 @@ static int post_process(rtd_gotrace_dec *d)
 			break;
 		case RTD_GO_EV_USER_TASK_CREATE: {
 			bool created;
-			if (!v1_tab_get(&tasks, ev->a[0], true, &created)) {
+			if (!v1_tab_get(&tasks, args[0], true, &created)) {
 				rc = v1_fail(d, -ENOMEM, 0, "out of memory");
 				goto out;
 			}
 			if (!created)
 				PPFAIL("task id conflicts (id:%llu) at offset %llu",
-				       ULL(ev->a[0]), ULL(ev->off));
+				       ULL(args[0]), ULL(ev->off));
 			break;
 		}
 		case RTD_GO_EV_USER_TASK_END:
-			v1_tab_del(&tasks, ev->a[0]);
+			v1_tab_del(&tasks, args[0]);
 			break;
 		case RTD_GO_EV_USER_REGION: {
-			uint64_t mode = ev->a[1];
-			const char *name = v1_str_get(d, ev->a[2], NULL);
+			uint64_t mode = args[1];
+			const char *name = v1_str_get(d, args[2], NULL);
 			if (!name)
 				name = "";
 			struct pp_regions *rg = v1_tab_get(&regions, ev->g, mode == 0, NULL);
@@ -684,13 +729,13 @@ static int post_process(rtd_gotrace_dec *d)
 					rg->r = nr;
 					rg->cap = nc;
 				}
-				rg->r[rg->n++] = (struct region){ev->a[0], name};
+				rg->r[rg->n++] = (struct region){args[0], name};
 			} else if (mode == 1) {
 				if (rg && rg->n > 0) {
 					struct region *s = &rg->r[rg->n - 1];
-					if (s->task != ev->a[0] || strcmp(s->name, name) != 0)
+					if (s->task != args[0] || strcmp(s->name, name) != 0)
 						PPFAIL("misuse of region in goroutine %llu: span end at offset %llu (task %llu, %s) when the inner-most active span start event is task %llu, %s",
-						       ULL(ev->g), ULL(ev->off), ULL(ev->a[0]), name,
+						       ULL(ev->g), ULL(ev->off), ULL(args[0]), name,
 						       ULL(s->task), s->name);
 					if (--rg->n == 0) {
 						free(rg->r);
@@ -704,15 +749,15 @@ static int post_process(rtd_gotrace_dec *d)
 			break;
 		}
 		}
-		/* Store the copies back (the tables may have grown). */
-		g = v1_tab_get(&gs, ev->g, true, NULL);
-		p = v1_tab_get(&ps, (uint64_t)ev->p, true, NULL);
-		if (!g || !p) {
-			rc = v1_fail(d, -ENOMEM, 0, "out of memory");
-			goto out;
-		}
-		if (t == RTD_GO_EV_GO_UNBLOCK && ev->a[0] == ev->g) {
-			/* Go's gs[ev.Args[0]] = g1 is overwritten by gs[ev.G] = g */
+		/* Store the copies back; look them up again only when an
+		 * insert above moved the tables (or a fake P was set). */
+		if (gs.vals != gvals || ps.vals != pvals || (uint64_t)ev->p != pkey) {
+			g = v1_tab_get(&gs, ev->g, true, NULL);
+			p = v1_tab_get(&ps, (uint64_t)ev->p, true, NULL);
+			if (!g || !p) {
+				rc = v1_fail(d, -ENOMEM, 0, "out of memory");
+				goto out;
+			}
 		}
 		*g = gc;
 		*p = pc;
@@ -730,9 +775,7 @@ out:
 
 int v1_order(rtd_gotrace_dec *d)
 {
-	size_t total = d->nprof;
-	for (size_t i = 0; i < d->nprocs; i++)
-		total += d->procs[i].n;
+	size_t total = d->nrefs;
 	if (!d->any_events)
 		return v1_fail(d, -RTD_E_GO_ORDER, 0, "trace is empty");
 	if (d->freq == 0)
@@ -742,17 +785,17 @@ int v1_order(rtd_gotrace_dec *d)
 		return v1_fail(d, -ENOMEM, 0, "out of memory");
 	d->nout = 0;
 	/* CPU samples are re-sorted by the time the signal handler took. */
-	if (sort_stable_ts(d->prof, d->nprof) < 0)
+	if (sort_stable_ts(d->refs, d->prof.i, d->prof.n) < 0)
 		return v1_fail(d, -ENOMEM, 0, "out of memory");
 	int rc = d->ver < 1007 ? order1005(d) : order1007(d, total);
 	if (rc < 0)
 		return rc;
 	if (d->nout) {
-		int64_t min = d->out[0].ts;
+		int64_t min = d->refs[d->out[0]].ts;
 		double freq = 1e9 / (double)d->freq;
 		for (size_t i = 0; i < d->nout; i++) {
-			struct v1_ref *ev = &d->out[i];
-			ev->ts = (int64_t)((double)(ev->ts - min) * freq);
+			struct v1_ref *ev = &d->refs[d->out[i]];
+			ev->ts = f2i((double)(int64_t)((uint64_t)ev->ts - (uint64_t)min) * freq);
 			if (ev->type == RTD_GO_EV_GO_UNBLOCK &&
 			    rtd_map_get(&d->timer_gs, ev->g, NULL))
 				ev->p = RTD_GOTRACE_TIMER_P;

@@ -179,7 +179,7 @@ static int push(struct genctx *c, const struct v2_out *ev)
 
 static int64_t ns(const struct genctx *c, int64_t ticks)
 {
-	return (int64_t)((double)ticks * c->freq);
+	return f2i((double)ticks * c->freq);
 }
 
 /* Read the next timed event of an M (Go's batchCursor.nextEvent). */
@@ -213,7 +213,7 @@ static int cursor_next(struct genctx *c, struct cursor *k)
 		if (!rd_ok(&r))
 			return fail(c, off, "%s runs past the end of its batch", sp->name);
 		k->pos += rd_off(&r);
-		k->ticks += (int64_t)k->ev.args[0];
+		k->ticks = wrap_add(k->ticks, (int64_t)k->ev.args[0]);
 		k->ev.off = off;
 		k->ev.type = t;
 		k->ev.nargs = (uint8_t)sp->nargs;

@@ -249,7 +249,7 @@ int v2_next_raw(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 		break;
 	default:
 		if (v2_specs[raw.typ].flags & V2_TIMED) {
-			st->ticks += (int64_t)raw.args[0];
+			st->ticks = wrap_add(st->ticks, (int64_t)raw.args[0]);
 			ev->ts = ev->ticks = st->ticks;
 		}
 	}
@@ -272,7 +272,7 @@ static void fill_ordered(rtd_gotrace_dec *d, const struct v2_out *o,
 	ev->name = sp->name;
 	int64_t t = o->time;
 	if (t <= st->last_time)
-		t = st->last_time + 1; /* Go's reader keeps time strictly rising */
+		t = wrap_add(st->last_time, 1); /* Go's reader keeps time strictly rising */
 	st->last_time = t;
 	ev->ts = t;
 	unsigned skip = (sp->flags & V2_TIMED) ? 1 : 0;

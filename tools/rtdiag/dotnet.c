@@ -134,9 +134,12 @@ static int cmd_ps(int argc, char **argv)
 		struct rtd_ipc_process_info pi;
 		memset(&pi, 0, sizeof(pi));
 		int qrc = c ? rtd_ipc_process_info(c, 2, &pi) : -ENOMEM;
-		printf("%8d  %-20s %-12s %s\n", (int)v[i].pid, comm,
-		       qrc ? "?" : pi.clr_version,
-		       qrc ? (c ? rtd_ipc_client_errmsg(c) : "") : pi.cmdline);
+		if (qrc)
+			printf("%8d  %-20s %-12s (%s)\n", (int)v[i].pid, comm, "?",
+			       rtd_strerror(qrc));
+		else
+			printf("%8d  %-20s %-12s %s\n", (int)v[i].pid, comm,
+			       pi.clr_version, pi.cmdline);
 		rtd_ipc_process_info_clear(&pi);
 		rtd_ipc_client_free(c);
 	}
@@ -581,6 +584,8 @@ static const struct dn_sub {
 	 "[--profile NAME] [--duration S] [--buffer-mb N] [--no-rundown] "
 	 "[--record FILE] -o FILE",
 	 "record an EventPipe trace (nettrace); SIGINT/SIGTERM stop it cleanly"},
+	{"replay", dn_cmd_replay, "RECORDING [-o FILE]", "play a recording made "
+	 "with 'collect --record' through the decoder (and into FILE)"},
 	{"profile", dn_cmd_profile, "(-p PID | -- COMMAND ARGS) [--duration S] "
 	 "[-o FILE [--top]]", "CPU-sample the process: folded stacks to FILE, "
 	 "and/or the ten hottest methods"},

@@ -21,5 +21,6 @@ bool dn_help(FILE *f, const char *sub);
 void dn_collect_help(FILE *f, const char *sub);
 int dn_cmd_collect(int argc, char **argv);
 int dn_cmd_profile(int argc, char **argv);
+int dn_cmd_replay(int argc, char **argv);
 
 #endif

@@ -526,6 +526,64 @@ done:
 	return r;
 }
 
+/* replay REC [-o OUT]: a recording made with --record, through the decoder
+ * (and into OUT as the nettrace stream it carried). */
+int dn_cmd_replay(int argc, char **argv)
+{
+	const char *cmd = "dotnet replay", *rec = NULL, *outp = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+			outp = argv[++i];
+		else if (argv[i][0] == '-' && argv[i][1])
+			return cli_usage(cmd, "unknown option '%s'", argv[i]);
+		else if (!rec)
+			rec = argv[i];
+		else
+			return cli_usage(cmd, "unexpected '%s'", argv[i]);
+	}
+	if (!rec)
+		return cli_usage(cmd, "want the RECORDING made with collect --record");
+	int err = 0;
+	rtd_ipc_session *s = rtd_ipc_replay_open(rec, &err);
+	if (!s)
+		return cli_fail("%s: %s", rec,
+				err == -RTD_E_FORMAT ? "not a recording holding a "
+						       "session (collect --record)"
+						     : rtd_strerror(err));
+	struct sink_state st;
+	int r = CLI_OK;
+	if (sink_init(&st, false)) {
+		rtd_ipc_session_free(s);
+		sink_free(&st);
+		return cli_fail("out of memory");
+	}
+	if (outp && !(st.out = fopen(outp, "wb"))) {
+		r = cli_fail("%s: %s", outp, strerror(errno));
+		goto out;
+	}
+	struct rtd_ipc_pump_opts po = {.sz = sizeof(po), .sink = stream_sink,
+				       .ctx = &st};
+	int rc = rtd_ipc_session_pump(s, &po, NULL);
+	if (rc) {
+		r = cli_fail("%s: %s", rec, rtd_strerror(rc));
+		goto out;
+	}
+	struct rtd_nettrace_stats ns = {0};
+	int drc = sink_finish(&st, rec);
+	rtd_nettrace_stats(st.dec, &ns);
+	printf("session %llu: %llu bytes, %llu events, %llu dropped%s\n",
+	       (unsigned long long)rtd_ipc_session_id(s),
+	       (unsigned long long)st.bytes, (unsigned long long)ns.events,
+	       (unsigned long long)ns.dropped,
+	       drc ? " (stream incomplete)" : "");
+out:
+	if (st.out && fclose(st.out) != 0 && r == CLI_OK)
+		r = cli_fail("%s: %s", outp, strerror(errno));
+	sink_free(&st);
+	rtd_ipc_session_free(s);
+	return r;
+}
+
 void dn_collect_help(FILE *f, const char *sub)
 {
 	if (strcmp(sub, "collect") == 0) {

@@ -181,17 +181,95 @@ static void set_add(struct u64set *s, uint64_t v)
 	s->n++;
 }
 
+/* Decimal without printf: the event lines are the hot path of 'cat'. */
+static char *put_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *put_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return put_u64(p, (uint64_t)0 - (uint64_t)v);
+	}
+	return put_u64(p, (uint64_t)v);
+}
+
+static char *put_str(char *p, const char *s)
+{
+	size_t n = strlen(s);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* Event lines built in a buffer (go-debug: Go's Event.String(); text:
+ * the same plus the thread, stack and quoted strings). */
+static void print_line(FILE *o, const struct rtd_gotrace_event *ev, bool godebug)
+{
+	char line[1024];
+	char *p = line;
+	p = put_i64(p, ev->ts);
+	*p++ = ' ';
+	p = put_str(p, ev->name);
+	p = put_str(p, " p=");
+	p = put_i64(p, ev->p);
+	p = put_str(p, " g=");
+	p = put_u64(p, ev->g);
+	if (!godebug && ev->gen) {
+		p = put_str(p, " m=");
+		p = put_i64(p, ev->m);
+	}
+	p = put_str(p, " off=");
+	p = put_u64(p, ev->off);
+	bool named = false;
+	for (unsigned i = 0; i < ev->nargs && i < RTD_GOTRACE_MAX_ARGS; i++) {
+		*p++ = ' ';
+		p = put_str(p, ev->argnames[i]);
+		*p++ = '=';
+		p = put_u64(p, ev->args[i]);
+		named |= strcmp(ev->argnames[i], "stack") == 0;
+	}
+	if (!godebug && ev->stack && !named) {
+		p = put_str(p, " stack=");
+		p = put_u64(p, ev->stack);
+	}
+	fwrite(line, 1, (size_t)(p - line), o);
+	for (unsigned i = 0; i < ev->nsargs; i++) {
+		fprintf(o, " %s=", ev->sargnames[i]);
+		if (godebug)
+			fwrite(ev->sargs[i], 1, ev->sarg_lens[i], o);
+		else
+			put_quoted(o, ev->sargs[i], ev->sarg_lens[i]);
+	}
+	fputc('\n', o);
+}
+
 void gt_print(FILE *o, const struct rtd_gotrace_event *ev, enum gt_format fmt)
 {
+	bool dict = ev->gen ? (ev->type == RTD_GO2_EV_STRING || ev->type == RTD_GO2_EV_STACK)
+			    : (ev->type == RTD_GO_EV_STRING || ev->type == RTD_GO_EV_STACK);
+	if (fmt != GT_JSON && !dict && ev->nargs <= 64) {
+		print_line(o, ev, fmt == GT_GODEBUG);
+		return;
+	}
 	if (fmt == GT_JSON) {
 		fprintf(o, "{\"off\":%" PRIu64 ",\"type\":\"%s\"", ev->off, ev->name);
-		if (ev->type == RTD_GO_EV_STRING) {
+		if (ev->type == (ev->gen ? RTD_GO2_EV_STRING : RTD_GO_EV_STRING)) {
 			fprintf(o, ",\"id\":%" PRIu64 ",\"str\":", ev->str_id);
 			put_quoted(o, ev->str, ev->str_len);
 			fputs("}\n", o);
 			return;
 		}
-		if (ev->type == RTD_GO_EV_STACK) {
+		if (ev->type == (ev->gen ? RTD_GO2_EV_STACK : RTD_GO_EV_STACK)) {
 			fprintf(o, ",\"id\":%" PRIu64 ",\"frames\":[", ev->args[0]);
 			for (size_t i = 0; i < ev->nframes; i++) {
 				const struct rtd_gotrace_frame *f = &ev->frames[i];
@@ -206,6 +284,8 @@ void gt_print(FILE *o, const struct rtd_gotrace_event *ev, enum gt_format fmt)
 		}
 		fprintf(o, ",\"ts\":%" PRId64 ",\"p\":%" PRId64 ",\"g\":%" PRIu64,
 			ev->ts, ev->p, ev->g);
+		if (ev->gen)
+			fprintf(o, ",\"gen\":%" PRIu64 ",\"m\":%" PRId64, ev->gen, ev->m);
 		if (ev->stack)
 			fprintf(o, ",\"stack\":%" PRIu64, ev->stack);
 		fputs(",\"args\":{", o);
@@ -223,13 +303,13 @@ void gt_print(FILE *o, const struct rtd_gotrace_event *ev, enum gt_format fmt)
 		fputs("}\n", o);
 		return;
 	}
-	if (ev->type == RTD_GO_EV_STRING) {
+	if (ev->type == (ev->gen ? RTD_GO2_EV_STRING : RTD_GO_EV_STRING)) {
 		fprintf(o, "String off=%" PRIu64 " id=%" PRIu64 " str=", ev->off, ev->str_id);
 		put_quoted(o, ev->str, ev->str_len);
 		fputc('\n', o);
 		return;
 	}
-	if (ev->type == RTD_GO_EV_STACK) {
+	if (ev->type == (ev->gen ? RTD_GO2_EV_STACK : RTD_GO_EV_STACK)) {
 		fprintf(o, "Stack off=%" PRIu64 " id=%" PRIu64 " frames=%zu\n", ev->off,
 			ev->args[0], ev->nframes);
 		for (size_t i = 0; i < ev->nframes; i++) {

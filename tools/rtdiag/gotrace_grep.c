@@ -516,15 +516,15 @@ int gt_cmd_grep(int argc, char **argv)
 				nmatch++;
 			if (f->out) {
 				if (!gr->enc) {
-					gr->of = fopen(f->out, "wb");
-					if (!gr->of) {
-						rc = cli_fail("%s: %s", f->out, strerror(errno));
-						break;
-					}
 					gr->ver = rtd_gotrace_dec_version(gt_dec(in));
 					if (gr->ver >= 1022 && filtered) {
 						rc = cli_fail("%s: a filtered -o is built for the old format (Go 1.5-1.21) only; for Go 1.22+ traces -o without a filter rewrites the trace",
 							      path);
+						break;
+					}
+					gr->of = fopen(f->out, "wb");
+					if (!gr->of) {
+						rc = cli_fail("%s: %s", f->out, strerror(errno));
 						break;
 					}
 					gr->enc = rtd_gotrace_enc_new(gr->ver,

@@ -15,7 +15,7 @@
 static const char trace_help[] =
 	"usage: rtdiag perf trace (-e SUBSYS:EVENT[/FILTER/] | --uprobe SPEC)...\n"
 	"                         [-p PID | --cgroup PATH | -a] [--json]\n"
-	"                         [-m PAGES] [--duration SECONDS] [-- COMMAND ARGS]\n"
+	"                         [-m PAGES] [--duration SECONDS] [--stats] [-- COMMAND ARGS]\n"
 	"\n"
 	"Print kernel events live, one line each: time (CLOCK_MONOTONIC seconds),\n"
 	"[cpu], pid/tid, event name and its decoded fields, in time order across\n"
@@ -38,6 +38,8 @@ static const char trace_help[] =
 	"  --json             one JSON object per line\n"
 	"  -m PAGES           ring pages per CPU, a power of two (default 64)\n"
 	"  --duration SECONDS stop after this long (default: Ctrl-C, or COMMAND's end)\n"
+	"  --stats            at the end, print records, rounds, losses, ordering\n"
+	"                     and the longest delay from event to delivery on stderr\n"
 	"\n"
 	"Note: syscalls:sys_enter_openat carries the filename pointer, not the\n"
 	"string (the kernel's tracepoint has no string): it prints as a hex\n"

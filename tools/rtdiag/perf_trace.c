@@ -258,7 +258,7 @@ int perf_trace_main(int argc, char **argv)
 	size_t nspec = 0;
 	pid_t pid = 0;
 	const char *cgroup = NULL;
-	bool all = false;
+	bool all = false, show_stats = false;
 	unsigned long pages = 0, duration = 0;
 	struct trace_out out = {0};
 	char **cmd = NULL;
@@ -283,6 +283,8 @@ int perf_trace_main(int argc, char **argv)
 			out.json = true;
 		} else if (!strcmp(a, "-a")) {
 			all = true;
+		} else if (!strcmp(a, "--stats")) {
+			show_stats = true;
 		} else if ((!strcmp(a, "-e") || !strcmp(a, "--uprobe") ||
 			    !strcmp(a, "--kprobe") || !strcmp(a, "--filter") ||
 			    !strcmp(a, "-p") || !strcmp(a, "--cgroup") ||
@@ -444,6 +446,17 @@ int perf_trace_main(int argc, char **argv)
 	} else {
 		rc = CLI_OK;
 	}
+	if (show_stats)
+		fprintf(stderr,
+			"rtdiag: %llu records (%llu samples) from %u rings in %llu rounds, "
+			"%llu wakeups; lost %llu (%llu in LOST records), %llu bad; "
+			"%llu out of order; max delay from event to delivery %.3f ms\n",
+			(unsigned long long)st.records, (unsigned long long)st.samples,
+			st.nrings, (unsigned long long)st.rounds,
+			(unsigned long long)st.wakeups, (unsigned long long)st.lost,
+			(unsigned long long)st.lost_in_records,
+			(unsigned long long)st.bad_records, (unsigned long long)st.late,
+			(double)st.max_latency_ns / 1e6);
 	if (st.lost || st.lost_samples) {
 		fprintf(stderr, "rtdiag: %llu events lost in total:",
 			(unsigned long long)(st.lost + st.lost_samples));

@@ -44,6 +44,14 @@ fi
 # collect: the program's own EventSource and a complete stream
 "$R" dotnet collect -p "$P" --providers Rtdiag-Test:0:Verbose --duration 1 -o "$WORK/t.nettrace" 2>"$WORK/c.err" \
   && ok "collect exit 0" || bad "collect: $(cat "$WORK/c.err")"
+# a recorded session replays into the decoder, byte for byte
+"$R" dotnet collect -p "$P" --providers Rtdiag-Test:0:5 --duration 1 -o "$WORK/r.nettrace" --record "$WORK/r.rec" 2>/dev/null
+out=$("$R" dotnet replay "$WORK/r.rec" -o "$WORK/replayed.nettrace" 2>&1); rc=$?
+[ $rc = 0 ] && cmp -s "$WORK/r.nettrace" "$WORK/replayed.nettrace" && grep -q "events, 0 dropped$" <<<"$out" \
+  && ok "replay of a recording: same stream, decoded" || bad "replay: $rc $out"
+out=$("$R" dotnet replay "$WORK/r.nettrace" 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "not a recording" <<<"$out" && ok "replay of a non-recording: clear error" || bad "replay bad: $rc $out"
+
 # the decoder reads it to its end, and the program's own events are in it
 out=$("$R" nettrace stats "$WORK/t.nettrace" 2>&1); rc=$?
 [ $rc = 0 ] && ok "collected stream decodes to its end" || bad "stats: $rc $out"
@@ -80,6 +88,12 @@ out=$("$R" dotnet profile -p "$TPID" --duration 2 2>"$WORK/prof.err"); rc=$?
   && grep -q "Program.Main.*;.*RtdiagBurn.Spin.*RtdiagBurn.Hash" "$WORK/burn.folded" \
   && ok "profile -o writes folded stacks" || bad "folded: $(head -3 "$WORK/burn.folded")"
 
+# profile -- COMMAND: from the program's start, then it is ended
+mkdir -p "$WORK/pl"
+out=$("$R" dotnet profile --duration 2 -- "$TARGET_DIR/dotnet-target" "$WORK/pl" burn 2>"$WORK/pl.err"); rc=$?
+[ $rc = 0 ] && grep -q "RtdiagBurn" <<<"$out" && [ -s "$WORK/pl/ready" ] \
+  && ok "profile -- COMMAND" || bad "profile --: $rc $out $(cat "$WORK/pl.err")"
+
 # the target is killed during collect: the partial file still decodes
 start_target "$WORK/victim"
 wait_file "$WORK/victim/ready" || bad "victim target"
@@ -111,6 +125,13 @@ wait_file "$WORK/nodiag/ready" || bad "nodiag target"
 out=$("$R" dotnet info -p "$TPID" 2>&1); rc=$?
 [ $rc = 1 ] && grep -q "pid $TPID: no diagnostic socket in /proc/$TPID/root/tmp (.*DOTNET_EnableDiagnostics=0" <<<"$out" \
   && ok "DOTNET_EnableDiagnostics=0: clear error" || bad "nodiag: $rc $out"
+
+# another user: permission denied, said so
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+  out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$R" dotnet info -p "$P" 2>&1); rc=$?
+  [ $rc = 1 ] && grep -q "pid $P: permission denied connecting to .*(run as the target's user or as root)" <<<"$out" \
+    && ok "permission denied: clear error" || bad "permission: $rc $out"
+fi
 
 # a profiler library that does not exist: the runtime's HRESULT, named
 out=$("$R" dotnet attach-profiler -p "$P" --clsid 12345678-1234-1234-1234-123456789abc \

@@ -40,6 +40,16 @@ n=$(grep -c 'uprobe:rtd_target_func: .*:rtd_target_func$' "$TMP/out")
 [ "$n" = 7 ] || { cat "$TMP/out"; fail "PMU uprobe: $n hits, want 7"; }
 ok "uprobe PMU: 7 hits for 7 calls"
 
+# 4b. by address, as nm prints it (non-PIE: not the file offset)
+addr=$(nm "$TARGET" | awk '$3=="rtd_target_func"{print $1}')
+[ -n "$addr" ] || fail "nm finds no rtd_target_func"
+addr=$(printf '%x' "0x$addr")
+"$R" perf trace --uprobe "$TARGET:0x$addr" -- "$TARGET" call 3 > "$TMP/out" 2> "$TMP/err" \
+  || { cat "$TMP/err"; fail "uprobe by address"; }
+n=$(grep -c ":0x$addr\$" "$TMP/out")
+[ "$n" = 3 ] || { cat "$TMP/out"; fail "uprobe at 0x$addr: $n hits, want 3"; }
+ok "uprobe at address 0x$addr: 3 hits for 3 calls"
+
 # 5. nothing of ours left behind
 grep -q '^[pr]:rtdiag_' "$TRACEFS/uprobe_events" && fail "probes left: $(cat "$TRACEFS/uprobe_events")"
 ok "no rtdiag probes left in uprobe_events"

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# bench/gotrace/run.sh - rtdiag's Go trace decoder against Go 1.19's own
+# parser ('go tool trace -d'), side by side in one run.
+#
+# Usage: bench/gotrace/run.sh [BUILD_DIR] [MEGABYTES]
+# Makes a Go 1.19 trace of MEGABYTES (default 100) with bench/gotrace/gen
+# (goroutines, channels, mutex, syscalls, tasks, regions, logs), then
+# times and measures peak RSS of:
+#   rtdiag gotrace stats            (raw mode, no output formatting)
+#   rtdiag gotrace cat              (raw mode, text out)
+#   rtdiag gotrace cat --ordered --format go-debug
+#   go tool trace -d                (Go 1.19: parse + validate + print)
+# on that trace and on the largest test vectors, checks the go-debug output
+# equals Go's, and prints MB/s, events/s and the ratios.
+set -u
+B=${1:-build}
+MB=${2:-100}
+R=$B/rtdiag
+GO=/usr/lib/go-1.19/bin/go
+[ -x "$R" ] || { echo "no $R: build first"; exit 1; }
+[ -x "$GO" ] || { echo "Go 1.19 ($GO) is not installed: nothing to compare with"; exit 1; }
+W=${BENCH_DIR:-$B/bench-gotrace}
+mkdir -p "$W"
+export GOCACHE="$W/gocache" GOPATH="$W/gopath" GOTOOLCHAIN=local GOPROXY=off GOFLAGS=
+here=$(cd "$(dirname "$0")" && pwd)
+if [ ! -s "$W/big.trace" ] || [ "$(stat -c %s "$W/big.trace")" -lt $((MB << 20)) ]; then
+  (cd "$here/gen" && "$GO" build -o "$W/gen" main.go) || exit 1
+  echo "making a ${MB} MB Go 1.19 trace..."
+  "$W/gen" "$W/big.trace" "$MB" || exit 1
+fi
+# run LABEL OUTFILE CMD... -> "seconds(user+sys) peakKB"
+run() {
+  local out=$1; shift
+  /usr/bin/time -f "%U %S %M" -o "$W/time" "$@" >"$out" 2>"$W/stderr"
+  local rc=$?
+  read -r u s m <"$W/time"
+  local t
+  t=$(echo "$u + $s" | bc)
+  [ "$(echo "$t < 0.01" | bc)" = 1 ] && t=0.01 # below the clock's resolution
+  echo "$t $m $rc"
+}
+report() { # file
+  local f=$1 size events
+  size=$(stat -c %s "$f")
+  events=$("$R" gotrace stats "$f" | awk '/^events:/{print $2}')
+  echo "== $(basename "$f"): $(echo "scale=1; $size/1048576" | bc) MB, $events events"
+  read -r ts tm trc < <(run /dev/null "$R" gotrace stats "$f")
+  read -r tc cm crc < <(run /dev/null "$R" gotrace cat "$f")
+  read -r to om orc < <(run "$W/me.txt" "$R" gotrace cat --ordered --format go-debug "$f")
+  read -r tg gm grc < <(run "$W/go.txt" "$GO" tool trace -d "$f")
+  printf "  %-44s %8s s  %8s MB/s  %10s ev/s  RSS %7s MB\n" "rtdiag stats (raw decode)" "$ts" \
+    "$(echo "scale=1; $size/1048576/$ts" | bc)" "$(echo "$events/$ts" | bc)" "$((tm / 1024))"
+  printf "  %-44s %8s s  %8s MB/s  %10s ev/s  RSS %7s MB\n" "rtdiag cat (raw, text out)" "$tc" \
+    "$(echo "scale=1; $size/1048576/$tc" | bc)" "$(echo "$events/$tc" | bc)" "$((cm / 1024))"
+  printf "  %-44s %8s s  %8s MB/s  %10s ev/s  RSS %7s MB\n" "rtdiag cat --ordered --format go-debug" "$to" \
+    "$(echo "scale=1; $size/1048576/$to" | bc)" "$(echo "$events/$to" | bc)" "$((om / 1024))"
+  printf "  %-44s %8s s  %8s MB/s  %10s ev/s  RSS %7s MB\n" "go tool trace -d (Go 1.19)" "$tg" \
+    "$(echo "scale=1; $size/1048576/$tg" | bc)" "$(echo "$events/$tg" | bc)" "$((gm / 1024))"
+  echo "  speed vs Go: ordered go-debug $(echo "scale=1; $tg/$to" | bc)x, raw decode $(echo "scale=1; $tg/$ts" | bc)x"
+  echo "  peak RSS / input: ordered $(echo "scale=1; $om*1024/$size" | bc)x, raw $(echo "scale=2; $tm*1024/$size" | bc)x, Go $(echo "scale=1; $gm*1024/$size" | bc)x"
+  if [ "$grc" = 0 ] && [ "$orc" = 0 ]; then
+    if cmp -s "$W/go.txt" "$W/me.txt"; then echo "  go-debug output equals Go's, line for line"
+    else echo "  go-debug output differs from Go's in $(diff "$W/go.txt" "$W/me.txt" | grep -c '^<') lines (ties of equal timestamps are ordered by Go's map walk)"; fi
+  else echo "  exit codes: rtdiag $orc, go $grc"; fi
+}
+echo "(times are user+sys CPU seconds; the machine may be shared)"
+V1=${RTD_SHARED_DIR:-$here/../../../shared}/testdata/gotrace/v1
+for f in "$V1/stress_1_7_good" "$V1/stress_1_11_good" "$V1/stress_1_19_good"; do
+  [ -e "$f" ] && report "$f"
+done
+report "$W/big.trace"

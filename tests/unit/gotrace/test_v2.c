@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/* test_v2.c - the new format: text form, raw and ordered decoding, encoder. */
+#include "test_util.h"
+
+#include <errno.h>
+
+#include "rtdiag/gotrace.h"
+
+struct mem {
+	uint8_t b[8192];
+	size_t n;
+};
+
+static int to_mem(const void *p, size_t n, void *ctx)
+{
+	struct mem *m = ctx;
+	if (m->n + n > sizeof(m->b))
+		return -ENOSPC;
+	memcpy(m->b + m->n, p, n);
+	m->n += n;
+	return 0;
+}
+
+/* A valid Go 1.22 trace: one P, one goroutine that runs, logs and stops. */
+static const char good[] =
+	"Trace Go1.22\n"
+	"EventBatch gen=1 m=0 time=100 size=21\n"
+	"ProcStatus dt=1 p=0 pstatus=1\n"
+	"GoStatus dt=1 g=1 m=0 gstatus=2\n"
+	"UserLog dt=5 task=0 key_string=1 value_string=2 stack=0\n"
+	"GoStop dt=1 reason_string=1 stack=0\n"
+	"ProcStop dt=2\n"
+	"EventBatch gen=1 m=18446744073709551615 time=0 size=6\n"
+	"Frequency freq=1000000000\n"
+	"EventBatch gen=1 m=18446744073709551615 time=0 size=1\n"
+	"Stacks\n"
+	"EventBatch gen=1 m=18446744073709551615 time=0 size=16\n"
+	"Strings\n"
+	"String id=1\n"
+	"\tdata=\"key\"\n"
+	"String id=2\n"
+	"\tdata=\"va\\x00l\\u00fc\"\n";
+
+static int decode(const struct mem *m, enum rtd_gotrace_mode mode,
+		  struct rtd_gotrace_event *evs, int max, int *status)
+{
+	struct rtd_gotrace_opts o = {.sz = sizeof(o), .mode = mode};
+	rtd_gotrace_dec *d = rtd_gotrace_dec_new(&o);
+	assert_non_null(d);
+	assert_int_equal(rtd_gotrace_dec_feed(d, m->b, m->n), 0);
+	assert_int_equal(rtd_gotrace_dec_finish(d), 0);
+	int n = 0, rc;
+	struct rtd_gotrace_event ev;
+	while ((rc = rtd_gotrace_dec_next(d, &ev)) > 0) {
+		if (n < max) {
+			evs[n] = ev;
+			evs[n].raw = NULL;
+			evs[n].sargs[0] = evs[n].sargs[1] = NULL;
+			evs[n].frames = NULL;
+			evs[n].str = NULL;
+			evs[n].argnames = NULL;
+			evs[n].sargnames = NULL;
+			evs[n].name = NULL;
+		}
+		if (ev.type == 44 && mode == RTD_GOTRACE_ORDERED) {
+			/* UserLog: both strings resolved, the value has a NUL */
+			assert_int_equal(ev.nsargs, 2);
+			assert_string_equal(ev.sargs[0], "key");
+			assert_int_equal(ev.sarg_lens[1], 6);
+			assert_memory_equal(ev.sargs[1], "va\0l\xc3\xbc", 6);
+			assert_int_equal(ev.g, 1);
+			assert_int_equal(ev.p, 0);
+			assert_int_equal(ev.m, 0);
+		}
+		n++;
+	}
+	*status = rc;
+	assert_int_equal(rtd_gotrace_dec_version(d), 1022);
+	rtd_gotrace_dec_free(d);
+	return n;
+}
+
+static void test_text_raw_ordered(void **state)
+{
+	(void)state;
+	struct mem m = {.n = 0};
+	char err[256];
+	int rc = rtd_gotrace_text2bin(good, sizeof(good) - 1, to_mem, &m, err, sizeof(err));
+	if (rc)
+		printf("text2bin: %s\n", err);
+	assert_int_equal(rc, 0);
+	assert_memory_equal(m.b, "go 1.22 trace\0\0\0", 16);
+	struct rtd_gotrace_event evs[32];
+	int st;
+	int n = decode(&m, RTD_GOTRACE_RAW, evs, 32, &st);
+	assert_int_equal(st, 0);
+	assert_int_equal(n, 14); /* every wire event, dictionary ones too */
+	assert_int_equal(evs[1].type, 13); /* ProcStatus */
+	assert_int_equal(evs[1].ts, 101);  /* batch time + dt */
+	assert_int_equal(evs[3].ts, 107);
+	n = decode(&m, RTD_GOTRACE_ORDERED, evs, 32, &st);
+	assert_int_equal(st, 0);
+	assert_int_equal(n, 5); /* ProcStatus GoStatus UserLog GoStop ProcStop */
+	for (int i = 1; i < n; i++)
+		assert_true(evs[i].ts > evs[i - 1].ts);
+	/* re-encoding what raw mode read gives the same bytes */
+	struct mem m2 = {.n = 0};
+	rtd_gotrace_enc *e = rtd_gotrace_enc_new(1022, to_mem, &m2);
+	assert_non_null(e);
+	struct rtd_gotrace_opts o = {.sz = sizeof(o)};
+	rtd_gotrace_dec *d = rtd_gotrace_dec_new(&o);
+	rtd_gotrace_dec_feed(d, m.b, m.n);
+	rtd_gotrace_dec_finish(d);
+	struct rtd_gotrace_event ev;
+	while (rtd_gotrace_dec_next(d, &ev) > 0)
+		assert_int_equal(rtd_gotrace_enc_event(e, &ev), 0);
+	rtd_gotrace_enc_free(e);
+	rtd_gotrace_dec_free(d);
+	assert_int_equal(m2.n, m.n);
+	assert_memory_equal(m2.b, m.b, m.n);
+}
+
+static void test_validation_error(void **state)
+{
+	(void)state;
+	/* GoStart without a P: Go says "expected a proc but didn't have one" */
+	static const char bad[] =
+		"Trace Go1.22\n"
+		"EventBatch gen=1 m=0 time=0 size=5\n"
+		"GoCreate dt=1 new_g=5 new_stack=0 stack=0\n"
+		"EventBatch gen=1 m=18446744073709551615 time=0 size=6\n"
+		"Frequency freq=1000000000\n";
+	struct mem m = {.n = 0};
+	assert_int_equal(rtd_gotrace_text2bin(bad, sizeof(bad) - 1, to_mem, &m, NULL, 0), 0);
+	struct rtd_gotrace_opts o = {.sz = sizeof(o), .mode = RTD_GOTRACE_ORDERED};
+	rtd_gotrace_dec *d = rtd_gotrace_dec_new(&o);
+	rtd_gotrace_dec_feed(d, m.b, m.n);
+	rtd_gotrace_dec_finish(d);
+	struct rtd_gotrace_event ev;
+	assert_int_equal(rtd_gotrace_dec_next(d, &ev), -RTD_E_GO_ORDER);
+	assert_non_null(strstr(rtd_gotrace_dec_error(d, NULL), "expected a proc but didn't have one"));
+	rtd_gotrace_dec_free(d);
+}
+
+static void test_text_errors(void **state)
+{
+	(void)state;
+	struct mem m = {.n = 0};
+	char err[256];
+	static const char *const cases[] = {
+		"Nope Go1.22\n",
+		"Trace Go1.99\n",
+		"Trace Go1.22\nNoSuchEvent x=1\n",
+		"Trace Go1.22\nFrequency frq=1\n",
+		"Trace Go1.22\nFrequency freq=abc\n",
+		"Trace Go1.22\nString id=1\n\tdata=\"unterminated\n",
+		"Trace Go1.22\nStack id=1 nframes=2\n\tpc=1 func=2 file=3 line=4\n",
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		m.n = 0;
+		int rc = rtd_gotrace_text2bin(cases[i], strlen(cases[i]), to_mem, &m, err, sizeof(err));
+		assert_true(rc == -RTD_E_GO_TEXT || rc == -RTD_E_GO_VERSION);
+		assert_true(strncmp(err, "line ", 5) == 0);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text_raw_ordered),
+		cmocka_unit_test(test_validation_error),
+		cmocka_unit_test(test_text_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
