@@ -41,6 +41,7 @@ struct perf_ring {
 	uint16_t next_size;
 	const uint8_t *next;
 	uint64_t next_ts;
+	struct rtd_perf_event *next_ev; /* its event, NULL when unknown */
 	bool hup;
 };
 
@@ -93,6 +94,8 @@ struct rtd_perf_monitor {
 	char pmu_dir[PATH_MAX];
 	char probe_group[32];              /* "rtdiag_<pid>" */
 	rtd_map ids;                       /* kernel id -> event */
+	uint64_t last_id;                  /* one-entry cache over ids */
+	struct rtd_perf_event *last_ev;
 	struct rtd_perf_event *events;
 	unsigned probe_seq;
 	char errmsg[1024];

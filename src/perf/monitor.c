@@ -303,6 +303,7 @@ struct rtd_perf_event *perf_event_alloc(struct rtd_perf_monitor *m,
 
 static void event_close_fds(struct rtd_perf_event *ev)
 {
+	ev->m->last_ev = NULL;
 	for (size_t i = 0; i < ev->nfds; i++) {
 		if (ev->fds[i] >= 0) {
 			close(ev->fds[i]);
@@ -767,8 +768,12 @@ static inline void ring_store_tail(struct perf_ring *rg)
 static inline struct rtd_perf_event *lookup(struct rtd_perf_monitor *m,
 					    uint64_t id)
 {
+	if (m->last_ev && id == m->last_id)
+		return m->last_ev; /* the common case: one busy event */
 	void *v = NULL;
 	rtd_map_get(&m->ids, id, &v);
+	m->last_id = id;
+	m->last_ev = v;
 	return v;
 }
 
@@ -813,8 +818,9 @@ static void ring_peek(struct rtd_perf_monitor *m, struct perf_ring *rg)
 	uint64_t id = 0, ts = 0;
 	unsigned tsoff;
 	perf_record_identifier(rg->next, h.size, 1, &id);
+	struct rtd_perf_event *ev = lookup(m, id);
+	rg->next_ev = ev;
 	if (h.type == PERF_RECORD_SAMPLE) {
-		struct rtd_perf_event *ev = lookup(m, id);
 		tsoff = ev ? ev->ts_off : 8 + 8 + 8; /* id, tid */
 	} else {
 		/* trailer: tid time [id] [stream_id] cpu identifier */
@@ -852,9 +858,7 @@ static int deliver(struct rtd_perf_monitor *m, unsigned ri,
 {
 	struct perf_ring *rg = &m->rings[ri];
 	struct rtd_perf_sample *s = &d->s;
-	uint64_t id = 0;
-	perf_record_identifier(rg->next, rg->next_size, 1, &id);
-	struct rtd_perf_event *ev = lookup(m, id);
+	struct rtd_perf_event *ev = rg->next_ev;
 	size_t eoff;
 	int r = perf_record_decode(rg->next, rg->next_size,
 				   ev ? &ev->lay : &m->base_lay, s, &eoff);

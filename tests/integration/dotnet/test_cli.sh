@@ -88,6 +88,12 @@ out=$("$R" dotnet profile -p "$TPID" --duration 2 2>"$WORK/prof.err"); rc=$?
   && grep -q "Program.Main.*;.*RtdiagBurn.Spin.*RtdiagBurn.Hash" "$WORK/burn.folded" \
   && ok "profile -o writes folded stacks" || bad "folded: $(head -3 "$WORK/burn.folded")"
 
+# profile -- COMMAND: from the program's start, then it is ended
+mkdir -p "$WORK/pl"
+out=$("$R" dotnet profile --duration 2 -- "$TARGET_DIR/dotnet-target" "$WORK/pl" burn 2>"$WORK/pl.err"); rc=$?
+[ $rc = 0 ] && grep -q "RtdiagBurn" <<<"$out" && [ -s "$WORK/pl/ready" ] \
+  && ok "profile -- COMMAND" || bad "profile --: $rc $out $(cat "$WORK/pl.err")"
+
 # the target is killed during collect: the partial file still decodes
 start_target "$WORK/victim"
 wait_file "$WORK/victim/ready" || bad "victim target"
