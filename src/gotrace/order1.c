@@ -222,6 +222,7 @@ static int order1007(rtd_gotrace_dec *d, size_t total)
 		const uint32_t *ev;
 		size_t n, i;
 		bool selected, cached;
+		int64_t ts; /* the head's, cached with its transition */
 		uint64_t g;
 		struct gstate init, next;
 	} *b = calloc(nb, sizeof(*b));
@@ -252,6 +253,7 @@ static int order1007(rtd_gotrace_dec *d, size_t total)
 				if (needs_args(ev->type))
 					v1_ref_args(d, ev, a);
 				transition_of(ev, rg(d, ev), a, &b[i].g, &b[i].init, &b[i].next);
+				b[i].ts = ev->ts;
 				b[i].cached = true;
 			}
 			struct gstate zero = {0, 0};
@@ -280,9 +282,7 @@ static int order1007(rtd_gotrace_dec *d, size_t total)
 		 */
 		for (size_t k = 1; k < nf; k++) {
 			for (size_t j = k; j > 0; j--) {
-				int64_t x = R[b[frontier[j]].ev[b[frontier[j]].i]].ts;
-				int64_t y = R[b[frontier[j - 1]].ev[b[frontier[j - 1]].i]].ts;
-				if (!(x < y))
+				if (!(b[frontier[j]].ts < b[frontier[j - 1]].ts))
 					break;
 				size_t t = frontier[j];
 				frontier[j] = frontier[j - 1];
