@@ -191,10 +191,9 @@ void rtd_nettrace_drops(const rtd_nettrace *dec, rtd_nettrace_drop_fn fn,
 
 /* ---- sequence numbers and drops --------------------------------------- */
 
-static struct nt_thread *thread_get(rtd_nettrace *dec, uint64_t id, int *err)
+static struct nt_thread *thread_lookup(rtd_nettrace *dec, uint64_t id,
+				       int *err)
 {
-	if (dec->last_thread && dec->last_thread->id == id)
-		return dec->last_thread;
 	void *v;
 	if (rtd_map_get(&dec->threads, id, &v)) {
 		dec->last_thread = v;
@@ -216,10 +215,19 @@ static struct nt_thread *thread_get(rtd_nettrace *dec, uint64_t id, int *err)
 	return t;
 }
 
+/* Events come in runs per thread: the last one is kept at hand. */
+static inline struct nt_thread *thread_get(rtd_nettrace *dec, uint64_t id,
+					   int *err)
+{
+	if (dec->last_thread && dec->last_thread->id == id)
+		return dec->last_thread;
+	return thread_lookup(dec, id, err);
+}
+
 /* An event's sequence number: a gap on its capture thread is drops
  * (NetTraceFormat.md "Event Sequence Numbers"); arithmetic wraps at 32
  * bits. A number that goes backwards is a recycled thread id, not drops. */
-static int seq_event(rtd_nettrace *dec, uint64_t tid, uint32_t seq)
+static inline int seq_event(rtd_nettrace *dec, uint64_t tid, uint32_t seq)
 {
 	int err = 0;
 	struct nt_thread *t = thread_get(dec, tid, &err);
@@ -445,7 +453,8 @@ struct hdr {
 	uint64_t cap_tid;
 };
 
-static int deliver(rtd_nettrace *dec, struct hdr *h, const uint8_t *payload,
+static inline __attribute__((always_inline)) int
+deliver(rtd_nettrace *dec, struct hdr *h, const uint8_t *payload,
 		   uint64_t ev_off, const uint64_t *inline_stack,
 		   size_t inline_n)
 {

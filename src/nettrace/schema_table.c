@@ -519,25 +519,23 @@ static const struct rtd_nettrace_field f86[] = {
 };
 static const struct rtd_nettrace_field f87[] = {
 	{"MethodID", RTD_NT_T_U64, 0, 0, -1, NULL},
+	{"TypeID", RTD_NT_T_U64, 0, 0, -1, NULL},
+	{"MethodToken", RTD_NT_T_HEX32, 0, 0, -1, NULL},
+	{"TypeParameterCount", RTD_NT_T_U32, 0, 0, -1, NULL},
+	{"LoaderModuleID", RTD_NT_T_U64, 0, 0, -1, NULL},
+	{"TypeParameters", RTD_NT_T_COUNTED, 1, 0, 3, f12},
+};
+static const struct rtd_nettrace_field f88[] = {
+	{"MethodID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"MethodNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"MethodName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"MethodSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"EntryPoint", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f88[] = {
-	{"MethodID", RTD_NT_T_U64, 0, 0, -1, NULL},
-	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-};
 static const struct rtd_nettrace_field f89[] = {
 	{"MethodID", RTD_NT_T_U64, 0, 0, -1, NULL},
-	{"ModuleID", RTD_NT_T_U64, 0, 0, -1, NULL},
-	{"MethodStartAddress", RTD_NT_T_U64, 0, 0, -1, NULL},
-	{"MethodSize", RTD_NT_T_U32, 0, 0, -1, NULL},
-	{"MethodToken", RTD_NT_T_U32, 0, 0, -1, NULL},
-	{"MethodFlags", RTD_NT_T_HEX32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"ReJITID", RTD_NT_T_U64, 0, 0, -1, NULL},
 };
 static const struct rtd_nettrace_field f90[] = {
 	{"MethodID", RTD_NT_T_U64, 0, 0, -1, NULL},
@@ -546,13 +544,23 @@ static const struct rtd_nettrace_field f90[] = {
 	{"MethodSize", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"MethodToken", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"MethodFlags", RTD_NT_T_HEX32, 0, 0, -1, NULL},
+	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
+	{"ReJITID", RTD_NT_T_U64, 0, 0, -1, NULL},
+};
+static const struct rtd_nettrace_field f91[] = {
+	{"MethodID", RTD_NT_T_U64, 0, 0, -1, NULL},
+	{"ModuleID", RTD_NT_T_U64, 0, 0, -1, NULL},
+	{"MethodStartAddress", RTD_NT_T_U64, 0, 0, -1, NULL},
+	{"MethodSize", RTD_NT_T_U32, 0, 0, -1, NULL},
+	{"MethodToken", RTD_NT_T_U32, 0, 0, -1, NULL},
+	{"MethodFlags", RTD_NT_T_HEX32, 0, 0, -1, NULL},
 	{"MethodNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"MethodName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"MethodSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"ReJITID", RTD_NT_T_U64, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f91[] = {
+static const struct rtd_nettrace_field f92[] = {
 	{"MethodID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ModuleID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"MethodToken", RTD_NT_T_U32, 0, 0, -1, NULL},
@@ -562,7 +570,7 @@ static const struct rtd_nettrace_field f91[] = {
 	{"MethodSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f92[] = {
+static const struct rtd_nettrace_field f93[] = {
 	{"MethodID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ModuleID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"JitHotCodeRequestSize", RTD_NT_T_U64, 0, 0, -1, NULL},
@@ -571,7 +579,7 @@ static const struct rtd_nettrace_field f92[] = {
 	{"JitAllocFlag", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f93[] = {
+static const struct rtd_nettrace_field f94[] = {
 	{"MethodBeingCompiledNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"MethodBeingCompiledName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"MethodBeingCompiledNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
@@ -583,7 +591,7 @@ static const struct rtd_nettrace_field f93[] = {
 	{"InlineeNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f94[] = {
+static const struct rtd_nettrace_field f95[] = {
 	{"MethodBeingCompiledNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"MethodBeingCompiledName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"MethodBeingCompiledNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
@@ -597,7 +605,7 @@ static const struct rtd_nettrace_field f94[] = {
 	{"FailReason", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f95[] = {
+static const struct rtd_nettrace_field f96[] = {
 	{"MethodBeingCompiledNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"MethodBeingCompiledName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"MethodBeingCompiledNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
@@ -611,7 +619,7 @@ static const struct rtd_nettrace_field f95[] = {
 	{"TailCallType", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f96[] = {
+static const struct rtd_nettrace_field f97[] = {
 	{"MethodBeingCompiledNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"MethodBeingCompiledName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"MethodBeingCompiledNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
@@ -625,36 +633,39 @@ static const struct rtd_nettrace_field f96[] = {
 	{"FailReason", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f97[] = {
+static const struct rtd_nettrace_field f98[] = {
+	{"", RTD_NT_T_I32, 0, 0, -1, NULL},
+};
+static const struct rtd_nettrace_field f99[] = {
 	{"", RTD_NT_T_U32, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f98[] = {
+static const struct rtd_nettrace_field f100[] = {
 	{"MethodID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ReJITID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"MethodExtent", RTD_NT_T_U8, 0, 0, -1, NULL},
 	{"CountOfMapEntries", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"ILOffsets", RTD_NT_T_COUNTED, 1, 0, 3, f97},
-	{"NativeOffsets", RTD_NT_T_COUNTED, 1, 0, 3, f97},
+	{"ILOffsets", RTD_NT_T_COUNTED, 1, 0, 3, f98},
+	{"NativeOffsets", RTD_NT_T_COUNTED, 1, 0, 3, f99},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-};
-static const struct rtd_nettrace_field f99[] = {
-	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"Flags", RTD_NT_T_HEX32, 0, 0, -1, NULL},
-};
-static const struct rtd_nettrace_field f100[] = {
-	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"NewMethodCount", RTD_NT_T_U32, 0, 0, -1, NULL},
 };
 static const struct rtd_nettrace_field f101[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"PendingMethodCount", RTD_NT_T_U32, 0, 0, -1, NULL},
+	{"Flags", RTD_NT_T_HEX32, 0, 0, -1, NULL},
 };
 static const struct rtd_nettrace_field f102[] = {
+	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
+	{"NewMethodCount", RTD_NT_T_U32, 0, 0, -1, NULL},
+};
+static const struct rtd_nettrace_field f103[] = {
+	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
+	{"PendingMethodCount", RTD_NT_T_U32, 0, 0, -1, NULL},
+};
+static const struct rtd_nettrace_field f104[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"PendingMethodCount", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"JittedMethodCount", RTD_NT_T_U32, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f103[] = {
+static const struct rtd_nettrace_field f105[] = {
 	{"ModuleID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"AssemblyID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"AppDomainID", RTD_NT_T_U64, 0, 0, -1, NULL},
@@ -664,7 +675,7 @@ static const struct rtd_nettrace_field f103[] = {
 	{"ModuleNativePath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f104[] = {
+static const struct rtd_nettrace_field f106[] = {
 	{"ModuleID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"AssemblyID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ModuleFlags", RTD_NT_T_HEX32, 0, 0, -1, NULL},
@@ -679,7 +690,7 @@ static const struct rtd_nettrace_field f104[] = {
 	{"NativePdbAge", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"NativePdbBuildPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f105[] = {
+static const struct rtd_nettrace_field f107[] = {
 	{"AssemblyID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"AppDomainID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"BindingID", RTD_NT_T_U64, 0, 0, -1, NULL},
@@ -687,21 +698,21 @@ static const struct rtd_nettrace_field f105[] = {
 	{"FullyQualifiedAssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f106[] = {
+static const struct rtd_nettrace_field f108[] = {
 	{"AppDomainID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"AppDomainFlags", RTD_NT_T_HEX32, 0, 0, -1, NULL},
 	{"AppDomainName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"AppDomainIndex", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f107[] = {
+static const struct rtd_nettrace_field f109[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"ModuleID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"RangeBegin", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"RangeSize", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"RangeType", RTD_NT_T_U8, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f108[] = {
+static const struct rtd_nettrace_field f110[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"AssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"AssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
@@ -709,7 +720,7 @@ static const struct rtd_nettrace_field f108[] = {
 	{"AssemblyLoadContext", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"RequestingAssemblyLoadContext", RTD_NT_T_STRING, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f109[] = {
+static const struct rtd_nettrace_field f111[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"AssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"AssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
@@ -721,7 +732,7 @@ static const struct rtd_nettrace_field f109[] = {
 	{"ResultAssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"Cached", RTD_NT_T_BOOL32, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f110[] = {
+static const struct rtd_nettrace_field f112[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"AssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"Stage", RTD_NT_T_U16, 0, 0, -1, NULL},
@@ -731,7 +742,7 @@ static const struct rtd_nettrace_field f110[] = {
 	{"ResultAssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ErrorMessage", RTD_NT_T_STRING, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f111[] = {
+static const struct rtd_nettrace_field f113[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"AssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"HandlerName", RTD_NT_T_STRING, 0, 0, -1, NULL},
@@ -739,32 +750,32 @@ static const struct rtd_nettrace_field f111[] = {
 	{"ResultAssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ResultAssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f112[] = {
+static const struct rtd_nettrace_field f114[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"AssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"HandlerName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ResultAssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ResultAssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f113[] = {
+static const struct rtd_nettrace_field f115[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"AssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"IsTrackedLoad", RTD_NT_T_BOOL32, 0, 0, -1, NULL},
 	{"RequestingAssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ComputedRequestedAssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f114[] = {
+static const struct rtd_nettrace_field f116[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"FilePath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"Source", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"Result", RTD_NT_T_I32, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f115[] = {
+static const struct rtd_nettrace_field f117[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"Name", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"Timestamp", RTD_NT_T_I64, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f116[] = {
+static const struct rtd_nettrace_field f118[] = {
 	{"ManagedThreadID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"AppDomainID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"Flags", RTD_NT_T_U32, 0, 0, -1, NULL},
@@ -772,7 +783,7 @@ static const struct rtd_nettrace_field f116[] = {
 	{"OSThreadID", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f117[] = {
+static const struct rtd_nettrace_field f119[] = {
 	{"PlugStart", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"PlugEnd", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"GapBeforeSize", RTD_NT_T_POINTER, 0, 0, -1, NULL},
@@ -837,6 +848,7 @@ const struct nt_schema nt_schema_table[] = {
 	{"Microsoft-Windows-DotNETRuntime", 65, 0, 15, "ThreadPool/IOPack", 3, f78},
 	{"Microsoft-Windows-DotNETRuntime", 70, 0, 11, "Thread/Creating", 2, f79},
 	{"Microsoft-Windows-DotNETRuntime", 71, 0, 12, "Thread/Running", 2, f79},
+	{"Microsoft-Windows-DotNETRuntime", 72, 0, 43, "Method/MethodDetails", 6, f87},
 	{"Microsoft-Windows-DotNETRuntime", 73, 0, 1, "TypeLoad/Start", 2, f85},
 	{"Microsoft-Windows-DotNETRuntime", 74, 0, 2, "TypeLoad/Stop", 5, f86},
 	{"Microsoft-Windows-DotNETRuntime", 80, 1, 1, "Exception/Start", 6, f66},
@@ -847,28 +859,28 @@ const struct nt_schema nt_schema_table[] = {
 	{"Microsoft-Windows-DotNETRuntime", 87, 0, 13, "AppDomainResourceManagement/DomainEnter", 3, f81},
 	{"Microsoft-Windows-DotNETRuntime", 90, 0, 11, "Contention/LockCreated", 3, f70},
 	{"Microsoft-Windows-DotNETRuntime", 91, 1, 2, "Contention/Stop", 3, f69},
-	{"Microsoft-Windows-DotNETRuntime", 141, 2, 33, "Method/Load", 8, f89},
-	{"Microsoft-Windows-DotNETRuntime", 142, 2, 34, "Method/Unload", 8, f89},
-	{"Microsoft-Windows-DotNETRuntime", 143, 2, 37, "Method/LoadVerbose", 11, f90},
-	{"Microsoft-Windows-DotNETRuntime", 144, 2, 38, "Method/UnloadVerbose", 11, f90},
-	{"Microsoft-Windows-DotNETRuntime", 145, 1, 42, "Method/JittingStarted", 8, f91},
-	{"Microsoft-Windows-DotNETRuntime", 146, 0, 103, "Method/MemoryAllocatedForJitCode", 7, f92},
-	{"Microsoft-Windows-DotNETRuntime", 151, 0, 45, "Loader/DomainModuleLoad", 8, f103},
-	{"Microsoft-Windows-DotNETRuntime", 152, 2, 33, "Loader/ModuleLoad", 13, f104},
-	{"Microsoft-Windows-DotNETRuntime", 153, 2, 34, "Loader/ModuleUnload", 13, f104},
-	{"Microsoft-Windows-DotNETRuntime", 154, 1, 37, "Loader/AssemblyLoad", 6, f105},
-	{"Microsoft-Windows-DotNETRuntime", 155, 1, 38, "Loader/AssemblyUnload", 6, f105},
-	{"Microsoft-Windows-DotNETRuntime", 156, 1, 41, "Loader/AppDomainLoad", 5, f106},
-	{"Microsoft-Windows-DotNETRuntime", 157, 1, 42, "Loader/AppDomainUnload", 5, f106},
-	{"Microsoft-Windows-DotNETRuntime", 158, 0, 10, "Loader/ModuleRangeLoad", 5, f107},
-	{"Microsoft-Windows-DotNETRuntime", 159, 0, 33, "Method/R2RGetEntryPoint", 6, f87},
-	{"Microsoft-Windows-DotNETRuntime", 160, 0, 35, "Method/R2RGetEntryPointStart", 2, f88},
-	{"Microsoft-Windows-DotNETRuntime", 185, 0, 83, "Method/InliningSucceeded", 10, f93},
-	{"Microsoft-Windows-DotNETRuntime", 186, 0, 84, "Method/InliningFailed", 12, f94},
+	{"Microsoft-Windows-DotNETRuntime", 141, 2, 33, "Method/Load", 8, f90},
+	{"Microsoft-Windows-DotNETRuntime", 142, 2, 34, "Method/Unload", 8, f90},
+	{"Microsoft-Windows-DotNETRuntime", 143, 2, 37, "Method/LoadVerbose", 11, f91},
+	{"Microsoft-Windows-DotNETRuntime", 144, 2, 38, "Method/UnloadVerbose", 11, f91},
+	{"Microsoft-Windows-DotNETRuntime", 145, 1, 42, "Method/JittingStarted", 8, f92},
+	{"Microsoft-Windows-DotNETRuntime", 146, 0, 103, "Method/MemoryAllocatedForJitCode", 7, f93},
+	{"Microsoft-Windows-DotNETRuntime", 151, 0, 45, "Loader/DomainModuleLoad", 8, f105},
+	{"Microsoft-Windows-DotNETRuntime", 152, 2, 33, "Loader/ModuleLoad", 13, f106},
+	{"Microsoft-Windows-DotNETRuntime", 153, 2, 34, "Loader/ModuleUnload", 13, f106},
+	{"Microsoft-Windows-DotNETRuntime", 154, 1, 37, "Loader/AssemblyLoad", 6, f107},
+	{"Microsoft-Windows-DotNETRuntime", 155, 1, 38, "Loader/AssemblyUnload", 6, f107},
+	{"Microsoft-Windows-DotNETRuntime", 156, 1, 41, "Loader/AppDomainLoad", 5, f108},
+	{"Microsoft-Windows-DotNETRuntime", 157, 1, 42, "Loader/AppDomainUnload", 5, f108},
+	{"Microsoft-Windows-DotNETRuntime", 158, 0, 10, "Loader/ModuleRangeLoad", 5, f109},
+	{"Microsoft-Windows-DotNETRuntime", 159, 0, 33, "Method/R2RGetEntryPoint", 6, f88},
+	{"Microsoft-Windows-DotNETRuntime", 160, 0, 35, "Method/R2RGetEntryPointStart", 2, f89},
+	{"Microsoft-Windows-DotNETRuntime", 185, 0, 83, "Method/InliningSucceeded", 10, f94},
+	{"Microsoft-Windows-DotNETRuntime", 186, 0, 84, "Method/InliningFailed", 12, f95},
 	{"Microsoft-Windows-DotNETRuntime", 187, 0, 1, "Runtime/Start", 15, f84},
-	{"Microsoft-Windows-DotNETRuntime", 188, 0, 85, "Method/TailCallSucceeded", 12, f95},
-	{"Microsoft-Windows-DotNETRuntime", 189, 0, 86, "Method/TailCallFailed", 12, f96},
-	{"Microsoft-Windows-DotNETRuntime", 190, 0, 87, "Method/ILToNativeMap", 7, f98},
+	{"Microsoft-Windows-DotNETRuntime", 188, 0, 85, "Method/TailCallSucceeded", 12, f96},
+	{"Microsoft-Windows-DotNETRuntime", 189, 0, 86, "Method/TailCallFailed", 12, f97},
+	{"Microsoft-Windows-DotNETRuntime", 190, 0, 87, "Method/ILToNativeMap", 7, f100},
 	{"Microsoft-Windows-DotNETRuntime", 200, 0, 200, "GC/IncreaseMemoryPressure", 2, f52},
 	{"Microsoft-Windows-DotNETRuntime", 201, 0, 201, "GC/DecreaseMemoryPressure", 2, f53},
 	{"Microsoft-Windows-DotNETRuntime", 202, 0, 202, "GC/MarkWithType", 4, f54},
@@ -886,40 +898,40 @@ const struct nt_schema nt_schema_table[] = {
 	{"Microsoft-Windows-DotNETRuntime", 254, 0, 1, "ExceptionFilter/Start", 4, f67},
 	{"Microsoft-Windows-DotNETRuntime", 255, 0, 2, "ExceptionFilter/Stop", 0, NULL},
 	{"Microsoft-Windows-DotNETRuntime", 256, 0, 2, "Exception/Stop", 0, NULL},
-	{"Microsoft-Windows-DotNETRuntime", 280, 0, 11, "TieredCompilation/Settings", 2, f99},
+	{"Microsoft-Windows-DotNETRuntime", 280, 0, 11, "TieredCompilation/Settings", 2, f101},
 	{"Microsoft-Windows-DotNETRuntime", 281, 0, 12, "TieredCompilation/Pause", 1, f4},
-	{"Microsoft-Windows-DotNETRuntime", 282, 0, 13, "TieredCompilation/Resume", 2, f100},
-	{"Microsoft-Windows-DotNETRuntime", 283, 0, 1, "TieredCompilationBackgroundJit/Start", 2, f101},
-	{"Microsoft-Windows-DotNETRuntime", 284, 0, 2, "TieredCompilationBackgroundJit/Stop", 3, f102},
-	{"Microsoft-Windows-DotNETRuntime", 290, 0, 1, "AssemblyLoader/Start", 6, f108},
-	{"Microsoft-Windows-DotNETRuntime", 291, 0, 2, "AssemblyLoader/Stop", 10, f109},
-	{"Microsoft-Windows-DotNETRuntime", 292, 0, 11, "AssemblyLoader/ResolutionAttempted", 8, f110},
-	{"Microsoft-Windows-DotNETRuntime", 293, 0, 12, "AssemblyLoader/AssemblyLoadContextResolvingHandlerInvoked", 6, f111},
-	{"Microsoft-Windows-DotNETRuntime", 294, 0, 13, "AssemblyLoader/AppDomainAssemblyResolveHandlerInvoked", 5, f112},
-	{"Microsoft-Windows-DotNETRuntime", 295, 0, 14, "AssemblyLoader/AssemblyLoadFromResolveHandlerInvoked", 5, f113},
-	{"Microsoft-Windows-DotNETRuntime", 296, 0, 15, "AssemblyLoader/KnownPathProbed", 4, f114},
-	{"Microsoft-Windows-DotNETRuntime", 300, 0, 0, "ExecutionCheckpoint/ExecutionCheckpoint", 3, f115},
-	{"Microsoft-Windows-DotNETRuntimePrivate", 199, 0, 199, "GC/PinPlugAtGCTime", 4, f117},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 141, 1, 35, "Method/DCStart", 8, f89},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 142, 1, 36, "Method/DCStop", 8, f89},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 143, 1, 39, "Method/DCStartVerbose", 11, f90},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 144, 1, 40, "Method/DCStopVerbose", 11, f90},
+	{"Microsoft-Windows-DotNETRuntime", 282, 0, 13, "TieredCompilation/Resume", 2, f102},
+	{"Microsoft-Windows-DotNETRuntime", 283, 0, 1, "TieredCompilationBackgroundJit/Start", 2, f103},
+	{"Microsoft-Windows-DotNETRuntime", 284, 0, 2, "TieredCompilationBackgroundJit/Stop", 3, f104},
+	{"Microsoft-Windows-DotNETRuntime", 290, 0, 1, "AssemblyLoader/Start", 6, f110},
+	{"Microsoft-Windows-DotNETRuntime", 291, 0, 2, "AssemblyLoader/Stop", 10, f111},
+	{"Microsoft-Windows-DotNETRuntime", 292, 0, 11, "AssemblyLoader/ResolutionAttempted", 8, f112},
+	{"Microsoft-Windows-DotNETRuntime", 293, 0, 12, "AssemblyLoader/AssemblyLoadContextResolvingHandlerInvoked", 6, f113},
+	{"Microsoft-Windows-DotNETRuntime", 294, 0, 13, "AssemblyLoader/AppDomainAssemblyResolveHandlerInvoked", 5, f114},
+	{"Microsoft-Windows-DotNETRuntime", 295, 0, 14, "AssemblyLoader/AssemblyLoadFromResolveHandlerInvoked", 5, f115},
+	{"Microsoft-Windows-DotNETRuntime", 296, 0, 15, "AssemblyLoader/KnownPathProbed", 4, f116},
+	{"Microsoft-Windows-DotNETRuntime", 300, 0, 0, "ExecutionCheckpoint/ExecutionCheckpoint", 3, f117},
+	{"Microsoft-Windows-DotNETRuntimePrivate", 199, 0, 199, "GC/PinPlugAtGCTime", 4, f119},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 141, 1, 35, "Method/DCStart", 8, f90},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 142, 1, 36, "Method/DCStop", 8, f90},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 143, 1, 39, "Method/DCStartVerbose", 11, f91},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 144, 1, 40, "Method/DCStopVerbose", 11, f91},
 	{"Microsoft-Windows-DotNETRuntimeRundown", 145, 1, 14, "Method/DCStartComplete", 1, f4},
 	{"Microsoft-Windows-DotNETRuntimeRundown", 146, 1, 15, "Method/DCStopComplete", 1, f4},
 	{"Microsoft-Windows-DotNETRuntimeRundown", 147, 1, 16, "Method/DCStartInit", 1, f4},
 	{"Microsoft-Windows-DotNETRuntimeRundown", 148, 1, 17, "Method/DCStopInit", 1, f4},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 149, 0, 41, "Method/ILToNativeMapDCStart", 7, f98},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 150, 0, 42, "Method/ILToNativeMapDCStop", 7, f98},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 151, 1, 46, "Loader/DomainModuleDCStart", 8, f103},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 152, 1, 47, "Loader/DomainModuleDCStop", 8, f103},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 153, 2, 35, "Loader/ModuleDCStart", 13, f104},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 154, 2, 36, "Loader/ModuleDCStop", 13, f104},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 155, 1, 39, "Loader/AssemblyDCStart", 6, f105},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 156, 1, 40, "Loader/AssemblyDCStop", 6, f105},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 157, 1, 43, "Loader/AppDomainDCStart", 5, f106},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 158, 1, 44, "Loader/AppDomainDCStop", 5, f106},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 159, 0, 48, "Loader/ThreadDCStop", 6, f116},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 149, 0, 41, "Method/ILToNativeMapDCStart", 7, f100},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 150, 0, 42, "Method/ILToNativeMapDCStop", 7, f100},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 151, 1, 46, "Loader/DomainModuleDCStart", 8, f105},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 152, 1, 47, "Loader/DomainModuleDCStop", 8, f105},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 153, 2, 35, "Loader/ModuleDCStart", 13, f106},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 154, 2, 36, "Loader/ModuleDCStop", 13, f106},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 155, 1, 39, "Loader/AssemblyDCStart", 6, f107},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 156, 1, 40, "Loader/AssemblyDCStop", 6, f107},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 157, 1, 43, "Loader/AppDomainDCStart", 5, f108},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 158, 1, 44, "Loader/AppDomainDCStop", 5, f108},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 159, 0, 48, "Loader/ThreadDCStop", 6, f118},
 	{"Microsoft-Windows-DotNETRuntimeRundown", 187, 0, 1, "Runtime/Start", 15, f84},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 300, 0, 11, "ExecutionCheckpointRundown/ExecutionCheckpointDCEnd", 3, f115},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 300, 0, 11, "ExecutionCheckpointRundown/ExecutionCheckpointDCEnd", 3, f117},
 };
 const unsigned nt_schema_count = sizeof(nt_schema_table) / sizeof(nt_schema_table[0]);

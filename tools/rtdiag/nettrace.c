@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -53,10 +55,73 @@ static const char usage_profile[] =
 	"                   (gzip protobuf), top (frames by self time)\n"
 	"  -o FILE          write there instead of stdout\n";
 
+static void show_progress(rtd_nettrace *dec, const char *path, uint64_t total)
+{
+	struct rtd_nettrace_stats st;
+	rtd_nettrace_stats(dec, &st);
+	char b[32];
+	cli_progress("%s: %s, %" PRIu64 " events, %" PRIu64 " dropped", path,
+		     cli_bytes((double)total, b, sizeof(b)), st.events,
+		     st.dropped);
+}
+
+static int finish(rtd_nettrace *dec, const char *path, int rc)
+{
+	cli_progress_done();
+	if (rc >= 0)
+		rc = rtd_nettrace_finish(dec);
+	if (rc < 0) {
+		const char *msg = rtd_nettrace_error(dec, NULL);
+		if (msg[0])
+			return cli_fail("%s: %s", path, msg);
+		return cli_fail("%s: %s", path, rtd_strerror(rc));
+	}
+	return 0;
+}
+
+/*
+ * A regular file is mapped rather than read: no copy through the kernel.
+ * Pages already decoded are dropped as the cursor moves (the decoder keeps
+ * no pointer into its input after rtd_nettrace_feed() returns), so the
+ * resident set stays a few MB whatever the file's size.
+ */
+static int pump_mapped(rtd_nettrace *dec, int fd, size_t size,
+		       const char *path, bool *mapped)
+{
+	*mapped = false;
+	void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return 0;
+	*mapped = true;
+	madvise(map, size, MADV_SEQUENTIAL);
+	const uint8_t *p = map;
+	const size_t slice = 8u << 20;
+	int rc = 0;
+	for (size_t off = 0; off < size && rc == 0; off += slice) {
+		size_t n = size - off < slice ? size - off : slice;
+		rc = rtd_nettrace_feed(dec, p + off, n);
+		madvise((void *)(p + off), n, MADV_DONTNEED);
+		if (cli_progress_enabled())
+			show_progress(dec, path, off + n);
+	}
+	munmap(map, size);
+	return finish(dec, path, rc);
+}
+
 /* Feed a whole input to a decoder; prints the error and returns 1 on
  * failure. */
 static int pump(rtd_nettrace *dec, FILE *in, const char *path)
 {
+	struct stat sb;
+	if (fstat(fileno(in), &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    sb.st_size > 0 && (uint64_t)sb.st_size < SIZE_MAX &&
+	    lseek(fileno(in), 0, SEEK_CUR) == 0) {
+		bool mapped;
+		int r = pump_mapped(dec, fileno(in), (size_t)sb.st_size, path,
+				    &mapped);
+		if (mapped)
+			return r;
+	}
 	uint8_t *buf = malloc(READ_CHUNK);
 	if (!buf)
 		return cli_fail("out of memory");
@@ -80,28 +145,11 @@ static int pump(rtd_nettrace *dec, FILE *in, const char *path)
 			break;
 		if (rc == 1)
 			break;
-		if ((++tick & 63) == 0 && cli_progress_enabled()) {
-			struct rtd_nettrace_stats st;
-			rtd_nettrace_stats(dec, &st);
-			char b[32];
-			cli_progress("%s: %s, %" PRIu64 " events, %" PRIu64
-				     " dropped", path,
-				     cli_bytes((double)total, b, sizeof(b)),
-				     st.events, st.dropped);
-		}
+		if ((++tick & 63) == 0 && cli_progress_enabled())
+			show_progress(dec, path, total);
 	}
 	free(buf);
-	cli_progress_done();
-	if (rc >= 0)
-		rc = rtd_nettrace_finish(dec);
-	if (rc < 0) {
-		uint64_t off;
-		const char *msg = rtd_nettrace_error(dec, &off);
-		if (msg[0])
-			return cli_fail("%s: %s", path, msg);
-		return cli_fail("%s: %s", path, rtd_strerror(rc));
-	}
-	return 0;
+	return finish(dec, path, rc);
 }
 
 /* ---- cat --------------------------------------------------------------- */

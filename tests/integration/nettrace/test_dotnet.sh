@@ -86,5 +86,24 @@ grep -q 'RtdiagHotMethod' <<<"$top" && ok "top self frame is the hot method" || 
 hot=$(awk '/RtdiagHotMethod\(int32\) [0-9]+$/ {s+=$NF} END {print s+0}' "$tmp/folded")
 [ "$hot" -gt 1000000000 ] && ok "hot method >= 1 s of CPU ($hot ns; it spins 1.5 s)" || bad "hot method time $hot ns"
 
+# every runtime keyword on: every payload matches its layout (stream or
+# built-in schema); types without a schema are listed, not hidden
+A=$tmp/all.nettrace
+DOTNET_EnableEventPipe=1 DOTNET_EventPipeOutputPath=$A \
+DOTNET_EventPipeConfig='Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x7FFFFFFFBFFFFFFF:5,Microsoft-Windows-DotNETRuntimePrivate:0xFFFFFFFF:5,Rtdiag-Test:0xFFFFFFFFFFFF:5' \
+  "$app/nettrace-app" check >/dev/null || bad "all-keywords run"
+"$R" nettrace cat --json "$A" >"$tmp/all.json" || bad "all-keywords cat"
+python3 - "$tmp/all.json" <<'PY' && ok "all keywords: every payload walks without error" || bad "payload errors"
+import json, sys, collections
+n = 0; errs = collections.Counter(); unnamed = collections.Counter()
+for line in open(sys.argv[1]):
+    e = json.loads(line); n += 1
+    if "error" in e: errs[e["provider"] + "/" + e["event"]] += 1
+    if e["event"].startswith("EventID("): unnamed[e["provider"] + "/" + e["event"]] += 1
+print("  %d events; types without a built-in schema (raw payload shown): %s" % (n, dict(unnamed)))
+if errs: print("  payload errors:", dict(errs))
+sys.exit(1 if errs or n < 10000 else 0)
+PY
+
 [ $fail = 0 ] || { echo "$fail failed"; exit 1; }
 echo "nettrace .NET 10 trace: all passed"
