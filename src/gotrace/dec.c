@@ -64,7 +64,7 @@ void rtd_gotrace_dec_free(rtd_gotrace_dec *d)
 	rtd_map_free(&d->timer_gs);
 	v1_tab_free(&d->pidx);
 	for (size_t i = 0; i < d->nprocs; i++)
-		free(d->procs[i].idx.i);
+		free(d->procs[i].idx.r);
 	free(d->procs);
 	free(d->prof.i);
 	free(d->refs);
@@ -173,8 +173,28 @@ static int push_idx(struct v1_idx *x, uint32_t i)
 	return 0;
 }
 
+static int push_run(struct v1_runs *x, uint32_t i)
+{
+	if (x->n && x->r[x->n - 1].start + x->r[x->n - 1].n == i) {
+		x->r[x->n - 1].n++;
+		x->nev++;
+		return 0;
+	}
+	if (x->n == x->cap) {
+		size_t nc = x->cap ? x->cap * 2 : 64;
+		struct v1_run *a = realloc(x->r, nc * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		x->r = a;
+		x->cap = nc;
+	}
+	x->r[x->n++] = (struct v1_run){i, 1};
+	x->nev++;
+	return 0;
+}
+
 static int push_ref(rtd_gotrace_dec *d, const struct v1_ref *r, struct v1_idx *list,
-		    int64_t seq)
+		    struct v1_runs *runs, int64_t seq)
 {
 	if (d->nrefs >= UINT32_MAX - 1)
 		return -RTD_E_CAP;
@@ -192,7 +212,8 @@ static int push_ref(rtd_gotrace_dec *d, const struct v1_ref *r, struct v1_idx *l
 		}
 		d->caprefs = nc;
 	}
-	int rc = push_idx(list, (uint32_t)d->nrefs);
+	int rc = list ? push_idx(list, (uint32_t)d->nrefs)
+		      : push_run(runs, (uint32_t)d->nrefs);
 	if (rc == 0) {
 		if (d->seqs)
 			d->seqs[d->nrefs] = seq;
@@ -414,10 +435,10 @@ static int step(rtd_gotrace_dec *d, const struct v1_raw *raw,
 		}
 		d->any_events = true;
 		if (raw->typ == RTD_GO_EV_CPU_SAMPLE)
-			rc = push_ref(d, &r, &d->prof, ev->seq);
+			rc = push_ref(d, &r, &d->prof, NULL, ev->seq);
 		else {
 			struct v1_proc *pr = proc_for(d, d->last_p);
-			rc = pr ? push_ref(d, &r, &pr->idx, ev->seq) : -RTD_E_CAP;
+			rc = pr ? push_ref(d, &r, NULL, &pr->idx, ev->seq) : -RTD_E_CAP;
 		}
 		if (rc < 0)
 			return v1_fail(d, rc, raw->off, rc == -RTD_E_CAP

@@ -110,10 +110,21 @@ struct v1_idx {
 	size_t n, cap;
 };
 
+/* A P's events in file order, as runs of consecutive ref indices (a
+ * batch's events are consecutive in the file). */
+struct v1_run {
+	uint32_t start, n;
+};
+struct v1_runs {
+	struct v1_run *r;
+	size_t n, cap;
+	uint64_t nev;
+};
+
 struct v1_proc {
 	int64_t p;
 	uint64_t lastg;
-	struct v1_idx idx; /* this P's events, in file order */
+	struct v1_runs idx; /* this P's events, in file order */
 };
 
 struct rtd_gotrace_dec {

@@ -215,17 +215,44 @@ static int time_order(rtd_gotrace_dec *d)
 	return v1_fail(d, -RTD_E_GO_ORDER, 0, "time stamps out of order");
 }
 
+/* A frontier source: a P's runs of ref indices, or the CPU samples'
+ * index list. */
+struct batch {
+	const struct v1_run *runs;
+	size_t nr, ri;
+	uint32_t k;
+	const uint32_t *ev;
+	size_t n, i;
+	bool selected, cached;
+	int64_t ts; /* the head's, cached with its transition */
+	uint64_t g;
+	struct gstate init, next;
+};
+
+static inline bool batch_done(const struct batch *b)
+{
+	return b->runs ? b->ri >= b->nr : b->i >= b->n;
+}
+
+static inline uint32_t batch_head(const struct batch *b)
+{
+	return b->runs ? b->runs[b->ri].start + b->k : b->ev[b->i];
+}
+
+static inline void batch_advance(struct batch *b)
+{
+	if (!b->runs)
+		b->i++;
+	else if (++b->k == b->runs[b->ri].n) {
+		b->ri++;
+		b->k = 0;
+	}
+}
+
 static int order1007(rtd_gotrace_dec *d, size_t total)
 {
 	size_t nb = d->nprocs + 1;
-	struct batch {
-		const uint32_t *ev;
-		size_t n, i;
-		bool selected, cached;
-		int64_t ts; /* the head's, cached with its transition */
-		uint64_t g;
-		struct gstate init, next;
-	} *b = calloc(nb, sizeof(*b));
+	struct batch *b = calloc(nb, sizeof(*b));
 	size_t *frontier = malloc(nb * sizeof(size_t));
 	struct v1_tab gs;
 	v1_tab_init(&gs, sizeof(struct gstate), 0);
@@ -236,19 +263,19 @@ static int order1007(rtd_gotrace_dec *d, size_t total)
 		goto out;
 	}
 	for (size_t i = 0; i < d->nprocs; i++) {
-		b[i].ev = d->procs[i].idx.i;
-		b[i].n = d->procs[i].idx.n;
+		b[i].runs = d->procs[i].idx.r;
+		b[i].nr = d->procs[i].idx.n;
 	}
 	b[nb - 1].ev = d->prof.i;
 	b[nb - 1].n = d->prof.n;
 	size_t nf = 0;
 	for (size_t pending = total; pending; pending--) {
 		for (size_t i = 0; i < nb; i++) {
-			if (b[i].selected || b[i].i >= b[i].n)
+			if (b[i].selected || batch_done(&b[i]))
 				continue;
 			if (!b[i].cached) {
 				/* the head's transition, computed once */
-				const struct v1_ref *ev = &R[b[i].ev[b[i].i]];
+				const struct v1_ref *ev = &R[batch_head(&b[i])];
 				uint64_t a[3] = {0, 0, 0};
 				if (needs_args(ev->type))
 					v1_ref_args(d, ev, a);
@@ -291,7 +318,8 @@ static int order1007(rtd_gotrace_dec *d, size_t total)
 		}
 		size_t bi = frontier[0];
 		frontier[0] = frontier[--nf];
-		uint32_t idx = b[bi].ev[b[bi].i++];
+		uint32_t idx = batch_head(&b[bi]);
+		batch_advance(&b[bi]);
 		struct v1_ref *ev = &d->refs[idx];
 		b[bi].selected = false;
 		b[bi].cached = false;
@@ -327,7 +355,7 @@ static int order1007(rtd_gotrace_dec *d, size_t total)
 	}
 	/* The per-P lists were taken over into out: release them early. */
 	for (size_t i = 0; i < d->nprocs; i++) {
-		free(d->procs[i].idx.i);
+		free(d->procs[i].idx.r);
 		memset(&d->procs[i].idx, 0, sizeof(d->procs[i].idx));
 	}
 	free(d->prof.i);
@@ -381,11 +409,12 @@ out:
 static int order1005(rtd_gotrace_dec *d)
 {
 	for (size_t i = 0; i < d->nprocs; i++) {
-		if (d->procs[i].idx.n)
-			memcpy(d->out + d->nout, d->procs[i].idx.i,
-			       d->procs[i].idx.n * sizeof(uint32_t));
-		d->nout += d->procs[i].idx.n;
-		free(d->procs[i].idx.i);
+		for (size_t j = 0; j < d->procs[i].idx.n; j++) {
+			const struct v1_run *run = &d->procs[i].idx.r[j];
+			for (uint32_t k = 0; k < run->n; k++)
+				d->out[d->nout++] = run->start + k;
+		}
+		free(d->procs[i].idx.r);
 		memset(&d->procs[i].idx, 0, sizeof(d->procs[i].idx));
 	}
 	for (size_t i = 0; i < d->nout; i++) {
