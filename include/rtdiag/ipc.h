@@ -565,9 +565,10 @@ struct rtd_ipc_providers {
 /**
  * rtd_ipc_providers_parse - parse dotnet-trace's --providers syntax
  * @spec: "Name[:Keywords[:Level[:Args]]],..." where Keywords is hex (0x
- *        optional) or empty, Level a number 0-5 or a name (Critical, Error,
- *        Warning, Informational, Verbose, LogAlways), Args "k=v;k=v" (may
- *        be double-quoted to hold ':' or ',')
+ *        optional; empty or absent: all), Level a number (above 5: 5) or a
+ *        name (Critical, Error, Warning, Informational, Verbose, LogAlways;
+ *        empty or absent: Verbose), Args "k=v;k=v" (may be double-quoted
+ *        to hold ':' or ',')
  * @out: appended to (a provider named again replaces the earlier one)
  * @err: receives a message naming the offending part, may be NULL
  * @errlen: size of @err

@@ -5,9 +5,10 @@
  *
  *   --providers Name[:Keywords[:Level[:Args]]][,Name...]
  *
- * Keywords: hexadecimal, "0x" optional, empty for all-off (0).
- * Level: 0-5 or Critical(1) Error(2) Warning(3) Informational(4)
- * Verbose(5) LogAlways(0); empty means Verbose, as dotnet-trace does.
+ * As dotnet-trace's Extensions.ToProvider: Keywords hexadecimal, "0x"
+ * optional, empty or absent meaning all (~0). Level a number (above 5 is
+ * taken as 5) or Critical(1) Error(2) Warning(3) Informational(4)
+ * Verbose(5) LogAlways(0); empty or absent meaning Verbose.
  * Args: "key=value;key=value"; a double-quoted Args may hold ':' and ','.
  */
 #include <ctype.h>
@@ -88,8 +89,14 @@ static int parse_level(const char *s, size_t n, uint32_t *out)
 		*out = 5;
 		return 0;
 	}
-	if (n == 1 && s[0] >= '0' && s[0] <= '5') {
-		*out = (uint32_t)(s[0] - '0');
+	size_t digits = 0;
+	while (digits < n && s[digits] >= '0' && s[digits] <= '9')
+		digits++;
+	if (digits == n) {
+		unsigned long v = 0;
+		for (size_t i = 0; i < n && v <= 5; i++)
+			v = v * 10 + (unsigned long)(s[i] - '0');
+		*out = v > 5 ? 5 : (uint32_t)v;
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -175,7 +182,7 @@ RTD_API int rtd_ipc_providers_parse(const char *spec,
 			     (size_t)(start - spec), spec);
 			return -RTD_E_IPC_PROVIDER;
 		}
-		uint64_t kw = 0;
+		uint64_t kw = ~0ull; /* empty or absent: all */
 		uint32_t level = 5;
 		if (nf >= 1 && flen[1] &&
 		    parse_keywords(field[1], flen[1], &kw) != 0) {
@@ -184,11 +191,9 @@ RTD_API int rtd_ipc_providers_parse(const char *spec,
 			     (int)flen[0], field[0], (int)flen[1], field[1]);
 			return -RTD_E_IPC_PROVIDER;
 		}
-		if (nf < 1)
-			kw = ~0ull; /* name only: everything, as dotnet-trace */
 		if (nf >= 2 && parse_level(field[2], flen[2], &level) != 0) {
 			perr(err, errlen, "provider '%.*s': level '%.*s' is "
-					  "not 0-5 or a level name",
+					  "not a number or a level name",
 			     (int)flen[0], field[0], (int)flen[2], field[2]);
 			return -RTD_E_IPC_PROVIDER;
 		}

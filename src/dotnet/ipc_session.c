@@ -242,6 +242,21 @@ static void stop_poll(rtd_ipc_session *s)
 			ipc_record(s->c, s->stop_conn.id, REC_RECV,
 				   s->stop_reply, s->stop_got);
 		ipc_conn_close(&s->stop_conn);
+		/* An error reply (a 4-byte HRESULT payload) is kept in the
+		 * client's message; the stream end is what ends the pump. */
+		uint8_t set, id;
+		uint16_t size;
+		if (s->stop_got >= IPC_HEADER_SIZE + 4 &&
+		    ipc_header_parse(s->stop_reply, &set, &id, &size) == 0 &&
+		    set == RTD_IPC_SET_SERVER && id == SERVER_ERROR) {
+			struct rtd_ipc_reply r = {
+				.cmdset = set, .cmdid = id,
+				.payload = s->stop_reply + IPC_HEADER_SIZE,
+				.len = s->stop_got - IPC_HEADER_SIZE};
+			int rc = ipc_reply_error(s->c, &r, "StopTracing");
+			rtd_debug("%s", rtd_ipc_client_errmsg(s->c));
+			(void)rc;
+		}
 	}
 }
 

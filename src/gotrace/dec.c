@@ -39,6 +39,7 @@ rtd_gotrace_dec *rtd_gotrace_dec_new(const struct rtd_gotrace_opts *opts)
 	rtd_map_init(&d->stacks, RTD_GOTRACE_MAX_STACKS);
 	rtd_map_init(&d->timer_gs, 1u << 20);
 	v1_tab_init(&d->pidx, sizeof(size_t), RTD_GOTRACE_MAX_PROCS);
+	v1_tab_init(&d->bigg, sizeof(uint64_t), 0);
 	return d;
 }
 
@@ -67,6 +68,8 @@ void rtd_gotrace_dec_free(rtd_gotrace_dec *d)
 	free(d->procs);
 	free(d->prof.i);
 	free(d->refs);
+	free(d->seqs);
+	v1_tab_free(&d->bigg);
 	free(d->out);
 	free(d->args);
 	free(d->frames);
@@ -170,9 +173,10 @@ static int push_idx(struct v1_idx *x, uint32_t i)
 	return 0;
 }
 
-static int push_ref(rtd_gotrace_dec *d, const struct v1_ref *r, struct v1_idx *list)
+static int push_ref(rtd_gotrace_dec *d, const struct v1_ref *r, struct v1_idx *list,
+		    int64_t seq)
 {
-	if (d->nrefs >= UINT32_MAX)
+	if (d->nrefs >= UINT32_MAX - 1)
 		return -RTD_E_CAP;
 	if (d->nrefs == d->caprefs) {
 		size_t nc = d->caprefs ? d->caprefs + d->caprefs / 2 : 4096;
@@ -180,12 +184,29 @@ static int push_ref(rtd_gotrace_dec *d, const struct v1_ref *r, struct v1_idx *l
 		if (!a)
 			return -ENOMEM;
 		d->refs = a;
+		if (d->ver < 1007) { /* only Go 1.5 orders by sequence */
+			int64_t *s = realloc(d->seqs, nc * sizeof(*s));
+			if (!s)
+				return -ENOMEM;
+			d->seqs = s;
+		}
 		d->caprefs = nc;
 	}
 	int rc = push_idx(list, (uint32_t)d->nrefs);
-	if (rc == 0)
+	if (rc == 0) {
+		if (d->seqs)
+			d->seqs[d->nrefs] = seq;
 		d->refs[d->nrefs++] = *r;
+	}
 	return rc;
+}
+
+uint64_t rg(const rtd_gotrace_dec *d, const struct v1_ref *r)
+{
+	if (r->g != V1_BIG_G)
+		return r->g;
+	const uint64_t *g = v1_tab_get((struct v1_tab *)&d->bigg, (uint64_t)(r - d->refs), false, NULL);
+	return g ? *g : V1_BIG_G;
 }
 
 void tables_reset(rtd_gotrace_dec *d)
@@ -375,20 +396,28 @@ static int step(rtd_gotrace_dec *d, const struct v1_raw *raw,
 		break;
 	}
 	if (d->mode == RTD_GOTRACE_ORDERED) {
+		if (raw->off > V1_MAX_OFF)
+			return v1_fail(d, -RTD_E_CAP, raw->off, "ordered mode reads up to 256 TB");
 		struct v1_ref r = {
-			.off = raw->off,
+			.off_lo = (uint32_t)raw->off,
+			.off_hi = (uint16_t)(raw->off >> 32),
 			.ts = ev->ts,
-			.seq = ev->seq,
-			.g = ev->g,
+			.g = ev->g >= V1_BIG_G ? V1_BIG_G : (uint32_t)ev->g,
 			.p = (int32_t)ev->p,
 			.type = (uint8_t)raw->typ,
 		};
+		if (ev->g >= V1_BIG_G) {
+			uint64_t *slot = v1_tab_get(&d->bigg, d->nrefs, true, NULL);
+			if (!slot)
+				return v1_fail(d, -ENOMEM, raw->off, "out of memory");
+			*slot = ev->g;
+		}
 		d->any_events = true;
 		if (raw->typ == RTD_GO_EV_CPU_SAMPLE)
-			rc = push_ref(d, &r, &d->prof);
+			rc = push_ref(d, &r, &d->prof, ev->seq);
 		else {
 			struct v1_proc *pr = proc_for(d, d->last_p);
-			rc = pr ? push_ref(d, &r, &pr->idx) : -RTD_E_CAP;
+			rc = pr ? push_ref(d, &r, &pr->idx, ev->seq) : -RTD_E_CAP;
 		}
 		if (rc < 0)
 			return v1_fail(d, rc, raw->off, rc == -RTD_E_CAP
@@ -480,18 +509,19 @@ static int emit_ref(rtd_gotrace_dec *d, const struct v1_ref *ref,
 {
 	rtd_rd r;
 	struct v1_raw raw;
-	rd_init(&r, d->in.data + ref->off, d->in.len - ref->off);
-	int rc = v1_read_raw(d, &r, ref->off, &raw);
+	uint64_t off = roff(ref);
+	rd_init(&r, d->in.data + off, d->in.len - off);
+	int rc = v1_read_raw(d, &r, off, &raw);
 	if (rc <= 0)
 		return rc < 0 ? rc : -RTD_E_TRUNCATED;
 	rc = v1_fill(d, ref->type, &raw, ev);
 	if (rc < 0)
-		return v1_fail(d, rc, ref->off, "%s", rtd_strerror(rc));
+		return v1_fail(d, rc, off, "%s", rtd_strerror(rc));
 	ev->ts = ref->ts;
 	ev->ticks = 0;
-	ev->seq = ref->seq;
+	ev->seq = d->seqs ? d->seqs[ref - d->refs] : 0;
 	ev->p = ref->p;
-	ev->g = ref->g;
+	ev->g = rg(d, ref);
 	if (ref->type == RTD_GO_EV_CPU_SAMPLE)
 		ev->args[0] = 0;
 	return 1;
@@ -502,9 +532,10 @@ void v1_ref_args(rtd_gotrace_dec *d, const struct v1_ref *ref, uint64_t a[3])
 	rtd_rd r;
 	struct v1_raw raw;
 	a[0] = a[1] = a[2] = 0;
-	rd_init(&r, d->in.data + ref->off, d->in.len - ref->off);
+	uint64_t off = roff(ref);
+	rd_init(&r, d->in.data + off, d->in.len - off);
 	int err = d->err;
-	if (v1_read_raw(d, &r, ref->off, &raw) <= 0) {
+	if (v1_read_raw(d, &r, off, &raw) <= 0) {
 		d->err = err; /* it was read once: cannot fail */
 		return;
 	}

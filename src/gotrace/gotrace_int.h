@@ -61,14 +61,20 @@ static inline int64_t f2i(double x)
  * again from the input at @off when needed (v1_ref_args).
  */
 struct v1_ref {
-	uint64_t off;
 	int64_t ts;
-	int64_t seq; /* Go 1.5 only */
-	uint64_t g;
-	int32_t p;
+	uint32_t off_lo;
+	uint16_t off_hi;
 	uint8_t type;
 	uint8_t drop;
+	uint32_t g;  /* V1_BIG_G: see d->bigg */
+	int32_t p;
 };
+#define V1_BIG_G UINT32_MAX
+#define V1_MAX_OFF ((1ull << 48) - 1)
+static inline uint64_t roff(const struct v1_ref *r)
+{
+	return (uint64_t)r->off_lo | (uint64_t)r->off_hi << 32;
+}
 
 /* A small open-addressing map from u64 to a fixed-size value. */
 struct v1_tab {
@@ -128,6 +134,8 @@ struct rtd_gotrace_dec {
 	/* ordered mode */
 	struct v1_ref *refs; /* every event, in file order */
 	size_t nrefs, caprefs;
+	int64_t *seqs;       /* Go 1.5: each event's sequence number */
+	struct v1_tab bigg;  /* goroutine ids >= 2^32-1, by ref index */
 	struct v1_idx prof;  /* CPU samples, their own batch */
 	bool any_events;
 	uint32_t *out;       /* the order: indices into refs */
@@ -157,6 +165,8 @@ int v1_fill(rtd_gotrace_dec *d, unsigned type, const struct v1_raw *raw,
 const char *v1_str_get(const rtd_gotrace_dec *d, uint64_t id, size_t *len);
 /* Run Go's ordering and validation over the collected refs. */
 int v1_order(rtd_gotrace_dec *d);
+/* The goroutine of a kept event. */
+uint64_t rg(const rtd_gotrace_dec *d, const struct v1_ref *r);
 /* Go's Args of a kept event, read again from the input. */
 void v1_ref_args(rtd_gotrace_dec *d, const struct v1_ref *r, uint64_t a[3]);
 /* Clear the string and stack tables (new format: per generation). */

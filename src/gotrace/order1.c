@@ -23,8 +23,8 @@ struct gstate {
 	int status;
 };
 
-static void transition_of(const struct v1_ref *ev, const uint64_t *a, uint64_t *g,
-			  struct gstate *init, struct gstate *next)
+static void transition_of(const struct v1_ref *ev, uint64_t evg, const uint64_t *a,
+			  uint64_t *g, struct gstate *init, struct gstate *next)
 {
 	switch (ev->type) {
 	case RTD_GO_EV_GO_CREATE:
@@ -34,18 +34,18 @@ static void transition_of(const struct v1_ref *ev, const uint64_t *a, uint64_t *
 		break;
 	case RTD_GO_EV_GO_WAITING:
 	case RTD_GO_EV_GO_IN_SYSCALL:
-		*g = ev->g;
+		*g = evg;
 		*init = (struct gstate){1, G_RUNNABLE};
 		*next = (struct gstate){2, G_WAITING};
 		break;
 	case RTD_GO_EV_GO_START:
 	case RTD_GO_EV_GO_START_LABEL:
-		*g = ev->g;
+		*g = evg;
 		*init = (struct gstate){a[1], G_RUNNABLE};
 		*next = (struct gstate){a[1] + 1, G_RUNNING};
 		break;
 	case RTD_GO_EV_GO_START_LOCAL:
-		*g = ev->g;
+		*g = evg;
 		*init = (struct gstate){NOSEQ, G_RUNNABLE};
 		*next = (struct gstate){SEQINC, G_RUNNING};
 		break;
@@ -59,13 +59,13 @@ static void transition_of(const struct v1_ref *ev, const uint64_t *a, uint64_t *
 	case RTD_GO_EV_GO_SLEEP:
 	case RTD_GO_EV_GO_SYS_BLOCK:
 	case RTD_GO_EV_GO_BLOCK_GC:
-		*g = ev->g;
+		*g = evg;
 		*init = (struct gstate){NOSEQ, G_RUNNING};
 		*next = (struct gstate){NOSEQ, G_WAITING};
 		break;
 	case RTD_GO_EV_GO_SCHED:
 	case RTD_GO_EV_GO_PREEMPT:
-		*g = ev->g;
+		*g = evg;
 		*init = (struct gstate){NOSEQ, G_RUNNING};
 		*next = (struct gstate){NOSEQ, G_RUNNABLE};
 		break;
@@ -148,9 +148,9 @@ static int sort_stable_ts(const struct v1_ref *r, uint32_t *a, size_t n)
 
 static int cmp_seq(const void *x, const void *y, void *ctx)
 {
-	const struct v1_ref *r = ctx;
-	const struct v1_ref *a = &r[*(const uint32_t *)x], *b = &r[*(const uint32_t *)y];
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
+	const int64_t *seq = ctx;
+	int64_t a = seq[*(const uint32_t *)x], b = seq[*(const uint32_t *)y];
+	return a < b ? -1 : a > b;
 }
 
 static bool sorted_ts(const struct v1_ref *r, const uint32_t *a, size_t n)
@@ -202,7 +202,7 @@ static int order1007(rtd_gotrace_dec *d, size_t total)
 				uint64_t a[3] = {0, 0, 0};
 				if (needs_args(ev->type))
 					v1_ref_args(d, ev, a);
-				transition_of(ev, a, &b[i].g, &b[i].init, &b[i].next);
+				transition_of(ev, rg(d, ev), a, &b[i].g, &b[i].init, &b[i].next);
 				b[i].cached = true;
 			}
 			struct gstate zero = {0, 0};
@@ -264,9 +264,9 @@ static int order1007(rtd_gotrace_dec *d, size_t total)
 				goto out;
 			}
 			if (!ready(g, cur, &init)) {
-				rc = v1_fail(d, -RTD_E_GO_ORDER, ev->off,
+				rc = v1_fail(d, -RTD_E_GO_ORDER, roff(ev),
 					     "event sequences are broken (offset %llu)",
-					     (unsigned long long)ev->off);
+					     (unsigned long long)roff(ev));
 				goto out;
 			}
 			if (next.seq == NOSEQ)
@@ -294,7 +294,7 @@ static int order1007(rtd_gotrace_dec *d, size_t total)
 		struct v1_ref *ev = &d->refs[d->out[i]];
 		if (ev->type == RTD_GO_EV_GO_SYS_BLOCK ||
 		    ev->type == RTD_GO_EV_GO_IN_SYSCALL) {
-			int64_t *t = v1_tab_get(&gs, ev->g, true, NULL);
+			int64_t *t = v1_tab_get(&gs, rg(d, ev), true, NULL);
 			if (!t) {
 				rc = v1_fail(d, -ENOMEM, 0, "out of memory");
 				goto out;
@@ -306,10 +306,10 @@ static int order1007(rtd_gotrace_dec *d, size_t total)
 			int64_t ts = (int64_t)a[2];
 			if (ts == 0)
 				continue;
-			int64_t *t = v1_tab_get(&gs, ev->g, false, NULL);
+			int64_t *t = v1_tab_get(&gs, rg(d, ev), false, NULL);
 			int64_t block = t ? *t : 0;
 			if (block == 0) {
-				rc = v1_fail(d, -RTD_E_GO_ORDER, ev->off,
+				rc = v1_fail(d, -RTD_E_GO_ORDER, roff(ev),
 					     "stray syscall exit");
 				goto out;
 			}
@@ -344,12 +344,12 @@ static int order1005(rtd_gotrace_dec *d)
 		if (ev->type == RTD_GO_EV_GO_SYS_EXIT) {
 			uint64_t a[3];
 			v1_ref_args(d, ev, a);
-			ev->seq = (int64_t)a[1];
+			d->seqs[d->out[i]] = (int64_t)a[1];
 			if (a[2] != 0)
 				ev->ts = (int64_t)a[2];
 		}
 	}
-	qsort_r(d->out, d->nout, sizeof(uint32_t), cmp_seq, d->refs);
+	qsort_r(d->out, d->nout, sizeof(uint32_t), cmp_seq, d->seqs);
 	if (!sorted_ts(d->refs, d->out, d->nout))
 		return time_order(d);
 	return 0;
@@ -382,7 +382,7 @@ static int remove_futile(rtd_gotrace_dec *d)
 		case RTD_GO_EV_GO_START:
 		case RTD_GO_EV_GO_PREEMPT:
 		case RTD_GO_EV_FUTILE_WAKEUP:
-			g = v1_tab_get(&gs, ev->g, true, NULL);
+			g = v1_tab_get(&gs, rg(d, ev), true, NULL);
 			if (!g)
 				goto nomem;
 			if (ev->type == RTD_GO_EV_FUTILE_WAKEUP)
@@ -394,7 +394,7 @@ static int remove_futile(rtd_gotrace_dec *d)
 		case RTD_GO_EV_GO_BLOCK_SELECT:
 		case RTD_GO_EV_GO_BLOCK_SYNC:
 		case RTD_GO_EV_GO_BLOCK_COND:
-			g = v1_tab_get(&gs, ev->g, false, NULL);
+			g = v1_tab_get(&gs, rg(d, ev), false, NULL);
 			if (g) {
 				if (g->futile) {
 					ev->drop = 1;
@@ -402,7 +402,7 @@ static int remove_futile(rtd_gotrace_dec *d)
 						d->refs[d->out[g->idx[k]]].drop = 1;
 				}
 				free(g->idx);
-				v1_tab_del(&gs, ev->g);
+				v1_tab_del(&gs, rg(d, ev));
 			}
 			continue;
 		default:
@@ -455,7 +455,7 @@ static const char *tname(unsigned t)
 
 #define PPFAIL(...)                                                            \
 	do {                                                                   \
-		rc = v1_fail(d, -RTD_E_GO_ORDER, ev->off, __VA_ARGS__);        \
+		rc = v1_fail(d, -RTD_E_GO_ORDER, roff(ev), __VA_ARGS__);        \
 		goto out;                                                      \
 	} while (0)
 #define ULL(x) ((unsigned long long)(x))
@@ -489,7 +489,7 @@ static int post_process(rtd_gotrace_dec *d)
 			break;
 		}
 
-		struct pp_g *g = v1_tab_get(&gs, ev->g, true, NULL);
+		struct pp_g *g = v1_tab_get(&gs, rg(d, ev), true, NULL);
 		struct pp_p *p = v1_tab_get(&ps, (uint64_t)ev->p, true, NULL);
 		if (!g || !p) {
 			rc = v1_fail(d, -ENOMEM, 0, "out of memory");
@@ -507,48 +507,48 @@ static int post_process(rtd_gotrace_dec *d)
 	do {                                                                   \
 		if (gc.state != G_RUNNING)                                     \
 			PPFAIL("g %llu is not running while %s (offset %llu, time %lld)", \
-			       ULL(ev->g), tname(t), ULL(ev->off), LL(ev->ts)); \
-		if (pc.g != ev->g)                                             \
+			       ULL(rg(d, ev)), tname(t), ULL(roff(ev)), LL(ev->ts)); \
+		if (pc.g != rg(d, ev))                                             \
 			PPFAIL("p %lld is not running g %llu while %s (offset %llu, time %lld)", \
-			       LL(ev->p), ULL(ev->g), tname(t), ULL(ev->off), LL(ev->ts)); \
-		if (!(allow0) && ev->g == 0)                                   \
+			       LL(ev->p), ULL(rg(d, ev)), tname(t), ULL(roff(ev)), LL(ev->ts)); \
+		if (!(allow0) && rg(d, ev) == 0)                                   \
 			PPFAIL("g 0 did %s (offset %llu, time %lld)", tname(t), \
-			       ULL(ev->off), LL(ev->ts));                      \
+			       ULL(roff(ev)), LL(ev->ts));                      \
 	} while (0)
 		switch (t) {
 		case RTD_GO_EV_PROC_START:
 			if (pc.running)
 				PPFAIL("p %lld is running before start (offset %llu, time %lld)",
-				       LL(ev->p), ULL(ev->off), LL(ev->ts));
+				       LL(ev->p), ULL(roff(ev)), LL(ev->ts));
 			pc.running = true;
 			break;
 		case RTD_GO_EV_PROC_STOP:
 			if (!pc.running)
 				PPFAIL("p %lld is not running before stop (offset %llu, time %lld)",
-				       LL(ev->p), ULL(ev->off), LL(ev->ts));
+				       LL(ev->p), ULL(roff(ev)), LL(ev->ts));
 			if (pc.g != 0)
 				PPFAIL("p %lld is running a goroutine %llu during stop (offset %llu, time %lld)",
-				       LL(ev->p), ULL(pc.g), ULL(ev->off), LL(ev->ts));
+				       LL(ev->p), ULL(pc.g), ULL(roff(ev)), LL(ev->ts));
 			pc.running = false;
 			break;
 		case RTD_GO_EV_GC_START:
 			if (gc_active)
 				PPFAIL("previous GC is not ended before a new one (offset %llu, time %lld)",
-				       ULL(ev->off), LL(ev->ts));
+				       ULL(roff(ev)), LL(ev->ts));
 			gc_active = true;
 			ev->p = RTD_GOTRACE_GC_P;
 			break;
 		case RTD_GO_EV_GC_DONE:
 			if (!gc_active)
 				PPFAIL("bogus GC end (offset %llu, time %lld)",
-				       ULL(ev->off), LL(ev->ts));
+				       ULL(roff(ev)), LL(ev->ts));
 			gc_active = false;
 			break;
 		case RTD_GO_EV_GC_STW_START: {
 			bool *stw = d->ver < 1010 ? &pc.has_stw : &stw_active;
 			if (*stw)
 				PPFAIL("previous STW is not ended before a new one (offset %llu, time %lld)",
-				       ULL(ev->off), LL(ev->ts));
+				       ULL(roff(ev)), LL(ev->ts));
 			*stw = true;
 			break;
 		}
@@ -556,20 +556,20 @@ static int post_process(rtd_gotrace_dec *d)
 			bool *stw = d->ver < 1010 ? &pc.has_stw : &stw_active;
 			if (!*stw)
 				PPFAIL("bogus STW end (offset %llu, time %lld)",
-				       ULL(ev->off), LL(ev->ts));
+				       ULL(roff(ev)), LL(ev->ts));
 			*stw = false;
 			break;
 		}
 		case RTD_GO_EV_GC_SWEEP_START:
 			if (pc.has_sweep)
 				PPFAIL("previous sweeping is not ended before a new one (offset %llu, time %lld)",
-				       ULL(ev->off), LL(ev->ts));
+				       ULL(roff(ev)), LL(ev->ts));
 			pc.has_sweep = true;
 			break;
 		case RTD_GO_EV_GC_MARK_ASSIST_START:
 			if (gc.has_assist)
 				PPFAIL("previous mark assist is not ended before a new one (offset %llu, time %lld)",
-				       ULL(ev->off), LL(ev->ts));
+				       ULL(roff(ev)), LL(ev->ts));
 			gc.has_assist = true;
 			break;
 		case RTD_GO_EV_GC_MARK_ASSIST_DONE:
@@ -578,16 +578,16 @@ static int post_process(rtd_gotrace_dec *d)
 		case RTD_GO_EV_GC_SWEEP_DONE:
 			if (!pc.has_sweep)
 				PPFAIL("bogus sweeping end (offset %llu, time %lld)",
-				       ULL(ev->off), LL(ev->ts));
+				       ULL(roff(ev)), LL(ev->ts));
 			pc.has_sweep = false;
 			break;
 		case RTD_GO_EV_GO_WAITING:
 		case RTD_GO_EV_GO_IN_SYSCALL:
 			if (gc.state != G_RUNNABLE)
 				PPFAIL("g %llu is not runnable before %s (offset %llu, time %lld)",
-				       ULL(ev->g),
+				       ULL(rg(d, ev)),
 				       t == RTD_GO_EV_GO_WAITING ? "EvGoWaiting" : "EvGoInSyscall",
-				       ULL(ev->off), LL(ev->ts));
+				       ULL(roff(ev)), LL(ev->ts));
 			gc.state = G_WAITING;
 			gc.ev_type = (uint8_t)t;
 			break;
@@ -601,7 +601,7 @@ static int post_process(rtd_gotrace_dec *d)
 			}
 			if (!created)
 				PPFAIL("g %llu already exists (offset %llu, time %lld)",
-				       ULL(args[0]), ULL(ev->off), LL(ev->ts));
+				       ULL(args[0]), ULL(roff(ev)), LL(ev->ts));
 			ng->state = G_RUNNABLE;
 			ng->ev_type = (uint8_t)t;
 			ng->has_create = true;
@@ -611,12 +611,12 @@ static int post_process(rtd_gotrace_dec *d)
 		case RTD_GO_EV_GO_START_LABEL:
 			if (gc.state != G_RUNNABLE)
 				PPFAIL("g %llu is not runnable before start (offset %llu, time %lld)",
-				       ULL(ev->g), ULL(ev->off), LL(ev->ts));
+				       ULL(rg(d, ev)), ULL(roff(ev)), LL(ev->ts));
 			if (pc.g != 0)
 				PPFAIL("p %lld is already running g %llu while start g %llu (offset %llu, time %lld)",
-				       LL(ev->p), ULL(pc.g), ULL(ev->g), ULL(ev->off), LL(ev->ts));
+				       LL(ev->p), ULL(pc.g), ULL(rg(d, ev)), ULL(roff(ev)), LL(ev->ts));
 			gc.state = G_RUNNING;
-			pc.g = ev->g;
+			pc.g = rg(d, ev);
 			gc.has_create = false;
 			gc.ev_type = 0;
 			break;
@@ -626,10 +626,10 @@ static int post_process(rtd_gotrace_dec *d)
 			gc.state = G_DEAD;
 			pc.g = 0;
 			if (t == RTD_GO_EV_GO_END) {
-				struct pp_regions *rg = v1_tab_get(&regions, ev->g, false, NULL);
-				if (rg) {
-					free(rg->r);
-					v1_tab_del(&regions, ev->g);
+				struct pp_regions *rgn = v1_tab_get(&regions, rg(d, ev), false, NULL);
+				if (rgn) {
+					free(rgn->r);
+					v1_tab_del(&regions, rg(d, ev));
 				}
 			}
 			break;
@@ -643,11 +643,11 @@ static int post_process(rtd_gotrace_dec *d)
 		case RTD_GO_EV_GO_UNBLOCK: {
 			if (gc.state != G_RUNNING)
 				PPFAIL("g %llu is not running while unpark (offset %llu, time %lld)",
-				       ULL(ev->g), ULL(ev->off), LL(ev->ts));
-			if (ev->p != RTD_GOTRACE_TIMER_P && pc.g != ev->g)
+				       ULL(rg(d, ev)), ULL(roff(ev)), LL(ev->ts));
+			if (ev->p != RTD_GOTRACE_TIMER_P && pc.g != rg(d, ev))
 				PPFAIL("p %lld is not running g %llu while unpark (offset %llu, time %lld)",
-				       LL(ev->p), ULL(ev->g), ULL(ev->off), LL(ev->ts));
-			struct pp_g *g1 = args[0] == ev->g ? &gc
+				       LL(ev->p), ULL(rg(d, ev)), ULL(roff(ev)), LL(ev->ts));
+			struct pp_g *g1 = args[0] == rg(d, ev) ? &gc
 					  : v1_tab_get(&gs, args[0], true, NULL);
 			if (!g1) {
 				rc = v1_fail(d, -ENOMEM, 0, "out of memory");
@@ -655,7 +655,7 @@ static int post_process(rtd_gotrace_dec *d)
 			}
 			if (g1->state != G_WAITING)
 				PPFAIL("g %llu is not waiting before unpark (offset %llu, time %lld)",
-				       ULL(args[0]), ULL(ev->off), LL(ev->ts));
+				       ULL(args[0]), ULL(roff(ev)), LL(ev->ts));
 			if (g1->ev_type == RTD_GO_EV_GO_BLOCK_NET &&
 			    ev->p != RTD_GOTRACE_TIMER_P)
 				ev->p = RTD_GOTRACE_NETPOLL_P;
@@ -676,7 +676,7 @@ static int post_process(rtd_gotrace_dec *d)
 		case RTD_GO_EV_GO_SYS_EXIT:
 			if (gc.state != G_WAITING)
 				PPFAIL("g %llu is not waiting during syscall exit (offset %llu, time %lld)",
-				       ULL(ev->g), ULL(ev->off), LL(ev->ts));
+				       ULL(rg(d, ev)), ULL(roff(ev)), LL(ev->ts));
 			gc.state = G_RUNNABLE;
 			gc.ev_type = (uint8_t)t;
 			break;
@@ -702,7 +702,7 @@ static int post_process(rtd_gotrace_dec *d)
 			}
 			if (!created)
 				PPFAIL("task id conflicts (id:%llu) at offset %llu",
-				       ULL(args[0]), ULL(ev->off));
+				       ULL(args[0]), ULL(roff(ev)));
 			break;
 		}
 		case RTD_GO_EV_USER_TASK_END:
@@ -713,38 +713,38 @@ static int post_process(rtd_gotrace_dec *d)
 			const char *name = v1_str_get(d, args[2], NULL);
 			if (!name)
 				name = "";
-			struct pp_regions *rg = v1_tab_get(&regions, ev->g, mode == 0, NULL);
+			struct pp_regions *rgn = v1_tab_get(&regions, rg(d, ev), mode == 0, NULL);
 			if (mode == 0) {
-				if (!rg) {
+				if (!rgn) {
 					rc = v1_fail(d, -ENOMEM, 0, "out of memory");
 					goto out;
 				}
-				if (rg->n == rg->cap) {
-					size_t nc = rg->cap ? rg->cap * 2 : 4;
-					struct region *nr = realloc(rg->r, nc * sizeof(*nr));
+				if (rgn->n == rgn->cap) {
+					size_t nc = rgn->cap ? rgn->cap * 2 : 4;
+					struct region *nr = realloc(rgn->r, nc * sizeof(*nr));
 					if (!nr) {
 						rc = v1_fail(d, -ENOMEM, 0, "out of memory");
 						goto out;
 					}
-					rg->r = nr;
-					rg->cap = nc;
+					rgn->r = nr;
+					rgn->cap = nc;
 				}
-				rg->r[rg->n++] = (struct region){args[0], name};
+				rgn->r[rgn->n++] = (struct region){args[0], name};
 			} else if (mode == 1) {
-				if (rg && rg->n > 0) {
-					struct region *s = &rg->r[rg->n - 1];
+				if (rgn && rgn->n > 0) {
+					struct region *s = &rgn->r[rgn->n - 1];
 					if (s->task != args[0] || strcmp(s->name, name) != 0)
 						PPFAIL("misuse of region in goroutine %llu: span end at offset %llu (task %llu, %s) when the inner-most active span start event is task %llu, %s",
-						       ULL(ev->g), ULL(ev->off), ULL(args[0]), name,
+						       ULL(rg(d, ev)), ULL(roff(ev)), ULL(args[0]), name,
 						       ULL(s->task), s->name);
-					if (--rg->n == 0) {
-						free(rg->r);
-						v1_tab_del(&regions, ev->g);
+					if (--rgn->n == 0) {
+						free(rgn->r);
+						v1_tab_del(&regions, rg(d, ev));
 					}
 				}
 			} else {
 				PPFAIL("invalid user region mode %llu at offset %llu",
-				       ULL(mode), ULL(ev->off));
+				       ULL(mode), ULL(roff(ev)));
 			}
 			break;
 		}
@@ -752,7 +752,7 @@ static int post_process(rtd_gotrace_dec *d)
 		/* Store the copies back; look them up again only when an
 		 * insert above moved the tables (or a fake P was set). */
 		if (gs.vals != gvals || ps.vals != pvals || (uint64_t)ev->p != pkey) {
-			g = v1_tab_get(&gs, ev->g, true, NULL);
+			g = v1_tab_get(&gs, rg(d, ev), true, NULL);
 			p = v1_tab_get(&ps, (uint64_t)ev->p, true, NULL);
 			if (!g || !p) {
 				rc = v1_fail(d, -ENOMEM, 0, "out of memory");
@@ -797,7 +797,7 @@ int v1_order(rtd_gotrace_dec *d)
 			struct v1_ref *ev = &d->refs[d->out[i]];
 			ev->ts = f2i((double)(int64_t)((uint64_t)ev->ts - (uint64_t)min) * freq);
 			if (ev->type == RTD_GO_EV_GO_UNBLOCK &&
-			    rtd_map_get(&d->timer_gs, ev->g, NULL))
+			    rtd_map_get(&d->timer_gs, rg(d, ev), NULL))
 				ev->p = RTD_GOTRACE_TIMER_P;
 			if (ev->type == RTD_GO_EV_GO_SYS_EXIT)
 				ev->p = RTD_GOTRACE_SYSCALL_P;

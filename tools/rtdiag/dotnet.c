@@ -569,7 +569,8 @@ static const struct dn_sub {
 	{"perfmap", cmd_perfmap, "enable|disable -p PID [--type all|jitdump|perfmap]",
 	 "make the runtime write /tmp/perf-PID.map and jitdump files, or stop"},
 	{"startup-hook", cmd_startup_hook, "-p PID PATH", "add a startup hook "
-	 "assembly (a runtime suspended at startup: see 'collect -- COMMAND')"},
+	 "assembly to a runtime suspended at startup "
+	 "(DOTNET_DefaultDiagnosticPortSuspend=1), then 'resume' it"},
 	{"attach-profiler", cmd_attach_profiler,
 	 "-p PID --clsid GUID --path LIB [--timeout MS] [--data TEXT]",
 	 "attach a CLR profiler to the running runtime"},
@@ -582,7 +583,7 @@ static const struct dn_sub {
 	 "and resume it"},
 	{"collect", dn_cmd_collect, "(-p PID | -- COMMAND ARGS) [--providers SPEC] "
 	 "[--profile NAME] [--duration S] [--buffer-mb N] [--no-rundown] "
-	 "[--record FILE] -o FILE",
+	 "[--rundown-wait S] [--record FILE] -o FILE",
 	 "record an EventPipe trace (nettrace); SIGINT/SIGTERM stop it cleanly"},
 	{"replay", dn_cmd_replay, "RECORDING [-o FILE]", "play a recording made "
 	 "with 'collect --record' through the decoder (and into FILE)"},

@@ -594,6 +594,9 @@ void dn_collect_help(FILE *f, const char *sub)
 			fprintf(f, " %s", *n);
 		fprintf(f, "\nWith neither, cpu-sampling. -- COMMAND starts the "
 			   "program suspended, starts the\nsession, then resumes "
-			   "it. On a terminal a live line shows the bytes read.\n");
+			   "it. On a terminal a live line shows bytes, events and\n"
+			   "drops. After a stop the rundown is read for at most "
+			   "--rundown-wait seconds (30).\n--record FILE keeps every "
+			   "byte exchanged, for 'rtdiag dotnet replay'.\n");
 	}
 }

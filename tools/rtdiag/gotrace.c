@@ -535,10 +535,12 @@ static const struct {
 	 "  Go's validation; --format go-debug prints what 'go tool trace -d' prints.\n"},
 	{"grep", gt_cmd_grep,
 	 "rtdiag gotrace grep [-e TYPE_REGEXP] [-g G] [-p P] [-m M] [--since T] [--until T]\n"
-	 "                    [--stack REGEXP] [--string REGEXP] [-v] [-c] [-o FILE] FILE|-\n"
-	 "  Print matching events (raw mode), count them (-c), or write them with the\n"
-	 "  strings and stacks they use as a trace of the same version (-o). T is in\n"
-	 "  the trace's ticks.\n"},
+	 "                    [--stack REGEXP] [--string REGEXP] [-v] [-c] [--ordered]\n"
+	 "                    [-o FILE] FILE|-\n"
+	 "  Print matching events, count them (-c), or write them with the strings and\n"
+	 "  stacks they use as a trace of the same version (-o). Raw mode by default\n"
+	 "  (T in the trace's ticks); --ordered filters Go's ordered events (T in ns;\n"
+	 "  for Go 1.22+ traces the G and P of an event are known only in this mode).\n"},
 	{"stats", cmd_stats,
 	 "rtdiag gotrace stats FILE|-\n"
 	 "  Version, duration, events and bytes per type, goroutines, procs.\n"},

@@ -79,7 +79,7 @@ struct filt {
 	regex_t type_re, stack_re, str_re;
 	uint64_t g, m;
 	int64_t p, since, until;
-	bool invert, count;
+	bool invert, count, ordered;
 	const char *out;
 };
 
@@ -230,7 +230,7 @@ static bool matches(struct grep *gr, const struct rtd_gotrace_event *ev,
 	if (m && f->has_p)
 		m = ev->p == f->p;
 	if (m && f->has_m)
-		m = thread_of(gr, ev->p) == f->m;
+		m = (ev->gen ? (uint64_t)ev->m : thread_of(gr, ev->p)) == f->m;
 	if (m && f->has_since)
 		m = ev->ts >= f->since;
 	if (m && f->has_until)
@@ -475,6 +475,8 @@ int gt_cmd_grep(int argc, char **argv)
 			f->invert = true;
 		} else if (strcmp(a, "-c") == 0) {
 			f->count = true;
+		} else if (strcmp(a, "--ordered") == 0) {
+			f->ordered = true;
 		} else if (takes || (a[0] == '-' && a[1])) {
 			rc = cli_usage(CMD, "unknown or repeated option '%s'", a);
 		} else if (path) {
@@ -487,6 +489,8 @@ int gt_cmd_grep(int argc, char **argv)
 		rc = cli_usage(CMD, "missing FILE (or - for stdin)");
 	if (rc == CLI_OK && f->count && f->out)
 		rc = cli_usage(CMD, "-c and -o do not go together");
+	if (rc == CLI_OK && f->ordered && f->out)
+		rc = cli_usage(CMD, "--ordered and -o do not go together (-o keeps the file's batches)");
 	if (rc == CLI_OK && f->has_stack) {
 		if (strcmp(path, "-") == 0)
 			rc = cli_usage(CMD, "--stack needs a FILE: Go writes stacks at the end of the trace, so a first pass reads them");
@@ -499,7 +503,7 @@ int gt_cmd_grep(int argc, char **argv)
 	struct gt_in *in = NULL;
 	if (rc == CLI_OK) {
 		in = malloc(gt_in_size());
-		if (!in || gt_open(in, path, RTD_GOTRACE_RAW) < 0) {
+		if (!in || gt_open(in, path, f->ordered ? RTD_GOTRACE_ORDERED : RTD_GOTRACE_RAW) < 0) {
 			free(in);
 			in = NULL;
 			rc = CLI_FAIL;

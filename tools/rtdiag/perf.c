@@ -47,10 +47,11 @@ static const char trace_help[] =
 	"Losses (ring full) are reported on stderr per CPU.\n";
 
 static const char stat_help[] =
-	"usage: rtdiag perf stat [-e EVENT[,EVENT...]] (-p PID [--duration S] | -- COMMAND ARGS)\n"
+	"usage: rtdiag perf stat [-e EVENT[,EVENT...]] [-o FILE] (-p PID [--duration S] | -- COMMAND ARGS)\n"
 	"\n"
 	"Count events for a command (and its children) or a process, and print\n"
-	"them as perf stat does. Counts are scaled by time enabled/running when\n"
+	"them as perf stat does: on stderr, so they never mix with the command's\n"
+	"output, or into FILE with -o. Counts are scaled by time enabled/running when\n"
 	"a counter was multiplexed. '{a,b}' makes a group read at once.\n"
 	"Default events: task-clock,context-switches,cpu-migrations,page-faults.\n";
 

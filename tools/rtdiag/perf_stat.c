@@ -36,11 +36,15 @@ struct counter {
 	int err; /* not supported, ... */
 };
 
+/* Where counts go: stderr by default, as perf does, so they never mix with
+ * the command's own output; -o FILE writes them to a file instead. */
+static FILE *stat_out;
+
 static void print_count(const struct counter *c, const struct rtd_perf_count *v,
 			double task_ms, double elapsed_s)
 {
 	if (c->err) {
-		printf("   %-16s      %-32s\n",
+		fprintf(stat_out, "   %-16s      %-32s\n",
 		       c->err == -RTD_E_PERF_NOTSUPP ? "<not supported>"
 						      : "<not counted>",
 		       c->name);
@@ -49,7 +53,7 @@ static void print_count(const struct counter *c, const struct rtd_perf_count *v,
 	double sec = task_ms > 0 ? task_ms / 1e3 : elapsed_s;
 	if (!strcmp(c->name, "task-clock") || !strcmp(c->name, "cpu-clock")) {
 		double ms = v->scaled / 1e6;
-		printf("%18.2f msec %-32s #  %7.3f CPUs utilized          \n",
+		fprintf(stat_out, "%18.2f msec %-32s #  %7.3f CPUs utilized          \n",
 		       ms, c->name, elapsed_s > 0 ? ms / 1e3 / elapsed_s : 0);
 	} else {
 		double rate = sec > 0 ? v->scaled / sec : 0;
@@ -64,11 +68,11 @@ static void print_count(const struct counter *c, const struct rtd_perf_count *v,
 			rate /= 1e3;
 			unit = "K/sec";
 		}
-		printf("%18.0f      %-32s #  %7.3f %-5s                \n",
+		fprintf(stat_out, "%18.0f      %-32s #  %7.3f %-5s                \n",
 		       v->scaled, c->name, rate, unit);
 	}
 	if (v->multiplexed && v->time_enabled)
-		printf("%18s      (%.2f%%)\n", "",
+		fprintf(stat_out, "%18s      (%.2f%%)\n", "",
 		       100.0 * (double)v->time_running / (double)v->time_enabled);
 }
 
@@ -81,6 +85,7 @@ int perf_stat_main(int argc, char **argv)
 	pid_t pid = 0;
 	unsigned long duration = 0;
 	char **cmd = NULL;
+	const char *out_path = NULL;
 	int rc = CLI_USAGE;
 	memset(cs, 0, sizeof(cs));
 	for (int i = 1; i < argc; i++) {
@@ -91,6 +96,8 @@ int perf_stat_main(int argc, char **argv)
 		} else if (cli_is_help(a)) {
 			cli_group_perf.help(stdout, "stat");
 			return CLI_OK;
+		} else if (!strcmp(a, "-o") && i + 1 < argc) {
+			out_path = argv[++i];
 		} else if ((!strcmp(a, "-e") || !strcmp(a, "-p") ||
 			    !strcmp(a, "--duration")) && i + 1 < argc) {
 			const char *v = argv[++i];
@@ -162,6 +169,12 @@ int perf_stat_main(int argc, char **argv)
 	}
 	free(events);
 
+	stat_out = stderr;
+	if (out_path && !(stat_out = fopen(out_path, "w"))) {
+		for (size_t i = 0; i < nc; i++)
+			free(cs[i].name);
+		return cli_fail("%s: %s", out_path, strerror(errno));
+	}
 	rc = CLI_FAIL;
 	struct perf_child child = {0};
 	bool have_child = false;
@@ -244,25 +257,25 @@ int perf_stat_main(int argc, char **argv)
 		if (!strcmp(cs[i].name, "task-clock"))
 			task_ms = vals[i].scaled / 1e6;
 	}
-	printf("\n Performance counter stats for ");
+	fprintf(stat_out, "\n Performance counter stats for ");
 	if (cmd) {
-		printf("'");
+		fprintf(stat_out, "'");
 		for (char **a = cmd; *a; a++)
-			printf("%s%s", a == cmd ? "" : " ", *a);
-		printf("':\n\n");
+			fprintf(stat_out, "%s%s", a == cmd ? "" : " ", *a);
+		fprintf(stat_out, "':\n\n");
 	} else {
-		printf("process id '%d':\n\n", (int)pid);
+		fprintf(stat_out, "process id '%d':\n\n", (int)pid);
 	}
 	for (size_t i = 0; i < nc; i++)
 		print_count(&cs[i], &vals[i], task_ms, elapsed);
-	printf("\n%17.9f seconds time elapsed\n\n", elapsed);
+	fprintf(stat_out, "\n%17.9f seconds time elapsed\n\n", elapsed);
 	if (cmd) {
-		printf("%17.9f seconds user\n",
+		fprintf(stat_out, "%17.9f seconds user\n",
 		       (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6);
-		printf("%17.9f seconds sys\n\n",
+		fprintf(stat_out, "%17.9f seconds sys\n\n",
 		       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 	}
-	fflush(stdout);
+	fflush(stat_out);
 	rc = CLI_OK;
 	if (cmd && WIFEXITED(status) && WEXITSTATUS(status))
 		rc = WEXITSTATUS(status); /* like perf: the command's status */
@@ -272,6 +285,9 @@ kill_child:
 	if (have_child)
 		perf_child_abort(&child);
 done:
+	if (stat_out && stat_out != stderr && fclose(stat_out) && rc == CLI_OK)
+		rc = cli_fail("%s: %s", out_path, strerror(errno));
+	stat_out = NULL;
 	for (size_t i = 0; i < nc; i++)
 		free(cs[i].name);
 	return rc;

@@ -279,6 +279,33 @@ static void test_env_caps(void **state)
 	fake_end(&f);
 }
 
+/* GenerateCoreDump: 3 unknown -> 2 answers; with flags only 2 and 3
+ * carry, an older runtime is not asked GenerateCoreDump (1). */
+static void test_dump_fallback(void **state)
+{
+	(void)state;
+	static uint8_t unk[24], ok[24];
+	uint8_t hr[4] = {0x85, 0x13, 0x13, 0x80};
+	mk(unk, 0xff, 0xff, hr, 4);
+	uint8_t zero[4] = {0};
+	mk(ok, 0xff, 0, zero, 4);
+	const struct step s[] = {
+		{1, 3, unk, 24, 0, false},
+		{1, 2, ok, 24, 0, false},
+		{1, 3, unk, 24, 0, false},
+		{1, 2, unk, 24, 0, false},
+	};
+	struct fake f;
+	fake_start(&f, s, 4);
+	rtd_ipc_client *c = client(&f, 2000);
+	assert_int_equal(rtd_ipc_dump(c, "/tmp/x", RTD_IPC_DUMP_MINI, 0, NULL, 0), 0);
+	assert_int_equal(rtd_ipc_dump(c, "/tmp/x", RTD_IPC_DUMP_MINI,
+				      RTD_IPC_DUMP_CRASHREPORT, NULL, 0),
+			 -RTD_E_IPC_UNKNOWN_COMMAND);
+	rtd_ipc_client_free(c);
+	fake_end(&f);
+}
+
 /* A socket path longer than sun_path is reached through /proc/self/fd. */
 static void test_long_path(void **state)
 {
@@ -396,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_command_fallback),
 		cmocka_unit_test(test_env_caps),
 		cmocka_unit_test(test_long_path),
+		cmocka_unit_test(test_dump_fallback),
 		cmocka_unit_test(test_listener_rejects_non_runtime),
 		cmocka_unit_test(test_user_events_fd_passing),
 	};

@@ -38,6 +38,16 @@ for f in "$V2"/*.test; do
 done
 [ "$n" -gt 0 ] || bad "no .test files in $V2"
 
+# Ordered mode names every event's G, P and M and resolves its strings.
+a="$TMP/go122-annotations.bin"
+if [ -s "$a" ]; then
+  n=$("$R" gotrace grep --ordered -c -e '^UserLog$' --string '^key0$' "$a")
+  [ "$n" -gt 0 ] && ok "ordered grep finds $n UserLog events with key0" || bad "ordered grep found no key0 logs"
+  n=$("$R" gotrace grep --ordered -c -e '^UserRegionBegin$' "$a"); m=$("$R" gotrace grep -c -e '^UserRegionBegin$' "$a")
+  [ "$n" = "$m" ] && [ "$n" -gt 0 ] && ok "raw and ordered agree on $n region begins" || bad "region begins: raw $m ordered $n"
+  "$R" gotrace cat --ordered --format json "$a" | grep -q '"gen":1,"m":' && ok "json carries gen and m" || bad "json without gen/m"
+fi
+
 # Go's fuzz inputs (converted once from the 'go test fuzz v1' files into
 # fuzz/corpus/gotrace/gofuzz-*): errors allowed, crashes and hangs not.
 for f in "${RTD_SOURCE_DIR:-.}"/fuzz/corpus/gotrace/gofuzz-*; do

@@ -18,7 +18,7 @@ same_run() {
   "$TARGET" work 60 400 700 & local tp=$!
   sleep 0.2
   perf stat -x, -o "$TMP/perf.csv" -e $EV -p $tp & local pp=$!
-  "$R" perf stat -e $EV -p $tp > "$TMP/one" & local rp=$!
+  "$R" perf stat -e $EV -o "$TMP/one" -p $tp & local rp=$!
   wait $tp
   wait $pp || return 1
   wait $rp || return 1
@@ -37,7 +37,7 @@ done
 
 # -- COMMAND: page-faults are deterministic; the times are shown
 perf stat -x, -e $EV -- "$TARGET" work 20 50 2>&1 >/dev/null | awk -F, '{print $3, $1}' > "$TMP/p2"
-"$R" perf stat -e $EV -- "$TARGET" work 20 50 > "$TMP/one2" || fail "rtdiag perf stat -- COMMAND exited $?"
+"$R" perf stat -e $EV -o "$TMP/one2" -- "$TARGET" work 20 50 > /dev/null || fail "rtdiag perf stat -- COMMAND exited $?"
 rtd_vals "$TMP/one2" > "$TMP/q2"
 p=$(awk '$1=="page-faults" {print $2}' "$TMP/p2"); q=$(awk '$1=="page-faults" {print $2}' "$TMP/q2")
 within "$p" "$q" || fail "-- COMMAND page-faults: perf $p, rtdiag $q"
@@ -47,12 +47,18 @@ grep -q 'seconds time elapsed$' "$TMP/one2" || fail "elapsed line"
 grep -q 'CPUs utilized' "$TMP/one2" || fail "task-clock comment"
 
 # a counter this machine lacks is reported as perf does, not as an error
-"$R" perf stat -e task-clock,cycles -- /bin/true > "$TMP/hw" || fail "stat with cycles"
+"$R" perf stat -e task-clock,cycles -o "$TMP/hw" -- /bin/true || fail "stat with cycles"
 if [ ! -e /sys/bus/event_source/devices/cpu ]; then
   grep -q '<not supported>.*cycles' "$TMP/hw" || fail "cycles without a CPU PMU: $(cat "$TMP/hw")"
   ok "cycles: <not supported> (no CPU PMU here)"
 fi
 # a group read with PERF_FORMAT_GROUP
-"$R" perf stat -e '{task-clock,page-faults}' -- "$TARGET" work 5 0 > "$TMP/grp" || fail "group stat"
+"$R" perf stat -e '{task-clock,page-faults}' -o "$TMP/grp" -- "$TARGET" work 5 0 > /dev/null || fail "group stat"
 grep -q 'page-faults' "$TMP/grp" && grep -q 'task-clock' "$TMP/grp" || fail "group: $(cat "$TMP/grp")"
 ok "group {task-clock,page-faults}"
+# like perf: counts go to stderr, the command's own output alone to stdout
+"$R" perf stat -e task-clock -- /bin/echo only-this > "$TMP/so" 2> "$TMP/se" || fail "stat -- echo"
+[ "$(cat "$TMP/so")" = "only-this" ] || fail "stdout holds more than the command's output: $(cat "$TMP/so")"
+grep -q "Performance counter stats for '/bin/echo only-this'" "$TMP/se" && grep -q 'msec task-clock' "$TMP/se" \
+  || fail "counts not on stderr: $(cat "$TMP/se")"
+ok "counts on stderr, command output untouched on stdout"

@@ -206,6 +206,7 @@ static void test_providers(void **state)
 	assert_int_equal(p.v[0].keywords, 1);
 	assert_int_equal(p.v[0].level, 4);
 	assert_string_equal(p.v[1].name, "My-Source");
+	assert_int_equal(p.v[1].keywords, ~0ull); /* empty: all */
 	assert_int_equal(p.v[1].level, 5);
 	assert_string_equal(p.v[1].args, "a=b:c;d=e,f");
 	assert_string_equal(p.v[2].name, "Third");
@@ -221,7 +222,9 @@ static void test_providers(void **state)
 	assert_int_equal(p.v[3].level, 1);
 	assert_int_equal(rtd_ipc_providers_parse("X:zz", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
 	assert_non_null(strstr(err, "keywords 'zz'"));
-	assert_int_equal(rtd_ipc_providers_parse("X:1:9", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
+	assert_int_equal(rtd_ipc_providers_parse("X:1:loud", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
+	assert_int_equal(rtd_ipc_providers_parse("Y:1:9", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.v[p.n - 1].level, 5); /* dotnet-trace clamps */
 	assert_int_equal(rtd_ipc_providers_parse(",X", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
 	assert_int_equal(rtd_ipc_providers_parse("X:1:2:\"open", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
 	assert_int_equal(rtd_ipc_providers_parse("X:11112222333344445", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
