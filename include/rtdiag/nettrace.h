@@ -65,7 +65,7 @@ enum rtd_nettrace_type {
 	RTD_NT_T_F32 = 13,
 	RTD_NT_T_F64 = 14,
 	RTD_NT_T_DECIMAL = 15,     /* 16 bytes, shown as hex */
-	RTD_NT_T_DATETIME = 16,    /* V3-V5: 8-byte FILETIME; V6: 8 x int16 */
+	RTD_NT_T_DATETIME = 16,    /* 8-byte FILETIME (as TraceEvent reads it) */
 	RTD_NT_T_GUID = 17,
 	RTD_NT_T_STRING = 18,      /* NUL-terminated UTF-16 */
 	RTD_NT_T_ARRAY = 19,       /* u16 count, then elements (->fields[0]) */

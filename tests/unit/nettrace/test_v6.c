@@ -254,6 +254,19 @@ struct lines {
 static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 {
 	struct lines *l = ctx;
+	/* rtd_nettrace_get: one field by name, typed */
+	struct rtd_nettrace_value v;
+	if (!strcmp(ev->meta->event_name, "Values")) {
+		assert_int_equal(rtd_nettrace_get(l->dec, ev, "s", &v), 0);
+		assert_string_equal(v.str, "twin");
+		assert_int_equal(rtd_nettrace_get(l->dec, ev, "b", &v), 0);
+		assert_true(v.i == -1234567890123LL);
+		assert_int_equal(rtd_nettrace_get(l->dec, ev, "nope", &v),
+				 -RTD_E_NOTFOUND);
+	} else if (!strcmp(ev->meta->event_name, "V6Only")) {
+		assert_int_equal(rtd_nettrace_get(l->dec, ev, "vi", &v), 0);
+		assert_true(v.i == -300);
+	}
 	const char *s = rtd_nettrace_format(l->dec, ev,
 					    RTD_NT_FMT_TEXT | RTD_NT_FMT_STACK,
 					    NULL);
