@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* compiled in so that the fuzzer's coverage instrumentation sees it */
-#include "../../src/perf/record.c"
+#include "perf/internal.h"
 
 static volatile uint64_t sink;
 

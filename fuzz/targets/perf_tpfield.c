@@ -21,8 +21,7 @@
 
 #include <traceevent/event-parse.h>
 
-/* compiled in so that the fuzzer's coverage instrumentation sees it */
-#include "../../src/perf/tpfield.c"
+#include "perf/internal.h"
 
 #define COMMON                                                                 \
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"  \

@@ -86,7 +86,22 @@ struct v1_tab {
 void v1_tab_init(struct v1_tab *t, size_t vsz, size_t max);
 void v1_tab_free(struct v1_tab *t);
 /* Find or insert (zeroed); NULL on cap or ENOMEM. */
-void *v1_tab_get(struct v1_tab *t, uint64_t key, bool create, bool *created);
+void *v1_tab_get_slow(struct v1_tab *t, uint64_t key, bool create, bool *created);
+/* The same, with the common hit in the key's home slot inlined (the
+ * ordering looks up a goroutine or P for nearly every event). */
+static inline void *v1_tab_get(struct v1_tab *t, uint64_t key, bool create,
+			       bool *created)
+{
+	if (t->cap) {
+		size_t i = (size_t)rtd_hash_u64(key) & (t->cap - 1);
+		if (t->used[i] == 1 && t->keys[i] == key) {
+			if (created)
+				*created = false;
+			return t->vals + i * t->vsz;
+		}
+	}
+	return v1_tab_get_slow(t, key, create, created);
+}
 void v1_tab_del(struct v1_tab *t, uint64_t key);
 
 /* Indices into the ref array (ordered mode holds up to 4G events). */

@@ -117,17 +117,9 @@ static bool needs_args(unsigned t)
 	return false;
 }
 
-/* Stable merge sort of indices by their event's ts (sort.Stable). */
-static int sort_stable_ts(const struct v1_ref *r, uint32_t *a, size_t n)
+static void merge_sort_ts(const struct v1_ref *r, uint32_t *a, uint32_t *tmp,
+			  size_t n)
 {
-	size_t i;
-	for (i = 1; i < n && r[a[i - 1]].ts <= r[a[i]].ts; i++)
-		;
-	if (i >= n)
-		return 0;
-	uint32_t *tmp = malloc(n * sizeof(*tmp));
-	if (!tmp)
-		return -ENOMEM;
 	for (size_t w = 1; w < n; w *= 2) {
 		for (size_t lo = 0; lo < n; lo += 2 * w) {
 			size_t mid = lo + w < n ? lo + w : n;
@@ -142,6 +134,63 @@ static int sort_stable_ts(const struct v1_ref *r, uint32_t *a, size_t n)
 		}
 		memcpy(a, tmp, n * sizeof(*a));
 	}
+}
+
+/*
+ * Stable sort of indices by their event's ts (sort.Stable). The input is
+ * nearly sorted (only GoSysExit events moved back to their real time), so
+ * split it into the greedy non-decreasing run A (kept in place) and the
+ * rest B, sort B alone and merge. Ties go to A: an element lands in B only
+ * because an earlier A element has a larger ts, so every A element with
+ * an equal ts came before it in the input.
+ */
+static int sort_stable_ts(const struct v1_ref *r, uint32_t *a, size_t n)
+{
+	size_t i;
+	for (i = 1; i < n && r[a[i - 1]].ts <= r[a[i]].ts; i++)
+		;
+	if (i >= n)
+		return 0;
+	size_t nb = 0;
+	int64_t last = r[a[i - 1]].ts;
+	for (size_t j = i; j < n; j++) {
+		int64_t t = r[a[j]].ts;
+		if (t < last)
+			nb++;
+		else
+			last = t;
+	}
+	if (nb <= n / 4) {
+		uint32_t *b = malloc(2 * nb * sizeof(*b));
+		if (!b)
+			return -ENOMEM;
+		size_t na = i, k = 0;
+		last = r[a[i - 1]].ts;
+		for (size_t j = i; j < n; j++) {
+			int64_t t = r[a[j]].ts;
+			if (t < last)
+				b[k++] = a[j];
+			else {
+				last = t;
+				a[na++] = a[j];
+			}
+		}
+		merge_sort_ts(r, b, b + nb, nb);
+		/* merge from the back: on ties B's element goes last */
+		size_t x = na, y = nb, w = n;
+		while (y > 0) {
+			if (x > 0 && r[a[x - 1]].ts > r[b[y - 1]].ts)
+				a[--w] = a[--x];
+			else
+				a[--w] = b[--y];
+		}
+		free(b);
+		return 0;
+	}
+	uint32_t *tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	merge_sort_ts(r, a, tmp, n);
 	free(tmp);
 	return 0;
 }
@@ -173,6 +222,7 @@ static int order1007(rtd_gotrace_dec *d, size_t total)
 		const uint32_t *ev;
 		size_t n, i;
 		bool selected, cached;
+		int64_t ts; /* the head's, cached with its transition */
 		uint64_t g;
 		struct gstate init, next;
 	} *b = calloc(nb, sizeof(*b));
@@ -203,6 +253,7 @@ static int order1007(rtd_gotrace_dec *d, size_t total)
 				if (needs_args(ev->type))
 					v1_ref_args(d, ev, a);
 				transition_of(ev, rg(d, ev), a, &b[i].g, &b[i].init, &b[i].next);
+				b[i].ts = ev->ts;
 				b[i].cached = true;
 			}
 			struct gstate zero = {0, 0};
@@ -231,9 +282,7 @@ static int order1007(rtd_gotrace_dec *d, size_t total)
 		 */
 		for (size_t k = 1; k < nf; k++) {
 			for (size_t j = k; j > 0; j--) {
-				int64_t x = R[b[frontier[j]].ev[b[frontier[j]].i]].ts;
-				int64_t y = R[b[frontier[j - 1]].ev[b[frontier[j - 1]].i]].ts;
-				if (!(x < y))
+				if (!(b[frontier[j]].ts < b[frontier[j - 1]].ts))
 					break;
 				size_t t = frontier[j];
 				frontier[j] = frontier[j - 1];

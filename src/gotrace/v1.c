@@ -542,7 +542,7 @@ static int tab_grow(struct v1_tab *t)
 	return 0;
 }
 
-void *v1_tab_get(struct v1_tab *t, uint64_t key, bool create, bool *created)
+void *v1_tab_get_slow(struct v1_tab *t, uint64_t key, bool create, bool *created)
 {
 	bool found = false;
 	if (created)

@@ -236,21 +236,29 @@ static void print_line(FILE *o, const struct rtd_gotrace_event *ev, bool godebug
 		p = put_str(p, ev->argnames[i]);
 		*p++ = '=';
 		p = put_u64(p, ev->args[i]);
-		named |= strcmp(ev->argnames[i], "stack") == 0;
+		if (!godebug)
+			named |= strcmp(ev->argnames[i], "stack") == 0;
 	}
 	if (!godebug && ev->stack && !named) {
 		p = put_str(p, " stack=");
 		p = put_u64(p, ev->stack);
 	}
-	fwrite(line, 1, (size_t)(p - line), o);
+	if (!ev->nsargs) { /* the common case: one write per line */
+		*p++ = '\n';
+		fwrite_unlocked(line, 1, (size_t)(p - line), o);
+		return;
+	}
+	fwrite_unlocked(line, 1, (size_t)(p - line), o);
 	for (unsigned i = 0; i < ev->nsargs; i++) {
-		fprintf(o, " %s=", ev->sargnames[i]);
+		putc_unlocked(' ', o);
+		fputs_unlocked(ev->sargnames[i], o);
+		putc_unlocked('=', o);
 		if (godebug)
-			fwrite(ev->sargs[i], 1, ev->sarg_lens[i], o);
+			fwrite_unlocked(ev->sargs[i], 1, ev->sarg_lens[i], o);
 		else
 			put_quoted(o, ev->sargs[i], ev->sarg_lens[i]);
 	}
-	fputc('\n', o);
+	putc_unlocked('\n', o);
 }
 
 void gt_print(FILE *o, const struct rtd_gotrace_event *ev, enum gt_format fmt)
@@ -405,6 +413,9 @@ static int cmd_cat(int argc, char **argv)
 		free(in);
 		return CLI_FAIL;
 	}
+	/* A large stdout buffer: cat writes one short line per event. */
+	static char obuf[1 << 20];
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	struct rtd_gotrace_event ev;
 	int rc = 0;
 	long long n = 0;
