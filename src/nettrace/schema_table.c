@@ -602,21 +602,21 @@ static const struct rtd_nettrace_field f95[] = {
 	{"InlineeName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"InlineeNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"FailAlways", RTD_NT_T_BOOL32, 0, 0, -1, NULL},
-	{"FailReason", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"FailReason", RTD_NT_T_UTF8Z, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
 static const struct rtd_nettrace_field f96[] = {
 	{"MethodBeingCompiledNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"MethodBeingCompiledName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"MethodBeingCompiledNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
-	{"CallerNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL},
-	{"CallerName", RTD_NT_T_STRING, 0, 0, -1, NULL},
-	{"CallerNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
-	{"CalleeNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL},
-	{"CalleeName", RTD_NT_T_STRING, 0, 0, -1, NULL},
-	{"CalleeNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
-	{"TailPrefix", RTD_NT_T_BOOL32, 0, 0, -1, NULL},
-	{"TailCallType", RTD_NT_T_U32, 0, 0, -1, NULL},
+	{"InlinerNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"InlinerName", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"InlinerNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"InlineeNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"InlineeName", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"InlineeNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"FailAlways", RTD_NT_T_BOOL32, 0, 0, -1, NULL},
+	{"FailReason", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
 static const struct rtd_nettrace_field f97[] = {
@@ -630,42 +630,70 @@ static const struct rtd_nettrace_field f97[] = {
 	{"CalleeName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"CalleeNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"TailPrefix", RTD_NT_T_BOOL32, 0, 0, -1, NULL},
-	{"FailReason", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"TailCallType", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
 static const struct rtd_nettrace_field f98[] = {
-	{"", RTD_NT_T_I32, 0, 0, -1, NULL},
+	{"MethodBeingCompiledNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"MethodBeingCompiledName", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"MethodBeingCompiledNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"CallerNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"CallerName", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"CallerNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"CalleeNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"CalleeName", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"CalleeNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"TailPrefix", RTD_NT_T_BOOL32, 0, 0, -1, NULL},
+	{"FailReason", RTD_NT_T_UTF8Z, 0, 0, -1, NULL},
+	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
 static const struct rtd_nettrace_field f99[] = {
-	{"", RTD_NT_T_U32, 0, 0, -1, NULL},
+	{"MethodBeingCompiledNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"MethodBeingCompiledName", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"MethodBeingCompiledNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"CallerNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"CallerName", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"CallerNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"CalleeNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"CalleeName", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"CalleeNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"TailPrefix", RTD_NT_T_BOOL32, 0, 0, -1, NULL},
+	{"FailReason", RTD_NT_T_STRING, 0, 0, -1, NULL},
+	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
 static const struct rtd_nettrace_field f100[] = {
+	{"", RTD_NT_T_I32, 0, 0, -1, NULL},
+};
+static const struct rtd_nettrace_field f101[] = {
+	{"", RTD_NT_T_U32, 0, 0, -1, NULL},
+};
+static const struct rtd_nettrace_field f102[] = {
 	{"MethodID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ReJITID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"MethodExtent", RTD_NT_T_U8, 0, 0, -1, NULL},
 	{"CountOfMapEntries", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"ILOffsets", RTD_NT_T_COUNTED, 1, 0, 3, f98},
-	{"NativeOffsets", RTD_NT_T_COUNTED, 1, 0, 3, f99},
+	{"ILOffsets", RTD_NT_T_COUNTED, 1, 0, 3, f100},
+	{"NativeOffsets", RTD_NT_T_COUNTED, 1, 0, 3, f101},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-};
-static const struct rtd_nettrace_field f101[] = {
-	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"Flags", RTD_NT_T_HEX32, 0, 0, -1, NULL},
-};
-static const struct rtd_nettrace_field f102[] = {
-	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"NewMethodCount", RTD_NT_T_U32, 0, 0, -1, NULL},
 };
 static const struct rtd_nettrace_field f103[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
-	{"PendingMethodCount", RTD_NT_T_U32, 0, 0, -1, NULL},
+	{"Flags", RTD_NT_T_HEX32, 0, 0, -1, NULL},
 };
 static const struct rtd_nettrace_field f104[] = {
+	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
+	{"NewMethodCount", RTD_NT_T_U32, 0, 0, -1, NULL},
+};
+static const struct rtd_nettrace_field f105[] = {
+	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
+	{"PendingMethodCount", RTD_NT_T_U32, 0, 0, -1, NULL},
+};
+static const struct rtd_nettrace_field f106[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"PendingMethodCount", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"JittedMethodCount", RTD_NT_T_U32, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f105[] = {
+static const struct rtd_nettrace_field f107[] = {
 	{"ModuleID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"AssemblyID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"AppDomainID", RTD_NT_T_U64, 0, 0, -1, NULL},
@@ -675,7 +703,7 @@ static const struct rtd_nettrace_field f105[] = {
 	{"ModuleNativePath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f106[] = {
+static const struct rtd_nettrace_field f108[] = {
 	{"ModuleID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"AssemblyID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"ModuleFlags", RTD_NT_T_HEX32, 0, 0, -1, NULL},
@@ -690,7 +718,7 @@ static const struct rtd_nettrace_field f106[] = {
 	{"NativePdbAge", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"NativePdbBuildPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f107[] = {
+static const struct rtd_nettrace_field f109[] = {
 	{"AssemblyID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"AppDomainID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"BindingID", RTD_NT_T_U64, 0, 0, -1, NULL},
@@ -698,21 +726,21 @@ static const struct rtd_nettrace_field f107[] = {
 	{"FullyQualifiedAssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f108[] = {
+static const struct rtd_nettrace_field f110[] = {
 	{"AppDomainID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"AppDomainFlags", RTD_NT_T_HEX32, 0, 0, -1, NULL},
 	{"AppDomainName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"AppDomainIndex", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f109[] = {
+static const struct rtd_nettrace_field f111[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"ModuleID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"RangeBegin", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"RangeSize", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"RangeType", RTD_NT_T_U8, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f110[] = {
+static const struct rtd_nettrace_field f112[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"AssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"AssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
@@ -720,7 +748,7 @@ static const struct rtd_nettrace_field f110[] = {
 	{"AssemblyLoadContext", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"RequestingAssemblyLoadContext", RTD_NT_T_STRING, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f111[] = {
+static const struct rtd_nettrace_field f113[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"AssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"AssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
@@ -732,7 +760,7 @@ static const struct rtd_nettrace_field f111[] = {
 	{"ResultAssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"Cached", RTD_NT_T_BOOL32, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f112[] = {
+static const struct rtd_nettrace_field f114[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"AssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"Stage", RTD_NT_T_U16, 0, 0, -1, NULL},
@@ -742,7 +770,7 @@ static const struct rtd_nettrace_field f112[] = {
 	{"ResultAssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ErrorMessage", RTD_NT_T_STRING, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f113[] = {
+static const struct rtd_nettrace_field f115[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"AssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"HandlerName", RTD_NT_T_STRING, 0, 0, -1, NULL},
@@ -750,32 +778,32 @@ static const struct rtd_nettrace_field f113[] = {
 	{"ResultAssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ResultAssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f114[] = {
+static const struct rtd_nettrace_field f116[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"AssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"HandlerName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ResultAssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ResultAssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f115[] = {
+static const struct rtd_nettrace_field f117[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"AssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"IsTrackedLoad", RTD_NT_T_BOOL32, 0, 0, -1, NULL},
 	{"RequestingAssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"ComputedRequestedAssemblyPath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f116[] = {
+static const struct rtd_nettrace_field f118[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"FilePath", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"Source", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"Result", RTD_NT_T_I32, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f117[] = {
+static const struct rtd_nettrace_field f119[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 	{"Name", RTD_NT_T_STRING, 0, 0, -1, NULL},
 	{"Timestamp", RTD_NT_T_I64, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f118[] = {
+static const struct rtd_nettrace_field f120[] = {
 	{"ManagedThreadID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"AppDomainID", RTD_NT_T_U64, 0, 0, -1, NULL},
 	{"Flags", RTD_NT_T_U32, 0, 0, -1, NULL},
@@ -783,7 +811,14 @@ static const struct rtd_nettrace_field f118[] = {
 	{"OSThreadID", RTD_NT_T_U32, 0, 0, -1, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
 };
-static const struct rtd_nettrace_field f119[] = {
+static const struct rtd_nettrace_field f121[] = {
+	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL},
+	{"ModuleID", RTD_NT_T_U64, 0, 0, -1, NULL},
+	{"RangeBegin", RTD_NT_T_HEX32, 0, 0, -1, NULL},
+	{"RangeSize", RTD_NT_T_HEX32, 0, 0, -1, NULL},
+	{"RangeType", RTD_NT_T_U8, 0, 0, -1, NULL},
+};
+static const struct rtd_nettrace_field f122[] = {
 	{"PlugStart", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"PlugEnd", RTD_NT_T_POINTER, 0, 0, -1, NULL},
 	{"GapBeforeSize", RTD_NT_T_POINTER, 0, 0, -1, NULL},
@@ -865,22 +900,24 @@ const struct nt_schema nt_schema_table[] = {
 	{"Microsoft-Windows-DotNETRuntime", 144, 2, 38, "Method/UnloadVerbose", 11, f91},
 	{"Microsoft-Windows-DotNETRuntime", 145, 1, 42, "Method/JittingStarted", 8, f92},
 	{"Microsoft-Windows-DotNETRuntime", 146, 0, 103, "Method/MemoryAllocatedForJitCode", 7, f93},
-	{"Microsoft-Windows-DotNETRuntime", 151, 0, 45, "Loader/DomainModuleLoad", 8, f105},
-	{"Microsoft-Windows-DotNETRuntime", 152, 2, 33, "Loader/ModuleLoad", 13, f106},
-	{"Microsoft-Windows-DotNETRuntime", 153, 2, 34, "Loader/ModuleUnload", 13, f106},
-	{"Microsoft-Windows-DotNETRuntime", 154, 1, 37, "Loader/AssemblyLoad", 6, f107},
-	{"Microsoft-Windows-DotNETRuntime", 155, 1, 38, "Loader/AssemblyUnload", 6, f107},
-	{"Microsoft-Windows-DotNETRuntime", 156, 1, 41, "Loader/AppDomainLoad", 5, f108},
-	{"Microsoft-Windows-DotNETRuntime", 157, 1, 42, "Loader/AppDomainUnload", 5, f108},
-	{"Microsoft-Windows-DotNETRuntime", 158, 0, 10, "Loader/ModuleRangeLoad", 5, f109},
+	{"Microsoft-Windows-DotNETRuntime", 151, 0, 45, "Loader/DomainModuleLoad", 8, f107},
+	{"Microsoft-Windows-DotNETRuntime", 152, 2, 33, "Loader/ModuleLoad", 13, f108},
+	{"Microsoft-Windows-DotNETRuntime", 153, 2, 34, "Loader/ModuleUnload", 13, f108},
+	{"Microsoft-Windows-DotNETRuntime", 154, 1, 37, "Loader/AssemblyLoad", 6, f109},
+	{"Microsoft-Windows-DotNETRuntime", 155, 1, 38, "Loader/AssemblyUnload", 6, f109},
+	{"Microsoft-Windows-DotNETRuntime", 156, 1, 41, "Loader/AppDomainLoad", 5, f110},
+	{"Microsoft-Windows-DotNETRuntime", 157, 1, 42, "Loader/AppDomainUnload", 5, f110},
+	{"Microsoft-Windows-DotNETRuntime", 158, 0, 10, "Loader/ModuleRangeLoad", 5, f111},
 	{"Microsoft-Windows-DotNETRuntime", 159, 0, 33, "Method/R2RGetEntryPoint", 6, f88},
 	{"Microsoft-Windows-DotNETRuntime", 160, 0, 35, "Method/R2RGetEntryPointStart", 2, f89},
 	{"Microsoft-Windows-DotNETRuntime", 185, 0, 83, "Method/InliningSucceeded", 10, f94},
-	{"Microsoft-Windows-DotNETRuntime", 186, 0, 84, "Method/InliningFailed", 12, f95},
+	{"Microsoft-Windows-DotNETRuntime", 186, 0, 84, "Method/InliningFailedAnsi", 12, f95},
 	{"Microsoft-Windows-DotNETRuntime", 187, 0, 1, "Runtime/Start", 15, f84},
-	{"Microsoft-Windows-DotNETRuntime", 188, 0, 85, "Method/TailCallSucceeded", 12, f96},
-	{"Microsoft-Windows-DotNETRuntime", 189, 0, 86, "Method/TailCallFailed", 12, f97},
-	{"Microsoft-Windows-DotNETRuntime", 190, 0, 87, "Method/ILToNativeMap", 7, f100},
+	{"Microsoft-Windows-DotNETRuntime", 188, 0, 85, "Method/TailCallSucceeded", 12, f97},
+	{"Microsoft-Windows-DotNETRuntime", 189, 0, 86, "Method/TailCallFailedAnsi", 12, f98},
+	{"Microsoft-Windows-DotNETRuntime", 190, 0, 87, "Method/ILToNativeMap", 7, f102},
+	{"Microsoft-Windows-DotNETRuntime", 191, 0, 86, "Method/TailCallFailed", 12, f99},
+	{"Microsoft-Windows-DotNETRuntime", 192, 0, 84, "Method/InliningFailed", 12, f96},
 	{"Microsoft-Windows-DotNETRuntime", 200, 0, 200, "GC/IncreaseMemoryPressure", 2, f52},
 	{"Microsoft-Windows-DotNETRuntime", 201, 0, 201, "GC/DecreaseMemoryPressure", 2, f53},
 	{"Microsoft-Windows-DotNETRuntime", 202, 0, 202, "GC/MarkWithType", 4, f54},
@@ -898,20 +935,21 @@ const struct nt_schema nt_schema_table[] = {
 	{"Microsoft-Windows-DotNETRuntime", 254, 0, 1, "ExceptionFilter/Start", 4, f67},
 	{"Microsoft-Windows-DotNETRuntime", 255, 0, 2, "ExceptionFilter/Stop", 0, NULL},
 	{"Microsoft-Windows-DotNETRuntime", 256, 0, 2, "Exception/Stop", 0, NULL},
-	{"Microsoft-Windows-DotNETRuntime", 280, 0, 11, "TieredCompilation/Settings", 2, f101},
+	{"Microsoft-Windows-DotNETRuntime", 280, 0, 11, "TieredCompilation/Settings", 2, f103},
 	{"Microsoft-Windows-DotNETRuntime", 281, 0, 12, "TieredCompilation/Pause", 1, f4},
-	{"Microsoft-Windows-DotNETRuntime", 282, 0, 13, "TieredCompilation/Resume", 2, f102},
-	{"Microsoft-Windows-DotNETRuntime", 283, 0, 1, "TieredCompilationBackgroundJit/Start", 2, f103},
-	{"Microsoft-Windows-DotNETRuntime", 284, 0, 2, "TieredCompilationBackgroundJit/Stop", 3, f104},
-	{"Microsoft-Windows-DotNETRuntime", 290, 0, 1, "AssemblyLoader/Start", 6, f110},
-	{"Microsoft-Windows-DotNETRuntime", 291, 0, 2, "AssemblyLoader/Stop", 10, f111},
-	{"Microsoft-Windows-DotNETRuntime", 292, 0, 11, "AssemblyLoader/ResolutionAttempted", 8, f112},
-	{"Microsoft-Windows-DotNETRuntime", 293, 0, 12, "AssemblyLoader/AssemblyLoadContextResolvingHandlerInvoked", 6, f113},
-	{"Microsoft-Windows-DotNETRuntime", 294, 0, 13, "AssemblyLoader/AppDomainAssemblyResolveHandlerInvoked", 5, f114},
-	{"Microsoft-Windows-DotNETRuntime", 295, 0, 14, "AssemblyLoader/AssemblyLoadFromResolveHandlerInvoked", 5, f115},
-	{"Microsoft-Windows-DotNETRuntime", 296, 0, 15, "AssemblyLoader/KnownPathProbed", 4, f116},
-	{"Microsoft-Windows-DotNETRuntime", 300, 0, 0, "ExecutionCheckpoint/ExecutionCheckpoint", 3, f117},
-	{"Microsoft-Windows-DotNETRuntimePrivate", 199, 0, 199, "GC/PinPlugAtGCTime", 4, f119},
+	{"Microsoft-Windows-DotNETRuntime", 282, 0, 13, "TieredCompilation/Resume", 2, f104},
+	{"Microsoft-Windows-DotNETRuntime", 283, 0, 1, "TieredCompilationBackgroundJit/Start", 2, f105},
+	{"Microsoft-Windows-DotNETRuntime", 284, 0, 2, "TieredCompilationBackgroundJit/Stop", 3, f106},
+	{"Microsoft-Windows-DotNETRuntime", 290, 0, 1, "AssemblyLoader/Start", 6, f112},
+	{"Microsoft-Windows-DotNETRuntime", 291, 0, 2, "AssemblyLoader/Stop", 10, f113},
+	{"Microsoft-Windows-DotNETRuntime", 292, 0, 11, "AssemblyLoader/ResolutionAttempted", 8, f114},
+	{"Microsoft-Windows-DotNETRuntime", 293, 0, 12, "AssemblyLoader/AssemblyLoadContextResolvingHandlerInvoked", 6, f115},
+	{"Microsoft-Windows-DotNETRuntime", 294, 0, 13, "AssemblyLoader/AppDomainAssemblyResolveHandlerInvoked", 5, f116},
+	{"Microsoft-Windows-DotNETRuntime", 295, 0, 14, "AssemblyLoader/AssemblyLoadFromResolveHandlerInvoked", 5, f117},
+	{"Microsoft-Windows-DotNETRuntime", 296, 0, 15, "AssemblyLoader/KnownPathProbed", 4, f118},
+	{"Microsoft-Windows-DotNETRuntime", 300, 0, 0, "ExecutionCheckpoint/ExecutionCheckpoint", 3, f119},
+	{"Microsoft-Windows-DotNETRuntimePrivate", 199, 0, 199, "GC/PinPlugAtGCTime", 4, f122},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 0, 0, 82, "ClrStack/Walk", 5, f83},
 	{"Microsoft-Windows-DotNETRuntimeRundown", 141, 1, 35, "Method/DCStart", 8, f90},
 	{"Microsoft-Windows-DotNETRuntimeRundown", 142, 1, 36, "Method/DCStop", 8, f90},
 	{"Microsoft-Windows-DotNETRuntimeRundown", 143, 1, 39, "Method/DCStartVerbose", 11, f91},
@@ -920,18 +958,21 @@ const struct nt_schema nt_schema_table[] = {
 	{"Microsoft-Windows-DotNETRuntimeRundown", 146, 1, 15, "Method/DCStopComplete", 1, f4},
 	{"Microsoft-Windows-DotNETRuntimeRundown", 147, 1, 16, "Method/DCStartInit", 1, f4},
 	{"Microsoft-Windows-DotNETRuntimeRundown", 148, 1, 17, "Method/DCStopInit", 1, f4},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 149, 0, 41, "Method/ILToNativeMapDCStart", 7, f100},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 150, 0, 42, "Method/ILToNativeMapDCStop", 7, f100},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 151, 1, 46, "Loader/DomainModuleDCStart", 8, f105},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 152, 1, 47, "Loader/DomainModuleDCStop", 8, f105},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 153, 2, 35, "Loader/ModuleDCStart", 13, f106},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 154, 2, 36, "Loader/ModuleDCStop", 13, f106},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 155, 1, 39, "Loader/AssemblyDCStart", 6, f107},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 156, 1, 40, "Loader/AssemblyDCStop", 6, f107},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 157, 1, 43, "Loader/AppDomainDCStart", 5, f108},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 158, 1, 44, "Loader/AppDomainDCStop", 5, f108},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 159, 0, 48, "Loader/ThreadDCStop", 6, f118},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 149, 0, 41, "Method/ILToNativeMapDCStart", 7, f102},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 150, 0, 42, "Method/ILToNativeMapDCStop", 7, f102},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 151, 1, 46, "Loader/DomainModuleDCStart", 8, f107},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 152, 1, 47, "Loader/DomainModuleDCStop", 8, f107},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 153, 2, 35, "Loader/ModuleDCStart", 13, f108},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 154, 2, 36, "Loader/ModuleDCStop", 13, f108},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 155, 1, 39, "Loader/AssemblyDCStart", 6, f109},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 156, 1, 40, "Loader/AssemblyDCStop", 6, f109},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 157, 1, 43, "Loader/AppDomainDCStart", 5, f110},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 158, 1, 44, "Loader/AppDomainDCStop", 5, f110},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 159, 0, 48, "Loader/ThreadDCStop", 6, f120},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 160, 0, 10, "PerfTrack/ModuleRangeDCStart", 5, f121},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 161, 0, 11, "PerfTrack/ModuleRangeDCEnd", 5, f121},
 	{"Microsoft-Windows-DotNETRuntimeRundown", 187, 0, 1, "Runtime/Start", 15, f84},
-	{"Microsoft-Windows-DotNETRuntimeRundown", 300, 0, 11, "ExecutionCheckpointRundown/ExecutionCheckpointDCEnd", 3, f117},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 280, 0, 11, "TieredCompilationRundown/SettingsDCStart", 2, f103},
+	{"Microsoft-Windows-DotNETRuntimeRundown", 300, 0, 11, "ExecutionCheckpointRundown/ExecutionCheckpointDCEnd", 3, f119},
 };
 const unsigned nt_schema_count = sizeof(nt_schema_table) / sizeof(nt_schema_table[0]);
