@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -341,6 +342,71 @@ static int cmd_attach_profiler(int argc, char **argv)
 	return r;
 }
 
+/*
+ * StartupProfiler is accepted only once the runtime has reached its startup
+ * pause (ds_server_pause_for_diagnostics_monitor sets the flag the command
+ * checks), but the diagnostic server connects and answers commands before
+ * the main thread gets there: right after the advertise (or after the
+ * default socket appears) the runtime answers DS_IPC_E_INVALIDARG. Found
+ * under load against .NET 10. Retry that answer for up to 3 s; a runtime
+ * already resumed keeps refusing and gets the error after that.
+ */
+static int startup_profiler_retry(rtd_ipc_client *c, const uint8_t g[16],
+				  const char *path)
+{
+	int rc = 0;
+	for (int i = 0; i < 150; i++) {
+		rc = rtd_ipc_startup_profiler(c, g, path);
+		if (rc != -RTD_E_IPC_INVALIDARG)
+			break;
+		struct timespec ts = {0, 20 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	return rc;
+}
+
+static int cmd_startup_profiler(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"process-id", required_argument, NULL, 'p'},
+		{"socket", required_argument, NULL, 'S'},
+		{"clsid", required_argument, NULL, 'c'},
+		{"path", required_argument, NULL, 'l'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *cmd = "dotnet startup-profiler";
+	pid_t pid = 0;
+	const char *sock = NULL, *clsid = NULL, *path = NULL;
+	int ch;
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "+p:S:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'p':
+			if (dn_parse_pid(cmd, optarg, &pid))
+				return CLI_USAGE;
+			break;
+		case 'S': sock = optarg; break;
+		case 'c': clsid = optarg; break;
+		case 'l': path = optarg; break;
+		default:
+			return cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if ((!pid && !sock) || !clsid || !path || optind != argc)
+		return cli_usage(cmd, "want -p PID --clsid GUID --path LIB");
+	uint8_t g[16];
+	if (rtd_ipc_guid_parse(clsid, g))
+		return cli_usage(cmd, "'%s' is not a GUID", clsid);
+	rtd_ipc_client *c = dn_client(pid, sock, 0);
+	if (!c)
+		return CLI_FAIL;
+	int rc = startup_profiler_retry(c, g, path);
+	int r = rc ? dn_fail(c, rc) : CLI_OK;
+	rtd_ipc_client_free(c);
+	return r;
+}
+
 static int cmd_dump(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -453,11 +519,14 @@ static int cmd_listen(int argc, char **argv)
 		{"count", required_argument, NULL, 'n'},
 		{"timeout", required_argument, NULL, 't'},
 		{"no-resume", no_argument, NULL, 'R'},
+		{"startup-profiler", required_argument, NULL, 'P'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *cmd = "dotnet listen";
 	long count = 0, timeout = -1;
 	bool resume = true;
+	const char *prof_path = NULL;
+	uint8_t prof_clsid[16];
 	int ch;
 	optind = 1;
 	opterr = 0;
@@ -466,6 +535,21 @@ static int cmd_listen(int argc, char **argv)
 		case 'n': count = strtol(optarg, NULL, 10); break;
 		case 't': timeout = strtol(optarg, NULL, 10) * 1000; break;
 		case 'R': resume = false; break;
+		case 'P': {
+			/* CLSID,PATH: a GUID has no comma, a path may */
+			const char *comma = strchr(optarg, ',');
+			char gs[64];
+			size_t gl = comma ? (size_t)(comma - optarg) : 0;
+			if (!comma || !comma[1] || gl >= sizeof(gs))
+				return cli_usage(cmd, "--startup-profiler wants "
+						 "CLSID,PATH, not '%s'", optarg);
+			memcpy(gs, optarg, gl);
+			gs[gl] = 0;
+			if (rtd_ipc_guid_parse(gs, prof_clsid))
+				return cli_usage(cmd, "'%s' is not a GUID", gs);
+			prof_path = comma + 1;
+			break;
+		}
 		default:
 			return cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
 		}
@@ -537,6 +621,18 @@ static int cmd_listen(int argc, char **argv)
 			       c ? rtd_ipc_client_errmsg(c) : "out of memory");
 		}
 		fflush(stdout);
+		if (c && prof_path) {
+			rc = startup_profiler_retry(c, prof_clsid, prof_path);
+			if (rc) {
+				/* do not resume a runtime without the profiler
+				 * that was asked for */
+				r = cli_fail("%s", rtd_ipc_client_errmsg(c));
+				rtd_ipc_client_free(c);
+				break;
+			}
+			fprintf(stderr, "rtdiag: pid %llu: startup profiler %s\n",
+				(unsigned long long)adv.pid, prof_path);
+		}
 		if (c && resume) {
 			rc = rtd_ipc_resume_runtime(c);
 			if (rc)
@@ -574,12 +670,18 @@ static const struct dn_sub {
 	{"attach-profiler", cmd_attach_profiler,
 	 "-p PID --clsid GUID --path LIB [--timeout MS] [--data TEXT]",
 	 "attach a CLR profiler to the running runtime"},
+	{"startup-profiler", cmd_startup_profiler,
+	 "-p PID --clsid GUID --path LIB", "register a CLR profiler to load "
+	 "when a runtime suspended at startup (DOTNET_DefaultDiagnosticPortSuspend=1) "
+	 "is resumed"},
 	{"dump", cmd_dump, "-p PID -o FILE [--type mini|heap|triage|full] "
 	 "[--crash-report] [--diag]", "make the runtime write a core dump (ELF) of "
 	 "its process"},
 	{"stop", cmd_stop, "-p PID --session ID", "stop an EventPipe session"},
-	{"listen", cmd_listen, "SOCKET [--count N] [--timeout S] [--no-resume]",
+	{"listen", cmd_listen, "SOCKET [--count N] [--timeout S] [--no-resume] "
+	 "[--startup-profiler CLSID,PATH]",
 	 "accept runtimes started with DOTNET_DiagnosticPorts=SOCKET: print each "
+	 "(register the CLR profiler CLSID in library PATH to load at startup) "
 	 "and resume it"},
 	{"collect", dn_cmd_collect, "(-p PID | -- COMMAND ARGS) [--providers SPEC] "
 	 "[--profile NAME] [--duration S] [--buffer-mb N] [--no-rundown] "
