@@ -294,7 +294,18 @@ static int cmd_startup_hook(int argc, char **argv)
 	return r;
 }
 
-static int cmd_attach_profiler(int argc, char **argv)
+/* The options of attach-profiler and startup-profiler. */
+struct prof_args {
+	pid_t pid;
+	const char *sock, *path, *data;
+	uint8_t clsid[16];
+	unsigned timeout;
+};
+
+/* Parse them (--timeout/--data only when @attach); -1 to go on, or an
+ * exit code. */
+static int parse_prof_args(const char *cmd, bool attach, int argc, char **argv,
+			   struct prof_args *a)
 {
 	static const struct option opts[] = {
 		{"process-id", required_argument, NULL, 'p'},
@@ -305,39 +316,48 @@ static int cmd_attach_profiler(int argc, char **argv)
 		{"data", required_argument, NULL, 'd'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *cmd = "dotnet attach-profiler";
-	pid_t pid = 0;
-	const char *sock = NULL, *clsid = NULL, *path = NULL, *data = NULL;
-	unsigned timeout = 10000;
+	const char *clsid = NULL;
 	int ch;
+	memset(a, 0, sizeof(*a));
+	a->timeout = 10000;
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "+p:S:", opts, NULL)) != -1) {
+		if (!attach && (ch == 't' || ch == 'd'))
+			ch = '?';
 		switch (ch) {
 		case 'p':
-			if (dn_parse_pid(cmd, optarg, &pid))
+			if (dn_parse_pid(cmd, optarg, &a->pid))
 				return CLI_USAGE;
 			break;
-		case 'S': sock = optarg; break;
+		case 'S': a->sock = optarg; break;
 		case 'c': clsid = optarg; break;
-		case 'l': path = optarg; break;
-		case 'd': data = optarg; break;
-		case 't': timeout = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'l': a->path = optarg; break;
+		case 'd': a->data = optarg; break;
+		case 't': a->timeout = (unsigned)strtoul(optarg, NULL, 10); break;
 		default:
 			return cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if ((!pid && !sock) || !clsid || !path)
+	if ((!a->pid && !a->sock) || !clsid || !a->path || optind != argc)
 		return cli_usage(cmd, "want -p PID --clsid GUID --path LIB");
-	uint8_t g[16];
-	if (rtd_ipc_guid_parse(clsid, g))
+	if (rtd_ipc_guid_parse(clsid, a->clsid))
 		return cli_usage(cmd, "'%s' is not a GUID", clsid);
-	rtd_ipc_client *c = dn_client(pid, sock, (int)timeout + 5000);
+	return -1;
+}
+
+static int cmd_attach_profiler(int argc, char **argv)
+{
+	struct prof_args a;
+	int r = parse_prof_args("dotnet attach-profiler", true, argc, argv, &a);
+	if (r >= 0)
+		return r;
+	rtd_ipc_client *c = dn_client(a.pid, a.sock, (int)a.timeout + 5000);
 	if (!c)
 		return CLI_FAIL;
-	int rc = rtd_ipc_attach_profiler(c, timeout, g, path, data,
-					 data ? strlen(data) : 0);
-	int r = rc ? dn_fail(c, rc) : CLI_OK;
+	int rc = rtd_ipc_attach_profiler(c, a.timeout, a.clsid, a.path, a.data,
+					 a.data ? strlen(a.data) : 0);
+	r = rc ? dn_fail(c, rc) : CLI_OK;
 	rtd_ipc_client_free(c);
 	return r;
 }
@@ -367,42 +387,15 @@ static int startup_profiler_retry(rtd_ipc_client *c, const uint8_t g[16],
 
 static int cmd_startup_profiler(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"process-id", required_argument, NULL, 'p'},
-		{"socket", required_argument, NULL, 'S'},
-		{"clsid", required_argument, NULL, 'c'},
-		{"path", required_argument, NULL, 'l'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *cmd = "dotnet startup-profiler";
-	pid_t pid = 0;
-	const char *sock = NULL, *clsid = NULL, *path = NULL;
-	int ch;
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+p:S:", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'p':
-			if (dn_parse_pid(cmd, optarg, &pid))
-				return CLI_USAGE;
-			break;
-		case 'S': sock = optarg; break;
-		case 'c': clsid = optarg; break;
-		case 'l': path = optarg; break;
-		default:
-			return cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if ((!pid && !sock) || !clsid || !path || optind != argc)
-		return cli_usage(cmd, "want -p PID --clsid GUID --path LIB");
-	uint8_t g[16];
-	if (rtd_ipc_guid_parse(clsid, g))
-		return cli_usage(cmd, "'%s' is not a GUID", clsid);
-	rtd_ipc_client *c = dn_client(pid, sock, 0);
+	struct prof_args a;
+	int r = parse_prof_args("dotnet startup-profiler", false, argc, argv, &a);
+	if (r >= 0)
+		return r;
+	rtd_ipc_client *c = dn_client(a.pid, a.sock, 0);
 	if (!c)
 		return CLI_FAIL;
-	int rc = startup_profiler_retry(c, g, path);
-	int r = rc ? dn_fail(c, rc) : CLI_OK;
+	int rc = startup_profiler_retry(c, a.clsid, a.path);
+	r = rc ? dn_fail(c, rc) : CLI_OK;
 	rtd_ipc_client_free(c);
 	return r;
 }
