@@ -673,8 +673,8 @@ static const struct dn_sub {
 	{"stop", cmd_stop, "-p PID --session ID", "stop an EventPipe session"},
 	{"listen", cmd_listen, "SOCKET [--count N] [--timeout S] [--no-resume] "
 	 "[--startup-profiler CLSID,PATH]",
-	 "accept runtimes started with DOTNET_DiagnosticPorts=SOCKET: print each "
-	 "(register the CLR profiler CLSID in library PATH to load at startup) "
+	 "accept runtimes started with DOTNET_DiagnosticPorts=SOCKET: print each, "
+	 "with --startup-profiler register that CLR profiler to load at startup, "
 	 "and resume it"},
 	{"collect", dn_cmd_collect, "(-p PID | -- COMMAND ARGS) [--providers SPEC] "
 	 "[--profile NAME] [--duration S] [--buffer-mb N] [--no-rundown] "
