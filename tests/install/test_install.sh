@@ -27,11 +27,12 @@ int main(void)
 	return 0;
 }
 C
-cc -std=c11 -Wall -Wextra -Werror "$P/use.c" $(pkg-config --cflags --libs rtdiag) -o "$P/use" || fail "build against pkg-config rtdiag"
+CC=${RTD_CC:-cc}; SAN=${RTD_SAN_FLAGS:-}
+$CC $SAN -std=c11 -Wall -Wextra -Werror "$P/use.c" $(pkg-config --cflags --libs rtdiag) -o "$P/use" || fail "build against pkg-config rtdiag"
 out=$(LD_LIBRARY_PATH="$P/lib" "$P/use") || fail "program linked to librtdiag.so failed"
 [ "$out" = "$("$P/bin/rtdiag" --version | cut -d' ' -f2)|input ends before the item is complete" ] || fail "unexpected output: $out"
 echo "ok: a program built with pkg-config runs against the shared library"
-cc -std=c11 "$P/use.c" $(pkg-config --cflags rtdiag) "$P/lib/librtdiag.a" $(pkg-config --libs --static rtdiag | sed 's/-lrtdiag//') -o "$P/use-static" \
+$CC $SAN -std=c11 "$P/use.c" $(pkg-config --cflags rtdiag) "$P/lib/librtdiag.a" $(pkg-config --libs --static rtdiag | sed 's/-lrtdiag//') -o "$P/use-static" \
   || fail "static link with pkg-config --static"
 "$P/use-static" > /dev/null || fail "statically linked program failed"
 echo "ok: static link"
