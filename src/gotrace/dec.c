@@ -335,6 +335,7 @@ static int step(rtd_gotrace_dec *d, const struct v1_raw *raw,
 				       (unsigned long long)raw->off,
 				       RTD_GOTRACE_MAX_PROCS);
 		d->last_g = pr->lastg;
+		d->cur_proc = (size_t)(pr - d->procs) + 1;
 		if (d->ver < 1007) {
 			d->last_seq = (int64_t)raw->args[1];
 			d->last_ts = (int64_t)raw->args[2];
@@ -437,7 +438,8 @@ static int step(rtd_gotrace_dec *d, const struct v1_raw *raw,
 		if (raw->typ == RTD_GO_EV_CPU_SAMPLE)
 			rc = push_ref(d, &r, &d->prof, NULL, ev->seq);
 		else {
-			struct v1_proc *pr = proc_for(d, d->last_p);
+			struct v1_proc *pr = d->cur_proc ? &d->procs[d->cur_proc - 1]
+						       : proc_for(d, d->last_p);
 			rc = pr ? push_ref(d, &r, NULL, &pr->idx, ev->seq) : -RTD_E_CAP;
 		}
 		if (rc < 0)

@@ -146,6 +146,7 @@ struct rtd_gotrace_dec {
 	struct v1_tab pidx; /* P -> index into procs + 1 */
 	struct v1_proc *procs;
 	size_t nprocs;
+	size_t cur_proc; /* index + 1 of last_p's entry in procs, or 0 */
 	rtd_map strings; /* id -> struct v1_str * */
 	rtd_map stacks;  /* id -> struct v1_stack * */
 	size_t strbytes;

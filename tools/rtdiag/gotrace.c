@@ -184,15 +184,37 @@ static void set_add(struct u64set *s, uint64_t v)
 /* Decimal without printf: the event lines are the hot path of 'cat'. */
 static char *put_u64(char *p, uint64_t v)
 {
-	char tmp[24];
-	int n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	static const char d2[201] =
+		"00010203040506070809101112131415161718192021222324"
+		"25262728293031323334353637383940414243444546474849"
+		"50515253545556575859606162636465666768697071727374"
+		"75767778798081828384858687888990919293949596979899";
+	static const uint64_t p10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+		10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+		100000000000ull, 1000000000000ull, 10000000000000ull,
+		100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+		100000000000000000ull, 1000000000000000000ull,
+		10000000000000000000ull};
+	/* digits: log10 from the bit length (1233/4096 ~ log10(2)), then
+	 * one correction */
+	unsigned n = ((unsigned)(64 - __builtin_clzll(v | 1)) * 1233) >> 12;
+	n += (v >= p10[n]) + (v == 0);
+	char *q = p + n;
+	while (v >= 100) { /* two digits per division, from the end */
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		q -= 2;
+		q[0] = d2[2 * r];
+		q[1] = d2[2 * r + 1];
+	}
+	if (v >= 10) {
+		q[-2] = d2[2 * v];
+		q[-1] = d2[2 * v + 1];
+	} else {
+		q[-1] = (char)('0' + v);
+	}
+	return p + n;
 }
 
 static char *put_i64(char *p, int64_t v)
