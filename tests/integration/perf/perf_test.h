@@ -6,9 +6,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -99,6 +101,88 @@ static inline int pt_wait(struct pt_child *c)
 	while (waitpid(c->pid, &st, 0) < 0 && errno == EINTR)
 		;
 	return st;
+}
+
+/*
+ * Serialises the tests that scope to a cgroup: mounting the v1 perf_event
+ * hierarchy moves the controller off cgroup v2, so a v2 test running at the
+ * same time would see nothing. Held until exit.
+ */
+static inline void pt_cgroup_lock(void)
+{
+	int fd = open("/tmp/rtdiag-perf-cgroup.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX))
+		FAIL("locking /tmp/rtdiag-perf-cgroup.lock: %s", strerror(errno));
+}
+
+/*
+ * Monitored child @mon and unmonitored @other both make @n getppid()
+ * calls; the monitor built from @o must see exactly @mon's @n. With
+ * @cgroup_procs, @mon is moved there before it starts.
+ */
+struct pt_seen {
+	pid_t want;
+	uint64_t mine, others, lost;
+};
+
+static inline int pt_on_rec(const struct rtd_perf_sample *s, void *ctx)
+{
+	struct pt_seen *w = ctx;
+	if (s->type == 2 /* LOST */)
+		w->lost += s->rec.lost.lost;
+	if (s->type != 9)
+		return 0;
+	if ((pid_t)s->pid == w->want)
+		w->mine++;
+	else
+		w->others++;
+	return 0;
+}
+
+static inline void pt_run_scoped(struct rtd_perf_opts *o, unsigned n, struct pt_child *mon,
+		       struct pt_child *other, const char *what,
+		       const char *cgroup_procs)
+{
+	struct rtd_perf_monitor *m;
+	int r = rtd_perf_monitor_new(o, &m);
+	if (r)
+		FAIL("%s: monitor_new: %s (%s)", what, rtd_strerror(r),
+		     "see errmsg");
+	r = rtd_perf_monitor_add_tracepoint(m, "syscalls:sys_enter_getppid",
+					    NULL, NULL);
+	if (r == -RTD_E_PERF_NOEVENT)
+		SKIP("no syscalls:sys_enter_getppid (CONFIG_FTRACE_SYSCALLS off)");
+	if (r)
+		FAIL("%s: add: %s", what, rtd_perf_monitor_errmsg(m));
+	if (cgroup_procs) {
+		FILE *f = fopen(cgroup_procs, "w");
+		if (!f || fprintf(f, "%d\n", (int)mon->pid) < 0 || fclose(f))
+			FAIL("moving %d into %s: %s", (int)mon->pid,
+			     cgroup_procs, strerror(errno));
+	}
+	pt_go(mon);
+	pt_go(other);
+	pt_wait(mon);
+	pt_wait(other);
+	/* both are done: stop at once; run() drains the rings */
+	rtd_perf_monitor_stop(m, false);
+	struct pt_seen w = {.want = mon->pid};
+	r = rtd_perf_monitor_run(m, pt_on_rec, &w);
+	if (r)
+		FAIL("%s: run: %s", what, rtd_strerror(r));
+	printf("%s: %llu events of the monitored child, %llu of others, %llu lost\n",
+	       what, (unsigned long long)w.mine, (unsigned long long)w.others,
+	       (unsigned long long)w.lost);
+	if (w.lost)
+		FAIL("%s: losses with a large ring", what);
+	if (w.others)
+		FAIL("%s: %llu events from other processes", what,
+		     (unsigned long long)w.others);
+	if (w.mine != n)
+		FAIL("%s: want exactly %u events, got %llu", what, n,
+		     (unsigned long long)w.mine);
+	OK("%s: exactly the child's %u calls", what, n);
+	rtd_perf_monitor_free(m);
 }
 
 #endif
