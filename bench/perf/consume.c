@@ -4,11 +4,15 @@
  * tracepoint through librtdiag (every record decoded, every tracepoint
  * field decoded), count, and exit when the process is gone.
  * Usage: consume PID PAGES SUBSYS:EVENT
+ * RTD_BENCH_HEAP=1 forces the heap merge across rings (used from 9 rings
+ * on), to compare it with the scan on a small machine.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "rtdiag/perf.h"
+
+extern unsigned perf_heap_min_rings; /* src/perf/internal.h */
 
 static volatile uint64_t sink;
 
@@ -33,6 +37,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: consume PID PAGES SUBSYS:EVENT\n");
 		return 2;
 	}
+	if (getenv("RTD_BENCH_HEAP"))
+		perf_heap_min_rings = 1;
 	pid_t pid = (pid_t)atoi(argv[1]);
 	struct rtd_perf_opts o = {.sz = sizeof(o), .pids = &pid, .npids = 1,
 				  .ring_pages = (unsigned)atoi(argv[2]),

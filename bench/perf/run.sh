@@ -8,6 +8,8 @@
 # with -B (no build-id pass at exit): only its ring reading and writing are
 # measured; rtdiag decodes every record and every tracepoint field.
 # Usage: bench/perf/run.sh BUILD_DIR [N] [PAGES] [ROUNDS]
+# With RTD_BENCH_HEAP=1 the rtdiag side merges the rings with the heap
+# (normally used from 9 rings on) instead of the scan.
 set -u
 B=${1:?build dir}; N=${2:-2000000}; PAGES=${3:-64}; ROUNDS=${4:-3}
 here=$(cd "$(dirname "$0")" && pwd); src=$(cd "$here/../.." && pwd)

@@ -188,6 +188,10 @@ static const struct {
 	 * load, a dump path that cannot be written) */
 	{0x8007007Eu, "ERROR_MOD_NOT_FOUND: the library could not be loaded",
 	 RTD_E_IPC_RUNTIME},
+	{0x80040111u, "CLASS_E_CLASSNOTAVAILABLE: the library's "
+	 "DllGetClassObject does not serve that CLSID", RTD_E_IPC_RUNTIME},
+	{0x8013136Au, "CORPROF_E_PROFILER_ALREADY_ACTIVE: a profiler is "
+	 "already loaded in this process", RTD_E_IPC_RUNTIME},
 	{0x80070002u, "ERROR_FILE_NOT_FOUND", RTD_E_IPC_RUNTIME},
 	{0x80070003u, "ERROR_PATH_NOT_FOUND", RTD_E_IPC_RUNTIME},
 	{0x80070005u, "E_ACCESSDENIED", RTD_E_IPC_RUNTIME},

@@ -18,6 +18,12 @@ struct tracefs_dynevent;
 
 /* Caps on what comes from the system or the caller. */
 #define PERF_MAX_CPUS 4096          /* rings */
+
+/*
+ * From how many rings run() merges with a heap instead of a scan
+ * (default 9). Tests lower it to run the heap on small machines.
+ */
+extern unsigned perf_heap_min_rings;
 #define PERF_MAX_TARGETS 4096       /* threads or cgroups in scope */
 #define PERF_MAX_FORMAT (256u << 10) /* one tracefs format file */
 #define PERF_MAX_IDS (1u << 20)     /* kernel event ids of one monitor */

@@ -18,7 +18,10 @@
  * been committed by the time this round read data_head: perf's
  * finished-round rule, tools/perf/util/ordered-events.c). Records that
  * must wait stay in their ring, so holding them back costs no copy and
- * no memory beyond the rings.
+ * no memory beyond the rings. With few rings the next record is found by
+ * scanning every ring; from perf_heap_min_rings rings on, by a min-heap
+ * of ring indices keyed by their next timestamp (same order, ties to the
+ * lower ring index, so both give identical output).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +43,7 @@
 #include <tracefs/tracefs.h>
 
 #include "common/log.h"
+#include "perf/heap.h"
 #include "perf/internal.h"
 
 int perf_set_err(struct rtd_perf_monitor *m, int err, const char *fmt, ...)
@@ -845,7 +849,12 @@ corrupt:
 	rg->tail = rg->head;
 }
 
+/* Test hook (internal.h): the ring count from which the heap merges. */
+unsigned perf_heap_min_rings = 9;
+
 struct deliver_ctx {
+	unsigned *heap;      /* ring indices, NULL: linear scan */
+	uint64_t *heap_ts;   /* each ring's next timestamp, by ring index */
 	rtd_perf_sample_fn fn;
 	void *ctx;
 	uint64_t round_ns;
@@ -913,25 +922,10 @@ static void read_lost(struct rtd_perf_monitor *m)
 	}
 }
 
-/*
- * One round: read every head, deliver in order what is older than limit.
- * *fresh gets the bytes that arrived since the last round (the most in any
- * one ring), *held whether records had to wait for the next round.
- */
-static int round_once(struct rtd_perf_monitor *m, struct deliver_ctx *d,
-		      uint64_t limit, uint64_t *fresh, bool *held)
+/* Deliver in time order what is older than limit: scan every ring per record. */
+static int merge_scan(struct rtd_perf_monitor *m, struct deliver_ctx *d,
+		      uint64_t limit)
 {
-	m->st.rounds++;
-	*fresh = 0;
-	*held = false;
-	for (unsigned i = 0; i < m->ncpus; i++) {
-		struct perf_ring *rg = &m->rings[i];
-		uint64_t h = ring_load_head(rg);
-		if (h - rg->head > *fresh)
-			*fresh = h - rg->head;
-		rg->head = h;
-		ring_peek(m, rg);
-	}
 	int r = 0;
 	for (;;) {
 		int best = -1;
@@ -953,6 +947,63 @@ static int round_once(struct rtd_perf_monitor *m, struct deliver_ctx *d,
 			break;
 		ring_peek(m, rg);
 	}
+	return r;
+}
+
+/*
+ * The same with a heap of the rings whose next record is due (a ring whose
+ * next record is newer than limit keeps it for the round, as in the scan).
+ */
+static int merge_heap(struct rtd_perf_monitor *m, struct deliver_ctx *d,
+		      uint64_t limit)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < m->ncpus; i++) {
+		struct perf_ring *rg = &m->rings[i];
+		if (rg->has_next && rg->next_ts <= limit) {
+			d->heap_ts[i] = rg->next_ts;
+			d->heap[n++] = i;
+		}
+	}
+	perf_heap_build(d->heap, n, d->heap_ts);
+	while (n) {
+		unsigned ri = d->heap[0];
+		struct perf_ring *rg = &m->rings[ri];
+		int r = deliver(m, ri, d);
+		rg->tail += rg->next_size;
+		if (r)
+			return r;
+		ring_peek(m, rg);
+		if (rg->has_next && rg->next_ts <= limit) {
+			d->heap_ts[ri] = rg->next_ts;
+			perf_heap_down(d->heap, n, d->heap_ts, 0);
+		} else {
+			n = perf_heap_pop(d->heap, n, d->heap_ts);
+		}
+	}
+	return 0;
+}
+
+/*
+ * One round: read every head, deliver in order what is older than limit.
+ * *fresh gets the bytes that arrived since the last round (the most in any
+ * one ring), *held whether records had to wait for the next round.
+ */
+static int round_once(struct rtd_perf_monitor *m, struct deliver_ctx *d,
+		      uint64_t limit, uint64_t *fresh, bool *held)
+{
+	m->st.rounds++;
+	*fresh = 0;
+	*held = false;
+	for (unsigned i = 0; i < m->ncpus; i++) {
+		struct perf_ring *rg = &m->rings[i];
+		uint64_t h = ring_load_head(rg);
+		if (h - rg->head > *fresh)
+			*fresh = h - rg->head;
+		rg->head = h;
+		ring_peek(m, rg);
+	}
+	int r = d->heap ? merge_heap(m, d, limit) : merge_scan(m, d, limit);
 	for (unsigned i = 0; i < m->ncpus; i++) {
 		ring_store_tail(&m->rings[i]);
 		if (m->rings[i].has_next)
@@ -980,6 +1031,14 @@ int rtd_perf_monitor_run(struct rtd_perf_monitor *m, rtd_perf_sample_fn fn,
 	}
 	d->fn = fn;
 	d->ctx = ctx;
+	if (m->ncpus >= perf_heap_min_rings) {
+		d->heap = calloc(m->ncpus, sizeof(*d->heap));
+		d->heap_ts = calloc(m->ncpus, sizeof(*d->heap_ts));
+		if (!d->heap || !d->heap_ts) {
+			r = -ENOMEM;
+			goto out;
+		}
+	}
 	pfd[0].fd = m->stop_fd;
 	pfd[0].events = POLLIN;
 	for (unsigned i = 0; i < m->ncpus; i++) {
@@ -1042,6 +1101,10 @@ out:
 	}
 	atomic_store(&m->stop_req, 0);
 	free(pfd);
+	if (d) {
+		free(d->heap);
+		free(d->heap_ts);
+	}
 	free(d);
 	atomic_store(&m->running, 0);
 	return r;

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -293,7 +294,18 @@ static int cmd_startup_hook(int argc, char **argv)
 	return r;
 }
 
-static int cmd_attach_profiler(int argc, char **argv)
+/* The options of attach-profiler and startup-profiler. */
+struct prof_args {
+	pid_t pid;
+	const char *sock, *path, *data;
+	uint8_t clsid[16];
+	unsigned timeout;
+};
+
+/* Parse them (--timeout/--data only when @attach); -1 to go on, or an
+ * exit code. */
+static int parse_prof_args(const char *cmd, bool attach, int argc, char **argv,
+			   struct prof_args *a)
 {
 	static const struct option opts[] = {
 		{"process-id", required_argument, NULL, 'p'},
@@ -304,39 +316,86 @@ static int cmd_attach_profiler(int argc, char **argv)
 		{"data", required_argument, NULL, 'd'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *cmd = "dotnet attach-profiler";
-	pid_t pid = 0;
-	const char *sock = NULL, *clsid = NULL, *path = NULL, *data = NULL;
-	unsigned timeout = 10000;
+	const char *clsid = NULL;
 	int ch;
+	memset(a, 0, sizeof(*a));
+	a->timeout = 10000;
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "+p:S:", opts, NULL)) != -1) {
+		if (!attach && (ch == 't' || ch == 'd'))
+			ch = '?';
 		switch (ch) {
 		case 'p':
-			if (dn_parse_pid(cmd, optarg, &pid))
+			if (dn_parse_pid(cmd, optarg, &a->pid))
 				return CLI_USAGE;
 			break;
-		case 'S': sock = optarg; break;
+		case 'S': a->sock = optarg; break;
 		case 'c': clsid = optarg; break;
-		case 'l': path = optarg; break;
-		case 'd': data = optarg; break;
-		case 't': timeout = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'l': a->path = optarg; break;
+		case 'd': a->data = optarg; break;
+		case 't': a->timeout = (unsigned)strtoul(optarg, NULL, 10); break;
 		default:
 			return cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if ((!pid && !sock) || !clsid || !path)
+	if ((!a->pid && !a->sock) || !clsid || !a->path || optind != argc)
 		return cli_usage(cmd, "want -p PID --clsid GUID --path LIB");
-	uint8_t g[16];
-	if (rtd_ipc_guid_parse(clsid, g))
+	if (rtd_ipc_guid_parse(clsid, a->clsid))
 		return cli_usage(cmd, "'%s' is not a GUID", clsid);
-	rtd_ipc_client *c = dn_client(pid, sock, (int)timeout + 5000);
+	return -1;
+}
+
+static int cmd_attach_profiler(int argc, char **argv)
+{
+	struct prof_args a;
+	int r = parse_prof_args("dotnet attach-profiler", true, argc, argv, &a);
+	if (r >= 0)
+		return r;
+	rtd_ipc_client *c = dn_client(a.pid, a.sock, (int)a.timeout + 5000);
 	if (!c)
 		return CLI_FAIL;
-	int rc = rtd_ipc_attach_profiler(c, timeout, g, path, data,
-					 data ? strlen(data) : 0);
-	int r = rc ? dn_fail(c, rc) : CLI_OK;
+	int rc = rtd_ipc_attach_profiler(c, a.timeout, a.clsid, a.path, a.data,
+					 a.data ? strlen(a.data) : 0);
+	r = rc ? dn_fail(c, rc) : CLI_OK;
+	rtd_ipc_client_free(c);
+	return r;
+}
+
+/*
+ * StartupProfiler is accepted only once the runtime has reached its startup
+ * pause (ds_server_pause_for_diagnostics_monitor sets the flag the command
+ * checks), but the diagnostic server connects and answers commands before
+ * the main thread gets there: right after the advertise (or after the
+ * default socket appears) the runtime answers DS_IPC_E_INVALIDARG. Found
+ * under load against .NET 10. Retry that answer for up to 3 s; a runtime
+ * already resumed keeps refusing and gets the error after that.
+ */
+static int startup_profiler_retry(rtd_ipc_client *c, const uint8_t g[16],
+				  const char *path)
+{
+	int rc = 0;
+	for (int i = 0; i < 150; i++) {
+		rc = rtd_ipc_startup_profiler(c, g, path);
+		if (rc != -RTD_E_IPC_INVALIDARG)
+			break;
+		struct timespec ts = {0, 20 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	return rc;
+}
+
+static int cmd_startup_profiler(int argc, char **argv)
+{
+	struct prof_args a;
+	int r = parse_prof_args("dotnet startup-profiler", false, argc, argv, &a);
+	if (r >= 0)
+		return r;
+	rtd_ipc_client *c = dn_client(a.pid, a.sock, 0);
+	if (!c)
+		return CLI_FAIL;
+	int rc = startup_profiler_retry(c, a.clsid, a.path);
+	r = rc ? dn_fail(c, rc) : CLI_OK;
 	rtd_ipc_client_free(c);
 	return r;
 }
@@ -453,11 +512,14 @@ static int cmd_listen(int argc, char **argv)
 		{"count", required_argument, NULL, 'n'},
 		{"timeout", required_argument, NULL, 't'},
 		{"no-resume", no_argument, NULL, 'R'},
+		{"startup-profiler", required_argument, NULL, 'P'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *cmd = "dotnet listen";
 	long count = 0, timeout = -1;
 	bool resume = true;
+	const char *prof_path = NULL;
+	uint8_t prof_clsid[16];
 	int ch;
 	optind = 1;
 	opterr = 0;
@@ -466,6 +528,21 @@ static int cmd_listen(int argc, char **argv)
 		case 'n': count = strtol(optarg, NULL, 10); break;
 		case 't': timeout = strtol(optarg, NULL, 10) * 1000; break;
 		case 'R': resume = false; break;
+		case 'P': {
+			/* CLSID,PATH: a GUID has no comma, a path may */
+			const char *comma = strchr(optarg, ',');
+			char gs[64];
+			size_t gl = comma ? (size_t)(comma - optarg) : 0;
+			if (!comma || !comma[1] || gl >= sizeof(gs))
+				return cli_usage(cmd, "--startup-profiler wants "
+						 "CLSID,PATH, not '%s'", optarg);
+			memcpy(gs, optarg, gl);
+			gs[gl] = 0;
+			if (rtd_ipc_guid_parse(gs, prof_clsid))
+				return cli_usage(cmd, "'%s' is not a GUID", gs);
+			prof_path = comma + 1;
+			break;
+		}
 		default:
 			return cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
 		}
@@ -537,6 +614,18 @@ static int cmd_listen(int argc, char **argv)
 			       c ? rtd_ipc_client_errmsg(c) : "out of memory");
 		}
 		fflush(stdout);
+		if (c && prof_path) {
+			rc = startup_profiler_retry(c, prof_clsid, prof_path);
+			if (rc) {
+				/* do not resume a runtime without the profiler
+				 * that was asked for */
+				r = cli_fail("%s", rtd_ipc_client_errmsg(c));
+				rtd_ipc_client_free(c);
+				break;
+			}
+			fprintf(stderr, "rtdiag: pid %llu: startup profiler %s\n",
+				(unsigned long long)adv.pid, prof_path);
+		}
 		if (c && resume) {
 			rc = rtd_ipc_resume_runtime(c);
 			if (rc)
@@ -574,12 +663,18 @@ static const struct dn_sub {
 	{"attach-profiler", cmd_attach_profiler,
 	 "-p PID --clsid GUID --path LIB [--timeout MS] [--data TEXT]",
 	 "attach a CLR profiler to the running runtime"},
+	{"startup-profiler", cmd_startup_profiler,
+	 "-p PID --clsid GUID --path LIB", "register a CLR profiler to load "
+	 "when a runtime suspended at startup (DOTNET_DefaultDiagnosticPortSuspend=1) "
+	 "is resumed"},
 	{"dump", cmd_dump, "-p PID -o FILE [--type mini|heap|triage|full] "
 	 "[--crash-report] [--diag]", "make the runtime write a core dump (ELF) of "
 	 "its process"},
 	{"stop", cmd_stop, "-p PID --session ID", "stop an EventPipe session"},
-	{"listen", cmd_listen, "SOCKET [--count N] [--timeout S] [--no-resume]",
-	 "accept runtimes started with DOTNET_DiagnosticPorts=SOCKET: print each "
+	{"listen", cmd_listen, "SOCKET [--count N] [--timeout S] [--no-resume] "
+	 "[--startup-profiler CLSID,PATH]",
+	 "accept runtimes started with DOTNET_DiagnosticPorts=SOCKET: print each, "
+	 "with --startup-profiler register that CLR profiler to load at startup, "
 	 "and resume it"},
 	{"collect", dn_cmd_collect, "(-p PID | -- COMMAND ARGS) [--providers SPEC] "
 	 "[--profile NAME] [--duration S] [--buffer-mb N] [--no-rundown] "

@@ -4,12 +4,14 @@
  * calls, read by a consumer that stalls for 30 ms at its first record,
  * loses records; the losses the kernel reports in PERF_RECORD_LOST
  * plus the samples delivered add up to exactly N, and the monitor's
- * per-ring counts agree with the LOST records seen.
+ * per-ring counts agree with the LOST records seen. The run merges the
+ * rings with the heap (forced here; the CLI loss test covers the scan).
  */
 #include <pthread.h>
 #include <time.h>
 
 #include "perf_test.h"
+#include "perf/internal.h"
 
 #define N 200000
 
@@ -52,6 +54,7 @@ int main(void)
 {
 	pt_require();
 	const char *t = pt_target();
+	perf_heap_min_rings = 1;
 	char nstr[16];
 	snprintf(nstr, sizeof(nstr), "%d", N);
 	char *argv[] = {(char *)t, "flood", nstr, NULL};

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sched:sched_switch system-wide arrives in time order across all CPUs;
- * and rtd_perf_monitor_stop() from another thread ends the run.
+ * and rtd_perf_monitor_stop() from another thread ends the run. Twice:
+ * with the merge that scans every ring per record (what 2 CPUs use), and
+ * with the heap merge forced (what more than 8 CPUs use).
  */
 #include <pthread.h>
 #include <time.h>
 
 #include "perf_test.h"
+#include "perf/internal.h"
 
 struct seen {
 	uint64_t n, last, backwards;
@@ -39,10 +42,8 @@ static void *stopper(void *arg)
 	return NULL;
 }
 
-int main(void)
+static void check_order(const char *t, const char *merge)
 {
-	pt_require();
-	const char *t = pt_target();
 	struct rtd_perf_monitor *m;
 	struct rtd_perf_opts o = {.sz = sizeof(o), .max_latency_ms = 20};
 	int r = rtd_perf_monitor_new(&o, &m);
@@ -66,14 +67,14 @@ int main(void)
 	pt_wait(&a);
 	pt_wait(&b);
 	if (r)
-		FAIL("run: %s", rtd_strerror(r));
+		FAIL("%s: run: %s", merge, rtd_strerror(r));
 	struct rtd_perf_stats st = {.sz = sizeof(st)};
 	rtd_perf_monitor_stats(m, &st);
 	unsigned ncpu = rtd_perf_monitor_ncpus(m), cpus_seen = 0;
 	for (unsigned i = 0; i < 64; i++)
 		cpus_seen += w.per_cpu[i] > 0;
-	printf("%llu switches, %u of %u CPUs, %llu rounds, lost %llu, late %llu, max latency %.1f ms\n",
-	       (unsigned long long)w.n, cpus_seen, ncpu,
+	printf("%s: %llu switches, %u of %u CPUs, %llu rounds, lost %llu, late %llu, max latency %.1f ms\n",
+	       merge, (unsigned long long)w.n, cpus_seen, ncpu,
 	       (unsigned long long)st.rounds, (unsigned long long)st.lost,
 	       (unsigned long long)st.late, st.max_latency_ns / 1e6);
 	if (w.n < 500)
@@ -81,10 +82,19 @@ int main(void)
 	if (ncpu > 1 && cpus_seen < 2)
 		FAIL("switches from one CPU only");
 	if (w.backwards || st.late)
-		FAIL("%llu records out of time order", (unsigned long long)w.backwards);
+		FAIL("%s: %llu records out of time order (%llu late)", merge, (unsigned long long)w.backwards, (unsigned long long)st.late);
 	if (w.bad_field)
 		FAIL("%d samples without a decodable next_pid", w.bad_field);
-	OK("time order across %u CPUs", cpus_seen);
+	OK("%s: time order across %u CPUs", merge, cpus_seen);
 	rtd_perf_monitor_free(m);
+}
+
+int main(void)
+{
+	pt_require();
+	const char *t = pt_target();
+	check_order(t, "scan merge");
+	perf_heap_min_rings = 1;
+	check_order(t, "heap merge");
 	return 0;
 }
