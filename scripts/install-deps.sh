@@ -9,6 +9,7 @@ PKGS=(
   libcmocka-dev                               # unit tests
   clang libclang-rt-14-dev                    # sanitizer build, libFuzzer
   golang-1.19-go golang-1.19-src              # real Go traces, go tool trace -d
+  golang-1.22-go golang-1.23-go               # real new-format Go traces (bookworm-backports)
   linux-perf                                  # perf stat/record as the benchmark anchor
   python3                                     # small test helpers
 )
@@ -22,6 +23,12 @@ else
   echo "deps: installing ${missing[*]}"
   if [ "$(id -u)" != 0 ]; then echo "deps: need root to apt-get install" >&2; exit 1; fi
   export DEBIAN_FRONTEND=noninteractive
+  # golang-1.22/1.23 exist only in bookworm-backports: add it when no
+  # source lists it (backports' default pin 100 upgrades nothing else).
+  if ! grep -rqsE '^[^#]*bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    echo "deb http://deb.debian.org/debian bookworm-backports main" >/etc/apt/sources.list.d/backports.list
+    echo "deps: added bookworm-backports to /etc/apt/sources.list.d/backports.list"
+  fi
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   echo "deps: installed"

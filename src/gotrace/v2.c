@@ -410,6 +410,11 @@ int v2_next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 			st->done = true;
 			return 0;
 		}
+		/* Go's reader emits a synthetic Sync after each generation at
+		 * lastTs+1, so the next generation's times rise from there. */
+		if (st->had_gen)
+			st->last_time = wrap_add(st->last_time, 1);
+		st->had_gen = true;
 		st->qgen = st->gen;
 		rc = v2_order_generation(d);
 		if (rc < 0) {

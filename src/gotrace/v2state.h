@@ -42,6 +42,7 @@ struct v2_state {
 	size_t scan;           /* end of the batches collected so far */
 	uint64_t qgen;         /* generation of the queued events */
 	bool deferred_set;
+	bool had_gen;          /* a generation was ordered: Go's Sync follows it */
 };
 
 void v2_fill_raw(rtd_gotrace_dec *d, const struct v2_raw *raw,

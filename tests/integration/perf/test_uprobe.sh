@@ -51,14 +51,24 @@ n=$(grep -c ":0x$addr\$" "$TMP/out")
 ok "uprobe at address 0x$addr: 3 hits for 3 calls"
 
 # 5. nothing of ours left behind
-grep -q '^[pr]:rtdiag_' "$TRACEFS/uprobe_events" && fail "probes left: $(cat "$TRACEFS/uprobe_events")"
-ok "no rtdiag probes left in uprobe_events"
+# (probes of a live rtdiag pid belong to another rtdiag running right now,
+# e.g. a test running in parallel; ours have all exited)
+left=""
+for g in $(sed -n 's/^[pr]:rtdiag_\([0-9]*\)\/.*/\1/p' "$TRACEFS/uprobe_events" | sort -u); do
+  [ -d "/proc/$g" ] || left="$left $g"
+done
+[ -z "$left" ] || fail "probes of exited rtdiag pids left:$left: $(cat "$TRACEFS/uprobe_events")"
+ok "no probes of exited rtdiag processes left in uprobe_events"
 
 # 6. a stale probe of a dead "rtdiag" pid is removed when a monitor starts
 sh -c 'exit 0' & dead=$!; wait $dead
 off=$(printf '0x%x' 4096)
-echo "p:rtdiag_$dead/stale $TARGET:$off" >> "$TRACEFS/uprobe_events" || fail "cannot create a stale probe"
-grep -q "rtdiag_$dead/stale" "$TRACEFS/uprobe_events" || fail "stale probe not created"
+# another rtdiag starting in parallel may clean it up at once: try a few times
+for try in 1 2 3 4 5; do
+  echo "p:rtdiag_$dead/stale $TARGET:$off" >> "$TRACEFS/uprobe_events" || fail "cannot create a stale probe"
+  grep -q "rtdiag_$dead/stale" "$TRACEFS/uprobe_events" && break
+  [ $try = 5 ] && fail "stale probe not created (or removed at once, 5 times)"
+done
 "$R" perf trace -e sched:sched_process_exec -- /bin/true > /dev/null || fail "trace run"
 grep -q "rtdiag_$dead/" "$TRACEFS/uprobe_events" && fail "stale probe of dead pid $dead not removed"
 ok "stale probe of dead pid $dead removed at start"

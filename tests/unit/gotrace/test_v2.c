@@ -142,6 +142,37 @@ static void test_validation_error(void **state)
 	rtd_gotrace_dec_free(d);
 }
 
+/* Go's reader emits a synthetic Sync at lastTs+1 after each generation,
+ * so an event of the next generation that ties with the last one comes out
+ * at lastTs+2 (go tool trace -d=1 of Go 1.22/1.23: 101, Sync 102, 103).
+ * Real Go 1.23 traces with 2 generations showed the off-by-one. */
+static const char twogen[] =
+	"Trace Go1.22\n"
+	"EventBatch gen=1 m=0 time=100 size=4\n"
+	"ProcStatus dt=1 p=0 pstatus=2\n"
+	"EventBatch gen=1 m=18446744073709551615 time=0 size=6\n"
+	"Frequency freq=1000000000\n"
+	"EventBatch gen=2 m=0 time=100 size=4\n"
+	"ProcStatus dt=1 p=0 pstatus=2\n"
+	"EventBatch gen=2 m=18446744073709551615 time=0 size=6\n"
+	"Frequency freq=1000000000\n";
+
+static void test_sync_between_generations(void **state)
+{
+	(void)state;
+	struct mem m = {.n = 0};
+	assert_int_equal(rtd_gotrace_text2bin(twogen, sizeof(twogen) - 1, to_mem, &m, NULL, 0), 0);
+	struct rtd_gotrace_event evs[4];
+	int st;
+	int n = decode(&m, RTD_GOTRACE_ORDERED, evs, 4, &st);
+	assert_int_equal(st, 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(evs[0].ts, 101);
+	assert_int_equal(evs[0].gen, 1);
+	assert_int_equal(evs[1].ts, 103);
+	assert_int_equal(evs[1].gen, 2);
+}
+
 static void test_text_errors(void **state)
 {
 	(void)state;
@@ -170,6 +201,7 @@ int main(void)
 		cmocka_unit_test(test_text_raw_ordered),
 		cmocka_unit_test(test_validation_error),
 		cmocka_unit_test(test_text_errors),
+		cmocka_unit_test(test_sync_between_generations),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

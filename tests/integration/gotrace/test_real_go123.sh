@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+# Real Go 1.23 trace (new format): see real_go12x.sh.
+GOV=1.23
+. "$(dirname "$0")/real_go12x.sh"
