@@ -16,31 +16,19 @@ struct fold_ctx {
 	rtd_buf text;     /* every line, NUL-separated */
 	size_t *starts;   /* line offsets into text */
 	size_t nlines, cap;
-	uint32_t *path;   /* node at each depth */
-	size_t path_cap;
-	int err;
 };
 
 static int fold_visit(const rtd_profile *p, uint32_t node, size_t depth,
-		      void *vctx)
+		      const uint32_t *path, void *vctx)
 {
 	struct fold_ctx *c = vctx;
-	if (depth > c->path_cap) {
-		size_t ncap = c->path_cap ? c->path_cap * 2 : 64;
-		uint32_t *np = realloc(c->path, ncap * sizeof(*np));
-		if (!np)
-			return c->err = -ENOMEM;
-		c->path = np;
-		c->path_cap = ncap;
-	}
-	c->path[depth - 1] = node;
 	if (p->nodes[node].self == 0)
 		return 0;
 	if (c->nlines == c->cap) {
 		size_t ncap = c->cap ? c->cap * 2 : 256;
 		size_t *ns = realloc(c->starts, ncap * sizeof(*ns));
 		if (!ns)
-			return c->err = -ENOMEM;
+			return -ENOMEM;
 		c->starts = ns;
 		c->cap = ncap;
 	}
@@ -50,13 +38,13 @@ static int fold_visit(const rtd_profile *p, uint32_t node, size_t depth,
 		if (i)
 			err = rtd_buf_putc(&c->text, ';');
 		if (!err)
-			err = rtd_buf_puts(&c->text, p->names[p->nodes[c->path[i]].name]);
+			err = rtd_buf_puts(&c->text, p->names[p->nodes[path[i]].name]);
 	}
 	if (!err)
 		err = rtd_buf_printf(&c->text, " %lld", (long long)p->nodes[node].self);
 	if (!err)
 		err = rtd_buf_append(&c->text, "", 1); /* keep the NUL */
-	return c->err = err;
+	return err;
 }
 
 static int line_cmp(const void *a, const void *b, void *base)
@@ -69,8 +57,7 @@ int rtd_profile_write_folded(const rtd_profile *p, FILE *f)
 {
 	struct fold_ctx c = {0};
 	rtd_buf_init(&c.text, 0);
-	prof_walk(p, fold_visit, &c);
-	int err = c.err;
+	int err = prof_walk(p, fold_visit, &c);
 	if (!err && c.nlines) {
 		qsort_r(c.starts, c.nlines, sizeof(*c.starts), line_cmp,
 			c.text.data);
@@ -83,6 +70,5 @@ int rtd_profile_write_folded(const rtd_profile *p, FILE *f)
 	}
 	rtd_buf_free(&c.text);
 	free(c.starts);
-	free(c.path);
 	return err;
 }

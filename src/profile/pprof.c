@@ -74,30 +74,18 @@ static int pb_msg(rtd_buf *b, unsigned field, rtd_buf *sub)
 
 struct pprof_ctx {
 	rtd_buf *out, sub, packed;
-	uint32_t *path;
-	size_t path_cap;
-	int err;
 };
 
 static int sample_visit(const rtd_profile *p, uint32_t node, size_t depth,
-			void *vctx)
+			const uint32_t *path, void *vctx)
 {
 	struct pprof_ctx *c = vctx;
-	if (depth > c->path_cap) {
-		size_t ncap = c->path_cap ? c->path_cap * 2 : 64;
-		uint32_t *np = realloc(c->path, ncap * sizeof(*np));
-		if (!np)
-			return c->err = -ENOMEM;
-		c->path = np;
-		c->path_cap = ncap;
-	}
-	c->path[depth - 1] = node;
 	if (p->nodes[node].self == 0)
 		return 0;
 	int err = 0;
 	rtd_buf_reset(&c->packed);
 	for (size_t i = depth; i-- > 0 && !err;)
-		err = pb_varint(&c->packed, p->nodes[c->path[i]].name + 1u);
+		err = pb_varint(&c->packed, p->nodes[path[i]].name + 1u);
 	if (!err)
 		err = pb_bytes(&c->sub, SAMPLE_LOCATION_ID, c->packed.data,
 			       c->packed.len);
@@ -105,7 +93,7 @@ static int sample_visit(const rtd_profile *p, uint32_t node, size_t depth,
 		err = pb_uint(&c->sub, SAMPLE_VALUE, (uint64_t)p->nodes[node].self);
 	if (!err)
 		err = pb_msg(c->out, PROFILE_SAMPLE, &c->sub);
-	return c->err = err;
+	return err;
 }
 
 static int value_type(rtd_buf *out, rtd_buf *sub, unsigned field,
@@ -125,10 +113,8 @@ static int encode(const rtd_profile *p, rtd_buf *out)
 	rtd_buf_init(&c.packed, 0);
 	const uint64_t s_type = 1, s_unit = 2, s_names = 3;
 	int err = value_type(out, &c.sub, PROFILE_SAMPLE_TYPE, s_type, s_unit);
-	if (!err) {
-		prof_walk(p, sample_visit, &c);
-		err = c.err;
-	}
+	if (!err)
+		err = prof_walk(p, sample_visit, &c);
 	for (size_t i = 0; i < p->nnames && !err; i++) {
 		uint64_t id = i + 1;
 		rtd_buf_reset(&c.packed);
@@ -158,7 +144,6 @@ static int encode(const rtd_profile *p, rtd_buf *out)
 		err = value_type(out, &c.sub, PROFILE_PERIOD_TYPE, s_type, s_unit);
 	rtd_buf_free(&c.sub);
 	rtd_buf_free(&c.packed);
-	free(c.path);
 	return err;
 }
 

@@ -139,16 +139,32 @@ int64_t rtd_profile_total(const rtd_profile *p)
 /*
  * prof_walk - visit every node in depth-first pre-order, without recursion.
  * The callback sees each node with its depth (the root has depth 0 and is
- * not visited). Returns the first non-zero callback result.
+ * not visited) and the path of nodes from the root's child down to it
+ * (path[depth - 1] == node). Returns the first non-zero callback result,
+ * or -ENOMEM.
  */
 int prof_walk(const rtd_profile *p, prof_visit_fn fn, void *ctx)
 {
+	uint32_t *path = NULL;
+	size_t path_cap = 0;
 	uint32_t cur = p->nodes[0].first_child;
 	size_t depth = 1;
+	int r = 0;
 	while (cur != NODE_NONE) {
-		int r = fn(p, cur, depth, ctx);
+		if (depth > path_cap) {
+			size_t ncap = path_cap ? path_cap * 2 : 64;
+			uint32_t *np = realloc(path, ncap * sizeof(*np));
+			if (!np) {
+				r = -ENOMEM;
+				break;
+			}
+			path = np;
+			path_cap = ncap;
+		}
+		path[depth - 1] = cur;
+		r = fn(p, cur, depth, path, ctx);
 		if (r)
-			return r;
+			break;
 		const struct prof_node *n = &p->nodes[cur];
 		if (n->first_child != NODE_NONE) {
 			cur = n->first_child;
@@ -156,17 +172,16 @@ int prof_walk(const rtd_profile *p, prof_visit_fn fn, void *ctx)
 			continue;
 		}
 		/* climb until a node has a next sibling */
-		while (cur != NODE_NONE && p->nodes[cur].next_sibling == NODE_NONE) {
+		while (cur != 0 && p->nodes[cur].next_sibling == NODE_NONE) {
 			cur = p->nodes[cur].parent;
 			depth--;
-			if (cur == 0)
-				return 0;
 		}
-		if (cur == NODE_NONE)
-			return 0;
+		if (cur == 0)
+			break;
 		cur = p->nodes[cur].next_sibling;
 	}
-	return 0;
+	free(path);
+	return r;
 }
 
 /* Inclusive weight of every node, children summed into parents. Node ids
@@ -191,9 +206,10 @@ struct top_ctx {
 };
 
 static int top_visit(const rtd_profile *p, uint32_t node, size_t depth,
-		     void *vctx)
+		     const uint32_t *path, void *vctx)
 {
 	struct top_ctx *c = vctx;
+	(void)path; /* the names to release are those of the previous path */
 	/* pop the path down to this depth, releasing names */
 	while (c->path_len >= depth) {
 		c->on_path[p->nodes[c->path[c->path_len - 1]].name]--;
@@ -238,7 +254,8 @@ int rtd_profile_top(const rtd_profile *p, struct rtd_profile_entry *out,
 	int ret = -ENOMEM;
 	if (!c.self || !c.total || !c.on_path || !c.path || !c.inc || !rows)
 		goto out;
-	prof_walk(p, top_visit, &c);
+	if (prof_walk(p, top_visit, &c))
+		goto out;
 	for (size_t i = 0; i < p->nnames; i++)
 		rows[i] = (struct top_row){(uint32_t)i, c.self[i], c.total[i]};
 	qsort(rows, p->nnames, sizeof(*rows), top_cmp);

@@ -35,7 +35,7 @@ struct rtd_profile {
 uint32_t prof_node_new(rtd_profile *p, uint32_t parent, uint32_t name);
 
 typedef int (*prof_visit_fn)(const rtd_profile *p, uint32_t node,
-			     size_t depth, void *ctx);
+			     size_t depth, const uint32_t *path, void *ctx);
 int prof_walk(const rtd_profile *p, prof_visit_fn fn, void *ctx);
 /* malloc'd array of each node's inclusive weight, or NULL. */
 int64_t *prof_inclusive(const rtd_profile *p);
