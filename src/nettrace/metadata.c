@@ -9,6 +9,7 @@
  * field tree and its strings. Freeing a record is one free().
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,20 +100,34 @@ static bool type_known_v5(uint32_t t)
 
 /* ---- V1 field layout (V3-V5): type, [nested], name ---------------- */
 
-static int fields_v1(struct bld *b, rtd_rd *r, unsigned depth,
-		     struct rtd_nettrace_field **out, uint16_t *nout);
+/*
+ * field_count_check - vet a field count just read from a field list
+ * @depth: nesting depth of this list, or UINT_MAX where the format has no
+ *         nesting limit of its own here
+ * @min_bytes: the fewest bytes one field description can take, so a count
+ *             larger than the rest of the record is refused before any
+ *             allocation
+ */
+static int field_count_check(struct bld *b, rtd_rd *r, unsigned depth,
+			     uint32_t n, size_t min_bytes)
+{
+	if (!rd_ok(r))
+		return bfail(b, r, -RTD_E_NT_METADATA, "field count truncated");
+	if (depth != UINT_MAX && depth > NT_CAP_DEPTH)
+		return bfail(b, r, -RTD_E_CAP, "structs nested too deep");
+	if (n > NT_CAP_FIELDS || n > rd_left(r) / min_bytes)
+		return bfail(b, r, -RTD_E_NT_METADATA,
+			     "field count larger than the record");
+	return 0;
+}
 
 static int fields_v1(struct bld *b, rtd_rd *r, unsigned depth,
 		     struct rtd_nettrace_field **out, uint16_t *nout)
 {
 	uint32_t n = rd_u32le(r);
-	if (!rd_ok(r))
-		return bfail(b, r, -RTD_E_NT_METADATA, "field count truncated");
-	if (depth > NT_CAP_DEPTH)
-		return bfail(b, r, -RTD_E_CAP, "structs nested too deep");
-	if (n > NT_CAP_FIELDS || n > rd_left(r) / 6)
-		return bfail(b, r, -RTD_E_NT_METADATA,
-			     "field count larger than the record");
+	int cerr = field_count_check(b, r, depth, n, 6);
+	if (cerr)
+		return cerr;
 	struct rtd_nettrace_field *arr = bfields(b, n), scratch;
 	*out = arr;
 	*nout = (uint16_t)n;
@@ -190,13 +205,9 @@ static int fields_v2(struct bld *b, rtd_rd *r, unsigned depth,
 		     struct rtd_nettrace_field **out, uint16_t *nout)
 {
 	uint32_t n = rd_u32le(r);
-	if (!rd_ok(r))
-		return bfail(b, r, -RTD_E_NT_METADATA, "field count truncated");
-	if (depth > NT_CAP_DEPTH)
-		return bfail(b, r, -RTD_E_CAP, "structs nested too deep");
-	if (n > NT_CAP_FIELDS || n > rd_left(r) / 10)
-		return bfail(b, r, -RTD_E_NT_METADATA,
-			     "field count larger than the record");
+	int cerr = field_count_check(b, r, depth, n, 10);
+	if (cerr)
+		return cerr;
 	struct rtd_nettrace_field *arr = bfields(b, n), scratch;
 	*out = arr;
 	*nout = (uint16_t)n;
@@ -271,11 +282,9 @@ static int fields_v6(struct bld *b, rtd_rd *r, unsigned depth,
 		     struct rtd_nettrace_field **out, uint16_t *nout)
 {
 	uint16_t n = rd_u16le(r);
-	if (!rd_ok(r))
-		return bfail(b, r, -RTD_E_NT_METADATA, "field count truncated");
-	if (n > NT_CAP_FIELDS || n > rd_left(r) / 4)
-		return bfail(b, r, -RTD_E_NT_METADATA,
-			     "field count larger than the record");
+	int cerr = field_count_check(b, r, UINT_MAX, n, 4);
+	if (cerr)
+		return cerr;
 	struct rtd_nettrace_field *arr = bfields(b, n), scratch;
 	*out = arr;
 	*nout = n;
