@@ -389,22 +389,6 @@ static int step(rtd_gotrace_dec *d, const struct v1_raw *raw,
 	case RTD_GO_EV_GC_STW_DONE:
 		ev->g = 0;
 		break;
-	case RTD_GO_EV_GO_END:
-	case RTD_GO_EV_GO_STOP:
-	case RTD_GO_EV_GO_SCHED:
-	case RTD_GO_EV_GO_PREEMPT:
-	case RTD_GO_EV_GO_SLEEP:
-	case RTD_GO_EV_GO_BLOCK:
-	case RTD_GO_EV_GO_BLOCK_SEND:
-	case RTD_GO_EV_GO_BLOCK_RECV:
-	case RTD_GO_EV_GO_BLOCK_SELECT:
-	case RTD_GO_EV_GO_BLOCK_SYNC:
-	case RTD_GO_EV_GO_BLOCK_COND:
-	case RTD_GO_EV_GO_BLOCK_NET:
-	case RTD_GO_EV_GO_SYS_BLOCK:
-	case RTD_GO_EV_GO_BLOCK_GC:
-		d->last_g = 0;
-		break;
 	case RTD_GO_EV_GO_SYS_EXIT:
 	case RTD_GO_EV_GO_WAITING:
 	case RTD_GO_EV_GO_IN_SYSCALL:
@@ -417,6 +401,8 @@ static int step(rtd_gotrace_dec *d, const struct v1_raw *raw,
 		ev->args[0] = 0;
 		break;
 	}
+	if (go1_ends_running_g(raw->typ))
+		d->last_g = 0;
 	if (d->mode == RTD_GOTRACE_ORDERED) {
 		if (raw->off > V1_MAX_OFF)
 			return v1_fail(d, -RTD_E_CAP, raw->off, "ordered mode reads up to 256 TB");

@@ -44,6 +44,34 @@ int v1_parse_header(const uint8_t *b);
 
 /* Wrapping int64 addition (Go's), and a float to int64 conversion that
  * saturates instead of being undefined. */
+/*
+ * go1_ends_running_g - does this old-format event take its P's running
+ * goroutine off the P? (Go 1.5-1.21 batches name a goroutine only when it
+ * starts: the decoder and grep -o both track "the goroutine now on this P".)
+ */
+static inline bool go1_ends_running_g(unsigned type)
+{
+	switch (type) {
+	case RTD_GO_EV_GO_END:
+	case RTD_GO_EV_GO_STOP:
+	case RTD_GO_EV_GO_SCHED:
+	case RTD_GO_EV_GO_PREEMPT:
+	case RTD_GO_EV_GO_SLEEP:
+	case RTD_GO_EV_GO_BLOCK:
+	case RTD_GO_EV_GO_BLOCK_SEND:
+	case RTD_GO_EV_GO_BLOCK_RECV:
+	case RTD_GO_EV_GO_BLOCK_SELECT:
+	case RTD_GO_EV_GO_BLOCK_SYNC:
+	case RTD_GO_EV_GO_BLOCK_COND:
+	case RTD_GO_EV_GO_BLOCK_NET:
+	case RTD_GO_EV_GO_SYS_BLOCK:
+	case RTD_GO_EV_GO_BLOCK_GC:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static inline int64_t wrap_add(int64_t a, int64_t b)
 {
 	return (int64_t)((uint64_t)a + (uint64_t)b);

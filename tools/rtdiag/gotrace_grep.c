@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gotrace/gotrace_int.h"
 #include "gotrace_cli.h"
 
 #define CMD "gotrace grep"
@@ -151,22 +152,9 @@ static void track_out_g(struct grep *gr, const struct rtd_gotrace_event *ev)
 	case RTD_GO_EV_GO_START_LABEL:
 		gr->out_g = ev->args[0];
 		break;
-	case RTD_GO_EV_GO_END:
-	case RTD_GO_EV_GO_STOP:
-	case RTD_GO_EV_GO_SCHED:
-	case RTD_GO_EV_GO_PREEMPT:
-	case RTD_GO_EV_GO_SLEEP:
-	case RTD_GO_EV_GO_BLOCK:
-	case RTD_GO_EV_GO_BLOCK_SEND:
-	case RTD_GO_EV_GO_BLOCK_RECV:
-	case RTD_GO_EV_GO_BLOCK_SELECT:
-	case RTD_GO_EV_GO_BLOCK_SYNC:
-	case RTD_GO_EV_GO_BLOCK_COND:
-	case RTD_GO_EV_GO_BLOCK_NET:
-	case RTD_GO_EV_GO_SYS_BLOCK:
-	case RTD_GO_EV_GO_BLOCK_GC:
-		gr->out_g = 0;
-		break;
+	default:
+		if (go1_ends_running_g(ev->type))
+			gr->out_g = 0;
 	}
 }
 
