@@ -6,6 +6,7 @@
  * with the heap merge forced (what more than 8 CPUs use).
  */
 #include <pthread.h>
+#include <sched.h>
 #include <time.h>
 
 #include "perf_test.h"
@@ -57,6 +58,20 @@ static void check_order(const char *t, const char *merge)
 	/* load: two sleepers switching ~1000 times each, on both CPUs */
 	char *argv[] = {(char *)t, "work", "1", "800", NULL};
 	struct pt_child a = pt_spawn(argv), b = pt_spawn(argv);
+	/* pin them to two different CPUs: left alone, a quiet scheduler may
+	 * keep both on one and the cross-CPU order would go untested */
+	cpu_set_t mine;
+	if (sched_getaffinity(0, sizeof(mine), &mine) == 0 && CPU_COUNT(&mine) > 1) {
+		pid_t kids[2] = {a.pid, b.pid};
+		for (int c = 0, k = 0; c < CPU_SETSIZE && k < 2; c++) {
+			if (!CPU_ISSET(c, &mine))
+				continue;
+			cpu_set_t one;
+			CPU_ZERO(&one);
+			CPU_SET(c, &one);
+			sched_setaffinity(kids[k++], sizeof(one), &one);
+		}
+	}
 	pt_go(&a);
 	pt_go(&b);
 	pthread_t th;
