@@ -291,7 +291,12 @@ int v1_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v1_raw *raw)
 		}
 	}
 	/* Check the argument count now: Go's parseEvents does the same. */
-	int want = v1_argnum(typ, ver);
+	if (d->argn_ver != ver) { /* Go's argNum, once per version */
+		for (unsigned t = 0; t < RTD_GO_EV_COUNT; t++)
+			d->argn[t] = (int8_t)v1_argnum(t, ver);
+		d->argn_ver = ver;
+	}
+	int want = d->argn[typ];
 	if (typ == RTD_GO_EV_STACK) {
 		if (raw->nargs < 2)
 			return v1_fail(d, -RTD_E_GO_EVENT, off,
