@@ -216,6 +216,11 @@ struct v1_ord {
 	struct ring q;
 	bool sorted_done;
 	struct pp_state pp;
+	/* Go runs each step over the whole trace before the next one: of
+	 * two errors it reports the earlier step's. cls: the step of the last
+	 * error (0 merge, 1 its time check, 2 GoSysExit fix-up, 3 postProcess);
+	 * upto: the last step merge_next runs. */
+	int cls, upto;
 };
 
 static int oom(rtd_gotrace_dec *d)
@@ -296,6 +301,7 @@ static int cur_fill(rtd_gotrace_dec *d, struct cursor *c)
 static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *out)
 {
 	static const struct gstate zero = {0, 0};
+	o->cls = 0;
 	for (size_t i = 0; i < o->ncur; i++) {
 		struct cursor *c = &o->cur[i];
 		if (c->selected || c->done)
@@ -370,12 +376,19 @@ static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *out)
 			next.seq = cur->seq + 1;
 		*cur = next;
 	}
-	/* Go checks the whole merged order afterwards: same verdict. */
-	if (o->mpos > 0 && out->ts < o->last_ts)
+	if (o->upto < 1)
+		return 1; /* finding an earlier step's error only */
+	/* Go checks the whole merged order afterwards */
+	if (o->mpos > 0 && out->ts < o->last_ts) {
+		o->cls = 1;
 		return time_order(d);
+	}
 	o->last_ts = out->ts;
 	out->mpos = o->mpos++;
+	if (o->upto < 2)
+		return 1;
 	/* GoSysExit gets the real exit time (then everything is re-sorted). */
+	o->cls = 2;
 	if (out->type == RTD_GO_EV_GO_SYS_BLOCK ||
 	    out->type == RTD_GO_EV_GO_IN_SYSCALL) {
 		int64_t *t = v1_tab_get(&o->block, out->g, true, NULL);
@@ -850,6 +863,34 @@ static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
 	return 0;
 }
 
+/*
+ * An error of step @cls: before it is reported, run the earlier steps over
+ * the rest of the trace, as Go would have; an error of theirs wins.
+ */
+static int verdict(rtd_gotrace_dec *d, struct v1_ord *o, int rc, int cls)
+{
+	while (cls > 0 && !o->by_seq && rc != -ENOMEM) {
+		char msg[sizeof(d->errmsg)];
+		uint64_t off = d->erroff;
+		memcpy(msg, d->errmsg, sizeof(msg));
+		d->err = 0;
+		struct v1_ev e;
+		int r;
+		o->upto = cls - 1;
+		while ((r = merge_next(d, o, &e)) > 0)
+			;
+		if (r >= 0 || r == -ENOMEM) { /* the first error stands */
+			memcpy(d->errmsg, msg, sizeof(msg));
+			d->err = rc;
+			d->erroff = off;
+			break;
+		}
+		rc = r;
+		cls = o->cls;
+	}
+	return rc;
+}
+
 int v1_order_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *out)
 {
 	struct v1_ord *o = d->ord;
@@ -868,7 +909,7 @@ int v1_order_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *out)
 		}
 		rc = sorted_next(d, o, &e);
 		if (rc < 0)
-			return rc;
+			return verdict(d, o, rc, o->cls);
 		if (rc == 0) {
 			if (!o->gate)
 				return 0;
@@ -882,7 +923,7 @@ int v1_order_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *out)
 			return rc;
 	}
 	if ((rc = pp_event(d, &o->pp, &e)) < 0)
-		return rc;
+		return verdict(d, o, rc, 3);
 	return v1_emit(d, &e, out);
 }
 
@@ -996,6 +1037,7 @@ int v1_order(rtd_gotrace_dec *d)
 		return oom(d);
 	d->ord = o;
 	o->ns_per_tick = 1e9 / (double)d->freq;
+	o->upto = 2;
 	o->gate = d->futile_gs.count > 0;
 	v1_tab_init(&o->gs, sizeof(struct gstate), 0);
 	v1_tab_init(&o->block, sizeof(int64_t), 0);
