@@ -551,9 +551,11 @@ int rtd_gotrace_dec_finish(rtd_gotrace_dec *d)
 
 void v1_ev_wire(rtd_gotrace_dec *d, const struct v1_raw *raw, struct v1_ev *e)
 {
-	unsigned n = raw->nargs < V1_EV_WIRE ? raw->nargs : V1_EV_WIRE;
-	memcpy(e->w, raw->args, n * sizeof(*e->w));
-	memset(e->w + n, 0, (V1_EV_WIRE - n) * sizeof(*e->w));
+	/* raw->args has room for >= 8 (v1_read_raw): copy them all, then
+	 * clear what lies past the event's own */
+	memcpy(e->w, raw->args, sizeof(e->w));
+	for (unsigned k = raw->nargs; k < V1_EV_WIRE; k++)
+		e->w[k] = 0;
 	e->nw = raw->nargs <= V1_EV_WIRE && raw->typ != RTD_GO_EV_USER_LOG
 			? (uint8_t)raw->nargs : UINT8_MAX;
 	e->argoff = d->ver < 1007 ? 2 : 1;

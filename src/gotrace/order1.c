@@ -174,20 +174,30 @@ static struct v1_ev *ring_at(struct ring *q, uint64_t pos)
 	return &q->a[pos & (q->cap - 1)];
 }
 
-static int ring_push(struct ring *q, const struct v1_ev *e)
+/* Room for one more at the tail (not counted until tail++). */
+static struct v1_ev *ring_slot(struct ring *q)
 {
 	if (q->tail - q->head == q->cap) {
 		size_t nc = q->cap ? q->cap * 2 : 256;
 		struct v1_ev *na = malloc(nc * sizeof(*na));
 		if (!na)
-			return -ENOMEM;
+			return NULL;
 		for (uint64_t k = q->head; k < q->tail; k++)
 			na[k & (nc - 1)] = *ring_at(q, k);
 		free(q->a);
 		q->a = na;
 		q->cap = nc;
 	}
-	*ring_at(q, q->tail++) = *e;
+	return ring_at(q, q->tail);
+}
+
+static int ring_push(struct ring *q, const struct v1_ev *e)
+{
+	struct v1_ev *slot = ring_slot(q);
+	if (!slot)
+		return -ENOMEM;
+	*slot = *e;
+	q->tail++;
 	return 0;
 }
 
@@ -201,6 +211,7 @@ struct v1_ord {
 	int64_t last_ts;     /* of the last merged event */
 	uint64_t mpos;
 	bool merge_done;
+	struct v1_ev scratch;
 	/* the re-sort window: events in merged order (so sorted), and a heap
 	 * on (ts, mpos) of the GoSysExit events that moved back */
 	struct ring win;
@@ -458,8 +469,10 @@ static void heap_pop(struct v1_ord *o, struct v1_ev *out)
  * it: later merged events are no earlier than the last merged time, and a
  * GoSysExit moves back at most sysexit_shift ticks.
  */
-static int sorted_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *e)
+static int sorted_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev **out)
 {
+	struct v1_ev *e = &o->scratch;
+	*out = e;
 	if (o->by_seq) {
 		if (d->iout >= d->nout)
 			return 0;
@@ -489,26 +502,30 @@ static int sorted_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *e)
 			     first->ts <= bound)) {
 				if (first == o->heap)
 					heap_pop(o, e);
-				else
-					*e = *ring_at(&o->win, o->win.head++);
+				else /* valid until the next call */
+					*out = ring_at(&o->win, o->win.head++);
 				return 1;
 			}
 		} else if (o->merge_done) {
 			return 0;
 		}
-		int rc = merge_next(d, o, e);
+		/* merge straight into the window */
+		struct v1_ev *slot = ring_slot(&o->win);
+		if (!slot)
+			return oom(d);
+		int rc = merge_next(d, o, slot);
 		if (rc < 0)
 			return rc;
 		if (rc == 0) {
 			o->merge_done = true;
 			continue;
 		}
-		if (!first && d->sysexit_shift == 0 && e->ts <= o->last_ts)
-			return 1; /* nothing can come before it */
-		/* a GoSysExit that moved goes to the heap */
-		rc = e->ts != o->last_ts ? heap_push(o, e) : ring_push(&o->win, e);
-		if (rc < 0)
-			return oom(d);
+		if (slot->ts != o->last_ts) { /* a GoSysExit that moved */
+			if (heap_push(o, slot) < 0)
+				return oom(d);
+			continue;
+		}
+		o->win.tail++;
 	}
 }
 
@@ -607,19 +624,18 @@ static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
 	struct pp_p *p = v1_tab_get(&pp->ps, (uint64_t)(int64_t)ev->p, true, NULL);
 	if (!g || !p)
 		return oom(d);
-	/* Go copies g and p, works on the copies and stores them back at the
-	 * end: a table insert below could move them, so do the same. */
-	struct pp_g gc = *g;
-	struct pp_p pc = *p;
-	const uint8_t *gvals = pp->gs.vals, *pvals = pp->ps.vals;
+	/* Go works on copies of g and p and stores them back at the end. Here
+	 * they are changed in place: nothing reads g or p after a table
+	 * insert below could move them (GoCreate's and GoUnblock's), and an
+	 * unblock of itself fails before it could differ. */
 	int32_t pkey = ev->p;
 	unsigned t = ev->type;
 #define CHECK_RUNNING(allow0)                                                  \
 	do {                                                                   \
-		if (gc.state != G_RUNNING)                                     \
+		if (g->state != G_RUNNING)                                     \
 			PPFAIL("g %llu is not running while %s (offset %llu, time %lld)", \
 			       ULL(ev->g), tname(t), ULL(ev->off), LL(ev->ts)); \
-		if (pc.g != ev->g)                                             \
+		if (p->g != ev->g)                                             \
 			PPFAIL("p %lld is not running g %llu while %s (offset %llu, time %lld)", \
 			       LL(ev->p), ULL(ev->g), tname(t), ULL(ev->off), LL(ev->ts)); \
 		if (!(allow0) && ev->g == 0)                                   \
@@ -628,19 +644,19 @@ static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
 	} while (0)
 	switch (t) {
 	case RTD_GO_EV_PROC_START:
-		if (pc.running)
+		if (p->running)
 			PPFAIL("p %lld is running before start (offset %llu, time %lld)",
 			       LL(ev->p), ULL(ev->off), LL(ev->ts));
-		pc.running = true;
+		p->running = true;
 		break;
 	case RTD_GO_EV_PROC_STOP:
-		if (!pc.running)
+		if (!p->running)
 			PPFAIL("p %lld is not running before stop (offset %llu, time %lld)",
 			       LL(ev->p), ULL(ev->off), LL(ev->ts));
-		if (pc.g != 0)
+		if (p->g != 0)
 			PPFAIL("p %lld is running a goroutine %llu during stop (offset %llu, time %lld)",
-			       LL(ev->p), ULL(pc.g), ULL(ev->off), LL(ev->ts));
-		pc.running = false;
+			       LL(ev->p), ULL(p->g), ULL(ev->off), LL(ev->ts));
+		p->running = false;
 		break;
 	case RTD_GO_EV_GC_START:
 		if (pp->gc_active)
@@ -656,7 +672,7 @@ static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
 		pp->gc_active = false;
 		break;
 	case RTD_GO_EV_GC_STW_START: {
-		bool *stw = d->ver < 1010 ? &pc.has_stw : &pp->stw_active;
+		bool *stw = d->ver < 1010 ? &p->has_stw : &pp->stw_active;
 		if (*stw)
 			PPFAIL("previous STW is not ended before a new one (offset %llu, time %lld)",
 			       ULL(ev->off), LL(ev->ts));
@@ -664,7 +680,7 @@ static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
 		break;
 	}
 	case RTD_GO_EV_GC_STW_DONE: {
-		bool *stw = d->ver < 1010 ? &pc.has_stw : &pp->stw_active;
+		bool *stw = d->ver < 1010 ? &p->has_stw : &pp->stw_active;
 		if (!*stw)
 			PPFAIL("bogus STW end (offset %llu, time %lld)",
 			       ULL(ev->off), LL(ev->ts));
@@ -672,35 +688,35 @@ static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
 		break;
 	}
 	case RTD_GO_EV_GC_SWEEP_START:
-		if (pc.has_sweep)
+		if (p->has_sweep)
 			PPFAIL("previous sweeping is not ended before a new one (offset %llu, time %lld)",
 			       ULL(ev->off), LL(ev->ts));
-		pc.has_sweep = true;
+		p->has_sweep = true;
 		break;
 	case RTD_GO_EV_GC_MARK_ASSIST_START:
-		if (gc.has_assist)
+		if (g->has_assist)
 			PPFAIL("previous mark assist is not ended before a new one (offset %llu, time %lld)",
 			       ULL(ev->off), LL(ev->ts));
-		gc.has_assist = true;
+		g->has_assist = true;
 		break;
 	case RTD_GO_EV_GC_MARK_ASSIST_DONE:
-		gc.has_assist = false;
+		g->has_assist = false;
 		break;
 	case RTD_GO_EV_GC_SWEEP_DONE:
-		if (!pc.has_sweep)
+		if (!p->has_sweep)
 			PPFAIL("bogus sweeping end (offset %llu, time %lld)",
 			       ULL(ev->off), LL(ev->ts));
-		pc.has_sweep = false;
+		p->has_sweep = false;
 		break;
 	case RTD_GO_EV_GO_WAITING:
 	case RTD_GO_EV_GO_IN_SYSCALL:
-		if (gc.state != G_RUNNABLE)
+		if (g->state != G_RUNNABLE)
 			PPFAIL("g %llu is not runnable before %s (offset %llu, time %lld)",
 			       ULL(ev->g),
 			       t == RTD_GO_EV_GO_WAITING ? "EvGoWaiting" : "EvGoInSyscall",
 			       ULL(ev->off), LL(ev->ts));
-		gc.state = G_WAITING;
-		gc.ev_type = (uint8_t)t;
+		g->state = G_WAITING;
+		g->ev_type = (uint8_t)t;
 		break;
 	case RTD_GO_EV_GO_CREATE: {
 		CHECK_RUNNING(true);
@@ -718,22 +734,22 @@ static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
 	}
 	case RTD_GO_EV_GO_START:
 	case RTD_GO_EV_GO_START_LABEL:
-		if (gc.state != G_RUNNABLE)
+		if (g->state != G_RUNNABLE)
 			PPFAIL("g %llu is not runnable before start (offset %llu, time %lld)",
 			       ULL(ev->g), ULL(ev->off), LL(ev->ts));
-		if (pc.g != 0)
+		if (p->g != 0)
 			PPFAIL("p %lld is already running g %llu while start g %llu (offset %llu, time %lld)",
-			       LL(ev->p), ULL(pc.g), ULL(ev->g), ULL(ev->off), LL(ev->ts));
-		gc.state = G_RUNNING;
-		pc.g = ev->g;
-		gc.has_create = false;
-		gc.ev_type = 0;
+			       LL(ev->p), ULL(p->g), ULL(ev->g), ULL(ev->off), LL(ev->ts));
+		g->state = G_RUNNING;
+		p->g = ev->g;
+		g->has_create = false;
+		g->ev_type = 0;
 		break;
 	case RTD_GO_EV_GO_END:
 	case RTD_GO_EV_GO_STOP:
 		CHECK_RUNNING(false);
-		gc.state = G_DEAD;
-		pc.g = 0;
+		g->state = G_DEAD;
+		p->g = 0;
 		if (t == RTD_GO_EV_GO_END) {
 			struct pp_regions *rgn = v1_tab_get(&pp->regions, ev->g, false, NULL);
 			if (rgn) {
@@ -745,18 +761,18 @@ static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
 	case RTD_GO_EV_GO_SCHED:
 	case RTD_GO_EV_GO_PREEMPT:
 		CHECK_RUNNING(false);
-		gc.state = G_RUNNABLE;
-		pc.g = 0;
-		gc.ev_type = (uint8_t)t;
+		g->state = G_RUNNABLE;
+		p->g = 0;
+		g->ev_type = (uint8_t)t;
 		break;
 	case RTD_GO_EV_GO_UNBLOCK: {
-		if (gc.state != G_RUNNING)
+		if (g->state != G_RUNNING)
 			PPFAIL("g %llu is not running while unpark (offset %llu, time %lld)",
 			       ULL(ev->g), ULL(ev->off), LL(ev->ts));
-		if (ev->p != RTD_GOTRACE_TIMER_P && pc.g != ev->g)
+		if (ev->p != RTD_GOTRACE_TIMER_P && p->g != ev->g)
 			PPFAIL("p %lld is not running g %llu while unpark (offset %llu, time %lld)",
 			       LL(ev->p), ULL(ev->g), ULL(ev->off), LL(ev->ts));
-		struct pp_g *g1 = v1_ev_args(ev)[0] == ev->g ? &gc
+		struct pp_g *g1 = v1_ev_args(ev)[0] == ev->g ? g
 				  : v1_tab_get(&pp->gs, v1_ev_args(ev)[0], true, NULL);
 		if (!g1)
 			return v1_fail(d, -ENOMEM, 0, "out of memory");
@@ -773,19 +789,19 @@ static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
 	}
 	case RTD_GO_EV_GO_SYSCALL:
 		CHECK_RUNNING(false);
-		gc.ev_type = (uint8_t)t;
+		g->ev_type = (uint8_t)t;
 		break;
 	case RTD_GO_EV_GO_SYS_BLOCK:
 		CHECK_RUNNING(false);
-		gc.state = G_WAITING;
-		pc.g = 0;
+		g->state = G_WAITING;
+		p->g = 0;
 		break;
 	case RTD_GO_EV_GO_SYS_EXIT:
-		if (gc.state != G_WAITING)
+		if (g->state != G_WAITING)
 			PPFAIL("g %llu is not waiting during syscall exit (offset %llu, time %lld)",
 			       ULL(ev->g), ULL(ev->off), LL(ev->ts));
-		gc.state = G_RUNNABLE;
-		gc.ev_type = (uint8_t)t;
+		g->state = G_RUNNABLE;
+		g->ev_type = (uint8_t)t;
 		break;
 	case RTD_GO_EV_GO_SLEEP:
 	case RTD_GO_EV_GO_BLOCK:
@@ -797,9 +813,9 @@ static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
 	case RTD_GO_EV_GO_BLOCK_NET:
 	case RTD_GO_EV_GO_BLOCK_GC:
 		CHECK_RUNNING(false);
-		gc.state = G_WAITING;
-		gc.ev_type = (uint8_t)t;
-		pc.g = 0;
+		g->state = G_WAITING;
+		g->ev_type = (uint8_t)t;
+		p->g = 0;
 		break;
 	case RTD_GO_EV_USER_TASK_CREATE: {
 		bool created;
@@ -850,16 +866,13 @@ static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
 		break;
 	}
 	}
-	/* Store the copies back; look them up again only when an insert
-	 * above moved the tables (or a fake P was set). */
-	if (pp->gs.vals != gvals || pp->ps.vals != pvals || ev->p != pkey) {
-		g = v1_tab_get(&pp->gs, ev->g, true, NULL);
-		p = v1_tab_get(&pp->ps, (uint64_t)(int64_t)ev->p, true, NULL);
-		if (!g || !p)
+	if (ev->p != pkey) { /* a fake P: Go stores p there */
+		struct pp_p pv = *p;
+		struct pp_p *np = v1_tab_get(&pp->ps, (uint64_t)(int64_t)ev->p, true, NULL);
+		if (!np)
 			return oom(d);
+		*np = pv;
 	}
-	*g = gc;
-	*p = pc;
 	return 0;
 }
 
@@ -894,13 +907,15 @@ static int verdict(rtd_gotrace_dec *d, struct v1_ord *o, int rc, int cls)
 int v1_order_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *out)
 {
 	struct v1_ord *o = d->ord;
-	struct v1_ev e;
+	struct v1_ev *e;
 	int rc;
 	for (;;) {
 		if (o->gate) {
-			if (o->q.head < o->q.tail && (!ring_at(&o->q, o->q.head)->held || o->sorted_done)) {
-				e = *ring_at(&o->q, o->q.head++);
-				if (e.drop)
+			if (o->q.head < o->q.tail &&
+			    (!ring_at(&o->q, o->q.head)->held || o->sorted_done)) {
+				o->scratch = *ring_at(&o->q, o->q.head++);
+				e = &o->scratch;
+				if (e->drop)
 					continue;
 				break;
 			}
@@ -916,15 +931,15 @@ int v1_order_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *out)
 			o->sorted_done = true; /* what is still held is kept */
 			continue;
 		}
-		convert(d, o, &e);
+		convert(d, o, e);
 		if (!o->gate)
 			break;
-		if ((rc = gate_push(d, o, &e)) < 0)
+		if ((rc = gate_push(d, o, e)) < 0)
 			return rc;
 	}
-	if ((rc = pp_event(d, &o->pp, &e)) < 0)
+	if ((rc = pp_event(d, &o->pp, e)) < 0)
 		return verdict(d, o, rc, 3);
-	return v1_emit(d, &e, out);
+	return v1_emit(d, e, out);
 }
 
 static int cmp_seq(const void *x, const void *y, void *ctx)

@@ -539,6 +539,7 @@ int gt_cmd_grep(int argc, char **argv)
 		if (r < 0)
 			rc = CLI_FAIL;
 	}
+	gt_flush();
 	cli_progress_done();
 	if (gr->enc) {
 		if (rtd_gotrace_enc_flush(gr->enc) < 0 && rc == CLI_OK)
