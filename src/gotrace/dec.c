@@ -551,11 +551,11 @@ int rtd_gotrace_dec_finish(rtd_gotrace_dec *d)
 
 void v1_ev_wire(rtd_gotrace_dec *d, const struct v1_raw *raw, struct v1_ev *e)
 {
-	/* raw->args has room for >= 8 (v1_read_raw): copy them all, then
-	 * clear what lies past the event's own */
-	memcpy(e->w, raw->args, sizeof(e->w));
-	for (unsigned k = raw->nargs; k < V1_EV_WIRE; k++)
-		e->w[k] = 0;
+	/* one by one: a wide copy of args just stored one by one would wait
+	 * on store forwarding */
+	unsigned n = raw->nargs < V1_EV_WIRE ? raw->nargs : V1_EV_WIRE;
+	for (unsigned k = 0; k < V1_EV_WIRE; k++)
+		e->w[k] = k < n ? raw->args[k] : 0;
 	e->nw = raw->nargs <= V1_EV_WIRE && raw->typ != RTD_GO_EV_USER_LOG
 			? (uint8_t)raw->nargs : UINT8_MAX;
 	e->argoff = d->ver < 1007 ? 2 : 1;

@@ -190,9 +190,55 @@ static int incomplete(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off,
 		       (unsigned long long)off);
 }
 
+/* Go's argNum for each type of the trace's version; -2 for a type the
+ * version does not have. */
+static void argn_init(rtd_gotrace_dec *d)
+{
+	for (unsigned t = 0; t < RTD_GO_EV_COUNT; t++)
+		d->argn[t] = t == RTD_GO_EV_NONE || v1_descs[t].minver > d->ver
+				     ? -2 : (int8_t)v1_argnum(t, d->ver);
+	d->argn_ver = d->ver;
+}
+
+/*
+ * The common event, fast: arguments inline, each varint under 9 bytes,
+ * the right count for its type, 40 bytes or more left. 1 when read, 0 to
+ * take the checked path (which sees the same bytes again).
+ */
+static inline int read_fast(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off,
+			    struct v1_raw *raw)
+{
+	if (r->err || r->end - r->p < 40 || d->argn_ver != d->ver || d->args_cap < 8)
+		return 0;
+	const uint8_t *p = r->p;
+	unsigned typ = *p & 0x3f;
+	unsigned narg = (unsigned)(*p++ >> 6) + 1 + (d->ver < 1007);
+	if (narg >= (d->ver < 1007 ? 5u : 4u) || typ == RTD_GO_EV_STRING ||
+	    typ >= RTD_GO_EV_COUNT || d->argn[typ] != (int)narg)
+		return 0;
+	for (unsigned i = 0; i < narg; i++) {
+		uint64_t v = 0;
+		unsigned shift = 0;
+		uint8_t c;
+		do {
+			c = *p++;
+			v |= (uint64_t)(c & 0x7f) << shift;
+			shift += 7;
+		} while ((c & 0x80) && shift < 63);
+		if (c & 0x80)
+			return 0;
+		d->args[i] = v;
+	}
+	*raw = (struct v1_raw){.off = off, .typ = typ, .nargs = narg, .args = d->args};
+	r->p = p;
+	return 1;
+}
+
 int v1_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v1_raw *raw)
 {
 	int ver = d->ver;
+	if (read_fast(d, r, off, raw))
+		return 1;
 	uint8_t b = rd_u8(r);
 	if (!rd_ok(r))
 		return incomplete(d, r, off, "an event");
@@ -291,11 +337,8 @@ int v1_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v1_raw *raw)
 		}
 	}
 	/* Check the argument count now: Go's parseEvents does the same. */
-	if (d->argn_ver != ver) { /* Go's argNum, once per version */
-		for (unsigned t = 0; t < RTD_GO_EV_COUNT; t++)
-			d->argn[t] = (int8_t)v1_argnum(t, ver);
-		d->argn_ver = ver;
-	}
+	if (d->argn_ver != ver)
+		argn_init(d);
 	int want = d->argn[typ];
 	if (typ == RTD_GO_EV_STACK) {
 		if (raw->nargs < 2)
