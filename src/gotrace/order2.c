@@ -120,7 +120,7 @@ static struct v2_order *order_new(void)
 
 static const char *evname(unsigned t)
 {
-	return v2_specs[t].name ? v2_specs[t].name : "?";
+	return t <= V2_MAX_TYPE && v2_specs[t].name ? v2_specs[t].name : "?";
 }
 
 /* ---- the generation being ordered ---- */
