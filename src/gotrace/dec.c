@@ -67,7 +67,7 @@ void rtd_gotrace_dec_free(rtd_gotrace_dec *d)
 	v1_order_free(d);
 	for (size_t i = 0; i < d->nprocs; i++) {
 		free(d->procs[i].idx.r);
-		free(d->procs[i].boff);
+		free(d->procs[i].bspan);
 	}
 	free(d->procs);
 	free(d->samples);
@@ -124,11 +124,28 @@ size_t rtd_gotrace_dec_stack(const rtd_gotrace_dec *d, uint64_t id,
 	return s->n;
 }
 
+int rtd_gotrace_dec_set_source(rtd_gotrace_dec *d, rtd_gotrace_read_at_fn read_at,
+			       void *ctx)
+{
+	if (d->mode != RTD_GOTRACE_ORDERED || !read_at)
+		return -EINVAL;
+	if (d->in.len || d->base || d->finished)
+		return -RTD_E_STATE;
+	d->src = read_at;
+	d->src_ctx = ctx;
+	return 0;
+}
+
+static int read_header(rtd_gotrace_dec *d);
+static int index_some(rtd_gotrace_dec *d);
+
 int rtd_gotrace_dec_feed(rtd_gotrace_dec *d, const void *buf, size_t len)
 {
 	if (d->finished)
 		return -RTD_E_STATE;
-	if (d->mode == RTD_GOTRACE_RAW && d->pos >= COMPACT_AT &&
+	if (d->err)
+		return d->err;
+	if ((d->mode == RTD_GOTRACE_RAW || d->stream_idx) && d->pos >= COMPACT_AT &&
 	    d->pos * 2 >= d->in.len) {
 		memmove(d->in.data, d->in.data + d->pos, d->in.len - d->pos);
 		d->in.len -= d->pos;
@@ -140,7 +157,16 @@ int rtd_gotrace_dec_feed(rtd_gotrace_dec *d, const void *buf, size_t len)
 		return v1_fail(d, rc, d->base + d->in.len,
 			       "ordered mode keeps the whole input: more than %llu bytes (use raw mode)",
 			       (unsigned long long)d->max_input);
-	return rc;
+	if (rc < 0 || !d->src || d->v2)
+		return rc;
+	/* with a source, index as the bytes come and keep none of them */
+	if (!d->header) {
+		if (d->in.len - d->pos < 16)
+			return 0;
+		if ((rc = read_header(d)) < 0)
+			return rc;
+	}
+	return d->stream_idx ? index_some(d) : 0;
 }
 
 static struct v1_proc *proc_for(rtd_gotrace_dec *d, int64_t p)
@@ -308,6 +334,29 @@ static int grow_push(void **arr, size_t *n, size_t *cap, size_t isz,
 	return 0;
 }
 
+/* The index pass: a batch of P procs[pi] starts at @off; the open one (of
+ * whichever P) ends there. */
+static void span_close(rtd_gotrace_dec *d, uint64_t end)
+{
+	if (d->open_proc) {
+		struct v1_proc *pr = &d->procs[d->open_proc - 1];
+		pr->bspan[pr->nbspan - 1].end = end;
+		d->open_proc = 0;
+	}
+}
+
+static int span_open(rtd_gotrace_dec *d, size_t pi, uint64_t off)
+{
+	span_close(d, off);
+	struct v1_proc *pr = &d->procs[pi];
+	struct v1_span sp = {off, UINT64_MAX};
+	if (grow_push((void **)&pr->bspan, &pr->nbspan, &pr->capbspan,
+		      sizeof(sp), &sp) < 0)
+		return v1_fail(d, -ENOMEM, off, "out of memory");
+	d->open_proc = pi + 1;
+	return 0;
+}
+
 /*
  * The index pass of ordered mode (Go 1.7+) for one in-stream event: where
  * each P's batches start, the CPU samples, and what bounds the re-sort
@@ -324,8 +373,8 @@ static int index_event(rtd_gotrace_dec *d, const struct v1_raw *raw,
 		struct v1_proc *pr = proc_for(d, d->last_p);
 		if (!pr)
 			return v1_fail(d, -ENOMEM, raw->off, "out of memory");
-		rc = grow_push((void **)&pr->boff, &pr->nboff, &pr->capboff,
-			       sizeof(uint64_t), &raw->off);
+		if ((rc = span_open(d, (size_t)(pr - d->procs), raw->off)) < 0)
+			return rc;
 		d->seen_batch = true;
 	}
 	switch (raw->typ) {
@@ -435,9 +484,7 @@ static int step(rtd_gotrace_dec *d, const struct v1_raw *raw,
 		ev->seq = d->ps.seq;
 		if (!raw_mode && d->ver >= 1007) {
 			d->seen_batch = true;
-			if (grow_push((void **)&pr->boff, &pr->nboff, &pr->capboff,
-				      sizeof(uint64_t), &raw->off) < 0)
-				return v1_fail(d, -ENOMEM, raw->off, "out of memory");
+			return span_open(d, (size_t)(pr - d->procs), raw->off);
 		}
 		return 0;
 	}
@@ -513,7 +560,33 @@ static int read_header(rtd_gotrace_dec *d)
 	d->ver = ver;
 	d->pos += 16;
 	d->header = true;
+	d->stream_idx = d->src && d->mode == RTD_GOTRACE_ORDERED && !d->v2 &&
+			ver >= 1007;
 	return 1;
+}
+
+/* The index pass over the complete events buffered (0 at an incomplete
+ * one before the end of input). */
+static int index_some(rtd_gotrace_dec *d)
+{
+	struct rtd_gotrace_event ev;
+	while (d->pos < d->in.len) {
+		rtd_rd r;
+		struct v1_raw raw;
+		rd_init(&r, d->in.data + d->pos, d->in.len - d->pos);
+		int rc = v1_read_raw(d, &r, d->base + d->pos, &raw);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			return d->finished ? v1_fail(d, -RTD_E_TRUNCATED, d->base + d->pos,
+						     "trace ends inside an event at offset %llu",
+						     (unsigned long long)(d->base + d->pos))
+					   : 0;
+		d->pos += rd_off(&r);
+		if ((rc = step(d, &raw, &ev)) < 0)
+			return rc;
+	}
+	return 0;
 }
 
 int rtd_gotrace_dec_finish(rtd_gotrace_dec *d)
@@ -531,21 +604,13 @@ int rtd_gotrace_dec_finish(rtd_gotrace_dec *d)
 			return 0;
 	}
 	/* Index everything; the order is made as events are asked for. */
-	struct rtd_gotrace_event ev;
 	int rc;
 	if (!d->header && (rc = read_header(d)) <= 0)
 		return rc < 0 ? rc : v1_fail(d, -RTD_E_TRUNCATED, 0, "no header");
-	while (d->pos < d->in.len) {
-		rtd_rd r;
-		struct v1_raw raw;
-		rd_init(&r, d->in.data + d->pos, d->in.len - d->pos);
-		rc = v1_read_raw(d, &r, d->base + d->pos, &raw);
-		if (rc <= 0)
-			return rc < 0 ? rc : -RTD_E_TRUNCATED;
-		d->pos += rd_off(&r);
-		if ((rc = step(d, &raw, &ev)) < 0)
-			return rc;
-	}
+	if ((rc = index_some(d)) < 0)
+		return rc;
+	d->total = d->base + d->in.len;
+	span_close(d, d->total);
 	return v1_order(d);
 }
 
@@ -569,12 +634,8 @@ int v1_emit(rtd_gotrace_dec *d, const struct v1_ev *e,
 	if (e->nw <= V1_EV_WIRE) { /* kept: no need to read it again */
 		raw = (struct v1_raw){.off = e->off, .nargs = e->nw, .args = d->args};
 		memcpy(d->args, e->w, sizeof(e->w)); /* d->args holds >= 8 */
-	} else {
-		rtd_rd r;
-		rd_init(&r, d->in.data + e->off, d->in.len - e->off);
-		rc = v1_read_raw(d, &r, e->off, &raw);
-		if (rc <= 0)
-			return rc < 0 ? rc : -RTD_E_TRUNCATED;
+	} else if ((rc = v1_reread(d, e->off, &raw)) < 0) {
+		return rc;
 	}
 	rc = v1_fill(d, e->type, &raw, ev);
 	if (rc < 0)

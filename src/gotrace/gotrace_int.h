@@ -244,12 +244,17 @@ struct v1_runs {
 	uint64_t nev;
 };
 
+/* A batch in the input: from its Batch event to the next batch's. */
+struct v1_span {
+	uint64_t off, end;
+};
+
 struct v1_proc {
 	int64_t p;
 	uint64_t lastg;
 	struct v1_runs idx; /* Go 1.5: this P's events, in file order */
-	uint64_t *boff;     /* Go 1.7+: offsets of this P's batches */
-	size_t nboff, capboff;
+	struct v1_span *bspan; /* Go 1.7+: where this P's batches are */
+	size_t nbspan, capbspan;
 };
 
 struct rtd_gotrace_dec {
@@ -268,6 +273,8 @@ struct rtd_gotrace_dec {
 	struct v1_pstate ps;
 	int64_t last_p;
 	bool seen_batch;
+	struct v1_span *open_span; /* index pass: the batch not yet closed */
+	size_t open_proc;          /* ... its P's index in procs */
 	int64_t freq;
 	struct v1_tab pidx; /* P -> index into procs + 1 */
 	struct v1_proc *procs;
@@ -286,6 +293,12 @@ struct rtd_gotrace_dec {
 	struct rtd_gotrace_frame *frames;
 	size_t frames_cap;
 
+	/* ordered mode with a source: the input is read again, not kept */
+	rtd_gotrace_read_at_fn src;
+	void *src_ctx;
+	bool stream_idx; /* indexing as bytes are fed (Go 1.7+ with a source) */
+	bool peek;       /* a short read is "incomplete", not an error */
+	uint64_t total;  /* input size, known at finish */
 	/* ordered mode: the index pass over the kept input */
 	int64_t sysexit_shift; /* the most a GoSysExit moves back (ticks) */
 	rtd_map futile_gs;     /* goroutines with FutileWakeup events */
@@ -328,6 +341,9 @@ int v1_order(rtd_gotrace_dec *d);
  * 1, 0 at the end, or <0 (error set on d). */
 int v1_order_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev);
 void v1_order_free(rtd_gotrace_dec *d);
+/* Read the event at @off again (from the kept input or the source); its
+ * bytes stay valid until the next call. 1, or <0. */
+int v1_reread(rtd_gotrace_dec *d, uint64_t off, struct v1_raw *raw);
 /* Keep a raw event's wire arguments in @e. */
 void v1_ev_wire(rtd_gotrace_dec *d, const struct v1_raw *raw, struct v1_ev *e);
 /* Give the event its meaning (read again from the input if its wire

@@ -117,11 +117,23 @@ static bool ready(uint64_t g, const struct gstate *curr,
 
 /* A source of the frontier merge: a P's batches, read again from the kept
  * input, or the CPU samples (their own list, sorted by time). */
+/*
+ * A window on the input read again through the source: [off, off + len).
+ * It holds at least 64 KiB past the event read (or up to the end of what
+ * is read), more when an event is larger (a log message may be 1 MB).
+ */
+struct rbuf {
+	uint8_t *p;
+	size_t cap, len;
+	uint64_t off;
+};
+
 struct cursor {
-	const uint64_t *boff; /* the P's batch offsets */
+	const struct v1_span *span; /* the P's batches */
 	size_t nb, bi;
-	uint64_t pos;
+	uint64_t pos, end;
 	bool in_batch, at_start;
+	struct rbuf rb;
 	struct v1_pstate st;
 	int32_t p;
 	bool samples, done, has_head, selected;
@@ -212,6 +224,7 @@ struct v1_ord {
 	uint64_t mpos;
 	bool merge_done;
 	struct v1_ev scratch;
+	struct rbuf erb; /* for CPU samples and events read again to go out */
 	/* the re-sort window: events in merged order (so sorted), and a heap
 	 * on (ts, mpos) of the GoSysExit events that moved back */
 	struct ring win;
@@ -244,20 +257,86 @@ static int time_order(rtd_gotrace_dec *d)
 	return v1_fail(d, -RTD_E_GO_ORDER, 0, "time stamps out of order");
 }
 
+#define RBUF_MIN (64u << 10)
+
+/*
+ * The event at @off (which lies before @end) read again: from the kept
+ * input, or through the source into @b. @adv: its size. 1, or <0.
+ */
+static int read_at(rtd_gotrace_dec *d, struct rbuf *b, uint64_t off,
+		   uint64_t end, struct v1_raw *raw, size_t *adv)
+{
+	rtd_rd r;
+	int rc;
+	if (!d->src) {
+		rd_init(&r, d->in.data + (off - d->base), d->in.len - (size_t)(off - d->base));
+		rc = v1_read_raw(d, &r, off, raw);
+		*adv = rd_off(&r);
+		return rc > 0 ? 1 : rc < 0 ? rc
+			: v1_fail(d, -RTD_E_TRUNCATED, off, "event at offset %llu is cut short",
+				  (unsigned long long)off);
+	}
+	size_t need = RBUF_MIN;
+	for (;;) {
+		uint64_t wend = b->off + b->len;
+		if (off < b->off || off >= wend || (wend < end && wend - off < need)) {
+			/* slide the window: 4 times what is needed, up to @end */
+			uint64_t n = end - off < 4 * (uint64_t)need ? end - off : 4 * (uint64_t)need;
+			if (n > b->cap) {
+				uint8_t *np = realloc(b->p, (size_t)n);
+				if (!np)
+					return v1_fail(d, -ENOMEM, off, "out of memory");
+				b->p = np;
+				b->cap = (size_t)n;
+			}
+			int64_t got = d->src(b->p, (size_t)n, off, d->src_ctx);
+			if (got < 0)
+				return v1_fail(d, (int)got, off, "reading the input again at offset %llu: %s",
+					       (unsigned long long)off, rtd_strerror((int)got));
+			if ((uint64_t)got < n)
+				return v1_fail(d, -RTD_E_TRUNCATED, off,
+					       "reading the input again at offset %llu: %lld bytes, not %llu (did it change?)",
+					       (unsigned long long)off, (long long)got,
+					       (unsigned long long)n);
+			b->off = off;
+			b->len = (size_t)n;
+			wend = off + n;
+		}
+		rd_init(&r, b->p + (off - b->off), (size_t)(wend - off));
+		d->peek = wend < end;
+		rc = v1_read_raw(d, &r, off, raw);
+		d->peek = false;
+		if (rc != 0) {
+			*adv = rd_off(&r);
+			return rc;
+		}
+		if (wend >= end)
+			return v1_fail(d, -RTD_E_TRUNCATED, off, "event at offset %llu is cut short",
+				       (unsigned long long)off);
+		need = (size_t)(wend - off) * 2; /* a larger event: a larger window */
+	}
+}
+
+int v1_reread(rtd_gotrace_dec *d, uint64_t off, struct v1_raw *raw)
+{
+	size_t adv;
+	return read_at(d, &d->ord->erb, off, d->total, raw, &adv);
+}
+
 /* Read a P's next in-stream event into its head: 1, 0 when the P has no
  * more, <0 on error. */
-static int cur_fill(rtd_gotrace_dec *d, struct cursor *c)
+static int cur_fill(rtd_gotrace_dec *d, struct v1_ord *o, struct cursor *c)
 {
 	struct v1_ev *e = &c->head;
-	rtd_rd r;
 	struct v1_raw raw;
+	size_t adv;
+	int rc;
 	if (c->samples) {
 		if (c->si >= d->nsamples)
 			return 0;
 		const struct v1_sample *s = &d->samples[c->si++];
-		rd_init(&r, d->in.data + s->off, d->in.len - s->off);
-		if (v1_read_raw(d, &r, s->off, &raw) <= 0)
-			return d->err ? d->err : v1_fail(d, -RTD_E_TRUNCATED, s->off, "truncated");
+		if ((rc = read_at(d, &o->erb, s->off, d->total, &raw, &adv)) < 0)
+			return rc;
 		*e = (struct v1_ev){.ts = s->ts, .off = s->off,
 				    .type = RTD_GO_EV_CPU_SAMPLE};
 		v1_ev_wire(d, &raw, e);
@@ -269,29 +348,25 @@ static int cur_fill(rtd_gotrace_dec *d, struct cursor *c)
 		if (!c->in_batch) {
 			if (c->bi >= c->nb)
 				return 0;
-			c->pos = c->boff[c->bi++];
+			c->pos = c->span[c->bi].off;
+			c->end = c->span[c->bi++].end;
 			c->in_batch = c->at_start = true;
 		}
-		if (c->pos >= d->in.len) {
+		if (c->pos >= c->end) {
 			c->in_batch = false;
 			continue;
 		}
 		uint64_t off = c->pos;
-		rd_init(&r, d->in.data + off, d->in.len - off);
-		if (v1_read_raw(d, &r, off, &raw) <= 0) /* read once already */
-			return d->err ? d->err : v1_fail(d, -RTD_E_TRUNCATED, off, "truncated");
+		if ((rc = read_at(d, &c->rb, off, c->end, &raw, &adv)) < 0)
+			return rc;
+		c->pos += adv;
 		bool start = c->at_start;
 		c->at_start = false;
 		if (raw.typ == RTD_GO_EV_BATCH) {
-			if (!start) { /* the next batch in the file: this one ends */
-				c->in_batch = false;
-				continue;
-			}
-			c->st.ts = (int64_t)raw.args[1];
-			c->pos += rd_off(&r);
+			if (start)
+				c->st.ts = (int64_t)raw.args[1];
 			continue;
 		}
-		c->pos += rd_off(&r);
 		if (v1_meta_type(raw.typ))
 			continue;
 		int64_t seq;
@@ -318,7 +393,7 @@ static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *out)
 		if (c->selected || c->done)
 			continue;
 		if (!c->has_head) {
-			int rc = cur_fill(d, c);
+			int rc = cur_fill(d, o, c);
 			if (rc < 0)
 				return rc;
 			if (rc == 0) {
@@ -1018,7 +1093,10 @@ void v1_order_free(rtd_gotrace_dec *d)
 	struct v1_ord *o = d->ord;
 	if (!o)
 		return;
+	for (size_t i = 0; i < o->ncur; i++)
+		free(o->cur[i].rb.p);
 	free(o->cur);
+	free(o->erb.p);
 	free(o->frontier);
 	v1_tab_free(&o->gs);
 	v1_tab_free(&o->block);
@@ -1075,14 +1153,14 @@ int v1_order(rtd_gotrace_dec *d)
 	}
 	if (sort_samples(d->samples, d->nsamples) < 0)
 		return oom(d);
-	o->ncur = d->nprocs + 1;
-	o->cur = calloc(o->ncur, sizeof(*o->cur));
-	o->frontier = malloc(o->ncur * sizeof(*o->frontier));
+	o->cur = calloc(d->nprocs + 1, sizeof(*o->cur));
+	o->frontier = malloc((d->nprocs + 1) * sizeof(*o->frontier));
 	if (!o->cur || !o->frontier)
 		return oom(d);
+	o->ncur = d->nprocs + 1;
 	for (size_t i = 0; i < d->nprocs; i++) {
-		o->cur[i].boff = d->procs[i].boff;
-		o->cur[i].nb = d->procs[i].nboff;
+		o->cur[i].span = d->procs[i].bspan;
+		o->cur[i].nb = d->procs[i].nbspan;
 		o->cur[i].p = (int32_t)d->procs[i].p;
 	}
 	o->cur[d->nprocs].samples = true;

@@ -179,7 +179,7 @@ static int args_reserve(rtd_gotrace_dec *d, size_t n)
 static int incomplete(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off,
 		      const char *what)
 {
-	if (r->err == -RTD_E_TRUNCATED && !d->finished)
+	if (r->err == -RTD_E_TRUNCATED && (!d->finished || d->peek))
 		return 0;
 	if (r->err == -RTD_E_TRUNCATED)
 		return v1_fail(d, -RTD_E_TRUNCATED, off,

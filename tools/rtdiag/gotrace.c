@@ -4,6 +4,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "gotrace_cli.h"
@@ -19,6 +21,24 @@ struct gt_in {
 	uint8_t buf[1 << 16];
 };
 
+static int64_t read_again(void *buf, size_t len, uint64_t off, void *ctx)
+{
+	struct gt_in *in = ctx;
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = pread(fileno(in->f), (char *)buf + done, len - done,
+				  (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	return (int64_t)done;
+}
+
 int gt_open(struct gt_in *in, const char *path, enum rtd_gotrace_mode mode)
 {
 	memset(in, 0, sizeof(*in) - sizeof(in->buf));
@@ -33,6 +53,12 @@ int gt_open(struct gt_in *in, const char *path, enum rtd_gotrace_mode mode)
 		cli_fail("%s: out of memory", path);
 		return -1;
 	}
+	/* Ordered mode reads a regular file again rather than keeping it;
+	 * a pipe is kept in memory. */
+	struct stat st;
+	if (mode == RTD_GOTRACE_ORDERED && fstat(fileno(in->f), &st) == 0 &&
+	    S_ISREG(st.st_mode))
+		rtd_gotrace_dec_set_source(in->d, read_again, in);
 	return 0;
 }
 
