@@ -583,6 +583,18 @@ static int index_some(rtd_gotrace_dec *d)
 						     (unsigned long long)(d->base + d->pos))
 					   : 0;
 		d->pos += rd_off(&r);
+		if (d->ver >= 1007 && !v1_meta_type(raw.typ)) {
+			/* the common case, lean: no event to fill */
+			int64_t ts, seq;
+			uint64_t g;
+			v1_pstep(d->ver, &d->ps, raw.typ, raw.args, &ts, &seq, &g);
+			if ((d->seen_batch && d->any_events && raw.typ != RTD_GO_EV_CPU_SAMPLE &&
+			     raw.typ != RTD_GO_EV_GO_SYS_EXIT && raw.typ != RTD_GO_EV_FUTILE_WAKEUP))
+				continue;
+			if ((rc = index_event(d, &raw, ts, g)) < 0)
+				return rc;
+			continue;
+		}
 		if ((rc = step(d, &raw, &ev)) < 0)
 			return rc;
 	}

@@ -288,7 +288,9 @@ struct rtd_gotrace_dec {
 	uint64_t *args;
 	size_t args_cap;
 	int8_t argn[RTD_GO_EV_COUNT]; /* v1_argnum() for argn_ver */
+	int8_t fastn[64];             /* v1.c read_fast's table */
 	int argn_ver;
+	unsigned narg_base;
 	rtd_buf sbuf; /* NUL-terminated copy of an inline string */
 	struct rtd_gotrace_frame *frames;
 	size_t frames_cap;

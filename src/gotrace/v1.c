@@ -194,9 +194,18 @@ static int incomplete(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off,
  * version does not have. */
 static void argn_init(rtd_gotrace_dec *d)
 {
-	for (unsigned t = 0; t < RTD_GO_EV_COUNT; t++)
-		d->argn[t] = t == RTD_GO_EV_NONE || v1_descs[t].minver > d->ver
-				     ? -2 : (int8_t)v1_argnum(t, d->ver);
+	unsigned inline_max = d->ver < 1007 ? 5 : 4;
+	for (unsigned t = 0; t < 64; t++) {
+		int n = t >= RTD_GO_EV_COUNT || t == RTD_GO_EV_NONE ||
+				v1_descs[t].minver > d->ver
+			? -2 : v1_argnum(t, d->ver);
+		if (t < RTD_GO_EV_COUNT)
+			d->argn[t] = (int8_t)n;
+		/* read_fast: the inline count this type must have, or -1 */
+		d->fastn[t] = (int8_t)(n >= 0 && (unsigned)n < inline_max &&
+				       t != RTD_GO_EV_STRING ? n : -1);
+	}
+	d->narg_base = d->ver < 1007 ? 2 : 1;
 	d->argn_ver = d->ver;
 }
 
@@ -208,13 +217,12 @@ static void argn_init(rtd_gotrace_dec *d)
 static inline int read_fast(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off,
 			    struct v1_raw *raw)
 {
-	if (r->err || r->end - r->p < 40 || d->argn_ver != d->ver || d->args_cap < 8)
-		return 0;
 	const uint8_t *p = r->p;
+	if (r->end - p < 40 || r->err || d->argn_ver != d->ver || d->args_cap < 8)
+		return 0;
 	unsigned typ = *p & 0x3f;
-	unsigned narg = (unsigned)(*p++ >> 6) + 1 + (d->ver < 1007);
-	if (narg >= (d->ver < 1007 ? 5u : 4u) || typ == RTD_GO_EV_STRING ||
-	    typ >= RTD_GO_EV_COUNT || d->argn[typ] != (int)narg)
+	unsigned narg = (unsigned)(*p++ >> 6) + d->narg_base;
+	if (d->fastn[typ] != (int)narg)
 		return 0;
 	for (unsigned i = 0; i < narg; i++) {
 		uint64_t v = 0;

@@ -308,28 +308,84 @@ static char *lb_line(FILE *o)
 
 /* Event lines (go-debug: Go's Event.String(); text: the same plus the
  * thread, stack and quoted strings). */
+/*
+ * The fixed text of a line, per event type: " Name p=" and " arg=" for each
+ * argument, copied 32 bytes at a time from here (no strlen, no memcpy
+ * call per line). A name or argument too long for it takes put_str.
+ */
+struct line_pre {
+	const char *name;
+	const char *const *argnames;
+	uint8_t nlen, alen[RTD_GOTRACE_MAX_ARGS];
+	bool ok;
+	char nm[32], an[RTD_GOTRACE_MAX_ARGS][32];
+};
+
+static struct line_pre *line_pre(const struct rtd_gotrace_event *ev)
+{
+	static struct line_pre cache[2][256];
+	struct line_pre *c = &cache[ev->gen != 0][ev->type & 255];
+	if (c->name == ev->name && c->argnames == ev->argnames)
+		return c->ok ? c : NULL;
+	c->name = ev->name;
+	c->argnames = ev->argnames;
+	size_t n = strlen(ev->name);
+	c->ok = n + 4 <= sizeof(c->nm);
+	if (c->ok) {
+		memset(c->nm, 0, sizeof(c->nm));
+		c->nm[0] = ' ';
+		memcpy(c->nm + 1, ev->name, n);
+		memcpy(c->nm + 1 + n, " p=", 3);
+		c->nlen = (uint8_t)(n + 4);
+	}
+	for (unsigned i = 0; c->ok && i < RTD_GOTRACE_MAX_ARGS && ev->argnames && ev->argnames[i]; i++) {
+		size_t k = strlen(ev->argnames[i]);
+		if (k + 2 > sizeof(c->an[i])) {
+			c->ok = false;
+			break;
+		}
+		memset(c->an[i], 0, sizeof(c->an[i]));
+		c->an[i][0] = ' ';
+		memcpy(c->an[i] + 1, ev->argnames[i], k);
+		c->an[i][k + 1] = '=';
+		c->alen[i] = (uint8_t)(k + 2);
+	}
+	return c->ok ? c : NULL;
+}
+
 static void print_line(FILE *o, const struct rtd_gotrace_event *ev, bool godebug)
 {
 	char *line = lb_line(o);
 	char *p = line;
+	const struct line_pre *c = line_pre(ev);
 	p = put_i64(p, ev->ts);
-	*p++ = ' ';
-	p = put_str(p, ev->name);
-	p = put_str(p, " p=");
+	if (c) { /* the buffer has room for the whole 32 bytes */
+		memcpy(p, c->nm, sizeof(c->nm));
+		p += c->nlen;
+	} else {
+		*p++ = ' ';
+		p = put_str(p, ev->name);
+		p = put_str(p, " p=");
+	}
 	p = put_i64(p, ev->p);
-	p = put_str(p, " g=");
-	p = put_u64(p, ev->g);
+	memcpy(p, " g=", 3);
+	p = put_u64(p + 3, ev->g);
 	if (!godebug && ev->gen) {
 		p = put_str(p, " m=");
 		p = put_i64(p, ev->m);
 	}
-	p = put_str(p, " off=");
-	p = put_u64(p, ev->off);
+	memcpy(p, " off=", 5);
+	p = put_u64(p + 5, ev->off);
 	bool named = false;
 	for (unsigned i = 0; i < ev->nargs && i < RTD_GOTRACE_MAX_ARGS; i++) {
-		*p++ = ' ';
-		p = put_str(p, ev->argnames[i]);
-		*p++ = '=';
+		if (c && ev->argnames[i] == c->argnames[i] && c->alen[i]) {
+			memcpy(p, c->an[i], sizeof(c->an[i]));
+			p += c->alen[i];
+		} else {
+			*p++ = ' ';
+			p = put_str(p, ev->argnames[i]);
+			*p++ = '=';
+		}
 		p = put_u64(p, ev->args[i]);
 		if (!godebug)
 			named |= strcmp(ev->argnames[i], "stack") == 0;
