@@ -96,6 +96,17 @@ enum rtd_gotrace2_type {
 	RTD_GO2_EV_SYNC = 50,
 	RTD_GO2_EV_CLOCK_SNAPSHOT = 51,
 	RTD_GO2_EV_END_OF_GENERATION = 52,
+	/*
+	 * Ordered mode only, never on the wire: the Sync event Go's trace
+	 * reader adds per generation (name "Sync", m and p -1, g 0, no
+	 * args; @off is where the generation's batches end). For go 1.22
+	 * and 1.23 traces one follows each generation's events, as Go
+	 * 1.22/1.23 emit it; for go 1.25+ traces one precedes each
+	 * generation and one ends the trace, as Go 1.25+ emit it. Its
+	 * time is the last event's + 1 (or, before a generation, that
+	 * generation's first batch time if later).
+	 */
+	RTD_GO2_EV_READER_SYNC = 256,
 };
 
 /* Fake P numbers Go's parser gives events in ordered mode. */
@@ -336,6 +347,25 @@ RTD_API const char *rtd_gotrace_dec_string(const rtd_gotrace_dec *d, uint64_t id
  */
 RTD_API size_t rtd_gotrace_dec_stack(const rtd_gotrace_dec *d, uint64_t id,
 				     const struct rtd_gotrace_frame **frames);
+
+/**
+ * rtd_gotrace_dec_set_go_map_start - emulate one walk of Go 1.22/1.23's map
+ * @d: an ordered-mode decoder whose new-format header has been read
+ * @slot: 0-7, the slot at which Go's walk of its per-thread map starts
+ *
+ * Go 1.22 and 1.23 build their heap of per-thread cursors by walking a
+ * map, from a slot the runtime picks at random for each generation, so
+ * the order of events with equal times can differ between runs of
+ * `go tool trace`. With up to 8 threads in a generation the walk is a
+ * rotation of the order the threads appear in: slot 0 (the default) is
+ * that order, which golang/exp and Go 1.24+ always use; slot s < the
+ * thread count starts at the s-th thread. Test aid; it applies to every
+ * generation ordered after the call.
+ *
+ * Returns: 0, or -RTD_E_STATE (not ordered mode, header not read yet or
+ * not the new format, @slot > 7).
+ */
+RTD_API int rtd_gotrace_dec_set_go_map_start(rtd_gotrace_dec *d, unsigned slot);
 
 /**
  * rtd_gotrace_type_name - Go's name of an old-format event type

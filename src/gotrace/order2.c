@@ -131,7 +131,7 @@ struct cursor {
 	size_t *blist;  /* batches of this M */
 	size_t nbl;
 	size_t pos;     /* in the current batch's data */
-	int64_t ticks;
+	int64_t last;   /* Go's batchCursor.lastTs (ns; 0: take the batch's) */
 	bool have;
 	struct v2_out ev;
 };
@@ -177,7 +177,8 @@ static int push(struct genctx *c, const struct v2_out *ev)
 	return 0;
 }
 
-static int64_t ns(const struct genctx *c, int64_t ticks)
+/* Go's frequency.mul: ticks (unsigned on the wire) to ns in float64. */
+static int64_t ns(const struct genctx *c, uint64_t ticks)
 {
 	return f2i((double)ticks * c->freq);
 }
@@ -195,10 +196,12 @@ static int cursor_next(struct genctx *c, struct cursor *k)
 		if (k->pos >= b->len) {
 			k->bi++;
 			k->pos = 0;
+			k->last = 0;
 			continue;
 		}
-		if (k->pos == 0)
-			k->ticks = b->time;
+		/* Go converts the batch time and each delta to ns separately. */
+		if (k->last == 0)
+			k->last = ns(c, (uint64_t)b->time);
 		rtd_rd r;
 		uint64_t off = (uint64_t)(b->data + k->pos) + d->base;
 		rd_init(&r, d->in.data + b->data + k->pos, b->len - k->pos);
@@ -213,11 +216,11 @@ static int cursor_next(struct genctx *c, struct cursor *k)
 		if (!rd_ok(&r))
 			return fail(c, off, "%s runs past the end of its batch", sp->name);
 		k->pos += rd_off(&r);
-		k->ticks = wrap_add(k->ticks, (int64_t)k->ev.args[0]);
+		k->last = wrap_add(ns(c, k->ev.args[0]), k->last);
 		k->ev.off = off;
 		k->ev.type = t;
 		k->ev.nargs = (uint8_t)sp->nargs;
-		k->ev.time = ns(c, k->ticks);
+		k->ev.time = k->last;
 		k->ev.m = k->m;
 		k->have = true;
 		return 1;
@@ -1087,6 +1090,98 @@ static int check_ids(struct genctx *c, const struct v2_out *ev)
 	return 0;
 }
 
+/* ---- the frontier: Go's heap of batch cursors (batchcursor.go) ---- */
+
+struct frontier {
+	struct cursor *cur;
+	size_t *h; /* cursor indices */
+	size_t n;
+};
+
+static int64_t ftime(const struct frontier *f, size_t i)
+{
+	return f->cur[f->h[i]].ev.time;
+}
+
+static void fswap(struct frontier *f, size_t i, size_t j)
+{
+	size_t t = f->h[i];
+	f->h[i] = f->h[j];
+	f->h[j] = t;
+}
+
+static size_t sift_up(struct frontier *f, size_t i)
+{
+	while (i > 0 && ftime(f, (i - 1) / 2) > ftime(f, i)) {
+		fswap(f, (i - 1) / 2, i);
+		i = (i - 1) / 2;
+	}
+	return i;
+}
+
+static void sift_down(struct frontier *f, size_t i)
+{
+	for (;;) {
+		size_t m = i, l = 2 * i + 1, r = 2 * i + 2;
+		int64_t mt = i < f->n ? ftime(f, i) : INT64_MAX;
+		if (l < f->n && ftime(f, l) < mt) {
+			mt = ftime(f, l);
+			m = l;
+		}
+		if (r < f->n && ftime(f, r) < mt)
+			m = r;
+		if (m == i)
+			return;
+		fswap(f, i, m);
+		i = m;
+	}
+}
+
+static void heap_insert(struct frontier *f, size_t k)
+{
+	f->h[f->n++] = k;
+	sift_up(f, f->n - 1);
+}
+
+static void heap_update(struct frontier *f, size_t i)
+{
+	if (sift_up(f, i) == i)
+		sift_down(f, i);
+}
+
+static void heap_remove(struct frontier *f, size_t i)
+{
+	for (; i > 0; i = (i - 1) / 2) /* to the root, ignoring the times */
+		fswap(f, (i - 1) / 2, i);
+	fswap(f, 0, f->n - 1);
+	f->n--;
+	sift_down(f, 0);
+}
+
+/* tryAdvance: 1 advanced (cursor refreshed), 0 cannot go yet, <0 error. */
+static int try_advance(struct genctx *c, struct frontier *f, size_t i)
+{
+	struct cursor *k = &f->cur[f->h[i]];
+	struct v2_out ev = k->ev;
+	size_t before = c->st->nq;
+	int a = advance(c, &ev);
+	if (a <= 0)
+		return a;
+	for (size_t q = before; q < c->st->nq; q++) {
+		int rc = check_ids(c, &c->st->q[q]);
+		if (rc < 0)
+			return rc;
+	}
+	int nx = cursor_next(c, k);
+	if (nx < 0)
+		return nx;
+	if (nx)
+		heap_update(f, i);
+	else
+		heap_remove(f, i);
+	return 1;
+}
+
 int v2_order_generation(rtd_gotrace_dec *d)
 {
 	struct v2_state *st = d->v2;
@@ -1134,6 +1229,8 @@ int v2_order_generation(rtd_gotrace_dec *d)
 			}
 		}
 	}
+	if (rc == 0)
+		st->gen_parsed = true;
 	/* One cursor per M, in the order the Ms first appear. */
 	size_t *lists = NULL;
 	if (rc == 0) {
@@ -1166,60 +1263,57 @@ int v2_order_generation(rtd_gotrace_dec *d)
 		}
 	}
 	for (size_t i = 0; i < c.nsamples; i++)
-		c.samples[i].time = ns(&c, c.samples[i].time);
+		c.samples[i].time = ns(&c, (uint64_t)c.samples[i].time);
 	if (rc == 0 && c.nsamples)
 		qsort(c.samples, c.nsamples, sizeof(*c.samples), cmp_time); /* ties: Go's sort is unstable too */
-	/* The merge (trace/reader.go ReadEvent). */
-	size_t *order = calloc(c.ncur ? c.ncur : 1, sizeof(size_t));
-	while (rc == 0 && order) {
-		size_t n = 0;
-		for (size_t k = 0; k < c.ncur; k++)
-			if (c.cur[k].have)
-				order[n++] = k;
-		/* earliest first; ties in the order the Ms appeared */
-		for (size_t i = 1; i < n; i++)
-			for (size_t j = i; j > 0 && c.cur[order[j]].ev.time < c.cur[order[j - 1]].ev.time; j--) {
-				size_t t = order[j];
-				order[j] = order[j - 1];
-				order[j - 1] = t;
-			}
+	/*
+	 * The merge (trace/reader.go ReadEvent): a binary min-heap of the Ms'
+	 * cursors keyed by the next event's time, built in the order the Ms
+	 * first appear (Go's batchMs; Go 1.22/1.23 walk a map here, which is
+	 * this order for up to 8 Ms when the walk starts at slot 0). Ties
+	 * fall where Go's heap puts them.
+	 */
+	struct frontier f = {c.cur, calloc(c.ncur ? c.ncur : 1, sizeof(size_t)), 0};
+	if (!f.h && rc == 0)
+		rc = v1_fail(d, -ENOMEM, 0, "out of memory");
+	/* Go 1.22/1.23's map walk of up to 8 threads starts at a random slot
+	 * of the 8 and wraps: a rotation of the order of appearance. */
+	size_t rot = c.ncur <= 8 && st->map_start < c.ncur ? st->map_start : 0;
+	for (size_t j = 0; j < c.ncur && f.h; j++) {
+		size_t k = (j + rot) % c.ncur;
+		if (c.cur[k].have)
+			heap_insert(&f, k);
+	}
+	while (rc == 0 && f.h) {
 		if (c.isample < c.nsamples &&
-		    (n == 0 || c.samples[c.isample].time < c.cur[order[0]].ev.time)) {
+		    (f.n == 0 || c.samples[c.isample].time < c.cur[f.h[0]].ev.time)) {
 			rc = push(&c, &c.samples[c.isample++]);
 			continue;
 		}
-		if (n == 0)
+		if (f.n == 0)
 			break;
-		bool advanced = false;
-		for (size_t i = 0; i < n && rc == 0 && !advanced; i++) {
-			struct cursor *k = &c.cur[order[i]];
-			struct v2_out ev = k->ev;
-			size_t before = st->nq;
-			int a = advance(&c, &ev);
-			if (a < 0) {
-				rc = a;
-				break;
-			}
-			if (a == 0)
-				continue;
-			advanced = true;
-			for (size_t q = before; q < st->nq && rc == 0; q++)
-				rc = check_ids(&c, &st->q[q]);
-			if (rc == 0) {
-				int nx = cursor_next(&c, k);
-				if (nx < 0)
-					rc = nx;
-			}
+		int a = try_advance(&c, &f, 0);
+		if (a == 0) {
+			/* Go sorts the heap (slices.SortFunc: an insertion sort
+			 * for up to 12 cursors) and tries the rest in order. */
+			for (size_t i = 1; i < f.n; i++)
+				for (size_t j = i; j > 0 && c.cur[f.h[j]].ev.time < c.cur[f.h[j - 1]].ev.time; j--) {
+					size_t t = f.h[j];
+					f.h[j] = f.h[j - 1];
+					f.h[j - 1] = t;
+				}
+			for (size_t i = 1; i < f.n && a == 0; i++)
+				a = try_advance(&c, &f, i);
 		}
-		if (rc == 0 && !advanced) {
-			const struct v2_out *h = &c.cur[order[0]].ev;
+		if (a < 0) {
+			rc = a;
+		} else if (a == 0) {
+			const struct v2_out *h = &c.cur[f.h[0]].ev;
 			rc = fail(&c, h->off, "broken trace: failed to advance: no event of the frontier can go next (first: %s on thread %lld)",
 				  evname(h->type), (long long)(int64_t)h->m);
 		}
 	}
-	if (!order && rc == 0)
-		rc = v1_fail(d, -ENOMEM, 0, "out of memory");
-	free(order);
+	free(f.h);
 	free(lists);
 	free(c.cur);
 	free(c.samples);

@@ -385,12 +385,63 @@ static int collect(rtd_gotrace_dec *d)
 	}
 }
 
+/* Go's synthetic Sync event at time t (raised to keep time rising). */
+static void fill_sync(rtd_gotrace_dec *d, int64_t t, uint64_t off,
+		      struct rtd_gotrace_event *ev)
+{
+	struct v2_state *st = d->v2;
+	memset(ev, 0, sizeof(*ev));
+	ev->off = off;
+	ev->type = RTD_GO2_EV_READER_SYNC;
+	ev->name = "Sync";
+	if (t <= st->last_time)
+		t = wrap_add(st->last_time, 1);
+	st->last_time = t;
+	ev->ts = t;
+	ev->p = -1;
+	ev->m = -1;
+	ev->gen = st->qgen;
+}
+
+/* Go 1.25+ readers: the first timestamp of the generation (minTs). */
+static int64_t gen_min_time(const rtd_gotrace_dec *d)
+{
+	const struct v2_state *st = d->v2;
+	uint64_t min = 0;
+	for (size_t i = 0; i < st->nb; i++)
+		if (min == 0 || (uint64_t)st->b[i].time < min)
+			min = (uint64_t)st->b[i].time;
+	if (d->freq <= 0)
+		return 0;
+	return f2i((double)min * (1.0 / ((double)d->freq / 1e9)));
+}
+
+/*
+ * Go's reader adds a Sync event per generation. Go 1.22/1.23 (the
+ * readers of go 1.22 and 1.23 traces) emit it after each generation's
+ * events at the last time + 1, none before the first. Later readers
+ * (those of go 1.25/1.26 traces) emit one at the start of each
+ * generation at its first batch time, one at the end, and one before an
+ * error met while reading a generation. rtdiag does what the trace's
+ * own Go release does.
+ */
 int v2_next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 {
 	struct v2_state *st = d->v2;
+	bool late = d->ver >= 1025;
 	for (;;) {
+		if (st->sync_before) {
+			st->sync_before = false;
+			fill_sync(d, st->sync_time, st->sync_off_before, ev);
+			return 1;
+		}
 		if (st->iq < st->nq) {
 			fill_ordered(d, &st->q[st->iq++], ev);
+			return 1;
+		}
+		if (st->sync_after) {
+			st->sync_after = false;
+			fill_sync(d, st->last_time, st->sync_off, ev);
 			return 1;
 		}
 		if (st->deferred_set) {
@@ -408,18 +459,26 @@ int v2_next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 			return rc;
 		if (st->nb == 0) {
 			st->done = true;
-			return 0;
+			st->sync_after = late && st->qgen != 0; /* the final Sync */
+			continue;
 		}
-		/* Go's reader emits a synthetic Sync after each generation at
-		 * lastTs+1, so the next generation's times rise from there. */
-		if (st->had_gen)
-			st->last_time = wrap_add(st->last_time, 1);
-		st->had_gen = true;
 		st->qgen = st->gen;
+		st->sync_off = d->base + st->scan;
+		st->sync_off_before = st->b[0].off;
+		st->gen_parsed = false;
+		bool spill_err = st->deferred_set; /* collect met damage after it */
 		rc = v2_order_generation(d);
 		if (rc < 0) {
 			/* Events before the failure come out first, as in Go. */
 			defer_error(d);
+		}
+		if (late) {
+			st->sync_before = true;
+			st->sync_time = st->gen_parsed ? gen_min_time(d) : st->last_time;
+			/* the Sync before a read error (or the final one) */
+			st->sync_after = spill_err && rc == 0;
+		} else {
+			st->sync_after = rc == 0;
 		}
 		/* The generation's bytes are no longer needed. */
 		size_t used = st->scan;
@@ -443,4 +502,12 @@ void v2_free(rtd_gotrace_dec *d)
 	v2_order_free(st->ord);
 	free(st);
 	d->v2 = NULL;
+}
+
+int rtd_gotrace_dec_set_go_map_start(rtd_gotrace_dec *d, unsigned slot)
+{
+	if (!d || !d->v2 || d->mode != RTD_GOTRACE_ORDERED || slot > 7)
+		return -RTD_E_STATE;
+	d->v2->map_start = slot;
+	return 0;
 }

@@ -42,7 +42,14 @@ struct v2_state {
 	size_t scan;           /* end of the batches collected so far */
 	uint64_t qgen;         /* generation of the queued events */
 	bool deferred_set;
-	bool had_gen;          /* a generation was ordered: Go's Sync follows it */
+	/* Go's synthetic Sync events (reader.go): see v2_next_ordered */
+	bool sync_before;      /* due before the queued events (Go 1.25+) */
+	bool sync_after;       /* due after them */
+	int64_t sync_time;     /* of sync_before */
+	bool gen_parsed;       /* the generation's tables were read */
+	uint64_t sync_off;     /* where the generation ends */
+	uint64_t sync_off_before; /* where it starts */
+	unsigned map_start;    /* Go 1.22/1.23 map walk emulation (0-7) */
 };
 
 void v2_fill_raw(rtd_gotrace_dec *d, const struct v2_raw *raw,

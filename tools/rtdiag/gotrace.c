@@ -62,6 +62,21 @@ int gt_open(struct gt_in *in, const char *path, enum rtd_gotrace_mode mode)
 	return 0;
 }
 
+/* Feed just the 16-byte header, so that the decoder knows the version
+ * before any event is ordered. */
+int gt_prime_header(struct gt_in *in)
+{
+	uint8_t h[16];
+	size_t n = fread(h, 1, sizeof(h), in->f);
+	in->bytes += n;
+	if (n < sizeof(h))
+		in->eof = true;
+	struct rtd_gotrace_event ev;
+	if (rtd_gotrace_dec_feed(in->d, h, n) < 0 || rtd_gotrace_dec_next(in->d, &ev) < 0)
+		return -1;
+	return 0;
+}
+
 size_t gt_in_size(void)
 {
 	return sizeof(struct gt_in);
@@ -532,6 +547,7 @@ bool gt_is_meta(const struct rtd_gotrace_event *ev)
 static int cmd_cat(int argc, char **argv)
 {
 	bool ordered = false;
+	long map_start = -1;
 	long long count = -1;
 	enum gt_format fmt = GT_TEXT;
 	const char *path = NULL;
@@ -549,6 +565,11 @@ static int cmd_cat(int argc, char **argv)
 		} else if (strcmp(a, "--format") == 0 || strcmp(a, "-f") == 0) {
 			if (++i >= argc || gt_parse_format(argv[i], &fmt) < 0)
 				return cli_usage("gotrace cat", "--format takes text, json or go-debug");
+		} else if (strcmp(a, "--go-map-start") == 0) {
+			char *end;
+			if (++i >= argc || (map_start = strtol(argv[i], &end, 10), *end) ||
+			    map_start < 0 || map_start > 7)
+				return cli_usage("gotrace cat", "--go-map-start takes 0 to 7");
 		} else if (a[0] == '-' && a[1]) {
 			return cli_usage("gotrace cat", "unknown option '%s'", a);
 		} else if (path) {
@@ -565,6 +586,12 @@ static int cmd_cat(int argc, char **argv)
 	if (gt_open(in, path, ordered ? RTD_GOTRACE_ORDERED : RTD_GOTRACE_RAW) < 0) {
 		free(in);
 		return CLI_FAIL;
+	}
+	if (map_start >= 0 && (!ordered || gt_prime_header(in) < 0 ||
+			       rtd_gotrace_dec_set_go_map_start(gt_dec(in), (unsigned)map_start) < 0)) {
+		gt_close(in);
+		free(in);
+		return cli_fail("%s: --go-map-start needs --ordered and a Go 1.22+ trace", path);
 	}
 	/* A large stdout buffer: cat writes one short line per event. */
 	static char obuf[1 << 20];
@@ -694,10 +721,13 @@ static const struct {
 	const char *usage;
 } cmds[] = {
 	{"cat", cmd_cat,
-	 "rtdiag gotrace cat [--ordered] [--count N] [--format text|json|go-debug] FILE|-\n"
+	 "rtdiag gotrace cat [--ordered [--go-map-start S]] [--count N] [--format text|json|go-debug] FILE|-\n"
 	 "  Print the events of a Go execution trace. Raw mode (default): file order,\n"
 	 "  streaming, strings and stacks included. --ordered: Go's global order after\n"
-	 "  Go's validation; --format go-debug prints what 'go tool trace -d' prints.\n"},
+	 "  Go's validation; --format go-debug prints what 'go tool trace -d' prints.\n"
+	 "  --go-map-start S (0-7, Go 1.22+ traces): order equal-time events of\n"
+	 "  different threads as Go 1.22/1.23 do when their random map walk starts at\n"
+	 "  slot S (default 0: the order golang/exp and Go 1.24+ always use).\n"},
 	{"grep", gt_cmd_grep,
 	 "rtdiag gotrace grep [-e TYPE_REGEXP] [-g G] [-p P] [-m M] [--since T] [--until T]\n"
 	 "                    [--stack REGEXP] [--string REGEXP] [-v] [-c] [--ordered]\n"

@@ -14,6 +14,7 @@ int gt_open(struct gt_in *in, const char *path, enum rtd_gotrace_mode mode);
 void gt_close(struct gt_in *in);
 int gt_next(struct gt_in *in, struct rtd_gotrace_event *ev);
 int gt_fail(struct gt_in *in, int rc);
+int gt_prime_header(struct gt_in *in);
 size_t gt_in_size(void);
 rtd_gotrace_dec *gt_dec(struct gt_in *in);
 void gt_print(FILE *o, const struct rtd_gotrace_event *ev, enum gt_format fmt);
