@@ -630,9 +630,11 @@ void v1_ev_wire(rtd_gotrace_dec *d, const struct v1_raw *raw, struct v1_ev *e)
 {
 	/* one by one: a wide copy of args just stored one by one would wait
 	 * on store forwarding */
-	unsigned n = raw->nargs < V1_EV_WIRE ? raw->nargs : V1_EV_WIRE;
-	for (unsigned k = 0; k < V1_EV_WIRE; k++)
-		e->w[k] = k < n ? raw->args[k] : 0;
+	const uint64_t *a = raw->args; /* room for >= 8: see v1_read_raw */
+	unsigned n = raw->nargs;
+#define W(k) e->w[k] = (k) < n ? a[k] : 0
+	W(0); W(1); W(2); W(3); W(4); W(5); W(6); W(7);
+#undef W
 	e->nw = raw->nargs <= V1_EV_WIRE && raw->typ != RTD_GO_EV_USER_LOG
 			? (uint8_t)raw->nargs : UINT8_MAX;
 	e->argoff = d->ver < 1007 ? 2 : 1;

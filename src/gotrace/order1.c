@@ -115,6 +115,74 @@ static bool ready(uint64_t g, const struct gstate *curr,
 		init->status == curr->status);
 }
 
+/*
+ * A goroutine table: ids are small in practice, so those under GT_DENSE
+ * live in an array indexed by id (grown as ids come), the rest in a hash
+ * table. Nothing is deleted. A get that creates may move every entry.
+ */
+#define GT_DENSE (1u << 16)
+struct gtab {
+	uint8_t *v, *used;
+	size_t cap, vsz;
+	struct v1_tab big;
+};
+
+static void gtab_init(struct gtab *t, size_t vsz)
+{
+	memset(t, 0, sizeof(*t));
+	t->vsz = vsz;
+	v1_tab_init(&t->big, vsz, 0);
+}
+
+static void gtab_free(struct gtab *t)
+{
+	free(t->v);
+	free(t->used);
+	v1_tab_free(&t->big);
+}
+
+static void *gtab_slow(struct gtab *t, uint64_t key, bool create, bool *created)
+{
+	if (key >= GT_DENSE)
+		return v1_tab_get(&t->big, key, create, created);
+	if (key >= t->cap) {
+		if (!create)
+			return NULL;
+		size_t nc = t->cap ? t->cap : 64;
+		while (nc <= key)
+			nc *= 2;
+		uint8_t *nv = realloc(t->v, nc * t->vsz);
+		if (!nv)
+			return NULL;
+		t->v = nv;
+		uint8_t *nu = realloc(t->used, nc);
+		if (!nu)
+			return NULL;
+		t->used = nu;
+		memset(t->used + t->cap, 0, nc - t->cap);
+		t->cap = nc;
+	}
+	if (created)
+		*created = !t->used[key];
+	if (!t->used[key]) {
+		if (!create)
+			return NULL;
+		t->used[key] = 1;
+		memset(t->v + key * t->vsz, 0, t->vsz);
+	}
+	return t->v + key * t->vsz;
+}
+
+static inline void *gtab_get(struct gtab *t, uint64_t key, bool create, bool *created)
+{
+	if (key < t->cap && t->used[key]) {
+		if (created)
+			*created = false;
+		return t->v + key * t->vsz;
+	}
+	return gtab_slow(t, key, create, created);
+}
+
 /* A source of the frontier merge: a P's batches, read again from the kept
  * input, or the CPU samples (their own list, sorted by time). */
 /*
@@ -170,7 +238,8 @@ struct pp_regions {
 	size_t n, cap;
 };
 struct pp_state {
-	struct v1_tab gs, ps, tasks, regions;
+	struct gtab gs, ps;
+	struct v1_tab tasks, regions;
 	bool gc_active, stw_active;
 };
 
@@ -218,7 +287,7 @@ struct v1_ord {
 	struct cursor *cur;
 	size_t ncur;
 	size_t *frontier, nf;
-	struct v1_tab gs;    /* merge: goroutine -> struct gstate */
+	struct gtab gs;      /* merge: goroutine -> struct gstate */
 	struct v1_tab block; /* goroutine -> time of its last syscall block */
 	int64_t last_ts;     /* of the last merged event */
 	uint64_t mpos;
@@ -406,7 +475,7 @@ static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *out)
 		}
 		const struct gstate *cur = &zero;
 		if (c->tg != UNORDERED) {
-			const struct gstate *st = v1_tab_get(&o->gs, c->tg, false, NULL);
+			const struct gstate *st = gtab_get(&o->gs, c->tg, false, NULL);
 			if (st)
 				cur = st;
 		}
@@ -448,7 +517,7 @@ static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *out)
 	else if (out->type == RTD_GO_EV_GO_SYS_EXIT_LOCAL)
 		out->type = RTD_GO_EV_GO_SYS_EXIT;
 	if (c->tg != UNORDERED) {
-		struct gstate *cur = v1_tab_get(&o->gs, c->tg, true, NULL);
+		struct gstate *cur = gtab_get(&o->gs, c->tg, true, NULL);
 		if (!cur)
 			return oom(d);
 		if (!ready(c->tg, cur, &c->init))
@@ -695,8 +764,8 @@ static const char *tname(unsigned t)
 /* Go's postProcessTrace for one event: the goroutine/P state machine. */
 static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
 {
-	struct pp_g *g = v1_tab_get(&pp->gs, ev->g, true, NULL);
-	struct pp_p *p = v1_tab_get(&pp->ps, (uint64_t)(int64_t)ev->p, true, NULL);
+	struct pp_g *g = gtab_get(&pp->gs, ev->g, true, NULL);
+	struct pp_p *p = gtab_get(&pp->ps, (uint64_t)(int64_t)ev->p, true, NULL);
 	if (!g || !p)
 		return oom(d);
 	/* Go works on copies of g and p and stores them back at the end. Here
@@ -796,7 +865,7 @@ static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
 	case RTD_GO_EV_GO_CREATE: {
 		CHECK_RUNNING(true);
 		bool created;
-		struct pp_g *ng = v1_tab_get(&pp->gs, v1_ev_args(ev)[0], true, &created);
+		struct pp_g *ng = gtab_get(&pp->gs, v1_ev_args(ev)[0], true, &created);
 		if (!ng)
 			return v1_fail(d, -ENOMEM, 0, "out of memory");
 		if (!created)
@@ -848,7 +917,7 @@ static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
 			PPFAIL("p %lld is not running g %llu while unpark (offset %llu, time %lld)",
 			       LL(ev->p), ULL(ev->g), ULL(ev->off), LL(ev->ts));
 		struct pp_g *g1 = v1_ev_args(ev)[0] == ev->g ? g
-				  : v1_tab_get(&pp->gs, v1_ev_args(ev)[0], true, NULL);
+				  : gtab_get(&pp->gs, v1_ev_args(ev)[0], true, NULL);
 		if (!g1)
 			return v1_fail(d, -ENOMEM, 0, "out of memory");
 		if (g1->state != G_WAITING)
@@ -943,7 +1012,7 @@ static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
 	}
 	if (ev->p != pkey) { /* a fake P: Go stores p there */
 		struct pp_p pv = *p;
-		struct pp_p *np = v1_tab_get(&pp->ps, (uint64_t)(int64_t)ev->p, true, NULL);
+		struct pp_p *np = gtab_get(&pp->ps, (uint64_t)(int64_t)ev->p, true, NULL);
 		if (!np)
 			return oom(d);
 		*np = pv;
@@ -1098,7 +1167,7 @@ void v1_order_free(rtd_gotrace_dec *d)
 	free(o->cur);
 	free(o->erb.p);
 	free(o->frontier);
-	v1_tab_free(&o->gs);
+	gtab_free(&o->gs);
 	v1_tab_free(&o->block);
 	free(o->heap);
 	for (size_t i = 0; i < o->fg.cap; i++)
@@ -1111,8 +1180,8 @@ void v1_order_free(rtd_gotrace_dec *d)
 	for (size_t i = 0; i < rg_->cap; i++)
 		if (rg_->used[i] == 1)
 			free(((struct pp_regions *)(rg_->vals + i * rg_->vsz))->r);
-	v1_tab_free(&o->pp.gs);
-	v1_tab_free(&o->pp.ps);
+	gtab_free(&o->pp.gs);
+	gtab_free(&o->pp.ps);
 	v1_tab_free(&o->pp.tasks);
 	v1_tab_free(&o->pp.regions);
 	free(o);
@@ -1132,14 +1201,14 @@ int v1_order(rtd_gotrace_dec *d)
 	o->ns_per_tick = 1e9 / (double)d->freq;
 	o->upto = 2;
 	o->gate = d->futile_gs.count > 0;
-	v1_tab_init(&o->gs, sizeof(struct gstate), 0);
+	gtab_init(&o->gs, sizeof(struct gstate));
 	v1_tab_init(&o->block, sizeof(int64_t), 0);
 	v1_tab_init(&o->fg, sizeof(struct futile_g), 0);
-	v1_tab_init(&o->pp.gs, sizeof(struct pp_g), 0);
-	v1_tab_init(&o->pp.ps, sizeof(struct pp_p), 0);
+	gtab_init(&o->pp.gs, sizeof(struct pp_g));
+	gtab_init(&o->pp.ps, sizeof(struct pp_p));
 	v1_tab_init(&o->pp.tasks, 1, 0);
 	v1_tab_init(&o->pp.regions, sizeof(struct pp_regions), 0);
-	struct pp_g *g0 = v1_tab_get(&o->pp.gs, 0, true, NULL);
+	struct pp_g *g0 = gtab_get(&o->pp.gs, 0, true, NULL);
 	if (!g0)
 		return oom(d);
 	g0->state = G_RUNNING;

@@ -353,7 +353,8 @@ static struct line_pre *line_pre(const struct rtd_gotrace_event *ev)
 		memcpy(c->nm + 1 + n, " p=", 3);
 		c->nlen = (uint8_t)(n + 4);
 	}
-	for (unsigned i = 0; c->ok && i < RTD_GOTRACE_MAX_ARGS && ev->argnames && ev->argnames[i]; i++) {
+	memset(c->alen, 0, sizeof(c->alen));
+	for (unsigned i = 0; c->ok && i < ev->nargs && i < RTD_GOTRACE_MAX_ARGS; i++) {
 		size_t k = strlen(ev->argnames[i]);
 		if (k + 2 > sizeof(c->an[i])) {
 			c->ok = false;
@@ -393,7 +394,7 @@ static void print_line(FILE *o, const struct rtd_gotrace_event *ev, bool godebug
 	p = put_u64(p + 5, ev->off);
 	bool named = false;
 	for (unsigned i = 0; i < ev->nargs && i < RTD_GOTRACE_MAX_ARGS; i++) {
-		if (c && ev->argnames[i] == c->argnames[i] && c->alen[i]) {
+		if (c && c->alen[i]) { /* alen is 0 past what was prepared */
 			memcpy(p, c->an[i], sizeof(c->an[i]));
 			p += c->alen[i];
 		} else {
