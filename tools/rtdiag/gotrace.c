@@ -305,10 +305,23 @@ static struct {
 
 void gt_flush(void)
 {
-	if (lb.n) {
-		fwrite_unlocked(lb.b, 1, lb.n, lb.f);
-		lb.n = 0;
+	if (!lb.n)
+		return;
+	/* straight to the file: stdio would copy the 64 KiB again */
+	size_t done = 0;
+	if (fflush(lb.f) == 0) {
+		while (done < lb.n) {
+			ssize_t k = write(fileno(lb.f), lb.b + done, lb.n - done);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			done += (size_t)k;
+		}
 	}
+	if (done < lb.n) /* let stdio see (and report) the failure */
+		fwrite_unlocked(lb.b + done, 1, lb.n - done, lb.f);
+	lb.n = 0;
 }
 
 /* Room for one line (an event line without strings is < 1 KiB). */
