@@ -255,20 +255,26 @@ static struct v1_ev *ring_at(struct ring *q, uint64_t pos)
 	return &q->a[pos & (q->cap - 1)];
 }
 
-/* Room for one more at the tail (not counted until tail++). */
-static struct v1_ev *ring_slot(struct ring *q)
+/* The ring is full: double it (out of line: the common path stays small). */
+static __attribute__((noinline)) struct v1_ev *ring_grow(struct ring *q)
 {
-	if (q->tail - q->head == q->cap) {
-		size_t nc = q->cap ? q->cap * 2 : 256;
-		struct v1_ev *na = malloc(nc * sizeof(*na));
-		if (!na)
-			return NULL;
-		for (uint64_t k = q->head; k < q->tail; k++)
-			na[k & (nc - 1)] = *ring_at(q, k);
-		free(q->a);
-		q->a = na;
-		q->cap = nc;
-	}
+	size_t nc = q->cap ? q->cap * 2 : 256;
+	struct v1_ev *na = malloc(nc * sizeof(*na));
+	if (!na)
+		return NULL;
+	for (uint64_t k = q->head; k < q->tail; k++)
+		na[k & (nc - 1)] = *ring_at(q, k);
+	free(q->a);
+	q->a = na;
+	q->cap = nc;
+	return ring_at(q, q->tail);
+}
+
+/* Room for one more at the tail (not counted until tail++). */
+static inline struct v1_ev *ring_slot(struct ring *q)
+{
+	if (q->tail - q->head == q->cap)
+		return ring_grow(q);
 	return ring_at(q, q->tail);
 }
 
