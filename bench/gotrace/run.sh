@@ -23,7 +23,7 @@ W=${BENCH_DIR:-$B/bench-gotrace}
 mkdir -p "$W"
 export GOCACHE="$W/gocache" GOPATH="$W/gopath" GOTOOLCHAIN=local GOPROXY=off GOFLAGS=
 here=$(cd "$(dirname "$0")" && pwd)
-if [ ! -s "$W/big.trace" ] || [ "$(stat -c %s "$W/big.trace")" -lt $((MB << 20)) ]; then
+if [ ! -s "$W/big.trace" ] || [ "$(stat -L -c %s "$W/big.trace")" -lt $((MB << 20)) ]; then
   (cd "$here/gen" && "$GO" build -o "$W/gen" main.go) || exit 1
   echo "making a ${MB} MB Go 1.19 trace..."
   "$W/gen" "$W/big.trace" "$MB" || exit 1
@@ -41,7 +41,7 @@ run() {
 }
 report() { # file
   local f=$1 size events
-  size=$(stat -c %s "$f")
+  size=$(stat -L -c %s "$f")
   events=$("$R" gotrace stats "$f" | awk '/^events:/{print $2}')
   echo "== $(basename "$f"): $(echo "scale=1; $size/1048576" | bc) MB, $events events"
   read -r ts tm trc < <(run /dev/null "$R" gotrace stats "$f")

@@ -249,6 +249,39 @@ RTD_API void rtd_gotrace_dec_free(rtd_gotrace_dec *d);
 RTD_API int rtd_gotrace_dec_feed(rtd_gotrace_dec *d, const void *buf, size_t len);
 
 /**
+ * typedef rtd_gotrace_read_at_fn - read the input again
+ * @buf: where the bytes go
+ * @len: how many
+ * @off: offset in the input (the first byte fed is offset 0)
+ * @ctx: the pointer given to rtd_gotrace_dec_set_source()
+ *
+ * Returns: the number of bytes read, fewer than @len only at the end of
+ * the input, or a negative errno.
+ */
+typedef int64_t (*rtd_gotrace_read_at_fn)(void *buf, size_t len, uint64_t off,
+					  void *ctx);
+
+/**
+ * rtd_gotrace_dec_set_source - let ordered mode read the input again
+ * @d: an ordered-mode decoder, before the first feed
+ * @read_at: reads the same bytes as are fed, at any offset (a regular file)
+ * @ctx: passed to @read_at
+ *
+ * Go 1.7-1.21 traces are ordered by merging every P's batches, which
+ * needs the input at random. Without a source the decoder keeps every
+ * byte fed (memory about the input's size). With one it keeps none: it
+ * notes where each batch is as bytes are fed and reads the batches again
+ * during the merge, so its memory is bounded by the Ps, the goroutine
+ * tables and the re-sort window, whatever the input's size. (Go 1.5/1.6
+ * traces, sorted by a global sequence number, and the new format, ordered
+ * one generation at a time, do not use it.)
+ *
+ * Returns: 0, -EINVAL in raw mode, -RTD_E_STATE once input was fed.
+ */
+RTD_API int rtd_gotrace_dec_set_source(rtd_gotrace_dec *d,
+				       rtd_gotrace_read_at_fn read_at, void *ctx);
+
+/**
  * rtd_gotrace_dec_finish - mark the end of input
  * @d: the decoder
  *

@@ -38,6 +38,7 @@ rtd_gotrace_dec *rtd_gotrace_dec_new(const struct rtd_gotrace_opts *opts)
 	rtd_map_init(&d->strings, RTD_GOTRACE_MAX_STRINGS);
 	rtd_map_init(&d->stacks, RTD_GOTRACE_MAX_STACKS);
 	rtd_map_init(&d->timer_gs, 1u << 20);
+	rtd_map_init(&d->futile_gs, 1u << 20);
 	v1_tab_init(&d->pidx, sizeof(size_t), RTD_GOTRACE_MAX_PROCS);
 	v1_tab_init(&d->bigg, sizeof(uint64_t), 0);
 	return d;
@@ -63,10 +64,14 @@ void rtd_gotrace_dec_free(rtd_gotrace_dec *d)
 	free_map_vals(&d->stacks);
 	rtd_map_free(&d->timer_gs);
 	v1_tab_free(&d->pidx);
-	for (size_t i = 0; i < d->nprocs; i++)
+	v1_order_free(d);
+	for (size_t i = 0; i < d->nprocs; i++) {
 		free(d->procs[i].idx.r);
+		free(d->procs[i].bspan);
+	}
 	free(d->procs);
-	free(d->prof.i);
+	free(d->samples);
+	rtd_map_free(&d->futile_gs);
 	free(d->refs);
 	free(d->seqs);
 	v1_tab_free(&d->bigg);
@@ -119,11 +124,28 @@ size_t rtd_gotrace_dec_stack(const rtd_gotrace_dec *d, uint64_t id,
 	return s->n;
 }
 
+int rtd_gotrace_dec_set_source(rtd_gotrace_dec *d, rtd_gotrace_read_at_fn read_at,
+			       void *ctx)
+{
+	if (d->mode != RTD_GOTRACE_ORDERED || !read_at)
+		return -EINVAL;
+	if (d->in.len || d->base || d->finished)
+		return -RTD_E_STATE;
+	d->src = read_at;
+	d->src_ctx = ctx;
+	return 0;
+}
+
+static int read_header(rtd_gotrace_dec *d);
+static int index_some(rtd_gotrace_dec *d);
+
 int rtd_gotrace_dec_feed(rtd_gotrace_dec *d, const void *buf, size_t len)
 {
 	if (d->finished)
 		return -RTD_E_STATE;
-	if (d->mode == RTD_GOTRACE_RAW && d->pos >= COMPACT_AT &&
+	if (d->err)
+		return d->err;
+	if ((d->mode == RTD_GOTRACE_RAW || d->stream_idx) && d->pos >= COMPACT_AT &&
 	    d->pos * 2 >= d->in.len) {
 		memmove(d->in.data, d->in.data + d->pos, d->in.len - d->pos);
 		d->in.len -= d->pos;
@@ -135,7 +157,16 @@ int rtd_gotrace_dec_feed(rtd_gotrace_dec *d, const void *buf, size_t len)
 		return v1_fail(d, rc, d->base + d->in.len,
 			       "ordered mode keeps the whole input: more than %llu bytes (use raw mode)",
 			       (unsigned long long)d->max_input);
-	return rc;
+	if (rc < 0 || !d->src || d->v2)
+		return rc;
+	/* with a source, index as the bytes come and keep none of them */
+	if (!d->header) {
+		if (d->in.len - d->pos < 16)
+			return 0;
+		if ((rc = read_header(d)) < 0)
+			return rc;
+	}
+	return d->stream_idx ? index_some(d) : 0;
 }
 
 static struct v1_proc *proc_for(rtd_gotrace_dec *d, int64_t p)
@@ -159,20 +190,6 @@ static struct v1_proc *proc_for(rtd_gotrace_dec *d, int64_t p)
 	return &d->procs[*idx];
 }
 
-static int push_idx(struct v1_idx *x, uint32_t i)
-{
-	if (x->n == x->cap) {
-		size_t nc = x->cap ? x->cap * 2 : 256;
-		uint32_t *a = realloc(x->i, nc * sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		x->i = a;
-		x->cap = nc;
-	}
-	x->i[x->n++] = i;
-	return 0;
-}
-
 static int push_run(struct v1_runs *x, uint32_t i)
 {
 	if (x->n && x->r[x->n - 1].start + x->r[x->n - 1].n == i) {
@@ -193,7 +210,7 @@ static int push_run(struct v1_runs *x, uint32_t i)
 	return 0;
 }
 
-static int push_ref(rtd_gotrace_dec *d, const struct v1_ref *r, struct v1_idx *list,
+static int push_ref(rtd_gotrace_dec *d, const struct v1_ref *r,
 		    struct v1_runs *runs, int64_t seq)
 {
 	if (d->nrefs >= UINT32_MAX - 1)
@@ -204,16 +221,13 @@ static int push_ref(rtd_gotrace_dec *d, const struct v1_ref *r, struct v1_idx *l
 		if (!a)
 			return -ENOMEM;
 		d->refs = a;
-		if (d->ver < 1007) { /* only Go 1.5 orders by sequence */
-			int64_t *s = realloc(d->seqs, nc * sizeof(*s));
-			if (!s)
-				return -ENOMEM;
-			d->seqs = s;
-		}
+		int64_t *s = realloc(d->seqs, nc * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		d->seqs = s;
 		d->caprefs = nc;
 	}
-	int rc = list ? push_idx(list, (uint32_t)d->nrefs)
-		      : push_run(runs, (uint32_t)d->nrefs);
+	int rc = push_run(runs, (uint32_t)d->nrefs);
 	if (rc == 0) {
 		if (d->seqs)
 			d->seqs[d->nrefs] = seq;
@@ -303,17 +317,140 @@ int table_add_stack(rtd_gotrace_dec *d, uint64_t id,
 	return 0;
 }
 
+/* Append to a growable array of fixed-size items. */
+static int grow_push(void **arr, size_t *n, size_t *cap, size_t isz,
+		     const void *item)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 64;
+		void *a = realloc(*arr, nc * isz);
+		if (!a)
+			return -ENOMEM;
+		*arr = a;
+		*cap = nc;
+	}
+	memcpy((uint8_t *)*arr + *n * isz, item, isz);
+	(*n)++;
+	return 0;
+}
+
+/* The index pass: a batch of P procs[pi] starts at @off; the open one (of
+ * whichever P) ends there. */
+static void span_close(rtd_gotrace_dec *d, uint64_t end)
+{
+	if (d->open_proc) {
+		struct v1_proc *pr = &d->procs[d->open_proc - 1];
+		pr->bspan[pr->nbspan - 1].end = end;
+		d->open_proc = 0;
+	}
+}
+
+static int span_open(rtd_gotrace_dec *d, size_t pi, uint64_t off)
+{
+	span_close(d, off);
+	struct v1_proc *pr = &d->procs[pi];
+	struct v1_span sp = {off, UINT64_MAX};
+	if (grow_push((void **)&pr->bspan, &pr->nbspan, &pr->capbspan,
+		      sizeof(sp), &sp) < 0)
+		return v1_fail(d, -ENOMEM, off, "out of memory");
+	d->open_proc = pi + 1;
+	return 0;
+}
+
+/*
+ * The index pass of ordered mode (Go 1.7+) for one in-stream event: where
+ * each P's batches start, the CPU samples, and what bounds the re-sort
+ * (how far GoSysExit moves back, which goroutines have futile wakeups).
+ */
+static int index_event(rtd_gotrace_dec *d, const struct v1_raw *raw,
+		       int64_t ts, uint64_t g)
+{
+	const uint64_t *a = raw->args + 1;
+	int rc = 0;
+	d->any_events = true;
+	if (!d->seen_batch) {
+		/* events before the first batch belong to P 0's stream */
+		struct v1_proc *pr = proc_for(d, d->last_p);
+		if (!pr)
+			return v1_fail(d, -ENOMEM, raw->off, "out of memory");
+		if ((rc = span_open(d, (size_t)(pr - d->procs), raw->off)) < 0)
+			return rc;
+		d->seen_batch = true;
+	}
+	switch (raw->typ) {
+	case RTD_GO_EV_CPU_SAMPLE: {
+		struct v1_sample smp = {ts, raw->off};
+		rc = grow_push((void **)&d->samples, &d->nsamples,
+			       &d->capsamples, sizeof(smp), &smp);
+		break;
+	}
+	case RTD_GO_EV_GO_SYS_EXIT:
+		if (a[2] != 0) {
+			int64_t back;
+			if (__builtin_sub_overflow(ts, (int64_t)a[2], &back))
+				back = INT64_MAX;
+			if (back > d->sysexit_shift)
+				d->sysexit_shift = back;
+		}
+		break;
+	case RTD_GO_EV_FUTILE_WAKEUP:
+		if (!rtd_map_get(&d->futile_gs, g, NULL) &&
+		    rtd_map_put(&d->futile_gs, g, d, NULL) < 0)
+			return v1_fail(d, -RTD_E_CAP, raw->off,
+				       "too many goroutines with futile wakeups");
+		break;
+	}
+	if (rc < 0)
+		return v1_fail(d, rc, raw->off, "out of memory");
+	return 0;
+}
+
+/* Go 1.5/1.6 ordered mode: keep a ref of the event. */
+static int keep_ref(rtd_gotrace_dec *d, const struct v1_raw *raw,
+		    const struct rtd_gotrace_event *ev)
+{
+	if (raw->off > V1_MAX_OFF)
+		return v1_fail(d, -RTD_E_CAP, raw->off, "ordered mode reads up to 256 TB");
+	struct v1_ref r = {
+		.off_lo = (uint32_t)raw->off,
+		.off_hi = (uint16_t)(raw->off >> 32),
+		.ts = ev->ts,
+		.g = ev->g >= V1_BIG_G ? V1_BIG_G : (uint32_t)ev->g,
+		.p = (int32_t)ev->p,
+		.type = (uint8_t)raw->typ,
+	};
+	if (ev->g >= V1_BIG_G) {
+		uint64_t *slot = v1_tab_get(&d->bigg, d->nrefs, true, NULL);
+		if (!slot)
+			return v1_fail(d, -ENOMEM, raw->off, "out of memory");
+		*slot = ev->g;
+	}
+	d->any_events = true;
+	struct v1_proc *pr = d->cur_proc ? &d->procs[d->cur_proc - 1]
+					 : proc_for(d, d->last_p);
+	int rc = pr ? push_ref(d, &r, &pr->idx, ev->seq) : -RTD_E_CAP;
+	if (rc < 0)
+		return v1_fail(d, rc, raw->off, rc == -RTD_E_CAP
+			       ? "more than 4G events in ordered mode (use raw mode)"
+			       : "out of memory");
+	return 0;
+}
+
 /*
  * Give a raw event its meaning in file order (Go's parseEvents): track the
- * batch's P, its last G and timestamp. Fills ev (raw mode output) and, in
- * ordered mode, records a ref.
+ * batch's P, its last G and timestamp. In raw mode fills ev; in ordered
+ * mode indexes the event (@ev is then only filled for what needs it).
  */
 static int step(rtd_gotrace_dec *d, const struct v1_raw *raw,
 		struct rtd_gotrace_event *ev)
 {
-	int rc = v1_fill(d, raw->typ, raw, ev);
-	if (rc < 0)
-		return v1_fail(d, rc, raw->off, "%s", rtd_strerror(rc));
+	bool raw_mode = d->mode == RTD_GOTRACE_RAW;
+	int rc;
+	if (raw_mode || raw->typ == RTD_GO_EV_STACK) {
+		rc = v1_fill(d, raw->typ, raw, ev);
+		if (rc < 0)
+			return v1_fail(d, rc, raw->off, "%s", rtd_strerror(rc));
+	}
 	ev->ts = ev->ticks = 0;
 	ev->seq = 0;
 	ev->p = d->last_p;
@@ -326,7 +463,7 @@ static int step(rtd_gotrace_dec *d, const struct v1_raw *raw,
 				       "too many Ps at offset %llu (limit %u)",
 				       (unsigned long long)raw->off,
 				       RTD_GOTRACE_MAX_PROCS);
-		pr->lastg = d->last_g;
+		pr->lastg = d->ps.g;
 		d->last_p = (int64_t)raw->args[0];
 		pr = proc_for(d, d->last_p);
 		if (!pr)
@@ -334,17 +471,21 @@ static int step(rtd_gotrace_dec *d, const struct v1_raw *raw,
 				       "too many Ps at offset %llu (limit %u)",
 				       (unsigned long long)raw->off,
 				       RTD_GOTRACE_MAX_PROCS);
-		d->last_g = pr->lastg;
+		d->ps.g = pr->lastg;
 		d->cur_proc = (size_t)(pr - d->procs) + 1;
 		if (d->ver < 1007) {
-			d->last_seq = (int64_t)raw->args[1];
-			d->last_ts = (int64_t)raw->args[2];
+			d->ps.seq = (int64_t)raw->args[1];
+			d->ps.ts = (int64_t)raw->args[2];
 		} else {
-			d->last_ts = (int64_t)raw->args[1];
+			d->ps.ts = (int64_t)raw->args[1];
 		}
 		ev->p = d->last_p;
-		ev->ts = ev->ticks = d->last_ts;
-		ev->seq = d->last_seq;
+		ev->ts = ev->ticks = d->ps.ts;
+		ev->seq = d->ps.seq;
+		if (!raw_mode && d->ver >= 1007) {
+			d->seen_batch = true;
+			return span_open(d, (size_t)(pr - d->procs), raw->off);
+		}
 		return 0;
 	}
 	case RTD_GO_EV_FREQUENCY:
@@ -366,74 +507,17 @@ static int step(rtd_gotrace_dec *d, const struct v1_raw *raw,
 	case RTD_GO_EV_STACK:
 		return store_stack(d, ev, raw->off);
 	}
-	if (d->ver < 1007) {
-		ev->seq = wrap_add(d->last_seq, (int64_t)raw->args[0]);
-		ev->ts = wrap_add(d->last_ts, (int64_t)raw->args[1]);
-		d->last_seq = ev->seq;
-	} else {
-		ev->ts = wrap_add(d->last_ts, (int64_t)raw->args[0]);
-	}
-	d->last_ts = ev->ts;
-	ev->ticks = ev->ts;
-	ev->g = d->last_g;
-	switch (raw->typ) {
-	case RTD_GO_EV_GO_START:
-	case RTD_GO_EV_GO_START_LOCAL:
-	case RTD_GO_EV_GO_START_LABEL:
-		d->last_g = ev->args[0];
-		ev->g = d->last_g;
-		break;
-	case RTD_GO_EV_GC_STW_START:
-	case RTD_GO_EV_GC_START:
-	case RTD_GO_EV_GC_DONE:
-	case RTD_GO_EV_GC_STW_DONE:
-		ev->g = 0;
-		break;
-	case RTD_GO_EV_GO_SYS_EXIT:
-	case RTD_GO_EV_GO_WAITING:
-	case RTD_GO_EV_GO_IN_SYSCALL:
-		ev->g = ev->args[0];
-		break;
-	case RTD_GO_EV_CPU_SAMPLE:
-		ev->ts = (int64_t)ev->args[0];
-		ev->p = (int64_t)ev->args[1];
-		ev->g = ev->args[2];
+	v1_pstep(d->ver, &d->ps, raw->typ, raw->args, &ev->ts, &ev->seq, &ev->g);
+	ev->ticks = d->ps.ts; /* the stream's time (a CPU sample has its own ts) */
+	if (raw->typ == RTD_GO_EV_CPU_SAMPLE) {
+		ev->p = (int64_t)raw->args[2];
 		ev->args[0] = 0;
-		break;
 	}
-	if (go1_ends_running_g(raw->typ))
-		d->last_g = 0;
-	if (d->mode == RTD_GOTRACE_ORDERED) {
-		if (raw->off > V1_MAX_OFF)
-			return v1_fail(d, -RTD_E_CAP, raw->off, "ordered mode reads up to 256 TB");
-		struct v1_ref r = {
-			.off_lo = (uint32_t)raw->off,
-			.off_hi = (uint16_t)(raw->off >> 32),
-			.ts = ev->ts,
-			.g = ev->g >= V1_BIG_G ? V1_BIG_G : (uint32_t)ev->g,
-			.p = (int32_t)ev->p,
-			.type = (uint8_t)raw->typ,
-		};
-		if (ev->g >= V1_BIG_G) {
-			uint64_t *slot = v1_tab_get(&d->bigg, d->nrefs, true, NULL);
-			if (!slot)
-				return v1_fail(d, -ENOMEM, raw->off, "out of memory");
-			*slot = ev->g;
-		}
-		d->any_events = true;
-		if (raw->typ == RTD_GO_EV_CPU_SAMPLE)
-			rc = push_ref(d, &r, &d->prof, NULL, ev->seq);
-		else {
-			struct v1_proc *pr = d->cur_proc ? &d->procs[d->cur_proc - 1]
-						       : proc_for(d, d->last_p);
-			rc = pr ? push_ref(d, &r, NULL, &pr->idx, ev->seq) : -RTD_E_CAP;
-		}
-		if (rc < 0)
-			return v1_fail(d, rc, raw->off, rc == -RTD_E_CAP
-				       ? "more than 4G events in ordered mode (use raw mode)"
-				       : "out of memory");
-	}
-	return 0;
+	if (raw_mode)
+		return 0;
+	if (d->ver < 1007)
+		return keep_ref(d, raw, ev);
+	return index_event(d, raw, ev->ts, ev->g);
 }
 
 static int read_header(rtd_gotrace_dec *d)
@@ -476,7 +560,45 @@ static int read_header(rtd_gotrace_dec *d)
 	d->ver = ver;
 	d->pos += 16;
 	d->header = true;
+	d->stream_idx = d->src && d->mode == RTD_GOTRACE_ORDERED && !d->v2 &&
+			ver >= 1007;
 	return 1;
+}
+
+/* The index pass over the complete events buffered (0 at an incomplete
+ * one before the end of input). */
+static int index_some(rtd_gotrace_dec *d)
+{
+	struct rtd_gotrace_event ev;
+	while (d->pos < d->in.len) {
+		rtd_rd r;
+		struct v1_raw raw;
+		rd_init(&r, d->in.data + d->pos, d->in.len - d->pos);
+		int rc = v1_read_raw(d, &r, d->base + d->pos, &raw);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			return d->finished ? v1_fail(d, -RTD_E_TRUNCATED, d->base + d->pos,
+						     "trace ends inside an event at offset %llu",
+						     (unsigned long long)(d->base + d->pos))
+					   : 0;
+		d->pos += rd_off(&r);
+		if (d->ver >= 1007 && !v1_meta_type(raw.typ)) {
+			/* the common case, lean: no event to fill */
+			int64_t ts, seq;
+			uint64_t g;
+			v1_pstep(d->ver, &d->ps, raw.typ, raw.args, &ts, &seq, &g);
+			if ((d->seen_batch && d->any_events && raw.typ != RTD_GO_EV_CPU_SAMPLE &&
+			     raw.typ != RTD_GO_EV_GO_SYS_EXIT && raw.typ != RTD_GO_EV_FUTILE_WAKEUP))
+				continue;
+			if ((rc = index_event(d, &raw, ts, g)) < 0)
+				return rc;
+			continue;
+		}
+		if ((rc = step(d, &raw, &ev)) < 0)
+			return rc;
+	}
+	return 0;
 }
 
 int rtd_gotrace_dec_finish(rtd_gotrace_dec *d)
@@ -493,47 +615,66 @@ int rtd_gotrace_dec_finish(rtd_gotrace_dec *d)
 		if (d->v2)
 			return 0;
 	}
-	/* Parse everything, then order. */
-	struct rtd_gotrace_event ev;
+	/* Index everything; the order is made as events are asked for. */
 	int rc;
 	if (!d->header && (rc = read_header(d)) <= 0)
 		return rc < 0 ? rc : v1_fail(d, -RTD_E_TRUNCATED, 0, "no header");
-	while (d->pos < d->in.len) {
-		rtd_rd r;
-		struct v1_raw raw;
-		rd_init(&r, d->in.data + d->pos, d->in.len - d->pos);
-		rc = v1_read_raw(d, &r, d->base + d->pos, &raw);
-		if (rc <= 0)
-			return rc < 0 ? rc : -RTD_E_TRUNCATED;
-		d->pos += rd_off(&r);
-		if ((rc = step(d, &raw, &ev)) < 0)
-			return rc;
-	}
+	if ((rc = index_some(d)) < 0)
+		return rc;
+	d->total = d->base + d->in.len;
+	span_close(d, d->total);
 	return v1_order(d);
 }
 
-/* Re-read the event at an offset of the kept input (ordered output). */
-static int emit_ref(rtd_gotrace_dec *d, const struct v1_ref *ref,
-		    struct rtd_gotrace_event *ev)
+void v1_ev_wire(rtd_gotrace_dec *d, const struct v1_raw *raw, struct v1_ev *e)
 {
-	rtd_rd r;
+	/* one by one: a wide copy of args just stored one by one would wait
+	 * on store forwarding */
+	const uint64_t *a = raw->args; /* room for >= 8: see v1_read_raw */
+	unsigned n = raw->nargs;
+#define W(k) e->w[k] = (k) < n ? a[k] : 0
+	W(0); W(1); W(2); W(3); W(4); W(5); W(6); W(7);
+#undef W
+	e->nw = raw->nargs <= V1_EV_WIRE && raw->typ != RTD_GO_EV_USER_LOG
+			? (uint8_t)raw->nargs : UINT8_MAX;
+	e->argoff = d->ver < 1007 ? 2 : 1;
+}
+
+int v1_emit(rtd_gotrace_dec *d, const struct v1_ev *e,
+	    struct rtd_gotrace_event *ev)
+{
 	struct v1_raw raw;
-	uint64_t off = roff(ref);
-	rd_init(&r, d->in.data + off, d->in.len - off);
-	int rc = v1_read_raw(d, &r, off, &raw);
-	if (rc <= 0)
-		return rc < 0 ? rc : -RTD_E_TRUNCATED;
-	rc = v1_fill(d, ref->type, &raw, ev);
+	int rc;
+	if (e->nw <= V1_EV_WIRE) { /* kept: no need to read it again */
+		raw = (struct v1_raw){.off = e->off, .nargs = e->nw, .args = d->args};
+		memcpy(d->args, e->w, sizeof(e->w)); /* d->args holds >= 8 */
+	} else if ((rc = v1_reread(d, e->off, &raw)) < 0) {
+		return rc;
+	}
+	rc = v1_fill(d, e->type, &raw, ev);
 	if (rc < 0)
-		return v1_fail(d, rc, off, "%s", rtd_strerror(rc));
-	ev->ts = ref->ts;
+		return v1_fail(d, rc, e->off, "%s", rtd_strerror(rc));
+	ev->ts = e->ts;
 	ev->ticks = 0;
-	ev->seq = d->seqs ? d->seqs[ref - d->refs] : 0;
-	ev->p = ref->p;
-	ev->g = rg(d, ref);
-	if (ref->type == RTD_GO_EV_CPU_SAMPLE)
+	ev->seq = e->seq;
+	ev->p = e->p;
+	ev->g = e->g;
+	if (e->type == RTD_GO_EV_CPU_SAMPLE)
 		ev->args[0] = 0;
 	return 1;
+}
+
+void v1_goargs(int ver, const struct v1_raw *raw, uint64_t a[3])
+{
+	const struct v1_desc *desc = &v1_descs[raw->typ];
+	unsigned argoff = ver < 1007 ? 2 : 1;
+	a[0] = a[1] = a[2] = 0;
+	for (unsigned i = argoff; i < raw->nargs; i++) {
+		if (i == raw->nargs - 1 && desc->stack)
+			break;
+		if (i - argoff < 3)
+			a[i - argoff] = raw->args[i];
+	}
 }
 
 void v1_ref_args(rtd_gotrace_dec *d, const struct v1_ref *ref, uint64_t a[3])
@@ -548,14 +689,7 @@ void v1_ref_args(rtd_gotrace_dec *d, const struct v1_ref *ref, uint64_t a[3])
 		d->err = err; /* it was read once: cannot fail */
 		return;
 	}
-	const struct v1_desc *desc = &v1_descs[raw.typ];
-	unsigned argoff = d->ver < 1007 ? 2 : 1;
-	for (unsigned i = argoff; i < raw.nargs; i++) {
-		if (i == raw.nargs - 1 && desc->stack)
-			break;
-		if (i - argoff < 3)
-			a[i - argoff] = raw.args[i];
-	}
+	v1_goargs(d->ver, &raw, a);
 }
 
 int rtd_gotrace_dec_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
@@ -570,17 +704,8 @@ int rtd_gotrace_dec_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 						    : v2_next_raw(d, ev);
 		return rc;
 	}
-	if (d->mode == RTD_GOTRACE_ORDERED) {
-		if (!d->ordered_ready)
-			return 0;
-		while (d->iout < d->nout) {
-			const struct v1_ref *ref = &d->refs[d->out[d->iout++]];
-			if (ref->drop)
-				continue;
-			return emit_ref(d, ref, ev);
-		}
-		return 0;
-	}
+	if (d->mode == RTD_GOTRACE_ORDERED)
+		return d->ord ? v1_order_next(d, ev) : 0;
 	if (d->pos >= d->in.len)
 		return 0;
 	rtd_rd r;

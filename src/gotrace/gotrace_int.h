@@ -83,8 +83,109 @@ static inline int64_t f2i(double x)
 	return (int64_t)x;
 }
 
+/* A P's parse state in Go's parseEvents: its last time, Go 1.5 sequence
+ * number and running goroutine. */
+struct v1_pstate {
+	int64_t ts, seq;
+	uint64_t g;
+};
+
 /*
- * Event in ordered mode: what cannot be read again from the kept input
+ * v1_pstep - Go's parseEvents for one event inside a P's batch (any type
+ * but Batch, Frequency, TimerGoroutine, String and Stack): its time in
+ * ticks, Go 1.5 sequence number and goroutine, from the P's state @s,
+ * which it moves on. @wire: the event's wire arguments (time and sequence
+ * deltas first); the type's argument count was checked when it was read.
+ * The one copy of this logic: raw mode, the ordered index pass and the
+ * ordered merge's per-P cursors all use it.
+ */
+static inline void v1_pstep(int ver, struct v1_pstate *s, unsigned typ,
+			    const uint64_t *wire, int64_t *ts, int64_t *seq,
+			    uint64_t *g)
+{
+	const uint64_t *a;
+	if (ver < 1007) {
+		s->seq = wrap_add(s->seq, (int64_t)wire[0]);
+		s->ts = wrap_add(s->ts, (int64_t)wire[1]);
+		a = wire + 2;
+	} else {
+		s->ts = wrap_add(s->ts, (int64_t)wire[0]);
+		a = wire + 1;
+	}
+	*ts = s->ts;
+	*seq = s->seq;
+	*g = s->g;
+	switch (typ) {
+	case RTD_GO_EV_GO_START:
+	case RTD_GO_EV_GO_START_LOCAL:
+	case RTD_GO_EV_GO_START_LABEL:
+		s->g = *g = a[0];
+		break;
+	case RTD_GO_EV_GC_STW_START:
+	case RTD_GO_EV_GC_START:
+	case RTD_GO_EV_GC_DONE:
+	case RTD_GO_EV_GC_STW_DONE:
+		*g = 0;
+		break;
+	case RTD_GO_EV_GO_SYS_EXIT:
+	case RTD_GO_EV_GO_WAITING:
+	case RTD_GO_EV_GO_IN_SYSCALL:
+		*g = a[0];
+		break;
+	case RTD_GO_EV_CPU_SAMPLE: /* its own time, P and goroutine */
+		*ts = (int64_t)a[0];
+		*g = a[2];
+		break;
+	}
+	if (go1_ends_running_g(typ))
+		s->g = 0;
+}
+
+/* Is this old-format type outside the per-P event streams? */
+static inline bool v1_meta_type(unsigned typ)
+{
+	return typ == RTD_GO_EV_BATCH || typ == RTD_GO_EV_FREQUENCY ||
+	       typ == RTD_GO_EV_TIMER_GOROUTINE || typ == RTD_GO_EV_STRING ||
+	       typ == RTD_GO_EV_STACK;
+}
+
+/*
+ * An event on its way from the ordered merge to the output: its time
+ * (ticks, then ns), goroutine, P, Go's Args[0..2] and where it is in the
+ * input (everything else is read again from there when it goes out).
+ */
+#define V1_EV_WIRE 8
+struct v1_ev {
+	int64_t ts;
+	uint64_t g;
+	uint64_t off;
+	uint64_t mpos; /* position in the merged order: the re-sort's tie-break */
+	int64_t seq;   /* Go 1.5's sequence number */
+	/* the wire arguments (zero past nw); Go's Args start at argoff. An
+	 * event with more than V1_EV_WIRE is read again when it goes out. */
+	uint64_t w[V1_EV_WIRE];
+	int32_t p;
+	uint8_t type;
+	uint8_t nw, argoff;
+	uint8_t drop, held;
+};
+
+/* Go's Args of an event on its way out (the wire args after time and
+ * sequence; a type's own arguments never reach its stack argument). */
+static inline const uint64_t *v1_ev_args(const struct v1_ev *e)
+{
+	return e->w + e->argoff;
+}
+
+/* A CPU sample, kept from the index pass to the merge. */
+struct v1_sample {
+	int64_t ts;
+	uint64_t off;
+};
+
+/*
+ * Event in ordered mode for Go 1.5/1.6 traces (sorted by sequence number
+ * in memory): what cannot be read again from the kept input
  * without its batch's context (time, sequence, P, G). Arguments are read
  * again from the input at @off when needed (v1_ref_args).
  */
@@ -132,12 +233,6 @@ static inline void *v1_tab_get(struct v1_tab *t, uint64_t key, bool create,
 }
 void v1_tab_del(struct v1_tab *t, uint64_t key);
 
-/* Indices into the ref array (ordered mode holds up to 4G events). */
-struct v1_idx {
-	uint32_t *i;
-	size_t n, cap;
-};
-
 /* A P's events in file order, as runs of consecutive ref indices (a
  * batch's events are consecutive in the file). */
 struct v1_run {
@@ -149,10 +244,17 @@ struct v1_runs {
 	uint64_t nev;
 };
 
+/* A batch in the input: from its Batch event to the next batch's. */
+struct v1_span {
+	uint64_t off, end;
+};
+
 struct v1_proc {
 	int64_t p;
 	uint64_t lastg;
-	struct v1_runs idx; /* this P's events, in file order */
+	struct v1_runs idx; /* Go 1.5: this P's events, in file order */
+	struct v1_span *bspan; /* Go 1.7+: where this P's batches are */
+	size_t nbspan, capbspan;
 };
 
 struct rtd_gotrace_dec {
@@ -168,8 +270,11 @@ struct rtd_gotrace_dec {
 	uint64_t erroff;
 
 	/* raw-parse state (Go's parseEvents) */
-	int64_t last_ts, last_seq, last_p;
-	uint64_t last_g;
+	struct v1_pstate ps;
+	int64_t last_p;
+	bool seen_batch;
+	struct v1_span *open_span; /* index pass: the batch not yet closed */
+	size_t open_proc;          /* ... its P's index in procs */
 	int64_t freq;
 	struct v1_tab pidx; /* P -> index into procs + 1 */
 	struct v1_proc *procs;
@@ -182,20 +287,34 @@ struct rtd_gotrace_dec {
 
 	uint64_t *args;
 	size_t args_cap;
+	int8_t argn[RTD_GO_EV_COUNT]; /* v1_argnum() for argn_ver */
+	int8_t fastn[64];             /* v1.c read_fast's table */
+	int argn_ver;
+	unsigned narg_base;
 	rtd_buf sbuf; /* NUL-terminated copy of an inline string */
 	struct rtd_gotrace_frame *frames;
 	size_t frames_cap;
 
-	/* ordered mode */
+	/* ordered mode with a source: the input is read again, not kept */
+	rtd_gotrace_read_at_fn src;
+	void *src_ctx;
+	bool stream_idx; /* indexing as bytes are fed (Go 1.7+ with a source) */
+	bool peek;       /* a short read is "incomplete", not an error */
+	uint64_t total;  /* input size, known at finish */
+	/* ordered mode: the index pass over the kept input */
+	int64_t sysexit_shift; /* the most a GoSysExit moves back (ticks) */
+	rtd_map futile_gs;     /* goroutines with FutileWakeup events */
+	struct v1_sample *samples;
+	size_t nsamples, capsamples;
+	struct v1_ord *ord;    /* the streaming merge (order1.c) */
+	/* Go 1.5/1.6 ordered mode keeps one ref per event */
 	struct v1_ref *refs; /* every event, in file order */
 	size_t nrefs, caprefs;
 	int64_t *seqs;       /* Go 1.5: each event's sequence number */
 	struct v1_tab bigg;  /* goroutine ids >= 2^32-1, by ref index */
-	struct v1_idx prof;  /* CPU samples, their own batch */
 	bool any_events;
 	uint32_t *out;       /* the order: indices into refs */
 	size_t nout, iout;
-	bool ordered_ready;
 
 	/* new format (Go 1.22+) */
 	struct v2_state *v2;
@@ -218,10 +337,25 @@ int v1_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v1_raw *raw)
 int v1_fill(rtd_gotrace_dec *d, unsigned type, const struct v1_raw *raw,
 	    struct rtd_gotrace_event *ev);
 const char *v1_str_get(const rtd_gotrace_dec *d, uint64_t id, size_t *len);
-/* Run Go's ordering and validation over the collected refs. */
+/* Start ordered output after the index pass (Go 1.5/1.6: sort the refs). */
 int v1_order(rtd_gotrace_dec *d);
+/* The next event in Go's order, ordered and validated as it goes out:
+ * 1, 0 at the end, or <0 (error set on d). */
+int v1_order_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev);
+void v1_order_free(rtd_gotrace_dec *d);
+/* Read the event at @off again (from the kept input or the source); its
+ * bytes stay valid until the next call. 1, or <0. */
+int v1_reread(rtd_gotrace_dec *d, uint64_t off, struct v1_raw *raw);
+/* Keep a raw event's wire arguments in @e. */
+void v1_ev_wire(rtd_gotrace_dec *d, const struct v1_raw *raw, struct v1_ev *e);
+/* Give the event its meaning (read again from the input if its wire
+ * arguments or string were not kept). */
+int v1_emit(rtd_gotrace_dec *d, const struct v1_ev *e, struct rtd_gotrace_event *ev);
 /* The goroutine of a kept event. */
 uint64_t rg(const rtd_gotrace_dec *d, const struct v1_ref *r);
+/* Go's Args[0..2] of a raw event (the wire args after time and sequence,
+ * without the stack). */
+void v1_goargs(int ver, const struct v1_raw *raw, uint64_t a[3]);
 /* Go's Args of a kept event, read again from the input. */
 void v1_ref_args(rtd_gotrace_dec *d, const struct v1_ref *r, uint64_t a[3]);
 /* Clear the string and stack tables (new format: per generation). */

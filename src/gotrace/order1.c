@@ -1,10 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * order1.c - ordered mode for the old format: Go 1.19's order1007 (the
- * frontier merge of per-P batches by goroutine sequence numbers),
- * order1005 (sort by global sequence), then parseEvents' time conversion,
- * removeFutile and postProcessTrace's validation, with the same results
- * and messages (src/internal/trace/order.go and parser.go).
+ * order1.c - ordered mode for the old format, streamed: Go 1.19's
+ * order1007 (the frontier merge of per-P batches by goroutine sequence
+ * numbers), the GoSysExit time fix-up and stable re-sort, parseEvents'
+ * time conversion, removeFutile and postProcessTrace's validation, with
+ * Go's results and messages (src/internal/trace/order.go, parser.go).
+ *
+ * Go materialises every event and runs each step over the whole list.
+ * Here each step is a stage events flow through as they are asked for:
+ * the per-P streams are read again from the kept input (an index pass
+ * only noted where each P's batches start), so the memory beyond the
+ * input is the P cursors, the goroutine tables and two windows:
+ *  - the re-sort window: a GoSysExit goes back to its real exit time, at
+ *    most D ticks (the index pass measured D), so an event may go out once
+ *    the merge is D ticks past it; a heap on (time, merged position) gives
+ *    sort.Stable's order;
+ *  - the futile-wakeup window, only for goroutines with FutileWakeup
+ *    events (the runtime stopped writing them in Go 1.10): their wakeup
+ *    sequences are held until the block that decides their fate.
+ * Go 1.5/1.6 traces are ordered by a global sequence number (order1005):
+ * those keep one small ref per event and are sorted in memory.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,10 +38,10 @@ struct gstate {
 	int status;
 };
 
-static void transition_of(const struct v1_ref *ev, uint64_t evg, const uint64_t *a,
+static void transition_of(unsigned type, uint64_t evg, const uint64_t *a,
 			  uint64_t *g, struct gstate *init, struct gstate *next)
 {
-	switch (ev->type) {
+	switch (type) {
 	case RTD_GO_EV_GO_CREATE:
 		*g = a[0];
 		*init = (struct gstate){0, G_DEAD};
@@ -100,99 +115,975 @@ static bool ready(uint64_t g, const struct gstate *curr,
 		init->status == curr->status);
 }
 
-/* Does this event type take part in goroutine ordering (needs its args)? */
-static bool needs_args(unsigned t)
+/*
+ * A goroutine table: ids are small in practice, so those under GT_DENSE
+ * live in an array indexed by id (grown as ids come), the rest in a hash
+ * table. Nothing is deleted. A get that creates may move every entry.
+ */
+#define GT_DENSE (1u << 16)
+struct gtab {
+	uint8_t *v, *used;
+	size_t cap, vsz;
+	struct v1_tab big;
+};
+
+static void gtab_init(struct gtab *t, size_t vsz)
 {
-	switch (t) {
-	case RTD_GO_EV_GO_CREATE:
-	case RTD_GO_EV_GO_START:
-	case RTD_GO_EV_GO_START_LABEL:
-	case RTD_GO_EV_GO_UNBLOCK:
-	case RTD_GO_EV_GO_SYS_EXIT:
-	case RTD_GO_EV_GO_UNBLOCK_LOCAL:
-	case RTD_GO_EV_GO_SYS_EXIT_LOCAL:
-	case RTD_GO_EV_GC_START:
-		return true;
-	}
-	return false;
+	memset(t, 0, sizeof(*t));
+	t->vsz = vsz;
+	v1_tab_init(&t->big, vsz, 0);
 }
 
-static void merge_sort_ts(const struct v1_ref *r, uint32_t *a, uint32_t *tmp,
-			  size_t n)
+static void gtab_free(struct gtab *t)
 {
-	for (size_t w = 1; w < n; w *= 2) {
-		for (size_t lo = 0; lo < n; lo += 2 * w) {
-			size_t mid = lo + w < n ? lo + w : n;
-			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
-			size_t x = lo, y = mid, k = lo;
-			while (x < mid && y < hi)
-				tmp[k++] = r[a[y]].ts < r[a[x]].ts ? a[y++] : a[x++];
-			while (x < mid)
-				tmp[k++] = a[x++];
-			while (y < hi)
-				tmp[k++] = a[y++];
-		}
-		memcpy(a, tmp, n * sizeof(*a));
+	free(t->v);
+	free(t->used);
+	v1_tab_free(&t->big);
+}
+
+static void *gtab_slow(struct gtab *t, uint64_t key, bool create, bool *created)
+{
+	if (key >= GT_DENSE)
+		return v1_tab_get(&t->big, key, create, created);
+	if (key >= t->cap) {
+		if (!create)
+			return NULL;
+		size_t nc = t->cap ? t->cap : 64;
+		while (nc <= key)
+			nc *= 2;
+		uint8_t *nv = realloc(t->v, nc * t->vsz);
+		if (!nv)
+			return NULL;
+		t->v = nv;
+		uint8_t *nu = realloc(t->used, nc);
+		if (!nu)
+			return NULL;
+		t->used = nu;
+		memset(t->used + t->cap, 0, nc - t->cap);
+		t->cap = nc;
 	}
+	if (created)
+		*created = !t->used[key];
+	if (!t->used[key]) {
+		if (!create)
+			return NULL;
+		t->used[key] = 1;
+		memset(t->v + key * t->vsz, 0, t->vsz);
+	}
+	return t->v + key * t->vsz;
+}
+
+static inline void *gtab_get(struct gtab *t, uint64_t key, bool create, bool *created)
+{
+	if (key < t->cap && t->used[key]) {
+		if (created)
+			*created = false;
+		return t->v + key * t->vsz;
+	}
+	return gtab_slow(t, key, create, created);
+}
+
+/* A source of the frontier merge: a P's batches, read again from the kept
+ * input, or the CPU samples (their own list, sorted by time). */
+/*
+ * A window on the input read again through the source: [off, off + len).
+ * It holds at least 64 KiB past the event read (or up to the end of what
+ * is read), more when an event is larger (a log message may be 1 MB).
+ */
+struct rbuf {
+	uint8_t *p;
+	size_t cap, len;
+	uint64_t off;
+};
+
+struct cursor {
+	const struct v1_span *span; /* the P's batches */
+	size_t nb, bi;
+	uint64_t pos, end;
+	bool in_batch, at_start;
+	struct rbuf rb;
+	struct v1_pstate st;
+	int32_t p;
+	bool samples, done, has_head, selected;
+	size_t si;
+	struct v1_ev head;
+	uint64_t tg; /* the head's transition */
+	struct gstate init, next;
+};
+
+/* removeFutile's per-goroutine state: the wakeup sequence (positions in
+ * the window) that a futile wakeup condemns. */
+struct futile_g {
+	bool futile;
+	uint64_t *pos;
+	size_t n, cap;
+};
+
+/* postProcessTrace's state. */
+struct pp_g {
+	int state;
+	uint8_t ev_type; /* type of g.ev, 0 when nil */
+	bool has_create, has_assist;
+};
+struct pp_p {
+	bool running, has_stw, has_sweep;
+	uint64_t g;
+};
+struct region {
+	uint64_t task;
+	const char *name;
+};
+struct pp_regions {
+	struct region *r;
+	size_t n, cap;
+};
+struct pp_state {
+	struct gtab gs, ps;
+	struct v1_tab tasks, regions;
+	bool gc_active, stw_active;
+};
+
+/* A FIFO of events (grows; positions count from the start). */
+struct ring {
+	struct v1_ev *a;
+	size_t cap;
+	uint64_t head, tail;
+};
+
+static struct v1_ev *ring_at(struct ring *q, uint64_t pos)
+{
+	return &q->a[pos & (q->cap - 1)];
+}
+
+/* Room for one more at the tail (not counted until tail++). */
+static struct v1_ev *ring_slot(struct ring *q)
+{
+	if (q->tail - q->head == q->cap) {
+		size_t nc = q->cap ? q->cap * 2 : 256;
+		struct v1_ev *na = malloc(nc * sizeof(*na));
+		if (!na)
+			return NULL;
+		for (uint64_t k = q->head; k < q->tail; k++)
+			na[k & (nc - 1)] = *ring_at(q, k);
+		free(q->a);
+		q->a = na;
+		q->cap = nc;
+	}
+	return ring_at(q, q->tail);
+}
+
+static int ring_push(struct ring *q, const struct v1_ev *e)
+{
+	struct v1_ev *slot = ring_slot(q);
+	if (!slot)
+		return -ENOMEM;
+	*slot = *e;
+	q->tail++;
+	return 0;
+}
+
+struct v1_ord {
+	bool by_seq; /* Go 1.5/1.6: from the sorted refs */
+	struct cursor *cur;
+	size_t ncur;
+	size_t *frontier, nf;
+	struct gtab gs;      /* merge: goroutine -> struct gstate */
+	struct v1_tab block; /* goroutine -> time of its last syscall block */
+	int64_t last_ts;     /* of the last merged event */
+	uint64_t mpos;
+	bool merge_done;
+	struct v1_ev scratch;
+	struct rbuf erb; /* for CPU samples and events read again to go out */
+	/* the re-sort window: events in merged order (so sorted), and a heap
+	 * on (ts, mpos) of the GoSysExit events that moved back */
+	struct ring win;
+	struct v1_ev *heap;
+	size_t nh, caph;
+	/* time conversion */
+	bool have_min;
+	int64_t min;
+	double ns_per_tick;
+	/* the futile-wakeup window: a FIFO, events leave from its front */
+	bool gate;
+	struct v1_tab fg; /* goroutine -> struct futile_g */
+	struct ring q;
+	bool sorted_done;
+	struct pp_state pp;
+	/* Go runs each step over the whole trace before the next one: of
+	 * two errors it reports the earlier step's. cls: the step of the last
+	 * error (0 merge, 1 its time check, 2 GoSysExit fix-up, 3 postProcess);
+	 * upto: the last step merge_next runs. */
+	int cls, upto;
+};
+
+static int oom(rtd_gotrace_dec *d)
+{
+	return v1_fail(d, -ENOMEM, 0, "out of memory");
+}
+
+static int time_order(rtd_gotrace_dec *d)
+{
+	return v1_fail(d, -RTD_E_GO_ORDER, 0, "time stamps out of order");
+}
+
+#define RBUF_MIN (64u << 10)
+
+/*
+ * The event at @off (which lies before @end) read again: from the kept
+ * input, or through the source into @b. @adv: its size. 1, or <0.
+ */
+static int read_at(rtd_gotrace_dec *d, struct rbuf *b, uint64_t off,
+		   uint64_t end, struct v1_raw *raw, size_t *adv)
+{
+	rtd_rd r;
+	int rc;
+	if (!d->src) {
+		rd_init(&r, d->in.data + (off - d->base), d->in.len - (size_t)(off - d->base));
+		rc = v1_read_raw(d, &r, off, raw);
+		*adv = rd_off(&r);
+		return rc > 0 ? 1 : rc < 0 ? rc
+			: v1_fail(d, -RTD_E_TRUNCATED, off, "event at offset %llu is cut short",
+				  (unsigned long long)off);
+	}
+	size_t need = RBUF_MIN;
+	for (;;) {
+		uint64_t wend = b->off + b->len;
+		if (off < b->off || off >= wend || (wend < end && wend - off < need)) {
+			/* slide the window: 4 times what is needed, up to @end */
+			uint64_t n = end - off < 4 * (uint64_t)need ? end - off : 4 * (uint64_t)need;
+			if (n > b->cap) {
+				uint8_t *np = realloc(b->p, (size_t)n);
+				if (!np)
+					return v1_fail(d, -ENOMEM, off, "out of memory");
+				b->p = np;
+				b->cap = (size_t)n;
+			}
+			int64_t got = d->src(b->p, (size_t)n, off, d->src_ctx);
+			if (got < 0)
+				return v1_fail(d, (int)got, off, "reading the input again at offset %llu: %s",
+					       (unsigned long long)off, rtd_strerror((int)got));
+			if ((uint64_t)got < n)
+				return v1_fail(d, -RTD_E_TRUNCATED, off,
+					       "reading the input again at offset %llu: %lld bytes, not %llu (did it change?)",
+					       (unsigned long long)off, (long long)got,
+					       (unsigned long long)n);
+			b->off = off;
+			b->len = (size_t)n;
+			wend = off + n;
+		}
+		rd_init(&r, b->p + (off - b->off), (size_t)(wend - off));
+		d->peek = wend < end;
+		rc = v1_read_raw(d, &r, off, raw);
+		d->peek = false;
+		if (rc != 0) {
+			*adv = rd_off(&r);
+			return rc;
+		}
+		if (wend >= end)
+			return v1_fail(d, -RTD_E_TRUNCATED, off, "event at offset %llu is cut short",
+				       (unsigned long long)off);
+		need = (size_t)(wend - off) * 2; /* a larger event: a larger window */
+	}
+}
+
+int v1_reread(rtd_gotrace_dec *d, uint64_t off, struct v1_raw *raw)
+{
+	size_t adv;
+	return read_at(d, &d->ord->erb, off, d->total, raw, &adv);
+}
+
+/* Read a P's next in-stream event into its head: 1, 0 when the P has no
+ * more, <0 on error. */
+static int cur_fill(rtd_gotrace_dec *d, struct v1_ord *o, struct cursor *c)
+{
+	struct v1_ev *e = &c->head;
+	struct v1_raw raw;
+	size_t adv;
+	int rc;
+	if (c->samples) {
+		if (c->si >= d->nsamples)
+			return 0;
+		const struct v1_sample *s = &d->samples[c->si++];
+		if ((rc = read_at(d, &o->erb, s->off, d->total, &raw, &adv)) < 0)
+			return rc;
+		*e = (struct v1_ev){.ts = s->ts, .off = s->off,
+				    .type = RTD_GO_EV_CPU_SAMPLE};
+		v1_ev_wire(d, &raw, e);
+		e->p = (int32_t)v1_ev_args(e)[1];
+		e->g = v1_ev_args(e)[2];
+		return 1;
+	}
+	for (;;) {
+		if (!c->in_batch) {
+			if (c->bi >= c->nb)
+				return 0;
+			c->pos = c->span[c->bi].off;
+			c->end = c->span[c->bi++].end;
+			c->in_batch = c->at_start = true;
+		}
+		if (c->pos >= c->end) {
+			c->in_batch = false;
+			continue;
+		}
+		uint64_t off = c->pos;
+		if ((rc = read_at(d, &c->rb, off, c->end, &raw, &adv)) < 0)
+			return rc;
+		c->pos += adv;
+		bool start = c->at_start;
+		c->at_start = false;
+		if (raw.typ == RTD_GO_EV_BATCH) {
+			if (start)
+				c->st.ts = (int64_t)raw.args[1];
+			continue;
+		}
+		if (v1_meta_type(raw.typ))
+			continue;
+		int64_t seq;
+		v1_pstep(d->ver, &c->st, raw.typ, raw.args, &e->ts, &seq, &e->g);
+		if (raw.typ == RTD_GO_EV_CPU_SAMPLE)
+			continue; /* merged from the sample list */
+		e->type = (uint8_t)raw.typ;
+		e->off = off;
+		e->p = c->p;
+		e->seq = 0;
+		e->drop = e->held = 0;
+		v1_ev_wire(d, &raw, e);
+		return 1;
+	}
+}
+
+/* One step of Go's order1007 loop: the next event of the merged order. */
+static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *out)
+{
+	static const struct gstate zero = {0, 0};
+	o->cls = 0;
+	for (size_t i = 0; i < o->ncur; i++) {
+		struct cursor *c = &o->cur[i];
+		if (c->selected || c->done)
+			continue;
+		if (!c->has_head) {
+			int rc = cur_fill(d, o, c);
+			if (rc < 0)
+				return rc;
+			if (rc == 0) {
+				c->done = true;
+				continue;
+			}
+			c->has_head = true;
+			transition_of(c->head.type, c->head.g, v1_ev_args(&c->head), &c->tg,
+				      &c->init, &c->next);
+		}
+		const struct gstate *cur = &zero;
+		if (c->tg != UNORDERED) {
+			const struct gstate *st = gtab_get(&o->gs, c->tg, false, NULL);
+			if (st)
+				cur = st;
+		}
+		if (!ready(c->tg, cur, &c->init))
+			continue;
+		o->frontier[o->nf++] = i;
+		c->selected = true;
+	}
+	if (o->nf == 0) {
+		for (size_t i = 0; i < o->ncur; i++)
+			if (!o->cur[i].done)
+				return v1_fail(d, -RTD_E_GO_ORDER, 0,
+					       "no consistent ordering of events possible");
+		return 0;
+	}
+	/*
+	 * Go sorts the frontier with sort.Sort, an insertion sort at this
+	 * size (stable), takes [0] and moves the last entry to [0]. Equal
+	 * timestamps are common, so keep exactly that array discipline: it
+	 * decides which of two tied events comes first.
+	 */
+	size_t *f = o->frontier;
+	for (size_t k = 1; k < o->nf; k++) {
+		size_t key = f[k], j = k;
+		int64_t ts = o->cur[key].head.ts;
+		for (; j > 0 && ts < o->cur[f[j - 1]].head.ts; j--)
+			f[j] = f[j - 1];
+		f[j] = key;
+	}
+	struct cursor *c = &o->cur[f[0]];
+	f[0] = f[--o->nf];
+	c->selected = c->has_head = false;
+	*out = c->head;
+	/* Local events only served the ordering. */
+	if (out->type == RTD_GO_EV_GO_START_LOCAL)
+		out->type = RTD_GO_EV_GO_START;
+	else if (out->type == RTD_GO_EV_GO_UNBLOCK_LOCAL)
+		out->type = RTD_GO_EV_GO_UNBLOCK;
+	else if (out->type == RTD_GO_EV_GO_SYS_EXIT_LOCAL)
+		out->type = RTD_GO_EV_GO_SYS_EXIT;
+	if (c->tg != UNORDERED) {
+		struct gstate *cur = gtab_get(&o->gs, c->tg, true, NULL);
+		if (!cur)
+			return oom(d);
+		if (!ready(c->tg, cur, &c->init))
+			return v1_fail(d, -RTD_E_GO_ORDER, out->off,
+				       "event sequences are broken (offset %llu)",
+				       (unsigned long long)out->off);
+		struct gstate next = c->next;
+		if (next.seq == NOSEQ)
+			next.seq = cur->seq;
+		else if (next.seq == SEQINC)
+			next.seq = cur->seq + 1;
+		*cur = next;
+	}
+	if (o->upto < 1)
+		return 1; /* finding an earlier step's error only */
+	/* Go checks the whole merged order afterwards */
+	if (o->mpos > 0 && out->ts < o->last_ts) {
+		o->cls = 1;
+		return time_order(d);
+	}
+	o->last_ts = out->ts;
+	out->mpos = o->mpos++;
+	if (o->upto < 2)
+		return 1;
+	/* GoSysExit gets the real exit time (then everything is re-sorted). */
+	o->cls = 2;
+	if (out->type == RTD_GO_EV_GO_SYS_BLOCK ||
+	    out->type == RTD_GO_EV_GO_IN_SYSCALL) {
+		int64_t *t = v1_tab_get(&o->block, out->g, true, NULL);
+		if (!t)
+			return oom(d);
+		*t = out->ts;
+	} else if (out->type == RTD_GO_EV_GO_SYS_EXIT && v1_ev_args(out)[2] != 0) {
+		int64_t ts = (int64_t)v1_ev_args(out)[2];
+		const int64_t *t = v1_tab_get(&o->block, out->g, false, NULL);
+		int64_t block = t ? *t : 0;
+		if (block == 0)
+			return v1_fail(d, -RTD_E_GO_ORDER, out->off, "stray syscall exit");
+		if (ts < block)
+			return time_order(d);
+		out->ts = ts;
+	}
+	return 1;
+}
+
+static bool ev_before(const struct v1_ev *a, const struct v1_ev *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->mpos < b->mpos);
+}
+
+static int heap_push(struct v1_ord *o, const struct v1_ev *e)
+{
+	if (o->nh == o->caph) {
+		size_t nc = o->caph ? o->caph * 2 : 64;
+		struct v1_ev *h = realloc(o->heap, nc * sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		o->heap = h;
+		o->caph = nc;
+	}
+	size_t i = o->nh++;
+	while (i > 0 && ev_before(e, &o->heap[(i - 1) / 2])) {
+		o->heap[i] = o->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	o->heap[i] = *e;
+	return 0;
+}
+
+static void heap_pop(struct v1_ord *o, struct v1_ev *out)
+{
+	*out = o->heap[0];
+	struct v1_ev last = o->heap[--o->nh];
+	size_t i = 0, n = o->nh;
+	for (;;) {
+		size_t k = 2 * i + 1;
+		if (k >= n)
+			break;
+		if (k + 1 < n && ev_before(&o->heap[k + 1], &o->heap[k]))
+			k++;
+		if (!ev_before(&o->heap[k], &last))
+			break;
+		o->heap[i] = o->heap[k];
+		i = k;
+	}
+	if (n)
+		o->heap[i] = last;
 }
 
 /*
- * Stable sort of indices by their event's ts (sort.Stable). The input is
- * nearly sorted (only GoSysExit events moved back to their real time), so
- * split it into the greedy non-decreasing run A (kept in place) and the
- * rest B, sort B alone and merge. Ties go to A: an element lands in B only
- * because an earlier A element has a larger ts, so every A element with
- * an equal ts came before it in the input.
+ * The next event in sort.Stable order of the merged, fixed-up events. An
+ * event may leave the window once every later one is known to sort after
+ * it: later merged events are no earlier than the last merged time, and a
+ * GoSysExit moves back at most sysexit_shift ticks.
  */
-static int sort_stable_ts(const struct v1_ref *r, uint32_t *a, size_t n)
+static int sorted_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev **out)
 {
-	size_t i;
-	for (i = 1; i < n && r[a[i - 1]].ts <= r[a[i]].ts; i++)
-		;
-	if (i >= n)
-		return 0;
-	size_t nb = 0;
-	int64_t last = r[a[i - 1]].ts;
-	for (size_t j = i; j < n; j++) {
-		int64_t t = r[a[j]].ts;
-		if (t < last)
-			nb++;
-		else
-			last = t;
+	struct v1_ev *e = &o->scratch;
+	*out = e;
+	if (o->by_seq) {
+		if (d->iout >= d->nout)
+			return 0;
+		uint32_t idx = d->out[d->iout++];
+		const struct v1_ref *r = &d->refs[idx];
+		*e = (struct v1_ev){.ts = r->ts, .g = rg(d, r), .off = roff(r),
+				    .p = r->p, .type = r->type, .seq = d->seqs[idx]};
+		rtd_rd rd;
+		struct v1_raw raw;
+		rd_init(&rd, d->in.data + e->off, d->in.len - e->off);
+		if (v1_read_raw(d, &rd, e->off, &raw) <= 0) /* read once already */
+			return d->err ? d->err : v1_fail(d, -RTD_E_TRUNCATED, e->off, "truncated");
+		v1_ev_wire(d, &raw, e);
+		return 1;
 	}
-	if (nb <= n / 4) {
-		uint32_t *b = malloc(2 * nb * sizeof(*b));
-		if (!b)
-			return -ENOMEM;
-		size_t na = i, k = 0;
-		last = r[a[i - 1]].ts;
-		for (size_t j = i; j < n; j++) {
-			int64_t t = r[a[j]].ts;
-			if (t < last)
-				b[k++] = a[j];
-			else {
-				last = t;
-				a[na++] = a[j];
+	for (;;) {
+		/* the first of the two sorted sources */
+		struct v1_ev *first = NULL;
+		if (o->win.head < o->win.tail)
+			first = ring_at(&o->win, o->win.head);
+		if (o->nh > 0 && (!first || ev_before(&o->heap[0], first)))
+			first = &o->heap[0];
+		if (first) {
+			int64_t bound;
+			if (o->merge_done ||
+			    (!__builtin_sub_overflow(o->last_ts, d->sysexit_shift, &bound) &&
+			     first->ts <= bound)) {
+				if (first == o->heap)
+					heap_pop(o, e);
+				else /* valid until the next call */
+					*out = ring_at(&o->win, o->win.head++);
+				return 1;
+			}
+		} else if (o->merge_done) {
+			return 0;
+		}
+		/* merge straight into the window */
+		struct v1_ev *slot = ring_slot(&o->win);
+		if (!slot)
+			return oom(d);
+		int rc = merge_next(d, o, slot);
+		if (rc < 0)
+			return rc;
+		if (rc == 0) {
+			o->merge_done = true;
+			continue;
+		}
+		if (slot->ts != o->last_ts) { /* a GoSysExit that moved */
+			if (heap_push(o, slot) < 0)
+				return oom(d);
+			continue;
+		}
+		o->win.tail++;
+	}
+}
+
+/* parseEvents' last steps: ticks to ns from the first event, the fake Ps
+ * of timer unblocks and syscall exits. */
+static void convert(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *e)
+{
+	if (!o->have_min) {
+		o->min = e->ts;
+		o->have_min = true;
+	}
+	e->ts = f2i((double)(int64_t)((uint64_t)e->ts - (uint64_t)o->min) *
+		    o->ns_per_tick);
+	if (e->type == RTD_GO_EV_GO_UNBLOCK && rtd_map_get(&d->timer_gs, e->g, NULL))
+		e->p = RTD_GOTRACE_TIMER_P;
+	if (e->type == RTD_GO_EV_GO_SYS_EXIT)
+		e->p = RTD_GOTRACE_SYSCALL_P;
+}
+
+static void fg_release(struct v1_ord *o, struct futile_g *g, bool drop)
+{
+	for (size_t k = 0; k < g->n; k++) {
+		struct v1_ev *e = ring_at(&o->q, g->pos[k]);
+		e->held = 0;
+		e->drop |= drop;
+	}
+	g->n = 0;
+}
+
+/* Put an event into the window, holding what a later futile verdict may
+ * drop. Only a goroutine's own FutileWakeup condemns its wakeups, so only
+ * the goroutines the index pass saw with one are followed. */
+static int gate_push(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *e)
+{
+	bool wakeup = false;
+	switch (e->type) {
+	case RTD_GO_EV_GO_UNBLOCK:
+	case RTD_GO_EV_GO_START:
+	case RTD_GO_EV_GO_PREEMPT:
+	case RTD_GO_EV_FUTILE_WAKEUP:
+		wakeup = true;
+		break;
+	case RTD_GO_EV_GO_BLOCK:
+	case RTD_GO_EV_GO_BLOCK_SEND:
+	case RTD_GO_EV_GO_BLOCK_RECV:
+	case RTD_GO_EV_GO_BLOCK_SELECT:
+	case RTD_GO_EV_GO_BLOCK_SYNC:
+	case RTD_GO_EV_GO_BLOCK_COND:
+		break;
+	default:
+		return ring_push(&o->q, e) < 0 ? oom(d) : 0;
+	}
+	uint64_t key = e->type == RTD_GO_EV_GO_UNBLOCK ? v1_ev_args(e)[0] : e->g;
+	if (!rtd_map_get(&d->futile_gs, key, NULL))
+		return ring_push(&o->q, e) < 0 ? oom(d) : 0;
+	struct futile_g *g = v1_tab_get(&o->fg, key, wakeup, NULL);
+	if (wakeup) {
+		if (!g)
+			return oom(d);
+		if (e->type == RTD_GO_EV_GO_UNBLOCK)
+			fg_release(o, g, false); /* a new wakeup sequence */
+		if (e->type == RTD_GO_EV_FUTILE_WAKEUP)
+			g->futile = true;
+		if (g->n == g->cap) {
+			size_t nc = g->cap ? g->cap * 2 : 4;
+			uint64_t *np = realloc(g->pos, nc * sizeof(*np));
+			if (!np)
+				return oom(d);
+			g->pos = np;
+			g->cap = nc;
+		}
+		g->pos[g->n++] = o->q.tail;
+		e->held = 1;
+	} else if (g) { /* the block decides */
+		e->drop = g->futile;
+		fg_release(o, g, g->futile);
+		free(g->pos);
+		v1_tab_del(&o->fg, key);
+	}
+	return ring_push(&o->q, e) < 0 ? oom(d) : 0;
+}
+
+#define PPFAIL(...) return v1_fail(d, -RTD_E_GO_ORDER, ev->off, __VA_ARGS__)
+#define ULL(x) ((unsigned long long)(x))
+#define LL(x) ((long long)(x))
+
+static const char *tname(unsigned t)
+{
+	return v1_descs[t].name;
+}
+
+/* Go's postProcessTrace for one event: the goroutine/P state machine. */
+static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
+{
+	struct pp_g *g = gtab_get(&pp->gs, ev->g, true, NULL);
+	struct pp_p *p = gtab_get(&pp->ps, (uint64_t)(int64_t)ev->p, true, NULL);
+	if (!g || !p)
+		return oom(d);
+	/* Go works on copies of g and p and stores them back at the end. Here
+	 * they are changed in place: nothing reads g or p after a table
+	 * insert below could move them (GoCreate's and GoUnblock's), and an
+	 * unblock of itself fails before it could differ. */
+	int32_t pkey = ev->p;
+	unsigned t = ev->type;
+#define CHECK_RUNNING(allow0)                                                  \
+	do {                                                                   \
+		if (g->state != G_RUNNING)                                     \
+			PPFAIL("g %llu is not running while %s (offset %llu, time %lld)", \
+			       ULL(ev->g), tname(t), ULL(ev->off), LL(ev->ts)); \
+		if (p->g != ev->g)                                             \
+			PPFAIL("p %lld is not running g %llu while %s (offset %llu, time %lld)", \
+			       LL(ev->p), ULL(ev->g), tname(t), ULL(ev->off), LL(ev->ts)); \
+		if (!(allow0) && ev->g == 0)                                   \
+			PPFAIL("g 0 did %s (offset %llu, time %lld)", tname(t), \
+			       ULL(ev->off), LL(ev->ts));                      \
+	} while (0)
+	switch (t) {
+	case RTD_GO_EV_PROC_START:
+		if (p->running)
+			PPFAIL("p %lld is running before start (offset %llu, time %lld)",
+			       LL(ev->p), ULL(ev->off), LL(ev->ts));
+		p->running = true;
+		break;
+	case RTD_GO_EV_PROC_STOP:
+		if (!p->running)
+			PPFAIL("p %lld is not running before stop (offset %llu, time %lld)",
+			       LL(ev->p), ULL(ev->off), LL(ev->ts));
+		if (p->g != 0)
+			PPFAIL("p %lld is running a goroutine %llu during stop (offset %llu, time %lld)",
+			       LL(ev->p), ULL(p->g), ULL(ev->off), LL(ev->ts));
+		p->running = false;
+		break;
+	case RTD_GO_EV_GC_START:
+		if (pp->gc_active)
+			PPFAIL("previous GC is not ended before a new one (offset %llu, time %lld)",
+			       ULL(ev->off), LL(ev->ts));
+		pp->gc_active = true;
+		ev->p = RTD_GOTRACE_GC_P;
+		break;
+	case RTD_GO_EV_GC_DONE:
+		if (!pp->gc_active)
+			PPFAIL("bogus GC end (offset %llu, time %lld)",
+			       ULL(ev->off), LL(ev->ts));
+		pp->gc_active = false;
+		break;
+	case RTD_GO_EV_GC_STW_START: {
+		bool *stw = d->ver < 1010 ? &p->has_stw : &pp->stw_active;
+		if (*stw)
+			PPFAIL("previous STW is not ended before a new one (offset %llu, time %lld)",
+			       ULL(ev->off), LL(ev->ts));
+		*stw = true;
+		break;
+	}
+	case RTD_GO_EV_GC_STW_DONE: {
+		bool *stw = d->ver < 1010 ? &p->has_stw : &pp->stw_active;
+		if (!*stw)
+			PPFAIL("bogus STW end (offset %llu, time %lld)",
+			       ULL(ev->off), LL(ev->ts));
+		*stw = false;
+		break;
+	}
+	case RTD_GO_EV_GC_SWEEP_START:
+		if (p->has_sweep)
+			PPFAIL("previous sweeping is not ended before a new one (offset %llu, time %lld)",
+			       ULL(ev->off), LL(ev->ts));
+		p->has_sweep = true;
+		break;
+	case RTD_GO_EV_GC_MARK_ASSIST_START:
+		if (g->has_assist)
+			PPFAIL("previous mark assist is not ended before a new one (offset %llu, time %lld)",
+			       ULL(ev->off), LL(ev->ts));
+		g->has_assist = true;
+		break;
+	case RTD_GO_EV_GC_MARK_ASSIST_DONE:
+		g->has_assist = false;
+		break;
+	case RTD_GO_EV_GC_SWEEP_DONE:
+		if (!p->has_sweep)
+			PPFAIL("bogus sweeping end (offset %llu, time %lld)",
+			       ULL(ev->off), LL(ev->ts));
+		p->has_sweep = false;
+		break;
+	case RTD_GO_EV_GO_WAITING:
+	case RTD_GO_EV_GO_IN_SYSCALL:
+		if (g->state != G_RUNNABLE)
+			PPFAIL("g %llu is not runnable before %s (offset %llu, time %lld)",
+			       ULL(ev->g),
+			       t == RTD_GO_EV_GO_WAITING ? "EvGoWaiting" : "EvGoInSyscall",
+			       ULL(ev->off), LL(ev->ts));
+		g->state = G_WAITING;
+		g->ev_type = (uint8_t)t;
+		break;
+	case RTD_GO_EV_GO_CREATE: {
+		CHECK_RUNNING(true);
+		bool created;
+		struct pp_g *ng = gtab_get(&pp->gs, v1_ev_args(ev)[0], true, &created);
+		if (!ng)
+			return v1_fail(d, -ENOMEM, 0, "out of memory");
+		if (!created)
+			PPFAIL("g %llu already exists (offset %llu, time %lld)",
+			       ULL(v1_ev_args(ev)[0]), ULL(ev->off), LL(ev->ts));
+		ng->state = G_RUNNABLE;
+		ng->ev_type = (uint8_t)t;
+		ng->has_create = true;
+		break;
+	}
+	case RTD_GO_EV_GO_START:
+	case RTD_GO_EV_GO_START_LABEL:
+		if (g->state != G_RUNNABLE)
+			PPFAIL("g %llu is not runnable before start (offset %llu, time %lld)",
+			       ULL(ev->g), ULL(ev->off), LL(ev->ts));
+		if (p->g != 0)
+			PPFAIL("p %lld is already running g %llu while start g %llu (offset %llu, time %lld)",
+			       LL(ev->p), ULL(p->g), ULL(ev->g), ULL(ev->off), LL(ev->ts));
+		g->state = G_RUNNING;
+		p->g = ev->g;
+		g->has_create = false;
+		g->ev_type = 0;
+		break;
+	case RTD_GO_EV_GO_END:
+	case RTD_GO_EV_GO_STOP:
+		CHECK_RUNNING(false);
+		g->state = G_DEAD;
+		p->g = 0;
+		if (t == RTD_GO_EV_GO_END) {
+			struct pp_regions *rgn = v1_tab_get(&pp->regions, ev->g, false, NULL);
+			if (rgn) {
+				free(rgn->r);
+				v1_tab_del(&pp->regions, ev->g);
 			}
 		}
-		merge_sort_ts(r, b, b + nb, nb);
-		/* merge from the back: on ties B's element goes last */
-		size_t x = na, y = nb, w = n;
-		while (y > 0) {
-			if (x > 0 && r[a[x - 1]].ts > r[b[y - 1]].ts)
-				a[--w] = a[--x];
-			else
-				a[--w] = b[--y];
-		}
-		free(b);
-		return 0;
+		break;
+	case RTD_GO_EV_GO_SCHED:
+	case RTD_GO_EV_GO_PREEMPT:
+		CHECK_RUNNING(false);
+		g->state = G_RUNNABLE;
+		p->g = 0;
+		g->ev_type = (uint8_t)t;
+		break;
+	case RTD_GO_EV_GO_UNBLOCK: {
+		if (g->state != G_RUNNING)
+			PPFAIL("g %llu is not running while unpark (offset %llu, time %lld)",
+			       ULL(ev->g), ULL(ev->off), LL(ev->ts));
+		if (ev->p != RTD_GOTRACE_TIMER_P && p->g != ev->g)
+			PPFAIL("p %lld is not running g %llu while unpark (offset %llu, time %lld)",
+			       LL(ev->p), ULL(ev->g), ULL(ev->off), LL(ev->ts));
+		struct pp_g *g1 = v1_ev_args(ev)[0] == ev->g ? g
+				  : gtab_get(&pp->gs, v1_ev_args(ev)[0], true, NULL);
+		if (!g1)
+			return v1_fail(d, -ENOMEM, 0, "out of memory");
+		if (g1->state != G_WAITING)
+			PPFAIL("g %llu is not waiting before unpark (offset %llu, time %lld)",
+			       ULL(v1_ev_args(ev)[0]), ULL(ev->off), LL(ev->ts));
+		if (g1->ev_type == RTD_GO_EV_GO_BLOCK_NET &&
+		    ev->p != RTD_GOTRACE_TIMER_P)
+			ev->p = RTD_GOTRACE_NETPOLL_P;
+		g1->state = G_RUNNABLE;
+		g1->ev_type = (uint8_t)t;
+		/* The table may have moved: refresh our copies' homes. */
+		break;
 	}
-	uint32_t *tmp = malloc(n * sizeof(*tmp));
-	if (!tmp)
-		return -ENOMEM;
-	merge_sort_ts(r, a, tmp, n);
-	free(tmp);
+	case RTD_GO_EV_GO_SYSCALL:
+		CHECK_RUNNING(false);
+		g->ev_type = (uint8_t)t;
+		break;
+	case RTD_GO_EV_GO_SYS_BLOCK:
+		CHECK_RUNNING(false);
+		g->state = G_WAITING;
+		p->g = 0;
+		break;
+	case RTD_GO_EV_GO_SYS_EXIT:
+		if (g->state != G_WAITING)
+			PPFAIL("g %llu is not waiting during syscall exit (offset %llu, time %lld)",
+			       ULL(ev->g), ULL(ev->off), LL(ev->ts));
+		g->state = G_RUNNABLE;
+		g->ev_type = (uint8_t)t;
+		break;
+	case RTD_GO_EV_GO_SLEEP:
+	case RTD_GO_EV_GO_BLOCK:
+	case RTD_GO_EV_GO_BLOCK_SEND:
+	case RTD_GO_EV_GO_BLOCK_RECV:
+	case RTD_GO_EV_GO_BLOCK_SELECT:
+	case RTD_GO_EV_GO_BLOCK_SYNC:
+	case RTD_GO_EV_GO_BLOCK_COND:
+	case RTD_GO_EV_GO_BLOCK_NET:
+	case RTD_GO_EV_GO_BLOCK_GC:
+		CHECK_RUNNING(false);
+		g->state = G_WAITING;
+		g->ev_type = (uint8_t)t;
+		p->g = 0;
+		break;
+	case RTD_GO_EV_USER_TASK_CREATE: {
+		bool created;
+		if (!v1_tab_get(&pp->tasks, v1_ev_args(ev)[0], true, &created))
+			return oom(d);
+		if (!created)
+			PPFAIL("task id conflicts (id:%llu) at offset %llu",
+			       ULL(v1_ev_args(ev)[0]), ULL(ev->off));
+		break;
+	}
+	case RTD_GO_EV_USER_TASK_END:
+		v1_tab_del(&pp->tasks, v1_ev_args(ev)[0]);
+		break;
+	case RTD_GO_EV_USER_REGION: {
+		uint64_t mode = v1_ev_args(ev)[1];
+		const char *name = v1_str_get(d, v1_ev_args(ev)[2], NULL);
+		if (!name)
+			name = "";
+		struct pp_regions *rgn = v1_tab_get(&pp->regions, ev->g, mode == 0, NULL);
+		if (mode == 0) {
+			if (!rgn)
+				return v1_fail(d, -ENOMEM, 0, "out of memory");
+			if (rgn->n == rgn->cap) {
+				size_t nc = rgn->cap ? rgn->cap * 2 : 4;
+				struct region *nr = realloc(rgn->r, nc * sizeof(*nr));
+				if (!nr)
+					return v1_fail(d, -ENOMEM, 0, "out of memory");
+				rgn->r = nr;
+				rgn->cap = nc;
+			}
+			rgn->r[rgn->n++] = (struct region){v1_ev_args(ev)[0], name};
+		} else if (mode == 1) {
+			if (rgn && rgn->n > 0) {
+				struct region *s = &rgn->r[rgn->n - 1];
+				if (s->task != v1_ev_args(ev)[0] || strcmp(s->name, name) != 0)
+					PPFAIL("misuse of region in goroutine %llu: span end at offset %llu (task %llu, %s) when the inner-most active span start event is task %llu, %s",
+					       ULL(ev->g), ULL(ev->off), ULL(v1_ev_args(ev)[0]), name,
+					       ULL(s->task), s->name);
+				if (--rgn->n == 0) {
+					free(rgn->r);
+					v1_tab_del(&pp->regions, ev->g);
+				}
+			}
+		} else {
+			PPFAIL("invalid user region mode %llu at offset %llu",
+			       ULL(mode), ULL(ev->off));
+		}
+		break;
+	}
+	}
+	if (ev->p != pkey) { /* a fake P: Go stores p there */
+		struct pp_p pv = *p;
+		struct pp_p *np = gtab_get(&pp->ps, (uint64_t)(int64_t)ev->p, true, NULL);
+		if (!np)
+			return oom(d);
+		*np = pv;
+	}
 	return 0;
+}
+
+/*
+ * An error of step @cls: before it is reported, run the earlier steps over
+ * the rest of the trace, as Go would have; an error of theirs wins.
+ */
+static int verdict(rtd_gotrace_dec *d, struct v1_ord *o, int rc, int cls)
+{
+	while (cls > 0 && !o->by_seq && rc != -ENOMEM) {
+		char msg[sizeof(d->errmsg)];
+		uint64_t off = d->erroff;
+		memcpy(msg, d->errmsg, sizeof(msg));
+		d->err = 0;
+		struct v1_ev e;
+		int r;
+		o->upto = cls - 1;
+		while ((r = merge_next(d, o, &e)) > 0)
+			;
+		if (r >= 0 || r == -ENOMEM) { /* the first error stands */
+			memcpy(d->errmsg, msg, sizeof(msg));
+			d->err = rc;
+			d->erroff = off;
+			break;
+		}
+		rc = r;
+		cls = o->cls;
+	}
+	return rc;
+}
+
+int v1_order_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *out)
+{
+	struct v1_ord *o = d->ord;
+	struct v1_ev *e;
+	int rc;
+	for (;;) {
+		if (o->gate) {
+			if (o->q.head < o->q.tail &&
+			    (!ring_at(&o->q, o->q.head)->held || o->sorted_done)) {
+				o->scratch = *ring_at(&o->q, o->q.head++);
+				e = &o->scratch;
+				if (e->drop)
+					continue;
+				break;
+			}
+			if (o->sorted_done)
+				return 0;
+		}
+		rc = sorted_next(d, o, &e);
+		if (rc < 0)
+			return verdict(d, o, rc, o->cls);
+		if (rc == 0) {
+			if (!o->gate)
+				return 0;
+			o->sorted_done = true; /* what is still held is kept */
+			continue;
+		}
+		convert(d, o, e);
+		if (!o->gate)
+			break;
+		if ((rc = gate_push(d, o, e)) < 0)
+			return rc;
+	}
+	if ((rc = pp_event(d, &o->pp, e)) < 0)
+		return verdict(d, o, rc, 3);
+	return v1_emit(d, e, out);
 }
 
 static int cmp_seq(const void *x, const void *y, void *ctx)
@@ -208,208 +1099,6 @@ static bool sorted_ts(const struct v1_ref *r, const uint32_t *a, size_t n)
 		if (r[a[i]].ts < r[a[i - 1]].ts)
 			return false;
 	return true;
-}
-
-static int time_order(rtd_gotrace_dec *d)
-{
-	return v1_fail(d, -RTD_E_GO_ORDER, 0, "time stamps out of order");
-}
-
-/* A frontier source: a P's runs of ref indices, or the CPU samples'
- * index list. */
-struct batch {
-	const struct v1_run *runs;
-	size_t nr, ri;
-	uint32_t k;
-	const uint32_t *ev;
-	size_t n, i;
-	bool selected, cached;
-	int64_t ts; /* the head's, cached with its transition */
-	uint64_t g;
-	struct gstate init, next;
-};
-
-static inline bool batch_done(const struct batch *b)
-{
-	return b->runs ? b->ri >= b->nr : b->i >= b->n;
-}
-
-static inline uint32_t batch_head(const struct batch *b)
-{
-	return b->runs ? b->runs[b->ri].start + b->k : b->ev[b->i];
-}
-
-static inline void batch_advance(struct batch *b)
-{
-	if (!b->runs)
-		b->i++;
-	else if (++b->k == b->runs[b->ri].n) {
-		b->ri++;
-		b->k = 0;
-	}
-}
-
-static int order1007(rtd_gotrace_dec *d, size_t total)
-{
-	size_t nb = d->nprocs + 1;
-	struct batch *b = calloc(nb, sizeof(*b));
-	size_t *frontier = malloc(nb * sizeof(size_t));
-	struct v1_tab gs;
-	v1_tab_init(&gs, sizeof(struct gstate), 0);
-	int rc = 0;
-	const struct v1_ref *R = d->refs;
-	if (!b || !frontier) {
-		rc = v1_fail(d, -ENOMEM, 0, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < d->nprocs; i++) {
-		b[i].runs = d->procs[i].idx.r;
-		b[i].nr = d->procs[i].idx.n;
-	}
-	b[nb - 1].ev = d->prof.i;
-	b[nb - 1].n = d->prof.n;
-	size_t nf = 0;
-	bool unsorted = false;
-	int64_t last_ts = 0;
-	for (size_t pending = total; pending; pending--) {
-		for (size_t i = 0; i < nb; i++) {
-			if (b[i].selected || batch_done(&b[i]))
-				continue;
-			if (!b[i].cached) {
-				/* the head's transition, computed once */
-				const struct v1_ref *ev = &R[batch_head(&b[i])];
-				uint64_t a[3] = {0, 0, 0};
-				if (needs_args(ev->type))
-					v1_ref_args(d, ev, a);
-				transition_of(ev, rg(d, ev), a, &b[i].g, &b[i].init, &b[i].next);
-				b[i].ts = ev->ts;
-				b[i].cached = true;
-			}
-			struct gstate zero = {0, 0};
-			const struct gstate *cur = &zero;
-			if (b[i].g != UNORDERED) {
-				const struct gstate *st = v1_tab_get(&gs, b[i].g, false, NULL);
-				if (st)
-					cur = st;
-			}
-			if (!ready(b[i].g, cur, &b[i].init))
-				continue;
-			frontier[nf++] = i;
-			b[i].selected = true;
-		}
-		if (nf == 0) {
-			rc = v1_fail(d, -RTD_E_GO_ORDER, 0,
-				     "no consistent ordering of events possible");
-			goto out;
-		}
-		/*
-		 * Go sorts the frontier with sort.Sort, an insertion sort at
-		 * this size (stable), takes [0] and moves the last entry to
-		 * [0]. Equal timestamps are common, so keep exactly that
-		 * array discipline: it decides which of two tied events
-		 * comes first.
-		 */
-		for (size_t k = 1; k < nf; k++) {
-			for (size_t j = k; j > 0; j--) {
-				if (!(b[frontier[j]].ts < b[frontier[j - 1]].ts))
-					break;
-				size_t t = frontier[j];
-				frontier[j] = frontier[j - 1];
-				frontier[j - 1] = t;
-			}
-		}
-		size_t bi = frontier[0];
-		frontier[0] = frontier[--nf];
-		uint32_t idx = batch_head(&b[bi]);
-		batch_advance(&b[bi]);
-		struct v1_ref *ev = &d->refs[idx];
-		b[bi].selected = false;
-		b[bi].cached = false;
-		uint64_t g = b[bi].g;
-		struct gstate init = b[bi].init, next = b[bi].next;
-		/* Local events only served the ordering. */
-		if (ev->type == RTD_GO_EV_GO_START_LOCAL)
-			ev->type = RTD_GO_EV_GO_START;
-		else if (ev->type == RTD_GO_EV_GO_UNBLOCK_LOCAL)
-			ev->type = RTD_GO_EV_GO_UNBLOCK;
-		else if (ev->type == RTD_GO_EV_GO_SYS_EXIT_LOCAL)
-			ev->type = RTD_GO_EV_GO_SYS_EXIT;
-		d->out[d->nout++] = idx;
-		/* Go checks the merged order afterwards; same result, one
-		 * walk over the records less */
-		unsorted |= d->nout > 1 && ev->ts < last_ts;
-		last_ts = ev->ts;
-		if (g != UNORDERED) {
-			bool created;
-			struct gstate *cur = v1_tab_get(&gs, g, true, &created);
-			if (!cur) {
-				rc = v1_fail(d, -ENOMEM, 0, "out of memory");
-				goto out;
-			}
-			if (!ready(g, cur, &init)) {
-				rc = v1_fail(d, -RTD_E_GO_ORDER, roff(ev),
-					     "event sequences are broken (offset %llu)",
-					     (unsigned long long)roff(ev));
-				goto out;
-			}
-			if (next.seq == NOSEQ)
-				next.seq = cur->seq;
-			else if (next.seq == SEQINC)
-				next.seq = cur->seq + 1;
-			*cur = next;
-		}
-	}
-	/* The per-P lists were taken over into out: release them early. */
-	for (size_t i = 0; i < d->nprocs; i++) {
-		free(d->procs[i].idx.r);
-		memset(&d->procs[i].idx, 0, sizeof(d->procs[i].idx));
-	}
-	free(d->prof.i);
-	memset(&d->prof, 0, sizeof(d->prof));
-	if (unsorted) {
-		rc = time_order(d);
-		goto out;
-	}
-	/* GoSysExit gets the real exit time, then everything is re-sorted. */
-	v1_tab_free(&gs);
-	v1_tab_init(&gs, sizeof(int64_t), 0);
-	for (size_t i = 0; i < d->nout; i++) {
-		struct v1_ref *ev = &d->refs[d->out[i]];
-		if (ev->type == RTD_GO_EV_GO_SYS_BLOCK ||
-		    ev->type == RTD_GO_EV_GO_IN_SYSCALL) {
-			int64_t *t = v1_tab_get(&gs, rg(d, ev), true, NULL);
-			if (!t) {
-				rc = v1_fail(d, -ENOMEM, 0, "out of memory");
-				goto out;
-			}
-			*t = ev->ts;
-		} else if (ev->type == RTD_GO_EV_GO_SYS_EXIT) {
-			uint64_t a[3];
-			v1_ref_args(d, ev, a);
-			int64_t ts = (int64_t)a[2];
-			if (ts == 0)
-				continue;
-			int64_t *t = v1_tab_get(&gs, rg(d, ev), false, NULL);
-			int64_t block = t ? *t : 0;
-			if (block == 0) {
-				rc = v1_fail(d, -RTD_E_GO_ORDER, roff(ev),
-					     "stray syscall exit");
-				goto out;
-			}
-			if (ts < block) {
-				rc = time_order(d);
-				goto out;
-			}
-			ev->ts = ts;
-		}
-	}
-	if (sort_stable_ts(d->refs, d->out, d->nout) < 0)
-		rc = v1_fail(d, -ENOMEM, 0, "out of memory");
-out:
-	v1_tab_free(&gs);
-	free(b);
-	free(frontier);
-	return rc;
 }
 
 static int order1005(rtd_gotrace_dec *d)
@@ -439,458 +1128,110 @@ static int order1005(rtd_gotrace_dec *d)
 	return 0;
 }
 
-/* Go's removeFutile: drop futile wakeup sequences (unblock, start, block). */
-struct futile_g {
-	bool futile;
-	size_t *idx;
-	size_t n, cap;
-};
-
-static int remove_futile(rtd_gotrace_dec *d)
+/* Stable sort of the CPU samples by time (they arrive nearly sorted). */
+static int sort_samples(struct v1_sample *a, size_t n)
 {
-	struct v1_tab gs;
-	int rc = 0;
-	v1_tab_init(&gs, sizeof(struct futile_g), 0);
-	for (size_t i = 0; i < d->nout; i++) {
-		struct v1_ref *ev = &d->refs[d->out[i]];
-		struct futile_g *g;
-		uint64_t a[3];
-		switch (ev->type) {
-		case RTD_GO_EV_GO_UNBLOCK:
-			v1_ref_args(d, ev, a);
-			g = v1_tab_get(&gs, a[0], true, NULL);
-			if (!g)
-				goto nomem;
-			g->n = 0;
-			break;
-		case RTD_GO_EV_GO_START:
-		case RTD_GO_EV_GO_PREEMPT:
-		case RTD_GO_EV_FUTILE_WAKEUP:
-			g = v1_tab_get(&gs, rg(d, ev), true, NULL);
-			if (!g)
-				goto nomem;
-			if (ev->type == RTD_GO_EV_FUTILE_WAKEUP)
-				g->futile = true;
-			break;
-		case RTD_GO_EV_GO_BLOCK:
-		case RTD_GO_EV_GO_BLOCK_SEND:
-		case RTD_GO_EV_GO_BLOCK_RECV:
-		case RTD_GO_EV_GO_BLOCK_SELECT:
-		case RTD_GO_EV_GO_BLOCK_SYNC:
-		case RTD_GO_EV_GO_BLOCK_COND:
-			g = v1_tab_get(&gs, rg(d, ev), false, NULL);
-			if (g) {
-				if (g->futile) {
-					ev->drop = 1;
-					for (size_t k = 0; k < g->n; k++)
-						d->refs[d->out[g->idx[k]]].drop = 1;
-				}
-				free(g->idx);
-				v1_tab_del(&gs, rg(d, ev));
-			}
-			continue;
-		default:
-			continue;
+	size_t i;
+	for (i = 1; i < n && a[i - 1].ts <= a[i].ts; i++)
+		;
+	if (i >= n)
+		return 0;
+	struct v1_sample *tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n;
+			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t x = lo, y = mid, k = lo;
+			while (x < mid && y < hi)
+				tmp[k++] = a[y].ts < a[x].ts ? a[y++] : a[x++];
+			while (x < mid)
+				tmp[k++] = a[x++];
+			while (y < hi)
+				tmp[k++] = a[y++];
 		}
-		if (g->n == g->cap) {
-			size_t nc = g->cap ? g->cap * 2 : 4;
-			size_t *ni = realloc(g->idx, nc * sizeof(*ni));
-			if (!ni)
-				goto nomem;
-			g->idx = ni;
-			g->cap = nc;
-		}
-		g->idx[g->n++] = i;
+		memcpy(a, tmp, n * sizeof(*a));
 	}
-	goto out;
-nomem:
-	rc = v1_fail(d, -ENOMEM, 0, "out of memory");
-out:
-	for (size_t i = 0; i < gs.cap; i++)
-		if (gs.used[i] == 1)
-			free(((struct futile_g *)(gs.vals + i * gs.vsz))->idx);
-	v1_tab_free(&gs);
-	return rc;
+	free(tmp);
+	return 0;
 }
 
-/* Go's postProcessTrace: the goroutine/P state machine. */
-struct pp_g {
-	int state;
-	uint8_t ev_type; /* type of g.ev, 0 when nil */
-	bool has_create, has_assist;
-};
-struct pp_p {
-	bool running, has_stw, has_sweep;
-	uint64_t g;
-};
-struct region {
-	uint64_t task;
-	const char *name;
-};
-struct pp_regions {
-	struct region *r;
-	size_t n, cap;
-};
-
-static const char *tname(unsigned t)
+void v1_order_free(rtd_gotrace_dec *d)
 {
-	return v1_descs[t].name;
-}
-
-#define PPFAIL(...)                                                            \
-	do {                                                                   \
-		rc = v1_fail(d, -RTD_E_GO_ORDER, roff(ev), __VA_ARGS__);        \
-		goto out;                                                      \
-	} while (0)
-#define ULL(x) ((unsigned long long)(x))
-#define LL(x) ((long long)(x))
-
-static int post_process(rtd_gotrace_dec *d)
-{
-	struct v1_tab gs, ps, tasks, regions;
-	int rc = 0;
-	bool gc_active = false, stw_active = false;
-	v1_tab_init(&gs, sizeof(struct pp_g), 0);
-	v1_tab_init(&ps, sizeof(struct pp_p), 0);
-	v1_tab_init(&tasks, 1, 0);
-	v1_tab_init(&regions, sizeof(struct pp_regions), 0);
-	struct pp_g *g0 = v1_tab_get(&gs, 0, true, NULL);
-	if (!g0)
-		return v1_fail(d, -ENOMEM, 0, "out of memory");
-	g0->state = G_RUNNING;
-	for (size_t i = 0; i < d->nout; i++) {
-		struct v1_ref *ev = &d->refs[d->out[i]];
-		if (ev->drop)
-			continue;
-		uint64_t args[3] = {0, 0, 0};
-		switch (ev->type) {
-		case RTD_GO_EV_GO_CREATE:
-		case RTD_GO_EV_GO_UNBLOCK:
-		case RTD_GO_EV_USER_TASK_CREATE:
-		case RTD_GO_EV_USER_TASK_END:
-		case RTD_GO_EV_USER_REGION:
-			v1_ref_args(d, ev, args);
-			break;
-		}
-
-		struct pp_g *g = v1_tab_get(&gs, rg(d, ev), true, NULL);
-		struct pp_p *p = v1_tab_get(&ps, (uint64_t)ev->p, true, NULL);
-		if (!g || !p) {
-			rc = v1_fail(d, -ENOMEM, 0, "out of memory");
-			goto out;
-		}
-		/* Go copies g and p, works on the copies and stores them back
-		 * at the end: a table insert below could move them, so do the
-		 * same. */
-		struct pp_g gc = *g;
-		struct pp_p pc = *p;
-		const uint8_t *gvals = gs.vals, *pvals = ps.vals;
-		uint64_t pkey = (uint64_t)ev->p;
-		unsigned t = ev->type;
-#define CHECK_RUNNING(allow0)                                                  \
-	do {                                                                   \
-		if (gc.state != G_RUNNING)                                     \
-			PPFAIL("g %llu is not running while %s (offset %llu, time %lld)", \
-			       ULL(rg(d, ev)), tname(t), ULL(roff(ev)), LL(ev->ts)); \
-		if (pc.g != rg(d, ev))                                             \
-			PPFAIL("p %lld is not running g %llu while %s (offset %llu, time %lld)", \
-			       LL(ev->p), ULL(rg(d, ev)), tname(t), ULL(roff(ev)), LL(ev->ts)); \
-		if (!(allow0) && rg(d, ev) == 0)                                   \
-			PPFAIL("g 0 did %s (offset %llu, time %lld)", tname(t), \
-			       ULL(roff(ev)), LL(ev->ts));                      \
-	} while (0)
-		switch (t) {
-		case RTD_GO_EV_PROC_START:
-			if (pc.running)
-				PPFAIL("p %lld is running before start (offset %llu, time %lld)",
-				       LL(ev->p), ULL(roff(ev)), LL(ev->ts));
-			pc.running = true;
-			break;
-		case RTD_GO_EV_PROC_STOP:
-			if (!pc.running)
-				PPFAIL("p %lld is not running before stop (offset %llu, time %lld)",
-				       LL(ev->p), ULL(roff(ev)), LL(ev->ts));
-			if (pc.g != 0)
-				PPFAIL("p %lld is running a goroutine %llu during stop (offset %llu, time %lld)",
-				       LL(ev->p), ULL(pc.g), ULL(roff(ev)), LL(ev->ts));
-			pc.running = false;
-			break;
-		case RTD_GO_EV_GC_START:
-			if (gc_active)
-				PPFAIL("previous GC is not ended before a new one (offset %llu, time %lld)",
-				       ULL(roff(ev)), LL(ev->ts));
-			gc_active = true;
-			ev->p = RTD_GOTRACE_GC_P;
-			break;
-		case RTD_GO_EV_GC_DONE:
-			if (!gc_active)
-				PPFAIL("bogus GC end (offset %llu, time %lld)",
-				       ULL(roff(ev)), LL(ev->ts));
-			gc_active = false;
-			break;
-		case RTD_GO_EV_GC_STW_START: {
-			bool *stw = d->ver < 1010 ? &pc.has_stw : &stw_active;
-			if (*stw)
-				PPFAIL("previous STW is not ended before a new one (offset %llu, time %lld)",
-				       ULL(roff(ev)), LL(ev->ts));
-			*stw = true;
-			break;
-		}
-		case RTD_GO_EV_GC_STW_DONE: {
-			bool *stw = d->ver < 1010 ? &pc.has_stw : &stw_active;
-			if (!*stw)
-				PPFAIL("bogus STW end (offset %llu, time %lld)",
-				       ULL(roff(ev)), LL(ev->ts));
-			*stw = false;
-			break;
-		}
-		case RTD_GO_EV_GC_SWEEP_START:
-			if (pc.has_sweep)
-				PPFAIL("previous sweeping is not ended before a new one (offset %llu, time %lld)",
-				       ULL(roff(ev)), LL(ev->ts));
-			pc.has_sweep = true;
-			break;
-		case RTD_GO_EV_GC_MARK_ASSIST_START:
-			if (gc.has_assist)
-				PPFAIL("previous mark assist is not ended before a new one (offset %llu, time %lld)",
-				       ULL(roff(ev)), LL(ev->ts));
-			gc.has_assist = true;
-			break;
-		case RTD_GO_EV_GC_MARK_ASSIST_DONE:
-			gc.has_assist = false;
-			break;
-		case RTD_GO_EV_GC_SWEEP_DONE:
-			if (!pc.has_sweep)
-				PPFAIL("bogus sweeping end (offset %llu, time %lld)",
-				       ULL(roff(ev)), LL(ev->ts));
-			pc.has_sweep = false;
-			break;
-		case RTD_GO_EV_GO_WAITING:
-		case RTD_GO_EV_GO_IN_SYSCALL:
-			if (gc.state != G_RUNNABLE)
-				PPFAIL("g %llu is not runnable before %s (offset %llu, time %lld)",
-				       ULL(rg(d, ev)),
-				       t == RTD_GO_EV_GO_WAITING ? "EvGoWaiting" : "EvGoInSyscall",
-				       ULL(roff(ev)), LL(ev->ts));
-			gc.state = G_WAITING;
-			gc.ev_type = (uint8_t)t;
-			break;
-		case RTD_GO_EV_GO_CREATE: {
-			CHECK_RUNNING(true);
-			bool created;
-			struct pp_g *ng = v1_tab_get(&gs, args[0], true, &created);
-			if (!ng) {
-				rc = v1_fail(d, -ENOMEM, 0, "out of memory");
-				goto out;
-			}
-			if (!created)
-				PPFAIL("g %llu already exists (offset %llu, time %lld)",
-				       ULL(args[0]), ULL(roff(ev)), LL(ev->ts));
-			ng->state = G_RUNNABLE;
-			ng->ev_type = (uint8_t)t;
-			ng->has_create = true;
-			break;
-		}
-		case RTD_GO_EV_GO_START:
-		case RTD_GO_EV_GO_START_LABEL:
-			if (gc.state != G_RUNNABLE)
-				PPFAIL("g %llu is not runnable before start (offset %llu, time %lld)",
-				       ULL(rg(d, ev)), ULL(roff(ev)), LL(ev->ts));
-			if (pc.g != 0)
-				PPFAIL("p %lld is already running g %llu while start g %llu (offset %llu, time %lld)",
-				       LL(ev->p), ULL(pc.g), ULL(rg(d, ev)), ULL(roff(ev)), LL(ev->ts));
-			gc.state = G_RUNNING;
-			pc.g = rg(d, ev);
-			gc.has_create = false;
-			gc.ev_type = 0;
-			break;
-		case RTD_GO_EV_GO_END:
-		case RTD_GO_EV_GO_STOP:
-			CHECK_RUNNING(false);
-			gc.state = G_DEAD;
-			pc.g = 0;
-			if (t == RTD_GO_EV_GO_END) {
-				struct pp_regions *rgn = v1_tab_get(&regions, rg(d, ev), false, NULL);
-				if (rgn) {
-					free(rgn->r);
-					v1_tab_del(&regions, rg(d, ev));
-				}
-			}
-			break;
-		case RTD_GO_EV_GO_SCHED:
-		case RTD_GO_EV_GO_PREEMPT:
-			CHECK_RUNNING(false);
-			gc.state = G_RUNNABLE;
-			pc.g = 0;
-			gc.ev_type = (uint8_t)t;
-			break;
-		case RTD_GO_EV_GO_UNBLOCK: {
-			if (gc.state != G_RUNNING)
-				PPFAIL("g %llu is not running while unpark (offset %llu, time %lld)",
-				       ULL(rg(d, ev)), ULL(roff(ev)), LL(ev->ts));
-			if (ev->p != RTD_GOTRACE_TIMER_P && pc.g != rg(d, ev))
-				PPFAIL("p %lld is not running g %llu while unpark (offset %llu, time %lld)",
-				       LL(ev->p), ULL(rg(d, ev)), ULL(roff(ev)), LL(ev->ts));
-			struct pp_g *g1 = args[0] == rg(d, ev) ? &gc
-					  : v1_tab_get(&gs, args[0], true, NULL);
-			if (!g1) {
-				rc = v1_fail(d, -ENOMEM, 0, "out of memory");
-				goto out;
-			}
-			if (g1->state != G_WAITING)
-				PPFAIL("g %llu is not waiting before unpark (offset %llu, time %lld)",
-				       ULL(args[0]), ULL(roff(ev)), LL(ev->ts));
-			if (g1->ev_type == RTD_GO_EV_GO_BLOCK_NET &&
-			    ev->p != RTD_GOTRACE_TIMER_P)
-				ev->p = RTD_GOTRACE_NETPOLL_P;
-			g1->state = G_RUNNABLE;
-			g1->ev_type = (uint8_t)t;
-			/* The table may have moved: refresh our copies' homes. */
-			break;
-		}
-		case RTD_GO_EV_GO_SYSCALL:
-			CHECK_RUNNING(false);
-			gc.ev_type = (uint8_t)t;
-			break;
-		case RTD_GO_EV_GO_SYS_BLOCK:
-			CHECK_RUNNING(false);
-			gc.state = G_WAITING;
-			pc.g = 0;
-			break;
-		case RTD_GO_EV_GO_SYS_EXIT:
-			if (gc.state != G_WAITING)
-				PPFAIL("g %llu is not waiting during syscall exit (offset %llu, time %lld)",
-				       ULL(rg(d, ev)), ULL(roff(ev)), LL(ev->ts));
-			gc.state = G_RUNNABLE;
-			gc.ev_type = (uint8_t)t;
-			break;
-		case RTD_GO_EV_GO_SLEEP:
-		case RTD_GO_EV_GO_BLOCK:
-		case RTD_GO_EV_GO_BLOCK_SEND:
-		case RTD_GO_EV_GO_BLOCK_RECV:
-		case RTD_GO_EV_GO_BLOCK_SELECT:
-		case RTD_GO_EV_GO_BLOCK_SYNC:
-		case RTD_GO_EV_GO_BLOCK_COND:
-		case RTD_GO_EV_GO_BLOCK_NET:
-		case RTD_GO_EV_GO_BLOCK_GC:
-			CHECK_RUNNING(false);
-			gc.state = G_WAITING;
-			gc.ev_type = (uint8_t)t;
-			pc.g = 0;
-			break;
-		case RTD_GO_EV_USER_TASK_CREATE: {
-			bool created;
-			if (!v1_tab_get(&tasks, args[0], true, &created)) {
-				rc = v1_fail(d, -ENOMEM, 0, "out of memory");
-				goto out;
-			}
-			if (!created)
-				PPFAIL("task id conflicts (id:%llu) at offset %llu",
-				       ULL(args[0]), ULL(roff(ev)));
-			break;
-		}
-		case RTD_GO_EV_USER_TASK_END:
-			v1_tab_del(&tasks, args[0]);
-			break;
-		case RTD_GO_EV_USER_REGION: {
-			uint64_t mode = args[1];
-			const char *name = v1_str_get(d, args[2], NULL);
-			if (!name)
-				name = "";
-			struct pp_regions *rgn = v1_tab_get(&regions, rg(d, ev), mode == 0, NULL);
-			if (mode == 0) {
-				if (!rgn) {
-					rc = v1_fail(d, -ENOMEM, 0, "out of memory");
-					goto out;
-				}
-				if (rgn->n == rgn->cap) {
-					size_t nc = rgn->cap ? rgn->cap * 2 : 4;
-					struct region *nr = realloc(rgn->r, nc * sizeof(*nr));
-					if (!nr) {
-						rc = v1_fail(d, -ENOMEM, 0, "out of memory");
-						goto out;
-					}
-					rgn->r = nr;
-					rgn->cap = nc;
-				}
-				rgn->r[rgn->n++] = (struct region){args[0], name};
-			} else if (mode == 1) {
-				if (rgn && rgn->n > 0) {
-					struct region *s = &rgn->r[rgn->n - 1];
-					if (s->task != args[0] || strcmp(s->name, name) != 0)
-						PPFAIL("misuse of region in goroutine %llu: span end at offset %llu (task %llu, %s) when the inner-most active span start event is task %llu, %s",
-						       ULL(rg(d, ev)), ULL(roff(ev)), ULL(args[0]), name,
-						       ULL(s->task), s->name);
-					if (--rgn->n == 0) {
-						free(rgn->r);
-						v1_tab_del(&regions, rg(d, ev));
-					}
-				}
-			} else {
-				PPFAIL("invalid user region mode %llu at offset %llu",
-				       ULL(mode), ULL(roff(ev)));
-			}
-			break;
-		}
-		}
-		/* Store the copies back; look them up again only when an
-		 * insert above moved the tables (or a fake P was set). */
-		if (gs.vals != gvals || ps.vals != pvals || (uint64_t)ev->p != pkey) {
-			g = v1_tab_get(&gs, rg(d, ev), true, NULL);
-			p = v1_tab_get(&ps, (uint64_t)ev->p, true, NULL);
-			if (!g || !p) {
-				rc = v1_fail(d, -ENOMEM, 0, "out of memory");
-				goto out;
-			}
-		}
-		*g = gc;
-		*p = pc;
-	}
-out:
-	for (size_t i = 0; i < regions.cap; i++)
-		if (regions.used[i] == 1)
-			free(((struct pp_regions *)(regions.vals + i * regions.vsz))->r);
-	v1_tab_free(&gs);
-	v1_tab_free(&ps);
-	v1_tab_free(&tasks);
-	v1_tab_free(&regions);
-	return rc;
+	struct v1_ord *o = d->ord;
+	if (!o)
+		return;
+	for (size_t i = 0; i < o->ncur; i++)
+		free(o->cur[i].rb.p);
+	free(o->cur);
+	free(o->erb.p);
+	free(o->frontier);
+	gtab_free(&o->gs);
+	v1_tab_free(&o->block);
+	free(o->heap);
+	for (size_t i = 0; i < o->fg.cap; i++)
+		if (o->fg.used[i] == 1)
+			free(((struct futile_g *)(o->fg.vals + i * o->fg.vsz))->pos);
+	v1_tab_free(&o->fg);
+	free(o->q.a);
+	free(o->win.a);
+	struct v1_tab *rg_ = &o->pp.regions;
+	for (size_t i = 0; i < rg_->cap; i++)
+		if (rg_->used[i] == 1)
+			free(((struct pp_regions *)(rg_->vals + i * rg_->vsz))->r);
+	gtab_free(&o->pp.gs);
+	gtab_free(&o->pp.ps);
+	v1_tab_free(&o->pp.tasks);
+	v1_tab_free(&o->pp.regions);
+	free(o);
+	d->ord = NULL;
 }
 
 int v1_order(rtd_gotrace_dec *d)
 {
-	size_t total = d->nrefs;
 	if (!d->any_events)
 		return v1_fail(d, -RTD_E_GO_ORDER, 0, "trace is empty");
 	if (d->freq == 0)
 		return v1_fail(d, -RTD_E_GO_ORDER, 0, "no EvFrequency event");
-	d->out = malloc((total ? total : 1) * sizeof(*d->out));
-	if (!d->out)
-		return v1_fail(d, -ENOMEM, 0, "out of memory");
-	d->nout = 0;
-	/* CPU samples are re-sorted by the time the signal handler took. */
-	if (sort_stable_ts(d->refs, d->prof.i, d->prof.n) < 0)
-		return v1_fail(d, -ENOMEM, 0, "out of memory");
-	int rc = d->ver < 1007 ? order1005(d) : order1007(d, total);
-	if (rc < 0)
-		return rc;
-	if (d->nout) {
-		int64_t min = d->refs[d->out[0]].ts;
-		double freq = 1e9 / (double)d->freq;
-		for (size_t i = 0; i < d->nout; i++) {
-			struct v1_ref *ev = &d->refs[d->out[i]];
-			ev->ts = f2i((double)(int64_t)((uint64_t)ev->ts - (uint64_t)min) * freq);
-			if (ev->type == RTD_GO_EV_GO_UNBLOCK &&
-			    rtd_map_get(&d->timer_gs, rg(d, ev), NULL))
-				ev->p = RTD_GOTRACE_TIMER_P;
-			if (ev->type == RTD_GO_EV_GO_SYS_EXIT)
-				ev->p = RTD_GOTRACE_SYSCALL_P;
-		}
+	struct v1_ord *o = calloc(1, sizeof(*o));
+	if (!o)
+		return oom(d);
+	d->ord = o;
+	o->ns_per_tick = 1e9 / (double)d->freq;
+	o->upto = 2;
+	o->gate = d->futile_gs.count > 0;
+	gtab_init(&o->gs, sizeof(struct gstate));
+	v1_tab_init(&o->block, sizeof(int64_t), 0);
+	v1_tab_init(&o->fg, sizeof(struct futile_g), 0);
+	gtab_init(&o->pp.gs, sizeof(struct pp_g));
+	gtab_init(&o->pp.ps, sizeof(struct pp_p));
+	v1_tab_init(&o->pp.tasks, 1, 0);
+	v1_tab_init(&o->pp.regions, sizeof(struct pp_regions), 0);
+	struct pp_g *g0 = gtab_get(&o->pp.gs, 0, true, NULL);
+	if (!g0)
+		return oom(d);
+	g0->state = G_RUNNING;
+	if (d->ver < 1007) {
+		o->by_seq = true;
+		d->out = malloc((d->nrefs ? d->nrefs : 1) * sizeof(*d->out));
+		if (!d->out)
+			return oom(d);
+		d->nout = 0;
+		return order1005(d);
 	}
-	if ((rc = remove_futile(d)) < 0)
-		return rc;
-	if ((rc = post_process(d)) < 0)
-		return rc;
-	d->ordered_ready = true;
+	if (sort_samples(d->samples, d->nsamples) < 0)
+		return oom(d);
+	o->cur = calloc(d->nprocs + 1, sizeof(*o->cur));
+	o->frontier = malloc((d->nprocs + 1) * sizeof(*o->frontier));
+	if (!o->cur || !o->frontier)
+		return oom(d);
+	o->ncur = d->nprocs + 1;
+	for (size_t i = 0; i < d->nprocs; i++) {
+		o->cur[i].span = d->procs[i].bspan;
+		o->cur[i].nb = d->procs[i].nbspan;
+		o->cur[i].p = (int32_t)d->procs[i].p;
+	}
+	o->cur[d->nprocs].samples = true;
 	return 0;
 }

@@ -179,7 +179,7 @@ static int args_reserve(rtd_gotrace_dec *d, size_t n)
 static int incomplete(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off,
 		      const char *what)
 {
-	if (r->err == -RTD_E_TRUNCATED && !d->finished)
+	if (r->err == -RTD_E_TRUNCATED && (!d->finished || d->peek))
 		return 0;
 	if (r->err == -RTD_E_TRUNCATED)
 		return v1_fail(d, -RTD_E_TRUNCATED, off,
@@ -190,9 +190,63 @@ static int incomplete(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off,
 		       (unsigned long long)off);
 }
 
+/* Go's argNum for each type of the trace's version; -2 for a type the
+ * version does not have. */
+static void argn_init(rtd_gotrace_dec *d)
+{
+	unsigned inline_max = d->ver < 1007 ? 5 : 4;
+	for (unsigned t = 0; t < 64; t++) {
+		int n = t >= RTD_GO_EV_COUNT || t == RTD_GO_EV_NONE ||
+				v1_descs[t].minver > d->ver
+			? -2 : v1_argnum(t, d->ver);
+		if (t < RTD_GO_EV_COUNT)
+			d->argn[t] = (int8_t)n;
+		/* read_fast: the inline count this type must have, or -1 */
+		d->fastn[t] = (int8_t)(n >= 0 && (unsigned)n < inline_max &&
+				       t != RTD_GO_EV_STRING ? n : -1);
+	}
+	d->narg_base = d->ver < 1007 ? 2 : 1;
+	d->argn_ver = d->ver;
+}
+
+/*
+ * The common event, fast: arguments inline, each varint under 9 bytes,
+ * the right count for its type, 40 bytes or more left. 1 when read, 0 to
+ * take the checked path (which sees the same bytes again).
+ */
+static inline int read_fast(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off,
+			    struct v1_raw *raw)
+{
+	const uint8_t *p = r->p;
+	if (r->end - p < 40 || r->err || d->argn_ver != d->ver || d->args_cap < 8)
+		return 0;
+	unsigned typ = *p & 0x3f;
+	unsigned narg = (unsigned)(*p++ >> 6) + d->narg_base;
+	if (d->fastn[typ] != (int)narg)
+		return 0;
+	for (unsigned i = 0; i < narg; i++) {
+		uint64_t v = 0;
+		unsigned shift = 0;
+		uint8_t c;
+		do {
+			c = *p++;
+			v |= (uint64_t)(c & 0x7f) << shift;
+			shift += 7;
+		} while ((c & 0x80) && shift < 63);
+		if (c & 0x80)
+			return 0;
+		d->args[i] = v;
+	}
+	*raw = (struct v1_raw){.off = off, .typ = typ, .nargs = narg, .args = d->args};
+	r->p = p;
+	return 1;
+}
+
 int v1_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v1_raw *raw)
 {
 	int ver = d->ver;
+	if (read_fast(d, r, off, raw))
+		return 1;
 	uint8_t b = rd_u8(r);
 	if (!rd_ok(r))
 		return incomplete(d, r, off, "an event");
@@ -291,7 +345,9 @@ int v1_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v1_raw *raw)
 		}
 	}
 	/* Check the argument count now: Go's parseEvents does the same. */
-	int want = v1_argnum(typ, ver);
+	if (d->argn_ver != ver)
+		argn_init(d);
+	int want = d->argn[typ];
 	if (typ == RTD_GO_EV_STACK) {
 		if (raw->nargs < 2)
 			return v1_fail(d, -RTD_E_GO_EVENT, off,

@@ -18,6 +18,8 @@ int gt_prime_header(struct gt_in *in);
 size_t gt_in_size(void);
 rtd_gotrace_dec *gt_dec(struct gt_in *in);
 void gt_print(FILE *o, const struct rtd_gotrace_event *ev, enum gt_format fmt);
+/* Write out what gt_print() buffered: before any other output to its FILE. */
+void gt_flush(void);
 int gt_parse_format(const char *s, enum gt_format *f);
 bool gt_is_meta(const struct rtd_gotrace_event *ev);
 

@@ -588,6 +588,7 @@ int gt_cmd_grep(int argc, char **argv)
 		if (r < 0)
 			rc = CLI_FAIL;
 	}
+	gt_flush();
 	cli_progress_done();
 	if (gr->g2) {
 		int e = rc == CLI_OK ? g2w_finish(gr->g2) : 0;

@@ -2,7 +2,38 @@
 /* test_v1_decoder.c - the old-format decoder: streaming, errors, caps. */
 #include "test_util.h"
 
+#include <errno.h>
+
 #include "rtdiag/gotrace.h"
+
+/* A source for ordered mode: the same bytes, read again at any offset;
+ * from read number fail_at on it fails with fail_rc (0: never), or, with
+ * shrink set, the input looks shorter than it was fed. */
+static struct src {
+	bool on;
+	const uint8_t *b;
+	size_t len;
+	int reads, fail_at, fail_rc;
+	bool shrink;
+} g_src;
+
+static int64_t src_read(void *buf, size_t len, uint64_t off, void *ctx)
+{
+	struct src *s = ctx;
+	s->reads++;
+	if (s->fail_at && s->reads >= s->fail_at) {
+		if (s->shrink)
+			len = len / 2;
+		else
+			return s->fail_rc;
+	}
+	if (off >= s->len)
+		return 0;
+	if (len > s->len - off)
+		len = s->len - (size_t)off;
+	memcpy(buf, s->b + off, len);
+	return (int64_t)len;
+}
 
 /* Decode all of buf, fed in chunks of `chunk` bytes; returns the event
  * count and the final status in *status. Also hashes what it saw. */
@@ -13,6 +44,12 @@ static size_t decode(const uint8_t *buf, size_t len, size_t chunk,
 	struct rtd_gotrace_opts o = {.sz = sizeof(o), .mode = mode};
 	rtd_gotrace_dec *d = rtd_gotrace_dec_new(&o);
 	assert_non_null(d);
+	if (g_src.on) {
+		g_src.b = buf;
+		g_src.len = len;
+		g_src.reads = 0;
+		assert_int_equal(rtd_gotrace_dec_set_source(d, src_read, &g_src), 0);
+	}
 	struct rtd_gotrace_event ev;
 	size_t n = 0, pos = 0;
 	uint64_t h = 1469598103934665603ull;
@@ -168,6 +205,82 @@ static void test_errors(void **state)
 	assert_null(rtd_gotrace_dec_new(&bad));
 }
 
+/* Ordered mode reading the input again through a source gives what it
+ * gives keeping the input, whatever the chunking. */
+static void test_source_same_as_kept(void **state)
+{
+	(void)state;
+	const char *vec[] = {"testdata/gotrace/v1/stress_1_19_good",
+			     "testdata/gotrace/v1/stress_start_stop_1_11_good",
+			     "testdata/gotrace/v1/http_1_9_good",
+			     "testdata/gotrace/v1/stress_1_5_good"};
+	for (size_t v = 0; v < sizeof(vec) / sizeof(vec[0]); v++) {
+		size_t len;
+		uint8_t *b = load(vec[v], &len);
+		if (!b)
+			skip();
+		int st1, st2, st3;
+		uint64_t h1, h2, h3, lo;
+		size_t n1 = decode(b, len, len, RTD_GOTRACE_ORDERED, &st1, &h1, &lo);
+		g_src = (struct src){.on = true};
+		size_t n2 = decode(b, len, 1, RTD_GOTRACE_ORDERED, &st2, &h2, &lo);
+		size_t n3 = decode(b, len, 4093, RTD_GOTRACE_ORDERED, &st3, &h3, &lo);
+		if (strstr(vec[v], "1_5"))
+			assert_int_equal(g_src.reads, 0); /* Go 1.5 keeps its input */
+		else
+			assert_true(g_src.reads > 0);
+		g_src.on = false;
+		assert_int_equal(st1, 0);
+		assert_int_equal(st2, 0);
+		assert_int_equal(st3, 0);
+		assert_true(n1 > 30);
+		assert_int_equal(n1, n2);
+		assert_int_equal(n1, n3);
+		assert_true(h1 == h2 && h1 == h3);
+		free(b);
+	}
+}
+
+/* A source that fails or shrinks: an error naming the offset, no crash. */
+static void test_source_errors(void **state)
+{
+	(void)state;
+	size_t len;
+	uint8_t *b = load("testdata/gotrace/v1/stress_1_19_good", &len);
+	if (!b)
+		skip();
+	int st;
+	uint64_t h, lo;
+	g_src = (struct src){.on = true, .fail_at = 3, .fail_rc = -EIO};
+	decode(b, len, 65536, RTD_GOTRACE_ORDERED, &st, &h, &lo);
+	assert_int_equal(st, -EIO);
+	g_src = (struct src){.on = true, .fail_at = 2, .shrink = true};
+	decode(b, len, 65536, RTD_GOTRACE_ORDERED, &st, &h, &lo);
+	assert_int_equal(st, -RTD_E_TRUNCATED);
+	g_src.on = false;
+	/* the message says what and where */
+	struct rtd_gotrace_opts o = {.sz = sizeof(o), .mode = RTD_GOTRACE_ORDERED};
+	rtd_gotrace_dec *d = rtd_gotrace_dec_new(&o);
+	g_src = (struct src){.b = b, .len = len, .fail_at = 1, .fail_rc = -EIO};
+	assert_int_equal(rtd_gotrace_dec_set_source(d, src_read, &g_src), 0);
+	assert_int_equal(rtd_gotrace_dec_feed(d, b, len), 0);
+	assert_int_equal(rtd_gotrace_dec_finish(d), 0);
+	struct rtd_gotrace_event ev;
+	assert_int_equal(rtd_gotrace_dec_next(d, &ev), -EIO);
+	uint64_t off;
+	const char *msg = rtd_gotrace_dec_error(d, &off);
+	assert_non_null(strstr(msg, "reading the input again at offset"));
+	assert_true(off >= 16 && off < len);
+	/* only before the first feed, only in ordered mode */
+	assert_int_equal(rtd_gotrace_dec_set_source(d, src_read, &g_src), -RTD_E_STATE);
+	rtd_gotrace_dec_free(d);
+	d = rtd_gotrace_dec_new(NULL);
+	assert_int_equal(rtd_gotrace_dec_set_source(d, src_read, &g_src), -EINVAL);
+	rtd_gotrace_dec_free(d);
+	g_src = (struct src){0};
+	free(b);
+}
+
 static void test_type_names(void **state)
 {
 	(void)state;
@@ -183,6 +296,8 @@ int main(void)
 		cmocka_unit_test(test_chunking_does_not_matter),
 		cmocka_unit_test(test_truncation_keeps_events),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_source_same_as_kept),
+		cmocka_unit_test(test_source_errors),
 		cmocka_unit_test(test_type_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
