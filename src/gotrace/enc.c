@@ -57,16 +57,6 @@ static int put(rtd_gotrace_enc *e, const void *p, size_t n)
 	return 0;
 }
 
-static size_t varint(uint8_t *o, uint64_t v)
-{
-	size_t n = 0;
-	while (v >= 0x80) {
-		o[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	o[n++] = (uint8_t)v;
-	return n;
-}
 
 rtd_gotrace_enc *rtd_gotrace_enc_new(int version, rtd_gotrace_write_fn write,
 				     void *ctx)
@@ -115,7 +105,7 @@ static int put_event(rtd_gotrace_enc *e, unsigned type, const uint64_t *args,
 	if (n <= inline_max && !force_len) {
 		o[k++] = (uint8_t)(type | (n - bias) << 6);
 		for (unsigned i = 0; i < n; i++)
-			k += varint(o + k, args[i]);
+			k += v2_put_uvarint(o + k, args[i]);
 		int rc = put(e, o, k);
 		if (rc < 0)
 			return rc;
@@ -123,20 +113,20 @@ static int put_event(rtd_gotrace_enc *e, unsigned type, const uint64_t *args,
 		uint8_t tmp[16];
 		size_t body = 0;
 		for (unsigned i = 0; i < n; i++)
-			body += varint(tmp, args[i]);
+			body += v2_put_uvarint(tmp, args[i]);
 		if (body > RTD_GOTRACE_MAX_EVENT_BYTES)
 			return -RTD_E_CAP;
 		o[k++] = (uint8_t)(type | 3u << 6);
-		k += varint(o + k, body);
+		k += v2_put_uvarint(o + k, body);
 		for (unsigned i = 0; i < n; i++)
-			k += varint(o + k, args[i]);
+			k += v2_put_uvarint(o + k, args[i]);
 		int rc = put(e, o, k);
 		if (rc < 0)
 			return rc;
 	}
 	if (type == RTD_GO_EV_USER_LOG) {
 		uint8_t tmp[16];
-		int rc = put(e, tmp, varint(tmp, slen));
+		int rc = put(e, tmp, v2_put_uvarint(tmp, slen));
 		if (rc == 0 && slen)
 			rc = put(e, s, slen);
 		return rc;
@@ -163,9 +153,9 @@ int rtd_gotrace_enc_event(rtd_gotrace_enc *e, const struct rtd_gotrace_event *ev
 		tmp[0] = (uint8_t)t;
 		int rc = put(e, tmp, 1);
 		for (unsigned i = 0; i < ev->nraw && rc == 0; i++)
-			rc = put(e, tmp, varint(tmp, ev->raw[i]));
+			rc = put(e, tmp, v2_put_uvarint(tmp, ev->raw[i]));
 		if (rc == 0 && (sp->flags & V2_DATA)) {
-			rc = put(e, tmp, varint(tmp, ev->str_len));
+			rc = put(e, tmp, v2_put_uvarint(tmp, ev->str_len));
 			if (rc == 0 && ev->str_len)
 				rc = put(e, ev->str, ev->str_len);
 		}
@@ -180,8 +170,8 @@ int rtd_gotrace_enc_event(rtd_gotrace_enc *e, const struct rtd_gotrace_event *ev
 		uint8_t tmp[24];
 		size_t k = 0;
 		tmp[k++] = RTD_GO_EV_STRING;
-		k += varint(tmp + k, ev->str_id);
-		k += varint(tmp + k, ev->str_len);
+		k += v2_put_uvarint(tmp + k, ev->str_id);
+		k += v2_put_uvarint(tmp + k, ev->str_len);
 		int rc = put(e, tmp, k);
 		return rc < 0 ? rc : put(e, ev->str, ev->str_len);
 	}

@@ -511,3 +511,14 @@ int rtd_gotrace_dec_set_go_map_start(rtd_gotrace_dec *d, unsigned slot)
 	d->v2->map_start = slot;
 	return 0;
 }
+
+size_t v2_put_uvarint(uint8_t *o, uint64_t v)
+{
+	size_t n = 0;
+	while (v >= 0x80) {
+		o[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	o[n++] = (uint8_t)v;
+	return n;
+}

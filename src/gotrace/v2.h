@@ -48,4 +48,6 @@ int v2_next_raw(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev);
 /* Ordered mode: next event in Go's order, generation by generation. */
 int v2_next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev);
 void v2_free(rtd_gotrace_dec *d);
+/* Write v as a uvarint (at most 10 bytes) at o; returns the length. */
+size_t v2_put_uvarint(uint8_t *o, uint64_t v);
 #endif

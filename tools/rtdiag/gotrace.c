@@ -598,7 +598,8 @@ bool gt_is_meta(const struct rtd_gotrace_event *ev)
 {
 	unsigned t = ev->type;
 	if (ev->gen) /* new format: batches, tables, frequency, sync */
-		return t <= RTD_GO2_EV_FREQUENCY || t >= RTD_GO2_EV_EXPERIMENTAL_BATCH;
+		return (t <= RTD_GO2_EV_FREQUENCY && t != RTD_GO2_EV_CPU_SAMPLE) ||
+		       t >= RTD_GO2_EV_EXPERIMENTAL_BATCH;
 	return t == RTD_GO_EV_BATCH || t == RTD_GO_EV_FREQUENCY ||
 	       t == RTD_GO_EV_STRING || t == RTD_GO_EV_STACK ||
 	       t == RTD_GO_EV_TIMER_GOROUTINE;
@@ -796,7 +797,11 @@ static const struct {
 	 "  Print matching events, count them (-c), or write them with the strings and\n"
 	 "  stacks they use as a trace of the same version (-o). Raw mode by default\n"
 	 "  (T in the trace's ticks); --ordered filters Go's ordered events (T in ns;\n"
-	 "  for Go 1.22+ traces the G and P of an event are known only in this mode).\n"},
+	 "  for Go 1.22+ traces the G and P of an event are known only in this mode).\n"
+	 "  Go 1.22+ with -o: the kept events stay in their batches (times recomputed),\n"
+	 "  with each generation's frequency/sync batch and only the strings and stacks\n"
+	 "  they use; --ordered -o (FILE only) matches in Go's order, then keeps those\n"
+	 "  events; Go's synthetic events count for the event they come from.\n"},
 	{"stats", cmd_stats,
 	 "rtdiag gotrace stats FILE|-\n"
 	 "  Version, duration, events and bytes per type, goroutines, procs.\n"},

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "common/map.h"
 #include "gotrace/gotrace_int.h"
 #include "gotrace_cli.h"
 
@@ -93,6 +94,9 @@ struct pthread {
 
 struct grep {
 	struct filt f;
+	struct g2w *g2;       /* filtered -o, new format */
+	rtd_map kept;         /* --ordered -o: offsets of the matching events */
+	bool by_offset;
 	rtd_gotrace_dec *stacks; /* first pass, for --stack */
 	struct pthread *pm;
 	size_t npm;
@@ -310,6 +314,8 @@ static int output(struct grep *gr, rtd_gotrace_dec *d,
 		  const struct rtd_gotrace_event *ev, bool match, bool filtered)
 {
 	int rc = 0;
+	if (gr->g2) /* new format: the kept events go by offset or by filter */
+		return g2w_event(gr->g2, ev, gr->by_offset ? rtd_map_get(&gr->kept, ev->off, NULL) : match);
 	if (!filtered) /* a plain rewrite: every event as it came */
 		return rtd_gotrace_enc_event(gr->enc, ev);
 	switch (ev->type) {
@@ -404,6 +410,44 @@ static rtd_gotrace_dec *load_stacks(const char *path)
 	return d;
 }
 
+#define MAX_KEPT (1u << 28) /* matching events remembered for --ordered -o */
+
+/* --ordered -o, first pass: the offsets of the events that match in
+ * Go's order (Go's synthetic events count for the event they come from). */
+static int ordered_offsets(struct grep *gr, const char *path)
+{
+	struct gt_in *in = malloc(gt_in_size());
+	if (!in || gt_open(in, path, RTD_GOTRACE_ORDERED) < 0) {
+		free(in);
+		return CLI_FAIL;
+	}
+	rtd_map_init(&gr->kept, MAX_KEPT);
+	gr->by_offset = true;
+	struct rtd_gotrace_event ev;
+	int r, rc = CLI_OK;
+	while (rc == CLI_OK && (r = gt_next(in, &ev)) > 0) {
+		int ver = rtd_gotrace_dec_version(gt_dec(in));
+		if (ver < 1022) {
+			rc = cli_fail("%s: --ordered with -o is for Go 1.22+ traces; in this Go 1.%d trace the G and P of an event are known without it",
+				      path, ver % 1000);
+			break;
+		}
+		if (ev.type == RTD_GO2_EV_READER_SYNC)
+			continue;
+		note_thread(gr, &ev);
+		if (matches(gr, &ev, gt_dec(in)) && rtd_map_put(&gr->kept, ev.off, (void *)1, NULL) < 0)
+			rc = cli_fail("%s: more than %u matching events to keep for -o", path, MAX_KEPT);
+	}
+	if (rc == CLI_OK && r < 0)
+		rc = CLI_FAIL;
+	gt_close(in);
+	free(in);
+	free(gr->pm);
+	gr->pm = NULL;
+	gr->npm = 0;
+	return rc;
+}
+
 int gt_cmd_grep(int argc, char **argv)
 {
 	struct grep *gr = calloc(1, sizeof(*gr));
@@ -477,8 +521,8 @@ int gt_cmd_grep(int argc, char **argv)
 		rc = cli_usage(CMD, "missing FILE (or - for stdin)");
 	if (rc == CLI_OK && f->count && f->out)
 		rc = cli_usage(CMD, "-c and -o do not go together");
-	if (rc == CLI_OK && f->ordered && f->out)
-		rc = cli_usage(CMD, "--ordered and -o do not go together (-o keeps the file's batches)");
+	if (rc == CLI_OK && f->ordered && f->out && strcmp(path, "-") == 0)
+		rc = cli_usage(CMD, "--ordered with -o needs a FILE: a first pass finds the matching events in Go's order, a second writes them from the file's batches");
 	if (rc == CLI_OK && f->has_stack) {
 		if (strcmp(path, "-") == 0)
 			rc = cli_usage(CMD, "--stack needs a FILE: Go writes stacks at the end of the trace, so a first pass reads them");
@@ -488,6 +532,12 @@ int gt_cmd_grep(int argc, char **argv)
 	bool filtered = f->has_type || f->has_g || f->has_p || f->has_m ||
 			f->has_since || f->has_until || f->has_stack || f->has_str ||
 			f->invert;
+	if (rc == CLI_OK && f->ordered && f->out) {
+		/* Go 1.22+: match in Go's order (G and P known), keep by offset. */
+		rc = ordered_offsets(gr, path);
+		f->ordered = false;
+		filtered = true;
+	}
 	struct gt_in *in = NULL;
 	if (rc == CLI_OK) {
 		in = malloc(gt_in_size());
@@ -507,21 +557,20 @@ int gt_cmd_grep(int argc, char **argv)
 			if (m)
 				nmatch++;
 			if (f->out) {
-				if (!gr->enc) {
+				if (!gr->enc && !gr->g2) {
 					gr->ver = rtd_gotrace_dec_version(gt_dec(in));
-					if (gr->ver >= 1022 && filtered) {
-						rc = cli_fail("%s: a filtered -o is built for the old format (Go 1.5-1.21) only; for Go 1.22+ traces -o without a filter rewrites the trace",
-							      path);
-						break;
-					}
 					gr->of = fopen(f->out, "wb");
 					if (!gr->of) {
 						rc = cli_fail("%s: %s", f->out, strerror(errno));
 						break;
 					}
-					gr->enc = rtd_gotrace_enc_new(gr->ver,
-								     write_file, gr->of);
-					if (!gr->enc) {
+					if (gr->ver >= 1022 && filtered) {
+						if (!(gr->g2 = g2w_new(gr->of, gr->ver))) {
+							rc = cli_fail("out of memory");
+							break;
+						}
+					} else if (!(gr->enc = rtd_gotrace_enc_new(gr->ver,
+								     write_file, gr->of))) {
 						rc = cli_fail("%s: cannot encode this version", f->out);
 						break;
 					}
@@ -541,6 +590,12 @@ int gt_cmd_grep(int argc, char **argv)
 	}
 	gt_flush();
 	cli_progress_done();
+	if (gr->g2) {
+		int e = rc == CLI_OK ? g2w_finish(gr->g2) : 0;
+		if (e < 0)
+			rc = cli_fail("%s: %s", f->out, rtd_strerror(e));
+		g2w_free(gr->g2);
+	}
 	if (gr->enc) {
 		if (rtd_gotrace_enc_flush(gr->enc) < 0 && rc == CLI_OK)
 			rc = cli_fail("%s: write failed", f->out);
@@ -561,6 +616,7 @@ int gt_cmd_grep(int argc, char **argv)
 	if (f->has_str)
 		regfree(&f->str_re);
 	rtd_gotrace_dec_free(gr->stacks);
+	rtd_map_free(&gr->kept);
 	idset_free(&gr->strs_done);
 	idset_free(&gr->stacks_done);
 	idset_free(&gr->strs_wanted);

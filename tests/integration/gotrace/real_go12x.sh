@@ -122,12 +122,29 @@ compare_go1() {
 }
 compare_go1 "$TMP/rw.trace" "$TMP/ord" "rewrite"
 
+# Filtered grep -o (see lib.sh), and Go's -d=1 on the valid-sequence file.
+check_grep_o "$T" "go$GOV trace"
+[ -s "$TMP/fo2.ord" ] && compare_go1 "$TMP/fo2" "$TMP/fo2.ord" "grep -v -o file"
+# --ordered -o: match with the G known (Go's order), keep those events.
+mg=$(sed -nE 's/.* UserTaskBegin .* g=([0-9]+) m=.*name_string="main-task"$/\1/p' "$TMP/ord" | head -1)
+if "$R" gotrace grep --ordered -g "${mg:-1}" -o "$TMP/fo3" "$T" 2>"$TMP/err"; then
+  "$R" gotrace grep --ordered -g "${mg:-1}" "$T" | sed -nE 's/.* off=([0-9]+)( .*)?$/\1/p' | sort -u >"$TMP/offs"
+  "$R" gotrace cat "$T" | awk 'NR == FNR { k[$1] = 1; next } { if (match($0, / off=[0-9]+/) && (substr($0, RSTART + 5, RLENGTH - 5) in k)) print }' "$TMP/offs" - >"$TMP/g1"
+  "$R" gotrace cat "$TMP/fo3" | awk -v re="$V2_DICT" '!/^\t/ && $1 !~ re && $2 !~ re' >"$TMP/g2"
+  v2_lines "$TMP/g1" >"$TMP/g1l"; v2_lines "$TMP/g2" >"$TMP/g2l"
+  [ -s "$TMP/g1l" ] && cmp -s "$TMP/g1l" "$TMP/g2l" && ok "grep --ordered -g $mg -o: the $(wc -l <"$TMP/g2l") events of goroutine $mg (by Go's order) read back, raw" ||
+    { bad "grep --ordered -g -o: events differ"; diff "$TMP/g1l" "$TMP/g2l" | head -4; }
+  "$GO" tool trace -d=2 "$TMP/fo3" >/dev/null 2>"$TMP/err" && ok "go tool trace -d=2 reads the --ordered -g -o file" || bad "go tool trace -d=2 on the -g file: $(head -2 "$TMP/err")"
+else bad "grep --ordered -g -o: $(cat "$TMP/err")"; fi
+
 # A longer run with 4 Ps (more threads, more equal-time ties) crosses
 # generation boundaries (the runtime starts one about every second).
-GOMAXPROCS=4 "$B/gotrace-workload" "$TMP/long.trace" 100 >/dev/null || bad "long workload run"
+GOMAXPROCS=4 "$B/gotrace-workload" "$TMP/long.trace" 60 >/dev/null || bad "long workload run"
 ng=$("$R" gotrace stats "$TMP/long.trace" | awk '/^generations:/{print $2}')
 if "$R" gotrace cat --ordered "$TMP/long.trace" >"$TMP/lord" 2>"$TMP/err"; then
   if [ "${ng:-0}" -ge 2 ]; then compare_go1 "$TMP/long.trace" "$TMP/lord" "$ng generations, 4 Ps"
+    check_grep_o "$TMP/long.trace" "$ng generations"
+    [ -s "$TMP/fo2.ord" ] && compare_go1 "$TMP/fo2" "$TMP/fo2.ord" "$ng generations, grep -v -o file"
   else echo "note: the long run made only ${ng:-0} generation(s) (fast machine?); cross-generation comparison not made"; fi
 else bad "long trace ordered decode: $(cat "$TMP/err")"; fi
 
