@@ -31,13 +31,13 @@ fi
 # run LABEL OUTFILE CMD... -> "seconds(user+sys) peakKB"
 run() {
   local out=$1; shift
-  /usr/bin/time -f "%U %S %M" -o "$W/time" "$@" >"$out" 2>"$W/stderr"
+  /usr/bin/time -f "%U %S %M %e" -o "$W/time" "$@" >"$out" 2>"$W/stderr"
   local rc=$?
-  read -r u s m <"$W/time"
+  read -r u s m e <"$W/time"
   local t
   t=$(echo "$u + $s" | bc)
   [ "$(echo "$t < 0.01" | bc)" = 1 ] && t=0.01 # below the clock's resolution
-  echo "$t $m $rc"
+  echo "$t $m $rc $e"
 }
 report() { # file
   local f=$1 size events
@@ -46,18 +46,23 @@ report() { # file
   echo "== $(basename "$f"): $(echo "scale=1; $size/1048576" | bc) MB, $events events"
   read -r ts tm trc < <(run /dev/null "$R" gotrace stats "$f")
   read -r tc cm crc < <(run /dev/null "$R" gotrace cat "$f")
-  read -r to om orc < <(run "$W/me.txt" "$R" gotrace cat --ordered --format go-debug "$f")
-  read -r tg gm grc < <(run "$W/go.txt" "$GO" tool trace -d "$f")
+  read -r to om orc wo < <(run "$W/me.txt" "$R" gotrace cat --ordered --format go-debug "$f")
+  # from a pipe the ordered decoder keeps its input (no source to read again)
+  read -r tp pm prc < <(run /dev/null sh -c "cat '$f' | '$R' gotrace cat --ordered --format go-debug -")
+  read -r tg gm grc wg < <(run "$W/go.txt" "$GO" tool trace -d "$f")
   printf "  %-44s %8s s  %8s MB/s  %10s ev/s  RSS %7s MB\n" "rtdiag stats (raw decode)" "$ts" \
     "$(echo "scale=1; $size/1048576/$ts" | bc)" "$(echo "$events/$ts" | bc)" "$((tm / 1024))"
   printf "  %-44s %8s s  %8s MB/s  %10s ev/s  RSS %7s MB\n" "rtdiag cat (raw, text out)" "$tc" \
     "$(echo "scale=1; $size/1048576/$tc" | bc)" "$(echo "$events/$tc" | bc)" "$((cm / 1024))"
   printf "  %-44s %8s s  %8s MB/s  %10s ev/s  RSS %7s MB\n" "rtdiag cat --ordered --format go-debug" "$to" \
     "$(echo "scale=1; $size/1048576/$to" | bc)" "$(echo "$events/$to" | bc)" "$((om / 1024))"
+  printf "  %-44s %8s s  %8s MB/s  %10s ev/s  RSS %7s MB\n" "  the same from a pipe (input kept)" "$tp" \
+    "$(echo "scale=1; $size/1048576/$tp" | bc)" "$(echo "$events/$tp" | bc)" "$((pm / 1024))"
   printf "  %-44s %8s s  %8s MB/s  %10s ev/s  RSS %7s MB\n" "go tool trace -d (Go 1.19)" "$tg" \
     "$(echo "scale=1; $size/1048576/$tg" | bc)" "$(echo "$events/$tg" | bc)" "$((gm / 1024))"
   echo "  speed vs Go: ordered go-debug $(echo "scale=1; $tg/$to" | bc)x, raw decode $(echo "scale=1; $tg/$ts" | bc)x"
-  echo "  peak RSS / input: ordered $(echo "scale=1; $om*1024/$size" | bc)x, raw $(echo "scale=2; $tm*1024/$size" | bc)x, Go $(echo "scale=1; $gm*1024/$size" | bc)x"
+  echo "  speed vs Go (wall clock): ordered go-debug $(echo "scale=1; $wg/$wo" | bc)x"
+  echo "  peak RSS / input: ordered $(echo "scale=2; $om*1024/$size" | bc)x (from a pipe $(echo "scale=2; $pm*1024/$size" | bc)x), raw $(echo "scale=2; $tm*1024/$size" | bc)x, Go $(echo "scale=1; $gm*1024/$size" | bc)x"
   if [ "$grc" = 0 ] && [ "$orc" = 0 ]; then
     if cmp -s "$W/go.txt" "$W/me.txt"; then echo "  go-debug output equals Go's, line for line"
     else echo "  go-debug output differs from Go's in $(diff "$W/go.txt" "$W/me.txt" | grep -c '^<') lines (ties of equal timestamps are ordered by Go's map walk)"; fi

@@ -135,7 +135,9 @@ enum rtd_gotrace_mode {
  * struct rtd_gotrace_opts - decoder options
  * @sz: sizeof(struct rtd_gotrace_opts), for compatibility
  * @mode: raw or ordered
- * @max_input: ordered mode keeps the input: cap in bytes (0: 16 GiB)
+ * @max_input: ordered mode keeps the input (Go 1.7-1.21 traces not when a
+ *             source is set: rtd_gotrace_dec_set_source()): cap in bytes
+ *             (0: 16 GiB)
  */
 struct rtd_gotrace_opts {
 	size_t sz;
@@ -285,7 +287,8 @@ RTD_API int rtd_gotrace_dec_set_source(rtd_gotrace_dec *d,
  * rtd_gotrace_dec_finish - mark the end of input
  * @d: the decoder
  *
- * In ordered mode this runs the ordering and validation.
+ * In ordered mode this ends the index pass (Go 1.7-1.21) or the input;
+ * the ordering and validation run as events are asked for.
  * Returns: 0, or a negative error (the message has the details).
  */
 RTD_API int rtd_gotrace_dec_finish(rtd_gotrace_dec *d);
@@ -298,7 +301,9 @@ RTD_API int rtd_gotrace_dec_finish(rtd_gotrace_dec *d);
  * Returns: 1 with an event, 0 when more input is needed (or, after
  * finish, at the end), or a negative RTD_E_* error; after an error every
  * call returns it again. A truncated input gives every complete event
- * before the damage, then -RTD_E_TRUNCATED.
+ * before the damage, then -RTD_E_TRUNCATED. In ordered mode an ordering
+ * or validation error likewise comes after the events ordered before it
+ * (the error is the one Go reports for the trace).
  */
 RTD_API int rtd_gotrace_dec_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev);
 

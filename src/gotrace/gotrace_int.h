@@ -331,6 +331,37 @@ struct v1_stack {
 
 int v1_fail(rtd_gotrace_dec *d, int err, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/*
+ * v1_fast_event - the common event, decoded fast: its arguments inline,
+ * each varint under 9 bytes, the right count for its type (d->fastn, set
+ * once the version's table is made: d->argn_ver == d->ver). @p must have
+ * 40 readable bytes. Returns the event's size, or 0 for the checked path
+ * (v1_read_raw), which sees the same bytes again.
+ */
+static inline size_t v1_fast_event(const rtd_gotrace_dec *d, const uint8_t *p,
+				   unsigned *typ, unsigned *narg, uint64_t *args)
+{
+	const uint8_t *q = p;
+	*typ = *q & 0x3f;
+	*narg = (unsigned)(*q++ >> 6) + d->narg_base;
+	if (d->fastn[*typ] != (int)*narg)
+		return 0;
+	for (unsigned i = 0; i < *narg; i++) {
+		uint64_t v = 0;
+		unsigned shift = 0;
+		uint8_t c;
+		do {
+			c = *q++;
+			v |= (uint64_t)(c & 0x7f) << shift;
+			shift += 7;
+		} while ((c & 0x80) && shift < 63);
+		if (c & 0x80)
+			return 0;
+		args[i] = v;
+	}
+	return (size_t)(q - p);
+}
 /* Read one raw event at r; 1 done, 0 incomplete, <0 error (set on d). */
 int v1_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v1_raw *raw);
 /* Give an event its arguments and strings (context-free part). */

@@ -255,20 +255,26 @@ static struct v1_ev *ring_at(struct ring *q, uint64_t pos)
 	return &q->a[pos & (q->cap - 1)];
 }
 
-/* Room for one more at the tail (not counted until tail++). */
-static struct v1_ev *ring_slot(struct ring *q)
+/* The ring is full: double it (out of line: the common path stays small). */
+static __attribute__((noinline)) struct v1_ev *ring_grow(struct ring *q)
 {
-	if (q->tail - q->head == q->cap) {
-		size_t nc = q->cap ? q->cap * 2 : 256;
-		struct v1_ev *na = malloc(nc * sizeof(*na));
-		if (!na)
-			return NULL;
-		for (uint64_t k = q->head; k < q->tail; k++)
-			na[k & (nc - 1)] = *ring_at(q, k);
-		free(q->a);
-		q->a = na;
-		q->cap = nc;
-	}
+	size_t nc = q->cap ? q->cap * 2 : 256;
+	struct v1_ev *na = malloc(nc * sizeof(*na));
+	if (!na)
+		return NULL;
+	for (uint64_t k = q->head; k < q->tail; k++)
+		na[k & (nc - 1)] = *ring_at(q, k);
+	free(q->a);
+	q->a = na;
+	q->cap = nc;
+	return ring_at(q, q->tail);
+}
+
+/* Room for one more at the tail (not counted until tail++). */
+static inline struct v1_ev *ring_slot(struct ring *q)
+{
+	if (q->tail - q->head == q->cap)
+		return ring_grow(q);
 	return ring_at(q, q->tail);
 }
 
@@ -426,28 +432,56 @@ static int cur_fill(rtd_gotrace_dec *d, struct v1_ord *o, struct cursor *c)
 			continue;
 		}
 		uint64_t off = c->pos;
-		if ((rc = read_at(d, &c->rb, off, c->end, &raw, &adv)) < 0)
-			return rc;
-		c->pos += adv;
 		bool start = c->at_start;
 		c->at_start = false;
-		if (raw.typ == RTD_GO_EV_BATCH) {
+		/* the common event straight into the head, else the checked read */
+		const uint8_t *p = NULL;
+		size_t avail = 0;
+		if (!d->src) {
+			p = d->in.data + (off - d->base);
+			avail = d->in.len - (size_t)(off - d->base);
+		} else if (off >= c->rb.off && off - c->rb.off < c->rb.len) {
+			p = c->rb.p + (off - c->rb.off);
+			avail = c->rb.len - (size_t)(off - c->rb.off);
+		}
+		unsigned typ = 0, narg = 0;
+		size_t n = 0;
+		if (avail >= 40 && d->argn_ver == d->ver)
+			n = v1_fast_event(d, p, &typ, &narg, e->w);
+		const uint64_t *wire = e->w;
+		if (n) {
+			c->pos += n;
+		} else {
+			if ((rc = read_at(d, &c->rb, off, c->end, &raw, &adv)) < 0)
+				return rc;
+			c->pos += adv;
+			typ = raw.typ;
+			wire = raw.args;
+		}
+		if (typ == RTD_GO_EV_BATCH) {
 			if (start)
-				c->st.ts = (int64_t)raw.args[1];
+				c->st.ts = (int64_t)wire[1];
 			continue;
 		}
-		if (v1_meta_type(raw.typ))
+		if (v1_meta_type(typ))
 			continue;
 		int64_t seq;
-		v1_pstep(d->ver, &c->st, raw.typ, raw.args, &e->ts, &seq, &e->g);
-		if (raw.typ == RTD_GO_EV_CPU_SAMPLE)
+		v1_pstep(d->ver, &c->st, typ, wire, &e->ts, &seq, &e->g);
+		if (typ == RTD_GO_EV_CPU_SAMPLE)
 			continue; /* merged from the sample list */
-		e->type = (uint8_t)raw.typ;
+		e->type = (uint8_t)typ;
 		e->off = off;
 		e->p = c->p;
 		e->seq = 0;
 		e->drop = e->held = 0;
-		v1_ev_wire(d, &raw, e);
+		if (n) {
+			for (unsigned k = narg; k < V1_EV_WIRE; k++)
+				e->w[k] = 0;
+			e->nw = (uint8_t)narg;
+			e->argoff = 1;
+		} else {
+			v1_ev_wire(d, &raw, e);
+		}
 		return 1;
 	}
 }

@@ -209,36 +209,17 @@ static void argn_init(rtd_gotrace_dec *d)
 	d->argn_ver = d->ver;
 }
 
-/*
- * The common event, fast: arguments inline, each varint under 9 bytes,
- * the right count for its type, 40 bytes or more left. 1 when read, 0 to
- * take the checked path (which sees the same bytes again).
- */
 static inline int read_fast(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off,
 			    struct v1_raw *raw)
 {
-	const uint8_t *p = r->p;
-	if (r->end - p < 40 || r->err || d->argn_ver != d->ver || d->args_cap < 8)
+	if (r->end - r->p < 40 || r->err || d->argn_ver != d->ver || d->args_cap < 8)
 		return 0;
-	unsigned typ = *p & 0x3f;
-	unsigned narg = (unsigned)(*p++ >> 6) + d->narg_base;
-	if (d->fastn[typ] != (int)narg)
+	unsigned typ, narg;
+	size_t n = v1_fast_event(d, r->p, &typ, &narg, d->args);
+	if (!n)
 		return 0;
-	for (unsigned i = 0; i < narg; i++) {
-		uint64_t v = 0;
-		unsigned shift = 0;
-		uint8_t c;
-		do {
-			c = *p++;
-			v |= (uint64_t)(c & 0x7f) << shift;
-			shift += 7;
-		} while ((c & 0x80) && shift < 63);
-		if (c & 0x80)
-			return 0;
-		d->args[i] = v;
-	}
 	*raw = (struct v1_raw){.off = off, .typ = typ, .nargs = narg, .args = d->args};
-	r->p = p;
+	r->p += n;
 	return 1;
 }
 

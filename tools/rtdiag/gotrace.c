@@ -141,39 +141,66 @@ int gt_next(struct gt_in *in, struct rtd_gotrace_event *ev)
 }
 
 /* A JSON string literal; bytes that are not valid UTF-8 become \u00XX. */
+/* One piece of a JSON string literal: the encoding of the byte or UTF-8
+ * sequence at p[i] (of n) into out (6 bytes at most); *used: bytes read.
+ * Bytes that are not valid UTF-8 become \u00XX. Returns the length. */
+static size_t quote_step(const unsigned char *p, size_t i, size_t n, char *out,
+			 size_t *used)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned c = p[i];
+	*used = 1;
+	if (c == '"' || c == '\\') {
+		out[0] = '\\';
+		out[1] = (char)c;
+		return 2;
+	}
+	if (c == '\n' || c == '\t') {
+		out[0] = '\\';
+		out[1] = c == '\n' ? 'n' : 't';
+		return 2;
+	}
+	if (c >= 0x20 && c < 0x7f) {
+		out[0] = (char)c;
+		return 1;
+	}
+	if (c >= 0x80) { /* pass well-formed UTF-8 sequences through */
+		size_t len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 && c < 0xf0 ? 3
+			   : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+		bool ok = len && i + len <= n;
+		for (size_t k = 1; ok && k < len; k++)
+			ok = (p[i + k] & 0xc0) == 0x80;
+		if (ok) {
+			memcpy(out, p + i, len);
+			*used = len;
+			return len;
+		}
+	}
+	memcpy(out, "\\u00", 4);
+	out[4] = hex[c >> 4];
+	out[5] = hex[c & 15];
+	return 6;
+}
+
+/* A JSON string literal into a buffer with room for 6 * n + 2 bytes. */
+static char *quote_buf(char *out, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	*out++ = '"';
+	for (size_t i = 0, used; i < n; i += used)
+		out += quote_step(p, i, n, out, &used);
+	*out++ = '"';
+	return out;
+}
+
+/* A JSON string literal; bytes that are not valid UTF-8 become \u00XX. */
 void gt_put_quoted(FILE *o, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
+	char piece[8];
 	fputc('"', o);
-	for (size_t i = 0; i < n; i++) {
-		unsigned c = p[i];
-		if (c == '"' || c == '\\') {
-			fputc('\\', o);
-			fputc((int)c, o);
-		} else if (c == '\n') {
-			fputs("\\n", o);
-		} else if (c == '\t') {
-			fputs("\\t", o);
-		} else if (c < 0x20 || c == 0x7f) {
-			fprintf(o, "\\u%04x", c);
-		} else if (c < 0x80) {
-			fputc((int)c, o);
-		} else {
-			/* pass well-formed UTF-8 sequences through */
-			size_t len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-			if (c >= 0xf5)
-				len = 0;
-			bool ok = len && i + len <= n;
-			for (size_t k = 1; ok && k < len; k++)
-				ok = (p[i + k] & 0xc0) == 0x80;
-			if (ok) {
-				fwrite(p + i, 1, len, o);
-				i += len - 1;
-			} else {
-				fprintf(o, "\\u%04x", c);
-			}
-		}
-	}
+	for (size_t i = 0, used; i < n; i += used)
+		fwrite(piece, 1, quote_step(p, i, n, piece, &used), o);
 	fputc('"', o);
 }
 #define put_quoted gt_put_quoted
@@ -305,10 +332,23 @@ static struct {
 
 void gt_flush(void)
 {
-	if (lb.n) {
-		fwrite_unlocked(lb.b, 1, lb.n, lb.f);
-		lb.n = 0;
+	if (!lb.n)
+		return;
+	/* straight to the file: stdio would copy the 64 KiB again */
+	size_t done = 0;
+	if (fflush(lb.f) == 0) {
+		while (done < lb.n) {
+			ssize_t k = write(fileno(lb.f), lb.b + done, lb.n - done);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			done += (size_t)k;
+		}
 	}
+	if (done < lb.n) /* let stdio see (and report) the failure */
+		fwrite_unlocked(lb.b + done, 1, lb.n - done, lb.f);
+	lb.n = 0;
 }
 
 /* Room for one line (an event line without strings is < 1 KiB). */
@@ -410,7 +450,27 @@ static void print_line(FILE *o, const struct rtd_gotrace_event *ev, bool godebug
 		p = put_str(p, " stack=");
 		p = put_u64(p, ev->stack);
 	}
-	if (!ev->nsargs) { /* the common case */
+	/* strings too, when they fit (a log message may be 1 MB) */
+	size_t room = sizeof(lb.b) - lb.n - (size_t)(p - line) - 2;
+	bool fits = true;
+	for (unsigned i = 0; i < ev->nsargs && fits; i++) {
+		size_t need = strlen(ev->sargnames[i]) + 2 +
+			      (godebug ? ev->sarg_lens[i] : 6 * ev->sarg_lens[i] + 2);
+		fits = need <= room;
+		room -= fits ? need : 0;
+	}
+	if (fits) { /* the common case */
+		for (unsigned i = 0; i < ev->nsargs; i++) {
+			*p++ = ' ';
+			p = put_str(p, ev->sargnames[i]);
+			*p++ = '=';
+			if (godebug) {
+				memcpy(p, ev->sargs[i], ev->sarg_lens[i]);
+				p += ev->sarg_lens[i];
+			} else {
+				p = quote_buf(p, ev->sargs[i], ev->sarg_lens[i]);
+			}
+		}
 		*p++ = '\n';
 		lb.n += (size_t)(p - line);
 		return;
