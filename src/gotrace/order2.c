@@ -2,14 +2,15 @@
 /*
  * order2.c - ordered mode for the new format (Go 1.22+).
  *
- * One generation at a time (memory bounded by a generation): its batches
- * are collected, the string, stack and CPU-sample batches and the
- * frequency (or Go 1.25 sync batch) are parsed, then the per-M event
- * streams are merged the way golang/exp trace/reader.go does: the
- * earliest event that the scheduler state machine (trace/order.go) lets
- * advance goes next; an event that breaks an invariant is an error with
- * Go's message. An error met after a complete generation is deferred
- * until that generation's events are out, as Go's reader does.
+ * One generation at a time (memory bounded by a generation's batches):
+ * its batches are collected, the string, stack and CPU-sample batches and
+ * the frequency (or Go 1.25 sync batch) are parsed (v2_gen_begin), then
+ * the per-M event streams are merged lazily, one step per event handed
+ * out (v2_gen_step), the way Go's internal/trace reader.go does: a heap
+ * of per-M cursors, the earliest event that the scheduler state machine
+ * (order.go) lets advance goes next; an event that breaks an invariant
+ * is an error with Go's message. An error met after a complete
+ * generation comes after that generation's events, as in Go's reader.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -1182,36 +1183,62 @@ static int try_advance(struct genctx *c, struct frontier *f, size_t i)
 	return 1;
 }
 
-int v2_order_generation(rtd_gotrace_dec *d)
+/* A generation being merged, one step per call (memory: its batches). */
+struct v2_gen {
+	struct genctx c;
+	struct frontier f;
+	size_t *lists, *mb;
+};
+
+void v2_gen_free(struct v2_gen *g)
+{
+	if (!g)
+		return;
+	free(g->f.h);
+	free(g->lists);
+	free(g->c.cur);
+	free(g->c.samples);
+	free(g->mb);
+	free(g);
+}
+
+/* Read a generation's tables and set up its frontier (installGen). */
+int v2_gen_begin(rtd_gotrace_dec *d)
 {
 	struct v2_state *st = d->v2;
-	struct genctx c;
-	memset(&c, 0, sizeof(c));
-	c.d = d;
-	c.st = st;
-	c.gen = st->gen;
-	if (!st->ord && !(st->ord = order_new()))
+	struct v2_gen *g = calloc(1, sizeof(*g));
+	if (!g)
 		return v1_fail(d, -ENOMEM, 0, "out of memory");
-	c.o = st->ord;
-	if (c.o->initial_gen == 0)
-		c.o->initial_gen = st->gen;
+	struct genctx *c = &g->c;
+	c->d = d;
+	c->st = st;
+	c->gen = st->gen;
+	if (!st->ord && !(st->ord = order_new())) {
+		free(g);
+		return v1_fail(d, -ENOMEM, 0, "out of memory");
+	}
+	c->o = st->ord;
+	if (c->o->initial_gen == 0)
+		c->o->initial_gen = st->gen;
 	st->nq = st->iq = 0;
 	tables_reset(d);
 	int rc = 0;
-	size_t *mb = calloc(st->nb ? st->nb : 1, sizeof(size_t)); /* M batches */
+	size_t *mb = g->mb = calloc(st->nb ? st->nb : 1, sizeof(size_t)); /* M batches */
 	size_t nmb = 0;
-	if (!mb)
+	if (!mb) {
+		v2_gen_free(g);
 		return v1_fail(d, -ENOMEM, 0, "out of memory");
+	}
 	for (size_t i = 0; i < st->nb && rc == 0; i++) {
 		bool special;
 		if (st->b[i].gen == UINT64_MAX) /* experimental batch */
 			continue;
-		rc = parse_special(&c, &st->b[i], &special);
+		rc = parse_special(c, &st->b[i], &special);
 		if (rc == 0 && !special)
 			mb[nmb++] = i;
 	}
-	if (rc == 0 && c.freq == 0)
-		rc = fail(&c, st->nb ? st->b[0].off : 0, "no frequency event found");
+	if (rc == 0 && c->freq == 0)
+		rc = fail(c, st->nb ? st->b[0].off : 0, "no frequency event found");
 	/* Stacks must name strings that exist. */
 	if (rc == 0) {
 		size_t it = 0;
@@ -1221,10 +1248,10 @@ int v2_order_generation(rtd_gotrace_dec *d)
 			const struct v1_stack *s = v;
 			for (size_t i = 0; i < s->n && rc == 0; i++) {
 				if (s->f[i].fn_id && !rtd_map_get(&d->strings, s->f[i].fn_id, NULL))
-					rc = fail(&c, 0, "found invalid func string ID %llu for stack %llu",
+					rc = fail(c, 0, "found invalid func string ID %llu for stack %llu",
 						  (unsigned long long)s->f[i].fn_id, (unsigned long long)id);
 				else if (s->f[i].file_id && !rtd_map_get(&d->strings, s->f[i].file_id, NULL))
-					rc = fail(&c, 0, "found invalid file string ID %llu for stack %llu",
+					rc = fail(c, 0, "found invalid file string ID %llu for stack %llu",
 						  (unsigned long long)s->f[i].file_id, (unsigned long long)id);
 			}
 		}
@@ -1232,11 +1259,10 @@ int v2_order_generation(rtd_gotrace_dec *d)
 	if (rc == 0)
 		st->gen_parsed = true;
 	/* One cursor per M, in the order the Ms first appear. */
-	size_t *lists = NULL;
 	if (rc == 0) {
-		c.cur = calloc(nmb ? nmb : 1, sizeof(*c.cur));
-		lists = calloc(nmb ? nmb : 1, sizeof(size_t));
-		if (!c.cur || !lists) {
+		c->cur = calloc(nmb ? nmb : 1, sizeof(*c->cur));
+		g->lists = calloc(nmb ? nmb : 1, sizeof(size_t));
+		if (!c->cur || !g->lists) {
 			rc = v1_fail(d, -ENOMEM, 0, "out of memory");
 		} else {
 			/* group batch indices by M, keeping file order */
@@ -1244,28 +1270,27 @@ int v2_order_generation(rtd_gotrace_dec *d)
 			for (size_t i = 0; i < nmb; i++) {
 				uint64_t m = st->b[mb[i]].m;
 				size_t k;
-				for (k = 0; k < c.ncur && c.cur[k].m != m; k++)
+				for (k = 0; k < c->ncur && c->cur[k].m != m; k++)
 					;
-				if (k < c.ncur)
+				if (k < c->ncur)
 					continue;
-				c.cur[c.ncur].m = m;
-				c.cur[c.ncur].blist = lists + w;
+				c->cur[c->ncur].m = m;
+				c->cur[c->ncur].blist = g->lists + w;
 				for (size_t j = i; j < nmb; j++)
 					if (st->b[mb[j]].m == m)
-						lists[w++] = mb[j], c.cur[c.ncur].nbl++;
-				c.ncur++;
+						g->lists[w++] = mb[j], c->cur[c->ncur].nbl++;
+				c->ncur++;
 			}
-			for (size_t k = 0; k < c.ncur && rc >= 0; k++)
-				rc = cursor_next(&c, &c.cur[k]);
+			for (size_t k = 0; k < c->ncur && rc >= 0; k++)
+				rc = cursor_next(c, &c->cur[k]);
 			if (rc > 0)
 				rc = 0;
-			/* c.cur[0].blist is lists: freed below */
 		}
 	}
-	for (size_t i = 0; i < c.nsamples; i++)
-		c.samples[i].time = ns(&c, (uint64_t)c.samples[i].time);
-	if (rc == 0 && c.nsamples)
-		qsort(c.samples, c.nsamples, sizeof(*c.samples), cmp_time); /* ties: Go's sort is unstable too */
+	for (size_t i = 0; i < c->nsamples; i++)
+		c->samples[i].time = ns(c, (uint64_t)c->samples[i].time);
+	if (rc == 0 && c->nsamples)
+		qsort(c->samples, c->nsamples, sizeof(*c->samples), cmp_time); /* ties: Go's sort is unstable too */
 	/*
 	 * The merge (trace/reader.go ReadEvent): a binary min-heap of the Ms'
 	 * cursors keyed by the next event's time, built in the order the Ms
@@ -1273,50 +1298,59 @@ int v2_order_generation(rtd_gotrace_dec *d)
 	 * this order for up to 8 Ms when the walk starts at slot 0). Ties
 	 * fall where Go's heap puts them.
 	 */
-	struct frontier f = {c.cur, calloc(c.ncur ? c.ncur : 1, sizeof(size_t)), 0};
-	if (!f.h && rc == 0)
+	g->f = (struct frontier){c->cur, calloc(c->ncur ? c->ncur : 1, sizeof(size_t)), 0};
+	if (!g->f.h && rc == 0)
 		rc = v1_fail(d, -ENOMEM, 0, "out of memory");
+	if (rc < 0) {
+		v2_gen_free(g);
+		return rc;
+	}
 	/* Go 1.22/1.23's map walk of up to 8 threads starts at a random slot
 	 * of the 8 and wraps: a rotation of the order of appearance. */
-	size_t rot = c.ncur <= 8 && st->map_start < c.ncur ? st->map_start : 0;
-	for (size_t j = 0; j < c.ncur && f.h; j++) {
-		size_t k = (j + rot) % c.ncur;
-		if (c.cur[k].have)
-			heap_insert(&f, k);
+	size_t rot = c->ncur <= 8 && st->map_start < c->ncur ? st->map_start : 0;
+	for (size_t j = 0; j < c->ncur; j++) {
+		size_t k = (j + rot) % c->ncur;
+		if (c->cur[k].have)
+			heap_insert(&g->f, k);
 	}
-	while (rc == 0 && f.h) {
-		if (c.isample < c.nsamples &&
-		    (f.n == 0 || c.samples[c.isample].time < c.cur[f.h[0]].ev.time)) {
-			rc = push(&c, &c.samples[c.isample++]);
-			continue;
-		}
-		if (f.n == 0)
-			break;
-		int a = try_advance(&c, &f, 0);
-		if (a == 0) {
-			/* Go sorts the heap (slices.SortFunc: an insertion sort
-			 * for up to 12 cursors) and tries the rest in order. */
-			for (size_t i = 1; i < f.n; i++)
-				for (size_t j = i; j > 0 && c.cur[f.h[j]].ev.time < c.cur[f.h[j - 1]].ev.time; j--) {
-					size_t t = f.h[j];
-					f.h[j] = f.h[j - 1];
-					f.h[j - 1] = t;
-				}
-			for (size_t i = 1; i < f.n && a == 0; i++)
-				a = try_advance(&c, &f, i);
-		}
-		if (a < 0) {
-			rc = a;
-		} else if (a == 0) {
-			const struct v2_out *h = &c.cur[f.h[0]].ev;
-			rc = fail(&c, h->off, "broken trace: failed to advance: no event of the frontier can go next (first: %s on thread %lld)",
-				  evname(h->type), (long long)(int64_t)h->m);
-		}
+	st->g = g;
+	return 0;
+}
+
+/*
+ * One step of the merge (ReadEvent): a CPU sample or the event that can
+ * go next (with any it implies) to st->q. Returns 1, 0 when the
+ * generation is done, or <0.
+ */
+int v2_gen_step(rtd_gotrace_dec *d)
+{
+	struct v2_gen *g = d->v2->g;
+	struct genctx *c = &g->c;
+	struct frontier *f = &g->f;
+	if (c->isample < c->nsamples &&
+	    (f->n == 0 || c->samples[c->isample].time < c->cur[f->h[0]].ev.time)) {
+		int rc = push(c, &c->samples[c->isample++]);
+		return rc < 0 ? rc : 1;
 	}
-	free(f.h);
-	free(lists);
-	free(c.cur);
-	free(c.samples);
-	free(mb);
-	return rc;
+	if (f->n == 0)
+		return 0;
+	int a = try_advance(c, f, 0);
+	if (a == 0) {
+		/* Go sorts the heap (slices.SortFunc: an insertion sort for up
+		 * to 12 cursors) and tries the rest in order. */
+		for (size_t i = 1; i < f->n; i++)
+			for (size_t j = i; j > 0 && c->cur[f->h[j]].ev.time < c->cur[f->h[j - 1]].ev.time; j--) {
+				size_t t = f->h[j];
+				f->h[j] = f->h[j - 1];
+				f->h[j - 1] = t;
+			}
+		for (size_t i = 1; i < f->n && a == 0; i++)
+			a = try_advance(c, f, i);
+	}
+	if (a == 0) {
+		const struct v2_out *h = &c->cur[f->h[0]].ev;
+		return fail(c, h->off, "broken trace: failed to advance: no event of the frontier can go next (first: %s on thread %lld)",
+			    evname(h->type), (long long)(int64_t)h->m);
+	}
+	return a;
 }

@@ -425,6 +425,20 @@ static int64_t gen_min_time(const rtd_gotrace_dec *d)
  * error met while reading a generation. rtdiag does what the trace's
  * own Go release does.
  */
+/* The generation's bytes are no longer needed. */
+static void release_generation(rtd_gotrace_dec *d)
+{
+	struct v2_state *st = d->v2;
+	size_t used = st->scan;
+	memmove(d->in.data, d->in.data + used, d->in.len - used);
+	d->in.len -= used;
+	d->base += used;
+	d->pos = 0;
+	st->scan = 0;
+	st->nb = 0;
+	st->gen = 0;
+}
+
 int v2_next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 {
 	struct v2_state *st = d->v2;
@@ -438,6 +452,29 @@ int v2_next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 		if (st->iq < st->nq) {
 			fill_ordered(d, &st->q[st->iq++], ev);
 			return 1;
+		}
+		if (st->g) {
+			/* Merge lazily: memory is the generation's batches. */
+			st->nq = st->iq = 0;
+			int rc = v2_gen_step(d);
+			if (rc > 0)
+				continue;
+			v2_gen_free(st->g);
+			st->g = NULL;
+			if (rc < 0) {
+				/* Go returns the error in place of the event; an
+				 * error met while reading further is not reached. */
+				st->nq = st->iq = 0;
+				st->deferred_set = false;
+				st->done = true;
+				return rc;
+			}
+			/* Go 1.22/1.23: a Sync after each generation; Go 1.25+:
+			 * one before an error met reading the next (the final
+			 * one comes when the input ends). */
+			st->sync_after = late ? st->spill_err : true;
+			release_generation(d);
+			continue;
 		}
 		if (st->sync_after) {
 			st->sync_after = false;
@@ -466,29 +503,19 @@ int v2_next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 		st->sync_off = d->base + st->scan;
 		st->sync_off_before = st->b[0].off;
 		st->gen_parsed = false;
-		bool spill_err = st->deferred_set; /* collect met damage after it */
-		rc = v2_order_generation(d);
-		if (rc < 0) {
-			/* Events before the failure come out first, as in Go. */
-			defer_error(d);
-		}
+		st->spill_err = st->deferred_set; /* collect met damage after it */
+		rc = v2_gen_begin(d);
 		if (late) {
 			st->sync_before = true;
 			st->sync_time = st->gen_parsed ? gen_min_time(d) : st->last_time;
-			/* the Sync before a read error (or the final one) */
-			st->sync_after = spill_err && rc == 0;
-		} else {
-			st->sync_after = rc == 0;
 		}
-		/* The generation's bytes are no longer needed. */
-		size_t used = st->scan;
-		memmove(d->in.data, d->in.data + used, d->in.len - used);
-		d->in.len -= used;
-		d->base += used;
-		d->pos = 0;
-		st->scan = 0;
-		st->nb = 0;
-		st->gen = 0;
+		if (rc < 0) {
+			/* The generation cannot be read: its error (after the
+			 * Go 1.25+ Sync) replaces the one met further on. */
+			defer_error(d);
+			st->done = true;
+			release_generation(d);
+		}
 	}
 }
 
@@ -499,6 +526,7 @@ void v2_free(rtd_gotrace_dec *d)
 		return;
 	free(st->b);
 	free(st->q);
+	v2_gen_free(st->g);
 	v2_order_free(st->ord);
 	free(st);
 	d->v2 = NULL;

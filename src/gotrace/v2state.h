@@ -22,6 +22,8 @@ struct v2_batch {
 	size_t data, len; /* position of the events in d->in */
 };
 
+struct v2_gen;
+
 struct v2_state {
 	/* raw mode */
 	uint64_t raw_gen, batch_off, batch_end, batch_m;
@@ -31,7 +33,7 @@ struct v2_state {
 	uint64_t gen;          /* generation being assembled */
 	struct v2_batch *b;
 	size_t nb, capb;
-	struct v2_out *q;      /* the ordered events of the last generation */
+	struct v2_out *q;      /* the events of the last merge step */
 	size_t nq, capq, iq;
 	int deferred;          /* error met after a complete generation */
 	char deferred_msg[512];
@@ -39,6 +41,8 @@ struct v2_state {
 	int64_t last_time;
 	bool done;
 	struct v2_order *ord;
+	struct v2_gen *g;      /* the generation being merged, or NULL */
+	bool spill_err;        /* an error follows the generation (collect) */
 	size_t scan;           /* end of the batches collected so far */
 	uint64_t qgen;         /* generation of the queued events */
 	bool deferred_set;
@@ -56,7 +60,10 @@ void v2_fill_raw(rtd_gotrace_dec *d, const struct v2_raw *raw,
 		 struct rtd_gotrace_event *ev);
 void v2_fill_sargs(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
 		   const uint64_t *args_with_dt);
-/* Order one generation's batches into st->q. */
-int v2_order_generation(rtd_gotrace_dec *d);
+/* Ordering one generation: begin (tables, frontier: st->g), then steps
+ * that each put the next event(s) in Go's order into st->q. */
+int v2_gen_begin(rtd_gotrace_dec *d);
+int v2_gen_step(rtd_gotrace_dec *d);
+void v2_gen_free(struct v2_gen *g);
 void v2_order_free(struct v2_order *o);
 #endif

@@ -548,6 +548,7 @@ int gt_cmd_grep(int argc, char **argv)
 		}
 	}
 	uint64_t nmatch = 0;
+	bool in_err = false;
 	if (rc == CLI_OK) {
 		struct rtd_gotrace_event ev;
 		int r;
@@ -585,15 +586,20 @@ int gt_cmd_grep(int argc, char **argv)
 				gt_print(stdout, &ev, GT_TEXT);
 			}
 		}
-		if (r < 0)
+		if (r < 0) {
 			rc = CLI_FAIL;
+			in_err = true;
+		}
 	}
 	gt_flush();
 	cli_progress_done();
 	if (gr->g2) {
-		int e = rc == CLI_OK ? g2w_finish(gr->g2) : 0;
+		/* Damaged input: the events before the damage are kept. */
+		int e = rc == CLI_OK || in_err ? g2w_finish(gr->g2) : 0;
 		if (e < 0)
 			rc = cli_fail("%s: %s", f->out, rtd_strerror(e));
+		else if (in_err)
+			cli_fail("%s: written with the matching events before the damage", f->out);
 		g2w_free(gr->g2);
 	}
 	if (gr->enc) {
