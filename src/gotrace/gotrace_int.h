@@ -288,9 +288,9 @@ struct rtd_gotrace_dec {
 	uint64_t *args;
 	size_t args_cap;
 	int8_t argn[RTD_GO_EV_COUNT]; /* v1_argnum() for argn_ver */
-	int8_t fastn[64];             /* v1.c read_fast's table */
+	int8_t fastn[64], fastlong[64]; /* v1_fast_event's tables */
 	int argn_ver;
-	unsigned narg_base;
+	unsigned narg_base, inline_max;
 	rtd_buf sbuf; /* NUL-terminated copy of an inline string */
 	struct rtd_gotrace_frame *frames;
 	size_t frames_cap;
@@ -334,10 +334,10 @@ int v1_fail(rtd_gotrace_dec *d, int err, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /*
- * v1_fast_event - the common event, decoded fast: its arguments inline,
- * each varint under 9 bytes, the right count for its type (d->fastn, set
- * once the version's table is made: d->argn_ver == d->ver). @p must have
- * 40 readable bytes. Returns the event's size, or 0 for the checked path
+ * v1_fast_event - the common event, decoded fast: its arguments inline or
+ * length-prefixed in under 39 bytes, each varint under 9 bytes, the right
+ * count for its type (d->fastn/fastlong, set once the version's table is
+ * made: d->argn_ver == d->ver). @p must have 40 readable bytes. Returns the event's size, or 0 for the checked path
  * (v1_read_raw), which sees the same bytes again.
  */
 static inline size_t v1_fast_event(const rtd_gotrace_dec *d, const uint8_t *p,
@@ -346,6 +346,35 @@ static inline size_t v1_fast_event(const rtd_gotrace_dec *d, const uint8_t *p,
 	const uint8_t *q = p;
 	*typ = *q & 0x3f;
 	*narg = (unsigned)(*q++ >> 6) + d->narg_base;
+	if (*narg == d->inline_max) {
+		/* length-prefixed: a one-byte length, then exactly the
+		 * type's count of varints filling it */
+		int want = d->fastlong[*typ];
+		unsigned len = *q++;
+		if (want < 0 || len > 38)
+			return 0;
+		const uint8_t *end = q + len;
+		unsigned n = 0;
+		while (q < end) {
+			uint64_t v = 0;
+			unsigned shift = 0;
+			uint8_t c;
+			do {
+				if (q >= end)
+					return 0;
+				c = *q++;
+				v |= (uint64_t)(c & 0x7f) << shift;
+				shift += 7;
+			} while ((c & 0x80) && shift < 63);
+			if ((c & 0x80) || n >= 8)
+				return 0;
+			args[n++] = v;
+		}
+		if (n != (unsigned)want)
+			return 0;
+		*narg = n;
+		return (size_t)(q - p);
+	}
 	if (d->fastn[*typ] != (int)*narg)
 		return 0;
 	for (unsigned i = 0; i < *narg; i++) {

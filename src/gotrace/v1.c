@@ -201,11 +201,16 @@ static void argn_init(rtd_gotrace_dec *d)
 			? -2 : v1_argnum(t, d->ver);
 		if (t < RTD_GO_EV_COUNT)
 			d->argn[t] = (int8_t)n;
-		/* read_fast: the inline count this type must have, or -1 */
+		/* v1_fast_event: the inline count this type must have, or -1;
+		 * for the length-prefixed form (up to 8 args, no trailing
+		 * string) the count it must hold, or -1 */
 		d->fastn[t] = (int8_t)(n >= 0 && (unsigned)n < inline_max &&
 				       t != RTD_GO_EV_STRING ? n : -1);
+		d->fastlong[t] = (int8_t)(n >= 0 && (unsigned)n >= inline_max && n <= 8 &&
+					  t != RTD_GO_EV_STRING && t != RTD_GO_EV_USER_LOG ? n : -1);
 	}
 	d->narg_base = d->ver < 1007 ? 2 : 1;
+	d->inline_max = inline_max;
 	d->argn_ver = d->ver;
 }
 
