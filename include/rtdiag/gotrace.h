@@ -128,6 +128,9 @@ enum rtd_gotrace2_type {
 #define RTD_GOTRACE_MAX_STACKS (1u << 22)  /* entries in the stack table */
 #define RTD_GOTRACE_MAX_STRING_BYTES (512u << 20) /* all strings together */
 #define RTD_GOTRACE_MAX_PROCS 65536u       /* distinct P ids */
+/* events waiting in ordered mode's re-sort window (Go 1.7-1.21): it spans
+ * the longest a GoSysExit moves back, milliseconds in real traces */
+#define RTD_GOTRACE_MAX_WINDOW (1u << 24)
 
 enum rtd_gotrace_mode {
 	RTD_GOTRACE_RAW = 0,     /* file order, streaming */

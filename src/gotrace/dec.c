@@ -33,6 +33,7 @@ rtd_gotrace_dec *rtd_gotrace_dec_new(const struct rtd_gotrace_opts *opts)
 	}
 	if (!d->max_input)
 		d->max_input = DEFAULT_MAX_INPUT;
+	d->max_window = RTD_GOTRACE_MAX_WINDOW;
 	rtd_buf_init(&d->in, d->mode == RTD_GOTRACE_ORDERED ? (size_t)d->max_input : 0);
 	rtd_buf_init(&d->sbuf, RTD_GOTRACE_MAX_STRING + 1);
 	rtd_map_init(&d->strings, RTD_GOTRACE_MAX_STRINGS);

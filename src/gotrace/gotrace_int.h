@@ -301,6 +301,7 @@ struct rtd_gotrace_dec {
 	bool stream_idx; /* indexing as bytes are fed (Go 1.7+ with a source) */
 	bool peek;       /* a short read is "incomplete", not an error */
 	uint64_t total;  /* input size, known at finish */
+	uint32_t max_window; /* RTD_GOTRACE_MAX_WINDOW (lowered by a test) */
 	/* ordered mode: the index pass over the kept input */
 	int64_t sysexit_shift; /* the most a GoSysExit moves back (ticks) */
 	rtd_map futile_gs;     /* goroutines with FutileWakeup events */

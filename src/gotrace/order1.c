@@ -688,6 +688,11 @@ static int sorted_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev **out)
 			return 0;
 		}
 		/* merge straight into the window */
+		if (o->win.tail - o->win.head + o->nh >= d->max_window)
+			return v1_fail(d, -RTD_E_CAP, first ? first->off : 0,
+				       "ordered mode holds more than %u events waiting for a GoSysExit that may move %lld ticks back (from offset %llu): use raw mode",
+				       d->max_window, (long long)d->sysexit_shift,
+				       (unsigned long long)(first ? first->off : 0));
 		struct v1_ev *slot = ring_slot(&o->win);
 		if (!slot)
 			return oom(d);

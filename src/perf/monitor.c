@@ -123,14 +123,15 @@ static int add_cgroup(struct rtd_perf_monitor *m, const char *cg)
 	int fd = -1;
 	if (cg[0] == '/') {
 		fd = open(cg, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		snprintf(path, sizeof(path), "%s", cg);
 	} else {
 		/* v2 first, then the v1 perf_event hierarchy */
 		const char *bases[2] = {m->cgroup2, m->cgroup1};
 		for (int i = 0; i < 2 && fd < 0; i++) {
 			if (!bases[i][0])
 				continue;
-			snprintf(path, sizeof(path), "%s/%s", bases[i], cg);
+			int n = snprintf(path, sizeof(path), "%s/%s", bases[i], cg);
+			if (n < 0 || (size_t)n >= sizeof(path))
+				continue; /* too long to be a cgroup there */
 			fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		}
 	}

@@ -456,7 +456,7 @@ int gt_cmd_grep(int argc, char **argv)
 	struct filt *f = &gr->f;
 	const char *path = NULL;
 	int rc = CLI_OK;
-	int64_t v;
+	int64_t v = 0;
 	for (int i = 1; i < argc && rc == CLI_OK; i++) {
 		const char *a = argv[i];
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 
+#include "gotrace/gotrace_int.h"
 #include "rtdiag/gotrace.h"
 
 /* A source for ordered mode: the same bytes, read again at any offset;
@@ -281,6 +282,44 @@ static void test_source_errors(void **state)
 	free(b);
 }
 
+/* The re-sort window is capped: a GoSysExit that moves far back holds
+ * the events after its real time; past the cap, a clear error. Uses the
+ * hand-made trace whose GoSysExit goes back 25 ticks over 11 events. */
+static void test_window_cap(void **state)
+{
+	(void)state;
+	const char *path = rtd_test_path("RTD_SOURCE_DIR",
+					 "tests/integration/gotrace/data/crafted_1_9.trace");
+	size_t len = 0;
+	uint8_t *b = path ? rtd_test_slurp(path, &len) : NULL;
+	if (!b)
+		skip();
+	for (int lowered = 0; lowered < 2; lowered++) {
+		struct rtd_gotrace_opts o = {.sz = sizeof(o), .mode = RTD_GOTRACE_ORDERED};
+		rtd_gotrace_dec *d = rtd_gotrace_dec_new(&o);
+		assert_int_equal(d->max_window, RTD_GOTRACE_MAX_WINDOW);
+		if (lowered)
+			d->max_window = 4;
+		assert_int_equal(rtd_gotrace_dec_feed(d, b, len), 0);
+		assert_int_equal(rtd_gotrace_dec_finish(d), 0);
+		struct rtd_gotrace_event ev;
+		int rc, n = 0;
+		while ((rc = rtd_gotrace_dec_next(d, &ev)) > 0)
+			n++;
+		if (!lowered) {
+			assert_int_equal(rc, 0);
+			assert_int_equal(n, 24);
+		} else {
+			assert_int_equal(rc, -RTD_E_CAP);
+			assert_true(n < 24);
+			assert_non_null(strstr(rtd_gotrace_dec_error(d, NULL),
+					       "GoSysExit that may move 25 ticks back"));
+		}
+		rtd_gotrace_dec_free(d);
+	}
+	free(b);
+}
+
 static void test_type_names(void **state)
 {
 	(void)state;
@@ -298,6 +337,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_source_same_as_kept),
 		cmocka_unit_test(test_source_errors),
+		cmocka_unit_test(test_window_cap),
 		cmocka_unit_test(test_type_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -134,7 +134,7 @@ static inline size_t enc_begin(struct enc *e, const char *v4name, int kind)
 		e_u32(&e->b, 0);
 		return e->b.len;
 	}
-	fs_type(&e->b, v4name, 2);
+	fs_type(&e->b, v4name ? v4name : "", 2);
 	e->size_at = e->b.len;
 	e_u32(&e->b, 0);
 	while (e->b.len % 4)
