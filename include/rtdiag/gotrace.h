@@ -104,7 +104,10 @@ enum rtd_gotrace2_type {
 	 * 1.22/1.23 emit it; for go 1.25+ traces one precedes each
 	 * generation and one ends the trace, as Go 1.25+ emit it. Its
 	 * time is the last event's + 1 (or, before a generation, that
-	 * generation's first batch time if later).
+	 * generation's first batch time if later). A Go 1.25+ Sync at the
+	 * start of a generation with a clock snapshot has 4 args:
+	 * clock_time (the snapshot's trace time, ns), clock_mono,
+	 * clock_sec and clock_nsec (wall clock), as Go's Sync event has.
 	 */
 	RTD_GO2_EV_READER_SYNC = 256,
 };

@@ -1050,10 +1050,16 @@ static int parse_special(struct genctx *c, const struct v2_batch *b, bool *speci
 				c->freq = 1.0 / ((double)f / 1e9);
 				d->freq = (int64_t)f;
 			} else if (t == RTD_GO2_EV_CLOCK_SNAPSHOT && sync) {
+				uint64_t a[4];
 				for (int i = 0; i < 4; i++)
-					(void)rd_varuint(&r);
+					a[i] = rd_varuint(&r);
 				if (!rd_ok(&r))
 					return fail(c, off, "malformed clock snapshot");
+				/* Go 1.25's Sync event carries it */
+				struct v2_state *st = c->st;
+				st->snap = true;
+				st->snap_ticks = (uint64_t)b->time + a[0];
+				memcpy(st->snap_args + 1, a + 1, 3 * sizeof(uint64_t));
 			} else {
 				return fail(c, off, "unexpected event %s in a %s batch",
 					    evname(t), sync ? "sync" : "frequency");

@@ -386,11 +386,18 @@ static int collect(rtd_gotrace_dec *d)
 }
 
 /* Go's synthetic Sync event at time t (raised to keep time rising). */
-static void fill_sync(rtd_gotrace_dec *d, int64_t t, uint64_t off,
+static const char *const sync_args[] = {"clock_time", "clock_mono", "clock_sec", "clock_nsec"};
+
+static void fill_sync(rtd_gotrace_dec *d, int64_t t, uint64_t off, bool snap,
 		      struct rtd_gotrace_event *ev)
 {
 	struct v2_state *st = d->v2;
 	memset(ev, 0, sizeof(*ev));
+	if (snap) { /* Go 1.25+: the generation's clock snapshot */
+		ev->nargs = 4;
+		ev->argnames = sync_args;
+		memcpy(ev->args, st->snap_args, sizeof(st->snap_args));
+	}
 	ev->off = off;
 	ev->type = RTD_GO2_EV_READER_SYNC;
 	ev->name = "Sync";
@@ -446,7 +453,7 @@ int v2_next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 	for (;;) {
 		if (st->sync_before) {
 			st->sync_before = false;
-			fill_sync(d, st->sync_time, st->sync_off_before, ev);
+			fill_sync(d, st->sync_time, st->sync_off_before, st->snap, ev);
 			return 1;
 		}
 		if (st->iq < st->nq) {
@@ -478,7 +485,7 @@ int v2_next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 		}
 		if (st->sync_after) {
 			st->sync_after = false;
-			fill_sync(d, st->last_time, st->sync_off, ev);
+			fill_sync(d, st->last_time, st->sync_off, false, ev);
 			return 1;
 		}
 		if (st->deferred_set) {
@@ -503,8 +510,12 @@ int v2_next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 		st->sync_off = d->base + st->scan;
 		st->sync_off_before = st->b[0].off;
 		st->gen_parsed = false;
+		st->snap = false;
 		st->spill_err = st->deferred_set; /* collect met damage after it */
 		rc = v2_gen_begin(d);
+		if (st->snap && d->freq > 0)
+			st->snap_args[0] = (uint64_t)f2i((double)st->snap_ticks *
+							 (1.0 / ((double)d->freq / 1e9)));
 		if (late) {
 			st->sync_before = true;
 			st->sync_time = st->gen_parsed ? gen_min_time(d) : st->last_time;

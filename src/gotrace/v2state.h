@@ -54,6 +54,9 @@ struct v2_state {
 	uint64_t sync_off;     /* where the generation ends */
 	uint64_t sync_off_before; /* where it starts */
 	unsigned map_start;    /* Go 1.22/1.23 map walk emulation (0-7) */
+	bool snap;             /* the generation's clock snapshot (Go 1.25+) */
+	uint64_t snap_ticks;
+	uint64_t snap_args[4]; /* time (ns), mono, sec, nsec */
 };
 
 void v2_fill_raw(rtd_gotrace_dec *d, const struct v2_raw *raw,

@@ -234,11 +234,12 @@ static const struct order_case {
 	int64_t ts[8], m[8];
 	uint64_t gen[8];
 	unsigned sync; /* bit i: event i is Go's synthetic Sync */
+	uint64_t clock[4]; /* the first event's clock snapshot (Go 1.25+ Sync) */
 } order_cases[] = {
-	{twogen, sizeof(twogen) - 1, 4, {101, 102, 103, 104}, {0, -1, 0, -1}, {1, 1, 2, 2}, 0xa},
-	{ties, sizeof(ties) - 1, 6, {1, 3, 5, 6, 9, 10}, {1, 3, 2, 1, 3, -1}, {1, 1, 1, 1, 1, 1}, 0x20},
+	{twogen, sizeof(twogen) - 1, 4, {101, 102, 103, 104}, {0, -1, 0, -1}, {1, 1, 2, 2}, 0xa, {0, 0, 0, 0}},
+	{ties, sizeof(ties) - 1, 6, {1, 3, 5, 6, 9, 10}, {1, 3, 2, 1, 3, -1}, {1, 1, 1, 1, 1, 1}, 0x20, {0, 0, 0, 0}},
 	{sync125, sizeof(sync125) - 1, 6, {9, 16, 38, 58, 82, 83}, {-1, 1, -1, -1, 1, -1},
-	 {1, 1, 2, 3, 3, 3}, 0x2d},
+	 {1, 1, 2, 3, 3, 3}, 0x2d, {10, 99, 1740755049, 123}},
 };
 
 static void test_order_sync_ties(void **state)
@@ -254,6 +255,14 @@ static void test_order_sync_ties(void **state)
 			assert_int_equal(evs[i].gen, oc->gen[i]);
 			assert_int_equal(evs[i].type == RTD_GO2_EV_READER_SYNC, (oc->sync >> i) & 1);
 		}
+		/* Go's TestTraceGenSync: ClockSnapshot{Trace: 10, Mono: 99,
+		 * Wall: 2025-02-28 15:04:09.000000123 UTC} */
+		if (evs[0].type == RTD_GO2_EV_READER_SYNC) {
+			assert_int_equal(evs[0].nargs, 4);
+			for (unsigned i = 0; i < 4; i++)
+				assert_int_equal(evs[0].args[i], oc->clock[i]);
+		}
+		assert_int_equal(evs[oc->n - 1].nargs, 0); /* Syncs without a snapshot */
 	}
 }
 
