@@ -722,7 +722,8 @@ static void convert(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *e)
 	}
 	e->ts = f2i((double)(int64_t)((uint64_t)e->ts - (uint64_t)o->min) *
 		    o->ns_per_tick);
-	if (e->type == RTD_GO_EV_GO_UNBLOCK && rtd_map_get(&d->timer_gs, e->g, NULL))
+	if (e->type == RTD_GO_EV_GO_UNBLOCK && d->timer_gs.count &&
+	    rtd_map_get(&d->timer_gs, e->g, NULL))
 		e->p = RTD_GOTRACE_TIMER_P;
 	if (e->type == RTD_GO_EV_GO_SYS_EXIT)
 		e->p = RTD_GOTRACE_SYSCALL_P;
