@@ -84,7 +84,12 @@ grep -q 'nettrace-app!Program.Main(class System.String\[\]);nettrace-app!Program
 top=$("$R" nettrace profile --format top "$T" | sed -n 2p)
 grep -q 'RtdiagHotMethod' <<<"$top" && ok "top self frame is the hot method" || bad "top frame: $top"
 hot=$(awk '/RtdiagHotMethod\(int32\) [0-9]+$/ {s+=$NF} END {print s+0}' "$tmp/folded")
-[ "$hot" -gt 1000000000 ] && ok "hot method >= 1 s of CPU ($hot ns; it spins 1.5 s)" || bad "hot method time $hot ns"
+# A share, not a time: on a loaded machine the sampler itself runs less
+# often (a CI run saw 0.85 s for the 1.5 s spin).
+main=$(awk '/Program\.Main\(/ {s+=$NF} END {print s+0}' "$tmp/folded")
+[ "$hot" -gt 0 ] && [ $((hot * 10)) -ge $((main * 6)) ] \
+  && ok "hot method holds >= 60% of Main's samples ($hot of $main ns; it spins 1.5 s)" \
+  || bad "hot method $hot ns of Main's $main ns"
 
 # every runtime keyword on: every payload matches its layout (stream or
 # built-in schema); types without a schema are listed, not hidden
