@@ -574,16 +574,27 @@ static int index_some(rtd_gotrace_dec *d)
 	while (d->pos < d->in.len) {
 		rtd_rd r;
 		struct v1_raw raw;
-		rd_init(&r, d->in.data + d->pos, d->in.len - d->pos);
-		int rc = v1_read_raw(d, &r, d->base + d->pos, &raw);
-		if (rc < 0)
-			return rc;
-		if (rc == 0)
-			return d->finished ? v1_fail(d, -RTD_E_TRUNCATED, d->base + d->pos,
-						     "trace ends inside an event at offset %llu",
-						     (unsigned long long)(d->base + d->pos))
-					   : 0;
-		d->pos += rd_off(&r);
+		int rc;
+		size_t n = 0;
+		unsigned typ, narg;
+		/* the common event without the checked reader's set-up */
+		if (d->in.len - d->pos >= 40 && d->argn_ver == d->ver && d->args_cap >= 8 &&
+		    (n = v1_fast_event(d, d->in.data + d->pos, &typ, &narg, d->args)) != 0) {
+			raw = (struct v1_raw){.off = d->base + d->pos, .typ = typ,
+					      .nargs = narg, .args = d->args};
+			d->pos += n;
+		} else {
+			rd_init(&r, d->in.data + d->pos, d->in.len - d->pos);
+			rc = v1_read_raw(d, &r, d->base + d->pos, &raw);
+			if (rc < 0)
+				return rc;
+			if (rc == 0)
+				return d->finished ? v1_fail(d, -RTD_E_TRUNCATED, d->base + d->pos,
+							     "trace ends inside an event at offset %llu",
+							     (unsigned long long)(d->base + d->pos))
+						   : 0;
+			d->pos += rd_off(&r);
+		}
 		if (d->ver >= 1007 && !v1_meta_type(raw.typ)) {
 			/* the common case, lean: no event to fill */
 			int64_t ts, seq;
