@@ -661,28 +661,14 @@ int v1_emit(rtd_gotrace_dec *d, const struct v1_ev *e,
 	if (e->nw <= V1_EV_WIRE && desc->nsargs == 0) {
 		/* the common event: v1_fill's work, without its generality */
 		memcpy(d->args, e->w, sizeof(e->w)); /* d->args holds >= 8 */
+		v1_fill_head(ev, e->type, e->off, e->nw, d->args);
 		unsigned end = e->nw, a0 = e->argoff;
-		ev->stack = desc->stack && end > a0 ? e->w[--end] : 0;
+		if (desc->stack && end > a0)
+			ev->stack = e->w[--end];
 #define A(k) ev->args[k] = a0 + (k) < end ? e->w[a0 + (k)] : 0
 		A(0); A(1); A(2); A(3); A(4); A(5); A(6);
 #undef A
 		ev->args[7] = 0; /* argoff >= 1: w[8] does not exist */
-		ev->type = e->type;
-		ev->name = desc->name;
-		ev->off = e->off;
-		ev->nargs = desc->nargs;
-		ev->argnames = desc->args;
-		ev->nsargs = 0;
-		ev->sargnames = desc->sargs;
-		ev->nraw = e->nw;
-		ev->raw = d->args;
-		ev->str_id = 0;
-		ev->str = NULL;
-		ev->str_len = 0;
-		ev->nframes = 0;
-		ev->frames = NULL;
-		ev->gen = 0;
-		ev->m = -1;
 		goto timed;
 	}
 	if (e->nw <= V1_EV_WIRE) { /* kept: no need to read it again */

@@ -404,6 +404,34 @@ int v1_order(rtd_gotrace_dec *d);
  * 1, 0 at the end, or <0 (error set on d). */
 int v1_order_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev);
 void v1_order_free(rtd_gotrace_dec *d);
+/*
+ * v1_fill_head - the fields of an old-format event that follow from its
+ * type alone (no stack, strings or frames); v1_fill() and the ordered
+ * output's fast path start from it and add the arguments.
+ */
+static inline void v1_fill_head(struct rtd_gotrace_event *ev, unsigned type,
+				uint64_t off, unsigned nraw, const uint64_t *raw)
+{
+	const struct v1_desc *desc = &v1_descs[type];
+	ev->type = type;
+	ev->name = desc->name;
+	ev->off = off;
+	ev->stack = 0;
+	ev->nsargs = 0;
+	ev->sargnames = desc->sargs;
+	ev->nraw = nraw;
+	ev->raw = raw;
+	ev->str_id = 0;
+	ev->str = NULL;
+	ev->str_len = 0;
+	ev->nframes = 0;
+	ev->frames = NULL;
+	ev->gen = 0;
+	ev->m = -1;
+	ev->argnames = desc->args;
+	ev->nargs = desc->nargs;
+}
+
 /* Read the event at @off again (from the kept input or the source); its
  * bytes stay valid until the next call. 1, or <0. */
 int v1_reread(rtd_gotrace_dec *d, uint64_t off, struct v1_raw *raw);

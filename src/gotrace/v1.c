@@ -387,24 +387,8 @@ int v1_fill(rtd_gotrace_dec *d, unsigned type, const struct v1_raw *raw,
 	    struct rtd_gotrace_event *ev)
 {
 	const struct v1_desc *desc = &v1_descs[type];
-	ev->type = type;
-	ev->name = desc->name;
-	ev->off = raw->off;
-	ev->stack = 0;
-	ev->nsargs = 0;
-	ev->sargnames = desc->sargs;
-	ev->nraw = raw->nargs;
-	ev->raw = raw->args;
-	ev->str_id = 0;
-	ev->str = NULL;
-	ev->str_len = 0;
-	ev->nframes = 0;
-	ev->frames = NULL;
-	ev->gen = 0;
-	ev->m = -1;
+	v1_fill_head(ev, type, raw->off, raw->nargs, raw->args);
 	memset(ev->args, 0, sizeof(ev->args));
-	ev->argnames = desc->args;
-	ev->nargs = desc->nargs;
 	switch (type) {
 	case RTD_GO_EV_BATCH:
 	case RTD_GO_EV_FREQUENCY:
