@@ -198,15 +198,9 @@ static int push_run(struct v1_runs *x, uint32_t i)
 		x->nev++;
 		return 0;
 	}
-	if (x->n == x->cap) {
-		size_t nc = x->cap ? x->cap * 2 : 64;
-		struct v1_run *a = realloc(x->r, nc * sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		x->r = a;
-		x->cap = nc;
-	}
-	x->r[x->n++] = (struct v1_run){i, 1};
+	struct v1_run run = {i, 1};
+	if (v1_push((void **)&x->r, &x->n, &x->cap, sizeof(run), &run) < 0)
+		return -ENOMEM;
 	x->nev++;
 	return 0;
 }
@@ -318,12 +312,10 @@ int table_add_stack(rtd_gotrace_dec *d, uint64_t id,
 	return 0;
 }
 
-/* Append to a growable array of fixed-size items. */
-static int grow_push(void **arr, size_t *n, size_t *cap, size_t isz,
-		     const void *item)
+int v1_push(void **arr, size_t *n, size_t *cap, size_t isz, const void *item)
 {
 	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
+		size_t nc = *cap ? *cap * 2 : 8;
 		void *a = realloc(*arr, nc * isz);
 		if (!a)
 			return -ENOMEM;
@@ -351,7 +343,7 @@ static int span_open(rtd_gotrace_dec *d, size_t pi, uint64_t off)
 	span_close(d, off);
 	struct v1_proc *pr = &d->procs[pi];
 	struct v1_span sp = {off, UINT64_MAX};
-	if (grow_push((void **)&pr->bspan, &pr->nbspan, &pr->capbspan,
+	if (v1_push((void **)&pr->bspan, &pr->nbspan, &pr->capbspan,
 		      sizeof(sp), &sp) < 0)
 		return v1_fail(d, -ENOMEM, off, "out of memory");
 	d->open_proc = pi + 1;
@@ -381,7 +373,7 @@ static int index_event(rtd_gotrace_dec *d, const struct v1_raw *raw,
 	switch (raw->typ) {
 	case RTD_GO_EV_CPU_SAMPLE: {
 		struct v1_sample smp = {ts, raw->off};
-		rc = grow_push((void **)&d->samples, &d->nsamples,
+		rc = v1_push((void **)&d->samples, &d->nsamples,
 			       &d->capsamples, sizeof(smp), &smp);
 		break;
 	}

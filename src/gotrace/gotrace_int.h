@@ -435,6 +435,8 @@ static inline void v1_fill_head(struct rtd_gotrace_event *ev, unsigned type,
 /* Read the event at @off again (from the kept input or the source); its
  * bytes stay valid until the next call. 1, or <0. */
 int v1_reread(rtd_gotrace_dec *d, uint64_t off, struct v1_raw *raw);
+/* Append @item (@isz bytes) to a growable array: 0 or -ENOMEM. */
+int v1_push(void **arr, size_t *n, size_t *cap, size_t isz, const void *item);
 /* Keep a raw event's wire arguments in @e. */
 void v1_ev_wire(rtd_gotrace_dec *d, const struct v1_raw *raw, struct v1_ev *e);
 /* Give the event its meaning (read again from the input if its wire

@@ -607,15 +607,9 @@ static bool ev_before(const struct v1_ev *a, const struct v1_ev *b)
 
 static int heap_push(struct v1_ord *o, const struct v1_ev *e)
 {
-	if (o->nh == o->caph) {
-		size_t nc = o->caph ? o->caph * 2 : 64;
-		struct v1_ev *h = realloc(o->heap, nc * sizeof(*h));
-		if (!h)
-			return -ENOMEM;
-		o->heap = h;
-		o->caph = nc;
-	}
-	size_t i = o->nh++;
+	if (v1_push((void **)&o->heap, &o->nh, &o->caph, sizeof(*e), e) < 0)
+		return -ENOMEM;
+	size_t i = o->nh - 1;
 	while (i > 0 && ev_before(e, &o->heap[(i - 1) / 2])) {
 		o->heap[i] = o->heap[(i - 1) / 2];
 		i = (i - 1) / 2;
@@ -776,15 +770,8 @@ static int gate_push(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *e)
 			fg_release(o, g, false); /* a new wakeup sequence */
 		if (e->type == RTD_GO_EV_FUTILE_WAKEUP)
 			g->futile = true;
-		if (g->n == g->cap) {
-			size_t nc = g->cap ? g->cap * 2 : 4;
-			uint64_t *np = realloc(g->pos, nc * sizeof(*np));
-			if (!np)
-				return oom(d);
-			g->pos = np;
-			g->cap = nc;
-		}
-		g->pos[g->n++] = o->q.tail;
+		if (v1_push((void **)&g->pos, &g->n, &g->cap, sizeof(*g->pos), &o->q.tail) < 0)
+			return oom(d);
 		e->held = 1;
 	} else if (g) { /* the block decides */
 		e->drop = g->futile;
@@ -1025,15 +1012,9 @@ static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
 		if (mode == 0) {
 			if (!rgn)
 				return v1_fail(d, -ENOMEM, 0, "out of memory");
-			if (rgn->n == rgn->cap) {
-				size_t nc = rgn->cap ? rgn->cap * 2 : 4;
-				struct region *nr = realloc(rgn->r, nc * sizeof(*nr));
-				if (!nr)
-					return v1_fail(d, -ENOMEM, 0, "out of memory");
-				rgn->r = nr;
-				rgn->cap = nc;
-			}
-			rgn->r[rgn->n++] = (struct region){v1_ev_args(ev)[0], name};
+			struct region r = {v1_ev_args(ev)[0], name};
+			if (v1_push((void **)&rgn->r, &rgn->n, &rgn->cap, sizeof(r), &r) < 0)
+				return oom(d);
 		} else if (mode == 1) {
 			if (rgn && rgn->n > 0) {
 				struct region *s = &rgn->r[rgn->n - 1];
