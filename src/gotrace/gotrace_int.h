@@ -392,6 +392,8 @@ static inline size_t v1_fast_event(const rtd_gotrace_dec *d, const uint8_t *p,
 	}
 	return (size_t)(q - p);
 }
+/* Room for @n wire arguments in d->args (both formats): 0 or -ENOMEM. */
+int v1_args_reserve(rtd_gotrace_dec *d, size_t n);
 /* Read one raw event at r; 1 done, 0 incomplete, <0 error (set on d). */
 int v1_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v1_raw *raw);
 /* Give an event its arguments and strings (context-free part). */

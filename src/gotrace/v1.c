@@ -160,7 +160,7 @@ int v1_fail(rtd_gotrace_dec *d, int err, uint64_t off, const char *fmt, ...)
 	return err;
 }
 
-static int args_reserve(rtd_gotrace_dec *d, size_t n)
+int v1_args_reserve(rtd_gotrace_dec *d, size_t n)
 {
 	if (n <= d->args_cap)
 		return 0;
@@ -253,7 +253,7 @@ int v1_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v1_raw *raw)
 	raw->nargs = 0;
 	raw->s = NULL;
 	raw->slen = 0;
-	if (args_reserve(d, 8) < 0)
+	if (v1_args_reserve(d, 8) < 0)
 		return v1_fail(d, -ENOMEM, off, "out of memory");
 	raw->args = d->args;
 	if (typ == RTD_GO_EV_STRING) {
@@ -304,7 +304,7 @@ int v1_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v1_raw *raw)
 			return incomplete(d, r, off, "an event");
 		unsigned n = 0;
 		while (rd_left(&sub) > 0) {
-			if (n >= d->args_cap && args_reserve(d, n + 1) < 0)
+			if (n >= d->args_cap && v1_args_reserve(d, n + 1) < 0)
 				return v1_fail(d, -ENOMEM, off, "out of memory");
 			d->args[n++] = rd_varuint(&sub);
 			if (!rd_ok(&sub))

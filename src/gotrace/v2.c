@@ -17,21 +17,6 @@
 #include "gotrace/v2.h"
 #include "gotrace/v2state.h"
 
-static int grow_args(rtd_gotrace_dec *d, size_t n)
-{
-	if (n <= d->args_cap)
-		return 0;
-	size_t nc = d->args_cap ? d->args_cap : 64;
-	while (nc < n)
-		nc *= 2;
-	uint64_t *a = realloc(d->args, nc * sizeof(*a));
-	if (!a)
-		return -ENOMEM;
-	d->args = a;
-	d->args_cap = nc;
-	return 0;
-}
-
 static int short_read(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, const char *what)
 {
 	if (r->err == -RTD_E_TRUNCATED && !d->finished)
@@ -55,7 +40,7 @@ int v2_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v2_raw *raw)
 		return v1_fail(d, -RTD_E_GO_EVENT, off,
 			       "invalid event type %u at offset %llu (go 1.%d trace)",
 			       b, (unsigned long long)off, d->ver % 1000);
-	if (grow_args(d, 8) < 0)
+	if (v1_args_reserve(d, 8) < 0)
 		return v1_fail(d, -ENOMEM, off, "out of memory");
 	raw->off = off;
 	raw->typ = b;
@@ -73,7 +58,7 @@ int v2_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v2_raw *raw)
 				       "stack at offset %llu has %llu frames (limit %u)",
 				       (unsigned long long)off,
 				       (unsigned long long)nf, RTD_GOTRACE_MAX_FRAMES);
-		if (grow_args(d, 2 + 4 * (size_t)nf) < 0)
+		if (v1_args_reserve(d, 2 + 4 * (size_t)nf) < 0)
 			return v1_fail(d, -ENOMEM, off, "out of memory");
 		for (uint64_t i = 0; i < 4 * nf; i++)
 			d->args[n++] = rd_varuint(r);
