@@ -355,8 +355,8 @@ static int span_open(rtd_gotrace_dec *d, size_t pi, uint64_t off)
  * each P's batches start, the CPU samples, and what bounds the re-sort
  * (how far GoSysExit moves back, which goroutines have futile wakeups).
  */
-static int index_event(rtd_gotrace_dec *d, const struct v1_raw *raw,
-		       int64_t ts, uint64_t g)
+static int index_note(rtd_gotrace_dec *d, const struct v1_raw *raw,
+		      int64_t ts, uint64_t g)
 {
 	const uint64_t *a = raw->args + 1;
 	int rc = 0;
@@ -396,6 +396,15 @@ static int index_event(rtd_gotrace_dec *d, const struct v1_raw *raw,
 	if (rc < 0)
 		return v1_fail(d, rc, raw->off, "out of memory");
 	return 0;
+}
+
+static inline int index_event(rtd_gotrace_dec *d, const struct v1_raw *raw,
+			      int64_t ts, uint64_t g)
+{
+	if (d->seen_batch && d->any_events && raw->typ != RTD_GO_EV_CPU_SAMPLE &&
+	    raw->typ != RTD_GO_EV_GO_SYS_EXIT && raw->typ != RTD_GO_EV_FUTILE_WAKEUP)
+		return 0; /* the common event: nothing to note */
+	return index_note(d, raw, ts, g);
 }
 
 /* Go 1.5/1.6 ordered mode: keep a ref of the event. */
@@ -570,8 +579,8 @@ static int index_some(rtd_gotrace_dec *d)
 		size_t n = 0;
 		unsigned typ, narg;
 		/* the common event without the checked reader's set-up */
-		if (d->in.len - d->pos >= 40 && d->argn_ver == d->ver && d->args_cap >= 8 &&
-		    (n = v1_fast_event(d, d->in.data + d->pos, &typ, &narg, d->args)) != 0) {
+		if ((n = v1_fast_event(d, d->in.data + d->pos, d->in.len - d->pos,
+				       &typ, &narg, d->args)) != 0) {
 			raw = (struct v1_raw){.off = d->base + d->pos, .typ = typ,
 					      .nargs = narg, .args = d->args};
 			d->pos += n;
@@ -592,9 +601,6 @@ static int index_some(rtd_gotrace_dec *d)
 			int64_t ts, seq;
 			uint64_t g;
 			v1_pstep(d->ver, &d->ps, raw.typ, raw.args, &ts, &seq, &g);
-			if ((d->seen_batch && d->any_events && raw.typ != RTD_GO_EV_CPU_SAMPLE &&
-			     raw.typ != RTD_GO_EV_GO_SYS_EXIT && raw.typ != RTD_GO_EV_FUTILE_WAKEUP))
-				continue;
 			if ((rc = index_event(d, &raw, ts, g)) < 0)
 				return rc;
 			continue;

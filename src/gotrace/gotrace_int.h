@@ -336,13 +336,19 @@ int v1_fail(rtd_gotrace_dec *d, int err, uint64_t off, const char *fmt, ...)
 /*
  * v1_fast_event - the common event, decoded fast: its arguments inline or
  * length-prefixed in under 39 bytes, each varint under 9 bytes, the right
- * count for its type (d->fastn/fastlong, set once the version's table is
- * made: d->argn_ver == d->ver). @p must have 40 readable bytes. Returns the event's size, or 0 for the checked path
- * (v1_read_raw), which sees the same bytes again.
+ * count for its type (d->fastn/fastlong). @avail: bytes readable at @p.
+ * @args: room for 8 (d->args has it once the tables are made: the checked
+ * reader reserves 8 before it makes them). Returns the event's size, or 0
+ * for the checked path (v1_read_raw), which sees the same bytes again:
+ * fewer than 40 bytes left, the version's tables not made yet, or an
+ * event of another shape.
  */
 static inline size_t v1_fast_event(const rtd_gotrace_dec *d, const uint8_t *p,
-				   unsigned *typ, unsigned *narg, uint64_t *args)
+				   size_t avail, unsigned *typ, unsigned *narg,
+				   uint64_t *args)
 {
+	if (avail < 40 || d->argn_ver != d->ver)
+		return 0;
 	const uint8_t *q = p;
 	*typ = *q & 0x3f;
 	*narg = (unsigned)(*q++ >> 6) + d->narg_base;

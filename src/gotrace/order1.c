@@ -446,8 +446,8 @@ static int cur_fill(rtd_gotrace_dec *d, struct v1_ord *o, struct cursor *c)
 		}
 		unsigned typ = 0, narg = 0;
 		size_t n = 0;
-		if (avail >= 40 && d->argn_ver == d->ver)
-			n = v1_fast_event(d, p, &typ, &narg, e->w);
+		if (p)
+			n = v1_fast_event(d, p, avail, &typ, &narg, e->w);
 		const uint64_t *wire = e->w;
 		if (n) {
 			c->pos += n;

@@ -217,10 +217,10 @@ static void argn_init(rtd_gotrace_dec *d)
 static inline int read_fast(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off,
 			    struct v1_raw *raw)
 {
-	if (r->end - r->p < 40 || r->err || d->argn_ver != d->ver || d->args_cap < 8)
+	if (r->err)
 		return 0;
 	unsigned typ, narg;
-	size_t n = v1_fast_event(d, r->p, &typ, &narg, d->args);
+	size_t n = v1_fast_event(d, r->p, (size_t)(r->end - r->p), &typ, &narg, d->args);
 	if (!n)
 		return 0;
 	*raw = (struct v1_raw){.off = off, .typ = typ, .nargs = narg, .args = d->args};
