@@ -580,7 +580,7 @@ static int index_some(rtd_gotrace_dec *d)
 		unsigned typ, narg;
 		/* the common event without the checked reader's set-up */
 		if ((n = v1_fast_event(d, d->in.data + d->pos, d->in.len - d->pos,
-				       &typ, &narg, d->args)) != 0) {
+				       &typ, &narg, d->args, false)) != 0) {
 			raw = (struct v1_raw){.off = d->base + d->pos, .typ = typ,
 					      .nargs = narg, .args = d->args};
 			d->pos += n;

@@ -447,7 +447,7 @@ static int cur_fill(rtd_gotrace_dec *d, struct v1_ord *o, struct cursor *c)
 		unsigned typ = 0, narg = 0;
 		size_t n = 0;
 		if (p)
-			n = v1_fast_event(d, p, avail, &typ, &narg, e->w);
+			n = v1_fast_event(d, p, avail, &typ, &narg, e->w, true);
 		const uint64_t *wire = e->w;
 		if (n) {
 			c->pos += n;
@@ -474,12 +474,7 @@ static int cur_fill(rtd_gotrace_dec *d, struct v1_ord *o, struct cursor *c)
 		e->p = c->p;
 		e->seq = 0;
 		e->drop = e->held = 0;
-		if (n) {
-			/* clear past the event's own, without a loop (gcc
-			 * makes one a rep stos, slow to start) */
-#define Z(k) e->w[k] = (k) < narg ? e->w[k] : 0
-			Z(1); Z(2); Z(3); Z(4); Z(5); Z(6); Z(7);
-#undef Z
+		if (n) { /* the fast read cleared past the event's own */
 			e->nw = (uint8_t)narg;
 			e->argoff = 1;
 		} else {
