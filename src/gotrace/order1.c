@@ -643,14 +643,23 @@ static void heap_pop(struct v1_ord *o, struct v1_ev *out)
 		o->heap[i] = last;
 }
 
-/* Where an event merged into the window's next slot goes (@rc: what
+/* Merge the next event into the window's next slot (not counted yet):
+ * as merge_next. */
+static inline int merge_slot(rtd_gotrace_dec *d, struct v1_ord *o,
+			     struct v1_ev **slot)
+{
+	*slot = ring_slot(&o->win);
+	return *slot ? merge_next(d, o, *slot) : oom(d);
+}
+
+/* Where the merged event in the window's next slot goes (@rc: what
  * merge_next returned, 0 at its end): 0 or -ENOMEM. */
-static int merged(struct v1_ord *o, struct v1_ev *slot, int rc)
+static int merged(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *slot, int rc)
 {
 	if (rc == 0)
 		o->merge_done = true;
 	else if (slot->ts != o->last_ts) /* a GoSysExit that moved */
-		return heap_push(o, slot);
+		return heap_push(o, slot) < 0 ? oom(d) : 0;
 	else
 		o->win.tail++;
 	return 0;
@@ -682,22 +691,19 @@ static int sorted_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev **out)
 		return 1;
 	}
 	struct ring *w = &o->win;
+	struct v1_ev *slot;
+	int rc;
 	/* No GoSysExit moves back (the common trace): an event merged into
 	 * an empty window leaves at once, as the loop below would let it. */
 	if (d->sysexit_shift == 0 && w->head == w->tail && o->nh == 0 &&
 	    !o->merge_done && d->max_window > 0) {
-		struct v1_ev *slot = ring_slot(w);
-		if (!slot)
-			return oom(d);
-		int rc = merge_next(d, o, slot);
-		if (rc < 0)
-			return rc;
+		rc = merge_slot(d, o, &slot);
 		if (rc > 0 && slot->ts == o->last_ts) {
 			*out = slot; /* valid until the next call */
 			return 1;
 		}
-		if ((rc = merged(o, slot, rc)) < 0)
-			return oom(d);
+		if (rc < 0 || (rc = merged(d, o, slot, rc)) < 0)
+			return rc;
 	}
 	for (;;) {
 		/* the first of the two sorted sources */
@@ -728,14 +734,9 @@ static int sorted_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev **out)
 				       "ordered mode holds more than %u events waiting for a GoSysExit that may move %lld ticks back (from offset %llu): use raw mode",
 				       d->max_window, (long long)d->sysexit_shift,
 				       (unsigned long long)(first ? first->off : 0));
-		struct v1_ev *slot = ring_slot(w);
-		if (!slot)
-			return oom(d);
-		int rc = merge_next(d, o, slot);
-		if (rc < 0)
+		rc = merge_slot(d, o, &slot);
+		if (rc < 0 || (rc = merged(d, o, slot, rc)) < 0)
 			return rc;
-		if (merged(o, slot, rc) < 0)
-			return oom(d);
 	}
 }
 
