@@ -16,6 +16,7 @@ import (
 	"runtime/pprof"
 	"runtime/trace"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -158,6 +159,13 @@ func main() {
 	// CPU for the profiler.
 	trace.WithRegion(ctx, "cpu", func() { _ = spin(30000000) })
 	note("region", "cpu")
+
+	// A long message (40 KiB: larger than a chunk of rtdiag's decoding
+	// thread's hand-over, smaller than the runtime's 64 KiB trace buffer,
+	// which would cut it).
+	blob := strings.Repeat("0123456789abcdef", 2560)
+	trace.Log(ctx, "blob", blob)
+	note("log", "blob", blob)
 
 	trace.Log(ctx, "phase", "done")
 	note("log", "phase", "done")
