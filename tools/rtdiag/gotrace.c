@@ -809,7 +809,9 @@ static const struct {
 	 "  Go's validation; --format go-debug prints what 'go tool trace -d' prints.\n"
 	 "  --go-map-start S (0-7, Go 1.22+ traces): order equal-time events of\n"
 	 "  different threads as Go 1.22/1.23 do when their random map walk starts at\n"
-	 "  slot S (default 0: the order golang/exp and Go 1.24+ always use).\n"},
+	 "  slot S (default 0: the order golang/exp and Go 1.24+ always use).\n"
+	 "  Ordered Go 1.5-1.21 traces are decoded on a second thread while this one\n"
+	 "  prints; RTDIAG_THREADS=1 in the environment keeps it to one thread.\n"},
 	{"grep", gt_cmd_grep,
 	 "rtdiag gotrace grep [-e TYPE_REGEXP] [-g G] [-p P] [-m M] [--since T] [--until T]\n"
 	 "                    [--stack REGEXP] [--string REGEXP] [-v] [-c] [--ordered]\n"
