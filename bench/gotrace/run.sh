@@ -11,7 +11,10 @@
 #   rtdiag gotrace stats            (raw mode, no output formatting)
 #   rtdiag gotrace cat              (raw mode, text out)
 #   rtdiag gotrace cat --ordered --format go-debug
-#   go tool trace -d                (Go 1.19: parse + validate + print)
+#                                   (decoding on a second thread, and again
+#                                   on one thread: RTDIAG_THREADS=1)
+#   go tool trace -d                (Go 1.19: parse + validate + print; its
+#                                   collector runs on the second core)
 # on that trace and on the largest test vectors, checks the go-debug output
 # equals Go's, and prints MB/s, events/s and the ratios.
 set -u
@@ -71,6 +74,7 @@ report() { # file
   read -r ts tm trc < <(run /dev/null "$R" gotrace stats "$f")
   read -r tc cm crc < <(run /dev/null "$R" gotrace cat "$f")
   read -r to om orc wo < <(run "$W/me.txt" "$R" gotrace cat --ordered --format go-debug "$f")
+  read -r t1 m1 rc1 w1 < <(run "$W/me1.txt" env RTDIAG_THREADS=1 "$R" gotrace cat --ordered --format go-debug "$f")
   # from a pipe the ordered decoder keeps its input (no source to read again)
   read -r tp pm prc < <(run /dev/null sh -c "cat '$f' | '$R' gotrace cat --ordered --format go-debug -")
   read -r tg gm grc wg < <(run "$W/go.txt" "$GO" tool trace -d "$f")
@@ -78,21 +82,24 @@ report() { # file
     "$(echo "scale=1; $size/1048576/$ts" | bc)" "$(echo "$events/$ts" | bc)" "$((tm / 1024))"
   printf "  %-44s %8s s  %8s MB/s  %10s ev/s  RSS %7s MB\n" "rtdiag cat (raw, text out)" "$tc" \
     "$(echo "scale=1; $size/1048576/$tc" | bc)" "$(echo "$events/$tc" | bc)" "$((cm / 1024))"
-  printf "  %-44s %8s s  %8s MB/s  %10s ev/s  RSS %7s MB\n" "rtdiag cat --ordered --format go-debug" "$to" \
-    "$(echo "scale=1; $size/1048576/$to" | bc)" "$(echo "$events/$to" | bc)" "$((om / 1024))"
+  printf "  %-44s %8s s  %8s MB/s  %10s ev/s  RSS %7s MB  wall %s s\n" "rtdiag cat --ordered --format go-debug" "$to" \
+    "$(echo "scale=1; $size/1048576/$wo" | bc)" "$(echo "$events/$wo" | bc)" "$((om / 1024))" "$wo"
+  printf "  %-44s %8s s  %8s MB/s  %10s ev/s  RSS %7s MB  wall %s s\n" "  the same on one thread (RTDIAG_THREADS=1)" "$t1" \
+    "$(echo "scale=1; $size/1048576/$w1" | bc)" "$(echo "$events/$w1" | bc)" "$((m1 / 1024))" "$w1"
   printf "  %-44s %8s s  %8s MB/s  %10s ev/s  RSS %7s MB\n" "  the same from a pipe (input kept)" "$tp" \
     "$(echo "scale=1; $size/1048576/$tp" | bc)" "$(echo "$events/$tp" | bc)" "$((pm / 1024))"
-  printf "  %-44s %8s s  %8s MB/s  %10s ev/s  RSS %7s MB\n" "go tool trace -d (Go 1.19)" "$tg" \
-    "$(echo "scale=1; $size/1048576/$tg" | bc)" "$(echo "$events/$tg" | bc)" "$((gm / 1024))"
-  echo "  speed vs Go: ordered go-debug $(echo "scale=1; $tg/$to" | bc)x, raw decode $(echo "scale=1; $tg/$ts" | bc)x"
-  echo "  speed vs Go (wall clock): ordered go-debug $(echo "scale=1; $wg/$wo" | bc)x"
+  printf "  %-44s %8s s  %8s MB/s  %10s ev/s  RSS %7s MB  wall %s s\n" "go tool trace -d (Go 1.19)" "$tg" \
+    "$(echo "scale=1; $size/1048576/$wg" | bc)" "$(echo "$events/$wg" | bc)" "$((gm / 1024))" "$wg"
+  echo "  speed vs Go (wall clock): ordered go-debug $(echo "scale=1; $wg/$wo" | bc)x (one thread: $(echo "scale=1; $wg/$w1" | bc)x)"
+  echo "  speed vs Go (CPU time): ordered go-debug $(echo "scale=1; $tg/$to" | bc)x (one thread: $(echo "scale=1; $tg/$t1" | bc)x), raw decode $(echo "scale=1; $tg/$ts" | bc)x"
   echo "  peak RSS / input: ordered $(echo "scale=2; $om*1024/$size" | bc)x (from a pipe $(echo "scale=2; $pm*1024/$size" | bc)x), raw $(echo "scale=2; $tm*1024/$size" | bc)x, Go $(echo "scale=1; $gm*1024/$size" | bc)x"
   if [ "$grc" = 0 ] && [ "$orc" = 0 ]; then
+    cmp -s "$W/me.txt" "$W/me1.txt" || echo "  ONE AND TWO THREADS DIFFER"
     if cmp -s "$W/go.txt" "$W/me.txt"; then echo "  go-debug output equals Go's, line for line"
     else echo "  go-debug output differs from Go's in $(diff "$W/go.txt" "$W/me.txt" | grep -c '^<') lines (ties of equal timestamps are ordered by Go's map walk)"; fi
   else echo "  exit codes: rtdiag $orc, go $grc"; fi
 }
-echo "(times are user+sys CPU seconds, best of $REPS runs; peak RSS the largest)"
+echo "(times are user+sys CPU seconds and wall seconds, each the best of $REPS runs; MB/s and ev/s by wall time for ordered cat and Go, by CPU time for the one-thread rest; peak RSS the largest)"
 V1=${RTD_SHARED_DIR:-$here/../../../shared}/testdata/gotrace/v1
 for f in "$V1/stress_1_7_good" "$V1/stress_1_11_good" "$V1/stress_1_19_good"; do
   [ -e "$f" ] && report "$f"

@@ -18,6 +18,7 @@ struct gt_in {
 	rtd_gotrace_dec *d;
 	uint64_t bytes;
 	bool eof;
+	int read_err;
 	uint8_t buf[1 << 16];
 };
 
@@ -68,9 +69,7 @@ int gt_prime_header(struct gt_in *in)
 {
 	uint8_t h[16];
 	size_t n = fread(h, 1, sizeof(h), in->f);
-	in->bytes += n;
-	if (n < sizeof(h))
-		in->eof = true;
+	in->bytes += n; /* a short read: the next fread sees the end again */
 	struct rtd_gotrace_event ev;
 	if (rtd_gotrace_dec_feed(in->d, h, n) < 0 || rtd_gotrace_dec_next(in->d, &ev) < 0)
 		return -1;
@@ -100,30 +99,24 @@ int gt_fail(struct gt_in *in, int rc)
 	return cli_fail("%s: %s", in->path, *msg ? msg : rtd_strerror(rc));
 }
 
-/* Next event: 1, 0 at the end, <0 after reporting the error. */
-int gt_next(struct gt_in *in, struct rtd_gotrace_event *ev)
+/* Next event: 1, 0 at the end, <0 on an error not yet reported (for
+ * gt_report(); a failed read leaves its errno in read_err). */
+int gt_next_quiet(struct gt_in *in, struct rtd_gotrace_event *ev)
 {
 	for (;;) {
 		int rc = rtd_gotrace_dec_next(in->d, ev);
-		if (rc != 0) {
-			if (rc < 0)
-				gt_fail(in, rc);
+		if (rc != 0 || in->eof)
 			return rc;
-		}
-		if (in->eof)
-			return 0;
 		size_t n = fread(in->buf, 1, sizeof(in->buf), in->f);
 		if (n == 0) {
 			if (ferror(in->f)) {
-				cli_fail("%s: read: %s", in->path, strerror(errno));
-				return -1;
+				in->read_err = errno ? errno : EIO;
+				return -in->read_err;
 			}
 			in->eof = true;
 			rc = rtd_gotrace_dec_finish(in->d);
-			if (rc < 0) {
-				gt_fail(in, rc);
+			if (rc < 0)
 				return rc;
-			}
 			continue;
 		}
 		in->bytes += n;
@@ -133,11 +126,26 @@ int gt_next(struct gt_in *in, struct rtd_gotrace_event *ev)
 				     cli_bytes((double)in->bytes, b, sizeof(b)));
 		}
 		rc = rtd_gotrace_dec_feed(in->d, in->buf, n);
-		if (rc < 0) {
-			gt_fail(in, rc);
+		if (rc < 0)
 			return rc;
-		}
 	}
+}
+
+/* Report what gt_next_quiet() returned: rc. */
+int gt_report(struct gt_in *in, int rc)
+{
+	if (in->read_err)
+		cli_fail("%s: read: %s", in->path, strerror(in->read_err));
+	else
+		gt_fail(in, rc);
+	return rc;
+}
+
+/* Next event: 1, 0 at the end, <0 after reporting the error. */
+int gt_next(struct gt_in *in, struct rtd_gotrace_event *ev)
+{
+	int rc = gt_next_quiet(in, ev);
+	return rc < 0 ? gt_report(in, rc) : rc;
 }
 
 /* A JSON string literal; bytes that are not valid UTF-8 become \u00XX. */
@@ -660,21 +668,31 @@ static int cmd_cat(int argc, char **argv)
 	/* A large stdout buffer: cat writes one short line per event. */
 	static char obuf[1 << 20];
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
-	struct rtd_gotrace_event ev;
+	/* Old-format ordered output: decoding on a second thread (set
+	 * RTDIAG_THREADS=1 for one). */
+	struct gt_pipe *pipe = NULL;
+	const char *thr = getenv("RTDIAG_THREADS");
+	if (ordered && map_start < 0 && !(thr && strcmp(thr, "1") == 0) &&
+	    gt_prime_header(in) == 0)
+		pipe = gt_pipe_start(in, RTD_GOTRACE_ORDERED, fmt == GT_GODEBUG);
+	struct rtd_gotrace_event evbuf;
+	const struct rtd_gotrace_event *ev = &evbuf;
 	int rc = 0;
 	long long n = 0;
-	while ((count < 0 || n < count) && (rc = gt_next(in, &ev)) > 0) {
+	while ((count < 0 || n < count) &&
+	       (rc = pipe ? gt_pipe_next(pipe, &ev) : gt_next(in, &evbuf)) > 0) {
 		/* go-debug mirrors Go's event list: no dictionary events. */
-		if (fmt == GT_GODEBUG && rtd_gotrace_dec_version(gt_dec(in)) >= 1022) {
+		if (fmt == GT_GODEBUG && !pipe && rtd_gotrace_dec_version(gt_dec(in)) >= 1022) {
 			rc = cli_fail("%s: --format go-debug is what Go 1.19's 'go tool trace -d' prints, for the old format (Go 1.5-1.21) only; use text or json",
 				      path);
 			break;
 		}
-		if (fmt == GT_GODEBUG && is_meta(ev.type))
+		if (fmt == GT_GODEBUG && gt_is_meta(ev))
 			continue;
-		gt_print(stdout, &ev, fmt);
+		gt_print(stdout, ev, fmt);
 		n++;
 	}
+	gt_pipe_stop(pipe);
 	gt_flush();
 	cli_progress_done();
 	gt_close(in);
@@ -791,7 +809,9 @@ static const struct {
 	 "  Go's validation; --format go-debug prints what 'go tool trace -d' prints.\n"
 	 "  --go-map-start S (0-7, Go 1.22+ traces): order equal-time events of\n"
 	 "  different threads as Go 1.22/1.23 do when their random map walk starts at\n"
-	 "  slot S (default 0: the order golang/exp and Go 1.24+ always use).\n"},
+	 "  slot S (default 0: the order golang/exp and Go 1.24+ always use).\n"
+	 "  Ordered Go 1.5-1.21 traces are decoded on a second thread while this one\n"
+	 "  prints; RTDIAG_THREADS=1 in the environment keeps it to one thread.\n"},
 	{"grep", gt_cmd_grep,
 	 "rtdiag gotrace grep [-e TYPE_REGEXP] [-g G] [-p P] [-m M] [--since T] [--until T]\n"
 	 "                    [--stack REGEXP] [--string REGEXP] [-v] [-c] [--ordered]\n"

@@ -13,6 +13,8 @@ struct gt_in;
 int gt_open(struct gt_in *in, const char *path, enum rtd_gotrace_mode mode);
 void gt_close(struct gt_in *in);
 int gt_next(struct gt_in *in, struct rtd_gotrace_event *ev);
+int gt_next_quiet(struct gt_in *in, struct rtd_gotrace_event *ev);
+int gt_report(struct gt_in *in, int rc);
 int gt_fail(struct gt_in *in, int rc);
 int gt_prime_header(struct gt_in *in);
 size_t gt_in_size(void);
@@ -24,6 +26,15 @@ int gt_parse_format(const char *s, enum gt_format *f);
 bool gt_is_meta(const struct rtd_gotrace_event *ev);
 
 int gt_cmd_grep(int argc, char **argv);
+
+/* gotrace_pipe.c: decoding on a thread of its own (old format, ordered
+ * mode; NULL otherwise). gt_pipe_next: as gt_next, the event valid until
+ * the next call. */
+struct gt_pipe;
+struct gt_pipe *gt_pipe_start(struct gt_in *in, enum rtd_gotrace_mode mode,
+			      bool skip_meta);
+int gt_pipe_next(struct gt_pipe *p, const struct rtd_gotrace_event **ev);
+void gt_pipe_stop(struct gt_pipe *p);
 
 /* gotrace_grep2.c: filtered -o for the new format */
 struct g2w;

@@ -16,6 +16,7 @@ import (
 	"runtime/pprof"
 	"runtime/trace"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -158,6 +159,19 @@ func main() {
 	// CPU for the profiler.
 	trace.WithRegion(ctx, "cpu", func() { _ = spin(30000000) })
 	note("region", "cpu")
+
+	// A long message (40 KiB: larger than a chunk of rtdiag's decoding
+	// thread's hand-over, smaller than the runtime's 64 KiB trace buffer,
+	// which would cut it).
+	// Go 1.22+ runtimes cut every trace string at 1024 bytes (the
+	// runtime's maxTraceStringLen), log messages included.
+	blob := strings.Repeat("0123456789abcdef", 2560)
+	trace.Log(ctx, "blob", blob)
+	if v := runtime.Version(); !strings.HasPrefix(v, "go1.19") &&
+		!strings.HasPrefix(v, "go1.20") && !strings.HasPrefix(v, "go1.21") {
+		blob = blob[:1024]
+	}
+	note("log", "blob", blob)
 
 	trace.Log(ctx, "phase", "done")
 	note("log", "phase", "done")

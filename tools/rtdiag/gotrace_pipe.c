@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gotrace_pipe.c - decode on a thread of its own while the caller formats.
+ *
+ * 'cat --ordered' spends about two thirds of its time decoding and
+ * ordering and one third printing; Go's own 'go tool trace -d' keeps both
+ * cores busy (its collector runs beside the parser). The decoding thread
+ * hands events over in chunks of a few hundred, so the two threads meet
+ * once per chunk, not once per event.
+ *
+ * A chunk is a run of records. Most events go as a short record: the
+ * fields a line needs, the arguments, strings inline (about 100 bytes, not
+ * the 272 of the event: the bytes the other core must fetch are the cost
+ * here). Others go whole, with what they borrow (strings, frames) copied
+ * after them. What stays borrowed is static (names) or lives in tables the
+ * decoder no longer changes: true of the old format in ordered mode only
+ * (its tables are complete before the first event comes out), so
+ * gt_pipe_start() refuses the rest. The wire arguments (raw) are not
+ * passed on: 'cat' prints none.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "gotrace_cli.h"
+
+#define PIPE_CHUNK (16u << 10) /* bytes of records per chunk */
+#define PIPE_CHUNKS 16u        /* chunks in flight */
+#define PIPE_BATCH 8u          /* chunks a sleeping side is woken for */
+#define SPIN 64u               /* pauses (a few microseconds) before sleeping */
+#define REC_STR_MAX 1024u      /* longer strings: a whole-event record */
+
+enum { REC_LINE, REC_FULL };
+
+/* A short record; args[nargs] follow, then each string argument as its
+ * length (8 bytes) and its bytes with a NUL, padded to 8. */
+struct rec {
+	uint32_t size; /* of the record with what follows, a multiple of 8 */
+	uint8_t kind, nargs, nsargs;
+	uint32_t type;
+	int64_t ts, p;
+	uint64_t g, off, stack;
+	int64_t m;
+	const char *name;
+	const char *const *argnames;
+	const char *const *sargnames;
+};
+
+/* A whole-event record: the event, then the data it points at. */
+struct rec_full {
+	uint32_t size;
+	uint8_t kind;
+	struct rtd_gotrace_event ev;
+};
+
+/* Each on cache lines of its own: the threads own different chunks at a
+ * time, and must not share lines that one of them writes per event. */
+struct chunk {
+	alignas(64) size_t len, cap;
+	bool end; /* the last chunk: rc is the decoder's last answer */
+	int rc;
+	uint8_t *b; /* records, 8-aligned */
+};
+
+struct gt_pipe {
+	struct gt_in *in;
+	bool skip_meta;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t not_full, not_empty;
+	uint64_t wr, rd;     /* chunks published, chunks given back */
+	bool stop;           /* the reader wants no more */
+	bool ended;          /* the last chunk is published */
+	bool rsleep, wsleep; /* a side waits on its condition */
+	struct chunk ch[PIPE_CHUNKS];
+	/* the reader's side, on lines of its own */
+	alignas(64) size_t at; /* next record in ch[rd % PIPE_CHUNKS] */
+	bool have, reported;
+	struct rtd_gotrace_event line; /* what short records fill */
+};
+
+static size_t pad8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+static bool short_ok(const struct rtd_gotrace_event *e)
+{
+	if (e->seq || e->ticks || e->gen || e->str || e->str_id || e->nframes ||
+	    e->nargs > RTD_GOTRACE_MAX_ARGS || e->nsargs > 2)
+		return false;
+	for (unsigned i = 0; i < e->nsargs; i++)
+		if (!e->sargs[i] || e->sarg_lens[i] > REC_STR_MAX)
+			return false;
+	return true;
+}
+
+static size_t rec_size(const struct rtd_gotrace_event *e, bool *full)
+{
+	*full = !short_ok(e);
+	if (!*full) {
+		size_t n = sizeof(struct rec) + 8 * (size_t)e->nargs;
+		for (unsigned i = 0; i < e->nsargs; i++)
+			n += 8 + pad8(e->sarg_lens[i] + 1);
+		return n;
+	}
+	size_t n = pad8(sizeof(struct rec_full));
+	for (unsigned i = 0; i < e->nsargs && i < 2; i++)
+		n += e->sargs[i] ? pad8(e->sarg_lens[i] + 1) : 0;
+	if (e->str)
+		n += pad8(e->str_len + 1);
+	return n + e->nframes * sizeof(*e->frames);
+}
+
+/* Copy @n bytes and a NUL to @dst: the end, padded to 8. */
+static uint8_t *put_str(uint8_t *dst, const char *s, size_t n)
+{
+	memcpy(dst, s, n);
+	dst[n] = 0;
+	return dst + pad8(n + 1);
+}
+
+/* Write @e's record (@size bytes) at @dst. */
+static void rec_put(uint8_t *dst, const struct rtd_gotrace_event *e, size_t size, bool full)
+{
+	if (!full) {
+		struct rec *r = (struct rec *)dst;
+		*r = (struct rec){.size = (uint32_t)size, .kind = REC_LINE,
+				  .nargs = (uint8_t)e->nargs, .nsargs = (uint8_t)e->nsargs,
+				  .type = e->type, .ts = e->ts, .p = e->p, .g = e->g,
+				  .off = e->off, .stack = e->stack, .m = e->m, .name = e->name,
+				  .argnames = e->argnames, .sargnames = e->sargnames};
+		uint8_t *q = dst + sizeof(*r);
+		memcpy(q, e->args, 8 * (size_t)e->nargs);
+		q += 8 * (size_t)e->nargs;
+		for (unsigned i = 0; i < e->nsargs; i++) {
+			uint64_t n = e->sarg_lens[i];
+			memcpy(q, &n, 8);
+			q = put_str(q + 8, e->sargs[i], e->sarg_lens[i]);
+		}
+		return;
+	}
+	struct rec_full *r = (struct rec_full *)dst;
+	r->size = (uint32_t)size;
+	r->kind = REC_FULL;
+	r->ev = *e;
+	r->ev.nraw = 0;
+	r->ev.raw = NULL;
+	uint8_t *q = dst + pad8(sizeof(*r));
+	for (unsigned i = 0; i < e->nsargs && i < 2; i++) {
+		if (e->sargs[i]) {
+			r->ev.sargs[i] = (const char *)q;
+			q = put_str(q, e->sargs[i], e->sarg_lens[i]);
+		}
+	}
+	if (e->str) {
+		r->ev.str = (const char *)q;
+		q = put_str(q, e->str, e->str_len);
+	}
+	if (e->nframes) {
+		r->ev.frames = (const struct rtd_gotrace_frame *)q;
+		memcpy(q, e->frames, e->nframes * sizeof(*e->frames));
+	}
+}
+
+/*
+ * Waiting. A thread that finds nothing to do spins a moment, then sleeps
+ * until there is a batch of work (PIPE_BATCH chunks, or the end): being
+ * woken costs tens of microseconds in a VM, so the two should meet seldom.
+ * Spinning longer (50 us) bought no wall time here and cost 20% more CPU.
+ */
+static uint64_t filled(struct gt_pipe *p)
+{
+	return __atomic_load_n(&p->wr, __ATOMIC_ACQUIRE) -
+	       __atomic_load_n(&p->rd, __ATOMIC_ACQUIRE);
+}
+
+static void spin_while(struct gt_pipe *p, uint64_t n)
+{
+	for (unsigned k = 0; k < SPIN && filled(p) == n &&
+			     !__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE); k++)
+		__builtin_ia32_pause();
+}
+
+/* Publish the chunk being written (the last one when @end). */
+static void publish(struct gt_pipe *p, bool end)
+{
+	pthread_mutex_lock(&p->mu);
+	__atomic_store_n(&p->wr, p->wr + 1, __ATOMIC_RELEASE);
+	p->ended = end;
+	if (p->rsleep && (end || p->wr - p->rd >= PIPE_BATCH))
+		pthread_cond_signal(&p->not_empty);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* The next free chunk, emptied; NULL when the reader wants no more. */
+static struct chunk *take(struct gt_pipe *p)
+{
+	spin_while(p, PIPE_CHUNKS);
+	pthread_mutex_lock(&p->mu);
+	if (p->wr - p->rd == PIPE_CHUNKS) {
+		p->wsleep = true;
+		while (p->wr - p->rd > PIPE_CHUNKS - PIPE_BATCH && !p->stop)
+			pthread_cond_wait(&p->not_full, &p->mu);
+		p->wsleep = false;
+	}
+	bool stop = p->stop;
+	pthread_mutex_unlock(&p->mu);
+	if (stop)
+		return NULL;
+	struct chunk *c = &p->ch[p->wr % PIPE_CHUNKS];
+	c->len = 0;
+	c->end = false;
+	return c;
+}
+
+/* The reader: wait for a published chunk. */
+static void wait_chunk(struct gt_pipe *p)
+{
+	spin_while(p, 0);
+	pthread_mutex_lock(&p->mu);
+	if (p->wr == p->rd) {
+		p->rsleep = true;
+		while (p->wr == p->rd || (p->wr - p->rd < PIPE_BATCH && !p->ended))
+			pthread_cond_wait(&p->not_empty, &p->mu);
+		p->rsleep = false;
+	}
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* The reader: give the chunk read back. */
+static void release_chunk(struct gt_pipe *p)
+{
+	pthread_mutex_lock(&p->mu);
+	__atomic_store_n(&p->rd, p->rd + 1, __ATOMIC_RELEASE);
+	if (p->wsleep && p->wr - p->rd <= PIPE_CHUNKS - PIPE_BATCH)
+		pthread_cond_signal(&p->not_full);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* The decoding thread. */
+static void *produce(void *arg)
+{
+	struct gt_pipe *p = arg;
+	struct rtd_gotrace_event ev;
+	struct chunk *c = take(p);
+	int rc;
+	if (!c)
+		return NULL;
+	while ((rc = gt_next_quiet(p->in, &ev)) > 0) {
+		if (p->skip_meta && gt_is_meta(&ev))
+			continue;
+		bool full;
+		size_t n = rec_size(&ev, &full);
+		if (c->len + n > c->cap && c->len > 0) {
+			publish(p, false);
+			if (!(c = take(p)))
+				return NULL;
+		}
+		if (n > c->cap) { /* a large event: an empty chunk grows */
+			uint8_t *nb = realloc(c->b, n);
+			if (!nb) {
+				rc = -ENOMEM;
+				break;
+			}
+			c->b = nb;
+			c->cap = n;
+		}
+		rec_put(c->b + c->len, &ev, n, full);
+		c->len += n;
+	}
+	c->end = true;
+	c->rc = rc;
+	publish(p, true);
+	return NULL;
+}
+
+struct gt_pipe *gt_pipe_start(struct gt_in *in, enum rtd_gotrace_mode mode,
+			      bool skip_meta)
+{
+	int ver = rtd_gotrace_dec_version(gt_dec(in));
+	if (mode != RTD_GOTRACE_ORDERED || ver <= 0 || ver >= 1022)
+		return NULL;
+	struct gt_pipe *p = aligned_alloc(64, (sizeof(*p) + 63) & ~(size_t)63);
+	if (!p)
+		return NULL;
+	memset(p, 0, sizeof(*p));
+	p->in = in;
+	p->skip_meta = skip_meta;
+	for (unsigned k = 0; k < PIPE_CHUNKS; k++) {
+		/* malloc's alignment suits the records */
+		p->ch[k].b = malloc(PIPE_CHUNK);
+		p->ch[k].cap = PIPE_CHUNK;
+		if (!p->ch[k].b)
+			goto fail;
+	}
+	(void)cli_progress_enabled(); /* decided here, not on the thread */
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->not_full, NULL);
+	pthread_cond_init(&p->not_empty, NULL);
+	if (pthread_create(&p->th, NULL, produce, p) != 0) {
+		pthread_mutex_destroy(&p->mu);
+		pthread_cond_destroy(&p->not_full);
+		pthread_cond_destroy(&p->not_empty);
+		goto fail;
+	}
+	return p;
+fail:
+	for (unsigned k = 0; k < PIPE_CHUNKS; k++)
+		free(p->ch[k].b);
+	free(p);
+	return NULL;
+}
+
+/* The event of the short record @r, in p->line. */
+static const struct rtd_gotrace_event *rec_get(struct gt_pipe *p, const struct rec *r)
+{
+	struct rtd_gotrace_event *e = &p->line;
+	e->type = r->type;
+	e->ts = r->ts;
+	e->p = r->p;
+	e->g = r->g;
+	e->off = r->off;
+	e->stack = r->stack;
+	e->m = r->m;
+	e->name = r->name;
+	e->argnames = r->argnames;
+	e->sargnames = r->sargnames;
+	e->nargs = r->nargs;
+	e->nsargs = r->nsargs;
+	const uint8_t *q = (const uint8_t *)(r + 1);
+	memcpy(e->args, q, 8 * (size_t)r->nargs);
+	q += 8 * (size_t)r->nargs;
+	for (unsigned i = 0; i < 2; i++) {
+		e->sargs[i] = NULL;
+		e->sarg_lens[i] = 0;
+	}
+	for (unsigned i = 0; i < r->nsargs; i++) {
+		uint64_t n;
+		memcpy(&n, q, 8);
+		e->sargs[i] = (const char *)q + 8;
+		e->sarg_lens[i] = (size_t)n;
+		q += 8 + pad8(n + 1);
+	}
+	return e;
+}
+
+int gt_pipe_next(struct gt_pipe *p, const struct rtd_gotrace_event **ev)
+{
+	for (;;) {
+		if (!p->have) {
+			wait_chunk(p);
+			p->have = true;
+			p->at = 0;
+		}
+		struct chunk *c = &p->ch[p->rd % PIPE_CHUNKS];
+		if (p->at < c->len) {
+			const uint8_t *q = c->b + p->at;
+			const struct rec *r = (const struct rec *)q;
+			p->at += r->size;
+			*ev = r->kind == REC_LINE ? rec_get(p, r)
+						  : &((const struct rec_full *)q)->ev;
+			return 1;
+		}
+		if (c->end) {
+			/* the thread has stopped: the decoder is ours */
+			if (c->rc < 0 && !p->reported)
+				gt_report(p->in, c->rc);
+			p->reported = true;
+			return c->rc;
+		}
+		release_chunk(p);
+		p->have = false;
+	}
+}
+
+void gt_pipe_stop(struct gt_pipe *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	__atomic_store_n(&p->stop, true, __ATOMIC_RELEASE);
+	pthread_cond_signal(&p->not_full);
+	pthread_mutex_unlock(&p->mu);
+	pthread_join(p->th, NULL);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->not_full);
+	pthread_cond_destroy(&p->not_empty);
+	for (unsigned k = 0; k < PIPE_CHUNKS; k++)
+		free(p->ch[k].b);
+	free(p);
+}
