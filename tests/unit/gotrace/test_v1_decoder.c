@@ -368,6 +368,12 @@ static size_t put_varint(uint8_t *p, uint64_t v, unsigned minlen)
 	return n;
 }
 
+static uint32_t rnd(uint32_t *seed)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return *seed >> 8;
+}
+
 /* The fast decoder agrees with the checked reader on every event it takes
  * (random types, counts, forms and varint lengths, padded varints too). */
 static void test_fast_event_agrees(void **state)
@@ -375,7 +381,7 @@ static void test_fast_event_agrees(void **state)
 	(void)state;
 	static const int vers[] = {1005, 1007, 1011, 1019, 1021};
 	uint32_t seed = 12345;
-#define RND() (seed = seed * 1103515245u + 12345u, seed >> 8)
+#define RND() rnd(&seed)
 	for (size_t vi = 0; vi < sizeof(vers) / sizeof(vers[0]); vi++) {
 		rtd_gotrace_dec *d = rtd_gotrace_dec_new(NULL);
 		assert_non_null(d);
@@ -399,7 +405,8 @@ static void test_fast_event_agrees(void **state)
 			size_t bl = 0;
 			unsigned count = nin + 1 + (d->ver < 1007) < d->inline_max ? nin + 1 + (d->ver < 1007) : nargs;
 			for (unsigned i = 0; i < count && bl < 36; i++) {
-				uint64_t v = one ? RND() % 128 : ((uint64_t)RND() << 32 | RND()) >> (RND() % 64);
+				uint64_t hi = RND(), lo = RND(), sh = RND() % 64;
+				uint64_t v = one ? lo % 128 : (hi << 32 | lo) >> sh;
 				bl += put_varint(body + bl, v, one ? 1 : 1 + RND() % 3);
 			}
 			size_t n = 0;
