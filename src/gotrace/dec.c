@@ -650,32 +650,11 @@ void v1_ev_wire(rtd_gotrace_dec *d, const struct v1_raw *raw, struct v1_ev *e)
 	e->argoff = d->ver < 1007 ? 2 : 1;
 }
 
-int v1_emit(rtd_gotrace_dec *d, const struct v1_ev *e,
-	    struct rtd_gotrace_event *ev)
+int v1_emit_slow(rtd_gotrace_dec *d, const struct v1_ev *e,
+		 struct rtd_gotrace_event *ev)
 {
 	struct v1_raw raw;
 	int rc;
-	const struct v1_desc *desc = &v1_descs[e->type];
-	if (e->nw <= V1_EV_WIRE && desc->nsargs == 0) {
-		/* the common event: v1_fill's work, without its generality.
-		 * Its wire arguments are zero past nw, so Go's Args are the
-		 * slots from argoff on, but for the stack (the last). The
-		 * event stays put until the next call: raw points into it. */
-		v1_fill_head(ev, e->type, e->off, e->nw, e->w);
-		unsigned a0 = e->argoff;
-		if (a0 == 1) {
-			memcpy(ev->args, e->w + 1, 7 * sizeof(ev->args[0]));
-			ev->args[7] = 0;
-		} else {
-			memcpy(ev->args, e->w + 2, 6 * sizeof(ev->args[0]));
-			ev->args[6] = ev->args[7] = 0;
-		}
-		if (desc->stack && e->nw > a0) {
-			ev->stack = e->w[e->nw - 1];
-			ev->args[e->nw - 1 - a0] = 0;
-		}
-		goto timed;
-	}
 	if (e->nw <= V1_EV_WIRE) { /* kept: no need to read it again */
 		raw = (struct v1_raw){.off = e->off, .nargs = e->nw, .args = d->args};
 		memcpy(d->args, e->w, sizeof(e->w)); /* d->args holds >= 8 */
@@ -685,14 +664,7 @@ int v1_emit(rtd_gotrace_dec *d, const struct v1_ev *e,
 	rc = v1_fill(d, e->type, &raw, ev);
 	if (rc < 0)
 		return v1_fail(d, rc, e->off, "%s", rtd_strerror(rc));
-timed:
-	ev->ts = e->ts;
-	ev->ticks = 0;
-	ev->seq = e->seq;
-	ev->p = e->p;
-	ev->g = e->g;
-	if (e->type == RTD_GO_EV_CPU_SAMPLE)
-		ev->args[0] = 0;
+	v1_emit_time(e, ev);
 	return 1;
 }
 

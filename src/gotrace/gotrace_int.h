@@ -494,6 +494,60 @@ static inline void v1_fill_head(struct rtd_gotrace_event *ev, unsigned type,
 	ev->nargs = desc->nargs;
 }
 
+/* String argument @i of an event: the string of id @id ("" unknown). */
+void v1_set_sarg(const rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
+		 unsigned i, uint64_t id);
+/* v1_emit for what its inline part leaves: events read again, UserLog,
+ * GCSTWStart. */
+int v1_emit_slow(rtd_gotrace_dec *d, const struct v1_ev *e,
+		 struct rtd_gotrace_event *ev);
+
+/* The ordered fields of an event going out. */
+static inline void v1_emit_time(const struct v1_ev *e, struct rtd_gotrace_event *ev)
+{
+	ev->ts = e->ts;
+	ev->ticks = 0;
+	ev->seq = e->seq;
+	ev->p = e->p;
+	ev->g = e->g;
+	if (e->type == RTD_GO_EV_CPU_SAMPLE)
+		ev->args[0] = 0;
+}
+
+/*
+ * v1_emit - give an event going out its meaning (1, or <0). The common
+ * event gets v1_fill's work here, without its generality: its wire
+ * arguments are zero past nw, so Go's Args are the slots from argoff on,
+ * but for the stack (the last); the event stays put until the next call,
+ * so raw points into it. The rest: v1_emit_slow.
+ */
+static inline int v1_emit(rtd_gotrace_dec *d, const struct v1_ev *e,
+			  struct rtd_gotrace_event *ev)
+{
+	const struct v1_desc *desc = &v1_descs[e->type];
+	if (e->nw > V1_EV_WIRE || desc->nsargs > 1 || e->type == RTD_GO_EV_GC_STW_START)
+		return v1_emit_slow(d, e, ev);
+	v1_fill_head(ev, e->type, e->off, e->nw, e->w);
+	unsigned a0 = e->argoff;
+	if (a0 == 1) {
+		memcpy(ev->args, e->w + 1, 7 * sizeof(ev->args[0]));
+		ev->args[7] = 0;
+	} else {
+		memcpy(ev->args, e->w + 2, 6 * sizeof(ev->args[0]));
+		ev->args[6] = ev->args[7] = 0;
+	}
+	if (desc->stack && e->nw > a0) {
+		ev->stack = e->w[e->nw - 1];
+		ev->args[e->nw - 1 - a0] = 0;
+	}
+	if (desc->nsargs) { /* GoStartLabel, UserTaskCreate, UserRegion */
+		ev->nsargs = 1;
+		v1_set_sarg(d, ev, 0, ev->args[2]);
+	}
+	v1_emit_time(e, ev);
+	return 1;
+}
+
 /* Read the event at @off again (from the kept input or the source); its
  * bytes stay valid until the next call. 1, or <0. */
 int v1_reread(rtd_gotrace_dec *d, uint64_t off, struct v1_raw *raw);
@@ -501,9 +555,6 @@ int v1_reread(rtd_gotrace_dec *d, uint64_t off, struct v1_raw *raw);
 int v1_push(void **arr, size_t *n, size_t *cap, size_t isz, const void *item);
 /* Keep a raw event's wire arguments in @e. */
 void v1_ev_wire(rtd_gotrace_dec *d, const struct v1_raw *raw, struct v1_ev *e);
-/* Give the event its meaning (read again from the input if its wire
- * arguments or string were not kept). */
-int v1_emit(rtd_gotrace_dec *d, const struct v1_ev *e, struct rtd_gotrace_event *ev);
 /* The goroutine of a kept event. */
 uint64_t rg(const rtd_gotrace_dec *d, const struct v1_ref *r);
 /* Go's Args[0..2] of a raw event (the wire args after time and sequence,

@@ -231,8 +231,10 @@ struct pp_p {
 };
 struct region {
 	uint64_t task;
-	const char *name;
+	uint64_t name_id; /* its string */
 };
+/* a goroutine's open regions: the entry and its room stay, empty, until
+ * its GoEnd (no allocation per region) */
 struct pp_regions {
 	struct region *r;
 	size_t n, cap;
@@ -817,6 +819,12 @@ static int gate_push(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *e)
 #define ULL(x) ((unsigned long long)(x))
 #define LL(x) ((long long)(x))
 
+static const char *region_name(const rtd_gotrace_dec *d, uint64_t id)
+{
+	const char *s = v1_str_get(d, id, NULL);
+	return s ? s : "";
+}
+
 static const char *tname(unsigned t)
 {
 	return v1_descs[t].name;
@@ -1035,28 +1043,26 @@ static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
 		v1_tab_del(&pp->tasks, v1_ev_args(ev)[0]);
 		break;
 	case RTD_GO_EV_USER_REGION: {
-		uint64_t mode = v1_ev_args(ev)[1];
-		const char *name = v1_str_get(d, v1_ev_args(ev)[2], NULL);
-		if (!name)
-			name = "";
+		/* Go compares the names; equal ids have equal names */
+		uint64_t mode = v1_ev_args(ev)[1], id = v1_ev_args(ev)[2];
 		struct pp_regions *rgn = v1_tab_get(&pp->regions, ev->g, mode == 0, NULL);
 		if (mode == 0) {
 			if (!rgn)
 				return v1_fail(d, -ENOMEM, 0, "out of memory");
-			struct region r = {v1_ev_args(ev)[0], name};
+			struct region r = {v1_ev_args(ev)[0], id};
 			if (v1_push((void **)&rgn->r, &rgn->n, &rgn->cap, sizeof(r), &r) < 0)
 				return oom(d);
 		} else if (mode == 1) {
 			if (rgn && rgn->n > 0) {
 				struct region *s = &rgn->r[rgn->n - 1];
-				if (s->task != v1_ev_args(ev)[0] || strcmp(s->name, name) != 0)
+				if (s->task != v1_ev_args(ev)[0] ||
+				    (s->name_id != id &&
+				     strcmp(region_name(d, s->name_id), region_name(d, id)) != 0))
 					PPFAIL("misuse of region in goroutine %llu: span end at offset %llu (task %llu, %s) when the inner-most active span start event is task %llu, %s",
-					       ULL(ev->g), ULL(ev->off), ULL(v1_ev_args(ev)[0]), name,
-					       ULL(s->task), s->name);
-				if (--rgn->n == 0) {
-					free(rgn->r);
-					v1_tab_del(&pp->regions, ev->g);
-				}
+					       ULL(ev->g), ULL(ev->off), ULL(v1_ev_args(ev)[0]),
+					       region_name(d, id), ULL(s->task),
+					       region_name(d, s->name_id));
+				rgn->n--; /* the entry keeps its room until GoEnd */
 			}
 		} else {
 			PPFAIL("invalid user region mode %llu at offset %llu",

@@ -401,8 +401,8 @@ const char *v1_str_get(const rtd_gotrace_dec *d, uint64_t id, size_t *len)
 	return s->s;
 }
 
-static void set_sarg(const rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
-		     unsigned i, uint64_t id)
+void v1_set_sarg(const rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
+		 unsigned i, uint64_t id)
 {
 	size_t n;
 	const char *s = v1_str_get(d, id, &n);
@@ -478,7 +478,7 @@ int v1_fill(rtd_gotrace_dec *d, unsigned type, const struct v1_raw *raw,
 	switch (type) {
 	case RTD_GO_EV_GO_START_LABEL:
 		ev->nsargs = 1;
-		set_sarg(d, ev, 0, ev->args[2]);
+		v1_set_sarg(d, ev, 0, ev->args[2]);
 		break;
 	case RTD_GO_EV_GC_STW_START: {
 		uint64_t k = ev->args[0];
@@ -503,11 +503,11 @@ int v1_fill(rtd_gotrace_dec *d, unsigned type, const struct v1_raw *raw,
 	case RTD_GO_EV_USER_TASK_CREATE:
 	case RTD_GO_EV_USER_REGION:
 		ev->nsargs = 1;
-		set_sarg(d, ev, 0, ev->args[2]);
+		v1_set_sarg(d, ev, 0, ev->args[2]);
 		break;
 	case RTD_GO_EV_USER_LOG: {
 		ev->nsargs = 2;
-		set_sarg(d, ev, 0, ev->args[1]);
+		v1_set_sarg(d, ev, 0, ev->args[1]);
 		rtd_buf_reset(&d->sbuf);
 		int rc = rtd_buf_append(&d->sbuf, raw->s ? raw->s : (const uint8_t *)"",
 					raw->slen);
