@@ -355,24 +355,24 @@ static int span_open(rtd_gotrace_dec *d, size_t pi, uint64_t off)
  * each P's batches start, the CPU samples, and what bounds the re-sort
  * (how far GoSysExit moves back, which goroutines have futile wakeups).
  */
-static int index_note(rtd_gotrace_dec *d, const struct v1_raw *raw,
-		      int64_t ts, uint64_t g)
+static int index_note(rtd_gotrace_dec *d, unsigned typ, uint64_t off,
+		      const uint64_t *wire, int64_t ts, uint64_t g)
 {
-	const uint64_t *a = raw->args + 1;
+	const uint64_t *a = wire + 1;
 	int rc = 0;
 	d->any_events = true;
 	if (!d->seen_batch) {
 		/* events before the first batch belong to P 0's stream */
 		struct v1_proc *pr = proc_for(d, d->last_p);
 		if (!pr)
-			return v1_fail(d, -ENOMEM, raw->off, "out of memory");
-		if ((rc = span_open(d, (size_t)(pr - d->procs), raw->off)) < 0)
+			return v1_fail(d, -ENOMEM, off, "out of memory");
+		if ((rc = span_open(d, (size_t)(pr - d->procs), off)) < 0)
 			return rc;
 		d->seen_batch = true;
 	}
-	switch (raw->typ) {
+	switch (typ) {
 	case RTD_GO_EV_CPU_SAMPLE: {
-		struct v1_sample smp = {ts, raw->off};
+		struct v1_sample smp = {ts, off};
 		rc = v1_push((void **)&d->samples, &d->nsamples,
 			       &d->capsamples, sizeof(smp), &smp);
 		break;
@@ -389,22 +389,22 @@ static int index_note(rtd_gotrace_dec *d, const struct v1_raw *raw,
 	case RTD_GO_EV_FUTILE_WAKEUP:
 		if (!rtd_map_get(&d->futile_gs, g, NULL) &&
 		    rtd_map_put(&d->futile_gs, g, d, NULL) < 0)
-			return v1_fail(d, -RTD_E_CAP, raw->off,
+			return v1_fail(d, -RTD_E_CAP, off,
 				       "too many goroutines with futile wakeups");
 		break;
 	}
 	if (rc < 0)
-		return v1_fail(d, rc, raw->off, "out of memory");
+		return v1_fail(d, rc, off, "out of memory");
 	return 0;
 }
 
-static inline int index_event(rtd_gotrace_dec *d, const struct v1_raw *raw,
-			      int64_t ts, uint64_t g)
+static inline int index_event(rtd_gotrace_dec *d, unsigned typ, uint64_t off,
+			      const uint64_t *wire, int64_t ts, uint64_t g)
 {
-	if (d->seen_batch && d->any_events && raw->typ != RTD_GO_EV_CPU_SAMPLE &&
-	    raw->typ != RTD_GO_EV_GO_SYS_EXIT && raw->typ != RTD_GO_EV_FUTILE_WAKEUP)
+	if (d->seen_batch && d->any_events && typ != RTD_GO_EV_CPU_SAMPLE &&
+	    typ != RTD_GO_EV_GO_SYS_EXIT && typ != RTD_GO_EV_FUTILE_WAKEUP)
 		return 0; /* the common event: nothing to note */
-	return index_note(d, raw, ts, g);
+	return index_note(d, typ, off, wire, ts, g);
 }
 
 /* Go 1.5/1.6 ordered mode: keep a ref of the event. */
@@ -519,7 +519,7 @@ static int step(rtd_gotrace_dec *d, const struct v1_raw *raw,
 		return 0;
 	if (d->ver < 1007)
 		return keep_ref(d, raw, ev);
-	return index_event(d, raw, ev->ts, ev->g);
+	return index_event(d, raw->typ, raw->off, raw->args, ev->ts, ev->g);
 }
 
 static int read_header(rtd_gotrace_dec *d)
@@ -573,38 +573,47 @@ static int index_some(rtd_gotrace_dec *d)
 {
 	struct rtd_gotrace_event ev;
 	while (d->pos < d->in.len) {
-		rtd_rd r;
 		struct v1_raw raw;
 		int rc;
-		size_t n = 0;
 		unsigned typ, narg;
-		/* the common event without the checked reader's set-up */
-		if ((n = v1_fast_event(d, d->in.data + d->pos, d->in.len - d->pos,
-				       &typ, &narg, d->args, false)) != 0) {
-			raw = (struct v1_raw){.off = d->base + d->pos, .typ = typ,
-					      .nargs = narg, .args = d->args};
+		uint64_t off = d->base + d->pos;
+		const uint64_t *wire = d->args;
+		/* the common event without the checked reader's set-up; Go
+		 * 1.7+: only the first 4 arguments of a long one, what the
+		 * lean path below reads (step's types there, Batch, Frequency
+		 * and TimerGoroutine, have at most 2) */
+		size_t n = v1_fast_event(d, d->in.data + d->pos, d->in.len - d->pos,
+					 &typ, &narg, d->args,
+					 d->ver >= 1007 ? V1F_HEAD : 0);
+		if (n) {
 			d->pos += n;
 		} else {
+			rtd_rd r;
 			rd_init(&r, d->in.data + d->pos, d->in.len - d->pos);
-			rc = v1_read_raw(d, &r, d->base + d->pos, &raw);
+			rc = v1_read_raw(d, &r, off, &raw);
 			if (rc < 0)
 				return rc;
 			if (rc == 0)
-				return d->finished ? v1_fail(d, -RTD_E_TRUNCATED, d->base + d->pos,
+				return d->finished ? v1_fail(d, -RTD_E_TRUNCATED, off,
 							     "trace ends inside an event at offset %llu",
-							     (unsigned long long)(d->base + d->pos))
+							     (unsigned long long)off)
 						   : 0;
 			d->pos += rd_off(&r);
+			typ = raw.typ;
+			wire = raw.args;
 		}
-		if (d->ver >= 1007 && !v1_meta_type(raw.typ)) {
+		if (d->ver >= 1007 && !v1_meta_type(typ)) {
 			/* the common case, lean: no event to fill */
 			int64_t ts, seq;
 			uint64_t g;
-			v1_pstep(d->ver, &d->ps, raw.typ, raw.args, &ts, &seq, &g);
-			if ((rc = index_event(d, &raw, ts, g)) < 0)
+			v1_pstep(d->ver, &d->ps, typ, wire, &ts, &seq, &g);
+			if ((rc = index_event(d, typ, off, wire, ts, g)) < 0)
 				return rc;
 			continue;
 		}
+		if (n) /* all its arguments: see V1F_HEAD above */
+			raw = (struct v1_raw){.off = off, .typ = typ, .nargs = narg,
+					      .args = d->args};
 		if ((rc = step(d, &raw, &ev)) < 0)
 			return rc;
 	}

@@ -367,17 +367,20 @@ static inline uint64_t v1_low_bytes(unsigned n)
  * length-prefixed in under 39 bytes, each varint under 10 bytes, the right
  * count for its type (d->fastn/fastlong). @avail: bytes readable at @p.
  * @args: room for 8 (d->args has it once the tables are made: the checked
- * reader reserves 8 before it makes them); with @zero, args[narg..7] are
- * 0 on return, else what is past args[narg - 1] is unspecified. Returns
+ * reader reserves 8 before it makes them); @how: V1F_ZERO clears
+ * args[narg..7], else what is past args[narg - 1] is unspecified;
+ * V1F_HEAD: only args[0..3] are wanted (the index pass). Returns
  * the event's size, or 0 for the checked path (v1_read_raw), which sees
  * the same bytes again: fewer than 40 bytes left, the version's tables
  * not made yet, or an event of another shape. Arguments of one byte each
  * (most: time deltas are in units of 64 ticks) take no loop.
  */
+enum { V1F_ZERO = 1, V1F_HEAD = 2 };
 static inline size_t v1_fast_event(const rtd_gotrace_dec *d, const uint8_t *p,
 				   size_t avail, unsigned *typ, unsigned *narg,
-				   uint64_t *args, bool zero)
+				   uint64_t *args, unsigned how)
 {
+	bool zero = how & V1F_ZERO;
 	if (avail < 40 || d->argn_ver != d->ver)
 		return 0;
 	const uint8_t *q = p;
@@ -393,7 +396,7 @@ static inline size_t v1_fast_event(const rtd_gotrace_dec *d, const uint8_t *p,
 		if (len == (unsigned)want) { /* want <= 8: a byte each? */
 			uint64_t x = v1_le64(q) & v1_low_bytes(len);
 			if (!(x & V1_HIGH_BITS)) {
-				for (unsigned k = 0; k < 8; k++)
+				for (unsigned k = 0; k < (how & V1F_HEAD ? 4u : 8u); k++)
 					args[k] = (x >> (8 * k)) & 0xff;
 				*narg = len;
 				return 2 + len;

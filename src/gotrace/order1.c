@@ -455,7 +455,7 @@ static int cur_fill(rtd_gotrace_dec *d, struct v1_ord *o, struct cursor *c)
 		unsigned typ = 0, narg = 0;
 		size_t n = 0;
 		if (p)
-			n = v1_fast_event(d, p, avail, &typ, &narg, e->w, true);
+			n = v1_fast_event(d, p, avail, &typ, &narg, e->w, V1F_ZERO);
 		const uint64_t *wire = e->w;
 		if (n) {
 			c->pos += n;

@@ -246,8 +246,7 @@ static inline int read_fast(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off,
 	if (r->err)
 		return 0;
 	unsigned typ, narg;
-	size_t n = v1_fast_event(d, r->p, (size_t)(r->end - r->p), &typ, &narg, d->args,
-				 false);
+	size_t n = v1_fast_event(d, r->p, (size_t)(r->end - r->p), &typ, &narg, d->args, 0);
 	if (!n)
 		return 0;
 	*raw = (struct v1_raw){.off = off, .typ = typ, .nargs = narg, .args = d->args};

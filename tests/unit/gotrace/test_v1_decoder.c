@@ -418,7 +418,7 @@ static void test_fast_event_agrees(void **state)
 			unsigned ft, fn;
 			uint64_t fa[8];
 			memset(fa, 0xee, sizeof(fa));
-			size_t got = v1_fast_event(d, b, sizeof(b), &ft, &fn, fa, true);
+			size_t got = v1_fast_event(d, b, sizeof(b), &ft, &fn, fa, V1F_ZERO);
 			if (!got)
 				continue;
 			took++;
