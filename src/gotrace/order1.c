@@ -199,9 +199,12 @@ struct rbuf {
 struct cursor {
 	const struct v1_span *span; /* the P's batches */
 	size_t nb, bi;
-	uint64_t pos, end;
-	bool in_batch, at_start;
+	uint64_t pos, end; /* in the batch bi - 1 (pos >= end: between) */
+	bool at_start;
 	struct rbuf rb;
+	/* pos's byte in what can be read (the kept input or rb) and the end
+	 * of that, or NULL when pos lies outside it */
+	const uint8_t *fp, *fend;
 	struct v1_pstate st;
 	int32_t p;
 	bool samples, done, has_head, selected;
@@ -406,6 +409,21 @@ int v1_reread(rtd_gotrace_dec *d, uint64_t off, struct v1_raw *raw)
 	return read_at(d, &d->ord->erb, off, d->total, raw, &adv);
 }
 
+/* Where the cursor's position can be read fast (c->fp, c->fend). */
+static void cur_map(const rtd_gotrace_dec *d, struct cursor *c)
+{
+	uint64_t off = c->pos;
+	if (!d->src) {
+		c->fp = d->in.data + (off - d->base);
+		c->fend = d->in.data + d->in.len;
+	} else if (off >= c->rb.off && off - c->rb.off < c->rb.len) {
+		c->fp = c->rb.p + (off - c->rb.off);
+		c->fend = c->rb.p + c->rb.len;
+	} else {
+		c->fp = c->fend = NULL;
+	}
+}
+
 /* Read a P's next in-stream event into its head: 1, 0 when the P has no
  * more, <0 on error. */
 static int cur_fill(rtd_gotrace_dec *d, struct v1_ord *o, struct cursor *c)
@@ -428,41 +446,32 @@ static int cur_fill(rtd_gotrace_dec *d, struct v1_ord *o, struct cursor *c)
 		return 1;
 	}
 	for (;;) {
-		if (!c->in_batch) {
+		if (c->pos >= c->end) {
 			if (c->bi >= c->nb)
 				return 0;
 			c->pos = c->span[c->bi].off;
 			c->end = c->span[c->bi++].end;
-			c->in_batch = c->at_start = true;
-		}
-		if (c->pos >= c->end) {
-			c->in_batch = false;
+			c->at_start = true;
+			cur_map(d, c);
 			continue;
 		}
 		uint64_t off = c->pos;
 		bool start = c->at_start;
 		c->at_start = false;
 		/* the common event straight into the head, else the checked read */
-		const uint8_t *p = NULL;
-		size_t avail = 0;
-		if (!d->src) {
-			p = d->in.data + (off - d->base);
-			avail = d->in.len - (size_t)(off - d->base);
-		} else if (off >= c->rb.off && off - c->rb.off < c->rb.len) {
-			p = c->rb.p + (off - c->rb.off);
-			avail = c->rb.len - (size_t)(off - c->rb.off);
-		}
 		unsigned typ = 0, narg = 0;
 		size_t n = 0;
-		if (p)
-			n = v1_fast_event(d, p, avail, &typ, &narg, e->w, V1F_ZERO);
+		if (c->fp && c->fend - c->fp >= 40)
+			n = v1_fast_event(d, c->fp, 40, &typ, &narg, e->w, V1F_ZERO);
 		const uint64_t *wire = e->w;
 		if (n) {
 			c->pos += n;
+			c->fp += n;
 		} else {
 			if ((rc = read_at(d, &c->rb, off, c->end, &raw, &adv)) < 0)
 				return rc;
 			c->pos += adv;
+			cur_map(d, c);
 			typ = raw.typ;
 			wire = raw.args;
 		}
