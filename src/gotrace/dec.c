@@ -580,7 +580,7 @@ static int index_some(rtd_gotrace_dec *d)
 		unsigned typ, narg;
 		/* the common event without the checked reader's set-up */
 		if ((n = v1_fast_event(d, d->in.data + d->pos, d->in.len - d->pos,
-				       &typ, &narg, d->args)) != 0) {
+				       &typ, &narg, d->args, false)) != 0) {
 			raw = (struct v1_raw){.off = d->base + d->pos, .typ = typ,
 					      .nargs = narg, .args = d->args};
 			d->pos += n;
@@ -657,16 +657,23 @@ int v1_emit(rtd_gotrace_dec *d, const struct v1_ev *e,
 	int rc;
 	const struct v1_desc *desc = &v1_descs[e->type];
 	if (e->nw <= V1_EV_WIRE && desc->nsargs == 0) {
-		/* the common event: v1_fill's work, without its generality */
-		memcpy(d->args, e->w, sizeof(e->w)); /* d->args holds >= 8 */
-		v1_fill_head(ev, e->type, e->off, e->nw, d->args);
-		unsigned end = e->nw, a0 = e->argoff;
-		if (desc->stack && end > a0)
-			ev->stack = e->w[--end];
-#define A(k) ev->args[k] = a0 + (k) < end ? e->w[a0 + (k)] : 0
-		A(0); A(1); A(2); A(3); A(4); A(5); A(6);
-#undef A
-		ev->args[7] = 0; /* argoff >= 1: w[8] does not exist */
+		/* the common event: v1_fill's work, without its generality.
+		 * Its wire arguments are zero past nw, so Go's Args are the
+		 * slots from argoff on, but for the stack (the last). The
+		 * event stays put until the next call: raw points into it. */
+		v1_fill_head(ev, e->type, e->off, e->nw, e->w);
+		unsigned a0 = e->argoff;
+		if (a0 == 1) {
+			memcpy(ev->args, e->w + 1, 7 * sizeof(ev->args[0]));
+			ev->args[7] = 0;
+		} else {
+			memcpy(ev->args, e->w + 2, 6 * sizeof(ev->args[0]));
+			ev->args[6] = ev->args[7] = 0;
+		}
+		if (desc->stack && e->nw > a0) {
+			ev->stack = e->w[e->nw - 1];
+			ev->args[e->nw - 1 - a0] = 0;
+		}
 		goto timed;
 	}
 	if (e->nw <= V1_EV_WIRE) { /* kept: no need to read it again */

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "common/buf.h"
 #include "common/map.h"
@@ -90,6 +91,21 @@ struct v1_pstate {
 	uint64_t g;
 };
 
+/* What v1_pstep does for each type (v1_kind[], indexed by the 6-bit wire
+ * type): the kind of goroutine change, whether the P's goroutine stops
+ * running (go1_ends_running_g) and whether the type is outside the per-P
+ * streams (v1_meta_type). */
+enum {
+	V1K_START = 1, /* GoStart*: the event's and the P's goroutine is a[0] */
+	V1K_G0 = 2,    /* GC: goroutine 0 */
+	V1K_GA0 = 3,   /* GoSysExit, GoWaiting, GoInSyscall: goroutine a[0] */
+	V1K_CPU = 4,   /* CPUSample: its own time and goroutine */
+	V1K_GMASK = 7,
+	V1K_ENDS = 8,  /* go1_ends_running_g */
+	V1K_META = 16, /* v1_meta_type */
+};
+extern const uint8_t v1_kind[64];
+
 /*
  * v1_pstep - Go's parseEvents for one event inside a P's batch (any type
  * but Batch, Frequency, TimerGoroutine, String and Stack): its time in
@@ -115,38 +131,32 @@ static inline void v1_pstep(int ver, struct v1_pstate *s, unsigned typ,
 	*ts = s->ts;
 	*seq = s->seq;
 	*g = s->g;
-	switch (typ) {
-	case RTD_GO_EV_GO_START:
-	case RTD_GO_EV_GO_START_LOCAL:
-	case RTD_GO_EV_GO_START_LABEL:
+	unsigned k = v1_kind[typ & 63];
+	if (k == 0)
+		return;
+	switch (k & V1K_GMASK) {
+	case V1K_START:
 		s->g = *g = a[0];
 		break;
-	case RTD_GO_EV_GC_STW_START:
-	case RTD_GO_EV_GC_START:
-	case RTD_GO_EV_GC_DONE:
-	case RTD_GO_EV_GC_STW_DONE:
+	case V1K_G0:
 		*g = 0;
 		break;
-	case RTD_GO_EV_GO_SYS_EXIT:
-	case RTD_GO_EV_GO_WAITING:
-	case RTD_GO_EV_GO_IN_SYSCALL:
+	case V1K_GA0:
 		*g = a[0];
 		break;
-	case RTD_GO_EV_CPU_SAMPLE: /* its own time, P and goroutine */
+	case V1K_CPU:
 		*ts = (int64_t)a[0];
 		*g = a[2];
 		break;
 	}
-	if (go1_ends_running_g(typ))
+	if (k & V1K_ENDS)
 		s->g = 0;
 }
 
 /* Is this old-format type outside the per-P event streams? */
 static inline bool v1_meta_type(unsigned typ)
 {
-	return typ == RTD_GO_EV_BATCH || typ == RTD_GO_EV_FREQUENCY ||
-	       typ == RTD_GO_EV_TIMER_GOROUTINE || typ == RTD_GO_EV_STRING ||
-	       typ == RTD_GO_EV_STACK;
+	return v1_kind[typ & 63] & V1K_META;
 }
 
 /*
@@ -333,19 +343,40 @@ struct v1_stack {
 int v1_fail(rtd_gotrace_dec *d, int err, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* 8 bytes at @p as a little-endian number (the reader's bytes). */
+static inline uint64_t v1_le64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+/* The low @n bytes of a word (n <= 8). */
+static inline uint64_t v1_low_bytes(unsigned n)
+{
+	return n >= 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * n)) - 1;
+}
+
+#define V1_HIGH_BITS 0x8080808080808080ull
+
 /*
  * v1_fast_event - the common event, decoded fast: its arguments inline or
- * length-prefixed in under 39 bytes, each varint under 9 bytes, the right
+ * length-prefixed in under 39 bytes, each varint under 10 bytes, the right
  * count for its type (d->fastn/fastlong). @avail: bytes readable at @p.
  * @args: room for 8 (d->args has it once the tables are made: the checked
- * reader reserves 8 before it makes them). Returns the event's size, or 0
- * for the checked path (v1_read_raw), which sees the same bytes again:
- * fewer than 40 bytes left, the version's tables not made yet, or an
- * event of another shape.
+ * reader reserves 8 before it makes them); with @zero, args[narg..7] are
+ * 0 on return, else what is past args[narg - 1] is unspecified. Returns
+ * the event's size, or 0 for the checked path (v1_read_raw), which sees
+ * the same bytes again: fewer than 40 bytes left, the version's tables
+ * not made yet, or an event of another shape. Arguments of one byte each
+ * (most: time deltas are in units of 64 ticks) take no loop.
  */
 static inline size_t v1_fast_event(const rtd_gotrace_dec *d, const uint8_t *p,
 				   size_t avail, unsigned *typ, unsigned *narg,
-				   uint64_t *args)
+				   uint64_t *args, bool zero)
 {
 	if (avail < 40 || d->argn_ver != d->ver)
 		return 0;
@@ -359,6 +390,17 @@ static inline size_t v1_fast_event(const rtd_gotrace_dec *d, const uint8_t *p,
 		unsigned len = *q++;
 		if (want < 0 || len > 38)
 			return 0;
+		if (len == (unsigned)want) { /* want <= 8: a byte each? */
+			uint64_t x = v1_le64(q) & v1_low_bytes(len);
+			if (!(x & V1_HIGH_BITS)) {
+				for (unsigned k = 0; k < 8; k++)
+					args[k] = (x >> (8 * k)) & 0xff;
+				*narg = len;
+				return 2 + len;
+			}
+		}
+		if (zero)
+			memset(args, 0, 8 * sizeof(*args));
 		const uint8_t *end = q + len;
 		unsigned n = 0;
 		while (q < end) {
@@ -383,6 +425,18 @@ static inline size_t v1_fast_event(const rtd_gotrace_dec *d, const uint8_t *p,
 	}
 	if (d->fastn[*typ] != (int)*narg)
 		return 0;
+	/* inline: at most 4 */
+	uint64_t x = v1_le64(q) & v1_low_bytes(*narg);
+	if (!(x & V1_HIGH_BITS)) {
+		for (unsigned k = 0; k < 4; k++)
+			args[k] = (x >> (8 * k)) & 0xff;
+		if (zero)
+			for (unsigned k = 4; k < 8; k++)
+				args[k] = 0;
+		return 1 + *narg;
+	}
+	if (zero)
+		memset(args, 0, 8 * sizeof(*args));
 	for (unsigned i = 0; i < *narg; i++) {
 		uint64_t v = 0;
 		unsigned shift = 0;

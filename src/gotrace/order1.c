@@ -292,7 +292,13 @@ struct v1_ord {
 	bool by_seq; /* Go 1.5/1.6: from the sorted refs */
 	struct cursor *cur;
 	size_t ncur;
-	size_t *frontier, nf;
+	/* Go's frontier, with each entry's time at hand for the sort */
+	struct fent {
+		int64_t ts;
+		size_t i;
+	} *frontier;
+	size_t nf;
+	uint64_t moved; /* the goroutine whose state the last step moved */
 	struct gtab gs;      /* merge: goroutine -> struct gstate */
 	struct v1_tab block; /* goroutine -> time of its last syscall block */
 	int64_t last_ts;     /* of the last merged event */
@@ -447,7 +453,7 @@ static int cur_fill(rtd_gotrace_dec *d, struct v1_ord *o, struct cursor *c)
 		unsigned typ = 0, narg = 0;
 		size_t n = 0;
 		if (p)
-			n = v1_fast_event(d, p, avail, &typ, &narg, e->w);
+			n = v1_fast_event(d, p, avail, &typ, &narg, e->w, true);
 		const uint64_t *wire = e->w;
 		if (n) {
 			c->pos += n;
@@ -474,12 +480,7 @@ static int cur_fill(rtd_gotrace_dec *d, struct v1_ord *o, struct cursor *c)
 		e->p = c->p;
 		e->seq = 0;
 		e->drop = e->held = 0;
-		if (n) {
-			/* clear past the event's own, without a loop (gcc
-			 * makes one a rep stos, slow to start) */
-#define Z(k) e->w[k] = (k) < narg ? e->w[k] : 0
-			Z(1); Z(2); Z(3); Z(4); Z(5); Z(6); Z(7);
-#undef Z
+		if (n) { /* the fast read cleared past the event's own */
 			e->nw = (uint8_t)narg;
 			e->argoff = 1;
 		} else {
@@ -507,8 +508,10 @@ static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *out)
 				continue;
 			}
 			c->has_head = true;
-			transition_of(c->head.type, c->head.g, v1_ev_args(&c->head), &c->tg,
-				      &c->init, &c->next);
+			transition_of(c->head.type, c->head.g, v1_ev_args(&c->head),
+				      &c->tg, &c->init, &c->next);
+		} else if (c->tg != o->moved) {
+			continue; /* not ready last step, nor now */
 		}
 		const struct gstate *cur = &zero;
 		if (c->tg != UNORDERED) {
@@ -518,7 +521,7 @@ static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *out)
 		}
 		if (!ready(c->tg, cur, &c->init))
 			continue;
-		o->frontier[o->nf++] = i;
+		o->frontier[o->nf++] = (struct fent){c->head.ts, i};
 		c->selected = true;
 	}
 	if (o->nf == 0) {
@@ -534,17 +537,18 @@ static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *out)
 	 * timestamps are common, so keep exactly that array discipline: it
 	 * decides which of two tied events comes first.
 	 */
-	size_t *f = o->frontier;
+	struct fent *f = o->frontier;
 	for (size_t k = 1; k < o->nf; k++) {
-		size_t key = f[k], j = k;
-		int64_t ts = o->cur[key].head.ts;
-		for (; j > 0 && ts < o->cur[f[j - 1]].head.ts; j--)
+		struct fent key = f[k];
+		size_t j = k;
+		for (; j > 0 && key.ts < f[j - 1].ts; j--)
 			f[j] = f[j - 1];
 		f[j] = key;
 	}
-	struct cursor *c = &o->cur[f[0]];
+	size_t ci = f[0].i;
+	struct cursor *c = &o->cur[ci];
 	f[0] = f[--o->nf];
-	c->selected = c->has_head = false;
+	c->has_head = c->selected = false;
 	*out = c->head;
 	/* Local events only served the ordering. */
 	if (out->type == RTD_GO_EV_GO_START_LOCAL)
@@ -568,6 +572,7 @@ static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *out)
 			next.seq = cur->seq + 1;
 		*cur = next;
 	}
+	o->moved = c->tg;
 	if (o->upto < 1)
 		return 1; /* finding an earlier step's error only */
 	/* Go checks the whole merged order afterwards */
@@ -638,6 +643,28 @@ static void heap_pop(struct v1_ord *o, struct v1_ev *out)
 		o->heap[i] = last;
 }
 
+/* Merge the next event into the window's next slot (not counted yet):
+ * as merge_next. */
+static inline int merge_slot(rtd_gotrace_dec *d, struct v1_ord *o,
+			     struct v1_ev **slot)
+{
+	*slot = ring_slot(&o->win);
+	return *slot ? merge_next(d, o, *slot) : oom(d);
+}
+
+/* Where the merged event in the window's next slot goes (@rc: what
+ * merge_next returned, 0 at its end): 0 or -ENOMEM. */
+static int merged(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *slot, int rc)
+{
+	if (rc == 0)
+		o->merge_done = true;
+	else if (slot->ts != o->last_ts) /* a GoSysExit that moved */
+		return heap_push(o, slot) < 0 ? oom(d) : 0;
+	else
+		o->win.tail++;
+	return 0;
+}
+
 /*
  * The next event in sort.Stable order of the merged, fixed-up events. An
  * event may leave the window once every later one is known to sort after
@@ -663,11 +690,26 @@ static int sorted_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev **out)
 		v1_ev_wire(d, &raw, e);
 		return 1;
 	}
+	struct ring *w = &o->win;
+	struct v1_ev *slot;
+	int rc;
+	/* No GoSysExit moves back (the common trace): an event merged into
+	 * an empty window leaves at once, as the loop below would let it. */
+	if (d->sysexit_shift == 0 && w->head == w->tail && o->nh == 0 &&
+	    !o->merge_done && d->max_window > 0) {
+		rc = merge_slot(d, o, &slot);
+		if (rc > 0 && slot->ts == o->last_ts) {
+			*out = slot; /* valid until the next call */
+			return 1;
+		}
+		if (rc < 0 || (rc = merged(d, o, slot, rc)) < 0)
+			return rc;
+	}
 	for (;;) {
 		/* the first of the two sorted sources */
 		struct v1_ev *first = NULL;
-		if (o->win.head < o->win.tail)
-			first = ring_at(&o->win, o->win.head);
+		if (w->head < w->tail)
+			first = ring_at(w, w->head);
 		if (o->nh > 0 && (!first || ev_before(&o->heap[0], first)))
 			first = &o->heap[0];
 		if (first) {
@@ -675,37 +717,26 @@ static int sorted_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev **out)
 			if (o->merge_done ||
 			    (!__builtin_sub_overflow(o->last_ts, d->sysexit_shift, &bound) &&
 			     first->ts <= bound)) {
-				if (first == o->heap)
+				if (first == o->heap) {
 					heap_pop(o, e);
-				else /* valid until the next call */
-					*out = ring_at(&o->win, o->win.head++);
+				} else { /* valid until the next call */
+					*out = first;
+					w->head++;
+				}
 				return 1;
 			}
 		} else if (o->merge_done) {
 			return 0;
 		}
 		/* merge straight into the window */
-		if (o->win.tail - o->win.head + o->nh >= d->max_window)
+		if (w->tail - w->head + o->nh >= d->max_window)
 			return v1_fail(d, -RTD_E_CAP, first ? first->off : 0,
 				       "ordered mode holds more than %u events waiting for a GoSysExit that may move %lld ticks back (from offset %llu): use raw mode",
 				       d->max_window, (long long)d->sysexit_shift,
 				       (unsigned long long)(first ? first->off : 0));
-		struct v1_ev *slot = ring_slot(&o->win);
-		if (!slot)
-			return oom(d);
-		int rc = merge_next(d, o, slot);
-		if (rc < 0)
+		rc = merge_slot(d, o, &slot);
+		if (rc < 0 || (rc = merged(d, o, slot, rc)) < 0)
 			return rc;
-		if (rc == 0) {
-			o->merge_done = true;
-			continue;
-		}
-		if (slot->ts != o->last_ts) { /* a GoSysExit that moved */
-			if (heap_push(o, slot) < 0)
-				return oom(d);
-			continue;
-		}
-		o->win.tail++;
 	}
 }
 
@@ -1251,6 +1282,7 @@ int v1_order(rtd_gotrace_dec *d)
 	if (!o->cur || !o->frontier)
 		return oom(d);
 	o->ncur = d->nprocs + 1;
+	o->moved = UNORDERED;
 	for (size_t i = 0; i < d->nprocs; i++) {
 		o->cur[i].span = d->procs[i].bspan;
 		o->cur[i].nb = d->procs[i].nbspan;

@@ -70,6 +70,32 @@ const struct v1_desc v1_descs[RTD_GO_EV_COUNT] = {
 	[49] = D("CPUSample", 1019, true, 3, A("ts", "p", "g"), 0, NULL),
 };
 
+#define K_END(t) [RTD_GO_EV_##t] = V1K_ENDS
+const uint8_t v1_kind[64] = {
+	[RTD_GO_EV_GO_START] = V1K_START,
+	[RTD_GO_EV_GO_START_LOCAL] = V1K_START,
+	[RTD_GO_EV_GO_START_LABEL] = V1K_START,
+	[RTD_GO_EV_GC_STW_START] = V1K_G0,
+	[RTD_GO_EV_GC_START] = V1K_G0,
+	[RTD_GO_EV_GC_DONE] = V1K_G0,
+	[RTD_GO_EV_GC_STW_DONE] = V1K_G0,
+	[RTD_GO_EV_GO_SYS_EXIT] = V1K_GA0,
+	[RTD_GO_EV_GO_WAITING] = V1K_GA0,
+	[RTD_GO_EV_GO_IN_SYSCALL] = V1K_GA0,
+	[RTD_GO_EV_CPU_SAMPLE] = V1K_CPU,
+	K_END(GO_END), K_END(GO_STOP), K_END(GO_SCHED), K_END(GO_PREEMPT),
+	K_END(GO_SLEEP), K_END(GO_BLOCK), K_END(GO_BLOCK_SEND),
+	K_END(GO_BLOCK_RECV), K_END(GO_BLOCK_SELECT), K_END(GO_BLOCK_SYNC),
+	K_END(GO_BLOCK_COND), K_END(GO_BLOCK_NET), K_END(GO_SYS_BLOCK),
+	K_END(GO_BLOCK_GC),
+	[RTD_GO_EV_BATCH] = V1K_META,
+	[RTD_GO_EV_FREQUENCY] = V1K_META,
+	[RTD_GO_EV_TIMER_GOROUTINE] = V1K_META,
+	[RTD_GO_EV_STRING] = V1K_META,
+	[RTD_GO_EV_STACK] = V1K_META,
+};
+#undef K_END
+
 static const char *const batch15_args[] = {"p", "seq", "ticks"};
 static const char *const freq15_args[] = {"freq", "unused"};
 static const char *const timer15_args[] = {"g", "unused"};
@@ -220,7 +246,8 @@ static inline int read_fast(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off,
 	if (r->err)
 		return 0;
 	unsigned typ, narg;
-	size_t n = v1_fast_event(d, r->p, (size_t)(r->end - r->p), &typ, &narg, d->args);
+	size_t n = v1_fast_event(d, r->p, (size_t)(r->end - r->p), &typ, &narg, d->args,
+				 false);
 	if (!n)
 		return 0;
 	*raw = (struct v1_raw){.off = off, .typ = typ, .nargs = narg, .args = d->args};

@@ -320,6 +320,125 @@ static void test_window_cap(void **state)
 	free(b);
 }
 
+/* v1_kind (v1_pstep's table) says what the switches it replaced said. */
+static void test_kind_table(void **state)
+{
+	(void)state;
+	for (unsigned t = 0; t < 64; t++) {
+		unsigned k = v1_kind[t];
+		assert_int_equal(!!(k & V1K_ENDS), go1_ends_running_g(t));
+		bool meta = t == RTD_GO_EV_BATCH || t == RTD_GO_EV_FREQUENCY ||
+			    t == RTD_GO_EV_TIMER_GOROUTINE || t == RTD_GO_EV_STRING ||
+			    t == RTD_GO_EV_STACK;
+		assert_int_equal(!!(k & V1K_META), meta);
+		unsigned want = 0;
+		switch (t) {
+		case RTD_GO_EV_GO_START:
+		case RTD_GO_EV_GO_START_LOCAL:
+		case RTD_GO_EV_GO_START_LABEL:
+			want = V1K_START;
+			break;
+		case RTD_GO_EV_GC_STW_START:
+		case RTD_GO_EV_GC_START:
+		case RTD_GO_EV_GC_DONE:
+		case RTD_GO_EV_GC_STW_DONE:
+			want = V1K_G0;
+			break;
+		case RTD_GO_EV_GO_SYS_EXIT:
+		case RTD_GO_EV_GO_WAITING:
+		case RTD_GO_EV_GO_IN_SYSCALL:
+			want = V1K_GA0;
+			break;
+		case RTD_GO_EV_CPU_SAMPLE:
+			want = V1K_CPU;
+			break;
+		}
+		assert_int_equal(k & V1K_GMASK, want);
+	}
+}
+
+static size_t put_varint(uint8_t *p, uint64_t v, unsigned minlen)
+{
+	size_t n = 0;
+	while (v >= 0x80 || n + 1 < minlen) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+static uint32_t rnd(uint32_t *seed)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return *seed >> 8;
+}
+
+/* The fast decoder agrees with the checked reader on every event it takes
+ * (random types, counts, forms and varint lengths, padded varints too). */
+static void test_fast_event_agrees(void **state)
+{
+	(void)state;
+	static const int vers[] = {1005, 1007, 1011, 1019, 1021};
+	uint32_t seed = 12345;
+#define RND() rnd(&seed)
+	for (size_t vi = 0; vi < sizeof(vers) / sizeof(vers[0]); vi++) {
+		rtd_gotrace_dec *d = rtd_gotrace_dec_new(NULL);
+		assert_non_null(d);
+		d->ver = vers[vi];
+		d->finished = true;
+		uint8_t b[64] = {0};
+		rtd_rd r;
+		struct v1_raw raw;
+		b[0] = RTD_GO_EV_GO_END | 0x40; /* makes the tables */
+		rd_init(&r, b, 8);
+		v1_read_raw(d, &r, 0, &raw);
+		d->err = 0;
+		assert_int_equal(d->argn_ver, d->ver);
+		unsigned took = 0, onebyte = 0;
+		for (int it = 0; it < 200000; it++) {
+			memset(b, 0, sizeof(b));
+			unsigned typ = 1 + RND() % (RTD_GO_EV_COUNT - 1);
+			unsigned nin = RND() % 4, nargs = RND() % 9;
+			bool one = RND() % 2;
+			uint8_t body[48];
+			size_t bl = 0;
+			unsigned count = nin + 1 + (d->ver < 1007) < d->inline_max ? nin + 1 + (d->ver < 1007) : nargs;
+			for (unsigned i = 0; i < count && bl < 36; i++) {
+				uint64_t hi = RND(), lo = RND(), sh = RND() % 64;
+				uint64_t v = one ? lo % 128 : (hi << 32 | lo) >> sh;
+				bl += put_varint(body + bl, v, one ? 1 : 1 + RND() % 3);
+			}
+			size_t n = 0;
+			b[n++] = (uint8_t)(typ | nin << 6);
+			if (nin + d->narg_base == d->inline_max)
+				b[n++] = (uint8_t)bl;
+			memcpy(b + n, body, bl);
+			n += bl;
+			unsigned ft, fn;
+			uint64_t fa[8];
+			memset(fa, 0xee, sizeof(fa));
+			size_t got = v1_fast_event(d, b, sizeof(b), &ft, &fn, fa, true);
+			if (!got)
+				continue;
+			took++;
+			onebyte += one;
+			rd_init(&r, b, n < 39 ? n : 39); /* under 40: the checked path */
+			d->err = 0;
+			int rc = v1_read_raw(d, &r, 0, &raw);
+			assert_int_equal(rc, 1);
+			assert_int_equal(rd_off(&r), got);
+			assert_int_equal(raw.typ, ft);
+			assert_int_equal(raw.nargs, fn);
+			for (unsigned i = 0; i < 8; i++)
+				assert_true(fa[i] == (i < fn ? raw.args[i] : 0));
+		}
+		assert_true(took > 1000 && onebyte > 100);
+		rtd_gotrace_dec_free(d);
+	}
+#undef RND
+}
+
 static void test_type_names(void **state)
 {
 	(void)state;
@@ -339,6 +458,8 @@ int main(void)
 		cmocka_unit_test(test_source_errors),
 		cmocka_unit_test(test_window_cap),
 		cmocka_unit_test(test_type_names),
+		cmocka_unit_test(test_kind_table),
+		cmocka_unit_test(test_fast_event_agrees),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
