@@ -189,7 +189,10 @@ struct rtd_gotrace_frame {
  * @raw holds every wire argument (for Stack the frames too), @str/@str_len
  * an event's trailing data (String, ExperimentalBatch). In ordered mode
  * @args are the arguments after the timestamp delta and @ts is in
- * nanoseconds, as Go's parser gives them.
+ * nanoseconds, as Go's parser gives them; UserTaskEnd then also has its
+ * task's parent (@args[2], "parent_task"; 0: none or not known) and name
+ * (@sargs[0], "name"; "" when the task began before the trace), found
+ * however many generations back the task began, as Go's reader does.
  */
 struct rtd_gotrace_event {
 	uint64_t off;

@@ -88,7 +88,9 @@ RTD_API const char *rtd_ipc_hresult_name(uint32_t hr);
  * the target sees it, for dotnet-diagnostic-{nspid}-{key}-socket, where
  * nspid is the pid inside the target's own pid namespace (NSpid) and key
  * its start time; a stale socket of an earlier process with the same pid
- * is not taken when the key tells them apart.
+ * (an older key: a runtime killed by SIGKILL leaves its socket) is never
+ * taken. On -RTD_E_IPC_NOSOCKET @path holds the name of such a stale
+ * socket when there is one, else "".
  *
  * Returns: 0; -RTD_E_IPC_NOPROCESS, -RTD_E_IPC_NOSOCKET, -ENAMETOOLONG.
  */

@@ -328,14 +328,24 @@ static int dir_list_read(const char *dir, struct dir_list *l)
 	return 0;
 }
 
-/* Find "dotnet-diagnostic-{nspid}-*-socket"; prefer the start-time key. */
+/*
+ * Find "dotnet-diagnostic-{nspid}-{key}-socket". The runtime names its
+ * socket with its start time (field 22 of /proc/PID/stat), which is @key:
+ * that one is taken. A socket with an older key was left by an earlier
+ * process that had this pid (a runtime killed by SIGKILL leaves its socket
+ * behind, and pids are reused): it is never taken, only reported through
+ * *stale (1 when one was seen). A newer key is taken when no exact one is
+ * there (a start time seen through another time namespace), as is any
+ * when @key is unknown (0).
+ */
 static int dir_list_find(const struct dir_list *l, pid_t nspid,
-			 unsigned long long key, char *name, size_t len)
+			 unsigned long long key, char *name, size_t len, int *stale)
 {
 	char prefix[64];
 	int pl = snprintf(prefix, sizeof(prefix), "dotnet-diagnostic-%d-",
 			  (int)nspid);
 	int found = 0;
+	*stale = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		const char *nm = l->names[i];
 		if (strncmp(nm, prefix, (size_t)pl) != 0)
@@ -344,6 +354,12 @@ static int dir_list_find(const struct dir_list *l, pid_t nspid,
 		if (nl < 7 || strcmp(nm + nl - 7, "-socket") != 0)
 			continue;
 		unsigned long long k = strtoull(nm + pl, NULL, 10);
+		if (key && k < key) {
+			if (!found && !*stale)
+				snprintf(name, len, "%s", nm);
+			*stale = 1;
+			continue;
+		}
 		if (found && k != key)
 			continue; /* keep the first, unless this one matches */
 		snprintf(name, len, "%s", nm);
@@ -411,12 +427,17 @@ static int socket_find(pid_t pid, char *path, size_t len, char *where,
 		snprintf(dir, sizeof(dir), "%s", t);
 		l = dir_get(dc, dir, &own);
 	}
-	int rc = l->err ? l->err : dir_list_find(l, nspid, key, name, sizeof(name));
+	int stale = 0;
+	name[0] = 0;
+	int rc = l->err ? l->err : dir_list_find(l, nspid, key, name, sizeof(name), &stale);
 	dir_list_free(&own);
 	if (where)
 		snprintf(where, wlen, "%s", dir);
-	if (rc)
+	if (rc) { /* path: the stale socket seen, for the message */
+		if (len)
+			snprintf(path, len, "%s", stale ? name : "");
 		return -RTD_E_IPC_NOSOCKET;
+	}
 	int n = snprintf(path, len, "%s/%s", dir, name);
 	if (n < 0 || (size_t)n >= len)
 		return -ENAMETOOLONG;
@@ -602,6 +623,12 @@ RTD_API rtd_ipc_client *rtd_ipc_client_new(pid_t pid,
 				     sizeof(where));
 	if (rc == -RTD_E_IPC_NOPROCESS) {
 		ipc_set_last_err("pid %d: no such process", (int)pid);
+	} else if (rc == -RTD_E_IPC_NOSOCKET && path[0]) {
+		ipc_set_last_err("pid %d: no diagnostic socket in %s (%s there "
+				 "was left by an earlier process with this pid; "
+				 "not a .NET process, or is "
+				 "DOTNET_EnableDiagnostics=0 set?)",
+				 (int)pid, where, path);
 	} else if (rc == -RTD_E_IPC_NOSOCKET) {
 		ipc_set_last_err("pid %d: no diagnostic socket in %s (not a "
 				 ".NET process, or is "

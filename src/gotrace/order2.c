@@ -70,6 +70,10 @@ struct v2_order {
 	int gc_state;
 	uint64_t initial_gen;
 	uint64_t *morder; /* Ms in order of first appearance (for ties) */
+	/* names of tasks ended by the last step, for its UserTaskEnd events:
+	 * freed when the next step starts (its events are out by then) */
+	char **ended;
+	size_t nended, capended;
 };
 
 struct ctx {
@@ -87,6 +91,13 @@ static void free_g(struct gst *g)
 	free(g->rs.r);
 }
 
+static void free_ended(struct v2_order *o)
+{
+	for (size_t i = 0; i < o->nended; i++)
+		free(o->ended[i]);
+	o->nended = 0;
+}
+
 void v2_order_free(struct v2_order *o)
 {
 	if (!o)
@@ -100,6 +111,8 @@ void v2_order_free(struct v2_order *o)
 	for (size_t i = 0; i < o->tasks.cap; i++)
 		if (o->tasks.used[i] == 1)
 			free(((struct task *)(o->tasks.vals + i * o->tasks.vsz))->name);
+	free_ended(o);
+	free(o->ended);
 	v1_tab_free(&o->gs);
 	v1_tab_free(&o->ps);
 	v1_tab_free(&o->ms);
@@ -764,9 +777,16 @@ static int advance(struct genctx *c, struct v2_out *ev)
 		break;
 	}
 	case 41: { /* UserTaskEnd */
+		/* the end carries its task's parent and name, as Go's does */
 		struct task *t = v1_tab_get(&o->tasks, a[0], false, NULL);
+		ev->task_parent = 0;
+		ev->task_name = "";
 		if (t) {
-			free(t->name);
+			if (v1_push((void **)&o->ended, &o->nended, &o->capended,
+				    sizeof(char *), &t->name) < 0)
+				return v1_fail(c->d, -ENOMEM, ev->off, "out of memory");
+			ev->task_parent = t->parent;
+			ev->task_name = t->name;
 			v1_tab_del(&o->tasks, a[0]);
 		}
 		if ((rc = check_ctx(c, ev, cur, USERGO)) < 0)
@@ -1333,6 +1353,7 @@ int v2_gen_step(rtd_gotrace_dec *d)
 	struct v2_gen *g = d->v2->g;
 	struct genctx *c = &g->c;
 	struct frontier *f = &g->f;
+	free_ended(c->o); /* the last step's events are out */
 	if (c->isample < c->nsamples &&
 	    (f->n == 0 || c->samples[c->isample].time < c->cur[f->h[0]].ev.time)) {
 		int rc = push(c, &c->samples[c->isample++]);

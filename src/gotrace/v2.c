@@ -276,6 +276,18 @@ static void fill_ordered(rtd_gotrace_dec *d, const struct v2_out *o,
 	if (sp->stack_arg[0] >= 0)
 		ev->stack = o->args[sp->stack_arg[0]];
 	v2_fill_sargs(d, ev, o->args);
+	if (o->type == 41) { /* UserTaskEnd */
+		/* its task's parent and name (the ordering found them) */
+		static const char *const argn[] = {"task", "stack", "parent_task"};
+		static const char *const sargn[] = {"name"};
+		ev->argnames = argn;
+		ev->nargs = 3;
+		ev->args[2] = o->task_parent;
+		ev->nsargs = 1;
+		ev->sargnames = sargn;
+		ev->sargs[0] = o->task_name;
+		ev->sarg_lens[0] = strlen(o->task_name);
+	}
 }
 
 static int add_batch(rtd_gotrace_dec *d, const struct v2_batch *b)

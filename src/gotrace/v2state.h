@@ -14,6 +14,11 @@ struct v2_out {
 	int64_t p;
 	uint8_t type;
 	uint8_t nargs;
+	/* UserTaskEnd in ordered mode: its task's parent and name (the begin
+	 * may be in an earlier generation; "" and 0 when it is not known),
+	 * as Go's reader smuggles them. The name lives until the next step. */
+	uint64_t task_parent;
+	const char *task_name;
 };
 
 struct v2_batch {

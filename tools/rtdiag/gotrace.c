@@ -674,7 +674,7 @@ static int cmd_cat(int argc, char **argv)
 	const char *thr = getenv("RTDIAG_THREADS");
 	if (ordered && map_start < 0 && !(thr && strcmp(thr, "1") == 0) &&
 	    gt_prime_header(in) == 0)
-		pipe = gt_pipe_start(in, RTD_GOTRACE_ORDERED, fmt == GT_GODEBUG);
+		pipe = gt_pipe_start(in, RTD_GOTRACE_ORDERED);
 	struct rtd_gotrace_event evbuf;
 	const struct rtd_gotrace_event *ev = &evbuf;
 	int rc = 0;

@@ -31,8 +31,7 @@ int gt_cmd_grep(int argc, char **argv);
  * mode; NULL otherwise). gt_pipe_next: as gt_next, the event valid until
  * the next call. */
 struct gt_pipe;
-struct gt_pipe *gt_pipe_start(struct gt_in *in, enum rtd_gotrace_mode mode,
-			      bool skip_meta);
+struct gt_pipe *gt_pipe_start(struct gt_in *in, enum rtd_gotrace_mode mode);
 int gt_pipe_next(struct gt_pipe *p, const struct rtd_gotrace_event **ev);
 void gt_pipe_stop(struct gt_pipe *p);
 

@@ -67,7 +67,6 @@ struct chunk {
 
 struct gt_pipe {
 	struct gt_in *in;
-	bool skip_meta;
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t not_full, not_empty;
@@ -89,7 +88,9 @@ static size_t pad8(size_t n)
 
 static bool short_ok(const struct rtd_gotrace_event *e)
 {
-	if (e->seq || e->ticks || e->gen || e->str || e->str_id || e->nframes ||
+	/* one test for the six (most events have none) */
+	if (((uint64_t)e->seq | (uint64_t)e->ticks | e->gen | (uintptr_t)e->str |
+	     e->str_id | e->nframes) != 0 ||
 	    e->nargs > RTD_GOTRACE_MAX_ARGS || e->nsargs > 2)
 		return false;
 	for (unsigned i = 0; i < e->nsargs; i++)
@@ -133,9 +134,10 @@ static void rec_put(uint8_t *dst, const struct rtd_gotrace_event *e, size_t size
 				  .type = e->type, .ts = e->ts, .p = e->p, .g = e->g,
 				  .off = e->off, .stack = e->stack, .m = e->m, .name = e->name,
 				  .argnames = e->argnames, .sargnames = e->sargnames};
-		uint8_t *q = dst + sizeof(*r);
-		memcpy(q, e->args, 8 * (size_t)e->nargs);
-		q += 8 * (size_t)e->nargs;
+		uint64_t *a = (uint64_t *)(dst + sizeof(*r));
+		for (unsigned i = 0; i < e->nargs; i++) /* a few: no memcpy call */
+			a[i] = e->args[i];
+		uint8_t *q = (uint8_t *)(a + e->nargs);
 		for (unsigned i = 0; i < e->nsargs; i++) {
 			uint64_t n = e->sarg_lens[i];
 			memcpy(q, &n, 8);
@@ -251,8 +253,6 @@ static void *produce(void *arg)
 	if (!c)
 		return NULL;
 	while ((rc = gt_next_quiet(p->in, &ev)) > 0) {
-		if (p->skip_meta && gt_is_meta(&ev))
-			continue;
 		bool full;
 		size_t n = rec_size(&ev, &full);
 		if (c->len + n > c->cap && c->len > 0) {
@@ -278,8 +278,7 @@ static void *produce(void *arg)
 	return NULL;
 }
 
-struct gt_pipe *gt_pipe_start(struct gt_in *in, enum rtd_gotrace_mode mode,
-			      bool skip_meta)
+struct gt_pipe *gt_pipe_start(struct gt_in *in, enum rtd_gotrace_mode mode)
 {
 	int ver = rtd_gotrace_dec_version(gt_dec(in));
 	if (mode != RTD_GOTRACE_ORDERED || ver <= 0 || ver >= 1022)
@@ -289,7 +288,6 @@ struct gt_pipe *gt_pipe_start(struct gt_in *in, enum rtd_gotrace_mode mode,
 		return NULL;
 	memset(p, 0, sizeof(*p));
 	p->in = in;
-	p->skip_meta = skip_meta;
 	for (unsigned k = 0; k < PIPE_CHUNKS; k++) {
 		/* malloc's alignment suits the records */
 		p->ch[k].b = malloc(PIPE_CHUNK);
@@ -331,9 +329,10 @@ static const struct rtd_gotrace_event *rec_get(struct gt_pipe *p, const struct r
 	e->sargnames = r->sargnames;
 	e->nargs = r->nargs;
 	e->nsargs = r->nsargs;
-	const uint8_t *q = (const uint8_t *)(r + 1);
-	memcpy(e->args, q, 8 * (size_t)r->nargs);
-	q += 8 * (size_t)r->nargs;
+	const uint64_t *a = (const uint64_t *)(r + 1);
+	for (unsigned i = 0; i < r->nargs; i++)
+		e->args[i] = a[i];
+	const uint8_t *q = (const uint8_t *)(a + r->nargs);
 	for (unsigned i = 0; i < 2; i++) {
 		e->sargs[i] = NULL;
 		e->sarg_lens[i] = 0;

@@ -19,6 +19,9 @@ WORK=$(mktemp -d /tmp/rtd-dn-test.XXXXXX)
 cleanup() {
   for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
   for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
+  # a runtime killed by SIGKILL leaves its socket: do not leave them to
+  # pile up in /tmp (pids are reused)
+  for p in "${PIDS[@]}"; do rm -f /tmp/dotnet-diagnostic-"$p"-*-socket; done
   rm -rf "$WORK"
 }
 trap cleanup EXIT

@@ -110,6 +110,7 @@ VP=$TPID
 "$R" dotnet collect -p "$VP" --providers Rtdiag-Test:0:5 -o "$WORK/partial.nettrace" 2>"$WORK/partial.err" &
 cp=$!
 sleep 1.5; kill -9 "$VP"; wait $cp; rc=$?
+rm -f /tmp/dotnet-diagnostic-"$VP"-*-socket # SIGKILL leaves it
 out=$("$R" nettrace stats "$WORK/partial.nettrace" 2>&1)
 n=$(awk -F'\t' '$1=="Rtdiag-Test/Tick"{print $2}' <<<"$out")
 [ $rc = 0 ] && grep -q "exited" "$WORK/partial.err" && [ "${n:-0}" -gt 10 ] \
@@ -134,6 +135,20 @@ wait_file "$WORK/nodiag/ready" || bad "nodiag target"
 out=$("$R" dotnet info -p "$TPID" 2>&1); rc=$?
 [ $rc = 1 ] && grep -q "pid $TPID: no diagnostic socket in /proc/$TPID/root/tmp (.*DOTNET_EnableDiagnostics=0" <<<"$out" \
   && ok "DOTNET_EnableDiagnostics=0: clear error" || bad "nodiag: $rc $out"
+
+# A stale socket: what a runtime killed by SIGKILL leaves in /tmp, found by
+# a later process that got the same pid (a labelled fake: the socket is
+# bound by python for a live 'sleep', with a key older than its start).
+sleep 60 &
+SP=$!; PIDS+=("$SP")
+stale=/tmp/dotnet-diagnostic-$SP-1-socket
+if python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$stale" 2>/dev/null; then
+  out=$("$R" dotnet info -p "$SP" 2>&1); rc=$?
+  [ $rc = 1 ] && grep -q "pid $SP: no diagnostic socket in .*dotnet-diagnostic-$SP-1-socket there was left by an earlier process with this pid" <<<"$out" \
+    && ok "stale socket of an earlier process with the pid: not used, said so" || bad "stale socket: $rc $out"
+  "$R" dotnet ps 2>&1 | grep -qE "^ *$SP( |$)" && bad "dotnet ps lists a pid by its stale socket" || ok "dotnet ps does not list a pid by its stale socket"
+  rm -f "$stale"
+else echo "note: python3 cannot bind a Unix socket here: stale-socket check not made"; fi
 
 # another user: permission denied, said so
 if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then

@@ -121,6 +121,17 @@ compare_go1() {
   [ "$n" = "$ns" ] && ok "$3: exactly Go's order in all $ns generations, with Go's random map walk emulated (generation:start$used)"
 }
 compare_go1 "$TMP/rw.trace" "$TMP/ord" "rewrite"
+# compare_taskends TRACE ORDERED_TEXT LABEL: each UserTaskEnd carries its
+# task's parent and name as Go's -d=1 TaskEnd does (Go's NoTask: 0 here).
+compare_taskends() {
+  "$GO" tool trace -d=1 "$1" 2>/dev/null | sed -nE 's/^M=.* TaskEnd Time=([0-9]+) ID=([0-9]+) Parent=([0-9]+) Type=(".*")$/\1 \2 \3 \4/p' |
+    sed -E 's/ 18446744073709551615 / 0 /' >"$TMP/gote"
+  sed -nE 's/^([0-9]+) UserTaskEnd .* task=([0-9]+) stack=[0-9]+ parent_task=([0-9]+) name=(".*")$/\1 \2 \3 \4/p' "$2" >"$TMP/myte"
+  [ -s "$TMP/gote" ] && cmp -s "$TMP/gote" "$TMP/myte" &&
+    ok "$3: every UserTaskEnd has Go's parent and name ($(wc -l <"$TMP/gote"))" ||
+    { bad "$3: UserTaskEnd parent/name differ from Go's TaskEnd (< Go, > rtdiag)"; diff "$TMP/gote" "$TMP/myte" | head -6; }
+}
+compare_taskends "$T" "$TMP/ord" "go$GOV trace"
 
 # Filtered grep -o (see lib.sh), and Go's -d=1 on the valid-sequence file.
 check_grep_o "$T" "go$GOV trace"
@@ -143,6 +154,14 @@ GOMAXPROCS=4 "$B/gotrace-workload" "$TMP/long.trace" 60 >/dev/null || bad "long 
 ng=$("$R" gotrace stats "$TMP/long.trace" | awk '/^generations:/{print $2}')
 if "$R" gotrace cat --ordered "$TMP/long.trace" >"$TMP/lord" 2>"$TMP/err"; then
   if [ "${ng:-0}" -ge 2 ]; then compare_go1 "$TMP/long.trace" "$TMP/lord" "$ng generations, 4 Ps"
+    compare_taskends "$TMP/long.trace" "$TMP/lord" "$ng generations"
+    # main-task spans the run: its end is generations after its begin
+    "$R" gotrace cat --ordered --format json "$TMP/long.trace" >"$TMP/lordj"
+    gb=$(grep '"type":"UserTaskBegin"' "$TMP/lordj" | grep '"main-task"' | sed -nE 's/.*"gen":([0-9]+).*/\1/p')
+    ge=$(grep '"type":"UserTaskEnd"' "$TMP/lordj" | grep '"name":"main-task"' | sed -nE 's/.*"gen":([0-9]+).*/\1/p')
+    [ -n "$gb" ] && [ -n "$ge" ] && [ "$ge" -gt "$gb" ] &&
+      ok "main-task's end (generation $ge) is named, its begin was in generation $gb" ||
+      bad "main-task's end: begin generation '$gb', named end generation '$ge'"
     check_grep_o "$TMP/long.trace" "$ng generations"
     [ -s "$TMP/fo2.ord" ] && compare_go1 "$TMP/fo2" "$TMP/fo2.ord" "$ng generations, grep -v -o file"
   else echo "note: the long run made only ${ng:-0} generation(s) (fast machine?); cross-generation comparison not made"; fi
