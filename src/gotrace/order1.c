@@ -173,15 +173,20 @@ static void *gtab_slow(struct gtab *t, uint64_t key, bool create, bool *created)
 	return t->v + key * t->vsz;
 }
 
-static inline void *gtab_get(struct gtab *t, uint64_t key, bool create, bool *created)
+static inline void *gtab_get_sz(struct gtab *t, uint64_t key, bool create,
+				bool *created, size_t vsz)
 {
 	if (key < t->cap && t->used[key]) {
 		if (created)
 			*created = false;
-		return t->v + key * t->vsz;
+		return t->v + key * vsz;
 	}
 	return gtab_slow(t, key, create, created);
 }
+/* the entry of @key in @t, whose values are @type (its size known at the
+ * call: the address is a shift, not a multiplication) */
+#define gtab_get(t, key, create, created, type)                                \
+	((type *)gtab_get_sz(t, key, create, created, sizeof(type)))
 
 /* A source of the frontier merge: a P's batches, read again from the kept
  * input, or the CPU samples (their own list, sorted by time). */
@@ -526,7 +531,7 @@ static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *out)
 		}
 		const struct gstate *cur = &zero;
 		if (c->tg != UNORDERED) {
-			const struct gstate *st = gtab_get(&o->gs, c->tg, false, NULL);
+			const struct gstate *st = gtab_get(&o->gs, c->tg, false, NULL, struct gstate);
 			if (st)
 				cur = st;
 		}
@@ -569,7 +574,7 @@ static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *out)
 	else if (out->type == RTD_GO_EV_GO_SYS_EXIT_LOCAL)
 		out->type = RTD_GO_EV_GO_SYS_EXIT;
 	if (c->tg != UNORDERED) {
-		struct gstate *cur = gtab_get(&o->gs, c->tg, true, NULL);
+		struct gstate *cur = gtab_get(&o->gs, c->tg, true, NULL, struct gstate);
 		if (!cur)
 			return oom(d);
 		if (!ready(c->tg, cur, &c->init))
@@ -842,8 +847,8 @@ static const char *tname(unsigned t)
 /* Go's postProcessTrace for one event: the goroutine/P state machine. */
 static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
 {
-	struct pp_g *g = gtab_get(&pp->gs, ev->g, true, NULL);
-	struct pp_p *p = gtab_get(&pp->ps, (uint64_t)(int64_t)ev->p, true, NULL);
+	struct pp_g *g = gtab_get(&pp->gs, ev->g, true, NULL, struct pp_g);
+	struct pp_p *p = gtab_get(&pp->ps, (uint64_t)(int64_t)ev->p, true, NULL, struct pp_p);
 	if (!g || !p)
 		return oom(d);
 	/* Go works on copies of g and p and stores them back at the end. Here
@@ -943,7 +948,7 @@ static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
 	case RTD_GO_EV_GO_CREATE: {
 		CHECK_RUNNING(true);
 		bool created;
-		struct pp_g *ng = gtab_get(&pp->gs, v1_ev_args(ev)[0], true, &created);
+		struct pp_g *ng = gtab_get(&pp->gs, v1_ev_args(ev)[0], true, &created, struct pp_g);
 		if (!ng)
 			return v1_fail(d, -ENOMEM, 0, "out of memory");
 		if (!created)
@@ -995,7 +1000,7 @@ static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
 			PPFAIL("p %lld is not running g %llu while unpark (offset %llu, time %lld)",
 			       LL(ev->p), ULL(ev->g), ULL(ev->off), LL(ev->ts));
 		struct pp_g *g1 = v1_ev_args(ev)[0] == ev->g ? g
-				  : gtab_get(&pp->gs, v1_ev_args(ev)[0], true, NULL);
+				  : gtab_get(&pp->gs, v1_ev_args(ev)[0], true, NULL, struct pp_g);
 		if (!g1)
 			return v1_fail(d, -ENOMEM, 0, "out of memory");
 		if (g1->state != G_WAITING)
@@ -1082,7 +1087,7 @@ static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
 	}
 	if (ev->p != pkey) { /* a fake P: Go stores p there */
 		struct pp_p pv = *p;
-		struct pp_p *np = gtab_get(&pp->ps, (uint64_t)(int64_t)ev->p, true, NULL);
+		struct pp_p *np = gtab_get(&pp->ps, (uint64_t)(int64_t)ev->p, true, NULL, struct pp_p);
 		if (!np)
 			return oom(d);
 		*np = pv;
@@ -1278,7 +1283,7 @@ int v1_order(rtd_gotrace_dec *d)
 	gtab_init(&o->pp.ps, sizeof(struct pp_p));
 	v1_tab_init(&o->pp.tasks, 1, 0);
 	v1_tab_init(&o->pp.regions, sizeof(struct pp_regions), 0);
-	struct pp_g *g0 = gtab_get(&o->pp.gs, 0, true, NULL);
+	struct pp_g *g0 = gtab_get(&o->pp.gs, 0, true, NULL, struct pp_g);
 	if (!g0)
 		return oom(d);
 	g0->state = G_RUNNING;
