@@ -178,7 +178,9 @@ struct v1_ev {
 	uint8_t type;
 	uint8_t nw, argoff;
 	uint8_t drop, held;
+	uint8_t spare[15]; /* 128 bytes: a window slot's address is a shift */
 };
+_Static_assert(sizeof(struct v1_ev) == 128, "struct v1_ev is 128 bytes");
 
 /* Go's Args of an event on its way out (the wire args after time and
  * sequence; a type's own arguments never reach its stack argument). */
