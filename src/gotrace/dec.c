@@ -708,6 +708,8 @@ void v1_ref_args(rtd_gotrace_dec *d, const struct v1_ref *ref, uint64_t a[3])
 int rtd_gotrace_dec_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 {
 	int rc;
+	if (d->ord && !d->err) /* old format, ordered, after finish */
+		return v1_order_next(d, ev);
 	if (d->err)
 		return d->err;
 	if (!d->header && (rc = read_header(d)) <= 0)
