@@ -309,6 +309,12 @@ struct v1_ord {
 	} *frontier;
 	size_t nf;
 	uint64_t moved; /* the goroutine whose state the last step moved */
+	/* what the next step must look at: the cursor it took (SIZE_MAX
+	 * before the first step: all), and those whose head was not ready
+	 * (pend), of which only the ones waiting on 'moved' can be now */
+	size_t taken;
+	uint32_t *pend, *cand;
+	size_t npend;
 	struct gtab gs;      /* merge: goroutine -> struct gstate */
 	struct v1_tab block; /* goroutine -> time of its last syscall block */
 	int64_t last_ts;     /* of the last merged event */
@@ -507,14 +513,83 @@ static int cur_fill(rtd_gotrace_dec *d, struct v1_ord *o, struct cursor *c)
 }
 
 /* One step of Go's order1007 loop: the next event of the merged order. */
-static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *out)
+/*
+ * Go sorts the frontier with sort.Sort, an insertion sort at this size
+ * (stable), takes [0] and moves the last entry to [0]. Equal timestamps
+ * are common, so keep exactly that array discipline: it decides which of
+ * two tied events comes first. What the insertion sort makes of it, in
+ * fewer steps: f[1..kept) is still sorted from the last step and f[0]
+ * (the entry moved there, usually the latest) goes before the first
+ * entry not earlier than it; each entry appended since (f[kept..n)) goes
+ * after every entry not later than it. A frontier has an entry per P.
+ */
+static void frontier_sort(struct fent *f, size_t kept, size_t n)
+{
+	if (n <= 4) { /* up to four Ps: the plain insertion sort is cheapest */
+		for (size_t k = 1; k < n; k++) {
+			struct fent key = f[k];
+			size_t j = k;
+			for (; j > 0 && key.ts < f[j - 1].ts; j--)
+				f[j] = f[j - 1];
+			f[j] = key;
+		}
+		return;
+	}
+	if (kept > 1) {
+		struct fent x = f[0];
+		size_t q = kept;
+		while (q > 1 && f[q - 1].ts >= x.ts)
+			q--;
+		memmove(f, f + 1, (q - 1) * sizeof(*f));
+		f[q - 1] = x;
+	}
+	for (size_t k = kept ? kept : 1; k < n; k++) {
+		struct fent key = f[k];
+		size_t lo = 0, hi = k; /* the first entry later than key */
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (f[mid].ts <= key.ts)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		memmove(f + lo + 1, f + lo, (k - lo) * sizeof(*f));
+		f[lo] = key;
+	}
+}
+
+/*
+ * The cursors Go's loop over the batches would find ready this step, in
+ * the order of that loop (it appends them to the frontier in that order,
+ * which decides ties): the one the last step took, with its next event,
+ * and those of the pending ones whose goroutine the last step moved.
+ * Whatever is not ready is pending.
+ */
+static int frontier_add(rtd_gotrace_dec *d, struct v1_ord *o)
 {
 	static const struct gstate zero = {0, 0};
-	o->cls = 0;
-	for (size_t i = 0; i < o->ncur; i++) {
+	size_t nc = 0;
+	if (o->taken == SIZE_MAX) { /* the first step: every cursor */
+		for (size_t i = 0; i < o->ncur; i++)
+			o->cand[nc++] = (uint32_t)i;
+	} else {
+		o->cand[nc++] = (uint32_t)o->taken;
+		for (size_t k = 0; k < o->npend;) {
+			uint32_t i = o->pend[k];
+			if (o->cur[i].tg != o->moved) {
+				k++;
+				continue;
+			}
+			o->pend[k] = o->pend[--o->npend];
+			size_t j = nc++; /* in cursor order */
+			for (; j > 0 && o->cand[j - 1] > i; j--)
+				o->cand[j] = o->cand[j - 1];
+			o->cand[j] = i;
+		}
+	}
+	for (size_t k = 0; k < nc; k++) {
+		size_t i = o->cand[k];
 		struct cursor *c = &o->cur[i];
-		if (c->selected || c->done)
-			continue;
 		if (!c->has_head) {
 			int rc = cur_fill(d, o, c);
 			if (rc < 0)
@@ -526,8 +601,6 @@ static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *out)
 			c->has_head = true;
 			transition_of(c->head.type, c->head.g, v1_ev_args(&c->head),
 				      &c->tg, &c->init, &c->next);
-		} else if (c->tg != o->moved) {
-			continue; /* not ready last step, nor now */
 		}
 		const struct gstate *cur = &zero;
 		if (c->tg != UNORDERED) {
@@ -535,11 +608,23 @@ static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *out)
 			if (st)
 				cur = st;
 		}
-		if (!ready(c->tg, cur, &c->init))
+		if (!ready(c->tg, cur, &c->init)) {
+			o->pend[o->npend++] = (uint32_t)i;
 			continue;
+		}
 		o->frontier[o->nf++] = (struct fent){c->head.ts, i};
 		c->selected = true;
 	}
+	return 0;
+}
+
+static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *out)
+{
+	size_t kept = o->nf; /* f[1..kept) sorted: see frontier_sort */
+	o->cls = 0;
+	int rc = frontier_add(d, o);
+	if (rc < 0)
+		return rc;
 	if (o->nf == 0) {
 		for (size_t i = 0; i < o->ncur; i++)
 			if (!o->cur[i].done)
@@ -547,22 +632,11 @@ static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *out)
 					       "no consistent ordering of events possible");
 		return 0;
 	}
-	/*
-	 * Go sorts the frontier with sort.Sort, an insertion sort at this
-	 * size (stable), takes [0] and moves the last entry to [0]. Equal
-	 * timestamps are common, so keep exactly that array discipline: it
-	 * decides which of two tied events comes first.
-	 */
 	struct fent *f = o->frontier;
-	for (size_t k = 1; k < o->nf; k++) {
-		struct fent key = f[k];
-		size_t j = k;
-		for (; j > 0 && key.ts < f[j - 1].ts; j--)
-			f[j] = f[j - 1];
-		f[j] = key;
-	}
+	frontier_sort(f, kept, o->nf);
 	size_t ci = f[0].i;
 	struct cursor *c = &o->cur[ci];
+	o->taken = ci;
 	f[0] = f[--o->nf];
 	c->has_head = c->selected = false;
 	*out = c->head;
@@ -1242,6 +1316,8 @@ void v1_order_free(rtd_gotrace_dec *d)
 	free(o->cur);
 	free(o->erb.p);
 	free(o->frontier);
+	free(o->pend);
+	free(o->cand);
 	gtab_free(&o->gs);
 	v1_tab_free(&o->block);
 	free(o->heap);
@@ -1299,10 +1375,13 @@ int v1_order(rtd_gotrace_dec *d)
 		return oom(d);
 	o->cur = calloc(d->nprocs + 1, sizeof(*o->cur));
 	o->frontier = malloc((d->nprocs + 1) * sizeof(*o->frontier));
-	if (!o->cur || !o->frontier)
+	o->pend = malloc((d->nprocs + 1) * sizeof(*o->pend));
+	o->cand = malloc((d->nprocs + 1) * sizeof(*o->cand));
+	if (!o->cur || !o->frontier || !o->pend || !o->cand)
 		return oom(d);
 	o->ncur = d->nprocs + 1;
 	o->moved = UNORDERED;
+	o->taken = SIZE_MAX;
 	for (size_t i = 0; i < d->nprocs; i++) {
 		o->cur[i].span = d->procs[i].bspan;
 		o->cur[i].nb = d->procs[i].nbspan;
