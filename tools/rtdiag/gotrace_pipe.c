@@ -180,11 +180,23 @@ static uint64_t filled(struct gt_pipe *p)
 	       __atomic_load_n(&p->rd, __ATOMIC_ACQUIRE);
 }
 
+/* A pause in a spin: the CPU's hint where it has one. */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#else
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
 static void spin_while(struct gt_pipe *p, uint64_t n)
 {
 	for (unsigned k = 0; k < SPIN && filled(p) == n &&
 			     !__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE); k++)
-		__builtin_ia32_pause();
+		cpu_relax();
 }
 
 /* Publish the chunk being written (the last one when @end). */
