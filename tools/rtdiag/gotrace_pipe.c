@@ -9,20 +9,31 @@
  * once per chunk, not once per event.
  *
  * A chunk is a run of records. Most events go as a short record: the
- * fields a line needs, the arguments, strings inline (about 100 bytes, not
- * the 272 of the event: the bytes the other core must fetch are the cost
- * here). Others go whole, with what they borrow (strings, frames) copied
- * after them. What stays borrowed is static (names) or lives in tables the
- * decoder no longer changes: true of the old format in ordered mode only
- * (its tables are complete before the first event comes out), so
- * gt_pipe_start() refuses the rest. The wire arguments (raw) are not
- * passed on: 'cat' prints none.
+ * fields a line needs and the arguments, strings inline (40 bytes and 8 a
+ * word, not the 272 of the event; names come from a table per type that
+ * is filled once). Others go whole, with what they borrow (strings,
+ * frames) copied after them. What stays borrowed is static (names) or
+ * lives in tables the decoder no longer changes: true of the old format
+ * in ordered mode only (its tables are complete before the first event
+ * comes out), so gt_pipe_start() refuses the rest. The wire arguments
+ * (raw) are not passed on: 'cat' prints none.
+ *
+ * The bytes that cross from one core to the other are the cost here. A
+ * record written with ordinary stores first takes its cache lines back
+ * from the printing core, which read them a round ago: the decoding
+ * thread stalled on that (it ran 30% slower than on its own). Short
+ * records are therefore written with streaming stores where the CPU has
+ * them (x86-64: movnti), which take no line back, and a fence before each
+ * chunk is published.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "cli.h"
 #include "gotrace_cli.h"
@@ -35,15 +46,24 @@
 
 enum { REC_LINE, REC_FULL };
 
-/* A short record; args[nargs] follow, then each string argument as its
- * length (8 bytes) and its bytes with a NUL, padded to 8. */
+/* A short record; the stack (when has_stack) and args[nargs] follow,
+ * then each string argument as its length (8 bytes) and its bytes with a
+ * NUL, padded to 8. Its name, argnames and sargnames are the type's in
+ * struct gt_pipe's names[]; m is -1 (the old format's). */
 struct rec {
 	uint32_t size; /* of the record with what follows, a multiple of 8 */
-	uint8_t kind, nargs, nsargs;
+	uint8_t kind, nargs, nsargs, has_stack;
 	uint32_t type;
-	int64_t ts, p;
-	uint64_t g, off, stack;
-	int64_t m;
+	int32_t p;
+	int64_t ts;
+	uint64_t g, off;
+};
+_Static_assert(sizeof(struct rec) == 40, "struct rec is 40 bytes");
+#define REC_MAX 2304u /* room for any short record (REC_STR_MAX strings) */
+
+/* The names of a type's events, set by the decoding thread before the
+ * first short record of the type is published, never changed after. */
+struct rec_names {
 	const char *name;
 	const char *const *argnames;
 	const char *const *sargnames;
@@ -75,6 +95,7 @@ struct gt_pipe {
 	bool ended;          /* the last chunk is published */
 	bool rsleep, wsleep; /* a side waits on its condition */
 	struct chunk ch[PIPE_CHUNKS];
+	struct rec_names names[256]; /* by type; written before use, then kept */
 	/* the reader's side, on lines of its own */
 	alignas(64) size_t at; /* next record in ch[rd % PIPE_CHUNKS] */
 	bool have, reported;
@@ -86,27 +107,35 @@ static size_t pad8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
-static bool short_ok(const struct rtd_gotrace_event *e)
+/* Can @e go as a short record? (Its type's names are set on the way.) */
+static bool short_ok(struct gt_pipe *p, const struct rtd_gotrace_event *e)
 {
 	/* one test for the six (most events have none) */
 	if (((uint64_t)e->seq | (uint64_t)e->ticks | e->gen | (uintptr_t)e->str |
 	     e->str_id | e->nframes) != 0 ||
-	    e->nargs > RTD_GOTRACE_MAX_ARGS || e->nsargs > 2)
+	    e->nargs > RTD_GOTRACE_MAX_ARGS || e->nsargs > 2 || e->m != -1 ||
+	    e->p != (int32_t)e->p || e->type > 255)
 		return false;
 	for (unsigned i = 0; i < e->nsargs; i++)
 		if (!e->sargs[i] || e->sarg_lens[i] > REC_STR_MAX)
 			return false;
-	return true;
+	struct rec_names *t = &p->names[e->type];
+	if (!t->name)
+		*t = (struct rec_names){e->name, e->argnames, e->sargnames};
+	return t->name == e->name && t->argnames == e->argnames &&
+	       t->sargnames == e->sargnames;
 }
 
-static size_t rec_size(const struct rtd_gotrace_event *e, bool *full)
+static size_t rec_size(struct gt_pipe *p, const struct rtd_gotrace_event *e, bool *full)
 {
-	*full = !short_ok(e);
+	*full = !short_ok(p, e);
 	if (!*full) {
-		size_t n = sizeof(struct rec) + 8 * (size_t)e->nargs;
+		size_t n = sizeof(struct rec) + 8 * ((size_t)e->nargs + (e->stack != 0));
 		for (unsigned i = 0; i < e->nsargs; i++)
 			n += 8 + pad8(e->sarg_lens[i] + 1);
-		return n;
+		if (n <= REC_MAX)
+			return n;
+		*full = true;
 	}
 	size_t n = pad8(sizeof(struct rec_full));
 	for (unsigned i = 0; i < e->nsargs && i < 2; i++)
@@ -124,17 +153,32 @@ static uint8_t *put_str(uint8_t *dst, const char *s, size_t n)
 	return dst + pad8(n + 1);
 }
 
+/* Copy @n bytes (a multiple of 8) of a record to the chunk: streaming
+ * stores where there are (see the top of the file). */
+static void rec_stream(uint8_t *dst, const uint64_t *src, size_t n)
+{
+#if defined(__x86_64__)
+	for (size_t k = 0; k < n / 8; k++)
+		_mm_stream_si64((long long *)(void *)(dst + 8 * k), (long long)src[k]);
+#else
+	memcpy(dst, src, n);
+#endif
+}
+
 /* Write @e's record (@size bytes) at @dst. */
 static void rec_put(uint8_t *dst, const struct rtd_gotrace_event *e, size_t size, bool full)
 {
-	if (!full) {
-		struct rec *r = (struct rec *)dst;
+	if (!full && size <= REC_MAX) {
+		/* built here, where the stores stay in this core's cache */
+		uint64_t tmp[REC_MAX / 8];
+		struct rec *r = (struct rec *)tmp;
 		*r = (struct rec){.size = (uint32_t)size, .kind = REC_LINE,
 				  .nargs = (uint8_t)e->nargs, .nsargs = (uint8_t)e->nsargs,
-				  .type = e->type, .ts = e->ts, .p = e->p, .g = e->g,
-				  .off = e->off, .stack = e->stack, .m = e->m, .name = e->name,
-				  .argnames = e->argnames, .sargnames = e->sargnames};
-		uint64_t *a = (uint64_t *)(dst + sizeof(*r));
+				  .has_stack = e->stack != 0, .type = e->type,
+				  .p = (int32_t)e->p, .ts = e->ts, .g = e->g, .off = e->off};
+		uint64_t *a = tmp + sizeof(*r) / 8;
+		if (e->stack)
+			*a++ = e->stack;
 		for (unsigned i = 0; i < e->nargs; i++) /* a few: no memcpy call */
 			a[i] = e->args[i];
 		uint8_t *q = (uint8_t *)(a + e->nargs);
@@ -143,6 +187,7 @@ static void rec_put(uint8_t *dst, const struct rtd_gotrace_event *e, size_t size
 			memcpy(q, &n, 8);
 			q = put_str(q + 8, e->sargs[i], e->sarg_lens[i]);
 		}
+		rec_stream(dst, tmp, size);
 		return;
 	}
 	struct rec_full *r = (struct rec_full *)dst;
@@ -202,6 +247,9 @@ static void spin_while(struct gt_pipe *p, uint64_t n)
 /* Publish the chunk being written (the last one when @end). */
 static void publish(struct gt_pipe *p, bool end)
 {
+#if defined(__x86_64__)
+	_mm_sfence(); /* the streaming stores before the chunk is seen */
+#endif
 	pthread_mutex_lock(&p->mu);
 	__atomic_store_n(&p->wr, p->wr + 1, __ATOMIC_RELEASE);
 	p->ended = end;
@@ -266,7 +314,7 @@ static void *produce(void *arg)
 		return NULL;
 	while ((rc = gt_next_quiet(p->in, &ev)) > 0) {
 		bool full;
-		size_t n = rec_size(&ev, &full);
+		size_t n = rec_size(p, &ev, &full);
 		if (c->len + n > c->cap && c->len > 0) {
 			publish(p, false);
 			if (!(c = take(p)))
@@ -329,19 +377,20 @@ fail:
 static const struct rtd_gotrace_event *rec_get(struct gt_pipe *p, const struct rec *r)
 {
 	struct rtd_gotrace_event *e = &p->line;
+	const struct rec_names *t = &p->names[r->type];
 	e->type = r->type;
 	e->ts = r->ts;
 	e->p = r->p;
 	e->g = r->g;
 	e->off = r->off;
-	e->stack = r->stack;
-	e->m = r->m;
-	e->name = r->name;
-	e->argnames = r->argnames;
-	e->sargnames = r->sargnames;
+	e->m = -1;
+	e->name = t->name;
+	e->argnames = t->argnames;
+	e->sargnames = t->sargnames;
 	e->nargs = r->nargs;
 	e->nsargs = r->nsargs;
 	const uint64_t *a = (const uint64_t *)(r + 1);
+	e->stack = r->has_stack ? *a++ : 0;
 	for (unsigned i = 0; i < r->nargs; i++)
 		e->args[i] = a[i];
 	const uint8_t *q = (const uint8_t *)(a + r->nargs);
