@@ -11,6 +11,7 @@ PKGS=(
   golang-1.19-go golang-1.19-src              # real Go traces, go tool trace -d
   golang-1.22-go golang-1.23-go               # real new-format Go traces (bookworm-backports)
   linux-perf                                  # perf stat/record as the benchmark anchor
+  hyperfine                                   # bench/: repeated timed runs
   python3                                     # small test helpers
 )
 missing=()
