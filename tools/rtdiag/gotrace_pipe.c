@@ -126,17 +126,9 @@ static bool short_ok(struct gt_pipe *p, const struct rtd_gotrace_event *e)
 	       t->sargnames == e->sargnames;
 }
 
-static size_t rec_size(struct gt_pipe *p, const struct rtd_gotrace_event *e, bool *full)
+/* The size of @e's whole-event record. */
+static size_t full_size(const struct rtd_gotrace_event *e)
 {
-	*full = !short_ok(p, e);
-	if (!*full) {
-		size_t n = sizeof(struct rec) + 8 * ((size_t)e->nargs + (e->stack != 0));
-		for (unsigned i = 0; i < e->nsargs; i++)
-			n += 8 + pad8(e->sarg_lens[i] + 1);
-		if (n <= REC_MAX)
-			return n;
-		*full = true;
-	}
 	size_t n = pad8(sizeof(struct rec_full));
 	for (unsigned i = 0; i < e->nsargs && i < 2; i++)
 		n += e->sargs[i] ? pad8(e->sarg_lens[i] + 1) : 0;
@@ -145,9 +137,10 @@ static size_t rec_size(struct gt_pipe *p, const struct rtd_gotrace_event *e, boo
 	return n + e->nframes * sizeof(*e->frames);
 }
 
-/* Copy @n bytes and a NUL to @dst: the end, padded to 8. */
+/* Copy @n bytes and a NUL to @dst: the end, padded to 8 (with zeros). */
 static uint8_t *put_str(uint8_t *dst, const char *s, size_t n)
 {
+	memset(dst + pad8(n + 1) - 8, 0, 8);
 	memcpy(dst, s, n);
 	dst[n] = 0;
 	return dst + pad8(n + 1);
@@ -165,31 +158,46 @@ static void rec_stream(uint8_t *dst, const uint64_t *src, size_t n)
 #endif
 }
 
-/* Write @e's record (@size bytes) at @dst. */
-static void rec_put(uint8_t *dst, const struct rtd_gotrace_event *e, size_t size, bool full)
+/* Build @e's short record in @tmp (REC_MAX bytes, where the stores stay
+ * in this core's cache): its size, or 0 when @e must go whole. One pass
+ * over the event: the decoding thread's time is what the pipe saves. */
+static size_t rec_short(struct gt_pipe *p, const struct rtd_gotrace_event *e,
+			uint64_t *tmp)
 {
-	if (!full && size <= REC_MAX) {
-		/* built here, where the stores stay in this core's cache */
-		uint64_t tmp[REC_MAX / 8];
-		struct rec *r = (struct rec *)tmp;
-		*r = (struct rec){.size = (uint32_t)size, .kind = REC_LINE,
-				  .nargs = (uint8_t)e->nargs, .nsargs = (uint8_t)e->nsargs,
-				  .has_stack = e->stack != 0, .type = e->type,
-				  .p = (int32_t)e->p, .ts = e->ts, .g = e->g, .off = e->off};
-		uint64_t *a = tmp + sizeof(*r) / 8;
-		if (e->stack)
-			*a++ = e->stack;
-		for (unsigned i = 0; i < e->nargs; i++) /* a few: no memcpy call */
-			a[i] = e->args[i];
-		uint8_t *q = (uint8_t *)(a + e->nargs);
-		for (unsigned i = 0; i < e->nsargs; i++) {
-			uint64_t n = e->sarg_lens[i];
-			memcpy(q, &n, 8);
-			q = put_str(q + 8, e->sargs[i], e->sarg_lens[i]);
-		}
-		rec_stream(dst, tmp, size);
-		return;
+	if (!short_ok(p, e))
+		return 0;
+	struct rec *r = (struct rec *)tmp;
+	r->kind = REC_LINE;
+	r->nargs = (uint8_t)e->nargs;
+	r->nsargs = (uint8_t)e->nsargs;
+	r->has_stack = e->stack != 0;
+	r->type = e->type;
+	r->p = (int32_t)e->p;
+	r->ts = e->ts;
+	r->g = e->g;
+	r->off = e->off;
+	uint64_t *a = tmp + sizeof(*r) / 8;
+	if (e->stack)
+		*a++ = e->stack;
+	for (unsigned i = 0; i < e->nargs; i++) /* a few: no memcpy call */
+		a[i] = e->args[i];
+	uint8_t *q = (uint8_t *)(a + e->nargs);
+	for (unsigned i = 0; i < e->nsargs; i++) {
+		uint64_t n = e->sarg_lens[i];
+		memcpy(q, &n, 8);
+		q = put_str(q + 8, e->sargs[i], e->sarg_lens[i]);
 	}
+	r->size = (uint32_t)(q - (uint8_t *)tmp);
+	return r->size;
+}
+/* short_ok's limits (a stack, 8 args, 2 strings of REC_STR_MAX) fit */
+_Static_assert(REC_MAX >= sizeof(struct rec) + 8 * (1 + RTD_GOTRACE_MAX_ARGS) +
+			   2 * (8 + REC_STR_MAX + 8),
+	       "REC_MAX holds any short record");
+
+/* Write @e's whole-event record (@size bytes, from full_size()) at @dst. */
+static void rec_full_put(uint8_t *dst, const struct rtd_gotrace_event *e, size_t size)
+{
 	struct rec_full *r = (struct rec_full *)dst;
 	r->size = (uint32_t)size;
 	r->kind = REC_FULL;
@@ -312,9 +320,12 @@ static void *produce(void *arg)
 	int rc;
 	if (!c)
 		return NULL;
+	uint64_t tmp[REC_MAX / 8];
 	while ((rc = gt_next_quiet(p->in, &ev)) > 0) {
-		bool full;
-		size_t n = rec_size(p, &ev, &full);
+		size_t n = rec_short(p, &ev, tmp);
+		bool full = n == 0;
+		if (full)
+			n = full_size(&ev);
 		if (c->len + n > c->cap && c->len > 0) {
 			publish(p, false);
 			if (!(c = take(p)))
@@ -329,7 +340,10 @@ static void *produce(void *arg)
 			c->b = nb;
 			c->cap = n;
 		}
-		rec_put(c->b + c->len, &ev, n, full);
+		if (full)
+			rec_full_put(c->b + c->len, &ev, n);
+		else
+			rec_stream(c->b + c->len, tmp, n);
 		c->len += n;
 	}
 	c->end = true;
