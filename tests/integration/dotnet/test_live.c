@@ -40,8 +40,11 @@ static void kill_all(void)
 static int build_target(void)
 {
 	char cmd[8192];
+	/* ctest runs tests in the source folder: without RTD_SOURCE_DIR,
+	 * the path from there (not a NULL to %s) */
+	const char *script = rtd_test_path("RTD_SOURCE_DIR", "tests/integration/dotnet/build.sh");
 	snprintf(cmd, sizeof(cmd), "bash %s dotnet-target tests/targets",
-		 rtd_test_path("RTD_SOURCE_DIR", "tests/integration/dotnet/build.sh"));
+		 script ? script : "tests/integration/dotnet/build.sh");
 	FILE *p = popen(cmd, "r");
 	if (!p)
 		return -1;
