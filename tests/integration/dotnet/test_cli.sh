@@ -170,14 +170,17 @@ wait_file "$WORK/td/ready" || bad "TMPDIR target"
 ls "$WORK/tmpdir"/dotnet-diagnostic-"$TPID"-* >/dev/null 2>&1 || bad "socket not in TMPDIR"
 "$R" dotnet info -p "$TPID" | grep -q "^pid: *$TPID$" && ok "socket found in the target's TMPDIR" || bad "TMPDIR discovery"
 
-# a "container": own pid and mount namespaces, private /tmp
-if unshare -m -p -f --mount-proc true 2>/dev/null; then
-  unshare -m -p -f --mount-proc sh -c "mount -t tmpfs tmpfs /tmp && mkdir -p /tmp/w$$ && exec '$TARGET_DIR/dotnet-target' /tmp/w$$" \
+# a "container": own pid and mount namespaces, private /tmp. The target
+# is bound to a folder outside /tmp first: a checkout under /tmp would be
+# hidden by the container's own /tmp.
+NSDIR=/run/rtdiag-ns-$$
+if unshare -m -p -f --mount-proc true 2>/dev/null && mkdir -p "$NSDIR"; then
+  unshare -m -p -f --mount-proc sh -c "mount --bind '$TARGET_DIR' '$NSDIR' && mount -t tmpfs tmpfs /tmp && mkdir -p /tmp/w$$ && exec '$NSDIR/dotnet-target' /tmp/w$$" \
     >"$WORK/ns.out" 2>&1 &
   PIDS+=($!)
   NP=
   for i in $(seq 100); do
-    NP=$(pgrep -f "^$TARGET_DIR/dotnet-target /tmp/w$$\$" | head -1)
+    NP=$(pgrep -f "^$NSDIR/dotnet-target /tmp/w$$\$" | head -1)
     [ -n "$NP" ] && [ -e "/proc/$NP/root/tmp/w$$/ready" ] && break; sleep 0.1
   done
   PIDS+=($NP)
@@ -186,6 +189,7 @@ if unshare -m -p -f --mount-proc true 2>/dev/null; then
   "$R" dotnet collect -p "$NP" --providers Rtdiag-Test:0:5 --duration 1 -o "$WORK/ns.nettrace" 2>/dev/null \
     && "$R" nettrace stats "$WORK/ns.nettrace" | grep -q "Rtdiag-Test/Tick" && ok "container: collect" || bad "container collect"
   kill -9 "$NP" 2>/dev/null
+  rmdir "$NSDIR" 2>/dev/null
 else
   echo "note: cannot create namespaces here (unshare failed): container case not run"
 fi
