@@ -695,6 +695,13 @@ static int cmd_cat(int argc, char **argv)
 	gt_pipe_stop(pipe);
 	gt_flush();
 	cli_progress_done();
+	/* a trace cut short (the process was killed while tracing): its
+	 * last event is cut, or the end with the frequency is missing */
+	if (rc < 0 && ordered && n == 0 && rtd_gotrace_dec_version(gt_dec(in)) < 1022 &&
+	    (rc == -RTD_E_TRUNCATED ||
+	     strcmp(rtd_gotrace_dec_error(gt_dec(in), NULL), "no EvFrequency event") == 0))
+		fprintf(stderr, "rtdiag: %s: ordering a Go 1.5-1.21 trace needs all of it (the runtime writes the clock frequency and the stacks at its end; 'go tool trace' refuses it too): without --ordered, cat prints the events before the damage\n",
+			path);
 	gt_close(in);
 	free(in);
 	if (fflush(stdout) != 0)

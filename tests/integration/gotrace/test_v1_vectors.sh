@@ -25,6 +25,37 @@ for f in "$V1"/*; do
 done
 [ "$n" -gt 0 ] || bad "no vectors found in $V1"
 
+# A trace cut short (a process killed while tracing): raw mode prints every
+# event before the cut, then the error with its offset; ordered mode cannot
+# order an old-format trace without its end (the frequency is written
+# last) and says what to do. Cut inside an event (200002) and at an event's
+# end (200000: raw mode sees no damage).
+f=$V1/stress_1_19_good
+"$R" gotrace cat "$f" >"$TMP/whole"
+head -c 200002 "$f" >"$TMP/cut.trace"
+if "$R" gotrace cat "$TMP/cut.trace" >"$TMP/cut" 2>"$TMP/err"; then bad "cut trace: exit 0"
+else
+  at=$(grep -o "inside an event at offset [0-9]*" "$TMP/err" | grep -o "[0-9]*$")
+  # the events that start before the damaged one, as the whole file gives them
+  before=$(grep -o " off=[0-9]*" "$TMP/whole" | awk -F= -v at="${at:-0}" '$2 < at' | wc -l)
+  if [ "$at" = 200000 ] && [ "$before" -gt 0 ] &&
+     [ "$(grep -c " off=" "$TMP/cut")" = "$before" ] &&
+     [ "$(cat "$TMP/cut")" = "$(head -n "$(wc -l <"$TMP/cut")" "$TMP/whole")" ]; then
+    ok "cut trace, raw: the $before events before offset $at as in the whole file, then the error"
+  else bad "cut trace, raw: at=$at before=$before: $(cat "$TMP/err")"; fi
+fi
+head -c 200000 "$f" >"$TMP/cut0.trace"
+for c in cut cut0; do
+  for t in 1 2; do
+    if RTDIAG_THREADS=$t "$R" gotrace cat --ordered --format go-debug "$TMP/$c.trace" >"$TMP/ord" 2>"$TMP/err"; then
+      bad "$c trace, ordered: exit 0"
+    elif grep -q "without --ordered, cat prints the events before the damage" "$TMP/err" &&
+         grep -qE "offset 200000|no EvFrequency event" "$TMP/err" && [ ! -s "$TMP/ord" ]; then
+      ok "$c trace, ordered ($t thread$([ $t = 1 ] || echo s)): $(head -1 "$TMP/err" | sed 's/.*trace: //'), and what to do"
+    else bad "$c trace, ordered: $(cat "$TMP/err")"; fi
+  done
+done
+
 if ! find_go; then
   echo "note: Go 1.19 not installed (/usr/lib/go-1.19/bin/go): the go tool trace -d comparison is skipped"
   finish
