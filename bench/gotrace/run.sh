@@ -98,7 +98,7 @@ report() { # file
   else echo "  exit codes: rtdiag $orc, go $grc"; fi
 }
 base=$(/usr/bin/time -f %M "$R" --version 2>&1 >/dev/null | tail -1)
-echo "(times: mean CPU seconds (user+sys) and mean wall seconds +- standard deviation, by hyperfine; MB/s and ev/s by wall time for ordered cat and Go, by CPU time for the rest; peak RSS of one run; rtdiag's baseline RSS ('rtdiag --version') is $((base / 1024)) MB)"
+echo "(times: mean CPU seconds (user+sys) and mean wall seconds +- standard deviation, by hyperfine; MB/s and ev/s by wall time for ordered cat and Go, by CPU time for the rest; peak RSS of one run; rtdiag's baseline RSS ('rtdiag --version') is $(echo "scale=1; $base/1024" | bc) MB)"
 V1=${RTD_SHARED_DIR:-$here/../../../shared}/testdata/gotrace/v1
 for f in "$V1/stress_1_7_good" "$V1/stress_1_11_good" "$V1/stress_1_19_good"; do
   [ -e "$f" ] && report "$f"

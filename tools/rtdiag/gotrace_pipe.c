@@ -362,6 +362,7 @@ struct gt_pipe *gt_pipe_start(struct gt_in *in, enum rtd_gotrace_mode mode)
 		return NULL;
 	memset(p, 0, sizeof(*p));
 	p->in = in;
+	p->line.m = -1; /* every short record's (the old format's) */
 	for (unsigned k = 0; k < PIPE_CHUNKS; k++) {
 		/* malloc's alignment suits the records */
 		p->ch[k].b = malloc(PIPE_CHUNK);
@@ -397,7 +398,6 @@ static const struct rtd_gotrace_event *rec_get(struct gt_pipe *p, const struct r
 	e->p = r->p;
 	e->g = r->g;
 	e->off = r->off;
-	e->m = -1;
 	e->name = t->name;
 	e->argnames = t->argnames;
 	e->sargnames = t->sargnames;
