@@ -4,6 +4,7 @@
 #define RTDIAG_RTDIAG_H
 
 #include "rtdiag/common.h"
+#include "rtdiag/goanalysis.h"
 #include "rtdiag/gotrace.h"
 #include "rtdiag/ipc.h"
 #include "rtdiag/nettrace.h"

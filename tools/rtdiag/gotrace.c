@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gotrace_analyze.h"
 #include "gotrace_cli.h"
 
-static const char *const subs[] = {"cat", "grep", "stats", "text2bin", "bin2text", NULL};
+static const char *const subs[] = {"cat", "grep", "stats", "text2bin", "bin2text", "pprof",
+				   "goroutines", "gc", "tasks", NULL};
 
 struct gt_in {
 	const char *path;
@@ -840,6 +842,11 @@ static const struct {
 	{"bin2text", gt_cmd_bin2text,
 	 "rtdiag gotrace bin2text FILE|-\n"
 	 "  Print a binary trace in Go's text form.\n"},
+	/* the analyses (gotrace_analyze.c) */
+	{"pprof", gt_cmd_pprof, gt_usage_pprof},
+	{"goroutines", gt_cmd_goroutines, gt_usage_goroutines},
+	{"gc", gt_cmd_gc, gt_usage_gc},
+	{"tasks", gt_cmd_tasks, gt_usage_tasks},
 };
 
 static int run(int argc, char **argv)
@@ -874,4 +881,4 @@ static bool help(FILE *f, const char *sub)
 	return sub == NULL;
 }
 
-const struct cli_group cli_group_gotrace = {"gotrace", "Go execution traces: cat, grep, stats, text2bin, bin2text", run, help};
+const struct cli_group cli_group_gotrace = {"gotrace", "Go execution traces: cat, grep, stats, text2bin, bin2text, pprof, goroutines, gc, tasks", run, help};

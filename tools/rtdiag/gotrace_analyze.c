@@ -1,0 +1,1285 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gotrace_analyze.c - 'rtdiag gotrace pprof|goroutines|gc|tasks': the
+ * library's analyses (rtdiag/goanalysis.h) over one ordered pass of a
+ * trace, printed.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "common/buf.h"
+#include "gotrace_analyze.h"
+#include "gotrace_cli.h"
+#include "rtdiag/goanalysis.h"
+#include "rtdiag/profile.h"
+
+/* ---- shared --------------------------------------------------------------- */
+
+/* Go's time.Duration.String(): "1.5s", "1.234567ms", "850ns", "1h2m3s". */
+static const char *go_dur(int64_t d, char *buf, size_t len)
+{
+	char b[40];
+	size_t w = sizeof(b);
+	bool neg = d < 0;
+	uint64_t u = neg ? (uint64_t)0 - (uint64_t)d : (uint64_t)d;
+	b[--w] = 0;
+	if (u == 0) {
+		snprintf(buf, len, "0s");
+		return buf;
+	}
+	int prec;
+	if (u < 1000000000ull) {
+		b[--w] = 's';
+		if (u < 1000) {
+			prec = 0;
+			b[--w] = 'n';
+		} else if (u < 1000000) {
+			prec = 3;
+			b[--w] = (char)0xb5; /* "µ" in UTF-8 */
+			b[--w] = (char)0xc2;
+		} else {
+			prec = 6;
+			b[--w] = 'm';
+		}
+	} else {
+		b[--w] = 's';
+		prec = 9;
+	}
+	/* the fraction, without trailing zeros */
+	bool print = false;
+	for (int i = 0; i < prec; i++) {
+		unsigned digit = (unsigned)(u % 10);
+		print = print || digit != 0;
+		if (print)
+			b[--w] = (char)('0' + digit);
+		u /= 10;
+	}
+	if (print)
+		b[--w] = '.';
+	if (prec == 9) { /* seconds, minutes, hours */
+		uint64_t s = u % 60;
+		u /= 60;
+		do {
+			b[--w] = (char)('0' + s % 10);
+			s /= 10;
+		} while (s);
+		if (u) {
+			b[--w] = 'm';
+			uint64_t m = u % 60;
+			u /= 60;
+			do {
+				b[--w] = (char)('0' + m % 10);
+				m /= 10;
+			} while (m);
+			if (u) {
+				b[--w] = 'h';
+				do {
+					b[--w] = (char)('0' + u % 10);
+					u /= 10;
+				} while (u);
+			}
+		}
+	} else {
+		do {
+			b[--w] = (char)('0' + u % 10);
+			u /= 10;
+		} while (u);
+	}
+	if (neg)
+		b[--w] = '-';
+	snprintf(buf, len, "%s", b + w);
+	return buf;
+}
+
+static void put_json_str(FILE *o, const char *s)
+{
+	rtd_buf b;
+	rtd_buf_init(&b, 0);
+	if (rtd_buf_json_str(&b, s, strlen(s)) == 0)
+		fputs(rtd_buf_cstr(&b), o);
+	else
+		fputs("\"\"", o);
+	rtd_buf_free(&b);
+}
+
+enum { SEM_AUTO = 0 };
+
+static int parse_go(const char *cmd, const char *s, unsigned *sem)
+{
+	if (strcmp(s, "1.19") == 0)
+		*sem = RTD_GOAN_GO119;
+	else if (strcmp(s, "1.22") == 0)
+		*sem = RTD_GOAN_GO122;
+	else if (strcmp(s, "1.23") == 0)
+		*sem = RTD_GOAN_GO123;
+	else
+		return cli_usage(cmd, "--go takes 1.19, 1.22 or 1.23");
+	return 0;
+}
+
+/* One analysis run over FILE: the ordered events into rtd_goan. */
+struct run {
+	const char *path;
+	struct gt_in *in;
+	rtd_goan *a;
+	int dec_rc;   /* the decoder's error, 0 at a clean end */
+	uint64_t dec_off;
+	char dec_msg[512];
+};
+
+/* Read and analyse the whole trace. Returns 0 when the run happened (the
+ * decoder's error, if any, is in r->dec_rc), or an exit code. */
+static int run_trace(struct run *r, const char *cmd, const char *path, struct rtd_goan_opts *o,
+		     const rtd_goan **pa)
+{
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	r->in = malloc(gt_in_size());
+	if (!r->in)
+		return cli_fail("out of memory");
+	if (gt_open(r->in, path, RTD_GOTRACE_ORDERED) < 0) {
+		free(r->in);
+		r->in = NULL;
+		return CLI_FAIL;
+	}
+	struct rtd_gotrace_event ev;
+	int rc = 0;
+	if (gt_prime_header(r->in) < 0 || rtd_gotrace_dec_version(gt_dec(r->in)) == 0) {
+		rc = gt_next_quiet(r->in, &ev);
+		if (rc >= 0) /* an empty input */
+			return cli_fail("%s: not a Go execution trace (no header)", path);
+		gt_report(r->in, rc);
+		return CLI_FAIL;
+	}
+	r->a = rtd_goan_new(gt_dec(r->in), o);
+	if (!r->a)
+		return cli_fail("%s: %s", path, rtd_goan_new_error());
+	if (pa)
+		*pa = r->a;
+	(void)cmd;
+	while ((rc = gt_next_quiet(r->in, &ev)) > 0) {
+		int arc = rtd_goan_feed(r->a, &ev);
+		if (arc < 0) {
+			cli_progress_done();
+			return cli_fail("%s: analysis: %s", path, rtd_goan_error(r->a));
+		}
+	}
+	cli_progress_done();
+	if (rc < 0) {
+		r->dec_rc = rc;
+		const char *m = rtd_gotrace_dec_error(gt_dec(r->in), &r->dec_off);
+		snprintf(r->dec_msg, sizeof(r->dec_msg), "%s", *m ? m : rtd_strerror(rc));
+	}
+	if (rtd_goan_finish(r->a) < 0)
+		return cli_fail("%s: analysis: %s", path, rtd_goan_error(r->a));
+	return 0;
+}
+
+/* After the output: the decoder's error, if any. Returns the exit code. */
+static int run_end(struct run *r)
+{
+	int code = CLI_OK;
+	if (r->dec_rc < 0) {
+		int ver = rtd_gotrace_dec_version(gt_dec(r->in));
+		uint64_t n = rtd_goan_trace_bounds(r->a, NULL, NULL);
+		fprintf(stderr, "rtdiag: %s: %s (at byte %" PRIu64 ")\n", r->path, r->dec_msg,
+			r->dec_off);
+		if (ver < 1022 && n == 0)
+			fprintf(stderr, "rtdiag: %s: a Go 1.5-1.21 trace is ordered from its end (the runtime writes the clock frequency and the stacks last; 'go tool trace' refuses it too); nothing could be analysed\n",
+				r->path);
+		else if (ver >= 1022)
+			fprintf(stderr, "rtdiag: %s: the answers above cover the %" PRIu64 " events of the generations before the damage\n",
+				r->path, n);
+		code = CLI_FAIL;
+	}
+	if (r->a)
+		rtd_goan_free(r->a);
+	if (r->in) {
+		gt_close(r->in);
+		free(r->in);
+	}
+	return code;
+}
+
+static void run_abort(struct run *r)
+{
+	rtd_goan_free(r->a);
+	if (r->in) {
+		gt_close(r->in);
+		free(r->in);
+	}
+}
+
+/* Times in the output: seconds since the trace's first event. */
+static double since(const rtd_goan *a, int64_t t)
+{
+	int64_t first;
+	rtd_goan_trace_bounds(a, &first, NULL);
+	return (double)(t - first) / 1e9;
+}
+
+/* An output file: written beside its final name, renamed when complete. */
+struct ofile {
+	FILE *f;
+	const char *path;
+	char tmp[4096];
+};
+
+static int ofile_open(struct ofile *o, const char *path)
+{
+	o->path = path;
+	o->tmp[0] = 0;
+	if (!path || strcmp(path, "-") == 0) {
+		o->f = stdout;
+		return 0;
+	}
+	snprintf(o->tmp, sizeof(o->tmp), "%s.tmp-%ld", path, (long)getpid());
+	o->f = fopen(o->tmp, "wb");
+	if (!o->f)
+		return cli_fail("%s: %s", o->tmp, strerror(errno));
+	return 0;
+}
+
+static int ofile_commit(struct ofile *o)
+{
+	if (o->f == stdout)
+		return fflush(stdout) == 0 ? 0 : cli_fail("stdout: %s", strerror(errno));
+	bool bad = ferror(o->f) != 0;
+	if (fclose(o->f) != 0)
+		bad = true;
+	o->f = NULL;
+	if (bad || rename(o->tmp, o->path) != 0) {
+		int e = errno;
+		unlink(o->tmp);
+		return cli_fail("%s: %s", o->path, strerror(e ? e : EIO));
+	}
+	return 0;
+}
+
+static void ofile_abort(struct ofile *o)
+{
+	if (o->f && o->f != stdout) {
+		fclose(o->f);
+		unlink(o->tmp);
+	}
+	o->f = NULL;
+}
+
+/* ---- pprof -------------------------------------------------------------------- */
+
+static const char *const prof_names[RTD_GOAN_PROF_COUNT] = {"cpu", "net", "sync", "syscall", "sched"};
+
+const char gt_usage_pprof[] =
+	"rtdiag gotrace pprof --type cpu|net|sync|syscall|sched [--format pprof|folded|top]\n"
+	"                     [--go 1.19|1.22|1.23] [-o FILE] FILE|-\n"
+	"  The profiles of 'go tool trace -pprof=TYPE', streaming: where goroutines\n"
+	"  waited, by the stack where the wait began: net (network), sync (channels,\n"
+	"  selects, mutexes, conditions), syscall (system calls), sched (runnable but\n"
+	"  not running); cpu: the trace's CPU samples (10 ms each). The same events,\n"
+	"  stacks and totals as the 'go tool trace' of the trace's Go: Go 1.19's for\n"
+	"  Go 1.5-1.21 traces, Go 1.23's for Go 1.22+ (--go picks another).\n"
+	"  --format: pprof (gzip protobuf, the default with -o), folded, top (the\n"
+	"  default on a terminal or pipe), raw (each stack's count and nanoseconds,\n"
+	"  then its frames leaf first as 0xPC FUNCTION FILE:LINE, tab-separated).\n";
+
+struct toprow {
+	const char *name;
+	int64_t flat, cum;
+};
+
+static int cmp_top(const void *a, const void *b)
+{
+	const struct rtd_profile_entry *x = a, *y = b;
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int write_top(FILE *f, rtd_profile *p, const rtd_goan *a, unsigned which)
+{
+	uint64_t count;
+	int64_t ns;
+	rtd_goan_profile_total(a, which, &count, &ns);
+	char b[40];
+	fprintf(f, "%s profile: %" PRIu64 " %s, total %s\n", prof_names[which], count,
+		which == RTD_GOAN_PROF_CPU ? "samples" : "events", go_dur(ns, b, sizeof(b)));
+	size_t max = 50;
+	struct rtd_profile_entry *e = calloc(max, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	int n = rtd_profile_top(p, e, max);
+	if (n < 0) {
+		free(e);
+		return n;
+	}
+	qsort(e, (size_t)n, sizeof(*e), cmp_top);
+	fprintf(f, "%14s %6s %6s %14s %6s  %s\n", "flat", "flat%", "sum%", "cum", "cum%", "function");
+	int64_t sum = 0;
+	for (int i = 0; i < n; i++) {
+		char fb[40], cb[40];
+		sum += e[i].self;
+		double t = ns ? (double)ns : 1;
+		fprintf(f, "%14s %5.1f%% %5.1f%% %14s %5.1f%%  %s\n", go_dur(e[i].self, fb, sizeof(fb)),
+			100.0 * (double)e[i].self / t, 100.0 * (double)sum / t,
+			go_dur(e[i].total, cb, sizeof(cb)), 100.0 * (double)e[i].total / t, e[i].name);
+	}
+	free(e);
+	return 0;
+}
+
+/* --format raw: the records exactly, one per line: COUNT, NS, then the
+ * frames leaf first as "0xPC FUNCTION FILE:LINE", tab-separated */
+static int raw_rec(const struct rtd_goframe *f, size_t n, uint64_t count, int64_t ns, void *ctx)
+{
+	FILE *o = ctx;
+	fprintf(o, "%" PRIu64 "\t%" PRId64, count, ns);
+	for (size_t i = 0; i < n; i++)
+		fprintf(o, "\t0x%" PRIx64 " %s %s:%" PRIu64, f[i].pc, f[i].fn, f[i].file, f[i].line);
+	fputc('\n', o);
+	return ferror(o) ? -EIO : 0;
+}
+
+int gt_cmd_pprof(int argc, char **argv)
+{
+	const char *cmd = "gotrace pprof", *path = NULL, *out = NULL, *fmt = NULL;
+	int which = -1;
+	unsigned sem = SEM_AUTO;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--type") == 0 || strcmp(a, "-t") == 0) {
+			if (++i >= argc)
+				return cli_usage(cmd, "--type needs cpu, net, sync, syscall or sched");
+			for (int k = 0; k < RTD_GOAN_PROF_COUNT; k++)
+				if (strcmp(argv[i], prof_names[k]) == 0)
+					which = k;
+			if (which < 0)
+				return cli_usage(cmd, "--type takes cpu, net, sync, syscall or sched, not '%s'",
+						 argv[i]);
+		} else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+			if (++i >= argc)
+				return cli_usage(cmd, "%s needs a FILE", a);
+			out = argv[i];
+		} else if (strcmp(a, "--format") == 0 || strcmp(a, "-f") == 0) {
+			if (++i >= argc)
+				return cli_usage(cmd, "--format needs pprof, folded or top");
+			fmt = argv[i];
+			if (strcmp(fmt, "pprof") && strcmp(fmt, "folded") && strcmp(fmt, "top") &&
+			    strcmp(fmt, "raw"))
+				return cli_usage(cmd, "--format takes pprof, folded, top or raw, not '%s'", fmt);
+		} else if (strcmp(a, "--go") == 0) {
+			if (++i >= argc)
+				return cli_usage(cmd, "--go needs 1.19, 1.22 or 1.23");
+			if (parse_go(cmd, argv[i], &sem))
+				return CLI_USAGE;
+		} else if (a[0] == '-' && a[1]) {
+			return cli_usage(cmd, "unknown option '%s'", a);
+		} else if (path) {
+			return cli_usage(cmd, "one FILE only");
+		} else {
+			path = a;
+		}
+	}
+	if (which < 0)
+		return cli_usage(cmd, "missing --type cpu|net|sync|syscall|sched");
+	if (!path)
+		return cli_usage(cmd, "missing FILE (or - for stdin)");
+	if (!fmt)
+		fmt = out && strcmp(out, "-") != 0 ? "pprof" : "top";
+	if (strcmp(fmt, "pprof") == 0 && !out && isatty(1))
+		return cli_usage(cmd, "a pprof profile is binary: give -o FILE (or --format top|folded)");
+	struct rtd_goan_opts o = {.sz = sizeof(o), .what = RTD_GOAN_PPROF,
+				  .profiles = 1u << which, .semantics = sem};
+	struct run r;
+	int code = run_trace(&r, cmd, path, &o, NULL);
+	if (code) {
+		run_abort(&r);
+		return code;
+	}
+	rtd_profile *p;
+	if (rtd_goan_profile_build(r.a, (unsigned)which, &p) < 0) {
+		run_abort(&r);
+		return cli_fail("out of memory");
+	}
+	struct ofile of;
+	int rc = ofile_open(&of, out);
+	if (rc == 0) {
+		if (strcmp(fmt, "pprof") == 0)
+			rc = rtd_profile_write_pprof(p, of.f);
+		else if (strcmp(fmt, "folded") == 0)
+			rc = rtd_profile_write_folded(p, of.f);
+		else if (strcmp(fmt, "raw") == 0)
+			rc = rtd_goan_profile_foreach(r.a, (unsigned)which, raw_rec, of.f);
+		else
+			rc = write_top(of.f, p, r.a, (unsigned)which);
+		if (rc < 0) {
+			ofile_abort(&of);
+			rc = cli_fail("%s: %s", out ? out : "stdout", rtd_strerror(rc));
+		} else {
+			rc = ofile_commit(&of) < 0 ? CLI_FAIL : 0;
+		}
+	} else {
+		rc = CLI_FAIL;
+	}
+	rtd_profile_free(p);
+	int end = run_end(&r);
+	return rc ? rc : end;
+}
+
+/* ---- goroutines -------------------------------------------------------------- */
+
+const char gt_usage_goroutines[] =
+	"rtdiag gotrace goroutines [--group-by start-function|region] [--sort STAT]\n"
+	"                          [--limit N] [--json] [--go 1.19|1.22|1.23] FILE|-\n"
+	"  'go tool trace''s goroutine analysis, streaming: for each goroutine its\n"
+	"  time in the trace and where it went (execution, scheduler wait, blocked\n"
+	"  by reason, syscalls, GC ranges), grouped by start function (groups sorted\n"
+	"  by execution time, as Go's page), or each user region grouped by type.\n"
+	"  --sort STAT: total (default), or a column ('Execution time', 'exec',\n"
+	"  'Sched wait time', 'Block time (chan receive)', ...). --limit N: rows per\n"
+	"  group (default 20; 0: all, memory grows with the goroutines). --json: one\n"
+	"  object per group and per row, times in ns.\n";
+
+struct row {
+	uint64_t id, task;
+	const char *name;
+	int64_t start, end, total, key;
+	struct rtd_goan_stat *st;
+	size_t nst;
+};
+
+struct grp {
+	const char *name;
+	uint64_t pc;
+	const char *frame;
+	uint64_t count;
+	int64_t exec, total;
+	struct row *rows;
+	size_t nrows, caprows;
+	struct grp *next;
+};
+
+struct gctx {
+	bool by_region;
+	const char *sort;
+	size_t limit;
+	struct grp **tab;
+	size_t ntab, ngroups;
+	int err;
+	const rtd_goan *a;
+};
+
+static bool stat_is(const char *name, const char *want)
+{
+	if (strcasecmp(name, want) == 0)
+		return true;
+	/* short forms: exec, sched, syscall, unknown, block(REASON) */
+	static const struct {
+		const char *s, *l;
+	} alias[] = {
+		{"exec", "Execution time"}, {"exec", "Execution"},
+		{"sched", "Sched wait time"}, {"sched", "Scheduler wait"},
+		{"syscall", "Syscall execution time"}, {"syscall", "Blocking syscall"},
+		{"unknown", "Unknown time"}, {"net", "Network wait"},
+		{"network", "Block time (network)"}, {"net", "Block time (network)"},
+		{"sync", "Sync block"}, {"gc", "GC pause"}, {"sweep", "GC sweeping"},
+	};
+	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
+		if (strcasecmp(want, alias[i].s) == 0 && strcmp(name, alias[i].l) == 0)
+			return true;
+	return false;
+}
+
+static int64_t sort_key(const struct gctx *g, int64_t total, const struct rtd_goan_stat *st,
+			size_t n)
+{
+	if (!g->sort || strcasecmp(g->sort, "total") == 0)
+		return total;
+	for (size_t i = 0; i < n; i++)
+		if (stat_is(st[i].name, g->sort))
+			return st[i].ns;
+	return 0;
+}
+
+static uint64_t hash_str(const char *s, uint64_t pc)
+{
+	uint64_t h = 1469598103934665603ull ^ pc;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static struct grp *grp_get(struct gctx *g, const char *name, uint64_t pc, const char *frame)
+{
+	if (!g->tab) {
+		g->ntab = 1024;
+		g->tab = calloc(g->ntab, sizeof(*g->tab));
+		if (!g->tab)
+			return NULL;
+	}
+	uint64_t h = hash_str(name, pc) ^ (frame ? hash_str(frame, 0) : 0);
+	struct grp **slot = &g->tab[h & (g->ntab - 1)];
+	for (struct grp *x = *slot; x; x = x->next)
+		if (x->pc == pc && strcmp(x->name, name) == 0 &&
+		    (!frame || strcmp(x->frame, frame) == 0))
+			return x;
+	struct grp *x = calloc(1, sizeof(*x));
+	if (!x)
+		return NULL;
+	x->name = name;
+	x->pc = pc;
+	x->frame = frame;
+	x->next = *slot;
+	*slot = x;
+	g->ngroups++;
+	return x;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? 1 : -1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int add_row(struct gctx *g, struct grp *gr, const struct row *r, const struct rtd_goan_stat *st,
+		   size_t n)
+{
+	if (gr->nrows == gr->caprows) {
+		size_t nc = gr->caprows ? gr->caprows * 2 : 8;
+		struct row *p = realloc(gr->rows, nc * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		gr->rows = p;
+		gr->caprows = nc;
+	}
+	struct row *x = &gr->rows[gr->nrows];
+	*x = *r;
+	x->st = malloc((n ? n : 1) * sizeof(*st));
+	if (!x->st)
+		return -ENOMEM;
+	memcpy(x->st, st, n * sizeof(*st));
+	x->nst = n;
+	gr->nrows++;
+	/* keep the limit's worth (amortized: sort when twice over) */
+	if (g->limit && gr->nrows >= 2 * g->limit) {
+		qsort(gr->rows, gr->nrows, sizeof(*gr->rows), cmp_row);
+		for (size_t i = g->limit; i < gr->nrows; i++)
+			free(gr->rows[i].st);
+		gr->nrows = g->limit;
+	}
+	return 0;
+}
+
+static void on_goroutine(const struct rtd_goan_goroutine *go, void *ctx)
+{
+	struct gctx *g = ctx;
+	if (g->err)
+		return;
+	struct grp *gr = grp_get(g, go->name, rtd_goan_semantics(g->a) == RTD_GOAN_GO119 ? go->pc : 0,
+				 NULL);
+	if (!gr) {
+		g->err = -ENOMEM;
+		return;
+	}
+	gr->count++;
+	gr->exec += go->exec;
+	gr->total += go->total;
+	struct row r = {.id = go->id, .name = go->name, .start = go->start, .end = go->end,
+			.total = go->total, .key = sort_key(g, go->total, go->stats, go->nstats)};
+	if (add_row(g, gr, &r, go->stats, go->nstats) < 0)
+		g->err = -ENOMEM;
+}
+
+static void on_region(const struct rtd_goan_region *rg, void *ctx)
+{
+	struct gctx *g = ctx;
+	if (g->err)
+		return;
+	struct grp *gr = grp_get(g, rg->name, rg->frame_pc, rg->frame_fn);
+	if (!gr) {
+		g->err = -ENOMEM;
+		return;
+	}
+	int64_t first, last;
+	rtd_goan_trace_bounds(g->a, &first, &last);
+	int64_t s = rg->start >= 0 ? rg->start : first, e = rg->end >= 0 ? rg->end : last;
+	gr->count++;
+	gr->total += e - s;
+	for (size_t i = 0; i < rg->nstats; i++)
+		if (stat_is(rg->stats[i].name, "exec"))
+			gr->exec += rg->stats[i].ns;
+	struct row r = {.id = rg->g, .task = rg->task, .name = rg->name, .start = s, .end = e,
+			.total = e - s, .key = sort_key(g, e - s, rg->stats, rg->nstats)};
+	if (add_row(g, gr, &r, rg->stats, rg->nstats) < 0)
+		g->err = -ENOMEM;
+}
+
+static int cmp_grp(const void *a, const void *b)
+{
+	const struct grp *x = *(struct grp *const *)a, *y = *(struct grp *const *)b;
+	if (x->exec != y->exec)
+		return x->exec < y->exec ? 1 : -1;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->pc < y->pc ? -1 : x->pc > y->pc);
+}
+
+/* the columns of a group: every stat name its rows have, as Go's page
+ * orders them (Go 1.22+: "Execution time" first, then by name, the
+ * overlapping ranges last; Go 1.19: its fixed order) */
+static bool col_overlaps(const struct grp *gr, const char *name)
+{
+	for (size_t i = 0; i < gr->nrows; i++)
+		for (size_t k = 0; k < gr->rows[i].nst; k++)
+			if (gr->rows[i].st[k].name == name)
+				return gr->rows[i].st[k].overlaps;
+	return false;
+}
+
+static size_t columns(const struct grp *gr, const char **cols, size_t max, bool v2)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < gr->nrows; i++)
+		for (size_t k = 0; k < gr->rows[i].nst; k++) {
+			const char *name = gr->rows[i].st[k].name;
+			size_t j = 0;
+			while (j < n && cols[j] != name)
+				j++;
+			if (j == n && n < max)
+				cols[n++] = name;
+		}
+	if (!v2)
+		return n;
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0; j--) {
+			const char *a = cols[j - 1], *b = cols[j];
+			int ka = strcmp(a, "Execution time") == 0 ? 0 : col_overlaps(gr, a) ? 2 : 1;
+			int kb = strcmp(b, "Execution time") == 0 ? 0 : col_overlaps(gr, b) ? 2 : 1;
+			if (ka < kb || (ka == kb && strcmp(a, b) <= 0))
+				break;
+			cols[j - 1] = b;
+			cols[j] = a;
+		}
+	return n;
+}
+
+static int64_t row_stat(const struct row *r, const char *name, bool *have)
+{
+	for (size_t k = 0; k < r->nst; k++)
+		if (r->st[k].name == name) {
+			*have = true;
+			return r->st[k].ns;
+		}
+	*have = false;
+	return 0;
+}
+
+static void print_groups(FILE *f, struct gctx *g, bool json)
+{
+	struct grp **all = malloc((g->ngroups ? g->ngroups : 1) * sizeof(*all));
+	if (!all)
+		return;
+	size_t n = 0;
+	int64_t exec_all = 0;
+	for (size_t i = 0; i < g->ntab; i++)
+		for (struct grp *x = g->tab[i]; x; x = x->next) {
+			all[n++] = x;
+			exec_all += x->exec;
+		}
+	qsort(all, n, sizeof(*all), cmp_grp);
+	for (size_t i = 0; i < n; i++) {
+		struct grp *gr = all[i];
+		qsort(gr->rows, gr->nrows, sizeof(*gr->rows), cmp_row);
+		size_t shown = g->limit && gr->nrows > g->limit ? g->limit : gr->nrows;
+		const char *cols[64];
+		size_t nc = columns(gr, cols, 64, rtd_goan_semantics(g->a) != RTD_GOAN_GO119);
+		char b1[40], b2[40];
+		if (json) {
+			fputs(g->by_region ? "{\"region_type\":" : "{\"group\":", f);
+			put_json_str(f, gr->name);
+			if (g->by_region) {
+				fputs(",\"frame\":", f);
+				put_json_str(f, gr->frame);
+			}
+			fprintf(f, ",\"pc\":%" PRIu64 ",\"count\":%" PRIu64 ",\"exec_ns\":%" PRId64
+				   ",\"total_ns\":%" PRId64 "}\n", gr->pc, gr->count, gr->exec, gr->total);
+			for (size_t k = 0; k < shown; k++) {
+				const struct row *r = &gr->rows[k];
+				fprintf(f, "{\"%s\":%" PRIu64, g->by_region ? "region_of" : "goroutine", r->id);
+				fputs(g->by_region ? ",\"region_type\":" : ",\"group\":", f);
+				put_json_str(f, gr->name);
+				if (g->by_region)
+					fprintf(f, ",\"task\":%" PRIu64, r->task);
+				fprintf(f, ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 ",\"total_ns\":%" PRId64
+					   ",\"stats\":{", r->start, r->end, r->total);
+				for (size_t s = 0; s < r->nst; s++) {
+					if (s)
+						fputc(',', f);
+					put_json_str(f, r->st[s].name);
+					fprintf(f, ":%" PRId64, r->st[s].ns);
+				}
+				fputs("}}\n", f);
+			}
+			continue;
+		}
+		if (g->by_region)
+			fprintf(f, "%s%s (at %s): %" PRIu64 " regions, %s in all, execution %s\n",
+				i ? "\n" : "", *gr->name ? gr->name : "(task inherited from the creator)",
+				*gr->frame ? gr->frame : "no stack", gr->count,
+				go_dur(gr->total, b1, sizeof(b1)), go_dur(gr->exec, b2, sizeof(b2)));
+		else
+			fprintf(f, "%s%s: %" PRIu64 " goroutines, execution %s (%.2f%% of the program's)\n",
+				i ? "\n" : "", *gr->name ? gr->name : "(no stack showed the start function)",
+				gr->count, go_dur(gr->exec, b1, sizeof(b1)),
+				exec_all ? 100.0 * (double)gr->exec / (double)exec_all : 0.0);
+		fprintf(f, "  %12s %14s", g->by_region ? "goroutine" : "goroutine",
+			g->by_region ? "duration" : "total");
+		for (size_t c = 0; c < nc; c++)
+			fprintf(f, " %*s", (int)(strlen(cols[c]) > 14 ? strlen(cols[c]) : 14), cols[c]);
+		fputc('\n', f);
+		for (size_t k = 0; k < shown; k++) {
+			const struct row *r = &gr->rows[k];
+			fprintf(f, "  %12" PRIu64 " %14s", r->id, go_dur(r->total, b1, sizeof(b1)));
+			for (size_t c = 0; c < nc; c++) {
+				bool have;
+				int64_t v = row_stat(r, cols[c], &have);
+				int w = (int)(strlen(cols[c]) > 14 ? strlen(cols[c]) : 14);
+				fprintf(f, " %*s", w, have ? go_dur(v, b2, sizeof(b2)) : "-");
+			}
+			fputc('\n', f);
+		}
+		if (gr->count > shown)
+			fprintf(f, "  ... %" PRIu64 " more (--limit)\n", gr->count - shown);
+	}
+	free(all);
+}
+
+static void free_groups(struct gctx *g)
+{
+	for (size_t i = 0; i < g->ntab; i++) {
+		struct grp *x = g->tab[i];
+		while (x) {
+			struct grp *nx = x->next;
+			for (size_t k = 0; k < x->nrows; k++)
+				free(x->rows[k].st);
+			free(x->rows);
+			free(x);
+			x = nx;
+		}
+	}
+	free(g->tab);
+}
+
+int gt_cmd_goroutines(int argc, char **argv)
+{
+	const char *cmd = "gotrace goroutines", *path = NULL;
+	struct gctx g = {0};
+	g.limit = 20;
+	bool json = false;
+	unsigned sem = SEM_AUTO;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--group-by") == 0) {
+			if (++i >= argc)
+				return cli_usage(cmd, "--group-by needs start-function or region");
+			if (strcmp(argv[i], "region") == 0)
+				g.by_region = true;
+			else if (strcmp(argv[i], "start-function") != 0)
+				return cli_usage(cmd, "--group-by takes start-function or region, not '%s'",
+						 argv[i]);
+		} else if (strcmp(a, "--sort") == 0) {
+			if (++i >= argc)
+				return cli_usage(cmd, "--sort needs a column name");
+			g.sort = argv[i];
+		} else if (strcmp(a, "--limit") == 0 || strcmp(a, "-n") == 0) {
+			char *end;
+			if (++i >= argc || (errno = 0, g.limit = strtoull(argv[i], &end, 10), *end) ||
+			    errno || argv[i][0] == '-')
+				return cli_usage(cmd, "--limit takes a number of rows (0: all)");
+		} else if (strcmp(a, "--json") == 0) {
+			json = true;
+		} else if (strcmp(a, "--go") == 0) {
+			if (++i >= argc)
+				return cli_usage(cmd, "--go needs 1.19, 1.22 or 1.23");
+			if (parse_go(cmd, argv[i], &sem))
+				return CLI_USAGE;
+		} else if (a[0] == '-' && a[1]) {
+			return cli_usage(cmd, "unknown option '%s'", a);
+		} else if (path) {
+			return cli_usage(cmd, "one FILE only");
+		} else {
+			path = a;
+		}
+	}
+	if (!path)
+		return cli_usage(cmd, "missing FILE (or - for stdin)");
+	struct rtd_goan_opts o = {.sz = sizeof(o), .what = RTD_GOAN_GOROUTINES, .semantics = sem,
+				  .ctx = &g};
+	if (g.by_region)
+		o.on_region = on_region;
+	else
+		o.on_goroutine = on_goroutine;
+	struct run r;
+	int code = run_trace(&r, cmd, path, &o, &g.a);
+	if (code) {
+		run_abort(&r);
+		free_groups(&g);
+		return code;
+	}
+	if (g.err) {
+		run_abort(&r);
+		free_groups(&g);
+		return cli_fail("out of memory");
+	}
+	if (!json) {
+		int64_t first, last;
+		uint64_t n = rtd_goan_trace_bounds(r.a, &first, &last);
+		char b[40];
+		uint64_t total = 0;
+		for (size_t i = 0; i < g.ntab; i++)
+			for (struct grp *x = g.tab[i]; x; x = x->next)
+				total += x->count;
+		printf("%" PRIu64 " %s in %zu %s; %" PRIu64 " events over %s; Go %s's analysis\n\n",
+		       total, g.by_region ? "regions" : "goroutines", g.ngroups,
+		       g.by_region ? "region types" : "groups by start function", n,
+		       go_dur(last - first, b, sizeof(b)),
+		       rtd_goan_semantics(r.a) == RTD_GOAN_GO119 ? "1.19"
+		       : rtd_goan_semantics(r.a) == RTD_GOAN_GO122 ? "1.22" : "1.23");
+	}
+	print_groups(stdout, &g, json);
+	free_groups(&g);
+	if (fflush(stdout) != 0) {
+		run_abort(&r);
+		return cli_fail("stdout: %s", strerror(errno));
+	}
+	return run_end(&r);
+}
+
+/* ---- gc ------------------------------------------------------------------------ */
+
+const char gt_usage_gc[] =
+	"rtdiag gotrace gc [--mmu WINDOWS] [--util stw,background,assist,sweep] [--per-proc]\n"
+	"                  [--summary] [--json] [--go 1.19|1.22|1.23] FILE|-\n"
+	"  Every GC cycle and stop-the-world pause with its start and duration (as\n"
+	"  each ends), then totals and the minimum mutator utilization (MMU) for\n"
+	"  windows of 1 ms, 10 ms, 100 ms and 1 s (--mmu 1ms,10ms,...: others), as\n"
+	"  'go tool trace''s MMU page computes it. --util: what takes time from the\n"
+	"  mutator (default stw,background,assist, the page's default); --per-proc:\n"
+	"  the page's per-goroutine view. --summary: the totals and MMU only.\n";
+
+struct gcctx {
+	bool json, summary;
+	const rtd_goan *a;
+	uint64_t cycles, pauses, gc_pauses;
+	int64_t cycle_ns, cycle_max, pause_ns, pause_max;
+};
+
+static void on_gc(const struct rtd_goan_gc *gc, void *ctx)
+{
+	struct gcctx *g = ctx;
+	int64_t first, last;
+	rtd_goan_trace_bounds(g->a, &first, &last);
+	int64_t s = gc->start >= 0 ? gc->start : first, e = gc->end >= 0 ? gc->end : last;
+	int64_t d = e - s;
+	if (gc->stw) {
+		g->pauses++;
+		g->gc_pauses += gc->gc;
+		g->pause_ns += d;
+		if (d > g->pause_max)
+			g->pause_max = d;
+	} else {
+		g->cycles++;
+		g->cycle_ns += d;
+		if (d > g->cycle_max)
+			g->cycle_max = d;
+	}
+	if (g->summary)
+		return;
+	char b[40];
+	if (g->json) {
+		printf("{\"kind\":\"%s\",\"seq\":%" PRIu64 ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
+		       ",\"duration_ns\":%" PRId64 ",\"before_trace\":%s,\"after_trace\":%s",
+		       gc->stw ? "stw" : "gc", gc->seq, s, e, d, gc->start < 0 ? "true" : "false",
+		       gc->end < 0 ? "true" : "false");
+		if (gc->stw) {
+			fputs(",\"reason\":", stdout);
+			put_json_str(stdout, gc->reason);
+			printf(",\"gc\":%s", gc->gc ? "true" : "false");
+		}
+		fputs("}\n", stdout);
+		return;
+	}
+	if (gc->stw)
+		printf("STW %-6" PRIu64 " at %12.9fs%s  %12s  %s%s\n", gc->seq, since(g->a, s),
+		       gc->start < 0 ? "*" : " ", go_dur(d, b, sizeof(b)),
+		       *gc->reason ? gc->reason : "(kind not in the trace)", gc->end < 0 ? " (not ended)" : "");
+	else
+		printf("GC  %-6" PRIu64 " at %12.9fs%s  %12s%s\n", gc->seq, since(g->a, s),
+		       gc->start < 0 ? "*" : " ", go_dur(d, b, sizeof(b)),
+		       gc->end < 0 ? "  (not ended when the trace did)" : "");
+}
+
+static int parse_windows(const char *s, int64_t *w, size_t max, size_t *n)
+{
+	*n = 0;
+	char buf[64];
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		if (len == 0 || len >= sizeof(buf) || *n >= max)
+			return -1;
+		memcpy(buf, s, len);
+		buf[len] = 0;
+		char *end;
+		double v = strtod(buf, &end);
+		double mul = 1e9; /* plain numbers are seconds */
+		if (strcmp(end, "ns") == 0)
+			mul = 1;
+		else if (strcmp(end, "us") == 0 || strcmp(end, "\xc2\xb5s") == 0)
+			mul = 1e3;
+		else if (strcmp(end, "ms") == 0)
+			mul = 1e6;
+		else if (strcmp(end, "s") == 0 || *end == 0)
+			mul = 1e9;
+		else
+			return -1;
+		if (end == buf || !(v > 0) || v * mul > 9e18)
+			return -1;
+		w[(*n)++] = (int64_t)llround(v * mul);
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	return *n ? 0 : -1;
+}
+
+int gt_cmd_gc(int argc, char **argv)
+{
+	const char *cmd = "gotrace gc", *path = NULL;
+	struct gcctx g = {0};
+	unsigned sem = SEM_AUTO, flags = 0;
+	bool perproc = false;
+	static int64_t windows[1024];
+	size_t nwin = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--mmu") == 0) {
+			if (++i >= argc || parse_windows(argv[i], windows, 1024, &nwin) < 0)
+				return cli_usage(cmd, "--mmu takes window sizes: 1ms,10ms,100ms,1s (ns, us, ms, s; at most 1024)");
+		} else if (strcmp(a, "--util") == 0) {
+			if (++i >= argc)
+				return cli_usage(cmd, "--util needs stw,background,assist,sweep");
+			char buf[256];
+			snprintf(buf, sizeof(buf), "%s", argv[i]);
+			for (char *t = strtok(buf, ",|"); t; t = strtok(NULL, ",|")) {
+				if (strcmp(t, "stw") == 0)
+					flags |= RTD_GOAN_UTIL_STW;
+				else if (strcmp(t, "background") == 0)
+					flags |= RTD_GOAN_UTIL_BACKGROUND;
+				else if (strcmp(t, "assist") == 0)
+					flags |= RTD_GOAN_UTIL_ASSIST;
+				else if (strcmp(t, "sweep") == 0)
+					flags |= RTD_GOAN_UTIL_SWEEP;
+				else
+					return cli_usage(cmd, "--util takes stw, background, assist, sweep, not '%s'", t);
+			}
+			if (!flags)
+				return cli_usage(cmd, "--util needs stw,background,assist,sweep");
+		} else if (strcmp(a, "--per-proc") == 0) {
+			perproc = true;
+		} else if (strcmp(a, "--summary") == 0) {
+			g.summary = true;
+		} else if (strcmp(a, "--json") == 0) {
+			g.json = true;
+		} else if (strcmp(a, "--go") == 0) {
+			if (++i >= argc)
+				return cli_usage(cmd, "--go needs 1.19, 1.22 or 1.23");
+			if (parse_go(cmd, argv[i], &sem))
+				return CLI_USAGE;
+		} else if (a[0] == '-' && a[1]) {
+			return cli_usage(cmd, "unknown option '%s'", a);
+		} else if (path) {
+			return cli_usage(cmd, "one FILE only");
+		} else {
+			path = a;
+		}
+	}
+	if (!path)
+		return cli_usage(cmd, "missing FILE (or - for stdin)");
+	if (!flags)
+		flags = RTD_GOAN_UTIL_DEFAULT;
+	if (perproc)
+		flags |= RTD_GOAN_UTIL_PERPROC;
+	struct rtd_goan_opts o = {.sz = sizeof(o), .what = RTD_GOAN_GC, .semantics = sem,
+				  .mmu_flags = flags, .on_gc = on_gc, .ctx = &g};
+	if (nwin) {
+		o.mmu_windows = windows;
+		o.n_mmu_windows = nwin;
+	}
+	struct run r;
+	int code = run_trace(&r, cmd, path, &o, &g.a);
+	if (code) {
+		run_abort(&r);
+		return code;
+	}
+	int64_t first, last;
+	rtd_goan_trace_bounds(r.a, &first, &last);
+	size_t nw = nwin ? nwin : 4;
+	char b1[40], b2[40], b3[40];
+	if (g.json) {
+		printf("{\"kind\":\"summary\",\"duration_ns\":%" PRId64 ",\"gc_cycles\":%" PRIu64
+		       ",\"gc_ns\":%" PRId64 ",\"gc_max_ns\":%" PRId64 ",\"pauses\":%" PRIu64
+		       ",\"pause_ns\":%" PRId64 ",\"pause_max_ns\":%" PRId64 ",\"mmu\":[",
+		       last - first, g.cycles, g.cycle_ns, g.cycle_max, g.pauses, g.pause_ns, g.pause_max);
+		for (size_t i = 0; i < nw; i++) {
+			int64_t w;
+			double m = rtd_goan_mmu(r.a, i, &w);
+			printf("%s{\"window_ns\":%" PRId64 ",\"mmu\":", i ? "," : "", w);
+			if (m < 0)
+				fputs("null}", stdout);
+			else
+				printf("%.17g}", m);
+		}
+		fputs("]}\n", stdout);
+	} else {
+		if (!g.summary && (g.cycles || g.pauses))
+			fputc('\n', stdout);
+		int64_t dur = last - first;
+		printf("trace:       %s\n", go_dur(dur, b1, sizeof(b1)));
+		printf("GC cycles:   %" PRIu64 ", %s in all (%.2f%% of the trace), longest %s\n", g.cycles,
+		       go_dur(g.cycle_ns, b1, sizeof(b1)),
+		       dur > 0 ? 100.0 * (double)g.cycle_ns / (double)dur : 0.0,
+		       go_dur(g.cycle_max, b2, sizeof(b2)));
+		printf("STW pauses:  %" PRIu64 " (%" PRIu64 " of GC), %s in all, longest %s, mean %s\n",
+		       g.pauses, g.gc_pauses, go_dur(g.pause_ns, b1, sizeof(b1)),
+		       go_dur(g.pause_max, b2, sizeof(b2)),
+		       go_dur(g.pauses ? g.pause_ns / (int64_t)g.pauses : 0, b3, sizeof(b3)));
+		printf("MMU (%s%s%s%s%s):\n", flags & RTD_GOAN_UTIL_STW ? "stw " : "",
+		       flags & RTD_GOAN_UTIL_BACKGROUND ? "background " : "",
+		       flags & RTD_GOAN_UTIL_ASSIST ? "assist " : "",
+		       flags & RTD_GOAN_UTIL_SWEEP ? "sweep " : "",
+		       perproc ? "per-proc" : "system");
+		for (size_t i = 0; i < nw; i++) {
+			int64_t w;
+			double m = rtd_goan_mmu(r.a, i, &w);
+			if (m < 0)
+				printf("  %10s  unknown (no GOMAXPROCS event)\n", go_dur(w, b1, sizeof(b1)));
+			else
+				printf("  %10s  %6.2f%%\n", go_dur(w, b1, sizeof(b1)), 100.0 * m);
+		}
+	}
+	if (fflush(stdout) != 0) {
+		run_abort(&r);
+		return cli_fail("stdout: %s", strerror(errno));
+	}
+	return run_end(&r);
+}
+
+/* ---- tasks --------------------------------------------------------------------- */
+
+const char gt_usage_tasks[] =
+	"rtdiag gotrace tasks [--regions] [--json] [--go 1.19|1.22|1.23] FILE|-\n"
+	"  User tasks (runtime/trace.NewTask) as each completes: type, parent, start,\n"
+	"  duration, goroutines, regions, logs and the times its regions' goroutines\n"
+	"  spent in each state; --regions: each region too, as it ends. Then a table\n"
+	"  per task type (as the trace UI's task page).\n";
+
+struct ttype {
+	const char *name;
+	uint64_t count, complete;
+	int64_t sum, max;
+	struct ttype *next;
+};
+
+struct tctx {
+	bool json, regions;
+	const rtd_goan *a;
+	struct ttype *types;
+	int err;
+};
+
+static void print_stats(const struct rtd_goan_stat *st, size_t n, bool json)
+{
+	char b[40];
+	for (size_t i = 0; i < n; i++) {
+		if (json) {
+			if (i)
+				fputc(',', stdout);
+			put_json_str(stdout, st[i].name);
+			printf(":%" PRId64, st[i].ns);
+		} else if (st[i].ns) {
+			printf("  %s %s", st[i].name, go_dur(st[i].ns, b, sizeof(b)));
+		}
+	}
+}
+
+static void on_task(const struct rtd_goan_task *t, void *ctx)
+{
+	struct tctx *c = ctx;
+	int64_t first, last;
+	rtd_goan_trace_bounds(c->a, &first, &last);
+	int64_t s = t->start >= 0 ? t->start : first, e = t->end >= 0 ? t->end : last;
+	bool complete = t->start >= 0 && t->end >= 0;
+	struct ttype *ty = c->types;
+	while (ty && strcmp(ty->name, t->name) != 0)
+		ty = ty->next;
+	if (!ty) {
+		ty = calloc(1, sizeof(*ty));
+		if (!ty) {
+			c->err = -ENOMEM;
+			return;
+		}
+		ty->name = t->name;
+		ty->next = c->types;
+		c->types = ty;
+	}
+	ty->count++;
+	if (complete) {
+		ty->complete++;
+		ty->sum += e - s;
+		if (e - s > ty->max)
+			ty->max = e - s;
+	}
+	char b[40];
+	if (c->json) {
+		printf("{\"task\":%" PRIu64 ",\"type\":", t->id);
+		put_json_str(stdout, t->name);
+		printf(",\"parent\":%" PRIu64 ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
+		       ",\"duration_ns\":%" PRId64 ",\"complete\":%s,\"goroutines\":%" PRIu64
+		       ",\"regions\":%" PRIu64 ",\"logs\":%" PRIu64 ",\"stats\":{",
+		       t->parent, s, e, e - s, complete ? "true" : "false", t->goroutines, t->regions,
+		       t->logs);
+		print_stats(t->stats, t->nstats, true);
+		fputs("}}\n", stdout);
+		return;
+	}
+	printf("task %-6" PRIu64 " %-20s at %12.9fs  %12s  %s", t->id,
+	       *t->name ? t->name : "\"\"", since(c->a, s), go_dur(e - s, b, sizeof(b)),
+	       complete ? "complete" : t->start < 0 ? "began before the trace" : "not ended");
+	if (t->parent)
+		printf("  parent %" PRIu64, t->parent);
+	printf("  goroutines %" PRIu64 "  regions %" PRIu64 "  logs %" PRIu64 "\n", t->goroutines,
+	       t->regions, t->logs);
+	if (t->regions) {
+		fputs("    in its regions:", stdout);
+		print_stats(t->stats, t->nstats, false);
+		fputc('\n', stdout);
+	}
+}
+
+static void on_task_region(const struct rtd_goan_region *rg, void *ctx)
+{
+	struct tctx *c = ctx;
+	int64_t first, last;
+	rtd_goan_trace_bounds(c->a, &first, &last);
+	int64_t s = rg->start >= 0 ? rg->start : first, e = rg->end >= 0 ? rg->end : last;
+	char b[40];
+	if (c->json) {
+		printf("{\"region\":");
+		put_json_str(stdout, rg->name);
+		printf(",\"goroutine\":%" PRIu64 ",\"task\":%" PRIu64 ",\"start_ns\":%" PRId64
+		       ",\"end_ns\":%" PRId64 ",\"duration_ns\":%" PRId64 ",\"stats\":{",
+		       rg->g, rg->task, s, e, e - s);
+		print_stats(rg->stats, rg->nstats, true);
+		fputs("}}\n", stdout);
+		return;
+	}
+	printf("  region %-20s g %-8" PRIu64 " task %-6" PRIu64 " at %12.9fs  %12s", 
+	       *rg->name ? rg->name : "(inherited)", rg->g, rg->task, since(c->a, s),
+	       go_dur(e - s, b, sizeof(b)));
+	print_stats(rg->stats, rg->nstats, false);
+	fputc('\n', stdout);
+}
+
+static int cmp_type(const void *a, const void *b)
+{
+	return strcmp((*(struct ttype *const *)a)->name, (*(struct ttype *const *)b)->name);
+}
+
+int gt_cmd_tasks(int argc, char **argv)
+{
+	const char *cmd = "gotrace tasks", *path = NULL;
+	struct tctx c = {0};
+	unsigned sem = SEM_AUTO;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--regions") == 0) {
+			c.regions = true;
+		} else if (strcmp(a, "--json") == 0) {
+			c.json = true;
+		} else if (strcmp(a, "--go") == 0) {
+			if (++i >= argc)
+				return cli_usage(cmd, "--go needs 1.19, 1.22 or 1.23");
+			if (parse_go(cmd, argv[i], &sem))
+				return CLI_USAGE;
+		} else if (a[0] == '-' && a[1]) {
+			return cli_usage(cmd, "unknown option '%s'", a);
+		} else if (path) {
+			return cli_usage(cmd, "one FILE only");
+		} else {
+			path = a;
+		}
+	}
+	if (!path)
+		return cli_usage(cmd, "missing FILE (or - for stdin)");
+	struct rtd_goan_opts o = {.sz = sizeof(o), .what = RTD_GOAN_TASKS, .semantics = sem,
+				  .on_task = on_task, .ctx = &c};
+	if (c.regions)
+		o.on_region = on_task_region;
+	struct run r;
+	int code = run_trace(&r, cmd, path, &o, &c.a);
+	size_t n = 0;
+	for (struct ttype *t = c.types; t; t = t->next)
+		n++;
+	struct ttype **all = calloc(n ? n : 1, sizeof(*all));
+	if (!code && !c.err && all) {
+		n = 0;
+		for (struct ttype *t = c.types; t; t = t->next)
+			all[n++] = t;
+		qsort(all, n, sizeof(*all), cmp_type);
+		char b1[40], b2[40];
+		if (!c.json && n) {
+			printf("\n%-24s %8s %9s %14s %14s\n", "task type", "count", "complete", "mean", "max");
+			for (size_t i = 0; i < n; i++)
+				printf("%-24s %8" PRIu64 " %9" PRIu64 " %14s %14s\n",
+				       *all[i]->name ? all[i]->name : "\"\"", all[i]->count, all[i]->complete,
+				       go_dur(all[i]->complete ? all[i]->sum / (int64_t)all[i]->complete : 0,
+					      b1, sizeof(b1)),
+				       go_dur(all[i]->max, b2, sizeof(b2)));
+		} else if (c.json) {
+			for (size_t i = 0; i < n; i++) {
+				fputs("{\"task_type\":", stdout);
+				put_json_str(stdout, all[i]->name);
+				printf(",\"count\":%" PRIu64 ",\"complete\":%" PRIu64 ",\"sum_ns\":%" PRId64
+				       ",\"max_ns\":%" PRId64 "}\n", all[i]->count, all[i]->complete,
+				       all[i]->sum, all[i]->max);
+			}
+		}
+	}
+	free(all);
+	while (c.types) {
+		struct ttype *nx = c.types->next;
+		free(c.types);
+		c.types = nx;
+	}
+	if (code) {
+		run_abort(&r);
+		return code;
+	}
+	if (c.err) {
+		run_abort(&r);
+		return cli_fail("out of memory");
+	}
+	if (fflush(stdout) != 0) {
+		run_abort(&r);
+		return cli_fail("stdout: %s", strerror(errno));
+	}
+	return run_end(&r);
+}
