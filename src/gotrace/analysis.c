@@ -6,6 +6,7 @@
  * the Go 1.22+ semantics.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,6 +266,7 @@ struct build {
 	rtd_profile *p;
 	const char **names;
 	size_t cap;
+	char (*addr)[24]; /* names of frames the trace does not name */
 };
 
 static int build_rec(const struct rtd_goframe *f, size_t n, uint64_t count, int64_t ns, void *ctx)
@@ -276,11 +278,22 @@ static int build_rec(const struct rtd_goframe *f, size_t n, uint64_t count, int6
 		if (!p)
 			return -ENOMEM;
 		b->names = p;
+		char(*a)[24] = realloc(b->addr, n * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		b->addr = a;
 		b->cap = n;
 	}
-	/* the model wants the root first */
-	for (size_t i = 0; i < n; i++)
-		b->names[i] = *f[n - 1 - i].fn ? f[n - 1 - i].fn : "?";
+	/* the model wants the root first; a frame without a name is its PC */
+	for (size_t i = 0; i < n; i++) {
+		const struct rtd_goframe *x = &f[n - 1 - i];
+		if (*x->fn) {
+			b->names[i] = x->fn;
+		} else {
+			snprintf(b->addr[i], sizeof(b->addr[i]), "0x%" PRIx64, x->pc);
+			b->names[i] = b->addr[i];
+		}
+	}
 	return rtd_profile_add(b->p, b->names, n, ns);
 }
 
@@ -296,6 +309,7 @@ int rtd_goan_profile_build(const rtd_goan *a, unsigned which, rtd_profile **out)
 		return -ENOMEM;
 	int rc = ga_prof_foreach(a->prof, which, build_rec, &b);
 	free(b.names);
+	free(b.addr);
 	if (rc < 0) {
 		rtd_profile_free(b.p);
 		return rc;

@@ -55,6 +55,7 @@ struct series {
 	struct cpt *ring;
 	size_t cap, head, n;
 	uint64_t base;
+	uint64_t npoints; /* Go's len(util) */
 	int64_t t0;
 	struct mwin *w;
 };
@@ -99,6 +100,7 @@ static int commit(struct series *s, size_t nwin, int64_t t, double u)
 	}
 	s->ring[(s->head + s->n) & (s->cap - 1)] = (struct cpt){t, u, F};
 	s->n++;
+	s->npoints++;
 	uint64_t j = s->base + s->n - 1;
 	uint64_t keep = j;
 	for (size_t k = 0; k < nwin; k++) {
@@ -133,6 +135,45 @@ static int commit(struct series *s, size_t nwin, int64_t t, double u)
 		s->n--;
 	}
 	return 0;
+}
+
+/*
+ * Go's MMUCurve searches the function in bands (1000, or one per change
+ * when fewer) and evaluates the window at the start of each band it
+ * refines, also where that window runs past the function's end, which
+ * Go integrates as utilization 0 (the function's last value). Those
+ * bands hold the function's final 0, so Go always refines them, and for
+ * windows that reach the last bands (1 ns windows; short traces) Go's
+ * MMU is that value. Reproduce it: the band starts after the last window
+ * inside the function, with Go's band arithmetic (mmuSeries, mkBandUtil).
+ */
+static void go_band_starts(struct series *s, struct mwin *m, int64_t dur)
+{
+	int64_t w = m->w < dur ? m->w : dur;
+	if (w <= 0 || s->n == 0)
+		return;
+	int64_t nb = s->npoints < 1000 ? (int64_t)s->npoints : 1000;
+	int64_t bd = (dur + nb - 1) / nb;
+	if (bd < 1)
+		bd = 1;
+	int64_t max_bands = (w + 2 * (bd - 1)) / bd;
+	int64_t n_util = nb + 1 - max_bands + 1;
+	struct cpt *last = at(s, s->base + s->n - 1);
+	int64_t util_end = last->t - w;
+	/* the first band starting past util_end */
+	int64_t i0 = (util_end - s->t0) / bd + 1;
+	if (i0 < 0)
+		i0 = 0;
+	uint64_t pred = s->base;
+	for (int64_t i = i0; i < n_util; i++) {
+		int64_t x = s->t0 + i * bd;
+		if (x <= util_end)
+			continue;
+		double fx = x >= last->t ? last->F : integ(s, &pred, x);
+		double mu = (last->F - fx) / (double)w;
+		if (mu < m->mmu)
+			m->mmu = mu;
+	}
 }
 
 /* ---- GC state -------------------------------------------------------------- */
@@ -757,11 +798,12 @@ int ga_gc_finish(struct ga_gc *g)
 		int64_t dur = last->t - s->t0;
 		for (size_t k = 0; k < g->nwin; k++) {
 			struct mwin *m = &s->w[k];
-			if (m->w <= dur || dur <= 0)
-				continue;
-			double mu = last->F / (double)dur;
-			if (mu < m->mmu)
-				m->mmu = mu;
+			if (m->w > dur && dur > 0) {
+				double mu = last->F / (double)dur;
+				if (mu < m->mmu)
+					m->mmu = mu;
+			}
+			go_band_starts(s, m, dur);
 		}
 		free(s->ring);
 		s->ring = NULL;

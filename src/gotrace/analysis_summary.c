@@ -889,9 +889,10 @@ static int task2(struct ga_sum *s, const struct rtd_goev *ev)
 	if (!t)
 		return -ENOMEM;
 	bool begin = ev->kind == RTD_GOEV_TASK_BEGIN;
-	/* the end names the parent only when the ordering knew the begin */
-	bool has_parent = begin || t->begun;
-	uint64_t parent = begin ? ev->parent : t->parent;
+	/* parent 0 is no parent (Go's ordering makes it NoTask); an end
+	 * names the parent only when the ordering knew the begin */
+	bool has_parent = ev->parent != 0;
+	uint64_t parent = ev->parent;
 	t->name = ev->name;
 	if (task_touch(t, ev->g) < 0)
 		return NOMEM(s);

@@ -717,7 +717,7 @@ static void print_groups(FILE *f, struct gctx *g, bool json)
 				fputs(g->by_region ? ",\"region_type\":" : ",\"group\":", f);
 				put_json_str(f, gr->name);
 				if (g->by_region)
-					fprintf(f, ",\"task\":%" PRIu64, r->task);
+					fprintf(f, ",\"pc\":%" PRIu64 ",\"task\":%" PRIu64, gr->pc, r->task);
 				fprintf(f, ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 ",\"total_ns\":%" PRId64
 					   ",\"stats\":{", r->start, r->end, r->total);
 				for (size_t s = 0; s < r->nst; s++) {

@@ -58,7 +58,7 @@ def parse_go_raw(path, names_only):
     di = di[0] if di else len(types) - 1
     out = defaultdict(lambda: [0, 0])
     for vals, ids in samples:
-        key = tuple(locs[x][1] if names_only else locs[x] for x in ids)
+        key = tuple((locs[x][1] or "0x%x" % locs[x][0]) if names_only else locs[x] for x in ids)
         out[key][0] += vals[ci] if ci is not None else 0
         out[key][1] += vals[di]
     return out
