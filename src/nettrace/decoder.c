@@ -120,6 +120,10 @@ rtd_nettrace *rtd_nettrace_new(const struct rtd_nettrace_opts *opts)
 	rtd_buf_init(&dec->sbuf, RTD_CAP_STRING);
 	rtd_buf_init(&dec->fbuf, RTD_CAP_LINE * 16);
 	rtd_buf_init(&dec->gbuf, RTD_CAP_STRING);
+	rtd_buf_init(&dec->nbuf, RTD_CAP_LINE * 16);
+	if (!dec->o.max_sort_bytes)
+		dec->o.max_sort_bytes = NT_CAP_SORT_DEFAULT;
+	rtd_buf_init(&dec->sarena, dec->o.max_sort_bytes);
 	return dec;
 }
 
@@ -152,6 +156,10 @@ void rtd_nettrace_free(rtd_nettrace *dec)
 	rtd_buf_free(&dec->sbuf);
 	rtd_buf_free(&dec->fbuf);
 	rtd_buf_free(&dec->gbuf);
+	rtd_buf_free(&dec->nbuf);
+	rtd_buf_free(&dec->sarena);
+	free(dec->held);
+	free(dec->held_tmp);
 	free(dec->frames);
 	free(dec->stacks);
 	free(dec->scratch);
@@ -437,6 +445,161 @@ static struct nt_meta *meta_get(rtd_nettrace *dec, uint32_t id)
 	return v;
 }
 
+/* ---- time-ordered delivery ------------------------------------------- */
+
+/*
+ * With opts.sort every event is copied (header and payload) into the sort
+ * arena and held. An event with the IsSorted flag proves that nothing
+ * later in the stream is earlier than it, so everything held up to its
+ * time can go; a sequence point, the stream's end or an error releases
+ * all. Stacks are looked up again when an event is released: the stack
+ * table lives until the next sequence point, which releases first.
+ */
+static int hold(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
+		uint64_t off)
+{
+	size_t need = sizeof(*ev) + ev->payload_len;
+	size_t at = (dec->sarena.len + 15) & ~(size_t)15;
+	if (at - dec->sarena.len + need > dec->sarena.max - dec->sarena.len)
+		return nt_fail(dec, -RTD_E_CAP, off,
+			       "events held for sorting exceed %zu bytes (no "
+			       "sequence point or sorted event for too long; "
+			       "use stream order)", dec->o.max_sort_bytes);
+	int err = rtd_buf_reserve(&dec->sarena, at - dec->sarena.len + need);
+	if (err)
+		return err;
+	dec->sarena.len = at;
+	uint8_t *d = dec->sarena.data + at;
+	memcpy(d, ev, sizeof(*ev));
+	if (ev->payload_len)
+		memcpy(d + sizeof(*ev), ev->payload, ev->payload_len);
+	dec->sarena.len += need;
+	if (dec->nheld == dec->held_cap) {
+		size_t ncap = dec->held_cap ? dec->held_cap * 2 : 4096;
+		struct nt_held *nh = realloc(dec->held, ncap * sizeof(*nh));
+		if (!nh)
+			return -ENOMEM;
+		dec->held = nh;
+		nh = realloc(dec->held_tmp, ncap * sizeof(*nh));
+		if (!nh)
+			return -ENOMEM;
+		dec->held_tmp = nh;
+		dec->held_cap = ncap;
+	}
+	struct nt_held *h = &dec->held[dec->nheld++];
+	h->ts = ev->timestamp;
+	h->seq = dec->held_seq++;
+	h->off = at;
+	return 0;
+}
+
+static inline bool held_before(const struct nt_held *a,
+			       const struct nt_held *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
+}
+
+/*
+ * Sort held[] by (time, arrival). Events come in per-thread runs that are
+ * already in time order, so this merges the runs it finds (a natural
+ * merge sort): O(n log runs), O(n) when they are few.
+ */
+static void sort_held(rtd_nettrace *dec)
+{
+	size_t n = dec->nheld;
+	struct nt_held *a = dec->held, *t = dec->held_tmp;
+	if (n < 2)
+		return;
+	for (;;) {
+		size_t runs = 0, i = 0, o = 0;
+		while (i < n) {
+			size_t j = i + 1;
+			while (j < n && !held_before(&a[j], &a[j - 1]))
+				j++;
+			size_t k = j;
+			if (k < n) {
+				k++;
+				while (k < n && !held_before(&a[k], &a[k - 1]))
+					k++;
+			}
+			/* merge a[i..j) and a[j..k) into t[o..) */
+			size_t x = i, y = j;
+			while (x < j && y < k)
+				t[o++] = held_before(&a[y], &a[x]) ? a[y++]
+								  : a[x++];
+			while (x < j)
+				t[o++] = a[x++];
+			while (y < k)
+				t[o++] = a[y++];
+			runs++;
+			i = k;
+		}
+		struct nt_held *sw = a;
+		a = t;
+		t = sw;
+		if (runs <= 1)
+			break;
+	}
+	if (a != dec->held) {
+		memcpy(dec->held, a, n * sizeof(*a));
+	}
+}
+
+/* Deliver the held events up to time `upto` (all with `all`), in order. */
+static int flush_held(rtd_nettrace *dec, uint64_t upto, bool all)
+{
+	if (dec->nheld == 0 || dec->flushing)
+		return 0;
+	dec->flushing = true;
+	if (dec->held_sorted < dec->nheld)
+		sort_held(dec);
+	dec->held_sorted = dec->nheld;
+	size_t i = 0;
+	int err = 0;
+	for (; i < dec->nheld; i++) {
+		const struct nt_held *h = &dec->held[i];
+		if (!all && h->ts > upto)
+			break;
+		struct rtd_nettrace_event ev;
+		const uint8_t *rec = dec->sarena.data + h->off;
+		memcpy(&ev, rec, sizeof(ev));
+		ev.payload = rec + sizeof(ev);
+		stack_lookup(dec, ev.stack_id, &ev);
+		if (dec->o.on_event && !err)
+			err = dec->o.on_event(dec->o.ctx, &ev);
+		if (err) {
+			i++;
+			break;
+		}
+	}
+	size_t rest = dec->nheld - i;
+	if (rest == 0) {
+		dec->sarena.len = 0;
+	} else if (i > 0) {
+		/* keep the rest, compacted, still sorted */
+		memmove(dec->held, dec->held + i, rest * sizeof(*dec->held));
+		if (dec->sarena.len > dec->o.max_sort_bytes / 2) {
+			size_t at = 0;
+			for (size_t k = 0; k < rest; k++) {
+				struct nt_held *h = &dec->held[k];
+				const uint8_t *rec = dec->sarena.data + h->off;
+				struct rtd_nettrace_event e;
+				memcpy(&e, rec, sizeof(e));
+				size_t sz = sizeof(e) + e.payload_len;
+				if (h->off != at)
+					memmove(dec->sarena.data + at, rec, sz);
+				h->off = at;
+				at = (at + sz + 15) & ~(size_t)15;
+			}
+			dec->sarena.len = at;
+		}
+	}
+	dec->nheld = rest;
+	dec->held_sorted = rest;
+	dec->flushing = false;
+	return err;
+}
+
 /* ---- events ---------------------------------------------------------- */
 
 /*
@@ -504,6 +667,13 @@ deliver(rtd_nettrace *dec, struct hdr *h, const uint8_t *payload,
 	m->seen++;
 	m->bytes += ev->payload_len;
 	dec->st.events++;
+	if (dec->o.sort && dec->format >= 4) {
+		int err = hold(dec, ev, ev_off);
+		if (err || !ev->sorted)
+			return err;
+		/* nothing later in the stream is earlier than this event */
+		return flush_held(dec, ev->timestamp, false);
+	}
 	if (dec->o.on_event)
 		return dec->o.on_event(dec->o.ctx, ev);
 	return 0;
@@ -729,6 +899,9 @@ static int seqpoint_done(rtd_nettrace *dec, uint64_t ts)
 /* V4/V5 sequence point: time, then (thread id, sequence) pairs. */
 static int sp_block(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 {
+	int ferr = flush_held(dec, 0, true);
+	if (ferr)
+		return ferr;
 	uint64_t ts = rd_u64le(r);
 	uint32_t n = rd_u32le(r);
 	if (!rd_ok(r) || n > rd_left(r) / 12)
@@ -748,6 +921,9 @@ static int sp_block(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 /* V6 sequence point: time, flags, then varint (thread index, sequence). */
 static int sp_block_v6(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 {
+	int ferr = flush_held(dec, 0, true);
+	if (ferr)
+		return ferr;
 	uint64_t ts = rd_u64le(r);
 	uint32_t flags = rd_u32le(r);
 	uint32_t n = rd_u32le(r);
@@ -1384,8 +1560,13 @@ int rtd_nettrace_finish(rtd_nettrace *dec)
 {
 	if (!dec)
 		return -RTD_E_INVAL;
+	/* events held for sorting are complete: deliver them whatever
+	 * stopped the stream */
+	int ferr = flush_held(dec, 0, true);
 	if (dec->err)
 		return dec->err;
+	if (ferr)
+		return ferr;
 	if (dec->state == ST_DONE)
 		return 0;
 	if (dec->in.len)

@@ -306,23 +306,19 @@ static int fields_v6(struct bld *b, rtd_rd *r, unsigned depth,
 
 /* ---- the record ------------------------------------------------------ */
 
+/* TraceEvent's names of the standard opcodes (its TraceEventOpcode);
+ * others are shown as their number, as TraceEvent does. */
 static const char *opcode_name(uint32_t op, char *buf, size_t n)
 {
-	switch (op) {
-	case 1: return "Start";
-	case 2: return "Stop";
-	case 3: return "DCStart";
-	case 4: return "DCStop";
-	case 9: return "Extension";
-	case 10: return "Reply";
-	case 11: return "Resume";
-	case 12: return "Suspend";
-	case 13: return "Send";
-	case 240: return "Receive";
-	default:
-		snprintf(buf, n, "%u", op);
-		return buf;
-	}
+	static const char *const names[] = {
+		"Info", "Start", "Stop", "DataCollectionStart",
+		"DataCollectionStop", "Extension", "Reply", "Resume",
+		"Suspend", "Transfer",
+	};
+	if (op < sizeof(names) / sizeof(names[0]))
+		return names[op];
+	snprintf(buf, n, "%u", op);
+	return buf;
 }
 
 static bool ends_with_ci(const char *s, const char *suf)
