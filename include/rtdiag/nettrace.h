@@ -601,6 +601,70 @@ RTD_API int rtd_nettrace_format_append(rtd_nettrace *dec,
  */
 RTD_API const char *rtd_nettrace_type_name(unsigned type);
 
+/* ---- names of managed code ---------------------------------------------- */
+
+typedef struct rtd_nettrace_methods rtd_nettrace_methods;
+
+/**
+ * rtd_nettrace_methods_new - an empty table of method names
+ *
+ * The table learns methods from the trace's own events
+ * (rtd_nettrace_methods_event()): MethodLoadVerbose as methods are
+ * jitted, MethodDCStart/StopVerbose from the rundown, and module names
+ * from ModuleLoad / ModuleDCStart/Stop. Lookups may interleave with
+ * learning. Caps: 16 M methods, 256 MiB of names (-RTD_E_CAP).
+ *
+ * Returns: the table, or NULL when out of memory.
+ */
+RTD_API rtd_nettrace_methods *rtd_nettrace_methods_new(void);
+
+/**
+ * rtd_nettrace_methods_free - free a method table
+ * @m: the table; NULL does nothing
+ */
+RTD_API void rtd_nettrace_methods_free(rtd_nettrace_methods *m);
+
+/**
+ * rtd_nettrace_methods_event - learn from one event
+ * @m: the table
+ * @ev: any event; those that name no method or module are ignored
+ *
+ * Returns: 0, -ENOMEM or -RTD_E_CAP.
+ */
+RTD_API int rtd_nettrace_methods_event(rtd_nettrace_methods *m,
+				       const struct rtd_nettrace_event *ev);
+
+/**
+ * rtd_nettrace_methods_name - the method whose code holds an address
+ * @m: the table
+ * @ip: a code address (a stack frame)
+ *
+ * Returns: "module!Namespace.Method(signature)" (without "module!" when
+ * the module is unknown), valid until the next call on @m; NULL when no
+ * method learnt so far covers @ip. The latest definition of an address
+ * wins.
+ */
+RTD_API const char *rtd_nettrace_methods_name(rtd_nettrace_methods *m,
+					      uint64_t ip);
+
+/**
+ * rtd_nettrace_methods_count - methods learnt
+ * @m: the table
+ *
+ * Returns: the count.
+ */
+RTD_API size_t rtd_nettrace_methods_count(const rtd_nettrace_methods *m);
+
+/**
+ * rtd_nettrace_glob - match a provider or event name as people type it
+ * @pat: the pattern: '*' matches any run of characters; letters match in
+ *       either case (e.g. "microsoft-windows-dotnetruntime*" or "GC/Start*")
+ * @s: the name
+ *
+ * Returns: true when @s matches all of @pat.
+ */
+RTD_API bool rtd_nettrace_glob(const char *pat, const char *s);
+
 /* ---- CPU profiles from SampleProfiler events --------------------------- */
 
 typedef struct rtd_nettrace_profiler rtd_nettrace_profiler;

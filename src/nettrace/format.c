@@ -680,10 +680,87 @@ static void put_frames(struct w *w, const struct rtd_nettrace_event *ev,
 	}
 }
 
+/*
+ * The GC's dynamic events: GC/DynamicEvent (runtime id 39) carries a
+ * name and a blob whose layout the GC defines per name. Known ones are
+ * shown as their own event, "GC/" + name, with the blob's fields (the
+ * layouts TraceEvent 4.0's GCDynamicTraceEventParser decodes); others
+ * keep the raw Name/DataSize/Data.
+ */
+#define F(n, t) {n, RTD_NT_T_##t, 0, 0, -1, NULL, NULL}
+static const struct rtd_nettrace_field dyn_committed_usage[] = {
+	F("Version", U16),
+	F("TotalCommittedInUse", U64),
+	F("TotalCommittedInGlobalDecommit", U64),
+	F("TotalCommittedInFree", U64),
+	F("TotalCommittedInGlobalFree", U64),
+	F("TotalBookkeepingCommitted", U64),
+};
+#undef F
+
+static const struct {
+	const char *name;
+	const char *display;
+	const struct rtd_nettrace_field *fields;
+	size_t nfields;
+} dyn_events[] = {
+	{"CommittedUsage", "GC/CommittedUsage", dyn_committed_usage,
+	 sizeof(dyn_committed_usage) / sizeof(dyn_committed_usage[0])},
+};
+
+/* If ev is a known GC dynamic event, its own view in *m2 / *ev2. */
+static bool gc_dynamic(const struct rtd_nettrace_event *ev,
+		       struct rtd_nettrace_metadata *m2,
+		       struct rtd_nettrace_event *ev2)
+{
+	const struct rtd_nettrace_metadata *m = ev->meta;
+	if (!m->builtin || m->event_id != 39 ||
+	    strcmp(m->provider, "Microsoft-Windows-DotNETRuntime"))
+		return false;
+	rtd_rd r;
+	rd_init(&r, ev->payload, ev->payload_len);
+	/* Name: UTF-16, compared as ASCII */
+	char name[64];
+	size_t n = 0;
+	for (;;) {
+		uint16_t c = rd_u16le(&r);
+		if (!rd_ok(&r) || n + 1 >= sizeof(name) || c >= 0x80)
+			return false;
+		if (!c)
+			break;
+		name[n++] = (char)c;
+	}
+	name[n] = 0;
+	uint32_t size = rd_u32le(&r);
+	const uint8_t *data;
+	if (!rd_ok(&r) || !rd_bytes(&r, size, &data))
+		return false;
+	for (size_t i = 0; i < sizeof(dyn_events) / sizeof(dyn_events[0]);
+	     i++) {
+		if (strcmp(dyn_events[i].name, name))
+			continue;
+		*m2 = *m;
+		m2->name = dyn_events[i].display;
+		m2->fields = dyn_events[i].fields;
+		m2->nfields = dyn_events[i].nfields;
+		m2->builtin = false;
+		*ev2 = *ev;
+		ev2->meta = m2;
+		ev2->payload = data;
+		ev2->payload_len = size;
+		return true;
+	}
+	return false;
+}
+
 int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 	      unsigned flags, rtd_buf *out, rtd_nettrace_frame_fn sym,
 	      void *sym_ctx)
 {
+	struct rtd_nettrace_metadata dyn_meta;
+	struct rtd_nettrace_event dyn_ev;
+	if (ev->meta->event_id == 39 && gc_dynamic(ev, &dyn_meta, &dyn_ev))
+		ev = &dyn_ev;
 	struct w w = {out, 0};
 	struct w nw = {&dec->nbuf, 0};
 	const struct rtd_nettrace_metadata *m = ev->meta;
@@ -762,8 +839,15 @@ int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 		}
 		if (flags & RTD_NT_FMT_STACK) {
 			PUTS(&w, ",\"stack\":[");
-			put_frames(&w, ev, true, sym, sym_ctx);
+			put_frames(&w, ev, true, NULL, NULL);
 			putc1(&w, ']');
+			if (sym && ev->nframes) {
+				/* names beside the addresses: "0x..." where
+				 * no method covers one */
+				PUTS(&w, ",\"frames\":[");
+				put_frames(&w, ev, true, sym, sym_ctx);
+				putc1(&w, ']');
+			}
 		}
 		putc1(&w, '}');
 	} else {

@@ -479,6 +479,20 @@ static void display_name(const struct parsed *o, uint32_t *opcode,
 			 opcode_name(op, ob, sizeof(ob)));
 }
 
+static void bools_to_8bit(struct rtd_nettrace_field *f, size_t n,
+			  unsigned depth)
+{
+	if (depth > NT_CAP_DEPTH)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].type == RTD_NT_T_BOOL32)
+			f[i].type = RTD_NT_T_BOOL8;
+		if (f[i].nfields)
+			bools_to_8bit((struct rtd_nettrace_field *)f[i].fields,
+				      f[i].nfields, depth + 1);
+	}
+}
+
 static int build(rtd_nettrace *dec, rtd_rd *r, int format, uint64_t base,
 		 struct nt_meta **out)
 {
@@ -520,6 +534,13 @@ static int build(rtd_nettrace *dec, rtd_rd *r, int format, uint64_t base,
 		free(m);
 		return err;
 	}
+	/* A self-describing (TraceLogging) event: EventSource.Write gives
+	 * one unnamed struct holding the properties, and writes bools in one
+	 * byte (TraceLogging's Boolean8) though the type code is Boolean,
+	 * which EventSource's own events write in four. */
+	if (o.nfields == 1 && o.fields[0].type == RTD_NT_T_OBJECT &&
+	    !o.fields[0].name[0])
+		bools_to_8bit(o.fields, 1, 0);
 	char *name = b.strs + sb;
 	struct rtd_nettrace_metadata *p = &m->pub;
 	p->id = o.id;

@@ -7,10 +7,6 @@ static const struct rtd_nettrace_enum mv[] = {
 	{0x1u, "Default"},
 	{0x2u, "Executable"},
 	{0x4u, "Shared"},
-	{0x1u, "DomainNeutral"},
-	{0x2u, "Dynamic"},
-	{0x4u, "Native"},
-	{0x8u, "Collectible"},
 	{0x0u, "Managed"},
 	{0x1u, "Native"},
 	{0x1u, "HasInnerException"},
@@ -140,10 +136,6 @@ static const struct rtd_nettrace_enum mv[] = {
 	{0x1u, "Default"},
 	{0x2u, "Executable"},
 	{0x4u, "Shared"},
-	{0x1u, "DomainNeutral"},
-	{0x2u, "Dynamic"},
-	{0x4u, "Native"},
-	{0x8u, "Collectible"},
 	{0x1u, "Dynamic"},
 	{0x2u, "Generic"},
 	{0x4u, "HasSharedGenericCode"},
@@ -251,68 +243,78 @@ static const struct rtd_nettrace_enum mv[] = {
 	{0x0u, "Error"},
 	{0x1u, "External"},
 	{0x2u, "Managed"},
+	{0x1u, "DomainNeutral"},
+	{0x2u, "Dynamic"},
+	{0x4u, "Native"},
+	{0x8u, "Collectible"},
+	{0x10u, "ReadyToRun"},
+	{0x1u, "DomainNeutral"},
+	{0x2u, "Dynamic"},
+	{0x4u, "Native"},
+	{0x8u, "Collectible"},
+	{0x10u, "ReadyToRun"},
 };
 
 const struct rtd_nettrace_map nt_map_table[] = {
 	{"AppDomainFlagsMap", true, 3, &mv[0]},
-	{"AssemblyFlagsMap", true, 4, &mv[3]},
-	{"ContentionFlagsMap", false, 2, &mv[7]},
-	{"ExceptionThrownFlagsMap", true, 5, &mv[9]},
-	{"GCAllocationKindMap", false, 2, &mv[14]},
-	{"GCHandleKindMap", false, 9, &mv[16]},
-	{"GCReasonMap", false, 10, &mv[25]},
-	{"GCRootCCWFlagsMap", true, 2, &mv[35]},
-	{"GCRootFlagsMap", true, 4, &mv[37]},
-	{"GCRootKindMap", false, 6, &mv[41]},
-	{"GCRootStaticVarFlagsMap", true, 1, &mv[47]},
-	{"GCSegmentTypeMap", false, 3, &mv[48]},
-	{"GCSuspendEEReasonMap", false, 8, &mv[51]},
-	{"GCTypeMap", false, 3, &mv[59]},
-	{"ILStubGeneratedFlagsMap", true, 7, &mv[62]},
-	{"MethodFlagsMap", true, 7, &mv[69]},
-	{"ModuleFlagsMap", true, 7, &mv[76]},
-	{"ModuleRangeTypeMap", true, 1, &mv[83]},
-	{"RuntimeSkuMap", true, 2, &mv[84]},
-	{"StartupFlagsMap", true, 15, &mv[86]},
-	{"StartupModeMap", true, 5, &mv[101]},
-	{"TailCallTypeMap", false, 3, &mv[106]},
-	{"ThreadAdjustmentReasonMap", false, 8, &mv[109]},
-	{"ThreadFlagsMap", true, 3, &mv[117]},
-	{"TieredCompilationSettingsFlagsMap", true, 3, &mv[120]},
-	{"TypeFlagsMap", true, 10, &mv[123]},
-	{"AppDomainFlagsMap", true, 3, &mv[133]},
-	{"AssemblyFlagsMap", true, 4, &mv[136]},
-	{"MethodFlagsMap", true, 7, &mv[140]},
-	{"ModuleFlagsMap", true, 7, &mv[147]},
-	{"ModuleRangeTypeMap", true, 1, &mv[154]},
-	{"RuntimeSkuMap", true, 2, &mv[155]},
-	{"StartupFlagsMap", true, 15, &mv[157]},
-	{"StartupModeMap", true, 5, &mv[172]},
-	{"ThreadFlagsMap", true, 3, &mv[177]},
-	{"TieredCompilationSettingsFlagsMap", true, 3, &mv[180]},
-	{"GCHandleKindMap", false, 9, &mv[183]},
-	{"ModuleRangeIBCTypeMap", true, 2, &mv[192]},
-	{"ModuleRangeSectionTypeMap", false, 46, &mv[194]},
-	{"ModuleRangeTypeMap", true, 4, &mv[240]},
-	{"ThreadSampleTypeMap", false, 3, &mv[244]},
+	{"ContentionFlagsMap", false, 2, &mv[3]},
+	{"ExceptionThrownFlagsMap", true, 5, &mv[5]},
+	{"GCAllocationKindMap", false, 2, &mv[10]},
+	{"GCHandleKindMap", false, 9, &mv[12]},
+	{"GCReasonMap", false, 10, &mv[21]},
+	{"GCRootCCWFlagsMap", true, 2, &mv[31]},
+	{"GCRootFlagsMap", true, 4, &mv[33]},
+	{"GCRootKindMap", false, 6, &mv[37]},
+	{"GCRootStaticVarFlagsMap", true, 1, &mv[43]},
+	{"GCSegmentTypeMap", false, 3, &mv[44]},
+	{"GCSuspendEEReasonMap", false, 8, &mv[47]},
+	{"GCTypeMap", false, 3, &mv[55]},
+	{"ILStubGeneratedFlagsMap", true, 7, &mv[58]},
+	{"MethodFlagsMap", true, 7, &mv[65]},
+	{"ModuleFlagsMap", true, 7, &mv[72]},
+	{"ModuleRangeTypeMap", true, 1, &mv[79]},
+	{"RuntimeSkuMap", true, 2, &mv[80]},
+	{"StartupFlagsMap", true, 15, &mv[82]},
+	{"StartupModeMap", true, 5, &mv[97]},
+	{"TailCallTypeMap", false, 3, &mv[102]},
+	{"ThreadAdjustmentReasonMap", false, 8, &mv[105]},
+	{"ThreadFlagsMap", true, 3, &mv[113]},
+	{"TieredCompilationSettingsFlagsMap", true, 3, &mv[116]},
+	{"TypeFlagsMap", true, 10, &mv[119]},
+	{"AppDomainFlagsMap", true, 3, &mv[129]},
+	{"MethodFlagsMap", true, 7, &mv[132]},
+	{"ModuleFlagsMap", true, 7, &mv[139]},
+	{"ModuleRangeTypeMap", true, 1, &mv[146]},
+	{"RuntimeSkuMap", true, 2, &mv[147]},
+	{"StartupFlagsMap", true, 15, &mv[149]},
+	{"StartupModeMap", true, 5, &mv[164]},
+	{"ThreadFlagsMap", true, 3, &mv[169]},
+	{"TieredCompilationSettingsFlagsMap", true, 3, &mv[172]},
+	{"GCHandleKindMap", false, 9, &mv[175]},
+	{"ModuleRangeIBCTypeMap", true, 2, &mv[184]},
+	{"ModuleRangeSectionTypeMap", false, 46, &mv[186]},
+	{"ModuleRangeTypeMap", true, 4, &mv[232]},
+	{"ThreadSampleTypeMap", false, 3, &mv[236]},
+	{"AssemblyFlagsMap", true, 5, &mv[239]},
+	{"AssemblyFlagsMap", true, 5, &mv[244]},
 };
 
 static const struct rtd_nettrace_field f0[] = {
 	{"Count", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
-	{"Reason", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[6]},
+	{"Reason", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[5]},
 };
 static const struct rtd_nettrace_field f1[] = {
 	{"Count", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
 	{"Depth", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
-	{"Reason", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[6]},
-	{"Type", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[13]},
+	{"Reason", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[5]},
+	{"Type", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[12]},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f2[] = {
 	{"Count", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
 	{"Depth", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
-	{"Reason", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[6]},
-	{"Type", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[13]},
+	{"Reason", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[5]},
+	{"Type", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[12]},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 	{"ClientSequenceNumber", RTD_NT_T_U64, 0, 0, -1, NULL, NULL},
 };
@@ -362,12 +364,12 @@ static const struct rtd_nettrace_field f7[] = {
 static const struct rtd_nettrace_field f8[] = {
 	{"Address", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"Size", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
-	{"Type", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[11]},
+	{"Type", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[10]},
 };
 static const struct rtd_nettrace_field f9[] = {
 	{"Address", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"Size", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
-	{"Type", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[11]},
+	{"Type", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[10]},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f10[] = {
@@ -378,25 +380,25 @@ static const struct rtd_nettrace_field f11[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f12[] = {
-	{"Reason", RTD_NT_T_U16, 0, 0, -1, NULL, &nt_map_table[12]},
+	{"Reason", RTD_NT_T_U16, 0, 0, -1, NULL, &nt_map_table[11]},
 };
 static const struct rtd_nettrace_field f13[] = {
-	{"Reason", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[12]},
+	{"Reason", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[11]},
 	{"Count", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f14[] = {
 	{"AllocationAmount", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
-	{"AllocationKind", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[4]},
+	{"AllocationKind", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[3]},
 };
 static const struct rtd_nettrace_field f15[] = {
 	{"AllocationAmount", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
-	{"AllocationKind", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[4]},
+	{"AllocationKind", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[3]},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f16[] = {
 	{"AllocationAmount", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
-	{"AllocationKind", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[4]},
+	{"AllocationKind", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[3]},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 	{"AllocationAmount64", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"TypeID", RTD_NT_T_POINTER, 0, 0, -1, NULL, NULL},
@@ -405,7 +407,7 @@ static const struct rtd_nettrace_field f16[] = {
 };
 static const struct rtd_nettrace_field f17[] = {
 	{"AllocationAmount", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
-	{"AllocationKind", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[4]},
+	{"AllocationKind", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[3]},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 	{"AllocationAmount64", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"TypeID", RTD_NT_T_POINTER, 0, 0, -1, NULL, NULL},
@@ -427,7 +429,7 @@ static const struct rtd_nettrace_field f21[] = {
 	{"TypeID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"ModuleID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"TypeNameID", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
-	{"Flags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[25]},
+	{"Flags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[24]},
 	{"CorElementType", RTD_NT_T_U8, 0, 0, -1, NULL, NULL},
 	{"Name", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"TypeParameterCount", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
@@ -443,8 +445,8 @@ static const struct rtd_nettrace_field f23[] = {
 };
 static const struct rtd_nettrace_field f24[] = {
 	{"RootedNodeAddress", RTD_NT_T_POINTER, 0, 0, -1, NULL, NULL},
-	{"GCRootKind", RTD_NT_T_U8, 0, 0, -1, NULL, &nt_map_table[9]},
-	{"GCRootFlag", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[8]},
+	{"GCRootKind", RTD_NT_T_U8, 0, 0, -1, NULL, &nt_map_table[8]},
+	{"GCRootFlag", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[7]},
 	{"GCRootID", RTD_NT_T_POINTER, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f25[] = {
@@ -551,7 +553,7 @@ static const struct rtd_nettrace_field f45[] = {
 static const struct rtd_nettrace_field f46[] = {
 	{"HandleID", RTD_NT_T_POINTER, 0, 0, -1, NULL, NULL},
 	{"ObjectID", RTD_NT_T_POINTER, 0, 0, -1, NULL, NULL},
-	{"Kind", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[5]},
+	{"Kind", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[4]},
 	{"Generation", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
 	{"AppDomainID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
@@ -568,7 +570,7 @@ static const struct rtd_nettrace_field f48[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f49[] = {
-	{"Reason", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[6]},
+	{"Reason", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[5]},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f50[] = {
@@ -578,7 +580,7 @@ static const struct rtd_nettrace_field f50[] = {
 	{"IUnknown", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"RefCount", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
 	{"PeggedRefCount", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
-	{"Flags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[7]},
+	{"Flags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[6]},
 };
 static const struct rtd_nettrace_field f51[] = {
 	{"", RTD_NT_T_OBJECT, 7, 0, -1, f50, NULL},
@@ -608,7 +610,7 @@ static const struct rtd_nettrace_field f56[] = {
 	{"GCRootID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"ObjectID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"TypeID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
-	{"Flags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[10]},
+	{"Flags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[9]},
 	{"FieldName", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f57[] = {
@@ -655,7 +657,7 @@ static const struct rtd_nettrace_field f65[] = {
 static const struct rtd_nettrace_field f66[] = {
 	{"AverageThroughput", RTD_NT_T_F64, 0, 0, -1, NULL, NULL},
 	{"NewWorkerThreadCount", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
-	{"Reason", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[22]},
+	{"Reason", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[21]},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f67[] = {
@@ -703,11 +705,11 @@ static const struct rtd_nettrace_field f73[] = {
 	{"ExceptionMessage", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"ExceptionEIP", RTD_NT_T_POINTER, 0, 0, -1, NULL, NULL},
 	{"ExceptionHRESULT", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
-	{"ExceptionFlags", RTD_NT_T_U16, 0, 0, -1, NULL, &nt_map_table[3]},
+	{"ExceptionFlags", RTD_NT_T_U16, 0, 0, -1, NULL, &nt_map_table[2]},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f74[] = {
-	{"ContentionFlags", RTD_NT_T_U8, 0, 0, -1, NULL, &nt_map_table[2]},
+	{"ContentionFlags", RTD_NT_T_U8, 0, 0, -1, NULL, &nt_map_table[1]},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f75[] = {
@@ -734,7 +736,7 @@ static const struct rtd_nettrace_field f78[] = {
 static const struct rtd_nettrace_field f79[] = {
 	{"ManagedThreadID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"AppDomainID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
-	{"Flags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[23]},
+	{"Flags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[22]},
 	{"ManagedThreadIndex", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
 	{"OSThreadID", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
@@ -748,7 +750,7 @@ static const struct rtd_nettrace_field f81[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 	{"ModuleID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"StubMethodID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
-	{"StubFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[14]},
+	{"StubFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[13]},
 	{"ManagedInteropMethodToken", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
 	{"ManagedInteropMethodNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"ManagedInteropMethodName", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
@@ -767,7 +769,7 @@ static const struct rtd_nettrace_field f82[] = {
 	{"ManagedInteropMethodSignature", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f83[] = {
-	{"ContentionFlags", RTD_NT_T_U8, 0, 0, -1, NULL, &nt_map_table[2]},
+	{"ContentionFlags", RTD_NT_T_U8, 0, 0, -1, NULL, &nt_map_table[1]},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 	{"DurationNs", RTD_NT_T_F64, 0, 0, -1, NULL, NULL},
 };
@@ -777,7 +779,7 @@ static const struct rtd_nettrace_field f84[] = {
 	{"MethodStartAddress", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"MethodSize", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
 	{"MethodToken", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
-	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[15]},
+	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[14]},
 };
 static const struct rtd_nettrace_field f85[] = {
 	{"MethodID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
@@ -785,7 +787,7 @@ static const struct rtd_nettrace_field f85[] = {
 	{"MethodStartAddress", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"MethodSize", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
 	{"MethodToken", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
-	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[15]},
+	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[14]},
 	{"MethodNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"MethodName", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"MethodSignature", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
@@ -796,7 +798,7 @@ static const struct rtd_nettrace_field f86[] = {
 	{"MethodStartAddress", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"MethodSize", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
 	{"MethodToken", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
-	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[15]},
+	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[14]},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f87[] = {
@@ -805,7 +807,7 @@ static const struct rtd_nettrace_field f87[] = {
 	{"MethodStartAddress", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"MethodSize", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
 	{"MethodToken", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
-	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[15]},
+	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[14]},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 	{"ReJITID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 };
@@ -815,7 +817,7 @@ static const struct rtd_nettrace_field f88[] = {
 	{"MethodStartAddress", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"MethodSize", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
 	{"MethodToken", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
-	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[15]},
+	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[14]},
 	{"MethodNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"MethodName", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"MethodSignature", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
@@ -827,7 +829,7 @@ static const struct rtd_nettrace_field f89[] = {
 	{"MethodStartAddress", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"MethodSize", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
 	{"MethodToken", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
-	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[15]},
+	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[14]},
 	{"MethodNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"MethodName", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"MethodSignature", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
@@ -856,7 +858,7 @@ static const struct rtd_nettrace_field f91[] = {
 static const struct rtd_nettrace_field f92[] = {
 	{"ModuleID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"AssemblyID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
-	{"ModuleFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[16]},
+	{"ModuleFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[15]},
 	{"Reserved1", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
 	{"ModuleILPath", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"ModuleNativePath", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
@@ -865,7 +867,7 @@ static const struct rtd_nettrace_field f93[] = {
 	{"ModuleID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"AssemblyID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"AppDomainID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
-	{"ModuleFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[16]},
+	{"ModuleFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[15]},
 	{"Reserved1", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
 	{"ModuleILPath", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"ModuleNativePath", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
@@ -874,7 +876,7 @@ static const struct rtd_nettrace_field f94[] = {
 	{"ModuleID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"AssemblyID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"AppDomainID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
-	{"ModuleFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[16]},
+	{"ModuleFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[15]},
 	{"Reserved1", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
 	{"ModuleILPath", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"ModuleNativePath", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
@@ -883,7 +885,7 @@ static const struct rtd_nettrace_field f94[] = {
 static const struct rtd_nettrace_field f95[] = {
 	{"ModuleID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"AssemblyID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
-	{"ModuleFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[16]},
+	{"ModuleFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[15]},
 	{"Reserved1", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
 	{"ModuleILPath", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"ModuleNativePath", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
@@ -892,7 +894,7 @@ static const struct rtd_nettrace_field f95[] = {
 static const struct rtd_nettrace_field f96[] = {
 	{"ModuleID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"AssemblyID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
-	{"ModuleFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[16]},
+	{"ModuleFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[15]},
 	{"Reserved1", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
 	{"ModuleILPath", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"ModuleNativePath", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
@@ -907,14 +909,14 @@ static const struct rtd_nettrace_field f96[] = {
 static const struct rtd_nettrace_field f97[] = {
 	{"AssemblyID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"AppDomainID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
-	{"AssemblyFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[1]},
+	{"AssemblyFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[39]},
 	{"FullyQualifiedAssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f98[] = {
 	{"AssemblyID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"AppDomainID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"BindingID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
-	{"AssemblyFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[1]},
+	{"AssemblyFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[39]},
 	{"FullyQualifiedAssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 };
@@ -935,7 +937,7 @@ static const struct rtd_nettrace_field f101[] = {
 	{"ModuleID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"RangeBegin", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
 	{"RangeSize", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
-	{"RangeType", RTD_NT_T_U8, 0, 0, -1, NULL, &nt_map_table[17]},
+	{"RangeType", RTD_NT_T_U8, 0, 0, -1, NULL, &nt_map_table[16]},
 };
 static const struct rtd_nettrace_field f102[] = {
 	{"MethodID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
@@ -995,7 +997,7 @@ static const struct rtd_nettrace_field f108[] = {
 };
 static const struct rtd_nettrace_field f109[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
-	{"Sku", RTD_NT_T_U16, 0, 0, -1, NULL, &nt_map_table[18]},
+	{"Sku", RTD_NT_T_U16, 0, 0, -1, NULL, &nt_map_table[17]},
 	{"BclMajorVersion", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 	{"BclMinorVersion", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 	{"BclBuildNumber", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
@@ -1004,8 +1006,8 @@ static const struct rtd_nettrace_field f109[] = {
 	{"VMMinorVersion", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 	{"VMBuildNumber", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 	{"VMQfeNumber", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
-	{"StartupFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[19]},
-	{"StartupMode", RTD_NT_T_U8, 0, 0, -1, NULL, &nt_map_table[20]},
+	{"StartupFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[18]},
+	{"StartupMode", RTD_NT_T_U8, 0, 0, -1, NULL, &nt_map_table[19]},
 	{"CommandLine", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"ComObjectGuid", RTD_NT_T_GUID, 0, 0, -1, NULL, NULL},
 	{"RuntimeDllPath", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
@@ -1021,7 +1023,7 @@ static const struct rtd_nettrace_field f110[] = {
 	{"CalleeName", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"CalleeNameSignature", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"TailPrefix", RTD_NT_T_BOOL32, 0, 0, -1, NULL, NULL},
-	{"TailCallType", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[21]},
+	{"TailCallType", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[20]},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f111[] = {
@@ -1089,7 +1091,7 @@ static const struct rtd_nettrace_field f117[] = {
 static const struct rtd_nettrace_field f118[] = {
 	{"HeapNum", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
-	{"Type", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[9]},
+	{"Type", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[8]},
 	{"Bytes", RTD_NT_T_U64, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f119[] = {
@@ -1165,7 +1167,7 @@ static const struct rtd_nettrace_field f126[] = {
 };
 static const struct rtd_nettrace_field f127[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
-	{"Flags", RTD_NT_T_HEX32, 0, 0, -1, NULL, &nt_map_table[24]},
+	{"Flags", RTD_NT_T_HEX32, 0, 0, -1, NULL, &nt_map_table[23]},
 };
 static const struct rtd_nettrace_field f128[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
@@ -1228,7 +1230,7 @@ static const struct rtd_nettrace_field f136[] = {
 	{"MethodStartAddress", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"MethodSize", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
 	{"MethodToken", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
-	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[28]},
+	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[26]},
 };
 static const struct rtd_nettrace_field f137[] = {
 	{"MethodID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
@@ -1236,7 +1238,7 @@ static const struct rtd_nettrace_field f137[] = {
 	{"MethodStartAddress", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"MethodSize", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
 	{"MethodToken", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
-	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[28]},
+	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[26]},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f138[] = {
@@ -1245,7 +1247,7 @@ static const struct rtd_nettrace_field f138[] = {
 	{"MethodStartAddress", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"MethodSize", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
 	{"MethodToken", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
-	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[28]},
+	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[26]},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 	{"ReJITID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 };
@@ -1255,7 +1257,7 @@ static const struct rtd_nettrace_field f139[] = {
 	{"MethodStartAddress", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"MethodSize", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
 	{"MethodToken", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
-	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[28]},
+	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[26]},
 	{"MethodNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"MethodName", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"MethodSignature", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
@@ -1266,7 +1268,7 @@ static const struct rtd_nettrace_field f140[] = {
 	{"MethodStartAddress", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"MethodSize", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
 	{"MethodToken", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
-	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[28]},
+	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[26]},
 	{"MethodNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"MethodName", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"MethodSignature", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
@@ -1278,7 +1280,7 @@ static const struct rtd_nettrace_field f141[] = {
 	{"MethodStartAddress", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"MethodSize", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
 	{"MethodToken", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
-	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[28]},
+	{"MethodFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[26]},
 	{"MethodNamespace", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"MethodName", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"MethodSignature", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
@@ -1289,7 +1291,7 @@ static const struct rtd_nettrace_field f142[] = {
 	{"ModuleID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"AssemblyID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"AppDomainID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
-	{"ModuleFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[29]},
+	{"ModuleFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[27]},
 	{"Reserved1", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
 	{"ModuleILPath", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"ModuleNativePath", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
@@ -1298,7 +1300,7 @@ static const struct rtd_nettrace_field f143[] = {
 	{"ModuleID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"AssemblyID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"AppDomainID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
-	{"ModuleFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[29]},
+	{"ModuleFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[27]},
 	{"Reserved1", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
 	{"ModuleILPath", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"ModuleNativePath", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
@@ -1307,7 +1309,7 @@ static const struct rtd_nettrace_field f143[] = {
 static const struct rtd_nettrace_field f144[] = {
 	{"ModuleID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"AssemblyID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
-	{"ModuleFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[29]},
+	{"ModuleFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[27]},
 	{"Reserved1", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
 	{"ModuleILPath", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"ModuleNativePath", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
@@ -1315,7 +1317,7 @@ static const struct rtd_nettrace_field f144[] = {
 static const struct rtd_nettrace_field f145[] = {
 	{"ModuleID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"AssemblyID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
-	{"ModuleFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[29]},
+	{"ModuleFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[27]},
 	{"Reserved1", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
 	{"ModuleILPath", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"ModuleNativePath", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
@@ -1324,7 +1326,7 @@ static const struct rtd_nettrace_field f145[] = {
 static const struct rtd_nettrace_field f146[] = {
 	{"ModuleID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"AssemblyID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
-	{"ModuleFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[29]},
+	{"ModuleFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[27]},
 	{"Reserved1", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
 	{"ModuleILPath", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"ModuleNativePath", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
@@ -1339,25 +1341,25 @@ static const struct rtd_nettrace_field f146[] = {
 static const struct rtd_nettrace_field f147[] = {
 	{"AssemblyID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"AppDomainID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
-	{"AssemblyFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[27]},
+	{"AssemblyFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[40]},
 	{"FullyQualifiedAssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f148[] = {
 	{"AssemblyID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"AppDomainID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"BindingID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
-	{"AssemblyFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[27]},
+	{"AssemblyFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[40]},
 	{"FullyQualifiedAssemblyName", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f149[] = {
 	{"AppDomainID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
-	{"AppDomainFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[26]},
+	{"AppDomainFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[25]},
 	{"AppDomainName", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f150[] = {
 	{"AppDomainID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
-	{"AppDomainFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[26]},
+	{"AppDomainFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[25]},
 	{"AppDomainName", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"AppDomainIndex", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
@@ -1365,7 +1367,7 @@ static const struct rtd_nettrace_field f150[] = {
 static const struct rtd_nettrace_field f151[] = {
 	{"ManagedThreadID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"AppDomainID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
-	{"Flags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[34]},
+	{"Flags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[32]},
 	{"ManagedThreadIndex", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
 	{"OSThreadID", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
@@ -1375,11 +1377,11 @@ static const struct rtd_nettrace_field f152[] = {
 	{"ModuleID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"RangeBegin", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
 	{"RangeSize", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
-	{"RangeType", RTD_NT_T_U8, 0, 0, -1, NULL, &nt_map_table[30]},
+	{"RangeType", RTD_NT_T_U8, 0, 0, -1, NULL, &nt_map_table[28]},
 };
 static const struct rtd_nettrace_field f153[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
-	{"Sku", RTD_NT_T_U16, 0, 0, -1, NULL, &nt_map_table[31]},
+	{"Sku", RTD_NT_T_U16, 0, 0, -1, NULL, &nt_map_table[29]},
 	{"BclMajorVersion", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 	{"BclMinorVersion", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 	{"BclBuildNumber", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
@@ -1388,15 +1390,15 @@ static const struct rtd_nettrace_field f153[] = {
 	{"VMMinorVersion", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 	{"VMBuildNumber", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 	{"VMQfeNumber", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
-	{"StartupFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[32]},
-	{"StartupMode", RTD_NT_T_U8, 0, 0, -1, NULL, &nt_map_table[33]},
+	{"StartupFlags", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[30]},
+	{"StartupMode", RTD_NT_T_U8, 0, 0, -1, NULL, &nt_map_table[31]},
 	{"CommandLine", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 	{"ComObjectGuid", RTD_NT_T_GUID, 0, 0, -1, NULL, NULL},
 	{"RuntimeDllPath", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f154[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
-	{"Flags", RTD_NT_T_HEX32, 0, 0, -1, NULL, &nt_map_table[35]},
+	{"Flags", RTD_NT_T_HEX32, 0, 0, -1, NULL, &nt_map_table[33]},
 };
 static const struct rtd_nettrace_field f155[] = {
 	{"DoCompact", RTD_NT_T_BOOL32, 0, 0, -1, NULL, NULL},
@@ -1497,9 +1499,9 @@ static const struct rtd_nettrace_field f173[] = {
 	{"ModuleID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"RangeBegin", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
 	{"RangeSize", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
-	{"RangeType", RTD_NT_T_U8, 0, 0, -1, NULL, &nt_map_table[39]},
-	{"IBCType", RTD_NT_T_U8, 0, 0, -1, NULL, &nt_map_table[37]},
-	{"SectionType", RTD_NT_T_U16, 0, 0, -1, NULL, &nt_map_table[38]},
+	{"RangeType", RTD_NT_T_U8, 0, 0, -1, NULL, &nt_map_table[37]},
+	{"IBCType", RTD_NT_T_U8, 0, 0, -1, NULL, &nt_map_table[35]},
+	{"SectionType", RTD_NT_T_U16, 0, 0, -1, NULL, &nt_map_table[36]},
 };
 static const struct rtd_nettrace_field f174[] = {
 	{"AppDomainID", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
@@ -1622,7 +1624,7 @@ static const struct rtd_nettrace_field f189[] = {
 static const struct rtd_nettrace_field f190[] = {
 	{"HandleID", RTD_NT_T_POINTER, 0, 0, -1, NULL, NULL},
 	{"ObjectID", RTD_NT_T_POINTER, 0, 0, -1, NULL, NULL},
-	{"Kind", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[36]},
+	{"Kind", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[34]},
 	{"Generation", RTD_NT_T_U32, 0, 0, -1, NULL, NULL},
 	{"AppDomainID", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
@@ -1726,7 +1728,7 @@ static const struct rtd_nettrace_field f204[] = {
 };
 static const struct rtd_nettrace_field f205[] = {
 	{"AllocationAmount", RTD_NT_T_HEX32, 0, 0, -1, NULL, NULL},
-	{"AllocationKind", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[4]},
+	{"AllocationKind", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[3]},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 	{"AllocationAmount64", RTD_NT_T_HEX64, 0, 0, -1, NULL, NULL},
 	{"TypeID", RTD_NT_T_POINTER, 0, 0, -1, NULL, NULL},
@@ -1759,7 +1761,7 @@ static const struct rtd_nettrace_field f209[] = {
 	{"TypeName", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f210[] = {
-	{"ContentionFlags", RTD_NT_T_U8, 0, 0, -1, NULL, &nt_map_table[2]},
+	{"ContentionFlags", RTD_NT_T_U8, 0, 0, -1, NULL, &nt_map_table[1]},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 	{"LockID", RTD_NT_T_POINTER, 0, 0, -1, NULL, NULL},
 	{"AssociatedObjectID", RTD_NT_T_POINTER, 0, 0, -1, NULL, NULL},
@@ -1903,7 +1905,7 @@ static const struct rtd_nettrace_field f230[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f231[] = {
-	{"AllocationKind", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[4]},
+	{"AllocationKind", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[3]},
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 	{"TypeID", RTD_NT_T_POINTER, 0, 0, -1, NULL, NULL},
 	{"TypeName", RTD_NT_T_STRING, 0, 0, -1, NULL, NULL},
@@ -1922,7 +1924,7 @@ static const struct rtd_nettrace_field f232[] = {
 	{"ClrInstanceID", RTD_NT_T_U16, 0, 0, -1, NULL, NULL},
 };
 static const struct rtd_nettrace_field f233[] = {
-	{"Type", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[40]},
+	{"Type", RTD_NT_T_U32, 0, 0, -1, NULL, &nt_map_table[38]},
 };
 
 const struct nt_schema nt_schema_table[] = {
