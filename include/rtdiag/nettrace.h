@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rtdiag/nettrace.h - streaming decoder for .NET EventPipe streams:
- * NetPerf V3 (.NET Core 2.x), NetTrace V4/V5 (.NET Core 3.0 to .NET 10,
+ * NetPerf V1/V2 (.NET Core 2.0) and V3 (2.1/2.2), NetTrace V4/V5 (.NET
+ * Core 3.0 to .NET 10,
  * files and IPC sessions alike) and NetTrace V6.
  *
  * Push model: create a decoder with rtd_nettrace_new(), hand it bytes with
@@ -225,7 +226,7 @@ struct rtd_nettrace_event {
 
 /**
  * struct rtd_nettrace_info - the trace header
- * @format: 3 (NetPerf), 4, 5 or 6
+ * @format: 1, 2 (NetPerf of .NET Core 2.0), 3 (NetPerf), 4, 5 or 6
  * @sync_year: wall clock at session start, UTC: year
  * @sync_month: month 1-12
  * @sync_day: day 1-31

@@ -23,6 +23,7 @@ enum {
 	ST_HEADER = 0, /* stream header */
 	ST_OBJECTS,    /* FastSerialization objects (V3-V5) */
 	ST_BLOCKS,     /* V6 blocks */
+	ST_EVENTS12,   /* NetPerf V1/V2: events inside the EventPipeFile object */
 	ST_DONE,       /* end marker seen */
 };
 
@@ -630,7 +631,7 @@ deliver(rtd_nettrace *dec, struct hdr *h, const uint8_t *payload,
 	ev->meta = &m->pub;
 	ev->payload = payload;
 	ev->offset = ev_off;
-	if (dec->format == 3) {
+	if (dec->format <= 3) {
 		ev->stack = inline_n ? inline_stack : NULL;
 		ev->nframes = inline_n;
 	} else {
@@ -811,6 +812,34 @@ static int event_block(rtd_nettrace *dec, rtd_rd *r, uint64_t base,
 	return 0;
 }
 
+/* An inline stack (NetPerf): its frames into dec->scratch. */
+static int v3_stack(rtd_nettrace *dec, const uint8_t *sp, uint32_t ssize,
+		    uint64_t ev_off, size_t *nout)
+{
+	size_t psz = dec->info.pointer_size;
+	if (ssize % psz)
+		return nt_fail(dec, -RTD_E_NT_STACK, ev_off,
+			       "stack size %u is not a multiple of the "
+			       "pointer size %zu", ssize, psz);
+	size_t n = ssize / psz;
+	if (n > NT_CAP_STACK_FRAMES)
+		return nt_fail(dec, -RTD_E_CAP, ev_off,
+			       "stack of %zu frames exceeds the cap %u", n,
+			       NT_CAP_STACK_FRAMES);
+	if (n > dec->scratch_cap) {
+		uint64_t *ns = realloc(dec->scratch, n * sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		dec->scratch = ns;
+		dec->scratch_cap = n;
+	}
+	read_ips(dec, sp, n * psz, dec->scratch);
+	if (n)
+		dec->st.stacks++;
+	*nout = n;
+	return 0;
+}
+
 /* NetPerf V3 event block: events with inline metadata and stacks. */
 static int event_block_v3(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 {
@@ -845,27 +874,10 @@ static int event_block_v3(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 			return nt_fail(dec, -RTD_E_NT_EVENT, ev_off,
 				       "event stack of %u bytes runs past the "
 				       "event's %u bytes", ssize, size);
-		size_t psz = dec->info.pointer_size;
-		if (ssize % psz)
-			return nt_fail(dec, -RTD_E_NT_STACK, ev_off,
-				       "stack size %u is not a multiple of the "
-				       "pointer size %zu", ssize, psz);
-		size_t n = ssize / psz;
-		if (n > NT_CAP_STACK_FRAMES)
-			return nt_fail(dec, -RTD_E_CAP, ev_off,
-				       "stack of %zu frames exceeds the cap %u",
-				       n, NT_CAP_STACK_FRAMES);
-		if (n > dec->scratch_cap) {
-			uint64_t *ns = realloc(dec->scratch, n * sizeof(*ns));
-			if (!ns)
-				return -ENOMEM;
-			dec->scratch = ns;
-			dec->scratch_cap = n;
-		}
-		read_ips(dec, sp, n * psz, dec->scratch);
-		if (n)
-			dec->st.stacks++;
-		int err;
+		size_t n;
+		int err = v3_stack(dec, sp, ssize, ev_off, &n);
+		if (err)
+			return err;
 		if (h.meta_id == 0) {
 			rtd_rd mr;
 			rd_init(&mr, payload, h.ev.payload_len);
@@ -1134,6 +1146,25 @@ static void set_info_common(rtd_nettrace *dec, rtd_rd *r)
 	dec->info.pointer_size = rd_u32le(r);
 }
 
+/* NetPerf V1/V2 header: SYSTEMTIME, start timestamp, frequency; only
+ * 64-bit Linux wrote these (.NET Core 2.0), so pointers are 8 bytes. */
+static void set_info_12(rtd_nettrace *dec, rtd_rd *r)
+{
+	int16_t t[8];
+	for (int i = 0; i < 8; i++)
+		t[i] = rd_i16le(r);
+	dec->info.sync_year = t[0];
+	dec->info.sync_month = t[1];
+	dec->info.sync_day = t[3];
+	dec->info.sync_hour = t[4];
+	dec->info.sync_minute = t[5];
+	dec->info.sync_second = t[6];
+	dec->info.sync_ms = t[7];
+	dec->info.sync_ticks = rd_u64le(r);
+	dec->info.tick_freq = rd_u64le(r);
+	dec->info.pointer_size = 8;
+}
+
 static int info_done(rtd_nettrace *dec, uint64_t off)
 {
 	if (dec->info.pointer_size != 4 && dec->info.pointer_size != 8)
@@ -1305,6 +1336,32 @@ static long step_object(rtd_nettrace *dec, const uint8_t *p, size_t avail)
 	memcpy(tn, name, nlen);
 	tn[nlen] = 0;
 
+	if (!strcmp(tn, "Microsoft.DotNet.Runtime.EventPipeFile")) {
+		/* .NET Core 2.0 (NetPerf object version 1, provider GUIDs; 2,
+		 * provider names): the entry object holds a forward reference
+		 * (to the end of the events), SYSTEMTIME, the start timestamp
+		 * and the clock frequency, then the events, unframed. */
+		if (dec->format != 3 || dec->have_info)
+			return nt_fail(dec, -RTD_E_NT_BLOCK, off,
+				       "EventPipeFile object in the wrong place");
+		if (version != 1 && version != 2)
+			return nt_fail(dec, -RTD_E_UNSUPPORTED, off,
+				       "EventPipeFile object version %u is not "
+				       "supported (want 1 or 2)", version);
+		size_t total = hdr + 4 + 16 + 8 + 8;
+		if (avail < total) {
+			dec->need = total;
+			return 0;
+		}
+		(void)rd_u32le(&r); /* forward reference index */
+		set_info_12(dec, &r);
+		dec->format = (int)version;
+		dec->state = ST_EVENTS12;
+		int err = info_done(dec, off);
+		if (err)
+			return err;
+		return (long)total;
+	}
 	if (!strcmp(tn, "Trace")) {
 		if (dec->have_info)
 			return nt_fail(dec, -RTD_E_NT_BLOCK, off,
@@ -1461,6 +1518,112 @@ static long step_block_v6(rtd_nettrace *dec, const uint8_t *p, size_t avail)
 	return (long)total;
 }
 
+/*
+ * One NetPerf V1/V2 event: u32 size of the rest, u32 metadata label (the
+ * stream offset of the metadata event, 0 for a metadata event itself),
+ * u32 thread, u64 timestamp, activity and related activity GUIDs, u32
+ * payload size and payload, u32 stack size and stack. After the last
+ * event come the entry object's EndObject tag, the serializer's forward
+ * reference table (u32 count, count labels, the first being this tag's
+ * offset) and its trailer (u32 table offset, u32 trailer offset): that
+ * exact shape is the end of the stream.
+ */
+static long step_event12(rtd_nettrace *dec, const uint8_t *p, size_t avail)
+{
+	uint64_t off = dec->off;
+	if (avail < 1) {
+		dec->need = 1;
+		return 0;
+	}
+	if (p[0] == TAG_END_OBJECT) {
+		if (avail < 5) {
+			dec->need = 5;
+			return 0;
+		}
+		rtd_rd t;
+		rd_init(&t, p + 1, avail - 1);
+		uint32_t count = rd_u32le(&t);
+		if (count >= 1 && count <= 100) {
+			size_t total = 1 + 4 + 4 * (size_t)count + 8;
+			if (avail < total) {
+				dec->need = total;
+				return 0;
+			}
+			uint32_t first = rd_u32le(&t);
+			rd_skip(&t, 4 * (size_t)(count - 1));
+			uint32_t tstart = rd_u32le(&t), tr = rd_u32le(&t);
+			if (first == (uint32_t)off && tstart == (uint32_t)(off + 1) &&
+			    tr == (uint32_t)(off + 5 + 4 * (uint64_t)count)) {
+				dec->state = ST_DONE;
+				dec->seen_end = 1;
+				return (long)total;
+			}
+		}
+	}
+	if (avail < 4) {
+		dec->need = 4;
+		return 0;
+	}
+	uint32_t size = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
+			(uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	if (size > dec->o.max_block)
+		return nt_fail(dec, -RTD_E_CAP, off,
+			       "event of %u bytes exceeds the block cap %zu",
+			       size, dec->o.max_block);
+	size_t total = 4 + (size_t)size;
+	if (avail < total) {
+		dec->need = total;
+		return 0;
+	}
+	rtd_rd e;
+	rd_init(&e, p + 4, size);
+	struct hdr h;
+	memset(&h, 0, sizeof(h));
+	uint32_t label = rd_u32le(&e);
+	h.ev.thread_id = rd_u32le(&e);
+	h.ev.capture_thread_id = h.ev.thread_id;
+	h.ev.proc_number = 0xffffffffu;
+	h.ev.timestamp = rd_u64le(&e);
+	read_guid(&e, h.ev.activity_id);
+	read_guid(&e, h.ev.related_activity_id);
+	h.ev.payload_len = rd_u32le(&e);
+	h.ev.sorted = true;
+	const uint8_t *payload, *sp;
+	if (!rd_bytes(&e, h.ev.payload_len, &payload))
+		return nt_fail(dec, -RTD_E_NT_EVENT, off,
+			       "event payload of %u bytes runs past the event's "
+			       "%u bytes", (unsigned)h.ev.payload_len, size);
+	uint32_t ssize = rd_u32le(&e);
+	if (!rd_bytes(&e, ssize, &sp))
+		return nt_fail(dec, -RTD_E_NT_EVENT, off,
+			       "event stack of %u bytes runs past the event's "
+			       "%u bytes", ssize, size);
+	int err;
+	if (label == 0) {
+		/* a metadata event: later events name it by its offset */
+		rtd_rd mr;
+		rd_init(&mr, payload, h.ev.payload_len);
+		struct nt_meta *m = NULL;
+		err = nt_meta_parse_v5(dec, &mr, dec->format,
+				       off + (uint64_t)(payload - p), &m);
+		if (!err) {
+			m->pub.id = (uint32_t)off;
+			err = meta_add(dec, m, off);
+		}
+	} else {
+		size_t n;
+		err = v3_stack(dec, sp, ssize, off, &n);
+		if (!err) {
+			h.meta_id = label;
+			err = deliver(dec, &h, payload, off, dec->scratch, n);
+		}
+	}
+	if (err)
+		return err;
+	dec->st.blocks++;
+	return (long)total;
+}
+
 static long step(rtd_nettrace *dec, const uint8_t *p, size_t avail)
 {
 	switch (dec->state) {
@@ -1470,6 +1633,8 @@ static long step(rtd_nettrace *dec, const uint8_t *p, size_t avail)
 		return step_object(dec, p, avail);
 	case ST_BLOCKS:
 		return step_block_v6(dec, p, avail);
+	case ST_EVENTS12:
+		return step_event12(dec, p, avail);
 	default:
 		return (long)avail;
 	}

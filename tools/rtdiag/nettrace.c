@@ -471,7 +471,7 @@ static void print_stats(rtd_nettrace *dec, struct stats_ctx *s)
 	const struct rtd_nettrace_info *info = rtd_nettrace_info(dec);
 	struct rtd_nettrace_stats st;
 	rtd_nettrace_stats(dec, &st);
-	printf("format: %s V%d\n", info->format == 3 ? "NetPerf" : "NetTrace",
+	printf("format: %s V%d\n", info->format <= 3 ? "NetPerf" : "NetTrace",
 	       info->format);
 	printf("start: %04d-%02d-%02dT%02d:%02d:%02d.%03dZ\n",
 	       info->sync_year, info->sync_month, info->sync_day,
