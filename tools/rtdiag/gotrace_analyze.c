@@ -16,6 +16,8 @@
 #include "common/buf.h"
 #include "gotrace_analyze.h"
 #include "gotrace_cli.h"
+#include "opt.h"
+#include "out.h"
 #include "rtdiag/goanalysis.h"
 #include "rtdiag/profile.h"
 
@@ -110,18 +112,11 @@ static void put_json_str(FILE *o, const char *s)
 
 enum { SEM_AUTO = 0 };
 
-static int parse_go(const char *cmd, const char *s, unsigned *sem)
-{
-	if (strcmp(s, "1.19") == 0)
-		*sem = RTD_GOAN_GO119;
-	else if (strcmp(s, "1.22") == 0)
-		*sem = RTD_GOAN_GO122;
-	else if (strcmp(s, "1.23") == 0)
-		*sem = RTD_GOAN_GO123;
-	else
-		return cli_usage(cmd, "--go takes 1.19, 1.22 or 1.23");
-	return 0;
-}
+/* --go CHOICE index -> semantics */
+static const unsigned go_sem[] = {RTD_GOAN_GO119, RTD_GOAN_GO122, RTD_GOAN_GO123};
+#define GO_OPT(id)                                                             \
+	{id, "go", 0, CLI_ARG_CHOICE, 0, "1.19|1.22|1.23",                     \
+	 "answer as that Go's 'go tool trace' (default: the trace's own)", 0, 0}
 
 /* One analysis run over FILE: the ordered events into rtd_goan. */
 struct run {
@@ -135,7 +130,7 @@ struct run {
 
 /* Read and analyse the whole trace. Returns 0 when the run happened (the
  * decoder's error, if any, is in r->dec_rc), or an exit code. */
-static int run_trace(struct run *r, const char *cmd, const char *path, struct rtd_goan_opts *o,
+static int run_trace(struct run *r, const char *path, struct rtd_goan_opts *o,
 		     const rtd_goan **pa)
 {
 	memset(r, 0, sizeof(*r));
@@ -162,7 +157,6 @@ static int run_trace(struct run *r, const char *cmd, const char *path, struct rt
 		return cli_fail("%s: %s", path, rtd_goan_new_error());
 	if (pa)
 		*pa = r->a;
-	(void)cmd;
 	while ((rc = gt_next_quiet(r->in, &ev)) > 0) {
 		int arc = rtd_goan_feed(r->a, &ev);
 		if (arc < 0) {
@@ -222,53 +216,6 @@ static double since(const rtd_goan *a, int64_t t)
 	int64_t first;
 	rtd_goan_trace_bounds(a, &first, NULL);
 	return (double)(t - first) / 1e9;
-}
-
-/* An output file: written beside its final name, renamed when complete. */
-struct ofile {
-	FILE *f;
-	const char *path;
-	char tmp[4096];
-};
-
-static int ofile_open(struct ofile *o, const char *path)
-{
-	o->path = path;
-	o->tmp[0] = 0;
-	if (!path || strcmp(path, "-") == 0) {
-		o->f = stdout;
-		return 0;
-	}
-	snprintf(o->tmp, sizeof(o->tmp), "%s.tmp-%ld", path, (long)getpid());
-	o->f = fopen(o->tmp, "wb");
-	if (!o->f)
-		return cli_fail("%s: %s", o->tmp, strerror(errno));
-	return 0;
-}
-
-static int ofile_commit(struct ofile *o)
-{
-	if (o->f == stdout)
-		return fflush(stdout) == 0 ? 0 : cli_fail("stdout: %s", strerror(errno));
-	bool bad = ferror(o->f) != 0;
-	if (fclose(o->f) != 0)
-		bad = true;
-	o->f = NULL;
-	if (bad || rename(o->tmp, o->path) != 0) {
-		int e = errno;
-		unlink(o->tmp);
-		return cli_fail("%s: %s", o->path, strerror(e ? e : EIO));
-	}
-	return 0;
-}
-
-static void ofile_abort(struct ofile *o)
-{
-	if (o->f && o->f != stdout) {
-		fclose(o->f);
-		unlink(o->tmp);
-	}
-	o->f = NULL;
 }
 
 /* ---- pprof -------------------------------------------------------------------- */
@@ -347,88 +294,91 @@ static int raw_rec(const struct rtd_goframe *f, size_t n, uint64_t count, int64_
 	return ferror(o) ? -EIO : 0;
 }
 
+enum { PP_TYPE = 1, PP_FORMAT, PP_OUT, PP_GO };
+static const struct cli_opt pprof_opts[] = {
+	{PP_TYPE, "type", 't', CLI_ARG_CHOICE, 0, "cpu|net|sync|syscall|sched",
+	 "the profile (required)", 0, 0},
+	{PP_FORMAT, "format", 'f', CLI_ARG_CHOICE, 0, "pprof|folded|top|raw",
+	 "output format (default: pprof with -o, else top)", 0, 0},
+	{PP_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE", "write to FILE (replaced only when complete)", 0, 0},
+	GO_OPT(PP_GO),
+	{0},
+};
+const struct cli_cmd gt_pprof_cmd = {
+	"gotrace pprof", "FILE|-",
+	"The profiles of 'go tool trace -pprof=TYPE', streaming: where goroutines waited,\n"
+	"by the stack where the wait began: net, sync, syscall, sched; cpu: the trace's\n"
+	"CPU samples (10 ms each).",
+	pprof_opts, 1, 1, 0, gt_cmd_pprof,
+	"The same events, stacks and totals as the 'go tool trace' of the trace's Go:\n"
+	"Go 1.19's for Go 1.5-1.21 traces, Go 1.23's for Go 1.22+.\n"
+	"raw: each stack's count and nanoseconds, then its frames leaf first as\n"
+	"'0xPC FUNCTION FILE:LINE', tab-separated.\n"};
+
 int gt_cmd_pprof(int argc, char **argv)
 {
-	const char *cmd = "gotrace pprof", *path = NULL, *out = NULL, *fmt = NULL;
+	static const char *const fmts[] = {"pprof", "folded", "top", "raw"};
+	const char *path, *out = NULL, *fmt = NULL;
 	int which = -1;
 	unsigned sem = SEM_AUTO;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--type") == 0 || strcmp(a, "-t") == 0) {
-			if (++i >= argc)
-				return cli_usage(cmd, "--type needs cpu, net, sync, syscall or sched");
-			for (int k = 0; k < RTD_GOAN_PROF_COUNT; k++)
-				if (strcmp(argv[i], prof_names[k]) == 0)
-					which = k;
-			if (which < 0)
-				return cli_usage(cmd, "--type takes cpu, net, sync, syscall or sched, not '%s'",
-						 argv[i]);
-		} else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-			if (++i >= argc)
-				return cli_usage(cmd, "%s needs a FILE", a);
-			out = argv[i];
-		} else if (strcmp(a, "--format") == 0 || strcmp(a, "-f") == 0) {
-			if (++i >= argc)
-				return cli_usage(cmd, "--format needs pprof, folded or top");
-			fmt = argv[i];
-			if (strcmp(fmt, "pprof") && strcmp(fmt, "folded") && strcmp(fmt, "top") &&
-			    strcmp(fmt, "raw"))
-				return cli_usage(cmd, "--format takes pprof, folded, top or raw, not '%s'", fmt);
-		} else if (strcmp(a, "--go") == 0) {
-			if (++i >= argc)
-				return cli_usage(cmd, "--go needs 1.19, 1.22 or 1.23");
-			if (parse_go(cmd, argv[i], &sem))
-				return CLI_USAGE;
-		} else if (a[0] == '-' && a[1]) {
-			return cli_usage(cmd, "unknown option '%s'", a);
-		} else if (path) {
-			return cli_usage(cmd, "one FILE only");
-		} else {
-			path = a;
+	struct cli_parser p;
+	struct cli_val v;
+	int id;
+	cli_opt_init(&p, &gt_pprof_cmd, argc, argv);
+	while ((id = cli_opt_next(&p, &v)) > 0) {
+		switch (id) {
+		case PP_TYPE: which = (int)v.i; break;
+		case PP_FORMAT: fmt = fmts[v.i]; break;
+		case PP_OUT: out = v.str; break;
+		case PP_GO: sem = go_sem[v.i]; break;
 		}
 	}
+	if (id < 0)
+		return cli_opt_exit(id);
+	path = p.pos[0];
 	if (which < 0)
-		return cli_usage(cmd, "missing --type cpu|net|sync|syscall|sched");
-	if (!path)
-		return cli_usage(cmd, "missing FILE (or - for stdin)");
+		return cli_cmd_usage(&gt_pprof_cmd, "missing --type cpu|net|sync|syscall|sched");
 	if (!fmt)
-		fmt = out && strcmp(out, "-") != 0 ? "pprof" : "top";
-	if (strcmp(fmt, "pprof") == 0 && !out && isatty(1))
-		return cli_usage(cmd, "a pprof profile is binary: give -o FILE (or --format top|folded)");
+		fmt = !cli_out_is_stdout(out) ? "pprof" : "top";
+	if (strcmp(fmt, "pprof") == 0 && cli_out_is_stdout(out) && isatty(STDOUT_FILENO))
+		return cli_cmd_usage(&gt_pprof_cmd, "a pprof profile is binary: give -o FILE or a pipe (or --format top|folded)");
+	/* the target first: a run that cannot write fails before reading */
+	if (out && cli_out_check(out))
+		return CLI_FAIL;
 	struct rtd_goan_opts o = {.sz = sizeof(o), .what = RTD_GOAN_PPROF,
 				  .profiles = 1u << which, .semantics = sem};
 	struct run r;
-	int code = run_trace(&r, cmd, path, &o, NULL);
+	int code = run_trace(&r, path, &o, NULL);
 	if (code) {
 		run_abort(&r);
 		return code;
 	}
-	rtd_profile *p;
-	if (rtd_goan_profile_build(r.a, (unsigned)which, &p) < 0) {
+	rtd_profile *prof;
+	if (rtd_goan_profile_build(r.a, (unsigned)which, &prof) < 0) {
 		run_abort(&r);
 		return cli_fail("out of memory");
 	}
-	struct ofile of;
-	int rc = ofile_open(&of, out);
+	struct cli_out of;
+	int rc = cli_out_open(&of, out ? out : "-");
 	if (rc == 0) {
 		if (strcmp(fmt, "pprof") == 0)
-			rc = rtd_profile_write_pprof(p, of.f);
+			rc = rtd_profile_write_pprof(prof, of.f);
 		else if (strcmp(fmt, "folded") == 0)
-			rc = rtd_profile_write_folded(p, of.f);
+			rc = rtd_profile_write_folded(prof, of.f);
 		else if (strcmp(fmt, "raw") == 0)
 			rc = rtd_goan_profile_foreach(r.a, (unsigned)which, raw_rec, of.f);
 		else
-			rc = write_top(of.f, p, r.a, (unsigned)which);
+			rc = write_top(of.f, prof, r.a, (unsigned)which);
 		if (rc < 0) {
-			ofile_abort(&of);
+			cli_out_abort(&of);
 			rc = cli_fail("%s: %s", out ? out : "stdout", rtd_strerror(rc));
 		} else {
-			rc = ofile_commit(&of) < 0 ? CLI_FAIL : 0;
+			rc = cli_out_commit(&of) < 0 ? CLI_FAIL : 0;
 		}
 	} else {
 		rc = CLI_FAIL;
 	}
-	rtd_profile_free(p);
+	rtd_profile_free(prof);
 	int end = run_end(&r);
 	return rc ? rc : end;
 }
@@ -778,49 +728,49 @@ static void free_groups(struct gctx *g)
 	free(g->tab);
 }
 
+enum { GR_GROUP = 1, GR_SORT, GR_LIMIT, GR_JSON, GR_GO };
+static const struct cli_opt goroutines_opts[] = {
+	{GR_GROUP, "group-by", 0, CLI_ARG_CHOICE, 0, "start-function|region",
+	 "group goroutines by start function (default), or list regions by type", 0, 0},
+	{GR_SORT, "sort", 0, CLI_ARG_STR, 0, "STAT",
+	 "sort rows by total (default) or a column ('Execution time', exec, sched, ...)", 0, 0},
+	{GR_LIMIT, "limit", 'n', CLI_ARG_INT, 0, "N", "rows per group (default 20; 0: all)", 0, 1e12},
+	{GR_JSON, "json", 0, CLI_ARG_NONE, 0, NULL, "one JSON object per group and per row, times in ns", 0, 0},
+	GO_OPT(GR_GO),
+	{0},
+};
+const struct cli_cmd gt_goroutines_cmd = {
+	"gotrace goroutines", "FILE|-",
+	"'go tool trace''s goroutine analysis, streaming: each goroutine's time in the\n"
+	"trace and where it went (execution, scheduler wait, blocked by reason, syscalls,\n"
+	"GC ranges), grouped by start function and sorted by execution time as Go's page;\n"
+	"or each user region, grouped by type.",
+	goroutines_opts, 1, 1, 0, gt_cmd_goroutines,
+	"Memory follows the live goroutines and the rows kept (--limit per group).\n"};
+
 int gt_cmd_goroutines(int argc, char **argv)
 {
-	const char *cmd = "gotrace goroutines", *path = NULL;
+	const char *path;
 	struct gctx g = {0};
 	g.limit = 20;
 	bool json = false;
 	unsigned sem = SEM_AUTO;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--group-by") == 0) {
-			if (++i >= argc)
-				return cli_usage(cmd, "--group-by needs start-function or region");
-			if (strcmp(argv[i], "region") == 0)
-				g.by_region = true;
-			else if (strcmp(argv[i], "start-function") != 0)
-				return cli_usage(cmd, "--group-by takes start-function or region, not '%s'",
-						 argv[i]);
-		} else if (strcmp(a, "--sort") == 0) {
-			if (++i >= argc)
-				return cli_usage(cmd, "--sort needs a column name");
-			g.sort = argv[i];
-		} else if (strcmp(a, "--limit") == 0 || strcmp(a, "-n") == 0) {
-			char *end;
-			if (++i >= argc || (errno = 0, g.limit = strtoull(argv[i], &end, 10), *end) ||
-			    errno || argv[i][0] == '-')
-				return cli_usage(cmd, "--limit takes a number of rows (0: all)");
-		} else if (strcmp(a, "--json") == 0) {
-			json = true;
-		} else if (strcmp(a, "--go") == 0) {
-			if (++i >= argc)
-				return cli_usage(cmd, "--go needs 1.19, 1.22 or 1.23");
-			if (parse_go(cmd, argv[i], &sem))
-				return CLI_USAGE;
-		} else if (a[0] == '-' && a[1]) {
-			return cli_usage(cmd, "unknown option '%s'", a);
-		} else if (path) {
-			return cli_usage(cmd, "one FILE only");
-		} else {
-			path = a;
+	struct cli_parser p;
+	struct cli_val v;
+	int id;
+	cli_opt_init(&p, &gt_goroutines_cmd, argc, argv);
+	while ((id = cli_opt_next(&p, &v)) > 0) {
+		switch (id) {
+		case GR_GROUP: g.by_region = v.i == 1; break;
+		case GR_SORT: g.sort = v.str; break;
+		case GR_LIMIT: g.limit = (size_t)v.i; break;
+		case GR_JSON: json = true; break;
+		case GR_GO: sem = go_sem[v.i]; break;
 		}
 	}
-	if (!path)
-		return cli_usage(cmd, "missing FILE (or - for stdin)");
+	if (id < 0)
+		return cli_opt_exit(id);
+	path = p.pos[0];
 	struct rtd_goan_opts o = {.sz = sizeof(o), .what = RTD_GOAN_GOROUTINES, .semantics = sem,
 				  .ctx = &g};
 	if (g.by_region)
@@ -828,7 +778,7 @@ int gt_cmd_goroutines(int argc, char **argv)
 	else
 		o.on_goroutine = on_goroutine;
 	struct run r;
-	int code = run_trace(&r, cmd, path, &o, &g.a);
+	int code = run_trace(&r, path, &o, &g.a);
 	if (code) {
 		run_abort(&r);
 		free_groups(&g);
@@ -937,22 +887,11 @@ static int parse_windows(const char *s, int64_t *w, size_t max, size_t *n)
 			return -1;
 		memcpy(buf, s, len);
 		buf[len] = 0;
-		char *end;
-		double v = strtod(buf, &end);
-		double mul = 1e9; /* plain numbers are seconds */
-		if (strcmp(end, "ns") == 0)
-			mul = 1;
-		else if (strcmp(end, "us") == 0 || strcmp(end, "\xc2\xb5s") == 0)
-			mul = 1e3;
-		else if (strcmp(end, "ms") == 0)
-			mul = 1e6;
-		else if (strcmp(end, "s") == 0 || *end == 0)
-			mul = 1e9;
-		else
+		double sec;
+		int64_t ns;
+		if (cli_parse_duration(buf, &sec, &ns) < 0 || ns <= 0)
 			return -1;
-		if (end == buf || !(v > 0) || v * mul > 9e18)
-			return -1;
-		w[(*n)++] = (int64_t)llround(v * mul);
+		w[(*n)++] = ns;
 		s += len;
 		if (*s == ',')
 			s++;
@@ -960,24 +899,47 @@ static int parse_windows(const char *s, int64_t *w, size_t max, size_t *n)
 	return *n ? 0 : -1;
 }
 
+enum { GC_MMU = 1, GC_UTIL, GC_PERPROC, GC_SUMMARY, GC_JSON, GC_GO };
+static const struct cli_opt gc_opts[] = {
+	{GC_MMU, "mmu", 0, CLI_ARG_STR, 0, "WINDOWS",
+	 "MMU window sizes, comma-separated durations (default 1ms,10ms,100ms,1s)", 0, 0},
+	{GC_UTIL, "util", 0, CLI_ARG_STR, 0, "stw,background,assist,sweep",
+	 "what takes the mutator's time (default stw,background,assist)", 0, 0},
+	{GC_PERPROC, "per-proc", 0, CLI_ARG_NONE, 0, NULL,
+	 "one utilization per P (the MMU page's per-goroutine view)", 0, 0},
+	{GC_SUMMARY, "summary", 0, CLI_ARG_NONE, 0, NULL, "totals and MMU only", 0, 0},
+	{GC_JSON, "json", 0, CLI_ARG_NONE, 0, NULL, "one JSON object per cycle/pause, then the summary", 0, 0},
+	GO_OPT(GC_GO),
+	{0},
+};
+const struct cli_cmd gt_gc_cmd = {
+	"gotrace gc", "FILE|-",
+	"Every GC cycle and stop-the-world pause with its start and duration (as each\n"
+	"ends), then totals and the minimum mutator utilization (MMU) as 'go tool trace''s\n"
+	"MMU page computes it.",
+	gc_opts, 1, 1, 0, gt_cmd_gc, NULL};
+
 int gt_cmd_gc(int argc, char **argv)
 {
-	const char *cmd = "gotrace gc", *path = NULL;
+	const char *path;
 	struct gcctx g = {0};
 	unsigned sem = SEM_AUTO, flags = 0;
 	bool perproc = false;
 	static int64_t windows[1024];
 	size_t nwin = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--mmu") == 0) {
-			if (++i >= argc || parse_windows(argv[i], windows, 1024, &nwin) < 0)
-				return cli_usage(cmd, "--mmu takes window sizes: 1ms,10ms,100ms,1s (ns, us, ms, s; at most 1024)");
-		} else if (strcmp(a, "--util") == 0) {
-			if (++i >= argc)
-				return cli_usage(cmd, "--util needs stw,background,assist,sweep");
+	struct cli_parser p;
+	struct cli_val v;
+	int id;
+	cli_opt_init(&p, &gt_gc_cmd, argc, argv);
+	while ((id = cli_opt_next(&p, &v)) > 0) {
+		switch (id) {
+		case GC_MMU:
+			if (parse_windows(v.str, windows, 1024, &nwin) < 0)
+				return cli_cmd_usage(&gt_gc_cmd, "--mmu takes durations, comma-separated: 1ms,10ms,100ms,1s (at most 1024)");
+			break;
+		case GC_UTIL: {
 			char buf[256];
-			snprintf(buf, sizeof(buf), "%s", argv[i]);
+			snprintf(buf, sizeof(buf), "%s", v.str);
 			for (char *t = strtok(buf, ",|"); t; t = strtok(NULL, ",|")) {
 				if (strcmp(t, "stw") == 0)
 					flags |= RTD_GOAN_UTIL_STW;
@@ -988,31 +950,21 @@ int gt_cmd_gc(int argc, char **argv)
 				else if (strcmp(t, "sweep") == 0)
 					flags |= RTD_GOAN_UTIL_SWEEP;
 				else
-					return cli_usage(cmd, "--util takes stw, background, assist, sweep, not '%s'", t);
+					return cli_cmd_usage(&gt_gc_cmd, "--util takes stw, background, assist, sweep, not '%s'", t);
 			}
 			if (!flags)
-				return cli_usage(cmd, "--util needs stw,background,assist,sweep");
-		} else if (strcmp(a, "--per-proc") == 0) {
-			perproc = true;
-		} else if (strcmp(a, "--summary") == 0) {
-			g.summary = true;
-		} else if (strcmp(a, "--json") == 0) {
-			g.json = true;
-		} else if (strcmp(a, "--go") == 0) {
-			if (++i >= argc)
-				return cli_usage(cmd, "--go needs 1.19, 1.22 or 1.23");
-			if (parse_go(cmd, argv[i], &sem))
-				return CLI_USAGE;
-		} else if (a[0] == '-' && a[1]) {
-			return cli_usage(cmd, "unknown option '%s'", a);
-		} else if (path) {
-			return cli_usage(cmd, "one FILE only");
-		} else {
-			path = a;
+				return cli_cmd_usage(&gt_gc_cmd, "--util needs stw,background,assist,sweep");
+			break;
+		}
+		case GC_PERPROC: perproc = true; break;
+		case GC_SUMMARY: g.summary = true; break;
+		case GC_JSON: g.json = true; break;
+		case GC_GO: sem = go_sem[v.i]; break;
 		}
 	}
-	if (!path)
-		return cli_usage(cmd, "missing FILE (or - for stdin)");
+	if (id < 0)
+		return cli_opt_exit(id);
+	path = p.pos[0];
 	if (!flags)
 		flags = RTD_GOAN_UTIL_DEFAULT;
 	if (perproc)
@@ -1024,7 +976,7 @@ int gt_cmd_gc(int argc, char **argv)
 		o.n_mmu_windows = nwin;
 	}
 	struct run r;
-	int code = run_trace(&r, cmd, path, &o, &g.a);
+	int code = run_trace(&r, path, &o, &g.a);
 	if (code) {
 		run_abort(&r);
 		return code;
@@ -1203,38 +1155,45 @@ static int cmp_type(const void *a, const void *b)
 	return strcmp((*(struct ttype *const *)a)->name, (*(struct ttype *const *)b)->name);
 }
 
+enum { TK_REGIONS = 1, TK_JSON, TK_GO };
+static const struct cli_opt tasks_opts[] = {
+	{TK_REGIONS, "regions", 0, CLI_ARG_NONE, 0, NULL, "each region too, as it ends", 0, 0},
+	{TK_JSON, "json", 0, CLI_ARG_NONE, 0, NULL, "one JSON object per task, region and task type", 0, 0},
+	GO_OPT(TK_GO),
+	{0},
+};
+const struct cli_cmd gt_tasks_cmd = {
+	"gotrace tasks", "FILE|-",
+	"User tasks (runtime/trace.NewTask) as each completes: type, parent, start,\n"
+	"duration, goroutines, regions, logs and the times its regions' goroutines spent\n"
+	"in each state; then a table per task type, as the trace UI's task page.",
+	tasks_opts, 1, 1, 0, gt_cmd_tasks, NULL};
+
 int gt_cmd_tasks(int argc, char **argv)
 {
-	const char *cmd = "gotrace tasks", *path = NULL;
+	const char *path;
 	struct tctx c = {0};
 	unsigned sem = SEM_AUTO;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--regions") == 0) {
-			c.regions = true;
-		} else if (strcmp(a, "--json") == 0) {
-			c.json = true;
-		} else if (strcmp(a, "--go") == 0) {
-			if (++i >= argc)
-				return cli_usage(cmd, "--go needs 1.19, 1.22 or 1.23");
-			if (parse_go(cmd, argv[i], &sem))
-				return CLI_USAGE;
-		} else if (a[0] == '-' && a[1]) {
-			return cli_usage(cmd, "unknown option '%s'", a);
-		} else if (path) {
-			return cli_usage(cmd, "one FILE only");
-		} else {
-			path = a;
+	struct cli_parser p;
+	struct cli_val v;
+	int id;
+	cli_opt_init(&p, &gt_tasks_cmd, argc, argv);
+	while ((id = cli_opt_next(&p, &v)) > 0) {
+		switch (id) {
+		case TK_REGIONS: c.regions = true; break;
+		case TK_JSON: c.json = true; break;
+		case TK_GO: sem = go_sem[v.i]; break;
 		}
 	}
-	if (!path)
-		return cli_usage(cmd, "missing FILE (or - for stdin)");
+	if (id < 0)
+		return cli_opt_exit(id);
+	path = p.pos[0];
 	struct rtd_goan_opts o = {.sz = sizeof(o), .what = RTD_GOAN_TASKS, .semantics = sem,
 				  .on_task = on_task, .ctx = &c};
 	if (c.regions)
 		o.on_region = on_task_region;
 	struct run r;
-	int code = run_trace(&r, cmd, path, &o, &c.a);
+	int code = run_trace(&r, path, &o, &c.a);
 	size_t n = 0;
 	for (struct ttype *t = c.types; t; t = t->next)
 		n++;

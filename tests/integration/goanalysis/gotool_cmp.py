@@ -154,7 +154,10 @@ try:
             ok(f"pprof {typ} = go tool trace's /{page}: {c.stdout.strip()}")
         else:
             bad(f"pprof {typ} differs from /{page}:\n{c.stdout.strip()}")
-        # and the pprof file rtdiag writes through the profile model
+        # and the pprof file rtdiag writes through the profile model (one
+        # type is enough: the model's writer does not depend on it)
+        if typ != "sync":
+            continue
         rpb = os.path.join(WORK, f"rt_{typ}.pb.gz")
         p = subprocess.run([RT, "gotrace", "pprof", "--type", typ, "-o", rpb, TRACE],
                            capture_output=True, text=True)

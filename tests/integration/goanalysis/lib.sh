@@ -31,13 +31,29 @@ build_target() {
   (
     flock 9
     if [ ! -x "$B/$1" ] || [ "$SRCDIR/tests/targets/$1/main.go" -nt "$B/$1" ]; then
+      # Go's own build cache when there is a home for it (the normal and
+      # the sanitizer build trees then compile the standard library once)
+      local cache="$B/gocache"
+      [ -n "${HOME:-}" ] && [ -w "$HOME" ] && cache=$("$GO" env GOCACHE 2>/dev/null)
       cd "$SRCDIR/tests/targets/$1" &&
-        GOCACHE="$B/gocache" GOPATH="$B/gopath" GOTOOLCHAIN=local GOPROXY=off GOFLAGS= \
+        GOCACHE="${cache:-$B/gocache}" GOPATH="$B/gopath" GOTOOLCHAIN=local GOPROXY=off GOFLAGS= \
           timeout 300 "$GO" build -o "$B/$1.new" main.go && mv "$B/$1.new" "$B/$1"
     fi
   ) 9>"$B/.lock" || return 1
 }
 
+# analyses_run TRACE: every analysis runs to the end (the sanitizer build
+# runs them where it leaves the comparison with Go to the normal build).
+analyses_run() {
+  local t=$1 x
+  for x in "pprof -t net -f raw" "pprof -t sync -f raw" "pprof -t syscall -f raw" "pprof -t sched -f raw" \
+           "pprof -t cpu -f raw" "goroutines --json --limit 0" "goroutines --group-by region --json" \
+           "tasks --regions --json" "gc --json" "gc --per-proc --util stw,background,assist,sweep --json" \
+           "pprof -t sched -f raw --go 1.23"; do
+    "$R" gotrace $x "$t" >/dev/null 2>"$TMP/err" || bad "$(basename "$t"): gotrace $x: $(cat "$TMP/err")"
+  done
+  ok "$(basename "$t"): every analysis runs"
+}
 # gotool TRACE: rtdiag's analyses against $GO's go tool trace (pages, profiles, MMU).
 gotool() {
   mkdir -p "$TMP/work"
