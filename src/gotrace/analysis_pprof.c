@@ -61,6 +61,10 @@ struct ga_prof {
 	struct prof p[RTD_GOAN_PROF_COUNT];
 	struct ga_tab pend; /* Go 1.19: goroutine -> struct pend */
 	int64_t cpu_period;
+	struct reason_memo {
+		const char *reason;
+		bool track;
+	} memo[2][16];
 };
 
 #define NOMEM(p) ga_fail((p)->c, -ENOMEM, "out of memory")
@@ -229,7 +233,7 @@ int ga_prof_v1(struct ga_prof *p, const struct rtd_gotrace_event *ev)
 
 /* ---- Go 1.22+ -------------------------------------------------------------- */
 
-static bool track_reason(unsigned which, const char *reason)
+static bool track_reason_slow(unsigned which, const char *reason)
 {
 	switch (which) {
 	case RTD_GOAN_PROF_NET:
@@ -238,6 +242,20 @@ static bool track_reason(unsigned which, const char *reason)
 		return strstr(reason, "chan") || strstr(reason, "sync") || strstr(reason, "select");
 	}
 	return true;
+}
+
+/* Reasons are interned: remember the answer for the last few. */
+static bool track_reason(struct ga_prof *p, unsigned which, const char *reason)
+{
+	if (which != RTD_GOAN_PROF_NET && which != RTD_GOAN_PROF_SYNC)
+		return true;
+	size_t k = ((uintptr_t)reason >> 4) & 15;
+	struct reason_memo *m = &p->memo[which == RTD_GOAN_PROF_SYNC][k];
+	if (m->reason != reason) {
+		m->reason = reason;
+		m->track = track_reason_slow(which, reason);
+	}
+	return m->track;
 }
 
 static const uint8_t prof_state[RTD_GOAN_PROF_COUNT] = {
@@ -263,7 +281,7 @@ int ga_prof_v2(struct ga_prof *p, const struct rtd_goev *ev)
 			continue;
 		struct pend *t = ga_tab_get(&pr->track, id, false, NULL, NULL);
 		if (!t) {
-			if (ev->to == prof_state[w] && track_reason(w, ev->reason)) {
+			if (ev->to == prof_state[w] && track_reason(p, w, ev->reason)) {
 				int err = -ENOMEM;
 				t = ga_tab_get(&pr->track, id, true, NULL, &err);
 				if (!t)

@@ -128,6 +128,9 @@ struct rtd_gostate {
 	int64_t last_ts;
 	const char *stw_reason; /* the last STWStart's */
 	struct ga_tab tasks;    /* task -> struct otask (name, parent) */
+	/* the decoder's strings (stable within a generation) -> interned */
+	struct ga_tab strcache;
+	uint64_t strcache_gen;
 	size_t npending;        /* goroutines with a GoSysCall waiting */
 	/* names used often */
 	const char *s_empty;
@@ -198,12 +201,8 @@ static struct rtd_goev *emit(rtd_gostate *s, unsigned kind)
 	}
 	struct rtd_goev *o = &s->q[s->nq++];
 	const struct rtd_gotrace_event *ev = s->ev;
-	memset(o, 0, sizeof(*o));
-	o->kind = kind;
-	o->ts = ev->ts;
-	o->p = ev->p;
-	o->m = ev->m;
-	o->g = ev->g ? ev->g : RTD_GO_NOG;
+	*o = (struct rtd_goev){.kind = kind, .ts = ev->ts, .p = ev->p, .m = ev->m,
+			       .g = ev->g ? ev->g : RTD_GO_NOG};
 	if (s->ver < 1022) { /* the old format's thread: the P's last ProcStart */
 		struct pst *x = ev->p >= 0 ? pget(s, ev->p, false, NULL) : NULL;
 		o->m = x ? x->m : -1;
@@ -301,12 +300,32 @@ static int p_transition(rtd_gostate *s, int64_t id, unsigned from, unsigned to)
 	return 0;
 }
 
+/* A string argument, interned. The decoder's string stays at its
+ * address while its table lives (a generation of the new format, the
+ * whole old-format trace): a cache by address saves hashing it again for
+ * every event that names it. (Not an old-format log message: those are
+ * inline and the decoder copies each to the same buffer.) */
 static const char *str_arg(rtd_gostate *s, unsigned i)
 {
 	const struct rtd_gotrace_event *ev = s->ev;
-	if (i < ev->nsargs)
+	if (i >= ev->nsargs)
+		return s->s_empty;
+	/* an old-format log's message is inline, copied to one buffer */
+	if (s->ver < 1022 && ev->type == RTD_GO_EV_USER_LOG)
 		return intern(s, ev->sargs[i], ev->sarg_lens[i]);
-	return s->s_empty;
+	if (ev->gen != s->strcache_gen) {
+		ga_tab_clear(&s->strcache);
+		s->strcache_gen = ev->gen;
+	}
+	uint64_t key = (uint64_t)(uintptr_t)ev->sargs[i] ^ ((uint64_t)ev->sarg_lens[i] << 48);
+	bool created;
+	const char **c = ga_tab_get(&s->strcache, key, true, &created, NULL);
+	if (c && !created)
+		return *c;
+	const char *r = intern(s, ev->sargs[i], ev->sarg_lens[i]);
+	if (c)
+		*c = r ? r : s->s_empty;
+	return r;
 }
 
 static int range_ev(rtd_gostate *s, unsigned kind, const char *name, unsigned scope,
@@ -1051,6 +1070,8 @@ struct rtd_gostate *ga_state_new(rtd_gotrace_dec *d, struct ga_strs *strs,
 	ga_tab_init(&s->ps, sizeof(struct pst), RTD_GOTRACE_MAX_PROCS);
 	ga_tab_init(&s->pre, 0, RTD_GOAN_MAX_GOROUTINES);
 	ga_tab_init(&s->tasks, sizeof(struct otask), RTD_GOAN_MAX_GOROUTINES);
+	ga_tab_init(&s->strcache, sizeof(const char *), 1u << 16);
+	s->strcache_gen = UINT64_MAX;
 	s->pre_init = true;
 	s->last_ts = INT64_MIN;
 	s->s_empty = ga_intern(s->strs, "", 0);
@@ -1074,6 +1095,7 @@ void rtd_gostate_free(rtd_gostate *s)
 	ga_tab_free(&s->ps);
 	ga_tab_free(&s->pre);
 	ga_tab_free(&s->tasks);
+	ga_tab_free(&s->strcache);
 	free(s->q);
 	if (s->stacks == &s->own_stacks)
 		ga_stacks_free(&s->own_stacks);

@@ -158,6 +158,7 @@ struct ga_sum {
 	struct ga_ctx *c;
 	bool v2;       /* Go 1.22+'s Summarizer */
 	bool sys_empty; /* Go 1.23: a goroutine without a name is a system one */
+	bool starts_only; /* the profiles want only each goroutine's StartTime */
 	struct ga_tab gs;    /* id -> struct gsum * */
 	struct ga_tab tasks; /* id -> struct task * */
 	struct ga_tab groups; /* key -> struct group * */
@@ -218,6 +219,7 @@ struct ga_sum *ga_sum_new(struct ga_ctx *c)
 	s->c = c;
 	s->v2 = c->sem != RTD_GOAN_GO119;
 	s->sys_empty = c->sem == RTD_GOAN_GO123;
+	s->starts_only = !(c->o.what & (RTD_GOAN_GOROUTINES | RTD_GOAN_TASKS));
 	ga_tab_init(&s->gs, sizeof(struct gsum *), RTD_GOAN_MAX_GOROUTINES);
 	ga_tab_init(&s->tasks, sizeof(struct task *), RTD_GOAN_MAX_GOROUTINES);
 	ga_tab_init(&s->groups, sizeof(struct group *), 0);
@@ -923,8 +925,41 @@ static int log2_(struct ga_sum *s, const struct rtd_goev *ev)
 	return task_touch(t, ev->g) < 0 ? NOMEM(s) : 0;
 }
 
+/* Only what the profiles need: which goroutines live, and when each
+ * first ran (Go's StartTime). */
+static int starts2(struct ga_sum *s, const struct rtd_goev *ev)
+{
+	if (ev->kind != RTD_GOEV_STATE || ev->resource != RTD_GOEV_RES_GOROUTINE ||
+	    ev->from == ev->to)
+		return 0;
+	struct gsum *g;
+	if (ev->from == RTD_GO_G_UNDETERMINED || ev->from == RTD_GO_G_NOTEXIST) {
+		drop_g(s, ev->id);
+		g = calloc(1, sizeof(*g));
+		int err = -ENOMEM;
+		struct gsum **p = g ? ga_tab_get(&s->gs, ev->id, true, NULL, &err) : NULL;
+		if (!p) {
+			free(g);
+			return ga_fail(s->c, err, "out of memory or more than %u live goroutines",
+				       RTD_GOAN_MAX_GOROUTINES);
+		}
+		*p = g;
+		g->id = ev->id;
+	} else if (!(g = gfind(s, ev->id))) {
+		return 0;
+	}
+	if (ev->to == RTD_GO_G_RUNNING && g->start == 0)
+		g->start = ev->ts;
+	if (ev->to == RTD_GO_G_NOTEXIST ||
+	    (ev->to == RTD_GO_G_WAITING && strcmp(ev->reason, "forever") == 0))
+		drop_g(s, ev->id);
+	return 0;
+}
+
 int ga_sum_v2(struct ga_sum *s, const struct rtd_goev *ev)
 {
+	if (s->starts_only)
+		return starts2(s, ev);
 	if (s->sync_ts == 0)
 		s->sync_ts = ev->ts;
 	s->last_ts = ev->ts;
@@ -1292,6 +1327,8 @@ int ga_sum_v1(struct ga_sum *s, const struct rtd_gotrace_event *ev)
 
 int ga_sum_finish(struct ga_sum *s)
 {
+	if (s->starts_only)
+		return 0;
 	int64_t last = s->v2 ? s->last_ts : s->c->last_ts;
 	/* Go finalizes in map order; ascending ids keep the output stable */
 	size_t n = s->gs.n, k = 0, it = 0;
