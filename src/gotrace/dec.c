@@ -5,6 +5,7 @@
  * stack tables, raw-mode output and collection for ordered mode.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,13 +29,17 @@ rtd_gotrace_dec *rtd_gotrace_dec_new(const struct rtd_gotrace_opts *opts)
 			return NULL;
 		}
 		d->mode = opts->mode;
-		if (opts->sz >= sizeof(*opts))
+		if (opts->sz >= offsetof(struct rtd_gotrace_opts, max_input) +
+				    sizeof(opts->max_input))
 			d->max_input = opts->max_input;
+		if (opts->sz >= offsetof(struct rtd_gotrace_opts, flags) + sizeof(opts->flags))
+			d->resolve = d->mode == RTD_GOTRACE_RAW &&
+				     (opts->flags & RTD_GOTRACE_RESOLVE);
 	}
 	if (!d->max_input)
 		d->max_input = DEFAULT_MAX_INPUT;
 	d->max_window = RTD_GOTRACE_MAX_WINDOW;
-	rtd_buf_init(&d->in, d->mode == RTD_GOTRACE_ORDERED ? (size_t)d->max_input : 0);
+	rtd_buf_init(&d->in, d->mode == RTD_GOTRACE_ORDERED || d->resolve ? (size_t)d->max_input : 0);
 	rtd_buf_init(&d->sbuf, RTD_GOTRACE_MAX_STRING + 1);
 	rtd_map_init(&d->strings, RTD_GOTRACE_MAX_STRINGS);
 	rtd_map_init(&d->stacks, RTD_GOTRACE_MAX_STACKS);
@@ -128,7 +133,7 @@ size_t rtd_gotrace_dec_stack(const rtd_gotrace_dec *d, uint64_t id,
 int rtd_gotrace_dec_set_source(rtd_gotrace_dec *d, rtd_gotrace_read_at_fn read_at,
 			       void *ctx)
 {
-	if (d->mode != RTD_GOTRACE_ORDERED || !read_at)
+	if (!read_at)
 		return -EINVAL;
 	if (d->in.len || d->base || d->finished)
 		return -RTD_E_STATE;
@@ -156,9 +161,11 @@ int rtd_gotrace_dec_feed(rtd_gotrace_dec *d, const void *buf, size_t len)
 	int rc = rtd_buf_append(&d->in, buf, len);
 	if (rc == -RTD_E_CAP)
 		return v1_fail(d, rc, d->base + d->in.len,
-			       "ordered mode keeps the whole input: more than %llu bytes (use raw mode)",
+			       d->mode == RTD_GOTRACE_ORDERED
+			       ? "ordered mode keeps the whole input: more than %llu bytes (use raw mode)"
+			       : "a generation larger than %llu bytes to keep to resolve its names (give a source)",
 			       (unsigned long long)d->max_input);
-	if (rc < 0 || !d->src || d->v2)
+	if (rc < 0 || !d->src || d->v2 || d->mode != RTD_GOTRACE_ORDERED)
 		return rc;
 	/* with a source, index as the bytes come and keep none of them */
 	if (!d->header) {
@@ -280,15 +287,80 @@ int table_add_string(rtd_gotrace_dec *d, uint64_t id, const uint8_t *data,
 
 static int store_string(rtd_gotrace_dec *d, const struct v1_raw *raw)
 {
+	if (raw->off < d->dict_end) /* read ahead (RTD_GOTRACE_RESOLVE) */
+		return 0;
 	return table_add_string(d, raw->args[0], raw->s, raw->slen, raw->off);
 }
 
 static int store_stack(rtd_gotrace_dec *d, const struct rtd_gotrace_event *ev,
 		       uint64_t off)
 {
-	if (ev->args[0] == 0 || ev->nframes == 0)
+	if (ev->args[0] == 0 || ev->nframes == 0 || off < d->dict_end)
 		return 0;
 	return table_add_stack(d, ev->args[0], ev->frames, ev->nframes, off);
+}
+
+/*
+ * Old format, raw mode with RTD_GOTRACE_RESOLVE and a source: read the
+ * whole input once ahead, in raw mode, for its string and stack tables
+ * (Go writes the stacks at the end). The tables are taken as they are
+ * where that pass stops (at the end, or at an error that the events in
+ * order will meet again there); String and Stack events before that
+ * point are then not added a second time.
+ */
+int dec_run_source(rtd_gotrace_dec *d, rtd_gotrace_read_at_fn read_at, void *ctx,
+		   int (*fn)(void *arg, const struct rtd_gotrace_event *ev), void *arg)
+{
+	uint8_t *buf = malloc(1u << 16);
+	struct rtd_gotrace_event ev;
+	uint64_t off = 0;
+	bool fin = false;
+	int rc = buf ? 0 : -ENOMEM;
+	while (rc >= 0) {
+		rc = rtd_gotrace_dec_next(d, &ev);
+		if (rc > 0) {
+			rc = fn ? fn(arg, &ev) : 0;
+			continue;
+		}
+		if (rc < 0 || fin)
+			break;
+		int64_t n = read_at(buf, 1u << 16, off, ctx);
+		if (n < 0) {
+			rc = (int)n;
+		} else if (n == 0) {
+			fin = true;
+			rc = rtd_gotrace_dec_finish(d);
+		} else {
+			off += (uint64_t)n;
+			rc = rtd_gotrace_dec_feed(d, buf, (size_t)n);
+		}
+	}
+	free(buf);
+	return rc;
+}
+
+static void v1_preload(rtd_gotrace_dec *d)
+{
+	d->preloaded = true;
+	if (!d->src)
+		return;
+	struct rtd_gotrace_opts o = {.sz = sizeof(o), .mode = RTD_GOTRACE_RAW};
+	rtd_gotrace_dec *pre = rtd_gotrace_dec_new(&o);
+	int rc = pre ? dec_run_source(pre, d->src, d->src_ctx, NULL, NULL) : -ENOMEM;
+	if (pre && (rc == 0 || pre->err)) {
+		/* the tables of that pass, up to where it stopped */
+		rtd_map t = d->strings;
+		d->strings = pre->strings;
+		pre->strings = t;
+		t = d->stacks;
+		d->stacks = pre->stacks;
+		pre->stacks = t;
+		size_t b = d->strbytes;
+		d->strbytes = pre->strbytes;
+		pre->strbytes = b;
+		d->dict_end = pre->err ? pre->erroff : UINT64_MAX;
+	}
+	rtd_gotrace_dec_free(pre);
 }
 
 int table_add_stack(rtd_gotrace_dec *d, uint64_t id,
@@ -721,6 +793,8 @@ int rtd_gotrace_dec_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 	}
 	if (d->mode == RTD_GOTRACE_ORDERED)
 		return d->ord ? v1_order_next(d, ev) : 0;
+	if (d->resolve && !d->preloaded)
+		v1_preload(d);
 	if (d->pos >= d->in.len)
 		return 0;
 	rtd_rd r;

@@ -271,6 +271,9 @@ struct v1_proc {
 
 struct rtd_gotrace_dec {
 	enum rtd_gotrace_mode mode;
+	bool resolve;      /* RTD_GOTRACE_RESOLVE (raw mode) */
+	bool preloaded;    /* old format: the tables were read ahead */
+	uint64_t dict_end; /* String/Stack events before it are in the tables */
 	uint64_t max_input;
 	rtd_buf in;
 	size_t pos;
@@ -567,6 +570,13 @@ uint64_t rg(const rtd_gotrace_dec *d, const struct v1_ref *r);
 void v1_goargs(int ver, const struct v1_raw *raw, uint64_t a[3]);
 /* Go's Args of a kept event, read again from the input. */
 void v1_ref_args(rtd_gotrace_dec *d, const struct v1_ref *r, uint64_t a[3]);
+/*
+ * dec_run_source - decode a whole input read from @read_at with @d
+ * (before any feed), calling @fn (if not NULL) for each event; @fn's
+ * negative answer stops the pass. Returns 0 at the end, or <0.
+ */
+int dec_run_source(rtd_gotrace_dec *d, rtd_gotrace_read_at_fn read_at, void *ctx,
+		   int (*fn)(void *arg, const struct rtd_gotrace_event *ev), void *arg);
 /* Clear the string and stack tables (new format: per generation). */
 void tables_reset(rtd_gotrace_dec *d);
 /* Add to the tables, checking for duplicates and caps. */

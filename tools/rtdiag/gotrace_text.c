@@ -3,6 +3,7 @@
  * form of a trace (golang/exp trace/internal/raw) and the binary format. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,11 +50,18 @@ static void trace_section(char *text, size_t len, char **s, size_t *n)
 int gt_cmd_text2bin(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL;
+	int ver = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-o") == 0) {
 			if (++i >= argc)
 				return cli_usage("gotrace text2bin", "-o needs a file");
 			out = argv[i];
+		} else if (strcmp(argv[i], "--go") == 0) {
+			unsigned minor;
+			char c;
+			if (++i >= argc || sscanf(argv[i], "1.%u%c", &minor, &c) != 1 || minor > 99)
+				return cli_usage("gotrace text2bin", "--go takes a Go version: 1.22, 1.23, 1.25 or 1.26");
+			ver = 1000 + (int)minor;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return cli_usage("gotrace text2bin", "unknown option '%s'", argv[i]);
 		} else if (in) {
@@ -98,7 +106,7 @@ int gt_cmd_text2bin(int argc, char **argv)
 		return cli_fail("%s: %s", out, strerror(errno));
 	}
 	char err[512];
-	int rc = rtd_gotrace_text2bin(s, sl, write_file, o, err, sizeof(err));
+	int rc = rtd_gotrace_text2bin_as(s, sl, ver, write_file, o, err, sizeof(err));
 	free(text);
 	if (o != stdout && fclose(o) != 0 && rc == 0)
 		return cli_fail("%s: %s", out, strerror(errno));
@@ -172,7 +180,7 @@ int gt_cmd_bin2text(int argc, char **argv)
 	struct gt_in *in = malloc(gt_in_size());
 	if (!in)
 		return cli_fail("out of memory");
-	if (gt_open(in, path, RTD_GOTRACE_RAW) < 0) {
+	if (gt_open(in, path, RTD_GOTRACE_RAW, 0) < 0) {
 		free(in);
 		return CLI_FAIL;
 	}
