@@ -43,6 +43,8 @@ rtd_gotrace_dec *rtd_gotrace_dec_new(const struct rtd_gotrace_opts *opts)
 	rtd_buf_init(&d->sbuf, RTD_GOTRACE_MAX_STRING + 1);
 	rtd_map_init(&d->strings, RTD_GOTRACE_MAX_STRINGS);
 	rtd_map_init(&d->stacks, RTD_GOTRACE_MAX_STACKS);
+	rtd_map_init(&d->ahead_strings, RTD_GOTRACE_MAX_STRINGS);
+	rtd_map_init(&d->ahead_stacks, RTD_GOTRACE_MAX_STACKS);
 	rtd_map_init(&d->timer_gs, 1u << 20);
 	rtd_map_init(&d->futile_gs, 1u << 20);
 	v1_tab_init(&d->pidx, sizeof(size_t), RTD_GOTRACE_MAX_PROCS);
@@ -68,6 +70,8 @@ void rtd_gotrace_dec_free(rtd_gotrace_dec *d)
 	rtd_buf_free(&d->sbuf);
 	free_map_vals(&d->strings);
 	free_map_vals(&d->stacks);
+	free_map_vals(&d->ahead_strings);
+	free_map_vals(&d->ahead_stacks);
 	rtd_map_free(&d->timer_gs);
 	v1_tab_free(&d->pidx);
 	v1_order_free(d);
@@ -116,7 +120,8 @@ size_t rtd_gotrace_dec_stack(const rtd_gotrace_dec *d, uint64_t id,
 {
 	void *v;
 	*frames = NULL;
-	if (!rtd_map_get(&d->stacks, id, &v))
+	if (!rtd_map_get(&d->stacks, id, &v) &&
+	    !(d->resolve && rtd_map_get(&d->ahead_stacks, id, &v)))
 		return 0;
 	struct v1_stack *s = v;
 	/* Strings may arrive after the stack: resolve names on each look-up. */
@@ -258,11 +263,13 @@ void tables_reset(rtd_gotrace_dec *d)
 int table_add_string(rtd_gotrace_dec *d, uint64_t id, const uint8_t *data,
 		     size_t len, uint64_t off)
 {
-	if (rtd_map_get(&d->strings, id, NULL))
+	rtd_map *m = d->adding_ahead ? &d->ahead_strings : &d->strings;
+	size_t *bytes = d->adding_ahead ? &d->ahead_strbytes : &d->strbytes;
+	if (rtd_map_get(m, id, NULL))
 		return v1_fail(d, -RTD_E_GO_EVENT, off,
 			       "string at offset %llu has duplicate id %llu",
 			       (unsigned long long)off, (unsigned long long)id);
-	if (d->strbytes + len > RTD_GOTRACE_MAX_STRING_BYTES)
+	if (*bytes + len > RTD_GOTRACE_MAX_STRING_BYTES)
 		return v1_fail(d, -RTD_E_CAP, off,
 			       "strings exceed %u bytes in all at offset %llu",
 			       RTD_GOTRACE_MAX_STRING_BYTES,
@@ -270,32 +277,58 @@ int table_add_string(rtd_gotrace_dec *d, uint64_t id, const uint8_t *data,
 	struct v1_str *s = malloc(sizeof(*s) + len + 1);
 	if (!s)
 		return v1_fail(d, -ENOMEM, off, "out of memory");
+	s->off = off;
 	s->len = len;
 	if (len)
 		memcpy(s->s, data, len);
 	s->s[len] = 0;
-	int rc = rtd_map_put(&d->strings, id, s, NULL);
+	int rc = rtd_map_put(m, id, s, NULL);
 	if (rc < 0) {
 		free(s);
 		return v1_fail(d, rc, off,
 			       "string table full at offset %llu (limit %u)",
 			       (unsigned long long)off, RTD_GOTRACE_MAX_STRINGS);
 	}
-	d->strbytes += len;
+	*bytes += len;
 	return 0;
+}
+
+void ahead_reached(rtd_gotrace_dec *d, bool stack, uint64_t id, uint64_t off)
+{
+	rtd_map *m = stack ? &d->ahead_stacks : &d->ahead_strings;
+	void *v;
+	if (!rtd_map_get(m, id, &v))
+		return;
+	/* v1_str and v1_stack both start with the offset */
+	if (*(const uint64_t *)v != off)
+		return;
+	if (!stack)
+		d->ahead_strbytes -= ((struct v1_str *)v)->len;
+	free(rtd_map_del(m, id));
+}
+
+void ahead_reset(rtd_gotrace_dec *d)
+{
+	free_map_vals(&d->ahead_strings);
+	free_map_vals(&d->ahead_stacks);
+	rtd_map_init(&d->ahead_strings, RTD_GOTRACE_MAX_STRINGS);
+	rtd_map_init(&d->ahead_stacks, RTD_GOTRACE_MAX_STACKS);
+	d->ahead_strbytes = 0;
 }
 
 static int store_string(rtd_gotrace_dec *d, const struct v1_raw *raw)
 {
-	if (raw->off < d->dict_end) /* read ahead (RTD_GOTRACE_RESOLVE) */
-		return 0;
+	if (d->resolve)
+		ahead_reached(d, false, raw->args[0], raw->off);
 	return table_add_string(d, raw->args[0], raw->s, raw->slen, raw->off);
 }
 
 static int store_stack(rtd_gotrace_dec *d, const struct rtd_gotrace_event *ev,
 		       uint64_t off)
 {
-	if (ev->args[0] == 0 || ev->nframes == 0 || off < d->dict_end)
+	if (d->resolve)
+		ahead_reached(d, true, ev->args[0], off);
+	if (ev->args[0] == 0 || ev->nframes == 0)
 		return 0;
 	return table_add_stack(d, ev->args[0], ev->frames, ev->nframes, off);
 }
@@ -303,10 +336,8 @@ static int store_stack(rtd_gotrace_dec *d, const struct rtd_gotrace_event *ev,
 /*
  * Old format, raw mode with RTD_GOTRACE_RESOLVE and a source: read the
  * whole input once ahead, in raw mode, for its string and stack tables
- * (Go writes the stacks at the end). The tables are taken as they are
- * where that pass stops (at the end, or at an error that the events in
- * order will meet again there); String and Stack events before that
- * point are then not added a second time.
+ * (Go writes the stacks at the end), taken as they are where that pass
+ * stops (at the end, or at an error that the events in order meet again).
  */
 int dec_run_source(rtd_gotrace_dec *d, rtd_gotrace_read_at_fn read_at, void *ctx,
 		   int (*fn)(void *arg, const struct rtd_gotrace_event *ev), void *arg)
@@ -349,16 +380,13 @@ static void v1_preload(rtd_gotrace_dec *d)
 	int rc = pre ? dec_run_source(pre, d->src, d->src_ctx, NULL, NULL) : -ENOMEM;
 	if (pre && (rc == 0 || pre->err)) {
 		/* the tables of that pass, up to where it stopped */
-		rtd_map t = d->strings;
-		d->strings = pre->strings;
+		rtd_map t = d->ahead_strings;
+		d->ahead_strings = pre->strings;
 		pre->strings = t;
-		t = d->stacks;
-		d->stacks = pre->stacks;
+		t = d->ahead_stacks;
+		d->ahead_stacks = pre->stacks;
 		pre->stacks = t;
-		size_t b = d->strbytes;
-		d->strbytes = pre->strbytes;
-		pre->strbytes = b;
-		d->dict_end = pre->err ? pre->erroff : UINT64_MAX;
+		d->ahead_strbytes = pre->strbytes;
 	}
 	rtd_gotrace_dec_free(pre);
 }
@@ -369,11 +397,12 @@ int table_add_stack(rtd_gotrace_dec *d, uint64_t id,
 	struct v1_stack *s = malloc(sizeof(*s) + n * sizeof(*f));
 	if (!s)
 		return v1_fail(d, -ENOMEM, off, "out of memory");
+	s->off = off;
 	s->n = n;
 	if (n)
 		memcpy(s->f, f, n * sizeof(*s->f));
 	void *old = NULL;
-	int rc = rtd_map_put(&d->stacks, id, s, &old);
+	int rc = rtd_map_put(d->adding_ahead ? &d->ahead_stacks : &d->stacks, id, s, &old);
 	if (rc < 0) {
 		free(s);
 		return v1_fail(d, rc, off,

@@ -247,10 +247,9 @@ static int64_t la_bytes(rtd_gotrace_dec *d, uint64_t off, size_t n, const uint8_
 }
 
 /* A table error met reading ahead is left for the events in order. */
-static void la_stop(rtd_gotrace_dec *d, uint64_t at)
+static void la_stop(rtd_gotrace_dec *d)
 {
 	d->v2->la_ok = false;
-	d->dict_end = at;
 	d->err = 0;
 	d->errmsg[0] = 0;
 	d->erroff = 0;
@@ -268,15 +267,17 @@ static int lookahead(rtd_gotrace_dec *d)
 	struct v2_state *st = d->v2;
 	if (!st->la_active) {
 		st->la_active = st->la_ok = true;
-		st->la_scan = d->dict_end = d->base + d->pos;
+		st->la_scan = d->base + d->pos;
 		st->la_gen = 0;
-		tables_reset(d);
+		ahead_reset(d);
 	}
 	for (;;) {
 		const uint8_t *p;
 		int64_t n = la_bytes(d, st->la_scan, 1 + 5 * 10, &p);
 		if (n < 0)
 			return 0;
+		if (n == 0)
+			break; /* the end of the input */
 		rtd_rd r;
 		rd_init(&r, p, (size_t)n);
 		uint8_t t = rd_u8(&r);
@@ -297,11 +298,11 @@ static int lookahead(rtd_gotrace_dec *d)
 			if ((uint64_t)n < size)
 				break; /* cut short: the events in order say so */
 			struct v2_bad bad = {0};
+			d->adding_ahead = true;
 			int rc = v2_parse_dict(d, p, (size_t)size, data, &bad);
+			d->adding_ahead = false;
 			if (rc < 0)
-				la_stop(d, bad.set ? bad.off : d->erroff);
-			else if (rc > 0)
-				d->dict_end = data + size;
+				la_stop(d);
 		}
 		st->la_scan = data + size;
 	}
@@ -350,11 +351,8 @@ int v2_next_raw(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 	}
 	d->pos += rd_off(&r);
 	v2_fill_raw(d, &raw, ev);
-	if (!batch_hdr && !st->batch_kind)
-		st->batch_kind = (uint8_t)raw.typ;
-	/* in a Strings or Stacks batch that was read ahead */
-	bool ahead = off < d->dict_end && (st->batch_kind == RTD_GO2_EV_STRINGS ||
-					   st->batch_kind == RTD_GO2_EV_STACKS);
+	if (d->resolve && (raw.typ == RTD_GO2_EV_STRING || raw.typ == RTD_GO2_EV_STACK))
+		ahead_reached(d, raw.typ == RTD_GO2_EV_STACK, raw.args[0], off);
 	switch (raw.typ) {
 	case RTD_GO2_EV_EVENT_BATCH:
 		if (raw.args[3] > V2_MAX_BATCH)
@@ -363,13 +361,10 @@ int v2_next_raw(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 				       (unsigned long long)off,
 				       (unsigned long long)raw.args[3], V2_MAX_BATCH);
 		if (raw.args[0] != st->raw_gen) {
-			/* Strings and stacks are per generation (read ahead
-			 * with RTD_GOTRACE_RESOLVE). */
-			if (!d->resolve)
-				tables_reset(d);
+			/* Strings and stacks are per generation. */
+			tables_reset(d);
 			st->raw_gen = raw.args[0];
 		}
-		st->batch_kind = 0;
 		st->batch_off = off;
 		st->batch_end = end + raw.args[3];
 		st->batch_m = raw.args[1];
@@ -383,11 +378,11 @@ int v2_next_raw(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 		ev->m = raw.args[2] == V2_NO_THREAD ? -1 : (int64_t)raw.args[2];
 		return 1;
 	case RTD_GO2_EV_STRING:
-		if (!ahead && (rc = table_add_string(d, raw.args[0], raw.data, raw.dlen, off)) < 0)
+		if ((rc = table_add_string(d, raw.args[0], raw.data, raw.dlen, off)) < 0)
 			return rc;
 		break;
 	case RTD_GO2_EV_STACK:
-		if (!ahead && ev->nframes &&
+		if (ev->nframes &&
 		    (rc = table_add_stack(d, raw.args[0], ev->frames, ev->nframes, off)) < 0)
 			return rc;
 		break;

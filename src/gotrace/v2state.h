@@ -33,7 +33,6 @@ struct v2_state {
 	/* raw mode */
 	uint64_t raw_gen, batch_off, batch_end, batch_m;
 	int64_t ticks;
-	uint8_t batch_kind;    /* the type of its first event (0: none yet) */
 	/* raw mode with RTD_GOTRACE_RESOLVE: the generation read ahead */
 	uint64_t la_end;       /* where the generation being handed out ends */
 	uint64_t la_scan;      /* the next batch header to read ahead */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "out.h"
 #include "common/map.h"
 #include "gotrace/gotrace_int.h"
 #include "gotrace_cli.h"
@@ -86,7 +87,8 @@ struct grep {
 	struct g2w *g2;       /* filtered -o, new format */
 	/* -o */
 	rtd_gotrace_enc *enc;
-	FILE *of;
+	struct cli_out out;
+	bool out_open, write_err;
 	struct idset strs_done, stacks_done, strs_wanted, stacks_wanted;
 	struct rtd_gotrace_event batch; /* last Batch seen, written lazily */
 	uint64_t batch_raw[3];
@@ -385,13 +387,13 @@ static int open_out(struct grep *gr, const struct grep_opts *o, struct gt_in *in
 		    bool filtered)
 {
 	gr->ver = rtd_gotrace_dec_version(gt_dec(in));
-	gr->of = fopen(o->out, "wb");
-	if (!gr->of)
-		return cli_fail("%s: %s", o->out, strerror(errno));
+	if (cli_out_open(&gr->out, o->out) < 0)
+		return CLI_FAIL;
+	gr->out_open = true;
 	if (gr->ver >= 1022 && filtered) {
-		if (!(gr->g2 = g2w_new(gr->of, gr->ver)))
+		if (!(gr->g2 = g2w_new(gr->out.f, gr->ver)))
 			return cli_fail("out of memory");
-	} else if (!(gr->enc = rtd_gotrace_enc_new(gr->ver, write_file, gr->of))) {
+	} else if (!(gr->enc = rtd_gotrace_enc_new(gr->ver, write_file, gr->out.f))) {
 		return cli_fail("%s: cannot encode this version", o->out);
 	}
 	return CLI_OK;
@@ -420,6 +422,7 @@ static int run(struct grep *gr, const struct grep_opts *o, struct gt_in *in,
 		if (!gr->enc && !gr->g2 && (rc = open_out(gr, o, in, filtered)) != CLI_OK)
 			return rc;
 		int e = output(gr, gt_dec(in), &ev, m, filtered);
+		gr->write_err = e < 0;
 		if (e < 0)
 			return cli_fail("%s: writing event at offset %" PRIu64 ": %s", o->out,
 					ev.off, rtd_strerror(e));
@@ -432,7 +435,8 @@ static int finish_out(struct grep *gr, const struct grep_opts *o, int rc, bool i
 {
 	if (gr->g2) {
 		/* Damaged input: the events before the damage are kept. */
-		int e = rc == CLI_OK || in_err ? g2w_finish(gr->g2) : 0;
+		int e = (rc == CLI_OK || in_err) && !gr->write_err ? g2w_finish(gr->g2) : 0;
+		gr->write_err |= e < 0;
 		if (e < 0)
 			rc = cli_fail("%s: %s", o->out, rtd_strerror(e));
 		else if (in_err)
@@ -440,12 +444,22 @@ static int finish_out(struct grep *gr, const struct grep_opts *o, int rc, bool i
 		g2w_free(gr->g2);
 	}
 	if (gr->enc) {
-		if (rtd_gotrace_enc_flush(gr->enc) < 0 && rc == CLI_OK)
+		if (rtd_gotrace_enc_flush(gr->enc) < 0 && !gr->write_err) {
+			gr->write_err = true;
 			rc = cli_fail("%s: write failed", o->out);
+		}
 		rtd_gotrace_enc_free(gr->enc);
 	}
-	if (gr->of && fclose(gr->of) != 0 && rc == CLI_OK)
-		rc = cli_fail("%s: %s", o->out, strerror(errno));
+	/* OUT is replaced by a whole result, or by what came before damage
+	 * in the input; never by a failed write */
+	if (gr->out_open) {
+		if (rc == CLI_OK || (in_err && !gr->write_err)) {
+			if (cli_out_commit(&gr->out) < 0)
+				rc = CLI_FAIL;
+		} else {
+			cli_out_abort(&gr->out);
+		}
+	}
 	return rc;
 }
 
@@ -458,6 +472,8 @@ int gt_cmd_grep(int argc, char **argv)
 	}
 	struct grep_opts o = {0};
 	int rc = parse(gr, &o, argc, argv);
+	if (rc == CLI_OK && o.out && cli_out_check(o.out) < 0)
+		rc = CLI_FAIL;
 	struct gt_in *in = NULL;
 	if (rc == CLI_OK && o.ordered && o.out) {
 		/* Go 1.22+: match in Go's order (G and P known), keep by offset. */

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "gotrace_cli.h"
+#include "out.h"
 
 #define TEXT_CAP (256u << 20) /* the text form is for tests and debugging */
 
@@ -72,6 +73,8 @@ int gt_cmd_text2bin(int argc, char **argv)
 	}
 	if (!in || !out)
 		return cli_usage("gotrace text2bin", "usage: text2bin FILE -o OUT");
+	if (cli_out_check(out) < 0)
+		return CLI_FAIL;
 	FILE *f = cli_open_in(in);
 	if (!f)
 		return CLI_FAIL;
@@ -100,19 +103,20 @@ int gt_cmd_text2bin(int argc, char **argv)
 	char *s;
 	size_t sl;
 	trace_section(text, len, &s, &sl);
-	FILE *o = strcmp(out, "-") == 0 ? stdout : fopen(out, "wb");
-	if (!o) {
+	/* OUT is replaced only by a whole conversion */
+	struct cli_out o;
+	if (cli_out_open(&o, out) < 0) {
 		free(text);
-		return cli_fail("%s: %s", out, strerror(errno));
+		return CLI_FAIL;
 	}
 	char err[512];
-	int rc = rtd_gotrace_text2bin_as(s, sl, ver, write_file, o, err, sizeof(err));
+	int rc = rtd_gotrace_text2bin_as(s, sl, ver, write_file, o.f, err, sizeof(err));
 	free(text);
-	if (o != stdout && fclose(o) != 0 && rc == 0)
-		return cli_fail("%s: %s", out, strerror(errno));
-	if (rc < 0)
+	if (rc < 0) {
+		cli_out_abort(&o);
 		return cli_fail("%s: %s", in, err[0] ? err : rtd_strerror(rc));
-	return CLI_OK;
+	}
+	return cli_out_commit(&o) < 0 ? CLI_FAIL : CLI_OK;
 }
 
 /* Go's strconv.Quote (printable UTF-8 kept, the rest escaped). */

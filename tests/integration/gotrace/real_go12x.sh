@@ -196,4 +196,6 @@ for s in 0 1 2 3 4 5 6 7; do
   "$R" gotrace cat --ordered --go-map-start $s "$TMP/tie.trace" | mytup /dev/stdin | cmp -s - "$TMP/tiego" && { tie_ok=$s; break; }
 done
 [ $tie_ok != no ] && ok "tie: go tool trace -d=1 gives rtdiag's order for map start $tie_ok" || bad "tie: go tool trace -d=1's order is rtdiag's for no map start: $(tr '\n' ' ' <"$TMP/tiego")"
+# Field by field against go tool trace (names, keys, stacks, grep, text2bin).
+. "$(dirname "$0")/real_go12x_fields.sh"
 finish
