@@ -24,7 +24,7 @@ R=$B/rtdiag
 command -v dotnet >/dev/null || { echo "SKIP: no dotnet"; exit 0; }
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
 REPS=${REPS:-5}
-ROUNDS=${NT_BENCH_ROUNDS:-260}
+ROUNDS=${NT_BENCH_ROUNDS:-450}
 T=$out/all-keywords.nettrace
 build() { # src-dir csproj out-dir
   mkdir -p "$3.src"; cp "$1"/*.cs "$1/$2" "$3.src/"

@@ -574,14 +574,15 @@ static int flush_held(rtd_nettrace *dec, uint64_t upto, bool all)
 		const struct nt_held *h = &dec->held[i];
 		if (!all && h->ts > upto)
 			break;
-		struct rtd_nettrace_event ev;
-		const uint8_t *rec = dec->sarena.data + h->off;
-		memcpy(&ev, rec, sizeof(ev));
+		/* the held copy itself is handed over (16-aligned in the
+		 * arena): no second copy per event */
+		uint8_t *rec = dec->sarena.data + h->off;
+		struct rtd_nettrace_event *ev = (void *)rec;
 		if (!h->in_place)
-			ev.payload = rec + sizeof(ev);
-		stack_lookup(dec, ev.stack_id, &ev);
+			ev->payload = rec + sizeof(*ev);
+		stack_lookup(dec, ev->stack_id, ev);
 		if (dec->o.on_event && !err)
-			err = dec->o.on_event(dec->o.ctx, &ev);
+			err = dec->o.on_event(dec->o.ctx, ev);
 		if (err) {
 			i++;
 			break;

@@ -19,24 +19,54 @@
 
 #include "nettrace/nt.h"
 
+/* A writer over an rtd_buf: the free space is kept as two pointers so a
+ * piece costs one compare; the buffer's length is brought up to date by
+ * wsync() (and before it grows). */
 struct w {
 	rtd_buf *b;
+	char *p, *end; /* next byte, last usable byte (one kept for a NUL) */
 	int err;
 };
+
+static inline void winit(struct w *w, rtd_buf *b)
+{
+	w->b = b;
+	w->err = 0;
+	w->p = b->data ? (char *)b->data + b->len : NULL;
+	w->end = b->data ? (char *)b->data + b->cap - 1 : NULL;
+}
+
+static inline void wsync(struct w *w)
+{
+	if (w->p)
+		w->b->len = (size_t)(w->p - (char *)w->b->data);
+}
+
+static inline size_t wlen(struct w *w)
+{
+	wsync(w);
+	return w->b->len;
+}
+
+static char *room_slow(struct w *w, size_t n)
+{
+	wsync(w);
+	int e = rtd_buf_reserve(w->b, n);
+	if (e) {
+		if (!w->err)
+			w->err = e;
+		return NULL;
+	}
+	winit(w, w->b);
+	return w->p;
+}
 
 /* Room for n more bytes at the end of the buffer, or NULL (w->err set). */
 static inline char *room(struct w *w, size_t n)
 {
-	rtd_buf *b = w->b;
-	if (b->cap - b->len <= n) {
-		int e = rtd_buf_reserve(b, n);
-		if (e) {
-			if (!w->err)
-				w->err = e;
-			return NULL;
-		}
-	}
-	return (char *)b->data + b->len;
+	if (!w->p || (size_t)(w->end - w->p) < n)
+		return room_slow(w, n);
+	return w->p;
 }
 
 static inline void put(struct w *w, const char *s, size_t n)
@@ -45,7 +75,7 @@ static inline void put(struct w *w, const char *s, size_t n)
 	if (!d)
 		return;
 	memcpy(d, s, n);
-	w->b->len += n;
+	w->p += n;
 }
 
 #define PUTS(w, lit) put((w), (lit), sizeof(lit) - 1)
@@ -56,7 +86,7 @@ static inline void putc1(struct w *w, char c)
 	if (!d)
 		return;
 	*d = c;
-	w->b->len++;
+	w->p++;
 }
 
 static const char digits2[201] =
@@ -123,7 +153,7 @@ static void put_hexbytes(struct w *w, const uint8_t *p, size_t n)
 		d[2 * i] = "0123456789abcdef"[p[i] >> 4];
 		d[2 * i + 1] = "0123456789abcdef"[p[i] & 15];
 	}
-	w->b->len += 2 * n;
+	w->p += 2 * n;
 }
 
 /*
@@ -207,7 +237,6 @@ static void put_str16(struct w *w, const uint8_t *p, size_t nunits)
 	char *d = room(w, nunits * 6 + 2);
 	if (!d)
 		return;
-	char *s = d;
 	*d++ = '"';
 	for (size_t i = 0; i < nunits; i++) {
 		uint32_t u = (uint32_t)p[2 * i] | (uint32_t)p[2 * i + 1] << 8;
@@ -250,7 +279,7 @@ static void put_str16(struct w *w, const uint8_t *p, size_t nunits)
 		}
 	}
 	*d++ = '"';
-	w->b->len += (size_t)(d - s);
+	w->p = d;
 }
 
 static void put_guid(struct w *w, const uint8_t *g, bool quote)
@@ -262,7 +291,6 @@ static void put_guid(struct w *w, const uint8_t *g, bool quote)
 	/* Data1..Data3 little-endian, then 8 bytes in order */
 	static const int order[16] = {3, 2, 1, 0, 5, 4, 7, 6,
 				      8, 9, 10, 11, 12, 13, 14, 15};
-	char *s = d;
 	if (quote)
 		*d++ = '"';
 	for (int i = 0; i < 16; i++) {
@@ -273,7 +301,7 @@ static void put_guid(struct w *w, const uint8_t *g, bool quote)
 	}
 	if (quote)
 		*d++ = '"';
-	w->b->len += (size_t)(d - s);
+	w->p = d;
 }
 
 /* FILETIME (100 ns since 1601) as ISO 8601 UTC, quoted. */
@@ -317,8 +345,8 @@ struct fctx {
 };
 
 /* A field's key: JSON "name": or text name= (a separator before it). */
-static void put_key(struct fctx *c, const char *name, bool first,
-		    unsigned depth)
+static inline void put_key(struct fctx *c, const char *name, bool first,
+			   unsigned depth)
 {
 	struct w *w = c->w;
 	if (c->cm && depth == 0 && c->key_ix >= 0 && name) {
@@ -657,7 +685,8 @@ static int meta_cache(struct nt_meta *nm)
 	const struct rtd_nettrace_metadata *m = &nm->pub;
 	rtd_buf b;
 	rtd_buf_init(&b, RTD_CAP_LINE);
-	struct w w = {&b, 0};
+	struct w w;
+	winit(&w, &b);
 	size_t nf = m->nfields;
 	uint32_t *o = malloc((2 * (nf + 1) + 4) * sizeof(*o));
 	if (!o)
@@ -673,21 +702,21 @@ static int meta_cache(struct nt_meta *nm)
 	PUTS(&w, ",\"opcode\":");
 	put_u64(&w, m->opcode);
 	PUTS(&w, ",\"seq\":");
-	o[2 * (nf + 1)] = (uint32_t)b.len; /* JSON header end */
+	o[2 * (nf + 1)] = (uint32_t)wlen(&w); /* JSON header end */
 	putc1(&w, ' ');
 	put(&w, m->provider, strlen(m->provider));
 	putc1(&w, '/');
 	put(&w, m->name, strlen(m->name));
-	o[2 * (nf + 1) + 1] = (uint32_t)b.len; /* text header end */
+	o[2 * (nf + 1) + 1] = (uint32_t)wlen(&w); /* text header end */
 	for (size_t i = 0; i < nf; i++) {
-		o[i] = (uint32_t)b.len;
+		o[i] = (uint32_t)wlen(&w);
 		const char *n = m->fields[i].name ? m->fields[i].name : "";
 		put_str8(&w, n, strlen(n));
 		putc1(&w, ':');
 	}
-	o[nf] = (uint32_t)b.len;
+	o[nf] = (uint32_t)wlen(&w);
 	for (size_t i = 0; i < nf; i++) {
-		o[nf + 1 + i] = (uint32_t)b.len;
+		o[nf + 1 + i] = (uint32_t)wlen(&w);
 		const char *n = m->fields[i].name ? m->fields[i].name : "";
 		putc1(&w, ' ');
 		if (n[0])
@@ -696,7 +725,8 @@ static int meta_cache(struct nt_meta *nm)
 			putc1(&w, '_');
 		putc1(&w, '=');
 	}
-	o[2 * nf + 1] = (uint32_t)b.len;
+	o[2 * nf + 1] = (uint32_t)wlen(&w);
+	wsync(&w);
 	if (w.err) {
 		free(o);
 		rtd_buf_free(&b);
@@ -888,9 +918,11 @@ static void put_stack_cached(rtd_nettrace *dec, struct w *w,
 	uint32_t at = dec->stack_text_at[ix];
 	if (!at) {
 		size_t start = sb->len;
-		struct w sw = {sb, 0};
+		struct w sw;
+		winit(&sw, sb);
 		u32_len_placeholder(&sw);
 		put_frames(&sw, ev, json, NULL, NULL);
+		wsync(&sw);
 		if (sw.err || sb->len - start - 4 > UINT32_MAX ||
 		    start + 1 > UINT32_MAX) {
 			sb->len = start;
@@ -919,8 +951,8 @@ int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 	}
 	if (cm && !cm->fmt_cache && meta_cache(cm))
 		cm = NULL;
-	struct w w = {out, 0};
-	struct w nw = {&dec->nbuf, 0};
+	struct w w, nw;
+	winit(&w, out);
 	const struct rtd_nettrace_metadata *m = ev->meta;
 	bool json = flags & RTD_NT_FMT_JSON;
 	struct fctx c = {&w, dec, ev->payload, ev->payload_len,
@@ -931,6 +963,7 @@ int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 	int rc;
 	if (json) {
 		rtd_buf_reset(&dec->nbuf);
+		winit(&nw, &dec->nbuf);
 		c.names = &nw;
 		PUTS(&w, "{\"time\":");
 		put_time(&w, dec, ev->timestamp);
@@ -976,6 +1009,7 @@ int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 		putc1(&w, '}');
 		if (c.nnames) {
 			PUTS(&w, ",\"names\":{");
+			wsync(&nw);
 			put(&w, (const char *)dec->nbuf.data, dec->nbuf.len);
 			putc1(&w, '}');
 		}
@@ -1051,11 +1085,12 @@ int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 	}
 	if (w.err)
 		return w.err;
-	/* keep it a C string */
+	/* keep it a C string (room() always leaves a byte for it) */
 	char *z = room(&w, 0);
 	if (!z)
 		return w.err;
 	*z = 0;
+	wsync(&w);
 	return 0;
 }
 
@@ -1081,7 +1116,9 @@ int rtd_nettrace_format_append(rtd_nettrace *dec,
 	size_t before = b.len;
 	int rc = nt_format(dec, ev, flags, &b, sym, sym_ctx);
 	if (!rc) {
-		char *z = room(&(struct w){&b, 0}, 1);
+		struct w nl;
+		winit(&nl, &b);
+		char *z = room(&nl, 1);
 		if (!z) {
 			rc = -ENOMEM;
 		} else {
