@@ -567,10 +567,12 @@ struct rtd_ipc_providers {
 /**
  * rtd_ipc_providers_parse - parse dotnet-trace's --providers syntax
  * @spec: "Name[:Keywords[:Level[:Args]]],..." where Keywords is hex (0x
- *        optional; empty or absent: all), Level a number (above 5: 5) or a
- *        name (Critical, Error, Warning, Informational, Verbose, LogAlways;
- *        empty or absent: Verbose), Args "k=v;k=v" (may be double-quoted
- *        to hold ':' or ',')
+ *        optional; empty or absent: all), Level 0 to 5 or a name
+ *        (Critical, Error, Warning, Informational, Verbose, LogAlways;
+ *        empty or absent: Verbose; above 5 is refused, where dotnet-trace
+ *        takes it as 5), Args "k=v;k=v" (may be double-quoted to hold ':'
+ *        or ','; a value may be double-quoted to hold ';' or '='; a pair
+ *        without '=' is refused)
  * @out: appended to (a provider named again replaces the earlier one)
  * @err: receives a message naming the offending part, may be NULL
  * @errlen: size of @err

@@ -6,9 +6,9 @@
  *   --providers Name[:Keywords[:Level[:Args]]][,Name...]
  *
  * As dotnet-trace's Extensions.ToProvider: Keywords hexadecimal, "0x"
- * optional, empty or absent meaning all (~0). Level a number (above 5 is
- * taken as 5) or Critical(1) Error(2) Warning(3) Informational(4)
- * Verbose(5) LogAlways(0); empty or absent meaning Verbose.
+ * optional, empty or absent meaning all (~0). Level a number or Critical(1) Error(2) Warning(3) Informational(4)
+ * Verbose(5) LogAlways(0); empty or absent meaning Verbose; above 5 is
+ * refused (dotnet-trace takes it as 5). Args must be key=value pairs.
  * Args: "key=value;key=value"; a double-quoted Args may hold ':' and ','.
  */
 #include <ctype.h>
@@ -78,13 +78,17 @@ static int add(struct rtd_ipc_providers *out, const char *name, size_t nlen,
 	return 0;
 }
 
-static int parse_level(const char *s, size_t n, uint32_t *out)
+/* A level: 0-5 or a name; NULL, or why not, into why. */
+static int parse_level(const char *s, size_t n, uint32_t *out,
+		       const char **why)
 {
 	static const struct {
 		const char *name;
 		uint32_t v;
 	} names[] = {{"logalways", 0}, {"critical", 1}, {"error", 2},
 		     {"warning", 3}, {"informational", 4}, {"verbose", 5}};
+	*why = "is not a number or a level name (LogAlways 0, Critical 1, "
+	       "Error 2, Warning 3, Informational 4, Verbose 5)";
 	if (n == 0) {
 		*out = 5;
 		return 0;
@@ -96,7 +100,13 @@ static int parse_level(const char *s, size_t n, uint32_t *out)
 		unsigned long v = 0;
 		for (size_t i = 0; i < n && v <= 5; i++)
 			v = v * 10 + (unsigned long)(s[i] - '0');
-		*out = v > 5 ? 5 : (uint32_t)v;
+		if (v > 5) {
+			/* dotnet-trace takes it as Verbose; the runtime would
+			 * refuse it: say so rather than guess */
+			*why = "is above Verbose (5), the highest level";
+			return -1;
+		}
+		*out = (uint32_t)v;
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -106,6 +116,34 @@ static int parse_level(const char *s, size_t n, uint32_t *out)
 			return 0;
 		}
 	return -1;
+}
+
+/*
+ * Arguments are "key=value" pairs separated by ';' (a value may be
+ * double-quoted to hold ';' or '='). Returns 0, or the offset + 1 of the
+ * first pair without '='; *plen receives that pair's length.
+ */
+static size_t check_args(const char *a, size_t n, size_t *plen)
+{
+	size_t i = 0;
+	while (i < n) {
+		size_t start = i;
+		bool quoted = false, eq = false;
+		for (; i < n; i++) {
+			if (a[i] == '"')
+				quoted = !quoted;
+			else if (!quoted && a[i] == ';')
+				break;
+			else if (!quoted && a[i] == '=')
+				eq = true;
+		}
+		if (i > start && !eq) {
+			*plen = i - start;
+			return start + 1;
+		}
+		i++; /* past ';' */
+	}
+	return 0;
 }
 
 static int parse_keywords(const char *s, size_t n, uint64_t *out)
@@ -191,10 +229,12 @@ RTD_API int rtd_ipc_providers_parse(const char *spec,
 			     (int)flen[0], field[0], (int)flen[1], field[1]);
 			return -RTD_E_IPC_PROVIDER;
 		}
-		if (nf >= 2 && parse_level(field[2], flen[2], &level) != 0) {
-			perr(err, errlen, "provider '%.*s': level '%.*s' is "
-					  "not a number or a level name",
-			     (int)flen[0], field[0], (int)flen[2], field[2]);
+		const char *why;
+		if (nf >= 2 &&
+		    parse_level(field[2], flen[2], &level, &why) != 0) {
+			perr(err, errlen, "provider '%.*s': level '%.*s' %s",
+			     (int)flen[0], field[0], (int)flen[2], field[2],
+			     why);
 			return -RTD_E_IPC_PROVIDER;
 		}
 		const char *a = NULL;
@@ -205,6 +245,16 @@ RTD_API int rtd_ipc_providers_parse(const char *spec,
 			if (al >= 2 && a[0] == '"' && a[al - 1] == '"') {
 				a++;
 				al -= 2;
+			}
+			size_t bl = 0, bad = check_args(a, al, &bl);
+			if (bad) {
+				perr(err, errlen, "provider '%.*s': argument "
+						  "'%.*s' is not KEY=VALUE "
+						  "(arguments are "
+						  "key=value;key=value)",
+				     (int)flen[0], field[0], (int)bl,
+				     a + bad - 1);
+				return -RTD_E_IPC_PROVIDER;
 			}
 		}
 		int rc = add(out, field[0], flen[0], kw, level, a, al);

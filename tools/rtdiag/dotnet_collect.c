@@ -28,6 +28,8 @@ struct collect_args {
 	unsigned buffer_mb;
 	bool no_rundown;
 	bool top; /* profile: print the top ten even with -o */
+	bool dry_run; /* print the session request and stop */
+	bool no_stackwalk;
 	char **command; /* after "--" */
 	struct rtd_ipc_providers prov;
 };
@@ -38,6 +40,21 @@ struct launch {
 	pid_t child;
 	char path[108];
 };
+
+/* --dry-run: what the session would ask the runtime for; the providers
+ * in dotnet-trace's syntax, so the same request can be given to it. */
+static int print_request(const struct collect_args *a)
+{
+	printf("providers: ");
+	for (size_t i = 0; i < a->prov.n; i++)
+		printf("%s%s:0x%llX:%u%s%s", i ? "," : "", a->prov.v[i].name,
+		       (unsigned long long)a->prov.v[i].keywords,
+		       a->prov.v[i].level, a->prov.v[i].args ? ":" : "",
+		       a->prov.v[i].args ? a->prov.v[i].args : "");
+	printf("\nbuffer: %u MB\nrundown: %s\n",
+	       a->buffer_mb ? a->buffer_mb : 256, a->no_rundown ? "no" : "yes");
+	return CLI_OK;
+}
 
 static int parse_collect(const char *cmd, int argc, char **argv,
 			 struct collect_args *a, bool profile)
@@ -54,6 +71,8 @@ static int parse_collect(const char *cmd, int argc, char **argv,
 		{"rundown-wait", required_argument, NULL, 'w'},
 		{"record", required_argument, NULL, 'r'},
 		{"top", no_argument, NULL, 'T'},
+		{"dry-run", no_argument, NULL, 'n'},
+		{"no-stackwalk", no_argument, NULL, 'K'},
 		{NULL, 0, NULL, 0},
 	};
 	int ch;
@@ -73,6 +92,8 @@ static int parse_collect(const char *cmd, int argc, char **argv,
 		case 'o': a->out = optarg; break;
 		case 'r': a->record = optarg; break;
 		case 'R': a->no_rundown = true; break;
+		case 'n': a->dry_run = true; break;
+		case 'K': a->no_stackwalk = true; break;
 		case 'T':
 			if (!profile)
 				goto unknown;
@@ -128,11 +149,11 @@ static int parse_collect(const char *cmd, int argc, char **argv,
 					 "start goes after --)", argv[optind]);
 		a->command = argv + optind;
 	}
-	if (!a->pid && !a->socket && !a->command)
+	if (!a->pid && !a->socket && !a->command && !a->dry_run)
 		return cli_usage(cmd, "which process? give -p PID or -- COMMAND");
 	if ((a->pid || a->socket) && a->command)
 		return cli_usage(cmd, "give -p PID or -- COMMAND, not both");
-	if (!a->out && !profile)
+	if (!a->out && !profile && !a->dry_run)
 		return cli_usage(cmd, "where to? give -o FILE");
 	if (profile) {
 		rtd_ipc_providers_add_profile("cpu-sampling", &a->prov);
@@ -141,6 +162,8 @@ static int parse_collect(const char *cmd, int argc, char **argv,
 	} else if (!a->prov.n) {
 		rtd_ipc_providers_add_profile("cpu-sampling", &a->prov);
 	}
+	if (a->dry_run)
+		return print_request(a);
 	return -1;
 }
 
@@ -356,6 +379,7 @@ static int run_session(const char *cmd, struct collect_args *a,
 		.n_providers = a->prov.n,
 		.buffer_mb = a->buffer_mb,
 		.no_rundown = a->no_rundown,
+		.no_stackwalk = a->no_stackwalk,
 	};
 	int err = 0;
 	s = rtd_ipc_session_start(c, &so, &err);

@@ -223,8 +223,20 @@ static void test_providers(void **state)
 	assert_int_equal(rtd_ipc_providers_parse("X:zz", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
 	assert_non_null(strstr(err, "keywords 'zz'"));
 	assert_int_equal(rtd_ipc_providers_parse("X:1:loud", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
-	assert_int_equal(rtd_ipc_providers_parse("Y:1:9", &p, err, sizeof(err)), 0);
-	assert_int_equal(p.v[p.n - 1].level, 5); /* dotnet-trace clamps */
+	/* dotnet-trace takes 9 as 5; rtdiag refuses it with the reason */
+	assert_int_equal(rtd_ipc_providers_parse("Y:1:9", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
+	assert_non_null(strstr(err, "level '9' is above Verbose (5)"));
+	assert_int_equal(rtd_ipc_providers_parse("Y:1:0005", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.v[p.n - 1].level, 5);
+	/* arguments must be key=value pairs (#19 item 9) */
+	assert_int_equal(rtd_ipc_providers_parse("Foo:0x1:5:noequals", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
+	assert_non_null(strstr(err, "argument 'noequals' is not KEY=VALUE"));
+	assert_int_equal(rtd_ipc_providers_parse("Foo:0x1:5:a=1;b", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
+	assert_non_null(strstr(err, "argument 'b' is not"));
+	assert_int_equal(rtd_ipc_providers_parse("Foo:0x1:5:a=1;b=\"x;y\";", &p, err, sizeof(err)), 0);
+	assert_string_equal(p.v[p.n - 1].args, "a=1;b=\"x;y\";");
+	assert_int_equal(rtd_ipc_providers_parse("Foo:0x1:5:\"k=v:w\"", &p, err, sizeof(err)), 0);
+	assert_string_equal(p.v[p.n - 1].args, "k=v:w");
 	assert_int_equal(rtd_ipc_providers_parse(",X", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
 	assert_int_equal(rtd_ipc_providers_parse("X:1:2:\"open", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
 	assert_int_equal(rtd_ipc_providers_parse("X:11112222333344445", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
