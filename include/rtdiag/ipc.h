@@ -724,9 +724,27 @@ RTD_API int rtd_ipc_session_stop(rtd_ipc_session *s);
  * @c: the client
  * @session_id: the session
  *
+ * The runtime answers OK whatever the id (it stops a session of that id
+ * if it has one): check the id first with rtd_ipc_session_id_mapped().
  * Returns: 0 or an error.
  */
 RTD_API int rtd_ipc_stop_tracing(rtd_ipc_client *c, uint64_t session_id);
+
+/**
+ * rtd_ipc_session_id_mapped - could @id be a session of process @pid?
+ * @pid: the target, as this process sees it
+ * @id: a session id
+ *
+ * A session id is the address of the runtime's session object in the
+ * target, so an id that is no writable address of the target is no
+ * session of it. (A mapped address may still be no session: the runtime
+ * cannot be asked which sessions it has.)
+ *
+ * Returns: 1 when @id lies in a readable and writable mapping of @pid
+ * (/proc/PID/maps), 0 when not, or a negative errno when the maps cannot
+ * be read.
+ */
+RTD_API int rtd_ipc_session_id_mapped(pid_t pid, uint64_t id);
 
 /**
  * typedef rtd_ipc_sink_fn - receives stream bytes from rtd_ipc_session_pump()

@@ -424,6 +424,28 @@ fail:
 	return NULL;
 }
 
+RTD_API int rtd_ipc_session_id_mapped(pid_t pid, uint64_t id)
+{
+	char path[64], line[512];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	int found = 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+		char perm[5];
+		if (sscanf(line, "%llx-%llx %4s", &lo, &hi, perm) == 3 &&
+		    id >= lo && id < hi && perm[0] == 'r' && perm[1] == 'w')
+			found = 1;
+		/* a line longer than the buffer: skip its rest */
+		while (!strchr(line, '\n') && fgets(line, sizeof(line), f))
+			;
+	}
+	fclose(f);
+	return found;
+}
+
 /* ---- user_events sessions (CollectTracing5, session_type 1) ------------- */
 
 RTD_API int rtd_ipc_user_events_payload(
