@@ -13,7 +13,7 @@
 # second (what its users feel: the two cores are shared with the tool) and
 # per CPU second (the work the target's process spends on being observed),
 # the slowdown of each median against 'none', and the tool's own CPU
-# (user+sys) and peak RSS. The order of the tools rotates from run to run,
+# (user+sys), peak RSS and voluntary context switches (wake-ups). The order of the tools rotates from run to run,
 # so drift in the machine's load reaches every tool alike. 'others' is the
 # CPU the rest of the machine used during the runs (cores), from /proc/stat.
 #
@@ -28,8 +28,10 @@
 #     dt-same     dotnet-trace collect --providers "what rtdiag's profile
 #                 requests" (so both sessions ask the runtime the same)
 #     rt-TYPE     rtdiag dotnet profile --type TYPE (alloc, lock, exception)
+#     rt0-...     the same with the rtdiag binary R0 (before/after a change,
+#                 side by side in one run)
 #     dt-TYPE     dotnet-trace collect with the providers of that type
-#   RT_PROFILE_ARGS / RT_COLLECT_ARGS: extra arguments for rtdiag
+#   RT_PROFILE_ARGS / RT_COLLECT_ARGS: extra arguments for rtdiag (split at spaces)
 #   DT: a dotnet-trace to use (else the pinned version is installed into
 #       BUILD/bench-tools from NuGet)
 # Every tool run must succeed and write a non-empty output, else the bench
@@ -72,18 +74,20 @@ DT_SAME=$(same_providers) || true
 
 dur_dt() { printf '00:00:00:%02d' "$1"; }
 
-# run_tool NAME PID: the tool's command for SECS seconds, its output in $W
-run_tool() {
+# tool_cmd NAME PID: the tool's command for SECS seconds into the array CMD
+tool_cmd() {
   local t=$1 p=$2
   case $t in
-    none) sleep "$SECS"; echo ok >"$W/out.none" ;;
-    rt-profile) "$R" dotnet profile -p "$p" --duration "$SECS" ${RT_PROFILE_ARGS:-} -o "$W/out.$t.folded" ;;
-    rt-collect) "$R" dotnet collect -p "$p" --duration "$SECS" ${RT_COLLECT_ARGS:-} -o "$W/out.$t.nettrace" ;;
-    rt-*) "$R" dotnet profile -p "$p" --duration "$SECS" --type "${t#rt-}" ${RT_PROFILE_ARGS:-} -o "$W/out.$t.folded" ;;
-    dt-default) "$DT" collect -p "$p" --duration "$(dur_dt "$SECS")" -o "$W/out.$t.nettrace" </dev/null ;;
-    dt-same) "$DT" collect -p "$p" --providers "$DT_SAME" --duration "$(dur_dt "$SECS")" -o "$W/out.$t.nettrace" </dev/null ;;
-    dt-*) "$DT" collect -p "$p" --providers "$(same_providers --type "${t#dt-}")" \
-            --duration "$(dur_dt "$SECS")" -o "$W/out.$t.nettrace" </dev/null ;;
+    none) CMD=(sleep "$SECS"); echo ok >"$W/out.none" ;;
+    rt0-*) [ -x "${R0:-}" ] || { echo "rt0-* tools want R0=another rtdiag" >&2; return 2; }
+           local r=$R; R=$R0; tool_cmd "rt-${t#rt0-}" "$p"; local rc=$?; R=$r; return $rc ;;
+    rt-profile) CMD=("$R" dotnet profile -p "$p" --duration "$SECS" ${RT_PROFILE_ARGS:-} -o "$W/out.$t.folded") ;;
+    rt-collect) CMD=("$R" dotnet collect -p "$p" --duration "$SECS" ${RT_COLLECT_ARGS:-} -o "$W/out.$t.nettrace") ;;
+    rt-*) CMD=("$R" dotnet profile -p "$p" --duration "$SECS" --type "${t#rt-}" ${RT_PROFILE_ARGS:-} -o "$W/out.$t.folded") ;;
+    dt-default) CMD=("$DT" collect -p "$p" --duration "$(dur_dt "$SECS")" -o "$W/out.$t.nettrace") ;;
+    dt-same) CMD=("$DT" collect -p "$p" --providers "$DT_SAME" --duration "$(dur_dt "$SECS")" -o "$W/out.$t.nettrace") ;;
+    dt-*) CMD=("$DT" collect -p "$p" --providers "$(same_providers --type "${t#dt-}")" \
+            --duration "$(dur_dt "$SECS")" -o "$W/out.$t.nettrace") ;;
     *) echo "unknown tool $t" >&2; return 2 ;;
   esac
 }
@@ -92,7 +96,7 @@ run_tool() {
 cpu_jiffies() { awk '/^cpu /{b=$2+$3+$4+$7+$8+$9; t=b+$5+$6; print b, t; exit}' /proc/stat; }
 HZ=$(getconf CLK_TCK)
 
-# one_run TOOL -> "units_per_wall_s units_per_cpu_s tool_cpu_s tool_rss_kb others_cores"
+# one_run TOOL -> "units_per_wall_s units_per_cpu_s tool_cpu_s tool_rss_kb others_cores tool_wakeups"
 one_run() {
   local t=$1
   rm -f "$W"/out.* "$W/target.out"
@@ -107,10 +111,8 @@ one_run() {
   done
   read -r b0 t0 < <(cpu_jiffies)
   echo mark >&7
-  /usr/bin/time -f '%U %S %M' -o "$W/time" bash -c "$(declare -f run_tool dur_dt same_providers); \
-    R='$R' DT='$DT' W='$W' SECS='$SECS' DT_SAME='$DT_SAME' \
-    RT_PROFILE_ARGS='${RT_PROFILE_ARGS:-}' RT_COLLECT_ARGS='${RT_COLLECT_ARGS:-}' run_tool $t $TPID" \
-    >"$W/tool.log" 2>&1
+  tool_cmd "$t" "$TPID" || return 1
+  /usr/bin/time -f '%U %S %M %w' -o "$W/time" "${CMD[@]}" >"$W/tool.log" 2>&1 </dev/null
   local rc=$?
   echo mark >&7
   read -r b1 t1 < <(cpu_jiffies)
@@ -133,7 +135,7 @@ one_run() {
     split(tm, x, " "); tc=x[1]+x[2]
     others=(db/hz - v["cpu_ms"]/1000 - tc) / (v["wall_ms"]/1000)
     if (others < 0) others=0
-    printf "%.2f %.2f %.3f %d %.2f\n", v["units"]*1000/v["wall_ms"], v["units"]*1000/v["cpu_ms"], tc, x[3], others }'
+    printf "%.2f %.2f %.3f %d %.2f %d\n", v["units"]*1000/v["wall_ms"], v["units"]*1000/v["cpu_ms"], tc, x[3], others, x[4] }'
 }
 
 read -r -a tools <<<"$TOOLS"
@@ -146,7 +148,7 @@ for k in $(seq 0 $((RUNS-1))); do
     t=${tools[$(( (j + k) % n ))]}
     r=$(one_run "$t") || exit 1
     echo "$r" >>"$W/res.$t"
-    printf '  run %d %-11s wall %8s u/s  cpu %8s u/s  tool cpu %6s s  rss %6s kB  others %s cores\n' \
+    printf '  run %d %-11s wall %8s u/s  cpu %8s u/s  tool cpu %6s s  rss %6s kB  others %s cores  wake-ups %s\n' \
       $((k+1)) "$t" $r >&2
   done
 done
@@ -155,16 +157,16 @@ echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 # med FILE COL; range FILE COL
 med() { sort -n -k"$2" "$1" | awk -v c="$2" '{a[NR]=$c} END{print (NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2}'; }
 rng() { sort -n -k"$2" "$1" | awk -v c="$2" 'NR==1{lo=$c} {hi=$c} END{printf "%s-%s", lo, hi}'; }
-printf '\n%-11s %22s %9s %22s %9s %10s %8s %7s\n' tool "units/wall-s med (range)" slowdown \
-  "units/CPU-s med (range)" slowdown "tool CPU s" "RSS MB" others
+printf '\n%-11s %22s %9s %22s %9s %10s %8s %8s %7s\n' tool "units/wall-s med (range)" slowdown \
+  "units/CPU-s med (range)" slowdown "tool CPU s" "RSS MB" wake-ups others
 bw=$(med "$W/res.none" 1 2>/dev/null || echo 0); bc=$(med "$W/res.none" 2 2>/dev/null || echo 0)
 for t in "${tools[@]}"; do
   f="$W/res.$t"
   mw=$(med "$f" 1); mc=$(med "$f" 2)
   awk -v t="$t" -v mw="$mw" -v rw="$(rng "$f" 1)" -v mc="$mc" -v rc="$(rng "$f" 2)" \
-      -v bw="$bw" -v bc="$bc" -v tc="$(med "$f" 3)" -v rss="$(med "$f" 4)" -v o="$(med "$f" 5)" 'BEGIN{
+      -v bw="$bw" -v bc="$bc" -v tc="$(med "$f" 3)" -v rss="$(med "$f" 4)" -v o="$(med "$f" 5)" -v wk="$(med "$f" 6)" 'BEGIN{
     sw = bw > 0 ? sprintf("%+.1f%%", 100*(mw-bw)/bw) : "-"
     sc = bc > 0 ? sprintf("%+.1f%%", 100*(mc-bc)/bc) : "-"
-    printf "%-11s %8.1f (%11s) %9s %8.1f (%11s) %9s %10.3f %8.1f %7.2f\n", t, mw, rw, sw, mc, rc, sc, tc, rss/1024, o }'
+    printf "%-11s %8.1f (%11s) %9s %8.1f (%11s) %9s %10.3f %8.1f %8d %7.2f\n", t, mw, rw, sw, mc, rc, sc, tc, rss/1024, wk, o }'
 done
 echo "(slowdown: the median against none's; negative = the target did less work; others = CPU cores the rest of the machine used, median)"

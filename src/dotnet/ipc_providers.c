@@ -28,6 +28,8 @@
 #define KW_TASKS_FLOW_IDS 0x80ull
 #define KW_DS_MESSAGES 0x1ull
 #define KW_DS_EVENTS 0x2ull
+#define PROVIDER_SAMPLES "Microsoft-DotNETCore-SampleProfiler"
+#define PROVIDER_RUNTIME "Microsoft-Windows-DotNETRuntime"
 
 static void perr(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -55,6 +57,10 @@ static int add(struct rtd_ipc_providers *out, const char *name, size_t nlen,
 		if (strcmp(out->v[i].name, n) == 0) {
 			free((char *)out->v[i].name);
 			free((char *)out->v[i].args);
+			free((void *)out->v[i].filter_ids);
+			out->v[i].filter_ids = NULL;
+			out->v[i].n_filter_ids = 0;
+			out->v[i].filter_enable = false;
 			out->v[i].name = n;
 			out->v[i].keywords = kw;
 			out->v[i].level = level;
@@ -336,6 +342,75 @@ RTD_API int rtd_ipc_providers_add_profile(const char *name,
 #undef ADD
 }
 
+/* Keywords and events of Microsoft-Windows-DotNETRuntime a profile reads
+ * (ClrEtwAll.man). */
+#define KW_LOADER 0x8ull
+#define KW_JIT 0x10ull
+#define KW_CONTENTION 0x4000ull
+#define EV_ALLOCATION_TICK 10u
+#define EV_EXCEPTION_THROWN 80u
+#define EV_CONTENTION_START 81u
+#define EV_CONTENTION_LOCK_CREATED 90u
+#define EV_CONTENTION_STOP 91u
+#define EV_METHOD_LOAD_VERBOSE 143u
+#define EV_DOMAIN_MODULE_LOAD 151u
+#define EV_MODULE_LOAD 152u
+
+RTD_API int rtd_ipc_profile_request(unsigned kinds,
+				    struct rtd_ipc_providers *out,
+				    struct rtd_ipc_session_opts *so)
+{
+	const unsigned known = RTD_IPC_PROFILE_CPU | RTD_IPC_PROFILE_ALLOC |
+			       RTD_IPC_PROFILE_LOCK | RTD_IPC_PROFILE_EXCEPTION;
+	if (!out || !so || !kinds || (kinds & ~known))
+		return -RTD_E_INVAL;
+	/* one filter for the one runtime provider: the ids of every kind */
+	uint32_t v[16], nf = 0;
+	uint64_t kw = KW_JIT | KW_LOADER;
+	v[nf++] = EV_METHOD_LOAD_VERBOSE;
+	v[nf++] = EV_DOMAIN_MODULE_LOAD;
+	v[nf++] = EV_MODULE_LOAD;
+	if (kinds & RTD_IPC_PROFILE_ALLOC) {
+		kw |= KW_GC;
+		v[nf++] = EV_ALLOCATION_TICK;
+	}
+	if (kinds & RTD_IPC_PROFILE_LOCK) {
+		kw |= KW_CONTENTION;
+		v[nf++] = EV_CONTENTION_START;
+		v[nf++] = EV_CONTENTION_STOP;
+		v[nf++] = EV_CONTENTION_LOCK_CREATED;
+	}
+	if (kinds & RTD_IPC_PROFILE_EXCEPTION) {
+		kw |= KW_EXCEPTION;
+		v[nf++] = EV_EXCEPTION_THROWN;
+	}
+	int rc = 0;
+	if (kinds & RTD_IPC_PROFILE_CPU)
+		rc = add(out, PROVIDER_SAMPLES, strlen(PROVIDER_SAMPLES),
+			 0xF00000000000ull, 4, NULL, 0);
+	if (!rc)
+		rc = add(out, PROVIDER_RUNTIME, strlen(PROVIDER_RUNTIME), kw, 5,
+			 NULL, 0);
+	if (rc)
+		return rc;
+	uint32_t *f = malloc(nf * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	memcpy(f, v, nf * sizeof(*f));
+	for (size_t i = 0; i < out->n; i++) {
+		struct rtd_ipc_provider *p = &out->v[i];
+		if (strcmp(p->name, PROVIDER_RUNTIME) != 0)
+			continue;
+		p->filter_ids = f;
+		p->n_filter_ids = nf;
+		p->filter_enable = true;
+	}
+	so->no_stackwalk = kinds == RTD_IPC_PROFILE_CPU;
+	so->rundown_keyword = RTD_IPC_RUNDOWN_NAMES;
+	so->filters_optional = true;
+	return 0;
+}
+
 RTD_API void rtd_ipc_providers_clear(struct rtd_ipc_providers *p)
 {
 	if (!p)
@@ -343,6 +418,7 @@ RTD_API void rtd_ipc_providers_clear(struct rtd_ipc_providers *p)
 	for (size_t i = 0; i < p->n; i++) {
 		free((char *)p->v[i].name);
 		free((char *)p->v[i].args);
+		free((void *)p->v[i].filter_ids);
 	}
 	free(p->v);
 	p->v = NULL;
