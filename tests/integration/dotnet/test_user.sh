@@ -23,6 +23,22 @@ out=$("$R" dotnet collect -p "$P" --providers Foo:0x1:5:noequals -o "$WORK/x.net
 [ $rc = 2 ] && grep -q "argument 'noequals' is not KEY=VALUE" <<<"$out" \
   && ok "argument without '=' refused" || bad "noequals: $rc $out"
 
+# a target that dies mid-profile: its end rundown never comes, yet frames
+# are named (a rundown taken at the start, MethodLoadVerbose during)
+start_target "$WORK/die" -- burn
+wait_file "$WORK/die/ready" || bad "burn target"
+DP=$TPID
+"$R" dotnet profile -p "$DP" --duration 20 -o "$WORK/die.folded" 2>"$WORK/die.err" &
+pp=$!
+sleep 2.5; kill -9 "$DP"; wait $pp; rc=$?
+rm -f /tmp/dotnet-diagnostic-"$DP"-*-socket
+share() { awk -v re="$2" '{ w = $NF; all += w; if ($0 ~ re) s += w }
+                          END { printf "%d", (all > 0 ? 100 * s / all : -1) }' "$1"; }
+q=$(share "$WORK/die.folded" '[?]![?]'); sp=$(share "$WORK/die.folded" 'RtdiagBurn[.]Spin')
+[ -s "$WORK/die.folded" ] && [ "$q" -le 2 ] && [ "$sp" -ge 50 ] \
+  && ok "target killed mid-profile: frames named ($sp% under RtdiagBurn.Spin, $q% unnamed)" \
+  || bad "killed mid-profile: rc $rc, $q% unnamed, $sp% Spin: $(cat "$WORK/die.err"; ls -la "$WORK")"
+
 touch "$WORK/a/stop"
 [ $fail = 0 ] || { echo "$fail failed"; exit 1; }
 echo "dotnet user: all passed"

@@ -274,6 +274,50 @@ static void test_message_header(void **state)
 	rtd_buf_free(&b);
 }
 
+/* What a profile asks the runtime for: only what it reads. */
+static void test_profile_request(void **state)
+{
+	(void)state;
+	struct rtd_ipc_providers pv = {0};
+	struct rtd_ipc_session_opts so = {.sz = sizeof(so)};
+	assert_int_equal(rtd_ipc_profile_request(0, &pv, &so), -RTD_E_INVAL);
+	assert_int_equal(rtd_ipc_profile_request(1u << 7, &pv, &so), -RTD_E_INVAL);
+	assert_int_equal(rtd_ipc_profile_request(RTD_IPC_PROFILE_CPU, &pv, &so), 0);
+	assert_int_equal(pv.n, 2);
+	assert_string_equal(pv.v[0].name, "Microsoft-DotNETCore-SampleProfiler");
+	assert_string_equal(pv.v[1].name, "Microsoft-Windows-DotNETRuntime");
+	/* Jit|Loader at Verbose: MethodLoadVerbose is a Verbose event */
+	assert_int_equal(pv.v[1].keywords, 0x18);
+	assert_int_equal(pv.v[1].level, 5);
+	assert_true(pv.v[1].filter_enable);
+	assert_int_equal(pv.v[1].n_filter_ids, 3);
+	assert_int_equal(pv.v[1].filter_ids[0], 143);
+	assert_true(so.no_stackwalk);
+	assert_true(so.filters_optional);
+	assert_int_equal(so.rundown_keyword, RTD_IPC_RUNDOWN_NAMES);
+	so.providers = pv.v;
+	so.n_providers = pv.n;
+	assert_int_equal(rtd_ipc_collect_min_version(&so), 5);
+	rtd_ipc_providers_clear(&pv);
+	/* several kinds: their keywords and events, and stacks for them */
+	struct rtd_ipc_session_opts so2 = {.sz = sizeof(so2)};
+	assert_int_equal(rtd_ipc_profile_request(RTD_IPC_PROFILE_CPU |
+						 RTD_IPC_PROFILE_ALLOC |
+						 RTD_IPC_PROFILE_LOCK |
+						 RTD_IPC_PROFILE_EXCEPTION,
+						 &pv, &so2), 0);
+	assert_int_equal(pv.v[1].keywords, 0x18 | 0x1 | 0x4000 | 0x8000);
+	assert_int_equal(pv.v[1].n_filter_ids, 3 + 1 + 3 + 1);
+	assert_false(so2.no_stackwalk);
+	/* a provider named again replaces the earlier one and its filter */
+	char err[128];
+	assert_int_equal(rtd_ipc_providers_parse("Microsoft-Windows-DotNETRuntime:1:4",
+						 &pv, err, sizeof(err)), 0);
+	assert_int_equal(pv.v[1].n_filter_ids, 0);
+	assert_null(pv.v[1].filter_ids);
+	rtd_ipc_providers_clear(&pv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_guid),
 		cmocka_unit_test(test_advertise),
 		cmocka_unit_test(test_providers),
+		cmocka_unit_test(test_profile_request),
 		cmocka_unit_test(test_message_header),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
