@@ -13,6 +13,7 @@ PKGS=(
   linux-perf                                  # perf stat/record as the benchmark anchor
   hyperfine                                   # bench/: repeated timed runs
   python3                                     # small test helpers
+  libcurl4-openssl-dev                        # gotrace capture (HTTP)
 )
 # debian_source: "URI|SIGNED-BY" of the apt source that serves the suite
 # bookworm, from deb822 .sources files or one-line .list files.

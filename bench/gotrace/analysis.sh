@@ -47,7 +47,7 @@ one() {
   local out=$1; shift
   /usr/bin/time -f "%e %U %S %M" -o "$W/time" "$@" >"$out" 2>"$W/stderr"
   local rc=$?
-  read -r e u s m <"$W/time"
+  read -r e u s m < <(tail -1 "$W/time") # after "Command exited with..."
   echo "$e $(echo "$u + $s" | bc) $m $rc"
 }
 # best OUT CMD...: the best wall of REPS runs, with that run's CPU and RSS

@@ -5,6 +5,7 @@
 
 #include "rtdiag/common.h"
 #include "rtdiag/goanalysis.h"
+#include "rtdiag/gocapture.h"
 #include "rtdiag/gotrace.h"
 #include "rtdiag/ipc.h"
 #include "rtdiag/nettrace.h"

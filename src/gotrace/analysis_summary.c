@@ -170,11 +170,12 @@ struct ga_sum {
 	struct ga_tab sys_p; /* P -> goroutine in a syscall on it */
 	struct ga_tab sys_g; /* goroutine -> its P */
 	struct ga_tab ranges_p; /* hash(P, name) -> goroutine */
+	struct ga_tab block_names; /* reason -> "Block time (reason)" */
 	/* output scratch */
 	struct rtd_goan_stat *out;
 	size_t nout, capout;
 	/* names */
-	const char *s_exec, *s_sched, *s_sysexec, *s_sysblock, *s_unknown;
+	const char *s_exec, *s_sched, *s_sysexec, *s_sysblock, *s_unknown, *s_forever;
 	const char *n1[7];
 };
 
@@ -226,12 +227,14 @@ struct ga_sum *ga_sum_new(struct ga_ctx *c)
 	ga_tab_init(&s->sys_p, sizeof(uint64_t), 0);
 	ga_tab_init(&s->sys_g, sizeof(int64_t), 0);
 	ga_tab_init(&s->ranges_p, sizeof(uint64_t), 0);
+	ga_tab_init(&s->block_names, sizeof(const char *), 4096);
 	struct ga_strs *st = &c->strs;
 	s->s_exec = ga_intern(st, "Execution time", 14);
 	s->s_sched = ga_intern(st, "Sched wait time", 15);
 	s->s_sysexec = ga_intern(st, "Syscall execution time", 22);
 	s->s_sysblock = ga_intern(st, "Block time (syscall)", 20);
 	s->s_unknown = ga_intern(st, "Unknown time", 12);
+	s->s_forever = ga_intern(st, "forever", 7); /* the tracker's reasons are interned */
 	for (int i = 0; i < 7; i++)
 		s->n1[i] = ga_intern(st, n1_names[i], strlen(n1_names[i]));
 	return s;
@@ -261,6 +264,7 @@ void ga_sum_free(struct ga_sum *s)
 	ga_tab_free(&s->sys_p);
 	ga_tab_free(&s->sys_g);
 	ga_tab_free(&s->ranges_p);
+	ga_tab_free(&s->block_names);
 	free(s->out);
 	free(s);
 }
@@ -351,11 +355,23 @@ static int cmp_stat(const void *a, const void *b)
 
 static const char *block_name(struct ga_sum *s, const char *reason)
 {
+	/* reasons are interned: one formatted name each */
+	bool created;
+	const char **c = ga_tab_get(&s->block_names, (uint64_t)(uintptr_t)reason, true, &created, NULL);
+	if (c && !created)
+		return *c;
 	char buf[300];
 	int n = snprintf(buf, sizeof(buf), "Block time (%s)", reason);
 	if (n < 0 || (size_t)n >= sizeof(buf))
 		n = (int)sizeof(buf) - 1;
-	return ga_intern(&s->c->strs, buf, (size_t)n);
+	const char *r = ga_intern(&s->c->strs, buf, (size_t)n);
+	if (c) {
+		if (r)
+			*c = r;
+		else
+			ga_tab_del(&s->block_names, (uint64_t)(uintptr_t)reason);
+	}
+	return r;
 }
 
 /* Go 1.22+: NonOverlappingStats() and the ranges, "Execution time" first,
@@ -466,16 +482,17 @@ static int st2_sub(struct st2 *r, const struct st2 *a, const struct st2 *b);
 /* A region ends (or the trace does): give it out, add it to its task. */
 static int region_done(struct ga_sum *s, uint64_t g, struct region *r, int64_t end)
 {
-	int rc = s->v2 ? out_st2(s, &r->s2) : out_st1(s, &r->s1);
-	if (rc < 0)
-		return rc;
-	struct rtd_goan_region o = {
-		.g = g, .task = r->task, .name = r->name, .start = r->start, .end = end,
-		.frame_fn = r->frame_fn, .frame_pc = r->frame_pc, .stats = s->out,
-		.nstats = s->nout,
-	};
-	if (s->c->o.on_region)
+	int rc = 0;
+	if (s->c->o.on_region) {
+		if ((rc = s->v2 ? out_st2(s, &r->s2) : out_st1(s, &r->s1)) < 0)
+			return rc;
+		struct rtd_goan_region o = {
+			.g = g, .task = r->task, .name = r->name, .start = r->start, .end = end,
+			.frame_fn = r->frame_fn, .frame_pc = r->frame_pc, .stats = s->out,
+			.nstats = s->nout,
+		};
 		s->c->o.on_region(&o, s->c->o.ctx);
+	}
 	if (!r->in_task)
 		return 0;
 	struct task *t = tfind(s, r->task);
@@ -739,7 +756,7 @@ static int g_state2(struct ga_sum *s, const struct rtd_goev *ev)
 		g->last_runnable = ts;
 		break;
 	case RTD_GO_G_WAITING:
-		if (strcmp(ev->reason, "forever") != 0) {
+		if (ev->reason != s->s_forever) {
 			g->last_block = ts;
 			g->last_block_reason = ev->reason;
 			break;
@@ -951,7 +968,7 @@ static int starts2(struct ga_sum *s, const struct rtd_goev *ev)
 	if (ev->to == RTD_GO_G_RUNNING && g->start == 0)
 		g->start = ev->ts;
 	if (ev->to == RTD_GO_G_NOTEXIST ||
-	    (ev->to == RTD_GO_G_WAITING && strcmp(ev->reason, "forever") == 0))
+	    (ev->to == RTD_GO_G_WAITING && ev->reason == s->s_forever))
 		drop_g(s, ev->id);
 	return 0;
 }

@@ -12,7 +12,7 @@
 #include "gotrace_cli.h"
 
 static const char *const subs[] = {"cat", "grep", "stats", "text2bin", "bin2text", "pprof",
-				   "goroutines", "gc", "tasks", NULL};
+				   "goroutines", "gc", "tasks", "capture", NULL};
 
 struct gt_in {
 	const char *path;
@@ -1044,6 +1044,7 @@ static const struct {
 	{"goroutines", gt_cmd_goroutines, gt_usage_goroutines},
 	{"gc", gt_cmd_gc, gt_usage_gc},
 	{"tasks", gt_cmd_tasks, gt_usage_tasks},
+	{"capture", gt_cmd_capture, gt_usage_capture},
 };
 
 static int run(int argc, char **argv)
@@ -1078,4 +1079,4 @@ static bool help(FILE *f, const char *sub)
 	return sub == NULL;
 }
 
-const struct cli_group cli_group_gotrace = {"gotrace", "Go execution traces: cat, grep, stats, text2bin, bin2text, pprof, goroutines, gc, tasks", run, help};
+const struct cli_group cli_group_gotrace = {"gotrace", "Go execution traces: cat, grep, stats, text2bin, bin2text, pprof, goroutines, gc, tasks, capture", run, help};

@@ -138,7 +138,7 @@ static int run_trace(struct run *r, const char *path, struct rtd_goan_opts *o,
 	r->in = malloc(gt_in_size());
 	if (!r->in)
 		return cli_fail("out of memory");
-	if (gt_open(r->in, path, RTD_GOTRACE_ORDERED) < 0) {
+	if (gt_open(r->in, path, RTD_GOTRACE_ORDERED, 0) < 0) {
 		free(r->in);
 		r->in = NULL;
 		return CLI_FAIL;

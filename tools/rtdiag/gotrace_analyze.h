@@ -12,7 +12,8 @@ int gt_cmd_capture(int argc, char **argv);
 /* The commands as opt.h describes them (options, help), for a group
  * table built on cli_group_run(). */
 struct cli_cmd;
-extern const struct cli_cmd gt_pprof_cmd, gt_goroutines_cmd, gt_gc_cmd, gt_tasks_cmd;
+extern const struct cli_cmd gt_pprof_cmd, gt_goroutines_cmd, gt_gc_cmd, gt_tasks_cmd,
+	gt_capture_cmd;
 
 /* Their help as one text, for gotrace.c's table until it uses the
  * cli_cmd entries (kept in step with them). */

@@ -4,7 +4,9 @@
 //	go-analysis trace OUT        record an execution trace of one round
 //	go-analysis serve ADDR [S]   serve net/http/pprof on ADDR (127.0.0.1:0
 //	                             picks a port, printed as "listening ADDR"),
-//	                             running rounds until killed, or S seconds
+//	                             running rounds (and a channel ping-pong for
+//	                             steady trace traffic) until killed, or S
+//	                             seconds
 //
 // One round, each wait in a goroutine whose start function says what it is
 // (in trace mode the program prints each wait as it measured it, "wait
@@ -195,6 +197,23 @@ func main() {
 		}
 		fmt.Printf("listening %s\n", srv.Addr())
 		go http.Serve(srv, nil)
+		// steady traffic, so a trace's buffers fill (and reach the
+		// reader) during a capture, not only at its end
+		go func() {
+			a, b := make(chan int), make(chan int)
+			go func() {
+				for v := range a {
+					b <- v
+				}
+			}()
+			for i := 0; ; i++ {
+				a <- i
+				<-b
+				if i%10 == 0 {
+					time.Sleep(time.Millisecond)
+				}
+			}
+		}()
 		var end time.Time
 		if len(os.Args) > 3 {
 			s, _ := strconv.ParseFloat(os.Args[3], 64)

@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "rtdiag/goanalysis.h"
+#include "rtdiag/gocapture.h"
 #include "rtdiag/gotrace.h"
 
 /* ---- a tiny Go 1.22 trace writer ------------------------------------------ */
@@ -682,6 +683,32 @@ static void test_v2_vectors(void **state)
 	assert_true(n >= 10);
 }
 
+/* capture: hosts that are refused before any request (a request that
+ * reaches a server is the capture integration test's) */
+static void test_capture_bad_hosts(void **state)
+{
+	(void)state;
+	char err[256];
+	struct rtd_gocapture_result res;
+	const char *bad[] = {"", "ftp://127.0.0.1:1/", "user@127.0.0.1:1", "127.0.0.1 :1", "file:///etc/passwd"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct rtd_gocapture_opts o = {.sz = sizeof(o), .host = bad[i], .seconds = 0.1};
+		assert_int_equal(rtd_gocapture_run(&o, &res, err, sizeof(err)), -EINVAL);
+		assert_true(err[0] != 0);
+	}
+	struct rtd_gocapture_opts o = {.sz = 8, .host = "127.0.0.1:1"};
+	assert_int_equal(rtd_gocapture_run(&o, NULL, err, sizeof(err)), -EINVAL);
+	/* the URL: the default path, fractional seconds */
+	o = (struct rtd_gocapture_opts){.sz = sizeof(o), .host = "127.0.0.1:1", .seconds = 0.25,
+					.connect_timeout = 0.5};
+	int rc = rtd_gocapture_run(&o, &res, err, sizeof(err));
+	assert_true(rc == -ECONNREFUSED || rc == -ETIMEDOUT);
+	assert_string_equal(res.url, "http://127.0.0.1:1/debug/pprof/trace?seconds=0.25");
+	assert_int_equal(res.bytes, 0);
+	char host[64];
+	assert_int_equal(rtd_gocapture_find(-1, host, sizeof(host), err, sizeof(err)), -ESRCH);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -691,6 +718,7 @@ int main(void)
 		cmocka_unit_test(test_stacks_across_generations),
 		cmocka_unit_test(test_shared_vectors),
 		cmocka_unit_test(test_v2_vectors),
+		cmocka_unit_test(test_capture_bad_hosts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
