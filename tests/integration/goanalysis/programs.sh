@@ -52,12 +52,17 @@ for l in open(sys.argv[1]):
 }
 if [ "$GOV" = 1.19 ]; then cw="Sync block"; nw="Network wait"; mw="Sync block"
 else cw="Block time (chan receive)"; nw="Block time (network)"; mw="Block time (sync)"; fi
-for spec in "main.chanWaiter|$cw" "main.mutexWaiter|$mw" "main.netClient|$nw"; do
+for spec in "main.chanWaiter|$cw" "main.mutexWaiter|$mw"; do
   g=${spec%%|*}; st=${spec#*|}
   v=$(gstat "$g" "$st"); m=$(measured wait "$g")
   near "${v:-0}" "${m:-0}" && ok "known wait: $g's '$st' is $v ns; the program measured $m ns" ||
     bad "$g's '$st' is ${v:-none} ns; the program measured ${m:-nothing} ns"
 done
+# the client's network time is its read's wait and its dial's connect wait
+v=$(gstat main.netClient "$nw"); m=$(measured wait main.netClient); d=$(measured dial main.netClient)
+awk -v v="${v:-0}" -v lo="${m:-0}" -v hi="$(( ${m:-0} + ${d:-0} ))" 'BEGIN { exit !(lo > 0 && v >= lo * 0.9 - 2000000 && v <= hi * 1.1 + 2000000) }' &&
+  ok "known wait: main.netClient's '$nw' is $v ns; the program measured a $m ns read after a $d ns dial" ||
+  bad "main.netClient's '$nw' is ${v:-none} ns; the program measured a ${m:-?} ns read after a ${d:-?} ns dial"
 "$R" gotrace tasks --regions --json "$TMP/k.trace" >"$TMP/t.json" || bad "tasks --json"
 for name in sleep-25ms spin; do
   v=$(python3 -c 'import json,sys

@@ -10,7 +10,8 @@
 //
 // One round, each wait in a goroutine whose start function says what it is
 // (in trace mode the program prints each wait as it measured it, "wait
-// FUNCTION NANOSECONDS", and each region "region NAME NANOSECONDS"):
+// FUNCTION NANOSECONDS", the client's dial "dial main.netClient NS", and
+// each region "region NAME NANOSECONDS"):
 //
 //	main.chanWaiter   blocked receiving on a channel for 50 ms
 //	main.mutexWaiter  blocked on a sync.Mutex held for 40 ms
@@ -82,7 +83,9 @@ func mutexWaiter(mu *sync.Mutex, done *sync.WaitGroup) {
 //go:noinline
 func netClient(addr string, done *sync.WaitGroup) {
 	defer done.Done()
+	t0 := time.Now()
 	c, err := net.Dial("tcp", addr)
+	note("dial", "main.netClient", time.Since(t0))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

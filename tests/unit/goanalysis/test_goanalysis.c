@@ -587,8 +587,9 @@ static void check_trace(const uint8_t *b, size_t n, const char *name)
 	rtd_gotrace_dec_free(d);
 	if (rc < 0)
 		return;
-	/* every analysis, both semantics where they apply */
-	for (int k = 0; k < 2; k++) {
+	/* every analysis, and Go 1.23's semantics too on the smaller traces
+	 * (the sanitizer build runs this on every vector) */
+	for (int k = 0; k < (n < 65536 ? 2 : 1); k++) {
 		d = open_dec(b, n);
 		struct rtd_goan_opts o = {.sz = sizeof(o), .what = 15, .profiles = 31,
 					  .semantics = k ? RTD_GOAN_GO123 : 0};
@@ -661,8 +662,13 @@ static void test_v2_vectors(void **state)
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		size_t len = 0;
-		uint8_t *t = rtd_test_slurp(path, &len);
+		uint8_t *raw = rtd_test_slurp(path, &len);
+		assert_non_null(raw);
+		uint8_t *t = malloc(len + 1); /* a C string, for strstr */
 		assert_non_null(t);
+		memcpy(t, raw, len);
+		t[len] = 0;
+		free(raw);
 		if (!strstr((char *)t, "SUCCESS")) { /* the failing ones are the decoder's */
 			free(t);
 			continue;
