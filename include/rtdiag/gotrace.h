@@ -27,75 +27,26 @@
 extern "C" {
 #endif
 
-/* Old-format event types (Go's runtime/trace.go numbering). */
-enum rtd_gotrace_type {
-	RTD_GO_EV_NONE = 0,
-	RTD_GO_EV_BATCH = 1,
-	RTD_GO_EV_FREQUENCY = 2,
-	RTD_GO_EV_STACK = 3,
-	RTD_GO_EV_GOMAXPROCS = 4,
-	RTD_GO_EV_PROC_START = 5,
-	RTD_GO_EV_PROC_STOP = 6,
-	RTD_GO_EV_GC_START = 7,
-	RTD_GO_EV_GC_DONE = 8,
-	RTD_GO_EV_GC_STW_START = 9,
-	RTD_GO_EV_GC_STW_DONE = 10,
-	RTD_GO_EV_GC_SWEEP_START = 11,
-	RTD_GO_EV_GC_SWEEP_DONE = 12,
-	RTD_GO_EV_GO_CREATE = 13,
-	RTD_GO_EV_GO_START = 14,
-	RTD_GO_EV_GO_END = 15,
-	RTD_GO_EV_GO_STOP = 16,
-	RTD_GO_EV_GO_SCHED = 17,
-	RTD_GO_EV_GO_PREEMPT = 18,
-	RTD_GO_EV_GO_SLEEP = 19,
-	RTD_GO_EV_GO_BLOCK = 20,
-	RTD_GO_EV_GO_UNBLOCK = 21,
-	RTD_GO_EV_GO_BLOCK_SEND = 22,
-	RTD_GO_EV_GO_BLOCK_RECV = 23,
-	RTD_GO_EV_GO_BLOCK_SELECT = 24,
-	RTD_GO_EV_GO_BLOCK_SYNC = 25,
-	RTD_GO_EV_GO_BLOCK_COND = 26,
-	RTD_GO_EV_GO_BLOCK_NET = 27,
-	RTD_GO_EV_GO_SYSCALL = 28,
-	RTD_GO_EV_GO_SYS_EXIT = 29,
-	RTD_GO_EV_GO_SYS_BLOCK = 30,
-	RTD_GO_EV_GO_WAITING = 31,
-	RTD_GO_EV_GO_IN_SYSCALL = 32,
-	RTD_GO_EV_HEAP_ALLOC = 33,
-	RTD_GO_EV_HEAP_GOAL = 34,
-	RTD_GO_EV_TIMER_GOROUTINE = 35,
-	RTD_GO_EV_FUTILE_WAKEUP = 36,
-	RTD_GO_EV_STRING = 37,
-	RTD_GO_EV_GO_START_LOCAL = 38,
-	RTD_GO_EV_GO_UNBLOCK_LOCAL = 39,
-	RTD_GO_EV_GO_SYS_EXIT_LOCAL = 40,
-	RTD_GO_EV_GO_START_LABEL = 41,
-	RTD_GO_EV_GO_BLOCK_GC = 42,
-	RTD_GO_EV_GC_MARK_ASSIST_START = 43,
-	RTD_GO_EV_GC_MARK_ASSIST_DONE = 44,
-	RTD_GO_EV_USER_TASK_CREATE = 45,
-	RTD_GO_EV_USER_TASK_END = 46,
-	RTD_GO_EV_USER_REGION = 47,
-	RTD_GO_EV_USER_LOG = 48,
-	RTD_GO_EV_CPU_SAMPLE = 49,
-	RTD_GO_EV_COUNT = 50,
-};
+/* The event tables, from which the enums below are made. */
+#include "rtdiag/gotrace_events.h"
 
-/* New-format (Go 1.22+) structural event types (Go's tracev2 numbering). */
+/* Old-format event types (Go's runtime/trace.go numbering):
+ * RTD_GO_EV_NONE (0), RTD_GO_EV_BATCH (1) ... RTD_GO_EV_CPU_SAMPLE (49). */
+#define RTD_GOTRACE1_ENUM_(id, num, ...) RTD_GO_EV_##id = num,
+enum rtd_gotrace_type {
+	RTD_GOTRACE1_EVENTS(RTD_GOTRACE1_ENUM_)
+	RTD_GO_EV_COUNT = RTD_GO_EV_CPU_SAMPLE + 1,
+};
+#undef RTD_GOTRACE1_ENUM_
+
+/* New-format (Go 1.22+) event types (Go's tracev2 numbering):
+ * RTD_GO2_EV_EVENT_BATCH (1) ... RTD_GO2_EV_END_OF_GENERATION (52), the
+ * experimental RTD_GO2_EV_SPAN (128) ... RTD_GO2_EV_GOROUTINE_STACK_FREE
+ * (136), and RTD_GO2_EV_READER_SYNC. */
+#define RTD_GOTRACE2_ENUM_(id, num, ...) RTD_GO2_EV_##id = num,
 enum rtd_gotrace2_type {
-	RTD_GO2_EV_EVENT_BATCH = 1,
-	RTD_GO2_EV_STACKS = 2,
-	RTD_GO2_EV_STACK = 3,
-	RTD_GO2_EV_STRINGS = 4,
-	RTD_GO2_EV_STRING = 5,
-	RTD_GO2_EV_CPU_SAMPLES = 6,
-	RTD_GO2_EV_CPU_SAMPLE = 7,
-	RTD_GO2_EV_FREQUENCY = 8,
-	RTD_GO2_EV_EXPERIMENTAL_BATCH = 49,
-	RTD_GO2_EV_SYNC = 50,
-	RTD_GO2_EV_CLOCK_SNAPSHOT = 51,
-	RTD_GO2_EV_END_OF_GENERATION = 52,
+	RTD_GO2_EV_NONE = 0,
+	RTD_GOTRACE2_EVENTS(RTD_GOTRACE2_ENUM_)
 	/*
 	 * Ordered mode only, never on the wire: the Sync event Go's trace
 	 * reader adds per generation (name "Sync", m and p -1, g 0, no
@@ -111,6 +62,7 @@ enum rtd_gotrace2_type {
 	 */
 	RTD_GO2_EV_READER_SYNC = 256,
 };
+#undef RTD_GOTRACE2_ENUM_
 
 /* Fake P numbers Go's parser gives events in ordered mode. */
 #define RTD_GOTRACE_TIMER_P 1000001
@@ -636,7 +588,7 @@ RTD_API int rtd_gotrace_filter_prepare(rtd_gotrace_filter *f, enum rtd_gotrace_m
  * @ctx: passed to @read_at
  *
  * The goroutine and P of a Go 1.22+ event are known in ordered mode only,
- * but a trace is rewritten (rtd_gotrace_writer) from its raw events. This
+ * but a trace is rewritten from its raw events. This
  * runs the filter over the ordered events once and remembers the offsets
  * of those that match (a synthetic event, like a GoSwitch's GoBlock,
  * counts for the wire event it comes from); afterwards
