@@ -588,7 +588,7 @@ RTD_API int rtd_gotrace_filter_prepare(rtd_gotrace_filter *f, enum rtd_gotrace_m
  * @ctx: passed to @read_at
  *
  * The goroutine and P of a Go 1.22+ event are known in ordered mode only,
- * but a trace is rewritten from its raw events. This
+ * but a trace is rewritten (rtd_gotrace_filter_writer) from its raw events. This
  * runs the filter over the ordered events once and remembers the offsets
  * of those that match (a synthetic event, like a GoSwitch's GoBlock,
  * counts for the wire event it comes from); afterwards
@@ -638,6 +638,79 @@ RTD_API int rtd_gotrace_filter_match(rtd_gotrace_filter *f, const rtd_gotrace_de
  * Returns: the message ("" when none); valid until @f is freed.
  */
 RTD_API const char *rtd_gotrace_filter_error(const rtd_gotrace_filter *f);
+
+/* ---- filter writer: a trace of the events a filter keeps ---- */
+
+typedef struct rtd_gotrace_filter_writer rtd_gotrace_filter_writer;
+
+/**
+ * rtd_gotrace_filter_writer_new - write a trace of chosen events
+ * @version: the version of the trace read (rtd_gotrace_dec_version())
+ * @filtered: false: every event is written as it came (a rewrite: byte for
+ *            byte the old format's input; the new format's with minimal
+ *            batch-size varints); true: only the events kept, with what
+ *            they need
+ * @write: where the trace goes
+ * @ctx: passed to @write
+ *
+ * Give it every event of the input in raw mode (file order), saying of
+ * each whether it is kept (rtd_gotrace_filter_match(), or
+ * rtd_gotrace_filter_keep_ordered() for a choice made in Go's order).
+ * The output is a trace of the same version that Go's tools read:
+ * - old format: the kept events with their batch's Batch event, the
+ *   strings and stacks they name, the frequency, and a GoStartLocal where
+ *   the kept events would otherwise lose their goroutine (the old format
+ *   names a goroutine only where it starts); time deltas are recomputed;
+ * - new format: each event batch keeps its kept events (time deltas
+ *   recomputed; a batch left empty is dropped), CPU samples likewise,
+ *   frequency and sync batches are copied, and each generation's strings
+ *   and stacks are held until it ends and only those the kept events
+ *   use (directly, or through a kept stack's frames) are written, in
+ *   batches of at most 64 KiB. Memory: one batch and one generation's
+ *   strings and stacks.
+ *
+ * Returns: the writer, or NULL for a version it cannot write or without
+ * memory.
+ */
+RTD_API rtd_gotrace_filter_writer *rtd_gotrace_filter_writer_new(int version, bool filtered,
+								  rtd_gotrace_write_fn write,
+								  void *ctx);
+
+/**
+ * rtd_gotrace_filter_writer_event - the next event of the input
+ * @w: the writer
+ * @d: the (raw-mode) decoder it came from: its tables give the strings
+ * @ev: the event
+ * @keep: whether it is kept (the framing and dictionary events are the
+ *        writer's to decide)
+ *
+ * Returns: 0, or a negative error (the write callback's, -RTD_E_CAP,
+ * -ENOMEM, -RTD_E_GO_EVENT for an old-format event before any batch).
+ */
+RTD_API int rtd_gotrace_filter_writer_event(rtd_gotrace_filter_writer *w,
+					    const rtd_gotrace_dec *d,
+					    const struct rtd_gotrace_event *ev, bool keep);
+
+/**
+ * rtd_gotrace_filter_writer_finish - the input ended (or was damaged)
+ * @w: the writer
+ *
+ * Writes what is held (the new format's last generation's strings and
+ * stacks) and flushes. A trace whose input was damaged is complete up to
+ * the damage.
+ *
+ * Returns: 0 or a negative error.
+ */
+RTD_API int rtd_gotrace_filter_writer_finish(rtd_gotrace_filter_writer *w);
+
+/**
+ * rtd_gotrace_filter_writer_free - free a writer
+ * @w: the writer, or NULL (no-op)
+ *
+ * Call rtd_gotrace_filter_writer_finish() first for a complete trace
+ * (free may still flush what the old format's encoder buffered).
+ */
+RTD_API void rtd_gotrace_filter_writer_free(rtd_gotrace_filter_writer *w);
 
 #ifdef __cplusplus
 }
