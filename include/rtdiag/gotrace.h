@@ -712,6 +712,61 @@ RTD_API int rtd_gotrace_filter_writer_finish(rtd_gotrace_filter_writer *w);
  */
 RTD_API void rtd_gotrace_filter_writer_free(rtd_gotrace_filter_writer *w);
 
+/* ---- pipe: decoding on a thread of its own ---- */
+
+typedef struct rtd_gotrace_pipe rtd_gotrace_pipe;
+
+/**
+ * typedef rtd_gotrace_next_fn - where a pipe's events come from
+ * @ctx: the pointer given to rtd_gotrace_pipe_new()
+ * @ev: gets the next event
+ *
+ * Called on the pipe's thread only, until it returns <= 0 or the pipe is
+ * freed. Typically it feeds a decoder from a file and calls
+ * rtd_gotrace_dec_next().
+ *
+ * Returns: 1 with an event, 0 at the end, or a negative error.
+ */
+typedef int (*rtd_gotrace_next_fn)(void *ctx, struct rtd_gotrace_event *ev);
+
+/**
+ * rtd_gotrace_pipe_new - take events from @next on a thread of its own
+ * @next: gives the events
+ * @ctx: passed to @next
+ *
+ * The pipe's thread calls @next ahead of the caller and hands the events
+ * over in chunks (16 KiB, 16 in flight), so decoding and whatever the
+ * caller does with the events (formatting them) run on two cores. What an
+ * event borrows is copied (strings, frames, trailing data), except its
+ * names (name, argnames, sargnames), which must stay valid until the pipe
+ * is freed: true of a decoder's events in ordered mode for the old format
+ * (Go 1.5-1.21), whose tables are complete before the first event comes
+ * out; not of the new format, whose tables change per generation. The
+ * wire arguments (raw, nraw) are not passed on.
+ *
+ * Returns: the pipe (its thread started), or NULL without memory or thread.
+ */
+RTD_API rtd_gotrace_pipe *rtd_gotrace_pipe_new(rtd_gotrace_next_fn next, void *ctx);
+
+/**
+ * rtd_gotrace_pipe_next - the next event
+ * @p: the pipe
+ * @ev: gets the event, valid until the next call on @p
+ *
+ * Returns: 1 with an event; once @next has returned 0 or an error, that
+ * answer (after the events before it), from then on. The source behind
+ * @next is the caller's again then (to read its error message).
+ */
+RTD_API int rtd_gotrace_pipe_next(rtd_gotrace_pipe *p, const struct rtd_gotrace_event **ev);
+
+/**
+ * rtd_gotrace_pipe_free - stop the pipe's thread and free the pipe
+ * @p: the pipe, or NULL (no-op)
+ *
+ * May be called before the end: the thread stops at its next chunk.
+ */
+RTD_API void rtd_gotrace_pipe_free(rtd_gotrace_pipe *p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -41,14 +41,6 @@ bool gt_is_meta(const struct rtd_gotrace_event *ev);
 
 int gt_cmd_grep(int argc, char **argv);
 
-/* gotrace_pipe.c: decoding on a thread of its own (old format, ordered
- * mode; NULL otherwise). gt_pipe_next: as gt_next, the event valid until
- * the next call. */
-struct gt_pipe;
-struct gt_pipe *gt_pipe_start(struct gt_in *in, enum rtd_gotrace_mode mode);
-int gt_pipe_next(struct gt_pipe *p, const struct rtd_gotrace_event **ev);
-void gt_pipe_stop(struct gt_pipe *p);
-
 int gt_cmd_text2bin(int argc, char **argv);
 int gt_cmd_bin2text(int argc, char **argv);
 #endif
