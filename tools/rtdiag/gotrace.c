@@ -789,6 +789,12 @@ bool gt_is_meta(const struct rtd_gotrace_event *ev)
 }
 #define is_meta(t) gt_is_meta(&ev)
 
+/* The pipe's source: the input's events, errors reported by the caller. */
+static int pipe_source(void *ctx, struct rtd_gotrace_event *ev)
+{
+	return gt_next_quiet(ctx, ev);
+}
+
 static int cmd_cat(int argc, char **argv)
 {
 	bool ordered = false, stacks = false;
@@ -847,18 +853,22 @@ static int cmd_cat(int argc, char **argv)
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	/* Old-format ordered output: decoding on a second thread (set
 	 * RTDIAG_THREADS=1 for one). */
-	struct gt_pipe *pipe = NULL;
+	rtd_gotrace_pipe *pipe = NULL;
 	const char *thr = getenv("RTDIAG_THREADS");
 	if (ordered && map_start < 0 && !stacks && !(thr && strcmp(thr, "1") == 0) &&
-	    gt_prime_header(in) == 0)
-		pipe = gt_pipe_start(in, RTD_GOTRACE_ORDERED);
+	    gt_prime_header(in) == 0) {
+		int ver = rtd_gotrace_dec_version(gt_dec(in));
+		(void)cli_progress_enabled(); /* decided here, not on the thread */
+		if (ver > 0 && ver < 1022) /* the old format's tables stay put */
+			pipe = rtd_gotrace_pipe_new(pipe_source, in);
+	}
 	struct gt_pr pr = {.fmt = fmt, .ordered = ordered, .stacks = stacks, .d = gt_dec(in)};
 	struct rtd_gotrace_event evbuf;
 	const struct rtd_gotrace_event *ev = &evbuf;
 	int rc = 0;
 	long long n = 0;
 	while ((count < 0 || n < count) &&
-	       (rc = pipe ? gt_pipe_next(pipe, &ev) : gt_next(in, &evbuf)) > 0) {
+	       (rc = pipe ? rtd_gotrace_pipe_next(pipe, &ev) : gt_next(in, &evbuf)) > 0) {
 		/* go-debug mirrors Go's event list: no dictionary events. */
 		if (fmt == GT_GODEBUG && !pipe && rtd_gotrace_dec_version(gt_dec(in)) >= 1022) {
 			rc = cli_fail("%s: --format go-debug is what Go 1.19's 'go tool trace -d' prints, for the old format (Go 1.5-1.21) only; use text or json",
@@ -876,7 +886,9 @@ static int cmd_cat(int argc, char **argv)
 		gt_print(stdout, &pr, ev);
 		n++;
 	}
-	gt_pipe_stop(pipe);
+	if (pipe && rc < 0) /* the thread has stopped: the decoder is ours */
+		gt_report(in, rc);
+	rtd_gotrace_pipe_free(pipe);
 	gt_flush();
 	cli_progress_done();
 	/* a trace cut short (the process was killed while tracing): its

@@ -41,21 +41,6 @@ bool gt_is_meta(const struct rtd_gotrace_event *ev);
 
 int gt_cmd_grep(int argc, char **argv);
 
-/* gotrace_pipe.c: decoding on a thread of its own (old format, ordered
- * mode; NULL otherwise). gt_pipe_next: as gt_next, the event valid until
- * the next call. */
-struct gt_pipe;
-struct gt_pipe *gt_pipe_start(struct gt_in *in, enum rtd_gotrace_mode mode);
-int gt_pipe_next(struct gt_pipe *p, const struct rtd_gotrace_event **ev);
-void gt_pipe_stop(struct gt_pipe *p);
-
-/* gotrace_grep2.c: filtered -o for the new format */
-struct g2w;
-struct g2w *g2w_new(FILE *of, int ver);
-int g2w_event(struct g2w *w, const struct rtd_gotrace_event *ev, bool keep);
-int g2w_finish(struct g2w *w);
-uint64_t g2w_written(const struct g2w *w);
-void g2w_free(struct g2w *w);
 int gt_cmd_text2bin(int argc, char **argv);
 int gt_cmd_bin2text(int argc, char **argv);
 #endif
