@@ -15,7 +15,6 @@ int gt_open(struct gt_in *in, const char *path, enum rtd_gotrace_mode mode,
 bool gt_in_is_file(const struct gt_in *in);
 /* Reads a regular file opened by gt_open() again (rtd_gotrace_read_at_fn). */
 int64_t gt_read_at(void *buf, size_t len, uint64_t off, void *ctx);
-int gt_parse_duration_ns(const char *s, int64_t *ns);
 void gt_close(struct gt_in *in);
 int gt_next(struct gt_in *in, struct rtd_gotrace_event *ev);
 int gt_next_quiet(struct gt_in *in, struct rtd_gotrace_event *ev);
@@ -36,11 +35,9 @@ struct gt_pr {
 void gt_print(FILE *o, const struct gt_pr *pr, const struct rtd_gotrace_event *ev);
 /* Write out what gt_print() buffered: before any other output to its FILE. */
 void gt_flush(void);
-int gt_parse_format(const char *s, enum gt_format *f);
 bool gt_is_meta(const struct rtd_gotrace_event *ev);
 
-int gt_cmd_grep(int argc, char **argv);
-
-int gt_cmd_text2bin(int argc, char **argv);
-int gt_cmd_bin2text(int argc, char **argv);
+/* The commands of other files (opt.h's struct cli_cmd). */
+struct cli_cmd;
+extern const struct cli_cmd gt_grep_def, gt_text2bin_def, gt_bin2text_def;
 #endif

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "cli.h"
-#include "out.h"
 #include "gotrace_cli.h"
+#include "opt.h"
+#include "out.h"
 
-#define CMD "gotrace grep"
 
 struct grep {
 	rtd_gotrace_filter *f;
@@ -25,107 +25,140 @@ static int write_file(const void *buf, size_t len, void *ctx)
 }
 
 /* A time for --since/--until: a whole number is in the events' units (as
- * cat prints them); with a unit or a fraction ("1.5s", "200ms", "1.5",
- * "hh:mm:ss") a time after the trace's first event. */
+ * cat prints them); a duration with a unit or a fraction ("1.5s",
+ * "200ms", "1.5", "hh:mm:ss") a time after the trace's first event. */
 static int parse_time(const char *s, int64_t *t, bool *from_start)
 {
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (!errno && end != s && !*end) {
+	long long v;
+	double sec;
+	if (cli_parse_int(s, &v) == 0 && strchr(s, 'x') == NULL && strchr(s, 'X') == NULL) {
 		*t = v;
 		*from_start = false;
 		return 0;
 	}
 	*from_start = true;
-	return gt_parse_duration_ns(s, t);
+	return cli_parse_duration(s, &sec, t);
 }
 
-static int add_id(struct grep *gr, enum rtd_gotrace_filter_id k, const char *opt,
-		  const char *val)
-{
-	char *end;
-	errno = 0;
-	long long v = strtoll(val, &end, 0);
-	if (errno || *end || end == val)
-		return cli_usage(CMD, "%s takes a number, not '%s'", opt, val);
-	return rtd_gotrace_filter_add_id(gr->f, k, v) < 0 ? cli_fail("out of memory") : CLI_OK;
-}
+enum {
+	G_TYPE = 1, G_G, G_P, G_M, G_SINCE, G_UNTIL, G_STACK, G_STRING, G_INVERT, G_COUNT,
+	G_ORDERED, G_OUT,
+};
 
-static int add_re(struct grep *gr, enum rtd_gotrace_filter_re k, const char *opt,
-		  const char *val)
-{
-	if (rtd_gotrace_filter_add_regex(gr->f, k, val) < 0)
-		return cli_usage(CMD, "%s: %s", opt, rtd_gotrace_filter_error(gr->f));
-	return CLI_OK;
-}
+static const struct cli_opt grep_opts[] = {
+	{G_TYPE, "type", 'e', CLI_ARG_STR, CLI_OPT_REPEAT, "REGEXP",
+	 "events whose name matches (extended regexp)", 0, 0},
+	{G_G, "goroutine", 'g', CLI_ARG_INT, CLI_OPT_REPEAT, "G", "events of goroutine G", 0, 0},
+	{G_P, "proc", 'p', CLI_ARG_INT, CLI_OPT_REPEAT, "P", "events on P", 0, 0},
+	{G_M, "thread", 'm', CLI_ARG_INT, CLI_OPT_REPEAT, "M",
+	 "events on thread M (old format: of the P's last ProcStart)", 0, 0},
+	{G_SINCE, "since", 0, CLI_ARG_STR, 0, "T", "events at T or later", 0, 0},
+	{G_UNTIL, "until", 0, CLI_ARG_STR, 0, "T", "events at T or earlier", 0, 0},
+	{G_STACK, "stack", 0, CLI_ARG_STR, CLI_OPT_REPEAT, "REGEXP",
+	 "events with a frame 'FUNC FILE:LINE' or '0xPC' that matches", 0, 0},
+	{G_STRING, "string", 0, CLI_ARG_STR, CLI_OPT_REPEAT, "REGEXP",
+	 "events with a string argument that matches", 0, 0},
+	{G_INVERT, "invert", 'v', CLI_ARG_NONE, 0, NULL, "the events that do not match", 0, 0},
+	{G_COUNT, "count", 'c', CLI_ARG_NONE, 0, NULL, "print how many match", 0, 0},
+	{G_ORDERED, "ordered", 0, CLI_ARG_NONE, 0, NULL,
+	 "filter Go's ordered events (Go 1.22+: their G and P are known only so)", 0, 0},
+	{G_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
+	 "write the matching events, with the strings and stacks they use, as a trace "
+	 "of the same version", 0, 0},
+	{0},
+};
+
+static int gt_cmd_grep(int argc, char **argv);
+
+const struct cli_cmd gt_grep_def = {
+	"gotrace grep", "FILE|-",
+	"Print the events that match, count them (-c), or write them as a trace (-o).\n"
+	"A filter given twice matches either value; different filters must all match.",
+	grep_opts, 1, 1, 0, gt_cmd_grep,
+	"Raw mode by default; --ordered filters Go's ordered events. In raw mode the G\n"
+	"and P of a Go 1.22+ event are not known: -g/-p then match CPU samples only,\n"
+	"with a warning. T: a whole number is a time as cat prints it (raw: ticks,\n"
+	"ordered: ns); a duration (1.5s, 200ms, 1.5, hh:mm:ss) a time after the trace's\n"
+	"first event (raw mode then reads a FILE twice).\n"
+	"-o replaces FILE only with a result (a failure leaves it as it was). Go 1.22+\n"
+	"with -o: the kept events stay in their batches (times recomputed), with each\n"
+	"generation's frequency/sync batch and only the strings and stacks they use;\n"
+	"--ordered -o (FILE only) matches in Go's order, then keeps those events; Go's\n"
+	"synthetic events count for the event they come from.\n"
+	"Examples:\n"
+	"  rtdiag gotrace grep -e '^GoBlock' -e '^GoUnblock' --stack 'main\\.worker' t.trace\n"
+	"  rtdiag gotrace grep --ordered -g 7 --since 1.5s --until 2s t.trace\n"};
 
 struct grep_opts {
 	const char *path, *out;
 	bool count, ordered;
-	bool has_since, has_until;
 };
 
+static int opt_value(struct grep *gr, int id, const struct cli_val *v)
+{
+	static const enum rtd_gotrace_filter_id ids[] = {
+		[G_G] = RTD_GOTRACE_FILTER_G, [G_P] = RTD_GOTRACE_FILTER_P,
+		[G_M] = RTD_GOTRACE_FILTER_M};
+	static const enum rtd_gotrace_filter_re res[] = {
+		[G_TYPE] = RTD_GOTRACE_FILTER_TYPE, [G_STACK] = RTD_GOTRACE_FILTER_STACK,
+		[G_STRING] = RTD_GOTRACE_FILTER_STRING};
+	int rc = 0;
+	bool rel;
+	int64_t t;
+	switch (id) {
+	case G_TYPE:
+	case G_STACK:
+	case G_STRING:
+		if (rtd_gotrace_filter_add_regex(gr->f, res[id], v->str) < 0)
+			return cli_cmd_usage(&gt_grep_def, "--%s: %s", v->opt->name,
+					     rtd_gotrace_filter_error(gr->f));
+		return CLI_OK;
+	case G_G:
+	case G_P:
+	case G_M:
+		rc = rtd_gotrace_filter_add_id(gr->f, ids[id], v->i);
+		return rc < 0 ? cli_fail("out of memory") : CLI_OK;
+	case G_SINCE:
+	case G_UNTIL:
+		if (parse_time(v->str, &t, &rel) < 0)
+			return cli_cmd_usage(&gt_grep_def, "--%s takes a time in the trace's units (as cat prints it) or a duration from its start (1.5s, 200ms, 1:30), not '%s'",
+					     v->opt->name, v->str);
+		rtd_gotrace_filter_set_time(gr->f, id == G_UNTIL, t, rel);
+		return CLI_OK;
+	case G_INVERT:
+		rtd_gotrace_filter_set_invert(gr->f, true);
+		return CLI_OK;
+	}
+	return CLI_OK;
+}
+
+/* Options: -1 to go on, else the exit code. */
 static int parse(struct grep *gr, struct grep_opts *o, int argc, char **argv)
 {
-	int rc = CLI_OK;
-	for (int i = 1; i < argc && rc == CLI_OK; i++) {
-		const char *a = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-		bool takes = strcmp(a, "-e") == 0 || strcmp(a, "-g") == 0 ||
-			     strcmp(a, "-p") == 0 || strcmp(a, "-m") == 0 ||
-			     strcmp(a, "--since") == 0 || strcmp(a, "--until") == 0 ||
-			     strcmp(a, "--stack") == 0 || strcmp(a, "--string") == 0 ||
-			     strcmp(a, "-o") == 0;
-		if (takes && !val)
-			return cli_usage(CMD, "%s needs a value", a);
-		if (takes)
-			i++;
-		if (strcmp(a, "-e") == 0) {
-			rc = add_re(gr, RTD_GOTRACE_FILTER_TYPE, a, val);
-		} else if (strcmp(a, "--stack") == 0) {
-			rc = add_re(gr, RTD_GOTRACE_FILTER_STACK, a, val);
-		} else if (strcmp(a, "--string") == 0) {
-			rc = add_re(gr, RTD_GOTRACE_FILTER_STRING, a, val);
-		} else if (strcmp(a, "-g") == 0) {
-			rc = add_id(gr, RTD_GOTRACE_FILTER_G, a, val);
-		} else if (strcmp(a, "-p") == 0) {
-			rc = add_id(gr, RTD_GOTRACE_FILTER_P, a, val);
-		} else if (strcmp(a, "-m") == 0) {
-			rc = add_id(gr, RTD_GOTRACE_FILTER_M, a, val);
-		} else if (strcmp(a, "--since") == 0 || strcmp(a, "--until") == 0) {
-			bool until = a[2] == 'u', rel;
-			int64_t t;
-			if (until ? o->has_until : o->has_since)
-				return cli_usage(CMD, "%s given twice", a);
-			if (parse_time(val, &t, &rel) < 0)
-				return cli_usage(CMD, "%s takes a time in the trace's units (as cat prints it) or a duration from its start (1.5s, 200ms, 1:30), not '%s'",
-						 a, val);
-			rtd_gotrace_filter_set_time(gr->f, until, t, rel);
-			*(until ? &o->has_until : &o->has_since) = true;
-		} else if (strcmp(a, "-o") == 0) {
-			o->out = val;
-		} else if (strcmp(a, "-v") == 0) {
-			rtd_gotrace_filter_set_invert(gr->f, true);
-		} else if (strcmp(a, "-c") == 0) {
+	struct cli_parser p;
+	struct cli_val v;
+	int id, rc = CLI_OK;
+	cli_opt_init(&p, &gt_grep_def, argc, argv);
+	while (rc == CLI_OK && (id = cli_opt_next(&p, &v)) > 0) {
+		if (id == G_COUNT)
 			o->count = true;
-		} else if (strcmp(a, "--ordered") == 0) {
+		else if (id == G_ORDERED)
 			o->ordered = true;
-		} else if (takes || (a[0] == '-' && a[1])) {
-			rc = cli_usage(CMD, "unknown option '%s'", a);
-		} else if (o->path) {
-			rc = cli_usage(CMD, "one FILE only");
-		} else {
-			o->path = a;
-		}
+		else if (id == G_OUT)
+			o->out = v.str;
+		else
+			rc = opt_value(gr, id, &v);
 	}
-	if (rc == CLI_OK && !o->path)
-		rc = cli_usage(CMD, "missing FILE (or - for stdin)");
-	if (rc == CLI_OK && o->count && o->out)
-		rc = cli_usage(CMD, "-c and -o do not go together");
-	if (rc == CLI_OK && o->ordered && o->out && strcmp(o->path, "-") == 0)
-		rc = cli_usage(CMD, "--ordered with -o needs a FILE: a first pass finds the matching events in Go's order, a second writes them from the file's batches");
-	return rc;
+	if (rc != CLI_OK)
+		return rc;
+	if (id < 0)
+		return cli_opt_exit(id);
+	o->path = p.pos[0];
+	if (o->count && o->out)
+		return cli_cmd_usage(&gt_grep_def, "-c and -o do not go together");
+	if (o->ordered && o->out && strcmp(o->path, "-") == 0)
+		return cli_cmd_usage(&gt_grep_def, "--ordered with -o needs a FILE: a first pass finds the matching events in Go's order, a second writes them from the file's batches");
+	return -1;
 }
 
 /* After the header: what the filter cannot do with this input. */
@@ -215,7 +248,7 @@ static int finish_out(struct grep *gr, const struct grep_opts *o, int rc, bool i
 	return rc;
 }
 
-int gt_cmd_grep(int argc, char **argv)
+static int gt_cmd_grep(int argc, char **argv)
 {
 	struct grep *gr = calloc(1, sizeof(*gr));
 	if (!gr || !(gr->f = rtd_gotrace_filter_new())) {
@@ -224,8 +257,12 @@ int gt_cmd_grep(int argc, char **argv)
 	}
 	struct grep_opts o = {0};
 	int rc = parse(gr, &o, argc, argv);
-	if (rc == CLI_OK && o.out && cli_out_check(o.out) < 0)
-		rc = CLI_FAIL;
+	if (rc >= 0) { /* --help, or a usage error */
+		rtd_gotrace_filter_free(gr->f);
+		free(gr);
+		return rc;
+	}
+	rc = o.out && cli_out_check(o.out) < 0 ? CLI_FAIL : CLI_OK;
 	struct gt_in *in = NULL;
 	if (rc == CLI_OK && o.ordered && o.out) {
 		/* Go 1.22+: match in Go's order (G and P known), keep by offset. */
@@ -256,7 +293,7 @@ int gt_cmd_grep(int argc, char **argv)
 	    rtd_gotrace_filter_prepare(gr->f, mode, gt_in_is_file(in) ? gt_read_at : NULL, in) < 0)
 		rc = gt_in_is_file(in)
 		     ? cli_fail("%s: %s", o.path, rtd_gotrace_filter_error(gr->f))
-		     : cli_usage(CMD, "--since/--until with a time from the start (1.5s) need a FILE in raw mode (a first pass finds the trace's frequency and first time), or --ordered");
+		     : cli_cmd_usage(&gt_grep_def, "--since/--until with a time from the start (1.5s) need a FILE in raw mode (a first pass finds the trace's frequency and first time), or --ordered");
 	uint64_t nmatch = 0;
 	bool in_err = false;
 	if (rc == CLI_OK)
