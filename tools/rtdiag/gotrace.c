@@ -928,17 +928,26 @@ static const struct cli_cmd stats_def = {
 	"Raw decoding, streaming: memory is a generation's string and stack tables and\n"
 	"a bitmap of the goroutine ids (128 KB for a million goroutines).\n"};
 
-static int cmd_stats(int argc, char **argv)
+int gt_file_only(const struct cli_cmd *def, int argc, char **argv, const char **path)
 {
 	struct cli_parser p;
 	struct cli_val v;
 	int id;
-	cli_opt_init(&p, &stats_def, argc, argv);
+	cli_opt_init(&p, def, argc, argv);
 	while ((id = cli_opt_next(&p, &v)) > 0)
 		;
 	if (id < 0)
 		return cli_opt_exit(id);
-	const char *path = p.pos[0];
+	*path = p.pos[0];
+	return -1;
+}
+
+static int cmd_stats(int argc, char **argv)
+{
+	const char *path = NULL;
+	int rc = gt_file_only(&stats_def, argc, argv, &path);
+	if (rc >= 0)
+		return rc;
 	struct gt_in *in = malloc(sizeof(*in));
 	if (!in)
 		return cli_fail("out of memory");
@@ -948,7 +957,6 @@ static int cmd_stats(int argc, char **argv)
 	}
 	struct tstat st[256] = {{0, 0}};
 	struct rtd_gotrace_event ev;
-	int rc;
 	uint64_t total = 0, prev_off = 0, ngens = 0;
 	int prev_type = -1;
 	int64_t tmin = INT64_MAX, tmax = INT64_MIN;

@@ -39,5 +39,8 @@ bool gt_is_meta(const struct rtd_gotrace_event *ev);
 
 /* The commands of other files (opt.h's struct cli_cmd). */
 struct cli_cmd;
+/* Parse the arguments of a command that takes a FILE and no option:
+ * -1 with *path set, or the exit code (--help, a usage error). */
+int gt_file_only(const struct cli_cmd *def, int argc, char **argv, const char **path);
 extern const struct cli_cmd gt_grep_def, gt_text2bin_def, gt_bin2text_def;
 #endif

@@ -195,15 +195,10 @@ const struct cli_cmd gt_bin2text_def = {
 
 static int gt_cmd_bin2text(int argc, char **argv)
 {
-	struct cli_parser p;
-	struct cli_val v;
-	int id;
-	cli_opt_init(&p, &gt_bin2text_def, argc, argv);
-	while ((id = cli_opt_next(&p, &v)) > 0)
-		;
-	if (id < 0)
-		return cli_opt_exit(id);
-	const char *path = p.pos[0];
+	const char *path = NULL;
+	int rc = gt_file_only(&gt_bin2text_def, argc, argv, &path);
+	if (rc >= 0)
+		return rc;
 	struct gt_in *in = malloc(gt_in_size());
 	if (!in)
 		return cli_fail("out of memory");
@@ -212,7 +207,6 @@ static int gt_cmd_bin2text(int argc, char **argv)
 		return CLI_FAIL;
 	}
 	struct rtd_gotrace_event ev;
-	int rc;
 	bool hdr = false;
 	while ((rc = gt_next(in, &ev)) > 0) {
 		int ver = rtd_gotrace_dec_version(gt_dec(in));
