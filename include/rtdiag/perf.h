@@ -26,6 +26,8 @@
 #include <sys/types.h>
 
 #include "rtdiag/common.h"
+#include "rtdiag/profile.h"
+#include "rtdiag/symbols.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -93,6 +95,7 @@ enum rtd_perf_event_kind {
 	RTD_PERF_UPROBE,  /* also uretprobes */
 	RTD_PERF_KPROBE,  /* also kretprobes */
 	RTD_PERF_COUNTER, /* software, hardware or raw PMU counter */
+	RTD_PERF_SAMPLER, /* a sampling event with call chains */
 };
 
 /* Kind of a decoded tracepoint field. */
@@ -720,6 +723,217 @@ RTD_API const char *rtd_perf_record_name(uint32_t type);
  * Returns: a NULL-terminated static array.
  */
 RTD_API const char *const *rtd_perf_counter_names(void);
+
+/* ---- sampling CPU profiles ------------------------------------------------ */
+
+/* How a sample's user-space call chain is found. */
+enum rtd_perf_callgraph {
+	RTD_PERF_CG_FP = 0,  /* the kernel walks frame pointers (callchain) */
+	RTD_PERF_CG_DWARF,   /* a copy of the user stack and registers,
+			      * unwound by libdw from .eh_frame/.debug_frame */
+	RTD_PERF_CG_NONE,    /* the sampled address only */
+};
+
+/**
+ * struct rtd_perf_sampler_opts - a sampling event (rtd_perf_monitor_add_sampler())
+ * @sz: sizeof(struct rtd_perf_sampler_opts)
+ * @event: counter name as for rtd_perf_monitor_add_counter() (NULL:
+ *         "cpu-clock", the software timer every kernel has)
+ * @freq: samples per second per thread or CPU (0: 99, unless @period)
+ * @period: sample every @period events instead of a frequency
+ * @callgraph: RTD_PERF_CG_*
+ * @stack_bytes: RTD_PERF_CG_DWARF: user stack bytes copied per sample
+ *               (0: 8192, perf's default; at most 65528)
+ * @exclude_kernel: user space only (no kernel frames)
+ * @no_tracking: no MMAP2/COMM/FORK/EXIT/EXEC records (they are on by
+ *               default, on the first sampler of a monitor)
+ * @max_stack: deepest call chain taken (0: the kernel's limit)
+ */
+struct rtd_perf_sampler_opts {
+	size_t sz;
+	const char *event;
+	unsigned freq;
+	uint64_t period;
+	enum rtd_perf_callgraph callgraph;
+	unsigned stack_bytes;
+	bool exclude_kernel;
+	bool no_tracking;
+	unsigned max_stack;
+};
+
+/**
+ * rtd_perf_monitor_add_sampler - register a sampling event with call chains
+ * @m: monitor
+ * @o: options (NULL: cpu-clock at 99 Hz with frame-pointer call chains)
+ * @out: receives the event (owned by @m), or NULL
+ *
+ * Samples carry IP, TID, TIME, PERIOD and CALLCHAIN (kernel and user;
+ * with RTD_PERF_CG_DWARF the kernel part only, plus REGS_USER and
+ * STACK_USER). The first sampler also asks for the records that tell
+ * where code is: MMAP2 (executable mappings), COMM (with exec), FORK and
+ * EXIT. When the kernel refuses kernel samples to this user
+ * (perf_event_paranoid), the event counts user space only, as perf does,
+ * and rtd_perf_monitor_user_only() says so.
+ *
+ * Returns: 0, -RTD_E_PERF_NOEVENT, -RTD_E_PERF_NOTSUPP, or a negative errno.
+ */
+RTD_API int rtd_perf_monitor_add_sampler(struct rtd_perf_monitor *m,
+					 const struct rtd_perf_sampler_opts *o,
+					 struct rtd_perf_event **out);
+
+/**
+ * rtd_perf_monitor_user_only - did the kernel make events user-space only?
+ * @m: monitor
+ *
+ * Returns: true when an event or the rings had to be opened with
+ * exclude_kernel because the kernel refused more (perf_event_paranoid).
+ */
+RTD_API bool rtd_perf_monitor_user_only(const struct rtd_perf_monitor *m);
+
+struct rtd_perf_profiler;
+
+/* Flags for rtd_perf_profiler_opts.flags. */
+enum rtd_perf_profiler_flags {
+	/* the scoped pid is a child waiting to exec: sample from its exec */
+	RTD_PERF_PROF_ENABLE_ON_EXEC = 1u << 0,
+	/* do not switch .NET perf maps on over the diagnostics IPC */
+	RTD_PERF_PROF_NO_DOTNET = 1u << 1,
+	/* no root frame per process ("comm") in the profile */
+	RTD_PERF_PROF_NO_COMM = 1u << 2,
+};
+
+/**
+ * struct rtd_perf_profiler_opts - what to profile, and how
+ * @sz: sizeof(struct rtd_perf_profiler_opts)
+ * @pids: processes (every thread, later ones too); none and no cgroups:
+ *        the whole system
+ * @npids: number of @pids
+ * @cgroups: cgroups to profile instead (see struct rtd_perf_opts)
+ * @ncgroups: number of @cgroups
+ * @flags: RTD_PERF_PROF_* flags
+ * @sampler: the sampling event (NULL: defaults)
+ * @ring_pages: ring data pages per CPU (0: 128)
+ * @sym: symbolizer options (NULL: defaults)
+ */
+struct rtd_perf_profiler_opts {
+	size_t sz;
+	const pid_t *pids;
+	size_t npids;
+	const char *const *cgroups;
+	size_t ncgroups;
+	unsigned flags;
+	const struct rtd_perf_sampler_opts *sampler;
+	unsigned ring_pages;
+	const struct rtd_sym_opts *sym;
+};
+
+/**
+ * rtd_perf_profiler_new - set up a CPU profiler (events open, not running)
+ * @o: options
+ * @out: receives the profiler
+ *
+ * For each scoped .NET process whose perf map is off, the map is switched
+ * on over the diagnostics IPC now and off again by
+ * rtd_perf_profiler_free(), so JIT-compiled methods get their names.
+ *
+ * Returns: 0, or a negative error; rtd_perf_profiler_errmsg() says more.
+ */
+RTD_API int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *o,
+				  struct rtd_perf_profiler **out);
+
+/**
+ * rtd_perf_profiler_errmsg - what the last failed call went wrong on
+ * @p: profiler (may be NULL after a failed rtd_perf_profiler_new(): then
+ *     the message of that call, per thread)
+ *
+ * Returns: a message, "" when none.
+ */
+RTD_API const char *rtd_perf_profiler_errmsg(const struct rtd_perf_profiler *p);
+
+/**
+ * rtd_perf_profiler_monitor - the monitor underneath (for stats, stop)
+ * @p: profiler
+ *
+ * Returns: the monitor, owned by @p.
+ */
+RTD_API struct rtd_perf_monitor *
+rtd_perf_profiler_monitor(struct rtd_perf_profiler *p);
+
+/**
+ * rtd_perf_profiler_run - sample until stopped or every scoped process is gone
+ * @p: profiler
+ *
+ * Stacks are kept as location ids in a call tree (memory grows with
+ * distinct stacks, not with samples); names are found after the run.
+ * Stop it with rtd_perf_monitor_stop() on rtd_perf_profiler_monitor().
+ *
+ * Returns: 0 or a negative error.
+ */
+RTD_API int rtd_perf_profiler_run(struct rtd_perf_profiler *p);
+
+/**
+ * rtd_perf_profiler_profile - name every location and build the profile
+ * @p: profiler
+ * @out: receives a new profile ("samples"/"count" and "cpu"/"nanoseconds")
+ *
+ * Returns: 0 or -ENOMEM.
+ */
+RTD_API int rtd_perf_profiler_profile(struct rtd_perf_profiler *p,
+				      rtd_profile **out);
+
+/**
+ * struct rtd_perf_profiler_stats - what a profiler saw
+ * @sz: sizeof(struct rtd_perf_profiler_stats)
+ * @samples: samples taken
+ * @kernel_samples: of those, in the kernel
+ * @lost: samples lost (ring full)
+ * @nodes: call tree nodes (distinct stack prefixes)
+ * @truncated: stacks cut at the call tree's cap
+ * @unwind_failed: dwarf mode: stacks libdw could not unwind past the leaf
+ * @processes: processes seen
+ * @mmaps: MMAP/MMAP2 records
+ * @comms: COMM records
+ * @forks: FORK records
+ * @exits: EXIT records
+ * @user_only: the kernel allowed user space only
+ * @dotnet_perfmaps: .NET perf maps switched on for the run
+ */
+struct rtd_perf_profiler_stats {
+	size_t sz;
+	uint64_t samples;
+	uint64_t kernel_samples;
+	uint64_t lost;
+	uint64_t nodes;
+	uint64_t truncated;
+	uint64_t unwind_failed;
+	uint64_t processes;
+	uint64_t mmaps, comms, forks, exits;
+	bool user_only;
+	unsigned dotnet_perfmaps;
+};
+
+/**
+ * rtd_perf_profiler_stats - counters of a profiler
+ * @p: profiler
+ * @st: filled up to @st->sz bytes
+ */
+RTD_API void rtd_perf_profiler_stats(const struct rtd_perf_profiler *p,
+				     struct rtd_perf_profiler_stats *st);
+
+/**
+ * rtd_perf_profiler_symbolizer - the symbolizer of a profiler
+ * @p: profiler
+ *
+ * Returns: the symbolizer, owned by @p (for its stats and warnings).
+ */
+RTD_API rtd_symbolizer *rtd_perf_profiler_symbolizer(struct rtd_perf_profiler *p);
+
+/**
+ * rtd_perf_profiler_free - close everything; .NET perf maps switched on
+ * by the profiler are switched off again
+ * @p: profiler, or NULL
+ */
+RTD_API void rtd_perf_profiler_free(struct rtd_perf_profiler *p);
 
 #ifdef __cplusplus
 }

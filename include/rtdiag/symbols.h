@@ -253,6 +253,35 @@ RTD_API int rtd_sym_resolve_addr(rtd_symbolizer *s, pid_t pid, uint64_t addr,
 				 size_t max);
 
 /**
+ * rtd_sym_unwind - walk a copy of a user stack with CFI (libdw)
+ * @s: symbolizer (knows the process's mappings)
+ * @pid: process
+ * @tid: thread
+ * @regs: user registers as perf samples them (PERF_SAMPLE_REGS_USER,
+ *        x86-64: enum perf_event_x86_regs order), borrowed
+ * @nregs: their count
+ * @mask: the attr's sample_regs_user: which registers @regs holds
+ * @stack: the copy of the stack from the stack pointer up (PERF_SAMPLE_
+ *         STACK_USER), borrowed
+ * @stack_len: its valid bytes (the sample's dyn_size)
+ * @ips: receives the call chain, the sampled address first, then return
+ *       addresses
+ * @max: room in @ips
+ *
+ * Call frame information comes from each module's .eh_frame or
+ * .debug_frame; where a module has none (JIT code, code built without
+ * CFI) libdw's frame-pointer fallback goes on. The process's modules are
+ * reported to libdw once and again only when its mappings change.
+ *
+ * Returns: the number of addresses (1 when only the sampled one could be
+ * found), 0 when @regs hold no IP, or a negative error.
+ */
+RTD_API int rtd_sym_unwind(rtd_symbolizer *s, pid_t pid, pid_t tid,
+			   const uint8_t *regs, uint32_t nregs, uint64_t mask,
+			   const uint8_t *stack, uint64_t stack_len,
+			   uint64_t *ips, size_t max);
+
+/**
  * rtd_sym_demangle - demangle a C++ or Rust (legacy and v0) name
  * @name: a symbol name
  * @out: receives a malloc'd demangled name (caller frees), or NULL when

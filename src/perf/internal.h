@@ -107,6 +107,8 @@ struct rtd_perf_monitor {
 	char errmsg[1024];
 	struct rtd_perf_stats st;
 	bool no_format_lost;               /* kernel before 6.0 */
+	bool user_only;                    /* the kernel refused kernel counting */
+	bool tracking;                     /* a sampler asks for MMAP2/COMM/TASK */
 	rtd_perf_idle_fn idle;
 };
 

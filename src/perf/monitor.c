@@ -423,6 +423,15 @@ static int rings_setup(struct rtd_perf_monitor *m)
 		a.enable_on_exec = 0;
 		int fd = sys_perf_event_open(&a, m->targets[0], m->cpus[i], -1,
 					     target_flags(m));
+		if ((fd == -EACCES || fd == -EPERM) && !a.exclude_kernel) {
+			/* perf_event_paranoid 2: user space only, as perf does */
+			a.exclude_kernel = 1;
+			a.exclude_hv = 1;
+			fd = sys_perf_event_open(&a, m->targets[0], m->cpus[i],
+						 -1, target_flags(m));
+			if (fd >= 0)
+				m->user_only = true;
+		}
 		if (fd < 0)
 			return perf_set_err(
 				m, fd, "cpu %d: perf_event_open (ring): %s%s",
@@ -470,6 +479,12 @@ int perf_event_open_all(struct rtd_perf_monitor *m, struct rtd_perf_event *ev)
 			return r;
 		sampling_attr(m, &ev->attr);
 	}
+	bool can_user_only = ev->kind == RTD_PERF_COUNTER ||
+			     ev->kind == RTD_PERF_SAMPLER;
+	if (can_user_only && m->user_only) {
+		ev->attr.exclude_kernel = 1;
+		ev->attr.exclude_hv = 1;
+	}
 	layout_from_attr(ev);
 	/* a counter scoped to processes counts on every CPU with one fd */
 	bool any_cpu = !sampling && !m->cgroup_scope && m->targets[0] != -1;
@@ -506,6 +521,19 @@ int perf_event_open_all(struct rtd_perf_monitor *m, struct rtd_perf_event *ev)
 				fd = sys_perf_event_open(&ev->attr, m->targets[t],
 							 cpu, group,
 							 target_flags(m));
+			}
+			if ((fd == -EACCES || fd == -EPERM) && can_user_only &&
+			    !ev->attr.exclude_kernel) {
+				/* the kernel refuses kernel counting to this
+				 * user (perf_event_paranoid): count user
+				 * space only, as perf does, and say so */
+				ev->attr.exclude_kernel = 1;
+				ev->attr.exclude_hv = 1;
+				fd = sys_perf_event_open(&ev->attr, m->targets[t],
+							 cpu, group,
+							 target_flags(m));
+				if (fd >= 0)
+					m->user_only = true;
 			}
 			if (fd == -ESRCH && !m->cgroup_scope &&
 			    m->ntargets > 1)
@@ -1152,6 +1180,11 @@ void rtd_perf_monitor_stats(const struct rtd_perf_monitor *m,
 	}
 	t.lost = t.lost_in_records > read_sum ? t.lost_in_records : read_sum;
 	memcpy(st, &t, st->sz < sizeof(t) ? st->sz : sizeof(t));
+}
+
+bool rtd_perf_monitor_user_only(const struct rtd_perf_monitor *m)
+{
+	return m && m->user_only;
 }
 
 unsigned rtd_perf_monitor_ncpus(const struct rtd_perf_monitor *m)

@@ -139,6 +139,93 @@ int sym_dwarf_frames(struct sym_dwarf *d, uint64_t vaddr,
 		     struct sym_dwarf_frame *out, size_t max,
 		     struct sym_table *strings, bool demangle);
 
+/* ---- the symbolizer's state (symbolizer.c, shared with unwind.c) ---------- */
+
+#include <libelf.h>
+struct debuginfod_client;
+struct sym_unwinder;
+
+enum obj_kind { OBJ_FILE = 1, OBJ_KERNEL, OBJ_PERFMAP, OBJ_SPECIAL, OBJ_UNKNOWN };
+
+struct sym_obj {
+	uint8_t kind;
+	bool loaded;
+	bool dotnet;            /* perf map of a .NET process */
+	bool warned;
+	const char *path;       /* as the process names it (interned) */
+	pid_t pid;              /* first process it was seen in */
+	uint64_t dev, ino;
+	uint64_t map_start, map_limit, map_pgoff;
+	int fd;                 /* until loaded; -1 */
+	char *perfmap_host;     /* perf map: path outside the container */
+	/* files */
+	Elf *elf;
+	struct sym_elf_info info;
+	Elf *dbg;               /* separate debug file or MiniDebugInfo */
+	int dbg_fd;
+	uint8_t *dbg_mem;
+	size_t dbg_len;
+	struct sym_dwarf *dw;
+	struct sym_table syms;
+};
+
+struct sym_map {
+	uint64_t start, end, pgoff;
+	uint64_t dev, ino;
+	const char *path;       /* interned */
+	int32_t obj;            /* -1 until an address in it is located */
+};
+
+struct sym_proc {
+	pid_t pid;
+	struct sym_map *m;
+	size_t n, cap;
+	int32_t perfmap;        /* object of its perf map, -1 */
+	bool dotnet;            /* maps libcoreclr.so */
+	unsigned gen;           /* bumped when its mappings change */
+	struct sym_unwinder *uw; /* dwarf unwinding state, or NULL */
+};
+
+struct sym_loc {
+	uint32_t obj;
+	uint64_t off;
+	uint64_t addr;
+};
+
+struct rtd_symbolizer {
+	unsigned flags;
+	char *debug_dirs;
+	char *kallsyms;
+	struct sym_obj **objs;
+	size_t nobjs, objs_cap;
+	rtd_map obj_by_key;
+	struct sym_loc *locs;
+	size_t nlocs, locs_cap;
+	uint32_t *lht;          /* id + 1, 0 empty */
+	size_t lht_size;
+	rtd_map procs;
+	pid_t last_pid;
+	struct sym_proc *last_proc;
+	int32_t kernel_obj, unknown_obj;
+	struct sym_table strings; /* frame names, paths */
+	rtd_strmap paths;
+	struct rtd_sym_stats st;
+	rtd_sym_warn_fn warn;
+	void *warn_ctx;
+	struct debuginfod_client *dbgd;
+	bool dbgd_tried;
+	char tmp[SYM_MAX_NAME + 128];
+};
+
+
+/* The process's state, read from /proc when first asked for. */
+struct sym_proc *sym_proc_find(rtd_symbolizer *s, pid_t pid);
+/* An object for a file mapping (opened when new). */
+int32_t sym_map_object(rtd_symbolizer *s, struct sym_proc *p, struct sym_map *m);
+/* Open a path as the process sees it (its root), else the host's. */
+int sym_open_in_root(pid_t pid, const char *path);
+void sym_unwinder_free(struct sym_unwinder *u);
+
 /* ---- demangling ------------------------------------------------------------- */
 /* A demangled copy in t's pools, or name itself when not mangled. */
 const char *sym_demangle_into(struct sym_table *t, const char *name);

@@ -33,76 +33,6 @@
 #include "common/log.h"
 #include "symbols/internal.h"
 
-enum obj_kind { OBJ_FILE = 1, OBJ_KERNEL, OBJ_PERFMAP, OBJ_SPECIAL, OBJ_UNKNOWN };
-
-struct sym_obj {
-	uint8_t kind;
-	bool loaded;
-	bool dotnet;            /* perf map of a .NET process */
-	bool warned;
-	const char *path;       /* as the process names it (interned) */
-	pid_t pid;              /* first process it was seen in */
-	uint64_t dev, ino;
-	uint64_t map_start, map_limit, map_pgoff;
-	int fd;                 /* until loaded; -1 */
-	char *perfmap_host;     /* perf map: path outside the container */
-	/* files */
-	Elf *elf;
-	struct sym_elf_info info;
-	Elf *dbg;               /* separate debug file or MiniDebugInfo */
-	int dbg_fd;
-	uint8_t *dbg_mem;
-	size_t dbg_len;
-	struct sym_dwarf *dw;
-	struct sym_table syms;
-};
-
-struct sym_map {
-	uint64_t start, end, pgoff;
-	uint64_t dev, ino;
-	const char *path;       /* interned */
-	int32_t obj;            /* -1 until an address in it is located */
-};
-
-struct sym_proc {
-	pid_t pid;
-	struct sym_map *m;
-	size_t n, cap;
-	int32_t perfmap;        /* object of its perf map, -1 */
-	bool dotnet;            /* maps libcoreclr.so */
-};
-
-struct sym_loc {
-	uint32_t obj;
-	uint64_t off;
-	uint64_t addr;
-};
-
-struct rtd_symbolizer {
-	unsigned flags;
-	char *debug_dirs;
-	char *kallsyms;
-	struct sym_obj **objs;
-	size_t nobjs, objs_cap;
-	rtd_map obj_by_key;
-	struct sym_loc *locs;
-	size_t nlocs, locs_cap;
-	uint32_t *lht;          /* id + 1, 0 empty */
-	size_t lht_size;
-	rtd_map procs;
-	pid_t last_pid;
-	struct sym_proc *last_proc;
-	int32_t kernel_obj, unknown_obj;
-	struct sym_table strings; /* frame names, paths */
-	rtd_strmap paths;
-	struct rtd_sym_stats st;
-	rtd_sym_warn_fn warn;
-	void *warn_ctx;
-	debuginfod_client *dbgd;
-	bool dbgd_tried;
-	char tmp[SYM_MAX_NAME + 128];
-};
-
 static void warnf(rtd_symbolizer *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void warnf(rtd_symbolizer *s, const char *fmt, ...)
@@ -192,6 +122,7 @@ static void proc_free(struct sym_proc *p)
 {
 	if (!p)
 		return;
+	sym_unwinder_free(p->uw);
 	free(p->m);
 	free(p);
 }
@@ -283,6 +214,7 @@ static int proc_insert(struct sym_proc *p, const struct sym_map *nm)
 		}
 	}
 	p->n = w;
+	p->gen++;
 	size_t need = p->n + 1 + have_tail;
 	if (need > SYM_MAX_MAPPINGS)
 		return -RTD_E_CAP;
@@ -332,6 +264,16 @@ static int add_mapping(rtd_symbolizer *s, struct sym_proc *p, uint64_t start,
 	return proc_insert(p, &m);
 }
 
+struct sym_proc *sym_proc_find(rtd_symbolizer *s, pid_t pid)
+{
+	struct sym_proc *p = proc_get(s, pid, false);
+	if (p)
+		return p;
+	if (!(s->flags & RTD_SYM_NO_PROC_LOAD) && pid > 0)
+		rtd_sym_proc_load(s, pid); /* gone: an empty process */
+	return proc_get(s, pid, true);
+}
+
 int rtd_sym_proc_mmap(rtd_symbolizer *s, pid_t pid, uint64_t start,
 		      uint64_t len, uint64_t pgoff, const char *path,
 		      uint64_t dev, uint64_t ino, uint32_t prot)
@@ -340,7 +282,8 @@ int rtd_sym_proc_mmap(rtd_symbolizer *s, pid_t pid, uint64_t start,
 		return -RTD_E_INVAL;
 	if (!(prot & PROT_EXEC))
 		return 0;
-	struct sym_proc *p = proc_get(s, pid, true);
+	/* a process first seen through a new mapping: what it had before */
+	struct sym_proc *p = sym_proc_find(s, pid);
 	if (!p)
 		return -ENOMEM;
 	return add_mapping(s, p, start, len, pgoff, path, strlen(path), dev,
@@ -427,6 +370,7 @@ int rtd_sym_proc_load(rtd_symbolizer *s, pid_t pid)
 		return -ENOMEM;
 	}
 	p->n = 0;
+	p->gen++;
 	p->perfmap = -1;
 	p->dotnet = false;
 	struct load_ctx c = {s, p};
@@ -442,7 +386,7 @@ int rtd_sym_proc_fork(rtd_symbolizer *s, pid_t ppid, pid_t pid)
 {
 	if (!s)
 		return -RTD_E_INVAL;
-	struct sym_proc *pp = proc_get(s, ppid, false);
+	struct sym_proc *pp = sym_proc_find(s, ppid);
 	struct sym_proc *c = proc_get(s, pid, true);
 	if (!c)
 		return -ENOMEM;
@@ -461,6 +405,7 @@ int rtd_sym_proc_fork(rtd_symbolizer *s, pid_t ppid, pid_t pid)
 	free(c->m);
 	c->m = m;
 	c->n = c->cap = pp->n;
+	c->gen++;
 	c->dotnet = pp->dotnet;
 	c->perfmap = -1; /* a new pid writes its own perf map */
 	return 0;
@@ -468,10 +413,15 @@ int rtd_sym_proc_fork(rtd_symbolizer *s, pid_t ppid, pid_t pid)
 
 void rtd_sym_proc_exec(rtd_symbolizer *s, pid_t pid)
 {
-	struct sym_proc *p = s ? proc_get(s, pid, false) : NULL;
+	if (!s)
+		return;
+	struct sym_proc *p = proc_get(s, pid, false);
+	if (!p)
+		p = proc_get(s, pid, true); /* exec'd before we knew it */
 	if (!p)
 		return;
 	p->n = 0;
+	p->gen++;
 	p->perfmap = -1;
 	p->dotnet = false;
 }
@@ -630,7 +580,7 @@ static int32_t perfmap_obj(rtd_symbolizer *s, struct sym_proc *p)
 	return id;
 }
 
-static int open_in_root(pid_t pid, const char *path)
+int sym_open_in_root(pid_t pid, const char *path)
 {
 	char full[PATH_MAX + 64];
 	if (pid > 0) {
@@ -642,8 +592,8 @@ static int open_in_root(pid_t pid, const char *path)
 	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
-static int32_t file_obj(rtd_symbolizer *s, struct sym_proc *p,
-			struct sym_map *m)
+int32_t sym_map_object(rtd_symbolizer *s, struct sym_proc *p,
+		       struct sym_map *m)
 {
 	uint64_t key = m->ino ? rtd_hash_u64(m->dev * 0x100000001b3ull ^ m->ino)
 			      : rtd_hash_bytes(m->path, strlen(m->path));
@@ -669,7 +619,7 @@ static int32_t file_obj(rtd_symbolizer *s, struct sym_proc *p,
 				 (unsigned long long)m->end);
 			o->fd = open(mf, O_RDONLY | O_CLOEXEC);
 		} else {
-			o->fd = open_in_root(p->pid, m->path);
+			o->fd = sym_open_in_root(p->pid, m->path);
 		}
 		if (o->fd < 0 && errno != EMFILE) {
 			o->warned = true;
@@ -762,20 +712,15 @@ int64_t rtd_sym_locate(rtd_symbolizer *s, pid_t pid, uint64_t addr,
 				      "[kernel.kallsyms]");
 		return k < 0 ? k : loc_intern(s, (uint32_t)k, addr, addr);
 	}
-	struct sym_proc *p = proc_get(s, pid, false);
-	if (!p) {
-		if (!(s->flags & RTD_SYM_NO_PROC_LOAD) && pid > 0)
-			rtd_sym_proc_load(s, pid); /* gone: an empty process */
-		p = proc_get(s, pid, true);
-		if (!p)
-			return -ENOMEM;
-	}
+	struct sym_proc *p = sym_proc_find(s, pid);
+	if (!p)
+		return -ENOMEM;
 	struct sym_map *m = find_map(p, addr);
 	int32_t obj;
 	uint64_t off = addr;
 	if (m && !is_anon(m->path)) {
 		if (m->obj < 0) {
-			int32_t id = file_obj(s, p, m);
+			int32_t id = sym_map_object(s, p, m);
 			if (id < 0)
 				return id;
 			m->obj = id;
@@ -853,7 +798,7 @@ static bool find_debug_by_build_id(rtd_symbolizer *s, struct sym_obj *o)
 		char p[PATH_MAX];
 		snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s.debug", d, hex,
 			 hex + 2);
-		found = try_debug_file(o, open_in_root(o->pid, p));
+		found = try_debug_file(o, sym_open_in_root(o->pid, p));
 	}
 	free(dirs);
 	return found;
@@ -871,17 +816,17 @@ static bool find_debug_by_link(rtd_symbolizer *s, struct sym_obj *o)
 	*sl = 0;
 	char p[PATH_MAX * 2];
 	snprintf(p, sizeof(p), "%s/%s", dir, o->info.debuglink);
-	if (strcmp(p, o->path) && try_debug_file(o, open_in_root(o->pid, p)))
+	if (strcmp(p, o->path) && try_debug_file(o, sym_open_in_root(o->pid, p)))
 		return true;
 	snprintf(p, sizeof(p), "%s/.debug/%s", dir, o->info.debuglink);
-	if (try_debug_file(o, open_in_root(o->pid, p)))
+	if (try_debug_file(o, sym_open_in_root(o->pid, p)))
 		return true;
 	char *dirs = strdup(s->debug_dirs), *save = NULL;
 	bool found = false;
 	for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d && !found;
 	     d = strtok_r(NULL, ":", &save)) {
 		snprintf(p, sizeof(p), "%s%s/%s", d, dir, o->info.debuglink);
-		found = try_debug_file(o, open_in_root(o->pid, p));
+		found = try_debug_file(o, sym_open_in_root(o->pid, p));
 	}
 	free(dirs);
 	return found;
@@ -916,7 +861,7 @@ static bool find_debug_debuginfod(rtd_symbolizer *s, struct sym_obj *o)
 static void load_file(rtd_symbolizer *s, struct sym_obj *o)
 {
 	if (o->fd < 0)
-		o->fd = open_in_root(-1, o->path); /* the host's, as a last try */
+		o->fd = sym_open_in_root(-1, o->path); /* the host's, as a last try */
 	if (o->fd < 0)
 		return;
 	o->elf = elf_from_fd(o->fd);
