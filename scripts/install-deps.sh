@@ -17,6 +17,29 @@ PKGS=(
   hyperfine                                   # bench/: repeated timed runs
   python3                                     # small test helpers
 )
+# debian_source: "URI|SIGNED-BY" of the apt source that serves the suite
+# bookworm, from deb822 .sources files or one-line .list files.
+APT_ETC=${RTD_APT_ETC:-/etc/apt}   # tests point this at a fixture
+debian_source() {
+  local f
+  for f in "$APT_ETC"/sources.list.d/*.sources; do
+    [ -r "$f" ] || continue
+    awk 'function flush() { if (deb && uri != "" && suites ~ /(^| )bookworm( |$)/) { print uri "|" key; found = 1; exit } deb = 0; uri = ""; suites = ""; key = "" }
+         /^[ \t]*$/ { flush(); next }
+         /^#/ { next }
+         tolower($1) == "types:" { for (i = 2; i <= NF; i++) if ($i == "deb") deb = 1 }
+         tolower($1) == "uris:" { uri = $2 }
+         tolower($1) == "suites:" { $1 = ""; suites = $0; sub(/^ +/, "", suites) }
+         tolower($1) == "signed-by:" { key = $2 }
+         END { if (!found) flush() }' "$f" | grep -m1 . && return 0
+  done
+  for f in "$APT_ETC"/sources.list "$APT_ETC"/sources.list.d/*.list; do
+    [ -r "$f" ] || continue
+    awk '$1 == "deb" { i = 2; key = ""; if ($2 ~ /^\[/) { for (; i <= NF; i++) { if ($i ~ /signed-by=/) { key = $i; sub(/.*signed-by=/, "", key); sub(/\]$/, "", key) } if ($i ~ /\]$/) { i++; break } } }
+         if ($(i + 1) == "bookworm") { print $i "|" key; exit } }' "$f" | grep -m1 . && return 0
+  done
+  return 1
+}
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -29,9 +52,14 @@ else
   export DEBIAN_FRONTEND=noninteractive
   # golang-1.22/1.23 exist only in bookworm-backports: add it when no
   # source lists it (backports' default pin 100 upgrades nothing else).
+  # Take the archive this machine already uses for bookworm (whatever
+  # mirror or proxy that is), never a fixed host.
   if ! grep -rqsE '^[^#]*bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-    echo "deb http://deb.debian.org/debian bookworm-backports main" >/etc/apt/sources.list.d/backports.list
-    echo "deps: added bookworm-backports to /etc/apt/sources.list.d/backports.list"
+    src=$(debian_source) || { echo "deps: no apt source for bookworm found to add bookworm-backports beside" >&2; exit 1; }
+    uri=${src%%|*}; key=${src#*|}
+    { echo "Types: deb"; echo "URIs: $uri"; echo "Suites: bookworm-backports"; echo "Components: main"
+      [ -n "$key" ] && echo "Signed-By: $key"; } >/etc/apt/sources.list.d/rtdiag-backports.sources
+    echo "deps: added bookworm-backports from $uri to /etc/apt/sources.list.d/rtdiag-backports.sources"
   fi
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -22,7 +22,9 @@ for g in dotnet nettrace perf gotrace; do
   check "$g without subcommand" 2 "$R" "$g" && has "$g hint" "Try 'rtdiag help $g'"
   check "$g bad subcommand" 2 "$R" "$g" no-such-sub
 done
-check "help unknown" 2 "$R" help nosuch
-check "help unknown sub" 2 "$R" help nettrace nosuch
+check "help unknown" 2 "$R" help nosuch && has "names it" "no command 'nosuch'" && has "lists the commands" "commands: dotnet" && has "points at --help" "Try 'rtdiag --help'"
+if grep -q "help help" <<<"$out"; then echo "FAIL: help unknown: sends the user to 'help help'"; fail=$((fail+1)); fi
+check "help unknown sub" 2 "$R" help nettrace nosuch && has "names it" "'nettrace' has no subcommand 'nosuch'" && has "hint" "Try 'rtdiag help nettrace'"
+check "help help" 0 "$R" help help && has "says what help does" "usage: rtdiag help \\[COMMAND"
 if [ $fail -ne 0 ]; then echo "$fail failed"; exit 1; fi
 echo "cli: all checks passed"

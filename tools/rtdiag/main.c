@@ -38,17 +38,37 @@ static void usage(FILE *f)
 	fprintf(f, "\n'rtdiag help COMMAND [SUBCOMMAND]' tells more about one.\n");
 }
 
+/* "no command 'X'" with the commands there are, and where to read on. */
+static int no_command(const char *name)
+{
+	fprintf(stderr, "rtdiag: no command '%s' (commands:", name);
+	for (size_t i = 0; i < NGROUPS; i++)
+		fprintf(stderr, "%s %s", i ? "," : "", groups[i]->name);
+	fprintf(stderr, ")\nTry 'rtdiag --help'.\n");
+	return CLI_USAGE;
+}
+
 static int do_help(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stdout);
 		return CLI_OK;
 	}
+	if (strcmp(argv[1], "help") == 0) {
+		printf("usage: rtdiag help [COMMAND [SUBCOMMAND]]\n\n"
+		       "Tells what a command does and which options it takes; "
+		       "without a COMMAND,\nlists the commands. "
+		       "'rtdiag COMMAND SUBCOMMAND --help' tells the same.\n");
+		return CLI_OK;
+	}
 	const struct cli_group *g = find_group(argv[1]);
 	if (!g)
-		return cli_usage("help", "no command '%s'", argv[1]);
-	if (!g->help(stdout, argc > 2 ? argv[2] : NULL))
-		return cli_usage("help", "no command '%s %s'", argv[1], argv[2]);
+		return no_command(argv[1]);
+	if (!g->help(stdout, argc > 2 ? argv[2] : NULL)) {
+		fprintf(stderr, "rtdiag: '%s' has no subcommand '%s'\n"
+				"Try 'rtdiag help %s'.\n", argv[1], argv[2], argv[1]);
+		return CLI_USAGE;
+	}
 	return CLI_OK;
 }
 
@@ -70,11 +90,8 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "help") == 0)
 		return do_help(argc - 1, argv + 1);
 	const struct cli_group *g = find_group(cmd);
-	if (!g) {
-		fprintf(stderr, "rtdiag: '%s' is not a command\n"
-				"Try 'rtdiag --help'.\n", cmd);
-		return CLI_USAGE;
-	}
+	if (!g)
+		return no_command(cmd);
 	if (argc > 2 && cli_is_help(argv[2])) {
 		g->help(stdout, NULL);
 		return CLI_OK;
