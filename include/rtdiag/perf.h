@@ -882,6 +882,18 @@ RTD_API int rtd_perf_profiler_profile(struct rtd_perf_profiler *p,
 				      rtd_profile **out);
 
 /**
+ * rtd_perf_profiler_frame_module - the module a frame name of the profile
+ * was found in
+ * @p: profiler, after rtd_perf_profiler_profile()
+ * @name: a frame name of that profile
+ *
+ * Returns: the module as the process names it ("/usr/lib/.../libc.so.6",
+ * "[kernel.kallsyms]", "[jit]"), or NULL when @name is not a frame of it.
+ */
+RTD_API const char *rtd_perf_profiler_frame_module(struct rtd_perf_profiler *p,
+						   const char *name);
+
+/**
  * struct rtd_perf_profiler_stats - what a profiler saw
  * @sz: sizeof(struct rtd_perf_profiler_stats)
  * @samples: samples taken

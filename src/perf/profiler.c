@@ -65,6 +65,7 @@ struct rtd_perf_profiler {
 	size_t nthreads, tcap;
 	rtd_map tid_index; /* tid -> thread index + 1 */
 	rtd_map comms;     /* pid -> char[16] (malloc'd), the process name */
+	rtd_strmap modules; /* frame name -> module, for tables */
 	struct rtd_perf_profiler_stats st;
 	pid_t dotnet[PROF_MAX_DOTNET];
 	unsigned ndotnet;
@@ -419,7 +420,18 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 	p->nnodes = 1;
 	rtd_map_init(&p->tid_index, PROF_MAX_THREADS);
 	rtd_map_init(&p->comms, 0);
-	int r = rtd_symbolizer_new(o.sym, &p->sym);
+	rtd_strmap_init(&p->modules, 0);
+	int r = 0;
+	for (size_t i = 0; i < o.npids; i++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/proc/%d", (int)o.pids[i]);
+		if (o.pids[i] <= 0 || access(path, F_OK) != 0) {
+			r = prof_err(p, -RTD_E_NOTFOUND, "pid %d: no such process",
+				     (int)o.pids[i]);
+			goto fail;
+		}
+	}
+	r = rtd_symbolizer_new(o.sym, &p->sym);
 	if (r)
 		goto fail;
 	if (!(o.flags & RTD_PERF_PROF_NO_DOTNET))
@@ -436,7 +448,11 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 		mo.flags |= RTD_PERF_ENABLE_ON_EXEC;
 	r = rtd_perf_monitor_new(&mo, &p->m);
 	if (r) {
-		prof_err(p, r, "%s", new_errmsg[0] ? new_errmsg : rtd_strerror(r));
+		prof_err(p, r, "setting up perf_event: %s%s", rtd_strerror(r),
+			 o.ncgroups && r == -RTD_E_NOTFOUND
+				 ? " (no such cgroup: give a path relative to "
+				   "the cgroup v2 mount, or an absolute one)"
+				 : "");
 		goto fail;
 	}
 	struct rtd_perf_sampler_opts so = {.sz = sizeof(so)};
@@ -487,6 +503,15 @@ int rtd_perf_profiler_run(struct rtd_perf_profiler *p)
 	return r < 0 ? r : 0;
 }
 
+const char *rtd_perf_profiler_frame_module(struct rtd_perf_profiler *p,
+					   const char *name)
+{
+	void *v = NULL;
+	if (!p || !name || !rtd_strmap_get(&p->modules, name, strlen(name), &v))
+		return NULL;
+	return v;
+}
+
 void rtd_perf_profiler_stats(const struct rtd_perf_profiler *p,
 			     struct rtd_perf_profiler_stats *st)
 {
@@ -513,6 +538,7 @@ void rtd_perf_profiler_free(struct rtd_perf_profiler *p)
 	while (rtd_map_next(&p->comms, &it, &k, &v))
 		free(v);
 	rtd_map_free(&p->comms);
+	rtd_strmap_free(&p->modules);
 	rtd_map_free(&p->tid_index);
 	free(p->threads);
 	free(p->nodes);
@@ -565,8 +591,13 @@ int rtd_perf_profiler_profile(struct rtd_perf_profiler *p, rtd_profile **out)
 		}
 		ln[i].first = (uint32_t)nnames;
 		ln[i].n = (uint16_t)n;
-		for (int k = 0; k < n; k++)
+		for (int k = 0; k < n; k++) {
 			names[nnames++] = fr[k].name;
+			size_t nl = strlen(fr[k].name);
+			if (!rtd_strmap_get(&p->modules, fr[k].name, nl, NULL))
+				rtd_strmap_put(&p->modules, fr[k].name, nl,
+					       (void *)fr[k].module);
+		}
 	}
 	/* each node with samples: its path from the root */
 	for (size_t i = 1; i < p->nnodes; i++) {

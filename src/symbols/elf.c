@@ -131,6 +131,25 @@ bool sym_elf_off_to_vaddr(const struct sym_elf_info *i, uint64_t off,
 	return false;
 }
 
+/*
+ * Of several names for one address, show what perf shows: a global one
+ * over a weak one over a local one, then fewer leading underscores, and
+ * never a versioned "_alias" or a ".cold"/".part" clone name when another
+ * is there.
+ */
+static uint8_t alias_rank(const GElf_Sym *s, const char *nm)
+{
+	unsigned r = 0;
+	int b = GELF_ST_BIND(s->st_info);
+	r += b == STB_GLOBAL ? 0 : b == STB_WEAK ? 8 : 16;
+	if (strstr(nm, "_alias") || strchr(nm, '.'))
+		r += 32;
+	unsigned u = 0;
+	while (nm[u] == '_' && u < 7)
+		u++;
+	return (uint8_t)(r + u);
+}
+
 int sym_elf_symbols(Elf *e, int which, struct sym_table *t, bool copy_names)
 {
 	Elf_Scn *scn = NULL;
@@ -158,8 +177,9 @@ int sym_elf_symbols(Elf *e, int which, struct sym_table *t, bool copy_names)
 			const char *nm = elf_strptr(e, sh.sh_link, sym.st_name);
 			if (!nm || !*nm)
 				continue;
-			int r = sym_table_add(t, sym.st_value, sym.st_size, nm,
-					      strlen(nm), copy_names);
+			int r = sym_table_add_ranked(t, sym.st_value, sym.st_size,
+						     nm, strlen(nm), copy_names,
+						     alias_rank(&sym, nm));
 			if (r)
 				return r;
 			added++;

@@ -26,6 +26,7 @@ struct sym_symbol {
 	uint64_t addr;
 	uint64_t size; /* 0: up to the next symbol */
 	const char *name;
+	uint8_t rank;  /* among aliases at one address the lowest is shown */
 };
 
 /* A sorted table of symbols with the strings they point to. */
@@ -42,6 +43,11 @@ void sym_table_free(struct sym_table *t);
 /* Add a symbol; the name is copied when copy is set, else borrowed. */
 int sym_table_add(struct sym_table *t, uint64_t addr, uint64_t size,
 		  const char *name, size_t nlen, bool copy);
+/* The same with a rank: of aliases at one address (and of the same
+ * sizedness) the lowest rank is kept, the first added among equals. */
+int sym_table_add_ranked(struct sym_table *t, uint64_t addr, uint64_t size,
+			 const char *name, size_t nlen, bool copy,
+			 uint8_t rank);
 /* Sort by address, drop exact duplicates (keep the first named), and
  * give size-0 symbols the room up to the next one. */
 void sym_table_finish(struct sym_table *t);

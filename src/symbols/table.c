@@ -51,6 +51,12 @@ const char *sym_table_strdup(struct sym_table *t, const char *s, size_t n)
 int sym_table_add(struct sym_table *t, uint64_t addr, uint64_t size,
 		  const char *name, size_t nlen, bool copy)
 {
+	return sym_table_add_ranked(t, addr, size, name, nlen, copy, 0);
+}
+
+int sym_table_add_ranked(struct sym_table *t, uint64_t addr, uint64_t size,
+			 const char *name, size_t nlen, bool copy, uint8_t rank)
+{
 	if (t->n >= SYM_MAX_SYMBOLS)
 		return -RTD_E_CAP;
 	if (t->n == t->cap) {
@@ -66,7 +72,7 @@ int sym_table_add(struct sym_table *t, uint64_t addr, uint64_t size,
 		if (!name)
 			return -ENOMEM;
 	}
-	t->v[t->n++] = (struct sym_symbol){addr, size, name};
+	t->v[t->n++] = (struct sym_symbol){addr, size, name, rank};
 	return 0;
 }
 
@@ -78,6 +84,8 @@ static int cmp_sym(const void *a, const void *b)
 	/* at one address the sized symbol first (a function over a label) */
 	if ((x->size != 0) != (y->size != 0))
 		return x->size ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -75,6 +76,8 @@ static int run(int argc, char **argv)
 		return perf_stat_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list"))
 		return perf_list_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "record"))
+		return perf_record_main(argc - 1, argv + 1);
 	return cli_usage("perf", "no subcommand '%s'", argv[1]);
 }
 
@@ -84,6 +87,7 @@ static bool help(FILE *f, const char *sub)
 		fprintf(f, "usage: rtdiag perf SUBCOMMAND ...\n\n"
 			   "Linux perf_event and tracefs, live.\n\n"
 			   "subcommands:\n"
+			   "  record  a CPU profile of any process: mixed-mode stacks, named\n"
 			   "  trace   decoded tracepoint and uprobe events, one per line\n"
 			   "  stat    counters for a command or process, perf stat's layout\n"
 			   "  list    tracepoints, counters and PMUs\n\n"
@@ -96,12 +100,14 @@ static bool help(FILE *f, const char *sub)
 		fputs(stat_help, f);
 	else if (!strcmp(sub, "list"))
 		fputs(list_help, f);
+	else if (!strcmp(sub, "record"))
+		cli_cmd_help(f, &perf_cmd_record);
 	else
 		return false;
 	return true;
 }
 
-const struct cli_group cli_group_perf = {"perf", "Linux perf_event: trace, stat, list", run, help};
+const struct cli_group cli_group_perf = {"perf", "Linux perf_event: record (CPU profiles), trace, stat, list", run, help};
 
 /* ---- shared helpers ---------------------------------------------------------- */
 
@@ -165,7 +171,7 @@ static void on_signal(int sig)
 		rtd_perf_monitor_stop(m, false);
 }
 
-void perf_cli_signals(struct rtd_perf_monitor *m, unsigned duration_s)
+void perf_cli_signals(struct rtd_perf_monitor *m, double duration_s)
 {
 	sig_monitor = m;
 	struct sigaction sa;
@@ -177,8 +183,15 @@ void perf_cli_signals(struct rtd_perf_monitor *m, unsigned duration_s)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 	sigaction(SIGALRM, &sa, NULL);
-	if (duration_s)
-		alarm(duration_s);
+	if (duration_s > 0) {
+		struct itimerval it = {{0, 0}, {0, 0}};
+		it.it_value.tv_sec = (time_t)duration_s;
+		it.it_value.tv_usec =
+			(suseconds_t)((duration_s - (double)it.it_value.tv_sec) * 1e6);
+		if (!it.it_value.tv_sec && !it.it_value.tv_usec)
+			it.it_value.tv_usec = 1;
+		setitimer(ITIMER_REAL, &it, NULL);
+	}
 }
 
 bool perf_cli_child_exited(void)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "opt.h"
 #include "rtdiag/perf.h"
 
 /* A command started stopped before exec(): counters and events are
@@ -24,7 +25,7 @@ int perf_child_go(struct perf_child *c);
 void perf_child_abort(struct perf_child *c);
 
 /* SIGINT/SIGTERM/SIGCHLD/SIGALRM stop this monitor (NULL to detach). */
-void perf_cli_signals(struct rtd_perf_monitor *m, unsigned duration_s);
+void perf_cli_signals(struct rtd_perf_monitor *m, double duration_s);
 /* True once SIGCHLD has been seen. */
 bool perf_cli_child_exited(void);
 /* The cli_fail() message for a library error. */
@@ -33,5 +34,7 @@ int perf_cli_fail(struct rtd_perf_monitor *m, const char *what, int err);
 int perf_trace_main(int argc, char **argv);
 int perf_stat_main(int argc, char **argv);
 int perf_list_main(int argc, char **argv);
+int perf_record_main(int argc, char **argv);
+extern const struct cli_cmd perf_cmd_record;
 
 #endif
