@@ -192,11 +192,15 @@ int sym_kallsyms_parse(const char *buf, size_t len, struct sym_table *t,
 			tmp[tl++] = ']';
 		}
 		int rc = sym_table_add(t, addr, 0, tmp, tl, true);
-		if (rc)
+		if (rc) {
+			sym_table_finish(t);
 			return rc;
+		}
 		continue;
 	bad:
+		/* what came before the bad line is kept, sorted */
 		*bad_line = lineno;
+		sym_table_finish(t);
 		return -RTD_E_FORMAT;
 	}
 	sym_table_finish(t);
@@ -210,6 +214,7 @@ int sym_perfmap_parse(const char *buf, size_t len, struct sym_table *t,
 	struct line_rd r = {buf, buf + len};
 	const char *s;
 	size_t n, lineno = 0;
+	int rc = 0;
 	*bad_line = 0;
 	while (next_line(&r, &s, &n)) {
 		lineno++;
@@ -227,13 +232,14 @@ int sym_perfmap_parse(const char *buf, size_t len, struct sym_table *t,
 			if (r.p >= r.end)
 				break;
 			*bad_line = lineno;
-			return -RTD_E_FORMAT;
+			rc = -RTD_E_FORMAT;
+			break;
 		}
 		if (!size || start + size < start)
 			continue;
-		int rc = sym_table_add(t, start, size, s + i, n - i, true);
+		rc = sym_table_add(t, start, size, s + i, n - i, true);
 		if (rc)
-			return rc;
+			break;
 	}
 	/* later entries for the same address win (code memory reused): keep
 	 * the last by reversing before the stable dedupe of finish */
@@ -243,7 +249,7 @@ int sym_perfmap_parse(const char *buf, size_t len, struct sym_table *t,
 		t->v[b] = x;
 	}
 	sym_table_finish(t);
-	return 0;
+	return rc;
 }
 
 /*

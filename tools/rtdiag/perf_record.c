@@ -18,7 +18,7 @@
 enum {
 	O_PID = 1, O_ALL, O_CGROUP, O_FREQ, O_EVENT, O_CG, O_STACK, O_DUR,
 	O_KERNEL, O_NOKERNEL, O_OUT, O_FORMAT, O_TOP, O_PAGES, O_STATS,
-	O_NOINLINE, O_NODEBUGINFOD, O_NODOTNET,
+	O_NOINLINE, O_NODEBUGINFOD, O_NODOTNET, O_DEBUGDIR,
 };
 
 static const struct cli_opt record_opts[] = {
@@ -55,6 +55,8 @@ static const struct cli_opt record_opts[] = {
 	 "no inlined functions as frames of their own (no DWARF is read)", 0, 0},
 	{O_NODEBUGINFOD, "no-debuginfod", 0, CLI_ARG_NONE, 0, NULL,
 	 "never ask a debuginfod server (DEBUGINFOD_URLS) for symbols", 0, 0},
+	{O_DEBUGDIR, "debug-dir", 0, CLI_ARG_STR, 0, "DIR[:DIR...]",
+	 "folders of separate debug files (.build-id/xx/yyyy.debug; default /usr/lib/debug)", 0, 0},
 	{O_NODOTNET, "no-dotnet", 0, CLI_ARG_NONE, 0, NULL,
 	 "do not switch .NET perf maps on over the diagnostics IPC", 0, 0},
 	{0},
@@ -223,6 +225,7 @@ static int parse(struct record_args *a, int argc, char **argv)
 		case O_NOINLINE: a->sym.flags |= RTD_SYM_NO_DWARF; break;
 		case O_NODEBUGINFOD: a->sym.flags |= RTD_SYM_NO_DEBUGINFOD; break;
 		case O_NODOTNET: a->flags |= RTD_PERF_PROF_NO_DOTNET; break;
+		case O_DEBUGDIR: a->sym.debug_dirs = v.str; break;
 		}
 	}
 	if (id < 0)
