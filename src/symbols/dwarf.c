@@ -5,9 +5,8 @@
  * The unit holding an address is found in a table of every unit's ranges
  * built once per image (dwarf_ranges on each unit DIE): GCC 11+ no longer
  * writes .debug_aranges by default, and libdw 0.188 only reads that
- * section. Then dwarf_getscopes() gives the scopes at the address,
- * innermost first (the innermost one's concrete parents through
- * dwarf_getscopes_die); each DW_TAG_inlined_subroutine is a frame whose caller
+ * section. Then the unit's DIE tree is walked down to the innermost DIE
+ * with code at the address (scope_chain); each DW_TAG_inlined_subroutine is a frame whose caller
  * sits at its DW_AT_call_file:DW_AT_call_line, up to the DW_TAG_subprogram
  * that holds them (DWARF 5, section 3.3.8).
  */
@@ -80,7 +79,8 @@ struct sym_dwarf *sym_dwarf_open(Elf *e)
 				goto done;
 	}
 done:
-	qsort(d->r, d->n, sizeof(*d->r), cmp_range);
+	if (d->n)
+		qsort(d->r, d->n, sizeof(*d->r), cmp_range);
 	return d;
 }
 
@@ -111,6 +111,66 @@ static bool find_cu(struct sym_dwarf *d, uint64_t vaddr, Dwarf_Die *out)
 			return dwarf_offdie(d->dw, c->off, out) != NULL;
 	}
 	return false;
+}
+
+#define SCOPE_MAX 64
+
+/* DIEs whose children may hold code though they have no address ranges. */
+static bool holds_code(int tag)
+{
+	return tag == DW_TAG_namespace || tag == DW_TAG_module ||
+	       tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
+	       tag == DW_TAG_union_type;
+}
+
+static bool has_code(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+	       tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
+	       tag == DW_TAG_catch_block || tag == DW_TAG_entry_point;
+}
+
+/*
+ * The concrete DIEs holding pc, innermost first: from the unit down
+ * through the subprogram and every inlined instance and block that covers
+ * pc (what dwarf_getscopes + dwarf_getscopes_die give; libdw 0.188's
+ * dwarf_getscopes leaks its array when a later step fails on malformed
+ * DWARF, found by the sym_elf fuzzer).
+ */
+/* Search parent's children (and namespaces/classes among them) for the
+ * DIE with code at pc; push it and go on inside it. */
+static bool find_in(Dwarf_Die *parent, uint64_t pc, Dwarf_Die *chain,
+		    int *depth, int level, unsigned *steps)
+{
+	Dwarf_Die child;
+	if (level >= SCOPE_MAX || *depth >= SCOPE_MAX ||
+	    dwarf_child(parent, &child) != 0)
+		return false;
+	do {
+		if (++*steps > 4000000)
+			return false; /* a malformed tree: give up */
+		int tag = dwarf_tag(&child);
+		if (has_code(tag) && dwarf_haspc(&child, pc) == 1) {
+			chain[(*depth)++] = child;
+			find_in(&child, pc, chain, depth, level + 1, steps);
+			return true;
+		}
+		if (holds_code(tag) &&
+		    find_in(&child, pc, chain, depth, level + 1, steps))
+			return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+static int scope_chain(Dwarf_Die *cu, uint64_t pc, Dwarf_Die *out)
+{
+	Dwarf_Die chain[SCOPE_MAX];
+	int depth = 0;
+	unsigned steps = 0;
+	find_in(cu, pc, chain, &depth, 0, &steps);
+	for (int i = 0; i < depth; i++)
+		out[i] = chain[depth - 1 - i];
+	return depth;
 }
 
 static const char *die_name(Dwarf_Die *die, struct sym_table *strings,
@@ -146,17 +206,8 @@ int sym_dwarf_frames(struct sym_dwarf *d, uint64_t vaddr,
 	Dwarf_Die cudie;
 	if (!d || !max || !find_cu(d, vaddr, &cudie))
 		return 0;
-	Dwarf_Die *scopes = NULL;
-	int ns = dwarf_getscopes(&cudie, vaddr, &scopes);
-	if (ns <= 0)
-		return 0;
-	/* past an inlined instance dwarf_getscopes goes on into the abstract
-	 * definition's scopes; the concrete nesting (the callers it was
-	 * inlined into) is what dwarf_getscopes_die gives for the innermost */
-	Dwarf_Die inner = scopes[0];
-	free(scopes);
-	scopes = NULL;
-	ns = dwarf_getscopes_die(&inner, &scopes);
+	Dwarf_Die scopes[SCOPE_MAX];
+	int ns = scope_chain(&cudie, vaddr, scopes);
 	if (ns <= 0)
 		return 0;
 	/* the innermost frame's line is the address's own */
@@ -199,6 +250,5 @@ int sym_dwarf_frames(struct sym_dwarf *d, uint64_t vaddr,
 				    &cl) == 0)
 			line = cl <= UINT32_MAX ? (uint32_t)cl : 0;
 	}
-	free(scopes);
 	return (int)k;
 }
