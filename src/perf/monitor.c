@@ -274,7 +274,9 @@ int rtd_perf_monitor_new(const struct rtd_perf_opts *opts,
 	if (m->have_defattr)
 		m->base_lay.sample_type |= m->defattr.sample_type;
 	m->base_lay.sample_id_all = 1;
-	if (m->tracefs[0])
+	/* only who may write tracefs can remove probes (and libtracefs 1.6
+	 * leaks while it probes a tracefs it cannot read) */
+	if (m->tracefs[0] && access(m->tracefs, W_OK) == 0)
 		perf_probe_cleanup_stale(m->tracefs);
 	*out = m;
 	return 0;
