@@ -3,7 +3,8 @@
  * folded.c - Brendan Gregg's folded-stack format, as flamegraph.pl,
  * speedscope, inferno and dotnetdiag read and write it:
  *   root;caller;leaf VALUE
- * Lines are sorted by stack text so the output is stable across runs.
+ * One line per function-level stack with self weight, sorted by stack
+ * text so the output is stable across runs.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,63 +13,101 @@
 #include "common/buf.h"
 #include "profile/profile_impl.h"
 
-struct fold_ctx {
-	rtd_buf text;     /* every line, NUL-separated */
-	size_t *starts;   /* line offsets into text */
-	size_t nlines, cap;
-};
-
-static int fold_visit(const rtd_profile *p, uint32_t node, size_t depth,
-		      const uint32_t *path, void *vctx)
-{
-	struct fold_ctx *c = vctx;
-	if (p->nodes[node].self == 0)
-		return 0;
-	if (c->nlines == c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 256;
-		size_t *ns = realloc(c->starts, ncap * sizeof(*ns));
-		if (!ns)
-			return -ENOMEM;
-		c->starts = ns;
-		c->cap = ncap;
-	}
-	c->starts[c->nlines++] = c->text.len;
-	int err = 0;
-	for (size_t i = 0; i < depth && !err; i++) {
-		if (i)
-			err = rtd_buf_putc(&c->text, ';');
-		if (!err)
-			err = rtd_buf_puts(&c->text, p->names[p->nodes[path[i]].name]);
-	}
-	if (!err)
-		err = rtd_buf_printf(&c->text, " %lld", (long long)p->nodes[node].self);
-	if (!err)
-		err = rtd_buf_append(&c->text, "", 1); /* keep the NUL */
-	return err;
-}
-
 static int line_cmp(const void *a, const void *b, void *base)
 {
 	const char *t = base;
 	return strcmp(t + *(const size_t *)a, t + *(const size_t *)b);
 }
 
-int rtd_profile_write_folded(const rtd_profile *p, FILE *f)
+/* A frame name as one folded field: ';' separates frames and a newline
+ * ends the line, so both become '_' (flamegraph.pl does the same). */
+static int put_name(rtd_buf *b, const char *s)
 {
-	struct fold_ctx c = {0};
-	rtd_buf_init(&c.text, 0);
-	int err = prof_walk(p, fold_visit, &c);
-	if (!err && c.nlines) {
-		qsort_r(c.starts, c.nlines, sizeof(*c.starts), line_cmp,
-			c.text.data);
-		for (size_t i = 0; i < c.nlines; i++) {
-			fputs((const char *)c.text.data + c.starts[i], f);
+	size_t n = strlen(s);
+	if (!strpbrk(s, ";\n\r"))
+		return rtd_buf_append(b, s, n);
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		int err = rtd_buf_putc(b, c == ';' || c == '\n' || c == '\r'
+						  ? '_'
+						  : c);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int prof_write_folded(const rtd_profile *p, FILE *f, size_t type,
+		      bool thread_roots)
+{
+	struct ftree t;
+	int err = ftree_build(p, type, NULL, NULL, thread_roots, &t);
+	if (err)
+		return err;
+	rtd_buf text;
+	rtd_buf_init(&text, 0);
+	size_t *starts = NULL, nlines = 0, cap = 0;
+	uint32_t *path = NULL;
+	size_t pcap = 0;
+	/* depth-first, keeping the path from the root's child down */
+	for (size_t i = 1; i < t.nn && !err; i++) {
+		if (t.n[i].self == 0)
+			continue;
+		size_t depth = 0;
+		for (uint32_t c = (uint32_t)i; c != 0; c = t.n[c].parent) {
+			if (depth == pcap) {
+				size_t ncap = pcap ? pcap * 2 : 64;
+				uint32_t *np = realloc(path, ncap * sizeof(*np));
+				if (!np) {
+					err = -ENOMEM;
+					break;
+				}
+				path = np;
+				pcap = ncap;
+			}
+			path[depth++] = c;
+		}
+		if (err)
+			break;
+		if (nlines == cap) {
+			size_t ncap = cap ? cap * 2 : 256;
+			size_t *ns = realloc(starts, ncap * sizeof(*ns));
+			if (!ns) {
+				err = -ENOMEM;
+				break;
+			}
+			starts = ns;
+			cap = ncap;
+		}
+		starts[nlines++] = text.len;
+		for (size_t d = depth; d-- > 0 && !err;) {
+			err = put_name(&text, ftree_name(p, &t, t.n[path[d]].name));
+			if (!err && d)
+				err = rtd_buf_putc(&text, ';');
+		}
+		if (!err)
+			err = rtd_buf_printf(&text, " %lld",
+					     (long long)t.n[i].self);
+		if (!err)
+			err = rtd_buf_append(&text, "", 1); /* keep the NUL */
+	}
+	if (!err && nlines) {
+		qsort_r(starts, nlines, sizeof(*starts), line_cmp, text.data);
+		for (size_t i = 0; i < nlines; i++) {
+			fputs((const char *)text.data + starts[i], f);
 			fputc('\n', f);
 		}
-		if (ferror(f))
-			err = -EIO;
 	}
-	rtd_buf_free(&c.text);
-	free(c.starts);
+	if (!err && ferror(f))
+		err = -EIO;
+	rtd_buf_free(&text);
+	free(starts);
+	free(path);
+	ftree_free(&t);
 	return err;
+}
+
+int rtd_profile_write_folded(const rtd_profile *p, FILE *f)
+{
+	return prof_write_folded(p, f, p->default_type, false);
 }

@@ -8,36 +8,157 @@
 #include "common/map.h"
 #include "rtdiag/profile.h"
 
-/* Caps: distinct frame names and call-tree nodes one profile may hold. */
-#define RTD_PROFILE_MAX_NAMES (4u << 20)
-#define RTD_PROFILE_MAX_NODES (16u << 20)
+#define PROF_NONE UINT32_MAX
+
+/* An interned frame. The key part is compared as bytes, so it has no
+ * padding holes and is zeroed before it is filled. */
+struct prof_frame_key {
+	uint64_t addr;
+	uint32_t name;    /* string id; 0 ("") when unsymbolized */
+	uint32_t module;  /* string id, 0 none */
+	uint32_t file;    /* string id, 0 none */
+	uint32_t line;
+	uint32_t mapping; /* 1-based, 0 none */
+	uint8_t kind;
+	uint8_t inlined;
+	uint8_t pad[2];
+};
+
+struct prof_frame {
+	struct prof_frame_key k;
+	uint32_t disp; /* string id of the display name */
+};
+
+struct prof_mapping { /* compared as bytes: no padding */
+	uint64_t start, limit, offset;
+	uint32_t file, build_id; /* string ids */
+};
+
+struct prof_label {
+	uint32_t key, str, unit; /* string ids; str 0 for a number */
+	uint32_t pad;
+	int64_t num;
+};
+
+/* A context: the thread and labels a set of samples share. Each has its
+ * own root node. */
+struct prof_ctx {
+	uint32_t root;
+	uint32_t thread; /* string id of the thread name, 0 none */
+	int64_t pid, tid;
+	uint32_t label_off, nlabels; /* into labels[] */
+};
 
 struct prof_node {
-	uint32_t name;         /* index into names */
-	uint32_t parent;       /* UINT32_MAX for the root */
-	uint32_t first_child;  /* UINT32_MAX when none */
-	uint32_t next_sibling; /* UINT32_MAX when none */
-	int64_t self;          /* weight of stacks ending here */
+	uint32_t frame;        /* index into frames; PROF_NONE for a root */
+	uint32_t parent;       /* PROF_NONE for a root */
+	uint32_t first_child;  /* PROF_NONE when none */
+	uint32_t next_sibling; /* PROF_NONE when none */
 };
 
 struct rtd_profile {
-	char *sample_type, *unit;
-	const char **names; /* borrowed from name_ids' key copies */
-	size_t nnames, names_cap;
-	rtd_strmap name_ids;  /* name -> index */
-	struct prof_node *nodes; /* nodes[0] is the root */
+	/* types: string ids of type and unit; strings 1.. are the types' */
+	size_t ntypes, default_type;
+	uint32_t type_str[RTD_PROFILE_MAX_TYPES][2];
+	uint32_t period_str[2];
+	int64_t period;
+	struct rtd_profile_type period_type; /* strdup'd, NULL: default type */
+	struct rtd_profile_type types[RTD_PROFILE_MAX_TYPES]; /* strdup'd */
+	uint32_t nfixed_strings; /* strings kept by reset: "", types */
+
+	/* metadata (malloc'd strings) */
+	char *source, *process, *comment;
+	int64_t pid, time_nanos, duration_nanos;
+
+	/* strings: id 0 is "" */
+	const char **strs; /* borrowed from str_ids' key copies */
+	size_t nstrs, strs_cap;
+	rtd_strmap str_ids;
+
+	struct prof_frame *frames;
+	size_t nframes, frames_cap;
+	rtd_strmap frame_ids; /* prof_frame_key bytes -> index */
+
+	struct prof_mapping *maps;
+	size_t nmaps, maps_cap;
+	rtd_strmap map_ids; /* prof_mapping bytes -> id (1-based) */
+
+	struct prof_label *labels;
+	size_t nlabels, labels_cap;
+	struct prof_ctx *ctxs;
+	size_t nctxs, ctxs_cap;
+	rtd_strmap ctx_ids; /* serialized context -> index */
+
+	struct prof_node *nodes;
+	int64_t *vals; /* nodes_cap * ntypes: each node's self values */
 	size_t nnodes, nodes_cap;
-	rtd_map children; /* (parent << 32 | name) -> child node */
-	int64_t total;
+	rtd_map children; /* (parent << 32 | frame) -> child node */
+
+	int64_t total[RTD_PROFILE_MAX_TYPES];
 	uint64_t nsamples;
 };
 
-uint32_t prof_node_new(rtd_profile *p, uint32_t parent, uint32_t name);
+static inline const int64_t *prof_vals(const rtd_profile *p, uint32_t node)
+{
+	return p->vals + (size_t)node * p->ntypes;
+}
 
-typedef int (*prof_visit_fn)(const rtd_profile *p, uint32_t node,
-			     size_t depth, const uint32_t *path, void *ctx);
-int prof_walk(const rtd_profile *p, prof_visit_fn fn, void *ctx);
-/* malloc'd array of each node's inclusive weight, or NULL. */
-int64_t *prof_inclusive(const rtd_profile *p);
+/* Intern a string; returns its id (>= 0) or a negative error. */
+int64_t prof_intern(rtd_profile *p, const char *s, size_t len);
+
+/* Resolve a write option's type name to an index, or a negative error. */
+int prof_type_index(const rtd_profile *p, const char *name);
+
+/*
+ * The function-level view: a tree whose nodes are display names, merged
+ * along each path, for one value type over a chosen set of contexts.
+ * Node 0 is the root. Node ids grow from parent to child.
+ */
+struct ftree_node {
+	uint32_t name; /* string id of the display name */
+	uint32_t parent, first_child, next_sibling;
+	int64_t self, total;
+	uint8_t kind;
+};
+
+struct ftree {
+	struct ftree_node *n;
+	size_t nn, cap;
+	rtd_map kids;    /* (parent << 32 | name) -> child */
+	char **extra;    /* thread-root names: ids from p->nstrs on */
+	size_t nextra;
+	rtd_strmap extra_ids;
+	uint32_t base;   /* p->nstrs when built */
+};
+
+/* Which contexts feed a tree: NULL keeps all. */
+typedef bool (*ftree_filter_fn)(const rtd_profile *p,
+				const struct prof_ctx *c, void *arg);
+
+/* Build the view of value type @type. When @thread_roots, each context's
+ * stacks start with a node named by its thread ("name (tid N)"), whose
+ * name id is one of the tree's extra names. */
+int ftree_build(const rtd_profile *p, size_t type, ftree_filter_fn filter,
+		void *arg, bool thread_roots, struct ftree *t);
+void ftree_free(struct ftree *t);
+/* Children of every node sorted by name (alphabetical), as flame graphs
+ * lay them out. */
+int ftree_sort_children(const rtd_profile *p, struct ftree *t);
+
+/* A node's name: a profile string, or one of the tree's extra names. */
+const char *ftree_name(const rtd_profile *p, const struct ftree *t,
+		       uint32_t id);
+
+/* A value in its unit for people: "1.25 s", "3.4 MB", "1234". */
+const char *prof_fmt_value(int64_t v, const char *unit, char *buf, size_t n);
+
+int prof_write_folded(const rtd_profile *p, FILE *f, size_t type,
+		      bool thread_roots);
+int prof_write_top(const rtd_profile *p, FILE *f, size_t type, size_t rows);
+int prof_write_pprof(const rtd_profile *p, FILE *f);
+int prof_write_svg(const rtd_profile *p, FILE *f, size_t type,
+		   const struct rtd_profile_write_opts *o);
+int prof_write_speedscope(const rtd_profile *p, FILE *f, size_t type,
+			  const struct rtd_profile_write_opts *o);
 
 #endif /* RTD_PROFILE_IMPL_H */

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pbw.h - a small protobuf writer: varints, length-delimited fields and
+ * nested messages appended to an rtd_buf, with a sticky error so a run of
+ * writes is checked once (as rtd_rd does for reads).
+ *
+ * A nested message is opened with pbw_begin(), which reserves a 4-byte
+ * length, and closed with pbw_end(), which fills it in: a short message
+ * (under 128 bytes) is moved back so its length takes one byte; a longer
+ * one keeps the padded 4-byte varint (0x80 0x80 0x80 0x0N form), which
+ * every protobuf parser accepts, as Perfetto's protozero writes it.
+ * Messages of 256 MiB or more are an error (-RTD_E_CAP).
+ *
+ * Field numbers come from each format's .proto, named at the call site.
+ */
+#ifndef RTD_COMMON_PBW_H
+#define RTD_COMMON_PBW_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "common/buf.h"
+
+enum { PB_VARINT = 0, PB_I64 = 1, PB_LEN = 2, PB_I32 = 5 };
+
+typedef struct rtd_pbw {
+	rtd_buf b;
+	int err;
+} rtd_pbw;
+
+static inline void pbw_raw(rtd_pbw *w, const void *p, size_t n)
+{
+	if (!w->err)
+		w->err = rtd_buf_append(&w->b, p, n);
+}
+
+static inline void pbw_varint(rtd_pbw *w, uint64_t v)
+{
+	uint8_t tmp[10];
+	size_t n = 0;
+	while (v >= 0x80) {
+		tmp[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	tmp[n++] = (uint8_t)v;
+	pbw_raw(w, tmp, n);
+}
+
+static inline void pbw_key(rtd_pbw *w, unsigned field, unsigned wt)
+{
+	pbw_varint(w, (uint64_t)field << 3 | wt);
+}
+
+/* uint32/uint64/int32/int64/bool/enum: int64 negatives take 10 bytes, as
+ * the protobuf encoding says. */
+static inline void pbw_uint(rtd_pbw *w, unsigned field, uint64_t v)
+{
+	pbw_key(w, field, PB_VARINT);
+	pbw_varint(w, v);
+}
+
+static inline void pbw_int(rtd_pbw *w, unsigned field, int64_t v)
+{
+	pbw_uint(w, field, (uint64_t)v);
+}
+
+/* sint32/sint64: zigzag. */
+static inline void pbw_sint(rtd_pbw *w, unsigned field, int64_t v)
+{
+	pbw_uint(w, field, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+static inline void pbw_double(rtd_pbw *w, unsigned field, double d)
+{
+	uint8_t b[8];
+	uint64_t u;
+	memcpy(&u, &d, 8);
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)(u >> (8 * i));
+	pbw_key(w, field, PB_I64);
+	pbw_raw(w, b, 8);
+}
+
+static inline void pbw_bytes(rtd_pbw *w, unsigned field, const void *p,
+			     size_t n)
+{
+	pbw_key(w, field, PB_LEN);
+	pbw_varint(w, n);
+	pbw_raw(w, p, n);
+}
+
+static inline void pbw_str(rtd_pbw *w, unsigned field, const char *s)
+{
+	pbw_bytes(w, field, s, strlen(s));
+}
+
+/* Open a nested message; returns the mark pbw_end() takes. */
+static inline size_t pbw_begin(rtd_pbw *w, unsigned field)
+{
+	pbw_key(w, field, PB_LEN);
+	size_t mark = w->b.len;
+	static const uint8_t pad[4] = {0x80, 0x80, 0x80, 0};
+	pbw_raw(w, pad, 4);
+	return mark;
+}
+
+static inline void pbw_end(rtd_pbw *w, size_t mark)
+{
+	if (w->err)
+		return;
+	size_t len = w->b.len - mark - 4;
+	uint8_t *p = w->b.data + mark;
+	if (len < 128) {
+		p[0] = (uint8_t)len;
+		memmove(p + 1, p + 4, len);
+		w->b.len -= 3;
+		w->b.data[w->b.len] = 0;
+		return;
+	}
+	if (len >= (1u << 28)) {
+		w->err = -RTD_E_CAP;
+		return;
+	}
+	p[0] = (uint8_t)(len | 0x80);
+	p[1] = (uint8_t)(len >> 7 | 0x80);
+	p[2] = (uint8_t)(len >> 14 | 0x80);
+	p[3] = (uint8_t)(len >> 21);
+}
+
+#endif /* RTD_COMMON_PBW_H */

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * write.c - one entry point for every profile format, the format names
+ * and file extensions, and the value formatting the text views share.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "profile/profile_impl.h"
+
+static const char *const fmt_names[RTD_PROFILE_FMT_COUNT] = {
+	[RTD_PROFILE_FMT_NONE] = "none",
+	[RTD_PROFILE_FMT_FOLDED] = "folded",
+	[RTD_PROFILE_FMT_PPROF] = "pprof",
+	[RTD_PROFILE_FMT_TOP] = "top",
+	[RTD_PROFILE_FMT_SVG] = "svg",
+	[RTD_PROFILE_FMT_SPEEDSCOPE] = "speedscope",
+};
+
+const char *rtd_profile_format_name(enum rtd_profile_format fmt)
+{
+	return (unsigned)fmt < RTD_PROFILE_FMT_COUNT ? fmt_names[fmt] : "none";
+}
+
+enum rtd_profile_format rtd_profile_format_from_name(const char *name)
+{
+	if (!name)
+		return RTD_PROFILE_FMT_NONE;
+	for (unsigned i = 1; i < RTD_PROFILE_FMT_COUNT; i++)
+		if (!strcasecmp(name, fmt_names[i]))
+			return (enum rtd_profile_format)i;
+	if (!strcasecmp(name, "collapsed"))
+		return RTD_PROFILE_FMT_FOLDED;
+	if (!strcasecmp(name, "flamegraph"))
+		return RTD_PROFILE_FMT_SVG;
+	return RTD_PROFILE_FMT_NONE;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && !strcasecmp(s + n - k, suffix);
+}
+
+enum rtd_profile_format rtd_profile_format_from_path(const char *path)
+{
+	static const struct {
+		const char *ext;
+		enum rtd_profile_format fmt;
+	} exts[] = {
+		{".svg", RTD_PROFILE_FMT_SVG},
+		{".speedscope.json", RTD_PROFILE_FMT_SPEEDSCOPE},
+		{".json", RTD_PROFILE_FMT_SPEEDSCOPE},
+		{".pb.gz", RTD_PROFILE_FMT_PPROF},
+		{".pb", RTD_PROFILE_FMT_PPROF},
+		{".pprof", RTD_PROFILE_FMT_PPROF},
+		{".prof", RTD_PROFILE_FMT_PPROF},
+		{".folded", RTD_PROFILE_FMT_FOLDED},
+		{".collapsed", RTD_PROFILE_FMT_FOLDED},
+		{".stacks", RTD_PROFILE_FMT_FOLDED},
+	};
+	if (!path)
+		return RTD_PROFILE_FMT_NONE;
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++)
+		if (ends_with(path, exts[i].ext))
+			return exts[i].fmt;
+	return RTD_PROFILE_FMT_NONE;
+}
+
+const char *prof_fmt_value(int64_t v, const char *unit, char *buf, size_t n)
+{
+	double a = (double)(v < 0 ? -v : v);
+	const char *sign = v < 0 ? "-" : "";
+	if (!strcmp(unit, "nanoseconds")) {
+		if (a >= 1e9)
+			snprintf(buf, n, "%s%.2fs", sign, a / 1e9);
+		else if (a >= 1e6)
+			snprintf(buf, n, "%s%.2fms", sign, a / 1e6);
+		else if (a >= 1e3)
+			snprintf(buf, n, "%s%.2fus", sign, a / 1e3);
+		else
+			snprintf(buf, n, "%s%.0fns", sign, a);
+	} else if (!strcmp(unit, "bytes")) {
+		static const char *const u[] = {"B", "kB", "MB", "GB", "TB"};
+		unsigned k = 0;
+		while (a >= 1000 && k < 4)
+			a /= 1000, k++;
+		snprintf(buf, n, k ? "%s%.2f%s" : "%s%.0f%s", sign, a, u[k]);
+	} else {
+		snprintf(buf, n, "%" PRId64, v);
+	}
+	return buf;
+}
+
+int rtd_profile_write(const rtd_profile *p, enum rtd_profile_format fmt,
+		      FILE *f, const struct rtd_profile_write_opts *o)
+{
+	struct rtd_profile_write_opts d = {.sz = sizeof(d)};
+	if (o) {
+		if (o->sz < offsetof(struct rtd_profile_write_opts, type) +
+				    sizeof(char *))
+			return -RTD_E_INVAL;
+		memcpy(&d, o, o->sz < sizeof(d) ? o->sz : sizeof(d));
+		d.sz = sizeof(d);
+	}
+	int type = prof_type_index(p, d.type);
+	if (type < 0)
+		return type;
+	switch (fmt) {
+	case RTD_PROFILE_FMT_FOLDED:
+		return prof_write_folded(p, f, (size_t)type, d.thread_roots);
+	case RTD_PROFILE_FMT_PPROF:
+		return prof_write_pprof(p, f);
+	case RTD_PROFILE_FMT_TOP:
+		return prof_write_top(p, f, (size_t)type, d.top ? d.top : 30);
+	case RTD_PROFILE_FMT_SVG:
+		return prof_write_svg(p, f, (size_t)type, &d);
+	case RTD_PROFILE_FMT_SPEEDSCOPE:
+		return prof_write_speedscope(p, f, (size_t)type, &d);
+	default:
+		return -RTD_E_INVAL;
+	}
+}
