@@ -1001,6 +1001,18 @@ static uint8_t file_kind(const struct sym_obj *o, const char *name)
 						     : RTD_SYM_GO;
 }
 
+/* Go's linker names ABI wrappers "runtime.goexit.abi0"; Go's own tools
+ * (pprof, tracebacks) show "runtime.goexit". */
+static const char *go_name(rtd_symbolizer *s, const char *name)
+{
+	size_t n = strlen(name);
+	if (n > 5 && !strcmp(name + n - 5, ".abi0")) {
+		const char *t = sym_table_strdup(&s->strings, name, n - 5);
+		return t ? t : name;
+	}
+	return name;
+}
+
 static const char *unnamed(rtd_symbolizer *s, const char *module,
 			   uint64_t off)
 {
@@ -1033,6 +1045,8 @@ static int resolve_file(rtd_symbolizer *s, struct sym_obj *o,
 	const char *symname = sym ? (dm ? sym_demangle_into(&s->strings, sym->name)
 					: sym->name)
 				  : NULL;
+	if (symname && o->info.is_go)
+		symname = go_name(s, symname);
 	int k = 0;
 	for (int i = 0; i < nd && (size_t)k < max; i++) {
 		bool last = i == nd - 1;
