@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -398,6 +399,8 @@ int perf_record_main(int argc, char **argv)
 		    a.pids[0])
 			child_rc = child_status_code(status);
 	}
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	struct rtd_perf_profiler_stats st = {.sz = sizeof(st)};
 	rtd_perf_profiler_stats(pr, &st);
 	rtd_profile *prof = NULL;
@@ -413,8 +416,14 @@ int perf_record_main(int argc, char **argv)
 		fprintf(stderr, "rtdiag: %llu samples lost (the ring was full: "
 				"raise -m)\n", (unsigned long long)st.lost);
 	rc = write_profile(&a, pr, prof, st.samples);
-	if (a.stats)
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (a.stats) {
 		print_stats(pr);
+		fprintf(stderr, "rtdiag: from the end of sampling to the written "
+				"output (names and format): %.1f ms\n",
+			(double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+				(double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	}
 	rtd_profile_free(prof);
 	rtd_perf_profiler_free(pr);
 	if (rc == CLI_OK && child_rc >= 0)
