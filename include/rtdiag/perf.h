@@ -495,7 +495,8 @@ RTD_API int rtd_perf_monitor_add_probe(struct rtd_perf_monitor *m,
  * rtd_perf_monitor_add_counter - register a counting event
  * @m: monitor
  * @name: "task-clock", "page-faults", "cycles", ... (see
- *        rtd_perf_counter_names()), or "PMU/config=N/" for a raw PMU event
+ *        rtd_perf_counter_names()), "PMU/config=N/" for a raw PMU event,
+ *        or "subsystem:event" for a tracepoint (its hits are counted)
  * @leader: group leader (an earlier counter), or NULL to lead a new group
  * @out: receives the event handle (owned by @m), or NULL
  *
@@ -510,6 +511,36 @@ RTD_API int rtd_perf_monitor_add_counter(struct rtd_perf_monitor *m,
 					 const char *name,
 					 struct rtd_perf_event *leader,
 					 struct rtd_perf_event **out);
+
+/**
+ * rtd_perf_monitor_add_probe_counter - count the hits of a uprobe or kprobe
+ * @m: monitor
+ * @probe: as for rtd_perf_monitor_add_probe()
+ * @leader: group leader (a counter), or NULL
+ * @out: receives the event (owned by @m), or NULL
+ *
+ * The probe is created as rtd_perf_monitor_add_probe() does, and opened
+ * as a counter (rtd_perf_event_count() reads it; perf stat's
+ * -e probe_libc:malloc).
+ *
+ * Returns: as rtd_perf_monitor_add_probe().
+ */
+RTD_API int rtd_perf_monitor_add_probe_counter(struct rtd_perf_monitor *m,
+					       const struct rtd_perf_probe *probe,
+					       struct rtd_perf_event *leader,
+					       struct rtd_perf_event **out);
+
+/**
+ * rtd_perf_event_user_only - does the event count user space only?
+ * @ev: event
+ *
+ * True when it was asked for, or when the kernel refused this user kernel
+ * counting and the monitor fell back to user space (perf prints such
+ * counters as "task-clock:u").
+ *
+ * Returns: true for a user-space-only event.
+ */
+RTD_API bool rtd_perf_event_user_only(const struct rtd_perf_event *ev);
 
 /**
  * rtd_perf_monitor_remove - unregister an event, closing its descriptors

@@ -234,8 +234,11 @@ int rtd_perf_monitor_new(const struct rtd_perf_opts *opts,
 		m->have_defattr = true;
 	}
 	rtd_map_init(&m->ids, PERF_MAX_IDS);
-	snprintf(m->probe_group, sizeof(m->probe_group), "rtdiag_%d",
-		 (int)getpid());
+	/* the start time tells this process from a later one with its pid */
+	unsigned long long st = 0;
+	perf_proc_starttime(getpid(), &st);
+	snprintf(m->probe_group, sizeof(m->probe_group), "rtdiag_%d_%llu",
+		 (int)getpid(), st);
 	if ((r = copy_path(m->tracefs, sizeof(m->tracefs), o.tracefs_dir)) ||
 	    (r = copy_path(m->cgroup2, sizeof(m->cgroup2), o.cgroup_dir)) ||
 	    (r = copy_path(m->cgroup1, sizeof(m->cgroup1), o.cgroup_v1_dir)) ||

@@ -27,6 +27,7 @@
 
 #include <tracefs/tracefs.h>
 
+#include "common/log.h"
 #include "perf/internal.h"
 
 void rtd_perf_probe_clear(struct rtd_perf_probe *p)
@@ -295,7 +296,49 @@ int perf_probe_pmu_attr(const char *pmu_dir, const struct rtd_perf_probe *p,
 	return 0;
 }
 
-/* Remove probes in "rtdiag_<pid>" groups whose process has died. */
+int perf_proc_starttime(pid_t pid, unsigned long long *ticks)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int n = perf_read_small_file(path, buf, sizeof(buf));
+	if (n <= 0)
+		return n < 0 ? n : -RTD_E_NOTFOUND;
+	/* the command may hold spaces and parentheses: fields count from
+	 * the last ')'; starttime is field 22, the 20th after it */
+	const char *p = strrchr(buf, ')');
+	if (!p)
+		return -RTD_E_FORMAT;
+	for (int f = 0; f < 20 && p; f++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", ticks) != 1)
+		return -RTD_E_FORMAT;
+	return 0;
+}
+
+/*
+ * Is the group "rtdiag_<pid>_<starttime>" (or the older "rtdiag_<pid>")
+ * left by a process that is gone? A pid is reused: the process now at
+ * that pid must also have started at that time to own the group.
+ */
+bool perf_probe_group_stale(const char *sys)
+{
+	int pid = 0;
+	unsigned long long start = 0, now;
+	char tail = 0;
+	int n = sscanf(sys, "rtdiag_%d_%llu%c", &pid, &start, &tail);
+	if (n != 2) {
+		n = sscanf(sys, "rtdiag_%d%c", &pid, &tail);
+		if (n != 1)
+			return false;
+	}
+	if (pid <= 0 || pid == getpid())
+		return false;
+	if (kill(pid, 0) != 0 && errno == ESRCH)
+		return true;
+	return start && perf_proc_starttime(pid, &now) == 0 && now != start;
+}
+
+/* Remove probes in rtdiag groups whose process has gone. */
 int perf_probe_cleanup_stale(const char *tracefs)
 {
 	(void)tracefs;
@@ -307,13 +350,13 @@ int perf_probe_cleanup_stale(const char *tracefs)
 	for (size_t i = 0; all && all[i]; i++) {
 		char *sys = NULL, *event = NULL;
 		tracefs_dynevent_info(all[i], &sys, &event, NULL, NULL, NULL);
-		int pid = 0;
-		char tail = 0;
-		if (sys && sscanf(sys, "rtdiag_%d%c", &pid, &tail) == 1 &&
-		    pid > 0 && pid != getpid() && kill(pid, 0) != 0 &&
-		    errno == ESRCH) {
+		if (sys && perf_probe_group_stale(sys)) {
 			if (tracefs_dynevent_destroy(all[i], true) == 0)
 				removed++;
+			else
+				rtd_warn("perf: probe %s/%s of a process that is "
+					 "gone could not be removed (still in use?)",
+					 sys, event ? event : "?");
 		}
 		free(sys);
 		free(event);
@@ -351,9 +394,45 @@ static int resolve_target(struct rtd_perf_monitor *m, struct rtd_perf_probe *p)
 	return 0;
 }
 
+static int probe_add(struct rtd_perf_monitor *m,
+		     const struct rtd_perf_probe *probe,
+		     struct rtd_perf_event *leader, bool count,
+		     struct rtd_perf_event **out);
+
 int rtd_perf_monitor_add_probe(struct rtd_perf_monitor *m,
 			       const struct rtd_perf_probe *probe,
 			       struct rtd_perf_event **out)
+{
+	return probe_add(m, probe, NULL, false, out);
+}
+
+int rtd_perf_monitor_add_probe_counter(struct rtd_perf_monitor *m,
+				       const struct rtd_perf_probe *probe,
+				       struct rtd_perf_event *leader,
+				       struct rtd_perf_event **out)
+{
+	if (m && leader && (leader->m != m || leader->kind != RTD_PERF_COUNTER ||
+			    leader->leader != leader))
+		return perf_set_err(m, -RTD_E_INVAL,
+				    "the group leader must be a counter that "
+				    "leads its group");
+	return probe_add(m, probe, leader, true, out);
+}
+
+/* Count instead of sample: the attr of a counter. */
+static void as_counter(struct rtd_perf_event *ev)
+{
+	ev->attr.sample_type = 0;
+	ev->attr.sample_period = 0;
+	ev->attr.read_format = RTD_PERF_FORMAT_TOTAL_TIME_ENABLED |
+			       RTD_PERF_FORMAT_TOTAL_TIME_RUNNING |
+			       RTD_PERF_FORMAT_ID;
+}
+
+static int probe_add(struct rtd_perf_monitor *m,
+		     const struct rtd_perf_probe *probe,
+		     struct rtd_perf_event *leader, bool count,
+		     struct rtd_perf_event **out)
 {
 	if (out)
 		*out = NULL;
@@ -414,7 +493,12 @@ int rtd_perf_monitor_add_probe(struct rtd_perf_monitor *m,
 		}
 		if (r)
 			goto fail;
-		r = perf_event_open_all(m, ev);
+		if (count) {
+			as_counter(ev);
+			r = perf_counter_open(m, ev, leader);
+		} else {
+			r = perf_event_open_all(m, ev);
+		}
 		if (r)
 			goto fail;
 	} else {
@@ -422,10 +506,20 @@ int rtd_perf_monitor_add_probe(struct rtd_perf_monitor *m,
 		snprintf(evfile, sizeof(evfile), "%s/%s_events", m->tracefs,
 			 what);
 		if (!m->tracefs[0] || access(evfile, W_OK) != 0) {
-			r = perf_set_err(m, -RTD_E_PERF_NOTSUPP,
-					 "%s: this kernel has no %s events (%s "
-					 "is missing or not writable)",
-					 display, what, evfile);
+			int e = errno;
+			if (m->tracefs[0] && (e == EACCES || e == EPERM || e == EROFS))
+				r = perf_set_err(m, -EACCES,
+						 "%s: permission denied: creating a "
+						 "%s needs root (%s is writable by "
+						 "root only); run as root, or use the "
+						 "%s without fetch arguments (perf's "
+						 "PMU form) with CAP_PERFMON",
+						 display, what, evfile, what);
+			else
+				r = perf_set_err(m, -RTD_E_PERF_NOTSUPP,
+						 "%s: this kernel has no %s events "
+						 "(%s is missing)",
+						 display, what, evfile);
 			goto fail;
 		}
 		struct tracefs_dynevent *dyn;
@@ -471,9 +565,16 @@ int rtd_perf_monitor_add_probe(struct rtd_perf_monitor *m,
 			goto fail;
 		}
 		ev->dyn = dyn; /* removed with the event from now on */
-		r = perf_add_tracepoint_named(m, m->probe_group, plan.event,
-					      NULL, ev);
-		ev->kind = p.kind;
+		if (count) {
+			r = perf_tracepoint_load(m, ev, m->probe_group, plan.event);
+			as_counter(ev);
+			if (!r)
+				r = perf_counter_open(m, ev, leader);
+		} else {
+			r = perf_add_tracepoint_named(m, m->probe_group,
+						      plan.event, NULL, ev);
+			ev->kind = p.kind;
+		}
 		if (r)
 			goto fail;
 	}
@@ -482,13 +583,17 @@ int rtd_perf_monitor_add_probe(struct rtd_perf_monitor *m,
 		r = -ENOMEM;
 		goto fail;
 	}
-	/* append to the monitor's list */
-	struct rtd_perf_event **pp = &m->events;
-	while (*pp)
-		pp = &(*pp)->next;
-	*pp = ev;
-	if (out)
-		*out = ev;
+	if (count) {
+		perf_counter_link(m, ev, out);
+	} else {
+		/* append to the monitor's list */
+		struct rtd_perf_event **pp = &m->events;
+		while (*pp)
+			pp = &(*pp)->next;
+		*pp = ev;
+		if (out)
+			*out = ev;
+	}
 	rtd_perf_probe_clear(&p);
 	return 0;
 fail:

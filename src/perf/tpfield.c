@@ -192,6 +192,12 @@ int perf_tracepoint_load(struct rtd_perf_monitor *m, struct rtd_perf_event *ev,
 			return perf_set_err(m, -RTD_E_PERF_NOEVENT,
 					    "%s:%s: no such tracepoint (%s)",
 					    sys, name, path);
+		if (r == -EACCES || r == -EPERM)
+			return perf_set_err(m, r,
+					    "%s:%s: permission denied reading %s "
+					    "(tracefs is root's only: run as root, or "
+					    "mount -o remount,mode=755 %s)",
+					    sys, name, path, m->tracefs);
 		return perf_set_err(m, r, "%s: %s", path, strerror(-r));
 	}
 	int id;
