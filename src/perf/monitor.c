@@ -490,6 +490,12 @@ int perf_event_open_all(struct rtd_perf_monitor *m, struct rtd_perf_event *ev)
 		ev->attr.exclude_kernel = 1;
 		ev->attr.exclude_hv = 1;
 	}
+	bool track = sampling && (m->flags & RTD_PERF_TRACK_COMM) && !m->tracking;
+	if (track) {
+		ev->attr.comm = 1;
+		ev->attr.comm_exec = 1;
+		ev->attr.task = 1;
+	}
 	layout_from_attr(ev);
 	/* a counter scoped to processes counts on every CPU with one fd */
 	bool any_cpu = !sampling && !m->cgroup_scope && m->targets[0] != -1;
@@ -580,6 +586,8 @@ int perf_event_open_all(struct rtd_perf_monitor *m, struct rtd_perf_event *ev)
 	if (!opened)
 		return perf_set_err(m, -RTD_E_NOTFOUND,
 				    "%s: no process left to observe", ev->name);
+	if (track)
+		m->tracking = true;
 	return 0;
 }
 

@@ -365,11 +365,91 @@ int perf_probe_cleanup_stale(const char *tracefs)
 	return removed;
 }
 
+/* A library by its name ("libc.so.6", "libc") in a process's mappings:
+ * the path as that process maps it (through its root). */
+static bool lib_in_maps(int pid, const char *name, char *out, size_t n)
+{
+	char path[64], line[PATH_MAX + 256];
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	bool found = false;
+	size_t nl = strlen(name);
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *sl = strchr(line, '/');
+		if (!sl)
+			continue;
+		sl[strcspn(sl, "\n")] = 0;
+		const char *base = strrchr(sl, '/') + 1;
+		/* "libc.so.6" exactly, or "libc" / "libc.so" as a prefix up
+		 * to the ".so" part */
+		if (!strcmp(base, name) ||
+		    (!strncmp(base, name, nl) && (base[nl] == '.' || base[nl] == '-') &&
+		     strstr(base, ".so"))) {
+			snprintf(out, n, "/proc/%d/root%s", pid, sl);
+			found = access(out, R_OK) == 0;
+			if (!found) {
+				snprintf(out, n, "%s", sl);
+				found = access(out, R_OK) == 0;
+			}
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* A library by its name through the loader's cache (ldconfig -p), as
+ * the dynamic loader would find it. */
+static bool lib_in_ld_cache(const char *name, char *out, size_t n)
+{
+	FILE *f = popen("/sbin/ldconfig -p 2>/dev/null", "r");
+	if (!f)
+		return false;
+	char line[PATH_MAX + 256];
+	bool found = false;
+	size_t nl = strlen(name);
+	while (fgets(line, sizeof(line), f)) {
+		/* "\tlibc.so.6 (libc6,x86-64) => /lib/x86_64-linux-gnu/libc.so.6" */
+		char *s = line;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		char *arrow = strstr(s, " => ");
+		if (found || !arrow || !strstr(line, "x86-64"))
+			continue;
+		size_t kl = strcspn(s, " ");
+		bool match = (kl == nl && !strncmp(s, name, nl)) ||
+			     (kl > nl && !strncmp(s, name, nl) && s[nl] == '.');
+		if (match) {
+			arrow[4 + strcspn(arrow + 4, "\n")] = 0;
+			snprintf(out, n, "%s", arrow + 4);
+			found = access(out, R_OK) == 0;
+		}
+	}
+	pclose(f);
+	return found;
+}
+
 static int resolve_target(struct rtd_perf_monitor *m, struct rtd_perf_probe *p)
 {
-	/* a bare name is looked up in PATH, as a shell would */
+	/* a bare name: a library the target maps, the loader's cache, then
+	 * PATH as a shell would (perf probe -x does the same) */
 	char buf[PATH_MAX];
-	if (!strchr(p->target, '/')) {
+	bool lib = !strchr(p->target, '/') &&
+		   (strstr(p->target, ".so") || !strncmp(p->target, "lib", 3));
+	bool found_lib = false;
+	if (lib) {
+		for (size_t i = 0; i < m->ntargets && !found_lib && !m->cgroup_scope &&
+				   m->targets[i] > 0 && i < 64;
+		     i++)
+			found_lib = lib_in_maps(m->targets[i], p->target, buf,
+						sizeof(buf));
+		if (!found_lib)
+			found_lib = lib_in_ld_cache(p->target, buf, sizeof(buf));
+	}
+	if (found_lib) {
+		/* realpath below */
+	} else if (!strchr(p->target, '/')) {
 		const char *path = getenv("PATH");
 		bool found = false;
 		while (path && *path && !found) {
@@ -381,7 +461,11 @@ static int resolve_target(struct rtd_perf_monitor *m, struct rtd_perf_probe *p)
 		}
 		if (!found)
 			return perf_set_err(m, -RTD_E_NOTFOUND,
-					    "%s: not found in PATH", p->target);
+					    lib ? "%s: not found in the target's "
+						  "mappings, the loader cache "
+						  "(ldconfig -p) or PATH"
+						: "%s: not found in PATH",
+					    p->target);
 	} else {
 		snprintf(buf, sizeof(buf), "%s", p->target);
 	}
