@@ -496,7 +496,7 @@ RTD_API void rtd_perf_probe_clear(struct rtd_perf_probe *p);
  * @out: receives the event handle (owned by @m), or NULL
  *
  * With fetch arguments a tracefs dynamic event is created in the group
- * "rtdiag_<pid>" and removed again by rtd_perf_monitor_free(); without,
+ * "rtdiag_<pid>_<starttime>" and removed again by rtd_perf_monitor_free(); without,
  * the uprobe/kprobe PMU is used.
  *
  * Returns: 0, -RTD_E_NOTFOUND for an unknown symbol or binary,
