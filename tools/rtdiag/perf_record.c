@@ -411,7 +411,11 @@ int perf_record_main(int argc, char **argv)
 	}
 	if (!st.samples)
 		fprintf(stderr, "rtdiag: no samples were taken (did the process "
-				"use any CPU?)\n");
+				"use any CPU?%s)\n",
+			st.user_only ? " A program this user may run but not "
+				       "read, or a setuid one, cannot be observed "
+				       "by this user"
+				     : "");
 	if (st.lost)
 		fprintf(stderr, "rtdiag: %llu samples lost (the ring was full: "
 				"raise -m)\n", (unsigned long long)st.lost);
