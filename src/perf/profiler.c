@@ -635,9 +635,9 @@ static rtd_profile *new_profile(struct rtd_perf_profiler *p)
 	m.source = "perf";
 	m.time_nanos = p->start_ns;
 	m.duration_nanos = p->end_ns > p->start_mono ? (int64_t)(p->end_ns - p->start_mono) : 0;
+	char path[64], comm[64] = "";
 	if (p->npids == 1) {
 		m.pid = p->pid0;
-		char path[64], comm[64] = "";
 		snprintf(path, sizeof(path), "/proc/%d/comm", (int)p->pid0);
 		if (perf_read_small_file(path, comm, sizeof(comm)) > 0) {
 			comm[strcspn(comm, "\n")] = 0;
