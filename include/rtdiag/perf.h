@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "rtdiag/common.h"
@@ -47,6 +48,9 @@ enum rtd_perf_flags {
 	RTD_PERF_ENABLE_ON_EXEC = 1u << 1,
 	/* events are registered disabled; rtd_perf_monitor_enable() starts them */
 	RTD_PERF_START_DISABLED = 1u << 2,
+	/* the first sampling event also asks for COMM (with exec), FORK and
+	 * EXIT records: thread names as they change */
+	RTD_PERF_TRACK_COMM = 1u << 3,
 };
 
 /**
@@ -108,7 +112,8 @@ enum rtd_perf_field_kind {
 
 /**
  * struct rtd_perf_value - one decoded tracepoint field
- * @kind: how to read it
+ * @kind: how to read it; an integer array (__u8 saddr[4]) is an ARRAY,
+ *        only char arrays are STRINGs
  * @is_pointer: the field is a kernel or user pointer (the tracepoint
  *              carries its value, not what it points at)
  * @elem_size: element size of an array
@@ -141,6 +146,8 @@ struct rtd_perf_value {
  * @is_signed: signed integer
  * @is_pointer: a pointer value
  * @elem_size: element size of arrays
+ * @print: how the event's print format shows it: an enum
+ *         rtd_perf_field_print value (%pI4, %pI6c, %pM: addresses)
  */
 struct rtd_perf_field {
 	const char *name;
@@ -153,6 +160,15 @@ struct rtd_perf_field {
 	bool is_signed;
 	bool is_pointer;
 	unsigned elem_size;
+	unsigned print;
+};
+
+/* How a field's print format shows it (rtd_perf_field.print). */
+enum rtd_perf_field_print {
+	RTD_PERF_PRINT_DEFAULT = 0,
+	RTD_PERF_PRINT_IPV4,  /* %pI4: 127.0.0.1 */
+	RTD_PERF_PRINT_IPV6,  /* %pI6 / %pI6c: ::1 */
+	RTD_PERF_PRINT_MAC,   /* %pM: 00:11:22:33:44:55 */
 };
 
 /* Limits of decoded sample arrays, checked against the record's size. */
@@ -480,7 +496,7 @@ RTD_API void rtd_perf_probe_clear(struct rtd_perf_probe *p);
  * @out: receives the event handle (owned by @m), or NULL
  *
  * With fetch arguments a tracefs dynamic event is created in the group
- * "rtdiag_<pid>" and removed again by rtd_perf_monitor_free(); without,
+ * "rtdiag_<pid>_<starttime>" and removed again by rtd_perf_monitor_free(); without,
  * the uprobe/kprobe PMU is used.
  *
  * Returns: 0, -RTD_E_NOTFOUND for an unknown symbol or binary,
@@ -495,7 +511,8 @@ RTD_API int rtd_perf_monitor_add_probe(struct rtd_perf_monitor *m,
  * rtd_perf_monitor_add_counter - register a counting event
  * @m: monitor
  * @name: "task-clock", "page-faults", "cycles", ... (see
- *        rtd_perf_counter_names()), or "PMU/config=N/" for a raw PMU event
+ *        rtd_perf_counter_names()), "PMU/config=N/" for a raw PMU event,
+ *        or "subsystem:event" for a tracepoint (its hits are counted)
  * @leader: group leader (an earlier counter), or NULL to lead a new group
  * @out: receives the event handle (owned by @m), or NULL
  *
@@ -510,6 +527,36 @@ RTD_API int rtd_perf_monitor_add_counter(struct rtd_perf_monitor *m,
 					 const char *name,
 					 struct rtd_perf_event *leader,
 					 struct rtd_perf_event **out);
+
+/**
+ * rtd_perf_monitor_add_probe_counter - count the hits of a uprobe or kprobe
+ * @m: monitor
+ * @probe: as for rtd_perf_monitor_add_probe()
+ * @leader: group leader (a counter), or NULL
+ * @out: receives the event (owned by @m), or NULL
+ *
+ * The probe is created as rtd_perf_monitor_add_probe() does, and opened
+ * as a counter (rtd_perf_event_count() reads it; perf stat's
+ * -e probe_libc:malloc).
+ *
+ * Returns: as rtd_perf_monitor_add_probe().
+ */
+RTD_API int rtd_perf_monitor_add_probe_counter(struct rtd_perf_monitor *m,
+					       const struct rtd_perf_probe *probe,
+					       struct rtd_perf_event *leader,
+					       struct rtd_perf_event **out);
+
+/**
+ * rtd_perf_event_user_only - does the event count user space only?
+ * @ev: event
+ *
+ * True when it was asked for, or when the kernel refused this user kernel
+ * counting and the monitor fell back to user space (perf prints such
+ * counters as "task-clock:u").
+ *
+ * Returns: true for a user-space-only event.
+ */
+RTD_API bool rtd_perf_event_user_only(const struct rtd_perf_event *ev);
 
 /**
  * rtd_perf_monitor_remove - unregister an event, closing its descriptors
@@ -723,6 +770,143 @@ RTD_API const char *rtd_perf_record_name(uint32_t type);
  * Returns: a NULL-terminated static array.
  */
 RTD_API const char *const *rtd_perf_counter_names(void);
+
+/* ---- system calls (perf trace) ----------------------------------------- */
+
+struct rtd_perf_syscalls;
+
+/* Bytes of a string argument kept (rtd_perf_syscall.strs). */
+#define RTD_PERF_SYSCALL_STR 256
+
+/**
+ * struct rtd_perf_syscall - one system call, its enter and exit paired
+ * @pid: process
+ * @tid: thread
+ * @nr: the call's number on this machine
+ * @name: its name (libseccomp), or NULL for a number it does not know
+ * @args: the six argument registers at entry
+ * @ret: the return value (-4095..-1: -errno)
+ * @enter_ns: CLOCK_MONOTONIC at entry
+ * @exit_ns: CLOCK_MONOTONIC at exit
+ * @has_enter: the entry was seen (false for a call entered before tracing)
+ * @comm: the thread's name (COMM records, else /proc when first seen)
+ * @has_str: which arguments' strings were read
+ * @strs: path-like string arguments, read from the process at entry
+ *        ("\x01" alone: unreadable)
+ */
+struct rtd_perf_syscall {
+	uint32_t pid, tid;
+	long nr;
+	const char *name;
+	uint64_t args[6];
+	int64_t ret;
+	uint64_t enter_ns, exit_ns;
+	bool has_enter;
+	char comm[16];
+	bool has_str[6];
+	char strs[6][RTD_PERF_SYSCALL_STR];
+};
+
+/* Flags for rtd_perf_syscalls_new(). */
+enum rtd_perf_syscalls_flags {
+	/* keep counts and times per process and call (memory grows with
+	 * the processes seen, up to 16384 of them) */
+	RTD_PERF_SYSCALLS_SUMMARY = 1u << 0,
+	/* do not read path arguments from the processes */
+	RTD_PERF_SYSCALLS_NO_STRINGS = 1u << 1,
+};
+
+/**
+ * rtd_perf_syscalls_new - trace system calls on a monitor
+ * @m: monitor (its scope: processes, cgroup or system)
+ * @names: only these calls ("openat", "read"), by name; NULL/0: all
+ * @nnames: their count
+ * @flags: RTD_PERF_SYSCALLS_* flags
+ * @out: receives the tracer
+ *
+ * Registers raw_syscalls:sys_enter and sys_exit, with a kernel filter on
+ * the numbers of @names (create the monitor with RTD_PERF_TRACK_COMM so
+ * thread names follow exec). Names and numbers come from libseccomp; argument
+ * names and types from the kernel's syscalls:sys_enter_* formats.
+ *
+ * Returns: 0, -RTD_E_NOTFOUND for an unknown name (the monitor's errmsg
+ * names it), or an error of rtd_perf_monitor_add_tracepoint().
+ */
+RTD_API int rtd_perf_syscalls_new(struct rtd_perf_monitor *m,
+				  const char *const *names, size_t nnames,
+				  unsigned flags, struct rtd_perf_syscalls **out);
+
+/**
+ * rtd_perf_syscalls_free - free a tracer (its events belong to the monitor)
+ * @s: tracer, or NULL
+ */
+RTD_API void rtd_perf_syscalls_free(struct rtd_perf_syscalls *s);
+
+/**
+ * rtd_perf_syscalls_feed - give the tracer a record of the monitor
+ * @s: tracer
+ * @smp: a record from rtd_perf_monitor_run()
+ * @out: filled when a call completed
+ *
+ * Returns: 1 when @out holds a completed call (at its exit), 0 otherwise
+ * (an entry, or a record of another event).
+ */
+RTD_API int rtd_perf_syscalls_feed(struct rtd_perf_syscalls *s,
+				   const struct rtd_perf_sample *smp,
+				   struct rtd_perf_syscall *out);
+
+/**
+ * rtd_perf_syscalls_format_args - the arguments as perf trace shows them
+ * @s: tracer
+ * @c: a completed call
+ * @buf: receives "dfd: CWD, filename: \"/etc/hosts\", flags: RDONLY|CLOEXEC"
+ * @n: its size (the text is cut to fit)
+ *
+ * Returns: 0 or -RTD_E_INVAL.
+ */
+RTD_API int rtd_perf_syscalls_format_args(struct rtd_perf_syscalls *s,
+					  const struct rtd_perf_syscall *c,
+					  char *buf, size_t n);
+
+/**
+ * rtd_perf_syscalls_format_ret - the return value: "3", "0x7f..." or
+ * "-1 ENOENT (No such file or directory)"
+ * @c: a completed call
+ * @buf: receives the text
+ * @n: its size
+ *
+ * Returns: 0 or -RTD_E_INVAL.
+ */
+RTD_API int rtd_perf_syscalls_format_ret(const struct rtd_perf_syscall *c,
+					 char *buf, size_t n);
+
+/**
+ * rtd_perf_syscalls_write_summary - perf trace -s: per process, per call:
+ * calls, errors, total/min/avg/max time and stddev
+ * @s: tracer
+ * @f: output
+ *
+ * Returns: 0, -ENOMEM or -EIO.
+ */
+RTD_API int rtd_perf_syscalls_write_summary(struct rtd_perf_syscalls *s,
+					    FILE *f);
+
+/**
+ * rtd_perf_syscall_name - a system call's name on this machine
+ * @s: tracer (caches names)
+ * @nr: its number
+ *
+ * Returns: the name, or NULL.
+ */
+RTD_API const char *rtd_perf_syscall_name(struct rtd_perf_syscalls *s, long nr);
+
+/**
+ * rtd_perf_syscall_nr - a system call's number on this machine
+ * @name: its name ("openat")
+ *
+ * Returns: the number, or -1 for a name libseccomp does not know.
+ */
+RTD_API long rtd_perf_syscall_nr(const char *name);
 
 /* ---- sampling CPU profiles ------------------------------------------------ */
 

@@ -234,8 +234,11 @@ int rtd_perf_monitor_new(const struct rtd_perf_opts *opts,
 		m->have_defattr = true;
 	}
 	rtd_map_init(&m->ids, PERF_MAX_IDS);
-	snprintf(m->probe_group, sizeof(m->probe_group), "rtdiag_%d",
-		 (int)getpid());
+	/* the start time tells this process from a later one with its pid */
+	unsigned long long st = 0;
+	perf_proc_starttime(getpid(), &st);
+	snprintf(m->probe_group, sizeof(m->probe_group), "rtdiag_%d_%llu",
+		 (int)getpid(), st);
 	if ((r = copy_path(m->tracefs, sizeof(m->tracefs), o.tracefs_dir)) ||
 	    (r = copy_path(m->cgroup2, sizeof(m->cgroup2), o.cgroup_dir)) ||
 	    (r = copy_path(m->cgroup1, sizeof(m->cgroup1), o.cgroup_v1_dir)) ||
@@ -487,6 +490,12 @@ int perf_event_open_all(struct rtd_perf_monitor *m, struct rtd_perf_event *ev)
 		ev->attr.exclude_kernel = 1;
 		ev->attr.exclude_hv = 1;
 	}
+	bool track = sampling && (m->flags & RTD_PERF_TRACK_COMM) && !m->tracking;
+	if (track) {
+		ev->attr.comm = 1;
+		ev->attr.comm_exec = 1;
+		ev->attr.task = 1;
+	}
 	layout_from_attr(ev);
 	/* a counter scoped to processes counts on every CPU with one fd */
 	bool any_cpu = !sampling && !m->cgroup_scope && m->targets[0] != -1;
@@ -577,6 +586,8 @@ int perf_event_open_all(struct rtd_perf_monitor *m, struct rtd_perf_event *ev)
 	if (!opened)
 		return perf_set_err(m, -RTD_E_NOTFOUND,
 				    "%s: no process left to observe", ev->name);
+	if (track)
+		m->tracking = true;
 	return 0;
 }
 

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -72,6 +73,11 @@ struct rtd_perf_profiler {
 	uint64_t ips[PROF_MAX_DEPTH];
 	uint8_t kern[PROF_MAX_DEPTH];
 	uint32_t path[PROF_MAX_DEPTH + 1];
+	unsigned freq;
+	size_t npids;
+	pid_t pid0;
+	int64_t start_ns;       /* CLOCK_REALTIME at the start */
+	uint64_t start_mono, end_ns; /* CLOCK_MONOTONIC: run()'s span */
 	char errmsg[1024];
 };
 
@@ -461,6 +467,9 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 		       o.sampler->sz < sizeof(so) ? o.sampler->sz : sizeof(so));
 	so.sz = sizeof(so);
 	p->cg = so.callgraph;
+	p->freq = so.period ? 0 : (so.freq ? so.freq : 99);
+	p->npids = o.npids;
+	p->pid0 = o.npids ? o.pids[0] : 0;
 	/* the processes' mappings now, before the records of new ones */
 	for (size_t i = 0; i < o.npids; i++)
 		rtd_sym_proc_load(p->sym, o.pids[i]);
@@ -494,7 +503,12 @@ int rtd_perf_profiler_run(struct rtd_perf_profiler *p)
 {
 	if (!p)
 		return -RTD_E_INVAL;
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	p->start_ns = (int64_t)rt.tv_sec * 1000000000ll + rt.tv_nsec;
+	p->start_mono = rtd_now_ns();
 	int r = rtd_perf_monitor_run(p->m, on_record, p);
+	p->end_ns = rtd_now_ns();
 	struct rtd_perf_stats st = {.sz = sizeof(st)};
 	rtd_perf_monitor_stats(p->m, &st);
 	p->st.lost = st.lost + st.lost_samples;
@@ -548,11 +562,93 @@ void rtd_perf_profiler_free(struct rtd_perf_profiler *p)
 
 /* ---- the profile ------------------------------------------------------------------ */
 
-/* Names of a location (inlined frames expanded), root-most last. */
-struct loc_names {
-	uint32_t first; /* index into the names array */
+/* Frames of a location (inlined ones expanded), innermost first. */
+struct loc_frames {
+	uint32_t first; /* index into the frames array */
 	uint16_t n;
 };
+
+static uint8_t frame_kind(uint8_t k)
+{
+	switch (k) {
+	case RTD_SYM_NATIVE: return RTD_FRAME_NATIVE;
+	case RTD_SYM_KERNEL: return RTD_FRAME_KERNEL;
+	case RTD_SYM_MANAGED: return RTD_FRAME_MANAGED;
+	case RTD_SYM_GO: return RTD_FRAME_GO;
+	case RTD_SYM_GO_RUNTIME: return RTD_FRAME_GO_RUNTIME;
+	case RTD_SYM_JIT: return RTD_FRAME_INTERPRETED;
+	default: return RTD_FRAME_UNKNOWN;
+	}
+}
+
+static const char *base_of(const char *p)
+{
+	const char *b = strrchr(p, '/');
+	return b && b[1] ? b + 1 : p;
+}
+
+/* One resolved symbolizer frame as a profile frame (a mapping for files). */
+static int to_frame(struct rtd_perf_profiler *p, rtd_profile *prof,
+		    const struct rtd_sym_frame *sf, struct rtd_frame *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->name = sf->name;
+	out->module = sf->module[0] == '/' ? base_of(sf->module) : sf->module;
+	out->file = sf->file;
+	out->line = sf->line;
+	out->addr = sf->addr;
+	out->kind = frame_kind(sf->kind);
+	out->inlined = sf->inlined;
+	if (sf->module[0] == '/' && sf->map_limit > sf->map_start) {
+		char hex[2 * 64 + 1];
+		for (size_t i = 0; i < sf->build_id_len && i < 64; i++)
+			snprintf(hex + 2 * i, 3, "%02x", sf->build_id[i]);
+		int id = rtd_profile_add_mapping(prof, sf->map_start, sf->map_limit,
+						 sf->map_pgoff, sf->module,
+						 sf->build_id_len ? hex : NULL);
+		if (id > 0)
+			out->mapping = (uint32_t)id;
+		/* unnamed file code: the model writes module+0xOFFSET, and
+		 * pprof keeps the address for later symbolization */
+		if (!sf->named && id > 0)
+			out->name = NULL;
+	}
+	(void)p;
+	return 0;
+}
+
+static rtd_profile *new_profile(struct rtd_perf_profiler *p)
+{
+	static const struct rtd_profile_type types[2] = {
+		{"samples", "count"}, {"cpu", "nanoseconds"}};
+	struct rtd_profile_opts po = {.sz = sizeof(po)};
+	po.types = types;
+	po.ntypes = 2;
+	po.default_type = 1;
+	po.period_type = types[1];
+	if (p->freq)
+		po.period = 1000000000ll / p->freq;
+	rtd_profile *prof = rtd_profile_new2(&po);
+	if (!prof)
+		return NULL;
+	struct rtd_profile_meta m = {.sz = sizeof(m)};
+	m.source = "perf";
+	m.time_nanos = p->start_ns;
+	m.duration_nanos = p->end_ns > p->start_mono ? (int64_t)(p->end_ns - p->start_mono) : 0;
+	char path[64], comm[64] = "";
+	if (p->npids == 1) {
+		m.pid = p->pid0;
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)p->pid0);
+		if (perf_read_small_file(path, comm, sizeof(comm)) > 0) {
+			comm[strcspn(comm, "\n")] = 0;
+			m.process = comm;
+		} else if (p->nthreads) {
+			m.process = p->threads[0].comm;
+		}
+	}
+	rtd_profile_set_meta(prof, &m);
+	return prof;
+}
 
 int rtd_perf_profiler_profile(struct rtd_perf_profiler *p, rtd_profile **out)
 {
@@ -560,46 +656,69 @@ int rtd_perf_profiler_profile(struct rtd_perf_profiler *p, rtd_profile **out)
 	if (!p)
 		return -RTD_E_INVAL;
 	size_t nloc = rtd_sym_nlocations(p->sym);
-	struct loc_names *ln = calloc(nloc ? nloc : 1, sizeof(*ln));
-	const char **names = NULL;
-	size_t nnames = 0, ncap = 0;
-	const char **stack = malloc(sizeof(*stack) *
-				    (PROF_MAX_DEPTH * (RTD_SYM_MAX_INLINE + 1) + 1));
-	rtd_profile *prof = rtd_profile_new("cpu", "nanoseconds");
+	struct loc_frames *lf = calloc(nloc ? nloc : 1, sizeof(*lf));
+	struct rtd_frame *frames = NULL;
+
+	struct rtd_frame *stack = malloc(sizeof(*stack) *
+					 (PROF_MAX_DEPTH * (RTD_SYM_MAX_INLINE + 1) + 1));
+	rtd_profile *prof = new_profile(p);
 	int r = 0;
-	if (!ln || !stack || !prof) {
+	if (!lf || !stack || !prof) {
 		r = -ENOMEM;
 		goto done;
 	}
 	/* every location once, in id order: each file is loaded once */
+	struct rtd_sym_frame *sfr = NULL;
+	size_t nsfr = 0, scap = 0;
 	struct rtd_sym_frame fr[RTD_SYM_MAX_INLINE + 1];
 	for (size_t i = 0; i < nloc; i++) {
 		int n = rtd_sym_resolve(p->sym, (int64_t)i, fr, RTD_SYM_MAX_INLINE + 1);
 		if (n < 1)
 			continue;
-		if (nnames + (size_t)n > ncap) {
-			size_t nc = ncap ? ncap * 2 : 4096;
-			while (nc < nnames + (size_t)n)
+		if (nsfr + (size_t)n > scap) {
+			size_t nc = scap ? scap * 2 : 4096;
+			while (nc < nsfr + (size_t)n)
 				nc *= 2;
-			const char **nv = realloc(names, nc * sizeof(*nv));
+			struct rtd_sym_frame *nv = realloc(sfr, nc * sizeof(*nv));
 			if (!nv) {
+				free(sfr);
 				r = -ENOMEM;
 				goto done;
 			}
-			names = nv;
-			ncap = nc;
+			sfr = nv;
+			scap = nc;
 		}
-		ln[i].first = (uint32_t)nnames;
-		ln[i].n = (uint16_t)n;
-		for (int k = 0; k < n; k++) {
-			names[nnames++] = fr[k].name;
-			size_t nl = strlen(fr[k].name);
-			if (!rtd_strmap_get(&p->modules, fr[k].name, nl, NULL))
-				rtd_strmap_put(&p->modules, fr[k].name, nl,
-					       (void *)fr[k].module);
-		}
+		lf[i].first = (uint32_t)nsfr;
+		lf[i].n = (uint16_t)n;
+		memcpy(sfr + nsfr, fr, (size_t)n * sizeof(*fr));
+		nsfr += (size_t)n;
 	}
-	/* each node with samples: its path from the root */
+	/* pprof takes the first mapping for the program: the executable is
+	 * the file mapped lowest (a library's addresses are above it) */
+	const struct rtd_sym_frame *lowest = NULL;
+	for (size_t i = 0; i < nsfr; i++)
+		if (sfr[i].module[0] == '/' && sfr[i].map_limit > sfr[i].map_start &&
+		    (!lowest || sfr[i].map_start < lowest->map_start))
+			lowest = &sfr[i];
+	frames = malloc((nsfr ? nsfr : 1) * sizeof(*frames));
+	if (!frames) {
+		free(sfr);
+		r = -ENOMEM;
+		goto done;
+	}
+	if (lowest)
+		to_frame(p, prof, lowest, &frames[0]);
+	for (size_t i = 0; i < nsfr; i++) {
+		to_frame(p, prof, &sfr[i], &frames[i]);
+		size_t nl = strlen(sfr[i].name);
+		if (!rtd_strmap_get(&p->modules, sfr[i].name, nl, NULL))
+			rtd_strmap_put(&p->modules, sfr[i].name, nl,
+				       (void *)sfr[i].module);
+	}
+
+	free(sfr);
+	/* each node with samples: its path from the root, a sample of its
+	 * thread */
 	for (size_t i = 1; i < p->nnodes; i++) {
 		if (!p->nodes[i].count)
 			continue;
@@ -608,19 +727,31 @@ int rtd_perf_profiler_profile(struct rtd_perf_profiler *p, rtd_profile **out)
 		     k = p->nodes[k].parent)
 			p->path[depth++] = k;
 		size_t ns = 0;
+		const struct pthread *t = NULL;
 		for (size_t d = depth; d-- > 0;) {
 			uint32_t key = p->nodes[p->path[d]].key;
 			if (key & THREAD_KEY) {
-				const struct pthread *t = &p->threads[key & ~THREAD_KEY];
-				(void)t;
+				t = &p->threads[key & ~THREAD_KEY];
 				continue;
 			}
-			const struct loc_names *l = &ln[key];
-			/* outer function first, then what was inlined into it */
+			const struct loc_frames *l = &lf[key];
+			/* root first: the function, then what was inlined into it */
 			for (size_t k = l->n; k-- > 0;)
-				stack[ns++] = names[l->first + k];
+				stack[ns++] = frames[l->first + k];
 		}
-		r = rtd_profile_add(prof, stack, ns, (int64_t)p->nodes[i].period);
+		int64_t values[2] = {(int64_t)p->nodes[i].count,
+				     (int64_t)p->nodes[i].period};
+		struct rtd_sample smp = {.sz = sizeof(smp)};
+		smp.frames = stack;
+		smp.nframes = ns;
+		smp.values = values;
+		smp.nvalues = 2;
+		if (t) {
+			smp.pid = t->pid;
+			smp.tid = t->tid;
+			smp.thread = t->comm[0] ? t->comm : NULL;
+		}
+		r = rtd_profile_add_sample(prof, &smp);
 		if (r)
 			goto done;
 	}
@@ -628,8 +759,8 @@ int rtd_perf_profiler_profile(struct rtd_perf_profiler *p, rtd_profile **out)
 	prof = NULL;
 done:
 	rtd_profile_free(prof);
-	free(ln);
-	free(names);
+	free(lf);
+	free(frames);
 	free(stack);
 	return r;
 }

@@ -36,5 +36,8 @@ int perf_stat_main(int argc, char **argv);
 int perf_list_main(int argc, char **argv);
 int perf_record_main(int argc, char **argv);
 extern const struct cli_cmd perf_cmd_record;
+extern const struct cli_cmd perf_cmd_stat;
+extern const struct cli_cmd perf_cmd_list;
+extern const struct cli_cmd perf_cmd_trace;
 
 #endif

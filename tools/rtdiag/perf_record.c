@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -18,7 +19,7 @@
 enum {
 	O_PID = 1, O_ALL, O_CGROUP, O_FREQ, O_EVENT, O_CG, O_STACK, O_DUR,
 	O_KERNEL, O_NOKERNEL, O_OUT, O_FORMAT, O_TOP, O_PAGES, O_STATS,
-	O_NOINLINE, O_NODEBUGINFOD, O_NODOTNET, O_DEBUGDIR,
+	O_NOINLINE, O_NODEBUGINFOD, O_NODOTNET, O_DEBUGDIR, O_THREADS,
 };
 
 static const struct cli_opt record_opts[] = {
@@ -42,9 +43,11 @@ static const struct cli_opt record_opts[] = {
 	 "kernel frames too (default when the kernel allows it)", 0, 0},
 	{O_NOKERNEL, "no-kernel", 0, CLI_ARG_NONE, 0, NULL, "user space only", 0, 0},
 	{O_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
-	 "write to FILE (.folded, .pb.gz/.pprof, .txt) instead of the top table on stdout", 0, 0},
-	{O_FORMAT, "format", 0, CLI_ARG_CHOICE, 0, "top|folded|pprof",
+	 "write to FILE (.folded, .pb.gz/.pprof, .svg, .speedscope.json, .txt) instead of the top table on stdout", 0, 0},
+	{O_FORMAT, "format", 0, CLI_ARG_CHOICE, 0, "top|folded|pprof|svg|speedscope",
 	 "output format (default: from FILE's name, else top)", 0, 0},
+	{O_THREADS, "per-thread", 0, CLI_ARG_NONE, 0, NULL,
+	 "folded and SVG: a root frame per thread (pid/tid name)", 0, 0},
 	{O_TOP, "top", 'n', CLI_ARG_INT, CLI_OPT_POSITIVE, "N",
 	 "rows of the top table (default 25)", 1, 1000000},
 	{O_PAGES, "mmap-pages", 'm', CLI_ARG_INT, CLI_OPT_POSITIVE, "PAGES",
@@ -94,24 +97,21 @@ const struct cli_cmd perf_cmd_record = {
 	"  rtdiag perf record -a -d 5 -o cpu.pb.gz   # go tool pprof -top cpu.pb.gz\n",
 };
 
-enum fmt { FMT_TOP, FMT_FOLDED, FMT_PPROF, FMT_NONE = -1 };
-
-static bool has_suffix(const char *s, const char *suf)
-{
-	size_t a = strlen(s), b = strlen(suf);
-	return a >= b && !strcmp(s + a - b, suf);
-}
+/* --format's choices, in the order of its table entry */
+enum fmt { FMT_TOP, FMT_FOLDED, FMT_PPROF, FMT_SVG, FMT_SPEEDSCOPE, FMT_NONE = -1 };
 
 static enum fmt format_of_path(const char *path)
 {
-	if (has_suffix(path, ".folded") || has_suffix(path, ".collapsed"))
-		return FMT_FOLDED;
-	if (has_suffix(path, ".pb.gz") || has_suffix(path, ".pprof") ||
-	    has_suffix(path, ".pb"))
-		return FMT_PPROF;
-	if (has_suffix(path, ".txt"))
+	size_t n = strlen(path);
+	if (n >= 4 && !strcmp(path + n - 4, ".txt"))
 		return FMT_TOP;
-	return FMT_NONE;
+	switch (rtd_profile_format_from_path(path)) {
+	case RTD_PROFILE_FMT_FOLDED: return FMT_FOLDED;
+	case RTD_PROFILE_FMT_PPROF: return FMT_PPROF;
+	case RTD_PROFILE_FMT_SVG: return FMT_SVG;
+	case RTD_PROFILE_FMT_SPEEDSCOPE: return FMT_SPEEDSCOPE;
+	default: return FMT_NONE;
+	}
 }
 
 struct warn_ctx {
@@ -171,7 +171,7 @@ struct record_args {
 	size_t npids;
 	const char *cgroups[16];
 	size_t ncgroups;
-	bool all, stats, kernel_set, no_kernel;
+	bool all, stats, kernel_set, no_kernel, per_thread;
 	const char *out;
 	int format;
 	long long rows;
@@ -226,6 +226,7 @@ static int parse(struct record_args *a, int argc, char **argv)
 		case O_NODEBUGINFOD: a->sym.flags |= RTD_SYM_NO_DEBUGINFOD; break;
 		case O_NODOTNET: a->flags |= RTD_PERF_PROF_NO_DOTNET; break;
 		case O_DEBUGDIR: a->sym.debug_dirs = v.str; break;
+		case O_THREADS: a->per_thread = true; break;
 		}
 	}
 	if (id < 0)
@@ -243,7 +244,8 @@ static int parse(struct record_args *a, int argc, char **argv)
 			if (a->format == FMT_NONE)
 				return cli_cmd_usage(&perf_cmd_record,
 						     "-o %s: cannot tell the format from the name "
-						     "(.folded, .pb.gz, .pprof, .txt): give --format",
+						     "(.folded, .pb.gz, .pprof, .svg, .speedscope.json, "
+						     ".txt): give --format",
 						     a->out);
 		}
 	}
@@ -257,12 +259,16 @@ static int write_profile(struct record_args *a, struct rtd_perf_profiler *pr,
 	if (cli_out_open(&o, a->out ? a->out : "-"))
 		return CLI_FAIL;
 	int r;
-	if (a->format == FMT_FOLDED)
-		r = rtd_profile_write_folded(prof, o.f);
-	else if (a->format == FMT_PPROF)
-		r = rtd_profile_write_pprof(prof, o.f);
-	else
+	static const enum rtd_profile_format fmts[] = {
+		RTD_PROFILE_FMT_TOP, RTD_PROFILE_FMT_FOLDED, RTD_PROFILE_FMT_PPROF,
+		RTD_PROFILE_FMT_SVG, RTD_PROFILE_FMT_SPEEDSCOPE};
+	if (a->format == FMT_TOP) {
 		r = write_top(pr, prof, o.f, (size_t)a->rows, samples);
+	} else {
+		struct rtd_profile_write_opts wo = {.sz = sizeof(wo)};
+		wo.thread_roots = a->per_thread;
+		r = rtd_profile_write(prof, fmts[a->format], o.f, &wo);
+	}
 	if (r) {
 		cli_out_abort(&o);
 		return cli_fail("%s: %s", a->out ? a->out : "stdout", rtd_strerror(r));
@@ -393,6 +399,8 @@ int perf_record_main(int argc, char **argv)
 		    a.pids[0])
 			child_rc = child_status_code(status);
 	}
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	struct rtd_perf_profiler_stats st = {.sz = sizeof(st)};
 	rtd_perf_profiler_stats(pr, &st);
 	rtd_profile *prof = NULL;
@@ -403,13 +411,23 @@ int perf_record_main(int argc, char **argv)
 	}
 	if (!st.samples)
 		fprintf(stderr, "rtdiag: no samples were taken (did the process "
-				"use any CPU?)\n");
+				"use any CPU?%s)\n",
+			st.user_only ? " A program this user may run but not "
+				       "read, or a setuid one, cannot be observed "
+				       "by this user"
+				     : "");
 	if (st.lost)
 		fprintf(stderr, "rtdiag: %llu samples lost (the ring was full: "
 				"raise -m)\n", (unsigned long long)st.lost);
 	rc = write_profile(&a, pr, prof, st.samples);
-	if (a.stats)
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (a.stats) {
 		print_stats(pr);
+		fprintf(stderr, "rtdiag: from the end of sampling to the written "
+				"output (names and format): %.1f ms\n",
+			(double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+				(double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	}
 	rtd_profile_free(prof);
 	rtd_perf_profiler_free(pr);
 	if (rc == CLI_OK && child_rc >= 0)

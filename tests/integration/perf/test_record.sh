@@ -37,6 +37,21 @@ check_shares "fp" "$(shares "$TMP/fp.folded")"
 grep -Eq '^__libc_start_call_main;main;worker;(run_round;)?gamma_fn [0-9]' "$TMP/fp.folded" || fail "fp: no main;worker;gamma_fn stack"
 ok "fp shares"
 
+# 1b. pprof: mappings, locations with addresses, functions; go tool pprof reads it
+GO=$(ls /usr/lib/go-1.23/bin/go /usr/lib/go-1.19/bin/go 2>/dev/null | head -1)
+if [ -n "$GO" ]; then
+  "$R" perf record -F 999 -o "$TMP/cpu.pb.gz" -- "$FP" 1 || fail "record pprof"
+  HOME=$TMP GOCACHE=$TMP/gocache "$GO" tool pprof -top "$TMP/cpu.pb.gz" > "$TMP/pp.top" 2>&1 || { cat "$TMP/pp.top"; fail "go tool pprof -top"; }
+  grep -q '^File: cpu_shares_fp' "$TMP/pp.top" || { head "$TMP/pp.top"; fail "pprof: the program is not the main mapping"; }
+  grep -q '^Type: cpu' "$TMP/pp.top" && grep -q ' gamma_fn$' "$TMP/pp.top" || fail "pprof -top: no gamma_fn"
+  HOME=$TMP GOCACHE=$TMP/gocache "$GO" tool pprof -top -addresses "$TMP/cpu.pb.gz" > "$TMP/pp.addr" 2>&1
+  grep -Eq ' [0-9a-f]{8,} gamma_fn ' "$TMP/pp.addr" || { head -20 "$TMP/pp.addr"; fail "pprof -addresses: no address of gamma_fn"; }
+  grep -Eq 'cpu_shares\.c:[0-9]+' "$TMP/pp.addr" || fail "pprof -addresses: no source lines"
+  ok "pprof: go tool pprof -top and -addresses"
+else
+  echo "SKIP part: no Go toolchain for go tool pprof"
+fi
+
 # 2. dwarf, on the same program built without frame pointers
 "$R" perf record -F 999 -g dwarf -o "$TMP/dw.folded" -- "$NOFP" 2 || fail "record dwarf"
 check_shares "dwarf" "$(shares "$TMP/dw.folded")"

@@ -6,6 +6,7 @@
  * of integer work in the function itself, so the time is its own (self).
  *
  * usage: cpu_shares SECONDS [threads]   (runs for about SECONDS)
+ *        cpu_shares rounds=N [threads]   (N rounds per thread: fixed work)
  *        cpu_shares --pid-file FILE SECONDS   (writes its pid, then runs)
  */
 #include <pthread.h>
@@ -47,10 +48,16 @@ static double now(void)
 }
 
 static double seconds = 1;
+static long rounds;
 
 static void *worker(void *arg)
 {
 	(void)arg;
+	if (rounds) {
+		for (long i = 0; i < rounds; i++)
+			run_round();
+		return NULL;
+	}
 	double end = now() + seconds;
 	while (now() < end)
 		run_round();
@@ -68,7 +75,9 @@ int main(int argc, char **argv)
 		fclose(f);
 		a = 3;
 	}
-	if (argc > a)
+	if (argc > a && !strncmp(argv[a], "rounds=", 7))
+		rounds = atol(argv[a] + 7);
+	else if (argc > a)
 		seconds = atof(argv[a]);
 	int threads = argc > a + 1 ? atoi(argv[a + 1]) : 1;
 	pthread_t t[64];
