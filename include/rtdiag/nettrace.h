@@ -314,6 +314,10 @@ typedef int (*rtd_nettrace_seqpoint_fn)(void *ctx, uint64_t timestamp);
  *        (@max_sort_bytes). Sequence point callbacks come after the
  *        events before them.
  * @max_sort_bytes: cap on the events held for sorting (0: 256 MiB)
+ * @stable_input: the caller keeps every byte it feeds readable until
+ *                rtd_nettrace_finish() returns (a mapped file): events held
+ *                for sorting then point at their payload instead of
+ *                copying it
  */
 struct rtd_nettrace_opts {
 	size_t sz;
@@ -327,6 +331,7 @@ struct rtd_nettrace_opts {
 	size_t max_stack_bytes;
 	bool sort;
 	size_t max_sort_bytes;
+	bool stable_input;
 };
 
 /**
@@ -718,7 +723,12 @@ RTD_API void rtd_nettrace_profiler_free(rtd_nettrace_profiler *p);
  * @dec: the decoder that delivered @ev
  * @ev: any event; those the builder does not use are ignored
  *
- * Call from your rtd_nettrace_event_fn for every event.
+ * Call from your rtd_nettrace_event_fn for every event. Events may come
+ * from more than one decoder: the samples from one stream, method and
+ * module names from others as well (a rundown taken in a session of its
+ * own, rtd_ipc_rundown_snapshot()), so that frames are named even when
+ * the sampled stream's own rundown never came. The clock is the one of
+ * the decoder that delivers the first sample.
  *
  * Returns: 0, -ENOMEM, or -RTD_E_CAP when a cap is reached.
  */
