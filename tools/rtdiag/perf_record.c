@@ -67,10 +67,10 @@ static const struct cli_opt record_opts[] = {
 
 const struct cli_cmd perf_cmd_record = {
 	"perf record", NULL,
-	"Sample where processes spend CPU time, with mixed-mode call stacks\n"
-	"(kernel, native, .NET JIT, Go) named by rtdiag itself, and print the\n"
-	"hottest functions (self %, total %, function, module), or write folded\n"
-	"stacks or a pprof profile.",
+	"A CPU profile of any process: where it spends CPU time, with names.\n"
+	"Mixed-mode call stacks (kernel, native, .NET JIT, Go) named by rtdiag\n"
+	"itself; prints the hottest functions (self %, total %, function,\n"
+	"module), or writes folded stacks, pprof, SVG or speedscope.",
 	record_opts, 0, 0, CLI_CMD_COMMAND, perf_record_main,
 	"Samples use the cpu-clock timer at 99 Hz per thread; the call stack comes\n"
 	"from frame pointers (-g fp), or from a copy of each sample's stack\n"

@@ -61,10 +61,10 @@ static const struct cli_opt trace_opts[] = {
 
 const struct cli_cmd perf_cmd_trace = {
 	"perf trace", NULL,
-	"Print kernel events live, one line each, in time order across CPUs:\n"
-	"system calls as strace and perf trace show them (name, arguments by\n"
-	"type, return value with its errno name, duration), tracepoints with\n"
-	"their decoded fields, uprobes and kprobes.",
+	"Kernel events live, one per line: system calls, tracepoints, probes.\n"
+	"In time order across CPUs: system calls as strace and perf trace show\n"
+	"them (name, arguments by type, return value with its errno name,\n"
+	"duration), tracepoints with their decoded fields, uprobes and kprobes.",
 	trace_opts, 0, 0, CLI_CMD_COMMAND, perf_trace_main,
 	"System calls (the default, or -e NAME,...): 'TIME (DURATION ms): COMM/TID\n"
 	"name(arg: value, ...) = RET', TIME in ms since the first event. Path\n"
