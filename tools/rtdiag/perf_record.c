@@ -303,15 +303,6 @@ static void print_stats(struct rtd_perf_profiler *pr)
 				"their leaf\n", (unsigned long long)st.unwind_failed);
 }
 
-static int child_status_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return CLI_FAIL;
-}
-
 int perf_record_main(int argc, char **argv)
 {
 	struct record_args a;
@@ -397,7 +388,7 @@ int perf_record_main(int argc, char **argv)
 		 * rings hung up as it exited: wait for its status */
 		if (waitpid(a.pids[0], &status, a.duration > 0 ? WNOHANG : 0) ==
 		    a.pids[0])
-			child_rc = child_status_code(status);
+			child_rc = perf_child_code(status);
 	}
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -362,10 +362,8 @@ int perf_stat_main(int argc, char **argv)
 		fflush(stderr);
 	}
 	rc = CLI_OK;
-	if (a->cmd && WIFEXITED(status) && WEXITSTATUS(status))
-		rc = WEXITSTATUS(status); /* like perf: the command's status */
-	else if (a->cmd && WIFSIGNALED(status))
-		rc = 128 + WTERMSIG(status);
+	if (a->cmd)
+		rc = perf_child_code(status); /* like perf: the command's status */
 done:
 	rtd_perf_monitor_free(m);
 	if (have_child)

@@ -583,15 +583,6 @@ static void print_stats(struct rtd_perf_monitor *m, const struct trace_args *a,
 	}
 }
 
-static int child_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return CLI_FAIL;
-}
-
 int perf_trace_main(int argc, char **argv)
 {
 	struct trace_args *a = calloc(1, sizeof(*a));
@@ -694,7 +685,7 @@ int perf_trace_main(int argc, char **argv)
 		if (waitpid(a->pids[0], &status, a->duration > 0 ? WNOHANG : 0) ==
 			    a->pids[0] &&
 		    rc == CLI_OK)
-			rc = child_code(status); /* as perf stat: COMMAND's code */
+			rc = perf_child_code(status); /* as perf stat: COMMAND's code */
 	}
 done:
 	if (out_open)
