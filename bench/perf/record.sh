@@ -70,7 +70,7 @@ awk '{ rt += $1; pr += $2; rp += $3; if ($4 > m1) m1 = $4; if ($5 > m2) m2 = $5;
 # 3. a large binary: clang-14 compiling rtdiag's own sources
 CLANG=$(command -v clang-14 || true)
 if [ -n "$CLANG" ]; then
-  files=$(ls "$src"/src/profile/profile.c "$src"/src/gotrace/order1.c "$src"/src/nettrace/decoder.c "$src"/src/gotrace/order2.c)
+  files=$(ls "$src"/src/profile/profile.c "$src"/src/gotrace/order1.c "$src"/src/nettrace/decoder.c "$src"/src/gotrace/order2.c | tr "\n" " ")
   cmd="for f in $files; do $CLANG -O2 -I$src/include -I$src/src -D_GNU_SOURCE -c \$f -o /dev/null; done"
   for r in $(seq "$ROUNDS"); do
     /usr/bin/time -f "%e %M" -o "$T/rtbig.time" "$R" perf record -F "$F" -g "$CG" --stats -o "$T/big.txt" -- sh -c "$cmd" 2> "$T/big.err"

@@ -253,6 +253,30 @@ RTD_API int rtd_sym_resolve_addr(rtd_symbolizer *s, pid_t pid, uint64_t addr,
 				 size_t max);
 
 /**
+ * rtd_sym_preload_start - load symbols in a background thread as objects
+ * are first located
+ * @s: symbolizer
+ *
+ * From now on each file (and the kernel) is handed to a thread that reads
+ * its symbol tables and DWARF while the caller goes on locating: a
+ * profiler pays little for names when its recording ends. The caller may
+ * go on calling rtd_sym_locate() and the rtd_sym_proc_*() functions;
+ * rtd_sym_resolve(), rtd_sym_stats() and rtd_symbolizer_free() first wait
+ * for the thread (rtd_sym_preload_finish()).
+ *
+ * Returns: 0, or a negative errno when the thread cannot start (then
+ * symbols load when resolved, as without it).
+ */
+RTD_API int rtd_sym_preload_start(rtd_symbolizer *s);
+
+/**
+ * rtd_sym_preload_finish - wait until the background thread has loaded
+ * every object handed to it, and stop it
+ * @s: symbolizer (nothing happens without a background thread)
+ */
+RTD_API void rtd_sym_preload_finish(rtd_symbolizer *s);
+
+/**
  * rtd_sym_unwind - walk a copy of a user stack with CFI (libdw)
  * @s: symbolizer (knows the process's mappings)
  * @pid: process

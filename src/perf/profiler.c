@@ -440,6 +440,8 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 	r = rtd_symbolizer_new(o.sym, &p->sym);
 	if (r)
 		goto fail;
+	/* names are read while recording, not after it */
+	rtd_sym_preload_start(p->sym);
 	if (!(o.flags & RTD_PERF_PROF_NO_DOTNET))
 		for (size_t i = 0; i < o.npids; i++)
 			dotnet_enable(p, o.pids[i]);

@@ -65,6 +65,25 @@ struct sym_dwarf *sym_dwarf_open(Elf *e)
 		return NULL;
 	}
 	d->dw = dw;
+	/* .debug_aranges when the producer wrote it: one small section read,
+	 * instead of every unit's DIE and ranges */
+	Dwarf_Aranges *ar = NULL;
+	size_t nar = 0;
+	if (dwarf_getaranges(dw, &ar, &nar) == 0 && nar > 0) {
+		for (size_t i = 0; i < nar; i++) {
+			Dwarf_Addr start;
+			Dwarf_Word len;
+			Dwarf_Off off;
+			Dwarf_Arange *a = dwarf_onearange(ar, i);
+			if (!a || dwarf_getarangeinfo(a, &start, &len, &off) != 0)
+				continue;
+			/* libdw gives the unit DIE's offset */
+			if (add_range(d, start, start + len, off))
+				break;
+		}
+		if (d->n)
+			goto done;
+	}
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
 	uint8_t unit_type;

@@ -220,6 +220,7 @@ struct rtd_symbolizer {
 	void *warn_ctx;
 	struct debuginfod_client *dbgd;
 	bool dbgd_tried;
+	struct sym_loader *bg;  /* background loading, or NULL */
 	char tmp[SYM_MAX_NAME + 128];
 };
 

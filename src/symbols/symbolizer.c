@@ -17,6 +17,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -131,6 +132,7 @@ void rtd_symbolizer_free(rtd_symbolizer *s)
 {
 	if (!s)
 		return;
+	rtd_sym_preload_finish(s);
 	for (size_t i = 0; i < s->nobjs; i++)
 		obj_free(s->objs[i]);
 	free(s->objs);
@@ -434,6 +436,107 @@ void rtd_sym_proc_exit(rtd_symbolizer *s, pid_t pid)
 
 /* ---- objects ------------------------------------------------------------------ */
 
+/* ---- background loading -------------------------------------------------------- */
+
+/*
+ * While a profiler records, a thread loads each object's symbols and
+ * DWARF as soon as the object is first located, so that little is left
+ * to do when the recording ends. The thread touches only the objects it
+ * is handed and the load counters of the stats; the recording thread
+ * resolves nothing until rtd_sym_preload_finish() has joined it.
+ */
+struct sym_loader {
+	rtd_symbolizer *s;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct sym_obj **q;
+	size_t head, n, cap;
+	bool stop;
+};
+
+static void obj_load(rtd_symbolizer *s, struct sym_obj *o);
+
+static void loader_push(struct sym_loader *l, struct sym_obj *o)
+{
+	pthread_mutex_lock(&l->mu);
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 64;
+		struct sym_obj **nq = realloc(l->q, nc * sizeof(*nq));
+		if (!nq) {
+			pthread_mutex_unlock(&l->mu);
+			return; /* loaded when resolved instead */
+		}
+		l->q = nq;
+		l->cap = nc;
+	}
+	l->q[l->n++] = o;
+	pthread_cond_signal(&l->cv);
+	pthread_mutex_unlock(&l->mu);
+}
+
+static void *loader_main(void *arg)
+{
+	struct sym_loader *l = arg;
+	for (;;) {
+		pthread_mutex_lock(&l->mu);
+		while (l->head == l->n && !l->stop)
+			pthread_cond_wait(&l->cv, &l->mu);
+		if (l->head == l->n) {
+			pthread_mutex_unlock(&l->mu);
+			break; /* stopped, and the queue is drained */
+		}
+		struct sym_obj *o = l->q[l->head++];
+		pthread_mutex_unlock(&l->mu);
+		obj_load(l->s, o);
+	}
+	return NULL;
+}
+
+int rtd_sym_preload_start(rtd_symbolizer *s)
+{
+	if (!s)
+		return -RTD_E_INVAL;
+	if (s->bg)
+		return 0;
+	struct sym_loader *l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->s = s;
+	pthread_mutex_init(&l->mu, NULL);
+	pthread_cond_init(&l->cv, NULL);
+	int e = pthread_create(&l->th, NULL, loader_main, l);
+	if (e) {
+		pthread_mutex_destroy(&l->mu);
+		pthread_cond_destroy(&l->cv);
+		free(l);
+		return -e;
+	}
+	s->bg = l;
+	/* objects that exist already */
+	for (size_t i = 0; i < s->nobjs; i++)
+		if (s->objs[i]->kind == OBJ_FILE || s->objs[i]->kind == OBJ_KERNEL)
+			loader_push(l, s->objs[i]);
+	return 0;
+}
+
+void rtd_sym_preload_finish(rtd_symbolizer *s)
+{
+	struct sym_loader *l = s ? s->bg : NULL;
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->mu);
+	l->stop = true;
+	pthread_cond_signal(&l->cv);
+	pthread_mutex_unlock(&l->mu);
+	pthread_join(l->th, NULL);
+	pthread_mutex_destroy(&l->mu);
+	pthread_cond_destroy(&l->cv);
+	free(l->q);
+	free(l);
+	s->bg = NULL;
+}
+
 static int32_t obj_add(rtd_symbolizer *s, struct sym_obj *o, uint64_t key)
 {
 	if (s->nobjs >= RTD_SYM_MAX_OBJECTS)
@@ -451,6 +554,8 @@ static int32_t obj_add(rtd_symbolizer *s, struct sym_obj *o, uint64_t key)
 		return -ENOMEM;
 	s->objs[s->nobjs++] = o;
 	s->st.objects++;
+	if (s->bg && (o->kind == OBJ_FILE || o->kind == OBJ_KERNEL))
+		loader_push(s->bg, o);
 	return id;
 }
 
@@ -1081,6 +1186,7 @@ int rtd_sym_resolve(rtd_symbolizer *s, int64_t loc, struct rtd_sym_frame *out,
 {
 	if (!s || loc < 0 || (size_t)loc >= s->nlocs || !out || !max)
 		return -RTD_E_INVAL;
+	rtd_sym_preload_finish(s); /* resolving is single-threaded */
 	const struct sym_loc *l = &s->locs[loc];
 	struct sym_obj *o = s->objs[l->obj];
 	obj_load(s, o);
@@ -1167,6 +1273,7 @@ void rtd_sym_stats(const rtd_symbolizer *s, struct rtd_sym_stats *st)
 {
 	if (!s || !st || st->sz < sizeof(size_t))
 		return;
+	rtd_sym_preload_finish((rtd_symbolizer *)s); /* its counters settle */
 	struct rtd_sym_stats t = s->st;
 	t.sz = st->sz;
 	memcpy(st, &t, st->sz < sizeof(t) ? st->sz : sizeof(t));

@@ -76,6 +76,15 @@ int perf_child_go(struct perf_child *c)
 	return n == (ssize_t)sizeof(e) ? e : 0;
 }
 
+int perf_child_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return CLI_FAIL;
+}
+
 void perf_child_abort(struct perf_child *c)
 {
 	close(c->go_fd);

@@ -21,6 +21,9 @@ struct perf_child {
 int perf_child_start(struct perf_child *c, char **argv);
 /* Let it exec; returns 0, or the child's exec errno (positive). */
 int perf_child_go(struct perf_child *c);
+/* The exit code that passes a child's wait status on: its exit status, or
+ * 128 + the signal that ended it. */
+int perf_child_code(int status);
 /* Kill and reap a child that will not be let go. */
 void perf_child_abort(struct perf_child *c);
 

@@ -69,8 +69,9 @@ static void free_list(char **v, size_t n)
 
 const struct cli_cmd perf_cmd_list = {
 	"perf list", "[PATTERN]",
-	"List counters, PMUs, probe support and tracepoints (SUBSYS:EVENT),\n"
-	"optionally only those matching PATTERN (a glob, or a substring).",
+	"List counters, PMUs, probe support and tracepoints.\n"
+	"Tracepoints as SUBSYS:EVENT; with PATTERN (a glob, or a substring)\n"
+	"only those matching.",
 	NULL, 0, 1, 0, perf_list_main,
 	"Tracepoints are read from tracefs, which is root's only unless mounted\n"
 	"with mode=755: as another user, rtdiag says why none are listed.\n",

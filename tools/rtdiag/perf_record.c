@@ -67,10 +67,10 @@ static const struct cli_opt record_opts[] = {
 
 const struct cli_cmd perf_cmd_record = {
 	"perf record", NULL,
-	"Sample where processes spend CPU time, with mixed-mode call stacks\n"
-	"(kernel, native, .NET JIT, Go) named by rtdiag itself, and print the\n"
-	"hottest functions (self %, total %, function, module), or write folded\n"
-	"stacks or a pprof profile.",
+	"A CPU profile of any process: where it spends CPU time, with names.\n"
+	"Mixed-mode call stacks (kernel, native, .NET JIT, Go) named by rtdiag\n"
+	"itself; prints the hottest functions (self %, total %, function,\n"
+	"module), or writes folded stacks, pprof, SVG or speedscope.",
 	record_opts, 0, 0, CLI_CMD_COMMAND, perf_record_main,
 	"Samples use the cpu-clock timer at 99 Hz per thread; the call stack comes\n"
 	"from frame pointers (-g fp), or from a copy of each sample's stack\n"
@@ -303,15 +303,6 @@ static void print_stats(struct rtd_perf_profiler *pr)
 				"their leaf\n", (unsigned long long)st.unwind_failed);
 }
 
-static int child_status_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return CLI_FAIL;
-}
-
 int perf_record_main(int argc, char **argv)
 {
 	struct record_args a;
@@ -397,7 +388,7 @@ int perf_record_main(int argc, char **argv)
 		 * rings hung up as it exited: wait for its status */
 		if (waitpid(a.pids[0], &status, a.duration > 0 ? WNOHANG : 0) ==
 		    a.pids[0])
-			child_rc = child_status_code(status);
+			child_rc = perf_child_code(status);
 	}
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -38,10 +38,10 @@ static const struct cli_opt stat_opts[] = {
 
 const struct cli_cmd perf_cmd_stat = {
 	"perf stat", NULL,
-	"Count events for a command (and its children) or processes, and print\n"
-	"them as perf stat does: on stderr, so they never mix with the command's\n"
-	"output, or into FILE with -o. Counts are scaled by time enabled/running\n"
-	"when a counter was multiplexed.",
+	"Count events of a command or of processes, in perf stat's layout.\n"
+	"Counts go to stderr, as perf's do, so they never mix with the\n"
+	"command's output (or into FILE with -o); they are scaled by time\n"
+	"enabled/running when a counter was multiplexed.",
 	stat_opts, 0, 0, CLI_CMD_COMMAND, perf_stat_main,
 	"Default events: task-clock,context-switches,cpu-migrations,page-faults.\n"
 	"When the kernel lets this user count user space only\n"
@@ -362,10 +362,8 @@ int perf_stat_main(int argc, char **argv)
 		fflush(stderr);
 	}
 	rc = CLI_OK;
-	if (a->cmd && WIFEXITED(status) && WEXITSTATUS(status))
-		rc = WEXITSTATUS(status); /* like perf: the command's status */
-	else if (a->cmd && WIFSIGNALED(status))
-		rc = 128 + WTERMSIG(status);
+	if (a->cmd)
+		rc = perf_child_code(status); /* like perf: the command's status */
 done:
 	rtd_perf_monitor_free(m);
 	if (have_child)

@@ -61,10 +61,10 @@ static const struct cli_opt trace_opts[] = {
 
 const struct cli_cmd perf_cmd_trace = {
 	"perf trace", NULL,
-	"Print kernel events live, one line each, in time order across CPUs:\n"
-	"system calls as strace and perf trace show them (name, arguments by\n"
-	"type, return value with its errno name, duration), tracepoints with\n"
-	"their decoded fields, uprobes and kprobes.",
+	"Kernel events live, one per line: system calls, tracepoints, probes.\n"
+	"In time order across CPUs: system calls as strace and perf trace show\n"
+	"them (name, arguments by type, return value with its errno name,\n"
+	"duration), tracepoints with their decoded fields, uprobes and kprobes.",
 	trace_opts, 0, 0, CLI_CMD_COMMAND, perf_trace_main,
 	"System calls (the default, or -e NAME,...): 'TIME (DURATION ms): COMM/TID\n"
 	"name(arg: value, ...) = RET', TIME in ms since the first event. Path\n"
@@ -583,15 +583,6 @@ static void print_stats(struct rtd_perf_monitor *m, const struct trace_args *a,
 	}
 }
 
-static int child_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return CLI_FAIL;
-}
-
 int perf_trace_main(int argc, char **argv)
 {
 	struct trace_args *a = calloc(1, sizeof(*a));
@@ -694,7 +685,7 @@ int perf_trace_main(int argc, char **argv)
 		if (waitpid(a->pids[0], &status, a->duration > 0 ? WNOHANG : 0) ==
 			    a->pids[0] &&
 		    rc == CLI_OK)
-			rc = child_code(status); /* as perf stat: COMMAND's code */
+			rc = perf_child_code(status); /* as perf stat: COMMAND's code */
 	}
 done:
 	if (out_open)

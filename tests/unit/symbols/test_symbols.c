@@ -274,6 +274,36 @@ static void self_elf(void **state)
 	rtd_symbolizer_free(s);
 }
 
+/* Symbols loaded by the background thread give the same names. */
+static void preload(void **state)
+{
+	(void)state;
+	rtd_symbolizer *s;
+	assert_int_equal(rtd_symbolizer_new(NULL, &s), 0);
+	assert_int_equal(rtd_sym_preload_start(s), 0);
+	rtd_outer_function();
+	int64_t a = rtd_sym_locate(s, getpid(), captured - 1, false);
+	int64_t b = rtd_sym_locate(s, getpid(), (uintptr_t)&getpid, false);
+	assert_true(a >= 0 && b >= 0);
+	rtd_sym_preload_finish(s);
+	struct rtd_sym_stats st = {.sz = sizeof(st)};
+	rtd_sym_stats(s, &st);
+	assert_true(st.objects_loaded >= 2); /* this program and libc, in the thread */
+	struct rtd_sym_frame f[RTD_SYM_MAX_INLINE + 1];
+	int n = rtd_sym_resolve(s, a, f, RTD_SYM_MAX_INLINE + 1);
+	assert_true(n >= 1);
+	assert_string_equal(f[n - 1].name, "rtd_outer_function");
+	n = rtd_sym_resolve(s, b, f, RTD_SYM_MAX_INLINE + 1);
+	assert_true(f[n - 1].named);
+	rtd_sym_preload_finish(s); /* twice: nothing */
+	rtd_symbolizer_free(s);
+	/* freed while loading: waits for the thread */
+	assert_int_equal(rtd_symbolizer_new(NULL, &s), 0);
+	assert_int_equal(rtd_sym_preload_start(s), 0);
+	rtd_sym_locate(s, getpid(), captured - 1, false);
+	rtd_symbolizer_free(s);
+}
+
 /* JIT code: an anonymous executable mapping named by a perf map. */
 static void self_perfmap(void **state)
 {
@@ -382,6 +412,7 @@ int main(void)
 		cmocka_unit_test(demangle),
 		cmocka_unit_test(pclntab),
 		cmocka_unit_test(self_elf),
+		cmocka_unit_test(preload),
 		cmocka_unit_test(self_perfmap),
 		cmocka_unit_test(proc_records),
 		cmocka_unit_test(kernel_addr),
