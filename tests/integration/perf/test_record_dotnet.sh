@@ -3,8 +3,9 @@
 # Namespace.Type.Method(args) from the perf map rtdiag switches on over the
 # diagnostics IPC) above the native ones; the perf map is off again
 # afterwards when it was off, and left on when the environment had it on;
-# the same program in a container-like mount and pid namespace with its
-# own /tmp is named from its own root (perf-1.map, a library only there).
+# precompiled (ReadyToRun) framework code is named from its image; the
+# same program in a container-like mount and pid namespace with its own
+# /tmp is named from its own root (perf-1.map, a library only there).
 . "$(dirname "$0")/lib.sh"
 command -v dotnet >/dev/null 2>&1 || skip "no dotnet SDK on PATH"
 LIB=$RTD_BINARY_DIR/tests/targets/libperfnative.so
@@ -70,7 +71,19 @@ s1=$(size /tmp/perf-$P.map); sleep 1; s2=$(size /tmp/perf-$P.map)
 kill -9 $P
 ok "a perf map that was on stays on"
 
-# 3. a container: own mount and pid namespaces, private /tmp; the app is
+# 3. ReadyToRun framework code no perf map line covers: with tiered
+# compilation off, string hashing runs System.Private.CoreLib's
+# precompiled code, named from the image itself
+start LD_LIBRARY_PATH="$APP" DOTNET_TieredCompilation=0
+P=$TPID
+"$R" perf record -p $P -d 1.5 -F 499 -o "$TMP/r2r.folded" 2> "$TMP/err" || { cat "$TMP/err"; fail "record (R2R)"; }
+grep -q ';RtdiagPerf.Program.FrameworkSpin(int32);System.Marvin.ComputeHash32(...) [0-9]' "$TMP/r2r.folded" ||
+  { grep -i marvin "$TMP/r2r.folded" | head -3; fail "no FrameworkSpin;System.Marvin.ComputeHash32 stack"; }
+grep -q 'Marvin' /tmp/perf-$P.map && fail "the perf map names Marvin: the image was not what named it"
+kill -9 $P
+ok "ReadyToRun code named from the image (System.Marvin.ComputeHash32, not in the perf map)"
+
+# 4. a container: own mount and pid namespaces, private /tmp; the app is
 # bound at a path that exists only inside
 NSDIR=/run/rtdiag-pns-$$
 if unshare -m -p -f --mount-proc true 2>/dev/null && mkdir -p "$NSDIR"; then
