@@ -127,6 +127,12 @@ int sym_go_pclntab(struct Elf *e, struct sym_table *t);
 int sym_pclntab_parse(const uint8_t *p, size_t len, uint64_t textva,
 		      struct sym_table *t);
 
+/* Method names of a ReadyToRun .NET image (PE) into t, by RVA; its
+ * sections into info->segs (file offset -> RVA). Returns the count, or
+ * -RTD_E_NOTFOUND for a PE that is no R2R .NET image. */
+int sym_r2r_parse(const uint8_t *p, size_t len, struct sym_elf_info *info,
+		  struct sym_table *t);
+
 /* ---- DWARF ---------------------------------------------------------------- */
 
 struct sym_dwarf;
@@ -158,6 +164,7 @@ struct sym_obj {
 	bool loaded;
 	bool dotnet;            /* perf map of a .NET process */
 	bool warned;
+	bool is_pe;             /* a ReadyToRun .NET image, named from it */
 	const char *path;       /* as the process names it (interned) */
 	pid_t pid;              /* first process it was seen in */
 	uint64_t dev, ino;

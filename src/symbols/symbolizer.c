@@ -963,6 +963,30 @@ static bool find_debug_debuginfod(rtd_symbolizer *s, struct sym_obj *o)
 	return false;
 }
 
+/* A .NET ReadyToRun image: its precompiled methods by name. */
+static bool load_pe(rtd_symbolizer *s, struct sym_obj *o)
+{
+	struct stat st;
+	char mz[2];
+	if (pread(o->fd, mz, 2, 0) != 2 || mz[0] != 'M' || mz[1] != 'Z' ||
+	    fstat(o->fd, &st) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > (4ull << 30))
+		return false;
+	void *img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, o->fd, 0);
+	if (img == MAP_FAILED)
+		return false;
+	int n = sym_r2r_parse(img, (size_t)st.st_size, &o->info, &o->syms);
+	munmap(img, (size_t)st.st_size);
+	if (n < 0 && n != -RTD_E_NOTFOUND)
+		warnf(s, "%s: ReadyToRun image: %s (names read before it kept)",
+		      o->path, rtd_strerror(n));
+	o->is_pe = true;
+	o->warned = true; /* not ELF, and that is fine */
+	sym_table_finish(&o->syms);
+	s->st.symbols += o->syms.n;
+	return true;
+}
+
 static void load_file(rtd_symbolizer *s, struct sym_obj *o)
 {
 	if (o->fd < 0)
@@ -970,6 +994,8 @@ static void load_file(rtd_symbolizer *s, struct sym_obj *o)
 	if (o->fd < 0)
 		return;
 	o->elf = elf_from_fd(o->fd);
+	if (!o->elf && load_pe(s, o))
+		return;
 	if (!o->elf || sym_elf_info(o->elf, &o->info)) {
 		if (!o->warned)
 			warnf(s, "%s: not an ELF file we can read", o->path);
@@ -1100,6 +1126,8 @@ static const char *basename_of(const char *p)
 
 static uint8_t file_kind(const struct sym_obj *o, const char *name)
 {
+	if (o->is_pe)
+		return RTD_SYM_MANAGED;
 	if (!o->info.is_go)
 		return RTD_SYM_NATIVE;
 	return name && !strncmp(name, "runtime.", 8) ? RTD_SYM_GO_RUNTIME
@@ -1136,7 +1164,8 @@ static int resolve_file(rtd_symbolizer *s, struct sym_obj *o,
 			size_t max)
 {
 	uint64_t vaddr = l->off;
-	bool have_vaddr = o->elf && sym_elf_off_to_vaddr(&o->info, l->off, &vaddr);
+	bool have_vaddr = (o->elf || o->is_pe) &&
+			  sym_elf_off_to_vaddr(&o->info, l->off, &vaddr);
 	const struct sym_symbol *sym =
 		have_vaddr ? sym_table_find(&o->syms, vaddr) : NULL;
 	bool dm = !(s->flags & RTD_SYM_NO_DEMANGLE);

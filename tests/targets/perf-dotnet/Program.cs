@@ -33,6 +33,18 @@ namespace RtdiagPerf
             return x;
         }
 
+        // framework code: string hashing runs precompiled (ReadyToRun)
+        // System.Private.CoreLib code until the tiered JIT replaces it
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static int FrameworkSpin(int n)
+        {
+            string s = "rtdiag ReadyToRun framework code " + n;
+            int h = 0;
+            for (int i = 0; i < n; i++)
+                h ^= s.GetHashCode();
+            return h;
+        }
+
         [MethodImpl(MethodImplOptions.NoInlining)]
         static void HotLoop(double seconds)
         {
@@ -41,6 +53,7 @@ namespace RtdiagPerf
             {
                 sink += ManagedSpin(200000);
                 sink += Native.native_work(sink, 400000);
+                sink += (ulong)FrameworkSpin(20000);
             }
         }
 
