@@ -19,7 +19,7 @@ readelf -S app.stripped | grep -q '\.symtab' && fail "strip left a .symtab"
 top() { "$R" perf record -F 499 -n 40 "$@" 2> err.txt; }
 
 # 1. stripped, nothing to help: module+0xOFFSET
-top -o none.txt -- ./app.stripped 0.6 || { cat err.txt; fail "record of the stripped app"; }
+top -o none.txt -- ./app.stripped rounds=300 || { cat err.txt; fail "record of the stripped app"; }
 grep -Eq 'app\.stripped\+0x[0-9a-f]+ ' none.txt || { cat none.txt; fail "no module+0xOFFSET frames for the stripped app"; }
 grep -q gamma_fn none.txt && fail "gamma_fn named with no symbol source"
 ok "stripped: module+0xOFFSET"
@@ -27,7 +27,7 @@ ok "stripped: module+0xOFFSET"
 # 2. the build-id debug file
 mkdir -p dbg/.build-id/${bid:0:2}
 cp app.debug dbg/.build-id/${bid:0:2}/${bid:2}.debug
-top --stats --debug-dir "$TMP/dbg" -o bid.txt -- ./app.stripped 0.6 || { cat err.txt; fail "record with --debug-dir"; }
+top --stats --debug-dir "$TMP/dbg" -o bid.txt -- ./app.stripped rounds=300 || { cat err.txt; fail "record with --debug-dir"; }
 grep -q 'gamma_fn' bid.txt && grep -q ' beta ' bid.txt || { cat bid.txt err.txt; fail "build-id debug file not used"; }
 grep -q ' 1 debug files' err.txt || { cat err.txt; fail "--stats does not count the debug file"; }
 ok "stripped + /usr/lib/debug-style build-id file"
@@ -39,7 +39,7 @@ comm -13 dynsyms funcsyms > keep
 objcopy -S --remove-section .gdb_index --remove-section .comment --keep-symbols=keep app.debug mini
 xz -f mini
 objcopy --add-section .gnu_debugdata=mini.xz app.stripped app.mdi
-top --stats -o mdi.txt -- ./app.mdi 0.6 || { cat err.txt; fail "record of the MiniDebugInfo app"; }
+top --stats -o mdi.txt -- ./app.mdi rounds=300 || { cat err.txt; fail "record of the MiniDebugInfo app"; }
 grep -q 'gamma_fn' mdi.txt || { cat mdi.txt; fail "gamma_fn not named from .gnu_debugdata"; }
 grep -q ' 1 MiniDebugInfo' err.txt || { cat err.txt; fail "--stats does not count MiniDebugInfo"; }
 ok ".gnu_debugdata (MiniDebugInfo)"
@@ -58,12 +58,12 @@ if command -v debuginfod >/dev/null; then
   done
   curl -sf -o /dev/null "http://127.0.0.1:$port/buildid/$bid/debuginfo" || { cat dbgd.log; fail "debuginfod did not index the debug file"; }
   DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$TMP/cache \
-    top --stats --debug-dir "$TMP/none" -o dbgd.txt -- ./app.stripped 0.6 || { cat err.txt; fail "record with debuginfod"; }
+    top --stats --debug-dir "$TMP/none" -o dbgd.txt -- ./app.stripped rounds=300 || { cat err.txt; fail "record with debuginfod"; }
   grep -q 'gamma_fn' dbgd.txt || { cat dbgd.txt err.txt; fail "gamma_fn not named through debuginfod"; }
   grep -q ' 1 from debuginfod' err.txt || { cat err.txt; fail "--stats does not count the debuginfod file"; }
   # --no-debuginfod asks no server
   DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$TMP/cache2 \
-    top --no-debuginfod --debug-dir "$TMP/none" -o nod.txt -- ./app.stripped 0.3 || fail "record --no-debuginfod"
+    top --no-debuginfod --debug-dir "$TMP/none" -o nod.txt -- ./app.stripped rounds=150 || fail "record --no-debuginfod"
   grep -q 'gamma_fn' nod.txt && fail "--no-debuginfod still named gamma_fn"
   kill $dpid; wait $dpid 2>/dev/null
   ok "debuginfod (local server)"
