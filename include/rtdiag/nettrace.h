@@ -814,6 +814,36 @@ rtd_nettrace_profiler_profile(rtd_nettrace_profiler *p, unsigned kind,
 			      int *err);
 
 /**
+ * typedef rtd_nettrace_thread_stack_fn - one thread's latest sampled stack
+ * @ctx: as given
+ * @tid: the thread
+ * @frames: its frames, leaf first, "module!Namespace.Method(signature)"
+ *          ("?!?" for an address no method covers); valid during the call
+ * @n: their count
+ *
+ * Returns: 0 to go on; anything else stops the walk and is returned.
+ */
+typedef int (*rtd_nettrace_thread_stack_fn)(void *ctx, uint64_t tid,
+					    const char *const *frames,
+					    size_t n);
+
+/**
+ * rtd_nettrace_profiler_thread_stacks - where every sampled thread was last
+ * @p: the builder (made with RTD_NETTRACE_PROFILE_CPU)
+ * @fn: called once per thread that has a sample, by thread id
+ * @ctx: passed to @fn
+ *
+ * The managed stack of each thread at its latest ThreadSample: what
+ * 'dotnet-stack report' prints. Accounts what is pending first; no more
+ * events are taken after it.
+ *
+ * Returns: 0, -ENOMEM, or what @fn returned.
+ */
+RTD_API int rtd_nettrace_profiler_thread_stacks(rtd_nettrace_profiler *p,
+						rtd_nettrace_thread_stack_fn fn,
+						void *ctx);
+
+/**
  * rtd_nettrace_profiler_samples - number of ThreadSample events seen
  * @p: the builder
  *

@@ -93,6 +93,10 @@ struct pthread {
 	bool contending;
 	uint64_t cont_ts;
 	uint32_t cont_stack;
+	/* the latest sample (dotnet stack) */
+	bool sampled;
+	uint32_t last_stack;
+	uint64_t last_ts;
 };
 
 struct rtd_nettrace_profiler {
@@ -814,6 +818,11 @@ int rtd_nettrace_profiler_seqpoint(rtd_nettrace_profiler *p)
 		struct pthread *t = thread_of(p, x->tid, &err);
 		if (!t)
 			return err;
+		if (!t->sampled || x->ts >= t->last_ts) {
+			t->sampled = true;
+			t->last_ts = x->ts;
+			t->last_stack = x->stack;
+		}
 		int64_t w;
 		bool counted = true;
 		if (p->o.running_only) {
@@ -1133,4 +1142,68 @@ fail:
 	if (errp)
 		*errp = err;
 	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int rtd_nettrace_profiler_thread_stacks(rtd_nettrace_profiler *p,
+					rtd_nettrace_thread_stack_fn fn,
+					void *ctx)
+{
+	int err = finish(p);
+	if (err)
+		return err;
+	size_t n = p->threads.count, k = 0, it = 0;
+	uint64_t *tids = malloc((n ? n : 1) * sizeof(*tids)), key;
+	if (!tids)
+		return -ENOMEM;
+	void *v;
+	while (k < n && rtd_map_next(&p->threads, &it, &key, &v))
+		if (((struct pthread *)v)->sampled)
+			tids[k++] = key;
+	qsort(tids, k, sizeof(*tids), cmp_u64);
+	const char **frames = NULL;
+	rtd_buf names, nb;
+	rtd_buf_init(&names, RTD_CAP_STRING);
+	rtd_buf_init(&nb, RTD_CAP_LINE);
+	size_t *offs = NULL;
+	for (size_t i = 0; i < k && !err; i++) {
+		rtd_map_get(&p->threads, tids[i], &v);
+		const struct stk *s = &p->stacks[((struct pthread *)v)->last_stack];
+		const char **nf = realloc(frames, (s->n + 1) * sizeof(*nf));
+		size_t *no = realloc(offs, (s->n + 1) * sizeof(*no));
+		if (nf)
+			frames = nf;
+		if (no)
+			offs = no;
+		if (!nf || !no) {
+			err = -ENOMEM;
+			break;
+		}
+		rtd_buf_reset(&names);
+		for (size_t j = 0; j < s->n && !err; j++) {
+			offs[j] = SIZE_MAX;
+			if (frame_name(p, p->ips[s->off + j], &nb, NULL)) {
+				const char *c = rtd_buf_cstr(&nb);
+				offs[j] = names.len;
+				err = rtd_buf_append(&names, c, strlen(c) + 1);
+			}
+		}
+		for (size_t j = 0; j < s->n; j++)
+			frames[j] = offs[j] == SIZE_MAX
+					    ? "?!?"
+					    : (const char *)names.data + offs[j];
+		if (!err)
+			err = fn(ctx, tids[i], frames, s->n);
+	}
+	rtd_buf_free(&names);
+	rtd_buf_free(&nb);
+	free(frames);
+	free(offs);
+	free(tids);
+	return err;
 }

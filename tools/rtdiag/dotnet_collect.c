@@ -246,9 +246,12 @@ static int print_request(const struct collect_args *a)
 	return CLI_OK;
 }
 
+enum { MODE_COLLECT, MODE_PROFILE, MODE_STACK };
+
 static int parse_collect(const struct cli_cmd *cmd, int argc, char **argv,
-			 struct collect_args *a, bool profile)
+			 struct collect_args *a, int mode)
 {
+	bool profile = mode != MODE_COLLECT;
 	struct cli_parser p;
 	struct cli_val v;
 	int id, r;
@@ -319,7 +322,7 @@ static int parse_collect(const struct cli_cmd *cmd, int argc, char **argv,
 		a->rundown_keyword = so.rundown_keyword;
 		a->filters_optional = so.filters_optional;
 		if (!a->duration && !a->command)
-			a->duration = 10;
+			a->duration = mode == MODE_STACK ? 0.25 : 10;
 		if (a->out && !a->format)
 			a->format = rtd_profile_format_from_path(a->out);
 		if (!a->format)
@@ -843,7 +846,7 @@ static int cmd_collect(int argc, char **argv)
 {
 	const struct cli_cmd *cmd = &dn_cmd_collect;
 	struct collect_args a;
-	int r = parse_collect(cmd, argc, argv, &a, false);
+	int r = parse_collect(cmd, argc, argv, &a, MODE_COLLECT);
 	if (r >= 0) {
 		rtd_ipc_providers_clear(&a.prov);
 		return r;
@@ -1043,7 +1046,7 @@ static int cmd_profile(int argc, char **argv)
 {
 	const struct cli_cmd *cmd = &dn_cmd_profile;
 	struct collect_args a;
-	int r = parse_collect(cmd, argc, argv, &a, true);
+	int r = parse_collect(cmd, argc, argv, &a, MODE_PROFILE);
 	if (r >= 0) {
 		rtd_ipc_providers_clear(&a.prov);
 		return r;
@@ -1076,6 +1079,77 @@ static int cmd_profile(int argc, char **argv)
 	else if (r == CLI_OK)
 		r = child_code(&end);
 done:
+	sink_free(&st);
+	rtd_ipc_providers_clear(&a.prov);
+	return r;
+}
+
+/* ---- stack ------------------------------------------------------------------- */
+
+static const struct cli_opt stack_opts[] = {
+	DN_TARGET_OPTS,
+	{O_DURATION, "duration", 'd', CLI_ARG_DURATION, CLI_OPT_POSITIVE,
+	 "TIME", "how long to sample (default 0.25 s: the sampler stops every "
+	 "managed thread about every millisecond)", 0, 0},
+	{O_RUNDOWN_WAIT, "rundown-wait", 0, CLI_ARG_DURATION, CLI_OPT_POSITIVE,
+	 "TIME", "read the rundown (method names) for at most TIME (30 s)", 0, 0},
+	{0},
+};
+
+/* One thread as dotnet-stack report prints it: unnamed frames (native
+ * code, the runtime's helpers) folded into one "[Native Frames]" line. */
+static int print_thread(void *ctx, uint64_t tid, const char *const *frames,
+			size_t n)
+{
+	(void)ctx;
+	printf("Thread (0x%llX):\n", (unsigned long long)tid);
+	bool native = false;
+	for (size_t i = 0; i < n; i++) {
+		bool unnamed = !strcmp(frames[i], "?!?");
+		if (unnamed && native)
+			continue;
+		native = unnamed;
+		printf("  %s\n", unnamed ? "[Native Frames]" : frames[i]);
+	}
+	printf("\n");
+	return ferror(stdout) ? -EIO : 0;
+}
+
+static int cmd_stack(int argc, char **argv)
+{
+	const struct cli_cmd *cmd = &dn_cmd_stack;
+	struct collect_args a;
+	int r = parse_collect(cmd, argc, argv, &a, MODE_STACK);
+	if (r >= 0) {
+		rtd_ipc_providers_clear(&a.prov);
+		return r;
+	}
+	struct sink_state st;
+	if (sink_init(&st, &a, true)) {
+		sink_free(&st);
+		rtd_ipc_providers_clear(&a.prov);
+		return cli_fail("out of memory");
+	}
+	struct session_end end;
+	r = run_session(&a, &st, NULL, NULL, &end);
+	if (r == CLI_OK && st.prof_rc)
+		r = cli_fail("reading the samples: %s", rtd_strerror(st.prof_rc));
+	if (r == CLI_OK && rtd_nettrace_profiler_samples(st.prof) == 0)
+		r = cli_fail("%s: no thread was sampled (no managed thread, or "
+			     "the session ended before the first sample)",
+			     end.target);
+	char why[256];
+	if (r == CLI_OK) {
+		bool whole = sink_complete(&st, why, sizeof(why));
+		int rc = rtd_nettrace_profiler_thread_stacks(st.prof, print_thread,
+							     NULL);
+		if (rc)
+			r = cli_fail("%s", rc == -EIO ? "stdout: write error"
+						      : rtd_strerror(rc));
+		else if (!whole)
+			r = incomplete(&end, "the stacks of what was received",
+				       why, &a);
+	}
 	sink_free(&st);
 	rtd_ipc_providers_clear(&a.prov);
 	return r;
@@ -1212,6 +1286,16 @@ const struct cli_cmd dn_cmd_profile = {
 	"profile a .NET process: thread time or CPU, allocations, lock "
 	"contention,\nexceptions (folded, pprof, top, svg, speedscope)",
 	profile_opts, 0, 0, CLI_CMD_COMMAND, cmd_profile, profile_details};
+
+const struct cli_cmd dn_cmd_stack = {
+	"dotnet stack", NULL,
+	"the managed stack of every thread now, as dotnet-stack report prints "
+	"it", stack_opts, 0, 0, 0, cmd_stack,
+	"The runtime's sampler stops each managed thread and records its "
+	"stack; the latest\nsample of each thread is printed, leaf first "
+	"(frames no method covers - native\ncode, runtime helpers - as "
+	"[Native Frames]). Names come from the rundown at the\nend of the "
+	"short session.\n"};
 
 const struct cli_cmd dn_cmd_replay = {
 	"dotnet replay", "RECORDING", "play a recording made with 'collect "
