@@ -768,7 +768,7 @@ static const struct cli_cmd *const cmds[] = {
 	&c_ps, &c_info, &c_env, &c_setenv, &c_resume, &c_perfmap,
 	&c_startup_hook, &c_attach_profiler, &c_startup_profiler, &c_dump,
 	&c_stop, &c_listen, &dn_cmd_collect, &dn_cmd_replay, &dn_cmd_profile,
-	&dn_cmd_stack, &dn_cmd_counters,
+	&dn_cmd_stack, &dn_cmd_counters, &dn_cmd_gcdump,
 	NULL,
 };
 

@@ -52,6 +52,6 @@ int dn_fail(rtd_ipc_client *c, int rc);
 const char *dn_proc_name(pid_t pid, char *buf, size_t len);
 
 extern const struct cli_cmd dn_cmd_collect, dn_cmd_profile, dn_cmd_replay,
-	dn_cmd_stack, dn_cmd_counters;
+	dn_cmd_stack, dn_cmd_counters, dn_cmd_gcdump;
 
 #endif
