@@ -124,10 +124,14 @@ share() { awk -v re="$2" '{ w = $NF; all += w; if ($0 ~ re) s += w }
                           END { printf "%d", (all > 0 ? 100 * s / all : 0) }' "$1"; }
 "$R" dotnet profile -p "$P" --duration 1.5 -o "$WORK/wall.folded" 2>"$WORK/wall.err"; rc1=$?
 "$R" dotnet profile -p "$P" --duration 1.5 --cpu -o "$WORK/cpu.folded" 2>"$WORK/cpu.err"; rc2=$?
-ws=$(share "$WORK/wall.folded" 'Thread[.]Sleep'); cs=$(share "$WORK/cpu.folded" 'Thread[.]Sleep')
-[ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$ws" -ge 50 ] && [ "$cs" -le 5 ] \
-  && ok "sleeping thread: $ws% Thread.Sleep in thread time, $cs% with --cpu" \
-  || bad "wall/cpu: $rc1/$rc2 $ws% / $cs% $(cat "$WORK/wall.err" "$WORK/cpu.err")"
+# thread time is mostly the sleep; CPU in managed code is a sliver of it
+# (a sample may still catch the thread in Sleep's managed part)
+ws=$(share "$WORK/wall.folded" 'Thread[.]Sleep')
+tw=$(awk '{ s += $NF } END { print s + 0 }' "$WORK/wall.folded")
+tc=$(awk '{ s += $NF } END { print s + 0 }' "$WORK/cpu.folded")
+[ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$ws" -ge 50 ] && awk -v w="$tw" -v c="$tc" 'BEGIN { exit !(w > 0 && c * 10 <= w) }' \
+  && ok "sleeping thread: $ws% Thread.Sleep in thread time ($tw ns); --cpu keeps $tc ns" \
+  || bad "wall/cpu: $rc1/$rc2 $ws%, $tw ns / $tc ns $(cat "$WORK/wall.err" "$WORK/cpu.err")"
 "$R" dotnet profile -p "$P" --duration 1 -o "$WORK/wall.pb.gz" 2>/dev/null \
   && "$R" dotnet profile -p "$P" --duration 1 --cpu -o "$WORK/cpu.pb.gz" 2>/dev/null
 gzip -dc "$WORK/wall.pb.gz" | grep -aq wall && ! gzip -dc "$WORK/wall.pb.gz" | grep -aq '[^a-z]cpu' \
