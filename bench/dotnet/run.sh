@@ -58,3 +58,5 @@ printf "attach->first event->stop->exit (mean of %d): rtdiag %6.1f ms (first eve
 bash "$SRC/bench/dotnet/slowdown.sh" "$B"
 MODE=mixed TOOLS="none rt-alloc dt-alloc rt-lock dt-lock rt-exception dt-exception" \
   bash "$SRC/bench/dotnet/slowdown.sh" "$B"
+# 4. gcdump of a large heap and the counters monitor (rtdiag alone)
+bash "$SRC/bench/dotnet/heap_counters.sh" "$B"

@@ -6,8 +6,9 @@
  * roots from GC/BulkRootEdge, GC/BulkRootStaticVar and the conditional
  * weak table edges; then dominators and retained sizes.
  *
- * Memory: about 40 bytes per object and 12 per reference, capped by
- * max_objects and max_refs (-RTD_E_CAP beyond them; what was read stays
+ * Memory: about 40 bytes per object and 12 per reference (up to twice
+ * that while the arrays grow: 80 bytes per object measured on a
+ * 400,000-object heap), capped by max_objects and max_refs (-RTD_E_CAP beyond them; what was read stays
  * usable). A session that produces the events: rtd_gcheap_request().
  */
 #ifndef RTDIAG_GCHEAP_H

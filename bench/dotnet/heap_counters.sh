@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# bench/dotnet/heap_counters.sh [BUILD] - rtdiag's gcdump of a large heap
+# and its counters monitor, alone (the Microsoft tools, dotnet-gcdump and
+# dotnet-counters, are not served by this machine's NuGet; the comparison
+# with a NETCore.Client + TraceEvent program is not written yet):
+#   gcdump: tests/targets/dotnet-heap keeping K tree nodes, each with a
+#           byte[100] (2K+1 objects; HEAP_K=4000000 by default, ~700 MB of
+#           heap): wall time, CPU and peak RSS of 'rtdiag dotnet gcdump'
+#   counters: time from the command's start to the first System.Runtime
+#           value, CPU and peak RSS of 'rtdiag dotnet counters collect'
+#           over 5 s
+set -uo pipefail
+B=$(cd "${1:-build}" && pwd)
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+R="$B/rtdiag"
+K=${HEAP_K:-4000000}
+export RTD_SOURCE_DIR=$SRC RTD_BINARY_DIR=$B DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
+HD=$(bash "$SRC/tests/integration/dotnet/build.sh" dotnet-heap tests/targets) || exit 1
+W=$(mktemp -d /tmp/rtd-heap.XXXXXX)
+HP=
+trap '[ -n "$HP" ] && kill $HP 2>/dev/null; rm -rf "$W"' EXIT
+"$HD/dotnet-heap" "$W" "$K" >/dev/null 2>&1 &
+HP=$!
+for i in $(seq 600); do [ -s "$W/ready" ] && break; sleep 0.2; done
+[ -s "$W/ready" ] || { echo "dotnet-heap did not start"; exit 1; }
+heap_mb=$(awk '/^VmRSS/{printf "%.0f", $2/1024}' /proc/$HP/status)
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+/usr/bin/time -f '%e %U %S %M' -o "$W/t" "$R" dotnet gcdump -p "$HP" --format json -o "$W/h.json" 2>"$W/err" \
+  || { cat "$W/err"; exit 1; }
+read -r e u s m <"$W/t"
+objs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["objects"])' "$W/h.json")
+printf 'gcdump: %s objects (target RSS %s MB): %.2f s wall, %.2f s CPU, peak RSS %.0f MB (%.0f bytes/object)\n' \
+  "$objs" "$heap_mb" "$e" "$(echo "$u + $s" | bc -l)" "$(echo "$m / 1024" | bc -l)" "$(echo "$m * 1024 / $objs" | bc -l)"
+t0=$(date +%s%N)
+/usr/bin/time -f '%e %U %S %M' -o "$W/t" "$R" dotnet counters collect -p "$HP" --counters System.Runtime \
+  --duration 5 -o "$W/c.csv" 2>/dev/null || exit 1
+read -r e u s m <"$W/t"
+first=$(awk -F, 'NR == 2 { print $1 }' "$W/c.csv")
+printf 'counters collect, 5 s: first value %.2f s after the session began, %.3f s CPU, peak RSS %.1f MB, %d values\n' \
+  "$first" "$(echo "$u + $s" | bc -l)" "$(echo "$m / 1024" | bc -l)" "$(( $(wc -l <"$W/c.csv") - 1 ))"
