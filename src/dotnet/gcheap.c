@@ -333,48 +333,34 @@ RTD_API int rtd_gcheap_event(rtd_gcheap *h, rtd_nettrace *dec,
 
 /* ---- the graph ---------------------------------------------------------------- */
 
-static int cmp_addr(const void *a, const void *b, void *ctx)
+/* Move v[root] down the heap v[0..n) ordered by address. */
+static void sift(uint32_t *v, size_t root, size_t n, const uint64_t *addr)
 {
-	const uint64_t *addr = ctx;
-	uint64_t x = addr[*(const uint32_t *)a], y = addr[*(const uint32_t *)b];
-	return x < y ? -1 : x > y;
+	for (;;) {
+		size_t child = 2 * root + 1;
+		if (child >= n)
+			return;
+		if (child + 1 < n && addr[v[child]] < addr[v[child + 1]])
+			child++;
+		if (addr[v[root]] >= addr[v[child]])
+			return;
+		uint32_t t = v[root];
+		v[root] = v[child];
+		v[child] = t;
+		root = child;
+	}
 }
 
-/* qsort_r is not in C11: a small heap sort of indexes by address. */
+/* Object indexes by address (a heap sort: qsort_r is not in C11). */
 static void sort_by_addr(uint32_t *v, size_t n, const uint64_t *addr)
 {
-	for (size_t start = n / 2; start-- > 0;) {
-		for (size_t root = start;;) {
-			size_t child = 2 * root + 1;
-			if (child >= n)
-				break;
-			if (child + 1 < n && cmp_addr(&v[child], &v[child + 1], (void *)addr) < 0)
-				child++;
-			if (cmp_addr(&v[root], &v[child], (void *)addr) >= 0)
-				break;
-			uint32_t t = v[root];
-			v[root] = v[child];
-			v[child] = t;
-			root = child;
-		}
-	}
+	for (size_t start = n / 2; start-- > 0;)
+		sift(v, start, n, addr);
 	for (size_t end = n; end-- > 1;) {
 		uint32_t t = v[0];
 		v[0] = v[end];
 		v[end] = t;
-		for (size_t root = 0;;) {
-			size_t child = 2 * root + 1;
-			if (child >= end)
-				break;
-			if (child + 1 < end && cmp_addr(&v[child], &v[child + 1], (void *)addr) < 0)
-				child++;
-			if (cmp_addr(&v[root], &v[child], (void *)addr) >= 0)
-				break;
-			uint32_t t2 = v[root];
-			v[root] = v[child];
-			v[child] = t2;
-			root = child;
-		}
+		sift(v, 0, end, addr);
 	}
 }
 
