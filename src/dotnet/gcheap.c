@@ -389,173 +389,220 @@ static uint64_t nrefs_of(const rtd_gcheap *h, size_t i)
 	return h->edge_off[i] < end ? end - h->edge_off[i] : 0;
 }
 
+/* The working arrays of rtd_gcheap_finish(). */
+struct work {
+	size_t n;          /* objects; n is also the virtual root */
+	uint32_t *roots;   /* root objects */
+	size_t nroots;
+	uint32_t *post;    /* postorder number, NONE unreachable */
+	uint32_t *order;   /* objects by postorder; the last is the root */
+	uint32_t np;
+	uint32_t *pred_off, *preds; /* predecessors (CSR) */
+};
+
+/* References and roots from addresses to object indexes. */
+static int resolve(rtd_gcheap *h, struct work *w)
+{
+	uint32_t *by = malloc(w->n * sizeof(*by));
+	uint32_t *refs = malloc((h->nr ? h->nr : 1) * sizeof(*refs));
+	w->roots = malloc((h->nroots ? h->nroots : 1) * sizeof(*w->roots));
+	if (!by || !refs || !w->roots) {
+		free(by);
+		free(refs);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < w->n; i++)
+		by[i] = (uint32_t)i;
+	sort_by_addr(by, w->n, h->addr);
+	for (size_t i = 0; i < h->nr; i++) {
+		refs[i] = find(h, by, h->raddr[i]);
+		if (refs[i] == NONE)
+			h->dangling++;
+	}
+	for (size_t i = 0; i < h->nroots; i++) {
+		uint32_t x = find(h, by, h->roots[i]);
+		if (x != NONE)
+			w->roots[w->nroots++] = x;
+	}
+	free(by);
+	free(h->raddr);
+	h->raddr = NULL;
+	h->refs = refs;
+	return 0;
+}
+
+/* The next object a depth-first walk goes to from node (cursor *next),
+ * or NONE. */
+static uint32_t next_child(const rtd_gcheap *h, const struct work *w,
+			   uint32_t node, uint64_t *next)
+{
+	if (node == w->n) {
+		while (*next < w->nroots) {
+			uint32_t c = w->roots[(*next)++];
+			if (w->post[c] == NONE)
+				return c;
+		}
+		return NONE;
+	}
+	uint64_t k = nrefs_of(h, node), off = h->edge_off[node];
+	while (*next < k) {
+		uint32_t c = h->refs[off + (*next)++];
+		if (c != NONE && w->post[c] == NONE)
+			return c;
+	}
+	return NONE;
+}
+
+/* Postorder numbers from the virtual root (iterative: heaps are deep). */
+static int postorder(const rtd_gcheap *h, struct work *w)
+{
+	struct frame {
+		uint32_t node;
+		uint64_t next;
+	} *stack = malloc((w->n + 1) * sizeof(*stack));
+	w->post = malloc((w->n + 1) * sizeof(*w->post));
+	w->order = malloc((w->n + 1) * sizeof(*w->order));
+	if (!stack || !w->post || !w->order) {
+		free(stack);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i <= w->n; i++)
+		w->post[i] = NONE;
+	size_t sp = 0;
+	stack[sp++] = (struct frame){(uint32_t)w->n, 0};
+	w->post[w->n] = NONE - 1; /* on the way */
+	while (sp) {
+		struct frame *f = &stack[sp - 1];
+		uint32_t c = next_child(h, w, f->node, &f->next);
+		if (c != NONE) {
+			w->post[c] = NONE - 1;
+			stack[sp++] = (struct frame){c, 0};
+		} else {
+			w->order[w->np] = f->node;
+			w->post[f->node] = w->np++;
+			sp--;
+		}
+	}
+	free(stack);
+	return 0;
+}
+
+/* Predecessors of the reachable objects (the virtual root's roots too). */
+static int predecessors(const rtd_gcheap *h, struct work *w)
+{
+	size_t n = w->n;
+	w->pred_off = calloc(n + 2, sizeof(*w->pred_off));
+	if (!w->pred_off)
+		return -ENOMEM;
+	for (int pass = 0; pass < 2; pass++) {
+		uint32_t *fill = NULL;
+		if (pass) {
+			for (size_t v = 0; v <= n; v++)
+				w->pred_off[v + 1] += w->pred_off[v];
+			w->preds = malloc(((size_t)w->pred_off[n + 1] + 1) *
+					  sizeof(*w->preds));
+			fill = calloc(n + 1, sizeof(*fill));
+			if (!w->preds || !fill) {
+				free(fill);
+				return -ENOMEM;
+			}
+		}
+#define PRED(c, from)                                                          \
+	do {                                                                   \
+		if (pass)                                                      \
+			w->preds[w->pred_off[c] + fill[c]++] = (uint32_t)(from); \
+		else                                                           \
+			w->pred_off[(c) + 1]++;                                \
+	} while (0)
+		for (size_t i = 0; i < w->nroots; i++)
+			PRED(w->roots[i], n);
+		for (size_t v = 0; v < n; v++) {
+			if (w->post[v] == NONE)
+				continue;
+			uint64_t k = nrefs_of(h, v), off = h->edge_off[v];
+			for (uint64_t e = 0; e < k; e++)
+				if (h->refs[off + e] != NONE)
+					PRED(h->refs[off + e], v);
+		}
+#undef PRED
+		free(fill);
+	}
+	return 0;
+}
+
+/* Cooper, Harvey and Kennedy: iterate in reverse postorder to a fixpoint. */
+static void dominators(rtd_gcheap *h, const struct work *w)
+{
+	uint32_t *idom = h->idom;
+	idom[w->n] = (uint32_t)w->n;
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (uint32_t i = w->np - 1; i-- > 0;) {
+			uint32_t b = w->order[i], nd = NONE;
+			for (uint32_t k = w->pred_off[b]; k < w->pred_off[b + 1]; k++) {
+				uint32_t x = w->preds[k], y = nd;
+				if (idom[x] == NONE)
+					continue;
+				if (nd == NONE) {
+					nd = x;
+					continue;
+				}
+				while (x != y) {
+					while (w->post[x] < w->post[y])
+						x = idom[x];
+					while (w->post[y] < w->post[x])
+						y = idom[y];
+				}
+				nd = x;
+			}
+			if (nd != NONE && idom[b] != nd) {
+				idom[b] = nd;
+				changed = true;
+			}
+		}
+	}
+}
+
 RTD_API int rtd_gcheap_finish(rtd_gcheap *h)
 {
 	if (h->finished)
 		return 0;
 	if (!h->n)
 		return -RTD_E_NOTFOUND;
-	size_t n = h->n, vroot = n;
-	int err = -ENOMEM;
-	uint32_t *by = malloc(n * sizeof(*by));
-	uint32_t *refs = malloc((h->nr ? h->nr : 1) * sizeof(*refs));
-	uint32_t *root_ix = malloc((h->nroots ? h->nroots : 1) * sizeof(*root_ix));
-	uint32_t *post = NULL, *order = NULL, *pred_off = NULL, *preds = NULL;
-	struct frame {
-		uint32_t node;
-		uint64_t next;
-	} *stack = NULL;
-	if (!by || !refs || !root_ix)
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		by[i] = (uint32_t)i;
-	sort_by_addr(by, n, h->addr);
-	for (size_t i = 0; i < h->nr; i++) {
-		refs[i] = find(h, by, h->raddr[i]);
-		if (refs[i] == NONE)
-			h->dangling++;
+	if (h->refs || h->idom)
+		return -ENOMEM; /* an earlier call ran out of memory half-way */
+	struct work w = {.n = h->n};
+	int err = resolve(h, &w);
+	if (!err)
+		err = postorder(h, &w);
+	if (!err)
+		err = predecessors(h, &w);
+	if (!err) {
+		h->idom = malloc((w.n + 1) * sizeof(*h->idom));
+		h->retained = calloc(w.n + 1, sizeof(*h->retained));
+		err = h->idom && h->retained ? 0 : -ENOMEM;
 	}
-	free(h->raddr);
-	h->raddr = NULL;
-	h->refs = refs;
-	refs = NULL;
-	size_t nroots = 0;
-	for (size_t i = 0; i < h->nroots; i++) {
-		uint32_t x = find(h, by, h->roots[i]);
-		if (x != NONE)
-			root_ix[nroots++] = x;
-	}
-	/* depth-first from the virtual root: postorder numbers */
-	post = malloc((n + 1) * sizeof(*post));
-	order = malloc((n + 1) * sizeof(*order)); /* nodes by postorder */
-	stack = malloc((n + 1) * sizeof(*stack));
-	h->idom = malloc((n + 1) * sizeof(*h->idom));
-	h->retained = calloc(n + 1, sizeof(*h->retained));
-	if (!post || !order || !stack || !h->idom || !h->retained)
-		goto out;
-	for (size_t i = 0; i <= n; i++) {
-		post[i] = NONE;
-		h->idom[i] = NONE;
-	}
-	uint32_t np = 0;
-	/* visited marks: post == NONE - 1 while on the way */
-	size_t sp = 0;
-	stack[sp++] = (struct frame){(uint32_t)vroot, 0};
-	post[vroot] = NONE - 1;
-	while (sp) {
-		struct frame *f = &stack[sp - 1];
-		uint32_t next = NONE;
-		if (f->node == vroot) {
-			while (f->next < nroots && next == NONE) {
-				uint32_t c = root_ix[f->next++];
-				if (post[c] == NONE)
-					next = c;
-			}
-		} else {
-			uint64_t k = nrefs_of(h, f->node), off = h->edge_off[f->node];
-			while (f->next < k && next == NONE) {
-				uint32_t c = h->refs[off + f->next++];
-				if (c != NONE && post[c] == NONE)
-					next = c;
-			}
+	if (!err) {
+		for (size_t i = 0; i <= w.n; i++)
+			h->idom[i] = NONE;
+		dominators(h, &w);
+		/* retained sizes: dominated objects come before their
+		 * dominators in postorder */
+		for (uint32_t i = 0; i + 1 < w.np; i++) {
+			uint32_t v = w.order[i];
+			h->retained[v] += h->size[v];
+			h->reachable += h->size[v];
+			if (h->idom[v] != NONE)
+				h->retained[h->idom[v]] += h->retained[v];
 		}
-		if (next != NONE) {
-			post[next] = NONE - 1;
-			stack[sp++] = (struct frame){next, 0};
-		} else {
-			order[np] = f->node;
-			post[f->node] = np++;
-			sp--;
-		}
+		h->nroot_objs = w.nroots;
+		h->finished = true;
 	}
-	free(stack);
-	stack = NULL;
-	/* predecessors of the reachable nodes */
-	pred_off = calloc(n + 2, sizeof(*pred_off));
-	if (!pred_off)
-		goto out;
-	for (size_t i = 0; i < nroots; i++)
-		pred_off[root_ix[i] + 1]++;
-	for (size_t v = 0; v < n; v++) {
-		if (post[v] == NONE)
-			continue;
-		uint64_t k = nrefs_of(h, v), off = h->edge_off[v];
-		for (uint64_t e = 0; e < k; e++)
-			if (h->refs[off + e] != NONE)
-				pred_off[h->refs[off + e] + 1]++;
-	}
-	for (size_t v = 0; v <= n; v++)
-		pred_off[v + 1] += pred_off[v];
-	preds = malloc(((size_t)pred_off[n + 1] + 1) * sizeof(*preds));
-	uint32_t *fill = calloc(n + 1, sizeof(*fill));
-	if (!preds || !fill) {
-		free(fill);
-		goto out;
-	}
-	for (size_t i = 0; i < nroots; i++) {
-		uint32_t c = root_ix[i];
-		preds[pred_off[c] + fill[c]++] = (uint32_t)vroot;
-	}
-	for (size_t v = 0; v < n; v++) {
-		if (post[v] == NONE)
-			continue;
-		uint64_t k = nrefs_of(h, v), off = h->edge_off[v];
-		for (uint64_t e = 0; e < k; e++) {
-			uint32_t c = h->refs[off + e];
-			if (c != NONE)
-				preds[pred_off[c] + fill[c]++] = (uint32_t)v;
-		}
-	}
-	free(fill);
-	/* Cooper, Harvey, Kennedy: iterate in reverse postorder */
-	h->idom[vroot] = (uint32_t)vroot;
-	for (bool changed = true; changed;) {
-		changed = false;
-		for (uint32_t i = np - 1; i-- > 0;) {
-			uint32_t b = order[i], nd = NONE;
-			for (uint32_t k = pred_off[b]; k < pred_off[b + 1]; k++) {
-				uint32_t p = preds[k];
-				if (h->idom[p] == NONE)
-					continue;
-				if (nd == NONE) {
-					nd = p;
-					continue;
-				}
-				uint32_t x = p, y = nd;
-				while (x != y) {
-					while (post[x] < post[y])
-						x = h->idom[x];
-					while (post[y] < post[x])
-						y = h->idom[y];
-				}
-				nd = x;
-			}
-			if (nd != NONE && h->idom[b] != nd) {
-				h->idom[b] = nd;
-				changed = true;
-			}
-		}
-	}
-	/* retained sizes: children before their dominators (postorder) */
-	for (uint32_t i = 0; i + 1 < np; i++) {
-		uint32_t v = order[i];
-		h->retained[v] += h->size[v];
-		h->reachable += h->size[v];
-		if (h->idom[v] != NONE)
-			h->retained[h->idom[v]] += h->retained[v];
-	}
-	h->nroot_objs = nroots;
-	h->finished = true;
-	err = 0;
-out:
-	free(by);
-	free(refs);
-	free(root_ix);
-	free(post);
-	free(order);
-	free(stack);
-	free(pred_off);
-	free(preds);
+	free(w.roots);
+	free(w.post);
+	free(w.order);
+	free(w.pred_off);
+	free(w.preds);
 	return err;
 }
 
