@@ -16,42 +16,11 @@
 
 #include "cli.h"
 #include "dotnet_cli.h"
+#include "dotnet_session.h"
 #include "out.h"
-#include "rtdiag/counters.h"
-#include "rtdiag/gcheap.h"
 #include "rtdiag/ipc.h"
 #include "rtdiag/nettrace.h"
 #include "rtdiag/profile.h"
-
-enum {
-	O_OUT = 1, O_PROVIDERS, O_PROFILE, O_CLREVENTS, O_CLREVENTLEVEL,
-	O_DURATION, O_BUFFER, O_NO_RUNDOWN, O_RUNDOWN_WAIT, O_RECORD, O_TOP,
-	O_DRY_RUN, O_NO_STACKWALK, O_TYPE, O_CPU, O_FORMAT, O_MANAGED_ONLY,
-	O_COUNTERS, O_REFRESH, O_CFORMAT, O_HFORMAT, O_MAX_OBJECTS,
-};
-
-struct collect_args {
-	struct dn_target t;
-	const char *out;
-	char outbuf[512]; /* a default output name */
-	const char *record;
-	double duration;
-	double rundown_wait;
-	unsigned buffer_mb;
-	bool no_rundown;
-	bool dry_run;
-	bool no_stackwalk;
-	uint64_t rundown_keyword; /* 0: the library's default */
-	bool filters_optional;
-	char **command; /* after "--" */
-	struct rtd_ipc_providers prov;
-	/* profile */
-	unsigned kinds;
-	bool cpu;          /* running managed code only */
-	bool managed_only; /* dotnetdiag's */
-	size_t top;        /* rows of the table; 0: none */
-	enum rtd_profile_format format;
-};
 
 /* A started child and the reverse connection it made to us. */
 struct launch {
@@ -529,28 +498,6 @@ static void launch_end(struct launch *ln, char **command, bool stop,
 
 /* ---- the stream: into the file, through the decoder ---------------------- */
 
-/*
- * Everything read from the session goes to the output file (all of it,
- * whatever the decoder thinks) and through the nettrace decoder, which
- * gives the live event and drop counts, tells whether the stream ended
- * with its end marker and, for profile, feeds the profiles.
- */
-struct sink_state {
-	FILE *out;
-	const char *path;
-	int werr; /* writing the output failed: errno */
-	uint64_t bytes;
-	rtd_nettrace *dec;
-	int dec_rc; /* first decoder error, or 1 at the end marker */
-	rtd_nettrace_profiler *prof;
-	int prof_rc;
-	rtd_nettrace *names; /* a rundown taken at the start, for names */
-	rtd_counters *counters;
-	int counters_rc;
-	rtd_gcheap *heap;
-	int heap_rc;
-};
-
 static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 {
 	struct sink_state *st = ctx;
@@ -618,7 +565,7 @@ static int names_first(rtd_ipc_client *c, void *ctx)
 	return 0;
 }
 
-static int sink_init(struct sink_state *st, const struct collect_args *a,
+int sink_init(struct sink_state *st, const struct collect_args *a,
 		     bool profile)
 {
 	memset(st, 0, sizeof(*st));
@@ -635,13 +582,13 @@ static int sink_init(struct sink_state *st, const struct collect_args *a,
 	return st->dec && (!profile || st->prof) ? 0 : -ENOMEM;
 }
 
-static void sink_free(struct sink_state *st)
+void sink_free(struct sink_state *st)
 {
 	rtd_nettrace_free(st->dec);
 	rtd_nettrace_profiler_free(st->prof);
 }
 
-static int stream_sink(const void *data, size_t len, void *ctx)
+int stream_sink(const void *data, size_t len, void *ctx)
 {
 	struct sink_state *st = ctx;
 	st->bytes += len;
@@ -661,7 +608,7 @@ static int stream_sink(const void *data, size_t len, void *ctx)
 
 /* After the stream ended: true when it decoded to its end marker; else
  * why not into why. */
-static bool sink_complete(struct sink_state *st, char *why, size_t len)
+bool sink_complete(struct sink_state *st, char *why, size_t len)
 {
 	int rc = st->dec_rc < 0 ? st->dec_rc : rtd_nettrace_finish(st->dec);
 	if (!rc)
@@ -691,15 +638,6 @@ static void tick(uint64_t bytes, void *ctx)
 
 /* ---- one session ----------------------------------------------------------- */
 
-/* How a session ended, for the messages and the exit code. */
-struct session_end {
-	struct rtd_ipc_pump_result res;
-	char target[128];
-	bool launched;
-	bool child_ended;  /* the program we started ended by itself */
-	int child_status;
-};
-
 /*
  * Run one session to its end; shared by collect and profile. @started
  * (may be NULL) runs once the session is on, before its stream is read,
@@ -707,7 +645,7 @@ struct session_end {
  * is on (collect opens its output then). Returns CLI_OK or an exit code
  * after printing the error.
  */
-static int run_session(struct collect_args *a, struct sink_state *st,
+int run_session(struct collect_args *a, struct sink_state *st,
 		       int (*started)(rtd_ipc_client *, void *),
 		       int (*opened)(struct sink_state *),
 		       struct session_end *end)
@@ -815,7 +753,7 @@ out:
 
 /* The exit code of a session that ran: the program's own when rtdiag
  * started it and it ended by itself (as dotnet-trace does), else OK. */
-static int child_code(const struct session_end *e)
+int child_code(const struct session_end *e)
 {
 	if (!e->launched || !e->child_ended)
 		return CLI_OK;
@@ -831,7 +769,7 @@ static int child_code(const struct session_end *e)
  * (a trace cut short still decodes up to there) and the exit code says
  * "incomplete, kept". Explains why and what names the trace may lack.
  */
-static int incomplete(const struct session_end *e, const char *what,
+int incomplete(const struct session_end *e, const char *what,
 		      const char *why, const struct collect_args *a)
 {
 	if (e->res.rundown_timeout)
@@ -1100,577 +1038,6 @@ done:
 	return r;
 }
 
-/* ---- counters ---------------------------------------------------------------- */
-
-static const struct cli_opt counters_opts[] = {
-	DN_TARGET_OPTS,
-	{O_COUNTERS, "counters", 0, CLI_ARG_STR, CLI_OPT_REPEAT,
-	 "P[,P[names]]", "providers and meters, dotnet-counters' syntax "
-	 "(default System.Runtime)", 0, 0},
-	{O_REFRESH, "refresh-interval", 0, CLI_ARG_DURATION, CLI_OPT_POSITIVE,
-	 "TIME", "how often values are published (default 1 s)", 0, 0},
-	{O_DURATION, "duration", 'd', CLI_ARG_DURATION, CLI_OPT_POSITIVE,
-	 "TIME", "stop after TIME", 0, 0},
-	{O_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
-	 "collect: the file (default counter.csv / counter.json)", 0, 0},
-	{O_CFORMAT, "format", 0, CLI_ARG_CHOICE, 0, "csv|json",
-	 "collect: dotnet-counters' CSV or JSON layout (default csv)", 0, 0},
-	{0},
-};
-
-/* What 'counters' prints or writes, fed by the record stream. */
-struct cview {
-	bool tty;      /* monitor on a terminal: a table redrawn in place */
-	bool json;     /* collect --format json */
-	FILE *out;     /* collect's file, or stdout for monitor's lines */
-	uint64_t t0;   /* the trace's start tick */
-	uint64_t freq;
-	const struct rtd_nettrace_info *info;
-	rtd_nettrace *dec;
-	size_t nrec;   /* records written (json: comma placement) */
-	/* the table: one row per provider/name/tags, latest value */
-	struct crow {
-		char *provider, *label, *tags;
-		double value;
-	} *rows;
-	size_t nrows;
-	uint64_t last_draw;
-};
-
-/* "Working Set (MB)" / "requests ({request})" as dotnet-counters labels
- * them; a rate says per how long. */
-static void counter_label(const struct rtd_counter_record *r, char *buf,
-			  size_t len)
-{
-	const char *n = r->display_name && *r->display_name ? r->display_name
-							      : r->name;
-	if (r->kind == RTD_COUNTER_SUM || r->kind == RTD_COUNTER_RATE)
-		snprintf(buf, len, "%s%s%s%s (Count / %g sec)", n,
-			 *r->unit ? " (" : "", r->unit, *r->unit ? ")" : "",
-			 r->interval_sec > 0 ? (double)(long)(r->interval_sec + 0.5)
-					     : 1.0);
-	else if (r->kind == RTD_COUNTER_HISTOGRAM)
-		snprintf(buf, len, "%s%s%s%s", n, *r->unit ? " (" : "",
-			 r->unit, *r->unit ? ")" : "");
-	else
-		snprintf(buf, len, "%s%s%s%s", n, *r->unit ? " (" : "", r->unit,
-			 *r->unit ? ")" : "");
-}
-
-static double rec_seconds(const struct cview *v, uint64_t ts)
-{
-	return v->freq ? (double)(ts - v->t0) / (double)v->freq : 0;
-}
-
-static void table_set(struct cview *v, const char *prov, const char *label,
-		      const char *tags, double value)
-{
-	for (size_t i = 0; i < v->nrows; i++) {
-		struct crow *r = &v->rows[i];
-		if (!strcmp(r->provider, prov) && !strcmp(r->label, label) &&
-		    !strcmp(r->tags, tags)) {
-			r->value = value;
-			return;
-		}
-	}
-	struct crow *nr = realloc(v->rows, (v->nrows + 1) * sizeof(*nr));
-	if (!nr)
-		return;
-	v->rows = nr;
-	struct crow *r = &v->rows[v->nrows];
-	r->provider = strdup(prov);
-	r->label = strdup(label);
-	r->tags = strdup(tags);
-	r->value = value;
-	if (r->provider && r->label && r->tags)
-		v->nrows++;
-}
-
-static void table_draw(struct cview *v)
-{
-	printf("\033[H\033[JPress Ctrl-C to quit\n\n%-60s %s\n", "Name",
-	       "Current Value");
-	const char *prov = NULL;
-	for (size_t i = 0; i < v->nrows; i++) {
-		struct crow *r = &v->rows[i];
-		if (!prov || strcmp(prov, r->provider)) {
-			prov = r->provider;
-			printf("[%s]\n", prov);
-		}
-		if (*r->tags)
-			printf("    %-56s\n        %-52s %.6g\n", r->label, r->tags,
-			       r->value);
-		else
-			printf("    %-56s %.6g\n", r->label, r->value);
-	}
-	fflush(stdout);
-}
-
-static int on_counter(void *ctx, const struct rtd_counter_record *r)
-{
-	struct cview *v = ctx;
-	char label[640];
-	if (!v->freq) {
-		const struct rtd_nettrace_info *info = rtd_nettrace_info(v->dec);
-		if (info) {
-			v->t0 = info->sync_ticks;
-			v->freq = info->tick_freq;
-			v->info = info;
-		}
-	}
-	counter_label(r, label, sizeof(label));
-	if (r->kind == RTD_COUNTER_HISTOGRAM) {
-		/* one row per percentile, as dotnet-counters shows them */
-		for (size_t i = 0; i < r->nquantiles; i++) {
-			char ql[700];
-			snprintf(ql, sizeof(ql), "%s[P%g]", label, r->quantile[i] * 100);
-			if (v->tty) {
-				table_set(v, r->provider, ql, r->tags, r->qvalue[i]);
-			} else if (v->json) {
-				fprintf(v->out, "%s\n    { \"timestamp\": %.3f, "
-					"\"provider\": \"%s\", \"name\": \"%s\", "
-					"\"tags\": \"%s\", \"counterType\": \"%s\", "
-					"\"value\": %.15g }", v->nrec++ ? "," : "",
-					rec_seconds(v, r->timestamp), r->provider, ql,
-					r->tags, rtd_counter_kind_name(r->kind),
-					r->qvalue[i]);
-			} else {
-				fprintf(v->out, "%.3f,%s,%s%s%s,%s,%.15g\n",
-					rec_seconds(v, r->timestamp), r->provider, ql,
-					*r->tags ? ";" : "", r->tags,
-					rtd_counter_kind_name(r->kind), r->qvalue[i]);
-			}
-		}
-		return ferror(v->out) ? -EIO : 0;
-	}
-	if (v->tty) {
-		table_set(v, r->provider, label, r->tags, r->value);
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		uint64_t now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-		if (now - v->last_draw >= 250) {
-			/* values of one interval arrive together: draw once */
-			v->last_draw = now;
-			table_draw(v);
-		}
-		return 0;
-	}
-	if (v->json)
-		fprintf(v->out, "%s\n    { \"timestamp\": %.3f, \"provider\": "
-			"\"%s\", \"name\": \"%s\", \"tags\": \"%s\", "
-			"\"counterType\": \"%s\", \"value\": %.15g }",
-			v->nrec++ ? "," : "", rec_seconds(v, r->timestamp),
-			r->provider, label, r->tags,
-			rtd_counter_kind_name(r->kind), r->value);
-	else
-		fprintf(v->out, "%.3f,%s,%s%s%s,%s,%.15g\n",
-			rec_seconds(v, r->timestamp), r->provider, label,
-			*r->tags ? ";" : "", r->tags,
-			rtd_counter_kind_name(r->kind), r->value);
-	return ferror(v->out) ? -EIO : 0;
-}
-
-static const char *const well_known[][3] = {
-	{"System.Runtime", "cpu-usage", "% of the machine's CPU the process used"},
-	{"System.Runtime", "working-set", "working set (MB)"},
-	{"System.Runtime", "gc-heap-size", "GC heap size (MB)"},
-	{"System.Runtime", "gen-0-gc-count", "gen 0 GCs in the interval"},
-	{"System.Runtime", "gen-1-gc-count", "gen 1 GCs in the interval"},
-	{"System.Runtime", "gen-2-gc-count", "gen 2 GCs in the interval"},
-	{"System.Runtime", "threadpool-thread-count", "thread pool threads"},
-	{"System.Runtime", "monitor-lock-contention-count", "lock contentions in the interval"},
-	{"System.Runtime", "threadpool-queue-length", "work items queued"},
-	{"System.Runtime", "threadpool-completed-items-count", "work items completed in the interval"},
-	{"System.Runtime", "alloc-rate", "bytes allocated in the interval"},
-	{"System.Runtime", "active-timer-count", "timers"},
-	{"System.Runtime", "gc-fragmentation", "GC heap fragmentation (%)"},
-	{"System.Runtime", "gc-committed", "GC committed bytes (MB)"},
-	{"System.Runtime", "exception-count", "exceptions thrown in the interval"},
-	{"System.Runtime", "time-in-gc", "% time in GC since the last GC"},
-	{"System.Runtime", "gen-0-size", "gen 0 size (B)"},
-	{"System.Runtime", "gen-1-size", "gen 1 size (B)"},
-	{"System.Runtime", "gen-2-size", "gen 2 size (B)"},
-	{"System.Runtime", "loh-size", "large object heap size (B)"},
-	{"System.Runtime", "poh-size", "pinned object heap size (B)"},
-	{"System.Runtime", "assembly-count", "assemblies loaded"},
-	{"System.Runtime", "il-bytes-jitted", "IL bytes jitted (B)"},
-	{"System.Runtime", "methods-jitted-count", "methods jitted"},
-	{"System.Runtime", "time-in-jit", "time in JIT in the interval (ms)"},
-	{"Microsoft.AspNetCore.Hosting", "requests-per-second", "requests in the interval"},
-	{"Microsoft.AspNetCore.Hosting", "total-requests", "requests since start"},
-	{"Microsoft.AspNetCore.Hosting", "current-requests", "requests being served"},
-	{"Microsoft.AspNetCore.Hosting", "failed-requests", "failed requests"},
-	{"System.Net.Http", "requests-started", "HTTP requests started"},
-	{"System.Net.Http", "requests-failed", "HTTP requests failed"},
-	{"System.Net.Http", "current-requests", "HTTP requests in flight"},
-	{"System.Net.Sockets", "outgoing-connections-established", "connections made"},
-	{"System.Net.Sockets", "bytes-received", "bytes received"},
-	{"System.Net.Sockets", "bytes-sent", "bytes sent"},
-};
-
-static int cmd_counters(int argc, char **argv)
-{
-	const struct cli_cmd *cmd = &dn_cmd_counters;
-	struct collect_args a;
-	struct cli_parser p;
-	struct cli_val v;
-	int id, r;
-	char spec[2048] = "";
-	double refresh = 1;
-	bool json = false;
-	memset(&a, 0, sizeof(a));
-	a.rundown_wait = 30;
-	a.no_rundown = true;
-	cli_opt_init(&p, cmd, argc, argv);
-	while ((id = cli_opt_next(&p, &v)) > 0) {
-		if (dn_target_opt(id, &v, &a.t))
-			continue;
-		switch (id) {
-		case O_COUNTERS: {
-			size_t l = strlen(spec);
-			snprintf(spec + l, sizeof(spec) - l, "%s%s", l ? "," : "",
-				 v.str);
-			break;
-		}
-		case O_REFRESH: refresh = v.d; break;
-		case O_DURATION: a.duration = v.d; break;
-		case O_OUT: a.out = v.str; break;
-		case O_CFORMAT: json = v.i == 1; break;
-		}
-	}
-	if (id < 0)
-		return cli_opt_exit(id);
-	const char *verb = p.pos[0];
-	if (!strcmp(verb, "list")) {
-		const char *prov = NULL;
-		for (size_t i = 0; i < sizeof(well_known) / sizeof(well_known[0]); i++) {
-			if (!prov || strcmp(prov, well_known[i][0])) {
-				printf("%s%s\n", prov ? "\n" : "", well_known[i][0]);
-				prov = well_known[i][0];
-			}
-			printf("    %-36s %s\n", well_known[i][1], well_known[i][2]);
-		}
-		printf("\nA program's own EventSources and Meters are named the "
-		       "same way: --counters\nMyEventSource,MyMeter[instrument]\n");
-		return CLI_OK;
-	}
-	bool monitor = !strcmp(verb, "monitor");
-	if (!monitor && strcmp(verb, "collect"))
-		return cli_cmd_usage(cmd, "want monitor, collect or list, not "
-				     "'%s'", verb);
-	if (monitor && a.out)
-		return cli_cmd_usage(cmd, "monitor prints; collect writes -o FILE");
-	if (p.rest)
-		a.command = p.rest;
-	if (a.command && (a.t.pid || a.t.name || a.t.socket))
-		return cli_cmd_usage(cmd, "give -p PID, -n NAME or -- COMMAND, "
-				     "not both");
-	if (!a.command && (r = dn_target_resolve(cmd, &a.t, true)) >= 0)
-		return r;
-	if (!monitor && !a.out)
-		a.out = json ? "counter.json" : "counter.csv";
-	struct cview view = {.json = json};
-	char err[256] = "";
-	rtd_counters *c = rtd_counters_new(spec, on_counter, &view, err, sizeof(err));
-	if (!c)
-		return cli_cmd_usage(cmd, "--counters: %s", err[0] ? err : "out of memory");
-	char sid[32];
-	snprintf(sid, sizeof(sid), "rtdiag-%d", (int)getpid());
-	int rc = rtd_counters_request(c, refresh, sid, &a.prov);
-	if (rc) {
-		rtd_counters_free(c);
-		rtd_ipc_providers_clear(&a.prov);
-		return cli_fail("%s", rtd_strerror(rc));
-	}
-	struct cli_out o = {0};
-	if (!monitor && (cli_out_check(a.out) || cli_out_open(&o, a.out))) {
-		rtd_counters_free(c);
-		rtd_ipc_providers_clear(&a.prov);
-		return CLI_FAIL;
-	}
-	view.out = monitor ? stdout : o.f;
-	view.tty = monitor && isatty(STDOUT_FILENO);
-	if (!monitor && !json)
-		fprintf(view.out, "Timestamp,Provider,Counter Name,Counter Type,"
-			"Mean/Increment\n");
-	if (json)
-		fprintf(view.out, "{\n  \"TargetProcess\": \"%s\",\n  "
-			"\"Events\": [", a.command ? a.command[0] : "pid");
-	struct sink_state st;
-	if (sink_init(&st, &a, false)) {
-		sink_free(&st);
-		rtd_counters_free(c);
-		rtd_ipc_providers_clear(&a.prov);
-		return cli_fail("out of memory");
-	}
-	view.dec = st.dec;
-	st.counters = c;
-	struct session_end end;
-	r = run_session(&a, &st, NULL, NULL, &end);
-	if (st.counters_rc && r != CLI_OK)
-		r = cli_fail("%s: write error", monitor ? "stdout" : a.out);
-	if (json)
-		fprintf(view.out, "\n  ]\n}\n");
-	if (view.tty)
-		table_draw(&view);
-	const char *e = rtd_counters_errors(c);
-	if (e)
-		fprintf(stderr, "rtdiag: the Metrics EventSource reported: %s\n", e);
-	for (size_t i = 0; r == CLI_OK && rtd_counters_silent(c, i); i++)
-		fprintf(stderr, "rtdiag: %s published no value (no EventSource "
-			"or Meter of that name in the process, or none of the "
-			"names asked for)\n", rtd_counters_silent(c, i));
-	if (!monitor) {
-		if (r == CLI_OK && (view.nrec || !json)) {
-			if (cli_out_commit(&o))
-				r = CLI_FAIL;
-			else
-				fprintf(stderr, "rtdiag: wrote %s\n", a.out);
-		} else {
-			cli_out_abort(&o);
-		}
-	}
-	for (size_t i = 0; i < view.nrows; i++) {
-		free(view.rows[i].provider);
-		free(view.rows[i].label);
-		free(view.rows[i].tags);
-	}
-	free(view.rows);
-	sink_free(&st);
-	rtd_counters_free(c);
-	rtd_ipc_providers_clear(&a.prov);
-	return r;
-}
-
-/* ---- gcdump ------------------------------------------------------------------- */
-
-static const struct cli_opt gcdump_opts[] = {
-	DN_TARGET_OPTS,
-	{O_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
-	 "write the report to FILE (format from --format or the name: .json, "
-	 ".pb.gz pprof; else the table)", 0, 0},
-	{O_HFORMAT, "format", 'f', CLI_ARG_CHOICE, 0, "table|json|pprof",
-	 "the report's format (default table)", 0, 0},
-	{O_MAX_OBJECTS, "max-objects", 0, CLI_ARG_INT, 0, "N",
-	 "refuse a heap of more objects (default 64 M: about 40 bytes each "
-	 "and 12 per reference)", 1, 4e9},
-	{O_DURATION, "timeout", 't', CLI_ARG_DURATION, CLI_OPT_POSITIVE, "TIME",
-	 "wait at most TIME for the heap walk (default 60 s)", 0, 0},
-	{0},
-};
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-/* pprof: inuse_objects/inuse_space by the types on the dominator path
- * from a root (at most 32 deep: deeper paths keep their last 32). */
-static int heap_pprof(const rtd_gcheap *h, FILE *f)
-{
-	static const struct rtd_profile_type t[] = {
-		{"inuse_objects", "count"}, {"inuse_space", "bytes"}};
-	struct rtd_profile_opts po = {.sz = sizeof(po), .types = t, .ntypes = 2,
-				      .default_type = 1};
-	rtd_profile *p = rtd_profile_new2(&po);
-	if (!p)
-		return -ENOMEM;
-	struct rtd_gcheap_stats hs;
-	rtd_gcheap_stats(h, &hs);
-	int err = 0;
-	struct rtd_frame fr[32];
-	for (uint64_t i = 0; i < hs.objects && !err; i++) {
-		struct rtd_gcheap_object o;
-		rtd_gcheap_object(h, i, &o);
-		if (!o.retained)
-			continue; /* unreachable */
-		size_t n = 0;
-		for (int64_t k = (int64_t)i; k >= 0 && n < 32;) {
-			struct rtd_gcheap_object d;
-			rtd_gcheap_object(h, (uint64_t)k, &d);
-			fr[n++] = (struct rtd_frame){.name = d.type,
-						     .kind = RTD_FRAME_MANAGED};
-			k = d.idom;
-		}
-		int64_t v[2] = {1, (int64_t)o.size};
-		struct rtd_sample smp = {.sz = sizeof(smp), .frames = fr,
-					 .nframes = n, .leaf_first = true,
-					 .values = v, .nvalues = 2};
-		err = rtd_profile_add_sample(p, &smp);
-	}
-	if (!err)
-		err = rtd_profile_write(p, RTD_PROFILE_FMT_PPROF, f, NULL);
-	rtd_profile_free(p);
-	return err;
-}
-
-static int heap_report(const rtd_gcheap *h, FILE *f, int fmt)
-{
-	struct rtd_gcheap_stats hs;
-	rtd_gcheap_stats(h, &hs);
-	if (fmt == 2)
-		return heap_pprof(h, f);
-	struct rtd_gcheap_type *t;
-	size_t n;
-	int err = rtd_gcheap_types(h, &t, &n);
-	if (err)
-		return err;
-	if (fmt == 1) {
-		fprintf(f, "{\"objects\": %llu, \"bytes\": %llu, "
-			"\"reachable_bytes\": %llu, \"references\": %llu, "
-			"\"dangling_references\": %llu, \"roots\": %llu, "
-			"\"types\": [", (unsigned long long)hs.objects,
-			(unsigned long long)hs.bytes,
-			(unsigned long long)hs.reachable_bytes,
-			(unsigned long long)hs.refs,
-			(unsigned long long)hs.dangling,
-			(unsigned long long)hs.roots);
-		for (size_t i = 0; i < n; i++) {
-			fprintf(f, "%s\n  {\"type\": ", i ? "," : "");
-			json_str(f, t[i].name);
-			fprintf(f, ", \"count\": %llu, \"size\": %llu, "
-				"\"retained\": %llu}",
-				(unsigned long long)t[i].count,
-				(unsigned long long)t[i].size,
-				(unsigned long long)t[i].retained);
-		}
-		fprintf(f, "\n]}\n");
-	} else {
-		fprintf(f, "%llu objects, %llu bytes (%llu reachable from %llu "
-			"roots), %llu references\n\n%14s %10s %14s  %s\n",
-			(unsigned long long)hs.objects,
-			(unsigned long long)hs.bytes,
-			(unsigned long long)hs.reachable_bytes,
-			(unsigned long long)hs.roots,
-			(unsigned long long)hs.refs, "Retained", "Count", "Size",
-			"Type");
-		for (size_t i = 0; i < n; i++)
-			fprintf(f, "%14llu %10llu %14llu  %s\n",
-				(unsigned long long)t[i].retained,
-				(unsigned long long)t[i].count,
-				(unsigned long long)t[i].size, t[i].name);
-	}
-	free(t);
-	return ferror(f) ? -EIO : 0;
-}
-
-static int cmd_gcdump(int argc, char **argv)
-{
-	const struct cli_cmd *cmd = &dn_cmd_gcdump;
-	struct collect_args a;
-	struct cli_parser p;
-	struct cli_val v;
-	int id, r, fmt = -1;
-	uint64_t max_objects = 0;
-	memset(&a, 0, sizeof(a));
-	a.rundown_wait = 30;
-	a.duration = 60;
-	a.no_rundown = true;
-	a.no_stackwalk = true;
-	cli_opt_init(&p, cmd, argc, argv);
-	while ((id = cli_opt_next(&p, &v)) > 0) {
-		if (dn_target_opt(id, &v, &a.t))
-			continue;
-		switch (id) {
-		case O_OUT: a.out = v.str; break;
-		case O_HFORMAT: fmt = (int)v.i; break;
-		case O_MAX_OBJECTS: max_objects = (uint64_t)v.i; break;
-		case O_DURATION: a.duration = v.d; break;
-		}
-	}
-	if (id < 0)
-		return cli_opt_exit(id);
-	if ((r = dn_target_resolve(cmd, &a.t, true)) >= 0)
-		return r;
-	if (fmt < 0 && a.out) {
-		enum rtd_profile_format pf = rtd_profile_format_from_path(a.out);
-		size_t l = strlen(a.out);
-		fmt = l > 5 && !strcmp(a.out + l - 5, ".json") ? 1
-		      : pf == RTD_PROFILE_FMT_PPROF	     ? 2
-							     : 0;
-	}
-	if (fmt < 0)
-		fmt = 0;
-	if (a.out && cli_out_check(a.out))
-		return CLI_FAIL;
-	struct rtd_gcheap_opts ho = {.sz = sizeof(ho), .max_objects = max_objects};
-	rtd_gcheap *h = rtd_gcheap_new(&ho);
-	if (!h || rtd_gcheap_request(&a.prov)) {
-		rtd_gcheap_free(h);
-		return cli_fail("out of memory");
-	}
-	struct sink_state st;
-	if (sink_init(&st, &a, false)) {
-		sink_free(&st);
-		rtd_gcheap_free(h);
-		rtd_ipc_providers_clear(&a.prov);
-		return cli_fail("out of memory");
-	}
-	st.heap = h;
-	struct session_end end;
-	r = run_session(&a, &st, NULL, NULL, &end);
-	struct rtd_gcheap_stats hs;
-	rtd_gcheap_stats(h, &hs);
-	if (r == CLI_OK && st.heap_rc == -RTD_E_CAP)
-		r = cli_fail("%s: the heap has more than %llu objects (or its "
-			     "references more than the cap): raise --max-objects; "
-			     "nothing written", end.target,
-			     (unsigned long long)hs.objects);
-	else if (r == CLI_OK && st.heap_rc)
-		r = cli_fail("reading the heap: %s", rtd_strerror(st.heap_rc));
-	else if (r == CLI_OK && !hs.objects)
-		r = cli_fail("%s: no heap walk arrived within %g s", end.target,
-			     a.duration);
-	if (r == CLI_OK) {
-		int rc = rtd_gcheap_finish(h);
-		if (rc)
-			r = cli_fail("building the object graph: %s", rtd_strerror(rc));
-	}
-	if (r == CLI_OK && !dn_stop_flag)
-		fprintf(stderr, "rtdiag: %s: the heap walk's GC did not end "
-			"within %g s: the snapshot may be partial\n", end.target,
-			a.duration);
-	if (r == CLI_OK) {
-		struct cli_out o = {0};
-		FILE *f = stdout;
-		if (a.out) {
-			if (cli_out_open(&o, a.out))
-				r = CLI_FAIL;
-			f = o.f;
-		}
-		if (r == CLI_OK) {
-			int rc = heap_report(h, f, fmt);
-			if (rc) {
-				r = cli_fail("%s: %s", a.out ? a.out : "stdout",
-					     rtd_strerror(rc));
-				if (a.out)
-					cli_out_abort(&o);
-			} else if (a.out) {
-				r = cli_out_commit(&o) ? CLI_FAIL : CLI_OK;
-				if (r == CLI_OK)
-					fprintf(stderr, "rtdiag: wrote %s (%llu "
-						"objects, graph %.1f MB)\n", a.out,
-						(unsigned long long)hs.objects,
-						hs.memory / 1e6);
-			}
-		}
-	}
-	sink_free(&st);
-	rtd_gcheap_free(h);
-	rtd_ipc_providers_clear(&a.prov);
-	return r;
-}
-
 /* ---- stack ------------------------------------------------------------------- */
 
 static const struct cli_opt stack_opts[] = {
@@ -1873,31 +1240,6 @@ const struct cli_cmd dn_cmd_profile = {
 	"profile a .NET process: thread time or CPU, allocations, lock "
 	"contention,\nexceptions (folded, pprof, top, svg, speedscope)",
 	profile_opts, 0, 0, CLI_CMD_COMMAND, cmd_profile, profile_details};
-
-const struct cli_cmd dn_cmd_counters = {
-	"dotnet counters", "monitor|collect|list",
-	"live counter values: EventCounters and System.Diagnostics.Metrics "
-	"meters", counters_opts, 1, 1, CLI_CMD_COMMAND, cmd_counters,
-	"monitor: a table redrawn in place on a terminal, else one CSV line "
-	"per value.\ncollect: dotnet-counters' CSV (Timestamp,Provider,Counter "
-	"Name,Counter Type,\nMean/Increment; the time in seconds from the "
-	"session's start, tags after ';'\nin the name) or JSON layout into "
-	"FILE. list: the well-known counters.\nHistograms give one value per "
-	"percentile (Name[P50], [P95], [P99]); counters\nand EventCounter "
-	"increments are Rate (the change per interval), the rest\nMetric.\n"};
-
-const struct cli_cmd dn_cmd_gcdump = {
-	"dotnet gcdump", NULL,
-	"a GC heap snapshot: types by retained size (dominator tree), as "
-	"table, json or pprof", gcdump_opts, 0, 0, 0, cmd_gcdump,
-	"The runtime runs a full blocking GC that walks the heap and sends "
-	"every object\n(address, size, type), reference and root; the "
-	"object graph is built and its\ndominator tree computed. Retained "
-	"size of a type: its objects' own sizes plus\nwhat they alone keep "
-	"alive, counting an object only when its immediate\ndominator is "
-	"of another type. pprof: inuse_objects/inuse_space by the types on\n"
-	"the dominator path from a root. Memory: about 40 bytes per object "
-	"and 12 per\nreference (--max-objects caps it).\n"};
 
 const struct cli_cmd dn_cmd_stack = {
 	"dotnet stack", NULL,
