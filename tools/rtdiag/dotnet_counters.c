@@ -368,4 +368,3 @@ const struct cli_cmd dn_cmd_counters = {
 	"FILE. list: the well-known counters.\nHistograms give one value per "
 	"percentile (Name[P50], [P95], [P99]); counters\nand EventCounter "
 	"increments are Rate (the change per interval), the rest\nMetric.\n"};
-

@@ -255,4 +255,3 @@ const struct cli_cmd dn_cmd_gcdump = {
 	"of another type. pprof: inuse_objects/inuse_space by the types on\n"
 	"the dominator path from a root. Memory: about 40 bytes per object "
 	"and 12 per\nreference (--max-objects caps it).\n"};
-
