@@ -121,16 +121,6 @@ static inline void put_u64(struct w *w, uint64_t v)
 	put(w, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
-static inline void put_i64(struct w *w, int64_t v)
-{
-	if (v < 0) {
-		putc1(w, '-');
-		put_u64(w, (uint64_t)0 - (uint64_t)v);
-	} else {
-		put_u64(w, (uint64_t)v);
-	}
-}
-
 /* Writers into space already reserved with room(): no checks. */
 #define RAW(d, lit) ((void)memcpy((d), (lit), sizeof(lit) - 1), \
 		     (d) += sizeof(lit) - 1)
