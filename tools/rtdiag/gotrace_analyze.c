@@ -222,18 +222,6 @@ static double since(const rtd_goan *a, int64_t t)
 
 static const char *const prof_names[RTD_GOAN_PROF_COUNT] = {"cpu", "net", "sync", "syscall", "sched"};
 
-const char gt_usage_pprof[] =
-	"rtdiag gotrace pprof --type cpu|net|sync|syscall|sched [--format pprof|folded|top]\n"
-	"                     [--go 1.19|1.22|1.23] [-o FILE] FILE|-\n"
-	"  The profiles of 'go tool trace -pprof=TYPE', streaming: where goroutines\n"
-	"  waited, by the stack where the wait began: net (network), sync (channels,\n"
-	"  selects, mutexes, conditions), syscall (system calls), sched (runnable but\n"
-	"  not running); cpu: the trace's CPU samples (10 ms each). The same events,\n"
-	"  stacks and totals as the 'go tool trace' of the trace's Go: Go 1.19's for\n"
-	"  Go 1.5-1.21 traces, Go 1.23's for Go 1.22+ (--go picks another).\n"
-	"  --format: pprof (gzip protobuf, the default with -o), folded, top (the\n"
-	"  default on a terminal or pipe), raw (each stack's count and nanoseconds,\n"
-	"  then its frames leaf first as 0xPC FUNCTION FILE:LINE, tab-separated).\n";
 
 struct toprow {
 	const char *name;
@@ -306,9 +294,9 @@ static const struct cli_opt pprof_opts[] = {
 };
 const struct cli_cmd gt_pprof_cmd = {
 	"gotrace pprof", "FILE|-",
-	"The profiles of 'go tool trace -pprof=TYPE', streaming: where goroutines waited,\n"
-	"by the stack where the wait began: net, sync, syscall, sched; cpu: the trace's\n"
-	"CPU samples (10 ms each).",
+	"Blocking and CPU profiles, as 'go tool trace -pprof=TYPE' gives them.\n"
+	"Streaming: where goroutines waited, by the stack where the wait began: net,\n"
+	"sync, syscall, sched; cpu: the trace's CPU samples (10 ms each).",
 	pprof_opts, 1, 1, 0, gt_cmd_pprof,
 	"The same events, stacks and totals as the 'go tool trace' of the trace's Go:\n"
 	"Go 1.19's for Go 1.5-1.21 traces, Go 1.23's for Go 1.22+.\n"
@@ -385,17 +373,6 @@ int gt_cmd_pprof(int argc, char **argv)
 
 /* ---- goroutines -------------------------------------------------------------- */
 
-const char gt_usage_goroutines[] =
-	"rtdiag gotrace goroutines [--group-by start-function|region] [--sort STAT]\n"
-	"                          [--limit N] [--json] [--go 1.19|1.22|1.23] FILE|-\n"
-	"  'go tool trace''s goroutine analysis, streaming: for each goroutine its\n"
-	"  time in the trace and where it went (execution, scheduler wait, blocked\n"
-	"  by reason, syscalls, GC ranges), grouped by start function (groups sorted\n"
-	"  by execution time, as Go's page), or each user region grouped by type.\n"
-	"  --sort STAT: total (default), or a column ('Execution time', 'exec',\n"
-	"  'Sched wait time', 'Block time (chan receive)', ...). --limit N: rows per\n"
-	"  group (default 20; 0: all, memory grows with the goroutines). --json: one\n"
-	"  object per group and per row, times in ns.\n";
 
 struct row {
 	uint64_t id, task;
@@ -741,10 +718,11 @@ static const struct cli_opt goroutines_opts[] = {
 };
 const struct cli_cmd gt_goroutines_cmd = {
 	"gotrace goroutines", "FILE|-",
-	"'go tool trace''s goroutine analysis, streaming: each goroutine's time in the\n"
-	"trace and where it went (execution, scheduler wait, blocked by reason, syscalls,\n"
-	"GC ranges), grouped by start function and sorted by execution time as Go's page;\n"
-	"or each user region, grouped by type.",
+	"Goroutine analysis, as 'go tool trace' gives it.\n"
+	"Streaming: each goroutine's time in the trace and where it went (execution,\n"
+	"scheduler wait, blocked by reason, syscalls, GC ranges) with its share, grouped\n"
+	"by start function and sorted by execution time as Go's page; or each user\n"
+	"region, grouped by type.",
 	goroutines_opts, 1, 1, 0, gt_cmd_goroutines,
 	"Memory follows the live goroutines and the rows kept (--limit per group).\n"};
 
@@ -815,15 +793,6 @@ int gt_cmd_goroutines(int argc, char **argv)
 
 /* ---- gc ------------------------------------------------------------------------ */
 
-const char gt_usage_gc[] =
-	"rtdiag gotrace gc [--mmu WINDOWS] [--util stw,background,assist,sweep] [--per-proc]\n"
-	"                  [--summary] [--json] [--go 1.19|1.22|1.23] FILE|-\n"
-	"  Every GC cycle and stop-the-world pause with its start and duration (as\n"
-	"  each ends), then totals and the minimum mutator utilization (MMU) for\n"
-	"  windows of 1 ms, 10 ms, 100 ms and 1 s (--mmu 1ms,10ms,...: others), as\n"
-	"  'go tool trace''s MMU page computes it. --util: what takes time from the\n"
-	"  mutator (default stw,background,assist, the page's default); --per-proc:\n"
-	"  the page's per-goroutine view. --summary: the totals and MMU only.\n";
 
 struct gcctx {
 	bool json, summary;
@@ -914,9 +883,9 @@ static const struct cli_opt gc_opts[] = {
 };
 const struct cli_cmd gt_gc_cmd = {
 	"gotrace gc", "FILE|-",
-	"Every GC cycle and stop-the-world pause with its start and duration (as each\n"
-	"ends), then totals and the minimum mutator utilization (MMU) as 'go tool trace''s\n"
-	"MMU page computes it.",
+	"GC cycles, stop-the-world pauses and the minimum mutator utilization.\n"
+	"Every GC cycle and pause with its start and duration (as each ends), then\n"
+	"totals and the MMU as 'go tool trace''s MMU page computes it.",
 	gc_opts, 1, 1, 0, gt_cmd_gc, NULL};
 
 int gt_cmd_gc(int argc, char **argv)
@@ -1036,12 +1005,6 @@ int gt_cmd_gc(int argc, char **argv)
 
 /* ---- tasks --------------------------------------------------------------------- */
 
-const char gt_usage_tasks[] =
-	"rtdiag gotrace tasks [--regions] [--json] [--go 1.19|1.22|1.23] FILE|-\n"
-	"  User tasks (runtime/trace.NewTask) as each completes: type, parent, start,\n"
-	"  duration, goroutines, regions, logs and the times its regions' goroutines\n"
-	"  spent in each state; --regions: each region too, as it ends. Then a table\n"
-	"  per task type (as the trace UI's task page).\n";
 
 struct ttype {
 	const char *name;
@@ -1164,9 +1127,10 @@ static const struct cli_opt tasks_opts[] = {
 };
 const struct cli_cmd gt_tasks_cmd = {
 	"gotrace tasks", "FILE|-",
-	"User tasks (runtime/trace.NewTask) as each completes: type, parent, start,\n"
-	"duration, goroutines, regions, logs and the times its regions' goroutines spent\n"
-	"in each state; then a table per task type, as the trace UI's task page.",
+	"User tasks and regions, with durations and the time in each state.\n"
+	"Each task (runtime/trace.NewTask) as it completes: type, parent, start,\n"
+	"duration, goroutines, regions, logs and the times its regions' goroutines\n"
+	"spent in each state; then a table per task type, as the trace UI's task page.",
 	tasks_opts, 1, 1, 0, gt_cmd_tasks, NULL};
 
 int gt_cmd_tasks(int argc, char **argv)

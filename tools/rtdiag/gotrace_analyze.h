@@ -9,15 +9,10 @@ int gt_cmd_gc(int argc, char **argv);
 int gt_cmd_tasks(int argc, char **argv);
 int gt_cmd_capture(int argc, char **argv);
 
-/* The commands as opt.h describes them (options, help), for a group
- * table built on cli_group_run(). */
+/* The commands as opt.h describes them (options, help), listed in
+ * gotrace.c's group table. */
 struct cli_cmd;
 extern const struct cli_cmd gt_pprof_cmd, gt_goroutines_cmd, gt_gc_cmd, gt_tasks_cmd,
 	gt_capture_cmd;
-
-/* Their help as one text, for gotrace.c's table until it uses the
- * cli_cmd entries (kept in step with them). */
-extern const char gt_usage_pprof[], gt_usage_goroutines[], gt_usage_gc[],
-	gt_usage_tasks[], gt_usage_capture[];
 
 #endif

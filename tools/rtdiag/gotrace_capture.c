@@ -40,9 +40,9 @@ int gt_cmd_capture(int argc, char **argv);
 
 const struct cli_cmd gt_capture_cmd = {
 	"gotrace capture", NULL,
-	"Record a running Go program's execution trace through net/http/pprof\n"
-	"(/debug/pprof/trace?seconds=S), writing it to a file and decoding it as it\n"
-	"arrives (events, generations).",
+	"Capture a running Go program's execution trace through net/http/pprof.\n"
+	"Fetches /debug/pprof/trace?seconds=S, writing it to a file and decoding it as\n"
+	"it arrives (events, generations).",
 	capture_opts, 0, 0, 0, gt_cmd_capture,
 	"Give --http HOST:PORT (the address the program serves net/http/pprof on;\n"
 	"loopback or an address given explicitly: nothing else is contacted, no proxy,\n"
@@ -51,14 +51,6 @@ const struct cli_cmd gt_capture_cmd = {
 	"A trace cut short (the program stopped, Ctrl-C) is kept: a Go 1.22+ trace\n"
 	"decodes up to its last complete generation.\n"};
 
-const char gt_usage_capture[] =
-	"rtdiag gotrace capture (--http HOST:PORT | --pid PID) [--seconds TIME] [--timeout TIME]\n"
-	"                       [--path PATH] [-o FILE]\n"
-	"  Record a running Go program's execution trace through net/http/pprof\n"
-	"  (/debug/pprof/trace?seconds=S, default 5 s), writing it to FILE and decoding\n"
-	"  it as it arrives. --http: the program's pprof address (loopback or given\n"
-	"  explicitly; no proxy, no redirect); --pid: a local process, its port found\n"
-	"  from its listening sockets. A trace cut short is kept.\n";
 
 static volatile int stop;
 
