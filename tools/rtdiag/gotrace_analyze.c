@@ -669,8 +669,9 @@ static void print_groups(FILE *f, struct gctx *g, bool json)
 				exec_all ? 100.0 * (double)gr->exec / (double)exec_all : 0.0);
 		fprintf(f, "  %12s %14s", g->by_region ? "goroutine" : "goroutine",
 			g->by_region ? "duration" : "total");
+		/* each cell: the time, and its share of the row's total */
 		for (size_t c = 0; c < nc; c++)
-			fprintf(f, " %*s", (int)(strlen(cols[c]) > 14 ? strlen(cols[c]) : 14), cols[c]);
+			fprintf(f, " %*s", (int)(strlen(cols[c]) > 20 ? strlen(cols[c]) : 20), cols[c]);
 		fputc('\n', f);
 		for (size_t k = 0; k < shown; k++) {
 			const struct row *r = &gr->rows[k];
@@ -678,8 +679,16 @@ static void print_groups(FILE *f, struct gctx *g, bool json)
 			for (size_t c = 0; c < nc; c++) {
 				bool have;
 				int64_t v = row_stat(r, cols[c], &have);
-				int w = (int)(strlen(cols[c]) > 14 ? strlen(cols[c]) : 14);
-				fprintf(f, " %*s", w, have ? go_dur(v, b2, sizeof(b2)) : "-");
+				int w = (int)(strlen(cols[c]) > 20 ? strlen(cols[c]) : 20);
+				char cell[64];
+				if (!have)
+					snprintf(cell, sizeof(cell), "-");
+				else if (r->total > 0)
+					snprintf(cell, sizeof(cell), "%s %5.1f%%", go_dur(v, b2, sizeof(b2)),
+						 100.0 * (double)v / (double)r->total);
+				else
+					snprintf(cell, sizeof(cell), "%s", go_dur(v, b2, sizeof(b2)));
+				fprintf(f, " %*s", w, cell);
 			}
 			fputc('\n', f);
 		}

@@ -18,6 +18,20 @@ if [ "$GOV" != 1.19 ]; then
   [ "${ng:-0}" -ge 2 ] && gotool "$TMP/long.trace" || echo "note: one generation only; the multi-generation case is not covered by this run"
 fi
 
+# CPU samples (go-analysis runs the CPU profiler while it traces, and
+# spins ~50 ms): the samples, and their leaf functions, are the ones Go's
+# own decoding shows
+nr=$("$R" gotrace pprof -t cpu -f raw "$TMP/k.trace" | awk -F'\t' '{s += $1} END {print s + 0}')
+if [ "$GOV" = 1.19 ]; then
+  ng=$("$GO" tool trace -d "$TMP/k.trace" 2>/dev/null | grep -c ' CPUSample ')
+  [ "$ng" = "$nr" ] && [ "$nr" -gt 0 ] && ok "cpu: the $nr CPU samples of go tool trace -d" || bad "cpu: $nr samples, go tool trace -d has $ng"
+else
+  "$GO" tool trace -d=1 "$TMP/k.trace" 2>/dev/null | awk '/ StackSample /{want = 1; next} want && /^\t[^\t]/ {sub(/^\t/, ""); sub(/ @ .*/, ""); print; want = 0}' | sort >"$TMP/cpu.go"
+  "$R" gotrace pprof -t cpu -f raw "$TMP/k.trace" | awk -F'\t' '{ split($3, a, " "); for (i = 0; i < $1; i++) print (NF >= 3 ? a[2] : "") }' | sort >"$TMP/cpu.rt"
+  cmp -s "$TMP/cpu.go" "$TMP/cpu.rt" && [ "$nr" -gt 0 ] && ok "cpu: the $nr CPU samples of go tool trace -d=1, with the same leaf functions" ||
+    { bad "cpu: $nr samples; differ from go tool trace -d=1 (< go, > rtdiag)"; diff "$TMP/cpu.go" "$TMP/cpu.rt" | head -5; }
+fi
+
 # Known waits: the program measures each of its waits itself (wall
 # clock around the blocking call); the trace's analyses must find that
 # time, for that start function, within 10% + 2 ms (the trace's clock is

@@ -21,6 +21,9 @@
 //	                  and "spin" (about 10 ms of work) inside it
 //	main.spinner      2*GOMAXPROCS goroutines spinning 5 ms each, after the
 //	                  others, so they wait for Ps (scheduler latency)
+//
+// The trace mode runs the CPU profiler too, and main.cpuBurn spins 100 ms
+// after the round (CPU samples in the trace).
 package main
 
 import (
@@ -32,6 +35,7 @@ import (
 	_ "net/http/pprof"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"runtime/trace"
 	"strconv"
 	"sync"
@@ -129,6 +133,13 @@ func spinner(done *sync.WaitGroup) {
 	spin(5 * time.Millisecond)
 }
 
+// cpuBurn: 100 ms of CPU, ~10 CPU samples at the profiler's 100 Hz
+//
+//go:noinline
+func cpuBurn() {
+	spin(100 * time.Millisecond)
+}
+
 func round(ln net.Listener) {
 	var done sync.WaitGroup
 	// the server answers each connection after 30 ms
@@ -182,12 +193,16 @@ func main() {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
+		// CPU profiling while tracing puts CPU samples in the trace
+		_ = pprof.StartCPUProfile(io.Discard)
 		if err := trace.Start(f); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 		round(ln)
+		cpuBurn()
 		trace.Stop()
+		pprof.StopCPUProfile()
 		f.Close()
 		for _, m := range measured {
 			fmt.Println(m)
