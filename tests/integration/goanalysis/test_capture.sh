@@ -50,12 +50,17 @@ for GOV in 1.19 1.23; do
     grep -q "serves net/http/pprof on $ADDR" "$TMP/err" && ok "go$GOV: --pid $SPID found $ADDR" || bad "go$GOV: --pid: $(cat "$TMP/err")"
   else bad "go$GOV: --pid: $(cat "$TMP/err")"; fi
   kill "$SPID" 2>/dev/null
-  # 3. the program stops mid-capture: the bytes so far are kept, and decode
-  serve "$B/go-analysis" 1.5 || continue
-  "$R" gotrace capture --http "$ADDR" --seconds 5 -o "$TMP/cut.trace" 2>"$TMP/err"; rc=$?
+  # 3. the program stops mid-capture (killed once bytes have arrived): the
+  # bytes so far are kept, and decode
+  serve "$B/go-analysis" 60 || continue
+  "$R" gotrace capture --http "$ADDR" --seconds 10 -o "$TMP/cut.trace" 2>"$TMP/err" & CPID=$!
+  for _ in $(seq 200); do
+    [ -n "$(find "$TMP" -maxdepth 1 -name '.cut.trace.rtdiag-*' -size +1k 2>/dev/null)" ] && break; sleep 0.05
+  done
+  kill -9 "$SPID"; wait "$CPID"; rc=$?
   if [ $rc = 1 ] && grep -q "connection ended" "$TMP/err" && [ -s "$TMP/cut.trace" ]; then
     ne=$("$R" gotrace cat "$TMP/cut.trace" 2>/dev/null | wc -l)
-    [ "$ne" -gt 100 ] && ok "go$GOV: the program exited mid-capture: exit 1, '$(grep -o 'the connection ended[^(]*' "$TMP/err")', $(wc -c <"$TMP/cut.trace") bytes kept, $ne events decode" ||
+    [ "$ne" -gt 100 ] && ok "go$GOV: the program was killed mid-capture: exit 1, '$(grep -o 'the connection ended[^(]*' "$TMP/err")', $(wc -c <"$TMP/cut.trace") bytes kept, $ne events decode" ||
       bad "go$GOV: cut capture decodes $ne events"
   else bad "go$GOV: cut capture: rc $rc: $(cat "$TMP/err")"; fi
 done
