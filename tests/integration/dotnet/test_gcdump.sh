@@ -38,6 +38,17 @@ out=$("$R" dotnet gcdump -p "$HP" --max-objects 100 -o "$WORK/cap.json" 2>&1); r
 [ $rc = 1 ] && grep -q "more than 100 objects.*--max-objects" <<<"$out" && [ "$(cat "$WORK/cap.json")" = keep ] \
   && ok "heap over --max-objects: refused, old file kept" || bad "cap: $rc $out"
 touch "$WORK/h/stop"
+
+# a walk larger than the runtime's buffer: the drops are said, the partial
+# snapshot is written, exit 3
+mkdir -p "$WORK/big"
+"$HD/dotnet-heap" "$WORK/big" 200000 >/dev/null 2>&1 &
+BP=$!; PIDS+=("$BP")
+wait_file "$WORK/big/ready" 60 || bad "big heap target"
+out=$("$R" dotnet gcdump -p "$BP" --buffer-mb 1 -o "$WORK/big.json" 2>&1); rc=$?
+[ $rc = 3 ] && grep -q "the runtime dropped [0-9]* events of the heap walk (its buffer of 1 MB filled)" <<<"$out" && [ -s "$WORK/big.json" ] \
+  && ok "walk over the buffer: drops said, partial snapshot kept, exit 3" || bad "drops: $rc $out"
+touch "$WORK/big/stop"
 mkdir -p "$WORK/nd"
 DOTNET_EnableDiagnostics=0 "$HD/dotnet-heap" "$WORK/nd" 10 >/dev/null 2>&1 &
 NP=$!; PIDS+=("$NP")
