@@ -9,5 +9,6 @@
 #include "rtdiag/nettrace.h"
 #include "rtdiag/perf.h"
 #include "rtdiag/profile.h"
+#include "rtdiag/timeline.h"
 
 #endif /* RTDIAG_RTDIAG_H */
