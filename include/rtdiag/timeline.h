@@ -35,10 +35,10 @@ extern "C" {
 typedef struct rtd_timeline rtd_timeline;
 
 /* Caps. */
-#define RTD_TIMELINE_MAX_TRACKS (1u << 22)   /* tracks in one timeline */
+#define RTD_TIMELINE_MAX_TRACKS (1u << 22)   /* live tracks in one timeline */
 #define RTD_TIMELINE_MAX_DEPTH 4096          /* open slices on one track */
 #define RTD_TIMELINE_MAX_ARGS 64             /* arguments of one event */
-#define RTD_TIMELINE_MAX_INTERNED (1u << 20) /* Perfetto interning table */
+#define RTD_TIMELINE_MAX_INTERNED (1u << 16) /* Perfetto interning tables */
 
 /**
  * enum rtd_timeline_format - timeline output formats
@@ -277,6 +277,20 @@ RTD_API int rtd_timeline_instant(rtd_timeline *tl, const struct rtd_tl_event *e)
 RTD_API int rtd_timeline_counter(rtd_timeline *tl, uint64_t track, int64_t ts,
 				 double value);
 
+/**
+ * rtd_timeline_close_track - a track will have no more events
+ * @tl: the timeline
+ * @track: the track
+ * @ts: when its open slices end, in nanoseconds
+ *
+ * Ends what is open on it and forgets it, so memory follows the live
+ * tracks (a goroutine that ended, a thread that exited), not every track
+ * the input ever had. Its id is not reused.
+ * Returns: 0, -RTD_E_INVAL for an unknown track, or a write error.
+ */
+RTD_API int rtd_timeline_close_track(rtd_timeline *tl, uint64_t track,
+				     int64_t ts);
+
 struct rtd_frame;
 
 /**
@@ -357,6 +371,69 @@ RTD_API int rtd_tl_gotrace_event(rtd_tl_gotrace *a,
  * @a: the adapter; NULL does nothing
  */
 RTD_API void rtd_tl_gotrace_free(rtd_tl_gotrace *a);
+
+/* ---- EventPipe (nettrace) streams ------------------------------------------ */
+
+struct rtd_nettrace;
+struct rtd_nettrace_event;
+struct rtd_nettrace_info;
+typedef struct rtd_tl_nettrace rtd_tl_nettrace;
+
+/**
+ * rtd_tl_nettrace_new - a timeline adapter for an EventPipe stream
+ * @tl: the timeline written to
+ * @name: the process track's name, or NULL
+ *
+ * Give it the decoder's header (rtd_tl_nettrace_info(), from the
+ * on_info callback) and every event (rtd_tl_nettrace_event(), from
+ * on_event). It draws a track per thread; the runtime's start/stop pairs
+ * as slices: GC on a "GC" track, EE suspension and restart on a "GC
+ * suspension" track, JIT ("JIT Namespace.Method"), lock contention and
+ * every EventSource Start/Stop pair (request activities, thread-pool
+ * workers) on their thread; GC heap size (GC/HeapStats) and bytes
+ * allocated (GC/AllocationTick) as counters; SampleProfiler samples with
+ * their stacks (addresses); every other event as an instant with its
+ * top-level fields as arguments. Times are the stream's ticks in ns.
+ *
+ * Returns: the adapter, or NULL when out of memory.
+ */
+RTD_API rtd_tl_nettrace *rtd_tl_nettrace_new(rtd_timeline *tl,
+					     const char *name);
+
+/**
+ * rtd_tl_nettrace_info - the stream's header: clock and process id
+ * @a: the adapter
+ * @info: the header
+ *
+ * Returns: 0, or a timeline error.
+ */
+RTD_API int rtd_tl_nettrace_info(rtd_tl_nettrace *a,
+				 const struct rtd_nettrace_info *info);
+
+/**
+ * rtd_tl_nettrace_event - draw one event
+ * @a: the adapter
+ * @dec: the decoder that delivered it (to read its fields)
+ * @ev: the event
+ *
+ * Returns: 0, or a timeline error.
+ */
+RTD_API int rtd_tl_nettrace_event(rtd_tl_nettrace *a, struct rtd_nettrace *dec,
+				  const struct rtd_nettrace_event *ev);
+
+/**
+ * rtd_tl_nettrace_unmatched - stops that had no open start (dropped)
+ * @a: the adapter
+ *
+ * Returns: their count.
+ */
+RTD_API uint64_t rtd_tl_nettrace_unmatched(const rtd_tl_nettrace *a);
+
+/**
+ * rtd_tl_nettrace_free - free the adapter (not the timeline)
+ * @a: the adapter; NULL does nothing
+ */
+RTD_API void rtd_tl_nettrace_free(rtd_tl_nettrace *a);
 
 #ifdef __cplusplus
 }

@@ -30,6 +30,13 @@ typedef struct rtd_pbw {
 
 static inline void pbw_raw(rtd_pbw *w, const void *p, size_t n)
 {
+	/* the common case, room already there, without a call */
+	if (w->b.cap - w->b.len > n && !w->err) {
+		memcpy(w->b.data + w->b.len, p, n);
+		w->b.len += n;
+		w->b.data[w->b.len] = 0;
+		return;
+	}
 	if (!w->err)
 		w->err = rtd_buf_append(&w->b, p, n);
 }

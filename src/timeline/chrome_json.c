@@ -80,7 +80,7 @@ int cj_start(rtd_timeline *tl)
 
 int cj_track(rtd_timeline *tl, uint64_t id, const struct rtd_track *t)
 {
-	struct tl_track *k = &tl->tracks[id - 1];
+	struct tl_track *k = tl_track_get(tl, id);
 	const char *name = t->name ? t->name : "";
 	switch (t->kind) {
 	case RTD_TRACK_PROCESS:
@@ -147,7 +147,7 @@ static void cj_flow(rtd_timeline *tl, const struct tl_track *k, bool in,
 
 int cj_event(rtd_timeline *tl, enum tl_ev type, const struct rtd_tl_event *e)
 {
-	const struct tl_track *k = &tl->tracks[e->track - 1];
+	const struct tl_track *k = tl_track_get(tl, e->track);
 	static const char ph[] = {[TL_BEGIN] = 'B', [TL_END] = 'E',
 				  [TL_COMPLETE] = 'X', [TL_INSTANT] = 'i'};
 	cj_sep(tl);
@@ -174,7 +174,7 @@ int cj_event(rtd_timeline *tl, enum tl_ev type, const struct rtd_tl_event *e)
 
 int cj_end(rtd_timeline *tl, uint64_t track, int64_t ts)
 {
-	const struct tl_track *k = &tl->tracks[track - 1];
+	const struct tl_track *k = tl_track_get(tl, track);
 	cj_sep(tl);
 	tl_put(tl, rtd_buf_puts(&tl->b, "{\"ph\":\"E\""));
 	cj_ts(tl, "ts", ts);
@@ -185,7 +185,7 @@ int cj_end(rtd_timeline *tl, uint64_t track, int64_t ts)
 
 int cj_counter(rtd_timeline *tl, uint64_t track, int64_t ts, double v)
 {
-	const struct tl_track *k = &tl->tracks[track - 1];
+	const struct tl_track *k = tl_track_get(tl, track);
 	cj_sep(tl);
 	tl_put(tl, rtd_buf_puts(&tl->b, "{\"ph\":\"C\",\"name\":"));
 	cj_str(tl, k->name);
@@ -200,7 +200,7 @@ int cj_counter(rtd_timeline *tl, uint64_t track, int64_t ts, double v)
 int cj_sample(rtd_timeline *tl, uint64_t track, int64_t ts,
 	      const struct rtd_frame *frames, size_t n)
 {
-	const struct tl_track *k = &tl->tracks[track - 1];
+	const struct tl_track *k = tl_track_get(tl, track);
 	cj_sep(tl);
 	tl_put(tl, rtd_buf_puts(&tl->b, "{\"ph\":\"i\",\"name\":\"sample\","
 					"\"cat\":\"sample\",\"s\":\"t\""));

@@ -227,11 +227,12 @@ static void g_set(rtd_tl_gotrace *a, uint64_t g, int64_t ts, enum g_state st,
 	s->state = (uint8_t)st;
 	if (st == G_DEAD || st == G_NONE)
 		return;
-	char name[160];
-	if (reason && reason[0])
-		snprintf(name, sizeof(name), "%s: %.140s", state_names[st], reason);
-	else
-		snprintf(name, sizeof(name), "%s", state_names[st]);
+	char buf[160];
+	const char *name = state_names[st];
+	if (reason && reason[0]) {
+		snprintf(buf, sizeof(buf), "%s: %.140s", state_names[st], reason);
+		name = buf;
+	}
 	struct rtd_tl_event e = tev(tr, ts, name);
 	e.category = "state";
 	struct rtd_tl_arg arg = {.key = "where", .type = RTD_TL_STR};
@@ -337,6 +338,11 @@ static void on_go_end(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
 		put(a, rtd_timeline_end(a->tl, s->rtrack, ev->ts));
 		s->regions--;
 	}
+	/* its tracks are done: memory follows live goroutines */
+	if (s->track)
+		put(a, rtd_timeline_close_track(a->tl, s->track, ev->ts));
+	if (s->rtrack)
+		put(a, rtd_timeline_close_track(a->tl, s->rtrack, ev->ts));
 	free(rtd_map_del(&a->gs, ev->g));
 }
 
@@ -387,9 +393,11 @@ static void on_go_unblock(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
 	/* an arrow from the unblocking goroutine (when there is one) */
 	struct gs *src = ev->g ? g_get(a, ev->g) : NULL;
 	if (src && g_track(a, src)) {
-		char name[48];
-		snprintf(name, sizeof(name), "unblock G%" PRIu64, target);
-		struct rtd_tl_event e = tev(src->track, ev->ts, name);
+		struct rtd_tl_event e = tev(src->track, ev->ts, "unblock");
+		struct rtd_tl_arg ga = {.key = "g", .type = RTD_TL_UINT,
+					.u = target};
+		e.args = &ga;
+		e.nargs = 1;
 		e.category = "unblock";
 		e.flow_out = ++a->next_flow;
 		put(a, rtd_timeline_instant(a->tl, &e));

@@ -73,6 +73,8 @@ enum {
 	ID_EVENT_NAMES = 2,
 	ID_ANNOTATION_NAMES = 3,
 	ID_FUNCTION_NAMES = 5,
+	ID_ANNOTATION_STRINGS = 29,
+	DA_STRING_IID = 17,
 	ID_FRAMES = 6,
 	ID_CALLSTACKS = 7,
 	IID = 1,
@@ -90,6 +92,8 @@ static void pf_reset_tables(struct tl_pf *pf)
 	rtd_strmap_free(&pf->annos);
 	rtd_strmap_free(&pf->funcs);
 	rtd_strmap_free(&pf->stacks);
+	rtd_strmap_free(&pf->strs);
+	rtd_strmap_init(&pf->strs, 0);
 	rtd_strmap_init(&pf->names, 0);
 	rtd_strmap_init(&pf->annos, 0);
 	rtd_strmap_init(&pf->funcs, 0);
@@ -119,6 +123,7 @@ void pf_free(rtd_timeline *tl)
 	rtd_strmap_free(&pf->annos);
 	rtd_strmap_free(&pf->funcs);
 	rtd_strmap_free(&pf->stacks);
+	rtd_strmap_free(&pf->strs);
 }
 
 /* Before interning what one packet needs: start a new generation when the
@@ -234,7 +239,19 @@ static void pf_annotation(rtd_timeline *tl, const struct rtd_tl_arg *a)
 	size_t m = pbw_begin(w, TE_DEBUG_ANNOTATIONS);
 	pbw_uint(w, DA_NAME_IID, iid);
 	switch (a->type) {
-	case RTD_TL_STR: pbw_str(w, DA_STRING, a->s); break;
+	case RTD_TL_STR: {
+		/* short strings repeat (function names, reasons): interned */
+		size_t n = strlen(a->s);
+		if (n <= 128) {
+			bool fresh;
+			pbw_uint(w, DA_STRING_IID,
+				 pf_intern(tl, &tl->pf.strs, ID_ANNOTATION_STRINGS,
+					   a->s, n, &fresh));
+		} else {
+			pbw_str(w, DA_STRING, a->s);
+		}
+		break;
+	}
 	case RTD_TL_INT: pbw_int(w, DA_INT, a->i); break;
 	case RTD_TL_UINT: pbw_uint(w, DA_UINT, a->u); break;
 	case RTD_TL_DOUBLE: pbw_double(w, DA_DOUBLE, a->d); break;
@@ -257,7 +274,7 @@ int pf_event(rtd_timeline *tl, enum tl_ev type, const struct rtd_tl_event *e)
 {
 	struct tl_pf *pf = &tl->pf;
 	rtd_pbw *w = &pf->ev;
-	pf_room(pf, 1 + e->nargs);
+	pf_room(pf, 1 + 2 * e->nargs);
 	unsigned t = type == TL_INSTANT ? TYPE_INSTANT : TYPE_SLICE_BEGIN;
 	pbw_uint(w, TE_TYPE, t);
 	pbw_uint(w, TE_TRACK_UUID, e->track);

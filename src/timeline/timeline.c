@@ -106,6 +106,7 @@ rtd_timeline *rtd_timeline_new(const struct rtd_timeline_opts *o)
 				      ? mi
 				      : RTD_TIMELINE_MAX_INTERNED;
 	rtd_buf_init(&tl->b, 0);
+	rtd_map_init(&tl->tracks, RTD_TIMELINE_MAX_TRACKS);
 	int err = tl->fmt == RTD_TIMELINE_FMT_PERFETTO ? pf_start(tl)
 						       : cj_start(tl);
 	if (err) {
@@ -119,9 +120,14 @@ void rtd_timeline_free(rtd_timeline *tl)
 {
 	if (!tl)
 		return;
-	for (size_t i = 0; i < tl->ntracks; i++)
-		free(tl->tracks[i].name);
-	free(tl->tracks);
+	size_t it = 0;
+	uint64_t k;
+	void *v;
+	while (rtd_map_next(&tl->tracks, &it, &k, &v)) {
+		free(((struct tl_track *)v)->name);
+		free(v);
+	}
+	rtd_map_free(&tl->tracks);
 	rtd_buf_free(&tl->b);
 	pf_free(tl);
 	free(tl);
@@ -129,7 +135,7 @@ void rtd_timeline_free(rtd_timeline *tl)
 
 static struct tl_track *track_of(rtd_timeline *tl, uint64_t id)
 {
-	return id >= 1 && id <= tl->ntracks ? &tl->tracks[id - 1] : NULL;
+	return tl_track_get(tl, id);
 }
 
 int64_t rtd_timeline_add_track(rtd_timeline *tl, const struct rtd_track *t)
@@ -141,19 +147,17 @@ int64_t rtd_timeline_add_track(rtd_timeline *tl, const struct rtd_track *t)
 	if (!t || t->sz < sizeof(*t) || t->kind > RTD_TRACK_COUNTER ||
 	    (t->parent && !track_of(tl, t->parent)))
 		return -RTD_E_INVAL;
-	if (tl->ntracks >= RTD_TIMELINE_MAX_TRACKS)
+	if (tl->tracks.count >= RTD_TIMELINE_MAX_TRACKS)
 		return -RTD_E_CAP;
-	if (tl->ntracks == tl->cap) {
-		size_t ncap = tl->cap ? tl->cap * 2 : 64;
-		struct tl_track *nt = realloc(tl->tracks, ncap * sizeof(*nt));
-		if (!nt)
-			return -ENOMEM;
-		tl->tracks = nt;
-		tl->cap = ncap;
-	}
 	uint64_t id = tl->ntracks + 1;
-	struct tl_track *k = &tl->tracks[tl->ntracks];
-	memset(k, 0, sizeof(*k));
+	struct tl_track *k = calloc(1, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	int perr = rtd_map_put(&tl->tracks, id, k, NULL);
+	if (perr) {
+		free(k);
+		return perr;
+	}
 	k->kind = (uint8_t)t->kind;
 	k->pid = t->pid;
 	k->tid = t->tid;
@@ -169,8 +173,10 @@ int64_t rtd_timeline_add_track(rtd_timeline *tl, const struct rtd_track *t)
 	} else {
 		k->name = strdup(name);
 	}
-	if (!k->name)
+	if (!k->name) {
+		free(rtd_map_del(&tl->tracks, id));
 		return -ENOMEM;
+	}
 	tl->ntracks++;
 	int err = tl->fmt == RTD_TIMELINE_FMT_PERFETTO ? pf_track(tl, id, t)
 						       : cj_track(tl, id, t);
@@ -313,9 +319,12 @@ int rtd_timeline_finish(rtd_timeline *tl)
 	if (tl->finished)
 		return -RTD_E_STATE;
 	/* close what is open, innermost first, at the last time seen */
-	for (size_t i = 0; i < tl->ntracks && !tl->err; i++)
-		while (tl->tracks[i].depth && !tl->err)
-			rtd_timeline_end(tl, i + 1, tl->last_ts);
+	size_t it = 0;
+	uint64_t id;
+	void *v;
+	while (!tl->err && rtd_map_next(&tl->tracks, &it, &id, &v))
+		while (((struct tl_track *)v)->depth && !tl->err)
+			rtd_timeline_end(tl, id, tl->last_ts);
 	tl->finished = true;
 	if (!tl->err)
 		tl_put(tl, tl->fmt == RTD_TIMELINE_FMT_PERFETTO ? pf_finish(tl)
@@ -323,6 +332,19 @@ int rtd_timeline_finish(rtd_timeline *tl)
 	tl_flush(tl, true);
 	if (!tl->err && (fflush(tl->out) || ferror(tl->out)))
 		tl->err = -EIO;
+	return tl->err;
+}
+
+int rtd_timeline_close_track(rtd_timeline *tl, uint64_t track, int64_t ts)
+{
+	struct tl_track *k = track_of(tl, track);
+	if (!k)
+		return -RTD_E_INVAL;
+	while (k->depth && !tl->err)
+		rtd_timeline_end(tl, track, ts);
+	rtd_map_del(&tl->tracks, track);
+	free(k->name);
+	free(k);
 	return tl->err;
 }
 

@@ -26,7 +26,7 @@ enum tl_ev {
 /* Perfetto's interning tables and scratch buffers. */
 struct tl_pf {
 	rtd_pbw pkt, ev, in; /* packet, its TrackEvent, its InternedData */
-	rtd_strmap names, annos, funcs, stacks;
+	rtd_strmap names, annos, funcs, stacks, strs;
 	uint64_t next_iid;
 	size_t interned, max_interned;
 	bool cleared; /* the next packet starts a new interning generation */
@@ -37,14 +37,21 @@ struct rtd_timeline {
 	FILE *out;
 	int err;
 	bool finished;
-	struct tl_track *tracks; /* id = index + 1 */
-	size_t ntracks, cap;
+	rtd_map tracks;   /* id -> struct tl_track *, live tracks only */
+	uint64_t ntracks; /* tracks ever added: the last id */
 	int64_t last_ts;
 	uint64_t events, bytes, open;
 	rtd_buf b;       /* output waiting to be written */
 	bool json_first; /* Chrome JSON: no event written yet */
 	struct tl_pf pf;
 };
+
+/* A live track by id, or NULL. */
+static inline struct tl_track *tl_track_get(const rtd_timeline *tl, uint64_t id)
+{
+	void *v;
+	return rtd_map_get(&tl->tracks, id, &v) ? v : NULL;
+}
 
 /* Write out what is buffered (always when force, else when large). */
 void tl_flush(rtd_timeline *tl, bool force);

@@ -7,7 +7,8 @@
  * output format comes from --format or OUT's extension (cli_format.h).
  *
  *   Go trace  -> perfetto, chrome-json (the goroutine/P/M timeline)
- *   nettrace  -> folded, pprof, top, svg, speedscope (its CPU samples)
+ *   nettrace  -> folded, pprof, top, svg, speedscope (its CPU samples);
+ *                perfetto, chrome-json (threads, GC, JIT, ... as a timeline)
  *   pprof, folded -> folded, pprof, top, svg, speedscope
  */
 #include <errno.h>
@@ -55,8 +56,10 @@ static const struct cli_cmd convert_cmd = {
 	.args = "IN|-",
 	.summary = "Convert a trace or profile into a picture or another format:\n"
 		   "a Go execution trace into a Perfetto or Chrome JSON timeline;\n"
-		   "a nettrace's CPU samples, a pprof or folded profile into\n"
-		   "folded, pprof, top, an SVG flame graph or speedscope JSON.",
+		   "an EventPipe .nettrace into a timeline too (threads, GC, JIT,\n"
+		   "contention, activities, counters, samples); a nettrace's CPU\n"
+		   "samples, a pprof or folded profile into folded, pprof, top, an\n"
+		   "SVG flame graph or speedscope JSON.",
 	.opts = convert_opts,
 	.min_pos = 1,
 	.max_pos = 1,
@@ -242,6 +245,66 @@ static int nettrace_profile(FILE *in, const char *path, const uint8_t *first,
 	return ret;
 }
 
+/* ---- nettrace timelines ------------------------------------------------------ */
+
+struct ntl_ctx {
+	rtd_nettrace *dec;
+	rtd_tl_nettrace *a;
+};
+
+static int ntl_event(void *ctx, const struct rtd_nettrace_event *ev)
+{
+	struct ntl_ctx *c = ctx;
+	return rtd_tl_nettrace_event(c->a, c->dec, ev);
+}
+
+static int ntl_info(void *ctx, const struct rtd_nettrace_info *info)
+{
+	return rtd_tl_nettrace_info(((struct ntl_ctx *)ctx)->a, info);
+}
+
+static int nettrace_timeline(FILE *in, const char *path, const uint8_t *first,
+			     size_t nfirst, const struct cli_format *f,
+			     const char *outp)
+{
+	struct cli_timeline t;
+	if (cli_timeline_open(&t, f, outp))
+		return CLI_FAIL;
+	const char *base = strrchr(path, '/');
+	struct ntl_ctx c = {.a = rtd_tl_nettrace_new(t.tl, base ? base + 1 : path)};
+	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = &c,
+				      .on_event = ntl_event, .on_info = ntl_info};
+	c.dec = rtd_nettrace_new(&o);
+	uint8_t *buf = malloc(1 << 20);
+	int rc = c.a && c.dec && buf ? 0 : -ENOMEM;
+	if (!rc)
+		rc = rtd_nettrace_feed(c.dec, first, nfirst);
+	size_t n;
+	while (rc == 0 && (n = fread(buf, 1, 1 << 20, in)) > 0)
+		rc = rtd_nettrace_feed(c.dec, buf, n);
+	if (rc >= 0 && ferror(in))
+		rc = -EIO;
+	int fin = rc >= 0 && c.dec ? rtd_nettrace_finish(c.dec) : rc;
+	int ret = CLI_OK;
+	struct rtd_nettrace_stats st = {0};
+	if (c.dec)
+		rtd_nettrace_stats(c.dec, &st);
+	if (fin < 0) {
+		const char *msg = c.dec ? rtd_nettrace_error(c.dec, NULL) : "";
+		cli_fail("%s: %s%s", path, msg && *msg ? msg : rtd_strerror(fin),
+			 st.events ? " (the events before it are in the timeline)"
+				   : "");
+		ret = CLI_FAIL;
+	}
+	int cr = cli_timeline_close(&t, st.events > 0);
+	if (ret == CLI_OK)
+		ret = cr;
+	rtd_nettrace_free(c.dec);
+	rtd_tl_nettrace_free(c.a);
+	free(buf);
+	return ret;
+}
+
 /* ---- the command ------------------------------------------------------------ */
 
 static int run_convert(int argc, char **argv)
@@ -275,7 +338,9 @@ static int run_convert(int argc, char **argv)
 	uint8_t first[64];
 	size_t nfirst = fread(first, 1, sizeof(first), in);
 	enum input_kind kind = sniff(first, nfirst);
-	unsigned allow = kind == IN_GOTRACE ? CLI_FMT_TIMELINE : CLI_FMT_PROFILE;
+	unsigned allow = kind == IN_GOTRACE    ? CLI_FMT_TIMELINE
+			 : kind == IN_NETTRACE ? CLI_FMT_PROFILE | CLI_FMT_TIMELINE
+					       : CLI_FMT_PROFILE;
 	struct cli_format f;
 	const char *dflt = kind == IN_GOTRACE ? "perfetto" : "folded";
 	if (cli_format_pick("convert", fmt, outp, allow, dflt, &f)) {
@@ -285,6 +350,11 @@ static int run_convert(int argc, char **argv)
 	int rc;
 	if (kind == IN_GOTRACE) {
 		rc = go_timeline(in, path, first, nfirst, &f, outp);
+		cli_close_in(in);
+		return rc;
+	}
+	if (f.kind == CLI_FMT_TIMELINE) {
+		rc = nettrace_timeline(in, path, first, nfirst, &f, outp);
 		cli_close_in(in);
 		return rc;
 	}

@@ -4,9 +4,9 @@
 #   tlcheck.py perfetto DECODED.txt   (the text of protoc --decode=perfetto.protos.Trace)
 #   tlcheck.py json FILE.json         (Chrome Trace Event JSON)
 #
-# Checks that every slice end closes an open slice of its track, that slices
-# nest (an inner slice ends no later than its outer one), that begin
-# timestamps do not go back on a track, and that interned names resolve
+# Checks, in the order a viewer shows events (sorted by time, stable), that
+# every slice end closes an open slice of its track, that slices nest (an
+# inner slice ends no later than its outer one), and that interned names resolve
 # (Perfetto: per sequence, across SEQ_INCREMENTAL_STATE_CLEARED). Prints one
 # JSON object: tracks (uuid or pid/tid -> name), slices per track name,
 # event names, counters, instants, samples, flows; exits 1 on a violation.
@@ -52,21 +52,25 @@ def parse_textproto(text):
 def check_perfetto(path):
     root = parse_textproto(open(path, encoding='utf-8', errors='replace').read())
     tracks, kinds = {}, {}
-    names, annos, funcs, stacks, frames = {}, {}, {}, {}, {}
+    names, annos, funcs, stacks, frames, strs = {}, {}, {}, {}, {}, {}
     open_ = defaultdict(list)
     last = defaultdict(lambda: -1)
     slices, instants, counters, samples, flows_out, flows_in = Counter(), Counter(), Counter(), 0, set(), set()
     evnames = set()
+    # first pass: interning is in stream order; events are then checked in
+    # the order a viewer shows them, sorted by time (stable)
+    evs = []
     for p in root.get('packet', []):
         flags = p.get('sequence_flags', [0])[0]
         if flags & 1:
-            names.clear(); annos.clear(); funcs.clear(); stacks.clear(); frames.clear()
+            names.clear(); annos.clear(); funcs.clear(); stacks.clear(); frames.clear(); strs.clear()
         for idata in p.get('interned_data', []):
             for e in idata.get('event_names', []): names[e['iid'][0]] = e['name'][0]
             for e in idata.get('debug_annotation_names', []): annos[e['iid'][0]] = e['name'][0]
             for e in idata.get('function_names', []): funcs[e['iid'][0]] = e['str'][0]
             for e in idata.get('frames', []): frames[e['iid'][0]] = e['function_name_id'][0]
             for e in idata.get('callstacks', []): stacks[e['iid'][0]] = e.get('frame_ids', [])
+            for e in idata.get('debug_annotation_string_values', []): strs[e['iid'][0]] = e['str'][0]
         for td in p.get('track_descriptor', []):
             u = td['uuid'][0]
             if 'thread' in td:
@@ -81,18 +85,25 @@ def check_perfetto(path):
             ts = p['timestamp'][0]
             u = te['track_uuid'][0]
             if u not in tracks: fail("event on unknown track %d" % u)
-            typ = te['type'][0]
             name = None
             if 'name_iid' in te:
                 if te['name_iid'][0] not in names: fail("name iid %d not interned" % te['name_iid'][0])
                 name = names[te['name_iid'][0]]
             for a in te.get('debug_annotations', []):
                 if a['name_iid'][0] not in annos: fail("annotation iid not interned")
+                if 'string_value_iid' in a and a['string_value_iid'][0] not in strs: fail("annotation string iid not interned")
+            if 'callstack_iid' in te:
+                cs = te['callstack_iid'][0]
+                if cs not in stacks: fail("callstack iid %d not interned" % cs)
+                for fr in stacks[cs]:
+                    if fr not in frames or frames[fr] not in funcs: fail("frame %d not interned" % fr)
+            evs.append((ts, len(evs), u, te, name))
+    evs.sort(key=lambda e: (e[0], e[1]))
+    for ts, _, u, te, name in evs:
+            typ = te['type'][0]
             for f in te.get('flow_ids', []): flows_out.add(f)
             for f in te.get('terminating_flow_ids', []): flows_in.add(f)
             if typ == 'TYPE_SLICE_BEGIN':
-                if ts < last[u]: fail("track %s: slice %s begins at %d, before %d" % (tracks[u], name, ts, last[u]))
-                last[u] = ts
                 open_[u].append((ts, name)); slices[tracks[u]] += 1; evnames.add(name)
             elif typ == 'TYPE_SLICE_END':
                 if not open_[u]: fail("track %s: end at %d with no open slice" % (tracks[u], ts))
@@ -100,10 +111,6 @@ def check_perfetto(path):
                 if ts < b: fail("track %s: slice %s ends at %d before it begins at %d" % (tracks[u], n, ts, b))
             elif typ == 'TYPE_INSTANT':
                 if 'callstack_iid' in te:
-                    cs = te['callstack_iid'][0]
-                    if cs not in stacks: fail("callstack iid %d not interned" % cs)
-                    for fr in stacks[cs]:
-                        if fr not in frames or frames[fr] not in funcs: fail("frame %d not interned" % fr)
                     samples += 1
                 else:
                     instants[name] += 1; evnames.add(name)
@@ -127,7 +134,9 @@ def check_json(path):
     slices, instants, counters, samples = Counter(), Counter(), Counter(), 0
     flows_s, flows_f = set(), set()
     evnames = set()
-    for e in evs:
+    meta = [e for e in evs if e.get('ph') == 'M']
+    rest = sorted((e for e in evs if e.get('ph') != 'M'), key=lambda e: float(e.get('ts', 0)))
+    for e in meta + rest:
         ph = e.get('ph'); key = (e.get('pid'), e.get('tid'))
         if ph == 'M':
             if e['name'] == 'thread_name': tnames[key] = e['args']['name']
