@@ -435,6 +435,43 @@ RTD_API uint64_t rtd_tl_nettrace_unmatched(const rtd_tl_nettrace *a);
  */
 RTD_API void rtd_tl_nettrace_free(rtd_tl_nettrace *a);
 
+/* ---- perf_event records ------------------------------------------------------ */
+
+struct rtd_perf_sample;
+typedef struct rtd_tl_perf rtd_tl_perf;
+
+/**
+ * rtd_tl_perf_new - a timeline adapter for perf_event records
+ * @tl: the timeline written to
+ * @name: the name of the group of CPU tracks, or NULL ("CPUs")
+ *
+ * Give it every record of a monitor's run loop (rtd_tl_perf_record()).
+ * It draws a track per CPU and per thread: sched:sched_switch as
+ * "running" slices on both (on the CPU named by the thread, "comm (tid)");
+ * samples with callchains as CPU samples on their thread; other
+ * tracepoints and probes as instants with their fields; COMM names
+ * threads, EXIT closes their tracks, LOST shows on its CPU.
+ * Times are the records' perf clock in nanoseconds.
+ *
+ * Returns: the adapter, or NULL when out of memory.
+ */
+RTD_API rtd_tl_perf *rtd_tl_perf_new(rtd_timeline *tl, const char *name);
+
+/**
+ * rtd_tl_perf_record - draw one record
+ * @a: the adapter
+ * @s: the record, as the monitor's run loop gives it
+ *
+ * Returns: 0, or a timeline error.
+ */
+RTD_API int rtd_tl_perf_record(rtd_tl_perf *a, const struct rtd_perf_sample *s);
+
+/**
+ * rtd_tl_perf_free - free the adapter (not the timeline)
+ * @a: the adapter; NULL does nothing
+ */
+RTD_API void rtd_tl_perf_free(rtd_tl_perf *a);
+
 #ifdef __cplusplus
 }
 #endif

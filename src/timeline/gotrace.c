@@ -58,6 +58,7 @@ struct rtd_tl_gotrace {
 	bool gc_open, stw_open;
 	rtd_map gs, ps, ms, tasks; /* id -> struct gs* / ps* / track / track */
 	rtd_strmap index;          /* event name -> handlers[] index + 1 */
+	uint8_t by_type[512];      /* event type -> index + 1; 0xff: none */
 	uint64_t next_flow;
 	int err;
 	char name[128];
@@ -788,10 +789,22 @@ int rtd_tl_gotrace_event(rtd_tl_gotrace *a, const rtd_gotrace_dec *d,
 		a->version = rtd_gotrace_dec_version(d);
 	if (!ev->name)
 		return 0;
-	void *v;
-	if (!rtd_strmap_get(&a->index, ev->name, strlen(ev->name), &v))
-		return 0;
-	size_t i = (uintptr_t)v - 1;
+	/* the handler of a type is looked up by name once */
+	size_t i;
+	uint8_t *slot = ev->type < sizeof(a->by_type) ? &a->by_type[ev->type] : NULL;
+	if (slot && *slot) {
+		if (*slot == 0xff)
+			return 0;
+		i = *slot - 1u;
+	} else {
+		void *v;
+		bool found = rtd_strmap_get(&a->index, ev->name, strlen(ev->name), &v);
+		if (slot)
+			*slot = found ? (uint8_t)(uintptr_t)v : 0xff;
+		if (!found)
+			return 0;
+		i = (uintptr_t)v - 1;
+	}
 	handler_fn fn = a->version >= 1022 ? handlers[i].v2 : handlers[i].v1;
 	if (fn)
 		fn(a, ev);

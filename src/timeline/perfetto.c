@@ -106,7 +106,6 @@ static void pf_reset_tables(struct tl_pf *pf)
 int pf_start(rtd_timeline *tl)
 {
 	struct tl_pf *pf = &tl->pf;
-	rtd_buf_init(&pf->pkt.b, 0);
 	rtd_buf_init(&pf->ev.b, 0);
 	rtd_buf_init(&pf->in.b, 0);
 	pf_reset_tables(pf);
@@ -116,7 +115,6 @@ int pf_start(rtd_timeline *tl)
 void pf_free(rtd_timeline *tl)
 {
 	struct tl_pf *pf = &tl->pf;
-	rtd_buf_free(&pf->pkt.b);
 	rtd_buf_free(&pf->ev.b);
 	rtd_buf_free(&pf->in.b);
 	rtd_strmap_free(&pf->names);
@@ -164,33 +162,53 @@ static uint64_t pf_name(rtd_timeline *tl, rtd_strmap *m, unsigned field,
 	return pf_intern(tl, m, field, s, strlen(s), &fresh);
 }
 
+static size_t varint_len(uint64_t v)
+{
+	size_t n = 1;
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
 /* Write the packet: timestamp, sequence, interned data, and the event or
- * descriptor built in pf->ev as @field. */
+ * descriptor built in pf->ev as @field. The packet's length is worked out
+ * first, so the packet goes straight into the output buffer with one copy
+ * of the event. */
 static void pf_packet(rtd_timeline *tl, int64_t ts, bool has_ts,
 		      unsigned field)
 {
 	struct tl_pf *pf = &tl->pf;
-	rtd_pbw *w = &pf->pkt;
-	rtd_buf_reset(&w->b);
-	size_t m = pbw_begin(w, TRACE_PACKET);
-	if (has_ts)
-		pbw_uint(w, PKT_TIMESTAMP, (uint64_t)ts);
-	pbw_uint(w, PKT_SEQUENCE_ID, SEQUENCE_ID);
+	tl_put(tl, pf->ev.err);
+	tl_put(tl, pf->in.err);
+	if (tl->err)
+		return;
 	uint32_t flags = SEQ_NEEDS_INCREMENTAL_STATE;
 	if (pf->cleared)
 		flags |= SEQ_INCREMENTAL_STATE_CLEARED;
 	pf->cleared = false;
+	size_t in = pf->in.b.len, ev = pf->ev.b.len;
+	size_t body = (has_ts ? 1 + varint_len((uint64_t)ts) : 0) + 2 + 2 +
+		      (in ? 1 + varint_len(in) + in : 0) +
+		      varint_len((uint64_t)field << 3 | PB_LEN) +
+		      varint_len(ev) + ev;
+	rtd_pbw *w = &pf->pkt;
+	/* the output buffer, borrowed as a writer */
+	w->b = tl->b;
+	w->err = 0;
+	pbw_key(w, TRACE_PACKET, PB_LEN);
+	pbw_varint(w, body);
+	if (has_ts)
+		pbw_uint(w, PKT_TIMESTAMP, (uint64_t)ts);
+	pbw_uint(w, PKT_SEQUENCE_ID, SEQUENCE_ID);
 	pbw_uint(w, PKT_SEQUENCE_FLAGS, flags);
-	if (pf->in.b.len)
-		pbw_bytes(w, PKT_INTERNED_DATA, pf->in.b.data, pf->in.b.len);
-	pbw_bytes(w, field, pf->ev.b.data ? pf->ev.b.data : (uint8_t *)"",
-		  pf->ev.b.len);
-	pbw_end(w, m);
-	tl_put(tl, pf->ev.err);
-	tl_put(tl, pf->in.err);
+	if (in)
+		pbw_bytes(w, PKT_INTERNED_DATA, pf->in.b.data, in);
+	pbw_bytes(w, field, pf->ev.b.data ? pf->ev.b.data : (uint8_t *)"", ev);
+	tl->b = w->b;
+	memset(&w->b, 0, sizeof(w->b));
 	tl_put(tl, w->err);
-	if (!tl->err)
-		tl_put(tl, rtd_buf_append(&tl->b, w->b.data, w->b.len));
 	rtd_buf_reset(&pf->ev.b);
 	rtd_buf_reset(&pf->in.b);
 }

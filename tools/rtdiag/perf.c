@@ -15,6 +15,7 @@
 static const char trace_help[] =
 	"usage: rtdiag perf trace (-e SUBSYS:EVENT[/FILTER/] | --uprobe SPEC)...\n"
 	"                         [-p PID | --cgroup PATH | -a] [--json]\n"
+	"                         [--format perfetto|chrome-json] [-o FILE]\n"
 	"                         [-m PAGES] [--duration SECONDS] [--stats] [-- COMMAND ARGS]\n"
 	"\n"
 	"Print kernel events live, one line each: time (CLOCK_MONOTONIC seconds),\n"
@@ -31,6 +32,10 @@ static const char trace_help[] =
 	"                     uprobe, removed on exit. Each line names the symbol.\n"
 	"  --kprobe SPEC      a kprobe: 'SYMBOL[+OFF][%return] [ARGS...]' (needs a\n"
 	"                     kernel with kprobes)\n"
+	"  --format F, -o FILE  a timeline instead of lines: perfetto or chrome-json\n"
+	"                     (or from FILE's extension, .perfetto-trace/.pftrace/.json);\n"
+	"                     a track per CPU and per thread, sched_switch as running\n"
+	"                     slices, other events as instants with their fields\n"
 	"  -p PID             only this process (its threads; children with -i)\n"
 	"  --cgroup PATH      only this cgroup: a path relative to the cgroup v2 mount\n"
 	"                     (else to the v1 perf_event mount), or an absolute one\n"

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_format.h"
 #include "common/buf.h"
 #include "perf_cli.h"
 
@@ -25,6 +26,8 @@ struct trace_out {
 	rtd_buf line;
 	uint64_t lines;
 	int err;
+	struct cli_timeline tlo; /* --format perfetto|chrome-json, -o FILE */
+	rtd_tl_perf *tla;
 };
 
 /* Numbers without printf: this runs once per field of every event. */
@@ -147,6 +150,8 @@ static void on_idle(void *ctx)
 static int on_record(const struct rtd_perf_sample *s, void *ctx)
 {
 	struct trace_out *o = ctx;
+	if (o->tla)
+		return rtd_tl_perf_record(o->tla, s);
 	rtd_buf *b = &o->line;
 	if (s->type == PERF_RECORD_LOST || s->type == PERF_RECORD_LOST_SAMPLES) {
 		fflush(stdout);
@@ -261,6 +266,7 @@ int perf_trace_main(int argc, char **argv)
 	bool all = false, show_stats = false;
 	unsigned long pages = 0, duration = 0;
 	struct trace_out out = {0};
+	const char *tl_fmt = NULL, *tl_out = NULL; /* a timeline instead of lines */
 	char **cmd = NULL;
 	int rc = CLI_USAGE;
 	memset(specs, 0, sizeof(specs));
@@ -288,7 +294,8 @@ int perf_trace_main(int argc, char **argv)
 		} else if ((!strcmp(a, "-e") || !strcmp(a, "--uprobe") ||
 			    !strcmp(a, "--kprobe") || !strcmp(a, "--filter") ||
 			    !strcmp(a, "-p") || !strcmp(a, "--cgroup") ||
-			    !strcmp(a, "-m") || !strcmp(a, "--duration"))) {
+			    !strcmp(a, "-m") || !strcmp(a, "--duration") ||
+			    !strcmp(a, "--format") || !strcmp(a, "-o"))) {
 			if (!v) {
 				cli_usage("perf trace", "%s needs a value", a);
 				goto done;
@@ -314,6 +321,10 @@ int perf_trace_main(int argc, char **argv)
 			}
 			if (!strcmp(a, "--cgroup")) {
 				cgroup = v;
+				continue;
+			}
+			if (!strcmp(a, "--format") || !strcmp(a, "-o")) {
+				*(a[1] == 'o' ? &tl_out : &tl_fmt) = v;
 				continue;
 			}
 			if (!strcmp(a, "-m")) {
@@ -434,7 +445,24 @@ int perf_trace_main(int argc, char **argv)
 			goto free_m;
 		}
 	}
+	if (tl_fmt || tl_out) {
+		struct cli_format f;
+		if (cli_format_pick("perf trace", tl_fmt, tl_out, CLI_FMT_TIMELINE,
+				    "perfetto", &f) ||
+		    cli_timeline_open(&out.tlo, &f, tl_out) ||
+		    !(out.tla = rtd_tl_perf_new(out.tlo.tl, NULL))) {
+			if (out.tlo.tl)
+				cli_timeline_close(&out.tlo, false);
+			goto free_m;
+		}
+	}
 	r = rtd_perf_monitor_run(m, on_record, &out);
+	if (out.tla) {
+		rtd_tl_perf_free(out.tla);
+		out.tla = NULL;
+		if (cli_timeline_close(&out.tlo, true))
+			r = r < 0 ? r : -EIO;
+	}
 	perf_cli_signals(NULL, 0);
 	fflush(stdout);
 	struct rtd_perf_stats st = {.sz = sizeof(st)};
