@@ -163,7 +163,12 @@ static void perfetto(void **state)
 	assert_non_null(strstr(out, "\"flows\": 3"));
 	assert_non_null(strstr(out, "\"app\""));
 	free(out);
-	snprintf(cmd, sizeof(cmd), "grep -c 'string_value: \"alloc \\\\\"small\\\\\"\"' %s.txt", path);
+	/* a short string argument is interned once, then referred to */
+	snprintf(cmd, sizeof(cmd), "grep -c 'str: \"alloc \\\\\"small\\\\\"\"' %s.txt", path);
+	out = run(cmd);
+	assert_int_equal(atoi(out), 1);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "grep -c 'string_value_iid' %s.txt", path);
 	out = run(cmd);
 	assert_int_equal(atoi(out), 3);
 	free(out);
