@@ -43,6 +43,17 @@ static inline void pbw_raw(rtd_pbw *w, const void *p, size_t n)
 
 static inline void pbw_varint(rtd_pbw *w, uint64_t v)
 {
+	if (w->b.cap - w->b.len > 10 && !w->err) {
+		uint8_t *p = w->b.data + w->b.len;
+		while (v >= 0x80) {
+			*p++ = (uint8_t)(v | 0x80);
+			v >>= 7;
+		}
+		*p++ = (uint8_t)v;
+		w->b.len = (size_t)(p - w->b.data);
+		*p = 0;
+		return;
+	}
 	uint8_t tmp[10];
 	size_t n = 0;
 	while (v >= 0x80) {

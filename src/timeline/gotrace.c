@@ -42,6 +42,7 @@ struct gs {
 	bool open, assist;
 	uint32_t regions;      /* open regions on rtrack */
 	uint64_t start_stack;  /* for the name, until the track is made */
+	char pname[24];        /* its slices' name on a P: "G12" */
 };
 
 struct ps {
@@ -231,7 +232,12 @@ static void g_set(rtd_tl_gotrace *a, uint64_t g, int64_t ts, enum g_state st,
 	char buf[160];
 	const char *name = state_names[st];
 	if (reason && reason[0]) {
-		snprintf(buf, sizeof(buf), "%s: %.140s", state_names[st], reason);
+		/* "blocked: chan receive", without printf on this hot path */
+		size_t a = strlen(name), r = strnlen(reason, 140);
+		memcpy(buf, name, a);
+		memcpy(buf + a, ": ", 2);
+		memcpy(buf + a + 2, reason, r);
+		buf[a + 2 + r] = 0;
 		name = buf;
 	}
 	struct rtd_tl_event e = tev(tr, ts, name);
@@ -256,9 +262,9 @@ static void g_set(rtd_tl_gotrace *a, uint64_t g, int64_t ts, enum g_state st,
 				put(a, rtd_timeline_end(a->tl, ps->track, ts));
 				ps->g = 0;
 			}
-			char gname[32];
-			snprintf(gname, sizeof(gname), "G%" PRIu64, g);
-			struct rtd_tl_event pe = tev(ps->track, ts, gname);
+			if (!s->pname[0])
+				snprintf(s->pname, sizeof(s->pname), "G%" PRIu64, g);
+			struct rtd_tl_event pe = tev(ps->track, ts, s->pname);
 			pe.category = "running";
 			put(a, rtd_timeline_begin(a->tl, &pe));
 			ps->g = g;

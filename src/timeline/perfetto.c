@@ -101,6 +101,7 @@ static void pf_reset_tables(struct tl_pf *pf)
 	pf->next_iid = 1;
 	pf->interned = 0;
 	pf->cleared = true;
+	pf->gen++;
 }
 
 int pf_start(rtd_timeline *tl)
@@ -158,8 +159,25 @@ static uint64_t pf_intern(rtd_timeline *tl, rtd_strmap *m, unsigned field,
 static uint64_t pf_name(rtd_timeline *tl, rtd_strmap *m, unsigned field,
 			const char *s)
 {
+	struct tl_pf *pf = &tl->pf;
+	size_t h = ((uintptr_t)s >> 3 ^ (uintptr_t)s >> 11 ^ (uintptr_t)m >> 4) & 255;
+	if (pf->cache[h].ptr == s && pf->cache[h].table == m &&
+	    pf->cache[h].gen == pf->gen && !strcmp(pf->cache[h].key, s))
+		return pf->cache[h].iid;
 	bool fresh;
-	return pf_intern(tl, m, field, s, strlen(s), &fresh);
+	size_t n = strlen(s);
+	uint64_t iid = pf_intern(tl, m, field, s, n, &fresh);
+	if (!tl->err) {
+		rtd_strmap_entry *e = rtd_strmap_find(m, s, n);
+		if (e) {
+			pf->cache[h].table = m;
+			pf->cache[h].ptr = s;
+			pf->cache[h].key = e->key;
+			pf->cache[h].iid = iid;
+			pf->cache[h].gen = pf->gen;
+		}
+	}
+	return iid;
 }
 
 static size_t varint_len(uint64_t v)
@@ -261,10 +279,9 @@ static void pf_annotation(rtd_timeline *tl, const struct rtd_tl_arg *a)
 		/* short strings repeat (function names, reasons): interned */
 		size_t n = strlen(a->s);
 		if (n <= 128) {
-			bool fresh;
 			pbw_uint(w, DA_STRING_IID,
-				 pf_intern(tl, &tl->pf.strs, ID_ANNOTATION_STRINGS,
-					   a->s, n, &fresh));
+				 pf_name(tl, &tl->pf.strs, ID_ANNOTATION_STRINGS,
+					 a->s));
 		} else {
 			pbw_str(w, DA_STRING, a->s);
 		}

@@ -29,6 +29,14 @@ struct tl_pf {
 	rtd_strmap names, annos, funcs, stacks, strs;
 	uint64_t next_iid;
 	size_t interned, max_interned;
+	/* names looked up by the caller's pointer first (the content is
+	 * compared too: a reused buffer with new text misses) */
+	struct {
+		const rtd_strmap *table;
+		const char *ptr, *key;
+		uint64_t iid, gen;
+	} cache[256];
+	uint64_t gen; /* interning generation, for the cache */
 	bool cleared; /* the next packet starts a new interning generation */
 };
 
