@@ -718,7 +718,12 @@ RTD_API void rtd_nettrace_profiler_free(rtd_nettrace_profiler *p);
  * @dec: the decoder that delivered @ev
  * @ev: any event; those the builder does not use are ignored
  *
- * Call from your rtd_nettrace_event_fn for every event.
+ * Call from your rtd_nettrace_event_fn for every event. Events may come
+ * from more than one decoder: the samples from one stream, method and
+ * module names from others as well (a rundown taken in a session of its
+ * own, rtd_ipc_rundown_snapshot()), so that frames are named even when
+ * the sampled stream's own rundown never came. The clock is the one of
+ * the decoder that delivers the first sample.
  *
  * Returns: 0, -ENOMEM, or -RTD_E_CAP when a cap is reached.
  */
