@@ -62,6 +62,13 @@ for v in "$T"/nettrace/*.nettrace "$T"/nettrace/*.netperf; do
 done
 [ -n "$hot_vec" ] || bad "no nettrace vector gave CPU samples"
 
+# ---- the commands' own outputs: nettrace profile picks the format from -o ----
+"$R" nettrace profile "$T/nettrace/$hot_vec" -o "$W/np.svg" && xmllint --noout "$W/np.svg" 2>/dev/null &&
+  "$R" nettrace profile "$T/nettrace/$hot_vec" -o "$W/np.speedscope.json" &&
+  python3 "$HERE/weights.py" svg "$W/np.svg" | cmp -s - <(python3 "$HERE/weights.py" speedscope "$W/np.speedscope.json") &&
+  ok "nettrace profile -o x.svg / x.speedscope.json: the formats from the extension, equal weights" ||
+  bad "nettrace profile -o x.svg / x.speedscope.json"
+
 # ---- Perfetto: a Go trace's timeline, decoded by protoc ----------------------
 P=$SH/reference/perfetto
 GT=$T/gotrace/v1/user_task_region_1_19_good
