@@ -6,7 +6,8 @@
  * NetPerf), else a profile (pprof, gzip or plain, or folded text). The
  * output format comes from --format or OUT's extension (cli_format.h).
  *
- *   Go trace  -> perfetto, chrome-json (the goroutine/P/M timeline)
+ *   Go trace  -> perfetto, chrome-json (the goroutine/P/M timeline);
+ *                folded, pprof, top, svg, speedscope (its CPU samples)
  *   nettrace  -> folded, pprof, top, svg, speedscope (its CPU samples);
  *                perfetto, chrome-json (threads, GC, JIT, ... as a timeline)
  *   pprof, folded -> folded, pprof, top, svg, speedscope
@@ -55,7 +56,8 @@ static const struct cli_cmd convert_cmd = {
 	.name = "convert",
 	.args = "IN|-",
 	.summary = "Convert a trace or profile into a picture or another format:\n"
-		   "a Go execution trace into a Perfetto or Chrome JSON timeline;\n"
+		   "a Go execution trace into a Perfetto or Chrome JSON timeline (or its\n"
+		   "CPU samples into a profile);\n"
 		   "an EventPipe .nettrace into a timeline too (threads, GC, JIT,\n"
 		   "contention, activities, counters, samples); a nettrace's CPU\n"
 		   "samples, a pprof or folded profile into folded, pprof, top, an\n"
@@ -170,6 +172,67 @@ static int go_timeline(FILE *in, const char *path, const uint8_t *first,
 	rtd_tl_gotrace_free(a);
 	rtd_gotrace_dec_free(d);
 	free(buf);
+	return ret;
+}
+
+/* A CPU profile from a Go trace's CPU samples. Ordered mode: a
+ * generation's stacks may come after its samples in the file. */
+static int go_profile(FILE *in, const char *path, const uint8_t *first,
+		      size_t nfirst, rtd_profile **out)
+{
+	static const struct rtd_profile_type types[] = {
+		{"samples", "count"}, {"cpu", "nanoseconds"}};
+	struct rtd_profile_opts po = {.sz = sizeof(po), .types = types,
+				      .ntypes = 2, .default_type = 1,
+				      .period_type = {"cpu", "nanoseconds"},
+				      .period = 10000000};
+	rtd_profile *p = rtd_profile_new2(&po);
+	struct rtd_gotrace_opts o = {.sz = sizeof(o), .mode = RTD_GOTRACE_ORDERED};
+	rtd_gotrace_dec *d = rtd_gotrace_dec_new(&o);
+	int fd = fileno(in);
+	struct stat st;
+	if (d && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		rtd_gotrace_dec_set_source(d, read_again, &fd);
+	uint8_t *buf = malloc(1 << 20);
+	int rc = p && d && buf ? rtd_gotrace_dec_feed(d, first, nfirst) : -ENOMEM;
+	bool eof = false;
+	struct rtd_gotrace_event ev;
+	while (rc >= 0) {
+		rc = rtd_gotrace_dec_next(d, &ev);
+		if (rc > 0) {
+			rc = rtd_profile_gotrace_event(p, d, &ev);
+			continue;
+		}
+		if (rc < 0 || eof)
+			break;
+		size_t n = fread(buf, 1, 1 << 20, in);
+		if (n)
+			rc = rtd_gotrace_dec_feed(d, buf, n);
+		else if (ferror(in))
+			rc = -EIO;
+		else {
+			eof = true;
+			rc = rtd_gotrace_dec_finish(d);
+		}
+	}
+	int ret = 0;
+	if (rc < 0) {
+		const char *msg = d ? rtd_gotrace_dec_error(d, NULL) : "";
+		cli_fail("%s: %s (the samples before it are kept)", path,
+			 msg && *msg ? msg : rtd_strerror(rc));
+		ret = -1;
+	}
+	if (p) {
+		struct rtd_profile_meta m = {.sz = sizeof(m), .source = "gotrace",
+					     .process = path};
+		rtd_profile_set_meta(p, &m);
+		if (!rtd_profile_total(p))
+			fprintf(stderr, "rtdiag: %s: no CPU samples (the program "
+					"traced without CPU profiling on?)\n", path);
+	}
+	rtd_gotrace_dec_free(d);
+	free(buf);
+	*out = p;
 	return ret;
 }
 
@@ -338,9 +401,8 @@ static int run_convert(int argc, char **argv)
 	uint8_t first[64];
 	size_t nfirst = fread(first, 1, sizeof(first), in);
 	enum input_kind kind = sniff(first, nfirst);
-	unsigned allow = kind == IN_GOTRACE    ? CLI_FMT_TIMELINE
-			 : kind == IN_NETTRACE ? CLI_FMT_PROFILE | CLI_FMT_TIMELINE
-					       : CLI_FMT_PROFILE;
+	unsigned allow = kind == IN_PROFILE ? CLI_FMT_PROFILE
+					    : CLI_FMT_PROFILE | CLI_FMT_TIMELINE;
 	struct cli_format f;
 	const char *dflt = kind == IN_GOTRACE ? "perfetto" : "folded";
 	if (cli_format_pick("convert", fmt, outp, allow, dflt, &f)) {
@@ -348,12 +410,12 @@ static int run_convert(int argc, char **argv)
 		return CLI_USAGE;
 	}
 	int rc;
-	if (kind == IN_GOTRACE) {
+	if (kind == IN_GOTRACE && f.kind == CLI_FMT_TIMELINE) {
 		rc = go_timeline(in, path, first, nfirst, &f, outp);
 		cli_close_in(in);
 		return rc;
 	}
-	if (f.kind == CLI_FMT_TIMELINE) {
+	if (kind == IN_NETTRACE && f.kind == CLI_FMT_TIMELINE) {
 		rc = nettrace_timeline(in, path, first, nfirst, &f, outp);
 		cli_close_in(in);
 		return rc;
@@ -362,6 +424,8 @@ static int run_convert(int argc, char **argv)
 	int err = 0;
 	if (kind == IN_NETTRACE) {
 		err = nettrace_profile(in, path, first, nfirst, &p);
+	} else if (kind == IN_GOTRACE) {
+		err = go_profile(in, path, first, nfirst, &p);
 	} else {
 		/* the profile readers take a stream: put the sniffed bytes back */
 		FILE *whole = in;

@@ -41,5 +41,19 @@ if command -v protoc >/dev/null && [ -f "$P/perfetto_trace.proto" ]; then
     echo "ok: a Go 1.23 trace with CPU samples: $(cut -c1-160 "$W/s.sum")..." ||
     { echo "FAIL: Go 1.23 trace timeline: $(cut -c1-300 "$W/s.sum" 2>/dev/null)"; fails=$((fails + 1)); }
 fi
+# the trace's CPU samples as a profile: equal weights in every format
+H=$SRC/tests/integration/pictures
+for f in folded svg speedscope.json pb.gz; do
+  "$R" convert "$W/small.trace" -o "$W/g.$f" --min-width 0.000001 2>/dev/null || { echo "FAIL: convert to $f"; fails=$((fails + 1)); }
+done
+python3 "$H/weights.py" folded "$W/g.folded" >"$W/w1"
+python3 "$H/weights.py" svg "$W/g.svg" >"$W/w2"
+python3 "$H/weights.py" speedscope "$W/g.speedscope.json" >"$W/w3"
+HOME=$W GOCACHE=$W/gocache "$GO" tool pprof -raw "$W/g.pb.gz" >"$W/raw" 2>/dev/null && python3 "$H/weights.py" pprof-raw "$W/raw" >"$W/w4"
+if [ -s "$W/w1" ] && cmp -s "$W/w1" "$W/w2" && cmp -s "$W/w1" "$W/w3" && cmp -s "$W/w1" "$W/w4"; then
+  echo "ok: the Go trace's CPU samples: $(wc -l <"$W/w1") stacks, equal weights in folded, SVG, speedscope, pprof (go tool pprof)"
+else
+  echo "FAIL: Go CPU-sample profile weights differ between formats (or no samples)"; fails=$((fails + 1))
+fi
 echo "$((fails == 0 ? 1 : 0)) passed, $fails failed"
 [ $fails = 0 ]
