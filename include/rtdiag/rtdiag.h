@@ -9,6 +9,7 @@
 #include "rtdiag/nettrace.h"
 #include "rtdiag/perf.h"
 #include "rtdiag/profile.h"
+#include "rtdiag/symbols.h"
 #include "rtdiag/timeline.h"
 
 #endif /* RTDIAG_RTDIAG_H */
