@@ -197,10 +197,12 @@ static void pprof_from_go(void **state)
 	char path[256], cmd[1024];
 	snprintf(path, sizeof(path), "%s/main.go", dir);
 	FILE *f = fopen(path, "w");
-	fputs("package main\nimport (\"os\";\"runtime/pprof\")\n"
+	/* runtime.GC() first: the allocs profile is as of the last completed
+	 * GC, so without one the allocations after it are missing (flaky). */
+	fputs("package main\nimport (\"os\";\"runtime\";\"runtime/pprof\")\n"
 	      "var sink [][]byte\n"
 	      "func alloc() { for i := 0; i < 2000; i++ { sink = append(sink, make([]byte, 4096)) } }\n"
-	      "func main() { alloc(); f, _ := os.Create(os.Args[1]); "
+	      "func main() { alloc(); runtime.GC(); f, _ := os.Create(os.Args[1]); "
 	      "pprof.Lookup(\"allocs\").WriteTo(f, 0); f.Close() }\n",
 	      f);
 	fclose(f);
