@@ -17,6 +17,8 @@ PKGS=(
   hyperfine                                   # bench/: repeated timed runs
   python3                                     # small test helpers
   libcurl4-openssl-dev                        # gotrace capture (HTTP)
+  protobuf-compiler libxml2-utils             # pictures: protoc decodes Perfetto traces, xmllint reads SVG
+  chromium                                    # pictures: real viewers (speedscope, SVG) in headless Chromium (node/npm: the machine's)
 )
 # debian_source: "URI|SIGNED-BY" of the apt source that serves the suite
 # bookworm, from deb822 .sources files or one-line .list files.
