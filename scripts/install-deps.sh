@@ -13,6 +13,9 @@ PKGS=(
   linux-perf                                  # perf stat/record as the benchmark anchor
   hyperfine                                   # bench/: repeated timed runs
   python3                                     # small test helpers
+  libmicrohttpd-dev libcurl4-openssl-dev      # agent: pull endpoints, push
+  libyaml-dev                                 # agent: config file
+  prometheus                                  # agent test: a real scraper (+promtool)
 )
 # debian_source: "URI|SIGNED-BY" of the apt source that serves the suite
 # bookworm, from deb822 .sources files or one-line .list files.

@@ -589,6 +589,27 @@ RTD_API int rtd_nettrace_profiler_finish(rtd_nettrace_profiler *p,
 					 struct rtd_profile *out);
 
 /**
+ * rtd_nettrace_profiler_take - the profile of the samples since the last
+ * take, for a session that goes on (a continuous profiler's window)
+ * @p: the builder
+ * @out: a profile from rtd_profile_new("cpu", "nanoseconds") (need not be
+ *       empty); stacks are added as rtd_nettrace_profiler_finish() adds them
+ *
+ * Samples buffered since the last sequence point are accounted first;
+ * names are resolved with the methods seen so far. The stacks are then
+ * dropped, so memory does not grow with the session's length; methods,
+ * modules and each thread's previous sample stay, so the next take weighs
+ * its first samples from where this one ended. Method events may come
+ * from another session's decoder (a rundown session run on the side).
+ *
+ * Returns: the number of stacks holding an address no known method covers
+ * (named "?!?"; a rundown would name them), -ENOMEM, -RTD_E_CAP, or
+ * -RTD_E_STATE after rtd_nettrace_profiler_finish().
+ */
+RTD_API int rtd_nettrace_profiler_take(rtd_nettrace_profiler *p,
+				       struct rtd_profile *out);
+
+/**
  * rtd_nettrace_profiler_samples - number of ThreadSample events seen
  * @p: the builder
  *

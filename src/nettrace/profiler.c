@@ -77,6 +77,7 @@ struct rtd_nettrace_profiler {
 
 	struct method *methods;
 	size_t nmethods, methods_cap;
+	size_t nsorted;      /* methods[0..nsorted) sorted and unique */
 	rtd_map modules;     /* module id -> char * name */
 
 	uint64_t samples;
@@ -488,16 +489,12 @@ static int64_t ticks_to_ns(int64_t t, uint64_t freq)
 	return neg ? -(int64_t)ns : (int64_t)ns;
 }
 
-int rtd_nettrace_profiler_finish(rtd_nettrace_profiler *p,
-				 struct rtd_profile *out)
+/* Sort the methods by start address; a later record for the same start
+ * wins (a method re-jitted at another tier, or code memory reused). */
+static void sort_methods(rtd_nettrace_profiler *p)
 {
-	if (p->finished)
-		return -RTD_E_STATE;
-	int err = rtd_nettrace_profiler_seqpoint(p);
-	if (err)
-		return err;
-	p->finished = true;
-	/* sort methods by start; a later record for the same start wins */
+	if (p->nsorted == p->nmethods)
+		return; /* nothing new since the last take */
 	if (p->nmethods > 1)
 		qsort(p->methods, p->nmethods, sizeof(*p->methods), cmp_method);
 	size_t w = 0;
@@ -510,12 +507,22 @@ int rtd_nettrace_profiler_finish(rtd_nettrace_profiler *p,
 		p->methods[w++] = p->methods[i];
 	}
 	p->nmethods = w;
+	p->nsorted = w;
+}
 
+/* Add every stack with weight to out, names resolved with the methods
+ * known now; *unresolved counts stacks holding an address no method
+ * covers. */
+static int emit_stacks(rtd_nettrace_profiler *p, struct rtd_profile *out,
+		       size_t *unresolved)
+{
+	int err = 0;
 	const char **frames = NULL;
 	char **owned = NULL;
 	size_t cap = 0;
 	rtd_buf nb;
 	rtd_buf_init(&nb, RTD_CAP_LINE);
+	*unresolved = 0;
 	for (size_t i = 0; i < p->nstacks && !err; i++) {
 		struct stk *s = &p->stacks[i];
 		if (s->weight == 0)
@@ -537,6 +544,7 @@ int rtd_nettrace_profiler_finish(rtd_nettrace_profiler *p,
 			cap = nc;
 		}
 		size_t n = s->n;
+		bool missing = false;
 		for (size_t j = 0; j < n; j++)
 			owned[j] = NULL;
 		for (size_t j = 0; j < n && !err; j++) {
@@ -545,6 +553,7 @@ int rtd_nettrace_profiler_finish(rtd_nettrace_profiler *p,
 			const struct method *m = find_method(p, ip);
 			if (!m) {
 				frames[j] = "?!?";
+				missing = true;
 				continue;
 			}
 			void *mod;
@@ -558,6 +567,7 @@ int rtd_nettrace_profiler_finish(rtd_nettrace_profiler *p,
 				err = -ENOMEM;
 			frames[j] = owned[j];
 		}
+		*unresolved += missing;
 		if (!err)
 			err = rtd_profile_add(out, frames, n,
 					      ticks_to_ns(s->weight, p->freq));
@@ -568,4 +578,37 @@ int rtd_nettrace_profiler_finish(rtd_nettrace_profiler *p,
 	free(frames);
 	free(owned);
 	return err;
+}
+
+int rtd_nettrace_profiler_finish(rtd_nettrace_profiler *p,
+				 struct rtd_profile *out)
+{
+	if (p->finished)
+		return -RTD_E_STATE;
+	int err = rtd_nettrace_profiler_seqpoint(p);
+	if (err)
+		return err;
+	p->finished = true;
+	sort_methods(p);
+	size_t unresolved;
+	return emit_stacks(p, out, &unresolved);
+}
+
+int rtd_nettrace_profiler_take(rtd_nettrace_profiler *p,
+			       struct rtd_profile *out)
+{
+	if (p->finished)
+		return -RTD_E_STATE;
+	int err = rtd_nettrace_profiler_seqpoint(p);
+	if (err)
+		return err;
+	sort_methods(p);
+	size_t unresolved;
+	err = emit_stacks(p, out, &unresolved);
+	/* the stacks go (their weight is in @out); methods, modules and each
+	 * thread's last sample stay, so the next take goes on from here */
+	p->nstacks = 0;
+	p->nips = 0;
+	rtd_map_clear(&p->stack_index);
+	return err ? err : (int)(unresolved > INT32_MAX ? INT32_MAX : unresolved);
 }
