@@ -7,7 +7,10 @@
  * The input is fed in two parts split at a point taken from its last byte,
  * so the decoder's buffering of incomplete units is exercised too.
  * Invariants: an error always comes with a message and an offset inside
- * the input; bytes consumed never exceed the input.
+ * the input; bytes consumed never exceed the input. A second decoder
+ * delivers the same input in time order (opts.sort) and renders it with
+ * frames named by a method table learnt from the same events; it must
+ * deliver exactly as many events as the stream-order one.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,6 +23,33 @@ struct ctx {
 	rtd_nettrace *dec;
 	rtd_nettrace_profiler *prof;
 };
+
+struct sctx {
+	rtd_nettrace *dec;
+	rtd_nettrace_methods *m;
+	char *buf;
+	size_t len, cap;
+	uint64_t n;
+};
+
+static const char *frame(void *c, uint64_t ip)
+{
+	return rtd_nettrace_methods_name(c, ip);
+}
+
+static int on_sorted(void *c, const struct rtd_nettrace_event *ev)
+{
+	struct sctx *x = c;
+	x->n++;
+	rtd_nettrace_methods_event(x->m, ev);
+	x->len = 0;
+	rtd_nettrace_format_append(x->dec, ev, RTD_NT_FMT_JSON | RTD_NT_FMT_STACK,
+				   frame, x->m, &x->buf, &x->len, &x->cap);
+	x->len = 0;
+	rtd_nettrace_format_append(x->dec, ev, RTD_NT_FMT_STACK, frame, x->m,
+				   &x->buf, &x->len, &x->cap);
+	return 0;
+}
 
 static int on_value(void *c, const struct rtd_nettrace_value *v)
 {
@@ -77,6 +107,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rtd_nettrace_stats(x.dec, &st);
 	if (st.bytes > size)
 		abort();
+	/* the same bytes in time order: every event once */
+	struct sctx sx = {0};
+	sx.m = rtd_nettrace_methods_new();
+	struct rtd_nettrace_opts so = {.sz = sizeof(so), .ctx = &sx,
+				       .on_event = on_sorted, .sort = true,
+				       .max_block = 1 << 20, .max_metadata = 4096,
+				       .max_stack_bytes = 1 << 20,
+				       .max_sort_bytes = 8 << 20};
+	sx.dec = rtd_nettrace_new(&so);
+	if (!sx.dec || !sx.m)
+		abort();
+	int src = rtd_nettrace_feed(sx.dec, data, size);
+	int frc = rtd_nettrace_finish(sx.dec);
+	(void)src;
+	struct rtd_nettrace_stats st2;
+	rtd_nettrace_stats(sx.dec, &st2);
+	if (frc != -RTD_E_CAP && st2.events != sx.n)
+		abort(); /* a held event was lost */
+	free(sx.buf);
+	rtd_nettrace_methods_free(sx.m);
+	rtd_nettrace_free(sx.dec);
+
 	rtd_profile *p = rtd_profile_new("cpu", "nanoseconds");
 	if (p)
 		rtd_nettrace_profiler_finish(x.prof, p);

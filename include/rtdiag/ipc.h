@@ -555,7 +555,7 @@ struct rtd_ipc_provider {
 };
 
 /**
- * struct rtd_ipc_providers - a parsed provider list (owns its strings)
+ * struct rtd_ipc_providers - a provider list (owns its strings and filter ids)
  * @v: the providers
  * @n: their count
  */
@@ -567,10 +567,12 @@ struct rtd_ipc_providers {
 /**
  * rtd_ipc_providers_parse - parse dotnet-trace's --providers syntax
  * @spec: "Name[:Keywords[:Level[:Args]]],..." where Keywords is hex (0x
- *        optional; empty or absent: all), Level a number (above 5: 5) or a
- *        name (Critical, Error, Warning, Informational, Verbose, LogAlways;
- *        empty or absent: Verbose), Args "k=v;k=v" (may be double-quoted
- *        to hold ':' or ',')
+ *        optional; empty or absent: all), Level 0 to 5 or a name
+ *        (Critical, Error, Warning, Informational, Verbose, LogAlways;
+ *        empty or absent: Verbose; above 5 is refused, where dotnet-trace
+ *        takes it as 5), Args "k=v;k=v" (may be double-quoted to hold ':'
+ *        or ','; a value may be double-quoted to hold ';' or '='; a pair
+ *        without '=' is refused)
  * @out: appended to (a provider named again replaces the earlier one)
  * @err: receives a message naming the offending part, may be NULL
  * @errlen: size of @err
@@ -598,6 +600,43 @@ RTD_API int rtd_ipc_providers_add_profile(const char *name,
  */
 RTD_API const char *const *rtd_ipc_profile_names(void);
 
+struct rtd_ipc_session_opts;
+
+/* What a profile of rtdiag records (rtd_ipc_profile_request()). */
+enum rtd_ipc_profile_kind {
+	RTD_IPC_PROFILE_CPU = 1u << 0,       /* SampleProfiler thread samples */
+	RTD_IPC_PROFILE_ALLOC = 1u << 1,     /* GC/AllocationTick */
+	RTD_IPC_PROFILE_LOCK = 1u << 2,      /* Contention/Start, Stop */
+	RTD_IPC_PROFILE_EXCEPTION = 1u << 3, /* Exception/Start (thrown) */
+};
+
+/* Rundown keywords for names only: loader, JIT and ReadyToRun methods and
+ * modules, without IL-to-native maps and GC settings. */
+#define RTD_IPC_RUNDOWN_NAMES 0x80000138ull
+
+/**
+ * rtd_ipc_profile_request - the session a profile needs, and nothing more
+ * @kinds: RTD_IPC_PROFILE_* bits (at least one)
+ * @out: receives the providers (appended to)
+ * @so: its providers are not touched; receives no_stackwalk (stacks are
+ *      walked only when an event other than a sample needs one: the
+ *      runtime's sampler sends its own), rundown_keyword
+ *      (RTD_IPC_RUNDOWN_NAMES) and filters_optional
+ *
+ * Microsoft-Windows-DotNETRuntime is enabled for the keywords the kinds
+ * need plus Jit and Loader at Verbose (MethodLoadVerbose is a Verbose
+ * event: it names the methods compiled during the session, so frames are
+ * named even without the end rundown), with a CollectTracing5 event
+ * filter that lets through only the events a profile reads (MethodLoad-
+ * Verbose, ModuleLoad, DomainModuleLoad and those of the kinds). The
+ * filter is optional: a runtime before .NET 10 gets the keywords alone.
+ *
+ * Returns: 0, -RTD_E_INVAL for no kind, or -ENOMEM.
+ */
+RTD_API int rtd_ipc_profile_request(unsigned kinds,
+				    struct rtd_ipc_providers *out,
+				    struct rtd_ipc_session_opts *so);
+
 /**
  * rtd_ipc_providers_clear - free a provider list
  * @p: the list; emptied
@@ -620,6 +659,9 @@ RTD_API void rtd_ipc_providers_clear(struct rtd_ipc_providers *p);
  * @block_mode: producers wait instead of dropping (CollectTracing6, .NET 11)
  * @version: first CollectTracing version to try (0: 5). On UNKNOWN_COMMAND
  *           the lowest version that covers the request is tried next.
+ * @filters_optional: the providers' event filters only spare the runtime
+ *           work: a runtime that does not know CollectTracing5 (before
+ *           .NET 10) gets the request without them
  */
 struct rtd_ipc_session_opts {
 	size_t sz;
@@ -631,6 +673,7 @@ struct rtd_ipc_session_opts {
 	bool no_stackwalk;
 	bool block_mode;
 	int version;
+	bool filters_optional;
 };
 
 /**
@@ -722,9 +765,27 @@ RTD_API int rtd_ipc_session_stop(rtd_ipc_session *s);
  * @c: the client
  * @session_id: the session
  *
+ * The runtime answers OK whatever the id (it stops a session of that id
+ * if it has one): check the id first with rtd_ipc_session_id_mapped().
  * Returns: 0 or an error.
  */
 RTD_API int rtd_ipc_stop_tracing(rtd_ipc_client *c, uint64_t session_id);
+
+/**
+ * rtd_ipc_session_id_mapped - could @id be a session of process @pid?
+ * @pid: the target, as this process sees it
+ * @id: a session id
+ *
+ * A session id is the address of the runtime's session object in the
+ * target, so an id that is no writable address of the target is no
+ * session of it. (A mapped address may still be no session: the runtime
+ * cannot be asked which sessions it has.)
+ *
+ * Returns: 1 when @id lies in a readable and writable mapping of @pid
+ * (/proc/PID/maps), 0 when not, or a negative errno when the maps cannot
+ * be read.
+ */
+RTD_API int rtd_ipc_session_id_mapped(pid_t pid, uint64_t id);
 
 /**
  * typedef rtd_ipc_sink_fn - receives stream bytes from rtd_ipc_session_pump()
@@ -787,6 +848,31 @@ struct rtd_ipc_pump_result {
 RTD_API int rtd_ipc_session_pump(rtd_ipc_session *s,
 				 const struct rtd_ipc_pump_opts *o,
 				 struct rtd_ipc_pump_result *res);
+
+/**
+ * rtd_ipc_rundown_snapshot - the runtime's rundown now, in a session of its own
+ * @c: the client
+ * @rundown_keyword: what the rundown lists (0: RTD_IPC_RUNDOWN_DEFAULT)
+ * @sink: receives the session's nettrace stream
+ * @ctx: passed to @sink
+ * @wait_ms: read the rundown at most this long (0: 30 s)
+ *
+ * Starts a session that enables no event (Microsoft-Windows-DotNETRuntime,
+ * keywords 0, level LogAlways, no stacks), stops it at once and streams
+ * it to its end: what remains is the rundown, the DCStop events naming
+ * every loaded module and method with its code address and size. A tool
+ * that takes one at the start of a longer session can name the frames of
+ * samples even when that session's own rundown never comes (the target
+ * died or hung). It may run while another session of the same client is
+ * open; that session's events wait in the runtime's buffer meanwhile.
+ *
+ * Returns: 0, -RTD_E_IPC_TIMEOUT when the rundown did not end within
+ * @wait_ms (what arrived was delivered), what @sink returned, or an error
+ * (rtd_ipc_client_errmsg() says more).
+ */
+RTD_API int rtd_ipc_rundown_snapshot(rtd_ipc_client *c, uint64_t rundown_keyword,
+				     rtd_ipc_sink_fn sink, void *ctx,
+				     int wait_ms);
 
 /**
  * rtd_ipc_session_free - close the stream and free the session

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rtdiag/nettrace.h - streaming decoder for .NET EventPipe streams:
- * NetPerf V3 (.NET Core 2.x), NetTrace V4/V5 (.NET Core 3.0 to .NET 10,
+ * NetPerf V1/V2 (.NET Core 2.0) and V3 (2.1/2.2), NetTrace V4/V5 (.NET
+ * Core 3.0 to .NET 10,
  * files and IPC sessions alike) and NetTrace V6.
  *
  * Push model: create a decoder with rtd_nettrace_new(), hand it bytes with
@@ -21,7 +22,9 @@
  * Events are delivered in stream order, which is not time order: EventPipe
  * writes per-thread buffers. Within one capture thread events are in time
  * order; between two sequence points all events lie between the two
- * points' times (NetTraceFormat.md "Event TimeStamp sorting").
+ * points' times (NetTraceFormat.md "Event TimeStamp sorting"). With
+ * opts.sort the decoder delivers them in time order instead, holding each
+ * sorting window until it is complete.
  *
  * Errors: functions return 0 or a negative errno / -RTD_E_* code. After a
  * decoding error the decoder keeps the byte offset and a message
@@ -86,6 +89,31 @@ enum rtd_nettrace_type {
 };
 
 /**
+ * struct rtd_nettrace_enum - one named value of a value or bit map
+ * @value: the value (a bit map: one or more bits)
+ * @name: its name, e.g. "AllocSmall"
+ */
+struct rtd_nettrace_enum {
+	uint64_t value;
+	const char *name;
+};
+
+/**
+ * struct rtd_nettrace_map - names of a field's values (the manifest's
+ * valueMap / bitMap, e.g. GC/Start's Reason, Loader's ModuleFlags)
+ * @name: the map's name in the manifest ("GCReasonMap")
+ * @bits: true for a bit map (a value is several names joined by '|')
+ * @n: entries in @v
+ * @v: the names
+ */
+struct rtd_nettrace_map {
+	const char *name;
+	bool bits;
+	uint16_t n;
+	const struct rtd_nettrace_enum *v;
+};
+
+/**
  * struct rtd_nettrace_field - one field of an event's payload layout
  * @name: field name ("" when the stream gives none)
  * @type: an enum rtd_nettrace_type value
@@ -95,6 +123,7 @@ enum rtd_nettrace_type {
  *               (earlier in the same list) holding the count; else -1
  * @fields: for OBJECT the members; for ARRAY, FIXED_ARRAY, COUNTED, RELLOC
  *          and DATALOC one entry describing the element
+ * @map: names of the values (built-in schemas only; NULL when none)
  */
 struct rtd_nettrace_field {
 	const char *name;
@@ -103,7 +132,25 @@ struct rtd_nettrace_field {
 	uint16_t fixed_count;
 	int16_t count_field;
 	const struct rtd_nettrace_field *fields;
+	const struct rtd_nettrace_map *map;
 };
+
+/**
+ * rtd_nettrace_map_name - the name of a value in a map
+ * @map: the map (NULL gives NULL)
+ * @value: the value
+ * @buf: room for a bit map's joined names
+ * @n: its size
+ *
+ * A value map gives the entry's name, or NULL when no entry has this
+ * value. A bit map gives the names of the bits set joined by '|', with
+ * the bits no entry names as a hex number ("Jitted|0x200"); a zero value
+ * is the name of the zero entry if there is one, else NULL.
+ *
+ * Returns: the name (in the map or in @buf), or NULL.
+ */
+RTD_API const char *rtd_nettrace_map_name(const struct rtd_nettrace_map *map,
+					  uint64_t value, char *buf, size_t n);
 
 /**
  * struct rtd_nettrace_metadata - one event type
@@ -179,7 +226,7 @@ struct rtd_nettrace_event {
 
 /**
  * struct rtd_nettrace_info - the trace header
- * @format: 3 (NetPerf), 4, 5 or 6
+ * @format: 1, 2 (NetPerf of .NET Core 2.0), 3 (NetPerf), 4, 5 or 6
  * @sync_year: wall clock at session start, UTC: year
  * @sync_month: month 1-12
  * @sync_day: day 1-31
@@ -259,6 +306,14 @@ typedef int (*rtd_nettrace_seqpoint_fn)(void *ctx, uint64_t timestamp);
  * @max_metadata: cap on distinct metadata records (0: 65536)
  * @max_stack_bytes: cap on stack bytes kept between two sequence points
  *                   (0: 16 MiB)
+ * @sort: deliver events in time order (timestamp, then stream order)
+ *        instead of stream order. Events are held only until the stream
+ *        proves no earlier one can follow: a sequence point, or an event
+ *        with the IsSorted flag (NetTraceFormat "Event TimeStamp
+ *        sorting"), so memory stays bounded by one such window
+ *        (@max_sort_bytes). Sequence point callbacks come after the
+ *        events before them.
+ * @max_sort_bytes: cap on the events held for sorting (0: 256 MiB)
  */
 struct rtd_nettrace_opts {
 	size_t sz;
@@ -270,6 +325,8 @@ struct rtd_nettrace_opts {
 	size_t max_block;
 	size_t max_metadata;
 	size_t max_stack_bytes;
+	bool sort;
+	size_t max_sort_bytes;
 };
 
 /**
@@ -392,6 +449,7 @@ enum rtd_nettrace_vkind {
 	RTD_NT_V_END_OBJECT,
 	RTD_NT_V_BEGIN_ARRAY,  /* an array begins; @count elements follow */
 	RTD_NT_V_END_ARRAY,
+	RTD_NT_V_TRAILING,     /* payload bytes after the last field: @raw */
 };
 
 /**
@@ -447,8 +505,11 @@ typedef int (*rtd_nettrace_value_fn)(void *ctx,
  *
  * Returns: 0; -RTD_E_NT_PAYLOAD when the payload is shorter than its
  * layout (values before that point have been delivered); or @fn's
- * nonzero return. Bytes after the last field are ignored (newer event
- * versions append fields).
+ * nonzero return. Bytes after the last field (an event version newer
+ * than the schema, or a schema that is wrong) are handed to @fn as one
+ * RTD_NT_V_TRAILING step, so nothing is dropped unseen; a built-in
+ * schema of an older version than the event's stops cleanly at the
+ * payload's end.
  */
 RTD_API int rtd_nettrace_walk(rtd_nettrace *dec,
 			      const struct rtd_nettrace_event *ev,
@@ -483,11 +544,16 @@ enum rtd_nettrace_format_flags {
  * @flags: RTD_NT_FMT_* bits
  * @len: receives the length (may be NULL)
  *
- * Text: "SECONDS.NANOS THREAD Provider/Name field=value ..." with time
- * relative to the trace's sync time. JSON: {"time":..., "ts":...,
- * "thread":..., "provider":..., "event":..., "id":..., "fields":{...},
- * "stack":[...]} with every field. A payload that does not match its
- * layout is rendered up to the damage followed by an "error" member.
+ * Text: "SECONDS.MICROS THREAD Provider/Name field=value ..." with time
+ * relative to the trace's sync time; a mapped field (GC Reason, flags)
+ * by its name. JSON: {"time":..., "ts":..., "thread":...,
+ * "provider":..., "event":..., "id":..., "fields":{...}, "names":{...},
+ * "stack":[...]} with every field as its number and, under "names", the
+ * names of mapped values. Floats print as the shortest text that reads
+ * back the same (NaN and infinities as "NaN", "Infinity", "-Infinity").
+ * A payload that does not match its layout is rendered up to the damage
+ * followed by an "error" member; bytes after the last field follow as
+ * "unparsed" (text: unparsed=0x...).
  *
  * Returns: the NUL-terminated text, borrowed until the next call on @dec;
  * NULL when out of memory or past the line cap.
@@ -497,12 +563,108 @@ RTD_API const char *rtd_nettrace_format(rtd_nettrace *dec,
 					unsigned flags, size_t *len);
 
 /**
+ * typedef rtd_nettrace_frame_fn - names a stack frame for formatting
+ * @ctx: as given with it
+ * @ip: the return address
+ *
+ * Returns: a name valid until the next call, or NULL to print the address.
+ */
+typedef const char *(*rtd_nettrace_frame_fn)(void *ctx, uint64_t ip);
+
+/**
+ * rtd_nettrace_format_append - render an event and a newline into a buffer
+ * @dec: the decoder that delivered @ev
+ * @ev: the event
+ * @flags: RTD_NT_FMT_* bits
+ * @sym: names stack frames (RTD_NT_FMT_STACK); NULL prints addresses
+ * @sym_ctx: passed to @sym
+ * @buf: the buffer (malloc'd; may be NULL with @cap 0); grown as needed
+ * @len: bytes used in it, advanced past the new line
+ * @cap: its allocated size, updated when it grows
+ *
+ * As rtd_nettrace_format(), appended to the caller's buffer, so a writer
+ * can gather many events and write them with one system call.
+ *
+ * Returns: 0, or -ENOMEM / -RTD_E_CAP (the buffer is left as it was).
+ */
+RTD_API int rtd_nettrace_format_append(rtd_nettrace *dec,
+				       const struct rtd_nettrace_event *ev,
+				       unsigned flags,
+				       rtd_nettrace_frame_fn sym,
+				       void *sym_ctx, char **buf, size_t *len,
+				       size_t *cap);
+
+/**
  * rtd_nettrace_type_name - name of a field type
  * @type: an enum rtd_nettrace_type value
  *
  * Returns: "int32", "string", ...; "unknown" for other values.
  */
 RTD_API const char *rtd_nettrace_type_name(unsigned type);
+
+/* ---- names of managed code ---------------------------------------------- */
+
+typedef struct rtd_nettrace_methods rtd_nettrace_methods;
+
+/**
+ * rtd_nettrace_methods_new - an empty table of method names
+ *
+ * The table learns methods from the trace's own events
+ * (rtd_nettrace_methods_event()): MethodLoadVerbose as methods are
+ * jitted, MethodDCStart/StopVerbose from the rundown, and module names
+ * from ModuleLoad / ModuleDCStart/Stop. Lookups may interleave with
+ * learning. Caps: 16 M methods, 256 MiB of names (-RTD_E_CAP).
+ *
+ * Returns: the table, or NULL when out of memory.
+ */
+RTD_API rtd_nettrace_methods *rtd_nettrace_methods_new(void);
+
+/**
+ * rtd_nettrace_methods_free - free a method table
+ * @m: the table; NULL does nothing
+ */
+RTD_API void rtd_nettrace_methods_free(rtd_nettrace_methods *m);
+
+/**
+ * rtd_nettrace_methods_event - learn from one event
+ * @m: the table
+ * @ev: any event; those that name no method or module are ignored
+ *
+ * Returns: 0, -ENOMEM or -RTD_E_CAP.
+ */
+RTD_API int rtd_nettrace_methods_event(rtd_nettrace_methods *m,
+				       const struct rtd_nettrace_event *ev);
+
+/**
+ * rtd_nettrace_methods_name - the method whose code holds an address
+ * @m: the table
+ * @ip: a code address (a stack frame)
+ *
+ * Returns: "module!Namespace.Method(signature)" (without "module!" when
+ * the module is unknown), valid until the next call on @m; NULL when no
+ * method learnt so far covers @ip. The latest definition of an address
+ * wins.
+ */
+RTD_API const char *rtd_nettrace_methods_name(rtd_nettrace_methods *m,
+					      uint64_t ip);
+
+/**
+ * rtd_nettrace_methods_count - methods learnt
+ * @m: the table
+ *
+ * Returns: the count.
+ */
+RTD_API size_t rtd_nettrace_methods_count(const rtd_nettrace_methods *m);
+
+/**
+ * rtd_nettrace_glob - match a provider or event name as people type it
+ * @pat: the pattern: '*' matches any run of characters; letters match in
+ *       either case (e.g. "microsoft-windows-dotnetruntime*" or "GC/Start*")
+ * @s: the name
+ *
+ * Returns: true when @s matches all of @pat.
+ */
+RTD_API bool rtd_nettrace_glob(const char *pat, const char *s);
 
 /* ---- CPU profiles from SampleProfiler events --------------------------- */
 
@@ -556,7 +718,12 @@ RTD_API void rtd_nettrace_profiler_free(rtd_nettrace_profiler *p);
  * @dec: the decoder that delivered @ev
  * @ev: any event; those the builder does not use are ignored
  *
- * Call from your rtd_nettrace_event_fn for every event.
+ * Call from your rtd_nettrace_event_fn for every event. Events may come
+ * from more than one decoder: the samples from one stream, method and
+ * module names from others as well (a rundown taken in a session of its
+ * own, rtd_ipc_rundown_snapshot()), so that frames are named even when
+ * the sampled stream's own rundown never came. The clock is the one of
+ * the decoder that delivers the first sample.
  *
  * Returns: 0, -ENOMEM, or -RTD_E_CAP when a cap is reached.
  */

@@ -6,9 +6,9 @@
  *   --providers Name[:Keywords[:Level[:Args]]][,Name...]
  *
  * As dotnet-trace's Extensions.ToProvider: Keywords hexadecimal, "0x"
- * optional, empty or absent meaning all (~0). Level a number (above 5 is
- * taken as 5) or Critical(1) Error(2) Warning(3) Informational(4)
- * Verbose(5) LogAlways(0); empty or absent meaning Verbose.
+ * optional, empty or absent meaning all (~0). Level a number or Critical(1) Error(2) Warning(3) Informational(4)
+ * Verbose(5) LogAlways(0); empty or absent meaning Verbose; above 5 is
+ * refused (dotnet-trace takes it as 5). Args must be key=value pairs.
  * Args: "key=value;key=value"; a double-quoted Args may hold ':' and ','.
  */
 #include <ctype.h>
@@ -28,6 +28,8 @@
 #define KW_TASKS_FLOW_IDS 0x80ull
 #define KW_DS_MESSAGES 0x1ull
 #define KW_DS_EVENTS 0x2ull
+#define PROVIDER_SAMPLES "Microsoft-DotNETCore-SampleProfiler"
+#define PROVIDER_RUNTIME "Microsoft-Windows-DotNETRuntime"
 
 static void perr(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -55,6 +57,10 @@ static int add(struct rtd_ipc_providers *out, const char *name, size_t nlen,
 		if (strcmp(out->v[i].name, n) == 0) {
 			free((char *)out->v[i].name);
 			free((char *)out->v[i].args);
+			free((void *)out->v[i].filter_ids);
+			out->v[i].filter_ids = NULL;
+			out->v[i].n_filter_ids = 0;
+			out->v[i].filter_enable = false;
 			out->v[i].name = n;
 			out->v[i].keywords = kw;
 			out->v[i].level = level;
@@ -78,13 +84,17 @@ static int add(struct rtd_ipc_providers *out, const char *name, size_t nlen,
 	return 0;
 }
 
-static int parse_level(const char *s, size_t n, uint32_t *out)
+/* A level: 0-5 or a name; NULL, or why not, into why. */
+static int parse_level(const char *s, size_t n, uint32_t *out,
+		       const char **why)
 {
 	static const struct {
 		const char *name;
 		uint32_t v;
 	} names[] = {{"logalways", 0}, {"critical", 1}, {"error", 2},
 		     {"warning", 3}, {"informational", 4}, {"verbose", 5}};
+	*why = "is not a number or a level name (LogAlways 0, Critical 1, "
+	       "Error 2, Warning 3, Informational 4, Verbose 5)";
 	if (n == 0) {
 		*out = 5;
 		return 0;
@@ -96,7 +106,13 @@ static int parse_level(const char *s, size_t n, uint32_t *out)
 		unsigned long v = 0;
 		for (size_t i = 0; i < n && v <= 5; i++)
 			v = v * 10 + (unsigned long)(s[i] - '0');
-		*out = v > 5 ? 5 : (uint32_t)v;
+		if (v > 5) {
+			/* dotnet-trace takes it as Verbose; the runtime would
+			 * refuse it: say so rather than guess */
+			*why = "is above Verbose (5), the highest level";
+			return -1;
+		}
+		*out = (uint32_t)v;
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -106,6 +122,34 @@ static int parse_level(const char *s, size_t n, uint32_t *out)
 			return 0;
 		}
 	return -1;
+}
+
+/*
+ * Arguments are "key=value" pairs separated by ';' (a value may be
+ * double-quoted to hold ';' or '='). Returns 0, or the offset + 1 of the
+ * first pair without '='; *plen receives that pair's length.
+ */
+static size_t check_args(const char *a, size_t n, size_t *plen)
+{
+	size_t i = 0;
+	while (i < n) {
+		size_t start = i;
+		bool quoted = false, eq = false;
+		for (; i < n; i++) {
+			if (a[i] == '"')
+				quoted = !quoted;
+			else if (!quoted && a[i] == ';')
+				break;
+			else if (!quoted && a[i] == '=')
+				eq = true;
+		}
+		if (i > start && !eq) {
+			*plen = i - start;
+			return start + 1;
+		}
+		i++; /* past ';' */
+	}
+	return 0;
 }
 
 static int parse_keywords(const char *s, size_t n, uint64_t *out)
@@ -191,10 +235,12 @@ RTD_API int rtd_ipc_providers_parse(const char *spec,
 			     (int)flen[0], field[0], (int)flen[1], field[1]);
 			return -RTD_E_IPC_PROVIDER;
 		}
-		if (nf >= 2 && parse_level(field[2], flen[2], &level) != 0) {
-			perr(err, errlen, "provider '%.*s': level '%.*s' is "
-					  "not a number or a level name",
-			     (int)flen[0], field[0], (int)flen[2], field[2]);
+		const char *why;
+		if (nf >= 2 &&
+		    parse_level(field[2], flen[2], &level, &why) != 0) {
+			perr(err, errlen, "provider '%.*s': level '%.*s' %s",
+			     (int)flen[0], field[0], (int)flen[2], field[2],
+			     why);
 			return -RTD_E_IPC_PROVIDER;
 		}
 		const char *a = NULL;
@@ -205,6 +251,16 @@ RTD_API int rtd_ipc_providers_parse(const char *spec,
 			if (al >= 2 && a[0] == '"' && a[al - 1] == '"') {
 				a++;
 				al -= 2;
+			}
+			size_t bl = 0, bad = check_args(a, al, &bl);
+			if (bad) {
+				perr(err, errlen, "provider '%.*s': argument "
+						  "'%.*s' is not KEY=VALUE "
+						  "(arguments are "
+						  "key=value;key=value)",
+				     (int)flen[0], field[0], (int)bl,
+				     a + bad - 1);
+				return -RTD_E_IPC_PROVIDER;
 			}
 		}
 		int rc = add(out, field[0], flen[0], kw, level, a, al);
@@ -286,6 +342,75 @@ RTD_API int rtd_ipc_providers_add_profile(const char *name,
 #undef ADD
 }
 
+/* Keywords and events of Microsoft-Windows-DotNETRuntime a profile reads
+ * (ClrEtwAll.man). */
+#define KW_LOADER 0x8ull
+#define KW_JIT 0x10ull
+#define KW_CONTENTION 0x4000ull
+#define EV_ALLOCATION_TICK 10u
+#define EV_EXCEPTION_THROWN 80u
+#define EV_CONTENTION_START 81u
+#define EV_CONTENTION_LOCK_CREATED 90u
+#define EV_CONTENTION_STOP 91u
+#define EV_METHOD_LOAD_VERBOSE 143u
+#define EV_DOMAIN_MODULE_LOAD 151u
+#define EV_MODULE_LOAD 152u
+
+RTD_API int rtd_ipc_profile_request(unsigned kinds,
+				    struct rtd_ipc_providers *out,
+				    struct rtd_ipc_session_opts *so)
+{
+	const unsigned known = RTD_IPC_PROFILE_CPU | RTD_IPC_PROFILE_ALLOC |
+			       RTD_IPC_PROFILE_LOCK | RTD_IPC_PROFILE_EXCEPTION;
+	if (!out || !so || !kinds || (kinds & ~known))
+		return -RTD_E_INVAL;
+	/* one filter for the one runtime provider: the ids of every kind */
+	uint32_t v[16], nf = 0;
+	uint64_t kw = KW_JIT | KW_LOADER;
+	v[nf++] = EV_METHOD_LOAD_VERBOSE;
+	v[nf++] = EV_DOMAIN_MODULE_LOAD;
+	v[nf++] = EV_MODULE_LOAD;
+	if (kinds & RTD_IPC_PROFILE_ALLOC) {
+		kw |= KW_GC;
+		v[nf++] = EV_ALLOCATION_TICK;
+	}
+	if (kinds & RTD_IPC_PROFILE_LOCK) {
+		kw |= KW_CONTENTION;
+		v[nf++] = EV_CONTENTION_START;
+		v[nf++] = EV_CONTENTION_STOP;
+		v[nf++] = EV_CONTENTION_LOCK_CREATED;
+	}
+	if (kinds & RTD_IPC_PROFILE_EXCEPTION) {
+		kw |= KW_EXCEPTION;
+		v[nf++] = EV_EXCEPTION_THROWN;
+	}
+	int rc = 0;
+	if (kinds & RTD_IPC_PROFILE_CPU)
+		rc = add(out, PROVIDER_SAMPLES, strlen(PROVIDER_SAMPLES),
+			 0xF00000000000ull, 4, NULL, 0);
+	if (!rc)
+		rc = add(out, PROVIDER_RUNTIME, strlen(PROVIDER_RUNTIME), kw, 5,
+			 NULL, 0);
+	if (rc)
+		return rc;
+	uint32_t *f = malloc(nf * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	memcpy(f, v, nf * sizeof(*f));
+	for (size_t i = 0; i < out->n; i++) {
+		struct rtd_ipc_provider *p = &out->v[i];
+		if (strcmp(p->name, PROVIDER_RUNTIME) != 0)
+			continue;
+		p->filter_ids = f;
+		p->n_filter_ids = nf;
+		p->filter_enable = true;
+	}
+	so->no_stackwalk = kinds == RTD_IPC_PROFILE_CPU;
+	so->rundown_keyword = RTD_IPC_RUNDOWN_NAMES;
+	so->filters_optional = true;
+	return 0;
+}
+
 RTD_API void rtd_ipc_providers_clear(struct rtd_ipc_providers *p)
 {
 	if (!p)
@@ -293,6 +418,7 @@ RTD_API void rtd_ipc_providers_clear(struct rtd_ipc_providers *p)
 	for (size_t i = 0; i < p->n; i++) {
 		free((char *)p->v[i].name);
 		free((char *)p->v[i].args);
+		free((void *)p->v[i].filter_ids);
 	}
 	free(p->v);
 	p->v = NULL;

@@ -111,6 +111,27 @@ rtd_ipc_session_start(rtd_ipc_client *c, const struct rtd_ipc_session_opts *o,
 		rtd_debug("%s; retrying with CollectTracing%d", prev, need);
 		rc = start_version(c, o, need, s);
 	}
+	if (rc == -RTD_E_IPC_UNKNOWN_COMMAND && o->filters_optional &&
+	    need == 5) {
+		/* before .NET 10: the same request without event filters */
+		struct rtd_ipc_session_opts o2 = *o;
+		struct rtd_ipc_provider *pv = calloc(o->n_providers, sizeof(*pv));
+		if (!pv) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		for (size_t i = 0; i < o->n_providers; i++) {
+			pv[i] = o->providers[i];
+			pv[i].filter_ids = NULL;
+			pv[i].n_filter_ids = 0;
+		}
+		o2.providers = pv;
+		need = rtd_ipc_collect_min_version(&o2);
+		rtd_debug("no CollectTracing5: retrying with CollectTracing%d "
+			  "without event filters", need);
+		rc = start_version(c, &o2, need, s);
+		free(pv);
+	}
 	if (rc == -RTD_E_IPC_UNKNOWN_COMMAND)
 		ipc_seterr(c, "the runtime does not know CollectTracing%d, "
 			      "which this request needs (%s)",
@@ -324,6 +345,40 @@ RTD_API int rtd_ipc_session_pump(rtd_ipc_session *s,
 	return rc;
 }
 
+
+RTD_API int rtd_ipc_rundown_snapshot(rtd_ipc_client *c, uint64_t rundown_keyword,
+				     rtd_ipc_sink_fn sink, void *ctx,
+				     int wait_ms)
+{
+	if (!c || !sink)
+		return -RTD_E_INVAL;
+	/* keywords 0 at LogAlways: the runtime provider's events all have
+	 * keywords and a higher level, so nothing is enabled */
+	const struct rtd_ipc_provider none = {
+		.name = "Microsoft-Windows-DotNETRuntime"};
+	struct rtd_ipc_session_opts so = {
+		.sz = sizeof(so), .providers = &none, .n_providers = 1,
+		.buffer_mb = 16, .rundown_keyword = rundown_keyword,
+		.no_stackwalk = true};
+	int err = 0;
+	rtd_ipc_session *s = rtd_ipc_session_start(c, &so, &err);
+	if (!s)
+		return err;
+	volatile int stop = 1; /* stop at once */
+	struct rtd_ipc_pump_opts po = {
+		.sz = sizeof(po), .sink = sink, .ctx = ctx, .stop = &stop,
+		.rundown_wait_ms = (uint64_t)(wait_ms > 0 ? wait_ms : 30000)};
+	struct rtd_ipc_pump_result res;
+	int rc = rtd_ipc_session_pump(s, &po, &res);
+	if (!rc && res.rundown_timeout) {
+		ipc_seterr(c, "the rundown did not end within %d ms",
+			   wait_ms > 0 ? wait_ms : 30000);
+		rc = -RTD_E_IPC_TIMEOUT;
+	}
+	rtd_ipc_session_free(s);
+	return rc;
+}
+
 RTD_API void rtd_ipc_session_free(rtd_ipc_session *s)
 {
 	if (!s)
@@ -422,6 +477,28 @@ fail:
 	if (err)
 		*err = rc;
 	return NULL;
+}
+
+RTD_API int rtd_ipc_session_id_mapped(pid_t pid, uint64_t id)
+{
+	char path[64], line[512];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	int found = 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+		char perm[5];
+		if (sscanf(line, "%llx-%llx %4s", &lo, &hi, perm) == 3 &&
+		    id >= lo && id < hi && perm[0] == 'r' && perm[1] == 'w')
+			found = 1;
+		/* a line longer than the buffer: skip its rest */
+		while (!strchr(line, '\n') && fgets(line, sizeof(line), f))
+			;
+	}
+	fclose(f);
+	return found;
 }
 
 /* ---- user_events sessions (CollectTracing5, session_type 1) ------------- */

@@ -23,6 +23,7 @@ enum {
 	ST_HEADER = 0, /* stream header */
 	ST_OBJECTS,    /* FastSerialization objects (V3-V5) */
 	ST_BLOCKS,     /* V6 blocks */
+	ST_EVENTS12,   /* NetPerf V1/V2: events inside the EventPipeFile object */
 	ST_DONE,       /* end marker seen */
 };
 
@@ -120,6 +121,10 @@ rtd_nettrace *rtd_nettrace_new(const struct rtd_nettrace_opts *opts)
 	rtd_buf_init(&dec->sbuf, RTD_CAP_STRING);
 	rtd_buf_init(&dec->fbuf, RTD_CAP_LINE * 16);
 	rtd_buf_init(&dec->gbuf, RTD_CAP_STRING);
+	rtd_buf_init(&dec->nbuf, RTD_CAP_LINE * 16);
+	if (!dec->o.max_sort_bytes)
+		dec->o.max_sort_bytes = NT_CAP_SORT_DEFAULT;
+	rtd_buf_init(&dec->sarena, dec->o.max_sort_bytes);
 	return dec;
 }
 
@@ -152,6 +157,10 @@ void rtd_nettrace_free(rtd_nettrace *dec)
 	rtd_buf_free(&dec->sbuf);
 	rtd_buf_free(&dec->fbuf);
 	rtd_buf_free(&dec->gbuf);
+	rtd_buf_free(&dec->nbuf);
+	rtd_buf_free(&dec->sarena);
+	free(dec->held);
+	free(dec->held_tmp);
 	free(dec->frames);
 	free(dec->stacks);
 	free(dec->scratch);
@@ -437,6 +446,161 @@ static struct nt_meta *meta_get(rtd_nettrace *dec, uint32_t id)
 	return v;
 }
 
+/* ---- time-ordered delivery ------------------------------------------- */
+
+/*
+ * With opts.sort every event is copied (header and payload) into the sort
+ * arena and held. An event with the IsSorted flag proves that nothing
+ * later in the stream is earlier than it, so everything held up to its
+ * time can go; a sequence point, the stream's end or an error releases
+ * all. Stacks are looked up again when an event is released: the stack
+ * table lives until the next sequence point, which releases first.
+ */
+static int hold(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
+		uint64_t off)
+{
+	size_t need = sizeof(*ev) + ev->payload_len;
+	size_t at = (dec->sarena.len + 15) & ~(size_t)15;
+	if (at - dec->sarena.len + need > dec->sarena.max - dec->sarena.len)
+		return nt_fail(dec, -RTD_E_CAP, off,
+			       "events held for sorting exceed %zu bytes (no "
+			       "sequence point or sorted event for too long; "
+			       "use stream order)", dec->o.max_sort_bytes);
+	int err = rtd_buf_reserve(&dec->sarena, at - dec->sarena.len + need);
+	if (err)
+		return err;
+	dec->sarena.len = at;
+	uint8_t *d = dec->sarena.data + at;
+	memcpy(d, ev, sizeof(*ev));
+	if (ev->payload_len)
+		memcpy(d + sizeof(*ev), ev->payload, ev->payload_len);
+	dec->sarena.len += need;
+	if (dec->nheld == dec->held_cap) {
+		size_t ncap = dec->held_cap ? dec->held_cap * 2 : 4096;
+		struct nt_held *nh = realloc(dec->held, ncap * sizeof(*nh));
+		if (!nh)
+			return -ENOMEM;
+		dec->held = nh;
+		nh = realloc(dec->held_tmp, ncap * sizeof(*nh));
+		if (!nh)
+			return -ENOMEM;
+		dec->held_tmp = nh;
+		dec->held_cap = ncap;
+	}
+	struct nt_held *h = &dec->held[dec->nheld++];
+	h->ts = ev->timestamp;
+	h->seq = dec->held_seq++;
+	h->off = at;
+	return 0;
+}
+
+static inline bool held_before(const struct nt_held *a,
+			       const struct nt_held *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
+}
+
+/*
+ * Sort held[] by (time, arrival). Events come in per-thread runs that are
+ * already in time order, so this merges the runs it finds (a natural
+ * merge sort): O(n log runs), O(n) when they are few.
+ */
+static void sort_held(rtd_nettrace *dec)
+{
+	size_t n = dec->nheld;
+	struct nt_held *a = dec->held, *t = dec->held_tmp;
+	if (n < 2)
+		return;
+	for (;;) {
+		size_t runs = 0, i = 0, o = 0;
+		while (i < n) {
+			size_t j = i + 1;
+			while (j < n && !held_before(&a[j], &a[j - 1]))
+				j++;
+			size_t k = j;
+			if (k < n) {
+				k++;
+				while (k < n && !held_before(&a[k], &a[k - 1]))
+					k++;
+			}
+			/* merge a[i..j) and a[j..k) into t[o..) */
+			size_t x = i, y = j;
+			while (x < j && y < k)
+				t[o++] = held_before(&a[y], &a[x]) ? a[y++]
+								  : a[x++];
+			while (x < j)
+				t[o++] = a[x++];
+			while (y < k)
+				t[o++] = a[y++];
+			runs++;
+			i = k;
+		}
+		struct nt_held *sw = a;
+		a = t;
+		t = sw;
+		if (runs <= 1)
+			break;
+	}
+	if (a != dec->held) {
+		memcpy(dec->held, a, n * sizeof(*a));
+	}
+}
+
+/* Deliver the held events up to time `upto` (all with `all`), in order. */
+static int flush_held(rtd_nettrace *dec, uint64_t upto, bool all)
+{
+	if (dec->nheld == 0 || dec->flushing)
+		return 0;
+	dec->flushing = true;
+	if (dec->held_sorted < dec->nheld)
+		sort_held(dec);
+	dec->held_sorted = dec->nheld;
+	size_t i = 0;
+	int err = 0;
+	for (; i < dec->nheld; i++) {
+		const struct nt_held *h = &dec->held[i];
+		if (!all && h->ts > upto)
+			break;
+		struct rtd_nettrace_event ev;
+		const uint8_t *rec = dec->sarena.data + h->off;
+		memcpy(&ev, rec, sizeof(ev));
+		ev.payload = rec + sizeof(ev);
+		stack_lookup(dec, ev.stack_id, &ev);
+		if (dec->o.on_event && !err)
+			err = dec->o.on_event(dec->o.ctx, &ev);
+		if (err) {
+			i++;
+			break;
+		}
+	}
+	size_t rest = dec->nheld - i;
+	if (rest == 0) {
+		dec->sarena.len = 0;
+	} else if (i > 0) {
+		/* keep the rest, compacted, still sorted */
+		memmove(dec->held, dec->held + i, rest * sizeof(*dec->held));
+		if (dec->sarena.len > dec->o.max_sort_bytes / 2) {
+			size_t at = 0;
+			for (size_t k = 0; k < rest; k++) {
+				struct nt_held *h = &dec->held[k];
+				const uint8_t *rec = dec->sarena.data + h->off;
+				struct rtd_nettrace_event e;
+				memcpy(&e, rec, sizeof(e));
+				size_t sz = sizeof(e) + e.payload_len;
+				if (h->off != at)
+					memmove(dec->sarena.data + at, rec, sz);
+				h->off = at;
+				at = (at + sz + 15) & ~(size_t)15;
+			}
+			dec->sarena.len = at;
+		}
+	}
+	dec->nheld = rest;
+	dec->held_sorted = rest;
+	dec->flushing = false;
+	return err;
+}
+
 /* ---- events ---------------------------------------------------------- */
 
 /*
@@ -467,7 +631,7 @@ deliver(rtd_nettrace *dec, struct hdr *h, const uint8_t *payload,
 	ev->meta = &m->pub;
 	ev->payload = payload;
 	ev->offset = ev_off;
-	if (dec->format == 3) {
+	if (dec->format <= 3) {
 		ev->stack = inline_n ? inline_stack : NULL;
 		ev->nframes = inline_n;
 	} else {
@@ -504,6 +668,13 @@ deliver(rtd_nettrace *dec, struct hdr *h, const uint8_t *payload,
 	m->seen++;
 	m->bytes += ev->payload_len;
 	dec->st.events++;
+	if (dec->o.sort && dec->format >= 4) {
+		int err = hold(dec, ev, ev_off);
+		if (err || !ev->sorted)
+			return err;
+		/* nothing later in the stream is earlier than this event */
+		return flush_held(dec, ev->timestamp, false);
+	}
 	if (dec->o.on_event)
 		return dec->o.on_event(dec->o.ctx, ev);
 	return 0;
@@ -641,6 +812,34 @@ static int event_block(rtd_nettrace *dec, rtd_rd *r, uint64_t base,
 	return 0;
 }
 
+/* An inline stack (NetPerf): its frames into dec->scratch. */
+static int v3_stack(rtd_nettrace *dec, const uint8_t *sp, uint32_t ssize,
+		    uint64_t ev_off, size_t *nout)
+{
+	size_t psz = dec->info.pointer_size;
+	if (ssize % psz)
+		return nt_fail(dec, -RTD_E_NT_STACK, ev_off,
+			       "stack size %u is not a multiple of the "
+			       "pointer size %zu", ssize, psz);
+	size_t n = ssize / psz;
+	if (n > NT_CAP_STACK_FRAMES)
+		return nt_fail(dec, -RTD_E_CAP, ev_off,
+			       "stack of %zu frames exceeds the cap %u", n,
+			       NT_CAP_STACK_FRAMES);
+	if (n > dec->scratch_cap) {
+		uint64_t *ns = realloc(dec->scratch, n * sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		dec->scratch = ns;
+		dec->scratch_cap = n;
+	}
+	read_ips(dec, sp, n * psz, dec->scratch);
+	if (n)
+		dec->st.stacks++;
+	*nout = n;
+	return 0;
+}
+
 /* NetPerf V3 event block: events with inline metadata and stacks. */
 static int event_block_v3(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 {
@@ -675,27 +874,10 @@ static int event_block_v3(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 			return nt_fail(dec, -RTD_E_NT_EVENT, ev_off,
 				       "event stack of %u bytes runs past the "
 				       "event's %u bytes", ssize, size);
-		size_t psz = dec->info.pointer_size;
-		if (ssize % psz)
-			return nt_fail(dec, -RTD_E_NT_STACK, ev_off,
-				       "stack size %u is not a multiple of the "
-				       "pointer size %zu", ssize, psz);
-		size_t n = ssize / psz;
-		if (n > NT_CAP_STACK_FRAMES)
-			return nt_fail(dec, -RTD_E_CAP, ev_off,
-				       "stack of %zu frames exceeds the cap %u",
-				       n, NT_CAP_STACK_FRAMES);
-		if (n > dec->scratch_cap) {
-			uint64_t *ns = realloc(dec->scratch, n * sizeof(*ns));
-			if (!ns)
-				return -ENOMEM;
-			dec->scratch = ns;
-			dec->scratch_cap = n;
-		}
-		read_ips(dec, sp, n * psz, dec->scratch);
-		if (n)
-			dec->st.stacks++;
-		int err;
+		size_t n;
+		int err = v3_stack(dec, sp, ssize, ev_off, &n);
+		if (err)
+			return err;
 		if (h.meta_id == 0) {
 			rtd_rd mr;
 			rd_init(&mr, payload, h.ev.payload_len);
@@ -729,6 +911,9 @@ static int seqpoint_done(rtd_nettrace *dec, uint64_t ts)
 /* V4/V5 sequence point: time, then (thread id, sequence) pairs. */
 static int sp_block(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 {
+	int ferr = flush_held(dec, 0, true);
+	if (ferr)
+		return ferr;
 	uint64_t ts = rd_u64le(r);
 	uint32_t n = rd_u32le(r);
 	if (!rd_ok(r) || n > rd_left(r) / 12)
@@ -748,6 +933,9 @@ static int sp_block(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 /* V6 sequence point: time, flags, then varint (thread index, sequence). */
 static int sp_block_v6(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 {
+	int ferr = flush_held(dec, 0, true);
+	if (ferr)
+		return ferr;
 	uint64_t ts = rd_u64le(r);
 	uint32_t flags = rd_u32le(r);
 	uint32_t n = rd_u32le(r);
@@ -958,6 +1146,25 @@ static void set_info_common(rtd_nettrace *dec, rtd_rd *r)
 	dec->info.pointer_size = rd_u32le(r);
 }
 
+/* NetPerf V1/V2 header: SYSTEMTIME, start timestamp, frequency; only
+ * 64-bit Linux wrote these (.NET Core 2.0), so pointers are 8 bytes. */
+static void set_info_12(rtd_nettrace *dec, rtd_rd *r)
+{
+	int16_t t[8];
+	for (int i = 0; i < 8; i++)
+		t[i] = rd_i16le(r);
+	dec->info.sync_year = t[0];
+	dec->info.sync_month = t[1];
+	dec->info.sync_day = t[3];
+	dec->info.sync_hour = t[4];
+	dec->info.sync_minute = t[5];
+	dec->info.sync_second = t[6];
+	dec->info.sync_ms = t[7];
+	dec->info.sync_ticks = rd_u64le(r);
+	dec->info.tick_freq = rd_u64le(r);
+	dec->info.pointer_size = 8;
+}
+
 static int info_done(rtd_nettrace *dec, uint64_t off)
 {
 	if (dec->info.pointer_size != 4 && dec->info.pointer_size != 8)
@@ -1129,6 +1336,32 @@ static long step_object(rtd_nettrace *dec, const uint8_t *p, size_t avail)
 	memcpy(tn, name, nlen);
 	tn[nlen] = 0;
 
+	if (!strcmp(tn, "Microsoft.DotNet.Runtime.EventPipeFile")) {
+		/* .NET Core 2.0 (NetPerf object version 1, provider GUIDs; 2,
+		 * provider names): the entry object holds a forward reference
+		 * (to the end of the events), SYSTEMTIME, the start timestamp
+		 * and the clock frequency, then the events, unframed. */
+		if (dec->format != 3 || dec->have_info)
+			return nt_fail(dec, -RTD_E_NT_BLOCK, off,
+				       "EventPipeFile object in the wrong place");
+		if (version != 1 && version != 2)
+			return nt_fail(dec, -RTD_E_UNSUPPORTED, off,
+				       "EventPipeFile object version %u is not "
+				       "supported (want 1 or 2)", version);
+		size_t total = hdr + 4 + 16 + 8 + 8;
+		if (avail < total) {
+			dec->need = total;
+			return 0;
+		}
+		(void)rd_u32le(&r); /* forward reference index */
+		set_info_12(dec, &r);
+		dec->format = (int)version;
+		dec->state = ST_EVENTS12;
+		int err = info_done(dec, off);
+		if (err)
+			return err;
+		return (long)total;
+	}
 	if (!strcmp(tn, "Trace")) {
 		if (dec->have_info)
 			return nt_fail(dec, -RTD_E_NT_BLOCK, off,
@@ -1285,6 +1518,112 @@ static long step_block_v6(rtd_nettrace *dec, const uint8_t *p, size_t avail)
 	return (long)total;
 }
 
+/*
+ * One NetPerf V1/V2 event: u32 size of the rest, u32 metadata label (the
+ * stream offset of the metadata event, 0 for a metadata event itself),
+ * u32 thread, u64 timestamp, activity and related activity GUIDs, u32
+ * payload size and payload, u32 stack size and stack. After the last
+ * event come the entry object's EndObject tag, the serializer's forward
+ * reference table (u32 count, count labels, the first being this tag's
+ * offset) and its trailer (u32 table offset, u32 trailer offset): that
+ * exact shape is the end of the stream.
+ */
+static long step_event12(rtd_nettrace *dec, const uint8_t *p, size_t avail)
+{
+	uint64_t off = dec->off;
+	if (avail < 1) {
+		dec->need = 1;
+		return 0;
+	}
+	if (p[0] == TAG_END_OBJECT) {
+		if (avail < 5) {
+			dec->need = 5;
+			return 0;
+		}
+		rtd_rd t;
+		rd_init(&t, p + 1, avail - 1);
+		uint32_t count = rd_u32le(&t);
+		if (count >= 1 && count <= 100) {
+			size_t total = 1 + 4 + 4 * (size_t)count + 8;
+			if (avail < total) {
+				dec->need = total;
+				return 0;
+			}
+			uint32_t first = rd_u32le(&t);
+			rd_skip(&t, 4 * (size_t)(count - 1));
+			uint32_t tstart = rd_u32le(&t), tr = rd_u32le(&t);
+			if (first == (uint32_t)off && tstart == (uint32_t)(off + 1) &&
+			    tr == (uint32_t)(off + 5 + 4 * (uint64_t)count)) {
+				dec->state = ST_DONE;
+				dec->seen_end = 1;
+				return (long)total;
+			}
+		}
+	}
+	if (avail < 4) {
+		dec->need = 4;
+		return 0;
+	}
+	uint32_t size = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
+			(uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	if (size > dec->o.max_block)
+		return nt_fail(dec, -RTD_E_CAP, off,
+			       "event of %u bytes exceeds the block cap %zu",
+			       size, dec->o.max_block);
+	size_t total = 4 + (size_t)size;
+	if (avail < total) {
+		dec->need = total;
+		return 0;
+	}
+	rtd_rd e;
+	rd_init(&e, p + 4, size);
+	struct hdr h;
+	memset(&h, 0, sizeof(h));
+	uint32_t label = rd_u32le(&e);
+	h.ev.thread_id = rd_u32le(&e);
+	h.ev.capture_thread_id = h.ev.thread_id;
+	h.ev.proc_number = 0xffffffffu;
+	h.ev.timestamp = rd_u64le(&e);
+	read_guid(&e, h.ev.activity_id);
+	read_guid(&e, h.ev.related_activity_id);
+	h.ev.payload_len = rd_u32le(&e);
+	h.ev.sorted = true;
+	const uint8_t *payload, *sp;
+	if (!rd_bytes(&e, h.ev.payload_len, &payload))
+		return nt_fail(dec, -RTD_E_NT_EVENT, off,
+			       "event payload of %u bytes runs past the event's "
+			       "%u bytes", (unsigned)h.ev.payload_len, size);
+	uint32_t ssize = rd_u32le(&e);
+	if (!rd_bytes(&e, ssize, &sp))
+		return nt_fail(dec, -RTD_E_NT_EVENT, off,
+			       "event stack of %u bytes runs past the event's "
+			       "%u bytes", ssize, size);
+	int err;
+	if (label == 0) {
+		/* a metadata event: later events name it by its offset */
+		rtd_rd mr;
+		rd_init(&mr, payload, h.ev.payload_len);
+		struct nt_meta *m = NULL;
+		err = nt_meta_parse_v5(dec, &mr, dec->format,
+				       off + (uint64_t)(payload - p), &m);
+		if (!err) {
+			m->pub.id = (uint32_t)off;
+			err = meta_add(dec, m, off);
+		}
+	} else {
+		size_t n;
+		err = v3_stack(dec, sp, ssize, off, &n);
+		if (!err) {
+			h.meta_id = label;
+			err = deliver(dec, &h, payload, off, dec->scratch, n);
+		}
+	}
+	if (err)
+		return err;
+	dec->st.blocks++;
+	return (long)total;
+}
+
 static long step(rtd_nettrace *dec, const uint8_t *p, size_t avail)
 {
 	switch (dec->state) {
@@ -1294,6 +1633,8 @@ static long step(rtd_nettrace *dec, const uint8_t *p, size_t avail)
 		return step_object(dec, p, avail);
 	case ST_BLOCKS:
 		return step_block_v6(dec, p, avail);
+	case ST_EVENTS12:
+		return step_event12(dec, p, avail);
 	default:
 		return (long)avail;
 	}
@@ -1384,8 +1725,13 @@ int rtd_nettrace_finish(rtd_nettrace *dec)
 {
 	if (!dec)
 		return -RTD_E_INVAL;
+	/* events held for sorting are complete: deliver them whatever
+	 * stopped the stream */
+	int ferr = flush_held(dec, 0, true);
 	if (dec->err)
 		return dec->err;
+	if (ferr)
+		return ferr;
 	if (dec->state == ST_DONE)
 		return 0;
 	if (dec->in.len)

@@ -306,23 +306,19 @@ static int fields_v6(struct bld *b, rtd_rd *r, unsigned depth,
 
 /* ---- the record ------------------------------------------------------ */
 
+/* TraceEvent's names of the standard opcodes (its TraceEventOpcode);
+ * others are shown as their number, as TraceEvent does. */
 static const char *opcode_name(uint32_t op, char *buf, size_t n)
 {
-	switch (op) {
-	case 1: return "Start";
-	case 2: return "Stop";
-	case 3: return "DCStart";
-	case 4: return "DCStop";
-	case 9: return "Extension";
-	case 10: return "Reply";
-	case 11: return "Resume";
-	case 12: return "Suspend";
-	case 13: return "Send";
-	case 240: return "Receive";
-	default:
-		snprintf(buf, n, "%u", op);
-		return buf;
-	}
+	static const char *const names[] = {
+		"Info", "Start", "Stop", "DataCollectionStart",
+		"DataCollectionStop", "Extension", "Reply", "Resume",
+		"Suspend", "Transfer",
+	};
+	if (op < sizeof(names) / sizeof(names[0]))
+		return names[op];
+	snprintf(buf, n, "%u", op);
+	return buf;
 }
 
 static bool ends_with_ci(const char *s, const char *suf)
@@ -397,6 +393,87 @@ static int parse_v5(struct bld *b, rtd_rd *r, int format, struct parsed *o)
 			o->nfields = n;
 			o->have_v2 = true;
 		}
+	}
+	return 0;
+}
+
+/* The runtime's providers by their GUIDs (NetPerf V1 names none). */
+static const struct {
+	uint8_t guid[16];
+	const char *name;
+} known_guids[] = {
+	{{0x23, 0x0d, 0x3c, 0xe1, 0xbc, 0xcc, 0x12, 0x4e, 0x93, 0x1b, 0xd9,
+	  0xcc, 0x2e, 0xee, 0x27, 0xe4}, "Microsoft-Windows-DotNETRuntime"},
+	{{0x1c, 0x02, 0x69, 0xa6, 0x50, 0xc4, 0x09, 0x46, 0xa0, 0x35, 0x5a,
+	  0xf5, 0x9a, 0xf4, 0xdf, 0x18}, "Microsoft-Windows-DotNETRuntimeRundown"},
+	{{0x54, 0xd7, 0x3f, 0x76, 0x86, 0x70, 0xfe, 0x4d, 0x95, 0xeb, 0xc0,
+	  0x1a, 0x46, 0xfa, 0xf4, 0xca}, "Microsoft-Windows-DotNETRuntimePrivate"},
+	{{0x44, 0x0d, 0x53, 0x3c, 0x3a, 0x97, 0xae, 0x51, 0x1e, 0x6d, 0x78,
+	  0x3e, 0x8f, 0x8e, 0x03, 0xa9}, "Microsoft-DotNETCore-SampleProfiler"},
+};
+
+/*
+ * NetPerf V1/V2 (.NET Core 2.0) metadata event payload: the provider (V1:
+ * its GUID; V2: its name, UTF-16), event id, version, then a length and,
+ * when nonzero, EventSource's own metadata (id, name, keywords, version,
+ * level, parameters as type + name). The runtime's events carry none.
+ */
+static int parse_v12(struct bld *b, rtd_rd *r, int format, struct parsed *o)
+{
+	memset(o, 0, sizeof(o[0]));
+	int err;
+	if (format == 1) {
+		uint8_t g[16];
+		if (!rd_copy(r, g, 16))
+			return bfail(b, r, -RTD_E_NT_METADATA,
+				     "provider GUID truncated");
+		o->provider = NULL;
+		for (size_t i = 0;
+		     i < sizeof(known_guids) / sizeof(known_guids[0]); i++)
+			if (!memcmp(g, known_guids[i].guid, 16))
+				o->provider = bstr(b, known_guids[i].name,
+						   strlen(known_guids[i].name));
+		if (!o->provider) {
+			char t[40];
+			snprintf(t, sizeof(t),
+				 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+				 "%02x%02x%02x%02x%02x%02x",
+				 g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6],
+				 g[8], g[9], g[10], g[11], g[12], g[13], g[14],
+				 g[15]);
+			o->provider = bstr(b, t, strlen(t));
+		}
+	} else {
+		err = bstr16(b, r, &o->provider);
+		if (err)
+			return err;
+	}
+	o->event_id = rd_u32le(r);
+	o->version = rd_u32le(r);
+	uint32_t len = rd_u32le(r);
+	rtd_rd mr;
+	if (!rd_ok(r) || !rd_sub(r, len, &mr))
+		return bfail(b, r, -RTD_E_NT_METADATA, "header truncated");
+	o->event_name = bstr(b, "", 0);
+	if (len == 0)
+		return 0;
+	o->event_id = rd_u32le(&mr);
+	err = bstr16(b, &mr, &o->event_name);
+	if (err)
+		return err;
+	o->keywords = rd_u64le(&mr);
+	o->version = rd_u32le(&mr);
+	o->level = rd_u32le(&mr);
+	if (!rd_ok(&mr))
+		return bfail(b, &mr, -RTD_E_NT_METADATA, "header truncated");
+	if (rd_left(&mr) == 0)
+		return 0;
+	err = fields_v1(b, &mr, 0, &o->fields, &o->nfields);
+	if (err)
+		return err;
+	if (b->bad_type) {
+		o->fields = NULL;
+		o->nfields = 0;
 	}
 	return 0;
 }
@@ -483,6 +560,20 @@ static void display_name(const struct parsed *o, uint32_t *opcode,
 			 opcode_name(op, ob, sizeof(ob)));
 }
 
+static void bools_to_8bit(struct rtd_nettrace_field *f, size_t n,
+			  unsigned depth)
+{
+	if (depth > NT_CAP_DEPTH)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].type == RTD_NT_T_BOOL32)
+			f[i].type = RTD_NT_T_BOOL8;
+		if (f[i].nfields)
+			bools_to_8bit((struct rtd_nettrace_field *)f[i].fields,
+				      f[i].nfields, depth + 1);
+	}
+}
+
 static int build(rtd_nettrace *dec, rtd_rd *r, int format, uint64_t base,
 		 struct nt_meta **out)
 {
@@ -493,8 +584,9 @@ static int build(rtd_nettrace *dec, rtd_rd *r, int format, uint64_t base,
 	b.base = base;
 	struct parsed o;
 	rtd_rd r1 = *r;
-	int err = format == 6 ? parse_v6(&b, &r1, &o)
-			      : parse_v5(&b, &r1, format, &o);
+	int err = format == 6   ? parse_v6(&b, &r1, &o)
+		  : format <= 2 ? parse_v12(&b, &r1, format, &o)
+				: parse_v5(&b, &r1, format, &o);
 	if (err)
 		return err;
 	size_t nf = b.nfields, sb = b.strbytes;
@@ -518,12 +610,20 @@ static int build(rtd_nettrace *dec, rtd_rd *r, int format, uint64_t base,
 	b.fields = (struct rtd_nettrace_field *)((char *)m + head);
 	b.strs = (char *)(b.fields + nf);
 	rtd_rd r2 = *r;
-	err = format == 6 ? parse_v6(&b, &r2, &o)
-			  : parse_v5(&b, &r2, format, &o);
+	err = format == 6   ? parse_v6(&b, &r2, &o)
+	      : format <= 2 ? parse_v12(&b, &r2, format, &o)
+			    : parse_v5(&b, &r2, format, &o);
 	if (err) {
 		free(m);
 		return err;
 	}
+	/* A self-describing (TraceLogging) event: EventSource.Write gives
+	 * one unnamed struct holding the properties, and writes bools in one
+	 * byte (TraceLogging's Boolean8) though the type code is Boolean,
+	 * which EventSource's own events write in four. */
+	if (o.nfields == 1 && o.fields[0].type == RTD_NT_T_OBJECT &&
+	    !o.fields[0].name[0])
+		bools_to_8bit(o.fields, 1, 0);
 	char *name = b.strs + sb;
 	struct rtd_nettrace_metadata *p = &m->pub;
 	p->id = o.id;

@@ -29,6 +29,9 @@
 #define NT_CAP_ARRAY_ELEMS (1u << 20)      /* elements walked per array */
 #define NT_CAP_STACK_FRAMES 4096u          /* frames in one stack */
 
+/* Value and bit maps of the built-in schemas (schema_table.c). */
+extern const struct rtd_nettrace_map nt_map_table[];
+
 /* Built-in schema of one runtime event (schema.c). */
 struct nt_schema {
 	const char *provider;
@@ -79,6 +82,15 @@ struct nt_label {
 	uint8_t related[16];
 };
 
+/* An event held for time-ordered delivery (opts.sort). */
+struct nt_held {
+	uint64_t ts;
+	uint64_t seq;  /* arrival order: ties keep stream order */
+	size_t off;    /* its record in the sort arena */
+};
+
+#define NT_CAP_SORT_DEFAULT (256u << 20) /* events held for sorting */
+
 struct rtd_nettrace {
 	struct rtd_nettrace_opts o;
 	int state;
@@ -118,10 +130,18 @@ struct rtd_nettrace {
 
 	struct rtd_nettrace_stats st;
 
+	/* time-ordered delivery (opts.sort) */
+	rtd_buf sarena;        /* held events: header copy + payload */
+	struct nt_held *held, *held_tmp;
+	size_t nheld, held_cap, held_sorted; /* held[0..held_sorted) sorted */
+	uint64_t held_seq;
+	bool flushing;
+
 	/* scratch for payload walking and formatting */
 	rtd_buf sbuf;
 	rtd_buf fbuf;
 	rtd_buf gbuf;          /* rtd_nettrace_get's string */
+	rtd_buf nbuf;          /* rtd_nettrace_format's value names */
 };
 
 /* Record a decoding error at an absolute offset; returns err. */
@@ -135,6 +155,22 @@ static inline uint64_t nt_off(const rtd_nettrace *dec, const rtd_rd *r,
 	(void)dec;
 	return base + rd_off(r);
 }
+
+/* Encoded size of a fixed-size type, 0 when variable (payload.c). */
+size_t nt_fixed_size(const struct rtd_nettrace_field *f, size_t psz,
+		     unsigned depth);
+
+/* An array field's element count and the reader of its elements (r, or
+ * a V6 RelLoc/DataLoc slice of the payload in *sub); payload.c. */
+int nt_array(const struct rtd_nettrace_field *f, rtd_rd *r,
+	     const uint8_t *payload, size_t payload_len, size_t psz,
+	     unsigned depth, const uint64_t *sib, size_t nsib, size_t *count,
+	     rtd_rd **er, rtd_rd *sub, size_t *located_end);
+
+/* Render ev into out (appended, NUL-terminated); format.c. */
+int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
+	      unsigned flags, rtd_buf *out, rtd_nettrace_frame_fn sym,
+	      void *sym_ctx);
 
 /* Read a NUL-terminated UTF-16 string into out (UTF-8). Returns 0 or a
  * negative code (-RTD_E_TRUNCATED when no terminator). */

@@ -63,11 +63,12 @@ struct walk {
 	size_t payload_len;
 	bool lenient;  /* built-in schema: older versions end early */
 	size_t budget; /* array elements left to walk */
+	size_t located_end; /* V6 RelLoc/DataLoc data reaches this offset */
 };
 
 /* Fixed encoded size of a type, or 0 when variable (RelLoc elements). */
-static size_t fixed_size(const struct rtd_nettrace_field *f, size_t psz,
-			 unsigned depth)
+size_t nt_fixed_size(const struct rtd_nettrace_field *f, size_t psz,
+		     unsigned depth)
 {
 	if (depth > NT_CAP_DEPTH)
 		return 0;
@@ -90,13 +91,13 @@ static size_t fixed_size(const struct rtd_nettrace_field *f, size_t psz,
 		return psz;
 	case RTD_NT_T_FIXED_ARRAY:
 		return f->nfields ? f->fixed_count *
-					    fixed_size(&f->fields[0], psz,
+					    nt_fixed_size(&f->fields[0], psz,
 						       depth + 1)
 				  : 0;
 	case RTD_NT_T_OBJECT: {
 		size_t s = 0;
 		for (size_t i = 0; i < f->nfields; i++) {
-			size_t e = fixed_size(&f->fields[i], psz, depth + 1);
+			size_t e = nt_fixed_size(&f->fields[i], psz, depth + 1);
 			if (!e)
 				return 0;
 			s += e;
@@ -140,6 +141,54 @@ static void fmt_filetime(uint64_t ft, rtd_buf *out)
 	rtd_buf_printf(out, "%04d-%02d-%02dT%02d:%02d:%02d.%07uZ",
 		       tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
 		       tm.tm_min, tm.tm_sec, frac);
+}
+
+/*
+ * An array field's element count and the reader its elements are in: the
+ * payload's own reader (*er = r), or for V6 RelLoc/DataLoc a slice of the payload
+ * (whose end raises *located_end). Shared by the walk and the formatter.
+ */
+int nt_array(const struct rtd_nettrace_field *f, rtd_rd *r,
+	     const uint8_t *payload, size_t payload_len, size_t psz,
+	     unsigned depth, const uint64_t *sib, size_t nsib, size_t *count,
+	     rtd_rd **er, rtd_rd *sub, size_t *located_end)
+{
+	*er = r;
+	if (!f->nfields)
+		return -RTD_E_NT_PAYLOAD;
+	if (f->type == RTD_NT_T_RELLOC || f->type == RTD_NT_T_DATALOC) {
+		uint32_t loc = rd_u32le(r);
+		if (!rd_ok(r))
+			return r->err;
+		size_t size = loc >> 16, off = loc & 0xffff;
+		size_t base = f->type == RTD_NT_T_RELLOC
+				      ? (size_t)(r->p - payload)
+				      : 0;
+		if (base + off > payload_len || size > payload_len - base - off)
+			return -RTD_E_NT_PAYLOAD;
+		size_t esz = nt_fixed_size(&f->fields[0], psz, depth + 1);
+		if (!esz)
+			return -RTD_E_NT_PAYLOAD;
+		rd_init(sub, payload + base + off, size);
+		*er = sub;
+		if (base + off + size > *located_end)
+			*located_end = base + off + size;
+		*count = size / esz;
+		return 0;
+	}
+	if (f->type == RTD_NT_T_ARRAY)
+		*count = rd_u16le(r);
+	else if (f->type == RTD_NT_T_FIXED_ARRAY)
+		*count = f->fixed_count;
+	else
+		*count = (f->count_field >= 0 && (size_t)f->count_field < nsib)
+				 ? (size_t)sib[f->count_field]
+				 : 0;
+	if (!rd_ok(r))
+		return r->err;
+	if (*count > NT_CAP_ARRAY_ELEMS)
+		return -RTD_E_CAP;
+	return 0;
 }
 
 static int emit(struct walk *w, struct rtd_nettrace_value *v)
@@ -312,42 +361,16 @@ static int walk_one(struct walk *w, const struct rtd_nettrace_field *f,
 		v.kind = RTD_NT_V_END_OBJECT;
 		return emit(w, &v);
 	}
-	case RTD_NT_T_ARRAY: case RTD_NT_T_FIXED_ARRAY: case RTD_NT_T_COUNTED: {
-		size_t count;
-		if (f->type == RTD_NT_T_ARRAY)
-			count = rd_u16le(r);
-		else if (f->type == RTD_NT_T_FIXED_ARRAY)
-			count = f->fixed_count;
-		else
-			count = (f->count_field >= 0 &&
-				 (size_t)f->count_field < nsib)
-					? (size_t)siblings[f->count_field]
-					: 0;
-		if (!rd_ok(r))
-			return r->err;
-		if (!f->nfields)
-			return -RTD_E_NT_PAYLOAD;
-		if (count > NT_CAP_ARRAY_ELEMS)
-			return -RTD_E_CAP;
-		return walk_elems(w, f, &f->fields[0], count, r, depth);
-	}
+	case RTD_NT_T_ARRAY: case RTD_NT_T_FIXED_ARRAY: case RTD_NT_T_COUNTED:
 	case RTD_NT_T_RELLOC: case RTD_NT_T_DATALOC: {
-		uint32_t loc = rd_u32le(r);
-		if (!rd_ok(r))
-			return r->err;
-		size_t size = loc >> 16, off = loc & 0xffff;
-		size_t base = f->type == RTD_NT_T_RELLOC
-				      ? (size_t)(r->p - w->payload)
-				      : 0;
-		if (!f->nfields || base + off > w->payload_len ||
-		    size > w->payload_len - base - off)
-			return -RTD_E_NT_PAYLOAD;
-		size_t esz = fixed_size(&f->fields[0], psz, depth + 1);
-		if (!esz)
-			return -RTD_E_NT_PAYLOAD;
-		rtd_rd sub;
-		rd_init(&sub, w->payload + base + off, size);
-		return walk_elems(w, f, &f->fields[0], size / esz, &sub, depth);
+		size_t count;
+		rtd_rd sub, *er;
+		int rc = nt_array(f, r, w->payload, w->payload_len, psz, depth,
+				  siblings, nsib, &count, &er, &sub,
+				  &w->located_end);
+		if (rc)
+			return rc;
+		return walk_elems(w, f, &f->fields[0], count, er, depth);
 	}
 	default:
 		return -RTD_E_NT_PAYLOAD;
@@ -384,10 +407,24 @@ int rtd_nettrace_walk(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 		      rtd_nettrace_value_fn fn, void *ctx)
 {
 	struct walk w = {dec, fn, ctx, ev->payload, ev->payload_len,
-			 ev->meta->builtin, NT_CAP_ARRAY_ELEMS};
+			 ev->meta->builtin, NT_CAP_ARRAY_ELEMS, 0};
 	rtd_rd r;
 	rd_init(&r, ev->payload, ev->payload_len);
-	return walk_list(&w, ev->meta->fields, ev->meta->nfields, &r, 0, true);
+	int rc = walk_list(&w, ev->meta->fields, ev->meta->nfields, &r, 0,
+			   true);
+	size_t at = (size_t)(r.p - ev->payload);
+	if (!rc && w.located_end > at && w.located_end <= ev->payload_len)
+		rd_skip(&r, w.located_end - at);
+	if (rc || rd_left(&r) == 0)
+		return rc;
+	/* bytes no field describes: handed over, never dropped unseen */
+	struct rtd_nettrace_value v;
+	memset(&v, 0, sizeof(v));
+	v.kind = RTD_NT_V_TRAILING;
+	v.raw = r.p;
+	v.raw_len = rd_left(&r);
+	v.type = RTD_NT_T_BINARY;
+	return fn(ctx, &v);
 }
 
 struct getctx {
@@ -432,208 +469,3 @@ int rtd_nettrace_get(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 	return -RTD_E_NOTFOUND;
 }
 
-/* ---- rendering ------------------------------------------------------- */
-
-struct fmt {
-	rtd_buf *b;
-	bool json;
-	bool first[NT_CAP_DEPTH + 4];
-	unsigned depth;
-	int err;
-};
-
-static void put_sep(struct fmt *f, const struct rtd_nettrace_value *v)
-{
-	unsigned d = v->depth;
-	if (d > NT_CAP_DEPTH + 2)
-		d = NT_CAP_DEPTH + 2;
-	if (!f->first[d])
-		rtd_buf_puts(f->b, f->json ? "," : (d == 0 ? " " : ", "));
-	f->first[d] = false;
-	if (v->name) {
-		if (f->json) {
-			rtd_buf_json_str(f->b, v->name, strlen(v->name));
-			rtd_buf_putc(f->b, ':');
-		} else {
-			rtd_buf_puts(f->b, v->name[0] ? v->name : "_");
-			rtd_buf_putc(f->b, '=');
-		}
-	}
-}
-
-static int fmt_cb(void *ctx, const struct rtd_nettrace_value *v)
-{
-	struct fmt *f = ctx;
-	rtd_buf *b = f->b;
-	unsigned d = v->depth + 1;
-	if (d > NT_CAP_DEPTH + 2)
-		d = NT_CAP_DEPTH + 2;
-	switch (v->kind) {
-	case RTD_NT_V_BEGIN_OBJECT:
-		put_sep(f, v);
-		rtd_buf_putc(b, '{');
-		f->first[d] = true;
-		return 0;
-	case RTD_NT_V_END_OBJECT:
-		rtd_buf_putc(b, '}');
-		return 0;
-	case RTD_NT_V_BEGIN_ARRAY:
-		put_sep(f, v);
-		rtd_buf_putc(b, '[');
-		f->first[d] = true;
-		return 0;
-	case RTD_NT_V_END_ARRAY:
-		rtd_buf_putc(b, ']');
-		return 0;
-	case RTD_NT_V_SCALAR:
-		break;
-	}
-	put_sep(f, v);
-	switch (v->field->type) {
-	case RTD_NT_T_I8: case RTD_NT_T_I16: case RTD_NT_T_I32:
-	case RTD_NT_T_I64: case RTD_NT_T_VARINT:
-		rtd_buf_printf(b, "%" PRId64, v->i);
-		break;
-	case RTD_NT_T_U8: case RTD_NT_T_U16: case RTD_NT_T_U32:
-	case RTD_NT_T_U64: case RTD_NT_T_VARUINT:
-		rtd_buf_printf(b, "%" PRIu64, v->u);
-		break;
-	case RTD_NT_T_BOOL8: case RTD_NT_T_BOOL32:
-		rtd_buf_puts(b, v->u ? "true" : "false");
-		break;
-	case RTD_NT_T_HEX32: case RTD_NT_T_HEX64: case RTD_NT_T_POINTER:
-		if (f->json)
-			rtd_buf_printf(b, "\"0x%" PRIx64 "\"", v->u);
-		else
-			rtd_buf_printf(b, "0x%" PRIx64, v->u);
-		break;
-	case RTD_NT_T_F32: case RTD_NT_T_F64:
-		if (isfinite(v->f))
-			rtd_buf_printf(b, "%.17g", v->f);
-		else
-			rtd_buf_puts(b, f->json ? "null" : "nan");
-		break;
-	case RTD_NT_T_DECIMAL: case RTD_NT_T_BINARY:
-		rtd_buf_puts(b, f->json ? "\"" : "0x");
-		for (size_t i = 0; i < v->raw_len; i++)
-			rtd_buf_printf(b, "%02x", v->raw[i]);
-		if (f->json)
-			rtd_buf_putc(b, '"');
-		break;
-	default:
-		if (v->str)
-			rtd_buf_json_str(b, v->str, v->str_len);
-		else
-			rtd_buf_puts(b, "null");
-		break;
-	}
-	return 0;
-}
-
-static void fmt_time(rtd_nettrace *dec, uint64_t ts, rtd_buf *b)
-{
-	uint64_t freq = dec->info.tick_freq ? dec->info.tick_freq : 1;
-	int64_t rel = (int64_t)(ts - dec->info.sync_ticks);
-	bool neg = rel < 0;
-	uint64_t a = neg ? (uint64_t)(-rel) : (uint64_t)rel;
-	uint64_t secs = a / freq;
-	uint64_t frac = (a % freq) * 1000000ULL / freq;
-	rtd_buf_printf(b, "%s%" PRIu64 ".%06" PRIu64, neg ? "-" : "", secs,
-		       frac);
-}
-
-const char *rtd_nettrace_format(rtd_nettrace *dec,
-				const struct rtd_nettrace_event *ev,
-				unsigned flags, size_t *len)
-{
-	rtd_buf *b = &dec->fbuf;
-	rtd_buf_reset(b);
-	const struct rtd_nettrace_metadata *m = ev->meta;
-	bool json = flags & RTD_NT_FMT_JSON;
-	struct fmt f;
-	memset(&f, 0, sizeof(f));
-	f.b = b;
-	f.json = json;
-	for (size_t i = 0; i < sizeof(f.first) / sizeof(f.first[0]); i++)
-		f.first[i] = true;
-	int rc;
-	if (json) {
-		rtd_buf_puts(b, "{\"time\":");
-		fmt_time(dec, ev->timestamp, b);
-		rtd_buf_printf(b, ",\"ts\":%" PRIu64 ",\"thread\":%" PRIu64,
-			       ev->timestamp, ev->thread_id);
-		if (ev->capture_thread_id != ev->thread_id)
-			rtd_buf_printf(b, ",\"capture_thread\":%" PRIu64,
-				       ev->capture_thread_id);
-		if (ev->proc_number != 0xffffffffu)
-			rtd_buf_printf(b, ",\"cpu\":%u", ev->proc_number);
-		rtd_buf_puts(b, ",\"provider\":");
-		rtd_buf_json_str(b, m->provider, strlen(m->provider));
-		rtd_buf_puts(b, ",\"event\":");
-		rtd_buf_json_str(b, m->name, strlen(m->name));
-		rtd_buf_printf(b, ",\"id\":%u,\"version\":%u,\"opcode\":%u,"
-			       "\"seq\":%u,\"fields\":{",
-			       m->event_id, m->version, m->opcode,
-			       ev->sequence);
-		f.first[0] = true;
-		rc = rtd_nettrace_walk(dec, ev, fmt_cb, &f);
-		if (m->nfields == 0 && ev->payload_len) {
-			/* no layout known: the bytes, so nothing is hidden */
-			rtd_buf_puts(b, "\"payload\":\"");
-			for (size_t i = 0; i < ev->payload_len; i++)
-				rtd_buf_printf(b, "%02x", ev->payload[i]);
-			rtd_buf_putc(b, '"');
-		}
-		rtd_buf_putc(b, '}');
-		if (rc) {
-			rtd_buf_puts(b, ",\"error\":");
-			const char *e = rtd_strerror(rc);
-			rtd_buf_json_str(b, e, strlen(e));
-		}
-		static const uint8_t zero[16];
-		if (memcmp(ev->activity_id, zero, 16)) {
-			fmt_guid(ev->activity_id, &dec->sbuf);
-			rtd_buf_printf(b, ",\"activity\":\"%s\"",
-				       rtd_buf_cstr(&dec->sbuf));
-		}
-		if (memcmp(ev->related_activity_id, zero, 16)) {
-			fmt_guid(ev->related_activity_id, &dec->sbuf);
-			rtd_buf_printf(b, ",\"related_activity\":\"%s\"",
-				       rtd_buf_cstr(&dec->sbuf));
-		}
-		if (flags & RTD_NT_FMT_STACK) {
-			rtd_buf_puts(b, ",\"stack\":[");
-			for (size_t i = 0; i < ev->nframes; i++)
-				rtd_buf_printf(b, "%s\"0x%" PRIx64 "\"",
-					       i ? "," : "", ev->stack[i]);
-			rtd_buf_putc(b, ']');
-		}
-		rtd_buf_putc(b, '}');
-	} else {
-		fmt_time(dec, ev->timestamp, b);
-		rtd_buf_printf(b, " %" PRIu64 " %s/%s", ev->thread_id,
-			       m->provider, m->name);
-		f.first[0] = false;
-		rc = rtd_nettrace_walk(dec, ev, fmt_cb, &f);
-		if (rc)
-			rtd_buf_printf(b, " <%s>", rtd_strerror(rc));
-		if (m->nfields == 0 && ev->payload_len) {
-			rtd_buf_puts(b, " payload=0x");
-			for (size_t i = 0; i < ev->payload_len; i++)
-				rtd_buf_printf(b, "%02x", ev->payload[i]);
-		}
-		if ((flags & RTD_NT_FMT_STACK) && ev->nframes) {
-			rtd_buf_puts(b, " stack=");
-			for (size_t i = 0; i < ev->nframes; i++)
-				rtd_buf_printf(b, "%s0x%" PRIx64, i ? "," : "",
-					       ev->stack[i]);
-		}
-	}
-	if (b->len == 0 && !b->data)
-		rtd_buf_reserve(b, 1);
-	if (!b->data)
-		return NULL;
-	if (len)
-		*len = b->len;
-	return (const char *)b->data;
-}

@@ -58,6 +58,7 @@ struct pthread {
 
 struct rtd_nettrace_profiler {
 	struct rtd_nettrace_profiler_opts o;
+	const rtd_nettrace *last_dec; /* events may come from several */
 	const struct rtd_nettrace_metadata *last_meta;
 	enum kind last_kind;
 	uint64_t sync_ticks, freq;
@@ -316,19 +317,12 @@ int rtd_nettrace_profiler_event(rtd_nettrace_profiler *p, rtd_nettrace *dec,
 {
 	if (p->finished)
 		return -RTD_E_STATE;
-	if (!p->have_info) {
-		const struct rtd_nettrace_info *info = rtd_nettrace_info(dec);
-		if (info) {
-			p->sync_ticks = info->sync_ticks;
-			p->freq = info->tick_freq;
-			p->have_info = true;
-		}
-	}
 	enum kind k;
-	if (ev->meta == p->last_meta) {
+	if (ev->meta == p->last_meta && dec == p->last_dec) {
 		k = p->last_kind;
 	} else {
 		k = classify(ev->meta);
+		p->last_dec = dec;
 		p->last_meta = ev->meta;
 		p->last_kind = k;
 	}
@@ -343,6 +337,16 @@ int rtd_nettrace_profiler_event(rtd_nettrace_profiler *p, rtd_nettrace *dec,
 		return add_module(p, ev, true);
 	case K_SAMPLE:
 		break;
+	}
+	/* the clock of the stream that carries the samples (another stream,
+	 * a rundown taken aside, only gives names) */
+	if (!p->have_info) {
+		const struct rtd_nettrace_info *info = rtd_nettrace_info(dec);
+		if (info) {
+			p->sync_ticks = info->sync_ticks;
+			p->freq = info->tick_freq;
+			p->have_info = true;
+		}
 	}
 	p->samples++;
 	uint32_t type = 0;

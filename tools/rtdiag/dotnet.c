@@ -497,6 +497,14 @@ static int cmd_stop(int argc, char **argv)
 	unsigned long long id = strtoull(sid, &end, 0);
 	if (errno || *end)
 		return cli_usage(cmd, "'%s' is not a session id", sid);
+	if (pid) {
+		/* the runtime answers OK to any id: check it can be one */
+		int m = rtd_ipc_session_id_mapped(pid, id);
+		if (m == 0)
+			return cli_fail("pid %d has no session %s (a session id "
+					"is an address in the target, as 'rtdiag "
+					"dotnet collect' prints it)", (int)pid, sid);
+	}
 	rtd_ipc_client *c = dn_client(pid, sock, 0);
 	if (!c)
 		return CLI_FAIL;

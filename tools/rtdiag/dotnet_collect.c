@@ -28,6 +28,10 @@ struct collect_args {
 	unsigned buffer_mb;
 	bool no_rundown;
 	bool top; /* profile: print the top ten even with -o */
+	bool dry_run; /* print the session request and stop */
+	bool no_stackwalk;
+	uint64_t rundown_keyword; /* 0: the library's default */
+	bool filters_optional;
 	char **command; /* after "--" */
 	struct rtd_ipc_providers prov;
 };
@@ -38,6 +42,41 @@ struct launch {
 	pid_t child;
 	char path[108];
 };
+
+/* --dry-run: what the session would ask the runtime for; the providers
+ * in dotnet-trace's syntax, so the same request can be given to it. */
+static int print_request(const struct collect_args *a)
+{
+	printf("providers: ");
+	for (size_t i = 0; i < a->prov.n; i++)
+		printf("%s%s:0x%llX:%u%s%s", i ? "," : "", a->prov.v[i].name,
+		       (unsigned long long)a->prov.v[i].keywords,
+		       a->prov.v[i].level, a->prov.v[i].args ? ":" : "",
+		       a->prov.v[i].args ? a->prov.v[i].args : "");
+	printf("\n");
+	for (size_t i = 0; i < a->prov.n; i++) {
+		const struct rtd_ipc_provider *p = &a->prov.v[i];
+		if (!p->n_filter_ids)
+			continue;
+		printf("event filter: %s %s", p->name,
+		       p->filter_enable ? "only" : "not");
+		for (uint32_t k = 0; k < p->n_filter_ids; k++)
+			printf("%s%u", k ? "," : " ", p->filter_ids[k]);
+		printf("%s\n", a->filters_optional ? " (where the runtime "
+			"knows CollectTracing5)" : "");
+	}
+	printf("buffer: %u MB\nstacks: %s\n", a->buffer_mb ? a->buffer_mb : 256,
+	       a->no_stackwalk ? "samples only (the sampler sends its own)"
+			       : "with every event");
+	if (a->no_rundown)
+		printf("rundown: no\n");
+	else
+		printf("rundown: keywords 0x%llX\n",
+		       (unsigned long long)(a->rundown_keyword
+						    ? a->rundown_keyword
+						    : RTD_IPC_RUNDOWN_DEFAULT));
+	return CLI_OK;
+}
 
 static int parse_collect(const char *cmd, int argc, char **argv,
 			 struct collect_args *a, bool profile)
@@ -54,6 +93,8 @@ static int parse_collect(const char *cmd, int argc, char **argv,
 		{"rundown-wait", required_argument, NULL, 'w'},
 		{"record", required_argument, NULL, 'r'},
 		{"top", no_argument, NULL, 'T'},
+		{"dry-run", no_argument, NULL, 'n'},
+		{"no-stackwalk", no_argument, NULL, 'K'},
 		{NULL, 0, NULL, 0},
 	};
 	int ch;
@@ -73,6 +114,8 @@ static int parse_collect(const char *cmd, int argc, char **argv,
 		case 'o': a->out = optarg; break;
 		case 'r': a->record = optarg; break;
 		case 'R': a->no_rundown = true; break;
+		case 'n': a->dry_run = true; break;
+		case 'K': a->no_stackwalk = true; break;
 		case 'T':
 			if (!profile)
 				goto unknown;
@@ -128,19 +171,28 @@ static int parse_collect(const char *cmd, int argc, char **argv,
 					 "start goes after --)", argv[optind]);
 		a->command = argv + optind;
 	}
-	if (!a->pid && !a->socket && !a->command)
+	if (!a->pid && !a->socket && !a->command && !a->dry_run)
 		return cli_usage(cmd, "which process? give -p PID or -- COMMAND");
 	if ((a->pid || a->socket) && a->command)
 		return cli_usage(cmd, "give -p PID or -- COMMAND, not both");
-	if (!a->out && !profile)
+	if (!a->out && !profile && !a->dry_run)
 		return cli_usage(cmd, "where to? give -o FILE");
 	if (profile) {
-		rtd_ipc_providers_add_profile("cpu-sampling", &a->prov);
+		struct rtd_ipc_session_opts so = {.sz = sizeof(so)};
+		int rc = rtd_ipc_profile_request(RTD_IPC_PROFILE_CPU, &a->prov,
+						 &so);
+		if (rc)
+			return cli_fail("%s", rtd_strerror(rc));
+		a->no_stackwalk |= so.no_stackwalk;
+		a->rundown_keyword = so.rundown_keyword;
+		a->filters_optional = so.filters_optional;
 		if (!a->duration && !a->command)
 			a->duration = 10;
 	} else if (!a->prov.n) {
 		rtd_ipc_providers_add_profile("cpu-sampling", &a->prov);
 	}
+	if (a->dry_run)
+		return print_request(a);
 	return -1;
 }
 
@@ -232,6 +284,7 @@ struct sink_state {
 	int dec_rc; /* first decoder error; decoding stops there */
 	rtd_nettrace_profiler *prof;
 	int prof_rc;
+	rtd_nettrace *names; /* a rundown taken at the start, for names */
 };
 
 static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
@@ -248,6 +301,47 @@ static int on_seqpoint(void *ctx, uint64_t ts)
 	(void)ts;
 	if (st->prof && !st->prof_rc)
 		st->prof_rc = rtd_nettrace_profiler_seqpoint(st->prof);
+	return 0;
+}
+
+static int on_names_event(void *ctx, const struct rtd_nettrace_event *ev)
+{
+	struct sink_state *st = ctx;
+	if (!st->prof_rc)
+		st->prof_rc = rtd_nettrace_profiler_event(st->prof, st->names, ev);
+	return 0;
+}
+
+static int names_sink(const void *data, size_t len, void *ctx)
+{
+	struct sink_state *st = ctx;
+	int rc = rtd_nettrace_feed(st->names, data, len);
+	return rc < 0 ? rc : 0;
+}
+
+/*
+ * profile: a rundown of its own at the start names the methods already
+ * loaded, and MethodLoadVerbose during the session the ones compiled
+ * after, so frames keep their names when the session's own rundown never
+ * comes (the target died or hung). Not for a program we started: nothing
+ * is loaded yet.
+ */
+static int names_first(rtd_ipc_client *c, void *ctx)
+{
+	struct sink_state *st = ctx;
+	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = st,
+				      .on_event = on_names_event};
+	st->names = rtd_nettrace_new(&o);
+	if (!st->names)
+		return -ENOMEM;
+	int rc = rtd_ipc_rundown_snapshot(c, RTD_IPC_RUNDOWN_NAMES, names_sink,
+					  st, 10000);
+	if (rc)
+		fprintf(stderr, "rtdiag: %s: the rundown at the start failed "
+			"(%s); frames are named from the end rundown only\n",
+			rtd_ipc_client_target(c), rtd_ipc_client_errmsg(c));
+	rtd_nettrace_free(st->names);
+	st->names = NULL;
 	return 0;
 }
 
@@ -315,9 +409,12 @@ static void tick(uint64_t bytes, void *ctx)
 		     (unsigned long long)ns.dropped);
 }
 
-/* Run one session to its end; shared by collect and profile. */
+/* Run one session to its end; shared by collect and profile. @started
+ * (may be NULL) runs once the session is on, before its stream is read,
+ * for a target we did not start. */
 static int run_session(const char *cmd, struct collect_args *a,
 		       rtd_ipc_sink_fn sink, void *ctx,
+		       int (*started)(rtd_ipc_client *, void *),
 		       struct rtd_ipc_pump_result *res)
 {
 	struct launch ln = {0};
@@ -356,6 +453,9 @@ static int run_session(const char *cmd, struct collect_args *a,
 		.n_providers = a->prov.n,
 		.buffer_mb = a->buffer_mb,
 		.no_rundown = a->no_rundown,
+		.no_stackwalk = a->no_stackwalk,
+		.rundown_keyword = a->rundown_keyword,
+		.filters_optional = a->filters_optional,
 	};
 	int err = 0;
 	s = rtd_ipc_session_start(c, &so, &err);
@@ -372,6 +472,12 @@ static int run_session(const char *cmd, struct collect_args *a,
 		int rc = rtd_ipc_resume_runtime(c);
 		if (rc) {
 			r = dn_fail(c, rc);
+			goto out;
+		}
+	} else if (started) {
+		int rc = started(c, ctx);
+		if (rc) {
+			r = cli_fail("%s", rtd_strerror(rc));
 			goto out;
 		}
 	}
@@ -434,7 +540,7 @@ int dn_cmd_collect(int argc, char **argv)
 		return cli_fail("%s: %s", a.out, strerror(errno));
 	}
 	struct rtd_ipc_pump_result res = {0};
-	r = run_session(cmd, &a, stream_sink, &st, &res);
+	r = run_session(cmd, &a, stream_sink, &st, NULL, &res);
 	if (st.out != stdout && fclose(st.out) != 0 && r == CLI_OK)
 		r = cli_fail("%s: %s", a.out, strerror(errno));
 	if (r == CLI_OK) {
@@ -475,7 +581,7 @@ int dn_cmd_profile(int argc, char **argv)
 		goto done;
 	}
 	struct rtd_ipc_pump_result res = {0};
-	r = run_session(cmd, &a, stream_sink, &st, &res);
+	r = run_session(cmd, &a, stream_sink, &st, names_first, &res);
 	if (r != CLI_OK)
 		goto done;
 	sink_finish(&st, "profile");

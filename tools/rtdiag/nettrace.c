@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nettrace.c - the 'rtdiag nettrace' command group: cat, stats, profile
- * over an EventPipe stream in a file or on stdin.
+ * over an EventPipe stream in a file or on stdin. Options come from one
+ * table per command (opt.h); files are written through out.h.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,46 +15,58 @@
 
 #include "cli.h"
 #include "common/map.h"
+#include "opt.h"
+#include "out.h"
 #include "rtdiag/nettrace.h"
 #include "rtdiag/profile.h"
 
 #define READ_CHUNK (1u << 20)
+#define OUT_FLUSH (256u << 10) /* cat writes its buffer at this size */
 
-static const char *const subs[] = {"cat", "stats", "profile", NULL};
+/* ---- input ------------------------------------------------------------- */
 
-static const char usage_cat[] =
-	"usage: rtdiag nettrace cat [--json] [--stack] [--provider NAME] "
-	"[--event NAME] FILE|-\n"
-	"\n"
-	"Print every event of an EventPipe stream (.nettrace, .netperf), one "
-	"per line:\n"
-	"seconds since the trace start, thread, Provider/EventName, fields.\n"
-	"\n"
-	"  --json           JSON Lines: every field, header values, the stack\n"
-	"  --stack          also print stack addresses in text mode\n"
-	"  --provider NAME  only events of this provider\n"
-	"  --event NAME     only events with this name (e.g. GC/Start)\n";
+/*
+ * An input stream: a regular file is mapped (no copy through the kernel;
+ * pages already decoded are dropped so the resident set stays small),
+ * anything else is read in chunks.
+ */
+struct input {
+	const char *path;
+	FILE *f;
+	const uint8_t *map;
+	size_t size;
+};
 
-static const char usage_stats[] =
-	"usage: rtdiag nettrace stats FILE|-\n"
-	"\n"
-	"Print the trace header, then one line per event type\n"
-	"'Provider/EventName<TAB>count' sorted by name, then dropped events "
-	"per\nthread and payload bytes per provider (indented).\n";
+static int input_open(struct input *in, const char *path)
+{
+	memset(in, 0, sizeof(*in));
+	in->path = path;
+	in->f = cli_open_in(path);
+	if (!in->f)
+		return -1;
+	struct stat sb;
+	int fd = fileno(in->f);
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
+	    (uint64_t)sb.st_size < SIZE_MAX && lseek(fd, 0, SEEK_CUR) == 0) {
+		void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE,
+			       fd, 0);
+		if (m != MAP_FAILED) {
+			in->map = m;
+			in->size = (size_t)sb.st_size;
+			madvise(m, in->size, MADV_SEQUENTIAL);
+		}
+	}
+	return 0;
+}
 
-static const char usage_profile[] =
-	"usage: rtdiag nettrace profile [--managed-only] [--format "
-	"folded|pprof|top] [-o FILE] FILE|-\n"
-	"\n"
-	"CPU time per call stack from Microsoft-DotNETCore-SampleProfiler "
-	"samples,\nmethod names from the rundown and MethodLoadVerbose "
-	"events.\n"
-	"\n"
-	"  --managed-only   do not count time spent outside managed code\n"
-	"  --format F       folded (default: 'root;...;leaf NANOSECONDS'), "
-	"pprof\n"
-	"                   (gzip protobuf), top (frames by self time)\n"
-	"  -o FILE          write there instead of stdout\n";
+static void input_close(struct input *in)
+{
+	if (in->map)
+		munmap((void *)in->map, in->size);
+	cli_close_in(in->f);
+	in->f = NULL;
+	in->map = NULL;
+}
 
 static void show_progress(rtd_nettrace *dec, const char *path, uint64_t total)
 {
@@ -65,164 +78,312 @@ static void show_progress(rtd_nettrace *dec, const char *path, uint64_t total)
 		     st.dropped);
 }
 
-static int finish(rtd_nettrace *dec, const char *path, int rc)
-{
-	cli_progress_done();
-	if (rc >= 0)
-		rc = rtd_nettrace_finish(dec);
-	if (rc < 0) {
-		const char *msg = rtd_nettrace_error(dec, NULL);
-		if (msg[0])
-			return cli_fail("%s: %s", path, msg);
-		return cli_fail("%s: %s", path, rtd_strerror(rc));
-	}
-	return 0;
-}
-
 /*
- * A regular file is mapped rather than read: no copy through the kernel.
- * Pages already decoded are dropped as the cursor moves (the decoder keeps
- * no pointer into its input after rtd_nettrace_feed() returns), so the
- * resident set stays a few MB whatever the file's size.
+ * Feed the whole input to a decoder and finish it (which also delivers
+ * events held for sorting). Returns 0, or the first error: the decoder's
+ * (with its message in the decoder), a read error (-errno, *read_err set)
+ * or what a callback returned.
  */
-static int pump_mapped(rtd_nettrace *dec, int fd, size_t size,
-		       const char *path, bool *mapped)
+static int pump(rtd_nettrace *dec, struct input *in, bool keep_pages,
+		bool *read_err)
 {
-	*mapped = false;
-	void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED)
-		return 0;
-	*mapped = true;
-	madvise(map, size, MADV_SEQUENTIAL);
-	const uint8_t *p = map;
-	const size_t slice = 8u << 20;
 	int rc = 0;
-	for (size_t off = 0; off < size && rc == 0; off += slice) {
-		size_t n = size - off < slice ? size - off : slice;
-		rc = rtd_nettrace_feed(dec, p + off, n);
-		madvise((void *)(p + off), n, MADV_DONTNEED);
-		if (cli_progress_enabled())
-			show_progress(dec, path, off + n);
+	*read_err = false;
+	if (in->map) {
+		const size_t slice = 8u << 20;
+		for (size_t off = 0; off < in->size && rc == 0; off += slice) {
+			size_t n = in->size - off < slice ? in->size - off
+							   : slice;
+			rc = rtd_nettrace_feed(dec, in->map + off, n);
+			if (!keep_pages)
+				madvise((void *)(in->map + off), n,
+					MADV_DONTNEED);
+			if (cli_progress_enabled())
+				show_progress(dec, in->path, off + n);
+		}
+	} else {
+		uint8_t *buf = malloc(READ_CHUNK);
+		if (!buf)
+			return -ENOMEM;
+		uint64_t total = 0;
+		unsigned tick = 0;
+		int fd = fileno(in->f);
+		while (rc == 0) {
+			ssize_t n = read(fd, buf, READ_CHUNK);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				rc = -errno;
+				*read_err = true;
+				break;
+			}
+			if (n == 0)
+				break;
+			total += (uint64_t)n;
+			rc = rtd_nettrace_feed(dec, buf, (size_t)n);
+			if ((++tick & 63) == 0 && cli_progress_enabled())
+				show_progress(dec, in->path, total);
+		}
+		free(buf);
 	}
-	munmap(map, size);
-	return finish(dec, path, rc);
+	cli_progress_done();
+	if (rc == 1)
+		rc = 0; /* the end marker */
+	/* finish even after an error: held events are complete ones */
+	int frc = rtd_nettrace_finish(dec);
+	return rc ? rc : frc;
 }
 
-/* Feed a whole input to a decoder; prints the error and returns 1 on
- * failure. */
-static int pump(rtd_nettrace *dec, FILE *in, const char *path)
+/* Say what went wrong with the input; returns CLI_FAIL. */
+static int input_error(rtd_nettrace *dec, const struct input *in, int rc,
+		       bool read_err)
 {
-	struct stat sb;
-	if (fstat(fileno(in), &sb) == 0 && S_ISREG(sb.st_mode) &&
-	    sb.st_size > 0 && (uint64_t)sb.st_size < SIZE_MAX &&
-	    lseek(fileno(in), 0, SEEK_CUR) == 0) {
-		bool mapped;
-		int r = pump_mapped(dec, fileno(in), (size_t)sb.st_size, path,
-				    &mapped);
-		if (mapped)
-			return r;
-	}
-	uint8_t *buf = malloc(READ_CHUNK);
-	if (!buf)
-		return cli_fail("out of memory");
-	int rc = 0;
-	uint64_t total = 0;
-	unsigned tick = 0;
-	int fd = fileno(in);
-	for (;;) {
-		ssize_t n = read(fd, buf, READ_CHUNK);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			free(buf);
-			return cli_fail("%s: read: %s", path, strerror(errno));
-		}
-		if (n == 0)
-			break;
-		total += (uint64_t)n;
-		rc = rtd_nettrace_feed(dec, buf, (size_t)n);
-		if (rc < 0)
-			break;
-		if (rc == 1)
-			break;
-		if ((++tick & 63) == 0 && cli_progress_enabled())
-			show_progress(dec, path, total);
-	}
-	free(buf);
-	return finish(dec, path, rc);
+	if (read_err)
+		return cli_fail("%s: read: %s", in->path, strerror(-rc));
+	const char *msg = rtd_nettrace_error(dec, NULL);
+	if (msg[0])
+		return cli_fail("%s: %s", in->path, msg);
+	return cli_fail("%s: %s", in->path, rtd_strerror(rc));
 }
 
 /* ---- cat --------------------------------------------------------------- */
 
+enum {
+	CAT_JSON = 1,
+	CAT_STACK,
+	CAT_PROVIDER,
+	CAT_EVENT,
+	CAT_SORTED,
+	CAT_STREAM,
+};
+
+static const struct cli_opt cat_opts[] = {
+	{CAT_JSON, "json", 'j', CLI_ARG_NONE, 0, NULL,
+	 "JSON Lines: every field as a number, value names under \"names\", "
+	 "header values, the stack", 0, 0},
+	{CAT_STACK, "stack", 's', CLI_ARG_NONE, 0, NULL,
+	 "print stacks, frames named from the trace's method events "
+	 "(text: names; JSON: \"frames\" beside \"stack\")", 0, 0},
+	{CAT_PROVIDER, "provider", 'p', CLI_ARG_STR, CLI_OPT_REPEAT, "NAME",
+	 "only events of these providers (any case, * wildcards; "
+	 "repeat for several)", 0, 0},
+	{CAT_EVENT, "event", 'e', CLI_ARG_STR, CLI_OPT_REPEAT, "NAME",
+	 "only events with these names, e.g. GC/Start or 'GC/*' (any case; "
+	 "repeat for several: any of them)", 0, 0},
+	{CAT_SORTED, "sorted", 0, CLI_ARG_NONE, 0, NULL,
+	 "time order (the default for a file): each sorting window of the "
+	 "stream is held and sorted", 0, 0},
+	{CAT_STREAM, "stream", 0, CLI_ARG_NONE, 0, NULL,
+	 "stream order, as written (the default for stdin)", 0, 0},
+	{0},
+};
+
+#define MAX_FILTERS 64
+
 struct cat_ctx {
 	rtd_nettrace *dec;
 	unsigned flags;
-	const char *provider;
-	const char *event;
-	FILE *out;
+	const char *providers[MAX_FILTERS];
+	int nproviders;
+	const char *events[MAX_FILTERS];
+	int nevents;
+	rtd_nettrace_methods *methods; /* --stack: names for frames */
+	bool learn;                    /* methods learnt as events come */
+	char *buf;                     /* output gathered for one write */
+	size_t len, cap;
+	int out_errno;                 /* stdout failed with this */
 };
+
+/* Write the gathered output; on failure remember why (stdout's fault). */
+static int cat_flush(struct cat_ctx *c)
+{
+	size_t off = 0;
+	while (off < c->len) {
+		ssize_t n = write(STDOUT_FILENO, c->buf + off, c->len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			c->out_errno = errno;
+			c->len = 0;
+			return -EIO;
+		}
+		off += (size_t)n;
+	}
+	c->len = 0;
+	return 0;
+}
+
+static const char *cat_frame(void *ctx, uint64_t ip)
+{
+	return rtd_nettrace_methods_name(ctx, ip);
+}
+
+/* Does the event pass the --provider and --event filters? */
+static bool cat_wanted(const struct cat_ctx *c,
+		       const struct rtd_nettrace_metadata *m)
+{
+	bool ok = c->nproviders == 0;
+	for (int i = 0; i < c->nproviders && !ok; i++)
+		ok = rtd_nettrace_glob(c->providers[i], m->provider);
+	if (!ok)
+		return false;
+	ok = c->nevents == 0;
+	for (int i = 0; i < c->nevents && !ok; i++)
+		ok = rtd_nettrace_glob(c->events[i], m->name);
+	return ok;
+}
+
+static int cat_meta(void *ctx, struct rtd_nettrace_metadata *m)
+{
+	/* the filters are decided once per event type */
+	m->user = cat_wanted(ctx, m) ? (void *)1 : NULL;
+	return 0;
+}
 
 static int cat_event(void *ctx, const struct rtd_nettrace_event *ev)
 {
 	struct cat_ctx *c = ctx;
-	if (c->provider && strcmp(c->provider, ev->meta->provider))
+	if (c->learn) {
+		int err = rtd_nettrace_methods_event(c->methods, ev);
+		if (err)
+			return err;
+	}
+	if (!ev->meta->user)
 		return 0;
-	if (c->event && strcmp(c->event, ev->meta->name))
-		return 0;
-	size_t len;
-	const char *s = rtd_nettrace_format(c->dec, ev, c->flags, &len);
-	if (!s)
-		return -ENOMEM;
-	fwrite(s, 1, len, c->out);
-	fputc('\n', c->out);
-	if (ferror(c->out))
-		return -EIO;
+	int err = rtd_nettrace_format_append(
+		c->dec, ev, c->flags, c->methods ? cat_frame : NULL, c->methods,
+		&c->buf, &c->len, &c->cap);
+	if (err)
+		return err;
+	if (c->len >= OUT_FLUSH)
+		return cat_flush(c);
 	return 0;
 }
 
+static int learn_event(void *ctx, const struct rtd_nettrace_event *ev)
+{
+	return rtd_nettrace_methods_event(ctx, ev);
+}
+
+/* --stack on a file: a first pass learns every method (the rundown comes
+ * last), so the second names frames the trace only names at its end. */
+static int learn_methods(struct input *in, rtd_nettrace_methods *m)
+{
+	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = m,
+				      .on_event = learn_event};
+	rtd_nettrace *dec = rtd_nettrace_new(&o);
+	if (!dec)
+		return -ENOMEM;
+	bool read_err;
+	/* errors are reported by the printing pass */
+	(void)pump(dec, in, true, &read_err);
+	rtd_nettrace_free(dec);
+	return 0;
+}
+
+static int cmd_cat(int argc, char **argv);
+
+static const struct cli_cmd cmd_cat_def = {
+	"nettrace cat", "FILE|-",
+	"Print every event of an EventPipe stream (.nettrace, .netperf), one "
+	"per line:\nseconds since the trace start, thread, Provider/EventName, "
+	"fields (mapped values\nsuch as GC Reason by name).",
+	cat_opts, 1, 1, 0, cmd_cat,
+	"Order: a file is printed in time order (--sorted) as TraceEvent "
+	"delivers it; stdin\nin stream order (--stream), which differs where "
+	"threads' buffers interleave.\nBytes a built-in schema does not "
+	"describe are shown as unparsed=0x..., never dropped.\n"
+	"Examples:\n  rtdiag nettrace cat --event 'GC/*' --event "
+	"Exception/Start trace.nettrace\n  rtdiag nettrace cat --json --stack "
+	"--provider '*dotnetruntime' trace.nettrace\n"};
+
 static int cmd_cat(int argc, char **argv)
 {
-	struct cat_ctx c = {0};
-	c.out = stdout;
-	const char *path = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
-			fputs(usage_cat, stdout);
-			return CLI_OK;
-		} else if (!strcmp(argv[i], "--json")) {
+	struct cat_ctx c;
+	memset(&c, 0, sizeof(c));
+	int sorted = -1;
+	struct cli_parser p;
+	struct cli_val v;
+	int id;
+	cli_opt_init(&p, &cmd_cat_def, argc, argv);
+	while ((id = cli_opt_next(&p, &v)) > 0) {
+		switch (id) {
+		case CAT_JSON:
 			c.flags |= RTD_NT_FMT_JSON | RTD_NT_FMT_STACK;
-		} else if (!strcmp(argv[i], "--stack")) {
+			break;
+		case CAT_STACK:
 			c.flags |= RTD_NT_FMT_STACK;
-		} else if (!strcmp(argv[i], "--provider") && i + 1 < argc) {
-			c.provider = argv[++i];
-		} else if (!strcmp(argv[i], "--event") && i + 1 < argc) {
-			c.event = argv[++i];
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage("nettrace cat", "unknown option '%s'",
-					 argv[i]);
-		} else if (!path) {
-			path = argv[i];
-		} else {
-			return cli_usage("nettrace cat", "one FILE only");
+			c.methods = (void *)1; /* made below */
+			break;
+		case CAT_PROVIDER:
+		case CAT_EVENT: {
+			int *n = id == CAT_PROVIDER ? &c.nproviders
+						    : &c.nevents;
+			if (*n == MAX_FILTERS)
+				return cli_cmd_usage(&cmd_cat_def,
+						     "at most %d --%s",
+						     MAX_FILTERS,
+						     v.opt->name);
+			(id == CAT_PROVIDER ? c.providers
+					    : c.events)[(*n)++] = v.str;
+			break;
+		}
+		case CAT_SORTED:
+		case CAT_STREAM:
+			if (sorted == (id == CAT_STREAM))
+				return cli_cmd_usage(&cmd_cat_def,
+						     "--sorted and --stream "
+						     "exclude each other");
+			sorted = id == CAT_SORTED;
+			break;
 		}
 	}
-	if (!path)
-		return cli_usage("nettrace cat", "missing FILE (or - for stdin)");
-	FILE *in = cli_open_in(path);
-	if (!in)
+	if (id < 0)
+		return cli_opt_exit(id);
+	struct input in;
+	if (input_open(&in, p.pos[0]))
 		return CLI_FAIL;
+	if (sorted < 0)
+		sorted = in.map != NULL;
+	int rc = 0;
+	if (c.methods) {
+		c.methods = rtd_nettrace_methods_new();
+		if (!c.methods) {
+			input_close(&in);
+			return cli_fail("out of memory");
+		}
+		if (in.map)
+			rc = learn_methods(&in, c.methods);
+		else
+			c.learn = true;
+	}
 	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = &c,
-				      .on_event = cat_event};
+				      .on_event = cat_event,
+				      .on_metadata = cat_meta,
+				      .sort = sorted};
 	c.dec = rtd_nettrace_new(&o);
-	if (!c.dec) {
-		cli_close_in(in);
+	if (!c.dec || rc) {
+		input_close(&in);
+		rtd_nettrace_methods_free(c.methods);
+		rtd_nettrace_free(c.dec);
 		return cli_fail("out of memory");
 	}
-	int rc = pump(c.dec, in, path);
-	fflush(stdout);
+	bool read_err;
+	rc = pump(c.dec, &in, false, &read_err);
+	if (!c.out_errno)
+		cat_flush(&c);
+	int ret = CLI_OK;
+	if (c.out_errno)
+		/* stdout failed (a full disk, a closed pipe): say so, not
+		 * that the input is bad */
+		ret = cli_fail("stdout: %s", strerror(c.out_errno));
+	else if (rc)
+		ret = input_error(c.dec, &in, rc, read_err);
+	free(c.buf);
 	rtd_nettrace_free(c.dec);
-	cli_close_in(in);
-	return rc ? CLI_FAIL : CLI_OK;
+	rtd_nettrace_methods_free(c.methods);
+	input_close(&in);
+	return ret;
 }
 
 /* ---- stats ------------------------------------------------------------- */
@@ -290,27 +451,118 @@ static void print_drop(void *ctx, uint64_t tid, uint64_t n)
 	printf("  thread %" PRIu64 "\t%" PRIu64 "\n", tid, n);
 }
 
-static int cmd_stats(int argc, char **argv)
+/* Keys of a map, sorted; NULL when out of memory. */
+static const char **sorted_keys(rtd_strmap *m, size_t *n, bool nonzero)
 {
-	const char *path = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
-			fputs(usage_stats, stdout);
-			return CLI_OK;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage("nettrace stats", "unknown option '%s'",
-					 argv[i]);
-		} else if (!path) {
-			path = argv[i];
-		} else {
-			return cli_usage("nettrace stats", "one FILE only");
+	const char **k = calloc(m->count ? m->count : 1, sizeof(*k));
+	size_t b = 0, i = 0;
+	rtd_strmap_entry *e = NULL;
+	while (k && (e = rtd_strmap_next(m, &b, e)))
+		if (!nonzero || ((struct counter *)e->val)->events)
+			k[i++] = e->key;
+	if (k)
+		qsort(k, i, sizeof(*k), cmp_str);
+	*n = i;
+	return k;
+}
+
+static void print_stats(rtd_nettrace *dec, struct stats_ctx *s)
+{
+	const struct rtd_nettrace_info *info = rtd_nettrace_info(dec);
+	struct rtd_nettrace_stats st;
+	rtd_nettrace_stats(dec, &st);
+	printf("format: %s V%d\n", info->format <= 3 ? "NetPerf" : "NetTrace",
+	       info->format);
+	printf("start: %04d-%02d-%02dT%02d:%02d:%02d.%03dZ\n",
+	       info->sync_year, info->sync_month, info->sync_day,
+	       info->sync_hour, info->sync_minute, info->sync_second,
+	       info->sync_ms);
+	printf("clock: %" PRIu64 " ticks/s, start at tick %" PRIu64 "\n",
+	       info->tick_freq, info->sync_ticks);
+	printf("pointer size: %u\n", info->pointer_size);
+	printf("pid: %u\n", info->pid);
+	printf("processors: %u\n", info->nprocs);
+	printf("bytes: %" PRIu64 "\n", st.bytes);
+	printf("events: %" PRIu64 "\n", st.events);
+	printf("event types: %" PRIu64 "\n", st.metadata);
+	printf("stacks: %" PRIu64 "\n", st.stacks);
+	printf("sequence points: %" PRIu64 "\n", st.seqpoints);
+	printf("dropped events: %" PRIu64 "\n", st.dropped);
+	printf("\n");
+	size_t n;
+	const char **names = sorted_keys(&s->types, &n, true);
+	for (size_t i = 0; names && i < n; i++) {
+		void *v;
+		rtd_strmap_get(&s->types, names[i], strlen(names[i]), &v);
+		printf("%s\t%" PRIu64 "\n", names[i],
+		       ((struct counter *)v)->events);
+	}
+	free(names);
+	printf("\ndropped events per thread:\n");
+	if (st.dropped)
+		rtd_nettrace_drops(dec, print_drop, NULL);
+	else
+		printf("  none\n");
+	printf("payload bytes per provider:\n");
+	size_t b = 0;
+	rtd_strmap_entry *e = NULL;
+	while ((e = rtd_strmap_next(&s->types, &b, e))) {
+		struct counter *c = e->val;
+		/* the provider is the key up to its first '/': event names
+		 * may hold '/', provider names do not */
+		const char *slash = strchr(e->key, '/');
+		size_t plen = slash ? (size_t)(slash - e->key) : e->klen;
+		char pk[512];
+		snprintf(pk, sizeof(pk), "%.*s", (int)plen, e->key);
+		struct counter *pc = counter_for(&s->providers, pk, &s->err);
+		if (pc) {
+			pc->events += c->events;
+			pc->bytes += c->bytes;
 		}
 	}
-	if (!path)
-		return cli_usage("nettrace stats",
-				 "missing FILE (or - for stdin)");
-	FILE *in = cli_open_in(path);
-	if (!in)
+	const char **pn = sorted_keys(&s->providers, &n, false);
+	for (size_t i = 0; pn && i < n; i++) {
+		void *v;
+		rtd_strmap_get(&s->providers, pn[i], strlen(pn[i]), &v);
+		printf("  %s\t%" PRIu64 "\n", pn[i],
+		       ((struct counter *)v)->bytes);
+	}
+	free(pn);
+}
+
+static int cmd_stats(int argc, char **argv);
+
+static const struct cli_cmd cmd_stats_def = {
+	"nettrace stats", "FILE|-",
+	"Print the trace header, then one line per event type\n"
+	"'Provider/EventName<TAB>count' sorted by name, then dropped events "
+	"per thread and\npayload bytes per provider (indented).",
+	NULL, 1, 1, 0, cmd_stats,
+	"After damage the counts of everything decoded before it are "
+	"printed, then the\nerror; input that is no trace at all prints only "
+	"the error.\n"};
+
+static void free_counters(rtd_strmap *m)
+{
+	size_t b = 0;
+	rtd_strmap_entry *e = NULL;
+	while ((e = rtd_strmap_next(m, &b, e)))
+		free(e->val);
+	rtd_strmap_free(m);
+}
+
+static int cmd_stats(int argc, char **argv)
+{
+	struct cli_parser p;
+	struct cli_val v;
+	int id;
+	cli_opt_init(&p, &cmd_stats_def, argc, argv);
+	while ((id = cli_opt_next(&p, &v)) > 0)
+		;
+	if (id < 0)
+		return cli_opt_exit(id);
+	struct input in;
+	if (input_open(&in, p.pos[0]))
 		return CLI_FAIL;
 	struct stats_ctx s;
 	memset(&s, 0, sizeof(s));
@@ -320,117 +572,46 @@ static int cmd_stats(int argc, char **argv)
 				      .on_event = stats_event,
 				      .on_metadata = stats_meta};
 	rtd_nettrace *dec = rtd_nettrace_new(&o);
+	int ret = CLI_OK;
 	if (!dec) {
-		cli_close_in(in);
-		return cli_fail("out of memory");
+		ret = cli_fail("out of memory");
+	} else {
+		bool read_err;
+		int rc = pump(dec, &in, false, &read_err);
+		/* what was decoded before damage is complete: print it; a
+		 * stream with no header is no trace: print only the error */
+		if (rtd_nettrace_info(dec))
+			print_stats(dec, &s);
+		fflush(stdout);
+		if (rc)
+			ret = input_error(dec, &in, rc, read_err);
+		else if (s.err)
+			ret = cli_fail("out of memory");
+		else if (ferror(stdout))
+			ret = cli_fail("stdout: %s", strerror(errno));
 	}
-	int rc = pump(dec, in, path);
-	cli_close_in(in);
-
-	/* print what was decoded even after an error: it is all complete */
-	const struct rtd_nettrace_info *info = rtd_nettrace_info(dec);
-	struct rtd_nettrace_stats st;
-	rtd_nettrace_stats(dec, &st);
-	if (info) {
-		printf("format: %s V%d\n", info->format == 3 ? "NetPerf"
-							       : "NetTrace",
-		       info->format);
-		printf("start: %04d-%02d-%02dT%02d:%02d:%02d.%03dZ\n",
-		       info->sync_year, info->sync_month, info->sync_day,
-		       info->sync_hour, info->sync_minute, info->sync_second,
-		       info->sync_ms);
-		printf("clock: %" PRIu64 " ticks/s, start at tick %" PRIu64
-		       "\n", info->tick_freq, info->sync_ticks);
-		printf("pointer size: %u\n", info->pointer_size);
-		printf("pid: %u\n", info->pid);
-		printf("processors: %u\n", info->nprocs);
-	}
-	printf("bytes: %" PRIu64 "\n", st.bytes);
-	printf("events: %" PRIu64 "\n", st.events);
-	printf("event types: %" PRIu64 "\n", st.metadata);
-	printf("stacks: %" PRIu64 "\n", st.stacks);
-	printf("sequence points: %" PRIu64 "\n", st.seqpoints);
-	printf("dropped events: %" PRIu64 "\n", st.dropped);
-	printf("\n");
-
-	size_t n = s.types.count, k = 0;
-	const char **names = calloc(n ? n : 1, sizeof(*names));
-	size_t b = 0;
-	rtd_strmap_entry *e = NULL;
-	int err = 0;
-	while (names && (e = rtd_strmap_next(&s.types, &b, e))) {
-		struct counter *c = e->val;
-		if (c->events)
-			names[k++] = e->key;
-		/* provider = key up to its first '/' after the provider */
-	}
-	if (names) {
-		qsort(names, k, sizeof(*names), cmp_str);
-		for (size_t i = 0; i < k; i++) {
-			void *v;
-			rtd_strmap_get(&s.types, names[i], strlen(names[i]), &v);
-			struct counter *c = v;
-			printf("%s\t%" PRIu64 "\n", names[i], c->events);
-		}
-	}
-	/* bytes per provider: metadata knows each type's provider */
-	b = 0;
-	e = NULL;
-	printf("\ndropped events per thread:\n");
-	if (st.dropped)
-		rtd_nettrace_drops(dec, print_drop, NULL);
-	else
-		printf("  none\n");
-	printf("payload bytes per provider:\n");
-	while ((e = rtd_strmap_next(&s.types, &b, e))) {
-		struct counter *c = e->val;
-		/* the provider name is the key before the event name; event
-		 * names may contain '/', provider names do not */
-		const char *slash = strchr(e->key, '/');
-		size_t plen = slash ? (size_t)(slash - e->key) : e->klen;
-		char pk[512];
-		snprintf(pk, sizeof(pk), "%.*s", (int)plen, e->key);
-		struct counter *pc = counter_for(&s.providers, pk, &err);
-		if (pc) {
-			pc->events += c->events;
-			pc->bytes += c->bytes;
-		}
-	}
-	n = s.providers.count;
-	const char **pn = calloc(n ? n : 1, sizeof(*pn));
-	k = 0;
-	b = 0;
-	e = NULL;
-	while (pn && (e = rtd_strmap_next(&s.providers, &b, e)))
-		pn[k++] = e->key;
-	if (pn) {
-		qsort(pn, k, sizeof(*pn), cmp_str);
-		for (size_t i = 0; i < k; i++) {
-			void *v;
-			rtd_strmap_get(&s.providers, pn[i], strlen(pn[i]), &v);
-			struct counter *c = v;
-			printf("  %s\t%" PRIu64 "\n", pn[i], c->bytes);
-		}
-	}
-	free(pn);
-	free(names);
-	b = 0;
-	e = NULL;
-	while ((e = rtd_strmap_next(&s.types, &b, e)))
-		free(e->val);
-	b = 0;
-	e = NULL;
-	while ((e = rtd_strmap_next(&s.providers, &b, e)))
-		free(e->val);
-	rtd_strmap_free(&s.types);
-	rtd_strmap_free(&s.providers);
+	input_close(&in);
+	free_counters(&s.types);
+	free_counters(&s.providers);
 	rtd_nettrace_free(dec);
-	if (err)
-		return cli_fail("out of memory");
-	return rc ? CLI_FAIL : CLI_OK;
+	return ret;
 }
 
 /* ---- profile ----------------------------------------------------------- */
+
+enum { PROF_MANAGED = 1, PROF_FORMAT, PROF_OUT };
+
+static const struct cli_opt prof_opts[] = {
+	{PROF_MANAGED, "managed-only", 0, CLI_ARG_NONE, 0, NULL,
+	 "do not count time spent outside managed code", 0, 0},
+	{PROF_FORMAT, "format", 'f', CLI_ARG_CHOICE, 0, "folded|pprof|top",
+	 "folded (default: 'root;...;leaf NANOSECONDS'), pprof (gzip "
+	 "protobuf), top (frames by self time)", 0, 0},
+	{PROF_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
+	 "write there instead of stdout (replaced only when the profile is "
+	 "complete)", 0, 0},
+	{0},
+};
 
 struct prof_ctx {
 	rtd_nettrace *dec;
@@ -450,38 +631,64 @@ static int prof_sp(void *ctx, uint64_t ts)
 	return rtd_nettrace_profiler_seqpoint(p->prof);
 }
 
+static int write_top(rtd_profile *prof, FILE *out)
+{
+	struct rtd_profile_entry top[40];
+	int nt = rtd_profile_top(prof, top, 40);
+	if (nt < 0)
+		return nt;
+	int64_t tot = rtd_profile_total(prof);
+	fprintf(out, "%14s %6s %14s %6s  %s\n", "self(ns)", "self%",
+		"total(ns)", "total%", "frame");
+	for (int i = 0; i < nt; i++)
+		fprintf(out, "%14" PRId64 " %5.1f%% %14" PRId64 " %5.1f%%  %s\n",
+			top[i].self,
+			tot ? 100.0 * (double)top[i].self / (double)tot : 0.0,
+			top[i].total,
+			tot ? 100.0 * (double)top[i].total / (double)tot : 0.0,
+			top[i].name);
+	return 0;
+}
+
+static int cmd_profile(int argc, char **argv);
+
+static const struct cli_cmd cmd_profile_def = {
+	"nettrace profile", "FILE|-",
+	"CPU time per call stack from Microsoft-DotNETCore-SampleProfiler "
+	"samples,\nmethod names from the rundown and MethodLoadVerbose events.",
+	prof_opts, 1, 1, 0, cmd_profile,
+	"With -o, FILE is checked before the input is read and replaced only "
+	"when the\nprofile is complete: a failed run leaves an existing FILE "
+	"as it was.\n"};
+
 static int cmd_profile(int argc, char **argv)
 {
-	const char *path = NULL, *outp = NULL, *format = "folded";
+	const char *outp = NULL;
+	int format = 0; /* folded, pprof, top */
 	bool managed_only = false;
-	for (int i = 1; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
-			fputs(usage_profile, stdout);
-			return CLI_OK;
-		} else if (!strcmp(argv[i], "--managed-only")) {
-			managed_only = true;
-		} else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
-			format = argv[++i];
-		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-			outp = argv[++i];
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage("nettrace profile",
-					 "unknown option '%s'", argv[i]);
-		} else if (!path) {
-			path = argv[i];
-		} else {
-			return cli_usage("nettrace profile", "one FILE only");
+	struct cli_parser p;
+	struct cli_val v;
+	int id;
+	cli_opt_init(&p, &cmd_profile_def, argc, argv);
+	while ((id = cli_opt_next(&p, &v)) > 0) {
+		switch (id) {
+		case PROF_MANAGED: managed_only = true; break;
+		case PROF_FORMAT: format = (int)v.i; break;
+		case PROF_OUT: outp = v.str; break;
 		}
 	}
-	if (!path)
-		return cli_usage("nettrace profile",
-				 "missing FILE (or - for stdin)");
-	if (strcmp(format, "folded") && strcmp(format, "pprof") &&
-	    strcmp(format, "top"))
-		return cli_usage("nettrace profile",
-				 "--format must be folded, pprof or top");
-	FILE *in = cli_open_in(path);
-	if (!in)
+	if (id < 0)
+		return cli_opt_exit(id);
+	const char *path = p.pos[0];
+	if (format == 1 && cli_out_is_stdout(outp) && isatty(STDOUT_FILENO))
+		return cli_cmd_usage(&cmd_profile_def,
+				     "pprof output is binary: use -o FILE or a "
+				     "pipe");
+	/* the target first: a run that cannot write fails before reading */
+	if (outp && cli_out_check(outp))
+		return CLI_FAIL;
+	struct input in;
+	if (input_open(&in, path))
 		return CLI_FAIL;
 	struct prof_ctx pc;
 	struct rtd_nettrace_profiler_opts po = {.sz = sizeof(po),
@@ -492,112 +699,71 @@ static int cmd_profile(int argc, char **argv)
 				      .on_seqpoint = prof_sp};
 	pc.dec = rtd_nettrace_new(&o);
 	rtd_profile *prof = rtd_profile_new("cpu", "nanoseconds");
+	int ret = CLI_OK;
 	if (!pc.prof || !pc.dec || !prof) {
-		cli_close_in(in);
-		rtd_nettrace_free(pc.dec);
-		rtd_nettrace_profiler_free(pc.prof);
-		rtd_profile_free(prof);
-		return cli_fail("out of memory");
+		ret = cli_fail("out of memory");
+		goto done;
 	}
-	int rc = pump(pc.dec, in, path);
-	cli_close_in(in);
+	bool read_err;
+	int rc = pump(pc.dec, &in, false, &read_err);
+	if (rc) {
+		/* the input is bad: say that, and only that */
+		ret = input_error(pc.dec, &in, rc, read_err);
+		goto done;
+	}
 	int err = rtd_nettrace_profiler_finish(pc.prof, prof);
-	if (err)
-		rc = cli_fail("%s: building the profile: %s", path,
-			      rtd_strerror(err));
-	else if (rtd_nettrace_profiler_samples(pc.prof) == 0)
+	if (err) {
+		ret = cli_fail("%s: building the profile: %s", path,
+			       rtd_strerror(err));
+		goto done;
+	}
+	if (rtd_nettrace_profiler_samples(pc.prof) == 0)
 		fprintf(stderr, "rtdiag: %s: no SampleProfiler samples (was "
 				"the Microsoft-DotNETCore-SampleProfiler "
 				"provider enabled?)\n", path);
-	FILE *out = stdout;
-	if (!err && outp) {
-		out = fopen(outp, "wb");
-		if (!out) {
-			rc = cli_fail("%s: %s", outp, strerror(errno));
-			err = -errno;
-		}
+	struct cli_out out;
+	if (cli_out_open(&out, outp ? outp : "-")) {
+		ret = CLI_FAIL;
+		goto done;
 	}
-	if (!err) {
-		if (!strcmp(format, "folded")) {
-			err = rtd_profile_write_folded(prof, out);
-		} else if (!strcmp(format, "pprof")) {
-			if (!outp && isatty(fileno(stdout)))
-				err = -EINVAL, rc = cli_fail(
-					"pprof output is binary: use -o FILE "
-					"or a pipe");
-			else
-				err = rtd_profile_write_pprof(prof, out);
-		} else {
-			struct rtd_profile_entry top[40];
-			int nt = rtd_profile_top(prof, top, 40);
-			int64_t tot = rtd_profile_total(prof);
-			fprintf(out, "%14s %6s %14s %6s  %s\n", "self(ns)",
-				"self%", "total(ns)", "total%", "frame");
-			for (int i = 0; i < nt; i++)
-				fprintf(out,
-					"%14" PRId64 " %5.1f%% %14" PRId64
-					" %5.1f%%  %s\n",
-					top[i].self,
-					tot ? 100.0 * (double)top[i].self /
-						      (double)tot
-					    : 0.0,
-					top[i].total,
-					tot ? 100.0 * (double)top[i].total /
-						      (double)tot
-					    : 0.0,
-					top[i].name);
-			if (nt < 0)
-				err = nt;
-		}
-		if (!rc && err)
-			rc = cli_fail("writing the profile: %s",
-				      rtd_strerror(err));
+	if (format == 0)
+		err = rtd_profile_write_folded(prof, out.f);
+	else if (format == 1)
+		err = rtd_profile_write_pprof(prof, out.f);
+	else
+		err = write_top(prof, out.f);
+	if (err) {
+		cli_out_abort(&out);
+		ret = cli_fail("%s: writing the profile: %s",
+			       outp ? outp : "stdout", rtd_strerror(err));
+	} else if (cli_out_commit(&out)) {
+		ret = CLI_FAIL;
 	}
-	if (out && out != stdout)
-		fclose(out);
+done:
+	input_close(&in);
 	rtd_profile_free(prof);
 	rtd_nettrace_profiler_free(pc.prof);
 	rtd_nettrace_free(pc.dec);
-	return rc ? CLI_FAIL : CLI_OK;
+	return ret;
 }
 
 /* ---- group ------------------------------------------------------------- */
 
+static const struct cli_cmd *const cmds[] = {
+	&cmd_cat_def, &cmd_stats_def, &cmd_profile_def, NULL};
+
+static const char summary[] =
+	"EventPipe streams (.nettrace V4-V6, .netperf V1-V3), from a file or - "
+	"for stdin.";
+
 static int run(int argc, char **argv)
 {
-	if (argc < 2)
-		return cli_usage("nettrace", "missing subcommand");
-	if (!strcmp(argv[1], "cat"))
-		return cmd_cat(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "stats"))
-		return cmd_stats(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "profile"))
-		return cmd_profile(argc - 1, argv + 1);
-	return cli_usage("nettrace", "no subcommand '%s'", argv[1]);
+	return cli_group_run("nettrace", cmds, argc, argv);
 }
 
 static bool help(FILE *f, const char *sub)
 {
-	if (!sub) {
-		fprintf(f, "usage: rtdiag nettrace SUBCOMMAND ...\n\n"
-			   "EventPipe streams (.nettrace V4-V6, .netperf V3), "
-			   "from a file or - for stdin:\n"
-			   "  cat      print events (text or --json)\n"
-			   "  stats    header, counts per event type, drops\n"
-			   "  profile  CPU profile from SampleProfiler "
-			   "samples\n");
-		return true;
-	}
-	if (!strcmp(sub, "cat"))
-		fputs(usage_cat, f);
-	else if (!strcmp(sub, "stats"))
-		fputs(usage_stats, f);
-	else if (!strcmp(sub, "profile"))
-		fputs(usage_profile, f);
-	else
-		return false;
-	(void)subs;
-	return true;
+	return cli_group_help(f, "nettrace", summary, cmds, sub);
 }
 
 const struct cli_group cli_group_nettrace = {

@@ -46,5 +46,51 @@ printf 'hello world, not a trace' >"$tmp/x"
 "$R" nettrace stats /nonexistent 2>/dev/null; [ $? = 1 ] && ok "missing file exit 1" || bad "missing file"
 "$R" nettrace profile --bogus x 2>/dev/null; [ $? = 2 ] && ok "bad option exit 2" || bad "bad option"
 
+# issue 19 item 8: the first real cause, once, naming what and where
+if [ -w /dev/full ]; then
+  "$R" nettrace cat "$T/only_managed_samples.nettrace" >/dev/full 2>"$tmp/fe"; rc=$?
+  [ $rc = 1 ] && grep -q '^rtdiag: stdout: No space left on device' "$tmp/fe" && ! grep -q 'only_managed' "$tmp/fe" \
+    && ok "cat > /dev/full blames stdout" || { bad "cat > /dev/full ($rc)"; cat "$tmp/fe"; }
+fi
+"$R" nettrace stats "$tmp/x" >"$tmp/xo" 2>/dev/null
+[ ! -s "$tmp/xo" ] && ok "stats on garbage prints no zeroed summary" || { bad "stats garbage printed:"; head -3 "$tmp/xo"; }
+"$R" nettrace profile "$tmp/x" >/dev/null 2>"$tmp/pe"; rc=$?
+[ $rc = 1 ] && ! grep -q 'provider enabled' "$tmp/pe" && [ "$(wc -l <"$tmp/pe")" = 1 ] \
+  && ok "profile on garbage: one message, no guess" || { bad "profile garbage ($rc)"; cat "$tmp/pe"; }
+# issue 19 item 1: profile -o never loses an existing file, leaves none behind
+echo keep >"$tmp/prof.out"
+"$R" nettrace profile -o "$tmp/prof.out" "$tmp/x" 2>/dev/null; rc=$?
+[ $rc = 1 ] && [ "$(cat "$tmp/prof.out")" = keep ] && ok "profile -o on bad input keeps the old file" || bad "profile -o clobbered ($rc)"
+"$R" nettrace profile -o "$tmp/new.out" "$tmp/x" 2>/dev/null
+[ ! -e "$tmp/new.out" ] && ok "profile -o on bad input leaves no file" || bad "profile -o left a file"
+"$R" nettrace profile -o "$tmp/prof.out" "$G.golden.nettrace" && sort "$tmp/prof.out" | cmp -s - <(sort "$G.txt") \
+  && ok "profile -o writes the profile" || bad "profile -o"
+"$R" nettrace profile -o "$tmp/nodir/p.out" "$G.golden.nettrace" 2>"$tmp/oe"; rc=$?
+[ $rc = 1 ] && grep -q 'nodir' "$tmp/oe" && ok "profile -o into a missing folder fails first" || bad "profile -o missing dir ($rc)"
+# issue 19 item 9: --event A --event B is either; item 10: --provider any case, wildcards
+O4=$T/eventpipe-dotnetcore3.0-win-x64-objver4.nettrace
+n1=$("$R" nettrace cat --event GC/Start "$O4" | wc -l); n2=$("$R" nettrace cat --event GC/Stop "$O4" | wc -l)
+n12=$("$R" nettrace cat --event GC/Start --event GC/Stop "$O4" | wc -l)
+[ "$n1" -gt 0 ] && [ "$n2" -gt 0 ] && [ "$n12" = $((n1 + n2)) ] && ok "--event A --event B = both ($n1 + $n2)" || bad "--event OR: $n1 $n2 $n12"
+n=$("$R" nettrace cat --provider 'microsoft-windows-dotnetruntime' "$O4" | wc -l)
+nw=$("$R" nettrace cat --provider '*DOTNETRUNTIME' "$O4" | wc -l)
+[ "$n" -gt 0 ] && [ "$n" = "$nw" ] && ok "--provider any case, * wildcard" || bad "--provider: $n $nw"
+nge=$("$R" nettrace cat --event 'gc/*' "$O4" | wc -l)
+[ "$nge" -gt "$n12" ] && ok "--event 'gc/*'" || bad "--event wildcard $nge"
+# item 10: value names in text, numbers kept in JSON
+"$R" nettrace cat --event GC/Start "$O4" | head -1 | grep -q 'Reason=[A-Za-z]' && ok "GC/Start Reason by name" || bad "Reason name"
+"$R" nettrace cat --json --event GC/Start "$O4" | head -1 | grep -q '"Reason":[0-9].*"names":{[^}]*"Reason":"' && ok "JSON keeps the number, names beside" || bad "JSON names"
+# item 10: --stack names frames from the trace's own method events
+"$R" nettrace cat --stack --provider Microsoft-DotNETCore-SampleProfiler "$G.golden.nettrace" >"$tmp/st"
+grep -q 'stack=.*Example.Program.Work(int32)' "$tmp/st" && ok "--stack: method names" || { bad "--stack names"; head -3 "$tmp/st"; }
+"$R" nettrace cat --stack --provider Microsoft-DotNETCore-SampleProfiler - <"$G.golden.nettrace" | grep -q 'stack=.*Example.Program.Work(int32)' \
+  && ok "--stack on stdin: names as the methods arrive" || bad "--stack stdin"
+# issue 21 item 7: time order for a file, stream order kept
+"$R" nettrace cat --json "$O4" | python3 -c 'import json,sys; t=[json.loads(l)["ts"] for l in sys.stdin]; sys.exit(0 if t==sorted(t) else 1)' \
+  && ok "cat on a file: time order" || bad "cat not sorted"
+"$R" nettrace cat --json --stream "$O4" | python3 -c 'import json,sys; t=[json.loads(l)["ts"] for l in sys.stdin]; sys.exit(0 if t!=sorted(t) else 1)' \
+  && ok "--stream: stream order (not sorted in this trace)" || bad "--stream"
+[ "$("$R" nettrace cat --sorted - <"$O4" | md5sum)" = "$("$R" nettrace cat "$O4" | md5sum)" ] && ok "--sorted on stdin = the file" || bad "--sorted stdin"
+
 [ $fail = 0 ] || { echo "$fail failed"; exit 1; }
 echo "nettrace cli: all passed"

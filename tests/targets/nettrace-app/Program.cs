@@ -3,6 +3,12 @@
 //                         RtdiagHotMethod, allocates, throws and catches.
 //   nettrace-app bench N: writes N batches of events as fast as it can
 //                         (for bench/nettrace: a trace of 100+ MB).
+//   nettrace-app all [N] : everything the TraceEvent comparison needs to
+//                         see (tests/integration/nettrace/test_traceevent.sh):
+//                         TraceLogging events with bools and floats, NaN
+//                         and infinities, TPL tasks, lock contention, waits,
+//                         thread pool work, allocations, exceptions, GCs;
+//                         N rounds (default 1) for a large trace.
 // Run with DOTNET_EnableEventPipe=1 DOTNET_EventPipeOutputPath=FILE
 // DOTNET_EventPipeConfig=... ; the values written here are what the
 // decoder test expects, so keep them in sync with test_dotnet.sh.
@@ -60,6 +66,24 @@ sealed class TestSource : EventSource
     }
 }
 
+// TraceLogging (self-describing) events: EventSource.Write with anonymous
+// types. Their bools are one byte on the wire; EventSource's own are four.
+sealed class TlSource : EventSource
+{
+    public static readonly TlSource Log = new TlSource();
+    TlSource() : base("Rtdiag-TL", EventSourceSettings.EtwSelfDescribingEventFormat) { }
+}
+
+[EventSource(Name = "Rtdiag-Floats")]
+sealed class FloatSource : EventSource
+{
+    public static readonly FloatSource Log = new FloatSource();
+
+    [Event(1, Level = EventLevel.Informational)]
+    public void Specials(double nan, double pinf, double ninf, float fnan, float third, double tenth)
+    { WriteEvent(1, nan, pinf, ninf, fnan, third, tenth); }
+}
+
 static class Program
 {
     static volatile object sink;
@@ -73,6 +97,52 @@ static class Program
             for (int i = 1; i < 10000; i++)
                 x = Math.Sqrt(x * i + 1.0) + 0.5;
         return x;
+    }
+
+    static readonly object gate = new object();
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void Everything(int round)
+    {
+        var tl = TlSource.Log;
+        for (int i = 0; i < 200; i++)
+            tl.Write("Bools", new { a = (i & 1) == 0, n = i, b = (i & 2) == 0, c = true, d = 1.5 * i, s = "tl " + i });
+        tl.Write("Nested", new { outer = new { x = 1, y = (short)-2 }, flag = false, last = (byte)9 });
+        FloatSource.Log.Specials(double.NaN, double.PositiveInfinity, double.NegativeInfinity, float.NaN, 1f / 3, 0.1);
+        // TPL and the thread pool
+        var tasks = new System.Threading.Tasks.Task[8];
+        for (int i = 0; i < tasks.Length; i++)
+        {
+            int k = i;
+            tasks[i] = System.Threading.Tasks.Task.Run(async () =>
+            {
+                await System.Threading.Tasks.Task.Delay(1 + k);
+                sink = new byte[1000 * (k + 1)];
+            });
+        }
+        System.Threading.Tasks.Task.WaitAll(tasks);
+        // lock contention and waits
+        var go = new System.Threading.ManualResetEventSlim(false);
+        var holder = new System.Threading.Thread(() =>
+        {
+            lock (gate) { go.Set(); System.Threading.Thread.Sleep(30); }
+        });
+        holder.Start();
+        go.Wait();
+        lock (gate) { sink = round; }
+        holder.Join();
+        var mre = new System.Threading.ManualResetEvent(false);
+        System.Threading.ThreadPool.QueueUserWorkItem(_ => { System.Threading.Thread.Sleep(5); mre.Set(); });
+        mre.WaitOne();
+        // allocations, exceptions, a collection
+        for (int i = 0; i < 3000; i++)
+            sink = new byte[200 + i];
+        for (int i = 0; i < 3; i++)
+        {
+            try { Throw(i); } catch (InvalidOperationException) { }
+        }
+        GC.Collect();
+        RtdiagHotMethod(50);
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -93,6 +163,14 @@ static class Program
                 if ((i & 4095) == 0)
                     sink = new byte[100000];
             }
+            return 0;
+        }
+        if (mode == "all")
+        {
+            int rounds = args.Length > 1 ? int.Parse(args[1]) : 1;
+            for (int round = 0; round < rounds; round++)
+                Everything(round);
+            Console.WriteLine("done all");
             return 0;
         }
         log.PhaseStart(1);

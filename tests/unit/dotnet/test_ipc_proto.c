@@ -223,8 +223,20 @@ static void test_providers(void **state)
 	assert_int_equal(rtd_ipc_providers_parse("X:zz", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
 	assert_non_null(strstr(err, "keywords 'zz'"));
 	assert_int_equal(rtd_ipc_providers_parse("X:1:loud", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
-	assert_int_equal(rtd_ipc_providers_parse("Y:1:9", &p, err, sizeof(err)), 0);
-	assert_int_equal(p.v[p.n - 1].level, 5); /* dotnet-trace clamps */
+	/* dotnet-trace takes 9 as 5; rtdiag refuses it with the reason */
+	assert_int_equal(rtd_ipc_providers_parse("Y:1:9", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
+	assert_non_null(strstr(err, "level '9' is above Verbose (5)"));
+	assert_int_equal(rtd_ipc_providers_parse("Y:1:0005", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.v[p.n - 1].level, 5);
+	/* arguments must be key=value pairs (#19 item 9) */
+	assert_int_equal(rtd_ipc_providers_parse("Foo:0x1:5:noequals", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
+	assert_non_null(strstr(err, "argument 'noequals' is not KEY=VALUE"));
+	assert_int_equal(rtd_ipc_providers_parse("Foo:0x1:5:a=1;b", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
+	assert_non_null(strstr(err, "argument 'b' is not"));
+	assert_int_equal(rtd_ipc_providers_parse("Foo:0x1:5:a=1;b=\"x;y\";", &p, err, sizeof(err)), 0);
+	assert_string_equal(p.v[p.n - 1].args, "a=1;b=\"x;y\";");
+	assert_int_equal(rtd_ipc_providers_parse("Foo:0x1:5:\"k=v:w\"", &p, err, sizeof(err)), 0);
+	assert_string_equal(p.v[p.n - 1].args, "k=v:w");
 	assert_int_equal(rtd_ipc_providers_parse(",X", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
 	assert_int_equal(rtd_ipc_providers_parse("X:1:2:\"open", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
 	assert_int_equal(rtd_ipc_providers_parse("X:11112222333344445", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
@@ -262,6 +274,50 @@ static void test_message_header(void **state)
 	rtd_buf_free(&b);
 }
 
+/* What a profile asks the runtime for: only what it reads. */
+static void test_profile_request(void **state)
+{
+	(void)state;
+	struct rtd_ipc_providers pv = {0};
+	struct rtd_ipc_session_opts so = {.sz = sizeof(so)};
+	assert_int_equal(rtd_ipc_profile_request(0, &pv, &so), -RTD_E_INVAL);
+	assert_int_equal(rtd_ipc_profile_request(1u << 7, &pv, &so), -RTD_E_INVAL);
+	assert_int_equal(rtd_ipc_profile_request(RTD_IPC_PROFILE_CPU, &pv, &so), 0);
+	assert_int_equal(pv.n, 2);
+	assert_string_equal(pv.v[0].name, "Microsoft-DotNETCore-SampleProfiler");
+	assert_string_equal(pv.v[1].name, "Microsoft-Windows-DotNETRuntime");
+	/* Jit|Loader at Verbose: MethodLoadVerbose is a Verbose event */
+	assert_int_equal(pv.v[1].keywords, 0x18);
+	assert_int_equal(pv.v[1].level, 5);
+	assert_true(pv.v[1].filter_enable);
+	assert_int_equal(pv.v[1].n_filter_ids, 3);
+	assert_int_equal(pv.v[1].filter_ids[0], 143);
+	assert_true(so.no_stackwalk);
+	assert_true(so.filters_optional);
+	assert_int_equal(so.rundown_keyword, RTD_IPC_RUNDOWN_NAMES);
+	so.providers = pv.v;
+	so.n_providers = pv.n;
+	assert_int_equal(rtd_ipc_collect_min_version(&so), 5);
+	rtd_ipc_providers_clear(&pv);
+	/* several kinds: their keywords and events, and stacks for them */
+	struct rtd_ipc_session_opts so2 = {.sz = sizeof(so2)};
+	assert_int_equal(rtd_ipc_profile_request(RTD_IPC_PROFILE_CPU |
+						 RTD_IPC_PROFILE_ALLOC |
+						 RTD_IPC_PROFILE_LOCK |
+						 RTD_IPC_PROFILE_EXCEPTION,
+						 &pv, &so2), 0);
+	assert_int_equal(pv.v[1].keywords, 0x18 | 0x1 | 0x4000 | 0x8000);
+	assert_int_equal(pv.v[1].n_filter_ids, 3 + 1 + 3 + 1);
+	assert_false(so2.no_stackwalk);
+	/* a provider named again replaces the earlier one and its filter */
+	char err[128];
+	assert_int_equal(rtd_ipc_providers_parse("Microsoft-Windows-DotNETRuntime:1:4",
+						 &pv, err, sizeof(err)), 0);
+	assert_int_equal(pv.v[1].n_filter_ids, 0);
+	assert_null(pv.v[1].filter_ids);
+	rtd_ipc_providers_clear(&pv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_guid),
 		cmocka_unit_test(test_advertise),
 		cmocka_unit_test(test_providers),
+		cmocka_unit_test(test_profile_request),
 		cmocka_unit_test(test_message_header),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -277,6 +277,24 @@ static bool is_computed(const char *type, const char *field)
 	return false;
 }
 
+/* Fields TraceEvent names otherwise than the runtime's manifest. */
+static const struct {
+	const char *type, *te, *manifest;
+} renames[] = {
+	{"Microsoft-Windows-DotNETRuntime/GC/MarkWithType", "Promoted",
+	 "Bytes"},
+	{NULL, NULL, NULL},
+};
+
+static const char *renamed(const char *type, const char *field)
+{
+	for (int i = 0; renames[i].type; i++)
+		if (!strcmp(renames[i].type, type) &&
+		    !strcmp(renames[i].te, field))
+			return renames[i].manifest;
+	return field;
+}
+
 static const char *const standard_attrs[] = {
 	"MSec", "PID", "PName", "TID", "EventName", "ProviderName",
 	"FormattedMessage", NULL};
@@ -347,7 +365,8 @@ static void compare_event(const char *vec, const char *type,
 			continue;
 		}
 		size_t len;
-		const char *ours = find_field(f->fields, nm, &len);
+		const char *ours = find_field(f->fields, renamed(type, nm),
+					      &len);
 		if (!ours && is_computed(type, nm)) {
 			t->computed++;
 			continue;
@@ -382,7 +401,12 @@ static void compare_event(const char *vec, const char *type,
 					 vec, type, nm, val, mine);
 				continue;
 			}
-			bool same = (bi && mi) ? bu == mu
+			/* a UInt32 of the manifest that TraceEvent types as
+			 * int (GC/SuspendEEStart Count -1): the same bits */
+			bool same = (bi && mi) ? bu == mu ||
+						 ((uint32_t)bu == (uint32_t)mu &&
+						  (bu >> 32 == 0xffffffffu ||
+						   mu >> 32 == 0xffffffffu))
 					       : fabs(bd - md) <=
 							 1e-6 * fmax(1.0, fabs(bd));
 			if (!same)

@@ -1,0 +1,974 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * format.c - render an event as one text line or one JSON object.
+ *
+ * This is `nettrace cat`'s inner loop, so it writes straight into the
+ * decoder's output buffer without printf: integers through a two-digit
+ * table, UTF-16 strings converted and escaped in one pass, and the payload
+ * walked here directly (the same rules as rtd_nettrace_walk(), which the
+ * fuzz target and tests/traceevent check against each other).
+ * Floats, the rare case, print the shortest text that reads back as the
+ * same value of their type, as .NET's round-trip format does.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nettrace/nt.h"
+
+struct w {
+	rtd_buf *b;
+	int err;
+};
+
+/* Room for n more bytes at the end of the buffer, or NULL (w->err set). */
+static inline char *room(struct w *w, size_t n)
+{
+	rtd_buf *b = w->b;
+	if (b->cap - b->len <= n) {
+		int e = rtd_buf_reserve(b, n);
+		if (e) {
+			if (!w->err)
+				w->err = e;
+			return NULL;
+		}
+	}
+	return (char *)b->data + b->len;
+}
+
+static inline void put(struct w *w, const char *s, size_t n)
+{
+	char *d = room(w, n);
+	if (!d)
+		return;
+	memcpy(d, s, n);
+	w->b->len += n;
+}
+
+#define PUTS(w, lit) put((w), (lit), sizeof(lit) - 1)
+
+static inline void putc1(struct w *w, char c)
+{
+	char *d = room(w, 1);
+	if (!d)
+		return;
+	*d = c;
+	w->b->len++;
+}
+
+static const char digits2[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233"
+	"34353637383940414243444546474849505152535455565758596061626364656667"
+	"68697071727374757677787980818283848586878889909192939495969798"
+	"99";
+
+/* Decimal digits of v into the end of tmp[24]; returns the first one. */
+static inline char *u64_digits(uint64_t v, char *end)
+{
+	char *p = end;
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		p -= 2;
+		memcpy(p, digits2 + 2 * r, 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, digits2 + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	return p;
+}
+
+static inline void put_u64(struct w *w, uint64_t v)
+{
+	char tmp[24];
+	char *p = u64_digits(v, tmp + sizeof(tmp));
+	put(w, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+static inline void put_i64(struct w *w, int64_t v)
+{
+	if (v < 0) {
+		putc1(w, '-');
+		put_u64(w, (uint64_t)0 - (uint64_t)v);
+	} else {
+		put_u64(w, (uint64_t)v);
+	}
+}
+
+static void put_hex(struct w *w, uint64_t v)
+{
+	char tmp[20];
+	char *p = tmp + sizeof(tmp);
+	do {
+		*--p = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	*--p = 'x';
+	*--p = '0';
+	put(w, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+static void put_hexbytes(struct w *w, const uint8_t *p, size_t n)
+{
+	char *d = room(w, 2 * n);
+	if (!d)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		d[2 * i] = "0123456789abcdef"[p[i] >> 4];
+		d[2 * i + 1] = "0123456789abcdef"[p[i] & 15];
+	}
+	w->b->len += 2 * n;
+}
+
+/*
+ * The shortest decimal text that reads back as the same value of its type
+ * (float or double), as .NET's "R" format and JSON writers give it; NaN and
+ * the infinities as .NET's JSON names them, in quotes for JSON.
+ */
+static void put_float(struct w *w, double v, bool is_f32, bool json)
+{
+	if (isnan(v)) {
+		if (json)
+			PUTS(w, "\"NaN\"");
+		else
+			PUTS(w, "NaN");
+		return;
+	}
+	if (isinf(v)) {
+		if (json)
+			put(w, v < 0 ? "\"-Infinity\"" : "\"Infinity\"",
+			    v < 0 ? 11 : 10);
+		else
+			put(w, v < 0 ? "-Infinity" : "Infinity", v < 0 ? 9 : 8);
+		return;
+	}
+	char tmp[40];
+	int n = 0;
+	for (int prec = is_f32 ? 6 : 15; prec <= 17; prec++) {
+		n = snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
+		double back = strtod(tmp, NULL);
+		if (is_f32 ? (float)back == (float)v : back == v)
+			break;
+	}
+	if (n > 0)
+		put(w, tmp, (size_t)n);
+}
+
+static const char json_esc[32][7] = {
+	"\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004", "\\u0005",
+	"\\u0006", "\\u0007", "\\b", "\\t", "\\n", "\\u000b", "\\f", "\\r",
+	"\\u000e", "\\u000f", "\\u0010", "\\u0011", "\\u0012", "\\u0013",
+	"\\u0014", "\\u0015", "\\u0016", "\\u0017", "\\u0018", "\\u0019",
+	"\\u001a", "\\u001b", "\\u001c", "\\u001d", "\\u001e", "\\u001f",
+};
+
+/* UTF-8 text s[0..n) escaped for a JSON string body (no quotes). */
+static void put_esc8(struct w *w, const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		size_t j = i;
+		while (j < n && (unsigned char)s[j] >= 0x20 && s[j] != '"' &&
+		       s[j] != '\\')
+			j++;
+		put(w, s + i, j - i);
+		if (j == n)
+			break;
+		unsigned char c = (unsigned char)s[j];
+		if (c == '"')
+			PUTS(w, "\\\"");
+		else if (c == '\\')
+			PUTS(w, "\\\\");
+		else
+			put(w, json_esc[c], strlen(json_esc[c]));
+		i = j + 1;
+	}
+}
+
+static inline void put_str8(struct w *w, const char *s, size_t n)
+{
+	putc1(w, '"');
+	put_esc8(w, s, n);
+	putc1(w, '"');
+}
+
+/*
+ * UTF-16LE code units p[0..2*nunits) as a quoted JSON string: converted
+ * and escaped in one pass. Unpaired surrogates become U+FFFD.
+ */
+static void put_str16(struct w *w, const uint8_t *p, size_t nunits)
+{
+	char *d = room(w, nunits * 6 + 2);
+	if (!d)
+		return;
+	char *s = d;
+	*d++ = '"';
+	for (size_t i = 0; i < nunits; i++) {
+		uint32_t u = (uint32_t)p[2 * i] | (uint32_t)p[2 * i + 1] << 8;
+		if (u < 0x80) {
+			if (u >= 0x20 && u != '"' && u != '\\') {
+				*d++ = (char)u;
+			} else if (u == '"' || u == '\\') {
+				*d++ = '\\';
+				*d++ = (char)u;
+			} else {
+				size_t l = strlen(json_esc[u]);
+				memcpy(d, json_esc[u], l);
+				d += l;
+			}
+			continue;
+		}
+		if (u >= 0xd800 && u <= 0xdbff && i + 1 < nunits) {
+			uint32_t lo = (uint32_t)p[2 * i + 2] |
+				      (uint32_t)p[2 * i + 3] << 8;
+			if (lo >= 0xdc00 && lo <= 0xdfff) {
+				uint32_t c = 0x10000 + ((u - 0xd800) << 10) +
+					     (lo - 0xdc00);
+				i++;
+				*d++ = (char)(0xf0 | c >> 18);
+				*d++ = (char)(0x80 | ((c >> 12) & 0x3f));
+				*d++ = (char)(0x80 | ((c >> 6) & 0x3f));
+				*d++ = (char)(0x80 | (c & 0x3f));
+				continue;
+			}
+		}
+		if (u >= 0xd800 && u <= 0xdfff)
+			u = 0xfffd;
+		if (u < 0x800) {
+			*d++ = (char)(0xc0 | u >> 6);
+			*d++ = (char)(0x80 | (u & 0x3f));
+		} else {
+			*d++ = (char)(0xe0 | u >> 12);
+			*d++ = (char)(0x80 | ((u >> 6) & 0x3f));
+			*d++ = (char)(0x80 | (u & 0x3f));
+		}
+	}
+	*d++ = '"';
+	w->b->len += (size_t)(d - s);
+}
+
+static void put_guid(struct w *w, const uint8_t *g, bool quote)
+{
+	char *d = room(w, 38);
+	if (!d)
+		return;
+	static const char hx[] = "0123456789abcdef";
+	/* Data1..Data3 little-endian, then 8 bytes in order */
+	static const int order[16] = {3, 2, 1, 0, 5, 4, 7, 6,
+				      8, 9, 10, 11, 12, 13, 14, 15};
+	char *s = d;
+	if (quote)
+		*d++ = '"';
+	for (int i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			*d++ = '-';
+		*d++ = hx[g[order[i]] >> 4];
+		*d++ = hx[g[order[i]] & 15];
+	}
+	if (quote)
+		*d++ = '"';
+	w->b->len += (size_t)(d - s);
+}
+
+/* FILETIME (100 ns since 1601) as ISO 8601 UTC, quoted. */
+static void put_filetime(struct w *w, uint64_t ft)
+{
+	const uint64_t epoch_diff = 116444736000000000ULL;
+	struct tm tm;
+	time_t secs;
+	if (ft < epoch_diff || ft >= 0x7fffffffffffffffULL ||
+	    (secs = (time_t)((ft - epoch_diff) / 10000000ULL),
+	     !gmtime_r(&secs, &tm))) {
+		put_u64(w, ft);
+		return;
+	}
+	char tmp[48];
+	int n = snprintf(tmp, sizeof(tmp),
+			 "\"%04d-%02d-%02dT%02d:%02d:%02d.%07uZ\"",
+			 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+			 tm.tm_hour, tm.tm_min, tm.tm_sec,
+			 (unsigned)((ft - epoch_diff) % 10000000ULL));
+	if (n > 0)
+		put(w, tmp, (size_t)n);
+}
+
+/* ---- the payload --------------------------------------------------- */
+
+struct fctx {
+	struct w *w;
+	rtd_nettrace *dec;
+	const uint8_t *payload;
+	size_t payload_len;
+	size_t psz;
+	bool json;
+	bool lenient;   /* built-in schema: an older version ends early */
+	size_t budget;  /* array elements left */
+	struct w *names; /* JSON: "Field":"Name" of mapped values */
+	int nnames;
+	size_t located_end; /* V6 RelLoc/DataLoc data reaches this offset */
+};
+
+/* A field's key: JSON "name": or text name= (a separator before it). */
+static void put_key(struct fctx *c, const char *name, bool first,
+		    unsigned depth)
+{
+	struct w *w = c->w;
+	if (c->json) {
+		if (!first)
+			putc1(w, ',');
+		if (name) {
+			put_str8(w, name, strlen(name));
+			putc1(w, ':');
+		}
+		return;
+	}
+	if (!first)
+		put(w, depth == 0 ? " " : ", ", depth == 0 ? 1 : 2);
+	if (name) {
+		if (name[0])
+			put(w, name, strlen(name));
+		else
+			putc1(w, '_');
+		putc1(w, '=');
+	}
+}
+
+static void put_mapped(struct fctx *c, const struct rtd_nettrace_field *f,
+		       uint64_t v, unsigned depth, bool is_elem)
+{
+	char nb[256];
+	const char *name = rtd_nettrace_map_name(f->map, v, nb, sizeof(nb));
+	if (c->json || !name) {
+		put_u64(c->w, v);
+		if (c->json && name && depth == 0 && !is_elem && c->names) {
+			if (c->nnames++)
+				putc1(c->names, ',');
+			put_str8(c->names, f->name, strlen(f->name));
+			putc1(c->names, ':');
+			put_str8(c->names, name, strlen(name));
+		}
+		return;
+	}
+	put(c->w, name, strlen(name));
+}
+
+static int fmt_list(struct fctx *c, const struct rtd_nettrace_field *fs,
+		    size_t n, rtd_rd *r, unsigned depth, bool top);
+
+static int fmt_one(struct fctx *c, const struct rtd_nettrace_field *f,
+		   bool is_elem, rtd_rd *r, unsigned depth, bool first,
+		   uint64_t *val, const uint64_t *sib, size_t nsib);
+
+static int fmt_elems(struct fctx *c, const struct rtd_nettrace_field *f,
+		     size_t count, rtd_rd *r, unsigned depth, bool first)
+{
+	const struct rtd_nettrace_field *e = &f->fields[0];
+	put_key(c, f->name, first, depth);
+	/* an array of UTF-16 chars is text, as TraceEvent shows it */
+	if (e->type == RTD_NT_T_CHAR16 && count <= rd_left(r) / 2) {
+		const uint8_t *p;
+		rd_bytes(r, count * 2, &p);
+		put_str16(c->w, p, count);
+		return 0;
+	}
+	putc1(c->w, c->json ? '[' : '[');
+	for (size_t i = 0; i < count; i++) {
+		if (c->budget == 0)
+			return -RTD_E_CAP;
+		c->budget--;
+		int rc = fmt_one(c, e, true, r, depth + 1, i == 0, NULL, NULL, 0);
+		if (rc)
+			return rc == -RTD_E_TRUNCATED ? -RTD_E_NT_PAYLOAD : rc;
+	}
+	putc1(c->w, ']');
+	return 0;
+}
+
+static int fmt_one(struct fctx *c, const struct rtd_nettrace_field *f,
+		   bool is_elem, rtd_rd *r, unsigned depth, bool first,
+		   uint64_t *val, const uint64_t *sib, size_t nsib)
+{
+	struct w *w = c->w;
+	if (depth > NT_CAP_DEPTH)
+		return -RTD_E_CAP;
+	const char *name = is_elem ? NULL : f->name;
+	uint64_t u = 0;
+	int64_t i = 0;
+	const uint8_t *p;
+	/* containers first: they write their own key */
+	switch (f->type) {
+	case RTD_NT_T_OBJECT: {
+		put_key(c, name, first, depth);
+		putc1(w, '{');
+		int rc = fmt_list(c, f->fields, f->nfields, r, depth + 1, false);
+		putc1(w, '}');
+		return rc;
+	}
+	case RTD_NT_T_ARRAY: case RTD_NT_T_FIXED_ARRAY: case RTD_NT_T_COUNTED:
+	case RTD_NT_T_RELLOC: case RTD_NT_T_DATALOC: {
+		size_t count;
+		rtd_rd sub, *er;
+		int rc = nt_array(f, r, c->payload, c->payload_len, c->psz,
+				  depth, sib, nsib, &count, &er, &sub,
+				  &c->located_end);
+		if (rc)
+			return rc;
+		return fmt_elems(c, f, count, er, depth, first);
+	}
+	default:
+		break;
+	}
+	/* scalars: read first, so a truncated value writes nothing */
+	switch (f->type) {
+	case RTD_NT_T_I8: i = (int8_t)rd_u8(r); u = (uint64_t)i; break;
+	case RTD_NT_T_U8: case RTD_NT_T_BOOL8: u = rd_u8(r); break;
+	case RTD_NT_T_I16: i = rd_i16le(r); u = (uint64_t)i; break;
+	case RTD_NT_T_U16: u = rd_u16le(r); break;
+	case RTD_NT_T_I32: i = rd_i32le(r); u = (uint64_t)i; break;
+	case RTD_NT_T_U32: case RTD_NT_T_HEX32: case RTD_NT_T_BOOL32:
+		u = rd_u32le(r); break;
+	case RTD_NT_T_I64: i = rd_i64le(r); u = (uint64_t)i; break;
+	case RTD_NT_T_U64: case RTD_NT_T_HEX64: case RTD_NT_T_DATETIME:
+		u = rd_u64le(r); break;
+	case RTD_NT_T_POINTER:
+		u = c->psz == 8 ? rd_u64le(r) : rd_u32le(r); break;
+	case RTD_NT_T_VARINT: {
+		uint64_t z = rd_varuint(r);
+		i = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+		u = (uint64_t)i;
+		break;
+	}
+	case RTD_NT_T_VARUINT: u = rd_varuint(r); break;
+	case RTD_NT_T_F32: case RTD_NT_T_F64: case RTD_NT_T_CHAR16:
+	case RTD_NT_T_CHAR8: case RTD_NT_T_DECIMAL: case RTD_NT_T_GUID:
+	case RTD_NT_T_STRING: case RTD_NT_T_UTF8Z: case RTD_NT_T_BINARY:
+		break;
+	default:
+		return -RTD_E_NT_PAYLOAD;
+	}
+	if (!rd_ok(r))
+		return r->err;
+	if (val)
+		*val = u;
+	switch (f->type) {
+	case RTD_NT_T_I8: case RTD_NT_T_I16: case RTD_NT_T_I32:
+	case RTD_NT_T_I64: case RTD_NT_T_VARINT:
+		put_key(c, name, first, depth);
+		if (f->map)
+			put_mapped(c, f, u, depth, is_elem);
+		else
+			put_i64(w, i);
+		return 0;
+	case RTD_NT_T_U8: case RTD_NT_T_U16: case RTD_NT_T_U32:
+	case RTD_NT_T_U64: case RTD_NT_T_VARUINT:
+		put_key(c, name, first, depth);
+		if (f->map)
+			put_mapped(c, f, u, depth, is_elem);
+		else
+			put_u64(w, u);
+		return 0;
+	case RTD_NT_T_BOOL8: case RTD_NT_T_BOOL32:
+		put_key(c, name, first, depth);
+		if (u)
+			PUTS(w, "true");
+		else
+			PUTS(w, "false");
+		return 0;
+	case RTD_NT_T_HEX32: case RTD_NT_T_HEX64: case RTD_NT_T_POINTER:
+		put_key(c, name, first, depth);
+		if (f->map && !c->json) {
+			put_mapped(c, f, u, depth, is_elem);
+			return 0;
+		}
+		if (c->json)
+			putc1(w, '"');
+		put_hex(w, u);
+		if (c->json)
+			putc1(w, '"');
+		if (f->map && c->json) {
+			/* the number is kept; the name goes under "names" */
+			char nb[256];
+			const char *nm = rtd_nettrace_map_name(f->map, u, nb,
+							       sizeof(nb));
+			if (nm && depth == 0 && !is_elem && c->names) {
+				if (c->nnames++)
+					putc1(c->names, ',');
+				put_str8(c->names, f->name, strlen(f->name));
+				putc1(c->names, ':');
+				put_str8(c->names, nm, strlen(nm));
+			}
+		}
+		return 0;
+	case RTD_NT_T_DATETIME:
+		put_key(c, name, first, depth);
+		put_filetime(w, u);
+		return 0;
+	case RTD_NT_T_F32: {
+		float x = rd_f32le(r);
+		if (!rd_ok(r))
+			return r->err;
+		put_key(c, name, first, depth);
+		put_float(w, x, true, c->json);
+		return 0;
+	}
+	case RTD_NT_T_F64: {
+		double x = rd_f64le(r);
+		if (!rd_ok(r))
+			return r->err;
+		put_key(c, name, first, depth);
+		put_float(w, x, false, c->json);
+		return 0;
+	}
+	case RTD_NT_T_CHAR16:
+		if (!rd_bytes(r, 2, &p))
+			return r->err;
+		if (val)
+			*val = (uint64_t)(p[0] | p[1] << 8);
+		put_key(c, name, first, depth);
+		put_str16(w, p, 1);
+		return 0;
+	case RTD_NT_T_CHAR8: {
+		if (!rd_bytes(r, 1, &p))
+			return r->err;
+		put_key(c, name, first, depth);
+		if (p[0] < 0x80) {
+			put_str8(w, (const char *)p, 1);
+		} else {
+			char t[8] = "\"\\\\x00\"";
+			t[4] = "0123456789abcdef"[p[0] >> 4];
+			t[5] = "0123456789abcdef"[p[0] & 15];
+			put(w, t, 7);
+		}
+		return 0;
+	}
+	case RTD_NT_T_DECIMAL:
+		if (!rd_bytes(r, 16, &p))
+			return r->err;
+		put_key(c, name, first, depth);
+		put(w, c->json ? "\"" : "0x", c->json ? 1 : 2);
+		put_hexbytes(w, p, 16);
+		if (c->json)
+			putc1(w, '"');
+		return 0;
+	case RTD_NT_T_GUID:
+		if (!rd_bytes(r, 16, &p))
+			return r->err;
+		put_key(c, name, first, depth);
+		put_guid(w, p, true);
+		return 0;
+	case RTD_NT_T_STRING: {
+		const uint8_t *s = r->p;
+		size_t left = rd_left(r), k = 0;
+		while (k + 1 < left && (s[k] | s[k + 1]))
+			k += 2;
+		if (k + 1 >= left)
+			return rd_fail(r, -RTD_E_TRUNCATED);
+		rd_skip(r, k + 2);
+		put_key(c, name, first, depth);
+		put_str16(w, s, k / 2);
+		return 0;
+	}
+	case RTD_NT_T_UTF8Z: {
+		const uint8_t *z = memchr(r->p, 0, rd_left(r));
+		if (!z)
+			return rd_fail(r, -RTD_E_TRUNCATED);
+		size_t n = (size_t)(z - r->p);
+		const char *s = (const char *)r->p;
+		rd_skip(r, n + 1);
+		put_key(c, name, first, depth);
+		put_str8(w, s, n);
+		return 0;
+	}
+	case RTD_NT_T_BINARY: {
+		uint64_t n = (f->count_field >= 0 &&
+			      (size_t)f->count_field < nsib)
+				     ? sib[f->count_field]
+				     : 0;
+		if (n > rd_left(r))
+			return rd_fail(r, -RTD_E_TRUNCATED);
+		rd_bytes(r, (size_t)n, &p);
+		put_key(c, name, first, depth);
+		put(w, c->json ? "\"" : "0x", c->json ? 1 : 2);
+		put_hexbytes(w, p, (size_t)n);
+		if (c->json)
+			putc1(w, '"');
+		return 0;
+	}
+	default:
+		return -RTD_E_NT_PAYLOAD;
+	}
+}
+
+static int fmt_list(struct fctx *c, const struct rtd_nettrace_field *fs,
+		    size_t n, rtd_rd *r, unsigned depth, bool top)
+{
+	uint64_t sib[64];
+	size_t nsib = n < 64 ? n : 64;
+	memset(sib, 0, nsib * sizeof(*sib));
+	for (size_t i = 0; i < n; i++) {
+		if (top && c->lenient && rd_left(r) == 0)
+			return 0; /* an older version of the event */
+		uint64_t v = 0;
+		int rc = fmt_one(c, &fs[i], false, r, depth,
+				 i == 0 && (depth > 0 || c->json), &v, sib,
+				 nsib);
+		if (rc)
+			return rc == -RTD_E_TRUNCATED ? -RTD_E_NT_PAYLOAD : rc;
+		if (i < 64)
+			sib[i] = v;
+	}
+	return 0;
+}
+
+/* V6 RelLoc/DataLoc fields point at data after the fixed fields: that
+ * data is described, not left over. */
+static void skip_located(const struct fctx *c, rtd_rd *r)
+{
+	size_t at = (size_t)(r->p - c->payload);
+	if (c->located_end > at && c->located_end <= c->payload_len)
+		rd_skip(r, c->located_end - at);
+}
+
+/* Seconds since the trace's sync time, six decimals. */
+static void put_time(struct w *w, const rtd_nettrace *dec, uint64_t ts)
+{
+	uint64_t freq = dec->info.tick_freq ? dec->info.tick_freq : 1;
+	int64_t rel = (int64_t)(ts - dec->info.sync_ticks);
+	uint64_t a = rel < 0 ? (uint64_t)0 - (uint64_t)rel : (uint64_t)rel;
+	uint64_t secs = a / freq, rem = a % freq;
+	uint64_t frac = freq == 1000000000ULL ? rem / 1000
+		       : freq <= UINT64_MAX / 1000000U
+			       ? rem * 1000000U / freq
+			       : (uint64_t)((double)rem * 1e6 / (double)freq);
+	if (rel < 0)
+		putc1(w, '-');
+	put_u64(w, secs);
+	char t[8];
+	t[0] = '.';
+	for (int k = 6; k >= 1; k--) {
+		t[k] = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	put(w, t, 7);
+}
+
+static void put_frames(struct w *w, const struct rtd_nettrace_event *ev,
+		       bool json, rtd_nettrace_frame_fn sym, void *sym_ctx)
+{
+	for (size_t i = 0; i < ev->nframes; i++) {
+		if (i)
+			putc1(w, ',');
+		const char *nm = sym ? sym(sym_ctx, ev->stack[i]) : NULL;
+		if (nm) {
+			if (json)
+				put_str8(w, nm, strlen(nm));
+			else
+				put(w, nm, strlen(nm));
+			continue;
+		}
+		if (json)
+			putc1(w, '"');
+		put_hex(w, ev->stack[i]);
+		if (json)
+			putc1(w, '"');
+	}
+}
+
+/*
+ * The GC's dynamic events: GC/DynamicEvent (runtime id 39) carries a
+ * name and a blob whose layout the GC defines per name. Known ones are
+ * shown as their own event, "GC/" + name, with the blob's fields (the
+ * layouts TraceEvent 4.0's GCDynamicTraceEventParser decodes); others
+ * keep the raw Name/DataSize/Data.
+ */
+#define F(n, t) {n, RTD_NT_T_##t, 0, 0, -1, NULL, NULL}
+static const struct rtd_nettrace_field dyn_committed_usage[] = {
+	F("Version", U16),
+	F("TotalCommittedInUse", U64),
+	F("TotalCommittedInGlobalDecommit", U64),
+	F("TotalCommittedInFree", U64),
+	F("TotalCommittedInGlobalFree", U64),
+	F("TotalBookkeepingCommitted", U64),
+};
+#undef F
+
+static const struct {
+	const char *name;
+	const char *display;
+	const struct rtd_nettrace_field *fields;
+	size_t nfields;
+} dyn_events[] = {
+	{"CommittedUsage", "GC/CommittedUsage", dyn_committed_usage,
+	 sizeof(dyn_committed_usage) / sizeof(dyn_committed_usage[0])},
+};
+
+/* If ev is a known GC dynamic event, its own view in *m2 / *ev2. */
+static bool gc_dynamic(const struct rtd_nettrace_event *ev,
+		       struct rtd_nettrace_metadata *m2,
+		       struct rtd_nettrace_event *ev2)
+{
+	const struct rtd_nettrace_metadata *m = ev->meta;
+	if (!m->builtin || m->event_id != 39 ||
+	    strcmp(m->provider, "Microsoft-Windows-DotNETRuntime"))
+		return false;
+	rtd_rd r;
+	rd_init(&r, ev->payload, ev->payload_len);
+	/* Name: UTF-16, compared as ASCII */
+	char name[64];
+	size_t n = 0;
+	for (;;) {
+		uint16_t c = rd_u16le(&r);
+		if (!rd_ok(&r) || n + 1 >= sizeof(name) || c >= 0x80)
+			return false;
+		if (!c)
+			break;
+		name[n++] = (char)c;
+	}
+	name[n] = 0;
+	uint32_t size = rd_u32le(&r);
+	const uint8_t *data;
+	if (!rd_ok(&r) || !rd_bytes(&r, size, &data))
+		return false;
+	for (size_t i = 0; i < sizeof(dyn_events) / sizeof(dyn_events[0]);
+	     i++) {
+		if (strcmp(dyn_events[i].name, name))
+			continue;
+		*m2 = *m;
+		m2->name = dyn_events[i].display;
+		m2->fields = dyn_events[i].fields;
+		m2->nfields = dyn_events[i].nfields;
+		m2->builtin = false;
+		*ev2 = *ev;
+		ev2->meta = m2;
+		ev2->payload = data;
+		ev2->payload_len = size;
+		return true;
+	}
+	return false;
+}
+
+int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
+	      unsigned flags, rtd_buf *out, rtd_nettrace_frame_fn sym,
+	      void *sym_ctx)
+{
+	struct rtd_nettrace_metadata dyn_meta;
+	struct rtd_nettrace_event dyn_ev;
+	if (ev->meta->event_id == 39 && gc_dynamic(ev, &dyn_meta, &dyn_ev))
+		ev = &dyn_ev;
+	struct w w = {out, 0};
+	struct w nw = {&dec->nbuf, 0};
+	const struct rtd_nettrace_metadata *m = ev->meta;
+	bool json = flags & RTD_NT_FMT_JSON;
+	struct fctx c = {&w, dec, ev->payload, ev->payload_len,
+			 dec->info.pointer_size ? dec->info.pointer_size : 8,
+			 json, m->builtin, NT_CAP_ARRAY_ELEMS, NULL, 0, 0};
+	rtd_rd r;
+	rd_init(&r, ev->payload, ev->payload_len);
+	int rc;
+	if (json) {
+		rtd_buf_reset(&dec->nbuf);
+		c.names = &nw;
+		PUTS(&w, "{\"time\":");
+		put_time(&w, dec, ev->timestamp);
+		PUTS(&w, ",\"ts\":");
+		put_u64(&w, ev->timestamp);
+		PUTS(&w, ",\"thread\":");
+		put_u64(&w, ev->thread_id);
+		if (ev->capture_thread_id != ev->thread_id) {
+			PUTS(&w, ",\"capture_thread\":");
+			put_u64(&w, ev->capture_thread_id);
+		}
+		if (ev->proc_number != 0xffffffffu) {
+			PUTS(&w, ",\"cpu\":");
+			put_u64(&w, ev->proc_number);
+		}
+		PUTS(&w, ",\"provider\":");
+		put_str8(&w, m->provider, strlen(m->provider));
+		PUTS(&w, ",\"event\":");
+		put_str8(&w, m->name, strlen(m->name));
+		PUTS(&w, ",\"id\":");
+		put_u64(&w, m->event_id);
+		PUTS(&w, ",\"version\":");
+		put_u64(&w, m->version);
+		PUTS(&w, ",\"opcode\":");
+		put_u64(&w, m->opcode);
+		PUTS(&w, ",\"seq\":");
+		put_u64(&w, ev->sequence);
+		PUTS(&w, ",\"fields\":{");
+		rc = fmt_list(&c, m->fields, m->nfields, &r, 0, true);
+		skip_located(&c, &r);
+		if (!rc && rd_left(&r) && m->nfields == 0) {
+			/* no layout known: the bytes, so nothing is hidden */
+			PUTS(&w, "\"payload\":\"");
+			put_hexbytes(&w, r.p, rd_left(&r));
+			putc1(&w, '"');
+			rd_skip(&r, rd_left(&r));
+		}
+		putc1(&w, '}');
+		if (c.nnames) {
+			PUTS(&w, ",\"names\":{");
+			put(&w, (const char *)dec->nbuf.data, dec->nbuf.len);
+			putc1(&w, '}');
+		}
+		if (!rc && rd_left(&r)) {
+			/* bytes the schema does not describe: shown, never
+			 * dropped (a newer event version, or a wrong schema) */
+			PUTS(&w, ",\"unparsed\":\"");
+			put_hexbytes(&w, r.p, rd_left(&r));
+			putc1(&w, '"');
+		}
+		if (rc) {
+			PUTS(&w, ",\"error\":");
+			const char *e = rtd_strerror(rc);
+			put_str8(&w, e, strlen(e));
+		}
+		static const uint8_t zero[16];
+		if (memcmp(ev->activity_id, zero, 16)) {
+			PUTS(&w, ",\"activity\":");
+			put_guid(&w, ev->activity_id, true);
+		}
+		if (memcmp(ev->related_activity_id, zero, 16)) {
+			PUTS(&w, ",\"related_activity\":");
+			put_guid(&w, ev->related_activity_id, true);
+		}
+		if (flags & RTD_NT_FMT_STACK) {
+			PUTS(&w, ",\"stack\":[");
+			put_frames(&w, ev, true, NULL, NULL);
+			putc1(&w, ']');
+			if (sym && ev->nframes) {
+				/* names beside the addresses: "0x..." where
+				 * no method covers one */
+				PUTS(&w, ",\"frames\":[");
+				put_frames(&w, ev, true, sym, sym_ctx);
+				putc1(&w, ']');
+			}
+		}
+		putc1(&w, '}');
+	} else {
+		put_time(&w, dec, ev->timestamp);
+		putc1(&w, ' ');
+		put_u64(&w, ev->thread_id);
+		putc1(&w, ' ');
+		put(&w, m->provider, strlen(m->provider));
+		putc1(&w, '/');
+		put(&w, m->name, strlen(m->name));
+		rc = fmt_list(&c, m->fields, m->nfields, &r, 0, true);
+		skip_located(&c, &r);
+		if (rc) {
+			PUTS(&w, " <");
+			const char *e = rtd_strerror(rc);
+			put(&w, e, strlen(e));
+			putc1(&w, '>');
+		} else if (rd_left(&r)) {
+			if (m->nfields == 0)
+				PUTS(&w, " payload=0x");
+			else
+				PUTS(&w, " unparsed=0x");
+			put_hexbytes(&w, r.p, rd_left(&r));
+		}
+		if ((flags & RTD_NT_FMT_STACK) && ev->nframes) {
+			PUTS(&w, " stack=");
+			put_frames(&w, ev, false, sym, sym_ctx);
+		}
+	}
+	if (w.err)
+		return w.err;
+	/* keep it a C string */
+	char *z = room(&w, 0);
+	if (!z)
+		return w.err;
+	*z = 0;
+	return 0;
+}
+
+const char *rtd_nettrace_format(rtd_nettrace *dec,
+				const struct rtd_nettrace_event *ev,
+				unsigned flags, size_t *len)
+{
+	rtd_buf_reset(&dec->fbuf);
+	if (nt_format(dec, ev, flags, &dec->fbuf, NULL, NULL))
+		return NULL;
+	if (len)
+		*len = dec->fbuf.len;
+	return (const char *)dec->fbuf.data;
+}
+
+int rtd_nettrace_format_append(rtd_nettrace *dec,
+			       const struct rtd_nettrace_event *ev,
+			       unsigned flags, rtd_nettrace_frame_fn sym,
+			       void *sym_ctx, char **buf, size_t *len,
+			       size_t *cap)
+{
+	rtd_buf b = {(uint8_t *)*buf, *len, *cap, RTD_CAP_BLOCK};
+	size_t before = b.len;
+	int rc = nt_format(dec, ev, flags, &b, sym, sym_ctx);
+	if (!rc) {
+		char *z = room(&(struct w){&b, 0}, 1);
+		if (!z) {
+			rc = -ENOMEM;
+		} else {
+			*z = '\n';
+			b.len++;
+		}
+	}
+	if (rc)
+		b.len = before;
+	*buf = (char *)b.data;
+	*len = b.len;
+	*cap = b.cap;
+	return rc;
+}
+
+const char *rtd_nettrace_map_name(const struct rtd_nettrace_map *map,
+				  uint64_t value, char *buf, size_t n)
+{
+	if (!map)
+		return NULL;
+	if (!map->bits) {
+		for (size_t i = 0; i < map->n; i++)
+			if (map->v[i].value == value)
+				return map->v[i].name;
+		return NULL;
+	}
+	if (value == 0) {
+		for (size_t i = 0; i < map->n; i++)
+			if (map->v[i].value == 0)
+				return map->v[i].name;
+		return NULL;
+	}
+	if (!buf || n < 24)
+		return NULL;
+	size_t len = 0;
+	uint64_t left = value;
+	buf[0] = 0;
+	for (size_t i = 0; i < map->n; i++) {
+		uint64_t bit = map->v[i].value;
+		if (!bit || (value & bit) != bit)
+			continue;
+		size_t l = strlen(map->v[i].name);
+		if (len + l + 2 + 20 > n)
+			break;
+		if (len)
+			buf[len++] = '|';
+		memcpy(buf + len, map->v[i].name, l);
+		len += l;
+		left &= ~bit;
+	}
+	if (left) {
+		char t[24];
+		int k = snprintf(t, sizeof(t), "%s0x%llx", len ? "|" : "",
+				 (unsigned long long)left);
+		if (k > 0 && len + (size_t)k < n) {
+			memcpy(buf + len, t, (size_t)k);
+			len += (size_t)k;
+		}
+	}
+	buf[len] = 0;
+	return buf;
+}

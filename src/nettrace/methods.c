@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * methods.c - names for managed code addresses, learnt from the trace's
+ * own method and module events: MethodLoadVerbose (runtime, as methods are
+ * jitted) and MethodDCStart/StopVerbose (rundown, every method alive), and
+ * ModuleLoad / ModuleDCStart/Stop for module names. A name reads
+ * "module!Namespace.Method(signature)" as TraceEvent and dotnetdiag show
+ * frames.
+ *
+ * Methods arrive in any order while lookups go on (cat prints stacks as it
+ * goes), so the table is a sorted part plus a short unsorted tail that is
+ * merged in when it grows: adding stays cheap and a lookup is a binary
+ * search plus a scan of at most NT_METHODS_TAIL entries.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/map.h"
+#include "nettrace/nt.h"
+
+#define NT_METHODS_TAIL 256u
+#define NT_CAP_METHODS (1u << 24)        /* methods kept */
+#define NT_CAP_METHOD_NAMES (256u << 20) /* bytes of their names */
+
+struct mth {
+	uint64_t start;
+	uint32_t size;
+	uint32_t order;  /* later definitions of one address win */
+	uint64_t module;
+	size_t name;     /* offset in names */
+};
+
+struct rtd_nettrace_methods {
+	struct mth *v, *tmp;
+	size_t n, sorted, cap;
+	uint32_t order;
+	rtd_buf names;   /* "Namespace.Method(sig)\0" ... */
+	rtd_map modules; /* module id -> malloc'd short name */
+	rtd_buf s16;     /* UTF-16 conversion scratch */
+	rtd_buf out;     /* the last name handed out */
+};
+
+rtd_nettrace_methods *rtd_nettrace_methods_new(void)
+{
+	rtd_nettrace_methods *m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	rtd_buf_init(&m->names, NT_CAP_METHOD_NAMES);
+	rtd_map_init(&m->modules, 1u << 20);
+	rtd_buf_init(&m->s16, RTD_CAP_STRING);
+	rtd_buf_init(&m->out, RTD_CAP_STRING * 2);
+	return m;
+}
+
+void rtd_nettrace_methods_free(rtd_nettrace_methods *m)
+{
+	if (!m)
+		return;
+	size_t it = 0;
+	uint64_t k;
+	void *v;
+	while (rtd_map_next(&m->modules, &it, &k, &v))
+		free(v);
+	rtd_map_free(&m->modules);
+	rtd_buf_free(&m->names);
+	rtd_buf_free(&m->s16);
+	rtd_buf_free(&m->out);
+	free(m->v);
+	free(m->tmp);
+	free(m);
+}
+
+size_t rtd_nettrace_methods_count(const rtd_nettrace_methods *m)
+{
+	return m->n;
+}
+
+static int cmp_mth(const void *a, const void *b)
+{
+	const struct mth *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Sort the tail and merge it into the sorted part. */
+static void merge_tail(rtd_nettrace_methods *m)
+{
+	if (m->sorted == m->n)
+		return;
+	qsort(m->v + m->sorted, m->n - m->sorted, sizeof(*m->v), cmp_mth);
+	size_t i = 0, j = m->sorted, o = 0;
+	while (i < m->sorted && j < m->n)
+		m->tmp[o++] = cmp_mth(&m->v[j], &m->v[i]) < 0 ? m->v[j++]
+							       : m->v[i++];
+	while (i < m->sorted)
+		m->tmp[o++] = m->v[i++];
+	while (j < m->n)
+		m->tmp[o++] = m->v[j++];
+	struct mth *t = m->v;
+	m->v = m->tmp;
+	m->tmp = t;
+	m->sorted = m->n;
+}
+
+static bool str16(rtd_nettrace_methods *m, rtd_rd *r)
+{
+	return nt_read_utf16z(r, &m->s16) == 0;
+}
+
+static int add_method(rtd_nettrace_methods *m, const uint8_t *p, size_t n)
+{
+	rtd_rd r;
+	rd_init(&r, p, n);
+	(void)rd_u64le(&r); /* MethodID */
+	uint64_t module = rd_u64le(&r);
+	uint64_t start = rd_u64le(&r);
+	uint32_t size = rd_u32le(&r);
+	(void)rd_u32le(&r); /* MethodToken */
+	(void)rd_u32le(&r); /* MethodFlags */
+	if (!rd_ok(&r) || size == 0)
+		return 0;
+	size_t at = m->names.len;
+	/* "Namespace.Name" then the signature from its '(' (as TraceEvent
+	 * and dotnetdiag print frames) */
+	if (!str16(m, &r))
+		return 0;
+	int err = rtd_buf_append(&m->names, m->s16.data, m->s16.len);
+	if (!err && !str16(m, &r))
+		goto bad;
+	if (!err && m->names.len > at)
+		err = rtd_buf_putc(&m->names, '.');
+	if (!err)
+		err = rtd_buf_append(&m->names, m->s16.data, m->s16.len);
+	if (!err && !str16(m, &r))
+		goto bad;
+	if (!err) {
+		const char *sig = rtd_buf_cstr(&m->s16);
+		const char *paren = strchr(sig, '(');
+		err = rtd_buf_append(&m->names, paren ? paren : "",
+				     paren ? strlen(paren) + 1 : 1);
+	}
+	if (err) {
+		m->names.len = at;
+		return err;
+	}
+	if (m->n == m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 1024;
+		if (nc > NT_CAP_METHODS)
+			return -RTD_E_CAP;
+		struct mth *nv = realloc(m->v, nc * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		m->v = nv;
+		nv = realloc(m->tmp, nc * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		m->tmp = nv;
+		m->cap = nc;
+	}
+	m->v[m->n++] = (struct mth){start, size, m->order++, module, at};
+	if (m->n - m->sorted > NT_METHODS_TAIL)
+		merge_tail(m);
+	return 0;
+bad:
+	m->names.len = at;
+	return 0;
+}
+
+static int add_module(rtd_nettrace_methods *m, const uint8_t *p, size_t n,
+		      bool domain)
+{
+	rtd_rd r;
+	rd_init(&r, p, n);
+	uint64_t id = rd_u64le(&r);
+	(void)rd_u64le(&r); /* AssemblyID */
+	if (domain)
+		(void)rd_u64le(&r); /* AppDomainID */
+	(void)rd_u32le(&r); /* ModuleFlags */
+	(void)rd_u32le(&r); /* Reserved1 */
+	if (!rd_ok(&r) || !str16(m, &r))
+		return 0;
+	/* the IL file's name without folder and extension */
+	const char *path = rtd_buf_cstr(&m->s16);
+	const char *base = path;
+	for (const char *q = path; *q; q++)
+		if (*q == '/' || *q == '\\')
+			base = q + 1;
+	size_t len = strlen(base);
+	const char *dot = strrchr(base, '.');
+	if (dot && dot != base)
+		len = (size_t)(dot - base);
+	char *s = malloc(len + 1);
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, base, len);
+	s[len] = 0;
+	void *old = NULL;
+	int err = rtd_map_put(&m->modules, id, s, &old);
+	if (err) {
+		free(s);
+		return err == -RTD_E_CAP ? 0 : err;
+	}
+	free(old);
+	return 0;
+}
+
+int rtd_nettrace_methods_event(rtd_nettrace_methods *m,
+			       const struct rtd_nettrace_event *ev)
+{
+	const struct rtd_nettrace_metadata *md = ev->meta;
+	const char *p = md->provider;
+	bool rt = !strcmp(p, "Microsoft-Windows-DotNETRuntime");
+	bool rd = !rt && !strcmp(p, "Microsoft-Windows-DotNETRuntimeRundown");
+	if (!rt && !rd)
+		return 0;
+	uint32_t id = md->event_id;
+	if ((rt && id == 143) || (rd && (id == 143 || id == 144)))
+		return add_method(m, ev->payload, ev->payload_len);
+	if ((rt && id == 152) || (rd && (id == 153 || id == 154)))
+		return add_module(m, ev->payload, ev->payload_len, false);
+	if ((rt && id == 151) || (rd && (id == 151 || id == 152)))
+		return add_module(m, ev->payload, ev->payload_len, true);
+	return 0;
+}
+
+const char *rtd_nettrace_methods_name(rtd_nettrace_methods *m, uint64_t ip)
+{
+	const struct mth *best = NULL;
+	size_t lo = 0, hi = m->sorted;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->v[mid].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0 && ip - m->v[lo - 1].start < m->v[lo - 1].size)
+		best = &m->v[lo - 1];
+	for (size_t i = m->sorted; i < m->n; i++) {
+		const struct mth *x = &m->v[i];
+		if (ip - x->start < x->size &&
+		    (!best || x->start > best->start ||
+		     (x->start == best->start && x->order > best->order)))
+			best = x;
+	}
+	if (!best)
+		return NULL;
+	void *mod = NULL;
+	rtd_buf_reset(&m->out);
+	if (rtd_map_get(&m->modules, best->module, &mod) && mod) {
+		rtd_buf_puts(&m->out, mod);
+		rtd_buf_putc(&m->out, '!');
+	}
+	rtd_buf_puts(&m->out, (const char *)m->names.data + best->name);
+	return rtd_buf_cstr(&m->out);
+}
+
+/* ---- names matched the way people type them -------------------------- */
+
+bool rtd_nettrace_glob(const char *pat, const char *s)
+{
+	/* '*' matches any run; letters match in any case (iterative, with
+	 * one backtrack point: linear in practice) */
+	const char *star = NULL, *resume = NULL;
+	while (*s) {
+		if (*pat == '*') {
+			star = pat++;
+			resume = s;
+			continue;
+		}
+		char a = *pat, b = *s;
+		if (a >= 'A' && a <= 'Z')
+			a = (char)(a - 'A' + 'a');
+		if (b >= 'A' && b <= 'Z')
+			b = (char)(b - 'A' + 'a');
+		if (a && a == b) {
+			pat++;
+			s++;
+			continue;
+		}
+		if (!star)
+			return false;
+		pat = star + 1;
+		s = ++resume;
+	}
+	while (*pat == '*')
+		pat++;
+	return *pat == 0;
+}
