@@ -372,8 +372,8 @@ static void retry_sources(struct agent *a, uint64_t now)
 					 "after %u failures", t->service,
 					 (int)t->pid, s->ops->name, s->failures);
 				s->failures = 0;
-				t->kinds |= s->kinds;
 				pthread_mutex_lock(&a->lock);
+				t->kinds |= s->kinds;
 				t->errmsg[0] = 0;
 				pthread_mutex_unlock(&a->lock);
 				continue;

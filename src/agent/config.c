@@ -80,7 +80,8 @@ static const struct rtd_agent_option options[O_COUNT] = {
 			   "profile at most N processes at once"},
 	[O_MAX_MEMORY] = {"max-memory", RTD_AGENT_OPT_SIZE, "SIZE", "256M",
 			  "the agent's resident memory cap: profiles and "
-			  "queued uploads are shed beyond it"},
+			  "queued uploads are shed beyond it (the agent alone "
+			  "holds about 10M)"},
 	[O_MAX_CPU] = {"max-cpu", RTD_AGENT_OPT_PERCENT, "PERCENT", "5%",
 		       "the agent's CPU cap (of one CPU): sources are paused "
 		       "beyond it"},
@@ -751,8 +752,8 @@ static int set_opt(rtd_agent_config *c, enum opt_id id, const char *v)
 		c->max_targets = (unsigned)ull;
 		return 0;
 	case O_MAX_MEMORY:
-		if (u64 < (16u << 20))
-			return seterr(c, "max-memory: %s is under 16M", v);
+		if (u64 < (1u << 20))
+			return seterr(c, "max-memory: %s is under 1M", v);
 		c->max_memory = u64;
 		return 0;
 	case O_MAX_CPU:

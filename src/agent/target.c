@@ -143,8 +143,10 @@ int target_add_source(struct agent *a, struct target *t,
 		s->ended = true;
 		s->failures = 1;
 		s->retry_ns = mono_ns() + 30000000000ull;
+		pthread_mutex_lock(&a->lock);
 		snprintf(t->errmsg, sizeof(t->errmsg), "%s: %s", ops->name,
 			 s->err[0] ? s->err : rtd_strerror(rc));
+		pthread_mutex_unlock(&a->lock);
 		rtd_warn("target %s pid %d: %s source failed: %s (retrying "
 			 "in 30 s)", t->service, (int)t->pid, ops->name,
 			 s->err[0] ? s->err : rtd_strerror(rc));
@@ -153,7 +155,9 @@ int target_add_source(struct agent *a, struct target *t,
 		pthread_mutex_unlock(&a->lock);
 		return rc;
 	}
+	pthread_mutex_lock(&a->lock); /* /targets reads it */
 	t->kinds |= s->kinds;
+	pthread_mutex_unlock(&a->lock);
 	return 0;
 }
 

@@ -31,11 +31,11 @@ build_dotnet() { bash "$SRC/tests/integration/dotnet/build.sh" "$@"; }
 
 # wait_for SECONDS CMD...: until CMD succeeds
 wait_for() {
-  local t=$1; shift
+  local secs=$1; shift
   local i=0
   until "$@" 2>/dev/null; do
     sleep 0.1; i=$((i+1))
-    [ $i -ge $((t*10)) ] && return 1
+    [ $i -ge $((secs*10)) ] && return 1
   done
   return 0
 }

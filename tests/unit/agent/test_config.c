@@ -156,7 +156,7 @@ static void values(void **state)
 	} bad[] = {
 		{"window", "500ms", "window: 500ms is outside 1s..1h"},
 		{"window", "soon", "not a duration"},
-		{"max-memory", "1M", "max-memory: 1M is under 16M"},
+		{"max-memory", "512k", "max-memory: 512k is under 1M"},
 		{"max-memory", "lots", "not a size"},
 		{"max-cpu", "0", "outside 0.1%..800%"},
 		{"max-cpu", "half", "not a percentage"},
