@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
-# bench/nettrace: `rtdiag nettrace stats` on a >=100 MB real trace made by
-# tests/targets/nettrace-app, side by side in one run with TraceEvent's
-# EventPipeEventSource (NuGet Microsoft.Diagnostics.Tracing.TraceEvent 4.0.0)
-# and with `cat FILE > /dev/null`. Prints MB/s, events/s, peak RSS, ratios.
-# Usage: bench/nettrace/run.sh [BUILD_DIR]   (env NT_BENCH_EVENTS to resize)
+# bench/nettrace: rtdiag nettrace cat (JSON and text) and stats against
+# TraceEvent 4.0.0 in one run, on an all-keywords trace of about 87 MB
+# recorded here (tests/targets/nettrace-app all: every runtime keyword, the
+# private and rundown providers, SampleProfiler, TraceLogging, TPL).
+#
+#   rtdiag nettrace stats FILE           vs  te-dump --count FILE (TraceEvent's parse)
+#   rtdiag nettrace cat --json FILE      vs  te-dump --json FILE (TraceEvent + System.Text.Json)
+#   rtdiag nettrace cat FILE (text)      vs  te-dump --json FILE
+#
+# te-dump is tests/traceevent (the same program the comparison test uses).
+# Each tool runs REPS times (default 5); the best wall and CPU time (perf's
+# task-clock, else user+sys) and the peak RSS are kept. Prints events/s on
+# CPU time and the ratios. Output goes to /dev/null for every tool.
+# Usage: bench/nettrace/run.sh [BUILD_DIR]   (env NT_BENCH_ROUNDS, REPS)
 set -u
 B=$(cd "${1:-build}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,45 +23,36 @@ R=$B/rtdiag
 [ -x "$R" ] || { echo "no $R: build first"; exit 1; }
 command -v dotnet >/dev/null || { echo "SKIP: no dotnet"; exit 0; }
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
-T=$out/bench.nettrace
-N=${NT_BENCH_EVENTS:-6500000}
+REPS=${REPS:-5}
+ROUNDS=${NT_BENCH_ROUNDS:-450}
+T=$out/all-keywords.nettrace
+build() { # src-dir csproj out-dir
+  mkdir -p "$3.src"; cp "$1"/*.cs "$1/$2" "$3.src/"
+  dotnet build "$3.src/$2" -c Release -o "$3" >"$3.log" 2>&1 || { echo "could not build $2:"; tail -5 "$3.log"; return 1; }
+}
 if [ ! -s "$T" ]; then
-  echo "building the test program and writing a trace of $N event batches..."
-  mkdir -p "$out/app-src"
-  cp "$src"/tests/targets/nettrace-app/{Program.cs,nettrace-app.csproj} "$out/app-src/"
-  dotnet build "$out/app-src/nettrace-app.csproj" -c Release -o "$out/app" >"$out/app-build.log" 2>&1 || { tail "$out/app-build.log"; exit 1; }
+  echo "building the test program and recording an all-keywords trace ($ROUNDS rounds)..."
+  build "$src/tests/targets/nettrace-app" nettrace-app.csproj "$out/app" || exit 1
   DOTNET_EnableEventPipe=1 DOTNET_EventPipeOutputPath=$T \
-  DOTNET_EventPipeConfig='Rtdiag-Test:0xFFFFFFFFFFFF:5,Microsoft-Windows-DotNETRuntime:0x1:5,Microsoft-DotNETCore-SampleProfiler:0:5' \
-    "$out/app/nettrace-app" bench "$N" || exit 1
+  DOTNET_EventPipeConfig='Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x7FFFFFFFBFFFFFFF:5,Microsoft-Windows-DotNETRuntimePrivate:0xFFFFFFFF:5,Microsoft-Windows-DotNETRuntimeRundown:0xFFFFFFFF:5,Rtdiag-Test:0xFFFFFFFFFFFF:5,Rtdiag-TL:0xFFFFFFFFFFFF:5,Rtdiag-Floats:0xFFFFFFFFFFFF:5,System.Threading.Tasks.TplEventSource:0xFFFFFFFFFFFF:5' \
+    "$out/app/nettrace-app" all "$ROUNDS" >/dev/null || exit 1
 fi
+[ -x "$out/te/te-dump" ] || build "$src/tests/traceevent" te-dump.csproj "$out/te" || exit 1
 size=$(stat -c %s "$T")
-mb=$(awk -v s="$size" 'BEGIN{printf "%.1f", s/1e6}')
-echo "trace: $T ($mb MB)"
+events=$("$R" nettrace stats "$T" | awk -F': ' '/^events:/ {print $2}')
+echo "trace: $T ($(awk -v s="$size" 'BEGIN{printf "%.1f", s/1e6}') MB, $events events)"
+echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
-te=""
-if [ ! -x "$out/te/te-count" ]; then
-  mkdir -p "$out/te-src"
-  cp "$here"/traceevent/{Program.cs,te-count.csproj} "$out/te-src/"
-  if ! dotnet build "$out/te-src/te-count.csproj" -c Release -o "$out/te" >"$out/te-build.log" 2>&1; then
-    echo "TraceEvent: could not build (NuGet feed lacks Microsoft.Diagnostics.Tracing.TraceEvent?):"; tail -3 "$out/te-build.log"
-  fi
-fi
-[ -x "$out/te/te-count" ] && te="$out/te/te-count"
-
-cat "$T" >/dev/null   # warm the page cache for everyone
-# Each tool runs 5 times; the best wall time, the best CPU time (perf's
-# task-clock when perf works, else user+sys) and the peak RSS are kept.
-# The machine is shared, so CPU time is the steadier figure.
+cat "$T" >/dev/null # warm the page cache
 have_perf=0
 perf stat -x, -e task-clock true >/dev/null 2>&1 && have_perf=1
-measure() {
+measure() { # tool...  -> bw bc rss
   bw=999999; bc=999999; rss=0
-  for i in 1 2 3 4 5; do
-    # wall time and peak RSS of the tool alone
-    /usr/bin/time -f "%e %M %U %S" -o "$out/time" "$@" >"$out/stdout" 2>"$out/stderr"
+  for _ in $(seq "$REPS"); do
+    /usr/bin/time -f "%e %M %U %S" -o "$out/time" "$@" >/dev/null 2>"$out/stderr" || { echo "failed: $*"; cat "$out/stderr"; exit 1; }
     read -r w r u s <"$out/time"
     c=$(awk -v u="$u" -v s="$s" 'BEGIN{print u+s}')
-    if [ $have_perf = 1 ]; then # finer CPU time
+    if [ $have_perf = 1 ]; then
       perf stat -x, -e task-clock -o "$out/perf" "$@" >/dev/null 2>&1
       c=$(awk -F, '/task-clock/ {print $1/1000}' "$out/perf")
     fi
@@ -61,26 +61,26 @@ measure() {
     [ "$r" -gt "$rss" ] && rss=$r
   done
 }
-measure cat "$T"; cat_w=$bw; cat_c=$bc; cat_rss=$rss
-measure "$R" nettrace stats "$T"; rt_w=$bw; rt_c=$bc; rt_rss=$rss
-events=$(awk -F': ' '/^events:/ {print $2}' "$out/stdout")
-printf "%-22s %8s %8s %10s %14s %10s\n" tool wall-s cpu-s MB/s events/s "peak RSS"
-row() { # name wall cpu events rss_kb  (rates from CPU time)
-  printf "%-22s %8.3f %8.3f %10.1f %14.0f %8.1f MB\n" "$1" "$2" "$3" \
-    "$(awk -v s="$size" -v t="$3" 'BEGIN{print s/1e6/(t>0?t:1e-9)}')" \
-    "$(awk -v e="$4" -v t="$3" 'BEGIN{print e/(t>0?t:1e-9)}')" \
-    "$(awk -v k="$5" 'BEGIN{print k/1024}')"
+printf "%-34s %8s %8s %14s %10s\n" tool wall-s cpu-s "events/s(cpu)" "peak RSS"
+row() { # name
+  printf "%-34s %8.3f %8.3f %14.0f %8.1f MB\n" "$1" "$bw" "$bc" \
+    "$(awk -v e="$events" -v t="$bc" 'BEGIN{print e/(t>0?t:1e-9)}')" "$(awk -v k="$rss" 'BEGIN{print k/1024}')"
 }
-row "cat > /dev/null" "$cat_w" "$cat_c" 0 "$cat_rss"
-row "rtdiag nettrace stats" "$rt_w" "$rt_c" "$events" "$rt_rss"
-if [ -n "$te" ]; then
-  measure "$te" "$T"; te_w=$bw; te_c=$bc; te_rss=$rss
-  te_events=$(awk '{print $2}' "$out/stdout")
-  row "TraceEvent (C#)" "$te_w" "$te_c" "$te_events" "$te_rss"
-  [ "$te_events" = "$events" ] || echo "note: TraceEvent counted $te_events events, rtdiag $events"
-  awk -v a="$te_c" -v b="$rt_c" -v c="$te_w" -v d="$rt_w" 'BEGIN{printf "rtdiag vs TraceEvent: %.1fx its events/s on CPU time, %.1fx on wall time (goal >= 10x)\n", a/b, c/d}'
-else
-  echo "TraceEvent: not available on this machine"
-fi
-awk -v a="$rt_w" -v b="$cat_w" -v c="$rt_c" -v d="$cat_c" 'BEGIN{printf "rtdiag vs cat: %.1fx the wall time of cat, %.1fx its CPU time (goal <= 4x)\n", a/(b>0?b:0.001), c/(d>0?d:0.001)}'
-awk -v k="$rt_rss" 'BEGIN{printf "rtdiag peak RSS: %.1f MB (goal < 64 MB)\n", k/1024}'
+declare -A C W
+run() { # key name tool...
+  local k=$1 n=$2; shift 2
+  measure "$@"; C[$k]=$bc; W[$k]=$bw; row "$n"
+}
+run stats "rtdiag nettrace stats" "$R" nettrace stats "$T"
+run json "rtdiag nettrace cat --json" "$R" nettrace cat --json "$T"
+run jsons "rtdiag nettrace cat --json --stream" "$R" nettrace cat --json --stream "$T"
+run text "rtdiag nettrace cat (text)" "$R" nettrace cat "$T"
+run tec "TraceEvent parse (te-dump --count)" "$out/te/te-dump" --count "$T"
+run tej "TraceEvent + JSON (te-dump --json)" "$out/te/te-dump" --json "$T"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1fx", a/(b>0?b:1e-9)}'; }
+echo
+echo "cat --json: $(ratio "${C[tej]}" "${C[json]}") TraceEvent+JSON's events/s on CPU time ($(ratio "${W[tej]}" "${W[json]}") wall), $(ratio "${C[tec]}" "${C[json]}") TraceEvent's bare parse"
+echo "cat (text): $(ratio "${C[tej]}" "${C[text]}") TraceEvent+JSON on CPU time ($(ratio "${W[tej]}" "${W[text]}") wall)"
+echo "stats:      $(ratio "${C[tec]}" "${C[stats]}") TraceEvent's parse on CPU time ($(ratio "${W[tec]}" "${W[stats]}") wall)"
+awk -v e="$events" -v t="${C[json]}" 'BEGIN{printf "cat --json: %.2f M events/s on CPU time (goal >= 5)\n", e/t/1e6}'
+awk -v e="$events" -v t="${C[text]}" 'BEGIN{printf "cat (text): %.2f M events/s on CPU time (goal >= 5)\n", e/t/1e6}'

@@ -137,18 +137,37 @@ enum rtd_gotrace_mode {
 	RTD_GOTRACE_ORDERED = 1, /* Go's global order and validation */
 };
 
+/*
+ * Decoder flags (struct rtd_gotrace_opts.flags).
+ *
+ * RTD_GOTRACE_RESOLVE (raw mode): every string and stack id an event
+ * names resolves, although Go writes the tables after the events that use
+ * them. New format: before a generation's first event comes out, its
+ * Strings and Stacks batches are read ahead (with a source, by reading
+ * the input again; without one the generation's bytes are kept until it
+ * is handed out: memory one generation). Old format: with a source, the
+ * whole input is read once ahead for its strings and stacks (the stack
+ * table is written at the end of the trace); without a source the flag
+ * has no effect on the old format. An error in a table read ahead is
+ * reported where the table is, after the events before it.
+ */
+#define RTD_GOTRACE_RESOLVE 1u
+
 /**
  * struct rtd_gotrace_opts - decoder options
  * @sz: sizeof(struct rtd_gotrace_opts), for compatibility
  * @mode: raw or ordered
  * @max_input: ordered mode keeps the input (Go 1.7-1.21 traces not when a
  *             source is set: rtd_gotrace_dec_set_source()): cap in bytes
- *             (0: 16 GiB)
+ *             (0: 16 GiB); also the cap of a generation kept by
+ *             RTD_GOTRACE_RESOLVE without a source
+ * @flags: RTD_GOTRACE_RESOLVE or 0
  */
 struct rtd_gotrace_opts {
 	size_t sz;
 	enum rtd_gotrace_mode mode;
 	uint64_t max_input;
+	unsigned flags;
 };
 
 struct rtd_gotrace_frame {
@@ -287,7 +306,11 @@ typedef int64_t (*rtd_gotrace_read_at_fn)(void *buf, size_t len, uint64_t off,
  * traces, sorted by a global sequence number, and the new format, ordered
  * one generation at a time, do not use it.)
  *
- * Returns: 0, -EINVAL in raw mode, -RTD_E_STATE once input was fed.
+ * In raw mode a source serves RTD_GOTRACE_RESOLVE: the tables are read
+ * ahead from it instead of keeping the input (without that flag raw mode
+ * does not use it).
+ *
+ * Returns: 0, -EINVAL without @read_at, -RTD_E_STATE once input was fed.
  */
 RTD_API int rtd_gotrace_dec_set_source(rtd_gotrace_dec *d,
 				       rtd_gotrace_read_at_fn read_at, void *ctx);
@@ -424,6 +447,28 @@ RTD_API int rtd_gotrace_text2bin(const char *text, size_t len,
 				 rtd_gotrace_write_fn write, void *ctx,
 				 char *err, size_t errlen);
 
+/**
+ * rtd_gotrace_text2bin_as - convert Go's text form, of a known version
+ * @text: the text, with or without its "Trace Go1.NN" line (Go's own
+ *        `go tool trace -d=2` prints none)
+ * @len: its length
+ * @version: 1022, 1023, 1025 or 1026: the version of a text without the
+ *           line (one with it must say the same); 0 as rtd_gotrace_text2bin()
+ * @write: where the binary trace goes
+ * @ctx: passed to @write
+ * @err: gets a message naming the line on failure (may be NULL)
+ * @errlen: size of @err
+ *
+ * Go 1.22's text names a CPUSample's arguments "time p g m stack" where
+ * Go 1.23's (and rtdiag's) say "time m p g stack" for the same wire
+ * order; a Go 1.22 text may use either.
+ *
+ * Returns: as rtd_gotrace_text2bin().
+ */
+RTD_API int rtd_gotrace_text2bin_as(const char *text, size_t len, int version,
+				    rtd_gotrace_write_fn write, void *ctx,
+				    char *err, size_t errlen);
+
 /* ---- encoder ---- */
 
 typedef struct rtd_gotrace_enc rtd_gotrace_enc;
@@ -467,6 +512,180 @@ RTD_API int rtd_gotrace_enc_event(rtd_gotrace_enc *e, const struct rtd_gotrace_e
  * Returns: 0 or the callback's error.
  */
 RTD_API int rtd_gotrace_enc_flush(rtd_gotrace_enc *e);
+
+/* ---- filter: which events a user asked for ---- */
+
+typedef struct rtd_gotrace_filter rtd_gotrace_filter;
+
+/* Regular-expression criteria (POSIX extended). */
+enum rtd_gotrace_filter_re {
+	RTD_GOTRACE_FILTER_TYPE,   /* the event's name ("GoCreate") */
+	RTD_GOTRACE_FILTER_STACK,  /* "FUNC FILE:LINE" or "0xPC" of a frame of its stack */
+	RTD_GOTRACE_FILTER_STRING, /* one of its string arguments */
+	RTD_GOTRACE_FILTER_NRE
+};
+
+/* Number criteria. */
+enum rtd_gotrace_filter_id {
+	RTD_GOTRACE_FILTER_G, /* the goroutine (0: none) */
+	RTD_GOTRACE_FILTER_P, /* the P (-1: none; fake Ps in ordered mode) */
+	RTD_GOTRACE_FILTER_M, /* the thread (old format: of the P's last ProcStart) */
+	RTD_GOTRACE_FILTER_NID
+};
+
+/**
+ * rtd_gotrace_filter_new - a filter that matches every event
+ *
+ * Criteria added of one kind are alternatives (any may match); kinds
+ * are combined (each must match). Dictionary and batch events (String,
+ * Stack, EventBatch, Frequency, ...) have no G, P or time: they match a
+ * name criterion, or no criterion at all.
+ *
+ * Returns: the filter, or NULL without memory.
+ */
+RTD_API rtd_gotrace_filter *rtd_gotrace_filter_new(void);
+
+/**
+ * rtd_gotrace_filter_free - free a filter
+ * @f: the filter, or NULL (no-op)
+ */
+RTD_API void rtd_gotrace_filter_free(rtd_gotrace_filter *f);
+
+/**
+ * rtd_gotrace_filter_add_regex - add a regular-expression criterion
+ * @f: the filter
+ * @which: what it matches
+ * @re: a POSIX extended regular expression
+ *
+ * Returns: 0, -RTD_E_INVAL for a bad expression (rtd_gotrace_filter_error()
+ * says why) or -ENOMEM.
+ */
+RTD_API int rtd_gotrace_filter_add_regex(rtd_gotrace_filter *f,
+					 enum rtd_gotrace_filter_re which, const char *re);
+
+/**
+ * rtd_gotrace_filter_add_id - add a goroutine, P or thread criterion
+ * @f: the filter
+ * @which: what it matches
+ * @id: the value (a thread of none is -1)
+ *
+ * In raw mode a Go 1.22+ event's goroutine and P are not known (only
+ * ordering follows them), except a CPU sample's: such a criterion then
+ * matches CPU samples only (rtd_gotrace_filter_check() says so).
+ *
+ * Returns: 0, -RTD_E_INVAL or -ENOMEM.
+ */
+RTD_API int rtd_gotrace_filter_add_id(rtd_gotrace_filter *f,
+				      enum rtd_gotrace_filter_id which, int64_t id);
+
+/**
+ * rtd_gotrace_filter_set_time - bound the events' time
+ * @f: the filter
+ * @until: false for the earliest time kept, true for the latest
+ * @t: the time, inclusive
+ * @from_start: false: @t is in the events' units (raw mode: ticks, ordered
+ *              mode: ns, as rtd_gotrace_event.ts); true: @t is ns after
+ *              the trace's first event (raw mode then needs
+ *              rtd_gotrace_filter_prepare())
+ *
+ * Returns: 0, or -RTD_E_INVAL for a negative time from the start.
+ */
+RTD_API int rtd_gotrace_filter_set_time(rtd_gotrace_filter *f, bool until, int64_t t,
+					bool from_start);
+
+/**
+ * rtd_gotrace_filter_set_invert - match the events the criteria do not
+ * @f: the filter
+ * @invert: true to invert
+ */
+RTD_API void rtd_gotrace_filter_set_invert(rtd_gotrace_filter *f, bool invert);
+
+/**
+ * rtd_gotrace_filter_active - does the filter select anything?
+ * @f: the filter
+ *
+ * Returns: false when it has no criterion and is not inverted (it then
+ * matches every event).
+ */
+RTD_API bool rtd_gotrace_filter_active(const rtd_gotrace_filter *f);
+
+/**
+ * rtd_gotrace_filter_prepare - a first pass, when raw mode needs one
+ * @f: the filter
+ * @mode: the mode the events will be matched in
+ * @read_at: reads the input (see rtd_gotrace_read_at_fn), or NULL
+ * @ctx: passed to @read_at
+ *
+ * A time from the trace's start, in raw mode, is turned into ticks with
+ * the trace's frequency (the old format writes it at the end) from its
+ * earliest event: a raw pass over the input finds both. Nothing is done
+ * in ordered mode (times are ns and the first event comes first) or
+ * without such a time.
+ *
+ * Returns: 0; -RTD_E_STATE when a pass is needed and @read_at is NULL;
+ * the pass's decoding error; -RTD_E_GO_EVENT when the trace has no
+ * frequency. rtd_gotrace_filter_error() says why.
+ */
+RTD_API int rtd_gotrace_filter_prepare(rtd_gotrace_filter *f, enum rtd_gotrace_mode mode,
+				       rtd_gotrace_read_at_fn read_at, void *ctx);
+
+/**
+ * rtd_gotrace_filter_keep_ordered - match in Go's order, keep by offset
+ * @f: the filter, complete
+ * @read_at: reads the input (a Go 1.22+ trace)
+ * @ctx: passed to @read_at
+ *
+ * The goroutine and P of a Go 1.22+ event are known in ordered mode only,
+ * but a trace is rewritten (rtd_gotrace_writer) from its raw events. This
+ * runs the filter over the ordered events once and remembers the offsets
+ * of those that match (a synthetic event, like a GoSwitch's GoBlock,
+ * counts for the wire event it comes from); afterwards
+ * rtd_gotrace_filter_match() matches raw events by offset. Memory: a
+ * hash entry per kept event (capped at 2^28).
+ *
+ * Returns: 0; -RTD_E_UNSUPPORTED for an old-format trace; a decoding
+ * error; -RTD_E_CAP. rtd_gotrace_filter_error() says why.
+ */
+RTD_API int rtd_gotrace_filter_keep_ordered(rtd_gotrace_filter *f,
+					    rtd_gotrace_read_at_fn read_at, void *ctx);
+
+/**
+ * rtd_gotrace_filter_check - can the criteria match with this decoder?
+ * @f: the filter
+ * @d: the decoder the events come from, its header read
+ * @why: gets the reason for a non-zero answer (may be NULL)
+ * @len: size of @why
+ *
+ * Returns: 0; 1 when a criterion can match only some events in this mode
+ * (a warning: a goroutine or P in raw mode on a Go 1.22+ trace); or
+ * -RTD_E_STATE when the criteria cannot be evaluated (stacks of an
+ * old-format trace in raw mode without read-ahead; a time from the start
+ * in raw mode before rtd_gotrace_filter_prepare()).
+ */
+RTD_API int rtd_gotrace_filter_check(const rtd_gotrace_filter *f, const rtd_gotrace_dec *d,
+				     char *why, size_t len);
+
+/**
+ * rtd_gotrace_filter_match - does an event match?
+ * @f: the filter
+ * @d: the decoder the event came from (its tables resolve stacks)
+ * @ev: the event
+ *
+ * Give it every event of the trace, in the decoder's order: the filter
+ * follows what they tell (the old format's thread per P, the first time).
+ *
+ * Returns: 1 or 0.
+ */
+RTD_API int rtd_gotrace_filter_match(rtd_gotrace_filter *f, const rtd_gotrace_dec *d,
+				     const struct rtd_gotrace_event *ev);
+
+/**
+ * rtd_gotrace_filter_error - why the last call failed
+ * @f: the filter
+ *
+ * Returns: the message ("" when none); valid until @f is freed.
+ */
+RTD_API const char *rtd_gotrace_filter_error(const rtd_gotrace_filter *f);
 
 #ifdef __cplusplus
 }

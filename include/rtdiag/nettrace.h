@@ -314,6 +314,10 @@ typedef int (*rtd_nettrace_seqpoint_fn)(void *ctx, uint64_t timestamp);
  *        (@max_sort_bytes). Sequence point callbacks come after the
  *        events before them.
  * @max_sort_bytes: cap on the events held for sorting (0: 256 MiB)
+ * @stable_input: the caller keeps every byte it feeds readable until
+ *                rtd_nettrace_finish() returns (a mapped file): events held
+ *                for sorting then point at their payload instead of
+ *                copying it
  */
 struct rtd_nettrace_opts {
 	size_t sz;
@@ -327,6 +331,7 @@ struct rtd_nettrace_opts {
 	size_t max_stack_bytes;
 	bool sort;
 	size_t max_sort_bytes;
+	bool stable_input;
 };
 
 /**

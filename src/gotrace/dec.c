@@ -5,6 +5,7 @@
  * stack tables, raw-mode output and collection for ordered mode.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,16 +29,22 @@ rtd_gotrace_dec *rtd_gotrace_dec_new(const struct rtd_gotrace_opts *opts)
 			return NULL;
 		}
 		d->mode = opts->mode;
-		if (opts->sz >= sizeof(*opts))
+		if (opts->sz >= offsetof(struct rtd_gotrace_opts, max_input) +
+				    sizeof(opts->max_input))
 			d->max_input = opts->max_input;
+		if (opts->sz >= offsetof(struct rtd_gotrace_opts, flags) + sizeof(opts->flags))
+			d->resolve = d->mode == RTD_GOTRACE_RAW &&
+				     (opts->flags & RTD_GOTRACE_RESOLVE);
 	}
 	if (!d->max_input)
 		d->max_input = DEFAULT_MAX_INPUT;
 	d->max_window = RTD_GOTRACE_MAX_WINDOW;
-	rtd_buf_init(&d->in, d->mode == RTD_GOTRACE_ORDERED ? (size_t)d->max_input : 0);
+	rtd_buf_init(&d->in, d->mode == RTD_GOTRACE_ORDERED || d->resolve ? (size_t)d->max_input : 0);
 	rtd_buf_init(&d->sbuf, RTD_GOTRACE_MAX_STRING + 1);
 	rtd_map_init(&d->strings, RTD_GOTRACE_MAX_STRINGS);
 	rtd_map_init(&d->stacks, RTD_GOTRACE_MAX_STACKS);
+	rtd_map_init(&d->ahead_strings, RTD_GOTRACE_MAX_STRINGS);
+	rtd_map_init(&d->ahead_stacks, RTD_GOTRACE_MAX_STACKS);
 	rtd_map_init(&d->timer_gs, 1u << 20);
 	rtd_map_init(&d->futile_gs, 1u << 20);
 	v1_tab_init(&d->pidx, sizeof(size_t), RTD_GOTRACE_MAX_PROCS);
@@ -63,6 +70,8 @@ void rtd_gotrace_dec_free(rtd_gotrace_dec *d)
 	rtd_buf_free(&d->sbuf);
 	free_map_vals(&d->strings);
 	free_map_vals(&d->stacks);
+	free_map_vals(&d->ahead_strings);
+	free_map_vals(&d->ahead_stacks);
 	rtd_map_free(&d->timer_gs);
 	v1_tab_free(&d->pidx);
 	v1_order_free(d);
@@ -111,7 +120,8 @@ size_t rtd_gotrace_dec_stack(const rtd_gotrace_dec *d, uint64_t id,
 {
 	void *v;
 	*frames = NULL;
-	if (!rtd_map_get(&d->stacks, id, &v))
+	if (!rtd_map_get(&d->stacks, id, &v) &&
+	    !(d->resolve && rtd_map_get(&d->ahead_stacks, id, &v)))
 		return 0;
 	struct v1_stack *s = v;
 	/* Strings may arrive after the stack: resolve names on each look-up. */
@@ -128,7 +138,7 @@ size_t rtd_gotrace_dec_stack(const rtd_gotrace_dec *d, uint64_t id,
 int rtd_gotrace_dec_set_source(rtd_gotrace_dec *d, rtd_gotrace_read_at_fn read_at,
 			       void *ctx)
 {
-	if (d->mode != RTD_GOTRACE_ORDERED || !read_at)
+	if (!read_at)
 		return -EINVAL;
 	if (d->in.len || d->base || d->finished)
 		return -RTD_E_STATE;
@@ -156,9 +166,11 @@ int rtd_gotrace_dec_feed(rtd_gotrace_dec *d, const void *buf, size_t len)
 	int rc = rtd_buf_append(&d->in, buf, len);
 	if (rc == -RTD_E_CAP)
 		return v1_fail(d, rc, d->base + d->in.len,
-			       "ordered mode keeps the whole input: more than %llu bytes (use raw mode)",
+			       d->mode == RTD_GOTRACE_ORDERED
+			       ? "ordered mode keeps the whole input: more than %llu bytes (use raw mode)"
+			       : "a generation larger than %llu bytes to keep to resolve its names (give a source)",
 			       (unsigned long long)d->max_input);
-	if (rc < 0 || !d->src || d->v2)
+	if (rc < 0 || !d->src || d->v2 || d->mode != RTD_GOTRACE_ORDERED)
 		return rc;
 	/* with a source, index as the bytes come and keep none of them */
 	if (!d->header) {
@@ -251,11 +263,13 @@ void tables_reset(rtd_gotrace_dec *d)
 int table_add_string(rtd_gotrace_dec *d, uint64_t id, const uint8_t *data,
 		     size_t len, uint64_t off)
 {
-	if (rtd_map_get(&d->strings, id, NULL))
+	rtd_map *m = d->adding_ahead ? &d->ahead_strings : &d->strings;
+	size_t *bytes = d->adding_ahead ? &d->ahead_strbytes : &d->strbytes;
+	if (rtd_map_get(m, id, NULL))
 		return v1_fail(d, -RTD_E_GO_EVENT, off,
 			       "string at offset %llu has duplicate id %llu",
 			       (unsigned long long)off, (unsigned long long)id);
-	if (d->strbytes + len > RTD_GOTRACE_MAX_STRING_BYTES)
+	if (*bytes + len > RTD_GOTRACE_MAX_STRING_BYTES)
 		return v1_fail(d, -RTD_E_CAP, off,
 			       "strings exceed %u bytes in all at offset %llu",
 			       RTD_GOTRACE_MAX_STRING_BYTES,
@@ -263,32 +277,118 @@ int table_add_string(rtd_gotrace_dec *d, uint64_t id, const uint8_t *data,
 	struct v1_str *s = malloc(sizeof(*s) + len + 1);
 	if (!s)
 		return v1_fail(d, -ENOMEM, off, "out of memory");
+	s->off = off;
 	s->len = len;
 	if (len)
 		memcpy(s->s, data, len);
 	s->s[len] = 0;
-	int rc = rtd_map_put(&d->strings, id, s, NULL);
+	int rc = rtd_map_put(m, id, s, NULL);
 	if (rc < 0) {
 		free(s);
 		return v1_fail(d, rc, off,
 			       "string table full at offset %llu (limit %u)",
 			       (unsigned long long)off, RTD_GOTRACE_MAX_STRINGS);
 	}
-	d->strbytes += len;
+	*bytes += len;
 	return 0;
+}
+
+void ahead_reached(rtd_gotrace_dec *d, bool stack, uint64_t id, uint64_t off)
+{
+	rtd_map *m = stack ? &d->ahead_stacks : &d->ahead_strings;
+	void *v;
+	if (!rtd_map_get(m, id, &v))
+		return;
+	/* v1_str and v1_stack both start with the offset */
+	if (*(const uint64_t *)v != off)
+		return;
+	if (!stack)
+		d->ahead_strbytes -= ((struct v1_str *)v)->len;
+	free(rtd_map_del(m, id));
+}
+
+void ahead_reset(rtd_gotrace_dec *d)
+{
+	free_map_vals(&d->ahead_strings);
+	free_map_vals(&d->ahead_stacks);
+	rtd_map_init(&d->ahead_strings, RTD_GOTRACE_MAX_STRINGS);
+	rtd_map_init(&d->ahead_stacks, RTD_GOTRACE_MAX_STACKS);
+	d->ahead_strbytes = 0;
 }
 
 static int store_string(rtd_gotrace_dec *d, const struct v1_raw *raw)
 {
+	if (d->resolve)
+		ahead_reached(d, false, raw->args[0], raw->off);
 	return table_add_string(d, raw->args[0], raw->s, raw->slen, raw->off);
 }
 
 static int store_stack(rtd_gotrace_dec *d, const struct rtd_gotrace_event *ev,
 		       uint64_t off)
 {
+	if (d->resolve)
+		ahead_reached(d, true, ev->args[0], off);
 	if (ev->args[0] == 0 || ev->nframes == 0)
 		return 0;
 	return table_add_stack(d, ev->args[0], ev->frames, ev->nframes, off);
+}
+
+/*
+ * Old format, raw mode with RTD_GOTRACE_RESOLVE and a source: read the
+ * whole input once ahead, in raw mode, for its string and stack tables
+ * (Go writes the stacks at the end), taken as they are where that pass
+ * stops (at the end, or at an error that the events in order meet again).
+ */
+int dec_run_source(rtd_gotrace_dec *d, rtd_gotrace_read_at_fn read_at, void *ctx,
+		   int (*fn)(void *arg, const struct rtd_gotrace_event *ev), void *arg)
+{
+	uint8_t *buf = malloc(1u << 16);
+	struct rtd_gotrace_event ev;
+	uint64_t off = 0;
+	bool fin = false;
+	int rc = buf ? 0 : -ENOMEM;
+	while (rc >= 0) {
+		rc = rtd_gotrace_dec_next(d, &ev);
+		if (rc > 0) {
+			rc = fn ? fn(arg, &ev) : 0;
+			continue;
+		}
+		if (rc < 0 || fin)
+			break;
+		int64_t n = read_at(buf, 1u << 16, off, ctx);
+		if (n < 0) {
+			rc = (int)n;
+		} else if (n == 0) {
+			fin = true;
+			rc = rtd_gotrace_dec_finish(d);
+		} else {
+			off += (uint64_t)n;
+			rc = rtd_gotrace_dec_feed(d, buf, (size_t)n);
+		}
+	}
+	free(buf);
+	return rc;
+}
+
+static void v1_preload(rtd_gotrace_dec *d)
+{
+	d->preloaded = true;
+	if (!d->src)
+		return;
+	struct rtd_gotrace_opts o = {.sz = sizeof(o), .mode = RTD_GOTRACE_RAW};
+	rtd_gotrace_dec *pre = rtd_gotrace_dec_new(&o);
+	int rc = pre ? dec_run_source(pre, d->src, d->src_ctx, NULL, NULL) : -ENOMEM;
+	if (pre && (rc == 0 || pre->err)) {
+		/* the tables of that pass, up to where it stopped */
+		rtd_map t = d->ahead_strings;
+		d->ahead_strings = pre->strings;
+		pre->strings = t;
+		t = d->ahead_stacks;
+		d->ahead_stacks = pre->stacks;
+		pre->stacks = t;
+		d->ahead_strbytes = pre->strbytes;
+	}
+	rtd_gotrace_dec_free(pre);
 }
 
 int table_add_stack(rtd_gotrace_dec *d, uint64_t id,
@@ -297,11 +397,12 @@ int table_add_stack(rtd_gotrace_dec *d, uint64_t id,
 	struct v1_stack *s = malloc(sizeof(*s) + n * sizeof(*f));
 	if (!s)
 		return v1_fail(d, -ENOMEM, off, "out of memory");
+	s->off = off;
 	s->n = n;
 	if (n)
 		memcpy(s->f, f, n * sizeof(*s->f));
 	void *old = NULL;
-	int rc = rtd_map_put(&d->stacks, id, s, &old);
+	int rc = rtd_map_put(d->adding_ahead ? &d->ahead_stacks : &d->stacks, id, s, &old);
 	if (rc < 0) {
 		free(s);
 		return v1_fail(d, rc, off,
@@ -721,6 +822,8 @@ int rtd_gotrace_dec_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 	}
 	if (d->mode == RTD_GOTRACE_ORDERED)
 		return d->ord ? v1_order_next(d, ev) : 0;
+	if (d->resolve && !d->preloaded)
+		v1_preload(d);
 	if (d->pos >= d->in.len)
 		return 0;
 	rtd_rd r;

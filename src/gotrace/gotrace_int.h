@@ -271,6 +271,15 @@ struct v1_proc {
 
 struct rtd_gotrace_dec {
 	enum rtd_gotrace_mode mode;
+	/* RTD_GOTRACE_RESOLVE (raw mode): the tables read ahead, apart from
+	 * those the events in order build (so that those fail exactly as
+	 * without the flag); a look-up that misses falls back on them, and an
+	 * entry moves over when the event that defines it comes */
+	bool resolve;
+	bool preloaded;    /* old format: the input was read ahead */
+	bool adding_ahead; /* table_add_* fill the tables read ahead */
+	rtd_map ahead_strings, ahead_stacks;
+	size_t ahead_strbytes;
 	uint64_t max_input;
 	rtd_buf in;
 	size_t pos;
@@ -334,10 +343,12 @@ struct rtd_gotrace_dec {
 };
 
 struct v1_str {
+	uint64_t off; /* of the event that defines it */
 	size_t len;
 	char s[];
 };
 struct v1_stack {
+	uint64_t off;
 	size_t n;
 	struct rtd_gotrace_frame f[];
 };
@@ -567,12 +578,25 @@ uint64_t rg(const rtd_gotrace_dec *d, const struct v1_ref *r);
 void v1_goargs(int ver, const struct v1_raw *raw, uint64_t a[3]);
 /* Go's Args of a kept event, read again from the input. */
 void v1_ref_args(rtd_gotrace_dec *d, const struct v1_ref *r, uint64_t a[3]);
+/*
+ * dec_run_source - decode a whole input read from @read_at with @d
+ * (before any feed), calling @fn (if not NULL) for each event; @fn's
+ * negative answer stops the pass. Returns 0 at the end, or <0.
+ */
+int dec_run_source(rtd_gotrace_dec *d, rtd_gotrace_read_at_fn read_at, void *ctx,
+		   int (*fn)(void *arg, const struct rtd_gotrace_event *ev), void *arg);
 /* Clear the string and stack tables (new format: per generation). */
 void tables_reset(rtd_gotrace_dec *d);
-/* Add to the tables, checking for duplicates and caps. */
+/* Add to the tables, checking for duplicates and caps (to the tables
+ * read ahead while d->adding_ahead). */
 int table_add_string(rtd_gotrace_dec *d, uint64_t id, const uint8_t *s,
 		     size_t len, uint64_t off);
 int table_add_stack(rtd_gotrace_dec *d, uint64_t id,
 		    const struct rtd_gotrace_frame *f, size_t n, uint64_t off);
+/* The event at @off defines string (stack) @id: the entry read ahead for
+ * it is dropped (the event adds its own, as without read-ahead). */
+void ahead_reached(rtd_gotrace_dec *d, bool stack, uint64_t id, uint64_t off);
+/* Empty the tables read ahead. */
+void ahead_reset(rtd_gotrace_dec *d);
 
 #endif

@@ -979,47 +979,13 @@ static int parse_special(struct genctx *c, const struct v2_batch *b, bool *speci
 		return 0;
 	}
 	uint8_t kind = rd_u8(&r);
-	int rc;
+	struct v2_bad bad = {0};
+	int rc = v2_parse_dict(d, d->in.data + b->data, b->len, base, &bad);
+	if (rc > 0)
+		return 0;
+	if (rc < 0)
+		return bad.set ? fail(c, bad.off, "%s", bad.msg) : rc;
 	switch (kind) {
-	case RTD_GO2_EV_STRINGS:
-		while (rd_left(&r)) {
-			uint64_t off = base + rd_off(&r);
-			if (rd_u8(&r) != RTD_GO2_EV_STRING)
-				return fail(c, off, "expected string event");
-			uint64_t id = rd_varuint(&r), len = rd_varuint(&r);
-			const uint8_t *p;
-			if (!rd_ok(&r) || len > V2_MAX_DATA || !rd_bytes(&r, (size_t)len, &p))
-				return fail(c, off, "malformed string in the strings batch");
-			if ((rc = table_add_string(d, id, p, (size_t)len, off)) < 0)
-				return rc;
-		}
-		return 0;
-	case RTD_GO2_EV_STACKS:
-		while (rd_left(&r)) {
-			uint64_t off = base + rd_off(&r);
-			if (rd_u8(&r) != RTD_GO2_EV_STACK)
-				return fail(c, off, "expected stack event");
-			uint64_t id = rd_varuint(&r), nf = rd_varuint(&r);
-			if (!rd_ok(&r))
-				return fail(c, off, "malformed stack");
-			if (nf > V2_MAX_FRAMES)
-				return fail(c, off, "invalid stack size %llu, maximum is %u",
-					    (unsigned long long)nf, V2_MAX_FRAMES);
-			struct rtd_gotrace_frame f[V2_MAX_FRAMES];
-			memset(f, 0, sizeof(f));
-			for (uint64_t i = 0; i < nf; i++) {
-				f[i].pc = rd_varuint(&r);
-				f[i].fn_id = rd_varuint(&r);
-				f[i].file_id = rd_varuint(&r);
-				f[i].line = rd_varuint(&r);
-			}
-			if (!rd_ok(&r))
-				return fail(c, off, "reading frames for stack %llu: truncated",
-					    (unsigned long long)id);
-			if ((rc = table_add_stack(d, id, f, (size_t)nf, off)) < 0)
-				return rc;
-		}
-		return 0;
 	case RTD_GO2_EV_CPU_SAMPLES:
 		while (rd_left(&r)) {
 			uint64_t off = base + rd_off(&r);

@@ -389,7 +389,8 @@ int v1_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v1_raw *raw)
 const char *v1_str_get(const rtd_gotrace_dec *d, uint64_t id, size_t *len)
 {
 	void *v;
-	if (!rtd_map_get(&d->strings, id, &v)) {
+	if (!rtd_map_get(&d->strings, id, &v) &&
+	    !(d->resolve && rtd_map_get(&d->ahead_strings, id, &v))) {
 		if (len)
 			*len = 0;
 		return NULL;

@@ -11,6 +11,8 @@
  * their batch.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,6 +85,73 @@ int v2_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v2_raw *raw)
 	return 1;
 }
 
+static int dict_bad(struct v2_bad *bad, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int dict_bad(struct v2_bad *bad, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(bad->msg, sizeof(bad->msg), fmt, ap);
+	va_end(ap);
+	bad->set = true;
+	bad->off = off;
+	return -RTD_E_GO_EVENT;
+}
+
+/* One Stack entry of a Stacks batch (tracev2: id, frame count, then pc,
+ * func, file and line per frame) into the stack table. */
+static int dict_stack(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v2_bad *bad)
+{
+	uint64_t id = rd_varuint(r), nf = rd_varuint(r);
+	if (!rd_ok(r))
+		return dict_bad(bad, off, "malformed stack");
+	if (nf > V2_MAX_FRAMES)
+		return dict_bad(bad, off, "invalid stack size %llu, maximum is %u",
+				(unsigned long long)nf, V2_MAX_FRAMES);
+	struct rtd_gotrace_frame f[V2_MAX_FRAMES];
+	memset(f, 0, sizeof(f));
+	for (uint64_t i = 0; i < nf; i++) {
+		f[i].pc = rd_varuint(r);
+		f[i].fn_id = rd_varuint(r);
+		f[i].file_id = rd_varuint(r);
+		f[i].line = rd_varuint(r);
+	}
+	if (!rd_ok(r))
+		return dict_bad(bad, off, "reading frames for stack %llu: truncated",
+				(unsigned long long)id);
+	return table_add_stack(d, id, f, (size_t)nf, off);
+}
+
+int v2_parse_dict(rtd_gotrace_dec *d, const uint8_t *data, size_t len, uint64_t base,
+		  struct v2_bad *bad)
+{
+	rtd_rd r;
+	rd_init(&r, data, len);
+	uint8_t kind = rd_u8(&r);
+	if (!rd_ok(&r) || (kind != RTD_GO2_EV_STRINGS && kind != RTD_GO2_EV_STACKS))
+		return 0;
+	bool strings = kind == RTD_GO2_EV_STRINGS;
+	while (rd_left(&r)) {
+		uint64_t off = base + rd_off(&r);
+		int rc;
+		if (rd_u8(&r) != (strings ? RTD_GO2_EV_STRING : RTD_GO2_EV_STACK))
+			return dict_bad(bad, off, strings ? "expected string event"
+							  : "expected stack event");
+		if (strings) {
+			uint64_t id = rd_varuint(&r), n = rd_varuint(&r);
+			const uint8_t *p;
+			if (!rd_ok(&r) || n > V2_MAX_DATA || !rd_bytes(&r, (size_t)n, &p))
+				return dict_bad(bad, off, "malformed string in the strings batch");
+			rc = table_add_string(d, id, p, (size_t)n, off);
+		} else {
+			rc = dict_stack(d, &r, off, bad);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return 1;
+}
+
 /* Fill the parts of an event that come from the wire alone. */
 void v2_fill_raw(rtd_gotrace_dec *d, const struct v2_raw *raw,
 		 struct rtd_gotrace_event *ev)
@@ -139,8 +208,7 @@ void v2_fill_sargs(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
 {
 	const struct v2_spec *sp = &v2_specs[ev->type];
 	ev->nsargs = 0;
-	/* the string arguments are adjacent in every spec that has two */
-	ev->sargnames = sp->str_arg[0] >= 0 ? &sp->args[sp->str_arg[0]] : NULL;
+	ev->sargnames = v2_sargnames[ev->type];
 	for (int k = 0; k < 2; k++) {
 		int i = sp->str_arg[k];
 		if (i < 0)
@@ -153,9 +221,101 @@ void v2_fill_sargs(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
 	}
 }
 
+/*
+ * The read-ahead of RTD_GOTRACE_RESOLVE: bytes [off, off + n) of the
+ * input, from what is buffered or else from the source. Returns how many
+ * there are (fewer at the end of the input), or -1 when they have not
+ * been fed yet.
+ */
+static int64_t la_bytes(rtd_gotrace_dec *d, uint64_t off, size_t n, const uint8_t **p)
+{
+	struct v2_state *st = d->v2;
+	uint64_t have = d->base + d->in.len;
+	if (off + n <= have || (!d->src && d->finished)) {
+		if (off >= have)
+			return 0;
+		*p = d->in.data + (off - d->base);
+		return (int64_t)(off + n <= have ? n : have - off);
+	}
+	if (!d->src)
+		return -1;
+	if (!st->la_buf && !(st->la_buf = malloc(V2_MAX_BATCH + 64)))
+		return 0; /* no memory: the read-ahead stops here */
+	int64_t got = d->src(st->la_buf, n, off, d->src_ctx);
+	*p = st->la_buf;
+	return got < 0 ? 0 : got;
+}
+
+/* A table error met reading ahead is left for the events in order. */
+static void la_stop(rtd_gotrace_dec *d)
+{
+	d->v2->la_ok = false;
+	d->err = 0;
+	d->errmsg[0] = 0;
+	d->erroff = 0;
+}
+
+/*
+ * RTD_GOTRACE_RESOLVE: read the generation that starts at the current
+ * position ahead, to its end (the first batch of another generation, the
+ * end of the input or damage, which the events in order then meet), and
+ * put its Strings and Stacks batches in the tables. Returns 1 when done,
+ * 0 when more input is needed.
+ */
+static int lookahead(rtd_gotrace_dec *d)
+{
+	struct v2_state *st = d->v2;
+	if (!st->la_active) {
+		st->la_active = st->la_ok = true;
+		st->la_scan = d->base + d->pos;
+		st->la_gen = 0;
+		ahead_reset(d);
+	}
+	for (;;) {
+		const uint8_t *p;
+		int64_t n = la_bytes(d, st->la_scan, 1 + 5 * 10, &p);
+		if (n < 0)
+			return 0;
+		if (n == 0)
+			break; /* the end of the input */
+		rtd_rd r;
+		rd_init(&r, p, (size_t)n);
+		uint8_t t = rd_u8(&r);
+		bool exp = t == RTD_GO2_EV_EXPERIMENTAL_BATCH && d->ver >= 1023;
+		if (!rd_ok(&r) || (t != RTD_GO2_EV_EVENT_BATCH && !exp))
+			break;
+		uint64_t a[5] = {0};
+		for (int i = 0; i < (exp ? 5 : 4); i++)
+			a[i] = rd_varuint(&r);
+		uint64_t gen = exp ? a[1] : a[0], size = exp ? a[4] : a[3];
+		if (!rd_ok(&r) || size > V2_MAX_BATCH || (st->la_gen && gen != st->la_gen))
+			break;
+		st->la_gen = gen;
+		uint64_t data = st->la_scan + rd_off(&r);
+		if (!exp && st->la_ok && size) {
+			if ((n = la_bytes(d, data, (size_t)size, &p)) < 0)
+				return 0;
+			if ((uint64_t)n < size)
+				break; /* cut short: the events in order say so */
+			struct v2_bad bad = {0};
+			d->adding_ahead = true;
+			int rc = v2_parse_dict(d, p, (size_t)size, data, &bad);
+			d->adding_ahead = false;
+			if (rc < 0)
+				la_stop(d);
+		}
+		st->la_scan = data + size;
+	}
+	st->la_end = st->la_scan;
+	st->la_active = false;
+	return 1;
+}
+
 int v2_next_raw(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 {
 	struct v2_state *st = d->v2;
+	if (d->resolve && d->base + d->pos >= st->la_end && !lookahead(d))
+		return 0;
 	if (d->pos >= d->in.len) {
 		if (d->finished && st->batch_end > d->base + d->pos)
 			return v1_fail(d, -RTD_E_TRUNCATED, d->base + d->pos,
@@ -191,6 +351,8 @@ int v2_next_raw(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 	}
 	d->pos += rd_off(&r);
 	v2_fill_raw(d, &raw, ev);
+	if (d->resolve && (raw.typ == RTD_GO2_EV_STRING || raw.typ == RTD_GO2_EV_STACK))
+		ahead_reached(d, raw.typ == RTD_GO2_EV_STACK, raw.args[0], off);
 	switch (raw.typ) {
 	case RTD_GO2_EV_EVENT_BATCH:
 		if (raw.args[3] > V2_MAX_BATCH)
@@ -220,18 +382,21 @@ int v2_next_raw(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 			return rc;
 		break;
 	case RTD_GO2_EV_STACK:
-		if (ev->nframes && (rc = table_add_stack(d, raw.args[0], ev->frames,
-							 ev->nframes, off)) < 0)
+		if (ev->nframes &&
+		    (rc = table_add_stack(d, raw.args[0], ev->frames, ev->nframes, off)) < 0)
 			return rc;
 		break;
 	case RTD_GO2_EV_FREQUENCY:
 		d->freq = (int64_t)raw.args[0];
 		break;
-	case RTD_GO2_EV_CPU_SAMPLE:
+	case RTD_GO2_EV_CPU_SAMPLE: /* its thread, P and G are its own */
 		ev->ts = ev->ticks = (int64_t)raw.args[0];
 		ev->p = (int64_t)raw.args[2];
 		ev->g = raw.args[3];
-		break;
+		ev->gen = st->raw_gen;
+		ev->m = (int64_t)raw.args[1];
+		v2_fill_sargs(d, ev, raw.args);
+		return 1;
 	default:
 		if (v2_specs[raw.typ].flags & V2_TIMED) {
 			st->ticks = wrap_add(st->ticks, (int64_t)raw.args[0]);
@@ -534,6 +699,7 @@ void v2_free(rtd_gotrace_dec *d)
 		return;
 	free(st->b);
 	free(st->q);
+	free(st->la_buf);
 	v2_gen_free(st->g);
 	v2_order_free(st->ord);
 	free(st);

@@ -26,6 +26,7 @@ struct v2_spec {
 	uint8_t start_ev;    /* the Begin event an End/Active closes */
 };
 extern const struct v2_spec v2_specs[V2_MAX_TYPE + 1];
+extern const char *const *const v2_sargnames[V2_MAX_TYPE + 1];
 
 const struct v2_spec *v2_spec_for(unsigned type, int ver);
 bool v2_version(int ver);
@@ -48,6 +49,21 @@ int v2_next_raw(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev);
 /* Ordered mode: next event in Go's order, generation by generation. */
 int v2_next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev);
 void v2_free(rtd_gotrace_dec *d);
+/* A malformed Strings/Stacks entry, described for the caller to report. */
+struct v2_bad {
+	bool set;
+	uint64_t off;
+	char msg[160];
+};
+/*
+ * v2_parse_dict - a Strings or Stacks batch's entries into the tables.
+ * @data, @len: the batch's data (its first byte is the batch's kind);
+ * @base: the data's absolute offset. Returns 1 when the batch is one of
+ * those and every entry went in, 0 when it is another kind, or <0: a
+ * table error (set on d), or -RTD_E_GO_EVENT with @bad set (not on d).
+ */
+int v2_parse_dict(rtd_gotrace_dec *d, const uint8_t *data, size_t len, uint64_t base,
+		  struct v2_bad *bad);
 /* Write v as a uvarint (at most 10 bytes) at o; returns the length. */
 size_t v2_put_uvarint(uint8_t *o, uint64_t v);
 #endif

@@ -85,6 +85,16 @@ const struct v2_spec v2_specs[V2_MAX_TYPE + 1] = {
 	[136] = S("GoroutineStackFree", V2_TIMED | V2_EXP, -1, -1, -1, -1, 0, "dt", "id"),
 };
 
+/* The names of resolved string arguments: the argument's without its
+ * "_string" (which names the id). */
+static const char *const sn_reason[] = {"reason"}, *const sn_kind[] = {"kind"},
+		  *const sn_label[] = {"label"}, *const sn_name[] = {"name"},
+		  *const sn_log[] = {"key", "value"};
+const char *const *const v2_sargnames[V2_MAX_TYPE + 1] = {
+	[19] = sn_reason, [20] = sn_reason, [26] = sn_kind, [39] = sn_label,
+	[40] = sn_name, [42] = sn_name, [43] = sn_name, [44] = sn_log,
+};
+
 const struct v2_spec *v2_spec_for(unsigned type, int ver)
 {
 	unsigned max;

@@ -33,6 +33,12 @@ struct v2_state {
 	/* raw mode */
 	uint64_t raw_gen, batch_off, batch_end, batch_m;
 	int64_t ticks;
+	/* raw mode with RTD_GOTRACE_RESOLVE: the generation read ahead */
+	uint64_t la_end;       /* where the generation being handed out ends */
+	uint64_t la_scan;      /* the next batch header to read ahead */
+	uint64_t la_gen;
+	bool la_active, la_ok;
+	uint8_t *la_buf;       /* a batch read again from the source */
 
 	/* ordered mode */
 	uint64_t gen;          /* generation being assembled */

@@ -148,6 +148,24 @@ static int read_arg(struct tr *t, const char **s, const char *e, const char *wan
 	return 0;
 }
 
+/*
+ * Go 1.22's table names CPUSample's arguments "time p g m stack" while
+ * its parser, and the wire, have them as time, m, p, g, stack (Go 1.23
+ * fixed the names): Go 1.22's `go tool trace -d=2` prints the wire's
+ * values in order under its names. Both texts are read, by position.
+ */
+static const char *const cpu_sample_122[] = {"time", "p", "g", "m", "stack"};
+
+/* Is the name of the line's second argument @name? */
+static bool second_arg_is(const char *s, const char *e, const char *name)
+{
+	size_t n;
+	tok(&s, e, &n);
+	const char *b = tok(&s, e, &n);
+	size_t k = strlen(name);
+	return n > k && memcmp(b, name, k) == 0 && b[k] == '=';
+}
+
 static int rest_empty(struct tr *t, const char *s, const char *e)
 {
 	while (s < e && isspace((unsigned char)*s))
@@ -265,6 +283,37 @@ static int unquote(struct tr *t, const char *s, const char *e, uint8_t *out,
 int rtd_gotrace_text2bin(const char *text, size_t len, rtd_gotrace_write_fn write,
 			 void *ctx, char *err, size_t errlen)
 {
+	return rtd_gotrace_text2bin_as(text, len, 0, write, ctx, err, errlen);
+}
+
+/* The "Trace Go1.NN" line: the version (1022, ...), or <0 (error set). */
+static int read_header_line(struct tr *t, const char *s, const char *e)
+{
+	size_t n;
+	int ver = 0;
+	const char *w = tok(&s, e, &n);
+	if (n != 5 || memcmp(w, "Trace", 5) != 0)
+		return terr(t, "failed to parse header");
+	w = tok(&s, e, &n);
+	if (n < 5 || memcmp(w, "Go1.", 4) != 0)
+		return terr(t, "failed to parse header Go version");
+	for (size_t i = 4; i < n; i++) {
+		if (w[i] < '0' || w[i] > '9' || ver > 100000)
+			return terr(t, "failed to parse header Go version");
+		ver = ver * 10 + (w[i] - '0');
+	}
+	ver += 1000;
+	if (!v2_version(ver)) {
+		terr(t, "unknown or unsupported Go version 1.%d", ver - 1000);
+		return -RTD_E_GO_VERSION;
+	}
+	int rc = rest_empty(t, s, e);
+	return rc < 0 ? rc : ver;
+}
+
+int rtd_gotrace_text2bin_as(const char *text, size_t len, int version,
+			    rtd_gotrace_write_fn write, void *ctx, char *err, size_t errlen)
+{
 	struct tr *t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
@@ -280,35 +329,29 @@ int rtd_gotrace_text2bin(const char *text, size_t len, rtd_gotrace_write_fn writ
 	uint8_t *data = NULL;
 	const char *s, *e;
 	size_t n;
-	if (!next_line(t, &s, &e)) {
-		rc = terr(t, "no header line (want \"Trace Go1.NN\")");
-		goto out;
-	}
-	const char *w = tok(&s, e, &n);
-	if (n != 5 || memcmp(w, "Trace", 5) != 0) {
-		rc = terr(t, "failed to parse header");
-		goto out;
-	}
-	w = tok(&s, e, &n);
-	if (n < 5 || memcmp(w, "Go1.", 4) != 0) {
-		rc = terr(t, "failed to parse header Go version");
-		goto out;
-	}
-	for (size_t i = 4; i < n; i++) {
-		if (w[i] < '0' || w[i] > '9' || ver > 100000) {
-			rc = terr(t, "failed to parse header Go version");
-			goto out;
-		}
-		ver = ver * 10 + (w[i] - '0');
-	}
-	ver += 1000;
-	if (!v2_version(ver)) {
+	if (version && !v2_version(version)) {
 		rc = -RTD_E_GO_VERSION;
-		terr(t, "unknown or unsupported Go version 1.%d", ver - 1000);
+		terr(t, "unknown or unsupported Go version 1.%d", version - 1000);
 		goto out;
 	}
-	if ((rc = rest_empty(t, s, e)) < 0)
+	const char *rewind = t->p;
+	if (!next_line(t, &s, &e)) {
+		rc = version ? 0 : terr(t, "no header line (want \"Trace Go1.NN\")");
+		ver = version;
+	} else if (version && (e - s < 5 || memcmp(s, "Trace", 5) != 0)) {
+		/* no header (Go's -d=2 prints none): the version given */
+		ver = version;
+		t->p = rewind;
+		t->line = 0;
+	} else if ((ver = read_header_line(t, s, e)) < 0) {
+		rc = ver;
+	}
+	if (rc < 0 || ver == 0)
 		goto out;
+	if (version && ver != version) {
+		rc = terr(t, "the text says Go 1.%d, not 1.%d", ver - 1000, version - 1000);
+		goto out;
+	}
 	char hdr[32];
 	memset(hdr, 0, sizeof(hdr));
 	snprintf(hdr, sizeof(hdr), "go 1.%d trace", ver - 1000);
@@ -319,16 +362,19 @@ int rtd_gotrace_text2bin(const char *text, size_t len, rtd_gotrace_write_fn writ
 		goto out;
 	}
 	while (rc == 0 && next_line(t, &s, &e)) {
-		w = tok(&s, e, &n);
+		const char *w = tok(&s, e, &n);
 		int typ = v2_type_by_name(w, n, ver);
 		if (typ < 0) {
 			rc = terr(t, "unidentified event: %.*s", (int)n, w);
 			break;
 		}
 		const struct v2_spec *sp = &v2_specs[typ];
+		const char *const *names = sp->args;
+		if (typ == RTD_GO2_EV_CPU_SAMPLE && ver == 1022 && second_arg_is(s, e, "p"))
+			names = cpu_sample_122; /* Go 1.22's own -d=2 text */
 		uint64_t a[8];
 		for (unsigned i = 0; i < sp->nargs && rc == 0; i++)
-			rc = read_arg(t, &s, e, sp->args[i], &a[i]);
+			rc = read_arg(t, &s, e, names[i], &a[i]);
 		if (rc == 0)
 			rc = rest_empty(t, s, e);
 		if (rc)

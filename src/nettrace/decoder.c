@@ -125,6 +125,7 @@ rtd_nettrace *rtd_nettrace_new(const struct rtd_nettrace_opts *opts)
 	if (!dec->o.max_sort_bytes)
 		dec->o.max_sort_bytes = NT_CAP_SORT_DEFAULT;
 	rtd_buf_init(&dec->sarena, dec->o.max_sort_bytes);
+	rtd_buf_init(&dec->stack_text, dec->o.max_stack_bytes * 3);
 	return dec;
 }
 
@@ -134,7 +135,7 @@ static void free_meta_all(rtd_nettrace *dec)
 	uint64_t k;
 	void *v;
 	while (rtd_map_next(&dec->meta, &it, &k, &v))
-		free(v);
+		nt_meta_free(v);
 	rtd_map_clear(&dec->meta);
 	dec->meta_bytes = 0;
 	dec->last_meta = NULL;
@@ -159,6 +160,8 @@ void rtd_nettrace_free(rtd_nettrace *dec)
 	rtd_buf_free(&dec->gbuf);
 	rtd_buf_free(&dec->nbuf);
 	rtd_buf_free(&dec->sarena);
+	rtd_buf_free(&dec->stack_text);
+	free(dec->stack_text_at);
 	free(dec->held);
 	free(dec->held_tmp);
 	free(dec->frames);
@@ -279,6 +282,10 @@ static int seq_point(rtd_nettrace *dec, uint64_t tid, uint32_t seq)
 
 static void stacks_reset(rtd_nettrace *dec)
 {
+	dec->stack_text.len = 0;
+	if (dec->stack_text_at)
+		memset(dec->stack_text_at, 0,
+		       dec->stack_text_cap * sizeof(*dec->stack_text_at));
 	dec->nstacks = 0;
 	dec->nframes_used = 0;
 	dec->stack_base = 0;
@@ -426,7 +433,7 @@ static int meta_add(rtd_nettrace *dec, struct nt_meta *m, uint64_t off)
 		if (dec->last_meta == o)
 			dec->last_meta = NULL;
 		dec->meta_bytes -= o->alloc;
-		free(o);
+		nt_meta_free(o);
 	}
 	dec->meta_bytes += m->alloc;
 	dec->st.metadata++;
@@ -459,7 +466,12 @@ static struct nt_meta *meta_get(rtd_nettrace *dec, uint32_t id)
 static int hold(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 		uint64_t off)
 {
-	size_t need = sizeof(*ev) + ev->payload_len;
+	/* the payload stays where it is when the caller keeps its input
+	 * (not when it lies in our buffer of an incomplete unit) */
+	bool in_place = dec->o.stable_input &&
+			!(dec->in.data && ev->payload >= dec->in.data &&
+			  ev->payload < dec->in.data + dec->in.cap);
+	size_t need = sizeof(*ev) + (in_place ? 0 : ev->payload_len);
 	size_t at = (dec->sarena.len + 15) & ~(size_t)15;
 	if (at - dec->sarena.len + need > dec->sarena.max - dec->sarena.len)
 		return nt_fail(dec, -RTD_E_CAP, off,
@@ -472,7 +484,7 @@ static int hold(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 	dec->sarena.len = at;
 	uint8_t *d = dec->sarena.data + at;
 	memcpy(d, ev, sizeof(*ev));
-	if (ev->payload_len)
+	if (!in_place && ev->payload_len)
 		memcpy(d + sizeof(*ev), ev->payload, ev->payload_len);
 	dec->sarena.len += need;
 	if (dec->nheld == dec->held_cap) {
@@ -491,6 +503,7 @@ static int hold(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 	h->ts = ev->timestamp;
 	h->seq = dec->held_seq++;
 	h->off = at;
+	h->in_place = in_place;
 	return 0;
 }
 
@@ -561,13 +574,15 @@ static int flush_held(rtd_nettrace *dec, uint64_t upto, bool all)
 		const struct nt_held *h = &dec->held[i];
 		if (!all && h->ts > upto)
 			break;
-		struct rtd_nettrace_event ev;
-		const uint8_t *rec = dec->sarena.data + h->off;
-		memcpy(&ev, rec, sizeof(ev));
-		ev.payload = rec + sizeof(ev);
-		stack_lookup(dec, ev.stack_id, &ev);
+		/* the held copy itself is handed over (16-aligned in the
+		 * arena): no second copy per event */
+		uint8_t *rec = dec->sarena.data + h->off;
+		struct rtd_nettrace_event *ev = (void *)rec;
+		if (!h->in_place)
+			ev->payload = rec + sizeof(*ev);
+		stack_lookup(dec, ev->stack_id, ev);
 		if (dec->o.on_event && !err)
-			err = dec->o.on_event(dec->o.ctx, &ev);
+			err = dec->o.on_event(dec->o.ctx, ev);
 		if (err) {
 			i++;
 			break;
@@ -586,7 +601,8 @@ static int flush_held(rtd_nettrace *dec, uint64_t upto, bool all)
 				const uint8_t *rec = dec->sarena.data + h->off;
 				struct rtd_nettrace_event e;
 				memcpy(&e, rec, sizeof(e));
-				size_t sz = sizeof(e) + e.payload_len;
+				size_t sz = sizeof(e) +
+					    (h->in_place ? 0 : e.payload_len);
 				if (h->off != at)
 					memmove(dec->sarena.data + at, rec, sz);
 				h->off = at;

@@ -19,24 +19,54 @@
 
 #include "nettrace/nt.h"
 
+/* A writer over an rtd_buf: the free space is kept as two pointers so a
+ * piece costs one compare; the buffer's length is brought up to date by
+ * wsync() (and before it grows). */
 struct w {
 	rtd_buf *b;
+	char *p, *end; /* next byte, last usable byte (one kept for a NUL) */
 	int err;
 };
+
+static inline void winit(struct w *w, rtd_buf *b)
+{
+	w->b = b;
+	w->err = 0;
+	w->p = b->data ? (char *)b->data + b->len : NULL;
+	w->end = b->data ? (char *)b->data + b->cap - 1 : NULL;
+}
+
+static inline void wsync(struct w *w)
+{
+	if (w->p)
+		w->b->len = (size_t)(w->p - (char *)w->b->data);
+}
+
+static inline size_t wlen(struct w *w)
+{
+	wsync(w);
+	return w->b->len;
+}
+
+static char *room_slow(struct w *w, size_t n)
+{
+	wsync(w);
+	int e = rtd_buf_reserve(w->b, n);
+	if (e) {
+		if (!w->err)
+			w->err = e;
+		return NULL;
+	}
+	winit(w, w->b);
+	return w->p;
+}
 
 /* Room for n more bytes at the end of the buffer, or NULL (w->err set). */
 static inline char *room(struct w *w, size_t n)
 {
-	rtd_buf *b = w->b;
-	if (b->cap - b->len <= n) {
-		int e = rtd_buf_reserve(b, n);
-		if (e) {
-			if (!w->err)
-				w->err = e;
-			return NULL;
-		}
-	}
-	return (char *)b->data + b->len;
+	if (!w->p || (size_t)(w->end - w->p) < n)
+		return room_slow(w, n);
+	return w->p;
 }
 
 static inline void put(struct w *w, const char *s, size_t n)
@@ -45,7 +75,7 @@ static inline void put(struct w *w, const char *s, size_t n)
 	if (!d)
 		return;
 	memcpy(d, s, n);
-	w->b->len += n;
+	w->p += n;
 }
 
 #define PUTS(w, lit) put((w), (lit), sizeof(lit) - 1)
@@ -56,7 +86,7 @@ static inline void putc1(struct w *w, char c)
 	if (!d)
 		return;
 	*d = c;
-	w->b->len++;
+	w->p++;
 }
 
 static const char digits2[201] =
@@ -123,7 +153,7 @@ static void put_hexbytes(struct w *w, const uint8_t *p, size_t n)
 		d[2 * i] = "0123456789abcdef"[p[i] >> 4];
 		d[2 * i + 1] = "0123456789abcdef"[p[i] & 15];
 	}
-	w->b->len += 2 * n;
+	w->p += 2 * n;
 }
 
 /*
@@ -207,7 +237,6 @@ static void put_str16(struct w *w, const uint8_t *p, size_t nunits)
 	char *d = room(w, nunits * 6 + 2);
 	if (!d)
 		return;
-	char *s = d;
 	*d++ = '"';
 	for (size_t i = 0; i < nunits; i++) {
 		uint32_t u = (uint32_t)p[2 * i] | (uint32_t)p[2 * i + 1] << 8;
@@ -250,7 +279,7 @@ static void put_str16(struct w *w, const uint8_t *p, size_t nunits)
 		}
 	}
 	*d++ = '"';
-	w->b->len += (size_t)(d - s);
+	w->p = d;
 }
 
 static void put_guid(struct w *w, const uint8_t *g, bool quote)
@@ -262,7 +291,6 @@ static void put_guid(struct w *w, const uint8_t *g, bool quote)
 	/* Data1..Data3 little-endian, then 8 bytes in order */
 	static const int order[16] = {3, 2, 1, 0, 5, 4, 7, 6,
 				      8, 9, 10, 11, 12, 13, 14, 15};
-	char *s = d;
 	if (quote)
 		*d++ = '"';
 	for (int i = 0; i < 16; i++) {
@@ -273,7 +301,7 @@ static void put_guid(struct w *w, const uint8_t *g, bool quote)
 	}
 	if (quote)
 		*d++ = '"';
-	w->b->len += (size_t)(d - s);
+	w->p = d;
 }
 
 /* FILETIME (100 ns since 1601) as ISO 8601 UTC, quoted. */
@@ -312,13 +340,24 @@ struct fctx {
 	struct w *names; /* JSON: "Field":"Name" of mapped values */
 	int nnames;
 	size_t located_end; /* V6 RelLoc/DataLoc data reaches this offset */
+	const struct nt_meta *cm; /* its cached keys, or NULL */
+	long key_ix;              /* top-level field being written, or -1 */
 };
 
 /* A field's key: JSON "name": or text name= (a separator before it). */
-static void put_key(struct fctx *c, const char *name, bool first,
-		    unsigned depth)
+static inline void put_key(struct fctx *c, const char *name, bool first,
+			   unsigned depth)
 {
 	struct w *w = c->w;
+	if (c->cm && depth == 0 && c->key_ix >= 0 && name) {
+		/* the type's own keys, rendered once */
+		size_t nf = c->cm->pub.nfields, k = (size_t)c->key_ix;
+		const uint32_t *o = c->cm->fmt_keys + (c->json ? 0 : nf + 1);
+		if (c->json && !first)
+			putc1(w, ',');
+		put(w, c->cm->fmt_cache + o[k], o[k + 1] - o[k]);
+		return;
+	}
 	if (c->json) {
 		if (!first)
 			putc1(w, ',');
@@ -615,6 +654,7 @@ static int fmt_list(struct fctx *c, const struct rtd_nettrace_field *fs,
 		if (top && c->lenient && rd_left(r) == 0)
 			return 0; /* an older version of the event */
 		uint64_t v = 0;
+		c->key_ix = top ? (long)i : -1;
 		int rc = fmt_one(c, &fs[i], false, r, depth,
 				 i == 0 && (depth > 0 || c->json), &v, sib,
 				 nsib);
@@ -635,17 +675,95 @@ static void skip_located(const struct fctx *c, rtd_rd *r)
 		rd_skip(r, c->located_end - at);
 }
 
+/*
+ * A metadata record's text, rendered on its first event: the JSON header
+ * members from "provider" to "seq", the text " Provider/Name", and each
+ * top-level field's key in both forms. Offsets into one buffer.
+ */
+static int meta_cache(struct nt_meta *nm)
+{
+	const struct rtd_nettrace_metadata *m = &nm->pub;
+	rtd_buf b;
+	rtd_buf_init(&b, RTD_CAP_LINE);
+	struct w w;
+	winit(&w, &b);
+	size_t nf = m->nfields;
+	uint32_t *o = malloc((2 * (nf + 1) + 4) * sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	PUTS(&w, ",\"provider\":");
+	put_str8(&w, m->provider, strlen(m->provider));
+	PUTS(&w, ",\"event\":");
+	put_str8(&w, m->name, strlen(m->name));
+	PUTS(&w, ",\"id\":");
+	put_u64(&w, m->event_id);
+	PUTS(&w, ",\"version\":");
+	put_u64(&w, m->version);
+	PUTS(&w, ",\"opcode\":");
+	put_u64(&w, m->opcode);
+	PUTS(&w, ",\"seq\":");
+	o[2 * (nf + 1)] = (uint32_t)wlen(&w); /* JSON header end */
+	putc1(&w, ' ');
+	put(&w, m->provider, strlen(m->provider));
+	putc1(&w, '/');
+	put(&w, m->name, strlen(m->name));
+	o[2 * (nf + 1) + 1] = (uint32_t)wlen(&w); /* text header end */
+	for (size_t i = 0; i < nf; i++) {
+		o[i] = (uint32_t)wlen(&w);
+		const char *n = m->fields[i].name ? m->fields[i].name : "";
+		put_str8(&w, n, strlen(n));
+		putc1(&w, ':');
+	}
+	o[nf] = (uint32_t)wlen(&w);
+	for (size_t i = 0; i < nf; i++) {
+		o[nf + 1 + i] = (uint32_t)wlen(&w);
+		const char *n = m->fields[i].name ? m->fields[i].name : "";
+		putc1(&w, ' ');
+		if (n[0])
+			put(&w, n, strlen(n));
+		else
+			putc1(&w, '_');
+		putc1(&w, '=');
+	}
+	o[2 * nf + 1] = (uint32_t)wlen(&w);
+	wsync(&w);
+	if (w.err) {
+		free(o);
+		rtd_buf_free(&b);
+		return w.err;
+	}
+	nm->fmt_cache = (char *)b.data; /* owned by the record now */
+	nm->fmt_keys = o;
+	return 0;
+}
+
+void nt_meta_free(struct nt_meta *m)
+{
+	if (!m)
+		return;
+	free(m->fmt_cache);
+	free(m->fmt_keys);
+	free(m);
+}
+
 /* Seconds since the trace's sync time, six decimals. */
 static void put_time(struct w *w, const rtd_nettrace *dec, uint64_t ts)
 {
 	uint64_t freq = dec->info.tick_freq ? dec->info.tick_freq : 1;
 	int64_t rel = (int64_t)(ts - dec->info.sync_ticks);
 	uint64_t a = rel < 0 ? (uint64_t)0 - (uint64_t)rel : (uint64_t)rel;
-	uint64_t secs = a / freq, rem = a % freq;
-	uint64_t frac = freq == 1000000000ULL ? rem / 1000
-		       : freq <= UINT64_MAX / 1000000U
+	uint64_t secs, frac;
+	if (freq == 1000000000ULL) {
+		/* Linux: nanoseconds; constant divisors become multiplies */
+		secs = a / 1000000000ULL;
+		frac = (a % 1000000000ULL) / 1000;
+	} else {
+		secs = a / freq;
+		uint64_t rem = a % freq;
+		frac = freq <= UINT64_MAX / 1000000U
 			       ? rem * 1000000U / freq
 			       : (uint64_t)((double)rem * 1e6 / (double)freq);
+	}
 	if (rel < 0)
 		putc1(w, '-');
 	put_u64(w, secs);
@@ -656,6 +774,11 @@ static void put_time(struct w *w, const rtd_nettrace *dec, uint64_t ts)
 		frac /= 10;
 	}
 	put(w, t, 7);
+}
+
+static inline void u32_len_placeholder(struct w *w)
+{
+	put(w, "\0\0\0\0", 4);
 }
 
 static void put_frames(struct w *w, const struct rtd_nettrace_event *ev,
@@ -753,26 +876,94 @@ static bool gc_dynamic(const struct rtd_nettrace_event *ev,
 	return false;
 }
 
+/*
+ * A stack's addresses, rendered once per stack id and sequence-point
+ * interval (the stream interns stacks per interval; an event with an id
+ * reuses its text). Inline (NetPerf) stacks have no id: rendered each time.
+ */
+static void put_stack_cached(rtd_nettrace *dec, struct w *w,
+			     const struct rtd_nettrace_event *ev, bool json)
+{
+	if (!ev->nframes)
+		return;
+	if (dec->format < 4 || ev->stack_id < dec->stack_base) {
+		put_frames(w, ev, json, NULL, NULL);
+		return;
+	}
+	size_t ix = ev->stack_id - dec->stack_base;
+	unsigned want = json ? 1 : 2;
+	if (dec->stack_text_flags != want) {
+		/* one form per run: switching resets */
+		dec->stack_text.len = 0;
+		if (dec->stack_text_at)
+			memset(dec->stack_text_at, 0, dec->stack_text_cap *
+						      sizeof(*dec->stack_text_at));
+		dec->stack_text_flags = want;
+	}
+	if (ix >= dec->stack_text_cap) {
+		size_t nc = dec->stack_text_cap ? dec->stack_text_cap : 1024;
+		while (nc <= ix)
+			nc *= 2;
+		uint32_t *na = realloc(dec->stack_text_at, nc * sizeof(*na));
+		if (!na) {
+			put_frames(w, ev, json, NULL, NULL);
+			return;
+		}
+		memset(na + dec->stack_text_cap, 0,
+		       (nc - dec->stack_text_cap) * sizeof(*na));
+		dec->stack_text_at = na;
+		dec->stack_text_cap = nc;
+	}
+	rtd_buf *sb = &dec->stack_text;
+	uint32_t at = dec->stack_text_at[ix];
+	if (!at) {
+		size_t start = sb->len;
+		struct w sw;
+		winit(&sw, sb);
+		u32_len_placeholder(&sw);
+		put_frames(&sw, ev, json, NULL, NULL);
+		wsync(&sw);
+		if (sw.err || sb->len - start - 4 > UINT32_MAX ||
+		    start + 1 > UINT32_MAX) {
+			sb->len = start;
+			put_frames(w, ev, json, NULL, NULL);
+			return;
+		}
+		uint32_t n = (uint32_t)(sb->len - start - 4);
+		memcpy(sb->data + start, &n, 4);
+		dec->stack_text_at[ix] = at = (uint32_t)start + 1;
+	}
+	uint32_t n;
+	memcpy(&n, sb->data + at - 1, 4);
+	put(w, (const char *)sb->data + at - 1 + 4, n);
+}
+
 int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 	      unsigned flags, rtd_buf *out, rtd_nettrace_frame_fn sym,
 	      void *sym_ctx)
 {
 	struct rtd_nettrace_metadata dyn_meta;
 	struct rtd_nettrace_event dyn_ev;
-	if (ev->meta->event_id == 39 && gc_dynamic(ev, &dyn_meta, &dyn_ev))
+	struct nt_meta *cm = (struct nt_meta *)ev->meta; /* first member */
+	if (ev->meta->event_id == 39 && gc_dynamic(ev, &dyn_meta, &dyn_ev)) {
 		ev = &dyn_ev;
-	struct w w = {out, 0};
-	struct w nw = {&dec->nbuf, 0};
+		cm = NULL;
+	}
+	if (cm && !cm->fmt_cache && meta_cache(cm))
+		cm = NULL;
+	struct w w, nw;
+	winit(&w, out);
 	const struct rtd_nettrace_metadata *m = ev->meta;
 	bool json = flags & RTD_NT_FMT_JSON;
 	struct fctx c = {&w, dec, ev->payload, ev->payload_len,
 			 dec->info.pointer_size ? dec->info.pointer_size : 8,
-			 json, m->builtin, NT_CAP_ARRAY_ELEMS, NULL, 0, 0};
+			 json, m->builtin, NT_CAP_ARRAY_ELEMS, NULL, 0, 0, cm, -1};
 	rtd_rd r;
 	rd_init(&r, ev->payload, ev->payload_len);
 	int rc;
 	if (json) {
 		rtd_buf_reset(&dec->nbuf);
+		winit(&nw, &dec->nbuf);
 		c.names = &nw;
 		PUTS(&w, "{\"time\":");
 		put_time(&w, dec, ev->timestamp);
@@ -788,17 +979,22 @@ int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 			PUTS(&w, ",\"cpu\":");
 			put_u64(&w, ev->proc_number);
 		}
-		PUTS(&w, ",\"provider\":");
-		put_str8(&w, m->provider, strlen(m->provider));
-		PUTS(&w, ",\"event\":");
-		put_str8(&w, m->name, strlen(m->name));
-		PUTS(&w, ",\"id\":");
-		put_u64(&w, m->event_id);
-		PUTS(&w, ",\"version\":");
-		put_u64(&w, m->version);
-		PUTS(&w, ",\"opcode\":");
-		put_u64(&w, m->opcode);
-		PUTS(&w, ",\"seq\":");
+		if (cm) {
+			put(&w, cm->fmt_cache,
+			    cm->fmt_keys[2 * (m->nfields + 1)]);
+		} else {
+			PUTS(&w, ",\"provider\":");
+			put_str8(&w, m->provider, strlen(m->provider));
+			PUTS(&w, ",\"event\":");
+			put_str8(&w, m->name, strlen(m->name));
+			PUTS(&w, ",\"id\":");
+			put_u64(&w, m->event_id);
+			PUTS(&w, ",\"version\":");
+			put_u64(&w, m->version);
+			PUTS(&w, ",\"opcode\":");
+			put_u64(&w, m->opcode);
+			PUTS(&w, ",\"seq\":");
+		}
 		put_u64(&w, ev->sequence);
 		PUTS(&w, ",\"fields\":{");
 		rc = fmt_list(&c, m->fields, m->nfields, &r, 0, true);
@@ -813,6 +1009,7 @@ int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 		putc1(&w, '}');
 		if (c.nnames) {
 			PUTS(&w, ",\"names\":{");
+			wsync(&nw);
 			put(&w, (const char *)dec->nbuf.data, dec->nbuf.len);
 			putc1(&w, '}');
 		}
@@ -839,7 +1036,7 @@ int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 		}
 		if (flags & RTD_NT_FMT_STACK) {
 			PUTS(&w, ",\"stack\":[");
-			put_frames(&w, ev, true, NULL, NULL);
+			put_stack_cached(dec, &w, ev, true);
 			putc1(&w, ']');
 			if (sym && ev->nframes) {
 				/* names beside the addresses: "0x..." where
@@ -854,10 +1051,16 @@ int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 		put_time(&w, dec, ev->timestamp);
 		putc1(&w, ' ');
 		put_u64(&w, ev->thread_id);
-		putc1(&w, ' ');
-		put(&w, m->provider, strlen(m->provider));
-		putc1(&w, '/');
-		put(&w, m->name, strlen(m->name));
+		if (cm) {
+			uint32_t a = cm->fmt_keys[2 * (m->nfields + 1)];
+			put(&w, cm->fmt_cache + a,
+			    cm->fmt_keys[2 * (m->nfields + 1) + 1] - a);
+		} else {
+			putc1(&w, ' ');
+			put(&w, m->provider, strlen(m->provider));
+			putc1(&w, '/');
+			put(&w, m->name, strlen(m->name));
+		}
 		rc = fmt_list(&c, m->fields, m->nfields, &r, 0, true);
 		skip_located(&c, &r);
 		if (rc) {
@@ -874,16 +1077,20 @@ int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 		}
 		if ((flags & RTD_NT_FMT_STACK) && ev->nframes) {
 			PUTS(&w, " stack=");
-			put_frames(&w, ev, false, sym, sym_ctx);
+			if (sym)
+				put_frames(&w, ev, false, sym, sym_ctx);
+			else
+				put_stack_cached(dec, &w, ev, false);
 		}
 	}
 	if (w.err)
 		return w.err;
-	/* keep it a C string */
+	/* keep it a C string (room() always leaves a byte for it) */
 	char *z = room(&w, 0);
 	if (!z)
 		return w.err;
 	*z = 0;
+	wsync(&w);
 	return 0;
 }
 
@@ -909,7 +1116,9 @@ int rtd_nettrace_format_append(rtd_nettrace *dec,
 	size_t before = b.len;
 	int rc = nt_format(dec, ev, flags, &b, sym, sym_ctx);
 	if (!rc) {
-		char *z = room(&(struct w){&b, 0}, 1);
+		struct w nl;
+		winit(&nl, &b);
+		char *z = room(&nl, 1);
 		if (!z) {
 			rc = -ENOMEM;
 		} else {

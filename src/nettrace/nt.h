@@ -53,8 +53,16 @@ struct nt_meta {
 	uint64_t seen;      /* events counted (for stats) */
 	uint64_t bytes;     /* payload bytes counted */
 	size_t alloc;       /* size of this allocation (NT_CAP_META_BYTES) */
+	/* format.c's text for this type, built on first use: JSON
+	 * ',"provider":...,"seq":' then each top-level field's '"Name":';
+	 * text ' Provider/Name' then ' Name=' per field */
+	char *fmt_cache;
+	uint32_t *fmt_keys;  /* 2 * (nfields + 1) offsets: JSON then text */
 	/* the strings and the field tree follow in the same allocation */
 };
+
+/* Free what a metadata record owns besides itself. */
+void nt_meta_free(struct nt_meta *m);
 
 /* Parse a V3-V5 metadata payload (the payload of an event whose metadata
  * id is 0). Returns 0 or a negative code with dec's error set. */
@@ -87,6 +95,7 @@ struct nt_held {
 	uint64_t ts;
 	uint64_t seq;  /* arrival order: ties keep stream order */
 	size_t off;    /* its record in the sort arena */
+	bool in_place; /* its payload is the caller's (opts.stable_input) */
 };
 
 #define NT_CAP_SORT_DEFAULT (256u << 20) /* events held for sorting */
@@ -129,6 +138,13 @@ struct rtd_nettrace {
 	uint32_t label_base;
 
 	struct rtd_nettrace_stats st;
+
+	/* format.c: each stack's rendered addresses, by id since the last
+	 * sequence point (stacks are interned per interval) */
+	rtd_buf stack_text;
+	uint32_t *stack_text_at; /* per stack index: offset + 1, 0 unset */
+	size_t stack_text_cap;
+	unsigned stack_text_flags;
 
 	/* time-ordered delivery (opts.sort) */
 	rtd_buf sarena;        /* held events: header copy + payload */

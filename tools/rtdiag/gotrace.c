@@ -22,7 +22,7 @@ struct gt_in {
 	uint8_t buf[1 << 16];
 };
 
-static int64_t read_again(void *buf, size_t len, uint64_t off, void *ctx)
+int64_t gt_read_at(void *buf, size_t len, uint64_t off, void *ctx)
 {
 	struct gt_in *in = ctx;
 	size_t done = 0;
@@ -40,27 +40,69 @@ static int64_t read_again(void *buf, size_t len, uint64_t off, void *ctx)
 	return (int64_t)done;
 }
 
-int gt_open(struct gt_in *in, const char *path, enum rtd_gotrace_mode mode)
+int gt_open(struct gt_in *in, const char *path, enum rtd_gotrace_mode mode,
+	    unsigned flags)
 {
 	memset(in, 0, sizeof(*in) - sizeof(in->buf));
 	in->path = path;
 	in->f = cli_open_in(path);
 	if (!in->f)
 		return -1;
-	struct rtd_gotrace_opts o = {.sz = sizeof(o), .mode = mode};
+	struct rtd_gotrace_opts o = {.sz = sizeof(o), .mode = mode, .flags = flags};
 	in->d = rtd_gotrace_dec_new(&o);
 	if (!in->d) {
 		cli_close_in(in->f);
 		cli_fail("%s: out of memory", path);
 		return -1;
 	}
-	/* Ordered mode reads a regular file again rather than keeping it;
-	 * a pipe is kept in memory. */
+	/* Ordered mode (and raw mode resolving names ahead) reads a regular
+	 * file again rather than keeping it; a pipe is kept in memory. */
 	struct stat st;
-	if (mode == RTD_GOTRACE_ORDERED && fstat(fileno(in->f), &st) == 0 &&
-	    S_ISREG(st.st_mode))
-		rtd_gotrace_dec_set_source(in->d, read_again, in);
+	if ((mode == RTD_GOTRACE_ORDERED || (flags & RTD_GOTRACE_RESOLVE)) &&
+	    fstat(fileno(in->f), &st) == 0 && S_ISREG(st.st_mode))
+		rtd_gotrace_dec_set_source(in->d, gt_read_at, in);
 	return 0;
+}
+
+/* Is the input a regular file (which can be read again)? */
+bool gt_in_is_file(const struct gt_in *in)
+{
+	struct stat st;
+	return fstat(fileno(in->f), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* A duration in ns: "1.5s", "200ms", "3us", "10ns", "2m", "1h", a number
+ * of seconds ("1.5"), or "[hh:]mm:ss[.frac]". 0, or -1 when malformed. */
+int gt_parse_duration_ns(const char *s, int64_t *ns)
+{
+	static const struct { const char *u; double mul; } units[] = {
+		{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}, {"", 1e9},
+	};
+	double total = 0;
+	const char *p = s;
+	for (int part = 0; part < 3; part++) { /* hh:mm:ss */
+		char *end;
+		if (*p < '0' || *p > '9')
+			return -1;
+		double v = strtod(p, &end);
+		if (*end != ':') {
+			for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+				if (strcmp(end, units[i].u) != 0)
+					continue;
+				if (part && *end)
+					return -1; /* "1:30s" */
+				total = total * 60 + v * (part ? 1e9 : units[i].mul);
+				if (!(total >= 0 && total < 9.2e18))
+					return -1;
+				*ns = (int64_t)total;
+				return 0;
+			}
+			return -1;
+		}
+		total = total * 60 + v * 1e9;
+		p = end + 1;
+	}
+	return -1;
 }
 
 /* Feed just the 16-byte header, so that the decoder knows the version
@@ -213,48 +255,89 @@ void gt_put_quoted(FILE *o, const char *s, size_t n)
 }
 #define put_quoted gt_put_quoted
 
-/* A set of u64 for counting distinct values. */
-struct u64set {
+/*
+ * Distinct ids, counted in bounded memory: the runtime numbers goroutines
+ * from 1 up, so ids below IDS_DENSE go in a bitmap grown to the largest
+ * seen (16 MB at most, 128 KB for a million goroutines; a hash set of them
+ * took 31 MB), the rare larger ones in a hash set of at most IDS_SPARSE,
+ * past which the count is a lower bound.
+ */
+#define IDS_DENSE (1u << 27)
+#define IDS_SPARSE (1u << 20)
+struct idcount {
+	uint8_t *bits;
+	size_t nbytes;
 	uint64_t *k;
-	unsigned char *u;
-	size_t n, cap;
+	size_t cap, nsparse;
+	uint64_t n;
+	bool over; /* the count is at least n */
 };
 
-static void set_add(struct u64set *s, uint64_t v)
+static void ids_add_sparse(struct idcount *s, uint64_t v)
 {
-	if ((s->n + 1) * 2 > s->cap) {
+	if ((s->nsparse + 1) * 2 > s->cap) {
 		size_t nc = s->cap ? s->cap * 2 : 256;
-		uint64_t *k = calloc(nc, sizeof(*k));
-		unsigned char *u = calloc(nc, 1);
-		if (!k || !u) {
-			free(k);
-			free(u);
+		uint64_t *k = s->nsparse >= IDS_SPARSE ? NULL : malloc(nc * sizeof(*k));
+		if (!k) {
+			s->over = true;
 			return;
 		}
+		memset(k, 0xff, nc * sizeof(*k)); /* UINT64_MAX: empty */
 		for (size_t i = 0; i < s->cap; i++) {
-			if (!s->u[i])
+			if (s->k[i] == UINT64_MAX)
 				continue;
 			size_t j = (size_t)(s->k[i] * 0x9e3779b97f4a7c15ULL) & (nc - 1);
-			while (u[j])
+			while (k[j] != UINT64_MAX)
 				j = (j + 1) & (nc - 1);
 			k[j] = s->k[i];
-			u[j] = 1;
 		}
 		free(s->k);
-		free(s->u);
 		s->k = k;
-		s->u = u;
 		s->cap = nc;
 	}
 	size_t j = (size_t)(v * 0x9e3779b97f4a7c15ULL) & (s->cap - 1);
-	while (s->u[j]) {
+	while (s->k[j] != UINT64_MAX) {
 		if (s->k[j] == v)
 			return;
 		j = (j + 1) & (s->cap - 1);
 	}
 	s->k[j] = v;
-	s->u[j] = 1;
+	s->nsparse++;
 	s->n++;
+}
+
+static void ids_add(struct idcount *s, uint64_t v)
+{
+	if (v >= IDS_DENSE) {
+		if (v != UINT64_MAX)
+			ids_add_sparse(s, v);
+		return;
+	}
+	size_t byte = (size_t)(v >> 3);
+	if (byte >= s->nbytes) {
+		size_t nb = s->nbytes ? s->nbytes : 4096;
+		while (nb <= byte)
+			nb *= 2;
+		uint8_t *b = realloc(s->bits, nb);
+		if (!b) {
+			s->over = true;
+			return;
+		}
+		memset(b + s->nbytes, 0, nb - s->nbytes);
+		s->bits = b;
+		s->nbytes = nb;
+	}
+	uint8_t bit = (uint8_t)(1u << (v & 7));
+	if (!(s->bits[byte] & bit)) {
+		s->bits[byte] |= bit;
+		s->n++;
+	}
+}
+
+static void ids_free(struct idcount *s)
+{
+	free(s->bits);
+	free(s->k);
 }
 
 /* Decimal without printf: the event lines are the hot path of 'cat'.
@@ -369,39 +452,61 @@ static char *lb_line(FILE *o)
 	return lb.b + lb.n;
 }
 
-/* Event lines (go-debug: Go's Event.String(); text: the same plus the
- * thread, stack and quoted strings). */
 /*
- * The fixed text of a line, per event type: " Name p=" and " arg=" for each
- * argument, copied 32 bytes at a time from here (no strlen, no memcpy
- * call per line). A name or argument too long for it takes put_str.
+ * Event lines. Old format (go-debug: Go's Event.String(); text: the same
+ * plus the stack and quoted strings): "TS Name p=P g=G off=O args".
+ * New format, ordered: "TS Name M=m P=p G=g off=O args strings", the
+ * event's context in capitals as Go's -d=1 prints it (an argument may be
+ * a g, p or m of its own: GoStart's g is the goroutine it starts); raw
+ * mode knows no context but the batch's thread (on its EventBatch line):
+ * "TS Name off=O args strings", Go's text form with time and offset. A
+ * thread argument is printed signed (-1: none). Strings are named by
+ * their argument without "_string", which names the id.
+ */
+enum lctx { L_OLD, L_RAW2, L_ORD2, L_NCTX };
+/* What follows the name: the first context field */
+static const char *const line_after[L_NCTX] = {[L_OLD] = " p=", [L_ORD2] = " M=",
+					       [L_RAW2] = " off="};
+
+/*
+ * The fixed text of a line, per event type: " Name p=" (old), " Name M="
+ * (ordered) or " Name off=" (raw), and " arg=" for each argument, copied
+ * 32 bytes at a time from here (no strlen, no memcpy call per line). A
+ * name or argument too long for it takes put_str.
  */
 struct line_pre {
 	const char *name;
 	const char *const *argnames;
 	uint8_t nlen, alen[RTD_GOTRACE_MAX_ARGS];
+	uint8_t sgn; /* bit i: argument i is a thread (signed) */
 	bool ok;
 	char nm[32], an[RTD_GOTRACE_MAX_ARGS][32];
 };
 
-static struct line_pre *line_pre(const struct rtd_gotrace_event *ev)
+static bool is_thread_arg(const char *name)
 {
-	static struct line_pre cache[2][256];
-	struct line_pre *c = &cache[ev->gen != 0][ev->type & 255];
+	return name[0] == 'm' && name[1] == 0;
+}
+
+static struct line_pre *line_pre(const struct rtd_gotrace_event *ev, enum lctx x)
+{
+	static struct line_pre cache[L_NCTX][256];
+	struct line_pre *c = &cache[x][ev->type & 255];
 	if (c->name == ev->name && c->argnames == ev->argnames)
 		return c->ok ? c : NULL;
 	c->name = ev->name;
 	c->argnames = ev->argnames;
-	size_t n = strlen(ev->name);
-	c->ok = n + 4 <= sizeof(c->nm);
+	size_t n = strlen(ev->name), k = strlen(line_after[x]);
+	c->ok = n + 1 + k <= sizeof(c->nm);
 	if (c->ok) {
 		memset(c->nm, 0, sizeof(c->nm));
 		c->nm[0] = ' ';
 		memcpy(c->nm + 1, ev->name, n);
-		memcpy(c->nm + 1 + n, " p=", 3);
-		c->nlen = (uint8_t)(n + 4);
+		memcpy(c->nm + 1 + n, line_after[x], k);
+		c->nlen = (uint8_t)(n + 1 + k);
 	}
 	memset(c->alen, 0, sizeof(c->alen));
+	c->sgn = 0;
 	for (unsigned i = 0; c->ok && i < ev->nargs && i < RTD_GOTRACE_MAX_ARGS; i++) {
 		size_t k = strlen(ev->argnames[i]);
 		if (k + 2 > sizeof(c->an[i])) {
@@ -413,44 +518,67 @@ static struct line_pre *line_pre(const struct rtd_gotrace_event *ev)
 		memcpy(c->an[i] + 1, ev->argnames[i], k);
 		c->an[i][k + 1] = '=';
 		c->alen[i] = (uint8_t)(k + 2);
+		if (x != L_OLD && is_thread_arg(ev->argnames[i]))
+			c->sgn |= (uint8_t)(1u << i);
 	}
 	return c->ok ? c : NULL;
 }
 
-static void print_line(FILE *o, const struct rtd_gotrace_event *ev, bool godebug)
+/* The context part of a line after the name, as line_pre's prefix has
+ * begun it. */
+static char *put_context(char *p, const struct rtd_gotrace_event *ev, enum lctx x,
+			 const struct line_pre *c)
+{
+	if (!c) {
+		*p++ = ' ';
+		p = put_str(p, ev->name);
+		p = put_str(p, line_after[x]);
+	} else { /* the buffer has room for the whole 32 bytes */
+		memcpy(p, c->nm, sizeof(c->nm));
+		p += c->nlen;
+	}
+	switch (x) {
+	case L_OLD:
+		p = put_i64(p, ev->p);
+		memcpy(p, " g=", 3);
+		p = put_u64(p + 3, ev->g);
+		memcpy(p, " off=", 5);
+		return put_u64(p + 5, ev->off);
+	case L_ORD2:
+		p = put_i64(p, ev->m);
+		memcpy(p, " P=", 3);
+		p = put_i64(p + 3, ev->p);
+		memcpy(p, " G=", 3);
+		p = put_u64(p + 3, ev->g);
+		memcpy(p, " off=", 5);
+		return put_u64(p + 5, ev->off);
+	default:
+		return put_u64(p, ev->off);
+	}
+}
+
+static void print_line(FILE *o, const struct rtd_gotrace_event *ev, bool godebug,
+		       enum lctx x)
 {
 	char *line = lb_line(o);
 	char *p = line;
-	const struct line_pre *c = line_pre(ev);
+	const struct line_pre *c = line_pre(ev, x);
 	p = put_i64(p, ev->ts);
-	if (c) { /* the buffer has room for the whole 32 bytes */
-		memcpy(p, c->nm, sizeof(c->nm));
-		p += c->nlen;
-	} else {
-		*p++ = ' ';
-		p = put_str(p, ev->name);
-		p = put_str(p, " p=");
-	}
-	p = put_i64(p, ev->p);
-	memcpy(p, " g=", 3);
-	p = put_u64(p + 3, ev->g);
-	if (!godebug && ev->gen) {
-		p = put_str(p, " m=");
-		p = put_i64(p, ev->m);
-	}
-	memcpy(p, " off=", 5);
-	p = put_u64(p + 5, ev->off);
+	p = put_context(p, ev, x, c);
 	bool named = false;
 	for (unsigned i = 0; i < ev->nargs && i < RTD_GOTRACE_MAX_ARGS; i++) {
+		bool sgn;
 		if (c && c->alen[i]) { /* alen is 0 past what was prepared */
 			memcpy(p, c->an[i], sizeof(c->an[i]));
 			p += c->alen[i];
+			sgn = c->sgn >> i & 1;
 		} else {
 			*p++ = ' ';
 			p = put_str(p, ev->argnames[i]);
 			*p++ = '=';
+			sgn = x != L_OLD && is_thread_arg(ev->argnames[i]);
 		}
-		p = put_u64(p, ev->args[i]);
+		p = sgn ? put_i64(p, (int64_t)ev->args[i]) : put_u64(p, ev->args[i]);
 		if (!godebug)
 			named |= strcmp(ev->argnames[i], "stack") == 0;
 	}
@@ -497,12 +625,110 @@ static void print_line(FILE *o, const struct rtd_gotrace_event *ev, bool godebug
 	putc_unlocked('\n', o);
 }
 
-void gt_print(FILE *o, const struct rtd_gotrace_event *ev, enum gt_format fmt)
+/* The stacks an event names, old format: its own; new format: each
+ * stack argument (GoCreate's new goroutine's too). Returns the count. */
+static unsigned stacks_of(const struct rtd_gotrace_event *ev, const char **names,
+			  uint64_t *ids)
 {
+	unsigned n = 0;
+	if (!ev->gen) {
+		if (ev->stack) {
+			names[n] = "stack";
+			ids[n++] = ev->stack;
+		}
+		return n;
+	}
+	for (unsigned i = 0; i < ev->nargs && n < 2; i++) {
+		size_t k = strlen(ev->argnames[i]);
+		if (ev->args[i] && k >= 5 && strcmp(ev->argnames[i] + k - 5, "stack") == 0) {
+			names[n] = ev->argnames[i];
+			ids[n++] = ev->args[i];
+		}
+	}
+	return n;
+}
+
+static void put_frame_json(FILE *o, const struct rtd_gotrace_frame *f, bool first)
+{
+	fprintf(o, "%s{\"pc\":%" PRIu64 ",\"fn\":", first ? "" : ",", f->pc);
+	put_quoted(o, f->fn, strlen(f->fn));
+	fputs(",\"file\":", o);
+	put_quoted(o, f->file, strlen(f->file));
+	fprintf(o, ",\"line\":%" PRIu64 "}", f->line);
+}
+
+/* --stacks, text: under the line, each stack the event names. */
+static void print_stacks(FILE *o, const struct gt_pr *pr, const struct rtd_gotrace_event *ev)
+{
+	const char *names[2];
+	uint64_t ids[2];
+	unsigned n = stacks_of(ev, names, ids);
+	for (unsigned k = 0; k < n; k++) {
+		const struct rtd_gotrace_frame *fr;
+		size_t nf = rtd_gotrace_dec_stack(pr->d, ids[k], &fr);
+		fprintf(o, "\t%s=%" PRIu64 ":%s\n", names[k], ids[k], nf ? "" : " (not in the trace)");
+		for (size_t i = 0; i < nf; i++)
+			fprintf(o, "\t\t0x%" PRIx64 " %s %s:%" PRIu64 "\n", fr[i].pc, fr[i].fn,
+				fr[i].file, fr[i].line);
+	}
+}
+
+/* JSON of an event (not a String or Stack). */
+static void print_json_event(FILE *o, const struct gt_pr *pr, const struct rtd_gotrace_event *ev)
+{
+	/* the new format's raw mode knows no P or G, and a thread only
+	 * for the events in a thread's batch (CPU samples name theirs) */
+	bool ctx = !ev->gen || pr->ordered || ev->type == RTD_GO2_EV_CPU_SAMPLE;
+	fprintf(o, ",\"ts\":%" PRId64, ev->ts);
+	if (ctx)
+		fprintf(o, ",\"p\":%" PRId64 ",\"g\":%" PRIu64, ev->p, ev->g);
+	if (ev->gen)
+		fprintf(o, ",\"gen\":%" PRIu64 ",\"m\":%" PRId64, ev->gen, ev->m);
+	if (ev->stack)
+		fprintf(o, ",\"stack\":%" PRIu64, ev->stack);
+	fputs(",\"args\":{", o);
+	for (unsigned i = 0; i < ev->nargs; i++) {
+		if (ev->gen && is_thread_arg(ev->argnames[i]))
+			fprintf(o, "%s\"%s\":%" PRId64, i ? "," : "", ev->argnames[i],
+				(int64_t)ev->args[i]);
+		else
+			fprintf(o, "%s\"%s\":%" PRIu64, i ? "," : "", ev->argnames[i], ev->args[i]);
+	}
+	fputc('}', o);
+	if (ev->nsargs) {
+		fputs(",\"sargs\":{", o);
+		for (unsigned i = 0; i < ev->nsargs; i++) {
+			fprintf(o, "%s\"%s\":", i ? "," : "", ev->sargnames[i]);
+			put_quoted(o, ev->sargs[i], ev->sarg_lens[i]);
+		}
+		fputc('}', o);
+	}
+	const char *names[2];
+	uint64_t ids[2];
+	unsigned n = pr->stacks ? stacks_of(ev, names, ids) : 0;
+	for (unsigned k = 0; k < n; k++) {
+		const struct rtd_gotrace_frame *fr;
+		size_t nf = rtd_gotrace_dec_stack(pr->d, ids[k], &fr);
+		fprintf(o, "%s\"%s\":[", k ? "," : ",\"stacks\":{", names[k]);
+		for (size_t i = 0; i < nf; i++)
+			put_frame_json(o, &fr[i], i == 0);
+		fputc(']', o);
+	}
+	fputs(n ? "}}\n" : "}\n", o);
+}
+
+void gt_print(FILE *o, const struct gt_pr *pr, const struct rtd_gotrace_event *ev)
+{
+	enum gt_format fmt = pr->fmt;
 	bool dict = ev->gen ? (ev->type == RTD_GO2_EV_STRING || ev->type == RTD_GO2_EV_STACK)
 			    : (ev->type == RTD_GO_EV_STRING || ev->type == RTD_GO_EV_STACK);
-	if (fmt != GT_JSON && !dict && ev->nargs <= 64) {
-		print_line(o, ev, fmt == GT_GODEBUG);
+	if (fmt != GT_JSON && !dict) {
+		print_line(o, ev, fmt == GT_GODEBUG,
+			   !ev->gen ? L_OLD : pr->ordered ? L_ORD2 : L_RAW2);
+		if (pr->stacks && (ev->stack || ev->gen)) {
+			gt_flush();
+			print_stacks(o, pr, ev);
+		}
 		return;
 	}
 	gt_flush();
@@ -516,36 +742,12 @@ void gt_print(FILE *o, const struct rtd_gotrace_event *ev, enum gt_format fmt)
 		}
 		if (ev->type == (ev->gen ? RTD_GO2_EV_STACK : RTD_GO_EV_STACK)) {
 			fprintf(o, ",\"id\":%" PRIu64 ",\"frames\":[", ev->args[0]);
-			for (size_t i = 0; i < ev->nframes; i++) {
-				const struct rtd_gotrace_frame *f = &ev->frames[i];
-				fprintf(o, "%s{\"pc\":%" PRIu64 ",\"fn\":", i ? "," : "", f->pc);
-				put_quoted(o, f->fn, strlen(f->fn));
-				fputs(",\"file\":", o);
-				put_quoted(o, f->file, strlen(f->file));
-				fprintf(o, ",\"line\":%" PRIu64 "}", f->line);
-			}
+			for (size_t i = 0; i < ev->nframes; i++)
+				put_frame_json(o, &ev->frames[i], i == 0);
 			fputs("]}\n", o);
 			return;
 		}
-		fprintf(o, ",\"ts\":%" PRId64 ",\"p\":%" PRId64 ",\"g\":%" PRIu64,
-			ev->ts, ev->p, ev->g);
-		if (ev->gen)
-			fprintf(o, ",\"gen\":%" PRIu64 ",\"m\":%" PRId64, ev->gen, ev->m);
-		if (ev->stack)
-			fprintf(o, ",\"stack\":%" PRIu64, ev->stack);
-		fputs(",\"args\":{", o);
-		for (unsigned i = 0; i < ev->nargs; i++)
-			fprintf(o, "%s\"%s\":%" PRIu64, i ? "," : "", ev->argnames[i], ev->args[i]);
-		fputc('}', o);
-		if (ev->nsargs) {
-			fputs(",\"sargs\":{", o);
-			for (unsigned i = 0; i < ev->nsargs; i++) {
-				fprintf(o, "%s\"%s\":", i ? "," : "", ev->sargnames[i]);
-				put_quoted(o, ev->sargs[i], ev->sarg_lens[i]);
-			}
-			fputc('}', o);
-		}
-		fputs("}\n", o);
+		print_json_event(o, pr, ev);
 		return;
 	}
 	if (ev->type == (ev->gen ? RTD_GO2_EV_STRING : RTD_GO_EV_STRING)) {
@@ -554,39 +756,12 @@ void gt_print(FILE *o, const struct rtd_gotrace_event *ev, enum gt_format fmt)
 		fputc('\n', o);
 		return;
 	}
-	if (ev->type == (ev->gen ? RTD_GO2_EV_STACK : RTD_GO_EV_STACK)) {
-		fprintf(o, "Stack off=%" PRIu64 " id=%" PRIu64 " frames=%zu\n", ev->off,
-			ev->args[0], ev->nframes);
-		for (size_t i = 0; i < ev->nframes; i++) {
-			const struct rtd_gotrace_frame *f = &ev->frames[i];
-			fprintf(o, "\t0x%" PRIx64 " %s %s:%" PRIu64 "\n", f->pc, f->fn, f->file, f->line);
-		}
-		return;
+	fprintf(o, "Stack off=%" PRIu64 " id=%" PRIu64 " frames=%zu\n", ev->off, ev->args[0],
+		ev->nframes);
+	for (size_t i = 0; i < ev->nframes; i++) {
+		const struct rtd_gotrace_frame *f = &ev->frames[i];
+		fprintf(o, "\t0x%" PRIx64 " %s %s:%" PRIu64 "\n", f->pc, f->fn, f->file, f->line);
 	}
-	fprintf(o, "%" PRId64 " %s p=%" PRId64 " g=%" PRIu64, ev->ts, ev->name, ev->p, ev->g);
-	if (ev->gen) /* new format: the thread too */
-		fprintf(o, " m=%" PRId64, ev->m);
-	fprintf(o, " off=%" PRIu64, ev->off);
-	for (unsigned i = 0; i < ev->nargs; i++)
-		fprintf(o, " %s=%" PRIu64, ev->argnames[i], ev->args[i]);
-	if (fmt == GT_GODEBUG) {
-		for (unsigned i = 0; i < ev->nsargs; i++) {
-			fprintf(o, " %s=", ev->sargnames[i]);
-			fwrite(ev->sargs[i], 1, ev->sarg_lens[i], o);
-		}
-		fputc('\n', o);
-		return;
-	}
-	bool named = false; /* the new format names the stack argument */
-	for (unsigned i = 0; i < ev->nargs; i++)
-		named |= strcmp(ev->argnames[i], "stack") == 0;
-	if (ev->stack && !named)
-		fprintf(o, " stack=%" PRIu64, ev->stack);
-	for (unsigned i = 0; i < ev->nsargs; i++) {
-		fprintf(o, " %s=", ev->sargnames[i]);
-		put_quoted(o, ev->sargs[i], ev->sarg_lens[i]);
-	}
-	fputc('\n', o);
 }
 
 int gt_parse_format(const char *s, enum gt_format *f)
@@ -616,7 +791,7 @@ bool gt_is_meta(const struct rtd_gotrace_event *ev)
 
 static int cmd_cat(int argc, char **argv)
 {
-	bool ordered = false;
+	bool ordered = false, stacks = false;
 	long map_start = -1;
 	long long count = -1;
 	enum gt_format fmt = GT_TEXT;
@@ -625,6 +800,8 @@ static int cmd_cat(int argc, char **argv)
 		const char *a = argv[i];
 		if (strcmp(a, "--ordered") == 0) {
 			ordered = true;
+		} else if (strcmp(a, "--stacks") == 0) {
+			stacks = true;
 		} else if (strcmp(a, "--count") == 0 || strcmp(a, "-n") == 0) {
 			if (++i >= argc)
 				return cli_usage("gotrace cat", "%s needs a number", a);
@@ -655,7 +832,7 @@ static int cmd_cat(int argc, char **argv)
 	struct gt_in *in = malloc(sizeof(*in));
 	if (!in)
 		return cli_fail("out of memory");
-	if (gt_open(in, path, ordered ? RTD_GOTRACE_ORDERED : RTD_GOTRACE_RAW) < 0) {
+	if (gt_open(in, path, ordered ? RTD_GOTRACE_ORDERED : RTD_GOTRACE_RAW, RTD_GOTRACE_RESOLVE) < 0) {
 		free(in);
 		return CLI_FAIL;
 	}
@@ -672,9 +849,10 @@ static int cmd_cat(int argc, char **argv)
 	 * RTDIAG_THREADS=1 for one). */
 	struct gt_pipe *pipe = NULL;
 	const char *thr = getenv("RTDIAG_THREADS");
-	if (ordered && map_start < 0 && !(thr && strcmp(thr, "1") == 0) &&
+	if (ordered && map_start < 0 && !stacks && !(thr && strcmp(thr, "1") == 0) &&
 	    gt_prime_header(in) == 0)
 		pipe = gt_pipe_start(in, RTD_GOTRACE_ORDERED);
+	struct gt_pr pr = {.fmt = fmt, .ordered = ordered, .stacks = stacks, .d = gt_dec(in)};
 	struct rtd_gotrace_event evbuf;
 	const struct rtd_gotrace_event *ev = &evbuf;
 	int rc = 0;
@@ -689,7 +867,13 @@ static int cmd_cat(int argc, char **argv)
 		}
 		if (fmt == GT_GODEBUG && gt_is_meta(ev))
 			continue;
-		gt_print(stdout, ev, fmt);
+		if (stacks && n == 0 && !ordered && !gt_in_is_file(in) &&
+		    rtd_gotrace_dec_version(gt_dec(in)) < 1022) {
+			rc = cli_fail("%s: --stacks on a Go 1.5-1.21 trace needs a FILE or --ordered: the runtime writes the stacks at the end of the trace, so raw mode reads them in a first pass",
+				      path);
+			break;
+		}
+		gt_print(stdout, &pr, ev);
 		n++;
 	}
 	gt_pipe_stop(pipe);
@@ -697,7 +881,8 @@ static int cmd_cat(int argc, char **argv)
 	cli_progress_done();
 	/* a trace cut short (the process was killed while tracing): its
 	 * last event is cut, or the end with the frequency is missing */
-	if (rc < 0 && ordered && n == 0 && rtd_gotrace_dec_version(gt_dec(in)) < 1022 &&
+	int ver = rtd_gotrace_dec_version(gt_dec(in));
+	if (rc < 0 && ordered && n == 0 && ver >= 1005 && ver < 1022 &&
 	    (rc == -RTD_E_TRUNCATED ||
 	     strcmp(rtd_gotrace_dec_error(gt_dec(in), NULL), "no EvFrequency event") == 0))
 		fprintf(stderr, "rtdiag: %s: ordering a Go 1.5-1.21 trace needs all of it (the runtime writes the clock frequency and the stacks at its end; 'go tool trace' refuses it too): without --ordered, cat prints the events before the damage\n",
@@ -728,7 +913,7 @@ static int cmd_stats(int argc, char **argv)
 	struct gt_in *in = malloc(sizeof(*in));
 	if (!in)
 		return cli_fail("out of memory");
-	if (gt_open(in, path, RTD_GOTRACE_RAW) < 0) {
+	if (gt_open(in, path, RTD_GOTRACE_RAW, 0) < 0) {
 		free(in);
 		return CLI_FAIL;
 	}
@@ -738,7 +923,7 @@ static int cmd_stats(int argc, char **argv)
 	uint64_t total = 0, prev_off = 0, ngens = 0;
 	int prev_type = -1;
 	int64_t tmin = INT64_MAX, tmax = INT64_MIN;
-	struct u64set gs = {0}, ps = {0};
+	struct idcount gs = {0}, ps = {0};
 	while ((rc = gt_next(in, &ev)) > 0) {
 		if (prev_type >= 0)
 			st[prev_type].bytes += ev.off - prev_off;
@@ -756,19 +941,19 @@ static int cmd_stats(int argc, char **argv)
 			/* new format: goroutines and procs are named in arguments */
 			for (unsigned i = 0; i < ev.nargs; i++) {
 				if (strcmp(ev.argnames[i], "g") == 0 || strcmp(ev.argnames[i], "new_g") == 0)
-					set_add(&gs, ev.args[i]);
+					ids_add(&gs, ev.args[i]);
 				if (strcmp(ev.argnames[i], "p") == 0 && ev.type != RTD_GO2_EV_CPU_SAMPLE)
-					set_add(&ps, ev.args[i]);
+					ids_add(&ps, ev.args[i]);
 			}
 			if (ev.type == RTD_GO2_EV_EVENT_BATCH)
 				ngens = ev.args[0] > ngens ? ev.args[0] : ngens;
 		} else {
 			if (ev.g)
-				set_add(&gs, ev.g);
+				ids_add(&gs, ev.g);
 			if (ev.type == RTD_GO_EV_GO_CREATE)
-				set_add(&gs, ev.args[0]);
+				ids_add(&gs, ev.args[0]);
 			if (ev.type == RTD_GO_EV_BATCH && ev.p >= 0)
-				set_add(&ps, (uint64_t)ev.p);
+				ids_add(&ps, (uint64_t)ev.p);
 		}
 	}
 	cli_progress_done();
@@ -787,18 +972,16 @@ static int cmd_stats(int argc, char **argv)
 		       (double)(tmax - tmin) / (double)freq, tmax - tmin, freq);
 	else
 		printf("duration:    unknown (no Frequency event)\n");
-	printf("goroutines:  %zu\n", gs.n);
-	printf("procs:       %zu\n", ps.n);
+	printf("goroutines:  %s%" PRIu64 "\n", gs.over ? "at least " : "", gs.n);
+	printf("procs:       %s%" PRIu64 "\n", ps.over ? "at least " : "", ps.n);
 	printf("%-20s %10s %12s %8s\n", "type", "events", "bytes", "B/event");
 	for (unsigned t = 1; t < 256; t++)
 		if (st[t].n)
 			printf("%-20s %10" PRIu64 " %12" PRIu64 " %8.1f\n",
 			       rtd_gotrace_event_name(t, ver), st[t].n, st[t].bytes,
 			       (double)st[t].bytes / (double)st[t].n);
-	free(gs.k);
-	free(gs.u);
-	free(ps.k);
-	free(ps.u);
+	ids_free(&gs);
+	ids_free(&ps);
 	gt_close(in);
 	free(in);
 	return rc == 0 ? CLI_OK : CLI_FAIL;
@@ -810,10 +993,15 @@ static const struct {
 	const char *usage;
 } cmds[] = {
 	{"cat", cmd_cat,
-	 "rtdiag gotrace cat [--ordered [--go-map-start S]] [--count N] [--format text|json|go-debug] FILE|-\n"
+	 "rtdiag gotrace cat [--ordered [--go-map-start S]] [--stacks] [--count N]\n"
+	 "                   [--format text|json|go-debug] FILE|-\n"
 	 "  Print the events of a Go execution trace. Raw mode (default): file order,\n"
 	 "  streaming, strings and stacks included. --ordered: Go's global order after\n"
 	 "  Go's validation; --format go-debug prints what 'go tool trace -d' prints.\n"
+	 "  --stacks: under each event, the frames (function, file:line) of each stack\n"
+	 "  it names. Go 1.22+ lines: 'TIME Name M= P= G= off= args' ordered (the\n"
+	 "  event's thread, P and goroutine, as go tool trace -d=1 names them), and\n"
+	 "  'TIME Name off= args' raw (Go's text form: the thread is on the batch line).\n"
 	 "  --go-map-start S (0-7, Go 1.22+ traces): order equal-time events of\n"
 	 "  different threads as Go 1.22/1.23 do when their random map walk starts at\n"
 	 "  slot S (default 0: the order golang/exp and Go 1.24+ always use).\n"
@@ -824,9 +1012,15 @@ static const struct {
 	 "                    [--stack REGEXP] [--string REGEXP] [-v] [-c] [--ordered]\n"
 	 "                    [-o FILE] FILE|-\n"
 	 "  Print matching events, count them (-c), or write them with the strings and\n"
-	 "  stacks they use as a trace of the same version (-o). Raw mode by default\n"
-	 "  (T in the trace's ticks); --ordered filters Go's ordered events (T in ns;\n"
-	 "  for Go 1.22+ traces the G and P of an event are known only in this mode).\n"
+	 "  stacks they use as a trace of the same version (-o). A filter given twice\n"
+	 "  matches either value; different filters must all match. Raw mode by\n"
+	 "  default; --ordered filters Go's ordered events (for Go 1.22+ traces the G\n"
+	 "  and P of an event are known only in this mode: -g/-p without it match CPU\n"
+	 "  samples only, with a warning). T: a whole number is a time as cat prints it\n"
+	 "  (raw: ticks, ordered: ns); a duration (1.5s, 200ms, 1.5, hh:mm:ss) is a\n"
+	 "  time after the trace's first event (raw mode then reads a FILE twice).\n"
+	 "  --stack matches 'FUNC FILE:LINE' or '0xPC' of a frame, --string a string\n"
+	 "  argument. -o replaces OUT only with a result (a failure leaves it as it was).\n"
 	 "  Go 1.22+ with -o: the kept events stay in their batches (times recomputed),\n"
 	 "  with each generation's frequency/sync batch and only the strings and stacks\n"
 	 "  they use; --ordered -o (FILE only) matches in Go's order, then keeps those\n"
@@ -835,8 +1029,11 @@ static const struct {
 	 "rtdiag gotrace stats FILE|-\n"
 	 "  Version, duration, events and bytes per type, goroutines, procs.\n"},
 	{"text2bin", gt_cmd_text2bin,
-	 "rtdiag gotrace text2bin FILE -o OUT\n"
-	 "  Convert Go's text form of a trace (or a .test file's trace section) to binary.\n"},
+	 "rtdiag gotrace text2bin [--go 1.N] FILE -o OUT\n"
+	 "  Convert Go's text form of a trace (or a .test file's trace section) to binary.\n"
+	 "  --go 1.N: the version of a text without its 'Trace Go1.N' line (go tool\n"
+	 "  trace -d=2 prints none). Go 1.22's own names of CPUSample's arguments are\n"
+	 "  read too.\n"},
 	{"bin2text", gt_cmd_bin2text,
 	 "rtdiag gotrace bin2text FILE|-\n"
 	 "  Print a binary trace in Go's text form.\n"},

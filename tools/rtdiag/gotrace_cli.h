@@ -10,7 +10,12 @@
 enum gt_format { GT_TEXT, GT_JSON, GT_GODEBUG };
 
 struct gt_in;
-int gt_open(struct gt_in *in, const char *path, enum rtd_gotrace_mode mode);
+int gt_open(struct gt_in *in, const char *path, enum rtd_gotrace_mode mode,
+	    unsigned flags);
+bool gt_in_is_file(const struct gt_in *in);
+/* Reads a regular file opened by gt_open() again (rtd_gotrace_read_at_fn). */
+int64_t gt_read_at(void *buf, size_t len, uint64_t off, void *ctx);
+int gt_parse_duration_ns(const char *s, int64_t *ns);
 void gt_close(struct gt_in *in);
 int gt_next(struct gt_in *in, struct rtd_gotrace_event *ev);
 int gt_next_quiet(struct gt_in *in, struct rtd_gotrace_event *ev);
@@ -19,7 +24,16 @@ int gt_fail(struct gt_in *in, int rc);
 int gt_prime_header(struct gt_in *in);
 size_t gt_in_size(void);
 rtd_gotrace_dec *gt_dec(struct gt_in *in);
-void gt_print(FILE *o, const struct rtd_gotrace_event *ev, enum gt_format fmt);
+/* How events are printed: the format, whether they are in Go's order (the
+ * new format's G and P are known only then), and with --stacks the frames
+ * of each stack an event names, from the decoder's tables. */
+struct gt_pr {
+	enum gt_format fmt;
+	bool ordered;
+	bool stacks;
+	rtd_gotrace_dec *d;
+};
+void gt_print(FILE *o, const struct gt_pr *pr, const struct rtd_gotrace_event *ev);
 /* Write out what gt_print() buffered: before any other output to its FILE. */
 void gt_flush(void);
 int gt_parse_format(const char *s, enum gt_format *f);

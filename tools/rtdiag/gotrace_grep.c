@@ -2,11 +2,11 @@
 /* gotrace_grep.c - 'rtdiag gotrace grep' (tracegrep). */
 #include <errno.h>
 #include <inttypes.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "out.h"
 #include "common/map.h"
 #include "gotrace/gotrace_int.h"
 #include "gotrace_cli.h"
@@ -76,16 +76,6 @@ static void idset_free(struct idset *s)
 	free(s->u);
 }
 
-struct filt {
-	bool has_type, has_g, has_p, has_m, has_since, has_until, has_stack, has_str;
-	regex_t type_re, stack_re, str_re;
-	uint64_t g, m;
-	int64_t p, since, until;
-	bool invert, count, ordered;
-	const char *out;
-};
-
-
 /* Per-P current thread, from ProcStart (the old format's only M). */
 struct pthread {
 	int64_t p;
@@ -93,16 +83,12 @@ struct pthread {
 };
 
 struct grep {
-	struct filt f;
+	rtd_gotrace_filter *f;
 	struct g2w *g2;       /* filtered -o, new format */
-	rtd_map kept;         /* --ordered -o: offsets of the matching events */
-	bool by_offset;
-	rtd_gotrace_dec *stacks; /* first pass, for --stack */
-	struct pthread *pm;
-	size_t npm;
 	/* -o */
 	rtd_gotrace_enc *enc;
-	FILE *of;
+	struct cli_out out;
+	bool out_open, write_err;
 	struct idset strs_done, stacks_done, strs_wanted, stacks_wanted;
 	struct rtd_gotrace_event batch; /* last Batch seen, written lazily */
 	uint64_t batch_raw[3];
@@ -160,82 +146,6 @@ static void track_out_g(struct grep *gr, const struct rtd_gotrace_event *ev)
 		if (go1_ends_running_g(ev->type))
 			gr->out_g = 0;
 	}
-}
-
-static uint64_t thread_of(struct grep *gr, int64_t p)
-{
-	for (size_t i = 0; i < gr->npm; i++)
-		if (gr->pm[i].p == p)
-			return gr->pm[i].m;
-	return UINT64_MAX;
-}
-
-static void note_thread(struct grep *gr, const struct rtd_gotrace_event *ev)
-{
-	if (ev->type != RTD_GO_EV_PROC_START)
-		return;
-	for (size_t i = 0; i < gr->npm; i++)
-		if (gr->pm[i].p == ev->p) {
-			gr->pm[i].m = ev->args[0];
-			return;
-		}
-	struct pthread *n = realloc(gr->pm, (gr->npm + 1) * sizeof(*n));
-	if (!n)
-		return;
-	gr->pm = n;
-	gr->pm[gr->npm++] = (struct pthread){ev->p, ev->args[0]};
-}
-
-static bool stack_matches(struct grep *gr, uint64_t id, rtd_gotrace_dec *d)
-{
-	const struct rtd_gotrace_frame *fr;
-	size_t n = rtd_gotrace_dec_stack(gr->stacks ? gr->stacks : d, id, &fr);
-	char buf[4096];
-	for (size_t i = 0; i < n; i++) {
-		snprintf(buf, sizeof(buf), "%s %s:%" PRIu64, fr[i].fn, fr[i].file, fr[i].line);
-		if (regexec(&gr->f.stack_re, buf, 0, NULL, 0) == 0)
-			return true;
-		snprintf(buf, sizeof(buf), "0x%" PRIx64, fr[i].pc);
-		if (regexec(&gr->f.stack_re, buf, 0, NULL, 0) == 0)
-			return true;
-	}
-	return false;
-}
-
-static bool matches(struct grep *gr, const struct rtd_gotrace_event *ev,
-		    rtd_gotrace_dec *d)
-{
-	const struct filt *f = &gr->f;
-	bool m = true;
-	if (f->has_type)
-		m = regexec(&f->type_re, ev->name, 0, NULL, 0) == 0;
-	if (gt_is_meta(ev)) {
-		/* Dictionary and batch events carry no G, P or time: they
-		 * match only a type filter, or no filter at all. */
-		if (f->has_type)
-			return m;
-		return !(f->has_g || f->has_p || f->has_m || f->has_since ||
-			 f->has_until || f->has_stack || f->has_str || f->invert);
-	}
-	if (m && f->has_g)
-		m = ev->g == f->g;
-	if (m && f->has_p)
-		m = ev->p == f->p;
-	if (m && f->has_m)
-		m = (ev->gen ? (uint64_t)ev->m : thread_of(gr, ev->p)) == f->m;
-	if (m && f->has_since)
-		m = ev->ts >= f->since;
-	if (m && f->has_until)
-		m = ev->ts <= f->until;
-	if (m && f->has_stack)
-		m = ev->stack && stack_matches(gr, ev->stack, d);
-	if (m && f->has_str) {
-		bool any = false;
-		for (unsigned i = 0; i < ev->nsargs && !any; i++)
-			any = regexec(&f->str_re, ev->sargs[i], 0, NULL, 0) == 0;
-		m = any;
-	}
-	return f->invert ? !m : m;
 }
 
 static int write_file(const void *buf, size_t len, void *ctx)
@@ -315,7 +225,7 @@ static int output(struct grep *gr, rtd_gotrace_dec *d,
 {
 	int rc = 0;
 	if (gr->g2) /* new format: the kept events go by offset or by filter */
-		return g2w_event(gr->g2, ev, gr->by_offset ? rtd_map_get(&gr->kept, ev->off, NULL) : match);
+		return g2w_event(gr->g2, ev, match);
 	if (!filtered) /* a plain rewrite: every event as it came */
 		return rtd_gotrace_enc_event(gr->enc, ev);
 	switch (ev->type) {
@@ -353,110 +263,51 @@ static int output(struct grep *gr, rtd_gotrace_dec *d,
 	return match ? write_matching(gr, d, ev) : 0;
 }
 
-static int compile(regex_t *re, const char *pat, const char *what)
-{
-	int rc = regcomp(re, pat, REG_EXTENDED | REG_NOSUB);
-	if (rc) {
-		char msg[256];
-		regerror(rc, re, msg, sizeof(msg));
-		return cli_usage(CMD, "bad %s regexp '%s': %s", what, pat, msg);
-	}
-	return 0;
-}
-
-static int num(const char *s, const char *opt, int64_t *v)
+/* A time for --since/--until: a whole number is in the events' units (as
+ * cat prints them); with a unit or a fraction ("1.5s", "200ms", "1.5",
+ * "hh:mm:ss") a time after the trace's first event. */
+static int parse_time(const char *s, int64_t *t, bool *from_start)
 {
 	char *end;
 	errno = 0;
-	long long x = strtoll(s, &end, 0);
-	if (errno || *end || end == s)
-		return cli_usage(CMD, "%s takes a number, not '%s'", opt, s);
-	*v = x;
-	return 0;
+	long long v = strtoll(s, &end, 10);
+	if (!errno && end != s && !*end) {
+		*t = v;
+		*from_start = false;
+		return 0;
+	}
+	*from_start = true;
+	return gt_parse_duration_ns(s, t);
 }
 
-/* First pass over a file: every Stack, so --stack can look ahead (Go
- * writes the stack table at the end of the trace). */
-static rtd_gotrace_dec *load_stacks(const char *path)
+static int add_id(struct grep *gr, enum rtd_gotrace_filter_id k, const char *opt,
+		  const char *val)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		cli_fail("%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	struct rtd_gotrace_opts o = {.sz = sizeof(o), .mode = RTD_GOTRACE_RAW};
-	rtd_gotrace_dec *d = rtd_gotrace_dec_new(&o);
-	uint8_t *buf = malloc(1 << 16);
-	struct rtd_gotrace_event ev;
-	int rc = 0;
-	size_t n;
-	while (d && buf && rc >= 0 && (n = fread(buf, 1, 1 << 16, f)) > 0) {
-		rc = rtd_gotrace_dec_feed(d, buf, n);
-		while (rc >= 0 && (rc = rtd_gotrace_dec_next(d, &ev)) > 0)
-			;
-	}
-	if (d && rc >= 0) {
-		rc = rtd_gotrace_dec_finish(d);
-		while (rc >= 0 && (rc = rtd_gotrace_dec_next(d, &ev)) > 0)
-			;
-	}
-	free(buf);
-	fclose(f);
-	if (!d || rc < 0) {
-		cli_fail("%s: %s", path, d ? rtd_gotrace_dec_error(d, NULL) : "out of memory");
-		rtd_gotrace_dec_free(d);
-		return NULL;
-	}
-	return d;
+	char *end;
+	errno = 0;
+	long long v = strtoll(val, &end, 0);
+	if (errno || *end || end == val)
+		return cli_usage(CMD, "%s takes a number, not '%s'", opt, val);
+	return rtd_gotrace_filter_add_id(gr->f, k, v) < 0 ? cli_fail("out of memory") : CLI_OK;
 }
 
-#define MAX_KEPT (1u << 28) /* matching events remembered for --ordered -o */
-
-/* --ordered -o, first pass: the offsets of the events that match in
- * Go's order (Go's synthetic events count for the event they come from). */
-static int ordered_offsets(struct grep *gr, const char *path)
+static int add_re(struct grep *gr, enum rtd_gotrace_filter_re k, const char *opt,
+		  const char *val)
 {
-	struct gt_in *in = malloc(gt_in_size());
-	if (!in || gt_open(in, path, RTD_GOTRACE_ORDERED) < 0) {
-		free(in);
-		return CLI_FAIL;
-	}
-	rtd_map_init(&gr->kept, MAX_KEPT);
-	gr->by_offset = true;
-	struct rtd_gotrace_event ev;
-	int r, rc = CLI_OK;
-	while (rc == CLI_OK && (r = gt_next(in, &ev)) > 0) {
-		int ver = rtd_gotrace_dec_version(gt_dec(in));
-		if (ver < 1022) {
-			rc = cli_fail("%s: --ordered with -o is for Go 1.22+ traces; in this Go 1.%d trace the G and P of an event are known without it",
-				      path, ver % 1000);
-			break;
-		}
-		if (ev.type == RTD_GO2_EV_READER_SYNC)
-			continue;
-		note_thread(gr, &ev);
-		if (matches(gr, &ev, gt_dec(in)) && rtd_map_put(&gr->kept, ev.off, (void *)1, NULL) < 0)
-			rc = cli_fail("%s: more than %u matching events to keep for -o", path, MAX_KEPT);
-	}
-	if (rc == CLI_OK && r < 0)
-		rc = CLI_FAIL;
-	gt_close(in);
-	free(in);
-	free(gr->pm);
-	gr->pm = NULL;
-	gr->npm = 0;
-	return rc;
+	if (rtd_gotrace_filter_add_regex(gr->f, k, val) < 0)
+		return cli_usage(CMD, "%s: %s", opt, rtd_gotrace_filter_error(gr->f));
+	return CLI_OK;
 }
 
-int gt_cmd_grep(int argc, char **argv)
+struct grep_opts {
+	const char *path, *out;
+	bool count, ordered;
+	bool has_since, has_until;
+};
+
+static int parse(struct grep *gr, struct grep_opts *o, int argc, char **argv)
 {
-	struct grep *gr = calloc(1, sizeof(*gr));
-	if (!gr)
-		return cli_fail("out of memory");
-	struct filt *f = &gr->f;
-	const char *path = NULL;
 	int rc = CLI_OK;
-	int64_t v = 0;
 	for (int i = 1; i < argc && rc == CLI_OK; i++) {
 		const char *a = argv[i];
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -465,173 +316,216 @@ int gt_cmd_grep(int argc, char **argv)
 			     strcmp(a, "--since") == 0 || strcmp(a, "--until") == 0 ||
 			     strcmp(a, "--stack") == 0 || strcmp(a, "--string") == 0 ||
 			     strcmp(a, "-o") == 0;
-		if (takes && !val) {
-			rc = cli_usage(CMD, "%s needs a value", a);
-			break;
-		}
+		if (takes && !val)
+			return cli_usage(CMD, "%s needs a value", a);
 		if (takes)
 			i++;
 		if (strcmp(a, "-e") == 0) {
-			if (f->has_type) {
-				rc = cli_usage(CMD, "-e given twice (use one regexp with |)");
-				break;
-			}
-			rc = compile(&f->type_re, val, "type");
-			f->has_type = rc == 0;
-		} else if (strcmp(a, "--stack") == 0 && !f->has_stack) {
-			rc = compile(&f->stack_re, val, "stack");
-			f->has_stack = rc == 0;
-		} else if (strcmp(a, "--string") == 0 && !f->has_str) {
-			rc = compile(&f->str_re, val, "string");
-			f->has_str = rc == 0;
+			rc = add_re(gr, RTD_GOTRACE_FILTER_TYPE, a, val);
+		} else if (strcmp(a, "--stack") == 0) {
+			rc = add_re(gr, RTD_GOTRACE_FILTER_STACK, a, val);
+		} else if (strcmp(a, "--string") == 0) {
+			rc = add_re(gr, RTD_GOTRACE_FILTER_STRING, a, val);
 		} else if (strcmp(a, "-g") == 0) {
-			rc = num(val, a, &v);
-			f->g = (uint64_t)v;
-			f->has_g = true;
+			rc = add_id(gr, RTD_GOTRACE_FILTER_G, a, val);
 		} else if (strcmp(a, "-p") == 0) {
-			rc = num(val, a, &f->p);
-			f->has_p = true;
+			rc = add_id(gr, RTD_GOTRACE_FILTER_P, a, val);
 		} else if (strcmp(a, "-m") == 0) {
-			rc = num(val, a, &v);
-			f->m = (uint64_t)v;
-			f->has_m = true;
-		} else if (strcmp(a, "--since") == 0) {
-			rc = num(val, a, &f->since);
-			f->has_since = true;
-		} else if (strcmp(a, "--until") == 0) {
-			rc = num(val, a, &f->until);
-			f->has_until = true;
+			rc = add_id(gr, RTD_GOTRACE_FILTER_M, a, val);
+		} else if (strcmp(a, "--since") == 0 || strcmp(a, "--until") == 0) {
+			bool until = a[2] == 'u', rel;
+			int64_t t;
+			if (until ? o->has_until : o->has_since)
+				return cli_usage(CMD, "%s given twice", a);
+			if (parse_time(val, &t, &rel) < 0)
+				return cli_usage(CMD, "%s takes a time in the trace's units (as cat prints it) or a duration from its start (1.5s, 200ms, 1:30), not '%s'",
+						 a, val);
+			rtd_gotrace_filter_set_time(gr->f, until, t, rel);
+			*(until ? &o->has_until : &o->has_since) = true;
 		} else if (strcmp(a, "-o") == 0) {
-			f->out = val;
+			o->out = val;
 		} else if (strcmp(a, "-v") == 0) {
-			f->invert = true;
+			rtd_gotrace_filter_set_invert(gr->f, true);
 		} else if (strcmp(a, "-c") == 0) {
-			f->count = true;
+			o->count = true;
 		} else if (strcmp(a, "--ordered") == 0) {
-			f->ordered = true;
+			o->ordered = true;
 		} else if (takes || (a[0] == '-' && a[1])) {
-			rc = cli_usage(CMD, "unknown or repeated option '%s'", a);
-		} else if (path) {
+			rc = cli_usage(CMD, "unknown option '%s'", a);
+		} else if (o->path) {
 			rc = cli_usage(CMD, "one FILE only");
 		} else {
-			path = a;
+			o->path = a;
 		}
 	}
-	if (rc == CLI_OK && !path)
+	if (rc == CLI_OK && !o->path)
 		rc = cli_usage(CMD, "missing FILE (or - for stdin)");
-	if (rc == CLI_OK && f->count && f->out)
+	if (rc == CLI_OK && o->count && o->out)
 		rc = cli_usage(CMD, "-c and -o do not go together");
-	if (rc == CLI_OK && f->ordered && f->out && strcmp(path, "-") == 0)
+	if (rc == CLI_OK && o->ordered && o->out && strcmp(o->path, "-") == 0)
 		rc = cli_usage(CMD, "--ordered with -o needs a FILE: a first pass finds the matching events in Go's order, a second writes them from the file's batches");
-	if (rc == CLI_OK && f->has_stack) {
-		if (strcmp(path, "-") == 0)
-			rc = cli_usage(CMD, "--stack needs a FILE: Go writes stacks at the end of the trace, so a first pass reads them");
-		else if (!(gr->stacks = load_stacks(path)))
-			rc = CLI_FAIL;
+	return rc;
+}
+
+/* After the header: what the filter cannot do with this input. */
+static int check(struct grep *gr, const struct grep_opts *o, struct gt_in *in)
+{
+	char why[400];
+	int c = rtd_gotrace_filter_check(gr->f, gt_dec(in), why, sizeof(why));
+	if (c > 0)
+		fprintf(stderr, "rtdiag: warning: %s: %s (use --ordered)\n", o->path, why);
+	if (c >= 0)
+		return CLI_OK;
+	if (rtd_gotrace_dec_version(gt_dec(in)) < 1022)
+		return cli_fail("%s: --stack on a Go 1.5-1.21 trace needs a FILE or --ordered: the runtime writes the stacks at the end of the trace, so raw mode reads them in a first pass",
+				o->path);
+	return cli_fail("%s: %s", o->path, why);
+}
+
+/* -o: where the matching events go. */
+static int open_out(struct grep *gr, const struct grep_opts *o, struct gt_in *in,
+		    bool filtered)
+{
+	gr->ver = rtd_gotrace_dec_version(gt_dec(in));
+	if (cli_out_open(&gr->out, o->out) < 0)
+		return CLI_FAIL;
+	gr->out_open = true;
+	if (gr->ver >= 1022 && filtered) {
+		if (!(gr->g2 = g2w_new(gr->out.f, gr->ver)))
+			return cli_fail("out of memory");
+	} else if (!(gr->enc = rtd_gotrace_enc_new(gr->ver, write_file, gr->out.f))) {
+		return cli_fail("%s: cannot encode this version", o->out);
 	}
-	bool filtered = f->has_type || f->has_g || f->has_p || f->has_m ||
-			f->has_since || f->has_until || f->has_stack || f->has_str ||
-			f->invert;
-	if (rc == CLI_OK && f->ordered && f->out) {
-		/* Go 1.22+: match in Go's order (G and P known), keep by offset. */
-		rc = ordered_offsets(gr, path);
-		f->ordered = false;
-		filtered = true;
+	return CLI_OK;
+}
+
+/* The events through the filter: printed, counted or written. */
+static int run(struct grep *gr, const struct grep_opts *o, struct gt_in *in,
+	       uint64_t *nmatch, bool *in_err)
+{
+	struct rtd_gotrace_event ev;
+	struct gt_pr pr = {.fmt = GT_TEXT, .ordered = o->ordered, .d = gt_dec(in)};
+	bool filtered = rtd_gotrace_filter_active(gr->f);
+	int r, rc = CLI_OK;
+	bool first = true;
+	while ((r = gt_next(in, &ev)) > 0) {
+		if (first && (rc = check(gr, o, in)) != CLI_OK)
+			return rc;
+		first = false;
+		bool m = rtd_gotrace_filter_match(gr->f, gt_dec(in), &ev);
+		*nmatch += m;
+		if (!o->out) {
+			if (m && !o->count)
+				gt_print(stdout, &pr, &ev);
+			continue;
+		}
+		if (!gr->enc && !gr->g2 && (rc = open_out(gr, o, in, filtered)) != CLI_OK)
+			return rc;
+		int e = output(gr, gt_dec(in), &ev, m, filtered);
+		gr->write_err = e < 0;
+		if (e < 0)
+			return cli_fail("%s: writing event at offset %" PRIu64 ": %s", o->out,
+					ev.off, rtd_strerror(e));
 	}
+	*in_err = r < 0;
+	return r < 0 ? CLI_FAIL : CLI_OK;
+}
+
+static int finish_out(struct grep *gr, const struct grep_opts *o, int rc, bool in_err)
+{
+	if (gr->g2) {
+		/* Damaged input: the events before the damage are kept. */
+		int e = (rc == CLI_OK || in_err) && !gr->write_err ? g2w_finish(gr->g2) : 0;
+		gr->write_err |= e < 0;
+		if (e < 0)
+			rc = cli_fail("%s: %s", o->out, rtd_strerror(e));
+		else if (in_err)
+			cli_fail("%s: written with the matching events before the damage", o->out);
+		g2w_free(gr->g2);
+	}
+	if (gr->enc) {
+		if (rtd_gotrace_enc_flush(gr->enc) < 0 && !gr->write_err) {
+			gr->write_err = true;
+			rc = cli_fail("%s: write failed", o->out);
+		}
+		rtd_gotrace_enc_free(gr->enc);
+	}
+	/* OUT is replaced by a whole result, or by what came before damage
+	 * in the input; never by a failed write */
+	if (gr->out_open) {
+		if (rc == CLI_OK || (in_err && !gr->write_err)) {
+			if (cli_out_commit(&gr->out) < 0)
+				rc = CLI_FAIL;
+		} else {
+			cli_out_abort(&gr->out);
+		}
+	}
+	return rc;
+}
+
+int gt_cmd_grep(int argc, char **argv)
+{
+	struct grep *gr = calloc(1, sizeof(*gr));
+	if (!gr || !(gr->f = rtd_gotrace_filter_new())) {
+		free(gr);
+		return cli_fail("out of memory");
+	}
+	struct grep_opts o = {0};
+	int rc = parse(gr, &o, argc, argv);
+	if (rc == CLI_OK && o.out && cli_out_check(o.out) < 0)
+		rc = CLI_FAIL;
 	struct gt_in *in = NULL;
+	if (rc == CLI_OK && o.ordered && o.out) {
+		/* Go 1.22+: match in Go's order (G and P known), keep by offset. */
+		in = malloc(gt_in_size());
+		if (!in || gt_open(in, o.path, RTD_GOTRACE_RAW, 0) < 0) {
+			free(in);
+			in = NULL;
+			rc = CLI_FAIL;
+		} else if (rtd_gotrace_filter_keep_ordered(gr->f, gt_read_at, in) < 0) {
+			rc = cli_fail("%s: %s", o.path, rtd_gotrace_filter_error(gr->f));
+		}
+		if (in)
+			gt_close(in);
+		free(in);
+		in = NULL;
+		o.ordered = false;
+	}
+	enum rtd_gotrace_mode mode = o.ordered ? RTD_GOTRACE_ORDERED : RTD_GOTRACE_RAW;
 	if (rc == CLI_OK) {
 		in = malloc(gt_in_size());
-		if (!in || gt_open(in, path, f->ordered ? RTD_GOTRACE_ORDERED : RTD_GOTRACE_RAW) < 0) {
+		if (!in || gt_open(in, o.path, mode, RTD_GOTRACE_RESOLVE) < 0) {
 			free(in);
 			in = NULL;
 			rc = CLI_FAIL;
 		}
 	}
+	if (rc == CLI_OK &&
+	    rtd_gotrace_filter_prepare(gr->f, mode, gt_in_is_file(in) ? gt_read_at : NULL, in) < 0)
+		rc = gt_in_is_file(in)
+		     ? cli_fail("%s: %s", o.path, rtd_gotrace_filter_error(gr->f))
+		     : cli_usage(CMD, "--since/--until with a time from the start (1.5s) need a FILE in raw mode (a first pass finds the trace's frequency and first time), or --ordered");
 	uint64_t nmatch = 0;
 	bool in_err = false;
-	if (rc == CLI_OK) {
-		struct rtd_gotrace_event ev;
-		int r;
-		while ((r = gt_next(in, &ev)) > 0) {
-			note_thread(gr, &ev);
-			bool m = matches(gr, &ev, gt_dec(in));
-			if (m)
-				nmatch++;
-			if (f->out) {
-				if (!gr->enc && !gr->g2) {
-					gr->ver = rtd_gotrace_dec_version(gt_dec(in));
-					gr->of = fopen(f->out, "wb");
-					if (!gr->of) {
-						rc = cli_fail("%s: %s", f->out, strerror(errno));
-						break;
-					}
-					if (gr->ver >= 1022 && filtered) {
-						if (!(gr->g2 = g2w_new(gr->of, gr->ver))) {
-							rc = cli_fail("out of memory");
-							break;
-						}
-					} else if (!(gr->enc = rtd_gotrace_enc_new(gr->ver,
-								     write_file, gr->of))) {
-						rc = cli_fail("%s: cannot encode this version", f->out);
-						break;
-					}
-				}
-				int e = output(gr, gt_dec(in), &ev, m, filtered);
-				if (e < 0) {
-					rc = cli_fail("%s: writing event at offset %" PRIu64 ": %s",
-						      f->out, ev.off, rtd_strerror(e));
-					break;
-				}
-			} else if (m && !f->count) {
-				gt_print(stdout, &ev, GT_TEXT);
-			}
-		}
-		if (r < 0) {
-			rc = CLI_FAIL;
-			in_err = true;
-		}
-	}
+	if (rc == CLI_OK)
+		rc = run(gr, &o, in, &nmatch, &in_err);
 	gt_flush();
 	cli_progress_done();
-	if (gr->g2) {
-		/* Damaged input: the events before the damage are kept. */
-		int e = rc == CLI_OK || in_err ? g2w_finish(gr->g2) : 0;
-		if (e < 0)
-			rc = cli_fail("%s: %s", f->out, rtd_strerror(e));
-		else if (in_err)
-			cli_fail("%s: written with the matching events before the damage", f->out);
-		g2w_free(gr->g2);
-	}
-	if (gr->enc) {
-		if (rtd_gotrace_enc_flush(gr->enc) < 0 && rc == CLI_OK)
-			rc = cli_fail("%s: write failed", f->out);
-		rtd_gotrace_enc_free(gr->enc);
-	}
-	if (gr->of && fclose(gr->of) != 0 && rc == CLI_OK)
-		rc = cli_fail("%s: %s", f->out, strerror(errno));
-	if (f->count && rc == CLI_OK)
+	rc = finish_out(gr, &o, rc, in_err);
+	if (o.count && rc == CLI_OK)
 		printf("%" PRIu64 "\n", nmatch);
 	if (in) {
 		gt_close(in);
 		free(in);
 	}
-	if (f->has_type)
-		regfree(&f->type_re);
-	if (f->has_stack)
-		regfree(&f->stack_re);
-	if (f->has_str)
-		regfree(&f->str_re);
-	rtd_gotrace_dec_free(gr->stacks);
-	rtd_map_free(&gr->kept);
+	rtd_gotrace_filter_free(gr->f);
 	idset_free(&gr->strs_done);
 	idset_free(&gr->stacks_done);
 	idset_free(&gr->strs_wanted);
 	idset_free(&gr->stacks_wanted);
-	free(gr->pm);
 	free(gr->outg);
 	free(gr);
 	if (rc == CLI_OK && fflush(stdout) != 0)
 		return cli_fail("stdout: %s", strerror(errno));
 	return rc;
 }
-

@@ -3,11 +3,13 @@
  * form of a trace (golang/exp trace/internal/raw) and the binary format. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "gotrace_cli.h"
+#include "out.h"
 
 #define TEXT_CAP (256u << 20) /* the text form is for tests and debugging */
 
@@ -49,11 +51,18 @@ static void trace_section(char *text, size_t len, char **s, size_t *n)
 int gt_cmd_text2bin(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL;
+	int ver = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-o") == 0) {
 			if (++i >= argc)
 				return cli_usage("gotrace text2bin", "-o needs a file");
 			out = argv[i];
+		} else if (strcmp(argv[i], "--go") == 0) {
+			unsigned minor;
+			char c;
+			if (++i >= argc || sscanf(argv[i], "1.%u%c", &minor, &c) != 1 || minor > 99)
+				return cli_usage("gotrace text2bin", "--go takes a Go version: 1.22, 1.23, 1.25 or 1.26");
+			ver = 1000 + (int)minor;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return cli_usage("gotrace text2bin", "unknown option '%s'", argv[i]);
 		} else if (in) {
@@ -64,6 +73,8 @@ int gt_cmd_text2bin(int argc, char **argv)
 	}
 	if (!in || !out)
 		return cli_usage("gotrace text2bin", "usage: text2bin FILE -o OUT");
+	if (cli_out_check(out) < 0)
+		return CLI_FAIL;
 	FILE *f = cli_open_in(in);
 	if (!f)
 		return CLI_FAIL;
@@ -92,19 +103,20 @@ int gt_cmd_text2bin(int argc, char **argv)
 	char *s;
 	size_t sl;
 	trace_section(text, len, &s, &sl);
-	FILE *o = strcmp(out, "-") == 0 ? stdout : fopen(out, "wb");
-	if (!o) {
+	/* OUT is replaced only by a whole conversion */
+	struct cli_out o;
+	if (cli_out_open(&o, out) < 0) {
 		free(text);
-		return cli_fail("%s: %s", out, strerror(errno));
+		return CLI_FAIL;
 	}
 	char err[512];
-	int rc = rtd_gotrace_text2bin(s, sl, write_file, o, err, sizeof(err));
+	int rc = rtd_gotrace_text2bin_as(s, sl, ver, write_file, o.f, err, sizeof(err));
 	free(text);
-	if (o != stdout && fclose(o) != 0 && rc == 0)
-		return cli_fail("%s: %s", out, strerror(errno));
-	if (rc < 0)
+	if (rc < 0) {
+		cli_out_abort(&o);
 		return cli_fail("%s: %s", in, err[0] ? err : rtd_strerror(rc));
-	return CLI_OK;
+	}
+	return cli_out_commit(&o) < 0 ? CLI_FAIL : CLI_OK;
 }
 
 /* Go's strconv.Quote (printable UTF-8 kept, the rest escaped). */
@@ -172,7 +184,7 @@ int gt_cmd_bin2text(int argc, char **argv)
 	struct gt_in *in = malloc(gt_in_size());
 	if (!in)
 		return cli_fail("out of memory");
-	if (gt_open(in, path, RTD_GOTRACE_RAW) < 0) {
+	if (gt_open(in, path, RTD_GOTRACE_RAW, 0) < 0) {
 		free(in);
 		return CLI_FAIL;
 	}

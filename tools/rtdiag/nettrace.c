@@ -360,7 +360,8 @@ static int cmd_cat(int argc, char **argv)
 	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = &c,
 				      .on_event = cat_event,
 				      .on_metadata = cat_meta,
-				      .sort = sorted};
+				      .sort = sorted,
+				      .stable_input = in.map != NULL};
 	c.dec = rtd_nettrace_new(&o);
 	if (!c.dec || rc) {
 		input_close(&in);

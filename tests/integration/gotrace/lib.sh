@@ -71,8 +71,8 @@ check_grep_o() {
   if ! "$R" gotrace grep -v -e "$neu" -o "$TMP/fo2" "$t" 2>"$TMP/err"; then bad "$l: grep -v -e -o: $(cat "$TMP/err")"; return; fi
   if "$R" gotrace cat --ordered "$TMP/fo2" >"$TMP/fo2.ord" 2>"$TMP/err"; then
     "$R" gotrace cat --ordered "$t" | awk -v re="$neu" '$2 !~ re' | cut -d' ' -f2- | sed -E 's/ off=[0-9]+//' |
-      sort -s -t' ' -k4,4 >"$TMP/pm1"
-    cut -d' ' -f2- "$TMP/fo2.ord" | sed -E 's/ off=[0-9]+//' | sort -s -t' ' -k4,4 >"$TMP/pm2"
+      sort -s -t' ' -k2,2 >"$TMP/pm1"
+    cut -d' ' -f2- "$TMP/fo2.ord" | sed -E 's/ off=[0-9]+//' | sort -s -t' ' -k2,2 >"$TMP/pm2"
     cmp -s "$TMP/pm1" "$TMP/pm2" && ok "$l: -v -e state-neutral -o: ordered read-back has the other $(wc -l <"$TMP/pm2") events, each thread's in the same order ($(wc -c <"$t") -> $(wc -c <"$TMP/fo2") bytes)" ||
       { bad "$l: -v -o ordered read-back differs per thread"; diff "$TMP/pm1" "$TMP/pm2" | head -4; }
   else bad "$l: -v -o: ordered read-back fails: $(cat "$TMP/err")"; fi

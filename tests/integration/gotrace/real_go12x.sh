@@ -32,18 +32,18 @@ else bad "stats: $(cat "$TMP/err")"; fi
 "$R" gotrace cat --ordered "$T" >"$TMP/ord" 2>"$TMP/err" && ok "ordered decode: $(wc -l <"$TMP/ord") events" || bad "ordered decode: $(cat "$TMP/err")"
 
 # Ordered mode resolves every string: exactly the program's tasks, regions, logs.
-sed -nE -e 's/.* UserTaskBegin .* name_string=(".*")$/task \1/p' \
-        -e 's/.* UserRegionBegin .* name_string=(".*")$/region \1/p' \
-        -e 's/.* UserLog .* key_string=(".*") value_string=(".*")$/log \1 \2/p' "$TMP/ord" | sort >"$TMP/got"
+sed -nE -e 's/.* UserTaskBegin .* name=(".*")$/task \1/p' \
+        -e 's/.* UserRegionBegin .* name=(".*")$/region \1/p' \
+        -e 's/.* UserLog .* key=(".*") value=(".*")$/log \1 \2/p' "$TMP/ord" | sort >"$TMP/got"
 if cmp -s "$TMP/want" "$TMP/got"; then ok "ordered: exactly the $(wc -l <"$TMP/want") tasks, regions and logs the program made"
 else bad "ordered: tasks/regions/logs differ (< program, > rtdiag)"; diff "$TMP/want" "$TMP/got"; fi
 # Every region ends with its name; every task ends; workers' parent is main-task.
-sed -nE 's/.* UserRegionEnd .* name_string=(".*")$/region \1/p' "$TMP/ord" | sort >"$TMP/rend"
+sed -nE 's/.* UserRegionEnd .* name=(".*")$/region \1/p' "$TMP/ord" | sort >"$TMP/rend"
 grep '^region' "$TMP/want" | cmp -s - "$TMP/rend" && ok "every region ends ($(wc -l <"$TMP/rend"))" || bad "region ends differ"
 tb=$(sed -nE 's/.* UserTaskBegin .* task=([0-9]+) .*/\1/p' "$TMP/ord" | sort); te=$(sed -nE 's/.* UserTaskEnd .* task=([0-9]+) .*/\1/p' "$TMP/ord" | sort)
 [ -n "$tb" ] && [ "$tb" = "$te" ] && ok "every task ends" || bad "task begin ids [$tb] != end ids [$te]"
-mt=$(sed -nE 's/.* UserTaskBegin .* task=([0-9]+) parent_task=0 .*name_string="main-task"$/\1/p' "$TMP/ord")
-np=$(grep -cE " UserTaskBegin .* parent_task=${mt:-x} .*name_string=\"worker-" "$TMP/ord")
+mt=$(sed -nE 's/.* UserTaskBegin .* task=([0-9]+) parent_task=0 .*name="main-task"$/\1/p' "$TMP/ord")
+np=$(grep -cE " UserTaskBegin .* parent_task=${mt:-x} .*name=\"worker-" "$TMP/ord")
 [ "$np" = 3 ] && ok "the 3 worker tasks have main-task ($mt) as parent" || bad "$np worker tasks with parent main-task ($mt), want 3"
 # Raw mode: the string table comes later in the generation, so compare the
 # string ids of the same events with the ordered ones.
@@ -84,7 +84,7 @@ go1tup() {
 }
 # mytup CAT_ORDERED_TEXT: the same from rtdiag (g=0 is Go's NoGoroutine, -1)
 mytup() {
-  sed -E 's/^([0-9]+) ([A-Za-z]+) p=([-0-9]+) g=([-0-9]+) m=([-0-9]+) .*/\1 \5 \3 \4 \2/' "$1" |
+  sed -E 's/^([0-9]+) ([A-Za-z]+) M=([-0-9]+) P=([-0-9]+) G=([-0-9]+) .*/\1 \3 \4 \5 \2/' "$1" |
     awk '{if ($4 == 0) $4 = -1; if ($5 != "Sync") $5 = "E"; print}'
 }
 # segs FILE PREFIX: split a tuple file after each Sync (one file per generation)
@@ -137,7 +137,7 @@ compare_taskends "$T" "$TMP/ord" "go$GOV trace"
 check_grep_o "$T" "go$GOV trace"
 [ -s "$TMP/fo2.ord" ] && compare_go1 "$TMP/fo2" "$TMP/fo2.ord" "grep -v -o file"
 # --ordered -o: match with the G known (Go's order), keep those events.
-mg=$(sed -nE 's/.* UserTaskBegin .* g=([0-9]+) m=.*name_string="main-task"$/\1/p' "$TMP/ord" | head -1)
+mg=$(sed -nE 's/.* UserTaskBegin M=[-0-9]+ P=[-0-9]+ G=([0-9]+) .*name="main-task"$/\1/p' "$TMP/ord" | head -1)
 if "$R" gotrace grep --ordered -g "${mg:-1}" -o "$TMP/fo3" "$T" 2>"$TMP/err"; then
   "$R" gotrace grep --ordered -g "${mg:-1}" "$T" | sed -nE 's/.* off=([0-9]+)( .*)?$/\1/p' | sort -u >"$TMP/offs"
   "$R" gotrace cat "$T" | awk 'NR == FNR { k[$1] = 1; next } { if (match($0, / off=[0-9]+/) && (substr($0, RSTART + 5, RLENGTH - 5) in k)) print }' "$TMP/offs" - >"$TMP/g1"
@@ -196,4 +196,6 @@ for s in 0 1 2 3 4 5 6 7; do
   "$R" gotrace cat --ordered --go-map-start $s "$TMP/tie.trace" | mytup /dev/stdin | cmp -s - "$TMP/tiego" && { tie_ok=$s; break; }
 done
 [ $tie_ok != no ] && ok "tie: go tool trace -d=1 gives rtdiag's order for map start $tie_ok" || bad "tie: go tool trace -d=1's order is rtdiag's for no map start: $(tr '\n' ' ' <"$TMP/tiego")"
+# Field by field against go tool trace (names, keys, stacks, grep, text2bin).
+. "$(dirname "$0")/real_go12x_fields.sh"
 finish

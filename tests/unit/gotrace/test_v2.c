@@ -5,21 +5,8 @@
 #include <errno.h>
 
 #include "rtdiag/gotrace.h"
+#include "unit/gotrace/memio.h"
 
-struct mem {
-	uint8_t b[8192];
-	size_t n;
-};
-
-static int to_mem(const void *p, size_t n, void *ctx)
-{
-	struct mem *m = ctx;
-	if (m->n + n > sizeof(m->b))
-		return -ENOSPC;
-	memcpy(m->b + m->n, p, n);
-	m->n += n;
-	return 0;
-}
 
 /* A valid Go 1.22 trace: one P, one goroutine that runs, logs and stops. */
 static const char good[] =
