@@ -85,6 +85,7 @@ RTD_API int rtd_agent_new(const rtd_agent_config *c, rtd_agent **out)
 		return -ENOMEM;
 	a->wake_fd = -1;
 	pthread_mutex_init(&a->lock, NULL);
+	rtd_map_init(&a->seen, 1u << 22);
 	int rc = -ENOMEM;
 	a->c = agent_config_dup(c);
 	if (!a->c)
@@ -613,6 +614,7 @@ RTD_API void rtd_agent_free(rtd_agent *ag)
 	}
 	if (a->wake_fd >= 0)
 		close(a->wake_fd);
+	agent_seen_free(a);
 	rtd_agent_config_free(a->c);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
