@@ -222,14 +222,14 @@ void agent_handle_requests(struct agent *a, uint64_t now)
 		list = q->next;
 		q->next = NULL;
 		struct target *t = target_by_id(a, q->target_id);
-		char msg[256];
+		char msg[512];
 		if (!t) {
 			pull_answer(a, q, 404, "the target exited\n");
 			continue;
 		}
 		if (!(t->kinds & (1u << q->kind))) {
 			snprintf(msg, sizeof(msg),
-				 "%s pid %d (%s): no %s profile%s%s\n",
+				 "%s pid %d (%s): no %s profile%s%.180s\n",
 				 t->service, (int)t->pid, t->runtime,
 				 prof_kind_name(q->kind),
 				 t->errmsg[0] ? ": " : "", t->errmsg);
@@ -575,7 +575,7 @@ RTD_API int rtd_agent_run(rtd_agent *ag)
 						 s->ops->name, s->err);
 					pthread_mutex_lock(&a->lock);
 					snprintf(s->t->errmsg,
-						 sizeof(s->t->errmsg), "%s: %s",
+						 sizeof(s->t->errmsg), "%s: %.200s",
 						 s->ops->name, s->err);
 					a->st.target_errors++;
 					pthread_mutex_unlock(&a->lock);

@@ -115,7 +115,7 @@ struct pull {
 	int64_t start_unix_ns;
 	rtd_profile *p;         /* handed to the requester when done */
 	int status;             /* HTTP status to answer */
-	char msg[256];          /* the answer's text when not 200 */
+	char msg[512];          /* the answer's text when not 200 */
 	bool done;
 	pthread_cond_t cond;
 };
