@@ -85,6 +85,7 @@ RTD_API int rtd_agent_new(const rtd_agent_config *c, rtd_agent **out)
 		return -ENOMEM;
 	a->wake_fd = -1;
 	pthread_mutex_init(&a->lock, NULL);
+	rtd_map_init(&a->seen, 1u << 22);
 	int rc = -ENOMEM;
 	a->c = agent_config_dup(c);
 	if (!a->c)
@@ -221,14 +222,14 @@ void agent_handle_requests(struct agent *a, uint64_t now)
 		list = q->next;
 		q->next = NULL;
 		struct target *t = target_by_id(a, q->target_id);
-		char msg[256];
+		char msg[512];
 		if (!t) {
 			pull_answer(a, q, 404, "the target exited\n");
 			continue;
 		}
 		if (!(t->kinds & (1u << q->kind))) {
 			snprintf(msg, sizeof(msg),
-				 "%s pid %d (%s): no %s profile%s%s\n",
+				 "%s pid %d (%s): no %s profile%s%.180s\n",
 				 t->service, (int)t->pid, t->runtime,
 				 prof_kind_name(q->kind),
 				 t->errmsg[0] ? ": " : "", t->errmsg);
@@ -574,7 +575,7 @@ RTD_API int rtd_agent_run(rtd_agent *ag)
 						 s->ops->name, s->err);
 					pthread_mutex_lock(&a->lock);
 					snprintf(s->t->errmsg,
-						 sizeof(s->t->errmsg), "%s: %s",
+						 sizeof(s->t->errmsg), "%s: %.200s",
 						 s->ops->name, s->err);
 					a->st.target_errors++;
 					pthread_mutex_unlock(&a->lock);
@@ -613,6 +614,7 @@ RTD_API void rtd_agent_free(rtd_agent *ag)
 	}
 	if (a->wake_fd >= 0)
 		close(a->wake_fd);
+	agent_seen_free(a);
 	rtd_agent_config_free(a->c);
 	pthread_mutex_destroy(&a->lock);
 	free(a);

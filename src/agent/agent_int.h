@@ -23,6 +23,7 @@
 
 #include "agent/config.h"
 #include "agent/proc.h"
+#include "common/map.h"
 #include "rtdiag/agent.h"
 #include "rtdiag/profile.h"
 
@@ -114,7 +115,7 @@ struct pull {
 	int64_t start_unix_ns;
 	rtd_profile *p;         /* handed to the requester when done */
 	int status;             /* HTTP status to answer */
-	char msg[256];          /* the answer's text when not 200 */
+	char msg[512];          /* the answer's text when not 200 */
 	bool done;
 	pthread_cond_t cond;
 };
@@ -198,6 +199,8 @@ struct agent {
 	bool logged_max_targets;
 	bool logged_mem;
 	uint64_t next_scan_ns;
+	rtd_map seen;            /* pid -> struct seen: selected by no spec */
+	uint64_t scan_gen;
 	uint64_t next_tick_ns;
 	int64_t next_window_unix_ns;
 };
@@ -230,6 +233,7 @@ extern const struct source_ops source_eventpipe;
 
 /* ---- discovery (discover.c) ---- */
 void agent_scan(struct agent *a);
+void agent_seen_free(struct agent *a);
 
 /* ---- pull requests (loop side, agent.c) ---- */
 void agent_handle_requests(struct agent *a, uint64_t now);

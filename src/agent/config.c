@@ -821,7 +821,7 @@ static int at(struct yctx *y, const yaml_node_t *n, int rc)
 		return rc;
 	char m[sizeof(y->c->errmsg)];
 	snprintf(m, sizeof(m), "%s", y->c->errmsg);
-	snprintf(y->c->errmsg, sizeof(y->c->errmsg), "%s:%zu:%zu: %s",
+	snprintf(y->c->errmsg, sizeof(y->c->errmsg), "%.60s:%zu:%zu: %.400s",
 		 y->origin, (size_t)n->start_mark.line + 1,
 		 (size_t)n->start_mark.column + 1, m);
 	return rc;

@@ -205,8 +205,31 @@ static void recheck_runtime(struct agent *a, struct target *t, uint64_t now)
 	add_sources(a, t);
 }
 
-static bool spec_selects(const struct agent_spec *sp, pid_t pid,
-			 const struct proc_info *pi)
+/*
+ * What one scan knows: the .NET processes (one rtd_ipc_list() per scan,
+ * not one socket search per process), and the processes seen before that
+ * no name= or cgroup= spec selected. Such a process is not read again while
+ * its start time and name stay (an exec changes the name) for up to
+ * SCAN_RECHECK_NS (a process moved to another cgroup keeps both), so a
+ * scan of a busy host reads two small files per process, not five.
+ */
+#define SCAN_RECHECK_NS 30000000000ull
+
+struct seen {
+	uint64_t start_ticks;
+	uint64_t checked_ns;
+	uint64_t gen;
+	char comm[32];
+};
+
+struct scan {
+	rtd_map dotnet; /* pid -> (void *)1 */
+	bool have_dotnet;
+	uint64_t now;
+};
+
+static bool spec_selects(const struct scan *sc, const struct agent_spec *sp,
+			 pid_t pid, const struct proc_info *pi)
 {
 	switch (sp->kind) {
 	case SPEC_PID:
@@ -216,40 +239,119 @@ static bool spec_selects(const struct agent_spec *sp, pid_t pid,
 	case SPEC_CGROUP:
 		return pi->cgroup[0] && proc_cgroup_match(sp->arg, pi->cgroup);
 	case SPEC_DOTNET:
-		return has_dotnet_socket(pid);
+		return sc->have_dotnet ? rtd_map_get(&sc->dotnet, (uint64_t)pid, NULL)
+				       : has_dotnet_socket(pid);
 	}
 	return false;
 }
 
+static void read_comm(struct agent *a, pid_t pid, char *out, size_t len)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%d/comm", a->c->proc_dir, (int)pid);
+	out[0] = 0;
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(out, (int)len, f))
+		out[strcspn(out, "\n")] = 0;
+	fclose(f);
+}
+
 /* Consider one process not yet a target. */
-static void consider(struct agent *a, pid_t pid, bool need_info)
+static void consider(struct agent *a, struct scan *sc, pid_t pid)
 {
 	struct proc_stat st;
-	struct proc_info pi;
 	if (proc_stat_read(a->c->proc_dir, pid, &st))
 		return;
+	/* the specs that need no names first: pid=, dotnet */
+	bool cheap = false, costly = false;
+	for (size_t i = 0; i < a->c->nspecs; i++) {
+		enum spec_kind k = a->c->specs[i].kind;
+		if (k == SPEC_PID || k == SPEC_DOTNET)
+			cheap |= spec_selects(sc, &a->c->specs[i], pid, NULL);
+		else
+			costly = true;
+	}
+	char comm[32];
+	struct seen *sn = NULL;
+	if (!cheap && costly) {
+		void *v;
+		read_comm(a, pid, comm, sizeof(comm));
+		if (rtd_map_get(&a->seen, (uint64_t)pid, &v)) {
+			sn = v;
+			if (sn->start_ticks == st.start_ticks &&
+			    !strcmp(sn->comm, comm) &&
+			    sc->now - sn->checked_ns < SCAN_RECHECK_NS) {
+				sn->gen = a->scan_gen;
+				return; /* seen, selected by none */
+			}
+		}
+	}
+	if (!cheap && !costly)
+		return;
+	struct proc_info pi;
 	if (proc_info_read(a->c->proc_dir, pid, &pi))
 		return;
 	if (!pi.exe[0] && !pi.arg0[0])
 		return; /* a kernel thread */
-	(void)need_info;
 	for (size_t i = 0; i < a->c->nspecs; i++)
-		if (spec_selects(&a->c->specs[i], pid, &pi)) {
+		if (spec_selects(sc, &a->c->specs[i], pid, &pi)) {
 			add_target(a, pid, i, &pi, &st);
+			if (sn)
+				free(rtd_map_del(&a->seen, (uint64_t)pid));
 			return;
 		}
+	if (!costly)
+		return;
+	if (!sn) {
+		sn = calloc(1, sizeof(*sn));
+		if (!sn || rtd_map_put(&a->seen, (uint64_t)pid, sn, NULL)) {
+			free(sn);
+			return;
+		}
+	}
+	sn->start_ticks = st.start_ticks;
+	sn->checked_ns = sc->now;
+	sn->gen = a->scan_gen;
+	snprintf(sn->comm, sizeof(sn->comm), "%s", comm);
+}
+
+/* Forget the processes the last walk did not see. */
+static void prune_seen(struct agent *a)
+{
+	size_t it = 0;
+	uint64_t k;
+	void *v;
+	while (rtd_map_next(&a->seen, &it, &k, &v)) {
+		struct seen *sn = v;
+		if (sn->gen != a->scan_gen) {
+			rtd_map_del(&a->seen, k);
+			free(sn);
+		}
+	}
+}
+
+void agent_seen_free(struct agent *a)
+{
+	size_t it = 0;
+	uint64_t k;
+	void *v;
+	while (rtd_map_next(&a->seen, &it, &k, &v))
+		free(v);
+	rtd_map_free(&a->seen);
 }
 
 void agent_scan(struct agent *a)
 {
-	uint64_t now = mono_ns();
+	struct scan sc = {.now = mono_ns()};
 	/* 1. the gone */
 	for (struct target *t = a->targets, *next; t; t = next) {
 		next = t->next;
 		struct proc_stat st;
 		int rc = proc_stat_read(a->c->proc_dir, t->pid, &st);
 		if (rc == 0 && st.start_ticks == t->start_ticks) {
-			recheck_runtime(a, t, now);
+			recheck_runtime(a, t, sc.now);
 			continue;
 		}
 		drop_target(a, t, rc ? "exited" : "exited (its pid is reused)");
@@ -257,18 +359,26 @@ void agent_scan(struct agent *a)
 	/* 2. the new */
 	bool walk = false, dotnet = false;
 	for (size_t i = 0; i < a->c->nspecs; i++) {
-		const struct agent_spec *sp = &a->c->specs[i];
-		if (sp->kind == SPEC_PID) {
-			if (!find_target(a, sp->pid))
-				consider(a, sp->pid, true);
-		} else if (sp->kind == SPEC_DOTNET) {
-			dotnet = true;
-		} else {
-			walk = true;
-		}
+		enum spec_kind k = a->c->specs[i].kind;
+		dotnet |= k == SPEC_DOTNET;
+		walk |= k == SPEC_NAME || k == SPEC_CGROUP;
 	}
 	pid_t self = getpid();
+	struct rtd_ipc_proc *v = NULL;
+	size_t n = 0;
+	rtd_map_init(&sc.dotnet, 1u << 20);
+	if (dotnet && rtd_ipc_list(&v, &n) == 0) {
+		sc.have_dotnet = true;
+		for (size_t i = 0; i < n; i++)
+			rtd_map_put(&sc.dotnet, (uint64_t)v[i].pid, (void *)1, NULL);
+	}
+	for (size_t i = 0; i < a->c->nspecs; i++) {
+		const struct agent_spec *sp = &a->c->specs[i];
+		if (sp->kind == SPEC_PID && !find_target(a, sp->pid))
+			consider(a, &sc, sp->pid);
+	}
 	if (walk) {
+		a->scan_gen++;
 		DIR *d = opendir(a->c->proc_dir);
 		struct dirent *e;
 		while (d && (e = readdir(d))) {
@@ -277,17 +387,16 @@ void agent_scan(struct agent *a)
 			if (*end || pid <= 0 || pid == self ||
 			    find_target(a, (pid_t)pid))
 				continue;
-			consider(a, (pid_t)pid, true);
+			consider(a, &sc, (pid_t)pid);
 		}
 		if (d)
 			closedir(d);
+		prune_seen(a);
 	} else if (dotnet) {
-		struct rtd_ipc_proc *v = NULL;
-		size_t n = 0;
-		if (rtd_ipc_list(&v, &n) == 0)
-			for (size_t i = 0; i < n; i++)
-				if (v[i].pid != self && !find_target(a, v[i].pid))
-					consider(a, v[i].pid, true);
-		free(v);
+		for (size_t i = 0; i < n; i++)
+			if (v[i].pid != self && !find_target(a, v[i].pid))
+				consider(a, &sc, v[i].pid);
 	}
+	free(v);
+	rtd_map_free(&sc.dotnet);
 }

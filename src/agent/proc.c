@@ -151,7 +151,7 @@ int proc_info_read(const char *proc_dir, pid_t pid, struct proc_info *pi)
 	if (n < 0)
 		return n == -ESRCH ? -ENOENT : (int)n;
 	buf[strcspn(buf, "\n")] = 0;
-	snprintf(pi->comm, sizeof(pi->comm), "%s", buf);
+	snprintf(pi->comm, sizeof(pi->comm), "%.31s", buf);
 
 	snprintf(path, sizeof(path), "%s/%d/exe", proc_dir, (int)pid);
 	n = readlink(path, pi->exe, sizeof(pi->exe) - 1);
@@ -164,7 +164,7 @@ int proc_info_read(const char *proc_dir, pid_t pid, struct proc_info *pi)
 	n = read_small(path, buf, sizeof(buf));
 	if (n > 0) {
 		/* NUL-separated arguments */
-		snprintf(pi->arg0, sizeof(pi->arg0), "%s", base_name(buf));
+		snprintf(pi->arg0, sizeof(pi->arg0), "%.255s", base_name(buf));
 		size_t l0 = strlen(buf);
 		if ((ssize_t)l0 + 1 < n)
 			snprintf(pi->arg1, sizeof(pi->arg1), "%s", buf + l0 + 1);

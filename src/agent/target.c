@@ -144,7 +144,7 @@ int target_add_source(struct agent *a, struct target *t,
 		s->failures = 1;
 		s->retry_ns = mono_ns() + 30000000000ull;
 		pthread_mutex_lock(&a->lock);
-		snprintf(t->errmsg, sizeof(t->errmsg), "%s: %s", ops->name,
+		snprintf(t->errmsg, sizeof(t->errmsg), "%s: %.200s", ops->name,
 			 s->err[0] ? s->err : rtd_strerror(rc));
 		pthread_mutex_unlock(&a->lock);
 		rtd_warn("target %s pid %d: %s source failed: %s (retrying "

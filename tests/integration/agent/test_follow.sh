@@ -50,13 +50,14 @@ read -r _ PFX_A _ < <(runtime_of "$A")
 [ "$PFX_A" = "/targets/$SVC/debug/pprof" ] && ok "A's pprof at $PFX_A" || bad "A's prefix $PFX_A"
 profile_ok "$PFX_A" && ok "A's CPU profile served" || bad "A's profile: $(head -c 400 "$WORK/raw.txt")"
 
-# ---- a native process of the same name beside it
-"$WORK/${NAME}n" 300 &
+# ---- a native process of the same name beside it; it gets the name by an
+# exec a second after it starts, after scans have seen it unnamed
+/bin/sh -c "sleep 1; exec '$WORK/${NAME}n' 300" &
 N=$!; PIDS+=("$N")
-wait_for 10 has_target "$N" || bad "native $N not found"
+wait_for 10 has_target "$N" || bad "native $N not found after its exec"
 read -r RT_N PFX_N _ < <(runtime_of "$N")
 [ "$RT_N" = native ] && [ "$PFX_N" = "/targets/$SVC-$N/debug/pprof" ] \
-  && ok "native process (pid $N) found beside it, at $PFX_N" || bad "native: $RT_N $PFX_N"
+  && ok "native process (pid $N) found beside it after its exec, at $PFX_N" || bad "native: $RT_N $PFX_N"
 kill -9 "$N"; wait "$N" 2>/dev/null
 wait_for 10 gone "$N" && ok "native process dropped when it exited" || bad "native $N still listed"
 
