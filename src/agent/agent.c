@@ -525,9 +525,10 @@ RTD_API int rtd_agent_run(rtd_agent *ag)
 		}
 		if (now >= a->next_tick_ns) {
 			tick(a, now);
-			a->next_tick_ns += a->c->tick_ns;
-			if (a->next_tick_ns <= now)
-				a->next_tick_ns = now + a->c->tick_ns;
+			/* ticks on wall-clock seconds, so the cut that closes a
+			 * window is made at its boundary */
+			uint64_t t = a->c->tick_ns;
+			a->next_tick_ns = mono_ns() + t - (uint64_t)unix_ns() % t;
 		}
 		due_pulls(a, now);
 		rc = build_pollset(a, &ps);
