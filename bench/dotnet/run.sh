@@ -6,19 +6,17 @@
 #      the target's own EventSource, stop, exit - rtdiag (bench helper on the
 #      library, no rundown) vs dotnet-trace collect --stopping-event-provider-name
 #      --rundown false
-#   3. slowdown of a CPU-bound program (examples/dotnet-demo, work rounds
-#      per CPU second over 8 s) while CPU-profiled for 6 s: none vs rtdiag dotnet profile vs
-#      dotnet-trace collect --profile cpu-sampling
-# Needs dotnet-trace (dotnet tool install -g dotnet-trace).
+#   3. the target's slowdown while observed (bench/dotnet/slowdown.sh)
+# dotnet-trace is installed from NuGet into BUILD/bench-tools (pinned).
 set -uo pipefail
 B=$(cd "${1:-build}" && pwd)
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 R="$B/rtdiag"
-export PATH="$PATH:$HOME/.dotnet/tools"
-DT=$(command -v dotnet-trace) || { echo "dotnet-trace not installed (dotnet tool install -g dotnet-trace)"; exit 1; }
+DT="$B/bench-tools/dotnet-trace"
+[ -x "$DT" ] || dotnet tool install --tool-path "$B/bench-tools" dotnet-trace --version 10.0.750501 >/dev/null 2>&1 \
+  || { echo "could not install dotnet-trace from NuGet"; exit 1; }
 export RTD_SOURCE_DIR=$SRC RTD_BINARY_DIR=$B
 T=$(bash "$SRC/tests/integration/dotnet/build.sh" dotnet-target tests/targets)
-D=$(bash "$SRC/tests/integration/dotnet/build.sh" dotnet-demo examples)
 W=$(mktemp -d /tmp/rtd-bench.XXXXXX)
 PIDS=()
 trap 'for p in "${PIDS[@]}"; do kill $p 2>/dev/null; done; rm -rf "$W"' EXIT
@@ -53,27 +51,12 @@ done
 printf "attach->first event->stop->exit (mean of %d): rtdiag %6.1f ms (first event at %.1f ms)   dotnet-trace %7.1f ms   ratio %.1fx\n" \
   $N "$(echo "$rt/$N" | bc -l)" "$(echo "$rf/$N" | bc -l)" "$(echo "$dtt/$N" | bc -l)" "$(echo "$dtt/$rt" | bc -l)"
 
-rounds() { # MODE -> rounds done in 8 s
-  "$D/dotnet-demo" 8 >"$W/demo.out" 2>&1 & local dp=$!
-  sleep 1
-  case $1 in
-    rtdiag) "$R" dotnet profile -p $dp --duration 6 -o "$W/r.folded" 2>/dev/null ;;
-    dotnet-trace) "$DT" collect -p $dp --profile cpu-sampling --duration 00:00:00:06 -o "$W/d.nettrace" >/dev/null 2>&1 </dev/null ;;
-  esac
-  wait $dp
-  # rounds per CPU second of the whole process (sampler thread included):
-  # on a shared machine wall-clock rounds mostly measure the neighbours
-  local r c
-  r=$(sed -n 's/^rounds: //p' "$W/demo.out"); c=$(sed -n 's/^cpu_ms: //p' "$W/demo.out")
-  echo "scale=2; $r * 1000 / $c" | bc -l
-}
-median() { printf "%s\n" "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
-B0=(); B1=(); B2=()
-for k in 1 2 3; do   # interleaved, so drift in machine load hits all three
-  B0+=("$(rounds none)"); B1+=("$(rounds rtdiag)"); B2+=("$(rounds dotnet-trace)")
-done
-base=$(median "${B0[@]}"); rr=$(median "${B1[@]}"); dr=$(median "${B2[@]}")
-printf "CPU-bound demo, work rounds per CPU second, 6 s of 8 profiled (median of 3; runs: none %s / rtdiag %s / dotnet-trace %s):\n" \
-  "${B0[*]}" "${B1[*]}" "${B2[*]}"
-printf "  none %s   rtdiag %s (slowdown %.1f%%)   dotnet-trace %s (slowdown %.1f%%)\n" \
-  "$base" "$rr" "$(echo "100*($base-$rr)/$base" | bc -l)" "$dr" "$(echo "100*($base-$dr)/$base" | bc -l)"
+# 3. the target's slowdown while observed: bench/dotnet/slowdown.sh (7
+#    alternating runs per tool, medians and ranges, the tools' own CPU):
+#    the CPU profile and collect against dotnet-trace, then the alloc,
+#    lock and exception sessions on the mixed workload
+bash "$SRC/bench/dotnet/slowdown.sh" "$B"
+MODE=mixed TOOLS="none rt-alloc dt-alloc rt-lock dt-lock rt-exception dt-exception" \
+  bash "$SRC/bench/dotnet/slowdown.sh" "$B"
+# 4. gcdump of a large heap and the counters monitor (rtdiag alone)
+bash "$SRC/bench/dotnet/heap_counters.sh" "$B"

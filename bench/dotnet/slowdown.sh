@@ -34,8 +34,9 @@
 #   RT_PROFILE_ARGS / RT_COLLECT_ARGS: extra arguments for rtdiag (split at spaces)
 #   DT: a dotnet-trace to use (else the pinned version is installed into
 #       BUILD/bench-tools from NuGet)
-# Every tool run must succeed and write a non-empty output, else the bench
-# stops: a tool that failed would be measured as "no slowdown".
+# Every tool run must exit 0 and write its output (a trace must not be
+# empty), else the bench stops: a tool that failed would be measured as
+# "no slowdown".
 set -uo pipefail
 B=$(cd "${1:-build}" && pwd)
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -122,11 +123,14 @@ one_run() {
   TPID=
   local out
   out=$(ls "$W"/out.* 2>/dev/null | head -1)
-  if [ $rc -ne 0 ] || [ -z "$out" ] || [ ! -s "$out" ]; then
-    echo "$t failed (exit $rc) or wrote nothing; its output:" >&2
+  if [ $rc -ne 0 ] || [ -z "$out" ]; then
+    echo "$t failed (exit $rc) or wrote no file; its output:" >&2
     cat "$W/tool.log" >&2
     return 1
   fi
+  # an empty profile is an answer (nothing of that kind happened); an
+  # empty trace is not
+  case $out in *.nettrace) [ -s "$out" ] || { echo "$t wrote an empty trace" >&2; cat "$W/tool.log" >&2; return 1; } ;; esac
   local line
   line=$(grep '^window' "$W/target.out" | tail -1)
   [ -n "$line" ] || { echo "target printed no window" >&2; cat "$W/target.out" >&2; return 1; }

@@ -119,6 +119,32 @@ struct rtd_ipc_proc {
  */
 RTD_API int rtd_ipc_list(struct rtd_ipc_proc **out, size_t *n);
 
+/**
+ * rtd_ipc_proc_name - the name a .NET process goes by
+ * @pid: the process
+ * @buf: receives the name
+ * @len: size of @buf
+ *
+ * For the muxer running an application ("dotnet X.dll ...") the
+ * application's assembly name X; else the executable's file name (an
+ * apphost is named after its assembly), or its comm.
+ *
+ * Returns: 0, or a negative errno when the process cannot be read.
+ */
+RTD_API int rtd_ipc_proc_name(pid_t pid, char *buf, size_t len);
+
+/**
+ * rtd_ipc_proc_matches - does a process go by a name?
+ * @pid: the process
+ * @name: a name, as dotnet-trace's -n takes it
+ *
+ * True when @name is the process's comm, its executable's file name, or
+ * the assembly it runs (with or without ".dll").
+ *
+ * Returns: true or false.
+ */
+RTD_API bool rtd_ipc_proc_matches(pid_t pid, const char *name);
+
 /* ---- reverse connections (DOTNET_DiagnosticPorts) ---------------------- */
 
 typedef struct rtd_ipc_listener rtd_ipc_listener;
@@ -585,13 +611,29 @@ RTD_API int rtd_ipc_providers_parse(const char *spec,
 
 /**
  * rtd_ipc_providers_add_profile - add a dotnet-trace profile's providers
- * @name: "cpu-sampling", "gc-verbose", "gc-collect" or "database"
+ * @name: "dotnet-common", "dotnet-sampled-thread-time" (dotnet-trace 10's
+ *        default pair), "cpu-sampling" (dotnet-trace 9's CPU profile: the
+ *        runtime's Default keywords and the sampler), "gc-verbose",
+ *        "gc-collect" or "database"
  * @out: appended to
  *
  * Returns: 0, -RTD_E_NOTFOUND for an unknown profile, or -ENOMEM.
  */
 RTD_API int rtd_ipc_providers_add_profile(const char *name,
 					  struct rtd_ipc_providers *out);
+
+/**
+ * rtd_ipc_clrevents_parse - dotnet-trace's --clrevents keyword names
+ * @list: names joined by '+' ("gc+jit+loader"), case-insensitive, as
+ *        dotnet-trace's list (the runtime's ClrEtwAll.man keywords)
+ * @keywords: receives the keyword mask of Microsoft-Windows-DotNETRuntime
+ * @bad: receives the first unknown name (may be NULL)
+ * @badlen: size of @bad
+ *
+ * Returns: 0, or -RTD_E_IPC_PROVIDER for an unknown or empty name.
+ */
+RTD_API int rtd_ipc_clrevents_parse(const char *list, uint64_t *keywords,
+				    char *bad, size_t badlen);
 
 /**
  * rtd_ipc_profile_names - the profiles rtd_ipc_providers_add_profile() knows
@@ -624,12 +666,14 @@ enum rtd_ipc_profile_kind {
  *      (RTD_IPC_RUNDOWN_NAMES) and filters_optional
  *
  * Microsoft-Windows-DotNETRuntime is enabled for the keywords the kinds
- * need plus Jit and Loader at Verbose (MethodLoadVerbose is a Verbose
- * event: it names the methods compiled during the session, so frames are
- * named even without the end rundown), with a CollectTracing5 event
- * filter that lets through only the events a profile reads (MethodLoad-
- * Verbose, ModuleLoad, DomainModuleLoad and those of the kinds). The
- * filter is optional: a runtime before .NET 10 gets the keywords alone.
+ * need plus Jit, Loader and CompilationDiagnostic at Verbose
+ * (MethodLoadVerbose and R2RGetEntryPoint are Verbose events: they name
+ * the methods compiled or first run from precompiled code during the
+ * session, so frames are named even without the end rundown), with a
+ * CollectTracing5 event filter that lets through only the events a
+ * profile reads (MethodLoadVerbose, R2RGetEntryPoint, ModuleLoad,
+ * DomainModuleLoad and those of the kinds). The filter is optional: a
+ * runtime before .NET 10 gets the keywords alone.
  *
  * Returns: 0, -RTD_E_INVAL for no kind, or -ENOMEM.
  */

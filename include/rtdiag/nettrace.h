@@ -671,19 +671,35 @@ RTD_API size_t rtd_nettrace_methods_count(const rtd_nettrace_methods *m);
  */
 RTD_API bool rtd_nettrace_glob(const char *pat, const char *s);
 
-/* ---- CPU profiles from SampleProfiler events --------------------------- */
+/* ---- profiles: CPU / thread time, allocations, locks, exceptions ------- */
 
 typedef struct rtd_nettrace_profiler rtd_nettrace_profiler;
 struct rtd_profile;
 
+/* What a profile builder keeps (the same bits as RTD_IPC_PROFILE_*). */
+enum rtd_nettrace_profile_kind {
+	RTD_NETTRACE_PROFILE_CPU = 1u << 0,  /* SampleProfiler thread samples */
+	RTD_NETTRACE_PROFILE_ALLOC = 1u << 1, /* GC/AllocationTick */
+	RTD_NETTRACE_PROFILE_LOCK = 1u << 2,  /* Contention/Start + Stop */
+	RTD_NETTRACE_PROFILE_EXCEPTION = 1u << 3, /* Exception/Start (thrown) */
+};
+
 /**
  * struct rtd_nettrace_profiler_opts - options for rtd_nettrace_profiler_new()
  * @sz: sizeof(struct rtd_nettrace_profiler_opts)
- * @managed_only: count only time spent in managed code (dotnetdiag's
+ * @managed_only: thread time only while in managed code (dotnetdiag's
  *                --managed-only: the time a thread spends in a run of
  *                External samples is not counted)
  * @max_stacks: cap on distinct call stacks kept (0: 1 << 20)
  * @max_pending: cap on samples buffered between sequence points
+ *               (0: 1 << 22)
+ * @kinds: RTD_NETTRACE_PROFILE_* bits (0: CPU only)
+ * @running_only: the CPU profile keeps only the samples of threads that
+ *                were running managed code (the sampler's Managed type),
+ *                each weighing the time since the thread's previous
+ *                sample: an estimate of CPU time in managed code, where the
+ *                default is thread (wall-clock) time of every thread
+ * @max_entries: cap on distinct (kind, stack, thread, type) value slots
  *               (0: 1 << 22)
  */
 struct rtd_nettrace_profiler_opts {
@@ -691,20 +707,37 @@ struct rtd_nettrace_profiler_opts {
 	bool managed_only;
 	size_t max_stacks;
 	size_t max_pending;
+	unsigned kinds;
+	bool running_only;
+	size_t max_entries;
 };
 
 /**
- * rtd_nettrace_profiler_new - create a CPU-profile builder
+ * rtd_nettrace_profiler_new - create a profile builder
  * @opts: options; NULL for defaults
  *
- * The builder follows dotnetdiag's SampleProfiler model: the
- * Microsoft-DotNETCore-SampleProfiler ThreadSample events of each thread
- * are ordered by time within each sequence-point interval; each sample is
+ * CPU: Microsoft-DotNETCore-SampleProfiler ThreadSample events, following
+ * dotnetdiag's SampleProfiler model: the samples of each thread are
+ * ordered by time within each sequence-point interval; each sample is
  * weighted with the time since the thread's previous sample; a thread's
- * first sample weighs nothing. Frames are named "module!Namespace.Method(
- * signature)" from MethodLoadVerbose / MethodDCStart/EndVerbose events
- * (runtime and rundown providers) and ModuleLoad / ModuleDCStart/End;
- * an address no method covers is "?!?".
+ * first sample weighs nothing. The sampler samples every managed thread,
+ * running or waiting: this is thread time ("wall"), unless @running_only.
+ *
+ * Allocations: GC/AllocationTick (keyword GC at Verbose), one about every
+ * 100 KB a thread allocates, weighted by the amount it stands for; the
+ * allocated type is the leaf frame. Locks: Contention/Start to Stop per
+ * thread (keyword Contention), the waiting thread's stack at Start, the
+ * delay from Stop's DurationNs (.NET 8+) or the two timestamps.
+ * Exceptions: Exception/Start, counted by type (the leaf frame) and
+ * throwing stack (keyword Exception).
+ *
+ * Frames are named "module!Namespace.Method(signature)" from
+ * MethodLoadVerbose / MethodDCStart/EndVerbose events (runtime and
+ * rundown providers) and ModuleLoad / ModuleDCStart/End; an address no
+ * method covers is "?!?".
+ *
+ * Memory grows with distinct stacks, threads and type names (each capped),
+ * not with the number of events.
  *
  * Returns: the builder, or NULL when out of memory.
  */
@@ -730,7 +763,8 @@ RTD_API void rtd_nettrace_profiler_free(rtd_nettrace_profiler *p);
  * the sampled stream's own rundown never came. The clock is the one of
  * the decoder that delivers the first sample.
  *
- * Returns: 0, -ENOMEM, or -RTD_E_CAP when a cap is reached.
+ * Returns: 0, -ENOMEM, -RTD_E_CAP when a cap is reached, or -RTD_E_STATE
+ * after the builder has finished.
  */
 RTD_API int rtd_nettrace_profiler_event(rtd_nettrace_profiler *p,
 					rtd_nettrace *dec,
@@ -748,12 +782,14 @@ RTD_API int rtd_nettrace_profiler_event(rtd_nettrace_profiler *p,
 RTD_API int rtd_nettrace_profiler_seqpoint(rtd_nettrace_profiler *p);
 
 /**
- * rtd_nettrace_profiler_finish - resolve names and fill a profile
+ * rtd_nettrace_profiler_finish - resolve names and fill a one-type profile
  * @p: the builder
  * @out: an empty profile from rtd_profile_new("cpu", "nanoseconds");
- *       stacks are added with frames root first, values in nanoseconds
+ *       stacks are added with frames root first, values in nanoseconds of
+ *       thread time summed over threads (dotnetdiag's output)
  *
- * Samples after the last sequence point are accounted too.
+ * Samples after the last sequence point are accounted too. After it,
+ * rtd_nettrace_profiler_profile() still works.
  *
  * Returns: 0, -ENOMEM, or -RTD_E_STATE when called twice.
  */
@@ -761,25 +797,83 @@ RTD_API int rtd_nettrace_profiler_finish(rtd_nettrace_profiler *p,
 					 struct rtd_profile *out);
 
 /**
- * rtd_nettrace_profiler_take - the profile of the samples since the last
- * take, for a session that goes on (a continuous profiler's window)
+ * rtd_nettrace_profiler_profile - the profile of one kind
  * @p: the builder
- * @out: a profile from rtd_profile_new("cpu", "nanoseconds") (need not be
- *       empty); stacks are added as rtd_nettrace_profiler_finish() adds them
+ * @kind: one RTD_NETTRACE_PROFILE_* bit the builder was made for
+ * @err: receives the error when NULL is returned (may be NULL)
+ *
+ * Resolves names (accounting what is pending first) and builds a new
+ * profile with pprof's sample types for the kind, the last one the
+ * default: CPU "samples/count" + "wall/nanoseconds" ("cpu/nanoseconds"
+ * with @running_only); ALLOC "alloc_objects/count" + "alloc_space/bytes";
+ * LOCK "contentions/count" + "delay/nanoseconds"; EXCEPTION
+ * "exceptions/count". Samples carry their thread id; frames are
+ * RTD_FRAME_MANAGED with their addresses, the allocated or thrown type a
+ * leaf frame of kind RTD_FRAME_OTHER. No more events are taken after it.
+ *
+ * Returns: the profile (rtd_profile_free() it), or NULL: -RTD_E_INVAL for
+ * a kind the builder does not keep, -ENOMEM, -RTD_E_CAP.
+ */
+RTD_API struct rtd_profile *
+rtd_nettrace_profiler_profile(rtd_nettrace_profiler *p, unsigned kind,
+			      int *err);
+
+/**
+ * typedef rtd_nettrace_thread_stack_fn - one thread's latest sampled stack
+ * @ctx: as given
+ * @tid: the thread
+ * @frames: its frames, leaf first, "module!Namespace.Method(signature)"
+ *          ("?!?" for an address no method covers); valid during the call
+ * @n: their count
+ *
+ * Returns: 0 to go on; anything else stops the walk and is returned.
+ */
+typedef int (*rtd_nettrace_thread_stack_fn)(void *ctx, uint64_t tid,
+					    const char *const *frames,
+					    size_t n);
+
+/**
+ * rtd_nettrace_profiler_thread_stacks - where every sampled thread was last
+ * @p: the builder (made with RTD_NETTRACE_PROFILE_CPU)
+ * @fn: called once per thread that has a sample, by thread id
+ * @ctx: passed to @fn
+ *
+ * The managed stack of each thread at its latest ThreadSample: what
+ * 'dotnet-stack report' prints. Accounts what is pending first; no more
+ * events are taken after it.
+ *
+ * Returns: 0, -ENOMEM, or what @fn returned.
+ */
+RTD_API int rtd_nettrace_profiler_thread_stacks(rtd_nettrace_profiler *p,
+						rtd_nettrace_thread_stack_fn fn,
+						void *ctx);
+
+/* Number of profile kinds: rtd_nettrace_profiler_take() fills one slot
+ * per kind, in the order of the RTD_NETTRACE_PROFILE_* bits. */
+#define RTD_NETTRACE_PROFILE_KINDS 4
+
+/**
+ * rtd_nettrace_profiler_take - the profiles of the events since the last
+ * take, for a session that goes on (a continuous profiler's windows)
+ * @p: the builder
+ * @out: RTD_NETTRACE_PROFILE_KINDS slots: out[0] CPU, out[1] allocations,
+ *       out[2] locks, out[3] exceptions; each receives a new profile (as
+ *       rtd_nettrace_profiler_profile() makes it) when the kind has values
+ *       since the last take, else NULL
  *
  * Samples buffered since the last sequence point are accounted first;
- * names are resolved with the methods seen so far. The stacks are then
+ * names are resolved with the methods seen so far (events from a rundown
+ * run on the side may name them). The values and stacks taken are then
  * dropped, so memory does not grow with the session's length; methods,
- * modules and each thread's previous sample stay, so the next take weighs
- * its first samples from where this one ended. Method events may come
- * from another session's decoder (a rundown session run on the side).
+ * modules and each thread's state (its previous sample, an open
+ * contention) stay, so the next take goes on where this one ended.
  *
- * Returns: the number of stacks holding an address no known method covers
- * (named "?!?"; a rundown would name them), -ENOMEM, -RTD_E_CAP, or
- * -RTD_E_STATE after rtd_nettrace_profiler_finish().
+ * Returns: the number of samples with a frame no known method covers
+ * (named "?!?": a rundown would name them), -ENOMEM, -RTD_E_CAP, or
+ * -RTD_E_STATE after the builder has finished.
  */
 RTD_API int rtd_nettrace_profiler_take(rtd_nettrace_profiler *p,
-				       struct rtd_profile *out);
+				       struct rtd_profile **out);
 
 /**
  * rtd_nettrace_profiler_samples - number of ThreadSample events seen
@@ -788,6 +882,21 @@ RTD_API int rtd_nettrace_profiler_take(rtd_nettrace_profiler *p,
  * Returns: the count.
  */
 RTD_API uint64_t rtd_nettrace_profiler_samples(const rtd_nettrace_profiler *p);
+
+/**
+ * rtd_nettrace_profiler_count - events counted into a kind's profile
+ * @p: the builder
+ * @kind: an RTD_NETTRACE_PROFILE_* bit
+ *
+ * CPU: the samples accounted (with @running_only, the Managed ones);
+ * ALLOC: allocation ticks; LOCK: contentions that ended in the session;
+ * EXCEPTION: exceptions thrown. Samples still pending before a sequence
+ * point are not counted yet.
+ *
+ * Returns: the count.
+ */
+RTD_API uint64_t rtd_nettrace_profiler_count(const rtd_nettrace_profiler *p,
+					     unsigned kind);
 
 #ifdef __cplusplus
 }

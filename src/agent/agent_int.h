@@ -151,6 +151,10 @@ struct target {
 	uint64_t samples_ns[PK_COUNT]; /* CPU ns / counts taken so far */
 	uint64_t windows;
 	char errmsg[256];       /* the last source failure, for /targets */
+	/* .NET counters as Prometheus series (series.c), under a->lock */
+	struct series *series;
+	size_t nseries, series_cap;
+	uint64_t series_dropped;
 };
 
 /* One window on its way to the backend (uploader's queue). */
@@ -247,8 +251,18 @@ void pull_free(struct pull *p);
 int http_start(struct agent *a, char *err, size_t errlen);
 void http_stop(struct agent *a);
 
-/* ---- Prometheus text (metrics.c) ---- */
+/* ---- .NET counters as series (series.c) ---- */
 struct rtd_buf;
+struct rtd_counter_record;
+struct series;
+void series_record(struct agent *a, struct target *t,
+		   const struct rtd_counter_record *r);
+void series_free(struct target *t);
+int series_write(struct agent *a, struct rtd_buf *b,
+		 int (*label_fn)(struct agent *, const struct target *,
+				 struct rtd_buf *));
+
+/* ---- Prometheus text (metrics.c) ---- */
 int metrics_write(struct agent *a, struct rtd_buf *b);
 /* Append a label value escaped for the text format (\\ \" \n). */
 int prom_escape(struct rtd_buf *b, const char *s);

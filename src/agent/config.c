@@ -33,6 +33,9 @@ enum opt_id {
 	O_PUSH_TENANT,
 	O_LABEL,
 	O_DOTNET_EXTERNAL,
+	O_DOTNET_PROFILES,
+	O_DOTNET_COUNTERS,
+	O_COUNTERS_INTERVAL,
 	O_MAX_TARGETS,
 	O_MAX_MEMORY,
 	O_MAX_CPU,
@@ -76,6 +79,18 @@ static const struct rtd_agent_option options[O_COUNT] = {
 			       "false",
 			       "EventPipe CPU: count time threads spend in "
 			       "native code too (idle waits included)"},
+	[O_DOTNET_PROFILES] = {"dotnet-profiles", RTD_AGENT_OPT_STR, "KINDS",
+			       "cpu,alloc,lock,exception",
+			       ".NET profiles to keep, of cpu, alloc, lock, "
+			       "exception (or none)"},
+	[O_DOTNET_COUNTERS] = {"dotnet-counters", RTD_AGENT_OPT_STR, "SPEC",
+			       "System.Runtime",
+			       ".NET counters for /metrics, in dotnet-counters' "
+			       "--counters syntax (or none)"},
+	[O_COUNTERS_INTERVAL] = {"counters-interval", RTD_AGENT_OPT_DURATION,
+				 "TIME", "5s",
+				 "how often .NET processes publish their "
+				 "counters"},
 	[O_MAX_TARGETS] = {"max-targets", RTD_AGENT_OPT_INT, "N", "64",
 			   "profile at most N processes at once"},
 	[O_MAX_MEMORY] = {"max-memory", RTD_AGENT_OPT_SIZE, "SIZE", "256M",
@@ -516,6 +531,7 @@ RTD_API void rtd_agent_config_free(rtd_agent_config *c)
 	free_strv(c->push_headers, c->npush_headers);
 	free(c->push_tenant);
 	free(c->otlp);
+	free(c->dotnet_counters);
 	for (size_t i = 0; i < c->nlabels; i++) {
 		free(c->labels[i].key);
 		free(c->labels[i].val);
@@ -619,6 +635,35 @@ static int find_option(const char *name)
 		if (!strcmp(options[i].name, norm))
 			return i;
 	return -1;
+}
+
+static const char *const kind_words[] = {"cpu", "alloc", "lock", "exception"};
+
+/* "cpu,alloc,lock,exception" (or "none") into the RTD_NETTRACE_PROFILE_*
+ * bits, which are 1 << the word's index. */
+static int set_kinds(rtd_agent_config *c, const char *v)
+{
+	unsigned k = 0;
+	if (strcmp(v, "none")) {
+		for (const char *p = v; *p;) {
+			const char *comma = strchr(p, ',');
+			size_t n = comma ? (size_t)(comma - p) : strlen(p);
+			size_t i;
+			for (i = 0; i < 4; i++)
+				if (strlen(kind_words[i]) == n &&
+				    !strncmp(p, kind_words[i], n))
+					break;
+			if (i == 4)
+				return seterr(c,
+					      "dotnet-profiles: '%.*s' is not one "
+					      "of cpu, alloc, lock, exception, "
+					      "none", (int)n, p);
+			k |= 1u << i;
+			p = comma ? comma + 1 : p + n;
+		}
+	}
+	c->dotnet_kinds = k;
+	return 0;
 }
 
 /* Set option id from text v (NULL for a flag). */
@@ -744,6 +789,21 @@ static int set_opt(rtd_agent_config *c, enum opt_id id, const char *v)
 	}
 	case O_DOTNET_EXTERNAL:
 		c->dotnet_cpu_external = b;
+		return 0;
+	case O_DOTNET_PROFILES:
+		return set_kinds(c, v);
+	case O_DOTNET_COUNTERS:
+		if (!strcmp(v, "none") || !*v) {
+			free(c->dotnet_counters);
+			c->dotnet_counters = NULL;
+			return 0;
+		}
+		return set_str(&c->dotnet_counters, v);
+	case O_COUNTERS_INTERVAL:
+		if (u64 < 1000000000ull || u64 > 3600000000000ull)
+			return seterr(c, "counters-interval: %s is outside 1s..1h",
+				      v);
+		c->counters_interval_ns = u64;
 		return 0;
 	case O_MAX_TARGETS:
 		if (ull < 1 || ull > RTD_AGENT_MAX_TARGETS)
@@ -1225,6 +1285,17 @@ RTD_API int rtd_agent_config_write(const rtd_agent_config *c, FILE *f)
 	}
 	fprintf(f, "dotnet-cpu-external: %s\n",
 		c->dotnet_cpu_external ? "true" : "false");
+	fprintf(f, "dotnet-profiles: ");
+	bool any = false;
+	for (int i = 0; i < 4; i++)
+		if (c->dotnet_kinds & (1u << i)) {
+			fprintf(f, "%s%s", any ? "," : "", kind_words[i]);
+			any = true;
+		}
+	fprintf(f, "%s\ndotnet-counters: ", any ? "" : "none");
+	yq(f, c->dotnet_counters ? c->dotnet_counters : "none");
+	fputc('\n', f);
+	ydur(f, "counters-interval", c->counters_interval_ns);
 	fprintf(f, "max-targets: %u\n", c->max_targets);
 	fprintf(f, "max-memory: %lluk\n",
 		(unsigned long long)(c->max_memory / 1024));
@@ -1261,6 +1332,7 @@ rtd_agent_config *agent_config_dup(const rtd_agent_config *c)
 		  dup_str(&d->push, c->push) |
 		  dup_str(&d->push_tenant, c->push_tenant) |
 		  dup_str(&d->otlp, c->otlp) |
+		  dup_str(&d->dotnet_counters, c->dotnet_counters) |
 		  dup_str(&d->proc_dir, c->proc_dir);
 	if (bad)
 		goto fail;

@@ -66,6 +66,9 @@ struct rtd_agent_config {
 	unsigned cpu_hz;
 	enum dotnet_cpu_source dotnet_cpu;
 	bool dotnet_cpu_external; /* count native (External) time too */
+	unsigned dotnet_kinds;    /* RTD_NETTRACE_PROFILE_* bits */
+	char *dotnet_counters;    /* counters spec, or NULL for none */
+	uint64_t counters_interval_ns;
 	unsigned max_targets;
 	uint64_t max_memory;      /* bytes of RSS */
 	double max_cpu;           /* percent of one CPU */

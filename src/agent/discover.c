@@ -85,7 +85,7 @@ static void make_prefix(struct agent *a, struct target *t)
 static void add_sources(struct agent *a, struct target *t)
 {
 	if (!strcmp(t->runtime, "dotnet") &&
-	    a->c->dotnet_cpu == DOTNET_CPU_EVENTPIPE)
+	    (a->c->dotnet_kinds || a->c->dotnet_counters))
 		target_add_source(a, t, &source_eventpipe);
 	/* native targets (and .NET with dotnet-cpu: perf) are sampled by the
 	 * perf profiler once it is built in */

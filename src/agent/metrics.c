@@ -41,15 +41,14 @@ static int label(rtd_buf *b, bool *first, const char *k, const char *v)
 	return rc;
 }
 
-/* The labels of a target: {service="..",pid="..",...} */
-static int target_labels(struct agent *a, const struct target *t, rtd_buf *b,
-			 const char *const *extra, size_t nextra)
+/* The labels of a target, without braces: service="..",pid="..",... */
+static int target_label_set(struct agent *a, const struct target *t,
+			    rtd_buf *b)
 {
 	char pid[16];
 	snprintf(pid, sizeof(pid), "%d", (int)t->pid);
 	bool first = true;
-	int rc = rtd_buf_putc(b, '{');
-	rc |= label(b, &first, "service", t->service);
+	int rc = label(b, &first, "service", t->service);
 	rc |= label(b, &first, "pid", pid);
 	if (t->ids.container_id[0])
 		rc |= label(b, &first, "container", t->ids.container_id);
@@ -57,6 +56,16 @@ static int target_labels(struct agent *a, const struct target *t, rtd_buf *b,
 		rc |= label(b, &first, "pod", t->ids.pod_uid);
 	for (size_t i = 0; i < a->c->nlabels; i++)
 		rc |= label(b, &first, a->c->labels[i].key, a->c->labels[i].val);
+	return rc;
+}
+
+/* The labels of a target in braces, and extra pairs: {service="..",...} */
+static int target_labels(struct agent *a, const struct target *t, rtd_buf *b,
+			 const char *const *extra, size_t nextra)
+{
+	int rc = rtd_buf_putc(b, '{');
+	rc |= target_label_set(a, t, b);
+	bool first = false;
 	for (size_t i = 0; i + 1 < nextra; i += 2)
 		rc |= label(b, &first, extra[i], extra[i + 1]);
 	rc |= rtd_buf_putc(b, '}');
@@ -157,6 +166,8 @@ int metrics_write(struct agent *a, rtd_buf *b)
 			rc |= rtd_buf_printf(b, " %.15g\n", v);
 		}
 	}
+	if (!rc)
+		rc = series_write(a, b, target_label_set);
 	pthread_mutex_unlock(&a->lock);
 	if (rc)
 		return -ENOMEM;

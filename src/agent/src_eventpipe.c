@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * src_eventpipe.c - CPU profiles of a .NET process from one long EventPipe
- * session: Microsoft-DotNETCore-SampleProfiler's ThreadSample events, with
- * methods named from the runtime's own MethodLoadVerbose/ModuleLoad events
- * (JIT and Loader keywords, verbose).
+ * src_eventpipe.c - profiles and counters of a .NET process from one long
+ * EventPipe session: the providers src/dotnet asks for the profile kinds
+ * (rtd_ipc_profile_request: SampleProfiler's thread samples for CPU,
+ * GC/AllocationTick for allocations, Contention/Start+Stop for locks,
+ * Exception/Start for exceptions, and the runtime's own MethodLoadVerbose,
+ * R2RGetEntryPoint and ModuleLoad events, filtered, to name methods), plus
+ * the counter providers (rtd_counters_request: EventCounters and
+ * System.Diagnostics.Metrics), read into the target's /metrics series.
  *
  * Methods compiled before the agent attached, and ready-to-run code the
  * session saw no load event for, are named by a rundown: a second, short
@@ -19,18 +23,17 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent/agent_int.h"
 #include "common/log.h"
+#include "rtdiag/counters.h"
 #include "rtdiag/ipc.h"
 #include "rtdiag/nettrace.h"
 
 #define EP_READ_CHUNK (64u << 10)
 #define EP_READ_BUDGET (4u << 20)  /* bytes per readable() call */
 #define EP_BUFFER_MB 32
-#define KW_LOADER 0x8ull
-#define KW_JIT 0x10ull
-#define KW_NGEN 0x20ull
 #define RUNDOWN_MIN_NS 60000000000ull    /* 1 min between rundowns */
 #define RUNDOWN_MAX_NS 600000000000ull   /* backing off to 10 min */
 #define RUNDOWN_WAIT_NS 30000000000ull   /* a rundown may take this long */
@@ -48,7 +51,7 @@ struct ep {
 	uint64_t rd_deadline;
 	rtd_nettrace_profiler *prof;
 	int prof_err;
-	bool main_fed;            /* the profiler has the main session's clock */
+	rtd_counters *counters;
 	bool named;               /* the first rundown is done */
 	uint64_t next_rundown;    /* monotonic ns; 0: none wanted */
 	uint64_t rundown_gap;
@@ -57,6 +60,7 @@ struct ep {
 };
 
 static int on_event(void *ctx, const struct rtd_nettrace_event *ev);
+static int open_rundown(struct source *src);
 static int on_seqpoint(void *ctx, uint64_t ts);
 static int on_rd_event(void *ctx, const struct rtd_nettrace_event *ev);
 
@@ -102,36 +106,74 @@ static int new_profiler(struct source *src)
 	rtd_nettrace_profiler_free(e->prof);
 	struct rtd_nettrace_profiler_opts po = {
 		.sz = sizeof(po),
-		.managed_only = !src->a->c->dotnet_cpu_external,
+		.kinds = src->a->c->dotnet_kinds,
+		/* CPU: the samples of threads running managed code, each the
+		 * time since the thread's previous sample; with
+		 * dotnet-cpu-external every thread's time (type "wall") */
+		.running_only = !src->a->c->dotnet_cpu_external,
+		.managed_only = false,
 	};
 	e->prof = rtd_nettrace_profiler_new(&po);
-	e->main_fed = false;
 	e->named = false;
 	e->prof_err = 0;
 	return e->prof ? 0 : -ENOMEM;
 }
 
+static int on_counter(void *ctx, const struct rtd_counter_record *r)
+{
+	struct source *src = ctx;
+	series_record(src->a, src->t, r);
+	return 0;
+}
+
 static int open_main(struct source *src)
 {
-	struct rtd_ipc_provider prov[] = {
-		{.name = "Microsoft-DotNETCore-SampleProfiler",
-		 .keywords = 0,
-		 .level = 5},
-		{.name = "Microsoft-Windows-DotNETRuntime",
-		 .keywords = KW_LOADER | KW_JIT | KW_NGEN,
-		 .level = 5},
-	};
-	struct rtd_ipc_session_opts o = {
-		.sz = sizeof(o),
-		.providers = prov,
-		.n_providers = 2,
-		.buffer_mb = EP_BUFFER_MB,
-		.no_rundown = true,
-	};
 	struct ep *e = src->priv;
-	int rc = new_profiler(src);
+	const rtd_agent_config *c = src->a->c;
+	struct rtd_ipc_providers prov = {0};
+	struct rtd_ipc_session_opts o = {.sz = sizeof(o)};
+	int rc = 0;
+	if (c->dotnet_kinds)
+		rc = rtd_ipc_profile_request(c->dotnet_kinds, &prov, &o);
+	/* .NET 10 with the request's event filter stops sending AllocationTick
+	 * after its first few hundred in a session (the stream goes quiet;
+	 * without the filter they keep coming): a continuous session of
+	 * allocations goes unfiltered */
+	if (!rc && (c->dotnet_kinds & RTD_NETTRACE_PROFILE_ALLOC))
+		for (size_t i = 0; i < prov.n; i++) {
+			prov.v[i].n_filter_ids = 0;
+			prov.v[i].filter_enable = false;
+		}
+	if (!rc && c->dotnet_counters) {
+		char err[256] = "";
+		rtd_counters_free(e->counters);
+		e->counters = rtd_counters_new(c->dotnet_counters, on_counter,
+					       src, err, sizeof(err));
+		char sid[48];
+		snprintf(sid, sizeof(sid), "rtdiag-agent-%d-%d", (int)getpid(),
+			 (int)src->t->pid);
+		rc = e->counters ? rtd_counters_request(
+					   e->counters,
+					   (double)c->counters_interval_ns / 1e9,
+					   sid, &prov)
+				 : -ENOMEM;
+	}
+	o.providers = prov.v;
+	o.n_providers = prov.n;
+	o.buffer_mb = EP_BUFFER_MB;
+	o.no_rundown = true; /* names come from rundowns of our own */
+	o.rundown_keyword = 0;
+	if (!rc)
+		rc = new_profiler(src);
 	if (!rc)
 		rc = ep_session_open(src, &e->main, &o, on_event, true);
+	rtd_ipc_providers_clear(&prov);
+	/* a rundown on the side names what was compiled before we came; the
+	 * profiler keeps the clock of the stream that carries the samples */
+	if (!rc && c->dotnet_kinds && open_rundown(src))
+		e->named = true; /* go on unnamed; retried on demand */
+	if (!c->dotnet_kinds)
+		e->named = true;
 	return rc;
 }
 
@@ -150,6 +192,8 @@ static int open_rundown(struct source *src)
 		.providers = &prov,
 		.n_providers = 1,
 		.buffer_mb = EP_BUFFER_MB,
+		.rundown_keyword = RTD_IPC_RUNDOWN_NAMES,
+		.no_stackwalk = true,
 	};
 	int rc = ep_session_open(src, &e->rd, &o, on_rd_event, false);
 	if (rc)
@@ -170,7 +214,12 @@ static int ep_start(struct source *src)
 	if (!e)
 		return -ENOMEM;
 	src->priv = e;
-	src->kinds = 1u << PK_CPU;
+	unsigned k = src->a->c->dotnet_kinds;
+	src->kinds = ((k & RTD_NETTRACE_PROFILE_CPU) ? 1u << PK_CPU : 0) |
+		     ((k & RTD_NETTRACE_PROFILE_ALLOC) ? 1u << PK_ALLOC : 0) |
+		     ((k & RTD_NETTRACE_PROFILE_LOCK) ? 1u << PK_MUTEX : 0) |
+		     ((k & RTD_NETTRACE_PROFILE_EXCEPTION) ? 1u << PK_EXCEPTIONS
+							   : 0);
 	struct rtd_ipc_client_opts co = {.sz = sizeof(co), .timeout_ms = 5000};
 	int err = 0;
 	e->c = rtd_ipc_client_new(src->t->pid, &co, &err);
@@ -198,12 +247,13 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 {
 	struct source *src = ctx;
 	struct ep *e = src->priv;
+	if (e->counters)
+		rtd_counters_event(e->counters, e->main.dec, ev);
 	if (e->prof_err)
 		return 0;
 	int rc = rtd_nettrace_profiler_event(e->prof, e->main.dec, ev);
 	if (rc)
 		e->prof_err = rc;
-	e->main_fed = true;
 	return 0;
 }
 
@@ -279,12 +329,6 @@ static int ep_readable(struct source *src, int fd)
 	if (!e->main.s)
 		return 0;
 	int rc = drain(src, &e->main);
-	if (rc == 0 && !e->named && !e->rd.s && e->main_fed) {
-		/* the profiler has the main session's clock: name what was
-		 * compiled before we came */
-		if (open_rundown(src))
-			e->named = true; /* go on unnamed; retried on demand */
-	}
 	return rc > 0 ? 1 : rc;
 }
 
@@ -304,25 +348,24 @@ static int ep_take(struct source *src, struct take *t)
 			 rtd_strerror(e->prof_err));
 		return e->prof_err;
 	}
-	rtd_profile *p = rtd_profile_new("cpu", "nanoseconds");
-	if (!p)
-		return -ENOMEM;
-	int rc = rtd_nettrace_profiler_take(e->prof, p);
-	if (rc < 0) {
-		rtd_profile_free(p);
+	rtd_profile *out[RTD_NETTRACE_PROFILE_KINDS];
+	int rc = rtd_nettrace_profiler_take(e->prof, out);
+	if (rc < 0)
 		return rc;
-	}
 	if (rc > 0 && !e->next_rundown) {
 		e->next_rundown = now + e->rundown_gap;
 		if (e->rundown_gap < RUNDOWN_MAX_NS)
 			e->rundown_gap *= 2;
 	}
-	if (e->next_rundown && now >= e->next_rundown && e->main_fed) {
+	if (e->next_rundown && now >= e->next_rundown) {
 		e->next_rundown = 0;
 		if (open_rundown(src) == 0)
 			e->named = false; /* the next cut waits for it */
 	}
-	t->p[PK_CPU] = p;
+	static const enum prof_kind map[RTD_NETTRACE_PROFILE_KINDS] = {
+		PK_CPU, PK_ALLOC, PK_MUTEX, PK_EXCEPTIONS};
+	for (int i = 0; i < RTD_NETTRACE_PROFILE_KINDS; i++)
+		t->p[map[i]] = out[i];
 	t->period[PK_CPU] = 1000000; /* the sample profiler's 1 ms */
 	return 0;
 }
@@ -350,6 +393,7 @@ static void ep_free(struct source *src)
 	ep_session_close(&e->rd);
 	ep_session_close(&e->main);
 	rtd_nettrace_profiler_free(e->prof);
+	rtd_counters_free(e->counters);
 	rtd_ipc_client_free(e->c);
 	free(e);
 	src->priv = NULL;

@@ -123,6 +123,7 @@ void target_free(struct target *t)
 		rtd_profile_free(t->win[k]);
 		rtd_profile_free(t->cum[k]);
 	}
+	series_free(t);
 	free(t);
 }
 

@@ -276,8 +276,9 @@ RTD_API int rtd_ipc_providers_parse(const char *spec,
 	return 0;
 }
 
-static const char *const profile_names[] = {"cpu-sampling", "gc-verbose",
-					    "gc-collect", "database", NULL};
+static const char *const profile_names[] = {
+	"dotnet-common", "dotnet-sampled-thread-time", "cpu-sampling",
+	"gc-verbose", "gc-collect", "database", NULL};
 
 RTD_API const char *const *rtd_ipc_profile_names(void)
 {
@@ -298,7 +299,14 @@ RTD_API int rtd_ipc_providers_add_profile(const char *name,
 	} while (0)
 	if (!name)
 		return -RTD_E_INVAL;
-	if (strcmp(name, "cpu-sampling") == 0) {
+	if (strcasecmp(name, "dotnet-common") == 0) {
+		/* GC, AssemblyLoader, Loader, JIT, Exceptions, Threading,
+		 * JittedMethodILToNativeMap, Compilation (dotnet-trace 10) */
+		ADD("Microsoft-Windows-DotNETRuntime", 0x100003801Dull, 4, NULL);
+	} else if (strcasecmp(name, "dotnet-sampled-thread-time") == 0) {
+		ADD("Microsoft-DotNETCore-SampleProfiler", 0xF00000000000ull, 4,
+		    NULL);
+	} else if (strcmp(name, "cpu-sampling") == 0) {
 		ADD("Microsoft-DotNETCore-SampleProfiler", 0xF00000000000ull, 4,
 		    NULL);
 		ADD("Microsoft-Windows-DotNETRuntime", KW_CLR_DEFAULT, 4, NULL);
@@ -355,6 +363,8 @@ RTD_API int rtd_ipc_providers_add_profile(const char *name,
 #define EV_METHOD_LOAD_VERBOSE 143u
 #define EV_DOMAIN_MODULE_LOAD 151u
 #define EV_MODULE_LOAD 152u
+#define EV_R2R_GET_ENTRY_POINT 159u
+#define KW_COMPILATION_DIAGNOSTIC 0x2000000000ull
 
 RTD_API int rtd_ipc_profile_request(unsigned kinds,
 				    struct rtd_ipc_providers *out,
@@ -366,10 +376,11 @@ RTD_API int rtd_ipc_profile_request(unsigned kinds,
 		return -RTD_E_INVAL;
 	/* one filter for the one runtime provider: the ids of every kind */
 	uint32_t v[16], nf = 0;
-	uint64_t kw = KW_JIT | KW_LOADER;
+	uint64_t kw = KW_JIT | KW_LOADER | KW_COMPILATION_DIAGNOSTIC;
 	v[nf++] = EV_METHOD_LOAD_VERBOSE;
 	v[nf++] = EV_DOMAIN_MODULE_LOAD;
 	v[nf++] = EV_MODULE_LOAD;
+	v[nf++] = EV_R2R_GET_ENTRY_POINT;
 	if (kinds & RTD_IPC_PROFILE_ALLOC) {
 		kw |= KW_GC;
 		v[nf++] = EV_ALLOCATION_TICK;
@@ -408,6 +419,82 @@ RTD_API int rtd_ipc_profile_request(unsigned kinds,
 	so->no_stackwalk = kinds == RTD_IPC_PROFILE_CPU;
 	so->rundown_keyword = RTD_IPC_RUNDOWN_NAMES;
 	so->filters_optional = true;
+	return 0;
+}
+
+/* The runtime's keywords by name (ClrEtwAll.man), as dotnet-trace's
+ * --clrevents names them. */
+static const struct {
+	const char *name;
+	uint64_t kw;
+} clr_keywords[] = {
+	{"gc", 0x1},
+	{"gchandle", 0x2},
+	{"fusion", 0x4},
+	{"assemblyloader", 0x4},
+	{"loader", 0x8},
+	{"jit", 0x10},
+	{"ngen", 0x20},
+	{"startenumeration", 0x40},
+	{"endenumeration", 0x80},
+	{"security", 0x400},
+	{"appdomainresourcemanagement", 0x800},
+	{"jittracing", 0x1000},
+	{"interop", 0x2000},
+	{"contention", 0x4000},
+	{"exception", 0x8000},
+	{"threading", 0x10000},
+	{"jittedmethodiltonativemap", 0x20000},
+	{"overrideandsuppressngenevents", 0x40000},
+	{"type", 0x80000},
+	{"gcheapdump", 0x100000},
+	{"gcsampledobjectallocationhigh", 0x200000},
+	{"gcheapsurvivalandmovement", 0x400000},
+	{"gcheapcollect", 0x800000},
+	{"managedheadcollect", 0x800000},
+	{"gcheapandtypenames", 0x1000000},
+	{"gcsampledobjectallocationlow", 0x2000000},
+	{"perftrack", 0x20000000},
+	{"stack", 0x40000000},
+	{"threadtransfer", 0x80000000},
+	{"debugger", 0x100000000},
+	{"monitoring", 0x200000000},
+	{"codesymbols", 0x400000000},
+	{"eventsource", 0x800000000},
+	{"compilation", 0x1000000000},
+	{"compilationdiagnostic", 0x2000000000},
+	{"methoddiagnostic", 0x4000000000},
+	{"typediagnostic", 0x8000000000},
+	{"jitinstrumentationdata", 0x10000000000},
+	{"profiler", 0x20000000000},
+	{"waithandle", 0x40000000000},
+	{"allocationsampling", 0x80000000000},
+};
+
+RTD_API int rtd_ipc_clrevents_parse(const char *list, uint64_t *keywords,
+				    char *bad, size_t badlen)
+{
+	if (!list || !keywords)
+		return -RTD_E_INVAL;
+	uint64_t kw = 0;
+	const char *p = list;
+	for (;;) {
+		size_t n = strcspn(p, "+");
+		size_t i = 0, nk = sizeof(clr_keywords) / sizeof(clr_keywords[0]);
+		for (; i < nk; i++)
+			if (strlen(clr_keywords[i].name) == n &&
+			    strncasecmp(clr_keywords[i].name, p, n) == 0)
+				break;
+		if (i == nk) {
+			perr(bad, badlen, "%.*s", (int)n, p);
+			return -RTD_E_IPC_PROVIDER;
+		}
+		kw |= clr_keywords[i].kw;
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	*keywords = kw;
 	return 0;
 }
 

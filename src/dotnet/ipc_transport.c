@@ -791,3 +791,82 @@ void ipc_conn_close(struct ipc_conn *conn)
 	}
 	conn->fd = -1;
 }
+
+/* What a process goes by: comm, the executable's file name, and the
+ * assembly the muxer runs ("dotnet [exec] [options] X.dll"). */
+struct proc_names {
+	char comm[64];
+	char exe[256];
+	char assembly[256];
+};
+
+static void base_of(const char *path, char *out, size_t len)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	size_t n = strlen(b);
+	if (n >= len)
+		n = len - 1;
+	memcpy(out, b, n);
+	out[n] = 0;
+}
+
+static int proc_names(pid_t pid, struct proc_names *n)
+{
+	char path[64], buf[4096];
+	memset(n, 0, sizeof(*n));
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	int got = read_small(path, n->comm, sizeof(n->comm));
+	if (got < 0)
+		return got;
+	n->comm[strcspn(n->comm, "\n")] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	ssize_t l = readlink(path, buf, sizeof(buf) - 1);
+	if (l > 0) {
+		buf[l] = 0;
+		base_of(buf, n->exe, sizeof(n->exe));
+	}
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	got = read_small(path, buf, sizeof(buf));
+	if (got <= 0 || strcmp(n->exe, "dotnet") != 0)
+		return 0;
+	/* the muxer: the first argument that names a .dll */
+	for (int off = (int)strlen(buf) + 1; off < got;
+	     off += (int)strlen(buf + off) + 1) {
+		const char *a = buf + off;
+		size_t al = strlen(a);
+		if (al > 4 && !strcmp(a + al - 4, ".dll")) {
+			base_of(a, n->assembly, sizeof(n->assembly));
+			n->assembly[strlen(n->assembly) - 4] = 0;
+			break;
+		}
+	}
+	return 0;
+}
+
+RTD_API int rtd_ipc_proc_name(pid_t pid, char *buf, size_t len)
+{
+	struct proc_names n;
+	int rc = proc_names(pid, &n);
+	if (rc)
+		return rc;
+	snprintf(buf, len, "%s", n.assembly[0] ? n.assembly
+			       : n.exe[0]     ? n.exe
+					      : n.comm);
+	return 0;
+}
+
+RTD_API bool rtd_ipc_proc_matches(pid_t pid, const char *name)
+{
+	struct proc_names n;
+	if (!name || !*name || proc_names(pid, &n))
+		return false;
+	size_t l = strlen(name);
+	if (!strcmp(name, n.comm) || !strcmp(name, n.exe))
+		return true;
+	if (!n.assembly[0])
+		return false;
+	return !strcmp(name, n.assembly) ||
+	       (l > 4 && !strcmp(name + l - 4, ".dll") &&
+		strlen(n.assembly) == l - 4 && !strncmp(name, n.assembly, l - 4));
+}

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * profiler.c - CPU profiles from Microsoft-DotNETCore-SampleProfiler
- * ThreadSample events, with the weighting of pyroscope-io/dotnetdiag's
- * SampleProfiler so that its folded outputs are reproduced exactly:
+ * profiler.c - profiles of a .NET process from its EventPipe events:
+ * thread time / CPU from Microsoft-DotNETCore-SampleProfiler ThreadSample
+ * events, allocations from GC/AllocationTick, lock contention from
+ * Contention/Start+Stop, exceptions from Exception/Start (thrown).
+ *
+ * Thread time follows pyroscope-io/dotnetdiag's SampleProfiler, so that its
+ * folded outputs are reproduced exactly (tests/unit/nettrace/test_profile.c):
  *
  * - samples are ordered by timestamp within each sequence-point interval;
  * - per thread, a Managed sample after Managed samples weighs the time
@@ -12,9 +16,16 @@
  * - --managed-only drops the External-to-External time;
  * - a thread's first sample weighs nothing.
  *
- * Stacks are interned (one copy per distinct stack), so memory grows with
- * distinct stacks and methods, not with samples. Names are resolved at the
- * end, when the rundown has delivered every method.
+ * The "running" mode (dotnet profile --cpu) keeps only Managed samples: the
+ * thread was executing managed code when the sampler stopped it; each
+ * weighs the time since the thread's previous sample.
+ *
+ * Stacks are interned (one copy per distinct stack) and values kept per
+ * (kind, stack, thread, type name), so memory grows with distinct stacks,
+ * threads and types, not with events. Names are resolved at the end, when
+ * the rundown has delivered every method; methods named by a rundown taken
+ * at the start or by MethodLoadVerbose during the session keep frames named
+ * when the end rundown never comes.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,7 +38,21 @@
 #define PROVIDER_RUNTIME "Microsoft-Windows-DotNETRuntime"
 #define PROVIDER_RUNDOWN "Microsoft-Windows-DotNETRuntimeRundown"
 
-enum kind { K_NONE, K_SAMPLE, K_METHOD, K_MODULE, K_DOMAIN_MODULE };
+enum kind {
+	K_NONE,
+	K_SAMPLE,
+	K_METHOD,
+	K_MODULE,
+	K_DOMAIN_MODULE,
+	K_ALLOC,
+	K_CONT_START,
+	K_CONT_STOP,
+	K_EXCEPTION,
+	K_R2R,
+};
+
+/* the profile kinds, as indexes */
+enum { PK_CPU, PK_ALLOC, PK_LOCK, PK_EXCEPTION, PK_COUNT };
 
 struct pending {
 	uint64_t ts;
@@ -40,7 +65,16 @@ struct pending {
 struct stk {
 	uint64_t hash;
 	uint32_t off, n; /* in ips */
-	int64_t weight;  /* ticks */
+	int64_t weight;  /* ticks, for the dotnetdiag view */
+};
+
+/* Values of one (kind, stack, thread, type name). */
+struct entry {
+	uint64_t tid;
+	uint32_t stack;
+	uint32_t type; /* index + 1 in names, 0 for none */
+	uint8_t kind;
+	int64_t v[2];
 };
 
 struct method {
@@ -54,6 +88,15 @@ struct method {
 struct pthread {
 	int64_t last_external;
 	int64_t last_managed;
+	int64_t last_any; /* running mode */
+	/* an open Contention/Start */
+	bool contending;
+	uint64_t cont_ts;
+	uint32_t cont_stack;
+	/* the latest sample (dotnet stack) */
+	bool sampled;
+	uint32_t last_stack;
+	uint64_t last_ts;
 };
 
 struct rtd_nettrace_profiler {
@@ -74,14 +117,24 @@ struct rtd_nettrace_profiler {
 	size_t nstacks, stacks_cap;
 	rtd_map stack_index; /* hash -> index + 1 (probing on collision) */
 
+	struct entry *entries;
+	size_t nentries, entries_cap;
+	rtd_map entry_index; /* hash -> index + 1 (probing) */
+
+	char **names; /* type names of allocations and exceptions */
+	size_t nnames, names_cap;
+	rtd_strmap name_index; /* name -> index + 1 */
+
 	rtd_map threads;     /* tid -> struct pthread * */
 
 	struct method *methods;
 	size_t nmethods, methods_cap;
 	size_t nsorted;      /* methods[0..nsorted) sorted and unique */
 	rtd_map modules;     /* module id -> char * name */
+	size_t unnamed;      /* entries emitted with an unnamed frame */
 
 	uint64_t samples;
+	uint64_t counts[PK_COUNT]; /* events read per kind */
 	bool finished;
 	rtd_buf tmp;
 };
@@ -103,7 +156,13 @@ rtd_nettrace_profiler_new(const struct rtd_nettrace_profiler_opts *opts)
 		p->o.max_stacks = 1u << 20;
 	if (!p->o.max_pending)
 		p->o.max_pending = 1u << 22;
+	if (!p->o.max_entries)
+		p->o.max_entries = 1u << 22;
+	if (!p->o.kinds)
+		p->o.kinds = RTD_NETTRACE_PROFILE_CPU;
 	rtd_map_init(&p->stack_index, p->o.max_stacks * 2);
+	rtd_map_init(&p->entry_index, p->o.max_entries * 2);
+	rtd_strmap_init(&p->name_index, 1u << 20);
 	rtd_map_init(&p->threads, NT_CAP_THREADS);
 	rtd_map_init(&p->modules, 1u << 20);
 	rtd_buf_init(&p->tmp, RTD_CAP_STRING);
@@ -125,12 +184,18 @@ void rtd_nettrace_profiler_free(rtd_nettrace_profiler *p)
 	rtd_map_free(&p->threads);
 	rtd_map_free(&p->modules);
 	rtd_map_free(&p->stack_index);
+	rtd_map_free(&p->entry_index);
+	rtd_strmap_free(&p->name_index);
+	for (size_t i = 0; i < p->nnames; i++)
+		free(p->names[i]);
+	free(p->names);
 	for (size_t i = 0; i < p->nmethods; i++)
 		free(p->methods[i].name);
 	free(p->methods);
 	free(p->pend);
 	free(p->ips);
 	free(p->stacks);
+	free(p->entries);
 	rtd_buf_free(&p->tmp);
 	free(p);
 }
@@ -140,22 +205,53 @@ uint64_t rtd_nettrace_profiler_samples(const rtd_nettrace_profiler *p)
 	return p->samples;
 }
 
-static enum kind classify(const struct rtd_nettrace_metadata *m)
+uint64_t rtd_nettrace_profiler_count(const rtd_nettrace_profiler *p,
+				     unsigned kind)
 {
+	switch (kind) {
+	case RTD_NETTRACE_PROFILE_CPU: return p->counts[PK_CPU];
+	case RTD_NETTRACE_PROFILE_ALLOC: return p->counts[PK_ALLOC];
+	case RTD_NETTRACE_PROFILE_LOCK: return p->counts[PK_LOCK];
+	case RTD_NETTRACE_PROFILE_EXCEPTION: return p->counts[PK_EXCEPTION];
+	default: return 0;
+	}
+}
+
+static enum kind classify(const rtd_nettrace_profiler *p,
+			  const struct rtd_nettrace_metadata *m)
+{
+	unsigned kinds = p->o.kinds;
 	if (!strcmp(m->provider, PROVIDER_SAMPLES))
-		return m->event_id == 0 ? K_SAMPLE : K_NONE;
+		return m->event_id == 0 && (kinds & RTD_NETTRACE_PROFILE_CPU)
+			       ? K_SAMPLE
+			       : K_NONE;
 	bool rt = !strcmp(m->provider, PROVIDER_RUNTIME);
 	bool rd = !strcmp(m->provider, PROVIDER_RUNDOWN);
-	if (rt && m->event_id == 143)
-		return K_METHOD; /* MethodLoadVerbose */
+	if (rt) {
+		switch (m->event_id) {
+		case 143: return K_METHOD;        /* MethodLoadVerbose */
+		case 159: return K_R2R;           /* R2RGetEntryPoint */
+		case 152: return K_MODULE;        /* ModuleLoad */
+		case 151: return K_DOMAIN_MODULE; /* DomainModuleLoad */
+		case 10:                          /* GC/AllocationTick */
+			return kinds & RTD_NETTRACE_PROFILE_ALLOC ? K_ALLOC : K_NONE;
+		case 81:                          /* Contention/Start */
+			return kinds & RTD_NETTRACE_PROFILE_LOCK ? K_CONT_START
+								 : K_NONE;
+		case 91:                          /* Contention/Stop */
+			return kinds & RTD_NETTRACE_PROFILE_LOCK ? K_CONT_STOP
+								 : K_NONE;
+		case 80:                          /* Exception/Start (thrown) */
+			return kinds & RTD_NETTRACE_PROFILE_EXCEPTION ? K_EXCEPTION
+								      : K_NONE;
+		default: return K_NONE;
+		}
+	}
 	if (rd && (m->event_id == 143 || m->event_id == 144))
 		return K_METHOD; /* MethodDCStart/EndVerbose */
-	if (rt && m->event_id == 152)
-		return K_MODULE; /* ModuleLoad */
 	if (rd && (m->event_id == 153 || m->event_id == 154))
 		return K_MODULE; /* ModuleDCStart/End */
-	if ((rt && m->event_id == 151) ||
-	    (rd && (m->event_id == 151 || m->event_id == 152)))
+	if (rd && (m->event_id == 151 || m->event_id == 152))
 		return K_DOMAIN_MODULE;
 	return K_NONE;
 }
@@ -209,10 +305,138 @@ static long intern(rtd_nettrace_profiler *p, const uint64_t *ips, size_t n)
 	return (long)p->nstacks++;
 }
 
-/* Read a NUL-terminated UTF-16 field into tmp; false when malformed. */
+/* Add values to the entry of (kind, stack, tid, type). */
+static int add_values(rtd_nettrace_profiler *p, int kind, uint32_t stack,
+		      uint64_t tid, uint32_t type, int64_t v0, int64_t v1)
+{
+	uint64_t h = rtd_hash_u64(((uint64_t)stack << 8 | (uint64_t)kind) ^
+				  rtd_hash_u64(tid ^ ((uint64_t)type << 40)));
+	for (uint64_t probe = h;; probe++) {
+		void *v;
+		if (!rtd_map_get(&p->entry_index, probe, &v))
+			break;
+		struct entry *e = &p->entries[(uintptr_t)v - 1];
+		if (e->stack == stack && e->tid == tid && e->type == type &&
+		    e->kind == kind) {
+			e->v[0] += v0;
+			e->v[1] += v1;
+			return 0;
+		}
+		h = probe + 1;
+	}
+	if (p->nentries >= p->o.max_entries)
+		return -RTD_E_CAP;
+	if (p->nentries == p->entries_cap) {
+		size_t nc = p->entries_cap ? p->entries_cap * 2 : 1024;
+		struct entry *ne = realloc(p->entries, nc * sizeof(*ne));
+		if (!ne)
+			return -ENOMEM;
+		p->entries = ne;
+		p->entries_cap = nc;
+	}
+	struct entry *e = &p->entries[p->nentries];
+	e->tid = tid;
+	e->stack = stack;
+	e->type = type;
+	e->kind = (uint8_t)kind;
+	e->v[0] = v0;
+	e->v[1] = v1;
+	int err = rtd_map_put(&p->entry_index, h,
+			      (void *)(uintptr_t)(p->nentries + 1), NULL);
+	if (err)
+		return err;
+	p->nentries++;
+	return 0;
+}
+
+/* The index + 1 of a type name, added when new; 0 for "". */
+static long name_id(rtd_nettrace_profiler *p, const char *s)
+{
+	size_t n = strlen(s);
+	if (!n)
+		return 0;
+	void *v;
+	if (rtd_strmap_get(&p->name_index, s, n, &v))
+		return (long)(uintptr_t)v;
+	if (p->nnames == p->names_cap) {
+		size_t nc = p->names_cap ? p->names_cap * 2 : 256;
+		char **nn = realloc(p->names, nc * sizeof(*nn));
+		if (!nn)
+			return -ENOMEM;
+		p->names = nn;
+		p->names_cap = nc;
+	}
+	char *c = strdup(s);
+	if (!c)
+		return -ENOMEM;
+	int err = rtd_strmap_put(&p->name_index, s, n,
+				 (void *)(uintptr_t)(p->nnames + 1));
+	if (err) {
+		free(c);
+		return err;
+	}
+	p->names[p->nnames++] = c;
+	return (long)p->nnames;
+}
+
+static struct pthread *thread_of(rtd_nettrace_profiler *p, uint64_t tid,
+				 int *err)
+{
+	void *v;
+	if (rtd_map_get(&p->threads, tid, &v))
+		return v;
+	struct pthread *t = calloc(1, sizeof(*t));
+	if (!t) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	*err = rtd_map_put(&p->threads, tid, t, NULL);
+	if (*err) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* Read a NUL-terminated UTF-16 field into out; false when malformed. */
 static bool str16(rtd_rd *r, rtd_buf *out)
 {
 	return nt_read_utf16z(r, out) == 0;
+}
+
+static uint64_t rd_ptr(rtd_rd *r, uint32_t psize)
+{
+	return psize == 4 ? rd_u32le(r) : rd_u64le(r);
+}
+
+/* Add a method "ns.name+sig" at start (size 0: unknown). */
+static int push_method(rtd_nettrace_profiler *p, uint64_t start, uint32_t size,
+		       uint64_t module, const char *ns, const char *name,
+		       const char *sig)
+{
+	size_t len = strlen(ns) + 1 + strlen(name) + strlen(sig) + 1;
+	char *s = malloc(len);
+	if (!s)
+		return -ENOMEM;
+	snprintf(s, len, "%s.%s%s", ns, name, sig);
+	if (p->nmethods == p->methods_cap) {
+		size_t nc = p->methods_cap ? p->methods_cap * 2 : 1024;
+		struct method *nm = nc > (1u << 24) ? NULL
+				    : realloc(p->methods, nc * sizeof(*nm));
+		if (!nm) {
+			free(s);
+			return nc > (1u << 24) ? -RTD_E_CAP : -ENOMEM;
+		}
+		p->methods = nm;
+		p->methods_cap = nc;
+	}
+	struct method *m = &p->methods[p->nmethods++];
+	m->start = start;
+	m->size = size;
+	m->module = module;
+	m->name = s;
+	m->order = p->order++;
+	return 0;
 }
 
 static int add_method(rtd_nettrace_profiler *p, const struct rtd_nettrace_event *ev)
@@ -227,48 +451,48 @@ static int add_method(rtd_nettrace_profiler *p, const struct rtd_nettrace_event 
 	(void)rd_u32le(&r); /* flags */
 	if (!rd_ok(&r))
 		return 0;
-	rtd_buf *t = &p->tmp;
 	rtd_buf ns, name;
 	rtd_buf_init(&ns, RTD_CAP_STRING);
 	rtd_buf_init(&name, RTD_CAP_STRING);
 	int err = 0;
-	if (!str16(&r, &ns) || !str16(&r, &name) || !str16(&r, t))
+	if (str16(&r, &ns) && str16(&r, &name) && str16(&r, &p->tmp)) {
+		/* "Namespace.Name" + the signature from its '(' (dotnetdiag) */
+		const char *sig = rtd_buf_cstr(&p->tmp);
+		const char *paren = strchr(sig, '(');
+		err = push_method(p, start, size, module, rtd_buf_cstr(&ns),
+				  rtd_buf_cstr(&name), paren ? paren : sig);
+	}
+	rtd_buf_free(&ns);
+	rtd_buf_free(&name);
+	return err;
+}
+
+/*
+ * R2RGetEntryPoint (keyword CompilationDiagnostic, Verbose): MethodID u64,
+ * namespace, name and signature strings, EntryPoint u64. Precompiled
+ * (ReadyToRun) code gets no MethodLoad event; this one names it when the
+ * rundown at the end never comes. Its size is not given: it is taken to
+ * run to the next method known (at most 64 KiB), and a sized record of
+ * the same method (from a rundown) wins.
+ */
+static int add_r2r(rtd_nettrace_profiler *p, const struct rtd_nettrace_event *ev)
+{
+	rtd_rd r;
+	rd_init(&r, ev->payload, ev->payload_len);
+	(void)rd_u64le(&r); /* MethodID */
+	rtd_buf ns, name;
+	rtd_buf_init(&ns, RTD_CAP_STRING);
+	rtd_buf_init(&name, RTD_CAP_STRING);
+	int err = 0;
+	if (!str16(&r, &ns) || !str16(&r, &name) || !str16(&r, &p->tmp))
 		goto out;
-	/* "Namespace.Name" + the signature from its '(' (dotnetdiag) */
-	const char *sig = rtd_buf_cstr(t);
+	uint64_t entry = rd_u64le(&r);
+	if (!rd_ok(&r) || !entry)
+		goto out;
+	const char *sig = rtd_buf_cstr(&p->tmp);
 	const char *paren = strchr(sig, '(');
-	if (!paren)
-		paren = sig;
-	size_t len = ns.len + 1 + name.len + strlen(paren) + 1;
-	char *s = malloc(len);
-	if (!s) {
-		err = -ENOMEM;
-		goto out;
-	}
-	snprintf(s, len, "%s.%s%s", rtd_buf_cstr(&ns), rtd_buf_cstr(&name),
-		 paren);
-	if (p->nmethods == p->methods_cap) {
-		size_t nc = p->methods_cap ? p->methods_cap * 2 : 1024;
-		if (nc > (1u << 24)) {
-			free(s);
-			err = -RTD_E_CAP;
-			goto out;
-		}
-		struct method *nm = realloc(p->methods, nc * sizeof(*nm));
-		if (!nm) {
-			free(s);
-			err = -ENOMEM;
-			goto out;
-		}
-		p->methods = nm;
-		p->methods_cap = nc;
-	}
-	struct method *m = &p->methods[p->nmethods++];
-	m->start = start;
-	m->size = size;
-	m->module = module;
-	m->name = s;
-	m->order = p->order++;
+	err = push_method(p, entry, 0, 0, rtd_buf_cstr(&ns),
+			  rtd_buf_cstr(&name), paren ? paren : "");
 out:
 	rtd_buf_free(&ns);
 	rtd_buf_free(&name);
@@ -312,6 +536,138 @@ static int add_module(rtd_nettrace_profiler *p,
 	return 0;
 }
 
+static long event_stack(rtd_nettrace_profiler *p,
+			const struct rtd_nettrace_event *ev)
+{
+	return intern(p, ev->stack, ev->stack ? ev->nframes : 0);
+}
+
+/*
+ * GC/AllocationTick (V2+): AllocationAmount u32, AllocationKind u32,
+ * ClrInstanceID u16, AllocationAmount64 u64, TypeID ptr, TypeName string,
+ * HeapIndex u32, [V3] Address ptr, [V4] ObjectSize u64. The runtime sends
+ * one about every 100 KB allocated on a thread, for the object that
+ * crossed the mark: AllocationAmount64 is what the tick stands for. The
+ * object count is estimated as that amount over the object's size (V4).
+ */
+static int add_alloc(rtd_nettrace_profiler *p, rtd_nettrace *dec,
+		     const struct rtd_nettrace_event *ev)
+{
+	const struct rtd_nettrace_info *info = rtd_nettrace_info(dec);
+	uint32_t ps = info && info->pointer_size == 4 ? 4 : 8;
+	rtd_rd r;
+	rd_init(&r, ev->payload, ev->payload_len);
+	uint32_t amount32 = rd_u32le(&r);
+	(void)rd_u32le(&r); /* AllocationKind */
+	(void)rd_u16le(&r); /* ClrInstanceID */
+	if (!rd_ok(&r))
+		return 0;
+	uint64_t amount = amount32;
+	const char *type = "";
+	uint64_t objsize = 0;
+	if (rd_left(&r) >= 8) {
+		amount = rd_u64le(&r);
+		(void)rd_ptr(&r, ps); /* TypeID */
+		if (rd_ok(&r) && str16(&r, &p->tmp)) {
+			type = rtd_buf_cstr(&p->tmp);
+			(void)rd_u32le(&r); /* HeapIndex */
+			(void)rd_ptr(&r, ps); /* Address */
+			uint64_t os = rd_u64le(&r);
+			if (rd_ok(&r))
+				objsize = os;
+		}
+	}
+	long stack = event_stack(p, ev);
+	if (stack < 0)
+		return (int)stack;
+	long tn = name_id(p, type);
+	if (tn < 0)
+		return (int)tn;
+	int64_t objects = objsize ? (int64_t)((amount + objsize / 2) / objsize) : 1;
+	if (objects < 1)
+		objects = 1;
+	p->counts[PK_ALLOC]++;
+	return add_values(p, PK_ALLOC, (uint32_t)stack, ev->thread_id,
+			  (uint32_t)tn, objects, (int64_t)amount);
+}
+
+/*
+ * Contention/Start (V1: ContentionFlags u8, ClrInstanceID u16; V2 adds
+ * LockID, AssociatedObjectID, LockOwnerThreadID): the waiting thread's
+ * stack. Contention/Stop (V1 adds DurationNs double): its end. A Stop
+ * without DurationNs weighs the time since its Start.
+ */
+static int cont_start(rtd_nettrace_profiler *p,
+		      const struct rtd_nettrace_event *ev)
+{
+	int err = 0;
+	struct pthread *t = thread_of(p, ev->thread_id, &err);
+	if (!t)
+		return err;
+	long stack = event_stack(p, ev);
+	if (stack < 0)
+		return (int)stack;
+	t->contending = true;
+	t->cont_ts = ev->timestamp;
+	t->cont_stack = (uint32_t)stack;
+	return 0;
+}
+
+static int64_t ticks_to_ns(int64_t t, uint64_t freq);
+
+static int cont_stop(rtd_nettrace_profiler *p, rtd_nettrace *dec,
+		     const struct rtd_nettrace_event *ev)
+{
+	int err = 0;
+	struct pthread *t = thread_of(p, ev->thread_id, &err);
+	if (!t)
+		return err;
+	if (!t->contending)
+		return 0; /* its Start came before the session */
+	t->contending = false;
+	rtd_rd r;
+	rd_init(&r, ev->payload, ev->payload_len);
+	(void)rd_u8(&r);
+	(void)rd_u16le(&r);
+	double ns = rd_f64le(&r);
+	if (!rd_ok(&r))
+		ns = -1;
+	int64_t delay;
+	if (ns >= 0 && ns < 9.2e18) {
+		delay = (int64_t)ns;
+	} else {
+		const struct rtd_nettrace_info *info = rtd_nettrace_info(dec);
+		int64_t d = ev->timestamp > t->cont_ts
+				    ? (int64_t)(ev->timestamp - t->cont_ts)
+				    : 0;
+		delay = ticks_to_ns(d, info ? info->tick_freq : 0);
+	}
+	p->counts[PK_LOCK]++;
+	return add_values(p, PK_LOCK, t->cont_stack, ev->thread_id, 0, 1,
+			  delay);
+}
+
+/* Exception/Start (ExceptionThrown_V1): ExceptionType string, message
+ * string, EIP ptr, HRESULT u32, flags u16, ClrInstanceID u16. */
+static int add_exception(rtd_nettrace_profiler *p,
+			 const struct rtd_nettrace_event *ev)
+{
+	rtd_rd r;
+	rd_init(&r, ev->payload, ev->payload_len);
+	const char *type = "";
+	if (str16(&r, &p->tmp))
+		type = rtd_buf_cstr(&p->tmp);
+	long stack = event_stack(p, ev);
+	if (stack < 0)
+		return (int)stack;
+	long tn = name_id(p, type);
+	if (tn < 0)
+		return (int)tn;
+	p->counts[PK_EXCEPTION]++;
+	return add_values(p, PK_EXCEPTION, (uint32_t)stack, ev->thread_id,
+			  (uint32_t)tn, 1, 0);
+}
+
 int rtd_nettrace_profiler_event(rtd_nettrace_profiler *p, rtd_nettrace *dec,
 				const struct rtd_nettrace_event *ev)
 {
@@ -321,7 +677,7 @@ int rtd_nettrace_profiler_event(rtd_nettrace_profiler *p, rtd_nettrace *dec,
 	if (ev->meta == p->last_meta && dec == p->last_dec) {
 		k = p->last_kind;
 	} else {
-		k = classify(ev->meta);
+		k = classify(p, ev->meta);
 		p->last_dec = dec;
 		p->last_meta = ev->meta;
 		p->last_kind = k;
@@ -331,10 +687,20 @@ int rtd_nettrace_profiler_event(rtd_nettrace_profiler *p, rtd_nettrace *dec,
 		return 0;
 	case K_METHOD:
 		return add_method(p, ev);
+	case K_R2R:
+		return add_r2r(p, ev);
 	case K_MODULE:
 		return add_module(p, ev, false);
 	case K_DOMAIN_MODULE:
 		return add_module(p, ev, true);
+	case K_ALLOC:
+		return add_alloc(p, dec, ev);
+	case K_CONT_START:
+		return cont_start(p, ev);
+	case K_CONT_STOP:
+		return cont_stop(p, dec, ev);
+	case K_EXCEPTION:
+		return add_exception(p, ev);
 	case K_SAMPLE:
 		break;
 	}
@@ -355,7 +721,7 @@ int rtd_nettrace_profiler_event(rtd_nettrace_profiler *p, rtd_nettrace *dec,
 		rd_init(&r, ev->payload, ev->payload_len);
 		type = rd_u32le(&r);
 	}
-	long idx = intern(p, ev->stack, ev->stack ? ev->nframes : 0);
+	long idx = event_stack(p, ev);
 	if (idx < 0)
 		return (int)idx;
 	if (p->npend >= p->o.max_pending)
@@ -387,44 +753,59 @@ static int cmp_pending(const void *a, const void *b)
 
 enum { SAMPLE_ERROR = 0, SAMPLE_EXTERNAL = 1, SAMPLE_MANAGED = 2 };
 
-static void managed_sample(struct pthread *t, struct stk *s, int64_t rt)
+/* Thread time: the weight a sample adds to its stack (dotnetdiag). */
+static int64_t managed_sample(struct pthread *t, int64_t rt)
 {
-	if (t->last_managed > 0)
-		s->weight += rt - t->last_managed;
+	return t->last_managed > 0 ? rt - t->last_managed : 0;
 }
 
-static void external_sample(rtd_nettrace_profiler *p, struct pthread *t,
-			    struct stk *s, int64_t rt)
+static int64_t external_sample(rtd_nettrace_profiler *p, struct pthread *t,
+			       int64_t rt)
 {
-	if (t->last_external > 0 && !p->o.managed_only)
-		s->weight += rt - t->last_external;
+	return t->last_external > 0 && !p->o.managed_only
+		       ? rt - t->last_external
+		       : 0;
 }
 
 /* One sample on its thread: dotnetdiag's state machine, where a thread's
- * state is Managed when last_external < 0, External when > 0, else new. */
-static void account(rtd_nettrace_profiler *p, struct pthread *t,
-		    const struct pending *x)
+ * state is Managed when last_external < 0, External when > 0, else new.
+ * Returns the sample's weight in ticks. */
+static int64_t account(rtd_nettrace_profiler *p, struct pthread *t,
+		       const struct pending *x)
 {
-	int64_t rt = (int64_t)(x->ts - p->sync_ticks);
-	struct stk *s = &p->stacks[x->stack];
+	int64_t rt = (int64_t)(x->ts - p->sync_ticks), w = 0;
 	if (x->type == SAMPLE_MANAGED) {
 		if (t->last_external == 0) {
-			managed_sample(t, s, rt);
+			w = managed_sample(t, rt);
 			t->last_external = -1;
 		} else if (t->last_external < 0) {
-			managed_sample(t, s, rt);
+			w = managed_sample(t, rt);
 		} else {
-			external_sample(p, t, s, rt);
+			w = external_sample(p, t, rt);
 			t->last_external = -rt;
 		}
 		t->last_managed = rt;
 	} else if (x->type == SAMPLE_EXTERNAL) {
 		if (t->last_external >= 0)
-			external_sample(p, t, s, rt);
+			w = external_sample(p, t, rt);
 		else
-			managed_sample(t, s, rt);
+			w = managed_sample(t, rt);
 		t->last_external = rt;
 	}
+	return w;
+}
+
+/* Running mode: only Managed samples count, each for the time since the
+ * thread's previous sample of any type. */
+static int64_t account_running(struct pthread *t, const struct pending *x,
+			       int64_t rt, bool *counted)
+{
+	int64_t w = 0;
+	*counted = x->type == SAMPLE_MANAGED;
+	if (*counted && t->last_any > 0)
+		w = rt - t->last_any;
+	t->last_any = rt;
+	return w;
 }
 
 int rtd_nettrace_profiler_seqpoint(rtd_nettrace_profiler *p)
@@ -435,21 +816,31 @@ int rtd_nettrace_profiler_seqpoint(rtd_nettrace_profiler *p)
 		qsort(p->pend, p->npend, sizeof(*p->pend), cmp_pending);
 	for (size_t i = 0; i < p->npend; i++) {
 		const struct pending *x = &p->pend[i];
-		void *v;
-		struct pthread *t;
-		if (rtd_map_get(&p->threads, x->tid, &v)) {
-			t = v;
-		} else {
-			t = calloc(1, sizeof(*t));
-			if (!t)
-				return -ENOMEM;
-			int err = rtd_map_put(&p->threads, x->tid, t, NULL);
-			if (err) {
-				free(t);
-				return err;
-			}
+		int err = 0;
+		struct pthread *t = thread_of(p, x->tid, &err);
+		if (!t)
+			return err;
+		if (!t->sampled || x->ts >= t->last_ts) {
+			t->sampled = true;
+			t->last_ts = x->ts;
+			t->last_stack = x->stack;
 		}
-		account(p, t, x);
+		int64_t w;
+		bool counted = true;
+		if (p->o.running_only) {
+			int64_t rt = (int64_t)(x->ts - p->sync_ticks);
+			/* keep rt > 0 as "seen" */
+			w = account_running(t, x, rt > 0 ? rt : 1, &counted);
+		} else {
+			w = account(p, t, x);
+		}
+		if (!counted)
+			continue;
+		p->stacks[x->stack].weight += w;
+		p->counts[PK_CPU]++;
+		err = add_values(p, PK_CPU, x->stack, x->tid, 0, 1, w);
+		if (err)
+			return err;
 	}
 	p->npend = 0;
 	return 0;
@@ -478,7 +869,14 @@ static const struct method *find_method(const rtd_nettrace_profiler *p,
 	if (lo == 0)
 		return NULL;
 	const struct method *m = &p->methods[lo - 1];
-	if (ip - m->start >= m->size)
+	uint64_t size = m->size;
+	if (!size) {
+		/* an entry point without a size: up to the next method */
+		size = lo < p->nmethods ? p->methods[lo].start - m->start : 0;
+		if (!size || size > 0x10000)
+			size = 0x10000;
+	}
+	if (ip - m->start >= size)
 		return NULL;
 	return m;
 }
@@ -493,17 +891,22 @@ static int64_t ticks_to_ns(int64_t t, uint64_t freq)
 	return neg ? -(int64_t)ns : (int64_t)ns;
 }
 
-/* Sort the methods by start address; a later record for the same start
- * wins (a method re-jitted at another tier, or code memory reused). */
+/* Sort the method table by start; a later record for the same start wins
+ * (a method jitted again at another tier, code memory reused), but a size
+ * beats none. Only when methods came since the last sort. */
 static void sort_methods(rtd_nettrace_profiler *p)
 {
 	if (p->nsorted == p->nmethods)
-		return; /* nothing new since the last take */
+		return;
 	if (p->nmethods > 1)
 		qsort(p->methods, p->nmethods, sizeof(*p->methods), cmp_method);
 	size_t w = 0;
 	for (size_t i = 0; i < p->nmethods; i++) {
 		if (w && p->methods[w - 1].start == p->methods[i].start) {
+			if (!p->methods[i].size && p->methods[w - 1].size) {
+				free(p->methods[i].name);
+				continue;
+			}
 			free(p->methods[w - 1].name);
 			p->methods[w - 1] = p->methods[i];
 			continue;
@@ -514,19 +917,52 @@ static void sort_methods(rtd_nettrace_profiler *p)
 	p->nsorted = w;
 }
 
-/* Add every stack with weight to out, names resolved with the methods
- * known now; *unresolved counts stacks holding an address no method
- * covers. */
-static int emit_stacks(rtd_nettrace_profiler *p, struct rtd_profile *out,
-		       size_t *unresolved)
+/* Account what is pending and sort the method table; once. */
+static int finish(rtd_nettrace_profiler *p)
 {
-	int err = 0;
+	if (p->finished)
+		return 0;
+	int err = rtd_nettrace_profiler_seqpoint(p);
+	if (err)
+		return err;
+	p->finished = true;
+	sort_methods(p);
+	return 0;
+}
+
+/* "module!Namespace.Method(sig)" of ip into nb; false when no method
+ * covers it. */
+static bool frame_name(const rtd_nettrace_profiler *p, uint64_t ip,
+		       rtd_buf *nb, const char **module)
+{
+	const struct method *m = find_method(p, ip);
+	if (!m)
+		return false;
+	void *mod;
+	const char *mn = rtd_map_get(&p->modules, m->module, &mod) ? mod : "?";
+	rtd_buf_reset(nb);
+	if (!m->module) /* an R2R entry point: its module is not given */
+		rtd_buf_printf(nb, "%s", m->name);
+	else
+		rtd_buf_printf(nb, "%s!%s", mn, m->name);
+	if (module)
+		*module = mn;
+	return true;
+}
+
+int rtd_nettrace_profiler_finish(rtd_nettrace_profiler *p,
+				 struct rtd_profile *out)
+{
+	if (p->finished)
+		return -RTD_E_STATE;
+	int err = finish(p);
+	if (err)
+		return err;
 	const char **frames = NULL;
 	char **owned = NULL;
 	size_t cap = 0;
 	rtd_buf nb;
 	rtd_buf_init(&nb, RTD_CAP_LINE);
-	*unresolved = 0;
 	for (size_t i = 0; i < p->nstacks && !err; i++) {
 		struct stk *s = &p->stacks[i];
 		if (s->weight == 0)
@@ -548,30 +984,20 @@ static int emit_stacks(rtd_nettrace_profiler *p, struct rtd_profile *out,
 			cap = nc;
 		}
 		size_t n = s->n;
-		bool missing = false;
 		for (size_t j = 0; j < n; j++)
 			owned[j] = NULL;
 		for (size_t j = 0; j < n && !err; j++) {
 			/* frames[0] is the root: the stack's last entry */
 			uint64_t ip = p->ips[s->off + n - 1 - j];
-			const struct method *m = find_method(p, ip);
-			if (!m) {
+			if (!frame_name(p, ip, &nb, NULL)) {
 				frames[j] = "?!?";
-				missing = true;
 				continue;
 			}
-			void *mod;
-			const char *mn = rtd_map_get(&p->modules, m->module, &mod)
-						 ? mod
-						 : "?";
-			rtd_buf_reset(&nb);
-			rtd_buf_printf(&nb, "%s!%s", mn, m->name);
 			owned[j] = strdup(rtd_buf_cstr(&nb));
 			if (!owned[j])
 				err = -ENOMEM;
 			frames[j] = owned[j];
 		}
-		*unresolved += missing;
 		if (!err)
 			err = rtd_profile_add(out, frames, n,
 					      ticks_to_ns(s->weight, p->freq));
@@ -584,35 +1010,318 @@ static int emit_stacks(rtd_nettrace_profiler *p, struct rtd_profile *out,
 	return err;
 }
 
-int rtd_nettrace_profiler_finish(rtd_nettrace_profiler *p,
-				 struct rtd_profile *out)
+/* The sample types of a kind's profile. */
+static const struct rtd_profile_type *kind_types(const rtd_nettrace_profiler *p,
+						 int pk, size_t *n)
 {
-	if (p->finished)
-		return -RTD_E_STATE;
-	int err = rtd_nettrace_profiler_seqpoint(p);
+	static const struct rtd_profile_type wall[] = {
+		{"samples", "count"}, {"wall", "nanoseconds"}};
+	static const struct rtd_profile_type cpu[] = {
+		{"samples", "count"}, {"cpu", "nanoseconds"}};
+	static const struct rtd_profile_type alloc[] = {
+		{"alloc_objects", "count"}, {"alloc_space", "bytes"}};
+	static const struct rtd_profile_type lock[] = {
+		{"contentions", "count"}, {"delay", "nanoseconds"}};
+	static const struct rtd_profile_type exc[] = {
+		{"exceptions", "count"}};
+	*n = 2;
+	switch (pk) {
+	case PK_CPU: return p->o.running_only ? cpu : wall;
+	case PK_ALLOC: return alloc;
+	case PK_LOCK: return lock;
+	default: *n = 1; return exc;
+	}
+}
+
+static int pk_of(unsigned kind)
+{
+	switch (kind) {
+	case RTD_NETTRACE_PROFILE_CPU: return PK_CPU;
+	case RTD_NETTRACE_PROFILE_ALLOC: return PK_ALLOC;
+	case RTD_NETTRACE_PROFILE_LOCK: return PK_LOCK;
+	case RTD_NETTRACE_PROFILE_EXCEPTION: return PK_EXCEPTION;
+	default: return -1;
+	}
+}
+
+/* Add one entry to out as a sample with structured frames. */
+static int emit_entry(rtd_nettrace_profiler *p, const struct entry *e,
+		      rtd_profile *out, struct rtd_frame **fr, size_t *cap,
+		      rtd_buf *names, uint32_t **offs, size_t *offcap)
+{
+	const struct stk *s = &p->stacks[e->stack];
+	size_t n = s->n + (e->type ? 1 : 0);
+	if (n > *cap) {
+		struct rtd_frame *nf = realloc(*fr, n * sizeof(**fr));
+		if (!nf)
+			return -ENOMEM;
+		*fr = nf;
+		*cap = n;
+	}
+	if (n > *offcap) {
+		uint32_t *no = realloc(*offs, n * sizeof(**offs));
+		if (!no)
+			return -ENOMEM;
+		*offs = no;
+		*offcap = n;
+	}
+	/* names of the frames, leaf first, into one buffer (offsets, as it
+	 * may move while it grows) */
+	rtd_buf_reset(names);
+	rtd_buf nb;
+	rtd_buf_init(&nb, RTD_CAP_LINE);
+	size_t k = 0;
+	int err = 0;
+	if (e->type) {
+		/* what was allocated or thrown, as the leaf */
+		(*offs)[k] = (uint32_t)names->len;
+		err = rtd_buf_append(names, p->names[e->type - 1],
+				     strlen(p->names[e->type - 1]) + 1);
+		(*fr)[k] = (struct rtd_frame){.kind = RTD_FRAME_OTHER};
+		k++;
+	}
+	for (size_t j = 0; j < s->n && !err; j++, k++) {
+		uint64_t ip = p->ips[s->off + j];
+		(*fr)[k] = (struct rtd_frame){.addr = ip,
+					      .kind = RTD_FRAME_MANAGED};
+		if (frame_name(p, ip, &nb, NULL)) {
+			const char *c = rtd_buf_cstr(&nb);
+			(*offs)[k] = (uint32_t)names->len;
+			err = rtd_buf_append(names, c, strlen(c) + 1);
+		} else {
+			(*offs)[k] = UINT32_MAX;
+			(*fr)[k].kind = RTD_FRAME_UNKNOWN;
+		}
+	}
+	rtd_buf_free(&nb);
 	if (err)
 		return err;
-	p->finished = true;
-	sort_methods(p);
-	size_t unresolved;
-	return emit_stacks(p, out, &unresolved);
+	bool unnamed = false;
+	for (size_t j = 0; j < n; j++) {
+		unnamed |= (*offs)[j] == UINT32_MAX;
+		(*fr)[j].name = (*offs)[j] == UINT32_MAX
+					? "?!?"
+					: (const char *)names->data + (*offs)[j];
+	}
+	p->unnamed += unnamed;
+	int64_t v[2] = {e->v[0], e->v[1]};
+	if (e->kind == PK_CPU)
+		v[1] = ticks_to_ns(v[1], p->freq);
+	struct rtd_sample smp = {
+		.sz = sizeof(smp), .frames = *fr, .nframes = n,
+		.leaf_first = true, .values = v,
+		.nvalues = e->kind == PK_EXCEPTION ? 1 : 2, .tid = (int64_t)e->tid};
+	return rtd_profile_add_sample(out, &smp);
+}
+
+/* A new profile of kind pk from the entries there are. */
+static rtd_profile *build_kind(rtd_nettrace_profiler *p, int pk, int *errp)
+{
+	int err = 0;
+	size_t nt;
+	const struct rtd_profile_type *types = kind_types(p, pk, &nt);
+	struct rtd_profile_opts po = {.sz = sizeof(po), .types = types,
+				      .ntypes = nt, .default_type = nt - 1};
+	rtd_profile *out = rtd_profile_new2(&po);
+	if (!out) {
+		*errp = -ENOMEM;
+		return NULL;
+	}
+	struct rtd_frame *fr = NULL;
+	uint32_t *offs = NULL;
+	size_t cap = 0, offcap = 0;
+	rtd_buf names;
+	rtd_buf_init(&names, RTD_CAP_STRING);
+	for (size_t i = 0; i < p->nentries && !err; i++) {
+		const struct entry *e = &p->entries[i];
+		if (e->kind == pk)
+			err = emit_entry(p, e, out, &fr, &cap, &names, &offs,
+					 &offcap);
+	}
+	rtd_buf_free(&names);
+	free(fr);
+	free(offs);
+	if (err) {
+		rtd_profile_free(out);
+		*errp = err;
+		return NULL;
+	}
+	return out;
+}
+
+rtd_profile *rtd_nettrace_profiler_profile(rtd_nettrace_profiler *p,
+					   unsigned kind, int *errp)
+{
+	int err = 0, pk = pk_of(kind);
+	rtd_profile *out = NULL;
+	if (pk < 0 || !(p->o.kinds & kind)) {
+		err = -RTD_E_INVAL;
+		goto fail;
+	}
+	err = finish(p);
+	if (err)
+		goto fail;
+	out = build_kind(p, pk, &err);
+	if (!out)
+		goto fail;
+	return out;
+fail:
+	if (errp)
+		*errp = err;
+	return NULL;
+}
+
+/* Drop the stacks and values taken: keep only the stacks threads still
+ * point at (an open contention, the latest sample), interned again. */
+static int drop_taken(rtd_nettrace_profiler *p)
+{
+	size_t n = p->threads.count, k = 0, it = 0;
+	struct keep {
+		struct pthread *t;
+		bool cont;
+		uint64_t *ips;
+		uint32_t n;
+	} *keep = calloc(2 * n + 1, sizeof(*keep));
+	if (!keep)
+		return -ENOMEM;
+	uint64_t tid;
+	void *v;
+	int err = 0;
+	while (!err && rtd_map_next(&p->threads, &it, &tid, &v)) {
+		struct pthread *t = v;
+		for (int c = 0; c < 2; c++) {
+			bool want = c ? t->contending : t->sampled;
+			if (!want)
+				continue;
+			const struct stk *s =
+				&p->stacks[c ? t->cont_stack : t->last_stack];
+			keep[k] = (struct keep){t, c == 1, NULL, s->n};
+			if (s->n && !(keep[k].ips = malloc(s->n * sizeof(uint64_t)))) {
+				err = -ENOMEM;
+				break;
+			}
+			if (s->n)
+				memcpy(keep[k].ips, p->ips + s->off,
+				       s->n * sizeof(uint64_t));
+			k++;
+		}
+	}
+	if (!err) {
+		p->nentries = 0;
+		rtd_map_clear(&p->entry_index);
+		p->nstacks = 0;
+		p->nips = 0;
+		rtd_map_clear(&p->stack_index);
+	}
+	for (size_t i = 0; i < k; i++) {
+		if (!err) {
+			long idx = intern(p, keep[i].ips, keep[i].n);
+			if (idx < 0)
+				err = (int)idx;
+			else if (keep[i].cont)
+				keep[i].t->cont_stack = (uint32_t)idx;
+			else
+				keep[i].t->last_stack = (uint32_t)idx;
+		}
+		free(keep[i].ips);
+	}
+	free(keep);
+	return err;
 }
 
 int rtd_nettrace_profiler_take(rtd_nettrace_profiler *p,
-			       struct rtd_profile *out)
+			       struct rtd_profile **out)
 {
+	for (int pk = 0; pk < PK_COUNT; pk++)
+		out[pk] = NULL;
 	if (p->finished)
 		return -RTD_E_STATE;
 	int err = rtd_nettrace_profiler_seqpoint(p);
 	if (err)
 		return err;
 	sort_methods(p);
-	size_t unresolved;
-	err = emit_stacks(p, out, &unresolved);
-	/* the stacks go (their weight is in @out); methods, modules and each
-	 * thread's last sample stay, so the next take goes on from here */
-	p->nstacks = 0;
-	p->nips = 0;
-	rtd_map_clear(&p->stack_index);
-	return err ? err : (int)(unresolved > INT32_MAX ? INT32_MAX : unresolved);
+	p->unnamed = 0;
+	for (int pk = 0; pk < PK_COUNT && !err; pk++) {
+		if (!(p->o.kinds & (1u << pk)) && !(pk == PK_CPU && !p->o.kinds))
+			continue;
+		bool any = false;
+		for (size_t i = 0; i < p->nentries && !any; i++)
+			any = p->entries[i].kind == pk;
+		if (any)
+			out[pk] = build_kind(p, pk, &err);
+	}
+	if (!err)
+		err = drop_taken(p);
+	if (err) {
+		for (int pk = 0; pk < PK_COUNT; pk++) {
+			rtd_profile_free(out[pk]);
+			out[pk] = NULL;
+		}
+		return err;
+	}
+	return p->unnamed > INT32_MAX ? INT32_MAX : (int)p->unnamed;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int rtd_nettrace_profiler_thread_stacks(rtd_nettrace_profiler *p,
+					rtd_nettrace_thread_stack_fn fn,
+					void *ctx)
+{
+	int err = finish(p);
+	if (err)
+		return err;
+	size_t n = p->threads.count, k = 0, it = 0;
+	uint64_t *tids = malloc((n ? n : 1) * sizeof(*tids)), key;
+	if (!tids)
+		return -ENOMEM;
+	void *v;
+	while (k < n && rtd_map_next(&p->threads, &it, &key, &v))
+		if (((struct pthread *)v)->sampled)
+			tids[k++] = key;
+	qsort(tids, k, sizeof(*tids), cmp_u64);
+	const char **frames = NULL;
+	rtd_buf names, nb;
+	rtd_buf_init(&names, RTD_CAP_STRING);
+	rtd_buf_init(&nb, RTD_CAP_LINE);
+	size_t *offs = NULL;
+	for (size_t i = 0; i < k && !err; i++) {
+		rtd_map_get(&p->threads, tids[i], &v);
+		const struct stk *s = &p->stacks[((struct pthread *)v)->last_stack];
+		const char **nf = realloc(frames, (s->n + 1) * sizeof(*nf));
+		size_t *no = realloc(offs, (s->n + 1) * sizeof(*no));
+		if (nf)
+			frames = nf;
+		if (no)
+			offs = no;
+		if (!nf || !no) {
+			err = -ENOMEM;
+			break;
+		}
+		rtd_buf_reset(&names);
+		for (size_t j = 0; j < s->n && !err; j++) {
+			offs[j] = SIZE_MAX;
+			if (frame_name(p, p->ips[s->off + j], &nb, NULL)) {
+				const char *c = rtd_buf_cstr(&nb);
+				offs[j] = names.len;
+				err = rtd_buf_append(&names, c, strlen(c) + 1);
+			}
+		}
+		for (size_t j = 0; j < s->n; j++)
+			frames[j] = offs[j] == SIZE_MAX
+					    ? "?!?"
+					    : (const char *)names.data + offs[j];
+		if (!err)
+			err = fn(ctx, tids[i], frames, s->n);
+	}
+	rtd_buf_free(&names);
+	rtd_buf_free(&nb);
+	free(frames);
+	free(offs);
+	free(tids);
+	return err;
 }

@@ -4,7 +4,7 @@
  *
  * Each group lives in its own file (dotnet.c, nettrace.c, perf.c,
  * gotrace.c) and exports one struct cli_group, listed once in main.c.
- * Exit codes: 0 success, 1 failure, 2 bad usage.
+ * Exit codes: 0 success, 1 failure, 2 bad usage, 3 incomplete but kept.
  */
 #ifndef RTD_CLI_H
 #define RTD_CLI_H
@@ -12,7 +12,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+/* CLI_PARTIAL: the command kept an incomplete result (a trace whose
+ * stream ended early is written, and says so). */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_PARTIAL = 3 };
 
 struct cli_group {
 	const char *name;

@@ -2,11 +2,10 @@
 /*
  * dotnet.c - the 'rtdiag dotnet' command group: talk to running .NET
  * processes over the diagnostics IPC protocol (named after the dotnet-*
- * tools where they have a name). collect and profile live in
+ * tools where they have a name). collect, profile and replay live in
  * dotnet_collect.c.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 
 #include "cli.h"
 #include "dotnet_cli.h"
+#include "out.h"
 #include "rtdiag/ipc.h"
 
 volatile int dn_stop_flag;
@@ -35,23 +35,73 @@ void dn_catch_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-int dn_parse_pid(const char *cmd, const char *s, pid_t *pid)
+bool dn_target_opt(int id, const struct cli_val *v, struct dn_target *t)
 {
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || *end || v <= 0 || v > 0x7fffffff)
-		return cli_usage(cmd, "'%s' is not a process id", s);
-	*pid = (pid_t)v;
-	return 0;
+	switch (id) {
+	case DN_OPT_PID: t->pid = (pid_t)v->i; return true;
+	case DN_OPT_NAME: t->name = v->str; return true;
+	case DN_OPT_SOCKET: t->socket = v->str; return true;
+	default: return false;
+	}
 }
 
-rtd_ipc_client *dn_client(pid_t pid, const char *socket, int timeout_ms)
+const char *dn_proc_name(pid_t pid, char *buf, size_t len)
 {
-	struct rtd_ipc_client_opts o = {.sz = sizeof(o), .timeout_ms = timeout_ms};
+	if (rtd_ipc_proc_name(pid, buf, len) != 0)
+		snprintf(buf, len, "pid%d", (int)pid);
+	return buf;
+}
+
+int dn_target_resolve(const struct cli_cmd *cmd, struct dn_target *t,
+		      bool required)
+{
+	int given = !!t->pid + !!t->name + !!t->socket;
+	if (given > 1)
+		return cli_cmd_usage(cmd, "give one of -p PID, -n NAME and "
+					  "--socket PATH");
+	if (!given) {
+		if (required)
+			return cli_cmd_usage(cmd, "which process? give -p PID "
+						  "or -n NAME");
+		return -1;
+	}
+	if (!t->name)
+		return -1;
+	struct rtd_ipc_proc *v;
+	size_t n;
+	int rc = rtd_ipc_list(&v, &n);
+	if (rc)
+		return cli_fail("listing .NET processes: %s", rtd_strerror(rc));
+	size_t hits = 0;
+	char list[256] = "";
+	for (size_t i = 0; i < n; i++) {
+		if (!rtd_ipc_proc_matches(v[i].pid, t->name))
+			continue;
+		if (!hits++)
+			t->pid = v[i].pid;
+		size_t l = strlen(list);
+		if (l < sizeof(list) - 16)
+			snprintf(list + l, sizeof(list) - l, "%s%d",
+				 l ? ", " : "", (int)v[i].pid);
+	}
+	free(v);
+	if (hits == 1)
+		return -1;
+	if (!hits)
+		return cli_fail("no .NET process named '%s' ('rtdiag dotnet "
+				"ps' lists them)", t->name);
+	return cli_fail("%zu .NET processes are named '%s' (pids %s): give "
+			"-p PID", hits, t->name, list);
+}
+
+rtd_ipc_client *dn_connect(const struct dn_target *t, int timeout_ms,
+			   FILE *record)
+{
+	struct rtd_ipc_client_opts o = {.sz = sizeof(o), .timeout_ms = timeout_ms,
+					.record = record};
 	int err = 0;
-	rtd_ipc_client *c = socket ? rtd_ipc_client_new_path(socket, &o, &err)
-				   : rtd_ipc_client_new(pid, &o, &err);
+	rtd_ipc_client *c = t->socket ? rtd_ipc_client_new_path(t->socket, &o, &err)
+				      : rtd_ipc_client_new(t->pid, &o, &err);
 	if (!c)
 		cli_fail("%s", rtd_ipc_errmsg_last());
 	return c;
@@ -65,98 +115,88 @@ int dn_fail(rtd_ipc_client *c, int rc)
 	return cli_fail("%s: %s", rtd_ipc_client_target(c), rtd_strerror(rc));
 }
 
-/* -p PID / --socket PATH, shared by the one-command subcommands. */
-struct target_args {
-	pid_t pid;
-	const char *socket;
+/*
+ * The one-command subcommands: parse the target (and their own options
+ * through @take), connect, run @fn, report.
+ */
+struct simple {
+	struct dn_target t;
+	const struct cli_cmd *cmd;
+	struct cli_parser p;
 };
 
-static const struct option target_opts[] = {
-	{"process-id", required_argument, NULL, 'p'},
-	{"socket", required_argument, NULL, 'S'},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
-};
-
-/* Parse only -p/--socket; returns -1 to go on, or an exit code. */
-static int parse_target(const char *cmd, int argc, char **argv,
-			struct target_args *t, int *optind_out)
+/* Parse a command that takes only the target options and positional
+ * arguments; -1 to go on, or an exit code. */
+static int parse_simple(const struct cli_cmd *cmd, int argc, char **argv,
+			struct simple *s)
 {
-	int ch;
-	memset(t, 0, sizeof(*t));
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+p:S:h", target_opts, NULL)) != -1) {
-		switch (ch) {
-		case 'p':
-			if (dn_parse_pid(cmd, optarg, &t->pid))
-				return CLI_USAGE;
-			break;
-		case 'S':
-			t->socket = optarg;
-			break;
-		case 'h':
-			dn_help(stdout, cmd + strlen("dotnet "));
-			return CLI_OK;
-		default:
-			return cli_usage(cmd, "unknown option '%s'",
-					 argv[optind - 1]);
-		}
-	}
-	if (!t->pid && !t->socket)
-		return cli_usage(cmd, "which process? give -p PID");
-	*optind_out = optind;
-	return -1;
+	memset(s, 0, sizeof(*s));
+	s->cmd = cmd;
+	cli_opt_init(&s->p, cmd, argc, argv);
+	struct cli_val v;
+	int id;
+	while ((id = cli_opt_next(&s->p, &v)) > 0)
+		dn_target_opt(id, &v, &s->t);
+	if (id < 0)
+		return cli_opt_exit(id);
+	return dn_target_resolve(cmd, &s->t, true);
 }
+
+static const struct cli_opt target_only[] = {DN_TARGET_OPTS, {0}};
+
+static int cmd_ps(int argc, char **argv);
+static const struct cli_cmd c_ps = {
+	"dotnet ps", NULL, "list .NET processes with a diagnostic socket: pid, "
+	"name, runtime version, command line", NULL, 0, 0, 0, cmd_ps, NULL};
 
 static int cmd_ps(int argc, char **argv)
 {
-	(void)argv;
-	if (argc > 1)
-		return cli_usage("dotnet ps", "takes no arguments");
-	struct rtd_ipc_proc *v;
+	struct cli_parser p;
+	struct cli_val v;
+	cli_opt_init(&p, &c_ps, argc, argv);
+	int id = cli_opt_next(&p, &v);
+	if (id < 0)
+		return cli_opt_exit(id);
+	struct rtd_ipc_proc *pv;
 	size_t n;
-	int rc = rtd_ipc_list(&v, &n);
+	int rc = rtd_ipc_list(&pv, &n);
 	if (rc)
 		return cli_fail("listing processes: %s", rtd_strerror(rc));
 	printf("%8s  %-20s %-12s %s\n", "PID", "NAME", "VERSION", "COMMAND");
 	for (size_t i = 0; i < n; i++) {
-		char comm[64] = "?", path[64];
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)v[i].pid);
-		FILE *f = fopen(path, "r");
-		if (f) {
-			if (fgets(comm, sizeof(comm), f))
-				comm[strcspn(comm, "\n")] = 0;
-			fclose(f);
-		}
+		char name[64];
+		dn_proc_name(pv[i].pid, name, sizeof(name));
 		struct rtd_ipc_client_opts o = {.sz = sizeof(o),
 						.timeout_ms = 2000};
-		rtd_ipc_client *c = rtd_ipc_client_new_path(v[i].socket, &o, NULL);
+		rtd_ipc_client *c = rtd_ipc_client_new_path(pv[i].socket, &o, NULL);
 		struct rtd_ipc_process_info pi;
 		memset(&pi, 0, sizeof(pi));
 		int qrc = c ? rtd_ipc_process_info(c, 2, &pi) : -ENOMEM;
 		if (qrc)
-			printf("%8d  %-20s %-12s (%s)\n", (int)v[i].pid, comm, "?",
-			       rtd_strerror(qrc));
+			printf("%8d  %-20s %-12s (%s)\n", (int)pv[i].pid, name,
+			       "?", rtd_strerror(qrc));
 		else
-			printf("%8d  %-20s %-12s %s\n", (int)v[i].pid, comm,
+			printf("%8d  %-20s %-12s %s\n", (int)pv[i].pid, name,
 			       pi.clr_version, pi.cmdline);
 		rtd_ipc_process_info_clear(&pi);
 		rtd_ipc_client_free(c);
 	}
-	free(v);
+	free(pv);
 	return CLI_OK;
 }
 
+static int cmd_info(int argc, char **argv);
+static const struct cli_cmd c_info = {
+	"dotnet info", NULL, "process info (ProcessInfo3, falling back to 2 "
+	"and 1)", target_only, 0, 0, 0, cmd_info, NULL};
+
 static int cmd_info(int argc, char **argv)
 {
-	struct target_args t;
-	int oi, r = parse_target("dotnet info", argc, argv, &t, &oi);
+	struct simple s;
+	int r = parse_simple(&c_info, argc, argv, &s);
 	if (r >= 0)
 		return r;
-	if (oi < argc)
-		return cli_usage("dotnet info", "unexpected '%s'", argv[oi]);
-	rtd_ipc_client *c = dn_client(t.pid, t.socket, 0);
+	rtd_ipc_client *c = dn_connect(&s.t, 0, NULL);
 	if (!c)
 		return CLI_FAIL;
 	struct rtd_ipc_process_info pi;
@@ -189,15 +229,18 @@ static int print_env(const char *e, void *ctx)
 	return 0;
 }
 
+static int cmd_env(int argc, char **argv);
+static const struct cli_cmd c_env = {
+	"dotnet env", NULL, "the target's environment, one NAME=value a line",
+	target_only, 0, 0, 0, cmd_env, NULL};
+
 static int cmd_env(int argc, char **argv)
 {
-	struct target_args t;
-	int oi, r = parse_target("dotnet env", argc, argv, &t, &oi);
+	struct simple s;
+	int r = parse_simple(&c_env, argc, argv, &s);
 	if (r >= 0)
 		return r;
-	if (oi < argc)
-		return cli_usage("dotnet env", "unexpected '%s'", argv[oi]);
-	rtd_ipc_client *c = dn_client(t.pid, t.socket, 0);
+	rtd_ipc_client *c = dn_connect(&s.t, 0, NULL);
 	if (!c)
 		return CLI_FAIL;
 	int rc = rtd_ipc_process_env(c, print_env, NULL);
@@ -206,32 +249,39 @@ static int cmd_env(int argc, char **argv)
 	return r;
 }
 
+static int cmd_setenv(int argc, char **argv);
+static const struct cli_cmd c_setenv = {
+	"dotnet setenv", "NAME VALUE", "set an environment variable inside the "
+	"target (an empty VALUE unsets it)", target_only, 2, 2, 0, cmd_setenv,
+	NULL};
+
 static int cmd_setenv(int argc, char **argv)
 {
-	struct target_args t;
-	int oi, r = parse_target("dotnet setenv", argc, argv, &t, &oi);
+	struct simple s;
+	int r = parse_simple(&c_setenv, argc, argv, &s);
 	if (r >= 0)
 		return r;
-	if (argc - oi != 2)
-		return cli_usage("dotnet setenv", "want NAME VALUE");
-	rtd_ipc_client *c = dn_client(t.pid, t.socket, 0);
+	rtd_ipc_client *c = dn_connect(&s.t, 0, NULL);
 	if (!c)
 		return CLI_FAIL;
-	int rc = rtd_ipc_set_env(c, argv[oi], argv[oi + 1]);
+	int rc = rtd_ipc_set_env(c, s.p.pos[0], s.p.pos[1]);
 	r = rc ? dn_fail(c, rc) : CLI_OK;
 	rtd_ipc_client_free(c);
 	return r;
 }
 
+static int cmd_resume(int argc, char **argv);
+static const struct cli_cmd c_resume = {
+	"dotnet resume", NULL, "resume a runtime suspended at startup",
+	target_only, 0, 0, 0, cmd_resume, NULL};
+
 static int cmd_resume(int argc, char **argv)
 {
-	struct target_args t;
-	int oi, r = parse_target("dotnet resume", argc, argv, &t, &oi);
+	struct simple s;
+	int r = parse_simple(&c_resume, argc, argv, &s);
 	if (r >= 0)
 		return r;
-	if (oi < argc)
-		return cli_usage("dotnet resume", "unexpected '%s'", argv[oi]);
-	rtd_ipc_client *c = dn_client(t.pid, t.socket, 0);
+	rtd_ipc_client *c = dn_connect(&s.t, 0, NULL);
 	if (!c)
 		return CLI_FAIL;
 	int rc = rtd_ipc_resume_runtime(c);
@@ -240,34 +290,47 @@ static int cmd_resume(int argc, char **argv)
 	return r;
 }
 
+enum { OPT_TYPE = 1, OPT_CLSID, OPT_PATH, OPT_TIMEOUT, OPT_DATA, OPT_OUT,
+       OPT_CRASH, OPT_DIAG, OPT_SESSION, OPT_COUNT, OPT_NORESUME,
+       OPT_STARTUP_PROF };
+
+static const struct cli_opt perfmap_opts[] = {
+	DN_TARGET_OPTS,
+	{OPT_TYPE, "type", 0, CLI_ARG_CHOICE, 0, "all|jitdump|perfmap",
+	 "what the runtime writes (enable; default all)", 0, 0},
+	{0},
+};
+
+static int cmd_perfmap(int argc, char **argv);
+static const struct cli_cmd c_perfmap = {
+	"dotnet perfmap", "enable|disable", "make the runtime write "
+	"/tmp/perf-PID.map and jitdump files (for perf), or stop",
+	perfmap_opts, 1, 1, 0, cmd_perfmap, NULL};
+
 static int cmd_perfmap(int argc, char **argv)
 {
-	if (argc < 2 || (strcmp(argv[1], "enable") && strcmp(argv[1], "disable")))
-		return cli_usage("dotnet perfmap", "want 'enable' or 'disable'");
-	bool on = strcmp(argv[1], "enable") == 0;
+	static const enum rtd_ipc_perfmap_type types[] = {
+		RTD_IPC_PERFMAP_ALL, RTD_IPC_PERFMAP_JITDUMP,
+		RTD_IPC_PERFMAP_PERFMAP};
+	struct dn_target t = {0};
 	enum rtd_ipc_perfmap_type type = RTD_IPC_PERFMAP_ALL;
-	/* optional --type all|jitdump|perfmap after the target */
-	struct target_args t;
-	int oi, r = parse_target("dotnet perfmap", argc - 1, argv + 1, &t, &oi);
+	struct cli_parser p;
+	struct cli_val v;
+	int id;
+	cli_opt_init(&p, &c_perfmap, argc, argv);
+	while ((id = cli_opt_next(&p, &v)) > 0)
+		if (!dn_target_opt(id, &v, &t) && id == OPT_TYPE)
+			type = types[v.i];
+	if (id < 0)
+		return cli_opt_exit(id);
+	bool on = strcmp(p.pos[0], "enable") == 0;
+	if (!on && strcmp(p.pos[0], "disable") != 0)
+		return cli_cmd_usage(&c_perfmap, "want 'enable' or 'disable', "
+				     "not '%s'", p.pos[0]);
+	int r = dn_target_resolve(&c_perfmap, &t, true);
 	if (r >= 0)
 		return r;
-	oi++;
-	if (oi < argc && strcmp(argv[oi], "--type") == 0 && oi + 1 < argc) {
-		const char *ty = argv[oi + 1];
-		if (strcmp(ty, "all") == 0)
-			type = RTD_IPC_PERFMAP_ALL;
-		else if (strcmp(ty, "jitdump") == 0)
-			type = RTD_IPC_PERFMAP_JITDUMP;
-		else if (strcmp(ty, "perfmap") == 0)
-			type = RTD_IPC_PERFMAP_PERFMAP;
-		else
-			return cli_usage("dotnet perfmap", "--type is all, "
-					 "jitdump or perfmap, not '%s'", ty);
-		oi += 2;
-	}
-	if (oi < argc)
-		return cli_usage("dotnet perfmap", "unexpected '%s'", argv[oi]);
-	rtd_ipc_client *c = dn_client(t.pid, t.socket, 0);
+	rtd_ipc_client *c = dn_connect(&t, 0, NULL);
 	if (!c)
 		return CLI_FAIL;
 	int rc = on ? rtd_ipc_perfmap_enable(c, type) : rtd_ipc_perfmap_disable(c);
@@ -276,19 +339,22 @@ static int cmd_perfmap(int argc, char **argv)
 	return r;
 }
 
+static int cmd_startup_hook(int argc, char **argv);
+static const struct cli_cmd c_startup_hook = {
+	"dotnet startup-hook", "PATH", "add a startup hook assembly to a "
+	"runtime suspended at startup (DOTNET_DefaultDiagnosticPortSuspend=1), "
+	"then 'resume' it", target_only, 1, 1, 0, cmd_startup_hook, NULL};
+
 static int cmd_startup_hook(int argc, char **argv)
 {
-	struct target_args t;
-	int oi, r = parse_target("dotnet startup-hook", argc, argv, &t, &oi);
+	struct simple s;
+	int r = parse_simple(&c_startup_hook, argc, argv, &s);
 	if (r >= 0)
 		return r;
-	if (argc - oi != 1)
-		return cli_usage("dotnet startup-hook", "want the PATH of the "
-				 "hook assembly");
-	rtd_ipc_client *c = dn_client(t.pid, t.socket, 0);
+	rtd_ipc_client *c = dn_connect(&s.t, 0, NULL);
 	if (!c)
 		return CLI_FAIL;
-	int rc = rtd_ipc_apply_startup_hook(c, argv[oi]);
+	int rc = rtd_ipc_apply_startup_hook(c, s.p.pos[0]);
 	r = rc ? dn_fail(c, rc) : CLI_OK;
 	rtd_ipc_client_free(c);
 	return r;
@@ -296,67 +362,79 @@ static int cmd_startup_hook(int argc, char **argv)
 
 /* The options of attach-profiler and startup-profiler. */
 struct prof_args {
-	pid_t pid;
-	const char *sock, *path, *data;
+	struct dn_target t;
+	const char *path, *data;
 	uint8_t clsid[16];
-	unsigned timeout;
+	unsigned timeout_ms;
 };
 
-/* Parse them (--timeout/--data only when @attach); -1 to go on, or an
- * exit code. */
-static int parse_prof_args(const char *cmd, bool attach, int argc, char **argv,
+static const struct cli_opt attach_opts[] = {
+	DN_TARGET_OPTS,
+	{OPT_CLSID, "clsid", 0, CLI_ARG_STR, 0, "GUID",
+	 "the profiler's CLSID", 0, 0},
+	{OPT_PATH, "path", 0, CLI_ARG_STR, 0, "LIB",
+	 "the profiler library, as the target sees it (absolute)", 0, 0},
+	{OPT_TIMEOUT, "timeout", 0, CLI_ARG_DURATION, CLI_OPT_POSITIVE, "TIME",
+	 "how long the runtime may wait for a GC to end first (10 s)", 0, 3600},
+	{OPT_DATA, "data", 0, CLI_ARG_STR, 0, "TEXT",
+	 "client data handed to InitializeForAttach, as is", 0, 0},
+	{0},
+};
+
+static const struct cli_opt startup_prof_opts[] = {
+	DN_TARGET_OPTS,
+	{OPT_CLSID, "clsid", 0, CLI_ARG_STR, 0, "GUID",
+	 "the profiler's CLSID", 0, 0},
+	{OPT_PATH, "path", 0, CLI_ARG_STR, 0, "LIB",
+	 "the profiler library, as the target sees it (absolute)", 0, 0},
+	{0},
+};
+
+static int parse_prof_args(const struct cli_cmd *cmd, int argc, char **argv,
 			   struct prof_args *a)
 {
-	static const struct option opts[] = {
-		{"process-id", required_argument, NULL, 'p'},
-		{"socket", required_argument, NULL, 'S'},
-		{"clsid", required_argument, NULL, 'c'},
-		{"path", required_argument, NULL, 'l'},
-		{"timeout", required_argument, NULL, 't'},
-		{"data", required_argument, NULL, 'd'},
-		{NULL, 0, NULL, 0},
-	};
 	const char *clsid = NULL;
-	int ch;
+	struct cli_parser p;
+	struct cli_val v;
+	int id;
 	memset(a, 0, sizeof(*a));
-	a->timeout = 10000;
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+p:S:", opts, NULL)) != -1) {
-		if (!attach && (ch == 't' || ch == 'd'))
-			ch = '?';
-		switch (ch) {
-		case 'p':
-			if (dn_parse_pid(cmd, optarg, &a->pid))
-				return CLI_USAGE;
-			break;
-		case 'S': a->sock = optarg; break;
-		case 'c': clsid = optarg; break;
-		case 'l': a->path = optarg; break;
-		case 'd': a->data = optarg; break;
-		case 't': a->timeout = (unsigned)strtoul(optarg, NULL, 10); break;
-		default:
-			return cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
+	a->timeout_ms = 10000;
+	cli_opt_init(&p, cmd, argc, argv);
+	while ((id = cli_opt_next(&p, &v)) > 0) {
+		if (dn_target_opt(id, &v, &a->t))
+			continue;
+		switch (id) {
+		case OPT_CLSID: clsid = v.str; break;
+		case OPT_PATH: a->path = v.str; break;
+		case OPT_DATA: a->data = v.str; break;
+		case OPT_TIMEOUT: a->timeout_ms = (unsigned)(v.ns / 1000000); break;
 		}
 	}
-	if ((!a->pid && !a->sock) || !clsid || !a->path || optind != argc)
-		return cli_usage(cmd, "want -p PID --clsid GUID --path LIB");
+	if (id < 0)
+		return cli_opt_exit(id);
+	if (!clsid || !a->path)
+		return cli_cmd_usage(cmd, "want --clsid GUID --path LIB");
 	if (rtd_ipc_guid_parse(clsid, a->clsid))
-		return cli_usage(cmd, "'%s' is not a GUID", clsid);
-	return -1;
+		return cli_cmd_usage(cmd, "'%s' is not a GUID", clsid);
+	return dn_target_resolve(cmd, &a->t, true);
 }
+
+static int cmd_attach_profiler(int argc, char **argv);
+static const struct cli_cmd c_attach_profiler = {
+	"dotnet attach-profiler", NULL, "attach a CLR profiler to the running "
+	"runtime", attach_opts, 0, 0, 0, cmd_attach_profiler, NULL};
 
 static int cmd_attach_profiler(int argc, char **argv)
 {
 	struct prof_args a;
-	int r = parse_prof_args("dotnet attach-profiler", true, argc, argv, &a);
+	int r = parse_prof_args(&c_attach_profiler, argc, argv, &a);
 	if (r >= 0)
 		return r;
-	rtd_ipc_client *c = dn_client(a.pid, a.sock, (int)a.timeout + 5000);
+	rtd_ipc_client *c = dn_connect(&a.t, (int)a.timeout_ms + 5000, NULL);
 	if (!c)
 		return CLI_FAIL;
-	int rc = rtd_ipc_attach_profiler(c, a.timeout, a.clsid, a.path, a.data,
-					 a.data ? strlen(a.data) : 0);
+	int rc = rtd_ipc_attach_profiler(c, a.timeout_ms, a.clsid, a.path,
+					 a.data, a.data ? strlen(a.data) : 0);
 	r = rc ? dn_fail(c, rc) : CLI_OK;
 	rtd_ipc_client_free(c);
 	return r;
@@ -385,13 +463,19 @@ static int startup_profiler_retry(rtd_ipc_client *c, const uint8_t g[16],
 	return rc;
 }
 
+static int cmd_startup_profiler(int argc, char **argv);
+static const struct cli_cmd c_startup_profiler = {
+	"dotnet startup-profiler", NULL, "register a CLR profiler to load when "
+	"a runtime suspended at startup (DOTNET_DefaultDiagnosticPortSuspend=1) "
+	"is resumed", startup_prof_opts, 0, 0, 0, cmd_startup_profiler, NULL};
+
 static int cmd_startup_profiler(int argc, char **argv)
 {
 	struct prof_args a;
-	int r = parse_prof_args("dotnet startup-profiler", false, argc, argv, &a);
+	int r = parse_prof_args(&c_startup_profiler, argc, argv, &a);
 	if (r >= 0)
 		return r;
-	rtd_ipc_client *c = dn_client(a.pid, a.sock, 0);
+	rtd_ipc_client *c = dn_connect(&a.t, 0, NULL);
 	if (!c)
 		return CLI_FAIL;
 	int rc = startup_profiler_retry(c, a.clsid, a.path);
@@ -400,50 +484,54 @@ static int cmd_startup_profiler(int argc, char **argv)
 	return r;
 }
 
+static const struct cli_opt dump_opts[] = {
+	DN_TARGET_OPTS,
+	{OPT_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
+	 "where the runtime writes the core (made absolute)", 0, 0},
+	{OPT_TYPE, "type", 0, CLI_ARG_CHOICE, 0, "full|heap|mini|triage",
+	 "what the dump holds (default full)", 0, 0},
+	{OPT_CRASH, "crash-report", 0, CLI_ARG_NONE, 0, NULL,
+	 "also write FILE.crashreport.json", 0, 0},
+	{OPT_DIAG, "diag", 0, CLI_ARG_NONE, 0, NULL,
+	 "the runtime logs what it does to its stdout", 0, 0},
+	{0},
+};
+
+static int cmd_dump(int argc, char **argv);
+static const struct cli_cmd c_dump = {
+	"dotnet dump", NULL, "make the runtime write a core dump (ELF) of its "
+	"process", dump_opts, 0, 0, 0, cmd_dump, NULL};
+
 static int cmd_dump(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"process-id", required_argument, NULL, 'p'},
-		{"socket", required_argument, NULL, 'S'},
-		{"output", required_argument, NULL, 'o'},
-		{"type", required_argument, NULL, 't'},
-		{"crash-report", no_argument, NULL, 'c'},
-		{"diag", no_argument, NULL, 'd'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *cmd = "dotnet dump";
-	pid_t pid = 0;
-	const char *sock = NULL, *out = NULL;
+	static const enum rtd_ipc_dump_type types[] = {
+		RTD_IPC_DUMP_FULL, RTD_IPC_DUMP_HEAP, RTD_IPC_DUMP_MINI,
+		RTD_IPC_DUMP_TRIAGE};
+	struct dn_target t = {0};
+	const char *out = NULL;
 	enum rtd_ipc_dump_type type = RTD_IPC_DUMP_FULL;
 	uint32_t flags = 0;
-	int ch;
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+p:S:o:", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'p':
-			if (dn_parse_pid(cmd, optarg, &pid))
-				return CLI_USAGE;
-			break;
-		case 'S': sock = optarg; break;
-		case 'o': out = optarg; break;
-		case 'c': flags |= RTD_IPC_DUMP_CRASHREPORT; break;
-		case 'd': flags |= RTD_IPC_DUMP_LOG; break;
-		case 't':
-			if (!strcmp(optarg, "mini")) type = RTD_IPC_DUMP_MINI;
-			else if (!strcmp(optarg, "heap")) type = RTD_IPC_DUMP_HEAP;
-			else if (!strcmp(optarg, "triage")) type = RTD_IPC_DUMP_TRIAGE;
-			else if (!strcmp(optarg, "full")) type = RTD_IPC_DUMP_FULL;
-			else
-				return cli_usage(cmd, "--type is mini, heap, "
-						 "triage or full, not '%s'", optarg);
-			break;
-		default:
-			return cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
+	struct cli_parser p;
+	struct cli_val v;
+	int id;
+	cli_opt_init(&p, &c_dump, argc, argv);
+	while ((id = cli_opt_next(&p, &v)) > 0) {
+		if (dn_target_opt(id, &v, &t))
+			continue;
+		switch (id) {
+		case OPT_OUT: out = v.str; break;
+		case OPT_TYPE: type = types[v.i]; break;
+		case OPT_CRASH: flags |= RTD_IPC_DUMP_CRASHREPORT; break;
+		case OPT_DIAG: flags |= RTD_IPC_DUMP_LOG; break;
 		}
 	}
-	if ((!pid && !sock) || !out)
-		return cli_usage(cmd, "want -p PID -o FILE");
+	if (id < 0)
+		return cli_opt_exit(id);
+	if (!out)
+		return cli_cmd_usage(&c_dump, "where to? give -o FILE");
+	int r = dn_target_resolve(&c_dump, &t, true);
+	if (r >= 0)
+		return r;
 	/* The runtime writes the file: give it an absolute path. */
 	char abs[4096];
 	if (out[0] != '/') {
@@ -453,111 +541,171 @@ static int cmd_dump(int argc, char **argv)
 		snprintf(abs, sizeof(abs), "%s/%s", cwd, out);
 		out = abs;
 	}
-	rtd_ipc_client *c = dn_client(pid, sock, 300000);
+	if (cli_out_check(out))
+		return CLI_FAIL;
+	rtd_ipc_client *c = dn_connect(&t, 300000, NULL);
 	if (!c)
 		return CLI_FAIL;
 	int rc = rtd_ipc_dump(c, out, type, flags, NULL, 0);
-	int r = rc ? dn_fail(c, rc) : CLI_OK;
+	r = rc ? dn_fail(c, rc) : CLI_OK;
 	if (!rc)
 		fprintf(stderr, "rtdiag: wrote %s\n", out);
 	rtd_ipc_client_free(c);
 	return r;
 }
 
+static const struct cli_opt stop_opts[] = {
+	DN_TARGET_OPTS,
+	{OPT_SESSION, "session", 0, CLI_ARG_STR, 0, "ID",
+	 "the session, as 'rtdiag dotnet collect' printed it", 0, 0},
+	{0},
+};
+
+static int cmd_stop(int argc, char **argv);
+static const struct cli_cmd c_stop = {
+	"dotnet stop", NULL, "stop an EventPipe session", stop_opts, 0, 0, 0,
+	cmd_stop, "The runtime answers OK to any id; an id that is no address "
+	"of the target is\nrefused here (a session id is the address of the "
+	"runtime's session object).\n"};
+
 static int cmd_stop(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"process-id", required_argument, NULL, 'p'},
-		{"socket", required_argument, NULL, 'S'},
-		{"session", required_argument, NULL, 's'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *cmd = "dotnet stop";
-	pid_t pid = 0;
-	const char *sock = NULL, *sid = NULL;
-	int ch;
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+p:S:s:", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'p':
-			if (dn_parse_pid(cmd, optarg, &pid))
-				return CLI_USAGE;
-			break;
-		case 'S': sock = optarg; break;
-		case 's': sid = optarg; break;
-		default:
-			return cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if ((!pid && !sock) || !sid)
-		return cli_usage(cmd, "want -p PID --session ID");
+	struct dn_target t = {0};
+	const char *sid = NULL;
+	struct cli_parser p;
+	struct cli_val v;
+	int id;
+	cli_opt_init(&p, &c_stop, argc, argv);
+	while ((id = cli_opt_next(&p, &v)) > 0)
+		if (!dn_target_opt(id, &v, &t) && id == OPT_SESSION)
+			sid = v.str;
+	if (id < 0)
+		return cli_opt_exit(id);
+	if (!sid)
+		return cli_cmd_usage(&c_stop, "which session? give --session ID");
 	char *end;
 	errno = 0;
-	unsigned long long id = strtoull(sid, &end, 0);
-	if (errno || *end)
-		return cli_usage(cmd, "'%s' is not a session id", sid);
-	if (pid) {
-		/* the runtime answers OK to any id: check it can be one */
-		int m = rtd_ipc_session_id_mapped(pid, id);
-		if (m == 0)
-			return cli_fail("pid %d has no session %s (a session id "
-					"is an address in the target, as 'rtdiag "
-					"dotnet collect' prints it)", (int)pid, sid);
-	}
-	rtd_ipc_client *c = dn_client(pid, sock, 0);
+	unsigned long long sess = strtoull(sid, &end, 0);
+	if (errno || *end || !*sid)
+		return cli_cmd_usage(&c_stop, "'%s' is not a session id", sid);
+	int r = dn_target_resolve(&c_stop, &t, true);
+	if (r >= 0)
+		return r;
+	if (t.pid && rtd_ipc_session_id_mapped(t.pid, sess) == 0)
+		return cli_fail("pid %d has no session %s (a session id is an "
+				"address in the target, as 'rtdiag dotnet "
+				"collect' prints it)", (int)t.pid, sid);
+	rtd_ipc_client *c = dn_connect(&t, 0, NULL);
 	if (!c)
 		return CLI_FAIL;
-	int rc = rtd_ipc_stop_tracing(c, id);
-	int r = rc ? dn_fail(c, rc) : CLI_OK;
+	int rc = rtd_ipc_stop_tracing(c, sess);
+	r = rc ? dn_fail(c, rc) : CLI_OK;
+	rtd_ipc_client_free(c);
+	return r;
+}
+
+static const struct cli_opt listen_opts[] = {
+	{OPT_COUNT, "count", 'n', CLI_ARG_INT, CLI_OPT_POSITIVE, "N",
+	 "end after N runtimes", 0, 0},
+	{OPT_TIMEOUT, "timeout", 't', CLI_ARG_DURATION, CLI_OPT_POSITIVE, "TIME",
+	 "fail when no runtime connects within TIME", 0, 0},
+	{OPT_NORESUME, "no-resume", 0, CLI_ARG_NONE, 0, NULL,
+	 "leave the runtimes suspended", 0, 0},
+	{OPT_STARTUP_PROF, "startup-profiler", 0, CLI_ARG_STR, 0, "CLSID,PATH",
+	 "register this CLR profiler on each runtime before resuming it", 0, 0},
+	{0},
+};
+
+static int cmd_listen(int argc, char **argv);
+static const struct cli_cmd c_listen = {
+	"dotnet listen", "SOCKET", "accept runtimes started with "
+	"DOTNET_DiagnosticPorts=SOCKET: print each, with --startup-profiler "
+	"register that CLR profiler to load at startup, and resume it",
+	listen_opts, 1, 1, 0, cmd_listen, NULL};
+
+/* Print one runtime that connected; register the profiler and resume it
+ * as asked. Returns 0, or an exit code to end with. */
+static int listen_one(rtd_ipc_listener *l, const struct rtd_ipc_advertise *adv,
+		      int fd, const char *prof_path, const uint8_t *clsid,
+		      bool resume)
+{
+	rtd_ipc_client *c = rtd_ipc_client_new_listener(l, adv, fd, NULL, NULL);
+	struct rtd_ipc_process_info pi;
+	char g[40];
+	int rc = c ? rtd_ipc_process_info(c, 3, &pi) : -ENOMEM;
+	printf("pid %llu cookie %s", (unsigned long long)adv->pid,
+	       rtd_ipc_guid_format(adv->cookie, g, sizeof(g)));
+	if (!rc) {
+		printf(" version %s: %s\n", pi.clr_version, pi.cmdline);
+		rtd_ipc_process_info_clear(&pi);
+	} else {
+		printf(" (ProcessInfo failed: %s)\n",
+		       c ? rtd_ipc_client_errmsg(c) : "out of memory");
+	}
+	fflush(stdout);
+	int r = 0;
+	if (c && prof_path) {
+		rc = startup_profiler_retry(c, clsid, prof_path);
+		if (rc) {
+			/* do not resume a runtime without the profiler that
+			 * was asked for */
+			r = cli_fail("%s", rtd_ipc_client_errmsg(c));
+			rtd_ipc_client_free(c);
+			return r;
+		}
+		fprintf(stderr, "rtdiag: pid %llu: startup profiler %s\n",
+			(unsigned long long)adv->pid, prof_path);
+	}
+	if (c && resume) {
+		rc = rtd_ipc_resume_runtime(c);
+		if (rc)
+			fprintf(stderr, "rtdiag: %s\n", rtd_ipc_client_errmsg(c));
+		else
+			fprintf(stderr, "rtdiag: pid %llu resumed\n",
+				(unsigned long long)adv->pid);
+	}
 	rtd_ipc_client_free(c);
 	return r;
 }
 
 static int cmd_listen(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"count", required_argument, NULL, 'n'},
-		{"timeout", required_argument, NULL, 't'},
-		{"no-resume", no_argument, NULL, 'R'},
-		{"startup-profiler", required_argument, NULL, 'P'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *cmd = "dotnet listen";
-	long count = 0, timeout = -1;
+	long long count = 0;
+	int timeout_ms = -1;
 	bool resume = true;
 	const char *prof_path = NULL;
 	uint8_t prof_clsid[16];
-	int ch;
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "n:t:", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'n': count = strtol(optarg, NULL, 10); break;
-		case 't': timeout = strtol(optarg, NULL, 10) * 1000; break;
-		case 'R': resume = false; break;
-		case 'P': {
+	struct cli_parser p;
+	struct cli_val v;
+	int id;
+	cli_opt_init(&p, &c_listen, argc, argv);
+	while ((id = cli_opt_next(&p, &v)) > 0) {
+		switch (id) {
+		case OPT_COUNT: count = v.i; break;
+		case OPT_TIMEOUT: timeout_ms = (int)(v.ns / 1000000); break;
+		case OPT_NORESUME: resume = false; break;
+		case OPT_STARTUP_PROF: {
 			/* CLSID,PATH: a GUID has no comma, a path may */
-			const char *comma = strchr(optarg, ',');
+			const char *comma = strchr(v.str, ',');
 			char gs[64];
-			size_t gl = comma ? (size_t)(comma - optarg) : 0;
+			size_t gl = comma ? (size_t)(comma - v.str) : 0;
 			if (!comma || !comma[1] || gl >= sizeof(gs))
-				return cli_usage(cmd, "--startup-profiler wants "
-						 "CLSID,PATH, not '%s'", optarg);
-			memcpy(gs, optarg, gl);
+				return cli_cmd_usage(&c_listen, "--startup-profiler "
+						     "wants CLSID,PATH, not '%s'",
+						     v.str);
+			memcpy(gs, v.str, gl);
 			gs[gl] = 0;
 			if (rtd_ipc_guid_parse(gs, prof_clsid))
-				return cli_usage(cmd, "'%s' is not a GUID", gs);
+				return cli_cmd_usage(&c_listen, "'%s' is not a "
+						     "GUID", gs);
 			prof_path = comma + 1;
 			break;
 		}
-		default:
-			return cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (argc - optind != 1)
-		return cli_usage(cmd, "want the SOCKET path to listen on");
-	const char *path = argv[optind];
+	if (id < 0)
+		return cli_opt_exit(id);
+	const char *path = p.pos[0];
 	int err = 0;
 	rtd_ipc_listener *l = rtd_ipc_listen(path, &err);
 	if (!l)
@@ -565,7 +713,7 @@ static int cmd_listen(int argc, char **argv)
 	dn_catch_signals();
 	fprintf(stderr, "rtdiag: listening on %s (start a runtime with "
 			"DOTNET_DiagnosticPorts=%s)\n", path, path);
-	long seen = 0;
+	long long seen = 0;
 	int r = CLI_OK;
 	/* Remember cookies: a runtime reconnects after each command and
 	 * advertises again; report each runtime once. */
@@ -574,13 +722,12 @@ static int cmd_listen(int argc, char **argv)
 	while (!dn_stop_flag && (!count || seen < count)) {
 		struct rtd_ipc_advertise adv;
 		int fd;
-		int rc = rtd_ipc_listener_accept(l, timeout < 0 ? -1 : (int)timeout,
-						 &adv, &fd);
+		int rc = rtd_ipc_listener_accept(l, timeout_ms, &adv, &fd);
 		if (rc == -EINTR)
 			continue;
 		if (rc == -RTD_E_IPC_TIMEOUT) {
-			r = cli_fail("%s: no runtime connected within %ld s",
-				     path, timeout / 1000);
+			r = cli_fail("%s: no runtime connected within %.1f s",
+				     path, timeout_ms / 1000.0);
 			break;
 		}
 		if (rc == -RTD_E_IPC_PROTOCOL) {
@@ -608,135 +755,36 @@ static int cmd_listen(int argc, char **argv)
 		cookies = nc;
 		memcpy(cookies[ncookies++], adv.cookie, 16);
 		seen++;
-		rtd_ipc_client *c = rtd_ipc_client_new_listener(l, &adv, fd, NULL, NULL);
-		struct rtd_ipc_process_info pi;
-		char g[40];
-		rc = c ? rtd_ipc_process_info(c, 3, &pi) : -ENOMEM;
-		printf("pid %llu cookie %s", (unsigned long long)adv.pid,
-		       rtd_ipc_guid_format(adv.cookie, g, sizeof(g)));
-		if (!rc) {
-			printf(" version %s: %s\n", pi.clr_version, pi.cmdline);
-			rtd_ipc_process_info_clear(&pi);
-		} else {
-			printf(" (ProcessInfo failed: %s)\n",
-			       c ? rtd_ipc_client_errmsg(c) : "out of memory");
-		}
-		fflush(stdout);
-		if (c && prof_path) {
-			rc = startup_profiler_retry(c, prof_clsid, prof_path);
-			if (rc) {
-				/* do not resume a runtime without the profiler
-				 * that was asked for */
-				r = cli_fail("%s", rtd_ipc_client_errmsg(c));
-				rtd_ipc_client_free(c);
-				break;
-			}
-			fprintf(stderr, "rtdiag: pid %llu: startup profiler %s\n",
-				(unsigned long long)adv.pid, prof_path);
-		}
-		if (c && resume) {
-			rc = rtd_ipc_resume_runtime(c);
-			if (rc)
-				fprintf(stderr, "rtdiag: %s\n", rtd_ipc_client_errmsg(c));
-			else
-				fprintf(stderr, "rtdiag: pid %llu resumed\n",
-					(unsigned long long)adv.pid);
-		}
-		rtd_ipc_client_free(c);
+		r = listen_one(l, &adv, fd, prof_path, prof_clsid, resume);
+		if (r)
+			break;
 	}
 	free(cookies);
 	rtd_ipc_listener_free(l);
 	return r;
 }
 
-static const struct dn_sub {
-	const char *name;
-	int (*run)(int, char **);
-	const char *usage;
-	const char *help;
-} subs[] = {
-	{"ps", cmd_ps, "", "list .NET processes with a diagnostic socket: pid, "
-	 "name, runtime version, command line"},
-	{"info", cmd_info, "-p PID", "process info (ProcessInfo3, falling back "
-	 "to 2 and 1)"},
-	{"env", cmd_env, "-p PID", "the target's environment, one NAME=value a line"},
-	{"setenv", cmd_setenv, "-p PID NAME VALUE", "set an environment variable "
-	 "inside the target (empty VALUE unsets)"},
-	{"resume", cmd_resume, "-p PID", "resume a runtime suspended at startup"},
-	{"perfmap", cmd_perfmap, "enable|disable -p PID [--type all|jitdump|perfmap]",
-	 "make the runtime write /tmp/perf-PID.map and jitdump files, or stop"},
-	{"startup-hook", cmd_startup_hook, "-p PID PATH", "add a startup hook "
-	 "assembly to a runtime suspended at startup "
-	 "(DOTNET_DefaultDiagnosticPortSuspend=1), then 'resume' it"},
-	{"attach-profiler", cmd_attach_profiler,
-	 "-p PID --clsid GUID --path LIB [--timeout MS] [--data TEXT]",
-	 "attach a CLR profiler to the running runtime"},
-	{"startup-profiler", cmd_startup_profiler,
-	 "-p PID --clsid GUID --path LIB", "register a CLR profiler to load "
-	 "when a runtime suspended at startup (DOTNET_DefaultDiagnosticPortSuspend=1) "
-	 "is resumed"},
-	{"dump", cmd_dump, "-p PID -o FILE [--type mini|heap|triage|full] "
-	 "[--crash-report] [--diag]", "make the runtime write a core dump (ELF) of "
-	 "its process"},
-	{"stop", cmd_stop, "-p PID --session ID", "stop an EventPipe session"},
-	{"listen", cmd_listen, "SOCKET [--count N] [--timeout S] [--no-resume] "
-	 "[--startup-profiler CLSID,PATH]",
-	 "accept runtimes started with DOTNET_DiagnosticPorts=SOCKET: print each, "
-	 "with --startup-profiler register that CLR profiler to load at startup, "
-	 "and resume it"},
-	{"collect", dn_cmd_collect, "(-p PID | -- COMMAND ARGS) [--providers SPEC] "
-	 "[--profile NAME] [--duration S] [--buffer-mb N] [--no-rundown] "
-	 "[--rundown-wait S] [--record FILE] -o FILE",
-	 "record an EventPipe trace (nettrace); SIGINT/SIGTERM stop it cleanly"},
-	{"replay", dn_cmd_replay, "RECORDING [-o FILE]", "play a recording made "
-	 "with 'collect --record' through the decoder (and into FILE)"},
-	{"profile", dn_cmd_profile, "(-p PID | -- COMMAND ARGS) [--duration S] "
-	 "[-o FILE [--top]]", "CPU-sample the process: folded stacks to FILE, "
-	 "and/or the ten hottest methods"},
+static const struct cli_cmd *const cmds[] = {
+	&c_ps, &c_info, &c_env, &c_setenv, &c_resume, &c_perfmap,
+	&c_startup_hook, &c_attach_profiler, &c_startup_profiler, &c_dump,
+	&c_stop, &c_listen, &dn_cmd_collect, &dn_cmd_replay, &dn_cmd_profile,
+	&dn_cmd_stack, &dn_cmd_counters, &dn_cmd_gcdump,
+	NULL,
 };
-#define NSUBS (sizeof(subs) / sizeof(subs[0]))
 
-bool dn_help(FILE *f, const char *sub)
-{
-	if (sub) {
-		for (size_t i = 0; i < NSUBS; i++)
-			if (strcmp(subs[i].name, sub) == 0) {
-				fprintf(f, "usage: rtdiag dotnet %s %s\n\n%s.\n",
-					subs[i].name, subs[i].usage, subs[i].help);
-				if (!strcmp(sub, "collect") || !strcmp(sub, "profile"))
-					dn_collect_help(f, sub);
-				return true;
-			}
-		return false;
-	}
-	fprintf(f, "usage: rtdiag dotnet SUBCOMMAND ...\n\n"
-		   "Talk to running .NET processes over the diagnostics IPC "
-		   "protocol.\nA target is -p PID (its socket is found through "
-		   "/proc/PID/root and its TMPDIR)\nor --socket PATH.\n\n"
-		   "subcommands:\n");
-	for (size_t i = 0; i < NSUBS; i++)
-		fprintf(f, "  %-16s %s\n", subs[i].name, subs[i].help);
-	return true;
-}
+static const char summary[] =
+	"Talk to running .NET processes over the diagnostics IPC protocol.\n"
+	"A target is -p PID (its socket is found through /proc/PID/root and "
+	"its TMPDIR),\n-n NAME, or --socket PATH.";
 
 static int run(int argc, char **argv)
 {
-	if (argc < 2)
-		return cli_usage("dotnet", "missing subcommand");
-	for (size_t i = 0; i < NSUBS; i++)
-		if (strcmp(subs[i].name, argv[1]) == 0) {
-			if (argc > 2 && cli_is_help(argv[2])) {
-				dn_help(stdout, argv[1]);
-				return CLI_OK;
-			}
-			return subs[i].run(argc - 1, argv + 1);
-		}
-	return cli_usage("dotnet", "no subcommand '%s'", argv[1]);
+	return cli_group_run("dotnet", cmds, argc, argv);
 }
 
 static bool help(FILE *f, const char *sub)
 {
-	return dn_help(f, sub);
+	return cli_group_help(f, "dotnet", summary, cmds, sub);
 }
 
 const struct cli_group cli_group_dotnet = {

@@ -1,50 +1,190 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dotnet_collect.c - 'rtdiag dotnet collect' and 'rtdiag dotnet profile':
- * an EventPipe session from a running process (-p) or from a program we
- * start suspended through a reverse connection (-- COMMAND).
+ * dotnet_collect.c - 'rtdiag dotnet collect', 'profile' and 'replay': an
+ * EventPipe session from a running process (-p/-n/--socket) or from a
+ * program started suspended through a reverse connection (-- COMMAND),
+ * into a nettrace file or into profiles.
  */
+#include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "dotnet_cli.h"
+#include "dotnet_session.h"
+#include "out.h"
 #include "rtdiag/ipc.h"
 #include "rtdiag/nettrace.h"
 #include "rtdiag/profile.h"
-
-struct collect_args {
-	pid_t pid;
-	const char *socket;
-	const char *out;
-	const char *record;
-	double duration;
-	double rundown_wait;
-	unsigned buffer_mb;
-	bool no_rundown;
-	bool top; /* profile: print the top ten even with -o */
-	bool dry_run; /* print the session request and stop */
-	bool no_stackwalk;
-	uint64_t rundown_keyword; /* 0: the library's default */
-	bool filters_optional;
-	char **command; /* after "--" */
-	struct rtd_ipc_providers prov;
-};
 
 /* A started child and the reverse connection it made to us. */
 struct launch {
 	rtd_ipc_listener *l;
 	pid_t child;
+	int status; /* its wait status, once it ended (child == 0) */
+	bool ended;
 	char path[108];
 };
 
-/* --dry-run: what the session would ask the runtime for; the providers
- * in dotnet-trace's syntax, so the same request can be given to it. */
+/* ---- options ------------------------------------------------------------ */
+
+#define SESSION_OPTS                                                           \
+	{O_DURATION, "duration", 'd', CLI_ARG_DURATION, CLI_OPT_POSITIVE,      \
+	 "TIME", "stop after TIME (1.5, 1.5s, 200ms, 2m, hh:mm:ss); a program " \
+	 "rtdiag started is then ended", 0, 0},                                \
+	{O_BUFFER, "buffer-mb", 0, CLI_ARG_INT, 0, "N",                        \
+	 "the runtime's circular buffer (default 256)", 1, 4096},              \
+	{O_BUFFER, "buffersize", 0, CLI_ARG_INT, CLI_OPT_HIDDEN, "N",          \
+	 "dotnet-trace's name for --buffer-mb", 1, 4096},                      \
+	{O_NO_RUNDOWN, "no-rundown", 0, CLI_ARG_NONE, 0, NULL,                 \
+	 "no rundown at the end (no method names for what ran before)", 0, 0}, \
+	{O_RUNDOWN_WAIT, "rundown-wait", 0, CLI_ARG_DURATION,                  \
+	 CLI_OPT_POSITIVE, "TIME", "read the rundown for at most TIME after "  \
+	 "the stop (30 s)", 0, 0},                                             \
+	{O_RECORD, "record", 0, CLI_ARG_STR, 0, "FILE",                        \
+	 "keep every byte exchanged, for 'rtdiag dotnet replay'", 0, 0},       \
+	{O_DRY_RUN, "dry-run", 0, CLI_ARG_NONE, 0, NULL,                       \
+	 "print what the session asks the runtime for, and stop", 0, 0}
+
+static const struct cli_opt collect_opts[] = {
+	DN_TARGET_OPTS,
+	{O_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
+	 "the nettrace file (default NAME_YYYYMMDD_HHMMSS.nettrace; - for "
+	 "stdout)", 0, 0},
+	{O_PROVIDERS, "providers", 0, CLI_ARG_STR, CLI_OPT_REPEAT, "SPEC",
+	 "Name[:Keywords[:Level[:Args]]],... (dotnet-trace's syntax)", 0, 0},
+	{O_PROFILE, "profile", 0, CLI_ARG_STR, CLI_OPT_REPEAT, "NAME[,NAME]",
+	 "a named set of providers (see below)", 0, 0},
+	{O_CLREVENTS, "clrevents", 0, CLI_ARG_STR, 0, "K+K...",
+	 "runtime keywords by name: gc+jit+loader+exception...", 0, 0},
+	{O_CLREVENTLEVEL, "clreventlevel", 0, CLI_ARG_STR, 0, "LEVEL",
+	 "level of --clrevents (default Informational)", 0, 0},
+	{O_NO_STACKWALK, "no-stackwalk", 0, CLI_ARG_NONE, 0, NULL,
+	 "events carry no stacks (the sampler's samples still do)", 0, 0},
+	SESSION_OPTS,
+	{0},
+};
+
+static const struct cli_opt profile_opts[] = {
+	DN_TARGET_OPTS,
+	{O_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
+	 "write the profile to FILE (format from --format or the name: "
+	 ".pb.gz pprof, .svg, .speedscope.json, .folded; default folded)",
+	 0, 0},
+	{O_FORMAT, "format", 'f', CLI_ARG_CHOICE, 0,
+	 "folded|pprof|top|svg|speedscope", "the output format", 0, 0},
+	{O_TYPE, "type", 't', CLI_ARG_STR, CLI_OPT_REPEAT,
+	 "cpu,alloc,lock,exception", "what to profile, several at once in one "
+	 "session (default cpu)", 0, 0},
+	{O_CPU, "cpu", 0, CLI_ARG_NONE, 0, NULL,
+	 "keep only the samples of threads running managed code (default: "
+	 "thread time of every thread, running or waiting)", 0, 0},
+	{O_MANAGED_ONLY, "managed-only", 0, CLI_ARG_NONE, CLI_OPT_HIDDEN, NULL,
+	 "dotnetdiag's --managed-only", 0, 0},
+	{O_TOP, "top", 0, CLI_ARG_NONE, 0, NULL,
+	 "print the hottest frames too when writing -o", 0, 0},
+	SESSION_OPTS,
+	{0},
+};
+
+/* Providers from --providers, --profile and --clrevents. */
+static int add_clrevents(const struct cli_cmd *cmd, struct collect_args *a,
+			 const char *events, const char *level)
+{
+	uint64_t kw = 0;
+	char bad[128];
+	if (rtd_ipc_clrevents_parse(events, &kw, bad, sizeof(bad)))
+		return cli_cmd_usage(cmd, "--clrevents: '%s' is not a runtime "
+				     "keyword (gc, gchandle, loader, jit, "
+				     "exception, contention, threading, type, ... "
+				     "see dotnet-trace's list)", bad);
+	char spec[160], perr[256];
+	snprintf(spec, sizeof(spec), "Microsoft-Windows-DotNETRuntime:0x%llx:%s",
+		 (unsigned long long)kw, level ? level : "4");
+	if (rtd_ipc_providers_parse(spec, &a->prov, perr, sizeof(perr)))
+		return cli_cmd_usage(cmd, "--clreventlevel: %s", perr);
+	return -1;
+}
+
+static int add_profiles(const struct cli_cmd *cmd, struct collect_args *a,
+			const char *list)
+{
+	char *dup = strdup(list);
+	if (!dup)
+		return cli_fail("out of memory");
+	int r = -1;
+	for (char *save = NULL, *n = strtok_r(dup, ",", &save); n && r < 0;
+	     n = strtok_r(NULL, ",", &save)) {
+		if (rtd_ipc_providers_add_profile(n, &a->prov) == 0)
+			continue;
+		char names[256] = "";
+		for (const char *const *k = rtd_ipc_profile_names(); *k; k++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names),
+				 "%s%s", names[0] ? ", " : "", *k);
+		r = cli_cmd_usage(cmd, "no profile '%s' (known: %s)", n, names);
+	}
+	free(dup);
+	return r;
+}
+
+static int parse_kinds(const struct cli_cmd *cmd, const char *s, unsigned *kinds)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} k[] = {{"cpu", RTD_IPC_PROFILE_CPU},
+		 {"alloc", RTD_IPC_PROFILE_ALLOC},
+		 {"lock", RTD_IPC_PROFILE_LOCK},
+		 {"exception", RTD_IPC_PROFILE_EXCEPTION}};
+	while (*s) {
+		size_t n = strcspn(s, ",");
+		size_t i = 0;
+		for (; i < sizeof(k) / sizeof(k[0]); i++)
+			if (strlen(k[i].name) == n && !strncmp(k[i].name, s, n))
+				break;
+		if (i == sizeof(k) / sizeof(k[0]))
+			return cli_cmd_usage(cmd, "--type: '%.*s' is not cpu, "
+					     "alloc, lock or exception", (int)n, s);
+		*kinds |= k[i].bit;
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	return -1;
+}
+
+/* The name a default output file starts with. */
+static const char *default_stem(const struct collect_args *a, char *buf,
+				size_t len)
+{
+	if (a->command) {
+		/* "dotnet X.dll ..." is X; else the program's file name */
+		const char *prog = a->command[0];
+		const char *b = strrchr(prog, '/');
+		b = b ? b + 1 : prog;
+		if (!strcmp(b, "dotnet") && a->command[1] &&
+		    a->command[1][0] != '-')
+			prog = a->command[1];
+		b = strrchr(prog, '/');
+		b = b ? b + 1 : prog;
+		snprintf(buf, len, "%s", b);
+		char *dot = strrchr(buf, '.');
+		if (dot && !strcmp(dot, ".dll"))
+			*dot = 0;
+		return buf;
+	}
+	if (a->t.pid)
+		return dn_proc_name(a->t.pid, buf, len);
+	return "trace";
+}
+
+/* --dry-run: what the session would ask the runtime for; the providers in
+ * dotnet-trace's syntax, so the same request can be given to it. */
 static int print_request(const struct collect_args *a)
 {
 	printf("providers: ");
@@ -78,123 +218,179 @@ static int print_request(const struct collect_args *a)
 	return CLI_OK;
 }
 
-static int parse_collect(const char *cmd, int argc, char **argv,
-			 struct collect_args *a, bool profile)
+enum { MODE_COLLECT, MODE_PROFILE, MODE_STACK };
+
+static int parse_collect(const struct cli_cmd *cmd, int argc, char **argv,
+			 struct collect_args *a, int mode)
 {
-	static const struct option opts[] = {
-		{"process-id", required_argument, NULL, 'p'},
-		{"socket", required_argument, NULL, 'S'},
-		{"output", required_argument, NULL, 'o'},
-		{"providers", required_argument, NULL, 'P'},
-		{"profile", required_argument, NULL, 'F'},
-		{"duration", required_argument, NULL, 'd'},
-		{"buffer-mb", required_argument, NULL, 'b'},
-		{"no-rundown", no_argument, NULL, 'R'},
-		{"rundown-wait", required_argument, NULL, 'w'},
-		{"record", required_argument, NULL, 'r'},
-		{"top", no_argument, NULL, 'T'},
-		{"dry-run", no_argument, NULL, 'n'},
-		{"no-stackwalk", no_argument, NULL, 'K'},
-		{NULL, 0, NULL, 0},
-	};
-	int ch;
+	bool profile = mode != MODE_COLLECT;
+	struct cli_parser p;
+	struct cli_val v;
+	int id, r;
+	const char *clrevents = NULL, *clrlevel = NULL;
 	char perr[512];
 	memset(a, 0, sizeof(*a));
 	a->rundown_wait = 30;
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+p:S:o:", opts, NULL)) != -1) {
-		char *end;
-		switch (ch) {
-		case 'p':
-			if (dn_parse_pid(cmd, optarg, &a->pid))
-				return CLI_USAGE;
+	cli_opt_init(&p, cmd, argc, argv);
+	while ((id = cli_opt_next(&p, &v)) > 0) {
+		if (dn_target_opt(id, &v, &a->t))
+			continue;
+		switch (id) {
+		case O_OUT: a->out = v.str; break;
+		case O_RECORD: a->record = v.str; break;
+		case O_NO_RUNDOWN: a->no_rundown = true; break;
+		case O_DRY_RUN: a->dry_run = true; break;
+		case O_NO_STACKWALK: a->no_stackwalk = true; break;
+		case O_TOP: a->top = 10; break;
+		case O_CPU: a->cpu = true; break;
+		case O_MANAGED_ONLY: a->managed_only = true; break;
+		case O_DURATION: a->duration = v.d; break;
+		case O_RUNDOWN_WAIT: a->rundown_wait = v.d; break;
+		case O_BUFFER: a->buffer_mb = (unsigned)v.i; break;
+		case O_CLREVENTS: clrevents = v.str; break;
+		case O_CLREVENTLEVEL: clrlevel = v.str; break;
+		case O_FORMAT:
+			a->format = rtd_profile_format_from_name(v.str);
 			break;
-		case 'S': a->socket = optarg; break;
-		case 'o': a->out = optarg; break;
-		case 'r': a->record = optarg; break;
-		case 'R': a->no_rundown = true; break;
-		case 'n': a->dry_run = true; break;
-		case 'K': a->no_stackwalk = true; break;
-		case 'T':
-			if (!profile)
-				goto unknown;
-			a->top = true;
+		case O_TYPE:
+			if ((r = parse_kinds(cmd, v.str, &a->kinds)) >= 0)
+				return r;
 			break;
-		case 'P':
-			if (profile)
-				goto unknown;
-			if (rtd_ipc_providers_parse(optarg, &a->prov, perr,
+		case O_PROFILE:
+			if ((r = add_profiles(cmd, a, v.str)) >= 0)
+				return r;
+			break;
+		case O_PROVIDERS:
+			if (rtd_ipc_providers_parse(v.str, &a->prov, perr,
 						    sizeof(perr)))
-				return cli_usage(cmd, "--providers: %s", perr);
+				return cli_cmd_usage(cmd, "--providers: %s", perr);
 			break;
-		case 'F':
-			if (profile)
-				goto unknown;
-			if (rtd_ipc_providers_add_profile(optarg, &a->prov)) {
-				char names[256] = "";
-				for (const char *const *n = rtd_ipc_profile_names(); *n; n++)
-					snprintf(names + strlen(names),
-						 sizeof(names) - strlen(names),
-						 "%s%s", names[0] ? ", " : "", *n);
-				return cli_usage(cmd, "no profile '%s' (known: %s)",
-						 optarg, names);
-			}
-			break;
-		case 'd':
-		case 'w': {
-			double v = strtod(optarg, &end);
-			if (*end || v <= 0)
-				return cli_usage(cmd, "'%s' is not a number of "
-						 "seconds", optarg);
-			if (ch == 'd')
-				a->duration = v;
-			else
-				a->rundown_wait = v;
-			break;
-		}
-		case 'b': {
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || v == 0 || v > 4096)
-				return cli_usage(cmd, "--buffer-mb wants 1 to 4096");
-			a->buffer_mb = (unsigned)v;
-			break;
-		}
-		default:
-		unknown:
-			return cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind < argc) {
-		if (strcmp(argv[optind - 1], "--") != 0)
-			return cli_usage(cmd, "unexpected '%s' (a program to "
-					 "start goes after --)", argv[optind]);
-		a->command = argv + optind;
-	}
-	if (!a->pid && !a->socket && !a->command && !a->dry_run)
-		return cli_usage(cmd, "which process? give -p PID or -- COMMAND");
-	if ((a->pid || a->socket) && a->command)
-		return cli_usage(cmd, "give -p PID or -- COMMAND, not both");
-	if (!a->out && !profile && !a->dry_run)
-		return cli_usage(cmd, "where to? give -o FILE");
+	if (id < 0)
+		return cli_opt_exit(id);
+	if (clrlevel && !clrevents)
+		return cli_cmd_usage(cmd, "--clreventlevel goes with --clrevents");
+	if (clrevents && (r = add_clrevents(cmd, a, clrevents, clrlevel)) >= 0)
+		return r;
+	if (p.rest)
+		a->command = p.rest;
+	if (a->command && (a->t.pid || a->t.name || a->t.socket))
+		return cli_cmd_usage(cmd, "give -p PID, -n NAME or -- COMMAND, "
+				     "not both");
+	if (!a->command && !a->dry_run &&
+	    (r = dn_target_resolve(cmd, &a->t, true)) >= 0)
+		return r;
 	if (profile) {
 		struct rtd_ipc_session_opts so = {.sz = sizeof(so)};
-		int rc = rtd_ipc_profile_request(RTD_IPC_PROFILE_CPU, &a->prov,
-						 &so);
+		if (!a->kinds)
+			a->kinds = RTD_IPC_PROFILE_CPU;
+		if (a->cpu && !(a->kinds & RTD_IPC_PROFILE_CPU))
+			return cli_cmd_usage(cmd, "--cpu is for --type cpu");
+		int rc = rtd_ipc_profile_request(a->kinds, &a->prov, &so);
 		if (rc)
 			return cli_fail("%s", rtd_strerror(rc));
 		a->no_stackwalk |= so.no_stackwalk;
 		a->rundown_keyword = so.rundown_keyword;
 		a->filters_optional = so.filters_optional;
 		if (!a->duration && !a->command)
-			a->duration = 10;
-	} else if (!a->prov.n) {
-		rtd_ipc_providers_add_profile("cpu-sampling", &a->prov);
+			a->duration = mode == MODE_STACK ? 0.25 : 10;
+		if (a->out && !a->format)
+			a->format = rtd_profile_format_from_path(a->out);
+		if (!a->format)
+			a->format = a->out ? RTD_PROFILE_FMT_FOLDED
+					   : RTD_PROFILE_FMT_TOP;
+		if (!a->out || a->top)
+			a->top = 10;
+	} else {
+		if (!a->prov.n &&
+		    (rtd_ipc_providers_add_profile("dotnet-common", &a->prov) ||
+		     rtd_ipc_providers_add_profile("dotnet-sampled-thread-time",
+						   &a->prov)))
+			return cli_fail("out of memory");
+		if (!a->out && !a->dry_run) {
+			char stem[128], ts[32];
+			time_t now = time(NULL);
+			struct tm tm;
+			localtime_r(&now, &tm);
+			strftime(ts, sizeof(ts), "%Y%m%d_%H%M%S", &tm);
+			snprintf(a->outbuf, sizeof(a->outbuf), "%s_%s.nettrace",
+				 default_stem(a, stem, sizeof(stem)), ts);
+			a->out = a->outbuf;
+		}
 	}
 	if (a->dry_run)
 		return print_request(a);
 	return -1;
 }
+
+/* ---- a program started suspended ----------------------------------------- */
+
+/* Has pid, or a process it started, loaded a .NET host or runtime? */
+static bool tree_has_dotnet(pid_t root)
+{
+	pid_t tree[256];
+	size_t n = 0;
+	tree[n++] = root;
+	DIR *d = opendir("/proc");
+	if (!d)
+		return true; /* cannot tell: do not fail for it */
+	/* children of the tree: a few passes over /proc's ppid links */
+	for (int pass = 0; pass < 4; pass++) {
+		rewinddir(d);
+		struct dirent *e;
+		while ((e = readdir(d)) && n < sizeof(tree) / sizeof(tree[0])) {
+			char path[64], buf[512];
+			pid_t pid = (pid_t)atoi(e->d_name);
+			if (pid <= 0)
+				continue;
+			bool known = false;
+			for (size_t i = 0; i < n; i++)
+				known |= tree[i] == pid;
+			if (known)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+			FILE *f = fopen(path, "re");
+			if (!f)
+				continue;
+			size_t got = fread(buf, 1, sizeof(buf) - 1, f);
+			fclose(f);
+			buf[got] = 0;
+			const char *rp = strrchr(buf, ')');
+			int ppid = 0;
+			if (rp && sscanf(rp + 1, " %*c %d", &ppid) == 1)
+				for (size_t i = 0; i < n; i++)
+					if (tree[i] == ppid) {
+						tree[n++] = pid;
+						break;
+					}
+		}
+	}
+	closedir(d);
+	for (size_t i = 0; i < n; i++) {
+		char path[64], line[1024];
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)tree[i]);
+		FILE *f = fopen(path, "re");
+		if (!f)
+			continue;
+		bool hit = false;
+		while (!hit && fgets(line, sizeof(line), f))
+			hit = strstr(line, "libcoreclr.so") ||
+			      strstr(line, "libhostfxr.so") ||
+			      strstr(line, "libhostpolicy.so") ||
+			      strstr(line, "libclrjit.so");
+		fclose(f);
+		if (hit)
+			return true;
+	}
+	return false;
+}
+
+/* How long a started program may go without loading a .NET runtime (its
+ * own or a child's) before it is taken for not .NET. A .NET program
+ * connects to the port within milliseconds of its start. */
+#define LAUNCH_NOT_DOTNET_MS 5000
+#define LAUNCH_WAIT_MS 30000
 
 /* Start COMMAND suspended with DOTNET_DiagnosticPorts pointing at a
  * listener of ours; returns a client on its reverse connection. */
@@ -214,6 +410,7 @@ static rtd_ipc_client *launch(char **command, struct launch *ln,
 	ln->child = fork();
 	if (ln->child < 0) {
 		cli_fail("fork: %s", strerror(errno));
+		ln->child = 0;
 		return NULL;
 	}
 	if (ln->child == 0) {
@@ -228,17 +425,25 @@ static rtd_ipc_client *launch(char **command, struct launch *ln,
 	}
 	struct rtd_ipc_advertise adv;
 	int fd = -1, rc;
-	/* Wait for the runtime, but notice a child that died first. */
-	for (int waited = 0; waited < 30000; waited += 200) {
+	/* Wait for the runtime, but notice a child that died first, or that
+	 * runs no .NET runtime at all. */
+	for (int waited = 0; waited < LAUNCH_WAIT_MS; waited += 200) {
 		rc = rtd_ipc_listener_accept(ln->l, 200, &adv, &fd);
 		if (rc != -RTD_E_IPC_TIMEOUT && rc != -EINTR)
 			break;
-		int st;
-		if (waitpid(ln->child, &st, WNOHANG) == ln->child) {
+		if (waitpid(ln->child, &ln->status, WNOHANG) == ln->child) {
 			ln->child = 0;
+			ln->ended = true;
 			cli_fail("%s exited before its .NET runtime connected "
 				 "(not a .NET program, or it failed to start)",
 				 command[0]);
+			return NULL;
+		}
+		if (waited >= LAUNCH_NOT_DOTNET_MS && !tree_has_dotnet(ln->child)) {
+			cli_fail("%s (pid %d) has loaded no .NET runtime in %d s "
+				 "(no libcoreclr or libhostfxr in it or its "
+				 "children): not a .NET program?", command[0],
+				 (int)ln->child, LAUNCH_NOT_DOTNET_MS / 1000);
 			return NULL;
 		}
 		if (dn_stop_flag) {
@@ -247,8 +452,10 @@ static rtd_ipc_client *launch(char **command, struct launch *ln,
 		}
 	}
 	if (rc) {
-		cli_fail("%s: no .NET runtime connected to %s: %s", command[0],
-			 ln->path, rtd_strerror(rc));
+		cli_fail("%s: no .NET runtime connected to %s in %d s: %s "
+			 "(is DOTNET_EnableDiagnostics=0 set for it?)",
+			 command[0], ln->path, LAUNCH_WAIT_MS / 1000,
+			 rtd_strerror(rc));
 		return NULL;
 	}
 	rtd_ipc_client *c = rtd_ipc_client_new_listener(ln->l, &adv, fd, co, &err);
@@ -257,42 +464,55 @@ static rtd_ipc_client *launch(char **command, struct launch *ln,
 	return c;
 }
 
-static void launch_end(struct launch *ln, bool kill_child)
+/* Reap the child: end it first when @stop (it was still running when the
+ * session ended), saying so. A child whose stream ended by itself is
+ * given 5 s to exit. */
+static void launch_end(struct launch *ln, char **command, bool stop,
+		       const char *why)
 {
 	if (ln->child > 0) {
-		int st;
-		if (kill_child && waitpid(ln->child, &st, WNOHANG) == 0) {
-			kill(ln->child, SIGTERM);
+		for (int i = 0; !stop && i < 50; i++) {
+			if (waitpid(ln->child, &ln->status, WNOHANG) == ln->child) {
+				ln->ended = true;
+				break;
+			}
+			struct timespec ts = {0, 100 * 1000 * 1000};
+			nanosleep(&ts, NULL);
 		}
-		waitpid(ln->child, &st, 0);
+		if (!ln->ended &&
+		    waitpid(ln->child, &ln->status, WNOHANG) == ln->child)
+			ln->ended = true;
+		if (!ln->ended) {
+			kill(ln->child, SIGTERM);
+			fprintf(stderr, "rtdiag: %s: ended %s (pid %d), which "
+				"rtdiag started (SIGTERM)\n",
+				stop ? why : "its stream ended but it did not",
+				command[0], (int)ln->child);
+			waitpid(ln->child, &ln->status, 0);
+		}
+		ln->child = 0;
 	}
 	rtd_ipc_listener_free(ln->l);
 	ln->l = NULL;
 }
 
-/*
- * Everything read from the session goes to the output file (all of it,
- * whatever the decoder thinks) and through the nettrace decoder, which
- * gives the live event and drop counts and, for profile, the samples.
- */
-struct sink_state {
-	FILE *out;
-	const char *path;
-	int werr;
-	uint64_t bytes;
-	rtd_nettrace *dec;
-	int dec_rc; /* first decoder error; decoding stops there */
-	rtd_nettrace_profiler *prof;
-	int prof_rc;
-	rtd_nettrace *names; /* a rundown taken at the start, for names */
-};
+/* ---- the stream: into the file, through the decoder ---------------------- */
 
 static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 {
 	struct sink_state *st = ctx;
 	if (st->prof && !st->prof_rc)
 		st->prof_rc = rtd_nettrace_profiler_event(st->prof, st->dec, ev);
-	return 0;
+	if (st->counters && !st->counters_rc)
+		st->counters_rc = rtd_counters_event(st->counters, st->dec, ev);
+	if (st->heap && st->heap_rc <= 0) {
+		int rc = rtd_gcheap_event(st->heap, st->dec, ev);
+		if (rc == 1)
+			dn_stop_flag = 1; /* the heap walk's GC ended */
+		else if (rc < 0 && !st->heap_rc)
+			st->heap_rc = rc;
+	}
+	return st->counters_rc;
 }
 
 static int on_seqpoint(void *ctx, uint64_t ts)
@@ -345,7 +565,8 @@ static int names_first(rtd_ipc_client *c, void *ctx)
 	return 0;
 }
 
-static int sink_init(struct sink_state *st, bool profile)
+int sink_init(struct sink_state *st, const struct collect_args *a,
+		     bool profile)
 {
 	memset(st, 0, sizeof(*st));
 	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = st,
@@ -353,19 +574,21 @@ static int sink_init(struct sink_state *st, bool profile)
 				      .on_seqpoint = on_seqpoint};
 	st->dec = rtd_nettrace_new(&o);
 	if (profile) {
-		struct rtd_nettrace_profiler_opts po = {.sz = sizeof(po)};
+		struct rtd_nettrace_profiler_opts po = {
+			.sz = sizeof(po), .kinds = a->kinds,
+			.running_only = a->cpu, .managed_only = a->managed_only};
 		st->prof = rtd_nettrace_profiler_new(&po);
 	}
 	return st->dec && (!profile || st->prof) ? 0 : -ENOMEM;
 }
 
-static void sink_free(struct sink_state *st)
+void sink_free(struct sink_state *st)
 {
 	rtd_nettrace_free(st->dec);
 	rtd_nettrace_profiler_free(st->prof);
 }
 
-static int stream_sink(const void *data, size_t len, void *ctx)
+int stream_sink(const void *data, size_t len, void *ctx)
 {
 	struct sink_state *st = ctx;
 	st->bytes += len;
@@ -380,21 +603,25 @@ static int stream_sink(const void *data, size_t len, void *ctx)
 		else if (rc == 1)
 			st->dec_rc = 1; /* end marker seen */
 	}
-	return 0;
+	return st->counters_rc; /* a counters output that failed ends it */
 }
 
-/* After the stream ended: 0 when it decoded to its end marker. */
-static int sink_finish(struct sink_state *st, const char *what)
+/* After the stream ended: true when it decoded to its end marker; else
+ * why not into why. */
+bool sink_complete(struct sink_state *st, char *why, size_t len)
 {
 	int rc = st->dec_rc < 0 ? st->dec_rc : rtd_nettrace_finish(st->dec);
-	if (rc) {
-		uint64_t off = 0;
-		const char *m = rtd_nettrace_error(st->dec, &off);
-		fprintf(stderr, "rtdiag: %s: the stream does not decode to its "
-			"end: %s%s%s\n", what, rtd_strerror(rc), m && *m ? ": " : "",
-			m ? m : "");
-	}
-	return rc;
+	if (!rc)
+		return true;
+	uint64_t off = 0;
+	const char *m = rtd_nettrace_error(st->dec, &off);
+	if (rc == -RTD_E_TRUNCATED)
+		snprintf(why, len, "it ends without its end marker, at byte %llu",
+			 (unsigned long long)st->bytes);
+	else
+		snprintf(why, len, "it does not decode at offset %llu: %s",
+			 (unsigned long long)off, m && *m ? m : rtd_strerror(rc));
+	return false;
 }
 
 static void tick(uint64_t bytes, void *ctx)
@@ -409,44 +636,41 @@ static void tick(uint64_t bytes, void *ctx)
 		     (unsigned long long)ns.dropped);
 }
 
-/* Run one session to its end; shared by collect and profile. @started
+/* ---- one session ----------------------------------------------------------- */
+
+/*
+ * Run one session to its end; shared by collect and profile. @started
  * (may be NULL) runs once the session is on, before its stream is read,
- * for a target we did not start. */
-static int run_session(const char *cmd, struct collect_args *a,
-		       rtd_ipc_sink_fn sink, void *ctx,
+ * for a target we did not start; @opened (may be NULL) once the session
+ * is on (collect opens its output then). Returns CLI_OK or an exit code
+ * after printing the error.
+ */
+int run_session(struct collect_args *a, struct sink_state *st,
 		       int (*started)(rtd_ipc_client *, void *),
-		       struct rtd_ipc_pump_result *res)
+		       int (*opened)(struct sink_state *),
+		       struct session_end *end)
 {
 	struct launch ln = {0};
 	FILE *rec = NULL;
 	int r = CLI_FAIL;
 	rtd_ipc_client *c = NULL;
 	rtd_ipc_session *s = NULL;
-	(void)cmd;
+	memset(end, 0, sizeof(*end));
+	end->launched = a->command != NULL;
 	if (a->record) {
+		if (cli_out_check(a->record))
+			return CLI_FAIL;
 		rec = fopen(a->record, "wb");
 		if (!rec)
 			return cli_fail("%s: %s", a->record, strerror(errno));
 	}
 	struct rtd_ipc_client_opts co = {.sz = sizeof(co), .record = rec};
 	dn_catch_signals();
-	if (a->command)
-		c = launch(a->command, &ln, &co);
-	else
-		c = dn_client(a->pid, a->socket, 0);
-	if (c && rec) {
-		/* dn_client has no record option: rebuild with it */
-		if (!a->command) {
-			rtd_ipc_client_free(c);
-			int err;
-			c = a->socket ? rtd_ipc_client_new_path(a->socket, &co, &err)
-				      : rtd_ipc_client_new(a->pid, &co, &err);
-			if (!c)
-				cli_fail("%s", rtd_ipc_errmsg_last());
-		}
-	}
+	c = a->command ? launch(a->command, &ln, &co) : dn_connect(&a->t, 0, rec);
 	if (!c)
 		goto out;
+	snprintf(end->target, sizeof(end->target), "%s",
+		 rtd_ipc_client_target(c));
 	struct rtd_ipc_session_opts so = {
 		.sz = sizeof(so),
 		.providers = a->prov.v,
@@ -468,187 +692,447 @@ static int run_session(const char *cmd, struct collect_args *a,
 		rtd_ipc_client_target(c),
 		(unsigned long long)rtd_ipc_session_id(s),
 		rtd_ipc_session_version(s));
+	if (opened && (r = opened(st)) != CLI_OK)
+		goto out;
+	r = CLI_FAIL;
+	int rc;
 	if (a->command) {
-		int rc = rtd_ipc_resume_runtime(c);
+		rc = rtd_ipc_resume_runtime(c);
 		if (rc) {
 			r = dn_fail(c, rc);
 			goto out;
 		}
-	} else if (started) {
-		int rc = started(c, ctx);
-		if (rc) {
-			r = cli_fail("%s", rtd_strerror(rc));
-			goto out;
-		}
+	} else if (started && (rc = started(c, st)) != 0) {
+		r = cli_fail("%s", rtd_strerror(rc));
+		goto out;
 	}
 	struct rtd_ipc_pump_opts po = {
 		.sz = sizeof(po),
-		.sink = sink,
-		.ctx = ctx,
+		.sink = stream_sink,
+		.ctx = st,
 		.stop = &dn_stop_flag,
 		.duration_ms = (uint64_t)(a->duration * 1000),
 		.rundown_wait_ms = (uint64_t)(a->rundown_wait * 1000),
 		.tick = cli_progress_enabled() ? tick : NULL,
 		/* tick gets the sink's ctx: both are the sink_state */
 	};
-	int rc = rtd_ipc_session_pump(s, &po, res);
+	rc = rtd_ipc_session_pump(s, &po, &end->res);
 	cli_progress_done();
+	if (rc && st->werr) {
+		/* the output failed, not the session: say which */
+		r = cli_fail("%s: %s", st->path, strerror(st->werr));
+		goto out;
+	}
 	if (rc) {
-		r = cli_fail("%s: reading the trace: %s",
+		r = cli_fail("%s: reading the session's stream: %s",
 			     rtd_ipc_client_target(c), rtd_strerror(rc));
 		goto out;
 	}
-	if (res->rundown_timeout)
-		fprintf(stderr, "rtdiag: %s: the rundown did not end within "
-			"%.0f s; the trace may lack method names\n",
-			rtd_ipc_client_target(c), a->rundown_wait);
-	if (res->target_gone && !a->command)
-		fprintf(stderr, "rtdiag: %s: the process ended the stream "
-			"(exited?); kept everything received\n",
-			rtd_ipc_client_target(c));
 	r = CLI_OK;
 out:
 	rtd_ipc_session_free(s);
 	rtd_ipc_client_free(c);
-	if (a->command && ln.l)
-		launch_end(&ln, true);
+	if (ln.l || ln.child) {
+		char why[64];
+		if (end->res.stopped && a->duration && !dn_stop_flag)
+			snprintf(why, sizeof(why), "--duration %g s reached",
+				 a->duration);
+		else if (dn_stop_flag)
+			snprintf(why, sizeof(why), "interrupted");
+		else
+			snprintf(why, sizeof(why), "the session failed");
+		bool running_ok = r == CLI_OK && end->res.target_gone;
+		launch_end(&ln, a->command, !running_ok, why);
+		end->child_ended = ln.ended;
+		end->child_status = ln.status;
+	}
 	if (rec)
 		fclose(rec);
 	return r;
 }
 
-int dn_cmd_collect(int argc, char **argv)
+/* The exit code of a session that ran: the program's own when rtdiag
+ * started it and it ended by itself (as dotnet-trace does), else OK. */
+int child_code(const struct session_end *e)
 {
-	const char *cmd = "dotnet collect";
+	if (!e->launched || !e->child_ended)
+		return CLI_OK;
+	if (WIFEXITED(e->child_status))
+		return WEXITSTATUS(e->child_status);
+	if (WIFSIGNALED(e->child_status))
+		return 128 + WTERMSIG(e->child_status);
+	return CLI_OK;
+}
+
+/*
+ * The stream did not end with its end marker: what was received is kept
+ * (a trace cut short still decodes up to there) and the exit code says
+ * "incomplete, kept". Explains why and what names the trace may lack.
+ */
+int incomplete(const struct session_end *e, const char *what,
+		      const char *why, const struct collect_args *a)
+{
+	if (e->res.rundown_timeout)
+		fprintf(stderr, "rtdiag: %s: the rundown did not end within "
+			"%.0f s after the stop (a runtime hung?)\n", e->target,
+			a->rundown_wait);
+	else if (e->res.target_gone)
+		fprintf(stderr, "rtdiag: %s: the process ended the stream "
+			"before a stop (it exited or was killed)\n", e->target);
+	fprintf(stderr, "rtdiag: kept %s, incomplete: %s (exit code %d)\n",
+		what, why, CLI_PARTIAL);
+	return CLI_PARTIAL;
+}
+
+/* ---- collect --------------------------------------------------------------- */
+
+static struct cli_out collect_out;
+
+static int collect_open(struct sink_state *st)
+{
+	if (cli_out_open(&collect_out, st->path))
+		return CLI_FAIL;
+	st->out = collect_out.f;
+	return CLI_OK;
+}
+
+static int cmd_collect(int argc, char **argv)
+{
+	const struct cli_cmd *cmd = &dn_cmd_collect;
 	struct collect_args a;
-	int r = parse_collect(cmd, argc, argv, &a, false);
+	int r = parse_collect(cmd, argc, argv, &a, MODE_COLLECT);
 	if (r >= 0) {
 		rtd_ipc_providers_clear(&a.prov);
 		return r;
 	}
 	struct sink_state st;
-	if (sink_init(&st, false)) {
+	memset(&collect_out, 0, sizeof(collect_out));
+	/* the output is checked before the target is touched */
+	if (cli_out_check(a.out)) {
+		rtd_ipc_providers_clear(&a.prov);
+		return CLI_FAIL;
+	}
+	if (sink_init(&st, &a, false)) {
 		sink_free(&st);
 		rtd_ipc_providers_clear(&a.prov);
 		return cli_fail("out of memory");
 	}
 	st.path = a.out;
-	st.out = strcmp(a.out, "-") == 0 ? stdout : fopen(a.out, "wb");
-	if (!st.out) {
-		sink_free(&st);
-		rtd_ipc_providers_clear(&a.prov);
-		return cli_fail("%s: %s", a.out, strerror(errno));
-	}
-	struct rtd_ipc_pump_result res = {0};
-	r = run_session(cmd, &a, stream_sink, &st, NULL, &res);
-	if (st.out != stdout && fclose(st.out) != 0 && r == CLI_OK)
-		r = cli_fail("%s: %s", a.out, strerror(errno));
-	if (r == CLI_OK) {
-		char b[32];
+	struct session_end end;
+	r = run_session(&a, &st, NULL, collect_open, &end);
+	/* keep what arrived, even when the session broke off; never a file
+	 * that holds nothing */
+	if (st.out && (st.bytes == 0 || st.werr)) {
+		cli_out_abort(&collect_out);
+		if (r == CLI_OK)
+			r = cli_fail("%s: the runtime sent nothing; %s not "
+				     "written", end.target, a.out);
+	} else if (st.out && cli_out_commit(&collect_out) != 0) {
+		r = CLI_FAIL;
+	} else if (st.out) {
+		char b[32], why[256];
 		struct rtd_nettrace_stats ns = {0};
-		sink_finish(&st, a.out);
+		bool whole = sink_complete(&st, why, sizeof(why));
 		rtd_nettrace_stats(st.dec, &ns);
 		fprintf(stderr, "rtdiag: wrote %s (%s, %llu events, %llu "
 			"dropped)\n", a.out, cli_bytes((double)st.bytes, b, sizeof(b)),
 			(unsigned long long)ns.events,
 			(unsigned long long)ns.dropped);
+		if (r == CLI_OK && !whole && !(end.launched && end.child_ended)) {
+			r = incomplete(&end, a.out, why, &a);
+			fprintf(stderr, "rtdiag: method names come from the "
+				"rundown at the end: without it, only the "
+				"methods compiled while tracing are named, and "
+				"only with Microsoft-Windows-DotNETRuntime:0x18:5 "
+				"in --providers (MethodLoadVerbose); 'rtdiag "
+				"dotnet profile' takes a rundown at the start "
+				"too\n");
+		} else if (r == CLI_OK) {
+			r = child_code(&end);
+		}
 	}
 	sink_free(&st);
 	rtd_ipc_providers_clear(&a.prov);
 	return r;
 }
 
-int dn_cmd_profile(int argc, char **argv)
+/* ---- profile --------------------------------------------------------------- */
+
+static const char *kind_name(unsigned k)
 {
-	const char *cmd = "dotnet profile";
+	switch (k) {
+	case RTD_IPC_PROFILE_CPU: return "cpu";
+	case RTD_IPC_PROFILE_ALLOC: return "alloc";
+	case RTD_IPC_PROFILE_LOCK: return "lock";
+	default: return "exception";
+	}
+}
+
+/* FILE with ".KIND" before its extension ("p.pb.gz" -> "p.alloc.pb.gz"),
+ * for one file per kind. */
+static void kind_path(const char *path, unsigned k, char *buf, size_t len)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *ext = strchr(base, '.');
+	if (!ext || ext == base)
+		ext = base + strlen(base);
+	snprintf(buf, len, "%.*s.%s%s", (int)(ext - path), path, kind_name(k),
+		 ext);
+}
+
+/* Check every output the profile will write, before the session. */
+static int profile_check_out(const struct collect_args *a)
+{
+	if (!a->out)
+		return 0;
+	unsigned n = 0;
+	for (unsigned k = 1; k <= RTD_IPC_PROFILE_EXCEPTION; k <<= 1)
+		n += !!(a->kinds & k);
+	if (n == 1 || cli_out_is_stdout(a->out))
+		return cli_out_check(a->out);
+	for (unsigned k = 1; k <= RTD_IPC_PROFILE_EXCEPTION; k <<= 1) {
+		char p[4096];
+		kind_path(a->out, k, p, sizeof(p));
+		if ((a->kinds & k) && cli_out_check(p))
+			return -1;
+	}
+	return 0;
+}
+
+static int write_profile(const rtd_profile *pr, const char *path,
+			 enum rtd_profile_format fmt)
+{
+	struct cli_out o;
+	if (cli_out_open(&o, path))
+		return CLI_FAIL;
+	int err = rtd_profile_write(pr, fmt, o.f, NULL);
+	if (err) {
+		cli_out_abort(&o);
+		return cli_fail("%s: %s", path, rtd_strerror(err));
+	}
+	return cli_out_commit(&o) ? CLI_FAIL : CLI_OK;
+}
+
+/* The table of the hottest frames, after a line of totals. */
+static void print_top(const rtd_profile *pr, unsigned k, uint64_t events,
+		      const struct collect_args *a)
+{
+	size_t dt = rtd_profile_default_type(pr);
+	const struct rtd_profile_type *t = rtd_profile_get_type(pr, dt);
+	int64_t tot = rtd_profile_total_of(pr, dt);
+	switch (k) {
+	case RTD_IPC_PROFILE_CPU:
+		printf("%llu samples, %.3f s of %s\n", (unsigned long long)events,
+		       (double)tot / 1e9,
+		       a->cpu ? "CPU in managed code (threads running managed "
+				"code when sampled)"
+			      : "thread time (every managed thread, running "
+				"or waiting)");
+		break;
+	case RTD_IPC_PROFILE_ALLOC:
+		printf("%llu allocation ticks, %.1f MB allocated\n",
+		       (unsigned long long)events, (double)tot / 1e6);
+		break;
+	case RTD_IPC_PROFILE_LOCK:
+		printf("%llu contentions, %.3f s waiting\n",
+		       (unsigned long long)events, (double)tot / 1e9);
+		break;
+	default:
+		printf("%llu exceptions thrown\n", (unsigned long long)events);
+		break;
+	}
+	struct rtd_profile_write_opts wo = {.sz = sizeof(wo), .top = a->top,
+					    .type = t ? t->type : NULL};
+	rtd_profile_write(pr, RTD_PROFILE_FMT_TOP, stdout, &wo);
+	fflush(stdout);
+}
+
+static int profile_outputs(struct sink_state *st, const struct collect_args *a)
+{
+	unsigned nk = 0;
+	for (unsigned k = 1; k <= RTD_IPC_PROFILE_EXCEPTION; k <<= 1)
+		nk += !!(a->kinds & k);
+	int r = CLI_OK;
+	for (unsigned k = 1; k <= RTD_IPC_PROFILE_EXCEPTION && r == CLI_OK;
+	     k <<= 1) {
+		if (!(a->kinds & k))
+			continue;
+		int err = 0;
+		rtd_profile *pr = rtd_nettrace_profiler_profile(st->prof, k, &err);
+		if (!pr)
+			return cli_fail("building the %s profile: %s",
+					kind_name(k), rtd_strerror(err));
+		uint64_t events = rtd_nettrace_profiler_count(st->prof, k);
+		struct rtd_profile_meta m = {.sz = sizeof(m), .source = "eventpipe",
+					     .process = NULL};
+		rtd_profile_set_meta(pr, &m);
+		if (a->out) {
+			char p[4096];
+			if (nk > 1 && !cli_out_is_stdout(a->out))
+				kind_path(a->out, k, p, sizeof(p));
+			else
+				snprintf(p, sizeof(p), "%s", a->out);
+			r = write_profile(pr, p, a->format);
+			if (r == CLI_OK && !cli_out_is_stdout(a->out))
+				fprintf(stderr, "rtdiag: wrote %s (%s: %llu "
+					"events)\n", p, kind_name(k),
+					(unsigned long long)events);
+		}
+		if (r == CLI_OK && a->top && !cli_out_is_stdout(a->out ? a->out : ""))
+			print_top(pr, k, events, a);
+		if (r == CLI_OK && events == 0)
+			fprintf(stderr, "rtdiag: no %s events in the session%s\n",
+				kind_name(k),
+				k == RTD_IPC_PROFILE_CPU
+					? " (did the process run managed code?)"
+				: k == RTD_IPC_PROFILE_ALLOC
+					? " (it allocated less than ~100 KB?)"
+				: k == RTD_IPC_PROFILE_LOCK
+					? " (no thread waited for a lock)"
+					: " (none was thrown)");
+		rtd_profile_free(pr);
+	}
+	return r;
+}
+
+static int cmd_profile(int argc, char **argv)
+{
+	const struct cli_cmd *cmd = &dn_cmd_profile;
 	struct collect_args a;
-	int r = parse_collect(cmd, argc, argv, &a, true);
+	int r = parse_collect(cmd, argc, argv, &a, MODE_PROFILE);
 	if (r >= 0) {
 		rtd_ipc_providers_clear(&a.prov);
 		return r;
 	}
 	struct sink_state st;
-	rtd_profile *prof = rtd_profile_new("cpu", "nanoseconds");
-	if (sink_init(&st, true) || !prof) {
+	if (profile_check_out(&a)) {
+		rtd_ipc_providers_clear(&a.prov);
+		return CLI_FAIL;
+	}
+	if (sink_init(&st, &a, true)) {
 		sink_free(&st);
-		rtd_profile_free(prof);
 		rtd_ipc_providers_clear(&a.prov);
 		return cli_fail("out of memory");
 	}
-	FILE *out = NULL;
-	if (a.out && !(out = strcmp(a.out, "-") == 0 ? stdout : fopen(a.out, "w"))) {
-		r = cli_fail("%s: %s", a.out, strerror(errno));
-		goto done;
-	}
-	struct rtd_ipc_pump_result res = {0};
-	r = run_session(cmd, &a, stream_sink, &st, names_first, &res);
+	struct session_end end;
+	r = run_session(&a, &st, names_first, NULL, &end);
+	if (r == CLI_OK && st.bytes == 0)
+		r = cli_fail("%s: the runtime sent nothing", end.target);
 	if (r != CLI_OK)
 		goto done;
-	sink_finish(&st, "profile");
+	char why[256];
+	bool whole = sink_complete(&st, why, sizeof(why));
 	if (st.prof_rc) {
 		r = cli_fail("building the profile: %s", rtd_strerror(st.prof_rc));
 		goto done;
 	}
-	int err = rtd_nettrace_profiler_finish(st.prof, prof);
-	if (err) {
-		r = cli_fail("building the profile: %s", rtd_strerror(err));
-		goto done;
-	}
-	uint64_t samples = rtd_nettrace_profiler_samples(st.prof);
-	if (samples == 0) {
-		r = cli_fail("no CPU samples in the trace (did the process run "
-			     "managed code while profiled?)");
-		goto done;
-	}
-	if (out) {
-		err = rtd_profile_write_folded(prof, out);
-		if (err)
-			r = cli_fail("%s: %s", a.out, rtd_strerror(err));
-		else
-			fprintf(stderr, "rtdiag: wrote %s (%llu samples)\n",
-				a.out, (unsigned long long)samples);
-		if (err || !a.top)
-			goto done;
-	}
-	struct rtd_profile_entry top[10];
-	int nt = rtd_profile_top(prof, top, 10);
-	int64_t tot = rtd_profile_total(prof);
-	printf("%llu samples, %.3f s of thread time\n",
-	       (unsigned long long)samples, (double)tot / 1e9);
-	printf("%7s %7s  %s\n", "self%", "total%", "method");
-	for (int i = 0; i < nt; i++)
-		printf("%6.1f%% %6.1f%%  %s\n",
-		       tot ? 100.0 * (double)top[i].self / (double)tot : 0.0,
-		       tot ? 100.0 * (double)top[i].total / (double)tot : 0.0,
-		       top[i].name);
-	if (nt < 0)
-		r = cli_fail("%s", rtd_strerror(nt));
+	r = profile_outputs(&st, &a);
+	if (r == CLI_OK && !whole && !(end.launched && end.child_ended))
+		r = incomplete(&end, "the profile of what was received", why, &a);
+	else if (r == CLI_OK)
+		r = child_code(&end);
 done:
-	if (out && out != stdout && fclose(out) != 0 && r == CLI_OK)
-		r = cli_fail("%s: %s", a.out, strerror(errno));
 	sink_free(&st);
-	rtd_profile_free(prof);
 	rtd_ipc_providers_clear(&a.prov);
 	return r;
 }
 
-/* replay REC [-o OUT]: a recording made with --record, through the decoder
- * (and into OUT as the nettrace stream it carried). */
-int dn_cmd_replay(int argc, char **argv)
+/* ---- stack ------------------------------------------------------------------- */
+
+static const struct cli_opt stack_opts[] = {
+	DN_TARGET_OPTS,
+	{O_DURATION, "duration", 'd', CLI_ARG_DURATION, CLI_OPT_POSITIVE,
+	 "TIME", "how long to sample (default 0.25 s: the sampler stops every "
+	 "managed thread about every millisecond)", 0, 0},
+	{O_RUNDOWN_WAIT, "rundown-wait", 0, CLI_ARG_DURATION, CLI_OPT_POSITIVE,
+	 "TIME", "read the rundown (method names) for at most TIME (30 s)", 0, 0},
+	{0},
+};
+
+/* One thread as dotnet-stack report prints it: unnamed frames (native
+ * code, the runtime's helpers) folded into one "[Native Frames]" line. */
+static int print_thread(void *ctx, uint64_t tid, const char *const *frames,
+			size_t n)
 {
-	const char *cmd = "dotnet replay", *rec = NULL, *outp = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
-			outp = argv[++i];
-		else if (argv[i][0] == '-' && argv[i][1])
-			return cli_usage(cmd, "unknown option '%s'", argv[i]);
-		else if (!rec)
-			rec = argv[i];
-		else
-			return cli_usage(cmd, "unexpected '%s'", argv[i]);
+	(void)ctx;
+	printf("Thread (0x%llX):\n", (unsigned long long)tid);
+	bool native = false;
+	for (size_t i = 0; i < n; i++) {
+		bool unnamed = !strcmp(frames[i], "?!?");
+		if (unnamed && native)
+			continue;
+		native = unnamed;
+		printf("  %s\n", unnamed ? "[Native Frames]" : frames[i]);
 	}
-	if (!rec)
-		return cli_usage(cmd, "want the RECORDING made with collect --record");
+	printf("\n");
+	return ferror(stdout) ? -EIO : 0;
+}
+
+static int cmd_stack(int argc, char **argv)
+{
+	const struct cli_cmd *cmd = &dn_cmd_stack;
+	struct collect_args a;
+	int r = parse_collect(cmd, argc, argv, &a, MODE_STACK);
+	if (r >= 0) {
+		rtd_ipc_providers_clear(&a.prov);
+		return r;
+	}
+	struct sink_state st;
+	if (sink_init(&st, &a, true)) {
+		sink_free(&st);
+		rtd_ipc_providers_clear(&a.prov);
+		return cli_fail("out of memory");
+	}
+	struct session_end end;
+	r = run_session(&a, &st, NULL, NULL, &end);
+	if (r == CLI_OK && st.prof_rc)
+		r = cli_fail("reading the samples: %s", rtd_strerror(st.prof_rc));
+	if (r == CLI_OK && rtd_nettrace_profiler_samples(st.prof) == 0)
+		r = cli_fail("%s: no thread was sampled (no managed thread, or "
+			     "the session ended before the first sample)",
+			     end.target);
+	char why[256];
+	if (r == CLI_OK) {
+		bool whole = sink_complete(&st, why, sizeof(why));
+		int rc = rtd_nettrace_profiler_thread_stacks(st.prof, print_thread,
+							     NULL);
+		if (rc)
+			r = cli_fail("%s", rc == -EIO ? "stdout: write error"
+						      : rtd_strerror(rc));
+		else if (!whole)
+			r = incomplete(&end, "the stacks of what was received",
+				       why, &a);
+	}
+	sink_free(&st);
+	rtd_ipc_providers_clear(&a.prov);
+	return r;
+}
+
+/* ---- replay ------------------------------------------------------------------ */
+
+static const struct cli_opt replay_opts[] = {
+	{O_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
+	 "also write the nettrace stream it carried to FILE", 0, 0},
+	{0},
+};
+
+static int cmd_replay(int argc, char **argv)
+{
+	const struct cli_cmd *cmd = &dn_cmd_replay;
+	const char *outp = NULL;
+	struct cli_parser p;
+	struct cli_val v;
+	int id;
+	cli_opt_init(&p, cmd, argc, argv);
+	while ((id = cli_opt_next(&p, &v)) > 0)
+		if (id == O_OUT)
+			outp = v.str;
+	if (id < 0)
+		return cli_opt_exit(id);
+	const char *rec = p.pos[0];
+	if (outp && cli_out_check(outp))
+		return CLI_FAIL;
 	int err = 0;
 	rtd_ipc_session *s = rtd_ipc_replay_open(rec, &err);
 	if (!s)
@@ -657,52 +1141,117 @@ int dn_cmd_replay(int argc, char **argv)
 						       "session (collect --record)"
 						     : rtd_strerror(err));
 	struct sink_state st;
+	struct collect_args none;
+	memset(&none, 0, sizeof(none));
 	int r = CLI_OK;
-	if (sink_init(&st, false)) {
+	struct cli_out o = {0};
+	if (sink_init(&st, &none, false)) {
 		rtd_ipc_session_free(s);
 		sink_free(&st);
 		return cli_fail("out of memory");
 	}
-	if (outp && !(st.out = fopen(outp, "wb"))) {
-		r = cli_fail("%s: %s", outp, strerror(errno));
-		goto out;
+	if (outp) {
+		if (cli_out_open(&o, outp)) {
+			r = CLI_FAIL;
+			goto out;
+		}
+		st.out = o.f;
+		st.path = outp;
 	}
 	struct rtd_ipc_pump_opts po = {.sz = sizeof(po), .sink = stream_sink,
 				       .ctx = &st};
 	int rc = rtd_ipc_session_pump(s, &po, NULL);
 	if (rc) {
-		r = cli_fail("%s: %s", rec, rtd_strerror(rc));
+		r = st.werr ? cli_fail("%s: %s", outp, strerror(st.werr))
+			    : cli_fail("%s: %s", rec, rtd_strerror(rc));
 		goto out;
 	}
 	struct rtd_nettrace_stats ns = {0};
-	int drc = sink_finish(&st, rec);
+	char why[256];
+	bool whole = sink_complete(&st, why, sizeof(why));
 	rtd_nettrace_stats(st.dec, &ns);
-	printf("session %llu: %llu bytes, %llu events, %llu dropped%s\n",
+	printf("session %llu: %llu bytes, %llu events, %llu dropped%s%s\n",
 	       (unsigned long long)rtd_ipc_session_id(s),
 	       (unsigned long long)st.bytes, (unsigned long long)ns.events,
-	       (unsigned long long)ns.dropped,
-	       drc ? " (stream incomplete)" : "");
+	       (unsigned long long)ns.dropped, whole ? "" : "; incomplete: ",
+	       whole ? "" : why);
 out:
-	if (st.out && fclose(st.out) != 0 && r == CLI_OK)
-		r = cli_fail("%s: %s", outp, strerror(errno));
+	if (st.out) {
+		if (r == CLI_OK && st.bytes) {
+			if (cli_out_commit(&o))
+				r = CLI_FAIL;
+		} else {
+			cli_out_abort(&o);
+		}
+	}
 	sink_free(&st);
 	rtd_ipc_session_free(s);
 	return r;
 }
 
-void dn_collect_help(FILE *f, const char *sub)
-{
-	if (strcmp(sub, "collect") == 0) {
-		fprintf(f, "\nProviders use dotnet-trace's syntax: "
-			   "Name[:Keywords[:Level[:Args]]],...\n"
-			   "Profiles:");
-		for (const char *const *n = rtd_ipc_profile_names(); *n; n++)
-			fprintf(f, " %s", *n);
-		fprintf(f, "\nWith neither, cpu-sampling. -- COMMAND starts the "
-			   "program suspended, starts the\nsession, then resumes "
-			   "it. On a terminal a live line shows bytes, events and\n"
-			   "drops. After a stop the rundown is read for at most "
-			   "--rundown-wait seconds (30).\n--record FILE keeps every "
-			   "byte exchanged, for 'rtdiag dotnet replay'.\n");
-	}
-}
+/* ---- the commands ------------------------------------------------------------ */
+
+static const char collect_details[] =
+	"Profiles (--profile): dotnet-common, dotnet-sampled-thread-time "
+	"(dotnet-trace 10's\ndefault pair, also rtdiag's default), "
+	"cpu-sampling (dotnet-trace 9's), gc-verbose,\ngc-collect, database. "
+	"Providers use dotnet-trace's syntax.\n"
+	"-- COMMAND starts the program suspended, starts the session, then "
+	"resumes it;\na program that loads no .NET runtime within 5 s is "
+	"taken for not .NET. When it\nends by itself its exit code is "
+	"rtdiag's. On a terminal a live line shows bytes,\nevents and drops. "
+	"SIGINT/SIGTERM stop the session cleanly; after a stop the\nrundown "
+	"is read for at most --rundown-wait. The output is written to a "
+	"temporary\nfile beside FILE and renamed into place: a failed "
+	"command leaves FILE as it was.\n"
+	"Exit codes: 0 done; 1 failed (nothing written); 2 bad usage; 3 "
+	"incomplete, kept:\nthe stream ended without its end marker (the "
+	"target died, or the rundown did\nnot come in time), what arrived "
+	"is in FILE.\n";
+
+const struct cli_cmd dn_cmd_collect = {
+	"dotnet collect", NULL,
+	"record an EventPipe trace (nettrace) of a .NET process",
+	collect_opts, 0, 0, CLI_CMD_COMMAND, cmd_collect, collect_details};
+
+static const char profile_details[] =
+	"Types: cpu - the runtime's sampler stops every managed thread about "
+	"every\nmillisecond and records its stack: by default each sample "
+	"weighs the time since\nthe thread's previous one, running or "
+	"waiting (pprof type 'wall', thread time);\nwith --cpu only samples "
+	"of threads running managed code count (type 'cpu': CPU\nin managed "
+	"code; native code and the kernel are not seen - 'rtdiag perf' sees "
+	"them).\nalloc - GC/AllocationTick, one per ~100 KB a thread "
+	"allocates: alloc_objects,\nalloc_space by allocated type (the leaf "
+	"frame) and stack. lock - the wait from\nContention/Start to Stop: "
+	"contentions, delay (ns) by the waiting stack.\nexception - "
+	"exceptions thrown, by type (the leaf frame) and throwing stack.\n"
+	"Several types write one file each: -o p.pb.gz gives p.cpu.pb.gz, "
+	"p.alloc.pb.gz.\n"
+	"The session asks only for what the profiles read (--dry-run shows "
+	"it): cheaper\nfor the target than dotnet-trace's default session. "
+	"A rundown taken at the start\nnames the frames even when the target "
+	"dies before the end.\n"
+	"Exit codes as collect's (3: the stream ended early, the profile of "
+	"what arrived\nis written).\n";
+
+const struct cli_cmd dn_cmd_profile = {
+	"dotnet profile", NULL,
+	"profile a .NET process: thread time or CPU, allocations, lock "
+	"contention,\nexceptions (folded, pprof, top, svg, speedscope)",
+	profile_opts, 0, 0, CLI_CMD_COMMAND, cmd_profile, profile_details};
+
+const struct cli_cmd dn_cmd_stack = {
+	"dotnet stack", NULL,
+	"the managed stack of every thread now, as dotnet-stack report prints "
+	"it", stack_opts, 0, 0, 0, cmd_stack,
+	"The runtime's sampler stops each managed thread and records its "
+	"stack; the latest\nsample of each thread is printed, leaf first "
+	"(frames no method covers - native\ncode, runtime helpers - as "
+	"[Native Frames]). Names come from the rundown at the\nend of the "
+	"short session.\n"};
+
+const struct cli_cmd dn_cmd_replay = {
+	"dotnet replay", "RECORDING", "play a recording made with 'collect "
+	"--record' through the decoder (and into FILE)",
+	replay_opts, 1, 1, 0, cmd_replay, NULL};

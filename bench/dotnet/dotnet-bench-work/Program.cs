@@ -92,7 +92,9 @@ static class Mixed
     public static void Contend()
     {
         lock (Gate) {
-            for (int i = 0; i < 2000; i++) Shared += i;
+            // long enough (~50 us) that a waiter stops spinning and blocks:
+            // a contention event
+            for (int i = 0; i < 100000; i++) Shared += i;
         }
     }
 

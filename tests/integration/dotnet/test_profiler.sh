@@ -33,7 +33,7 @@ wait_file "$WORK/a/ready" || { bad "target did not start"; cat "$WORK/a/stderr";
 P=$TPID
 
 out=$("$R" dotnet attach-profiler -p "$P" --clsid 11111111-2222-3333-4444-555555555555 \
-      --path "$LIB" --timeout 5000 2>&1); rc=$?
+      --path "$LIB" --timeout 5s 2>&1); rc=$?
 [ $rc = 1 ] && grep -q "AttachProfiler failed.*HRESULT 0x80040111 CLASS_E_CLASSNOTAVAILABLE" <<<"$out" \
   && ok "attach with a CLSID the library does not serve: runtime error named" || bad "wrong clsid: $rc $out"
 sleep 0.3
@@ -49,7 +49,7 @@ out=$("$R" dotnet startup-profiler -p "$P" --clsid "$CLSID" --path "$LIB" 2>&1);
   || bad "startup-profiler running: $rc $out"
 
 DATA="rtdiag client data $P"
-out=$("$R" dotnet attach-profiler -p "$P" --clsid "$CLSID" --path "$LIB" --data "$DATA" --timeout 5000 2>&1); rc=$?
+out=$("$R" dotnet attach-profiler -p "$P" --clsid "$CLSID" --path "$LIB" --data "$DATA" --timeout 5s 2>&1); rc=$?
 [ $rc = 0 ] && ok "attach-profiler accepted" || bad "attach-profiler: $rc $out"
 wait_line "$M" "^InitializeForAttach " 10
 grep -qx "InitializeForAttach pid $P data $DATA" "$M" \
@@ -59,7 +59,7 @@ wait_line "$M" "^ProfilerAttachComplete pid $P " 10 \
   && ok "ProfilerAttachComplete called" || bad "no ProfilerAttachComplete: $(cat "$M" 2>&1)"
 grep -q "^Initialize " "$M" && bad "Initialize (startup entry) ran on attach"
 
-out=$("$R" dotnet attach-profiler -p "$P" --clsid "$CLSID" --path "$LIB" --timeout 5000 2>&1); rc=$?
+out=$("$R" dotnet attach-profiler -p "$P" --clsid "$CLSID" --path "$LIB" --timeout 5s 2>&1); rc=$?
 [ $rc = 1 ] && grep -q "0x8013136a CORPROF_E_PROFILER_ALREADY_ACTIVE" <<<"$out" \
   && ok "second attach: runtime error named" || bad "second attach: $rc $out"
 n=$(grep -c "^InitializeForAttach " "$M" 2>/dev/null)

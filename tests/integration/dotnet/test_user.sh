@@ -39,6 +39,108 @@ q=$(share "$WORK/die.folded" '[?]![?]'); sp=$(share "$WORK/die.folded" 'RtdiagBu
   && ok "target killed mid-profile: frames named ($sp% under RtdiagBurn.Spin, $q% unnamed)" \
   || bad "killed mid-profile: rc $rc, $q% unnamed, $sp% Spin: $(cat "$WORK/die.err"; ls -la "$WORK")"
 
+# ---- output files are never lost (#19 item 1) -----------------------------
+printf 'precious' >"$WORK/keep.nettrace"
+out=$("$R" dotnet collect -p 999999 -o "$WORK/keep.nettrace" 2>&1); rc=$?
+[ $rc = 1 ] && [ "$(cat "$WORK/keep.nettrace")" = precious ] && grep -q "pid 999999: no such process" <<<"$out" \
+  && ok "collect on a bad pid: exit 1, the old file untouched" || bad "collect bad pid: $rc $out $(cat "$WORK/keep.nettrace")"
+printf 'precious' >"$WORK/keep.folded"
+out=$("$R" dotnet profile -p 999999 -o "$WORK/keep.folded" 2>&1); rc=$?
+[ $rc = 1 ] && [ "$(cat "$WORK/keep.folded")" = precious ] \
+  && ok "profile on a bad pid: the old file untouched" || bad "profile bad pid: $rc $out"
+left=$(ls -A "$WORK" | grep -vE '^(a|die|keep\.nettrace|keep\.folded|die\.folded|die\.err)$' || true)
+[ -z "$left" ] && ok "no temporary or empty files left behind" || bad "left behind: $left"
+out=$("$R" dotnet collect -p "$P" -o "$WORK/no/such/dir/t.nettrace" --duration 1 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "no/such/dir" <<<"$out" && ! grep -q "session .* started" <<<"$out" \
+  && ok "an unwritable output is refused before the target is touched" || bad "bad dir: $rc $out"
+
+# ---- messages name the real cause (#19 item 8) ------------------------------
+out=$("$R" dotnet collect -p "$P" --providers Rtdiag-Test:0:5 --duration 1 -o /dev/full 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "/dev/full: No space left on device" <<<"$out" && ! grep -q "reading" <<<"$out" \
+  && ok "collect -o /dev/full blames the output" || bad "/dev/full: $rc $out"
+out=$("$R" dotnet collect -p "$P" -o 2>&1); rc=$?
+[ $rc = 2 ] && grep -q -- "-o.* needs a value" <<<"$out" \
+  && ok "collect -o with no value: says the value is missing" || bad "-o no value: $rc $out"
+
+# ---- options as dotnet-trace's (#19 items 9, 10) ----------------------------
+for d in 0.7 700ms 00:00:00.7; do
+  out=$("$R" dotnet collect -p "$P" --providers Rtdiag-Test:0:5 --duration "$d" -o "$WORK/d.nettrace" 2>&1); rc=$?
+  [ $rc = 0 ] && "$R" nettrace stats "$WORK/d.nettrace" >/dev/null 2>&1 \
+    && ok "--duration $d" || bad "--duration $d: $rc $out"
+done
+# -n NAME: the muxer running a copy of the target's assembly under a name
+# of its own ("dotnet NAME.dll"), and a name two processes share
+NM=rtdname$$
+for f in dll runtimeconfig.json; do cp "$TARGET_DIR/dotnet-target.$f" "$WORK/$NM.$f"; done
+mkdir -p "$WORK/nm"
+dotnet "$WORK/$NM.dll" "$WORK/nm" >/dev/null 2>&1 &
+NP=$!; PIDS+=("$NP")
+wait_file "$WORK/nm/ready" || bad "$NM did not start"
+out=$("$R" dotnet collect -n "$NM" --providers Rtdiag-Test:0:5 --duration 0.5 -o "$WORK/n.nettrace" 2>&1); rc=$?
+[ $rc = 0 ] && grep -q "pid $NP: session" <<<"$out" \
+  && ok "-n NAME picks the process running NAME.dll" || bad "-n: $rc $out"
+start_target "$WORK/twin"
+wait_file "$WORK/twin/ready" || bad "twin target"
+out=$("$R" dotnet collect -n dotnet-target -o "$WORK/x.nettrace" 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "processes are named 'dotnet-target' (pids .*$P.*): give -p PID" <<<"$out" \
+  && ok "-n NAME shared by several processes: refused, pids listed" || bad "-n twins: $rc $out"
+touch "$WORK/nm/stop" "$WORK/twin/stop"
+out=$("$R" dotnet collect -n no-such-name -o "$WORK/x.nettrace" 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "no .NET process named 'no-such-name'" <<<"$out" \
+  && ok "-n with no such process: said so" || bad "-n none: $rc $out"
+out=$("$R" dotnet collect --clrevents gc+jit+Loader --clreventlevel 5 --dry-run 2>&1); rc=$?
+[ $rc = 0 ] && grep -q "Microsoft-Windows-DotNETRuntime:0x19:5" <<<"$out" \
+  && ok "--clrevents gc+jit+Loader: keywords 0x19" || bad "clrevents: $rc $out"
+out=$("$R" dotnet collect --clrevents gc+bogus --dry-run 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "'bogus' is not a runtime keyword" <<<"$out" \
+  && ok "--clrevents with an unknown keyword: refused, named" || bad "clrevents bad: $rc $out"
+mkdir -p "$WORK/cwd"
+out=$(cd "$WORK/cwd" && "$R" dotnet collect -p "$P" --providers Rtdiag-Test:0:5 --duration 0.5 2>&1); rc=$?
+f=$(ls "$WORK/cwd")
+[ $rc = 0 ] && [[ "$f" =~ ^dotnet-target_[0-9]{8}_[0-9]{6}\.nettrace$ ]] \
+  && ok "no -o: $f" || bad "default name: $rc '$f' $out"
+
+# a program rtdiag started and ended at --duration: said so
+mkdir -p "$WORK/launched"
+out=$("$R" dotnet collect --providers Rtdiag-Test:0:5 --duration 1 -o "$WORK/l.nettrace" \
+      -- "$TARGET_DIR/dotnet-target" "$WORK/launched" 2>&1); rc=$?
+[ $rc = 0 ] && grep -q -- "--duration 1 s reached: ended .*dotnet-target (pid [0-9]*), which rtdiag started" <<<"$out" \
+  && ok "collect --duration -- COMMAND: says it ended the program" || bad "launch duration: $rc $out"
+# not a .NET program: one that exits at once, one that keeps running
+t0=$(date +%s)
+out=$("$R" dotnet collect --duration 5 -o "$WORK/f.nettrace" -- false 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "false exited before its .NET runtime connected" <<<"$out" && [ ! -e "$WORK/f.nettrace" ] \
+  && ok "collect -- false: noticed at once" || bad "false: $rc $out"
+t0=$(date +%s)
+out=$("$R" dotnet collect --duration 60 -o "$WORK/s.nettrace" -- sleep 60 2>&1); rc=$?
+dt=$(( $(date +%s) - t0 ))
+[ $rc = 1 ] && grep -q "sleep (pid [0-9]*) has loaded no .NET runtime" <<<"$out" && [ $dt -lt 20 ] \
+  && ok "collect -- sleep 60: not .NET, noticed in ${dt} s" || bad "sleep: $rc ${dt}s $out"
+
+# a "CPU" profile that is not CPU (#19 item 6): the target's main thread
+# sleeps in Thread.Sleep. Thread time shows it; --cpu keeps only samples
+# of threads running managed code, and names its pprof type so.
+share() { awk -v re="$2" '{ w = $NF; all += w; if ($0 ~ re) s += w }
+                          END { printf "%d", (all > 0 ? 100 * s / all : 0) }' "$1"; }
+"$R" dotnet profile -p "$P" --duration 1.5 -o "$WORK/wall.folded" 2>"$WORK/wall.err"; rc1=$?
+"$R" dotnet profile -p "$P" --duration 1.5 --cpu -o "$WORK/cpu.folded" 2>"$WORK/cpu.err"; rc2=$?
+# thread time is mostly the sleep; CPU in managed code is a sliver of it
+# (a sample may still catch the thread in Sleep's managed part)
+ws=$(share "$WORK/wall.folded" 'Thread[.]Sleep')
+tw=$(awk '{ s += $NF } END { print s + 0 }' "$WORK/wall.folded")
+tc=$(awk '{ s += $NF } END { print s + 0 }' "$WORK/cpu.folded")
+[ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$ws" -ge 50 ] && awk -v w="$tw" -v c="$tc" 'BEGIN { exit !(w > 0 && c * 10 <= w) }' \
+  && ok "sleeping thread: $ws% Thread.Sleep in thread time ($tw ns); --cpu keeps $tc ns" \
+  || bad "wall/cpu: $rc1/$rc2 $ws%, $tw ns / $tc ns $(cat "$WORK/wall.err" "$WORK/cpu.err")"
+"$R" dotnet profile -p "$P" --duration 1 -o "$WORK/wall.pb.gz" 2>/dev/null \
+  && "$R" dotnet profile -p "$P" --duration 1 --cpu -o "$WORK/cpu.pb.gz" 2>/dev/null
+gzip -dc "$WORK/wall.pb.gz" | grep -aq wall && ! gzip -dc "$WORK/wall.pb.gz" | grep -aq '[^a-z]cpu' \
+  && gzip -dc "$WORK/cpu.pb.gz" | grep -aq cpu && ! gzip -dc "$WORK/cpu.pb.gz" | grep -aq wall \
+  && ok "pprof sample types: wall by default, cpu with --cpu" || bad "pprof types"
+out=$("$R" dotnet profile -p "$P" --duration 1 2>&1)
+grep -q "thread time (every managed thread, running or waiting)" <<<"$out" \
+  && ok "the table says it is thread time" || bad "table header: $out"
+
 touch "$WORK/a/stop"
 [ $fail = 0 ] || { echo "$fail failed"; exit 1; }
 echo "dotnet user: all passed"

@@ -287,10 +287,10 @@ static void test_profile_request(void **state)
 	assert_string_equal(pv.v[0].name, "Microsoft-DotNETCore-SampleProfiler");
 	assert_string_equal(pv.v[1].name, "Microsoft-Windows-DotNETRuntime");
 	/* Jit|Loader at Verbose: MethodLoadVerbose is a Verbose event */
-	assert_int_equal(pv.v[1].keywords, 0x18);
+	assert_int_equal(pv.v[1].keywords, 0x2000000018);
 	assert_int_equal(pv.v[1].level, 5);
 	assert_true(pv.v[1].filter_enable);
-	assert_int_equal(pv.v[1].n_filter_ids, 3);
+	assert_int_equal(pv.v[1].n_filter_ids, 4);
 	assert_int_equal(pv.v[1].filter_ids[0], 143);
 	assert_true(so.no_stackwalk);
 	assert_true(so.filters_optional);
@@ -306,8 +306,8 @@ static void test_profile_request(void **state)
 						 RTD_IPC_PROFILE_LOCK |
 						 RTD_IPC_PROFILE_EXCEPTION,
 						 &pv, &so2), 0);
-	assert_int_equal(pv.v[1].keywords, 0x18 | 0x1 | 0x4000 | 0x8000);
-	assert_int_equal(pv.v[1].n_filter_ids, 3 + 1 + 3 + 1);
+	assert_int_equal(pv.v[1].keywords, 0x2000000018 | 0x1 | 0x4000 | 0x8000);
+	assert_int_equal(pv.v[1].n_filter_ids, 4 + 1 + 3 + 1);
 	assert_false(so2.no_stackwalk);
 	/* a provider named again replaces the earlier one and its filter */
 	char err[128];

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rtdiag/counters.h - live counter values of a .NET process: EventCounters
+ * (EventSource counters, EventCounterIntervalSec) and System.Diagnostics.
+ * Metrics meters (counters, up-down counters, gauges, histograms with
+ * percentiles, observable instruments, tags), as the runtime publishes
+ * them over EventPipe in .NET 8-10.
+ *
+ * rtd_counters_request() turns dotnet-counters' --counters syntax into the
+ * session's providers; rtd_counters_event() turns the session's events
+ * into a stream of typed records (struct rtd_counter_record), one per
+ * counter and interval, filtered by the names asked for.
+ */
+#ifndef RTDIAG_COUNTERS_H
+#define RTDIAG_COUNTERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtdiag/common.h"
+#include "rtdiag/ipc.h"
+#include "rtdiag/nettrace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * enum rtd_counter_kind - what a record's value is
+ * @RTD_COUNTER_MEAN: an EventCounter or PollingCounter: the mean of the
+ *                    interval's values (@value), with @min, @max, @count
+ * @RTD_COUNTER_SUM: an IncrementingEventCounter / IncrementingPolling-
+ *                   Counter: the increment over the interval (@value)
+ * @RTD_COUNTER_RATE: a Meter Counter (or ObservableCounter): the change
+ *                    in the interval (@value) and the total (@total)
+ * @RTD_COUNTER_UPDOWN: a Meter UpDownCounter (or observable): the current
+ *                      value (@value) and the change in the interval
+ *                      (@total)
+ * @RTD_COUNTER_GAUGE: a Meter Gauge / ObservableGauge: the last value
+ * @RTD_COUNTER_HISTOGRAM: a Meter Histogram: @count and @sum of the
+ *                         interval's measurements and their percentiles
+ *                         (@quantile/@qvalue); @value is the 0.5 one
+ */
+enum rtd_counter_kind {
+	RTD_COUNTER_MEAN,
+	RTD_COUNTER_SUM,
+	RTD_COUNTER_RATE,
+	RTD_COUNTER_UPDOWN,
+	RTD_COUNTER_GAUGE,
+	RTD_COUNTER_HISTOGRAM,
+};
+
+#define RTD_COUNTER_MAX_QUANTILES 8
+
+/**
+ * struct rtd_counter_record - one counter's value for one interval
+ * @kind: what @value is
+ * @provider: the EventSource or Meter name
+ * @name: the counter's or instrument's name ("cpu-usage", "requests")
+ * @display_name: an EventCounter's display name ("CPU Usage"); "" for
+ *                meters
+ * @unit: the unit ("%", "MB", "ms", "{request}"); "" when none
+ * @tags: a meter measurement's tags, "k=v,k2=v2"; "" when none
+ * @value: see enum rtd_counter_kind
+ * @total: RATE: the total since the instrument began to be reported;
+ *         UPDOWN: the change in the interval
+ * @min: MEAN: the smallest value in the interval
+ * @max: MEAN: the largest
+ * @count: MEAN: values in the interval; HISTOGRAM: measurements
+ * @sum: HISTOGRAM: their sum
+ * @interval_sec: the interval (EventCounters; meters: 0)
+ * @timestamp: the event's timestamp (ticks of the trace's clock)
+ * @nquantiles: HISTOGRAM: how many percentiles follow
+ * @quantile: their quantiles (0.5, 0.95, 0.99)
+ * @qvalue: their values
+ *
+ * Strings are borrowed for the callback's duration.
+ */
+struct rtd_counter_record {
+	enum rtd_counter_kind kind;
+	const char *provider;
+	const char *name;
+	const char *display_name;
+	const char *unit;
+	const char *tags;
+	double value;
+	double total;
+	double min, max, count, sum;
+	double interval_sec;
+	uint64_t timestamp;
+	size_t nquantiles;
+	double quantile[RTD_COUNTER_MAX_QUANTILES];
+	double qvalue[RTD_COUNTER_MAX_QUANTILES];
+};
+
+/**
+ * typedef rtd_counter_fn - receives each record
+ * @ctx: as given to rtd_counters_new()
+ * @r: the record, borrowed during the call
+ *
+ * Returns: 0 to go on; anything else is returned by rtd_counters_event().
+ */
+typedef int (*rtd_counter_fn)(void *ctx, const struct rtd_counter_record *r);
+
+typedef struct rtd_counters rtd_counters;
+
+/**
+ * rtd_counters_new - a counter reader
+ * @spec: what to keep, in dotnet-counters' --counters syntax:
+ *        "Provider[,Provider[name1,name2]]..." where Provider is an
+ *        EventSource or a Meter name and the names in brackets the
+ *        counters or instruments to keep (all when absent); NULL or ""
+ *        for "System.Runtime"
+ * @fn: receives the records
+ * @ctx: passed to @fn
+ * @err: receives a message naming a malformed part (may be NULL)
+ * @errlen: size of @err
+ *
+ * Returns: the reader, or NULL: a malformed @spec (message in @err) or no
+ * memory.
+ */
+RTD_API rtd_counters *rtd_counters_new(const char *spec, rtd_counter_fn fn,
+				       void *ctx, char *err, size_t errlen);
+
+/**
+ * rtd_counters_free - free a reader
+ * @c: the reader; NULL does nothing
+ */
+RTD_API void rtd_counters_free(rtd_counters *c);
+
+/**
+ * rtd_counters_request - the session providers that publish the counters
+ * @c: the reader
+ * @interval_sec: how often values are published (> 0)
+ * @session_id: an id for the Metrics session (its events carry it; those
+ *              of other sessions are ignored)
+ * @out: receives the providers (appended to): each provider of the spec as
+ *       an EventSource with EventCounterIntervalSec, and one
+ *       System.Diagnostics.Metrics provider listing the meters (and
+ *       instruments) for the meters' values
+ *
+ * Returns: 0, -RTD_E_INVAL or -ENOMEM.
+ */
+RTD_API int rtd_counters_request(rtd_counters *c, double interval_sec,
+				 const char *session_id,
+				 struct rtd_ipc_providers *out);
+
+/**
+ * rtd_counters_event - read one event of the session
+ * @c: the reader
+ * @dec: the decoder that delivered @ev
+ * @ev: any event; EventCounters events and the Metrics EventSource's
+ *      value events of the providers asked for become records
+ *
+ * Returns: 0, what the callback returned, or -ENOMEM.
+ */
+RTD_API int rtd_counters_event(rtd_counters *c, rtd_nettrace *dec,
+			       const struct rtd_nettrace_event *ev);
+
+/**
+ * rtd_counters_errors - what the Metrics EventSource reported as errors
+ * @c: the reader
+ *
+ * Returns: the latest error message of the session (a limit on time
+ * series or histograms reached, an observable callback that threw, a
+ * second session refused), or NULL.
+ */
+RTD_API const char *rtd_counters_errors(const rtd_counters *c);
+
+/**
+ * rtd_counters_silent - a provider asked for that gave no value
+ * @c: the reader
+ * @i: 0, 1, ... in turn
+ *
+ * Returns: the @i-th provider or meter of the spec that has produced no
+ * record so far (no such EventSource or Meter in the process, or none of
+ * the names asked for), or NULL after the last.
+ */
+RTD_API const char *rtd_counters_silent(const rtd_counters *c, size_t i);
+
+/**
+ * rtd_counter_kind_name - a kind's name as dotnet-counters' output says it
+ * @kind: an enum rtd_counter_kind value
+ *
+ * Returns: "Metric" for mean, gauge, up-down and histogram values, "Rate"
+ * for sums and counters, as dotnet-counters' CSV "Counter Type".
+ */
+RTD_API const char *rtd_counter_kind_name(unsigned kind);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * counters.c - EventCounters and System.Diagnostics.Metrics values from an
+ * EventPipe session, as typed records (rtdiag/counters.h).
+ *
+ * EventCounters: each EventSource enabled with EventCounterIntervalSec=N
+ * writes an "EventCounters" event per counter and interval whose payload is
+ * one struct "Payload" {Name, DisplayName, Mean, StandardDeviation, Count,
+ * Min, Max, IntervalSec, Series, CounterType ("Mean"), Metadata,
+ * DisplayUnits} or, for incrementing counters, {Name, DisplayName,
+ * DisplayRateTimeScale, Increment, IntervalSec, Metadata, Series,
+ * CounterType ("Sum"), DisplayUnits}.
+ *
+ * Meters: the "System.Diagnostics.Metrics" EventSource (in
+ * System.Diagnostics.DiagnosticSource), enabled with the arguments
+ * SessionId, Metrics (meter[\instrument] separated by ','), RefreshInterval,
+ * MaxTimeSeries, MaxHistograms, writes per instrument and time series:
+ * CounterRateValuePublished / UpDownCounterRateValuePublished (rate = the
+ * change, value = the total), GaugeValuePublished (lastValue),
+ * HistogramValuePublished (quantiles "0.5=1;0.95=2;0.99=3", count, sum),
+ * each with sessionId, meterName, instrumentName, unit and tags
+ * ("k=v,k2=v2"); numbers are carried as text. Errors arrive as Error,
+ * TimeSeriesLimitReached, HistogramLimitReached,
+ * ObservableInstrumentCallbackError and MultipleSessionsNotSupportedError.
+ * Field names are read from the events' own metadata, not assumed
+ * positions.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtdiag/counters.h"
+
+#define METRICS "System.Diagnostics.Metrics"
+#define MAX_PROVIDERS 64
+#define STR 512
+
+struct cprov {
+	char *name;
+	bool seen; /* a record came */
+	char **names; /* counters to keep; NULL: all */
+	size_t nnames;
+};
+
+struct rtd_counters {
+	struct cprov prov[MAX_PROVIDERS];
+	size_t nprov;
+	rtd_counter_fn fn;
+	void *ctx;
+	char session[64];
+	char error[512];
+	bool have_error;
+};
+
+static void seterr(char *err, size_t len, const char *msg, const char *at)
+{
+	if (err && len)
+		snprintf(err, len, "%s at '%s'", msg, at);
+}
+
+/* Parse "Prov[a,b],Prov2" into c->prov. */
+static int parse_spec(rtd_counters *c, const char *spec, char *err, size_t len)
+{
+	const char *p = spec && *spec ? spec : "System.Runtime";
+	while (*p) {
+		while (*p == ',' || *p == ' ')
+			p++;
+		if (!*p)
+			break;
+		size_t n = strcspn(p, ",[");
+		while (n && p[n - 1] == ' ')
+			n--;
+		if (!n || c->nprov == MAX_PROVIDERS) {
+			seterr(err, len, n ? "too many providers" : "an empty "
+			       "provider name", p);
+			return -RTD_E_INVAL;
+		}
+		struct cprov *cp = &c->prov[c->nprov++];
+		cp->name = strndup(p, n);
+		if (!cp->name)
+			return -ENOMEM;
+		p += n;
+		while (*p == ' ')
+			p++;
+		if (*p == '[') {
+			const char *end = strchr(p, ']');
+			if (!end) {
+				seterr(err, len, "'[' without ']'", p);
+				return -RTD_E_INVAL;
+			}
+			p++;
+			while (p < end) {
+				size_t k = strcspn(p, ",]");
+				const char *s = p;
+				while (k && *s == ' ') {
+					s++;
+					k--;
+				}
+				while (k && s[k - 1] == ' ')
+					k--;
+				if (k) {
+					char **nn = realloc(cp->names, (cp->nnames + 1) *
+								   sizeof(*nn));
+					if (!nn)
+						return -ENOMEM;
+					cp->names = nn;
+					if (!(cp->names[cp->nnames++] = strndup(s, k)))
+						return -ENOMEM;
+				}
+				p += strcspn(p, ",]");
+				if (*p == ',')
+					p++;
+			}
+			p = end + 1;
+		}
+		while (*p == ' ')
+			p++;
+		if (*p && *p != ',') {
+			seterr(err, len, "expected ',' after a provider", p);
+			return -RTD_E_INVAL;
+		}
+	}
+	if (!c->nprov) {
+		seterr(err, len, "no provider", spec ? spec : "");
+		return -RTD_E_INVAL;
+	}
+	return 0;
+}
+
+RTD_API void rtd_counters_free(rtd_counters *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nprov; i++) {
+		for (size_t k = 0; k < c->prov[i].nnames; k++)
+			free(c->prov[i].names[k]);
+		free(c->prov[i].names);
+		free(c->prov[i].name);
+	}
+	free(c);
+}
+
+RTD_API rtd_counters *rtd_counters_new(const char *spec, rtd_counter_fn fn,
+				       void *ctx, char *err, size_t errlen)
+{
+	rtd_counters *c = calloc(1, sizeof(*c));
+	if (!c || !fn) {
+		free(c);
+		return NULL;
+	}
+	c->fn = fn;
+	c->ctx = ctx;
+	if (parse_spec(c, spec, err, errlen)) {
+		rtd_counters_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* Is provider/name asked for? */
+static bool wanted(rtd_counters *c, const char *provider, const char *name)
+{
+	for (size_t i = 0; i < c->nprov; i++) {
+		struct cprov *p = &c->prov[i];
+		if (strcmp(p->name, provider) != 0)
+			continue;
+		bool hit = !p->nnames;
+		for (size_t k = 0; !hit && k < p->nnames; k++)
+			hit = !strcmp(p->names[k], name);
+		if (hit) {
+			p->seen = true;
+			return true;
+		}
+	}
+	return false;
+}
+
+RTD_API const char *rtd_counters_silent(const rtd_counters *c, size_t i)
+{
+	for (size_t k = 0; k < c->nprov; k++)
+		if (!c->prov[k].seen && i-- == 0)
+			return c->prov[k].name;
+	return NULL;
+}
+
+RTD_API int rtd_counters_request(rtd_counters *c, double interval_sec,
+				 const char *session_id,
+				 struct rtd_ipc_providers *out)
+{
+	if (!c || !out || !(interval_sec > 0) || !session_id ||
+	    strlen(session_id) >= sizeof(c->session))
+		return -RTD_E_INVAL;
+	snprintf(c->session, sizeof(c->session), "%s", session_id);
+	char spec[1024], err[256];
+	/* meters: "Meter" or "Meter\instrument", separated by ',' */
+	char metrics[4096] = "";
+	for (size_t i = 0; i < c->nprov; i++) {
+		const struct cprov *p = &c->prov[i];
+		if (strcmp(p->name, METRICS) == 0)
+			continue;
+		snprintf(spec, sizeof(spec), "%s:0xFFFFFFFF:5:"
+			 "EventCounterIntervalSec=%g", p->name, interval_sec);
+		int rc = rtd_ipc_providers_parse(spec, out, err, sizeof(err));
+		if (rc)
+			return rc;
+		size_t n = p->nnames ? p->nnames : 1;
+		for (size_t k = 0; k < n; k++) {
+			size_t l = strlen(metrics);
+			snprintf(metrics + l, sizeof(metrics) - l, "%s%s%s%s",
+				 l ? "," : "", p->name, p->nnames ? "\\" : "",
+				 p->nnames ? p->names[k] : "");
+		}
+	}
+	/* the Metrics EventSource: values (0x2) and errors (0x1), quoted
+	 * as a whole so its ',' and ';' stay in */
+	snprintf(spec, sizeof(spec), METRICS ":0x3:5:\"SessionId=%s;Metrics=%s;"
+		 "RefreshInterval=%g;MaxTimeSeries=1000;MaxHistograms=100\"",
+		 session_id, metrics, interval_sec);
+	if (strlen(metrics) >= sizeof(metrics) - 1 ||
+	    strlen(spec) >= sizeof(spec) - 1)
+		return -RTD_E_CAP;
+	return rtd_ipc_providers_parse(spec, out, err, sizeof(err));
+}
+
+/* ---- EventCounters ---------------------------------------------------------- */
+
+struct ec {
+	char name[STR], display[STR], unit[STR], type[32];
+	double mean, increment, min, max, count, interval;
+	bool have_mean, have_increment;
+};
+
+static void copy_str(char *dst, size_t len, const struct rtd_nettrace_value *v)
+{
+	snprintf(dst, len, "%s", v->str ? v->str : "");
+}
+
+static double num_of(const struct rtd_nettrace_value *v)
+{
+	switch (v->type) {
+	case RTD_NT_T_F32:
+	case RTD_NT_T_F64:
+		return v->f;
+	case RTD_NT_T_STRING:
+		return v->str ? strtod(v->str, NULL) : 0;
+	case RTD_NT_T_U64:
+	case RTD_NT_T_U32:
+		return (double)v->u;
+	default:
+		return (double)v->i;
+	}
+}
+
+static int ec_value(void *ctx, const struct rtd_nettrace_value *v)
+{
+	struct ec *e = ctx;
+	if (v->kind != RTD_NT_V_SCALAR || !v->name)
+		return 0;
+	const char *n = v->name;
+	if (!strcmp(n, "Name"))
+		copy_str(e->name, sizeof(e->name), v);
+	else if (!strcmp(n, "DisplayName"))
+		copy_str(e->display, sizeof(e->display), v);
+	else if (!strcmp(n, "DisplayUnits"))
+		copy_str(e->unit, sizeof(e->unit), v);
+	else if (!strcmp(n, "CounterType"))
+		copy_str(e->type, sizeof(e->type), v);
+	else if (!strcmp(n, "Mean")) {
+		e->mean = num_of(v);
+		e->have_mean = true;
+	} else if (!strcmp(n, "Increment")) {
+		e->increment = num_of(v);
+		e->have_increment = true;
+	} else if (!strcmp(n, "Min"))
+		e->min = num_of(v);
+	else if (!strcmp(n, "Max"))
+		e->max = num_of(v);
+	else if (!strcmp(n, "Count"))
+		e->count = num_of(v);
+	else if (!strcmp(n, "IntervalSec"))
+		e->interval = num_of(v);
+	return 0;
+}
+
+static int event_counters(rtd_counters *c, rtd_nettrace *dec,
+			  const struct rtd_nettrace_event *ev)
+{
+	struct ec e;
+	memset(&e, 0, sizeof(e));
+	int rc = rtd_nettrace_walk(dec, ev, ec_value, &e);
+	if (rc < 0 || !e.name[0] || (!e.have_mean && !e.have_increment))
+		return 0; /* not a counter payload: nothing to report */
+	if (!wanted(c, ev->meta->provider, e.name))
+		return 0;
+	struct rtd_counter_record r = {
+		.kind = e.have_increment || !strcmp(e.type, "Sum")
+				? RTD_COUNTER_SUM
+				: RTD_COUNTER_MEAN,
+		.provider = ev->meta->provider,
+		.name = e.name,
+		.display_name = e.display,
+		.unit = e.unit,
+		.tags = "",
+		.min = e.min,
+		.max = e.max,
+		.count = e.count,
+		.interval_sec = e.interval,
+		.timestamp = ev->timestamp,
+	};
+	r.value = r.kind == RTD_COUNTER_SUM ? e.increment : e.mean;
+	return c->fn(c->ctx, &r);
+}
+
+/* ---- meters ------------------------------------------------------------------- */
+
+/* A top-level string field into buf ("" when absent). */
+static const char *field(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
+			 const char *name, char *buf, size_t len)
+{
+	struct rtd_nettrace_value v;
+	buf[0] = 0;
+	if (rtd_nettrace_get(dec, ev, name, &v) == 0)
+		copy_str(buf, len, &v);
+	return buf;
+}
+
+static double field_num(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
+			const char *name)
+{
+	struct rtd_nettrace_value v;
+	if (rtd_nettrace_get(dec, ev, name, &v) != 0)
+		return 0;
+	return num_of(&v);
+}
+
+/* "0.5=51;0.95=96;0.99=100" */
+static void quantiles(const char *s, struct rtd_counter_record *r)
+{
+	while (*s && r->nquantiles < RTD_COUNTER_MAX_QUANTILES) {
+		char *end;
+		double q = strtod(s, &end);
+		if (end == s || *end != '=')
+			break;
+		s = end + 1;
+		double v = strtod(s, &end);
+		if (end == s)
+			break;
+		r->quantile[r->nquantiles] = q;
+		r->qvalue[r->nquantiles++] = v;
+		s = end;
+		if (*s == ';')
+			s++;
+	}
+	for (size_t i = 0; i < r->nquantiles; i++)
+		if (r->quantile[i] == 0.5)
+			r->value = r->qvalue[i];
+}
+
+static int metrics_event(rtd_counters *c, rtd_nettrace *dec,
+			 const struct rtd_nettrace_event *ev)
+{
+	const char *en = ev->meta->event_name ? ev->meta->event_name : "";
+	char sess[64], meter[STR], inst[STR], unit[STR], tags[STR * 2], t[STR];
+	enum rtd_counter_kind kind;
+	if (!strcmp(en, "CounterRateValuePublished"))
+		kind = RTD_COUNTER_RATE;
+	else if (!strcmp(en, "UpDownCounterRateValuePublished"))
+		kind = RTD_COUNTER_UPDOWN;
+	else if (!strcmp(en, "GaugeValuePublished"))
+		kind = RTD_COUNTER_GAUGE;
+	else if (!strcmp(en, "HistogramValuePublished"))
+		kind = RTD_COUNTER_HISTOGRAM;
+	else {
+		bool err = !strcmp(en, "Error") ||
+			   !strcmp(en, "TimeSeriesLimitReached") ||
+			   !strcmp(en, "HistogramLimitReached") ||
+			   !strcmp(en, "ObservableInstrumentCallbackError") ||
+			   !strcmp(en, "MultipleSessionsNotSupportedError") ||
+			   !strcmp(en, "MultipleSessionsConfiguredIncorrectlyError");
+		if (!err)
+			return 0;
+		field(dec, ev, "sessionId", sess, sizeof(sess));
+		if (sess[0] && strcmp(sess, c->session) != 0 &&
+		    strcmp(en, "MultipleSessionsNotSupportedError") != 0)
+			return 0;
+		field(dec, ev, "errorMessage", t, sizeof(t));
+		snprintf(c->error, sizeof(c->error), "%s%s%s", en,
+			 t[0] ? ": " : "", t);
+		c->have_error = true;
+		return 0;
+	}
+	field(dec, ev, "sessionId", sess, sizeof(sess));
+	if (c->session[0] && strcmp(sess, c->session) != 0)
+		return 0; /* another tool's session */
+	field(dec, ev, "meterName", meter, sizeof(meter));
+	field(dec, ev, "instrumentName", inst, sizeof(inst));
+	if (!wanted(c, meter, inst))
+		return 0;
+	struct rtd_counter_record r = {
+		.kind = kind,
+		.provider = meter,
+		.name = inst,
+		.display_name = "",
+		.unit = field(dec, ev, "unit", unit, sizeof(unit)),
+		.tags = field(dec, ev, "tags", tags, sizeof(tags)),
+		.timestamp = ev->timestamp,
+	};
+	switch (kind) {
+	case RTD_COUNTER_RATE:
+		r.value = field_num(dec, ev, "rate");
+		r.total = field_num(dec, ev, "value");
+		break;
+	case RTD_COUNTER_UPDOWN:
+		r.value = field_num(dec, ev, "value");
+		r.total = field_num(dec, ev, "rate");
+		break;
+	case RTD_COUNTER_GAUGE:
+		r.value = field_num(dec, ev, "lastValue");
+		break;
+	default:
+		r.count = field_num(dec, ev, "count");
+		r.sum = field_num(dec, ev, "sum");
+		quantiles(field(dec, ev, "quantiles", t, sizeof(t)), &r);
+		break;
+	}
+	return c->fn(c->ctx, &r);
+}
+
+RTD_API int rtd_counters_event(rtd_counters *c, rtd_nettrace *dec,
+			       const struct rtd_nettrace_event *ev)
+{
+	const struct rtd_nettrace_metadata *m = ev->meta;
+	if (!m || !m->provider || !m->event_name)
+		return 0;
+	if (!strcmp(m->event_name, "EventCounters"))
+		return event_counters(c, dec, ev);
+	if (!strcmp(m->provider, METRICS))
+		return metrics_event(c, dec, ev);
+	return 0;
+}
+
+RTD_API const char *rtd_counters_errors(const rtd_counters *c)
+{
+	return c->have_error ? c->error : NULL;
+}
+
+RTD_API const char *rtd_counter_kind_name(unsigned kind)
+{
+	return kind == RTD_COUNTER_SUM || kind == RTD_COUNTER_RATE ? "Rate"
+								    : "Metric";
+}

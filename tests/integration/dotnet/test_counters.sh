@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# rtdiag dotnet counters (#16 item 1) against tests/targets/dotnet-meters, a
+# .NET 10 program reporting known values through its own Meter (counter,
+# up-down counter, histogram, observable gauge, tagged counter) and its own
+# EventCounters; the runtime's own counters cross-checked with /proc and
+# with GC.CollectionCount read by the program.
+. "$(dirname "$0")/lib.sh"
+MD=$(build_dotnet dotnet-meters tests/targets) || { echo "FAIL: build"; exit 1; }
+
+mkdir -p "$WORK/m"
+"$MD/dotnet-meters" "$WORK/m" >"$WORK/m/stdout" 2>&1 &
+MP=$!; PIDS+=("$MP")
+wait_file "$WORK/m/ready" || { bad "dotnet-meters did not start"; exit 1; }
+C='Rtdiag.Test,Rtdiag-Counters,System.Runtime[working-set,gen-0-gc-count]'
+"$R" dotnet counters collect -p "$MP" --counters "$C" --duration 4.5 -o "$WORK/c.csv" 2>"$WORK/c.err" &
+cp=$!
+sleep 1.2; touch "$WORK/m/go"
+g0=$(cat "$WORK/m/gen0" 2>/dev/null || echo 0)
+wait $cp; rc=$?
+g1=$(cat "$WORK/m/gen0")
+rss=$(awk '/^VmRSS/{print $2/1000}' /proc/$MP/status)
+f="$WORK/c.csv"
+sum() { awk -F, -v n="$1" '$3 == n { s += $NF } END { print s + 0 }' "$f"; }
+last() { awk -F, -v n="$1" '$3 == n { v = $NF } END { print v }' "$f"; }
+all() { awk -F, -v n="$1" -v want="$2" '$3 == n { k++; if ($NF != want) bad = 1 } END { exit !(k > 0 && !bad) }' "$f"; }
+[ $rc = 0 ] && head -1 "$f" | grep -qx "Timestamp,Provider,Counter Name,Counter Type,Mean/Increment" \
+  && ok "collect: dotnet-counters' CSV header" || bad "collect: rc $rc $(cat "$WORK/c.err") $(head -3 "$f")"
+[ "$(sum 'requests ({request}) (Count / 1 sec)')" = 1000 ] && ok "counter: exactly 1000 requests" || bad "requests: $(sum 'requests ({request}) (Count / 1 sec)')"
+[ "$(last queue)" = 5 ] && ok "up-down counter: +7 -2 = 5" || bad "queue: $(last queue)"
+[ "$(last 'latency (ms)[P50]')" = 51 ] && [ "$(last 'latency (ms)[P95]')" = 96 ] && [ "$(last 'latency (ms)[P99]')" = 100 ] \
+  && ok "histogram of 1..100: P50 51, P95 96, P99 100" || bad "latency: $(grep latency "$f")"
+all 'temperature (Cel)' 21.5 && ok "observable gauge: 21.5 every interval" || bad "temperature: $(grep temperature "$f")"
+[ "$(sum 'hits (Count / 1 sec);route=/a')" = 3 ] && [ "$(sum 'hits (Count / 1 sec);route=/b')" = 4 ] \
+  && ok "tagged counter: route=/a 3, route=/b 4" || bad "hits: $(grep hits "$f")"
+all 'Fixed value (B)' 42 && all 'Polled value' 7.25 && ok "EventCounter 42, PollingCounter 7.25" || bad "event counters: $(grep Rtdiag-Counters "$f")"
+t=$(sum 'Ticks (Count / 1 sec)')
+[ $((t % 5)) = 0 ] && [ "$t" -ge 10 ] && ok "IncrementingEventCounter: $t, in steps of 5" || bad "ticks: $t"
+ws=$(last 'Working Set (MB)')
+awk -v a="$ws" -v b="$rss" 'BEGIN { exit !(a > 0 && a / b > 0.75 && a / b < 1.33) }' \
+  && ok "working-set $ws MB against VmRSS $rss MB" || bad "working set $ws vs $rss"
+gs=$(sum 'Gen 0 GC Count (Count / 1 sec)')
+d=$((g1 - g0))
+[ "$gs" -ge $((d - 2)) ] && [ "$gs" -le $((d + 2)) ] && [ "$gs" -ge 1 ] \
+  && ok "gen-0-gc-count: $gs in the session, GC.CollectionCount(0) moved $d" || bad "gen0: $gs vs $d ($g0 -> $g1)"
+
+# JSON layout, and a provider that publishes nothing
+out=$("$R" dotnet counters collect -p "$MP" --counters 'Rtdiag.Test[temperature],No.Such.Meter' --format json \
+      --duration 2.5 -o "$WORK/c.json" 2>&1); rc=$?
+[ $rc = 0 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); ev=d["Events"];
+assert ev and all(e["provider"]=="Rtdiag.Test" and e["name"]=="temperature (Cel)" and e["value"]==21.5 and e["counterType"]=="Metric" for e in ev)' "$WORK/c.json" \
+  && ok "collect --format json: dotnet-counters' layout, only what was asked" || bad "json: $rc $out $(cat "$WORK/c.json")"
+grep -q "No.Such.Meter published no value" <<<"$out" && ok "a meter that publishes nothing: said so" || bad "silent: $out"
+
+# monitor piped: plain lines
+out=$("$R" dotnet counters monitor -p "$MP" --counters 'Rtdiag-Counters[polled]' --duration 2.5 2>/dev/null); rc=$?
+[ $rc = 0 ] && grep -q '^[0-9.]*,Rtdiag-Counters,Polled value,Metric,7.25$' <<<"$out" && ! grep -q $'\e' <<<"$out" \
+  && ok "monitor piped: plain lines" || bad "monitor: $rc $out"
+
+# bad input: a malformed spec; the output untouched when the target is gone
+out=$("$R" dotnet counters monitor -p "$MP" --counters 'Rtdiag.Test[a,b' 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "'\[' without '\]'" <<<"$out" && ok "--counters 'X[a,b': refused" || bad "spec: $rc $out"
+touch "$WORK/m/stop"; wait "$MP" 2>/dev/null
+printf keep >"$WORK/k.csv"
+out=$("$R" dotnet counters collect -p "$MP" -o "$WORK/k.csv" --duration 1 2>&1); rc=$?
+[ $rc = 1 ] && [ "$(cat "$WORK/k.csv")" = keep ] && ok "collect on a gone process: exit 1, old file kept" || bad "gone: $rc $out"
+
+[ $fail = 0 ] || { echo "$fail failed"; exit 1; }
+echo "dotnet counters: all passed"

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# rtdiag dotnet profile --type alloc|lock|exception and dotnet stack (#16),
+# against tests/targets/dotnet-kinds, a .NET 10 program doing one known
+# kind of work: the allocation ratio it makes, the method its threads
+# contend in, the exact number of exceptions it throws, the methods its
+# threads are parked in.
+. "$(dirname "$0")/lib.sh"
+KD=$(build_dotnet dotnet-kinds tests/targets) || { echo "FAIL: build"; exit 1; }
+
+# start_kinds DIR MODE [ARGS]: sets KP once the program is working
+start_kinds() {
+  local dir=$1; shift
+  mkdir -p "$dir"
+  "$KD/dotnet-kinds" "$dir" "$@" >"$dir/stdout" 2>"$dir/stderr" &
+  KP=$!; PIDS+=("$KP")
+  wait_file "$dir/ready" || { bad "dotnet-kinds $* did not start: $(cat "$dir/stderr")"; exit 1; }
+}
+# share FILE REGEX: percent of the folded weight on stacks matching REGEX
+share() { awk -v re="$2" '{ w = $NF; all += w; if ($0 ~ re) s += w }
+                          END { printf "%d", (all > 0 ? 100 * s / all : -1) }' "$1"; }
+
+# allocations: byte[1000] three times for each long[125] (1024 bytes both)
+start_kinds "$WORK/alloc" alloc
+out=$("$R" dotnet profile -p "$KP" --type alloc --duration 3 -o "$WORK/alloc.folded" --top 2>&1); rc=$?
+b=$(share "$WORK/alloc.folded" 'Alloc[.]AllocBytes[(][)];System[.]Byte[[][]]'); l=$(share "$WORK/alloc.folded" 'Alloc[.]AllocLongs[(][)];System[.]Int64[[][]]')
+n=$(sed -n 's/^\([0-9]*\) allocation ticks.*/\1/p' <<<"$out")
+# 3:1 by bytes; over n ticks the share's sampling error is about
+# sqrt(.75*.25/n): allow 4 of it and a point
+tol=$(awk -v n="${n:-1}" 'BEGIN{ printf "%d", 1 + 400 * sqrt(0.1875 / n) }')
+[ $rc = 0 ] && [ "${n:-0}" -ge 50 ] && [ $((b + l)) -ge 95 ] && [ $(( b - 75 )) -le "$tol" ] && [ $(( 75 - b )) -le "$tol" ] \
+  && ok "alloc: byte[] from AllocBytes $b%, long[] from AllocLongs $l% (3:1 = 75%, +-$tol over $n ticks)" \
+  || bad "alloc: rc $rc, $b% / $l% (tol $tol, $n ticks): $out"
+"$R" dotnet profile -p "$KP" --type alloc --duration 1 -o "$WORK/alloc.pb.gz" 2>/dev/null
+gzip -dc "$WORK/alloc.pb.gz" | grep -aq alloc_objects && gzip -dc "$WORK/alloc.pb.gz" | grep -aq alloc_space \
+  && ok "alloc pprof: alloc_objects/count + alloc_space/bytes" || bad "alloc pprof types"
+touch "$WORK/alloc/stop"
+
+# lock contention: two threads in Contended.Take, cpu and lock at once
+start_kinds "$WORK/lock" lock
+out=$("$R" dotnet profile -p "$KP" --type lock,cpu --duration 2 -o "$WORK/p.folded" 2>&1); rc=$?
+c=$(share "$WORK/p.lock.folded" 'Contended[.]Take')
+[ $rc = 0 ] && [ -s "$WORK/p.cpu.folded" ] && [ "$c" -ge 95 ] && grep -q "wrote .*p.lock.folded (lock: [1-9]" <<<"$out" \
+  && ok "lock: Contended.Take holds $c% of the delay; cpu and lock in one session, one file each" \
+  || bad "lock: rc $rc, $c%: $out"
+touch "$WORK/lock/stop"
+
+# exceptions: exactly 500 thrown from Thrower.Throw, from the program's start
+mkdir -p "$WORK/exc"
+out=$("$R" dotnet profile --type exception -o "$WORK/exc.folded" -- "$KD/dotnet-kinds" "$WORK/exc" exception 500 2>&1); rc=$?
+n=$(awk '/Thrower[.]Throw.*;System[.]InvalidOperationException [0-9]+$/ { s += $NF } END { print s + 0 }' "$WORK/exc.folded")
+[ $rc = 0 ] && [ "$n" = 500 ] && [ "$(cat "$WORK/exc/thrown")" = 500 ] \
+  && ok "exception: exactly 500 InvalidOperationException from Thrower.Throw" || bad "exception: rc $rc, $n: $out"
+
+# stacks of every thread: parked in known methods
+start_kinds "$WORK/park" park
+out=$("$R" dotnet stack -p "$KP" 2>&1); rc=$?
+chain() { awk -v a="$1" -v b="$2" '/^Thread/ { t = "" } { t = t $0 "\n" } /^$/ { if (index(t, a) && index(t, b)) found = 1 }
+                               END { if (index(t, a) && index(t, b)) found = 1; exit !found }' <<<"$out"; }
+[ $rc = 0 ] && chain "Thread.Sleep(int32)" "dotnet-kinds!Parked.InSleep()" && chain "ManualResetEventSlim.Wait()" "dotnet-kinds!Parked.InWait()" \
+  && chain "dotnet-kinds!Parked.Main(" "dotnet-kinds!Program.Main(" \
+  && ok "stack: each parked thread with its method chain" || bad "stack: rc $rc $out"
+touch "$WORK/park/stop"
+
+# bad input
+out=$("$R" dotnet profile -p 1 --type heap 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "'heap' is not cpu, alloc, lock or exception" <<<"$out" && ok "--type heap: refused" || bad "--type heap: $rc $out"
+out=$("$R" dotnet profile -p 1 --type alloc --cpu 2>&1); rc=$?
+[ $rc = 2 ] && grep -q -- "--cpu is for --type cpu" <<<"$out" && ok "--cpu without cpu: refused" || bad "--cpu alloc: $rc $out"
+mkdir -p "$WORK/nodiag"
+DOTNET_EnableDiagnostics=0 "$KD/dotnet-kinds" "$WORK/nodiag" park >/dev/null 2>&1 &
+NP=$!; PIDS+=("$NP")
+wait_file "$WORK/nodiag/ready" || bad "nodiag target"
+out=$("$R" dotnet stack -p "$NP" 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "DOTNET_EnableDiagnostics=0" <<<"$out" && ok "stack of a process with diagnostics off: says why" || bad "nodiag stack: $rc $out"
+out=$("$R" dotnet profile -p "$NP" --type alloc -o "$WORK/nd.folded" 2>&1); rc=$?
+[ $rc = 1 ] && [ ! -e "$WORK/nd.folded" ] && ok "profile of it: exit 1, no file" || bad "nodiag profile: $rc $out"
+touch "$WORK/nodiag/stop"
+
+[ $fail = 0 ] || { echo "$fail failed"; exit 1; }
+echo "dotnet profiles: all passed"

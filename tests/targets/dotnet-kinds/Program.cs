@@ -1,0 +1,126 @@
+// dotnet-kinds - a .NET program doing one known kind of work, for the tests
+// of rtdiag's non-CPU profiles and of 'dotnet stack'.
+//
+//   dotnet-kinds DIR alloc          allocate, forever: byte[1000] from
+//                                   AllocBytes three times for each
+//                                   long[125] from AllocLongs (both 1024
+//                                   bytes with their header): 3:1 by bytes
+//   dotnet-kinds DIR lock           two threads take one lock in
+//                                   Contended.Take, each holding it 2 ms
+//   dotnet-kinds DIR exception N    throw and catch N InvalidOperation-
+//                                   Exceptions from Thrower.Throw, exit
+//   dotnet-kinds DIR park           threads parked in Parked.InSleep and
+//                                   Parked.InWait; main in Parked.Main
+//
+// Writes DIR/ready (its pid) once working; exits when DIR/stop exists
+// (exception: when done).
+using System;
+using System.IO;
+using System.Runtime.CompilerServices;
+using System.Threading;
+
+static class Alloc
+{
+    public static object Keep;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void AllocBytes() { Keep = new byte[1000]; }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void AllocLongs() { Keep = new long[125]; }
+}
+
+static class Contended
+{
+    static readonly object Gate = new object();
+    public static long Work;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void Take()
+    {
+        lock (Gate) {
+            var end = Environment.TickCount64 + 2;
+            while (Environment.TickCount64 < end) Work++;
+        }
+    }
+}
+
+static class Thrower
+{
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void Throw(int i) { throw new InvalidOperationException("kinds " + i); }
+}
+
+static class Parked
+{
+    public static readonly ManualResetEventSlim Never = new ManualResetEventSlim(false);
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void InSleep() { Thread.Sleep(Timeout.Infinite); }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void InWait() { Never.Wait(); }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void Main(string stop)
+    {
+        while (!File.Exists(stop)) Thread.Sleep(20);
+    }
+}
+
+static class Program
+{
+    static void Ready(string dir)
+    {
+        File.WriteAllText(Path.Combine(dir, "ready.tmp"), Environment.ProcessId.ToString());
+        File.Move(Path.Combine(dir, "ready.tmp"), Path.Combine(dir, "ready"), true);
+    }
+
+    static int Main(string[] args)
+    {
+        if (args.Length < 2) {
+            Console.Error.WriteLine("usage: dotnet-kinds DIR alloc|lock|exception N|park");
+            return 2;
+        }
+        string dir = args[0], stop = Path.Combine(dir, "stop");
+        switch (args[1]) {
+        case "alloc":
+            Ready(dir);
+            for (long i = 0; ; i++) {
+                if ((i & 0xFFFF) == 0 && File.Exists(stop)) return 0;
+                Alloc.AllocBytes();
+                Alloc.AllocBytes();
+                Alloc.AllocBytes();
+                Alloc.AllocLongs();
+            }
+        case "lock": {
+            Ready(dir);
+            ThreadStart body = () => { while (!File.Exists(stop)) for (int k = 0; k < 50; k++) Contended.Take(); };
+            var t1 = new Thread(body) { Name = "contender-1" };
+            var t2 = new Thread(body) { Name = "contender-2" };
+            t1.Start(); t2.Start();
+            t1.Join(); t2.Join();
+            return 0;
+        }
+        case "exception": {
+            int n = int.Parse(args[2]), caught = 0;
+            Ready(dir);
+            for (int i = 0; i < n; i++) {
+                try { Thrower.Throw(i); } catch (InvalidOperationException) { caught++; }
+            }
+            File.WriteAllText(Path.Combine(dir, "thrown"), caught.ToString());
+            return caught == n ? 0 : 1;
+        }
+        case "park": {
+            var a = new Thread(Parked.InSleep) { IsBackground = true, Name = "parked-sleep" };
+            var b = new Thread(Parked.InWait) { IsBackground = true, Name = "parked-wait" };
+            a.Start(); b.Start();
+            Ready(dir);
+            Parked.Main(stop);
+            return 0;
+        }
+        }
+        Console.Error.WriteLine("unknown mode " + args[1]);
+        return 2;
+    }
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dotnet_session.h - what the EventPipe commands of 'rtdiag dotnet' share
+ * (collect, profile, stack, replay in dotnet_collect.c; counters in
+ * dotnet_counters.c; gcdump in dotnet_gcdump.c): their arguments, the
+ * sink that writes and decodes a session's stream, and one session's run.
+ */
+#ifndef RTD_DOTNET_SESSION_H
+#define RTD_DOTNET_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dotnet_cli.h"
+#include "rtdiag/counters.h"
+#include "rtdiag/gcheap.h"
+#include "rtdiag/ipc.h"
+#include "rtdiag/nettrace.h"
+#include "rtdiag/profile.h"
+
+enum {
+	O_OUT = 1, O_PROVIDERS, O_PROFILE, O_CLREVENTS, O_CLREVENTLEVEL,
+	O_DURATION, O_BUFFER, O_NO_RUNDOWN, O_RUNDOWN_WAIT, O_RECORD, O_TOP,
+	O_DRY_RUN, O_NO_STACKWALK, O_TYPE, O_CPU, O_FORMAT, O_MANAGED_ONLY,
+	O_COUNTERS, O_REFRESH, O_CFORMAT, O_HFORMAT, O_MAX_OBJECTS,
+};
+
+struct collect_args {
+	struct dn_target t;
+	const char *out;
+	char outbuf[512]; /* a default output name */
+	const char *record;
+	double duration;
+	double rundown_wait;
+	unsigned buffer_mb;
+	bool no_rundown;
+	bool dry_run;
+	bool no_stackwalk;
+	uint64_t rundown_keyword; /* 0: the library's default */
+	bool filters_optional;
+	char **command; /* after "--" */
+	struct rtd_ipc_providers prov;
+	/* profile */
+	unsigned kinds;
+	bool cpu;          /* running managed code only */
+	bool managed_only; /* dotnetdiag's */
+	size_t top;        /* rows of the table; 0: none */
+	enum rtd_profile_format format;
+};
+
+/*
+ * Everything read from the session goes to the output file (all of it,
+ * whatever the decoder thinks) and through the nettrace decoder, which
+ * gives the live event and drop counts, tells whether the stream ended
+ * with its end marker and, for profile, feeds the profiles.
+ */
+struct sink_state {
+	FILE *out;
+	const char *path;
+	int werr; /* writing the output failed: errno */
+	uint64_t bytes;
+	rtd_nettrace *dec;
+	int dec_rc; /* first decoder error, or 1 at the end marker */
+	rtd_nettrace_profiler *prof;
+	int prof_rc;
+	rtd_nettrace *names; /* a rundown taken at the start, for names */
+	rtd_counters *counters;
+	int counters_rc;
+	rtd_gcheap *heap;
+	int heap_rc;
+};
+
+/* How a session ended, for the messages and the exit code. */
+struct session_end {
+	struct rtd_ipc_pump_result res;
+	char target[128];
+	bool launched;
+	bool child_ended;  /* the program we started ended by itself */
+	int child_status;
+};
+
+/* A sink for a session (a profile builder too when @profile). */
+int sink_init(struct sink_state *st, const struct collect_args *a,
+	      bool profile);
+void sink_free(struct sink_state *st);
+/* The rtd_ipc_sink_fn: into st->out, through the decoder. */
+int stream_sink(const void *data, size_t len, void *ctx);
+/* After the stream: did it decode to its end marker? Else why not. */
+bool sink_complete(struct sink_state *st, char *why, size_t len);
+/*
+ * Run one session to its end: connect (or start -- COMMAND suspended),
+ * start the session, call @opened (the session is on) and @started (a
+ * target we did not start), resume, pump into @st. Returns CLI_OK or an
+ * exit code after printing the error.
+ */
+int run_session(struct collect_args *a, struct sink_state *st,
+		int (*started)(rtd_ipc_client *, void *),
+		int (*opened)(struct sink_state *), struct session_end *end);
+/* The program's own exit code when rtdiag started it and it ended. */
+int child_code(const struct session_end *e);
+/* Say the stream ended early and what was kept; returns CLI_PARTIAL. */
+int incomplete(const struct session_end *e, const char *what,
+	       const char *why, const struct collect_args *a);
+
+#endif
