@@ -6,6 +6,9 @@ PKGS=(
   build-essential cmake pkg-config            # build
   libtraceevent-dev libtracefs-dev            # perf: tracepoint formats, dynamic probes
   libelf-dev libdw-dev zlib1g-dev             # symbols (uprobes), pprof gzip
+  liblzma-dev libdebuginfod-dev libiberty-dev # symbols: MiniDebugInfo, debuginfod, demangling
+  debuginfod elfutils                         # perf tests: a local debuginfod server, eu-strip
+  libseccomp-dev                              # perf trace: syscall names
   libcmocka-dev                               # unit tests
   clang libclang-rt-14-dev                    # sanitizer build, libFuzzer
   golang-1.19-go golang-1.19-src              # real Go traces, go tool trace -d

@@ -23,9 +23,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "rtdiag/common.h"
+#include "rtdiag/profile.h"
+#include "rtdiag/symbols.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,6 +48,9 @@ enum rtd_perf_flags {
 	RTD_PERF_ENABLE_ON_EXEC = 1u << 1,
 	/* events are registered disabled; rtd_perf_monitor_enable() starts them */
 	RTD_PERF_START_DISABLED = 1u << 2,
+	/* the first sampling event also asks for COMM (with exec), FORK and
+	 * EXIT records: thread names as they change */
+	RTD_PERF_TRACK_COMM = 1u << 3,
 };
 
 /**
@@ -93,6 +99,7 @@ enum rtd_perf_event_kind {
 	RTD_PERF_UPROBE,  /* also uretprobes */
 	RTD_PERF_KPROBE,  /* also kretprobes */
 	RTD_PERF_COUNTER, /* software, hardware or raw PMU counter */
+	RTD_PERF_SAMPLER, /* a sampling event with call chains */
 };
 
 /* Kind of a decoded tracepoint field. */
@@ -105,7 +112,8 @@ enum rtd_perf_field_kind {
 
 /**
  * struct rtd_perf_value - one decoded tracepoint field
- * @kind: how to read it
+ * @kind: how to read it; an integer array (__u8 saddr[4]) is an ARRAY,
+ *        only char arrays are STRINGs
  * @is_pointer: the field is a kernel or user pointer (the tracepoint
  *              carries its value, not what it points at)
  * @elem_size: element size of an array
@@ -138,6 +146,8 @@ struct rtd_perf_value {
  * @is_signed: signed integer
  * @is_pointer: a pointer value
  * @elem_size: element size of arrays
+ * @print: how the event's print format shows it: an enum
+ *         rtd_perf_field_print value (%pI4, %pI6c, %pM: addresses)
  */
 struct rtd_perf_field {
 	const char *name;
@@ -150,6 +160,15 @@ struct rtd_perf_field {
 	bool is_signed;
 	bool is_pointer;
 	unsigned elem_size;
+	unsigned print;
+};
+
+/* How a field's print format shows it (rtd_perf_field.print). */
+enum rtd_perf_field_print {
+	RTD_PERF_PRINT_DEFAULT = 0,
+	RTD_PERF_PRINT_IPV4,  /* %pI4: 127.0.0.1 */
+	RTD_PERF_PRINT_IPV6,  /* %pI6 / %pI6c: ::1 */
+	RTD_PERF_PRINT_MAC,   /* %pM: 00:11:22:33:44:55 */
 };
 
 /* Limits of decoded sample arrays, checked against the record's size. */
@@ -477,7 +496,7 @@ RTD_API void rtd_perf_probe_clear(struct rtd_perf_probe *p);
  * @out: receives the event handle (owned by @m), or NULL
  *
  * With fetch arguments a tracefs dynamic event is created in the group
- * "rtdiag_<pid>" and removed again by rtd_perf_monitor_free(); without,
+ * "rtdiag_<pid>_<starttime>" and removed again by rtd_perf_monitor_free(); without,
  * the uprobe/kprobe PMU is used.
  *
  * Returns: 0, -RTD_E_NOTFOUND for an unknown symbol or binary,
@@ -492,7 +511,8 @@ RTD_API int rtd_perf_monitor_add_probe(struct rtd_perf_monitor *m,
  * rtd_perf_monitor_add_counter - register a counting event
  * @m: monitor
  * @name: "task-clock", "page-faults", "cycles", ... (see
- *        rtd_perf_counter_names()), or "PMU/config=N/" for a raw PMU event
+ *        rtd_perf_counter_names()), "PMU/config=N/" for a raw PMU event,
+ *        or "subsystem:event" for a tracepoint (its hits are counted)
  * @leader: group leader (an earlier counter), or NULL to lead a new group
  * @out: receives the event handle (owned by @m), or NULL
  *
@@ -507,6 +527,36 @@ RTD_API int rtd_perf_monitor_add_counter(struct rtd_perf_monitor *m,
 					 const char *name,
 					 struct rtd_perf_event *leader,
 					 struct rtd_perf_event **out);
+
+/**
+ * rtd_perf_monitor_add_probe_counter - count the hits of a uprobe or kprobe
+ * @m: monitor
+ * @probe: as for rtd_perf_monitor_add_probe()
+ * @leader: group leader (a counter), or NULL
+ * @out: receives the event (owned by @m), or NULL
+ *
+ * The probe is created as rtd_perf_monitor_add_probe() does, and opened
+ * as a counter (rtd_perf_event_count() reads it; perf stat's
+ * -e probe_libc:malloc).
+ *
+ * Returns: as rtd_perf_monitor_add_probe().
+ */
+RTD_API int rtd_perf_monitor_add_probe_counter(struct rtd_perf_monitor *m,
+					       const struct rtd_perf_probe *probe,
+					       struct rtd_perf_event *leader,
+					       struct rtd_perf_event **out);
+
+/**
+ * rtd_perf_event_user_only - does the event count user space only?
+ * @ev: event
+ *
+ * True when it was asked for, or when the kernel refused this user kernel
+ * counting and the monitor fell back to user space (perf prints such
+ * counters as "task-clock:u").
+ *
+ * Returns: true for a user-space-only event.
+ */
+RTD_API bool rtd_perf_event_user_only(const struct rtd_perf_event *ev);
 
 /**
  * rtd_perf_monitor_remove - unregister an event, closing its descriptors
@@ -720,6 +770,366 @@ RTD_API const char *rtd_perf_record_name(uint32_t type);
  * Returns: a NULL-terminated static array.
  */
 RTD_API const char *const *rtd_perf_counter_names(void);
+
+/* ---- system calls (perf trace) ----------------------------------------- */
+
+struct rtd_perf_syscalls;
+
+/* Bytes of a string argument kept (rtd_perf_syscall.strs). */
+#define RTD_PERF_SYSCALL_STR 256
+
+/**
+ * struct rtd_perf_syscall - one system call, its enter and exit paired
+ * @pid: process
+ * @tid: thread
+ * @nr: the call's number on this machine
+ * @name: its name (libseccomp), or NULL for a number it does not know
+ * @args: the six argument registers at entry
+ * @ret: the return value (-4095..-1: -errno)
+ * @enter_ns: CLOCK_MONOTONIC at entry
+ * @exit_ns: CLOCK_MONOTONIC at exit
+ * @has_enter: the entry was seen (false for a call entered before tracing)
+ * @comm: the thread's name (COMM records, else /proc when first seen)
+ * @has_str: which arguments' strings were read
+ * @strs: path-like string arguments, read from the process at entry
+ *        ("\x01" alone: unreadable)
+ */
+struct rtd_perf_syscall {
+	uint32_t pid, tid;
+	long nr;
+	const char *name;
+	uint64_t args[6];
+	int64_t ret;
+	uint64_t enter_ns, exit_ns;
+	bool has_enter;
+	char comm[16];
+	bool has_str[6];
+	char strs[6][RTD_PERF_SYSCALL_STR];
+};
+
+/* Flags for rtd_perf_syscalls_new(). */
+enum rtd_perf_syscalls_flags {
+	/* keep counts and times per process and call (memory grows with
+	 * the processes seen, up to 16384 of them) */
+	RTD_PERF_SYSCALLS_SUMMARY = 1u << 0,
+	/* do not read path arguments from the processes */
+	RTD_PERF_SYSCALLS_NO_STRINGS = 1u << 1,
+};
+
+/**
+ * rtd_perf_syscalls_new - trace system calls on a monitor
+ * @m: monitor (its scope: processes, cgroup or system)
+ * @names: only these calls ("openat", "read"), by name; NULL/0: all
+ * @nnames: their count
+ * @flags: RTD_PERF_SYSCALLS_* flags
+ * @out: receives the tracer
+ *
+ * Registers raw_syscalls:sys_enter and sys_exit, with a kernel filter on
+ * the numbers of @names (create the monitor with RTD_PERF_TRACK_COMM so
+ * thread names follow exec). Names and numbers come from libseccomp; argument
+ * names and types from the kernel's syscalls:sys_enter_* formats.
+ *
+ * Returns: 0, -RTD_E_NOTFOUND for an unknown name (the monitor's errmsg
+ * names it), or an error of rtd_perf_monitor_add_tracepoint().
+ */
+RTD_API int rtd_perf_syscalls_new(struct rtd_perf_monitor *m,
+				  const char *const *names, size_t nnames,
+				  unsigned flags, struct rtd_perf_syscalls **out);
+
+/**
+ * rtd_perf_syscalls_free - free a tracer (its events belong to the monitor)
+ * @s: tracer, or NULL
+ */
+RTD_API void rtd_perf_syscalls_free(struct rtd_perf_syscalls *s);
+
+/**
+ * rtd_perf_syscalls_feed - give the tracer a record of the monitor
+ * @s: tracer
+ * @smp: a record from rtd_perf_monitor_run()
+ * @out: filled when a call completed
+ *
+ * Returns: 1 when @out holds a completed call (at its exit), 0 otherwise
+ * (an entry, or a record of another event).
+ */
+RTD_API int rtd_perf_syscalls_feed(struct rtd_perf_syscalls *s,
+				   const struct rtd_perf_sample *smp,
+				   struct rtd_perf_syscall *out);
+
+/**
+ * rtd_perf_syscalls_format_args - the arguments as perf trace shows them
+ * @s: tracer
+ * @c: a completed call
+ * @buf: receives "dfd: CWD, filename: \"/etc/hosts\", flags: RDONLY|CLOEXEC"
+ * @n: its size (the text is cut to fit)
+ *
+ * Returns: 0 or -RTD_E_INVAL.
+ */
+RTD_API int rtd_perf_syscalls_format_args(struct rtd_perf_syscalls *s,
+					  const struct rtd_perf_syscall *c,
+					  char *buf, size_t n);
+
+/**
+ * rtd_perf_syscalls_format_ret - the return value: "3", "0x7f..." or
+ * "-1 ENOENT (No such file or directory)"
+ * @c: a completed call
+ * @buf: receives the text
+ * @n: its size
+ *
+ * Returns: 0 or -RTD_E_INVAL.
+ */
+RTD_API int rtd_perf_syscalls_format_ret(const struct rtd_perf_syscall *c,
+					 char *buf, size_t n);
+
+/**
+ * rtd_perf_syscalls_write_summary - perf trace -s: per process, per call:
+ * calls, errors, total/min/avg/max time and stddev
+ * @s: tracer
+ * @f: output
+ *
+ * Returns: 0, -ENOMEM or -EIO.
+ */
+RTD_API int rtd_perf_syscalls_write_summary(struct rtd_perf_syscalls *s,
+					    FILE *f);
+
+/**
+ * rtd_perf_syscall_name - a system call's name on this machine
+ * @s: tracer (caches names)
+ * @nr: its number
+ *
+ * Returns: the name, or NULL.
+ */
+RTD_API const char *rtd_perf_syscall_name(struct rtd_perf_syscalls *s, long nr);
+
+/**
+ * rtd_perf_syscall_nr - a system call's number on this machine
+ * @name: its name ("openat")
+ *
+ * Returns: the number, or -1 for a name libseccomp does not know.
+ */
+RTD_API long rtd_perf_syscall_nr(const char *name);
+
+/* ---- sampling CPU profiles ------------------------------------------------ */
+
+/* How a sample's user-space call chain is found. */
+enum rtd_perf_callgraph {
+	RTD_PERF_CG_FP = 0,  /* the kernel walks frame pointers (callchain) */
+	RTD_PERF_CG_DWARF,   /* a copy of the user stack and registers,
+			      * unwound by libdw from .eh_frame/.debug_frame */
+	RTD_PERF_CG_NONE,    /* the sampled address only */
+};
+
+/**
+ * struct rtd_perf_sampler_opts - a sampling event (rtd_perf_monitor_add_sampler())
+ * @sz: sizeof(struct rtd_perf_sampler_opts)
+ * @event: counter name as for rtd_perf_monitor_add_counter() (NULL:
+ *         "cpu-clock", the software timer every kernel has)
+ * @freq: samples per second per thread or CPU (0: 99, unless @period)
+ * @period: sample every @period events instead of a frequency
+ * @callgraph: RTD_PERF_CG_*
+ * @stack_bytes: RTD_PERF_CG_DWARF: user stack bytes copied per sample
+ *               (0: 8192, perf's default; at most 65528)
+ * @exclude_kernel: user space only (no kernel frames)
+ * @no_tracking: no MMAP2/COMM/FORK/EXIT/EXEC records (they are on by
+ *               default, on the first sampler of a monitor)
+ * @max_stack: deepest call chain taken (0: the kernel's limit)
+ */
+struct rtd_perf_sampler_opts {
+	size_t sz;
+	const char *event;
+	unsigned freq;
+	uint64_t period;
+	enum rtd_perf_callgraph callgraph;
+	unsigned stack_bytes;
+	bool exclude_kernel;
+	bool no_tracking;
+	unsigned max_stack;
+};
+
+/**
+ * rtd_perf_monitor_add_sampler - register a sampling event with call chains
+ * @m: monitor
+ * @o: options (NULL: cpu-clock at 99 Hz with frame-pointer call chains)
+ * @out: receives the event (owned by @m), or NULL
+ *
+ * Samples carry IP, TID, TIME, PERIOD and CALLCHAIN (kernel and user;
+ * with RTD_PERF_CG_DWARF the kernel part only, plus REGS_USER and
+ * STACK_USER). The first sampler also asks for the records that tell
+ * where code is: MMAP2 (executable mappings), COMM (with exec), FORK and
+ * EXIT. When the kernel refuses kernel samples to this user
+ * (perf_event_paranoid), the event counts user space only, as perf does,
+ * and rtd_perf_monitor_user_only() says so.
+ *
+ * Returns: 0, -RTD_E_PERF_NOEVENT, -RTD_E_PERF_NOTSUPP, or a negative errno.
+ */
+RTD_API int rtd_perf_monitor_add_sampler(struct rtd_perf_monitor *m,
+					 const struct rtd_perf_sampler_opts *o,
+					 struct rtd_perf_event **out);
+
+/**
+ * rtd_perf_monitor_user_only - did the kernel make events user-space only?
+ * @m: monitor
+ *
+ * Returns: true when an event or the rings had to be opened with
+ * exclude_kernel because the kernel refused more (perf_event_paranoid).
+ */
+RTD_API bool rtd_perf_monitor_user_only(const struct rtd_perf_monitor *m);
+
+struct rtd_perf_profiler;
+
+/* Flags for rtd_perf_profiler_opts.flags. */
+enum rtd_perf_profiler_flags {
+	/* the scoped pid is a child waiting to exec: sample from its exec */
+	RTD_PERF_PROF_ENABLE_ON_EXEC = 1u << 0,
+	/* do not switch .NET perf maps on over the diagnostics IPC */
+	RTD_PERF_PROF_NO_DOTNET = 1u << 1,
+	/* no root frame per process ("comm") in the profile */
+	RTD_PERF_PROF_NO_COMM = 1u << 2,
+};
+
+/**
+ * struct rtd_perf_profiler_opts - what to profile, and how
+ * @sz: sizeof(struct rtd_perf_profiler_opts)
+ * @pids: processes (every thread, later ones too); none and no cgroups:
+ *        the whole system
+ * @npids: number of @pids
+ * @cgroups: cgroups to profile instead (see struct rtd_perf_opts)
+ * @ncgroups: number of @cgroups
+ * @flags: RTD_PERF_PROF_* flags
+ * @sampler: the sampling event (NULL: defaults)
+ * @ring_pages: ring data pages per CPU (0: 128)
+ * @sym: symbolizer options (NULL: defaults)
+ */
+struct rtd_perf_profiler_opts {
+	size_t sz;
+	const pid_t *pids;
+	size_t npids;
+	const char *const *cgroups;
+	size_t ncgroups;
+	unsigned flags;
+	const struct rtd_perf_sampler_opts *sampler;
+	unsigned ring_pages;
+	const struct rtd_sym_opts *sym;
+};
+
+/**
+ * rtd_perf_profiler_new - set up a CPU profiler (events open, not running)
+ * @o: options
+ * @out: receives the profiler
+ *
+ * For each scoped .NET process whose perf map is off, the map is switched
+ * on over the diagnostics IPC now and off again by
+ * rtd_perf_profiler_free(), so JIT-compiled methods get their names.
+ *
+ * Returns: 0, or a negative error; rtd_perf_profiler_errmsg() says more.
+ */
+RTD_API int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *o,
+				  struct rtd_perf_profiler **out);
+
+/**
+ * rtd_perf_profiler_errmsg - what the last failed call went wrong on
+ * @p: profiler (may be NULL after a failed rtd_perf_profiler_new(): then
+ *     the message of that call, per thread)
+ *
+ * Returns: a message, "" when none.
+ */
+RTD_API const char *rtd_perf_profiler_errmsg(const struct rtd_perf_profiler *p);
+
+/**
+ * rtd_perf_profiler_monitor - the monitor underneath (for stats, stop)
+ * @p: profiler
+ *
+ * Returns: the monitor, owned by @p.
+ */
+RTD_API struct rtd_perf_monitor *
+rtd_perf_profiler_monitor(struct rtd_perf_profiler *p);
+
+/**
+ * rtd_perf_profiler_run - sample until stopped or every scoped process is gone
+ * @p: profiler
+ *
+ * Stacks are kept as location ids in a call tree (memory grows with
+ * distinct stacks, not with samples); names are found after the run.
+ * Stop it with rtd_perf_monitor_stop() on rtd_perf_profiler_monitor().
+ *
+ * Returns: 0 or a negative error.
+ */
+RTD_API int rtd_perf_profiler_run(struct rtd_perf_profiler *p);
+
+/**
+ * rtd_perf_profiler_profile - name every location and build the profile
+ * @p: profiler
+ * @out: receives a new profile ("samples"/"count" and "cpu"/"nanoseconds")
+ *
+ * Returns: 0 or -ENOMEM.
+ */
+RTD_API int rtd_perf_profiler_profile(struct rtd_perf_profiler *p,
+				      rtd_profile **out);
+
+/**
+ * rtd_perf_profiler_frame_module - the module a frame name of the profile
+ * was found in
+ * @p: profiler, after rtd_perf_profiler_profile()
+ * @name: a frame name of that profile
+ *
+ * Returns: the module as the process names it ("/usr/lib/.../libc.so.6",
+ * "[kernel.kallsyms]", "[jit]"), or NULL when @name is not a frame of it.
+ */
+RTD_API const char *rtd_perf_profiler_frame_module(struct rtd_perf_profiler *p,
+						   const char *name);
+
+/**
+ * struct rtd_perf_profiler_stats - what a profiler saw
+ * @sz: sizeof(struct rtd_perf_profiler_stats)
+ * @samples: samples taken
+ * @kernel_samples: of those, in the kernel
+ * @lost: samples lost (ring full)
+ * @nodes: call tree nodes (distinct stack prefixes)
+ * @truncated: stacks cut at the call tree's cap
+ * @unwind_failed: dwarf mode: stacks libdw could not unwind past the leaf
+ * @processes: processes seen
+ * @mmaps: MMAP/MMAP2 records
+ * @comms: COMM records
+ * @forks: FORK records
+ * @exits: EXIT records
+ * @user_only: the kernel allowed user space only
+ * @dotnet_perfmaps: .NET perf maps switched on for the run
+ */
+struct rtd_perf_profiler_stats {
+	size_t sz;
+	uint64_t samples;
+	uint64_t kernel_samples;
+	uint64_t lost;
+	uint64_t nodes;
+	uint64_t truncated;
+	uint64_t unwind_failed;
+	uint64_t processes;
+	uint64_t mmaps, comms, forks, exits;
+	bool user_only;
+	unsigned dotnet_perfmaps;
+};
+
+/**
+ * rtd_perf_profiler_stats - counters of a profiler
+ * @p: profiler
+ * @st: filled up to @st->sz bytes
+ */
+RTD_API void rtd_perf_profiler_stats(const struct rtd_perf_profiler *p,
+				     struct rtd_perf_profiler_stats *st);
+
+/**
+ * rtd_perf_profiler_symbolizer - the symbolizer of a profiler
+ * @p: profiler
+ *
+ * Returns: the symbolizer, owned by @p (for its stats and warnings).
+ */
+RTD_API rtd_symbolizer *rtd_perf_profiler_symbolizer(struct rtd_perf_profiler *p);
+
+/**
+ * rtd_perf_profiler_free - close everything; .NET perf maps switched on
+ * by the profiler are switched off again
+ * @p: profiler, or NULL
+ */
+RTD_API void rtd_perf_profiler_free(struct rtd_perf_profiler *p);
 
 #ifdef __cplusplus
 }

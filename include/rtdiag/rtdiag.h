@@ -10,5 +10,6 @@
 #include "rtdiag/nettrace.h"
 #include "rtdiag/perf.h"
 #include "rtdiag/profile.h"
+#include "rtdiag/symbols.h"
 
 #endif /* RTDIAG_RTDIAG_H */

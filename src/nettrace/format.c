@@ -121,27 +121,53 @@ static inline void put_u64(struct w *w, uint64_t v)
 	put(w, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
-static inline void put_i64(struct w *w, int64_t v)
+/* Writers into space already reserved with room(): no checks. */
+#define RAW(d, lit) ((void)memcpy((d), (lit), sizeof(lit) - 1), \
+		     (d) += sizeof(lit) - 1)
+
+static inline char *raw_u64(char *d, uint64_t v)
 {
-	if (v < 0) {
-		putc1(w, '-');
-		put_u64(w, (uint64_t)0 - (uint64_t)v);
-	} else {
-		put_u64(w, (uint64_t)v);
+	char tmp[24];
+	char *p = u64_digits(v, tmp + sizeof(tmp));
+	size_t n = (size_t)(tmp + sizeof(tmp) - p);
+	memcpy(d, p, n);
+	return d + n;
+}
+
+static const char hexpairs[513] =
+	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
+/* "0x" and the hex digits of v, no leading zeros; at most 18 bytes. */
+static inline char *raw_hex(char *d, uint64_t v)
+{
+	char tmp[20];
+	char *p = tmp + sizeof(tmp);
+	while (v >= 16) {
+		p -= 2;
+		memcpy(p, hexpairs + 2 * (v & 255), 2);
+		v >>= 8;
 	}
+	if (v || p == tmp + sizeof(tmp))
+		*--p = "0123456789abcdef"[v];
+	*--p = 'x';
+	*--p = '0';
+	size_t n = (size_t)(tmp + sizeof(tmp) - p);
+	memcpy(d, p, n);
+	return d + n;
 }
 
 static void put_hex(struct w *w, uint64_t v)
 {
-	char tmp[20];
-	char *p = tmp + sizeof(tmp);
-	do {
-		*--p = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (v);
-	*--p = 'x';
-	*--p = '0';
-	put(w, p, (size_t)(tmp + sizeof(tmp) - p));
+	char *d = room(w, 18);
+	if (d)
+		w->p = raw_hex(d, v);
 }
 
 static void put_hexbytes(struct w *w, const uint8_t *p, size_t n)
@@ -378,6 +404,27 @@ static inline void put_key(struct fctx *c, const char *name, bool first,
 	}
 }
 
+/* The key, then room for `extra` bytes of value: one reservation for
+ * both when the type's keys are cached. Returns where the value goes. */
+static inline char *key_room(struct fctx *c, const char *name, bool first,
+			     unsigned depth, size_t extra)
+{
+	if (c->cm && depth == 0 && c->key_ix >= 0 && name) {
+		size_t nf = c->cm->pub.nfields, k = (size_t)c->key_ix;
+		const uint32_t *o = c->cm->fmt_keys + (c->json ? 0 : nf + 1);
+		size_t kl = o[k + 1] - o[k];
+		char *d = room(c->w, kl + 1 + extra);
+		if (!d)
+			return NULL;
+		if (c->json && !first)
+			*d++ = ',';
+		memcpy(d, c->cm->fmt_cache + o[k], kl);
+		return d + kl;
+	}
+	put_key(c, name, first, depth);
+	return room(c->w, extra);
+}
+
 static void put_mapped(struct fctx *c, const struct rtd_nettrace_field *f,
 		       uint64_t v, unsigned depth, bool is_elem)
 {
@@ -498,38 +545,54 @@ static int fmt_one(struct fctx *c, const struct rtd_nettrace_field *f,
 	switch (f->type) {
 	case RTD_NT_T_I8: case RTD_NT_T_I16: case RTD_NT_T_I32:
 	case RTD_NT_T_I64: case RTD_NT_T_VARINT:
-		put_key(c, name, first, depth);
-		if (f->map)
-			put_mapped(c, f, u, depth, is_elem);
-		else
-			put_i64(w, i);
-		return 0;
 	case RTD_NT_T_U8: case RTD_NT_T_U16: case RTD_NT_T_U32:
-	case RTD_NT_T_U64: case RTD_NT_T_VARUINT:
-		put_key(c, name, first, depth);
-		if (f->map)
-			put_mapped(c, f, u, depth, is_elem);
-		else
-			put_u64(w, u);
-		return 0;
-	case RTD_NT_T_BOOL8: case RTD_NT_T_BOOL32:
-		put_key(c, name, first, depth);
-		if (u)
-			PUTS(w, "true");
-		else
-			PUTS(w, "false");
-		return 0;
-	case RTD_NT_T_HEX32: case RTD_NT_T_HEX64: case RTD_NT_T_POINTER:
-		put_key(c, name, first, depth);
-		if (f->map && !c->json) {
+	case RTD_NT_T_U64: case RTD_NT_T_VARUINT: {
+		if (f->map) {
+			put_key(c, name, first, depth);
 			put_mapped(c, f, u, depth, is_elem);
 			return 0;
 		}
-		if (c->json)
-			putc1(w, '"');
-		put_hex(w, u);
-		if (c->json)
-			putc1(w, '"');
+		char *d = key_room(c, name, first, depth, 24);
+		if (!d)
+			return 0;
+		bool neg = i < 0 && (f->type == RTD_NT_T_I8 ||
+				     f->type == RTD_NT_T_I16 ||
+				     f->type == RTD_NT_T_I32 ||
+				     f->type == RTD_NT_T_I64 ||
+				     f->type == RTD_NT_T_VARINT);
+		if (neg)
+			*d++ = '-';
+		w->p = raw_u64(d, neg ? (uint64_t)0 - (uint64_t)i : u);
+		return 0;
+	}
+	case RTD_NT_T_BOOL8: case RTD_NT_T_BOOL32: {
+		char *d = key_room(c, name, first, depth, 5);
+		if (!d)
+			return 0;
+		if (u)
+			RAW(d, "true");
+		else
+			RAW(d, "false");
+		w->p = d;
+		return 0;
+	}
+	case RTD_NT_T_HEX32: case RTD_NT_T_HEX64: case RTD_NT_T_POINTER:
+		if (f->map && !c->json) {
+			put_key(c, name, first, depth);
+			put_mapped(c, f, u, depth, is_elem);
+			return 0;
+		}
+		{
+			char *d = key_room(c, name, first, depth, 20);
+			if (!d)
+				return 0;
+			if (c->json)
+				*d++ = '"';
+			d = raw_hex(d, u);
+			if (c->json)
+				*d++ = '"';
+			w->p = d;
+		}
 		if (f->map && c->json) {
 			/* the number is kept; the name goes under "names" */
 			char nb[256];
@@ -747,7 +810,16 @@ void nt_meta_free(struct nt_meta *m)
 }
 
 /* Seconds since the trace's sync time, six decimals. */
+static char *raw_time(char *d, const rtd_nettrace *dec, uint64_t ts);
+
 static void put_time(struct w *w, const rtd_nettrace *dec, uint64_t ts)
+{
+	char *d = room(w, 32);
+	if (d)
+		w->p = raw_time(d, dec, ts);
+}
+
+static char *raw_time(char *d, const rtd_nettrace *dec, uint64_t ts)
 {
 	uint64_t freq = dec->info.tick_freq ? dec->info.tick_freq : 1;
 	int64_t rel = (int64_t)(ts - dec->info.sync_ticks);
@@ -765,15 +837,14 @@ static void put_time(struct w *w, const rtd_nettrace *dec, uint64_t ts)
 			       : (uint64_t)((double)rem * 1e6 / (double)freq);
 	}
 	if (rel < 0)
-		putc1(w, '-');
-	put_u64(w, secs);
-	char t[8];
-	t[0] = '.';
-	for (int k = 6; k >= 1; k--) {
-		t[k] = (char)('0' + frac % 10);
-		frac /= 10;
-	}
-	put(w, t, 7);
+		*d++ = '-';
+	d = raw_u64(d, secs);
+	*d++ = '.';
+	unsigned f = (unsigned)frac; /* < 1000000 */
+	memcpy(d, digits2 + 2 * (f / 10000), 2);
+	memcpy(d + 2, digits2 + 2 * (f / 100 % 100), 2);
+	memcpy(d + 4, digits2 + 2 * (f % 100), 2);
+	return d + 6;
 }
 
 static inline void u32_len_placeholder(struct w *w)
@@ -965,24 +1036,33 @@ int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 		rtd_buf_reset(&dec->nbuf);
 		winit(&nw, &dec->nbuf);
 		c.names = &nw;
-		PUTS(&w, "{\"time\":");
-		put_time(&w, dec, ev->timestamp);
-		PUTS(&w, ",\"ts\":");
-		put_u64(&w, ev->timestamp);
-		PUTS(&w, ",\"thread\":");
-		put_u64(&w, ev->thread_id);
+		/* the header members in one reservation */
+		size_t hl = cm ? cm->fmt_keys[2 * (m->nfields + 1)] : 0;
+		char *d = room(&w, 200 + hl);
+		if (!d)
+			return w.err;
+		RAW(d, "{\"time\":");
+		d = raw_time(d, dec, ev->timestamp);
+		RAW(d, ",\"ts\":");
+		d = raw_u64(d, ev->timestamp);
+		RAW(d, ",\"thread\":");
+		d = raw_u64(d, ev->thread_id);
 		if (ev->capture_thread_id != ev->thread_id) {
-			PUTS(&w, ",\"capture_thread\":");
-			put_u64(&w, ev->capture_thread_id);
+			RAW(d, ",\"capture_thread\":");
+			d = raw_u64(d, ev->capture_thread_id);
 		}
 		if (ev->proc_number != 0xffffffffu) {
-			PUTS(&w, ",\"cpu\":");
-			put_u64(&w, ev->proc_number);
+			RAW(d, ",\"cpu\":");
+			d = raw_u64(d, ev->proc_number);
 		}
 		if (cm) {
-			put(&w, cm->fmt_cache,
-			    cm->fmt_keys[2 * (m->nfields + 1)]);
+			memcpy(d, cm->fmt_cache, hl);
+			d += hl;
+			d = raw_u64(d, ev->sequence);
+			RAW(d, ",\"fields\":{");
+			w.p = d;
 		} else {
+			w.p = d;
 			PUTS(&w, ",\"provider\":");
 			put_str8(&w, m->provider, strlen(m->provider));
 			PUTS(&w, ",\"event\":");
@@ -994,9 +1074,9 @@ int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 			PUTS(&w, ",\"opcode\":");
 			put_u64(&w, m->opcode);
 			PUTS(&w, ",\"seq\":");
+			put_u64(&w, ev->sequence);
+			PUTS(&w, ",\"fields\":{");
 		}
-		put_u64(&w, ev->sequence);
-		PUTS(&w, ",\"fields\":{");
 		rc = fmt_list(&c, m->fields, m->nfields, &r, 0, true);
 		skip_located(&c, &r);
 		if (!rc && rd_left(&r) && m->nfields == 0) {

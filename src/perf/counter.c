@@ -145,7 +145,34 @@ int rtd_perf_monitor_add_counter(struct rtd_perf_monitor *m, const char *name,
 	if (!ev)
 		return -ENOMEM;
 	int r = perf_counter_attr(m->pmu_dir, name, &ev->attr);
-	if (r) {
+	const char *colon = strchr(name, ':');
+	if (r == -RTD_E_PERF_NOEVENT && colon && !strchr(name, '/')) {
+		/* a tracepoint counts its hits, as perf stat -e sys:event */
+		char sys[256], evn[256];
+		size_t sl = (size_t)(colon - name);
+		if (!sl || sl >= sizeof(sys) || strlen(colon + 1) >= sizeof(evn) ||
+		    !colon[1]) {
+			r = perf_set_err(m, -RTD_E_INVAL,
+					 "%s: not a tracepoint name (want "
+					 "subsystem:event)", name);
+			goto fail;
+		}
+		memcpy(sys, name, sl);
+		sys[sl] = 0;
+		strcpy(evn, colon + 1);
+		if (!m->tracefs[0]) {
+			r = perf_set_err(m, -RTD_E_PERF_TRACEFS,
+					 "%s: tracefs is not mounted (mount -t "
+					 "tracefs nodev /sys/kernel/tracing)", name);
+			goto fail;
+		}
+		if ((r = perf_tracepoint_load(m, ev, sys, evn)))
+			goto fail;
+		ev->attr.sample_type = 0;
+		ev->attr.read_format = RTD_PERF_FORMAT_TOTAL_TIME_ENABLED |
+				       RTD_PERF_FORMAT_TOTAL_TIME_RUNNING |
+				       RTD_PERF_FORMAT_ID;
+	} else if (r) {
 		perf_set_err(m, r,
 			     r == -RTD_E_PERF_NOTSUPP
 				     ? "%s: no such PMU on this machine"
@@ -153,6 +180,34 @@ int rtd_perf_monitor_add_counter(struct rtd_perf_monitor *m, const char *name,
 			     name);
 		goto fail;
 	}
+	if ((r = perf_counter_open(m, ev, leader)))
+		goto fail;
+	perf_counter_link(m, ev, out);
+	return 0;
+fail:
+	perf_event_destroy(ev);
+	return r;
+}
+
+void perf_counter_link(struct rtd_perf_monitor *m, struct rtd_perf_event *ev,
+		       struct rtd_perf_event **out)
+{
+	if (ev->leader != ev)
+		ev->leader->nmembers++;
+	struct rtd_perf_event **pp = &m->events;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = ev;
+	if (out)
+		*out = ev;
+}
+
+int perf_counter_open(struct rtd_perf_monitor *m, struct rtd_perf_event *ev,
+		      struct rtd_perf_event *leader)
+{
+	int r;
+	const char *name = ev->name;
+	ev->kind = RTD_PERF_COUNTER;
 	ev->attr.inherit = !!(m->flags & RTD_PERF_INHERIT);
 	if (leader) {
 		ev->leader = leader;
@@ -168,20 +223,14 @@ int rtd_perf_monitor_add_counter(struct rtd_perf_monitor *m, const char *name,
 				     "%s: this machine has no hardware counters "
 				     "(no CPU PMU: a VM without PMU passthrough?)",
 				     name);
-		goto fail;
+		return r;
 	}
-	if (leader)
-		leader->nmembers++;
-	struct rtd_perf_event **pp = &m->events;
-	while (*pp)
-		pp = &(*pp)->next;
-	*pp = ev;
-	if (out)
-		*out = ev;
 	return 0;
-fail:
-	perf_event_destroy(ev);
-	return r;
+}
+
+bool rtd_perf_event_user_only(const struct rtd_perf_event *ev)
+{
+	return ev && ev->attr.exclude_kernel;
 }
 
 static void scale(struct rtd_perf_count *c, uint64_t v, uint64_t en,

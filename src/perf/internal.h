@@ -98,7 +98,7 @@ struct rtd_perf_monitor {
 	char cgroup2[PATH_MAX];
 	char cgroup1[PATH_MAX];
 	char pmu_dir[PATH_MAX];
-	char probe_group[32];              /* "rtdiag_<pid>" */
+	char probe_group[48];              /* "rtdiag_<pid>_<starttime>" */
 	rtd_map ids;                       /* kernel id -> event */
 	uint64_t last_id;                  /* one-entry cache over ids */
 	struct rtd_perf_event *last_ev;
@@ -107,6 +107,8 @@ struct rtd_perf_monitor {
 	char errmsg[1024];
 	struct rtd_perf_stats st;
 	bool no_format_lost;               /* kernel before 6.0 */
+	bool user_only;                    /* the kernel refused kernel counting */
+	bool tracking;                     /* a sampler asks for MMAP2/COMM/TASK */
 	rtd_perf_idle_fn idle;
 };
 
@@ -152,6 +154,8 @@ int perf_tracepoint_load(struct rtd_perf_monitor *m, struct rtd_perf_event *ev,
 int perf_elf_sym_offset(const char *path, const char *sym, uint64_t vaddr,
 			uint64_t *off);
 int perf_probe_cleanup_stale(const char *tracefs);
+bool perf_probe_group_stale(const char *sys);
+int perf_proc_starttime(pid_t pid, unsigned long long *ticks);
 struct perf_probe_plan {
 	bool use_pmu;             /* no fetch args: perf's uprobe/kprobe PMU */
 	char event[64];           /* tracefs event name */
@@ -166,6 +170,13 @@ int perf_probe_pmu_attr(const char *pmu_dir, const struct rtd_perf_probe *p,
 			struct perf_event_attr *attr);
 
 /* counter.c */
+/* Open a counter whose attr is set (kind, inherit, group, enable bits are
+ * set here); nothing is linked or freed on failure. */
+int perf_counter_open(struct rtd_perf_monitor *m, struct rtd_perf_event *ev,
+		      struct rtd_perf_event *leader);
+/* Put an opened counter on the monitor's list (and its leader's count). */
+void perf_counter_link(struct rtd_perf_monitor *m, struct rtd_perf_event *ev,
+		       struct rtd_perf_event **out);
 int perf_counter_attr(const char *pmu_dir, const char *name,
 		      struct perf_event_attr *attr);
 

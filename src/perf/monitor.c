@@ -234,8 +234,11 @@ int rtd_perf_monitor_new(const struct rtd_perf_opts *opts,
 		m->have_defattr = true;
 	}
 	rtd_map_init(&m->ids, PERF_MAX_IDS);
-	snprintf(m->probe_group, sizeof(m->probe_group), "rtdiag_%d",
-		 (int)getpid());
+	/* the start time tells this process from a later one with its pid */
+	unsigned long long st = 0;
+	perf_proc_starttime(getpid(), &st);
+	snprintf(m->probe_group, sizeof(m->probe_group), "rtdiag_%d_%llu",
+		 (int)getpid(), st);
 	if ((r = copy_path(m->tracefs, sizeof(m->tracefs), o.tracefs_dir)) ||
 	    (r = copy_path(m->cgroup2, sizeof(m->cgroup2), o.cgroup_dir)) ||
 	    (r = copy_path(m->cgroup1, sizeof(m->cgroup1), o.cgroup_v1_dir)) ||
@@ -274,7 +277,9 @@ int rtd_perf_monitor_new(const struct rtd_perf_opts *opts,
 	if (m->have_defattr)
 		m->base_lay.sample_type |= m->defattr.sample_type;
 	m->base_lay.sample_id_all = 1;
-	if (m->tracefs[0])
+	/* only who may write tracefs can remove probes (and libtracefs 1.6
+	 * leaks while it probes a tracefs it cannot read) */
+	if (m->tracefs[0] && access(m->tracefs, W_OK) == 0)
 		perf_probe_cleanup_stale(m->tracefs);
 	*out = m;
 	return 0;
@@ -423,6 +428,15 @@ static int rings_setup(struct rtd_perf_monitor *m)
 		a.enable_on_exec = 0;
 		int fd = sys_perf_event_open(&a, m->targets[0], m->cpus[i], -1,
 					     target_flags(m));
+		if ((fd == -EACCES || fd == -EPERM) && !a.exclude_kernel) {
+			/* perf_event_paranoid 2: user space only, as perf does */
+			a.exclude_kernel = 1;
+			a.exclude_hv = 1;
+			fd = sys_perf_event_open(&a, m->targets[0], m->cpus[i],
+						 -1, target_flags(m));
+			if (fd >= 0)
+				m->user_only = true;
+		}
 		if (fd < 0)
 			return perf_set_err(
 				m, fd, "cpu %d: perf_event_open (ring): %s%s",
@@ -470,6 +484,18 @@ int perf_event_open_all(struct rtd_perf_monitor *m, struct rtd_perf_event *ev)
 			return r;
 		sampling_attr(m, &ev->attr);
 	}
+	bool can_user_only = ev->kind == RTD_PERF_COUNTER ||
+			     ev->kind == RTD_PERF_SAMPLER;
+	if (can_user_only && m->user_only) {
+		ev->attr.exclude_kernel = 1;
+		ev->attr.exclude_hv = 1;
+	}
+	bool track = sampling && (m->flags & RTD_PERF_TRACK_COMM) && !m->tracking;
+	if (track) {
+		ev->attr.comm = 1;
+		ev->attr.comm_exec = 1;
+		ev->attr.task = 1;
+	}
 	layout_from_attr(ev);
 	/* a counter scoped to processes counts on every CPU with one fd */
 	bool any_cpu = !sampling && !m->cgroup_scope && m->targets[0] != -1;
@@ -506,6 +532,19 @@ int perf_event_open_all(struct rtd_perf_monitor *m, struct rtd_perf_event *ev)
 				fd = sys_perf_event_open(&ev->attr, m->targets[t],
 							 cpu, group,
 							 target_flags(m));
+			}
+			if ((fd == -EACCES || fd == -EPERM) && can_user_only &&
+			    !ev->attr.exclude_kernel) {
+				/* the kernel refuses kernel counting to this
+				 * user (perf_event_paranoid): count user
+				 * space only, as perf does, and say so */
+				ev->attr.exclude_kernel = 1;
+				ev->attr.exclude_hv = 1;
+				fd = sys_perf_event_open(&ev->attr, m->targets[t],
+							 cpu, group,
+							 target_flags(m));
+				if (fd >= 0)
+					m->user_only = true;
 			}
 			if (fd == -ESRCH && !m->cgroup_scope &&
 			    m->ntargets > 1)
@@ -547,6 +586,8 @@ int perf_event_open_all(struct rtd_perf_monitor *m, struct rtd_perf_event *ev)
 	if (!opened)
 		return perf_set_err(m, -RTD_E_NOTFOUND,
 				    "%s: no process left to observe", ev->name);
+	if (track)
+		m->tracking = true;
 	return 0;
 }
 
@@ -1152,6 +1193,11 @@ void rtd_perf_monitor_stats(const struct rtd_perf_monitor *m,
 	}
 	t.lost = t.lost_in_records > read_sum ? t.lost_in_records : read_sum;
 	memcpy(st, &t, st->sz < sizeof(t) ? st->sz : sizeof(t));
+}
+
+bool rtd_perf_monitor_user_only(const struct rtd_perf_monitor *m)
+{
+	return m && m->user_only;
 }
 
 unsigned rtd_perf_monitor_ncpus(const struct rtd_perf_monitor *m)

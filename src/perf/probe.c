@@ -27,6 +27,7 @@
 
 #include <tracefs/tracefs.h>
 
+#include "common/log.h"
 #include "perf/internal.h"
 
 void rtd_perf_probe_clear(struct rtd_perf_probe *p)
@@ -295,7 +296,49 @@ int perf_probe_pmu_attr(const char *pmu_dir, const struct rtd_perf_probe *p,
 	return 0;
 }
 
-/* Remove probes in "rtdiag_<pid>" groups whose process has died. */
+int perf_proc_starttime(pid_t pid, unsigned long long *ticks)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int n = perf_read_small_file(path, buf, sizeof(buf));
+	if (n <= 0)
+		return n < 0 ? n : -RTD_E_NOTFOUND;
+	/* the command may hold spaces and parentheses: fields count from
+	 * the last ')'; starttime is field 22, the 20th after it */
+	const char *p = strrchr(buf, ')');
+	if (!p)
+		return -RTD_E_FORMAT;
+	for (int f = 0; f < 20 && p; f++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", ticks) != 1)
+		return -RTD_E_FORMAT;
+	return 0;
+}
+
+/*
+ * Is the group "rtdiag_<pid>_<starttime>" (or the older "rtdiag_<pid>")
+ * left by a process that is gone? A pid is reused: the process now at
+ * that pid must also have started at that time to own the group.
+ */
+bool perf_probe_group_stale(const char *sys)
+{
+	int pid = 0;
+	unsigned long long start = 0, now;
+	char tail = 0;
+	int n = sscanf(sys, "rtdiag_%d_%llu%c", &pid, &start, &tail);
+	if (n != 2) {
+		n = sscanf(sys, "rtdiag_%d%c", &pid, &tail);
+		if (n != 1)
+			return false;
+	}
+	if (pid <= 0 || pid == getpid())
+		return false;
+	if (kill(pid, 0) != 0 && errno == ESRCH)
+		return true;
+	return start && perf_proc_starttime(pid, &now) == 0 && now != start;
+}
+
+/* Remove probes in rtdiag groups whose process has gone. */
 int perf_probe_cleanup_stale(const char *tracefs)
 {
 	(void)tracefs;
@@ -307,13 +350,13 @@ int perf_probe_cleanup_stale(const char *tracefs)
 	for (size_t i = 0; all && all[i]; i++) {
 		char *sys = NULL, *event = NULL;
 		tracefs_dynevent_info(all[i], &sys, &event, NULL, NULL, NULL);
-		int pid = 0;
-		char tail = 0;
-		if (sys && sscanf(sys, "rtdiag_%d%c", &pid, &tail) == 1 &&
-		    pid > 0 && pid != getpid() && kill(pid, 0) != 0 &&
-		    errno == ESRCH) {
+		if (sys && perf_probe_group_stale(sys)) {
 			if (tracefs_dynevent_destroy(all[i], true) == 0)
 				removed++;
+			else
+				rtd_warn("perf: probe %s/%s of a process that is "
+					 "gone could not be removed (still in use?)",
+					 sys, event ? event : "?");
 		}
 		free(sys);
 		free(event);
@@ -322,11 +365,91 @@ int perf_probe_cleanup_stale(const char *tracefs)
 	return removed;
 }
 
+/* A library by its name ("libc.so.6", "libc") in a process's mappings:
+ * the path as that process maps it (through its root). */
+static bool lib_in_maps(int pid, const char *name, char *out, size_t n)
+{
+	char path[64], line[PATH_MAX + 256];
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	bool found = false;
+	size_t nl = strlen(name);
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *sl = strchr(line, '/');
+		if (!sl)
+			continue;
+		sl[strcspn(sl, "\n")] = 0;
+		const char *base = strrchr(sl, '/') + 1;
+		/* "libc.so.6" exactly, or "libc" / "libc.so" as a prefix up
+		 * to the ".so" part */
+		if (!strcmp(base, name) ||
+		    (!strncmp(base, name, nl) && (base[nl] == '.' || base[nl] == '-') &&
+		     strstr(base, ".so"))) {
+			snprintf(out, n, "/proc/%d/root%s", pid, sl);
+			found = access(out, R_OK) == 0;
+			if (!found) {
+				snprintf(out, n, "%s", sl);
+				found = access(out, R_OK) == 0;
+			}
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* A library by its name through the loader's cache (ldconfig -p), as
+ * the dynamic loader would find it. */
+static bool lib_in_ld_cache(const char *name, char *out, size_t n)
+{
+	FILE *f = popen("/sbin/ldconfig -p 2>/dev/null", "r");
+	if (!f)
+		return false;
+	char line[PATH_MAX + 256];
+	bool found = false;
+	size_t nl = strlen(name);
+	while (fgets(line, sizeof(line), f)) {
+		/* "\tlibc.so.6 (libc6,x86-64) => /lib/x86_64-linux-gnu/libc.so.6" */
+		char *s = line;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		char *arrow = strstr(s, " => ");
+		if (found || !arrow || !strstr(line, "x86-64"))
+			continue;
+		size_t kl = strcspn(s, " ");
+		bool match = (kl == nl && !strncmp(s, name, nl)) ||
+			     (kl > nl && !strncmp(s, name, nl) && s[nl] == '.');
+		if (match) {
+			arrow[4 + strcspn(arrow + 4, "\n")] = 0;
+			snprintf(out, n, "%s", arrow + 4);
+			found = access(out, R_OK) == 0;
+		}
+	}
+	pclose(f);
+	return found;
+}
+
 static int resolve_target(struct rtd_perf_monitor *m, struct rtd_perf_probe *p)
 {
-	/* a bare name is looked up in PATH, as a shell would */
+	/* a bare name: a library the target maps, the loader's cache, then
+	 * PATH as a shell would (perf probe -x does the same) */
 	char buf[PATH_MAX];
-	if (!strchr(p->target, '/')) {
+	bool lib = !strchr(p->target, '/') &&
+		   (strstr(p->target, ".so") || !strncmp(p->target, "lib", 3));
+	bool found_lib = false;
+	if (lib) {
+		for (size_t i = 0; i < m->ntargets && !found_lib && !m->cgroup_scope &&
+				   m->targets[i] > 0 && i < 64;
+		     i++)
+			found_lib = lib_in_maps(m->targets[i], p->target, buf,
+						sizeof(buf));
+		if (!found_lib)
+			found_lib = lib_in_ld_cache(p->target, buf, sizeof(buf));
+	}
+	if (found_lib) {
+		/* realpath below */
+	} else if (!strchr(p->target, '/')) {
 		const char *path = getenv("PATH");
 		bool found = false;
 		while (path && *path && !found) {
@@ -338,7 +461,11 @@ static int resolve_target(struct rtd_perf_monitor *m, struct rtd_perf_probe *p)
 		}
 		if (!found)
 			return perf_set_err(m, -RTD_E_NOTFOUND,
-					    "%s: not found in PATH", p->target);
+					    lib ? "%s: not found in the target's "
+						  "mappings, the loader cache "
+						  "(ldconfig -p) or PATH"
+						: "%s: not found in PATH",
+					    p->target);
 	} else {
 		snprintf(buf, sizeof(buf), "%s", p->target);
 	}
@@ -351,9 +478,45 @@ static int resolve_target(struct rtd_perf_monitor *m, struct rtd_perf_probe *p)
 	return 0;
 }
 
+static int probe_add(struct rtd_perf_monitor *m,
+		     const struct rtd_perf_probe *probe,
+		     struct rtd_perf_event *leader, bool count,
+		     struct rtd_perf_event **out);
+
 int rtd_perf_monitor_add_probe(struct rtd_perf_monitor *m,
 			       const struct rtd_perf_probe *probe,
 			       struct rtd_perf_event **out)
+{
+	return probe_add(m, probe, NULL, false, out);
+}
+
+int rtd_perf_monitor_add_probe_counter(struct rtd_perf_monitor *m,
+				       const struct rtd_perf_probe *probe,
+				       struct rtd_perf_event *leader,
+				       struct rtd_perf_event **out)
+{
+	if (m && leader && (leader->m != m || leader->kind != RTD_PERF_COUNTER ||
+			    leader->leader != leader))
+		return perf_set_err(m, -RTD_E_INVAL,
+				    "the group leader must be a counter that "
+				    "leads its group");
+	return probe_add(m, probe, leader, true, out);
+}
+
+/* Count instead of sample: the attr of a counter. */
+static void as_counter(struct rtd_perf_event *ev)
+{
+	ev->attr.sample_type = 0;
+	ev->attr.sample_period = 0;
+	ev->attr.read_format = RTD_PERF_FORMAT_TOTAL_TIME_ENABLED |
+			       RTD_PERF_FORMAT_TOTAL_TIME_RUNNING |
+			       RTD_PERF_FORMAT_ID;
+}
+
+static int probe_add(struct rtd_perf_monitor *m,
+		     const struct rtd_perf_probe *probe,
+		     struct rtd_perf_event *leader, bool count,
+		     struct rtd_perf_event **out)
 {
 	if (out)
 		*out = NULL;
@@ -414,7 +577,12 @@ int rtd_perf_monitor_add_probe(struct rtd_perf_monitor *m,
 		}
 		if (r)
 			goto fail;
-		r = perf_event_open_all(m, ev);
+		if (count) {
+			as_counter(ev);
+			r = perf_counter_open(m, ev, leader);
+		} else {
+			r = perf_event_open_all(m, ev);
+		}
 		if (r)
 			goto fail;
 	} else {
@@ -422,10 +590,20 @@ int rtd_perf_monitor_add_probe(struct rtd_perf_monitor *m,
 		snprintf(evfile, sizeof(evfile), "%s/%s_events", m->tracefs,
 			 what);
 		if (!m->tracefs[0] || access(evfile, W_OK) != 0) {
-			r = perf_set_err(m, -RTD_E_PERF_NOTSUPP,
-					 "%s: this kernel has no %s events (%s "
-					 "is missing or not writable)",
-					 display, what, evfile);
+			int e = errno;
+			if (m->tracefs[0] && (e == EACCES || e == EPERM || e == EROFS))
+				r = perf_set_err(m, -EACCES,
+						 "%s: permission denied: creating a "
+						 "%s needs root (%s is writable by "
+						 "root only); run as root, or use the "
+						 "%s without fetch arguments (perf's "
+						 "PMU form) with CAP_PERFMON",
+						 display, what, evfile, what);
+			else
+				r = perf_set_err(m, -RTD_E_PERF_NOTSUPP,
+						 "%s: this kernel has no %s events "
+						 "(%s is missing)",
+						 display, what, evfile);
 			goto fail;
 		}
 		struct tracefs_dynevent *dyn;
@@ -471,9 +649,16 @@ int rtd_perf_monitor_add_probe(struct rtd_perf_monitor *m,
 			goto fail;
 		}
 		ev->dyn = dyn; /* removed with the event from now on */
-		r = perf_add_tracepoint_named(m, m->probe_group, plan.event,
-					      NULL, ev);
-		ev->kind = p.kind;
+		if (count) {
+			r = perf_tracepoint_load(m, ev, m->probe_group, plan.event);
+			as_counter(ev);
+			if (!r)
+				r = perf_counter_open(m, ev, leader);
+		} else {
+			r = perf_add_tracepoint_named(m, m->probe_group,
+						      plan.event, NULL, ev);
+			ev->kind = p.kind;
+		}
 		if (r)
 			goto fail;
 	}
@@ -482,13 +667,17 @@ int rtd_perf_monitor_add_probe(struct rtd_perf_monitor *m,
 		r = -ENOMEM;
 		goto fail;
 	}
-	/* append to the monitor's list */
-	struct rtd_perf_event **pp = &m->events;
-	while (*pp)
-		pp = &(*pp)->next;
-	*pp = ev;
-	if (out)
-		*out = ev;
+	if (count) {
+		perf_counter_link(m, ev, out);
+	} else {
+		/* append to the monitor's list */
+		struct rtd_perf_event **pp = &m->events;
+		while (*pp)
+			pp = &(*pp)->next;
+		*pp = ev;
+		if (out)
+			*out = ev;
+	}
 	rtd_perf_probe_clear(&p);
 	return 0;
 fail:

@@ -8,6 +8,7 @@
  * that the offset counts from the end of the field itself
  * (include/trace/stages/stage2_data_offsets.h and trace_events.h).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,22 @@ void perf_fields_free(struct rtd_perf_field *f, unsigned n)
 	free(f);
 }
 
+/* "char x[16]", "const char *", "__data_loc char[] name": text. */
+static bool is_char_type(const char *type)
+{
+	const char *t = type;
+	if (!strncmp(t, "__data_loc ", 11))
+		t += 11;
+	else if (!strncmp(t, "__rel_loc ", 10))
+		t += 10;
+	if (!strncmp(t, "const ", 6))
+		t += 6;
+	if (!strncmp(t, "signed ", 7))
+		t += 7;
+	return !strncmp(t, "char", 4) && !isalnum((unsigned char)t[4]) &&
+	       t[4] != '_';
+}
+
 static int field_from_tep(const struct tep_format_field *t,
 			  struct rtd_perf_field *f)
 {
@@ -46,14 +63,14 @@ static int field_from_tep(const struct tep_format_field *t,
 			!strcmp(f->name, "__probe_ip");
 	f->is_dynamic = !!(t->flags & TEP_FIELD_IS_DYNAMIC);
 	f->is_relative = !!(t->flags & TEP_FIELD_IS_RELATIVE);
-	bool is_char = strstr(f->type, "char") != NULL;
+	/* text is a char array; "__u8 saddr[4]" and "unsigned char x[6]"
+	 * are bytes, printed as arrays (perf prints [127,0,0,1]) */
+	bool is_char = is_char_type(f->type);
 	if (f->is_dynamic) {
 		f->kind = is_char ? RTD_PERF_FIELD_STRING : RTD_PERF_FIELD_ARRAY;
 		f->elem_size = t->elementsize ? t->elementsize : 1;
 	} else if (t->flags & TEP_FIELD_IS_ARRAY) {
-		f->kind = (is_char || (t->flags & TEP_FIELD_IS_STRING))
-				  ? RTD_PERF_FIELD_STRING
-				  : RTD_PERF_FIELD_ARRAY;
+		f->kind = is_char ? RTD_PERF_FIELD_STRING : RTD_PERF_FIELD_ARRAY;
 		f->elem_size = t->elementsize ? t->elementsize : 1;
 	} else if (f->size == 1 || f->size == 2 || f->size == 4 ||
 		   f->size == 8) {
@@ -64,6 +81,40 @@ static int field_from_tep(const struct tep_format_field *t,
 		f->elem_size = 1;
 	}
 	return 0;
+}
+
+/* The print format's address conversions (%pI4, %pI6c, %pM) of plain
+ * fields: the specs and the arguments are matched in order. */
+static void print_hints(struct tep_event *e, struct rtd_perf_field *f,
+			unsigned n)
+{
+	const char *fmt = e->print_fmt.format;
+	struct tep_print_arg *arg = e->print_fmt.args;
+	for (const char *p = fmt; p && *p && arg; p++) {
+		if (*p != '%')
+			continue;
+		if (p[1] == '%') {
+			p++;
+			continue;
+		}
+		/* flags, width, precision, length: up to the conversion */
+		const char *c = p + 1;
+		while (*c && strchr("-+ #0123456789.*lhzjt", *c))
+			c++;
+		unsigned hint = RTD_PERF_PRINT_DEFAULT;
+		if (c[0] == 'p' && c[1] == 'I' && c[2] == '4')
+			hint = RTD_PERF_PRINT_IPV4;
+		else if (c[0] == 'p' && c[1] == 'I' && c[2] == '6')
+			hint = RTD_PERF_PRINT_IPV6;
+		else if (c[0] == 'p' && (c[1] == 'M' || c[1] == 'm'))
+			hint = RTD_PERF_PRINT_MAC;
+		if (hint && arg->type == TEP_PRINT_FIELD && arg->field.name)
+			for (unsigned i = 0; i < n; i++)
+				if (!strcmp(f[i].name, arg->field.name))
+					f[i].print = hint;
+		arg = arg->next;
+		p = *c ? c : c - 1;
+	}
 }
 
 int perf_fields_from_format(struct tep_handle *tep, const char *sys,
@@ -101,6 +152,7 @@ int perf_fields_from_event(struct tep_event *e, int *id,
 		perf_fields_free(f, done + (f ? 1 : 0));
 		return r;
 	}
+	print_hints(e, f, nc + no);
 	*id = e->id;
 	*fields = f;
 	*nall = nc + no;
@@ -192,6 +244,12 @@ int perf_tracepoint_load(struct rtd_perf_monitor *m, struct rtd_perf_event *ev,
 			return perf_set_err(m, -RTD_E_PERF_NOEVENT,
 					    "%s:%s: no such tracepoint (%s)",
 					    sys, name, path);
+		if (r == -EACCES || r == -EPERM)
+			return perf_set_err(m, r,
+					    "%s:%s: permission denied reading %s "
+					    "(tracefs is root's only: run as root, or "
+					    "mount -o remount,mode=755 %s)",
+					    sys, name, path, m->tracefs);
 		return perf_set_err(m, r, "%s: %s", path, strerror(-r));
 	}
 	int id;

@@ -6,102 +6,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "perf_cli.h"
 
-static const char trace_help[] =
-	"usage: rtdiag perf trace (-e SUBSYS:EVENT[/FILTER/] | --uprobe SPEC)...\n"
-	"                         [-p PID | --cgroup PATH | -a] [--json]\n"
-	"                         [-m PAGES] [--duration SECONDS] [--stats] [-- COMMAND ARGS]\n"
-	"\n"
-	"Print kernel events live, one line each: time (CLOCK_MONOTONIC seconds),\n"
-	"[cpu], pid/tid, event name and its decoded fields, in time order across\n"
-	"CPUs.\n"
-	"\n"
-	"  -e SUBSYS:EVENT[/FILTER/]  a tracepoint, e.g. sched:sched_process_exec,\n"
-	"                     with an optional kernel filter: -e 'sched:sched_switch/prev_pid != 0/'\n"
-	"  --filter FILTER    filter for the preceding -e\n"
-	"  --uprobe SPEC      a uprobe: 'BINARY:SYMBOL[+OFF][%return] [NAME=FETCHARG...]'\n"
-	"                     e.g. --uprobe '/lib/x86_64-linux-gnu/libc.so.6:open path=+0(%di):string'\n"
-	"                     (BINARY:0xADDR for an address as nm prints it). Without\n"
-	"                     fetch args the uprobe PMU is used; with them a tracefs\n"
-	"                     uprobe, removed on exit. Each line names the symbol.\n"
-	"  --kprobe SPEC      a kprobe: 'SYMBOL[+OFF][%return] [ARGS...]' (needs a\n"
-	"                     kernel with kprobes)\n"
-	"  -p PID             only this process (its threads; children with -i)\n"
-	"  --cgroup PATH      only this cgroup: a path relative to the cgroup v2 mount\n"
-	"                     (else to the v1 perf_event mount), or an absolute one\n"
-	"  -a                 the whole system (default without -p, --cgroup or COMMAND)\n"
-	"  -- COMMAND ARGS    run COMMAND and trace it and its children from its exec;\n"
-	"                     tracing ends when COMMAND exits, as with perf record:\n"
-	"                     children that outlive it are not traced further (to\n"
-	"                     follow them, use --cgroup or -a --duration)\n"
-	"  --json             one JSON object per line\n"
-	"  -m PAGES           ring pages per CPU, a power of two (default 64)\n"
-	"  --duration SECONDS stop after this long (default: Ctrl-C, or COMMAND's end)\n"
-	"  --stats            at the end, print records, rounds, losses, ordering\n"
-	"                     and the longest delay from event to delivery on stderr\n"
-	"\n"
-	"Note: syscalls:sys_enter_openat carries the filename pointer, not the\n"
-	"string (the kernel's tracepoint has no string): it prints as a hex\n"
-	"address. To see paths, probe libc: --uprobe 'LIBC:open path=+0(%di):string'.\n"
-	"Losses (ring full) are reported on stderr per CPU.\n";
+static const struct cli_cmd *const perf_cmds[] = {
+	&perf_cmd_record, &perf_cmd_trace, &perf_cmd_stat, &perf_cmd_list, NULL,
+};
 
-static const char stat_help[] =
-	"usage: rtdiag perf stat [-e EVENT[,EVENT...]] [-o FILE] (-p PID [--duration S] | -- COMMAND ARGS)\n"
-	"\n"
-	"Count events for a command (and its children) or a process, and print\n"
-	"them as perf stat does: on stderr, so they never mix with the command's\n"
-	"output, or into FILE with -o. Counts are scaled by time enabled/running when\n"
-	"a counter was multiplexed. '{a,b}' makes a group read at once.\n"
-	"Default events: task-clock,context-switches,cpu-migrations,page-faults.\n";
-
-static const char list_help[] =
-	"usage: rtdiag perf list [PATTERN]\n"
-	"\n"
-	"List counters, PMUs, probe support and tracepoints (SUBSYS:EVENT),\n"
-	"optionally only those matching a glob PATTERN.\n";
+static const char perf_summary[] =
+	"Linux perf_event and tracefs, live: CPU profiles of any process,\n"
+	"system calls and tracepoints, counters.";
 
 static int run(int argc, char **argv)
 {
-	if (argc < 2)
-		return cli_usage("perf", "missing subcommand");
-	if (!strcmp(argv[1], "trace"))
-		return perf_trace_main(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "stat"))
-		return perf_stat_main(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "list"))
-		return perf_list_main(argc - 1, argv + 1);
-	return cli_usage("perf", "no subcommand '%s'", argv[1]);
+	return cli_group_run("perf", perf_cmds, argc, argv);
 }
 
 static bool help(FILE *f, const char *sub)
 {
-	if (!sub) {
-		fprintf(f, "usage: rtdiag perf SUBCOMMAND ...\n\n"
-			   "Linux perf_event and tracefs, live.\n\n"
-			   "subcommands:\n"
-			   "  trace   decoded tracepoint and uprobe events, one per line\n"
-			   "  stat    counters for a command or process, perf stat's layout\n"
-			   "  list    tracepoints, counters and PMUs\n\n"
-			   "'rtdiag help perf SUBCOMMAND' tells more.\n");
-		return true;
-	}
-	if (!strcmp(sub, "trace"))
-		fputs(trace_help, f);
-	else if (!strcmp(sub, "stat"))
-		fputs(stat_help, f);
-	else if (!strcmp(sub, "list"))
-		fputs(list_help, f);
-	else
-		return false;
-	return true;
+	return cli_group_help(f, "perf", perf_summary, perf_cmds, sub);
 }
 
-const struct cli_group cli_group_perf = {"perf", "Linux perf_event: trace, stat, list", run, help};
+const struct cli_group cli_group_perf = {"perf", "Linux perf_event: record (CPU profiles), trace, stat, list", run, help};
 
 /* ---- shared helpers ---------------------------------------------------------- */
 
@@ -146,6 +76,15 @@ int perf_child_go(struct perf_child *c)
 	return n == (ssize_t)sizeof(e) ? e : 0;
 }
 
+int perf_child_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return CLI_FAIL;
+}
+
 void perf_child_abort(struct perf_child *c)
 {
 	close(c->go_fd);
@@ -165,7 +104,7 @@ static void on_signal(int sig)
 		rtd_perf_monitor_stop(m, false);
 }
 
-void perf_cli_signals(struct rtd_perf_monitor *m, unsigned duration_s)
+void perf_cli_signals(struct rtd_perf_monitor *m, double duration_s)
 {
 	sig_monitor = m;
 	struct sigaction sa;
@@ -177,8 +116,15 @@ void perf_cli_signals(struct rtd_perf_monitor *m, unsigned duration_s)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 	sigaction(SIGALRM, &sa, NULL);
-	if (duration_s)
-		alarm(duration_s);
+	if (duration_s > 0) {
+		struct itimerval it = {{0, 0}, {0, 0}};
+		it.it_value.tv_sec = (time_t)duration_s;
+		it.it_value.tv_usec =
+			(suseconds_t)((duration_s - (double)it.it_value.tv_sec) * 1e6);
+		if (!it.it_value.tv_sec && !it.it_value.tv_usec)
+			it.it_value.tv_usec = 1;
+		setitimer(ITIMER_REAL, &it, NULL);
+	}
 }
 
 bool perf_cli_child_exited(void)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "opt.h"
 #include "rtdiag/perf.h"
 
 /* A command started stopped before exec(): counters and events are
@@ -20,11 +21,14 @@ struct perf_child {
 int perf_child_start(struct perf_child *c, char **argv);
 /* Let it exec; returns 0, or the child's exec errno (positive). */
 int perf_child_go(struct perf_child *c);
+/* The exit code that passes a child's wait status on: its exit status, or
+ * 128 + the signal that ended it. */
+int perf_child_code(int status);
 /* Kill and reap a child that will not be let go. */
 void perf_child_abort(struct perf_child *c);
 
 /* SIGINT/SIGTERM/SIGCHLD/SIGALRM stop this monitor (NULL to detach). */
-void perf_cli_signals(struct rtd_perf_monitor *m, unsigned duration_s);
+void perf_cli_signals(struct rtd_perf_monitor *m, double duration_s);
 /* True once SIGCHLD has been seen. */
 bool perf_cli_child_exited(void);
 /* The cli_fail() message for a library error. */
@@ -33,5 +37,10 @@ int perf_cli_fail(struct rtd_perf_monitor *m, const char *what, int err);
 int perf_trace_main(int argc, char **argv);
 int perf_stat_main(int argc, char **argv);
 int perf_list_main(int argc, char **argv);
+int perf_record_main(int argc, char **argv);
+extern const struct cli_cmd perf_cmd_record;
+extern const struct cli_cmd perf_cmd_stat;
+extern const struct cli_cmd perf_cmd_list;
+extern const struct cli_cmd perf_cmd_trace;
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* perf_list.c - 'rtdiag perf list': counters, PMUs, probes, tracepoints. */
 #include <dirent.h>
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,15 +67,27 @@ static void free_list(char **v, size_t n)
 	free(v);
 }
 
+const struct cli_cmd perf_cmd_list = {
+	"perf list", "[PATTERN]",
+	"List counters, PMUs, probe support and tracepoints.\n"
+	"Tracepoints as SUBSYS:EVENT; with PATTERN (a glob, or a substring)\n"
+	"only those matching.",
+	NULL, 0, 1, 0, perf_list_main,
+	"Tracepoints are read from tracefs, which is root's only unless mounted\n"
+	"with mode=755: as another user, rtdiag says why none are listed.\n",
+};
+
 int perf_list_main(int argc, char **argv)
 {
-	if (argc > 1 && cli_is_help(argv[1])) {
-		cli_group_perf.help(stdout, "list");
-		return CLI_OK;
-	}
-	if (argc > 2)
-		return cli_usage("perf list", "at most one PATTERN");
-	pattern = argc > 1 ? argv[1] : NULL;
+	struct cli_parser ps;
+	struct cli_val v;
+	int id;
+	cli_opt_init(&ps, &perf_cmd_list, argc, argv);
+	while ((id = cli_opt_next(&ps, &v)) > 0)
+		;
+	if (id < 0)
+		return cli_opt_exit(id);
+	pattern = ps.npos ? ps.pos[0] : NULL;
 	const char *pmus = "/sys/bus/event_source/devices";
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/cpu", pmus);
@@ -100,15 +113,26 @@ int perf_list_main(int argc, char **argv)
 	const char *tdir = tracefs_tracing_dir();
 	char f[4096];
 	snprintf(f, sizeof(f), "%s/uprobe_events", tdir ? tdir : "");
+	/* the file existing but not writable is a permission, not a kernel,
+	 * matter: say which */
 	bool up = tdir && access(f, W_OK) == 0;
+	bool up_perm = tdir && !up && (errno == EACCES || errno == EPERM);
+	snprintf(path, sizeof(path), "%s/uprobe", pmus);
+	bool up_pmu = access(path, F_OK) == 0;
 	snprintf(f, sizeof(f), "%s/kprobe_events", tdir ? tdir : "");
 	bool kp = tdir && access(f, W_OK) == 0;
+	bool kp_perm = tdir && !kp && (errno == EACCES || errno == EPERM);
 	if (match("uprobe"))
 		printf("  %-44s [Probe: %s]\n", "uprobe (BINARY:SYMBOL)",
-		       up ? "tracefs and PMU" : "not supported here");
+		       up ? "tracefs and PMU"
+		       : up_perm ? "needs root: tracefs is not writable by this user"
+		       : up_pmu ? "PMU only (no tracefs uprobe_events)"
+				: "not supported here");
 	if (match("kprobe"))
 		printf("  %-44s [Probe: %s]\n", "kprobe (SYMBOL)",
-		       kp ? "supported" : "not supported by this kernel");
+		       kp ? "supported"
+		       : kp_perm ? "needs root: tracefs is not writable by this user"
+				 : "not supported by this kernel");
 	if (!tdir) {
 		fprintf(stderr, "rtdiag: tracefs is not mounted and cannot be "
 				"(mount -t tracefs nodev /sys/kernel/tracing): "
@@ -116,6 +140,16 @@ int perf_list_main(int argc, char **argv)
 		return CLI_OK;
 	}
 	snprintf(path, sizeof(path), "%s/events", tdir);
+	if (access(path, R_OK | X_OK) != 0) {
+		int e = errno;
+		fprintf(stderr, "rtdiag: no tracepoints listed: %s: %s%s\n", path,
+			strerror(e),
+			e == EACCES || e == EPERM
+				? " (tracefs is root's only: run as root, or "
+				  "'mount -o remount,mode=755 /sys/kernel/tracing')"
+				: "");
+		return CLI_OK;
+	}
 	size_t ns;
 	char **sys = subdirs(path, &ns);
 	for (size_t i = 0; i < ns; i++) {

@@ -10,10 +10,50 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "common/log.h"
+#include "out.h"
 #include "perf_cli.h"
 
 #define MAX_COUNTERS 64
+
+enum { S_EVENT = 1, S_UPROBE, S_KPROBE, S_PID, S_DUR, S_OUT };
+
+static const struct cli_opt stat_opts[] = {
+	{S_EVENT, "event", 'e', CLI_ARG_STR, CLI_OPT_REPEAT, "EVENT[,EVENT...]",
+	 "counters: task-clock, page-faults, cycles, ... ('rtdiag perf list'), a tracepoint "
+	 "SUBSYS:EVENT (its hits), '{a,b}' for a group read at once", 0, 0},
+	{S_UPROBE, "uprobe", 0, CLI_ARG_STR, CLI_OPT_REPEAT, "SPEC",
+	 "count the calls of BINARY:SYMBOL (a library by name: libc.so.6:malloc)", 0, 0},
+	{S_KPROBE, "kprobe", 0, CLI_ARG_STR, CLI_OPT_REPEAT, "SPEC",
+	 "count the hits of a kernel SYMBOL (needs a kernel with kprobes)", 0, 0},
+	{S_PID, "pid", 'p', CLI_ARG_PIDS, 0, "PID[,PID...]",
+	 "count these processes (their threads and later children) until they exit, "
+	 "Ctrl-C or --duration", 0, 0},
+	{S_DUR, "duration", 'd', CLI_ARG_DURATION, CLI_OPT_POSITIVE, "TIME",
+	 "stop after TIME (1.5, 200ms, 00:01:00)", 0, 0},
+	{S_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
+	 "write the counts to FILE instead of stderr (an existing FILE is replaced only "
+	 "when counting worked)", 0, 0},
+	{0},
+};
+
+const struct cli_cmd perf_cmd_stat = {
+	"perf stat", NULL,
+	"Count events of a command or of processes, in perf stat's layout.\n"
+	"Counts go to stderr, as perf's do, so they never mix with the\n"
+	"command's output (or into FILE with -o); they are scaled by time\n"
+	"enabled/running when a counter was multiplexed.",
+	stat_opts, 0, 0, CLI_CMD_COMMAND, perf_stat_main,
+	"Default events: task-clock,context-switches,cpu-migrations,page-faults.\n"
+	"When the kernel lets this user count user space only\n"
+	"(kernel.perf_event_paranoid 2), counters count user space and are shown\n"
+	"with a ':u' suffix, as perf shows them. With -- COMMAND, rtdiag exits with\n"
+	"COMMAND's exit code.\n"
+	"\n"
+	"examples:\n"
+	"  rtdiag perf stat -- make -j2\n"
+	"  rtdiag perf stat -e sched:sched_switch,syscalls:sys_enter_openat -- ls\n"
+	"  rtdiag perf stat --uprobe libc.so.6:malloc -p 4242 -d 5\n",
+};
 
 /* Alive and not a zombie (a zombie's counters no longer move). */
 static bool proc_alive(pid_t pid)
@@ -31,30 +71,33 @@ static bool proc_alive(pid_t pid)
 }
 
 struct counter {
-	char *name;
+	char *name;   /* as the user wrote it */
+	char *probe;  /* a --uprobe/--kprobe spec, or NULL */
+	bool kprobe;
+	int group;
 	struct rtd_perf_event *ev;
-	int err; /* not supported, ... */
+	int err;      /* not supported, ... */
 };
 
-/* Where counts go: stderr by default, as perf does, so they never mix with
- * the command's own output; -o FILE writes them to a file instead. */
-static FILE *stat_out;
-
-static void print_count(const struct counter *c, const struct rtd_perf_count *v,
-			double task_ms, double elapsed_s)
+static void print_count(FILE *out, const struct counter *c,
+			const struct rtd_perf_count *v, double task_ms,
+			double elapsed_s)
 {
+	char name[300];
+	snprintf(name, sizeof(name), "%s%s", c->name,
+		 c->ev && rtd_perf_event_user_only(c->ev) ? ":u" : "");
 	if (c->err) {
-		fprintf(stat_out, "   %-16s      %-32s\n",
-		       c->err == -RTD_E_PERF_NOTSUPP ? "<not supported>"
+		fprintf(out, "   %-16s      %-32s\n",
+			c->err == -RTD_E_PERF_NOTSUPP ? "<not supported>"
 						      : "<not counted>",
-		       c->name);
+			name);
 		return;
 	}
 	double sec = task_ms > 0 ? task_ms / 1e3 : elapsed_s;
 	if (!strcmp(c->name, "task-clock") || !strcmp(c->name, "cpu-clock")) {
 		double ms = v->scaled / 1e6;
-		fprintf(stat_out, "%18.2f msec %-32s #  %7.3f CPUs utilized          \n",
-		       ms, c->name, elapsed_s > 0 ? ms / 1e3 / elapsed_s : 0);
+		fprintf(out, "%18.2f msec %-32s #  %7.3f CPUs utilized          \n",
+			ms, name, elapsed_s > 0 ? ms / 1e3 / elapsed_s : 0);
 	} else {
 		double rate = sec > 0 ? v->scaled / sec : 0;
 		const char *unit = "/sec";
@@ -68,97 +111,32 @@ static void print_count(const struct counter *c, const struct rtd_perf_count *v,
 			rate /= 1e3;
 			unit = "K/sec";
 		}
-		fprintf(stat_out, "%18.0f      %-32s #  %7.3f %-5s                \n",
-		       v->scaled, c->name, rate, unit);
+		fprintf(out, "%18.0f      %-32s #  %7.3f %-5s                \n",
+			v->scaled, name, rate, unit);
 	}
 	if (v->multiplexed && v->time_enabled)
-		fprintf(stat_out, "%18s      (%.2f%%)\n", "",
-		       100.0 * (double)v->time_running / (double)v->time_enabled);
+		fprintf(out, "%18s      (%.2f%%)\n", "",
+			100.0 * (double)v->time_running / (double)v->time_enabled);
 }
 
-int perf_stat_main(int argc, char **argv)
+/* Split "a,{b,c},d" (braces make groups) into counters. */
+static int split_events(const char *events, struct counter *cs, size_t *nc,
+			int *ngroups)
 {
-	struct counter cs[MAX_COUNTERS];
-	int group_of[MAX_COUNTERS];
-	size_t nc = 0;
-	char *events = NULL;
-	pid_t pid = 0;
-	unsigned long duration = 0;
-	char **cmd = NULL;
-	const char *out_path = NULL;
-	int rc = CLI_USAGE;
-	memset(cs, 0, sizeof(cs));
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--")) {
-			cmd = argv + i + 1;
-			break;
-		} else if (cli_is_help(a)) {
-			cli_group_perf.help(stdout, "stat");
-			return CLI_OK;
-		} else if (!strcmp(a, "-o") && i + 1 < argc) {
-			out_path = argv[++i];
-		} else if ((!strcmp(a, "-e") || !strcmp(a, "-p") ||
-			    !strcmp(a, "--duration")) && i + 1 < argc) {
-			const char *v = argv[++i];
-			char *end;
-			if (!strcmp(a, "-e")) {
-				size_t ol = events ? strlen(events) : 0;
-				char *n = realloc(events, ol + strlen(v) + 2);
-				if (!n)
-					return cli_fail("out of memory");
-				if (ol)
-					n[ol++] = ',';
-				strcpy(n + ol, v);
-				events = n;
-			} else if (!strcmp(a, "-p")) {
-				long p = strtol(v, &end, 10);
-				if (*end || p <= 0) {
-					free(events);
-					return cli_usage("perf stat", "-p %s: not a process id", v);
-				}
-				pid = (pid_t)p;
-			} else {
-				duration = strtoul(v, &end, 10);
-				if (*end || !duration) {
-					free(events);
-					return cli_usage("perf stat", "--duration %s: want whole seconds", v);
-				}
-			}
-		} else {
-			free(events);
-			return cli_usage("perf stat", "unknown option or missing value '%s'", a);
-		}
-	}
-	if ((!cmd || !*cmd) && !pid) {
-		free(events);
-		return cli_usage("perf stat", "give -p PID or -- COMMAND ARGS");
-	}
-	if (cmd && *cmd && pid) {
-		free(events);
-		return cli_usage("perf stat", "-p and -- COMMAND exclude each other");
-	}
-	if (!events)
-		events = strdup("task-clock,context-switches,cpu-migrations,page-faults");
-	/* split "a,{b,c},d": braces make groups */
-	int group = -1, ngroups = 0;
-	for (char *p = events; p && *p;) {
+	int group = -1;
+	for (const char *p = events; p && *p;) {
 		bool open = *p == '{';
 		if (open) {
 			p++;
-			group = ngroups++;
+			group = (*ngroups)++;
 		}
 		size_t l = strcspn(p, ",}");
 		bool close = p[l] == '}';
-		if (!l || nc == MAX_COUNTERS) {
-			free(events);
-			for (size_t i = 0; i < nc; i++)
-				free(cs[i].name);
-			return cli_usage("perf stat", "bad event list (want EVENT[,EVENT...], '{a,b}' for a group)");
-		}
-		cs[nc].name = strndup(p, l);
-		group_of[nc] = group >= 0 ? group : ngroups++;
-		nc++;
+		if (!l || *nc == MAX_COUNTERS)
+			return -1;
+		struct counter *c = &cs[(*nc)++];
+		c->name = strndup(p, l);
+		c->group = group >= 0 ? group : (*ngroups)++;
 		p += l;
 		if (close) {
 			group = -1;
@@ -167,72 +145,201 @@ int perf_stat_main(int argc, char **argv)
 		if (*p == ',')
 			p++;
 	}
-	free(events);
+	return 0;
+}
 
-	stat_out = stderr;
-	if (out_path && !(stat_out = fopen(out_path, "w"))) {
-		for (size_t i = 0; i < nc; i++)
-			free(cs[i].name);
-		return cli_fail("%s: %s", out_path, strerror(errno));
+struct stat_args {
+	struct counter cs[MAX_COUNTERS];
+	size_t nc;
+	int ngroups;
+	pid_t pids[CLI_MAX_PIDS];
+	size_t npids;
+	double duration;
+	const char *out;
+	char **cmd;
+};
+
+static int parse(struct stat_args *a, int argc, char **argv)
+{
+	struct cli_parser ps;
+	struct cli_val v;
+	int id;
+	cli_opt_init(&ps, &perf_cmd_stat, argc, argv);
+	while ((id = cli_opt_next(&ps, &v)) > 0) {
+		switch (id) {
+		case S_EVENT:
+			if (split_events(v.str, a->cs, &a->nc, &a->ngroups))
+				return cli_cmd_usage(&perf_cmd_stat,
+						     "-e %s: bad event list (want EVENT[,EVENT...], "
+						     "'{a,b}' for a group; at most %d)",
+						     v.str, MAX_COUNTERS);
+			break;
+		case S_UPROBE:
+		case S_KPROBE:
+			if (a->nc == MAX_COUNTERS)
+				return cli_cmd_usage(&perf_cmd_stat, "at most %d counters",
+						     MAX_COUNTERS);
+			a->cs[a->nc].name = strdup(v.str);
+			a->cs[a->nc].probe = a->cs[a->nc].name;
+			a->cs[a->nc].kprobe = id == S_KPROBE;
+			a->cs[a->nc++].group = a->ngroups++;
+			break;
+		case S_PID:
+			for (size_t i = 0; i < v.npids && a->npids < CLI_MAX_PIDS; i++)
+				a->pids[a->npids++] = v.pids[i];
+			break;
+		case S_DUR: a->duration = v.d; break;
+		case S_OUT: a->out = v.str; break;
+		}
 	}
-	rc = CLI_FAIL;
+	if (id < 0)
+		return cli_opt_exit(id);
+	a->cmd = ps.rest;
+	if (!a->cmd && !a->npids)
+		return cli_cmd_usage(&perf_cmd_stat, "give -p PID or -- COMMAND ARGS");
+	if (a->cmd && a->npids)
+		return cli_cmd_usage(&perf_cmd_stat, "-p and -- COMMAND exclude each other");
+	if (!a->nc)
+		split_events("task-clock,context-switches,cpu-migrations,page-faults",
+			     a->cs, &a->nc, &a->ngroups);
+	return -1;
+}
+
+static int add_counters(struct rtd_perf_monitor *m, struct stat_args *a)
+{
+	for (size_t i = 0; i < a->nc; i++) {
+		struct counter *c = &a->cs[i];
+		struct rtd_perf_event *leader = NULL;
+		for (size_t j = 0; j < i; j++)
+			if (a->cs[j].group == c->group && a->cs[j].ev) {
+				leader = a->cs[j].ev;
+				break;
+			}
+		int r;
+		if (c->probe) {
+			struct rtd_perf_probe p;
+			enum rtd_perf_event_kind k = c->kprobe ? RTD_PERF_KPROBE
+							       : RTD_PERF_UPROBE;
+			if (rtd_perf_probe_parse(k, c->probe, &p))
+				return cli_fail("%s '%s': want %s", c->kprobe ? "--kprobe" : "--uprobe",
+						c->probe, c->kprobe ? "SYMBOL[+OFF][%return]"
+								    : "BINARY:SYMBOL[+OFF][%return]");
+			r = rtd_perf_monitor_add_probe_counter(m, &p, leader, &c->ev);
+			rtd_perf_probe_clear(&p);
+		} else {
+			r = rtd_perf_monitor_add_counter(m, c->name, leader, &c->ev);
+		}
+		if (r == -RTD_E_PERF_NOTSUPP && !c->probe)
+			c->err = r; /* printed as perf does */
+		else if (r)
+			return perf_cli_fail(m, c->name, r);
+	}
+	return CLI_OK;
+}
+
+static void print_all(FILE *f, struct stat_args *a, double elapsed,
+		      const struct rusage *ru)
+{
+	struct rtd_perf_count vals[MAX_COUNTERS];
+	double task_ms = 0;
+	for (size_t i = 0; i < a->nc; i++) {
+		memset(&vals[i], 0, sizeof(vals[i]));
+		if (a->cs[i].err)
+			continue;
+		int r = rtd_perf_event_count(a->cs[i].ev, &vals[i]);
+		if (r) {
+			a->cs[i].err = r;
+			continue;
+		}
+		if (!strcmp(a->cs[i].name, "task-clock"))
+			task_ms = vals[i].scaled / 1e6;
+	}
+	fprintf(f, "\n Performance counter stats for ");
+	if (a->cmd) {
+		fprintf(f, "'");
+		for (char **s = a->cmd; *s; s++)
+			fprintf(f, "%s%s", s == a->cmd ? "" : " ", *s);
+		fprintf(f, "':\n\n");
+	} else {
+		fprintf(f, "process id '");
+		for (size_t i = 0; i < a->npids; i++)
+			fprintf(f, "%s%d", i ? "," : "", (int)a->pids[i]);
+		fprintf(f, "':\n\n");
+	}
+	for (size_t i = 0; i < a->nc; i++)
+		print_count(f, &a->cs[i], &vals[i], task_ms, elapsed);
+	fprintf(f, "\n%17.9f seconds time elapsed\n\n", elapsed);
+	if (a->cmd) {
+		fprintf(f, "%17.9f seconds user\n",
+			(double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6);
+		fprintf(f, "%17.9f seconds sys\n\n",
+			(double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6);
+	}
+}
+
+static bool any_alive(const pid_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (proc_alive(p[i]))
+			return true;
+	return false;
+}
+
+int perf_stat_main(int argc, char **argv)
+{
+	struct stat_args *a = calloc(1, sizeof(*a));
+	if (!a)
+		return cli_fail("out of memory");
+	int rc = parse(a, argc, argv);
+	struct rtd_perf_monitor *m = NULL;
 	struct perf_child child = {0};
 	bool have_child = false;
-	if (cmd) {
-		int r = perf_child_start(&child, cmd);
+	if (rc >= 0)
+		goto done;
+	rc = CLI_FAIL;
+	if (a->out && cli_out_check(a->out))
+		goto done;
+	if (a->cmd) {
+		int r = perf_child_start(&child, a->cmd);
 		if (r) {
-			cli_fail("%s: cannot start: %s", cmd[0], strerror(-r));
+			cli_fail("%s: cannot start: %s", a->cmd[0], strerror(-r));
 			goto done;
 		}
 		have_child = true;
-		pid = child.pid;
+		a->pids[a->npids++] = child.pid;
 	}
 	struct rtd_perf_opts o = {.sz = sizeof(o)};
-	o.pids = &pid;
-	o.npids = 1;
-	o.flags = RTD_PERF_INHERIT | (cmd ? RTD_PERF_ENABLE_ON_EXEC : 0);
-	struct rtd_perf_monitor *m = NULL;
+	o.pids = a->pids;
+	o.npids = a->npids;
+	o.flags = RTD_PERF_INHERIT | (a->cmd ? RTD_PERF_ENABLE_ON_EXEC : 0);
 	int r = rtd_perf_monitor_new(&o, &m);
 	if (r) {
-		if (!cmd && r == -RTD_E_NOTFOUND)
-			cli_fail("pid %d: no such process", (int)pid);
+		if (!a->cmd && r == -RTD_E_NOTFOUND)
+			cli_fail("%s", a->npids == 1 ? "no such process" : "a pid: no such process");
 		else
 			cli_fail("cannot set up perf_event: %s", rtd_strerror(r));
-		goto kill_child;
+		goto done;
 	}
-	for (size_t i = 0; i < nc; i++) {
-		struct rtd_perf_event *leader = NULL;
-		for (size_t j = 0; j < i; j++)
-			if (group_of[j] == group_of[i] && cs[j].ev) {
-				leader = cs[j].ev;
-				break;
-			}
-		r = rtd_perf_monitor_add_counter(m, cs[i].name, leader, &cs[i].ev);
-		if (r == -RTD_E_PERF_NOTSUPP) {
-			cs[i].err = r; /* printed as perf does */
-		} else if (r) {
-			perf_cli_fail(m, cs[i].name, r);
-			goto free_m;
-		}
-	}
+	if (add_counters(m, a) != CLI_OK)
+		goto done;
 	struct timespec t0, t1;
 	struct rusage ru = {0};
 	int status = 0;
-	perf_cli_signals(m, (unsigned)duration);
+	perf_cli_signals(m, a->duration);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (have_child) {
 		int e = perf_child_go(&child);
 		have_child = false;
 		if (e) {
-			cli_fail("%s: cannot run: %s", cmd[0], strerror(e));
+			cli_fail("%s: cannot run: %s", a->cmd[0], strerror(e));
 			waitpid(child.pid, NULL, 0);
-			goto free_m;
+			goto done;
 		}
-		while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
+		while (wait4(child.pid, &status, 0, &ru) < 0 && errno == EINTR)
 			;
 	} else {
-		/* until Ctrl-C, the duration, or the process's end */
-		while (proc_alive(pid) && !perf_cli_child_exited()) {
+		/* until Ctrl-C, the duration, or the processes' end */
+		while (any_alive(a->pids, a->npids) && !perf_cli_child_exited()) {
 			struct timespec ts = {0, 50000000};
 			if (nanosleep(&ts, NULL) && errno == EINTR &&
 			    !perf_cli_child_exited())
@@ -243,52 +350,26 @@ int perf_stat_main(int argc, char **argv)
 	perf_cli_signals(NULL, 0);
 	double elapsed = (double)(t1.tv_sec - t0.tv_sec) +
 			 (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	struct rtd_perf_count vals[MAX_COUNTERS];
-	double task_ms = 0;
-	for (size_t i = 0; i < nc; i++) {
-		memset(&vals[i], 0, sizeof(vals[i]));
-		if (cs[i].err)
-			continue;
-		r = rtd_perf_event_count(cs[i].ev, &vals[i]);
-		if (r) {
-			cs[i].err = r;
-			continue;
-		}
-		if (!strcmp(cs[i].name, "task-clock"))
-			task_ms = vals[i].scaled / 1e6;
-	}
-	fprintf(stat_out, "\n Performance counter stats for ");
-	if (cmd) {
-		fprintf(stat_out, "'");
-		for (char **a = cmd; *a; a++)
-			fprintf(stat_out, "%s%s", a == cmd ? "" : " ", *a);
-		fprintf(stat_out, "':\n\n");
+	struct cli_out out;
+	if (a->out) {
+		if (cli_out_open(&out, a->out))
+			goto done;
+		print_all(out.f, a, elapsed, &ru);
+		if (cli_out_commit(&out))
+			goto done;
 	} else {
-		fprintf(stat_out, "process id '%d':\n\n", (int)pid);
+		print_all(stderr, a, elapsed, &ru);
+		fflush(stderr);
 	}
-	for (size_t i = 0; i < nc; i++)
-		print_count(&cs[i], &vals[i], task_ms, elapsed);
-	fprintf(stat_out, "\n%17.9f seconds time elapsed\n\n", elapsed);
-	if (cmd) {
-		fprintf(stat_out, "%17.9f seconds user\n",
-		       (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6);
-		fprintf(stat_out, "%17.9f seconds sys\n\n",
-		       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
-	}
-	fflush(stat_out);
 	rc = CLI_OK;
-	if (cmd && WIFEXITED(status) && WEXITSTATUS(status))
-		rc = WEXITSTATUS(status); /* like perf: the command's status */
-free_m:
+	if (a->cmd)
+		rc = perf_child_code(status); /* like perf: the command's status */
+done:
 	rtd_perf_monitor_free(m);
-kill_child:
 	if (have_child)
 		perf_child_abort(&child);
-done:
-	if (stat_out && stat_out != stderr && fclose(stat_out) && rc == CLI_OK)
-		rc = cli_fail("%s: %s", out_path, strerror(errno));
-	stat_out = NULL;
-	for (size_t i = 0; i < nc; i++)
-		free(cs[i].name);
+	for (size_t i = 0; i < a->nc; i++)
+		free(a->cs[i].name);
+	free(a);
 	return rc;
 }

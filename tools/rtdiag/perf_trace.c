@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* perf_trace.c - 'rtdiag perf trace': decoded events live, one per line. */
+/* perf_trace.c - 'rtdiag perf trace': decoded events live, one per line;
+ * system calls as strace and perf trace show them. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -10,9 +12,81 @@
 
 #include "cli.h"
 #include "common/buf.h"
+#include "out.h"
 #include "perf_cli.h"
 
 #define MAX_SPECS 64
+#define MAX_SYSCALLS 256
+
+enum {
+	T_EVENT = 1, T_FILTER, T_UPROBE, T_KPROBE, T_PID, T_CGROUP, T_ALL,
+	T_JSON, T_PAGES, T_DUR, T_STATS, T_OUT, T_SUMMARY, T_WITH_SUMMARY,
+};
+
+static const struct cli_opt trace_opts[] = {
+	{T_EVENT, "event", 'e', CLI_ARG_STR, CLI_OPT_REPEAT, "EVENT",
+	 "a tracepoint SUBSYS:EVENT[/FILTER/] (sched:sched_process_exec, "
+	 "'sched:sched_switch/prev_pid != 0/'), or system calls by name "
+	 "(openat,read); default: every system call", 0, 0},
+	{T_FILTER, "filter", 0, CLI_ARG_STR, CLI_OPT_REPEAT, "FILTER",
+	 "kernel filter for the preceding -e tracepoint", 0, 0},
+	{T_UPROBE, "uprobe", 0, CLI_ARG_STR, CLI_OPT_REPEAT, "SPEC",
+	 "'BINARY:SYMBOL[+OFF][%return] [NAME=FETCHARG...]' (BINARY may be a "
+	 "library's name: libc.so.6:open), or BINARY:0xADDR", 0, 0},
+	{T_KPROBE, "kprobe", 0, CLI_ARG_STR, CLI_OPT_REPEAT, "SPEC",
+	 "'SYMBOL[+OFF][%return] [ARGS...]' (needs a kernel with kprobes)", 0, 0},
+	{T_PID, "pid", 'p', CLI_ARG_PIDS, 0, "PID[,PID...]",
+	 "only these processes (their threads, and children started later)", 0, 0},
+	{T_CGROUP, "cgroup", 0, CLI_ARG_STR, 0, "PATH",
+	 "only this cgroup (relative to the cgroup v2 mount, else v1 perf_event, "
+	 "or absolute)", 0, 0},
+	{T_ALL, "all-cpus", 'a', CLI_ARG_NONE, 0, NULL,
+	 "the whole system (default without -p, --cgroup or COMMAND)", 0, 0},
+	{T_JSON, "json", 0, CLI_ARG_NONE, 0, NULL, "one JSON object per line", 0, 0},
+	{T_PAGES, "mmap-pages", 'm', CLI_ARG_INT, CLI_OPT_POSITIVE, "PAGES",
+	 "ring data pages per CPU, a power of two (default 128, as perf)", 1, 65536},
+	{T_DUR, "duration", 'd', CLI_ARG_DURATION, CLI_OPT_POSITIVE, "TIME",
+	 "stop after TIME (1.5, 200ms, 00:01:00; default: Ctrl-C or COMMAND's end)", 0, 0},
+	{T_STATS, "stats", 0, CLI_ARG_NONE, 0, NULL,
+	 "at the end, print records, rounds, losses and delays on stderr", 0, 0},
+	{T_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
+	 "write to FILE instead of stdout (an existing FILE is replaced only when "
+	 "tracing ran)", 0, 0},
+	{T_SUMMARY, "summary", 's', CLI_ARG_NONE, 0, NULL,
+	 "system calls: only a summary per process and call (counts, errors, times)", 0, 0},
+	{T_WITH_SUMMARY, "with-summary", 'S', CLI_ARG_NONE, 0, NULL,
+	 "system calls: every call, then the summary", 0, 0},
+	{0},
+};
+
+const struct cli_cmd perf_cmd_trace = {
+	"perf trace", NULL,
+	"Kernel events live, one per line: system calls, tracepoints, probes.\n"
+	"In time order across CPUs: system calls as strace and perf trace show\n"
+	"them (name, arguments by type, return value with its errno name,\n"
+	"duration), tracepoints with their decoded fields, uprobes and kprobes.",
+	trace_opts, 0, 0, CLI_CMD_COMMAND, perf_trace_main,
+	"System calls (the default, or -e NAME,...): 'TIME (DURATION ms): COMM/TID\n"
+	"name(arg: value, ...) = RET', TIME in ms since the first event. Path\n"
+	"arguments are read from the process when the call is seen (best effort:\n"
+	"a string changed right after the call reads as it is then, '?' when\n"
+	"unreadable). Tracepoints and probes: 'SECONDS [CPU] PID/TID name: field=value\n"
+	"...', CLOCK_MONOTONIC seconds; integer arrays print as [1,2,3], and\n"
+	"addresses as the event's format says (%pI4: 127.0.0.1).\n"
+	"\n"
+	"With -- COMMAND, tracing starts at its exec and ends when it exits, as with\n"
+	"perf record (children that outlive it are not traced further: use\n"
+	"--cgroup or -a --duration), and rtdiag exits with COMMAND's exit code.\n"
+	"syscalls:sys_enter_openat carries the filename pointer only; the system\n"
+	"call view (-e openat) prints the path. Losses (ring full) are reported on\n"
+	"stderr, with how to raise the ring.\n"
+	"\n"
+	"examples:\n"
+	"  rtdiag perf trace -- ls /tmp\n"
+	"  rtdiag perf trace -e openat,execve -s -- make\n"
+	"  rtdiag perf trace -e 'sched:sched_switch/prev_pid != 0/' -a -d 1\n"
+	"  rtdiag perf trace --uprobe 'libc.so.6:open path=+0(%di):string' -p 4242\n",
+};
 
 struct spec {
 	enum { SPEC_TP, SPEC_UPROBE, SPEC_KPROBE } kind;
@@ -21,10 +95,15 @@ struct spec {
 };
 
 struct trace_out {
+	FILE *f;
 	bool json;
 	rtd_buf line;
 	uint64_t lines;
 	int err;
+	/* system calls */
+	struct rtd_perf_syscalls *sc;
+	bool sc_lines;
+	uint64_t t0;
 };
 
 /* Numbers without printf: this runs once per field of every event. */
@@ -93,7 +172,30 @@ static void put_text_str(rtd_buf *b, const char *s, size_t n)
 	rtd_buf_putc(b, '"');
 }
 
-static void put_value(rtd_buf *b, const struct rtd_perf_value *v, bool json)
+/* An address as the event's print format shows it; false when the bytes
+ * do not fit the form. */
+static bool put_address(rtd_buf *b, const struct rtd_perf_value *v,
+			unsigned print, bool json)
+{
+	char t[INET6_ADDRSTRLEN + 2];
+	if (print == RTD_PERF_PRINT_IPV4 && v->len == 4)
+		inet_ntop(AF_INET, v->data, t, sizeof(t));
+	else if (print == RTD_PERF_PRINT_IPV6 && v->len == 16)
+		inet_ntop(AF_INET6, v->data, t, sizeof(t));
+	else if (print == RTD_PERF_PRINT_MAC && v->len == 6)
+		snprintf(t, sizeof(t), "%02x:%02x:%02x:%02x:%02x:%02x", v->data[0],
+			 v->data[1], v->data[2], v->data[3], v->data[4], v->data[5]);
+	else
+		return false;
+	if (json)
+		rtd_buf_json_str(b, t, strlen(t));
+	else
+		rtd_buf_puts(b, t);
+	return true;
+}
+
+static void put_value(rtd_buf *b, const struct rtd_perf_value *v, unsigned print,
+		      bool json)
 {
 	switch (v->kind) {
 	case RTD_PERF_FIELD_INT:
@@ -117,6 +219,8 @@ static void put_value(rtd_buf *b, const struct rtd_perf_value *v, bool json)
 			put_text_str(b, v->str, v->len);
 		break;
 	case RTD_PERF_FIELD_ARRAY: {
+		if (print && put_address(b, v, print, json))
+			break;
 		unsigned es = v->elem_size;
 		if (es != 1 && es != 2 && es != 4 && es != 8)
 			es = 1;
@@ -126,8 +230,9 @@ static void put_value(rtd_buf *b, const struct rtd_perf_value *v, bool json)
 			uint64_t x = 0;
 			for (unsigned k = 0; k < es; k++)
 				x |= (uint64_t)v->data[i * es + k] << (8 * k);
-			rtd_buf_printf(b, i ? ",%llu" : "%llu",
-				       (unsigned long long)x);
+			if (i)
+				rtd_buf_putc(b, ',');
+			put_u64(b, x);
 		}
 		if (n > 256)
 			rtd_buf_puts(b, json ? "" : ",...");
@@ -140,8 +245,66 @@ static void put_value(rtd_buf *b, const struct rtd_perf_value *v, bool json)
 /* Nothing more until new records arrive: show what we have. */
 static void on_idle(void *ctx)
 {
-	(void)ctx;
-	fflush(stdout);
+	struct trace_out *o = ctx;
+	fflush(o->f);
+}
+
+static int emit(struct trace_out *o)
+{
+	rtd_buf *b = &o->line;
+	if (fwrite(b->data, 1, b->len, o->f) != b->len) {
+		o->err = errno ? errno : EIO;
+		return 1; /* output closed (a pipe to head): stop */
+	}
+	o->lines++;
+	return 0;
+}
+
+static int on_syscall(struct trace_out *o, const struct rtd_perf_syscall *c)
+{
+	if (!o->sc_lines)
+		return 0;
+	rtd_buf *b = &o->line;
+	char args[4096], ret[128];
+	const char *comm = c->comm;
+	rtd_perf_syscalls_format_args(o->sc, c, args, sizeof(args));
+	rtd_perf_syscalls_format_ret(c, ret, sizeof(ret));
+	char num[32];
+	snprintf(num, sizeof(num), "syscall_%ld", c->nr);
+	const char *name = c->name ? c->name : num;
+	uint64_t start = c->has_enter ? c->enter_ns : c->exit_ns;
+	if (!o->t0)
+		o->t0 = start;
+	rtd_buf_reset(b);
+	if (o->json) {
+		rtd_buf_printf(b, "{\"time_ns\":%llu,\"pid\":%u,\"tid\":%u,\"comm\":",
+			       (unsigned long long)start, c->pid, c->tid);
+		rtd_buf_json_str(b, comm, strlen(comm));
+		rtd_buf_puts(b, ",\"syscall\":");
+		rtd_buf_json_str(b, name, strlen(name));
+		rtd_buf_puts(b, ",\"args\":");
+		rtd_buf_json_str(b, args, strlen(args));
+		rtd_buf_printf(b, ",\"ret\":%lld", (long long)c->ret);
+		if (c->ret < 0 && c->ret >= -4095) {
+			const char *en = strerrorname_np((int)-c->ret);
+			rtd_buf_puts(b, ",\"errno\":");
+			rtd_buf_json_str(b, en ? en : "", en ? strlen(en) : 0);
+		}
+		if (c->has_enter)
+			rtd_buf_printf(b, ",\"duration_ns\":%llu",
+				       (unsigned long long)(c->exit_ns - c->enter_ns));
+		rtd_buf_puts(b, "}\n");
+	} else {
+		double t = (double)(start - o->t0) / 1e6;
+		if (c->has_enter)
+			rtd_buf_printf(b, "%10.3f (%7.3f ms): %s/%u %s(%s) = %s\n", t,
+				       (double)(c->exit_ns - c->enter_ns) / 1e6, comm,
+				       c->tid, name, args, ret);
+		else
+			rtd_buf_printf(b, "%10.3f (        ?   ): %s/%u ... [continued]: %s() = %s\n",
+				       t, comm, c->tid, name, ret);
+	}
+	return emit(o);
 }
 
 static int on_record(const struct rtd_perf_sample *s, void *ctx)
@@ -149,7 +312,7 @@ static int on_record(const struct rtd_perf_sample *s, void *ctx)
 	struct trace_out *o = ctx;
 	rtd_buf *b = &o->line;
 	if (s->type == PERF_RECORD_LOST || s->type == PERF_RECORD_LOST_SAMPLES) {
-		fflush(stdout);
+		fflush(o->f);
 		fprintf(stderr, "rtdiag: cpu %u: %llu events lost (the ring was "
 				"full: raise -m or filter more)\n",
 			s->cpu, (unsigned long long)s->rec.lost.lost);
@@ -157,6 +320,17 @@ static int on_record(const struct rtd_perf_sample *s, void *ctx)
 	}
 	if (s->type != PERF_RECORD_SAMPLE || !s->event)
 		return 0;
+	if (o->sc && s->type != PERF_RECORD_SAMPLE)
+		rtd_perf_syscalls_feed(o->sc, s, NULL);
+	if (o->sc && s->type == PERF_RECORD_SAMPLE && s->event) {
+		struct rtd_perf_syscall c;
+		int k = rtd_perf_syscalls_feed(o->sc, s, &c);
+		if (k > 0)
+			return on_syscall(o, &c);
+		const char *en = rtd_perf_event_name(s->event);
+		if (!strncmp(en, "raw_syscalls:", 13))
+			return 0;
+	}
 	rtd_buf_reset(b);
 	const char *name = rtd_perf_event_name(s->event);
 	const char *sym = rtd_perf_event_symbol(s->event);
@@ -213,15 +387,10 @@ static int on_record(const struct rtd_perf_sample *s, void *ctx)
 		if (r)
 			rtd_buf_puts(b, o->json ? "null" : "<truncated>");
 		else
-			put_value(b, &v, o->json);
+			put_value(b, &v, f->print, o->json);
 	}
 	rtd_buf_puts(b, o->json ? "}}\n" : "\n");
-	if (fwrite(b->data, 1, b->len, stdout) != b->len) {
-		o->err = errno ? errno : EIO;
-		return 1; /* stdout closed (a pipe to head): stop */
-	}
-	o->lines++;
-	return 0;
+	return emit(o);
 }
 
 /* "sys:event/filter/" -> name and filter */
@@ -241,218 +410,162 @@ static int split_filter(const char *arg, struct spec *sp)
 	return sp->name && sp->filter ? 0 : -ENOMEM;
 }
 
-static bool parse_uint(const char *s, unsigned long max, unsigned long *out)
+struct trace_args {
+	struct spec specs[MAX_SPECS];
+	size_t nspec;
+	char *sc_names[MAX_SYSCALLS];
+	size_t nsc;
+	bool syscalls;
+	pid_t pids[CLI_MAX_PIDS];
+	size_t npids;
+	const char *cgroup;
+	bool all, stats, json, summary, with_summary;
+	unsigned pages;
+	double duration;
+	const char *out;
+	char **cmd;
+};
+
+static int add_syscall_names(struct trace_args *a, const char *list)
 {
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(s, &end, 10);
-	if (errno || *end || end == s || v > max)
-		return false;
-	*out = v;
-	return true;
+	char *dup = strdup(list), *save = NULL;
+	if (!dup)
+		return -ENOMEM;
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (a->nsc == MAX_SYSCALLS)
+			break;
+		a->sc_names[a->nsc++] = strdup(t);
+	}
+	free(dup);
+	a->syscalls = true;
+	return 0;
 }
 
-int perf_trace_main(int argc, char **argv)
+static int parse(struct trace_args *a, int argc, char **argv)
 {
-	struct spec specs[MAX_SPECS];
-	size_t nspec = 0;
-	pid_t pid = 0;
-	const char *cgroup = NULL;
-	bool all = false, show_stats = false;
-	unsigned long pages = 0, duration = 0;
-	struct trace_out out = {0};
-	char **cmd = NULL;
-	int rc = CLI_USAGE;
-	memset(specs, 0, sizeof(specs));
-
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--")) {
-			cmd = argv + i + 1;
-			if (!*cmd) {
-				cli_usage("perf trace", "-- needs a COMMAND");
-				goto done;
+	struct cli_parser ps;
+	struct cli_val v;
+	int id;
+	cli_opt_init(&ps, &perf_cmd_trace, argc, argv);
+	while ((id = cli_opt_next(&ps, &v)) > 0) {
+		switch (id) {
+		case T_EVENT:
+			if (!strchr(v.str, ':')) {
+				add_syscall_names(a, v.str);
+				break;
+			}
+			/* fall through */
+		case T_UPROBE:
+		case T_KPROBE: {
+			if (a->nspec == MAX_SPECS)
+				return cli_cmd_usage(&perf_cmd_trace, "at most %d events",
+						     MAX_SPECS);
+			struct spec *sp = &a->specs[a->nspec++];
+			if (id == T_EVENT) {
+				sp->kind = SPEC_TP;
+				if (split_filter(v.str, sp))
+					return cli_cmd_usage(&perf_cmd_trace,
+							     "-e %s: want SUBSYS:EVENT or "
+							     "SUBSYS:EVENT/FILTER/", v.str);
+			} else {
+				sp->kind = id == T_UPROBE ? SPEC_UPROBE : SPEC_KPROBE;
+				sp->name = strdup(v.str);
 			}
 			break;
-		} else if (cli_is_help(a)) {
-			rc = CLI_OK;
-			cli_group_perf.help(stdout, "trace");
-			goto done;
-		} else if (!strcmp(a, "--json")) {
-			out.json = true;
-		} else if (!strcmp(a, "-a")) {
-			all = true;
-		} else if (!strcmp(a, "--stats")) {
-			show_stats = true;
-		} else if ((!strcmp(a, "-e") || !strcmp(a, "--uprobe") ||
-			    !strcmp(a, "--kprobe") || !strcmp(a, "--filter") ||
-			    !strcmp(a, "-p") || !strcmp(a, "--cgroup") ||
-			    !strcmp(a, "-m") || !strcmp(a, "--duration"))) {
-			if (!v) {
-				cli_usage("perf trace", "%s needs a value", a);
-				goto done;
-			}
-			i++;
-			if (!strcmp(a, "--filter")) {
-				if (!nspec || specs[nspec - 1].kind != SPEC_TP) {
-					cli_usage("perf trace", "--filter must follow -e");
-					goto done;
-				}
-				free(specs[nspec - 1].filter);
-				specs[nspec - 1].filter = strdup(v);
-				continue;
-			}
-			if (!strcmp(a, "-p")) {
-				unsigned long p;
-				if (!parse_uint(v, 0x7fffffff, &p) || !p) {
-					cli_usage("perf trace", "-p %s: not a process id", v);
-					goto done;
-				}
-				pid = (pid_t)p;
-				continue;
-			}
-			if (!strcmp(a, "--cgroup")) {
-				cgroup = v;
-				continue;
-			}
-			if (!strcmp(a, "-m")) {
-				if (!parse_uint(v, 65536, &pages) || !pages ||
-				    (pages & (pages - 1))) {
-					cli_usage("perf trace", "-m %s: want a power of two (pages per CPU)", v);
-					goto done;
-				}
-				continue;
-			}
-			if (!strcmp(a, "--duration")) {
-				if (!parse_uint(v, 86400 * 365, &duration) || !duration) {
-					cli_usage("perf trace", "--duration %s: want whole seconds", v);
-					goto done;
-				}
-				continue;
-			}
-			if (nspec == MAX_SPECS) {
-				cli_usage("perf trace", "at most %d events", MAX_SPECS);
-				goto done;
-			}
-			struct spec *sp = &specs[nspec++];
-			if (!strcmp(a, "-e")) {
-				sp->kind = SPEC_TP;
-				if (split_filter(v, sp)) {
-					cli_usage("perf trace", "-e %s: want SUBSYS:EVENT or SUBSYS:EVENT/FILTER/", v);
-					goto done;
-				}
-			} else {
-				sp->kind = !strcmp(a, "--uprobe") ? SPEC_UPROBE : SPEC_KPROBE;
-				sp->name = strdup(v);
-			}
-		} else {
-			cli_usage("perf trace", "unknown option '%s'", a);
-			goto done;
+		}
+		case T_FILTER:
+			if (!a->nspec || a->specs[a->nspec - 1].kind != SPEC_TP)
+				return cli_cmd_usage(&perf_cmd_trace,
+						     "--filter must follow a -e tracepoint");
+			free(a->specs[a->nspec - 1].filter);
+			a->specs[a->nspec - 1].filter = strdup(v.str);
+			break;
+		case T_PID:
+			for (size_t i = 0; i < v.npids && a->npids < CLI_MAX_PIDS; i++)
+				a->pids[a->npids++] = v.pids[i];
+			break;
+		case T_CGROUP: a->cgroup = v.str; break;
+		case T_ALL: a->all = true; break;
+		case T_JSON: a->json = true; break;
+		case T_PAGES:
+			if (v.i & (v.i - 1))
+				return cli_cmd_usage(&perf_cmd_trace,
+						     "-m %s: want a power of two (pages per CPU)",
+						     v.str);
+			a->pages = (unsigned)v.i;
+			break;
+		case T_DUR: a->duration = v.d; break;
+		case T_STATS: a->stats = true; break;
+		case T_OUT: a->out = v.str; break;
+		case T_SUMMARY: a->summary = true; break;
+		case T_WITH_SUMMARY: a->with_summary = true; break;
 		}
 	}
-	if (!nspec) {
-		cli_usage("perf trace", "no event: give -e SUBSYS:EVENT or --uprobe SPEC");
-		goto done;
-	}
-	if ((pid != 0) + (cgroup != NULL) + all + (cmd != NULL) > 1) {
-		cli_usage("perf trace", "-p, --cgroup, -a and -- COMMAND exclude each other");
-		goto done;
-	}
+	if (id < 0)
+		return cli_opt_exit(id);
+	a->cmd = ps.rest;
+	if (!a->nspec && !a->syscalls)
+		a->syscalls = true; /* every system call, as perf trace and strace */
+	if ((a->npids > 0) + (a->cgroup != NULL) + a->all + (a->cmd != NULL) > 1)
+		return cli_cmd_usage(&perf_cmd_trace,
+				     "-p, --cgroup, -a and -- COMMAND exclude each other");
+	if ((a->summary || a->with_summary) && !a->syscalls)
+		return cli_cmd_usage(&perf_cmd_trace,
+				     "-s/-S summarize system calls: give -e with call "
+				     "names, or no -e");
+	return -1;
+}
 
-	rc = CLI_FAIL;
-	struct perf_child child = {0};
-	bool have_child = false;
-	if (cmd) {
-		int r = perf_child_start(&child, cmd);
-		if (r) {
-			cli_fail("%s: cannot start: %s", cmd[0], strerror(-r));
-			goto done;
-		}
-		have_child = true;
-		pid = child.pid;
+static int add_events(struct rtd_perf_monitor *m, struct trace_args *a,
+		      struct trace_out *o)
+{
+	int r;
+	if (a->syscalls) {
+		r = rtd_perf_syscalls_new(m, (const char *const *)a->sc_names, a->nsc,
+					  a->summary || a->with_summary
+						  ? RTD_PERF_SYSCALLS_SUMMARY : 0,
+					  &o->sc);
+		if (r)
+			return perf_cli_fail(m, "system calls", r);
 	}
-	struct rtd_perf_opts o = {.sz = sizeof(o)};
-	o.ring_pages = (unsigned)pages;
-	if (pid) {
-		o.pids = &pid;
-		o.npids = 1;
-		o.flags = RTD_PERF_INHERIT;
-		if (cmd)
-			o.flags |= RTD_PERF_ENABLE_ON_EXEC;
-	}
-	if (cgroup) {
-		o.cgroups = &cgroup;
-		o.ncgroups = 1;
-	}
-	struct rtd_perf_monitor *m = NULL;
-	int r = rtd_perf_monitor_new(&o, &m);
-	if (r) {
-		if (pid && !cmd && r == -RTD_E_NOTFOUND)
-			cli_fail("pid %d: no such process", (int)pid);
-		else if (cgroup && r == -RTD_E_NOTFOUND)
-			cli_fail("cgroup %s: not found (give a path relative to the cgroup v2 mount, or an absolute one)", cgroup);
-		else
-			cli_fail("cannot set up perf_event: %s", rtd_strerror(r));
-		goto kill_child;
-	}
-	for (size_t i = 0; i < nspec; i++) {
-		struct spec *sp = &specs[i];
+	for (size_t i = 0; i < a->nspec; i++) {
+		struct spec *sp = &a->specs[i];
 		if (sp->kind == SPEC_TP) {
 			r = rtd_perf_monitor_add_tracepoint(m, sp->name, sp->filter, NULL);
 		} else {
 			struct rtd_perf_probe p;
-			enum rtd_perf_event_kind k = sp->kind == SPEC_UPROBE ? RTD_PERF_UPROBE : RTD_PERF_KPROBE;
-			r = rtd_perf_probe_parse(k, sp->name, &p);
-			if (r) {
-				cli_fail("%s '%s': want %s", k == RTD_PERF_UPROBE ? "--uprobe" : "--kprobe", sp->name,
-					 k == RTD_PERF_UPROBE ? "BINARY:SYMBOL[+OFF][%return] [NAME=FETCHARG...]"
-							      : "SYMBOL[+OFF][%return] [NAME=FETCHARG...]");
-				goto free_m;
-			}
+			enum rtd_perf_event_kind k = sp->kind == SPEC_UPROBE ? RTD_PERF_UPROBE
+									   : RTD_PERF_KPROBE;
+			if (rtd_perf_probe_parse(k, sp->name, &p))
+				return cli_fail("%s '%s': want %s",
+						k == RTD_PERF_UPROBE ? "--uprobe" : "--kprobe",
+						sp->name,
+						k == RTD_PERF_UPROBE
+							? "BINARY:SYMBOL[+OFF][%return] [NAME=FETCHARG...]"
+							: "SYMBOL[+OFF][%return] [NAME=FETCHARG...]");
 			r = rtd_perf_monitor_add_probe(m, &p, NULL);
 			rtd_perf_probe_clear(&p);
 		}
-		if (r) {
-			perf_cli_fail(m, sp->name, r);
-			goto free_m;
-		}
+		if (r)
+			return perf_cli_fail(m, sp->name, r);
 	}
-	rtd_buf_init(&out.line, RTD_CAP_LINE);
-	/* few large writes; flushed whenever the monitor goes idle, so the
-	 * output stays live on a terminal and in a pipe */
-	static char obuf[1 << 20];
-	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
-	rtd_perf_monitor_set_idle(m, on_idle);
-	perf_cli_signals(m, (unsigned)duration);
-	if (have_child) {
-		int e = perf_child_go(&child);
-		have_child = false;
-		if (e) {
-			cli_fail("%s: cannot run: %s", cmd[0], strerror(e));
-			waitpid(child.pid, NULL, 0);
-			goto free_m;
-		}
-	}
-	r = rtd_perf_monitor_run(m, on_record, &out);
-	perf_cli_signals(NULL, 0);
-	fflush(stdout);
+	return CLI_OK;
+}
+
+static void print_stats(struct rtd_perf_monitor *m, const struct trace_args *a,
+			bool always)
+{
 	struct rtd_perf_stats st = {.sz = sizeof(st)};
 	rtd_perf_monitor_stats(m, &st);
-	if (r < 0) {
-		perf_cli_fail(m, "reading events", r);
-	} else if (out.err && out.err != EPIPE) {
-		cli_fail("writing output: %s", strerror(out.err));
-	} else {
-		rc = CLI_OK;
-	}
-	if (show_stats)
+	unsigned pages = a->pages ? a->pages : 128;
+	if (always)
 		fprintf(stderr,
-			"rtdiag: %llu records (%llu samples) from %u rings in %llu rounds, "
-			"%llu wakeups; lost %llu (%llu in LOST records), %llu bad; "
-			"%llu out of order; max delay from event to delivery %.3f ms\n",
+			"rtdiag: %llu records (%llu samples) from %u rings of %u pages "
+			"in %llu rounds, %llu wakeups; lost %llu (%llu in LOST records), "
+			"%llu bad; %llu out of order; max delay from event to delivery "
+			"%.3f ms\n",
 			(unsigned long long)st.records, (unsigned long long)st.samples,
-			st.nrings, (unsigned long long)st.rounds,
+			st.nrings, pages, (unsigned long long)st.rounds,
 			(unsigned long long)st.wakeups, (unsigned long long)st.lost,
 			(unsigned long long)st.lost_in_records,
 			(unsigned long long)st.bad_records, (unsigned long long)st.late,
@@ -464,20 +577,130 @@ int perf_trace_main(int argc, char **argv)
 			if (st.ring_lost[i])
 				fprintf(stderr, " ring %u: %llu", i,
 					(unsigned long long)st.ring_lost[i]);
-		fprintf(stderr, "\n");
+		fprintf(stderr, "; the rings were full: raise them with -m %u "
+				"(now %u pages per CPU), or trace fewer events\n",
+			pages < 32768 ? pages * 4 : 65536, pages);
 	}
-	if (cmd)
-		waitpid(pid, NULL, 0);
-free_m:
+}
+
+int perf_trace_main(int argc, char **argv)
+{
+	struct trace_args *a = calloc(1, sizeof(*a));
+	struct trace_out out = {0};
+	struct rtd_perf_monitor *m = NULL;
+	struct perf_child child = {0};
+	bool have_child = false, out_open = false;
+	struct cli_out co;
+	if (!a)
+		return cli_fail("out of memory");
+	int rc = parse(a, argc, argv);
+	if (rc >= 0)
+		goto done;
+	rc = CLI_FAIL;
+	if (a->out && cli_out_check(a->out))
+		goto done;
+	out.json = a->json;
+	out.sc_lines = !a->summary;
+	if (a->cmd) {
+		int r = perf_child_start(&child, a->cmd);
+		if (r) {
+			cli_fail("%s: cannot start: %s", a->cmd[0], strerror(-r));
+			goto done;
+		}
+		have_child = true;
+		a->pids[a->npids++] = child.pid;
+	}
+	struct rtd_perf_opts o = {.sz = sizeof(o)};
+	o.ring_pages = a->pages ? a->pages : 128;
+	if (a->npids) {
+		o.pids = a->pids;
+		o.npids = a->npids;
+		o.flags = RTD_PERF_INHERIT;
+		if (a->cmd)
+			o.flags |= RTD_PERF_ENABLE_ON_EXEC;
+	}
+	if (a->syscalls)
+		o.flags |= RTD_PERF_TRACK_COMM;
+	if (a->cgroup) {
+		o.cgroups = &a->cgroup;
+		o.ncgroups = 1;
+	}
+	int r = rtd_perf_monitor_new(&o, &m);
+	if (r) {
+		if (a->npids && !a->cmd && r == -RTD_E_NOTFOUND)
+			cli_fail("pid %d: no such process", (int)a->pids[0]);
+		else if (a->cgroup && r == -RTD_E_NOTFOUND)
+			cli_fail("cgroup %s: not found (give a path relative to the "
+				 "cgroup v2 mount, or an absolute one)", a->cgroup);
+		else
+			cli_fail("cannot set up perf_event: %s", rtd_strerror(r));
+		goto done;
+	}
+	if (add_events(m, a, &out) != CLI_OK)
+		goto done;
+	if (a->out) {
+		if (cli_out_open(&co, a->out))
+			goto done;
+		out_open = true;
+		out.f = co.f;
+	} else {
+		out.f = stdout;
+		/* few large writes; flushed whenever the monitor goes idle, so
+		 * the output stays live on a terminal and in a pipe */
+		static char obuf[1 << 20];
+		setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	}
+	rtd_buf_init(&out.line, RTD_CAP_LINE);
+	rtd_perf_monitor_set_idle(m, on_idle);
+	perf_cli_signals(m, a->duration);
+	if (have_child) {
+		int e = perf_child_go(&child);
+		have_child = false;
+		if (e) {
+			cli_fail("%s: cannot run: %s", a->cmd[0], strerror(e));
+			waitpid(child.pid, NULL, 0);
+			goto done;
+		}
+	}
+	r = rtd_perf_monitor_run(m, on_record, &out);
+	perf_cli_signals(NULL, 0);
+	if (out.sc && (a->summary || a->with_summary))
+		rtd_perf_syscalls_write_summary(out.sc, out.f);
+	fflush(out.f);
+	if (r < 0)
+		perf_cli_fail(m, "reading events", r);
+	else if (out.err && out.err != EPIPE)
+		cli_fail("writing %s: %s", a->out ? a->out : "output", strerror(out.err));
+	else
+		rc = CLI_OK;
+	print_stats(m, a, a->stats);
+	if (out_open) {
+		/* what was traced is worth keeping, even after an error */
+		out_open = false;
+		if (cli_out_commit(&co))
+			rc = CLI_FAIL;
+	}
+	if (a->cmd) {
+		int status = 0;
+		if (waitpid(a->pids[0], &status, a->duration > 0 ? WNOHANG : 0) ==
+			    a->pids[0] &&
+		    rc == CLI_OK)
+			rc = perf_child_code(status); /* as perf stat: COMMAND's code */
+	}
+done:
+	if (out_open)
+		cli_out_abort(&co);
+	rtd_perf_syscalls_free(out.sc);
 	rtd_buf_free(&out.line);
 	rtd_perf_monitor_free(m);
-kill_child:
 	if (have_child)
 		perf_child_abort(&child);
-done:
-	for (size_t i = 0; i < nspec; i++) {
-		free(specs[i].name);
-		free(specs[i].filter);
+	for (size_t i = 0; i < a->nspec; i++) {
+		free(a->specs[i].name);
+		free(a->specs[i].filter);
 	}
+	for (size_t i = 0; i < a->nsc; i++)
+		free(a->sc_names[i]);
+	free(a);
 	return rc;
 }

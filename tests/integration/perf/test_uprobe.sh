@@ -54,7 +54,7 @@ ok "uprobe at address 0x$addr: 3 hits for 3 calls"
 # (probes of a live rtdiag pid belong to another rtdiag running right now,
 # e.g. a test running in parallel; ours have all exited)
 left=""
-for g in $(sed -n 's/^[pr]:rtdiag_\([0-9]*\)\/.*/\1/p' "$TRACEFS/uprobe_events" | sort -u); do
+for g in $(sed -n 's/^[pr]:rtdiag_\([0-9]*\)[_/].*/\1/p' "$TRACEFS/uprobe_events" | sort -u); do
   [ -d "/proc/$g" ] || left="$left $g"
 done
 [ -z "$left" ] || fail "probes of exited rtdiag pids left:$left: $(cat "$TRACEFS/uprobe_events")"

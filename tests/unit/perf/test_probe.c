@@ -162,10 +162,36 @@ static void test_elf_offset(void **state)
 	assert_int_equal(rtd_unit_probe_me(1), 4);
 }
 
+/* Which rtdiag probe groups belong to a process that is gone. */
+static void test_group_stale(void **state)
+{
+	(void)state;
+	char g[64];
+	unsigned long long st;
+	assert_int_equal(perf_proc_starttime(getpid(), &st), 0);
+	snprintf(g, sizeof(g), "rtdiag_%d_%llu", (int)getpid(), st);
+	assert_false(perf_probe_group_stale(g)); /* our own */
+	pid_t pp = getppid();
+	unsigned long long pst;
+	assert_int_equal(perf_proc_starttime(pp, &pst), 0);
+	snprintf(g, sizeof(g), "rtdiag_%d_%llu", (int)pp, pst);
+	assert_false(perf_probe_group_stale(g)); /* alive, same start */
+	snprintf(g, sizeof(g), "rtdiag_%d_%llu", (int)pp, pst + 1);
+	assert_true(perf_probe_group_stale(g)); /* its pid reused */
+	snprintf(g, sizeof(g), "rtdiag_%d", (int)pp);
+	assert_false(perf_probe_group_stale(g)); /* old form, alive */
+	assert_true(perf_probe_group_stale("rtdiag_4194303_1")); /* no such pid */
+	assert_true(perf_probe_group_stale("rtdiag_4194303"));
+	assert_false(perf_probe_group_stale("probe_libc"));
+	assert_false(perf_probe_group_stale("rtdiag_12x"));
+	assert_false(perf_probe_group_stale("rtdiag_1_2_3"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_uprobe),
+		cmocka_unit_test(test_group_stale),
 		cmocka_unit_test(test_parse_kprobe),
 		cmocka_unit_test(test_pmu_attr),
 		cmocka_unit_test(test_elf_offset),

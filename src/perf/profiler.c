@@ -1,0 +1,768 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profiler.c - a sampling CPU profiler for any process: a sampler on the
+ * monitor, the records that say where code is fed to a symbolizer as they
+ * arrive in time order, and each sample's stack kept as location ids in a
+ * call tree (one node per distinct stack prefix, per thread). Names are
+ * found once per distinct location after the run, when the profile is
+ * built, so the cost of symbols does not grow with the sample count.
+ *
+ * .NET: a scoped process that maps libcoreclr.so gets its perf map
+ * switched on over the diagnostics IPC (with the methods already compiled,
+ * as the runtime writes them on enabling) unless the environment already
+ * turns it on; rtd_perf_profiler_free() switches it off again.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "perf/internal.h"
+#include "rtdiag/ipc.h"
+#include "symbols/internal.h"
+
+/* Cap on call tree nodes (distinct stack prefixes); past it stacks are cut. */
+#define PROF_MAX_NODES (1u << 24)
+#define PROF_MAX_THREADS 65536
+#define PROF_MAX_DEPTH 1024
+#define PROF_MAX_DOTNET 64
+#define THREAD_KEY 0x80000000u
+
+struct pnode {
+	uint32_t parent;
+	uint32_t key;     /* location id, or THREAD_KEY | thread index */
+	uint64_t count;   /* samples whose leaf this is */
+	uint64_t period;  /* their summed period (ns for cpu-clock) */
+};
+
+struct pthread {
+	uint32_t pid, tid;
+	char comm[16];
+};
+
+struct dotnet_on {
+	pid_t pid;
+};
+
+struct rtd_perf_profiler {
+	struct rtd_perf_monitor *m;
+	rtd_symbolizer *sym;
+	struct rtd_perf_event *ev;
+	enum rtd_perf_callgraph cg;
+	unsigned flags;
+	struct pnode *nodes;
+	size_t nnodes, cap;
+	uint32_t *ht;     /* node index + 1; 0 empty */
+	size_t htsize;
+	struct pthread *threads;
+	size_t nthreads, tcap;
+	rtd_map tid_index; /* tid -> thread index + 1 */
+	rtd_map comms;     /* pid -> char[16] (malloc'd), the process name */
+	rtd_strmap modules; /* frame name -> module, for tables */
+	struct rtd_perf_profiler_stats st;
+	pid_t dotnet[PROF_MAX_DOTNET];
+	unsigned ndotnet;
+	uint64_t ips[PROF_MAX_DEPTH];
+	uint8_t kern[PROF_MAX_DEPTH];
+	uint32_t path[PROF_MAX_DEPTH + 1];
+	unsigned freq;
+	size_t npids;
+	pid_t pid0;
+	int64_t start_ns;       /* CLOCK_REALTIME at the start */
+	uint64_t start_mono, end_ns; /* CLOCK_MONOTONIC: run()'s span */
+	char errmsg[1024];
+};
+
+static _Thread_local char new_errmsg[1024];
+
+static int prof_err(struct rtd_perf_profiler *p, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int prof_err(struct rtd_perf_profiler *p, int err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(p ? p->errmsg : new_errmsg, sizeof(new_errmsg), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+const char *rtd_perf_profiler_errmsg(const struct rtd_perf_profiler *p)
+{
+	return p ? p->errmsg : new_errmsg;
+}
+
+/* ---- the call tree ---------------------------------------------------------- */
+
+static uint64_t node_hash(uint32_t parent, uint32_t key)
+{
+	return rtd_hash_u64(((uint64_t)parent << 32) | key);
+}
+
+static int ht_grow(struct rtd_perf_profiler *p)
+{
+	size_t ns = p->htsize ? p->htsize * 2 : 1u << 12;
+	uint32_t *t = calloc(ns, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 1; i < p->nnodes; i++) {
+		size_t h = node_hash(p->nodes[i].parent, p->nodes[i].key) & (ns - 1);
+		while (t[h])
+			h = (h + 1) & (ns - 1);
+		t[h] = (uint32_t)i + 1;
+	}
+	free(p->ht);
+	p->ht = t;
+	p->htsize = ns;
+	return 0;
+}
+
+/* The child of parent with this key, created when missing; 0 at the cap. */
+static uint32_t child(struct rtd_perf_profiler *p, uint32_t parent,
+		      uint32_t key)
+{
+	if ((p->nnodes + 1) * 2 > p->htsize && ht_grow(p))
+		return 0;
+	size_t h = node_hash(parent, key) & (p->htsize - 1);
+	while (p->ht[h]) {
+		uint32_t i = p->ht[h] - 1;
+		if (p->nodes[i].parent == parent && p->nodes[i].key == key)
+			return i;
+		h = (h + 1) & (p->htsize - 1);
+	}
+	if (p->nnodes >= PROF_MAX_NODES)
+		return 0;
+	if (p->nnodes == p->cap) {
+		size_t nc = p->cap * 2;
+		struct pnode *nv = realloc(p->nodes, nc * sizeof(*nv));
+		if (!nv)
+			return 0;
+		p->nodes = nv;
+		p->cap = nc;
+	}
+	uint32_t i = (uint32_t)p->nnodes++;
+	p->nodes[i] = (struct pnode){parent, key, 0, 0};
+	p->ht[h] = i + 1;
+	p->st.nodes = p->nnodes - 1;
+	return i;
+}
+
+static uint32_t thread_index(struct rtd_perf_profiler *p, uint32_t pid,
+			     uint32_t tid)
+{
+	void *v;
+	if (rtd_map_get(&p->tid_index, tid, &v)) {
+		uint32_t i = (uint32_t)((uintptr_t)v - 1);
+		if (p->threads[i].pid == pid)
+			return i;
+	}
+	if (p->nthreads >= PROF_MAX_THREADS)
+		return 0; /* the first thread takes the rest */
+	if (p->nthreads == p->tcap) {
+		size_t nc = p->tcap ? p->tcap * 2 : 64;
+		struct pthread *nt = realloc(p->threads, nc * sizeof(*nt));
+		if (!nt)
+			return 0;
+		p->threads = nt;
+		p->tcap = nc;
+	}
+	struct pthread *t = &p->threads[p->nthreads];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->tid = tid;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
+	if (perf_read_small_file(path, t->comm, sizeof(t->comm)) > 0)
+		t->comm[strcspn(t->comm, "\n")] = 0;
+	rtd_map_put(&p->tid_index, tid, (void *)(uintptr_t)(p->nthreads + 1),
+		    NULL);
+	return (uint32_t)p->nthreads++;
+}
+
+/* ---- records ------------------------------------------------------------------ */
+
+static void on_comm(struct rtd_perf_profiler *p, const struct rtd_perf_sample *s)
+{
+	p->st.comms++;
+	if (s->misc & PERF_RECORD_MISC_COMM_EXEC)
+		rtd_sym_proc_exec(p->sym, (pid_t)s->rec.comm.pid);
+	void *v;
+	if (rtd_map_get(&p->tid_index, s->rec.comm.tid, &v)) {
+		struct pthread *t = &p->threads[(uintptr_t)v - 1];
+		if (t->pid == s->rec.comm.pid)
+			snprintf(t->comm, sizeof(t->comm), "%s", s->rec.comm.comm);
+	}
+}
+
+static void on_mmap(struct rtd_perf_profiler *p, const struct rtd_perf_sample *s)
+{
+	p->st.mmaps++;
+	if ((int32_t)s->rec.mmap.pid <= 0)
+		return; /* the kernel's own */
+	uint32_t prot = PROT_EXEC;
+	uint64_t dev = 0, ino = 0;
+	if (s->type == PERF_RECORD_MMAP2) {
+		prot = s->rec.mmap.prot;
+		if (!(s->misc & RTD_PERF_MISC_MMAP_BUILD_ID)) {
+			dev = makedev(s->rec.mmap.maj, s->rec.mmap.min);
+			ino = s->rec.mmap.ino;
+		}
+	} else if (s->misc & PERF_RECORD_MISC_MMAP_DATA) {
+		return;
+	}
+	rtd_sym_proc_mmap(p->sym, (pid_t)s->rec.mmap.pid, s->rec.mmap.addr,
+			  s->rec.mmap.len, s->rec.mmap.pgoff,
+			  s->rec.mmap.filename ? s->rec.mmap.filename : "", dev,
+			  ino, prot);
+}
+
+static bool is_kernel_ip(uint64_t ip)
+{
+	return ip >= 0xffff800000000000ull; /* x86-64 kernel half */
+}
+
+static int on_sample(struct rtd_perf_profiler *p, const struct rtd_perf_sample *s)
+{
+	size_t n = 0;
+	bool kernel = false;
+	p->st.samples++;
+	for (uint64_t i = 0; i < s->callchain_nr && n < PROF_MAX_DEPTH; i++) {
+		uint64_t ip = rtd_perf_u64_at(s->callchain, i);
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
+			if (ip != (uint64_t)PERF_CONTEXT_KERNEL &&
+			    ip != (uint64_t)PERF_CONTEXT_USER)
+				kernel = false; /* guest/hv: not ours to name */
+			continue;
+		}
+		p->kern[n] = kernel;
+		p->ips[n++] = ip;
+	}
+	if (p->cg == RTD_PERF_CG_DWARF && s->regs_user_nr && s->stack_user) {
+		int k = rtd_sym_unwind(p->sym, (pid_t)s->pid, (pid_t)s->tid,
+				       s->regs_user, s->regs_user_nr,
+				       p->ev->attr.sample_regs_user,
+				       s->stack_user, s->stack_user_dyn_size,
+				       p->ips + n, PROF_MAX_DEPTH - n);
+		if (k > 0) {
+			if (k == 1)
+				p->st.unwind_failed++;
+			memset(p->kern + n, 0, (size_t)k);
+			n += (size_t)k;
+		}
+	}
+	if (!n) {
+		p->kern[0] = is_kernel_ip(s->ip);
+		p->ips[n++] = s->ip;
+	}
+	if (p->kern[0])
+		p->st.kernel_samples++;
+	/* root first; a return address minus one lies in its call */
+	uint32_t node = child(p, 0, THREAD_KEY | thread_index(p, s->pid, s->tid));
+	for (size_t i = n; i-- > 0;) {
+		uint64_t ip = p->ips[i] - (i ? 1 : 0);
+		int64_t loc = rtd_sym_locate(p->sym, (pid_t)s->pid, ip, p->kern[i]);
+		if (loc < 0)
+			continue;
+		uint32_t c = child(p, node, (uint32_t)loc);
+		if (!c) {
+			p->st.truncated++;
+			break;
+		}
+		node = c;
+	}
+	p->nodes[node].count++;
+	p->nodes[node].period += s->period;
+	return 0;
+}
+
+static int on_record(const struct rtd_perf_sample *s, void *ctx)
+{
+	struct rtd_perf_profiler *p = ctx;
+	switch (s->type) {
+	case PERF_RECORD_SAMPLE:
+		if (s->event == p->ev)
+			return on_sample(p, s);
+		break;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		on_mmap(p, s);
+		break;
+	case PERF_RECORD_COMM:
+		on_comm(p, s);
+		break;
+	case PERF_RECORD_FORK:
+		p->st.forks++;
+		if (s->rec.task.pid != s->rec.task.ppid)
+			rtd_sym_proc_fork(p->sym, (pid_t)s->rec.task.ppid,
+					  (pid_t)s->rec.task.pid);
+		break;
+	case PERF_RECORD_EXIT:
+		p->st.exits++;
+		if (s->rec.task.pid == s->rec.task.tid)
+			rtd_sym_proc_exit(p->sym, (pid_t)s->rec.task.pid);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* ---- .NET perf maps ------------------------------------------------------------- */
+
+static bool maps_coreclr(pid_t pid)
+{
+	char path[64], *buf = malloc(1u << 20);
+	if (!buf)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool found = false;
+	if (fd >= 0) {
+		/* maps can be long: read it in pieces, keeping a tail for
+		 * a name cut between two reads */
+		size_t keep = 0;
+		ssize_t r;
+		while (!found && (r = read(fd, buf + keep, (1u << 20) - 1 - keep)) > 0) {
+			size_t len = keep + (size_t)r;
+			buf[len] = 0;
+			found = strstr(buf, "/libcoreclr.so") != NULL;
+			keep = len > 32 ? 32 : len;
+			memmove(buf, buf + len - keep, keep);
+		}
+		close(fd);
+	}
+	free(buf);
+	return found;
+}
+
+/* DOTNET_PerfMapEnabled (or COMPlus_) set to non-zero in its environment */
+static bool env_perfmap_on(pid_t pid)
+{
+	char path[64], buf[65536];
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1) {
+		const char *e = buf + i;
+		if ((!strncmp(e, "DOTNET_PerfMapEnabled=", 22) && e[22] && e[22] != '0') ||
+		    (!strncmp(e, "COMPlus_PerfMapEnabled=", 23) && e[23] && e[23] != '0'))
+			return true;
+	}
+	return false;
+}
+
+static void dotnet_enable(struct rtd_perf_profiler *p, pid_t pid)
+{
+	if (p->ndotnet >= PROF_MAX_DOTNET || !maps_coreclr(pid) ||
+	    env_perfmap_on(pid))
+		return;
+	int err = 0;
+	rtd_ipc_client *c = rtd_ipc_client_new(pid, NULL, &err);
+	if (!c) {
+		rtd_warn("pid %d: .NET without a diagnostic socket: JIT frames "
+			 "stay unnamed (%s)", (int)pid, rtd_ipc_errmsg_last());
+		return;
+	}
+	int r = rtd_ipc_perfmap_enable(c, RTD_IPC_PERFMAP_PERFMAP);
+	if (r)
+		rtd_warn("pid %d: switching the perf map on: %s", (int)pid,
+			 rtd_ipc_client_errmsg(c));
+	else
+		p->dotnet[p->ndotnet++] = pid;
+	rtd_ipc_client_free(c);
+	p->st.dotnet_perfmaps = p->ndotnet;
+}
+
+static void dotnet_disable_all(struct rtd_perf_profiler *p)
+{
+	for (unsigned i = 0; i < p->ndotnet; i++) {
+		rtd_ipc_client *c = rtd_ipc_client_new(p->dotnet[i], NULL, NULL);
+		if (!c)
+			continue; /* it has exited */
+		if (rtd_ipc_perfmap_disable(c))
+			rtd_warn("pid %d: switching the perf map off again: %s",
+				 (int)p->dotnet[i], rtd_ipc_client_errmsg(c));
+		rtd_ipc_client_free(c);
+	}
+	p->ndotnet = 0;
+}
+
+/* ---- life cycle ----------------------------------------------------------------- */
+
+int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
+			  struct rtd_perf_profiler **out)
+{
+	struct rtd_perf_profiler_opts o = {0};
+	*out = NULL;
+	new_errmsg[0] = 0;
+	if (!opts || opts->sz < offsetof(struct rtd_perf_profiler_opts, flags))
+		return prof_err(NULL, -RTD_E_INVAL, "bad profiler options");
+	memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	struct rtd_perf_profiler *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->flags = o.flags;
+	p->cap = 1024;
+	p->nodes = malloc(p->cap * sizeof(*p->nodes));
+	if (!p->nodes) {
+		free(p);
+		return -ENOMEM;
+	}
+	p->nodes[0] = (struct pnode){0, 0, 0, 0};
+	p->nnodes = 1;
+	rtd_map_init(&p->tid_index, PROF_MAX_THREADS);
+	rtd_map_init(&p->comms, 0);
+	rtd_strmap_init(&p->modules, 0);
+	int r = 0;
+	for (size_t i = 0; i < o.npids; i++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/proc/%d", (int)o.pids[i]);
+		if (o.pids[i] <= 0 || access(path, F_OK) != 0) {
+			r = prof_err(p, -RTD_E_NOTFOUND, "pid %d: no such process",
+				     (int)o.pids[i]);
+			goto fail;
+		}
+	}
+	r = rtd_symbolizer_new(o.sym, &p->sym);
+	if (r)
+		goto fail;
+	/* names are read while recording, not after it */
+	rtd_sym_preload_start(p->sym);
+	if (!(o.flags & RTD_PERF_PROF_NO_DOTNET))
+		for (size_t i = 0; i < o.npids; i++)
+			dotnet_enable(p, o.pids[i]);
+	struct rtd_perf_opts mo = {.sz = sizeof(mo)};
+	mo.pids = o.pids;
+	mo.npids = o.npids;
+	mo.cgroups = o.cgroups;
+	mo.ncgroups = o.ncgroups;
+	mo.ring_pages = o.ring_pages ? o.ring_pages : 128;
+	mo.flags = o.npids ? RTD_PERF_INHERIT : 0;
+	if (o.flags & RTD_PERF_PROF_ENABLE_ON_EXEC)
+		mo.flags |= RTD_PERF_ENABLE_ON_EXEC;
+	r = rtd_perf_monitor_new(&mo, &p->m);
+	if (r) {
+		prof_err(p, r, "setting up perf_event: %s%s", rtd_strerror(r),
+			 o.ncgroups && r == -RTD_E_NOTFOUND
+				 ? " (no such cgroup: give a path relative to "
+				   "the cgroup v2 mount, or an absolute one)"
+				 : "");
+		goto fail;
+	}
+	struct rtd_perf_sampler_opts so = {.sz = sizeof(so)};
+	if (o.sampler)
+		memcpy(&so, o.sampler,
+		       o.sampler->sz < sizeof(so) ? o.sampler->sz : sizeof(so));
+	so.sz = sizeof(so);
+	p->cg = so.callgraph;
+	p->freq = so.period ? 0 : (so.freq ? so.freq : 99);
+	p->npids = o.npids;
+	p->pid0 = o.npids ? o.pids[0] : 0;
+	/* the processes' mappings now, before the records of new ones */
+	for (size_t i = 0; i < o.npids; i++)
+		rtd_sym_proc_load(p->sym, o.pids[i]);
+	r = rtd_perf_monitor_add_sampler(p->m, &so, &p->ev);
+	if (r) {
+		prof_err(p, r, "%s", rtd_perf_monitor_errmsg(p->m));
+		goto fail;
+	}
+	p->st.user_only = rtd_perf_monitor_user_only(p->m);
+	*out = p;
+	return 0;
+fail:
+	if (!new_errmsg[0])
+		snprintf(new_errmsg, sizeof(new_errmsg), "%s",
+			 p->errmsg[0] ? p->errmsg : rtd_strerror(r));
+	rtd_perf_profiler_free(p);
+	return r;
+}
+
+struct rtd_perf_monitor *rtd_perf_profiler_monitor(struct rtd_perf_profiler *p)
+{
+	return p ? p->m : NULL;
+}
+
+rtd_symbolizer *rtd_perf_profiler_symbolizer(struct rtd_perf_profiler *p)
+{
+	return p ? p->sym : NULL;
+}
+
+int rtd_perf_profiler_run(struct rtd_perf_profiler *p)
+{
+	if (!p)
+		return -RTD_E_INVAL;
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	p->start_ns = (int64_t)rt.tv_sec * 1000000000ll + rt.tv_nsec;
+	p->start_mono = rtd_now_ns();
+	int r = rtd_perf_monitor_run(p->m, on_record, p);
+	p->end_ns = rtd_now_ns();
+	struct rtd_perf_stats st = {.sz = sizeof(st)};
+	rtd_perf_monitor_stats(p->m, &st);
+	p->st.lost = st.lost + st.lost_samples;
+	if (r < 0)
+		prof_err(p, r, "%s", rtd_perf_monitor_errmsg(p->m));
+	return r < 0 ? r : 0;
+}
+
+const char *rtd_perf_profiler_frame_module(struct rtd_perf_profiler *p,
+					   const char *name)
+{
+	void *v = NULL;
+	if (!p || !name || !rtd_strmap_get(&p->modules, name, strlen(name), &v))
+		return NULL;
+	return v;
+}
+
+void rtd_perf_profiler_stats(const struct rtd_perf_profiler *p,
+			     struct rtd_perf_profiler_stats *st)
+{
+	if (!p || !st || st->sz < sizeof(size_t))
+		return;
+	struct rtd_perf_profiler_stats t = p->st;
+	t.sz = st->sz;
+	struct rtd_sym_stats ss = {.sz = sizeof(ss)};
+	rtd_sym_stats(p->sym, &ss);
+	t.processes = ss.processes;
+	memcpy(st, &t, st->sz < sizeof(t) ? st->sz : sizeof(t));
+}
+
+void rtd_perf_profiler_free(struct rtd_perf_profiler *p)
+{
+	if (!p)
+		return;
+	rtd_perf_monitor_free(p->m);
+	dotnet_disable_all(p);
+	rtd_symbolizer_free(p->sym);
+	size_t it = 0;
+	uint64_t k;
+	void *v;
+	while (rtd_map_next(&p->comms, &it, &k, &v))
+		free(v);
+	rtd_map_free(&p->comms);
+	rtd_strmap_free(&p->modules);
+	rtd_map_free(&p->tid_index);
+	free(p->threads);
+	free(p->nodes);
+	free(p->ht);
+	free(p);
+}
+
+/* ---- the profile ------------------------------------------------------------------ */
+
+/* Frames of a location (inlined ones expanded), innermost first. */
+struct loc_frames {
+	uint32_t first; /* index into the frames array */
+	uint16_t n;
+};
+
+static uint8_t frame_kind(uint8_t k)
+{
+	switch (k) {
+	case RTD_SYM_NATIVE: return RTD_FRAME_NATIVE;
+	case RTD_SYM_KERNEL: return RTD_FRAME_KERNEL;
+	case RTD_SYM_MANAGED: return RTD_FRAME_MANAGED;
+	case RTD_SYM_GO: return RTD_FRAME_GO;
+	case RTD_SYM_GO_RUNTIME: return RTD_FRAME_GO_RUNTIME;
+	case RTD_SYM_JIT: return RTD_FRAME_INTERPRETED;
+	default: return RTD_FRAME_UNKNOWN;
+	}
+}
+
+static const char *base_of(const char *p)
+{
+	const char *b = strrchr(p, '/');
+	return b && b[1] ? b + 1 : p;
+}
+
+/* One resolved symbolizer frame as a profile frame (a mapping for files). */
+static int to_frame(struct rtd_perf_profiler *p, rtd_profile *prof,
+		    const struct rtd_sym_frame *sf, struct rtd_frame *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->name = sf->name;
+	out->module = sf->module[0] == '/' ? base_of(sf->module) : sf->module;
+	out->file = sf->file;
+	out->line = sf->line;
+	out->addr = sf->addr;
+	out->kind = frame_kind(sf->kind);
+	out->inlined = sf->inlined;
+	if (sf->module[0] == '/' && sf->map_limit > sf->map_start) {
+		char hex[2 * 64 + 1];
+		for (size_t i = 0; i < sf->build_id_len && i < 64; i++)
+			snprintf(hex + 2 * i, 3, "%02x", sf->build_id[i]);
+		int id = rtd_profile_add_mapping(prof, sf->map_start, sf->map_limit,
+						 sf->map_pgoff, sf->module,
+						 sf->build_id_len ? hex : NULL);
+		if (id > 0)
+			out->mapping = (uint32_t)id;
+		/* unnamed file code: the model writes module+0xOFFSET, and
+		 * pprof keeps the address for later symbolization */
+		if (!sf->named && id > 0)
+			out->name = NULL;
+	}
+	(void)p;
+	return 0;
+}
+
+static rtd_profile *new_profile(struct rtd_perf_profiler *p)
+{
+	static const struct rtd_profile_type types[2] = {
+		{"samples", "count"}, {"cpu", "nanoseconds"}};
+	struct rtd_profile_opts po = {.sz = sizeof(po)};
+	po.types = types;
+	po.ntypes = 2;
+	po.default_type = 1;
+	po.period_type = types[1];
+	if (p->freq)
+		po.period = 1000000000ll / p->freq;
+	rtd_profile *prof = rtd_profile_new2(&po);
+	if (!prof)
+		return NULL;
+	struct rtd_profile_meta m = {.sz = sizeof(m)};
+	m.source = "perf";
+	m.time_nanos = p->start_ns;
+	m.duration_nanos = p->end_ns > p->start_mono ? (int64_t)(p->end_ns - p->start_mono) : 0;
+	char path[64], comm[64] = "";
+	if (p->npids == 1) {
+		m.pid = p->pid0;
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)p->pid0);
+		if (perf_read_small_file(path, comm, sizeof(comm)) > 0) {
+			comm[strcspn(comm, "\n")] = 0;
+			m.process = comm;
+		} else if (p->nthreads) {
+			m.process = p->threads[0].comm;
+		}
+	}
+	rtd_profile_set_meta(prof, &m);
+	return prof;
+}
+
+int rtd_perf_profiler_profile(struct rtd_perf_profiler *p, rtd_profile **out)
+{
+	*out = NULL;
+	if (!p)
+		return -RTD_E_INVAL;
+	size_t nloc = rtd_sym_nlocations(p->sym);
+	struct loc_frames *lf = calloc(nloc ? nloc : 1, sizeof(*lf));
+	struct rtd_frame *frames = NULL;
+
+	struct rtd_frame *stack = malloc(sizeof(*stack) *
+					 (PROF_MAX_DEPTH * (RTD_SYM_MAX_INLINE + 1) + 1));
+	rtd_profile *prof = new_profile(p);
+	int r = 0;
+	if (!lf || !stack || !prof) {
+		r = -ENOMEM;
+		goto done;
+	}
+	/* every location once, in id order: each file is loaded once */
+	struct rtd_sym_frame *sfr = NULL;
+	size_t nsfr = 0, scap = 0;
+	struct rtd_sym_frame fr[RTD_SYM_MAX_INLINE + 1];
+	for (size_t i = 0; i < nloc; i++) {
+		int n = rtd_sym_resolve(p->sym, (int64_t)i, fr, RTD_SYM_MAX_INLINE + 1);
+		if (n < 1)
+			continue;
+		if (nsfr + (size_t)n > scap) {
+			size_t nc = scap ? scap * 2 : 4096;
+			while (nc < nsfr + (size_t)n)
+				nc *= 2;
+			struct rtd_sym_frame *nv = realloc(sfr, nc * sizeof(*nv));
+			if (!nv) {
+				free(sfr);
+				r = -ENOMEM;
+				goto done;
+			}
+			sfr = nv;
+			scap = nc;
+		}
+		lf[i].first = (uint32_t)nsfr;
+		lf[i].n = (uint16_t)n;
+		memcpy(sfr + nsfr, fr, (size_t)n * sizeof(*fr));
+		nsfr += (size_t)n;
+	}
+	/* pprof takes the first mapping for the program: the executable is
+	 * the file mapped lowest (a library's addresses are above it) */
+	const struct rtd_sym_frame *lowest = NULL;
+	for (size_t i = 0; i < nsfr; i++)
+		if (sfr[i].module[0] == '/' && sfr[i].map_limit > sfr[i].map_start &&
+		    (!lowest || sfr[i].map_start < lowest->map_start))
+			lowest = &sfr[i];
+	frames = malloc((nsfr ? nsfr : 1) * sizeof(*frames));
+	if (!frames) {
+		free(sfr);
+		r = -ENOMEM;
+		goto done;
+	}
+	if (lowest)
+		to_frame(p, prof, lowest, &frames[0]);
+	for (size_t i = 0; i < nsfr; i++) {
+		to_frame(p, prof, &sfr[i], &frames[i]);
+		size_t nl = strlen(sfr[i].name);
+		if (!rtd_strmap_get(&p->modules, sfr[i].name, nl, NULL))
+			rtd_strmap_put(&p->modules, sfr[i].name, nl,
+				       (void *)sfr[i].module);
+	}
+
+	free(sfr);
+	/* each node with samples: its path from the root, a sample of its
+	 * thread */
+	for (size_t i = 1; i < p->nnodes; i++) {
+		if (!p->nodes[i].count)
+			continue;
+		size_t depth = 0;
+		for (uint32_t k = (uint32_t)i; k && depth <= PROF_MAX_DEPTH;
+		     k = p->nodes[k].parent)
+			p->path[depth++] = k;
+		size_t ns = 0;
+		const struct pthread *t = NULL;
+		for (size_t d = depth; d-- > 0;) {
+			uint32_t key = p->nodes[p->path[d]].key;
+			if (key & THREAD_KEY) {
+				t = &p->threads[key & ~THREAD_KEY];
+				continue;
+			}
+			const struct loc_frames *l = &lf[key];
+			/* root first: the function, then what was inlined into it */
+			for (size_t k = l->n; k-- > 0;)
+				stack[ns++] = frames[l->first + k];
+		}
+		int64_t values[2] = {(int64_t)p->nodes[i].count,
+				     (int64_t)p->nodes[i].period};
+		struct rtd_sample smp = {.sz = sizeof(smp)};
+		smp.frames = stack;
+		smp.nframes = ns;
+		smp.values = values;
+		smp.nvalues = 2;
+		if (t) {
+			smp.pid = t->pid;
+			smp.tid = t->tid;
+			smp.thread = t->comm[0] ? t->comm : NULL;
+		}
+		r = rtd_profile_add_sample(prof, &smp);
+		if (r)
+			goto done;
+	}
+	*out = prof;
+	prof = NULL;
+done:
+	rtd_profile_free(prof);
+	free(lf);
+	free(frames);
+	free(stack);
+	return r;
+}

@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * text.c - the text formats symbols come in: /proc/PID/maps,
+ * /proc/kallsyms, perf maps (/tmp/perf-PID.map), and .NET's method names
+ * in them. Every parser takes a buffer and a length (no NUL needed), checks
+ * each field, and names the first bad line; they are fuzzed (fuzz/targets/
+ * sym_text.c).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "symbols/internal.h"
+
+struct line_rd {
+	const char *p, *end;
+};
+
+/* Next line (without its '\n'); false at the end. */
+static bool next_line(struct line_rd *r, const char **ln, size_t *n)
+{
+	if (r->p >= r->end)
+		return false;
+	const char *nl = memchr(r->p, '\n', (size_t)(r->end - r->p));
+	const char *e = nl ? nl : r->end;
+	*ln = r->p;
+	*n = (size_t)(e - r->p);
+	r->p = nl ? nl + 1 : r->end;
+	return true;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* A hex number of at most 16 digits ("0x" allowed); advances *i. */
+static bool hex_field(const char *s, size_t n, size_t *i, uint64_t *out)
+{
+	size_t k = *i;
+	if (k + 1 < n && s[k] == '0' && (s[k + 1] == 'x' || s[k + 1] == 'X'))
+		k += 2;
+	uint64_t v = 0;
+	size_t digits = 0;
+	int h;
+	while (k < n && (h = hexval(s[k])) >= 0) {
+		if (++digits > 16)
+			return false;
+		v = v << 4 | (uint64_t)h;
+		k++;
+	}
+	if (!digits)
+		return false;
+	*out = v;
+	*i = k;
+	return true;
+}
+
+static bool dec_field(const char *s, size_t n, size_t *i, uint64_t *out)
+{
+	size_t k = *i, digits = 0;
+	uint64_t v = 0;
+	while (k < n && s[k] >= '0' && s[k] <= '9') {
+		unsigned d = (unsigned)(s[k] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+		k++;
+		digits++;
+	}
+	if (!digits)
+		return false;
+	*out = v;
+	*i = k;
+	return true;
+}
+
+static bool skip_char(const char *s, size_t n, size_t *i, char c)
+{
+	if (*i < n && s[*i] == c) {
+		(*i)++;
+		return true;
+	}
+	return false;
+}
+
+static void skip_spaces(const char *s, size_t n, size_t *i)
+{
+	while (*i < n && (s[*i] == ' ' || s[*i] == '\t'))
+		(*i)++;
+}
+
+/* "start-end perms offset maj:min inode   path" */
+int sym_maps_parse(const char *buf, size_t len, sym_maps_fn fn, void *ctx,
+		   size_t *bad_line)
+{
+	struct line_rd r = {buf, buf + len};
+	const char *s;
+	size_t n, lineno = 0;
+	*bad_line = 0;
+	while (next_line(&r, &s, &n)) {
+		lineno++;
+		if (!n)
+			continue;
+		struct sym_maps_entry e = {0};
+		uint64_t maj, min;
+		size_t i = 0;
+		if (!hex_field(s, n, &i, &e.start) || !skip_char(s, n, &i, '-') ||
+		    !hex_field(s, n, &i, &e.end) || !skip_char(s, n, &i, ' ') ||
+		    i + 4 > n)
+			goto bad;
+		e.exec = s[i + 2] == 'x';
+		i += 4;
+		if (!skip_char(s, n, &i, ' ') || !hex_field(s, n, &i, &e.pgoff) ||
+		    !skip_char(s, n, &i, ' ') || !hex_field(s, n, &i, &maj) ||
+		    !skip_char(s, n, &i, ':') || !hex_field(s, n, &i, &min) ||
+		    !skip_char(s, n, &i, ' ') || !dec_field(s, n, &i, &e.ino) ||
+		    e.end < e.start || maj > 0xfff || min > 0xfffff)
+			goto bad;
+		e.dev_major = (unsigned)maj;
+		e.dev_minor = (unsigned)min;
+		skip_spaces(s, n, &i);
+		e.path = s + i;
+		e.path_len = n - i;
+		int rc = fn(&e, ctx);
+		if (rc)
+			return rc;
+		continue;
+	bad:
+		*bad_line = lineno;
+		return -RTD_E_FORMAT;
+	}
+	return 0;
+}
+
+/*
+ * "ffffffff81000000 T _text" and "ffffffffc0a01000 t foo\t[mod]". Module
+ * symbols are named "name [mod]" in the table; the caller splits them. A
+ * line whose address is zero (kptr_restrict hides them) is skipped.
+ */
+int sym_kallsyms_parse(const char *buf, size_t len, struct sym_table *t,
+		       size_t *bad_line)
+{
+	struct line_rd r = {buf, buf + len};
+	const char *s;
+	size_t n, lineno = 0;
+	*bad_line = 0;
+	char tmp[SYM_MAX_NAME + 64];
+	while (next_line(&r, &s, &n)) {
+		lineno++;
+		if (!n)
+			continue;
+		size_t i = 0;
+		uint64_t addr;
+		if (!hex_field(s, n, &i, &addr) || !skip_char(s, n, &i, ' ') ||
+		    i + 2 > n || s[i + 1] != ' ')
+			goto bad;
+		char type = s[i];
+		i += 2;
+		size_t ns = i;
+		while (i < n && s[i] != '\t' && s[i] != ' ')
+			i++;
+		size_t nl = i - ns;
+		if (!nl || nl > SYM_MAX_NAME)
+			goto bad;
+		const char *mod = NULL;
+		size_t ml = 0;
+		skip_spaces(s, n, &i);
+		if (i < n) {
+			if (s[i] != '[' || s[n - 1] != ']' || n - i - 2 > 255)
+				goto bad;
+			mod = s + i + 1;
+			ml = n - i - 2;
+		}
+		if (!addr || !(type == 't' || type == 'T' || type == 'w' ||
+			       type == 'W'))
+			continue;
+		size_t tl = nl;
+		memcpy(tmp, s + ns, nl);
+		if (mod) {
+			tmp[tl++] = ' ';
+			tmp[tl++] = '[';
+			memcpy(tmp + tl, mod, ml);
+			tl += ml;
+			tmp[tl++] = ']';
+		}
+		int rc = sym_table_add(t, addr, 0, tmp, tl, true);
+		if (rc) {
+			sym_table_finish(t);
+			return rc;
+		}
+		continue;
+	bad:
+		/* what came before the bad line is kept, sorted */
+		*bad_line = lineno;
+		sym_table_finish(t);
+		return -RTD_E_FORMAT;
+	}
+	sym_table_finish(t);
+	return 0;
+}
+
+/* "7f1234560000 1a0 name with spaces" */
+int sym_perfmap_parse(const char *buf, size_t len, struct sym_table *t,
+		      size_t *bad_line)
+{
+	struct line_rd r = {buf, buf + len};
+	const char *s;
+	size_t n, lineno = 0;
+	int rc = 0;
+	*bad_line = 0;
+	while (next_line(&r, &s, &n)) {
+		lineno++;
+		if (n && s[n - 1] == '\r')
+			n--;
+		if (!n)
+			continue;
+		size_t i = 0;
+		uint64_t start, size;
+		if (!hex_field(s, n, &i, &start) || !skip_char(s, n, &i, ' ') ||
+		    !hex_field(s, n, &i, &size) || !skip_char(s, n, &i, ' ') ||
+		    i >= n || n - i > SYM_MAX_NAME) {
+			/* a line being written as we read: the last one may be
+			 * cut short, which is no error */
+			if (r.p >= r.end)
+				break;
+			*bad_line = lineno;
+			rc = -RTD_E_FORMAT;
+			break;
+		}
+		if (!size || start + size < start)
+			continue;
+		rc = sym_table_add(t, start, size, s + i, n - i, true);
+		if (rc)
+			break;
+	}
+	/* later entries for the same address win (code memory reused): keep
+	 * the last by reversing before the stable dedupe of finish */
+	for (size_t a = 0, b = t->n ? t->n - 1 : 0; a < b; a++, b--) {
+		struct sym_symbol x = t->v[a];
+		t->v[a] = t->v[b];
+		t->v[b] = x;
+	}
+	sym_table_finish(t);
+	return rc;
+}
+
+/*
+ * .NET writes "[return type] [Assembly] Namespace.Type::Method(args)[Tier]"
+ * (e.g. "instance void [System.Private.CoreLib] System.Threading.Thread::
+ * StartCallback()[Optimized]"); stubs look like "stub<1> AllocateTemporaryEntryPoints<PRESTUB_METHOD>".
+ * Keep "Namespace.Type.Method(args)", as dotnet-trace and PerfView show it.
+ */
+const char *sym_dotnet_name(const char *in, char *out, size_t n)
+{
+	const char *dc = strstr(in, "::");
+	if (!dc || n < 2)
+		return NULL;
+	const char *paren = strchr(dc, '(');
+	/* the type starts after the last "] " or space before "::" */
+	const char *ts = dc;
+	/* generic arguments right before "::" ("G`1[System.Int32]::M") are
+	 * part of the type; any other ']' ends an assembly name */
+	if (ts > in && ts[-1] == ']') {
+		int depth = 0;
+		while (ts > in) {
+			char c = *--ts;
+			if (c == ']')
+				depth++;
+			else if (c == '[' && --depth == 0)
+				break;
+		}
+	}
+	while (ts > in && ts[-1] != ' ' && ts[-1] != ']')
+		ts--;
+	/* generic args of the type may hold spaces: "[A] G`1<int32>::M" has
+	 * none in practice, .NET prints no space inside <> */
+	size_t k = 0;
+	for (const char *p = ts; *p && k + 1 < n; p++) {
+		if (p == dc) {
+			out[k++] = '.';
+			p++; /* skip the second ':' */
+			continue;
+		}
+		if (paren && p > paren && *p == '[') {
+			/* the tier suffix after the argument list */
+			const char *close = strchr(p, ']');
+			if (close && !close[1] && p > in && p[-1] == ')')
+				break;
+		}
+		out[k++] = *p;
+	}
+	out[k] = 0;
+	return out;
+}

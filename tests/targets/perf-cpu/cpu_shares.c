@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cpu_shares - a program whose CPU time splits 1:2:3 between three
+ * functions, for the profiler tests: each round calls alpha (1 unit of
+ * work), beta (2) and gamma (3) through run_round; a unit is a fixed loop
+ * of integer work in the function itself, so the time is its own (self).
+ *
+ * usage: cpu_shares SECONDS [threads]   (runs for about SECONDS)
+ *        cpu_shares rounds=N [threads]   (N rounds per thread: fixed work)
+ *        cpu_shares --pid-file FILE SECONDS   (writes its pid, then runs)
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UNIT 200000
+
+static volatile unsigned long sink;
+
+#define WORK(n)                                                                \
+	do {                                                                   \
+		unsigned long x = sink;                                        \
+		for (long i = 0; i < (long)(n) * UNIT; i++)                    \
+			x = x * 6364136223846793005ul + 1442695040888963407ul; \
+		sink = x;                                                      \
+	} while (0)
+
+__attribute__((noinline)) void alpha(void) { WORK(1); }
+__attribute__((noinline)) void beta(void) { WORK(2); }
+__attribute__((noinline)) void gamma_fn(void) { WORK(3); }
+
+__attribute__((noinline)) void run_round(void)
+{
+	alpha();
+	beta();
+	gamma_fn();
+	__asm__ volatile("" ::: "memory");
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double seconds = 1;
+static long rounds;
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	if (rounds) {
+		for (long i = 0; i < rounds; i++)
+			run_round();
+		return NULL;
+	}
+	double end = now() + seconds;
+	while (now() < end)
+		run_round();
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int a = 1;
+	if (argc > 2 && !strcmp(argv[1], "--pid-file")) {
+		FILE *f = fopen(argv[2], "w");
+		if (!f)
+			return 1;
+		fprintf(f, "%d\n", (int)getpid());
+		fclose(f);
+		a = 3;
+	}
+	if (argc > a && !strncmp(argv[a], "rounds=", 7))
+		rounds = atol(argv[a] + 7);
+	else if (argc > a)
+		seconds = atof(argv[a]);
+	int threads = argc > a + 1 ? atoi(argv[a + 1]) : 1;
+	pthread_t t[64];
+	for (int i = 1; i < threads && i < 64; i++)
+		pthread_create(&t[i], NULL, worker, NULL);
+	worker(NULL);
+	for (int i = 1; i < threads && i < 64; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}

@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perf_record.c - 'rtdiag perf record': a sampling CPU profile of any
+ * process, named by rtdiag itself, printed or written in one step.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "out.h"
+#include "perf_cli.h"
+
+enum {
+	O_PID = 1, O_ALL, O_CGROUP, O_FREQ, O_EVENT, O_CG, O_STACK, O_DUR,
+	O_KERNEL, O_NOKERNEL, O_OUT, O_FORMAT, O_TOP, O_PAGES, O_STATS,
+	O_NOINLINE, O_NODEBUGINFOD, O_NODOTNET, O_DEBUGDIR, O_THREADS,
+};
+
+static const struct cli_opt record_opts[] = {
+	{O_PID, "pid", 'p', CLI_ARG_PIDS, 0, "PID[,PID...]",
+	 "these processes: every thread, and threads and children started later", 0, 0},
+	{O_ALL, "all-cpus", 'a', CLI_ARG_NONE, 0, NULL,
+	 "the whole system (default without -p, --cgroup or COMMAND)", 0, 0},
+	{O_CGROUP, "cgroup", 0, CLI_ARG_STR, CLI_OPT_REPEAT, "PATH",
+	 "the processes of a cgroup (relative to the cgroup v2 mount, or absolute)", 0, 0},
+	{O_FREQ, "freq", 'F', CLI_ARG_INT, CLI_OPT_POSITIVE, "HZ",
+	 "samples per second per thread (default 99)", 1, 100000},
+	{O_EVENT, "event", 'e', CLI_ARG_STR, 0, "EVENT",
+	 "what to sample on: cpu-clock (default), task-clock, or cycles where the CPU has a PMU", 0, 0},
+	{O_CG, "call-graph", 'g', CLI_ARG_CHOICE, 0, "fp|dwarf|none",
+	 "frame pointers (default), a stack copy unwound with CFI, or the sampled address only", 0, 0},
+	{O_STACK, "stack-size", 0, CLI_ARG_SIZE, 0, "SIZE",
+	 "dwarf: user stack bytes copied per sample (default 8k, at most 65528)", 0, 0},
+	{O_DUR, "duration", 'd', CLI_ARG_DURATION, CLI_OPT_POSITIVE, "TIME",
+	 "stop after TIME (1.5, 200ms, 00:01:00; default: Ctrl-C or COMMAND's end)", 0, 0},
+	{O_KERNEL, "kernel", 0, CLI_ARG_NONE, 0, NULL,
+	 "kernel frames too (default when the kernel allows it)", 0, 0},
+	{O_NOKERNEL, "no-kernel", 0, CLI_ARG_NONE, 0, NULL, "user space only", 0, 0},
+	{O_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
+	 "write to FILE (.folded, .pb.gz/.pprof, .svg, .speedscope.json, .txt) instead of the top table on stdout", 0, 0},
+	{O_FORMAT, "format", 0, CLI_ARG_CHOICE, 0, "top|folded|pprof|svg|speedscope",
+	 "output format (default: from FILE's name, else top)", 0, 0},
+	{O_THREADS, "per-thread", 0, CLI_ARG_NONE, 0, NULL,
+	 "folded and SVG: a root frame per thread (pid/tid name)", 0, 0},
+	{O_TOP, "top", 'n', CLI_ARG_INT, CLI_OPT_POSITIVE, "N",
+	 "rows of the top table (default 25)", 1, 1000000},
+	{O_PAGES, "mmap-pages", 'm', CLI_ARG_INT, CLI_OPT_POSITIVE, "PAGES",
+	 "ring data pages per CPU, a power of two (default 128)", 1, 65536},
+	{O_STATS, "stats", 0, CLI_ARG_NONE, 0, NULL,
+	 "at the end, print samples, losses, processes and symbol sources on stderr", 0, 0},
+	{O_NOINLINE, "no-inline", 0, CLI_ARG_NONE, 0, NULL,
+	 "no inlined functions as frames of their own (no DWARF is read)", 0, 0},
+	{O_NODEBUGINFOD, "no-debuginfod", 0, CLI_ARG_NONE, 0, NULL,
+	 "never ask a debuginfod server (DEBUGINFOD_URLS) for symbols", 0, 0},
+	{O_DEBUGDIR, "debug-dir", 0, CLI_ARG_STR, 0, "DIR[:DIR...]",
+	 "folders of separate debug files (.build-id/xx/yyyy.debug; default /usr/lib/debug)", 0, 0},
+	{O_NODOTNET, "no-dotnet", 0, CLI_ARG_NONE, 0, NULL,
+	 "do not switch .NET perf maps on over the diagnostics IPC", 0, 0},
+	{0},
+};
+
+const struct cli_cmd perf_cmd_record = {
+	"perf record", NULL,
+	"A CPU profile of any process: where it spends CPU time, with names.\n"
+	"Mixed-mode call stacks (kernel, native, .NET JIT, Go) named by rtdiag\n"
+	"itself; prints the hottest functions (self %, total %, function,\n"
+	"module), or writes folded stacks, pprof, SVG or speedscope.",
+	record_opts, 0, 0, CLI_CMD_COMMAND, perf_record_main,
+	"Samples use the cpu-clock timer at 99 Hz per thread; the call stack comes\n"
+	"from frame pointers (-g fp), or from a copy of each sample's stack\n"
+	"unwound with the binaries' .eh_frame (-g dwarf: for code built without\n"
+	"frame pointers; more overhead per sample). Names come from the ELF\n"
+	"symbol tables, DWARF (inlined functions, on by default), separate debug\n"
+	"files (/usr/lib/debug/.build-id), MiniDebugInfo, a debuginfod server\n"
+	"(DEBUGINFOD_URLS), /proc/kallsyms, Go's pclntab, and perf maps\n"
+	"(/tmp/perf-PID.map) for JIT code. A .NET process gets its perf map\n"
+	"switched on over the diagnostics IPC for the recording and off again\n"
+	"afterwards. Files are read through /proc/PID/root, so a process in a\n"
+	"container is named from its own filesystem. An address no source names\n"
+	"is shown as module+0xOFFSET.\n"
+	"\n"
+	"With -p, the recording ends when the processes exit (what was collected\n"
+	"is kept). With -- COMMAND, it starts at COMMAND's exec and ends when it\n"
+	"exits; rtdiag exits with COMMAND's exit code. As a user the kernel only\n"
+	"lets sample user space (kernel.perf_event_paranoid=2), rtdiag does so\n"
+	"and says it, as perf does.\n"
+	"\n"
+	"examples:\n"
+	"  rtdiag perf record -p 4242 -d 10\n"
+	"  rtdiag perf record -F 999 -g dwarf -o cpu.folded -- ./app --bench\n"
+	"  rtdiag perf record -a -d 5 -o cpu.pb.gz   # go tool pprof -top cpu.pb.gz\n",
+};
+
+/* --format's choices, in the order of its table entry */
+enum fmt { FMT_TOP, FMT_FOLDED, FMT_PPROF, FMT_SVG, FMT_SPEEDSCOPE, FMT_NONE = -1 };
+
+static enum fmt format_of_path(const char *path)
+{
+	size_t n = strlen(path);
+	if (n >= 4 && !strcmp(path + n - 4, ".txt"))
+		return FMT_TOP;
+	switch (rtd_profile_format_from_path(path)) {
+	case RTD_PROFILE_FMT_FOLDED: return FMT_FOLDED;
+	case RTD_PROFILE_FMT_PPROF: return FMT_PPROF;
+	case RTD_PROFILE_FMT_SVG: return FMT_SVG;
+	case RTD_PROFILE_FMT_SPEEDSCOPE: return FMT_SPEEDSCOPE;
+	default: return FMT_NONE;
+	}
+}
+
+struct warn_ctx {
+	unsigned n;
+};
+
+static void on_warn(const char *msg, void *ctx)
+{
+	struct warn_ctx *w = ctx;
+	if (++w->n <= 20)
+		fprintf(stderr, "rtdiag: %s\n", msg);
+	else if (w->n == 21)
+		fprintf(stderr, "rtdiag: (more symbol warnings not shown)\n");
+}
+
+static const char *base_name(const char *p)
+{
+	const char *b = strrchr(p, '/');
+	return b && b[1] ? b + 1 : p;
+}
+
+static int write_top(struct rtd_perf_profiler *pr, const rtd_profile *prof,
+		     FILE *f, size_t rows, uint64_t samples)
+{
+	struct rtd_profile_entry *e = calloc(rows, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	int n = rtd_profile_top(prof, e, rows);
+	double total = (double)rtd_profile_total(prof);
+	fprintf(f, "# %llu samples, %.3f s of CPU\n",
+		(unsigned long long)samples, total / 1e9);
+	fprintf(f, "%7s %7s  %-60s %s\n", "self%", "total%", "function", "module");
+	for (int i = 0; i < n; i++) {
+		const char *mod = rtd_perf_profiler_frame_module(pr, e[i].name);
+		fprintf(f, "%6.2f%% %6.2f%%  %-60s %s\n",
+			total > 0 ? 100.0 * (double)e[i].self / total : 0.0,
+			total > 0 ? 100.0 * (double)e[i].total / total : 0.0,
+			e[i].name, mod ? base_name(mod) : "");
+	}
+	free(e);
+	return n < 0 ? n : 0;
+}
+
+/* As many descriptors as allowed: each file symbolized is kept open
+ * from its first sample until its names are read. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+struct record_args {
+	pid_t pids[CLI_MAX_PIDS];
+	size_t npids;
+	const char *cgroups[16];
+	size_t ncgroups;
+	bool all, stats, kernel_set, no_kernel, per_thread;
+	const char *out;
+	int format;
+	long long rows;
+	struct rtd_perf_sampler_opts so;
+	struct rtd_sym_opts sym;
+	unsigned pages, flags;
+	double duration;
+	char **cmd;
+};
+
+static int parse(struct record_args *a, int argc, char **argv)
+{
+	struct cli_parser ps;
+	struct cli_val v;
+	int id;
+	cli_opt_init(&ps, &perf_cmd_record, argc, argv);
+	while ((id = cli_opt_next(&ps, &v)) > 0) {
+		switch (id) {
+		case O_PID:
+			for (size_t i = 0; i < v.npids && a->npids < CLI_MAX_PIDS; i++)
+				a->pids[a->npids++] = v.pids[i];
+			break;
+		case O_ALL: a->all = true; break;
+		case O_CGROUP:
+			if (a->ncgroups == 16)
+				return cli_cmd_usage(&perf_cmd_record, "at most 16 cgroups");
+			a->cgroups[a->ncgroups++] = v.str;
+			break;
+		case O_FREQ: a->so.freq = (unsigned)v.i; break;
+		case O_EVENT: a->so.event = v.str; break;
+		case O_CG: a->so.callgraph = (enum rtd_perf_callgraph)v.i; break;
+		case O_STACK:
+			if (v.u < 8 || v.u > 65528)
+				return cli_cmd_usage(&perf_cmd_record,
+						     "--stack-size %s: want 8 to 65528 bytes", v.str);
+			a->so.stack_bytes = (unsigned)v.u;
+			break;
+		case O_DUR: a->duration = v.d; break;
+		case O_KERNEL: a->kernel_set = true; break;
+		case O_NOKERNEL: a->no_kernel = true; break;
+		case O_OUT: a->out = v.str; break;
+		case O_FORMAT: a->format = (int)v.i; break;
+		case O_TOP: a->rows = v.i; break;
+		case O_PAGES:
+			if (v.i & (v.i - 1))
+				return cli_cmd_usage(&perf_cmd_record,
+						     "-m %s: want a power of two", v.str);
+			a->pages = (unsigned)v.i;
+			break;
+		case O_STATS: a->stats = true; break;
+		case O_NOINLINE: a->sym.flags |= RTD_SYM_NO_DWARF; break;
+		case O_NODEBUGINFOD: a->sym.flags |= RTD_SYM_NO_DEBUGINFOD; break;
+		case O_NODOTNET: a->flags |= RTD_PERF_PROF_NO_DOTNET; break;
+		case O_DEBUGDIR: a->sym.debug_dirs = v.str; break;
+		case O_THREADS: a->per_thread = true; break;
+		}
+	}
+	if (id < 0)
+		return cli_opt_exit(id);
+	a->cmd = ps.rest;
+	if (a->kernel_set && a->no_kernel)
+		return cli_cmd_usage(&perf_cmd_record, "--kernel and --no-kernel exclude each other");
+	if ((a->npids > 0) + (a->ncgroups > 0) + a->all + (a->cmd != NULL) > 1)
+		return cli_cmd_usage(&perf_cmd_record,
+				     "-p, --cgroup, -a and -- COMMAND exclude each other");
+	if (a->format == FMT_NONE) {
+		a->format = FMT_TOP;
+		if (a->out && !cli_out_is_stdout(a->out)) {
+			a->format = format_of_path(a->out);
+			if (a->format == FMT_NONE)
+				return cli_cmd_usage(&perf_cmd_record,
+						     "-o %s: cannot tell the format from the name "
+						     "(.folded, .pb.gz, .pprof, .svg, .speedscope.json, "
+						     ".txt): give --format",
+						     a->out);
+		}
+	}
+	return -1;
+}
+
+static int write_profile(struct record_args *a, struct rtd_perf_profiler *pr,
+			 const rtd_profile *prof, uint64_t samples)
+{
+	struct cli_out o;
+	if (cli_out_open(&o, a->out ? a->out : "-"))
+		return CLI_FAIL;
+	int r;
+	static const enum rtd_profile_format fmts[] = {
+		RTD_PROFILE_FMT_TOP, RTD_PROFILE_FMT_FOLDED, RTD_PROFILE_FMT_PPROF,
+		RTD_PROFILE_FMT_SVG, RTD_PROFILE_FMT_SPEEDSCOPE};
+	if (a->format == FMT_TOP) {
+		r = write_top(pr, prof, o.f, (size_t)a->rows, samples);
+	} else {
+		struct rtd_profile_write_opts wo = {.sz = sizeof(wo)};
+		wo.thread_roots = a->per_thread;
+		r = rtd_profile_write(prof, fmts[a->format], o.f, &wo);
+	}
+	if (r) {
+		cli_out_abort(&o);
+		return cli_fail("%s: %s", a->out ? a->out : "stdout", rtd_strerror(r));
+	}
+	return cli_out_commit(&o) ? CLI_FAIL : CLI_OK;
+}
+
+static void print_stats(struct rtd_perf_profiler *pr)
+{
+	struct rtd_perf_profiler_stats st = {.sz = sizeof(st)};
+	struct rtd_sym_stats ss = {.sz = sizeof(ss)};
+	rtd_perf_profiler_stats(pr, &st);
+	rtd_sym_stats(rtd_perf_profiler_symbolizer(pr), &ss);
+	fprintf(stderr,
+		"rtdiag: %llu samples (%llu in the kernel), %llu lost; %llu stack "
+		"nodes, %llu stacks cut; records: %llu mmap, %llu comm, %llu fork, "
+		"%llu exit\n"
+		"rtdiag: symbols: %llu objects (%llu loaded, %llu symbols), %llu "
+		"locations, %llu unnamed; %llu debug files, %llu MiniDebugInfo, "
+		"%llu from debuginfod; %u .NET perf maps switched on\n",
+		(unsigned long long)st.samples, (unsigned long long)st.kernel_samples,
+		(unsigned long long)st.lost, (unsigned long long)st.nodes,
+		(unsigned long long)st.truncated, (unsigned long long)st.mmaps,
+		(unsigned long long)st.comms, (unsigned long long)st.forks,
+		(unsigned long long)st.exits, (unsigned long long)ss.objects,
+		(unsigned long long)ss.objects_loaded, (unsigned long long)ss.symbols,
+		(unsigned long long)ss.locations, (unsigned long long)ss.unnamed,
+		(unsigned long long)ss.debug_files, (unsigned long long)ss.debugdata,
+		(unsigned long long)ss.debuginfod, st.dotnet_perfmaps);
+	if (st.unwind_failed)
+		fprintf(stderr, "rtdiag: %llu stacks could not be unwound past "
+				"their leaf\n", (unsigned long long)st.unwind_failed);
+}
+
+int perf_record_main(int argc, char **argv)
+{
+	struct record_args a;
+	memset(&a, 0, sizeof(a));
+	a.format = FMT_NONE;
+	a.rows = 25;
+	a.so.sz = sizeof(a.so);
+	a.sym.sz = sizeof(a.sym);
+	int rc = parse(&a, argc, argv);
+	if (rc >= 0)
+		return rc;
+	if (a.out && cli_out_check(a.out))
+		return CLI_FAIL;
+	a.so.exclude_kernel = a.no_kernel;
+	raise_nofile();
+
+	struct perf_child child = {0};
+	bool have_child = false;
+	if (a.cmd) {
+		int r = perf_child_start(&child, a.cmd);
+		if (r)
+			return cli_fail("%s: cannot start: %s", a.cmd[0], strerror(-r));
+		have_child = true;
+		a.pids[a.npids++] = child.pid;
+		a.flags |= RTD_PERF_PROF_ENABLE_ON_EXEC | RTD_PERF_PROF_NO_DOTNET;
+	}
+	struct rtd_perf_profiler_opts po = {.sz = sizeof(po)};
+	po.pids = a.pids;
+	po.npids = a.npids;
+	po.cgroups = a.cgroups;
+	po.ncgroups = a.ncgroups;
+	po.flags = a.flags;
+	po.sampler = &a.so;
+	po.ring_pages = a.pages;
+	po.sym = &a.sym;
+	struct rtd_perf_profiler *pr = NULL;
+	int r = rtd_perf_profiler_new(&po, &pr);
+	if (r) {
+		if (have_child)
+			perf_child_abort(&child);
+		if (a.npids && !a.cmd && r == -RTD_E_NOTFOUND)
+			return cli_fail("%s", rtd_perf_profiler_errmsg(NULL));
+		return cli_fail("%s", rtd_perf_profiler_errmsg(NULL));
+	}
+	struct warn_ctx wc = {0};
+	rtd_sym_set_warn(rtd_perf_profiler_symbolizer(pr), on_warn, &wc);
+	struct rtd_perf_monitor *m = rtd_perf_profiler_monitor(pr);
+	if (rtd_perf_monitor_user_only(m) && !a.no_kernel) {
+		if (a.kernel_set) {
+			if (have_child)
+				perf_child_abort(&child);
+			rtd_perf_profiler_free(pr);
+			return cli_fail("--kernel: the kernel allows this user to "
+					"sample user space only (kernel.perf_event_paranoid "
+					"is 2 or more): run as root or with CAP_PERFMON, or "
+					"sysctl kernel.perf_event_paranoid=1");
+		}
+		fprintf(stderr, "rtdiag: sampling user space only: "
+				"kernel.perf_event_paranoid allows this user no kernel "
+				"samples (as perf does; root, CAP_PERFMON or "
+				"kernel.perf_event_paranoid=1 give kernel frames)\n");
+	}
+	perf_cli_signals(m, a.duration);
+	if (have_child) {
+		int e = perf_child_go(&child);
+		have_child = false;
+		if (e) {
+			waitpid(child.pid, NULL, 0);
+			perf_cli_signals(NULL, 0);
+			rtd_perf_profiler_free(pr);
+			return cli_fail("%s: cannot run: %s", a.cmd[0], strerror(e));
+		}
+	}
+	r = rtd_perf_profiler_run(pr);
+	perf_cli_signals(NULL, 0);
+	if (r)
+		fprintf(stderr, "rtdiag: %s (keeping the samples taken so far)\n",
+			rtd_perf_profiler_errmsg(pr));
+	int child_rc = -1;
+	if (a.cmd) {
+		int status = 0;
+		/* a --duration shorter than COMMAND leaves it running; else the
+		 * rings hung up as it exited: wait for its status */
+		if (waitpid(a.pids[0], &status, a.duration > 0 ? WNOHANG : 0) ==
+		    a.pids[0])
+			child_rc = perf_child_code(status);
+	}
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct rtd_perf_profiler_stats st = {.sz = sizeof(st)};
+	rtd_perf_profiler_stats(pr, &st);
+	rtd_profile *prof = NULL;
+	r = rtd_perf_profiler_profile(pr, &prof);
+	if (r) {
+		rtd_perf_profiler_free(pr);
+		return cli_fail("building the profile: %s", rtd_strerror(r));
+	}
+	if (!st.samples)
+		fprintf(stderr, "rtdiag: no samples were taken (did the process "
+				"use any CPU?%s)\n",
+			st.user_only ? " A program this user may run but not "
+				       "read, or a setuid one, cannot be observed "
+				       "by this user"
+				     : "");
+	if (st.lost)
+		fprintf(stderr, "rtdiag: %llu samples lost (the ring was full: "
+				"raise -m)\n", (unsigned long long)st.lost);
+	rc = write_profile(&a, pr, prof, st.samples);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (a.stats) {
+		print_stats(pr);
+		fprintf(stderr, "rtdiag: from the end of sampling to the written "
+				"output (names and format): %.1f ms\n",
+			(double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+				(double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	}
+	rtd_profile_free(prof);
+	rtd_perf_profiler_free(pr);
+	if (rc == CLI_OK && child_rc >= 0)
+		rc = child_rc;
+	return rc;
+}
