@@ -32,6 +32,8 @@ enum opt_id {
 	O_PUSH_HEADER,
 	O_PUSH_TENANT,
 	O_LABEL,
+	O_CPU_HZ,
+	O_DOTNET_CPU,
 	O_DOTNET_EXTERNAL,
 	O_DOTNET_PROFILES,
 	O_DOTNET_COUNTERS,
@@ -75,6 +77,14 @@ static const struct rtd_agent_option options[O_COUNT] = {
 			   "tenant of a multi-tenant Pyroscope (X-Scope-OrgID)"},
 	[O_LABEL] = {"label", RTD_AGENT_OPT_LIST, "KEY=VALUE", NULL,
 		     "a label added to every pushed profile and every metric"},
+	[O_CPU_HZ] = {"cpu-hz", RTD_AGENT_OPT_INT, "HZ", "99",
+		      "perf sampling frequency of native targets (and .NET ones "
+		      "with dotnet-cpu perf)"},
+	[O_DOTNET_CPU] = {"dotnet-cpu", RTD_AGENT_OPT_CHOICE, "eventpipe|perf",
+			  "eventpipe",
+			  ".NET CPU profiles from the runtime's sample profiler "
+			  "(1 kHz, managed frames) or from perf (cpu-hz, mixed "
+			  "native, kernel and JIT frames)"},
 	[O_DOTNET_EXTERNAL] = {"dotnet-cpu-external", RTD_AGENT_OPT_BOOL, NULL,
 			       "false",
 			       "EventPipe CPU: count time threads spend in "
@@ -787,6 +797,14 @@ static int set_opt(rtd_agent_config *c, enum opt_id id, const char *v)
 			return seterr(c, "label '%s': want KEY=VALUE", v);
 		return add_label(c, v, (size_t)(eq - v), eq + 1);
 	}
+	case O_CPU_HZ:
+		if (ull < 1 || ull > 10000)
+			return seterr(c, "cpu-hz: %s is outside 1..10000", v);
+		c->cpu_hz = (unsigned)ull;
+		return 0;
+	case O_DOTNET_CPU:
+		c->dotnet_cpu = (enum dotnet_cpu_source)ch;
+		return 0;
 	case O_DOTNET_EXTERNAL:
 		c->dotnet_cpu_external = b;
 		return 0;
@@ -1283,6 +1301,10 @@ RTD_API int rtd_agent_config_write(const rtd_agent_config *c, FILE *f)
 			fputc('\n', f);
 		}
 	}
+	fprintf(f, "cpu-hz: %u\n", c->cpu_hz);
+	fprintf(f, "dotnet-cpu: %s\n",
+		choice_word(options[O_DOTNET_CPU].meta, (int)c->dotnet_cpu, w,
+			    sizeof(w)));
 	fprintf(f, "dotnet-cpu-external: %s\n",
 		c->dotnet_cpu_external ? "true" : "false");
 	fprintf(f, "dotnet-profiles: ");

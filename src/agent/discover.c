@@ -16,6 +16,7 @@
 #include "common/buf.h"
 #include "common/log.h"
 #include "rtdiag/ipc.h"
+#include "rtdiag/nettrace.h"
 
 #define DOTNET_RECHECK_NS 15000000000ull /* a young native target may yet
 					  * open its diagnostic socket */
@@ -84,11 +85,15 @@ static void make_prefix(struct agent *a, struct target *t)
 
 static void add_sources(struct agent *a, struct target *t)
 {
-	if (!strcmp(t->runtime, "dotnet") &&
-	    (a->c->dotnet_kinds || a->c->dotnet_counters))
+	bool dotnet = !strcmp(t->runtime, "dotnet");
+	bool perf = !dotnet || a->c->dotnet_cpu == DOTNET_CPU_PERF;
+	unsigned kinds = a->c->dotnet_kinds;
+	if (dotnet && perf)
+		kinds &= ~RTD_NETTRACE_PROFILE_CPU; /* perf samples it */
+	if (dotnet && (kinds || a->c->dotnet_counters))
 		target_add_source(a, t, &source_eventpipe);
-	/* native targets (and .NET with dotnet-cpu: perf) are sampled by the
-	 * perf profiler once it is built in */
+	if (perf)
+		target_add_source(a, t, &source_perf);
 }
 
 static bool has_dotnet_socket(pid_t pid)

@@ -100,13 +100,23 @@ static int ep_session_open(struct source *src, struct ep_session *es,
 	return 0;
 }
 
+/* The kinds this source keeps: CPU goes to perf with dotnet-cpu perf. */
+static unsigned ep_kinds(const struct source *src)
+{
+	const rtd_agent_config *c = src->a->c;
+	unsigned k = c->dotnet_kinds;
+	if (c->dotnet_cpu == DOTNET_CPU_PERF)
+		k &= ~(unsigned)RTD_NETTRACE_PROFILE_CPU;
+	return k;
+}
+
 static int new_profiler(struct source *src)
 {
 	struct ep *e = src->priv;
 	rtd_nettrace_profiler_free(e->prof);
 	struct rtd_nettrace_profiler_opts po = {
 		.sz = sizeof(po),
-		.kinds = src->a->c->dotnet_kinds,
+		.kinds = ep_kinds(src),
 		/* CPU: the samples of threads running managed code, each the
 		 * time since the thread's previous sample; with
 		 * dotnet-cpu-external every thread's time (type "wall") */
@@ -133,13 +143,14 @@ static int open_main(struct source *src)
 	struct rtd_ipc_providers prov = {0};
 	struct rtd_ipc_session_opts o = {.sz = sizeof(o)};
 	int rc = 0;
-	if (c->dotnet_kinds)
-		rc = rtd_ipc_profile_request(c->dotnet_kinds, &prov, &o);
+	unsigned kinds = ep_kinds(src);
+	if (kinds)
+		rc = rtd_ipc_profile_request(kinds, &prov, &o);
 	/* .NET 10 with the request's event filter stops sending AllocationTick
 	 * after its first few hundred in a session (the stream goes quiet;
 	 * without the filter they keep coming): a continuous session of
 	 * allocations goes unfiltered */
-	if (!rc && (c->dotnet_kinds & RTD_NETTRACE_PROFILE_ALLOC))
+	if (!rc && (kinds & RTD_NETTRACE_PROFILE_ALLOC))
 		for (size_t i = 0; i < prov.n; i++) {
 			prov.v[i].n_filter_ids = 0;
 			prov.v[i].filter_enable = false;
@@ -170,9 +181,9 @@ static int open_main(struct source *src)
 	rtd_ipc_providers_clear(&prov);
 	/* a rundown on the side names what was compiled before we came; the
 	 * profiler keeps the clock of the stream that carries the samples */
-	if (!rc && c->dotnet_kinds && open_rundown(src))
+	if (!rc && kinds && open_rundown(src))
 		e->named = true; /* go on unnamed; retried on demand */
-	if (!c->dotnet_kinds)
+	if (!kinds)
 		e->named = true;
 	return rc;
 }
@@ -214,7 +225,7 @@ static int ep_start(struct source *src)
 	if (!e)
 		return -ENOMEM;
 	src->priv = e;
-	unsigned k = src->a->c->dotnet_kinds;
+	unsigned k = ep_kinds(src);
 	src->kinds = ((k & RTD_NETTRACE_PROFILE_CPU) ? 1u << PK_CPU : 0) |
 		     ((k & RTD_NETTRACE_PROFILE_ALLOC) ? 1u << PK_ALLOC : 0) |
 		     ((k & RTD_NETTRACE_PROFILE_LOCK) ? 1u << PK_MUTEX : 0) |

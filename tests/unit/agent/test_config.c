@@ -80,6 +80,11 @@ static void defaults_and_check(void **state)
 	assert_int_equal(c->max_memory, 256ull << 20);
 	assert_true(c->max_cpu == 5.0);
 	assert_int_equal(rtd_agent_config_log_level(c), RTD_LOG_INFO);
+	assert_int_equal(c->cpu_hz, 99);
+	assert_int_equal(c->dotnet_cpu, DOTNET_CPU_EVENTPIPE);
+	assert_int_equal(c->dotnet_kinds, 0xf); /* cpu, alloc, lock, exception */
+	assert_string_equal(c->dotnet_counters, "System.Runtime");
+	assert_int_equal(c->counters_interval_ns, 5000000000ull);
 	/* no target yet */
 	assert_int_equal(rtd_agent_config_check(c), -RTD_E_INVAL);
 	contains(rtd_agent_config_errmsg(c), "no target");
@@ -172,6 +177,10 @@ static void values(void **state)
 		{"push-header", "NoColon", "want NAME: VALUE"},
 		{"target", "pid=0", "not a process id"},
 		{"window", NULL, "needs a value"},
+		{"dotnet-profiles", "cpu,heap", "'heap' is not one of cpu, alloc"},
+		{"dotnet-cpu", "ebpf", "not one of eventpipe|perf"},
+		{"cpu-hz", "0", "outside 1..10000"},
+		{"counters-interval", "100ms", "outside 1s..1h"},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int rc = rtd_agent_config_set(c, bad[i].name, bad[i].value);
@@ -179,6 +188,17 @@ static void values(void **state)
 			fail_msg("%s=%s: %d", bad[i].name, bad[i].value, rc);
 		contains(rtd_agent_config_errmsg(c), bad[i].msg);
 	}
+	assert_int_equal(rtd_agent_config_set(c, "dotnet-profiles", "lock,cpu"), 0);
+	assert_int_equal(c->dotnet_kinds, 0x5);
+	assert_int_equal(rtd_agent_config_set(c, "dotnet-profiles", "none"), 0);
+	assert_int_equal(c->dotnet_kinds, 0);
+	assert_int_equal(rtd_agent_config_set(c, "dotnet-counters", "none"), 0);
+	assert_null(c->dotnet_counters);
+	assert_int_equal(rtd_agent_config_set(c, "dotnet-counters",
+					      "System.Runtime[cpu-usage]"), 0);
+	assert_string_equal(c->dotnet_counters, "System.Runtime[cpu-usage]");
+	assert_int_equal(rtd_agent_config_set(c, "dotnet-cpu", "perf"), 0);
+	assert_int_equal(c->dotnet_cpu, DOTNET_CPU_PERF);
 	assert_int_equal(rtd_agent_config_set(c, "window", "30s"), 0);
 	assert_int_equal(c->window_ns, 30000000000ull);
 	assert_int_equal(rtd_agent_config_set(c, "pprof-prefix", "/p/{pid}/"), 0);
@@ -285,6 +305,10 @@ static const char yaml_good[] =
 	"  region: \"eu-1\"\n"
 	"max-memory: 128M\n"
 	"max-cpu: 2%\n"
+	"dotnet-profiles: cpu,exception\n"
+	"dotnet-counters: none\n"
+	"dotnet-cpu: perf\n"
+	"cpu-hz: 49\n"
 	"log-level: warn\n";
 
 static void yaml_load(void **state)
@@ -311,6 +335,10 @@ static void yaml_load(void **state)
 	assert_string_equal(c->labels[1].val, "eu-1");
 	assert_int_equal(c->max_memory, 128ull << 20);
 	assert_int_equal(rtd_agent_config_log_level(c), RTD_LOG_WARN);
+	assert_int_equal(c->dotnet_kinds, 0x9);
+	assert_null(c->dotnet_counters);
+	assert_int_equal(c->dotnet_cpu, DOTNET_CPU_PERF);
+	assert_int_equal(c->cpu_hz, 49);
 
 	/* written back, it reads to the same config */
 	char *d1 = dump(c);
