@@ -27,75 +27,26 @@
 extern "C" {
 #endif
 
-/* Old-format event types (Go's runtime/trace.go numbering). */
-enum rtd_gotrace_type {
-	RTD_GO_EV_NONE = 0,
-	RTD_GO_EV_BATCH = 1,
-	RTD_GO_EV_FREQUENCY = 2,
-	RTD_GO_EV_STACK = 3,
-	RTD_GO_EV_GOMAXPROCS = 4,
-	RTD_GO_EV_PROC_START = 5,
-	RTD_GO_EV_PROC_STOP = 6,
-	RTD_GO_EV_GC_START = 7,
-	RTD_GO_EV_GC_DONE = 8,
-	RTD_GO_EV_GC_STW_START = 9,
-	RTD_GO_EV_GC_STW_DONE = 10,
-	RTD_GO_EV_GC_SWEEP_START = 11,
-	RTD_GO_EV_GC_SWEEP_DONE = 12,
-	RTD_GO_EV_GO_CREATE = 13,
-	RTD_GO_EV_GO_START = 14,
-	RTD_GO_EV_GO_END = 15,
-	RTD_GO_EV_GO_STOP = 16,
-	RTD_GO_EV_GO_SCHED = 17,
-	RTD_GO_EV_GO_PREEMPT = 18,
-	RTD_GO_EV_GO_SLEEP = 19,
-	RTD_GO_EV_GO_BLOCK = 20,
-	RTD_GO_EV_GO_UNBLOCK = 21,
-	RTD_GO_EV_GO_BLOCK_SEND = 22,
-	RTD_GO_EV_GO_BLOCK_RECV = 23,
-	RTD_GO_EV_GO_BLOCK_SELECT = 24,
-	RTD_GO_EV_GO_BLOCK_SYNC = 25,
-	RTD_GO_EV_GO_BLOCK_COND = 26,
-	RTD_GO_EV_GO_BLOCK_NET = 27,
-	RTD_GO_EV_GO_SYSCALL = 28,
-	RTD_GO_EV_GO_SYS_EXIT = 29,
-	RTD_GO_EV_GO_SYS_BLOCK = 30,
-	RTD_GO_EV_GO_WAITING = 31,
-	RTD_GO_EV_GO_IN_SYSCALL = 32,
-	RTD_GO_EV_HEAP_ALLOC = 33,
-	RTD_GO_EV_HEAP_GOAL = 34,
-	RTD_GO_EV_TIMER_GOROUTINE = 35,
-	RTD_GO_EV_FUTILE_WAKEUP = 36,
-	RTD_GO_EV_STRING = 37,
-	RTD_GO_EV_GO_START_LOCAL = 38,
-	RTD_GO_EV_GO_UNBLOCK_LOCAL = 39,
-	RTD_GO_EV_GO_SYS_EXIT_LOCAL = 40,
-	RTD_GO_EV_GO_START_LABEL = 41,
-	RTD_GO_EV_GO_BLOCK_GC = 42,
-	RTD_GO_EV_GC_MARK_ASSIST_START = 43,
-	RTD_GO_EV_GC_MARK_ASSIST_DONE = 44,
-	RTD_GO_EV_USER_TASK_CREATE = 45,
-	RTD_GO_EV_USER_TASK_END = 46,
-	RTD_GO_EV_USER_REGION = 47,
-	RTD_GO_EV_USER_LOG = 48,
-	RTD_GO_EV_CPU_SAMPLE = 49,
-	RTD_GO_EV_COUNT = 50,
-};
+/* The event tables, from which the enums below are made. */
+#include "rtdiag/gotrace_events.h"
 
-/* New-format (Go 1.22+) structural event types (Go's tracev2 numbering). */
+/* Old-format event types (Go's runtime/trace.go numbering):
+ * RTD_GO_EV_NONE (0), RTD_GO_EV_BATCH (1) ... RTD_GO_EV_CPU_SAMPLE (49). */
+#define RTD_GOTRACE1_ENUM_(id, num, ...) RTD_GO_EV_##id = num,
+enum rtd_gotrace_type {
+	RTD_GOTRACE1_EVENTS(RTD_GOTRACE1_ENUM_)
+	RTD_GO_EV_COUNT = RTD_GO_EV_CPU_SAMPLE + 1,
+};
+#undef RTD_GOTRACE1_ENUM_
+
+/* New-format (Go 1.22+) event types (Go's tracev2 numbering):
+ * RTD_GO2_EV_EVENT_BATCH (1) ... RTD_GO2_EV_END_OF_GENERATION (52), the
+ * experimental RTD_GO2_EV_SPAN (128) ... RTD_GO2_EV_GOROUTINE_STACK_FREE
+ * (136), and RTD_GO2_EV_READER_SYNC. */
+#define RTD_GOTRACE2_ENUM_(id, num, ...) RTD_GO2_EV_##id = num,
 enum rtd_gotrace2_type {
-	RTD_GO2_EV_EVENT_BATCH = 1,
-	RTD_GO2_EV_STACKS = 2,
-	RTD_GO2_EV_STACK = 3,
-	RTD_GO2_EV_STRINGS = 4,
-	RTD_GO2_EV_STRING = 5,
-	RTD_GO2_EV_CPU_SAMPLES = 6,
-	RTD_GO2_EV_CPU_SAMPLE = 7,
-	RTD_GO2_EV_FREQUENCY = 8,
-	RTD_GO2_EV_EXPERIMENTAL_BATCH = 49,
-	RTD_GO2_EV_SYNC = 50,
-	RTD_GO2_EV_CLOCK_SNAPSHOT = 51,
-	RTD_GO2_EV_END_OF_GENERATION = 52,
+	RTD_GO2_EV_NONE = 0,
+	RTD_GOTRACE2_EVENTS(RTD_GOTRACE2_ENUM_)
 	/*
 	 * Ordered mode only, never on the wire: the Sync event Go's trace
 	 * reader adds per generation (name "Sync", m and p -1, g 0, no
@@ -111,6 +62,7 @@ enum rtd_gotrace2_type {
 	 */
 	RTD_GO2_EV_READER_SYNC = 256,
 };
+#undef RTD_GOTRACE2_ENUM_
 
 /* Fake P numbers Go's parser gives events in ordered mode. */
 #define RTD_GOTRACE_TIMER_P 1000001
@@ -636,7 +588,7 @@ RTD_API int rtd_gotrace_filter_prepare(rtd_gotrace_filter *f, enum rtd_gotrace_m
  * @ctx: passed to @read_at
  *
  * The goroutine and P of a Go 1.22+ event are known in ordered mode only,
- * but a trace is rewritten (rtd_gotrace_writer) from its raw events. This
+ * but a trace is rewritten (rtd_gotrace_filter_writer) from its raw events. This
  * runs the filter over the ordered events once and remembers the offsets
  * of those that match (a synthetic event, like a GoSwitch's GoBlock,
  * counts for the wire event it comes from); afterwards
@@ -686,6 +638,134 @@ RTD_API int rtd_gotrace_filter_match(rtd_gotrace_filter *f, const rtd_gotrace_de
  * Returns: the message ("" when none); valid until @f is freed.
  */
 RTD_API const char *rtd_gotrace_filter_error(const rtd_gotrace_filter *f);
+
+/* ---- filter writer: a trace of the events a filter keeps ---- */
+
+typedef struct rtd_gotrace_filter_writer rtd_gotrace_filter_writer;
+
+/**
+ * rtd_gotrace_filter_writer_new - write a trace of chosen events
+ * @version: the version of the trace read (rtd_gotrace_dec_version())
+ * @filtered: false: every event is written as it came (a rewrite: byte for
+ *            byte the old format's input; the new format's with minimal
+ *            batch-size varints); true: only the events kept, with what
+ *            they need
+ * @write: where the trace goes
+ * @ctx: passed to @write
+ *
+ * Give it every event of the input in raw mode (file order), saying of
+ * each whether it is kept (rtd_gotrace_filter_match(), or
+ * rtd_gotrace_filter_keep_ordered() for a choice made in Go's order).
+ * The output is a trace of the same version that Go's tools read:
+ * - old format: the kept events with their batch's Batch event, the
+ *   strings and stacks they name, the frequency, and a GoStartLocal where
+ *   the kept events would otherwise lose their goroutine (the old format
+ *   names a goroutine only where it starts); time deltas are recomputed;
+ * - new format: each event batch keeps its kept events (time deltas
+ *   recomputed; a batch left empty is dropped), CPU samples likewise,
+ *   frequency and sync batches are copied, and each generation's strings
+ *   and stacks are held until it ends and only those the kept events
+ *   use (directly, or through a kept stack's frames) are written, in
+ *   batches of at most 64 KiB. Memory: one batch and one generation's
+ *   strings and stacks.
+ *
+ * Returns: the writer, or NULL for a version it cannot write or without
+ * memory.
+ */
+RTD_API rtd_gotrace_filter_writer *rtd_gotrace_filter_writer_new(int version, bool filtered,
+								  rtd_gotrace_write_fn write,
+								  void *ctx);
+
+/**
+ * rtd_gotrace_filter_writer_event - the next event of the input
+ * @w: the writer
+ * @d: the (raw-mode) decoder it came from: its tables give the strings
+ * @ev: the event
+ * @keep: whether it is kept (the framing and dictionary events are the
+ *        writer's to decide)
+ *
+ * Returns: 0, or a negative error (the write callback's, -RTD_E_CAP,
+ * -ENOMEM, -RTD_E_GO_EVENT for an old-format event before any batch).
+ */
+RTD_API int rtd_gotrace_filter_writer_event(rtd_gotrace_filter_writer *w,
+					    const rtd_gotrace_dec *d,
+					    const struct rtd_gotrace_event *ev, bool keep);
+
+/**
+ * rtd_gotrace_filter_writer_finish - the input ended (or was damaged)
+ * @w: the writer
+ *
+ * Writes what is held (the new format's last generation's strings and
+ * stacks) and flushes. A trace whose input was damaged is complete up to
+ * the damage.
+ *
+ * Returns: 0 or a negative error.
+ */
+RTD_API int rtd_gotrace_filter_writer_finish(rtd_gotrace_filter_writer *w);
+
+/**
+ * rtd_gotrace_filter_writer_free - free a writer
+ * @w: the writer, or NULL (no-op)
+ *
+ * Call rtd_gotrace_filter_writer_finish() first for a complete trace
+ * (free may still flush what the old format's encoder buffered).
+ */
+RTD_API void rtd_gotrace_filter_writer_free(rtd_gotrace_filter_writer *w);
+
+/* ---- pipe: decoding on a thread of its own ---- */
+
+typedef struct rtd_gotrace_pipe rtd_gotrace_pipe;
+
+/**
+ * typedef rtd_gotrace_next_fn - where a pipe's events come from
+ * @ctx: the pointer given to rtd_gotrace_pipe_new()
+ * @ev: gets the next event
+ *
+ * Called on the pipe's thread only, until it returns <= 0 or the pipe is
+ * freed. Typically it feeds a decoder from a file and calls
+ * rtd_gotrace_dec_next().
+ *
+ * Returns: 1 with an event, 0 at the end, or a negative error.
+ */
+typedef int (*rtd_gotrace_next_fn)(void *ctx, struct rtd_gotrace_event *ev);
+
+/**
+ * rtd_gotrace_pipe_new - take events from @next on a thread of its own
+ * @next: gives the events
+ * @ctx: passed to @next
+ *
+ * The pipe's thread calls @next ahead of the caller and hands the events
+ * over in chunks (16 KiB, 16 in flight), so decoding and whatever the
+ * caller does with the events (formatting them) run on two cores. What an
+ * event borrows is copied (strings, frames, trailing data), except its
+ * names (name, argnames, sargnames), which must stay valid until the pipe
+ * is freed: true of a decoder's events in ordered mode for the old format
+ * (Go 1.5-1.21), whose tables are complete before the first event comes
+ * out; not of the new format, whose tables change per generation. The
+ * wire arguments (raw, nraw) are not passed on.
+ *
+ * Returns: the pipe (its thread started), or NULL without memory or thread.
+ */
+RTD_API rtd_gotrace_pipe *rtd_gotrace_pipe_new(rtd_gotrace_next_fn next, void *ctx);
+
+/**
+ * rtd_gotrace_pipe_next - the next event
+ * @p: the pipe
+ * @ev: gets the event, valid until the next call on @p
+ *
+ * Returns: 1 with an event; once @next has returned 0 or an error, that
+ * answer (after the events before it), from then on. The source behind
+ * @next is the caller's again then (to read its error message).
+ */
+RTD_API int rtd_gotrace_pipe_next(rtd_gotrace_pipe *p, const struct rtd_gotrace_event **ev);
+
+/**
+ * rtd_gotrace_pipe_free - stop the pipe's thread and free the pipe
+ * @p: the pipe, or NULL (no-op)
+ *
+ * May be called before the end: the thread stops at its next chunk.
+ */
+RTD_API void rtd_gotrace_pipe_free(rtd_gotrace_pipe *p);
 
 #ifdef __cplusplus
 }

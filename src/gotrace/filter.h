@@ -27,4 +27,10 @@ static inline bool filter_dec_resolves(const rtd_gotrace_dec *d)
 {
 	return d->resolve && (d->v2 || d->src);
 }
+/* The new format's filtered writer (filter_out2.c). */
+struct g2w;
+struct g2w *g2w_new(rtd_gotrace_write_fn write, void *ctx, int ver);
+int g2w_event(struct g2w *w, const struct rtd_gotrace_event *ev, bool keep);
+int g2w_finish(struct g2w *w);
+void g2w_free(struct g2w *w);
 #endif

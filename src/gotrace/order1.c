@@ -22,6 +22,8 @@
  * those keep one small ref per event and are sorted in memory.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -903,7 +905,6 @@ static int gate_push(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *e)
 	return ring_push(&o->q, e) < 0 ? oom(d) : 0;
 }
 
-#define PPFAIL(...) return v1_fail(d, -RTD_E_GO_ORDER, ev->off, __VA_ARGS__)
 #define ULL(x) ((unsigned long long)(x))
 #define LL(x) ((long long)(x))
 
@@ -918,192 +919,301 @@ static const char *tname(unsigned t)
 	return v1_descs[t].name;
 }
 
-/* Go's postProcessTrace for one event: the goroutine/P state machine. */
-static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
+/*
+ * Go's postProcessTrace for one event, the goroutine/P state machine: a
+ * handler per event type, on the event, the state of its goroutine and
+ * its P. Go works on copies of g and p and stores them back at the end.
+ * Here they are changed in place: nothing reads g or p after a table
+ * insert could move them (GoCreate's and GoUnblock's), and an unblock of
+ * itself fails before it could differ.
+ */
+struct pp_ctx {
+	rtd_gotrace_dec *d;
+	struct pp_state *pp;
+	struct v1_ev *ev;
+	struct pp_g *g;
+	struct pp_p *p;
+};
+
+static int pp_fail(const struct pp_ctx *x, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int pp_fail(const struct pp_ctx *x, const char *fmt, ...)
 {
-	struct pp_g *g = gtab_get(&pp->gs, ev->g, true, NULL, struct pp_g);
-	struct pp_p *p = gtab_get(&pp->ps, (uint64_t)(int64_t)ev->p, true, NULL, struct pp_p);
-	if (!g || !p)
-		return oom(d);
-	/* Go works on copies of g and p and stores them back at the end. Here
-	 * they are changed in place: nothing reads g or p after a table
-	 * insert below could move them (GoCreate's and GoUnblock's), and an
-	 * unblock of itself fails before it could differ. */
-	int32_t pkey = ev->p;
-	unsigned t = ev->type;
-#define CHECK_RUNNING(allow0)                                                  \
-	do {                                                                   \
-		if (g->state != G_RUNNING)                                     \
-			PPFAIL("g %llu is not running while %s (offset %llu, time %lld)", \
-			       ULL(ev->g), tname(t), ULL(ev->off), LL(ev->ts)); \
-		if (p->g != ev->g)                                             \
-			PPFAIL("p %lld is not running g %llu while %s (offset %llu, time %lld)", \
-			       LL(ev->p), ULL(ev->g), tname(t), ULL(ev->off), LL(ev->ts)); \
-		if (!(allow0) && ev->g == 0)                                   \
-			PPFAIL("g 0 did %s (offset %llu, time %lld)", tname(t), \
-			       ULL(ev->off), LL(ev->ts));                      \
-	} while (0)
-	switch (t) {
+	char msg[sizeof(x->d->errmsg)]; /* truncated where v1_fail would */
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return v1_fail(x->d, -RTD_E_GO_ORDER, x->ev->off, "%s", msg);
+}
+
+/* The event's goroutine runs on its P (and is not g 0 unless @allow0). */
+static int pp_running(const struct pp_ctx *x, bool allow0)
+{
+	const struct v1_ev *ev = x->ev;
+	const char *t = tname(ev->type);
+	if (x->g->state != G_RUNNING)
+		return pp_fail(x, "g %llu is not running while %s (offset %llu, time %lld)",
+			       ULL(ev->g), t, ULL(ev->off), LL(ev->ts));
+	if (x->p->g != ev->g)
+		return pp_fail(x, "p %lld is not running g %llu while %s (offset %llu, time %lld)",
+			       LL(ev->p), ULL(ev->g), t, ULL(ev->off), LL(ev->ts));
+	if (!allow0 && ev->g == 0)
+		return pp_fail(x, "g 0 did %s (offset %llu, time %lld)", t, ULL(ev->off),
+			       LL(ev->ts));
+	return 0;
+}
+
+/* A flag that a start sets and an end clears: "previous X is not ended
+ * before a new one", "bogus X end". */
+static int pp_range(const struct pp_ctx *x, bool *on, bool start, const char *what)
+{
+	if (*on == start)
+		return start ? pp_fail(x, "previous %s is not ended before a new one (offset %llu, time %lld)",
+				       what, ULL(x->ev->off), LL(x->ev->ts))
+			     : pp_fail(x, "bogus %s end (offset %llu, time %lld)", what,
+				       ULL(x->ev->off), LL(x->ev->ts));
+	*on = start;
+	return 0;
+}
+
+static int pp_proc_start(struct pp_ctx *x)
+{
+	if (x->p->running)
+		return pp_fail(x, "p %lld is running before start (offset %llu, time %lld)",
+			       LL(x->ev->p), ULL(x->ev->off), LL(x->ev->ts));
+	x->p->running = true;
+	return 0;
+}
+
+static int pp_proc_stop(struct pp_ctx *x)
+{
+	if (!x->p->running)
+		return pp_fail(x, "p %lld is not running before stop (offset %llu, time %lld)",
+			       LL(x->ev->p), ULL(x->ev->off), LL(x->ev->ts));
+	if (x->p->g != 0)
+		return pp_fail(x, "p %lld is running a goroutine %llu during stop (offset %llu, time %lld)",
+			       LL(x->ev->p), ULL(x->p->g), ULL(x->ev->off), LL(x->ev->ts));
+	x->p->running = false;
+	return 0;
+}
+
+static int pp_gc_start(struct pp_ctx *x)
+{
+	int rc = pp_range(x, &x->pp->gc_active, true, "GC");
+	if (rc == 0)
+		x->ev->p = RTD_GOTRACE_GC_P;
+	return rc;
+}
+
+/* Before Go 1.10 a stop-the-world is per P. */
+static bool *pp_stw(struct pp_ctx *x)
+{
+	return x->d->ver < 1010 ? &x->p->has_stw : &x->pp->stw_active;
+}
+
+/* GoWaiting, GoInSyscall: a goroutine already blocked when tracing began. */
+static int pp_go_waiting(struct pp_ctx *x)
+{
+	if (x->g->state != G_RUNNABLE)
+		return pp_fail(x, "g %llu is not runnable before %s (offset %llu, time %lld)",
+			       ULL(x->ev->g),
+			       x->ev->type == RTD_GO_EV_GO_WAITING ? "EvGoWaiting" : "EvGoInSyscall",
+			       ULL(x->ev->off), LL(x->ev->ts));
+	x->g->state = G_WAITING;
+	x->g->ev_type = x->ev->type;
+	return 0;
+}
+
+static int pp_go_create(struct pp_ctx *x)
+{
+	int rc = pp_running(x, true);
+	if (rc < 0)
+		return rc;
+	bool created;
+	uint64_t id = v1_ev_args(x->ev)[0];
+	struct pp_g *ng = gtab_get(&x->pp->gs, id, true, &created, struct pp_g);
+	if (!ng)
+		return v1_fail(x->d, -ENOMEM, 0, "out of memory");
+	if (!created)
+		return pp_fail(x, "g %llu already exists (offset %llu, time %lld)", ULL(id),
+			       ULL(x->ev->off), LL(x->ev->ts));
+	ng->state = G_RUNNABLE;
+	ng->ev_type = x->ev->type;
+	ng->has_create = true;
+	return 0;
+}
+
+static int pp_go_start(struct pp_ctx *x)
+{
+	const struct v1_ev *ev = x->ev;
+	if (x->g->state != G_RUNNABLE)
+		return pp_fail(x, "g %llu is not runnable before start (offset %llu, time %lld)",
+			       ULL(ev->g), ULL(ev->off), LL(ev->ts));
+	if (x->p->g != 0)
+		return pp_fail(x, "p %lld is already running g %llu while start g %llu (offset %llu, time %lld)",
+			       LL(ev->p), ULL(x->p->g), ULL(ev->g), ULL(ev->off), LL(ev->ts));
+	x->g->state = G_RUNNING;
+	x->p->g = ev->g;
+	x->g->has_create = false;
+	x->g->ev_type = 0;
+	return 0;
+}
+
+/* The running goroutine leaves its P as @state (GoEnd, GoStop: dead;
+ * GoSched, GoPreempt: runnable; the blocks and sleeps, GoSysBlock:
+ * waiting), noting the event that took it off when @note. */
+static int pp_go_off(struct pp_ctx *x, int state, bool note)
+{
+	int rc = pp_running(x, false);
+	if (rc < 0)
+		return rc;
+	x->g->state = state;
+	x->p->g = 0;
+	if (note)
+		x->g->ev_type = x->ev->type;
+	return 0;
+}
+
+static int pp_go_end(struct pp_ctx *x)
+{
+	int rc = pp_go_off(x, G_DEAD, false);
+	if (rc < 0 || x->ev->type != RTD_GO_EV_GO_END)
+		return rc;
+	struct pp_regions *rgn = v1_tab_get(&x->pp->regions, x->ev->g, false, NULL);
+	if (rgn) {
+		free(rgn->r);
+		v1_tab_del(&x->pp->regions, x->ev->g);
+	}
+	return 0;
+}
+
+static int pp_go_unblock(struct pp_ctx *x)
+{
+	struct v1_ev *ev = x->ev;
+	if (x->g->state != G_RUNNING)
+		return pp_fail(x, "g %llu is not running while unpark (offset %llu, time %lld)",
+			       ULL(ev->g), ULL(ev->off), LL(ev->ts));
+	if (ev->p != RTD_GOTRACE_TIMER_P && x->p->g != ev->g)
+		return pp_fail(x, "p %lld is not running g %llu while unpark (offset %llu, time %lld)",
+			       LL(ev->p), ULL(ev->g), ULL(ev->off), LL(ev->ts));
+	uint64_t id = v1_ev_args(ev)[0];
+	struct pp_g *g1 = id == ev->g ? x->g : gtab_get(&x->pp->gs, id, true, NULL, struct pp_g);
+	if (!g1)
+		return v1_fail(x->d, -ENOMEM, 0, "out of memory");
+	if (g1->state != G_WAITING)
+		return pp_fail(x, "g %llu is not waiting before unpark (offset %llu, time %lld)",
+			       ULL(id), ULL(ev->off), LL(ev->ts));
+	if (g1->ev_type == RTD_GO_EV_GO_BLOCK_NET && ev->p != RTD_GOTRACE_TIMER_P)
+		ev->p = RTD_GOTRACE_NETPOLL_P;
+	g1->state = G_RUNNABLE;
+	g1->ev_type = ev->type;
+	return 0;
+}
+
+static int pp_go_sys_exit(struct pp_ctx *x)
+{
+	if (x->g->state != G_WAITING)
+		return pp_fail(x, "g %llu is not waiting during syscall exit (offset %llu, time %lld)",
+			       ULL(x->ev->g), ULL(x->ev->off), LL(x->ev->ts));
+	x->g->state = G_RUNNABLE;
+	x->g->ev_type = x->ev->type;
+	return 0;
+}
+
+static int pp_task_create(struct pp_ctx *x)
+{
+	bool created;
+	uint64_t id = v1_ev_args(x->ev)[0];
+	if (!v1_tab_get(&x->pp->tasks, id, true, &created))
+		return oom(x->d);
+	if (!created)
+		return pp_fail(x, "task id conflicts (id:%llu) at offset %llu", ULL(id),
+			       ULL(x->ev->off));
+	return 0;
+}
+
+/* UserRegion: a goroutine's stack of regions (mode 0 starts one, 1 ends). */
+static int pp_region(struct pp_ctx *x)
+{
+	/* Go compares the names; equal ids have equal names */
+	const struct v1_ev *ev = x->ev;
+	const uint64_t *a = v1_ev_args(ev);
+	uint64_t mode = a[1], id = a[2];
+	struct pp_regions *rgn = v1_tab_get(&x->pp->regions, ev->g, mode == 0, NULL);
+	if (mode == 0) {
+		if (!rgn)
+			return v1_fail(x->d, -ENOMEM, 0, "out of memory");
+		struct region r = {a[0], id};
+		return v1_push((void **)&rgn->r, &rgn->n, &rgn->cap, sizeof(r), &r) < 0
+		       ? oom(x->d) : 0;
+	}
+	if (mode != 1)
+		return pp_fail(x, "invalid user region mode %llu at offset %llu", ULL(mode),
+			       ULL(ev->off));
+	if (!rgn || rgn->n == 0)
+		return 0;
+	const struct region *s = &rgn->r[rgn->n - 1];
+	if (s->task != a[0] || (s->name_id != id && strcmp(region_name(x->d, s->name_id),
+							   region_name(x->d, id)) != 0))
+		return pp_fail(x, "misuse of region in goroutine %llu: span end at offset %llu (task %llu, %s) when the inner-most active span start event is task %llu, %s",
+			       ULL(ev->g), ULL(ev->off), ULL(a[0]), region_name(x->d, id),
+			       ULL(s->task), region_name(x->d, s->name_id));
+	rgn->n--; /* the entry keeps its room until GoEnd */
+	return 0;
+}
+
+/* The handler of each type that changes state (the others change none). */
+static int pp_dispatch(struct pp_ctx *x)
+{
+	switch (x->ev->type) {
 	case RTD_GO_EV_PROC_START:
-		if (p->running)
-			PPFAIL("p %lld is running before start (offset %llu, time %lld)",
-			       LL(ev->p), ULL(ev->off), LL(ev->ts));
-		p->running = true;
-		break;
+		return pp_proc_start(x);
 	case RTD_GO_EV_PROC_STOP:
-		if (!p->running)
-			PPFAIL("p %lld is not running before stop (offset %llu, time %lld)",
-			       LL(ev->p), ULL(ev->off), LL(ev->ts));
-		if (p->g != 0)
-			PPFAIL("p %lld is running a goroutine %llu during stop (offset %llu, time %lld)",
-			       LL(ev->p), ULL(p->g), ULL(ev->off), LL(ev->ts));
-		p->running = false;
-		break;
+		return pp_proc_stop(x);
 	case RTD_GO_EV_GC_START:
-		if (pp->gc_active)
-			PPFAIL("previous GC is not ended before a new one (offset %llu, time %lld)",
-			       ULL(ev->off), LL(ev->ts));
-		pp->gc_active = true;
-		ev->p = RTD_GOTRACE_GC_P;
-		break;
+		return pp_gc_start(x);
 	case RTD_GO_EV_GC_DONE:
-		if (!pp->gc_active)
-			PPFAIL("bogus GC end (offset %llu, time %lld)",
-			       ULL(ev->off), LL(ev->ts));
-		pp->gc_active = false;
-		break;
-	case RTD_GO_EV_GC_STW_START: {
-		bool *stw = d->ver < 1010 ? &p->has_stw : &pp->stw_active;
-		if (*stw)
-			PPFAIL("previous STW is not ended before a new one (offset %llu, time %lld)",
-			       ULL(ev->off), LL(ev->ts));
-		*stw = true;
-		break;
-	}
-	case RTD_GO_EV_GC_STW_DONE: {
-		bool *stw = d->ver < 1010 ? &p->has_stw : &pp->stw_active;
-		if (!*stw)
-			PPFAIL("bogus STW end (offset %llu, time %lld)",
-			       ULL(ev->off), LL(ev->ts));
-		*stw = false;
-		break;
-	}
+		return pp_range(x, &x->pp->gc_active, false, "GC");
+	case RTD_GO_EV_GC_STW_START:
+		return pp_range(x, pp_stw(x), true, "STW");
+	case RTD_GO_EV_GC_STW_DONE:
+		return pp_range(x, pp_stw(x), false, "STW");
 	case RTD_GO_EV_GC_SWEEP_START:
-		if (p->has_sweep)
-			PPFAIL("previous sweeping is not ended before a new one (offset %llu, time %lld)",
-			       ULL(ev->off), LL(ev->ts));
-		p->has_sweep = true;
-		break;
-	case RTD_GO_EV_GC_MARK_ASSIST_START:
-		if (g->has_assist)
-			PPFAIL("previous mark assist is not ended before a new one (offset %llu, time %lld)",
-			       ULL(ev->off), LL(ev->ts));
-		g->has_assist = true;
-		break;
-	case RTD_GO_EV_GC_MARK_ASSIST_DONE:
-		g->has_assist = false;
-		break;
+		return pp_range(x, &x->p->has_sweep, true, "sweeping");
 	case RTD_GO_EV_GC_SWEEP_DONE:
-		if (!p->has_sweep)
-			PPFAIL("bogus sweeping end (offset %llu, time %lld)",
-			       ULL(ev->off), LL(ev->ts));
-		p->has_sweep = false;
-		break;
+		return pp_range(x, &x->p->has_sweep, false, "sweeping");
+	case RTD_GO_EV_GC_MARK_ASSIST_START:
+		return pp_range(x, &x->g->has_assist, true, "mark assist");
+	case RTD_GO_EV_GC_MARK_ASSIST_DONE:
+		x->g->has_assist = false;
+		return 0;
 	case RTD_GO_EV_GO_WAITING:
 	case RTD_GO_EV_GO_IN_SYSCALL:
-		if (g->state != G_RUNNABLE)
-			PPFAIL("g %llu is not runnable before %s (offset %llu, time %lld)",
-			       ULL(ev->g),
-			       t == RTD_GO_EV_GO_WAITING ? "EvGoWaiting" : "EvGoInSyscall",
-			       ULL(ev->off), LL(ev->ts));
-		g->state = G_WAITING;
-		g->ev_type = (uint8_t)t;
-		break;
-	case RTD_GO_EV_GO_CREATE: {
-		CHECK_RUNNING(true);
-		bool created;
-		struct pp_g *ng = gtab_get(&pp->gs, v1_ev_args(ev)[0], true, &created, struct pp_g);
-		if (!ng)
-			return v1_fail(d, -ENOMEM, 0, "out of memory");
-		if (!created)
-			PPFAIL("g %llu already exists (offset %llu, time %lld)",
-			       ULL(v1_ev_args(ev)[0]), ULL(ev->off), LL(ev->ts));
-		ng->state = G_RUNNABLE;
-		ng->ev_type = (uint8_t)t;
-		ng->has_create = true;
-		break;
-	}
+		return pp_go_waiting(x);
+	case RTD_GO_EV_GO_CREATE:
+		return pp_go_create(x);
 	case RTD_GO_EV_GO_START:
 	case RTD_GO_EV_GO_START_LABEL:
-		if (g->state != G_RUNNABLE)
-			PPFAIL("g %llu is not runnable before start (offset %llu, time %lld)",
-			       ULL(ev->g), ULL(ev->off), LL(ev->ts));
-		if (p->g != 0)
-			PPFAIL("p %lld is already running g %llu while start g %llu (offset %llu, time %lld)",
-			       LL(ev->p), ULL(p->g), ULL(ev->g), ULL(ev->off), LL(ev->ts));
-		g->state = G_RUNNING;
-		p->g = ev->g;
-		g->has_create = false;
-		g->ev_type = 0;
-		break;
+		return pp_go_start(x);
 	case RTD_GO_EV_GO_END:
 	case RTD_GO_EV_GO_STOP:
-		CHECK_RUNNING(false);
-		g->state = G_DEAD;
-		p->g = 0;
-		if (t == RTD_GO_EV_GO_END) {
-			struct pp_regions *rgn = v1_tab_get(&pp->regions, ev->g, false, NULL);
-			if (rgn) {
-				free(rgn->r);
-				v1_tab_del(&pp->regions, ev->g);
-			}
-		}
-		break;
+		return pp_go_end(x);
 	case RTD_GO_EV_GO_SCHED:
 	case RTD_GO_EV_GO_PREEMPT:
-		CHECK_RUNNING(false);
-		g->state = G_RUNNABLE;
-		p->g = 0;
-		g->ev_type = (uint8_t)t;
-		break;
-	case RTD_GO_EV_GO_UNBLOCK: {
-		if (g->state != G_RUNNING)
-			PPFAIL("g %llu is not running while unpark (offset %llu, time %lld)",
-			       ULL(ev->g), ULL(ev->off), LL(ev->ts));
-		if (ev->p != RTD_GOTRACE_TIMER_P && p->g != ev->g)
-			PPFAIL("p %lld is not running g %llu while unpark (offset %llu, time %lld)",
-			       LL(ev->p), ULL(ev->g), ULL(ev->off), LL(ev->ts));
-		struct pp_g *g1 = v1_ev_args(ev)[0] == ev->g ? g
-				  : gtab_get(&pp->gs, v1_ev_args(ev)[0], true, NULL, struct pp_g);
-		if (!g1)
-			return v1_fail(d, -ENOMEM, 0, "out of memory");
-		if (g1->state != G_WAITING)
-			PPFAIL("g %llu is not waiting before unpark (offset %llu, time %lld)",
-			       ULL(v1_ev_args(ev)[0]), ULL(ev->off), LL(ev->ts));
-		if (g1->ev_type == RTD_GO_EV_GO_BLOCK_NET &&
-		    ev->p != RTD_GOTRACE_TIMER_P)
-			ev->p = RTD_GOTRACE_NETPOLL_P;
-		g1->state = G_RUNNABLE;
-		g1->ev_type = (uint8_t)t;
-		/* The table may have moved: refresh our copies' homes. */
-		break;
+		return pp_go_off(x, G_RUNNABLE, true);
+	case RTD_GO_EV_GO_UNBLOCK:
+		return pp_go_unblock(x);
+	case RTD_GO_EV_GO_SYSCALL: {
+		int rc = pp_running(x, false);
+		if (rc == 0)
+			x->g->ev_type = x->ev->type;
+		return rc;
 	}
-	case RTD_GO_EV_GO_SYSCALL:
-		CHECK_RUNNING(false);
-		g->ev_type = (uint8_t)t;
-		break;
 	case RTD_GO_EV_GO_SYS_BLOCK:
-		CHECK_RUNNING(false);
-		g->state = G_WAITING;
-		p->g = 0;
-		break;
+		return pp_go_off(x, G_WAITING, false);
 	case RTD_GO_EV_GO_SYS_EXIT:
-		if (g->state != G_WAITING)
-			PPFAIL("g %llu is not waiting during syscall exit (offset %llu, time %lld)",
-			       ULL(ev->g), ULL(ev->off), LL(ev->ts));
-		g->state = G_RUNNABLE;
-		g->ev_type = (uint8_t)t;
-		break;
+		return pp_go_sys_exit(x);
 	case RTD_GO_EV_GO_SLEEP:
 	case RTD_GO_EV_GO_BLOCK:
 	case RTD_GO_EV_GO_BLOCK_SEND:
@@ -1113,54 +1223,31 @@ static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
 	case RTD_GO_EV_GO_BLOCK_COND:
 	case RTD_GO_EV_GO_BLOCK_NET:
 	case RTD_GO_EV_GO_BLOCK_GC:
-		CHECK_RUNNING(false);
-		g->state = G_WAITING;
-		g->ev_type = (uint8_t)t;
-		p->g = 0;
-		break;
-	case RTD_GO_EV_USER_TASK_CREATE: {
-		bool created;
-		if (!v1_tab_get(&pp->tasks, v1_ev_args(ev)[0], true, &created))
-			return oom(d);
-		if (!created)
-			PPFAIL("task id conflicts (id:%llu) at offset %llu",
-			       ULL(v1_ev_args(ev)[0]), ULL(ev->off));
-		break;
-	}
+		return pp_go_off(x, G_WAITING, true);
+	case RTD_GO_EV_USER_TASK_CREATE:
+		return pp_task_create(x);
 	case RTD_GO_EV_USER_TASK_END:
-		v1_tab_del(&pp->tasks, v1_ev_args(ev)[0]);
-		break;
-	case RTD_GO_EV_USER_REGION: {
-		/* Go compares the names; equal ids have equal names */
-		uint64_t mode = v1_ev_args(ev)[1], id = v1_ev_args(ev)[2];
-		struct pp_regions *rgn = v1_tab_get(&pp->regions, ev->g, mode == 0, NULL);
-		if (mode == 0) {
-			if (!rgn)
-				return v1_fail(d, -ENOMEM, 0, "out of memory");
-			struct region r = {v1_ev_args(ev)[0], id};
-			if (v1_push((void **)&rgn->r, &rgn->n, &rgn->cap, sizeof(r), &r) < 0)
-				return oom(d);
-		} else if (mode == 1) {
-			if (rgn && rgn->n > 0) {
-				struct region *s = &rgn->r[rgn->n - 1];
-				if (s->task != v1_ev_args(ev)[0] ||
-				    (s->name_id != id &&
-				     strcmp(region_name(d, s->name_id), region_name(d, id)) != 0))
-					PPFAIL("misuse of region in goroutine %llu: span end at offset %llu (task %llu, %s) when the inner-most active span start event is task %llu, %s",
-					       ULL(ev->g), ULL(ev->off), ULL(v1_ev_args(ev)[0]),
-					       region_name(d, id), ULL(s->task),
-					       region_name(d, s->name_id));
-				rgn->n--; /* the entry keeps its room until GoEnd */
-			}
-		} else {
-			PPFAIL("invalid user region mode %llu at offset %llu",
-			       ULL(mode), ULL(ev->off));
-		}
-		break;
+		v1_tab_del(&x->pp->tasks, v1_ev_args(x->ev)[0]);
+		return 0;
+	case RTD_GO_EV_USER_REGION:
+		return pp_region(x);
 	}
-	}
+	return 0;
+}
+
+/* Go's postProcessTrace for one event. */
+static int pp_event(rtd_gotrace_dec *d, struct pp_state *pp, struct v1_ev *ev)
+{
+	struct pp_ctx x = {d, pp, ev, gtab_get(&pp->gs, ev->g, true, NULL, struct pp_g),
+			   gtab_get(&pp->ps, (uint64_t)(int64_t)ev->p, true, NULL, struct pp_p)};
+	if (!x.g || !x.p)
+		return oom(d);
+	int32_t pkey = ev->p;
+	int rc = pp_dispatch(&x);
+	if (rc < 0)
+		return rc;
 	if (ev->p != pkey) { /* a fake P: Go stores p there */
-		struct pp_p pv = *p;
+		struct pp_p pv = *x.p;
 		struct pp_p *np = gtab_get(&pp->ps, (uint64_t)(int64_t)ev->p, true, NULL, struct pp_p);
 		if (!np)
 			return oom(d);

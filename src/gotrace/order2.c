@@ -353,15 +353,778 @@ static const char *string_of(struct genctx *c, uint64_t id, bool *ok)
 }
 
 /*
+ * One step of the state machine, as Go's orderingDispatch handlers see it:
+ * the event, its arguments after the time delta (Go's ev.args), the
+ * generation, and the thread's context before (cur) and after (nw).
+ * A handler returns ADVANCE (the event goes out with the context it had),
+ * OUT (it put the event, and those it implies, out itself), 0 when the
+ * event cannot go yet, or an error.
+ */
+struct step {
+	struct genctx *c;
+	struct v2_out *ev;
+	const uint64_t *a;
+	uint64_t gen;
+	bool initial; /* the first generation */
+	struct ctx cur, nw;
+};
+enum { ADVANCE = 1, OUT = 2 };
+
+typedef int (*step_fn)(struct step *s);
+
+static int need(struct step *s, enum req th, enum req pr, enum req go)
+{
+	return check_ctx(s->c, s->ev, s->cur, th, pr, go);
+}
+
+static int fail_at(struct step *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail_at(struct step *s, const char *fmt, ...)
+{
+	char msg[480];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return fail(s->c, s->ev->off, "%s", msg);
+}
+
+static int cap_fail(struct step *s, const char *what)
+{
+	return v1_fail(s->c->d, -RTD_E_CAP, s->ev->off, "too many %s", what);
+}
+
+static const char *name_of(const struct step *s)
+{
+	return evname(s->ev->type);
+}
+
+/*
+ * The goroutine on the thread, which must exist and be in @status (Go's
+ * message names @word for the state, which is not always @status's).
+ */
+static int cur_g_in(struct step *s, uint8_t status, const char *word, struct gst **gs)
+{
+	*gs = gget(s->c, s->cur.g);
+	if (!*gs)
+		return fail_at(s, "event %s for goroutine (%llu) that doesn't exist", name_of(s),
+			       (unsigned long long)s->cur.g);
+	if ((*gs)->status != status)
+		return fail_at(s, "%s event for goroutine that's not %s", name_of(s), word);
+	return 0;
+}
+
+/* The goroutine on the thread, in whatever state, for a range event. */
+static int cur_g_known(struct step *s, struct gst **gs)
+{
+	*gs = gget(s->c, s->cur.g);
+	if (!*gs)
+		return fail_at(s, "encountered event of type %u without known state for current goroutine %llu",
+			       s->ev->type, (unsigned long long)s->cur.g);
+	return 0;
+}
+
+/* The P on the thread, which must exist. */
+static int cur_p(struct step *s, struct pst **ps)
+{
+	*ps = pget(s->c, s->cur.p);
+	if (!*ps)
+		return fail_at(s, "uninitialized proc %lld found during %s", (long long)s->cur.p,
+			       name_of(s));
+	return 0;
+}
+
+/* A goroutine the event creates: it must not exist yet. */
+static int new_g(struct step *s, uint64_t gid, uint8_t status, const char *in)
+{
+	bool created;
+	struct gst *gs = v1_tab_get(&s->c->o->gs, gid, true, &created);
+	if (!gs)
+		return cap_fail(s, "goroutines");
+	if (!created)
+		return fail_at(s, "tried to create goroutine (%llu)%s that already exists",
+			       (unsigned long long)gid, in);
+	gs->status = status;
+	gs->sgen = s->gen;
+	return 0;
+}
+
+static void del_g(struct step *s, uint64_t gid, struct gst *gs)
+{
+	free_g(gs);
+	v1_tab_del(&s->c->o->gs, gid);
+}
+
+/* Put out an event the step implies: ahead of the event itself, unless
+ * the handler has put that out already (and answers OUT). */
+static int imply(struct step *s, const struct v2_out *x)
+{
+	return push(s->c, x);
+}
+
+/* A copy of the event as the synthetic event @type, its arguments zero
+ * (Go's reader makes them for GoSwitch and GoDestroySyscall). */
+static struct v2_out synth(const struct step *s, uint8_t type)
+{
+	struct v2_out x = *s->ev;
+	memset(x.args, 0, sizeof(x.args));
+	x.type = type;
+	x.nargs = (uint8_t)v2_specs[type].nargs;
+	return x;
+}
+
+/* ---- procs ---- */
+
+/* The thread whose P is @pid, the one a ProcStatus of an abandoned
+ * syscall is about to have stolen. */
+static int find_sched_ctx(struct step *s, int64_t pid)
+{
+	struct v2_order *o = s->c->o;
+	bool found = false;
+	for (size_t i = 0; i < o->ms.cap; i++) {
+		if (o->ms.used[i] != 1)
+			continue;
+		struct mst *x = (struct mst *)(o->ms.vals + i * o->ms.vsz);
+		if (x->p == pid) {
+			s->cur = (struct ctx){x->g, o->ms.keys[i], pid};
+			found = true;
+		}
+	}
+	if (!found)
+		return fail_at(s, "failed to find sched context for proc %lld that's about to be stolen",
+			       (long long)pid);
+	return ADVANCE;
+}
+
+static int proc_status(struct step *s)
+{
+	int64_t pid = (int64_t)s->a[0];
+	uint64_t status = s->a[1];
+	if (status > PR_SYSCALL_ABANDONED)
+		return fail_at(s, "invalid status for proc %lld: %llu", (long long)pid,
+			       (unsigned long long)status);
+	bool was_running = false;
+	struct pst *ps = pget(s->c, pid);
+	if (ps) {
+		if (status == PR_SYSCALL_ABANDONED && ps->status == PR_SYSCALL) {
+			was_running = true;
+			s->ev->args[2] = PR_SYSCALL;
+		} else if (status == PR_SYSCALL_ABANDONED && ps->status == PR_SYSCALL_ABANDONED) {
+			s->ev->args[2] = PR_SYSCALL_ABANDONED;
+		} else if (ps->status != status) {
+			return fail_at(s, "inconsistent status for proc %lld: old %s vs. new %s",
+				       (long long)pid, pstatus_name[ps->status], pstatus_name[status]);
+		}
+	} else {
+		ps = v1_tab_get(&s->c->o->ps, (uint64_t)pid, true, NULL);
+		if (!ps)
+			return cap_fail(s, "procs");
+		ps->status = (uint8_t)status;
+	}
+	ps->sgen = s->gen;
+	ps->seq = 0;
+	if (status == PR_RUNNING || status == PR_SYSCALL)
+		s->nw.p = pid;
+	if (status == PR_SYSCALL_ABANDONED && was_running)
+		return find_sched_ctx(s, pid);
+	return ADVANCE;
+}
+
+static int proc_start(struct step *s)
+{
+	int64_t pid = (int64_t)s->a[0];
+	struct pst *ps = pget(s->c, pid);
+	if (!ps || ps->status != PR_IDLE || !succeeds(s->gen, s->a[1], ps->sgen, ps->seq) ||
+	    s->cur.p != NOP)
+		return 0;
+	int rc = need(s, MUST, MUSTNOT, MAY);
+	if (rc < 0)
+		return rc;
+	ps->status = PR_RUNNING;
+	ps->sgen = s->gen;
+	ps->seq = s->a[1];
+	s->nw.p = pid;
+	return ADVANCE;
+}
+
+static int proc_stop(struct step *s)
+{
+	struct pst *ps = pget(s->c, s->cur.p);
+	if (!ps)
+		return fail_at(s, "event ProcStop for proc (%lld) that doesn't exist",
+			       (long long)s->cur.p);
+	if (ps->status != PR_RUNNING && ps->status != PR_SYSCALL)
+		return fail_at(s, "ProcStop event for proc that's not Running or Syscall");
+	int rc = need(s, MUST, MUST, MAY);
+	if (rc < 0)
+		return rc;
+	ps->status = PR_IDLE;
+	s->nw.p = NOP;
+	return ADVANCE;
+}
+
+static int proc_steal(struct step *s)
+{
+	int64_t pid = (int64_t)s->a[0];
+	uint64_t mid = s->a[2];
+	struct pst *ps = pget(s->c, pid);
+	if (!ps || (ps->status != PR_SYSCALL && ps->status != PR_SYSCALL_ABANDONED) ||
+	    !succeeds(s->gen, s->a[1], ps->sgen, ps->seq))
+		return 0;
+	int rc = need(s, MUST, MAY, MAY);
+	if (rc < 0)
+		return rc;
+	uint8_t old = ps->status;
+	ps->status = PR_IDLE;
+	ps->sgen = s->gen;
+	ps->seq = s->a[1];
+	if (old == PR_SYSCALL_ABANDONED)
+		return ADVANCE;
+	if (mid == s->cur.m) {
+		if (s->cur.p != pid)
+			return fail_at(s, "tried to self-steal proc %lld (thread %llu), but got proc %lld instead",
+				       (long long)pid, (unsigned long long)mid, (long long)s->cur.p);
+		s->nw.p = NOP;
+		return ADVANCE;
+	}
+	struct mst *x = v1_tab_get(&s->c->o->ms, mid, false, NULL);
+	if (!x)
+		return fail_at(s, "stole proc from non-existent thread %llu", (unsigned long long)mid);
+	if (x->p != pid)
+		return fail_at(s, "tried to steal proc %lld from thread %llu, but got proc %lld instead",
+			       (long long)pid, (unsigned long long)mid, (long long)x->p);
+	x->p = NOP;
+	return ADVANCE;
+}
+
+/* ---- goroutines ---- */
+
+/* A goroutine in a syscall on thread @mid: that thread has it. */
+static int syscall_thread(struct step *s, uint64_t gid, uint64_t mid)
+{
+	if (mid == NOM)
+		return fail_at(s, "found goroutine %llu in syscall without a thread",
+			       (unsigned long long)gid);
+	if (mid == s->cur.m) {
+		if (!s->initial && s->cur.g != gid)
+			return fail_at(s, "inconsistent thread for syscalling goroutine %llu: thread has goroutine %llu",
+				       (unsigned long long)gid, (unsigned long long)s->cur.g);
+		s->nw.g = gid;
+		return ADVANCE;
+	}
+	bool created;
+	struct mst *x = v1_tab_get(&s->c->o->ms, mid, true, &created);
+	if (!x)
+		return cap_fail(s, "threads");
+	if (!created) {
+		if (x->g != gid)
+			return fail_at(s, "inconsistent thread for syscalling goroutine %llu: thread has goroutine %llu",
+				       (unsigned long long)gid, (unsigned long long)x->g);
+		s->cur.g = x->g;
+	} else {
+		x->g = gid;
+		x->p = NOP;
+	}
+	s->cur.m = mid;
+	return ADVANCE;
+}
+
+static int go_status(struct step *s)
+{
+	uint64_t gid = s->a[0], mid = s->a[1], status = s->a[2];
+	if (status > GO_WAITING)
+		return fail_at(s, "invalid status for goroutine %llu: %llu", (unsigned long long)gid,
+			       (unsigned long long)status);
+	struct gst *gs = gget(s->c, gid);
+	if (gs) {
+		if (gs->status != status)
+			return fail_at(s, "inconsistent status for goroutine %llu: old %s vs. new %s",
+				       (unsigned long long)gid, gstatus_name[gs->status],
+				       gstatus_name[status]);
+		gs->sgen = s->gen;
+		gs->seq = 0;
+	} else if (s->initial) {
+		gs = v1_tab_get(&s->c->o->gs, gid, true, NULL);
+		if (!gs)
+			return cap_fail(s, "goroutines");
+		gs->status = (uint8_t)status;
+		gs->sgen = s->gen;
+	} else {
+		return fail_at(s, "found goroutine status for new goroutine after the first generation: id=%llu status=%s",
+			       (unsigned long long)gid, gstatus_name[status]);
+	}
+	if (status == GO_RUNNING)
+		s->nw.g = gid;
+	else if (status == GO_SYSCALL)
+		return syscall_thread(s, gid, mid);
+	return ADVANCE;
+}
+
+static int go_create(struct step *s)
+{
+	int rc = need(s, MUST, MUST, MAY);
+	if (rc < 0)
+		return rc;
+	struct gst *gs = gget(s->c, s->cur.g);
+	if (gs && gs->status != GO_RUNNING)
+		return fail_at(s, "%s event for goroutine that's not Running", name_of(s));
+	bool blocked = s->ev->type == RTD_GO2_EV_GO_CREATE_BLOCKED;
+	rc = new_g(s, s->a[0], blocked ? GO_WAITING : GO_RUNNABLE, "");
+	return rc < 0 ? rc : ADVANCE;
+}
+
+/* GoDestroy, GoStop, GoBlock: the running goroutine stops running. */
+static int go_stop_running(struct step *s)
+{
+	int rc = need(s, USERGO);
+	struct gst *gs;
+	if (rc < 0 || (rc = cur_g_in(s, GO_RUNNING, "Running", &gs)) < 0)
+		return rc;
+	if (s->ev->type == RTD_GO2_EV_GO_DESTROY)
+		del_g(s, s->cur.g, gs);
+	else
+		gs->status = s->ev->type == RTD_GO2_EV_GO_STOP ? GO_RUNNABLE : GO_WAITING;
+	s->nw.g = NOG;
+	return ADVANCE;
+}
+
+static int go_start(struct step *s)
+{
+	struct gst *gs = gget(s->c, s->a[0]);
+	if (!gs || gs->status != GO_RUNNABLE || !succeeds(s->gen, s->a[1], gs->sgen, gs->seq))
+		return 0;
+	int rc = need(s, MUST, MUST, MUSTNOT);
+	if (rc < 0)
+		return rc;
+	gs->status = GO_RUNNING;
+	gs->sgen = s->gen;
+	gs->seq = s->a[1];
+	s->nw.g = s->a[0];
+	return ADVANCE;
+}
+
+static int go_unblock(struct step *s)
+{
+	struct gst *gs = gget(s->c, s->a[0]);
+	if (!gs || gs->status != GO_WAITING || !succeeds(s->gen, s->a[1], gs->sgen, gs->seq))
+		return 0;
+	gs->status = GO_RUNNABLE;
+	gs->sgen = s->gen;
+	gs->seq = s->a[1];
+	return ADVANCE;
+}
+
+/*
+ * GoSwitch, GoSwitchDestroy: the running goroutine hands the thread to a
+ * waiting one. Out go the event, the implied GoBlock (no reason, no stack)
+ * or GoDestroy of the first, and the GoStart of the second.
+ */
+static int go_switch(struct step *s)
+{
+	int rc = need(s, USERGO);
+	struct gst *gs;
+	if (rc < 0 || (rc = cur_g_in(s, GO_RUNNING, "Running", &gs)) < 0)
+		return rc;
+	struct gst *next = gget(s->c, s->a[0]);
+	if (!next || next->status != GO_WAITING ||
+	    !succeeds(s->gen, s->a[1], next->sgen, next->seq))
+		return 0;
+	s->ev->p = s->cur.p;
+	s->ev->g = s->cur.g;
+	if ((rc = push(s->c, s->ev)) < 0)
+		return rc;
+	struct v2_out x;
+	if (s->ev->type == RTD_GO2_EV_GO_SWITCH) {
+		gs->status = GO_WAITING;
+		x = synth(s, RTD_GO2_EV_GO_BLOCK);
+	} else {
+		del_g(s, s->cur.g, gs);
+		x = synth(s, RTD_GO2_EV_GO_DESTROY);
+	}
+	if ((rc = imply(s, &x)) < 0)
+		return rc;
+	next = gget(s->c, s->a[0]); /* the table may have moved */
+	next->status = GO_RUNNING;
+	next->sgen = s->gen;
+	next->seq = s->a[1];
+	x = *s->ev; /* its arguments are the GoStart's */
+	x.type = RTD_GO2_EV_GO_START;
+	x.nargs = (uint8_t)v2_specs[RTD_GO2_EV_GO_START].nargs;
+	x.g = NOG;
+	if ((rc = imply(s, &x)) < 0)
+		return rc;
+	s->nw.g = s->a[0];
+	return OUT;
+}
+
+static int go_syscall_begin(struct step *s)
+{
+	int rc = need(s, USERGO);
+	struct gst *gs;
+	struct pst *ps;
+	if (rc < 0 || (rc = cur_g_in(s, GO_RUNNING, "Running", &gs)) < 0)
+		return rc;
+	gs->status = GO_SYSCALL;
+	if ((rc = cur_p(s, &ps)) < 0)
+		return rc;
+	ps->status = PR_SYSCALL;
+	if (!succeeds(s->gen, s->a[0], ps->sgen, ps->seq))
+		return fail_at(s, "failed to advance %s: can't make sequence: %llu (gen=%llu) -> %llu (gen=%llu)",
+			       name_of(s), (unsigned long long)ps->seq, (unsigned long long)ps->sgen,
+			       (unsigned long long)s->a[0], (unsigned long long)s->gen);
+	ps->sgen = s->gen;
+	ps->seq = s->a[0];
+	return ADVANCE;
+}
+
+static int go_syscall_end(struct step *s)
+{
+	int rc = need(s, USERGO);
+	struct gst *gs;
+	struct pst *ps;
+	if (rc < 0 || (rc = cur_g_in(s, GO_SYSCALL, "Running", &gs)) < 0)
+		return rc;
+	gs->status = GO_RUNNING;
+	if ((rc = cur_p(s, &ps)) < 0)
+		return rc;
+	if (ps->status != PR_SYSCALL)
+		return fail_at(s, "expected proc %lld in state Syscall, but got %s instead",
+			       (long long)s->cur.p, pstatus_name[ps->status]);
+	ps->status = PR_RUNNING;
+	return ADVANCE;
+}
+
+static int go_syscall_end_blocked(struct step *s)
+{
+	int rc;
+	struct gst *gs;
+	struct pst *ps;
+	if (s->cur.p != NOP) {
+		if ((rc = cur_p(s, &ps)) < 0)
+			return rc;
+		if (ps->status == PR_SYSCALL)
+			return 0; /* its P has not been stolen yet */
+	}
+	if ((rc = need(s, MUST, MAY, MUST)) < 0 ||
+	    (rc = cur_g_in(s, GO_SYSCALL, "Running", &gs)) < 0)
+		return rc;
+	s->nw.g = NOG;
+	gs->status = GO_RUNNABLE;
+	return ADVANCE;
+}
+
+static int go_create_syscall(struct step *s)
+{
+	int rc = need(s, MUST, MAY, MUSTNOT);
+	if (rc < 0 || (rc = new_g(s, s->a[0], GO_SYSCALL, " in syscall")) < 0)
+		return rc;
+	s->nw.g = s->a[0];
+	return ADVANCE;
+}
+
+static int go_destroy_syscall(struct step *s)
+{
+	int rc = need(s, MUST, MAY, MUST);
+	struct gst *gs;
+	if (rc < 0 || (rc = cur_g_in(s, GO_SYSCALL, "Syscall", &gs)) < 0)
+		return rc;
+	del_g(s, s->cur.g, gs);
+	s->nw.g = NOG;
+	if (s->cur.p == NOP)
+		return ADVANCE;
+	struct pst *ps = pget(s->c, s->cur.p);
+	if (!ps)
+		return fail_at(s, "found invalid proc %lld during %s", (long long)s->cur.p,
+			       name_of(s));
+	if (ps->status != PR_SYSCALL)
+		return fail_at(s, "proc %lld in unexpected state %s during %s", (long long)s->cur.p,
+			       pstatus_name[ps->status], name_of(s));
+	ps->status = PR_SYSCALL_ABANDONED;
+	s->nw.p = NOP;
+	/* the implied self-steal */
+	struct v2_out x = synth(s, RTD_GO2_EV_PROC_STEAL);
+	x.args[1] = (uint64_t)s->cur.p;
+	x.p = s->cur.p;
+	x.g = s->cur.g;
+	return (rc = imply(s, &x)) < 0 ? rc : ADVANCE;
+}
+
+/* ---- user annotations ---- */
+
+static int user_task_begin(struct step *s)
+{
+	bool created, ok;
+	struct task *t = v1_tab_get(&s->c->o->tasks, s->a[0], true, &created);
+	if (!t)
+		return cap_fail(s, "tasks");
+	if (!created)
+		return fail_at(s, "task ID conflict: %llu", (unsigned long long)s->a[0]);
+	const char *name = string_of(s->c, s->a[2], &ok);
+	if (!ok) {
+		v1_tab_del(&s->c->o->tasks, s->a[0]);
+		return fail_at(s, "invalid string ID %llu for %s event",
+			       (unsigned long long)s->a[2], name_of(s));
+	}
+	t->name = strdup(name);
+	t->parent = s->a[1];
+	int rc = need(s, USERGO);
+	return rc < 0 ? rc : ADVANCE;
+}
+
+/* The end carries its task's parent and name, as Go's does. */
+static int user_task_end(struct step *s)
+{
+	struct v2_order *o = s->c->o;
+	struct task *t = v1_tab_get(&o->tasks, s->a[0], false, NULL);
+	s->ev->task_parent = 0;
+	s->ev->task_name = "";
+	if (t) {
+		if (v1_push((void **)&o->ended, &o->nended, &o->capended, sizeof(char *),
+			    &t->name) < 0)
+			return v1_fail(s->c->d, -ENOMEM, s->ev->off, "out of memory");
+		s->ev->task_parent = t->parent;
+		s->ev->task_name = t->name;
+		v1_tab_del(&o->tasks, s->a[0]);
+	}
+	int rc = need(s, USERGO);
+	return rc < 0 ? rc : ADVANCE;
+}
+
+static int region_push(struct step *s, struct gst *gs, const char *name)
+{
+	if (gs->nreg == gs->capreg) {
+		size_t nc = gs->capreg ? gs->capreg * 2 : 4;
+		struct region *r = realloc(gs->reg, nc * sizeof(*r));
+		if (!r)
+			return v1_fail(s->c->d, -ENOMEM, s->ev->off, "out of memory");
+		gs->reg = r;
+		gs->capreg = nc;
+	}
+	char *cp = strdup(name);
+	if (!cp)
+		return v1_fail(s->c->d, -ENOMEM, s->ev->off, "out of memory");
+	gs->reg[gs->nreg++] = (struct region){s->a[0], cp};
+	return ADVANCE;
+}
+
+/* UserRegionBegin, UserRegionEnd: a goroutine's stack of regions. */
+static int user_region(struct step *s)
+{
+	int rc = need(s, USERGO);
+	if (rc < 0)
+		return rc;
+	bool ok;
+	const char *name = string_of(s->c, s->a[1], &ok);
+	if (!ok)
+		return fail_at(s, "invalid string ID %llu for %s event",
+			       (unsigned long long)s->a[1], name_of(s));
+	struct gst *gs = gget(s->c, s->cur.g);
+	if (!gs)
+		return fail_at(s, "encountered Ev%s without known state for current goroutine %llu",
+			       name_of(s), (unsigned long long)s->cur.g);
+	if (s->ev->type == RTD_GO2_EV_USER_REGION_BEGIN)
+		return region_push(s, gs, name);
+	if (gs->nreg) {
+		struct region *r = &gs->reg[gs->nreg - 1];
+		if (r->task != s->a[0] || strcmp(r->name, name) != 0)
+			return fail_at(s, "misuse of region in goroutine %llu: region end {%llu %s} when the inner-most active region start event is {%llu %s}",
+				       (unsigned long long)s->cur.g, (unsigned long long)s->a[0], name,
+				       (unsigned long long)r->task, r->name);
+		free(r->name);
+		gs->nreg--;
+	}
+	return ADVANCE;
+}
+
+/* ---- the garbage collector ---- */
+
+static int gc_active(struct step *s)
+{
+	struct v2_order *o = s->c->o;
+	if (s->initial) {
+		if (o->gc_state != GC_UNDETERMINED)
+			return fail_at(s, "GCActive in the first generation isn't first GC event");
+		o->gc_seq = s->a[0];
+		o->gc_state = GC_RUNNING;
+		return ADVANCE;
+	}
+	if (s->a[0] != o->gc_seq + 1)
+		return 0;
+	if (o->gc_state != GC_RUNNING)
+		return fail_at(s, "encountered GCActive while GC was not in progress");
+	o->gc_seq = s->a[0];
+	int rc = need(s, USERGO);
+	return rc < 0 ? rc : ADVANCE;
+}
+
+static int gc_begin(struct step *s)
+{
+	struct v2_order *o = s->c->o;
+	if (o->gc_state == GC_UNDETERMINED) {
+		o->gc_seq = s->a[0];
+		o->gc_state = GC_RUNNING;
+		return ADVANCE;
+	}
+	if (s->a[0] != o->gc_seq + 1)
+		return 0;
+	if (o->gc_state == GC_RUNNING)
+		return fail_at(s, "encountered GCBegin while GC was already in progress");
+	o->gc_seq = s->a[0];
+	o->gc_state = GC_RUNNING;
+	int rc = need(s, USERGO);
+	return rc < 0 ? rc : ADVANCE;
+}
+
+static int gc_end(struct step *s)
+{
+	struct v2_order *o = s->c->o;
+	if (s->a[0] != o->gc_seq + 1)
+		return 0;
+	if (o->gc_state == GC_NOT_RUNNING)
+		return fail_at(s, "encountered GCEnd when GC was not in progress");
+	if (o->gc_state == GC_UNDETERMINED)
+		return fail_at(s, "encountered GCEnd when GC was in an undetermined state");
+	o->gc_seq = s->a[0];
+	o->gc_state = GC_NOT_RUNNING;
+	int rc = need(s, USERGO);
+	return rc < 0 ? rc : ADVANCE;
+}
+
+/* ProcsChange, GoLabel, UserLog: a running goroutine says something. */
+static int user_go_event(struct step *s)
+{
+	int rc = need(s, USERGO);
+	return rc < 0 ? rc : ADVANCE;
+}
+
+/* HeapAlloc, HeapGoal: on a P. */
+static int proc_event(struct step *s)
+{
+	int rc = need(s, MUST, MUST, MAY);
+	return rc < 0 ? rc : ADVANCE;
+}
+
+/* ---- ranges: sweeps on a P, mark assists and stop-the-worlds on a G ---- */
+
+static int sweep_begin(struct step *s)
+{
+	int rc = need(s, MUST, MUST, MAY);
+	struct pst *ps;
+	if (rc < 0 || (rc = cur_p(s, &ps)) < 0 ||
+	    (rc = range_begin(s->c, s->ev, &ps->rs, 0)) < 0)
+		return rc;
+	return ADVANCE;
+}
+
+static int sweep_active(struct step *s)
+{
+	struct pst *ps = pget(s->c, (int64_t)s->a[0]);
+	if (!ps)
+		return fail_at(s, "encountered GCSweepActive for unknown proc %llu",
+			       (unsigned long long)s->a[0]);
+	int rc = range_active(s->c, s->ev, &ps->rs, s->initial);
+	return rc < 0 ? rc : ADVANCE;
+}
+
+static int sweep_end(struct step *s)
+{
+	int rc = need(s, MUST, MUST, MAY);
+	struct pst *ps;
+	if (rc < 0 || (rc = cur_p(s, &ps)) < 0 ||
+	    (rc = range_end(s->c, s->ev, &ps->rs, NULL)) < 0)
+		return rc;
+	return ADVANCE;
+}
+
+/* STWBegin (its range named by its kind), GCMarkAssistBegin. */
+static int g_range_begin(struct step *s)
+{
+	int rc = need(s, USERGO);
+	struct gst *gs;
+	if (rc < 0 || (rc = cur_g_known(s, &gs)) < 0)
+		return rc;
+	uint64_t desc = s->ev->type == RTD_GO2_EV_STW_BEGIN ? s->a[0] : 0;
+	rc = range_begin(s->c, s->ev, &gs->rs, desc);
+	return rc < 0 ? rc : ADVANCE;
+}
+
+static int mark_assist_active(struct step *s)
+{
+	struct gst *gs = gget(s->c, s->a[0]);
+	if (!gs)
+		return fail_at(s, "uninitialized goroutine %llu found during %s",
+			       (unsigned long long)s->a[0], name_of(s));
+	int rc = range_active(s->c, s->ev, &gs->rs, s->initial);
+	return rc < 0 ? rc : ADVANCE;
+}
+
+/* STWEnd (gets its begin's kind, as Go smuggles it), GCMarkAssistEnd. */
+static int g_range_end(struct step *s)
+{
+	int rc = need(s, USERGO);
+	struct gst *gs;
+	uint64_t desc = 0;
+	if (rc < 0 || (rc = cur_g_known(s, &gs)) < 0 ||
+	    (rc = range_end(s->c, s->ev, &gs->rs, &desc)) < 0)
+		return rc;
+	if (s->ev->type == RTD_GO2_EV_STW_END)
+		s->ev->args[1] = desc;
+	return ADVANCE;
+}
+
+/* Go's orderingDispatch: the handler of each timed event type. */
+static const step_fn dispatch[V2_MAX_TYPE + 1] = {
+	[RTD_GO2_EV_PROCS_CHANGE] = user_go_event,
+	[RTD_GO2_EV_PROC_START] = proc_start,
+	[RTD_GO2_EV_PROC_STOP] = proc_stop,
+	[RTD_GO2_EV_PROC_STEAL] = proc_steal,
+	[RTD_GO2_EV_PROC_STATUS] = proc_status,
+	[RTD_GO2_EV_GO_CREATE] = go_create,
+	[RTD_GO2_EV_GO_CREATE_SYSCALL] = go_create_syscall,
+	[RTD_GO2_EV_GO_START] = go_start,
+	[RTD_GO2_EV_GO_DESTROY] = go_stop_running,
+	[RTD_GO2_EV_GO_DESTROY_SYSCALL] = go_destroy_syscall,
+	[RTD_GO2_EV_GO_STOP] = go_stop_running,
+	[RTD_GO2_EV_GO_BLOCK] = go_stop_running,
+	[RTD_GO2_EV_GO_UNBLOCK] = go_unblock,
+	[RTD_GO2_EV_GO_SYSCALL_BEGIN] = go_syscall_begin,
+	[RTD_GO2_EV_GO_SYSCALL_END] = go_syscall_end,
+	[RTD_GO2_EV_GO_SYSCALL_END_BLOCKED] = go_syscall_end_blocked,
+	[RTD_GO2_EV_GO_STATUS] = go_status,
+	[RTD_GO2_EV_STW_BEGIN] = g_range_begin,
+	[RTD_GO2_EV_STW_END] = g_range_end,
+	[RTD_GO2_EV_GC_ACTIVE] = gc_active,
+	[RTD_GO2_EV_GC_BEGIN] = gc_begin,
+	[RTD_GO2_EV_GC_END] = gc_end,
+	[RTD_GO2_EV_GC_SWEEP_ACTIVE] = sweep_active,
+	[RTD_GO2_EV_GC_SWEEP_BEGIN] = sweep_begin,
+	[RTD_GO2_EV_GC_SWEEP_END] = sweep_end,
+	[RTD_GO2_EV_GC_MARK_ASSIST_ACTIVE] = mark_assist_active,
+	[RTD_GO2_EV_GC_MARK_ASSIST_BEGIN] = g_range_begin,
+	[RTD_GO2_EV_GC_MARK_ASSIST_END] = g_range_end,
+	[RTD_GO2_EV_HEAP_ALLOC] = proc_event,
+	[RTD_GO2_EV_HEAP_GOAL] = proc_event,
+	[RTD_GO2_EV_GO_LABEL] = user_go_event,
+	[RTD_GO2_EV_USER_TASK_BEGIN] = user_task_begin,
+	[RTD_GO2_EV_USER_TASK_END] = user_task_end,
+	[RTD_GO2_EV_USER_REGION_BEGIN] = user_region,
+	[RTD_GO2_EV_USER_REGION_END] = user_region,
+	[RTD_GO2_EV_USER_LOG] = user_go_event,
+	[RTD_GO2_EV_GO_SWITCH] = go_switch,
+	[RTD_GO2_EV_GO_SWITCH_DESTROY] = go_switch,
+	[RTD_GO2_EV_GO_CREATE_BLOCKED] = go_create,
+	[RTD_GO2_EV_GO_STATUS_STACK] = go_status,
+};
+
+/*
  * Try to advance ev (from thread m). Returns 1 advanced, 0 cannot yet,
  * <0 error. Events (and any it implies) go to the output queue.
  */
 static int advance(struct genctx *c, struct v2_out *ev)
 {
 	struct v2_order *o = c->o;
-	uint64_t m = ev->m, gen = c->gen;
-	bool initial = gen == o->initial_gen;
-	struct ctx cur = {NOG, m, NOP};
+	uint64_t m = ev->m;
+	struct step s = {c, ev, ev->args + 1 /* Go's ev.args: after the dt */, c->gen,
+			 c->gen == o->initial_gen, {NOG, m, NOP}, {NOG, m, NOP}};
 	if (m != NOM) {
 		bool created;
 		struct mst *ms = v1_tab_get(&o->ms, m, true, &created);
@@ -371,595 +1134,28 @@ static int advance(struct genctx *c, struct v2_out *ev)
 			ms->g = NOG;
 			ms->p = NOP;
 		}
-		cur.g = ms->g;
-		cur.p = ms->p;
+		s.cur.g = ms->g;
+		s.cur.p = ms->p;
 	}
-	struct ctx nw = cur;
-	const uint64_t *a = ev->args + 1; /* Go's ev.args: after the dt */
-	struct gst *gs;
-	struct pst *ps;
-	int rc;
-	bool found;
-	switch (ev->type) {
-	case 13: { /* ProcStatus */
-		int64_t pid = (int64_t)a[0];
-		uint64_t status = a[1];
-		if (status > PR_SYSCALL_ABANDONED)
-			return fail(c, ev->off, "invalid status for proc %lld: %llu",
-				    (long long)pid, (unsigned long long)status);
-		bool was_running = false;
-		ps = pget(c, pid);
-		if (ps) {
-			if (status == PR_SYSCALL_ABANDONED && ps->status == PR_SYSCALL) {
-				was_running = true;
-				ev->args[2] = PR_SYSCALL;
-			} else if (status == PR_SYSCALL_ABANDONED &&
-				   ps->status == PR_SYSCALL_ABANDONED) {
-				ev->args[2] = PR_SYSCALL_ABANDONED;
-			} else if (ps->status != status) {
-				return fail(c, ev->off, "inconsistent status for proc %lld: old %s vs. new %s",
-					    (long long)pid, pstatus_name[ps->status],
-					    pstatus_name[status]);
-			}
-			ps->sgen = gen;
-			ps->seq = 0;
-		} else {
-			ps = v1_tab_get(&o->ps, (uint64_t)pid, true, NULL);
-			if (!ps)
-				return v1_fail(c->d, -RTD_E_CAP, ev->off, "too many procs");
-			ps->status = (uint8_t)status;
-			ps->sgen = gen;
-			ps->seq = 0;
-		}
-		if (status == PR_RUNNING || status == PR_SYSCALL)
-			nw.p = pid;
-		if (status == PR_SYSCALL_ABANDONED && was_running) {
-			found = false;
-			for (size_t i = 0; i < o->ms.cap; i++) {
-				if (o->ms.used[i] != 1)
-					continue;
-				struct mst *x = (struct mst *)(o->ms.vals + i * o->ms.vsz);
-				if (x->p == pid) {
-					cur.m = o->ms.keys[i];
-					cur.p = pid;
-					cur.g = x->g;
-					found = true;
-				}
-			}
-			if (!found)
-				return fail(c, ev->off, "failed to find sched context for proc %lld that's about to be stolen",
-					    (long long)pid);
-		}
-		break;
-	}
-	case 10: { /* ProcStart */
-		int64_t pid = (int64_t)a[0];
-		ps = pget(c, pid);
-		if (!ps || ps->status != PR_IDLE || !succeeds(gen, a[1], ps->sgen, ps->seq) ||
-		    cur.p != NOP)
-			return 0;
-		if ((rc = check_ctx(c, ev, cur, MUST, MUSTNOT, MAY)) < 0)
-			return rc;
-		ps->status = PR_RUNNING;
-		ps->sgen = gen;
-		ps->seq = a[1];
-		nw.p = pid;
-		break;
-	}
-	case 11: /* ProcStop */
-		ps = pget(c, cur.p);
-		if (!ps)
-			return fail(c, ev->off, "event ProcStop for proc (%lld) that doesn't exist",
-				    (long long)cur.p);
-		if (ps->status != PR_RUNNING && ps->status != PR_SYSCALL)
-			return fail(c, ev->off, "ProcStop event for proc that's not Running or Syscall");
-		if ((rc = check_ctx(c, ev, cur, MUST, MUST, MAY)) < 0)
-			return rc;
-		ps->status = PR_IDLE;
-		nw.p = NOP;
-		break;
-	case 12: { /* ProcSteal */
-		int64_t pid = (int64_t)a[0];
-		ps = pget(c, pid);
-		if (!ps || (ps->status != PR_SYSCALL && ps->status != PR_SYSCALL_ABANDONED) ||
-		    !succeeds(gen, a[1], ps->sgen, ps->seq))
-			return 0;
-		if ((rc = check_ctx(c, ev, cur, MUST, MAY, MAY)) < 0)
-			return rc;
-		uint8_t old = ps->status;
-		ps->status = PR_IDLE;
-		ps->sgen = gen;
-		ps->seq = a[1];
-		if (old == PR_SYSCALL_ABANDONED)
-			break;
-		uint64_t mid = a[2];
-		if (mid == cur.m) {
-			if (cur.p != pid)
-				return fail(c, ev->off, "tried to self-steal proc %lld (thread %llu), but got proc %lld instead",
-					    (long long)pid, (unsigned long long)mid, (long long)cur.p);
-			nw.p = NOP;
-			break;
-		}
-		struct mst *x = v1_tab_get(&o->ms, mid, false, NULL);
-		if (!x)
-			return fail(c, ev->off, "stole proc from non-existent thread %llu",
-				    (unsigned long long)mid);
-		if (x->p != pid)
-			return fail(c, ev->off, "tried to steal proc %lld from thread %llu, but got proc %lld instead",
-				    (long long)pid, (unsigned long long)mid, (long long)x->p);
-		x->p = NOP;
-		break;
-	}
-	case 25:
-	case 48: { /* GoStatus, GoStatusStack */
-		uint64_t gid = a[0], mid = a[1], status = a[2];
-		if (status > GO_WAITING)
-			return fail(c, ev->off, "invalid status for goroutine %llu: %llu",
-				    (unsigned long long)gid, (unsigned long long)status);
-		gs = gget(c, gid);
-		if (gs) {
-			if (gs->status != status)
-				return fail(c, ev->off, "inconsistent status for goroutine %llu: old %s vs. new %s",
-					    (unsigned long long)gid, gstatus_name[gs->status],
-					    gstatus_name[status]);
-			gs->sgen = gen;
-			gs->seq = 0;
-		} else if (initial) {
-			gs = v1_tab_get(&o->gs, gid, true, NULL);
-			if (!gs)
-				return v1_fail(c->d, -RTD_E_CAP, ev->off, "too many goroutines");
-			gs->status = (uint8_t)status;
-			gs->sgen = gen;
-		} else {
-			return fail(c, ev->off, "found goroutine status for new goroutine after the first generation: id=%llu status=%s",
-				    (unsigned long long)gid, gstatus_name[status]);
-		}
-		if (status == GO_RUNNING) {
-			nw.g = gid;
-		} else if (status == GO_SYSCALL) {
-			if (mid == NOM)
-				return fail(c, ev->off, "found goroutine %llu in syscall without a thread",
-					    (unsigned long long)gid);
-			if (mid == cur.m) {
-				if (!initial && cur.g != gid)
-					return fail(c, ev->off, "inconsistent thread for syscalling goroutine %llu: thread has goroutine %llu",
-						    (unsigned long long)gid, (unsigned long long)cur.g);
-				nw.g = gid;
-				break;
-			}
-			bool created;
-			struct mst *x = v1_tab_get(&o->ms, mid, true, &created);
-			if (!x)
-				return v1_fail(c->d, -RTD_E_CAP, ev->off, "too many threads");
-			if (!created) {
-				if (x->g != gid)
-					return fail(c, ev->off, "inconsistent thread for syscalling goroutine %llu: thread has goroutine %llu",
-						    (unsigned long long)gid, (unsigned long long)x->g);
-				cur.g = x->g;
-			} else {
-				x->g = gid;
-				x->p = NOP;
-			}
-			cur.m = mid;
-		}
-		break;
-	}
-	case 14:
-	case 47: { /* GoCreate, GoCreateBlocked */
-		if ((rc = check_ctx(c, ev, cur, MUST, MUST, MAY)) < 0)
-			return rc;
-		gs = gget(c, cur.g);
-		if (gs && gs->status != GO_RUNNING)
-			return fail(c, ev->off, "%s event for goroutine that's not Running", evname(ev->type));
-		bool created;
-		gs = v1_tab_get(&o->gs, a[0], true, &created);
-		if (!gs)
-			return v1_fail(c->d, -RTD_E_CAP, ev->off, "too many goroutines");
-		if (!created)
-			return fail(c, ev->off, "tried to create goroutine (%llu) that already exists",
-				    (unsigned long long)a[0]);
-		gs->status = ev->type == 47 ? GO_WAITING : GO_RUNNABLE;
-		gs->sgen = gen;
-		break;
-	}
-	case 17:
-	case 19:
-	case 20: /* GoDestroy, GoStop, GoBlock */
-		if ((rc = check_ctx(c, ev, cur, USERGO)) < 0)
-			return rc;
-		gs = gget(c, cur.g);
-		if (!gs)
-			return fail(c, ev->off, "event %s for goroutine (%llu) that doesn't exist",
-				    evname(ev->type), (unsigned long long)cur.g);
-		if (gs->status != GO_RUNNING)
-			return fail(c, ev->off, "%s event for goroutine that's not Running", evname(ev->type));
-		if (ev->type == 17) {
-			free_g(gs);
-			v1_tab_del(&o->gs, cur.g);
-		} else {
-			gs->status = ev->type == 19 ? GO_RUNNABLE : GO_WAITING;
-		}
-		nw.g = NOG;
-		break;
-	case 16: /* GoStart */
-		gs = gget(c, a[0]);
-		if (!gs || gs->status != GO_RUNNABLE || !succeeds(gen, a[1], gs->sgen, gs->seq))
-			return 0;
-		if ((rc = check_ctx(c, ev, cur, MUST, MUST, MUSTNOT)) < 0)
-			return rc;
-		gs->status = GO_RUNNING;
-		gs->sgen = gen;
-		gs->seq = a[1];
-		nw.g = a[0];
-		break;
-	case 21: /* GoUnblock */
-		gs = gget(c, a[0]);
-		if (!gs || gs->status != GO_WAITING || !succeeds(gen, a[1], gs->sgen, gs->seq))
-			return 0;
-		gs->status = GO_RUNNABLE;
-		gs->sgen = gen;
-		gs->seq = a[1];
-		break;
-	case 45:
-	case 46: { /* GoSwitch, GoSwitchDestroy */
-		if ((rc = check_ctx(c, ev, cur, USERGO)) < 0)
-			return rc;
-		gs = gget(c, cur.g);
-		if (!gs)
-			return fail(c, ev->off, "event %s for goroutine (%llu) that doesn't exist",
-				    evname(ev->type), (unsigned long long)cur.g);
-		if (gs->status != GO_RUNNING)
-			return fail(c, ev->off, "%s event for goroutine that's not Running", evname(ev->type));
-		struct gst *next = gget(c, a[0]);
-		if (!next || next->status != GO_WAITING || !succeeds(gen, a[1], next->sgen, next->seq))
-			return 0;
-		ev->p = cur.p;
-		ev->g = cur.g;
+	s.nw = s.cur;
+	step_fn fn = ev->type <= V2_MAX_TYPE ? dispatch[ev->type] : NULL;
+	if (!fn)
+		return fail(c, ev->off, "bad event type found while ordering: %s", evname(ev->type));
+	int rc = fn(&s);
+	if (rc <= 0)
+		return rc;
+	if (rc == ADVANCE) {
+		ev->p = s.cur.p;
+		ev->g = s.cur.g;
+		ev->m = s.cur.m;
 		if ((rc = push(c, ev)) < 0)
 			return rc;
-		struct v2_out x = *ev;
-		memset(x.args, 0, sizeof(x.args));
-		if (ev->type == 45) {
-			gs->status = GO_WAITING;
-			x.type = 20; /* GoBlock, no reason, no stack */
-			x.nargs = 3;
-		} else {
-			free_g(gs);
-			v1_tab_del(&o->gs, cur.g);
-			x.type = 17; /* GoDestroy */
-			x.nargs = 1;
-		}
-		if ((rc = push(c, &x)) < 0)
-			return rc;
-		next = gget(c, a[0]);
-		next->status = GO_RUNNING;
-		next->sgen = gen;
-		next->seq = a[1];
-		x = *ev;
-		x.type = 16; /* GoStart of the next goroutine */
-		x.nargs = 3;
-		x.g = NOG;
-		if ((rc = push(c, &x)) < 0)
-			return rc;
-		nw.g = a[0];
-		goto done_pushed;
 	}
-	case 22: { /* GoSyscallBegin */
-		if ((rc = check_ctx(c, ev, cur, USERGO)) < 0)
-			return rc;
-		gs = gget(c, cur.g);
-		if (!gs)
-			return fail(c, ev->off, "event %s for goroutine (%llu) that doesn't exist",
-				    evname(ev->type), (unsigned long long)cur.g);
-		if (gs->status != GO_RUNNING)
-			return fail(c, ev->off, "%s event for goroutine that's not Running", evname(ev->type));
-		gs->status = GO_SYSCALL;
-		ps = pget(c, cur.p);
-		if (!ps)
-			return fail(c, ev->off, "uninitialized proc %lld found during %s",
-				    (long long)cur.p, evname(ev->type));
-		ps->status = PR_SYSCALL;
-		if (!succeeds(gen, a[0], ps->sgen, ps->seq))
-			return fail(c, ev->off, "failed to advance %s: can't make sequence: %llu (gen=%llu) -> %llu (gen=%llu)",
-				    evname(ev->type), (unsigned long long)ps->seq,
-				    (unsigned long long)ps->sgen, (unsigned long long)a[0],
-				    (unsigned long long)gen);
-		ps->sgen = gen;
-		ps->seq = a[0];
-		break;
-	}
-	case 23: /* GoSyscallEnd */
-		if ((rc = check_ctx(c, ev, cur, USERGO)) < 0)
-			return rc;
-		gs = gget(c, cur.g);
-		if (!gs)
-			return fail(c, ev->off, "event %s for goroutine (%llu) that doesn't exist",
-				    evname(ev->type), (unsigned long long)cur.g);
-		if (gs->status != GO_SYSCALL)
-			return fail(c, ev->off, "%s event for goroutine that's not Running", evname(ev->type));
-		gs->status = GO_RUNNING;
-		ps = pget(c, cur.p);
-		if (!ps)
-			return fail(c, ev->off, "uninitialized proc %lld found during %s",
-				    (long long)cur.p, evname(ev->type));
-		if (ps->status != PR_SYSCALL)
-			return fail(c, ev->off, "expected proc %lld in state Syscall, but got %s instead",
-				    (long long)cur.p, pstatus_name[ps->status]);
-		ps->status = PR_RUNNING;
-		break;
-	case 24: /* GoSyscallEndBlocked */
-		if (cur.p != NOP) {
-			ps = pget(c, cur.p);
-			if (!ps)
-				return fail(c, ev->off, "uninitialized proc %lld found during %s",
-					    (long long)cur.p, evname(ev->type));
-			if (ps->status == PR_SYSCALL)
-				return 0;
-		}
-		if ((rc = check_ctx(c, ev, cur, MUST, MAY, MUST)) < 0)
-			return rc;
-		gs = gget(c, cur.g);
-		if (!gs)
-			return fail(c, ev->off, "event %s for goroutine (%llu) that doesn't exist",
-				    evname(ev->type), (unsigned long long)cur.g);
-		if (gs->status != GO_SYSCALL)
-			return fail(c, ev->off, "%s event for goroutine that's not Running", evname(ev->type));
-		nw.g = NOG;
-		gs->status = GO_RUNNABLE;
-		break;
-	case 15: /* GoCreateSyscall */
-		if ((rc = check_ctx(c, ev, cur, MUST, MAY, MUSTNOT)) < 0)
-			return rc;
-		{
-			bool created;
-			gs = v1_tab_get(&o->gs, a[0], true, &created);
-			if (!gs)
-				return v1_fail(c->d, -RTD_E_CAP, ev->off, "too many goroutines");
-			if (!created)
-				return fail(c, ev->off, "tried to create goroutine (%llu) in syscall that already exists",
-					    (unsigned long long)a[0]);
-			gs->status = GO_SYSCALL;
-			gs->sgen = gen;
-		}
-		nw.g = a[0];
-		break;
-	case 18: /* GoDestroySyscall */
-		if ((rc = check_ctx(c, ev, cur, MUST, MAY, MUST)) < 0)
-			return rc;
-		gs = gget(c, cur.g);
-		if (!gs)
-			return fail(c, ev->off, "event %s for goroutine (%llu) that doesn't exist",
-				    evname(ev->type), (unsigned long long)cur.g);
-		if (gs->status != GO_SYSCALL)
-			return fail(c, ev->off, "%s event for goroutine that's not Syscall", evname(ev->type));
-		free_g(gs);
-		v1_tab_del(&o->gs, cur.g);
-		nw.g = NOG;
-		if (cur.p != NOP) {
-			ps = pget(c, cur.p);
-			if (!ps)
-				return fail(c, ev->off, "found invalid proc %lld during %s",
-					    (long long)cur.p, evname(ev->type));
-			if (ps->status != PR_SYSCALL)
-				return fail(c, ev->off, "proc %lld in unexpected state %s during %s",
-					    (long long)cur.p, pstatus_name[ps->status], evname(ev->type));
-			ps->status = PR_SYSCALL_ABANDONED;
-			nw.p = NOP;
-			/* the implied self-steal */
-			struct v2_out x = *ev;
-			memset(x.args, 0, sizeof(x.args));
-			x.type = 12;
-			x.nargs = 4;
-			x.args[1] = (uint64_t)cur.p;
-			x.p = cur.p;
-			x.g = cur.g;
-			if ((rc = push(c, &x)) < 0)
-				return rc;
-		}
-		break;
-	case 40: { /* UserTaskBegin */
-		bool created, ok;
-		struct task *t = v1_tab_get(&o->tasks, a[0], true, &created);
-		if (!t)
-			return v1_fail(c->d, -RTD_E_CAP, ev->off, "too many tasks");
-		if (!created)
-			return fail(c, ev->off, "task ID conflict: %llu", (unsigned long long)a[0]);
-		const char *name = string_of(c, a[2], &ok);
-		if (!ok) {
-			v1_tab_del(&o->tasks, a[0]);
-			return fail(c, ev->off, "invalid string ID %llu for %s event",
-				    (unsigned long long)a[2], evname(ev->type));
-		}
-		t->name = strdup(name);
-		t->parent = a[1];
-		if ((rc = check_ctx(c, ev, cur, USERGO)) < 0)
-			return rc;
-		break;
-	}
-	case 41: { /* UserTaskEnd */
-		/* the end carries its task's parent and name, as Go's does */
-		struct task *t = v1_tab_get(&o->tasks, a[0], false, NULL);
-		ev->task_parent = 0;
-		ev->task_name = "";
-		if (t) {
-			if (v1_push((void **)&o->ended, &o->nended, &o->capended,
-				    sizeof(char *), &t->name) < 0)
-				return v1_fail(c->d, -ENOMEM, ev->off, "out of memory");
-			ev->task_parent = t->parent;
-			ev->task_name = t->name;
-			v1_tab_del(&o->tasks, a[0]);
-		}
-		if ((rc = check_ctx(c, ev, cur, USERGO)) < 0)
-			return rc;
-		break;
-	}
-	case 42:
-	case 43: { /* UserRegionBegin, UserRegionEnd */
-		if ((rc = check_ctx(c, ev, cur, USERGO)) < 0)
-			return rc;
-		bool ok;
-		const char *name = string_of(c, a[1], &ok);
-		if (!ok)
-			return fail(c, ev->off, "invalid string ID %llu for %s event",
-				    (unsigned long long)a[1], evname(ev->type));
-		gs = gget(c, cur.g);
-		if (!gs)
-			return fail(c, ev->off, "encountered Ev%s without known state for current goroutine %llu",
-				    evname(ev->type), (unsigned long long)cur.g);
-		if (ev->type == 42) {
-			if (gs->nreg == gs->capreg) {
-				size_t nc = gs->capreg ? gs->capreg * 2 : 4;
-				struct region *r = realloc(gs->reg, nc * sizeof(*r));
-				if (!r)
-					return v1_fail(c->d, -ENOMEM, ev->off, "out of memory");
-				gs->reg = r;
-				gs->capreg = nc;
-			}
-			char *cp = strdup(name);
-			if (!cp)
-				return v1_fail(c->d, -ENOMEM, ev->off, "out of memory");
-			gs->reg[gs->nreg++] = (struct region){a[0], cp};
-		} else if (gs->nreg) {
-			struct region *r = &gs->reg[gs->nreg - 1];
-			if (r->task != a[0] || strcmp(r->name, name) != 0)
-				return fail(c, ev->off, "misuse of region in goroutine %llu: region end {%llu %s} when the inner-most active region start event is {%llu %s}",
-					    (unsigned long long)cur.g, (unsigned long long)a[0], name,
-					    (unsigned long long)r->task, r->name);
-			free(r->name);
-			gs->nreg--;
-		}
-		break;
-	}
-	case 28: /* GCActive */
-		if (initial) {
-			if (o->gc_state != GC_UNDETERMINED)
-				return fail(c, ev->off, "GCActive in the first generation isn't first GC event");
-			o->gc_seq = a[0];
-			o->gc_state = GC_RUNNING;
-			break;
-		}
-		if (a[0] != o->gc_seq + 1)
-			return 0;
-		if (o->gc_state != GC_RUNNING)
-			return fail(c, ev->off, "encountered GCActive while GC was not in progress");
-		o->gc_seq = a[0];
-		if ((rc = check_ctx(c, ev, cur, USERGO)) < 0)
-			return rc;
-		break;
-	case 29: /* GCBegin */
-		if (o->gc_state == GC_UNDETERMINED) {
-			o->gc_seq = a[0];
-			o->gc_state = GC_RUNNING;
-			break;
-		}
-		if (a[0] != o->gc_seq + 1)
-			return 0;
-		if (o->gc_state == GC_RUNNING)
-			return fail(c, ev->off, "encountered GCBegin while GC was already in progress");
-		o->gc_seq = a[0];
-		o->gc_state = GC_RUNNING;
-		if ((rc = check_ctx(c, ev, cur, USERGO)) < 0)
-			return rc;
-		break;
-	case 30: /* GCEnd */
-		if (a[0] != o->gc_seq + 1)
-			return 0;
-		if (o->gc_state == GC_NOT_RUNNING)
-			return fail(c, ev->off, "encountered GCEnd when GC was not in progress");
-		if (o->gc_state == GC_UNDETERMINED)
-			return fail(c, ev->off, "encountered GCEnd when GC was in an undetermined state");
-		o->gc_seq = a[0];
-		o->gc_state = GC_NOT_RUNNING;
-		if ((rc = check_ctx(c, ev, cur, USERGO)) < 0)
-			return rc;
-		break;
-	case 9:
-	case 39:
-	case 44: /* ProcsChange, GoLabel, UserLog */
-		if ((rc = check_ctx(c, ev, cur, USERGO)) < 0)
-			return rc;
-		break;
-	case 37:
-	case 38: /* HeapAlloc, HeapGoal */
-		if ((rc = check_ctx(c, ev, cur, MUST, MUST, MAY)) < 0)
-			return rc;
-		break;
-	case 32: /* GCSweepBegin */
-		if ((rc = check_ctx(c, ev, cur, MUST, MUST, MAY)) < 0)
-			return rc;
-		ps = pget(c, cur.p);
-		if (!ps)
-			return fail(c, ev->off, "uninitialized proc %lld found during %s",
-				    (long long)cur.p, evname(ev->type));
-		if ((rc = range_begin(c, ev, &ps->rs, 0)) < 0)
-			return rc;
-		break;
-	case 31: /* GCSweepActive */
-		ps = pget(c, (int64_t)a[0]);
-		if (!ps)
-			return fail(c, ev->off, "encountered GCSweepActive for unknown proc %llu",
-				    (unsigned long long)a[0]);
-		if ((rc = range_active(c, ev, &ps->rs, initial)) < 0)
-			return rc;
-		break;
-	case 33: /* GCSweepEnd */
-		if ((rc = check_ctx(c, ev, cur, MUST, MUST, MAY)) < 0)
-			return rc;
-		ps = pget(c, cur.p);
-		if (!ps)
-			return fail(c, ev->off, "uninitialized proc %lld found during %s",
-				    (long long)cur.p, evname(ev->type));
-		if ((rc = range_end(c, ev, &ps->rs, NULL)) < 0)
-			return rc;
-		break;
-	case 26:
-	case 35: /* STWBegin, GCMarkAssistBegin */
-		if ((rc = check_ctx(c, ev, cur, USERGO)) < 0)
-			return rc;
-		gs = gget(c, cur.g);
-		if (!gs)
-			return fail(c, ev->off, "encountered event of type %u without known state for current goroutine %llu",
-				    ev->type, (unsigned long long)cur.g);
-		if ((rc = range_begin(c, ev, &gs->rs, ev->type == 26 ? a[0] : 0)) < 0)
-			return rc;
-		break;
-	case 34: /* GCMarkAssistActive */
-		gs = gget(c, a[0]);
-		if (!gs)
-			return fail(c, ev->off, "uninitialized goroutine %llu found during %s",
-				    (unsigned long long)a[0], evname(ev->type));
-		if ((rc = range_active(c, ev, &gs->rs, initial)) < 0)
-			return rc;
-		break;
-	case 27:
-	case 36: { /* STWEnd, GCMarkAssistEnd */
-		if ((rc = check_ctx(c, ev, cur, USERGO)) < 0)
-			return rc;
-		gs = gget(c, cur.g);
-		if (!gs)
-			return fail(c, ev->off, "encountered event of type %u without known state for current goroutine %llu",
-				    ev->type, (unsigned long long)cur.g);
-		uint64_t desc = 0;
-		if ((rc = range_end(c, ev, &gs->rs, &desc)) < 0)
-			return rc;
-		if (ev->type == 27)
-			ev->args[1] = desc; /* the kind, as Go smuggles it */
-		break;
-	}
-	default:
-		return fail(c, ev->off, "bad event type found while ordering: %s", evname(ev->type));
-	}
-	ev->p = cur.p;
-	ev->g = cur.g;
-	ev->m = cur.m;
-	if ((rc = push(c, ev)) < 0)
-		return rc;
-done_pushed:
 	if (m != NOM) {
 		struct mst *ms = v1_tab_get(&o->ms, m, false, NULL);
 		if (ms) {
-			ms->p = nw.p;
-			ms->g = nw.g;
+			ms->p = s.nw.p;
+			ms->g = s.nw.g;
 		}
 	}
 	return 1;

@@ -15,60 +15,14 @@
 #include "gotrace/gotrace_int.h"
 
 #define A(...) (const char *const[]){__VA_ARGS__}
-#define D(nm, ver, stk, na, args, ns, sargs) {nm, ver, stk, na, args, ns, sargs}
+#define N(...) (sizeof((const char *const[]){__VA_ARGS__}) / sizeof(char *))
+/* the table's helper words (rtdiag/gotrace_events.h) */
+#define RTD_GOTRACE_ARGS(...) N(__VA_ARGS__), A(__VA_ARGS__)
+#define RTD_GOTRACE_NOARGS 0, NULL
+#define DESC(id, num, name, ver, stack, args, sargs)                                   \
+	[RTD_GO_EV_##id] = {name, ver, stack, args, sargs},
 
-const struct v1_desc v1_descs[RTD_GO_EV_COUNT] = {
-	[0] = D("None", 1005, false, 0, NULL, 0, NULL),
-	[1] = D("Batch", 1005, false, 2, A("p", "ticks"), 0, NULL),
-	[2] = D("Frequency", 1005, false, 1, A("freq"), 0, NULL),
-	[3] = D("Stack", 1005, false, 2, A("id", "siz"), 0, NULL),
-	[4] = D("Gomaxprocs", 1005, true, 1, A("procs"), 0, NULL),
-	[5] = D("ProcStart", 1005, false, 1, A("thread"), 0, NULL),
-	[6] = D("ProcStop", 1005, false, 0, NULL, 0, NULL),
-	[7] = D("GCStart", 1005, true, 1, A("seq"), 0, NULL),
-	[8] = D("GCDone", 1005, false, 0, NULL, 0, NULL),
-	[9] = D("GCSTWStart", 1005, false, 1, A("kindid"), 1, A("kind")),
-	[10] = D("GCSTWDone", 1005, false, 0, NULL, 0, NULL),
-	[11] = D("GCSweepStart", 1005, true, 0, NULL, 0, NULL),
-	[12] = D("GCSweepDone", 1005, false, 2, A("swept", "reclaimed"), 0, NULL),
-	[13] = D("GoCreate", 1005, true, 2, A("g", "stack"), 0, NULL),
-	[14] = D("GoStart", 1005, false, 2, A("g", "seq"), 0, NULL),
-	[15] = D("GoEnd", 1005, false, 0, NULL, 0, NULL),
-	[16] = D("GoStop", 1005, true, 0, NULL, 0, NULL),
-	[17] = D("GoSched", 1005, true, 0, NULL, 0, NULL),
-	[18] = D("GoPreempt", 1005, true, 0, NULL, 0, NULL),
-	[19] = D("GoSleep", 1005, true, 0, NULL, 0, NULL),
-	[20] = D("GoBlock", 1005, true, 0, NULL, 0, NULL),
-	[21] = D("GoUnblock", 1005, true, 2, A("g", "seq"), 0, NULL),
-	[22] = D("GoBlockSend", 1005, true, 0, NULL, 0, NULL),
-	[23] = D("GoBlockRecv", 1005, true, 0, NULL, 0, NULL),
-	[24] = D("GoBlockSelect", 1005, true, 0, NULL, 0, NULL),
-	[25] = D("GoBlockSync", 1005, true, 0, NULL, 0, NULL),
-	[26] = D("GoBlockCond", 1005, true, 0, NULL, 0, NULL),
-	[27] = D("GoBlockNet", 1005, true, 0, NULL, 0, NULL),
-	[28] = D("GoSysCall", 1005, true, 0, NULL, 0, NULL),
-	[29] = D("GoSysExit", 1005, false, 3, A("g", "seq", "ts"), 0, NULL),
-	[30] = D("GoSysBlock", 1005, false, 0, NULL, 0, NULL),
-	[31] = D("GoWaiting", 1005, false, 1, A("g"), 0, NULL),
-	[32] = D("GoInSyscall", 1005, false, 1, A("g"), 0, NULL),
-	[33] = D("HeapAlloc", 1005, false, 1, A("mem"), 0, NULL),
-	[34] = D("HeapGoal", 1005, false, 1, A("mem"), 0, NULL),
-	[35] = D("TimerGoroutine", 1005, false, 1, A("g"), 0, NULL),
-	[36] = D("FutileWakeup", 1005, false, 0, NULL, 0, NULL),
-	[37] = D("String", 1007, false, 0, NULL, 0, NULL),
-	[38] = D("GoStartLocal", 1007, false, 1, A("g"), 0, NULL),
-	[39] = D("GoUnblockLocal", 1007, true, 1, A("g"), 0, NULL),
-	[40] = D("GoSysExitLocal", 1007, false, 2, A("g", "ts"), 0, NULL),
-	[41] = D("GoStartLabel", 1008, false, 3, A("g", "seq", "labelid"), 1, A("label")),
-	[42] = D("GoBlockGC", 1008, true, 0, NULL, 0, NULL),
-	[43] = D("GCMarkAssistStart", 1009, true, 0, NULL, 0, NULL),
-	[44] = D("GCMarkAssistDone", 1009, false, 0, NULL, 0, NULL),
-	[45] = D("UserTaskCreate", 1011, true, 3, A("taskid", "pid", "typeid"), 1, A("name")),
-	[46] = D("UserTaskEnd", 1011, true, 1, A("taskid"), 0, NULL),
-	[47] = D("UserRegion", 1011, true, 3, A("taskid", "mode", "typeid"), 1, A("name")),
-	[48] = D("UserLog", 1011, true, 2, A("id", "keyid"), 2, A("category", "message")),
-	[49] = D("CPUSample", 1019, true, 3, A("ts", "p", "g"), 0, NULL),
-};
+const struct v1_desc v1_descs[RTD_GO_EV_COUNT] = {RTD_GOTRACE1_EVENTS(DESC)};
 
 #define K_END(t) [RTD_GO_EV_##t] = V1K_ENDS
 const uint8_t v1_kind[64] = {

@@ -208,7 +208,7 @@ void v2_fill_sargs(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
 {
 	const struct v2_spec *sp = &v2_specs[ev->type];
 	ev->nsargs = 0;
-	ev->sargnames = v2_sargnames[ev->type];
+	ev->sargnames = sp->sargs;
 	for (int k = 0; k < 2; k++) {
 		int i = sp->str_arg[k];
 		if (i < 0)
@@ -441,7 +441,7 @@ static void fill_ordered(rtd_gotrace_dec *d, const struct v2_out *o,
 	if (sp->stack_arg[0] >= 0)
 		ev->stack = o->args[sp->stack_arg[0]];
 	v2_fill_sargs(d, ev, o->args);
-	if (o->type == 41) { /* UserTaskEnd */
+	if (o->type == RTD_GO2_EV_USER_TASK_END) {
 		/* its task's parent and name (the ordering found them) */
 		static const char *const argn[] = {"task", "stack", "parent_task"};
 		static const char *const sargn[] = {"name"};

@@ -5,7 +5,7 @@
 
 #include "gotrace/gotrace_int.h"
 
-#define V2_MAX_TYPE 136
+#define V2_MAX_TYPE RTD_GO2_EV_GOROUTINE_STACK_FREE
 #define V2_TIMED 1
 #define V2_STACK 2
 #define V2_DATA 4
@@ -16,17 +16,19 @@
 #define V2_MAX_DATA (1u << 20)    /* trailing data of one event */
 #define V2_NO_THREAD UINT64_MAX
 
+/* A type of the table (rtdiag/gotrace_events.h), as the decoder uses it. */
 struct v2_spec {
 	const char *name;
 	unsigned nargs;
 	const char *const *args;
 	unsigned flags;
+	uint8_t start_ev;    /* the Begin event an End/Active closes (0: none) */
 	int8_t stack_arg[2]; /* indices into args (dt included), -1 none */
 	int8_t str_arg[2];
-	uint8_t start_ev;    /* the Begin event an End/Active closes */
+	unsigned nsargs;
+	const char *const *sargs; /* the string arguments' names, resolved */
 };
 extern const struct v2_spec v2_specs[V2_MAX_TYPE + 1];
-extern const char *const *const v2_sargnames[V2_MAX_TYPE + 1];
 
 const struct v2_spec *v2_spec_for(unsigned type, int ver);
 bool v2_version(int ver);

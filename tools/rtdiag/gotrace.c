@@ -9,8 +9,8 @@
 
 #include "cli.h"
 #include "gotrace_cli.h"
+#include "opt.h"
 
-static const char *const subs[] = {"cat", "grep", "stats", "text2bin", "bin2text", NULL};
 
 struct gt_in {
 	const char *path;
@@ -69,40 +69,6 @@ bool gt_in_is_file(const struct gt_in *in)
 {
 	struct stat st;
 	return fstat(fileno(in->f), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* A duration in ns: "1.5s", "200ms", "3us", "10ns", "2m", "1h", a number
- * of seconds ("1.5"), or "[hh:]mm:ss[.frac]". 0, or -1 when malformed. */
-int gt_parse_duration_ns(const char *s, int64_t *ns)
-{
-	static const struct { const char *u; double mul; } units[] = {
-		{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}, {"", 1e9},
-	};
-	double total = 0;
-	const char *p = s;
-	for (int part = 0; part < 3; part++) { /* hh:mm:ss */
-		char *end;
-		if (*p < '0' || *p > '9')
-			return -1;
-		double v = strtod(p, &end);
-		if (*end != ':') {
-			for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-				if (strcmp(end, units[i].u) != 0)
-					continue;
-				if (part && *end)
-					return -1; /* "1:30s" */
-				total = total * 60 + v * (part ? 1e9 : units[i].mul);
-				if (!(total >= 0 && total < 9.2e18))
-					return -1;
-				*ns = (int64_t)total;
-				return 0;
-			}
-			return -1;
-		}
-		total = total * 60 + v * 1e9;
-		p = end + 1;
-	}
-	return -1;
 }
 
 /* Feed just the 16-byte header, so that the decoder knows the version
@@ -764,19 +730,6 @@ void gt_print(FILE *o, const struct gt_pr *pr, const struct rtd_gotrace_event *e
 	}
 }
 
-int gt_parse_format(const char *s, enum gt_format *f)
-{
-	if (strcmp(s, "text") == 0)
-		*f = GT_TEXT;
-	else if (strcmp(s, "json") == 0)
-		*f = GT_JSON;
-	else if (strcmp(s, "go-debug") == 0)
-		*f = GT_GODEBUG;
-	else
-		return -1;
-	return 0;
-}
-
 bool gt_is_meta(const struct rtd_gotrace_event *ev)
 {
 	unsigned t = ev->type;
@@ -789,127 +742,212 @@ bool gt_is_meta(const struct rtd_gotrace_event *ev)
 }
 #define is_meta(t) gt_is_meta(&ev)
 
-static int cmd_cat(int argc, char **argv)
+/* The pipe's source: the input's events, errors reported by the caller. */
+static int pipe_source(void *ctx, struct rtd_gotrace_event *ev)
 {
-	bool ordered = false, stacks = false;
-	long map_start = -1;
-	long long count = -1;
-	enum gt_format fmt = GT_TEXT;
-	const char *path = NULL;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--ordered") == 0) {
-			ordered = true;
-		} else if (strcmp(a, "--stacks") == 0) {
-			stacks = true;
-		} else if (strcmp(a, "--count") == 0 || strcmp(a, "-n") == 0) {
-			if (++i >= argc)
-				return cli_usage("gotrace cat", "%s needs a number", a);
-			char *end;
-			count = strtoll(argv[i], &end, 10);
-			if (*end || count < 0)
-				return cli_usage("gotrace cat", "bad count '%s'", argv[i]);
-		} else if (strcmp(a, "--format") == 0 || strcmp(a, "-f") == 0) {
-			if (++i >= argc || gt_parse_format(argv[i], &fmt) < 0)
-				return cli_usage("gotrace cat", "--format takes text, json or go-debug");
-		} else if (strcmp(a, "--go-map-start") == 0) {
-			char *end;
-			if (++i >= argc || (map_start = strtol(argv[i], &end, 10), *end) ||
-			    map_start < 0 || map_start > 7)
-				return cli_usage("gotrace cat", "--go-map-start takes 0 to 7");
-		} else if (a[0] == '-' && a[1]) {
-			return cli_usage("gotrace cat", "unknown option '%s'", a);
-		} else if (path) {
-			return cli_usage("gotrace cat", "one FILE only");
-		} else {
-			path = a;
+	return gt_next_quiet(ctx, ev);
+}
+
+enum { CAT_ORDERED = 1, CAT_STACKS, CAT_COUNT, CAT_FORMAT, CAT_MAP_START };
+
+static const struct cli_opt cat_opts[] = {
+	{CAT_ORDERED, "ordered", 0, CLI_ARG_NONE, 0, NULL,
+	 "Go's global order, after Go's validation (go tool trace -d, -d=1)", 0, 0},
+	{CAT_STACKS, "stacks", 0, CLI_ARG_NONE, 0, NULL,
+	 "under each event, the frames (function, file:line) of each stack it names", 0, 0},
+	{CAT_COUNT, "count", 'n', CLI_ARG_INT, 0, "N", "stop after N events", 0, 1e18},
+	{CAT_FORMAT, "format", 'f', CLI_ARG_CHOICE, 0, "text|json|go-debug",
+	 "text (default), JSON Lines, or what Go 1.19's 'go tool trace -d' prints", 0, 0},
+	{CAT_MAP_START, "go-map-start", 0, CLI_ARG_INT, 0, "S",
+	 "with --ordered, Go 1.22+: order equal-time events of different threads as "
+	 "Go 1.22/1.23 do when their random map walk starts at slot S (default 0: "
+	 "golang/exp's and Go 1.24+'s order)", 0, 7},
+	{0},
+};
+
+static int cmd_cat(int argc, char **argv);
+
+static const struct cli_cmd cat_def = {
+	"gotrace cat", "FILE|-",
+	"Print the events of a Go execution trace.\n"
+	"Raw mode (default): file order, streaming, strings and stacks included (their\n"
+	"names read ahead). --ordered: Go's order, as go tool trace -d (-d=1) sees it.",
+	cat_opts, 1, 1, 0, cmd_cat,
+	"Go 1.22+ lines: 'TIME Name M= P= G= off= args' ordered (the event's thread,\n"
+	"P and goroutine, as go tool trace -d=1 names them), and 'TIME Name off= args'\n"
+	"raw (Go's text form: the thread is on the batch line).\n"
+	"Ordered Go 1.5-1.21 traces are decoded on a second thread while this one\n"
+	"prints; RTDIAG_THREADS=1 in the environment keeps it to one thread.\n"};
+
+struct cat_opts {
+	const char *path;
+	bool ordered, stacks;
+	long long count, map_start;
+	enum gt_format fmt;
+};
+
+static int cat_parse(struct cat_opts *o, int argc, char **argv)
+{
+	struct cli_parser p;
+	struct cli_val v;
+	int id;
+	*o = (struct cat_opts){.count = -1, .map_start = -1, .fmt = GT_TEXT};
+	cli_opt_init(&p, &cat_def, argc, argv);
+	while ((id = cli_opt_next(&p, &v)) > 0) {
+		switch (id) {
+		case CAT_ORDERED:
+			o->ordered = true;
+			break;
+		case CAT_STACKS:
+			o->stacks = true;
+			break;
+		case CAT_COUNT:
+			o->count = v.i;
+			break;
+		case CAT_FORMAT:
+			o->fmt = (enum gt_format)v.i; /* the order of the choices */
+			break;
+		case CAT_MAP_START:
+			o->map_start = v.i;
+			break;
 		}
 	}
-	if (!path)
-		return cli_usage("gotrace cat", "missing FILE (or - for stdin)");
-	if (map_start >= 0 && !ordered)
-		return cli_usage("gotrace cat", "--go-map-start needs --ordered");
-	struct gt_in *in = malloc(sizeof(*in));
-	if (!in)
-		return cli_fail("out of memory");
-	if (gt_open(in, path, ordered ? RTD_GOTRACE_ORDERED : RTD_GOTRACE_RAW, RTD_GOTRACE_RESOLVE) < 0) {
-		free(in);
-		return CLI_FAIL;
-	}
-	if (map_start >= 0 && (gt_prime_header(in) < 0 ||
-			       rtd_gotrace_dec_set_go_map_start(gt_dec(in), (unsigned)map_start) < 0)) {
-		gt_close(in);
-		free(in);
-		return cli_fail("%s: --go-map-start is for Go 1.22+ traces (Go 1.22/1.23's random map walk)", path);
-	}
+	if (id < 0)
+		return cli_opt_exit(id);
+	o->path = p.pos[0];
+	if (o->map_start >= 0 && !o->ordered)
+		return cli_cmd_usage(&cat_def, "--go-map-start needs --ordered");
+	return -1;
+}
+
+/* Old-format ordered output: decoding on a second thread (set
+ * RTDIAG_THREADS=1 for one). */
+static rtd_gotrace_pipe *cat_pipe(const struct cat_opts *o, struct gt_in *in)
+{
+	const char *thr = getenv("RTDIAG_THREADS");
+	if (!o->ordered || o->map_start >= 0 || o->stacks || (thr && strcmp(thr, "1") == 0) ||
+	    gt_prime_header(in) < 0)
+		return NULL;
+	int ver = rtd_gotrace_dec_version(gt_dec(in));
+	(void)cli_progress_enabled(); /* decided here, not on the thread */
+	if (ver > 0 && ver < 1022) /* the old format's tables stay put */
+		return rtd_gotrace_pipe_new(pipe_source, in);
+	return NULL;
+}
+
+/* The events out: 1 after @count, 0 at the end, <0 on an error (told). */
+static int cat_events(const struct cat_opts *o, struct gt_in *in, long long *n)
+{
 	/* A large stdout buffer: cat writes one short line per event. */
 	static char obuf[1 << 20];
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
-	/* Old-format ordered output: decoding on a second thread (set
-	 * RTDIAG_THREADS=1 for one). */
-	struct gt_pipe *pipe = NULL;
-	const char *thr = getenv("RTDIAG_THREADS");
-	if (ordered && map_start < 0 && !stacks && !(thr && strcmp(thr, "1") == 0) &&
-	    gt_prime_header(in) == 0)
-		pipe = gt_pipe_start(in, RTD_GOTRACE_ORDERED);
-	struct gt_pr pr = {.fmt = fmt, .ordered = ordered, .stacks = stacks, .d = gt_dec(in)};
+	rtd_gotrace_pipe *pipe = cat_pipe(o, in);
+	struct gt_pr pr = {.fmt = o->fmt, .ordered = o->ordered, .stacks = o->stacks,
+			   .d = gt_dec(in)};
 	struct rtd_gotrace_event evbuf;
 	const struct rtd_gotrace_event *ev = &evbuf;
 	int rc = 0;
-	long long n = 0;
-	while ((count < 0 || n < count) &&
-	       (rc = pipe ? gt_pipe_next(pipe, &ev) : gt_next(in, &evbuf)) > 0) {
+	while ((o->count < 0 || *n < o->count) &&
+	       (rc = pipe ? rtd_gotrace_pipe_next(pipe, &ev) : gt_next(in, &evbuf)) > 0) {
+		int ver = rtd_gotrace_dec_version(gt_dec(in));
 		/* go-debug mirrors Go's event list: no dictionary events. */
-		if (fmt == GT_GODEBUG && !pipe && rtd_gotrace_dec_version(gt_dec(in)) >= 1022) {
-			rc = cli_fail("%s: --format go-debug is what Go 1.19's 'go tool trace -d' prints, for the old format (Go 1.5-1.21) only; use text or json",
-				      path);
+		if (o->fmt == GT_GODEBUG && !pipe && ver >= 1022) {
+			rc = -cli_fail("%s: --format go-debug is what Go 1.19's 'go tool trace -d' prints, for the old format (Go 1.5-1.21) only; use text or json",
+				       o->path);
 			break;
 		}
-		if (fmt == GT_GODEBUG && gt_is_meta(ev))
+		if (o->fmt == GT_GODEBUG && gt_is_meta(ev))
 			continue;
-		if (stacks && n == 0 && !ordered && !gt_in_is_file(in) &&
-		    rtd_gotrace_dec_version(gt_dec(in)) < 1022) {
-			rc = cli_fail("%s: --stacks on a Go 1.5-1.21 trace needs a FILE or --ordered: the runtime writes the stacks at the end of the trace, so raw mode reads them in a first pass",
-				      path);
+		if (o->stacks && *n == 0 && !o->ordered && !gt_in_is_file(in) && ver < 1022) {
+			rc = -cli_fail("%s: --stacks on a Go 1.5-1.21 trace needs a FILE or --ordered: the runtime writes the stacks at the end of the trace, so raw mode reads them in a first pass",
+				       o->path);
 			break;
 		}
 		gt_print(stdout, &pr, ev);
-		n++;
+		++*n;
 	}
-	gt_pipe_stop(pipe);
+	if (pipe && rc < 0) /* the thread has stopped: the decoder is ours */
+		gt_report(in, rc);
+	rtd_gotrace_pipe_free(pipe);
 	gt_flush();
 	cli_progress_done();
+	return o->count >= 0 && *n >= o->count ? 1 : rc;
+}
+
+static int cmd_cat(int argc, char **argv)
+{
+	struct cat_opts o;
+	int rc = cat_parse(&o, argc, argv);
+	if (rc >= 0)
+		return rc;
+	struct gt_in *in = malloc(gt_in_size());
+	if (!in)
+		return cli_fail("out of memory");
+	if (gt_open(in, o.path, o.ordered ? RTD_GOTRACE_ORDERED : RTD_GOTRACE_RAW,
+		    RTD_GOTRACE_RESOLVE) < 0) {
+		free(in);
+		return CLI_FAIL;
+	}
+	if (o.map_start >= 0 &&
+	    (gt_prime_header(in) < 0 ||
+	     rtd_gotrace_dec_set_go_map_start(gt_dec(in), (unsigned)o.map_start) < 0)) {
+		gt_close(in);
+		free(in);
+		return cli_fail("%s: --go-map-start is for Go 1.22+ traces (Go 1.22/1.23's random map walk)",
+				o.path);
+	}
+	long long n = 0;
+	rc = cat_events(&o, in, &n);
 	/* a trace cut short (the process was killed while tracing): its
 	 * last event is cut, or the end with the frequency is missing */
 	int ver = rtd_gotrace_dec_version(gt_dec(in));
-	if (rc < 0 && ordered && n == 0 && ver >= 1005 && ver < 1022 &&
+	if (rc < 0 && o.ordered && n == 0 && ver >= 1005 && ver < 1022 &&
 	    (rc == -RTD_E_TRUNCATED ||
 	     strcmp(rtd_gotrace_dec_error(gt_dec(in), NULL), "no EvFrequency event") == 0))
 		fprintf(stderr, "rtdiag: %s: ordering a Go 1.5-1.21 trace needs all of it (the runtime writes the clock frequency and the stacks at its end; 'go tool trace' refuses it too): without --ordered, cat prints the events before the damage\n",
-			path);
+			o.path);
 	gt_close(in);
 	free(in);
 	if (fflush(stdout) != 0)
 		return cli_fail("stdout: %s", strerror(errno));
-	return (count >= 0 && n >= count) || rc == 0 ? CLI_OK : CLI_FAIL;
+	return rc >= 0 ? CLI_OK : CLI_FAIL;
 }
 
 struct tstat {
 	uint64_t n, bytes;
 };
 
+static int cmd_stats(int argc, char **argv);
+
+static const struct cli_cmd stats_def = {
+	"gotrace stats", "FILE|-",
+	"Summarize a trace.\n"
+	"Version, size, duration, generations (Go 1.22+), goroutines, procs, and the\n"
+	"events and bytes of each type.",
+	NULL, 1, 1, 0, cmd_stats,
+	"Raw decoding, streaming: memory is a generation's string and stack tables and\n"
+	"a bitmap of the goroutine ids (128 KB for a million goroutines).\n"};
+
+int gt_file_only(const struct cli_cmd *def, int argc, char **argv, const char **path)
+{
+	struct cli_parser p;
+	struct cli_val v;
+	int id;
+	cli_opt_init(&p, def, argc, argv);
+	while ((id = cli_opt_next(&p, &v)) > 0)
+		;
+	if (id < 0)
+		return cli_opt_exit(id);
+	*path = p.pos[0];
+	return -1;
+}
+
 static int cmd_stats(int argc, char **argv)
 {
 	const char *path = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (argv[i][0] == '-' && argv[i][1])
-			return cli_usage("gotrace stats", "unknown option '%s'", argv[i]);
-		if (path)
-			return cli_usage("gotrace stats", "one FILE only");
-		path = argv[i];
-	}
-	if (!path)
-		return cli_usage("gotrace stats", "missing FILE (or - for stdin)");
+	int rc = gt_file_only(&stats_def, argc, argv, &path);
+	if (rc >= 0)
+		return rc;
 	struct gt_in *in = malloc(sizeof(*in));
 	if (!in)
 		return cli_fail("out of memory");
@@ -919,7 +957,6 @@ static int cmd_stats(int argc, char **argv)
 	}
 	struct tstat st[256] = {{0, 0}};
 	struct rtd_gotrace_event ev;
-	int rc;
 	uint64_t total = 0, prev_off = 0, ngens = 0;
 	int prev_type = -1;
 	int64_t tmin = INT64_MAX, tmax = INT64_MIN;
@@ -987,88 +1024,23 @@ static int cmd_stats(int argc, char **argv)
 	return rc == 0 ? CLI_OK : CLI_FAIL;
 }
 
-static const struct {
-	const char *name;
-	int (*fn)(int, char **);
-	const char *usage;
-} cmds[] = {
-	{"cat", cmd_cat,
-	 "rtdiag gotrace cat [--ordered [--go-map-start S]] [--stacks] [--count N]\n"
-	 "                   [--format text|json|go-debug] FILE|-\n"
-	 "  Print the events of a Go execution trace. Raw mode (default): file order,\n"
-	 "  streaming, strings and stacks included. --ordered: Go's global order after\n"
-	 "  Go's validation; --format go-debug prints what 'go tool trace -d' prints.\n"
-	 "  --stacks: under each event, the frames (function, file:line) of each stack\n"
-	 "  it names. Go 1.22+ lines: 'TIME Name M= P= G= off= args' ordered (the\n"
-	 "  event's thread, P and goroutine, as go tool trace -d=1 names them), and\n"
-	 "  'TIME Name off= args' raw (Go's text form: the thread is on the batch line).\n"
-	 "  --go-map-start S (0-7, Go 1.22+ traces): order equal-time events of\n"
-	 "  different threads as Go 1.22/1.23 do when their random map walk starts at\n"
-	 "  slot S (default 0: the order golang/exp and Go 1.24+ always use).\n"
-	 "  Ordered Go 1.5-1.21 traces are decoded on a second thread while this one\n"
-	 "  prints; RTDIAG_THREADS=1 in the environment keeps it to one thread.\n"},
-	{"grep", gt_cmd_grep,
-	 "rtdiag gotrace grep [-e TYPE_REGEXP] [-g G] [-p P] [-m M] [--since T] [--until T]\n"
-	 "                    [--stack REGEXP] [--string REGEXP] [-v] [-c] [--ordered]\n"
-	 "                    [-o FILE] FILE|-\n"
-	 "  Print matching events, count them (-c), or write them with the strings and\n"
-	 "  stacks they use as a trace of the same version (-o). A filter given twice\n"
-	 "  matches either value; different filters must all match. Raw mode by\n"
-	 "  default; --ordered filters Go's ordered events (for Go 1.22+ traces the G\n"
-	 "  and P of an event are known only in this mode: -g/-p without it match CPU\n"
-	 "  samples only, with a warning). T: a whole number is a time as cat prints it\n"
-	 "  (raw: ticks, ordered: ns); a duration (1.5s, 200ms, 1.5, hh:mm:ss) is a\n"
-	 "  time after the trace's first event (raw mode then reads a FILE twice).\n"
-	 "  --stack matches 'FUNC FILE:LINE' or '0xPC' of a frame, --string a string\n"
-	 "  argument. -o replaces OUT only with a result (a failure leaves it as it was).\n"
-	 "  Go 1.22+ with -o: the kept events stay in their batches (times recomputed),\n"
-	 "  with each generation's frequency/sync batch and only the strings and stacks\n"
-	 "  they use; --ordered -o (FILE only) matches in Go's order, then keeps those\n"
-	 "  events; Go's synthetic events count for the event they come from.\n"},
-	{"stats", cmd_stats,
-	 "rtdiag gotrace stats FILE|-\n"
-	 "  Version, duration, events and bytes per type, goroutines, procs.\n"},
-	{"text2bin", gt_cmd_text2bin,
-	 "rtdiag gotrace text2bin [--go 1.N] FILE -o OUT\n"
-	 "  Convert Go's text form of a trace (or a .test file's trace section) to binary.\n"
-	 "  --go 1.N: the version of a text without its 'Trace Go1.N' line (go tool\n"
-	 "  trace -d=2 prints none). Go 1.22's own names of CPUSample's arguments are\n"
-	 "  read too.\n"},
-	{"bin2text", gt_cmd_bin2text,
-	 "rtdiag gotrace bin2text FILE|-\n"
-	 "  Print a binary trace in Go's text form.\n"},
+/* The commands, in the order help lists them. */
+static const struct cli_cmd *const cmds[] = {
+	&cat_def, &gt_grep_def, &stats_def, &gt_text2bin_def, &gt_bin2text_def, NULL,
 };
+
+static const char summary[] =
+	"Go execution traces (Go 1.5-1.26: the old format and the new, Go 1.22+),\n"
+	"from a file or - for stdin.";
 
 static int run(int argc, char **argv)
 {
-	if (argc < 2)
-		return cli_usage("gotrace", "missing subcommand");
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		if (strcmp(argv[1], cmds[i].name) != 0)
-			continue;
-		for (int k = 2; k < argc; k++)
-			if (cli_is_help(argv[k])) {
-				fputs(cmds[i].usage, stdout);
-				return CLI_OK;
-			}
-		return cmds[i].fn(argc - 1, argv + 1);
-	}
-	return cli_usage("gotrace", "no subcommand '%s'", argv[1]);
+	return cli_group_run("gotrace", cmds, argc, argv);
 }
 
 static bool help(FILE *f, const char *sub)
 {
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		if (!sub || strcmp(sub, cmds[i].name) == 0) {
-			if (!sub && i == 0)
-				fputs("usage: rtdiag gotrace SUBCOMMAND ...\n\n", f);
-			fputs(cmds[i].usage, f);
-			if (sub)
-				return true;
-		}
-	}
-	(void)subs;
-	return sub == NULL;
+	return cli_group_help(f, "gotrace", summary, cmds, sub);
 }
 
 const struct cli_group cli_group_gotrace = {"gotrace", "Go execution traces: cat, grep, stats, text2bin, bin2text", run, help};

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "gotrace_cli.h"
+#include "opt.h"
 #include "out.h"
 
 #define TEXT_CAP (256u << 20) /* the text form is for tests and debugging */
@@ -48,31 +49,46 @@ static void trace_section(char *text, size_t len, char **s, size_t *n)
 	}
 }
 
-int gt_cmd_text2bin(int argc, char **argv)
+enum { T_OUT = 1, T_GO };
+
+static const struct cli_opt text2bin_opts[] = {
+	{T_OUT, "output", 'o', CLI_ARG_STR, 0, "OUT", "the binary trace (required)", 0, 0},
+	{T_GO, "go", 0, CLI_ARG_CHOICE, 0, "1.22|1.23|1.25|1.26",
+	 "the version of a text without its 'Trace Go1.N' line (go tool trace -d=2 "
+	 "prints none)", 0, 0},
+	{0},
+};
+
+static int gt_cmd_text2bin(int argc, char **argv);
+
+const struct cli_cmd gt_text2bin_def = {
+	"gotrace text2bin", "FILE",
+	"Convert Go's text form of a trace to binary.\n"
+	"The text is what bin2text or go tool trace -d=2 prints, or a golang/exp .test\n"
+	"file (its trace section).",
+	text2bin_opts, 1, 1, 0, gt_cmd_text2bin,
+	"Go 1.22's own names of CPUSample's arguments (time p g m stack, for the wire's\n"
+	"time m p g stack) are read too. OUT is replaced only by a whole conversion.\n"};
+
+static int gt_cmd_text2bin(int argc, char **argv)
 {
-	const char *in = NULL, *out = NULL;
-	int ver = 0;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-o") == 0) {
-			if (++i >= argc)
-				return cli_usage("gotrace text2bin", "-o needs a file");
-			out = argv[i];
-		} else if (strcmp(argv[i], "--go") == 0) {
-			unsigned minor;
-			char c;
-			if (++i >= argc || sscanf(argv[i], "1.%u%c", &minor, &c) != 1 || minor > 99)
-				return cli_usage("gotrace text2bin", "--go takes a Go version: 1.22, 1.23, 1.25 or 1.26");
-			ver = 1000 + (int)minor;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage("gotrace text2bin", "unknown option '%s'", argv[i]);
-		} else if (in) {
-			return cli_usage("gotrace text2bin", "one FILE only");
-		} else {
-			in = argv[i];
-		}
+	static const int vers[] = {1022, 1023, 1025, 1026};
+	const char *in, *out = NULL;
+	int ver = 0, id;
+	struct cli_parser p;
+	struct cli_val v;
+	cli_opt_init(&p, &gt_text2bin_def, argc, argv);
+	while ((id = cli_opt_next(&p, &v)) > 0) {
+		if (id == T_OUT)
+			out = v.str;
+		else
+			ver = vers[v.i];
 	}
-	if (!in || !out)
-		return cli_usage("gotrace text2bin", "usage: text2bin FILE -o OUT");
+	if (id < 0)
+		return cli_opt_exit(id);
+	in = p.pos[0];
+	if (!out)
+		return cli_cmd_usage(&gt_text2bin_def, "-o OUT is needed");
 	if (cli_out_check(out) < 0)
 		return CLI_FAIL;
 	FILE *f = cli_open_in(in);
@@ -169,18 +185,20 @@ static void go_quote(FILE *o, const unsigned char *p, size_t n)
 	fputc('"', o);
 }
 
-int gt_cmd_bin2text(int argc, char **argv)
+static int gt_cmd_bin2text(int argc, char **argv);
+
+const struct cli_cmd gt_bin2text_def = {
+	"gotrace bin2text", "FILE|-",
+	"Print a Go 1.22+ binary trace in Go's text form.\n"
+	"What go tool trace -d=2 prints, after a 'Trace Go1.N' line.",
+	NULL, 1, 1, 0, gt_cmd_bin2text, NULL};
+
+static int gt_cmd_bin2text(int argc, char **argv)
 {
 	const char *path = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (argv[i][0] == '-' && argv[i][1])
-			return cli_usage("gotrace bin2text", "unknown option '%s'", argv[i]);
-		if (path)
-			return cli_usage("gotrace bin2text", "one FILE only");
-		path = argv[i];
-	}
-	if (!path)
-		return cli_usage("gotrace bin2text", "missing FILE (or - for stdin)");
+	int rc = gt_file_only(&gt_bin2text_def, argc, argv, &path);
+	if (rc >= 0)
+		return rc;
 	struct gt_in *in = malloc(gt_in_size());
 	if (!in)
 		return cli_fail("out of memory");
@@ -189,7 +207,6 @@ int gt_cmd_bin2text(int argc, char **argv)
 		return CLI_FAIL;
 	}
 	struct rtd_gotrace_event ev;
-	int rc;
 	bool hdr = false;
 	while ((rc = gt_next(in, &ev)) > 0) {
 		int ver = rtd_gotrace_dec_version(gt_dec(in));

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gotrace_grep2.c - 'rtdiag gotrace grep -o' with a filter for the new
- * format (Go 1.22+): a trace of the same version with the kept events.
+ * filter_out2.c - rtd_gotrace_filter_writer for the new format (Go 1.22+)
+ * with a filter: a trace of the same version with the kept events.
  *
  * Streaming, one batch and one generation's dictionary at a time:
  * - an event batch is buffered (at most 64 KiB, tracev2.MaxBatchSize),
@@ -18,12 +18,13 @@
  *   generation.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/map.h"
+#include "gotrace/filter.h"
 #include "gotrace/v2.h"
-#include "gotrace_cli.h"
 
 enum { K_NONE, K_EVENTS, K_CPU, K_COPY, K_DICT };
 
@@ -36,7 +37,8 @@ struct g2entry {
 };
 
 struct g2w {
-	FILE *of;
+	rtd_gotrace_write_fn write;
+	void *ctx;
 	int ver;
 	bool hdr;
 	/* the batch being filtered */
@@ -56,7 +58,6 @@ struct g2w {
 	uint64_t *fstrs;
 	size_t nfstrs, capfstrs;
 	rtd_map want_str, want_stack, seen; /* seen: (id<<1|stack) -> entry+1 */
-	uint64_t written;      /* events written */
 };
 
 #define G2_MAX_DICT ((size_t)1 << 30) /* one generation's strings and stacks */
@@ -64,7 +65,7 @@ struct g2w {
 
 static int out(struct g2w *w, const void *p, size_t n)
 {
-	return fwrite(p, 1, n, w->of) == n ? 0 : -EIO;
+	return w->write(p, n, w->ctx);
 }
 
 static int write_header(struct g2w *w)
@@ -115,14 +116,15 @@ static size_t encoded_max(const struct rtd_gotrace_event *ev)
 	return 1 + 10 * (size_t)ev->nraw + 10 + ev->str_len;
 }
 
-struct g2w *g2w_new(FILE *of, int ver)
+struct g2w *g2w_new(rtd_gotrace_write_fn write, void *ctx, int ver)
 {
 	struct g2w *w = calloc(1, sizeof(*w));
 	if (!w || !(w->buf = malloc(V2_MAX_BATCH + 64))) {
 		free(w);
 		return NULL;
 	}
-	w->of = of;
+	w->write = write;
+	w->ctx = ctx;
 	w->ver = ver;
 	rtd_map_init(&w->want_str, G2_MAX_IDS);
 	rtd_map_init(&w->want_stack, G2_MAX_IDS);
@@ -142,11 +144,6 @@ void g2w_free(struct g2w *w)
 	free(w->ents);
 	free(w->fstrs);
 	free(w);
-}
-
-uint64_t g2w_written(const struct g2w *w)
-{
-	return w->written;
 }
 
 static int want(rtd_map *m, uint64_t id)
@@ -322,18 +319,14 @@ static int append(struct g2w *w, const struct rtd_gotrace_event *ev, const uint6
 	if (w->len + encoded_max(ev) > V2_MAX_BATCH + 64)
 		return -RTD_E_CAP; /* cannot happen: the batch came within 64 KiB */
 	w->len += encode(w->buf + w->len, ev, dt);
-	w->written++;
 	return 0;
 }
 
-/**
- * g2w_event - take the next raw-mode event of a new-format trace
- * @w: the writer
- * @ev: the event, in file order
- * @keep: whether a timed event, CPU sample or experimental batch is kept
- *        (the structure and dictionary are handled here)
- *
- * Returns: 0 or a negative error.
+/*
+ * g2w_event - take the next raw-mode event of a new-format trace, in
+ * file order; @keep: whether a timed event, CPU sample or experimental
+ * batch is kept (the structure and dictionary are handled here).
+ * Returns 0 or a negative error.
  */
 int g2w_event(struct g2w *w, const struct rtd_gotrace_event *ev, bool keep)
 {
@@ -357,7 +350,6 @@ int g2w_event(struct g2w *w, const struct rtd_gotrace_event *ev, bool keep)
 		if (rc == 0)
 			rc = out(w, b, n);
 		free(b);
-		w->written++;
 		return rc;
 	}
 	case RTD_GO2_EV_STRINGS:
@@ -403,12 +395,7 @@ int g2w_event(struct g2w *w, const struct rtd_gotrace_event *ev, bool keep)
 	return append(w, ev, &dt);
 }
 
-/**
- * g2w_finish - the input ended: write what is left
- * @w: the writer
- *
- * Returns: 0 or a negative error.
- */
+/* g2w_finish - the input ended: write what is left (0 or <0). */
 int g2w_finish(struct g2w *w)
 {
 	int rc = next_batch(w, 0);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gotrace_pipe.c - decode on a thread of its own while the caller formats.
+ * pipe.c - decode on a thread of its own while the caller formats
+ * (rtd_gotrace_pipe).
  *
  * 'cat --ordered' spends about two thirds of its time decoding and
  * ordering and one third printing; Go's own 'go tool trace -d' keeps both
@@ -15,7 +16,7 @@
  * frames) copied after them. What stays borrowed is static (names) or
  * lives in tables the decoder no longer changes: true of the old format
  * in ordered mode only (its tables are complete before the first event
- * comes out), so gt_pipe_start() refuses the rest. The wire arguments
+ * comes out), which is what the CLI uses it for. The wire arguments
  * (raw) are not passed on: 'cat' prints none.
  *
  * The bytes that cross from one core to the other are the cost here. A
@@ -35,8 +36,7 @@
 #include <immintrin.h>
 #endif
 
-#include "cli.h"
-#include "gotrace_cli.h"
+#include "rtdiag/gotrace.h"
 
 #define PIPE_CHUNK (16u << 10) /* bytes of records per chunk */
 #define PIPE_CHUNKS 16u        /* chunks in flight */
@@ -49,7 +49,7 @@ enum { REC_LINE, REC_FULL };
 /* A short record; the stack (when has_stack) and args[nargs] follow,
  * then each string argument as its length (8 bytes) and its bytes with a
  * NUL, padded to 8. Its name, argnames and sargnames are the type's in
- * struct gt_pipe's names[]; m is -1 (the old format's). */
+ * struct rtd_gotrace_pipe's names[]; m is -1 (the old format's). */
 struct rec {
 	uint32_t size; /* of the record with what follows, a multiple of 8 */
 	uint8_t kind, nargs, nsargs, has_stack;
@@ -85,8 +85,9 @@ struct chunk {
 	uint8_t *b; /* records, 8-aligned */
 };
 
-struct gt_pipe {
-	struct gt_in *in;
+struct rtd_gotrace_pipe {
+	rtd_gotrace_next_fn next;
+	void *ctx;
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t not_full, not_empty;
@@ -98,7 +99,7 @@ struct gt_pipe {
 	struct rec_names names[256]; /* by type; written before use, then kept */
 	/* the reader's side, on lines of its own */
 	alignas(64) size_t at; /* next record in ch[rd % PIPE_CHUNKS] */
-	bool have, reported;
+	bool have;
 	struct rtd_gotrace_event line; /* what short records fill */
 };
 
@@ -108,7 +109,7 @@ static size_t pad8(size_t n)
 }
 
 /* Can @e go as a short record? (Its type's names are set on the way.) */
-static bool short_ok(struct gt_pipe *p, const struct rtd_gotrace_event *e)
+static bool short_ok(struct rtd_gotrace_pipe *p, const struct rtd_gotrace_event *e)
 {
 	/* one test for the six (most events have none) */
 	if (((uint64_t)e->seq | (uint64_t)e->ticks | e->gen | (uintptr_t)e->str |
@@ -161,7 +162,7 @@ static void rec_stream(uint8_t *dst, const uint64_t *src, size_t n)
 /* Build @e's short record in @tmp (REC_MAX bytes, where the stores stay
  * in this core's cache): its size, or 0 when @e must go whole. One pass
  * over the event: the decoding thread's time is what the pipe saves. */
-static size_t rec_short(struct gt_pipe *p, const struct rtd_gotrace_event *e,
+static size_t rec_short(struct rtd_gotrace_pipe *p, const struct rtd_gotrace_event *e,
 			uint64_t *tmp)
 {
 	if (!short_ok(p, e))
@@ -227,7 +228,7 @@ static void rec_full_put(uint8_t *dst, const struct rtd_gotrace_event *e, size_t
  * woken costs tens of microseconds in a VM, so the two should meet seldom.
  * Spinning longer (50 us) bought no wall time here and cost 20% more CPU.
  */
-static uint64_t filled(struct gt_pipe *p)
+static uint64_t filled(struct rtd_gotrace_pipe *p)
 {
 	return __atomic_load_n(&p->wr, __ATOMIC_ACQUIRE) -
 	       __atomic_load_n(&p->rd, __ATOMIC_ACQUIRE);
@@ -245,7 +246,7 @@ static inline void cpu_relax(void)
 #endif
 }
 
-static void spin_while(struct gt_pipe *p, uint64_t n)
+static void spin_while(struct rtd_gotrace_pipe *p, uint64_t n)
 {
 	for (unsigned k = 0; k < SPIN && filled(p) == n &&
 			     !__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE); k++)
@@ -253,7 +254,7 @@ static void spin_while(struct gt_pipe *p, uint64_t n)
 }
 
 /* Publish the chunk being written (the last one when @end). */
-static void publish(struct gt_pipe *p, bool end)
+static void publish(struct rtd_gotrace_pipe *p, bool end)
 {
 #if defined(__x86_64__)
 	_mm_sfence(); /* the streaming stores before the chunk is seen */
@@ -267,7 +268,7 @@ static void publish(struct gt_pipe *p, bool end)
 }
 
 /* The next free chunk, emptied; NULL when the reader wants no more. */
-static struct chunk *take(struct gt_pipe *p)
+static struct chunk *take(struct rtd_gotrace_pipe *p)
 {
 	spin_while(p, PIPE_CHUNKS);
 	pthread_mutex_lock(&p->mu);
@@ -288,7 +289,7 @@ static struct chunk *take(struct gt_pipe *p)
 }
 
 /* The reader: wait for a published chunk. */
-static void wait_chunk(struct gt_pipe *p)
+static void wait_chunk(struct rtd_gotrace_pipe *p)
 {
 	spin_while(p, 0);
 	pthread_mutex_lock(&p->mu);
@@ -302,7 +303,7 @@ static void wait_chunk(struct gt_pipe *p)
 }
 
 /* The reader: give the chunk read back. */
-static void release_chunk(struct gt_pipe *p)
+static void release_chunk(struct rtd_gotrace_pipe *p)
 {
 	pthread_mutex_lock(&p->mu);
 	__atomic_store_n(&p->rd, p->rd + 1, __ATOMIC_RELEASE);
@@ -314,14 +315,14 @@ static void release_chunk(struct gt_pipe *p)
 /* The decoding thread. */
 static void *produce(void *arg)
 {
-	struct gt_pipe *p = arg;
+	struct rtd_gotrace_pipe *p = arg;
 	struct rtd_gotrace_event ev;
 	struct chunk *c = take(p);
 	int rc;
 	if (!c)
 		return NULL;
 	uint64_t tmp[REC_MAX / 8];
-	while ((rc = gt_next_quiet(p->in, &ev)) > 0) {
+	while ((rc = p->next(p->ctx, &ev)) > 0) {
 		size_t n = rec_short(p, &ev, tmp);
 		bool full = n == 0;
 		if (full)
@@ -352,16 +353,16 @@ static void *produce(void *arg)
 	return NULL;
 }
 
-struct gt_pipe *gt_pipe_start(struct gt_in *in, enum rtd_gotrace_mode mode)
+rtd_gotrace_pipe *rtd_gotrace_pipe_new(rtd_gotrace_next_fn next, void *ctx)
 {
-	int ver = rtd_gotrace_dec_version(gt_dec(in));
-	if (mode != RTD_GOTRACE_ORDERED || ver <= 0 || ver >= 1022)
+	if (!next)
 		return NULL;
-	struct gt_pipe *p = aligned_alloc(64, (sizeof(*p) + 63) & ~(size_t)63);
+	struct rtd_gotrace_pipe *p = aligned_alloc(64, (sizeof(*p) + 63) & ~(size_t)63);
 	if (!p)
 		return NULL;
 	memset(p, 0, sizeof(*p));
-	p->in = in;
+	p->next = next;
+	p->ctx = ctx;
 	p->line.m = -1; /* every short record's (the old format's) */
 	for (unsigned k = 0; k < PIPE_CHUNKS; k++) {
 		/* malloc's alignment suits the records */
@@ -370,7 +371,6 @@ struct gt_pipe *gt_pipe_start(struct gt_in *in, enum rtd_gotrace_mode mode)
 		if (!p->ch[k].b)
 			goto fail;
 	}
-	(void)cli_progress_enabled(); /* decided here, not on the thread */
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->not_full, NULL);
 	pthread_cond_init(&p->not_empty, NULL);
@@ -389,7 +389,7 @@ fail:
 }
 
 /* The event of the short record @r, in p->line. */
-static const struct rtd_gotrace_event *rec_get(struct gt_pipe *p, const struct rec *r)
+static const struct rtd_gotrace_event *rec_get(struct rtd_gotrace_pipe *p, const struct rec *r)
 {
 	struct rtd_gotrace_event *e = &p->line;
 	const struct rec_names *t = &p->names[r->type];
@@ -422,7 +422,7 @@ static const struct rtd_gotrace_event *rec_get(struct gt_pipe *p, const struct r
 	return e;
 }
 
-int gt_pipe_next(struct gt_pipe *p, const struct rtd_gotrace_event **ev)
+int rtd_gotrace_pipe_next(rtd_gotrace_pipe *p, const struct rtd_gotrace_event **ev)
 {
 	for (;;) {
 		if (!p->have) {
@@ -439,19 +439,14 @@ int gt_pipe_next(struct gt_pipe *p, const struct rtd_gotrace_event **ev)
 						  : &((const struct rec_full *)q)->ev;
 			return 1;
 		}
-		if (c->end) {
-			/* the thread has stopped: the decoder is ours */
-			if (c->rc < 0 && !p->reported)
-				gt_report(p->in, c->rc);
-			p->reported = true;
+		if (c->end) /* the thread has stopped: its source is ours again */
 			return c->rc;
-		}
 		release_chunk(p);
 		p->have = false;
 	}
 }
 
-void gt_pipe_stop(struct gt_pipe *p)
+void rtd_gotrace_pipe_free(rtd_gotrace_pipe *p)
 {
 	if (!p)
 		return;
