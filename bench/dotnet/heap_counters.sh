@@ -5,7 +5,7 @@
 # bench/dotnet/te-counters, Microsoft.Diagnostics.NETCore.Client +
 # TraceEvent doing the same work (built here from NuGet); the gcdump has no
 # anchor yet:
-#   gcdump: tests/targets/dotnet-heap keeping K tree nodes, each with a
+#   gcdump: tests/targets/dotnet-kinds (heap) keeping K tree nodes, each with a
 #           byte[100] (2K+1 objects; HEAP_K=4000000 by default, ~700 MB of
 #           heap): wall time, CPU and peak RSS of 'rtdiag dotnet gcdump'
 #   counters: time from the command's start to the first System.Runtime
@@ -18,14 +18,14 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 R="$B/rtdiag"
 K=${HEAP_K:-4000000}
 export RTD_SOURCE_DIR=$SRC RTD_BINARY_DIR=$B DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
-HD=$(bash "$SRC/tests/integration/dotnet/build.sh" dotnet-heap tests/targets) || exit 1
+HD=$(bash "$SRC/tests/integration/dotnet/build.sh" dotnet-kinds tests/targets) || exit 1
 W=$(mktemp -d /tmp/rtd-heap.XXXXXX)
 HP=
 trap '[ -n "$HP" ] && kill $HP 2>/dev/null; rm -rf "$W"' EXIT
-"$HD/dotnet-heap" "$W" "$K" >/dev/null 2>&1 &
+"$HD/dotnet-kinds" "$W" heap "$K" >/dev/null 2>&1 &
 HP=$!
 for i in $(seq 600); do [ -s "$W/ready" ] && break; sleep 0.2; done
-[ -s "$W/ready" ] || { echo "dotnet-heap did not start"; exit 1; }
+[ -s "$W/ready" ] || { echo "dotnet-kinds heap did not start"; exit 1; }
 heap_mb=$(awk '/^VmRSS/{printf "%.0f", $2/1024}' /proc/$HP/status)
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 /usr/bin/time -f '%e %U %S %M' -o "$W/t" "$R" dotnet gcdump -p "$HP" --format json -o "$W/h.json" 2>"$W/err" \

@@ -26,6 +26,9 @@ static const struct cli_opt gcdump_opts[] = {
 	{O_MAX_OBJECTS, "max-objects", 0, CLI_ARG_INT, 0, "N",
 	 "refuse a heap of more objects (default 64 M: about 40 bytes each "
 	 "and 12 per reference)", 1, 4e9},
+	{O_BUFFER, "buffer-mb", 0, CLI_ARG_INT, 0, "N",
+	 "the runtime's buffer for the walk's events (default 1024: a heap "
+	 "of N million objects needs about 45*N MB)", 1, 16384},
 	{O_DURATION, "timeout", 't', CLI_ARG_DURATION, CLI_OPT_POSITIVE, "TIME",
 	 "wait at most TIME for the heap walk (default 60 s)", 0, 0},
 	{0},
@@ -149,6 +152,10 @@ static int cmd_gcdump(int argc, char **argv)
 	a.duration = 60;
 	a.no_rundown = true;
 	a.no_stackwalk = true;
+	/* the walk is written during one blocking GC: faster than any reader,
+	 * so the runtime's buffer must hold most of it (256 MB dropped
+	 * events of an 8 M object heap) */
+	a.buffer_mb = 1024;
 	cli_opt_init(&p, cmd, argc, argv);
 	while ((id = cli_opt_next(&p, &v)) > 0) {
 		if (dn_target_opt(id, &v, &a.t))
@@ -158,6 +165,7 @@ static int cmd_gcdump(int argc, char **argv)
 		case O_HFORMAT: fmt = (int)v.i; break;
 		case O_MAX_OBJECTS: max_objects = (uint64_t)v.i; break;
 		case O_DURATION: a.duration = v.d; break;
+		case O_BUFFER: a.buffer_mb = (unsigned)v.i; break;
 		}
 	}
 	if (id < 0)
@@ -208,6 +216,14 @@ static int cmd_gcdump(int argc, char **argv)
 		if (rc)
 			r = cli_fail("building the object graph: %s", rtd_strerror(rc));
 	}
+	struct rtd_nettrace_stats ns = {0};
+	rtd_nettrace_stats(st.dec, &ns);
+	bool dropped = r == CLI_OK && ns.dropped > 0;
+	if (dropped)
+		fprintf(stderr, "rtdiag: %s: the runtime dropped %llu events of "
+			"the heap walk (its buffer of %u MB filled): the snapshot "
+			"is partial; give --buffer-mb more\n", end.target,
+			(unsigned long long)ns.dropped, a.buffer_mb);
 	if (r == CLI_OK && !dn_stop_flag)
 		fprintf(stderr, "rtdiag: %s: the heap walk's GC did not end "
 			"within %g s: the snapshot may be partial\n", end.target,
@@ -237,6 +253,8 @@ static int cmd_gcdump(int argc, char **argv)
 			}
 		}
 	}
+	if (r == CLI_OK && dropped)
+		r = CLI_PARTIAL; /* written, but incomplete */
 	sink_free(&st);
 	rtd_gcheap_free(h);
 	rtd_ipc_providers_clear(&a.prov);

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# rtdiag dotnet counters (#16 item 1) against tests/targets/dotnet-meters, a
+# rtdiag dotnet counters (#16 item 1) against tests/targets/dotnet-kinds (meters), a
 # .NET 10 program reporting known values through its own Meter (counter,
 # up-down counter, histogram, observable gauge, tagged counter) and its own
 # EventCounters; the runtime's own counters cross-checked with /proc and
 # with GC.CollectionCount read by the program.
 . "$(dirname "$0")/lib.sh"
-MD=$(build_dotnet dotnet-meters tests/targets) || { echo "FAIL: build"; exit 1; }
+KD=$(build_dotnet dotnet-kinds tests/targets) || { echo "FAIL: build"; exit 1; }
 
 mkdir -p "$WORK/m"
-"$MD/dotnet-meters" "$WORK/m" >"$WORK/m/stdout" 2>&1 &
+"$KD/dotnet-kinds" "$WORK/m" meters >"$WORK/m/stdout" 2>&1 &
 MP=$!; PIDS+=("$MP")
-wait_file "$WORK/m/ready" || { bad "dotnet-meters did not start"; exit 1; }
+wait_file "$WORK/m/ready" || { bad "dotnet-kinds meters did not start"; exit 1; }
 C='Rtdiag.Test,Rtdiag-Counters,System.Runtime[working-set,gen-0-gc-count]'
 "$R" dotnet counters collect -p "$MP" --counters "$C" --duration 4.5 -o "$WORK/c.csv" 2>"$WORK/c.err" &
 cp=$!

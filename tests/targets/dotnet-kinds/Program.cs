@@ -11,6 +11,9 @@
 //                                   Exceptions from Thrower.Throw, exit
 //   dotnet-kinds DIR park           threads parked in Parked.InSleep and
 //                                   Parked.InWait; main in Parked.Main
+//   dotnet-kinds DIR meters         its own Meter and EventCounters (Meters.cs)
+//   dotnet-kinds DIR heap K         a tree of K objects (Heap.cs)
+// (one program for all, so the tests build one .NET project)
 //
 // Writes DIR/ready (its pid) once working; exits when DIR/stop exists
 // (exception: when done).
@@ -84,6 +87,10 @@ static class Program
         }
         string dir = args[0], stop = Path.Combine(dir, "stop");
         switch (args[1]) {
+        case "meters":
+            return MetersProgram.Run(dir);
+        case "heap":
+            return HeapProgram.Run(dir, int.Parse(args[2]));
         case "alloc":
             Ready(dir);
             for (long i = 0; ; i++) {

@@ -1,7 +1,5 @@
-// dotnet-heap - a .NET program keeping a known object graph alive, for the
+// dotnet-kinds DIR heap K - keeps a known object graph alive, for the
 // tests of 'rtdiag dotnet gcdump'.
-//
-//   dotnet-heap DIR K
 //
 // Keeps one HeapTreeRoot referencing a binary tree of exactly K HeapTreeNode
 // objects, each holding a byte[100] of its own; nothing else references
@@ -27,7 +25,7 @@ sealed class HeapTreeRoot
     public int Count;
 }
 
-static class Program
+static class HeapProgram
 {
     static HeapTreeRoot keep;
 
@@ -51,10 +49,8 @@ static class Program
         return node;
     }
 
-    static int Main(string[] args)
+    public static int Run(string dir, int k)
     {
-        string dir = args[0];
-        int k = int.Parse(args[1]);
         long node = SizeOf(() => new HeapTreeNode());
         long array = 3 * IntPtr.Size + 100;
         long root = SizeOf(() => new HeapTreeRoot());

@@ -1,8 +1,6 @@
-// dotnet-meters - a .NET program that reports known values through its own
+// dotnet-kinds DIR meters - reports known values through its own
 // System.Diagnostics.Metrics Meter and its own EventCounters, for the
 // tests of 'rtdiag dotnet counters'.
-//
-//   dotnet-meters DIR
 //
 // Meter "Rtdiag.Test" (version 1.0):
 //   requests       Counter<long>, "{request}": Add(1) exactly 1000 times,
@@ -41,11 +39,10 @@ sealed class CounterSource : EventSource
     }
 }
 
-static class Program
+static class MetersProgram
 {
-    static int Main(string[] args)
+    public static int Run(string dir)
     {
-        string dir = args[0];
         var meter = new Meter("Rtdiag.Test", "1.0");
         var requests = meter.CreateCounter<long>("requests", "{request}", "requests served");
         var queue = meter.CreateUpDownCounter<int>("queue");
