@@ -33,6 +33,7 @@ enum opt_id {
 	O_PUSH_TENANT,
 	O_LABEL,
 	O_CPU_HZ,
+	O_NATIVE_SYMBOLS,
 	O_DOTNET_CPU,
 	O_DOTNET_EXTERNAL,
 	O_DOTNET_PROFILES,
@@ -80,6 +81,11 @@ static const struct rtd_agent_option options[O_COUNT] = {
 	[O_CPU_HZ] = {"cpu-hz", RTD_AGENT_OPT_INT, "HZ", "99",
 		      "perf sampling frequency of native targets (and .NET ones "
 		      "with dotnet-cpu perf)"},
+	[O_NATIVE_SYMBOLS] = {"native-symbols", RTD_AGENT_OPT_CHOICE,
+			      "functions|full", "functions",
+			      "names of sampled native code: functions (symbol "
+			      "tables) or full (DWARF too: inlined frames, "
+			      "file:line; ~12M more per native target)"},
 	[O_DOTNET_CPU] = {"dotnet-cpu", RTD_AGENT_OPT_CHOICE, "eventpipe|perf",
 			  "eventpipe",
 			  ".NET CPU profiles from the runtime's sample profiler "
@@ -802,6 +808,9 @@ static int set_opt(rtd_agent_config *c, enum opt_id id, const char *v)
 			return seterr(c, "cpu-hz: %s is outside 1..10000", v);
 		c->cpu_hz = (unsigned)ull;
 		return 0;
+	case O_NATIVE_SYMBOLS:
+		c->native_dwarf = ch == 1;
+		return 0;
 	case O_DOTNET_CPU:
 		c->dotnet_cpu = (enum dotnet_cpu_source)ch;
 		return 0;
@@ -1302,6 +1311,7 @@ RTD_API int rtd_agent_config_write(const rtd_agent_config *c, FILE *f)
 		}
 	}
 	fprintf(f, "cpu-hz: %u\n", c->cpu_hz);
+	fprintf(f, "native-symbols: %s\n", c->native_dwarf ? "full" : "functions");
 	fprintf(f, "dotnet-cpu: %s\n",
 		choice_word(options[O_DOTNET_CPU].meta, (int)c->dotnet_cpu, w,
 			    sizeof(w)));

@@ -67,6 +67,7 @@ struct rtd_agent_config {
 	enum dotnet_cpu_source dotnet_cpu;
 	bool dotnet_cpu_external; /* count native (External) time too */
 	unsigned dotnet_kinds;    /* RTD_NETTRACE_PROFILE_* bits */
+	bool native_dwarf;        /* perf sources read DWARF (inlines, lines) */
 	char *dotnet_counters;    /* counters spec, or NULL for none */
 	uint64_t counters_interval_ns;
 	unsigned max_targets;

@@ -75,9 +75,23 @@ static int ps_start(struct source *src)
 	pthread_cond_init(&ps->cond, NULL);
 	struct target *t = src->t;
 	unsigned hz = src->a->c->cpu_hz;
+	/* each perf source holds its symbols (kernel, libraries): over the
+	 * memory cap, no new one */
+	if (src->a->rss_bytes > src->a->c->max_memory) {
+		snprintf(src->err, sizeof(src->err),
+			 "the agent is over its memory cap (%llu MB): no perf "
+			 "source for a new target",
+			 (unsigned long long)(src->a->c->max_memory >> 20));
+		return -ENOMEM;
+	}
 	struct rtd_perf_sampler_opts so = {.sz = sizeof(so),
 					   .freq = hz,
 					   .callgraph = RTD_PERF_CG_FP};
+	/* DWARF (inlined frames, file:line) costs ~12 MB a target: on ask */
+	struct rtd_sym_opts symo = {
+		.sz = sizeof(symo),
+		.flags = src->a->c->native_dwarf ? 0u : RTD_SYM_NO_DWARF,
+	};
 	struct rtd_perf_profiler_opts po = {
 		.sz = sizeof(po),
 		.pids = &t->pid,
@@ -87,6 +101,7 @@ static int ps_start(struct source *src)
 						       : 0),
 		.sampler = &so,
 		.ring_pages = 16,
+		.sym = &symo,
 	};
 	int rc = rtd_perf_profiler_new(&po, &ps->prof);
 	if (rc) {

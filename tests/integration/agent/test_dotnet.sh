@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The agent's .NET profiles beyond CPU and its .NET counters, against the
 # .NET 10 programs the dotnet tests use (tests/targets):
-# - dotnet-meters reports known values through its own Meter and
+# - dotnet-kinds meters reports known values through its own Meter and
 #   EventCounters: /metrics has each one exactly (a counter's 1000, an
 #   up-down counter's net 5, a histogram's count 100 and sum 5050 with its
 #   percentiles, a gauge's 21.5, tagged counters per tag, EventCounters'
@@ -14,15 +14,14 @@
 . "$(dirname "$0")/lib.sh"
 command -v dotnet >/dev/null 2>&1 || skip "no dotnet SDK on PATH"
 [ -n "$GO" ] || skip "no Go toolchain (go tool pprof) in /usr/lib/go-1.*"
-MD=$(build_dotnet dotnet-meters tests/targets) || { echo "FAIL: build"; exit 1; }
 KD=$(build_dotnet dotnet-kinds tests/targets) || { echo "FAIL: build"; exit 1; }
 export PPROF_TMPDIR="$WORK/pprof"
 
 # ---- counters
 mkdir -p "$WORK/m"
-"$MD/dotnet-meters" "$WORK/m" >"$WORK/m/out" 2>&1 &
+"$KD/dotnet-kinds" "$WORK/m" meters >"$WORK/m/out" 2>&1 &
 MP=$!; PIDS+=("$MP")
-wait_for 30 test -s "$WORK/m/ready" || { bad "dotnet-meters did not start"; exit 1; }
+wait_for 30 test -s "$WORK/m/ready" || { bad "dotnet-kinds meters did not start"; exit 1; }
 SVC=meters$$
 start_agent --target "pid=$MP,service=$SVC" --scan-interval 200ms \
   --dotnet-counters "Rtdiag.Test,Rtdiag-Counters" --counters-interval 1s \
@@ -31,7 +30,7 @@ series() { curl -sf "$AGENT_URL/metrics" | grep -q "^$1{service=\"$SVC\",pid=\"$
 # the observable gauge reports as soon as the session listens
 wait_for 20 series dotnet_rtdiag_test_temperature || { bad "no counters: $(cat "$AGENT_LOG")"; exit 1; }
 touch "$WORK/m/go"
-wait_for 20 test -s "$WORK/m/done" || bad "dotnet-meters did not measure"
+wait_for 20 test -s "$WORK/m/done" || bad "dotnet-kinds meters did not measure"
 wait_for 20 series dotnet_rtdiag_test_requests_total || bad "requests not reported"
 sleep 1.5
 curl -sf "$AGENT_URL/metrics" > "$WORK/metrics.txt"
