@@ -1262,17 +1262,56 @@ static int cmp_time(const void *x, const void *y)
 	return a->time < b->time ? -1 : a->time > b->time;
 }
 
+/* An array of a map's values by id, for ids below min(largest + 1,
+ * 2 * count + 64) (memory stays in proportion to the table). */
+static int dense_of(const rtd_map *m, const void ***arr, size_t *n, size_t *cap)
+{
+	uint64_t max = 0, id;
+	size_t it = 0;
+	void *v;
+	while (rtd_map_next(m, &it, &id, &v))
+		if (id > max)
+			max = id;
+	size_t want = m->count ? (size_t)(max < 2 * m->count + 63 ? max + 1 : 2 * m->count + 64) : 0;
+	if (want > *cap) {
+		const void **a = realloc((void *)*arr, want * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		*arr = a;
+		*cap = want;
+	}
+	if (want)
+		memset((void *)*arr, 0, want * sizeof(**arr));
+	it = 0;
+	while (rtd_map_next(m, &it, &id, &v))
+		if (id < want)
+			(*arr)[id] = v;
+	*n = want;
+	return 0;
+}
+
+int v2_dense_build(rtd_gotrace_dec *d)
+{
+	struct v2_state *st = d->v2;
+	st->dense = false;
+	if (dense_of(&d->strings, (const void ***)&st->dstr, &st->ndstr, &st->capdstr) < 0 ||
+	    dense_of(&d->stacks, (const void ***)&st->dstk, &st->ndstk, &st->capdstk) < 0)
+		return -ENOMEM;
+	st->dense = true;
+	return 0;
+}
+
 /* Check the stack and string ids an event names exist (validateTableIDs). */
 static int check_ids(struct genctx *c, const struct v2_out *ev)
 {
 	const struct v2_spec *sp = &v2_specs[ev->type];
 	for (int k = 0; k < 2; k++) {
 		int i = sp->stack_arg[k];
-		if (i >= 0 && ev->args[i] && !rtd_map_get(&c->d->stacks, ev->args[i], NULL))
+		if (i >= 0 && ev->args[i] && !v2_has_stack(c->d, ev->args[i]))
 			return fail(c, ev->off, "found invalid stack ID %llu for event %s",
 				    (unsigned long long)ev->args[i], sp->name);
 		i = sp->str_arg[k];
-		if (i >= 0 && ev->args[i] && !rtd_map_get(&c->d->strings, ev->args[i], NULL))
+		if (i >= 0 && ev->args[i] && !v2_str(c->d, ev->args[i]))
 			return fail(c, ev->off, "found invalid string ID %llu for event %s",
 				    (unsigned long long)ev->args[i], sp->name);
 	}
@@ -1410,6 +1449,7 @@ int v2_gen_begin(rtd_gotrace_dec *d)
 		c->o->initial_gen = st->gen;
 	st->nq = st->iq = 0;
 	tables_reset(d);
+	st->dense = false;
 	int rc = 0;
 	size_t *mb = g->mb = calloc(st->nb ? st->nb : 1, sizeof(size_t)); /* M batches */
 	size_t nmb = 0;
@@ -1446,6 +1486,8 @@ int v2_gen_begin(rtd_gotrace_dec *d)
 	}
 	if (rc == 0)
 		st->gen_parsed = true;
+	if (rc == 0 && v2_dense_build(d) < 0)
+		rc = v1_fail(d, -ENOMEM, 0, "out of memory");
 	/* One cursor per M, in the order the Ms first appear. */
 	if (rc == 0) {
 		c->cur = calloc(nmb ? nmb : 1, sizeof(*c->cur));
