@@ -140,6 +140,9 @@ struct ga_ctx {
 	char err[256];
 };
 
+/* the decoder the analyses read (rtd_goan_run) */
+rtd_gotrace_dec *ga_goan_dec(const rtd_goan *a);
+
 int ga_fail(struct ga_ctx *c, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* our stack id for the event's stack id @id (0 none), <0 on error */
