@@ -27,6 +27,10 @@ static void put(struct text *t, const char *fmt, ...) __attribute__((format(prin
 static void put(struct text *t, const char *fmt, ...)
 {
 	va_list ap;
+	if (!t->s) {
+		t->cap = 4096;
+		assert_non_null(t->s = malloc(t->cap));
+	}
 	for (;;) {
 		va_start(ap, fmt);
 		int k = vsnprintf(t->s + t->n, t->cap - t->n, fmt, ap);
