@@ -163,14 +163,26 @@ static int put_event(struct run *r, struct chunk *c, const struct rtd_gotrace_ev
 	return 0;
 }
 
-/* The event of a record, in @ev (the analyses' thread). */
-static void get_event(const struct rec *x, struct rtd_gotrace_event *ev)
+/* The event of a record, in @ev (the analyses' thread). A short record
+ * sets what it has and clears the arguments after its own; the fields it
+ * never has are cleared when @ev held a whole event (*whole). */
+static void get_event(const struct rec *x, struct rtd_gotrace_event *ev, bool *whole)
 {
 	if (x->nargs == REC_WHOLE) {
 		*ev = *(const struct rtd_gotrace_event *)(x + 1);
+		*whole = true;
 		return;
 	}
-	memset(ev, 0, sizeof(*ev));
+	if (*whole) {
+		memset(ev, 0, sizeof(*ev));
+		*whole = false;
+	}
+	for (unsigned i = x->nargs; i < RTD_GOTRACE_MAX_ARGS; i++)
+		ev->args[i] = 0;
+	for (unsigned i = x->nsargs; i < 2; i++) {
+		ev->sargs[i] = NULL;
+		ev->sarg_lens[i] = 0;
+	}
 	ev->off = x->off;
 	ev->g = x->g;
 	ev->stack = x->stack;
@@ -346,6 +358,8 @@ int rtd_goan_run(rtd_goan *a, rtd_gotrace_next_fn next, void *ctx, unsigned flag
 		return run_serial(a, next, ctx, dec_rc);
 	}
 	int rc = 0;
+	struct rtd_gotrace_event ev;
+	bool whole = true; /* ev: cleared at the first short record */
 	for (uint64_t k = 0;; k++) {
 		unsigned spin = 0;
 		while (atomic_load(&r.made) <= k && spin < RUN_SPIN)
@@ -359,10 +373,9 @@ int rtd_goan_run(rtd_goan *a, rtd_gotrace_next_fn next, void *ctx, unsigned flag
 			pthread_mutex_unlock(&r.mu);
 		}
 		struct chunk *c = &r.ring[k % RUN_CHUNKS];
-		struct rtd_gotrace_event ev;
 		for (size_t at = 0; at < c->len && rc == 0;) {
 			const struct rec *x = (const struct rec *)(c->b + at);
-			get_event(x, &ev);
+			get_event(x, &ev, &whole);
 			rc = rtd_goan_feed(a, &ev);
 			at += x->size;
 		}

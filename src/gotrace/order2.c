@@ -160,6 +160,8 @@ struct genctx {
 	size_t ncur;
 	struct v2_out *samples;
 	size_t nsamples, isample;
+	/* the event types a batch may have: timed, not experimental */
+	const struct v2_spec *timed[V2_MAX_TYPE + 1];
 	char err[512];
 };
 
@@ -220,13 +222,19 @@ static int cursor_next(struct genctx *c, struct cursor *k)
 		uint64_t off = (uint64_t)(b->data + k->pos) + d->base;
 		rd_init(&r, d->in.data + b->data + k->pos, b->len - k->pos);
 		uint8_t t = rd_u8(&r);
-		const struct v2_spec *sp = v2_spec_for(t, d->ver);
-		if (!sp || !(sp->flags & V2_TIMED) || (sp->flags & V2_EXP))
+		const struct v2_spec *sp = t <= V2_MAX_TYPE ? c->timed[t] : NULL;
+		if (!sp)
 			return fail(c, off, "unexpected event type %u in the batch of thread %lld",
 				    t, (long long)(int64_t)k->m);
-		memset(&k->ev, 0, sizeof(k->ev));
-		for (unsigned i = 0; i < sp->nargs; i++)
+		unsigned i = 0;
+		for (; i < sp->nargs; i++)
 			k->ev.args[i] = rd_varuint(&r);
+		for (; i < sizeof(k->ev.args) / sizeof(k->ev.args[0]); i++)
+			k->ev.args[i] = 0;
+		k->ev.g = 0;
+		k->ev.p = 0;
+		k->ev.task_parent = 0;
+		k->ev.task_name = NULL;
 		if (!rd_ok(&r))
 			return fail(c, off, "%s runs past the end of its batch", sp->name);
 		k->pos += rd_off(&r);
@@ -1125,9 +1133,10 @@ static int advance(struct genctx *c, struct v2_out *ev)
 	uint64_t m = ev->m;
 	struct step s = {c, ev, ev->args + 1 /* Go's ev.args: after the dt */, c->gen,
 			 c->gen == o->initial_gen, {NOG, m, NOP}, {NOG, m, NOP}};
+	struct mst *ms = NULL;
 	if (m != NOM) {
 		bool created;
-		struct mst *ms = v1_tab_get(&o->ms, m, true, &created);
+		ms = v1_tab_get(&o->ms, m, true, &created);
 		if (!ms)
 			return v1_fail(c->d, -RTD_E_CAP, ev->off, "too many threads");
 		if (created) {
@@ -1137,6 +1146,7 @@ static int advance(struct genctx *c, struct v2_out *ev)
 		s.cur.g = ms->g;
 		s.cur.p = ms->p;
 	}
+	const uint8_t *vals = o->ms.vals; /* moves only when the table grows */
 	s.nw = s.cur;
 	step_fn fn = ev->type <= V2_MAX_TYPE ? dispatch[ev->type] : NULL;
 	if (!fn)
@@ -1152,7 +1162,8 @@ static int advance(struct genctx *c, struct v2_out *ev)
 			return rc;
 	}
 	if (m != NOM) {
-		struct mst *ms = v1_tab_get(&o->ms, m, false, NULL);
+		if (o->ms.vals != vals)
+			ms = v1_tab_get(&o->ms, m, false, NULL);
 		if (ms) {
 			ms->p = s.nw.p;
 			ms->g = s.nw.g;
@@ -1445,6 +1456,10 @@ int v2_gen_begin(rtd_gotrace_dec *d)
 		return v1_fail(d, -ENOMEM, 0, "out of memory");
 	}
 	c->o = st->ord;
+	for (unsigned t = 0; t <= V2_MAX_TYPE; t++) {
+		const struct v2_spec *sp = v2_spec_for(t, d->ver);
+		c->timed[t] = sp && (sp->flags & V2_TIMED) && !(sp->flags & V2_EXP) ? sp : NULL;
+	}
 	if (c->o->initial_gen == 0)
 		c->o->initial_gen = st->gen;
 	st->nq = st->iq = 0;
