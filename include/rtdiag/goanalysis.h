@@ -567,6 +567,38 @@ RTD_API void rtd_goan_free(rtd_goan *a);
  */
 RTD_API int rtd_goan_feed(rtd_goan *a, const struct rtd_gotrace_event *ev);
 
+/* rtd_goan_run() flags */
+#define RTD_GOAN_RUN_THREAD 1u    /* decode on a thread of its own (Go 1.22+) */
+#define RTD_GOAN_RUN_ANY_CPUS 2u  /* ... even with one CPU online (tests) */
+#define RTD_GOAN_RUN_SMALL_CHUNKS 4u /* test aid: hand over 3 events at a time */
+
+/**
+ * rtd_goan_run - feed the analyses every event a source gives
+ * @a: the analyses (of the decoder @next reads)
+ * @next: gives the ordered events of the decoder given to rtd_goan_new()
+ *        (typically: feed it from a file, call rtd_gotrace_dec_next()),
+ *        1 with an event, 0 at the end, <0 on an error
+ * @ctx: passed to @next
+ * @flags: RTD_GOAN_RUN_THREAD: for a Go 1.22+ trace, when more than one
+ *         CPU is online, call @next on a thread of its own while the
+ *         analyses run on the caller's (ordering and analysing then take
+ *         two cores; the events, their order and so every answer are the
+ *         same as without it). The decoder's tables hook
+ *         (rtd_gotrace_dec_set_tables_hook()) is taken for the call.
+ *         Otherwise, or for older traces, one thread: @next then
+ *         rtd_goan_feed() per event.
+ * @dec_rc: gets @next's last answer: 0 at the end, or its error (the
+ *          events before it were fed)
+ *
+ * Stops at the first error of the analyses (not calling @next further).
+ * Callbacks of the options run on the caller's thread. rtd_goan_finish()
+ * is the caller's to call after.
+ *
+ * Returns: 0, or the analyses' negative error (rtd_goan_error()).
+ */
+RTD_API int rtd_goan_run(rtd_goan *a, rtd_gotrace_next_fn next, void *ctx, unsigned flags,
+			 int *dec_rc);
+
 /**
  * rtd_goan_finish - end of the events
  * @a: the analyses

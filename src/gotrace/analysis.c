@@ -44,6 +44,11 @@ int64_t ga_stack(struct ga_ctx *c, uint64_t id)
 	return r;
 }
 
+rtd_gotrace_dec *ga_goan_dec(const rtd_goan *a)
+{
+	return a->c.d;
+}
+
 const char *rtd_goan_new_error(void)
 {
 	return new_err;

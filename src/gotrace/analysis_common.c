@@ -69,7 +69,7 @@ static int tab_grow(struct ga_tab *t)
 	return 0;
 }
 
-void *ga_tab_get(struct ga_tab *t, uint64_t key, bool create, bool *created, int *err)
+void *ga_tab_get_slow(struct ga_tab *t, uint64_t key, bool create, bool *created, int *err)
 {
 	if (created)
 		*created = false;

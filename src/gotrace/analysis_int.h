@@ -29,7 +29,22 @@ void ga_tab_clear(struct ga_tab *t);
 /* Find, or insert a zeroed value when create; NULL when absent, on the
  * cap or out of memory (*err: -RTD_E_CAP or -ENOMEM). The pointer is
  * valid until the next insert or delete. */
-void *ga_tab_get(struct ga_tab *t, uint64_t key, bool create, bool *created, int *err);
+void *ga_tab_get_slow(struct ga_tab *t, uint64_t key, bool create, bool *created, int *err);
+/* The same, the common hit in the key's home slot inlined (the tracker
+ * and the analyses look up a goroutine several times per event). */
+static inline void *ga_tab_get(struct ga_tab *t, uint64_t key, bool create, bool *created,
+			       int *err)
+{
+	if (t->cap) {
+		size_t i = (size_t)rtd_hash_u64(key) & (t->cap - 1);
+		if (t->used[i] && t->keys[i] == key) {
+			if (created)
+				*created = false;
+			return t->vals + i * t->vsz;
+		}
+	}
+	return ga_tab_get_slow(t, key, create, created, err);
+}
 void ga_tab_del(struct ga_tab *t, uint64_t key);
 /* Iterate: *it = 0 first; returns the value or NULL at the end. */
 void *ga_tab_next(const struct ga_tab *t, size_t *it, uint64_t *key);
@@ -139,6 +154,9 @@ struct ga_ctx {
 	const struct rtd_gotrace_event *ev; /* being fed */
 	char err[256];
 };
+
+/* the decoder the analyses read (rtd_goan_run) */
+rtd_gotrace_dec *ga_goan_dec(const rtd_goan *a);
 
 int ga_fail(struct ga_ctx *c, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

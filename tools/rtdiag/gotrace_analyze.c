@@ -130,6 +130,11 @@ struct run {
 
 /* Read and analyse the whole trace. Returns 0 when the run happened (the
  * decoder's error, if any, is in r->dec_rc), or an exit code. */
+static int next_event(void *in, struct rtd_gotrace_event *ev)
+{
+	return gt_next_quiet(in, ev);
+}
+
 static int run_trace(struct run *r, const char *path, struct rtd_goan_opts *o,
 		     const rtd_goan **pa)
 {
@@ -157,14 +162,11 @@ static int run_trace(struct run *r, const char *path, struct rtd_goan_opts *o,
 		return cli_fail("%s: %s", path, rtd_goan_new_error());
 	if (pa)
 		*pa = r->a;
-	while ((rc = gt_next_quiet(r->in, &ev)) > 0) {
-		int arc = rtd_goan_feed(r->a, &ev);
-		if (arc < 0) {
-			cli_progress_done();
-			return cli_fail("%s: analysis: %s", path, rtd_goan_error(r->a));
-		}
-	}
+	/* Go 1.22+: ordering on a thread of its own, the analyses on this one */
+	int arc = rtd_goan_run(r->a, next_event, r->in, RTD_GOAN_RUN_THREAD, &rc);
 	cli_progress_done();
+	if (arc < 0)
+		return cli_fail("%s: analysis: %s", path, rtd_goan_error(r->a));
 	if (rc < 0) {
 		r->dec_rc = rc;
 		const char *m = rtd_gotrace_dec_error(gt_dec(r->in), &r->dec_off);
