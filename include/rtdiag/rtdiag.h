@@ -11,5 +11,6 @@
 #include "rtdiag/perf.h"
 #include "rtdiag/profile.h"
 #include "rtdiag/symbols.h"
+#include "rtdiag/timeline.h"
 
 #endif /* RTDIAG_RTDIAG_H */
