@@ -462,24 +462,8 @@ static void write_profile(struct ox *o, const rtd_profile *p)
 		if (!any)
 			continue;
 		size_t depth = 0;
-		for (uint32_t x = (uint32_t)i; p->nodes[x].parent != PROF_NONE;
-		     x = p->nodes[x].parent) {
-			if (depth == pcap) {
-				size_t ncap = pcap ? pcap * 2 : 64;
-				uint32_t *np = realloc(path, ncap * sizeof(*np));
-				if (np)
-					path = np;
-				uint32_t *nl = np ? realloc(locs, ncap * sizeof(*nl))
-						  : NULL;
-				if (!nl) {
-					o->err = -ENOMEM;
-					break;
-				}
-				locs = nl;
-				pcap = ncap;
-			}
-			path[depth++] = p->nodes[x].frame;
-		}
+		o->err = prof_leaf_path(p, (uint32_t)i, &path, &locs, &pcap,
+					&depth);
 		size_t nloc = 0;
 		for (size_t j = 0; j < depth && !o->err;) {
 			size_t k = j;
