@@ -498,6 +498,8 @@ int otlp_parse_response(const uint8_t *p, size_t n, int64_t *rejected,
 	*rejected = 0;
 	if (msglen)
 		msg[0] = 0;
+	if (!n)
+		return 0; /* every field at its default: all accepted */
 	rtd_rd r;
 	rd_init(&r, p, n);
 	while (rd_left(&r) && rd_ok(&r)) {

@@ -350,8 +350,13 @@ static void queue_drops_oldest(const char *backend)
 	assert_null(otlp ? a->push : a->otlp);
 	for (int i = 0; i < 10; i++) {
 		struct upload *u = window(1000 + 15 * i);
-		if (otlp)
-			u->res = strdup("sservice.name\0svc\0");
+		if (otlp) {
+			/* otlp_resource()'s form: records, then a NUL */
+			static const char res[] = "sservice.name\0svc\0";
+			u->res = malloc(sizeof(res));
+			assert_non_null(u->res);
+			memcpy(u->res, res, sizeof(res));
+		}
 		push_enqueue(a, ps, u);
 	}
 	/* at most 3 wait (one may be in the uploader's hands) */
