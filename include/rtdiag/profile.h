@@ -56,6 +56,8 @@ typedef struct rtd_profile rtd_profile;
 #define RTD_PROFILE_MAX_MAPPINGS (1u << 16) /* mappings */
 #define RTD_PROFILE_MAX_CONTEXTS (1u << 20) /* distinct thread+labels sets */
 #define RTD_PROFILE_MAX_LABELS 64           /* labels on one sample */
+#define RTD_PROFILE_MAX_LINE (16u << 20)    /* one line of folded text */
+#define RTD_PROFILE_MAX_PPROF (1u << 30)    /* a pprof message, uncompressed */
 
 /**
  * struct rtd_profile_type - what a sample value measures
@@ -559,6 +561,82 @@ RTD_API int rtd_profile_top(const rtd_profile *p,
  */
 RTD_API int rtd_profile_top_of(const rtd_profile *p, size_t type,
 			       struct rtd_profile_entry *out, size_t max);
+
+/* ---- sources ------------------------------------------------------------------ */
+
+struct rtd_gotrace_dec;
+struct rtd_gotrace_event;
+
+/**
+ * rtd_profile_gotrace_event - add a Go execution trace's CPU sample
+ * @p: the profile, best made with types "samples/count" and
+ *     "cpu/nanoseconds" (then each sample adds 1 and 10 ms, runtime/pprof's
+ *     period); other types get the period in "cpu" or a count
+ * @d: the decoder (for the stack)
+ * @ev: any event of it: only CPUSample events are taken
+ *
+ * The stack is added leaf first with Go and Go-runtime frame kinds, on a
+ * thread named after the M that was running. Returns: 0, or as
+ * rtd_profile_add_sample().
+ */
+RTD_API int rtd_profile_gotrace_event(rtd_profile *p,
+				      const struct rtd_gotrace_dec *d,
+				      const struct rtd_gotrace_event *ev);
+
+/* ---- readers ---------------------------------------------------------------- */
+
+/**
+ * struct rtd_profile_read_err - where and why a reader stopped
+ * @offset: byte offset of the damage in the input (uncompressed for pprof)
+ * @line: line number (folded text), 0 otherwise
+ * @msg: what was wrong, for people
+ */
+struct rtd_profile_read_err {
+	uint64_t offset;
+	uint64_t line;
+	char msg[160];
+};
+
+/**
+ * rtd_profile_read_folded - add folded stacks to a profile
+ * @p: the profile; each line's count goes to its default type
+ * @f: the text, "root;caller;leaf COUNT" per line (FlameGraph's suffixes
+ *     "_[k]" kernel, "_[j]" JIT and "_[i]" inlined are understood)
+ * @e: filled in on error; may be NULL
+ *
+ * Lines before a bad one are in @p. Returns: 0, -RTD_E_FORMAT (a line
+ * without a count), -RTD_E_CAP (a line longer than RTD_PROFILE_MAX_LINE),
+ * -ENOMEM or -EIO.
+ */
+RTD_API int rtd_profile_read_folded(rtd_profile *p, FILE *f,
+				    struct rtd_profile_read_err *e);
+
+/**
+ * rtd_profile_read_pprof - decode a pprof profile
+ * @out: receives a new profile with the pprof's sample types, even on
+ *       error (then holding the samples before the damage), or NULL
+ * @buf: the message, gzip-compressed or plain
+ * @len: its length
+ * @e: filled in on error; may be NULL
+ *
+ * Returns: 0, -RTD_E_FORMAT, -RTD_E_TRUNCATED, -RTD_E_VARINT, -RTD_E_CAP
+ * (more than RTD_PROFILE_MAX_PPROF bytes uncompressed, or a table cap),
+ * -ENOMEM.
+ */
+RTD_API int rtd_profile_read_pprof(rtd_profile **out, const void *buf,
+				   size_t len, struct rtd_profile_read_err *e);
+
+/**
+ * rtd_profile_read - read a profile file, folded or pprof, whichever it is
+ * @out: receives the profile (also on error, with what was read), or NULL
+ * @f: the input
+ * @e: filled in on error; may be NULL
+ *
+ * A folded profile has one type, "samples/count", and source "folded".
+ * Returns: as the two readers.
+ */
+RTD_API int rtd_profile_read(rtd_profile **out, FILE *f,
+			     struct rtd_profile_read_err *e);
 
 #ifdef __cplusplus
 }

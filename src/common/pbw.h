@@ -30,12 +30,30 @@ typedef struct rtd_pbw {
 
 static inline void pbw_raw(rtd_pbw *w, const void *p, size_t n)
 {
+	/* the common case, room already there, without a call */
+	if (w->b.cap - w->b.len > n && !w->err) {
+		memcpy(w->b.data + w->b.len, p, n);
+		w->b.len += n;
+		w->b.data[w->b.len] = 0;
+		return;
+	}
 	if (!w->err)
 		w->err = rtd_buf_append(&w->b, p, n);
 }
 
 static inline void pbw_varint(rtd_pbw *w, uint64_t v)
 {
+	if (w->b.cap - w->b.len > 10 && !w->err) {
+		uint8_t *p = w->b.data + w->b.len;
+		while (v >= 0x80) {
+			*p++ = (uint8_t)(v | 0x80);
+			v >>= 7;
+		}
+		*p++ = (uint8_t)v;
+		w->b.len = (size_t)(p - w->b.data);
+		*p = 0;
+		return;
+	}
 	uint8_t tmp[10];
 	size_t n = 0;
 	while (v >= 0x80) {

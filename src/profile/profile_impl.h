@@ -149,6 +149,14 @@ int ftree_sort_children(const rtd_profile *p, struct ftree *t);
 const char *ftree_name(const rtd_profile *p, const struct ftree *t,
 		       uint32_t id);
 
+/* The title of a picture: o->title, or made from the metadata: "perf:
+ * app (pid 42), 2.00s, cpu". */
+void prof_title(const rtd_profile *p, size_t type,
+		const struct rtd_profile_write_opts *o, char *buf, size_t n);
+/* An ftree filter keeping the contexts without a thread. */
+bool prof_ctx_no_thread(const rtd_profile *p, const struct prof_ctx *c,
+			void *arg);
+
 /* A value in its unit for people: "1.25 s", "3.4 MB", "1234". */
 const char *prof_fmt_value(int64_t v, const char *unit, char *buf, size_t n);
 

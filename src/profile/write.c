@@ -95,6 +95,38 @@ const char *prof_fmt_value(int64_t v, const char *unit, char *buf, size_t n)
 	return buf;
 }
 
+void prof_title(const rtd_profile *p, size_t type,
+		const struct rtd_profile_write_opts *o, char *buf, size_t n)
+{
+	if (o && o->title) {
+		snprintf(buf, n, "%s", o->title);
+		return;
+	}
+	char dur[32];
+	int k = snprintf(buf, n, "%s", p->source ? p->source : "profile");
+	if (p->process && p->pid)
+		k += snprintf(buf + k, n - (size_t)k, ": %.200s (pid %lld)",
+			      p->process, (long long)p->pid);
+	else if (p->process)
+		k += snprintf(buf + k, n - (size_t)k, ": %.200s", p->process);
+	else if (p->pid)
+		k += snprintf(buf + k, n - (size_t)k, ": pid %lld",
+			      (long long)p->pid);
+	if (k > 0 && (size_t)k < n && p->duration_nanos)
+		k += snprintf(buf + k, n - (size_t)k, ", %s",
+			      prof_fmt_value(p->duration_nanos, "nanoseconds",
+					     dur, sizeof(dur)));
+	if (k > 0 && (size_t)k < n)
+		snprintf(buf + k, n - (size_t)k, ", %s", p->types[type].type);
+}
+
+bool prof_ctx_no_thread(const rtd_profile *p, const struct prof_ctx *c,
+			void *arg)
+{
+	(void)p, (void)arg;
+	return !c->pid && !c->tid && !c->thread;
+}
+
 int rtd_profile_write(const rtd_profile *p, enum rtd_profile_format fmt,
 		      FILE *f, const struct rtd_profile_write_opts *o)
 {

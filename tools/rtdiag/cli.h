@@ -30,6 +30,8 @@ extern const struct cli_group cli_group_dotnet;
 extern const struct cli_group cli_group_nettrace;
 extern const struct cli_group cli_group_perf;
 extern const struct cli_group cli_group_gotrace;
+extern const struct cli_group cli_group_agent;
+extern const struct cli_group cli_group_convert;
 
 /* "rtdiag CMD: MESSAGE" + "Try 'rtdiag help CMD'." on stderr; returns 2. */
 int cli_usage(const char *cmd, const char *fmt, ...)

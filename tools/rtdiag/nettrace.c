@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_format.h"
 #include "common/map.h"
 #include "opt.h"
 #include "out.h"
@@ -605,9 +606,11 @@ enum { PROF_MANAGED = 1, PROF_FORMAT, PROF_OUT };
 static const struct cli_opt prof_opts[] = {
 	{PROF_MANAGED, "managed-only", 0, CLI_ARG_NONE, 0, NULL,
 	 "do not count time spent outside managed code", 0, 0},
-	{PROF_FORMAT, "format", 'f', CLI_ARG_CHOICE, 0, "folded|pprof|top",
+	{PROF_FORMAT, "format", 'f', CLI_ARG_CHOICE, 0,
+	 "folded|pprof|top|svg|speedscope",
 	 "folded (default: 'root;...;leaf NANOSECONDS'), pprof (gzip "
-	 "protobuf), top (frames by self time)", 0, 0},
+	 "protobuf), top (frames by self time), svg (a flame graph), "
+	 "speedscope (JSON); without it, from -o's extension", 0, 0},
 	{PROF_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
 	 "write there instead of stdout (replaced only when the profile is "
 	 "complete)", 0, 0},
@@ -665,7 +668,7 @@ static const struct cli_cmd cmd_profile_def = {
 static int cmd_profile(int argc, char **argv)
 {
 	const char *outp = NULL;
-	int format = 0; /* folded, pprof, top */
+	int format = -1; /* folded, pprof, top, svg, speedscope */
 	bool managed_only = false;
 	struct cli_parser p;
 	struct cli_val v;
@@ -681,6 +684,15 @@ static int cmd_profile(int argc, char **argv)
 	if (id < 0)
 		return cli_opt_exit(id);
 	const char *path = p.pos[0];
+	if (format < 0) { /* from the file name, as every command does */
+		struct cli_format f;
+		cli_format_pick(cmd_profile_def.name, NULL, outp, CLI_FMT_PROFILE,
+				"folded", &f);
+		format = f.prof == RTD_PROFILE_FMT_PPROF ? 1
+			 : f.prof == RTD_PROFILE_FMT_SVG ? 3
+			 : f.prof == RTD_PROFILE_FMT_SPEEDSCOPE ? 4
+							    : 0;
+	}
 	if (format == 1 && cli_out_is_stdout(outp) && isatty(STDOUT_FILENO))
 		return cli_cmd_usage(&cmd_profile_def,
 				     "pprof output is binary: use -o FILE or a "
@@ -731,8 +743,16 @@ static int cmd_profile(int argc, char **argv)
 		err = rtd_profile_write_folded(prof, out.f);
 	else if (format == 1)
 		err = rtd_profile_write_pprof(prof, out.f);
-	else
+	else if (format == 2)
 		err = write_top(prof, out.f);
+	else {
+		struct rtd_profile_meta m = {.sz = sizeof(m), .source = "eventpipe",
+					     .process = path};
+		rtd_profile_set_meta(prof, &m);
+		err = rtd_profile_write(prof, format == 3 ? RTD_PROFILE_FMT_SVG
+							  : RTD_PROFILE_FMT_SPEEDSCOPE,
+					out.f, NULL);
+	}
 	if (err) {
 		cli_out_abort(&out);
 		ret = cli_fail("%s: writing the profile: %s",

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_format.h"
 #include "common/buf.h"
 #include "out.h"
 #include "perf_cli.h"
@@ -21,6 +22,7 @@
 enum {
 	T_EVENT = 1, T_FILTER, T_UPROBE, T_KPROBE, T_PID, T_CGROUP, T_ALL,
 	T_JSON, T_PAGES, T_DUR, T_STATS, T_OUT, T_SUMMARY, T_WITH_SUMMARY,
+	T_FORMAT,
 };
 
 static const struct cli_opt trace_opts[] = {
@@ -54,6 +56,10 @@ static const struct cli_opt trace_opts[] = {
 	 "tracing ran)", 0, 0},
 	{T_SUMMARY, "summary", 's', CLI_ARG_NONE, 0, NULL,
 	 "system calls: only a summary per process and call (counts, errors, times)", 0, 0},
+	{T_FORMAT, "format", 0, CLI_ARG_CHOICE, 0, "perfetto|chrome-json",
+	 "a timeline instead of lines (also picked by -o FILE.perfetto-trace, "
+	 ".pftrace, or .json without --json): a track per CPU and per thread, sched_switch as running "
+	 "slices, other events as instants with their fields", 0, 0},
 	{T_WITH_SUMMARY, "with-summary", 'S', CLI_ARG_NONE, 0, NULL,
 	 "system calls: every call, then the summary", 0, 0},
 	{0},
@@ -104,6 +110,9 @@ struct trace_out {
 	struct rtd_perf_syscalls *sc;
 	bool sc_lines;
 	uint64_t t0;
+	/* a timeline instead of lines: --format, or -o FILE.perfetto-trace */
+	struct cli_timeline tlo;
+	rtd_tl_perf *tla;
 };
 
 /* Numbers without printf: this runs once per field of every event. */
@@ -310,6 +319,8 @@ static int on_syscall(struct trace_out *o, const struct rtd_perf_syscall *c)
 static int on_record(const struct rtd_perf_sample *s, void *ctx)
 {
 	struct trace_out *o = ctx;
+	if (o->tla)
+		return rtd_tl_perf_record(o->tla, s);
 	rtd_buf *b = &o->line;
 	if (s->type == PERF_RECORD_LOST || s->type == PERF_RECORD_LOST_SAMPLES) {
 		fflush(o->f);
@@ -423,6 +434,7 @@ struct trace_args {
 	unsigned pages;
 	double duration;
 	const char *out;
+	const char *format; /* --format perfetto|chrome-json, or NULL */
 	char **cmd;
 };
 
@@ -497,6 +509,7 @@ static int parse(struct trace_args *a, int argc, char **argv)
 		case T_DUR: a->duration = v.d; break;
 		case T_STATS: a->stats = true; break;
 		case T_OUT: a->out = v.str; break;
+		case T_FORMAT: a->format = v.str; break;
 		case T_SUMMARY: a->summary = true; break;
 		case T_WITH_SUMMARY: a->with_summary = true; break;
 		}
@@ -599,6 +612,25 @@ int perf_trace_main(int argc, char **argv)
 	rc = CLI_FAIL;
 	if (a->out && cli_out_check(a->out))
 		goto done;
+	/* a timeline instead of lines: --format, or -o's extension */
+	struct cli_format tf;
+	size_t ol = a->out ? strlen(a->out) : 0;
+	bool timeline = a->format ||
+			(ol > 15 && !strcmp(a->out + ol - 15, ".perfetto-trace")) ||
+			(ol > 8 && !strcmp(a->out + ol - 8, ".pftrace")) ||
+			(ol > 5 && !strcmp(a->out + ol - 5, ".json") && !a->json);
+	if (timeline) {
+		if (cli_format_pick("perf trace", a->format, a->out,
+				    CLI_FMT_TIMELINE, "perfetto", &tf)) {
+			rc = CLI_USAGE;
+			goto done;
+		}
+		if (a->json || a->summary || a->with_summary) {
+			rc = cli_usage("perf trace", "a timeline (--format) has no "
+				       "--json, --summary or --with-summary");
+			goto done;
+		}
+	}
 	out.json = a->json;
 	out.sc_lines = !a->summary;
 	if (a->cmd) {
@@ -638,7 +670,16 @@ int perf_trace_main(int argc, char **argv)
 	}
 	if (add_events(m, a, &out) != CLI_OK)
 		goto done;
-	if (a->out) {
+	if (timeline) {
+		out.f = stdout;
+		if (cli_timeline_open(&out.tlo, &tf, a->out))
+			goto done;
+		if (!(out.tla = rtd_tl_perf_new(out.tlo.tl, NULL))) {
+			cli_timeline_close(&out.tlo, false);
+			cli_fail("out of memory");
+			goto done;
+		}
+	} else if (a->out) {
 		if (cli_out_open(&co, a->out))
 			goto done;
 		out_open = true;
@@ -674,6 +715,13 @@ int perf_trace_main(int argc, char **argv)
 	else
 		rc = CLI_OK;
 	print_stats(m, a, a->stats);
+	if (out.tla) {
+		/* what was traced is worth keeping, even after an error */
+		rtd_tl_perf_free(out.tla);
+		out.tla = NULL;
+		if (cli_timeline_close(&out.tlo, true) != CLI_OK)
+			rc = CLI_FAIL;
+	}
 	if (out_open) {
 		/* what was traced is worth keeping, even after an error */
 		out_open = false;
@@ -690,6 +738,10 @@ int perf_trace_main(int argc, char **argv)
 done:
 	if (out_open)
 		cli_out_abort(&co);
+	if (out.tla) {
+		rtd_tl_perf_free(out.tla);
+		cli_timeline_close(&out.tlo, false);
+	}
 	rtd_perf_syscalls_free(out.sc);
 	rtd_buf_free(&out.line);
 	rtd_perf_monitor_free(m);

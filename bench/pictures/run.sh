@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# bench/pictures/run.sh - pictures (issue #15): time and peak RSS of each
+# output format on the largest inputs, and the Go timeline against Go
+# 1.23's `go tool trace` preparing its view of the same trace (until its
+# first page is served), in one run, with the ratios.
+#
+#   bench/pictures/run.sh [BUILD_DIR]     (default build/; bench/run.sh passes it)
+#   GO_MB=1024 bench/pictures/run.sh      a 1 GB Go trace (default 64 MB)
+#
+# The Go trace comes from tests/integration/pictures/gen (a busy program
+# of ours: channels, mutexes, GC, syscalls, tasks, regions, logs, CPU
+# samples), built with Debian's Go 1.23; it is cached in the build folder.
+# Run it under flock /work/locks/bench.lock on a shared machine.
+set -eu
+cd "$(dirname "$0")/../.."
+B=$(cd "${1:-build}" && pwd)
+R=$B/rtdiag
+GO=/usr/lib/go-1.23/bin/go
+GO_MB=${GO_MB:-64}
+T=../shared/testdata
+OUT=$(mktemp -d /tmp/rtd-bench-pictures-XXXXXX)
+trap 'rm -rf "$OUT"; [ -n "${TP:-}" ] && kill $TP 2>/dev/null || true' EXIT
+[ -x "$R" ] || { echo "no $R: build first"; exit 1; }
+[ -x "$GO" ] || { echo "Go 1.23 ($GO) missing"; exit 1; }
+CACHE=$B/bench-pictures
+mkdir -p "$CACHE"
+HOME=$CACHE GOCACHE=$CACHE/gocache GO111MODULE=off "$GO" build -o "$CACHE/gen" tests/integration/pictures/gen/main.go
+TRACE=$CACHE/go-${GO_MB}MB.trace
+if [ ! -s "$TRACE" ]; then
+  # about 2.9 KB of trace a round with Go 1.23
+  "$CACHE/gen" "$TRACE" $((GO_MB * 1024 * 1024 / 2900)) 2>/dev/null
+fi
+size=$(stat -c %s "$TRACE")
+echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== Go trace: $TRACE, $((size / 1048576)) MB"
+
+measure() { # label cmd... -> "label seconds peakKB"
+  local label=$1; shift
+  /usr/bin/time -f "%e %M" -o "$OUT/t" "$@" >/dev/null 2>"$OUT/err" || { echo "$label: failed: $(tail -2 "$OUT/err")"; return 1; }
+  read -r s kb <"$OUT/t"
+  printf '%-34s %8.2f s %9d KB\n' "$label" "$s" "$kb"
+  echo "$s $kb" >"$OUT/last"
+}
+
+echo "-- rtdiag convert (output to a file in $OUT)"
+measure "Go trace -> perfetto" "$R" convert "$TRACE" -o "$OUT/go.pftrace"
+read -r r_s r_kb <"$OUT/last"
+echo "   perfetto output: $(( $(stat -c %s "$OUT/go.pftrace") / 1048576 )) MB"
+rm -f "$OUT/go.pftrace"
+measure "Go trace -> chrome-json" "$R" convert "$TRACE" -f chrome-json -o "$OUT/go.json"
+rm -f "$OUT/go.json"
+
+# the largest nettrace vectors: profile formats and timelines
+for v in eventpipe-dotnetcore2.1-linux-x64-objver3.netperf eventpipe-dotnetcore3.0-win-x64-objver4.nettrace; do
+  [ -f "$T/nettrace/$v" ] || continue
+  for f in folded pprof svg speedscope perfetto chrome-json; do
+    measure "${v:0:28}.. -> $f" "$R" convert "$T/nettrace/$v" -f $f -o "$OUT/x.$f"
+  done
+done
+
+if [ "$GO_MB" -gt 128 ]; then
+  # go tool trace holds ~200 bytes of memory per byte of trace (2.5 GB for
+  # 12 MB here): past this size it cannot run on the machine
+  echo "-- go tool trace: not run for a $GO_MB MB trace (it would need about $((GO_MB * 200 / 1024)) GB)"
+  exit 0
+fi
+echo "-- go tool trace (Go 1.23): parse and prepare the view until its first page is served"
+TOOL=$("$GO" env GOTOOLDIR)/trace
+PORT=$((20000 + RANDOM % 20000))
+start=$(date +%s.%N)
+BROWSER=true "$TOOL" -http=127.0.0.1:$PORT "$TRACE" >"$OUT/tool.log" 2>&1 &
+TP=$!
+until curl -s -o /dev/null -m 600 "http://127.0.0.1:$PORT/"; do
+  kill -0 $TP 2>/dev/null || { echo "go tool trace exited: $(tail -3 "$OUT/tool.log")"; exit 1; }
+  sleep 0.05
+done
+end=$(date +%s.%N)
+g_kb=$(awk '/VmHWM/ {print $2}' /proc/$TP/status)
+g_s=$(echo "$end - $start" | bc)
+kill $TP; wait $TP 2>/dev/null || true; TP=
+printf '%-34s %8.2f s %9d KB\n' "go tool trace: first page" "$g_s" "$g_kb"
+echo "== ratio: rtdiag's Go timeline (Perfetto) is $(echo "scale=1; $g_s / $r_s" | bc)x faster than go tool trace's first page, with $(echo "scale=1; $g_kb / $r_kb" | bc)x less peak RSS (goal: >= 10x, >= 10x)"

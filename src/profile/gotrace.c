@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gotrace.c - a CPU profile from a Go execution trace's CPU samples
+ * (CPUSample events, Go 1.19+ with CPU profiling on while tracing): each
+ * sample adds its stack, leaf first, with weight 1 sample and the
+ * profiling period in nanoseconds, on the thread (M) that was running.
+ * Frames in package runtime (and its internal kin) are Go-runtime frames,
+ * the rest Go frames, for the flame graph's colours.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/profile_impl.h"
+#include "rtdiag/gotrace.h"
+
+#define GO_SAMPLE_NS 10000000 /* runtime/pprof's 100 Hz */
+
+static uint64_t garg(const struct rtd_gotrace_event *ev, const char *name,
+		     uint64_t dflt)
+{
+	for (unsigned i = 0; i < ev->nargs && ev->argnames; i++)
+		if (ev->argnames[i] && !strcmp(ev->argnames[i], name))
+			return ev->args[i];
+	return dflt;
+}
+
+static bool runtime_frame(const char *fn)
+{
+	return !strncmp(fn, "runtime.", 8) || !strncmp(fn, "runtime/", 8) ||
+	       !strncmp(fn, "internal/runtime", 16);
+}
+
+int rtd_profile_gotrace_event(rtd_profile *p, const struct rtd_gotrace_dec *d,
+			      const struct rtd_gotrace_event *ev)
+{
+	if (!ev->name || strcmp(ev->name, "CPUSample"))
+		return 0;
+	const struct rtd_gotrace_frame *fr;
+	uint64_t stack = ev->stack ? ev->stack : garg(ev, "stack", 0);
+	size_t n = stack ? rtd_gotrace_dec_stack(d, stack, &fr) : 0;
+	struct rtd_frame small[64], *f = small;
+	if (n > 64 && !(f = calloc(n, sizeof(*f))))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		memset(&f[i], 0, sizeof(f[i]));
+		f[i].name = fr[i].fn && fr[i].fn[0] ? fr[i].fn : NULL;
+		f[i].file = fr[i].file && fr[i].file[0] ? fr[i].file : NULL;
+		f[i].line = (uint32_t)fr[i].line;
+		f[i].addr = fr[i].pc;
+		f[i].kind = f[i].name && runtime_frame(f[i].name)
+				    ? RTD_FRAME_GO_RUNTIME
+				    : RTD_FRAME_GO;
+	}
+	int64_t m = (int64_t)garg(ev, "m", (uint64_t)ev->m);
+	char thread[32];
+	snprintf(thread, sizeof(thread), "M%" PRId64, m);
+	int64_t vals[2] = {1, GO_SAMPLE_NS};
+	int t = rtd_profile_find_type(p, "cpu");
+	int64_t one[RTD_PROFILE_MAX_TYPES] = {0};
+	const int64_t *v = vals;
+	size_t nv = 2;
+	if (rtd_profile_ntypes(p) != 2 || t != 1) {
+		/* a profile of other types: the period goes to "cpu" if it
+		 * has one, else a count to the default type */
+		one[t >= 0 ? t : (int)rtd_profile_default_type(p)] =
+			t >= 0 ? GO_SAMPLE_NS : 1;
+		v = one;
+		nv = rtd_profile_ntypes(p);
+	}
+	struct rtd_sample s = {.sz = sizeof(s), .frames = f, .nframes = n,
+			       .leaf_first = true, .values = v, .nvalues = nv,
+			       .tid = m >= 0 ? m : 0, .thread = m >= 0 ? thread : NULL};
+	int err = rtd_profile_add_sample(p, &s);
+	if (f != small)
+		free(f);
+	return err;
+}

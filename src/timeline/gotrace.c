@@ -1,0 +1,856 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gotrace.c - Go execution traces as a timeline, like `go tool trace`'s
+ * goroutine, proc and thread views, from the ordered event stream of
+ * rtd_gotrace_dec (old format, Go 1.5-1.21, and new, Go 1.22+).
+ *
+ * One small handler per event name in a table (both formats name their
+ * events as Go does; the few names whose meaning changed, GoStop, have a
+ * handler per format). Goroutine states are slices on the goroutine's
+ * track, each ending where the next begins; the state tracker here is the
+ * smallest that draws them (note for #17: a shared tracker in
+ * src/gotrace/ would serve both).
+ *
+ * Nesting per track is kept by construction: a goroutine's track holds its
+ * state slice and, inside it, at most a mark assist (ended before the
+ * state changes); user regions, which outlive states, go on a second
+ * track of the goroutine, made when it first opens one.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtdiag/gotrace.h"
+#include "timeline/timeline_impl.h"
+
+enum g_state {
+	G_NONE = 0,
+	G_RUNNABLE,
+	G_RUNNING,
+	G_BLOCKED,
+	G_SYSCALL,
+	G_DEAD,
+};
+
+struct gs {
+	uint64_t id;
+	uint64_t track, rtrack; /* states; regions (0 until needed) */
+	uint64_t flow_in;       /* an unblocking's arrow, for the next run */
+	int64_t p;              /* P it runs on, -1 */
+	uint8_t state;
+	bool open, assist;
+	uint32_t regions;      /* open regions on rtrack */
+	uint64_t start_stack;  /* for the name, until the track is made */
+	char pname[24];        /* its slices' name on a P: "G12" */
+};
+
+struct ps {
+	uint64_t track;
+	uint64_t g;   /* running, 0 none */
+	int64_t m;    /* holding it, -1 */
+};
+
+struct rtd_tl_gotrace {
+	rtd_timeline *tl;
+	const rtd_gotrace_dec *d;
+	int version;
+	uint64_t proc, gc, stw, heap, goal, procs_grp;
+	bool gc_open, stw_open;
+	rtd_map gs, ps, ms, tasks; /* id -> struct gs* / ps* / track / track */
+	rtd_strmap index;          /* event name -> handlers[] index + 1 */
+	uint8_t by_type[512];      /* event type -> index + 1; 0xff: none */
+	uint64_t next_flow;
+	int err;
+	char name[128];
+};
+
+#define REAL_P(p) ((p) >= 0 && (p) < 1000000)
+
+typedef void (*handler_fn)(rtd_tl_gotrace *a,
+			   const struct rtd_gotrace_event *ev);
+struct handler {
+	const char *name;
+	handler_fn v1, v2; /* old format, new format */
+};
+
+
+static void put(rtd_tl_gotrace *a, int err)
+{
+	if (err && !a->err)
+		a->err = err;
+}
+
+static uint64_t new_track(rtd_tl_gotrace *a, enum rtd_track_kind k,
+			  const char *name, uint64_t parent, const char *unit)
+{
+	struct rtd_track t = {.sz = sizeof(t), .kind = k, .pid = 1,
+			      .name = name, .parent = parent, .unit = unit};
+	int64_t id = rtd_timeline_add_track(a->tl, &t);
+	if (id < 0) {
+		put(a, (int)id);
+		return 0;
+	}
+	return (uint64_t)id;
+}
+
+static struct rtd_tl_event tev(uint64_t track, int64_t ts, const char *name)
+{
+	return (struct rtd_tl_event){.sz = sizeof(struct rtd_tl_event),
+				     .track = track, .ts = ts, .name = name};
+}
+
+void rtd_tl_gotrace_free(rtd_tl_gotrace *a)
+{
+	if (!a)
+		return;
+	size_t it = 0;
+	uint64_t k;
+	void *v;
+	while (rtd_map_next(&a->gs, &it, &k, &v))
+		free(v);
+	it = 0;
+	while (rtd_map_next(&a->ps, &it, &k, &v))
+		free(v);
+	rtd_map_free(&a->gs);
+	rtd_map_free(&a->ps);
+	rtd_map_free(&a->ms);
+	rtd_map_free(&a->tasks);
+	rtd_strmap_free(&a->index);
+	free(a);
+}
+
+/* ---- goroutines ---------------------------------------------------------- */
+
+static const char *stack_top(rtd_tl_gotrace *a, uint64_t stack)
+{
+	const struct rtd_gotrace_frame *fr;
+	size_t n = stack ? rtd_gotrace_dec_stack(a->d, stack, &fr) : 0;
+	return n && fr[0].fn && fr[0].fn[0] ? fr[0].fn : NULL;
+}
+
+static struct gs *g_get(rtd_tl_gotrace *a, uint64_t g)
+{
+	void *v;
+	if (rtd_map_get(&a->gs, g, &v))
+		return v;
+	struct gs *s = calloc(1, sizeof(*s));
+	if (!s) {
+		put(a, -ENOMEM);
+		return NULL;
+	}
+	s->id = g;
+	s->p = -1;
+	int err = rtd_map_put(&a->gs, g, s, NULL);
+	if (err) {
+		free(s);
+		put(a, err);
+		return NULL;
+	}
+	return s;
+}
+
+/* The goroutine's track, made when it is first drawn: "G12 main.worker". */
+static uint64_t g_track(rtd_tl_gotrace *a, struct gs *s)
+{
+	if (s->track)
+		return s->track;
+	char name[300];
+	const char *fn = stack_top(a, s->start_stack);
+	if (s->id == 0)
+		snprintf(name, sizeof(name), "G0 (runtime)");
+	else if (fn)
+		snprintf(name, sizeof(name), "G%" PRIu64 " %.250s", s->id, fn);
+	else
+		snprintf(name, sizeof(name), "G%" PRIu64, s->id);
+	s->track = new_track(a, RTD_TRACK_NAMED, name, a->proc, NULL);
+	return s->track;
+}
+
+static struct ps *p_get(rtd_tl_gotrace *a, int64_t p)
+{
+	if (!REAL_P(p))
+		return NULL;
+	void *v;
+	if (rtd_map_get(&a->ps, (uint64_t)p, &v))
+		return v;
+	struct ps *s = calloc(1, sizeof(*s));
+	if (!s) {
+		put(a, -ENOMEM);
+		return NULL;
+	}
+	char name[32];
+	snprintf(name, sizeof(name), "P%" PRId64, p);
+	s->track = new_track(a, RTD_TRACK_NAMED, name, a->proc, NULL);
+	s->m = -1;
+	int err = rtd_map_put(&a->ps, (uint64_t)p, s, NULL);
+	if (err) {
+		free(s);
+		put(a, err);
+		return NULL;
+	}
+	return s;
+}
+
+static const char *const state_names[] = {
+	[G_NONE] = "?",         [G_RUNNABLE] = "runnable",
+	[G_RUNNING] = "running", [G_BLOCKED] = "blocked",
+	[G_SYSCALL] = "syscall", [G_DEAD] = "dead",
+};
+
+/* Move goroutine g to a state at ts: end what it had open, begin the new
+ * state's slice (named "blocked: REASON" when there is one), and keep the
+ * P's track in step. */
+static void g_set(rtd_tl_gotrace *a, uint64_t g, int64_t ts, enum g_state st,
+		  const char *reason, int64_t p, uint64_t stack)
+{
+	struct gs *s = g_get(a, g);
+	if (!s)
+		return;
+	uint64_t tr = g_track(a, s);
+	if (!tr)
+		return;
+	if (s->assist) {
+		put(a, rtd_timeline_end(a->tl, tr, ts));
+		s->assist = false;
+	}
+	if (s->open) {
+		put(a, rtd_timeline_end(a->tl, tr, ts));
+		s->open = false;
+	}
+	if (s->state == G_RUNNING && st != G_RUNNING) {
+		struct ps *ps = p_get(a, s->p);
+		if (ps && ps->g == g) {
+			put(a, rtd_timeline_end(a->tl, ps->track, ts));
+			ps->g = 0;
+		}
+		s->p = -1;
+	}
+	s->state = (uint8_t)st;
+	if (st == G_DEAD || st == G_NONE)
+		return;
+	char buf[160];
+	const char *name = state_names[st];
+	if (reason && reason[0]) {
+		/* "blocked: chan receive", without printf on this hot path */
+		size_t a = strlen(name), r = strnlen(reason, 140);
+		memcpy(buf, name, a);
+		memcpy(buf + a, ": ", 2);
+		memcpy(buf + a + 2, reason, r);
+		buf[a + 2 + r] = 0;
+		name = buf;
+	}
+	struct rtd_tl_event e = tev(tr, ts, name);
+	e.category = "state";
+	struct rtd_tl_arg arg = {.key = "where", .type = RTD_TL_STR};
+	const char *fn = stack_top(a, stack);
+	if (fn) {
+		arg.s = fn;
+		e.args = &arg;
+		e.nargs = 1;
+	}
+	if (st == G_RUNNING) {
+		e.flow_in = s->flow_in;
+		s->flow_in = 0;
+	}
+	put(a, rtd_timeline_begin(a->tl, &e));
+	s->open = true;
+	if (st == G_RUNNING) {
+		struct ps *ps = p_get(a, p);
+		if (ps) {
+			if (ps->g) { /* the P's last goroutine left unseen */
+				put(a, rtd_timeline_end(a->tl, ps->track, ts));
+				ps->g = 0;
+			}
+			if (!s->pname[0])
+				snprintf(s->pname, sizeof(s->pname), "G%" PRIu64, g);
+			struct rtd_tl_event pe = tev(ps->track, ts, s->pname);
+			pe.category = "running";
+			put(a, rtd_timeline_begin(a->tl, &pe));
+			ps->g = g;
+			s->p = p;
+		}
+	}
+}
+
+/* ---- arguments ------------------------------------------------------------ */
+
+static uint64_t arg(const struct rtd_gotrace_event *ev, const char *name,
+		    uint64_t dflt)
+{
+	for (unsigned i = 0; i < ev->nargs && ev->argnames; i++)
+		if (ev->argnames[i] && !strcmp(ev->argnames[i], name))
+			return ev->args[i];
+	return dflt;
+}
+
+/* A string argument: the old format names it "reason", the new format
+ * "reason_string". */
+static const char *sarg(const struct rtd_gotrace_event *ev, const char *name)
+{
+	size_t n = strlen(name);
+	for (unsigned i = 0; i < ev->nsargs && ev->sargnames; i++) {
+		const char *k = ev->sargnames[i];
+		if (k && !strncmp(k, name, n) &&
+		    (!k[n] || !strcmp(k + n, "_string")))
+			return ev->sargs[i] ? ev->sargs[i] : "";
+	}
+	return "";
+}
+
+/* ---- handlers, one per event name --------------------------------------- */
+
+
+static void on_go_create(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	uint64_t g = arg(ev, "new_g", arg(ev, "g", 0));
+	struct gs *s = g_get(a, g);
+	if (!s)
+		return;
+	s->start_stack = arg(ev, "new_stack", arg(ev, "stack", 0));
+	g_set(a, g, ev->ts, G_RUNNABLE, NULL, -1, 0);
+}
+
+static void on_go_create_blocked(rtd_tl_gotrace *a,
+				 const struct rtd_gotrace_event *ev)
+{
+	uint64_t g = arg(ev, "new_g", 0);
+	struct gs *s = g_get(a, g);
+	if (!s)
+		return;
+	s->start_stack = arg(ev, "new_stack", 0);
+	g_set(a, g, ev->ts, G_BLOCKED, "created blocked", -1, 0);
+}
+
+static void on_go_create_syscall(rtd_tl_gotrace *a,
+				 const struct rtd_gotrace_event *ev)
+{
+	g_set(a, arg(ev, "new_g", 0), ev->ts, G_SYSCALL, NULL, -1, 0);
+}
+
+static void on_go_start(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	g_set(a, arg(ev, "g", ev->g), ev->ts, G_RUNNING, sarg(ev, "label"),
+	      ev->p, 0);
+}
+
+static void on_go_end(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	struct gs *s = g_get(a, ev->g);
+	if (!s)
+		return;
+	g_set(a, ev->g, ev->ts, G_DEAD, NULL, -1, 0);
+	/* regions still open end with their goroutine */
+	while (s->regions) {
+		put(a, rtd_timeline_end(a->tl, s->rtrack, ev->ts));
+		s->regions--;
+	}
+	/* its tracks are done: memory follows live goroutines */
+	if (s->track)
+		put(a, rtd_timeline_close_track(a->tl, s->track, ev->ts));
+	if (s->rtrack)
+		put(a, rtd_timeline_close_track(a->tl, s->rtrack, ev->ts));
+	free(rtd_map_del(&a->gs, ev->g));
+}
+
+static void on_go_runnable(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	const char *why = !strcmp(ev->name, "GoPreempt") ? "preempted"
+			  : !strcmp(ev->name, "GoSched") ? "yielded"
+						      : sarg(ev, "reason");
+	g_set(a, ev->g, ev->ts, G_RUNNABLE, why, -1, ev->stack);
+}
+
+/* Old format: GoStop is a goroutine stopped for good (select{}, ...). */
+static void on_go_stop_v1(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	g_set(a, ev->g, ev->ts, G_BLOCKED, "stopped", -1, ev->stack);
+}
+
+/* Old format: the reason is in the event's name. */
+static void on_go_block_v1(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	static const struct {
+		const char *ev, *why;
+	} why[] = {
+		{"GoSleep", "sleep"},          {"GoBlock", "block"},
+		{"GoBlockSend", "chan send"},  {"GoBlockRecv", "chan receive"},
+		{"GoBlockSelect", "select"},   {"GoBlockSync", "sync"},
+		{"GoBlockCond", "sync.Cond"},  {"GoBlockNet", "network"},
+		{"GoBlockGC", "GC assist wait"},
+	};
+	const char *reason = "";
+	for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++)
+		if (!strcmp(ev->name, why[i].ev))
+			reason = why[i].why;
+	g_set(a, ev->g, ev->ts, G_BLOCKED, reason, -1, ev->stack);
+}
+
+static void on_go_block_v2(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	g_set(a, ev->g, ev->ts, G_BLOCKED, sarg(ev, "reason"), -1, ev->stack);
+}
+
+static void on_go_unblock(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	uint64_t target = arg(ev, "g", 0);
+	struct gs *t = g_get(a, target);
+	if (!t)
+		return;
+	/* an arrow from the unblocking goroutine (when there is one) */
+	struct gs *src = ev->g ? g_get(a, ev->g) : NULL;
+	if (src && g_track(a, src)) {
+		struct rtd_tl_event e = tev(src->track, ev->ts, "unblock");
+		struct rtd_tl_arg ga = {.key = "g", .type = RTD_TL_UINT,
+					.u = target};
+		e.args = &ga;
+		e.nargs = 1;
+		e.category = "unblock";
+		e.flow_out = ++a->next_flow;
+		put(a, rtd_timeline_instant(a->tl, &e));
+		t->flow_in = e.flow_out;
+	}
+	g_set(a, target, ev->ts, G_RUNNABLE, NULL, -1, 0);
+}
+
+static void on_syscall_v1(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	/* the goroutine keeps running: an instant; GoSysBlock follows when
+	 * the call blocks */
+	struct gs *s = g_get(a, ev->g);
+	if (!s || !g_track(a, s))
+		return;
+	struct rtd_tl_event e = tev(s->track, ev->ts, "syscall");
+	e.category = "syscall";
+	struct rtd_tl_arg arg0 = {.key = "where", .type = RTD_TL_STR};
+	const char *fn = stack_top(a, ev->stack);
+	if (fn) {
+		arg0.s = fn;
+		e.args = &arg0;
+		e.nargs = 1;
+	}
+	put(a, rtd_timeline_instant(a->tl, &e));
+}
+
+static void on_sys_block(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	g_set(a, ev->g, ev->ts, G_SYSCALL, NULL, -1, ev->stack);
+}
+
+static void on_sys_exit_v1(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	g_set(a, arg(ev, "g", ev->g), ev->ts, G_RUNNABLE, "syscall returned",
+	      -1, 0);
+}
+
+static void on_syscall_begin(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	g_set(a, ev->g, ev->ts, G_SYSCALL, NULL, -1, ev->stack);
+}
+
+static void on_syscall_end(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	g_set(a, ev->g, ev->ts, G_RUNNING, NULL, ev->p, 0);
+}
+
+static void on_syscall_end_blocked(rtd_tl_gotrace *a,
+				   const struct rtd_gotrace_event *ev)
+{
+	g_set(a, ev->g, ev->ts, G_RUNNABLE, "syscall returned", -1, 0);
+}
+
+static void on_go_waiting(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	g_set(a, arg(ev, "g", ev->g), ev->ts, G_BLOCKED, "at trace start", -1,
+	      0);
+}
+
+static void on_go_in_syscall(rtd_tl_gotrace *a,
+			     const struct rtd_gotrace_event *ev)
+{
+	g_set(a, arg(ev, "g", ev->g), ev->ts, G_SYSCALL, NULL, -1, 0);
+}
+
+/* New format: a goroutine's state when the trace (or a generation)
+ * begins: Go's tracev2 GoStatus values. */
+static void on_go_status(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	uint64_t g = arg(ev, "g", ev->g);
+	struct gs *s = g_get(a, g);
+	if (!s || s->state != G_NONE)
+		return; /* known already: a new generation restates it */
+	switch (arg(ev, "gstatus", 0)) {
+	case 1: g_set(a, g, ev->ts, G_RUNNABLE, NULL, -1, 0); break;
+	case 2: g_set(a, g, ev->ts, G_RUNNING, NULL, ev->p, 0); break;
+	case 3: g_set(a, g, ev->ts, G_SYSCALL, NULL, -1, 0); break;
+	case 4: g_set(a, g, ev->ts, G_BLOCKED, "at trace start", -1, 0); break;
+	default: break;
+	}
+}
+
+static void on_assist_start(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	struct gs *s = g_get(a, arg(ev, "g", ev->g));
+	if (!s || s->assist || !s->open)
+		return;
+	struct rtd_tl_event e = tev(s->track, ev->ts, "GC mark assist");
+	e.category = "gc";
+	put(a, rtd_timeline_begin(a->tl, &e));
+	s->assist = true;
+}
+
+static void on_assist_done(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	struct gs *s = g_get(a, ev->g);
+	if (!s || !s->assist)
+		return;
+	put(a, rtd_timeline_end(a->tl, s->track, ev->ts));
+	s->assist = false;
+}
+
+static void on_gc_start(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	if (a->gc_open)
+		return;
+	char name[48];
+	snprintf(name, sizeof(name), "GC %" PRIu64,
+		 arg(ev, "gc_seq", arg(ev, "seq", 0)));
+	struct rtd_tl_event e = tev(a->gc, ev->ts, name);
+	e.category = "gc";
+	put(a, rtd_timeline_begin(a->tl, &e));
+	a->gc_open = true;
+}
+
+static void on_gc_done(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	if (!a->gc_open)
+		return;
+	put(a, rtd_timeline_end(a->tl, a->gc, ev->ts));
+	a->gc_open = false;
+}
+
+static void on_stw_start(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	if (a->stw_open)
+		return;
+	const char *kind = sarg(ev, "kind");
+	char name[128];
+	snprintf(name, sizeof(name), "STW%s%.100s", kind[0] ? ": " : "", kind);
+	struct rtd_tl_event e = tev(a->stw, ev->ts, name);
+	e.category = "gc";
+	put(a, rtd_timeline_begin(a->tl, &e));
+	a->stw_open = true;
+}
+
+static void on_stw_done(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	if (!a->stw_open)
+		return;
+	put(a, rtd_timeline_end(a->tl, a->stw, ev->ts));
+	a->stw_open = false;
+}
+
+static void on_heap(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	bool goal = !strcmp(ev->name, "HeapGoal");
+	uint64_t v = arg(ev, goal ? "heapgoal_value" : "heapalloc_value",
+			 arg(ev, "mem", 0));
+	put(a, rtd_timeline_counter(a->tl, goal ? a->goal : a->heap, ev->ts,
+				    (double)v));
+}
+
+static void on_proc_start(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	int64_t p = a->version >= 1022 ? (int64_t)arg(ev, "p", 0) : ev->p;
+	int64_t m = a->version >= 1022 ? ev->m : (int64_t)arg(ev, "thread", 0);
+	struct ps *ps = p_get(a, p);
+	if (!ps || m < 0)
+		return;
+	void *v;
+	uint64_t mt;
+	if (rtd_map_get(&a->ms, (uint64_t)m, &v)) {
+		mt = (uint64_t)(uintptr_t)v;
+	} else {
+		char name[32];
+		snprintf(name, sizeof(name), "M%" PRId64, m);
+		mt = new_track(a, RTD_TRACK_NAMED, name, a->proc, NULL);
+		put(a, rtd_map_put(&a->ms, (uint64_t)m, (void *)(uintptr_t)mt, NULL));
+	}
+	if (ps->m >= 0) /* the P moved without a stop we saw */
+		return;
+	char name[32];
+	snprintf(name, sizeof(name), "P%" PRId64, p);
+	struct rtd_tl_event e = tev(mt, ev->ts, name);
+	e.category = "proc";
+	put(a, rtd_timeline_begin(a->tl, &e));
+	ps->m = m;
+}
+
+static void on_proc_stop(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	struct ps *ps = p_get(a, ev->p);
+	void *v;
+	if (!ps || ps->m < 0 || !rtd_map_get(&a->ms, (uint64_t)ps->m, &v))
+		return;
+	put(a, rtd_timeline_end(a->tl, (uint64_t)(uintptr_t)v, ev->ts));
+	ps->m = -1;
+}
+
+static void on_task_begin(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	uint64_t id = arg(ev, "task", arg(ev, "taskid", 0));
+	void *v;
+	if (!id || rtd_map_get(&a->tasks, id, &v))
+		return;
+	char name[200];
+	snprintf(name, sizeof(name), "task %" PRIu64 " %.150s", id,
+		 sarg(ev, "name"));
+	uint64_t t = new_track(a, RTD_TRACK_NAMED, name, a->proc, NULL);
+	if (!t)
+		return;
+	struct rtd_tl_event e = tev(t, ev->ts, sarg(ev, "name"));
+	e.category = "task";
+	struct rtd_tl_arg args[] = {
+		{.key = "task", .type = RTD_TL_UINT, .u = id},
+		{.key = "parent", .type = RTD_TL_UINT,
+		 .u = arg(ev, "parent_task", arg(ev, "pid", 0))},
+		{.key = "goroutine", .type = RTD_TL_UINT, .u = ev->g},
+	};
+	e.args = args;
+	e.nargs = 3;
+	put(a, rtd_timeline_begin(a->tl, &e));
+	put(a, rtd_map_put(&a->tasks, id, (void *)(uintptr_t)t, NULL));
+}
+
+static void on_task_end(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	uint64_t id = arg(ev, "task", arg(ev, "taskid", 0));
+	void *v = rtd_map_del(&a->tasks, id);
+	if (v)
+		put(a, rtd_timeline_end(a->tl, (uint64_t)(uintptr_t)v, ev->ts));
+}
+
+static void region(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev,
+		   bool begin)
+{
+	struct gs *s = g_get(a, ev->g);
+	if (!s || !g_track(a, s))
+		return;
+	if (begin) {
+		if (!s->rtrack) {
+			char name[64];
+			snprintf(name, sizeof(name), "G%" PRIu64 " regions", s->id);
+			s->rtrack = new_track(a, RTD_TRACK_NAMED, name, a->proc,
+					      NULL);
+			if (!s->rtrack)
+				return;
+		}
+		struct rtd_tl_event e = tev(s->rtrack, ev->ts, sarg(ev, "name"));
+		e.category = "region";
+		struct rtd_tl_arg t = {.key = "task", .type = RTD_TL_UINT,
+				       .u = arg(ev, "task", arg(ev, "taskid", 0))};
+		e.args = &t;
+		e.nargs = 1;
+		put(a, rtd_timeline_begin(a->tl, &e));
+		s->regions++;
+	} else if (s->regions) {
+		put(a, rtd_timeline_end(a->tl, s->rtrack, ev->ts));
+		s->regions--;
+	}
+}
+
+static void on_region_v1(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	region(a, ev, arg(ev, "mode", 0) == 0);
+}
+
+static void on_region_begin(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	region(a, ev, true);
+}
+
+static void on_region_end(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	region(a, ev, false);
+}
+
+static void on_log(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	struct gs *s = g_get(a, ev->g);
+	if (!s || !g_track(a, s))
+		return;
+	const char *key = a->version >= 1022 ? sarg(ev, "key") : sarg(ev, "category");
+	const char *msg = a->version >= 1022 ? sarg(ev, "value") : sarg(ev, "message");
+	struct rtd_tl_event e = tev(s->track, ev->ts, key[0] ? key : "log");
+	e.category = "log";
+	struct rtd_tl_arg args[] = {
+		{.key = "message", .type = RTD_TL_STR, .s = msg},
+		{.key = "task", .type = RTD_TL_UINT,
+		 .u = arg(ev, "task", arg(ev, "id", 0))},
+	};
+	e.args = args;
+	e.nargs = 2;
+	put(a, rtd_timeline_instant(a->tl, &e));
+}
+
+static void on_cpu_sample(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	uint64_t g = arg(ev, "g", ev->g);
+	uint64_t track = 0;
+	if (g) {
+		struct gs *s = g_get(a, g);
+		track = s ? g_track(a, s) : 0;
+	} else {
+		struct ps *ps = p_get(a, (int64_t)arg(ev, "p", (uint64_t)ev->p));
+		track = ps ? ps->track : 0;
+	}
+	if (!track)
+		return;
+	const struct rtd_gotrace_frame *fr;
+	size_t n = ev->stack ? rtd_gotrace_dec_stack(a->d, ev->stack, &fr) : 0;
+	struct rtd_frame small[64], *f = small;
+	if (n > 64 && !(f = malloc(n * sizeof(*f)))) {
+		put(a, -ENOMEM);
+		return;
+	}
+	memset(f, 0, (n > 64 ? n : 64) * sizeof(*f));
+	for (size_t i = 0; i < n; i++) {
+		f[i].name = fr[i].fn;
+		f[i].addr = fr[i].pc;
+	}
+	put(a, rtd_timeline_sample(a->tl, track, ev->ts, f, n));
+	if (f != small)
+		free(f);
+}
+
+static const struct handler handlers[] = {
+	{"GoCreate", on_go_create, on_go_create},
+	{"GoCreateBlocked", NULL, on_go_create_blocked},
+	{"GoCreateSyscall", NULL, on_go_create_syscall},
+	{"GoStart", on_go_start, on_go_start},
+	{"GoStartLabel", on_go_start, NULL},
+	{"GoEnd", on_go_end, NULL},
+	{"GoDestroy", NULL, on_go_end},
+	{"GoDestroySyscall", NULL, on_go_end},
+	{"GoStop", on_go_stop_v1, on_go_runnable},
+	{"GoSched", on_go_runnable, NULL},
+	{"GoPreempt", on_go_runnable, NULL},
+	{"GoSleep", on_go_block_v1, NULL},
+	{"GoBlock", on_go_block_v1, on_go_block_v2},
+	{"GoBlockSend", on_go_block_v1, NULL},
+	{"GoBlockRecv", on_go_block_v1, NULL},
+	{"GoBlockSelect", on_go_block_v1, NULL},
+	{"GoBlockSync", on_go_block_v1, NULL},
+	{"GoBlockCond", on_go_block_v1, NULL},
+	{"GoBlockNet", on_go_block_v1, NULL},
+	{"GoBlockGC", on_go_block_v1, NULL},
+	{"GoUnblock", on_go_unblock, on_go_unblock},
+	{"GoSysCall", on_syscall_v1, NULL},
+	{"GoSysBlock", on_sys_block, NULL},
+	{"GoSysExit", on_sys_exit_v1, NULL},
+	{"GoSyscallBegin", NULL, on_syscall_begin},
+	{"GoSyscallEnd", NULL, on_syscall_end},
+	{"GoSyscallEndBlocked", NULL, on_syscall_end_blocked},
+	{"GoWaiting", on_go_waiting, NULL},
+	{"GoInSyscall", on_go_in_syscall, NULL},
+	{"GoStatus", NULL, on_go_status},
+	{"GoStatusStack", NULL, on_go_status},
+	{"GCMarkAssistStart", on_assist_start, NULL},
+	{"GCMarkAssistDone", on_assist_done, NULL},
+	{"GCMarkAssistBegin", NULL, on_assist_start},
+	{"GCMarkAssistActive", NULL, on_assist_start},
+	{"GCMarkAssistEnd", NULL, on_assist_done},
+	{"GCStart", on_gc_start, NULL},
+	{"GCDone", on_gc_done, NULL},
+	{"GCBegin", NULL, on_gc_start},
+	{"GCActive", NULL, on_gc_start},
+	{"GCEnd", NULL, on_gc_done},
+	{"GCSTWStart", on_stw_start, NULL},
+	{"GCSTWDone", on_stw_done, NULL},
+	{"STWBegin", NULL, on_stw_start},
+	{"STWEnd", NULL, on_stw_done},
+	{"HeapAlloc", on_heap, on_heap},
+	{"HeapGoal", on_heap, on_heap},
+	{"ProcStart", on_proc_start, on_proc_start},
+	{"ProcStop", on_proc_stop, on_proc_stop},
+	{"UserTaskCreate", on_task_begin, NULL},
+	{"UserTaskBegin", NULL, on_task_begin},
+	{"UserTaskEnd", on_task_end, on_task_end},
+	{"UserRegion", on_region_v1, NULL},
+	{"UserRegionBegin", NULL, on_region_begin},
+	{"UserRegionEnd", NULL, on_region_end},
+	{"UserLog", on_log, on_log},
+	{"CPUSample", on_cpu_sample, on_cpu_sample},
+};
+
+static const size_t nhandlers = sizeof(handlers) / sizeof(handlers[0]);
+
+int rtd_tl_gotrace_event(rtd_tl_gotrace *a, const rtd_gotrace_dec *d,
+			 const struct rtd_gotrace_event *ev)
+{
+	if (a->err)
+		return a->err;
+	a->d = d;
+	if (!a->version)
+		a->version = rtd_gotrace_dec_version(d);
+	if (!ev->name)
+		return 0;
+	/* the handler of a type is looked up by name once */
+	size_t i;
+	uint8_t *slot = ev->type < sizeof(a->by_type) ? &a->by_type[ev->type] : NULL;
+	if (slot && *slot) {
+		if (*slot == 0xff)
+			return 0;
+		i = *slot - 1u;
+	} else {
+		void *v;
+		bool found = rtd_strmap_get(&a->index, ev->name, strlen(ev->name), &v);
+		if (slot)
+			*slot = found ? (uint8_t)(uintptr_t)v : 0xff;
+		if (!found)
+			return 0;
+		i = (uintptr_t)v - 1;
+	}
+	handler_fn fn = a->version >= 1022 ? handlers[i].v2 : handlers[i].v1;
+	if (fn)
+		fn(a, ev);
+	return a->err;
+}
+
+rtd_tl_gotrace *rtd_tl_gotrace_new(rtd_timeline *tl, const char *name)
+{
+	rtd_tl_gotrace *a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	a->tl = tl;
+	rtd_map_init(&a->gs, 0);
+	rtd_map_init(&a->ps, 0);
+	rtd_map_init(&a->ms, 0);
+	rtd_map_init(&a->tasks, 0);
+	rtd_strmap_init(&a->index, 0);
+	for (size_t i = 0; i < nhandlers; i++)
+		if (rtd_strmap_put(&a->index, handlers[i].name,
+				   strlen(handlers[i].name),
+				   (void *)(uintptr_t)(i + 1))) {
+			rtd_tl_gotrace_free(a);
+			return NULL;
+		}
+	snprintf(a->name, sizeof(a->name), "%s", name ? name : "Go program");
+	struct rtd_track t = {.sz = sizeof(t), .kind = RTD_TRACK_PROCESS,
+			      .pid = 1, .name = a->name};
+	int64_t id = rtd_timeline_add_track(tl, &t);
+	if (id < 0) {
+		rtd_tl_gotrace_free(a);
+		return NULL;
+	}
+	a->proc = (uint64_t)id;
+	a->gc = new_track(a, RTD_TRACK_NAMED, "GC", a->proc, NULL);
+	a->stw = new_track(a, RTD_TRACK_NAMED, "STW", a->proc, NULL);
+	a->heap = new_track(a, RTD_TRACK_COUNTER, "Heap", a->proc, "bytes");
+	a->goal = new_track(a, RTD_TRACK_COUNTER, "Heap goal", a->proc, "bytes");
+	if (a->err) {
+		rtd_tl_gotrace_free(a);
+		return NULL;
+	}
+	return a;
+}

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The timeline model and its writers. Perfetto output is decoded by
+ * protoc --decode=perfetto.protos.Trace against Perfetto's proto (from
+ * ../shared/reference), Chrome JSON by Python's json; both are then read
+ * by tests/integration/pictures/tlcheck.py, which checks that every track
+ * and slice is there and that slices nest on each track.
+ */
+#include "test_util.h"
+
+#include "rtdiag/profile.h"
+#include "rtdiag/timeline.h"
+
+static int64_t track(rtd_timeline *tl, enum rtd_track_kind k, int64_t pid,
+		     int64_t tid, const char *name, uint64_t parent,
+		     const char *unit)
+{
+	struct rtd_track t = {.sz = sizeof(t), .kind = k, .pid = pid, .tid = tid,
+			      .name = name, .parent = parent, .unit = unit};
+	int64_t id = rtd_timeline_add_track(tl, &t);
+	assert_true(id > 0);
+	return id;
+}
+
+static struct rtd_tl_event ev(uint64_t track, int64_t ts, const char *name)
+{
+	return (struct rtd_tl_event){.sz = sizeof(struct rtd_tl_event),
+				     .track = track, .ts = ts, .name = name};
+}
+
+/* The same story in any format. */
+static void story(rtd_timeline *tl, int rounds)
+{
+	int64_t proc = track(tl, RTD_TRACK_PROCESS, 42, 0, "app", 0, NULL);
+	int64_t th = track(tl, RTD_TRACK_THREAD, 42, 43, "main \"thread\"", proc,
+			   NULL);
+	int64_t gc = track(tl, RTD_TRACK_NAMED, 0, 0, "GC", proc, NULL);
+	int64_t heap = track(tl, RTD_TRACK_COUNTER, 0, 0, "heap", proc, "bytes");
+	for (int r = 0; r < rounds; r++) {
+		int64_t t0 = 1000000 + r * 10000;
+		struct rtd_tl_arg args[] = {
+			{.key = "gen", .type = RTD_TL_INT, .i = 2},
+			{.key = "reason", .type = RTD_TL_STR, .s = "alloc \"small\""},
+			{.key = "ratio", .type = RTD_TL_DOUBLE, .d = 0.5},
+			{.key = "big", .type = RTD_TL_UINT, .u = UINT64_MAX},
+			{.key = "ok", .type = RTD_TL_BOOL, .i = 1},
+		};
+		struct rtd_tl_event e = ev((uint64_t)th, t0, "request");
+		e.category = "work";
+		e.flow_out = 0;
+		assert_int_equal(rtd_timeline_begin(tl, &e), 0);
+		e = ev((uint64_t)th, t0 + 100, "parse");
+		assert_int_equal(rtd_timeline_begin(tl, &e), 0);
+		assert_int_equal(rtd_timeline_end(tl, (uint64_t)th, t0 + 200), 0);
+		e = ev((uint64_t)th, t0 + 300, "hash");
+		e.dur = 50;
+		assert_int_equal(rtd_timeline_slice(tl, &e), 0);
+		e = ev((uint64_t)gc, t0 + 400, "GC 2");
+		e.args = args;
+		e.nargs = 5;
+		e.flow_out = 100 + (uint64_t)r;
+		assert_int_equal(rtd_timeline_begin(tl, &e), 0);
+		assert_int_equal(rtd_timeline_counter(tl, (uint64_t)heap, t0 + 450,
+						      1e6 + r),
+				 0);
+		assert_int_equal(rtd_timeline_end(tl, (uint64_t)gc, t0 + 500), 0);
+		e = ev((uint64_t)th, t0 + 600, "resumed");
+		e.flow_in = 100 + (uint64_t)r;
+		assert_int_equal(rtd_timeline_instant(tl, &e), 0);
+		struct rtd_frame st[] = {{.name = "leaf"}, {.addr = 0x1234},
+					 {.name = "main"}};
+		assert_int_equal(rtd_timeline_sample(tl, (uint64_t)th, t0 + 700,
+						     st, 3),
+				 0);
+		assert_int_equal(rtd_timeline_end(tl, (uint64_t)th, t0 + 900), 0);
+	}
+	/* left open: closed by finish */
+	struct rtd_tl_event e = ev((uint64_t)th, 5000000000LL, "open at the end");
+	assert_int_equal(rtd_timeline_begin(tl, &e), 0);
+	/* refused */
+	assert_int_equal(rtd_timeline_end(tl, (uint64_t)gc, 1), -RTD_E_STATE);
+	assert_int_equal(rtd_timeline_counter(tl, (uint64_t)th, 1, 1), -RTD_E_INVAL);
+	e = ev((uint64_t)heap, 1, "x");
+	assert_int_equal(rtd_timeline_begin(tl, &e), -RTD_E_INVAL);
+	e = ev(999, 1, "x");
+	assert_int_equal(rtd_timeline_instant(tl, &e), -RTD_E_INVAL);
+	struct rtd_track bad = {.sz = sizeof(bad), .kind = RTD_TRACK_NAMED,
+				.name = "x", .parent = 999};
+	assert_int_equal(rtd_timeline_add_track(tl, &bad), -RTD_E_INVAL);
+}
+
+static char *run(const char *cmd)
+{
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	size_t cap = 1 << 20, len = 0, n;
+	char *out = malloc(cap);
+	while ((n = fread(out + len, 1, cap - 1 - len, p)) > 0)
+		len += n;
+	out[len] = 0;
+	int rc = pclose(p);
+	if (rc)
+		printf("%s: exit %d\n%s\n", cmd, rc, out);
+	assert_int_equal(rc, 0);
+	return out;
+}
+
+static const char *checker(void)
+{
+	const char *c = rtd_test_path("RTD_SOURCE_DIR",
+				      "tests/integration/pictures/tlcheck.py");
+	return c ? c : "tests/integration/pictures/tlcheck.py";
+}
+
+static void write_file(enum rtd_timeline_format fmt, const char *path,
+		       int rounds)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	struct rtd_timeline_opts o = {.sz = sizeof(o), .format = fmt, .out = f};
+	rtd_timeline *tl = rtd_timeline_new(&o);
+	assert_non_null(tl);
+	story(tl, rounds);
+	struct rtd_timeline_stats st;
+	rtd_timeline_get_stats(tl, &st);
+	assert_int_equal(st.tracks, 4);
+	assert_int_equal(st.open, 1);
+	assert_int_equal(rtd_timeline_finish(tl), 0);
+	assert_int_equal(rtd_timeline_finish(tl), -RTD_E_STATE);
+	rtd_timeline_get_stats(tl, &st);
+	assert_int_equal(st.open, 0);
+	rtd_timeline_free(tl);
+	fclose(f);
+}
+
+static void perfetto(void **state)
+{
+	(void)state;
+	const char *proto = rtd_test_vector("reference/perfetto/perfetto_trace.proto");
+	if (!proto || access("/usr/bin/protoc", X_OK) != 0) {
+		printf("SKIP: protoc (Debian protobuf-compiler) or the Perfetto "
+		       "proto is missing\n");
+		skip();
+	}
+	char path[] = "/tmp/rtd-tl-XXXXXX";
+	int fd = mkstemp(path);
+	close(fd);
+	write_file(RTD_TIMELINE_FMT_PERFETTO, path, 3);
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s", proto);
+	*strrchr(dir, '/') = 0;
+	char cmd[8192];
+	snprintf(cmd, sizeof(cmd),
+		 "protoc --proto_path=%s --decode=perfetto.protos.Trace "
+		 "perfetto_trace.proto < %s > %s.txt && python3 %s perfetto %s.txt",
+		 dir, path, path, checker(), path);
+	char *out = run(cmd);
+	printf("%s", out);
+	assert_non_null(strstr(out, "\"slices\": {\"GC\": 3, \"main \\\"thread\\\"\": 10}"));
+	assert_non_null(strstr(out, "\"counters\": {\"heap\": 3}"));
+	assert_non_null(strstr(out, "\"instants\": {\"resumed\": 3}"));
+	assert_non_null(strstr(out, "\"samples\": 3"));
+	assert_non_null(strstr(out, "\"flows\": 3"));
+	assert_non_null(strstr(out, "\"app\""));
+	free(out);
+	/* a short string argument is interned once, then referred to */
+	snprintf(cmd, sizeof(cmd), "grep -c 'str: \"alloc \\\\\"small\\\\\"\"' %s.txt", path);
+	out = run(cmd);
+	assert_int_equal(atoi(out), 1);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "grep -c 'string_value_iid' %s.txt", path);
+	out = run(cmd);
+	assert_int_equal(atoi(out), 3);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s.txt", path);
+	unlink(cmd);
+	unlink(path);
+}
+
+static void chrome_json(void **state)
+{
+	(void)state;
+	if (access("/usr/bin/python3", X_OK) != 0) {
+		printf("SKIP: python3 missing\n");
+		skip();
+	}
+	char path[] = "/tmp/rtd-tl-XXXXXX";
+	int fd = mkstemp(path);
+	close(fd);
+	write_file(RTD_TIMELINE_FMT_CHROME_JSON, path, 3);
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd), "python3 %s json %s", checker(), path);
+	char *out = run(cmd);
+	printf("%s", out);
+	assert_non_null(strstr(out, "\"slices\": {\"GC\": 3, \"main \\\"thread\\\"\": 10}"));
+	assert_non_null(strstr(out, "\"counters\": {\"heap (bytes)\": 3}"));
+	assert_non_null(strstr(out, "\"samples\": 3"));
+	assert_non_null(strstr(out, "\"flows\": 3"));
+	assert_non_null(strstr(out, "\"processes\": {\"42\": \"app\"}"));
+	free(out);
+	unlink(path);
+}
+
+/* Interning tables are capped: past the cap a new generation starts and
+ * every name still resolves. Memory stays flat over many events. */
+static void interning_generations(void **state)
+{
+	(void)state;
+	const char *proto = rtd_test_vector("reference/perfetto/perfetto_trace.proto");
+	if (!proto || access("/usr/bin/protoc", X_OK) != 0) {
+		printf("SKIP: protoc or the Perfetto proto is missing\n");
+		skip();
+	}
+	char path[] = "/tmp/rtd-tl-XXXXXX";
+	int fd = mkstemp(path);
+	close(fd);
+	FILE *f = fopen(path, "wb");
+	struct rtd_timeline_opts o = {.sz = sizeof(o),
+				      .format = RTD_TIMELINE_FMT_PERFETTO,
+				      .out = f, .max_interned = 1000};
+	rtd_timeline *tl = rtd_timeline_new(&o);
+	int64_t th = track(tl, RTD_TRACK_THREAD, 1, 1, "t", 0, NULL);
+	/* more distinct names than one generation holds */
+	char name[32];
+	size_t n = 1500;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "n%zu", i);
+		struct rtd_tl_event e = ev((uint64_t)th, (int64_t)i, name);
+		assert_int_equal(rtd_timeline_instant(tl, &e), 0);
+	}
+	assert_int_equal(rtd_timeline_finish(tl), 0);
+	rtd_timeline_free(tl);
+	fclose(f);
+	char dir[4096], cmd[8192];
+	snprintf(dir, sizeof(dir), "%s", proto);
+	*strrchr(dir, '/') = 0;
+	snprintf(cmd, sizeof(cmd),
+		 "protoc --proto_path=%s --decode=perfetto.protos.Trace "
+		 "perfetto_trace.proto < %s | grep -c 'sequence_flags: 3'",
+		 dir, path);
+	char *out = run(cmd);
+	assert_int_equal(atoi(out), 2); /* the first packet, and one reset */
+	free(out);
+	unlink(path);
+}
+
+static void formats(void **state)
+{
+	(void)state;
+	assert_int_equal(rtd_timeline_format_from_path("a.perfetto-trace"),
+			 RTD_TIMELINE_FMT_PERFETTO);
+	assert_int_equal(rtd_timeline_format_from_path("a.pftrace"),
+			 RTD_TIMELINE_FMT_PERFETTO);
+	assert_int_equal(rtd_timeline_format_from_path("a.json"),
+			 RTD_TIMELINE_FMT_CHROME_JSON);
+	assert_int_equal(rtd_timeline_format_from_path("a.svg"),
+			 RTD_TIMELINE_FMT_NONE);
+	assert_int_equal(rtd_timeline_format_from_name("chrome-json"),
+			 RTD_TIMELINE_FMT_CHROME_JSON);
+	assert_int_equal(rtd_timeline_format_from_name("perfetto"),
+			 RTD_TIMELINE_FMT_PERFETTO);
+	assert_int_equal(rtd_timeline_format_from_name("svg"),
+			 RTD_TIMELINE_FMT_NONE);
+	assert_string_equal(rtd_timeline_format_name(RTD_TIMELINE_FMT_PERFETTO),
+			    "perfetto");
+	struct rtd_timeline_opts o = {.sz = sizeof(o)};
+	assert_null(rtd_timeline_new(&o));
+	rtd_timeline_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(formats),
+		cmocka_unit_test(perfetto),
+		cmocka_unit_test(chrome_json),
+		cmocka_unit_test(interning_generations),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli_format.h - the output format of any command that writes a profile or
+ * a timeline, picked once for every command: --format NAME, else the -o
+ * file's extension (.svg, .speedscope.json, .pb.gz, .folded,
+ * .perfetto-trace/.pftrace, .json), else the command's default; then
+ * written through out.h's safe output files.
+ *
+ * A command that makes a profile:
+ *
+ *	struct cli_format f;
+ *	if (cli_format_pick("nettrace profile", fmt_opt, out_opt,
+ *			    CLI_FMT_PROFILE, "folded", &f))
+ *		return CLI_USAGE;
+ *	... build the profile ...
+ *	return cli_write_profile(prof, &f, out_opt, NULL);
+ *
+ * A command that makes a timeline opens a sink, feeds the timeline (or a
+ * source adapter, rtd_tl_*), and closes it:
+ *
+ *	struct cli_timeline t;
+ *	if (cli_timeline_open(&t, &f, out_opt)) return CLI_FAIL;
+ *	... rtd_timeline_begin(t.tl, ...) ...
+ *	return cli_timeline_close(&t, ok);
+ */
+#ifndef RTD_CLI_FORMAT_H
+#define RTD_CLI_FORMAT_H
+
+#include <stdbool.h>
+
+#include "out.h"
+#include "rtdiag/profile.h"
+#include "rtdiag/timeline.h"
+
+/* What a command can write (a mask for cli_format_pick). */
+enum {
+	CLI_FMT_PROFILE = 1u << 0,  /* folded, pprof, top, svg, speedscope */
+	CLI_FMT_TIMELINE = 1u << 1, /* perfetto, chrome-json */
+};
+
+struct cli_format {
+	unsigned kind; /* CLI_FMT_PROFILE or CLI_FMT_TIMELINE */
+	enum rtd_profile_format prof;
+	enum rtd_timeline_format tl;
+};
+
+/* The names --format takes for a mask, "folded|pprof|...", for help. */
+const char *cli_format_names(unsigned allow);
+
+/*
+ * Pick the format: NAME (--format, may be NULL), else PATH's extension
+ * (PATH may be NULL or "-"), else DFLT (a name). ".json" means speedscope
+ * when the command makes profiles only, Chrome JSON otherwise. On a bad
+ * or unfitting name prints a usage error naming CMD and returns -1.
+ */
+int cli_format_pick(const char *cmd, const char *name, const char *path,
+		    unsigned allow, const char *dflt, struct cli_format *out);
+
+/* Is the format binary (pprof, perfetto)? Those are refused on a terminal. */
+bool cli_format_binary(const struct cli_format *f);
+
+/*
+ * Write a profile to PATH (NULL or "-": standard output) in format F,
+ * through a temporary file renamed into place. Returns an exit code
+ * (CLI_OK, or CLI_FAIL after printing why).
+ */
+int cli_write_profile(const rtd_profile *p, const struct cli_format *f,
+		      const char *path, const struct rtd_profile_write_opts *o);
+
+/* A timeline being written to a file (or standard output). */
+struct cli_timeline {
+	struct cli_out out;
+	rtd_timeline *tl;
+};
+
+/* Open PATH and start a timeline in format F. Returns 0, or -1 after
+ * printing why. */
+int cli_timeline_open(struct cli_timeline *t, const struct cli_format *f,
+		      const char *path);
+
+/*
+ * Finish the timeline and keep the file when KEEP (a partial timeline of
+ * a damaged input is worth keeping); else remove it. Returns an exit code:
+ * CLI_OK, or CLI_FAIL when writing failed (after printing why).
+ */
+int cli_timeline_close(struct cli_timeline *t, bool keep);
+
+#endif /* RTD_CLI_FORMAT_H */

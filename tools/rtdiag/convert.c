@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * convert.c - `rtdiag convert IN -o OUT`: any input rtdiag reads to any
+ * output that fits it. The input's kind is found from its first bytes:
+ * a Go execution trace ("go 1.N trace"), an EventPipe stream (Nettrace or
+ * NetPerf), else a profile (pprof, gzip or plain, or folded text). The
+ * output format comes from --format or OUT's extension (cli_format.h).
+ *
+ *   Go trace  -> perfetto, chrome-json (the goroutine/P/M timeline);
+ *                folded, pprof, top, svg, speedscope (its CPU samples)
+ *   nettrace  -> folded, pprof, top, svg, speedscope (its CPU samples);
+ *                perfetto, chrome-json (threads, GC, JIT, ... as a timeline)
+ *   pprof, folded -> folded, pprof, top, svg, speedscope
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cli_format.h"
+#include "opt.h"
+#include "rtdiag/gotrace.h"
+#include "rtdiag/nettrace.h"
+#include "rtdiag/profile.h"
+#include "rtdiag/timeline.h"
+
+enum { OPT_OUT = 1, OPT_FORMAT, OPT_TYPE, OPT_TITLE, OPT_INVERTED,
+       OPT_WIDTH, OPT_MIN_WIDTH, OPT_THREADS };
+
+static const struct cli_opt convert_opts[] = {
+	{OPT_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
+	 "write to FILE (- or none: standard output)", 0, 0},
+	{OPT_FORMAT, "format", 'f', CLI_ARG_STR, 0, "FORMAT",
+	 "folded|pprof|top|svg|speedscope|perfetto|chrome-json (default: from "
+	 "FILE's extension)", 0, 0},
+	{OPT_TYPE, "type", 't', CLI_ARG_STR, 0, "TYPE",
+	 "the sample type one-value formats show (alloc_space, cpu, ...)", 0, 0},
+	{OPT_TITLE, "title", 0, CLI_ARG_STR, 0, "TEXT",
+	 "flame graph and speedscope title", 0, 0},
+	{OPT_INVERTED, "inverted", 0, CLI_ARG_NONE, 0, NULL,
+	 "flame graph: an icicle graph, roots on top", 0, 0},
+	{OPT_WIDTH, "width", 0, CLI_ARG_INT, CLI_OPT_POSITIVE, "PX",
+	 "flame graph width in pixels (1200)", 200, 100000},
+	{OPT_MIN_WIDTH, "min-width", 0, CLI_ARG_DOUBLE, CLI_OPT_POSITIVE, "PX",
+	 "flame graph: merge frames narrower than PX (0.1)", 0, 0},
+	{OPT_THREADS, "thread-roots", 0, CLI_ARG_NONE, 0, NULL,
+	 "folded, flame graph: start each stack with its thread", 0, 0},
+	{0},
+};
+
+static int run_convert(int argc, char **argv);
+
+static const struct cli_cmd convert_cmd = {
+	.name = "convert",
+	.args = "IN|-",
+	.summary = "Convert a trace or profile into a picture or another format:\n"
+		   "a Go execution trace into a Perfetto or Chrome JSON timeline (or its\n"
+		   "CPU samples into a profile);\n"
+		   "an EventPipe .nettrace into a timeline too (threads, GC, JIT,\n"
+		   "contention, activities, counters, samples); a nettrace's CPU\n"
+		   "samples, a pprof or folded profile into folded, pprof, top, an\n"
+		   "SVG flame graph or speedscope JSON.",
+	.opts = convert_opts,
+	.min_pos = 1,
+	.max_pos = 1,
+	.run = run_convert,
+	.details = "Examples:\n"
+		   "  rtdiag convert trace.out -o trace.perfetto-trace   (open in ui.perfetto.dev)\n"
+		   "  rtdiag convert app.nettrace -o cpu.svg\n"
+		   "  rtdiag convert heap.pb.gz --type alloc_space -o heap.speedscope.json\n",
+};
+
+enum input_kind { IN_PROFILE, IN_GOTRACE, IN_NETTRACE };
+
+static enum input_kind sniff(const uint8_t *b, size_t n)
+{
+	if (n >= 5 && !memcmp(b, "go 1.", 5))
+		return IN_GOTRACE;
+	if ((n >= 8 && !memcmp(b, "Nettrace", 8)) ||
+	    (n >= 24 && !memcmp(b + 4, "!FastSerialization", 18)))
+		return IN_NETTRACE;
+	return IN_PROFILE;
+}
+
+/* ---- Go traces ------------------------------------------------------------ */
+
+static int64_t read_again(void *buf, size_t len, uint64_t off, void *ctx)
+{
+	int fd = *(int *)ctx;
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done,
+				  (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	return (int64_t)done;
+}
+
+static int go_timeline(FILE *in, const char *path, const uint8_t *first,
+		       size_t nfirst, const struct cli_format *f,
+		       const char *outp)
+{
+	struct rtd_gotrace_opts o = {.sz = sizeof(o), .mode = RTD_GOTRACE_ORDERED};
+	rtd_gotrace_dec *d = rtd_gotrace_dec_new(&o);
+	if (!d)
+		return cli_fail("out of memory");
+	int fd = fileno(in);
+	struct stat st;
+	/* a regular file is read again for the ordering, not kept */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		rtd_gotrace_dec_set_source(d, read_again, &fd);
+	struct cli_timeline t;
+	if (cli_timeline_open(&t, f, outp)) {
+		rtd_gotrace_dec_free(d);
+		return CLI_FAIL;
+	}
+	const char *base = strrchr(path, '/');
+	rtd_tl_gotrace *a = rtd_tl_gotrace_new(t.tl, base ? base + 1 : path);
+	int rc = a ? 0 : -ENOMEM;
+	uint8_t *buf = malloc(1 << 20);
+	if (!buf)
+		rc = -ENOMEM;
+	if (!rc)
+		rc = rtd_gotrace_dec_feed(d, first, nfirst);
+	bool eof = false;
+	struct rtd_gotrace_event ev;
+	uint64_t events = 0;
+	while (rc >= 0) {
+		rc = rtd_gotrace_dec_next(d, &ev);
+		if (rc > 0) {
+			rc = rtd_tl_gotrace_event(a, d, &ev);
+			if (rc < 0)
+				break;
+			if ((++events & 0xfffff) == 0 && cli_progress_enabled())
+				cli_progress("%s: %llu events", path,
+					     (unsigned long long)events);
+			continue;
+		}
+		if (rc < 0 || eof)
+			break;
+		size_t n = fread(buf, 1, 1 << 20, in);
+		if (n)
+			rc = rtd_gotrace_dec_feed(d, buf, n);
+		else if (ferror(in))
+			rc = -EIO;
+		else {
+			eof = true;
+			rc = rtd_gotrace_dec_finish(d);
+		}
+	}
+	cli_progress_done();
+	int ret = CLI_OK;
+	if (rc < 0) {
+		const char *msg = rtd_gotrace_dec_error(d, NULL);
+		cli_fail("%s: %s%s", path, msg && *msg ? msg : rtd_strerror(rc),
+			 events ? " (the events before it are in the timeline)"
+				: "");
+		ret = CLI_FAIL;
+	}
+	/* what was drawn before damage is kept */
+	int c = cli_timeline_close(&t, events > 0);
+	if (ret == CLI_OK)
+		ret = c;
+	rtd_tl_gotrace_free(a);
+	rtd_gotrace_dec_free(d);
+	free(buf);
+	return ret;
+}
+
+/* A CPU profile from a Go trace's CPU samples. Ordered mode: a
+ * generation's stacks may come after its samples in the file. */
+static int go_profile(FILE *in, const char *path, const uint8_t *first,
+		      size_t nfirst, rtd_profile **out)
+{
+	static const struct rtd_profile_type types[] = {
+		{"samples", "count"}, {"cpu", "nanoseconds"}};
+	struct rtd_profile_opts po = {.sz = sizeof(po), .types = types,
+				      .ntypes = 2, .default_type = 1,
+				      .period_type = {"cpu", "nanoseconds"},
+				      .period = 10000000};
+	rtd_profile *p = rtd_profile_new2(&po);
+	struct rtd_gotrace_opts o = {.sz = sizeof(o), .mode = RTD_GOTRACE_ORDERED};
+	rtd_gotrace_dec *d = rtd_gotrace_dec_new(&o);
+	int fd = fileno(in);
+	struct stat st;
+	if (d && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		rtd_gotrace_dec_set_source(d, read_again, &fd);
+	uint8_t *buf = malloc(1 << 20);
+	int rc = p && d && buf ? rtd_gotrace_dec_feed(d, first, nfirst) : -ENOMEM;
+	bool eof = false;
+	struct rtd_gotrace_event ev;
+	while (rc >= 0) {
+		rc = rtd_gotrace_dec_next(d, &ev);
+		if (rc > 0) {
+			rc = rtd_profile_gotrace_event(p, d, &ev);
+			continue;
+		}
+		if (rc < 0 || eof)
+			break;
+		size_t n = fread(buf, 1, 1 << 20, in);
+		if (n)
+			rc = rtd_gotrace_dec_feed(d, buf, n);
+		else if (ferror(in))
+			rc = -EIO;
+		else {
+			eof = true;
+			rc = rtd_gotrace_dec_finish(d);
+		}
+	}
+	int ret = 0;
+	if (rc < 0) {
+		const char *msg = d ? rtd_gotrace_dec_error(d, NULL) : "";
+		cli_fail("%s: %s (the samples before it are kept)", path,
+			 msg && *msg ? msg : rtd_strerror(rc));
+		ret = -1;
+	}
+	if (p) {
+		struct rtd_profile_meta m = {.sz = sizeof(m), .source = "gotrace",
+					     .process = path};
+		rtd_profile_set_meta(p, &m);
+		if (!rtd_profile_total(p))
+			fprintf(stderr, "rtdiag: %s: no CPU samples (the program "
+					"traced without CPU profiling on?)\n", path);
+	}
+	rtd_gotrace_dec_free(d);
+	free(buf);
+	*out = p;
+	return ret;
+}
+
+/* ---- nettrace CPU samples --------------------------------------------------- */
+
+struct nt_ctx {
+	rtd_nettrace *dec;
+	rtd_nettrace_profiler *prof;
+};
+
+static int nt_event(void *ctx, const struct rtd_nettrace_event *ev)
+{
+	struct nt_ctx *c = ctx;
+	return rtd_nettrace_profiler_event(c->prof, c->dec, ev);
+}
+
+static int nt_seqpoint(void *ctx, uint64_t ts)
+{
+	(void)ts;
+	return rtd_nettrace_profiler_seqpoint(((struct nt_ctx *)ctx)->prof);
+}
+
+static int nettrace_profile(FILE *in, const char *path, const uint8_t *first,
+			    size_t nfirst, rtd_profile **out)
+{
+	struct nt_ctx c;
+	struct rtd_nettrace_profiler_opts po = {.sz = sizeof(po)};
+	c.prof = rtd_nettrace_profiler_new(&po);
+	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = &c,
+				      .on_event = nt_event,
+				      .on_seqpoint = nt_seqpoint};
+	c.dec = rtd_nettrace_new(&o);
+	rtd_profile *p = rtd_profile_new("cpu", "nanoseconds");
+	uint8_t *buf = malloc(1 << 20);
+	int rc = c.prof && c.dec && p && buf ? 0 : -ENOMEM;
+	if (!rc)
+		rc = rtd_nettrace_feed(c.dec, first, nfirst);
+	size_t n;
+	while (rc == 0 && (n = fread(buf, 1, 1 << 20, in)) > 0)
+		rc = rtd_nettrace_feed(c.dec, buf, n);
+	if (rc >= 0 && ferror(in))
+		rc = -EIO;
+	int fin = rc >= 0 ? rtd_nettrace_finish(c.dec) : rc;
+	int ret = 0;
+	if (fin < 0 && fin != -ENOMEM && c.dec) {
+		const char *msg = rtd_nettrace_error(c.dec, NULL);
+		cli_fail("%s: %s (the samples before it are kept)", path,
+			 msg && *msg ? msg : rtd_strerror(fin));
+		ret = -1;
+	} else if (fin < 0) {
+		cli_fail("%s: %s", path, rtd_strerror(fin));
+		ret = -1;
+	}
+	if (p && c.prof) {
+		int e = rtd_nettrace_profiler_finish(c.prof, p);
+		if (e && !ret) {
+			cli_fail("%s: building the profile: %s", path,
+				 rtd_strerror(e));
+			ret = -1;
+		}
+		struct rtd_profile_meta m = {.sz = sizeof(m), .source = "eventpipe",
+					     .process = path};
+		rtd_profile_set_meta(p, &m);
+		if (rtd_nettrace_profiler_samples(c.prof) == 0)
+			fprintf(stderr, "rtdiag: %s: no SampleProfiler samples "
+					"(was the Microsoft-DotNETCore-SampleProfiler "
+					"provider enabled?)\n", path);
+	}
+	rtd_nettrace_free(c.dec);
+	rtd_nettrace_profiler_free(c.prof);
+	free(buf);
+	*out = p;
+	return ret;
+}
+
+/* ---- nettrace timelines ------------------------------------------------------ */
+
+struct ntl_ctx {
+	rtd_nettrace *dec;
+	rtd_tl_nettrace *a;
+};
+
+static int ntl_event(void *ctx, const struct rtd_nettrace_event *ev)
+{
+	struct ntl_ctx *c = ctx;
+	return rtd_tl_nettrace_event(c->a, c->dec, ev);
+}
+
+static int ntl_info(void *ctx, const struct rtd_nettrace_info *info)
+{
+	return rtd_tl_nettrace_info(((struct ntl_ctx *)ctx)->a, info);
+}
+
+static int nettrace_timeline(FILE *in, const char *path, const uint8_t *first,
+			     size_t nfirst, const struct cli_format *f,
+			     const char *outp)
+{
+	struct cli_timeline t;
+	if (cli_timeline_open(&t, f, outp))
+		return CLI_FAIL;
+	const char *base = strrchr(path, '/');
+	struct ntl_ctx c = {.a = rtd_tl_nettrace_new(t.tl, base ? base + 1 : path)};
+	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = &c,
+				      .on_event = ntl_event, .on_info = ntl_info};
+	c.dec = rtd_nettrace_new(&o);
+	uint8_t *buf = malloc(1 << 20);
+	int rc = c.a && c.dec && buf ? 0 : -ENOMEM;
+	if (!rc)
+		rc = rtd_nettrace_feed(c.dec, first, nfirst);
+	size_t n;
+	while (rc == 0 && (n = fread(buf, 1, 1 << 20, in)) > 0)
+		rc = rtd_nettrace_feed(c.dec, buf, n);
+	if (rc >= 0 && ferror(in))
+		rc = -EIO;
+	int fin = rc >= 0 && c.dec ? rtd_nettrace_finish(c.dec) : rc;
+	int ret = CLI_OK;
+	struct rtd_nettrace_stats st = {0};
+	if (c.dec)
+		rtd_nettrace_stats(c.dec, &st);
+	if (fin < 0) {
+		const char *msg = c.dec ? rtd_nettrace_error(c.dec, NULL) : "";
+		cli_fail("%s: %s%s", path, msg && *msg ? msg : rtd_strerror(fin),
+			 st.events ? " (the events before it are in the timeline)"
+				   : "");
+		ret = CLI_FAIL;
+	}
+	int cr = cli_timeline_close(&t, st.events > 0);
+	if (ret == CLI_OK)
+		ret = cr;
+	rtd_nettrace_free(c.dec);
+	rtd_tl_nettrace_free(c.a);
+	free(buf);
+	return ret;
+}
+
+/* ---- the command ------------------------------------------------------------ */
+
+static int run_convert(int argc, char **argv)
+{
+	struct cli_parser ps;
+	struct cli_val v;
+	int id;
+	const char *outp = NULL, *fmt = NULL;
+	struct rtd_profile_write_opts wo = {.sz = sizeof(wo)};
+	cli_opt_init(&ps, &convert_cmd, argc, argv);
+	while ((id = cli_opt_next(&ps, &v)) > 0) {
+		switch (id) {
+		case OPT_OUT: outp = v.str; break;
+		case OPT_FORMAT: fmt = v.str; break;
+		case OPT_TYPE: wo.type = v.str; break;
+		case OPT_TITLE: wo.title = v.str; break;
+		case OPT_INVERTED: wo.inverted = true; break;
+		case OPT_WIDTH: wo.width = (unsigned)v.i; break;
+		case OPT_MIN_WIDTH: wo.min_width = v.d; break;
+		case OPT_THREADS: wo.thread_roots = true; break;
+		}
+	}
+	if (id < 0)
+		return cli_opt_exit(id);
+	const char *path = ps.pos[0];
+	if (outp && cli_out_check(outp))
+		return CLI_FAIL;
+	FILE *in = cli_open_in(path);
+	if (!in)
+		return CLI_FAIL;
+	uint8_t first[64];
+	size_t nfirst = fread(first, 1, sizeof(first), in);
+	enum input_kind kind = sniff(first, nfirst);
+	unsigned allow = kind == IN_PROFILE ? CLI_FMT_PROFILE
+					    : CLI_FMT_PROFILE | CLI_FMT_TIMELINE;
+	struct cli_format f;
+	const char *dflt = kind == IN_GOTRACE ? "perfetto" : "folded";
+	if (cli_format_pick("convert", fmt, outp, allow, dflt, &f)) {
+		cli_close_in(in);
+		return CLI_USAGE;
+	}
+	int rc;
+	if (kind == IN_GOTRACE && f.kind == CLI_FMT_TIMELINE) {
+		rc = go_timeline(in, path, first, nfirst, &f, outp);
+		cli_close_in(in);
+		return rc;
+	}
+	if (kind == IN_NETTRACE && f.kind == CLI_FMT_TIMELINE) {
+		rc = nettrace_timeline(in, path, first, nfirst, &f, outp);
+		cli_close_in(in);
+		return rc;
+	}
+	rtd_profile *p = NULL;
+	int err = 0;
+	if (kind == IN_NETTRACE) {
+		err = nettrace_profile(in, path, first, nfirst, &p);
+	} else if (kind == IN_GOTRACE) {
+		err = go_profile(in, path, first, nfirst, &p);
+	} else {
+		/* the profile readers take a stream: put the sniffed bytes back */
+		FILE *whole = in;
+		char *joined = NULL;
+		size_t jlen = 0;
+		if (nfirst) {
+			FILE *m = open_memstream(&joined, &jlen);
+			uint8_t b[1 << 16];
+			size_t n;
+			fwrite(first, 1, nfirst, m);
+			while ((n = fread(b, 1, sizeof(b), in)) > 0)
+				fwrite(b, 1, n, m);
+			fclose(m);
+			whole = fmemopen(joined, jlen, "r");
+		}
+		struct rtd_profile_read_err e = {0};
+		err = whole ? rtd_profile_read(&p, whole, &e) : -ENOMEM;
+		if (err)
+			cli_fail("%s: %s%s", path, e.msg[0] ? e.msg : rtd_strerror(err),
+				 p ? " (what came before is converted)" : "");
+		if (whole && whole != in)
+			fclose(whole);
+		free(joined);
+	}
+	cli_close_in(in);
+	if (!p)
+		return CLI_FAIL;
+	if (wo.type && rtd_profile_find_type(p, wo.type) < 0) {
+		rtd_profile_free(p);
+		return cli_fail("%s has no sample type '%s'", path, wo.type);
+	}
+	rc = cli_write_profile(p, &f, outp, &wo);
+	rtd_profile_free(p);
+	return err && rc == CLI_OK ? CLI_FAIL : rc;
+}
+
+static int convert_run(int argc, char **argv)
+{
+	return run_convert(argc, argv);
+}
+
+static bool convert_help(FILE *f, const char *sub)
+{
+	if (sub)
+		return false;
+	cli_cmd_help(f, &convert_cmd);
+	return true;
+}
+
+const struct cli_group cli_group_convert = {
+	.name = "convert",
+	.summary = "convert traces and profiles: flame graphs, speedscope, Perfetto",
+	.run = convert_run,
+	.help = convert_help,
+};
