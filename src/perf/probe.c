@@ -300,7 +300,7 @@ int perf_proc_starttime(pid_t pid, unsigned long long *ticks)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int n = perf_read_small_file(path, buf, sizeof(buf));
+	int n = rtd_read_small(path, buf, sizeof(buf));
 	if (n <= 0)
 		return n < 0 ? n : -RTD_E_NOTFOUND;
 	/* the command may hold spaces and parentheses: fields count from
