@@ -183,8 +183,10 @@ RTD_API const char *rtd_counters_silent(const rtd_counters *c, size_t i);
  * rtd_counter_kind_name - a kind's name as dotnet-counters' output says it
  * @kind: an enum rtd_counter_kind value
  *
- * Returns: "Metric" for mean, gauge, up-down and histogram values, "Rate"
- * for sums and counters, as dotnet-counters' CSV "Counter Type".
+ * Returns: "Rate" for EventCounter increments (sums), "Metric" for the
+ * rest, as dotnet-counters' CSV "Counter Type" says: a meter Counter is
+ * reported by its total ("Metric", dotnet-counters 9+ with .NET 8+
+ * runtimes, which publish rate and value).
  */
 RTD_API const char *rtd_counter_kind_name(unsigned kind);
 

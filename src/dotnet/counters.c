@@ -446,6 +446,5 @@ RTD_API const char *rtd_counters_errors(const rtd_counters *c)
 
 RTD_API const char *rtd_counter_kind_name(unsigned kind)
 {
-	return kind == RTD_COUNTER_SUM || kind == RTD_COUNTER_RATE ? "Rate"
-								    : "Metric";
+	return kind == RTD_COUNTER_SUM ? "Rate" : "Metric";
 }

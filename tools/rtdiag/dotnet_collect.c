@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -467,10 +468,33 @@ static rtd_ipc_client *launch(char **command, struct launch *ln,
 /* Reap the child: end it first when @stop (it was still running when the
  * session ended), saying so. A child whose stream ended by itself is
  * given 5 s to exit. */
+/* @path as found through /proc/PID/root: the same file by the path our
+ * own root gives it, which outlives the process (else "") */
+static void own_view(char *path, pid_t pid)
+{
+	char pre[48];
+	int n = snprintf(pre, sizeof(pre), "/proc/%d/root", (int)pid);
+	struct stat a, b;
+	if (n > 0 && !strncmp(path, pre, (size_t)n) && path[n] == '/' &&
+	    !stat(path, &a) && !stat(path + n, &b) && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino)
+		memmove(path, path + n, strlen(path + n) + 1);
+	else
+		path[0] = 0;
+}
+
 static void launch_end(struct launch *ln, char **command, bool stop,
 		       const char *why)
 {
 	if (ln->child > 0) {
+		/* a runtime ended by a signal leaves its diagnostic socket in
+		 * /tmp (.NET 10 does on SIGTERM too): its name now, while the
+		 * process is there, to remove it once the process is gone */
+		char sock[512] = "";
+		if (rtd_ipc_socket_find(ln->child, sock, sizeof(sock), NULL, 0))
+			sock[0] = 0;
+		else
+			own_view(sock, ln->child);
 		for (int i = 0; !stop && i < 50; i++) {
 			if (waitpid(ln->child, &ln->status, WNOHANG) == ln->child) {
 				ln->ended = true;
@@ -490,6 +514,10 @@ static void launch_end(struct launch *ln, char **command, bool stop,
 				command[0], (int)ln->child);
 			waitpid(ln->child, &ln->status, 0);
 		}
+		/* reaped here, by itself or after SIGTERM: a socket left has
+		 * no process (its name holds the start time: never another's) */
+		if (sock[0])
+			unlink(sock);
 		ln->child = 0;
 	}
 	rtd_ipc_listener_free(ln->l);
@@ -527,6 +555,10 @@ static int on_seqpoint(void *ctx, uint64_t ts)
 static int on_names_event(void *ctx, const struct rtd_nettrace_event *ev)
 {
 	struct sink_state *st = ctx;
+	/* Method/DCStopVerbose of the rundown provider: one method named */
+	if (ev->meta && ev->meta->event_id == 144 && ev->meta->provider &&
+	    !strcmp(ev->meta->provider, "Microsoft-Windows-DotNETRuntimeRundown"))
+		st->names_methods++;
 	if (!st->prof_rc)
 		st->prof_rc = rtd_nettrace_profiler_event(st->prof, st->names, ev);
 	return 0;
@@ -560,6 +592,12 @@ static int names_first(rtd_ipc_client *c, void *ctx)
 		fprintf(stderr, "rtdiag: %s: the rundown at the start failed "
 			"(%s); frames are named from the end rundown only\n",
 			rtd_ipc_client_target(c), rtd_ipc_client_errmsg(c));
+	else
+		/* from here on, frames of code loaded before the session keep
+		 * their names even if the target dies */
+		fprintf(stderr, "rtdiag: %s: %llu methods named by a rundown "
+			"at the start\n", rtd_ipc_client_target(c),
+			(unsigned long long)st->names_methods);
 	rtd_nettrace_free(st->names);
 	st->names = NULL;
 	return 0;

@@ -5,6 +5,8 @@
  * or JSON.
  */
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -37,10 +39,12 @@ static const struct cli_opt counters_opts[] = {
 struct cview {
 	bool tty;      /* monitor on a terminal: a table redrawn in place */
 	bool json;     /* collect --format json */
+	bool csv;      /* collect --format csv */
 	FILE *out;     /* collect's file, or stdout for monitor's lines */
 	uint64_t t0;   /* the trace's start tick */
 	uint64_t freq;
-	const struct rtd_nettrace_info *info;
+	double epoch0; /* wall clock (s since 1970) at tick t0 */
+	long series;   /* the refresh interval asked for, whole seconds */
 	rtd_nettrace *dec;
 	size_t nrec;   /* records written (json: comma placement) */
 	/* the table: one row per provider/name/tags, latest value */
@@ -52,24 +56,151 @@ struct cview {
 	uint64_t last_draw;
 };
 
-/* "Working Set (MB)" / "requests ({request})" as dotnet-counters labels
- * them; a rate says per how long. */
-static void counter_label(const struct rtd_counter_record *r, char *buf,
+/*
+ * A counter's name as dotnet-counters shows it (its GetDisplay() and the
+ * payloads' DisplayName): EventCounters "Display Name (unit)", increments
+ * "Display Name (unit / N sec)" with "count" or no unit as "Count";
+ * meters "name (unit)", a Counter "name (unit or Count)".
+ */
+static void counter_label(const struct cview *v,
+			  const struct rtd_counter_record *r, char *buf,
 			  size_t len)
 {
 	const char *n = r->display_name && *r->display_name ? r->display_name
 							      : r->name;
-	if (r->kind == RTD_COUNTER_SUM || r->kind == RTD_COUNTER_RATE)
-		snprintf(buf, len, "%s%s%s%s (Count / %g sec)", n,
-			 *r->unit ? " (" : "", r->unit, *r->unit ? ")" : "",
-			 r->interval_sec > 0 ? (double)(long)(r->interval_sec + 0.5)
-					     : 1.0);
-	else if (r->kind == RTD_COUNTER_HISTOGRAM)
-		snprintf(buf, len, "%s%s%s%s", n, *r->unit ? " (" : "",
-			 r->unit, *r->unit ? ")" : "");
-	else
-		snprintf(buf, len, "%s%s%s%s", n, *r->unit ? " (" : "", r->unit,
-			 *r->unit ? ")" : "");
+	const char *u = r->unit ? r->unit : "";
+	switch (r->kind) {
+	case RTD_COUNTER_SUM:
+		snprintf(buf, len, "%s (%s / %ld sec)", n,
+			 !*u || !strcmp(u, "count") ? "Count" : u, v->series);
+		return;
+	case RTD_COUNTER_RATE:
+		snprintf(buf, len, "%s (%s)", n, *u ? u : "Count");
+		return;
+	case RTD_COUNTER_MEAN:
+		if (!strcmp(u, "count"))
+			u = "Count";
+		break;
+	default:
+		break;
+	}
+	snprintf(buf, len, *u ? "%s (%s)" : "%s", n, u);
+}
+
+/*
+ * A double as .NET's double.ToString(InvariantCulture) writes it: the
+ * shortest text that reads back the same, fixed-point for decimal
+ * exponents -5 < e < 15, else d.dddE+XX (two exponent digits at least).
+ */
+static const char *dn_number(double x, char *buf, size_t len)
+{
+	if (isnan(x))
+		return "NaN";
+	if (isinf(x))
+		return x > 0 ? "Infinity" : "-Infinity";
+	char e[40];
+	int prec = 0;
+	for (prec = 0; prec < 17; prec++) {
+		snprintf(e, sizeof(e), "%.*e", prec, x);
+		if (strtod(e, NULL) == x)
+			break;
+	}
+	/* e: [-]d[.ddd]e[+-]XX */
+	const char *m = e;
+	bool neg = *m == '-';
+	if (neg)
+		m++;
+	char digits[24];
+	size_t nd = 0;
+	const char *q = m;
+	for (; *q && *q != 'e'; q++)
+		if (*q >= '0' && *q <= '9' && nd < sizeof(digits) - 1)
+			digits[nd++] = *q;
+	digits[nd] = 0;
+	while (nd > 1 && digits[nd - 1] == '0')
+		digits[--nd] = 0;
+	int exp10 = atoi(q + 1);
+	if (nd == 1 && digits[0] == '0')
+		exp10 = 0;
+	char *o = buf;
+	size_t left = len;
+#define PUT(...)                                                              \
+	do {                                                                  \
+		int w_ = snprintf(o, left, __VA_ARGS__);                      \
+		if (w_ < 0 || (size_t)w_ >= left)                             \
+			return buf;                                           \
+		o += w_;                                                      \
+		left -= (size_t)w_;                                           \
+	} while (0)
+	buf[0] = 0;
+	if (neg)
+		PUT("-");
+	if (exp10 >= 15 || exp10 < -4) {
+		PUT("%c", digits[0]);
+		if (nd > 1)
+			PUT(".%s", digits + 1);
+		PUT("E%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
+	} else if (exp10 < 0) {
+		PUT("0.");
+		for (int i = -1; i > exp10; i--)
+			PUT("0");
+		PUT("%s", digits);
+	} else {
+		for (int i = 0; i <= exp10; i++)
+			PUT("%c", (size_t)i < nd ? digits[i] : '0');
+		if ((size_t)exp10 + 1 < nd)
+			PUT(".%s", digits + exp10 + 1);
+	}
+#undef PUT
+	return buf;
+}
+
+/* The record's wall-clock time, local: CSV "MM/dd/yyyy HH:mm:ss" (.NET's
+ * DateTime.ToString() in the invariant culture), JSON .NET's round-trip
+ * "O" (2026-11-24T13:08:27.1234567+00:00). */
+static void rec_time(const struct cview *v, uint64_t ts, bool iso, char *buf,
+		     size_t len)
+{
+	double t = v->epoch0;
+	if (v->freq && ts >= v->t0)
+		t += (double)(ts - v->t0) / (double)v->freq;
+	if (t <= 0) {
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME, &now);
+		t = (double)now.tv_sec + now.tv_nsec / 1e9;
+	}
+	time_t sec = (time_t)t;
+	long frac = (long)((t - (double)sec) * 1e7);
+	if (frac > 9999999)
+		frac = 9999999;
+	struct tm tm;
+	localtime_r(&sec, &tm);
+	if (!iso) {
+		strftime(buf, len, "%m/%d/%Y %H:%M:%S", &tm);
+		return;
+	}
+	char d[32];
+	strftime(d, sizeof(d), "%Y-%m-%dT%H:%M:%S", &tm);
+	int off = (int)(tm.tm_gmtoff / 60);
+	snprintf(buf, len, "%.20s.%07d%c%02d:%02d", d, (int)frac,
+		 off < 0 ? '-' : '+', abs(off) / 60 % 100, abs(off) % 60);
+}
+
+/* A string as dotnet-counters' JsonEscape leaves it. */
+static void json_str(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		case '\b': fputs("\\b", f); break;
+		case '\f': fputs("\\f", f); break;
+		default: fputc(*s, f);
+		}
+	}
 }
 
 static double rec_seconds(const struct cview *v, uint64_t ts)
@@ -121,6 +252,54 @@ static void table_draw(struct cview *v)
 	fflush(stdout);
 }
 
+/*
+ * One value out: a table row (terminal), a line (monitor piped), or
+ * dotnet-counters' CSV line / JSON object. @tags are the value's tags
+ * ("k=v,k2=v2"), dotnet-counters' ValueTags.
+ */
+static void put_value(struct cview *v, const struct rtd_counter_record *r,
+		      const char *label, const char *tags, const char *type,
+		      double value)
+{
+	char num[48], ts[48];
+	if (v->tty) {
+		table_set(v, r->provider, label, tags, value);
+		return;
+	}
+	if (v->json) {
+		rec_time(v, r->timestamp, true, ts, sizeof(ts));
+		/* byte for byte as dotnet-counters' JSONExporter */
+		fprintf(v->out, "%s{ \"timestamp\": \"%s\",  \"provider\": \"",
+			v->nrec++ ? "," : "", ts);
+		json_str(v->out, r->provider);
+		fputs("\",  \"name\": \"", v->out);
+		json_str(v->out, label);
+		fputs("\",  \"tags\": \"", v->out);
+		json_str(v->out, tags);
+		fprintf(v->out, "\",  \"counterType\": \"%s\",  \"meterTags\": "
+			"\"\",  \"instrumentTags\": \"\",  \"value\": %s }", type,
+			dn_number(value, num, sizeof(num)));
+		return;
+	}
+	if (v->csv) {
+		/* Name[tags with ';' for ','] as dotnet-counters' CSVExporter */
+		rec_time(v, r->timestamp, false, ts, sizeof(ts));
+		fprintf(v->out, "%s,%s,%s", ts, r->provider, label);
+		if (*tags) {
+			fputc('[', v->out);
+			for (const char *c = tags; *c; c++)
+				fputc(*c == ',' ? ';' : *c, v->out);
+			fputc(']', v->out);
+		}
+		fprintf(v->out, ",%s,%s\n", type, dn_number(value, num, sizeof(num)));
+		return;
+	}
+	/* monitor, piped: seconds from the session's start */
+	fprintf(v->out, "%.3f,%s,%s%s%s,%s,%s\n", rec_seconds(v, r->timestamp),
+		r->provider, label, *tags ? ";" : "", tags, type,
+		dn_number(value, num, sizeof(num)));
+}
+
 static int on_counter(void *ctx, const struct rtd_counter_record *r)
 {
 	struct cview *v = ctx;
@@ -128,38 +307,36 @@ static int on_counter(void *ctx, const struct rtd_counter_record *r)
 	if (!v->freq) {
 		const struct rtd_nettrace_info *info = rtd_nettrace_info(v->dec);
 		if (info) {
+			struct tm tm = {.tm_year = info->sync_year - 1900,
+					.tm_mon = info->sync_month - 1,
+					.tm_mday = info->sync_day,
+					.tm_hour = info->sync_hour,
+					.tm_min = info->sync_minute,
+					.tm_sec = info->sync_second};
 			v->t0 = info->sync_ticks;
 			v->freq = info->tick_freq;
-			v->info = info;
+			v->epoch0 = (double)timegm(&tm) + info->sync_ms / 1e3;
 		}
 	}
-	counter_label(r, label, sizeof(label));
+	counter_label(v, r, label, sizeof(label));
 	if (r->kind == RTD_COUNTER_HISTOGRAM) {
-		/* one row per percentile, as dotnet-counters shows them */
+		/* one value per percentile, its tags ending "Percentile=50",
+		 * as dotnet-counters splits a histogram */
 		for (size_t i = 0; i < r->nquantiles; i++) {
-			char ql[700];
-			snprintf(ql, sizeof(ql), "%s[P%g]", label, r->quantile[i] * 100);
-			if (v->tty) {
-				table_set(v, r->provider, ql, r->tags, r->qvalue[i]);
-			} else if (v->json) {
-				fprintf(v->out, "%s\n    { \"timestamp\": %.3f, "
-					"\"provider\": \"%s\", \"name\": \"%s\", "
-					"\"tags\": \"%s\", \"counterType\": \"%s\", "
-					"\"value\": %.15g }", v->nrec++ ? "," : "",
-					rec_seconds(v, r->timestamp), r->provider, ql,
-					r->tags, rtd_counter_kind_name(r->kind),
-					r->qvalue[i]);
-			} else {
-				fprintf(v->out, "%.3f,%s,%s%s%s,%s,%.15g\n",
-					rec_seconds(v, r->timestamp), r->provider, ql,
-					*r->tags ? ";" : "", r->tags,
-					rtd_counter_kind_name(r->kind), r->qvalue[i]);
-			}
+			char tags[700], num[48];
+			snprintf(tags, sizeof(tags), "%s%sPercentile=%s", r->tags,
+				 *r->tags ? "," : "",
+				 dn_number(r->quantile[i] * 100, num, sizeof(num)));
+			put_value(v, r, label, tags, "Metric", r->qvalue[i]);
 		}
-		return ferror(v->out) ? -EIO : 0;
+	} else {
+		/* a meter Counter's value is its total (dotnet-counters 9+,
+		 * rate-and-value payloads); an increment is an EventCounter's */
+		double value = r->kind == RTD_COUNTER_RATE ? r->total : r->value;
+		put_value(v, r, label, r->tags, rtd_counter_kind_name(r->kind),
+			  value);
 	}
 	if (v->tty) {
-		table_set(v, r->provider, label, r->tags, r->value);
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		uint64_t now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
@@ -170,18 +347,6 @@ static int on_counter(void *ctx, const struct rtd_counter_record *r)
 		}
 		return 0;
 	}
-	if (v->json)
-		fprintf(v->out, "%s\n    { \"timestamp\": %.3f, \"provider\": "
-			"\"%s\", \"name\": \"%s\", \"tags\": \"%s\", "
-			"\"counterType\": \"%s\", \"value\": %.15g }",
-			v->nrec++ ? "," : "", rec_seconds(v, r->timestamp),
-			r->provider, label, r->tags,
-			rtd_counter_kind_name(r->kind), r->value);
-	else
-		fprintf(v->out, "%.3f,%s,%s%s%s,%s,%.15g\n",
-			rec_seconds(v, r->timestamp), r->provider, label,
-			*r->tags ? ";" : "", r->tags,
-			rtd_counter_kind_name(r->kind), r->value);
 	return ferror(v->out) ? -EIO : 0;
 }
 
@@ -284,7 +449,8 @@ static int cmd_counters(int argc, char **argv)
 		return r;
 	if (!monitor && !a.out)
 		a.out = json ? "counter.json" : "counter.csv";
-	struct cview view = {.json = json};
+	struct cview view = {.json = json, .csv = !monitor && !json,
+			     .series = (long)refresh};
 	char err[256] = "";
 	rtd_counters *c = rtd_counters_new(spec, on_counter, &view, err, sizeof(err));
 	if (!c)
@@ -308,9 +474,29 @@ static int cmd_counters(int argc, char **argv)
 	if (!monitor && !json)
 		fprintf(view.out, "Timestamp,Provider,Counter Name,Counter Type,"
 			"Mean/Increment\n");
-	if (json)
-		fprintf(view.out, "{\n  \"TargetProcess\": \"%s\",\n  "
-			"\"Events\": [", a.command ? a.command[0] : "pid");
+	if (json) {
+		/* dotnet-counters' JSONExporter: the process name, its own
+		 * start time, then the events */
+		char pname[64] = "", start[48];
+		if (a.command) {
+			const char *b = strrchr(a.command[0], '/');
+			snprintf(pname, sizeof(pname), "%s", b ? b + 1 : a.command[0]);
+		} else if (a.t.pid > 0) {
+			char path[64];
+			snprintf(path, sizeof(path), "/proc/%d/comm", (int)a.t.pid);
+			FILE *f = fopen(path, "r");
+			if (f) {
+				if (fgets(pname, sizeof(pname), f))
+					pname[strcspn(pname, "\n")] = 0;
+				fclose(f);
+			}
+		}
+		rec_time(&view, 0, true, start, sizeof(start));
+		fputs("{ \"TargetProcess\": \"", view.out);
+		json_str(view.out, pname);
+		fprintf(view.out, "\", \"StartTime\": \"%s\", \"Events\": [",
+			start);
+	}
 	struct sink_state st;
 	if (sink_init(&st, &a, false)) {
 		sink_free(&st);
@@ -325,7 +511,7 @@ static int cmd_counters(int argc, char **argv)
 	if (st.counters_rc && r != CLI_OK)
 		r = cli_fail("%s: write error", monitor ? "stdout" : a.out);
 	if (json)
-		fprintf(view.out, "\n  ]\n}\n");
+		fputs("]}", view.out);
 	if (view.tty)
 		table_draw(&view);
 	const char *e = rtd_counters_errors(c);
@@ -361,10 +547,16 @@ const struct cli_cmd dn_cmd_counters = {
 	"dotnet counters", "monitor|collect|list",
 	"live counter values: EventCounters and System.Diagnostics.Metrics "
 	"meters", counters_opts, 1, 1, CLI_CMD_COMMAND, cmd_counters,
-	"monitor: a table redrawn in place on a terminal, else one CSV line "
-	"per value.\ncollect: dotnet-counters' CSV (Timestamp,Provider,Counter "
-	"Name,Counter Type,\nMean/Increment; the time in seconds from the "
-	"session's start, tags after ';'\nin the name) or JSON layout into "
-	"FILE. list: the well-known counters.\nHistograms give one value per "
-	"percentile (Name[P50], [P95], [P99]); counters\nand EventCounter "
-	"increments are Rate (the change per interval), the rest\nMetric.\n"};
+	"monitor: a table redrawn in place on a terminal, else one line per "
+	"value\n(seconds from the session's start,provider,name;tags,type,value)."
+	"\ncollect: dotnet-counters' own layouts into FILE. CSV: the header "
+	"\nTimestamp,Provider,Counter Name,Counter Type,Mean/Increment, the "
+	"local time\nas .NET prints it in the invariant culture (MM/dd/yyyy "
+	"HH:mm:ss), tags as\nName[k=v;k2=v2]; JSON: { \"TargetProcess\", "
+	"\"StartTime\", \"Events\": [ {timestamp,\nprovider, name, tags, "
+	"counterType, meterTags, instrumentTags, value} ] } on\none line, "
+	"times in .NET's round-trip format. Names as dotnet-counters shows\n"
+	"them: \"Working Set (MB)\", EventCounter increments \"(Count / 1 sec)\""
+	" (type Rate),\nmeter Counters by their total \"requests (Count)\" "
+	"(Metric), histograms one\nvalue per percentile (tag Percentile=50, "
+	"95, 99). list: the well-known counters.\n"};

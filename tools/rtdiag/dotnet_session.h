@@ -65,6 +65,7 @@ struct sink_state {
 	rtd_nettrace_profiler *prof;
 	int prof_rc;
 	rtd_nettrace *names; /* a rundown taken at the start, for names */
+	uint64_t names_methods; /* methods that rundown named */
 	rtd_counters *counters;
 	int counters_rc;
 	rtd_gcheap *heap;

@@ -102,6 +102,11 @@ mkdir -p "$WORK/pl"
 out=$("$R" dotnet profile --duration 2 -- "$TARGET_DIR/dotnet-target" "$WORK/pl" burn 2>"$WORK/pl.err"); rc=$?
 [ $rc = 0 ] && grep -q "RtdiagBurn" <<<"$out" && [ -s "$WORK/pl/ready" ] \
   && ok "profile -- COMMAND" || bad "profile --: $rc $out $(cat "$WORK/pl.err")"
+# .NET 10 ended by SIGTERM leaves its diagnostic socket: rtdiag removes
+# the one of the program it started and ended
+lp=$(sed -n 's/.*(pid \([0-9]*\)), which rtdiag started.*/\1/p' "$WORK/pl.err")
+[ -n "$lp" ] && ! ls /tmp/dotnet-diagnostic-"$lp"-*-socket >/dev/null 2>&1 \
+  && ok "the program rtdiag started and ended (pid $lp) left no socket in /tmp" || bad "socket left: pid '$lp': $(ls /tmp/dotnet-diagnostic-"$lp"-* 2>&1)"
 
 # the target is killed during collect: the partial file still decodes
 start_target "$WORK/victim"

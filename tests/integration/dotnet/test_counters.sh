@@ -23,18 +23,27 @@ f="$WORK/c.csv"
 sum() { awk -F, -v n="$1" '$3 == n { s += $NF } END { print s + 0 }' "$f"; }
 last() { awk -F, -v n="$1" '$3 == n { v = $NF } END { print v }' "$f"; }
 all() { awk -F, -v n="$1" -v want="$2" '$3 == n { k++; if ($NF != want) bad = 1 } END { exit !(k > 0 && !bad) }' "$f"; }
+all_type() { awk -F, -v n="$1" -v want="$2" '$3 == n { k++; if ($4 != want) bad = 1 } END { exit !(k > 0 && !bad) }' "$f"; }
 [ $rc = 0 ] && head -1 "$f" | grep -qx "Timestamp,Provider,Counter Name,Counter Type,Mean/Increment" \
   && ok "collect: dotnet-counters' CSV header" || bad "collect: rc $rc $(cat "$WORK/c.err") $(head -3 "$f")"
-[ "$(sum 'requests ({request}) (Count / 1 sec)')" = 1000 ] && ok "counter: exactly 1000 requests" || bad "requests: $(sum 'requests ({request}) (Count / 1 sec)')"
+# every line: the local date and time as .NET prints a DateTime in the
+# invariant culture, within a minute of now
+now=$(date +%s)
+awk -F, -v now="$now" 'NR > 1 { if (split($1, a, /[\/ :]/) != 6) exit 1
+  t = mktime(a[3] " " a[1] " " a[2] " " a[4] " " a[5] " " a[6]); if (t < now - 60 || t > now + 5) exit 1; n++ }
+  END { exit !(n > 0) }' "$f" && grep -qE '^[0-9]{2}/[0-9]{2}/[0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2},Rtdiag.Test,' "$f" \
+  && ok "collect: Timestamp as MM/dd/yyyy HH:mm:ss, local, now" || bad "timestamps: $(sed -n 2,3p "$f")"
+# a meter Counter by its total, as dotnet-counters 9+ writes it
+[ "$(last 'requests ({request})')" = 1000 ] && all_type 'requests ({request})' Metric && ok "counter: exactly 1000 requests (total, Metric)" || bad "requests: $(grep requests "$f")"
 [ "$(last queue)" = 5 ] && ok "up-down counter: +7 -2 = 5" || bad "queue: $(last queue)"
-[ "$(last 'latency (ms)[P50]')" = 51 ] && [ "$(last 'latency (ms)[P95]')" = 96 ] && [ "$(last 'latency (ms)[P99]')" = 100 ] \
+[ "$(last 'latency (ms)[Percentile=50]')" = 51 ] && [ "$(last 'latency (ms)[Percentile=95]')" = 96 ] && [ "$(last 'latency (ms)[Percentile=99]')" = 100 ] \
   && ok "histogram of 1..100: P50 51, P95 96, P99 100" || bad "latency: $(grep latency "$f")"
 all 'temperature (Cel)' 21.5 && ok "observable gauge: 21.5 every interval" || bad "temperature: $(grep temperature "$f")"
-[ "$(sum 'hits (Count / 1 sec);route=/a')" = 3 ] && [ "$(sum 'hits (Count / 1 sec);route=/b')" = 4 ] \
+[ "$(last 'hits (Count)[route=/a]')" = 3 ] && [ "$(last 'hits (Count)[route=/b]')" = 4 ] \
   && ok "tagged counter: route=/a 3, route=/b 4" || bad "hits: $(grep hits "$f")"
 all 'Fixed value (B)' 42 && all 'Polled value' 7.25 && ok "EventCounter 42, PollingCounter 7.25" || bad "event counters: $(grep Rtdiag-Counters "$f")"
 t=$(sum 'Ticks (Count / 1 sec)')
-[ $((t % 5)) = 0 ] && [ "$t" -ge 10 ] && ok "IncrementingEventCounter: $t, in steps of 5" || bad "ticks: $t"
+[ $((t % 5)) = 0 ] && [ "$t" -ge 10 ] && all_type 'Ticks (Count / 1 sec)' Rate && ok "IncrementingEventCounter: $t, in steps of 5 (Rate)" || bad "ticks: $t"
 ws=$(last 'Working Set (MB)')
 awk -v a="$ws" -v b="$rss" 'BEGIN { exit !(a > 0 && a / b > 0.75 && a / b < 1.33) }' \
   && ok "working-set $ws MB against VmRSS $rss MB" || bad "working set $ws vs $rss"
@@ -46,8 +55,14 @@ d=$((g1 - g0))
 # JSON layout, and a provider that publishes nothing
 out=$("$R" dotnet counters collect -p "$MP" --counters 'Rtdiag.Test[temperature],No.Such.Meter' --format json \
       --duration 2.5 -o "$WORK/c.json" 2>&1); rc=$?
-[ $rc = 0 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); ev=d["Events"];
-assert ev and all(e["provider"]=="Rtdiag.Test" and e["name"]=="temperature (Cel)" and e["value"]==21.5 and e["counterType"]=="Metric" for e in ev)' "$WORK/c.json" \
+[ $rc = 0 ] && python3 -c 'import json,sys,re,datetime; raw=open(sys.argv[1]).read(); d=json.loads(raw); ev=d["Events"]
+assert list(d) == ["TargetProcess", "StartTime", "Events"] and d["TargetProcess"] == "dotnet-kinds"
+o = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}[+-]\d\d:\d\d"
+assert re.fullmatch(o, d["StartTime"]) and "\n" not in raw.strip()
+assert raw.startswith("{ \"TargetProcess\": \"dotnet-kinds\", \"StartTime\": ")
+assert ev and all(list(e) == ["timestamp", "provider", "name", "tags", "counterType", "meterTags", "instrumentTags", "value"] for e in ev)
+assert all(re.fullmatch(o, e["timestamp"]) and e["timestamp"] >= d["StartTime"] for e in ev)
+assert all(e["provider"]=="Rtdiag.Test" and e["name"]=="temperature (Cel)" and e["value"]==21.5 and e["counterType"]=="Metric" for e in ev)' "$WORK/c.json" \
   && ok "collect --format json: dotnet-counters' layout, only what was asked" || bad "json: $rc $out $(cat "$WORK/c.json")"
 grep -q "No.Such.Meter published no value" <<<"$out" && ok "a meter that publishes nothing: said so" || bad "silent: $out"
 

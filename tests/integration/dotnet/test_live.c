@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <signal.h>
@@ -30,11 +31,26 @@ static pid_t live_pid;
 static pid_t started[16];
 static int nstarted;
 
+/* A runtime killed by SIGKILL leaves its diagnostic socket in /tmp: remove
+ * it, or they pile up (pids are reused). */
+static void remove_socket(pid_t pid)
+{
+	char pat[64];
+	glob_t g;
+	snprintf(pat, sizeof(pat), "/tmp/dotnet-diagnostic-%d-*-socket", (int)pid);
+	if (glob(pat, 0, NULL, &g) == 0)
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			unlink(g.gl_pathv[i]);
+	globfree(&g);
+}
+
 static void kill_all(void)
 {
 	for (int i = 0; i < nstarted; i++)
-		if (started[i] > 0)
-			kill(started[i], SIGKILL);
+		if (started[i] > 0 && kill(started[i], SIGKILL) == 0) {
+			waitpid(started[i], NULL, 0);
+			remove_socket(started[i]);
+		}
 }
 
 static int build_target(void)
@@ -92,6 +108,7 @@ static void stop_target(pid_t pid)
 {
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+	remove_socket(pid);
 }
 
 /* Decodes a session stream as it arrives and counts our own events. */
@@ -317,6 +334,7 @@ static void test_target_killed_mid_session(void **state)
 	assert_true(d.own > 0);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+	remove_socket(pid);
 	struct rtd_ipc_pump_opts po = {.sz = sizeof(po), .sink = decode_sink, .ctx = &d};
 	struct rtd_ipc_pump_result r;
 	assert_int_equal(rtd_ipc_session_pump(s, &po, &r), 0);

@@ -24,20 +24,33 @@ out=$("$R" dotnet collect -p "$P" --providers Foo:0x1:5:noequals -o "$WORK/x.net
   && ok "argument without '=' refused" || bad "noequals: $rc $out"
 
 # a target that dies mid-profile: its end rundown never comes, yet frames
-# are named (a rundown taken at the start, MethodLoadVerbose during)
+# are named (a rundown taken at the start, MethodLoadVerbose during).
+# The kill comes 2 s after that start rundown has ended (rtdiag says so):
+# killed during it, code loaded before the session is unnamed, which is
+# not what this checks. The unnamed share is measured on the main
+# thread's stacks (under Program.Main), the code the test knows. Other
+# threads can hold frames that no method event covers even with a
+# complete end rundown: funclets (catch handlers) of precompiled CoreLib
+# methods, whose events give the main body's size only (seen:
+# ModuleHandle.ResolveTypeHandle+0x26b, past its 0x208 bytes, in its
+# second RUNTIME_FUNCTION, on the thread running EventSource callbacks
+# while the session enables providers). Under load such a thread is
+# sampled rarely and one sample weighs up to ~20 ms of thread time: that
+# was the 4-14% "unnamed" of the flaky runs, not names lost to the kill.
 start_target "$WORK/die" -- burn
 wait_file "$WORK/die/ready" || bad "burn target"
 DP=$TPID
 "$R" dotnet profile -p "$DP" --duration 20 -o "$WORK/die.folded" 2>"$WORK/die.err" &
 pp=$!
-sleep 2.5; kill -9 "$DP"; wait $pp; rc=$?
+for i in $(seq 300); do grep -q "named by a rundown at the start" "$WORK/die.err" && break; sleep 0.1; done
+sleep 2; kill -9 "$DP"; wait $pp; rc=$?
 rm -f /tmp/dotnet-diagnostic-"$DP"-*-socket
-share() { awk -v re="$2" '{ w = $NF; all += w; if ($0 ~ re) s += w }
+share() { awk -v re="$2" -v under="${3:-}" '{ w = $NF; if (under != "" && index($0, under) == 0) next; all += w; if ($0 ~ re) s += w }
                           END { printf "%d", (all > 0 ? 100 * s / all : -1) }' "$1"; }
-q=$(share "$WORK/die.folded" '[?]![?]'); sp=$(share "$WORK/die.folded" 'RtdiagBurn[.]Spin')
-[ -s "$WORK/die.folded" ] && [ "$q" -le 2 ] && [ "$sp" -ge 50 ] \
-  && ok "target killed mid-profile: frames named ($sp% under RtdiagBurn.Spin, $q% unnamed)" \
-  || bad "killed mid-profile: rc $rc, $q% unnamed, $sp% Spin: $(cat "$WORK/die.err"; ls -la "$WORK")"
+q=$(share "$WORK/die.folded" '[?]![?]' 'dotnet-target!Program.Main('); sp=$(share "$WORK/die.folded" 'RtdiagBurn[.]Spin')
+[ -s "$WORK/die.folded" ] && [ "$q" -le 2 ] && [ "$q" -ge 0 ] && [ "$sp" -ge 50 ] && grep -q "named by a rundown at the start" "$WORK/die.err" \
+  && ok "target killed mid-profile: frames named ($sp% under RtdiagBurn.Spin, $q% of the main thread unnamed)" \
+  || bad "killed mid-profile: rc $rc, $q% of the main thread unnamed, $sp% Spin: $(cat "$WORK/die.err"; grep '?!?' "$WORK/die.folded" | cut -c1-300)"
 
 # ---- output files are never lost (#19 item 1) -----------------------------
 printf 'precious' >"$WORK/keep.nettrace"

@@ -53,7 +53,9 @@ static void test_spec(void **state)
 	assert_null(rtd_counters_new("A[x] B", none, NULL, err, sizeof(err)));
 	assert_non_null(strstr(err, "expected ','"));
 	assert_null(rtd_counters_new(",,[x]", none, NULL, err, sizeof(err)));
-	assert_string_equal(rtd_counter_kind_name(RTD_COUNTER_RATE), "Rate");
+	assert_string_equal(rtd_counter_kind_name(RTD_COUNTER_SUM), "Rate");
+	/* a meter Counter: its total, "Metric" as dotnet-counters 9+ says */
+	assert_string_equal(rtd_counter_kind_name(RTD_COUNTER_RATE), "Metric");
 	assert_string_equal(rtd_counter_kind_name(RTD_COUNTER_HISTOGRAM), "Metric");
 }
 
