@@ -8,6 +8,7 @@
  */
 #include "test_util.h"
 
+#include "rtdiag/nettrace.h"
 #include "rtdiag/profile.h"
 #include "rtdiag/timeline.h"
 
@@ -268,6 +269,93 @@ static void formats(void **state)
 	rtd_timeline_free(NULL);
 }
 
+/* EventPipe samples named from the stream's method events: the table is
+ * taught by a first pass (the rundown is at the end), then the adapter
+ * names every sampled frame of the golden .NET 5 vector. */
+struct nt_pass {
+	rtd_nettrace *dec;
+	rtd_tl_nettrace *a;
+	rtd_nettrace_methods *m;
+};
+
+static int nt_learn(void *ctx, const struct rtd_nettrace_event *ev)
+{
+	return rtd_nettrace_methods_event(((struct nt_pass *)ctx)->m, ev);
+}
+
+static int nt_draw(void *ctx, const struct rtd_nettrace_event *ev)
+{
+	struct nt_pass *p = ctx;
+	return rtd_tl_nettrace_event(p->a, p->dec, ev);
+}
+
+static char *nettrace_json(const uint8_t *b, size_t len, rtd_nettrace_methods *m)
+{
+	char *out = NULL;
+	size_t olen = 0;
+	FILE *f = open_memstream(&out, &olen);
+	struct rtd_timeline_opts o = {.sz = sizeof(o),
+				      .format = RTD_TIMELINE_FMT_CHROME_JSON, .out = f};
+	rtd_timeline *tl = rtd_timeline_new(&o);
+	struct nt_pass p = {.a = rtd_tl_nettrace_new(tl, "golden")};
+	rtd_tl_nettrace_set_methods(p.a, m);
+	struct rtd_nettrace_opts no = {.sz = sizeof(no), .ctx = &p,
+				       .on_event = nt_draw};
+	p.dec = rtd_nettrace_new(&no);
+	assert_true(rtd_nettrace_feed(p.dec, b, len) >= 0);
+	assert_int_equal(rtd_nettrace_finish(p.dec), 0);
+	assert_int_equal(rtd_timeline_finish(tl), 0);
+	rtd_nettrace_free(p.dec);
+	rtd_tl_nettrace_free(p.a);
+	rtd_timeline_free(tl);
+	fclose(f);
+	return out;
+}
+
+static void nettrace_named_samples(void **state)
+{
+	(void)state;
+	const char *v = rtd_test_vector(
+		"testdata/nettrace/dotnet-5.0-SampleProfiler-single-thread.golden.nettrace");
+	if (!v) {
+		printf("SKIP: ../shared/testdata missing\n");
+		skip();
+	}
+	size_t len = 0;
+	uint8_t *b = rtd_test_slurp(v, &len);
+	assert_non_null(b);
+	struct nt_pass learn = {.m = rtd_nettrace_methods_new()};
+	struct rtd_nettrace_opts no = {.sz = sizeof(no), .ctx = &learn,
+				       .on_event = nt_learn};
+	rtd_nettrace *d = rtd_nettrace_new(&no);
+	assert_true(rtd_nettrace_feed(d, b, len) >= 0);
+	assert_int_equal(rtd_nettrace_finish(d), 0);
+	rtd_nettrace_free(d);
+	assert_true(rtd_nettrace_methods_count(learn.m) > 0);
+
+	char *named = nettrace_json(b, len, learn.m);
+	char *bare = nettrace_json(b, len, NULL);
+	const char *work = "mvc-hello-world!Example.Program.Work(int32)";
+	assert_non_null(strstr(named, work));
+	assert_null(strstr(bare, work));
+	/* every frame of every sample is named: no address in a stack */
+	size_t samples = 0;
+	for (const char *s = named; (s = strstr(s, "\"stack\":[")) != NULL; s++) {
+		const char *end = strchr(s, ']');
+		assert_non_null(end);
+		const char *hex = strstr(s, "\"0x");
+		assert_true(!hex || hex > end);
+		samples++;
+	}
+	assert_true(samples > 100);
+	printf("ok: %zu samples, every frame named (%zu methods learnt)\n",
+	       samples, rtd_nettrace_methods_count(learn.m));
+	free(named);
+	free(bare);
+	rtd_nettrace_methods_free(learn.m);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +363,7 @@ int main(void)
 		cmocka_unit_test(perfetto),
 		cmocka_unit_test(chrome_json),
 		cmocka_unit_test(interning_generations),
+		cmocka_unit_test(nettrace_named_samples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
