@@ -242,6 +242,75 @@ static void interning_generations(void **state)
 	char *out = run(cmd);
 	assert_int_equal(atoi(out), 2); /* the first packet, and one reset */
 	free(out);
+	/* each generation re-states the default clock and its snapshot */
+	snprintf(cmd, sizeof(cmd),
+		 "protoc --proto_path=%s --decode=perfetto.protos.Trace "
+		 "perfetto_trace.proto < %s | grep -c 'is_incremental: true'",
+		 dir, path);
+	out = run(cmd);
+	assert_int_equal(atoi(out), 2);
+	free(out);
+	unlink(path);
+}
+
+/* Timestamps are deltas on an incremental clock; an event earlier than
+ * the one before (a slice written whole at its end) is given in full on
+ * BOOTTIME; tlcheck reads them back as trace processor does and finds the
+ * slices nested at their times. Categories are interned. */
+static void incremental_time(void **state)
+{
+	(void)state;
+	const char *proto = rtd_test_vector("reference/perfetto/perfetto_trace.proto");
+	if (!proto || access("/usr/bin/protoc", X_OK) != 0) {
+		printf("SKIP: protoc or the Perfetto proto is missing\n");
+		skip();
+	}
+	char path[] = "/tmp/rtd-tl-XXXXXX";
+	int fd = mkstemp(path);
+	close(fd);
+	FILE *f = fopen(path, "wb");
+	struct rtd_timeline_opts o = {.sz = sizeof(o),
+				      .format = RTD_TIMELINE_FMT_PERFETTO, .out = f};
+	rtd_timeline *tl = rtd_timeline_new(&o);
+	int64_t th = track(tl, RTD_TRACK_THREAD, 1, 1, "t", 0, NULL);
+	int64_t gc = track(tl, RTD_TRACK_NAMED, 0, 0, "GC", 0, NULL);
+	struct rtd_tl_event e = ev((uint64_t)th, 5000000000, "outer");
+	e.category = "cat";
+	assert_int_equal(rtd_timeline_begin(tl, &e), 0);
+	e = ev((uint64_t)th, 5000000100, "inner");
+	e.category = "cat";
+	assert_int_equal(rtd_timeline_begin(tl, &e), 0);
+	assert_int_equal(rtd_timeline_end(tl, (uint64_t)th, 5000000200), 0);
+	/* written at its end, begun before the last event: BOOTTIME, in full */
+	e = ev((uint64_t)gc, 5000000050, "GC");
+	e.dur = 100;
+	assert_int_equal(rtd_timeline_slice(tl, &e), 0);
+	assert_int_equal(rtd_timeline_end(tl, (uint64_t)th, 5000000300), 0);
+	assert_int_equal(rtd_timeline_finish(tl), 0);
+	rtd_timeline_free(tl);
+	fclose(f);
+	char dir[4096], cmd[8192];
+	snprintf(dir, sizeof(dir), "%s", proto);
+	*strrchr(dir, '/') = 0;
+	snprintf(cmd, sizeof(cmd),
+		 "protoc --proto_path=%s --decode=perfetto.protos.Trace "
+		 "perfetto_trace.proto < %s > %s.txt && "
+		 "grep -c 'timestamp_clock_id: 6$' %s.txt && "
+		 "grep -c 'timestamp: 5000000050$' %s.txt && "
+		 "grep -c 'name: \"cat\"' %s.txt && "
+		 "grep -c '^  timestamp: 100$' %s.txt && "
+		 "python3 %s perfetto %s.txt",
+		 dir, path, path, path, path, path, path, checker(), path);
+	char *out = run(cmd);
+	printf("%s", out);
+	/* the GC slice's begin and end in full, the category once, deltas
+	 * of 100 ns */
+	assert_int_equal(strncmp(out, "2\n1\n1\n", 6), 0);
+	assert_true(atoi(out + 6) >= 2);
+	assert_non_null(strstr(out, "\"slices\": {\"GC\": 1, \"t\": 2}"));
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s.txt", path);
+	unlink(cmd);
 	unlink(path);
 }
 
@@ -363,6 +432,7 @@ int main(void)
 		cmocka_unit_test(perfetto),
 		cmocka_unit_test(chrome_json),
 		cmocka_unit_test(interning_generations),
+		cmocka_unit_test(incremental_time),
 		cmocka_unit_test(nettrace_named_samples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
