@@ -99,8 +99,9 @@ enum rtd_gotrace_mode {
  * the input again; without one the generation's bytes are kept until it
  * is handed out: memory one generation). Old format: with a source, the
  * whole input is read once ahead for its strings and stacks (the stack
- * table is written at the end of the trace); without a source the flag
- * has no effect on the old format. An error in a table read ahead is
+ * table is written at the end of the trace), at the first look-up of one
+ * not defined yet; without a source the flag has no effect on the old
+ * format. An error in a table read ahead is
  * reported where the table is, after the events before it.
  */
 #define RTD_GOTRACE_RESOLVE 1u

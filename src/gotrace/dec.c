@@ -121,7 +121,7 @@ size_t rtd_gotrace_dec_stack(const rtd_gotrace_dec *d, uint64_t id,
 	void *v;
 	*frames = NULL;
 	if (!rtd_map_get(&d->stacks, id, &v) &&
-	    !(d->resolve && rtd_map_get(&d->ahead_stacks, id, &v)))
+	    !(d->resolve && (ahead_miss(d, id), rtd_map_get(&d->ahead_stacks, id, &v))))
 		return 0;
 	struct v1_stack *s = v;
 	/* Strings may arrive after the stack: resolve names on each look-up. */
@@ -338,6 +338,9 @@ static int store_stack(rtd_gotrace_dec *d, const struct rtd_gotrace_event *ev,
  * whole input once ahead, in raw mode, for its string and stack tables
  * (Go writes the stacks at the end), taken as they are where that pass
  * stops (at the end, or at an error that the events in order meet again).
+ * Done at the first look-up of a name not seen yet (ahead_miss): a trace
+ * whose strings all come before their use, printed without stacks, is
+ * read once.
  */
 int dec_run_source(rtd_gotrace_dec *d, rtd_gotrace_read_at_fn read_at, void *ctx,
 		   int (*fn)(void *arg, const struct rtd_gotrace_event *ev), void *arg)
@@ -368,6 +371,18 @@ int dec_run_source(rtd_gotrace_dec *d, rtd_gotrace_read_at_fn read_at, void *ctx
 	}
 	free(buf);
 	return rc;
+}
+
+static void v1_preload(rtd_gotrace_dec *d);
+
+void ahead_miss(const rtd_gotrace_dec *d, uint64_t id)
+{
+	/* only what the events in order cannot know yet: an old-format
+	 * trace's first name that is not defined before its use */
+	if (!d->resolve || d->preloaded || d->v2 || d->mode != RTD_GOTRACE_RAW || !d->header ||
+	    id == 0)
+		return;
+	v1_preload((rtd_gotrace_dec *)d); /* a look-up's side effect: not const */
 }
 
 static void v1_preload(rtd_gotrace_dec *d)
@@ -822,8 +837,6 @@ int rtd_gotrace_dec_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 	}
 	if (d->mode == RTD_GOTRACE_ORDERED)
 		return d->ord ? v1_order_next(d, ev) : 0;
-	if (d->resolve && !d->preloaded)
-		v1_preload(d);
 	if (d->pos >= d->in.len)
 		return 0;
 	rtd_rd r;

@@ -598,5 +598,8 @@ int table_add_stack(rtd_gotrace_dec *d, uint64_t id,
 void ahead_reached(rtd_gotrace_dec *d, bool stack, uint64_t id, uint64_t off);
 /* Empty the tables read ahead. */
 void ahead_reset(rtd_gotrace_dec *d);
+/* A look-up of string or stack @id missed: read the old format's tables
+ * ahead now, if that is to be done (RTD_GOTRACE_RESOLVE, raw mode). */
+void ahead_miss(const rtd_gotrace_dec *d, uint64_t id);
 
 #endif

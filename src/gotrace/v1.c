@@ -344,7 +344,7 @@ const char *v1_str_get(const rtd_gotrace_dec *d, uint64_t id, size_t *len)
 {
 	void *v;
 	if (!rtd_map_get(&d->strings, id, &v) &&
-	    !(d->resolve && rtd_map_get(&d->ahead_strings, id, &v))) {
+	    !(d->resolve && (ahead_miss(d, id), rtd_map_get(&d->ahead_strings, id, &v)))) {
 		if (len)
 			*len = 0;
 		return NULL;

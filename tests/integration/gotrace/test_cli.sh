@@ -45,7 +45,7 @@ o2=$("$R" gotrace cat --ordered "$V" | awk '{ if ($1 >= 60000000 && $1 <= 700000
 fr=$("$R" gotrace stats "$V" | sed -nE 's/^duration: .* at ([0-9]+) ticks\/s\)$/\1/p')
 r1=$("$R" gotrace grep --since 60ms --until 0.07 -c "$V")
 r2=$("$R" gotrace cat "$V" | awk -v fr="$fr" '$1 ~ /^[0-9]+$/ && $2 !~ /^(Batch|Frequency|String|Stack|TimerGoroutine)$/ { t[NR] = $1; if (s == "" || $1 < s) s = $1 }
-  END { for (i in t) if (t[i] >= s + int(0.06 * fr) && t[i] <= s + int(0.07 * fr)) n++; print n + 0 }')
+  END { for (i in t) if (t[i] >= s + int(60000000 * (fr / 1e9)) && t[i] <= s + int(70000000 * (fr / 1e9))) n++; print n + 0 }')
 [ "$r1" -gt 0 ] && [ "$r1" = "$r2" ] && ok "grep --since 60ms --until 0.07 (raw, ticks at $fr/s): $r1 events (counted: $r2)" || bad "raw --since/--until: $r1, counted $r2"
 cat "$V" | "$R" gotrace grep --since 1s -c - >/dev/null 2>"$TMP/err"
 [ $? = 2 ] && grep -q "need a FILE" "$TMP/err" && ok "raw --since 1s from stdin: $(head -1 "$TMP/err")" || bad "raw --since from stdin: $(cat "$TMP/err")"
