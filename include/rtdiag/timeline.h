@@ -392,13 +392,31 @@ typedef struct rtd_tl_nettrace rtd_tl_nettrace;
  * every EventSource Start/Stop pair (request activities, thread-pool
  * workers) on their thread; GC heap size (GC/HeapStats) and bytes
  * allocated (GC/AllocationTick) as counters; SampleProfiler samples with
- * their stacks (addresses); every other event as an instant with its
- * top-level fields as arguments. Times are the stream's ticks in ns.
+ * their stacks (addresses, or names with rtd_tl_nettrace_set_methods());
+ * every other event as an instant with its top-level fields as arguments. Times are the stream's ticks in ns.
  *
  * Returns: the adapter, or NULL when out of memory.
  */
 RTD_API rtd_tl_nettrace *rtd_tl_nettrace_new(rtd_timeline *tl,
 					     const char *name);
+
+struct rtd_nettrace_methods;
+
+/**
+ * rtd_tl_nettrace_set_methods - name sampled frames from a method table
+ * @a: the adapter
+ * @m: a table of the stream's methods (rtdiag/nettrace.h), or NULL for
+ *     addresses only; the caller keeps it alive and may go on teaching it
+ *     while events come (rtd_nettrace_methods_event())
+ *
+ * A SampleProfiler stack's frames are then named "module!Namespace.Method"
+ * where a method the table knows covers the address; the others keep
+ * their addresses. The rundown that names methods jitted before the
+ * session comes at the stream's end: a file read twice (the table taught
+ * by a first pass) names them all.
+ */
+RTD_API void rtd_tl_nettrace_set_methods(rtd_tl_nettrace *a,
+					 struct rtd_nettrace_methods *m);
 
 /**
  * rtd_tl_nettrace_info - the stream's header: clock and process id

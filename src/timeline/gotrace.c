@@ -626,8 +626,11 @@ static void on_task_end(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
 {
 	uint64_t id = arg(ev, "task", arg(ev, "taskid", 0));
 	void *v = rtd_map_del(&a->tasks, id);
-	if (v)
-		put(a, rtd_timeline_end(a->tl, (uint64_t)(uintptr_t)v, ev->ts));
+	if (!v)
+		return;
+	/* the task's track is done: memory follows open tasks, not every
+	 * task the trace ever had (a track closed ends its slice) */
+	put(a, rtd_timeline_close_track(a->tl, (uint64_t)(uintptr_t)v, ev->ts));
 }
 
 static void region(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev,

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,9 @@ struct rtd_tl_nettrace {
 	uint64_t unmatched;
 	rtd_map threads;
 	char name[128];
+	rtd_nettrace_methods *methods; /* names for sampled frames, or NULL */
+	char *names;                   /* one sample's frame names */
+	size_t names_cap;
 };
 
 static void put(rtd_tl_nettrace *a, int err)
@@ -78,6 +82,47 @@ rtd_tl_nettrace *rtd_tl_nettrace_new(rtd_timeline *tl, const char *name)
 	return a;
 }
 
+void rtd_tl_nettrace_set_methods(rtd_tl_nettrace *a, rtd_nettrace_methods *m)
+{
+	if (a)
+		a->methods = m;
+}
+
+/*
+ * Name a sample's frames from the method table: the table's answer lasts
+ * until its next lookup, so the names are gathered in one buffer first
+ * (offsets), then pointed at. A frame no method covers keeps its address.
+ */
+static void name_frames(rtd_tl_nettrace *a, struct rtd_frame *fr, size_t n)
+{
+	size_t off[128], len = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *s = rtd_nettrace_methods_name(a->methods, fr[i].addr);
+		off[i] = SIZE_MAX;
+		if (!s)
+			continue;
+		size_t l = strlen(s) + 1;
+		if (len + l > a->names_cap) {
+			size_t nc = a->names_cap ? a->names_cap : 4096;
+			while (nc < len + l)
+				nc *= 2;
+			char *nb = realloc(a->names, nc);
+			if (!nb) {
+				put(a, -ENOMEM);
+				return;
+			}
+			a->names = nb;
+			a->names_cap = nc;
+		}
+		memcpy(a->names + len, s, l);
+		off[i] = len;
+		len += l;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (off[i] != SIZE_MAX)
+			fr[i].name = a->names + off[i];
+}
+
 void rtd_tl_nettrace_free(rtd_tl_nettrace *a)
 {
 	if (!a)
@@ -88,6 +133,7 @@ void rtd_tl_nettrace_free(rtd_tl_nettrace *a)
 	while (rtd_map_next(&a->threads, &it, &k, &v))
 		free(v);
 	rtd_map_free(&a->threads);
+	free(a->names);
 	free(a);
 }
 
@@ -347,6 +393,8 @@ int rtd_tl_nettrace_event(rtd_tl_nettrace *a, rtd_nettrace *dec,
 		memset(fr, 0, n * sizeof(*fr));
 		for (size_t i = 0; i < n; i++)
 			fr[i].addr = ev->stack[i];
+		if (a->methods)
+			name_frames(a, fr, n);
 		put(a, rtd_timeline_sample(a->tl, th->track, ts, fr, n));
 	} else {
 		const char *suffix = NULL;

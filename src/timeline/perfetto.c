@@ -10,12 +10,22 @@
  * annotations for arguments, flow_ids/terminating_flow_ids for arrows,
  * callstack_iid for CPU samples.
  *
- * Interning (InternedData on the same sequence): event names, argument
- * names, and for samples function names, frames and callstacks, each
- * written once in the packet that first uses it. The tables are capped
- * (RTD_TIMELINE_MAX_INTERNED entries in all): when full they are dropped
- * and the next packet says SEQ_INCREMENTAL_STATE_CLEARED, so memory stays
- * bounded whatever the input's size.
+ * Interning (InternedData on the same sequence): event names, categories,
+ * argument names, short argument strings, and for samples function
+ * names, frames and callstacks, each written once in the packet that
+ * first uses it. The tables are capped (RTD_TIMELINE_MAX_INTERNED entries
+ * in all): when full they are dropped and the next packet says
+ * SEQ_INCREMENTAL_STATE_CLEARED, so memory stays bounded whatever the
+ * input's size.
+ *
+ * Timestamps are deltas: each generation starts with a packet that says
+ * SEQ_INCREMENTAL_STATE_CLEARED, sets TracePacketDefaults'
+ * timestamp_clock_id to a sequence-scoped incremental clock (64) and
+ * gives a ClockSnapshot tying that clock to BOOTTIME at the last
+ * timestamp written (the trace's primary clock, in the events' own
+ * nanoseconds); then a packet's timestamp is the time since the previous
+ * one's. An event earlier than the previous one (a slice written whole at
+ * its end) names BOOTTIME itself and gives its time in full.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -33,6 +43,17 @@ enum {
 	PKT_INTERNED_DATA = 12,
 	PKT_SEQUENCE_FLAGS = 13,
 	PKT_TRACK_DESCRIPTOR = 60,
+	PKT_CLOCK_SNAPSHOT = 6,
+	PKT_TIMESTAMP_CLOCK_ID = 58,
+	PKT_DEFAULTS = 59,
+	DEF_TIMESTAMP_CLOCK_ID = 58, /* TracePacketDefaults */
+	CS_CLOCKS = 1,               /* ClockSnapshot */
+	CS_PRIMARY_TRACE_CLOCK = 2,
+	CLK_ID = 1,
+	CLK_TIMESTAMP = 2,
+	CLK_INCREMENTAL = 3,
+	CLOCK_BOOTTIME = 6,
+	CLOCK_DELTA = 64, /* ours: sequence-scoped, incremental, ns */
 	SEQ_INCREMENTAL_STATE_CLEARED = 1,
 	SEQ_NEEDS_INCREMENTAL_STATE = 2,
 	/* TrackDescriptor */
@@ -49,6 +70,7 @@ enum {
 	THD_THREAD_NAME = 5,
 	CD_UNIT_NAME = 6,
 	/* TrackEvent */
+	TE_CATEGORY_IIDS = 3,
 	TE_DEBUG_ANNOTATIONS = 4,
 	TE_TYPE = 9,
 	TE_NAME_IID = 10,
@@ -70,6 +92,7 @@ enum {
 	DA_DOUBLE = 5,
 	DA_STRING = 6,
 	/* InternedData */
+	ID_EVENT_CATEGORIES = 1,
 	ID_EVENT_NAMES = 2,
 	ID_ANNOTATION_NAMES = 3,
 	ID_FUNCTION_NAMES = 5,
@@ -93,7 +116,9 @@ static void pf_reset_tables(struct tl_pf *pf)
 	rtd_strmap_free(&pf->funcs);
 	rtd_strmap_free(&pf->stacks);
 	rtd_strmap_free(&pf->strs);
+	rtd_strmap_free(&pf->cats);
 	rtd_strmap_init(&pf->strs, 0);
+	rtd_strmap_init(&pf->cats, 0);
 	rtd_strmap_init(&pf->names, 0);
 	rtd_strmap_init(&pf->annos, 0);
 	rtd_strmap_init(&pf->funcs, 0);
@@ -123,6 +148,7 @@ void pf_free(rtd_timeline *tl)
 	rtd_strmap_free(&pf->funcs);
 	rtd_strmap_free(&pf->stacks);
 	rtd_strmap_free(&pf->strs);
+	rtd_strmap_free(&pf->cats);
 }
 
 /* Before interning what one packet needs: start a new generation when the
@@ -190,6 +216,40 @@ static size_t varint_len(uint64_t v)
 	return n;
 }
 
+/* A generation's first packet: SEQ_INCREMENTAL_STATE_CLEARED, the
+ * incremental clock as the default, and a ClockSnapshot tying it to
+ * BOOTTIME at pf->clock (where the next delta starts). */
+static void pf_clock_packet(rtd_timeline *tl)
+{
+	struct tl_pf *pf = &tl->pf;
+	rtd_pbw *w = &pf->pkt;
+	w->b = tl->b;
+	w->err = 0;
+	size_t pk = pbw_begin(w, TRACE_PACKET);
+	pbw_uint(w, PKT_SEQUENCE_ID, SEQUENCE_ID);
+	pbw_uint(w, PKT_SEQUENCE_FLAGS,
+		 SEQ_INCREMENTAL_STATE_CLEARED | SEQ_NEEDS_INCREMENTAL_STATE);
+	size_t d = pbw_begin(w, PKT_DEFAULTS);
+	pbw_uint(w, DEF_TIMESTAMP_CLOCK_ID, CLOCK_DELTA);
+	pbw_end(w, d);
+	size_t cs = pbw_begin(w, PKT_CLOCK_SNAPSHOT);
+	size_t c = pbw_begin(w, CS_CLOCKS);
+	pbw_uint(w, CLK_ID, CLOCK_BOOTTIME);
+	pbw_uint(w, CLK_TIMESTAMP, pf->clock);
+	pbw_end(w, c);
+	c = pbw_begin(w, CS_CLOCKS);
+	pbw_uint(w, CLK_ID, CLOCK_DELTA);
+	pbw_uint(w, CLK_TIMESTAMP, pf->clock);
+	pbw_uint(w, CLK_INCREMENTAL, 1);
+	pbw_end(w, c);
+	pbw_uint(w, CS_PRIMARY_TRACE_CLOCK, CLOCK_BOOTTIME);
+	pbw_end(w, cs);
+	pbw_end(w, pk);
+	tl->b = w->b;
+	memset(&w->b, 0, sizeof(w->b));
+	tl_put(tl, w->err);
+}
+
 /* Write the packet: timestamp, sequence, interned data, and the event or
  * descriptor built in pf->ev as @field. The packet's length is worked out
  * first, so the packet goes straight into the output buffer with one copy
@@ -202,13 +262,20 @@ static void pf_packet(rtd_timeline *tl, int64_t ts, bool has_ts,
 	tl_put(tl, pf->in.err);
 	if (tl->err)
 		return;
-	uint32_t flags = SEQ_NEEDS_INCREMENTAL_STATE;
 	if (pf->cleared)
-		flags |= SEQ_INCREMENTAL_STATE_CLEARED;
+		pf_clock_packet(tl);
 	pf->cleared = false;
+	/* the time since the last packet's, or (earlier) in full on BOOTTIME */
+	uint64_t t = ts < 0 ? 0 : (uint64_t)ts;
+	bool absolute = has_ts && t < pf->clock;
+	if (has_ts && !absolute) {
+		uint64_t d = t - pf->clock;
+		pf->clock = t;
+		t = d;
+	}
 	size_t in = pf->in.b.len, ev = pf->ev.b.len;
-	size_t body = (has_ts ? 1 + varint_len((uint64_t)ts) : 0) + 2 + 2 +
-		      (in ? 1 + varint_len(in) + in : 0) +
+	size_t body = (has_ts ? 1 + varint_len(t) : 0) + (absolute ? 3 : 0) +
+		      2 + 2 + (in ? 1 + varint_len(in) + in : 0) +
 		      varint_len((uint64_t)field << 3 | PB_LEN) +
 		      varint_len(ev) + ev;
 	rtd_pbw *w = &pf->pkt;
@@ -218,9 +285,11 @@ static void pf_packet(rtd_timeline *tl, int64_t ts, bool has_ts,
 	pbw_key(w, TRACE_PACKET, PB_LEN);
 	pbw_varint(w, body);
 	if (has_ts)
-		pbw_uint(w, PKT_TIMESTAMP, (uint64_t)ts);
+		pbw_uint(w, PKT_TIMESTAMP, t);
+	if (absolute)
+		pbw_uint(w, PKT_TIMESTAMP_CLOCK_ID, CLOCK_BOOTTIME);
 	pbw_uint(w, PKT_SEQUENCE_ID, SEQUENCE_ID);
-	pbw_uint(w, PKT_SEQUENCE_FLAGS, flags);
+	pbw_uint(w, PKT_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
 	if (in)
 		pbw_bytes(w, PKT_INTERNED_DATA, pf->in.b.data, in);
 	pbw_bytes(w, field, pf->ev.b.data ? pf->ev.b.data : (uint8_t *)"", ev);
@@ -309,13 +378,14 @@ int pf_event(rtd_timeline *tl, enum tl_ev type, const struct rtd_tl_event *e)
 {
 	struct tl_pf *pf = &tl->pf;
 	rtd_pbw *w = &pf->ev;
-	pf_room(pf, 1 + 2 * e->nargs);
+	pf_room(pf, 2 + 2 * e->nargs);
 	unsigned t = type == TL_INSTANT ? TYPE_INSTANT : TYPE_SLICE_BEGIN;
 	pbw_uint(w, TE_TYPE, t);
 	pbw_uint(w, TE_TRACK_UUID, e->track);
 	pbw_uint(w, TE_NAME_IID, pf_name(tl, &pf->names, ID_EVENT_NAMES, e->name));
 	if (e->category)
-		pbw_str(w, TE_CATEGORIES, e->category);
+		pbw_uint(w, TE_CATEGORY_IIDS,
+			 pf_name(tl, &pf->cats, ID_EVENT_CATEGORIES, e->category));
 	for (size_t i = 0; i < e->nargs; i++)
 		pf_annotation(tl, &e->args[i]);
 	if (e->flow_out)

@@ -26,7 +26,8 @@ enum tl_ev {
 /* Perfetto's interning tables and scratch buffers. */
 struct tl_pf {
 	rtd_pbw pkt, ev, in; /* packet, its TrackEvent, its InternedData */
-	rtd_strmap names, annos, funcs, stacks, strs;
+	rtd_strmap names, annos, funcs, stacks, strs, cats;
+	uint64_t clock; /* the incremental clock's value: the last timestamp */
 	uint64_t next_iid;
 	size_t interned, max_interned;
 	/* names looked up by the caller's pointer first (the content is

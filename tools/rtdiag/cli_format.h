@@ -27,6 +27,8 @@
 #define RTD_CLI_FORMAT_H
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "out.h"
 #include "rtdiag/profile.h"
@@ -84,5 +86,38 @@ int cli_timeline_open(struct cli_timeline *t, const struct cli_format *f,
  * CLI_OK, or CLI_FAIL when writing failed (after printing why).
  */
 int cli_timeline_close(struct cli_timeline *t, bool keep);
+
+struct rtd_nettrace_metadata;
+
+/*
+ * Read LEN bytes at OFF of the file descriptor *CTX (an int), as a Go
+ * trace decoder's read-again source (rtd_gotrace_dec_set_source()).
+ * Returns the bytes read (short only at the file's end) or -errno.
+ */
+int64_t cli_pread_all(void *buf, size_t len, uint64_t off, void *ctx);
+
+/*
+ * A Go execution trace (any version) read from IN as a timeline in format
+ * F written to OUTP: FIRST/NFIRST are bytes already read from IN (sniffed).
+ * A regular file is read again for Go's ordering, not kept in memory.
+ * What was drawn before damage is kept. Returns an exit code.
+ */
+int cli_timeline_gotrace(FILE *in, const char *path, const uint8_t *first,
+			 size_t nfirst, const struct cli_format *f,
+			 const char *outp);
+
+/*
+ * An EventPipe stream from IN as a timeline (as cli_timeline_gotrace()).
+ * Sampled frames are named from the stream's method events (a regular
+ * file is read twice: its rundown comes at the end). WANT, if not NULL,
+ * picks the event types drawn (called once per type). Returns an exit
+ * code.
+ */
+int cli_timeline_nettrace(FILE *in, const char *path, const uint8_t *first,
+			  size_t nfirst, const struct cli_format *f,
+			  const char *outp,
+			  bool (*want)(void *ctx,
+				       const struct rtd_nettrace_metadata *m),
+			  void *want_ctx);
 
 #endif /* RTD_CLI_FORMAT_H */

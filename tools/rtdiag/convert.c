@@ -86,94 +86,6 @@ static enum input_kind sniff(const uint8_t *b, size_t n)
 
 /* ---- Go traces ------------------------------------------------------------ */
 
-static int64_t read_again(void *buf, size_t len, uint64_t off, void *ctx)
-{
-	int fd = *(int *)ctx;
-	size_t done = 0;
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done,
-				  (off_t)(off + done));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		done += (size_t)n;
-	}
-	return (int64_t)done;
-}
-
-static int go_timeline(FILE *in, const char *path, const uint8_t *first,
-		       size_t nfirst, const struct cli_format *f,
-		       const char *outp)
-{
-	struct rtd_gotrace_opts o = {.sz = sizeof(o), .mode = RTD_GOTRACE_ORDERED};
-	rtd_gotrace_dec *d = rtd_gotrace_dec_new(&o);
-	if (!d)
-		return cli_fail("out of memory");
-	int fd = fileno(in);
-	struct stat st;
-	/* a regular file is read again for the ordering, not kept */
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-		rtd_gotrace_dec_set_source(d, read_again, &fd);
-	struct cli_timeline t;
-	if (cli_timeline_open(&t, f, outp)) {
-		rtd_gotrace_dec_free(d);
-		return CLI_FAIL;
-	}
-	const char *base = strrchr(path, '/');
-	rtd_tl_gotrace *a = rtd_tl_gotrace_new(t.tl, base ? base + 1 : path);
-	int rc = a ? 0 : -ENOMEM;
-	uint8_t *buf = malloc(1 << 20);
-	if (!buf)
-		rc = -ENOMEM;
-	if (!rc)
-		rc = rtd_gotrace_dec_feed(d, first, nfirst);
-	bool eof = false;
-	struct rtd_gotrace_event ev;
-	uint64_t events = 0;
-	while (rc >= 0) {
-		rc = rtd_gotrace_dec_next(d, &ev);
-		if (rc > 0) {
-			rc = rtd_tl_gotrace_event(a, d, &ev);
-			if (rc < 0)
-				break;
-			if ((++events & 0xfffff) == 0 && cli_progress_enabled())
-				cli_progress("%s: %llu events", path,
-					     (unsigned long long)events);
-			continue;
-		}
-		if (rc < 0 || eof)
-			break;
-		size_t n = fread(buf, 1, 1 << 20, in);
-		if (n)
-			rc = rtd_gotrace_dec_feed(d, buf, n);
-		else if (ferror(in))
-			rc = -EIO;
-		else {
-			eof = true;
-			rc = rtd_gotrace_dec_finish(d);
-		}
-	}
-	cli_progress_done();
-	int ret = CLI_OK;
-	if (rc < 0) {
-		const char *msg = rtd_gotrace_dec_error(d, NULL);
-		cli_fail("%s: %s%s", path, msg && *msg ? msg : rtd_strerror(rc),
-			 events ? " (the events before it are in the timeline)"
-				: "");
-		ret = CLI_FAIL;
-	}
-	/* what was drawn before damage is kept */
-	int c = cli_timeline_close(&t, events > 0);
-	if (ret == CLI_OK)
-		ret = c;
-	rtd_tl_gotrace_free(a);
-	rtd_gotrace_dec_free(d);
-	free(buf);
-	return ret;
-}
 
 /* A CPU profile from a Go trace's CPU samples. Ordered mode: a
  * generation's stacks may come after its samples in the file. */
@@ -192,7 +104,7 @@ static int go_profile(FILE *in, const char *path, const uint8_t *first,
 	int fd = fileno(in);
 	struct stat st;
 	if (d && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-		rtd_gotrace_dec_set_source(d, read_again, &fd);
+		rtd_gotrace_dec_set_source(d, cli_pread_all, &fd);
 	uint8_t *buf = malloc(1 << 20);
 	int rc = p && d && buf ? rtd_gotrace_dec_feed(d, first, nfirst) : -ENOMEM;
 	bool eof = false;
@@ -308,66 +220,6 @@ static int nettrace_profile(FILE *in, const char *path, const uint8_t *first,
 	return ret;
 }
 
-/* ---- nettrace timelines ------------------------------------------------------ */
-
-struct ntl_ctx {
-	rtd_nettrace *dec;
-	rtd_tl_nettrace *a;
-};
-
-static int ntl_event(void *ctx, const struct rtd_nettrace_event *ev)
-{
-	struct ntl_ctx *c = ctx;
-	return rtd_tl_nettrace_event(c->a, c->dec, ev);
-}
-
-static int ntl_info(void *ctx, const struct rtd_nettrace_info *info)
-{
-	return rtd_tl_nettrace_info(((struct ntl_ctx *)ctx)->a, info);
-}
-
-static int nettrace_timeline(FILE *in, const char *path, const uint8_t *first,
-			     size_t nfirst, const struct cli_format *f,
-			     const char *outp)
-{
-	struct cli_timeline t;
-	if (cli_timeline_open(&t, f, outp))
-		return CLI_FAIL;
-	const char *base = strrchr(path, '/');
-	struct ntl_ctx c = {.a = rtd_tl_nettrace_new(t.tl, base ? base + 1 : path)};
-	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = &c,
-				      .on_event = ntl_event, .on_info = ntl_info};
-	c.dec = rtd_nettrace_new(&o);
-	uint8_t *buf = malloc(1 << 20);
-	int rc = c.a && c.dec && buf ? 0 : -ENOMEM;
-	if (!rc)
-		rc = rtd_nettrace_feed(c.dec, first, nfirst);
-	size_t n;
-	while (rc == 0 && (n = fread(buf, 1, 1 << 20, in)) > 0)
-		rc = rtd_nettrace_feed(c.dec, buf, n);
-	if (rc >= 0 && ferror(in))
-		rc = -EIO;
-	int fin = rc >= 0 && c.dec ? rtd_nettrace_finish(c.dec) : rc;
-	int ret = CLI_OK;
-	struct rtd_nettrace_stats st = {0};
-	if (c.dec)
-		rtd_nettrace_stats(c.dec, &st);
-	if (fin < 0) {
-		const char *msg = c.dec ? rtd_nettrace_error(c.dec, NULL) : "";
-		cli_fail("%s: %s%s", path, msg && *msg ? msg : rtd_strerror(fin),
-			 st.events ? " (the events before it are in the timeline)"
-				   : "");
-		ret = CLI_FAIL;
-	}
-	int cr = cli_timeline_close(&t, st.events > 0);
-	if (ret == CLI_OK)
-		ret = cr;
-	rtd_nettrace_free(c.dec);
-	rtd_tl_nettrace_free(c.a);
-	free(buf);
-	return ret;
-}
-
 /* ---- the command ------------------------------------------------------------ */
 
 static int run_convert(int argc, char **argv)
@@ -411,12 +263,12 @@ static int run_convert(int argc, char **argv)
 	}
 	int rc;
 	if (kind == IN_GOTRACE && f.kind == CLI_FMT_TIMELINE) {
-		rc = go_timeline(in, path, first, nfirst, &f, outp);
+		rc = cli_timeline_gotrace(in, path, first, nfirst, &f, outp);
 		cli_close_in(in);
 		return rc;
 	}
 	if (kind == IN_NETTRACE && f.kind == CLI_FMT_TIMELINE) {
-		rc = nettrace_timeline(in, path, first, nfirst, &f, outp);
+		rc = cli_timeline_nettrace(in, path, first, nfirst, &f, outp, NULL, NULL);
 		cli_close_in(in);
 		return rc;
 	}

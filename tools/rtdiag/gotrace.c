@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_format.h"
 #include "gotrace_analyze.h"
 #include "gotrace_cli.h"
 #include "opt.h"
@@ -752,7 +753,7 @@ static int pipe_source(void *ctx, struct rtd_gotrace_event *ev)
 	return gt_next_quiet(ctx, ev);
 }
 
-enum { CAT_ORDERED = 1, CAT_STACKS, CAT_COUNT, CAT_FORMAT, CAT_MAP_START };
+enum { CAT_ORDERED = 1, CAT_STACKS, CAT_COUNT, CAT_FORMAT, CAT_MAP_START, CAT_OUT };
 
 static const struct cli_opt cat_opts[] = {
 	{CAT_ORDERED, "ordered", 0, CLI_ARG_NONE, 0, NULL,
@@ -760,12 +761,18 @@ static const struct cli_opt cat_opts[] = {
 	{CAT_STACKS, "stacks", 0, CLI_ARG_NONE, 0, NULL,
 	 "under each event, the frames (function, file:line) of each stack it names", 0, 0},
 	{CAT_COUNT, "count", 'n', CLI_ARG_INT, 0, "N", "stop after N events", 0, 1e18},
-	{CAT_FORMAT, "format", 'f', CLI_ARG_CHOICE, 0, "text|json|go-debug",
-	 "text (default), JSON Lines, or what Go 1.19's 'go tool trace -d' prints", 0, 0},
+	{CAT_FORMAT, "format", 'f', CLI_ARG_CHOICE, 0,
+	 "text|json|go-debug|perfetto|chrome-json",
+	 "text (default), JSON Lines, what Go 1.19's 'go tool trace -d' prints, or "
+	 "a timeline of goroutines, Ps, Ms, GC, tasks and regions (Perfetto "
+	 "protobuf, Chrome JSON; also from -o's extension)", 0, 0},
 	{CAT_MAP_START, "go-map-start", 0, CLI_ARG_INT, 0, "S",
 	 "with --ordered, Go 1.22+: order equal-time events of different threads as "
 	 "Go 1.22/1.23 do when their random map walk starts at slot S (default 0: "
 	 "golang/exp's and Go 1.24+'s order)", 0, 7},
+	{CAT_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
+	 "a timeline to FILE (.perfetto-trace/.pftrace, .json), replaced only "
+	 "when written", 0, 0},
 	{0},
 };
 
@@ -784,7 +791,8 @@ static const struct cli_cmd cat_def = {
 	"prints; RTDIAG_THREADS=1 in the environment keeps it to one thread.\n"};
 
 struct cat_opts {
-	const char *path;
+	const char *path, *out;
+	bool timeline; /* --format perfetto|chrome-json, or -o's extension */
 	bool ordered, stacks;
 	long long count, map_start;
 	enum gt_format fmt;
@@ -814,11 +822,26 @@ static int cat_parse(struct cat_opts *o, int argc, char **argv)
 		case CAT_MAP_START:
 			o->map_start = v.i;
 			break;
+		case CAT_OUT:
+			o->out = v.str;
+			break;
 		}
 	}
 	if (id < 0)
 		return cli_opt_exit(id);
 	o->path = p.pos[0];
+	/* the choices after go-debug are timelines (cli_format.h) */
+	o->timeline = (int)o->fmt > GT_GODEBUG ||
+		      (o->fmt == GT_TEXT && o->out && !cli_out_is_stdout(o->out) &&
+		       rtd_timeline_format_from_path(o->out));
+	if (o->out && !o->timeline)
+		return cli_cmd_usage(&cat_def, "-o is for a timeline: --format "
+				     "perfetto|chrome-json, or FILE.perfetto-trace, "
+				     ".pftrace or .json");
+	if (o->timeline && (o->stacks || o->count >= 0 || o->map_start >= 0))
+		return cli_cmd_usage(&cat_def, "--stacks, --count and "
+				     "--go-map-start are for the event list, not "
+				     "a timeline");
 	if (o->map_start >= 0 && !o->ordered)
 		return cli_cmd_usage(&cat_def, "--go-map-start needs --ordered");
 	return -1;
@@ -878,12 +901,33 @@ static int cat_events(const struct cat_opts *o, struct gt_in *in, long long *n)
 	return o->count >= 0 && *n >= o->count ? 1 : rc;
 }
 
+/* cat --format perfetto|chrome-json: the trace as a timeline, in Go's
+ * order (what --ordered validates), as `rtdiag convert` writes it. */
+static int cat_timeline(const struct cat_opts *o)
+{
+	static const char *const names[] = {"text", "json", "go-debug", "perfetto",
+					    "chrome-json"};
+	struct cli_format f;
+	if (cli_format_pick(cat_def.name,
+			    (int)o->fmt > GT_GODEBUG ? names[o->fmt] : NULL, o->out,
+			    CLI_FMT_TIMELINE, "perfetto", &f))
+		return CLI_USAGE;
+	FILE *in = cli_open_in(o->path);
+	if (!in)
+		return CLI_FAIL;
+	int rc = cli_timeline_gotrace(in, o->path, NULL, 0, &f, o->out);
+	cli_close_in(in);
+	return rc;
+}
+
 static int cmd_cat(int argc, char **argv)
 {
 	struct cat_opts o;
 	int rc = cat_parse(&o, argc, argv);
 	if (rc >= 0)
 		return rc;
+	if (o.timeline)
+		return cat_timeline(&o);
 	struct gt_in *in = malloc(gt_in_size());
 	if (!in)
 		return cli_fail("out of memory");

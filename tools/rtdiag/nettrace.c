@@ -156,6 +156,8 @@ enum {
 	CAT_EVENT,
 	CAT_SORTED,
 	CAT_STREAM,
+	CAT_FORMAT,
+	CAT_OUT,
 };
 
 static const struct cli_opt cat_opts[] = {
@@ -176,6 +178,14 @@ static const struct cli_opt cat_opts[] = {
 	 "stream is held and sorted", 0, 0},
 	{CAT_STREAM, "stream", 0, CLI_ARG_NONE, 0, NULL,
 	 "stream order, as written (the default for stdin)", 0, 0},
+	{CAT_FORMAT, "format", 'f', CLI_ARG_CHOICE, 0, "text|perfetto|chrome-json",
+	 "text (default), or a timeline: a track per thread, GC, JIT, "
+	 "contention and Start/Stop pairs as slices, counters, named CPU "
+	 "samples (Perfetto protobuf, Chrome JSON); without it, from -o's "
+	 "extension", 0, 0},
+	{CAT_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
+	 "write there instead of stdout (.perfetto-trace/.pftrace, .json: a "
+	 "timeline; replaced only when complete)", 0, 0},
 	{0},
 };
 
@@ -298,11 +308,41 @@ static const struct cli_cmd cmd_cat_def = {
 	"Exception/Start trace.nettrace\n  rtdiag nettrace cat --json --stack "
 	"--provider '*dotnetruntime' trace.nettrace\n"};
 
+static bool cat_want(void *ctx, const struct rtd_nettrace_metadata *m)
+{
+	return cat_wanted(ctx, m);
+}
+
+/* cat --format perfetto|chrome-json: the filtered events as a timeline. */
+static int cat_timeline(struct cat_ctx *c, const char *path, int fmt,
+			const char *outp, bool sorted)
+{
+	static const char *const names[] = {"text", "perfetto", "chrome-json"};
+	struct cli_format f;
+	if (cli_format_pick(cmd_cat_def.name, fmt > 0 ? names[fmt] : NULL, outp,
+			    CLI_FMT_TIMELINE, "perfetto", &f))
+		return CLI_USAGE;
+	if (c->flags)
+		return cli_cmd_usage(&cmd_cat_def, "--json and --stack are for "
+				     "text: a timeline names its samples' "
+				     "frames itself");
+	if (sorted)
+		fprintf(stderr, "rtdiag: --sorted: a timeline is in stream "
+				"order (its viewers sort by time)\n");
+	FILE *in = cli_open_in(path);
+	if (!in)
+		return CLI_FAIL;
+	int rc = cli_timeline_nettrace(in, path, NULL, 0, &f, outp, cat_want, c);
+	cli_close_in(in);
+	return rc;
+}
+
 static int cmd_cat(int argc, char **argv)
 {
 	struct cat_ctx c;
 	memset(&c, 0, sizeof(c));
-	int sorted = -1;
+	int sorted = -1, fmt = -1;
+	const char *outp = NULL;
 	struct cli_parser p;
 	struct cli_val v;
 	int id;
@@ -329,6 +369,8 @@ static int cmd_cat(int argc, char **argv)
 					    : c.events)[(*n)++] = v.str;
 			break;
 		}
+		case CAT_FORMAT: fmt = (int)v.i; break;
+		case CAT_OUT: outp = v.str; break;
 		case CAT_SORTED:
 		case CAT_STREAM:
 			if (sorted == (id == CAT_STREAM))
@@ -341,6 +383,12 @@ static int cmd_cat(int argc, char **argv)
 	}
 	if (id < 0)
 		return cli_opt_exit(id);
+	if (fmt > 0 || (fmt < 0 && outp && !cli_out_is_stdout(outp) &&
+			 rtd_timeline_format_from_path(outp)))
+		return cat_timeline(&c, p.pos[0], fmt, outp, sorted > 0);
+	if (outp)
+		return cli_cmd_usage(&cmd_cat_def, "-o is for a timeline: "
+				     "--format perfetto|chrome-json");
 	struct input in;
 	if (input_open(&in, p.pos[0]))
 		return CLI_FAIL;

@@ -42,6 +42,15 @@ c=$(share "$WORK/p.lock.folded" 'Contended[.]Take')
 [ $rc = 0 ] && [ -s "$WORK/p.cpu.folded" ] && [ "$c" -ge 95 ] && grep -q "wrote .*p.lock.folded (lock: [1-9]" <<<"$out" \
   && ok "lock: Contended.Take holds $c% of the delay; cpu and lock in one session, one file each" \
   || bad "lock: rc $rc, $c%: $out"
+# pictures (#15): the format from -o's name; the threads in Contended.Take
+"$R" dotnet profile -p "$KP" --duration 1 -o "$WORK/p.svg" >/dev/null 2>&1 &&
+  "$R" dotnet profile -p "$KP" --duration 1 --format speedscope -o "$WORK/p.out" >/dev/null 2>&1 &&
+  { ! command -v xmllint >/dev/null || xmllint --noout "$WORK/p.svg"; } &&
+  grep -q '<title>dotnet-kinds!Contended.Take()' "$WORK/p.svg" &&
+  python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); n=[f["name"] for f in j["shared"]["frames"]]
+sys.exit(not (any("Contended.Take" in x for x in n) and sum(sum(p["weights"]) for p in j["profiles"]) > 0))' "$WORK/p.out" \
+  && ok "dotnet profile -o x.svg, --format speedscope: a flame graph and a speedscope file with Contended.Take" \
+  || bad "dotnet profile svg/speedscope: $(head -c 300 "$WORK/p.svg" 2>/dev/null)"
 touch "$WORK/lock/stop"
 
 # exceptions: exactly 500 thrown from Thrower.Throw, from the program's start

@@ -98,6 +98,28 @@ if command -v protoc >/dev/null && [ -f "$P/perfetto_trace.proto" ] && [ -f "$NT
   ok "nettrace timeline (objver4): GC, suspensions, contention, JIT slices nest; heap and allocation counters; CPU samples; Perfetto and Chrome JSON"
 fi
 
+# ---- the cat commands as timelines ----------------------------------------------
+# gotrace cat -o/--format: the same file convert writes; nettrace cat:
+# sampled frames named from the trace's method events (golden: all of
+# them), --event filters what is drawn
+if command -v protoc >/dev/null && [ -f "$P/perfetto_trace.proto" ] && [ -f "$GT" ]; then
+  "$R" gotrace cat "$GT" -o "$W/gocat.pftrace" && cmp -s "$W/gocat.pftrace" "$W/go.pftrace" &&
+    "$R" gotrace cat --format chrome-json "$GT" >"$W/gocat.json" && python3 "$HERE/tlcheck.py" json "$W/gocat.json" >/dev/null &&
+    ok "gotrace cat -o x.pftrace (as convert writes it) and --format chrome-json" || bad "gotrace cat as a timeline"
+  GV=$T/nettrace/dotnet-5.0-SampleProfiler-single-thread.golden.nettrace
+  "$R" nettrace cat "$GV" -o "$W/ntcat.pftrace" &&
+  protoc --proto_path="$P" --decode=perfetto.protos.Trace perfetto_trace.proto <"$W/ntcat.pftrace" >"$W/ntcat.txt" &&
+  python3 "$HERE/tlcheck.py" perfetto "$W/ntcat.txt" >"$W/ntcat.sum" || bad "nettrace cat -o x.pftrace: protoc or tlcheck failed"
+  named=$(grep -A2 function_names "$W/ntcat.txt" | grep -c 'str: ".*Example.Program.Work(int32)')
+  addrs=$(grep -A2 function_names "$W/ntcat.txt" | grep -c 'str: "0x')
+  [ "$named" -ge 1 ] && [ "$addrs" = 0 ] && grep -q '"samples": [1-9]' "$W/ntcat.sum" &&
+    ok "nettrace cat -o x.pftrace: CPU samples with named frames (mvc-hello-world!Example.Program.Work...), no bare addresses" ||
+    bad "nettrace cat timeline: $named named Work frames, $addrs addresses: $(cut -c1-200 "$W/ntcat.sum")"
+  "$R" nettrace cat "$NT" -e 'GC/*' -f chrome-json >"$W/ntgc.json" && python3 "$HERE/tlcheck.py" json "$W/ntgc.json" >"$W/ntgc.sum" &&
+    grep -q '"GC": [1-9]' "$W/ntgc.sum" && ! grep -q '"JIT ' "$W/ntgc.sum" &&
+    ok "nettrace cat -e 'GC/*' -f chrome-json: GC slices, no JIT" || bad "nettrace cat -e GC/* -f chrome-json: $(cut -c1-300 "$W/ntgc.sum")"
+fi
+
 # ---- real viewers ----------------------------------------------------------------
 if [ -n "${RTD_SANITIZED:-}" ]; then
   # the browser runs no rtdiag code: the sanitizer build checked the

@@ -7,7 +7,9 @@
 # Checks, in the order a viewer shows events (sorted by time, stable), that
 # every slice end closes an open slice of its track, that slices nest (an
 # inner slice ends no later than its outer one), and that interned names resolve
-# (Perfetto: per sequence, across SEQ_INCREMENTAL_STATE_CLEARED). Prints one
+# (Perfetto: per sequence, across SEQ_INCREMENTAL_STATE_CLEARED). Perfetto
+# timestamps are read as trace processor does: the sequence's default clock
+# (TracePacketDefaults), incremental clocks as deltas from a ClockSnapshot. Prints one
 # JSON object: tracks (uuid or pid/tid -> name), slices per track name,
 # event names, counters, instants, samples, flows; exits 1 on a violation.
 import json, re, sys
@@ -60,11 +62,36 @@ def check_perfetto(path):
     # first pass: interning is in stream order; events are then checked in
     # the order a viewer shows them, sorted by time (stable)
     evs = []
+    cats = {}
+    # clocks, as trace processor reads them (perfetto_trace.proto's
+    # ClockSnapshot and TracePacketDefaults): a sequence's default clock;
+    # an incremental clock's timestamps are deltas from its last value,
+    # which a ClockSnapshot resets; its snapshot ties it to BOOTTIME
+    default_clock, inc, to_boot = 6, {}, {}
     for p in root.get('packet', []):
         flags = p.get('sequence_flags', [0])[0]
         if flags & 1:
-            names.clear(); annos.clear(); funcs.clear(); stacks.clear(); frames.clear(); strs.clear()
+            names.clear(); annos.clear(); funcs.clear(); stacks.clear(); frames.clear(); strs.clear(); cats.clear()
+            default_clock = 6
+        for d in p.get('trace_packet_defaults', []):
+            if not flags & 1: fail("trace_packet_defaults outside a SEQ_INCREMENTAL_STATE_CLEARED packet")
+            default_clock = d.get('timestamp_clock_id', [6])[0]
+        for cs in p.get('clock_snapshot', []):
+            boot = [c['timestamp'][0] if 'timestamp' in c else 0 for c in cs.get('clocks', []) if c['clock_id'][0] == 6]
+            for c in cs.get('clocks', []):
+                cid, t = c['clock_id'][0], c.get('timestamp', [0])[0]
+                if c.get('is_incremental', [False])[0] in (True, 'true'):
+                    if not boot: fail("incremental clock %d not tied to BOOTTIME" % cid)
+                    inc[cid] = t; to_boot[cid] = boot[0] - t
+        if 'timestamp' in p:
+            cid = p.get('timestamp_clock_id', [default_clock])[0]
+            if cid in inc:
+                inc[cid] += p['timestamp'][0]
+                p['timestamp'] = [inc[cid] + to_boot[cid]]
+            elif cid != 6:
+                fail("timestamp on clock %d, which no snapshot defines" % cid)
         for idata in p.get('interned_data', []):
+            for e in idata.get('event_categories', []): cats[e['iid'][0]] = e['name'][0]
             for e in idata.get('event_names', []): names[e['iid'][0]] = e['name'][0]
             for e in idata.get('debug_annotation_names', []): annos[e['iid'][0]] = e['name'][0]
             for e in idata.get('function_names', []): funcs[e['iid'][0]] = e['str'][0]
@@ -89,6 +116,8 @@ def check_perfetto(path):
             if 'name_iid' in te:
                 if te['name_iid'][0] not in names: fail("name iid %d not interned" % te['name_iid'][0])
                 name = names[te['name_iid'][0]]
+            for c in te.get('category_iids', []):
+                if c not in cats: fail("category iid %d not interned" % c)
             for a in te.get('debug_annotations', []):
                 if a['name_iid'][0] not in annos: fail("annotation iid not interned")
                 if 'string_value_iid' in a and a['string_value_iid'][0] not in strs: fail("annotation string iid not interned")

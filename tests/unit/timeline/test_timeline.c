@@ -8,6 +8,7 @@
  */
 #include "test_util.h"
 
+#include "rtdiag/nettrace.h"
 #include "rtdiag/profile.h"
 #include "rtdiag/timeline.h"
 
@@ -241,6 +242,75 @@ static void interning_generations(void **state)
 	char *out = run(cmd);
 	assert_int_equal(atoi(out), 2); /* the first packet, and one reset */
 	free(out);
+	/* each generation re-states the default clock and its snapshot */
+	snprintf(cmd, sizeof(cmd),
+		 "protoc --proto_path=%s --decode=perfetto.protos.Trace "
+		 "perfetto_trace.proto < %s | grep -c 'is_incremental: true'",
+		 dir, path);
+	out = run(cmd);
+	assert_int_equal(atoi(out), 2);
+	free(out);
+	unlink(path);
+}
+
+/* Timestamps are deltas on an incremental clock; an event earlier than
+ * the one before (a slice written whole at its end) is given in full on
+ * BOOTTIME; tlcheck reads them back as trace processor does and finds the
+ * slices nested at their times. Categories are interned. */
+static void incremental_time(void **state)
+{
+	(void)state;
+	const char *proto = rtd_test_vector("reference/perfetto/perfetto_trace.proto");
+	if (!proto || access("/usr/bin/protoc", X_OK) != 0) {
+		printf("SKIP: protoc or the Perfetto proto is missing\n");
+		skip();
+	}
+	char path[] = "/tmp/rtd-tl-XXXXXX";
+	int fd = mkstemp(path);
+	close(fd);
+	FILE *f = fopen(path, "wb");
+	struct rtd_timeline_opts o = {.sz = sizeof(o),
+				      .format = RTD_TIMELINE_FMT_PERFETTO, .out = f};
+	rtd_timeline *tl = rtd_timeline_new(&o);
+	int64_t th = track(tl, RTD_TRACK_THREAD, 1, 1, "t", 0, NULL);
+	int64_t gc = track(tl, RTD_TRACK_NAMED, 0, 0, "GC", 0, NULL);
+	struct rtd_tl_event e = ev((uint64_t)th, 5000000000, "outer");
+	e.category = "cat";
+	assert_int_equal(rtd_timeline_begin(tl, &e), 0);
+	e = ev((uint64_t)th, 5000000100, "inner");
+	e.category = "cat";
+	assert_int_equal(rtd_timeline_begin(tl, &e), 0);
+	assert_int_equal(rtd_timeline_end(tl, (uint64_t)th, 5000000200), 0);
+	/* written at its end, begun before the last event: BOOTTIME, in full */
+	e = ev((uint64_t)gc, 5000000050, "GC");
+	e.dur = 100;
+	assert_int_equal(rtd_timeline_slice(tl, &e), 0);
+	assert_int_equal(rtd_timeline_end(tl, (uint64_t)th, 5000000300), 0);
+	assert_int_equal(rtd_timeline_finish(tl), 0);
+	rtd_timeline_free(tl);
+	fclose(f);
+	char dir[4096], cmd[8192];
+	snprintf(dir, sizeof(dir), "%s", proto);
+	*strrchr(dir, '/') = 0;
+	snprintf(cmd, sizeof(cmd),
+		 "protoc --proto_path=%s --decode=perfetto.protos.Trace "
+		 "perfetto_trace.proto < %s > %s.txt && "
+		 "grep -c 'timestamp_clock_id: 6$' %s.txt && "
+		 "grep -c 'timestamp: 5000000050$' %s.txt && "
+		 "grep -c 'name: \"cat\"' %s.txt && "
+		 "grep -c '^  timestamp: 100$' %s.txt && "
+		 "python3 %s perfetto %s.txt",
+		 dir, path, path, path, path, path, path, checker(), path);
+	char *out = run(cmd);
+	printf("%s", out);
+	/* the GC slice's begin and end in full, the category once, deltas
+	 * of 100 ns */
+	assert_int_equal(strncmp(out, "2\n1\n1\n", 6), 0);
+	assert_true(atoi(out + 6) >= 2);
+	assert_non_null(strstr(out, "\"slices\": {\"GC\": 1, \"t\": 2}"));
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s.txt", path);
+	unlink(cmd);
 	unlink(path);
 }
 
@@ -268,6 +338,93 @@ static void formats(void **state)
 	rtd_timeline_free(NULL);
 }
 
+/* EventPipe samples named from the stream's method events: the table is
+ * taught by a first pass (the rundown is at the end), then the adapter
+ * names every sampled frame of the golden .NET 5 vector. */
+struct nt_pass {
+	rtd_nettrace *dec;
+	rtd_tl_nettrace *a;
+	rtd_nettrace_methods *m;
+};
+
+static int nt_learn(void *ctx, const struct rtd_nettrace_event *ev)
+{
+	return rtd_nettrace_methods_event(((struct nt_pass *)ctx)->m, ev);
+}
+
+static int nt_draw(void *ctx, const struct rtd_nettrace_event *ev)
+{
+	struct nt_pass *p = ctx;
+	return rtd_tl_nettrace_event(p->a, p->dec, ev);
+}
+
+static char *nettrace_json(const uint8_t *b, size_t len, rtd_nettrace_methods *m)
+{
+	char *out = NULL;
+	size_t olen = 0;
+	FILE *f = open_memstream(&out, &olen);
+	struct rtd_timeline_opts o = {.sz = sizeof(o),
+				      .format = RTD_TIMELINE_FMT_CHROME_JSON, .out = f};
+	rtd_timeline *tl = rtd_timeline_new(&o);
+	struct nt_pass p = {.a = rtd_tl_nettrace_new(tl, "golden")};
+	rtd_tl_nettrace_set_methods(p.a, m);
+	struct rtd_nettrace_opts no = {.sz = sizeof(no), .ctx = &p,
+				       .on_event = nt_draw};
+	p.dec = rtd_nettrace_new(&no);
+	assert_true(rtd_nettrace_feed(p.dec, b, len) >= 0);
+	assert_int_equal(rtd_nettrace_finish(p.dec), 0);
+	assert_int_equal(rtd_timeline_finish(tl), 0);
+	rtd_nettrace_free(p.dec);
+	rtd_tl_nettrace_free(p.a);
+	rtd_timeline_free(tl);
+	fclose(f);
+	return out;
+}
+
+static void nettrace_named_samples(void **state)
+{
+	(void)state;
+	const char *v = rtd_test_vector(
+		"testdata/nettrace/dotnet-5.0-SampleProfiler-single-thread.golden.nettrace");
+	if (!v) {
+		printf("SKIP: ../shared/testdata missing\n");
+		skip();
+	}
+	size_t len = 0;
+	uint8_t *b = rtd_test_slurp(v, &len);
+	assert_non_null(b);
+	struct nt_pass learn = {.m = rtd_nettrace_methods_new()};
+	struct rtd_nettrace_opts no = {.sz = sizeof(no), .ctx = &learn,
+				       .on_event = nt_learn};
+	rtd_nettrace *d = rtd_nettrace_new(&no);
+	assert_true(rtd_nettrace_feed(d, b, len) >= 0);
+	assert_int_equal(rtd_nettrace_finish(d), 0);
+	rtd_nettrace_free(d);
+	assert_true(rtd_nettrace_methods_count(learn.m) > 0);
+
+	char *named = nettrace_json(b, len, learn.m);
+	char *bare = nettrace_json(b, len, NULL);
+	const char *work = "mvc-hello-world!Example.Program.Work(int32)";
+	assert_non_null(strstr(named, work));
+	assert_null(strstr(bare, work));
+	/* every frame of every sample is named: no address in a stack */
+	size_t samples = 0;
+	for (const char *s = named; (s = strstr(s, "\"stack\":[")) != NULL; s++) {
+		const char *end = strchr(s, ']');
+		assert_non_null(end);
+		const char *hex = strstr(s, "\"0x");
+		assert_true(!hex || hex > end);
+		samples++;
+	}
+	assert_true(samples > 100);
+	printf("ok: %zu samples, every frame named (%zu methods learnt)\n",
+	       samples, rtd_nettrace_methods_count(learn.m));
+	free(named);
+	free(bare);
+	rtd_nettrace_methods_free(learn.m);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +432,8 @@ int main(void)
 		cmocka_unit_test(perfetto),
 		cmocka_unit_test(chrome_json),
 		cmocka_unit_test(interning_generations),
+		cmocka_unit_test(incremental_time),
+		cmocka_unit_test(nettrace_named_samples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

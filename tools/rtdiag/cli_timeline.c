@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli_timeline.c - a Go trace or an EventPipe stream written as a timeline
+ * (Perfetto, Chrome JSON): the input pumped through its decoder into the
+ * source's adapter (rtd_tl_gotrace, rtd_tl_nettrace). Shared by
+ * `rtdiag convert`, `gotrace cat --format` and `nettrace cat --format`.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cli_format.h"
+#include "rtdiag/gotrace.h"
+#include "rtdiag/nettrace.h"
+#include "rtdiag/timeline.h"
+
+int64_t cli_pread_all(void *buf, size_t len, uint64_t off, void *ctx)
+{
+	int fd = *(int *)ctx;
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done,
+				  (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	return (int64_t)done;
+}
+
+/* ---- Go traces -------------------------------------------------------------- */
+
+int cli_timeline_gotrace(FILE *in, const char *path, const uint8_t *first,
+		       size_t nfirst, const struct cli_format *f,
+		       const char *outp)
+{
+	struct rtd_gotrace_opts o = {.sz = sizeof(o), .mode = RTD_GOTRACE_ORDERED};
+	rtd_gotrace_dec *d = rtd_gotrace_dec_new(&o);
+	if (!d)
+		return cli_fail("out of memory");
+	int fd = fileno(in);
+	struct stat st;
+	/* a regular file is read again for the ordering, not kept */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		rtd_gotrace_dec_set_source(d, cli_pread_all, &fd);
+	struct cli_timeline t;
+	if (cli_timeline_open(&t, f, outp)) {
+		rtd_gotrace_dec_free(d);
+		return CLI_FAIL;
+	}
+	const char *base = strrchr(path, '/');
+	rtd_tl_gotrace *a = rtd_tl_gotrace_new(t.tl, base ? base + 1 : path);
+	int rc = a ? 0 : -ENOMEM;
+	uint8_t *buf = malloc(1 << 20);
+	if (!buf)
+		rc = -ENOMEM;
+	if (!rc)
+		rc = rtd_gotrace_dec_feed(d, first, nfirst);
+	bool eof = false;
+	struct rtd_gotrace_event ev;
+	uint64_t events = 0;
+	while (rc >= 0) {
+		rc = rtd_gotrace_dec_next(d, &ev);
+		if (rc > 0) {
+			rc = rtd_tl_gotrace_event(a, d, &ev);
+			if (rc < 0)
+				break;
+			if ((++events & 0xfffff) == 0 && cli_progress_enabled())
+				cli_progress("%s: %llu events", path,
+					     (unsigned long long)events);
+			continue;
+		}
+		if (rc < 0 || eof)
+			break;
+		size_t n = fread(buf, 1, 1 << 20, in);
+		if (n)
+			rc = rtd_gotrace_dec_feed(d, buf, n);
+		else if (ferror(in))
+			rc = -EIO;
+		else {
+			eof = true;
+			rc = rtd_gotrace_dec_finish(d);
+		}
+	}
+	cli_progress_done();
+	int ret = CLI_OK;
+	if (rc < 0) {
+		const char *msg = rtd_gotrace_dec_error(d, NULL);
+		cli_fail("%s: %s%s", path, msg && *msg ? msg : rtd_strerror(rc),
+			 events ? " (the events before it are in the timeline)"
+				: "");
+		ret = CLI_FAIL;
+	}
+	/* what was drawn before damage is kept */
+	int c = cli_timeline_close(&t, events > 0);
+	if (ret == CLI_OK)
+		ret = c;
+	rtd_tl_gotrace_free(a);
+	rtd_gotrace_dec_free(d);
+	free(buf);
+	return ret;
+}
+
+/* ---- EventPipe streams ----------------------------------------------------------- */
+
+struct ntl_ctx {
+	rtd_nettrace *dec;
+	rtd_tl_nettrace *a;
+	rtd_nettrace_methods *methods;
+	bool learn; /* the methods are learnt as events come */
+	bool (*want)(void *ctx, const struct rtd_nettrace_metadata *m);
+	void *want_ctx;
+};
+
+static int ntl_meta(void *ctx, struct rtd_nettrace_metadata *m)
+{
+	struct ntl_ctx *c = ctx;
+	/* the filter is decided once per event type */
+	m->user = !c->want || c->want(c->want_ctx, m) ? (void *)1 : NULL;
+	return 0;
+}
+
+static int ntl_event(void *ctx, const struct rtd_nettrace_event *ev)
+{
+	struct ntl_ctx *c = ctx;
+	if (c->learn) {
+		int err = rtd_nettrace_methods_event(c->methods, ev);
+		if (err)
+			return err;
+	}
+	if (!ev->meta->user)
+		return 0;
+	return rtd_tl_nettrace_event(c->a, c->dec, ev);
+}
+
+static int ntl_info(void *ctx, const struct rtd_nettrace_info *info)
+{
+	return rtd_tl_nettrace_info(((struct ntl_ctx *)ctx)->a, info);
+}
+
+static int learn_event(void *ctx, const struct rtd_nettrace_event *ev)
+{
+	return rtd_nettrace_methods_event(ctx, ev);
+}
+
+/* A regular file is read once first for its methods: the rundown that
+ * names what was jitted before the session comes at the stream's end.
+ * Damage is reported by the second pass. */
+static void learn_file(int fd, rtd_nettrace_methods *m, uint8_t *buf)
+{
+	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = m,
+				      .on_event = learn_event};
+	rtd_nettrace *dec = rtd_nettrace_new(&o);
+	if (!dec)
+		return;
+	int64_t n;
+	uint64_t off = 0;
+	int rc = 0;
+	while (rc == 0 && (n = cli_pread_all(buf, 1 << 20, off, &fd)) > 0) {
+		rc = rtd_nettrace_feed(dec, buf, (size_t)n);
+		off += (uint64_t)n;
+	}
+	(void)rtd_nettrace_finish(dec);
+	rtd_nettrace_free(dec);
+}
+
+int cli_timeline_nettrace(FILE *in, const char *path, const uint8_t *first,
+			  size_t nfirst, const struct cli_format *f,
+			  const char *outp,
+			  bool (*want)(void *ctx,
+				       const struct rtd_nettrace_metadata *m),
+			  void *want_ctx)
+{
+	struct cli_timeline t;
+	if (cli_timeline_open(&t, f, outp))
+		return CLI_FAIL;
+	const char *base = strrchr(path, '/');
+	struct ntl_ctx c = {.a = rtd_tl_nettrace_new(t.tl, base ? base + 1 : path),
+			    .methods = rtd_nettrace_methods_new(),
+			    .want = want, .want_ctx = want_ctx};
+	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = &c,
+				      .on_event = ntl_event, .on_info = ntl_info,
+				      .on_metadata = ntl_meta};
+	c.dec = rtd_nettrace_new(&o);
+	uint8_t *buf = malloc(1 << 20);
+	int rc = c.a && c.dec && c.methods && buf ? 0 : -ENOMEM;
+	if (!rc) {
+		int fd = fileno(in);
+		struct stat sb;
+		if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+			learn_file(fd, c.methods, buf);
+		else
+			c.learn = true;
+		rtd_tl_nettrace_set_methods(c.a, c.methods);
+		rc = rtd_nettrace_feed(c.dec, first, nfirst);
+	}
+	size_t n;
+	while (rc == 0 && (n = fread(buf, 1, 1 << 20, in)) > 0)
+		rc = rtd_nettrace_feed(c.dec, buf, n);
+	if (rc >= 0 && ferror(in))
+		rc = -EIO;
+	int fin = rc >= 0 && c.dec ? rtd_nettrace_finish(c.dec) : rc;
+	int ret = CLI_OK;
+	struct rtd_nettrace_stats st = {0};
+	if (c.dec)
+		rtd_nettrace_stats(c.dec, &st);
+	if (fin < 0) {
+		const char *msg = c.dec ? rtd_nettrace_error(c.dec, NULL) : "";
+		cli_fail("%s: %s%s", path, msg && *msg ? msg : rtd_strerror(fin),
+			 st.events ? " (the events before it are in the timeline)"
+				   : "");
+		ret = CLI_FAIL;
+	}
+	int cr = cli_timeline_close(&t, st.events > 0);
+	if (ret == CLI_OK)
+		ret = cr;
+	rtd_nettrace_free(c.dec);
+	rtd_tl_nettrace_free(c.a);
+	rtd_nettrace_methods_free(c.methods);
+	free(buf);
+	return ret;
+}
