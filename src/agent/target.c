@@ -114,7 +114,10 @@ void target_free(struct target *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->nsrc; i++)
+	/* the last started stops first: a .NET target's EventPipe session
+	 * (and any rundown in flight) is closed before its perf source
+	 * switches the runtime's perf map off over the IPC */
+	for (size_t i = t->nsrc; i-- > 0;)
 		if (t->src[i]) {
 			t->src[i]->ops->free(t->src[i]);
 			free(t->src[i]);
