@@ -488,16 +488,19 @@ static int hold(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 		memcpy(d + sizeof(*ev), ev->payload, ev->payload_len);
 	dec->sarena.len += need;
 	if (dec->nheld == dec->held_cap) {
-		size_t ncap = dec->held_cap ? dec->held_cap * 2 : 4096;
-		struct nt_held *nh = realloc(dec->held, ncap * sizeof(*nh));
+		/* the held events and their sort scratch grow together */
+		size_t cap = dec->held_cap, tcap = dec->held_cap;
+		struct nt_held *nh = rtd_grow(dec->held, &cap, dec->nheld + 1,
+					      sizeof(*nh), 4096);
 		if (!nh)
 			return -ENOMEM;
 		dec->held = nh;
-		nh = realloc(dec->held_tmp, ncap * sizeof(*nh));
+		nh = rtd_grow(dec->held_tmp, &tcap, dec->nheld + 1, sizeof(*nh),
+			      4096);
 		if (!nh)
 			return -ENOMEM;
 		dec->held_tmp = nh;
-		dec->held_cap = ncap;
+		dec->held_cap = cap;
 	}
 	struct nt_held *h = &dec->held[dec->nheld++];
 	h->ts = ev->timestamp;
