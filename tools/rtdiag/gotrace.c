@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gotrace_analyze.h"
 #include "gotrace_cli.h"
 #include "opt.h"
 
@@ -426,7 +427,7 @@ static char *lb_line(FILE *o)
  * a g, p or m of its own: GoStart's g is the goroutine it starts); raw
  * mode knows no context but the batch's thread (on its EventBatch line):
  * "TS Name off=O args strings", Go's text form with time and offset. A
- * thread argument is printed signed (-1: none). Strings are named by
+ * thread, proc or goroutine argument (m, p, g) is printed signed (-1: none). Strings are named by
  * their argument without "_string", which names the id.
  */
 enum lctx { L_OLD, L_RAW2, L_ORD2, L_NCTX };
@@ -449,9 +450,12 @@ struct line_pre {
 	char nm[32], an[RTD_GOTRACE_MAX_ARGS][32];
 };
 
-static bool is_thread_arg(const char *name)
+/* A thread, proc or goroutine argument of the new format: Go's ThreadID,
+ * ProcID and GoID are signed, -1 for none (a CPU sample taken with no P
+ * has p=-1; it came out as 18446744073709551615). */
+static bool is_id_arg(const char *name)
 {
-	return name[0] == 'm' && name[1] == 0;
+	return (name[0] == 'm' || name[0] == 'p' || name[0] == 'g') && name[1] == 0;
 }
 
 static struct line_pre *line_pre(const struct rtd_gotrace_event *ev, enum lctx x)
@@ -484,7 +488,7 @@ static struct line_pre *line_pre(const struct rtd_gotrace_event *ev, enum lctx x
 		memcpy(c->an[i] + 1, ev->argnames[i], k);
 		c->an[i][k + 1] = '=';
 		c->alen[i] = (uint8_t)(k + 2);
-		if (x != L_OLD && is_thread_arg(ev->argnames[i]))
+		if (x != L_OLD && is_id_arg(ev->argnames[i]))
 			c->sgn |= (uint8_t)(1u << i);
 	}
 	return c->ok ? c : NULL;
@@ -542,7 +546,7 @@ static void print_line(FILE *o, const struct rtd_gotrace_event *ev, bool godebug
 			*p++ = ' ';
 			p = put_str(p, ev->argnames[i]);
 			*p++ = '=';
-			sgn = x != L_OLD && is_thread_arg(ev->argnames[i]);
+			sgn = x != L_OLD && is_id_arg(ev->argnames[i]);
 		}
 		p = sgn ? put_i64(p, (int64_t)ev->args[i]) : put_u64(p, ev->args[i]);
 		if (!godebug)
@@ -654,7 +658,7 @@ static void print_json_event(FILE *o, const struct gt_pr *pr, const struct rtd_g
 		fprintf(o, ",\"stack\":%" PRIu64, ev->stack);
 	fputs(",\"args\":{", o);
 	for (unsigned i = 0; i < ev->nargs; i++) {
-		if (ev->gen && is_thread_arg(ev->argnames[i]))
+		if (ev->gen && is_id_arg(ev->argnames[i]))
 			fprintf(o, "%s\"%s\":%" PRId64, i ? "," : "", ev->argnames[i],
 				(int64_t)ev->args[i]);
 		else
@@ -1026,7 +1030,9 @@ static int cmd_stats(int argc, char **argv)
 
 /* The commands, in the order help lists them. */
 static const struct cli_cmd *const cmds[] = {
-	&cat_def, &gt_grep_def, &stats_def, &gt_text2bin_def, &gt_bin2text_def, NULL,
+	&cat_def, &gt_grep_def, &stats_def, &gt_text2bin_def, &gt_bin2text_def,
+	/* the analyses and live capture (gotrace_analyze.c, gotrace_capture.c) */
+	&gt_pprof_cmd, &gt_goroutines_cmd, &gt_gc_cmd, &gt_tasks_cmd, &gt_capture_cmd, NULL,
 };
 
 static const char summary[] =
@@ -1043,4 +1049,4 @@ static bool help(FILE *f, const char *sub)
 	return cli_group_help(f, "gotrace", summary, cmds, sub);
 }
 
-const struct cli_group cli_group_gotrace = {"gotrace", "Go execution traces: cat, grep, stats, text2bin, bin2text", run, help};
+const struct cli_group cli_group_gotrace = {"gotrace", "Go execution traces: cat, grep, stats, text2bin, bin2text, pprof, goroutines, gc, tasks, capture", run, help};

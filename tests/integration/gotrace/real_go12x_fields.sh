@@ -25,8 +25,8 @@ for f in rawf ordf; do
   [ -z "$d" ] && ok "$f: no line has a key twice" || bad "$f: a key twice: $d"
 done
 "$R" gotrace cat --ordered --format json "$T" >"$TMP/ordj"; "$R" gotrace cat --format json "$T" >"$TMP/rawja"
-if grep -q 18446744073709551615 "$TMP/rawf" "$TMP/ordf" "$TMP/ordj" "$TMP/rawja"; then bad "a thread of none printed unsigned: $(grep -h -m1 18446744073709551615 "$TMP/rawf" "$TMP/ordf")"
-else ok "no thread id printed unsigned (none is -1 everywhere)"; fi
+if grep -q 18446744073709551615 "$TMP/rawf" "$TMP/ordf" "$TMP/ordj" "$TMP/rawja"; then bad "a thread, proc or goroutine of none printed unsigned: $(grep -h -m1 18446744073709551615 "$TMP/rawf" "$TMP/ordf")"
+else ok "no thread, proc or goroutine id printed unsigned (none is -1 everywhere)"; fi
 grep -qE '^[0-9]+ EventBatch off=[0-9]+ gen=[0-9]+ m=-?[0-9]+ time=[0-9]+ size=[0-9]+$' "$TMP/rawf" && ok "raw EventBatch: gen m time size once each" ||
   bad "raw EventBatch line: $(grep -m1 EventBatch "$TMP/rawf")"
 ! grep -qE '^[0-9]+ [A-Za-z]+ p=-1 g=0 ' "$TMP/rawf" && ok "raw mode prints no P or G it does not know" ||

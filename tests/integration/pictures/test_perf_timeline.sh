@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # perf trace as a timeline, from the running kernel: sched_switch records
-# of a real command (`sh -c` running `sleep` twice) written as Perfetto
+# of a real command (`sh -c` running `sleep` five times) written as Perfetto
 # and Chrome JSON; protoc decodes the Perfetto file against Perfetto's
 # proto, tlcheck.py finds CPU tracks and the command's thread with
 # "running" slices that nest, in both formats.
@@ -10,7 +10,7 @@ SH=${RTD_SHARED_DIR:-$SRC/../shared}; P=$SH/reference/perfetto
 W=$(mktemp -d /tmp/rtd-perftl-XXXXXX)
 trap 'rm -rf "$W"' EXIT
 [ -r /sys/kernel/tracing/events/sched/sched_switch/format ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-if ! "$R" perf trace -e sched:sched_switch --format perfetto -o "$W/t.pftrace" -- sh -c 'sleep 0.05; sleep 0.05' 2>"$W/err"; then
+if ! "$R" perf trace -e sched:sched_switch --format perfetto -o "$W/t.pftrace" -- sh -c 'for i in 1 2 3 4 5; do sleep 0.02; done' 2>"$W/err"; then
   echo "SKIP: perf trace cannot run here: $(head -2 "$W/err")"; exit 77
 fi
 fails=0
