@@ -3,11 +3,16 @@
 # and its counters monitor. dotnet-gcdump and dotnet-counters are not
 # served by this machine's NuGet: counters are compared with
 # bench/dotnet/te-counters, Microsoft.Diagnostics.NETCore.Client +
-# TraceEvent doing the same work (built here from NuGet); the gcdump has no
-# anchor yet:
+# TraceEvent doing the same work (built here from NuGet); the gcdump is
+# put beside ClrMD (tests/targets/clrmd-heap: Microsoft.Diagnostics.Runtime
+# reading the same heap through the runtime's DAC, type histogram of the
+# objects reachable from its roots and of the whole heap) - not the same
+# work as dotnet-gcdump's (no dominators, no graph kept), but the
+# independent reader that is served:
 #   gcdump: tests/targets/dotnet-kinds (heap) keeping K tree nodes, each with a
-#           byte[100] (2K+1 objects; HEAP_K=4000000 by default, ~700 MB of
-#           heap): wall time, CPU and peak RSS of 'rtdiag dotnet gcdump'
+#           byte[100] (2K+1 objects; HEAP_K=6000000 by default, ~1 GB of
+#           heap): wall time, CPU and peak RSS of 'rtdiag dotnet gcdump',
+#           then of clrmd-heap
 #   counters: time from the command's start to the first System.Runtime
 #           EventCounters value on stdout, CPU and peak RSS over 5 s, for
 #           'rtdiag dotnet counters monitor' (piped: a line per value) and
@@ -16,7 +21,7 @@ set -uo pipefail
 B=$(cd "${1:-build}" && pwd)
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 R="$B/rtdiag"
-K=${HEAP_K:-4000000}
+K=${HEAP_K:-6000000}
 export RTD_SOURCE_DIR=$SRC RTD_BINARY_DIR=$B DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
 HD=$(bash "$SRC/tests/integration/dotnet/build.sh" dotnet-kinds tests/targets) || exit 1
 W=$(mktemp -d /tmp/rtd-heap.XXXXXX)
@@ -34,6 +39,17 @@ read -r e u s m <"$W/t"
 objs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["objects"])' "$W/h.json")
 printf 'gcdump: %s objects (target RSS %s MB): %.2f s wall, %.2f s CPU, peak RSS %.0f MB (%.0f bytes/object)\n' \
   "$objs" "$heap_mb" "$e" "$(echo "$u + $s" | bc -l)" "$(echo "$m / 1024" | bc -l)" "$(echo "$m * 1024 / $objs" | bc -l)"
+CM=$(bash "$SRC/tests/integration/dotnet/build.sh" clrmd-heap tests/targets) || CM=
+if [ -n "$CM" ]; then
+  /usr/bin/time -f '%e %U %S %M' -o "$W/tc" "$CM/clrmd-heap" "$HP" >"$W/clrmd.txt" 2>"$W/clrmd.err" \
+    && read -r e2 u2 s2 m2 <"$W/tc" \
+    && printf 'ClrMD:  %s objects reachable, %s on the heap: %.2f s wall, %.2f s CPU, peak RSS %.0f MB\n' \
+         "$(awk -F'\t' '$1=="R"{n+=$2} END{print n}' "$W/clrmd.txt")" "$(awk -F'\t' '$1=="H"{n+=$2} END{print n}' "$W/clrmd.txt")" \
+         "$e2" "$(echo "$u2 + $s2" | bc -l)" "$(echo "$m2 / 1024" | bc -l)" \
+    && printf 'gcdump/ClrMD: wall %.2fx, CPU %.2fx, peak RSS %.2fx\n' "$(echo "$e / $e2" | bc -l)" \
+         "$(echo "($u + $s) / ($u2 + $s2)" | bc -l)" "$(echo "$m / $m2" | bc -l)" \
+    || { echo "clrmd-heap failed:"; tail -3 "$W/clrmd.err"; }
+fi
 TE="$B/bench-tools/te-counters/te-counters"
 if [ ! -x "$TE" ]; then
   mkdir -p "$B/bench-tools/te-counters-src"

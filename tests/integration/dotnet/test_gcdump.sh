@@ -32,6 +32,46 @@ out=$("$R" dotnet gcdump -p "$HP" 2>&1); rc=$?
 gzip -dc "$WORK/h.pb.gz" | grep -aq inuse_space && gzip -dc "$WORK/h.pb.gz" | grep -aq HeapTreeNode \
   && ok "gcdump pprof: inuse_objects/inuse_space by dominator path" || bad "pprof"
 
+# an independent reader: ClrMD (Microsoft.Diagnostics.Runtime, from NuGet)
+# reads the same live heap through the runtime's DAC right after rtdiag's
+# snapshot. The program's own types must agree exactly (count and bytes)
+# with both of ClrMD's views: what it finds reachable from the roots it
+# enumerates, and every object on the heap. For the rest, the heap as
+# ClrMD reads it right after the snapshot's full blocking GC is the live
+# set plus what the target allocated since (the session's end runs
+# EventSource code in the target); ClrMD's own root walk misses objects
+# the runtime keeps alive by roots it does not enumerate (dynamic methods'
+# scopes and signatures, kept through the loader's handles), so its
+# reachable count is lower. Names of nested and generic types are written
+# differently: the runtime's BulkType names (Dictionary`2[K,V], a nested
+# type without its enclosing type) against ClrMD's (Dictionary<K, V>,
+# Outer+Nested). These differences are shown, not compared.
+CM=$(build_dotnet clrmd-heap tests/targets) || { bad "build of clrmd-heap (NuGet Microsoft.Diagnostics.Runtime 4.2.750101)"; CM=; }
+if [ -n "$CM" ]; then
+  "$R" dotnet gcdump -p "$HP" -o "$WORK/h2.json" 2>/dev/null; rc=$?
+  "$CM/clrmd-heap" "$HP" >"$WORK/clrmd.txt" 2>&1; c1=$?
+  cmp=$(python3 - "$WORK/h2.json" "$WORK/clrmd.txt" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rt = {x["type"]: (x["count"], x["size"]) for x in d["types"]}
+view = {"R": {}, "H": {}}
+for line in open(sys.argv[2]):
+    k, c, b, t = line.rstrip("\n").split("\t")
+    view[k][t] = (int(c), int(b))
+reach, heap = view["R"], view["H"]
+for t in ("HeapTreeNode", "HeapTreeRoot", "System.Byte[]"):
+    assert rt[t] == reach[t] == heap[t] or (t == "System.Byte[]" and rt[t] == reach[t]), (t, rt[t], reach.get(t), heap.get(t))
+n = lambda h: sum(v[0] for v in h.values())
+more = sorted(((heap.get(t, (0, 0))[0] - rt.get(t, (0, 0))[0], t) for t in heap), reverse=True)[:2]
+print("HeapTreeNode %d / %d B, HeapTreeRoot %d B, byte[] %d equal; objects: rtdiag %d, ClrMD heap %d (%s), ClrMD reachable %d"
+      % (rt["HeapTreeNode"][0], rt["HeapTreeNode"][1], rt["HeapTreeRoot"][1], rt["System.Byte[]"][0],
+         d["objects"], n(heap), ", ".join("%s +%d" % (t, c) for c, t in more), n(reach)))
+PY
+); prc=$?
+  [ $c1 = 0 ] && [ $rc = 0 ] && [ $prc = 0 ] && ok "gcdump against ClrMD: $cmp" \
+    || bad "gcdump vs ClrMD: clrmd $c1 rtdiag $rc: $cmp $(tail -3 "$WORK/clrmd.txt")"
+fi
+
 # a heap too big for the cap: said, nothing written, the old file kept
 printf keep >"$WORK/cap.json"
 out=$("$R" dotnet gcdump -p "$HP" --max-objects 100 -o "$WORK/cap.json" 2>&1); rc=$?
