@@ -358,6 +358,33 @@ RTD_API size_t rtd_gotrace_dec_stack(const rtd_gotrace_dec *d, uint64_t id,
 RTD_API int rtd_gotrace_dec_set_go_map_start(rtd_gotrace_dec *d, unsigned slot);
 
 /**
+ * typedef rtd_gotrace_tables_fn - told before a decoder replaces its tables
+ * @ctx: the pointer given to rtd_gotrace_dec_set_tables_hook()
+ */
+typedef void (*rtd_gotrace_tables_fn)(void *ctx);
+
+/**
+ * rtd_gotrace_dec_set_tables_hook - be told when a generation's tables go
+ * @d: the decoder
+ * @fn: called, or NULL for none
+ * @ctx: passed to @fn
+ *
+ * In ordered mode a new-format (Go 1.22+) decoder replaces its string and
+ * stack tables at the start of each generation. The string arguments of
+ * the events handed out before (sargs) and the stacks they name
+ * (rtd_gotrace_dec_stack()) stay valid until then, not only until the
+ * next call, and @fn is called, on the thread calling
+ * rtd_gotrace_dec_next(), just before they go: a consumer on another
+ * thread that still holds such events can finish them first
+ * (rtd_goan_run() does). The event's other borrowed fields (raw, and
+ * UserTaskEnd's task name) last until the next call only, as always.
+ *
+ * Returns: 0, or -EINVAL without a decoder.
+ */
+RTD_API int rtd_gotrace_dec_set_tables_hook(rtd_gotrace_dec *d, rtd_gotrace_tables_fn fn,
+					    void *ctx);
+
+/**
  * rtd_gotrace_type_name - Go's name of an old-format event type
  * @type: enum rtd_gotrace_type
  *

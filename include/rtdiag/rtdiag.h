@@ -5,6 +5,8 @@
 
 #include "rtdiag/agent.h"
 #include "rtdiag/common.h"
+#include "rtdiag/goanalysis.h"
+#include "rtdiag/gocapture.h"
 #include "rtdiag/gotrace.h"
 #include "rtdiag/ipc.h"
 #include "rtdiag/nettrace.h"

@@ -135,6 +135,15 @@ size_t rtd_gotrace_dec_stack(const rtd_gotrace_dec *d, uint64_t id,
 	return s->n;
 }
 
+int rtd_gotrace_dec_set_tables_hook(rtd_gotrace_dec *d, rtd_gotrace_tables_fn fn, void *ctx)
+{
+	if (!d)
+		return -EINVAL;
+	d->tables_fn = fn;
+	d->tables_ctx = ctx;
+	return 0;
+}
+
 int rtd_gotrace_dec_set_source(rtd_gotrace_dec *d, rtd_gotrace_read_at_fn read_at,
 			       void *ctx)
 {

@@ -340,6 +340,8 @@ struct rtd_gotrace_dec {
 
 	/* new format (Go 1.22+) */
 	struct v2_state *v2;
+	rtd_gotrace_tables_fn tables_fn; /* before a generation's tables go */
+	void *tables_ctx;
 };
 
 struct v1_str {

@@ -160,6 +160,8 @@ struct genctx {
 	size_t ncur;
 	struct v2_out *samples;
 	size_t nsamples, isample;
+	/* the event types a batch may have: timed, not experimental */
+	const struct v2_spec *timed[V2_MAX_TYPE + 1];
 	char err[512];
 };
 
@@ -220,13 +222,19 @@ static int cursor_next(struct genctx *c, struct cursor *k)
 		uint64_t off = (uint64_t)(b->data + k->pos) + d->base;
 		rd_init(&r, d->in.data + b->data + k->pos, b->len - k->pos);
 		uint8_t t = rd_u8(&r);
-		const struct v2_spec *sp = v2_spec_for(t, d->ver);
-		if (!sp || !(sp->flags & V2_TIMED) || (sp->flags & V2_EXP))
+		const struct v2_spec *sp = t <= V2_MAX_TYPE ? c->timed[t] : NULL;
+		if (!sp)
 			return fail(c, off, "unexpected event type %u in the batch of thread %lld",
 				    t, (long long)(int64_t)k->m);
-		memset(&k->ev, 0, sizeof(k->ev));
-		for (unsigned i = 0; i < sp->nargs; i++)
+		unsigned i = 0;
+		for (; i < sp->nargs; i++)
 			k->ev.args[i] = rd_varuint(&r);
+		for (; i < sizeof(k->ev.args) / sizeof(k->ev.args[0]); i++)
+			k->ev.args[i] = 0;
+		k->ev.g = 0;
+		k->ev.p = 0;
+		k->ev.task_parent = 0;
+		k->ev.task_name = NULL;
 		if (!rd_ok(&r))
 			return fail(c, off, "%s runs past the end of its batch", sp->name);
 		k->pos += rd_off(&r);
@@ -1125,9 +1133,10 @@ static int advance(struct genctx *c, struct v2_out *ev)
 	uint64_t m = ev->m;
 	struct step s = {c, ev, ev->args + 1 /* Go's ev.args: after the dt */, c->gen,
 			 c->gen == o->initial_gen, {NOG, m, NOP}, {NOG, m, NOP}};
+	struct mst *ms = NULL;
 	if (m != NOM) {
 		bool created;
-		struct mst *ms = v1_tab_get(&o->ms, m, true, &created);
+		ms = v1_tab_get(&o->ms, m, true, &created);
 		if (!ms)
 			return v1_fail(c->d, -RTD_E_CAP, ev->off, "too many threads");
 		if (created) {
@@ -1137,6 +1146,7 @@ static int advance(struct genctx *c, struct v2_out *ev)
 		s.cur.g = ms->g;
 		s.cur.p = ms->p;
 	}
+	const uint8_t *vals = o->ms.vals; /* moves only when the table grows */
 	s.nw = s.cur;
 	step_fn fn = ev->type <= V2_MAX_TYPE ? dispatch[ev->type] : NULL;
 	if (!fn)
@@ -1152,7 +1162,8 @@ static int advance(struct genctx *c, struct v2_out *ev)
 			return rc;
 	}
 	if (m != NOM) {
-		struct mst *ms = v1_tab_get(&o->ms, m, false, NULL);
+		if (o->ms.vals != vals)
+			ms = v1_tab_get(&o->ms, m, false, NULL);
 		if (ms) {
 			ms->p = s.nw.p;
 			ms->g = s.nw.g;
@@ -1262,17 +1273,56 @@ static int cmp_time(const void *x, const void *y)
 	return a->time < b->time ? -1 : a->time > b->time;
 }
 
+/* An array of a map's values by id, for ids below min(largest + 1,
+ * 2 * count + 64) (memory stays in proportion to the table). */
+static int dense_of(const rtd_map *m, const void ***arr, size_t *n, size_t *cap)
+{
+	uint64_t max = 0, id;
+	size_t it = 0;
+	void *v;
+	while (rtd_map_next(m, &it, &id, &v))
+		if (id > max)
+			max = id;
+	size_t want = m->count ? (size_t)(max < 2 * m->count + 63 ? max + 1 : 2 * m->count + 64) : 0;
+	if (want > *cap) {
+		const void **a = realloc((void *)*arr, want * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		*arr = a;
+		*cap = want;
+	}
+	if (want)
+		memset((void *)*arr, 0, want * sizeof(**arr));
+	it = 0;
+	while (rtd_map_next(m, &it, &id, &v))
+		if (id < want)
+			(*arr)[id] = v;
+	*n = want;
+	return 0;
+}
+
+int v2_dense_build(rtd_gotrace_dec *d)
+{
+	struct v2_state *st = d->v2;
+	st->dense = false;
+	if (dense_of(&d->strings, (const void ***)&st->dstr, &st->ndstr, &st->capdstr) < 0 ||
+	    dense_of(&d->stacks, (const void ***)&st->dstk, &st->ndstk, &st->capdstk) < 0)
+		return -ENOMEM;
+	st->dense = true;
+	return 0;
+}
+
 /* Check the stack and string ids an event names exist (validateTableIDs). */
 static int check_ids(struct genctx *c, const struct v2_out *ev)
 {
 	const struct v2_spec *sp = &v2_specs[ev->type];
 	for (int k = 0; k < 2; k++) {
 		int i = sp->stack_arg[k];
-		if (i >= 0 && ev->args[i] && !rtd_map_get(&c->d->stacks, ev->args[i], NULL))
+		if (i >= 0 && ev->args[i] && !v2_has_stack(c->d, ev->args[i]))
 			return fail(c, ev->off, "found invalid stack ID %llu for event %s",
 				    (unsigned long long)ev->args[i], sp->name);
 		i = sp->str_arg[k];
-		if (i >= 0 && ev->args[i] && !rtd_map_get(&c->d->strings, ev->args[i], NULL))
+		if (i >= 0 && ev->args[i] && !v2_str(c->d, ev->args[i]))
 			return fail(c, ev->off, "found invalid string ID %llu for event %s",
 				    (unsigned long long)ev->args[i], sp->name);
 	}
@@ -1406,10 +1456,15 @@ int v2_gen_begin(rtd_gotrace_dec *d)
 		return v1_fail(d, -ENOMEM, 0, "out of memory");
 	}
 	c->o = st->ord;
+	for (unsigned t = 0; t <= V2_MAX_TYPE; t++) {
+		const struct v2_spec *sp = v2_spec_for(t, d->ver);
+		c->timed[t] = sp && (sp->flags & V2_TIMED) && !(sp->flags & V2_EXP) ? sp : NULL;
+	}
 	if (c->o->initial_gen == 0)
 		c->o->initial_gen = st->gen;
 	st->nq = st->iq = 0;
 	tables_reset(d);
+	st->dense = false;
 	int rc = 0;
 	size_t *mb = g->mb = calloc(st->nb ? st->nb : 1, sizeof(size_t)); /* M batches */
 	size_t nmb = 0;
@@ -1446,6 +1501,8 @@ int v2_gen_begin(rtd_gotrace_dec *d)
 	}
 	if (rc == 0)
 		st->gen_parsed = true;
+	if (rc == 0 && v2_dense_build(d) < 0)
+		rc = v1_fail(d, -ENOMEM, 0, "out of memory");
 	/* One cursor per M, in the order the Ms first appear. */
 	if (rc == 0) {
 		c->cur = calloc(nmb ? nmb : 1, sizeof(*c->cur));

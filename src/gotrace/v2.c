@@ -214,7 +214,14 @@ void v2_fill_sargs(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
 		if (i < 0)
 			continue;
 		size_t len;
-		const char *s = v1_str_get(d, args_with_dt[i], &len);
+		const char *s;
+		if (d->v2->dense) {
+			const struct v1_str *x = v2_str(d, args_with_dt[i]);
+			s = x ? x->s : NULL;
+			len = x ? x->len : 0;
+		} else {
+			s = v1_str_get(d, args_with_dt[i], &len);
+		}
 		ev->sargs[ev->nsargs] = s ? s : "";
 		ev->sarg_lens[ev->nsargs] = s ? len : 0;
 		ev->nsargs++;
@@ -416,7 +423,8 @@ static void fill_ordered(rtd_gotrace_dec *d, const struct v2_out *o,
 {
 	struct v2_state *st = d->v2;
 	const struct v2_spec *sp = &v2_specs[o->type];
-	memset(ev, 0, sizeof(*ev));
+	/* every field set (no memset of the whole event: this runs for each
+	 * event handed out) */
 	ev->off = o->off;
 	ev->type = o->type;
 	ev->name = sp->name;
@@ -425,21 +433,32 @@ static void fill_ordered(rtd_gotrace_dec *d, const struct v2_out *o,
 		t = wrap_add(st->last_time, 1); /* Go's reader keeps time strictly rising */
 	st->last_time = t;
 	ev->ts = t;
+	ev->ticks = 0;
+	ev->seq = 0;
 	unsigned skip = (sp->flags & V2_TIMED) ? 1 : 0;
 	ev->nargs = o->nargs > skip ? o->nargs - skip : 0;
 	if (ev->nargs > RTD_GOTRACE_MAX_ARGS)
 		ev->nargs = RTD_GOTRACE_MAX_ARGS;
 	ev->argnames = sp->args ? sp->args + skip : NULL;
-	for (unsigned i = 0; i < ev->nargs; i++)
+	unsigned i = 0;
+	for (; i < ev->nargs; i++)
 		ev->args[i] = o->args[i + skip];
+	for (; i < RTD_GOTRACE_MAX_ARGS; i++)
+		ev->args[i] = 0;
 	ev->raw = o->args;
 	ev->nraw = o->nargs;
 	ev->m = o->m == V2_NO_THREAD ? -1 : (int64_t)o->m;
 	ev->p = o->p;
 	ev->g = o->g == UINT64_MAX ? 0 : o->g;
 	ev->gen = st->qgen;
-	if (sp->stack_arg[0] >= 0)
-		ev->stack = o->args[sp->stack_arg[0]];
+	ev->stack = sp->stack_arg[0] >= 0 ? o->args[sp->stack_arg[0]] : 0;
+	ev->sargs[0] = ev->sargs[1] = NULL;
+	ev->sarg_lens[0] = ev->sarg_lens[1] = 0;
+	ev->str_id = 0;
+	ev->str = NULL;
+	ev->str_len = 0;
+	ev->nframes = 0;
+	ev->frames = NULL;
 	v2_fill_sargs(d, ev, o->args);
 	if (o->type == RTD_GO2_EV_USER_TASK_END) {
 		/* its task's parent and name (the ordering found them) */
@@ -674,6 +693,8 @@ int v2_next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 		st->gen_parsed = false;
 		st->snap = false;
 		st->spill_err = st->deferred_set; /* collect met damage after it */
+		if (d->tables_fn)
+			d->tables_fn(d->tables_ctx); /* the last generation's tables go */
 		rc = v2_gen_begin(d);
 		if (st->snap && d->freq > 0)
 			st->snap_args[0] = (uint64_t)f2i((double)st->snap_ticks *
@@ -700,6 +721,8 @@ void v2_free(rtd_gotrace_dec *d)
 	free(st->b);
 	free(st->q);
 	free(st->la_buf);
+	free((void *)st->dstr);
+	free((void *)st->dstk);
 	v2_gen_free(st->g);
 	v2_order_free(st->ord);
 	free(st);

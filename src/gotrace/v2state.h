@@ -68,7 +68,33 @@ struct v2_state {
 	bool snap;             /* the generation's clock snapshot (Go 1.25+) */
 	uint64_t snap_ticks;
 	uint64_t snap_args[4]; /* time (ns), mono, sec, nsec */
+	/* ordered mode: the generation's strings and stacks by id, for ids
+	 * below ndense (Go numbers them from 1), once its tables are read;
+	 * larger ids are looked up in d->strings/d->stacks */
+	bool dense;
+	const struct v1_str **dstr;
+	const struct v1_stack **dstk;
+	size_t ndstr, ndstk, capdstr, capdstk;
 };
+
+/* The generation's string @id (ordered mode), NULL when it has none. */
+static inline const struct v1_str *v2_str(const rtd_gotrace_dec *d, uint64_t id)
+{
+	const struct v2_state *st = d->v2;
+	if (st->dense && id < st->ndstr)
+		return st->dstr[id];
+	void *v;
+	return rtd_map_get(&d->strings, id, &v) ? v : NULL;
+}
+
+/* Whether the generation has stack @id (ordered mode). */
+static inline bool v2_has_stack(const rtd_gotrace_dec *d, uint64_t id)
+{
+	const struct v2_state *st = d->v2;
+	if (st->dense && id < st->ndstk)
+		return st->dstk[id] != NULL;
+	return rtd_map_get(&d->stacks, id, NULL);
+}
 
 void v2_fill_raw(rtd_gotrace_dec *d, const struct v2_raw *raw,
 		 struct rtd_gotrace_event *ev);
@@ -80,4 +106,6 @@ int v2_gen_begin(rtd_gotrace_dec *d);
 int v2_gen_step(rtd_gotrace_dec *d);
 void v2_gen_free(struct v2_gen *g);
 void v2_order_free(struct v2_order *o);
+/* Index the generation's tables by id (st->dense); 0 or -ENOMEM. */
+int v2_dense_build(rtd_gotrace_dec *d);
 #endif

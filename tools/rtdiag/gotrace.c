@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gotrace_analyze.h"
 #include "gotrace_cli.h"
 #include "opt.h"
 
@@ -1029,7 +1030,9 @@ static int cmd_stats(int argc, char **argv)
 
 /* The commands, in the order help lists them. */
 static const struct cli_cmd *const cmds[] = {
-	&cat_def, &gt_grep_def, &stats_def, &gt_text2bin_def, &gt_bin2text_def, NULL,
+	&cat_def, &gt_grep_def, &stats_def, &gt_text2bin_def, &gt_bin2text_def,
+	/* the analyses and live capture (gotrace_analyze.c, gotrace_capture.c) */
+	&gt_pprof_cmd, &gt_goroutines_cmd, &gt_gc_cmd, &gt_tasks_cmd, &gt_capture_cmd, NULL,
 };
 
 static const char summary[] =
@@ -1046,4 +1049,4 @@ static bool help(FILE *f, const char *sub)
 	return cli_group_help(f, "gotrace", summary, cmds, sub);
 }
 
-const struct cli_group cli_group_gotrace = {"gotrace", "Go execution traces: cat, grep, stats, text2bin, bin2text", run, help};
+const struct cli_group cli_group_gotrace = {"gotrace", "Go execution traces: cat, grep, stats, text2bin, bin2text, pprof, goroutines, gc, tasks, capture", run, help};

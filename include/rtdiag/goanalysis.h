@@ -1,0 +1,755 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rtdiag/goanalysis.h - answers from Go execution traces, streaming:
+ * a goroutine state tracker and the analyses of `go tool trace`
+ * (blocking profiles, goroutine analysis, GC and MMU, tasks and regions).
+ *
+ * Both take the events of an ordered decoder (rtd_gotrace_dec in
+ * RTD_GOTRACE_ORDERED mode), one at a time, in one pass; their memory
+ * follows what is alive at a moment (goroutines, procs, open regions and
+ * tasks, the MMU windows) and the distinct stacks, never the length of
+ * the trace.
+ *
+ * Two pieces:
+ *
+ * 1. rtd_gostate, the goroutine state tracker: it turns ordered events of
+ *    either trace generation into Go's high-level events (Go 1.22+
+ *    internal/trace Event: state transitions of goroutines and procs with
+ *    their old and new state, reason and stacks; ranges; tasks, regions,
+ *    logs; labels; metrics; CPU samples; syncs) and keeps a table of the
+ *    live goroutines (state, since when, why, start function, stack).
+ *    Go 1.5-1.21 traces are converted as Go 1.23's reader does
+ *    (internal/trace/oldtrace.go). Stacks are interned across generations
+ *    (rtd_gostate_stack()), so a stack id stays valid for the tracker's
+ *    life. This is the piece to build goroutine timelines on.
+ *
+ * 2. rtd_goan, the analyses, with the semantics of the `go tool trace`
+ *    that reads the trace: Go 1.19's cmd/trace and internal/trace for
+ *    Go 1.5-1.21 traces (the blocking profiles follow Go's Link between a
+ *    blocking event and the event that ends it; GoroutineStats;
+ *    MutatorUtilization), Go 1.22/1.23's for Go 1.22+ traces (state
+ *    transitions and the Summarizer; MutatorUtilizationV2). Where the two
+ *    Go versions differ, rtd_goan_opts.semantics picks.
+ *
+ * Times are the ordered decoder's nanoseconds (old format: since the
+ * first event; new format: Go's trace.Time). Strings and frames given to
+ * callbacks or returned by *_next() are borrowed until the next call on
+ * the same object unless said otherwise.
+ */
+#ifndef RTDIAG_GOANALYSIS_H
+#define RTDIAG_GOANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtdiag/common.h"
+#include "rtdiag/gotrace.h"
+#include "rtdiag/profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* No goroutine (Go's NoGoroutine). */
+#define RTD_GO_NOG UINT64_MAX
+
+/* Caps, each named for what it bounds (errors with a message when hit). */
+#define RTD_GOAN_MAX_STACKS (1u << 24)   /* distinct interned stacks */
+#define RTD_GOAN_MAX_FRAMES (1u << 24)   /* distinct frame PCs */
+#define RTD_GOAN_MAX_STRINGS (1u << 22)  /* distinct names (functions, files, reasons) */
+#define RTD_GOAN_MAX_GOROUTINES (1u << 24) /* live goroutines tracked at once */
+#define RTD_GOAN_MAX_REGIONS 4096u       /* open regions on one goroutine */
+#define RTD_GOAN_MAX_WINDOW_POINTS (1u << 26) /* MMU: utilization changes inside the largest window */
+
+/* ---- the goroutine state tracker --------------------------------------- */
+
+/**
+ * enum rtd_go_gstate - a goroutine's state (Go's trace.GoState)
+ * @RTD_GO_G_UNDETERMINED: not known (the trace began with it alive)
+ * @RTD_GO_G_NOTEXIST: does not exist (not created yet, or ended)
+ * @RTD_GO_G_RUNNABLE: ready, waiting for a P
+ * @RTD_GO_G_RUNNING: running on a thread and P
+ * @RTD_GO_G_WAITING: blocked (the transition's reason says on what)
+ * @RTD_GO_G_SYSCALL: in a system call
+ */
+enum rtd_go_gstate {
+	RTD_GO_G_UNDETERMINED = 0,
+	RTD_GO_G_NOTEXIST,
+	RTD_GO_G_RUNNABLE,
+	RTD_GO_G_RUNNING,
+	RTD_GO_G_WAITING,
+	RTD_GO_G_SYSCALL,
+};
+
+/**
+ * enum rtd_go_pstate - a proc's state (Go's trace.ProcState)
+ * @RTD_GO_P_UNDETERMINED: not known
+ * @RTD_GO_P_NOTEXIST: does not exist
+ * @RTD_GO_P_RUNNING: running (a goroutine may be on it)
+ * @RTD_GO_P_IDLE: idle
+ */
+enum rtd_go_pstate {
+	RTD_GO_P_UNDETERMINED = 0,
+	RTD_GO_P_NOTEXIST,
+	RTD_GO_P_RUNNING,
+	RTD_GO_P_IDLE,
+};
+
+/**
+ * enum rtd_goev_kind - what a high-level event is (Go's trace.EventKind)
+ * @RTD_GOEV_SYNC: a generation boundary (Go's reader's Sync event)
+ * @RTD_GOEV_METRIC: @name = "/sched/gomaxprocs:threads",
+ *                   "/memory/classes/heap/objects:bytes" or
+ *                   "/gc/heap/goal:bytes"; @value
+ * @RTD_GOEV_LABEL: @name = a goroutine label ("GC (dedicated)"), for @g
+ * @RTD_GOEV_SAMPLE: a CPU sample: @stack, on @g / @p / @m
+ * @RTD_GOEV_RANGE_BEGIN: a range starts: @name ("GC concurrent mark
+ *                        phase", "GC incremental sweep", "GC mark assist",
+ *                        "stop-the-world (REASON)"), @scope, @scope_id
+ * @RTD_GOEV_RANGE_ACTIVE: a range that was already going when the
+ *                         generation (trace) began
+ * @RTD_GOEV_RANGE_END: a range ends
+ * @RTD_GOEV_TASK_BEGIN: @task begins, @parent, @name its type
+ * @RTD_GOEV_TASK_END: @task ends (@parent and @name when its begin is known)
+ * @RTD_GOEV_REGION_BEGIN: a region of type @name in @task starts on @g
+ * @RTD_GOEV_REGION_END: the region ends
+ * @RTD_GOEV_LOG: a log message: @task, @name = category, @message
+ * @RTD_GOEV_STATE: a state transition of goroutine or proc @id
+ *                  (@resource), @from -> @to, @reason, @tstack
+ */
+enum rtd_goev_kind {
+	RTD_GOEV_NONE = 0,
+	RTD_GOEV_SYNC,
+	RTD_GOEV_METRIC,
+	RTD_GOEV_LABEL,
+	RTD_GOEV_SAMPLE,
+	RTD_GOEV_RANGE_BEGIN,
+	RTD_GOEV_RANGE_ACTIVE,
+	RTD_GOEV_RANGE_END,
+	RTD_GOEV_TASK_BEGIN,
+	RTD_GOEV_TASK_END,
+	RTD_GOEV_REGION_BEGIN,
+	RTD_GOEV_REGION_END,
+	RTD_GOEV_LOG,
+	RTD_GOEV_STATE,
+};
+
+/* What a transition or range is about (Go's trace.ResourceKind). */
+enum rtd_goev_resource {
+	RTD_GOEV_RES_NONE = 0,
+	RTD_GOEV_RES_GOROUTINE,
+	RTD_GOEV_RES_PROC,
+	RTD_GOEV_RES_THREAD,
+};
+
+/**
+ * struct rtd_goev - one high-level event (Go's internal/trace Event)
+ * @kind: enum rtd_goev_kind
+ * @ts: time in nanoseconds (strictly rising for old-format traces, as Go
+ *      1.23's conversion makes them; see rtd_gostate_next())
+ * @g: the goroutine running when it happened (the state *before* a
+ *     transition), RTD_GO_NOG for none
+ * @p: the proc, -1 for none
+ * @m: the thread, -1 for none
+ * @stack: the interned stack of the event's execution context (Go's
+ *         Event.Stack()), 0 for none
+ * @resource: for @RTD_GOEV_STATE, enum rtd_goev_resource
+ * @id: the goroutine or proc that changes state
+ * @from: its old state (enum rtd_go_gstate or enum rtd_go_pstate)
+ * @to: its new state
+ * @reason: why ("chan receive", "network", "sync", "preempted", ... as the
+ *          runtime names it; "" when none); old-format traces get Go 1.23's
+ *          names for their event types
+ * @tstack: the transition's stack (Go's StateTransition.Stack): where the
+ *          goroutine is (the start function's frame for a creation), 0 none
+ * @name: range name, task or region type, label, log category or metric
+ * @scope: a range's scope (enum rtd_goev_resource)
+ * @scope_id: the goroutine or proc of the range's scope
+ * @task: the task of a task, region or log event
+ * @parent: a task's parent (0: none or not known)
+ * @message: a log's message
+ * @value: a metric's value
+ * @src: the ordered event this came from (borrowed like the rest; for the
+ *       events Go's readers synthesise it is the event that implied them)
+ */
+struct rtd_goev {
+	unsigned kind;
+	int64_t ts;
+	uint64_t g;
+	int64_t p, m;
+	uint32_t stack;
+	unsigned resource;
+	uint64_t id;
+	uint8_t from, to;
+	const char *reason;
+	uint32_t tstack;
+	const char *name;
+	unsigned scope;
+	int64_t scope_id;
+	uint64_t task, parent;
+	const char *message;
+	uint64_t value;
+	const struct rtd_gotrace_event *src;
+};
+
+/**
+ * struct rtd_goframe - one frame of an interned stack
+ * @pc: program counter
+ * @fn: function name ("" when the trace does not say)
+ * @file: source file ("" when unknown)
+ * @line: source line
+ */
+struct rtd_goframe {
+	uint64_t pc;
+	const char *fn;
+	const char *file;
+	uint64_t line;
+};
+
+/**
+ * struct rtd_goroutine_info - what the tracker knows about a live goroutine
+ * @id: the goroutine
+ * @state: enum rtd_go_gstate now
+ * @since: when it entered @state (ns)
+ * @reason: why it is waiting or stopped ("" when not; valid while the
+ *          tracker lives)
+ * @stack: the stack of its last transition that had one (interned)
+ * @start_fn: its start function, from the first stack that showed it
+ *            ("" until then; valid while the tracker lives)
+ * @start_pc: that frame's PC
+ * @created: when it was created, or first seen (ns)
+ */
+struct rtd_goroutine_info {
+	uint64_t id;
+	unsigned state;
+	int64_t since;
+	const char *reason;
+	uint32_t stack;
+	const char *start_fn;
+	uint64_t start_pc;
+	int64_t created;
+};
+
+typedef struct rtd_gostate rtd_gostate;
+
+/**
+ * rtd_gostate_new - create a goroutine state tracker
+ * @d: the ordered decoder whose events will be fed (its string and stack
+ *     tables are read while each event is fed); it must outlive the tracker
+ *
+ * Returns: the tracker, or NULL when out of memory.
+ */
+RTD_API rtd_gostate *rtd_gostate_new(rtd_gotrace_dec *d);
+
+/**
+ * rtd_gostate_free - free a tracker
+ * @s: the tracker, or NULL (no-op)
+ */
+RTD_API void rtd_gostate_free(rtd_gostate *s);
+
+/**
+ * rtd_gostate_feed - take the next ordered event
+ * @s: the tracker
+ * @ev: the event, as rtd_gotrace_dec_next() gave it in ordered mode
+ *
+ * Queues the high-level events it implies (none for dictionary events,
+ * up to a few for others); read them with rtd_gostate_next() before the
+ * next feed. Old-format system calls: Go's reader looks ahead for the
+ * goroutine's next event to learn whether the call blocked; the tracker
+ * waits for that event instead, so the syscall's transitions come out
+ * with it (their times are the syscall's own, earlier than events of
+ * other goroutines given out meanwhile).
+ *
+ * Returns: 0, -ENOMEM, or -RTD_E_CAP (a cap above; rtd_gostate_error()
+ * says which).
+ */
+RTD_API int rtd_gostate_feed(rtd_gostate *s, const struct rtd_gotrace_event *ev);
+
+/**
+ * rtd_gostate_finish - end of the ordered events
+ * @s: the tracker
+ *
+ * Queues what was waiting (old-format syscalls whose goroutine had no
+ * later event: Go gives them 1 ns).
+ * Returns: 0 or a negative error.
+ */
+RTD_API int rtd_gostate_finish(rtd_gostate *s);
+
+/**
+ * rtd_gostate_next - the next high-level event
+ * @s: the tracker
+ * @out: filled in; borrowed until the next feed/next/finish
+ *
+ * Returns: 1 with an event, 0 when the queue is empty.
+ */
+RTD_API int rtd_gostate_next(rtd_gostate *s, struct rtd_goev *out);
+
+/**
+ * rtd_gostate_stack - the frames of an interned stack
+ * @s: the tracker
+ * @id: a stack id from an event (0: none)
+ * @frames: gets the frames, leaf first (valid until the next call of
+ *          rtd_gostate_stack() on @s)
+ *
+ * Returns: the frame count (0 for id 0 or an unknown id).
+ */
+RTD_API size_t rtd_gostate_stack(const rtd_gostate *s, uint32_t id,
+				 const struct rtd_goframe **frames);
+
+/**
+ * rtd_gostate_goroutine - what the tracker knows about a goroutine now
+ * @s: the tracker
+ * @g: the goroutine
+ * @out: filled in
+ *
+ * Returns: 0, or -RTD_E_NOTFOUND when it is not alive (ended, or never
+ * seen).
+ */
+RTD_API int rtd_gostate_goroutine(const rtd_gostate *s, uint64_t g,
+				  struct rtd_goroutine_info *out);
+
+/**
+ * rtd_gostate_error - message for the last error
+ * @s: the tracker
+ *
+ * Returns: the message ("" when none).
+ */
+RTD_API const char *rtd_gostate_error(const rtd_gostate *s);
+
+/**
+ * rtd_go_gstate_name - a goroutine state's name
+ * @state: enum rtd_go_gstate
+ *
+ * Returns: "Undetermined", "NotExist", "Runnable", "Running", "Waiting",
+ * "Syscall" (Go's names), or "Bad".
+ */
+RTD_API const char *rtd_go_gstate_name(unsigned state);
+
+/* ---- the analyses ------------------------------------------------------ */
+
+/**
+ * enum rtd_goan_prof - the profiles of `go tool trace -pprof=TYPE`, and cpu
+ * @RTD_GOAN_PROF_CPU: the trace's CPU samples (Go 1.19+ traces with CPU
+ *                     profiling on): samples/count, cpu/nanoseconds (one
+ *                     sample is the profiling period, 10 ms unless the
+ *                     program set another rate; the trace does not say)
+ * @RTD_GOAN_PROF_NET: time blocked on the network (-pprof=net)
+ * @RTD_GOAN_PROF_SYNC: time blocked on channels, selects, mutexes,
+ *                      condition variables (-pprof=sync)
+ * @RTD_GOAN_PROF_SYSCALL: time in system calls (-pprof=syscall)
+ * @RTD_GOAN_PROF_SCHED: scheduler latency (-pprof=sched)
+ *
+ * The four blocking profiles have Go's sample types contentions/count and
+ * delay/nanoseconds, by the stack where the wait began.
+ */
+enum rtd_goan_prof {
+	RTD_GOAN_PROF_CPU = 0,
+	RTD_GOAN_PROF_NET,
+	RTD_GOAN_PROF_SYNC,
+	RTD_GOAN_PROF_SYSCALL,
+	RTD_GOAN_PROF_SCHED,
+	RTD_GOAN_PROF_COUNT,
+};
+
+/* What to compute (rtd_goan_opts.what). */
+#define RTD_GOAN_PPROF (1u << 0)      /* the profiles in .profiles */
+#define RTD_GOAN_GOROUTINES (1u << 1) /* goroutine statistics */
+#define RTD_GOAN_GC (1u << 2)         /* GC cycles, STW pauses, MMU */
+#define RTD_GOAN_TASKS (1u << 3)      /* tasks and regions */
+
+/* Mutator utilization (rtd_goan_opts.mmu_flags; Go's trace.UtilFlags). */
+#define RTD_GOAN_UTIL_STW (1u << 0)        /* stop-the-world pauses */
+#define RTD_GOAN_UTIL_BACKGROUND (1u << 1) /* background mark workers */
+#define RTD_GOAN_UTIL_ASSIST (1u << 2)     /* mark assists */
+#define RTD_GOAN_UTIL_SWEEP (1u << 3)      /* sweeping */
+#define RTD_GOAN_UTIL_PERPROC (1u << 4)    /* one function per P ("per-goroutine" view) */
+/* what the MMU page of `go tool trace` shows by default */
+#define RTD_GOAN_UTIL_DEFAULT \
+	(RTD_GOAN_UTIL_STW | RTD_GOAN_UTIL_BACKGROUND | RTD_GOAN_UTIL_ASSIST)
+
+/**
+ * enum rtd_goan_semantics - whose `go tool trace` the answers follow
+ * @RTD_GOAN_AUTO: Go 1.19's for Go 1.5-1.21 traces, Go 1.23's for Go 1.22+
+ * @RTD_GOAN_GO119: Go 1.19 (old-format traces only)
+ * @RTD_GOAN_GO122: Go 1.22 (new-format traces; differs from 1.23 in which
+ *                  goroutines count as system goroutines for regions)
+ * @RTD_GOAN_GO123: Go 1.23 (also for old-format traces: converted as Go
+ *                  1.23 reads them, through the state tracker)
+ */
+enum rtd_goan_semantics {
+	RTD_GOAN_AUTO = 0,
+	RTD_GOAN_GO119 = 1019,
+	RTD_GOAN_GO122 = 1022,
+	RTD_GOAN_GO123 = 1023,
+};
+
+/**
+ * struct rtd_goan_stat - one named time of a goroutine or region
+ * @name: the statistic, as the trace UI of the semantics' Go names it:
+ *        Go 1.22+: "Execution time", "Sched wait time", "Syscall execution
+ *        time", "Block time (syscall)", "Block time (REASON)", "Unknown
+ *        time", and the ranges "GC mark assist", "GC incremental sweep",
+ *        "stop-the-world (...)" (which overlap the others);
+ *        Go 1.19: "Execution", "Network wait", "Sync block", "Blocking
+ *        syscall", "Scheduler wait", "GC sweeping", "GC pause"
+ * @ns: nanoseconds
+ * @overlaps: a range time, overlapping the others (not part of the total)
+ */
+struct rtd_goan_stat {
+	const char *name;
+	int64_t ns;
+	bool overlaps;
+};
+
+/**
+ * struct rtd_goan_goroutine - statistics of one goroutine, when it ends
+ * (or at the end of the trace) - Go's GoroutineSummary / GDesc
+ * @id: the goroutine
+ * @name: its start function ("" when no stack showed it)
+ * @pc: the start function's PC (Go 1.19 groups goroutines by it)
+ * @creation: first appearance (ns)
+ * @start: first time it ran (0 if never)
+ * @end: when it ended (0 if not in the trace)
+ * @total: time in the trace (Go's TotalTime)
+ * @exec: execution time (also among @stats)
+ * @stats: the named times, in a fixed order for the semantics
+ * @nstats: their count
+ */
+struct rtd_goan_goroutine {
+	uint64_t id;
+	const char *name;
+	uint64_t pc;
+	int64_t creation, start, end;
+	int64_t total;
+	int64_t exec;
+	const struct rtd_goan_stat *stats;
+	size_t nstats;
+};
+
+/**
+ * struct rtd_goan_region - one user region, when it ends - Go's
+ * UserRegionSummary / UserRegionDesc with the goroutine's times inside it
+ * @g: its goroutine
+ * @task: its task (0: none)
+ * @name: its type; "" for the synthetic region of a goroutine created
+ *        inside a task's region
+ * @start: its start time, or -1 when it began before the trace
+ * @end: its end time, or -1 when the trace ended first (Go 1.19 counts up
+ *       to the last event; Go 1.22+ up to the goroutine's end)
+ * @frame_fn, @frame_pc: the top frame of its start event (Go 1.19 groups
+ *       regions by it with the type), "" and 0 when none
+ * @stats, @nstats: the goroutine's times while the region was open
+ */
+struct rtd_goan_region {
+	uint64_t g;
+	uint64_t task;
+	const char *name;
+	int64_t start, end;
+	const char *frame_fn;
+	uint64_t frame_pc;
+	const struct rtd_goan_stat *stats;
+	size_t nstats;
+};
+
+/**
+ * struct rtd_goan_task - one user task, when it ends (or at the end)
+ * @id: the task
+ * @name: its type ("" when its begin is not in the trace)
+ * @parent: parent task, 0 for none
+ * @start: begin time, -1 when before the trace
+ * @end: end time, -1 when after the trace
+ * @goroutines: goroutines that touched it (begin, end, logs, regions)
+ * @regions: its regions so far
+ * @logs: its log messages
+ * @stats, @nstats: the sums of its regions' times (only regions ended
+ *                  when the task ends count)
+ */
+struct rtd_goan_task {
+	uint64_t id;
+	const char *name;
+	uint64_t parent;
+	int64_t start, end;
+	uint64_t goroutines, regions, logs;
+	const struct rtd_goan_stat *stats;
+	size_t nstats;
+};
+
+/**
+ * struct rtd_goan_gc - one GC cycle or stop-the-world pause
+ * @stw: a pause (true) or a GC cycle (false)
+ * @seq: GC cycles: the cycle's number in the trace (1, 2, ...);
+ *       pauses: their number
+ * @start: begin (ns); -1 when it began before the trace
+ * @end: end (ns); -1 when the trace ended first
+ * @reason: a pause's kind ("GC mark termination", "GC sweep termination",
+ *          "stop the world (...)" as the runtime names it; "" when the
+ *          trace does not say)
+ * @gc: for a pause, whether it belongs to a GC (Go's "stop-the-world"
+ *      with "GC" in the name; Go 1.19: every STW event is a GC's)
+ */
+struct rtd_goan_gc {
+	bool stw;
+	uint64_t seq;
+	int64_t start, end;
+	const char *reason;
+	bool gc;
+};
+
+/**
+ * struct rtd_goan_opts - what to compute, and how
+ * @sz: sizeof(struct rtd_goan_opts)
+ * @what: RTD_GOAN_PPROF | RTD_GOAN_GOROUTINES | RTD_GOAN_GC | RTD_GOAN_TASKS
+ * @profiles: with RTD_GOAN_PPROF, a bit (1u << enum rtd_goan_prof) per profile
+ * @semantics: enum rtd_goan_semantics
+ * @mmu_flags: RTD_GOAN_UTIL_* (0: RTD_GOAN_UTIL_DEFAULT)
+ * @mmu_windows: window sizes in ns for rtd_goan_mmu() (NULL: 1 ms, 10 ms,
+ *               100 ms, 1 s); copied
+ * @n_mmu_windows: their count (at most 1024)
+ * @on_goroutine: called for each goroutine when Go finalizes it (its end,
+ *                or the end of the trace)
+ * @on_region: called for each region when it ends (or at the end)
+ * @on_task: called for each task when it ends (or at the end)
+ * @on_gc: called for each GC cycle and pause when it ends (or at the end)
+ * @ctx: passed to the callbacks
+ *
+ * Callbacks run inside rtd_goan_feed() and rtd_goan_finish(); what they
+ * get is borrowed for the call.
+ */
+struct rtd_goan_opts {
+	size_t sz;
+	unsigned what;
+	unsigned profiles;
+	unsigned semantics;
+	unsigned mmu_flags;
+	const int64_t *mmu_windows;
+	size_t n_mmu_windows;
+	void (*on_goroutine)(const struct rtd_goan_goroutine *g, void *ctx);
+	void (*on_region)(const struct rtd_goan_region *r, void *ctx);
+	void (*on_task)(const struct rtd_goan_task *t, void *ctx);
+	void (*on_gc)(const struct rtd_goan_gc *gc, void *ctx);
+	void *ctx;
+};
+
+typedef struct rtd_goan rtd_goan;
+
+/**
+ * rtd_goan_new - create the analyses
+ * @d: the ordered decoder whose events will be fed; it must outlive the
+ *     analyses (its header must have been read, so its version is known:
+ *     feed the first event before, or create this at the first event)
+ * @o: what to compute
+ *
+ * Returns: the analyses, or NULL (out of memory, bad options, or
+ * semantics that do not fit the trace: rtd_goan_new_error()).
+ */
+RTD_API rtd_goan *rtd_goan_new(rtd_gotrace_dec *d, const struct rtd_goan_opts *o);
+
+/**
+ * rtd_goan_new_error - why the last rtd_goan_new() on this thread failed
+ *
+ * Returns: a message ("" when it did not fail).
+ */
+RTD_API const char *rtd_goan_new_error(void);
+
+/**
+ * rtd_goan_free - free the analyses
+ * @a: the analyses, or NULL (no-op)
+ */
+RTD_API void rtd_goan_free(rtd_goan *a);
+
+/**
+ * rtd_goan_feed - take the next ordered event
+ * @a: the analyses
+ * @ev: the event from rtd_gotrace_dec_next() (ordered mode)
+ *
+ * Returns: 0, or a negative error (rtd_goan_error()).
+ */
+RTD_API int rtd_goan_feed(rtd_goan *a, const struct rtd_gotrace_event *ev);
+
+/* rtd_goan_run() flags */
+#define RTD_GOAN_RUN_THREAD 1u    /* decode on a thread of its own (Go 1.22+) */
+#define RTD_GOAN_RUN_ANY_CPUS 2u  /* ... even with one CPU online (tests) */
+#define RTD_GOAN_RUN_SMALL_CHUNKS 4u /* test aid: hand over 3 events at a time */
+
+/**
+ * rtd_goan_run - feed the analyses every event a source gives
+ * @a: the analyses (of the decoder @next reads)
+ * @next: gives the ordered events of the decoder given to rtd_goan_new()
+ *        (typically: feed it from a file, call rtd_gotrace_dec_next()),
+ *        1 with an event, 0 at the end, <0 on an error
+ * @ctx: passed to @next
+ * @flags: RTD_GOAN_RUN_THREAD: for a Go 1.22+ trace, when more than one
+ *         CPU is online, call @next on a thread of its own while the
+ *         analyses run on the caller's (ordering and analysing then take
+ *         two cores; the events, their order and so every answer are the
+ *         same as without it). The decoder's tables hook
+ *         (rtd_gotrace_dec_set_tables_hook()) is taken for the call.
+ *         Otherwise, or for older traces, one thread: @next then
+ *         rtd_goan_feed() per event.
+ * @dec_rc: gets @next's last answer: 0 at the end, or its error (the
+ *          events before it were fed)
+ *
+ * Stops at the first error of the analyses (not calling @next further).
+ * Callbacks of the options run on the caller's thread. rtd_goan_finish()
+ * is the caller's to call after.
+ *
+ * Returns: 0, or the analyses' negative error (rtd_goan_error()).
+ */
+RTD_API int rtd_goan_run(rtd_goan *a, rtd_gotrace_next_fn next, void *ctx, unsigned flags,
+			 int *dec_rc);
+
+/**
+ * rtd_goan_finish - end of the events
+ * @a: the analyses
+ *
+ * Finalizes what is still open (goroutines, regions, tasks, GC, the MMU
+ * windows), as Go does at the end of its event list. After a decoder
+ * error, call it too: the answers then cover the events before the error
+ * (Go 1.22+ answers what it read up to its last complete generation).
+ * Returns: 0, or a negative error.
+ */
+RTD_API int rtd_goan_finish(rtd_goan *a);
+
+/**
+ * rtd_goan_error - message for the last error
+ * @a: the analyses
+ *
+ * Returns: the message ("" when none).
+ */
+RTD_API const char *rtd_goan_error(const rtd_goan *a);
+
+/**
+ * rtd_goan_semantics - the semantics in use
+ * @a: the analyses
+ *
+ * Returns: RTD_GOAN_GO119, RTD_GOAN_GO122 or RTD_GOAN_GO123.
+ */
+RTD_API unsigned rtd_goan_semantics(const rtd_goan *a);
+
+/**
+ * rtd_goan_stack - the frames of a stack the analyses interned
+ * @a: the analyses
+ * @id: the stack id given to a callback (0: none)
+ * @frames: gets the frames, leaf first (valid until the next call of
+ *          rtd_goan_stack() on @a)
+ *
+ * Returns: the frame count.
+ */
+RTD_API size_t rtd_goan_stack(const rtd_goan *a, uint32_t id,
+			      const struct rtd_goframe **frames);
+
+/**
+ * typedef rtd_goan_record_fn - one record of a profile
+ * @frames: the stack, leaf first (borrowed)
+ * @nframes: its length
+ * @count: events (contentions; CPU samples)
+ * @ns: delay in nanoseconds (CPU: samples times the period, see
+ *      enum rtd_goan_prof)
+ * @ctx: the caller's pointer
+ *
+ * Returns: 0 to go on, or a negative error to stop with.
+ */
+typedef int (*rtd_goan_record_fn)(const struct rtd_goframe *frames, size_t nframes,
+				  uint64_t count, int64_t ns, void *ctx);
+
+/**
+ * rtd_goan_profile_foreach - the records of one profile (after finish)
+ * @a: the analyses
+ * @which: enum rtd_goan_prof (computed when asked for in the options)
+ * @fn: called per distinct stack, in the order stacks first counted
+ * @ctx: passed to @fn
+ *
+ * Returns: 0, -RTD_E_STATE when the profile was not asked for, or @fn's
+ * error.
+ */
+RTD_API int rtd_goan_profile_foreach(const rtd_goan *a, unsigned which,
+				     rtd_goan_record_fn fn, void *ctx);
+
+/**
+ * rtd_goan_profile_build - one profile as an rtd_profile (after finish)
+ * @a: the analyses
+ * @which: enum rtd_goan_prof
+ * @out: gets the profile (the caller frees it)
+ *
+ * Blocking profiles: sample type delay/nanoseconds (Go's second type;
+ * contentions are in rtd_goan_profile_foreach()); cpu: cpu/nanoseconds.
+ * Frames are the functions' names, root first.
+ * Returns: 0, -RTD_E_STATE, or -ENOMEM.
+ */
+RTD_API int rtd_goan_profile_build(const rtd_goan *a, unsigned which,
+				   rtd_profile **out);
+
+/**
+ * rtd_goan_profile_total - totals of one profile (after finish)
+ * @a: the analyses
+ * @which: enum rtd_goan_prof
+ * @count: gets the event count (may be NULL)
+ * @ns: gets the nanoseconds (may be NULL)
+ *
+ * Returns: 0 or -RTD_E_STATE.
+ */
+RTD_API int rtd_goan_profile_total(const rtd_goan *a, unsigned which,
+				   uint64_t *count, int64_t *ns);
+
+/**
+ * rtd_goan_mmu - minimum mutator utilization for one window (after finish)
+ * @a: the analyses (with RTD_GOAN_GC)
+ * @i: index into the window sizes of the options
+ * @window: gets the window size in ns (may be NULL)
+ *
+ * The MMU as `go tool trace`'s MMU page computes it (Go's
+ * MMUCurve.MMU over the MutatorUtilization functions of the flags): the
+ * lowest mean utilization over every window of that size; a window longer
+ * than the trace is the trace.
+ * Returns: the MMU in [0, 1], or a negative value for a bad @i or when no
+ * utilization is known (no Gomaxprocs/ProcsChange event).
+ */
+RTD_API double rtd_goan_mmu(const rtd_goan *a, size_t i, int64_t *window);
+
+/**
+ * struct rtd_goan_group - goroutines with one start function (after finish)
+ * @name: the start function ("" for goroutines no stack showed)
+ * @pc: Go 1.19: the start PC the group is keyed by; else 0
+ * @count: goroutines
+ * @exec: their execution time
+ * @total: their time in the trace
+ * @stats, @nstats: sums of their named times (same names as the
+ *                  goroutines')
+ */
+struct rtd_goan_group {
+	const char *name;
+	uint64_t pc;
+	uint64_t count;
+	int64_t exec;
+	int64_t total;
+	const struct rtd_goan_stat *stats;
+	size_t nstats;
+};
+
+/**
+ * rtd_goan_groups_foreach - the goroutine groups (after finish)
+ * @a: the analyses (with RTD_GOAN_GOROUTINES)
+ * @fn: called per group, in no set order
+ * @ctx: passed to @fn
+ *
+ * Returns: 0, -RTD_E_STATE, or @fn's error.
+ */
+RTD_API int rtd_goan_groups_foreach(const rtd_goan *a,
+				    int (*fn)(const struct rtd_goan_group *g, void *ctx),
+				    void *ctx);
+
+/**
+ * rtd_goan_trace_bounds - the first and last event times seen
+ * @a: the analyses
+ * @first: gets the first time (may be NULL)
+ * @last: gets the last time (may be NULL)
+ *
+ * Returns: the number of events fed.
+ */
+RTD_API uint64_t rtd_goan_trace_bounds(const rtd_goan *a, int64_t *first, int64_t *last);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RTDIAG_GOANALYSIS_H */

@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analysis_common.c - tables, names and stacks shared by the goroutine
+ * state tracker and the Go trace analyses.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gotrace/analysis_int.h"
+
+/* ---- u64 -> fixed-size value ------------------------------------------- */
+
+void ga_tab_init(struct ga_tab *t, size_t vsz, size_t max)
+{
+	memset(t, 0, sizeof(*t));
+	t->vsz = vsz;
+	t->max = max;
+}
+
+void ga_tab_free(struct ga_tab *t)
+{
+	free(t->keys);
+	free(t->used);
+	free(t->vals);
+	t->keys = NULL;
+	t->used = NULL;
+	t->vals = NULL;
+	t->n = t->cap = 0;
+}
+
+void ga_tab_clear(struct ga_tab *t)
+{
+	if (t->cap)
+		memset(t->used, 0, t->cap);
+	t->n = 0;
+}
+
+static int tab_grow(struct ga_tab *t)
+{
+	size_t nc = t->cap ? t->cap * 2 : 64;
+	uint64_t *k = malloc(nc * sizeof(*k));
+	uint8_t *u = calloc(nc, 1);
+	uint8_t *v = malloc(nc * t->vsz);
+	if (!k || !u || !v) {
+		free(k);
+		free(u);
+		free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < t->cap; i++) {
+		if (!t->used[i])
+			continue;
+		size_t j = (size_t)rtd_hash_u64(t->keys[i]) & (nc - 1);
+		while (u[j])
+			j = (j + 1) & (nc - 1);
+		k[j] = t->keys[i];
+		u[j] = 1;
+		memcpy(v + j * t->vsz, t->vals + i * t->vsz, t->vsz);
+	}
+	free(t->keys);
+	free(t->used);
+	free(t->vals);
+	t->keys = k;
+	t->used = u;
+	t->vals = v;
+	t->cap = nc;
+	return 0;
+}
+
+void *ga_tab_get_slow(struct ga_tab *t, uint64_t key, bool create, bool *created, int *err)
+{
+	if (created)
+		*created = false;
+	if (t->cap) {
+		size_t i = (size_t)rtd_hash_u64(key) & (t->cap - 1);
+		while (t->used[i]) {
+			if (t->keys[i] == key)
+				return t->vals + i * t->vsz;
+			i = (i + 1) & (t->cap - 1);
+		}
+	}
+	if (!create)
+		return NULL;
+	if (t->max && t->n >= t->max) {
+		if (err)
+			*err = -RTD_E_CAP;
+		return NULL;
+	}
+	if ((t->n + 1) * 4 > t->cap * 3 && tab_grow(t) < 0) {
+		if (err)
+			*err = -ENOMEM;
+		return NULL;
+	}
+	size_t i = (size_t)rtd_hash_u64(key) & (t->cap - 1);
+	while (t->used[i])
+		i = (i + 1) & (t->cap - 1);
+	t->used[i] = 1;
+	t->keys[i] = key;
+	memset(t->vals + i * t->vsz, 0, t->vsz);
+	t->n++;
+	if (created)
+		*created = true;
+	return t->vals + i * t->vsz;
+}
+
+void ga_tab_del(struct ga_tab *t, uint64_t key)
+{
+	if (!t->cap)
+		return;
+	size_t mask = t->cap - 1;
+	size_t i = (size_t)rtd_hash_u64(key) & mask;
+	while (t->used[i] && t->keys[i] != key)
+		i = (i + 1) & mask;
+	if (!t->used[i])
+		return;
+	/* backward shift: move later members of the run into the hole when
+	 * their home slot is not between the hole and them */
+	size_t hole = i;
+	for (size_t j = (i + 1) & mask; t->used[j]; j = (j + 1) & mask) {
+		size_t home = (size_t)rtd_hash_u64(t->keys[j]) & mask;
+		bool stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+		if (stays)
+			continue;
+		t->keys[hole] = t->keys[j];
+		memcpy(t->vals + hole * t->vsz, t->vals + j * t->vsz, t->vsz);
+		hole = j;
+	}
+	t->used[hole] = 0;
+	t->n--;
+}
+
+void *ga_tab_next(const struct ga_tab *t, size_t *it, uint64_t *key)
+{
+	for (size_t i = *it; i < t->cap; i++) {
+		if (!t->used[i])
+			continue;
+		*it = i + 1;
+		if (key)
+			*key = t->keys[i];
+		return t->vals + i * t->vsz;
+	}
+	*it = t->cap;
+	return NULL;
+}
+
+/* ---- names ---------------------------------------------------------------- */
+
+void ga_strs_init(struct ga_strs *s)
+{
+	rtd_strmap_init(&s->m, RTD_GOAN_MAX_STRINGS);
+}
+
+void ga_strs_free(struct ga_strs *s)
+{
+	rtd_strmap_free(&s->m);
+}
+
+const char *ga_intern(struct ga_strs *s, const char *str, size_t len)
+{
+	rtd_strmap_entry *e = rtd_strmap_find(&s->m, str, len);
+	if (e)
+		return e->key;
+	if (rtd_strmap_put(&s->m, str, len, NULL) < 0)
+		return NULL;
+	e = rtd_strmap_find(&s->m, str, len);
+	return e ? e->key : NULL;
+}
+
+/* ---- stacks --------------------------------------------------------------- */
+
+void ga_stacks_init(struct ga_stacks *s, struct ga_strs *strs)
+{
+	memset(s, 0, sizeof(*s));
+	s->strs = strs;
+	ga_tab_init(&s->frame_of_pc, sizeof(uint32_t), RTD_GOAN_MAX_FRAMES);
+	ga_tab_init(&s->cache, sizeof(uint32_t), 0);
+	s->cache_gen = UINT64_MAX;
+}
+
+void ga_stacks_free(struct ga_stacks *s)
+{
+	ga_tab_free(&s->frame_of_pc);
+	ga_tab_free(&s->cache);
+	free(s->frames);
+	free(s->arena);
+	free(s->stk);
+	free(s->slots);
+	free(s->view);
+	memset(s, 0, sizeof(*s));
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t esz)
+{
+	if (need <= *cap)
+		return 0;
+	size_t nc = *cap ? *cap : 64;
+	while (nc < need)
+		nc *= 2;
+	void *q = realloc(*p, nc * esz);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = nc;
+	return 0;
+}
+
+static int64_t frame_index(struct ga_stacks *s, const struct rtd_gotrace_frame *f)
+{
+	int err = -ENOMEM;
+	bool created;
+	uint32_t *ix = ga_tab_get(&s->frame_of_pc, f->pc, true, &created, &err);
+	if (!ix) {
+		snprintf(s->err, sizeof(s->err), err == -RTD_E_CAP
+			 ? "more than %u distinct frame PCs" : "out of memory",
+			 RTD_GOAN_MAX_FRAMES);
+		return err;
+	}
+	if (!created)
+		return *ix - 1;
+	if (grow((void **)&s->frames, &s->capframes, s->nframes + 1, sizeof(*s->frames)) < 0) {
+		ga_tab_del(&s->frame_of_pc, f->pc);
+		snprintf(s->err, sizeof(s->err), "out of memory");
+		return -ENOMEM;
+	}
+	struct ga_frame *g = &s->frames[s->nframes];
+	g->pc = f->pc;
+	g->line = f->line;
+	g->fn = ga_intern(s->strs, f->fn ? f->fn : "", f->fn ? strlen(f->fn) : 0);
+	g->file = ga_intern(s->strs, f->file ? f->file : "", f->file ? strlen(f->file) : 0);
+	if (!g->fn || !g->file) {
+		ga_tab_del(&s->frame_of_pc, f->pc);
+		snprintf(s->err, sizeof(s->err), "out of memory or more than %u names",
+			 RTD_GOAN_MAX_STRINGS);
+		return -ENOMEM;
+	}
+	*ix = (uint32_t)++s->nframes;
+	return (int64_t)s->nframes - 1;
+}
+
+static uint64_t pcs_hash(const struct rtd_gotrace_frame *f, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+	for (size_t i = 0; i < n; i++)
+		h = rtd_hash_u64(h ^ f[i].pc) + i;
+	return h;
+}
+
+static bool same_pcs(const struct ga_stacks *s, uint32_t id,
+		     const struct rtd_gotrace_frame *f, size_t n)
+{
+	if (s->stk[id].n != n)
+		return false;
+	const uint32_t *a = s->arena + s->stk[id].off;
+	for (size_t i = 0; i < n; i++)
+		if (s->frames[a[i]].pc != f[i].pc)
+			return false;
+	return true;
+}
+
+static int rehash(struct ga_stacks *s)
+{
+	size_t nn = s->nslots ? s->nslots * 2 : 1024;
+	uint32_t *sl = calloc(nn, sizeof(*sl));
+	if (!sl)
+		return -ENOMEM;
+	for (size_t id = 1; id < s->nstk; id++) {
+		size_t j = (size_t)s->stk[id].hash & (nn - 1);
+		while (sl[j])
+			j = (j + 1) & (nn - 1);
+		sl[j] = (uint32_t)id;
+	}
+	free(s->slots);
+	s->slots = sl;
+	s->nslots = nn;
+	return 0;
+}
+
+int64_t ga_stacks_add(struct ga_stacks *s, const struct rtd_gotrace_frame *f, size_t n)
+{
+	if (n == 0)
+		return 0;
+	if (s->nstk == 0)
+		s->nstk = 1; /* id 0: no stack */
+	uint64_t h = pcs_hash(f, n);
+	if (s->nslots) {
+		for (size_t j = (size_t)h & (s->nslots - 1); s->slots[j]; j = (j + 1) & (s->nslots - 1)) {
+			uint32_t id = s->slots[j];
+			if (s->stk[id].hash == h && same_pcs(s, id, f, n))
+				return id;
+		}
+	}
+	if (s->nstk >= RTD_GOAN_MAX_STACKS) {
+		snprintf(s->err, sizeof(s->err), "more than %u distinct stacks", RTD_GOAN_MAX_STACKS);
+		return -RTD_E_CAP;
+	}
+	if ((s->nstk + 1) * 2 > s->nslots && rehash(s) < 0)
+		goto oom;
+	if (grow((void **)&s->stk, &s->capstk, s->nstk + 1, sizeof(*s->stk)) < 0 ||
+	    grow((void **)&s->arena, &s->caparena, s->narena + n, sizeof(*s->arena)) < 0)
+		goto oom;
+	size_t off = s->narena;
+	for (size_t i = 0; i < n; i++) {
+		int64_t ix = frame_index(s, &f[i]);
+		if (ix < 0)
+			return ix;
+		s->arena[off + i] = (uint32_t)ix;
+	}
+	s->narena += n;
+	uint32_t id = (uint32_t)s->nstk++;
+	s->stk[id] = (struct ga_stk){h, off, (uint32_t)n};
+	size_t j = (size_t)h & (s->nslots - 1);
+	while (s->slots[j])
+		j = (j + 1) & (s->nslots - 1);
+	s->slots[j] = id;
+	return id;
+oom:
+	snprintf(s->err, sizeof(s->err), "out of memory");
+	return -ENOMEM;
+}
+
+int64_t ga_stacks_intern(struct ga_stacks *s, rtd_gotrace_dec *d, uint64_t gen, uint64_t id)
+{
+	if (id == 0)
+		return 0;
+	/* new-format stack ids are per generation */
+	if (gen != s->cache_gen) {
+		ga_tab_clear(&s->cache);
+		s->cache_gen = gen;
+	}
+	bool created;
+	int err = -ENOMEM;
+	uint32_t *c = ga_tab_get(&s->cache, id, true, &created, &err);
+	if (!c) {
+		snprintf(s->err, sizeof(s->err), "out of memory");
+		return err;
+	}
+	if (!created)
+		return *c;
+	const struct rtd_gotrace_frame *f;
+	size_t n = rtd_gotrace_dec_stack(d, id, &f);
+	int64_t r = ga_stacks_add(s, f, n);
+	if (r < 0) {
+		ga_tab_del(&s->cache, id);
+		return r;
+	}
+	*c = (uint32_t)r;
+	return r;
+}
+
+size_t ga_stacks_view(struct ga_stacks *s, uint32_t id, const struct rtd_goframe **out)
+{
+	uint32_t n = ga_stack_len(s, id);
+	*out = NULL;
+	if (!n)
+		return 0;
+	if (grow((void **)&s->view, &s->capview, n, sizeof(*s->view)) < 0)
+		return 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ga_frame *f = ga_stack_frame(s, id, i);
+		s->view[i] = (struct rtd_goframe){f->pc, f->fn, f->file, f->line};
+	}
+	*out = s->view;
+	return n;
+}

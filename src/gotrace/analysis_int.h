@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analysis_int.h - what the Go trace analyses share inside the library:
+ * a table of u64 keys to fixed-size values, an interner for names and
+ * one for stacks (shared by the state tracker and the analyses).
+ */
+#ifndef RTD_GOTRACE_ANALYSIS_INT_H
+#define RTD_GOTRACE_ANALYSIS_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/map.h"
+#include "rtdiag/goanalysis.h"
+
+/* ---- u64 -> fixed-size value, open addressing, no tombstones ---------- */
+
+struct ga_tab {
+	uint64_t *keys;
+	uint8_t *used;
+	uint8_t *vals;
+	size_t vsz, n, cap, max;
+};
+
+void ga_tab_init(struct ga_tab *t, size_t vsz, size_t max);
+void ga_tab_free(struct ga_tab *t);
+void ga_tab_clear(struct ga_tab *t);
+/* Find, or insert a zeroed value when create; NULL when absent, on the
+ * cap or out of memory (*err: -RTD_E_CAP or -ENOMEM). The pointer is
+ * valid until the next insert or delete. */
+void *ga_tab_get_slow(struct ga_tab *t, uint64_t key, bool create, bool *created, int *err);
+/* The same, the common hit in the key's home slot inlined (the tracker
+ * and the analyses look up a goroutine several times per event). */
+static inline void *ga_tab_get(struct ga_tab *t, uint64_t key, bool create, bool *created,
+			       int *err)
+{
+	if (t->cap) {
+		size_t i = (size_t)rtd_hash_u64(key) & (t->cap - 1);
+		if (t->used[i] && t->keys[i] == key) {
+			if (created)
+				*created = false;
+			return t->vals + i * t->vsz;
+		}
+	}
+	return ga_tab_get_slow(t, key, create, created, err);
+}
+void ga_tab_del(struct ga_tab *t, uint64_t key);
+/* Iterate: *it = 0 first; returns the value or NULL at the end. */
+void *ga_tab_next(const struct ga_tab *t, size_t *it, uint64_t *key);
+
+/* ---- names ---------------------------------------------------------------- */
+
+/* Interned strings: one copy each, valid while the interner lives. */
+struct ga_strs {
+	rtd_strmap m;
+};
+void ga_strs_init(struct ga_strs *s);
+void ga_strs_free(struct ga_strs *s);
+/* NULL when out of memory or past RTD_GOAN_MAX_STRINGS. */
+const char *ga_intern(struct ga_strs *s, const char *str, size_t len);
+
+/* ---- stacks --------------------------------------------------------------- */
+
+struct ga_frame {
+	uint64_t pc, line;
+	const char *fn, *file;
+};
+
+struct ga_stacks {
+	struct ga_strs *strs;
+	/* frames, deduplicated by PC (the first symbol seen wins, as in Go's
+	 * pprof builder) */
+	struct ga_tab frame_of_pc; /* pc -> uint32 index + 1 */
+	struct ga_frame *frames;
+	size_t nframes, capframes;
+	/* stacks: frame indices in one arena, leaf first */
+	uint32_t *arena;
+	size_t narena, caparena;
+	struct ga_stk {
+		uint64_t hash;
+		size_t off;
+		uint32_t n;
+	} *stk; /* [0] unused: id 0 is "no stack" */
+	size_t nstk, capstk;
+	uint32_t *slots; /* open addressing over stack ids by hash */
+	size_t nslots;
+	/* the trace's stack ids of the current generation -> ours */
+	struct ga_tab cache;
+	uint64_t cache_gen;
+	/* rtd_gostate_stack()'s view */
+	struct rtd_goframe *view;
+	size_t capview;
+	char err[160];
+};
+
+void ga_stacks_init(struct ga_stacks *s, struct ga_strs *strs);
+void ga_stacks_free(struct ga_stacks *s);
+/* Our id for the decoder's stack @id of generation @gen (0 for none or
+ * an empty stack); <0 on an error (message in s->err). */
+int64_t ga_stacks_intern(struct ga_stacks *s, rtd_gotrace_dec *d, uint64_t gen,
+			 uint64_t id);
+/* Intern frames given by the caller. */
+int64_t ga_stacks_add(struct ga_stacks *s, const struct rtd_gotrace_frame *f, size_t n);
+static inline uint32_t ga_stack_len(const struct ga_stacks *s, uint32_t id)
+{
+	return id && id < s->nstk ? s->stk[id].n : 0;
+}
+static inline const struct ga_frame *ga_stack_frame(const struct ga_stacks *s,
+						    uint32_t id, uint32_t i)
+{
+	return &s->frames[s->arena[s->stk[id].off + i]];
+}
+/* The frames of a stack as rtd_goframe, in s->view (valid until the next
+ * call). */
+size_t ga_stacks_view(struct ga_stacks *s, uint32_t id, const struct rtd_goframe **out);
+
+/* ---- the tracker, as the analyses use it ------------------------------ */
+
+struct rtd_gostate;
+/* The tracker over a shared name and stack interner (the analyses own
+ * them). */
+struct rtd_gostate *ga_state_new(rtd_gotrace_dec *d, struct ga_strs *strs,
+				 struct ga_stacks *stacks);
+
+/* ---- what the analyses share ------------------------------------------ */
+
+/* A small map of names to nanoseconds (a goroutine's block reasons and
+ * ranges: a handful each). */
+struct ga_kv {
+	const char *k;
+	int64_t v;
+};
+struct ga_kvs {
+	struct ga_kv *e;
+	uint32_t n, cap;
+};
+int ga_kvs_add(struct ga_kvs *m, const char *k, int64_t v); /* += */
+int ga_kvs_set(struct ga_kvs *m, const char *k, int64_t v);
+int64_t *ga_kvs_find(const struct ga_kvs *m, const char *k);
+void ga_kvs_del(struct ga_kvs *m, const char *k);
+int ga_kvs_copy(struct ga_kvs *dst, const struct ga_kvs *src);
+void ga_kvs_free(struct ga_kvs *m);
+
+struct ga_ctx {
+	rtd_gotrace_dec *d;
+	int ver;       /* the trace's version */
+	unsigned sem;  /* enum rtd_goan_semantics, resolved */
+	struct ga_strs strs;
+	struct ga_stacks stacks;
+	struct rtd_goan_opts o;
+	int64_t first_ts, last_ts;
+	uint64_t nev;
+	const struct rtd_gotrace_event *ev; /* being fed */
+	char err[256];
+};
+
+/* the decoder the analyses read (rtd_goan_run) */
+rtd_gotrace_dec *ga_goan_dec(const rtd_goan *a);
+
+int ga_fail(struct ga_ctx *c, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* our stack id for the event's stack id @id (0 none), <0 on error */
+int64_t ga_stack(struct ga_ctx *c, uint64_t id);
+
+/* goroutine statistics, regions, tasks: Go 1.19's GoroutineStats and
+ * annotations, Go 1.22+'s Summarizer (analysis_summary.c) */
+struct ga_sum;
+struct ga_sum *ga_sum_new(struct ga_ctx *c);
+void ga_sum_free(struct ga_sum *s);
+int ga_sum_v1(struct ga_sum *s, const struct rtd_gotrace_event *ev);
+int ga_sum_v2(struct ga_sum *s, const struct rtd_goev *ev);
+int ga_sum_finish(struct ga_sum *s);
+/* Go 1.22+: the goroutine's StartTime (0: never ran) and whether it is
+ * known */
+int64_t ga_sum_start_time(const struct ga_sum *s, uint64_t g, bool *known);
+int ga_sum_groups(const struct ga_sum *s,
+		  int (*fn)(const struct rtd_goan_group *g, void *ctx), void *ctx);
+
+/* the blocking and CPU profiles (analysis_pprof.c) */
+struct ga_prof;
+struct ga_prof *ga_prof_new(struct ga_ctx *c, struct ga_sum *sum);
+void ga_prof_free(struct ga_prof *p);
+int ga_prof_v1(struct ga_prof *p, const struct rtd_gotrace_event *ev);
+int ga_prof_v2(struct ga_prof *p, const struct rtd_goev *ev);
+int ga_prof_finish(struct ga_prof *p);
+int ga_prof_foreach(const struct ga_prof *p, unsigned which, rtd_goan_record_fn fn, void *ctx);
+int ga_prof_total(const struct ga_prof *p, unsigned which, uint64_t *count, int64_t *ns);
+
+/* GC cycles, pauses, mutator utilization and MMU (analysis_gc.c) */
+struct ga_gc;
+struct ga_gc *ga_gc_new(struct ga_ctx *c);
+void ga_gc_free(struct ga_gc *g);
+int ga_gc_v1(struct ga_gc *g, const struct rtd_gotrace_event *ev);
+int ga_gc_v2(struct ga_gc *g, const struct rtd_goev *ev);
+int ga_gc_finish(struct ga_gc *g);
+double ga_gc_mmu(const struct ga_gc *g, size_t i, int64_t *window);
+#endif

@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analysis_run.c - the analyses fed from a decoder on a thread of its own
+ * (rtd_goan_run).
+ *
+ * Ordering a Go 1.22+ trace costs about as much as analysing it, and the
+ * two are one stream: the decoding thread calls the caller's next() and
+ * copies each event to a chunk of a small ring; the caller's thread feeds
+ * the chunks to the analyses in order. What an event borrows from the
+ * decoder stays valid for the generation (rtd_gotrace_dec_set_tables_hook):
+ * before the decoder replaces its tables the decoding thread hands over
+ * what it has and waits until the analyses are done with it, so the
+ * analyses see the decoder's strings and stacks exactly as in one thread.
+ * The rest is copied: the wire arguments, and UserTaskEnd's task name
+ * (kept until the generation ends, so no two names share an address in a
+ * generation). The events and their order are the serial run's.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gotrace/analysis_int.h"
+
+#define RUN_BYTES (64u << 10) /* of records per chunk */
+#define RUN_CHUNKS 16u  /* chunks in flight */
+#define RUN_BATCH 4u    /* chunks a sleeping side is woken for */
+#define RUN_SPIN 200u   /* looks before sleeping */
+
+/*
+ * An event crosses from one core to the other as a record of what the
+ * analyses can see in it: a short one (the fields a Go 1.22+ ordered event
+ * has, its arguments and string arguments after it; about 100 bytes) or,
+ * for anything else, the whole event (272). The wire arguments (raw) are
+ * not passed on: the analyses do not read them.
+ */
+struct rec {
+	uint64_t off, g, stack, gen;
+	int64_t ts, p, m;
+	const char *name;
+	const char *const *argnames;
+	const char *const *sargnames;
+	uint32_t type;
+	uint16_t size; /* of the record with what follows, a multiple of 8 */
+	uint8_t nargs, nsargs; /* 0xff: a whole event follows */
+};
+#define REC_WHOLE 0xffu
+#define REC_MAX (sizeof(struct rec) + sizeof(struct rtd_gotrace_event))
+
+struct chunk {
+	alignas(64) unsigned char b[RUN_BYTES];
+	size_t len;
+	int end;   /* 1: next() ended here with rc (0 or < 0) */
+	int rc;
+};
+
+/*
+ * made and used count chunks; each side waits for the other by looking
+ * a few times, then sleeping on cv with its *_waiting flag set (both
+ * sides change a counter before they look at the other's flag, and set
+ * their flag before they look at the counter again: no wake-up is lost).
+ * A sleeping side is woken for a few chunks at a time, not for each.
+ */
+struct run {
+	rtd_gotrace_dec *d;
+	rtd_gotrace_next_fn next;
+	void *ctx;
+	struct chunk *ring;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	_Atomic uint64_t made, used; /* chunks published, chunks the analyses finished */
+	_Atomic bool stop;           /* the analyses failed: the decoding thread stops */
+	_Atomic bool cons_waiting, prod_waiting;
+	size_t fill; /* a chunk goes when it has this many bytes */
+	/* UserTaskEnd names of the generation (decoding thread only) */
+	char **names;
+	size_t nnames, capnames;
+};
+
+static void wake(struct run *r)
+{
+	pthread_mutex_lock(&r->mu);
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+}
+
+static void names_free(struct run *r)
+{
+	for (size_t i = 0; i < r->nnames; i++)
+		free(r->names[i]);
+	r->nnames = 0;
+}
+
+/* Whether the short record has all of the event. */
+static bool short_ok(const struct rtd_gotrace_event *ev)
+{
+	return ev->nargs <= RTD_GOTRACE_MAX_ARGS && ev->nsargs <= 2 && !ev->ticks && !ev->seq &&
+	       !ev->str_id && !ev->str && !ev->str_len && !ev->nframes && !ev->frames;
+}
+
+/* Append the event to the chunk (room for REC_MAX is there). What it
+ * borrows until the next call only is copied or dropped (raw). */
+static int put_event(struct run *r, struct chunk *c, const struct rtd_gotrace_event *ev)
+{
+	struct rec *x = (struct rec *)(c->b + c->len);
+	const char *task = NULL;
+	if (ev->type == RTD_GO2_EV_USER_TASK_END && ev->nsargs > 0) {
+		if (r->nnames == r->capnames) {
+			size_t nc = r->capnames ? 2 * r->capnames : 16;
+			char **n = realloc(r->names, nc * sizeof(*n));
+			if (!n)
+				return -ENOMEM;
+			r->names = n;
+			r->capnames = nc;
+		}
+		char *t = malloc(ev->sarg_lens[0] + 1);
+		if (!t)
+			return -ENOMEM;
+		memcpy(t, ev->sargs[0], ev->sarg_lens[0]);
+		t[ev->sarg_lens[0]] = 0;
+		r->names[r->nnames++] = t;
+		task = t;
+	}
+	if (!short_ok(ev)) {
+		x->nargs = REC_WHOLE;
+		struct rtd_gotrace_event *w = (struct rtd_gotrace_event *)(x + 1);
+		*w = *ev;
+		w->raw = NULL;
+		w->nraw = 0;
+		if (task)
+			w->sargs[0] = task;
+		x->size = (uint16_t)REC_MAX;
+		c->len += REC_MAX;
+		return 0;
+	}
+	x->off = ev->off;
+	x->g = ev->g;
+	x->stack = ev->stack;
+	x->gen = ev->gen;
+	x->ts = ev->ts;
+	x->p = ev->p;
+	x->m = ev->m;
+	x->name = ev->name;
+	x->argnames = ev->argnames;
+	x->sargnames = ev->sargnames;
+	x->type = ev->type;
+	x->nargs = (uint8_t)ev->nargs;
+	x->nsargs = (uint8_t)ev->nsargs;
+	uint64_t *a = (uint64_t *)(x + 1);
+	memcpy(a, ev->args, ev->nargs * sizeof(*a));
+	a += ev->nargs;
+	for (unsigned i = 0; i < ev->nsargs; i++) {
+		a[0] = (uint64_t)(uintptr_t)(i == 0 && task ? task : ev->sargs[i]);
+		a[1] = ev->sarg_lens[i];
+		a += 2;
+	}
+	size_t size = (size_t)((unsigned char *)a - (unsigned char *)x);
+	x->size = (uint16_t)size;
+	c->len += size;
+	return 0;
+}
+
+/* The event of a record, in @ev (the analyses' thread). A short record
+ * sets what it has and clears the arguments after its own; the fields it
+ * never has are cleared when @ev held a whole event (*whole). */
+static void get_event(const struct rec *x, struct rtd_gotrace_event *ev, bool *whole)
+{
+	if (x->nargs == REC_WHOLE) {
+		*ev = *(const struct rtd_gotrace_event *)(x + 1);
+		*whole = true;
+		return;
+	}
+	if (*whole) {
+		memset(ev, 0, sizeof(*ev));
+		*whole = false;
+	}
+	for (unsigned i = x->nargs; i < RTD_GOTRACE_MAX_ARGS; i++)
+		ev->args[i] = 0;
+	for (unsigned i = x->nsargs; i < 2; i++) {
+		ev->sargs[i] = NULL;
+		ev->sarg_lens[i] = 0;
+	}
+	ev->off = x->off;
+	ev->g = x->g;
+	ev->stack = x->stack;
+	ev->gen = x->gen;
+	ev->ts = x->ts;
+	ev->p = x->p;
+	ev->m = x->m;
+	ev->name = x->name;
+	ev->argnames = x->argnames;
+	ev->sargnames = x->sargnames;
+	ev->type = x->type;
+	ev->nargs = x->nargs;
+	ev->nsargs = x->nsargs;
+	const uint64_t *a = (const uint64_t *)(x + 1);
+	memcpy(ev->args, a, x->nargs * sizeof(*a));
+	a += x->nargs;
+	for (unsigned i = 0; i < x->nsargs; i++) {
+		ev->sargs[i] = (const char *)(uintptr_t)a[0];
+		ev->sarg_lens[i] = (size_t)a[1];
+		a += 2;
+	}
+}
+
+/* Decoding thread: may it go on (room in the ring, or with @drain every
+ * chunk used)? */
+static bool prod_may(struct run *r, bool drain)
+{
+	uint64_t m = atomic_load(&r->made), u = atomic_load(&r->used);
+	return drain ? u >= m : m - u < RUN_CHUNKS;
+}
+
+/* Decoding thread: wait for room (or for every chunk to be used when
+ * @drain). False when the analyses stopped. */
+static bool wait_room(struct run *r, bool drain)
+{
+	for (unsigned i = 0; i < RUN_SPIN; i++) {
+		if (atomic_load(&r->stop))
+			return false;
+		if (prod_may(r, drain))
+			return true;
+	}
+	pthread_mutex_lock(&r->mu);
+	atomic_store(&r->prod_waiting, true);
+	/* the analyses may sleep on fewer chunks than they are woken for */
+	if (atomic_load(&r->cons_waiting) && atomic_load(&r->made) > atomic_load(&r->used))
+		pthread_cond_broadcast(&r->cv);
+	while (!atomic_load(&r->stop) && !prod_may(r, drain))
+		pthread_cond_wait(&r->cv, &r->mu);
+	atomic_store(&r->prod_waiting, false);
+	pthread_mutex_unlock(&r->mu);
+	return !atomic_load(&r->stop);
+}
+
+/* Hand the chunk being filled over; wake the analyses if they sleep and
+ * there is enough for them (or @force: no more is coming for now). */
+static void publish(struct run *r, bool force)
+{
+	uint64_t m = atomic_fetch_add(&r->made, 1) + 1;
+	if (atomic_load(&r->cons_waiting) && (force || m - atomic_load(&r->used) >= RUN_BATCH))
+		wake(r);
+}
+
+struct prod {
+	struct run *r;
+	struct chunk *c; /* being filled, or NULL */
+	bool ok;
+};
+
+static struct chunk *cur_chunk(struct prod *p)
+{
+	struct run *r = p->r;
+	if (!p->c) {
+		if (!wait_room(r, false))
+			return NULL;
+		p->c = &r->ring[atomic_load(&r->made) % RUN_CHUNKS];
+		p->c->len = 0;
+		p->c->end = 0;
+	}
+	return p->c;
+}
+
+/* The decoder is about to replace its tables: hand over what is filled
+ * and wait until the analyses are done with all of it. */
+static void tables_going(void *ctx)
+{
+	struct prod *p = ctx;
+	struct run *r = p->r;
+	if (p->c && p->c->len) {
+		publish(r, true);
+		p->c = NULL;
+	}
+	if (!wait_room(r, true))
+		p->ok = false;
+	names_free(r);
+}
+
+static void *produce(void *arg)
+{
+	struct prod *p = arg;
+	struct run *r = p->r;
+	int rc;
+	for (;;) {
+		struct chunk *c = cur_chunk(p);
+		if (!c)
+			return NULL;
+		struct rtd_gotrace_event ev;
+		rc = r->next(r->ctx, &ev);
+		if (!p->ok)
+			return NULL; /* stopped while waiting in the hook */
+		c = cur_chunk(p); /* the hook may have handed the chunk over */
+		if (!c)
+			return NULL;
+		if (rc <= 0)
+			break;
+		if ((rc = put_event(r, c, &ev)) < 0)
+			break;
+		if (c->len >= r->fill) {
+			publish(r, false);
+			p->c = NULL;
+		}
+	}
+	p->c->end = 1;
+	p->c->rc = rc;
+	publish(r, true);
+	p->c = NULL;
+	return NULL;
+}
+
+static int run_serial(rtd_goan *a, rtd_gotrace_next_fn next, void *ctx, int *dec_rc)
+{
+	struct rtd_gotrace_event ev;
+	int rc;
+	while ((rc = next(ctx, &ev)) > 0) {
+		int arc = rtd_goan_feed(a, &ev);
+		if (arc < 0)
+			return arc;
+	}
+	*dec_rc = rc;
+	return 0;
+}
+
+int rtd_goan_run(rtd_goan *a, rtd_gotrace_next_fn next, void *ctx, unsigned flags,
+		 int *dec_rc)
+{
+	*dec_rc = 0;
+	rtd_gotrace_dec *d = ga_goan_dec(a);
+	bool thread = (flags & RTD_GOAN_RUN_THREAD) && rtd_gotrace_dec_version(d) >= 1022;
+	if (thread && !(flags & RTD_GOAN_RUN_ANY_CPUS) && sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		thread = false;
+	if (!thread)
+		return run_serial(a, next, ctx, dec_rc);
+	struct run r = {.d = d, .next = next, .ctx = ctx,
+			.fill = flags & RTD_GOAN_RUN_SMALL_CHUNKS ? 3 * sizeof(struct rec)
+								   : RUN_BYTES - REC_MAX};
+	atomic_init(&r.made, 0);
+	atomic_init(&r.used, 0);
+	atomic_init(&r.stop, false);
+	atomic_init(&r.cons_waiting, false);
+	atomic_init(&r.prod_waiting, false);
+	r.ring = malloc(RUN_CHUNKS * sizeof(*r.ring));
+	if (!r.ring)
+		return run_serial(a, next, ctx, dec_rc);
+	pthread_mutex_init(&r.mu, NULL);
+	pthread_cond_init(&r.cv, NULL);
+	struct prod p = {&r, NULL, true};
+	rtd_gotrace_dec_set_tables_hook(d, tables_going, &p);
+	pthread_t th;
+	if (pthread_create(&th, NULL, produce, &p) != 0) {
+		rtd_gotrace_dec_set_tables_hook(d, NULL, NULL);
+		pthread_cond_destroy(&r.cv);
+		pthread_mutex_destroy(&r.mu);
+		free(r.ring);
+		return run_serial(a, next, ctx, dec_rc);
+	}
+	int rc = 0;
+	struct rtd_gotrace_event ev;
+	bool whole = true; /* ev: cleared at the first short record */
+	for (uint64_t k = 0;; k++) {
+		unsigned spin = 0;
+		while (atomic_load(&r.made) <= k && spin < RUN_SPIN)
+			spin++;
+		if (atomic_load(&r.made) <= k) {
+			pthread_mutex_lock(&r.mu);
+			atomic_store(&r.cons_waiting, true);
+			while (atomic_load(&r.made) <= k)
+				pthread_cond_wait(&r.cv, &r.mu);
+			atomic_store(&r.cons_waiting, false);
+			pthread_mutex_unlock(&r.mu);
+		}
+		struct chunk *c = &r.ring[k % RUN_CHUNKS];
+		for (size_t at = 0; at < c->len && rc == 0;) {
+			const struct rec *x = (const struct rec *)(c->b + at);
+			get_event(x, &ev, &whole);
+			rc = rtd_goan_feed(a, &ev);
+			at += x->size;
+		}
+		bool end = c->end;
+		if (end)
+			*dec_rc = c->rc;
+		if (rc < 0)
+			atomic_store(&r.stop, true);
+		uint64_t u = k + 1;
+		atomic_store(&r.used, u);
+		if (atomic_load(&r.prod_waiting) &&
+		    (rc < 0 || u >= atomic_load(&r.made) || atomic_load(&r.made) - u <= RUN_CHUNKS - RUN_BATCH))
+			wake(&r);
+		if (end || rc < 0)
+			break;
+	}
+	pthread_join(th, NULL);
+	rtd_gotrace_dec_set_tables_hook(d, NULL, NULL);
+	names_free(&r);
+	free(r.names);
+	pthread_cond_destroy(&r.cv);
+	pthread_mutex_destroy(&r.mu);
+	free(r.ring);
+	return rc;
+}

@@ -1,0 +1,64 @@
+# lib.sh - shared by the goanalysis integration tests (sourced).
+set -u
+R=${RTDIAG:?RTDIAG not set}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SRCDIR=${RTD_SOURCE_DIR:-$(cd "$HERE/../../.." && pwd)}
+V1=${RTD_SHARED_DIR:-../shared}/testdata/gotrace/v1
+fail=0
+ok() { echo "ok: $*"; }
+bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/rtd-goan.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+finish() {
+  if [ "$fail" -ne 0 ]; then echo "$fail failed"; exit 1; fi
+  echo "all passed"; exit 0
+}
+command -v python3 >/dev/null || { echo "skip: python3 is needed to read go tool trace's pages"; exit 77; }
+
+# need_go V: GO=/usr/lib/go-V/bin/go, or exit 77 saying why.
+need_go() {
+  GO=/usr/lib/go-$1/bin/go
+  [ -x "$GO" ] || { echo "skip: Go $1 is not installed ($GO; Debian's golang-$1-go, see scripts/install-deps.sh)"; exit 77; }
+  "$GO" version | grep -q "go$1" || { echo "skip: $GO is not Go $1"; exit 77; }
+}
+
+# build_target NAME: build tests/targets/NAME with $GO once per build tree
+# (under a lock: tests run in parallel), into $B/NAME.
+build_target() {
+  local v; v=$("$GO" version | awk '{print $3}')
+  B=${RTD_BINARY_DIR:-$TMP}/goanalysis-targets/$v
+  mkdir -p "$B"
+  (
+    flock 9
+    if [ ! -x "$B/$1" ] || [ "$SRCDIR/tests/targets/$1/main.go" -nt "$B/$1" ]; then
+      # Go's own build cache when there is a home for it (the normal and
+      # the sanitizer build trees then compile the standard library once)
+      local cache="$B/gocache"
+      [ -n "${HOME:-}" ] && [ -w "$HOME" ] && cache=$("$GO" env GOCACHE 2>/dev/null)
+      cd "$SRCDIR/tests/targets/$1" &&
+        GOCACHE="${cache:-$B/gocache}" GOPATH="$B/gopath" GOTOOLCHAIN=local GOPROXY=off GOFLAGS= \
+          timeout 300 "$GO" build -o "$B/$1.new" main.go && mv "$B/$1.new" "$B/$1"
+    fi
+  ) 9>"$B/.lock" || return 1
+}
+
+# analyses_run TRACE: every analysis runs to the end (the sanitizer build
+# runs them where it leaves the comparison with Go to the normal build).
+analyses_run() {
+  local t=$1 x
+  for x in "pprof -t net -f raw" "pprof -t sync -f raw" "pprof -t syscall -f raw" "pprof -t sched -f raw" \
+           "pprof -t cpu -f raw" "goroutines --json --limit 0" "goroutines --group-by region --json" \
+           "tasks --regions --json" "gc --json" "gc --per-proc --util stw,background,assist,sweep --json" \
+           "pprof -t sched -f raw --go 1.23"; do
+    "$R" gotrace $x "$t" >/dev/null 2>"$TMP/err" || bad "$(basename "$t"): gotrace $x: $(cat "$TMP/err")"
+  done
+  ok "$(basename "$t"): every analysis runs"
+}
+# gotool TRACE: rtdiag's analyses against $GO's go tool trace (pages, profiles, MMU).
+gotool() {
+  mkdir -p "$TMP/work"
+  python3 "$HERE/gotool_cmp.py" "$GO" "$R" "$1" "$TMP/work" >"$TMP/cmp.out" 2>&1
+  local rc=$?
+  cat "$TMP/cmp.out"
+  [ $rc -eq 0 ] || [ $rc -eq 3 ] || fail=$((fail+1))
+}

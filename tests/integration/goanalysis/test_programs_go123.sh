@@ -1,0 +1,3 @@
+#!/bin/bash
+# go tool trace of Go 1.23 against rtdiag on traces of test programs built with it.
+GOV=1.23 . "$(dirname "$0")/programs.sh"

@@ -1,0 +1,1219 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gotrace_analyze.c - 'rtdiag gotrace pprof|goroutines|gc|tasks': the
+ * library's analyses (rtdiag/goanalysis.h) over one ordered pass of a
+ * trace, printed.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "common/buf.h"
+#include "gotrace_analyze.h"
+#include "gotrace_cli.h"
+#include "opt.h"
+#include "out.h"
+#include "rtdiag/goanalysis.h"
+#include "rtdiag/profile.h"
+
+/* ---- shared --------------------------------------------------------------- */
+
+/* Go's time.Duration.String(): "1.5s", "1.234567ms", "850ns", "1h2m3s". */
+static const char *go_dur(int64_t d, char *buf, size_t len)
+{
+	char b[40];
+	size_t w = sizeof(b);
+	bool neg = d < 0;
+	uint64_t u = neg ? (uint64_t)0 - (uint64_t)d : (uint64_t)d;
+	b[--w] = 0;
+	if (u == 0) {
+		snprintf(buf, len, "0s");
+		return buf;
+	}
+	int prec;
+	if (u < 1000000000ull) {
+		b[--w] = 's';
+		if (u < 1000) {
+			prec = 0;
+			b[--w] = 'n';
+		} else if (u < 1000000) {
+			prec = 3;
+			b[--w] = (char)0xb5; /* "µ" in UTF-8 */
+			b[--w] = (char)0xc2;
+		} else {
+			prec = 6;
+			b[--w] = 'm';
+		}
+	} else {
+		b[--w] = 's';
+		prec = 9;
+	}
+	/* the fraction, without trailing zeros */
+	bool print = false;
+	for (int i = 0; i < prec; i++) {
+		unsigned digit = (unsigned)(u % 10);
+		print = print || digit != 0;
+		if (print)
+			b[--w] = (char)('0' + digit);
+		u /= 10;
+	}
+	if (print)
+		b[--w] = '.';
+	if (prec == 9) { /* seconds, minutes, hours */
+		uint64_t s = u % 60;
+		u /= 60;
+		do {
+			b[--w] = (char)('0' + s % 10);
+			s /= 10;
+		} while (s);
+		if (u) {
+			b[--w] = 'm';
+			uint64_t m = u % 60;
+			u /= 60;
+			do {
+				b[--w] = (char)('0' + m % 10);
+				m /= 10;
+			} while (m);
+			if (u) {
+				b[--w] = 'h';
+				do {
+					b[--w] = (char)('0' + u % 10);
+					u /= 10;
+				} while (u);
+			}
+		}
+	} else {
+		do {
+			b[--w] = (char)('0' + u % 10);
+			u /= 10;
+		} while (u);
+	}
+	if (neg)
+		b[--w] = '-';
+	snprintf(buf, len, "%s", b + w);
+	return buf;
+}
+
+static void put_json_str(FILE *o, const char *s)
+{
+	rtd_buf b;
+	rtd_buf_init(&b, 0);
+	if (rtd_buf_json_str(&b, s, strlen(s)) == 0)
+		fputs(rtd_buf_cstr(&b), o);
+	else
+		fputs("\"\"", o);
+	rtd_buf_free(&b);
+}
+
+enum { SEM_AUTO = 0 };
+
+/* --go CHOICE index -> semantics */
+static const unsigned go_sem[] = {RTD_GOAN_GO119, RTD_GOAN_GO122, RTD_GOAN_GO123};
+#define GO_OPT(id)                                                             \
+	{id, "go", 0, CLI_ARG_CHOICE, 0, "1.19|1.22|1.23",                     \
+	 "answer as that Go's 'go tool trace' (default: the trace's own)", 0, 0}
+
+/* One analysis run over FILE: the ordered events into rtd_goan. */
+struct run {
+	const char *path;
+	struct gt_in *in;
+	rtd_goan *a;
+	int dec_rc;   /* the decoder's error, 0 at a clean end */
+	uint64_t dec_off;
+	char dec_msg[512];
+};
+
+/* Read and analyse the whole trace. Returns 0 when the run happened (the
+ * decoder's error, if any, is in r->dec_rc), or an exit code. */
+static int next_event(void *in, struct rtd_gotrace_event *ev)
+{
+	return gt_next_quiet(in, ev);
+}
+
+static int run_trace(struct run *r, const char *path, struct rtd_goan_opts *o,
+		     const rtd_goan **pa)
+{
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	r->in = malloc(gt_in_size());
+	if (!r->in)
+		return cli_fail("out of memory");
+	if (gt_open(r->in, path, RTD_GOTRACE_ORDERED, 0) < 0) {
+		free(r->in);
+		r->in = NULL;
+		return CLI_FAIL;
+	}
+	struct rtd_gotrace_event ev;
+	int rc = 0;
+	if (gt_prime_header(r->in) < 0 || rtd_gotrace_dec_version(gt_dec(r->in)) == 0) {
+		rc = gt_next_quiet(r->in, &ev);
+		if (rc >= 0) /* an empty input */
+			return cli_fail("%s: not a Go execution trace (no header)", path);
+		gt_report(r->in, rc);
+		return CLI_FAIL;
+	}
+	r->a = rtd_goan_new(gt_dec(r->in), o);
+	if (!r->a)
+		return cli_fail("%s: %s", path, rtd_goan_new_error());
+	if (pa)
+		*pa = r->a;
+	/* Go 1.22+: ordering on a thread of its own, the analyses on this one */
+	int arc = rtd_goan_run(r->a, next_event, r->in, RTD_GOAN_RUN_THREAD, &rc);
+	cli_progress_done();
+	if (arc < 0)
+		return cli_fail("%s: analysis: %s", path, rtd_goan_error(r->a));
+	if (rc < 0) {
+		r->dec_rc = rc;
+		const char *m = rtd_gotrace_dec_error(gt_dec(r->in), &r->dec_off);
+		snprintf(r->dec_msg, sizeof(r->dec_msg), "%s", *m ? m : rtd_strerror(rc));
+	}
+	if (rtd_goan_finish(r->a) < 0)
+		return cli_fail("%s: analysis: %s", path, rtd_goan_error(r->a));
+	return 0;
+}
+
+/* After the output: the decoder's error, if any. Returns the exit code. */
+static int run_end(struct run *r)
+{
+	int code = CLI_OK;
+	if (r->dec_rc < 0) {
+		int ver = rtd_gotrace_dec_version(gt_dec(r->in));
+		uint64_t n = rtd_goan_trace_bounds(r->a, NULL, NULL);
+		fprintf(stderr, "rtdiag: %s: %s (at byte %" PRIu64 ")\n", r->path, r->dec_msg,
+			r->dec_off);
+		if (ver < 1022 && n == 0)
+			fprintf(stderr, "rtdiag: %s: a Go 1.5-1.21 trace is ordered from its end (the runtime writes the clock frequency and the stacks last; 'go tool trace' refuses it too); nothing could be analysed\n",
+				r->path);
+		else if (ver >= 1022)
+			fprintf(stderr, "rtdiag: %s: the answers above cover the %" PRIu64 " events of the generations before the damage\n",
+				r->path, n);
+		code = CLI_FAIL;
+	}
+	if (r->a)
+		rtd_goan_free(r->a);
+	if (r->in) {
+		gt_close(r->in);
+		free(r->in);
+	}
+	return code;
+}
+
+static void run_abort(struct run *r)
+{
+	rtd_goan_free(r->a);
+	if (r->in) {
+		gt_close(r->in);
+		free(r->in);
+	}
+}
+
+/* Times in the output: seconds since the trace's first event. */
+static double since(const rtd_goan *a, int64_t t)
+{
+	int64_t first;
+	rtd_goan_trace_bounds(a, &first, NULL);
+	return (double)(t - first) / 1e9;
+}
+
+/* ---- pprof -------------------------------------------------------------------- */
+
+static const char *const prof_names[RTD_GOAN_PROF_COUNT] = {"cpu", "net", "sync", "syscall", "sched"};
+
+
+struct toprow {
+	const char *name;
+	int64_t flat, cum;
+};
+
+static int cmp_top(const void *a, const void *b)
+{
+	const struct rtd_profile_entry *x = a, *y = b;
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int write_top(FILE *f, rtd_profile *p, const rtd_goan *a, unsigned which)
+{
+	uint64_t count;
+	int64_t ns;
+	rtd_goan_profile_total(a, which, &count, &ns);
+	char b[40];
+	fprintf(f, "%s profile: %" PRIu64 " %s, total %s\n", prof_names[which], count,
+		which == RTD_GOAN_PROF_CPU ? "samples" : "events", go_dur(ns, b, sizeof(b)));
+	size_t max = 50;
+	struct rtd_profile_entry *e = calloc(max, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	int n = rtd_profile_top(p, e, max);
+	if (n < 0) {
+		free(e);
+		return n;
+	}
+	qsort(e, (size_t)n, sizeof(*e), cmp_top);
+	fprintf(f, "%14s %6s %6s %14s %6s  %s\n", "flat", "flat%", "sum%", "cum", "cum%", "function");
+	int64_t sum = 0;
+	for (int i = 0; i < n; i++) {
+		char fb[40], cb[40];
+		sum += e[i].self;
+		double t = ns ? (double)ns : 1;
+		fprintf(f, "%14s %5.1f%% %5.1f%% %14s %5.1f%%  %s\n", go_dur(e[i].self, fb, sizeof(fb)),
+			100.0 * (double)e[i].self / t, 100.0 * (double)sum / t,
+			go_dur(e[i].total, cb, sizeof(cb)), 100.0 * (double)e[i].total / t, e[i].name);
+	}
+	free(e);
+	return 0;
+}
+
+/* --format raw: the records exactly, one per line: COUNT, NS, then the
+ * frames leaf first as "0xPC FUNCTION FILE:LINE", tab-separated */
+static int raw_rec(const struct rtd_goframe *f, size_t n, uint64_t count, int64_t ns, void *ctx)
+{
+	FILE *o = ctx;
+	fprintf(o, "%" PRIu64 "\t%" PRId64, count, ns);
+	for (size_t i = 0; i < n; i++)
+		fprintf(o, "\t0x%" PRIx64 " %s %s:%" PRIu64, f[i].pc, f[i].fn, f[i].file, f[i].line);
+	fputc('\n', o);
+	return ferror(o) ? -EIO : 0;
+}
+
+enum { PP_TYPE = 1, PP_FORMAT, PP_OUT, PP_GO };
+static const struct cli_opt pprof_opts[] = {
+	{PP_TYPE, "type", 't', CLI_ARG_CHOICE, 0, "cpu|net|sync|syscall|sched",
+	 "the profile (required)", 0, 0},
+	{PP_FORMAT, "format", 'f', CLI_ARG_CHOICE, 0, "pprof|folded|top|raw",
+	 "output format (default: pprof with -o, else top)", 0, 0},
+	{PP_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE", "write to FILE (replaced only when complete)", 0, 0},
+	GO_OPT(PP_GO),
+	{0},
+};
+const struct cli_cmd gt_pprof_cmd = {
+	"gotrace pprof", "FILE|-",
+	"Blocking and CPU profiles, as 'go tool trace -pprof=TYPE' gives them.\n"
+	"Streaming: where goroutines waited, by the stack where the wait began: net,\n"
+	"sync, syscall, sched; cpu: the trace's CPU samples (10 ms each).",
+	pprof_opts, 1, 1, 0, gt_cmd_pprof,
+	"The same events, stacks and totals as the 'go tool trace' of the trace's Go:\n"
+	"Go 1.19's for Go 1.5-1.21 traces, Go 1.23's for Go 1.22+.\n"
+	"raw: each stack's count and nanoseconds, then its frames leaf first as\n"
+	"'0xPC FUNCTION FILE:LINE', tab-separated.\n"};
+
+int gt_cmd_pprof(int argc, char **argv)
+{
+	static const char *const fmts[] = {"pprof", "folded", "top", "raw"};
+	const char *path, *out = NULL, *fmt = NULL;
+	int which = -1;
+	unsigned sem = SEM_AUTO;
+	struct cli_parser p;
+	struct cli_val v;
+	int id;
+	cli_opt_init(&p, &gt_pprof_cmd, argc, argv);
+	while ((id = cli_opt_next(&p, &v)) > 0) {
+		switch (id) {
+		case PP_TYPE: which = (int)v.i; break;
+		case PP_FORMAT: fmt = fmts[v.i]; break;
+		case PP_OUT: out = v.str; break;
+		case PP_GO: sem = go_sem[v.i]; break;
+		}
+	}
+	if (id < 0)
+		return cli_opt_exit(id);
+	path = p.pos[0];
+	if (which < 0)
+		return cli_cmd_usage(&gt_pprof_cmd, "missing --type cpu|net|sync|syscall|sched");
+	if (!fmt)
+		fmt = !cli_out_is_stdout(out) ? "pprof" : "top";
+	if (strcmp(fmt, "pprof") == 0 && cli_out_is_stdout(out) && isatty(STDOUT_FILENO))
+		return cli_cmd_usage(&gt_pprof_cmd, "a pprof profile is binary: give -o FILE or a pipe (or --format top|folded)");
+	/* the target first: a run that cannot write fails before reading */
+	if (out && cli_out_check(out))
+		return CLI_FAIL;
+	struct rtd_goan_opts o = {.sz = sizeof(o), .what = RTD_GOAN_PPROF,
+				  .profiles = 1u << which, .semantics = sem};
+	struct run r;
+	int code = run_trace(&r, path, &o, NULL);
+	if (code) {
+		run_abort(&r);
+		return code;
+	}
+	rtd_profile *prof;
+	if (rtd_goan_profile_build(r.a, (unsigned)which, &prof) < 0) {
+		run_abort(&r);
+		return cli_fail("out of memory");
+	}
+	struct cli_out of;
+	int rc = cli_out_open(&of, out ? out : "-");
+	if (rc == 0) {
+		if (strcmp(fmt, "pprof") == 0)
+			rc = rtd_profile_write_pprof(prof, of.f);
+		else if (strcmp(fmt, "folded") == 0)
+			rc = rtd_profile_write_folded(prof, of.f);
+		else if (strcmp(fmt, "raw") == 0)
+			rc = rtd_goan_profile_foreach(r.a, (unsigned)which, raw_rec, of.f);
+		else
+			rc = write_top(of.f, prof, r.a, (unsigned)which);
+		if (rc < 0) {
+			cli_out_abort(&of);
+			rc = cli_fail("%s: %s", out ? out : "stdout", rtd_strerror(rc));
+		} else {
+			rc = cli_out_commit(&of) < 0 ? CLI_FAIL : 0;
+		}
+	} else {
+		rc = CLI_FAIL;
+	}
+	rtd_profile_free(prof);
+	int end = run_end(&r);
+	return rc ? rc : end;
+}
+
+/* ---- goroutines -------------------------------------------------------------- */
+
+
+struct row {
+	uint64_t id, task;
+	const char *name;
+	int64_t start, end, total, key;
+	struct rtd_goan_stat *st;
+	size_t nst;
+};
+
+struct grp {
+	const char *name;
+	uint64_t pc;
+	const char *frame;
+	uint64_t count;
+	int64_t exec, total;
+	struct row *rows;
+	size_t nrows, caprows;
+	struct grp *next;
+};
+
+struct gctx {
+	bool by_region;
+	const char *sort;
+	size_t limit;
+	struct grp **tab;
+	size_t ntab, ngroups;
+	int err;
+	const rtd_goan *a;
+};
+
+static bool stat_is(const char *name, const char *want)
+{
+	if (strcasecmp(name, want) == 0)
+		return true;
+	/* short forms: exec, sched, syscall, unknown, block(REASON) */
+	static const struct {
+		const char *s, *l;
+	} alias[] = {
+		{"exec", "Execution time"}, {"exec", "Execution"},
+		{"sched", "Sched wait time"}, {"sched", "Scheduler wait"},
+		{"syscall", "Syscall execution time"}, {"syscall", "Blocking syscall"},
+		{"unknown", "Unknown time"}, {"net", "Network wait"},
+		{"network", "Block time (network)"}, {"net", "Block time (network)"},
+		{"sync", "Sync block"}, {"gc", "GC pause"}, {"sweep", "GC sweeping"},
+	};
+	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
+		if (strcasecmp(want, alias[i].s) == 0 && strcmp(name, alias[i].l) == 0)
+			return true;
+	return false;
+}
+
+static int64_t sort_key(const struct gctx *g, int64_t total, const struct rtd_goan_stat *st,
+			size_t n)
+{
+	if (!g->sort || strcasecmp(g->sort, "total") == 0)
+		return total;
+	for (size_t i = 0; i < n; i++)
+		if (stat_is(st[i].name, g->sort))
+			return st[i].ns;
+	return 0;
+}
+
+static uint64_t hash_str(const char *s, uint64_t pc)
+{
+	uint64_t h = 1469598103934665603ull ^ pc;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static struct grp *grp_get(struct gctx *g, const char *name, uint64_t pc, const char *frame)
+{
+	if (!g->tab) {
+		g->ntab = 1024;
+		g->tab = calloc(g->ntab, sizeof(*g->tab));
+		if (!g->tab)
+			return NULL;
+	}
+	uint64_t h = hash_str(name, pc) ^ (frame ? hash_str(frame, 0) : 0);
+	struct grp **slot = &g->tab[h & (g->ntab - 1)];
+	for (struct grp *x = *slot; x; x = x->next)
+		if (x->pc == pc && strcmp(x->name, name) == 0 &&
+		    (!frame || strcmp(x->frame, frame) == 0))
+			return x;
+	struct grp *x = calloc(1, sizeof(*x));
+	if (!x)
+		return NULL;
+	x->name = name;
+	x->pc = pc;
+	x->frame = frame;
+	x->next = *slot;
+	*slot = x;
+	g->ngroups++;
+	return x;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? 1 : -1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int add_row(struct gctx *g, struct grp *gr, const struct row *r, const struct rtd_goan_stat *st,
+		   size_t n)
+{
+	if (gr->nrows == gr->caprows) {
+		size_t nc = gr->caprows ? gr->caprows * 2 : 8;
+		struct row *p = realloc(gr->rows, nc * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		gr->rows = p;
+		gr->caprows = nc;
+	}
+	struct row *x = &gr->rows[gr->nrows];
+	*x = *r;
+	x->st = malloc((n ? n : 1) * sizeof(*st));
+	if (!x->st)
+		return -ENOMEM;
+	memcpy(x->st, st, n * sizeof(*st));
+	x->nst = n;
+	gr->nrows++;
+	/* keep the limit's worth (amortized: sort when twice over) */
+	if (g->limit && gr->nrows >= 2 * g->limit) {
+		qsort(gr->rows, gr->nrows, sizeof(*gr->rows), cmp_row);
+		for (size_t i = g->limit; i < gr->nrows; i++)
+			free(gr->rows[i].st);
+		gr->nrows = g->limit;
+	}
+	return 0;
+}
+
+static void on_goroutine(const struct rtd_goan_goroutine *go, void *ctx)
+{
+	struct gctx *g = ctx;
+	if (g->err)
+		return;
+	struct grp *gr = grp_get(g, go->name, rtd_goan_semantics(g->a) == RTD_GOAN_GO119 ? go->pc : 0,
+				 NULL);
+	if (!gr) {
+		g->err = -ENOMEM;
+		return;
+	}
+	gr->count++;
+	gr->exec += go->exec;
+	gr->total += go->total;
+	struct row r = {.id = go->id, .name = go->name, .start = go->start, .end = go->end,
+			.total = go->total, .key = sort_key(g, go->total, go->stats, go->nstats)};
+	if (add_row(g, gr, &r, go->stats, go->nstats) < 0)
+		g->err = -ENOMEM;
+}
+
+static void on_region(const struct rtd_goan_region *rg, void *ctx)
+{
+	struct gctx *g = ctx;
+	if (g->err)
+		return;
+	struct grp *gr = grp_get(g, rg->name, rg->frame_pc, rg->frame_fn);
+	if (!gr) {
+		g->err = -ENOMEM;
+		return;
+	}
+	int64_t first, last;
+	rtd_goan_trace_bounds(g->a, &first, &last);
+	int64_t s = rg->start >= 0 ? rg->start : first, e = rg->end >= 0 ? rg->end : last;
+	gr->count++;
+	gr->total += e - s;
+	for (size_t i = 0; i < rg->nstats; i++)
+		if (stat_is(rg->stats[i].name, "exec"))
+			gr->exec += rg->stats[i].ns;
+	struct row r = {.id = rg->g, .task = rg->task, .name = rg->name, .start = s, .end = e,
+			.total = e - s, .key = sort_key(g, e - s, rg->stats, rg->nstats)};
+	if (add_row(g, gr, &r, rg->stats, rg->nstats) < 0)
+		g->err = -ENOMEM;
+}
+
+static int cmp_grp(const void *a, const void *b)
+{
+	const struct grp *x = *(struct grp *const *)a, *y = *(struct grp *const *)b;
+	if (x->exec != y->exec)
+		return x->exec < y->exec ? 1 : -1;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->pc < y->pc ? -1 : x->pc > y->pc);
+}
+
+/* the columns of a group: every stat name its rows have, as Go's page
+ * orders them (Go 1.22+: "Execution time" first, then by name, the
+ * overlapping ranges last; Go 1.19: its fixed order) */
+static bool col_overlaps(const struct grp *gr, const char *name)
+{
+	for (size_t i = 0; i < gr->nrows; i++)
+		for (size_t k = 0; k < gr->rows[i].nst; k++)
+			if (gr->rows[i].st[k].name == name)
+				return gr->rows[i].st[k].overlaps;
+	return false;
+}
+
+static size_t columns(const struct grp *gr, const char **cols, size_t max, bool v2)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < gr->nrows; i++)
+		for (size_t k = 0; k < gr->rows[i].nst; k++) {
+			const char *name = gr->rows[i].st[k].name;
+			size_t j = 0;
+			while (j < n && cols[j] != name)
+				j++;
+			if (j == n && n < max)
+				cols[n++] = name;
+		}
+	if (!v2)
+		return n;
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0; j--) {
+			const char *a = cols[j - 1], *b = cols[j];
+			int ka = strcmp(a, "Execution time") == 0 ? 0 : col_overlaps(gr, a) ? 2 : 1;
+			int kb = strcmp(b, "Execution time") == 0 ? 0 : col_overlaps(gr, b) ? 2 : 1;
+			if (ka < kb || (ka == kb && strcmp(a, b) <= 0))
+				break;
+			cols[j - 1] = b;
+			cols[j] = a;
+		}
+	return n;
+}
+
+static int64_t row_stat(const struct row *r, const char *name, bool *have)
+{
+	for (size_t k = 0; k < r->nst; k++)
+		if (r->st[k].name == name) {
+			*have = true;
+			return r->st[k].ns;
+		}
+	*have = false;
+	return 0;
+}
+
+static void print_groups(FILE *f, struct gctx *g, bool json)
+{
+	struct grp **all = malloc((g->ngroups ? g->ngroups : 1) * sizeof(*all));
+	if (!all)
+		return;
+	size_t n = 0;
+	int64_t exec_all = 0;
+	for (size_t i = 0; i < g->ntab; i++)
+		for (struct grp *x = g->tab[i]; x; x = x->next) {
+			all[n++] = x;
+			exec_all += x->exec;
+		}
+	qsort(all, n, sizeof(*all), cmp_grp);
+	for (size_t i = 0; i < n; i++) {
+		struct grp *gr = all[i];
+		qsort(gr->rows, gr->nrows, sizeof(*gr->rows), cmp_row);
+		size_t shown = g->limit && gr->nrows > g->limit ? g->limit : gr->nrows;
+		const char *cols[64];
+		size_t nc = columns(gr, cols, 64, rtd_goan_semantics(g->a) != RTD_GOAN_GO119);
+		char b1[40], b2[40];
+		if (json) {
+			fputs(g->by_region ? "{\"region_type\":" : "{\"group\":", f);
+			put_json_str(f, gr->name);
+			if (g->by_region) {
+				fputs(",\"frame\":", f);
+				put_json_str(f, gr->frame);
+			}
+			fprintf(f, ",\"pc\":%" PRIu64 ",\"count\":%" PRIu64 ",\"exec_ns\":%" PRId64
+				   ",\"total_ns\":%" PRId64 "}\n", gr->pc, gr->count, gr->exec, gr->total);
+			for (size_t k = 0; k < shown; k++) {
+				const struct row *r = &gr->rows[k];
+				fprintf(f, "{\"%s\":%" PRIu64, g->by_region ? "region_of" : "goroutine", r->id);
+				fputs(g->by_region ? ",\"region_type\":" : ",\"group\":", f);
+				put_json_str(f, gr->name);
+				if (g->by_region)
+					fprintf(f, ",\"pc\":%" PRIu64 ",\"task\":%" PRIu64, gr->pc, r->task);
+				fprintf(f, ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 ",\"total_ns\":%" PRId64
+					   ",\"stats\":{", r->start, r->end, r->total);
+				for (size_t s = 0; s < r->nst; s++) {
+					if (s)
+						fputc(',', f);
+					put_json_str(f, r->st[s].name);
+					fprintf(f, ":%" PRId64, r->st[s].ns);
+				}
+				fputs("}}\n", f);
+			}
+			continue;
+		}
+		if (g->by_region)
+			fprintf(f, "%s%s (at %s): %" PRIu64 " regions, %s in all, execution %s\n",
+				i ? "\n" : "", *gr->name ? gr->name : "(task inherited from the creator)",
+				*gr->frame ? gr->frame : "no stack", gr->count,
+				go_dur(gr->total, b1, sizeof(b1)), go_dur(gr->exec, b2, sizeof(b2)));
+		else
+			fprintf(f, "%s%s: %" PRIu64 " goroutines, execution %s (%.2f%% of the program's)\n",
+				i ? "\n" : "", *gr->name ? gr->name : "(no stack showed the start function)",
+				gr->count, go_dur(gr->exec, b1, sizeof(b1)),
+				exec_all ? 100.0 * (double)gr->exec / (double)exec_all : 0.0);
+		fprintf(f, "  %12s %14s", g->by_region ? "goroutine" : "goroutine",
+			g->by_region ? "duration" : "total");
+		/* each cell: the time, and its share of the row's total */
+		for (size_t c = 0; c < nc; c++)
+			fprintf(f, " %*s", (int)(strlen(cols[c]) > 20 ? strlen(cols[c]) : 20), cols[c]);
+		fputc('\n', f);
+		for (size_t k = 0; k < shown; k++) {
+			const struct row *r = &gr->rows[k];
+			fprintf(f, "  %12" PRIu64 " %14s", r->id, go_dur(r->total, b1, sizeof(b1)));
+			for (size_t c = 0; c < nc; c++) {
+				bool have;
+				int64_t v = row_stat(r, cols[c], &have);
+				int w = (int)(strlen(cols[c]) > 20 ? strlen(cols[c]) : 20);
+				char cell[64];
+				if (!have)
+					snprintf(cell, sizeof(cell), "-");
+				else if (r->total > 0)
+					snprintf(cell, sizeof(cell), "%s %5.1f%%", go_dur(v, b2, sizeof(b2)),
+						 100.0 * (double)v / (double)r->total);
+				else
+					snprintf(cell, sizeof(cell), "%s", go_dur(v, b2, sizeof(b2)));
+				fprintf(f, " %*s", w, cell);
+			}
+			fputc('\n', f);
+		}
+		if (gr->count > shown)
+			fprintf(f, "  ... %" PRIu64 " more (--limit)\n", gr->count - shown);
+	}
+	free(all);
+}
+
+static void free_groups(struct gctx *g)
+{
+	for (size_t i = 0; i < g->ntab; i++) {
+		struct grp *x = g->tab[i];
+		while (x) {
+			struct grp *nx = x->next;
+			for (size_t k = 0; k < x->nrows; k++)
+				free(x->rows[k].st);
+			free(x->rows);
+			free(x);
+			x = nx;
+		}
+	}
+	free(g->tab);
+}
+
+enum { GR_GROUP = 1, GR_SORT, GR_LIMIT, GR_JSON, GR_GO };
+static const struct cli_opt goroutines_opts[] = {
+	{GR_GROUP, "group-by", 0, CLI_ARG_CHOICE, 0, "start-function|region",
+	 "group goroutines by start function (default), or list regions by type", 0, 0},
+	{GR_SORT, "sort", 0, CLI_ARG_STR, 0, "STAT",
+	 "sort rows by total (default) or a column ('Execution time', exec, sched, ...)", 0, 0},
+	{GR_LIMIT, "limit", 'n', CLI_ARG_INT, 0, "N", "rows per group (default 20; 0: all)", 0, 1e12},
+	{GR_JSON, "json", 0, CLI_ARG_NONE, 0, NULL, "one JSON object per group and per row, times in ns", 0, 0},
+	GO_OPT(GR_GO),
+	{0},
+};
+const struct cli_cmd gt_goroutines_cmd = {
+	"gotrace goroutines", "FILE|-",
+	"Goroutine analysis, as 'go tool trace' gives it.\n"
+	"Streaming: each goroutine's time in the trace and where it went (execution,\n"
+	"scheduler wait, blocked by reason, syscalls, GC ranges) with its share, grouped\n"
+	"by start function and sorted by execution time as Go's page; or each user\n"
+	"region, grouped by type.",
+	goroutines_opts, 1, 1, 0, gt_cmd_goroutines,
+	"Memory follows the live goroutines and the rows kept (--limit per group).\n"};
+
+int gt_cmd_goroutines(int argc, char **argv)
+{
+	const char *path;
+	struct gctx g = {0};
+	g.limit = 20;
+	bool json = false;
+	unsigned sem = SEM_AUTO;
+	struct cli_parser p;
+	struct cli_val v;
+	int id;
+	cli_opt_init(&p, &gt_goroutines_cmd, argc, argv);
+	while ((id = cli_opt_next(&p, &v)) > 0) {
+		switch (id) {
+		case GR_GROUP: g.by_region = v.i == 1; break;
+		case GR_SORT: g.sort = v.str; break;
+		case GR_LIMIT: g.limit = (size_t)v.i; break;
+		case GR_JSON: json = true; break;
+		case GR_GO: sem = go_sem[v.i]; break;
+		}
+	}
+	if (id < 0)
+		return cli_opt_exit(id);
+	path = p.pos[0];
+	struct rtd_goan_opts o = {.sz = sizeof(o), .what = RTD_GOAN_GOROUTINES, .semantics = sem,
+				  .ctx = &g};
+	if (g.by_region)
+		o.on_region = on_region;
+	else
+		o.on_goroutine = on_goroutine;
+	struct run r;
+	int code = run_trace(&r, path, &o, &g.a);
+	if (code) {
+		run_abort(&r);
+		free_groups(&g);
+		return code;
+	}
+	if (g.err) {
+		run_abort(&r);
+		free_groups(&g);
+		return cli_fail("out of memory");
+	}
+	if (!json) {
+		int64_t first, last;
+		uint64_t n = rtd_goan_trace_bounds(r.a, &first, &last);
+		char b[40];
+		uint64_t total = 0;
+		for (size_t i = 0; i < g.ntab; i++)
+			for (struct grp *x = g.tab[i]; x; x = x->next)
+				total += x->count;
+		printf("%" PRIu64 " %s in %zu %s; %" PRIu64 " events over %s; Go %s's analysis\n\n",
+		       total, g.by_region ? "regions" : "goroutines", g.ngroups,
+		       g.by_region ? "region types" : "groups by start function", n,
+		       go_dur(last - first, b, sizeof(b)),
+		       rtd_goan_semantics(r.a) == RTD_GOAN_GO119 ? "1.19"
+		       : rtd_goan_semantics(r.a) == RTD_GOAN_GO122 ? "1.22" : "1.23");
+	}
+	print_groups(stdout, &g, json);
+	free_groups(&g);
+	if (fflush(stdout) != 0) {
+		run_abort(&r);
+		return cli_fail("stdout: %s", strerror(errno));
+	}
+	return run_end(&r);
+}
+
+/* ---- gc ------------------------------------------------------------------------ */
+
+
+struct gcctx {
+	bool json, summary;
+	const rtd_goan *a;
+	uint64_t cycles, pauses, gc_pauses;
+	int64_t cycle_ns, cycle_max, pause_ns, pause_max;
+};
+
+static void on_gc(const struct rtd_goan_gc *gc, void *ctx)
+{
+	struct gcctx *g = ctx;
+	int64_t first, last;
+	rtd_goan_trace_bounds(g->a, &first, &last);
+	int64_t s = gc->start >= 0 ? gc->start : first, e = gc->end >= 0 ? gc->end : last;
+	int64_t d = e - s;
+	if (gc->stw) {
+		g->pauses++;
+		g->gc_pauses += gc->gc;
+		g->pause_ns += d;
+		if (d > g->pause_max)
+			g->pause_max = d;
+	} else {
+		g->cycles++;
+		g->cycle_ns += d;
+		if (d > g->cycle_max)
+			g->cycle_max = d;
+	}
+	if (g->summary)
+		return;
+	char b[40];
+	if (g->json) {
+		printf("{\"kind\":\"%s\",\"seq\":%" PRIu64 ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
+		       ",\"duration_ns\":%" PRId64 ",\"before_trace\":%s,\"after_trace\":%s",
+		       gc->stw ? "stw" : "gc", gc->seq, s, e, d, gc->start < 0 ? "true" : "false",
+		       gc->end < 0 ? "true" : "false");
+		if (gc->stw) {
+			fputs(",\"reason\":", stdout);
+			put_json_str(stdout, gc->reason);
+			printf(",\"gc\":%s", gc->gc ? "true" : "false");
+		}
+		fputs("}\n", stdout);
+		return;
+	}
+	if (gc->stw)
+		printf("STW %-6" PRIu64 " at %12.9fs%s  %12s  %s%s\n", gc->seq, since(g->a, s),
+		       gc->start < 0 ? "*" : " ", go_dur(d, b, sizeof(b)),
+		       *gc->reason ? gc->reason : "(kind not in the trace)", gc->end < 0 ? " (not ended)" : "");
+	else
+		printf("GC  %-6" PRIu64 " at %12.9fs%s  %12s%s\n", gc->seq, since(g->a, s),
+		       gc->start < 0 ? "*" : " ", go_dur(d, b, sizeof(b)),
+		       gc->end < 0 ? "  (not ended when the trace did)" : "");
+}
+
+static int parse_windows(const char *s, int64_t *w, size_t max, size_t *n)
+{
+	*n = 0;
+	char buf[64];
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		if (len == 0 || len >= sizeof(buf) || *n >= max)
+			return -1;
+		memcpy(buf, s, len);
+		buf[len] = 0;
+		double sec;
+		int64_t ns;
+		if (cli_parse_duration(buf, &sec, &ns) < 0 || ns <= 0)
+			return -1;
+		w[(*n)++] = ns;
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	return *n ? 0 : -1;
+}
+
+enum { GC_MMU = 1, GC_UTIL, GC_PERPROC, GC_SUMMARY, GC_JSON, GC_GO };
+static const struct cli_opt gc_opts[] = {
+	{GC_MMU, "mmu", 0, CLI_ARG_STR, 0, "WINDOWS",
+	 "MMU window sizes, comma-separated durations (default 1ms,10ms,100ms,1s)", 0, 0},
+	{GC_UTIL, "util", 0, CLI_ARG_STR, 0, "stw,background,assist,sweep",
+	 "what takes the mutator's time (default stw,background,assist)", 0, 0},
+	{GC_PERPROC, "per-proc", 0, CLI_ARG_NONE, 0, NULL,
+	 "one utilization per P (the MMU page's per-goroutine view)", 0, 0},
+	{GC_SUMMARY, "summary", 0, CLI_ARG_NONE, 0, NULL, "totals and MMU only", 0, 0},
+	{GC_JSON, "json", 0, CLI_ARG_NONE, 0, NULL, "one JSON object per cycle/pause, then the summary", 0, 0},
+	GO_OPT(GC_GO),
+	{0},
+};
+const struct cli_cmd gt_gc_cmd = {
+	"gotrace gc", "FILE|-",
+	"GC cycles, stop-the-world pauses and the minimum mutator utilization.\n"
+	"Every GC cycle and pause with its start and duration (as each ends), then\n"
+	"totals and the MMU as 'go tool trace''s MMU page computes it.",
+	gc_opts, 1, 1, 0, gt_cmd_gc, NULL};
+
+int gt_cmd_gc(int argc, char **argv)
+{
+	const char *path;
+	struct gcctx g = {0};
+	unsigned sem = SEM_AUTO, flags = 0;
+	bool perproc = false;
+	static int64_t windows[1024];
+	size_t nwin = 0;
+	struct cli_parser p;
+	struct cli_val v;
+	int id;
+	cli_opt_init(&p, &gt_gc_cmd, argc, argv);
+	while ((id = cli_opt_next(&p, &v)) > 0) {
+		switch (id) {
+		case GC_MMU:
+			if (parse_windows(v.str, windows, 1024, &nwin) < 0)
+				return cli_cmd_usage(&gt_gc_cmd, "--mmu takes durations, comma-separated: 1ms,10ms,100ms,1s (at most 1024)");
+			break;
+		case GC_UTIL: {
+			char buf[256];
+			snprintf(buf, sizeof(buf), "%s", v.str);
+			for (char *t = strtok(buf, ",|"); t; t = strtok(NULL, ",|")) {
+				if (strcmp(t, "stw") == 0)
+					flags |= RTD_GOAN_UTIL_STW;
+				else if (strcmp(t, "background") == 0)
+					flags |= RTD_GOAN_UTIL_BACKGROUND;
+				else if (strcmp(t, "assist") == 0)
+					flags |= RTD_GOAN_UTIL_ASSIST;
+				else if (strcmp(t, "sweep") == 0)
+					flags |= RTD_GOAN_UTIL_SWEEP;
+				else
+					return cli_cmd_usage(&gt_gc_cmd, "--util takes stw, background, assist, sweep, not '%s'", t);
+			}
+			if (!flags)
+				return cli_cmd_usage(&gt_gc_cmd, "--util needs stw,background,assist,sweep");
+			break;
+		}
+		case GC_PERPROC: perproc = true; break;
+		case GC_SUMMARY: g.summary = true; break;
+		case GC_JSON: g.json = true; break;
+		case GC_GO: sem = go_sem[v.i]; break;
+		}
+	}
+	if (id < 0)
+		return cli_opt_exit(id);
+	path = p.pos[0];
+	if (!flags)
+		flags = RTD_GOAN_UTIL_DEFAULT;
+	if (perproc)
+		flags |= RTD_GOAN_UTIL_PERPROC;
+	struct rtd_goan_opts o = {.sz = sizeof(o), .what = RTD_GOAN_GC, .semantics = sem,
+				  .mmu_flags = flags, .on_gc = on_gc, .ctx = &g};
+	if (nwin) {
+		o.mmu_windows = windows;
+		o.n_mmu_windows = nwin;
+	}
+	struct run r;
+	int code = run_trace(&r, path, &o, &g.a);
+	if (code) {
+		run_abort(&r);
+		return code;
+	}
+	int64_t first, last;
+	rtd_goan_trace_bounds(r.a, &first, &last);
+	size_t nw = nwin ? nwin : 4;
+	char b1[40], b2[40], b3[40];
+	if (g.json) {
+		printf("{\"kind\":\"summary\",\"duration_ns\":%" PRId64 ",\"gc_cycles\":%" PRIu64
+		       ",\"gc_ns\":%" PRId64 ",\"gc_max_ns\":%" PRId64 ",\"pauses\":%" PRIu64
+		       ",\"pause_ns\":%" PRId64 ",\"pause_max_ns\":%" PRId64 ",\"mmu\":[",
+		       last - first, g.cycles, g.cycle_ns, g.cycle_max, g.pauses, g.pause_ns, g.pause_max);
+		for (size_t i = 0; i < nw; i++) {
+			int64_t w;
+			double m = rtd_goan_mmu(r.a, i, &w);
+			printf("%s{\"window_ns\":%" PRId64 ",\"mmu\":", i ? "," : "", w);
+			if (m < 0)
+				fputs("null}", stdout);
+			else
+				printf("%.17g}", m);
+		}
+		fputs("]}\n", stdout);
+	} else {
+		if (!g.summary && (g.cycles || g.pauses))
+			fputc('\n', stdout);
+		int64_t dur = last - first;
+		printf("trace:       %s\n", go_dur(dur, b1, sizeof(b1)));
+		printf("GC cycles:   %" PRIu64 ", %s in all (%.2f%% of the trace), longest %s\n", g.cycles,
+		       go_dur(g.cycle_ns, b1, sizeof(b1)),
+		       dur > 0 ? 100.0 * (double)g.cycle_ns / (double)dur : 0.0,
+		       go_dur(g.cycle_max, b2, sizeof(b2)));
+		printf("STW pauses:  %" PRIu64 " (%" PRIu64 " of GC), %s in all, longest %s, mean %s\n",
+		       g.pauses, g.gc_pauses, go_dur(g.pause_ns, b1, sizeof(b1)),
+		       go_dur(g.pause_max, b2, sizeof(b2)),
+		       go_dur(g.pauses ? g.pause_ns / (int64_t)g.pauses : 0, b3, sizeof(b3)));
+		printf("MMU (%s%s%s%s%s):\n", flags & RTD_GOAN_UTIL_STW ? "stw " : "",
+		       flags & RTD_GOAN_UTIL_BACKGROUND ? "background " : "",
+		       flags & RTD_GOAN_UTIL_ASSIST ? "assist " : "",
+		       flags & RTD_GOAN_UTIL_SWEEP ? "sweep " : "",
+		       perproc ? "per-proc" : "system");
+		for (size_t i = 0; i < nw; i++) {
+			int64_t w;
+			double m = rtd_goan_mmu(r.a, i, &w);
+			if (m < 0)
+				printf("  %10s  unknown (no GOMAXPROCS event)\n", go_dur(w, b1, sizeof(b1)));
+			else
+				printf("  %10s  %6.2f%%\n", go_dur(w, b1, sizeof(b1)), 100.0 * m);
+		}
+	}
+	if (fflush(stdout) != 0) {
+		run_abort(&r);
+		return cli_fail("stdout: %s", strerror(errno));
+	}
+	return run_end(&r);
+}
+
+/* ---- tasks --------------------------------------------------------------------- */
+
+
+struct ttype {
+	const char *name;
+	uint64_t count, complete;
+	int64_t sum, max;
+	struct ttype *next;
+};
+
+struct tctx {
+	bool json, regions;
+	const rtd_goan *a;
+	struct ttype *types;
+	int err;
+};
+
+static void print_stats(const struct rtd_goan_stat *st, size_t n, bool json)
+{
+	char b[40];
+	for (size_t i = 0; i < n; i++) {
+		if (json) {
+			if (i)
+				fputc(',', stdout);
+			put_json_str(stdout, st[i].name);
+			printf(":%" PRId64, st[i].ns);
+		} else if (st[i].ns) {
+			printf("  %s %s", st[i].name, go_dur(st[i].ns, b, sizeof(b)));
+		}
+	}
+}
+
+static void on_task(const struct rtd_goan_task *t, void *ctx)
+{
+	struct tctx *c = ctx;
+	int64_t first, last;
+	rtd_goan_trace_bounds(c->a, &first, &last);
+	int64_t s = t->start >= 0 ? t->start : first, e = t->end >= 0 ? t->end : last;
+	bool complete = t->start >= 0 && t->end >= 0;
+	struct ttype *ty = c->types;
+	while (ty && strcmp(ty->name, t->name) != 0)
+		ty = ty->next;
+	if (!ty) {
+		ty = calloc(1, sizeof(*ty));
+		if (!ty) {
+			c->err = -ENOMEM;
+			return;
+		}
+		ty->name = t->name;
+		ty->next = c->types;
+		c->types = ty;
+	}
+	ty->count++;
+	if (complete) {
+		ty->complete++;
+		ty->sum += e - s;
+		if (e - s > ty->max)
+			ty->max = e - s;
+	}
+	char b[40];
+	if (c->json) {
+		printf("{\"task\":%" PRIu64 ",\"type\":", t->id);
+		put_json_str(stdout, t->name);
+		printf(",\"parent\":%" PRIu64 ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
+		       ",\"duration_ns\":%" PRId64 ",\"complete\":%s,\"goroutines\":%" PRIu64
+		       ",\"regions\":%" PRIu64 ",\"logs\":%" PRIu64 ",\"stats\":{",
+		       t->parent, s, e, e - s, complete ? "true" : "false", t->goroutines, t->regions,
+		       t->logs);
+		print_stats(t->stats, t->nstats, true);
+		fputs("}}\n", stdout);
+		return;
+	}
+	printf("task %-6" PRIu64 " %-20s at %12.9fs  %12s  %s", t->id,
+	       *t->name ? t->name : "\"\"", since(c->a, s), go_dur(e - s, b, sizeof(b)),
+	       complete ? "complete" : t->start < 0 ? "began before the trace" : "not ended");
+	if (t->parent)
+		printf("  parent %" PRIu64, t->parent);
+	printf("  goroutines %" PRIu64 "  regions %" PRIu64 "  logs %" PRIu64 "\n", t->goroutines,
+	       t->regions, t->logs);
+	if (t->regions) {
+		fputs("    in its regions:", stdout);
+		print_stats(t->stats, t->nstats, false);
+		fputc('\n', stdout);
+	}
+}
+
+static void on_task_region(const struct rtd_goan_region *rg, void *ctx)
+{
+	struct tctx *c = ctx;
+	int64_t first, last;
+	rtd_goan_trace_bounds(c->a, &first, &last);
+	int64_t s = rg->start >= 0 ? rg->start : first, e = rg->end >= 0 ? rg->end : last;
+	char b[40];
+	if (c->json) {
+		printf("{\"region\":");
+		put_json_str(stdout, rg->name);
+		printf(",\"goroutine\":%" PRIu64 ",\"task\":%" PRIu64 ",\"start_ns\":%" PRId64
+		       ",\"end_ns\":%" PRId64 ",\"duration_ns\":%" PRId64 ",\"stats\":{",
+		       rg->g, rg->task, s, e, e - s);
+		print_stats(rg->stats, rg->nstats, true);
+		fputs("}}\n", stdout);
+		return;
+	}
+	printf("  region %-20s g %-8" PRIu64 " task %-6" PRIu64 " at %12.9fs  %12s", 
+	       *rg->name ? rg->name : "(inherited)", rg->g, rg->task, since(c->a, s),
+	       go_dur(e - s, b, sizeof(b)));
+	print_stats(rg->stats, rg->nstats, false);
+	fputc('\n', stdout);
+}
+
+static int cmp_type(const void *a, const void *b)
+{
+	return strcmp((*(struct ttype *const *)a)->name, (*(struct ttype *const *)b)->name);
+}
+
+enum { TK_REGIONS = 1, TK_JSON, TK_GO };
+static const struct cli_opt tasks_opts[] = {
+	{TK_REGIONS, "regions", 0, CLI_ARG_NONE, 0, NULL, "each region too, as it ends", 0, 0},
+	{TK_JSON, "json", 0, CLI_ARG_NONE, 0, NULL, "one JSON object per task, region and task type", 0, 0},
+	GO_OPT(TK_GO),
+	{0},
+};
+const struct cli_cmd gt_tasks_cmd = {
+	"gotrace tasks", "FILE|-",
+	"User tasks and regions, with durations and the time in each state.\n"
+	"Each task (runtime/trace.NewTask) as it completes: type, parent, start,\n"
+	"duration, goroutines, regions, logs and the times its regions' goroutines\n"
+	"spent in each state; then a table per task type, as the trace UI's task page.",
+	tasks_opts, 1, 1, 0, gt_cmd_tasks, NULL};
+
+int gt_cmd_tasks(int argc, char **argv)
+{
+	const char *path;
+	struct tctx c = {0};
+	unsigned sem = SEM_AUTO;
+	struct cli_parser p;
+	struct cli_val v;
+	int id;
+	cli_opt_init(&p, &gt_tasks_cmd, argc, argv);
+	while ((id = cli_opt_next(&p, &v)) > 0) {
+		switch (id) {
+		case TK_REGIONS: c.regions = true; break;
+		case TK_JSON: c.json = true; break;
+		case TK_GO: sem = go_sem[v.i]; break;
+		}
+	}
+	if (id < 0)
+		return cli_opt_exit(id);
+	path = p.pos[0];
+	struct rtd_goan_opts o = {.sz = sizeof(o), .what = RTD_GOAN_TASKS, .semantics = sem,
+				  .on_task = on_task, .ctx = &c};
+	if (c.regions)
+		o.on_region = on_task_region;
+	struct run r;
+	int code = run_trace(&r, path, &o, &c.a);
+	size_t n = 0;
+	for (struct ttype *t = c.types; t; t = t->next)
+		n++;
+	struct ttype **all = calloc(n ? n : 1, sizeof(*all));
+	if (!code && !c.err && all) {
+		n = 0;
+		for (struct ttype *t = c.types; t; t = t->next)
+			all[n++] = t;
+		qsort(all, n, sizeof(*all), cmp_type);
+		char b1[40], b2[40];
+		if (!c.json && n) {
+			printf("\n%-24s %8s %9s %14s %14s\n", "task type", "count", "complete", "mean", "max");
+			for (size_t i = 0; i < n; i++)
+				printf("%-24s %8" PRIu64 " %9" PRIu64 " %14s %14s\n",
+				       *all[i]->name ? all[i]->name : "\"\"", all[i]->count, all[i]->complete,
+				       go_dur(all[i]->complete ? all[i]->sum / (int64_t)all[i]->complete : 0,
+					      b1, sizeof(b1)),
+				       go_dur(all[i]->max, b2, sizeof(b2)));
+		} else if (c.json) {
+			for (size_t i = 0; i < n; i++) {
+				fputs("{\"task_type\":", stdout);
+				put_json_str(stdout, all[i]->name);
+				printf(",\"count\":%" PRIu64 ",\"complete\":%" PRIu64 ",\"sum_ns\":%" PRId64
+				       ",\"max_ns\":%" PRId64 "}\n", all[i]->count, all[i]->complete,
+				       all[i]->sum, all[i]->max);
+			}
+		}
+	}
+	free(all);
+	while (c.types) {
+		struct ttype *nx = c.types->next;
+		free(c.types);
+		c.types = nx;
+	}
+	if (code) {
+		run_abort(&r);
+		return code;
+	}
+	if (c.err) {
+		run_abort(&r);
+		return cli_fail("out of memory");
+	}
+	if (fflush(stdout) != 0) {
+		run_abort(&r);
+		return cli_fail("stdout: %s", strerror(errno));
+	}
+	return run_end(&r);
+}
