@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "agent/proc.h"
+#include "common/file.h"
 
 long proc_clk_tck(void)
 {
@@ -22,32 +23,6 @@ long proc_clk_tck(void)
 		tck = t > 0 ? t : 100;
 	}
 	return tck;
-}
-
-/* Read a small procfs file into buf (NUL-terminated); returns length or
- * -errno. */
-static ssize_t read_small(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	size_t got = 0;
-	while (got + 1 < len) {
-		ssize_t n = read(fd, buf + got, len - 1 - got);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = errno;
-			close(fd);
-			return -e;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	buf[got] = 0;
-	return (ssize_t)got;
 }
 
 int proc_stat_parse(const char *text, struct proc_stat *st)
@@ -93,7 +68,7 @@ int proc_stat_read(const char *proc_dir, pid_t pid, struct proc_stat *st)
 {
 	char path[256], buf[1024];
 	snprintf(path, sizeof(path), "%s/%d/stat", proc_dir, (int)pid);
-	ssize_t n = read_small(path, buf, sizeof(buf));
+	ssize_t n = rtd_read_small(path, buf, sizeof(buf));
 	if (n < 0)
 		return n == -ESRCH ? -ENOENT : (int)n;
 	return proc_stat_parse(buf, st);
@@ -147,7 +122,7 @@ int proc_info_read(const char *proc_dir, pid_t pid, struct proc_info *pi)
 	char buf[4096];
 	memset(pi, 0, sizeof(*pi));
 	snprintf(path, sizeof(path), "%s/%d/comm", proc_dir, (int)pid);
-	ssize_t n = read_small(path, buf, sizeof(pi->comm));
+	ssize_t n = rtd_read_small(path, buf, sizeof(pi->comm));
 	if (n < 0)
 		return n == -ESRCH ? -ENOENT : (int)n;
 	buf[strcspn(buf, "\n")] = 0;
@@ -161,7 +136,7 @@ int proc_info_read(const char *proc_dir, pid_t pid, struct proc_info *pi)
 		*del = 0;
 
 	snprintf(path, sizeof(path), "%s/%d/cmdline", proc_dir, (int)pid);
-	n = read_small(path, buf, sizeof(buf));
+	n = rtd_read_small(path, buf, sizeof(buf));
 	if (n > 0) {
 		/* NUL-separated arguments */
 		snprintf(pi->arg0, sizeof(pi->arg0), "%.255s", base_name(buf));
@@ -171,7 +146,7 @@ int proc_info_read(const char *proc_dir, pid_t pid, struct proc_info *pi)
 	}
 
 	snprintf(path, sizeof(path), "%s/%d/cgroup", proc_dir, (int)pid);
-	n = read_small(path, buf, sizeof(buf));
+	n = rtd_read_small(path, buf, sizeof(buf));
 	if (n > 0)
 		proc_cgroup_pick(buf, pi->cgroup, sizeof(pi->cgroup));
 	return 0;

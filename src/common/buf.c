@@ -177,3 +177,23 @@ int rtd_buf_json_str(rtd_buf *b, const char *s, size_t n)
 	}
 	return err ? err : rtd_buf_putc(b, '"');
 }
+
+void *rtd_grow(void *arr, size_t *cap, size_t need, size_t size,
+	       size_t first)
+{
+	if (need <= *cap)
+		return arr;
+	size_t nc = *cap ? *cap : first ? first : 1;
+	while (nc < need) {
+		if (nc > SIZE_MAX / 2)
+			return NULL;
+		nc *= 2;
+	}
+	if (size && nc > SIZE_MAX / size)
+		return NULL;
+	void *n = realloc(arr, nc * size);
+	if (!n)
+		return NULL;
+	*cap = nc;
+	return n;
+}

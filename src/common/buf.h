@@ -27,6 +27,17 @@ typedef struct rtd_buf {
 	size_t max;    /* hard cap on len */
 } rtd_buf;
 
+/*
+ * rtd_grow - room for at least @need (> 0) elements of @size bytes in @arr
+ * (NULL or from malloc), whose capacity is *@cap: the capacity doubles, from
+ * @first when it is 0, until @need fits. Returns the array (perhaps moved;
+ * *@cap updated), or NULL with @arr and *@cap as they were when memory
+ * runs out or the byte count would overflow. The caller keeps its own
+ * named cap on @need.
+ */
+void *rtd_grow(void *arr, size_t *cap, size_t need, size_t size,
+	       size_t first);
+
 /* A buffer needs no allocation until first use; max 0 means SIZE_MAX/2. */
 void rtd_buf_init(rtd_buf *b, size_t max);
 void rtd_buf_free(rtd_buf *b);

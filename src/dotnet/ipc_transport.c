@@ -21,6 +21,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common/file.h"
 #include "common/log.h"
 #include "common/rd.h"
 #include "dotnet/ipc_int.h"
@@ -179,31 +180,12 @@ int ipc_read_full(int fd, void *buf, size_t len, int timeout_ms)
 
 /* ---- discovery ---------------------------------------------------------- */
 
-static int read_small(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	size_t got = 0;
-	while (got + 1 < len) {
-		ssize_t n = read(fd, buf + got, len - 1 - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	buf[got] = 0;
-	return (int)got;
-}
-
 /* The pid inside the target's innermost pid namespace (NSpid). */
 static pid_t ns_pid(pid_t pid)
 {
 	char path[64], buf[4096];
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (read_small(path, buf, sizeof(buf)) <= 0)
+	if (rtd_read_small(path, buf, sizeof(buf)) <= 0)
 		return pid;
 	char *l = strstr(buf, "\nNSpid:");
 	if (!l)
@@ -225,7 +207,7 @@ static unsigned long long start_key(pid_t pid)
 {
 	char path[64], buf[2048];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (read_small(path, buf, sizeof(buf)) <= 0)
+	if (rtd_read_small(path, buf, sizeof(buf)) <= 0)
 		return 0;
 	char *p = strrchr(buf, ')'); /* comm may hold spaces */
 	if (!p)
@@ -816,7 +798,7 @@ static int proc_names(pid_t pid, struct proc_names *n)
 	char path[64], buf[4096];
 	memset(n, 0, sizeof(*n));
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	int got = read_small(path, n->comm, sizeof(n->comm));
+	int got = rtd_read_small(path, n->comm, sizeof(n->comm));
 	if (got < 0)
 		return got;
 	n->comm[strcspn(n->comm, "\n")] = 0;
@@ -827,7 +809,7 @@ static int proc_names(pid_t pid, struct proc_names *n)
 		base_of(buf, n->exe, sizeof(n->exe));
 	}
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	got = read_small(path, buf, sizeof(buf));
+	got = rtd_read_small(path, buf, sizeof(buf));
 	if (got <= 0 || strcmp(n->exe, "dotnet") != 0)
 		return 0;
 	/* the muxer: the first argument that names a .dll */

@@ -1297,18 +1297,20 @@ static long step_header(rtd_nettrace *dec, const uint8_t *p, size_t avail)
 		       "'!FastSerialization.1' magic)");
 }
 
-static long step_object(rtd_nettrace *dec, const uint8_t *p, size_t avail)
+/* An object's type header: FastSerialization's begin tags, version and
+ * type name (tn, NUL-terminated). r is left after it. */
+struct obj_head {
+	rtd_rd r;
+	uint32_t version;
+	size_t hdr; /* bytes up to and including the type's end tag */
+	char tn[NT_CAP_TYPE_NAME + 1];
+};
+
+/* Returns >0 (the header's size), 0 needing more, or an error. */
+static long object_head(rtd_nettrace *dec, const uint8_t *p, size_t avail,
+			struct obj_head *h)
 {
 	uint64_t off = dec->off;
-	if (avail < 1) {
-		dec->need = 1;
-		return 0;
-	}
-	if (p[0] == TAG_NULL) {
-		dec->state = ST_DONE;
-		dec->seen_end = 1;
-		return 1;
-	}
 	uint8_t begin = dec->format == 3 ? TAG_BEGIN_OBJECT : TAG_BEGIN_PRIVATE;
 	if (p[0] != begin && p[0] != TAG_BEGIN_OBJECT &&
 	    p[0] != TAG_BEGIN_PRIVATE)
@@ -1321,14 +1323,13 @@ static long step_object(rtd_nettrace *dec, const uint8_t *p, size_t avail)
 		dec->need = fixed;
 		return 0;
 	}
-	rtd_rd r;
-	rd_init(&r, p, avail);
-	rd_skip(&r, 1);
-	uint8_t t1 = rd_u8(&r), t2 = rd_u8(&r);
-	uint32_t version = rd_u32le(&r);
-	uint32_t minver = rd_u32le(&r);
-	uint32_t nlen = rd_u32le(&r);
-	(void)minver;
+	rtd_rd *r = &h->r;
+	rd_init(r, p, avail);
+	rd_skip(r, 1);
+	uint8_t t1 = rd_u8(r), t2 = rd_u8(r);
+	h->version = rd_u32le(r);
+	(void)rd_u32le(r); /* minimum reader version */
+	uint32_t nlen = rd_u32le(r);
 	if ((t1 != TAG_BEGIN_PRIVATE && t1 != TAG_BEGIN_OBJECT) ||
 	    t2 != TAG_NULL)
 		return nt_fail(dec, -RTD_E_NT_BLOCK, off + 1,
@@ -1338,92 +1339,133 @@ static long step_object(rtd_nettrace *dec, const uint8_t *p, size_t avail)
 		return nt_fail(dec, -RTD_E_NT_BLOCK, off + 11,
 			       "object type name of %u bytes (cap %u)", nlen,
 			       NT_CAP_TYPE_NAME);
-	size_t hdr = fixed + nlen + 1;
-	if (avail < hdr) {
-		dec->need = hdr;
+	h->hdr = fixed + nlen + 1;
+	if (avail < h->hdr) {
+		dec->need = h->hdr;
 		return 0;
 	}
 	const uint8_t *name;
-	rd_bytes(&r, nlen, &name);
-	if (rd_u8(&r) != TAG_END_OBJECT)
-		return nt_fail(dec, -RTD_E_NT_BLOCK, off + hdr - 1,
+	rd_bytes(r, nlen, &name);
+	if (rd_u8(r) != TAG_END_OBJECT)
+		return nt_fail(dec, -RTD_E_NT_BLOCK, off + h->hdr - 1,
 			       "object's type header does not end with tag 6");
-	char tn[NT_CAP_TYPE_NAME + 1];
-	memcpy(tn, name, nlen);
-	tn[nlen] = 0;
+	memcpy(h->tn, name, nlen);
+	h->tn[nlen] = 0;
+	return (long)h->hdr;
+}
 
-	if (!strcmp(tn, "Microsoft.DotNet.Runtime.EventPipeFile")) {
-		/* .NET Core 2.0 (NetPerf object version 1, provider GUIDs; 2,
-		 * provider names): the entry object holds a forward reference
-		 * (to the end of the events), SYSTEMTIME, the start timestamp
-		 * and the clock frequency, then the events, unframed. */
-		if (dec->format != 3 || dec->have_info)
-			return nt_fail(dec, -RTD_E_NT_BLOCK, off,
-				       "EventPipeFile object in the wrong place");
-		if (version != 1 && version != 2)
+/*
+ * .NET Core 2.0 (NetPerf object version 1, provider GUIDs; 2, provider
+ * names): the entry object holds a forward reference (to the end of the
+ * events), SYSTEMTIME, the start timestamp and the clock frequency, then
+ * the events, unframed.
+ */
+static long object_eventpipefile(rtd_nettrace *dec, size_t avail,
+				 struct obj_head *h)
+{
+	uint64_t off = dec->off;
+	if (dec->format != 3 || dec->have_info)
+		return nt_fail(dec, -RTD_E_NT_BLOCK, off,
+			       "EventPipeFile object in the wrong place");
+	if (h->version != 1 && h->version != 2)
+		return nt_fail(dec, -RTD_E_UNSUPPORTED, off,
+			       "EventPipeFile object version %u is not "
+			       "supported (want 1 or 2)", h->version);
+	size_t total = h->hdr + 4 + 16 + 8 + 8;
+	if (avail < total) {
+		dec->need = total;
+		return 0;
+	}
+	(void)rd_u32le(&h->r); /* forward reference index */
+	set_info_12(dec, &h->r);
+	dec->format = (int)h->version;
+	dec->state = ST_EVENTS12;
+	int err = info_done(dec, off);
+	if (err)
+		return err;
+	return (long)total;
+}
+
+/* The Trace object: the stream's clock, pointer size, pid and CPUs; its
+ * version tells a V4 nettrace from a V5 one. */
+static long object_trace(rtd_nettrace *dec, size_t avail, struct obj_head *h)
+{
+	uint64_t off = dec->off;
+	uint32_t version = h->version;
+	if (dec->have_info)
+		return nt_fail(dec, -RTD_E_NT_BLOCK, off,
+			       "a second Trace object");
+	size_t total = h->hdr + 48 + 1;
+	if (avail < total) {
+		dec->need = total;
+		return 0;
+	}
+	if (version == 3 && dec->format != 3)
+		return nt_fail(dec, -RTD_E_NT_BLOCK, off,
+			       "Trace object version 3 in a nettrace stream");
+	if (dec->format == 3 && version != 3)
+		return nt_fail(dec, -RTD_E_UNSUPPORTED, off,
+			       "netperf Trace object version %u is not "
+			       "supported (want 3)", version);
+	if (dec->format != 3) {
+		if (version != 4 && version != 5)
 			return nt_fail(dec, -RTD_E_UNSUPPORTED, off,
-				       "EventPipeFile object version %u is not "
-				       "supported (want 1 or 2)", version);
-		size_t total = hdr + 4 + 16 + 8 + 8;
-		if (avail < total) {
-			dec->need = total;
-			return 0;
-		}
-		(void)rd_u32le(&r); /* forward reference index */
-		set_info_12(dec, &r);
+				       "nettrace Trace object version %u is "
+				       "not supported (want 4 or 5)", version);
 		dec->format = (int)version;
-		dec->state = ST_EVENTS12;
-		int err = info_done(dec, off);
-		if (err)
-			return err;
-		return (long)total;
 	}
-	if (!strcmp(tn, "Trace")) {
-		if (dec->have_info)
-			return nt_fail(dec, -RTD_E_NT_BLOCK, off,
-				       "a second Trace object");
-		size_t total = hdr + 48 + 1;
-		if (avail < total) {
-			dec->need = total;
-			return 0;
-		}
-		if (version == 3 && dec->format != 3)
-			return nt_fail(dec, -RTD_E_NT_BLOCK, off,
-				       "Trace object version 3 in a nettrace "
-				       "stream");
-		if (dec->format == 3 && version != 3)
-			return nt_fail(dec, -RTD_E_UNSUPPORTED, off,
-				       "netperf Trace object version %u is "
-				       "not supported (want 3)", version);
-		if (dec->format != 3) {
-			if (version != 4 && version != 5)
-				return nt_fail(dec, -RTD_E_UNSUPPORTED, off,
-					       "nettrace Trace object version "
-					       "%u is not supported (want 4 or "
-					       "5)", version);
-			dec->format = (int)version;
-		}
-		set_info_common(dec, &r);
-		dec->info.pid = rd_u32le(&r);
-		dec->info.nprocs = rd_u32le(&r);
-		dec->info.sampling_rate = rd_u32le(&r);
-		if (rd_u8(&r) != TAG_END_OBJECT)
-			return nt_fail(dec, -RTD_E_NT_BLOCK, off + total - 1,
-				       "Trace object does not end with tag 6");
-		int err = info_done(dec, off);
-		if (err)
-			return err;
-		return (long)total;
+	rtd_rd *r = &h->r;
+	set_info_common(dec, r);
+	dec->info.pid = rd_u32le(r);
+	dec->info.nprocs = rd_u32le(r);
+	dec->info.sampling_rate = rd_u32le(r);
+	if (rd_u8(r) != TAG_END_OBJECT)
+		return nt_fail(dec, -RTD_E_NT_BLOCK, off + total - 1,
+			       "Trace object does not end with tag 6");
+	int err = info_done(dec, off);
+	if (err)
+		return err;
+	return (long)total;
+}
+
+/* A block's body by its type name; unknown objects are skipped. */
+static int object_body(rtd_nettrace *dec, const char *tn, rtd_rd *body,
+		       uint64_t base)
+{
+	if (!strcmp(tn, "EventBlock"))
+		return dec->format == 3 ? event_block_v3(dec, body, base)
+					: event_block(dec, body, base, false);
+	if (!strcmp(tn, "MetadataBlock"))
+		return event_block(dec, body, base, true);
+	if (!strcmp(tn, "StackBlock")) {
+		int err = stack_block(dec, body, base);
+		if (!err)
+			dec->st.blocks++;
+		return err;
 	}
+	if (!strcmp(tn, "SPBlock"))
+		return sp_block(dec, body, base);
+	rtd_debug("nettrace: skipping object '%s' at %llu", tn,
+		  (unsigned long long)dec->off);
+	dec->st.skipped_blocks++;
+	return 0;
+}
+
+/* Every object after the Trace: i32 size, padding to 4, body, end tag. */
+static long object_block(rtd_nettrace *dec, const uint8_t *p, size_t avail,
+			 struct obj_head *h)
+{
+	uint64_t off = dec->off;
+	const char *tn = h->tn;
+	size_t hdr = h->hdr;
 	if (!dec->have_info)
 		return nt_fail(dec, -RTD_E_NT_BLOCK, off,
 			       "object '%s' before the Trace object", tn);
-	/* every other object: i32 size, padding to 4, body, end tag */
 	if (avail < hdr + 4) {
 		dec->need = hdr + 4;
 		return 0;
 	}
-	uint32_t bsize = rd_u32le(&r);
+	uint32_t bsize = rd_u32le(&h->r);
 	if (bsize > dec->o.max_block)
 		return nt_fail(dec, -RTD_E_CAP, off + hdr,
 			       "%s of %u bytes exceeds the block cap %zu", tn,
@@ -1441,27 +1483,33 @@ static long step_object(rtd_nettrace *dec, const uint8_t *p, size_t avail)
 			       p[total - 1]);
 	rtd_rd body;
 	rd_init(&body, p + hdr + 4 + pad, bsize);
-	uint64_t base = off + hdr + 4 + pad;
-	int err = 0;
-	if (!strcmp(tn, "EventBlock")) {
-		err = dec->format == 3 ? event_block_v3(dec, &body, base)
-				       : event_block(dec, &body, base, false);
-	} else if (!strcmp(tn, "MetadataBlock")) {
-		err = event_block(dec, &body, base, true);
-	} else if (!strcmp(tn, "StackBlock")) {
-		err = stack_block(dec, &body, base);
-		if (!err)
-			dec->st.blocks++;
-	} else if (!strcmp(tn, "SPBlock")) {
-		err = sp_block(dec, &body, base);
-	} else {
-		rtd_debug("nettrace: skipping object '%s' at %llu", tn,
-			  (unsigned long long)off);
-		dec->st.skipped_blocks++;
-	}
+	int err = object_body(dec, tn, &body, off + hdr + 4 + pad);
 	if (err)
 		return err;
 	return (long)total;
+}
+
+/* One FastSerialization object (V3-V5), or the stream's end tag. */
+static long step_object(rtd_nettrace *dec, const uint8_t *p, size_t avail)
+{
+	if (avail < 1) {
+		dec->need = 1;
+		return 0;
+	}
+	if (p[0] == TAG_NULL) {
+		dec->state = ST_DONE;
+		dec->seen_end = 1;
+		return 1;
+	}
+	struct obj_head h;
+	long n = object_head(dec, p, avail, &h);
+	if (n <= 0)
+		return n;
+	if (!strcmp(h.tn, "Microsoft.DotNet.Runtime.EventPipeFile"))
+		return object_eventpipefile(dec, avail, &h);
+	if (!strcmp(h.tn, "Trace"))
+		return object_trace(dec, avail, &h);
+	return object_block(dec, p, avail, &h);
 }
 
 static long step_block_v6(rtd_nettrace *dec, const uint8_t *p, size_t avail)

@@ -425,6 +425,20 @@ static inline char *key_room(struct fctx *c, const char *name, bool first,
 	return room(c->w, extra);
 }
 
+/* JSON: a mapped value's name under "names", beside its number (top-level
+ * fields only: a name inside an array or object would have no key). */
+static void add_name(struct fctx *c, const struct rtd_nettrace_field *f,
+		     const char *name, unsigned depth, bool is_elem)
+{
+	if (!name || depth != 0 || is_elem || !c->names)
+		return;
+	if (c->nnames++)
+		putc1(c->names, ',');
+	put_str8(c->names, f->name, strlen(f->name));
+	putc1(c->names, ':');
+	put_str8(c->names, name, strlen(name));
+}
+
 static void put_mapped(struct fctx *c, const struct rtd_nettrace_field *f,
 		       uint64_t v, unsigned depth, bool is_elem)
 {
@@ -432,13 +446,8 @@ static void put_mapped(struct fctx *c, const struct rtd_nettrace_field *f,
 	const char *name = rtd_nettrace_map_name(f->map, v, nb, sizeof(nb));
 	if (c->json || !name) {
 		put_u64(c->w, v);
-		if (c->json && name && depth == 0 && !is_elem && c->names) {
-			if (c->nnames++)
-				putc1(c->names, ',');
-			put_str8(c->names, f->name, strlen(f->name));
-			putc1(c->names, ':');
-			put_str8(c->names, name, strlen(name));
-		}
+		if (c->json)
+			add_name(c, f, name, depth, is_elem);
 		return;
 	}
 	put(c->w, name, strlen(name));
@@ -476,235 +485,278 @@ static int fmt_elems(struct fctx *c, const struct rtd_nettrace_field *f,
 	return 0;
 }
 
+/* Where one value goes: its key (NULL for an array element), whether it
+ * is the first of its list (no separator), how deep it is. */
+struct slot {
+	const char *name;
+	unsigned depth;
+	bool first;
+	bool is_elem;
+};
+
+static inline void slot_key(struct fctx *c, const struct slot *s)
+{
+	put_key(c, s->name, s->first, s->depth);
+}
+
+static int fmt_object(struct fctx *c, const struct rtd_nettrace_field *f,
+		      const struct slot *s, rtd_rd *r)
+{
+	slot_key(c, s);
+	putc1(c->w, '{');
+	int rc = fmt_list(c, f->fields, f->nfields, r, s->depth + 1, false);
+	putc1(c->w, '}');
+	return rc;
+}
+
+static int fmt_array(struct fctx *c, const struct rtd_nettrace_field *f,
+		     const struct slot *s, rtd_rd *r, const uint64_t *sib,
+		     size_t nsib)
+{
+	size_t count;
+	rtd_rd sub, *er;
+	int rc = nt_array(f, r, c->payload, c->payload_len, c->psz, s->depth,
+			  sib, nsib, &count, &er, &sub, &c->located_end);
+	if (rc)
+		return rc;
+	return fmt_elems(c, f, count, er, s->depth, s->first);
+}
+
+static inline bool is_signed(unsigned type)
+{
+	return type == RTD_NT_T_I8 || type == RTD_NT_T_I16 ||
+	       type == RTD_NT_T_I32 || type == RTD_NT_T_I64 ||
+	       type == RTD_NT_T_VARINT;
+}
+
+/* An integer: its mapped name (text) or decimal digits. */
+static void fmt_int(struct fctx *c, const struct rtd_nettrace_field *f,
+		    const struct slot *s, uint64_t u, int64_t i)
+{
+	if (f->map) {
+		slot_key(c, s);
+		put_mapped(c, f, u, s->depth, s->is_elem);
+		return;
+	}
+	char *d = key_room(c, s->name, s->first, s->depth, 24);
+	if (!d)
+		return;
+	bool neg = i < 0 && is_signed(f->type);
+	if (neg)
+		*d++ = '-';
+	c->w->p = raw_u64(d, neg ? (uint64_t)0 - (uint64_t)i : u);
+}
+
+static void fmt_bool(struct fctx *c, const struct slot *s, uint64_t u)
+{
+	char *d = key_room(c, s->name, s->first, s->depth, 5);
+	if (!d)
+		return;
+	if (u)
+		RAW(d, "true");
+	else
+		RAW(d, "false");
+	c->w->p = d;
+}
+
+/* Hex and pointers: 0x digits (a JSON string); a mapped name replaces
+ * them in text and goes under "names" in JSON. */
+static void fmt_hex(struct fctx *c, const struct rtd_nettrace_field *f,
+		    const struct slot *s, uint64_t u)
+{
+	if (f->map && !c->json) {
+		slot_key(c, s);
+		put_mapped(c, f, u, s->depth, s->is_elem);
+		return;
+	}
+	char *d = key_room(c, s->name, s->first, s->depth, 20);
+	if (!d)
+		return;
+	if (c->json)
+		*d++ = '"';
+	d = raw_hex(d, u);
+	if (c->json)
+		*d++ = '"';
+	c->w->p = d;
+	if (f->map) {
+		char nb[256];
+		add_name(c, f, rtd_nettrace_map_name(f->map, u, nb, sizeof(nb)),
+			 s->depth, s->is_elem);
+	}
+}
+
+static int fmt_real(struct fctx *c, const struct slot *s, rtd_rd *r,
+		    bool is_f32)
+{
+	double x = is_f32 ? rd_f32le(r) : rd_f64le(r);
+	if (!rd_ok(r))
+		return r->err;
+	slot_key(c, s);
+	put_float(c->w, x, is_f32, c->json);
+	return 0;
+}
+
+static int fmt_char16(struct fctx *c, const struct slot *s, rtd_rd *r,
+		      uint64_t *val)
+{
+	const uint8_t *p;
+	if (!rd_bytes(r, 2, &p))
+		return r->err;
+	if (val)
+		*val = (uint64_t)(p[0] | p[1] << 8);
+	slot_key(c, s);
+	put_str16(c->w, p, 1);
+	return 0;
+}
+
+/* A byte: itself when ASCII, else "\x.." (as TraceEvent shows it). */
+static int fmt_char8(struct fctx *c, const struct slot *s, rtd_rd *r)
+{
+	const uint8_t *p;
+	if (!rd_bytes(r, 1, &p))
+		return r->err;
+	slot_key(c, s);
+	if (p[0] < 0x80) {
+		put_str8(c->w, (const char *)p, 1);
+	} else {
+		char t[8] = "\"\\\\x00\"";
+		t[4] = "0123456789abcdef"[p[0] >> 4];
+		t[5] = "0123456789abcdef"[p[0] & 15];
+		put(c->w, t, 7);
+	}
+	return 0;
+}
+
+/* n raw bytes in hex: 0x... in text, a string in JSON. */
+static void put_blob(struct fctx *c, const struct slot *s, const uint8_t *p,
+		     size_t n)
+{
+	slot_key(c, s);
+	put(c->w, c->json ? "\"" : "0x", c->json ? 1 : 2);
+	put_hexbytes(c->w, p, n);
+	if (c->json)
+		putc1(c->w, '"');
+}
+
+/* BINARY: as many bytes as the sibling count field says. */
+static int fmt_binary(struct fctx *c, const struct rtd_nettrace_field *f,
+		      const struct slot *s, rtd_rd *r, const uint64_t *sib,
+		      size_t nsib)
+{
+	uint64_t n = (f->count_field >= 0 && (size_t)f->count_field < nsib)
+			     ? sib[f->count_field]
+			     : 0;
+	if (n > rd_left(r))
+		return rd_fail(r, -RTD_E_TRUNCATED);
+	const uint8_t *p;
+	rd_bytes(r, (size_t)n, &p);
+	put_blob(c, s, p, (size_t)n);
+	return 0;
+}
+
+static int fmt_fixed16(struct fctx *c, const struct rtd_nettrace_field *f,
+		       const struct slot *s, rtd_rd *r)
+{
+	const uint8_t *p;
+	if (!rd_bytes(r, 16, &p))
+		return r->err;
+	if (f->type == RTD_NT_T_GUID) {
+		slot_key(c, s);
+		put_guid(c->w, p, true);
+	} else {
+		put_blob(c, s, p, 16); /* DECIMAL */
+	}
+	return 0;
+}
+
+/* A NUL-terminated UTF-16 string; the key only once it is whole. */
+static int fmt_utf16z(struct fctx *c, const struct slot *s, rtd_rd *r)
+{
+	const uint8_t *z = r->p;
+	size_t left = rd_left(r), k = 0;
+	while (k + 1 < left && (z[k] | z[k + 1]))
+		k += 2;
+	if (k + 1 >= left)
+		return rd_fail(r, -RTD_E_TRUNCATED);
+	rd_skip(r, k + 2);
+	slot_key(c, s);
+	put_str16(c->w, z, k / 2);
+	return 0;
+}
+
+static int fmt_utf8z(struct fctx *c, const struct slot *s, rtd_rd *r)
+{
+	const uint8_t *z = memchr(r->p, 0, rd_left(r));
+	if (!z)
+		return rd_fail(r, -RTD_E_TRUNCATED);
+	size_t n = (size_t)(z - r->p);
+	const char *str = (const char *)r->p;
+	rd_skip(r, n + 1);
+	slot_key(c, s);
+	put_str8(c->w, str, n);
+	return 0;
+}
+
+/*
+ * One field (or array element, is_elem: no key) at r: its key and value.
+ * *val gets an integer's value for the sibling count fields that follow.
+ * A value is read whole before anything is written, so a truncated one
+ * writes nothing.
+ */
 static int fmt_one(struct fctx *c, const struct rtd_nettrace_field *f,
 		   bool is_elem, rtd_rd *r, unsigned depth, bool first,
 		   uint64_t *val, const uint64_t *sib, size_t nsib)
 {
-	struct w *w = c->w;
 	if (depth > NT_CAP_DEPTH)
 		return -RTD_E_CAP;
-	const char *name = is_elem ? NULL : f->name;
+	const struct slot s = {is_elem ? NULL : f->name, depth, first, is_elem};
+	switch (f->type) {
+	case RTD_NT_T_OBJECT:
+		return fmt_object(c, f, &s, r);
+	case RTD_NT_T_ARRAY: case RTD_NT_T_FIXED_ARRAY: case RTD_NT_T_COUNTED:
+	case RTD_NT_T_RELLOC: case RTD_NT_T_DATALOC:
+		return fmt_array(c, f, &s, r, sib, nsib);
+	case RTD_NT_T_F32: case RTD_NT_T_F64:
+		return fmt_real(c, &s, r, f->type == RTD_NT_T_F32);
+	case RTD_NT_T_CHAR16:
+		return fmt_char16(c, &s, r, val);
+	case RTD_NT_T_CHAR8:
+		return fmt_char8(c, &s, r);
+	case RTD_NT_T_DECIMAL: case RTD_NT_T_GUID:
+		return fmt_fixed16(c, f, &s, r);
+	case RTD_NT_T_STRING:
+		return fmt_utf16z(c, &s, r);
+	case RTD_NT_T_UTF8Z:
+		return fmt_utf8z(c, &s, r);
+	case RTD_NT_T_BINARY:
+		return fmt_binary(c, f, &s, r, sib, nsib);
+	default:
+		break;
+	}
 	uint64_t u = 0;
 	int64_t i = 0;
-	const uint8_t *p;
-	/* containers first: they write their own key */
-	switch (f->type) {
-	case RTD_NT_T_OBJECT: {
-		put_key(c, name, first, depth);
-		putc1(w, '{');
-		int rc = fmt_list(c, f->fields, f->nfields, r, depth + 1, false);
-		putc1(w, '}');
-		return rc;
-	}
-	case RTD_NT_T_ARRAY: case RTD_NT_T_FIXED_ARRAY: case RTD_NT_T_COUNTED:
-	case RTD_NT_T_RELLOC: case RTD_NT_T_DATALOC: {
-		size_t count;
-		rtd_rd sub, *er;
-		int rc = nt_array(f, r, c->payload, c->payload_len, c->psz,
-				  depth, sib, nsib, &count, &er, &sub,
-				  &c->located_end);
-		if (rc)
-			return rc;
-		return fmt_elems(c, f, count, er, depth, first);
-	}
-	default:
-		break;
-	}
-	/* scalars: read first, so a truncated value writes nothing */
-	switch (f->type) {
-	case RTD_NT_T_I8: i = (int8_t)rd_u8(r); u = (uint64_t)i; break;
-	case RTD_NT_T_U8: case RTD_NT_T_BOOL8: u = rd_u8(r); break;
-	case RTD_NT_T_I16: i = rd_i16le(r); u = (uint64_t)i; break;
-	case RTD_NT_T_U16: u = rd_u16le(r); break;
-	case RTD_NT_T_I32: i = rd_i32le(r); u = (uint64_t)i; break;
-	case RTD_NT_T_U32: case RTD_NT_T_HEX32: case RTD_NT_T_BOOL32:
-		u = rd_u32le(r); break;
-	case RTD_NT_T_I64: i = rd_i64le(r); u = (uint64_t)i; break;
-	case RTD_NT_T_U64: case RTD_NT_T_HEX64: case RTD_NT_T_DATETIME:
-		u = rd_u64le(r); break;
-	case RTD_NT_T_POINTER:
-		u = c->psz == 8 ? rd_u64le(r) : rd_u32le(r); break;
-	case RTD_NT_T_VARINT: {
-		uint64_t z = rd_varuint(r);
-		i = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
-		u = (uint64_t)i;
-		break;
-	}
-	case RTD_NT_T_VARUINT: u = rd_varuint(r); break;
-	case RTD_NT_T_F32: case RTD_NT_T_F64: case RTD_NT_T_CHAR16:
-	case RTD_NT_T_CHAR8: case RTD_NT_T_DECIMAL: case RTD_NT_T_GUID:
-	case RTD_NT_T_STRING: case RTD_NT_T_UTF8Z: case RTD_NT_T_BINARY:
-		break;
-	default:
+	if (!nt_read_number(r, f->type, c->psz, &u, &i))
 		return -RTD_E_NT_PAYLOAD;
-	}
 	if (!rd_ok(r))
 		return r->err;
 	if (val)
 		*val = u;
 	switch (f->type) {
-	case RTD_NT_T_I8: case RTD_NT_T_I16: case RTD_NT_T_I32:
-	case RTD_NT_T_I64: case RTD_NT_T_VARINT:
-	case RTD_NT_T_U8: case RTD_NT_T_U16: case RTD_NT_T_U32:
-	case RTD_NT_T_U64: case RTD_NT_T_VARUINT: {
-		if (f->map) {
-			put_key(c, name, first, depth);
-			put_mapped(c, f, u, depth, is_elem);
-			return 0;
-		}
-		char *d = key_room(c, name, first, depth, 24);
-		if (!d)
-			return 0;
-		bool neg = i < 0 && (f->type == RTD_NT_T_I8 ||
-				     f->type == RTD_NT_T_I16 ||
-				     f->type == RTD_NT_T_I32 ||
-				     f->type == RTD_NT_T_I64 ||
-				     f->type == RTD_NT_T_VARINT);
-		if (neg)
-			*d++ = '-';
-		w->p = raw_u64(d, neg ? (uint64_t)0 - (uint64_t)i : u);
-		return 0;
-	}
-	case RTD_NT_T_BOOL8: case RTD_NT_T_BOOL32: {
-		char *d = key_room(c, name, first, depth, 5);
-		if (!d)
-			return 0;
-		if (u)
-			RAW(d, "true");
-		else
-			RAW(d, "false");
-		w->p = d;
-		return 0;
-	}
+	case RTD_NT_T_BOOL8: case RTD_NT_T_BOOL32:
+		fmt_bool(c, &s, u);
+		break;
 	case RTD_NT_T_HEX32: case RTD_NT_T_HEX64: case RTD_NT_T_POINTER:
-		if (f->map && !c->json) {
-			put_key(c, name, first, depth);
-			put_mapped(c, f, u, depth, is_elem);
-			return 0;
-		}
-		{
-			char *d = key_room(c, name, first, depth, 20);
-			if (!d)
-				return 0;
-			if (c->json)
-				*d++ = '"';
-			d = raw_hex(d, u);
-			if (c->json)
-				*d++ = '"';
-			w->p = d;
-		}
-		if (f->map && c->json) {
-			/* the number is kept; the name goes under "names" */
-			char nb[256];
-			const char *nm = rtd_nettrace_map_name(f->map, u, nb,
-							       sizeof(nb));
-			if (nm && depth == 0 && !is_elem && c->names) {
-				if (c->nnames++)
-					putc1(c->names, ',');
-				put_str8(c->names, f->name, strlen(f->name));
-				putc1(c->names, ':');
-				put_str8(c->names, nm, strlen(nm));
-			}
-		}
-		return 0;
+		fmt_hex(c, f, &s, u);
+		break;
 	case RTD_NT_T_DATETIME:
-		put_key(c, name, first, depth);
-		put_filetime(w, u);
-		return 0;
-	case RTD_NT_T_F32: {
-		float x = rd_f32le(r);
-		if (!rd_ok(r))
-			return r->err;
-		put_key(c, name, first, depth);
-		put_float(w, x, true, c->json);
-		return 0;
-	}
-	case RTD_NT_T_F64: {
-		double x = rd_f64le(r);
-		if (!rd_ok(r))
-			return r->err;
-		put_key(c, name, first, depth);
-		put_float(w, x, false, c->json);
-		return 0;
-	}
-	case RTD_NT_T_CHAR16:
-		if (!rd_bytes(r, 2, &p))
-			return r->err;
-		if (val)
-			*val = (uint64_t)(p[0] | p[1] << 8);
-		put_key(c, name, first, depth);
-		put_str16(w, p, 1);
-		return 0;
-	case RTD_NT_T_CHAR8: {
-		if (!rd_bytes(r, 1, &p))
-			return r->err;
-		put_key(c, name, first, depth);
-		if (p[0] < 0x80) {
-			put_str8(w, (const char *)p, 1);
-		} else {
-			char t[8] = "\"\\\\x00\"";
-			t[4] = "0123456789abcdef"[p[0] >> 4];
-			t[5] = "0123456789abcdef"[p[0] & 15];
-			put(w, t, 7);
-		}
-		return 0;
-	}
-	case RTD_NT_T_DECIMAL:
-		if (!rd_bytes(r, 16, &p))
-			return r->err;
-		put_key(c, name, first, depth);
-		put(w, c->json ? "\"" : "0x", c->json ? 1 : 2);
-		put_hexbytes(w, p, 16);
-		if (c->json)
-			putc1(w, '"');
-		return 0;
-	case RTD_NT_T_GUID:
-		if (!rd_bytes(r, 16, &p))
-			return r->err;
-		put_key(c, name, first, depth);
-		put_guid(w, p, true);
-		return 0;
-	case RTD_NT_T_STRING: {
-		const uint8_t *s = r->p;
-		size_t left = rd_left(r), k = 0;
-		while (k + 1 < left && (s[k] | s[k + 1]))
-			k += 2;
-		if (k + 1 >= left)
-			return rd_fail(r, -RTD_E_TRUNCATED);
-		rd_skip(r, k + 2);
-		put_key(c, name, first, depth);
-		put_str16(w, s, k / 2);
-		return 0;
-	}
-	case RTD_NT_T_UTF8Z: {
-		const uint8_t *z = memchr(r->p, 0, rd_left(r));
-		if (!z)
-			return rd_fail(r, -RTD_E_TRUNCATED);
-		size_t n = (size_t)(z - r->p);
-		const char *s = (const char *)r->p;
-		rd_skip(r, n + 1);
-		put_key(c, name, first, depth);
-		put_str8(w, s, n);
-		return 0;
-	}
-	case RTD_NT_T_BINARY: {
-		uint64_t n = (f->count_field >= 0 &&
-			      (size_t)f->count_field < nsib)
-				     ? sib[f->count_field]
-				     : 0;
-		if (n > rd_left(r))
-			return rd_fail(r, -RTD_E_TRUNCATED);
-		rd_bytes(r, (size_t)n, &p);
-		put_key(c, name, first, depth);
-		put(w, c->json ? "\"" : "0x", c->json ? 1 : 2);
-		put_hexbytes(w, p, (size_t)n);
-		if (c->json)
-			putc1(w, '"');
-		return 0;
-	}
+		slot_key(c, &s);
+		put_filetime(c->w, u);
+		break;
 	default:
-		return -RTD_E_NT_PAYLOAD;
+		fmt_int(c, f, &s, u, i);
+		break;
 	}
+	return 0;
 }
 
 static int fmt_list(struct fctx *c, const struct rtd_nettrace_field *fs,
@@ -738,6 +790,32 @@ static void skip_located(const struct fctx *c, rtd_rd *r)
 		rd_skip(r, c->located_end - at);
 }
 
+/* JSON: the header members from "provider" to "seq" (value to follow),
+ * the same whether cached or written each time. */
+static void put_json_meta(struct w *w, const struct rtd_nettrace_metadata *m)
+{
+	PUTS(w, ",\"provider\":");
+	put_str8(w, m->provider, strlen(m->provider));
+	PUTS(w, ",\"event\":");
+	put_str8(w, m->name, strlen(m->name));
+	PUTS(w, ",\"id\":");
+	put_u64(w, m->event_id);
+	PUTS(w, ",\"version\":");
+	put_u64(w, m->version);
+	PUTS(w, ",\"opcode\":");
+	put_u64(w, m->opcode);
+	PUTS(w, ",\"seq\":");
+}
+
+/* Text: " Provider/Name". */
+static void put_text_name(struct w *w, const struct rtd_nettrace_metadata *m)
+{
+	putc1(w, ' ');
+	put(w, m->provider, strlen(m->provider));
+	putc1(w, '/');
+	put(w, m->name, strlen(m->name));
+}
+
 /*
  * A metadata record's text, rendered on its first event: the JSON header
  * members from "provider" to "seq", the text " Provider/Name", and each
@@ -754,22 +832,9 @@ static int meta_cache(struct nt_meta *nm)
 	uint32_t *o = malloc((2 * (nf + 1) + 4) * sizeof(*o));
 	if (!o)
 		return -ENOMEM;
-	PUTS(&w, ",\"provider\":");
-	put_str8(&w, m->provider, strlen(m->provider));
-	PUTS(&w, ",\"event\":");
-	put_str8(&w, m->name, strlen(m->name));
-	PUTS(&w, ",\"id\":");
-	put_u64(&w, m->event_id);
-	PUTS(&w, ",\"version\":");
-	put_u64(&w, m->version);
-	PUTS(&w, ",\"opcode\":");
-	put_u64(&w, m->opcode);
-	PUTS(&w, ",\"seq\":");
+	put_json_meta(&w, m);
 	o[2 * (nf + 1)] = (uint32_t)wlen(&w); /* JSON header end */
-	putc1(&w, ' ');
-	put(&w, m->provider, strlen(m->provider));
-	putc1(&w, '/');
-	put(&w, m->name, strlen(m->name));
+	put_text_name(&w, m);
 	o[2 * (nf + 1) + 1] = (uint32_t)wlen(&w); /* text header end */
 	for (size_t i = 0; i < nf; i++) {
 		o[i] = (uint32_t)wlen(&w);
@@ -1009,6 +1074,167 @@ static void put_stack_cached(rtd_nettrace *dec, struct w *w,
 	put(w, (const char *)sb->data + at - 1 + 4, n);
 }
 
+/* JSON: everything before the fields, up to "fields":{ (the metadata's
+ * members from its cache, copied in one reservation, when it has one). */
+static int json_head(struct fctx *c, const struct rtd_nettrace_event *ev)
+{
+	struct w *w = c->w;
+	const struct nt_meta *cm = c->cm;
+	const struct rtd_nettrace_metadata *m = ev->meta;
+	size_t hl = cm ? cm->fmt_keys[2 * (m->nfields + 1)] : 0;
+	char *d = room(w, 200 + hl);
+	if (!d)
+		return w->err;
+	RAW(d, "{\"time\":");
+	d = raw_time(d, c->dec, ev->timestamp);
+	RAW(d, ",\"ts\":");
+	d = raw_u64(d, ev->timestamp);
+	RAW(d, ",\"thread\":");
+	d = raw_u64(d, ev->thread_id);
+	if (ev->capture_thread_id != ev->thread_id) {
+		RAW(d, ",\"capture_thread\":");
+		d = raw_u64(d, ev->capture_thread_id);
+	}
+	if (ev->proc_number != 0xffffffffu) {
+		RAW(d, ",\"cpu\":");
+		d = raw_u64(d, ev->proc_number);
+	}
+	if (cm) {
+		memcpy(d, cm->fmt_cache, hl);
+		d += hl;
+		d = raw_u64(d, ev->sequence);
+		RAW(d, ",\"fields\":{");
+		w->p = d;
+		return 0;
+	}
+	w->p = d;
+	put_json_meta(w, m);
+	put_u64(w, ev->sequence);
+	PUTS(w, ",\"fields\":{");
+	return 0;
+}
+
+/* A member holding bytes as hex: ,"key":"..." */
+static void json_hex_member(struct w *w, const char *key, const rtd_rd *r)
+{
+	put(w, key, strlen(key));
+	put_hexbytes(w, r->p, rd_left(r));
+	putc1(w, '"');
+}
+
+/* JSON: after the fields, rc their outcome: the value names, what no
+ * field described, the error, activities and the stack. */
+static void json_tail(struct fctx *c, const struct rtd_nettrace_event *ev,
+		      rtd_rd *r, int rc, unsigned flags,
+		      rtd_nettrace_frame_fn sym, void *sym_ctx)
+{
+	struct w *w = c->w;
+	if (!rc && rd_left(r) && ev->meta->nfields == 0) {
+		/* no layout known: the bytes, so nothing is hidden */
+		json_hex_member(w, "\"payload\":\"", r);
+		rd_skip(r, rd_left(r));
+	}
+	putc1(w, '}');
+	if (c->nnames) {
+		PUTS(w, ",\"names\":{");
+		wsync(c->names);
+		put(w, (const char *)c->dec->nbuf.data, c->dec->nbuf.len);
+		putc1(w, '}');
+	}
+	/* bytes the schema does not describe: shown, never dropped (a newer
+	 * event version, or a wrong schema) */
+	if (!rc && rd_left(r))
+		json_hex_member(w, ",\"unparsed\":\"", r);
+	if (rc) {
+		PUTS(w, ",\"error\":");
+		const char *e = rtd_strerror(rc);
+		put_str8(w, e, strlen(e));
+	}
+	static const uint8_t zero[16];
+	if (memcmp(ev->activity_id, zero, 16)) {
+		PUTS(w, ",\"activity\":");
+		put_guid(w, ev->activity_id, true);
+	}
+	if (memcmp(ev->related_activity_id, zero, 16)) {
+		PUTS(w, ",\"related_activity\":");
+		put_guid(w, ev->related_activity_id, true);
+	}
+	if (flags & RTD_NT_FMT_STACK) {
+		PUTS(w, ",\"stack\":[");
+		put_stack_cached(c->dec, w, ev, true);
+		putc1(w, ']');
+		if (sym && ev->nframes) {
+			/* names beside the addresses: "0x..." where no
+			 * method covers one */
+			PUTS(w, ",\"frames\":[");
+			put_frames(w, ev, true, sym, sym_ctx);
+			putc1(w, ']');
+		}
+	}
+	putc1(w, '}');
+}
+
+static int fmt_json(struct fctx *c, const struct rtd_nettrace_event *ev,
+		    unsigned flags, rtd_nettrace_frame_fn sym, void *sym_ctx)
+{
+	struct w nw;
+	rtd_buf_reset(&c->dec->nbuf);
+	winit(&nw, &c->dec->nbuf);
+	c->names = &nw;
+	int rc = json_head(c, ev);
+	if (rc)
+		return rc;
+	const struct rtd_nettrace_metadata *m = ev->meta;
+	rtd_rd r;
+	rd_init(&r, ev->payload, ev->payload_len);
+	rc = fmt_list(c, m->fields, m->nfields, &r, 0, true);
+	skip_located(c, &r);
+	json_tail(c, ev, &r, rc, flags, sym, sym_ctx);
+	return 0;
+}
+
+/* Text: time thread Provider/Name field=value ... [<error>] [stack=...] */
+static void fmt_text(struct fctx *c, const struct rtd_nettrace_event *ev,
+		     unsigned flags, rtd_nettrace_frame_fn sym, void *sym_ctx)
+{
+	struct w *w = c->w;
+	const struct nt_meta *cm = c->cm;
+	const struct rtd_nettrace_metadata *m = ev->meta;
+	put_time(w, c->dec, ev->timestamp);
+	putc1(w, ' ');
+	put_u64(w, ev->thread_id);
+	if (cm) {
+		uint32_t a = cm->fmt_keys[2 * (m->nfields + 1)];
+		put(w, cm->fmt_cache + a,
+		    cm->fmt_keys[2 * (m->nfields + 1) + 1] - a);
+	} else {
+		put_text_name(w, m);
+	}
+	rtd_rd r;
+	rd_init(&r, ev->payload, ev->payload_len);
+	int rc = fmt_list(c, m->fields, m->nfields, &r, 0, true);
+	skip_located(c, &r);
+	if (rc) {
+		PUTS(w, " <");
+		const char *e = rtd_strerror(rc);
+		put(w, e, strlen(e));
+		putc1(w, '>');
+	} else if (rd_left(&r)) {
+		if (m->nfields == 0)
+			PUTS(w, " payload=0x");
+		else
+			PUTS(w, " unparsed=0x");
+		put_hexbytes(w, r.p, rd_left(&r));
+	}
+	if ((flags & RTD_NT_FMT_STACK) && ev->nframes) {
+		PUTS(w, " stack=");
+		if (sym)
+			put_frames(w, ev, false, sym, sym_ctx);
+		else
+			put_stack_cached(c->dec, w, ev, false);
+	}
+}
+
 int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 	      unsigned flags, rtd_buf *out, rtd_nettrace_frame_fn sym,
 	      void *sym_ctx)
@@ -1022,146 +1248,19 @@ int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 	}
 	if (cm && !cm->fmt_cache && meta_cache(cm))
 		cm = NULL;
-	struct w w, nw;
+	struct w w;
 	winit(&w, out);
-	const struct rtd_nettrace_metadata *m = ev->meta;
 	bool json = flags & RTD_NT_FMT_JSON;
 	struct fctx c = {&w, dec, ev->payload, ev->payload_len,
 			 dec->info.pointer_size ? dec->info.pointer_size : 8,
-			 json, m->builtin, NT_CAP_ARRAY_ELEMS, NULL, 0, 0, cm, -1};
-	rtd_rd r;
-	rd_init(&r, ev->payload, ev->payload_len);
-	int rc;
+			 json, ev->meta->builtin, NT_CAP_ARRAY_ELEMS, NULL, 0,
+			 0, cm, -1};
 	if (json) {
-		rtd_buf_reset(&dec->nbuf);
-		winit(&nw, &dec->nbuf);
-		c.names = &nw;
-		/* the header members in one reservation */
-		size_t hl = cm ? cm->fmt_keys[2 * (m->nfields + 1)] : 0;
-		char *d = room(&w, 200 + hl);
-		if (!d)
-			return w.err;
-		RAW(d, "{\"time\":");
-		d = raw_time(d, dec, ev->timestamp);
-		RAW(d, ",\"ts\":");
-		d = raw_u64(d, ev->timestamp);
-		RAW(d, ",\"thread\":");
-		d = raw_u64(d, ev->thread_id);
-		if (ev->capture_thread_id != ev->thread_id) {
-			RAW(d, ",\"capture_thread\":");
-			d = raw_u64(d, ev->capture_thread_id);
-		}
-		if (ev->proc_number != 0xffffffffu) {
-			RAW(d, ",\"cpu\":");
-			d = raw_u64(d, ev->proc_number);
-		}
-		if (cm) {
-			memcpy(d, cm->fmt_cache, hl);
-			d += hl;
-			d = raw_u64(d, ev->sequence);
-			RAW(d, ",\"fields\":{");
-			w.p = d;
-		} else {
-			w.p = d;
-			PUTS(&w, ",\"provider\":");
-			put_str8(&w, m->provider, strlen(m->provider));
-			PUTS(&w, ",\"event\":");
-			put_str8(&w, m->name, strlen(m->name));
-			PUTS(&w, ",\"id\":");
-			put_u64(&w, m->event_id);
-			PUTS(&w, ",\"version\":");
-			put_u64(&w, m->version);
-			PUTS(&w, ",\"opcode\":");
-			put_u64(&w, m->opcode);
-			PUTS(&w, ",\"seq\":");
-			put_u64(&w, ev->sequence);
-			PUTS(&w, ",\"fields\":{");
-		}
-		rc = fmt_list(&c, m->fields, m->nfields, &r, 0, true);
-		skip_located(&c, &r);
-		if (!rc && rd_left(&r) && m->nfields == 0) {
-			/* no layout known: the bytes, so nothing is hidden */
-			PUTS(&w, "\"payload\":\"");
-			put_hexbytes(&w, r.p, rd_left(&r));
-			putc1(&w, '"');
-			rd_skip(&r, rd_left(&r));
-		}
-		putc1(&w, '}');
-		if (c.nnames) {
-			PUTS(&w, ",\"names\":{");
-			wsync(&nw);
-			put(&w, (const char *)dec->nbuf.data, dec->nbuf.len);
-			putc1(&w, '}');
-		}
-		if (!rc && rd_left(&r)) {
-			/* bytes the schema does not describe: shown, never
-			 * dropped (a newer event version, or a wrong schema) */
-			PUTS(&w, ",\"unparsed\":\"");
-			put_hexbytes(&w, r.p, rd_left(&r));
-			putc1(&w, '"');
-		}
-		if (rc) {
-			PUTS(&w, ",\"error\":");
-			const char *e = rtd_strerror(rc);
-			put_str8(&w, e, strlen(e));
-		}
-		static const uint8_t zero[16];
-		if (memcmp(ev->activity_id, zero, 16)) {
-			PUTS(&w, ",\"activity\":");
-			put_guid(&w, ev->activity_id, true);
-		}
-		if (memcmp(ev->related_activity_id, zero, 16)) {
-			PUTS(&w, ",\"related_activity\":");
-			put_guid(&w, ev->related_activity_id, true);
-		}
-		if (flags & RTD_NT_FMT_STACK) {
-			PUTS(&w, ",\"stack\":[");
-			put_stack_cached(dec, &w, ev, true);
-			putc1(&w, ']');
-			if (sym && ev->nframes) {
-				/* names beside the addresses: "0x..." where
-				 * no method covers one */
-				PUTS(&w, ",\"frames\":[");
-				put_frames(&w, ev, true, sym, sym_ctx);
-				putc1(&w, ']');
-			}
-		}
-		putc1(&w, '}');
+		int rc = fmt_json(&c, ev, flags, sym, sym_ctx);
+		if (rc)
+			return rc;
 	} else {
-		put_time(&w, dec, ev->timestamp);
-		putc1(&w, ' ');
-		put_u64(&w, ev->thread_id);
-		if (cm) {
-			uint32_t a = cm->fmt_keys[2 * (m->nfields + 1)];
-			put(&w, cm->fmt_cache + a,
-			    cm->fmt_keys[2 * (m->nfields + 1) + 1] - a);
-		} else {
-			putc1(&w, ' ');
-			put(&w, m->provider, strlen(m->provider));
-			putc1(&w, '/');
-			put(&w, m->name, strlen(m->name));
-		}
-		rc = fmt_list(&c, m->fields, m->nfields, &r, 0, true);
-		skip_located(&c, &r);
-		if (rc) {
-			PUTS(&w, " <");
-			const char *e = rtd_strerror(rc);
-			put(&w, e, strlen(e));
-			putc1(&w, '>');
-		} else if (rd_left(&r)) {
-			if (m->nfields == 0)
-				PUTS(&w, " payload=0x");
-			else
-				PUTS(&w, " unparsed=0x");
-			put_hexbytes(&w, r.p, rd_left(&r));
-		}
-		if ((flags & RTD_NT_FMT_STACK) && ev->nframes) {
-			PUTS(&w, " stack=");
-			if (sym)
-				put_frames(&w, ev, false, sym, sym_ctx);
-			else
-				put_stack_cached(dec, &w, ev, false);
-		}
+		fmt_text(&c, ev, flags, sym, sym_ctx);
 	}
 	if (w.err)
 		return w.err;

@@ -183,6 +183,47 @@ int nt_array(const struct rtd_nettrace_field *f, rtd_rd *r,
 	     unsigned depth, const uint64_t *sib, size_t nsib, size_t *count,
 	     rtd_rd **er, rtd_rd *sub, size_t *located_end);
 
+/*
+ * Read a field of a number type at r (integers, bools, hex, pointers of
+ * psz bytes, FILETIMEs): *u its bits, *i its signed value (zig-zag
+ * decoded for VARINT; the bits again for unsigned types). Returns false,
+ * reading nothing, for a type that is not a number; a short read leaves
+ * r's sticky error set. The walker and the formatter share it.
+ */
+static inline bool nt_read_number(rtd_rd *r, unsigned type, size_t psz,
+				  uint64_t *u, int64_t *i)
+{
+	switch (type) {
+	case RTD_NT_T_I8: *i = (int8_t)rd_u8(r); break;
+	case RTD_NT_T_I16: *i = rd_i16le(r); break;
+	case RTD_NT_T_I32: *i = rd_i32le(r); break;
+	case RTD_NT_T_I64: *i = rd_i64le(r); break;
+	case RTD_NT_T_VARINT: {
+		uint64_t z = rd_varuint(r);
+		*i = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+		break;
+	}
+	case RTD_NT_T_U8: case RTD_NT_T_BOOL8:
+		*u = rd_u8(r); *i = (int64_t)*u; return true;
+	case RTD_NT_T_U16:
+		*u = rd_u16le(r); *i = (int64_t)*u; return true;
+	case RTD_NT_T_U32: case RTD_NT_T_HEX32: case RTD_NT_T_BOOL32:
+		*u = rd_u32le(r); *i = (int64_t)*u; return true;
+	case RTD_NT_T_U64: case RTD_NT_T_HEX64: case RTD_NT_T_DATETIME:
+		*u = rd_u64le(r); *i = (int64_t)*u; return true;
+	case RTD_NT_T_POINTER:
+		*u = psz == 8 ? rd_u64le(r) : rd_u32le(r);
+		*i = (int64_t)*u;
+		return true;
+	case RTD_NT_T_VARUINT:
+		*u = rd_varuint(r); *i = (int64_t)*u; return true;
+	default:
+		return false;
+	}
+	*u = (uint64_t)*i; /* the signed types */
+	return true;
+}
+
 /* Render ev into out (appended, NUL-terminated); format.c. */
 int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 	      unsigned flags, rtd_buf *out, rtd_nettrace_frame_fn sym,

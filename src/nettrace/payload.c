@@ -230,6 +230,132 @@ static int walk_elems(struct walk *w, const struct rtd_nettrace_field *f,
 	return emit(w, &v);
 }
 
+/* The value's text in the decoder's scratch buffer. */
+static inline void set_str(struct rtd_nettrace_value *v, rtd_buf *sb)
+{
+	v->str = rtd_buf_cstr(sb);
+	v->str_len = sb->len;
+}
+
+/* Text-like scalars: the value, and its text in sb. */
+static int read_text(const struct rtd_nettrace_field *f, rtd_rd *r,
+		     rtd_buf *sb, struct rtd_nettrace_value *v)
+{
+	switch (f->type) {
+	case RTD_NT_T_CHAR16: {
+		uint8_t b[2];
+		if (rd_copy(r, b, 2)) {
+			v->u = (uint64_t)(b[0] | b[1] << 8);
+			v->i = (int64_t)v->u;
+			rtd_buf_reset(sb);
+			rtd_utf16le_to_utf8(b, 2, 0, sb);
+			set_str(v, sb);
+		}
+		return 0;
+	}
+	case RTD_NT_T_CHAR8:
+		v->u = rd_u8(r);
+		v->i = (int64_t)v->u;
+		rtd_buf_reset(sb);
+		if (v->u < 0x80)
+			rtd_buf_putc(sb, (char)v->u);
+		else
+			rtd_buf_printf(sb, "\\x%02x", (unsigned)v->u);
+		set_str(v, sb);
+		return 0;
+	case RTD_NT_T_GUID: {
+		const uint8_t *p;
+		if (rd_bytes(r, 16, &p)) {
+			fmt_guid(p, sb);
+			set_str(v, sb);
+		}
+		return 0;
+	}
+	case RTD_NT_T_STRING: {
+		int err = nt_read_utf16z(r, sb);
+		if (err && err != -RTD_E_TRUNCATED)
+			return err;
+		if (!err)
+			set_str(v, sb);
+		return 0;
+	}
+	default: { /* RTD_NT_T_UTF8Z */
+		const uint8_t *z = memchr(r->p, 0, rd_left(r));
+		if (!z) {
+			rd_fail(r, -RTD_E_TRUNCATED);
+			return 0;
+		}
+		size_t n = (size_t)(z - r->p);
+		rtd_buf_reset(sb);
+		if (rtd_buf_append(sb, r->p, n))
+			return -RTD_E_CAP;
+		rd_skip(r, n + 1);
+		set_str(v, sb);
+		return 0;
+	}
+	}
+}
+
+/* Reads one scalar into v (raw bytes only for DECIMAL and BINARY: the
+ * caller has v->raw). Returns 0 or an error; a short read leaves r's
+ * sticky error. */
+static int read_scalar(struct walk *w, const struct rtd_nettrace_field *f,
+		       rtd_rd *r, size_t psz, struct rtd_nettrace_value *v,
+		       const uint64_t *siblings, size_t nsib)
+{
+	rtd_buf *sb = &w->dec->sbuf;
+	if (nt_read_number(r, f->type, psz, &v->u, &v->i)) {
+		if (f->type == RTD_NT_T_DATETIME && rd_ok(r)) {
+			fmt_filetime(v->u, sb);
+			set_str(v, sb);
+		}
+		return 0;
+	}
+	const uint8_t *p;
+	switch (f->type) {
+	case RTD_NT_T_F32: v->f = rd_f32le(r); return 0;
+	case RTD_NT_T_F64: v->f = rd_f64le(r); return 0;
+	case RTD_NT_T_CHAR16: case RTD_NT_T_CHAR8: case RTD_NT_T_GUID:
+	case RTD_NT_T_STRING: case RTD_NT_T_UTF8Z:
+		return read_text(f, r, sb, v);
+	case RTD_NT_T_DECIMAL:
+		rd_bytes(r, 16, &p);
+		return 0;
+	case RTD_NT_T_BINARY: {
+		uint64_t n = (f->count_field >= 0 && (size_t)f->count_field < nsib)
+				     ? siblings[f->count_field]
+				     : 0;
+		if (n > rd_left(r))
+			rd_fail(r, -RTD_E_TRUNCATED);
+		else
+			rd_bytes(r, (size_t)n, &p);
+		return 0;
+	}
+	default:
+		return -RTD_E_NT_PAYLOAD;
+	}
+}
+
+static int walk_object(struct walk *w, const struct rtd_nettrace_field *f,
+		       rtd_rd *r, struct rtd_nettrace_value *v)
+{
+	v->kind = RTD_NT_V_BEGIN_OBJECT;
+	int rc = emit(w, v);
+	if (rc)
+		return rc;
+	rc = walk_list(w, f->fields, f->nfields, r, v->depth + 1, false);
+	if (rc)
+		return rc;
+	v->kind = RTD_NT_V_END_OBJECT;
+	return emit(w, v);
+}
+
+/*
+ * One field (or array element, is_elem: no name) at r, handed to the
+ * callback: a scalar, or the begin, contents and end of an object or
+ * array. *count_out gets an integer's value for the sibling count
+ * fields that follow.
+ */
 static int walk_one(struct walk *w, const struct rtd_nettrace_field *f,
 		    bool is_elem, rtd_rd *r, unsigned depth, uint64_t *count_out,
 		    const uint64_t *siblings, size_t nsib)
@@ -243,124 +369,11 @@ static int walk_one(struct walk *w, const struct rtd_nettrace_field *f,
 	v.type = f->type;
 	v.raw = r->p;
 	size_t psz = w->dec->info.pointer_size ? w->dec->info.pointer_size : 8;
-	rtd_buf *sb = &w->dec->sbuf;
-	const uint8_t *p;
 	if (depth > NT_CAP_DEPTH)
 		return -RTD_E_CAP;
 	switch (f->type) {
-	case RTD_NT_T_I8: v.i = (int8_t)rd_u8(r); v.u = (uint64_t)v.i; break;
-	case RTD_NT_T_U8: case RTD_NT_T_BOOL8:
-		v.u = rd_u8(r); v.i = (int64_t)v.u; break;
-	case RTD_NT_T_I16: v.i = rd_i16le(r); v.u = (uint64_t)v.i; break;
-	case RTD_NT_T_U16: v.u = rd_u16le(r); v.i = (int64_t)v.u; break;
-	case RTD_NT_T_I32: v.i = rd_i32le(r); v.u = (uint64_t)v.i; break;
-	case RTD_NT_T_U32: case RTD_NT_T_HEX32: case RTD_NT_T_BOOL32:
-		v.u = rd_u32le(r); v.i = (int64_t)v.u; break;
-	case RTD_NT_T_I64: v.i = rd_i64le(r); v.u = (uint64_t)v.i; break;
-	case RTD_NT_T_U64: case RTD_NT_T_HEX64:
-		v.u = rd_u64le(r); v.i = (int64_t)v.u; break;
-	case RTD_NT_T_POINTER:
-		v.u = psz == 8 ? rd_u64le(r) : rd_u32le(r);
-		v.i = (int64_t)v.u;
-		break;
-	case RTD_NT_T_F32: v.f = rd_f32le(r); break;
-	case RTD_NT_T_F64: v.f = rd_f64le(r); break;
-	case RTD_NT_T_VARINT: {
-		uint64_t u = rd_varuint(r);
-		v.i = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
-		v.u = (uint64_t)v.i;
-		break;
-	}
-	case RTD_NT_T_VARUINT: v.u = rd_varuint(r); v.i = (int64_t)v.u; break;
-	case RTD_NT_T_CHAR16: {
-		uint8_t b[2];
-		if (rd_copy(r, b, 2)) {
-			v.u = (uint64_t)(b[0] | b[1] << 8);
-			v.i = (int64_t)v.u;
-			rtd_buf_reset(sb);
-			rtd_utf16le_to_utf8(b, 2, 0, sb);
-			v.str = rtd_buf_cstr(sb);
-			v.str_len = sb->len;
-		}
-		break;
-	}
-	case RTD_NT_T_CHAR8:
-		v.u = rd_u8(r);
-		v.i = (int64_t)v.u;
-		rtd_buf_reset(sb);
-		if (v.u < 0x80)
-			rtd_buf_putc(sb, (char)v.u);
-		else
-			rtd_buf_printf(sb, "\\x%02x", (unsigned)v.u);
-		v.str = rtd_buf_cstr(sb);
-		v.str_len = sb->len;
-		break;
-	case RTD_NT_T_DECIMAL:
-		rd_bytes(r, 16, &p);
-		break;
-	case RTD_NT_T_DATETIME:
-		v.u = rd_u64le(r);
-		v.i = (int64_t)v.u;
-		if (rd_ok(r)) {
-			fmt_filetime(v.u, sb);
-			v.str = rtd_buf_cstr(sb);
-			v.str_len = sb->len;
-		}
-		break;
-	case RTD_NT_T_GUID:
-		if (rd_bytes(r, 16, &p)) {
-			fmt_guid(p, sb);
-			v.str = rtd_buf_cstr(sb);
-			v.str_len = sb->len;
-		}
-		break;
-	case RTD_NT_T_STRING: {
-		int err = nt_read_utf16z(r, sb);
-		if (err && err != -RTD_E_TRUNCATED)
-			return err;
-		if (!err) {
-			v.str = rtd_buf_cstr(sb);
-			v.str_len = sb->len;
-		}
-		break;
-	}
-	case RTD_NT_T_UTF8Z: {
-		const uint8_t *z = memchr(r->p, 0, rd_left(r));
-		if (!z) {
-			rd_fail(r, -RTD_E_TRUNCATED);
-			break;
-		}
-		size_t n = (size_t)(z - r->p);
-		rtd_buf_reset(sb);
-		if (rtd_buf_append(sb, r->p, n))
-			return -RTD_E_CAP;
-		rd_skip(r, n + 1);
-		v.str = rtd_buf_cstr(sb);
-		v.str_len = sb->len;
-		break;
-	}
-	case RTD_NT_T_BINARY: {
-		uint64_t n = (f->count_field >= 0 && (size_t)f->count_field < nsib)
-				     ? siblings[f->count_field]
-				     : 0;
-		if (n > rd_left(r)) {
-			rd_fail(r, -RTD_E_TRUNCATED);
-			break;
-		}
-		rd_bytes(r, (size_t)n, &p);
-		break;
-	}
-	case RTD_NT_T_OBJECT: {
-		v.kind = RTD_NT_V_BEGIN_OBJECT;
-		int rc = emit(w, &v);
-		if (rc)
-			return rc;
-		rc = walk_list(w, f->fields, f->nfields, r, depth + 1, false);
-		if (rc)
-			return rc;
-		v.kind = RTD_NT_V_END_OBJECT;
-		return emit(w, &v);
-	}
+	case RTD_NT_T_OBJECT:
+		return walk_object(w, f, r, &v);
 	case RTD_NT_T_ARRAY: case RTD_NT_T_FIXED_ARRAY: case RTD_NT_T_COUNTED:
 	case RTD_NT_T_RELLOC: case RTD_NT_T_DATALOC: {
 		size_t count;
@@ -373,8 +386,11 @@ static int walk_one(struct walk *w, const struct rtd_nettrace_field *f,
 		return walk_elems(w, f, &f->fields[0], count, er, depth);
 	}
 	default:
-		return -RTD_E_NT_PAYLOAD;
+		break;
 	}
+	int rc = read_scalar(w, f, r, psz, &v, siblings, nsib);
+	if (rc)
+		return rc;
 	if (!rd_ok(r))
 		return r->err;
 	if (f->type == RTD_NT_T_POINTER)

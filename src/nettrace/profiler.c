@@ -272,23 +272,17 @@ static long intern(rtd_nettrace_profiler *p, const uint64_t *ips, size_t n)
 	}
 	if (p->nstacks >= p->o.max_stacks || p->nips + n > UINT32_MAX)
 		return -RTD_E_CAP;
-	if (p->nstacks == p->stacks_cap) {
-		size_t nc = p->stacks_cap ? p->stacks_cap * 2 : 1024;
-		struct stk *ns = realloc(p->stacks, nc * sizeof(*ns));
-		if (!ns)
-			return -ENOMEM;
-		p->stacks = ns;
-		p->stacks_cap = nc;
-	}
+	struct stk *ns = rtd_grow(p->stacks, &p->stacks_cap, p->nstacks + 1,
+				  sizeof(*ns), 1024);
+	if (!ns)
+		return -ENOMEM;
+	p->stacks = ns;
 	if (n > p->ips_cap - p->nips) {
-		size_t nc = p->ips_cap ? p->ips_cap : 8192;
-		while (nc < p->nips + n)
-			nc *= 2;
-		uint64_t *ni = realloc(p->ips, nc * sizeof(*ni));
+		uint64_t *ni = rtd_grow(p->ips, &p->ips_cap, p->nips + n,
+					sizeof(*ni), 8192);
 		if (!ni)
 			return -ENOMEM;
 		p->ips = ni;
-		p->ips_cap = nc;
 	}
 	if (n)
 		memcpy(p->ips + p->nips, ips, n * sizeof(*ips));
@@ -326,14 +320,11 @@ static int add_values(rtd_nettrace_profiler *p, int kind, uint32_t stack,
 	}
 	if (p->nentries >= p->o.max_entries)
 		return -RTD_E_CAP;
-	if (p->nentries == p->entries_cap) {
-		size_t nc = p->entries_cap ? p->entries_cap * 2 : 1024;
-		struct entry *ne = realloc(p->entries, nc * sizeof(*ne));
-		if (!ne)
-			return -ENOMEM;
-		p->entries = ne;
-		p->entries_cap = nc;
-	}
+	struct entry *ne = rtd_grow(p->entries, &p->entries_cap,
+				    p->nentries + 1, sizeof(*ne), 1024);
+	if (!ne)
+		return -ENOMEM;
+	p->entries = ne;
 	struct entry *e = &p->entries[p->nentries];
 	e->tid = tid;
 	e->stack = stack;
@@ -358,14 +349,11 @@ static long name_id(rtd_nettrace_profiler *p, const char *s)
 	void *v;
 	if (rtd_strmap_get(&p->name_index, s, n, &v))
 		return (long)(uintptr_t)v;
-	if (p->nnames == p->names_cap) {
-		size_t nc = p->names_cap ? p->names_cap * 2 : 256;
-		char **nn = realloc(p->names, nc * sizeof(*nn));
-		if (!nn)
-			return -ENOMEM;
-		p->names = nn;
-		p->names_cap = nc;
-	}
+	char **nn = rtd_grow(p->names, &p->names_cap, p->nnames + 1,
+			     sizeof(*nn), 256);
+	if (!nn)
+		return -ENOMEM;
+	p->names = nn;
 	char *c = strdup(s);
 	if (!c)
 		return -ENOMEM;
@@ -726,14 +714,11 @@ int rtd_nettrace_profiler_event(rtd_nettrace_profiler *p, rtd_nettrace *dec,
 		return (int)idx;
 	if (p->npend >= p->o.max_pending)
 		return -RTD_E_CAP;
-	if (p->npend == p->pend_cap) {
-		size_t nc = p->pend_cap ? p->pend_cap * 2 : 4096;
-		struct pending *np = realloc(p->pend, nc * sizeof(*np));
-		if (!np)
-			return -ENOMEM;
-		p->pend = np;
-		p->pend_cap = nc;
-	}
+	struct pending *np = rtd_grow(p->pend, &p->pend_cap, p->npend + 1,
+				      sizeof(*np), 4096);
+	if (!np)
+		return -ENOMEM;
+	p->pend = np;
 	struct pending *s = &p->pend[p->npend++];
 	s->ts = ev->timestamp;
 	s->tid = ev->thread_id;

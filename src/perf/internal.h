@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/file.h"
 #include "common/map.h"
 #include "perf/record.h"
 #include "rtdiag/perf.h"
@@ -133,7 +134,6 @@ int perf_find_mount(const char *mountinfo, const char *fstype,
 int perf_pmu_type(const char *pmu_dir, const char *pmu, uint32_t *type);
 int perf_pmu_format_bit(const char *pmu_dir, const char *pmu,
 			const char *name, unsigned *bit);
-int perf_read_small_file(const char *path, char *buf, size_t len);
 
 /* tpfield.c: tracepoint formats and field decoding */
 int perf_fields_from_format(struct tep_handle *tep, const char *sys,

@@ -152,7 +152,7 @@ static void find_mounts(struct rtd_perf_monitor *m)
 	char *mi = malloc(1u << 20);
 	if (!mi)
 		return;
-	if (perf_read_small_file("/proc/self/mountinfo", mi, 1u << 20) > 0) {
+	if (rtd_read_small("/proc/self/mountinfo", mi, 1u << 20) > 0) {
 		if (!m->tracefs[0] &&
 		    perf_find_mount(mi, "tracefs", NULL, m->tracefs,
 				    sizeof(m->tracefs)) < 0) {

@@ -300,7 +300,7 @@ int perf_proc_starttime(pid_t pid, unsigned long long *ticks)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int n = perf_read_small_file(path, buf, sizeof(buf));
+	int n = rtd_read_small(path, buf, sizeof(buf));
 	if (n <= 0)
 		return n < 0 ? n : -RTD_E_NOTFOUND;
 	/* the command may hold spaces and parentheses: fields count from
@@ -503,6 +503,38 @@ int rtd_perf_monitor_add_probe_counter(struct rtd_perf_monitor *m,
 	return probe_add(m, probe, leader, true, out);
 }
 
+/* The probe's own copies of its strings: the target is replaced by its
+ * real path. */
+static void probe_copy(struct rtd_perf_probe *p,
+		       const struct rtd_perf_probe *probe)
+{
+	*p = *probe;
+	p->target = probe->target ? strdup(probe->target) : NULL;
+	p->symbol = probe->symbol ? strdup(probe->symbol) : NULL;
+	p->fetchargs = probe->fetchargs ? strdup(probe->fetchargs) : NULL;
+	p->name = probe->name ? strdup(probe->name) : NULL;
+}
+
+/* Where the probe goes (the uprobe's file resolved first), with the
+ * message a person needs when a symbol or address is not there. */
+static int probe_locate(struct rtd_perf_monitor *m, struct rtd_perf_probe *p,
+			struct perf_probe_plan *plan)
+{
+	int r = 0;
+	if (p->kind == RTD_PERF_UPROBE &&
+	    (!p->target || (r = resolve_target(m, p))))
+		return r;
+	r = perf_probe_plan(p, m->probe_seq, plan);
+	if (r && p->kind == RTD_PERF_UPROBE)
+		perf_set_err(m, r, "%s: %s%s: %s", p->target,
+			     p->symbol ? "symbol " : "address ", plan->display,
+			     r == -RTD_E_NOTFOUND
+				     ? "not found in .symtab or .dynsym "
+				       "(or outside any loaded segment)"
+				     : rtd_strerror(r));
+	return r;
+}
+
 /* Count instead of sample: the attr of a counter. */
 static void as_counter(struct rtd_perf_event *ev)
 {
@@ -511,6 +543,161 @@ static void as_counter(struct rtd_perf_event *ev)
 	ev->attr.read_format = RTD_PERF_FORMAT_TOTAL_TIME_ENABLED |
 			       RTD_PERF_FORMAT_TOTAL_TIME_RUNNING |
 			       RTD_PERF_FORMAT_ID;
+}
+
+/* Without fetch arguments: perf's uprobe/kprobe PMU, nothing in tracefs.
+ * *evp is set as soon as the event exists (the caller frees it on
+ * failure). */
+static int probe_open_pmu(struct rtd_perf_monitor *m,
+			  const struct rtd_perf_probe *p,
+			  const struct perf_probe_plan *plan,
+			  const char *display, struct rtd_perf_event *leader,
+			  bool count, struct rtd_perf_event **evp)
+{
+	const char *what = p->kind == RTD_PERF_UPROBE ? "uprobe" : "kprobe";
+	char name[400];
+	snprintf(name, sizeof(name), "%s:%s",
+		 p->retprobe ? (p->kind == RTD_PERF_UPROBE ? "uretprobe"
+							   : "kretprobe")
+			     : what,
+		 plan->event);
+	struct rtd_perf_event *ev = *evp = perf_event_alloc(m, p->kind, name);
+	if (!ev)
+		return -ENOMEM;
+	int r = perf_probe_pmu_attr(m->pmu_dir, p, plan, &ev->attr);
+	if (r == -RTD_E_PERF_NOTSUPP)
+		return perf_set_err(m, r,
+				    "%s: this kernel has no %s PMU (%s/%s is "
+				    "missing: CONFIG_%s_EVENTS is off)",
+				    display, what, m->pmu_dir, what,
+				    p->kind == RTD_PERF_UPROBE ? "UPROBE"
+							       : "KPROBE");
+	if (r)
+		return r;
+	if (count) {
+		as_counter(ev);
+		return perf_counter_open(m, ev, leader);
+	}
+	return perf_event_open_all(m, ev);
+}
+
+/* tracefs's <kind>_events must be there and writable to create one. */
+static int probe_tracefs_check(struct rtd_perf_monitor *m, const char *what,
+			       const char *display)
+{
+	char evfile[PATH_MAX + 16];
+	snprintf(evfile, sizeof(evfile), "%s/%s_events", m->tracefs, what);
+	if (m->tracefs[0] && access(evfile, W_OK) == 0)
+		return 0;
+	int e = errno;
+	if (m->tracefs[0] && (e == EACCES || e == EPERM || e == EROFS))
+		return perf_set_err(m, -EACCES,
+				    "%s: permission denied: creating a %s "
+				    "needs root (%s is writable by root "
+				    "only); run as root, or use the %s "
+				    "without fetch arguments (perf's PMU "
+				    "form) with CAP_PERFMON",
+				    display, what, evfile, what);
+	return perf_set_err(m, -RTD_E_PERF_NOTSUPP,
+			    "%s: this kernel has no %s events (%s is missing)",
+			    display, what, evfile);
+}
+
+/* The tracefs dynamic event for the probe, created; NULL with *err set
+ * (and the message) when it is not. */
+static struct tracefs_dynevent *probe_dynevent(struct rtd_perf_monitor *m,
+					       const struct rtd_perf_probe *p,
+					       const struct perf_probe_plan *plan,
+					       const char *display, int *err)
+{
+	const char *what = p->kind == RTD_PERF_UPROBE ? "uprobe" : "kprobe";
+	const char *g = m->probe_group;
+	struct tracefs_dynevent *dyn;
+	if (p->kind == RTD_PERF_UPROBE)
+		dyn = p->retprobe
+			      ? tracefs_uretprobe_alloc(g, plan->event, p->target,
+							plan->file_offset,
+							p->fetchargs)
+			      : tracefs_uprobe_alloc(g, plan->event, p->target,
+						     plan->file_offset,
+						     p->fetchargs);
+	else
+		dyn = p->retprobe
+			      ? tracefs_kretprobe_alloc(g, plan->event,
+							plan->location,
+							p->fetchargs, 0)
+			      : tracefs_kprobe_alloc(g, plan->event,
+						     plan->location,
+						     p->fetchargs);
+	if (!dyn) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	if (tracefs_dynevent_create(dyn) != 0) {
+		char *elog = tracefs_error_last(NULL);
+		*err = perf_set_err(m, -RTD_E_PERF_PROBE,
+				    "%s: tracefs rejected the %s '%s %s'%s%s",
+				    display, what, plan->location, p->fetchargs,
+				    elog ? ": " : "", elog ? elog : "");
+		free(elog);
+		tracefs_dynevent_free(dyn);
+		return NULL;
+	}
+	return dyn;
+}
+
+/* With fetch arguments: a tracefs dynamic event in the monitor's group,
+ * read as a tracepoint and removed with the event. *evp as above. */
+static int probe_open_tracefs(struct rtd_perf_monitor *m,
+			      const struct rtd_perf_probe *p,
+			      const struct perf_probe_plan *plan,
+			      const char *display,
+			      struct rtd_perf_event *leader, bool count,
+			      struct rtd_perf_event **evp)
+{
+	const char *what = p->kind == RTD_PERF_UPROBE ? "uprobe" : "kprobe";
+	int r = probe_tracefs_check(m, what, display);
+	if (r)
+		return r;
+	struct tracefs_dynevent *dyn = probe_dynevent(m, p, plan, display, &r);
+	if (!dyn)
+		return r;
+	char name[400];
+	snprintf(name, sizeof(name), "%s:%s", m->probe_group, plan->event);
+	struct rtd_perf_event *ev = *evp = perf_event_alloc(m, p->kind, name);
+	if (!ev) {
+		tracefs_dynevent_destroy(dyn, true);
+		tracefs_dynevent_free(dyn);
+		return -ENOMEM;
+	}
+	ev->dyn = dyn; /* removed with the event from now on */
+	if (count) {
+		r = perf_tracepoint_load(m, ev, m->probe_group, plan->event);
+		as_counter(ev);
+		if (!r)
+			r = perf_counter_open(m, ev, leader);
+		return r;
+	}
+	r = perf_add_tracepoint_named(m, m->probe_group, plan->event, NULL, ev);
+	ev->kind = p->kind;
+	return r;
+}
+
+/* The opened probe joins the monitor: a counter in its group, a sampled
+ * event at the end of the event list. */
+static void probe_link(struct rtd_perf_monitor *m, struct rtd_perf_event *ev,
+		       bool count, struct rtd_perf_event **out)
+{
+	if (count) {
+		perf_counter_link(m, ev, out);
+		return;
+	}
+	struct rtd_perf_event **pp = &m->events;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = ev;
+	if (out)
+		*out = ev;
 }
 
 static int probe_add(struct rtd_perf_monitor *m,
@@ -523,161 +710,31 @@ static int probe_add(struct rtd_perf_monitor *m,
 	if (!m || !probe)
 		return -RTD_E_INVAL;
 	m->errmsg[0] = 0;
-	struct rtd_perf_probe p = *probe;
-	/* own copies: the target is replaced by its real path */
-	p.target = probe->target ? strdup(probe->target) : NULL;
-	p.symbol = probe->symbol ? strdup(probe->symbol) : NULL;
-	p.fetchargs = probe->fetchargs ? strdup(probe->fetchargs) : NULL;
-	p.name = probe->name ? strdup(probe->name) : NULL;
+	struct rtd_perf_probe p;
+	probe_copy(&p, probe);
 	struct rtd_perf_event *ev = NULL;
 	struct perf_probe_plan plan;
 	const char *what = p.kind == RTD_PERF_UPROBE ? "uprobe" : "kprobe";
-	int r = 0;
-	if (p.kind == RTD_PERF_UPROBE && (!p.target ||
-					  (r = resolve_target(m, &p))))
+	int r = probe_locate(m, &p, &plan);
+	if (r)
 		goto fail;
-	r = perf_probe_plan(&p, m->probe_seq, &plan);
-	if (r) {
-		if (p.kind == RTD_PERF_UPROBE)
-			perf_set_err(m, r, "%s: %s%s: %s", p.target,
-				     p.symbol ? "symbol " : "address ",
-				     plan.display,
-				     r == -RTD_E_NOTFOUND
-					     ? "not found in .symtab or .dynsym "
-					       "(or outside any loaded segment)"
-					     : rtd_strerror(r));
-		goto fail;
-	}
 	m->probe_seq++;
 	char display[300];
 	snprintf(display, sizeof(display), "%s%s%s",
 		 p.kind == RTD_PERF_UPROBE ? p.target : "",
 		 p.kind == RTD_PERF_UPROBE ? ":" : "", plan.display);
-	if (plan.use_pmu) {
-		char name[400];
-		snprintf(name, sizeof(name), "%s:%s",
-			 p.retprobe ? (p.kind == RTD_PERF_UPROBE ? "uretprobe"
-								 : "kretprobe")
-				    : what,
-			 plan.event);
-		ev = perf_event_alloc(m, p.kind, name);
-		if (!ev) {
-			r = -ENOMEM;
-			goto fail;
-		}
-		r = perf_probe_pmu_attr(m->pmu_dir, &p, &plan, &ev->attr);
-		if (r == -RTD_E_PERF_NOTSUPP) {
-			perf_set_err(m, r,
-				     "%s: this kernel has no %s PMU (%s/%s is "
-				     "missing: CONFIG_%s_EVENTS is off)",
-				     display, what, m->pmu_dir, what,
-				     p.kind == RTD_PERF_UPROBE ? "UPROBE"
-							       : "KPROBE");
-			goto fail;
-		}
-		if (r)
-			goto fail;
-		if (count) {
-			as_counter(ev);
-			r = perf_counter_open(m, ev, leader);
-		} else {
-			r = perf_event_open_all(m, ev);
-		}
-		if (r)
-			goto fail;
-	} else {
-		char evfile[PATH_MAX + 16];
-		snprintf(evfile, sizeof(evfile), "%s/%s_events", m->tracefs,
-			 what);
-		if (!m->tracefs[0] || access(evfile, W_OK) != 0) {
-			int e = errno;
-			if (m->tracefs[0] && (e == EACCES || e == EPERM || e == EROFS))
-				r = perf_set_err(m, -EACCES,
-						 "%s: permission denied: creating a "
-						 "%s needs root (%s is writable by "
-						 "root only); run as root, or use the "
-						 "%s without fetch arguments (perf's "
-						 "PMU form) with CAP_PERFMON",
-						 display, what, evfile, what);
-			else
-				r = perf_set_err(m, -RTD_E_PERF_NOTSUPP,
-						 "%s: this kernel has no %s events "
-						 "(%s is missing)",
-						 display, what, evfile);
-			goto fail;
-		}
-		struct tracefs_dynevent *dyn;
-		if (p.kind == RTD_PERF_UPROBE)
-			dyn = p.retprobe ? tracefs_uretprobe_alloc(
-						   m->probe_group, plan.event,
-						   p.target, plan.file_offset,
-						   p.fetchargs)
-					 : tracefs_uprobe_alloc(
-						   m->probe_group, plan.event,
-						   p.target, plan.file_offset,
-						   p.fetchargs);
-		else
-			dyn = p.retprobe ? tracefs_kretprobe_alloc(
-						   m->probe_group, plan.event,
-						   plan.location, p.fetchargs, 0)
-					 : tracefs_kprobe_alloc(
-						   m->probe_group, plan.event,
-						   plan.location, p.fetchargs);
-		if (!dyn) {
-			r = -ENOMEM;
-			goto fail;
-		}
-		if (tracefs_dynevent_create(dyn) != 0) {
-			char *elog = tracefs_error_last(NULL);
-			r = perf_set_err(m, -RTD_E_PERF_PROBE,
-					 "%s: tracefs rejected the %s '%s %s'%s%s",
-					 display, what, plan.location,
-					 p.fetchargs, elog ? ": " : "",
-					 elog ? elog : "");
-			free(elog);
-			tracefs_dynevent_free(dyn);
-			goto fail;
-		}
-		char name[400];
-		snprintf(name, sizeof(name), "%s:%s", m->probe_group,
-			 plan.event);
-		ev = perf_event_alloc(m, p.kind, name);
-		if (!ev) {
-			tracefs_dynevent_destroy(dyn, true);
-			tracefs_dynevent_free(dyn);
-			r = -ENOMEM;
-			goto fail;
-		}
-		ev->dyn = dyn; /* removed with the event from now on */
-		if (count) {
-			r = perf_tracepoint_load(m, ev, m->probe_group, plan.event);
-			as_counter(ev);
-			if (!r)
-				r = perf_counter_open(m, ev, leader);
-		} else {
-			r = perf_add_tracepoint_named(m, m->probe_group,
-						      plan.event, NULL, ev);
-			ev->kind = p.kind;
-		}
-		if (r)
-			goto fail;
-	}
+	r = plan.use_pmu
+		    ? probe_open_pmu(m, &p, &plan, display, leader, count, &ev)
+		    : probe_open_tracefs(m, &p, &plan, display, leader, count,
+					 &ev);
+	if (r)
+		goto fail;
 	ev->symbol = strdup(display);
 	if (!ev->symbol) {
 		r = -ENOMEM;
 		goto fail;
 	}
-	if (count) {
-		perf_counter_link(m, ev, out);
-	} else {
-		/* append to the monitor's list */
-		struct rtd_perf_event **pp = &m->events;
-		while (*pp)
-			pp = &(*pp)->next;
-		*pp = ev;
-		if (out)
-			*out = ev;
-	}
+	probe_link(m, ev, count, out);
 	rtd_perf_probe_clear(&p);
 	return 0;
 fail:

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "common/log.h"
 #include "perf/internal.h"
 #include "rtdiag/ipc.h"
@@ -165,21 +166,18 @@ static uint32_t thread_index(struct rtd_perf_profiler *p, uint32_t pid,
 	}
 	if (p->nthreads >= PROF_MAX_THREADS)
 		return 0; /* the first thread takes the rest */
-	if (p->nthreads == p->tcap) {
-		size_t nc = p->tcap ? p->tcap * 2 : 64;
-		struct pthread *nt = realloc(p->threads, nc * sizeof(*nt));
-		if (!nt)
-			return 0;
-		p->threads = nt;
-		p->tcap = nc;
-	}
+	struct pthread *nt = rtd_grow(p->threads, &p->tcap, p->nthreads + 1,
+				      sizeof(*nt), 64);
+	if (!nt)
+		return 0;
+	p->threads = nt;
 	struct pthread *t = &p->threads[p->nthreads];
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	t->tid = tid;
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
-	if (perf_read_small_file(path, t->comm, sizeof(t->comm)) > 0)
+	if (rtd_read_small(path, t->comm, sizeof(t->comm)) > 0)
 		t->comm[strcspn(t->comm, "\n")] = 0;
 	rtd_map_put(&p->tid_index, tid, (void *)(uintptr_t)(p->nthreads + 1),
 		    NULL);
@@ -641,7 +639,7 @@ static rtd_profile *new_profile(struct rtd_perf_profiler *p)
 	if (p->npids == 1) {
 		m.pid = p->pid0;
 		snprintf(path, sizeof(path), "/proc/%d/comm", (int)p->pid0);
-		if (perf_read_small_file(path, comm, sizeof(comm)) > 0) {
+		if (rtd_read_small(path, comm, sizeof(comm)) > 0) {
 			comm[strcspn(comm, "\n")] = 0;
 			m.process = comm;
 		} else if (p->nthreads) {

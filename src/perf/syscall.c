@@ -121,7 +121,7 @@ static void load_info(struct rtd_perf_syscalls *s, long nr)
 	char *buf = malloc(PERF_MAX_FORMAT);
 	if (!buf)
 		return;
-	int n = perf_read_small_file(path, buf, PERF_MAX_FORMAT);
+	int n = rtd_read_small(path, buf, PERF_MAX_FORMAT);
 	struct tep_event *e = NULL;
 	if (n > 0 && tep_parse_format(s->tep, &e, buf, (size_t)n, "syscalls") == 0 && e) {
 		struct tep_format_field **f = tep_event_fields(e);
@@ -332,7 +332,7 @@ static char *comm_of(struct rtd_perf_syscalls *s, uint32_t pid, uint32_t tid,
 		if (!set) {
 			char path[64];
 			snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
-			if (perf_read_small_file(path, c, 16) > 0)
+			if (rtd_read_small(path, c, 16) > 0)
 				c[strcspn(c, "\n")] = 0;
 			c[15] = 0;
 		}

@@ -16,30 +16,6 @@
 
 #include "perf/internal.h"
 
-int perf_read_small_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	size_t got = 0;
-	while (got + 1 < len) {
-		ssize_t n = read(fd, buf + got, len - 1 - got);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = -errno;
-			close(fd);
-			return e;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	buf[got] = 0;
-	return (int)got;
-}
-
 int perf_parse_cpulist(const char *s, int *cpus, unsigned max, unsigned *n)
 {
 	*n = 0;
@@ -77,8 +53,8 @@ int perf_parse_cpulist(const char *s, int *cpus, unsigned max, unsigned *n)
 int perf_online_cpus(int **cpus, unsigned *n)
 {
 	char buf[4096];
-	int r = perf_read_small_file("/sys/devices/system/cpu/online", buf,
-				     sizeof(buf));
+	int r = rtd_read_small("/sys/devices/system/cpu/online", buf,
+			       sizeof(buf));
 	if (r < 0)
 		return r;
 	int *c = malloc(sizeof(int) * PERF_MAX_CPUS);
@@ -159,7 +135,7 @@ int perf_pmu_type(const char *pmu_dir, const char *pmu, uint32_t *type)
 {
 	char path[PATH_MAX], buf[64];
 	snprintf(path, sizeof(path), "%s/%s/type", pmu_dir, pmu);
-	int r = perf_read_small_file(path, buf, sizeof(buf));
+	int r = rtd_read_small(path, buf, sizeof(buf));
 	if (r < 0)
 		return r == -ENOENT ? -RTD_E_PERF_NOTSUPP : r;
 	char *end;
@@ -176,7 +152,7 @@ int perf_pmu_format_bit(const char *pmu_dir, const char *pmu,
 {
 	char path[PATH_MAX], buf[64];
 	snprintf(path, sizeof(path), "%s/%s/format/%s", pmu_dir, pmu, name);
-	int r = perf_read_small_file(path, buf, sizeof(buf));
+	int r = rtd_read_small(path, buf, sizeof(buf));
 	if (r < 0)
 		return r == -ENOENT ? -RTD_E_PERF_NOTSUPP : r;
 	unsigned b;

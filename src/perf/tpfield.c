@@ -237,7 +237,7 @@ int perf_tracepoint_load(struct rtd_perf_monitor *m, struct rtd_perf_event *ev,
 	char *buf = malloc(PERF_MAX_FORMAT);
 	if (!buf)
 		return -ENOMEM;
-	int r = perf_read_small_file(path, buf, PERF_MAX_FORMAT);
+	int r = rtd_read_small(path, buf, PERF_MAX_FORMAT);
 	if (r < 0) {
 		free(buf);
 		if (r == -ENOENT)

@@ -26,5 +26,12 @@ check "help unknown" 2 "$R" help nosuch && has "names it" "no command 'nosuch'" 
 if grep -q "help help" <<<"$out"; then echo "FAIL: help unknown: sends the user to 'help help'"; fail=$((fail+1)); fi
 check "help unknown sub" 2 "$R" help nettrace nosuch && has "names it" "'nettrace' has no subcommand 'nosuch'" && has "hint" "Try 'rtdiag help nettrace'"
 check "help help" 0 "$R" help help && has "says what help does" "usage: rtdiag help \\[COMMAND"
+# a failed command leaves an existing output as it was (out.h): here the
+# --record of a session whose process does not exist
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+echo keep >"$T/k.rec"
+check "collect --record, no such process" 1 "$R" dotnet collect -p 999999 --record "$T/k.rec" -o "$T/x.nettrace" && has "says why" "pid 999999: no such process"
+[ "$(cat "$T/k.rec")" = keep ] && [ "$(ls "$T")" = k.rec ] && echo "ok: --record FILE kept as it was, nothing else left" || { echo "FAIL: --record: $(ls -la "$T")"; fail=$((fail+1)); }
+check "collect --record into a missing folder" 1 "$R" dotnet collect -p 999999 --record "$T/no/k.rec" && has "checked first" "$T/no/k.rec: folder"
 if [ $fail -ne 0 ]; then echo "$fail failed"; exit 1; fi
 echo "cli: all checks passed"

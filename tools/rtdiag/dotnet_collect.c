@@ -651,24 +651,25 @@ int run_session(struct collect_args *a, struct sink_state *st,
 		       struct session_end *end)
 {
 	struct launch ln = {0};
-	FILE *rec = NULL;
+	struct cli_out rec = {0};
+	bool recorded = false;
 	int r = CLI_FAIL;
 	rtd_ipc_client *c = NULL;
 	rtd_ipc_session *s = NULL;
 	memset(end, 0, sizeof(*end));
 	end->launched = a->command != NULL;
-	if (a->record) {
-		if (cli_out_check(a->record))
-			return CLI_FAIL;
-		rec = fopen(a->record, "wb");
-		if (!rec)
-			return cli_fail("%s: %s", a->record, strerror(errno));
-	}
-	struct rtd_ipc_client_opts co = {.sz = sizeof(co), .record = rec};
+	/* the recording, like every output, through a temporary file: an
+	 * existing FILE is replaced only once there is a conversation in it */
+	if (a->record && (cli_out_check(a->record) ||
+			  cli_out_open(&rec, a->record)))
+		return CLI_FAIL;
+	struct rtd_ipc_client_opts co = {.sz = sizeof(co), .record = rec.f};
 	dn_catch_signals();
-	c = a->command ? launch(a->command, &ln, &co) : dn_connect(&a->t, 0, rec);
+	c = a->command ? launch(a->command, &ln, &co)
+		       : dn_connect(&a->t, 0, rec.f);
 	if (!c)
 		goto out;
+	recorded = true; /* connected: what follows is worth replaying */
 	snprintf(end->target, sizeof(end->target), "%s",
 		 rtd_ipc_client_target(c));
 	struct rtd_ipc_session_opts so = {
@@ -746,8 +747,13 @@ out:
 		end->child_ended = ln.ended;
 		end->child_status = ln.status;
 	}
-	if (rec)
-		fclose(rec);
+	if (a->record) {
+		/* a failed session's bytes are kept too: replay shows why */
+		if (!recorded)
+			cli_out_abort(&rec);
+		else if (cli_out_commit(&rec) && r == CLI_OK)
+			r = CLI_FAIL;
+	}
 	return r;
 }
 

@@ -35,6 +35,18 @@ const struct cli_group cli_group_perf = {"perf", "Linux perf_event: record (CPU 
 
 /* ---- shared helpers ---------------------------------------------------------- */
 
+int perf_cli_start(struct perf_child *c, char **cmd, pid_t *pids,
+		   size_t *npids)
+{
+	int r = perf_child_start(c, cmd);
+	if (r) {
+		cli_fail("%s: cannot start: %s", cmd[0], strerror(-r));
+		return -1;
+	}
+	pids[(*npids)++] = c->pid;
+	return 0;
+}
+
 int perf_child_start(struct perf_child *c, char **argv)
 {
 	int go[2], err[2];

@@ -19,6 +19,10 @@ struct perf_child {
 
 /* Fork argv[0] (looked up in PATH); the child waits. 0 or -errno. */
 int perf_child_start(struct perf_child *c, char **argv);
+/* perf_child_start() for COMMAND, its pid added to the targets (pids,
+ * *npids). 0, or -1 after printing "COMMAND: cannot start: why". */
+int perf_cli_start(struct perf_child *c, char **cmd, pid_t *pids,
+		   size_t *npids);
 /* Let it exec; returns 0, or the child's exec errno (positive). */
 int perf_child_go(struct perf_child *c);
 /* The exit code that passes a child's wait status on: its exit status, or

@@ -322,11 +322,9 @@ int perf_record_main(int argc, char **argv)
 	struct perf_child child = {0};
 	bool have_child = false;
 	if (a.cmd) {
-		int r = perf_child_start(&child, a.cmd);
-		if (r)
-			return cli_fail("%s: cannot start: %s", a.cmd[0], strerror(-r));
+		if (perf_cli_start(&child, a.cmd, a.pids, &a.npids))
+			return CLI_FAIL;
 		have_child = true;
-		a.pids[a.npids++] = child.pid;
 		a.flags |= RTD_PERF_PROF_ENABLE_ON_EXEC | RTD_PERF_PROF_NO_DOTNET;
 	}
 	struct rtd_perf_profiler_opts po = {.sz = sizeof(po)};

@@ -300,13 +300,9 @@ int perf_stat_main(int argc, char **argv)
 	if (a->out && cli_out_check(a->out))
 		goto done;
 	if (a->cmd) {
-		int r = perf_child_start(&child, a->cmd);
-		if (r) {
-			cli_fail("%s: cannot start: %s", a->cmd[0], strerror(-r));
+		if (perf_cli_start(&child, a->cmd, a->pids, &a->npids))
 			goto done;
-		}
 		have_child = true;
-		a->pids[a->npids++] = child.pid;
 	}
 	struct rtd_perf_opts o = {.sz = sizeof(o)};
 	o.pids = a->pids;

@@ -634,13 +634,9 @@ int perf_trace_main(int argc, char **argv)
 	out.json = a->json;
 	out.sc_lines = !a->summary;
 	if (a->cmd) {
-		int r = perf_child_start(&child, a->cmd);
-		if (r) {
-			cli_fail("%s: cannot start: %s", a->cmd[0], strerror(-r));
+		if (perf_cli_start(&child, a->cmd, a->pids, &a->npids))
 			goto done;
-		}
 		have_child = true;
-		a->pids[a->npids++] = child.pid;
 	}
 	struct rtd_perf_opts o = {.sz = sizeof(o)};
 	o.ring_pages = a->pages ? a->pages : 128;

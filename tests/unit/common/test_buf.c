@@ -3,8 +3,11 @@
 #include "test_util.h"
 
 #include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "common/buf.h"
+#include "common/file.h"
 #include "common/log.h"
 
 static void cap_is_enforced(void **state)
@@ -128,12 +131,57 @@ static void logging(void **state)
 	assert_int_equal(nlogged, 1);
 }
 
+/* Arrays grow by doubling from the first size, and a failed grow (the
+ * byte count overflows) leaves array and capacity as they were. */
+static void grow(void **state)
+{
+	(void)state;
+	size_t cap = 0;
+	uint32_t *a = rtd_grow(NULL, &cap, 1, sizeof(*a), 4);
+	assert_non_null(a);
+	assert_int_equal(cap, 4);
+	a[3] = 7;
+	assert_ptr_equal(rtd_grow(a, &cap, 4, sizeof(*a), 4), a); /* fits */
+	uint32_t *b = rtd_grow(a, &cap, 5, sizeof(*a), 4);
+	assert_non_null(b);
+	assert_int_equal(cap, 8);
+	assert_int_equal(b[3], 7);
+	b = rtd_grow(b, &cap, 100, sizeof(*b), 4);
+	assert_non_null(b);
+	assert_int_equal(cap, 128);
+	assert_null(rtd_grow(b, &cap, SIZE_MAX / 2, sizeof(*b), 4));
+	assert_int_equal(cap, 128);
+	assert_int_equal(b[3], 7);
+	free(b);
+}
+
+/* Small files are read whole and NUL-terminated, cut at the buffer, and a
+ * missing one is -ENOENT. */
+static void read_small(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/rtd-test-small-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "hello\n", 6), 6);
+	close(fd);
+	char buf[16];
+	assert_int_equal(rtd_read_small(path, buf, sizeof(buf)), 6);
+	assert_string_equal(buf, "hello\n");
+	char tiny[4];
+	assert_int_equal(rtd_read_small(path, tiny, sizeof(tiny)), 3);
+	assert_string_equal(tiny, "hel");
+	unlink(path);
+	assert_int_equal(rtd_read_small(path, buf, sizeof(buf)), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(cap_is_enforced), cmocka_unit_test(printf_long),
 		cmocka_unit_test(utf16),           cmocka_unit_test(json),
 		cmocka_unit_test(errors),          cmocka_unit_test(logging),
+		cmocka_unit_test(grow),            cmocka_unit_test(read_small),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
