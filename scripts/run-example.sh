@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # rtdiag's main job on a built-in example: build the .NET demo program in
 # examples/dotnet-demo, start it, profile it for five seconds, print its
-# hottest methods and write the folded stacks.
+# hottest methods and write the folded stacks; then sample it through the
+# kernel (perf_event) for a mixed-mode flame graph.
 set -euo pipefail
 B=${1:-build}
 R="$B/rtdiag"
@@ -26,3 +27,13 @@ OUT="$B/dotnet-demo.folded"
 echo "== rtdiag dotnet profile -p $PID --duration 5"
 "$R" dotnet profile -p "$PID" --duration 5 -o "$OUT" --top
 echo "== folded stacks written to $OUT ($(wc -l <"$OUT") stacks)"
+# the same process through the kernel: managed (JIT), runtime, libc and
+# kernel frames in one stack, as a flame graph a browser opens
+SVG="$B/dotnet-demo.svg"
+echo "== rtdiag perf record -p $PID -d 3 -o $SVG (mixed-mode: .NET JIT, native, kernel)"
+if "$R" perf record -p "$PID" -d 3 -o "$SVG" -n 10 2>"$B/perf-record.err"; then
+  "$R" perf record -p "$PID" -d 2 -n 8 2>/dev/null || true
+  echo "== flame graph written to $SVG (open it in a browser)"
+else
+  echo "== perf record could not run here: $(head -1 "$B/perf-record.err")"
+fi

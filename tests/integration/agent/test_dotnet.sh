@@ -121,8 +121,10 @@ mkdir -p "$WORK/b"
 "$TD/dotnet-target" "$WORK/b" burn >"$WORK/b/out" 2>&1 &
 BP=$!; PIDS+=("$BP")
 wait_for 30 test -s "$WORK/b/ready" || { bad "the burn target did not start"; exit 1; }
+# the allocation flood again: no CPU cap (a sanitized agent hit the 5%
+# default here, paused its sources, and /allocs?seconds=1 came out empty)
 start_agent --target "pid=$BP,service=pburn$$" --target "pid=$KA,service=pkalloc$$" \
-  --scan-interval 200ms --dotnet-cpu perf --dotnet-counters none || { bad "agent did not start"; exit 1; }
+  --scan-interval 200ms --dotnet-cpu perf --dotnet-counters none --max-cpu 800% || { bad "agent did not start"; exit 1; }
 wait_for 5 has_target "$BP" && wait_for 1 has_target "$KA" \
   && ok "--dotnet-cpu perf: both .NET targets up within 5 s" \
   || bad "--dotnet-cpu perf: targets not listed after 5 s: $(cat "$AGENT_LOG")"
