@@ -16,7 +16,9 @@ PKGS=(
   linux-perf                                  # perf stat/record as the benchmark anchor
   hyperfine                                   # bench/: repeated timed runs
   python3                                     # small test helpers
-  libcurl4-openssl-dev                        # gotrace capture (HTTP)
+  libmicrohttpd-dev libcurl4-openssl-dev      # agent: pull endpoints, push
+  libyaml-dev                                 # agent: config file
+  prometheus                                  # agent test: a real scraper (+promtool)
   protobuf-compiler libxml2-utils             # pictures: protoc decodes Perfetto traces, xmllint reads SVG
   chromium                                    # pictures: real viewers (speedscope, SVG) in headless Chromium (node/npm: the machine's)
 )

@@ -848,6 +848,33 @@ RTD_API int rtd_nettrace_profiler_thread_stacks(rtd_nettrace_profiler *p,
 						rtd_nettrace_thread_stack_fn fn,
 						void *ctx);
 
+/* Number of profile kinds: rtd_nettrace_profiler_take() fills one slot
+ * per kind, in the order of the RTD_NETTRACE_PROFILE_* bits. */
+#define RTD_NETTRACE_PROFILE_KINDS 4
+
+/**
+ * rtd_nettrace_profiler_take - the profiles of the events since the last
+ * take, for a session that goes on (a continuous profiler's windows)
+ * @p: the builder
+ * @out: RTD_NETTRACE_PROFILE_KINDS slots: out[0] CPU, out[1] allocations,
+ *       out[2] locks, out[3] exceptions; each receives a new profile (as
+ *       rtd_nettrace_profiler_profile() makes it) when the kind has values
+ *       since the last take, else NULL
+ *
+ * Samples buffered since the last sequence point are accounted first;
+ * names are resolved with the methods seen so far (events from a rundown
+ * run on the side may name them). The values and stacks taken are then
+ * dropped, so memory does not grow with the session's length; methods,
+ * modules and each thread's state (its previous sample, an open
+ * contention) stay, so the next take goes on where this one ended.
+ *
+ * Returns: the number of samples with a frame no known method covers
+ * (named "?!?": a rundown would name them), -ENOMEM, -RTD_E_CAP, or
+ * -RTD_E_STATE after the builder has finished.
+ */
+RTD_API int rtd_nettrace_profiler_take(rtd_nettrace_profiler *p,
+				       struct rtd_profile **out);
+
 /**
  * rtd_nettrace_profiler_samples - number of ThreadSample events seen
  * @p: the builder

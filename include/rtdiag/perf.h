@@ -1066,6 +1066,23 @@ RTD_API int rtd_perf_profiler_profile(struct rtd_perf_profiler *p,
 				      rtd_profile **out);
 
 /**
+ * rtd_perf_profiler_take - the profile of the samples since the last take,
+ * for a profiler that goes on (a continuous profiler's windows)
+ * @p: profiler, between two rtd_perf_profiler_run() calls (stop the run
+ *     loop, take, run again: the kernel keeps sampling into the rings
+ *     meanwhile, so nothing is lost)
+ * @out: receives a new profile, as rtd_perf_profiler_profile() makes it;
+ *       only the locations of the samples taken are named
+ *
+ * The call tree then restarts empty: memory follows the distinct stacks of
+ * one take, not of the whole run; the symbolizer keeps what it loaded.
+ *
+ * Returns: 0, -RTD_E_INVAL or -ENOMEM.
+ */
+RTD_API int rtd_perf_profiler_take(struct rtd_perf_profiler *p,
+				   rtd_profile **out);
+
+/**
  * rtd_perf_profiler_frame_module - the module a frame name of the profile
  * was found in
  * @p: profiler, after rtd_perf_profiler_profile()

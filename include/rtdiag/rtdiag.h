@@ -3,6 +3,7 @@
 #ifndef RTDIAG_RTDIAG_H
 #define RTDIAG_RTDIAG_H
 
+#include "rtdiag/agent.h"
 #include "rtdiag/common.h"
 #include "rtdiag/goanalysis.h"
 #include "rtdiag/gocapture.h"

@@ -129,7 +129,9 @@ struct rtd_nettrace_profiler {
 
 	struct method *methods;
 	size_t nmethods, methods_cap;
+	size_t nsorted;      /* methods[0..nsorted) sorted and unique */
 	rtd_map modules;     /* module id -> char * name */
+	size_t unnamed;      /* entries emitted with an unnamed frame */
 
 	uint64_t samples;
 	uint64_t counts[PK_COUNT]; /* events read per kind */
@@ -889,22 +891,18 @@ static int64_t ticks_to_ns(int64_t t, uint64_t freq)
 	return neg ? -(int64_t)ns : (int64_t)ns;
 }
 
-/* Account what is pending and sort the method table; once. */
-static int finish(rtd_nettrace_profiler *p)
+/* Sort the method table by start; a later record for the same start wins
+ * (a method jitted again at another tier, code memory reused), but a size
+ * beats none. Only when methods came since the last sort. */
+static void sort_methods(rtd_nettrace_profiler *p)
 {
-	if (p->finished)
-		return 0;
-	int err = rtd_nettrace_profiler_seqpoint(p);
-	if (err)
-		return err;
-	p->finished = true;
-	/* sort methods by start; a later record for the same start wins */
+	if (p->nsorted == p->nmethods)
+		return;
 	if (p->nmethods > 1)
 		qsort(p->methods, p->nmethods, sizeof(*p->methods), cmp_method);
 	size_t w = 0;
 	for (size_t i = 0; i < p->nmethods; i++) {
 		if (w && p->methods[w - 1].start == p->methods[i].start) {
-			/* a later record wins, but a size beats none */
 			if (!p->methods[i].size && p->methods[w - 1].size) {
 				free(p->methods[i].name);
 				continue;
@@ -916,6 +914,19 @@ static int finish(rtd_nettrace_profiler *p)
 		p->methods[w++] = p->methods[i];
 	}
 	p->nmethods = w;
+	p->nsorted = w;
+}
+
+/* Account what is pending and sort the method table; once. */
+static int finish(rtd_nettrace_profiler *p)
+{
+	if (p->finished)
+		return 0;
+	int err = rtd_nettrace_profiler_seqpoint(p);
+	if (err)
+		return err;
+	p->finished = true;
+	sort_methods(p);
 	return 0;
 }
 
@@ -1085,10 +1096,14 @@ static int emit_entry(rtd_nettrace_profiler *p, const struct entry *e,
 	rtd_buf_free(&nb);
 	if (err)
 		return err;
-	for (size_t j = 0; j < n; j++)
+	bool unnamed = false;
+	for (size_t j = 0; j < n; j++) {
+		unnamed |= (*offs)[j] == UINT32_MAX;
 		(*fr)[j].name = (*offs)[j] == UINT32_MAX
 					? "?!?"
 					: (const char *)names->data + (*offs)[j];
+	}
+	p->unnamed += unnamed;
 	int64_t v[2] = {e->v[0], e->v[1]};
 	if (e->kind == PK_CPU)
 		v[1] = ticks_to_ns(v[1], p->freq);
@@ -1099,26 +1114,18 @@ static int emit_entry(rtd_nettrace_profiler *p, const struct entry *e,
 	return rtd_profile_add_sample(out, &smp);
 }
 
-rtd_profile *rtd_nettrace_profiler_profile(rtd_nettrace_profiler *p,
-					   unsigned kind, int *errp)
+/* A new profile of kind pk from the entries there are. */
+static rtd_profile *build_kind(rtd_nettrace_profiler *p, int pk, int *errp)
 {
-	int err = 0, pk = pk_of(kind);
-	rtd_profile *out = NULL;
-	if (pk < 0 || !(p->o.kinds & kind)) {
-		err = -RTD_E_INVAL;
-		goto fail;
-	}
-	err = finish(p);
-	if (err)
-		goto fail;
+	int err = 0;
 	size_t nt;
 	const struct rtd_profile_type *types = kind_types(p, pk, &nt);
 	struct rtd_profile_opts po = {.sz = sizeof(po), .types = types,
 				      .ntypes = nt, .default_type = nt - 1};
-	out = rtd_profile_new2(&po);
+	rtd_profile *out = rtd_profile_new2(&po);
 	if (!out) {
-		err = -ENOMEM;
-		goto fail;
+		*errp = -ENOMEM;
+		return NULL;
 	}
 	struct rtd_frame *fr = NULL;
 	uint32_t *offs = NULL;
@@ -1134,14 +1141,125 @@ rtd_profile *rtd_nettrace_profiler_profile(rtd_nettrace_profiler *p,
 	rtd_buf_free(&names);
 	free(fr);
 	free(offs);
+	if (err) {
+		rtd_profile_free(out);
+		*errp = err;
+		return NULL;
+	}
+	return out;
+}
+
+rtd_profile *rtd_nettrace_profiler_profile(rtd_nettrace_profiler *p,
+					   unsigned kind, int *errp)
+{
+	int err = 0, pk = pk_of(kind);
+	rtd_profile *out = NULL;
+	if (pk < 0 || !(p->o.kinds & kind)) {
+		err = -RTD_E_INVAL;
+		goto fail;
+	}
+	err = finish(p);
 	if (err)
+		goto fail;
+	out = build_kind(p, pk, &err);
+	if (!out)
 		goto fail;
 	return out;
 fail:
-	rtd_profile_free(out);
 	if (errp)
 		*errp = err;
 	return NULL;
+}
+
+/* Drop the stacks and values taken: keep only the stacks threads still
+ * point at (an open contention, the latest sample), interned again. */
+static int drop_taken(rtd_nettrace_profiler *p)
+{
+	size_t n = p->threads.count, k = 0, it = 0;
+	struct keep {
+		struct pthread *t;
+		bool cont;
+		uint64_t *ips;
+		uint32_t n;
+	} *keep = calloc(2 * n + 1, sizeof(*keep));
+	if (!keep)
+		return -ENOMEM;
+	uint64_t tid;
+	void *v;
+	int err = 0;
+	while (!err && rtd_map_next(&p->threads, &it, &tid, &v)) {
+		struct pthread *t = v;
+		for (int c = 0; c < 2; c++) {
+			bool want = c ? t->contending : t->sampled;
+			if (!want)
+				continue;
+			const struct stk *s =
+				&p->stacks[c ? t->cont_stack : t->last_stack];
+			keep[k] = (struct keep){t, c == 1, NULL, s->n};
+			if (s->n && !(keep[k].ips = malloc(s->n * sizeof(uint64_t)))) {
+				err = -ENOMEM;
+				break;
+			}
+			if (s->n)
+				memcpy(keep[k].ips, p->ips + s->off,
+				       s->n * sizeof(uint64_t));
+			k++;
+		}
+	}
+	if (!err) {
+		p->nentries = 0;
+		rtd_map_clear(&p->entry_index);
+		p->nstacks = 0;
+		p->nips = 0;
+		rtd_map_clear(&p->stack_index);
+	}
+	for (size_t i = 0; i < k; i++) {
+		if (!err) {
+			long idx = intern(p, keep[i].ips, keep[i].n);
+			if (idx < 0)
+				err = (int)idx;
+			else if (keep[i].cont)
+				keep[i].t->cont_stack = (uint32_t)idx;
+			else
+				keep[i].t->last_stack = (uint32_t)idx;
+		}
+		free(keep[i].ips);
+	}
+	free(keep);
+	return err;
+}
+
+int rtd_nettrace_profiler_take(rtd_nettrace_profiler *p,
+			       struct rtd_profile **out)
+{
+	for (int pk = 0; pk < PK_COUNT; pk++)
+		out[pk] = NULL;
+	if (p->finished)
+		return -RTD_E_STATE;
+	int err = rtd_nettrace_profiler_seqpoint(p);
+	if (err)
+		return err;
+	sort_methods(p);
+	p->unnamed = 0;
+	for (int pk = 0; pk < PK_COUNT && !err; pk++) {
+		if (!(p->o.kinds & (1u << pk)) && !(pk == PK_CPU && !p->o.kinds))
+			continue;
+		bool any = false;
+		for (size_t i = 0; i < p->nentries && !any; i++)
+			any = p->entries[i].kind == pk;
+		if (any)
+			out[pk] = build_kind(p, pk, &err);
+	}
+	if (!err)
+		err = drop_taken(p);
+	if (err) {
+		for (int pk = 0; pk < PK_COUNT; pk++) {
+			rtd_profile_free(out[pk]);
+			out[pk] = NULL;
+		}
+		return err;
+	}
+	return p->unnamed > INT32_MAX ? INT32_MAX : (int)p->unnamed;
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -652,20 +652,36 @@ static rtd_profile *new_profile(struct rtd_perf_profiler *p)
 	return prof;
 }
 
-int rtd_perf_profiler_profile(struct rtd_perf_profiler *p, rtd_profile **out)
+/* The profile of the call tree's samples. With only_sampled, only the
+ * locations on sampled paths are named (a take names what it needs; the
+ * symbolizer keeps what it loaded). */
+static int build(struct rtd_perf_profiler *p, rtd_profile **out,
+		 bool only_sampled)
 {
 	*out = NULL;
 	if (!p)
 		return -RTD_E_INVAL;
 	size_t nloc = rtd_sym_nlocations(p->sym);
 	struct loc_frames *lf = calloc(nloc ? nloc : 1, sizeof(*lf));
+	uint8_t *need = only_sampled ? calloc(nloc ? nloc : 1, 1) : NULL;
 	struct rtd_frame *frames = NULL;
+	if (only_sampled && need && lf) {
+		for (size_t i = 1; i < p->nnodes; i++) {
+			if (!p->nodes[i].count)
+				continue;
+			for (uint32_t k = (uint32_t)i; k; k = p->nodes[k].parent) {
+				uint32_t key = p->nodes[k].key;
+				if (!(key & THREAD_KEY) && key < nloc)
+					need[key] = 1;
+			}
+		}
+	}
 
 	struct rtd_frame *stack = malloc(sizeof(*stack) *
 					 (PROF_MAX_DEPTH * (RTD_SYM_MAX_INLINE + 1) + 1));
 	rtd_profile *prof = new_profile(p);
 	int r = 0;
-	if (!lf || !stack || !prof) {
+	if (!lf || !stack || !prof || (only_sampled && !need)) {
 		r = -ENOMEM;
 		goto done;
 	}
@@ -674,6 +690,8 @@ int rtd_perf_profiler_profile(struct rtd_perf_profiler *p, rtd_profile **out)
 	size_t nsfr = 0, scap = 0;
 	struct rtd_sym_frame fr[RTD_SYM_MAX_INLINE + 1];
 	for (size_t i = 0; i < nloc; i++) {
+		if (need && !need[i])
+			continue;
 		int n = rtd_sym_resolve(p->sym, (int64_t)i, fr, RTD_SYM_MAX_INLINE + 1);
 		if (n < 1)
 			continue;
@@ -762,7 +780,28 @@ int rtd_perf_profiler_profile(struct rtd_perf_profiler *p, rtd_profile **out)
 done:
 	rtd_profile_free(prof);
 	free(lf);
+	free(need);
 	free(frames);
 	free(stack);
 	return r;
+}
+
+int rtd_perf_profiler_profile(struct rtd_perf_profiler *p, rtd_profile **out)
+{
+	return build(p, out, false);
+}
+
+int rtd_perf_profiler_take(struct rtd_perf_profiler *p, rtd_profile **out)
+{
+	int r = build(p, out, true);
+	if (r)
+		return r;
+	/* the tree restarts: memory follows the stacks of one take */
+	p->nnodes = 1;
+	p->nodes[0].count = 0;
+	p->nodes[0].period = 0;
+	if (p->ht)
+		memset(p->ht, 0, p->htsize * sizeof(*p->ht));
+	p->st.nodes = 0;
+	return 0;
 }

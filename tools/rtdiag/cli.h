@@ -30,6 +30,7 @@ extern const struct cli_group cli_group_dotnet;
 extern const struct cli_group cli_group_nettrace;
 extern const struct cli_group cli_group_perf;
 extern const struct cli_group cli_group_gotrace;
+extern const struct cli_group cli_group_agent;
 extern const struct cli_group cli_group_convert;
 
 /* "rtdiag CMD: MESSAGE" + "Try 'rtdiag help CMD'." on stderr; returns 2. */

@@ -16,6 +16,7 @@ static const struct cli_group *const groups[] = {
 	&cli_group_nettrace,
 	&cli_group_perf,
 	&cli_group_gotrace,
+	&cli_group_agent,
 	&cli_group_convert,
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))

@@ -1,0 +1,622 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * agent.c - the agent's loop: poll the sources' streams, cut every source
+ * once a tick, close windows on wall-clock boundaries, scan for targets,
+ * answer pull requests, and keep the agent under its CPU and memory caps.
+ *
+ * Caps are enforced by feedback, not hoped for:
+ * - CPU: the agent's own CPU time (all its threads) is measured every
+ *   tick over the last few seconds; above max-cpu every source is paused
+ *   (EventPipe sessions closed: the runtime stops sampling too) for 5 s,
+ *   doubling up to 80 s while the excess lasts; the time is counted in
+ *   rtdiag_agent_throttled_seconds_total.
+ * - memory: the agent's resident size is read every tick; above
+ *   max-memory the push queue gives up its oldest half (counted as
+ *   dropped windows), cumulative profiles restart and open windows are
+ *   dropped, and freed memory is handed back (malloc_trim).
+ */
+#include <errno.h>
+#include <malloc.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/agent_int.h"
+#include "common/log.h"
+
+#define CPU_WINDOW_NS 5000000000ull     /* CPU use is judged over 5 s */
+#define PAUSE_MIN_NS 5000000000ull
+#define PAUSE_MAX_NS 80000000000ull
+#define STOP_PUSH_WAIT_NS 5000000000ull /* SIGTERM: deliver for 5 s */
+
+static _Thread_local char errlast[512];
+
+RTD_API const char *rtd_agent_errmsg_last(void)
+{
+	return errlast;
+}
+
+uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int64_t unix_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static uint64_t self_cpu_ns(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
+		       1000000000ull +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
+}
+
+static uint64_t self_rss(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (!f)
+		return 0;
+	unsigned long long size, rss;
+	int n = fscanf(f, "%llu %llu", &size, &rss);
+	fclose(f);
+	return n == 2 ? rss * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
+}
+
+RTD_API int rtd_agent_new(const rtd_agent_config *c, rtd_agent **out)
+{
+	*out = NULL;
+	errlast[0] = 0;
+	struct agent *a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	a->wake_fd = -1;
+	pthread_mutex_init(&a->lock, NULL);
+	rtd_map_init(&a->seen, 1u << 22);
+	int rc = -ENOMEM;
+	a->c = agent_config_dup(c);
+	if (!a->c)
+		goto fail;
+	rc = rtd_agent_config_check(a->c);
+	if (rc) {
+		snprintf(errlast, sizeof(errlast), "%s",
+			 rtd_agent_config_errmsg(a->c));
+		goto fail;
+	}
+	a->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (a->wake_fd < 0) {
+		rc = -errno;
+		snprintf(errlast, sizeof(errlast), "eventfd: %s", strerror(errno));
+		goto fail;
+	}
+	if (gethostname(a->host, sizeof(a->host) - 1))
+		snprintf(a->host, sizeof(a->host), "unknown");
+	a->boot_time = proc_boot_time(a->c->proc_dir);
+	rc = http_start(a, errlast, sizeof(errlast));
+	if (rc)
+		goto fail;
+	if (a->c->push) {
+		rc = push_start(a, errlast, sizeof(errlast));
+		if (rc)
+			goto fail;
+	}
+	*out = (rtd_agent *)a;
+	return 0;
+fail:
+	rtd_agent_free((rtd_agent *)a);
+	return rc;
+}
+
+RTD_API const char *rtd_agent_url(const rtd_agent *ag)
+{
+	return ((const struct agent *)ag)->url;
+}
+
+RTD_API void rtd_agent_stop(rtd_agent *ag)
+{
+	struct agent *a = (struct agent *)ag;
+	atomic_store(&a->stop, 1);
+	uint64_t one = 1;
+	ssize_t n = write(a->wake_fd, &one, sizeof(one));
+	(void)n;
+}
+
+RTD_API void rtd_agent_get_stats(rtd_agent *ag, struct rtd_agent_stats *st)
+{
+	struct agent *a = (struct agent *)ag;
+	size_t sz = st->sz < sizeof(*st) ? st->sz : sizeof(*st);
+	pthread_mutex_lock(&a->lock);
+	struct rtd_agent_stats s = a->st;
+	pthread_mutex_unlock(&a->lock);
+	s.sz = st->sz;
+	memcpy(st, &s, sz);
+}
+
+static struct target *target_by_id(struct agent *a, uint64_t id)
+{
+	for (struct target *t = a->targets; t; t = t->next)
+		if (t->id == id)
+			return t;
+	return NULL;
+}
+
+/* ---- pull requests ---------------------------------------------------------- */
+
+void pull_free(struct pull *q)
+{
+	if (!q)
+		return;
+	rtd_profile_free(q->p);
+	pthread_cond_destroy(&q->cond);
+	free(q);
+}
+
+struct pull *agent_pull(struct agent *a, uint64_t target_id,
+			enum prof_kind kind, uint64_t seconds_ns)
+{
+	struct pull *q = calloc(1, sizeof(*q));
+	if (!q)
+		return NULL;
+	pthread_cond_init(&q->cond, NULL);
+	q->target_id = target_id;
+	q->kind = kind;
+	q->seconds_ns = seconds_ns;
+	pthread_mutex_lock(&a->lock);
+	if (a->npulls >= RTD_AGENT_MAX_PULLS || a->stopping) {
+		pthread_mutex_unlock(&a->lock);
+		q->status = 503;
+		snprintf(q->msg, sizeof(q->msg),
+			 a->stopping ? "the agent is stopping\n"
+				     : "too many profile requests at once\n");
+		return q;
+	}
+	a->npulls++;
+	q->next = a->requests;
+	a->requests = q;
+	pthread_mutex_unlock(&a->lock);
+	uint64_t one = 1;
+	ssize_t n = write(a->wake_fd, &one, sizeof(one));
+	(void)n;
+	pthread_mutex_lock(&a->lock);
+	while (!q->done)
+		pthread_cond_wait(&q->cond, &a->lock);
+	a->npulls--;
+	a->st.pulls++;
+	pthread_mutex_unlock(&a->lock);
+	return q;
+}
+
+static void pull_answer(struct agent *a, struct pull *q, int status,
+			const char *msg)
+{
+	pthread_mutex_lock(&a->lock);
+	q->status = status;
+	if (msg)
+		snprintf(q->msg, sizeof(q->msg), "%s", msg);
+	q->done = true;
+	pthread_cond_broadcast(&q->cond);
+	pthread_mutex_unlock(&a->lock);
+}
+
+void agent_handle_requests(struct agent *a, uint64_t now)
+{
+	pthread_mutex_lock(&a->lock);
+	struct pull *list = a->requests;
+	a->requests = NULL;
+	pthread_mutex_unlock(&a->lock);
+	while (list) {
+		struct pull *q = list;
+		list = q->next;
+		q->next = NULL;
+		struct target *t = target_by_id(a, q->target_id);
+		char msg[512];
+		if (!t) {
+			pull_answer(a, q, 404, "the target exited\n");
+			continue;
+		}
+		if (!(t->kinds & (1u << q->kind))) {
+			snprintf(msg, sizeof(msg),
+				 "%s pid %d (%s): no %s profile%s%.180s\n",
+				 t->service, (int)t->pid, t->runtime,
+				 prof_kind_name(q->kind),
+				 t->errmsg[0] ? ": " : "", t->errmsg);
+			pull_answer(a, q, 404, msg);
+			continue;
+		}
+		if (a->stopping) {
+			pull_answer(a, q, 503, "the agent is stopping\n");
+			continue;
+		}
+		/* what came before the request is not the request's */
+		target_take(a, t);
+		q->start_unix_ns = unix_ns();
+		if (q->seconds_ns == 0) {
+			/* a total since the agent attached */
+			if (t->cum[q->kind])
+				q->p = profile_clone(t->cum[q->kind]);
+			pull_answer(a, q, 200, NULL);
+			continue;
+		}
+		q->deadline_ns = now + q->seconds_ns;
+		q->next = t->pulls;
+		t->pulls = q;
+	}
+}
+
+/* ---- caps ---------------------------------------------------------------------- */
+
+static void pause_sources(struct agent *a, bool pause)
+{
+	for (struct target *t = a->targets; t; t = t->next)
+		for (size_t i = 0; i < t->nsrc; i++) {
+			struct source *s = t->src[i];
+			if (s->ended || s->paused == pause || !s->ops->pause)
+				continue;
+			if (pause)
+				target_take(a, t); /* keep what was sampled */
+			int rc = s->ops->pause(s, pause);
+			s->paused = pause;
+			if (rc) {
+				s->ended = true;
+				s->failures++;
+				s->retry_ns = mono_ns() + 30000000000ull;
+			}
+		}
+}
+
+static void cpu_cap(struct agent *a, uint64_t now)
+{
+	uint64_t cpu = self_cpu_ns();
+	if (!a->cpu_mono_last) {
+		a->cpu_mono_last = now;
+		a->cpu_ns_last = cpu;
+		return;
+	}
+	if (a->paused_until) {
+		if (now < a->paused_until)
+			return;
+		uint64_t paused = now - (a->paused_until - a->pause_ns);
+		pthread_mutex_lock(&a->lock);
+		a->st.throttled_ns += paused;
+		pthread_mutex_unlock(&a->lock);
+		a->paused_until = 0;
+		pause_sources(a, false);
+		rtd_info("CPU cap: sources resumed after %.0f s", paused / 1e9);
+		a->cpu_mono_last = now;
+		a->cpu_ns_last = cpu;
+		return;
+	}
+	uint64_t dt = now - a->cpu_mono_last;
+	if (dt < CPU_WINDOW_NS)
+		return;
+	a->cpu_pct = 100.0 * (double)(cpu - a->cpu_ns_last) / (double)dt;
+	a->cpu_mono_last = now;
+	a->cpu_ns_last = cpu;
+	if (a->cpu_pct <= a->c->max_cpu) {
+		if (a->pause_ns > PAUSE_MIN_NS)
+			a->pause_ns /= 2; /* calm again: shorter next time */
+		return;
+	}
+	a->pause_ns = a->pause_ns ? a->pause_ns * 2 : PAUSE_MIN_NS;
+	if (a->pause_ns > PAUSE_MAX_NS)
+		a->pause_ns = PAUSE_MAX_NS;
+	a->paused_until = now + a->pause_ns;
+	rtd_warn("CPU cap %g%%: the agent used %.1f%% over the last %.0f s; "
+		 "sources paused for %.0f s", a->c->max_cpu, a->cpu_pct,
+		 dt / 1e9, a->pause_ns / 1e9);
+	pause_sources(a, true);
+}
+
+void push_shed(struct agent *a);
+
+static void memory_cap(struct agent *a)
+{
+	a->rss_bytes = self_rss();
+	if (!a->rss_bytes || a->rss_bytes <= a->c->max_memory) {
+		a->logged_mem = false;
+		return;
+	}
+	if (!a->logged_mem)
+		rtd_warn("memory cap %llu MB: the agent holds %llu MB; queued "
+			 "uploads, open windows and totals are shed",
+			 (unsigned long long)(a->c->max_memory >> 20),
+			 (unsigned long long)(a->rss_bytes >> 20));
+	a->logged_mem = true;
+	if (a->push)
+		push_shed(a);
+	for (struct target *t = a->targets; t; t = t->next)
+		for (int k = 0; k < PK_COUNT; k++) {
+			rtd_profile_free(t->cum[k]);
+			t->cum[k] = NULL;
+			rtd_profile_free(t->win[k]);
+			t->win[k] = NULL;
+		}
+	malloc_trim(0);
+	pthread_mutex_lock(&a->lock);
+	a->st.shed++;
+	pthread_mutex_unlock(&a->lock);
+	a->rss_bytes = self_rss();
+}
+
+/* ---- the loop -------------------------------------------------------------------- */
+
+/* Start again the sources that failed, with a growing delay. */
+static void retry_sources(struct agent *a, uint64_t now)
+{
+	if (a->paused_until)
+		return;
+	for (struct target *t = a->targets; t; t = t->next)
+		for (size_t i = 0; i < t->nsrc; i++) {
+			struct source *s = t->src[i];
+			if (!s->ended || !s->failures || now < s->retry_ns)
+				continue;
+			s->ops->free(s);
+			s->err[0] = 0;
+			s->ended = false;
+			s->paused = false;
+			int rc = s->ops->start(s);
+			if (rc == 0) {
+				rtd_info("target %s pid %d: %s source started "
+					 "after %u failures", t->service,
+					 (int)t->pid, s->ops->name, s->failures);
+				s->failures = 0;
+				pthread_mutex_lock(&a->lock);
+				t->kinds |= s->kinds;
+				t->errmsg[0] = 0;
+				pthread_mutex_unlock(&a->lock);
+				continue;
+			}
+			s->ended = true;
+			s->failures++;
+			uint64_t gap = 30000000000ull << (s->failures < 5 ? s->failures - 1 : 4);
+			s->retry_ns = now + gap;
+			rtd_debug("target %s pid %d: %s source: %s", t->service,
+				  (int)t->pid, s->ops->name, s->err);
+		}
+}
+
+static void refresh_stats(struct agent *a)
+{
+	for (struct target *t = a->targets; t; t = t->next) {
+		struct proc_stat st;
+		if (proc_stat_read(a->c->proc_dir, t->pid, &st) ||
+		    st.start_ticks != t->start_ticks)
+			continue; /* the next scan drops it */
+		pthread_mutex_lock(&a->lock);
+		t->st = st;
+		t->have_st = true;
+		pthread_mutex_unlock(&a->lock);
+	}
+}
+
+static void tick(struct agent *a, uint64_t now)
+{
+	for (struct target *t = a->targets; t; t = t->next) {
+		target_take(a, t);
+		target_finish_pulls(a, t, now, false);
+	}
+	refresh_stats(a);
+	int64_t wall = unix_ns();
+	int64_t w = (int64_t)a->c->window_ns;
+	if (!a->next_window_unix_ns)
+		a->next_window_unix_ns = (wall / w + 1) * w;
+	if (wall >= a->next_window_unix_ns) {
+		int64_t until = a->next_window_unix_ns;
+		for (struct target *t = a->targets; t; t = t->next)
+			target_close_window(a, t, until);
+		a->next_window_unix_ns = (wall / w + 1) * w;
+	}
+	cpu_cap(a, now);
+	memory_cap(a);
+	retry_sources(a, now);
+}
+
+/* The earliest deadline of a waiting pprof request, or 0. */
+static uint64_t next_pull_deadline(struct agent *a)
+{
+	uint64_t d = 0;
+	for (struct target *t = a->targets; t; t = t->next)
+		for (struct pull *q = t->pulls; q; q = q->next)
+			if (!d || q->deadline_ns < d)
+				d = q->deadline_ns;
+	return d;
+}
+
+/* Answer the requests whose N seconds are up, with everything sampled
+ * until now (a cut first). */
+static void due_pulls(struct agent *a, uint64_t now)
+{
+	for (struct target *t = a->targets; t; t = t->next) {
+		bool due = false;
+		for (struct pull *q = t->pulls; q && !due; q = q->next)
+			due = q->deadline_ns <= now;
+		if (!due)
+			continue;
+		target_take(a, t);
+		target_finish_pulls(a, t, now, false);
+	}
+}
+
+struct pollset {
+	struct pollfd *fds;
+	struct source **src;
+	size_t n, cap;
+};
+
+static int pollset_add(struct pollset *ps, int fd, struct source *s)
+{
+	if (ps->n == ps->cap) {
+		size_t nc = ps->cap ? ps->cap * 2 : 16;
+		struct pollfd *nf = realloc(ps->fds, nc * sizeof(*nf));
+		if (!nf)
+			return -ENOMEM;
+		ps->fds = nf;
+		struct source **ns = realloc(ps->src, nc * sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		ps->src = ns;
+		ps->cap = nc;
+	}
+	ps->fds[ps->n] = (struct pollfd){.fd = fd, .events = POLLIN};
+	ps->src[ps->n] = s;
+	ps->n++;
+	return 0;
+}
+
+static int build_pollset(struct agent *a, struct pollset *ps)
+{
+	ps->n = 0;
+	int rc = pollset_add(ps, a->wake_fd, NULL);
+	for (struct target *t = a->targets; t && !rc; t = t->next)
+		for (size_t i = 0; i < t->nsrc && !rc; i++) {
+			struct source *s = t->src[i];
+			if (s->ended || s->paused || !s->ops->fds)
+				continue;
+			int fds[4];
+			int n = s->ops->fds(s, fds, 4);
+			for (int j = 0; j < n && !rc; j++)
+				rc = pollset_add(ps, fds[j], s);
+		}
+	return rc;
+}
+
+static void shutdown_flush(struct agent *a)
+{
+	pthread_mutex_lock(&a->lock);
+	a->stopping = true;
+	pthread_mutex_unlock(&a->lock);
+	agent_handle_requests(a, mono_ns());
+	int64_t now = unix_ns();
+	for (struct target *t = a->targets; t; t = t->next) {
+		target_take(a, t);
+		target_finish_pulls(a, t, 0, true);
+		target_close_window(a, t, now);
+	}
+	if (a->push)
+		push_stop(a, STOP_PUSH_WAIT_NS);
+}
+
+RTD_API int rtd_agent_run(rtd_agent *ag)
+{
+	struct agent *a = (struct agent *)ag;
+	struct pollset ps = {0};
+	uint64_t now = mono_ns();
+	a->next_tick_ns = now + a->c->tick_ns;
+	a->next_scan_ns = now;
+	int rc = 0;
+	while (!atomic_load(&a->stop)) {
+		now = mono_ns();
+		if (now >= a->next_scan_ns) {
+			agent_scan(a);
+			a->next_scan_ns = now + a->c->scan_ns;
+		}
+		if (now >= a->next_tick_ns) {
+			tick(a, now);
+			/* ticks on wall-clock seconds, so the cut that closes a
+			 * window is made at its boundary */
+			uint64_t t = a->c->tick_ns;
+			a->next_tick_ns = mono_ns() + t - (uint64_t)unix_ns() % t;
+		}
+		due_pulls(a, now);
+		rc = build_pollset(a, &ps);
+		if (rc)
+			break;
+		uint64_t next = a->next_tick_ns < a->next_scan_ns
+					? a->next_tick_ns
+					: a->next_scan_ns;
+		uint64_t pd = next_pull_deadline(a);
+		if (pd && pd < next)
+			next = pd;
+		now = mono_ns();
+		int timeout = next > now ? (int)((next - now) / 1000000u) + 1 : 0;
+		int n = poll(ps.fds, ps.n, timeout);
+		if (n < 0 && errno != EINTR) {
+			rc = -errno;
+			break;
+		}
+		if (n <= 0)
+			continue;
+		if (ps.fds[0].revents) {
+			uint64_t v;
+			ssize_t r = read(a->wake_fd, &v, sizeof(v));
+			(void)r;
+		}
+		for (size_t i = 1; i < ps.n; i++) {
+			if (!ps.fds[i].revents)
+				continue;
+			struct source *s = ps.src[i];
+			if (s->ended || s->paused)
+				continue;
+			uint64_t t0 = mono_ns();
+			int r = s->ops->readable(s, ps.fds[i].fd);
+			s->cpu_ns += mono_ns() - t0;
+			if (r != 0) {
+				/* the stream ended: the target exited, or the
+				 * session failed; a scan tells which */
+				s->ended = true;
+				a->next_scan_ns = mono_ns();
+				if (r < 0) {
+					s->failures++;
+					s->retry_ns = mono_ns() + 30000000000ull;
+					rtd_warn("target %s pid %d: %s: %s",
+						 s->t->service, (int)s->t->pid,
+						 s->ops->name, s->err);
+					pthread_mutex_lock(&a->lock);
+					snprintf(s->t->errmsg,
+						 sizeof(s->t->errmsg), "%s: %.200s",
+						 s->ops->name, s->err);
+					a->st.target_errors++;
+					pthread_mutex_unlock(&a->lock);
+				}
+			}
+		}
+		agent_handle_requests(a, mono_ns());
+	}
+	free(ps.fds);
+	free(ps.src);
+	shutdown_flush(a);
+	return rc;
+}
+
+RTD_API void rtd_agent_free(rtd_agent *ag)
+{
+	struct agent *a = (struct agent *)ag;
+	if (!a)
+		return;
+	/* answer every waiting request first: an HTTP thread waiting on one
+	 * would keep the server from stopping */
+	pthread_mutex_lock(&a->lock);
+	a->stopping = true;
+	pthread_mutex_unlock(&a->lock);
+	agent_handle_requests(a, 0);
+	for (struct target *t = a->targets; t; t = t->next)
+		target_finish_pulls(a, t, 0, true);
+	if (a->http)
+		http_stop(a);
+	if (a->push)
+		push_stop(a, 0);
+	while (a->targets) {
+		struct target *t = a->targets;
+		a->targets = t->next;
+		target_free(t);
+	}
+	if (a->wake_fd >= 0)
+		close(a->wake_fd);
+	agent_seen_free(a);
+	rtd_agent_config_free(a->c);
+	pthread_mutex_destroy(&a->lock);
+	free(a);
+}

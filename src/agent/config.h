@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * config.h - the agent's options as the library holds them, and the small
+ * text parsers they share (durations, sizes, percentages, target specs).
+ */
+#ifndef RTD_AGENT_CONFIG_H
+#define RTD_AGENT_CONFIG_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rtdiag/agent.h"
+
+/* What a target spec selects. */
+enum spec_kind {
+	SPEC_PID = 1, /* pid=PID: that process */
+	SPEC_NAME,    /* name=REGEX: process name, executable or command */
+	SPEC_CGROUP,  /* cgroup=PATH: every process in it or below it */
+	SPEC_DOTNET,  /* dotnet: every process with a diagnostic socket */
+};
+
+/*
+ * struct agent_spec - one parsed --target
+ * @kind: what it selects
+ * @pid: SPEC_PID
+ * @arg: SPEC_NAME's regex text, SPEC_CGROUP's path ("/a/b", no trailing /)
+ * @re: SPEC_NAME's compiled regex (POSIX extended)
+ * @service: the service name given with it, or NULL (then the process's)
+ */
+struct agent_spec {
+	enum spec_kind kind;
+	pid_t pid;
+	char *arg;
+	regex_t re;
+	bool has_re;
+	char *service;
+};
+
+enum dotnet_cpu_source { DOTNET_CPU_EVENTPIPE = 0, DOTNET_CPU_PERF = 1 };
+
+struct label {
+	char *key;
+	char *val;
+};
+
+struct rtd_agent_config {
+	char *listen;             /* "127.0.0.1:4040" */
+	bool allow_remote;
+	struct agent_spec *specs;
+	size_t nspecs;
+	uint64_t window_ns;
+	uint64_t scan_ns;
+	uint64_t tick_ns;         /* how often sources are cut (1 s) */
+	char *pprof_prefix;       /* "/targets/{service}" */
+	char *push;               /* base URL, or NULL */
+	unsigned push_queue;      /* uploads waiting at most */
+	uint64_t push_timeout_ns;
+	char **push_headers;      /* "Name: value" */
+	size_t npush_headers;
+	char *push_tenant;
+	char *otlp;
+	struct label *labels;
+	size_t nlabels;
+	unsigned cpu_hz;
+	enum dotnet_cpu_source dotnet_cpu;
+	bool dotnet_cpu_external; /* count native (External) time too */
+	unsigned dotnet_kinds;    /* RTD_NETTRACE_PROFILE_* bits */
+	bool native_dwarf;        /* perf sources read DWARF (inlines, lines) */
+	char *dotnet_counters;    /* counters spec, or NULL for none */
+	uint64_t counters_interval_ns;
+	unsigned max_targets;
+	uint64_t max_memory;      /* bytes of RSS */
+	double max_cpu;           /* percent of one CPU */
+	uint64_t max_pull_ns;     /* longest ?seconds= */
+	int log_level;            /* enum rtd_log_level */
+	char *proc_dir;           /* "/proc" (tests point it elsewhere) */
+	char errmsg[512];
+};
+
+/* "1.5", "1.5s", "200ms", "10us", "5ns", "2m", "1h" -> ns; -1 when bad. */
+int agent_parse_duration(const char *s, uint64_t *ns);
+/* "4096", "64k", "8M", "1G" (powers of 1024, optional B/iB) -> bytes. */
+int agent_parse_size(const char *s, uint64_t *bytes);
+/* "5", "5%", "0.5%" -> percent; -1 when bad. */
+int agent_parse_percent(const char *s, double *pct);
+
+/*
+ * Parse "pid=PID", "name=REGEX", "cgroup=PATH" or "dotnet", each with an
+ * optional trailing ",service=NAME". Fills *sp (free with spec_clear);
+ * on error writes a message to err and returns -RTD_E_INVAL.
+ */
+int spec_parse(const char *text, struct agent_spec *sp, char *err,
+	       size_t errlen);
+int spec_init(struct agent_spec *sp, enum spec_kind kind, const char *arg,
+	      const char *service, char *err, size_t errlen);
+void spec_clear(struct agent_spec *sp);
+/* The spec as text ("name=^api$"), for messages. */
+const char *spec_text(const struct agent_spec *sp, char *buf, size_t len);
+/* Is s a usable service name: 1-128 of [A-Za-z0-9_.-]? */
+bool service_name_ok(const char *s);
+/* Is s a label name: [A-Za-z_][A-Za-z0-9_]*, at most 128? */
+bool label_name_ok(const char *s);
+
+/* Split "host:port" or "[v6]:port" (host without brackets into h). */
+int agent_split_hostport(const char *s, char *h, size_t hlen, unsigned *port);
+/* Is host a loopback name or address? */
+bool agent_host_is_loopback(const char *host);
+
+/* Deep copy (the agent keeps its own). Returns NULL when out of memory. */
+rtd_agent_config *agent_config_dup(const rtd_agent_config *c);
+
+#endif /* RTD_AGENT_CONFIG_H */

@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * http.c - the pull endpoints, served by libmicrohttpd (a thread per
+ * connection, capped; a pprof request with ?seconds=N waits N seconds in
+ * its thread while the loop collects):
+ *
+ *   /                        what is served here
+ *   /metrics                 Prometheus text format (metrics.c)
+ *   /targets                 JSON: one object per live target
+ *   PREFIX/debug/pprof/      a target's profiles (Go's net/http/pprof
+ *                            paths: profile, allocs, mutex, block; and
+ *                            exceptions); /debug/pprof/ alone serves the
+ *                            target when there is exactly one
+ *
+ * The listening socket is made here (so a bind failure names its errno)
+ * and handed to libmicrohttpd.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "agent/agent_int.h"
+#include "common/buf.h"
+#include "common/log.h"
+
+#define HTTP_MAX_CONNECTIONS 64
+#define HTTP_IDLE_TIMEOUT_S 30
+#define HTTP_STACK (256u << 10)
+#define HTTP_MAX_BODY (64u << 20) /* one response */
+#define CPU_DEFAULT_NS 30000000000ull /* Go's default ?seconds */
+
+struct http_server {
+	struct MHD_Daemon *d;
+	int fd;
+};
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	(void)cls;
+	if (!rtd_log_enabled(RTD_LOG_DEBUG))
+		return;
+	char m[512];
+	vsnprintf(m, sizeof(m), fmt, ap);
+	m[strcspn(m, "\n")] = 0;
+	rtd_debug("http: %s", m);
+}
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned status,
+			     const char *type, void *body, size_t len,
+			     bool go_error)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(
+		len, body, body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	if (go_error) /* go tool pprof prints the body of such an answer */
+		MHD_add_response_header(r, "X-Go-Pprof", "1");
+	enum MHD_Result rc = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status,
+				  bool go_error, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status,
+				  bool go_error, const char *fmt, ...)
+{
+	char *s = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return MHD_NO;
+	return reply(c, status, "text/plain; charset=utf-8", s, (size_t)n,
+		     go_error);
+}
+
+static enum MHD_Result reply_buf(struct MHD_Connection *c, const char *type,
+				 rtd_buf *b, int rc)
+{
+	if (rc) {
+		rtd_buf_free(b);
+		return reply_text(c, 500, false, "%s\n", rtd_strerror(rc));
+	}
+	/* the buffer's bytes become the response's */
+	void *body = b->data;
+	size_t len = b->len;
+	if (!body) {
+		body = strdup("");
+		len = 0;
+	}
+	return reply(c, 200, type, body, len, false);
+}
+
+/* ---- /targets ---------------------------------------------------------------- */
+
+int targets_json(struct agent *a, rtd_buf *b)
+{
+	int rc = rtd_buf_putc(b, '[');
+	pthread_mutex_lock(&a->lock);
+	bool first = true;
+	for (struct target *t = a->targets; t && !rc; t = t->next) {
+		char pprof[600];
+		snprintf(pprof, sizeof(pprof), "%s/debug/pprof", t->prefix);
+		rc |= rtd_buf_printf(b, "%s\n{\"pid\":%d,\"service\":",
+				     first ? "" : ",", (int)t->pid);
+		rc |= rtd_buf_json_str(b, t->service, strlen(t->service));
+		rc |= rtd_buf_puts(b, ",\"runtime\":");
+		rc |= rtd_buf_json_str(b, t->runtime, strlen(t->runtime));
+		rc |= rtd_buf_puts(b, ",\"pprof\":");
+		rc |= rtd_buf_json_str(b, pprof, strlen(pprof));
+		rc |= rtd_buf_puts(b, ",\"profiles\":[");
+		bool f2 = true;
+		for (int k = 0; k < PK_COUNT; k++)
+			if (t->kinds & (1u << k)) {
+				rc |= rtd_buf_printf(b, "%s\"%s\"", f2 ? "" : ",",
+						     prof_kind_path(k));
+				f2 = false;
+			}
+		rc |= rtd_buf_puts(b, "],\"exe\":");
+		rc |= rtd_buf_json_str(b, t->exe, strlen(t->exe));
+		rc |= rtd_buf_printf(b, ",\"start_time\":%lld",
+				     (long long)t->start_unix);
+		if (t->ids.container_id[0]) {
+			rc |= rtd_buf_puts(b, ",\"container_id\":");
+			rc |= rtd_buf_json_str(b, t->ids.container_id,
+					       strlen(t->ids.container_id));
+		}
+		if (t->ids.pod_uid[0]) {
+			rc |= rtd_buf_puts(b, ",\"pod_uid\":");
+			rc |= rtd_buf_json_str(b, t->ids.pod_uid,
+					       strlen(t->ids.pod_uid));
+		}
+		if (t->cgroup[0]) {
+			rc |= rtd_buf_puts(b, ",\"cgroup\":");
+			rc |= rtd_buf_json_str(b, t->cgroup, strlen(t->cgroup));
+		}
+		if (t->errmsg[0]) {
+			rc |= rtd_buf_puts(b, ",\"error\":");
+			rc |= rtd_buf_json_str(b, t->errmsg, strlen(t->errmsg));
+		}
+		rc |= rtd_buf_putc(b, '}');
+		first = false;
+	}
+	pthread_mutex_unlock(&a->lock);
+	rc |= rtd_buf_puts(b, "\n]\n");
+	return rc ? -ENOMEM : 0;
+}
+
+/* ---- pprof ---------------------------------------------------------------------- */
+
+/* Which target serves prefix: its id, or 0. With prefix "" and exactly one
+ * target, that one. */
+static uint64_t find_prefix(struct agent *a, const char *prefix, size_t len,
+			    char *service, size_t slen)
+{
+	uint64_t id = 0;
+	pthread_mutex_lock(&a->lock);
+	for (struct target *t = a->targets; t; t = t->next)
+		if (strlen(t->prefix) == len && !strncmp(t->prefix, prefix, len)) {
+			id = t->id;
+			snprintf(service, slen, "%s", t->service);
+			break;
+		}
+	if (!id && len == 0 && a->ntargets == 1) {
+		id = a->targets->id;
+		snprintf(service, slen, "%s", a->targets->service);
+	}
+	pthread_mutex_unlock(&a->lock);
+	return id;
+}
+
+static int parse_seconds(const char *s, uint64_t *ns)
+{
+	char *e;
+	errno = 0;
+	double d = strtod(s, &e);
+	if (errno || e == s || *e || !(d > 0) || d > 1e7)
+		return -1;
+	*ns = (uint64_t)(d * 1e9);
+	return 0;
+}
+
+static enum MHD_Result serve_index(struct MHD_Connection *c, const char *pfx,
+				   size_t plen)
+{
+	return reply_text(c, 200, false,
+			  "profiles of this target (Go's net/http/pprof paths):\n"
+			  "  %.*s/debug/pprof/profile?seconds=N  CPU, the next "
+			  "N seconds (default 30)\n"
+			  "  %.*s/debug/pprof/allocs             allocations "
+			  "(since the agent attached; ?seconds=N: a delta)\n"
+			  "  %.*s/debug/pprof/mutex              lock "
+			  "contention\n"
+			  "  %.*s/debug/pprof/block              blocking\n"
+			  "  %.*s/debug/pprof/exceptions         exceptions "
+			  "thrown\n", (int)plen, pfx, (int)plen, pfx, (int)plen,
+			  pfx, (int)plen, pfx, (int)plen, pfx);
+}
+
+static enum MHD_Result serve_pprof(struct agent *a, struct MHD_Connection *c,
+				   const char *url, const char *marker,
+				   bool head)
+{
+	size_t plen = (size_t)(marker - url);
+	const char *rest = marker + strlen("/debug/pprof");
+	char service[130];
+	uint64_t id = find_prefix(a, url, plen, service, sizeof(service));
+	if (!id)
+		return reply_text(c, 404, true,
+				  "no target at %.*s (the live targets and their "
+				  "paths are listed at /targets)\n", (int)plen,
+				  url);
+	if (!*rest || !strcmp(rest, "/"))
+		return serve_index(c, url, plen);
+	int kind = prof_kind_from_path(rest + 1);
+	if (kind < 0)
+		return reply_text(c, 404, true,
+				  "unknown profile %s: profile, allocs, mutex, "
+				  "block or exceptions\n", rest + 1);
+	const char *sec = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
+						      "seconds");
+	uint64_t ns = 0;
+	if (sec && parse_seconds(sec, &ns))
+		return reply_text(c, 400, true,
+				  "invalid value for \"seconds\": %s\n", sec);
+	if (!sec && kind == PK_CPU)
+		ns = CPU_DEFAULT_NS;
+	if (ns > a->c->max_pull_ns)
+		return reply_text(c, 400, true,
+				  "profile duration %s s exceeds the agent's "
+				  "max-pull-seconds (%.0f s)\n", sec,
+				  a->c->max_pull_ns / 1e9);
+	if (head)
+		return reply(c, 200, "application/octet-stream", NULL, 0, false);
+	struct pull *q = agent_pull(a, id, (enum prof_kind)kind, ns);
+	if (!q)
+		return reply_text(c, 500, true, "out of memory\n");
+	if (q->status != 200) {
+		enum MHD_Result r = reply_text(c, (unsigned)q->status, true,
+					       "%s", q->msg);
+		pull_free(q);
+		return r;
+	}
+	if (!q->p)
+		q->p = kind_profile_new((enum prof_kind)kind);
+	uint8_t *body = NULL;
+	size_t len = 0;
+	int rc = q->p ? profile_to_pprof(q->p, &body, &len) : -ENOMEM;
+	pull_free(q);
+	if (rc)
+		return reply_text(c, 500, true, "%s: %s profile: %s\n", service,
+				  prof_kind_name(kind), rtd_strerror(rc));
+	struct MHD_Response *r = MHD_create_response_from_buffer(
+		len, body, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				"application/octet-stream");
+	MHD_add_response_header(r, "Content-Disposition",
+				"attachment; filename=\"profile\"");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	enum MHD_Result res = MHD_queue_response(c, 200, r);
+	MHD_destroy_response(r);
+	return res;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
+			      const char *url, const char *method,
+			      const char *version, const char *upload,
+			      size_t *upload_size, void **con_cls)
+{
+	struct agent *a = cls;
+	(void)version;
+	(void)upload;
+	if (!*con_cls) {
+		*con_cls = (void *)1; /* headers only; the body comes next */
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		*upload_size = 0; /* a GET's body is not read */
+		return MHD_YES;
+	}
+	bool head = !strcmp(method, "HEAD");
+	if (strcmp(method, "GET") && !head)
+		return reply_text(c, 405, false, "only GET and HEAD\n");
+	if (!strcmp(url, "/metrics")) {
+		rtd_buf b;
+		rtd_buf_init(&b, HTTP_MAX_BODY);
+		int rc = metrics_write(a, &b);
+		return reply_buf(c, "text/plain; version=0.0.4; charset=utf-8",
+				 &b, rc);
+	}
+	if (!strcmp(url, "/targets") || !strcmp(url, "/targets/")) {
+		rtd_buf b;
+		rtd_buf_init(&b, HTTP_MAX_BODY);
+		int rc = targets_json(a, &b);
+		return reply_buf(c, "application/json", &b, rc);
+	}
+	const char *marker = strstr(url, "/debug/pprof");
+	if (marker && (marker[12] == 0 || marker[12] == '/'))
+		return serve_pprof(a, c, url, marker, head);
+	if (!strcmp(url, "/"))
+		return reply_text(c, 200, false,
+				  "rtdiag agent\n"
+				  "  /metrics   Prometheus metrics\n"
+				  "  /targets   the targets and their pprof paths "
+				  "(JSON)\n");
+	return reply_text(c, 404, false,
+			  "%s: not here (try /targets, /metrics)\n", url);
+}
+
+/* The listening socket for "host:port". */
+static int make_socket(const char *listen_addr, char *url, size_t ulen,
+		       char *err, size_t errlen)
+{
+	char host[256];
+	unsigned port;
+	if (agent_split_hostport(listen_addr, host, sizeof(host), &port)) {
+		snprintf(err, errlen, "listen %s: want ADDR:PORT", listen_addr);
+		return -RTD_E_INVAL;
+	}
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+				 .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+	struct addrinfo *ai = NULL;
+	char ps[8];
+	snprintf(ps, sizeof(ps), "%u", port);
+	int g = getaddrinfo(host, ps, &hints, &ai);
+	if (g || !ai) {
+		snprintf(err, errlen, "listen %s: %s", listen_addr,
+			 gai_strerror(g));
+		return -RTD_E_INVAL;
+	}
+	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		int e = errno;
+		freeaddrinfo(ai);
+		snprintf(err, errlen, "listen %s: socket: %s", listen_addr,
+			 strerror(e));
+		return -e;
+	}
+	int one = 1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 64)) {
+		int e = errno;
+		freeaddrinfo(ai);
+		close(fd);
+		snprintf(err, errlen, "listen %s: %s%s", listen_addr,
+			 strerror(e),
+			 e == EADDRINUSE ? " (another agent? pick another "
+					   "port with --listen)"
+					 : "");
+		return -e;
+	}
+	freeaddrinfo(ai);
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char addr[INET6_ADDRSTRLEN] = "";
+	unsigned bound = port;
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
+		if (ss.ss_family == AF_INET) {
+			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+			inet_ntop(AF_INET, &s4->sin_addr, addr, sizeof(addr));
+			bound = ntohs(s4->sin_port);
+		} else if (ss.ss_family == AF_INET6) {
+			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+			inet_ntop(AF_INET6, &s6->sin6_addr, addr, sizeof(addr));
+			bound = ntohs(s6->sin6_port);
+		}
+	}
+	bool v6 = strchr(addr, ':') != NULL;
+	snprintf(url, ulen, "http://%s%s%s:%u", v6 ? "[" : "", addr,
+		 v6 ? "]" : "", bound);
+	return fd;
+}
+
+int http_start(struct agent *a, char *err, size_t errlen)
+{
+	struct http_server *h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->fd = make_socket(a->c->listen, a->url, sizeof(a->url), err, errlen);
+	if (h->fd < 0) {
+		int rc = h->fd;
+		free(h);
+		return rc;
+	}
+	h->d = MHD_start_daemon(
+		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+			MHD_USE_POLL | MHD_USE_ERROR_LOG,
+		0, NULL, NULL, handle, a, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
+		NULL, MHD_OPTION_LISTEN_SOCKET, h->fd,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_IDLE_TIMEOUT_S,
+		MHD_OPTION_THREAD_STACK_SIZE, (size_t)HTTP_STACK, MHD_OPTION_END);
+	if (!h->d) {
+		close(h->fd);
+		free(h);
+		snprintf(err, errlen, "listen %s: the HTTP server did not start",
+			 a->c->listen);
+		return -RTD_E_STATE;
+	}
+	a->http = h;
+	return 0;
+}
+
+void http_stop(struct agent *a)
+{
+	struct http_server *h = a->http;
+	if (!h)
+		return;
+	MHD_stop_daemon(h->d); /* closes the listening socket too */
+	free(h);
+	a->http = NULL;
+}

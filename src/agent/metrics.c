@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * metrics.c - /metrics in the Prometheus text exposition format 0.0.4:
+ * per target its CPU time, memory, threads and what the agent sampled of
+ * it, labelled service, pid, runtime and (when its cgroup names them)
+ * container and pod; the agent's own health: targets, windows, uploads,
+ * dropped windows, errors, throttling; and the usual process_* metrics of
+ * the agent itself.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/agent_int.h"
+#include "common/buf.h"
+
+size_t push_queue_len(struct agent *a);
+
+int prom_escape(rtd_buf *b, const char *s)
+{
+	int rc = 0;
+	for (; *s && !rc; s++) {
+		if (*s == '\\')
+			rc = rtd_buf_puts(b, "\\\\");
+		else if (*s == '"')
+			rc = rtd_buf_puts(b, "\\\"");
+		else if (*s == '\n')
+			rc = rtd_buf_puts(b, "\\n");
+		else
+			rc = rtd_buf_putc(b, *s);
+	}
+	return rc;
+}
+
+static int label(rtd_buf *b, bool *first, const char *k, const char *v)
+{
+	int rc = rtd_buf_printf(b, "%s%s=\"", *first ? "" : ",", k);
+	rc |= prom_escape(b, v);
+	rc |= rtd_buf_putc(b, '"');
+	*first = false;
+	return rc;
+}
+
+/* The labels of a target, without braces: service="..",pid="..",... */
+static int target_label_set(struct agent *a, const struct target *t,
+			    rtd_buf *b)
+{
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)t->pid);
+	bool first = true;
+	int rc = label(b, &first, "service", t->service);
+	rc |= label(b, &first, "pid", pid);
+	if (t->ids.container_id[0])
+		rc |= label(b, &first, "container", t->ids.container_id);
+	if (t->ids.pod_uid[0])
+		rc |= label(b, &first, "pod", t->ids.pod_uid);
+	for (size_t i = 0; i < a->c->nlabels; i++)
+		rc |= label(b, &first, a->c->labels[i].key, a->c->labels[i].val);
+	return rc;
+}
+
+/* The labels of a target in braces, and extra pairs: {service="..",...} */
+static int target_labels(struct agent *a, const struct target *t, rtd_buf *b,
+			 const char *const *extra, size_t nextra)
+{
+	int rc = rtd_buf_putc(b, '{');
+	rc |= target_label_set(a, t, b);
+	bool first = false;
+	for (size_t i = 0; i + 1 < nextra; i += 2)
+		rc |= label(b, &first, extra[i], extra[i + 1]);
+	rc |= rtd_buf_putc(b, '}');
+	return rc;
+}
+
+static int family(rtd_buf *b, const char *name, const char *type,
+		  const char *help)
+{
+	return rtd_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help,
+			      name, type);
+}
+
+/* The agent's own labels (the static ones), "" when none. */
+static int own_labels(struct agent *a, rtd_buf *b)
+{
+	if (!a->c->nlabels)
+		return 0;
+	bool first = true;
+	int rc = rtd_buf_putc(b, '{');
+	for (size_t i = 0; i < a->c->nlabels; i++)
+		rc |= label(b, &first, a->c->labels[i].key, a->c->labels[i].val);
+	return rc | rtd_buf_putc(b, '}');
+}
+
+static int own(struct agent *a, rtd_buf *b, const char *name,
+	       const char *type, const char *help, double v)
+{
+	int rc = family(b, name, type, help);
+	rc |= rtd_buf_puts(b, name);
+	rc |= own_labels(a, b);
+	return rc | rtd_buf_printf(b, " %.15g\n", v);
+}
+
+int metrics_write(struct agent *a, rtd_buf *b)
+{
+	int rc = 0;
+	double tck = (double)proc_clk_tck();
+	pthread_mutex_lock(&a->lock);
+	struct rtd_agent_stats st = a->st;
+
+	static const struct {
+		const char *name, *type, *help;
+	} fam[] = {
+		{"rtdiag_process_cpu_seconds_total", "counter",
+		 "CPU time of a target process (user and system), in seconds."},
+		{"rtdiag_process_resident_memory_bytes", "gauge",
+		 "Resident memory of a target process, in bytes."},
+		{"rtdiag_process_virtual_memory_bytes", "gauge",
+		 "Virtual memory of a target process, in bytes."},
+		{"rtdiag_process_threads", "gauge",
+		 "Threads of a target process."},
+		{"rtdiag_process_start_time_seconds", "gauge",
+		 "Start time of a target process, in seconds since the epoch."},
+		{"rtdiag_target_info", "gauge",
+		 "A target the agent profiles: its runtime and executable (the "
+		 "value is 1)."},
+		{"rtdiag_target_profiled_cpu_seconds_total", "counter",
+		 "CPU time the agent's samples of a target account for, in "
+		 "seconds."},
+	};
+	for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]) && !rc; f++) {
+		rc |= family(b, fam[f].name, fam[f].type, fam[f].help);
+		for (struct target *t = a->targets; t && !rc; t = t->next) {
+			double v;
+			rc |= rtd_buf_puts(b, fam[f].name);
+			switch (f) {
+			case 0:
+				v = (double)(t->st.utime_ticks +
+					     t->st.stime_ticks) / tck;
+				break;
+			case 1:
+				v = (double)t->st.rss_bytes;
+				break;
+			case 2:
+				v = (double)t->st.vsize_bytes;
+				break;
+			case 3:
+				v = (double)t->st.threads;
+				break;
+			case 4:
+				v = (double)t->start_unix;
+				break;
+			case 5:
+				v = 1;
+				break;
+			default:
+				v = (double)t->samples_ns[PK_CPU] / 1e9;
+				break;
+			}
+			if (f == 5) {
+				const char *info[] = {"runtime", t->runtime,
+						      "exe", t->exe};
+				rc |= target_labels(a, t, b, info, 4);
+			} else {
+				rc |= target_labels(a, t, b, NULL, 0);
+			}
+			rc |= rtd_buf_printf(b, " %.15g\n", v);
+		}
+	}
+	if (!rc)
+		rc = series_write(a, b, target_label_set);
+	pthread_mutex_unlock(&a->lock);
+	if (rc)
+		return -ENOMEM;
+
+	size_t queued = a->push ? push_queue_len(a) : 0;
+	rc |= own(a, b, "rtdiag_agent_targets", "gauge",
+		  "Targets the agent profiles now.", (double)st.targets);
+	rc |= own(a, b, "rtdiag_agent_targets_found_total", "counter",
+		  "Targets found since the agent started.",
+		  (double)st.targets_seen);
+	rc |= own(a, b, "rtdiag_agent_targets_exited_total", "counter",
+		  "Targets whose process exited.", (double)st.targets_exited);
+	rc |= own(a, b, "rtdiag_agent_source_errors_total", "counter",
+		  "Profile sources that failed (a refused session, no "
+		  "permission, a broken stream).",
+		  (double)st.target_errors);
+	rc |= own(a, b, "rtdiag_agent_windows_total", "counter",
+		  "Profile windows closed (all targets and kinds).",
+		  (double)st.windows);
+	rc |= own(a, b, "rtdiag_agent_uploads_total", "counter",
+		  "Windows the push backend accepted.", (double)st.uploads);
+	rc |= own(a, b, "rtdiag_agent_upload_errors_total", "counter",
+		  "Upload attempts that failed (each retry counts).",
+		  (double)st.upload_errors);
+	rc |= own(a, b, "rtdiag_agent_dropped_windows_total", "counter",
+		  "Windows dropped: the push queue was full (the oldest go) "
+		  "or the backend refused them.",
+		  (double)st.dropped_windows);
+	rc |= own(a, b, "rtdiag_agent_push_queue_windows", "gauge",
+		  "Windows waiting for the push backend.", (double)queued);
+	rc |= own(a, b, "rtdiag_agent_pprof_requests_total", "counter",
+		  "pprof requests answered.", (double)st.pulls);
+	rc |= own(a, b, "rtdiag_agent_throttled_seconds_total", "counter",
+		  "Time the sources were paused to keep the agent under its "
+		  "CPU cap, in seconds.", (double)st.throttled_ns / 1e9);
+	rc |= own(a, b, "rtdiag_agent_memory_sheds_total", "counter",
+		  "Times the agent shed profiles and queued uploads to stay "
+		  "under its memory cap.", (double)st.shed);
+	rc |= own(a, b, "rtdiag_agent_cpu_cap_ratio", "gauge",
+		  "The agent's CPU cap, as a fraction of one CPU.",
+		  a->c->max_cpu / 100.0);
+	rc |= own(a, b, "rtdiag_agent_memory_cap_bytes", "gauge",
+		  "The agent's resident memory cap, in bytes.",
+		  (double)a->c->max_memory);
+
+	/* the agent itself, as every Prometheus client library names it */
+	struct proc_stat self;
+	if (proc_stat_read(a->c->proc_dir, getpid(), &self) == 0) {
+		rc |= own(a, b, "process_cpu_seconds_total", "counter",
+			  "Total user and system CPU time spent in seconds.",
+			  (double)(self.utime_ticks + self.stime_ticks) / tck);
+		rc |= own(a, b, "process_resident_memory_bytes", "gauge",
+			  "Resident memory size in bytes.",
+			  (double)self.rss_bytes);
+		rc |= own(a, b, "process_virtual_memory_bytes", "gauge",
+			  "Virtual memory size in bytes.",
+			  (double)self.vsize_bytes);
+		rc |= own(a, b, "process_start_time_seconds", "gauge",
+			  "Start time of the process since unix epoch in "
+			  "seconds.",
+			  (double)a->boot_time +
+				  (double)self.start_ticks / tck);
+	}
+	return rc ? -ENOMEM : 0;
+}

@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * proc.c - procfs reads for the agent (proc(5)), the container ids a
+ * cgroup path holds, and the matching of name= and cgroup= specs.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "agent/proc.h"
+
+long proc_clk_tck(void)
+{
+	static long tck;
+	if (!tck) {
+		long t = sysconf(_SC_CLK_TCK);
+		tck = t > 0 ? t : 100;
+	}
+	return tck;
+}
+
+/* Read a small procfs file into buf (NUL-terminated); returns length or
+ * -errno. */
+static ssize_t read_small(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t got = 0;
+	while (got + 1 < len) {
+		ssize_t n = read(fd, buf + got, len - 1 - got);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			close(fd);
+			return -e;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = 0;
+	return (ssize_t)got;
+}
+
+int proc_stat_parse(const char *text, struct proc_stat *st)
+{
+	/* "pid (comm) S ppid ...": comm may hold ')' and blanks; the last
+	 * ')' ends it */
+	const char *p = strrchr(text, ')');
+	if (!p)
+		return -RTD_E_FORMAT;
+	p++;
+	unsigned long long f[24] = {0};
+	/* fields 3.. : state is a char, then numbers */
+	int field = 3;
+	while (*p && field <= 24) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		if (field == 3) {
+			p++; /* state */
+		} else {
+			char *e;
+			long long v = strtoll(p, &e, 10);
+			if (e == p)
+				return -RTD_E_FORMAT;
+			f[field - 1] = (unsigned long long)v;
+			p = e;
+		}
+		field++;
+	}
+	if (field <= 24)
+		return -RTD_E_FORMAT;
+	st->utime_ticks = f[13];
+	st->stime_ticks = f[14];
+	st->threads = f[19];
+	st->start_ticks = f[21];
+	st->vsize_bytes = f[22];
+	st->rss_bytes = f[23] * (uint64_t)sysconf(_SC_PAGESIZE);
+	return 0;
+}
+
+int proc_stat_read(const char *proc_dir, pid_t pid, struct proc_stat *st)
+{
+	char path[256], buf[1024];
+	snprintf(path, sizeof(path), "%s/%d/stat", proc_dir, (int)pid);
+	ssize_t n = read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return n == -ESRCH ? -ENOENT : (int)n;
+	return proc_stat_parse(buf, st);
+}
+
+void proc_cgroup_pick(const char *text, char *out, size_t len)
+{
+	/* lines "ID:controllers:path"; cgroup v2's is "0::path" */
+	const char *first = NULL, *firstend = NULL;
+	out[0] = 0;
+	for (const char *l = text; *l;) {
+		const char *nl = strchr(l, '\n');
+		const char *end = nl ? nl : l + strlen(l);
+		const char *c1 = memchr(l, ':', (size_t)(end - l));
+		const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(end - c1 - 1))
+				    : NULL;
+		if (c2) {
+			const char *path = c2 + 1;
+			if (c1 - l == 1 && l[0] == '0' && c2 == c1 + 1) {
+				first = path;
+				firstend = end;
+				break;
+			}
+			if (!first) {
+				first = path;
+				firstend = end;
+			}
+		}
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	if (first) {
+		size_t n = (size_t)(firstend - first);
+		if (n >= len)
+			n = len - 1;
+		memcpy(out, first, n);
+		out[n] = 0;
+	}
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+int proc_info_read(const char *proc_dir, pid_t pid, struct proc_info *pi)
+{
+	char path[256];
+	char buf[4096];
+	memset(pi, 0, sizeof(*pi));
+	snprintf(path, sizeof(path), "%s/%d/comm", proc_dir, (int)pid);
+	ssize_t n = read_small(path, buf, sizeof(pi->comm));
+	if (n < 0)
+		return n == -ESRCH ? -ENOENT : (int)n;
+	buf[strcspn(buf, "\n")] = 0;
+	snprintf(pi->comm, sizeof(pi->comm), "%.31s", buf);
+
+	snprintf(path, sizeof(path), "%s/%d/exe", proc_dir, (int)pid);
+	n = readlink(path, pi->exe, sizeof(pi->exe) - 1);
+	pi->exe[n > 0 ? n : 0] = 0;
+	char *del = strstr(pi->exe, " (deleted)");
+	if (del && del[10] == 0)
+		*del = 0;
+
+	snprintf(path, sizeof(path), "%s/%d/cmdline", proc_dir, (int)pid);
+	n = read_small(path, buf, sizeof(buf));
+	if (n > 0) {
+		/* NUL-separated arguments */
+		snprintf(pi->arg0, sizeof(pi->arg0), "%.255s", base_name(buf));
+		size_t l0 = strlen(buf);
+		if ((ssize_t)l0 + 1 < n)
+			snprintf(pi->arg1, sizeof(pi->arg1), "%s", buf + l0 + 1);
+	}
+
+	snprintf(path, sizeof(path), "%s/%d/cgroup", proc_dir, (int)pid);
+	n = read_small(path, buf, sizeof(buf));
+	if (n > 0)
+		proc_cgroup_pick(buf, pi->cgroup, sizeof(pi->cgroup));
+	return 0;
+}
+
+/* "dotnet app.dll": the app's name; else "" */
+static void dotnet_app(const struct proc_info *pi, char *out, size_t len)
+{
+	out[0] = 0;
+	const char *exe = base_name(pi->exe[0] ? pi->exe : pi->arg0);
+	if (strcmp(exe, "dotnet") || !pi->arg1[0])
+		return;
+	const char *b = base_name(pi->arg1);
+	size_t n = strlen(b);
+	if (n > 4 && !strcasecmp(b + n - 4, ".dll"))
+		n -= 4;
+	else
+		return; /* "dotnet run", "dotnet build": not an app */
+	if (n >= len)
+		n = len - 1;
+	memcpy(out, b, n);
+	out[n] = 0;
+}
+
+bool proc_name_match(const struct agent_spec *sp, const struct proc_info *pi)
+{
+	char app[PROC_NAME_MAX];
+	if (!sp->has_re)
+		return false;
+	if (pi->comm[0] && !regexec(&sp->re, pi->comm, 0, NULL, 0))
+		return true;
+	if (pi->exe[0] && !regexec(&sp->re, base_name(pi->exe), 0, NULL, 0))
+		return true;
+	dotnet_app(pi, app, sizeof(app));
+	if (app[0] && !regexec(&sp->re, app, 0, NULL, 0))
+		return true;
+	return false;
+}
+
+bool proc_cgroup_match(const char *spec_path, const char *cgroup)
+{
+	size_t n = strlen(spec_path);
+	if (n == 1 && spec_path[0] == '/')
+		return cgroup[0] == '/';
+	return !strncmp(cgroup, spec_path, n) &&
+	       (cgroup[n] == 0 || cgroup[n] == '/');
+}
+
+void proc_service_name(const struct proc_info *pi, char *out, size_t len)
+{
+	char app[PROC_NAME_MAX];
+	dotnet_app(pi, app, sizeof(app));
+	const char *src = app[0]    ? app
+			  : pi->exe[0] ? base_name(pi->exe)
+			  : pi->comm[0] ? pi->comm
+					: "unknown";
+	size_t i = 0;
+	for (; src[i] && i + 1 < len && i < 128; i++) {
+		char ch = src[i];
+		out[i] = (isalnum((unsigned char)ch) || ch == '_' || ch == '.' ||
+			  ch == '-')
+				 ? ch
+				 : '_';
+	}
+	out[i] = 0;
+	if (!i && len > 1)
+		snprintf(out, len, "unknown");
+}
+
+uint64_t proc_boot_time(const char *proc_dir)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/stat", proc_dir);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	char line[256];
+	uint64_t bt = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+		if (sscanf(line, "btime %llu", &v) == 1) {
+			bt = v;
+			break;
+		}
+	}
+	fclose(f);
+	return bt;
+}
+
+/* ---- container ids --------------------------------------------------------- */
+
+static bool is_hex(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/* A pod uid at s: 8-4-4-4-12 hex digits with '-' or '_' between. */
+static bool pod_uid_at(const char *s, size_t avail, char *out)
+{
+	static const int dash[] = {8, 13, 18, 23};
+	if (avail < 36)
+		return false;
+	for (size_t i = 0, d = 0; i < 36; i++) {
+		if (d < 4 && (int)i == dash[d]) {
+			if (s[i] != '-' && s[i] != '_')
+				return false;
+			out[i] = '-';
+			d++;
+		} else {
+			if (!isxdigit((unsigned char)s[i]))
+				return false;
+			out[i] = (char)tolower((unsigned char)s[i]);
+		}
+	}
+	if (avail > 36 && (isxdigit((unsigned char)s[36]) || s[36] == '-'))
+		return false;
+	out[36] = 0;
+	return true;
+}
+
+RTD_API void rtd_agent_cgroup_parse(const char *path,
+				    struct rtd_agent_cgroup_ids *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!path)
+		return;
+	/* look at each component; the innermost id wins */
+	for (const char *c = path; *c;) {
+		while (*c == '/')
+			c++;
+		const char *end = strchr(c, '/');
+		size_t n = end ? (size_t)(end - c) : strlen(c);
+		/* a container id: a run of exactly 64 lowercase hex digits
+		 * ("docker-<id>.scope", "cri-containerd-<id>.scope",
+		 * "crio-<id>.scope", "libpod-<id>.scope", "<id>") */
+		for (size_t i = 0; i + 64 <= n; i++) {
+			if ((i == 0 || !isxdigit((unsigned char)c[i - 1])) &&
+			    is_hex(c + i, 64) &&
+			    (i + 64 == n || !isxdigit((unsigned char)c[i + 64]))) {
+				memcpy(out->container_id, c + i, 64);
+				out->container_id[64] = 0;
+				break;
+			}
+		}
+		/* a pod: "pod<uid>" or "kubepods-...-pod<uid>.slice" */
+		for (const char *p = c; p + 3 <= c + n; p++) {
+			if (strncmp(p, "pod", 3))
+				continue;
+			char uid[40];
+			if (pod_uid_at(p + 3, (size_t)(c + n - p - 3), uid)) {
+				memcpy(out->pod_uid, uid, 37);
+				break;
+			}
+		}
+		c += n;
+	}
+}

@@ -1,0 +1,546 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * push.c - windows to Grafana Pyroscope's ingest API, through libcurl, on
+ * a thread of its own:
+ *
+ *   POST URL/ingest?name=SERVICE{k=v,...}&from=UNIX&until=UNIX&format=pprof
+ *   Content-Type: multipart/form-data
+ *     profile             the window, gzip pprof ("profile.pprof")
+ *     sample_type_config  JSON: how Pyroscope shows each sample type
+ *
+ * (the server API reference, "pprof format" and "Sample Type
+ * Configuration"; the name is the prefix the server adds each profile
+ * type's display name to.)
+ *
+ * The queue holds at most push-queue windows: a new window when it is full
+ * drops the oldest (counted). An attempt that fails for want of the
+ * server (no connection, a timeout, 408, 429, 5xx) is retried with a
+ * backoff from 1 s doubling to 30 s; a window the server refuses (other
+ * 4xx) is dropped and counted, as it would be refused again. The backend
+ * going away is logged once, and its return once, with what was lost.
+ * A window is removed from the queue only when the server accepted it,
+ * so nothing is sent twice unless an answer is lost after the server took
+ * the whole request (a timeout while reading the answer).
+ */
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent/agent_int.h"
+#include "common/buf.h"
+#include "common/log.h"
+
+#define BACKOFF_MIN_NS 1000000000ull
+#define BACKOFF_MAX_NS 30000000000ull
+#define RESPONSE_KEEP 512
+
+struct pusher {
+	pthread_t th;
+	bool started;
+	pthread_mutex_t mu;
+	pthread_cond_t cond;
+	struct upload *head, *tail;
+	size_t n;
+	bool stop;
+	uint64_t stop_deadline; /* monotonic; 0: none yet */
+	uint64_t retry_at;      /* monotonic: backoff until */
+	uint64_t backoff;
+	bool down;              /* an outage is being logged */
+	uint64_t lost_in_outage;
+	CURL *curl;
+	struct curl_slist *headers;
+	char *url;              /* ".../ingest" */
+	char resp[RESPONSE_KEEP];
+	size_t resp_len;
+};
+
+void upload_free(struct upload *u)
+{
+	if (!u)
+		return;
+	rtd_profile_free(u->p);
+	free(u->body);
+	free(u->name);
+	free(u);
+}
+
+int profile_to_pprof(const rtd_profile *p, uint8_t **out, size_t *len)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	if (!f)
+		return -errno;
+	int rc = rtd_profile_write_pprof(p, f);
+	if (fclose(f) && !rc)
+		rc = -EIO;
+	if (rc) {
+		free(buf);
+		return rc;
+	}
+	*out = (uint8_t *)buf;
+	*len = n;
+	return 0;
+}
+
+/* ---- the name ------------------------------------------------------------------ */
+
+/* A label value as Pyroscope's name syntax takes it: no braces, commas,
+ * equals signs or blanks. */
+static int name_value(rtd_buf *b, const char *v)
+{
+	int rc = 0;
+	for (; *v && !rc; v++) {
+		unsigned char ch = (unsigned char)*v;
+		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			  (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' ||
+			  ch == '-' || ch == '/' || ch == ':';
+		rc = rtd_buf_putc(b, ok ? (char)ch : '_');
+	}
+	return rc;
+}
+
+static int name_label(rtd_buf *b, bool *first, const char *k, const char *v)
+{
+	if (!v || !*v)
+		return 0;
+	int rc = rtd_buf_printf(b, "%s%s=", *first ? "" : ",", k);
+	*first = false;
+	return rc | name_value(b, v);
+}
+
+int push_app_name(struct agent *a, const struct target *t,
+		  enum prof_kind kind, rtd_buf *b)
+{
+	(void)kind;
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)t->pid);
+	const char *exe = strrchr(t->exe, '/');
+	exe = exe ? exe + 1 : t->exe;
+	bool first = true;
+	int rc = rtd_buf_puts(b, t->service);
+	rc |= rtd_buf_putc(b, '{');
+	rc |= name_label(b, &first, "pid", pid);
+	rc |= name_label(b, &first, "executable", exe);
+	rc |= name_label(b, &first, "runtime", t->runtime);
+	rc |= name_label(b, &first, "container_id", t->ids.container_id);
+	rc |= name_label(b, &first, "pod_uid", t->ids.pod_uid);
+	rc |= name_label(b, &first, "host", a->host);
+	for (size_t i = 0; i < a->c->nlabels; i++)
+		rc |= name_label(b, &first, a->c->labels[i].key,
+				 a->c->labels[i].val);
+	rc |= rtd_buf_putc(b, '}');
+	return rc;
+}
+
+/* How Pyroscope shows each sample type rtdiag writes. */
+static const struct {
+	const char *type, *units, *aggregation, *display;
+	bool sampled;
+} stc[] = {
+	{"cpu", "samples", "sum", "cpu", true},
+	{"samples", "samples", "sum", "cpu_samples", false},
+	{"alloc_objects", "objects", "sum", "alloc_objects", false},
+	{"alloc_space", "bytes", "sum", "alloc_space", false},
+	{"inuse_objects", "objects", "average", "inuse_objects", false},
+	{"inuse_space", "bytes", "average", "inuse_space", false},
+	{"contentions", "lock_samples", "sum", "mutex_count", false},
+	{"delay", "lock_nanoseconds", "sum", "mutex_duration", false},
+	{"exceptions", "exceptions", "sum", "exceptions", false},
+};
+
+/* The sample_type_config JSON for a profile's types. */
+int push_sample_type_config(const rtd_profile *p, rtd_buf *b);
+
+int push_sample_type_config(const rtd_profile *p, rtd_buf *b)
+{
+	int rc = rtd_buf_putc(b, '{');
+	bool first = true;
+	for (size_t i = 0; i < rtd_profile_ntypes(p); i++) {
+		const struct rtd_profile_type *ty = rtd_profile_get_type(p, i);
+		for (size_t j = 0; j < sizeof(stc) / sizeof(stc[0]); j++) {
+			if (strcmp(ty->type, stc[j].type))
+				continue;
+			rc |= rtd_buf_printf(
+				b,
+				"%s\"%s\":{\"units\":\"%s\",\"aggregation\":"
+				"\"%s\",\"display-name\":\"%s\",\"sampled\":%s}",
+				first ? "" : ",", stc[j].type, stc[j].units,
+				stc[j].aggregation, stc[j].display,
+				stc[j].sampled ? "true" : "false");
+			first = false;
+		}
+	}
+	return rc | rtd_buf_putc(b, '}');
+}
+
+/* ---- the queue ------------------------------------------------------------------ */
+
+size_t push_queue_len(struct agent *a)
+{
+	struct pusher *ps = a->push;
+	pthread_mutex_lock(&ps->mu);
+	size_t n = ps->n;
+	pthread_mutex_unlock(&ps->mu);
+	return n;
+}
+
+static void count(struct agent *a, uint64_t *field, uint64_t n)
+{
+	pthread_mutex_lock(&a->lock);
+	*field += n;
+	pthread_mutex_unlock(&a->lock);
+}
+
+/* Drop the oldest queued window; caller holds ps->mu. */
+static void drop_oldest(struct agent *a, struct pusher *ps)
+{
+	struct upload *u = ps->head;
+	if (!u)
+		return;
+	ps->head = u->next;
+	if (!ps->head)
+		ps->tail = NULL;
+	ps->n--;
+	ps->lost_in_outage++;
+	rtd_debug("push: queue full: window %lld-%lld of %s dropped",
+		  (long long)u->from_unix, (long long)u->until_unix, u->name);
+	upload_free(u);
+	count(a, &a->st.dropped_windows, 1);
+}
+
+void push_enqueue(struct agent *a, struct upload *u)
+{
+	struct pusher *ps = a->push;
+	pthread_mutex_lock(&ps->mu);
+	while (ps->n >= a->c->push_queue)
+		drop_oldest(a, ps);
+	u->next = NULL;
+	if (ps->tail)
+		ps->tail->next = u;
+	else
+		ps->head = u;
+	ps->tail = u;
+	ps->n++;
+	pthread_cond_signal(&ps->cond);
+	pthread_mutex_unlock(&ps->mu);
+}
+
+void push_shed(struct agent *a);
+
+void push_shed(struct agent *a)
+{
+	struct pusher *ps = a->push;
+	pthread_mutex_lock(&ps->mu);
+	size_t drop = (ps->n + 1) / 2;
+	while (drop--)
+		drop_oldest(a, ps);
+	pthread_mutex_unlock(&ps->mu);
+}
+
+/* ---- one upload ----------------------------------------------------------------- */
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *ctx)
+{
+	struct pusher *ps = ctx;
+	size_t n = size * nmemb;
+	size_t room = sizeof(ps->resp) - 1 - ps->resp_len;
+	size_t k = n < room ? n : room;
+	memcpy(ps->resp + ps->resp_len, data, k);
+	ps->resp_len += k;
+	ps->resp[ps->resp_len] = 0;
+	return n;
+}
+
+enum send_result { SENT, RETRY, REFUSED };
+
+static enum send_result send_one(struct agent *a, struct pusher *ps,
+				 struct upload *u, char *why, size_t wlen)
+{
+	if (u->p) {
+		/* encode once; the profile goes, the bytes stay queued */
+		rtd_buf cfg;
+		rtd_buf_init(&cfg, 8192);
+		int rc = push_sample_type_config(u->p, &cfg);
+		uint8_t *pp = NULL;
+		size_t plen = 0;
+		if (!rc)
+			rc = profile_to_pprof(u->p, &pp, &plen);
+		if (rc) {
+			rtd_buf_free(&cfg);
+			snprintf(why, wlen, "encoding: %s", rtd_strerror(rc));
+			return REFUSED;
+		}
+		/* body: pprof bytes, then the config after a NUL */
+		u->body = malloc(plen + cfg.len + 1);
+		if (!u->body) {
+			free(pp);
+			rtd_buf_free(&cfg);
+			snprintf(why, wlen, "out of memory");
+			return REFUSED;
+		}
+		memcpy(u->body, pp, plen);
+		memcpy(u->body + plen, rtd_buf_cstr(&cfg), cfg.len + 1);
+		u->body_len = plen;
+		free(pp);
+		rtd_buf_free(&cfg);
+		rtd_profile_free(u->p);
+		u->p = NULL;
+	}
+	CURL *c = ps->curl;
+	curl_easy_reset(c);
+	char *name = curl_easy_escape(c, u->name, 0);
+	if (!name) {
+		snprintf(why, wlen, "out of memory");
+		return RETRY;
+	}
+	char *url = NULL;
+	int n = asprintf(&url, "%s?name=%s&from=%lld&until=%lld&format=pprof"
+			       "&spyName=rtdiag",
+			 ps->url, name, (long long)u->from_unix,
+			 (long long)u->until_unix);
+	curl_free(name);
+	if (n < 0) {
+		snprintf(why, wlen, "out of memory");
+		return RETRY;
+	}
+	curl_mime *mime = curl_mime_init(c);
+	curl_mimepart *part = curl_mime_addpart(mime);
+	curl_mime_name(part, "profile");
+	curl_mime_filename(part, "profile.pprof");
+	curl_mime_type(part, "application/octet-stream");
+	curl_mime_data(part, (const char *)u->body, u->body_len);
+	part = curl_mime_addpart(mime);
+	curl_mime_name(part, "sample_type_config");
+	curl_mime_filename(part, "sample_type_config.json");
+	curl_mime_type(part, "application/json");
+	curl_mime_data(part, (const char *)u->body + u->body_len,
+		       CURL_ZERO_TERMINATED);
+	long tmo = (long)(a->c->push_timeout_ns / 1000000);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_MIMEPOST, mime);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, ps->headers);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "rtdiag-agent/" RTD_VERSION_STRING);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, tmo);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, tmo < 5000 ? tmo : 5000L);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, ps);
+	ps->resp_len = 0;
+	ps->resp[0] = 0;
+	CURLcode cc = curl_easy_perform(c);
+	long status = 0;
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	curl_mime_free(mime);
+	free(url);
+	if (cc != CURLE_OK) {
+		snprintf(why, wlen, "%s", curl_easy_strerror(cc));
+		return RETRY;
+	}
+	if (status >= 200 && status < 300)
+		return SENT;
+	ps->resp[strcspn(ps->resp, "\r\n")] = 0;
+	snprintf(why, wlen, "HTTP %ld%s%s", status, ps->resp[0] ? ": " : "",
+		 ps->resp);
+	if (status == 408 || status == 429 || status >= 500)
+		return RETRY;
+	return REFUSED;
+}
+
+static void *pusher_main(void *arg)
+{
+	struct agent *a = arg;
+	struct pusher *ps = a->push;
+	pthread_mutex_lock(&ps->mu);
+	for (;;) {
+		uint64_t now = mono_ns();
+		if (ps->stop && (!ps->head || now >= ps->stop_deadline ||
+				 (ps->retry_at && ps->retry_at >= ps->stop_deadline)))
+			break;
+		if (!ps->head || (ps->retry_at && now < ps->retry_at)) {
+			uint64_t until = ps->head ? ps->retry_at : 0;
+			if (ps->stop && (!until || until > ps->stop_deadline))
+				until = ps->stop_deadline;
+			if (!until) {
+				pthread_cond_wait(&ps->cond, &ps->mu);
+			} else {
+				struct timespec ts;
+				clock_gettime(CLOCK_MONOTONIC, &ts);
+				uint64_t d = until > now ? until - now : 0;
+				ts.tv_sec += (time_t)(d / 1000000000u);
+				ts.tv_nsec += (long)(d % 1000000000u);
+				if (ts.tv_nsec >= 1000000000) {
+					ts.tv_sec++;
+					ts.tv_nsec -= 1000000000;
+				}
+				pthread_cond_timedwait(&ps->cond, &ps->mu, &ts);
+			}
+			continue;
+		}
+		/* the head leaves the queue while it is sent */
+		struct upload *u = ps->head;
+		ps->head = u->next;
+		if (!ps->head)
+			ps->tail = NULL;
+		ps->n--;
+		pthread_mutex_unlock(&ps->mu);
+
+		char why[RESPONSE_KEEP + 64] = "";
+		enum send_result r = send_one(a, ps, u, why, sizeof(why));
+
+		pthread_mutex_lock(&ps->mu);
+		if (r == SENT) {
+			count(a, &a->st.uploads, 1);
+			if (ps->down)
+				rtd_warn("push: %s answers again; %llu windows "
+					 "were dropped while it was away",
+					 ps->url,
+					 (unsigned long long)ps->lost_in_outage);
+			ps->down = false;
+			ps->backoff = 0;
+			ps->retry_at = 0;
+			upload_free(u);
+			continue;
+		}
+		count(a, &a->st.upload_errors, 1);
+		if (r == REFUSED) {
+			rtd_warn("push: %s refused a window of %s (%lld-%lld): "
+				 "%s; dropped", ps->url, u->name,
+				 (long long)u->from_unix,
+				 (long long)u->until_unix, why);
+			count(a, &a->st.dropped_windows, 1);
+			upload_free(u);
+			continue;
+		}
+		if (!ps->down) {
+			rtd_warn("push: %s: %s; retrying with backoff (up to %u "
+				 "windows are kept, the oldest dropped beyond)",
+				 ps->url, why, a->c->push_queue);
+			ps->down = true;
+			ps->lost_in_outage = 0;
+		}
+		ps->backoff = ps->backoff ? ps->backoff * 2 : BACKOFF_MIN_NS;
+		if (ps->backoff > BACKOFF_MAX_NS)
+			ps->backoff = BACKOFF_MAX_NS;
+		ps->retry_at = mono_ns() + ps->backoff;
+		/* back at the head, unless the queue filled up meanwhile:
+		 * then it is the oldest, and goes */
+		if (ps->n >= a->c->push_queue) {
+			ps->lost_in_outage++;
+			count(a, &a->st.dropped_windows, 1);
+			upload_free(u);
+		} else {
+			u->next = ps->head;
+			ps->head = u;
+			if (!ps->tail)
+				ps->tail = u;
+			ps->n++;
+		}
+	}
+	pthread_mutex_unlock(&ps->mu);
+	return NULL;
+}
+
+/* curl_global_init is not thread-safe: once per process */
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_global;
+
+static void curl_init_once(void)
+{
+	curl_global = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+int push_start(struct agent *a, char *err, size_t errlen)
+{
+	struct pusher *ps = calloc(1, sizeof(*ps));
+	if (!ps)
+		return -ENOMEM;
+	pthread_mutex_init(&ps->mu, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&ps->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	a->push = ps;
+	pthread_once(&curl_once, curl_init_once);
+	if (curl_global != CURLE_OK) {
+		snprintf(err, errlen, "libcurl: %s",
+			 curl_easy_strerror(curl_global));
+		return -RTD_E_STATE;
+	}
+	ps->curl = curl_easy_init();
+	if (!ps->curl) {
+		snprintf(err, errlen, "libcurl: no handle");
+		return -ENOMEM;
+	}
+	const char *base = a->c->push;
+	size_t bl = strlen(base);
+	while (bl > 0 && base[bl - 1] == '/')
+		bl--;
+	bool has_ingest = bl >= 7 && !strncmp(base + bl - 7, "/ingest", 7);
+	if (asprintf(&ps->url, "%.*s%s", (int)bl, base,
+		     has_ingest ? "" : "/ingest") < 0) {
+		ps->url = NULL;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < a->c->npush_headers; i++)
+		ps->headers = curl_slist_append(ps->headers,
+						a->c->push_headers[i]);
+	if (a->c->push_tenant) {
+		char h[600];
+		snprintf(h, sizeof(h), "X-Scope-OrgID: %s", a->c->push_tenant);
+		ps->headers = curl_slist_append(ps->headers, h);
+	}
+	/* no "Expect: 100-continue" round trip before each body */
+	ps->headers = curl_slist_append(ps->headers, "Expect:");
+	int rc = pthread_create(&ps->th, NULL, pusher_main, a);
+	if (rc) {
+		snprintf(err, errlen, "push thread: %s", strerror(rc));
+		return -rc;
+	}
+	ps->started = true;
+	return 0;
+}
+
+void push_stop(struct agent *a, uint64_t wait_ns)
+{
+	struct pusher *ps = a->push;
+	if (!ps)
+		return;
+	if (ps->started) {
+		pthread_mutex_lock(&ps->mu);
+		uint64_t dl = mono_ns() + wait_ns;
+		if (!ps->stop || dl < ps->stop_deadline)
+			ps->stop_deadline = dl;
+		ps->stop = true;
+		if (ps->retry_at && wait_ns)
+			ps->retry_at = mono_ns(); /* one last try now */
+		pthread_cond_signal(&ps->cond);
+		pthread_mutex_unlock(&ps->mu);
+		pthread_join(ps->th, NULL);
+		ps->started = false;
+		if (ps->n)
+			rtd_warn("push: %zu windows not delivered at exit",
+				 ps->n);
+		count(a, &a->st.dropped_windows, ps->n);
+		if (wait_ns)
+			return; /* rtd_agent_free() frees the rest */
+	}
+	while (ps->head) {
+		struct upload *u = ps->head;
+		ps->head = u->next;
+		upload_free(u);
+	}
+	ps->n = 0;
+	curl_slist_free_all(ps->headers);
+	if (ps->curl)
+		curl_easy_cleanup(ps->curl);
+	free(ps->url);
+	pthread_mutex_destroy(&ps->mu);
+	pthread_cond_destroy(&ps->cond);
+	free(ps);
+	a->push = NULL;
+}

@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * src_eventpipe.c - profiles and counters of a .NET process from one long
+ * EventPipe session: the providers src/dotnet asks for the profile kinds
+ * (rtd_ipc_profile_request: SampleProfiler's thread samples for CPU,
+ * GC/AllocationTick for allocations, Contention/Start+Stop for locks,
+ * Exception/Start for exceptions, and the runtime's own MethodLoadVerbose,
+ * R2RGetEntryPoint and ModuleLoad events, filtered, to name methods), plus
+ * the counter providers (rtd_counters_request: EventCounters and
+ * System.Diagnostics.Metrics), read into the target's /metrics series.
+ *
+ * Methods compiled before the agent attached, and ready-to-run code the
+ * session saw no load event for, are named by a rundown: a second, short
+ * session with rundown on, stopped at once, whose MethodDCEndVerbose
+ * events list every method the runtime has. One runs at attach (before the
+ * first cut, so no window holds unnamed frames from it) and again when a
+ * cut finds frames no method covers, at most once a minute (backing off to
+ * once in ten minutes while they stay unnamed: stubs no rundown names).
+ *
+ * Both sessions are read by the agent's loop through poll(); nothing here
+ * blocks except the short IPC handshakes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/agent_int.h"
+#include "common/log.h"
+#include "rtdiag/counters.h"
+#include "rtdiag/ipc.h"
+#include "rtdiag/nettrace.h"
+
+#define EP_READ_CHUNK (64u << 10)
+#define EP_READ_BUDGET (4u << 20)  /* bytes per readable() call */
+#define EP_BUFFER_MB 32
+#define RUNDOWN_MIN_NS 60000000000ull    /* 1 min between rundowns */
+#define RUNDOWN_MAX_NS 600000000000ull   /* backing off to 10 min */
+#define RUNDOWN_WAIT_NS 30000000000ull   /* a rundown may take this long */
+
+struct ep_session {
+	rtd_ipc_session *s;
+	rtd_nettrace *dec;
+	bool ended;
+};
+
+struct ep {
+	rtd_ipc_client *c;
+	struct ep_session main;
+	struct ep_session rd;     /* a rundown in flight, or none */
+	uint64_t rd_deadline;
+	rtd_nettrace_profiler *prof;
+	int prof_err;
+	rtd_counters *counters;
+	bool named;               /* the first rundown is done */
+	uint64_t next_rundown;    /* monotonic ns; 0: none wanted */
+	uint64_t rundown_gap;
+	uint64_t rundowns;
+	uint8_t buf[EP_READ_CHUNK];
+};
+
+static int on_event(void *ctx, const struct rtd_nettrace_event *ev);
+static int open_rundown(struct source *src);
+static int on_seqpoint(void *ctx, uint64_t ts);
+static int on_rd_event(void *ctx, const struct rtd_nettrace_event *ev);
+
+static void ep_session_close(struct ep_session *es)
+{
+	rtd_ipc_session_free(es->s);
+	rtd_nettrace_free(es->dec);
+	memset(es, 0, sizeof(*es));
+}
+
+static int ep_session_open(struct source *src, struct ep_session *es,
+			   const struct rtd_ipc_session_opts *o,
+			   rtd_nettrace_event_fn fn, bool seqpoints)
+{
+	struct ep *e = src->priv;
+	int err = 0;
+	es->s = rtd_ipc_session_start(e->c, o, &err);
+	if (!es->s) {
+		snprintf(src->err, sizeof(src->err), "%s",
+			 rtd_ipc_client_errmsg(e->c)[0]
+				 ? rtd_ipc_client_errmsg(e->c)
+				 : rtd_strerror(err));
+		return err ? err : -RTD_E_IPC_RUNTIME;
+	}
+	struct rtd_nettrace_opts no = {
+		.sz = sizeof(no),
+		.ctx = src,
+		.on_event = fn,
+		.on_seqpoint = seqpoints ? on_seqpoint : NULL,
+	};
+	es->dec = rtd_nettrace_new(&no);
+	if (!es->dec) {
+		rtd_ipc_session_free(es->s);
+		es->s = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The kinds this source keeps: CPU goes to perf with dotnet-cpu perf. */
+static unsigned ep_kinds(const struct source *src)
+{
+	const rtd_agent_config *c = src->a->c;
+	unsigned k = c->dotnet_kinds;
+	if (c->dotnet_cpu == DOTNET_CPU_PERF)
+		k &= ~(unsigned)RTD_NETTRACE_PROFILE_CPU;
+	return k;
+}
+
+static int new_profiler(struct source *src)
+{
+	struct ep *e = src->priv;
+	rtd_nettrace_profiler_free(e->prof);
+	struct rtd_nettrace_profiler_opts po = {
+		.sz = sizeof(po),
+		.kinds = ep_kinds(src),
+		/* CPU: the samples of threads running managed code, each the
+		 * time since the thread's previous sample; with
+		 * dotnet-cpu-external every thread's time (type "wall") */
+		.running_only = !src->a->c->dotnet_cpu_external,
+		.managed_only = false,
+	};
+	e->prof = rtd_nettrace_profiler_new(&po);
+	e->named = false;
+	e->prof_err = 0;
+	return e->prof ? 0 : -ENOMEM;
+}
+
+static int on_counter(void *ctx, const struct rtd_counter_record *r)
+{
+	struct source *src = ctx;
+	series_record(src->a, src->t, r);
+	return 0;
+}
+
+static int open_main(struct source *src)
+{
+	struct ep *e = src->priv;
+	const rtd_agent_config *c = src->a->c;
+	struct rtd_ipc_providers prov = {0};
+	struct rtd_ipc_session_opts o = {.sz = sizeof(o)};
+	int rc = 0;
+	unsigned kinds = ep_kinds(src);
+	if (kinds)
+		rc = rtd_ipc_profile_request(kinds, &prov, &o);
+	/* .NET 10 with the request's event filter stops sending AllocationTick
+	 * after its first few hundred in a session (the stream goes quiet;
+	 * without the filter they keep coming): a continuous session of
+	 * allocations goes unfiltered */
+	if (!rc && (kinds & RTD_NETTRACE_PROFILE_ALLOC))
+		for (size_t i = 0; i < prov.n; i++) {
+			prov.v[i].n_filter_ids = 0;
+			prov.v[i].filter_enable = false;
+		}
+	if (!rc && c->dotnet_counters) {
+		char err[256] = "";
+		rtd_counters_free(e->counters);
+		e->counters = rtd_counters_new(c->dotnet_counters, on_counter,
+					       src, err, sizeof(err));
+		char sid[48];
+		snprintf(sid, sizeof(sid), "rtdiag-agent-%d-%d", (int)getpid(),
+			 (int)src->t->pid);
+		rc = e->counters ? rtd_counters_request(
+					   e->counters,
+					   (double)c->counters_interval_ns / 1e9,
+					   sid, &prov)
+				 : -ENOMEM;
+	}
+	o.providers = prov.v;
+	o.n_providers = prov.n;
+	o.buffer_mb = EP_BUFFER_MB;
+	o.no_rundown = true; /* names come from rundowns of our own */
+	o.rundown_keyword = 0;
+	if (!rc)
+		rc = new_profiler(src);
+	if (!rc)
+		rc = ep_session_open(src, &e->main, &o, on_event, true);
+	rtd_ipc_providers_clear(&prov);
+	/* a rundown on the side names what was compiled before we came; the
+	 * profiler keeps the clock of the stream that carries the samples */
+	if (!rc && kinds && open_rundown(src))
+		e->named = true; /* go on unnamed; retried on demand */
+	if (!kinds)
+		e->named = true;
+	return rc;
+}
+
+/* Start a rundown session and stop it at once: the runtime answers with
+ * every method and module, then closes the stream. */
+static int open_rundown(struct source *src)
+{
+	struct ep *e = src->priv;
+	struct rtd_ipc_provider prov = {
+		.name = "Microsoft-Windows-DotNETRuntime",
+		.keywords = 0,
+		.level = 0,
+	};
+	struct rtd_ipc_session_opts o = {
+		.sz = sizeof(o),
+		.providers = &prov,
+		.n_providers = 1,
+		.buffer_mb = EP_BUFFER_MB,
+		.rundown_keyword = RTD_IPC_RUNDOWN_NAMES,
+		.no_stackwalk = true,
+	};
+	int rc = ep_session_open(src, &e->rd, &o, on_rd_event, false);
+	if (rc)
+		return rc;
+	rc = rtd_ipc_session_stop(e->rd.s);
+	if (rc) {
+		ep_session_close(&e->rd);
+		return rc;
+	}
+	e->rd_deadline = mono_ns() + RUNDOWN_WAIT_NS;
+	e->rundowns++;
+	return 0;
+}
+
+static int ep_start(struct source *src)
+{
+	struct ep *e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	src->priv = e;
+	unsigned k = ep_kinds(src);
+	src->kinds = ((k & RTD_NETTRACE_PROFILE_CPU) ? 1u << PK_CPU : 0) |
+		     ((k & RTD_NETTRACE_PROFILE_ALLOC) ? 1u << PK_ALLOC : 0) |
+		     ((k & RTD_NETTRACE_PROFILE_LOCK) ? 1u << PK_MUTEX : 0) |
+		     ((k & RTD_NETTRACE_PROFILE_EXCEPTION) ? 1u << PK_EXCEPTIONS
+							   : 0);
+	struct rtd_ipc_client_opts co = {.sz = sizeof(co), .timeout_ms = 5000};
+	int err = 0;
+	e->c = rtd_ipc_client_new(src->t->pid, &co, &err);
+	if (!e->c) {
+		snprintf(src->err, sizeof(src->err), "%s",
+			 rtd_ipc_errmsg_last());
+		return err ? err : -RTD_E_IPC_NOSOCKET;
+	}
+	e->rundown_gap = RUNDOWN_MIN_NS;
+	return open_main(src);
+}
+
+static int ep_fds(struct source *src, int *fds, int max)
+{
+	struct ep *e = src->priv;
+	int n = 0;
+	if (e->main.s && !e->main.ended && n < max)
+		fds[n++] = rtd_ipc_session_fd(e->main.s);
+	if (e->rd.s && !e->rd.ended && n < max)
+		fds[n++] = rtd_ipc_session_fd(e->rd.s);
+	return n;
+}
+
+static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
+{
+	struct source *src = ctx;
+	struct ep *e = src->priv;
+	if (e->counters)
+		rtd_counters_event(e->counters, e->main.dec, ev);
+	if (e->prof_err)
+		return 0;
+	int rc = rtd_nettrace_profiler_event(e->prof, e->main.dec, ev);
+	if (rc)
+		e->prof_err = rc;
+	return 0;
+}
+
+static int on_seqpoint(void *ctx, uint64_t ts)
+{
+	struct source *src = ctx;
+	struct ep *e = src->priv;
+	(void)ts;
+	if (!e->prof_err) {
+		int rc = rtd_nettrace_profiler_seqpoint(e->prof);
+		if (rc)
+			e->prof_err = rc;
+	}
+	return 0;
+}
+
+static int on_rd_event(void *ctx, const struct rtd_nettrace_event *ev)
+{
+	struct source *src = ctx;
+	struct ep *e = src->priv;
+	/* method and module events only; the profiler ignores the rest */
+	if (!e->prof_err) {
+		int rc = rtd_nettrace_profiler_event(e->prof, e->rd.dec, ev);
+		if (rc)
+			e->prof_err = rc;
+	}
+	return 0;
+}
+
+/* Read what one session has, up to a budget. Returns 1 at its end. */
+static int drain(struct source *src, struct ep_session *es)
+{
+	struct ep *e = src->priv;
+	size_t total = 0;
+	while (total < EP_READ_BUDGET) {
+		ssize_t n = rtd_ipc_session_read(es->s, e->buf, sizeof(e->buf), 0);
+		if (n == -RTD_E_IPC_TIMEOUT || n == -EINTR || n == -EAGAIN)
+			return 0;
+		if (n <= 0) {
+			es->ended = true;
+			if (n < 0)
+				snprintf(src->err, sizeof(src->err),
+					 "reading the session: %s",
+					 rtd_strerror((int)n));
+			return 1;
+		}
+		total += (size_t)n;
+		int rc = rtd_nettrace_feed(es->dec, e->buf, (size_t)n);
+		if (rc < 0) {
+			snprintf(src->err, sizeof(src->err), "%s",
+				 rtd_nettrace_error(es->dec, NULL));
+			es->ended = true;
+			return -1;
+		}
+		if (rc == 1) { /* the stream's end marker */
+			es->ended = true;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int ep_readable(struct source *src, int fd)
+{
+	struct ep *e = src->priv;
+	if (e->rd.s && fd == rtd_ipc_session_fd(e->rd.s)) {
+		if (drain(src, &e->rd)) {
+			ep_session_close(&e->rd);
+			e->named = true;
+		}
+		return 0;
+	}
+	if (!e->main.s)
+		return 0;
+	int rc = drain(src, &e->main);
+	return rc > 0 ? 1 : rc;
+}
+
+static int ep_take(struct source *src, struct take *t)
+{
+	struct ep *e = src->priv;
+	uint64_t now = mono_ns();
+	if (e->rd.s && now > e->rd_deadline) {
+		rtd_debug("pid %d: rundown did not end in time", (int)src->t->pid);
+		ep_session_close(&e->rd);
+		e->named = true;
+	}
+	if (!e->named || e->rd.s)
+		return 0; /* samples wait in the profiler until names are in */
+	if (e->prof_err) {
+		snprintf(src->err, sizeof(src->err), "profile: %s",
+			 rtd_strerror(e->prof_err));
+		return e->prof_err;
+	}
+	rtd_profile *out[RTD_NETTRACE_PROFILE_KINDS];
+	int rc = rtd_nettrace_profiler_take(e->prof, out);
+	if (rc < 0)
+		return rc;
+	if (rc > 0 && !e->next_rundown) {
+		e->next_rundown = now + e->rundown_gap;
+		if (e->rundown_gap < RUNDOWN_MAX_NS)
+			e->rundown_gap *= 2;
+	}
+	if (e->next_rundown && now >= e->next_rundown) {
+		e->next_rundown = 0;
+		if (open_rundown(src) == 0)
+			e->named = false; /* the next cut waits for it */
+	}
+	static const enum prof_kind map[RTD_NETTRACE_PROFILE_KINDS] = {
+		PK_CPU, PK_ALLOC, PK_MUTEX, PK_EXCEPTIONS};
+	for (int i = 0; i < RTD_NETTRACE_PROFILE_KINDS; i++)
+		t->p[map[i]] = out[i];
+	t->period[PK_CPU] = 1000000; /* the sample profiler's 1 ms */
+	return 0;
+}
+
+static int ep_pause(struct source *src, bool pause)
+{
+	struct ep *e = src->priv;
+	if (pause) {
+		/* closing the stream ends the session in the runtime: its
+		 * sampling stops too */
+		ep_session_close(&e->rd);
+		ep_session_close(&e->main);
+		return 0;
+	}
+	/* a new session, a new profiler: each thread's last sample is from
+	 * before the pause and must not weigh the pause */
+	return open_main(src);
+}
+
+static void ep_free(struct source *src)
+{
+	struct ep *e = src->priv;
+	if (!e)
+		return;
+	ep_session_close(&e->rd);
+	ep_session_close(&e->main);
+	rtd_nettrace_profiler_free(e->prof);
+	rtd_counters_free(e->counters);
+	rtd_ipc_client_free(e->c);
+	free(e);
+	src->priv = NULL;
+}
+
+const struct source_ops source_eventpipe = {
+	.name = "eventpipe",
+	.start = ep_start,
+	.fds = ep_fds,
+	.readable = ep_readable,
+	.take = ep_take,
+	.pause = ep_pause,
+	.free = ep_free,
+};

@@ -1,0 +1,65 @@
+# lib.sh - shared by the agent's integration tests (sourced, not run).
+# Starts the agent and the programs it watches, on 127.0.0.1 only, and
+# cleans up after them (every process it started, by pid).
+set -u
+R=${RTDIAG:?RTDIAG not set}
+SRC=${RTD_SOURCE_DIR:?}
+BIN=${RTD_BINARY_DIR:?}
+fail=0
+ok() { echo "ok: $*"; }
+bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+skip() { echo "SKIP: $*"; exit 77; }
+
+GO=
+for v in 1.23 1.22 1.19; do
+  [ -x /usr/lib/go-$v/bin/go ] && { GO=/usr/lib/go-$v/bin/go; break; }
+done
+
+PIDS=()
+WORK=$(mktemp -d /tmp/rtd-agent-test.XXXXXX)
+cleanup() {
+  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
+  # a runtime killed by SIGKILL leaves its socket behind
+  for p in "${PIDS[@]}"; do rm -f /tmp/dotnet-diagnostic-"$p"-*-socket; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# build_dotnet NAME FROM -> prints the output dir (dotnet tests' build.sh)
+build_dotnet() { bash "$SRC/tests/integration/dotnet/build.sh" "$@"; }
+
+# wait_for SECONDS CMD...: until CMD succeeds
+wait_for() {
+  local secs=$1; shift
+  local i=0
+  until "$@" 2>/dev/null; do
+    sleep 0.1; i=$((i+1))
+    [ $i -ge $((secs*10)) ] && return 1
+  done
+  return 0
+}
+
+# start_agent ARGS...: sets AGENT_PID, AGENT_URL, AGENT_LOG
+AGENT_N=0
+start_agent() {
+  AGENT_N=$((AGENT_N+1))
+  AGENT_LOG="$WORK/agent$AGENT_N.log"
+  "$R" agent --listen 127.0.0.1:0 "$@" >"$WORK/agent$AGENT_N.out" 2>"$AGENT_LOG" &
+  AGENT_PID=$!
+  PIDS+=("$AGENT_PID")
+  wait_for 10 grep -q "serving http://" "$AGENT_LOG" || { cat "$AGENT_LOG"; return 1; }
+  AGENT_URL=$(grep -o 'http://127.0.0.1:[0-9]*' "$AGENT_LOG" | head -1)
+}
+
+# stop_agent: SIGTERM, wait for it to flush and exit; returns its status
+stop_agent() {
+  kill -TERM "$AGENT_PID"
+  wait "$AGENT_PID"
+}
+
+# has_target PID: /targets lists it
+has_target() { curl -sf "$AGENT_URL/targets" | grep -q "\"pid\":$1,"; }
+
+# metric NAME: the value of an unlabelled (or first) series
+metric() { curl -sf "$AGENT_URL/metrics" | awk -v n="$1" '$1 == n || index($1, n "{") == 1 { print $2; exit }'; }

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The agent's .NET profiles beyond CPU and its .NET counters, against the
+# .NET 10 programs the dotnet tests use (tests/targets):
+# - dotnet-kinds meters reports known values through its own Meter and
+#   EventCounters: /metrics has each one exactly (a counter's 1000, an
+#   up-down counter's net 5, a histogram's count 100 and sum 5050 with its
+#   percentiles, a gauge's 21.5, tagged counters per tag, EventCounters'
+#   42 and 7.25), and promtool accepts the page;
+# - dotnet-kinds allocating byte[] and long[] from two methods: /allocs
+#   (a total, and a delta with ?seconds=) read by go tool pprof has both,
+#   with Go's alloc_objects/alloc_space types; two threads contending on
+#   one lock: /mutex has the method, with contentions/delay;
+# - /block, which .NET has no source for, answers 404 saying so.
+. "$(dirname "$0")/lib.sh"
+command -v dotnet >/dev/null 2>&1 || skip "no dotnet SDK on PATH"
+[ -n "$GO" ] || skip "no Go toolchain (go tool pprof) in /usr/lib/go-1.*"
+KD=$(build_dotnet dotnet-kinds tests/targets) || { echo "FAIL: build"; exit 1; }
+export PPROF_TMPDIR="$WORK/pprof"
+
+# ---- counters
+mkdir -p "$WORK/m"
+"$KD/dotnet-kinds" "$WORK/m" meters >"$WORK/m/out" 2>&1 &
+MP=$!; PIDS+=("$MP")
+wait_for 30 test -s "$WORK/m/ready" || { bad "dotnet-kinds meters did not start"; exit 1; }
+SVC=meters$$
+start_agent --target "pid=$MP,service=$SVC" --scan-interval 200ms \
+  --dotnet-counters "Rtdiag.Test,Rtdiag-Counters" --counters-interval 1s \
+  --dotnet-profiles none || { bad "agent did not start"; exit 1; }
+series() { curl -sf "$AGENT_URL/metrics" | grep -q "^$1{service=\"$SVC\",pid=\"$MP\"${2:-}} "; }
+# the observable gauge reports as soon as the session listens
+wait_for 20 series dotnet_rtdiag_test_temperature || { bad "no counters: $(cat "$AGENT_LOG")"; exit 1; }
+touch "$WORK/m/go"
+wait_for 20 test -s "$WORK/m/done" || bad "dotnet-kinds meters did not measure"
+wait_for 20 series dotnet_rtdiag_test_requests_total || bad "requests not reported"
+sleep 1.5
+curl -sf "$AGENT_URL/metrics" > "$WORK/metrics.txt"
+L="service=\"$SVC\",pid=\"$MP\""
+miss=""
+for want in \
+  "dotnet_rtdiag_test_requests_total{$L} 1000" \
+  "dotnet_rtdiag_test_queue{$L} 5" \
+  "dotnet_rtdiag_test_temperature{$L} 21.5" \
+  "dotnet_rtdiag_test_hits_total{$L,route=\"/a\"} 3" \
+  "dotnet_rtdiag_test_hits_total{$L,route=\"/b\"} 4" \
+  "dotnet_rtdiag_test_latency_count{$L} 100" \
+  "dotnet_rtdiag_test_latency_sum{$L} 5050" \
+  "dotnet_rtdiag_test_latency{$L,quantile=\"0.5\"} " \
+  "dotnet_rtdiag_counters_fixed{$L} 42" \
+  "dotnet_rtdiag_counters_polled{$L} 7.25" \
+  "# TYPE dotnet_rtdiag_test_latency summary" \
+  "# TYPE dotnet_rtdiag_test_requests_total counter" \
+  "# TYPE dotnet_rtdiag_test_queue gauge"; do
+  grep -qF "$want" "$WORK/metrics.txt" || miss="$miss
+  $want"
+done
+[ -z "$miss" ] && ok "every value the program reported, exactly, as Prometheus series" \
+  || bad "missing from /metrics:$miss
+$(grep dotnet_rtdiag "$WORK/metrics.txt")"
+ticks=$(awk -v l="dotnet_rtdiag_counters_ticks_total{$L}" '$1 == l { print $2 }' "$WORK/metrics.txt")
+[ -n "$ticks" ] && [ "$((${ticks%.*} % 5))" = 0 ] && [ "${ticks%.*}" -ge 5 ] \
+  && ok "an incrementing EventCounter made cumulative: $ticks (5 an interval)" || bad "ticks '$ticks'"
+promtool check metrics < "$WORK/metrics.txt" > "$WORK/promtool.out" 2>&1 \
+  && ok "promtool check metrics accepts the counters" || bad "promtool: $(cat "$WORK/promtool.out")"
+stop_agent || bad "agent exit status $?"
+touch "$WORK/m/stop"
+
+# ---- allocations and locks
+mkdir -p "$WORK/ka" "$WORK/kl"
+"$KD/dotnet-kinds" "$WORK/ka" alloc >"$WORK/ka/out" 2>&1 &
+KA=$!; PIDS+=("$KA")
+"$KD/dotnet-kinds" "$WORK/kl" lock >"$WORK/kl/out" 2>&1 &
+KL=$!; PIDS+=("$KL")
+wait_for 30 test -s "$WORK/ka/ready" && wait_for 30 test -s "$WORK/kl/ready" \
+  || { bad "dotnet-kinds did not start"; exit 1; }
+# the allocating loop makes ~10^5 ticks a second: no CPU cap here (the caps
+# have a test of their own), or a slow (sanitized) agent would pause
+start_agent --target "pid=$KA,service=kalloc$$" --target "pid=$KL,service=klock$$" \
+  --scan-interval 200ms --dotnet-counters none --max-cpu 800% || { bad "agent did not start"; exit 1; }
+wait_for 15 has_target "$KA" && wait_for 15 has_target "$KL" || { bad "targets not found"; exit 1; }
+curl -sf "$AGENT_URL/targets" | python3 -c '
+import json, sys
+for t in json.load(sys.stdin):
+    assert t["profiles"] == ["profile", "allocs", "mutex", "exceptions"], t' \
+  && ok "/targets: .NET targets have profile, allocs, mutex, exceptions" || bad "profiles: $(curl -s "$AGENT_URL/targets")"
+sleep 3
+A="$AGENT_URL/targets/kalloc$$/debug/pprof"
+"$GO" tool pprof -raw "$A/allocs" > "$WORK/allocs.txt" 2>&1
+grep -q "^alloc_objects/count alloc_space/bytes" "$WORK/allocs.txt" \
+  && grep -q "Alloc.AllocBytes" "$WORK/allocs.txt" && grep -q "System.Byte\[\]" "$WORK/allocs.txt" \
+  && grep -q "Alloc.AllocLongs" "$WORK/allocs.txt" \
+  && ok "/allocs: allocations since the agent attached, from both methods, Go's sample types" \
+  || bad "allocs: $(head -30 "$WORK/allocs.txt")"
+"$GO" tool pprof -raw "$A/allocs?seconds=2" > "$WORK/allocs2.txt" 2>&1
+grep -q "Duration: 2" "$WORK/allocs2.txt" && grep -q "Alloc.AllocBytes" "$WORK/allocs2.txt" \
+  && ok "/allocs?seconds=2: a delta of the next two seconds" || bad "allocs delta: $(head -20 "$WORK/allocs2.txt")"
+"$GO" tool pprof -raw "$AGENT_URL/targets/klock$$/debug/pprof/mutex" > "$WORK/mutex.txt" 2>&1
+grep -q "^contentions/count delay/nanoseconds" "$WORK/mutex.txt" && grep -q "Contended.Take" "$WORK/mutex.txt" \
+  && ok "/mutex: the contended method, with contentions and delay" || bad "mutex: $(head -30 "$WORK/mutex.txt")"
+out=$(curl -s -D "$WORK/h" "$A/block"); code=$(awk 'NR == 1 { print $2 }' "$WORK/h")
+[ "$code" = 404 ] && grep -qi "X-Go-Pprof: 1" "$WORK/h" && grep -q "no block profile" <<<"$out" \
+  && ok "/block: 404, said why ($out)" || bad "block: $code $out"
+stop_agent || bad "agent exit status $?"
+touch "$WORK/ka/stop" "$WORK/kl/stop"
+[ $fail = 0 ] || { echo "agent log:"; cat "$AGENT_LOG"; }
+exit $((fail > 0))
