@@ -123,8 +123,10 @@ static const unsigned go_sem[] = {RTD_GOAN_GO119, RTD_GOAN_GO122, RTD_GOAN_GO123
 	 "2 (default): a Go 1.22+ trace is ordered on one thread, analysed on another; 1: one thread", \
 	 1, 2}
 
-/* rtd_goan_run()'s flags (--threads) */
+/* rtd_goan_run()'s flags: --threads, else RTDIAG_THREADS=1 for one (as
+ * for 'cat'), else two */
 static unsigned run_flags = RTD_GOAN_RUN_THREAD;
+static bool threads_given;
 
 /* One analysis run over FILE: the ordered events into rtd_goan. */
 struct run {
@@ -171,6 +173,10 @@ static int run_trace(struct run *r, const char *path, struct rtd_goan_opts *o,
 	if (pa)
 		*pa = r->a;
 	/* Go 1.22+: ordering on a thread of its own, the analyses on this one */
+	const char *thr = getenv("RTDIAG_THREADS");
+	if (!threads_given && thr && strcmp(thr, "1") == 0)
+		run_flags = 0;
+	(void)cli_progress_enabled(); /* decided here, not on the thread */
 	int arc = rtd_goan_run(r->a, next_event, r->in, run_flags, &rc);
 	cli_progress_done();
 	if (arc < 0)
@@ -330,7 +336,7 @@ int gt_cmd_pprof(int argc, char **argv)
 		case PP_FORMAT: fmt = fmts[v.i]; break;
 		case PP_OUT: out = v.str; break;
 		case PP_GO: sem = go_sem[v.i]; break;
-		case PP_THREADS: run_flags = v.i > 1 ? RTD_GOAN_RUN_THREAD : 0; break;
+		case PP_THREADS: run_flags = v.i > 1 ? RTD_GOAN_RUN_THREAD : 0; threads_given = true; break;
 		}
 	}
 	if (id < 0)
@@ -766,7 +772,7 @@ int gt_cmd_goroutines(int argc, char **argv)
 		case GR_LIMIT: g.limit = (size_t)v.i; break;
 		case GR_JSON: json = true; break;
 		case GR_GO: sem = go_sem[v.i]; break;
-		case GR_THREADS: run_flags = v.i > 1 ? RTD_GOAN_RUN_THREAD : 0; break;
+		case GR_THREADS: run_flags = v.i > 1 ? RTD_GOAN_RUN_THREAD : 0; threads_given = true; break;
 		}
 	}
 	if (id < 0)
@@ -953,7 +959,7 @@ int gt_cmd_gc(int argc, char **argv)
 		case GC_SUMMARY: g.summary = true; break;
 		case GC_JSON: g.json = true; break;
 		case GC_GO: sem = go_sem[v.i]; break;
-		case GC_THREADS: run_flags = v.i > 1 ? RTD_GOAN_RUN_THREAD : 0; break;
+		case GC_THREADS: run_flags = v.i > 1 ? RTD_GOAN_RUN_THREAD : 0; threads_given = true; break;
 		}
 	}
 	if (id < 0)
@@ -1173,7 +1179,7 @@ int gt_cmd_tasks(int argc, char **argv)
 		case TK_REGIONS: c.regions = true; break;
 		case TK_JSON: c.json = true; break;
 		case TK_GO: sem = go_sem[v.i]; break;
-		case TK_THREADS: run_flags = v.i > 1 ? RTD_GOAN_RUN_THREAD : 0; break;
+		case TK_THREADS: run_flags = v.i > 1 ? RTD_GOAN_RUN_THREAD : 0; threads_given = true; break;
 		}
 	}
 	if (id < 0)

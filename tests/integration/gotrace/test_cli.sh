@@ -79,7 +79,10 @@ if [ -e "$G23" ]; then
     "$R" gotrace $c --threads 1 "$G23" >"$TMP/t1" 2>&1; r1=$?
     { [ "$r1" = "$r2" ] && [ -s "$TMP/t1" ] && cmp -s "$TMP/t1" "$TMP/t2"; } || { same=0; bad "$c: --threads 1 differs (rc $r1 vs $r2)"; }
   done
-  [ $same = 1 ] && ok "pprof/goroutines/gc/tasks: --threads 1 = the default two threads on a Go 1.23 trace"
+  RTDIAG_THREADS=1 "$R" gotrace pprof -t sync -f raw "$G23" >"$TMP/t1" 2>&1
+  "$R" gotrace pprof -t sync -f raw "$G23" >"$TMP/t2" 2>&1
+  cmp -s "$TMP/t1" "$TMP/t2" || { same=0; bad "RTDIAG_THREADS=1 differs"; }
+  [ $same = 1 ] && ok "pprof/goroutines/gc/tasks: --threads 1 (and RTDIAG_THREADS=1) = the default two threads on a Go 1.23 trace"
   "$R" gotrace gc --threads 0 "$G23" >/dev/null 2>"$TMP/err" && bad "--threads 0 accepted"
   grep -q "out of range" "$TMP/err" && ok "--threads 0: $(head -1 "$TMP/err")" || bad "--threads 0 says: $(cat "$TMP/err")"
 fi
