@@ -97,6 +97,7 @@ agent_phase() {
   sleep 3 # targets found (scan every 2 s), sessions open
   local t0 c0 c1 t1 end secs p prefixes
   t0=$(date +%s.%N); c0=$(cpu_ticks "$ag")
+  echo "$c0" > "$W/$name.startup_ticks"
   : > "$W/$name.rss"; : > "$W/$name.metrics_ms"; : > "$W/$name.pprof_over_ms"
   secs=$((PULL_EVERY - 1))
   end=$(( $(date +%s) + secs_total - 6 ))
@@ -130,7 +131,7 @@ for t in json.load(sys.stdin):
   {
     echo
     echo "rtdiag agent ($title), ${asecs}s, loadavg before $lavg:"
-    echo "  CPU: ${pct}% of one core (anchor: <= 1% at 19-100 Hz)"
+    echo "  CPU: ${pct}% of one core (anchor: <= 1% at 19-100 Hz); before that, $(awk -v c="$(cat "$W/$name.startup_ticks")" -v t="$TCK" 'BEGIN { printf "%.2f", c / t }') CPU-seconds to start (targets found, sessions opened, symbol tables read)"
     echo "  RSS: $rss (sampled every ${PULL_EVERY}s)"
     echo "  /metrics latency: $(stats "$W/$name.metrics_ms")"
     echo "  pprof ?seconds=$secs answered after the N seconds: $(stats "$W/$name.pprof_over_ms")"

@@ -270,6 +270,11 @@ RTD_API void rtd_agent_free(rtd_agent *a);
  * @pulls: pprof requests answered
  * @throttled_ns: time sources were paused to keep under the CPU cap
  * @shed: times memory was shed to keep under the memory cap
+ * @otlp_uploads: uploads the OTLP backend accepted
+ * @otlp_upload_errors: OTLP upload attempts that failed
+ * @otlp_dropped_windows: windows dropped from a full OTLP queue or refused
+ * @otlp_rejected_profiles: profiles an OTLP backend said it rejected in an
+ *                          accepted export (partial success)
  */
 struct rtd_agent_stats {
 	size_t sz;
@@ -284,6 +289,10 @@ struct rtd_agent_stats {
 	uint64_t pulls;
 	uint64_t throttled_ns;
 	uint64_t shed;
+	uint64_t otlp_uploads;
+	uint64_t otlp_upload_errors;
+	uint64_t otlp_dropped_windows;
+	uint64_t otlp_rejected_profiles;
 };
 
 /**

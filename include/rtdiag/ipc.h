@@ -672,8 +672,10 @@ enum rtd_ipc_profile_kind {
  * session, so frames are named even without the end rundown), with a
  * CollectTracing5 event filter that lets through only the events a
  * profile reads (MethodLoadVerbose, R2RGetEntryPoint, ModuleLoad,
- * DomainModuleLoad and those of the kinds). The filter is optional: a
- * runtime before .NET 10 gets the keywords alone.
+ * DomainModuleLoad and those of the kinds; for allocations also GCStart
+ * and GCJoin_V2, which the Linux GC checks at every collection to decide
+ * whether AllocationTick is on). The filter is optional: a runtime
+ * before .NET 10 gets the keywords alone.
  *
  * Returns: 0, -RTD_E_INVAL for no kind, or -ENOMEM.
  */

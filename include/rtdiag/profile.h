@@ -527,6 +527,71 @@ RTD_API int rtd_profile_write_folded(const rtd_profile *p, FILE *f);
 RTD_API int rtd_profile_write_pprof(const rtd_profile *p, FILE *f);
 
 /**
+ * struct rtd_otlp_attr - an OpenTelemetry attribute of a resource
+ * @key: its name ("service.name", "process.pid", ...); NULL skips it
+ * @str: its string value; NULL for an integer
+ * @num: its integer value, when @str is NULL
+ */
+struct rtd_otlp_attr {
+	const char *key;
+	const char *str;
+	int64_t num;
+};
+
+/**
+ * struct rtd_otlp_resource - the profiles of one resource (a process)
+ * @attrs: the resource's attributes (semantic conventions: service.name,
+ *         process.pid, host.name, container.id, k8s.pod.uid, ...)
+ * @nattrs: their count
+ * @profiles: its profiles; NULL entries are skipped
+ * @nprofiles: their count
+ */
+struct rtd_otlp_resource {
+	const struct rtd_otlp_attr *attrs;
+	size_t nattrs;
+	const rtd_profile *const *profiles;
+	size_t nprofiles;
+};
+
+/**
+ * struct rtd_otlp_opts - options of rtd_profile_write_otlp()
+ * @sz: sizeof(struct rtd_otlp_opts)
+ * @scope_name: the instrumentation scope's name; NULL: "rtdiag"
+ * @scope_version: its version; NULL: rtdiag's
+ */
+struct rtd_otlp_opts {
+	size_t sz;
+	const char *scope_name;
+	const char *scope_version;
+};
+
+/**
+ * rtd_profile_write_otlp - write profiles as OpenTelemetry profiles (alpha)
+ * @res: the resources and their profiles
+ * @nres: their count
+ * @o: options, NULL for the defaults
+ * @f: output stream
+ *
+ * Writes one ProfilesData message of opentelemetry-proto v1.11.0
+ * (opentelemetry/proto/profiles/v1development/profiles.proto), which is
+ * also the body of an OTLP/HTTP export (ExportProfilesServiceRequest has
+ * the same fields), uncompressed protobuf. One dictionary serves every
+ * profile; each sample type of a profile is a Profile of its own (the
+ * signal has one type a Profile); frames inlined into their caller are
+ * lines of one Location; a frame's kind is the Location attribute
+ * "profile.frame.type"; a sample's thread the attributes "thread.id" and
+ * "thread.name", its labels attributes of their names; time, duration and
+ * period from the profile. The signal is alpha: its field numbers may
+ * change in later releases.
+ *
+ * Returns: 0, -RTD_E_INVAL, -RTD_E_CAP (a table past 2^30 entries or a
+ * message past 256 MiB), -ENOMEM, or -EIO.
+ */
+RTD_API int rtd_profile_write_otlp(const struct rtd_otlp_resource *res,
+				   size_t nres, const struct rtd_otlp_opts *o,
+				   FILE *f);
+
+/**
  * struct rtd_profile_entry - one row of rtd_profile_top()
  * @name: frame name; valid until the profile is changed or freed
  * @self: weight where this frame is the leaf

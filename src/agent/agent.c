@@ -108,7 +108,7 @@ RTD_API int rtd_agent_new(const rtd_agent_config *c, rtd_agent **out)
 	rc = http_start(a, errlast, sizeof(errlast));
 	if (rc)
 		goto fail;
-	if (a->c->push) {
+	if (a->c->push || a->c->otlp) {
 		rc = push_start(a, errlast, sizeof(errlast));
 		if (rc)
 			goto fail;
@@ -320,8 +320,6 @@ static void cpu_cap(struct agent *a, uint64_t now)
 	pause_sources(a, true);
 }
 
-void push_shed(struct agent *a);
-
 static void memory_cap(struct agent *a)
 {
 	a->rss_bytes = self_rss();
@@ -335,8 +333,7 @@ static void memory_cap(struct agent *a)
 			 (unsigned long long)(a->c->max_memory >> 20),
 			 (unsigned long long)(a->rss_bytes >> 20));
 	a->logged_mem = true;
-	if (a->push)
-		push_shed(a);
+	push_shed(a);
 	for (struct target *t = a->targets; t; t = t->next)
 		for (int k = 0; k < PK_COUNT; k++) {
 			rtd_profile_free(t->cum[k]);
@@ -505,8 +502,7 @@ static void shutdown_flush(struct agent *a)
 		target_finish_pulls(a, t, 0, true);
 		target_close_window(a, t, now);
 	}
-	if (a->push)
-		push_stop(a, STOP_PUSH_WAIT_NS);
+	push_stop(a, STOP_PUSH_WAIT_NS);
 }
 
 RTD_API int rtd_agent_run(rtd_agent *ag)
@@ -606,8 +602,7 @@ RTD_API void rtd_agent_free(rtd_agent *ag)
 		target_finish_pulls(a, t, 0, true);
 	if (a->http)
 		http_stop(a);
-	if (a->push)
-		push_stop(a, 0);
+	push_stop(a, 0);
 	while (a->targets) {
 		struct target *t = a->targets;
 		a->targets = t->next;

@@ -164,6 +164,7 @@ struct upload {
 	uint8_t *body;          /* multipart body, once encoded */
 	size_t body_len;
 	char *name;             /* Pyroscope's name: "service{k=v,...}" */
+	char *res;              /* OTLP: the resource (otlp_resource()) */
 	char boundary[48];
 	uint64_t target_id;
 	enum prof_kind kind;
@@ -179,7 +180,8 @@ struct agent {
 	char url[300];
 	char host[256];          /* gethostname() */
 	struct http_server *http;
-	struct pusher *push;
+	struct pusher *push;     /* Pyroscope */
+	struct pusher *otlp;     /* OTLP */
 
 	pthread_mutex_t lock;   /* targets list, stats, requests */
 	struct target *targets;
@@ -273,9 +275,21 @@ int targets_json(struct agent *a, struct rtd_buf *b);
 
 /* ---- push (push.c) ---- */
 int push_start(struct agent *a, char *err, size_t errlen);
-/* Queue one window; the uploader owns u afterwards. */
-void push_enqueue(struct agent *a, struct upload *u);
-/* Stop: deliver what is queued for at most wait_ns, then give up. */
+/* Queue one window for one backend (a->push or a->otlp); the uploader
+ * owns u afterwards. */
+void push_enqueue(struct agent *a, struct pusher *ps, struct upload *u);
+/* Windows waiting for one backend (0 for NULL). */
+size_t push_queue_len(struct pusher *ps);
+/* Over the memory cap: every backend drops the older half of its queue. */
+void push_shed(struct agent *a);
+/* OTLP: the resource attributes of t's uploads (malloc'd into *out). */
+int otlp_resource(struct agent *a, const struct target *t, char **out);
+/* OTLP: an ExportProfilesServiceResponse's partial_success (rejected
+ * profiles, the message into msg). Returns 0 or a negative RTD_E_*. */
+int otlp_parse_response(const uint8_t *p, size_t n, int64_t *rejected,
+			char *msg, size_t msglen);
+/* Stop every backend: deliver what is queued for at most wait_ns, then
+ * give up. */
 void push_stop(struct agent *a, uint64_t wait_ns);
 void upload_free(struct upload *u);
 /* Pyroscope's name parameter: "service{k=v,...}" into b. */

@@ -31,6 +31,7 @@ enum opt_id {
 	O_PUSH_TIMEOUT,
 	O_PUSH_HEADER,
 	O_PUSH_TENANT,
+	O_OTLP,
 	O_LABEL,
 	O_CPU_HZ,
 	O_NATIVE_SYMBOLS,
@@ -76,6 +77,10 @@ static const struct rtd_agent_option options[O_COUNT] = {
 			   "(Authorization, ...)"},
 	[O_PUSH_TENANT] = {"push-tenant", RTD_AGENT_OPT_STR, "ID", NULL,
 			   "tenant of a multi-tenant Pyroscope (X-Scope-OrgID)"},
+	[O_OTLP] = {"otlp", RTD_AGENT_OPT_STR, "URL", NULL,
+		    "push every window as OpenTelemetry profiles (alpha, "
+		    "opentelemetry-proto v1.11.0) over OTLP/HTTP to "
+		    "URL/v1development/profiles"},
 	[O_LABEL] = {"label", RTD_AGENT_OPT_LIST, "KEY=VALUE", NULL,
 		     "a label added to every pushed profile and every metric"},
 	[O_CPU_HZ] = {"cpu-hz", RTD_AGENT_OPT_INT, "HZ", "99",
@@ -797,6 +802,8 @@ static int set_opt(rtd_agent_config *c, enum opt_id id, const char *v)
 		if (strpbrk(v, "\r\n"))
 			return seterr(c, "push-tenant: one line, please");
 		return set_str(&c->push_tenant, v);
+	case O_OTLP:
+		return set_str(&c->otlp, v);
 	case O_LABEL: {
 		const char *eq = strchr(v, '=');
 		if (!eq)
@@ -1171,9 +1178,9 @@ RTD_API int rtd_agent_config_check(rtd_agent_config *c)
 	if (c->nspecs == 0)
 		return seterr(c, "no target: give --target pid=PID, name=REGEX, "
 				 "cgroup=PATH or dotnet");
-	static const char *const urls[] = {"push"};
-	const char *vals[] = {c->push};
-	for (int i = 0; i < 1; i++)
+	static const char *const urls[] = {"push", "otlp"};
+	const char *vals[] = {c->push, c->otlp};
+	for (int i = 0; i < 2; i++)
 		if (vals[i] && strncmp(vals[i], "http://", 7) &&
 		    strncmp(vals[i], "https://", 8))
 			return seterr(c, "%s '%s': want an http:// or https:// "
@@ -1300,6 +1307,11 @@ RTD_API int rtd_agent_config_write(const rtd_agent_config *c, FILE *f)
 	if (c->push_tenant) {
 		fprintf(f, "push-tenant: ");
 		yq(f, c->push_tenant);
+		fputc('\n', f);
+	}
+	if (c->otlp) {
+		fprintf(f, "otlp: ");
+		yq(f, c->otlp);
 		fputc('\n', f);
 	}
 	if (c->nlabels) {

@@ -90,10 +90,17 @@ static void add_sources(struct agent *a, struct target *t)
 	unsigned kinds = a->c->dotnet_kinds;
 	if (dotnet && perf)
 		kinds &= ~RTD_NETTRACE_PROFILE_CPU; /* perf samples it */
-	if (dotnet && (kinds || a->c->dotnet_counters))
-		target_add_source(a, t, &source_eventpipe);
+	/* perf first: for a .NET process it switches the runtime's perf map
+	 * on over the diagnostics IPC, a call that waits for its answer. The
+	 * EventPipe source's rundown session has the runtime's diagnostics
+	 * thread write rundown events that only this loop reads: started
+	 * first, the runtime answered the perf map call only after the
+	 * call's 30 s timeout (measured: every .NET target, --dotnet-cpu
+	 * perf, .NET 10) and the loop stood still meanwhile. */
 	if (perf)
 		target_add_source(a, t, &source_perf);
+	if (dotnet && (kinds || a->c->dotnet_counters))
+		target_add_source(a, t, &source_eventpipe);
 }
 
 static bool has_dotnet_socket(pid_t pid)

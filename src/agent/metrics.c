@@ -14,7 +14,6 @@
 #include "agent/agent_int.h"
 #include "common/buf.h"
 
-size_t push_queue_len(struct agent *a);
 
 int prom_escape(rtd_buf *b, const char *s)
 {
@@ -172,7 +171,8 @@ int metrics_write(struct agent *a, rtd_buf *b)
 	if (rc)
 		return -ENOMEM;
 
-	size_t queued = a->push ? push_queue_len(a) : 0;
+	size_t queued = push_queue_len(a->push);
+	size_t oqueued = push_queue_len(a->otlp);
 	rc |= own(a, b, "rtdiag_agent_targets", "gauge",
 		  "Targets the agent profiles now.", (double)st.targets);
 	rc |= own(a, b, "rtdiag_agent_targets_found_total", "counter",
@@ -198,6 +198,28 @@ int metrics_write(struct agent *a, rtd_buf *b)
 		  (double)st.dropped_windows);
 	rc |= own(a, b, "rtdiag_agent_push_queue_windows", "gauge",
 		  "Windows waiting for the push backend.", (double)queued);
+	if (a->otlp) {
+		rc |= own(a, b, "rtdiag_agent_otlp_uploads_total", "counter",
+			  "Windows the OTLP backend accepted.",
+			  (double)st.otlp_uploads);
+		rc |= own(a, b, "rtdiag_agent_otlp_upload_errors_total",
+			  "counter",
+			  "OTLP upload attempts that failed (each retry counts).",
+			  (double)st.otlp_upload_errors);
+		rc |= own(a, b, "rtdiag_agent_otlp_dropped_windows_total",
+			  "counter",
+			  "Windows dropped on the way to the OTLP backend: its "
+			  "queue was full (the oldest go) or it refused them.",
+			  (double)st.otlp_dropped_windows);
+		rc |= own(a, b, "rtdiag_agent_otlp_rejected_profiles_total",
+			  "counter",
+			  "Profiles the OTLP backend rejected in exports it "
+			  "accepted (partial success).",
+			  (double)st.otlp_rejected_profiles);
+		rc |= own(a, b, "rtdiag_agent_otlp_queue_windows", "gauge",
+			  "Windows waiting for the OTLP backend.",
+			  (double)oqueued);
+	}
 	rc |= own(a, b, "rtdiag_agent_pprof_requests_total", "counter",
 		  "pprof requests answered.", (double)st.pulls);
 	rc |= own(a, b, "rtdiag_agent_throttled_seconds_total", "counter",

@@ -21,8 +21,24 @@
  * A window is removed from the queue only when the server accepted it,
  * so nothing is sent twice unless an answer is lost after the server took
  * the whole request (a timeout while reading the answer).
+ *
+ * The same queue, backoff and counting serve a second backend, OTLP
+ * (--otlp URL), with a pusher of its own (its own queue and counters):
+ *
+ *   POST URL/v1development/profiles
+ *   Content-Type: application/x-protobuf, Content-Encoding: gzip
+ *     an ExportProfilesServiceRequest of opentelemetry-proto v1.11.0
+ *     (profiles v1development, alpha): one resource (the target's
+ *     attributes), its window's profile (rtd_profile_write_otlp)
+ *
+ * as the OTLP/HTTP specification has it ("OTLP/HTTP Request", "Failures",
+ * "Throttling"): 429, 502, 503 and 504 are retried (after Retry-After
+ * when the server gives one, within the backoff's bounds), any other
+ * answer but 2xx refuses the window; a 2xx answer's partial_success
+ * (profiles the server rejected) is logged once and counted as dropped.
  */
 #include <curl/curl.h>
+#include <zlib.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,12 +48,19 @@
 #include "agent/agent_int.h"
 #include "common/buf.h"
 #include "common/log.h"
+#include "common/rd.h"
 
 #define BACKOFF_MIN_NS 1000000000ull
 #define BACKOFF_MAX_NS 30000000000ull
 #define RESPONSE_KEEP 512
 
 struct pusher {
+	bool otlp;              /* the OTLP backend, else Pyroscope */
+	const char *what;       /* "push", "otlp": log lines */
+	uint64_t *n_uploads, *n_errors, *n_dropped; /* in a->st */
+	bool logged_partial;
+	uint64_t retry_after_ns; /* the server's Retry-After, 0 none */
+	struct agent *a;
 	pthread_t th;
 	bool started;
 	pthread_mutex_t mu;
@@ -52,7 +75,7 @@ struct pusher {
 	uint64_t lost_in_outage;
 	CURL *curl;
 	struct curl_slist *headers;
-	char *url;              /* ".../ingest" */
+	char *url;              /* ".../ingest", ".../v1development/profiles" */
 	char resp[RESPONSE_KEEP];
 	size_t resp_len;
 };
@@ -64,6 +87,7 @@ void upload_free(struct upload *u)
 	rtd_profile_free(u->p);
 	free(u->body);
 	free(u->name);
+	free(u->res);
 	free(u);
 }
 
@@ -179,9 +203,10 @@ int push_sample_type_config(const rtd_profile *p, rtd_buf *b)
 
 /* ---- the queue ------------------------------------------------------------------ */
 
-size_t push_queue_len(struct agent *a)
+size_t push_queue_len(struct pusher *ps)
 {
-	struct pusher *ps = a->push;
+	if (!ps)
+		return 0;
 	pthread_mutex_lock(&ps->mu);
 	size_t n = ps->n;
 	pthread_mutex_unlock(&ps->mu);
@@ -206,15 +231,15 @@ static void drop_oldest(struct agent *a, struct pusher *ps)
 		ps->tail = NULL;
 	ps->n--;
 	ps->lost_in_outage++;
-	rtd_debug("push: queue full: window %lld-%lld of %s dropped",
-		  (long long)u->from_unix, (long long)u->until_unix, u->name);
+	rtd_debug("%s: queue full: window %lld-%lld of %s dropped", ps->what,
+		  (long long)u->from_unix, (long long)u->until_unix,
+		  u->name ? u->name : "a target");
 	upload_free(u);
-	count(a, &a->st.dropped_windows, 1);
+	count(a, ps->n_dropped, 1);
 }
 
-void push_enqueue(struct agent *a, struct upload *u)
+void push_enqueue(struct agent *a, struct pusher *ps, struct upload *u)
 {
-	struct pusher *ps = a->push;
 	pthread_mutex_lock(&ps->mu);
 	while (ps->n >= a->c->push_queue)
 		drop_oldest(a, ps);
@@ -229,16 +254,19 @@ void push_enqueue(struct agent *a, struct upload *u)
 	pthread_mutex_unlock(&ps->mu);
 }
 
-void push_shed(struct agent *a);
-
 void push_shed(struct agent *a)
 {
-	struct pusher *ps = a->push;
-	pthread_mutex_lock(&ps->mu);
-	size_t drop = (ps->n + 1) / 2;
-	while (drop--)
-		drop_oldest(a, ps);
-	pthread_mutex_unlock(&ps->mu);
+	struct pusher *all[2] = {a->push, a->otlp};
+	for (int i = 0; i < 2; i++) {
+		struct pusher *ps = all[i];
+		if (!ps)
+			continue;
+		pthread_mutex_lock(&ps->mu);
+		size_t drop = (ps->n + 1) / 2;
+		while (drop--)
+			drop_oldest(a, ps);
+		pthread_mutex_unlock(&ps->mu);
+	}
 }
 
 /* ---- one upload ----------------------------------------------------------------- */
@@ -253,6 +281,23 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ctx)
 	ps->resp_len += k;
 	ps->resp[ps->resp_len] = 0;
 	return n;
+}
+
+/* The options every upload shares; the answer goes to ps->resp. */
+static void curl_common(struct agent *a, struct pusher *ps, CURL *c,
+			const char *url)
+{
+	long tmo = (long)(a->c->push_timeout_ns / 1000000);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, ps->headers);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "rtdiag-agent/" RTD_VERSION_STRING);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, tmo);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, tmo < 5000 ? tmo : 5000L);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, ps);
+	ps->resp_len = 0;
+	ps->resp[0] = 0;
 }
 
 enum send_result { SENT, RETRY, REFUSED };
@@ -319,18 +364,8 @@ static enum send_result send_one(struct agent *a, struct pusher *ps,
 	curl_mime_type(part, "application/json");
 	curl_mime_data(part, (const char *)u->body + u->body_len,
 		       CURL_ZERO_TERMINATED);
-	long tmo = (long)(a->c->push_timeout_ns / 1000000);
-	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_common(a, ps, c, url);
 	curl_easy_setopt(c, CURLOPT_MIMEPOST, mime);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, ps->headers);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "rtdiag-agent/" RTD_VERSION_STRING);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, tmo);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, tmo < 5000 ? tmo : 5000L);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, ps);
-	ps->resp_len = 0;
-	ps->resp[0] = 0;
 	CURLcode cc = curl_easy_perform(c);
 	long status = 0;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
@@ -350,10 +385,254 @@ static enum send_result send_one(struct agent *a, struct pusher *ps,
 	return REFUSED;
 }
 
+/* ---- OTLP --------------------------------------------------------------------- */
+
+/* The resource attributes of an upload, kept as "Tkey\0value\0" records
+ * (T: 's' string, 'i' integer in decimal) until the uploader encodes it:
+ * the target may be gone by then. */
+static int res_add(rtd_buf *b, char type, const char *k, const char *v)
+{
+	if (!v || !*v)
+		return 0;
+	int rc = rtd_buf_putc(b, type);
+	rc |= rtd_buf_append(b, k, strlen(k) + 1);
+	rc |= rtd_buf_append(b, v, strlen(v) + 1);
+	return rc;
+}
+
+int otlp_resource(struct agent *a, const struct target *t, char **out)
+{
+	rtd_buf b;
+	rtd_buf_init(&b, 1u << 20);
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)t->pid);
+	const char *exe = strrchr(t->exe, '/');
+	int rc = res_add(&b, 's', "service.name", t->service);
+	rc |= res_add(&b, 'i', "process.pid", pid);
+	rc |= res_add(&b, 's', "process.executable.name", exe ? exe + 1 : t->exe);
+	if (t->exe[0] == '/')
+		rc |= res_add(&b, 's', "process.executable.path", t->exe);
+	if (!strcmp(t->runtime, "dotnet"))
+		rc |= res_add(&b, 's', "process.runtime.name", "dotnet");
+	rc |= res_add(&b, 's', "container.id", t->ids.container_id);
+	rc |= res_add(&b, 's', "k8s.pod.uid", t->ids.pod_uid);
+	rc |= res_add(&b, 's', "host.name", a->host);
+	for (size_t i = 0; i < a->c->nlabels; i++)
+		rc |= res_add(&b, 's', a->c->labels[i].key, a->c->labels[i].val);
+	rc |= rtd_buf_putc(&b, 0);
+	if (rc) {
+		rtd_buf_free(&b);
+		return -ENOMEM;
+	}
+	*out = (char *)b.data; /* the buffer's allocation, handed over */
+	return 0;
+}
+
+#define OTLP_MAX_ATTRS 128
+
+/* The export request of one upload: its profile, gzip-compressed. */
+static int otlp_body(const struct upload *u, uint8_t **out, size_t *len)
+{
+	struct rtd_otlp_attr at[OTLP_MAX_ATTRS];
+	size_t n = 0;
+	for (const char *r = u->res; r && *r && n < OTLP_MAX_ATTRS;) {
+		char type = *r++;
+		const char *k = r;
+		const char *v = k + strlen(k) + 1;
+		r = v + strlen(v) + 1;
+		at[n].key = k;
+		at[n].str = type == 's' ? v : NULL;
+		at[n].num = type == 's' ? 0 : strtoll(v, NULL, 10);
+		n++;
+	}
+	const rtd_profile *ps[1] = {u->p};
+	struct rtd_otlp_resource res = {at, n, ps, 1};
+	char *raw = NULL;
+	size_t rlen = 0;
+	FILE *f = open_memstream(&raw, &rlen);
+	if (!f)
+		return -errno;
+	struct rtd_otlp_opts o = {.sz = sizeof(o), .scope_name = "rtdiag agent"};
+	int rc = rtd_profile_write_otlp(&res, 1, &o, f);
+	if (fclose(f) && !rc)
+		rc = -EIO;
+	if (rc) {
+		free(raw);
+		return rc;
+	}
+	/* gzip (windowBits 15 + 16), as Content-Encoding: gzip says */
+	z_stream z = {0};
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK) {
+		free(raw);
+		return -ENOMEM;
+	}
+	uLong cap = deflateBound(&z, (uLong)rlen);
+	uint8_t *gz = malloc(cap);
+	if (!gz) {
+		deflateEnd(&z);
+		free(raw);
+		return -ENOMEM;
+	}
+	z.next_in = (Bytef *)raw;
+	z.avail_in = (uInt)rlen;
+	z.next_out = gz;
+	z.avail_out = (uInt)cap;
+	int zr = deflate(&z, Z_FINISH);
+	*len = cap - z.avail_out;
+	deflateEnd(&z);
+	free(raw);
+	if (zr != Z_STREAM_END) {
+		free(gz);
+		return -RTD_E_STATE;
+	}
+	*out = gz;
+	return 0;
+}
+
+int otlp_parse_response(const uint8_t *p, size_t n, int64_t *rejected,
+			char *msg, size_t msglen)
+{
+	/* ExportProfilesServiceResponse { partial_success = 1 {
+	 *   rejected_profiles = 1 (int64), error_message = 2 (string) } } */
+	*rejected = 0;
+	if (msglen)
+		msg[0] = 0;
+	if (!n)
+		return 0; /* every field at its default: all accepted */
+	rtd_rd r;
+	rd_init(&r, p, n);
+	while (rd_left(&r) && rd_ok(&r)) {
+		uint64_t key = rd_varuint(&r);
+		unsigned wt = (unsigned)(key & 7);
+		if (!rd_ok(&r))
+			break;
+		if (wt == 0) {
+			rd_varuint(&r);
+		} else if (wt == 1) {
+			rd_skip(&r, 8);
+		} else if (wt == 5) {
+			rd_skip(&r, 4);
+		} else if (wt == 2) {
+			uint64_t len = rd_varuint(&r);
+			rtd_rd sub;
+			if (!rd_ok(&r) || len > rd_left(&r) ||
+			    !rd_sub(&r, (size_t)len, &sub))
+				return -RTD_E_TRUNCATED;
+			if (key >> 3 != 1)
+				continue;
+			while (rd_left(&sub) && rd_ok(&sub)) {
+				uint64_t k2 = rd_varuint(&sub);
+				unsigned w2 = (unsigned)(k2 & 7);
+				if (!rd_ok(&sub))
+					break;
+				if (k2 >> 3 == 1 && w2 == 0) {
+					*rejected = (int64_t)rd_varuint(&sub);
+				} else if (w2 == 0) {
+					rd_varuint(&sub);
+				} else if (w2 == 1) {
+					rd_skip(&sub, 8);
+				} else if (w2 == 5) {
+					rd_skip(&sub, 4);
+				} else if (w2 == 2) {
+					uint64_t l2 = rd_varuint(&sub);
+					const uint8_t *s;
+					if (!rd_ok(&sub) || l2 > rd_left(&sub) ||
+					    !rd_bytes(&sub, (size_t)l2, &s))
+						return -RTD_E_TRUNCATED;
+					if (k2 >> 3 == 2 && msglen) {
+						size_t k = l2 < msglen - 1
+								   ? (size_t)l2
+								   : msglen - 1;
+						memcpy(msg, s, k);
+						msg[k] = 0;
+					}
+				} else {
+					return -RTD_E_FORMAT;
+				}
+			}
+			if (!rd_ok(&sub))
+				return -RTD_E_TRUNCATED;
+		} else {
+			return -RTD_E_FORMAT;
+		}
+	}
+	return rd_ok(&r) ? 0 : -RTD_E_TRUNCATED;
+}
+
+static enum send_result send_otlp(struct agent *a, struct pusher *ps,
+				  struct upload *u, char *why, size_t wlen)
+{
+	if (u->p) {
+		/* encode once; the profile goes, the bytes stay queued */
+		int rc = otlp_body(u, &u->body, &u->body_len);
+		if (rc) {
+			snprintf(why, wlen, "encoding: %s", rtd_strerror(rc));
+			return REFUSED;
+		}
+		rtd_profile_free(u->p);
+		u->p = NULL;
+	}
+	CURL *c = ps->curl;
+	curl_easy_reset(c);
+	curl_common(a, ps, c, ps->url);
+	curl_easy_setopt(c, CURLOPT_POST, 1L);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, (const char *)u->body);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
+			 (curl_off_t)u->body_len);
+	CURLcode cc = curl_easy_perform(c);
+	long status = 0;
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	curl_off_t after = 0;
+	curl_easy_getinfo(c, CURLINFO_RETRY_AFTER, &after);
+	if (cc != CURLE_OK) {
+		snprintf(why, wlen, "%s", curl_easy_strerror(cc));
+		return RETRY;
+	}
+	if (status >= 200 && status < 300) {
+		int64_t rejected = 0;
+		char msg[200];
+		if (otlp_parse_response((const uint8_t *)ps->resp, ps->resp_len,
+					&rejected, msg, sizeof(msg)) == 0 &&
+		    rejected > 0) {
+			/* accepted, but not all of it: said once, counted */
+			if (!ps->logged_partial)
+				rtd_warn("otlp: %s rejected %lld profiles of a "
+					 "window of %s: %s (said once; counted "
+					 "in rtdiag_agent_otlp_rejected_"
+					 "profiles_total)", ps->url,
+					 (long long)rejected,
+					 u->name ? u->name : "a target",
+					 msg[0] ? msg : "(no message)");
+			ps->logged_partial = true;
+			count(a, &a->st.otlp_rejected_profiles,
+			      (uint64_t)rejected);
+		}
+		return SENT;
+	}
+	/* the error body is a google.rpc.Status; its message (field 2) is
+	 * text, shown as far as it is printable */
+	char text[161];
+	size_t k = 0;
+	for (size_t i = 0; i < ps->resp_len && k < sizeof(text) - 1; i++) {
+		unsigned char ch = (unsigned char)ps->resp[i];
+		if (ch >= 0x20 && ch < 0x7f)
+			text[k++] = (char)ch;
+	}
+	text[k] = 0;
+	snprintf(why, wlen, "HTTP %ld%s%s", status, k ? ": " : "", text);
+	if (status == 429 || status == 502 || status == 503 || status == 504) {
+		if (after > 0)
+			ps->retry_after_ns = (uint64_t)after * 1000000000ull;
+		return RETRY;
+	}
+	return REFUSED;
+}
+
 static void *pusher_main(void *arg)
 {
-	struct agent *a = arg;
-	struct pusher *ps = a->push;
+	struct pusher *ps = arg;
+	struct agent *a = ps->a;
 	pthread_mutex_lock(&ps->mu);
 	for (;;) {
 		uint64_t now = mono_ns();
@@ -389,15 +668,17 @@ static void *pusher_main(void *arg)
 		pthread_mutex_unlock(&ps->mu);
 
 		char why[RESPONSE_KEEP + 64] = "";
-		enum send_result r = send_one(a, ps, u, why, sizeof(why));
+		enum send_result r = ps->otlp
+					     ? send_otlp(a, ps, u, why, sizeof(why))
+					     : send_one(a, ps, u, why, sizeof(why));
 
 		pthread_mutex_lock(&ps->mu);
 		if (r == SENT) {
-			count(a, &a->st.uploads, 1);
+			count(a, ps->n_uploads, 1);
 			if (ps->down)
-				rtd_warn("push: %s answers again; %llu windows "
+				rtd_warn("%s: %s answers again; %llu windows "
 					 "were dropped while it was away",
-					 ps->url,
+					 ps->what, ps->url,
 					 (unsigned long long)ps->lost_in_outage);
 			ps->down = false;
 			ps->backoff = 0;
@@ -405,32 +686,39 @@ static void *pusher_main(void *arg)
 			upload_free(u);
 			continue;
 		}
-		count(a, &a->st.upload_errors, 1);
+		count(a, ps->n_errors, 1);
 		if (r == REFUSED) {
-			rtd_warn("push: %s refused a window of %s (%lld-%lld): "
-				 "%s; dropped", ps->url, u->name,
+			rtd_warn("%s: %s refused a window of %s (%lld-%lld): "
+				 "%s; dropped", ps->what, ps->url,
+				 u->name ? u->name : "a target",
 				 (long long)u->from_unix,
 				 (long long)u->until_unix, why);
-			count(a, &a->st.dropped_windows, 1);
+			count(a, ps->n_dropped, 1);
 			upload_free(u);
 			continue;
 		}
 		if (!ps->down) {
-			rtd_warn("push: %s: %s; retrying with backoff (up to %u "
+			rtd_warn("%s: %s: %s; retrying with backoff (up to %u "
 				 "windows are kept, the oldest dropped beyond)",
-				 ps->url, why, a->c->push_queue);
+				 ps->what, ps->url, why, a->c->push_queue);
 			ps->down = true;
 			ps->lost_in_outage = 0;
 		}
 		ps->backoff = ps->backoff ? ps->backoff * 2 : BACKOFF_MIN_NS;
 		if (ps->backoff > BACKOFF_MAX_NS)
 			ps->backoff = BACKOFF_MAX_NS;
-		ps->retry_at = mono_ns() + ps->backoff;
+		uint64_t wait = ps->backoff;
+		if (ps->retry_after_ns > wait)
+			wait = ps->retry_after_ns < BACKOFF_MAX_NS
+				       ? ps->retry_after_ns
+				       : BACKOFF_MAX_NS;
+		ps->retry_after_ns = 0;
+		ps->retry_at = mono_ns() + wait;
 		/* back at the head, unless the queue filled up meanwhile:
 		 * then it is the oldest, and goes */
 		if (ps->n >= a->c->push_queue) {
 			ps->lost_in_outage++;
-			count(a, &a->st.dropped_windows, 1);
+			count(a, ps->n_dropped, 1);
 			upload_free(u);
 		} else {
 			u->next = ps->head;
@@ -453,18 +741,39 @@ static void curl_init_once(void)
 	curl_global = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
-int push_start(struct agent *a, char *err, size_t errlen)
+/* URL with its path ending in suffix (added unless it is there). */
+static char *url_with(const char *base, const char *suffix)
+{
+	size_t bl = strlen(base), sl = strlen(suffix);
+	while (bl > 0 && base[bl - 1] == '/')
+		bl--;
+	bool has = bl >= sl && !strncmp(base + bl - sl, suffix, sl);
+	char *url;
+	if (asprintf(&url, "%.*s%s", (int)bl, base, has ? "" : suffix) < 0)
+		return NULL;
+	return url;
+}
+
+static int pusher_start(struct agent *a, bool otlp, struct pusher **out,
+			char *err, size_t errlen)
 {
 	struct pusher *ps = calloc(1, sizeof(*ps));
 	if (!ps)
 		return -ENOMEM;
+	*out = ps;
+	ps->a = a;
+	ps->otlp = otlp;
+	ps->what = otlp ? "otlp" : "push";
+	ps->n_uploads = otlp ? &a->st.otlp_uploads : &a->st.uploads;
+	ps->n_errors = otlp ? &a->st.otlp_upload_errors : &a->st.upload_errors;
+	ps->n_dropped = otlp ? &a->st.otlp_dropped_windows
+			     : &a->st.dropped_windows;
 	pthread_mutex_init(&ps->mu, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&ps->cond, &ca);
 	pthread_condattr_destroy(&ca);
-	a->push = ps;
 	pthread_once(&curl_once, curl_init_once);
 	if (curl_global != CURLE_OK) {
 		snprintf(err, errlen, "libcurl: %s",
@@ -476,16 +785,12 @@ int push_start(struct agent *a, char *err, size_t errlen)
 		snprintf(err, errlen, "libcurl: no handle");
 		return -ENOMEM;
 	}
-	const char *base = a->c->push;
-	size_t bl = strlen(base);
-	while (bl > 0 && base[bl - 1] == '/')
-		bl--;
-	bool has_ingest = bl >= 7 && !strncmp(base + bl - 7, "/ingest", 7);
-	if (asprintf(&ps->url, "%.*s%s", (int)bl, base,
-		     has_ingest ? "" : "/ingest") < 0) {
-		ps->url = NULL;
+	/* OTLP/HTTP: the signal's path is added to a base URL, as the
+	 * SDKs do with OTEL_EXPORTER_OTLP_ENDPOINT */
+	ps->url = otlp ? url_with(a->c->otlp, "/v1development/profiles")
+		       : url_with(a->c->push, "/ingest");
+	if (!ps->url)
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < a->c->npush_headers; i++)
 		ps->headers = curl_slist_append(ps->headers,
 						a->c->push_headers[i]);
@@ -494,41 +799,35 @@ int push_start(struct agent *a, char *err, size_t errlen)
 		snprintf(h, sizeof(h), "X-Scope-OrgID: %s", a->c->push_tenant);
 		ps->headers = curl_slist_append(ps->headers, h);
 	}
+	if (otlp) {
+		ps->headers = curl_slist_append(
+			ps->headers, "Content-Type: application/x-protobuf");
+		ps->headers =
+			curl_slist_append(ps->headers, "Content-Encoding: gzip");
+	}
 	/* no "Expect: 100-continue" round trip before each body */
 	ps->headers = curl_slist_append(ps->headers, "Expect:");
-	int rc = pthread_create(&ps->th, NULL, pusher_main, a);
+	int rc = pthread_create(&ps->th, NULL, pusher_main, ps);
 	if (rc) {
-		snprintf(err, errlen, "push thread: %s", strerror(rc));
+		snprintf(err, errlen, "%s thread: %s", ps->what, strerror(rc));
 		return -rc;
 	}
 	ps->started = true;
 	return 0;
 }
 
-void push_stop(struct agent *a, uint64_t wait_ns)
+int push_start(struct agent *a, char *err, size_t errlen)
 {
-	struct pusher *ps = a->push;
-	if (!ps)
-		return;
-	if (ps->started) {
-		pthread_mutex_lock(&ps->mu);
-		uint64_t dl = mono_ns() + wait_ns;
-		if (!ps->stop || dl < ps->stop_deadline)
-			ps->stop_deadline = dl;
-		ps->stop = true;
-		if (ps->retry_at && wait_ns)
-			ps->retry_at = mono_ns(); /* one last try now */
-		pthread_cond_signal(&ps->cond);
-		pthread_mutex_unlock(&ps->mu);
-		pthread_join(ps->th, NULL);
-		ps->started = false;
-		if (ps->n)
-			rtd_warn("push: %zu windows not delivered at exit",
-				 ps->n);
-		count(a, &a->st.dropped_windows, ps->n);
-		if (wait_ns)
-			return; /* rtd_agent_free() frees the rest */
-	}
+	int rc = 0;
+	if (a->c->push)
+		rc = pusher_start(a, false, &a->push, err, errlen);
+	if (!rc && a->c->otlp)
+		rc = pusher_start(a, true, &a->otlp, err, errlen);
+	return rc;
+}
+
+static void pusher_free(struct pusher *ps)
+{
 	while (ps->head) {
 		struct upload *u = ps->head;
 		ps->head = u->next;
@@ -542,5 +841,44 @@ void push_stop(struct agent *a, uint64_t wait_ns)
 	pthread_mutex_destroy(&ps->mu);
 	pthread_cond_destroy(&ps->cond);
 	free(ps);
-	a->push = NULL;
+}
+
+void push_stop(struct agent *a, uint64_t wait_ns)
+{
+	struct pusher *all[2] = {a->push, a->otlp};
+	uint64_t dl = mono_ns() + wait_ns;
+	/* both backends get the same few seconds, side by side */
+	for (int i = 0; i < 2; i++) {
+		struct pusher *ps = all[i];
+		if (!ps || !ps->started)
+			continue;
+		pthread_mutex_lock(&ps->mu);
+		if (!ps->stop || dl < ps->stop_deadline)
+			ps->stop_deadline = dl;
+		ps->stop = true;
+		if (ps->retry_at && wait_ns)
+			ps->retry_at = mono_ns(); /* one last try now */
+		pthread_cond_signal(&ps->cond);
+		pthread_mutex_unlock(&ps->mu);
+	}
+	for (int i = 0; i < 2; i++) {
+		struct pusher *ps = all[i];
+		if (!ps)
+			continue;
+		if (ps->started) {
+			pthread_join(ps->th, NULL);
+			ps->started = false;
+			if (ps->n)
+				rtd_warn("%s: %zu windows not delivered at exit",
+					 ps->what, ps->n);
+			count(a, ps->n_dropped, ps->n);
+			if (wait_ns)
+				continue; /* rtd_agent_free() frees the rest */
+		}
+		pusher_free(ps);
+		if (i == 0)
+			a->push = NULL;
+		else
+			a->otlp = NULL;
+	}
 }

@@ -233,32 +233,50 @@ void target_close_window(struct agent *a, struct target *t, int64_t until_ns)
 		a->st.windows++;
 		pthread_mutex_unlock(&a->lock);
 		t->windows++;
-		if (!a->push) {
+		if (!a->push && !a->otlp) {
 			rtd_profile_free(p);
 			continue;
 		}
-		struct upload *u = calloc(1, sizeof(*u));
-		if (!u) {
-			rtd_profile_free(p);
-			continue;
-		}
-		u->p = p;
-		u->target_id = t->id;
-		u->kind = (enum prof_kind)k;
-		/* Pyroscope's from/until are whole seconds: a window that
-		 * does not end on a second is rounded outward */
-		u->from_unix = from_ns / 1000000000;
-		u->until_unix = (until_ns + 999999999) / 1000000000;
 		rtd_buf nb;
 		rtd_buf_init(&nb, 8192);
+		char *name = NULL;
 		if (push_app_name(a, t, (enum prof_kind)k, &nb) == 0)
-			u->name = strdup(rtd_buf_cstr(&nb));
+			name = strdup(rtd_buf_cstr(&nb));
 		rtd_buf_free(&nb);
-		if (!u->name) {
-			upload_free(u);
-			continue;
+		/* one upload per backend: OTLP's gets a copy when both run */
+		struct pusher *to[2] = {a->push, a->otlp};
+		for (int b = 0; b < 2; b++) {
+			if (!to[b])
+				continue;
+			rtd_profile *q = p;
+			if (b == 0 && a->otlp)
+				q = profile_clone(p);
+			struct upload *u = calloc(1, sizeof(*u));
+			if (!u || !q || !name) {
+				free(u);
+				if (q != p)
+					rtd_profile_free(q);
+				continue;
+			}
+			if (q == p)
+				p = NULL;
+			u->p = q;
+			u->target_id = t->id;
+			u->kind = (enum prof_kind)k;
+			/* Pyroscope's from/until are whole seconds: a window
+			 * that does not end on a second is rounded outward
+			 * (OTLP's times are the profile's own, in ns) */
+			u->from_unix = from_ns / 1000000000;
+			u->until_unix = (until_ns + 999999999) / 1000000000;
+			u->name = strdup(name);
+			if (!u->name || (b == 1 && otlp_resource(a, t, &u->res))) {
+				upload_free(u);
+				continue;
+			}
+			push_enqueue(a, to[b], u);
 		}
-		push_enqueue(a, u);
+		free(name);
+		rtd_profile_free(p); /* when an upload could not take it */
 	}
 }
 

@@ -355,6 +355,7 @@ RTD_API int rtd_ipc_providers_add_profile(const char *name,
 #define KW_LOADER 0x8ull
 #define KW_JIT 0x10ull
 #define KW_CONTENTION 0x4000ull
+#define EV_GC_START 1u
 #define EV_ALLOCATION_TICK 10u
 #define EV_EXCEPTION_THROWN 80u
 #define EV_CONTENTION_START 81u
@@ -364,6 +365,7 @@ RTD_API int rtd_ipc_providers_add_profile(const char *name,
 #define EV_DOMAIN_MODULE_LOAD 151u
 #define EV_MODULE_LOAD 152u
 #define EV_R2R_GET_ENTRY_POINT 159u
+#define EV_GC_JOIN 203u
 #define KW_COMPILATION_DIAGNOSTIC 0x2000000000ull
 
 RTD_API int rtd_ipc_profile_request(unsigned kinds,
@@ -384,6 +386,18 @@ RTD_API int rtd_ipc_profile_request(unsigned kinds,
 	if (kinds & RTD_IPC_PROFILE_ALLOC) {
 		kw |= KW_GC;
 		v[nf++] = EV_ALLOCATION_TICK;
+		/*
+		 * On Linux the GC does not learn its event state from the
+		 * provider's keywords and level: at every GC it asks whether
+		 * two events are enabled, GCStart (GC keyword at
+		 * Informational) and GCJoin_V2 (GC keyword at Verbose), and
+		 * fires AllocationTick only while both are
+		 * (GCToEEInterface::UpdateGCEventStatus). Filtered out, they
+		 * turn AllocationTick off at the first GC of the session:
+		 * the profile had only the ticks before it. So they pass.
+		 */
+		v[nf++] = EV_GC_START;
+		v[nf++] = EV_GC_JOIN;
 	}
 	if (kinds & RTD_IPC_PROFILE_LOCK) {
 		kw |= KW_CONTENTION;

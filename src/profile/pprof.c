@@ -253,6 +253,30 @@ static void label_num(struct pp *c, uint32_t key, int64_t num, uint32_t unit)
 	pbw_end(&c->w, m);
 }
 
+int prof_leaf_path(const rtd_profile *p, uint32_t node, uint32_t **path,
+		   uint32_t **locs, size_t *cap, size_t *depth)
+{
+	size_t d = 0;
+	for (uint32_t x = node; p->nodes[x].parent != PROF_NONE;
+	     x = p->nodes[x].parent) {
+		if (d == *cap) {
+			size_t ncap = *cap ? *cap * 2 : 64;
+			uint32_t *np = realloc(*path, ncap * sizeof(*np));
+			if (!np)
+				return -ENOMEM;
+			*path = np;
+			uint32_t *nl = realloc(*locs, ncap * sizeof(*nl));
+			if (!nl)
+				return -ENOMEM;
+			*locs = nl;
+			*cap = ncap;
+		}
+		(*path)[d++] = p->nodes[x].frame;
+	}
+	*depth = d;
+	return 0;
+}
+
 static void write_samples(struct pp *c)
 {
 	const rtd_profile *p = c->p;
@@ -275,26 +299,9 @@ static void write_samples(struct pp *c)
 			any = any || v[t];
 		if (!any)
 			continue;
-		/* frames, leaf first */
 		size_t depth = 0;
-		for (uint32_t x = (uint32_t)i; p->nodes[x].parent != PROF_NONE;
-		     x = p->nodes[x].parent) {
-			if (depth == pcap) {
-				size_t ncap = pcap ? pcap * 2 : 64;
-				uint32_t *np = realloc(path, ncap * sizeof(*np));
-				uint32_t *nl = np ? realloc(locs, ncap * sizeof(*nl))
-						  : NULL;
-				if (np)
-					path = np;
-				if (!nl) {
-					c->err = -ENOMEM;
-					break;
-				}
-				locs = nl;
-				pcap = ncap;
-			}
-			path[depth++] = p->nodes[x].frame;
-		}
+		c->err = prof_leaf_path(p, (uint32_t)i, &path, &locs, &pcap,
+					&depth);
 		size_t nloc = 0;
 		for (size_t j = 0; j < depth && !c->err;) {
 			size_t k = j;

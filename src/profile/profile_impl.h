@@ -164,6 +164,11 @@ int prof_write_folded(const rtd_profile *p, FILE *f, size_t type,
 		      bool thread_roots);
 int prof_write_top(const rtd_profile *p, FILE *f, size_t type, size_t rows);
 int prof_write_pprof(const rtd_profile *p, FILE *f);
+/* The frames of node's path from the root, leaf first, into *path; *path
+ * and *locs (room for one location per frame) grow together, *cap their
+ * size. Returns 0 or -ENOMEM (the arrays stay the caller's to free). */
+int prof_leaf_path(const rtd_profile *p, uint32_t node, uint32_t **path,
+		   uint32_t **locs, size_t *cap, size_t *depth);
 int prof_write_svg(const rtd_profile *p, FILE *f, size_t type,
 		   const struct rtd_profile_write_opts *o);
 int prof_write_speedscope(const rtd_profile *p, FILE *f, size_t type,

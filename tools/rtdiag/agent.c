@@ -211,11 +211,14 @@ static int run_agent(int argc, char **argv)
 	else
 		fprintf(stderr,
 			"rtdiag agent: stopped: %llu targets seen, %llu windows, "
-			"%llu uploaded, %llu dropped\n",
+			"%llu uploaded, %llu dropped; otlp: %llu uploaded, "
+			"%llu dropped\n",
 			(unsigned long long)st.targets_seen,
 			(unsigned long long)st.windows,
 			(unsigned long long)st.uploads,
-			(unsigned long long)st.dropped_windows);
+			(unsigned long long)st.dropped_windows,
+			(unsigned long long)st.otlp_uploads,
+			(unsigned long long)st.otlp_dropped_windows);
 out:
 	rtd_agent_config_free(c);
 	free(flags);

@@ -10,7 +10,10 @@
 #   (a total, and a delta with ?seconds=) read by go tool pprof has both,
 #   with Go's alloc_objects/alloc_space types; two threads contending on
 #   one lock: /mutex has the method, with contentions/delay;
-# - /block, which .NET has no source for, answers 404 saying so.
+# - /block, which .NET has no source for, answers 404 saying so;
+# - --dotnet-cpu perf: perf's CPU profile names JIT frames (the perf map
+#   switched on over the IPC) beside EventPipe's allocations, the target up
+#   at once.
 . "$(dirname "$0")/lib.sh"
 command -v dotnet >/dev/null 2>&1 || skip "no dotnet SDK on PATH"
 [ -n "$GO" ] || skip "no Go toolchain (go tool pprof) in /usr/lib/go-1.*"
@@ -32,11 +35,15 @@ wait_for 20 series dotnet_rtdiag_test_temperature || { bad "no counters: $(cat "
 touch "$WORK/m/go"
 wait_for 20 test -s "$WORK/m/done" || bad "dotnet-kinds meters did not measure"
 wait_for 20 series dotnet_rtdiag_test_requests_total || bad "requests not reported"
-sleep 1.5
-curl -sf "$AGENT_URL/metrics" > "$WORK/metrics.txt"
 L="service=\"$SVC\",pid=\"$MP\""
-miss=""
-for want in \
+# The EventCounter "fixed" reports the mean of the interval's writes (42,
+# once a second): an interval that saw none (a loaded machine delays the
+# program's loop) reports 0. So take snapshots until one has every value,
+# for up to 10 s; what is missing from the last one is said.
+all_there() {
+  curl -sf "$AGENT_URL/metrics" > "$WORK/metrics.txt" || return 1
+  miss=""
+  for want in \
   "dotnet_rtdiag_test_requests_total{$L} 1000" \
   "dotnet_rtdiag_test_queue{$L} 5" \
   "dotnet_rtdiag_test_temperature{$L} 21.5" \
@@ -50,9 +57,13 @@ for want in \
   "# TYPE dotnet_rtdiag_test_latency summary" \
   "# TYPE dotnet_rtdiag_test_requests_total counter" \
   "# TYPE dotnet_rtdiag_test_queue gauge"; do
-  grep -qF "$want" "$WORK/metrics.txt" || miss="$miss
+    grep -qF "$want" "$WORK/metrics.txt" || miss="$miss
   $want"
-done
+  done
+  [ -z "$miss" ]
+}
+sleep 1.5
+wait_for 10 all_there
 [ -z "$miss" ] && ok "every value the program reported, exactly, as Prometheus series" \
   || bad "missing from /metrics:$miss
 $(grep dotnet_rtdiag "$WORK/metrics.txt")"
@@ -100,6 +111,30 @@ out=$(curl -s -D "$WORK/h" "$A/block"); code=$(awk 'NR == 1 { print $2 }' "$WORK
 [ "$code" = 404 ] && grep -qi "X-Go-Pprof: 1" "$WORK/h" && grep -q "no block profile" <<<"$out" \
   && ok "/block: 404, said why ($out)" || bad "block: $code $out"
 stop_agent || bad "agent exit status $?"
+
+# ---- --dotnet-cpu perf: perf samples the runtime (JIT frames named from
+# the perf map the agent switches on over the IPC) while EventPipe keeps
+# the allocations. Both talk to the same runtime: the target must be up
+# at once (the perf map call once waited 30 s behind the rundown).
+TD=$(build_dotnet dotnet-target tests/targets) || { bad "dotnet-target build"; exit 1; }
+mkdir -p "$WORK/b"
+"$TD/dotnet-target" "$WORK/b" burn >"$WORK/b/out" 2>&1 &
+BP=$!; PIDS+=("$BP")
+wait_for 30 test -s "$WORK/b/ready" || { bad "the burn target did not start"; exit 1; }
+start_agent --target "pid=$BP,service=pburn$$" --target "pid=$KA,service=pkalloc$$" \
+  --scan-interval 200ms --dotnet-cpu perf --dotnet-counters none || { bad "agent did not start"; exit 1; }
+wait_for 5 has_target "$BP" && wait_for 1 has_target "$KA" \
+  && ok "--dotnet-cpu perf: both .NET targets up within 5 s" \
+  || bad "--dotnet-cpu perf: targets not listed after 5 s: $(cat "$AGENT_LOG")"
+"$GO" tool pprof -raw "$AGENT_URL/targets/pburn$$/debug/pprof/profile?seconds=2" > "$WORK/pcpu.txt" 2>&1
+grep -q "RtdiagBurn" "$WORK/pcpu.txt" && ! grep -q "switching the perf map on" "$AGENT_LOG" \
+  && ok "--dotnet-cpu perf: perf's CPU profile names the JIT-compiled RtdiagBurn frames" \
+  || bad "--dotnet-cpu perf profile: $(grep -c . "$WORK/pcpu.txt") lines, $(grep -m3 "M=" "$WORK/pcpu.txt"); $(cat "$AGENT_LOG")"
+"$GO" tool pprof -raw "$AGENT_URL/targets/pkalloc$$/debug/pprof/allocs?seconds=1" > "$WORK/pallocs.txt" 2>&1
+grep -q "Alloc.AllocBytes" "$WORK/pallocs.txt" && ok "--dotnet-cpu perf: allocations still from EventPipe" \
+  || bad "--dotnet-cpu perf allocs: $(head -20 "$WORK/pallocs.txt")"
+stop_agent || bad "agent exit status $?"
+touch "$WORK/b/stop"
 touch "$WORK/ka/stop" "$WORK/kl/stop"
 [ $fail = 0 ] || { echo "agent log:"; cat "$AGENT_LOG"; }
 exit $((fail > 0))

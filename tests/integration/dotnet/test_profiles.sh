@@ -51,6 +51,26 @@ n=$(awk '/Thrower[.]Throw.*;System[.]InvalidOperationException [0-9]+$/ { s += $
 [ $rc = 0 ] && [ "$n" = 500 ] && [ "$(cat "$WORK/exc/thrown")" = 500 ] \
   && ok "exception: exactly 500 InvalidOperationException from Thrower.Throw" || bad "exception: rc $rc, $n: $out"
 
+# a long session keeps what it collects: a steady program (allocations,
+# contended holds and throws paced by sleeps) profiled for 1 s and then 6 s
+# in one session of the three kinds: each total over 6 s is at least 3x
+# that over 1 s (6x, less the start of a session: events already count
+# during its rundown of names, 0.2-0.5 s, so ~4.5x). On .NET 10 an event
+# filter without
+# GCStart and GCJoin_V2 turned AllocationTick off at the first GC, leaving
+# only the first burst (6 s gave fewer bytes than 1 s).
+start_kinds "$WORK/steady" steady
+total() { awk '{ s += $NF } END { printf "%.0f", s }' "$1"; }
+"$R" dotnet profile -p "$KP" --type alloc,lock,exception --duration 1 -o "$WORK/s1.folded" >/dev/null 2>&1; rc1=$?
+"$R" dotnet profile -p "$KP" --type alloc,lock,exception --duration 6 -o "$WORK/s6.folded" >/dev/null 2>&1; rc4=$?
+for k in alloc lock exception; do
+  a=$(total "$WORK/s1.$k.folded"); b=$(total "$WORK/s6.$k.folded")
+  [ $rc1 = 0 ] && [ $rc4 = 0 ] && [ "${a:-0}" -gt 0 ] && awk -v a="$a" -v b="$b" 'BEGIN { exit !(b >= 3 * a) }' \
+    && ok "steady $k: 6 s collect $b, 1 s $a (x$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.1f", b / a }'))" \
+    || bad "steady $k: rc $rc1/$rc4, 6 s $b vs 1 s $a (want >= 3x)"
+done
+touch "$WORK/steady/stop"
+
 # stacks of every thread: parked in known methods
 start_kinds "$WORK/park" park
 out=$("$R" dotnet stack -p "$KP" 2>&1); rc=$?

@@ -13,6 +13,13 @@
 //                                   Parked.InWait; main in Parked.Main
 //   dotnet-kinds DIR meters         its own Meter and EventCounters (Meters.cs)
 //   dotnet-kinds DIR heap K         a tree of K objects (Heap.cs)
+//   dotnet-kinds DIR steady         all three at a steady pace set by
+//                                   sleeps, not by the CPU it gets: 1 MB
+//                                   allocated, one exception thrown and
+//                                   one contended 2 ms hold of a lock per
+//                                   thread per ~millisecond, until stop
+//                                   (profiles must keep growing with the
+//                                   session's length)
 // (one program for all, so the tests build one .NET project)
 //
 // Writes DIR/ready (its pid) once working; exits when DIR/stop exists
@@ -52,6 +59,37 @@ static class Thrower
 {
     [MethodImpl(MethodImplOptions.NoInlining)]
     public static void Throw(int i) { throw new InvalidOperationException("kinds " + i); }
+}
+
+static class Steady
+{
+    static readonly object Gate = new object();
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void Allocate()
+    {
+        for (int k = 0; k < 256; k++) {
+            Alloc.AllocBytes(); Alloc.AllocBytes(); Alloc.AllocBytes(); Alloc.AllocLongs();
+        }
+    }
+
+    // held while asleep, so the other thread waits whatever CPU it gets
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void Hold() { lock (Gate) Thread.Sleep(2); }
+
+    public static void Run(string stop)
+    {
+        ThreadStart every(Action a) => () => { while (!File.Exists(stop)) { a(); Thread.Sleep(1); } };
+        var ts = new[] {
+            new Thread(every(Allocate)) { Name = "steady-alloc" },
+            new Thread(every(Hold)) { Name = "steady-lock-1" },
+            new Thread(every(Hold)) { Name = "steady-lock-2" },
+            new Thread(every(() => { try { Thrower.Throw(0); } catch (InvalidOperationException) { } }))
+                { Name = "steady-throw" },
+        };
+        foreach (var t in ts) t.Start();
+        foreach (var t in ts) t.Join();
+    }
 }
 
 static class Parked
@@ -118,6 +156,10 @@ static class Program
             File.WriteAllText(Path.Combine(dir, "thrown"), caught.ToString());
             return caught == n ? 0 : 1;
         }
+        case "steady":
+            Ready(dir);
+            Steady.Run(stop);
+            return 0;
         case "park": {
             var a = new Thread(Parked.InSleep) { IsBackground = true, Name = "parked-sleep" };
             var b = new Thread(Parked.InWait) { IsBackground = true, Name = "parked-wait" };

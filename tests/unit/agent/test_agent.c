@@ -326,9 +326,9 @@ static struct upload *window(int64_t from)
 	return u;
 }
 
-static void push_queue_drops_oldest(void **state)
+/* Both backends queue alike: a full queue drops the oldest window. */
+static void queue_drops_oldest(const char *backend)
 {
-	(void)state;
 	/* a port nobody listens on: every attempt fails at once */
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in sa = {.sin_family = AF_INET,
@@ -339,27 +339,95 @@ static void push_queue_drops_oldest(void **state)
 	close(fd); /* bound once, now closed: refused */
 	char url[64];
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d", ntohs(sa.sin_port));
-	struct agent *a = fake_agent(url);
+	struct agent *a = fake_agent(NULL);
+	assert_int_equal(rtd_agent_config_set(a->c, backend, url), 0);
 	assert_int_equal(rtd_agent_config_set(a->c, "push-queue", "3"), 0);
 	char err[256];
 	assert_int_equal(push_start(a, err, sizeof(err)), 0);
-	for (int i = 0; i < 10; i++)
-		push_enqueue(a, window(1000 + 15 * i));
-	size_t push_queue_len(struct agent *a);
+	bool otlp = !strcmp(backend, "otlp");
+	struct pusher *ps = otlp ? a->otlp : a->push;
+	assert_non_null(ps);
+	assert_null(otlp ? a->push : a->otlp);
+	for (int i = 0; i < 10; i++) {
+		struct upload *u = window(1000 + 15 * i);
+		if (otlp) {
+			/* otlp_resource()'s form: records, then a NUL */
+			static const char res[] = "sservice.name\0svc\0";
+			u->res = malloc(sizeof(res));
+			assert_non_null(u->res);
+			memcpy(u->res, res, sizeof(res));
+		}
+		push_enqueue(a, ps, u);
+	}
 	/* at most 3 wait (one may be in the uploader's hands) */
-	assert_true(push_queue_len(a) <= 3);
+	assert_true(push_queue_len(ps) <= 3);
 	push_stop(a, 200000000ull);
 	pthread_mutex_lock(&a->lock);
-	uint64_t dropped = a->st.dropped_windows, uploads = a->st.uploads;
-	uint64_t errors = a->st.upload_errors;
+	struct rtd_agent_stats st = a->st;
 	pthread_mutex_unlock(&a->lock);
 	/* none delivered; every window either dropped from the queue or
-	 * counted as not delivered at exit */
+	 * counted as not delivered at exit, on its own backend's counters */
+	uint64_t uploads = otlp ? st.otlp_uploads : st.uploads;
+	uint64_t dropped = otlp ? st.otlp_dropped_windows : st.dropped_windows;
+	uint64_t errors = otlp ? st.otlp_upload_errors : st.upload_errors;
 	assert_int_equal(uploads, 0);
 	assert_int_equal(dropped, 10);
 	assert_true(errors >= 1);
+	assert_int_equal(otlp ? st.dropped_windows : st.otlp_dropped_windows, 0);
 	push_stop(a, 0);
+	assert_null(a->push);
+	assert_null(a->otlp);
 	free_fake(a);
+}
+
+static void push_queue_drops_oldest(void **state)
+{
+	(void)state;
+	queue_drops_oldest("push");
+}
+
+static void otlp_queue_drops_oldest(void **state)
+{
+	(void)state;
+	queue_drops_oldest("otlp");
+}
+
+/* An ExportProfilesServiceResponse: partial_success read, other fields
+ * skipped, damage said. */
+static void otlp_response(void **state)
+{
+	(void)state;
+	int64_t rej;
+	char msg[16];
+	/* empty: all accepted */
+	assert_int_equal(otlp_parse_response(NULL, 0, &rej, msg, sizeof(msg)), 0);
+	assert_int_equal(rej, 0);
+	/* partial_success { rejected_profiles: 3, error_message: "too old" },
+	 * after an unknown varint field 5 */
+	static const uint8_t ps[] = {0x28, 0x01, 0x0a, 0x0b, 0x08, 0x03, 0x12,
+				     0x07, 't',  'o',  'o',  ' ',  'o',  'l',
+				     'd'};
+	assert_int_equal(otlp_parse_response(ps, sizeof(ps), &rej, msg,
+					     sizeof(msg)),
+			 0);
+	assert_int_equal(rej, 3);
+	assert_string_equal(msg, "too old");
+	/* the message is cut to the buffer */
+	char small[4];
+	assert_int_equal(otlp_parse_response(ps, sizeof(ps), &rej, small,
+					     sizeof(small)),
+			 0);
+	assert_string_equal(small, "too");
+	/* a length past the end */
+	static const uint8_t cut[] = {0x0a, 0x20, 0x08, 0x03};
+	assert_int_equal(otlp_parse_response(cut, sizeof(cut), &rej, msg,
+					     sizeof(msg)),
+			 -RTD_E_TRUNCATED);
+	/* a group (wire type 3): not in this message */
+	static const uint8_t grp[] = {0x0b, 0x0c};
+	assert_int_equal(otlp_parse_response(grp, sizeof(grp), &rej, msg,
+					     sizeof(msg)),
+			 -RTD_E_FORMAT);
 }
 
 int main(void)
@@ -371,6 +439,8 @@ int main(void)
 		cmocka_unit_test(bind_errors),
 		cmocka_unit_test(push_names),
 		cmocka_unit_test(push_queue_drops_oldest),
+		cmocka_unit_test(otlp_queue_drops_oldest),
+		cmocka_unit_test(otlp_response),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	curl_global_cleanup();

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Push as OpenTelemetry profiles (alpha: opentelemetry-proto v1.11.0,
+# profiles v1development) over OTLP/HTTP. No collector with the profiles
+# signal can run here: fake_otlp.py, A FAKE RECEIVER labelled as such,
+# checks every export against the OTLP/HTTP spec (path, Content-Type,
+# gzip), has Debian's protoc decode the body against otlp_profiles.proto
+# (written in the tests from the spec), checks the dictionary rules and
+# resolves the stacks to function names. The targets are real: a .NET 10
+# program (EventPipe) and a native one (perf). The receiver answers the
+# first two exports 503 + Retry-After (retried, not lost) and the first
+# accepted one with a partial success (logged once, counted).
+. "$(dirname "$0")/lib.sh"
+command -v dotnet >/dev/null 2>&1 || skip "no dotnet SDK on PATH"
+command -v protoc >/dev/null 2>&1 || skip "no protoc (Debian's protobuf-compiler) to decode OTLP bodies"
+TD=$(build_dotnet dotnet-target tests/targets) || { echo "FAIL: dotnet build"; exit 1; }
+FAKE="$SRC/tests/integration/agent/fake_otlp.py"
+RECV="$WORK/recv"
+python3 "$FAKE" "$WORK/port" "$RECV" 0 busy2,partial >"$WORK/fake.log" 2>&1 &
+PIDS+=("$!")
+wait_for 10 test -s "$WORK/port" || { bad "fake receiver did not start: $(cat "$WORK/fake.log")"; exit 1; }
+PORT=$(cat "$WORK/port")
+
+mkdir -p "$WORK/t"
+"$TD/dotnet-target" "$WORK/t" burn >"$WORK/t/out" 2>&1 &
+TPID=$!
+PIDS+=("$TPID")
+wait_for 30 test -s "$WORK/t/ready" || { bad "the .NET target did not start"; exit 1; }
+NAT="$BIN/tests/targets/cpu_shares_fp"
+[ -x "$NAT" ] || { bad "build: $NAT missing"; exit 1; }
+"$NAT" 60 > /dev/null &
+NPID=$!
+PIDS+=("$NPID")
+
+SVC=rtdtest-otlp-$$
+start_agent --target "pid=$TPID,service=$SVC" --target "pid=$NPID,service=native-$$" \
+  --scan-interval 200ms --otlp "http://127.0.0.1:$PORT/" --window 1s --label suite=otlp \
+  --dotnet-profiles cpu || { bad "agent did not start"; exit 1; }
+accepted() { [ -f "$RECV/exports.jsonl" ] && grep -c '"status": 200' "$RECV/exports.jsonl" || echo 0; }
+at_least() { [ "$(accepted)" -ge "$1" ]; }
+wait_for 40 at_least 8 && ok "exports accepted by the receiver: $(accepted)" \
+  || { bad "too few exports: $(accepted); $(tail -5 "$AGENT_LOG")"; exit 1; }
+errors=$(metric rtdiag_agent_otlp_upload_errors_total)
+rejected=$(metric rtdiag_agent_otlp_rejected_profiles_total)
+[ "${errors%.*}" -ge 2 ] 2>/dev/null && ok "the two 503 answers counted as failed attempts ($errors)" \
+  || bad "rtdiag_agent_otlp_upload_errors_total is '$errors'"
+[ "${rejected%.*}" = 1 ] && ok "the partial success counted (rtdiag_agent_otlp_rejected_profiles_total 1)" \
+  || bad "rtdiag_agent_otlp_rejected_profiles_total is '$rejected'"
+[ "$(grep -c "rejected 1 profiles" "$AGENT_LOG")" = 1 ] && grep -q "fake: too old" "$AGENT_LOG" \
+  && ok "the partial success logged once, with the server's message" \
+  || bad "partial success log: $(grep otlp "$AGENT_LOG")"
+grep -q "otlp: .*HTTP 503.*retrying with backoff" "$AGENT_LOG" && grep -q "otlp: .*answers again" "$AGENT_LOG" \
+  && ok "503 retried with backoff, and the return logged" || bad "retry log: $(grep otlp "$AGENT_LOG")"
+
+stop_agent; rc=$?
+[ $rc = 0 ] || bad "agent exit status $rc"
+summary=$(grep -o "stopped: .*" "$AGENT_LOG")
+read -r W OU OD < <(sed -E 's/.* ([0-9]+) windows, .*otlp: ([0-9]+) uploaded, ([0-9]+) dropped.*/\1 \2 \3/' <<<"$summary")
+python3 - "$RECV" "$TPID" "$NPID" "$SVC" "$W" "$OU" "$OD" <<'PY' && ok "every export decodes with protoc; dictionary rules kept; resource attributes, stacks (RtdiagBurn; gamma_fn > beta > alpha), frame types, thread attributes and times as sent; windows $W = exported $OU + dropped $OD, none twice" || bad "exports: see above ($summary)"
+import json, sys, time
+recv, tpid, npid, svc = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+W, OU, OD = map(int, sys.argv[5:8])
+recs = [json.loads(l) for l in open(recv + "/exports.jsonl")]
+bad = [r for r in recs if r["errors"]]
+assert not bad, bad[:2]
+acc = [r for r in recs if r["status"] == 200]
+assert len(acc) == OU, (len(acc), OU)
+assert W == OU + OD, (W, OU, OD)
+seen, by_pid = set(), {}
+for r in acc:
+    assert len(r["resources"]) == 1, r
+    res = r["resources"][0]
+    a = res["attrs"]
+    assert a["host.name"] and a["suite"] == "otlp", a
+    pid = a["process.pid"]
+    assert isinstance(pid, int) and pid in (tpid, npid), a
+    want = svc if pid == tpid else "native-" + svc.split("-")[-1]
+    assert a["service.name"] == want, a
+    assert a["process.executable.name"] in ("dotnet-target", "cpu_shares_fp"), a
+    assert (a.get("process.runtime.name") == "dotnet") == (pid == tpid), a
+    types = sorted((p["type"], p["unit"]) for p in res["profiles"])
+    assert types == [("cpu", "nanoseconds"), ("samples", "count")], types
+    t0 = res["profiles"][0]["time"]
+    key = (pid, t0)
+    assert key not in seen, "window twice: %s" % (key,)
+    seen.add(key)
+    for p in res["profiles"]:
+        assert abs(p["time"] / 1e9 - time.time()) < 120, p["time"]
+        assert 0 < p["duration"] <= 2000000000, p["duration"]
+        assert p["samples"] > 0 and p["total"] > 0, p
+        assert "thread.id" in p["sample_attrs"], p["sample_attrs"]
+    by_pid.setdefault(pid, []).extend(p for p in res["profiles"] if p["type"] == "cpu")
+assert len(by_pid.get(tpid, [])) >= 2 and len(by_pid.get(npid, [])) >= 2, {k: len(v) for k, v in by_pid.items()}
+# the .NET program burns in RtdiagBurn
+burn = sum(v for p in by_pid[tpid] for st, v in p["stacks"].items() if "RtdiagBurn" in st)
+alln = sum(p["total"] for p in by_pid[tpid])
+assert burn > 0.5 * alln, (burn, alln, list(by_pid[tpid][0]["stacks"])[:5])
+assert "dotnet" in set(t for p in by_pid[tpid] for t in p["frame_types"]), by_pid[tpid][0]["frame_types"]
+# the native one: gamma_fn (3 shares) > beta (2) > alpha (1), leaf first
+leaf = {}
+for p in by_pid[npid]:
+    for st, v in p["stacks"].items():
+        f = st.split(";")[0]
+        leaf[f] = leaf.get(f, 0) + v
+assert leaf.get("gamma_fn", 0) > leaf.get("beta", 0) > leaf.get("alpha", 0) > 0, leaf
+assert "native" in set(t for p in by_pid[npid] for t in p["frame_types"])
+PY
+touch "$WORK/t/stop"
+[ $fail = 0 ] || { echo "agent log:"; cat "$AGENT_LOG"; echo "receiver:"; cat "$WORK/fake.log"; }
+exit $((fail > 0))
