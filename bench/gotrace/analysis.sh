@@ -85,6 +85,10 @@ for c in "goroutines --json" "gc --summary" "tasks --json"; do
   read -r rw rc rm rrc < <(best /dev/null "$R" gotrace $c "$A")
   printf "  %-40s %8s/%-9s %29s\n" "$c" "$rw" "$rc" "$((rm / 1024))"
 done
+for c in "pprof -t sync -f raw" "goroutines --json"; do
+  read -r tw tc tm _ < <(best /dev/null "$R" gotrace $c --threads 1 "$A")
+  printf "  %-40s %8s/%-9s %29s\n" "$c --threads 1" "$tw" "$tc" "$((tm / 1024))"
+done
 read -r cw cc cm _ < <(best /dev/null "$R" gotrace cat --ordered "$A")
 read -r sw sc sm _ < <(best /dev/null "$R" gotrace stats "$A")
 echo "  (rtdiag's ordered decoding alone, cat --ordered > /dev/null: ${cw}/${cc} s; raw decoding, stats: ${sw}/${sc} s)"

@@ -118,6 +118,16 @@ static const unsigned go_sem[] = {RTD_GOAN_GO119, RTD_GOAN_GO122, RTD_GOAN_GO123
 	{id, "go", 0, CLI_ARG_CHOICE, 0, "1.19|1.22|1.23",                     \
 	 "answer as that Go's 'go tool trace' (default: the trace's own)", 0, 0}
 
+#define THREADS_OPT(id)                                                        \
+	{id, "threads", 0, CLI_ARG_INT, 0, "N",                                \
+	 "2 (default): a Go 1.22+ trace is ordered on one thread, analysed on another; 1: one thread", \
+	 1, 2}
+
+/* rtd_goan_run()'s flags: --threads, else RTDIAG_THREADS=1 for one (as
+ * for 'cat'), else two */
+static unsigned run_flags = RTD_GOAN_RUN_THREAD;
+static bool threads_given;
+
 /* One analysis run over FILE: the ordered events into rtd_goan. */
 struct run {
 	const char *path;
@@ -163,7 +173,11 @@ static int run_trace(struct run *r, const char *path, struct rtd_goan_opts *o,
 	if (pa)
 		*pa = r->a;
 	/* Go 1.22+: ordering on a thread of its own, the analyses on this one */
-	int arc = rtd_goan_run(r->a, next_event, r->in, RTD_GOAN_RUN_THREAD, &rc);
+	const char *thr = getenv("RTDIAG_THREADS");
+	if (!threads_given && thr && strcmp(thr, "1") == 0)
+		run_flags = 0;
+	(void)cli_progress_enabled(); /* decided here, not on the thread */
+	int arc = rtd_goan_run(r->a, next_event, r->in, run_flags, &rc);
 	cli_progress_done();
 	if (arc < 0)
 		return cli_fail("%s: analysis: %s", path, rtd_goan_error(r->a));
@@ -284,7 +298,7 @@ static int raw_rec(const struct rtd_goframe *f, size_t n, uint64_t count, int64_
 	return ferror(o) ? -EIO : 0;
 }
 
-enum { PP_TYPE = 1, PP_FORMAT, PP_OUT, PP_GO };
+enum { PP_TYPE = 1, PP_FORMAT, PP_OUT, PP_GO, PP_THREADS };
 static const struct cli_opt pprof_opts[] = {
 	{PP_TYPE, "type", 't', CLI_ARG_CHOICE, 0, "cpu|net|sync|syscall|sched",
 	 "the profile (required)", 0, 0},
@@ -292,6 +306,7 @@ static const struct cli_opt pprof_opts[] = {
 	 "output format (default: pprof with -o, else top)", 0, 0},
 	{PP_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE", "write to FILE (replaced only when complete)", 0, 0},
 	GO_OPT(PP_GO),
+	THREADS_OPT(PP_THREADS),
 	{0},
 };
 const struct cli_cmd gt_pprof_cmd = {
@@ -321,6 +336,7 @@ int gt_cmd_pprof(int argc, char **argv)
 		case PP_FORMAT: fmt = fmts[v.i]; break;
 		case PP_OUT: out = v.str; break;
 		case PP_GO: sem = go_sem[v.i]; break;
+		case PP_THREADS: run_flags = v.i > 1 ? RTD_GOAN_RUN_THREAD : 0; threads_given = true; break;
 		}
 	}
 	if (id < 0)
@@ -716,7 +732,7 @@ static void free_groups(struct gctx *g)
 	free(g->tab);
 }
 
-enum { GR_GROUP = 1, GR_SORT, GR_LIMIT, GR_JSON, GR_GO };
+enum { GR_GROUP = 1, GR_SORT, GR_LIMIT, GR_JSON, GR_GO, GR_THREADS };
 static const struct cli_opt goroutines_opts[] = {
 	{GR_GROUP, "group-by", 0, CLI_ARG_CHOICE, 0, "start-function|region",
 	 "group goroutines by start function (default), or list regions by type", 0, 0},
@@ -725,6 +741,7 @@ static const struct cli_opt goroutines_opts[] = {
 	{GR_LIMIT, "limit", 'n', CLI_ARG_INT, 0, "N", "rows per group (default 20; 0: all)", 0, 1e12},
 	{GR_JSON, "json", 0, CLI_ARG_NONE, 0, NULL, "one JSON object per group and per row, times in ns", 0, 0},
 	GO_OPT(GR_GO),
+	THREADS_OPT(GR_THREADS),
 	{0},
 };
 const struct cli_cmd gt_goroutines_cmd = {
@@ -755,6 +772,7 @@ int gt_cmd_goroutines(int argc, char **argv)
 		case GR_LIMIT: g.limit = (size_t)v.i; break;
 		case GR_JSON: json = true; break;
 		case GR_GO: sem = go_sem[v.i]; break;
+		case GR_THREADS: run_flags = v.i > 1 ? RTD_GOAN_RUN_THREAD : 0; threads_given = true; break;
 		}
 	}
 	if (id < 0)
@@ -879,7 +897,7 @@ static int parse_windows(const char *s, int64_t *w, size_t max, size_t *n)
 	return *n ? 0 : -1;
 }
 
-enum { GC_MMU = 1, GC_UTIL, GC_PERPROC, GC_SUMMARY, GC_JSON, GC_GO };
+enum { GC_MMU = 1, GC_UTIL, GC_PERPROC, GC_SUMMARY, GC_JSON, GC_GO, GC_THREADS };
 static const struct cli_opt gc_opts[] = {
 	{GC_MMU, "mmu", 0, CLI_ARG_STR, 0, "WINDOWS",
 	 "MMU window sizes, comma-separated durations (default 1ms,10ms,100ms,1s)", 0, 0},
@@ -890,6 +908,7 @@ static const struct cli_opt gc_opts[] = {
 	{GC_SUMMARY, "summary", 0, CLI_ARG_NONE, 0, NULL, "totals and MMU only", 0, 0},
 	{GC_JSON, "json", 0, CLI_ARG_NONE, 0, NULL, "one JSON object per cycle/pause, then the summary", 0, 0},
 	GO_OPT(GC_GO),
+	THREADS_OPT(GC_THREADS),
 	{0},
 };
 const struct cli_cmd gt_gc_cmd = {
@@ -940,6 +959,7 @@ int gt_cmd_gc(int argc, char **argv)
 		case GC_SUMMARY: g.summary = true; break;
 		case GC_JSON: g.json = true; break;
 		case GC_GO: sem = go_sem[v.i]; break;
+		case GC_THREADS: run_flags = v.i > 1 ? RTD_GOAN_RUN_THREAD : 0; threads_given = true; break;
 		}
 	}
 	if (id < 0)
@@ -1129,11 +1149,12 @@ static int cmp_type(const void *a, const void *b)
 	return strcmp((*(struct ttype *const *)a)->name, (*(struct ttype *const *)b)->name);
 }
 
-enum { TK_REGIONS = 1, TK_JSON, TK_GO };
+enum { TK_REGIONS = 1, TK_JSON, TK_GO, TK_THREADS };
 static const struct cli_opt tasks_opts[] = {
 	{TK_REGIONS, "regions", 0, CLI_ARG_NONE, 0, NULL, "each region too, as it ends", 0, 0},
 	{TK_JSON, "json", 0, CLI_ARG_NONE, 0, NULL, "one JSON object per task, region and task type", 0, 0},
 	GO_OPT(TK_GO),
+	THREADS_OPT(TK_THREADS),
 	{0},
 };
 const struct cli_cmd gt_tasks_cmd = {
@@ -1158,6 +1179,7 @@ int gt_cmd_tasks(int argc, char **argv)
 		case TK_REGIONS: c.regions = true; break;
 		case TK_JSON: c.json = true; break;
 		case TK_GO: sem = go_sem[v.i]; break;
+		case TK_THREADS: run_flags = v.i > 1 ? RTD_GOAN_RUN_THREAD : 0; threads_given = true; break;
 		}
 	}
 	if (id < 0)

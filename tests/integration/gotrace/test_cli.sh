@@ -69,4 +69,21 @@ if [ -x /usr/bin/time ] && [ -z "${RTD_SANITIZED:-}" ]; then
 else
   "$R" gotrace stats "$TMP/many.trace" | grep -qx "goroutines:  1000000" && ok "stats: 1000000 goroutines (RSS not measured here)" || bad "stats goroutines"
 fi
+# Two threads (the default) and one give the same answers, byte for byte
+# (the library test compares them on every vector; this is the CLI).
+G23="$(dirname "$0")/../../../fuzz/corpus/goanalysis/go-analysis-1_23"
+if [ -e "$G23" ]; then
+  same=1
+  for c in "pprof -t sync -f raw" "pprof -t sched -f raw" "goroutines --json" "gc --summary" "tasks --json"; do
+    "$R" gotrace $c "$G23" >"$TMP/t2" 2>&1; r2=$?
+    "$R" gotrace $c --threads 1 "$G23" >"$TMP/t1" 2>&1; r1=$?
+    { [ "$r1" = "$r2" ] && [ -s "$TMP/t1" ] && cmp -s "$TMP/t1" "$TMP/t2"; } || { same=0; bad "$c: --threads 1 differs (rc $r1 vs $r2)"; }
+  done
+  RTDIAG_THREADS=1 "$R" gotrace pprof -t sync -f raw "$G23" >"$TMP/t1" 2>&1
+  "$R" gotrace pprof -t sync -f raw "$G23" >"$TMP/t2" 2>&1
+  cmp -s "$TMP/t1" "$TMP/t2" || { same=0; bad "RTDIAG_THREADS=1 differs"; }
+  [ $same = 1 ] && ok "pprof/goroutines/gc/tasks: --threads 1 (and RTDIAG_THREADS=1) = the default two threads on a Go 1.23 trace"
+  "$R" gotrace gc --threads 0 "$G23" >/dev/null 2>"$TMP/err" && bad "--threads 0 accepted"
+  grep -q "out of range" "$TMP/err" && ok "--threads 0: $(head -1 "$TMP/err")" || bad "--threads 0 says: $(cat "$TMP/err")"
+fi
 finish
