@@ -471,6 +471,10 @@ static int cmd_counters(int argc, char **argv)
 	}
 	view.out = monitor ? stdout : o.f;
 	view.tty = monitor && isatty(STDOUT_FILENO);
+	/* monitor into a pipe: each value as it comes (a block-buffered
+	 * stdout held the first values ~1 s, until 4 KiB had gathered) */
+	if (monitor && !view.tty)
+		setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!monitor && !json)
 		fprintf(view.out, "Timestamp,Provider,Counter Name,Counter Type,"
 			"Mean/Increment\n");
