@@ -118,7 +118,10 @@ for t in json.load(sys.stdin):
   sleep 1
   c1=$(cpu_ticks "$ag"); t1=$(date +%s.%N)
   echo "$(date +%s) $(rss_kb "$ag")" >> "$W/$name.rss"
-  curl -s "$url/metrics" > "$W/$name.metrics.txt"
+  for _ in 1 2 3; do # a loaded machine can make one fetch fail
+    curl -s --max-time 20 "$url/metrics" > "$W/$name.metrics.txt" && [ -s "$W/$name.metrics.txt" ] && break
+    sleep 1
+  done
   kill -TERM "$ag"; wait "$ag" 2>/dev/null
   wait_work
   local pct asecs rss samples
@@ -126,13 +129,17 @@ for t in json.load(sys.stdin):
   asecs=$(awk -v s="$t0" -v e="$t1" 'BEGIN { printf "%.0f", e - s }')
   rss=$(awk '{ r = $2 / 1024; if (NR == 1) { f = r; mn = r; mx = r } if (r < mn) mn = r; if (r > mx) mx = r; l = r }
     END { printf "first %.1f MB, min %.1f, max %.1f, last %.1f MB", f, mn, mx, l }' "$W/$name.rss")
+  # over time: the RSS at each whole minute of the run (flat or growing)
+  rss_min=$(awk 'NR == 1 { s = $1 } { m = int(($1 - s) / 60); if (!(m in seen)) { seen[m] = 1; printf "%s%dm %.1f", (m ? ", " : ""), m, $2 / 1024 } }
+    END { print " MB" }' "$W/$name.rss")
   samples=$(awk '/^rtdiag_target_profiled_cpu_seconds_total/ { s += $2 } END { printf "%.0f", s }' "$W/$name.metrics.txt")
   echo "$pct" > "$W/$name.pct"
   {
     echo
     echo "rtdiag agent ($title), ${asecs}s, loadavg before $lavg:"
-    echo "  CPU: ${pct}% of one core (anchor: <= 1% at 19-100 Hz); before that, $(awk -v c="$(cat "$W/$name.startup_ticks")" -v t="$TCK" 'BEGIN { printf "%.2f", c / t }') CPU-seconds to start (targets found, sessions opened, symbol tables read)"
+    echo "  CPU: ${pct}% of one core (anchor: <= 1% at 19-100 Hz); before that, $(awk -v c="$(cat "$W/$name.startup_ticks")" -v t="$TCK" 'BEGIN { printf "%.2f", c / t }') CPU-seconds in its first seconds, before the measured span (which holds the rest of its start-up)"
     echo "  RSS: $rss (sampled every ${PULL_EVERY}s)"
+    echo "  RSS by minute: $rss_min"
     echo "  /metrics latency: $(stats "$W/$name.metrics_ms")"
     echo "  pprof ?seconds=$secs answered after the N seconds: $(stats "$W/$name.pprof_over_ms")"
     echo "  CPU seconds the targets' samples account for: $samples"
@@ -168,6 +175,7 @@ echo "perf record -F 99 -g -p (the 8 pids), $((PERF_SECONDS - 3))s, loadavg befo
 echo "  CPU: ${PERF_PCT}% of one core; perf.data ${PERF_MB} MB; perf report afterwards ${REPORT_S}s"
 echo "  targets' throughput against the base run: .NET $(rel "$(rate perf d)" "$BD"), native $(rel "$(rate perf n)" "$BN")"
 echo "base run: loadavg before $L_BASE; iterations/s .NET $BD, native $BN"
+echo "(throughput ratios compare phases run one after another: on a machine others load, the load moves them more than the profilers do)"
 A1=$(cat "$W/agent.pct")
 line="ratios: agent CPU / perf record CPU = $(rel "$A1" "$PERF_PCT"); agent CPU / 1% anchor = $(rel "$A1" 1)"
 if [ -f "$W/agent2.pct" ]; then

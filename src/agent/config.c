@@ -687,51 +687,55 @@ static int set_kinds(rtd_agent_config *c, const char *v)
 	return 0;
 }
 
-/* Set option id from text v (NULL for a flag). */
-static int set_opt(rtd_agent_config *c, enum opt_id id, const char *v)
-{
-	const struct rtd_agent_option *o = &options[id];
-	const char *name = o->name;
-	uint64_t u64 = 0;
-	unsigned long long ull = 0;
-	double d = 0;
-	bool b = false;
-	int ch = -1;
+/* An option's value as its kind reads it. */
+struct opt_value {
+	uint64_t u64;           /* duration (ns), size (bytes) */
+	unsigned long long ull; /* whole number */
+	double d;               /* percentage */
+	bool b;
+	int ch;                 /* index in a choice's list */
+};
 
+/* Read text v (NULL for a flag) as option o's kind into *x. */
+static int parse_opt_value(rtd_agent_config *c,
+			   const struct rtd_agent_option *o, const char *v,
+			   struct opt_value *x)
+{
+	const char *name = o->name;
 	if (!v && o->kind != RTD_AGENT_OPT_BOOL)
 		return seterr(c, "%s: needs a value (%s)", name,
 			      o->meta ? o->meta : "text");
 	switch (o->kind) {
 	case RTD_AGENT_OPT_BOOL:
-		if (parse_bool(v, &b))
+		if (parse_bool(v, &x->b))
 			return seterr(c, "%s: '%s' is not true or false", name,
 				      v);
 		break;
 	case RTD_AGENT_OPT_INT:
-		if (parse_uint(v, 1000000000ull, &ull))
+		if (parse_uint(v, 1000000000ull, &x->ull))
 			return seterr(c, "%s: '%s' is not a whole number", name,
 				      v);
 		break;
 	case RTD_AGENT_OPT_DURATION:
-		if (agent_parse_duration(v, &u64))
+		if (agent_parse_duration(v, &x->u64))
 			return seterr(c,
 				      "%s: '%s' is not a duration (15s, 500ms, "
 				      "2m, or seconds)", name, v);
 		break;
 	case RTD_AGENT_OPT_SIZE:
-		if (agent_parse_size(v, &u64))
+		if (agent_parse_size(v, &x->u64))
 			return seterr(c,
 				      "%s: '%s' is not a size (256M, 64k, or "
 				      "bytes)", name, v);
 		break;
 	case RTD_AGENT_OPT_PERCENT:
-		if (agent_parse_percent(v, &d))
+		if (agent_parse_percent(v, &x->d))
 			return seterr(c, "%s: '%s' is not a percentage (5%%)",
 				      name, v);
 		break;
 	case RTD_AGENT_OPT_CHOICE:
-		ch = choice_index(o->meta, v);
-		if (ch < 0)
+		x->ch = choice_index(o->meta, v);
+		if (x->ch < 0)
 			return seterr(c, "%s: '%s' is not one of %s", name, v,
 				      o->meta);
 		break;
@@ -739,6 +743,53 @@ static int set_opt(rtd_agent_config *c, enum opt_id id, const char *v)
 	case RTD_AGENT_OPT_LIST:
 		break;
 	}
+	return 0;
+}
+
+/* pprof-prefix: a URL path; "/x/" and "/x" are one prefix, "/" none. */
+static int set_pprof_prefix(rtd_agent_config *c, const char *v)
+{
+	if (v[0] != '/' || strpbrk(v, "?# \t\r\n"))
+		return seterr(c,
+			      "pprof-prefix '%s': a URL path starting "
+			      "with '/', without '?', '#' or blanks", v);
+	if (!strcmp(v, "/"))
+		v = "";
+	char *s = strdup(v);
+	if (!s)
+		return -ENOMEM;
+	size_t n = strlen(s);
+	while (n > 0 && s[n - 1] == '/')
+		s[--n] = 0;
+	free(c->pprof_prefix);
+	c->pprof_prefix = s;
+	return 0;
+}
+
+/* A duration option between lo and 1h ns; lo_text names lo. */
+static int set_ns_upto_1h(rtd_agent_config *c, const char *name,
+			  const char *v, uint64_t u64, uint64_t lo,
+			  const char *lo_text, uint64_t *out)
+{
+	if (u64 < lo || u64 > 3600000000000ull)
+		return seterr(c, "%s: %s is outside %s..1h", name, v, lo_text);
+	*out = u64;
+	return 0;
+}
+
+/* Set option id from text v (NULL for a flag). */
+static int set_opt(rtd_agent_config *c, enum opt_id id, const char *v)
+{
+	const struct rtd_agent_option *o = &options[id];
+	struct opt_value x = {.ch = -1};
+	int rc = parse_opt_value(c, o, v, &x);
+	if (rc)
+		return rc;
+	uint64_t u64 = x.u64;
+	unsigned long long ull = x.ull;
+	double d = x.d;
+	bool b = x.b;
+	int ch = x.ch;
 
 	switch (id) {
 	case O_LISTEN:
@@ -754,35 +805,13 @@ static int set_opt(rtd_agent_config *c, enum opt_id id, const char *v)
 		return rc ? rc : add_spec(c, &sp);
 	}
 	case O_WINDOW:
-		if (u64 < 1000000000ull || u64 > 3600000000000ull)
-			return seterr(c, "window: %s is outside 1s..1h", v);
-		c->window_ns = u64;
-		return 0;
+		return set_ns_upto_1h(c, "window", v, u64, 1000000000ull, "1s",
+				      &c->window_ns);
 	case O_SCAN:
-		if (u64 < 100000000ull || u64 > 3600000000000ull)
-			return seterr(c, "scan-interval: %s is outside 100ms..1h",
-				      v);
-		c->scan_ns = u64;
-		return 0;
+		return set_ns_upto_1h(c, "scan-interval", v, u64, 100000000ull,
+				      "100ms", &c->scan_ns);
 	case O_PPROF_PREFIX:
-		if (v[0] != '/' || strpbrk(v, "?# \t\r\n"))
-			return seterr(c,
-				      "pprof-prefix '%s': a URL path starting "
-				      "with '/', without '?', '#' or blanks", v);
-		if (!strcmp(v, "/"))
-			v = "";
-		{
-			/* "/x/" and "/x" are one prefix */
-			char *s = strdup(v);
-			if (!s)
-				return -ENOMEM;
-			size_t n = strlen(s);
-			while (n > 0 && s[n - 1] == '/')
-				s[--n] = 0;
-			free(c->pprof_prefix);
-			c->pprof_prefix = s;
-		}
-		return 0;
+		return set_pprof_prefix(c, v);
 	case O_PUSH:
 		return set_str(&c->push, v);
 	case O_PUSH_QUEUE:
@@ -834,11 +863,9 @@ static int set_opt(rtd_agent_config *c, enum opt_id id, const char *v)
 		}
 		return set_str(&c->dotnet_counters, v);
 	case O_COUNTERS_INTERVAL:
-		if (u64 < 1000000000ull || u64 > 3600000000000ull)
-			return seterr(c, "counters-interval: %s is outside 1s..1h",
-				      v);
-		c->counters_interval_ns = u64;
-		return 0;
+		return set_ns_upto_1h(c, "counters-interval", v, u64,
+				      1000000000ull, "1s",
+				      &c->counters_interval_ns);
 	case O_MAX_TARGETS:
 		if (ull < 1 || ull > RTD_AGENT_MAX_TARGETS)
 			return seterr(c, "max-targets: %s is outside 1..%d", v,
@@ -856,12 +883,8 @@ static int set_opt(rtd_agent_config *c, enum opt_id id, const char *v)
 		c->max_cpu = d;
 		return 0;
 	case O_MAX_PULL:
-		if (u64 < 1000000000ull || u64 > 3600000000000ull)
-			return seterr(c,
-				      "max-pull-seconds: %s is outside 1s..1h",
-				      v);
-		c->max_pull_ns = u64;
-		return 0;
+		return set_ns_upto_1h(c, "max-pull-seconds", v, u64,
+				      1000000000ull, "1s", &c->max_pull_ns);
 	case O_LOG_LEVEL:
 		c->log_level = ch;
 		return 0;

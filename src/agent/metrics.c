@@ -99,13 +99,32 @@ static int own(struct agent *a, rtd_buf *b, const char *name,
 	return rc | rtd_buf_printf(b, " %.15g\n", v);
 }
 
-int metrics_write(struct agent *a, rtd_buf *b)
+/* Target t's value in family f (fam[f] of target_metrics). */
+static double target_value(const struct target *t, size_t f, double tck)
+{
+	switch (f) {
+	case 0:
+		return (double)(t->st.utime_ticks + t->st.stime_ticks) / tck;
+	case 1:
+		return (double)t->st.rss_bytes;
+	case 2:
+		return (double)t->st.vsize_bytes;
+	case 3:
+		return (double)t->st.threads;
+	case 4:
+		return (double)t->start_unix;
+	case 5:
+		return 1;
+	default:
+		return (double)t->samples_ns[PK_CPU] / 1e9;
+	}
+}
+
+/* Per target: CPU, memory, threads, start time, what it is, and what the
+ * agent sampled of it; the agent's lock held. */
+static int target_metrics(struct agent *a, rtd_buf *b, double tck)
 {
 	int rc = 0;
-	double tck = (double)proc_clk_tck();
-	pthread_mutex_lock(&a->lock);
-	struct rtd_agent_stats st = a->st;
-
 	static const struct {
 		const char *name, *type, *help;
 	} fam[] = {
@@ -129,32 +148,8 @@ int metrics_write(struct agent *a, rtd_buf *b)
 	for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]) && !rc; f++) {
 		rc |= family(b, fam[f].name, fam[f].type, fam[f].help);
 		for (struct target *t = a->targets; t && !rc; t = t->next) {
-			double v;
+			double v = target_value(t, f, tck);
 			rc |= rtd_buf_puts(b, fam[f].name);
-			switch (f) {
-			case 0:
-				v = (double)(t->st.utime_ticks +
-					     t->st.stime_ticks) / tck;
-				break;
-			case 1:
-				v = (double)t->st.rss_bytes;
-				break;
-			case 2:
-				v = (double)t->st.vsize_bytes;
-				break;
-			case 3:
-				v = (double)t->st.threads;
-				break;
-			case 4:
-				v = (double)t->start_unix;
-				break;
-			case 5:
-				v = 1;
-				break;
-			default:
-				v = (double)t->samples_ns[PK_CPU] / 1e9;
-				break;
-			}
 			if (f == 5) {
 				const char *info[] = {"runtime", t->runtime,
 						      "exe", t->exe};
@@ -167,67 +162,79 @@ int metrics_write(struct agent *a, rtd_buf *b)
 	}
 	if (!rc)
 		rc = series_write(a, b, target_label_set);
-	pthread_mutex_unlock(&a->lock);
-	if (rc)
-		return -ENOMEM;
+	return rc;
+}
 
+/* The OTLP backend's uploads, errors, drops and queue. */
+static int otlp_health(struct agent *a, rtd_buf *b,
+		       const struct rtd_agent_stats *st, size_t oqueued)
+{
+	int rc = 0;
+	rc |= own(a, b, "rtdiag_agent_otlp_uploads_total", "counter",
+		  "Windows the OTLP backend accepted.",
+		  (double)st->otlp_uploads);
+	rc |= own(a, b, "rtdiag_agent_otlp_upload_errors_total",
+		  "counter",
+		  "OTLP upload attempts that failed (each retry counts).",
+		  (double)st->otlp_upload_errors);
+	rc |= own(a, b, "rtdiag_agent_otlp_dropped_windows_total",
+		  "counter",
+		  "Windows dropped on the way to the OTLP backend: its "
+		  "queue was full (the oldest go) or it refused them.",
+		  (double)st->otlp_dropped_windows);
+	rc |= own(a, b, "rtdiag_agent_otlp_rejected_profiles_total",
+		  "counter",
+		  "Profiles the OTLP backend rejected in exports it "
+		  "accepted (partial success).",
+		  (double)st->otlp_rejected_profiles);
+	rc |= own(a, b, "rtdiag_agent_otlp_queue_windows", "gauge",
+		  "Windows waiting for the OTLP backend.",
+		  (double)oqueued);
+	return rc;
+}
+
+/* The agent's own health: targets, windows, uploads, drops, caps. */
+static int agent_health(struct agent *a, rtd_buf *b,
+			const struct rtd_agent_stats *st)
+{
 	size_t queued = push_queue_len(a->push);
 	size_t oqueued = push_queue_len(a->otlp);
+	int rc = 0;
 	rc |= own(a, b, "rtdiag_agent_targets", "gauge",
-		  "Targets the agent profiles now.", (double)st.targets);
+		  "Targets the agent profiles now.", (double)st->targets);
 	rc |= own(a, b, "rtdiag_agent_targets_found_total", "counter",
 		  "Targets found since the agent started.",
-		  (double)st.targets_seen);
+		  (double)st->targets_seen);
 	rc |= own(a, b, "rtdiag_agent_targets_exited_total", "counter",
-		  "Targets whose process exited.", (double)st.targets_exited);
+		  "Targets whose process exited.", (double)st->targets_exited);
 	rc |= own(a, b, "rtdiag_agent_source_errors_total", "counter",
 		  "Profile sources that failed (a refused session, no "
 		  "permission, a broken stream).",
-		  (double)st.target_errors);
+		  (double)st->target_errors);
 	rc |= own(a, b, "rtdiag_agent_windows_total", "counter",
 		  "Profile windows closed (all targets and kinds).",
-		  (double)st.windows);
+		  (double)st->windows);
 	rc |= own(a, b, "rtdiag_agent_uploads_total", "counter",
-		  "Windows the push backend accepted.", (double)st.uploads);
+		  "Windows the push backend accepted.", (double)st->uploads);
 	rc |= own(a, b, "rtdiag_agent_upload_errors_total", "counter",
 		  "Upload attempts that failed (each retry counts).",
-		  (double)st.upload_errors);
+		  (double)st->upload_errors);
 	rc |= own(a, b, "rtdiag_agent_dropped_windows_total", "counter",
 		  "Windows dropped: the push queue was full (the oldest go) "
 		  "or the backend refused them.",
-		  (double)st.dropped_windows);
+		  (double)st->dropped_windows);
 	rc |= own(a, b, "rtdiag_agent_push_queue_windows", "gauge",
 		  "Windows waiting for the push backend.", (double)queued);
-	if (a->otlp) {
-		rc |= own(a, b, "rtdiag_agent_otlp_uploads_total", "counter",
-			  "Windows the OTLP backend accepted.",
-			  (double)st.otlp_uploads);
-		rc |= own(a, b, "rtdiag_agent_otlp_upload_errors_total",
-			  "counter",
-			  "OTLP upload attempts that failed (each retry counts).",
-			  (double)st.otlp_upload_errors);
-		rc |= own(a, b, "rtdiag_agent_otlp_dropped_windows_total",
-			  "counter",
-			  "Windows dropped on the way to the OTLP backend: its "
-			  "queue was full (the oldest go) or it refused them.",
-			  (double)st.otlp_dropped_windows);
-		rc |= own(a, b, "rtdiag_agent_otlp_rejected_profiles_total",
-			  "counter",
-			  "Profiles the OTLP backend rejected in exports it "
-			  "accepted (partial success).",
-			  (double)st.otlp_rejected_profiles);
-		rc |= own(a, b, "rtdiag_agent_otlp_queue_windows", "gauge",
-			  "Windows waiting for the OTLP backend.",
-			  (double)oqueued);
-	}
+	if (a->otlp)
+		rc |= otlp_health(a, b, st, oqueued);
 	rc |= own(a, b, "rtdiag_agent_pprof_requests_total", "counter",
-		  "pprof requests answered.", (double)st.pulls);
+		  "pprof requests answered.", (double)st->pulls);
 	rc |= own(a, b, "rtdiag_agent_throttled_seconds_total", "counter",
 		  "Time the sources were paused to keep the agent under its "
-		  "CPU cap, in seconds.", (double)st.throttled_ns / 1e9);
+		  "CPU cap, in seconds.", (double)st->throttled_ns / 1e9);
 	rc |= own(a, b, "rtdiag_agent_memory_sheds_total", "counter",
 		  "Times the agent shed profiles and queued uploads to stay "
-		  "under its memory cap.", (double)st.shed);
+		  "under its memory cap.", (double)st->shed);
 	rc |= own(a, b, "rtdiag_agent_cpu_cap_ratio", "gauge",
 		  "The agent's CPU cap, as a fraction of one CPU.",
 		  a->c->max_cpu / 100.0);
@@ -235,7 +242,13 @@ int metrics_write(struct agent *a, rtd_buf *b)
 		  "The agent's resident memory cap, in bytes.",
 		  (double)a->c->max_memory);
 
-	/* the agent itself, as every Prometheus client library names it */
+	return rc;
+}
+
+/* The agent itself, as every Prometheus client library names it. */
+static int agent_process(struct agent *a, rtd_buf *b, double tck)
+{
+	int rc = 0;
 	struct proc_stat self;
 	if (proc_stat_read(a->c->proc_dir, getpid(), &self) == 0) {
 		rc |= own(a, b, "process_cpu_seconds_total", "counter",
@@ -253,5 +266,20 @@ int metrics_write(struct agent *a, rtd_buf *b)
 			  (double)a->boot_time +
 				  (double)self.start_ticks / tck);
 	}
+	return rc;
+}
+
+int metrics_write(struct agent *a, rtd_buf *b)
+{
+	double tck = (double)proc_clk_tck();
+	pthread_mutex_lock(&a->lock);
+	struct rtd_agent_stats st = a->st;
+	int rc = target_metrics(a, b, tck);
+	pthread_mutex_unlock(&a->lock);
+	if (rc)
+		return -ENOMEM;
+
+	rc |= agent_health(a, b, &st);
+	rc |= agent_process(a, b, tck);
 	return rc ? -ENOMEM : 0;
 }

@@ -1168,64 +1168,106 @@ static struct gsum *g1(struct ga_sum *s, uint64_t id)
 	return g && !g->finalized ? g : NULL;
 }
 
+/* A goroutine created inside a task's region starts in that task: Go gives
+ * it an unnamed region of the task, from its creation. */
+static int inherit_task1(struct ga_sum *s, struct gsum *g,
+			 const struct gsum *cr, const struct rtd_gotrace_event *ev)
+{
+	int64_t ts = ev->ts;
+	struct region r = {0};
+	r.task = cr->reg[cr->nreg - 1].task;
+	r.name = ga_intern(&s->c->strs, "", 0);
+	r.start = ts;
+	r.in_task = true;
+	int64_t cs = ga_stack(s->c, ev->stack);
+	if (cs < 0)
+		return (int)cs;
+	top_frame(s, (uint32_t)cs, &r.frame_fn, &r.frame_pc);
+	int rc = push_region(s, g, &r);
+	if (rc < 0)
+		return rc;
+	struct task *t = tget(s, r.task);
+	if (!t || task_touch(t, g->id) < 0)
+		return -ENOMEM;
+	t->open++;
+	return 0;
+}
+
+/* GoCreate: a new goroutine, named by the function Go created it at. */
+static int go_create1(struct ga_sum *s, const struct rtd_gotrace_event *ev)
+{
+	int64_t ts = ev->ts;
+	struct gsum *g = calloc(1, sizeof(*g));
+	if (!g)
+		return NOMEM(s);
+	drop_g(s, ev->args[0]);
+	int err = -ENOMEM;
+	struct gsum **p = ga_tab_get(&s->gs, ev->args[0], true, NULL, &err);
+	if (!p) {
+		free(g);
+		return ga_fail(s->c, err, "more than %u live goroutines",
+			       RTD_GOAN_MAX_GOROUTINES);
+	}
+	*p = g;
+	g->id = ev->args[0];
+	g->creation = ts;
+	g->block_sched = ts;
+	g->gc_base = gc_before(s, ts);
+	/* the start function, which Go takes at the first GoStart */
+	g->name = ga_intern(&s->c->strs, "", 0);
+	g->create_fn = g->name;
+	if (s->c->ver < 1007) {
+		g->create_pc = ev->args[1] + 1; /* Go 1.5/1.6: a PC */
+	} else {
+		int64_t st = ga_stack(s->c, ev->args[1]);
+		if (st < 0)
+			return (int)st;
+		if (ga_stack_len(&s->c->stacks, (uint32_t)st)) {
+			const struct ga_frame *f = ga_stack_frame(&s->c->stacks, (uint32_t)st, 0);
+			g->create_pc = f->pc;
+			g->create_fn = f->fn;
+		}
+	}
+	struct gsum *cr = ev->g ? g1(s, ev->g) : NULL;
+	if (cr && cr->nreg && cr->reg[cr->nreg - 1].task != 0)
+		return inherit_task1(s, g, cr, ev);
+	return 0;
+}
+
+/* The goroutine stops running: its time running ends, and the wait
+ * the event starts (the one Go counts for it, if any). */
+static void go_block1(struct gsum *g, const struct rtd_gotrace_event *ev)
+{
+	int64_t ts = ev->ts;
+	g->s1.exec += ts - g->last_start;
+	g->last_start = 0;
+	switch (ev->type) {
+	case RTD_GO_EV_GO_SCHED:
+	case RTD_GO_EV_GO_PREEMPT:
+		g->block_sched = ts;
+		break;
+	case RTD_GO_EV_GO_BLOCK_NET:
+		g->block_net = ts;
+		break;
+	case RTD_GO_EV_GO_SYS_BLOCK:
+		g->block_syscall = ts;
+		break;
+	case RTD_GO_EV_GO_SLEEP:
+	case RTD_GO_EV_GO_BLOCK:
+	case RTD_GO_EV_GO_BLOCK_GC:
+		break; /* Go keeps the GC assist block time nowhere */
+	default:
+		g->block_sync = ts;
+	}
+}
+
 int ga_sum_v1(struct ga_sum *s, const struct rtd_gotrace_event *ev)
 {
 	int64_t ts = ev->ts;
 	struct gsum *g;
 	switch (ev->type) {
-	case RTD_GO_EV_GO_CREATE: {
-		g = calloc(1, sizeof(*g));
-		if (!g)
-			return NOMEM(s);
-		drop_g(s, ev->args[0]);
-		int err = -ENOMEM;
-		struct gsum **p = ga_tab_get(&s->gs, ev->args[0], true, NULL, &err);
-		if (!p) {
-			free(g);
-			return ga_fail(s->c, err, "more than %u live goroutines",
-				       RTD_GOAN_MAX_GOROUTINES);
-		}
-		*p = g;
-		g->id = ev->args[0];
-		g->creation = ts;
-		g->block_sched = ts;
-		g->gc_base = gc_before(s, ts);
-		/* the start function, which Go takes at the first GoStart */
-		g->name = ga_intern(&s->c->strs, "", 0);
-		g->create_fn = g->name;
-		if (s->c->ver < 1007) {
-			g->create_pc = ev->args[1] + 1; /* Go 1.5/1.6: a PC */
-		} else {
-			int64_t st = ga_stack(s->c, ev->args[1]);
-			if (st < 0)
-				return (int)st;
-			if (ga_stack_len(&s->c->stacks, (uint32_t)st)) {
-				const struct ga_frame *f = ga_stack_frame(&s->c->stacks, (uint32_t)st, 0);
-				g->create_pc = f->pc;
-				g->create_fn = f->fn;
-			}
-		}
-		struct gsum *cr = ev->g ? g1(s, ev->g) : NULL;
-		if (cr && cr->nreg && cr->reg[cr->nreg - 1].task != 0) {
-			struct region r = {0};
-			r.task = cr->reg[cr->nreg - 1].task;
-			r.name = ga_intern(&s->c->strs, "", 0);
-			r.start = ts;
-			r.in_task = true;
-			int64_t cs = ga_stack(s->c, ev->stack);
-			if (cs < 0)
-				return (int)cs;
-			top_frame(s, (uint32_t)cs, &r.frame_fn, &r.frame_pc);
-			int rc = push_region(s, g, &r);
-			if (rc < 0)
-				return rc;
-			struct task *t = tget(s, r.task);
-			if (!t || task_touch(t, g->id) < 0)
-				return -ENOMEM;
-			t->open++;
-		}
-		return 0;
-	}
+	case RTD_GO_EV_GO_CREATE:
+		return go_create1(s, ev);
 	case RTD_GO_EV_GO_START:
 	case RTD_GO_EV_GO_START_LABEL:
 		if (!(g = g1(s, ev->g)))
@@ -1265,26 +1307,7 @@ int ga_sum_v1(struct ga_sum *s, const struct rtd_gotrace_event *ev)
 	case RTD_GO_EV_GO_SYS_BLOCK:
 		if (!(g = g1(s, ev->g)))
 			return 0;
-		g->s1.exec += ts - g->last_start;
-		g->last_start = 0;
-		switch (ev->type) {
-		case RTD_GO_EV_GO_SCHED:
-		case RTD_GO_EV_GO_PREEMPT:
-			g->block_sched = ts;
-			break;
-		case RTD_GO_EV_GO_BLOCK_NET:
-			g->block_net = ts;
-			break;
-		case RTD_GO_EV_GO_SYS_BLOCK:
-			g->block_syscall = ts;
-			break;
-		case RTD_GO_EV_GO_SLEEP:
-		case RTD_GO_EV_GO_BLOCK:
-		case RTD_GO_EV_GO_BLOCK_GC:
-			break; /* Go keeps the GC assist block time nowhere */
-		default:
-			g->block_sync = ts;
-		}
+		go_block1(g, ev);
 		return 0;
 	case RTD_GO_EV_GO_UNBLOCK:
 		if (!(g = g1(s, ev->args[0])))

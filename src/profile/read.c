@@ -330,49 +330,178 @@ static int pb_value_type(rtd_rd *r, uint64_t out[2])
 	return sub.err;
 }
 
+/* Growth state of the tables the first pass fills. */
+struct pb_caps {
+	size_t strs, maps, locs, lines, funcs;
+};
+
+/* A string table entry: points into the message, copies nothing. */
+static int pb_string(struct pb *c, rtd_rd *r, unsigned wt, size_t *cap)
+{
+	if (wt != 2)
+		return -RTD_E_FORMAT;
+	uint64_t n = rd_varuint(r);
+	const uint8_t *b;
+	if (!rd_ok(r) || n > rd_left(r) || !rd_bytes(r, (size_t)n, &b))
+		return -RTD_E_TRUNCATED;
+	if (c->nstrs >= RTD_PROFILE_MAX_STRINGS)
+		return -RTD_E_CAP;
+	size_t oc = *cap;
+	int err = GROW(c->strs, c->nstrs, *cap);
+	if (err)
+		return err;
+	if (*cap != oc) {
+		size_t *ns = realloc(c->slen, *cap * sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		c->slen = ns;
+	}
+	c->strs[c->nstrs] = b;
+	c->slen[c->nstrs++] = (size_t)n;
+	return 0;
+}
+
+/* A length-delimited table entry's sub-message, or the error to report. */
+static int pb_entry(rtd_rd *r, unsigned wt, rtd_rd *sub)
+{
+	if (wt != 2 || !pb_len(r, sub))
+		return r->err ? r->err : -RTD_E_FORMAT;
+	return 0;
+}
+
+static int pb_mapping(struct pb *c, rtd_rd *r, unsigned wt, size_t *cap)
+{
+	rtd_rd sub;
+	int err = pb_entry(r, wt, &sub);
+	if (err)
+		return err;
+	if (c->nmaps >= RTD_PROFILE_MAX_MAPPINGS)
+		return -RTD_E_CAP;
+	if ((err = GROW(c->maps, c->nmaps, *cap)))
+		return err;
+	struct pb_mapping *m = &c->maps[c->nmaps++];
+	memset(m, 0, sizeof(*m));
+	uint64_t *fld[] = {NULL, &m->id, &m->start, &m->limit,
+			   &m->offset, &m->file, &m->build_id};
+	unsigned g, gw;
+	while (pb_field(&sub, &g, &gw)) {
+		if (g >= 1 && g <= 6 && gw == 0)
+			*fld[g] = rd_varuint(&sub);
+		else
+			pb_skip(&sub, gw);
+	}
+	return sub.err;
+}
+
+static int pb_function(struct pb *c, rtd_rd *r, unsigned wt, size_t *cap)
+{
+	rtd_rd sub;
+	int err = pb_entry(r, wt, &sub);
+	if (err)
+		return err;
+	if ((err = GROW(c->funcs, c->nfuncs, *cap)))
+		return err;
+	struct pb_func *fn = &c->funcs[c->nfuncs++];
+	memset(fn, 0, sizeof(*fn));
+	unsigned g, gw;
+	while (pb_field(&sub, &g, &gw)) {
+		if (gw == 0 && g == 1)
+			fn->id = rd_varuint(&sub);
+		else if (gw == 0 && g == 2)
+			fn->name = rd_varuint(&sub);
+		else if (gw == 0 && g == 3 && !fn->name)
+			fn->name = rd_varuint(&sub);
+		else if (gw == 0 && g == 4)
+			fn->file = rd_varuint(&sub);
+		else
+			pb_skip(&sub, gw);
+	}
+	return sub.err;
+}
+
+/* One Line of a location; a short one leaves its error in sub, sticky. */
+static int pb_loc_line(struct pb *c, rtd_rd *sub, struct pb_loc *l,
+		       size_t *cap)
+{
+	rtd_rd ln;
+	if (!pb_len(sub, &ln))
+		return 0;
+	int err = GROW(c->lines, c->nlines, *cap);
+	if (err)
+		return err;
+	struct pb_line *x = &c->lines[c->nlines++];
+	memset(x, 0, sizeof(*x));
+	unsigned h, hw;
+	while (pb_field(&ln, &h, &hw)) {
+		if (hw == 0 && h == 1)
+			x->function = rd_varuint(&ln);
+		else if (hw == 0 && h == 2)
+			x->line = rd_varuint(&ln);
+		else
+			pb_skip(&ln, hw);
+	}
+	l->nlines++;
+	return ln.err;
+}
+
+static int pb_location(struct pb *c, rtd_rd *r, unsigned wt,
+		       struct pb_caps *cap)
+{
+	rtd_rd sub;
+	int err = pb_entry(r, wt, &sub);
+	if (err)
+		return err;
+	if ((err = GROW(c->locs, c->nlocs, cap->locs)))
+		return err;
+	struct pb_loc *l = &c->locs[c->nlocs++];
+	memset(l, 0, sizeof(*l));
+	l->line_off = c->nlines;
+	unsigned g, gw;
+	while (!err && pb_field(&sub, &g, &gw)) {
+		if (gw == 0 && g == 1)
+			l->id = rd_varuint(&sub);
+		else if (gw == 0 && g == 2)
+			l->mapping = rd_varuint(&sub);
+		else if (gw == 0 && g == 3)
+			l->addr = rd_varuint(&sub);
+		else if (gw == 2 && g == 4)
+			err = pb_loc_line(c, &sub, l, &cap->lines);
+		else
+			pb_skip(&sub, gw);
+	}
+	return err ? err : sub.err;
+}
+
+/* The profile's scalar fields: times, period, default sample type. */
+static int pb_scalar(struct pb *c, rtd_rd *r, unsigned f, unsigned wt)
+{
+	if (wt != 0)
+		return -RTD_E_FORMAT;
+	uint64_t v = rd_varuint(r);
+	if (f == P_TIME_NANOS)
+		c->time_nanos = (int64_t)v;
+	else if (f == P_DURATION_NANOS)
+		c->duration_nanos = (int64_t)v;
+	else if (f == P_PERIOD)
+		c->period = (int64_t)v;
+	else
+		c->default_type = v;
+	return 0;
+}
+
 /* First pass: everything but samples. */
 static int pb_tables(struct pb *c)
 {
 	rtd_rd r;
 	rd_init(&r, c->base, c->len);
-	size_t scap = 0, mcap = 0, lcap = 0, lncap = 0, fcap = 0;
+	struct pb_caps cap = {0};
 	unsigned f, wt;
 	int err = 0;
 	while (!err && pb_field(&r, &f, &wt)) {
-		rtd_rd sub;
-		unsigned g, gw;
 		switch (f) {
-		case P_STRING_TABLE: {
-			if (wt != 2) {
-				err = -RTD_E_FORMAT;
-				break;
-			}
-			uint64_t n = rd_varuint(&r);
-			const uint8_t *b;
-			if (!rd_ok(&r) || n > rd_left(&r) ||
-			    !rd_bytes(&r, (size_t)n, &b)) {
-				err = -RTD_E_TRUNCATED;
-				break;
-			}
-			if (c->nstrs >= RTD_PROFILE_MAX_STRINGS) {
-				err = -RTD_E_CAP;
-				break;
-			}
-			size_t oc = scap;
-			if ((err = GROW(c->strs, c->nstrs, scap)))
-				break;
-			if (scap != oc) {
-				size_t *ns = realloc(c->slen, scap * sizeof(*ns));
-				if (!ns) {
-					err = -ENOMEM;
-					break;
-				}
-				c->slen = ns;
-			}
-			c->strs[c->nstrs] = b;
-			c->slen[c->nstrs++] = (size_t)n;
+		case P_STRING_TABLE:
+			err = pb_string(c, &r, wt, &cap.strs);
 			break;
-		}
 		case P_SAMPLE_TYPE:
 			if (wt != 2 || c->ntypes >= RTD_PROFILE_MAX_TYPES) {
 				err = wt != 2 ? -RTD_E_FORMAT : -RTD_E_CAP;
@@ -388,118 +517,20 @@ static int pb_tables(struct pb *c)
 			c->has_period_type = true;
 			err = pb_value_type(&r, c->period_type);
 			break;
-		case P_MAPPING: {
-			if (wt != 2 || !pb_len(&r, &sub)) {
-				err = r.err ? r.err : -RTD_E_FORMAT;
-				break;
-			}
-			if (c->nmaps >= RTD_PROFILE_MAX_MAPPINGS) {
-				err = -RTD_E_CAP;
-				break;
-			}
-			if ((err = GROW(c->maps, c->nmaps, mcap)))
-				break;
-			struct pb_mapping *m = &c->maps[c->nmaps++];
-			memset(m, 0, sizeof(*m));
-			uint64_t *fld[] = {NULL, &m->id, &m->start, &m->limit,
-					   &m->offset, &m->file, &m->build_id};
-			while (pb_field(&sub, &g, &gw)) {
-				if (g >= 1 && g <= 6 && gw == 0)
-					*fld[g] = rd_varuint(&sub);
-				else
-					pb_skip(&sub, gw);
-			}
-			err = sub.err;
+		case P_MAPPING:
+			err = pb_mapping(c, &r, wt, &cap.maps);
 			break;
-		}
-		case P_FUNCTION: {
-			if (wt != 2 || !pb_len(&r, &sub)) {
-				err = r.err ? r.err : -RTD_E_FORMAT;
-				break;
-			}
-			if ((err = GROW(c->funcs, c->nfuncs, fcap)))
-				break;
-			struct pb_func *fn = &c->funcs[c->nfuncs++];
-			memset(fn, 0, sizeof(*fn));
-			while (pb_field(&sub, &g, &gw)) {
-				if (gw == 0 && g == 1)
-					fn->id = rd_varuint(&sub);
-				else if (gw == 0 && g == 2)
-					fn->name = rd_varuint(&sub);
-				else if (gw == 0 && g == 3 && !fn->name)
-					fn->name = rd_varuint(&sub);
-				else if (gw == 0 && g == 4)
-					fn->file = rd_varuint(&sub);
-				else
-					pb_skip(&sub, gw);
-			}
-			err = sub.err;
+		case P_FUNCTION:
+			err = pb_function(c, &r, wt, &cap.funcs);
 			break;
-		}
-		case P_LOCATION: {
-			if (wt != 2 || !pb_len(&r, &sub)) {
-				err = r.err ? r.err : -RTD_E_FORMAT;
-				break;
-			}
-			if ((err = GROW(c->locs, c->nlocs, lcap)))
-				break;
-			struct pb_loc *l = &c->locs[c->nlocs++];
-			memset(l, 0, sizeof(*l));
-			l->line_off = c->nlines;
-			while (!err && pb_field(&sub, &g, &gw)) {
-				if (gw == 0 && g == 1)
-					l->id = rd_varuint(&sub);
-				else if (gw == 0 && g == 2)
-					l->mapping = rd_varuint(&sub);
-				else if (gw == 0 && g == 3)
-					l->addr = rd_varuint(&sub);
-				else if (gw == 2 && g == 4) {
-					rtd_rd ln;
-					if (!pb_len(&sub, &ln))
-						break;
-					if ((err = GROW(c->lines, c->nlines, lncap)))
-						break;
-					struct pb_line *x = &c->lines[c->nlines++];
-					memset(x, 0, sizeof(*x));
-					unsigned h, hw;
-					while (pb_field(&ln, &h, &hw)) {
-						if (hw == 0 && h == 1)
-							x->function = rd_varuint(&ln);
-						else if (hw == 0 && h == 2)
-							x->line = rd_varuint(&ln);
-						else
-							pb_skip(&ln, hw);
-					}
-					if (ln.err)
-						err = ln.err;
-					l->nlines++;
-				} else {
-					pb_skip(&sub, gw);
-				}
-			}
-			if (!err)
-				err = sub.err;
+		case P_LOCATION:
+			err = pb_location(c, &r, wt, &cap);
 			break;
-		}
 		case P_TIME_NANOS:
 		case P_DURATION_NANOS:
 		case P_PERIOD:
 		case P_DEFAULT_SAMPLE_TYPE:
-			if (wt != 0) {
-				err = -RTD_E_FORMAT;
-				break;
-			}
-			{
-				uint64_t v = rd_varuint(&r);
-				if (f == P_TIME_NANOS)
-					c->time_nanos = (int64_t)v;
-				else if (f == P_DURATION_NANOS)
-					c->duration_nanos = (int64_t)v;
-				else if (f == P_PERIOD)
-					c->period = (int64_t)v;
-				else
-					c->default_type = v;
-			}
+			err = pb_scalar(c, &r, f, wt);
 			break;
 		default:
 			pb_skip(&r, wt);
@@ -537,6 +568,197 @@ static unsigned guess_kind(const char *name, bool kernel_mapping)
 
 #define PB_MAX_STACK 4096
 
+/* Scratch space the samples share, sized for the deepest stack. */
+struct pb_scratch {
+	uint64_t *locids;
+	uint64_t vals[RTD_PROFILE_MAX_TYPES];
+	struct rtd_frame *fr;
+	char **owned; /* frame names and files */
+	size_t nown;
+};
+
+/* One sample's fields; labstr and thread are owned until it is added. */
+struct pb_sample_parts {
+	size_t nloc, nval, nlab, nlabstr, nfr;
+	struct rtd_label labs[RTD_PROFILE_MAX_LABELS];
+	char *labstr[RTD_PROFILE_MAX_LABELS * 3];
+	int64_t pid, tid;
+	char *thread;
+};
+
+/* A sample's label: pid, tid and thread go to the sample's own fields,
+ * the others to its labels. */
+static int pb_label(const struct pb *c, rtd_rd *sub,
+		    struct pb_sample_parts *s)
+{
+	rtd_rd lb;
+	if (!pb_len(sub, &lb))
+		return 0; /* the error stays in sub */
+	uint64_t key = 0, str = 0, num = 0, unit = 0;
+	bool has_str = false;
+	unsigned h, hw;
+	while (pb_field(&lb, &h, &hw)) {
+		uint64_t v = hw == 0 ? rd_varuint(&lb) : 0;
+		if (hw != 0)
+			pb_skip(&lb, hw);
+		else if (h == 1)
+			key = v;
+		else if (h == 2)
+			str = v, has_str = true;
+		else if (h == 3)
+			num = v;
+		else if (h == 4)
+			unit = v;
+	}
+	if (lb.err)
+		return lb.err;
+	char *k = pb_dup(c, key);
+	if (!k)
+		return -ENOMEM;
+	if (!strcmp(k, "pid") && !has_str) {
+		s->pid = (int64_t)num;
+		free(k);
+	} else if (!strcmp(k, "tid") && !has_str) {
+		s->tid = (int64_t)num;
+		free(k);
+	} else if (!strcmp(k, "thread") && has_str && !s->thread) {
+		s->thread = pb_dup(c, str);
+		free(k);
+		if (!s->thread)
+			return -ENOMEM;
+	} else if (s->nlab < RTD_PROFILE_MAX_LABELS) {
+		s->labstr[s->nlabstr++] = k;
+		struct rtd_label *L = &s->labs[s->nlab++];
+		memset(L, 0, sizeof(*L));
+		L->key = k;
+		if (has_str) {
+			L->str = s->labstr[s->nlabstr++] = pb_dup(c, str);
+		} else {
+			L->num = (int64_t)num;
+			L->unit = s->labstr[s->nlabstr++] =
+				unit ? pb_dup(c, unit) : NULL;
+		}
+	} else {
+		free(k);
+		return -RTD_E_CAP;
+	}
+	return 0;
+}
+
+/* The fields of one Sample message: location ids, values, labels. */
+static int pb_sample_fields(const struct pb *c, rtd_rd *sub,
+			    struct pb_scratch *w, struct pb_sample_parts *s)
+{
+	int err = 0;
+	unsigned g, gw;
+	while (!err && pb_field(sub, &g, &gw)) {
+		if (g == 1)
+			err = pb_repeated(sub, gw, w->locids, PB_MAX_STACK,
+					  &s->nloc);
+		else if (g == 2)
+			err = pb_repeated(sub, gw, w->vals, c->ntypes,
+					  &s->nval);
+		else if (g == 3 && gw == 2)
+			err = pb_label(c, sub, s);
+		else
+			pb_skip(sub, gw);
+	}
+	return err ? err : sub->err;
+}
+
+/* Name, file and kind of a frame from its line's function. */
+static int pb_frame_func(const struct pb *c, uint64_t function, bool kernel,
+			 struct rtd_frame *x, struct pb_scratch *w)
+{
+	void *v;
+	if (!rtd_map_get(&c->func_ix, function, &v))
+		return 0;
+	const struct pb_func *fn = &c->funcs[(uintptr_t)v - 1];
+	char *nm = pb_dup(c, fn->name);
+	char *fl = fn->file ? pb_dup(c, fn->file) : NULL;
+	if (!nm || (fn->file && !fl)) {
+		free(nm);
+		free(fl);
+		return -ENOMEM;
+	}
+	w->owned[w->nown++] = nm;
+	if (fl)
+		w->owned[w->nown++] = fl;
+	x->name = nm;
+	x->file = fl;
+	x->kind = (uint8_t)guess_kind(nm, kernel);
+	return 0;
+}
+
+/* The frames of one location: its lines as given, the last one hosting
+ * the inlined ones before it; one frame with the address alone if it has
+ * no lines. */
+static int pb_loc_frames(const struct pb *c, const struct pb_loc *l,
+			 struct pb_scratch *w, struct pb_sample_parts *s)
+{
+	int mid = 0;
+	bool kernel = false;
+	void *v;
+	if (l->mapping && rtd_map_get(&c->map_ix, l->mapping, &v)) {
+		const struct pb_mapping *m = &c->maps[(uintptr_t)v - 1];
+		mid = m->rid;
+		kernel = m->file < c->nstrs && c->slen[m->file] >= 7 &&
+			 !memcmp(c->strs[m->file], "[kernel", 7);
+	}
+	size_t nl = l->nlines ? l->nlines : 1;
+	for (size_t j = 0; j < nl; j++) {
+		if (s->nfr >= PB_MAX_STACK)
+			return -RTD_E_CAP;
+		struct rtd_frame *x = &w->fr[s->nfr++];
+		memset(x, 0, sizeof(*x));
+		x->addr = l->addr;
+		x->mapping = (uint32_t)mid;
+		x->inlined = j + 1 < nl;
+		if (!l->nlines)
+			continue;
+		const struct pb_line *ln = &c->lines[l->line_off + j];
+		x->line = (uint32_t)ln->line;
+		int err = pb_frame_func(c, ln->function, kernel, x, w);
+		if (err)
+			return err;
+		if (w->nown + 2 > PB_MAX_STACK)
+			return -RTD_E_CAP;
+	}
+	return 0;
+}
+
+/* One sample: decoded, its stack resolved leaf first, added to p. */
+static int pb_sample(struct pb *c, rtd_rd *sub, struct pb_scratch *w,
+		     rtd_profile *p)
+{
+	struct pb_sample_parts s = {0};
+	w->nown = 0;
+	int err = pb_sample_fields(c, sub, w, &s);
+	for (size_t i = 0; i < s.nloc && !err; i++) {
+		void *v;
+		if (!rtd_map_get(&c->loc_ix, w->locids[i], &v))
+			err = -RTD_E_FORMAT;
+		else
+			err = pb_loc_frames(c, &c->locs[(uintptr_t)v - 1], w,
+					    &s);
+	}
+	if (!err) {
+		struct rtd_sample rs = {.sz = sizeof(rs), .frames = w->fr,
+					.nframes = s.nfr, .leaf_first = true,
+					.values = (const int64_t *)w->vals,
+					.nvalues = s.nval, .pid = s.pid,
+					.tid = s.tid, .thread = s.thread,
+					.labels = s.labs, .nlabels = s.nlab};
+		err = rtd_profile_add_sample(p, &rs);
+	}
+	for (size_t i = 0; i < w->nown; i++)
+		free(w->owned[i]);
+	for (size_t i = 0; i < s.nlabstr; i++)
+		free(s.labstr[i]);
+	free(s.thread);
+	return err;
+}
+
 /* Second pass: the samples. */
 static int pb_samples(struct pb *c, rtd_profile *p)
 {
@@ -544,11 +766,12 @@ static int pb_samples(struct pb *c, rtd_profile *p)
 	rd_init(&r, c->base, c->len);
 	unsigned f, wt;
 	int err = 0;
-	uint64_t *locids = malloc(PB_MAX_STACK * sizeof(*locids));
-	uint64_t vals[RTD_PROFILE_MAX_TYPES];
-	struct rtd_frame *fr = malloc(PB_MAX_STACK * sizeof(*fr));
-	char **owned = calloc(PB_MAX_STACK, sizeof(*owned));
-	if (!locids || !fr || !owned)
+	struct pb_scratch w = {
+		.locids = malloc(PB_MAX_STACK * sizeof(*w.locids)),
+		.fr = malloc(PB_MAX_STACK * sizeof(*w.fr)),
+		.owned = calloc(PB_MAX_STACK, sizeof(*w.owned)),
+	};
+	if (!w.locids || !w.fr || !w.owned)
 		err = -ENOMEM;
 	while (!err && pb_field(&r, &f, &wt)) {
 		if (f != P_SAMPLE) {
@@ -564,153 +787,7 @@ static int pb_samples(struct pb *c, rtd_profile *p)
 				   rtd_strerror(r.err ? r.err : -RTD_E_FORMAT));
 			break;
 		}
-		size_t nloc = 0, nval = 0, nlab = 0, nown = 0;
-		struct rtd_label labs[RTD_PROFILE_MAX_LABELS];
-		char *labstr[RTD_PROFILE_MAX_LABELS * 3];
-		size_t nlabstr = 0;
-		int64_t pid = 0, tid = 0;
-		char *thread = NULL;
-		unsigned g, gw;
-		while (!err && pb_field(&sub, &g, &gw)) {
-			if (g == 1)
-				err = pb_repeated(&sub, gw, locids, PB_MAX_STACK,
-						  &nloc);
-			else if (g == 2)
-				err = pb_repeated(&sub, gw, vals, c->ntypes,
-						  &nval);
-			else if (g == 3 && gw == 2) {
-				rtd_rd lb;
-				if (!pb_len(&sub, &lb))
-					break;
-				uint64_t key = 0, str = 0, num = 0, unit = 0;
-				bool has_str = false;
-				unsigned h, hw;
-				while (pb_field(&lb, &h, &hw)) {
-					uint64_t v = hw == 0 ? rd_varuint(&lb) : 0;
-					if (hw != 0)
-						pb_skip(&lb, hw);
-					else if (h == 1)
-						key = v;
-					else if (h == 2)
-						str = v, has_str = true;
-					else if (h == 3)
-						num = v;
-					else if (h == 4)
-						unit = v;
-				}
-				if ((err = lb.err))
-					break;
-				char *k = pb_dup(c, key);
-				if (!k) {
-					err = -ENOMEM;
-					break;
-				}
-				if (!strcmp(k, "pid") && !has_str) {
-					pid = (int64_t)num;
-					free(k);
-				} else if (!strcmp(k, "tid") && !has_str) {
-					tid = (int64_t)num;
-					free(k);
-				} else if (!strcmp(k, "thread") && has_str &&
-					   !thread) {
-					thread = pb_dup(c, str);
-					free(k);
-					if (!thread)
-						err = -ENOMEM;
-				} else if (nlab < RTD_PROFILE_MAX_LABELS) {
-					labstr[nlabstr++] = k;
-					struct rtd_label *L = &labs[nlab++];
-					memset(L, 0, sizeof(*L));
-					L->key = k;
-					if (has_str) {
-						L->str = labstr[nlabstr++] =
-							pb_dup(c, str);
-					} else {
-						L->num = (int64_t)num;
-						L->unit = labstr[nlabstr++] =
-							unit ? pb_dup(c, unit)
-							     : NULL;
-					}
-				} else {
-					free(k);
-					err = -RTD_E_CAP;
-				}
-			} else {
-				pb_skip(&sub, gw);
-			}
-		}
-		if (!err)
-			err = sub.err;
-		/* frames, leaf first: each location's lines as given, the
-		 * last one hosting the inlined ones before it */
-		size_t nfr = 0;
-		for (size_t i = 0; i < nloc && !err; i++) {
-			void *v;
-			if (!rtd_map_get(&c->loc_ix, locids[i], &v)) {
-				err = -RTD_E_FORMAT;
-				break;
-			}
-			const struct pb_loc *l = &c->locs[(uintptr_t)v - 1];
-			int mid = 0;
-			bool kernel = false;
-			if (l->mapping && rtd_map_get(&c->map_ix, l->mapping, &v)) {
-				const struct pb_mapping *m = &c->maps[(uintptr_t)v - 1];
-				mid = m->rid;
-				kernel = m->file < c->nstrs && c->slen[m->file] >= 7 &&
-					 !memcmp(c->strs[m->file], "[kernel", 7);
-			}
-			size_t nl = l->nlines ? l->nlines : 1;
-			for (size_t j = 0; j < nl && !err; j++) {
-				if (nfr >= PB_MAX_STACK) {
-					err = -RTD_E_CAP;
-					break;
-				}
-				struct rtd_frame *x = &fr[nfr++];
-				memset(x, 0, sizeof(*x));
-				x->addr = l->addr;
-				x->mapping = (uint32_t)mid;
-				x->inlined = j + 1 < nl;
-				if (!l->nlines)
-					continue;
-				const struct pb_line *ln = &c->lines[l->line_off + j];
-				x->line = (uint32_t)ln->line;
-				if (rtd_map_get(&c->func_ix, ln->function, &v)) {
-					const struct pb_func *fn = &c->funcs[(uintptr_t)v - 1];
-					char *nm = pb_dup(c, fn->name);
-					char *fl = fn->file ? pb_dup(c, fn->file) : NULL;
-					if (!nm || (fn->file && !fl)) {
-						free(nm);
-						free(fl);
-						err = -ENOMEM;
-						break;
-					}
-					owned[nown++] = nm;
-					if (fl)
-						owned[nown++] = fl;
-					x->name = nm;
-					x->file = fl;
-					x->kind = (uint8_t)guess_kind(nm, kernel);
-				}
-				if (nown + 2 > PB_MAX_STACK) {
-					err = -RTD_E_CAP;
-					break;
-				}
-			}
-		}
-		if (!err) {
-			struct rtd_sample s = {.sz = sizeof(s), .frames = fr,
-					       .nframes = nfr, .leaf_first = true,
-					       .values = (const int64_t *)vals,
-					       .nvalues = nval, .pid = pid,
-					       .tid = tid, .thread = thread,
-					       .labels = labs, .nlabels = nlab};
-			err = rtd_profile_add_sample(p, &s);
-		}
-		for (size_t i = 0; i < nown; i++)
-			free(owned[i]);
-		for (size_t i = 0; i < nlabstr; i++)
-			free(labstr[i]);
-		free(thread);
+		err = pb_sample(c, &sub, &w, p);
 		if (err) {
 			rerr(c->e, err, sample_off, 0,
 			     "pprof: sample at byte %zu: %s", sample_off,
@@ -722,9 +799,9 @@ static int pb_samples(struct pb *c, rtd_profile *p)
 		err = rerr(c->e, r.err, rd_off(&r), 0,
 			   "pprof: bad message near byte %zu: %s", rd_off(&r),
 			   rtd_strerror(r.err));
-	free(locids);
-	free(fr);
-	free(owned);
+	free(w.locids);
+	free(w.fr);
+	free(w.owned);
 	return err;
 }
 
