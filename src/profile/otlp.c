@@ -309,8 +309,9 @@ static uint32_t kind_attr(struct ox *o, unsigned kind)
 
 /* The location of frames run[0..n) (leaf first; run[n-1] the frame the
  * others were inlined into). */
-static uint32_t location_idx(struct ox *o, const uint32_t *run, size_t n)
+static uint32_t location_idx(void *ctx, const uint32_t *run, size_t n)
 {
+	struct ox *o = ctx;
 	const rtd_profile *p = o->p;
 	const struct prof_frame_key *host = &p->frames[run[n - 1]].k;
 	uint64_t addr = host->addr;
@@ -461,17 +462,11 @@ static void write_profile(struct ox *o, const rtd_profile *p)
 			any = any || v[t];
 		if (!any)
 			continue;
-		size_t depth = 0;
-		o->err = prof_leaf_path(p, (uint32_t)i, &path, &locs, &pcap,
-					&depth);
 		size_t nloc = 0;
-		for (size_t j = 0; j < depth && !o->err;) {
-			size_t k = j;
-			while (k + 1 < depth && p->frames[path[k]].k.inlined)
-				k++;
-			locs[nloc++] = location_idx(o, path + j, k - j + 1);
-			j = k + 1;
-		}
+		int rc = prof_node_locations(p, (uint32_t)i, location_idx, o,
+					     &o->err, &path, &locs, &pcap, &nloc);
+		if (rc)
+			o->err = rc;
 		if (!o->err)
 			stack_of[i] = stack_idx(o, locs, nloc);
 	}

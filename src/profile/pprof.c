@@ -184,8 +184,9 @@ static uint32_t function_id(struct pp *c, uint32_t name, uint32_t file)
 
 /* The location of frames run[0..n) (leaf first; run[n-1] the frame the
  * others were inlined into). */
-static uint32_t location_id(struct pp *c, const uint32_t *run, size_t n)
+static uint32_t location_id(void *ctx, const uint32_t *run, size_t n)
 {
+	struct pp *c = ctx;
 	const rtd_profile *p = c->p;
 	const struct prof_frame_key *host = &p->frames[run[n - 1]].k;
 	uint64_t addr = host->addr;
@@ -253,8 +254,10 @@ static void label_num(struct pp *c, uint32_t key, int64_t num, uint32_t unit)
 	pbw_end(&c->w, m);
 }
 
-int prof_leaf_path(const rtd_profile *p, uint32_t node, uint32_t **path,
-		   uint32_t **locs, size_t *cap, size_t *depth)
+/* The frames of node's path from the root, leaf first, into *path (and
+ * room for as many locations in *locs). */
+static int leaf_path(const rtd_profile *p, uint32_t node, uint32_t **path,
+		     uint32_t **locs, size_t *cap, size_t *depth)
 {
 	size_t d = 0;
 	for (uint32_t x = node; p->nodes[x].parent != PROF_NONE;
@@ -275,6 +278,23 @@ int prof_leaf_path(const rtd_profile *p, uint32_t node, uint32_t **path,
 	}
 	*depth = d;
 	return 0;
+}
+
+int prof_node_locations(const rtd_profile *p, uint32_t node, prof_loc_fn loc,
+			void *ctx, const int *err, uint32_t **path,
+			uint32_t **locs, size_t *cap, size_t *nloc)
+{
+	size_t depth = 0, n = 0;
+	int rc = leaf_path(p, node, path, locs, cap, &depth);
+	for (size_t j = 0; j < depth && !rc && !*err;) {
+		size_t k = j;
+		while (k + 1 < depth && p->frames[(*path)[k]].k.inlined)
+			k++;
+		(*locs)[n++] = loc(ctx, *path + j, k - j + 1);
+		j = k + 1;
+	}
+	*nloc = n;
+	return rc;
 }
 
 static void write_samples(struct pp *c)
@@ -299,17 +319,11 @@ static void write_samples(struct pp *c)
 			any = any || v[t];
 		if (!any)
 			continue;
-		size_t depth = 0;
-		c->err = prof_leaf_path(p, (uint32_t)i, &path, &locs, &pcap,
-					&depth);
 		size_t nloc = 0;
-		for (size_t j = 0; j < depth && !c->err;) {
-			size_t k = j;
-			while (k + 1 < depth && p->frames[path[k]].k.inlined)
-				k++;
-			locs[nloc++] = location_id(c, path + j, k - j + 1);
-			j = k + 1;
-		}
+		int rc = prof_node_locations(p, (uint32_t)i, location_id, c,
+					     &c->err, &path, &locs, &pcap, &nloc);
+		if (rc)
+			c->err = rc;
 		if (c->err)
 			break;
 		size_t m = pbw_begin(&c->w, PROFILE_SAMPLE);

@@ -164,11 +164,17 @@ int prof_write_folded(const rtd_profile *p, FILE *f, size_t type,
 		      bool thread_roots);
 int prof_write_top(const rtd_profile *p, FILE *f, size_t type, size_t rows);
 int prof_write_pprof(const rtd_profile *p, FILE *f);
-/* The frames of node's path from the root, leaf first, into *path; *path
- * and *locs (room for one location per frame) grow together, *cap their
- * size. Returns 0 or -ENOMEM (the arrays stay the caller's to free). */
-int prof_leaf_path(const rtd_profile *p, uint32_t node, uint32_t **path,
-		   uint32_t **locs, size_t *cap, size_t *depth);
+/* Names a location: a run of n frames (leaf first), the last the one the
+ * others are inlined into; sets the writer's error on failure. */
+typedef uint32_t (*prof_loc_fn)(void *ctx, const uint32_t *run, size_t n);
+/* The locations of node's stack, leaf first, into *locs (*nloc of them):
+ * its frames from the root, each run of inlined frames with the frame they
+ * are inlined into as one location, named by loc(ctx, run, n) until *err
+ * is set. *path and *locs grow together, *cap their size (the caller's to
+ * free). Returns 0 or -ENOMEM. One walk for the pprof and OTLP writers. */
+int prof_node_locations(const rtd_profile *p, uint32_t node, prof_loc_fn loc,
+			void *ctx, const int *err, uint32_t **path,
+			uint32_t **locs, size_t *cap, size_t *nloc);
 int prof_write_svg(const rtd_profile *p, FILE *f, size_t type,
 		   const struct rtd_profile_write_opts *o);
 int prof_write_speedscope(const rtd_profile *p, FILE *f, size_t type,
