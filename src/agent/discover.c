@@ -346,12 +346,7 @@ static void prune_seen(struct agent *a)
 
 void agent_seen_free(struct agent *a)
 {
-	size_t it = 0;
-	uint64_t k;
-	void *v;
-	while (rtd_map_next(&a->seen, &it, &k, &v))
-		free(v);
-	rtd_map_free(&a->seen);
+	rtd_map_free_vals(&a->seen);
 }
 
 void agent_scan(struct agent *a)

@@ -33,6 +33,18 @@ void rtd_map_free(rtd_map *m)
 	m->nslots = m->count = m->tomb = 0;
 }
 
+void rtd_map_free_vals(rtd_map *m)
+{
+	if (!m)
+		return;
+	size_t it = 0;
+	uint64_t k;
+	void *v;
+	while (rtd_map_next(m, &it, &k, &v))
+		free(v);
+	rtd_map_free(m);
+}
+
 void rtd_map_clear(rtd_map *m)
 {
 	if (m->slots)

@@ -45,6 +45,8 @@ typedef struct rtd_map {
 
 void rtd_map_init(rtd_map *m, size_t max_entries);
 void rtd_map_free(rtd_map *m);
+/* free() every value, then rtd_map_free(): for maps that own their values. */
+void rtd_map_free_vals(rtd_map *m);
 /* Remove every entry, keep the table. */
 void rtd_map_clear(rtd_map *m);
 /* Insert or replace. Returns 0, -RTD_E_CAP or -ENOMEM. *old gets the

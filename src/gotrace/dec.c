@@ -52,26 +52,16 @@ rtd_gotrace_dec *rtd_gotrace_dec_new(const struct rtd_gotrace_opts *opts)
 	return d;
 }
 
-static void free_map_vals(rtd_map *m)
-{
-	size_t it = 0;
-	uint64_t k;
-	void *v;
-	while (rtd_map_next(m, &it, &k, &v))
-		free(v);
-	rtd_map_free(m);
-}
-
 void rtd_gotrace_dec_free(rtd_gotrace_dec *d)
 {
 	if (!d)
 		return;
 	rtd_buf_free(&d->in);
 	rtd_buf_free(&d->sbuf);
-	free_map_vals(&d->strings);
-	free_map_vals(&d->stacks);
-	free_map_vals(&d->ahead_strings);
-	free_map_vals(&d->ahead_stacks);
+	rtd_map_free_vals(&d->strings);
+	rtd_map_free_vals(&d->stacks);
+	rtd_map_free_vals(&d->ahead_strings);
+	rtd_map_free_vals(&d->ahead_stacks);
 	rtd_map_free(&d->timer_gs);
 	v1_tab_free(&d->pidx);
 	v1_order_free(d);
@@ -262,8 +252,8 @@ uint64_t rg(const rtd_gotrace_dec *d, const struct v1_ref *r)
 
 void tables_reset(rtd_gotrace_dec *d)
 {
-	free_map_vals(&d->strings);
-	free_map_vals(&d->stacks);
+	rtd_map_free_vals(&d->strings);
+	rtd_map_free_vals(&d->stacks);
 	rtd_map_init(&d->strings, RTD_GOTRACE_MAX_STRINGS);
 	rtd_map_init(&d->stacks, RTD_GOTRACE_MAX_STACKS);
 	d->strbytes = 0;
@@ -318,8 +308,8 @@ void ahead_reached(rtd_gotrace_dec *d, bool stack, uint64_t id, uint64_t off)
 
 void ahead_reset(rtd_gotrace_dec *d)
 {
-	free_map_vals(&d->ahead_strings);
-	free_map_vals(&d->ahead_stacks);
+	rtd_map_free_vals(&d->ahead_strings);
+	rtd_map_free_vals(&d->ahead_stacks);
 	rtd_map_init(&d->ahead_strings, RTD_GOTRACE_MAX_STRINGS);
 	rtd_map_init(&d->ahead_stacks, RTD_GOTRACE_MAX_STACKS);
 	d->ahead_strbytes = 0;

@@ -147,12 +147,7 @@ void rtd_nettrace_free(rtd_nettrace *dec)
 		return;
 	free_meta_all(dec);
 	rtd_map_free(&dec->meta);
-	size_t it = 0;
-	uint64_t k;
-	void *v;
-	while (rtd_map_next(&dec->threads, &it, &k, &v))
-		free(v);
-	rtd_map_free(&dec->threads);
+	rtd_map_free_vals(&dec->threads);
 	rtd_map_free(&dec->v6threads);
 	rtd_buf_free(&dec->in);
 	rtd_buf_free(&dec->sbuf);

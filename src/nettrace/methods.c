@@ -57,12 +57,7 @@ void rtd_nettrace_methods_free(rtd_nettrace_methods *m)
 {
 	if (!m)
 		return;
-	size_t it = 0;
-	uint64_t k;
-	void *v;
-	while (rtd_map_next(&m->modules, &it, &k, &v))
-		free(v);
-	rtd_map_free(&m->modules);
+	rtd_map_free_vals(&m->modules);
 	rtd_buf_free(&m->names);
 	rtd_buf_free(&m->s16);
 	rtd_buf_free(&m->out);

@@ -546,12 +546,7 @@ void rtd_perf_profiler_free(struct rtd_perf_profiler *p)
 	rtd_perf_monitor_free(p->m);
 	dotnet_disable_all(p);
 	rtd_symbolizer_free(p->sym);
-	size_t it = 0;
-	uint64_t k;
-	void *v;
-	while (rtd_map_next(&p->comms, &it, &k, &v))
-		free(v);
-	rtd_map_free(&p->comms);
+	rtd_map_free_vals(&p->comms);
 	rtd_strmap_free(&p->modules);
 	rtd_map_free(&p->tid_index);
 	free(p->threads);

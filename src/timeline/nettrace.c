@@ -127,12 +127,7 @@ void rtd_tl_nettrace_free(rtd_tl_nettrace *a)
 {
 	if (!a)
 		return;
-	size_t it = 0;
-	uint64_t k;
-	void *v;
-	while (rtd_map_next(&a->threads, &it, &k, &v))
-		free(v);
-	rtd_map_free(&a->threads);
+	rtd_map_free_vals(&a->threads);
 	free(a->names);
 	free(a);
 }

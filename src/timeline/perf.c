@@ -73,12 +73,7 @@ void rtd_tl_perf_free(rtd_tl_perf *a)
 {
 	if (!a)
 		return;
-	size_t it = 0;
-	uint64_t k;
-	void *v;
-	while (rtd_map_next(&a->threads, &it, &k, &v))
-		free(v);
-	rtd_map_free(&a->threads);
+	rtd_map_free_vals(&a->threads);
 	size_t b = 0;
 	for (rtd_strmap_entry *e = rtd_strmap_next(&a->comms, &b, NULL); e;
 	     e = rtd_strmap_next(&a->comms, &b, e))
