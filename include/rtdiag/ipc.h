@@ -650,6 +650,7 @@ enum rtd_ipc_profile_kind {
 	RTD_IPC_PROFILE_ALLOC = 1u << 1,     /* GC/AllocationTick */
 	RTD_IPC_PROFILE_LOCK = 1u << 2,      /* Contention/Start, Stop */
 	RTD_IPC_PROFILE_EXCEPTION = 1u << 3, /* Exception/Start (thrown) */
+	RTD_IPC_PROFILE_WAIT = 1u << 4,      /* WaitHandleWait/Start, Stop */
 };
 
 /* Rundown keywords for names only: loader, JIT and ReadyToRun methods and
@@ -675,13 +676,34 @@ enum rtd_ipc_profile_kind {
  * DomainModuleLoad and those of the kinds; for allocations also GCStart
  * and GCJoin_V2, which the Linux GC checks at every collection to decide
  * whether AllocationTick is on). The filter is optional: a runtime
- * before .NET 10 gets the keywords alone.
+ * before .NET 10 gets the keywords alone. Waits (RTD_IPC_PROFILE_WAIT)
+ * are the WaitHandle keyword's WaitHandleWait/Start and Stop, which only
+ * .NET 9 and later send (rtd_ipc_profile_supported()).
  *
  * Returns: 0, -RTD_E_INVAL for no kind, or -ENOMEM.
  */
 RTD_API int rtd_ipc_profile_request(unsigned kinds,
 				    struct rtd_ipc_providers *out,
 				    struct rtd_ipc_session_opts *so);
+
+/**
+ * rtd_ipc_profile_supported - whether a runtime sends what a profile reads
+ * @kind: one RTD_IPC_PROFILE_* bit
+ * @clr_version: the runtime's product version as ProcessInfo2 gives it
+ *               (struct rtd_ipc_process_info.clr_version, e.g.
+ *               "10.0.12+a1b2c3"); NULL or "" when unknown
+ * @why: receives the reason when the kind is not supported (may be NULL)
+ * @whylen: size of @why
+ *
+ * Only waits depend on the version today: WaitHandleWait/Start and Stop
+ * came with .NET 9; an older runtime accepts the keyword and sends
+ * nothing, so a wait profile of it would be empty, not a profile of no
+ * waits. An unknown version is taken to be supported.
+ *
+ * Returns: true when the runtime sends the kind's events.
+ */
+RTD_API bool rtd_ipc_profile_supported(unsigned kind, const char *clr_version,
+				       char *why, size_t whylen);
 
 /**
  * rtd_ipc_providers_clear - free a provider list

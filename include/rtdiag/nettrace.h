@@ -682,6 +682,7 @@ enum rtd_nettrace_profile_kind {
 	RTD_NETTRACE_PROFILE_ALLOC = 1u << 1, /* GC/AllocationTick */
 	RTD_NETTRACE_PROFILE_LOCK = 1u << 2,  /* Contention/Start + Stop */
 	RTD_NETTRACE_PROFILE_EXCEPTION = 1u << 3, /* Exception/Start (thrown) */
+	RTD_NETTRACE_PROFILE_WAIT = 1u << 4, /* WaitHandleWait/Start + Stop */
 };
 
 /**
@@ -728,6 +729,11 @@ struct rtd_nettrace_profiler_opts {
  * allocated type is the leaf frame. Locks: Contention/Start to Stop per
  * thread (keyword Contention), the waiting thread's stack at Start, the
  * delay from Stop's DurationNs (.NET 8+) or the two timestamps.
+ * Waits: WaitHandleWait/Start to Stop per thread (keyword WaitHandle at
+ * Verbose, .NET 9+: waits on wait handles, Monitor.Wait, and a contended
+ * Monitor.Enter's wait), the waiting thread's stack at Start, the delay
+ * the two timestamps; a wait counts when it ends (as Go's block profile
+ * counts), one whose Start came before the session does not.
  * Exceptions: Exception/Start, counted by type (the leaf frame) and
  * throwing stack (keyword Exception).
  *
@@ -806,8 +812,8 @@ RTD_API int rtd_nettrace_profiler_finish(rtd_nettrace_profiler *p,
  * profile with pprof's sample types for the kind, the last one the
  * default: CPU "samples/count" + "wall/nanoseconds" ("cpu/nanoseconds"
  * with @running_only); ALLOC "alloc_objects/count" + "alloc_space/bytes";
- * LOCK "contentions/count" + "delay/nanoseconds"; EXCEPTION
- * "exceptions/count". Samples carry their thread id; frames are
+ * LOCK and WAIT "contentions/count" + "delay/nanoseconds" (Go's mutex
+ * and block profiles); EXCEPTION "exceptions/count". Samples carry their thread id; frames are
  * RTD_FRAME_MANAGED with their addresses, the allocated or thrown type a
  * leaf frame of kind RTD_FRAME_OTHER. No more events are taken after it.
  *
@@ -850,14 +856,14 @@ RTD_API int rtd_nettrace_profiler_thread_stacks(rtd_nettrace_profiler *p,
 
 /* Number of profile kinds: rtd_nettrace_profiler_take() fills one slot
  * per kind, in the order of the RTD_NETTRACE_PROFILE_* bits. */
-#define RTD_NETTRACE_PROFILE_KINDS 4
+#define RTD_NETTRACE_PROFILE_KINDS 5
 
 /**
  * rtd_nettrace_profiler_take - the profiles of the events since the last
  * take, for a session that goes on (a continuous profiler's windows)
  * @p: the builder
  * @out: RTD_NETTRACE_PROFILE_KINDS slots: out[0] CPU, out[1] allocations,
- *       out[2] locks, out[3] exceptions; each receives a new profile (as
+ *       out[2] locks, out[3] exceptions, out[4] waits; each receives a new profile (as
  *       rtd_nettrace_profiler_profile() makes it) when the kind has values
  *       since the last take, else NULL
  *
@@ -866,7 +872,7 @@ RTD_API int rtd_nettrace_profiler_thread_stacks(rtd_nettrace_profiler *p,
  * run on the side may name them). The values and stacks taken are then
  * dropped, so memory does not grow with the session's length; methods,
  * modules and each thread's state (its previous sample, an open
- * contention) stay, so the next take goes on where this one ended.
+ * contention or wait) stay, so the next take goes on where this one ended.
  *
  * Returns: the number of samples with a frame no known method covers
  * (named "?!?": a rundown would name them), -ENOMEM, -RTD_E_CAP, or
@@ -890,7 +896,7 @@ RTD_API uint64_t rtd_nettrace_profiler_samples(const rtd_nettrace_profiler *p);
  *
  * CPU: the samples accounted (with @running_only, the Managed ones);
  * ALLOC: allocation ticks; LOCK: contentions that ended in the session;
- * EXCEPTION: exceptions thrown. Samples still pending before a sequence
+ * EXCEPTION: exceptions thrown; WAIT: waits that ended in the session. Samples still pending before a sequence
  * point are not counted yet.
  *
  * Returns: the count.

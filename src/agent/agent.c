@@ -211,7 +211,7 @@ static void pull_answer(struct agent *a, struct pull *q, int status,
 	pthread_mutex_unlock(&a->lock);
 }
 
-void agent_handle_requests(struct agent *a, uint64_t now)
+void agent_handle_requests(struct agent *a)
 {
 	pthread_mutex_lock(&a->lock);
 	struct pull *list = a->requests;
@@ -228,11 +228,14 @@ void agent_handle_requests(struct agent *a, uint64_t now)
 			continue;
 		}
 		if (!(t->kinds & (1u << q->kind))) {
+			const char *why = t->nokind[q->kind][0]
+						  ? t->nokind[q->kind]
+						  : t->errmsg;
 			snprintf(msg, sizeof(msg),
-				 "%s pid %d (%s): no %s profile%s%.180s\n",
+				 "%s pid %d (%s): no %s profile%s%.190s\n",
 				 t->service, (int)t->pid, t->runtime,
-				 prof_kind_name(q->kind),
-				 t->errmsg[0] ? ": " : "", t->errmsg);
+				 prof_kind_name(q->kind), why[0] ? ": " : "",
+				 why);
 			pull_answer(a, q, 404, msg);
 			continue;
 		}
@@ -250,7 +253,8 @@ void agent_handle_requests(struct agent *a, uint64_t now)
 			pull_answer(a, q, 200, NULL);
 			continue;
 		}
-		q->deadline_ns = now + q->seconds_ns;
+		/* from after the take: the request's N seconds start here */
+		q->deadline_ns = mono_ns() + q->seconds_ns;
 		q->next = t->pulls;
 		t->pulls = q;
 	}
@@ -495,7 +499,7 @@ static void shutdown_flush(struct agent *a)
 	pthread_mutex_lock(&a->lock);
 	a->stopping = true;
 	pthread_mutex_unlock(&a->lock);
-	agent_handle_requests(a, mono_ns());
+	agent_handle_requests(a);
 	int64_t now = unix_ns();
 	for (struct target *t = a->targets; t; t = t->next) {
 		target_take(a, t);
@@ -579,7 +583,7 @@ RTD_API int rtd_agent_run(rtd_agent *ag)
 				}
 			}
 		}
-		agent_handle_requests(a, mono_ns());
+		agent_handle_requests(a);
 	}
 	free(ps.fds);
 	free(ps.src);
@@ -597,7 +601,7 @@ RTD_API void rtd_agent_free(rtd_agent *ag)
 	pthread_mutex_lock(&a->lock);
 	a->stopping = true;
 	pthread_mutex_unlock(&a->lock);
-	agent_handle_requests(a, 0);
+	agent_handle_requests(a);
 	for (struct target *t = a->targets; t; t = t->next)
 		target_finish_pulls(a, t, 0, true);
 	if (a->http)

@@ -151,6 +151,8 @@ struct target {
 	uint64_t samples_ns[PK_COUNT]; /* CPU ns / counts taken so far */
 	uint64_t windows;
 	char errmsg[256];       /* the last source failure, for /targets */
+	/* why a kind has no source (loop thread only), "" when not said */
+	char nokind[PK_COUNT][192];
 	/* .NET counters as Prometheus series (series.c), under a->lock */
 	struct series *series;
 	size_t nseries, series_cap;
@@ -243,7 +245,7 @@ void agent_scan(struct agent *a);
 void agent_seen_free(struct agent *a);
 
 /* ---- pull requests (loop side, agent.c) ---- */
-void agent_handle_requests(struct agent *a, uint64_t now);
+void agent_handle_requests(struct agent *a);
 /* HTTP side: queue a request and wait for it. Returns the pull (caller
  * frees with pull_free) or NULL when out of memory. */
 struct pull *agent_pull(struct agent *a, uint64_t target_id,

@@ -101,9 +101,9 @@ static const struct rtd_agent_option options[O_COUNT] = {
 			       "EventPipe CPU: count time threads spend in "
 			       "native code too (idle waits included)"},
 	[O_DOTNET_PROFILES] = {"dotnet-profiles", RTD_AGENT_OPT_STR, "KINDS",
-			       "cpu,alloc,lock,exception",
+			       "cpu,alloc,lock,exception,wait",
 			       ".NET profiles to keep, of cpu, alloc, lock, "
-			       "exception (or none)"},
+			       "exception, wait (.NET 9+, /block) (or none)"},
 	[O_DOTNET_COUNTERS] = {"dotnet-counters", RTD_AGENT_OPT_STR, "SPEC",
 			       "System.Runtime",
 			       ".NET counters for /metrics, in dotnet-counters' "
@@ -658,10 +658,12 @@ static int find_option(const char *name)
 	return -1;
 }
 
-static const char *const kind_words[] = {"cpu", "alloc", "lock", "exception"};
+static const char *const kind_words[] = {"cpu", "alloc", "lock", "exception",
+					 "wait"};
+#define NKIND_WORDS (sizeof(kind_words) / sizeof(kind_words[0]))
 
-/* "cpu,alloc,lock,exception" (or "none") into the RTD_NETTRACE_PROFILE_*
- * bits, which are 1 << the word's index. */
+/* "cpu,alloc,lock,exception,wait" (or "none") into the
+ * RTD_NETTRACE_PROFILE_* bits, which are 1 << the word's index. */
 static int set_kinds(rtd_agent_config *c, const char *v)
 {
 	unsigned k = 0;
@@ -670,15 +672,15 @@ static int set_kinds(rtd_agent_config *c, const char *v)
 			const char *comma = strchr(p, ',');
 			size_t n = comma ? (size_t)(comma - p) : strlen(p);
 			size_t i;
-			for (i = 0; i < 4; i++)
+			for (i = 0; i < NKIND_WORDS; i++)
 				if (strlen(kind_words[i]) == n &&
 				    !strncmp(p, kind_words[i], n))
 					break;
-			if (i == 4)
+			if (i == NKIND_WORDS)
 				return seterr(c,
 					      "dotnet-profiles: '%.*s' is not one "
 					      "of cpu, alloc, lock, exception, "
-					      "none", (int)n, p);
+					      "wait, none", (int)n, p);
 			k |= 1u << i;
 			p = comma ? comma + 1 : p + n;
 		}
@@ -1354,7 +1356,7 @@ RTD_API int rtd_agent_config_write(const rtd_agent_config *c, FILE *f)
 		c->dotnet_cpu_external ? "true" : "false");
 	fprintf(f, "dotnet-profiles: ");
 	bool any = false;
-	for (int i = 0; i < 4; i++)
+	for (size_t i = 0; i < NKIND_WORDS; i++)
 		if (c->dotnet_kinds & (1u << i)) {
 			fprintf(f, "%s%s", any ? "," : "", kind_words[i]);
 			any = true;

@@ -97,6 +97,16 @@ static void add_sources(struct agent *a, struct target *t)
 	 * first, the runtime answered the perf map call only after the
 	 * call's 30 s timeout (measured: every .NET target, --dotnet-cpu
 	 * perf, .NET 10) and the loop stood still meanwhile. */
+	/* /block: .NET's wait events (src_eventpipe.c says when its runtime
+	 * has none); nothing yet for other programs */
+	if (!dotnet)
+		snprintf(t->nokind[PK_BLOCK], sizeof(t->nokind[PK_BLOCK]),
+			 "a native program's waits would be an off-CPU "
+			 "profile (sched_switch), which the agent does not "
+			 "record yet");
+	else if (!(kinds & RTD_NETTRACE_PROFILE_WAIT))
+		snprintf(t->nokind[PK_BLOCK], sizeof(t->nokind[PK_BLOCK]),
+			 "waits are not among --dotnet-profiles");
 	if (perf)
 		target_add_source(a, t, &source_perf);
 	if (dotnet && (kinds || a->c->dotnet_counters))

@@ -205,8 +205,9 @@ static enum MHD_Result serve_index(struct MHD_Connection *c, const char *pfx,
 			  "  %.*s/debug/pprof/allocs             allocations "
 			  "(since the agent attached; ?seconds=N: a delta)\n"
 			  "  %.*s/debug/pprof/mutex              lock "
-			  "contention\n"
-			  "  %.*s/debug/pprof/block              blocking\n"
+			  "contention (the same)\n"
+			  "  %.*s/debug/pprof/block              time spent "
+			  "waiting, where the wait began (the same; .NET 9+)\n"
 			  "  %.*s/debug/pprof/exceptions         exceptions "
 			  "thrown\n", (int)plen, pfx, (int)plen, pfx, (int)plen,
 			  pfx, (int)plen, pfx, (int)plen, pfx);

@@ -160,33 +160,45 @@ int push_app_name(struct agent *a, const struct target *t,
 	return rc;
 }
 
-/* How Pyroscope shows each sample type rtdiag writes. */
+/* How Pyroscope shows each sample type rtdiag writes; the first entry of
+ * the type for the upload's kind (PK_COUNT: any kind) counts. Go's block
+ * and mutex profiles share their types; Pyroscope's Go client tells them
+ * apart by these display names. */
 static const struct {
+	enum prof_kind kind;
 	const char *type, *units, *aggregation, *display;
 	bool sampled;
 } stc[] = {
-	{"cpu", "samples", "sum", "cpu", true},
-	{"samples", "samples", "sum", "cpu_samples", false},
-	{"alloc_objects", "objects", "sum", "alloc_objects", false},
-	{"alloc_space", "bytes", "sum", "alloc_space", false},
-	{"inuse_objects", "objects", "average", "inuse_objects", false},
-	{"inuse_space", "bytes", "average", "inuse_space", false},
-	{"contentions", "lock_samples", "sum", "mutex_count", false},
-	{"delay", "lock_nanoseconds", "sum", "mutex_duration", false},
-	{"exceptions", "exceptions", "sum", "exceptions", false},
+	{PK_BLOCK, "contentions", "lock_samples", "sum", "block_count", false},
+	{PK_BLOCK, "delay", "lock_nanoseconds", "sum", "block_duration", false},
+#define ANY PK_COUNT
+	{ANY, "cpu", "samples", "sum", "cpu", true},
+	{ANY, "samples", "samples", "sum", "cpu_samples", false},
+	{ANY, "alloc_objects", "objects", "sum", "alloc_objects", false},
+	{ANY, "alloc_space", "bytes", "sum", "alloc_space", false},
+	{ANY, "inuse_objects", "objects", "average", "inuse_objects", false},
+	{ANY, "inuse_space", "bytes", "average", "inuse_space", false},
+	{ANY, "contentions", "lock_samples", "sum", "mutex_count", false},
+	{ANY, "delay", "lock_nanoseconds", "sum", "mutex_duration", false},
+	{ANY, "exceptions", "exceptions", "sum", "exceptions", false},
 };
 
-/* The sample_type_config JSON for a profile's types. */
-int push_sample_type_config(const rtd_profile *p, rtd_buf *b);
+#undef ANY
 
-int push_sample_type_config(const rtd_profile *p, rtd_buf *b)
+/* The sample_type_config JSON for a profile's types. */
+int push_sample_type_config(const rtd_profile *p, enum prof_kind kind,
+			    rtd_buf *b);
+
+int push_sample_type_config(const rtd_profile *p, enum prof_kind kind,
+			    rtd_buf *b)
 {
 	int rc = rtd_buf_putc(b, '{');
 	bool first = true;
 	for (size_t i = 0; i < rtd_profile_ntypes(p); i++) {
 		const struct rtd_profile_type *ty = rtd_profile_get_type(p, i);
 		for (size_t j = 0; j < sizeof(stc) / sizeof(stc[0]); j++) {
-			if (strcmp(ty->type, stc[j].type))
+			if (strcmp(ty->type, stc[j].type) ||
+			    (stc[j].kind != kind && stc[j].kind != PK_COUNT))
 				continue;
 			rc |= rtd_buf_printf(
 				b,
@@ -196,6 +208,7 @@ int push_sample_type_config(const rtd_profile *p, rtd_buf *b)
 				stc[j].aggregation, stc[j].display,
 				stc[j].sampled ? "true" : "false");
 			first = false;
+			break;
 		}
 	}
 	return rc | rtd_buf_putc(b, '}');
@@ -309,7 +322,7 @@ static enum send_result send_one(struct agent *a, struct pusher *ps,
 		/* encode once; the profile goes, the bytes stay queued */
 		rtd_buf cfg;
 		rtd_buf_init(&cfg, 8192);
-		int rc = push_sample_type_config(u->p, &cfg);
+		int rc = push_sample_type_config(u->p, u->kind, &cfg);
 		uint8_t *pp = NULL;
 		size_t plen = 0;
 		if (!rc)

@@ -4,7 +4,10 @@
  * EventPipe session: the providers src/dotnet asks for the profile kinds
  * (rtd_ipc_profile_request: SampleProfiler's thread samples for CPU,
  * GC/AllocationTick for allocations, Contention/Start+Stop for locks,
- * Exception/Start for exceptions, and the runtime's own MethodLoadVerbose,
+ * Exception/Start for exceptions, WaitHandleWait/Start+Stop for waits
+ * (/block; .NET 9+: an older runtime is asked its version at attach and
+ * gets no wait keyword, the reason kept for /block's answer), and the
+ * runtime's own MethodLoadVerbose,
  * R2RGetEntryPoint and ModuleLoad events, filtered, to name methods), plus
  * the counter providers (rtd_counters_request: EventCounters and
  * System.Diagnostics.Metrics), read into the target's /metrics series.
@@ -52,6 +55,7 @@ struct ep {
 	rtd_nettrace_profiler *prof;
 	int prof_err;
 	rtd_counters *counters;
+	unsigned unsupported;     /* RTD_NETTRACE_PROFILE_* the runtime lacks */
 	bool named;               /* the first rundown is done */
 	uint64_t next_rundown;    /* monotonic ns; 0: none wanted */
 	uint64_t rundown_gap;
@@ -104,7 +108,8 @@ static int ep_session_open(struct source *src, struct ep_session *es,
 static unsigned ep_kinds(const struct source *src)
 {
 	const rtd_agent_config *c = src->a->c;
-	unsigned k = c->dotnet_kinds;
+	const struct ep *e = src->priv;
+	unsigned k = c->dotnet_kinds & ~e->unsupported;
 	if (c->dotnet_cpu == DOTNET_CPU_PERF)
 		k &= ~(unsigned)RTD_NETTRACE_PROFILE_CPU;
 	return k;
@@ -219,18 +224,38 @@ static int open_rundown(struct source *src)
 	return 0;
 }
 
+/* The agent's profile kind of each RTD_NETTRACE_PROFILE_* bit, by bit. */
+static const enum prof_kind kind_map[RTD_NETTRACE_PROFILE_KINDS] = {
+	PK_CPU, PK_ALLOC, PK_MUTEX, PK_EXCEPTIONS, PK_BLOCK};
+
+/* Waits need .NET 9: ask the runtime its version (ProcessInfo2) and keep
+ * the reason when it is older; a runtime that does not say is asked for
+ * them anyway. */
+static void check_runtime(struct source *src)
+{
+	struct ep *e = src->priv;
+	if (!(src->a->c->dotnet_kinds & RTD_NETTRACE_PROFILE_WAIT))
+		return;
+	struct rtd_ipc_process_info pi;
+	memset(&pi, 0, sizeof(pi));
+	if (rtd_ipc_process_info(e->c, 0, &pi))
+		return;
+	char why[160];
+	if (!rtd_ipc_profile_supported(RTD_IPC_PROFILE_WAIT, pi.clr_version,
+				       why, sizeof(why))) {
+		e->unsupported |= RTD_NETTRACE_PROFILE_WAIT;
+		snprintf(src->t->nokind[PK_BLOCK],
+			 sizeof(src->t->nokind[PK_BLOCK]), "%s", why);
+	}
+	rtd_ipc_process_info_clear(&pi);
+}
+
 static int ep_start(struct source *src)
 {
 	struct ep *e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	src->priv = e;
-	unsigned k = ep_kinds(src);
-	src->kinds = ((k & RTD_NETTRACE_PROFILE_CPU) ? 1u << PK_CPU : 0) |
-		     ((k & RTD_NETTRACE_PROFILE_ALLOC) ? 1u << PK_ALLOC : 0) |
-		     ((k & RTD_NETTRACE_PROFILE_LOCK) ? 1u << PK_MUTEX : 0) |
-		     ((k & RTD_NETTRACE_PROFILE_EXCEPTION) ? 1u << PK_EXCEPTIONS
-							   : 0);
 	struct rtd_ipc_client_opts co = {.sz = sizeof(co), .timeout_ms = 5000};
 	int err = 0;
 	e->c = rtd_ipc_client_new(src->t->pid, &co, &err);
@@ -239,6 +264,12 @@ static int ep_start(struct source *src)
 			 rtd_ipc_errmsg_last());
 		return err ? err : -RTD_E_IPC_NOSOCKET;
 	}
+	check_runtime(src);
+	unsigned k = ep_kinds(src);
+	src->kinds = 0;
+	for (int i = 0; i < RTD_NETTRACE_PROFILE_KINDS; i++)
+		if (k & (1u << i))
+			src->kinds |= 1u << kind_map[i];
 	e->rundown_gap = RUNDOWN_MIN_NS;
 	return open_main(src);
 }
@@ -373,10 +404,8 @@ static int ep_take(struct source *src, struct take *t)
 		if (open_rundown(src) == 0)
 			e->named = false; /* the next cut waits for it */
 	}
-	static const enum prof_kind map[RTD_NETTRACE_PROFILE_KINDS] = {
-		PK_CPU, PK_ALLOC, PK_MUTEX, PK_EXCEPTIONS};
 	for (int i = 0; i < RTD_NETTRACE_PROFILE_KINDS; i++)
-		t->p[map[i]] = out[i];
+		t->p[kind_map[i]] = out[i];
 	t->period[PK_CPU] = 1000000; /* the sample profiler's 1 ms */
 	return 0;
 }

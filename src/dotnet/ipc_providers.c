@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -366,6 +367,9 @@ RTD_API int rtd_ipc_providers_add_profile(const char *name,
 #define EV_MODULE_LOAD 152u
 #define EV_R2R_GET_ENTRY_POINT 159u
 #define EV_GC_JOIN 203u
+#define KW_WAITHANDLE 0x40000000000ull
+#define EV_WAIT_HANDLE_WAIT_START 301u
+#define EV_WAIT_HANDLE_WAIT_STOP 302u
 #define KW_COMPILATION_DIAGNOSTIC 0x2000000000ull
 
 RTD_API int rtd_ipc_profile_request(unsigned kinds,
@@ -373,7 +377,8 @@ RTD_API int rtd_ipc_profile_request(unsigned kinds,
 				    struct rtd_ipc_session_opts *so)
 {
 	const unsigned known = RTD_IPC_PROFILE_CPU | RTD_IPC_PROFILE_ALLOC |
-			       RTD_IPC_PROFILE_LOCK | RTD_IPC_PROFILE_EXCEPTION;
+			       RTD_IPC_PROFILE_LOCK | RTD_IPC_PROFILE_EXCEPTION |
+			       RTD_IPC_PROFILE_WAIT;
 	if (!out || !so || !kinds || (kinds & ~known))
 		return -RTD_E_INVAL;
 	/* one filter for the one runtime provider: the ids of every kind */
@@ -409,6 +414,12 @@ RTD_API int rtd_ipc_profile_request(unsigned kinds,
 		kw |= KW_EXCEPTION;
 		v[nf++] = EV_EXCEPTION_THROWN;
 	}
+	if (kinds & RTD_IPC_PROFILE_WAIT) {
+		/* Verbose events: the provider is enabled at 5 below */
+		kw |= KW_WAITHANDLE;
+		v[nf++] = EV_WAIT_HANDLE_WAIT_START;
+		v[nf++] = EV_WAIT_HANDLE_WAIT_STOP;
+	}
 	int rc = 0;
 	if (kinds & RTD_IPC_PROFILE_CPU)
 		rc = add(out, PROVIDER_SAMPLES, strlen(PROVIDER_SAMPLES),
@@ -434,6 +445,26 @@ RTD_API int rtd_ipc_profile_request(unsigned kinds,
 	so->rundown_keyword = RTD_IPC_RUNDOWN_NAMES;
 	so->filters_optional = true;
 	return 0;
+}
+
+RTD_API bool rtd_ipc_profile_supported(unsigned kind, const char *clr_version,
+				       char *why, size_t whylen)
+{
+	if (kind != RTD_IPC_PROFILE_WAIT || !clr_version || !*clr_version)
+		return true;
+	/* "MAJOR.MINOR.PATCH[-pre][+commit]" */
+	char *end;
+	unsigned long major = strtoul(clr_version, &end, 10);
+	if (end == clr_version || *end != '.' || major >= 9)
+		return true;
+	if (why && whylen) {
+		size_t n = strcspn(clr_version, "+");
+		snprintf(why, whylen,
+			 "the .NET %.*s runtime sends no wait events "
+			 "(WaitHandleWait/Start and Stop came with .NET 9)",
+			 (int)(n > 40 ? 40 : n), clr_version);
+	}
+	return false;
 }
 
 /* The runtime's keywords by name (ClrEtwAll.man), as dotnet-trace's

@@ -3,7 +3,10 @@
  * profiler.c - profiles of a .NET process from its EventPipe events:
  * thread time / CPU from Microsoft-DotNETCore-SampleProfiler ThreadSample
  * events, allocations from GC/AllocationTick, lock contention from
- * Contention/Start+Stop, exceptions from Exception/Start (thrown).
+ * Contention/Start+Stop, exceptions from Exception/Start (thrown), waits
+ * from WaitHandleWait/Start+Stop (.NET 9+). Locks and waits are one
+ * mechanism: a span opened by a thread's Start (its stack kept) and closed
+ * by the same thread's Stop (span_start/span_stop below).
  *
  * Thread time follows pyroscope-io/dotnetdiag's SampleProfiler, so that its
  * folded outputs are reproduced exactly (tests/unit/nettrace/test_profile.c):
@@ -49,10 +52,22 @@ enum kind {
 	K_CONT_STOP,
 	K_EXCEPTION,
 	K_R2R,
+	K_WAIT_START,
+	K_WAIT_STOP,
 };
 
 /* the profile kinds, as indexes */
-enum { PK_CPU, PK_ALLOC, PK_LOCK, PK_EXCEPTION, PK_COUNT };
+enum { PK_CPU, PK_ALLOC, PK_LOCK, PK_EXCEPTION, PK_WAIT, PK_COUNT };
+
+/* the spans a thread may have open, one of each: a contention, a wait */
+enum { SPAN_LOCK, SPAN_WAIT, SPANS };
+
+/* An open Start: when, and the thread's stack then. */
+struct span {
+	bool open;
+	uint64_t ts;
+	uint32_t stack;
+};
 
 struct pending {
 	uint64_t ts;
@@ -89,10 +104,7 @@ struct pthread {
 	int64_t last_external;
 	int64_t last_managed;
 	int64_t last_any; /* running mode */
-	/* an open Contention/Start */
-	bool contending;
-	uint64_t cont_ts;
-	uint32_t cont_stack;
+	struct span span[SPANS]; /* an open Contention/Start, a wait */
 	/* the latest sample (dotnet stack) */
 	bool sampled;
 	uint32_t last_stack;
@@ -213,6 +225,7 @@ uint64_t rtd_nettrace_profiler_count(const rtd_nettrace_profiler *p,
 	case RTD_NETTRACE_PROFILE_ALLOC: return p->counts[PK_ALLOC];
 	case RTD_NETTRACE_PROFILE_LOCK: return p->counts[PK_LOCK];
 	case RTD_NETTRACE_PROFILE_EXCEPTION: return p->counts[PK_EXCEPTION];
+	case RTD_NETTRACE_PROFILE_WAIT: return p->counts[PK_WAIT];
 	default: return 0;
 	}
 }
@@ -244,6 +257,12 @@ static enum kind classify(const rtd_nettrace_profiler *p,
 		case 80:                          /* Exception/Start (thrown) */
 			return kinds & RTD_NETTRACE_PROFILE_EXCEPTION ? K_EXCEPTION
 								      : K_NONE;
+		case 301:                         /* WaitHandleWait/Start */
+			return kinds & RTD_NETTRACE_PROFILE_WAIT ? K_WAIT_START
+								 : K_NONE;
+		case 302:                         /* WaitHandleWait/Stop */
+			return kinds & RTD_NETTRACE_PROFILE_WAIT ? K_WAIT_STOP
+								 : K_NONE;
 		default: return K_NONE;
 		}
 	}
@@ -580,13 +599,16 @@ static int add_alloc(rtd_nettrace_profiler *p, rtd_nettrace *dec,
 }
 
 /*
- * Contention/Start (V1: ContentionFlags u8, ClrInstanceID u16; V2 adds
- * LockID, AssociatedObjectID, LockOwnerThreadID): the waiting thread's
- * stack. Contention/Stop (V1 adds DurationNs double): its end. A Stop
- * without DurationNs weighs the time since its Start.
+ * A Start event opens a span on its thread: Contention/Start (V1:
+ * ContentionFlags u8, ClrInstanceID u16; V2 adds LockID,
+ * AssociatedObjectID, LockOwnerThreadID) or WaitHandleWait/Start
+ * (WaitSource u8, AssociatedObjectID ptr, ClrInstanceID u16). The span
+ * keeps the waiting thread's stack. A thread blocked in one wait starts
+ * no other (on .NET 10 even Monitor.Wait's Stop comes before the wait for
+ * its lock), so a second Start replaces the first: its Stop was lost.
  */
-static int cont_start(rtd_nettrace_profiler *p,
-		      const struct rtd_nettrace_event *ev)
+static int span_start(rtd_nettrace_profiler *p,
+		      const struct rtd_nettrace_event *ev, int which)
 {
 	int err = 0;
 	struct pthread *t = thread_of(p, ev->thread_id, &err);
@@ -595,24 +617,48 @@ static int cont_start(rtd_nettrace_profiler *p,
 	long stack = event_stack(p, ev);
 	if (stack < 0)
 		return (int)stack;
-	t->contending = true;
-	t->cont_ts = ev->timestamp;
-	t->cont_stack = (uint32_t)stack;
+	t->span[which] = (struct span){
+		.open = true, .ts = ev->timestamp, .stack = (uint32_t)stack};
 	return 0;
 }
 
 static int64_t ticks_to_ns(int64_t t, uint64_t freq);
 
-static int cont_stop(rtd_nettrace_profiler *p, rtd_nettrace *dec,
-		     const struct rtd_nettrace_event *ev)
+/* The Stop on the same thread closes it: one sample of (1, delay) on the
+ * Start's stack, in profile kind pk. duration_ns >= 0 is the runtime's own
+ * measure (Contention/Stop V1's DurationNs); else the two timestamps. A
+ * Stop whose Start came before the session counts nothing. */
+static int span_stop(rtd_nettrace_profiler *p, rtd_nettrace *dec,
+		     const struct rtd_nettrace_event *ev, int which, int pk,
+		     double duration_ns)
 {
 	int err = 0;
 	struct pthread *t = thread_of(p, ev->thread_id, &err);
 	if (!t)
 		return err;
-	if (!t->contending)
+	struct span *sp = &t->span[which];
+	if (!sp->open)
 		return 0; /* its Start came before the session */
-	t->contending = false;
+	sp->open = false;
+	int64_t delay;
+	if (duration_ns >= 0 && duration_ns < 9.2e18) {
+		delay = (int64_t)duration_ns;
+	} else {
+		const struct rtd_nettrace_info *info = rtd_nettrace_info(dec);
+		int64_t d = ev->timestamp > sp->ts
+				    ? (int64_t)(ev->timestamp - sp->ts)
+				    : 0;
+		delay = ticks_to_ns(d, info ? info->tick_freq : 0);
+	}
+	p->counts[pk]++;
+	return add_values(p, pk, sp->stack, ev->thread_id, 0, 1, delay);
+}
+
+/* Contention/Stop: V1 adds DurationNs (double) after ContentionFlags u8
+ * and ClrInstanceID u16. */
+static int cont_stop(rtd_nettrace_profiler *p, rtd_nettrace *dec,
+		     const struct rtd_nettrace_event *ev)
+{
 	rtd_rd r;
 	rd_init(&r, ev->payload, ev->payload_len);
 	(void)rd_u8(&r);
@@ -620,19 +666,7 @@ static int cont_stop(rtd_nettrace_profiler *p, rtd_nettrace *dec,
 	double ns = rd_f64le(&r);
 	if (!rd_ok(&r))
 		ns = -1;
-	int64_t delay;
-	if (ns >= 0 && ns < 9.2e18) {
-		delay = (int64_t)ns;
-	} else {
-		const struct rtd_nettrace_info *info = rtd_nettrace_info(dec);
-		int64_t d = ev->timestamp > t->cont_ts
-				    ? (int64_t)(ev->timestamp - t->cont_ts)
-				    : 0;
-		delay = ticks_to_ns(d, info ? info->tick_freq : 0);
-	}
-	p->counts[PK_LOCK]++;
-	return add_values(p, PK_LOCK, t->cont_stack, ev->thread_id, 0, 1,
-			  delay);
+	return span_stop(p, dec, ev, SPAN_LOCK, PK_LOCK, ns);
 }
 
 /* Exception/Start (ExceptionThrown_V1): ExceptionType string, message
@@ -684,9 +718,14 @@ int rtd_nettrace_profiler_event(rtd_nettrace_profiler *p, rtd_nettrace *dec,
 	case K_ALLOC:
 		return add_alloc(p, dec, ev);
 	case K_CONT_START:
-		return cont_start(p, ev);
+		return span_start(p, ev, SPAN_LOCK);
 	case K_CONT_STOP:
 		return cont_stop(p, dec, ev);
+	case K_WAIT_START:
+		return span_start(p, ev, SPAN_WAIT);
+	case K_WAIT_STOP:
+		/* WaitHandleWait/Stop: ClrInstanceID u16 only */
+		return span_stop(p, dec, ev, SPAN_WAIT, PK_WAIT, -1);
 	case K_EXCEPTION:
 		return add_exception(p, ev);
 	case K_SAMPLE:
@@ -1013,7 +1052,8 @@ static const struct rtd_profile_type *kind_types(const rtd_nettrace_profiler *p,
 	switch (pk) {
 	case PK_CPU: return p->o.running_only ? cpu : wall;
 	case PK_ALLOC: return alloc;
-	case PK_LOCK: return lock;
+	case PK_LOCK:
+	case PK_WAIT: return lock; /* Go's mutex and block profiles alike */
 	default: *n = 1; return exc;
 	}
 }
@@ -1025,6 +1065,7 @@ static int pk_of(unsigned kind)
 	case RTD_NETTRACE_PROFILE_ALLOC: return PK_ALLOC;
 	case RTD_NETTRACE_PROFILE_LOCK: return PK_LOCK;
 	case RTD_NETTRACE_PROFILE_EXCEPTION: return PK_EXCEPTION;
+	case RTD_NETTRACE_PROFILE_WAIT: return PK_WAIT;
 	default: return -1;
 	}
 }
@@ -1157,16 +1198,17 @@ fail:
 }
 
 /* Drop the stacks and values taken: keep only the stacks threads still
- * point at (an open contention, the latest sample), interned again. */
+ * point at (an open contention or wait, the latest sample), interned
+ * again. */
 static int drop_taken(rtd_nettrace_profiler *p)
 {
 	size_t n = p->threads.count, k = 0, it = 0;
 	struct keep {
 		struct pthread *t;
-		bool cont;
+		int what; /* 0: the latest sample; 1 + SPAN_*: a span */
 		uint64_t *ips;
 		uint32_t n;
-	} *keep = calloc(2 * n + 1, sizeof(*keep));
+	} *keep = calloc((1 + SPANS) * n + 1, sizeof(*keep));
 	if (!keep)
 		return -ENOMEM;
 	uint64_t tid;
@@ -1174,13 +1216,13 @@ static int drop_taken(rtd_nettrace_profiler *p)
 	int err = 0;
 	while (!err && rtd_map_next(&p->threads, &it, &tid, &v)) {
 		struct pthread *t = v;
-		for (int c = 0; c < 2; c++) {
-			bool want = c ? t->contending : t->sampled;
+		for (int c = 0; c < 1 + SPANS; c++) {
+			bool want = c ? t->span[c - 1].open : t->sampled;
 			if (!want)
 				continue;
 			const struct stk *s =
-				&p->stacks[c ? t->cont_stack : t->last_stack];
-			keep[k] = (struct keep){t, c == 1, NULL, s->n};
+				&p->stacks[c ? t->span[c - 1].stack : t->last_stack];
+			keep[k] = (struct keep){t, c, NULL, s->n};
 			if (s->n && !(keep[k].ips = malloc(s->n * sizeof(uint64_t)))) {
 				err = -ENOMEM;
 				break;
@@ -1203,8 +1245,9 @@ static int drop_taken(rtd_nettrace_profiler *p)
 			long idx = intern(p, keep[i].ips, keep[i].n);
 			if (idx < 0)
 				err = (int)idx;
-			else if (keep[i].cont)
-				keep[i].t->cont_stack = (uint32_t)idx;
+			else if (keep[i].what)
+				keep[i].t->span[keep[i].what - 1].stack =
+					(uint32_t)idx;
 			else
 				keep[i].t->last_stack = (uint32_t)idx;
 		}

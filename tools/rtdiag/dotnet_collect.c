@@ -80,8 +80,8 @@ static const struct cli_opt profile_opts[] = {
 	{O_FORMAT, "format", 'f', CLI_ARG_CHOICE, 0,
 	 "folded|pprof|top|svg|speedscope", "the output format", 0, 0},
 	{O_TYPE, "type", 't', CLI_ARG_STR, CLI_OPT_REPEAT,
-	 "cpu,alloc,lock,exception", "what to profile, several at once in one "
-	 "session (default cpu)", 0, 0},
+	 "cpu,alloc,lock,exception,wait", "what to profile, several at once "
+	 "in one session (default cpu; wait: .NET 9+)", 0, 0},
 	{O_CPU, "cpu", 0, CLI_ARG_NONE, 0, NULL,
 	 "keep only the samples of threads running managed code (default: "
 	 "thread time of every thread, running or waiting)", 0, 0},
@@ -141,7 +141,8 @@ static int parse_kinds(const struct cli_cmd *cmd, const char *s, unsigned *kinds
 	} k[] = {{"cpu", RTD_IPC_PROFILE_CPU},
 		 {"alloc", RTD_IPC_PROFILE_ALLOC},
 		 {"lock", RTD_IPC_PROFILE_LOCK},
-		 {"exception", RTD_IPC_PROFILE_EXCEPTION}};
+		 {"exception", RTD_IPC_PROFILE_EXCEPTION},
+		 {"wait", RTD_IPC_PROFILE_WAIT}};
 	while (*s) {
 		size_t n = strcspn(s, ",");
 		size_t i = 0;
@@ -150,7 +151,8 @@ static int parse_kinds(const struct cli_cmd *cmd, const char *s, unsigned *kinds
 				break;
 		if (i == sizeof(k) / sizeof(k[0]))
 			return cli_cmd_usage(cmd, "--type: '%.*s' is not cpu, "
-					     "alloc, lock or exception", (int)n, s);
+					     "alloc, lock, exception or wait",
+					     (int)n, s);
 		*kinds |= k[i].bit;
 		s += n;
 		if (*s == ',')
@@ -908,6 +910,7 @@ static const char *kind_name(unsigned k)
 	case RTD_IPC_PROFILE_CPU: return "cpu";
 	case RTD_IPC_PROFILE_ALLOC: return "alloc";
 	case RTD_IPC_PROFILE_LOCK: return "lock";
+	case RTD_IPC_PROFILE_WAIT: return "wait";
 	default: return "exception";
 	}
 }
@@ -931,11 +934,11 @@ static int profile_check_out(const struct collect_args *a)
 	if (!a->out)
 		return 0;
 	unsigned n = 0;
-	for (unsigned k = 1; k <= RTD_IPC_PROFILE_EXCEPTION; k <<= 1)
+	for (unsigned k = 1; k <= RTD_IPC_PROFILE_WAIT; k <<= 1)
 		n += !!(a->kinds & k);
 	if (n == 1 || cli_out_is_stdout(a->out))
 		return cli_out_check(a->out);
-	for (unsigned k = 1; k <= RTD_IPC_PROFILE_EXCEPTION; k <<= 1) {
+	for (unsigned k = 1; k <= RTD_IPC_PROFILE_WAIT; k <<= 1) {
 		char p[4096];
 		kind_path(a->out, k, p, sizeof(p));
 		if ((a->kinds & k) && cli_out_check(p))
@@ -982,6 +985,10 @@ static void print_top(const rtd_profile *pr, unsigned k, uint64_t events,
 		printf("%llu contentions, %.3f s waiting\n",
 		       (unsigned long long)events, (double)tot / 1e9);
 		break;
+	case RTD_IPC_PROFILE_WAIT:
+		printf("%llu waits, %.3f s waiting\n",
+		       (unsigned long long)events, (double)tot / 1e9);
+		break;
 	default:
 		printf("%llu exceptions thrown\n", (unsigned long long)events);
 		break;
@@ -995,10 +1002,10 @@ static void print_top(const rtd_profile *pr, unsigned k, uint64_t events,
 static int profile_outputs(struct sink_state *st, const struct collect_args *a)
 {
 	unsigned nk = 0;
-	for (unsigned k = 1; k <= RTD_IPC_PROFILE_EXCEPTION; k <<= 1)
+	for (unsigned k = 1; k <= RTD_IPC_PROFILE_WAIT; k <<= 1)
 		nk += !!(a->kinds & k);
 	int r = CLI_OK;
-	for (unsigned k = 1; k <= RTD_IPC_PROFILE_EXCEPTION && r == CLI_OK;
+	for (unsigned k = 1; k <= RTD_IPC_PROFILE_WAIT && r == CLI_OK;
 	     k <<= 1) {
 		if (!(a->kinds & k))
 			continue;
@@ -1034,6 +1041,9 @@ static int profile_outputs(struct sink_state *st, const struct collect_args *a)
 					? " (it allocated less than ~100 KB?)"
 				: k == RTD_IPC_PROFILE_LOCK
 					? " (no thread waited for a lock)"
+				: k == RTD_IPC_PROFILE_WAIT
+					? " (no wait ended; a runtime before "
+					  ".NET 9 sends no wait events)"
 					: " (none was thrown)");
 		rtd_profile_free(pr);
 	}

@@ -121,7 +121,10 @@ class Handler(BaseHTTPRequestHandler):
                 f.write(prof)
         rec = {"n": k, "name": one.get("name"), "from": one.get("from"),
                "until": one.get("until"),
-               "sample_types": sorted(stc) if stc else [], "errors": errs}
+               "sample_types": sorted(stc) if stc else [],
+               "display": sorted(v.get("display-name", "") if isinstance(v, dict)
+                                 else "" for v in stc.values())
+               if isinstance(stc, dict) else [], "errors": errs}
         with open(os.path.join(outdir, "uploads.jsonl"), "a") as f:
             f.write(json.dumps(rec) + "\n")
         self.send_response(400 if errs else 200)

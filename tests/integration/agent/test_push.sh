@@ -70,14 +70,18 @@ errs = [r for r in recs if r["errors"]]
 assert not errs, errs
 assert W == U + D, (W, U, D)
 assert len(recs) == U, (len(recs), U)
-# one upload per window and profile kind, none twice
-keys = [(r["name"], r["from"], tuple(r["sample_types"])) for r in recs]
+# one upload per window and profile kind, none twice (mutex and block
+# have the same sample types: Pyroscope tells them by display name)
+keys = [(r["name"], r["from"], tuple(r["sample_types"]), tuple(r["display"])) for r in recs]
 assert len(set(keys)) == len(keys), "duplicates: %s" % keys
 want = re.compile(r"^%s\{pid=%s,executable=dotnet-target,runtime=dotnet,host=[^,]+,suite=push\}$" % (re.escape(svc), pid))
 kinds = {("cpu", "samples"), ("alloc_objects", "alloc_space"), ("contentions", "delay"), ("exceptions",)}
 for r in recs:
     assert want.match(r["name"]), r["name"]
     assert tuple(r["sample_types"]) in kinds, r
+    if r["sample_types"] == ["contentions", "delay"]:
+        assert r["display"] in (["mutex_count", "mutex_duration"],
+                                ["block_count", "block_duration"]), r
     assert int(r["until"]) - int(r["from"]) <= 2, r
 cpu = [r for r in recs if r["sample_types"] == ["cpu", "samples"]]
 assert len(cpu) >= 3, cpu

@@ -92,7 +92,7 @@ touch "$WORK/park/stop"
 
 # bad input
 out=$("$R" dotnet profile -p 1 --type heap 2>&1); rc=$?
-[ $rc = 2 ] && grep -q "'heap' is not cpu, alloc, lock or exception" <<<"$out" && ok "--type heap: refused" || bad "--type heap: $rc $out"
+[ $rc = 2 ] && grep -q "'heap' is not cpu, alloc, lock, exception or wait" <<<"$out" && ok "--type heap: refused" || bad "--type heap: $rc $out"
 out=$("$R" dotnet profile -p 1 --type alloc --cpu 2>&1); rc=$?
 [ $rc = 2 ] && grep -q -- "--cpu is for --type cpu" <<<"$out" && ok "--cpu without cpu: refused" || bad "--cpu alloc: $rc $out"
 mkdir -p "$WORK/nodiag"

@@ -289,10 +289,11 @@ static void push_names(void **state)
 			    "4e5f-6a7b-8c9d-0e1f2a3b4c5d,host=node-1,env=prod}");
 	rtd_buf_free(&b);
 
-	int push_sample_type_config(const rtd_profile *p, rtd_buf *b);
+	int push_sample_type_config(const rtd_profile *p, enum prof_kind kind,
+				    rtd_buf *b);
 	rtd_profile *p = kind_profile_new(PK_MUTEX);
 	rtd_buf_init(&b, 4096);
-	assert_int_equal(push_sample_type_config(p, &b), 0);
+	assert_int_equal(push_sample_type_config(p, PK_MUTEX, &b), 0);
 	assert_string_equal(rtd_buf_cstr(&b),
 			    "{\"contentions\":{\"units\":\"lock_samples\","
 			    "\"aggregation\":\"sum\",\"display-name\":"
@@ -302,9 +303,23 @@ static void push_names(void **state)
 			    "\"sampled\":false}}");
 	rtd_buf_free(&b);
 	rtd_profile_free(p);
+	/* the block profile has the same types, shown as Pyroscope's Go
+	 * client shows a block profile */
+	p = kind_profile_new(PK_BLOCK);
+	rtd_buf_init(&b, 4096);
+	assert_int_equal(push_sample_type_config(p, PK_BLOCK, &b), 0);
+	assert_string_equal(rtd_buf_cstr(&b),
+			    "{\"contentions\":{\"units\":\"lock_samples\","
+			    "\"aggregation\":\"sum\",\"display-name\":"
+			    "\"block_count\",\"sampled\":false},\"delay\":{"
+			    "\"units\":\"lock_nanoseconds\",\"aggregation\":"
+			    "\"sum\",\"display-name\":\"block_duration\","
+			    "\"sampled\":false}}");
+	rtd_buf_free(&b);
+	rtd_profile_free(p);
 	p = kind_profile_new(PK_CPU);
 	rtd_buf_init(&b, 4096);
-	assert_int_equal(push_sample_type_config(p, &b), 0);
+	assert_int_equal(push_sample_type_config(p, PK_CPU, &b), 0);
 	assert_string_equal(rtd_buf_cstr(&b),
 			    "{\"cpu\":{\"units\":\"samples\",\"aggregation\":"
 			    "\"sum\",\"display-name\":\"cpu\",\"sampled\":true}}");

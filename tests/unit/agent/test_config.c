@@ -82,7 +82,8 @@ static void defaults_and_check(void **state)
 	assert_int_equal(rtd_agent_config_log_level(c), RTD_LOG_INFO);
 	assert_int_equal(c->cpu_hz, 99);
 	assert_int_equal(c->dotnet_cpu, DOTNET_CPU_EVENTPIPE);
-	assert_int_equal(c->dotnet_kinds, 0xf); /* cpu, alloc, lock, exception */
+	/* cpu, alloc, lock, exception, wait */
+	assert_int_equal(c->dotnet_kinds, 0x1f);
 	assert_string_equal(c->dotnet_counters, "System.Runtime");
 	assert_int_equal(c->counters_interval_ns, 5000000000ull);
 	/* no target yet */
@@ -190,6 +191,8 @@ static void values(void **state)
 	}
 	assert_int_equal(rtd_agent_config_set(c, "dotnet-profiles", "lock,cpu"), 0);
 	assert_int_equal(c->dotnet_kinds, 0x5);
+	assert_int_equal(rtd_agent_config_set(c, "dotnet-profiles", "wait,lock"), 0);
+	assert_int_equal(c->dotnet_kinds, 0x14); /* RTD_NETTRACE_PROFILE_WAIT */
 	assert_int_equal(rtd_agent_config_set(c, "dotnet-profiles", "none"), 0);
 	assert_int_equal(c->dotnet_kinds, 0);
 	assert_int_equal(rtd_agent_config_set(c, "dotnet-counters", "none"), 0);

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# /debug/pprof/block from a real .NET 10 program's waits (WaitHandleWait
+# events), read by Debian's go tool pprof as Parca and Alloy fetch it:
+# - tests/targets/dotnet-wait waits, on three threads at once, 8 x 150 ms
+#   on a ManualResetEvent in Waiter.OnEvent, 12 x 100 ms on a
+#   SemaphoreSlim in Waiter.OnSemaphore and 6 x 200 ms in Thread.Join in
+#   Waiter.OnJoin, and times each call itself (Stopwatch);
+# - /block?seconds=N fetched across those waits (a delta, as Go serves it)
+#   and /block afterwards (the total since the agent attached) both have
+#   Go's block types (contentions/count, delay/nanoseconds), each method's
+#   frames on the stacks where its waits began, at least its number of
+#   waits, and a delay within 5% (+10 ms) of what the program measured.
+#   SemaphoreSlim spins (yielding the CPU up to 140 times) before it
+#   blocks in Monitor.Wait: on a loaded machine that spinning took most of
+#   its 100 ms waits (a run: 70 ms of 1316 ms were wait events), time that
+#   is not a wait; so for it: at least one wait, never more time than the
+#   program measured;
+# - /targets lists "block" for the .NET target; a native target's /block
+#   answers 404 saying why (no off-CPU source), as does a .NET target
+#   whose --dotnet-profiles leave waits out.
+. "$(dirname "$0")/lib.sh"
+command -v dotnet >/dev/null 2>&1 || skip "no dotnet SDK on PATH"
+[ -n "$GO" ] || skip "no Go toolchain (go tool pprof) in /usr/lib/go-1.*"
+WD=$(build_dotnet dotnet-wait tests/targets) || { echo "FAIL: dotnet build"; exit 1; }
+export PPROF_TMPDIR="$WORK/pprof"
+
+mkdir -p "$WORK/w"
+"$WD/dotnet-wait" "$WORK/w" waits >"$WORK/w/out" 2>&1 &
+WP=$!; PIDS+=("$WP")
+sleep 300 &
+NP=$!; PIDS+=("$NP")
+wait_for 30 test -s "$WORK/w/ready" || { bad "dotnet-wait did not start"; exit 1; }
+SVC=waits$$
+start_agent --target "pid=$WP,service=$SVC" --target "pid=$NP,service=nat$$" \
+  --scan-interval 200ms --dotnet-counters none --max-cpu 800% || { bad "agent did not start"; exit 1; }
+has_block() {
+  curl -sf "$AGENT_URL/targets" | python3 -c '
+import json, sys
+t = [x for x in json.load(sys.stdin) if x["pid"] == int(sys.argv[1])]
+assert t and "block" in t[0]["profiles"], t' "$WP"
+}
+wait_for 15 has_block && ok "/targets: the .NET 10 target has a block profile" \
+  || { bad "no block in /targets: $(curl -s "$AGENT_URL/targets")"; exit 1; }
+B="$AGENT_URL/targets/$SVC/debug/pprof/block"
+
+# the delta across the waits: the request starts before DIR/go
+"$GO" tool pprof -raw "$B?seconds=8" > "$WORK/delta.txt" 2> "$WORK/delta.err" &
+GP=$!; PIDS+=("$GP")
+sleep 1
+touch "$WORK/w/go"
+wait_for 30 test -s "$WORK/w/done" || { bad "dotnet-wait did not finish its waits"; exit 1; }
+wait "$GP" || bad "go tool pprof (delta) failed: $(cat "$WORK/delta.err")"
+sleep 2 # the next cuts (one a second) have every Stop
+"$GO" tool pprof -raw "$B" > "$WORK/total.txt" 2> "$WORK/total.err" \
+  || bad "go tool pprof (total) failed: $(cat "$WORK/total.err")"
+echo "the program measured:"; cat "$WORK/w/done"
+
+# check FILE WHAT: per method of DIR/done, the samples whose stack holds
+# it: count >= calls, delay within 5% + 10 ms of the measured total
+check() {
+  python3 - "$1" "$WORK/w/done" "$2" <<'PY'
+import re, sys
+raw, done, what = open(sys.argv[1]).read().splitlines(), sys.argv[2], sys.argv[3]
+i = raw.index("Samples:")
+assert raw[i + 1].replace("[dflt]", "").split() == ["contentions/count", "delay/nanoseconds"], raw[i + 1]
+samples, locs, sect = [], {}, "samples"
+cur = None
+for l in raw[i + 2:]:
+    if l.startswith("Locations"):
+        sect = "locs"; continue
+    if l.startswith("Mappings"):
+        break
+    if sect == "samples":
+        m = re.match(r"^\s+(\d+)\s+(\d+):\s*([\d ]*)$", l)
+        if m:
+            samples.append((int(m[1]), int(m[2]), [int(x) for x in m[3].split()]))
+    else:
+        m = re.match(r"^\s+(\d+): 0x[0-9a-f]+ (.*)$", l)
+        if m:
+            cur = int(m[1]); locs[cur] = m[2]
+        elif cur is not None:
+            locs[cur] += " " + l.strip()   # an inlined frame's line
+bad = 0
+for line in open(done):
+    name, calls, ns = line.split()
+    calls, ns = int(calls), int(ns)
+    n = d = 0
+    for c, v, ids in samples:
+        if any(name + "(" in locs.get(x, "") for x in ids):
+            n += c; d += v
+    tol = 0.05 * ns + 10e6
+    if name == "Waiter.OnSemaphore":   # spins first (see the top)
+        ok = n >= 1 and d <= ns + tol
+    else:
+        ok = n >= calls and abs(d - ns) <= tol
+    print("%s %s: %d waits (the program made %d), %.1f ms (it measured %.1f ms, +-%.1f)"
+          % ("ok:" if ok else "FAIL:", name, n, calls, d / 1e6, ns / 1e6, tol / 1e6))
+    bad += not ok
+print("%s: %d samples, %d locations" % (what, len(samples), len(locs)))
+sys.exit(1 if bad else 0)
+PY
+}
+check "$WORK/delta.txt" "/block?seconds=8 (a delta)" \
+  && ok "/block?seconds=8: every waiting method with its waits and their time" \
+  || bad "/block?seconds=8: $(head -40 "$WORK/delta.txt")"
+grep -q "^Duration: 8" "$WORK/delta.txt" && ok "/block?seconds=8 covers 8 s" \
+  || bad "delta duration: $(grep Duration "$WORK/delta.txt")"
+check "$WORK/total.txt" "/block (the total since attach)" \
+  && ok "/block: the total since the agent attached has them too" \
+  || bad "/block total: $(head -40 "$WORK/total.txt")"
+# the stack where a wait began reaches the program's own frames
+grep -q "Waiter.OnEvent" "$WORK/total.txt" && grep -q "WaitHandle" "$WORK/total.txt" \
+  && ok "stacks hold the runtime's wait frames under the program's" \
+  || bad "no WaitHandle frames: $(grep -c . "$WORK/total.txt") lines"
+
+# ---- no source: say why
+out=$(curl -s -D "$WORK/h" "$AGENT_URL/targets/nat$$/debug/pprof/block"); code=$(awk 'NR == 1 { print $2 }' "$WORK/h")
+[ "$code" = 404 ] && grep -qi "X-Go-Pprof: 1" "$WORK/h" && grep -q "no block profile: .*off-CPU" <<<"$out" \
+  && ok "native /block: 404, said why ($out)" || bad "native block: $code $out"
+stop_agent || bad "agent exit status $?"
+start_agent --target "pid=$WP,service=$SVC" --scan-interval 200ms --dotnet-counters none \
+  --dotnet-profiles cpu,lock || { bad "agent did not start"; exit 1; }
+wait_for 15 has_target "$WP" || bad "target not found"
+out=$(curl -s -D "$WORK/h" "$AGENT_URL/targets/$SVC/debug/pprof/block"); code=$(awk 'NR == 1 { print $2 }' "$WORK/h")
+[ "$code" = 404 ] && grep -q "waits are not among --dotnet-profiles" <<<"$out" \
+  && ok "/block without waits asked for: 404, said why ($out)" || bad "no-wait block: $code $out"
+stop_agent || bad "agent exit status $?"
+touch "$WORK/w/stop"
+[ $fail = 0 ] || { echo "agent logs:"; cat "$WORK"/agent*.log; }
+exit $((fail > 0))
