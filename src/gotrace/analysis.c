@@ -166,10 +166,10 @@ static int step_v2(rtd_goan *a, const struct rtd_goev *e)
 
 static int drain(rtd_goan *a)
 {
-	struct rtd_goev e;
+	const struct rtd_goev *e;
 	int rc;
-	while (rtd_gostate_next(a->st, &e) > 0)
-		if ((rc = step_v2(a, &e)) < 0)
+	while ((e = ga_state_take(a->st)))
+		if ((rc = step_v2(a, e)) < 0)
 			return rc;
 	return 0;
 }

@@ -122,6 +122,9 @@ struct rtd_gostate;
  * them). */
 struct rtd_gostate *ga_state_new(rtd_gotrace_dec *d, struct ga_strs *strs,
 				 struct ga_stacks *stacks);
+/* rtd_gostate_next() without the copy: the next event in the tracker's
+ * queue, valid until the next feed or finish, or NULL. */
+const struct rtd_goev *ga_state_take(struct rtd_gostate *s);
 
 /* ---- what the analyses share ------------------------------------------ */
 

@@ -32,23 +32,47 @@
 
 /*
  * An event crosses from one core to the other as a record of what the
- * analyses can see in it: a short one (the fields a Go 1.22+ ordered event
- * has, its arguments and string arguments after it; about 100 bytes) or,
- * for anything else, the whole event (272). The wire arguments (raw) are
- * not passed on: the analyses do not read them.
+ * analyses can see in it. Crossing costs about as much as making it (each
+ * line of the ring moves between the cores' caches), so the record is
+ * short: a 16-byte head with the time and offset as deltas from the last
+ * event's, then only what changed since the last event (G, P, M, stack,
+ * generation; the names when they are not the last ones of the event's
+ * type), the arguments and the string arguments: 40-70 bytes. The reading
+ * side keeps the last event and changes what the record says. An event
+ * the short record cannot hold crosses whole (272 bytes). The wire
+ * arguments (raw) are not passed on: the analyses do not read them.
  */
 struct rec {
-	uint64_t off, g, stack, gen;
-	int64_t ts, p, m;
-	const char *name;
-	const char *const *argnames;
-	const char *const *sargnames;
-	uint32_t type;
-	uint16_t size; /* of the record with what follows, a multiple of 8 */
-	uint8_t nargs, nsargs; /* 0xff: a whole event follows */
+	uint32_t dts;   /* ts - the last event's (unless R_TS) */
+	int32_t doff;   /* off - the last event's (unless R_OFF) */
+	uint16_t size;  /* of the record with what follows, a multiple of 8 */
+	uint16_t type;
+	uint16_t flags; /* R_*: the fields that follow, in this order */
+	uint8_t nargs, nsargs;
 };
-#define REC_WHOLE 0xffu
+enum {
+	R_TS = 1 << 0, /* ts */
+	R_OFF = 1 << 1, /* off */
+	R_G = 1 << 2,
+	R_P = 1 << 3,
+	R_M = 1 << 4,
+	R_STACK = 1 << 5,
+	R_GEN = 1 << 6,
+	R_NAMES = 1 << 7, /* name, argnames, sargnames */
+	R_WHOLE = 1 << 8, /* the whole event follows, nothing else */
+};
 #define REC_MAX (sizeof(struct rec) + sizeof(struct rtd_gotrace_event))
+#define REC_TYPES 512u /* event types whose last names are kept */
+
+/* The last event as both sides know it (each side has its own). */
+struct last {
+	struct rtd_gotrace_event ev; /* the reading side hands this out */
+	struct names {
+		const char *name;
+		const char *const *argnames;
+		const char *const *sargnames;
+	} names[REC_TYPES];
+};
 
 struct chunk {
 	alignas(64) unsigned char b[RUN_BYTES];
@@ -75,7 +99,9 @@ struct run {
 	_Atomic bool stop;           /* the analyses failed: the decoding thread stops */
 	_Atomic bool cons_waiting, prod_waiting;
 	size_t fill; /* a chunk goes when it has this many bytes */
-	/* UserTaskEnd names of the generation (decoding thread only) */
+	/* decoding thread only: the last event, UserTaskEnd names of the
+	 * generation */
+	struct last *last;
 	char **names;
 	size_t nnames, capnames;
 };
@@ -101,55 +127,101 @@ static bool short_ok(const struct rtd_gotrace_event *ev)
 	       !ev->str_id && !ev->str && !ev->str_len && !ev->nframes && !ev->frames;
 }
 
+/* A copy of the UserTaskEnd's task name that lives for the generation. */
+static const char *keep_name(struct run *r, const struct rtd_gotrace_event *ev)
+{
+	if (r->nnames == r->capnames) {
+		size_t nc = r->capnames ? 2 * r->capnames : 16;
+		char **n = realloc(r->names, nc * sizeof(*n));
+		if (!n)
+			return NULL;
+		r->names = n;
+		r->capnames = nc;
+	}
+	char *t = malloc(ev->sarg_lens[0] + 1);
+	if (!t)
+		return NULL;
+	memcpy(t, ev->sargs[0], ev->sarg_lens[0]);
+	t[ev->sarg_lens[0]] = 0;
+	r->names[r->nnames++] = t;
+	return t;
+}
+
 /* Append the event to the chunk (room for REC_MAX is there). What it
  * borrows until the next call only is copied or dropped (raw). */
 static int put_event(struct run *r, struct chunk *c, const struct rtd_gotrace_event *ev)
 {
 	struct rec *x = (struct rec *)(c->b + c->len);
+	struct rtd_gotrace_event *l = &r->last->ev;
 	const char *task = NULL;
-	if (ev->type == RTD_GO2_EV_USER_TASK_END && ev->nsargs > 0) {
-		if (r->nnames == r->capnames) {
-			size_t nc = r->capnames ? 2 * r->capnames : 16;
-			char **n = realloc(r->names, nc * sizeof(*n));
-			if (!n)
-				return -ENOMEM;
-			r->names = n;
-			r->capnames = nc;
-		}
-		char *t = malloc(ev->sarg_lens[0] + 1);
-		if (!t)
-			return -ENOMEM;
-		memcpy(t, ev->sargs[0], ev->sarg_lens[0]);
-		t[ev->sarg_lens[0]] = 0;
-		r->names[r->nnames++] = t;
-		task = t;
-	}
+	if (ev->type == RTD_GO2_EV_USER_TASK_END && ev->nsargs > 0 && !(task = keep_name(r, ev)))
+		return -ENOMEM;
 	if (!short_ok(ev)) {
-		x->nargs = REC_WHOLE;
+		*x = (struct rec){.size = (uint16_t)REC_MAX, .flags = R_WHOLE};
 		struct rtd_gotrace_event *w = (struct rtd_gotrace_event *)(x + 1);
 		*w = *ev;
 		w->raw = NULL;
 		w->nraw = 0;
 		if (task)
 			w->sargs[0] = task;
-		x->size = (uint16_t)REC_MAX;
+		*l = *w;
+		if (w->type < REC_TYPES)
+			r->last->names[w->type] = (struct names){w->name, w->argnames, w->sargnames};
 		c->len += REC_MAX;
 		return 0;
 	}
-	x->off = ev->off;
-	x->g = ev->g;
-	x->stack = ev->stack;
-	x->gen = ev->gen;
-	x->ts = ev->ts;
-	x->p = ev->p;
-	x->m = ev->m;
-	x->name = ev->name;
-	x->argnames = ev->argnames;
-	x->sargnames = ev->sargnames;
-	x->type = ev->type;
+	unsigned flags = 0;
+	uint64_t *a = (uint64_t *)(x + 1);
+	uint64_t dts = (uint64_t)ev->ts - (uint64_t)l->ts;
+	int64_t doff = (int64_t)(ev->off - l->off);
+	if (dts <= UINT32_MAX) {
+		x->dts = (uint32_t)dts;
+	} else {
+		x->dts = 0;
+		flags |= R_TS;
+		*a++ = (uint64_t)ev->ts;
+	}
+	if (doff >= INT32_MIN && doff <= INT32_MAX) {
+		x->doff = (int32_t)doff;
+	} else {
+		x->doff = 0;
+		flags |= R_OFF;
+		*a++ = ev->off;
+	}
+	if (ev->g != l->g) {
+		flags |= R_G;
+		*a++ = ev->g;
+	}
+	if (ev->p != l->p) {
+		flags |= R_P;
+		*a++ = (uint64_t)ev->p;
+	}
+	if (ev->m != l->m) {
+		flags |= R_M;
+		*a++ = (uint64_t)ev->m;
+	}
+	if (ev->stack != l->stack) {
+		flags |= R_STACK;
+		*a++ = ev->stack;
+	}
+	if (ev->gen != l->gen) {
+		flags |= R_GEN;
+		*a++ = ev->gen;
+	}
+	struct names *nm = ev->type < REC_TYPES ? &r->last->names[ev->type] : NULL;
+	if (!nm || nm->name != ev->name || nm->argnames != ev->argnames ||
+	    nm->sargnames != ev->sargnames) {
+		flags |= R_NAMES;
+		*a++ = (uint64_t)(uintptr_t)ev->name;
+		*a++ = (uint64_t)(uintptr_t)ev->argnames;
+		*a++ = (uint64_t)(uintptr_t)ev->sargnames;
+		if (nm)
+			*nm = (struct names){ev->name, ev->argnames, ev->sargnames};
+	}
+	x->type = (uint16_t)ev->type;
+	x->flags = (uint16_t)flags;
 	x->nargs = (uint8_t)ev->nargs;
 	x->nsargs = (uint8_t)ev->nsargs;
-	uint64_t *a = (uint64_t *)(x + 1);
 	memcpy(a, ev->args, ev->nargs * sizeof(*a));
 	a += ev->nargs;
 	for (unsigned i = 0; i < ev->nsargs; i++) {
@@ -160,50 +232,84 @@ static int put_event(struct run *r, struct chunk *c, const struct rtd_gotrace_ev
 	size_t size = (size_t)((unsigned char *)a - (unsigned char *)x);
 	x->size = (uint16_t)size;
 	c->len += size;
+	/* what the reading side's event will hold */
+	l->ts = ev->ts;
+	l->off = ev->off;
+	l->g = ev->g;
+	l->p = ev->p;
+	l->m = ev->m;
+	l->stack = ev->stack;
+	l->gen = ev->gen;
 	return 0;
 }
 
-/* The event of a record, in @ev (the analyses' thread). A short record
- * sets what it has and clears the arguments after its own; the fields it
- * never has are cleared when @ev held a whole event (*whole). */
-static void get_event(const struct rec *x, struct rtd_gotrace_event *ev, bool *whole)
+/* The event of a record, in @l's event (the analyses' thread), which
+ * holds the last one: a short record changes what it has and clears the
+ * arguments after its own; the fields it never has are cleared when the
+ * last event was a whole one (*whole). */
+static const struct rtd_gotrace_event *get_event(const struct rec *x, struct last *l,
+						 bool *whole)
 {
-	if (x->nargs == REC_WHOLE) {
+	struct rtd_gotrace_event *ev = &l->ev;
+	if (x->flags & R_WHOLE) {
 		*ev = *(const struct rtd_gotrace_event *)(x + 1);
+		if (ev->type < REC_TYPES)
+			l->names[ev->type] = (struct names){ev->name, ev->argnames, ev->sargnames};
 		*whole = true;
-		return;
+		return ev;
 	}
 	if (*whole) {
-		memset(ev, 0, sizeof(*ev));
+		ev->ticks = ev->seq = 0;
+		ev->nraw = 0;
+		ev->raw = NULL;
+		ev->str_id = 0;
+		ev->str = NULL;
+		ev->str_len = 0;
+		ev->nframes = 0;
+		ev->frames = NULL;
 		*whole = false;
 	}
-	for (unsigned i = x->nargs; i < RTD_GOTRACE_MAX_ARGS; i++)
-		ev->args[i] = 0;
-	for (unsigned i = x->nsargs; i < 2; i++) {
-		ev->sargs[i] = NULL;
-		ev->sarg_lens[i] = 0;
-	}
-	ev->off = x->off;
-	ev->g = x->g;
-	ev->stack = x->stack;
-	ev->gen = x->gen;
-	ev->ts = x->ts;
-	ev->p = x->p;
-	ev->m = x->m;
-	ev->name = x->name;
-	ev->argnames = x->argnames;
-	ev->sargnames = x->sargnames;
+	unsigned flags = x->flags;
+	const uint64_t *a = (const uint64_t *)(x + 1);
+	ev->ts = (flags & R_TS) ? (int64_t)*a++ : (int64_t)((uint64_t)ev->ts + x->dts);
+	ev->off = (flags & R_OFF) ? *a++ : ev->off + (uint64_t)(int64_t)x->doff;
+	if (flags & R_G)
+		ev->g = *a++;
+	if (flags & R_P)
+		ev->p = (int64_t)*a++;
+	if (flags & R_M)
+		ev->m = (int64_t)*a++;
+	if (flags & R_STACK)
+		ev->stack = *a++;
+	if (flags & R_GEN)
+		ev->gen = *a++;
 	ev->type = x->type;
+	struct names *nm = x->type < REC_TYPES ? &l->names[x->type] : NULL;
+	if (flags & R_NAMES) {
+		ev->name = (const char *)(uintptr_t)a[0];
+		ev->argnames = (const char *const *)(uintptr_t)a[1];
+		ev->sargnames = (const char *const *)(uintptr_t)a[2];
+		a += 3;
+		if (nm)
+			*nm = (struct names){ev->name, ev->argnames, ev->sargnames};
+	} else {
+		ev->name = nm->name;
+		ev->argnames = nm->argnames;
+		ev->sargnames = nm->sargnames;
+	}
 	ev->nargs = x->nargs;
 	ev->nsargs = x->nsargs;
-	const uint64_t *a = (const uint64_t *)(x + 1);
+	memset(ev->args, 0, sizeof(ev->args));
 	memcpy(ev->args, a, x->nargs * sizeof(*a));
 	a += x->nargs;
+	ev->sargs[0] = ev->sargs[1] = NULL;
+	ev->sarg_lens[0] = ev->sarg_lens[1] = 0;
 	for (unsigned i = 0; i < x->nsargs; i++) {
 		ev->sargs[i] = (const char *)(uintptr_t)a[0];
 		ev->sarg_lens[i] = (size_t)a[1];
 		a += 2;
 	}
+	return ev;
 }
 
 /* Decoding thread: may it go on (room in the ring, or with @drain every
@@ -334,17 +440,25 @@ int rtd_goan_run(rtd_goan *a, rtd_gotrace_next_fn next, void *ctx, unsigned flag
 		thread = false;
 	if (!thread)
 		return run_serial(a, next, ctx, dec_rc);
+	/* small chunks: about three events each */
 	struct run r = {.d = d, .next = next, .ctx = ctx,
-			.fill = flags & RTD_GOAN_RUN_SMALL_CHUNKS ? 3 * sizeof(struct rec)
-								   : RUN_BYTES - REC_MAX};
+			.fill = flags & RTD_GOAN_RUN_SMALL_CHUNKS
+				? 3 * (sizeof(struct rec) + 4 * sizeof(uint64_t))
+				: RUN_BYTES - REC_MAX};
 	atomic_init(&r.made, 0);
 	atomic_init(&r.used, 0);
 	atomic_init(&r.stop, false);
 	atomic_init(&r.cons_waiting, false);
 	atomic_init(&r.prod_waiting, false);
 	r.ring = malloc(RUN_CHUNKS * sizeof(*r.ring));
-	if (!r.ring)
+	r.last = calloc(1, sizeof(*r.last));
+	struct last *clast = calloc(1, sizeof(*clast)); /* the analyses' */
+	if (!r.ring || !r.last || !clast) {
+		free(r.ring);
+		free(r.last);
+		free(clast);
 		return run_serial(a, next, ctx, dec_rc);
+	}
 	pthread_mutex_init(&r.mu, NULL);
 	pthread_cond_init(&r.cv, NULL);
 	struct prod p = {&r, NULL, true};
@@ -355,11 +469,12 @@ int rtd_goan_run(rtd_goan *a, rtd_gotrace_next_fn next, void *ctx, unsigned flag
 		pthread_cond_destroy(&r.cv);
 		pthread_mutex_destroy(&r.mu);
 		free(r.ring);
+		free(r.last);
+		free(clast);
 		return run_serial(a, next, ctx, dec_rc);
 	}
 	int rc = 0;
-	struct rtd_gotrace_event ev;
-	bool whole = true; /* ev: cleared at the first short record */
+	bool whole = false; /* clast->ev: a whole event's fields to clear */
 	for (uint64_t k = 0;; k++) {
 		unsigned spin = 0;
 		while (atomic_load(&r.made) <= k && spin < RUN_SPIN)
@@ -375,8 +490,7 @@ int rtd_goan_run(rtd_goan *a, rtd_gotrace_next_fn next, void *ctx, unsigned flag
 		struct chunk *c = &r.ring[k % RUN_CHUNKS];
 		for (size_t at = 0; at < c->len && rc == 0;) {
 			const struct rec *x = (const struct rec *)(c->b + at);
-			get_event(x, &ev, &whole);
-			rc = rtd_goan_feed(a, &ev);
+			rc = rtd_goan_feed(a, get_event(x, clast, &whole));
 			at += x->size;
 		}
 		bool end = c->end;
@@ -399,5 +513,7 @@ int rtd_goan_run(rtd_goan *a, rtd_gotrace_next_fn next, void *ctx, unsigned flag
 	pthread_cond_destroy(&r.cv);
 	pthread_mutex_destroy(&r.mu);
 	free(r.ring);
+	free(r.last);
+	free(clast);
 	return rc;
 }

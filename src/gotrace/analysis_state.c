@@ -1135,11 +1135,17 @@ int rtd_gostate_finish(rtd_gostate *s)
 	return 0;
 }
 
+const struct rtd_goev *ga_state_take(rtd_gostate *s)
+{
+	return s->iq < s->nq ? &s->q[s->iq++] : NULL;
+}
+
 int rtd_gostate_next(rtd_gostate *s, struct rtd_goev *out)
 {
-	if (s->iq >= s->nq)
+	const struct rtd_goev *e = ga_state_take(s);
+	if (!e)
 		return 0;
-	*out = s->q[s->iq++];
+	*out = *e;
 	return 1;
 }
 

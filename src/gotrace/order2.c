@@ -178,18 +178,34 @@ static int fail(struct genctx *c, uint64_t off, const char *fmt, ...)
 		       msg, (unsigned long long)off, (unsigned long long)c->gen);
 }
 
-static int push(struct genctx *c, const struct v2_out *ev)
+/* The output queue is full: make room (out of line: rare). */
+static int __attribute__((noinline)) grow_q(struct genctx *c, uint64_t off)
 {
 	struct v2_state *st = c->st;
-	if (st->nq == st->capq) {
-		size_t nc = st->capq ? st->capq * 2 : 1024;
-		struct v2_out *q = realloc(st->q, nc * sizeof(*q));
-		if (!q)
-			return v1_fail(c->d, -ENOMEM, ev->off, "out of memory");
-		st->q = q;
-		st->capq = nc;
-	}
-	st->q[st->nq++] = *ev;
+	size_t nc = st->capq ? st->capq * 2 : 1024;
+	struct v2_out *q = realloc(st->q, nc * sizeof(*q));
+	if (!q)
+		return v1_fail(c->d, -ENOMEM, off, "out of memory");
+	st->q = q;
+	st->capq = nc;
+	return 0;
+}
+
+/* The next slot of the output queue (NULL: out of memory, in d->err). */
+static inline struct v2_out *push_slot(struct genctx *c, uint64_t off)
+{
+	struct v2_state *st = c->st;
+	if (st->nq == st->capq && grow_q(c, off) < 0)
+		return NULL;
+	return &st->q[st->nq++];
+}
+
+static inline int push(struct genctx *c, const struct v2_out *ev)
+{
+	struct v2_out *q = push_slot(c, ev->off);
+	if (!q)
+		return c->d->err;
+	*q = *ev;
 	return 0;
 }
 
@@ -226,11 +242,11 @@ static int cursor_next(struct genctx *c, struct cursor *k)
 		if (!sp)
 			return fail(c, off, "unexpected event type %u in the batch of thread %lld",
 				    t, (long long)(int64_t)k->m);
-		unsigned i = 0;
-		for (; i < sp->nargs; i++)
+		/* a fixed-size clear: the rest after nargs is a short memset
+		 * (rep stos) otherwise, slow for this size */
+		memset(k->ev.args, 0, sizeof(k->ev.args));
+		for (unsigned i = 0; i < sp->nargs; i++)
 			k->ev.args[i] = rd_varuint(&r);
-		for (; i < sizeof(k->ev.args) / sizeof(k->ev.args[0]); i++)
-			k->ev.args[i] = 0;
 		k->ev.g = 0;
 		k->ev.p = 0;
 		k->ev.task_parent = 0;
@@ -1130,9 +1146,8 @@ static const step_fn dispatch[V2_MAX_TYPE + 1] = {
 static int advance(struct genctx *c, struct v2_out *ev)
 {
 	struct v2_order *o = c->o;
-	uint64_t m = ev->m;
-	struct step s = {c, ev, ev->args + 1 /* Go's ev.args: after the dt */, c->gen,
-			 c->gen == o->initial_gen, {NOG, m, NOP}, {NOG, m, NOP}};
+	uint64_t m = ev->m, g = NOG;
+	int64_t p = NOP;
 	struct mst *ms = NULL;
 	if (m != NOM) {
 		bool created;
@@ -1143,11 +1158,21 @@ static int advance(struct genctx *c, struct v2_out *ev)
 			ms->g = NOG;
 			ms->p = NOP;
 		}
-		s.cur.g = ms->g;
-		s.cur.p = ms->p;
+		g = ms->g;
+		p = ms->p;
 	}
+	/* the contexts set field by field from registers: a copy of one
+	 * just written (s.nw = s.cur) stalls on store forwarding */
+	struct step s;
+	s.c = c;
+	s.ev = ev;
+	s.a = ev->args + 1; /* Go's ev.args: after the dt */
+	s.gen = c->gen;
+	s.initial = c->gen == o->initial_gen;
+	s.cur.g = s.nw.g = g;
+	s.cur.m = s.nw.m = m;
+	s.cur.p = s.nw.p = p;
 	const uint8_t *vals = o->ms.vals; /* moves only when the table grows */
-	s.nw = s.cur;
 	step_fn fn = ev->type <= V2_MAX_TYPE ? dispatch[ev->type] : NULL;
 	if (!fn)
 		return fail(c, ev->off, "bad event type found while ordering: %s", evname(ev->type));
@@ -1155,11 +1180,15 @@ static int advance(struct genctx *c, struct v2_out *ev)
 	if (rc <= 0)
 		return rc;
 	if (rc == ADVANCE) {
-		ev->p = s.cur.p;
-		ev->g = s.cur.g;
-		ev->m = s.cur.m;
-		if ((rc = push(c, ev)) < 0)
-			return rc;
+		/* the copy first, then its context (not the other way round:
+		 * the copy would stall on the fields just stored) */
+		struct v2_out *q = push_slot(c, ev->off);
+		if (!q)
+			return c->d->err;
+		*q = *ev;
+		q->p = s.cur.p;
+		q->g = s.cur.g;
+		q->m = s.cur.m;
 	}
 	if (m != NOM) {
 		if (o->ms.vals != vals)
@@ -1401,9 +1430,10 @@ static void heap_remove(struct frontier *f, size_t i)
 static int try_advance(struct genctx *c, struct frontier *f, size_t i)
 {
 	struct cursor *k = &f->cur[f->h[i]];
-	struct v2_out ev = k->ev;
 	size_t before = c->st->nq;
-	int a = advance(c, &ev);
+	/* on the cursor's event itself: a handler changes it only when it
+	 * goes (or fails), and the cursor moves on then */
+	int a = advance(c, &k->ev);
 	if (a <= 0)
 		return a;
 	for (size_t q = before; q < c->st->nq; q++) {

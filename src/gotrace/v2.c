@@ -440,11 +440,10 @@ static void fill_ordered(rtd_gotrace_dec *d, const struct v2_out *o,
 	if (ev->nargs > RTD_GOTRACE_MAX_ARGS)
 		ev->nargs = RTD_GOTRACE_MAX_ARGS;
 	ev->argnames = sp->args ? sp->args + skip : NULL;
-	unsigned i = 0;
-	for (; i < ev->nargs; i++)
+	/* a fixed-size clear (the rest after nargs would be a rep stos) */
+	memset(ev->args, 0, sizeof(ev->args));
+	for (unsigned i = 0; i < ev->nargs; i++)
 		ev->args[i] = o->args[i + skip];
-	for (; i < RTD_GOTRACE_MAX_ARGS; i++)
-		ev->args[i] = 0;
 	ev->raw = o->args;
 	ev->nraw = o->nargs;
 	ev->m = o->m == V2_NO_THREAD ? -1 : (int64_t)o->m;
@@ -459,7 +458,12 @@ static void fill_ordered(rtd_gotrace_dec *d, const struct v2_out *o,
 	ev->str_len = 0;
 	ev->nframes = 0;
 	ev->frames = NULL;
-	v2_fill_sargs(d, ev, o->args);
+	if (sp->str_arg[0] >= 0 || sp->str_arg[1] >= 0) {
+		v2_fill_sargs(d, ev, o->args);
+	} else {
+		ev->nsargs = 0;
+		ev->sargnames = sp->sargs;
+	}
 	if (o->type == RTD_GO2_EV_USER_TASK_END) {
 		/* its task's parent and name (the ordering found them) */
 		static const char *const argn[] = {"task", "stack", "parent_task"};
