@@ -17,7 +17,10 @@
 #   program measured;
 # - /targets lists "block" for the .NET target; a native target's /block
 #   answers 404 saying why (no off-CPU source), as does a .NET target
-#   whose --dotnet-profiles leave waits out.
+#   whose --dotnet-profiles leave waits out, and the same program built
+#   self-contained for net8.0 (a real .NET 8 runtime from NuGet's runtime
+#   pack, which sends no wait events): /block names its version and why;
+#   skipped, saying so, when that runtime pack cannot be restored.
 . "$(dirname "$0")/lib.sh"
 command -v dotnet >/dev/null 2>&1 || skip "no dotnet SDK on PATH"
 [ -n "$GO" ] || skip "no Go toolchain (go tool pprof) in /usr/lib/go-1.*"
@@ -126,5 +129,41 @@ out=$(curl -s -D "$WORK/h" "$AGENT_URL/targets/$SVC/debug/pprof/block"); code=$(
   && ok "/block without waits asked for: 404, said why ($out)" || bad "no-wait block: $code $out"
 stop_agent || bad "agent exit status $?"
 touch "$WORK/w/stop"
+
+# ---- a .NET 8 runtime: no wait events, and /block says so
+W8="$BIN/dotnet-targets/dotnet-wait-net8"
+build8() {
+  mkdir -p "$BIN/dotnet-targets/src"
+  ( flock 9
+    if [ ! -f "$W8/.stamp" ] || [ -n "$(find "$SRC/tests/targets/dotnet-wait" -newer "$W8/.stamp" -type f | head -1)" ]; then
+      rm -rf "$BIN/dotnet-targets/src/dotnet-wait-net8"
+      cp -r "$SRC/tests/targets/dotnet-wait" "$BIN/dotnet-targets/src/dotnet-wait-net8"
+      DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet build -c Release -r linux-x64 \
+        --self-contained -p:WaitTfm=net8.0 -o "$W8" "$BIN/dotnet-targets/src/dotnet-wait-net8" \
+        > "$BIN/dotnet-targets/dotnet-wait-net8.log" 2>&1 9>&- || exit 1
+      touch "$W8/.stamp"
+    fi ) 9>"$BIN/dotnet-targets/.lock"
+}
+if ! build8; then
+  echo "skipped: the net8.0 build (a .NET 8 runtime pack from NuGet) failed: $(tail -3 "$BIN/dotnet-targets/dotnet-wait-net8.log")"
+else
+  mkdir -p "$WORK/w8"
+  "$W8/dotnet-wait" "$WORK/w8" waits >"$WORK/w8/out" 2>&1 &
+  W8P=$!; PIDS+=("$W8P")
+  wait_for 30 test -s "$WORK/w8/ready" || bad "the .NET 8 dotnet-wait did not start"
+  start_agent --target "pid=$W8P,service=w8-$$" --scan-interval 200ms --dotnet-counters none \
+    || { bad "agent did not start"; exit 1; }
+  wait_for 15 has_target "$W8P" || bad ".NET 8 target not found"
+  curl -sf "$AGENT_URL/targets" | python3 -c '
+import json, sys
+t = [x for x in json.load(sys.stdin) if x["pid"] == int(sys.argv[1])]
+assert t and "block" not in t[0]["profiles"] and "mutex" in t[0]["profiles"], t' "$W8P" \
+    && ok ".NET 8: /targets lists no block profile (its locks still)" || bad ".NET 8 targets: $(curl -s "$AGENT_URL/targets")"
+  out=$(curl -s -D "$WORK/h" "$AGENT_URL/targets/w8-$$/debug/pprof/block"); code=$(awk 'NR == 1 { print $2 }' "$WORK/h")
+  [ "$code" = 404 ] && grep -q "the .NET 8\.[0-9.]* runtime sends no wait events" <<<"$out" \
+    && ok ".NET 8 /block: 404, said why ($out)" || bad ".NET 8 block: $code $out"
+  stop_agent || bad "agent exit status $?"
+  touch "$WORK/w8/stop"
+fi
 [ $fail = 0 ] || { echo "agent logs:"; cat "$WORK"/agent*.log; }
 exit $((fail > 0))
