@@ -201,8 +201,15 @@ static struct rtd_goev *emit(rtd_gostate *s, unsigned kind)
 	}
 	struct rtd_goev *o = &s->q[s->nq++];
 	const struct rtd_gotrace_event *ev = s->ev;
-	*o = (struct rtd_goev){.kind = kind, .ts = ev->ts, .p = ev->p, .m = ev->m,
-			       .g = ev->g ? ev->g : RTD_GO_NOG};
+	/* a copy of a blank event, then the fields: a compound literal here
+	 * is a rep stos, slow for this size (a tenth of the analyses' time) */
+	static const struct rtd_goev blank;
+	*o = blank;
+	o->kind = kind;
+	o->ts = ev->ts;
+	o->p = ev->p;
+	o->m = ev->m;
+	o->g = ev->g ? ev->g : RTD_GO_NOG;
 	if (s->ver < 1022) { /* the old format's thread: the P's last ProcStart */
 		struct pst *x = ev->p >= 0 ? pget(s, ev->p, false, NULL) : NULL;
 		o->m = x ? x->m : -1;
