@@ -795,6 +795,54 @@ RTD_API int rtd_gotrace_pipe_next(rtd_gotrace_pipe *p, const struct rtd_gotrace_
  */
 RTD_API void rtd_gotrace_pipe_free(rtd_gotrace_pipe *p);
 
+/* ---- run: a consumer fed from a decoder on a thread of its own ---- */
+
+/**
+ * typedef rtd_gotrace_take_fn - where rtd_gotrace_run() hands each event
+ * @ctx: the pointer given to rtd_gotrace_run()
+ * @ev: the event; its strings (sargs) and the stacks it names
+ *      (rtd_gotrace_dec_stack()) are the decoder's, valid for the
+ *      generation, as without a thread; the wire arguments (raw) are not
+ *      passed on
+ *
+ * Returns: 0, or a negative error, which stops the run.
+ */
+typedef int (*rtd_gotrace_take_fn)(void *ctx, const struct rtd_gotrace_event *ev);
+
+/* rtd_gotrace_run() flags */
+#define RTD_GOTRACE_RUN_THREAD 1u       /* decode on a thread of its own (Go 1.22+) */
+#define RTD_GOTRACE_RUN_ANY_CPUS 2u     /* ... even with one CPU online (tests) */
+#define RTD_GOTRACE_RUN_SMALL_CHUNKS 4u /* test aid: hand over 3 events at a time */
+
+/**
+ * rtd_gotrace_run - hand every event of a source to a consumer
+ * @d: the ordered-mode decoder @next reads; its header must have been
+ *     read (take the first event before) for the thread to be used
+ * @next: gives the ordered events of @d (typically: feed it from a file,
+ *        call rtd_gotrace_dec_next()), 1 with an event, 0 at the end,
+ *        <0 on an error
+ * @ctx: passed to @next
+ * @take: called with each event, in order, on the caller's thread
+ * @take_ctx: passed to @take
+ * @flags: RTD_GOTRACE_RUN_THREAD: for a Go 1.22+ trace, when more than one
+ *         CPU is online, call @next on a thread of its own while @take
+ *         runs on the caller's (decoding and consuming then take two
+ *         cores; the events and their order are the same as without it).
+ *         The decoder's tables hook (rtd_gotrace_dec_set_tables_hook()) is
+ *         taken for the call. Otherwise, or for older traces, one thread:
+ *         @next then @take per event.
+ * @dec_rc: gets @next's last answer: 0 at the end, or its error (the
+ *          events before it were taken)
+ *
+ * Stops at @take's first error (not calling @next further). rtd_goan_run()
+ * is this with the analyses as the consumer.
+ *
+ * Returns: 0, or @take's negative error.
+ */
+RTD_API int rtd_gotrace_run(rtd_gotrace_dec *d, rtd_gotrace_next_fn next, void *ctx,
+			    rtd_gotrace_take_fn take, void *take_ctx, unsigned flags,
+			    int *dec_rc);
+
 #ifdef __cplusplus
 }
 #endif

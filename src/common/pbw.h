@@ -41,32 +41,72 @@ static inline void pbw_raw(rtd_pbw *w, const void *p, size_t n)
 		w->err = rtd_buf_append(&w->b, p, n);
 }
 
+/* Encode v at p, where 10 bytes are free; returns the end. For runs of
+ * fields stored after one rtd_buf_reserve() for all of them. */
+static inline uint8_t *pbw_put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* The bytes v takes as a varint. */
+static inline size_t pbw_varint_len(uint64_t v)
+{
+	size_t n = 1;
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
 static inline void pbw_varint(rtd_pbw *w, uint64_t v)
 {
 	if (w->b.cap - w->b.len > 10 && !w->err) {
-		uint8_t *p = w->b.data + w->b.len;
-		while (v >= 0x80) {
-			*p++ = (uint8_t)(v | 0x80);
-			v >>= 7;
-		}
-		*p++ = (uint8_t)v;
+		uint8_t *p = pbw_put_varint(w->b.data + w->b.len, v);
 		w->b.len = (size_t)(p - w->b.data);
 		*p = 0;
 		return;
 	}
 	uint8_t tmp[10];
-	size_t n = 0;
-	while (v >= 0x80) {
-		tmp[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	tmp[n++] = (uint8_t)v;
+	size_t n = (size_t)(pbw_put_varint(tmp, v) - tmp);
 	pbw_raw(w, tmp, n);
 }
 
 static inline void pbw_key(rtd_pbw *w, unsigned field, unsigned wt)
 {
 	pbw_varint(w, (uint64_t)field << 3 | wt);
+}
+
+/* Room for @n more bytes at once, to store a run of fields with
+ * pbw_put_*() and close with pbw_done(): the hot paths' one check instead
+ * of one per field. NULL after an error (sticky, as for every write). */
+static inline uint8_t *pbw_room(rtd_pbw *w, size_t n)
+{
+	if (w->err)
+		return NULL;
+	if (w->b.cap - w->b.len <= n && (w->err = rtd_buf_reserve(&w->b, n)))
+		return NULL;
+	return w->b.data + w->b.len;
+}
+
+/* A varint field at p (12 bytes of room for a field under 2048, checked
+ * by pbw_room()); returns the end. */
+static inline uint8_t *pbw_put_uint(uint8_t *p, unsigned field, uint64_t v)
+{
+	p = pbw_put_varint(p, (uint64_t)field << 3 | PB_VARINT);
+	return pbw_put_varint(p, v);
+}
+
+/* End a run of pbw_put_*() stores at p. */
+static inline void pbw_done(rtd_pbw *w, uint8_t *p)
+{
+	w->b.len = (size_t)(p - w->b.data);
+	*p = 0;
 }
 
 /* uint32/uint64/int32/int64/bool/enum: int64 negatives take 10 bytes, as

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * analysis_run.c - the analyses fed from a decoder on a thread of its own
- * (rtd_goan_run).
+ * analysis_run.c - a decoder's events handed to a consumer on another
+ * thread (rtd_gotrace_run), and the analyses fed that way (rtd_goan_run).
  *
- * Ordering a Go 1.22+ trace costs about as much as analysing it, and the
- * two are one stream: the decoding thread calls the caller's next() and
- * copies each event to a chunk of a small ring; the caller's thread feeds
- * the chunks to the analyses in order. What an event borrows from the
- * decoder stays valid for the generation (rtd_gotrace_dec_set_tables_hook):
- * before the decoder replaces its tables the decoding thread hands over
- * what it has and waits until the analyses are done with it, so the
- * analyses see the decoder's strings and stacks exactly as in one thread.
+ * Ordering a Go 1.22+ trace costs about as much as analysing it (or
+ * drawing it as a timeline), and the two are one stream: the decoding
+ * thread calls the caller's next() and copies each event to a chunk of a
+ * small ring; the caller's thread hands the chunks' events to the
+ * consumer (the analyses, the timeline adapter) in order. What an event
+ * borrows from the decoder stays valid for the generation
+ * (rtd_gotrace_dec_set_tables_hook): before the decoder replaces its
+ * tables the decoding thread hands over what it has and waits until the
+ * consumer is done with it, so the consumer sees the decoder's strings
+ * and stacks exactly as in one thread.
  * The rest is copied: the wire arguments, and UserTaskEnd's task name
  * (kept until the generation ends, so no two names share an address in a
  * generation). The events and their order are the serial run's.
@@ -32,7 +34,7 @@
 
 /*
  * An event crosses from one core to the other as a record of what the
- * analyses can see in it. Crossing costs about as much as making it (each
+ * consumer can see in it. Crossing costs about as much as making it (each
  * line of the ring moves between the cores' caches), so the record is
  * short: a 16-byte head with the time and offset as deltas from the last
  * event's, then only what changed since the last event (G, P, M, stack,
@@ -40,7 +42,8 @@
  * type), the arguments and the string arguments: 40-70 bytes. The reading
  * side keeps the last event and changes what the record says. An event
  * the short record cannot hold crosses whole (272 bytes). The wire
- * arguments (raw) are not passed on: the analyses do not read them.
+ * arguments (raw) are not passed on: neither the analyses nor the timeline
+ * read them.
  */
 struct rec {
 	uint32_t dts;   /* ts - the last event's (unless R_TS) */
@@ -95,8 +98,8 @@ struct run {
 	struct chunk *ring;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	_Atomic uint64_t made, used; /* chunks published, chunks the analyses finished */
-	_Atomic bool stop;           /* the analyses failed: the decoding thread stops */
+	_Atomic uint64_t made, used; /* chunks published, chunks the consumer finished */
+	_Atomic bool stop;           /* the consumer failed: the decoding thread stops */
 	_Atomic bool cons_waiting, prod_waiting;
 	size_t fill; /* a chunk goes when it has this many bytes */
 	/* decoding thread only: the last event, UserTaskEnd names of the
@@ -243,7 +246,7 @@ static int put_event(struct run *r, struct chunk *c, const struct rtd_gotrace_ev
 	return 0;
 }
 
-/* The event of a record, in @l's event (the analyses' thread), which
+/* The event of a record, in @l's event (the consumer's thread), which
  * holds the last one: a short record changes what it has and clears the
  * arguments after its own; the fields it never has are cleared when the
  * last event was a whole one (*whole). */
@@ -321,7 +324,7 @@ static bool prod_may(struct run *r, bool drain)
 }
 
 /* Decoding thread: wait for room (or for every chunk to be used when
- * @drain). False when the analyses stopped. */
+ * @drain). False when the consumer stopped. */
 static bool wait_room(struct run *r, bool drain)
 {
 	for (unsigned i = 0; i < RUN_SPIN; i++) {
@@ -332,7 +335,7 @@ static bool wait_room(struct run *r, bool drain)
 	}
 	pthread_mutex_lock(&r->mu);
 	atomic_store(&r->prod_waiting, true);
-	/* the analyses may sleep on fewer chunks than they are woken for */
+	/* the consumer may sleep on fewer chunks than it is woken for */
 	if (atomic_load(&r->cons_waiting) && atomic_load(&r->made) > atomic_load(&r->used))
 		pthread_cond_broadcast(&r->cv);
 	while (!atomic_load(&r->stop) && !prod_may(r, drain))
@@ -342,8 +345,8 @@ static bool wait_room(struct run *r, bool drain)
 	return !atomic_load(&r->stop);
 }
 
-/* Hand the chunk being filled over; wake the analyses if they sleep and
- * there is enough for them (or @force: no more is coming for now). */
+/* Hand the chunk being filled over; wake the consumer if it sleeps and
+ * there is enough for it (or @force: no more is coming for now). */
 static void publish(struct run *r, bool force)
 {
 	uint64_t m = atomic_fetch_add(&r->made, 1) + 1;
@@ -371,7 +374,7 @@ static struct chunk *cur_chunk(struct prod *p)
 }
 
 /* The decoder is about to replace its tables: hand over what is filled
- * and wait until the analyses are done with all of it. */
+ * and wait until the consumer is done with all of it. */
 static void tables_going(void *ctx)
 {
 	struct prod *p = ctx;
@@ -417,12 +420,13 @@ static void *produce(void *arg)
 	return NULL;
 }
 
-static int run_serial(rtd_goan *a, rtd_gotrace_next_fn next, void *ctx, int *dec_rc)
+static int run_serial(rtd_gotrace_next_fn next, void *ctx, rtd_gotrace_take_fn take,
+		      void *take_ctx, int *dec_rc)
 {
 	struct rtd_gotrace_event ev;
 	int rc;
 	while ((rc = next(ctx, &ev)) > 0) {
-		int arc = rtd_goan_feed(a, &ev);
+		int arc = take(take_ctx, &ev);
 		if (arc < 0)
 			return arc;
 	}
@@ -430,19 +434,18 @@ static int run_serial(rtd_goan *a, rtd_gotrace_next_fn next, void *ctx, int *dec
 	return 0;
 }
 
-int rtd_goan_run(rtd_goan *a, rtd_gotrace_next_fn next, void *ctx, unsigned flags,
-		 int *dec_rc)
+int rtd_gotrace_run(rtd_gotrace_dec *d, rtd_gotrace_next_fn next, void *ctx,
+		    rtd_gotrace_take_fn take, void *take_ctx, unsigned flags, int *dec_rc)
 {
 	*dec_rc = 0;
-	rtd_gotrace_dec *d = ga_goan_dec(a);
-	bool thread = (flags & RTD_GOAN_RUN_THREAD) && rtd_gotrace_dec_version(d) >= 1022;
-	if (thread && !(flags & RTD_GOAN_RUN_ANY_CPUS) && sysconf(_SC_NPROCESSORS_ONLN) < 2)
+	bool thread = (flags & RTD_GOTRACE_RUN_THREAD) && rtd_gotrace_dec_version(d) >= 1022;
+	if (thread && !(flags & RTD_GOTRACE_RUN_ANY_CPUS) && sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		thread = false;
 	if (!thread)
-		return run_serial(a, next, ctx, dec_rc);
+		return run_serial(next, ctx, take, take_ctx, dec_rc);
 	/* small chunks: about three events each */
 	struct run r = {.d = d, .next = next, .ctx = ctx,
-			.fill = flags & RTD_GOAN_RUN_SMALL_CHUNKS
+			.fill = flags & RTD_GOTRACE_RUN_SMALL_CHUNKS
 				? 3 * (sizeof(struct rec) + 4 * sizeof(uint64_t))
 				: RUN_BYTES - REC_MAX};
 	atomic_init(&r.made, 0);
@@ -452,12 +455,12 @@ int rtd_goan_run(rtd_goan *a, rtd_gotrace_next_fn next, void *ctx, unsigned flag
 	atomic_init(&r.prod_waiting, false);
 	r.ring = malloc(RUN_CHUNKS * sizeof(*r.ring));
 	r.last = calloc(1, sizeof(*r.last));
-	struct last *clast = calloc(1, sizeof(*clast)); /* the analyses' */
+	struct last *clast = calloc(1, sizeof(*clast)); /* the consumer's */
 	if (!r.ring || !r.last || !clast) {
 		free(r.ring);
 		free(r.last);
 		free(clast);
-		return run_serial(a, next, ctx, dec_rc);
+		return run_serial(next, ctx, take, take_ctx, dec_rc);
 	}
 	pthread_mutex_init(&r.mu, NULL);
 	pthread_cond_init(&r.cv, NULL);
@@ -471,7 +474,7 @@ int rtd_goan_run(rtd_goan *a, rtd_gotrace_next_fn next, void *ctx, unsigned flag
 		free(r.ring);
 		free(r.last);
 		free(clast);
-		return run_serial(a, next, ctx, dec_rc);
+		return run_serial(next, ctx, take, take_ctx, dec_rc);
 	}
 	int rc = 0;
 	bool whole = false; /* clast->ev: a whole event's fields to clear */
@@ -490,7 +493,7 @@ int rtd_goan_run(rtd_goan *a, rtd_gotrace_next_fn next, void *ctx, unsigned flag
 		struct chunk *c = &r.ring[k % RUN_CHUNKS];
 		for (size_t at = 0; at < c->len && rc == 0;) {
 			const struct rec *x = (const struct rec *)(c->b + at);
-			rc = rtd_goan_feed(a, get_event(x, clast, &whole));
+			rc = take(take_ctx, get_event(x, clast, &whole));
 			at += x->size;
 		}
 		bool end = c->end;
@@ -516,4 +519,21 @@ int rtd_goan_run(rtd_goan *a, rtd_gotrace_next_fn next, void *ctx, unsigned flag
 	free(r.last);
 	free(clast);
 	return rc;
+}
+
+/* rtd_goan_run()'s flags are rtd_gotrace_run()'s */
+_Static_assert(RTD_GOAN_RUN_THREAD == RTD_GOTRACE_RUN_THREAD &&
+		       RTD_GOAN_RUN_ANY_CPUS == RTD_GOTRACE_RUN_ANY_CPUS &&
+		       RTD_GOAN_RUN_SMALL_CHUNKS == RTD_GOTRACE_RUN_SMALL_CHUNKS,
+	       "run flags");
+
+static int goan_take(void *a, const struct rtd_gotrace_event *ev)
+{
+	return rtd_goan_feed(a, ev);
+}
+
+int rtd_goan_run(rtd_goan *a, rtd_gotrace_next_fn next, void *ctx, unsigned flags,
+		 int *dec_rc)
+{
+	return rtd_gotrace_run(ga_goan_dec(a), next, ctx, goan_take, a, flags, dec_rc);
 }

@@ -63,6 +63,26 @@ struct rtd_tl_gotrace {
 	uint64_t next_flow;
 	int err;
 	char name[128];
+	/* The decoder's tables live for a generation of the new format (the
+	 * whole trace in the old one): what is looked up in them by id is
+	 * kept by id until the generation changes. */
+	uint64_t gen;
+	struct {
+		uint64_t g;
+		struct gs *s;
+	} recent[256]; /* goroutines looked up first here */
+	struct {
+		uint64_t stack, gen;
+		const char *fn; /* its top frame's function */
+	} tops[256];
+	/* "blocked: chan receive": a state's name with its reason, made once
+	 * per reason string, so the writers see one name at one address
+	 * (their interning looks names up by address first) */
+	struct {
+		const char *reason;
+		uint8_t state;
+		char name[160];
+	} named[64];
 };
 
 #define REAL_P(p) ((p) >= 0 && (p) < 1000000)
@@ -124,16 +144,32 @@ void rtd_tl_gotrace_free(rtd_tl_gotrace *a)
 
 static const char *stack_top(rtd_tl_gotrace *a, uint64_t stack)
 {
+	if (!stack)
+		return NULL;
+	size_t h = (size_t)(stack ^ stack >> 8) & 255;
+	if (a->tops[h].stack == stack && a->tops[h].gen == a->gen && a->tops[h].fn)
+		return a->tops[h].fn;
 	const struct rtd_gotrace_frame *fr;
-	size_t n = stack ? rtd_gotrace_dec_stack(a->d, stack, &fr) : 0;
-	return n && fr[0].fn && fr[0].fn[0] ? fr[0].fn : NULL;
+	size_t n = rtd_gotrace_dec_stack(a->d, stack, &fr);
+	const char *fn = n && fr[0].fn && fr[0].fn[0] ? fr[0].fn : NULL;
+	/* kept once named (an old-format string may come after its stack) */
+	a->tops[h].stack = stack;
+	a->tops[h].gen = a->gen;
+	a->tops[h].fn = fn;
+	return fn;
 }
 
 static struct gs *g_get(rtd_tl_gotrace *a, uint64_t g)
 {
+	size_t h = g & 255;
+	if (a->recent[h].s && a->recent[h].g == g)
+		return a->recent[h].s;
 	void *v;
-	if (rtd_map_get(&a->gs, g, &v))
+	if (rtd_map_get(&a->gs, g, &v)) {
+		a->recent[h].g = g;
+		a->recent[h].s = v;
 		return v;
+	}
 	struct gs *s = calloc(1, sizeof(*s));
 	if (!s) {
 		put(a, -ENOMEM);
@@ -198,6 +234,27 @@ static const char *const state_names[] = {
 	[G_SYSCALL] = "syscall", [G_DEAD] = "dead",
 };
 
+/* "blocked: chan receive" (a reason cut at 140 bytes). */
+static const char *state_name(rtd_tl_gotrace *a, enum g_state st, const char *reason)
+{
+	size_t h = ((uintptr_t)reason >> 3 ^ (uintptr_t)reason >> 9 ^ st) & 63;
+	char *buf = a->named[h].name;
+	size_t k = strlen(state_names[st]);
+	/* the content is compared too (a string of a past generation may
+	 * have had this address): the name is made of its first 140 bytes */
+	if (a->named[h].reason == reason && a->named[h].state == st &&
+	    !strncmp(buf + k + 2, reason, 140))
+		return buf;
+	size_t r = strnlen(reason, 140);
+	memcpy(buf, state_names[st], k);
+	memcpy(buf + k, ": ", 2);
+	memcpy(buf + k + 2, reason, r);
+	buf[k + 2 + r] = 0;
+	a->named[h].reason = reason;
+	a->named[h].state = (uint8_t)st;
+	return buf;
+}
+
 /* Move goroutine g to a state at ts: end what it had open, begin the new
  * state's slice (named "blocked: REASON" when there is one), and keep the
  * P's track in step. */
@@ -229,17 +286,9 @@ static void g_set(rtd_tl_gotrace *a, uint64_t g, int64_t ts, enum g_state st,
 	s->state = (uint8_t)st;
 	if (st == G_DEAD || st == G_NONE)
 		return;
-	char buf[160];
 	const char *name = state_names[st];
-	if (reason && reason[0]) {
-		/* "blocked: chan receive", without printf on this hot path */
-		size_t a = strlen(name), r = strnlen(reason, 140);
-		memcpy(buf, name, a);
-		memcpy(buf + a, ": ", 2);
-		memcpy(buf + a + 2, reason, r);
-		buf[a + 2 + r] = 0;
-		name = buf;
-	}
+	if (reason && reason[0])
+		name = state_name(a, st, reason);
 	struct rtd_tl_event e = tev(tr, ts, name);
 	e.category = "state";
 	struct rtd_tl_arg arg = {.key = "where", .type = RTD_TL_STR};
@@ -350,6 +399,8 @@ static void on_go_end(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
 		put(a, rtd_timeline_close_track(a->tl, s->track, ev->ts));
 	if (s->rtrack)
 		put(a, rtd_timeline_close_track(a->tl, s->rtrack, ev->ts));
+	if (a->recent[ev->g & 255].s == s)
+		a->recent[ev->g & 255].s = NULL;
 	free(rtd_map_del(&a->gs, ev->g));
 }
 
@@ -796,6 +847,9 @@ int rtd_tl_gotrace_event(rtd_tl_gotrace *a, const rtd_gotrace_dec *d,
 	a->d = d;
 	if (!a->version)
 		a->version = rtd_gotrace_dec_version(d);
+	/* (the old format's tables are the trace's: no generations) */
+	if (a->version >= 1022)
+		a->gen = ev->gen;
 	if (!ev->name)
 		return 0;
 	/* the handler of a type is looked up by name once */

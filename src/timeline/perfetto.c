@@ -192,28 +192,27 @@ static uint64_t pf_name(rtd_timeline *tl, rtd_strmap *m, unsigned field,
 		return pf->cache[h].iid;
 	bool fresh;
 	size_t n = strlen(s);
-	uint64_t iid = pf_intern(tl, m, field, s, n, &fresh);
+	/* one look-up for a name interned before (the usual miss) */
+	rtd_strmap_entry *e = rtd_strmap_find(m, s, n);
+	uint64_t iid = e ? (uint64_t)(uintptr_t)e->val
+			 : pf_intern(tl, m, field, s, n, &fresh);
 	if (!tl->err) {
-		rtd_strmap_entry *e = rtd_strmap_find(m, s, n);
+		if (!e)
+			e = rtd_strmap_find(m, s, n);
 		if (e) {
 			pf->cache[h].table = m;
 			pf->cache[h].ptr = s;
-			pf->cache[h].key = e->key;
+			if (n < sizeof(pf->cache[h].text)) {
+				memcpy(pf->cache[h].text, s, n + 1);
+				pf->cache[h].key = pf->cache[h].text;
+			} else {
+				pf->cache[h].key = e->key;
+			}
 			pf->cache[h].iid = iid;
 			pf->cache[h].gen = pf->gen;
 		}
 	}
 	return iid;
-}
-
-static size_t varint_len(uint64_t v)
-{
-	size_t n = 1;
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
 }
 
 /* A generation's first packet: SEQ_INCREMENTAL_STATE_CLEARED, the
@@ -274,28 +273,46 @@ static void pf_packet(rtd_timeline *tl, int64_t ts, bool has_ts,
 		t = d;
 	}
 	size_t in = pf->in.b.len, ev = pf->ev.b.len;
-	size_t body = (has_ts ? 1 + varint_len(t) : 0) + (absolute ? 3 : 0) +
-		      2 + 2 + (in ? 1 + varint_len(in) + in : 0) +
-		      varint_len((uint64_t)field << 3 | PB_LEN) +
-		      varint_len(ev) + ev;
-	rtd_pbw *w = &pf->pkt;
-	/* the output buffer, borrowed as a writer */
-	w->b = tl->b;
-	w->err = 0;
-	pbw_key(w, TRACE_PACKET, PB_LEN);
-	pbw_varint(w, body);
-	if (has_ts)
-		pbw_uint(w, PKT_TIMESTAMP, t);
-	if (absolute)
-		pbw_uint(w, PKT_TIMESTAMP_CLOCK_ID, CLOCK_BOOTTIME);
-	pbw_uint(w, PKT_SEQUENCE_ID, SEQUENCE_ID);
-	pbw_uint(w, PKT_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
-	if (in)
-		pbw_bytes(w, PKT_INTERNED_DATA, pf->in.b.data, in);
-	pbw_bytes(w, field, pf->ev.b.data ? pf->ev.b.data : (uint8_t *)"", ev);
-	tl->b = w->b;
-	memset(&w->b, 0, sizeof(w->b));
-	tl_put(tl, w->err);
+	unsigned evkey = field << 3 | PB_LEN;
+	size_t body = (has_ts ? 1 + pbw_varint_len(t) : 0) + (absolute ? 3 : 0) +
+		      2 + 2 + (in ? 1 + pbw_varint_len(in) + in : 0) +
+		      pbw_varint_len(evkey) + pbw_varint_len(ev) + ev;
+	/* room for all of it at once, then plain stores */
+	int err = rtd_buf_reserve(&tl->b, 1 + 10 + body);
+	if (err) {
+		tl_put(tl, err);
+		rtd_buf_reset(&pf->ev.b);
+		rtd_buf_reset(&pf->in.b);
+		return;
+	}
+	uint8_t *p = tl->b.data + tl->b.len;
+	*p++ = TRACE_PACKET << 3 | PB_LEN;
+	p = pbw_put_varint(p, body);
+	if (has_ts) {
+		*p++ = PKT_TIMESTAMP << 3 | PB_VARINT;
+		p = pbw_put_varint(p, t);
+	}
+	if (absolute) {
+		p = pbw_put_varint(p, PKT_TIMESTAMP_CLOCK_ID << 3 | PB_VARINT);
+		*p++ = CLOCK_BOOTTIME;
+	}
+	*p++ = PKT_SEQUENCE_ID << 3 | PB_VARINT;
+	*p++ = SEQUENCE_ID;
+	*p++ = PKT_SEQUENCE_FLAGS << 3 | PB_VARINT;
+	*p++ = SEQ_NEEDS_INCREMENTAL_STATE;
+	if (in) {
+		*p++ = PKT_INTERNED_DATA << 3 | PB_LEN;
+		p = pbw_put_varint(p, in);
+		memcpy(p, pf->in.b.data, in);
+		p += in;
+	}
+	p = pbw_put_varint(p, evkey);
+	p = pbw_put_varint(p, ev);
+	if (ev)
+		memcpy(p, pf->ev.b.data, ev);
+	p += ev;
+	tl->b.len = (size_t)(p - tl->b.data);
+	*p = 0;
 	rtd_buf_reset(&pf->ev.b);
 	rtd_buf_reset(&pf->in.b);
 }
@@ -341,25 +358,40 @@ static void pf_annotation(rtd_timeline *tl, const struct rtd_tl_arg *a)
 {
 	rtd_pbw *w = &tl->pf.ev;
 	uint64_t iid = pf_name(tl, &tl->pf.annos, ID_ANNOTATION_NAMES, a->key);
+	/* the usual ones, a name and a number (short strings repeat:
+	 * function names, reasons; interned), stored at once: under 128
+	 * bytes, so the length takes one byte (as pbw_end() writes it) */
+	unsigned f = 0;
+	uint64_t v = 0;
+	switch (a->type) {
+	case RTD_TL_STR:
+		if (strlen(a->s) <= 128) {
+			f = DA_STRING_IID;
+			v = pf_name(tl, &tl->pf.strs, ID_ANNOTATION_STRINGS, a->s);
+		}
+		break;
+	case RTD_TL_INT: f = DA_INT; v = (uint64_t)a->i; break;
+	case RTD_TL_UINT: f = DA_UINT; v = a->u; break;
+	case RTD_TL_BOOL: f = DA_BOOL; v = a->i != 0; break;
+	default: break;
+	}
+	if (f) {
+		uint8_t *p = pbw_room(w, 2 + 2 * 12);
+		if (!p)
+			return;
+		*p++ = TE_DEBUG_ANNOTATIONS << 3 | PB_LEN;
+		uint8_t *len = p++;
+		p = pbw_put_uint(p, DA_NAME_IID, iid);
+		p = pbw_put_uint(p, f, v);
+		*len = (uint8_t)(p - len - 1);
+		pbw_done(w, p);
+		return;
+	}
 	size_t m = pbw_begin(w, TE_DEBUG_ANNOTATIONS);
 	pbw_uint(w, DA_NAME_IID, iid);
 	switch (a->type) {
-	case RTD_TL_STR: {
-		/* short strings repeat (function names, reasons): interned */
-		size_t n = strlen(a->s);
-		if (n <= 128) {
-			pbw_uint(w, DA_STRING_IID,
-				 pf_name(tl, &tl->pf.strs, ID_ANNOTATION_STRINGS,
-					 a->s));
-		} else {
-			pbw_str(w, DA_STRING, a->s);
-		}
-		break;
-	}
-	case RTD_TL_INT: pbw_int(w, DA_INT, a->i); break;
-	case RTD_TL_UINT: pbw_uint(w, DA_UINT, a->u); break;
+	case RTD_TL_STR: pbw_str(w, DA_STRING, a->s); break;
 	case RTD_TL_DOUBLE: pbw_double(w, DA_DOUBLE, a->d); break;
-	case RTD_TL_BOOL: pbw_uint(w, DA_BOOL, a->i != 0); break;
 	default: pbw_str(w, DA_STRING, "");
 	}
 	pbw_end(w, m);
@@ -380,12 +412,19 @@ int pf_event(rtd_timeline *tl, enum tl_ev type, const struct rtd_tl_event *e)
 	rtd_pbw *w = &pf->ev;
 	pf_room(pf, 2 + 2 * e->nargs);
 	unsigned t = type == TL_INSTANT ? TYPE_INSTANT : TYPE_SLICE_BEGIN;
-	pbw_uint(w, TE_TYPE, t);
-	pbw_uint(w, TE_TRACK_UUID, e->track);
-	pbw_uint(w, TE_NAME_IID, pf_name(tl, &pf->names, ID_EVENT_NAMES, e->name));
-	if (e->category)
-		pbw_uint(w, TE_CATEGORY_IIDS,
-			 pf_name(tl, &pf->cats, ID_EVENT_CATEGORIES, e->category));
+	uint64_t name = pf_name(tl, &pf->names, ID_EVENT_NAMES, e->name);
+	uint64_t cat = e->category ? pf_name(tl, &pf->cats, ID_EVENT_CATEGORIES,
+					     e->category)
+				   : 0;
+	uint8_t *p = pbw_room(w, 4 * 12);
+	if (p) {
+		p = pbw_put_uint(p, TE_TYPE, t);
+		p = pbw_put_uint(p, TE_TRACK_UUID, e->track);
+		p = pbw_put_uint(p, TE_NAME_IID, name);
+		if (e->category)
+			p = pbw_put_uint(p, TE_CATEGORY_IIDS, cat);
+		pbw_done(w, p);
+	}
 	for (size_t i = 0; i < e->nargs; i++)
 		pf_annotation(tl, &e->args[i]);
 	if (e->flow_out)
@@ -401,8 +440,12 @@ int pf_event(rtd_timeline *tl, enum tl_ev type, const struct rtd_tl_event *e)
 int pf_end(rtd_timeline *tl, uint64_t track, int64_t ts)
 {
 	rtd_pbw *w = &tl->pf.ev;
-	pbw_uint(w, TE_TYPE, TYPE_SLICE_END);
-	pbw_uint(w, TE_TRACK_UUID, track);
+	uint8_t *p = pbw_room(w, 2 * 12);
+	if (p) {
+		p = pbw_put_uint(p, TE_TYPE, TYPE_SLICE_END);
+		p = pbw_put_uint(p, TE_TRACK_UUID, track);
+		pbw_done(w, p);
+	}
 	pf_packet(tl, ts, true, PKT_TRACK_EVENT);
 	return tl->err;
 }

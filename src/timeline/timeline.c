@@ -135,7 +135,15 @@ void rtd_timeline_free(rtd_timeline *tl)
 
 static struct tl_track *track_of(rtd_timeline *tl, uint64_t id)
 {
-	return tl_track_get(tl, id);
+	size_t h = id & 255;
+	if (tl->recent[h].id == id && id)
+		return tl->recent[h].k;
+	struct tl_track *k = tl_track_get(tl, id);
+	if (k) {
+		tl->recent[h].id = id;
+		tl->recent[h].k = k;
+	}
+	return k;
 }
 
 int64_t rtd_timeline_add_track(rtd_timeline *tl, const struct rtd_track *t)
@@ -343,6 +351,8 @@ int rtd_timeline_close_track(rtd_timeline *tl, uint64_t track, int64_t ts)
 	while (k->depth && !tl->err)
 		rtd_timeline_end(tl, track, ts);
 	rtd_map_del(&tl->tracks, track);
+	if (tl->recent[track & 255].id == track)
+		tl->recent[track & 255].id = 0;
 	free(k->name);
 	free(k);
 	return tl->err;

@@ -31,11 +31,14 @@ struct tl_pf {
 	uint64_t next_iid;
 	size_t interned, max_interned;
 	/* names looked up by the caller's pointer first (the content is
-	 * compared too: a reused buffer with new text misses) */
+	 * compared too: a reused buffer with new text misses); a short name
+	 * is compared with a copy here, not with the table's (a cache miss
+	 * each time: the entries are all over the heap) */
 	struct {
 		const rtd_strmap *table;
-		const char *ptr, *key;
+		const char *ptr, *key; /* key: text, or the table's copy */
 		uint64_t iid, gen;
+		char text[40];
 	} cache[256];
 	uint64_t gen; /* interning generation, for the cache */
 	bool cleared; /* the next packet starts a new interning generation */
@@ -50,6 +53,11 @@ struct rtd_timeline {
 	uint64_t ntracks; /* tracks ever added: the last id */
 	int64_t last_ts;
 	uint64_t events, bytes, open;
+	/* live tracks by id, looked up first here (ids are dense) */
+	struct {
+		uint64_t id;
+		struct tl_track *k;
+	} recent[256];
 	rtd_buf b;       /* output waiting to be written */
 	bool json_first; /* Chrome JSON: no event written yet */
 	struct tl_pf pf;

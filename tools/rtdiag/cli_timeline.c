@@ -37,6 +37,54 @@ int64_t cli_pread_all(void *buf, size_t len, uint64_t off, void *ctx)
 
 /* ---- Go traces -------------------------------------------------------------- */
 
+/* The decoder fed from the input as it asks (rtd_gotrace_next_fn: on the
+ * decoding thread when there is one). */
+struct gtl_src {
+	rtd_gotrace_dec *d;
+	FILE *in;
+	uint8_t *buf;
+	bool eof;
+};
+
+static int gtl_next(void *ctx, struct rtd_gotrace_event *ev)
+{
+	struct gtl_src *s = ctx;
+	for (;;) {
+		int rc = rtd_gotrace_dec_next(s->d, ev);
+		if (rc != 0 || s->eof)
+			return rc;
+		size_t n = fread(s->buf, 1, 1 << 20, s->in);
+		if (n)
+			rc = rtd_gotrace_dec_feed(s->d, s->buf, n);
+		else if (ferror(s->in))
+			rc = -EIO;
+		else {
+			s->eof = true;
+			rc = rtd_gotrace_dec_finish(s->d);
+		}
+		if (rc < 0)
+			return rc;
+	}
+}
+
+struct gtl_sink {
+	rtd_tl_gotrace *a;
+	const rtd_gotrace_dec *d;
+	const char *path;
+	uint64_t events;
+};
+
+static int gtl_take(void *ctx, const struct rtd_gotrace_event *ev)
+{
+	struct gtl_sink *k = ctx;
+	int rc = rtd_tl_gotrace_event(k->a, k->d, ev);
+	if (rc < 0)
+		return rc;
+	if ((++k->events & 0xfffff) == 0 && cli_progress_enabled())
+		cli_progress("%s: %llu events", k->path, (unsigned long long)k->events);
+	return 0;
+}
+
 int cli_timeline_gotrace(FILE *in, const char *path, const uint8_t *first,
 		       size_t nfirst, const struct cli_format *f,
 		       const char *outp)
@@ -56,55 +104,41 @@ int cli_timeline_gotrace(FILE *in, const char *path, const uint8_t *first,
 		return CLI_FAIL;
 	}
 	const char *base = strrchr(path, '/');
-	rtd_tl_gotrace *a = rtd_tl_gotrace_new(t.tl, base ? base + 1 : path);
-	int rc = a ? 0 : -ENOMEM;
-	uint8_t *buf = malloc(1 << 20);
-	if (!buf)
-		rc = -ENOMEM;
-	if (!rc)
-		rc = rtd_gotrace_dec_feed(d, first, nfirst);
-	bool eof = false;
+	struct gtl_src src = {.d = d, .in = in, .buf = malloc(1 << 20)};
+	struct gtl_sink sink = {.a = rtd_tl_gotrace_new(t.tl, base ? base + 1 : path),
+				.d = d, .path = path};
+	int rc = sink.a && src.buf ? rtd_gotrace_dec_feed(d, first, nfirst) : -ENOMEM;
+	/* The first event on this thread (the header tells the format), the
+	 * rest from a decoding thread of their own for a Go 1.22+ trace
+	 * (RTDIAG_THREADS=1: this one): the same events in the same order. */
 	struct rtd_gotrace_event ev;
-	uint64_t events = 0;
-	while (rc >= 0) {
-		rc = rtd_gotrace_dec_next(d, &ev);
-		if (rc > 0) {
-			rc = rtd_tl_gotrace_event(a, d, &ev);
-			if (rc < 0)
-				break;
-			if ((++events & 0xfffff) == 0 && cli_progress_enabled())
-				cli_progress("%s: %llu events", path,
-					     (unsigned long long)events);
-			continue;
-		}
-		if (rc < 0 || eof)
-			break;
-		size_t n = fread(buf, 1, 1 << 20, in);
-		if (n)
-			rc = rtd_gotrace_dec_feed(d, buf, n);
-		else if (ferror(in))
-			rc = -EIO;
-		else {
-			eof = true;
-			rc = rtd_gotrace_dec_finish(d);
-		}
+	int drc = rc < 0 ? rc : gtl_next(&src, &ev);
+	if (drc > 0)
+		rc = gtl_take(&sink, &ev);
+	if (drc > 0 && rc == 0) {
+		const char *thr = getenv("RTDIAG_THREADS");
+		unsigned flags = thr && strcmp(thr, "1") == 0 ? 0 : RTD_GOTRACE_RUN_THREAD;
+		(void)cli_progress_enabled(); /* decided here, not on the thread */
+		rc = rtd_gotrace_run(d, gtl_next, &src, gtl_take, &sink, flags, &drc);
 	}
+	if (rc == 0)
+		rc = drc;
 	cli_progress_done();
 	int ret = CLI_OK;
 	if (rc < 0) {
 		const char *msg = rtd_gotrace_dec_error(d, NULL);
 		cli_fail("%s: %s%s", path, msg && *msg ? msg : rtd_strerror(rc),
-			 events ? " (the events before it are in the timeline)"
-				: "");
+			 sink.events ? " (the events before it are in the timeline)"
+				     : "");
 		ret = CLI_FAIL;
 	}
 	/* what was drawn before damage is kept */
-	int c = cli_timeline_close(&t, events > 0);
+	int c = cli_timeline_close(&t, sink.events > 0);
 	if (ret == CLI_OK)
 		ret = c;
-	rtd_tl_gotrace_free(a);
+	rtd_tl_gotrace_free(sink.a);
 	rtd_gotrace_dec_free(d);
-	free(buf);
+	free(src.buf);
 	return ret;
 }
 

@@ -69,7 +69,9 @@ static const struct cli_cmd convert_cmd = {
 	.details = "Examples:\n"
 		   "  rtdiag convert trace.out -o trace.perfetto-trace   (open in ui.perfetto.dev)\n"
 		   "  rtdiag convert app.nettrace -o cpu.svg\n"
-		   "  rtdiag convert heap.pb.gz --type alloc_space -o heap.speedscope.json\n",
+		   "  rtdiag convert heap.pb.gz --type alloc_space -o heap.speedscope.json\n"
+		   "A Go 1.22+ trace is decoded on a second thread while this one writes\n"
+		   "the timeline; RTDIAG_THREADS=1 in the environment keeps it to one.\n",
 };
 
 enum input_kind { IN_PROFILE, IN_GOTRACE, IN_NETTRACE };

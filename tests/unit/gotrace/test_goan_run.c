@@ -7,14 +7,11 @@
  * hand-over and the generation barrier run many times), and the decoder's
  * error after the same events.
  */
-#include "test_util.h"
+#include "test_gotrace.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <stdarg.h>
 
 #include "rtdiag/goanalysis.h"
-#include "rtdiag/gotrace.h"
 
 /* ---- everything the analyses answer, as text -------------------------------- */
 
@@ -127,46 +124,18 @@ static void put_sorted(struct text *t, char *lines)
 
 /* ---- one run ------------------------------------------------------------------ */
 
-struct src {
-	rtd_gotrace_dec *d;
-	const uint8_t *b;
-	size_t n, at, step;
-	bool fin;
-};
-
-/* the decoder fed @step bytes at a time, as a file reader would */
-static int next_ev(void *ctx, struct rtd_gotrace_event *ev)
-{
-	struct src *s = ctx;
-	for (;;) {
-		int rc = rtd_gotrace_dec_next(s->d, ev);
-		if (rc != 0 || s->fin)
-			return rc;
-		if (s->at == s->n) {
-			s->fin = true;
-			if ((rc = rtd_gotrace_dec_finish(s->d)) < 0)
-				return rc;
-			continue;
-		}
-		size_t k = s->n - s->at < s->step ? s->n - s->at : s->step;
-		if ((rc = rtd_gotrace_dec_feed(s->d, s->b + s->at, k)) < 0)
-			return rc;
-		s->at += k;
-	}
-}
-
 /* Everything the analyses say about a trace, with rtd_goan_run's @flags
  * (0: one thread); @ran_threaded: whether the version takes the thread. */
 static char *analyse(const uint8_t *b, size_t n, unsigned sem, unsigned flags,
 		     bool *ran_threaded)
 {
 	struct rtd_gotrace_opts dopt = {.sz = sizeof(dopt), .mode = RTD_GOTRACE_ORDERED};
-	struct src s = {.d = rtd_gotrace_dec_new(&dopt), .b = b, .n = n, .step = 4096};
+	struct rtd_test_gosrc s = {.d = rtd_gotrace_dec_new(&dopt), .b = b, .n = n, .step = 4096};
 	assert_non_null(s.d);
 	struct text t = {0};
 	put(&t, "start\n");
 	struct rtd_gotrace_event ev;
-	int rc = next_ev(&s, &ev);
+	int rc = rtd_test_gosrc_next(&s, &ev);
 	if (rc <= 0) {
 		put(&t, "no events: %d %s\n", rc, rc < 0 ? rtd_gotrace_dec_error(s.d, NULL) : "");
 		rtd_gotrace_dec_free(s.d);
@@ -192,7 +161,7 @@ static char *analyse(const uint8_t *b, size_t n, unsigned sem, unsigned flags,
 	*ran_threaded = rtd_gotrace_dec_version(s.d) >= 1022;
 	int arc = rtd_goan_feed(a, &ev), drc = 0;
 	if (arc == 0)
-		arc = rtd_goan_run(a, next_ev, &s, flags, &drc);
+		arc = rtd_goan_run(a, rtd_test_gosrc_next, &s, flags, &drc);
 	put(&t, "run %d %d %s\n", arc, drc, arc < 0 ? rtd_goan_error(a) : "");
 	if (drc < 0) {
 		uint64_t off;
@@ -254,56 +223,13 @@ static void same_answers(const uint8_t *b, size_t n, const char *name)
 	}
 }
 
-static size_t each_file(const char *dir, void (*fn)(const uint8_t *, size_t, const char *))
-{
-	DIR *dd = opendir(dir);
-	if (!dd)
-		return 0;
-	struct dirent *de;
-	size_t n = 0;
-	while ((de = readdir(dd))) {
-		if (de->d_name[0] == '.')
-			continue;
-		char path[4096];
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		size_t len = 0;
-		uint8_t *b = rtd_test_slurp(path, &len);
-		if (!b)
-			continue;
-		fn(b, len, de->d_name);
-		free(b);
-		n++;
-	}
-	closedir(dd);
-	return n;
-}
-
 static void test_old_vectors(void **state)
 {
 	(void)state;
 	const char *dir = rtd_test_vector("testdata/gotrace/v1");
 	if (!dir)
 		skip();
-	assert_true(each_file(dir, same_answers) >= 20);
-}
-
-struct wbuf {
-	uint8_t *b;
-	size_t n, cap;
-};
-
-static int wput(const void *p, size_t n, void *ctx)
-{
-	struct wbuf *w = ctx;
-	if (w->n + n > w->cap) {
-		w->cap = (w->n + n) * 2;
-		w->b = realloc(w->b, w->cap);
-		if (!w->b)
-			return -ENOMEM;
-	}
-	memcpy(w->b + w->n, p, n);
-	w->n += n;
-	return 0;
+	assert_true(rtd_test_each_file(dir, same_answers) >= 20);
 }
 
 /* golang/exp's Go 1.22+ vectors (text), the failing ones too */
@@ -313,36 +239,8 @@ static void test_v2_vectors(void **state)
 	const char *dir = rtd_test_vector("testdata/gotrace/v2");
 	if (!dir)
 		skip();
-	DIR *dd = opendir(dir);
-	assert_non_null(dd);
-	struct dirent *de;
-	size_t n = 0, before = threaded;
-	while ((de = readdir(dd))) {
-		size_t l = strlen(de->d_name);
-		if (l < 5 || strcmp(de->d_name + l - 5, ".test") != 0)
-			continue;
-		char path[4096];
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		size_t len = 0;
-		uint8_t *raw = rtd_test_slurp(path, &len);
-		assert_non_null(raw);
-		char *t = calloc(1, len + 1);
-		assert_non_null(t);
-		memcpy(t, raw, len);
-		free(raw);
-		const char *tr = strstr(t, "-- trace --\n");
-		assert_non_null(tr);
-		tr += 12;
-		struct wbuf w = {0};
-		char err[256];
-		assert_int_equal(rtd_gotrace_text2bin(tr, len - (size_t)(tr - t), wput, &w, err,
-						      sizeof(err)), 0);
-		same_answers(w.b, w.n, de->d_name);
-		free(w.b);
-		free(t);
-		n++;
-	}
-	closedir(dd);
+	size_t before = threaded;
+	size_t n = rtd_test_each_go_vector(dir, same_answers);
 	assert_true(n >= 20);
 	assert_true(threaded - before >= 20);
 }
@@ -357,8 +255,8 @@ static void test_corpora(void **state)
 	if (!g || !a)
 		skip();
 	size_t before = threaded;
-	assert_true(each_file(g, same_answers) >= 50);
-	assert_true(each_file(a, same_answers) >= 10);
+	assert_true(rtd_test_each_file(g, same_answers) >= 50);
+	assert_true(rtd_test_each_file(a, same_answers) >= 10);
 	assert_true(threaded - before >= 20);
 }
 

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# bench/pictures/snapshot.sh - md5 of every Go timeline rtdiag writes from
+# a set of Go traces, to show a speed change left the output as it was.
+#
+#   bench/pictures/snapshot.sh BUILD_DIR OUT.md5 [EXTRA_TRACE...]
+#   diff before.md5 after.md5        (no output: byte-identical)
+#
+# Inputs: every Go trace of ../shared/testdata/gotrace (old and new format,
+# the upstream .test vectors and fuzz corpus included: a failing input's
+# exit code and partial output count too), this repository's gotrace fuzz
+# and goanalysis corpora, and the traces named on the command line (e.g. the bench's).
+# For each: `convert -o x.pftrace`, `convert -f chrome-json`, and
+# `gotrace cat --format perfetto` (the command's own pump).
+set -u
+cd "$(dirname "$0")/../.."
+B=$(cd "$1" && pwd)
+OUTF=$2
+shift 2
+R=$B/rtdiag
+SH=${RTD_SHARED_DIR:-../shared}
+[ -d "$SH" ] || SH=$(cd "$(git rev-parse --git-common-dir)/../.." && pwd)/shared
+W=$(mktemp -d "${TMPDIR:-/tmp}/rtd-snap-XXXXXX")
+trap 'rm -rf "$W"' EXIT
+: >"$OUTF"
+n=0
+for t in $(find "$SH/testdata/gotrace" fuzz/corpus/gotrace fuzz/corpus/goanalysis -type f ! -name '*.md' | sort) "$@"; do
+  name=${t#"$SH"/}
+  case "$t" in # golang/exp's vectors are text: their binary form
+  *.test) "$R" gotrace text2bin "$t" -o "$W/t.bin" 2>/dev/null || continue; t=$W/t.bin ;;
+  esac
+  for f in perfetto chrome-json; do
+    rm -f "$W/o"
+    "$R" convert "$t" -f $f -o "$W/o" >/dev/null 2>"$W/e"
+    rc=$?
+    m=$( [ -f "$W/o" ] && md5sum <"$W/o" | cut -d' ' -f1 || echo none)
+    e=$(sed "s|$W|W|g" "$W/e" | md5sum | cut -c1-8)
+    echo "$m rc=$rc err=$e convert $f $name" >>"$OUTF"
+  done
+  rm -f "$W/o"
+  "$R" gotrace cat --format perfetto "$t" -o "$W/o" >/dev/null 2>"$W/e"
+  rc=$?
+  m=$( [ -f "$W/o" ] && md5sum <"$W/o" | cut -d' ' -f1 || echo none)
+  e=$(sed "s|$W|W|g" "$W/e" | md5sum | cut -c1-8)
+  echo "$m rc=$rc err=$e cat perfetto $name" >>"$OUTF"
+  n=$((n + 1))
+done
+echo "$n inputs, $(wc -l <"$OUTF") outputs -> $OUTF"
