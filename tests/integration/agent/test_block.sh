@@ -13,8 +13,10 @@
 #   SemaphoreSlim spins (yielding the CPU up to 140 times) before it
 #   blocks in Monitor.Wait: on a loaded machine that spinning took most of
 #   its 100 ms waits (a run: 70 ms of 1316 ms were wait events), time that
-#   is not a wait; so for it: at least one wait, never more time than the
-#   program measured;
+#   is not a wait (in a landing under load all twelve were spent so:
+#   no wait event at all); so for it: never more waits than twice its
+#   calls (each can add the wait to re-take the semaphore's lock), never
+#   more time than the program measured;
 # - /targets lists "block" for the .NET target; a native target's /block
 #   answers 404 saying why (no off-CPU source), as does a .NET target
 #   whose --dotnet-profiles leave waits out, and the same program built
@@ -93,7 +95,7 @@ for line in open(done):
             n += c; d += v
     tol = 0.05 * ns + 10e6
     if name == "Waiter.OnSemaphore":   # spins first (see the top)
-        ok = n >= 1 and d <= ns + tol
+        ok = n <= 2 * calls and d <= ns + tol
     else:
         ok = n >= calls and abs(d - ns) <= tol
     print("%s %s: %d waits (the program made %d), %.1f ms (it measured %.1f ms, +-%.1f)"
