@@ -10,7 +10,9 @@
 //       Waiter.OnJoin        6 x Thread.Join of a thread that sleeps 200 ms
 //                            (times multiplied by SCALE, default 1)
 //     and times each call with a Stopwatch; then writes DIR/done, one line
-//     per method: "NAME CALLS TOTAL_NS", and idles until DIR/stop.
+//     per method: "NAME CALLS TOTAL_NS BLOCKED" (BLOCKED: the calls that
+//     took at least half their time: on a loaded machine a call may find
+//     its event already set), and idles until DIR/stop.
 //   dotnet-wait DIR pingpong PAIRS [SLEEP_MS]
 //                                   PAIRS pairs of threads handing a turn
 //                                   back and forth through two
@@ -65,13 +67,18 @@ static class Program
 
     // Run body n times on a thread of its own, timing each call; the
     // result is "NAME n TOTAL_NS".
-    static Thread Timed(string name, int n, Action<Stopwatch> round, string[] result, int slot)
+    static Thread Timed(string name, int n, int ms, Action<Stopwatch> round, string[] result, int slot)
     {
         return new Thread(() => {
             var sw = new Stopwatch();
-            for (int i = 0; i < n; i++) round(sw);
+            int blocked = 0;
+            for (int i = 0; i < n; i++) {
+                long before = sw.ElapsedTicks;
+                round(sw);
+                if ((sw.ElapsedTicks - before) * 1000.0 / Stopwatch.Frequency >= ms / 2.0) blocked++;
+            }
             long ns = (long)(sw.ElapsedTicks * (1e9 / Stopwatch.Frequency));
-            result[slot] = name + " " + n + " " + ns;
+            result[slot] = name + " " + n + " " + ns + " " + blocked;
         }) { Name = "wait-" + name };
     }
 
@@ -85,16 +92,16 @@ static class Program
         var e = new ManualResetEvent(false);
         var s = new SemaphoreSlim(0);
         var ts = new[] {
-            Timed("Waiter.OnEvent", 8, sw => {
+            Timed("Waiter.OnEvent", 8, ev, sw => {
                 e.Reset();
                 using var timer = new Timer(_ => e.Set(), null, ev, Timeout.Infinite);
                 sw.Start(); Waiter.OnEvent(e); sw.Stop();
             }, result, 0),
-            Timed("Waiter.OnSemaphore", 12, sw => {
+            Timed("Waiter.OnSemaphore", 12, sem, sw => {
                 using var timer = new Timer(_ => s.Release(), null, sem, Timeout.Infinite);
                 sw.Start(); Waiter.OnSemaphore(s); sw.Stop();
             }, result, 1),
-            Timed("Waiter.OnJoin", 6, sw => {
+            Timed("Waiter.OnJoin", 6, join, sw => {
                 var sleeper = new Thread(() => Thread.Sleep(join)) { Name = "sleeper" };
                 sleeper.Start();
                 sw.Start(); Waiter.OnJoin(sleeper); sw.Stop();
