@@ -6,6 +6,18 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CTEST_ARGS ?= --output-on-failure
 
+# dotnet build leaves build servers behind by default (MSBuild worker nodes,
+# the MSBuild server, the Roslyn compiler server) that inherit the caller's
+# stdout: a test that captures a build's output, or ctest reading a test's
+# output, then waits for an EOF that comes only when the server idles out
+# (a 25-minute CI hang). Builds here start none.
+export MSBUILDDISABLENODEREUSE = 1
+export DOTNET_CLI_USE_MSBUILD_SERVER = 0
+export DOTNET_CLI_DO_NOT_USE_MSBUILD_SERVER = 1
+export UseSharedCompilation = false
+export DOTNET_CLI_TELEMETRY_OPTOUT = 1
+export DOTNET_NOLOGO = 1
+
 .PHONY: all deps build build-asan run test test-normal test-asan install bench clean
 
 all: build

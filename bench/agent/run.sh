@@ -12,8 +12,10 @@
 #   4. perf   - the same 8 under `perf record -F 99 -g -p ...`
 # Prints the agent's CPU (% of one core; the anchor is <= 1% at 19-100 Hz),
 # its RSS over time (first, min, max, last), scrape latencies, each phase's
-# workload throughput against the base (the targets' slowdown), perf
-# record's CPU, and the ratios. Each workload writes its iteration count,
+# workload throughput against the base, and each workload's work per CPU-
+# second of its own (the slowdown inside the target: a profiler's cost in
+# the process, apart from the cores it takes), perf record's CPU, and the
+# ratios. Each workload writes its iteration count and its own CPU time,
 # so the slowdown is measured, not guessed; the machine load (loadavg) is
 # printed per phase, as other work on it moves the figures.
 #
@@ -65,6 +67,15 @@ wait_work() { for p in "${WPIDS[@]}"; do wait "$p"; done; }
 rate() { # PHASE d|n -> mean iterations per second of that kind
   cat "$W/$1-$2"*.out 2>/dev/null | awk '{ s += $1 / $2; n++ } END { if (n) printf "%.2f", s / n; else print 0 }'
 }
+rate_all() { # PHASE -> iterations per second of all workloads together
+  cat "$W/$1-"*.out 2>/dev/null | awk '{ s += $1 / $2 } END { printf "%.2f", s }'
+}
+eff() { # PHASE d|n -> mean iterations per CPU-second of the workload itself
+  # (the process's own CPU time, every thread: what a profiler costs inside
+  # it — EventPipe's sampler suspending threads, perf's interrupts — apart
+  # from the cores it takes, and little moved by other load)
+  cat "$W/$1-$2"*.out 2>/dev/null | awk '$4 > 0 { s += $1 / $4; n++ } END { if (n) printf "%.2f", s / n; else print 0 }'
+}
 cpu_ticks() { awk '{ sub(/.*\) /, ""); split($0, f, " "); print f[12] + f[13] }' "/proc/$1/stat"; }
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -80,7 +91,8 @@ echo "phases: base ${BASE_SECONDS}s, agent ${AGENT_SECONDS}s and ${AGENT2_SECOND
 # ---- 1. base
 L_BASE=$(load)
 start_work base "$BASE_SECONDS"; wait_work
-BD=$(rate base d); BN=$(rate base n)
+BD=$(rate base d); BN=$(rate base n); BALL=$(rate_all base)
+ED=$(eff base d); EN=$(eff base n)
 
 # ---- 2./3. the agent: agent_phase NAME SECONDS TITLE [AGENT ARGS]
 agent_phase() {
@@ -132,7 +144,7 @@ for t in json.load(sys.stdin):
   # over time: the RSS at each whole minute of the run (flat or growing)
   rss_min=$(awk 'NR == 1 { s = $1 } { m = int(($1 - s) / 60); if (!(m in seen)) { seen[m] = 1; printf "%s%dm %.1f", (m ? ", " : ""), m, $2 / 1024 } }
     END { print " MB" }' "$W/$name.rss")
-  samples=$(awk '/^rtdiag_target_profiled_cpu_seconds_total/ { s += $2 } END { printf "%.0f", s }' "$W/$name.metrics.txt")
+  samples=$(awk '/^rtdiag_target_profiled_cpu_seconds_total/ { s += $NF } END { printf "%.0f", s }' "$W/$name.metrics.txt")
   echo "$pct" > "$W/$name.pct"
   {
     echo
@@ -143,7 +155,8 @@ for t in json.load(sys.stdin):
     echo "  /metrics latency: $(stats "$W/$name.metrics_ms")"
     echo "  pprof ?seconds=$secs answered after the N seconds: $(stats "$W/$name.pprof_over_ms")"
     echo "  CPU seconds the targets' samples account for: $samples"
-    echo "  targets' throughput against the base run: .NET $(rel "$(rate "$name" d)" "$BD"), native $(rel "$(rate "$name" n)" "$BN")"
+    echo "  targets' throughput against the base run: .NET $(rel "$(rate "$name" d)" "$BD"), native $(rel "$(rate "$name" n)" "$BN"), all $(rel "$(rate_all "$name")" "$BALL")"
+    echo "  targets' work per own CPU-second against the base run (the slowdown inside them): .NET $(rel "$(eff "$name" d)" "$ED"), native $(rel "$(eff "$name" n)" "$EN")"
   } > "$W/$name.report"
 }
 agent_phase agent "$AGENT_SECONDS" \
@@ -173,8 +186,10 @@ cat "$W/agent.report"
 echo
 echo "perf record -F 99 -g -p (the 8 pids), $((PERF_SECONDS - 3))s, loadavg before $L_PERF:"
 echo "  CPU: ${PERF_PCT}% of one core; perf.data ${PERF_MB} MB; perf report afterwards ${REPORT_S}s"
-echo "  targets' throughput against the base run: .NET $(rel "$(rate perf d)" "$BD"), native $(rel "$(rate perf n)" "$BN")"
-echo "base run: loadavg before $L_BASE; iterations/s .NET $BD, native $BN"
+echo "  targets' throughput against the base run: .NET $(rel "$(rate perf d)" "$BD"), native $(rel "$(rate perf n)" "$BN"), all $(rel "$(rate_all perf)" "$BALL")"
+echo "  targets' work per own CPU-second against the base run: .NET $(rel "$(eff perf d)" "$ED"), native $(rel "$(eff perf n)" "$EN")"
+echo "base run: loadavg before $L_BASE; iterations/s .NET $BD, native $BN; per CPU-second .NET $ED, native $EN"
+echo "(throughput: the 8 busy workloads share 2 cores, so the scheduler's split between .NET and native moves; 'all' sums them, and its loss is the profiler's cost to the machine)"
 echo "(throughput ratios compare phases run one after another: on a machine others load, the load moves them more than the profilers do)"
 A1=$(cat "$W/agent.pct")
 line="ratios: agent CPU / perf record CPU = $(rel "$A1" "$PERF_PCT"); agent CPU / 1% anchor = $(rel "$A1" 1)"

@@ -2,7 +2,10 @@
 /*
  * work - a native CPU-bound workload for bench/agent: runs SECONDS of wall
  * time through a three-deep call chain (so profiles have stacks to show)
- * and writes "ITERATIONS SECONDS" to OUT. Built with frame pointers.
+ * and writes "ITERATIONS SECONDS SINK CPU-SECONDS" to OUT (CPU-seconds: the
+ * process's own CPU time, so work per CPU-second shows what a profiler costs
+ * inside the process, apart from what it takes from the cores). Built with
+ * frame pointers.
  *
  *   work OUT SECONDS
  */
@@ -53,7 +56,10 @@ int main(int argc, char **argv)
 	FILE *f = fopen(argv[1], "w");
 	if (!f)
 		return 1;
-	fprintf(f, "%llu %.3f %llu\n", (unsigned long long)iters, t - t0,
-		(unsigned long long)(x & 1));
+	struct timespec cpu;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+	fprintf(f, "%llu %.3f %llu %.3f\n", (unsigned long long)iters, t - t0,
+		(unsigned long long)(x & 1),
+		(double)cpu.tv_sec + (double)cpu.tv_nsec / 1e9);
 	return fclose(f) ? 1 : 0;
 }

@@ -56,28 +56,26 @@ int prof_write_folded(const rtd_profile *p, FILE *f, size_t type,
 		size_t depth = 0;
 		for (uint32_t c = (uint32_t)i; c != 0; c = t.n[c].parent) {
 			if (depth == pcap) {
-				size_t ncap = pcap ? pcap * 2 : 64;
-				uint32_t *np = realloc(path, ncap * sizeof(*np));
+				uint32_t *np = rtd_grow(path, &pcap, depth + 1,
+							sizeof(*np), 64);
 				if (!np) {
 					err = -ENOMEM;
 					break;
 				}
 				path = np;
-				pcap = ncap;
 			}
 			path[depth++] = c;
 		}
 		if (err)
 			break;
 		if (nlines == cap) {
-			size_t ncap = cap ? cap * 2 : 256;
-			size_t *ns = realloc(starts, ncap * sizeof(*ns));
+			size_t *ns = rtd_grow(starts, &cap, nlines + 1,
+						sizeof(*ns), 256);
 			if (!ns) {
 				err = -ENOMEM;
 				break;
 			}
 			starts = ns;
-			cap = ncap;
 		}
 		starts[nlines++] = text.len;
 		for (size_t d = depth; d-- > 0 && !err;) {

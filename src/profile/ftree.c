@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "profile/profile_impl.h"
 
 static int ft_node(struct ftree *t, uint32_t parent, uint32_t name,
@@ -25,12 +26,11 @@ static int ft_node(struct ftree *t, uint32_t parent, uint32_t name,
 		return 0;
 	}
 	if (t->nn == t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 256;
-		struct ftree_node *nn = realloc(t->n, ncap * sizeof(*nn));
+		struct ftree_node *nn = rtd_grow(t->n, &t->cap, t->nn + 1,
+					sizeof(*nn), 256);
 		if (!nn)
 			return -ENOMEM;
 		t->n = nn;
-		t->cap = ncap;
 	}
 	uint32_t id = (uint32_t)t->nn;
 	int err = rtd_map_put(&t->kids, key, (void *)(uintptr_t)id, NULL);
@@ -183,14 +183,13 @@ int ftree_sort_children(const rtd_profile *p, struct ftree *t)
 		for (uint32_t c = t->n[i].first_child; c != PROF_NONE;
 		     c = t->n[c].next_sibling) {
 			if (k == cap) {
-				size_t ncap = cap ? cap * 2 : 64;
-				uint32_t *nt = realloc(tmp, ncap * sizeof(*nt));
+				uint32_t *nt = rtd_grow(tmp, &cap, k + 1,
+							sizeof(*nt), 64);
 				if (!nt) {
 					free(tmp);
 					return -ENOMEM;
 				}
 				tmp = nt;
-				cap = ncap;
 			}
 			tmp[k++] = c;
 		}

@@ -32,14 +32,10 @@ static uint64_t child_key(uint32_t parent, uint32_t frame)
 /* Grow an array of *cap elements of size sz to hold one more. */
 static int grow(void **arr, size_t *cap, size_t n, size_t sz, size_t first)
 {
-	if (n < *cap)
-		return 0;
-	size_t ncap = *cap ? *cap * 2 : first;
-	void *na = realloc(*arr, ncap * sz);
+	void *na = rtd_grow(*arr, cap, n + 1, sz, first);
 	if (!na)
 		return -ENOMEM;
 	*arr = na;
-	*cap = ncap;
 	return 0;
 }
 

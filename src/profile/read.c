@@ -306,12 +306,10 @@ static int pb_repeated(rtd_rd *r, unsigned wt, uint64_t *out, size_t max,
 
 static int grow_arr(void **arr, size_t *cap, size_t sz)
 {
-	size_t ncap = *cap ? *cap * 2 : 64;
-	void *na = realloc(*arr, ncap * sz);
+	void *na = rtd_grow(*arr, cap, *cap + 1, sz, 64);
 	if (!na)
 		return -ENOMEM;
 	*arr = na;
-	*cap = ncap;
 	return 0;
 }
 

@@ -62,14 +62,13 @@ static uint32_t ss_frame(struct ss *s, uint32_t name)
 	if (rtd_map_get(&s->frame_of, name, &v))
 		return (uint32_t)(uintptr_t)v - 1;
 	if (s->nframes == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 256;
-		uint32_t *nn = realloc(s->names, ncap * sizeof(*nn));
+		uint32_t *nn = rtd_grow(s->names, &s->cap, s->nframes + 1,
+					sizeof(*nn), 256);
 		if (!nn) {
 			ss_put(s, -ENOMEM);
 			return 0;
 		}
 		s->names = nn;
-		s->cap = ncap;
 	}
 	uint32_t id = (uint32_t)s->nframes++;
 	s->names[id] = name;

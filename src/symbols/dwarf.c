@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "symbols/internal.h"
 
 struct cu_range {
@@ -43,12 +44,11 @@ static int add_range(struct sym_dwarf *d, uint64_t lo, uint64_t hi,
 	if (d->n >= SYM_MAX_CUS)
 		return -RTD_E_CAP;
 	if (d->n == d->cap) {
-		size_t nc = d->cap ? d->cap * 2 : 64;
-		struct cu_range *nr = realloc(d->r, nc * sizeof(*nr));
+		struct cu_range *nr = rtd_grow(d->r, &d->cap, d->n + 1,
+					sizeof(*nr), 64);
 		if (!nr)
 			return -ENOMEM;
 		d->r = nr;
-		d->cap = nc;
 	}
 	d->r[d->n++] = (struct cu_range){lo, hi, off};
 	return 0;

@@ -31,6 +31,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "common/log.h"
 #include "symbols/internal.h"
 
@@ -220,16 +221,10 @@ static int proc_insert(struct sym_proc *p, const struct sym_map *nm)
 	size_t need = p->n + 1 + have_tail;
 	if (need > SYM_MAX_MAPPINGS)
 		return -RTD_E_CAP;
-	if (need > p->cap) {
-		size_t nc = p->cap ? p->cap * 2 : 64;
-		while (nc < need)
-			nc *= 2;
-		struct sym_map *nv = realloc(p->m, nc * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		p->m = nv;
-		p->cap = nc;
-	}
+	struct sym_map *nv = rtd_grow(p->m, &p->cap, need, sizeof(*nv), 64);
+	if (!nv)
+		return -ENOMEM;
+	p->m = nv;
 	struct sym_map add[2] = {*nm, tail};
 	for (int k = 0; k < 1 + have_tail; k++) {
 		size_t pos = p->n;
@@ -461,14 +456,13 @@ static void loader_push(struct sym_loader *l, struct sym_obj *o)
 {
 	pthread_mutex_lock(&l->mu);
 	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 64;
-		struct sym_obj **nq = realloc(l->q, nc * sizeof(*nq));
+		struct sym_obj **nq = rtd_grow(l->q, &l->cap, l->n + 1,
+					sizeof(*nq), 64);
 		if (!nq) {
 			pthread_mutex_unlock(&l->mu);
 			return; /* loaded when resolved instead */
 		}
 		l->q = nq;
-		l->cap = nc;
 	}
 	l->q[l->n++] = o;
 	pthread_cond_signal(&l->cv);
@@ -542,12 +536,11 @@ static int32_t obj_add(rtd_symbolizer *s, struct sym_obj *o, uint64_t key)
 	if (s->nobjs >= RTD_SYM_MAX_OBJECTS)
 		return -RTD_E_CAP;
 	if (s->nobjs == s->objs_cap) {
-		size_t nc = s->objs_cap ? s->objs_cap * 2 : 64;
-		struct sym_obj **nv = realloc(s->objs, nc * sizeof(*nv));
+		struct sym_obj **nv = rtd_grow(s->objs, &s->objs_cap, s->nobjs + 1,
+					sizeof(*nv), 64);
 		if (!nv)
 			return -ENOMEM;
 		s->objs = nv;
-		s->objs_cap = nc;
 	}
 	int32_t id = (int32_t)s->nobjs;
 	if (rtd_map_put(&s->obj_by_key, key, (void *)(uintptr_t)(id + 1), NULL))
@@ -779,12 +772,11 @@ static int64_t loc_intern(rtd_symbolizer *s, uint32_t obj, uint64_t off,
 	if (s->nlocs >= RTD_SYM_MAX_LOCATIONS)
 		return -RTD_E_CAP;
 	if (s->nlocs == s->locs_cap) {
-		size_t nc = s->locs_cap ? s->locs_cap * 2 : 1024;
-		struct sym_loc *nv = realloc(s->locs, nc * sizeof(*nv));
+		struct sym_loc *nv = rtd_grow(s->locs, &s->locs_cap, s->nlocs + 1,
+					sizeof(*nv), 1024);
 		if (!nv)
 			return -ENOMEM;
 		s->locs = nv;
-		s->locs_cap = nc;
 	}
 	s->locs[s->nlocs] = (struct sym_loc){obj, off, addr};
 	s->lht[h] = (uint32_t)s->nlocs + 1;

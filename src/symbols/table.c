@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "symbols/internal.h"
 
 #define POOL_BLOCK (64u << 10)
@@ -60,12 +61,11 @@ int sym_table_add_ranked(struct sym_table *t, uint64_t addr, uint64_t size,
 	if (t->n >= SYM_MAX_SYMBOLS)
 		return -RTD_E_CAP;
 	if (t->n == t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 256;
-		struct sym_symbol *nv = realloc(t->v, nc * sizeof(*nv));
+		struct sym_symbol *nv = rtd_grow(t->v, &t->cap, t->n + 1,
+					sizeof(*nv), 256);
 		if (!nv)
 			return -ENOMEM;
 		t->v = nv;
-		t->cap = nc;
 	}
 	if (copy) {
 		name = sym_table_strdup(t, name, nlen);

@@ -44,7 +44,8 @@ static class Work
             iters++;
         } while ((t = sw.Elapsed.TotalSeconds) < secs);
         File.WriteAllText(args[0], string.Format(System.Globalization.CultureInfo.InvariantCulture,
-            "{0} {1:F3} {2}\n", iters, t, x & 1));
+            "{0} {1:F3} {2} {3:F3}\n", iters, t, x & 1,
+            Process.GetCurrentProcess().TotalProcessorTime.TotalSeconds));
         return 0;
     }
 }

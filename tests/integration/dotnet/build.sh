@@ -9,7 +9,7 @@ SRC=${RTD_SOURCE_DIR:?} BIN=${RTD_BINARY_DIR:?}
 out="$BIN/dotnet-targets/$name"
 mkdir -p "$BIN/dotnet-targets"
 exec 9>"$BIN/dotnet-targets/.lock"
-flock 9
+flock 9   # fd 9 is closed for dotnet: a build server inheriting it would hold the lock
 stamp="$out/.stamp"
 if [ ! -f "$stamp" ] || [ -n "$(find "$SRC/$from/$name" -newer "$stamp" -type f | head -1)" ]; then
   rm -rf "$BIN/dotnet-targets/src/$name"
@@ -17,7 +17,7 @@ if [ ! -f "$stamp" ] || [ -n "$(find "$SRC/$from/$name" -newer "$stamp" -type f 
   cp -r "$SRC/$from/$name" "$BIN/dotnet-targets/src/$name"
   if ! DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 \
        dotnet build -c Release -o "$out" "$BIN/dotnet-targets/src/$name" \
-       >"$BIN/dotnet-targets/$name.log" 2>&1; then
+       >"$BIN/dotnet-targets/$name.log" 2>&1 9>&-; then
     echo "dotnet build of $name failed:" >&2
     tail -20 "$BIN/dotnet-targets/$name.log" >&2
     exit 1

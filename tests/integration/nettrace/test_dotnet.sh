@@ -16,7 +16,7 @@ cp "$S"/tests/targets/nettrace-app/Program.cs "$S"/tests/targets/nettrace-app/ne
 # One dotnet build at a time in this build dir: ctest runs tests in
 # parallel, and the dotnet tests build theirs under this lock (build.sh).
 mkdir -p "$B/dotnet-targets"
-if ! out=$(flock "$B/dotnet-targets/.lock" dotnet build "$src/nettrace-app.csproj" -c Release -o "$app" 2>&1); then
+if ! out=$(flock -o "$B/dotnet-targets/.lock" dotnet build "$src/nettrace-app.csproj" -c Release -o "$app" 2>&1); then
   if grep -qiE 'NU1101|NU1301|unable to load the service index|network' <<<"$out"; then
     echo "SKIP: dotnet build needs packages this machine cannot fetch"; echo "$out" | tail -5; exit 77
   fi

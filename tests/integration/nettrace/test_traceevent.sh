@@ -25,7 +25,7 @@ export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPE
 mkdir -p "$B/dotnet-targets"
 build() { # csproj-dir output-dir
   local src=$1 out=$2 log
-  if ! log=$(flock "$B/dotnet-targets/.lock" dotnet build "$src" -c Release -o "$out" 2>&1); then
+  if ! log=$(flock -o "$B/dotnet-targets/.lock" dotnet build "$src" -c Release -o "$out" 2>&1); then
     if grep -qiE 'NU1101|NU1102|NU1301|unable to load the service index|network' <<<"$log"; then
       echo "SKIP: dotnet build needs packages this machine cannot fetch"; echo "$log" | tail -5; exit 77
     fi

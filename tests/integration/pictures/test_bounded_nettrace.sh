@@ -15,7 +15,7 @@ src=$B/pictures-nettrace-app-src; app=$B/pictures-nettrace-app
 mkdir -p "$src" "$B/dotnet-targets"
 cp "$SRC"/tests/targets/nettrace-app/Program.cs "$SRC"/tests/targets/nettrace-app/nettrace-app.csproj "$src"/
 # one dotnet build at a time in this build folder (as the dotnet tests do)
-if ! out=$(flock "$B/dotnet-targets/.lock" dotnet build "$src/nettrace-app.csproj" -c Release -o "$app" 2>&1); then
+if ! out=$(flock -o "$B/dotnet-targets/.lock" dotnet build "$src/nettrace-app.csproj" -c Release -o "$app" 2>&1); then
   if grep -qiE 'NU1101|NU1301|unable to load the service index|network' <<<"$out"; then
     echo "SKIP: dotnet build needs packages this machine cannot fetch"; exit 77
   fi
