@@ -59,8 +59,10 @@ static inline int rtd_test_wput(const void *p, size_t n, void *ctx)
 }
 
 /* The binary trace of a golang/exp .test vector (its text after
- * "-- trace --"), *len its length; asserts it converts. */
-static inline uint8_t *rtd_test_go_vector(const char *path, size_t *len)
+ * "-- trace --"), *len its length; asserts it converts. With
+ * @success_only, NULL for a vector whose decoding is expected to fail
+ * (no "SUCCESS" in it). */
+static inline uint8_t *rtd_test_go_vector(const char *path, size_t *len, bool success_only)
 {
 	size_t n = 0;
 	uint8_t *raw = rtd_test_slurp(path, &n);
@@ -69,6 +71,10 @@ static inline uint8_t *rtd_test_go_vector(const char *path, size_t *len)
 	assert_non_null(t);
 	memcpy(t, raw, n);
 	free(raw);
+	if (success_only && !strstr(t, "SUCCESS")) {
+		free(t);
+		return NULL;
+	}
 	const char *tr = strstr(t, "-- trace --\n");
 	assert_non_null(tr);
 	tr += 12;
@@ -81,9 +87,9 @@ static inline uint8_t *rtd_test_go_vector(const char *path, size_t *len)
 	return w.b;
 }
 
-/* Each golang/exp .test vector of @dir, made binary, given to @fn.
- * Returns how many. */
-static inline size_t rtd_test_each_go_vector(const char *dir,
+/* Each golang/exp .test vector of @dir (with @success_only, each one
+ * expected to decode), made binary, given to @fn. Returns how many. */
+static inline size_t rtd_test_each_go_vector(const char *dir, bool success_only,
 					     void (*fn)(const uint8_t *, size_t, const char *))
 {
 	DIR *dd = opendir(dir);
@@ -97,7 +103,9 @@ static inline size_t rtd_test_each_go_vector(const char *dir,
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		size_t len = 0;
-		uint8_t *bin = rtd_test_go_vector(path, &len);
+		uint8_t *bin = rtd_test_go_vector(path, &len, success_only);
+		if (!bin)
+			continue;
 		fn(bin, len, de->d_name);
 		free(bin);
 		n++;

@@ -13,6 +13,7 @@
 #include "rtdiag/goanalysis.h"
 #include "rtdiag/gocapture.h"
 #include "rtdiag/gotrace.h"
+#include "test_gotrace.h"
 
 /* ---- a tiny Go 1.22 trace writer ------------------------------------------ */
 
@@ -626,67 +627,15 @@ static void test_shared_vectors(void **state)
 	assert_true(n >= 10);
 }
 
-struct wbuf {
-	uint8_t *b;
-	size_t n, cap;
-};
-
-static int wput(const void *p, size_t n, void *ctx)
-{
-	struct wbuf *w = ctx;
-	if (w->n + n > w->cap) {
-		w->cap = (w->n + n) * 2;
-		w->b = realloc(w->b, w->cap);
-		if (!w->b)
-			return -ENOMEM;
-	}
-	memcpy(w->b + w->n, p, n);
-	w->n += n;
-	return 0;
-}
-
+/* golang/exp's Go 1.22+ vectors that decode (the failing ones are the
+ * decoder's tests) */
 static void test_v2_vectors(void **state)
 {
 	(void)state;
 	const char *dir = rtd_test_vector("testdata/gotrace/v2");
 	if (!dir)
 		skip();
-	DIR *dd = opendir(dir);
-	assert_non_null(dd);
-	struct dirent *de;
-	int n = 0;
-	while ((de = readdir(dd))) {
-		size_t l = strlen(de->d_name);
-		if (l < 5 || strcmp(de->d_name + l - 5, ".test") != 0)
-			continue;
-		char path[4096];
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		size_t len = 0;
-		uint8_t *raw = rtd_test_slurp(path, &len);
-		assert_non_null(raw);
-		uint8_t *t = malloc(len + 1); /* a C string, for strstr */
-		assert_non_null(t);
-		memcpy(t, raw, len);
-		t[len] = 0;
-		free(raw);
-		if (!strstr((char *)t, "SUCCESS")) { /* the failing ones are the decoder's */
-			free(t);
-			continue;
-		}
-		const char *tr = strstr((char *)t, "-- trace --\n");
-		assert_non_null(tr);
-		tr += 12;
-		struct wbuf w = {0};
-		char err[256];
-		assert_int_equal(rtd_gotrace_text2bin(tr, len - (size_t)(tr - (char *)t), wput, &w, err,
-						      sizeof(err)), 0);
-		check_trace(w.b, w.n, de->d_name);
-		free(w.b);
-		free(t);
-		n++;
-	}
-	closedir(dd);
-	assert_true(n >= 10);
+	assert_true(rtd_test_each_go_vector(dir, true, check_trace) >= 10);
 }
 
 /* capture: hosts that are refused before any request (a request that

@@ -240,7 +240,7 @@ static void test_v2_vectors(void **state)
 	if (!dir)
 		skip();
 	size_t before = threaded;
-	size_t n = rtd_test_each_go_vector(dir, same_answers);
+	size_t n = rtd_test_each_go_vector(dir, false, same_answers);
 	assert_true(n >= 20);
 	assert_true(threaded - before >= 20);
 }

@@ -117,7 +117,7 @@ static void v2_vectors(void **state)
 	if (!dir)
 		skip();
 	size_t before = threaded, bytes = drawn;
-	size_t n = rtd_test_each_go_vector(dir, same_bytes);
+	size_t n = rtd_test_each_go_vector(dir, false, same_bytes);
 	assert_true(n >= 20);
 	assert_true(threaded - before >= 20);
 	assert_true(drawn - bytes > (64u << 10));
