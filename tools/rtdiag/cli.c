@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -37,6 +38,13 @@ bool cli_progress_enabled(void)
 	if (progress_state < 0)
 		progress_state = isatty(STDERR_FILENO) ? 1 : 0;
 	return progress_state == 1;
+}
+
+bool cli_threads_allowed(void)
+{
+	(void)cli_progress_enabled();
+	const char *thr = getenv("RTDIAG_THREADS");
+	return !(thr && strcmp(thr, "1") == 0);
 }
 
 void cli_progress(const char *fmt, ...)

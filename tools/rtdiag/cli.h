@@ -40,6 +40,11 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* True when stderr is a terminal: long work shows progress there only. */
 bool cli_progress_enabled(void);
+/* Whether a command may decode on a second thread: not with
+ * RTDIAG_THREADS=1 in the environment. Call it before that thread starts:
+ * it also settles cli_progress_enabled(), which is not decided on a
+ * thread. */
+bool cli_threads_allowed(void);
 /* Rewrite the progress line on stderr (no-op when not a terminal). */
 void cli_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Clear the progress line. */

@@ -97,6 +97,22 @@ struct rtd_nettrace_metadata;
 int64_t cli_pread_all(void *buf, size_t len, uint64_t off, void *ctx);
 
 /*
+ * A Go trace decoder fed from IN as it asks, 1 MiB at a time (BUF holds
+ * 1 << 20 bytes), finished at IN's end: cli_gosrc_next() is an
+ * rtd_gotrace_next_fn (1 with an event, 0 at the end, <0 on an error:
+ * -EIO for a failed read, else the decoder's).
+ */
+struct rtd_gotrace_dec;
+struct rtd_gotrace_event;
+struct cli_gosrc {
+	struct rtd_gotrace_dec *d;
+	FILE *in;
+	uint8_t *buf;
+	bool eof;
+};
+int cli_gosrc_next(void *ctx, struct rtd_gotrace_event *ev);
+
+/*
  * A Go execution trace (any version) read from IN as a timeline in format
  * F written to OUTP: FIRST/NFIRST are bytes already read from IN (sniffed).
  * A regular file is read again for Go's ordering, not kept in memory.

@@ -37,18 +37,9 @@ int64_t cli_pread_all(void *buf, size_t len, uint64_t off, void *ctx)
 
 /* ---- Go traces -------------------------------------------------------------- */
 
-/* The decoder fed from the input as it asks (rtd_gotrace_next_fn: on the
- * decoding thread when there is one). */
-struct gtl_src {
-	rtd_gotrace_dec *d;
-	FILE *in;
-	uint8_t *buf;
-	bool eof;
-};
-
-static int gtl_next(void *ctx, struct rtd_gotrace_event *ev)
+int cli_gosrc_next(void *ctx, struct rtd_gotrace_event *ev)
 {
-	struct gtl_src *s = ctx;
+	struct cli_gosrc *s = ctx;
 	for (;;) {
 		int rc = rtd_gotrace_dec_next(s->d, ev);
 		if (rc != 0 || s->eof)
@@ -104,7 +95,7 @@ int cli_timeline_gotrace(FILE *in, const char *path, const uint8_t *first,
 		return CLI_FAIL;
 	}
 	const char *base = strrchr(path, '/');
-	struct gtl_src src = {.d = d, .in = in, .buf = malloc(1 << 20)};
+	struct cli_gosrc src = {.d = d, .in = in, .buf = malloc(1 << 20)};
 	struct gtl_sink sink = {.a = rtd_tl_gotrace_new(t.tl, base ? base + 1 : path),
 				.d = d, .path = path};
 	int rc = sink.a && src.buf ? rtd_gotrace_dec_feed(d, first, nfirst) : -ENOMEM;
@@ -112,14 +103,12 @@ int cli_timeline_gotrace(FILE *in, const char *path, const uint8_t *first,
 	 * rest from a decoding thread of their own for a Go 1.22+ trace
 	 * (RTDIAG_THREADS=1: this one): the same events in the same order. */
 	struct rtd_gotrace_event ev;
-	int drc = rc < 0 ? rc : gtl_next(&src, &ev);
+	int drc = rc < 0 ? rc : cli_gosrc_next(&src, &ev);
 	if (drc > 0)
 		rc = gtl_take(&sink, &ev);
 	if (drc > 0 && rc == 0) {
-		const char *thr = getenv("RTDIAG_THREADS");
-		unsigned flags = thr && strcmp(thr, "1") == 0 ? 0 : RTD_GOTRACE_RUN_THREAD;
-		(void)cli_progress_enabled(); /* decided here, not on the thread */
-		rc = rtd_gotrace_run(d, gtl_next, &src, gtl_take, &sink, flags, &drc);
+		unsigned flags = cli_threads_allowed() ? RTD_GOTRACE_RUN_THREAD : 0;
+		rc = rtd_gotrace_run(d, cli_gosrc_next, &src, gtl_take, &sink, flags, &drc);
 	}
 	if (rc == 0)
 		rc = drc;

@@ -107,28 +107,11 @@ static int go_profile(FILE *in, const char *path, const uint8_t *first,
 	struct stat st;
 	if (d && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
 		rtd_gotrace_dec_set_source(d, cli_pread_all, &fd);
-	uint8_t *buf = malloc(1 << 20);
-	int rc = p && d && buf ? rtd_gotrace_dec_feed(d, first, nfirst) : -ENOMEM;
-	bool eof = false;
+	struct cli_gosrc src = {.d = d, .in = in, .buf = malloc(1 << 20)};
+	int rc = p && d && src.buf ? rtd_gotrace_dec_feed(d, first, nfirst) : -ENOMEM;
 	struct rtd_gotrace_event ev;
-	while (rc >= 0) {
-		rc = rtd_gotrace_dec_next(d, &ev);
-		if (rc > 0) {
-			rc = rtd_profile_gotrace_event(p, d, &ev);
-			continue;
-		}
-		if (rc < 0 || eof)
-			break;
-		size_t n = fread(buf, 1, 1 << 20, in);
-		if (n)
-			rc = rtd_gotrace_dec_feed(d, buf, n);
-		else if (ferror(in))
-			rc = -EIO;
-		else {
-			eof = true;
-			rc = rtd_gotrace_dec_finish(d);
-		}
-	}
+	while (rc >= 0 && (rc = cli_gosrc_next(&src, &ev)) > 0)
+		rc = rtd_profile_gotrace_event(p, d, &ev);
 	int ret = 0;
 	if (rc < 0) {
 		const char *msg = d ? rtd_gotrace_dec_error(d, NULL) : "";
@@ -145,7 +128,7 @@ static int go_profile(FILE *in, const char *path, const uint8_t *first,
 					"traced without CPU profiling on?)\n", path);
 	}
 	rtd_gotrace_dec_free(d);
-	free(buf);
+	free(src.buf);
 	*out = p;
 	return ret;
 }

@@ -851,12 +851,10 @@ static int cat_parse(struct cat_opts *o, int argc, char **argv)
  * RTDIAG_THREADS=1 for one). */
 static rtd_gotrace_pipe *cat_pipe(const struct cat_opts *o, struct gt_in *in)
 {
-	const char *thr = getenv("RTDIAG_THREADS");
-	if (!o->ordered || o->map_start >= 0 || o->stacks || (thr && strcmp(thr, "1") == 0) ||
+	if (!o->ordered || o->map_start >= 0 || o->stacks || !cli_threads_allowed() ||
 	    gt_prime_header(in) < 0)
 		return NULL;
 	int ver = rtd_gotrace_dec_version(gt_dec(in));
-	(void)cli_progress_enabled(); /* decided here, not on the thread */
 	if (ver > 0 && ver < 1022) /* the old format's tables stay put */
 		return rtd_gotrace_pipe_new(pipe_source, in);
 	return NULL;

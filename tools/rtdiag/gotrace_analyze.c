@@ -173,10 +173,8 @@ static int run_trace(struct run *r, const char *path, struct rtd_goan_opts *o,
 	if (pa)
 		*pa = r->a;
 	/* Go 1.22+: ordering on a thread of its own, the analyses on this one */
-	const char *thr = getenv("RTDIAG_THREADS");
-	if (!threads_given && thr && strcmp(thr, "1") == 0)
+	if (!cli_threads_allowed() && !threads_given)
 		run_flags = 0;
-	(void)cli_progress_enabled(); /* decided here, not on the thread */
 	int arc = rtd_goan_run(r->a, next_event, r->in, run_flags, &rc);
 	cli_progress_done();
 	if (arc < 0)
