@@ -102,6 +102,17 @@ static inline uint8_t *pbw_put_uint(uint8_t *p, unsigned field, uint64_t v)
 	return pbw_put_varint(p, v);
 }
 
+/* A length-delimited field at p (room for its key, length and @n bytes
+ * checked by the caller); returns the end. */
+static inline uint8_t *pbw_put_bytes(uint8_t *p, unsigned field, const void *data, size_t n)
+{
+	p = pbw_put_varint(p, (uint64_t)field << 3 | PB_LEN);
+	p = pbw_put_varint(p, n);
+	if (n)
+		memcpy(p, data, n);
+	return p + n;
+}
+
 /* End a run of pbw_put_*() stores at p. */
 static inline void pbw_done(rtd_pbw *w, uint8_t *p)
 {

@@ -288,29 +288,15 @@ static void pf_packet(rtd_timeline *tl, int64_t ts, bool has_ts,
 	uint8_t *p = tl->b.data + tl->b.len;
 	*p++ = TRACE_PACKET << 3 | PB_LEN;
 	p = pbw_put_varint(p, body);
-	if (has_ts) {
-		*p++ = PKT_TIMESTAMP << 3 | PB_VARINT;
-		p = pbw_put_varint(p, t);
-	}
-	if (absolute) {
-		p = pbw_put_varint(p, PKT_TIMESTAMP_CLOCK_ID << 3 | PB_VARINT);
-		*p++ = CLOCK_BOOTTIME;
-	}
-	*p++ = PKT_SEQUENCE_ID << 3 | PB_VARINT;
-	*p++ = SEQUENCE_ID;
-	*p++ = PKT_SEQUENCE_FLAGS << 3 | PB_VARINT;
-	*p++ = SEQ_NEEDS_INCREMENTAL_STATE;
-	if (in) {
-		*p++ = PKT_INTERNED_DATA << 3 | PB_LEN;
-		p = pbw_put_varint(p, in);
-		memcpy(p, pf->in.b.data, in);
-		p += in;
-	}
-	p = pbw_put_varint(p, evkey);
-	p = pbw_put_varint(p, ev);
-	if (ev)
-		memcpy(p, pf->ev.b.data, ev);
-	p += ev;
+	if (has_ts)
+		p = pbw_put_uint(p, PKT_TIMESTAMP, t);
+	if (absolute)
+		p = pbw_put_uint(p, PKT_TIMESTAMP_CLOCK_ID, CLOCK_BOOTTIME);
+	p = pbw_put_uint(p, PKT_SEQUENCE_ID, SEQUENCE_ID);
+	p = pbw_put_uint(p, PKT_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	if (in)
+		p = pbw_put_bytes(p, PKT_INTERNED_DATA, pf->in.b.data, in);
+	p = pbw_put_bytes(p, field, pf->ev.b.data, ev);
 	tl->b.len = (size_t)(p - tl->b.data);
 	*p = 0;
 	rtd_buf_reset(&pf->ev.b);
