@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "gotrace/analysis_int.h"
 
 #define RUN_BYTES (64u << 10) /* of records per chunk */
@@ -133,14 +134,10 @@ static bool short_ok(const struct rtd_gotrace_event *ev)
 /* A copy of the UserTaskEnd's task name that lives for the generation. */
 static const char *keep_name(struct run *r, const struct rtd_gotrace_event *ev)
 {
-	if (r->nnames == r->capnames) {
-		size_t nc = r->capnames ? 2 * r->capnames : 16;
-		char **n = realloc(r->names, nc * sizeof(*n));
-		if (!n)
-			return NULL;
-		r->names = n;
-		r->capnames = nc;
-	}
+	char **n = rtd_grow(r->names, &r->capnames, r->nnames + 1, sizeof(*n), 16);
+	if (!n)
+		return NULL;
+	r->names = n;
 	char *t = malloc(ev->sarg_lens[0] + 1);
 	if (!t)
 		return NULL;

@@ -182,12 +182,10 @@ static int fail(struct genctx *c, uint64_t off, const char *fmt, ...)
 static int __attribute__((noinline)) grow_q(struct genctx *c, uint64_t off)
 {
 	struct v2_state *st = c->st;
-	size_t nc = st->capq ? st->capq * 2 : 1024;
-	struct v2_out *q = realloc(st->q, nc * sizeof(*q));
+	struct v2_out *q = rtd_grow(st->q, &st->capq, st->nq + 1, sizeof(*q), 1024);
 	if (!q)
 		return v1_fail(c->d, -ENOMEM, off, "out of memory");
 	st->q = q;
-	st->capq = nc;
 	return 0;
 }
 

@@ -203,12 +203,9 @@ void v2_fill_raw(rtd_gotrace_dec *d, const struct v2_raw *raw,
 }
 
 /* Resolve the string arguments an event names (when known). */
-void v2_fill_sargs(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
-		   const uint64_t *args_with_dt)
+static void fill_sargs_of(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
+			  const struct v2_spec *sp, const uint64_t *args_with_dt)
 {
-	const struct v2_spec *sp = &v2_specs[ev->type];
-	ev->nsargs = 0;
-	ev->sargnames = sp->sargs;
 	for (int k = 0; k < 2; k++) {
 		int i = sp->str_arg[k];
 		if (i < 0)
@@ -226,6 +223,18 @@ void v2_fill_sargs(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
 		ev->sarg_lens[ev->nsargs] = s ? len : 0;
 		ev->nsargs++;
 	}
+}
+
+/* The string arguments of the event of type ev->type (most have none:
+ * no call then). */
+static inline void v2_fill_sargs(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
+				 const uint64_t *args_with_dt)
+{
+	const struct v2_spec *sp = &v2_specs[ev->type];
+	ev->nsargs = 0;
+	ev->sargnames = sp->sargs;
+	if (sp->str_arg[0] >= 0 || sp->str_arg[1] >= 0)
+		fill_sargs_of(d, ev, sp, args_with_dt);
 }
 
 /*
@@ -458,12 +467,7 @@ static void fill_ordered(rtd_gotrace_dec *d, const struct v2_out *o,
 	ev->str_len = 0;
 	ev->nframes = 0;
 	ev->frames = NULL;
-	if (sp->str_arg[0] >= 0 || sp->str_arg[1] >= 0) {
-		v2_fill_sargs(d, ev, o->args);
-	} else {
-		ev->nsargs = 0;
-		ev->sargnames = sp->sargs;
-	}
+	v2_fill_sargs(d, ev, o->args);
 	if (o->type == RTD_GO2_EV_USER_TASK_END) {
 		/* its task's parent and name (the ordering found them) */
 		static const char *const argn[] = {"task", "stack", "parent_task"};

@@ -98,8 +98,6 @@ static inline bool v2_has_stack(const rtd_gotrace_dec *d, uint64_t id)
 
 void v2_fill_raw(rtd_gotrace_dec *d, const struct v2_raw *raw,
 		 struct rtd_gotrace_event *ev);
-void v2_fill_sargs(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
-		   const uint64_t *args_with_dt);
 /* Ordering one generation: begin (tables, frontier: st->g), then steps
  * that each put the next event(s) in Go's order into st->q. */
 int v2_gen_begin(rtd_gotrace_dec *d);
