@@ -5,9 +5,13 @@
 # the same time; the profile holds the inside program's threads only, its
 # stacks named, its functions ranked 1:2:3. Ranked, not measured to a few
 # points: with two programs on two cores the kernel's cgroup cpu-clock
-# sampling itself skews the shares (Debian's perf record -a -G on this
-# machine, same run: alpha 7.1%, beta 41.7%, gamma 49.6%; uncontended
-# 16.3/33.7/49.6), which rtdiag reproduces sample for sample. (cgroup v1's perf_event hierarchy is covered by
+# sampling skews the shares (Debian's perf record -a -G on this machine,
+# same run: alpha 7.1%, beta 41.7%, gamma 49.6%; uncontended
+# 16.3/33.7/49.6), which rtdiag reproduces sample for sample. The rounds
+# are long (unit=50: ~65 ms a round, alpha ~11 ms): a default round of
+# ~1.3 ms is shorter than the 2 ms period at 499 Hz, so the samples fell
+# on a few phases of the round and, in a CI run under load, ranked alpha
+# (25.1%) above beta (23.6%). (cgroup v1's perf_event hierarchy is covered by
 # test_cli_cgroup.sh and test_cgroup_v1.c through the same monitor scope.)
 . "$(dirname "$0")/lib.sh"
 FP=$RTD_BINARY_DIR/tests/targets/cpu_shares_fp
@@ -31,8 +35,8 @@ mkdir "$DIR" || fail "mkdir $DIR"
 "$R" perf record --cgroup "$name" --per-thread -F 499 -o "$TMP/cg.folded" 2> "$TMP/err" & rp=$!
 PIDS=$rp
 sleep 0.5
-( echo $BASHPID > "$DIR/cgroup.procs" || exit 1; exec "$FP" rounds=400 ) & in=$!
-"$NOFP" rounds=400 & out=$!
+( echo $BASHPID > "$DIR/cgroup.procs" || exit 1; exec "$FP" unit=50 rounds=8 ) & in=$!
+"$NOFP" unit=50 rounds=8 & out=$!
 PIDS="$rp $in $out"
 wait $in || fail "the program in the cgroup failed"
 wait $out

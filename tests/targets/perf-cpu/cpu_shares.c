@@ -8,6 +8,10 @@
  * usage: cpu_shares SECONDS [threads]   (runs for about SECONDS)
  *        cpu_shares rounds=N [threads]   (N rounds per thread: fixed work)
  *        cpu_shares --pid-file FILE SECONDS   (writes its pid, then runs)
+ *        cpu_shares unit=K ...   (each unit K times longer: a round of ~1.3
+ *                                 ms aliases with a sampler's period, so a
+ *                                 profile ranking the functions wants rounds
+ *                                 much longer than the period)
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -18,12 +22,14 @@
 
 #define UNIT 200000
 
+static long unit = UNIT; /* iterations per unit of work */
+
 static volatile unsigned long sink;
 
 #define WORK(n)                                                                \
 	do {                                                                   \
 		unsigned long x = sink;                                        \
-		for (long i = 0; i < (long)(n) * UNIT; i++)                    \
+		for (long i = 0; i < (long)(n) * unit; i++)                    \
 			x = x * 6364136223846793005ul + 1442695040888963407ul; \
 		sink = x;                                                      \
 	} while (0)
@@ -75,6 +81,8 @@ int main(int argc, char **argv)
 		fclose(f);
 		a = 3;
 	}
+	if (argc > a && !strncmp(argv[a], "unit=", 5))
+		unit = UNIT * atol(argv[a++] + 5);
 	if (argc > a && !strncmp(argv[a], "rounds=", 7))
 		rounds = atol(argv[a] + 7);
 	else if (argc > a)
