@@ -40,6 +40,19 @@ wait_for() {
   return 0
 }
 
+# start_program VAR PROGRAM DIR ARGS...: PROGRAM DIR ARGS... in the
+# background (its output in DIR/out), its pid in $VAR and in PIDS; then
+# waits up to 30 s for it to write DIR/ready (status 1 when it did not)
+start_program() {
+  local var=$1 prog=$2 dir=$3
+  shift 3
+  mkdir -p "$dir"
+  "$prog" "$dir" "$@" >"$dir/out" 2>&1 &
+  printf -v "$var" '%s' "$!"
+  PIDS+=("$!")
+  wait_for 30 test -s "$dir/ready"
+}
+
 # start_agent ARGS...: sets AGENT_PID, AGENT_URL, AGENT_LOG
 AGENT_N=0
 start_agent() {

@@ -31,12 +31,9 @@ command -v dotnet >/dev/null 2>&1 || skip "no dotnet SDK on PATH"
 WD=$(build_dotnet dotnet-wait tests/targets) || { echo "FAIL: dotnet build"; exit 1; }
 export PPROF_TMPDIR="$WORK/pprof"
 
-mkdir -p "$WORK/w"
-"$WD/dotnet-wait" "$WORK/w" waits >"$WORK/w/out" 2>&1 &
-WP=$!; PIDS+=("$WP")
 sleep 300 &
 NP=$!; PIDS+=("$NP")
-wait_for 30 test -s "$WORK/w/ready" || { bad "dotnet-wait did not start"; exit 1; }
+start_program WP "$WD/dotnet-wait" "$WORK/w" waits || { bad "dotnet-wait did not start"; exit 1; }
 SVC=waits$$
 start_agent --target "pid=$WP,service=$SVC" --target "pid=$NP,service=nat$$" \
   --scan-interval 200ms --dotnet-counters none --max-cpu 800% || { bad "agent did not start"; exit 1; }
@@ -138,24 +135,13 @@ touch "$WORK/w/stop"
 # ---- a .NET 8 runtime: no wait events, and /block says so
 W8="$BIN/dotnet-targets/dotnet-wait-net8"
 build8() {
-  mkdir -p "$BIN/dotnet-targets/src"
-  ( flock 9
-    if [ ! -f "$W8/.stamp" ] || [ -n "$(find "$SRC/tests/targets/dotnet-wait" -newer "$W8/.stamp" -type f | head -1)" ]; then
-      rm -rf "$BIN/dotnet-targets/src/dotnet-wait-net8"
-      cp -r "$SRC/tests/targets/dotnet-wait" "$BIN/dotnet-targets/src/dotnet-wait-net8"
-      DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet build -c Release -r linux-x64 \
-        --self-contained -p:WaitTfm=net8.0 -o "$W8" "$BIN/dotnet-targets/src/dotnet-wait-net8" \
-        > "$BIN/dotnet-targets/dotnet-wait-net8.log" 2>&1 9>&- || exit 1
-      touch "$W8/.stamp"
-    fi ) 9>"$BIN/dotnet-targets/.lock"
+  build_dotnet dotnet-wait tests/targets dotnet-wait-net8 -r linux-x64 --self-contained \
+    -p:WaitTfm=net8.0 >/dev/null 2>&1
 }
 if ! build8; then
   echo "skipped: the net8.0 build (a .NET 8 runtime pack from NuGet) failed: $(tail -3 "$BIN/dotnet-targets/dotnet-wait-net8.log")"
 else
-  mkdir -p "$WORK/w8"
-  "$W8/dotnet-wait" "$WORK/w8" waits >"$WORK/w8/out" 2>&1 &
-  W8P=$!; PIDS+=("$W8P")
-  wait_for 30 test -s "$WORK/w8/ready" || bad "the .NET 8 dotnet-wait did not start"
+  start_program W8P "$W8/dotnet-wait" "$WORK/w8" waits || bad "the .NET 8 dotnet-wait did not start"
   start_agent --target "pid=$W8P,service=w8-$$" --scan-interval 200ms --dotnet-counters none \
     || { bad "agent did not start"; exit 1; }
   wait_for 15 has_target "$W8P" || bad ".NET 8 target not found"

@@ -9,10 +9,7 @@
 command -v dotnet >/dev/null 2>&1 || skip "no dotnet SDK on PATH"
 TD=$(build_dotnet dotnet-target tests/targets) || { echo "FAIL: dotnet build"; exit 1; }
 
-mkdir -p "$WORK/t"
-"$TD/dotnet-target" "$WORK/t" burn >"$WORK/t/out" 2>&1 &
-TPID=$!; PIDS+=("$TPID")
-wait_for 30 test -s "$WORK/t/ready" || { bad "the .NET target did not start"; exit 1; }
+start_program TPID "$TD/dotnet-target" "$WORK/t" burn || { bad "the .NET target did not start"; exit 1; }
 
 start_agent --target "pid=$TPID,service=caps$$" --scan-interval 200ms \
   --max-cpu 0.1% --max-memory 1M || { bad "agent did not start"; exit 1; }

@@ -22,10 +22,7 @@ KD=$(build_dotnet dotnet-kinds tests/targets) || { echo "FAIL: build"; exit 1; }
 export PPROF_TMPDIR="$WORK/pprof"
 
 # ---- counters
-mkdir -p "$WORK/m"
-"$KD/dotnet-kinds" "$WORK/m" meters >"$WORK/m/out" 2>&1 &
-MP=$!; PIDS+=("$MP")
-wait_for 30 test -s "$WORK/m/ready" || { bad "dotnet-kinds meters did not start"; exit 1; }
+start_program MP "$KD/dotnet-kinds" "$WORK/m" meters || { bad "dotnet-kinds meters did not start"; exit 1; }
 SVC=meters$$
 start_agent --target "pid=$MP,service=$SVC" --scan-interval 200ms \
   --dotnet-counters "Rtdiag.Test,Rtdiag-Counters" --counters-interval 1s \
@@ -77,12 +74,7 @@ stop_agent || bad "agent exit status $?"
 touch "$WORK/m/stop"
 
 # ---- allocations and locks
-mkdir -p "$WORK/ka" "$WORK/kl"
-"$KD/dotnet-kinds" "$WORK/ka" alloc >"$WORK/ka/out" 2>&1 &
-KA=$!; PIDS+=("$KA")
-"$KD/dotnet-kinds" "$WORK/kl" lock >"$WORK/kl/out" 2>&1 &
-KL=$!; PIDS+=("$KL")
-wait_for 30 test -s "$WORK/ka/ready" && wait_for 30 test -s "$WORK/kl/ready" \
+start_program KA "$KD/dotnet-kinds" "$WORK/ka" alloc && start_program KL "$KD/dotnet-kinds" "$WORK/kl" lock \
   || { bad "dotnet-kinds did not start"; exit 1; }
 # the allocating loop makes ~10^5 ticks a second: no CPU cap here (the caps
 # have a test of their own), or a slow (sanitized) agent would pause
@@ -119,10 +111,7 @@ stop_agent || bad "agent exit status $?"
 # the allocations. Both talk to the same runtime: the target must be up
 # at once (the perf map call once waited 30 s behind the rundown).
 TD=$(build_dotnet dotnet-target tests/targets) || { bad "dotnet-target build"; exit 1; }
-mkdir -p "$WORK/b"
-"$TD/dotnet-target" "$WORK/b" burn >"$WORK/b/out" 2>&1 &
-BP=$!; PIDS+=("$BP")
-wait_for 30 test -s "$WORK/b/ready" || { bad "the burn target did not start"; exit 1; }
+start_program BP "$TD/dotnet-target" "$WORK/b" burn || { bad "the burn target did not start"; exit 1; }
 # the allocation flood again: no CPU cap (a sanitized agent hit the 5%
 # default here, paused its sources, and /allocs?seconds=1 came out empty)
 start_agent --target "pid=$BP,service=pburn$$" --target "pid=$KA,service=pkalloc$$" \

@@ -40,10 +40,7 @@ profile_ok() { # PREFIX: a 1 s CPU profile with the burn in it
 }
 
 # ---- A starts
-mkdir -p "$WORK/a"
-"$WORK/$NAME" "$WORK/a" burn >"$WORK/a/out" 2>&1 &
-A=$!; PIDS+=("$A")
-wait_for 30 test -s "$WORK/a/ready" || { bad "A did not start"; exit 1; }
+start_program A "$WORK/$NAME" "$WORK/a" burn || { bad "A did not start"; exit 1; }
 wait_for 15 is_dotnet "$A" && ok "A (pid $A) found by name=, runtime dotnet" \
   || { bad "A not found as .NET: $(curl -s "$AGENT_URL/targets")"; exit 1; }
 read -r _ PFX_A _ < <(runtime_of "$A")
@@ -104,10 +101,7 @@ AGENT_PID=${AG1[0]} AGENT_URL=${AG1[1]} AGENT_LOG=${AG1[2]}  # the first agent a
 kill -9 "$A"; wait "$A" 2>/dev/null
 wait_for 10 gone "$A" && grep -q "target $SVC pid $A exited" "$AGENT_LOG" \
   && ok "A's exit noticed and logged" || bad "A not dropped: $(tail -3 "$AGENT_LOG")"
-mkdir -p "$WORK/b"
-"$WORK/$NAME" "$WORK/b" burn >"$WORK/b/out" 2>&1 &
-B=$!; PIDS+=("$B")
-wait_for 30 test -s "$WORK/b/ready" || { bad "B did not start"; exit 1; }
+start_program B "$WORK/$NAME" "$WORK/b" burn || { bad "B did not start"; exit 1; }
 wait_for 15 is_dotnet "$B" && ok "B (pid $B) found after the restart" || bad "B not found"
 read -r _ PFX_B _ < <(runtime_of "$B")
 [ "$PFX_B" = "$PFX_A" ] && ok "B is served at A's path $PFX_B" || bad "B's prefix $PFX_B, A's was $PFX_A"

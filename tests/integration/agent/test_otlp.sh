@@ -25,11 +25,7 @@ python3 "$SRC/tests/integration/agent/fake_pyroscope.py" "$WORK/pport" "$WORK/pr
 PIDS+=("$!")
 wait_for 10 test -s "$WORK/pport" || { bad "fake Pyroscope did not start: $(cat "$WORK/pfake.log")"; exit 1; }
 
-mkdir -p "$WORK/t"
-"$TD/dotnet-target" "$WORK/t" burn >"$WORK/t/out" 2>&1 &
-TPID=$!
-PIDS+=("$TPID")
-wait_for 30 test -s "$WORK/t/ready" || { bad "the .NET target did not start"; exit 1; }
+start_program TPID "$TD/dotnet-target" "$WORK/t" burn || { bad "the .NET target did not start"; exit 1; }
 NAT="$BIN/tests/targets/cpu_shares_fp"
 [ -x "$NAT" ] || { bad "build: $NAT missing"; exit 1; }
 "$NAT" 60 > /dev/null &

@@ -17,11 +17,7 @@ command -v dotnet >/dev/null 2>&1 || skip "no dotnet SDK on PATH"
 TD=$(build_dotnet dotnet-target tests/targets) || { echo "FAIL: dotnet build"; exit 1; }
 export PPROF_TMPDIR="$WORK/pprof"   # where go tool pprof keeps what it fetched
 
-mkdir -p "$WORK/t"
-"$TD/dotnet-target" "$WORK/t" burn >"$WORK/t/out" 2>&1 &
-TPID=$!
-PIDS+=("$TPID")
-wait_for 30 test -s "$WORK/t/ready" || { bad "the .NET target did not start"; exit 1; }
+start_program TPID "$TD/dotnet-target" "$WORK/t" burn || { bad "the .NET target did not start"; exit 1; }
 
 NAT="$BIN/tests/targets/cpu_shares_fp"
 [ -x "$NAT" ] || { bad "build: $NAT missing"; exit 1; }

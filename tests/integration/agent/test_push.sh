@@ -28,11 +28,7 @@ uploads() { [ -f "$RECV/uploads.jsonl" ] && wc -l < "$RECV/uploads.jsonl" || ech
 at_least() { [ "$(uploads)" -ge "$1" ]; }
 
 start_receiver
-mkdir -p "$WORK/t"
-"$TD/dotnet-target" "$WORK/t" burn >"$WORK/t/out" 2>&1 &
-TPID=$!
-PIDS+=("$TPID")
-wait_for 30 test -s "$WORK/t/ready" || { bad "the .NET target did not start"; exit 1; }
+start_program TPID "$TD/dotnet-target" "$WORK/t" burn || { bad "the .NET target did not start"; exit 1; }
 
 SVC=rtdtest-push-$$
 start_agent --target "pid=$TPID,service=$SVC" --scan-interval 200ms \
