@@ -38,15 +38,7 @@ R="$B/rtdiag"
 command -v dotnet >/dev/null || { echo "bench agent: no dotnet SDK"; exit 1; }
 command -v perf >/dev/null || { echo "bench agent: no perf (linux-perf)"; exit 1; }
 CC=${CC:-cc}
-W=$(mktemp -d /tmp/rtd-bench-agent.XXXXXX)
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  rm -rf "$W"
-}
-trap cleanup EXIT
-TCK=$(getconf CLK_TCK)
+. "$here/lib.sh" agent
 
 # ---- the workloads: named agw-dN (.NET) and agw-nN (native) by symlinks
 "$CC" -O2 -fno-omit-frame-pointer -o "$W/work" "$here/work.c" || exit 1
@@ -76,7 +68,6 @@ eff() { # PHASE d|n -> mean iterations per CPU-second of the workload itself
   # from the cores it takes, and little moved by other load)
   cat "$W/$1-$2"*.out 2>/dev/null | awk '$4 > 0 { s += $1 / $4; n++ } END { if (n) printf "%.2f", s / n; else print 0 }'
 }
-cpu_ticks() { awk '{ sub(/.*\) /, ""); split($0, f, " "); print f[12] + f[13] }' "/proc/$1/stat"; }
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 

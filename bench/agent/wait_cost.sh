@@ -28,15 +28,7 @@ SLEEP_MS=${SLEEP_MS:-1}
 R="$B/rtdiag"
 [ -x "$R" ] || { echo "wait_cost: build first ($R missing)"; exit 1; }
 command -v dotnet >/dev/null || { echo "wait_cost: no dotnet SDK"; exit 1; }
-W=$(mktemp -d /tmp/rtd-bench-wait.XXXXXX)
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  rm -rf "$W"
-}
-trap cleanup EXIT
-TCK=$(getconf CLK_TCK)
+. "$here/lib.sh" wait
 GO=
 for v in 1.23 1.22 1.19; do [ -x /usr/lib/go-$v/bin/go ] && { GO=/usr/lib/go-$v/bin/go; break; }; done
 export PPROF_TMPDIR="$W/pprof"
@@ -44,7 +36,6 @@ cp -r "$SRC/tests/targets/dotnet-wait" "$W/src"
 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet build -c Release -o "$W/bin" \
   "$W/src" > "$W/build.log" 2>&1 9>&- || { tail -20 "$W/build.log"; exit 1; }
 
-cpu_ticks() { awk '{ sub(/.*\) /, ""); split($0, f, " "); print f[12] + f[13] }' "/proc/$1/stat"; }
 
 # phase NAME SLEEP AGENT_PROFILES|-: prints one line of figures
 phase() {
