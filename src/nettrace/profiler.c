@@ -185,16 +185,8 @@ void rtd_nettrace_profiler_free(rtd_nettrace_profiler *p)
 {
 	if (!p)
 		return;
-	size_t it = 0;
-	uint64_t k;
-	void *v;
-	while (rtd_map_next(&p->threads, &it, &k, &v))
-		free(v);
-	it = 0;
-	while (rtd_map_next(&p->modules, &it, &k, &v))
-		free(v);
-	rtd_map_free(&p->threads);
-	rtd_map_free(&p->modules);
+	rtd_map_free_vals(&p->threads);
+	rtd_map_free_vals(&p->modules);
 	rtd_map_free(&p->stack_index);
 	rtd_map_free(&p->entry_index);
 	rtd_strmap_free(&p->name_index);

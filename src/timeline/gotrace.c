@@ -124,16 +124,8 @@ void rtd_tl_gotrace_free(rtd_tl_gotrace *a)
 {
 	if (!a)
 		return;
-	size_t it = 0;
-	uint64_t k;
-	void *v;
-	while (rtd_map_next(&a->gs, &it, &k, &v))
-		free(v);
-	it = 0;
-	while (rtd_map_next(&a->ps, &it, &k, &v))
-		free(v);
-	rtd_map_free(&a->gs);
-	rtd_map_free(&a->ps);
+	rtd_map_free_vals(&a->gs);
+	rtd_map_free_vals(&a->ps);
 	rtd_map_free(&a->ms);
 	rtd_map_free(&a->tasks);
 	rtd_strmap_free(&a->index);
