@@ -1023,7 +1023,7 @@ enum rtd_perf_offcpu_state {
  * @ncgroups: number of @cgroups
  * @flags: RTD_PERF_PROF_* flags
  * @sampler: the sampling event (NULL: defaults)
- * @ring_pages: ring data pages per CPU (0: 128)
+ * @ring_pages: ring data pages per CPU (0: 128; off-CPU 512)
  * @sym: symbolizer options (NULL: defaults)
  * @offcpu_states: RTD_PERF_PROF_OFF_CPU: the RTD_PERF_OFFCPU_* states
  *                 whose waits are kept (0: RTD_PERF_OFFCPU_WAITS)

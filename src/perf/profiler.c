@@ -534,7 +534,10 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 	mo.npids = o.npids;
 	mo.cgroups = o.cgroups;
 	mo.ncgroups = o.ncgroups;
-	mo.ring_pages = o.ring_pages ? o.ring_pages : 128;
+	/* off-CPU: a sample with its stack at every switch of every scoped
+	 * thread, bursts of thousands a second system-wide: 2 MB rings */
+	mo.ring_pages = o.ring_pages ? o.ring_pages
+				     : (o.flags & RTD_PERF_PROF_OFF_CPU) ? 512 : 128;
 	mo.flags = o.npids ? RTD_PERF_INHERIT : 0;
 	if (o.flags & RTD_PERF_PROF_ENABLE_ON_EXEC)
 		mo.flags |= RTD_PERF_ENABLE_ON_EXEC;
@@ -908,7 +911,8 @@ int rtd_perf_profiler_take(struct rtd_perf_profiler *p, rtd_profile **out)
 	if (r)
 		return r;
 	/* off-CPU: the paths of the waits still open, to put them back
-	 * into the new tree (keys root first, each path ended by a 0) */
+	 * into the new tree (each path: its length, then its keys root
+	 * first; a location id may be 0) */
 	uint32_t *keep = NULL;
 	size_t nkeep = 0, kcap = 0;
 	size_t it = 0;
@@ -927,9 +931,9 @@ int rtd_perf_profiler_take(struct rtd_perf_profiler *p, rtd_profile **out)
 			continue;
 		}
 		keep = nk;
+		keep[nkeep++] = (uint32_t)depth;
 		for (size_t d = depth; d-- > 0;)
 			keep[nkeep++] = p->path[d];
-		keep[nkeep++] = 0;
 	}
 	/* the tree restarts: memory follows the stacks of one take */
 	p->nnodes = 1;
@@ -945,11 +949,11 @@ int rtd_perf_profiler_take(struct rtd_perf_profiler *p, rtd_profile **out)
 			continue;
 		uint32_t node = 0;
 		bool full = false;
-		for (; keep[k]; k++) {
+		size_t end = k + 1 + keep[k];
+		for (k++; k < end; k++) {
 			if (!full && !(node = child(p, node, keep[k])))
 				full = true; /* the tree's cap: not counted */
 		}
-		k++;
 		w->node = full ? 0 : node;
 	}
 	free(keep);
