@@ -357,6 +357,27 @@ RTD_API size_t rtd_gotrace_dec_stack(const rtd_gotrace_dec *d, uint64_t id,
  */
 RTD_API int rtd_gotrace_dec_set_go_map_start(rtd_gotrace_dec *d, unsigned slot);
 
+/** The most generations rtd_gotrace_dec_set_go_map_starts() takes. */
+#define RTD_GOTRACE_MAX_MAP_STARTS 16
+
+/**
+ * rtd_gotrace_dec_set_go_map_starts - one Go 1.22/1.23 map walk per generation
+ * @d: an ordered-mode decoder (before or after its header is read)
+ * @slots: 0-7 each: the slot Go's walk starts at for the first, second, ...
+ *	generation ordered after the call; the last applies to the rest
+ * @n: how many (at most RTD_GOTRACE_MAX_MAP_STARTS; 0 clears them)
+ *
+ * One run of Go 1.22/1.23's reader picks a start for each generation at
+ * random, so to reproduce the tie order of that run (and every answer
+ * derived from it: an analysis of a trace where equal-time events of two
+ * threads decide which event is moved 1 ns later) each generation needs
+ * its own start. Test aid, like rtd_gotrace_dec_set_go_map_start(), which
+ * it overrides while set.
+ *
+ * Returns: 0, or -RTD_E_INVAL (not ordered mode, @n too large, a slot > 7).
+ */
+RTD_API int rtd_gotrace_dec_set_go_map_starts(rtd_gotrace_dec *d, const unsigned *slots, size_t n);
+
 /**
  * typedef rtd_gotrace_tables_fn - told before a decoder replaces its tables
  * @ctx: the pointer given to rtd_gotrace_dec_set_tables_hook()

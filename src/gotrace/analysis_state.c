@@ -307,29 +307,30 @@ static int p_transition(rtd_gostate *s, int64_t id, unsigned from, unsigned to)
 	return 0;
 }
 
-/* A string argument, interned. The decoder's string stays at its
- * address while its table lives (a generation of the new format, the
- * whole old-format trace): a cache by address saves hashing it again for
- * every event that names it. (Not an old-format log message: those are
- * inline and the decoder copies each to the same buffer.) */
+/* A string argument, interned. Most of the decoder's strings stay at
+ * their address while its table lives (a generation of the new format,
+ * the whole old-format trace), so a cache by address saves hashing them
+ * again for every event; but some are not table strings (an old log's
+ * inline message, copied to one buffer; a task name an end event
+ * carries, freed after it), and a freed address can come back with other
+ * bytes: a hit counts only when the bytes are the same. */
 static const char *str_arg(rtd_gostate *s, unsigned i)
 {
 	const struct rtd_gotrace_event *ev = s->ev;
 	if (i >= ev->nsargs)
 		return s->s_empty;
-	/* an old-format log's message is inline, copied to one buffer */
-	if (s->ver < 1022 && ev->type == RTD_GO_EV_USER_LOG)
-		return intern(s, ev->sargs[i], ev->sarg_lens[i]);
+	const char *str = ev->sargs[i];
+	size_t len = ev->sarg_lens[i];
 	if (ev->gen != s->strcache_gen) {
 		ga_tab_clear(&s->strcache);
 		s->strcache_gen = ev->gen;
 	}
-	uint64_t key = (uint64_t)(uintptr_t)ev->sargs[i] ^ ((uint64_t)ev->sarg_lens[i] << 48);
+	uint64_t key = (uint64_t)(uintptr_t)str ^ ((uint64_t)len << 48);
 	bool created;
 	const char **c = ga_tab_get(&s->strcache, key, true, &created, NULL);
-	if (c && !created)
+	if (c && !created && strnlen(*c, len + 1) == len && memcmp(*c, str, len) == 0)
 		return *c;
-	const char *r = intern(s, ev->sargs[i], ev->sarg_lens[i]);
+	const char *r = intern(s, str, len);
 	if (c)
 		*c = r ? r : s->s_empty;
 	return r;

@@ -340,6 +340,9 @@ struct rtd_gotrace_dec {
 
 	/* new format (Go 1.22+) */
 	struct v2_state *v2;
+	/* Go 1.22/1.23 map walk emulation per generation (test aid) */
+	uint8_t go_map[RTD_GOTRACE_MAX_MAP_STARTS];
+	unsigned ngo_map, go_map_gen;
 	rtd_gotrace_tables_fn tables_fn; /* before a generation's tables go */
 	void *tables_ctx;
 };

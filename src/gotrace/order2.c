@@ -1580,7 +1580,12 @@ int v2_gen_begin(rtd_gotrace_dec *d)
 	}
 	/* Go 1.22/1.23's map walk of up to 8 threads starts at a random slot
 	 * of the 8 and wraps: a rotation of the order of appearance. */
-	size_t rot = c->ncur <= 8 && st->map_start < c->ncur ? st->map_start : 0;
+	unsigned slot = st->map_start;
+	if (d->ngo_map) { /* a start per generation, the last one for the rest */
+		slot = d->go_map[d->go_map_gen < d->ngo_map ? d->go_map_gen : d->ngo_map - 1];
+		d->go_map_gen++;
+	}
+	size_t rot = c->ncur <= 8 && slot < c->ncur ? slot : 0;
 	for (size_t j = 0; j < c->ncur; j++) {
 		size_t k = (j + rot) % c->ncur;
 		if (c->cur[k].have)

@@ -745,6 +745,20 @@ int rtd_gotrace_dec_set_go_map_start(rtd_gotrace_dec *d, unsigned slot)
 	return 0;
 }
 
+int rtd_gotrace_dec_set_go_map_starts(rtd_gotrace_dec *d, const unsigned *slots, size_t n)
+{
+	if (!d || d->mode != RTD_GOTRACE_ORDERED || n > RTD_GOTRACE_MAX_MAP_STARTS || (n && !slots))
+		return -RTD_E_INVAL;
+	for (size_t i = 0; i < n; i++)
+		if (slots[i] > 7)
+			return -RTD_E_INVAL;
+	for (size_t i = 0; i < n; i++)
+		d->go_map[i] = (uint8_t)slots[i];
+	d->ngo_map = (unsigned)n;
+	d->go_map_gen = 0;
+	return 0;
+}
+
 size_t v2_put_uvarint(uint8_t *o, uint64_t v)
 {
 	size_t n = 0;

@@ -42,6 +42,32 @@ int64_t gt_read_at(void *buf, size_t len, uint64_t off, void *ctx)
 	return (int64_t)done;
 }
 
+/*
+ * RTDIAG_GO_MAP_START=S[,S...] (test aid): order equal-time events of
+ * different threads as one run of Go 1.22/1.23 did, its random map walk
+ * starting at slot S of the first generation, the next S for the next one
+ * (rtd_gotrace_dec_set_go_map_starts). The comparison tests use it to
+ * find the run of go tool trace they compare with.
+ */
+static int gt_go_map_env(rtd_gotrace_dec *d, const char *path)
+{
+	const char *e = getenv("RTDIAG_GO_MAP_START");
+	if (!e || !*e)
+		return 0;
+	unsigned s[RTD_GOTRACE_MAX_MAP_STARTS];
+	size_t n = 0;
+	for (const char *p = e; *p;) {
+		if (*p < '0' || *p > '7' || (p[1] && p[1] != ',') || n == RTD_GOTRACE_MAX_MAP_STARTS) {
+			cli_fail("%s: RTDIAG_GO_MAP_START=%s: want up to %d slots 0-7, separated by commas",
+				 path, e, RTD_GOTRACE_MAX_MAP_STARTS);
+			return -1;
+		}
+		s[n++] = (unsigned)(*p - '0');
+		p += p[1] ? 2 : 1;
+	}
+	return rtd_gotrace_dec_set_go_map_starts(d, s, n);
+}
+
 int gt_open(struct gt_in *in, const char *path, enum rtd_gotrace_mode mode,
 	    unsigned flags)
 {
@@ -55,6 +81,11 @@ int gt_open(struct gt_in *in, const char *path, enum rtd_gotrace_mode mode,
 	if (!in->d) {
 		cli_close_in(in->f);
 		cli_fail("%s: out of memory", path);
+		return -1;
+	}
+	if (mode == RTD_GOTRACE_ORDERED && gt_go_map_env(in->d, path) < 0) {
+		rtd_gotrace_dec_free(in->d);
+		cli_close_in(in->f);
 		return -1;
 	}
 	/* Ordered mode (and raw mode resolving names ahead) reads a regular

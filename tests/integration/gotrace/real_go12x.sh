@@ -125,6 +125,13 @@ compare_go1() {
     else bad "$3: generation $((k+1)): Go's order equals rtdiag's for no map start (< Go, > rtdiag start 0)"; diff "$TMP/gseg.$k" "$TMP/mseg0.$k" | head -6; fi
   done
   [ "$n" = "$ns" ] && ok "$3: exactly Go's order in all $ns generations, with Go's random map walk emulated (generation:start$used)"
+  # the same run of Go, whole: one start per generation (RTDIAG_GO_MAP_START)
+  case "$used" in *unordered*) return ;; esac
+  local starts; starts=$(echo $used | tr ' ' '\n' | cut -d: -f2 | paste -sd,)
+  [ "$n" = "$ns" ] && [ "$ns" -le 16 ] || return
+  RTDIAG_GO_MAP_START=$starts "$R" gotrace cat --ordered "$1" >"$TMP/ordw" 2>"$TMP/err" || { bad "$3: RTDIAG_GO_MAP_START=$starts: $(cat "$TMP/err")"; return; }
+  mytup "$TMP/ordw" | cmp -s - "$TMP/gotup" && ok "$3: RTDIAG_GO_MAP_START=$starts (a start per generation): Go's whole output" ||
+    bad "$3: RTDIAG_GO_MAP_START=$starts: not Go's whole output"
 }
 compare_go1 "$TMP/rw.trace" "$TMP/ord" "rewrite"
 # compare_taskends TRACE ORDERED_TEXT LABEL: each UserTaskEnd carries its
@@ -202,6 +209,18 @@ for s in 0 1 2 3 4 5 6 7; do
   "$R" gotrace cat --ordered --go-map-start $s "$TMP/tie.trace" | mytup /dev/stdin | cmp -s - "$TMP/tiego" && { tie_ok=$s; break; }
 done
 [ $tie_ok != no ] && ok "tie: go tool trace -d=1 gives rtdiag's order for map start $tie_ok" || bad "tie: go tool trace -d=1's order is rtdiag's for no map start: $(tr '\n' ' ' <"$TMP/tiego")"
+# the per-generation starts (RTDIAG_GO_MAP_START) order as --go-map-start does
+tie_env=0
+for s in 0 1 2 3 4 5 6 7; do
+  "$R" gotrace cat --ordered --go-map-start $s "$TMP/tie.trace" >"$TMP/tie_o" &&
+    RTDIAG_GO_MAP_START=$s,0 "$R" gotrace cat --ordered "$TMP/tie.trace" >"$TMP/tie_e" && cmp -s "$TMP/tie_o" "$TMP/tie_e" && tie_env=$((tie_env+1))
+  md5sum <"$TMP/tie_e" >>"$TMP/tie_sums"
+done
+tie_n=$(sort -u "$TMP/tie_sums" | wc -l)
+[ $tie_env = 8 ] && [ "$tie_n" -gt 1 ] && ok "tie: RTDIAG_GO_MAP_START=S orders as --go-map-start S, for each S ($tie_n different orders)" ||
+  bad "tie: RTDIAG_GO_MAP_START=S equals --go-map-start S for $tie_env of 8 ($tie_n different orders)"
+RTDIAG_GO_MAP_START=8 "$R" gotrace cat --ordered "$TMP/tie.trace" >/dev/null 2>"$TMP/err" && bad "tie: RTDIAG_GO_MAP_START=8 accepted" ||
+  { grep -q "RTDIAG_GO_MAP_START=8" "$TMP/err" && ok "tie: RTDIAG_GO_MAP_START=8 refused: $(cat "$TMP/err")" || bad "tie: RTDIAG_GO_MAP_START=8: $(cat "$TMP/err")"; }
 # Field by field against go tool trace (names, keys, stacks, grep, text2bin).
 . "$(dirname "$0")/real_go12x_fields.sh"
 finish
