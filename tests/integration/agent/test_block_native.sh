@@ -38,6 +38,11 @@ assert t and "block" in t[0]["profiles"], t' "$P"
 wait_for 15 has_block && ok "/targets: the native target has a block profile" \
   || { bad "no block in /targets: $(curl -s "$AGENT_URL/targets")"; exit 1; }
 B="$AGENT_URL/targets/$SVC/debug/pprof/block"
+# the first cut names every location (the kernel's from kallsyms): under
+# ASan that took longer than a cut may wait (2 s), and the late cut's
+# samples then fell into the next window (3.58 s of sleep in a 3.05 s
+# delta). One total first, so the delta's cuts are on time.
+curl -sf -o /dev/null "$B" || bad "/block (warm-up) failed"
 "$GO" tool pprof -raw "$B?seconds=3" > "$WORK/delta.txt" 2> "$WORK/delta.err" \
   || bad "go tool pprof (delta) failed: $(cat "$WORK/delta.err")"
 "$GO" tool pprof -raw "$B" > "$WORK/total.txt" 2> "$WORK/total.err" \
