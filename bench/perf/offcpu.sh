@@ -4,6 +4,12 @@
 # --off-cpu: it needs a perf built with BPF skeletons), on the same
 # program, one run, rounds interleaved.
 #
+# perf's way has two forms: -e sched:sched_switch -g alone records each
+# switch-out with its stack, but with -p nothing says when the thread ran
+# again (the switch-in is another task's sched_switch, out of scope): not
+# enough to time a wait. With --switch-events (attr.context_switch, what
+# rtdiag asks for too) it has the switch-ins: the fair anchor. Both run.
+#
 # Workload: bench/perf/pingpong.c, two threads passing a byte over pipes
 # N round trips (4 context switches a round trip: the worst case for a
 # profiler that samples every switch with its stack). It sleeps 0.5 s
@@ -30,7 +36,7 @@ cc -O2 -g -fno-omit-frame-pointer "$here/pingpong.c" -o "$T/pingpong" -lpthread 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 echo "off-CPU bench: pingpong $N round trips, $ROUNDS rounds; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$ROUNDS"); do
-  for tool in none rtdiag perf; do
+  for tool in none rtdiag perf perfsw; do
     "$T/pingpong" "$N" 0.5 > "$T/out" & wp=$!
     sleep 0.2
     case $tool in
@@ -40,27 +46,31 @@ for r in $(seq "$ROUNDS"); do
         awk '{print $1 + $2 >> "'"$T"'/cpu.rtdiag"; print $3 >> "'"$T"'/rss.rtdiag"}' "$T/rt.time"
         grep -o '[0-9]* waits paired' "$T/rt.err" | awk '{print $1}' >> "$T/n.rtdiag"
         grep -o '[0-9]* lost' "$T/rt.err" | head -1 | awk '{print $1}' >> "$T/lost.rtdiag" ;;
-      perf)
-        /usr/bin/time -f "%U %S %M" -o "$T/pf.time" perf record -q -e sched:sched_switch -g -m 512 -p $wp \
+      perf|perfsw)
+        sw=; [ $tool = perfsw ] && sw=--switch-events
+        /usr/bin/time -f "%U %S %M" -o "$T/pf.time" perf record -q -e sched:sched_switch -g $sw -m 512 -p $wp \
           -o "$T/p.data" > /dev/null 2> "$T/pf.err"
-        awk '{print $1 + $2 >> "'"$T"'/cpu.perf"; print $3 >> "'"$T"'/rss.perf"}' "$T/pf.time"
+        awk '{print $1 + $2 >> "'"$T"'/cpu.'$tool'"; print $3 >> "'"$T"'/rss.'$tool'"}' "$T/pf.time"
         /usr/bin/time -f "%U %S %M" -o "$T/ps.time" perf script -i "$T/p.data" > "$T/p.txt" 2>/dev/null
-        awk '{print $1 + $2 >> "'"$T"'/cpu.script"}' "$T/ps.time"
-        grep -c 'sched:sched_switch' "$T/p.txt" >> "$T/n.perf"
+        awk '{print $1 + $2 >> "'"$T"'/cpu.script.'$tool'"}' "$T/ps.time"
+        grep -c 'sched:sched_switch' "$T/p.txt" >> "$T/n.$tool"
         rm -f "$T/p.data" "$T/p.txt" ;;
     esac
     wait $wp
     cat "$T/out" >> "$T/wall.$tool"
   done
 done
-base=$(median < "$T/wall.none"); rw=$(median < "$T/wall.rtdiag"); pw=$(median < "$T/wall.perf")
-rc=$(median < "$T/cpu.rtdiag"); pc=$(median < "$T/cpu.perf"); sc=$(median < "$T/cpu.script")
-awk -v b="$base" -v r="$rw" -v p="$pw" -v n="$N" 'BEGIN {
-  printf "1. pingpong alone %.3f s (%.0f switches/s); under rtdiag --off-cpu %.3f s (+%.1f%%); under perf record -e sched:sched_switch -g %.3f s (+%.1f%%)\n", b, 4*n/b, r, (r/b-1)*100, p, (p/b-1)*100;
-  printf "   slowdown ratio rtdiag/perf: %.2f\n", ((r-b) > 0 ? (r-b) : 0.0001) / ((p-b) > 0 ? (p-b) : 0.0001) }'
-awk -v r="$rc" -v p="$pc" -v s="$sc" -v rr="$(median < "$T/rss.rtdiag")" -v pr="$(median < "$T/rss.perf")" \
-    -v nr="$(median < "$T/n.rtdiag")" -v np="$(median < "$T/n.perf")" -v lr="$(median < "$T/lost.rtdiag")" 'BEGIN {
-  printf "2. profiler CPU: rtdiag %.3f s (record, pair, name, write; %d waits paired, %d lost, peak RSS %.1f MB)\n", r, nr, lr, rr/1024;
-  printf "   perf record %.3f s (%d sched_switch samples, peak RSS %.1f MB) + perf script %.3f s = %.3f s\n", p, np, pr/1024, s, p+s;
-  printf "   ratio rtdiag/perf record: %.2f; rtdiag/(perf record + perf script): %.2f\n", r/p, r/(p+s) }'
+base=$(median < "$T/wall.none"); rw=$(median < "$T/wall.rtdiag")
+rc=$(median < "$T/cpu.rtdiag")
+awk -v b="$base" -v r="$rw" -v n="$N" -v rc="$rc" -v rr="$(median < "$T/rss.rtdiag")" \
+    -v nr="$(median < "$T/n.rtdiag")" -v lr="$(median < "$T/lost.rtdiag")" 'BEGIN {
+  printf "pingpong alone %.3f s (%.0f switches/s)\n", b, 4*n/b;
+  printf "rtdiag --off-cpu: target %.3f s (+%.1f%%); CPU %.3f s (record, pair, name, write; %d waits, %d lost; peak RSS %.1f MB)\n", r, (r/b-1)*100, rc, nr, lr, rr/1024 }'
+for tool in perf perfsw; do
+  pw=$(median < "$T/wall.$tool"); pc=$(median < "$T/cpu.$tool"); sc=$(median < "$T/cpu.script.$tool")
+  awk -v b="$base" -v r="$rw" -v p="$pw" -v rc="$rc" -v pc="$pc" -v sc="$sc" -v t=$tool \
+      -v np="$(median < "$T/n.$tool")" -v pr="$(median < "$T/rss.$tool")" 'BEGIN {
+    printf "perf record -e sched:sched_switch -g%s: target %.3f s (+%.1f%%); CPU record %.3f s + script %.3f s = %.3f s (%d samples; peak RSS %.1f MB)\n", (t == "perfsw" ? " --switch-events" : ""), p, (p/b-1)*100, pc, sc, pc+sc, np, pr/1024;
+    printf "   rtdiag/this: slowdown %.2f, CPU %.2f of record alone, %.2f of record + script\n", ((r-b) > 0 ? (r-b) : 0.0001) / ((p-b) > 0 ? (p-b) : 0.0001), rc/pc, rc/(pc+sc) }'
+done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
