@@ -154,6 +154,10 @@ assert t and "block" not in t[0]["profiles"] and "mutex" in t[0]["profiles"], t'
   [ "$code" = 404 ] && grep -q "the .NET 8\.[0-9.]* runtime sends no wait events" <<<"$out" \
     && ok ".NET 8 /block: 404, said why ($out)" || bad ".NET 8 block: $code $out"
   stop_agent || bad "agent exit status $?"
+  # rtdiag dotnet profile --type wait asks the runtime first, too
+  out=$("$R" dotnet profile -p "$W8P" --type wait -d 1 -o "$WORK/w8.folded" 2>&1); rc=$?
+  [ $rc != 0 ] && grep -q "type wait: the .NET 8\.[0-9.]* runtime sends no wait events" <<<"$out" && [ ! -e "$WORK/w8.folded" ] \
+    && ok "dotnet profile --type wait of .NET 8: refused, said why" || bad "dotnet profile --type wait .NET 8: $rc $out"
   touch "$WORK/w8/stop"
 fi
 [ $fail = 0 ] || { echo "agent logs:"; cat "$WORK"/agent*.log; }
