@@ -571,6 +571,7 @@ RTD_API int rtd_goan_feed(rtd_goan *a, const struct rtd_gotrace_event *ev);
 #define RTD_GOAN_RUN_THREAD 1u    /* decode on a thread of its own (Go 1.22+) */
 #define RTD_GOAN_RUN_ANY_CPUS 2u  /* ... even with one CPU online (tests) */
 #define RTD_GOAN_RUN_SMALL_CHUNKS 4u /* test aid: hand over 3 events at a time */
+#define RTD_GOAN_RUN_DEC_NEXT 8u  /* @next passes the decoder's events through */
 
 /**
  * rtd_goan_run - feed the analyses every event a source gives
@@ -586,7 +587,9 @@ RTD_API int rtd_goan_feed(rtd_goan *a, const struct rtd_gotrace_event *ev);
  *         same as without it). The decoder's tables hook
  *         (rtd_gotrace_dec_set_tables_hook()) is taken for the call.
  *         Otherwise, or for older traces, one thread: @next then
- *         rtd_goan_feed() per event.
+ *         rtd_goan_feed() per event. RTD_GOAN_RUN_DEC_NEXT: @next passes
+ *         what rtd_gotrace_dec_next() gives untouched, and does not read
+ *         it (see rtd_gotrace_run()): less crosses between the threads.
  * @dec_rc: gets @next's last answer: 0 at the end, or its error (the
  *          events before it were fed)
  *

@@ -834,6 +834,7 @@ typedef int (*rtd_gotrace_take_fn)(void *ctx, const struct rtd_gotrace_event *ev
 #define RTD_GOTRACE_RUN_THREAD 1u       /* decode on a thread of its own (Go 1.22+) */
 #define RTD_GOTRACE_RUN_ANY_CPUS 2u     /* ... even with one CPU online (tests) */
 #define RTD_GOTRACE_RUN_SMALL_CHUNKS 4u /* test aid: hand over 3 events at a time */
+#define RTD_GOTRACE_RUN_DEC_NEXT 8u     /* @next passes @d's events through */
 
 /**
  * rtd_gotrace_run - hand every event of a source to a consumer
@@ -852,6 +853,12 @@ typedef int (*rtd_gotrace_take_fn)(void *ctx, const struct rtd_gotrace_event *ev
  *         The decoder's tables hook (rtd_gotrace_dec_set_tables_hook()) is
  *         taken for the call. Otherwise, or for older traces, one thread:
  *         @next then @take per event.
+ *         RTD_GOTRACE_RUN_DEC_NEXT: @next gives what rtd_gotrace_dec_next()
+ *         of @d gives, untouched (it may feed @d before): with the thread,
+ *         a Go 1.22+ event then crosses in the ordering's own compact
+ *         form and is built on the caller's thread (@next must not read
+ *         the events it passes on: only off, type, name, ts and gen are
+ *         set then). The events @take gets are the same.
  * @dec_rc: gets @next's last answer: 0 at the end, or its error (the
  *          events before it were taken)
  *

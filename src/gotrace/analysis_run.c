@@ -27,6 +27,7 @@
 
 #include "common/buf.h"
 #include "gotrace/analysis_int.h"
+#include "gotrace/v2state.h"
 
 #define RUN_BYTES (64u << 10) /* of records per chunk */
 #define RUN_CHUNKS 16u  /* chunks in flight */
@@ -45,6 +46,16 @@
  * the short record cannot hold crosses whole (272 bytes). The wire
  * arguments (raw) are not passed on: neither the analyses nor the timeline
  * read them.
+ *
+ * With RTD_GOTRACE_RUN_DEC_NEXT (@next passes the decoder's events through)
+ * a Go 1.22+ event crosses as the ordering made it (struct v2_out: the
+ * decoder's compact mode): its time and offset as above, the thread, P,
+ * goroutine and generation when they changed since the last such record,
+ * the wire arguments after the time delta, and UserTaskEnd's task; the
+ * consumer's thread builds the event from it (v2_fill_out(), the same
+ * code as the decoder's), so the decoding thread neither builds the
+ * 272-byte event nor reads it back. The rest (Go's Sync events) cross
+ * whole.
  */
 struct rec {
 	uint32_t dts;   /* ts - the last event's (unless R_TS) */
@@ -64,6 +75,11 @@ enum {
 	R_GEN = 1 << 6,
 	R_NAMES = 1 << 7, /* name, argnames, sargnames */
 	R_WHOLE = 1 << 8, /* the whole event follows, nothing else */
+	R_OUT = 1 << 9,   /* an ordering's event: R_TS, R_OFF, R_G, R_P, R_M,
+			   * R_GEN against the last R_OUT record, then its
+			   * arguments after the time delta, then (R_TASK)
+			   * UserTaskEnd's parent and name */
+	R_TASK = 1 << 10,
 };
 #define REC_MAX (sizeof(struct rec) + sizeof(struct rtd_gotrace_event))
 #define REC_TYPES 512u /* event types whose last names are kept */
@@ -76,6 +92,10 @@ struct last {
 		const char *const *argnames;
 		const char *const *sargnames;
 	} names[REC_TYPES];
+	/* the last R_OUT record's event (its time in out.time) */
+	struct v2_out out;
+	uint64_t out_gen;
+	struct v2_strs strs; /* reading side: out_gen's strings */
 };
 
 struct chunk {
@@ -94,6 +114,7 @@ struct chunk {
  */
 struct run {
 	rtd_gotrace_dec *d;
+	bool compact; /* the decoder's compact mode is on (R_OUT records) */
 	rtd_gotrace_next_fn next;
 	void *ctx;
 	struct chunk *ring;
@@ -131,32 +152,69 @@ static bool short_ok(const struct rtd_gotrace_event *ev)
 	       !ev->str_id && !ev->str && !ev->str_len && !ev->nframes && !ev->frames;
 }
 
-/* A copy of the UserTaskEnd's task name that lives for the generation. */
-static const char *keep_name(struct run *r, const struct rtd_gotrace_event *ev)
+/* A copy of a UserTaskEnd's task name that lives for the generation. */
+static const char *keep_str(struct run *r, const char *s, size_t len)
 {
 	char **n = rtd_grow(r->names, &r->capnames, r->nnames + 1, sizeof(*n), 16);
 	if (!n)
 		return NULL;
 	r->names = n;
-	char *t = malloc(ev->sarg_lens[0] + 1);
+	char *t = malloc(len + 1);
 	if (!t)
 		return NULL;
-	memcpy(t, ev->sargs[0], ev->sarg_lens[0]);
-	t[ev->sarg_lens[0]] = 0;
+	memcpy(t, s, len);
+	t[len] = 0;
 	r->names[r->nnames++] = t;
 	return t;
 }
 
-/* Append the event to the chunk (room for REC_MAX is there). What it
- * borrows until the next call only is copied or dropped (raw). */
-static int put_event(struct run *r, struct chunk *c, const struct rtd_gotrace_event *ev)
+/* A record's time and offset: deltas from the last ones in the head, or
+ * whole after it (R_TS, R_OFF). Returns where the record goes on. */
+static uint64_t *put_ts_off(struct rec *x, unsigned *flags, int64_t ts, int64_t last_ts,
+			    uint64_t off, uint64_t last_off)
+{
+	uint64_t *a = (uint64_t *)(x + 1);
+	uint64_t dts = (uint64_t)ts - (uint64_t)last_ts;
+	int64_t doff = (int64_t)(off - last_off);
+	if (dts <= UINT32_MAX) {
+		x->dts = (uint32_t)dts;
+	} else {
+		x->dts = 0;
+		*flags |= R_TS;
+		*a++ = (uint64_t)ts;
+	}
+	if (doff >= INT32_MIN && doff <= INT32_MAX) {
+		x->doff = (int32_t)doff;
+	} else {
+		x->doff = 0;
+		*flags |= R_OFF;
+		*a++ = off;
+	}
+	return a;
+}
+
+/* put_ts_off()'s fields read back into *ts and *off (the last ones). */
+static const uint64_t *get_ts_off(const struct rec *x, int64_t *ts, uint64_t *off)
+{
+	const uint64_t *a = (const uint64_t *)(x + 1);
+	*ts = (x->flags & R_TS) ? (int64_t)*a++ : (int64_t)((uint64_t)*ts + x->dts);
+	*off = (x->flags & R_OFF) ? *a++ : *off + (uint64_t)(int64_t)x->doff;
+	return a;
+}
+
+/* Append the event to the chunk (room for REC_MAX is there), @whole: as
+ * a whole one. What it borrows until the next call only is copied or
+ * dropped (raw). */
+static int put_event(struct run *r, struct chunk *c, const struct rtd_gotrace_event *ev,
+		     bool whole)
 {
 	struct rec *x = (struct rec *)(c->b + c->len);
 	struct rtd_gotrace_event *l = &r->last->ev;
 	const char *task = NULL;
-	if (ev->type == RTD_GO2_EV_USER_TASK_END && ev->nsargs > 0 && !(task = keep_name(r, ev)))
+	if (ev->type == RTD_GO2_EV_USER_TASK_END && ev->nsargs > 0 &&
+	    !(task = keep_str(r, ev->sargs[0], ev->sarg_lens[0])))
 		return -ENOMEM;
-	if (!short_ok(ev)) {
+	if (whole || !short_ok(ev)) {
 		*x = (struct rec){.size = (uint16_t)REC_MAX, .flags = R_WHOLE};
 		struct rtd_gotrace_event *w = (struct rtd_gotrace_event *)(x + 1);
 		*w = *ev;
@@ -171,23 +229,7 @@ static int put_event(struct run *r, struct chunk *c, const struct rtd_gotrace_ev
 		return 0;
 	}
 	unsigned flags = 0;
-	uint64_t *a = (uint64_t *)(x + 1);
-	uint64_t dts = (uint64_t)ev->ts - (uint64_t)l->ts;
-	int64_t doff = (int64_t)(ev->off - l->off);
-	if (dts <= UINT32_MAX) {
-		x->dts = (uint32_t)dts;
-	} else {
-		x->dts = 0;
-		flags |= R_TS;
-		*a++ = (uint64_t)ev->ts;
-	}
-	if (doff >= INT32_MIN && doff <= INT32_MAX) {
-		x->doff = (int32_t)doff;
-	} else {
-		x->doff = 0;
-		flags |= R_OFF;
-		*a++ = ev->off;
-	}
+	uint64_t *a = put_ts_off(x, &flags, ev->ts, l->ts, ev->off, l->off);
 	if (ev->g != l->g) {
 		flags |= R_G;
 		*a++ = ev->g;
@@ -243,6 +285,112 @@ static int put_event(struct run *r, struct chunk *c, const struct rtd_gotrace_ev
 	return 0;
 }
 
+/* @n (at most V2_OUT_ARGS) arguments one by one: a memcpy of n is a
+ * slow rep movs, a vector copy stalls on the entry's fields just stored. */
+static inline void copy_args(uint64_t *to, const uint64_t *from, unsigned n)
+{
+	switch (n) {
+	case 6: to[5] = from[5]; /* fall through */
+	case 5: to[4] = from[4]; /* fall through */
+	case 4: to[3] = from[3]; /* fall through */
+	case 3: to[2] = from[2]; /* fall through */
+	case 2: to[1] = from[1]; /* fall through */
+	case 1: to[0] = from[0]; /* fall through */
+	default: break;
+	}
+}
+_Static_assert(V2_OUT_ARGS == 6, "copy_args");
+
+/* Append the ordering's event @o (the decoder's compact mode; @ev has its
+ * time and generation) to the chunk (room for REC_MAX is there). */
+static int put_out(struct run *r, struct chunk *c, const struct v2_out *o,
+		   const struct rtd_gotrace_event *ev)
+{
+	struct rec *x = (struct rec *)(c->b + c->len);
+	struct v2_out *l = &r->last->out;
+	unsigned flags = R_OUT;
+	uint64_t *a = put_ts_off(x, &flags, ev->ts, l->time, o->off, l->off);
+	if (o->g != l->g) {
+		flags |= R_G;
+		*a++ = o->g;
+	}
+	if (o->p != l->p) {
+		flags |= R_P;
+		*a++ = (uint64_t)o->p;
+	}
+	if (o->m != l->m) {
+		flags |= R_M;
+		*a++ = o->m;
+	}
+	if (ev->gen != r->last->out_gen) {
+		flags |= R_GEN;
+		*a++ = ev->gen;
+	}
+	unsigned skip = (v2_specs[o->type].flags & V2_TIMED) ? 1 : 0;
+	unsigned n = o->nargs > skip ? o->nargs - skip : 0;
+	copy_args(a, o->args + skip, n);
+	a += n;
+	if (o->type == RTD_GO2_EV_USER_TASK_END) {
+		flags |= R_TASK;
+		const char *task = NULL;
+		if (!(task = keep_str(r, o->task_name, strlen(o->task_name))))
+			return -ENOMEM;
+		a[0] = o->task_parent;
+		a[1] = (uint64_t)(uintptr_t)task;
+		a += 2;
+	}
+	x->type = o->type;
+	x->flags = (uint16_t)flags;
+	x->nargs = o->nargs;
+	x->nsargs = 0;
+	size_t size = (size_t)((unsigned char *)a - (unsigned char *)x);
+	x->size = (uint16_t)size;
+	c->len += size;
+	l->time = ev->ts;
+	l->off = o->off;
+	l->g = o->g;
+	l->p = o->p;
+	l->m = o->m;
+	r->last->out_gen = ev->gen;
+	return 0;
+}
+
+/* The event of an R_OUT record, built in @l's event as the decoder would
+ * have (v2_fill_out()), without the wire arguments. */
+static const struct rtd_gotrace_event *get_out(rtd_gotrace_dec *d, const struct rec *x,
+					       struct last *l)
+{
+	struct v2_out *o = &l->out;
+	unsigned flags = x->flags;
+	const uint64_t *a = get_ts_off(x, &o->time, &o->off);
+	if (flags & R_G)
+		o->g = *a++;
+	if (flags & R_P)
+		o->p = (int64_t)*a++;
+	if (flags & R_M)
+		o->m = *a++;
+	if (flags & R_GEN) {
+		l->out_gen = *a++;
+		v2_strs_get(d, &l->strs); /* its tables are in place */
+	}
+	o->type = (uint8_t)x->type;
+	o->nargs = x->nargs;
+	unsigned skip = (v2_specs[o->type].flags & V2_TIMED) ? 1 : 0;
+	unsigned n = o->nargs > skip ? o->nargs - skip : 0;
+	/* the arguments in place: a - 1 (the time delta's place, for a timed
+	 * event) is the record's, and v2_fill_out() does not read it */
+	const uint64_t *args = a - skip;
+	a += n;
+	if (flags & R_TASK) {
+		o->task_parent = a[0];
+		o->task_name = (const char *)(uintptr_t)a[1];
+	}
+	v2_fill_out(d, &l->strs, o, args, o->time, l->out_gen, &l->ev);
+	l->ev.raw = NULL;
+	l->ev.nraw = 0;
+	return &l->ev;
+}
+
 /* The event of a record, in @l's event (the consumer's thread), which
  * holds the last one: a short record changes what it has and clears the
  * arguments after its own; the fields it never has are cleared when the
@@ -270,9 +418,7 @@ static const struct rtd_gotrace_event *get_event(const struct rec *x, struct las
 		*whole = false;
 	}
 	unsigned flags = x->flags;
-	const uint64_t *a = (const uint64_t *)(x + 1);
-	ev->ts = (flags & R_TS) ? (int64_t)*a++ : (int64_t)((uint64_t)ev->ts + x->dts);
-	ev->off = (flags & R_OFF) ? *a++ : ev->off + (uint64_t)(int64_t)x->doff;
+	const uint64_t *a = get_ts_off(x, &ev->ts, &ev->off);
 	if (flags & R_G)
 		ev->g = *a++;
 	if (flags & R_P)
@@ -403,7 +549,8 @@ static void *produce(void *arg)
 			return NULL;
 		if (rc <= 0)
 			break;
-		if ((rc = put_event(r, c, &ev)) < 0)
+		const struct v2_out *o = r->compact ? v2_compact_take(r->d) : NULL;
+		if ((rc = o ? put_out(r, c, o, &ev) : put_event(r, c, &ev, r->compact)) < 0)
 			break;
 		if (c->len >= r->fill) {
 			publish(r, false);
@@ -463,9 +610,11 @@ int rtd_gotrace_run(rtd_gotrace_dec *d, rtd_gotrace_next_fn next, void *ctx,
 	pthread_cond_init(&r.cv, NULL);
 	struct prod p = {&r, NULL, true};
 	rtd_gotrace_dec_set_tables_hook(d, tables_going, &p);
+	r.compact = (flags & RTD_GOTRACE_RUN_DEC_NEXT) && v2_set_compact(d, true);
 	pthread_t th;
 	if (pthread_create(&th, NULL, produce, &p) != 0) {
 		rtd_gotrace_dec_set_tables_hook(d, NULL, NULL);
+		v2_set_compact(d, false);
 		pthread_cond_destroy(&r.cv);
 		pthread_mutex_destroy(&r.mu);
 		free(r.ring);
@@ -490,7 +639,14 @@ int rtd_gotrace_run(rtd_gotrace_dec *d, rtd_gotrace_next_fn next, void *ctx,
 		struct chunk *c = &r.ring[k % RUN_CHUNKS];
 		for (size_t at = 0; at < c->len && rc == 0;) {
 			const struct rec *x = (const struct rec *)(c->b + at);
-			rc = take(take_ctx, get_event(x, clast, &whole));
+			const struct rtd_gotrace_event *ev;
+			if (x->flags & R_OUT) {
+				ev = get_out(d, x, clast);
+				whole = false;
+			} else {
+				ev = get_event(x, clast, &whole);
+			}
+			rc = take(take_ctx, ev);
 			at += x->size;
 		}
 		bool end = c->end;
@@ -508,6 +664,7 @@ int rtd_gotrace_run(rtd_gotrace_dec *d, rtd_gotrace_next_fn next, void *ctx,
 	}
 	pthread_join(th, NULL);
 	rtd_gotrace_dec_set_tables_hook(d, NULL, NULL);
+	v2_set_compact(d, false);
 	names_free(&r);
 	free(r.names);
 	pthread_cond_destroy(&r.cv);
@@ -521,7 +678,8 @@ int rtd_gotrace_run(rtd_gotrace_dec *d, rtd_gotrace_next_fn next, void *ctx,
 /* rtd_goan_run()'s flags are rtd_gotrace_run()'s */
 _Static_assert(RTD_GOAN_RUN_THREAD == RTD_GOTRACE_RUN_THREAD &&
 		       RTD_GOAN_RUN_ANY_CPUS == RTD_GOTRACE_RUN_ANY_CPUS &&
-		       RTD_GOAN_RUN_SMALL_CHUNKS == RTD_GOTRACE_RUN_SMALL_CHUNKS,
+		       RTD_GOAN_RUN_SMALL_CHUNKS == RTD_GOTRACE_RUN_SMALL_CHUNKS &&
+		       RTD_GOAN_RUN_DEC_NEXT == RTD_GOTRACE_RUN_DEC_NEXT,
 	       "run flags");
 
 static int goan_take(void *a, const struct rtd_gotrace_event *ev)

@@ -202,9 +202,11 @@ void v2_fill_raw(rtd_gotrace_dec *d, const struct v2_raw *raw,
 	}
 }
 
-/* Resolve the string arguments an event names (when known). */
-static void fill_sargs_of(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
-			  const struct v2_spec *sp, const uint64_t *args_with_dt)
+/* Resolve the string arguments an event names (when known), with the
+ * generation's strings as @t has them; @nargs: of @args_with_dt (0 after). */
+static void fill_sargs_tab(rtd_gotrace_dec *d, const struct v2_strs *t,
+			   struct rtd_gotrace_event *ev, const struct v2_spec *sp,
+			   const uint64_t *args_with_dt, unsigned nargs)
 {
 	for (int k = 0; k < 2; k++) {
 		int i = sp->str_arg[k];
@@ -212,17 +214,40 @@ static void fill_sargs_of(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
 			continue;
 		size_t len;
 		const char *s;
-		if (d->v2->dense) {
-			const struct v1_str *x = v2_str(d, args_with_dt[i]);
+		uint64_t id = (unsigned)i < nargs ? args_with_dt[i] : 0;
+		if (t->dense) {
+			const struct v1_str *x;
+			void *v;
+			if (id < t->n)
+				x = t->s[id];
+			else
+				x = rtd_map_get(&d->strings, id, &v) ? v : NULL;
 			s = x ? x->s : NULL;
 			len = x ? x->len : 0;
 		} else {
-			s = v1_str_get(d, args_with_dt[i], &len);
+			s = v1_str_get(d, id, &len);
 		}
 		ev->sargs[ev->nsargs] = s ? s : "";
 		ev->sarg_lens[ev->nsargs] = s ? len : 0;
 		ev->nsargs++;
 	}
+}
+
+void v2_strs_get(const rtd_gotrace_dec *d, struct v2_strs *t)
+{
+	const struct v2_state *st = d->v2;
+	t->dense = st->dense;
+	t->s = st->dense ? st->dstr : NULL;
+	t->n = st->dense ? st->ndstr : 0;
+}
+
+/* fill_sargs_tab() with the decoder's own tables. */
+static void fill_sargs_of(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
+			  const struct v2_spec *sp, const uint64_t *args_with_dt)
+{
+	struct v2_strs t;
+	v2_strs_get(d, &t);
+	fill_sargs_tab(d, &t, ev, sp, args_with_dt, ~0u);
 }
 
 /* The string arguments of the event of type ev->type (most have none:
@@ -427,20 +452,15 @@ int v2_next_raw(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 
 /* ---- ordered mode: collect a generation, order it, hand it out ---- */
 
-static void fill_ordered(rtd_gotrace_dec *d, const struct v2_out *o,
-			 struct rtd_gotrace_event *ev)
+void v2_fill_out(rtd_gotrace_dec *d, const struct v2_strs *strs, const struct v2_out *o,
+		 const uint64_t *args, int64_t t, uint64_t gen, struct rtd_gotrace_event *ev)
 {
-	struct v2_state *st = d->v2;
 	const struct v2_spec *sp = &v2_specs[o->type];
 	/* every field set (no memset of the whole event: this runs for each
 	 * event handed out) */
 	ev->off = o->off;
 	ev->type = o->type;
 	ev->name = sp->name;
-	int64_t t = o->time;
-	if (t <= st->last_time)
-		t = wrap_add(st->last_time, 1); /* Go's reader keeps time strictly rising */
-	st->last_time = t;
 	ev->ts = t;
 	ev->ticks = 0;
 	ev->seq = 0;
@@ -452,14 +472,16 @@ static void fill_ordered(rtd_gotrace_dec *d, const struct v2_out *o,
 	/* a fixed-size clear (the rest after nargs would be a rep stos) */
 	memset(ev->args, 0, sizeof(ev->args));
 	for (unsigned i = 0; i < ev->nargs; i++)
-		ev->args[i] = o->args[i + skip];
-	ev->raw = o->args;
+		ev->args[i] = args[i + skip];
+	ev->raw = args;
 	ev->nraw = o->nargs;
 	ev->m = o->m == V2_NO_THREAD ? -1 : (int64_t)o->m;
 	ev->p = o->p;
 	ev->g = o->g == UINT64_MAX ? 0 : o->g;
-	ev->gen = st->qgen;
-	ev->stack = sp->stack_arg[0] >= 0 ? o->args[sp->stack_arg[0]] : 0;
+	ev->gen = gen;
+	/* (o->args are 0 after nargs; @args may end there) */
+	int si = sp->stack_arg[0];
+	ev->stack = si >= 0 && (unsigned)si < o->nargs ? args[si] : 0;
 	ev->sargs[0] = ev->sargs[1] = NULL;
 	ev->sarg_lens[0] = ev->sarg_lens[1] = 0;
 	ev->str_id = 0;
@@ -467,7 +489,14 @@ static void fill_ordered(rtd_gotrace_dec *d, const struct v2_out *o,
 	ev->str_len = 0;
 	ev->nframes = 0;
 	ev->frames = NULL;
-	v2_fill_sargs(d, ev, o->args);
+	ev->nsargs = 0;
+	ev->sargnames = sp->sargs;
+	if (sp->str_arg[0] >= 0 || sp->str_arg[1] >= 0) {
+		if (strs)
+			fill_sargs_tab(d, strs, ev, sp, args, o->nargs);
+		else
+			fill_sargs_of(d, ev, sp, args);
+	}
 	if (o->type == RTD_GO2_EV_USER_TASK_END) {
 		/* its task's parent and name (the ordering found them) */
 		static const char *const argn[] = {"task", "stack", "parent_task"};
@@ -480,6 +509,51 @@ static void fill_ordered(rtd_gotrace_dec *d, const struct v2_out *o,
 		ev->sargs[0] = o->task_name;
 		ev->sarg_lens[0] = strlen(o->task_name);
 	}
+}
+
+/* The time Go's reader gives the next event (strictly rising). */
+static int64_t out_time(struct v2_state *st, const struct v2_out *o)
+{
+	int64_t t = o->time;
+	if (t <= st->last_time)
+		t = wrap_add(st->last_time, 1);
+	st->last_time = t;
+	return t;
+}
+
+/* The next queued event, built whole, or in compact mode only its
+ * offset, type, name, time and generation (the rest is in st->cout). */
+static void hand_out(rtd_gotrace_dec *d, const struct v2_out *o, struct rtd_gotrace_event *ev)
+{
+	struct v2_state *st = d->v2;
+	int64_t t = out_time(st, o);
+	if (!st->compact) {
+		v2_fill_out(d, NULL, o, o->args, t, st->qgen, ev);
+		return;
+	}
+	st->cout = o;
+	ev->off = o->off;
+	ev->type = o->type;
+	ev->name = v2_specs[o->type].name;
+	ev->ts = t;
+	ev->gen = st->qgen;
+}
+
+bool v2_set_compact(rtd_gotrace_dec *d, bool on)
+{
+	if (!d->v2 || d->mode != RTD_GOTRACE_ORDERED)
+		return false;
+	d->v2->compact = on;
+	d->v2->cout = NULL;
+	return on;
+}
+
+const struct v2_out *v2_compact_take(rtd_gotrace_dec *d)
+{
+	struct v2_state *st = d->v2;
+	const struct v2_out *o = st->cout;
+	st->cout = NULL;
+	return o;
 }
 
 static int add_batch(rtd_gotrace_dec *d, const struct v2_batch *b)
@@ -646,7 +720,7 @@ int v2_next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 			return 1;
 		}
 		if (st->iq < st->nq) {
-			fill_ordered(d, &st->q[st->iq++], ev);
+			hand_out(d, &st->q[st->iq++], ev);
 			return 1;
 		}
 		if (st->g) {

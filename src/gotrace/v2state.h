@@ -5,11 +5,12 @@
 
 #include "gotrace/v2.h"
 
+#define V2_OUT_ARGS 6u
 /* An event in Go's order, ready to hand out. */
 struct v2_out {
 	uint64_t off;
 	int64_t time;
-	uint64_t args[6]; /* with dt first, as on the wire */
+	uint64_t args[V2_OUT_ARGS]; /* with dt first, as on the wire */
 	uint64_t m, g;
 	int64_t p;
 	uint8_t type;
@@ -75,6 +76,10 @@ struct v2_state {
 	const struct v1_str **dstr;
 	const struct v1_stack **dstk;
 	size_t ndstr, ndstk, capdstr, capdstk;
+	/* compact mode (v2_set_compact): the queued event handed out last,
+	 * until v2_compact_take() */
+	bool compact;
+	const struct v2_out *cout;
 };
 
 /* The generation's string @id (ordered mode), NULL when it has none. */
@@ -96,6 +101,34 @@ static inline bool v2_has_stack(const rtd_gotrace_dec *d, uint64_t id)
 	return rtd_map_get(&d->stacks, id, NULL);
 }
 
+/*
+ * Compact mode, for a consumer on another thread (rtd_gotrace_run()): the
+ * ordering's own queue entries instead of built events. With it on,
+ * rtd_gotrace_dec_next() sets only off, type, name, ts and gen of an
+ * ordered event of a generation, and v2_compact_take() then gives its
+ * queue entry (valid until the next call of rtd_gotrace_dec_next());
+ * v2_fill_out() with that ts and gen builds the event the decoder would
+ * have given, on any thread while the generation's tables live. Other
+ * events (Go's Sync) come whole, v2_compact_take() gives NULL for them.
+ * v2_set_compact() says whether the mode is on (ordered Go 1.22+ only).
+ */
+bool v2_set_compact(rtd_gotrace_dec *d, bool on);
+const struct v2_out *v2_compact_take(rtd_gotrace_dec *d);
+/* The generation's strings by id as v2_fill_out() on another thread reads
+ * them (not through d->v2, which the decoding thread keeps writing): take
+ * them again when the generation changes. */
+struct v2_strs {
+	bool dense;
+	const struct v1_str *const *s;
+	size_t n;
+};
+void v2_strs_get(const rtd_gotrace_dec *d, struct v2_strs *t);
+/* The event of @o at time @ts (Go's, strictly rising) of generation @gen,
+ * with @o's arguments at @args (o->args, or a copy of its first nargs: the
+ * time delta args[0] of a timed event is not read, only ev->raw points
+ * there); @strs: NULL for the decoder's own tables. */
+void v2_fill_out(rtd_gotrace_dec *d, const struct v2_strs *strs, const struct v2_out *o,
+		 const uint64_t *args, int64_t ts, uint64_t gen, struct rtd_gotrace_event *ev);
 void v2_fill_raw(rtd_gotrace_dec *d, const struct v2_raw *raw,
 		 struct rtd_gotrace_event *ev);
 /* Ordering one generation: begin (tables, frontier: st->g), then steps

@@ -175,7 +175,9 @@ static int run_trace(struct run *r, const char *path, struct rtd_goan_opts *o,
 	/* Go 1.22+: ordering on a thread of its own, the analyses on this one */
 	if (!cli_threads_allowed() && !threads_given)
 		run_flags = 0;
-	int arc = rtd_goan_run(r->a, next_event, r->in, run_flags, &rc);
+	/* next_event() passes the decoder's events through without reading
+	 * them: they may cross to the analyses in the ordering's form */
+	int arc = rtd_goan_run(r->a, next_event, r->in, run_flags | RTD_GOAN_RUN_DEC_NEXT, &rc);
 	cli_progress_done();
 	if (arc < 0)
 		return cli_fail("%s: analysis: %s", path, rtd_goan_error(r->a));

@@ -208,7 +208,10 @@ static void same_answers(const uint8_t *b, size_t n, const char *name)
 		char *two = analyse(b, n, sem,
 				    RTD_GOAN_RUN_THREAD | RTD_GOAN_RUN_ANY_CPUS | RTD_GOAN_RUN_SMALL_CHUNKS,
 				    &thr);
-		char *big = analyse(b, n, sem, RTD_GOAN_RUN_THREAD | RTD_GOAN_RUN_ANY_CPUS, &thr);
+		/* the CLI's way: the decoder's events passed through untouched */
+		char *big = analyse(b, n, sem,
+				    RTD_GOAN_RUN_THREAD | RTD_GOAN_RUN_ANY_CPUS | RTD_GOAN_RUN_DEC_NEXT,
+				    &thr);
 		if (strcmp(one, two) != 0 || strcmp(one, big) != 0)
 			print_message("%s (semantics %u):\n--- one thread:\n%s\n--- two:\n%s\n", name,
 				      sem, one, strcmp(one, two) ? two : big);
@@ -260,12 +263,111 @@ static void test_corpora(void **state)
 	assert_true(threaded - before >= 20);
 }
 
+/* ---- the events themselves (rtd_gotrace_run) ------------------------------------ */
+
+/* Every field of each event rtd_gotrace_run hands over (not raw: it is not
+ * passed on), the strings by content, the stack it names by its frames. */
+struct evdump {
+	struct text t;
+	const rtd_gotrace_dec *d;
+};
+
+static const char *nz(const char *s)
+{
+	return s ? s : "(null)";
+}
+
+static int dump_event(void *ctx, const struct rtd_gotrace_event *ev)
+{
+	struct evdump *e = ctx;
+	struct text *t = &e->t;
+	put(t, "%llu %u %s ts=%lld tk=%lld sq=%lld p=%lld g=%llu m=%lld gen=%llu st=%llu",
+	    (unsigned long long)ev->off, ev->type, nz(ev->name), (long long)ev->ts,
+	    (long long)ev->ticks, (long long)ev->seq, (long long)ev->p, (unsigned long long)ev->g,
+	    (long long)ev->m, (unsigned long long)ev->gen, (unsigned long long)ev->stack);
+	put(t, " a%u", ev->nargs);
+	for (unsigned i = 0; i < ev->nargs && i < RTD_GOTRACE_MAX_ARGS; i++)
+		put(t, " %s=%llu", ev->argnames ? nz(ev->argnames[i]) : "-",
+		    (unsigned long long)ev->args[i]);
+	put(t, " s%u", ev->nsargs);
+	for (unsigned i = 0; i < ev->nsargs && i < 2; i++)
+		put(t, " %s=%.*s/%zu", ev->sargnames ? nz(ev->sargnames[i]) : "-",
+		    (int)ev->sarg_lens[i], ev->sargs[i] ? ev->sargs[i] : "", ev->sarg_lens[i]);
+	put(t, " str=%llu:%.*s f=%zu", (unsigned long long)ev->str_id, (int)ev->str_len,
+	    ev->str ? ev->str : "", ev->nframes);
+	const struct rtd_gotrace_frame *fr = NULL;
+	size_t nf = ev->stack ? rtd_gotrace_dec_stack(e->d, ev->stack, &fr) : 0;
+	put(t, " stack%zu", nf);
+	for (size_t i = 0; i < nf; i++)
+		put(t, " %llx:%s:%s:%llu", (unsigned long long)fr[i].pc, nz(fr[i].fn),
+		    nz(fr[i].file), (unsigned long long)fr[i].line);
+	put(t, "\n");
+	return 0;
+}
+
+static char *events_of(const uint8_t *b, size_t n, unsigned flags)
+{
+	struct rtd_gotrace_opts dopt = {.sz = sizeof(dopt), .mode = RTD_GOTRACE_ORDERED};
+	struct rtd_test_gosrc s = {.d = rtd_gotrace_dec_new(&dopt), .b = b, .n = n, .step = 4096};
+	assert_non_null(s.d);
+	struct evdump e = {.d = s.d};
+	put(&e.t, "start\n");
+	struct rtd_gotrace_event ev;
+	int drc = rtd_test_gosrc_next(&s, &ev), arc = 0;
+	if (drc > 0)
+		arc = dump_event(&e, &ev);
+	if (drc > 0 && arc == 0)
+		arc = rtd_gotrace_run(s.d, rtd_test_gosrc_next, &s, dump_event, &e, flags, &drc);
+	put(&e.t, "run %d dec %d '%s'\n", arc, drc, drc < 0 ? rtd_gotrace_dec_error(s.d, NULL) : "");
+	rtd_gotrace_dec_free(s.d);
+	return e.t.s;
+}
+
+static size_t compared; /* Go 1.22+ traces whose events were compared */
+
+static void same_events(const uint8_t *b, size_t n, const char *name)
+{
+	if (!(n > 6 && memcmp(b, "go 1.2", 6) == 0))
+		return; /* old traces take one thread */
+	const unsigned thr = RTD_GOTRACE_RUN_THREAD | RTD_GOTRACE_RUN_ANY_CPUS |
+			     RTD_GOTRACE_RUN_DEC_NEXT;
+	char *one = events_of(b, n, 0);
+	char *small = events_of(b, n, thr | RTD_GOTRACE_RUN_SMALL_CHUNKS);
+	char *big = events_of(b, n, thr);
+	if (strcmp(one, small) != 0 || strcmp(one, big) != 0)
+		print_message("%s: events differ with the compact hand-over\n", name);
+	assert_string_equal(one, small);
+	assert_string_equal(one, big);
+	assert_true(strlen(one) > 40);
+	compared++;
+	free(one);
+	free(small);
+	free(big);
+}
+
+/* RTD_GOTRACE_RUN_DEC_NEXT: the events built on the consumer's thread from
+ * the ordering's entries are the decoder's own, field by field */
+static void test_compact_events(void **state)
+{
+	(void)state;
+	const char *dir = rtd_test_vector("testdata/gotrace/v2");
+	const char *g = rtd_test_path("RTD_SOURCE_DIR", "fuzz/corpus/gotrace");
+	const char *a = rtd_test_path("RTD_SOURCE_DIR", "fuzz/corpus/goanalysis");
+	if (!dir || !g || !a)
+		skip();
+	assert_true(rtd_test_each_go_vector(dir, false, same_events) >= 20);
+	rtd_test_each_file(g, same_events);
+	rtd_test_each_file(a, same_events);
+	assert_true(compared >= 40);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_old_vectors),
 		cmocka_unit_test(test_v2_vectors),
 		cmocka_unit_test(test_corpora),
+		cmocka_unit_test(test_compact_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
