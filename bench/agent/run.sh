@@ -106,7 +106,10 @@ agent_phase() {
   end=$(( $(date +%s) + secs_total - 6 ))
   while [ "$(date +%s)" -lt "$end" ]; do
     echo "$(date +%s) $(rss_kb "$ag")" >> "$W/$name.rss"
-    curl -s -o /dev/null -w '%{time_total}\n' "$url/metrics" | awk '{ printf "%.1f\n", $1 * 1000 }' >> "$W/$name.metrics_ms"
+    curl -s -o "$W/$name.metrics.cur" -w '%{time_total}\n' "$url/metrics" | awk '{ printf "%.1f\n", $1 * 1000 }' >> "$W/$name.metrics_ms"
+    # the last /metrics that still lists the targets (they may have ended
+    # before the final fetch below)
+    grep -q '^rtdiag_target_profiled_cpu_seconds_total' "$W/$name.metrics.cur" 2>/dev/null && mv "$W/$name.metrics.cur" "$W/$name.metrics.txt"
     prefixes=$(curl -s "$url/targets" | python3 -c '
 import json, sys
 for t in json.load(sys.stdin):
@@ -122,12 +125,13 @@ for t in json.load(sys.stdin):
   c1=$(cpu_ticks "$ag"); t1=$(date +%s.%N)
   echo "$(date +%s) $(rss_kb "$ag")" >> "$W/$name.rss"
   for _ in 1 2 3; do # a loaded machine can make one fetch fail
-    curl -s --max-time 20 "$url/metrics" > "$W/$name.metrics.txt" && [ -s "$W/$name.metrics.txt" ] && break
+    curl -s --max-time 20 "$url/metrics" > "$W/$name.metrics.cur" &&
+      grep -q '^rtdiag_target_profiled_cpu_seconds_total' "$W/$name.metrics.cur" && { mv "$W/$name.metrics.cur" "$W/$name.metrics.txt"; break; }
     sleep 1
   done
   kill -TERM "$ag"; wait "$ag" 2>/dev/null
   wait_work
-  local pct asecs rss samples
+  local pct asecs rss samples used
   pct=$(awk -v a="$c0" -v b="$c1" -v t="$TCK" -v s="$t0" -v e="$t1" 'BEGIN { printf "%.3f", (b - a) / t / (e - s) * 100 }')
   asecs=$(awk -v s="$t0" -v e="$t1" 'BEGIN { printf "%.0f", e - s }')
   rss=$(awk '{ r = $2 / 1024; if (NR == 1) { f = r; mn = r; mx = r } if (r < mn) mn = r; if (r > mx) mx = r; l = r }
@@ -135,7 +139,8 @@ for t in json.load(sys.stdin):
   # over time: the RSS at each whole minute of the run (flat or growing)
   rss_min=$(awk 'NR == 1 { s = $1 } { m = int(($1 - s) / 60); if (!(m in seen)) { seen[m] = 1; printf "%s%dm %.1f", (m ? ", " : ""), m, $2 / 1024 } }
     END { print " MB" }' "$W/$name.rss")
-  samples=$(awk '/^rtdiag_target_profiled_cpu_seconds_total/ { s += $NF } END { printf "%.0f", s }' "$W/$name.metrics.txt")
+  samples=$(awk '/^rtdiag_target_profiled_cpu_seconds_total/ { s += $NF } END { printf "%.0f", s }' "$W/$name.metrics.txt" 2>/dev/null)
+  used=$(awk '/^rtdiag_process_cpu_seconds_total/ { s += $NF } END { printf "%.0f", s }' "$W/$name.metrics.txt" 2>/dev/null)
   echo "$pct" > "$W/$name.pct"
   {
     echo
@@ -145,7 +150,7 @@ for t in json.load(sys.stdin):
     echo "  RSS by minute: $rss_min"
     echo "  /metrics latency: $(stats "$W/$name.metrics_ms")"
     echo "  pprof ?seconds=$secs answered after the N seconds: $(stats "$W/$name.pprof_over_ms")"
-    echo "  CPU seconds the targets' samples account for: $samples"
+    echo "  CPU seconds the targets' samples account for: ${samples:-?}, of the ${used:-?} CPU seconds they used since they started (the last /metrics that listed them)"
     echo "  targets' throughput against the base run: .NET $(rel "$(rate "$name" d)" "$BD"), native $(rel "$(rate "$name" n)" "$BN"), all $(rel "$(rate_all "$name")" "$BALL")"
     echo "  targets' work per own CPU-second against the base run (the slowdown inside them): .NET $(rel "$(eff "$name" d)" "$ED"), native $(rel "$(eff "$name" n)" "$EN")"
   } > "$W/$name.report"

@@ -616,8 +616,11 @@ typedef struct rtd_nettrace_methods rtd_nettrace_methods;
  *
  * The table learns methods from the trace's own events
  * (rtd_nettrace_methods_event()): MethodLoadVerbose as methods are
- * jitted, MethodDCStart/StopVerbose from the rundown, and module names
- * from ModuleLoad / ModuleDCStart/Stop. Lookups may interleave with
+ * jitted, MethodDCStart/StopVerbose from the rundown, R2RGetEntryPoint
+ * for precompiled (ReadyToRun) code (no size given: it runs to the next
+ * method known, at most 64 KiB; a sized record at its address wins, as
+ * in the nettrace profiler's profiles), and module names from
+ * ModuleLoad / ModuleDCStart/Stop. Lookups may interleave with
  * learning. Caps: 16 M methods, 256 MiB of names (-RTD_E_CAP).
  *
  * Returns: the table, or NULL when out of memory.

@@ -984,6 +984,9 @@ enum rtd_perf_profiler_flags {
 	RTD_PERF_PROF_NO_DOTNET = 1u << 1,
 	/* no root frame per process ("comm") in the profile */
 	RTD_PERF_PROF_NO_COMM = 1u << 2,
+	/* keep each sample's time and stack for rtd_perf_profiler_each_sample()
+	 * (16 bytes a sample, in a temporary file: memory stays bounded) */
+	RTD_PERF_PROF_KEEP_SAMPLES = 1u << 3,
 };
 
 /**
@@ -1083,6 +1086,51 @@ RTD_API int rtd_perf_profiler_take(struct rtd_perf_profiler *p,
 				   rtd_profile **out);
 
 /**
+ * struct rtd_perf_profiler_sample - one kept sample, named
+ * @sz: sizeof(struct rtd_perf_profiler_sample)
+ * @time: when it was taken, CLOCK_MONOTONIC ns
+ * @pid: its process
+ * @tid: its thread
+ * @thread: the thread's name (its last COMM), or NULL
+ * @process: the name of the process's main thread when it was seen, or NULL
+ * @frames: its stack, leaf first, inlined functions as frames of their
+ *          own (names as in rtd_perf_profiler_profile()'s profile; file
+ *          code no symbol names is "module+0xOFFSET")
+ * @nframes: their count
+ */
+struct rtd_perf_profiler_sample {
+	size_t sz;
+	uint64_t time;
+	uint32_t pid, tid;
+	const char *thread;
+	const char *process;
+	const struct rtd_frame *frames;
+	size_t nframes;
+};
+
+/* Called for each kept sample; a non-zero return stops the walk and is
+ * returned. Everything it is given lives until it returns. */
+typedef int (*rtd_perf_profiler_sample_fn)(
+	const struct rtd_perf_profiler_sample *s, void *ctx);
+
+/**
+ * rtd_perf_profiler_each_sample - every kept sample, in the order taken
+ * @p: profiler made with RTD_PERF_PROF_KEEP_SAMPLES, after a run
+ * @fn: called for each sample (time order: the monitor merges its rings)
+ * @ctx: passed to @fn
+ *
+ * Names every location first (as rtd_perf_profiler_profile() does; the
+ * two may be called in either order). rtd_perf_profiler_take() drops the
+ * samples kept so far.
+ *
+ * Returns: 0, what @fn returned, -RTD_E_STATE when samples are not kept,
+ * -RTD_E_INVAL, -ENOMEM or -EIO.
+ */
+RTD_API int rtd_perf_profiler_each_sample(struct rtd_perf_profiler *p,
+					  rtd_perf_profiler_sample_fn fn,
+					  void *ctx);
+
+/**
  * rtd_perf_profiler_frame_module - the module a frame name of the profile
  * was found in
  * @p: profiler, after rtd_perf_profiler_profile()
@@ -1110,6 +1158,9 @@ RTD_API const char *rtd_perf_profiler_frame_module(struct rtd_perf_profiler *p,
  * @exits: EXIT records
  * @user_only: the kernel allowed user space only
  * @dotnet_perfmaps: .NET perf maps switched on for the run
+ * @run_start: when rtd_perf_profiler_run() started, CLOCK_MONOTONIC ns (the
+ *             clock of the samples' times)
+ * @run_end: when it returned, the same clock (0 while it runs)
  */
 struct rtd_perf_profiler_stats {
 	size_t sz;
@@ -1123,6 +1174,7 @@ struct rtd_perf_profiler_stats {
 	uint64_t mmaps, comms, forks, exits;
 	bool user_only;
 	unsigned dotnet_perfmaps;
+	uint64_t run_start, run_end;
 };
 
 /**

@@ -484,6 +484,29 @@ RTD_API rtd_tl_perf *rtd_tl_perf_new(rtd_timeline *tl, const char *name);
  */
 RTD_API int rtd_tl_perf_record(rtd_tl_perf *a, const struct rtd_perf_sample *s);
 
+struct rtd_perf_profiler;
+
+/**
+ * rtd_tl_perf_profiler - a CPU profile's samples as a timeline
+ * @tl: the timeline written to
+ * @p: a perf profiler made with RTD_PERF_PROF_KEEP_SAMPLES, after its run
+ * @name: the name of the recording's track, or NULL ("perf record")
+ *
+ * Draws the recording's span as a slice "recording" (samples and lost
+ * as arguments; from the run's start or the first sample, whichever is
+ * earlier, to its end) on a track of its own; a track per process and,
+ * under it, per sampled thread (named by their comm); and each sample at
+ * its time on its thread with its named stack (Perfetto: interned
+ * callstacks, shown as the thread's CPU samples and their flame chart;
+ * Chrome JSON: an instant with the frames). Times are CLOCK_MONOTONIC ns.
+ * Memory: a record per sampled thread and process; the samples come from
+ * the profiler's temporary file one at a time.
+ *
+ * Returns: 0, or a timeline or profiler error.
+ */
+RTD_API int rtd_tl_perf_profiler(rtd_timeline *tl, struct rtd_perf_profiler *p,
+				 const char *name);
+
 /**
  * rtd_tl_perf_free - free the adapter (not the timeline)
  * @a: the adapter; NULL does nothing

@@ -5,7 +5,11 @@
  * jitted) and MethodDCStart/StopVerbose (rundown, every method alive), and
  * ModuleLoad / ModuleDCStart/Stop for module names. A name reads
  * "module!Namespace.Method(signature)" as TraceEvent and dotnetdiag show
- * frames.
+ * frames. Precompiled (ReadyToRun) code gets no MethodLoad: its
+ * R2RGetEntryPoint event (runtime, CompilationDiagnostic keyword) names it
+ * without a size or module, so it is taken to run to the next method
+ * known (at most 64 KiB) and a sized record at the same address wins,
+ * as the nettrace profiler names such frames in profiles.
  *
  * Methods arrive in any order while lookups go on (cat prints stacks as it
  * goes), so the table is a sorted part plus a short unsorted tail that is
@@ -22,19 +26,22 @@
 #define NT_METHODS_TAIL 256u
 #define NT_CAP_METHODS (1u << 24)        /* methods kept */
 #define NT_CAP_METHOD_NAMES (256u << 20) /* bytes of their names */
+#define NT_R2R_MAX_SIZE 0x10000u         /* an unsized entry point's reach */
 
 struct mth {
 	uint64_t start;
-	uint32_t size;
+	uint32_t size;   /* 0: an R2R entry point, up to the next method */
 	uint32_t order;  /* later definitions of one address win */
 	uint64_t module;
 	size_t name;     /* offset in names */
+	uint32_t reach;  /* sorted entry points: bytes to the next start */
 };
 
 struct rtd_nettrace_methods {
 	struct mth *v, *tmp;
 	size_t n, sorted, cap;
 	uint32_t order;
+	size_t tail_r2r; /* entry points in the unsorted tail */
 	rtd_buf names;   /* "Namespace.Method(sig)\0" ... */
 	rtd_map modules; /* module id -> malloc'd short name */
 	rtd_buf s16;     /* UTF-16 conversion scratch */
@@ -97,6 +104,18 @@ static void merge_tail(rtd_nettrace_methods *m)
 	m->v = m->tmp;
 	m->tmp = t;
 	m->sorted = m->n;
+	m->tail_r2r = 0;
+	/* an entry point runs to the next start (records at one start are
+	 * adjacent), at most NT_R2R_MAX_SIZE */
+	for (size_t i = 0, next = 0; i < m->n; i++) {
+		if (next <= i)
+			for (next = i + 1; next < m->n &&
+					   m->v[next].start == m->v[i].start;)
+				next++;
+		uint64_t d = next < m->n ? m->v[next].start - m->v[i].start : 0;
+		m->v[i].reach = !d || d > NT_R2R_MAX_SIZE ? NT_R2R_MAX_SIZE
+							  : (uint32_t)d;
+	}
 }
 
 static bool str16(rtd_nettrace_methods *m, rtd_rd *r)
@@ -104,31 +123,23 @@ static bool str16(rtd_nettrace_methods *m, rtd_rd *r)
 	return nt_read_utf16z(r, &m->s16) == 0;
 }
 
-static int add_method(rtd_nettrace_methods *m, const uint8_t *p, size_t n)
+/* Append "Namespace.Name(sig)\0" read from r to the names; *at gets its
+ * offset. Returns 0, 1 when r is malformed (nothing kept), or an error. */
+static int read_name(rtd_nettrace_methods *m, rtd_rd *r, size_t *at)
 {
-	rtd_rd r;
-	rd_init(&r, p, n);
-	(void)rd_u64le(&r); /* MethodID */
-	uint64_t module = rd_u64le(&r);
-	uint64_t start = rd_u64le(&r);
-	uint32_t size = rd_u32le(&r);
-	(void)rd_u32le(&r); /* MethodToken */
-	(void)rd_u32le(&r); /* MethodFlags */
-	if (!rd_ok(&r) || size == 0)
-		return 0;
-	size_t at = m->names.len;
+	*at = m->names.len;
 	/* "Namespace.Name" then the signature from its '(' (as TraceEvent
 	 * and dotnetdiag print frames) */
-	if (!str16(m, &r))
-		return 0;
+	if (!str16(m, r))
+		return 1;
 	int err = rtd_buf_append(&m->names, m->s16.data, m->s16.len);
-	if (!err && !str16(m, &r))
+	if (!err && !str16(m, r))
 		goto bad;
-	if (!err && m->names.len > at)
+	if (!err && m->names.len > *at)
 		err = rtd_buf_putc(&m->names, '.');
 	if (!err)
 		err = rtd_buf_append(&m->names, m->s16.data, m->s16.len);
-	if (!err && !str16(m, &r))
+	if (!err && !str16(m, r))
 		goto bad;
 	if (!err) {
 		const char *sig = rtd_buf_cstr(&m->s16);
@@ -136,10 +147,17 @@ static int add_method(rtd_nettrace_methods *m, const uint8_t *p, size_t n)
 		err = rtd_buf_append(&m->names, paren ? paren : "",
 				     paren ? strlen(paren) + 1 : 1);
 	}
-	if (err) {
-		m->names.len = at;
-		return err;
-	}
+	if (err)
+		m->names.len = *at;
+	return err;
+bad:
+	m->names.len = *at;
+	return 1;
+}
+
+static int push(rtd_nettrace_methods *m, uint64_t start, uint32_t size,
+		uint64_t module, size_t at)
+{
 	if (m->n == m->cap) {
 		size_t nc = m->cap ? m->cap * 2 : 1024;
 		if (nc > NT_CAP_METHODS)
@@ -154,13 +172,48 @@ static int add_method(rtd_nettrace_methods *m, const uint8_t *p, size_t n)
 		m->tmp = nv;
 		m->cap = nc;
 	}
-	m->v[m->n++] = (struct mth){start, size, m->order++, module, at};
+	m->v[m->n++] = (struct mth){start, size, m->order++, module, at, 0};
+	m->tail_r2r += size == 0;
 	if (m->n - m->sorted > NT_METHODS_TAIL)
 		merge_tail(m);
 	return 0;
-bad:
-	m->names.len = at;
-	return 0;
+}
+
+static int add_method(rtd_nettrace_methods *m, const uint8_t *p, size_t n)
+{
+	rtd_rd r;
+	rd_init(&r, p, n);
+	(void)rd_u64le(&r); /* MethodID */
+	uint64_t module = rd_u64le(&r);
+	uint64_t start = rd_u64le(&r);
+	uint32_t size = rd_u32le(&r);
+	(void)rd_u32le(&r); /* MethodToken */
+	(void)rd_u32le(&r); /* MethodFlags */
+	if (!rd_ok(&r) || size == 0)
+		return 0;
+	size_t at;
+	int err = read_name(m, &r, &at);
+	if (err)
+		return err < 0 ? err : 0;
+	return push(m, start, size, module, at);
+}
+
+/* R2RGetEntryPoint: MethodID, Namespace, Name, Signature, EntryPoint. */
+static int add_r2r(rtd_nettrace_methods *m, const uint8_t *p, size_t n)
+{
+	rtd_rd r;
+	rd_init(&r, p, n);
+	(void)rd_u64le(&r); /* MethodID */
+	size_t at;
+	int err = read_name(m, &r, &at);
+	if (err)
+		return err < 0 ? err : 0;
+	uint64_t entry = rd_u64le(&r);
+	if (!rd_ok(&r) || !entry) {
+		m->names.len = at;
+		return 0;
+	}
+	return push(m, entry, 0, 0, at);
 }
 
 static int add_module(rtd_nettrace_methods *m, const uint8_t *p, size_t n,
@@ -213,6 +266,8 @@ int rtd_nettrace_methods_event(rtd_nettrace_methods *m,
 	uint32_t id = md->event_id;
 	if ((rt && id == 143) || (rd && (id == 143 || id == 144)))
 		return add_method(m, ev->payload, ev->payload_len);
+	if (rt && id == 159)
+		return add_r2r(m, ev->payload, ev->payload_len);
 	if ((rt && id == 152) || (rd && (id == 153 || id == 154)))
 		return add_module(m, ev->payload, ev->payload_len, false);
 	if ((rt && id == 151) || (rd && (id == 151 || id == 152)))
@@ -220,24 +275,78 @@ int rtd_nettrace_methods_event(rtd_nettrace_methods *m,
 	return 0;
 }
 
-const char *rtd_nettrace_methods_name(rtd_nettrace_methods *m, uint64_t ip)
+/* The index of the first sorted record that starts after s. */
+static size_t upper(const rtd_nettrace_methods *m, uint64_t s)
 {
-	const struct mth *best = NULL;
 	size_t lo = 0, hi = m->sorted;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (m->v[mid].start <= ip)
+		if (m->v[mid].start <= s)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo > 0 && ip - m->v[lo - 1].start < m->v[lo - 1].size)
-		best = &m->v[lo - 1];
+	return lo;
+}
+
+/* The first method start after s (sorted part and tail), 0 for none. */
+static uint64_t next_start(const rtd_nettrace_methods *m, uint64_t s)
+{
+	size_t lo = upper(m, s);
+	uint64_t next = lo < m->sorted ? m->v[lo].start : 0;
+	for (size_t i = m->sorted; i < m->n; i++)
+		if (m->v[i].start > s && (!next || m->v[i].start < next))
+			next = m->v[i].start;
+	return next;
+}
+
+/* Does x hold ip? An entry point without a size runs to the next method
+ * (worked out when it was merged into the sorted part; lookups merge a
+ * tail that holds one, so the walk below is for a table used otherwise). */
+static bool covers(const rtd_nettrace_methods *m, const struct mth *x,
+		   uint64_t ip)
+{
+	if (ip < x->start)
+		return false;
+	if (x->size)
+		return ip - x->start < x->size;
+	if (x->reach)
+		return ip - x->start < x->reach;
+	if (ip - x->start >= NT_R2R_MAX_SIZE)
+		return false;
+	uint64_t next = next_start(m, x->start);
+	uint64_t size = next ? next - x->start : 0;
+	if (!size || size > NT_R2R_MAX_SIZE)
+		size = NT_R2R_MAX_SIZE;
+	return ip - x->start < size;
+}
+
+/* Of two records covering one address: the later start; at one start a
+ * sized record over an entry point, else the later definition. */
+static bool better(const struct mth *x, const struct mth *best)
+{
+	if (!best || x->start != best->start)
+		return !best || x->start > best->start;
+	if (!x->size != !best->size)
+		return x->size != 0;
+	return x->order > best->order;
+}
+
+const char *rtd_nettrace_methods_name(rtd_nettrace_methods *m, uint64_t ip)
+{
+	/* an entry point's reach needs the starts after it: worked out once
+	 * by a merge rather than by every lookup scanning the tail */
+	if (m->tail_r2r)
+		merge_tail(m);
+	const struct mth *best = NULL;
+	size_t lo = upper(m, ip);
+	/* the records at the greatest start at or below ip */
+	for (size_t k = lo; k > 0 && m->v[k - 1].start == m->v[lo - 1].start; k--)
+		if (covers(m, &m->v[k - 1], ip) && better(&m->v[k - 1], best))
+			best = &m->v[k - 1];
 	for (size_t i = m->sorted; i < m->n; i++) {
 		const struct mth *x = &m->v[i];
-		if (ip - x->start < x->size &&
-		    (!best || x->start > best->start ||
-		     (x->start == best->start && x->order > best->order)))
+		if (covers(m, x, ip) && better(x, best))
 			best = x;
 	}
 	if (!best)

@@ -79,7 +79,16 @@ struct rtd_perf_profiler {
 	pid_t pid0;
 	int64_t start_ns;       /* CLOCK_REALTIME at the start */
 	uint64_t start_mono, end_ns; /* CLOCK_MONOTONIC: run()'s span */
+	FILE *kept;       /* RTD_PERF_PROF_KEEP_SAMPLES: struct kept_sample */
 	char errmsg[1024];
+};
+
+/* A sample kept for rtd_perf_profiler_each_sample(): its time and its
+ * leaf's call tree node (the path to the root is its stack and thread). */
+struct kept_sample {
+	uint64_t time;
+	uint32_t node;
+	uint32_t pad;
 };
 
 static _Thread_local char new_errmsg[1024];
@@ -278,6 +287,12 @@ static int on_sample(struct rtd_perf_profiler *p, const struct rtd_perf_sample *
 	}
 	p->nodes[node].count++;
 	p->nodes[node].period += s->period;
+	if (p->kept) {
+		struct kept_sample k = {s->time, node, 0};
+		if (fwrite(&k, sizeof(k), 1, p->kept) != 1)
+			return prof_err(p, -EIO, "keeping a sample: %s",
+					strerror(errno));
+	}
 	return 0;
 }
 
@@ -413,6 +428,7 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 	struct rtd_perf_profiler *p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
+	int r = 0;
 	p->flags = o.flags;
 	p->cap = 1024;
 	p->nodes = malloc(p->cap * sizeof(*p->nodes));
@@ -425,7 +441,15 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 	rtd_map_init(&p->tid_index, PROF_MAX_THREADS);
 	rtd_map_init(&p->comms, 0);
 	rtd_strmap_init(&p->modules, 0);
-	int r = 0;
+	if (o.flags & RTD_PERF_PROF_KEEP_SAMPLES) {
+		/* on disk, not in memory: a long recording stays bounded */
+		p->kept = tmpfile();
+		if (!p->kept) {
+			r = prof_err(p, -errno, "a temporary file for the samples: %s",
+				     strerror(errno));
+			goto fail;
+		}
+	}
 	for (size_t i = 0; i < o.npids; i++) {
 		char path[32];
 		snprintf(path, sizeof(path), "/proc/%d", (int)o.pids[i]);
@@ -536,6 +560,8 @@ void rtd_perf_profiler_stats(const struct rtd_perf_profiler *p,
 	struct rtd_sym_stats ss = {.sz = sizeof(ss)};
 	rtd_sym_stats(p->sym, &ss);
 	t.processes = ss.processes;
+	t.run_start = p->start_mono;
+	t.run_end = p->end_ns;
 	memcpy(st, &t, st->sz < sizeof(t) ? st->sz : sizeof(t));
 }
 
@@ -552,6 +578,8 @@ void rtd_perf_profiler_free(struct rtd_perf_profiler *p)
 	free(p->threads);
 	free(p->nodes);
 	free(p->ht);
+	if (p->kept)
+		fclose(p->kept);
 	free(p);
 }
 
@@ -594,7 +622,7 @@ static int to_frame(struct rtd_perf_profiler *p, rtd_profile *prof,
 	out->addr = sf->addr;
 	out->kind = frame_kind(sf->kind);
 	out->inlined = sf->inlined;
-	if (sf->module[0] == '/' && sf->map_limit > sf->map_start) {
+	if (prof && sf->module[0] == '/' && sf->map_limit > sf->map_start) {
 		char hex[2 * 64 + 1];
 		for (size_t i = 0; i < sf->build_id_len && i < 64; i++)
 			snprintf(hex + 2 * i, 3, "%02x", sf->build_id[i]);
@@ -645,6 +673,68 @@ static rtd_profile *new_profile(struct rtd_perf_profiler *p)
 	return prof;
 }
 
+/* Name every location (only those marked in need, when given), once each
+ * in id order so each file is loaded once: lf[loc] gives its frames in
+ * *framesp, innermost first. With prof, file code gets its mapping there. */
+static int name_all(struct rtd_perf_profiler *p, rtd_profile *prof,
+		    const uint8_t *need, struct loc_frames *lf,
+		    struct rtd_frame **framesp)
+{
+	size_t nloc = rtd_sym_nlocations(p->sym);
+	/* every location once, in id order: each file is loaded once */
+	struct rtd_sym_frame *sfr = NULL;
+	size_t nsfr = 0, scap = 0;
+	struct rtd_sym_frame fr[RTD_SYM_MAX_INLINE + 1];
+	for (size_t i = 0; i < nloc; i++) {
+		if (need && !need[i])
+			continue;
+		int n = rtd_sym_resolve(p->sym, (int64_t)i, fr, RTD_SYM_MAX_INLINE + 1);
+		if (n < 1)
+			continue;
+		if (nsfr + (size_t)n > scap) {
+			size_t nc = scap ? scap * 2 : 4096;
+			while (nc < nsfr + (size_t)n)
+				nc *= 2;
+			struct rtd_sym_frame *nv = realloc(sfr, nc * sizeof(*nv));
+			if (!nv) {
+				free(sfr);
+				return -ENOMEM;
+			}
+			sfr = nv;
+			scap = nc;
+		}
+		lf[i].first = (uint32_t)nsfr;
+		lf[i].n = (uint16_t)n;
+		memcpy(sfr + nsfr, fr, (size_t)n * sizeof(*fr));
+		nsfr += (size_t)n;
+	}
+	/* pprof takes the first mapping for the program: the executable is
+	 * the file mapped lowest (a library's addresses are above it) */
+	const struct rtd_sym_frame *lowest = NULL;
+	for (size_t i = 0; i < nsfr; i++)
+		if (sfr[i].module[0] == '/' && sfr[i].map_limit > sfr[i].map_start &&
+		    (!lowest || sfr[i].map_start < lowest->map_start))
+			lowest = &sfr[i];
+	struct rtd_frame *frames = malloc((nsfr ? nsfr : 1) * sizeof(*frames));
+	if (!frames) {
+		free(sfr);
+		return -ENOMEM;
+	}
+	if (lowest)
+		to_frame(p, prof, lowest, &frames[0]);
+	for (size_t i = 0; i < nsfr; i++) {
+		to_frame(p, prof, &sfr[i], &frames[i]);
+		size_t nl = strlen(sfr[i].name);
+		if (!rtd_strmap_get(&p->modules, sfr[i].name, nl, NULL))
+			rtd_strmap_put(&p->modules, sfr[i].name, nl,
+				       (void *)sfr[i].module);
+	}
+
+	free(sfr);
+	*framesp = frames;
+	return 0;
+}
+
 /* The profile of the call tree's samples. With only_sampled, only the
  * locations on sampled paths are named (a take names what it needs; the
  * symbolizer keeps what it loaded). */
@@ -678,58 +768,9 @@ static int build(struct rtd_perf_profiler *p, rtd_profile **out,
 		r = -ENOMEM;
 		goto done;
 	}
-	/* every location once, in id order: each file is loaded once */
-	struct rtd_sym_frame *sfr = NULL;
-	size_t nsfr = 0, scap = 0;
-	struct rtd_sym_frame fr[RTD_SYM_MAX_INLINE + 1];
-	for (size_t i = 0; i < nloc; i++) {
-		if (need && !need[i])
-			continue;
-		int n = rtd_sym_resolve(p->sym, (int64_t)i, fr, RTD_SYM_MAX_INLINE + 1);
-		if (n < 1)
-			continue;
-		if (nsfr + (size_t)n > scap) {
-			size_t nc = scap ? scap * 2 : 4096;
-			while (nc < nsfr + (size_t)n)
-				nc *= 2;
-			struct rtd_sym_frame *nv = realloc(sfr, nc * sizeof(*nv));
-			if (!nv) {
-				free(sfr);
-				r = -ENOMEM;
-				goto done;
-			}
-			sfr = nv;
-			scap = nc;
-		}
-		lf[i].first = (uint32_t)nsfr;
-		lf[i].n = (uint16_t)n;
-		memcpy(sfr + nsfr, fr, (size_t)n * sizeof(*fr));
-		nsfr += (size_t)n;
-	}
-	/* pprof takes the first mapping for the program: the executable is
-	 * the file mapped lowest (a library's addresses are above it) */
-	const struct rtd_sym_frame *lowest = NULL;
-	for (size_t i = 0; i < nsfr; i++)
-		if (sfr[i].module[0] == '/' && sfr[i].map_limit > sfr[i].map_start &&
-		    (!lowest || sfr[i].map_start < lowest->map_start))
-			lowest = &sfr[i];
-	frames = malloc((nsfr ? nsfr : 1) * sizeof(*frames));
-	if (!frames) {
-		free(sfr);
-		r = -ENOMEM;
+	r = name_all(p, prof, need, lf, &frames);
+	if (r)
 		goto done;
-	}
-	if (lowest)
-		to_frame(p, prof, lowest, &frames[0]);
-	for (size_t i = 0; i < nsfr; i++) {
-		to_frame(p, prof, &sfr[i], &frames[i]);
-		size_t nl = strlen(sfr[i].name);
-		if (!rtd_strmap_get(&p->modules, sfr[i].name, nl, NULL))
-			rtd_strmap_put(&p->modules, sfr[i].name, nl,
-				       (void *)sfr[i].module);
-	}
-
-	free(sfr);
 	/* each node with samples: its path from the root, a sample of its
 	 * thread */
 	for (size_t i = 1; i < p->nnodes; i++) {
@@ -796,5 +837,86 @@ int rtd_perf_profiler_take(struct rtd_perf_profiler *p, rtd_profile **out)
 	if (p->ht)
 		memset(p->ht, 0, p->htsize * sizeof(*p->ht));
 	p->st.nodes = 0;
+	if (p->kept && (fflush(p->kept) || ftruncate(fileno(p->kept), 0) ||
+			fseek(p->kept, 0, SEEK_SET)))
+		return prof_err(p, -EIO, "dropping the kept samples: %s",
+				strerror(errno));
 	return 0;
+}
+
+int rtd_perf_profiler_each_sample(struct rtd_perf_profiler *p,
+				  rtd_perf_profiler_sample_fn fn, void *ctx)
+{
+	if (!p || !fn)
+		return -RTD_E_INVAL;
+	if (!p->kept)
+		return prof_err(p, -RTD_E_STATE, "the profiler keeps no samples "
+				"(RTD_PERF_PROF_KEEP_SAMPLES)");
+	size_t nloc = rtd_sym_nlocations(p->sym);
+	struct loc_frames *lf = calloc(nloc ? nloc : 1, sizeof(*lf));
+	struct rtd_frame *stack = malloc(sizeof(*stack) *
+					 (PROF_MAX_DEPTH * (RTD_SYM_MAX_INLINE + 1) + 1));
+	struct kept_sample *buf = malloc(4096 * sizeof(*buf));
+	struct rtd_frame *frames = NULL;
+	int r = 0;
+	if (!lf || !stack || !buf) {
+		r = -ENOMEM;
+		goto done;
+	}
+	r = name_all(p, NULL, NULL, lf, &frames);
+	if (r)
+		goto done;
+	if (fflush(p->kept) || fseek(p->kept, 0, SEEK_SET)) {
+		r = prof_err(p, -EIO, "reading the kept samples: %s", strerror(errno));
+		goto done;
+	}
+	size_t got;
+	while (!r && (got = fread(buf, sizeof(*buf), 4096, p->kept)) > 0) {
+		for (size_t i = 0; i < got && !r; i++) {
+			/* leaf first: up the call tree to the thread's root */
+			size_t ns = 0, depth = 0;
+			const struct pthread *t = NULL;
+			for (uint32_t k = buf[i].node;
+			     k && k < p->nnodes && depth++ <= PROF_MAX_DEPTH;
+			     k = p->nodes[k].parent) {
+				uint32_t key = p->nodes[k].key;
+				if (key & THREAD_KEY) {
+					if ((key & ~THREAD_KEY) < p->nthreads)
+						t = &p->threads[key & ~THREAD_KEY];
+					continue;
+				}
+				if (key >= nloc)
+					continue;
+				const struct loc_frames *l = &lf[key];
+				for (size_t j = 0; j < l->n; j++)
+					stack[ns++] = frames[l->first + j];
+			}
+			struct rtd_perf_profiler_sample smp = {.sz = sizeof(smp)};
+			smp.time = buf[i].time;
+			smp.frames = stack;
+			smp.nframes = ns;
+			if (t) {
+				smp.pid = t->pid;
+				smp.tid = t->tid;
+				smp.thread = t->comm[0] ? t->comm : NULL;
+				void *v;
+				if (rtd_map_get(&p->tid_index, t->pid, &v) &&
+				    p->threads[(uintptr_t)v - 1].pid == t->pid &&
+				    p->threads[(uintptr_t)v - 1].comm[0])
+					smp.process = p->threads[(uintptr_t)v - 1].comm;
+			}
+			r = fn(&smp, ctx);
+		}
+	}
+	if (!r && ferror(p->kept))
+		r = prof_err(p, -EIO, "reading the kept samples: %s", strerror(errno));
+	/* later samples are kept after these */
+	if (fseek(p->kept, 0, SEEK_END) && !r)
+		r = -EIO;
+done:
+	free(lf);
+	free(stack);
+	free(buf);
+	free(frames);
+	return r;
 }

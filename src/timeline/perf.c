@@ -322,3 +322,122 @@ int rtd_tl_perf_record(rtd_tl_perf *a, const struct rtd_perf_sample *s)
 	}
 	return a->err;
 }
+
+/* ---- a perf profiler's kept samples ------------------------------------------ */
+
+struct pp_ctx {
+	rtd_timeline *tl;
+	rtd_map procs;   /* pid -> track id */
+	rtd_map threads; /* pid << 32 | tid -> track id */
+	uint64_t span;   /* the recording's track */
+	struct rtd_perf_profiler_stats st;
+	bool begun;
+	int64_t last;
+};
+
+/* The recording's slice, begun at the run's start or at the first sample
+ * when that is earlier (a command's exec enables sampling before the run
+ * loop starts), so every sample lies within it. */
+static int pp_begin(struct pp_ctx *c, int64_t first)
+{
+	int64_t ts = c->st.run_start && (int64_t)c->st.run_start < first
+			     ? (int64_t)c->st.run_start : first;
+	struct rtd_tl_arg args[2] = {
+		{.key = "samples", .type = RTD_TL_UINT, .u = c->st.samples},
+		{.key = "lost", .type = RTD_TL_UINT, .u = c->st.lost},
+	};
+	struct rtd_tl_event e = {.sz = sizeof(e), .track = c->span, .ts = ts,
+				 .name = "recording", .category = "perf",
+				 .args = args, .nargs = 2};
+	c->begun = true;
+	c->last = ts;
+	return rtd_timeline_begin(c->tl, &e);
+}
+
+static int pp_track(struct pp_ctx *c, const struct rtd_perf_profiler_sample *s,
+		    uint64_t *out)
+{
+	uint64_t key = ((uint64_t)s->pid << 32) | s->tid;
+	void *v;
+	if (rtd_map_get(&c->threads, key, &v)) {
+		*out = (uint64_t)(uintptr_t)v;
+		return 0;
+	}
+	char name[64];
+	if (!rtd_map_get(&c->procs, s->pid, &v)) {
+		const char *pn = s->process ? s->process : s->thread;
+		if (pn)
+			snprintf(name, sizeof(name), "%.40s", pn);
+		else
+			snprintf(name, sizeof(name), "process %u", s->pid);
+		struct rtd_track t = {.sz = sizeof(t), .kind = RTD_TRACK_PROCESS,
+				      .pid = s->pid, .name = name};
+		int64_t id = rtd_timeline_add_track(c->tl, &t);
+		if (id < 0)
+			return (int)id;
+		int r = rtd_map_put(&c->procs, s->pid, (void *)(uintptr_t)id, NULL);
+		if (r)
+			return r;
+		v = (void *)(uintptr_t)id;
+	}
+	if (s->thread)
+		snprintf(name, sizeof(name), "%.40s", s->thread);
+	else
+		snprintf(name, sizeof(name), "thread %u", s->tid);
+	struct rtd_track t = {.sz = sizeof(t), .kind = RTD_TRACK_THREAD,
+			      .pid = s->pid, .tid = s->tid, .name = name,
+			      .parent = (uint64_t)(uintptr_t)v};
+	int64_t id = rtd_timeline_add_track(c->tl, &t);
+	if (id < 0)
+		return (int)id;
+	int r = rtd_map_put(&c->threads, key, (void *)(uintptr_t)id, NULL);
+	if (r)
+		return r;
+	*out = (uint64_t)id;
+	return 0;
+}
+
+static int pp_sample(const struct rtd_perf_profiler_sample *s, void *ctx)
+{
+	struct pp_ctx *c = ctx;
+	int64_t ts = (int64_t)s->time;
+	int r = c->begun ? 0 : pp_begin(c, ts);
+	uint64_t track = 0;
+	if (!r)
+		r = pp_track(c, s, &track);
+	if (r)
+		return r;
+	if (ts > c->last)
+		c->last = ts;
+	return rtd_timeline_sample(c->tl, track, ts, s->frames, s->nframes);
+}
+
+int rtd_tl_perf_profiler(rtd_timeline *tl, struct rtd_perf_profiler *p,
+			 const char *name)
+{
+	if (!tl || !p)
+		return -RTD_E_INVAL;
+	struct pp_ctx c = {.tl = tl};
+	c.st.sz = sizeof(c.st);
+	rtd_perf_profiler_stats(p, &c.st);
+	/* the recording's span: the viewer's time range, and what the
+	 * samples are out of */
+	struct rtd_track t = {.sz = sizeof(t), .kind = RTD_TRACK_NAMED,
+			      .name = name ? name : "perf record"};
+	int64_t id = rtd_timeline_add_track(tl, &t);
+	if (id < 0)
+		return (int)id;
+	c.span = (uint64_t)id;
+	rtd_map_init(&c.procs, 0);
+	rtd_map_init(&c.threads, 0);
+	int r = rtd_perf_profiler_each_sample(p, pp_sample, &c);
+	rtd_map_free(&c.procs);
+	rtd_map_free(&c.threads);
+	if (!r && !c.begun && c.st.run_start)
+		r = pp_begin(&c, (int64_t)c.st.run_start);
+	if (!r && c.begun)
+		r = rtd_timeline_end(tl, c.span,
+				     (int64_t)c.st.run_end > c.last
+					     ? (int64_t)c.st.run_end : c.last);
+	return r;
+}

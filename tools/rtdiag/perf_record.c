@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_format.h"
 #include "out.h"
 #include "perf_cli.h"
+#include "rtdiag/timeline.h"
 
 enum {
 	O_PID = 1, O_ALL, O_CGROUP, O_FREQ, O_EVENT, O_CG, O_STACK, O_DUR,
@@ -42,9 +44,12 @@ static const struct cli_opt record_opts[] = {
 	{O_KERNEL, "kernel", 0, CLI_ARG_NONE, 0, NULL,
 	 "kernel frames too (default when the kernel allows it)", 0, 0},
 	{O_NOKERNEL, "no-kernel", 0, CLI_ARG_NONE, 0, NULL, "user space only", 0, 0},
-	{O_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
-	 "write to FILE (.folded, .pb.gz/.pprof, .svg, .speedscope.json, .txt) instead of the top table on stdout", 0, 0},
-	{O_FORMAT, "format", 0, CLI_ARG_CHOICE, 0, "top|folded|pprof|svg|speedscope",
+	{O_OUT, "output", 'o', CLI_ARG_STR, CLI_OPT_REPEAT, "FILE",
+	 "write to FILE (.folded, .pb.gz/.pprof, .svg, .speedscope.json, .txt, "
+	 ".perfetto-trace/.pftrace) instead of the top table on stdout; up to 4 "
+	 "times: one recording, each FILE in the format its name says", 0, 0},
+	{O_FORMAT, "format", 0, CLI_ARG_CHOICE, 0,
+	 "top|folded|pprof|svg|speedscope|perfetto|chrome-json",
 	 "output format (default: from FILE's name, else top)", 0, 0},
 	{O_THREADS, "per-thread", 0, CLI_ARG_NONE, 0, NULL,
 	 "folded and SVG: a root frame per thread (pid/tid name)", 0, 0},
@@ -70,7 +75,8 @@ const struct cli_cmd perf_cmd_record = {
 	"A CPU profile of any process: where it spends CPU time, with names.\n"
 	"Mixed-mode call stacks (kernel, native, .NET JIT, Go) named by rtdiag\n"
 	"itself; prints the hottest functions (self %, total %, function,\n"
-	"module), or writes folded stacks, pprof, SVG or speedscope.",
+	"module), or writes folded stacks, pprof, SVG, speedscope, or a timeline\n"
+	"of the samples (Perfetto, Chrome JSON).",
 	record_opts, 0, 0, CLI_CMD_COMMAND, perf_record_main,
 	"Samples use the cpu-clock timer at 99 Hz per thread; the call stack comes\n"
 	"from frame pointers (-g fp), or from a copy of each sample's stack\n"
@@ -94,11 +100,13 @@ const struct cli_cmd perf_cmd_record = {
 	"examples:\n"
 	"  rtdiag perf record -p 4242 -d 10\n"
 	"  rtdiag perf record -F 999 -g dwarf -o cpu.folded -- ./app --bench\n"
-	"  rtdiag perf record -a -d 5 -o cpu.pb.gz   # go tool pprof -top cpu.pb.gz\n",
+	"  rtdiag perf record -a -d 5 -o cpu.pb.gz   # go tool pprof -top cpu.pb.gz\n"
+	"  rtdiag perf record -p 4242 -d 10 -o cpu.svg -o cpu.pftrace   # ui.perfetto.dev\n",
 };
 
 /* --format's choices, in the order of its table entry */
-enum fmt { FMT_TOP, FMT_FOLDED, FMT_PPROF, FMT_SVG, FMT_SPEEDSCOPE, FMT_NONE = -1 };
+enum fmt { FMT_TOP, FMT_FOLDED, FMT_PPROF, FMT_SVG, FMT_SPEEDSCOPE,
+	   FMT_PERFETTO, FMT_CHROME_JSON, FMT_NONE = -1 };
 
 static enum fmt format_of_path(const char *path)
 {
@@ -110,7 +118,10 @@ static enum fmt format_of_path(const char *path)
 	case RTD_PROFILE_FMT_PPROF: return FMT_PPROF;
 	case RTD_PROFILE_FMT_SVG: return FMT_SVG;
 	case RTD_PROFILE_FMT_SPEEDSCOPE: return FMT_SPEEDSCOPE;
-	default: return FMT_NONE;
+	default:
+		/* .json is speedscope's above: Chrome JSON by --format */
+		return rtd_timeline_format_from_path(path) == RTD_TIMELINE_FMT_PERFETTO
+			       ? FMT_PERFETTO : FMT_NONE;
 	}
 }
 
@@ -172,8 +183,9 @@ struct record_args {
 	const char *cgroups[16];
 	size_t ncgroups;
 	bool all, stats, kernel_set, no_kernel, per_thread;
-	const char *out;
-	int format;
+	const char *outs[4];
+	int format, formats[4];
+	size_t nouts;
 	long long rows;
 	struct rtd_perf_sampler_opts so;
 	struct rtd_sym_opts sym;
@@ -212,7 +224,11 @@ static int parse(struct record_args *a, int argc, char **argv)
 		case O_DUR: a->duration = v.d; break;
 		case O_KERNEL: a->kernel_set = true; break;
 		case O_NOKERNEL: a->no_kernel = true; break;
-		case O_OUT: a->out = v.str; break;
+		case O_OUT:
+			if (a->nouts == 4)
+				return cli_cmd_usage(&perf_cmd_record, "at most 4 -o");
+			a->outs[a->nouts++] = v.str;
+			break;
 		case O_FORMAT: a->format = (int)v.i; break;
 		case O_TOP: a->rows = v.i; break;
 		case O_PAGES:
@@ -237,41 +253,71 @@ static int parse(struct record_args *a, int argc, char **argv)
 	if ((a->npids > 0) + (a->ncgroups > 0) + a->all + (a->cmd != NULL) > 1)
 		return cli_cmd_usage(&perf_cmd_record,
 				     "-p, --cgroup, -a and -- COMMAND exclude each other");
-	if (a->format == FMT_NONE) {
-		a->format = FMT_TOP;
-		if (a->out && !cli_out_is_stdout(a->out)) {
-			a->format = format_of_path(a->out);
-			if (a->format == FMT_NONE)
+	if (a->format != FMT_NONE && a->nouts > 1)
+		return cli_cmd_usage(&perf_cmd_record, "--format with several -o: "
+				     "each FILE's name says its format");
+	if (!a->nouts)
+		a->outs[a->nouts++] = "-";
+	for (size_t i = 0; i < a->nouts; i++) {
+		a->formats[i] = a->format;
+		if (a->formats[i] != FMT_NONE)
+			continue;
+		a->formats[i] = FMT_TOP;
+		if (!cli_out_is_stdout(a->outs[i])) {
+			a->formats[i] = format_of_path(a->outs[i]);
+			if (a->formats[i] == FMT_NONE)
 				return cli_cmd_usage(&perf_cmd_record,
 						     "-o %s: cannot tell the format from the name "
 						     "(.folded, .pb.gz, .pprof, .svg, .speedscope.json, "
-						     ".txt): give --format",
-						     a->out);
+						     ".perfetto-trace, .pftrace, .txt): give --format",
+						     a->outs[i]);
 		}
 	}
 	return -1;
 }
 
-static int write_profile(struct record_args *a, struct rtd_perf_profiler *pr,
-			 const rtd_profile *prof, uint64_t samples)
+/* The kept samples as a timeline (rtd_tl_perf_profiler). */
+static int write_timeline(const char *path, int format,
+			  struct rtd_perf_profiler *pr)
 {
+	struct cli_format f = {.kind = CLI_FMT_TIMELINE};
+	f.tl = format == FMT_PERFETTO ? RTD_TIMELINE_FMT_PERFETTO
+				      : RTD_TIMELINE_FMT_CHROME_JSON;
+	struct cli_timeline t;
+	if (cli_timeline_open(&t, &f, path))
+		return CLI_FAIL;
+	int r = rtd_tl_perf_profiler(t.tl, pr, NULL);
+	if (r) {
+		cli_timeline_close(&t, false);
+		return cli_fail("%s: %s", path, rtd_strerror(r));
+	}
+	return cli_timeline_close(&t, true);
+}
+
+static int write_profile(struct record_args *a, const char *path, int format,
+			 struct rtd_perf_profiler *pr, const rtd_profile *prof,
+			 uint64_t samples)
+{
+	if (format == FMT_PERFETTO || format == FMT_CHROME_JSON)
+		return write_timeline(path, format, pr);
 	struct cli_out o;
-	if (cli_out_open(&o, a->out ? a->out : "-"))
+	if (cli_out_open(&o, path))
 		return CLI_FAIL;
 	int r;
 	static const enum rtd_profile_format fmts[] = {
 		RTD_PROFILE_FMT_TOP, RTD_PROFILE_FMT_FOLDED, RTD_PROFILE_FMT_PPROF,
 		RTD_PROFILE_FMT_SVG, RTD_PROFILE_FMT_SPEEDSCOPE};
-	if (a->format == FMT_TOP) {
+	if (format == FMT_TOP) {
 		r = write_top(pr, prof, o.f, (size_t)a->rows, samples);
 	} else {
 		struct rtd_profile_write_opts wo = {.sz = sizeof(wo)};
 		wo.thread_roots = a->per_thread;
-		r = rtd_profile_write(prof, fmts[a->format], o.f, &wo);
+		r = rtd_profile_write(prof, fmts[format], o.f, &wo);
 	}
 	if (r) {
 		cli_out_abort(&o);
-		return cli_fail("%s: %s", a->out ? a->out : "stdout", rtd_strerror(r));
+		return cli_fail("%s: %s", cli_out_is_stdout(path) ? "stdout" : path,
+				rtd_strerror(r));
 	}
 	return cli_out_commit(&o) ? CLI_FAIL : CLI_OK;
 }
@@ -314,8 +360,12 @@ int perf_record_main(int argc, char **argv)
 	int rc = parse(&a, argc, argv);
 	if (rc >= 0)
 		return rc;
-	if (a.out && cli_out_check(a.out))
-		return CLI_FAIL;
+	for (size_t i = 0; i < a.nouts; i++) {
+		if (cli_out_check(a.outs[i]))
+			return CLI_FAIL;
+		if (a.formats[i] == FMT_PERFETTO || a.formats[i] == FMT_CHROME_JSON)
+			a.flags |= RTD_PERF_PROF_KEEP_SAMPLES;
+	}
 	a.so.exclude_kernel = a.no_kernel;
 	raise_nofile();
 
@@ -408,7 +458,9 @@ int perf_record_main(int argc, char **argv)
 	if (st.lost)
 		fprintf(stderr, "rtdiag: %llu samples lost (the ring was full: "
 				"raise -m)\n", (unsigned long long)st.lost);
-	rc = write_profile(&a, pr, prof, st.samples);
+	rc = CLI_OK;
+	for (size_t i = 0; i < a.nouts && rc == CLI_OK; i++)
+		rc = write_profile(&a, a.outs[i], a.formats[i], pr, prof, st.samples);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (a.stats) {
 		print_stats(pr);

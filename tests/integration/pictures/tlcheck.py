@@ -3,6 +3,10 @@
 #
 #   tlcheck.py perfetto DECODED.txt   (the text of protoc --decode=perfetto.protos.Trace)
 #   tlcheck.py json FILE.json         (Chrome Trace Event JSON)
+#   tlcheck.py perfetto-stacks DECODED.txt | json-stacks FILE.json
+#                                     (after the same checks: the CPU samples'
+#                                     stacks as folded lines, root first, each
+#                                     with its count of samples)
 #
 # Checks, in the order a viewer shows events (sorted by time, stable), that
 # every slice end closes an open slice of its track, that slices nest (an
@@ -14,6 +18,8 @@
 # event names, counters, instants, samples, flows; exits 1 on a violation.
 import json, re, sys
 from collections import Counter, defaultdict
+
+STACKS = Counter()  # root;...;leaf -> samples, for the *-stacks modes
 
 def fail(msg):
     print("tlcheck: " + msg, file=sys.stderr)
@@ -141,6 +147,7 @@ def check_perfetto(path):
             elif typ == 'TYPE_INSTANT':
                 if 'callstack_iid' in te:
                     samples += 1
+                    STACKS[';'.join(funcs[frames[f]] for f in stacks[te['callstack_iid'][0]])] += 1
                 else:
                     instants[name] += 1; evnames.add(name)
             elif typ == 'TYPE_COUNTER':
@@ -182,7 +189,9 @@ def check_json(path):
             if e['dur'] < 0: fail("negative dur")
             slices[tn] += 1; evnames.add(e['name'])
         elif ph == 'i':
-            if e.get('cat') == 'sample': samples += 1
+            if e.get('cat') == 'sample':
+                samples += 1
+                STACKS[';'.join(reversed(e.get('args', {}).get('stack', [])))] += 1
             else: instants[e['name']] += 1; evnames.add(e['name'])
         elif ph == 'C':
             counters[e['name']] += 1
@@ -197,5 +206,9 @@ def check_json(path):
 
 if __name__ == '__main__':
     kind, path = sys.argv[1], sys.argv[2]
-    out = check_perfetto(path) if kind == 'perfetto' else check_json(path)
-    print(json.dumps(out, sort_keys=True))
+    out = check_perfetto(path) if kind.startswith('perfetto') else check_json(path)
+    if kind.endswith('-stacks'):
+        for k in sorted(STACKS):
+            print("%s %d" % (k, STACKS[k]))
+    else:
+        print(json.dumps(out, sort_keys=True))

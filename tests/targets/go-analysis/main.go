@@ -45,15 +45,29 @@ import (
 
 var sink int
 
+// What the goroutines measured: each writes its own slot (no lock: a
+// contended lock would add waits of its own), read after the round.
+type measure struct {
+	kind, name string
+	d          time.Duration
+}
+
 var (
-	measured   []string
-	measuredMu sync.Mutex
+	mChan, mMutex, mRead, mDial, mSleep, mRegion1, mRegion2 measure
 )
 
-func note(kind, name string, d time.Duration) {
-	measuredMu.Lock()
-	measured = append(measured, fmt.Sprintf("%s %s %d", kind, name, d.Nanoseconds()))
-	measuredMu.Unlock()
+func note(m *measure, kind, name string, d time.Duration) {
+	*m = measure{kind, name, d}
+}
+
+func measuredLines() []string {
+	var out []string
+	for _, m := range []*measure{&mChan, &mMutex, &mRead, &mDial, &mSleep, &mRegion1, &mRegion2} {
+		if m.name != "" {
+			out = append(out, fmt.Sprintf("%s %s %d", m.kind, m.name, m.d.Nanoseconds()))
+		}
+	}
+	return out
 }
 
 func spin(d time.Duration) {
@@ -72,7 +86,7 @@ func chanWaiter(c chan int, done *sync.WaitGroup) {
 	defer done.Done()
 	t := time.Now()
 	<-c
-	note("wait", "main.chanWaiter", time.Since(t))
+	note(&mChan, "wait", "main.chanWaiter", time.Since(t))
 }
 
 //go:noinline
@@ -80,7 +94,7 @@ func mutexWaiter(mu *sync.Mutex, done *sync.WaitGroup) {
 	defer done.Done()
 	t := time.Now()
 	mu.Lock()
-	note("wait", "main.mutexWaiter", time.Since(t))
+	note(&mMutex, "wait", "main.mutexWaiter", time.Since(t))
 	mu.Unlock()
 }
 
@@ -89,7 +103,7 @@ func netClient(addr string, done *sync.WaitGroup) {
 	defer done.Done()
 	t0 := time.Now()
 	c, err := net.Dial("tcp", addr)
-	note("dial", "main.netClient", time.Since(t0))
+	note(&mDial, "dial", "main.netClient", time.Since(t0))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -99,7 +113,7 @@ func netClient(addr string, done *sync.WaitGroup) {
 	buf := make([]byte, 4)
 	t := time.Now()
 	io.ReadFull(c, buf)
-	note("wait", "main.netClient", time.Since(t))
+	note(&mRead, "wait", "main.netClient", time.Since(t))
 }
 
 //go:noinline
@@ -108,7 +122,7 @@ func sleeper(done *sync.WaitGroup) {
 	ts := syscall.Timespec{Nsec: 20 * 1000 * 1000}
 	t := time.Now()
 	syscall.Nanosleep(&ts, nil)
-	note("wait", "main.sleeper", time.Since(t))
+	note(&mSleep, "wait", "main.sleeper", time.Since(t))
 	// Go 1.22+'s syscall profile ends a call at the goroutine's next
 	// state change with a stack: a short sleep gives it one
 	time.Sleep(time.Millisecond)
@@ -120,10 +134,10 @@ func regions(done *sync.WaitGroup) {
 	ctx, task := trace.NewTask(context.Background(), "known-task")
 	t := time.Now()
 	trace.WithRegion(ctx, "sleep-25ms", func() { time.Sleep(25 * time.Millisecond) })
-	note("region", "sleep-25ms", time.Since(t))
+	note(&mRegion1, "region", "sleep-25ms", time.Since(t))
 	t = time.Now()
 	trace.WithRegion(ctx, "spin", func() { spin(10 * time.Millisecond) })
-	note("region", "spin", time.Since(t))
+	note(&mRegion2, "region", "spin", time.Since(t))
 	task.End()
 }
 
@@ -133,11 +147,24 @@ func spinner(done *sync.WaitGroup) {
 	spin(5 * time.Millisecond)
 }
 
-// cpuBurn: 100 ms of CPU, ~10 CPU samples at the profiler's 100 Hz
+// cpuBurn: 100 ms of the process's CPU time (not of the wall clock: on a
+// loaded machine 100 ms of wall can be a few ms of CPU and no sample),
+// ~10 CPU samples at the profiler's 100 Hz; at most 10 s of wall.
 //
 //go:noinline
 func cpuBurn() {
-	spin(100 * time.Millisecond)
+	start, end := cpuTime(), time.Now().Add(10*time.Second)
+	for cpuTime()-start < 100*time.Millisecond && time.Now().Before(end) {
+		spin(time.Millisecond)
+	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func round(ln net.Listener) {
@@ -204,7 +231,7 @@ func main() {
 		trace.Stop()
 		pprof.StopCPUProfile()
 		f.Close()
-		for _, m := range measured {
+		for _, m := range measuredLines() {
 			fmt.Println(m)
 		}
 	case "serve":
@@ -239,9 +266,6 @@ func main() {
 		}
 		for end.IsZero() || time.Now().Before(end) {
 			round(ln)
-			measuredMu.Lock()
-			measured = measured[:0]
-			measuredMu.Unlock()
 		}
 		os.Exit(0)
 	default:

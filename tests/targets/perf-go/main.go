@@ -1,11 +1,14 @@
 // perf-go: two hot Go functions (3:1 by work), for the CPU profiler test
 // built with Go 1.19 and Go 1.23, with and without a symbol table.
-// usage: perf-go SECONDS
+// usage: perf-go SECONDS (of its own CPU time: on a loaded machine a
+// span of wall time can hold too few samples for the 3:1 to show; at most
+// ten times SECONDS of wall)
 package main
 
 import (
 	"os"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -34,9 +37,18 @@ func main() {
 	if len(os.Args) > 1 {
 		secs, _ = strconv.ParseFloat(os.Args[1], 64)
 	}
-	end := time.Now().Add(time.Duration(secs * float64(time.Second)))
-	for time.Now().Before(end) {
+	want := time.Duration(secs * float64(time.Second))
+	end := time.Now().Add(10 * want)
+	for cpuTime() < want && time.Now().Before(end) {
 		sink += hotLoop(3000000)
 		sink += warmLoop(1000000)
 	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -358,6 +358,34 @@ static int nt_draw(void *ctx, const struct rtd_nettrace_event *ev)
 	return rtd_tl_nettrace_event(p->a, p->dec, ev);
 }
 
+/* A shared nettrace vector, read whole; skips the test without it. */
+static uint8_t *nettrace_vector(const char *name, size_t *len)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "testdata/nettrace/%s", name);
+	const char *v = rtd_test_vector(path);
+	if (!v) {
+		printf("SKIP: ../shared/testdata missing\n");
+		skip();
+	}
+	uint8_t *b = rtd_test_slurp(v, len);
+	assert_non_null(b);
+	return b;
+}
+
+/* A first pass: the stream's method table. */
+static rtd_nettrace_methods *learn_methods(const uint8_t *b, size_t len)
+{
+	struct nt_pass learn = {.m = rtd_nettrace_methods_new()};
+	struct rtd_nettrace_opts no = {.sz = sizeof(no), .ctx = &learn,
+				       .on_event = nt_learn};
+	rtd_nettrace *d = rtd_nettrace_new(&no);
+	assert_true(rtd_nettrace_feed(d, b, len) >= 0);
+	assert_int_equal(rtd_nettrace_finish(d), 0);
+	rtd_nettrace_free(d);
+	return learn.m;
+}
+
 static char *nettrace_json(const uint8_t *b, size_t len, rtd_nettrace_methods *m)
 {
 	char *out = NULL;
@@ -384,22 +412,9 @@ static char *nettrace_json(const uint8_t *b, size_t len, rtd_nettrace_methods *m
 static void nettrace_named_samples(void **state)
 {
 	(void)state;
-	const char *v = rtd_test_vector(
-		"testdata/nettrace/dotnet-5.0-SampleProfiler-single-thread.golden.nettrace");
-	if (!v) {
-		printf("SKIP: ../shared/testdata missing\n");
-		skip();
-	}
 	size_t len = 0;
-	uint8_t *b = rtd_test_slurp(v, &len);
-	assert_non_null(b);
-	struct nt_pass learn = {.m = rtd_nettrace_methods_new()};
-	struct rtd_nettrace_opts no = {.sz = sizeof(no), .ctx = &learn,
-				       .on_event = nt_learn};
-	rtd_nettrace *d = rtd_nettrace_new(&no);
-	assert_true(rtd_nettrace_feed(d, b, len) >= 0);
-	assert_int_equal(rtd_nettrace_finish(d), 0);
-	rtd_nettrace_free(d);
+	uint8_t *b = nettrace_vector("dotnet-5.0-SampleProfiler-single-thread.golden.nettrace", &len);
+	struct nt_pass learn = {.m = learn_methods(b, len)};
 	assert_true(rtd_nettrace_methods_count(learn.m) > 0);
 
 	char *named = nettrace_json(b, len, learn.m);
@@ -425,6 +440,204 @@ static void nettrace_named_samples(void **state)
 	free(b);
 }
 
+
+/* A set of frame names, each without its module ("module!" before any
+ * '('), sorted and unique. */
+struct nameset {
+	char **v;
+	size_t n, cap;
+};
+
+static void ns_add(struct nameset *s, const char *name, size_t len)
+{
+	const char *bang = memchr(name, '!', len);
+	const char *paren = memchr(name, '(', len);
+	if (bang && (!paren || bang < paren)) {
+		len -= (size_t)(bang + 1 - name);
+		name = bang + 1;
+	}
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 256;
+		s->v = realloc(s->v, s->cap * sizeof(*s->v));
+		assert_non_null(s->v);
+	}
+	s->v[s->n] = strndup(name, len);
+	assert_non_null(s->v[s->n]);
+	s->n++;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void ns_done(struct nameset *s)
+{
+	qsort(s->v, s->n, sizeof(*s->v), cmp_str);
+	size_t w = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		if (w && !strcmp(s->v[w - 1], s->v[i])) {
+			free(s->v[i]);
+			continue;
+		}
+		s->v[w++] = s->v[i];
+	}
+	s->n = w;
+}
+
+static void ns_free(struct nameset *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+}
+
+struct prof_pass {
+	rtd_nettrace *dec;
+	rtd_nettrace_profiler *p;
+};
+
+static int prof_event(void *ctx, const struct rtd_nettrace_event *ev)
+{
+	struct prof_pass *p = ctx;
+	return rtd_nettrace_profiler_event(p->p, p->dec, ev);
+}
+
+static int prof_seq(void *ctx, uint64_t ts)
+{
+	(void)ts;
+	return rtd_nettrace_profiler_seqpoint(((struct prof_pass *)ctx)->p);
+}
+
+/* ReadyToRun frames: the objver4 vector's framework code (CoreLib's
+ * precompiled methods) is named only by R2RGetEntryPoint events. The
+ * timeline names every sampled frame the nettrace profiler's profile of
+ * the same stream names, with the same method names (modules aside: the
+ * profile prints this Windows trace's module paths whole); the frames the
+ * profile cannot name either stay addresses. Before the methods table took
+ * R2RGetEntryPoint, 977 of 998 distinct frames stayed addresses. */
+static void nettrace_r2r_named(void **state)
+{
+	(void)state;
+	size_t len = 0;
+	uint8_t *b = nettrace_vector("eventpipe-dotnetcore3.0-win-x64-objver4.nettrace", &len);
+	struct nt_pass learn = {.m = learn_methods(b, len)};
+	char *json = nettrace_json(b, len, learn.m);
+
+	/* the timeline's frames: "stack":["name",...] of each sample. A
+	 * thread's first sample weighs nothing in the profile (dotnetdiag's
+	 * model: a sample weighs the time since the thread's previous one), so
+	 * its frames are left out here, where they may be the only ones */
+	struct nameset tl = {0}, pr = {0};
+	size_t addrs = 0, samples = 0, ntids = 0;
+	long tids[1024];
+	/* line by line (a sample is one line): searches stay within a line */
+	for (char *line = json, *eol; line && *line; line = eol ? eol + 1 : NULL) {
+		eol = strchr(line, '\n');
+		if (eol)
+			*eol = 0;
+		const char *s = strstr(line, "\"stack\":[");
+		if (!s)
+			continue;
+		const char *t = strstr(line, "\"tid\":");
+		assert_true(t && t < s);
+		long tid = strtol(t + 6, NULL, 10);
+		bool first = true;
+		for (size_t k = 0; k < ntids && first; k++)
+			first = tids[k] != tid;
+		if (first && ntids < 1024)
+			tids[ntids++] = tid;
+		s += 9;
+		samples++;
+		while (*s == '"') {
+			char name[4096];
+			size_t n = 0;
+			for (s++; *s && *s != '"'; s++) {
+				if (*s == '\\')
+					s++;
+				if (n < sizeof(name) - 1)
+					name[n++] = *s;
+			}
+			assert_int_equal(*s, '"');
+			s++;
+			if (n > 2 && name[0] == '0' && name[1] == 'x')
+				addrs++;
+			else if (!first)
+				ns_add(&tl, name, n);
+			if (*s == ',')
+				s++;
+		}
+	}
+	ns_done(&tl);
+
+	/* the profile's frames, from its folded text */
+	struct prof_pass pp = {.p = rtd_nettrace_profiler_new(NULL)};
+	assert_non_null(pp.p);
+	struct rtd_nettrace_opts po = {.sz = sizeof(po), .ctx = &pp,
+				       .on_event = prof_event,
+				       .on_seqpoint = prof_seq};
+	pp.dec = rtd_nettrace_new(&po);
+	assert_true(rtd_nettrace_feed(pp.dec, b, len) >= 0);
+	assert_int_equal(rtd_nettrace_finish(pp.dec), 0);
+	rtd_profile *prof = rtd_profile_new("cpu", "nanoseconds");
+	assert_int_equal(rtd_nettrace_profiler_finish(pp.p, prof), 0);
+	char *folded = NULL;
+	size_t flen = 0;
+	FILE *f = open_memstream(&folded, &flen);
+	assert_int_equal(rtd_profile_write(prof, RTD_PROFILE_FMT_FOLDED, f, NULL), 0);
+	fclose(f);
+	size_t unnamed = 0;
+	for (char *line = folded; line && *line;) {
+		char *end = strchr(line, '\n');
+		char *sp = end ? end : line + strlen(line);
+		while (sp > line && sp[-1] != ' ')
+			sp--;
+		for (char *fr = line; fr < sp - 1;) {
+			char *semi = memchr(fr, ';', (size_t)(sp - 1 - fr));
+			char *fe = semi ? semi : sp - 1;
+			size_t n = (size_t)(fe - fr);
+			if ((n == 1 && fr[0] == '?') || (n == 3 && !memcmp(fr, "?!?", 3)))
+				unnamed++;
+			else
+				ns_add(&pr, fr, n);
+			fr = fe + 1;
+		}
+		line = end ? end + 1 : NULL;
+	}
+	ns_done(&pr);
+
+	size_t i = 0, j = 0, diff = 0;
+	while (i < tl.n || j < pr.n) {
+		int c = i == tl.n ? 1 : j == pr.n ? -1 : strcmp(tl.v[i], pr.v[j]);
+		if (c && diff++ < 10)
+			printf("only in the %s: %s\n", c < 0 ? "timeline" : "profile",
+			       c < 0 ? tl.v[i] : pr.v[j]);
+		i += c <= 0;
+		j += c >= 0;
+	}
+	printf("objver4: %zu samples; %zu distinct names in the timeline, %zu in "
+	       "the profile, %zu differ; %zu address frames (profile: %zu "
+	       "unnamed frames)\n",
+	       samples, tl.n, pr.n, diff, addrs, unnamed);
+	assert_true(samples > 30000);
+	assert_true(tl.n > 400);
+	/* CoreLib code only R2RGetEntryPoint names */
+	const char *key = "System.AppContext.GetData(class System.String)";
+	assert_non_null(bsearch(&key, tl.v, tl.n, sizeof(*tl.v), cmp_str));
+	assert_int_equal(diff, 0);
+	assert_true(addrs == 0 || unnamed > 0);
+
+	ns_free(&tl);
+	ns_free(&pr);
+	free(folded);
+	rtd_profile_free(prof);
+	rtd_nettrace_free(pp.dec);
+	rtd_nettrace_profiler_free(pp.p);
+	free(json);
+	rtd_nettrace_methods_free(learn.m);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -434,6 +647,7 @@ int main(void)
 		cmocka_unit_test(interning_generations),
 		cmocka_unit_test(incremental_time),
 		cmocka_unit_test(nettrace_named_samples),
+		cmocka_unit_test(nettrace_r2r_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
