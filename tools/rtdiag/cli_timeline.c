@@ -107,8 +107,10 @@ int cli_timeline_gotrace(FILE *in, const char *path, const uint8_t *first,
 	if (drc > 0)
 		rc = gtl_take(&sink, &ev);
 	if (drc > 0 && rc == 0) {
+		/* cli_gosrc_next passes the decoder's events through unread */
 		unsigned flags = cli_threads_allowed() ? RTD_GOTRACE_RUN_THREAD : 0;
-		rc = rtd_gotrace_run(d, cli_gosrc_next, &src, gtl_take, &sink, flags, &drc);
+		rc = rtd_gotrace_run(d, cli_gosrc_next, &src, gtl_take, &sink,
+				     flags | RTD_GOTRACE_RUN_DEC_NEXT, &drc);
 	}
 	if (rc == 0)
 		rc = drc;
