@@ -922,7 +922,9 @@ enum rtd_perf_callgraph {
  * struct rtd_perf_sampler_opts - a sampling event (rtd_perf_monitor_add_sampler())
  * @sz: sizeof(struct rtd_perf_sampler_opts)
  * @event: counter name as for rtd_perf_monitor_add_counter() (NULL:
- *         "cpu-clock", the software timer every kernel has)
+ *         "cpu-clock", the software timer every kernel has), or a
+ *         tracepoint "subsystem:name", sampled at every hit with its raw
+ *         fields (PERF_SAMPLE_RAW; @freq must be 0)
  * @freq: samples per second per thread or CPU (0: 99, unless @period)
  * @period: sample every @period events instead of a frequency
  * @callgraph: RTD_PERF_CG_*
@@ -932,6 +934,9 @@ enum rtd_perf_callgraph {
  * @no_tracking: no MMAP2/COMM/FORK/EXIT/EXEC records (they are on by
  *               default, on the first sampler of a monitor)
  * @max_stack: deepest call chain taken (0: the kernel's limit)
+ * @context_switch: also PERF_RECORD_SWITCH records (attr.context_switch):
+ *                  each scoped thread's switch out and back in, with
+ *                  its tid and time (SWITCH_CPU_WIDE system-wide)
  */
 struct rtd_perf_sampler_opts {
 	size_t sz;
@@ -943,6 +948,7 @@ struct rtd_perf_sampler_opts {
 	bool exclude_kernel;
 	bool no_tracking;
 	unsigned max_stack;
+	bool context_switch;
 };
 
 /**
@@ -987,6 +993,27 @@ enum rtd_perf_profiler_flags {
 	/* keep each sample's time and stack for rtd_perf_profiler_each_sample()
 	 * (16 bytes a sample, in a temporary file: memory stays bounded) */
 	RTD_PERF_PROF_KEEP_SAMPLES = 1u << 3,
+	/* off-CPU: where threads wait and how long, instead of CPU samples
+	 * (see rtd_perf_profiler_new()) */
+	RTD_PERF_PROF_OFF_CPU = 1u << 4,
+};
+
+/* States of an off-CPU wait (rtd_perf_profiler_opts.offcpu_states), from
+ * sched_switch's prev_state. */
+enum rtd_perf_offcpu_state {
+	RTD_PERF_OFFCPU_SLEEP = 1u << 0,     /* S: interruptible sleep: locks,
+					      * futexes, I/O readiness, timers */
+	RTD_PERF_OFFCPU_DISK = 1u << 1,      /* D: uninterruptible: disk I/O,
+					      * page faults, some kernel locks */
+	RTD_PERF_OFFCPU_PREEMPTED = 1u << 2, /* R: still runnable, taken off
+					      * the CPU (preempted, yielded):
+					      * CPU contention, not a wait */
+	RTD_PERF_OFFCPU_OTHER = 1u << 3,     /* T, t, P, I: stopped, traced,
+					      * parked, idle */
+	/* the default: every state but preempted */
+	RTD_PERF_OFFCPU_WAITS = RTD_PERF_OFFCPU_SLEEP | RTD_PERF_OFFCPU_DISK |
+				RTD_PERF_OFFCPU_OTHER,
+	RTD_PERF_OFFCPU_ALL = RTD_PERF_OFFCPU_WAITS | RTD_PERF_OFFCPU_PREEMPTED,
 };
 
 /**
@@ -999,8 +1026,10 @@ enum rtd_perf_profiler_flags {
  * @ncgroups: number of @cgroups
  * @flags: RTD_PERF_PROF_* flags
  * @sampler: the sampling event (NULL: defaults)
- * @ring_pages: ring data pages per CPU (0: 128)
+ * @ring_pages: ring data pages per CPU (0: 128; off-CPU 512)
  * @sym: symbolizer options (NULL: defaults)
+ * @offcpu_states: RTD_PERF_PROF_OFF_CPU: the RTD_PERF_OFFCPU_* states
+ *                 whose waits are kept (0: RTD_PERF_OFFCPU_WAITS)
  */
 struct rtd_perf_profiler_opts {
 	size_t sz;
@@ -1012,6 +1041,7 @@ struct rtd_perf_profiler_opts {
 	const struct rtd_perf_sampler_opts *sampler;
 	unsigned ring_pages;
 	const struct rtd_sym_opts *sym;
+	unsigned offcpu_states;
 };
 
 /**
@@ -1022,6 +1052,19 @@ struct rtd_perf_profiler_opts {
  * For each scoped .NET process whose perf map is off, the map is switched
  * on over the diagnostics IPC now and off again by
  * rtd_perf_profiler_free(), so JIT-compiled methods get their names.
+ *
+ * With RTD_PERF_PROF_OFF_CPU the profile says where threads wait instead
+ * of where they run, without BPF: every sched:sched_switch of a scoped
+ * thread is sampled with its call chain (frame pointers, or a stack copy
+ * for -g dwarf; the sampler's event and frequency are ignored) and its
+ * prev_state, and the thread's next switch-in (a PERF_RECORD_SWITCH) ends
+ * the wait: delay = switch-in time - switch-out time, attributed to the
+ * switch-out stack. Memory: one pending switch-out per thread. The
+ * profile has Go's block profile types: "contentions"/"count" (waits) and
+ * "delay"/"nanoseconds" (the default), with a "state" label (S, D, R, T).
+ * A wait still open when the profile is built is not in it (a take keeps
+ * it for the next one). Needs tracefs and the right to sample
+ * tracepoints (root, or CAP_PERFMON with perf_event_paranoid <= 1).
  *
  * Returns: 0, or a negative error; rtd_perf_profiler_errmsg() says more.
  */
@@ -1161,6 +1204,13 @@ RTD_API const char *rtd_perf_profiler_frame_module(struct rtd_perf_profiler *p,
  * @run_start: when rtd_perf_profiler_run() started, CLOCK_MONOTONIC ns (the
  *             clock of the samples' times)
  * @run_end: when it returned, the same clock (0 while it runs)
+ * @offcpu_waits: off-CPU: switch-outs paired with their switch-in
+ *                (every state, kept or not)
+ * @offcpu_unpaired: off-CPU: switch-ins without a switch-out (the thread
+ *                   left the CPU before the recording began) or
+ *                   switch-outs whose switch-in was lost
+ * @offcpu_ns: off-CPU: wait time by state, S, D, R (preempted), T
+ *             (other), kept or not
  */
 struct rtd_perf_profiler_stats {
 	size_t sz;
@@ -1175,6 +1225,9 @@ struct rtd_perf_profiler_stats {
 	bool user_only;
 	unsigned dotnet_perfmaps;
 	uint64_t run_start, run_end;
+	uint64_t offcpu_waits;
+	uint64_t offcpu_unpaired;
+	uint64_t offcpu_ns[4];
 };
 
 /**

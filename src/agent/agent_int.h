@@ -239,6 +239,7 @@ rtd_profile *kind_profile_new(enum prof_kind k);
 /* ---- sources ---- */
 extern const struct source_ops source_eventpipe;
 extern const struct source_ops source_perf;
+extern const struct source_ops source_perf_offcpu;
 
 /* ---- discovery (discover.c) ---- */
 void agent_scan(struct agent *a);

@@ -35,6 +35,7 @@ enum opt_id {
 	O_LABEL,
 	O_CPU_HZ,
 	O_NATIVE_SYMBOLS,
+	O_NATIVE_BLOCK,
 	O_DOTNET_CPU,
 	O_DOTNET_EXTERNAL,
 	O_DOTNET_PROFILES,
@@ -91,6 +92,10 @@ static const struct rtd_agent_option options[O_COUNT] = {
 			      "names of sampled native code: functions (symbol "
 			      "tables) or full (DWARF too: inlined frames, "
 			      "file:line; ~12M more per native target)"},
+	[O_NATIVE_BLOCK] = {"native-block", RTD_AGENT_OPT_CHOICE, "on|off", "on",
+			    "native targets' /debug/pprof/block: their waits "
+			    "off the CPU, from every context switch's stack "
+			    "(sched_switch; no BPF)"},
 	[O_DOTNET_CPU] = {"dotnet-cpu", RTD_AGENT_OPT_CHOICE, "eventpipe|perf",
 			  "eventpipe",
 			  ".NET CPU profiles from the runtime's sample profiler "
@@ -849,6 +854,9 @@ static int set_opt(rtd_agent_config *c, enum opt_id id, const char *v)
 	case O_NATIVE_SYMBOLS:
 		c->native_dwarf = ch == 1;
 		return 0;
+	case O_NATIVE_BLOCK:
+		c->native_block = ch == 0;
+		return 0;
 	case O_DOTNET_CPU:
 		c->dotnet_cpu = (enum dotnet_cpu_source)ch;
 		return 0;
@@ -1349,6 +1357,7 @@ RTD_API int rtd_agent_config_write(const rtd_agent_config *c, FILE *f)
 	}
 	fprintf(f, "cpu-hz: %u\n", c->cpu_hz);
 	fprintf(f, "native-symbols: %s\n", c->native_dwarf ? "full" : "functions");
+	fprintf(f, "native-block: %s\n", c->native_block ? "on" : "off");
 	fprintf(f, "dotnet-cpu: %s\n",
 		choice_word(options[O_DOTNET_CPU].meta, (int)c->dotnet_cpu, w,
 			    sizeof(w)));

@@ -68,6 +68,7 @@ struct rtd_agent_config {
 	bool dotnet_cpu_external; /* count native (External) time too */
 	unsigned dotnet_kinds;    /* RTD_NETTRACE_PROFILE_* bits */
 	bool native_dwarf;        /* perf sources read DWARF (inlines, lines) */
+	bool native_block;        /* native targets get an off-CPU source */
 	char *dotnet_counters;    /* counters spec, or NULL for none */
 	uint64_t counters_interval_ns;
 	unsigned max_targets;

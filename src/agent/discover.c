@@ -98,17 +98,18 @@ static void add_sources(struct agent *a, struct target *t)
 	 * call's 30 s timeout (measured: every .NET target, --dotnet-cpu
 	 * perf, .NET 10) and the loop stood still meanwhile. */
 	/* /block: .NET's wait events (src_eventpipe.c says when its runtime
-	 * has none); nothing yet for other programs */
-	if (!dotnet)
+	 * has none); a native program's off-CPU waits (src_perf.c) */
+	if (!dotnet && !a->c->native_block)
 		snprintf(t->nokind[PK_BLOCK], sizeof(t->nokind[PK_BLOCK]),
-			 "a native program's waits would be an off-CPU "
-			 "profile (sched_switch), which the agent does not "
-			 "record yet");
-	else if (!(kinds & RTD_NETTRACE_PROFILE_WAIT))
+			 "native-block is off: a native program's waits "
+			 "(off-CPU, from sched_switch) are not recorded");
+	else if (dotnet && !(kinds & RTD_NETTRACE_PROFILE_WAIT))
 		snprintf(t->nokind[PK_BLOCK], sizeof(t->nokind[PK_BLOCK]),
 			 "waits are not among --dotnet-profiles");
 	if (perf)
 		target_add_source(a, t, &source_perf);
+	if (!dotnet && a->c->native_block)
+		target_add_source(a, t, &source_perf_offcpu);
 	if (dotnet && (kinds || a->c->dotnet_counters))
 		target_add_source(a, t, &source_eventpipe);
 }

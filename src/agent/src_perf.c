@@ -9,6 +9,12 @@
  * stops the loop (the rings are drained first), takes the profile of the
  * samples since the last cut, and starts the loop again; the kernel keeps
  * sampling into the rings meanwhile, so nothing is lost between two runs.
+ *
+ * source_perf_offcpu is the same profiler in its off-CPU mode (native
+ * targets' /debug/pprof/block): every switch of a target's threads off
+ * the CPU with its stack, paired with the switch back, the delay added to
+ * that stack; Go's block profile types. Waits only: preemption (R) is not
+ * a wait. A wait still open at a cut goes to the window it ends in.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -34,6 +40,7 @@ struct ps {
 	rtd_profile *taken; /* the cut's profile, handed over */
 	int take_err;
 	int64_t period;
+	enum prof_kind kind; /* PK_CPU, or PK_BLOCK off-CPU */
 };
 
 static void *ps_main(void *arg)
@@ -64,13 +71,14 @@ static void *ps_main(void *arg)
 	return NULL;
 }
 
-static int ps_start(struct source *src)
+static int start_kind(struct source *src, enum prof_kind kind)
 {
 	struct ps *ps = calloc(1, sizeof(*ps));
 	if (!ps)
 		return -ENOMEM;
 	src->priv = ps;
-	src->kinds = 1u << PK_CPU;
+	ps->kind = kind;
+	src->kinds = 1u << kind;
 	pthread_mutex_init(&ps->mu, NULL);
 	pthread_cond_init(&ps->cond, NULL);
 	struct target *t = src->t;
@@ -103,13 +111,19 @@ static int ps_start(struct source *src)
 		.ring_pages = 16,
 		.sym = &symo,
 	};
+	if (kind == PK_BLOCK) {
+		/* a sample at every switch: rings for bursts of them */
+		po.flags |= RTD_PERF_PROF_OFF_CPU | RTD_PERF_PROF_NO_DOTNET;
+		po.ring_pages = 64;
+		so.freq = 0;
+	}
 	int rc = rtd_perf_profiler_new(&po, &ps->prof);
 	if (rc) {
 		snprintf(src->err, sizeof(src->err), "%s",
 			 rtd_perf_profiler_errmsg(NULL));
 		return rc;
 	}
-	ps->period = (int64_t)(1000000000u / hz);
+	ps->period = kind == PK_BLOCK ? 1 : (int64_t)(1000000000u / hz);
 	rc = pthread_create(&ps->th, NULL, ps_main, src);
 	if (rc) {
 		snprintf(src->err, sizeof(src->err), "thread: %s", strerror(rc));
@@ -117,6 +131,16 @@ static int ps_start(struct source *src)
 	}
 	ps->started = true;
 	return 0;
+}
+
+static int ps_start(struct source *src)
+{
+	return start_kind(src, PK_CPU);
+}
+
+static int ps_start_offcpu(struct source *src)
+{
+	return start_kind(src, PK_BLOCK);
 }
 
 static int ps_fds(struct source *src, int *fds, int max)
@@ -159,8 +183,8 @@ static int ps_take(struct source *src, struct take *t)
 	int err = ps->take_err;
 	pthread_mutex_unlock(&ps->mu);
 	if (p) {
-		t->p[PK_CPU] = p;
-		t->period[PK_CPU] = ps->period;
+		t->p[ps->kind] = p;
+		t->period[ps->kind] = ps->period;
 	}
 	return err;
 }
@@ -188,6 +212,16 @@ static void ps_free(struct source *src)
 const struct source_ops source_perf = {
 	.name = "perf",
 	.start = ps_start,
+	.fds = ps_fds,
+	.readable = ps_readable,
+	.take = ps_take,
+	.pause = NULL,
+	.free = ps_free,
+};
+
+const struct source_ops source_perf_offcpu = {
+	.name = "perf off-cpu",
+	.start = ps_start_offcpu,
 	.fds = ps_fds,
 	.readable = ps_readable,
 	.take = ps_take,

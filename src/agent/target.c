@@ -60,6 +60,9 @@ rtd_profile *profile_like(const rtd_profile *src, int64_t period)
 		.default_type = rtd_profile_default_type(src),
 		.period = period,
 	};
+	/* /mutex and /block: Go writes PeriodType contentions count */
+	if (n && !strcmp(types[0].type, "contentions"))
+		o.period_type = types[0];
 	return rtd_profile_new2(&o);
 }
 

@@ -11,6 +11,13 @@
  * switched on over the diagnostics IPC (with the methods already compiled,
  * as the runtime writes them on enabling) unless the environment already
  * turns it on; rtd_perf_profiler_free() switches it off again.
+ *
+ * Off-CPU (RTD_PERF_PROF_OFF_CPU): the same call tree, fed by the
+ * sched:sched_switch samples of the scoped threads (their stack as they
+ * leave the CPU, a node of the tree kept pending per thread, offcpu.c)
+ * and ended by each thread's switch-in record: a node's count is its
+ * waits, its period their summed delay. Under each thread's root a node
+ * holds the wait's state (S, D, R, T), written as a "state" label.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +34,7 @@
 #include "common/buf.h"
 #include "common/log.h"
 #include "perf/internal.h"
+#include "perf/offcpu.h"
 #include "rtdiag/ipc.h"
 #include "symbols/internal.h"
 
@@ -34,8 +42,12 @@
 #define PROF_MAX_NODES (1u << 24)
 #define PROF_MAX_THREADS 65536
 #define PROF_MAX_DEPTH 1024
+/* a node's path: the thread, the state (off-CPU) and the stack */
+#define PROF_PATH (PROF_MAX_DEPTH + 2)
 #define PROF_MAX_DOTNET 64
 #define THREAD_KEY 0x80000000u
+/* off-CPU: a wait's state (thread indexes stay below PROF_MAX_THREADS) */
+#define STATE_KEY (THREAD_KEY | 0x40000000u)
 
 struct pnode {
 	uint32_t parent;
@@ -73,10 +85,14 @@ struct rtd_perf_profiler {
 	unsigned ndotnet;
 	uint64_t ips[PROF_MAX_DEPTH];
 	uint8_t kern[PROF_MAX_DEPTH];
-	uint32_t path[PROF_MAX_DEPTH + 1];
+	uint32_t path[PROF_PATH];
 	unsigned freq;
 	size_t npids;
 	pid_t pid0;
+	bool offcpu;            /* RTD_PERF_PROF_OFF_CPU */
+	unsigned states;        /* RTD_PERF_OFFCPU_* kept */
+	int state_field;        /* sched_switch's prev_state, -1 unknown */
+	struct offcpu oc;
 	int64_t start_ns;       /* CLOCK_REALTIME at the start */
 	uint64_t start_mono, end_ns; /* CLOCK_MONOTONIC: run()'s span */
 	FILE *kept;       /* RTD_PERF_PROF_KEEP_SAMPLES: struct kept_sample */
@@ -235,11 +251,13 @@ static bool is_kernel_ip(uint64_t ip)
 	return ip >= 0xffff800000000000ull; /* x86-64 kernel half */
 }
 
-static int on_sample(struct rtd_perf_profiler *p, const struct rtd_perf_sample *s)
+/* The call tree node of a sample's stack, under its thread's root and
+ * (off-CPU) a node of its state; 0 when the tree is full. */
+static uint32_t stack_node(struct rtd_perf_profiler *p,
+			   const struct rtd_perf_sample *s, uint32_t state_key)
 {
 	size_t n = 0;
 	bool kernel = false;
-	p->st.samples++;
 	for (uint64_t i = 0; i < s->callchain_nr && n < PROF_MAX_DEPTH; i++) {
 		uint64_t ip = rtd_perf_u64_at(s->callchain, i);
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
@@ -249,6 +267,8 @@ static int on_sample(struct rtd_perf_profiler *p, const struct rtd_perf_sample *
 				kernel = false; /* guest/hv: not ours to name */
 			continue;
 		}
+		if (!ip)
+			continue; /* the end of a broken frame-pointer chain */
 		p->kern[n] = kernel;
 		p->ips[n++] = ip;
 	}
@@ -273,6 +293,10 @@ static int on_sample(struct rtd_perf_profiler *p, const struct rtd_perf_sample *
 		p->st.kernel_samples++;
 	/* root first; a return address minus one lies in its call */
 	uint32_t node = child(p, 0, THREAD_KEY | thread_index(p, s->pid, s->tid));
+	if (state_key && node)
+		node = child(p, node, state_key);
+	if (!node)
+		return 0;
 	for (size_t i = n; i-- > 0;) {
 		uint64_t ip = p->ips[i] - (i ? 1 : 0);
 		int64_t loc = rtd_sym_locate(p->sym, (pid_t)s->pid, ip, p->kern[i]);
@@ -285,6 +309,13 @@ static int on_sample(struct rtd_perf_profiler *p, const struct rtd_perf_sample *
 		}
 		node = c;
 	}
+	return node;
+}
+
+static int on_sample(struct rtd_perf_profiler *p, const struct rtd_perf_sample *s)
+{
+	p->st.samples++;
+	uint32_t node = stack_node(p, s, 0);
 	p->nodes[node].count++;
 	p->nodes[node].period += s->period;
 	if (p->kept) {
@@ -296,13 +327,61 @@ static int on_sample(struct rtd_perf_profiler *p, const struct rtd_perf_sample *
 	return 0;
 }
 
+/* ---- off-CPU ---------------------------------------------------------------- */
+
+static unsigned state_bit(unsigned state)
+{
+	static const unsigned bits[OFFCPU_NSTATES] = {
+		RTD_PERF_OFFCPU_SLEEP, RTD_PERF_OFFCPU_DISK,
+		RTD_PERF_OFFCPU_PREEMPTED, RTD_PERF_OFFCPU_OTHER};
+	return state < OFFCPU_NSTATES ? bits[state] : 0;
+}
+
+/* A scoped thread leaves the CPU: its stack becomes its pending wait. */
+static int on_switch_out(struct rtd_perf_profiler *p,
+			 const struct rtd_perf_sample *s)
+{
+	if (!s->tid)
+		return 0; /* the idle task (system-wide) */
+	p->st.samples++;
+	struct rtd_perf_value v;
+	unsigned state = OFFCPU_SLEEP;
+	if (p->state_field >= 0 &&
+	    rtd_perf_sample_field_at(s, (unsigned)p->state_field, &v) == 0)
+		state = offcpu_state_of(v.i);
+	uint32_t node = 0;
+	/* a state not kept is still paired, for the totals */
+	if (state_bit(state) & p->states)
+		node = stack_node(p, s, STATE_KEY | state);
+	offcpu_out(&p->oc, s->tid, s->time, node, state);
+	return 0;
+}
+
+/* A thread runs again: its wait ends. */
+static void on_switch(struct rtd_perf_profiler *p, const struct rtd_perf_sample *s)
+{
+	if ((s->misc & PERF_RECORD_MISC_SWITCH_OUT) || !s->tid)
+		return;
+	struct offcpu_pending w;
+	uint64_t delay;
+	if (!offcpu_in(&p->oc, s->tid, s->time, &w, &delay) || !w.node)
+		return;
+	p->nodes[w.node].count++;
+	p->nodes[w.node].period += delay;
+}
+
 static int on_record(const struct rtd_perf_sample *s, void *ctx)
 {
 	struct rtd_perf_profiler *p = ctx;
 	switch (s->type) {
 	case PERF_RECORD_SAMPLE:
 		if (s->event == p->ev)
-			return on_sample(p, s);
+			return p->offcpu ? on_switch_out(p, s) : on_sample(p, s);
+		break;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		if (p->offcpu)
+			on_switch(p, s);
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
@@ -319,6 +398,8 @@ static int on_record(const struct rtd_perf_sample *s, void *ctx)
 		break;
 	case PERF_RECORD_EXIT:
 		p->st.exits++;
+		if (p->offcpu)
+			offcpu_exit(&p->oc, s->rec.task.tid);
 		if (s->rec.task.pid == s->rec.task.tid)
 			rtd_sym_proc_exit(p->sym, (pid_t)s->rec.task.pid);
 		break;
@@ -430,6 +511,11 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 		return -ENOMEM;
 	int r = 0;
 	p->flags = o.flags;
+	p->offcpu = o.flags & RTD_PERF_PROF_OFF_CPU;
+	p->states = o.offcpu_states ? o.offcpu_states & RTD_PERF_OFFCPU_ALL
+				    : RTD_PERF_OFFCPU_WAITS;
+	p->state_field = -1;
+	offcpu_init(&p->oc, PROF_MAX_THREADS);
 	p->cap = 1024;
 	p->nodes = malloc(p->cap * sizeof(*p->nodes));
 	if (!p->nodes) {
@@ -472,7 +558,10 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 	mo.npids = o.npids;
 	mo.cgroups = o.cgroups;
 	mo.ncgroups = o.ncgroups;
-	mo.ring_pages = o.ring_pages ? o.ring_pages : 128;
+	/* off-CPU: a sample with its stack at every switch of every scoped
+	 * thread, bursts of thousands a second system-wide: 2 MB rings */
+	mo.ring_pages = o.ring_pages ? o.ring_pages
+				     : (o.flags & RTD_PERF_PROF_OFF_CPU) ? 512 : 128;
 	mo.flags = o.npids ? RTD_PERF_INHERIT : 0;
 	if (o.flags & RTD_PERF_PROF_ENABLE_ON_EXEC)
 		mo.flags |= RTD_PERF_ENABLE_ON_EXEC;
@@ -490,8 +579,15 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 		memcpy(&so, o.sampler,
 		       o.sampler->sz < sizeof(so) ? o.sampler->sz : sizeof(so));
 	so.sz = sizeof(so);
+	if (p->offcpu) {
+		/* every switch of a scoped thread, and when it runs again */
+		so.event = "sched:sched_switch";
+		so.freq = 0;
+		so.period = 0;
+		so.context_switch = true;
+	}
 	p->cg = so.callgraph;
-	p->freq = so.period ? 0 : (so.freq ? so.freq : 99);
+	p->freq = so.period || p->offcpu ? 0 : (so.freq ? so.freq : 99);
 	p->npids = o.npids;
 	p->pid0 = o.npids ? o.pids[0] : 0;
 	/* the processes' mappings now, before the records of new ones */
@@ -503,6 +599,11 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 		goto fail;
 	}
 	p->st.user_only = rtd_perf_monitor_user_only(p->m);
+	for (unsigned i = 0; p->offcpu && i < rtd_perf_event_nfields(p->ev); i++) {
+		const struct rtd_perf_field *f = rtd_perf_event_field(p->ev, i);
+		if (f && !strcmp(f->name, "prev_state"))
+			p->state_field = (int)i;
+	}
 	*out = p;
 	return 0;
 fail:
@@ -562,6 +663,10 @@ void rtd_perf_profiler_stats(const struct rtd_perf_profiler *p,
 	t.processes = ss.processes;
 	t.run_start = p->start_mono;
 	t.run_end = p->end_ns;
+	t.offcpu_waits = p->oc.waits;
+	t.offcpu_unpaired = p->oc.unpaired + p->oc.replaced;
+	for (int i = 0; i < OFFCPU_NSTATES; i++)
+		t.offcpu_ns[i] = p->oc.ns[i];
 	memcpy(st, &t, st->sz < sizeof(t) ? st->sz : sizeof(t));
 }
 
@@ -575,6 +680,7 @@ void rtd_perf_profiler_free(struct rtd_perf_profiler *p)
 	rtd_map_free_vals(&p->comms);
 	rtd_strmap_free(&p->modules);
 	rtd_map_free(&p->tid_index);
+	offcpu_free(&p->oc);
 	free(p->threads);
 	free(p->nodes);
 	free(p->ht);
@@ -644,18 +750,23 @@ static rtd_profile *new_profile(struct rtd_perf_profiler *p)
 {
 	static const struct rtd_profile_type types[2] = {
 		{"samples", "count"}, {"cpu", "nanoseconds"}};
+	/* Go's block profile */
+	static const struct rtd_profile_type otypes[2] = {
+		{"contentions", "count"}, {"delay", "nanoseconds"}};
 	struct rtd_profile_opts po = {.sz = sizeof(po)};
-	po.types = types;
+	po.types = p->offcpu ? otypes : types;
 	po.ntypes = 2;
 	po.default_type = 1;
-	po.period_type = types[1];
-	if (p->freq)
+	po.period_type = p->offcpu ? otypes[0] : types[1];
+	if (p->offcpu)
+		po.period = 1;
+	else if (p->freq)
 		po.period = 1000000000ll / p->freq;
 	rtd_profile *prof = rtd_profile_new2(&po);
 	if (!prof)
 		return NULL;
 	struct rtd_profile_meta m = {.sz = sizeof(m)};
-	m.source = "perf";
+	m.source = p->offcpu ? "perf off-cpu" : "perf";
 	m.time_nanos = p->start_ns;
 	m.duration_nanos = p->end_ns > p->start_mono ? (int64_t)(p->end_ns - p->start_mono) : 0;
 	char path[64], comm[64] = "";
@@ -777,13 +888,18 @@ static int build(struct rtd_perf_profiler *p, rtd_profile **out,
 		if (!p->nodes[i].count)
 			continue;
 		size_t depth = 0;
-		for (uint32_t k = (uint32_t)i; k && depth <= PROF_MAX_DEPTH;
+		for (uint32_t k = (uint32_t)i; k && depth < PROF_PATH;
 		     k = p->nodes[k].parent)
 			p->path[depth++] = k;
 		size_t ns = 0;
 		const struct pthread *t = NULL;
+		const char *state = NULL;
 		for (size_t d = depth; d-- > 0;) {
 			uint32_t key = p->nodes[p->path[d]].key;
+			if ((key & STATE_KEY) == STATE_KEY) {
+				state = offcpu_state_name(key & 0xffu);
+				continue;
+			}
 			if (key & THREAD_KEY) {
 				t = &p->threads[key & ~THREAD_KEY];
 				continue;
@@ -800,6 +916,11 @@ static int build(struct rtd_perf_profiler *p, rtd_profile **out,
 		smp.nframes = ns;
 		smp.values = values;
 		smp.nvalues = 2;
+		struct rtd_label lab = {.key = "state", .str = state};
+		if (state) {
+			smp.labels = &lab;
+			smp.nlabels = 1;
+		}
 		if (t) {
 			smp.pid = t->pid;
 			smp.tid = t->tid;
@@ -830,6 +951,31 @@ int rtd_perf_profiler_take(struct rtd_perf_profiler *p, rtd_profile **out)
 	int r = build(p, out, true);
 	if (r)
 		return r;
+	/* off-CPU: the paths of the waits still open, to put them back
+	 * into the new tree (each path: its length, then its keys root
+	 * first; a location id may be 0) */
+	uint32_t *keep = NULL;
+	size_t nkeep = 0, kcap = 0;
+	size_t it = 0;
+	uint32_t tid;
+	struct offcpu_pending *w;
+	while (p->offcpu && offcpu_next(&p->oc, &it, &tid, &w)) {
+		if (!w->node)
+			continue;
+		size_t depth = 0;
+		for (uint32_t k = w->node; k && depth < PROF_PATH; k = p->nodes[k].parent)
+			p->path[depth++] = p->nodes[k].key;
+		uint32_t *nk = rtd_grow(keep, &kcap, nkeep + depth + 1,
+					sizeof(*nk), 256);
+		if (!nk) {
+			w->node = 0; /* that wait is not counted */
+			continue;
+		}
+		keep = nk;
+		keep[nkeep++] = (uint32_t)depth;
+		for (size_t d = depth; d-- > 0;)
+			keep[nkeep++] = p->path[d];
+	}
 	/* the tree restarts: memory follows the stacks of one take */
 	p->nnodes = 1;
 	p->nodes[0].count = 0;
@@ -837,6 +983,21 @@ int rtd_perf_profiler_take(struct rtd_perf_profiler *p, rtd_profile **out)
 	if (p->ht)
 		memset(p->ht, 0, p->htsize * sizeof(*p->ht));
 	p->st.nodes = 0;
+	it = 0;
+	size_t k = 0;
+	while (p->offcpu && k < nkeep && offcpu_next(&p->oc, &it, &tid, &w)) {
+		if (!w->node)
+			continue;
+		uint32_t node = 0;
+		bool full = false;
+		size_t end = k + 1 + keep[k];
+		for (k++; k < end; k++) {
+			if (!full && !(node = child(p, node, keep[k])))
+				full = true; /* the tree's cap: not counted */
+		}
+		w->node = full ? 0 : node;
+	}
+	free(keep);
 	if (p->kept && (fflush(p->kept) || ftruncate(fileno(p->kept), 0) ||
 			fseek(p->kept, 0, SEEK_SET)))
 		return prof_err(p, -EIO, "dropping the kept samples: %s",

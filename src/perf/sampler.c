@@ -11,6 +11,11 @@
  * monitor carries mmap/mmap2/comm/comm_exec/task, so every executable
  * mapping, exec, fork and exit of the scope arrives in the rings in time
  * order with the samples.
+ *
+ * A tracepoint ("sched:sched_switch") samples every hit (period 1) with
+ * its raw fields and the same call chains; context_switch adds the
+ * PERF_RECORD_SWITCH records that say when a thread runs again (the
+ * off-CPU profiler's switch-in times).
  */
 #include <asm/perf_regs.h>
 #include <errno.h>
@@ -43,25 +48,53 @@ int rtd_perf_monitor_add_sampler(struct rtd_perf_monitor *m,
 	    (o.freq && o.period))
 		return perf_set_err(m, -RTD_E_INVAL,
 				    "%s: bad sampler options", name);
+	const char *colon = strchr(name, ':');
+	if (colon && o.freq)
+		return perf_set_err(m, -RTD_E_INVAL,
+				    "%s: a tracepoint samples every hit "
+				    "(period 1), not a frequency", name);
 	struct rtd_perf_event *ev = perf_event_alloc(m, RTD_PERF_SAMPLER, name);
 	if (!ev)
 		return -ENOMEM;
-	int r = perf_counter_attr(m->pmu_dir, name, &ev->attr);
-	if (r) {
-		perf_set_err(m, r, "%s: unknown event (see 'rtdiag perf list')",
-			     name);
-		goto fail;
+	int r;
+	if (colon) {
+		char sys[128];
+		size_t sl = (size_t)(colon - name);
+		if (sl >= sizeof(sys) || !sl || !colon[1]) {
+			r = perf_set_err(m, -RTD_E_INVAL,
+					 "%s: not a tracepoint name", name);
+			goto fail;
+		}
+		memcpy(sys, name, sl);
+		sys[sl] = 0;
+		if (!m->tracefs[0]) {
+			r = perf_set_err(m, -RTD_E_PERF_TRACEFS,
+					 "tracefs is not mounted (mount -t "
+					 "tracefs nodev /sys/kernel/tracing)");
+			goto fail;
+		}
+		r = perf_tracepoint_load(m, ev, sys, colon + 1);
+	} else {
+		r = perf_counter_attr(m->pmu_dir, name, &ev->attr);
+		if (r)
+			perf_set_err(m, r, "%s: unknown event (see 'rtdiag "
+					   "perf list')", name);
 	}
+	if (r)
+		goto fail;
 	struct perf_event_attr *a = &ev->attr;
 	a->read_format = 0;
-	if (o.period) {
+	if (colon) {
+		a->sample_period = o.period ? o.period : 1;
+	} else if (o.period) {
 		a->sample_period = o.period;
 	} else {
 		a->freq = 1;
 		a->sample_freq = o.freq ? o.freq : 99;
 	}
-	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			 PERF_SAMPLE_PERIOD;
+	a->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			  PERF_SAMPLE_PERIOD;
+	a->context_switch = o.context_switch;
 	if (o.callgraph != RTD_PERF_CG_NONE)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	if (o.callgraph == RTD_PERF_CG_DWARF) {

@@ -71,7 +71,9 @@ static const struct cli_cmd convert_cmd = {
 		   "  rtdiag convert app.nettrace -o cpu.svg\n"
 		   "  rtdiag convert heap.pb.gz --type alloc_space -o heap.speedscope.json\n"
 		   "A Go 1.22+ trace is decoded on a second thread while this one writes\n"
-		   "the timeline; RTDIAG_THREADS=1 in the environment keeps it to one.\n",
+		   "the timeline when a core is free (the 1-minute load average leaves\n"
+		   "one idle); RTDIAG_THREADS=1 in the environment keeps it to one\n"
+		   "thread, RTDIAG_THREADS=2 always uses two.\n",
 };
 
 enum input_kind { IN_PROFILE, IN_GOTRACE, IN_NETTRACE };

@@ -712,6 +712,27 @@ int run_session(struct collect_args *a, struct sink_state *st,
 	recorded = true; /* connected: what follows is worth replaying */
 	snprintf(end->target, sizeof(end->target), "%s",
 		 rtd_ipc_client_target(c));
+	/* --type wait of a runtime that sends no wait events (before .NET
+	 * 9): say so now, not with an empty profile at the end. A program
+	 * we start is still paused, and a recording replays as recorded:
+	 * neither is asked. */
+	if (!a->command && !a->record && (a->kinds & RTD_IPC_PROFILE_WAIT)) {
+		struct rtd_ipc_process_info pi;
+		char why[256];
+		if (rtd_ipc_process_info(c, 2, &pi) == 0) {
+			bool ok = rtd_ipc_profile_supported(RTD_IPC_PROFILE_WAIT,
+							    pi.clr_version, why,
+							    sizeof(why));
+			rtd_ipc_process_info_clear(&pi);
+			if (!ok && a->kinds == RTD_IPC_PROFILE_WAIT) {
+				r = cli_fail("%s: --type wait: %s", end->target, why);
+				goto out;
+			}
+			if (!ok)
+				fprintf(stderr, "rtdiag: %s: no wait profile: %s\n",
+					end->target, why);
+		}
+	}
 	struct rtd_ipc_session_opts so = {
 		.sz = sizeof(so),
 		.providers = a->prov.v,

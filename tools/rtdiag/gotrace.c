@@ -818,8 +818,12 @@ static const struct cli_cmd cat_def = {
 	"Go 1.22+ lines: 'TIME Name M= P= G= off= args' ordered (the event's thread,\n"
 	"P and goroutine, as go tool trace -d=1 names them), and 'TIME Name off= args'\n"
 	"raw (Go's text form: the thread is on the batch line).\n"
-	"Ordered Go 1.5-1.21 traces are decoded on a second thread while this one\n"
-	"prints; RTDIAG_THREADS=1 in the environment keeps it to one thread.\n"};
+	"Threads: ordered Go 1.5-1.21 traces are decoded on a second thread while\n"
+	"this one prints. A timeline (--format perfetto|chrome-json, -o x.pftrace)\n"
+	"of a Go 1.22+ trace is decoded on a second thread while this one draws,\n"
+	"when a core is free (the 1-minute load average leaves one idle).\n"
+	"RTDIAG_THREADS=1 in the environment keeps either to one thread;\n"
+	"RTDIAG_THREADS=2 makes the timeline use two whatever the load.\n"};
 
 struct cat_opts {
 	const char *path, *out;

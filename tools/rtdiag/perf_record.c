@@ -22,6 +22,7 @@ enum {
 	O_PID = 1, O_ALL, O_CGROUP, O_FREQ, O_EVENT, O_CG, O_STACK, O_DUR,
 	O_KERNEL, O_NOKERNEL, O_OUT, O_FORMAT, O_TOP, O_PAGES, O_STATS,
 	O_NOINLINE, O_NODEBUGINFOD, O_NODOTNET, O_DEBUGDIR, O_THREADS,
+	O_OFFCPU, O_STATE,
 };
 
 static const struct cli_opt record_opts[] = {
@@ -67,6 +68,10 @@ static const struct cli_opt record_opts[] = {
 	 "folders of separate debug files (.build-id/xx/yyyy.debug; default /usr/lib/debug)", 0, 0},
 	{O_NODOTNET, "no-dotnet", 0, CLI_ARG_NONE, 0, NULL,
 	 "do not switch .NET perf maps on over the diagnostics IPC", 0, 0},
+	{O_OFFCPU, "off-cpu", 0, CLI_ARG_NONE, 0, NULL,
+	 "where threads wait off the CPU and how long (sched_switch stacks, no BPF), instead of CPU samples", 0, 0},
+	{O_STATE, "off-cpu-state", 0, CLI_ARG_STR, 0, "SDRT|all",
+	 "--off-cpu: the waits kept, by state: S sleep, D disk, R preempted, T other (default SDT)", 0, 0},
 	{0},
 };
 
@@ -101,7 +106,18 @@ const struct cli_cmd perf_cmd_record = {
 	"  rtdiag perf record -p 4242 -d 10\n"
 	"  rtdiag perf record -F 999 -g dwarf -o cpu.folded -- ./app --bench\n"
 	"  rtdiag perf record -a -d 5 -o cpu.pb.gz   # go tool pprof -top cpu.pb.gz\n"
-	"  rtdiag perf record -p 4242 -d 10 -o cpu.svg -o cpu.pftrace   # ui.perfetto.dev\n",
+	"  rtdiag perf record -p 4242 -d 10 -o cpu.svg -o cpu.pftrace   # ui.perfetto.dev\n"
+	"  rtdiag perf record --off-cpu -p 4242 -d 10 -o waits.svg\n"
+	"\n"
+	"--off-cpu: each time a thread leaves the CPU, its stack (sched:sched_switch\n"
+	"with a call chain) and state; when it runs again (a context-switch\n"
+	"record), the time between is added to that stack: the waits of a\n"
+	"thread, by where they happen (sleeps, locks, pipes, sockets, disk). The\n"
+	"profile has Go's block profile types (contentions, delay) and a state\n"
+	"label. Preempted time (R: runnable, waiting for a CPU) is left out\n"
+	"unless --off-cpu-state has R. perf's own --off-cpu needs BPF (a perf\n"
+	"built with BUILD_BPF_SKEL; Debian's perf 6.1 lacks it and ignores the\n"
+	"flag); this needs only tracepoints.\n",
 };
 
 /* --format's choices, in the order of its table entry */
@@ -145,15 +161,19 @@ static const char *base_name(const char *p)
 }
 
 static int write_top(struct rtd_perf_profiler *pr, const rtd_profile *prof,
-		     FILE *f, size_t rows, uint64_t samples)
+		     FILE *f, size_t rows, uint64_t samples, bool offcpu)
 {
 	struct rtd_profile_entry *e = calloc(rows, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	int n = rtd_profile_top(prof, e, rows);
 	double total = (double)rtd_profile_total(prof);
-	fprintf(f, "# %llu samples, %.3f s of CPU\n",
-		(unsigned long long)samples, total / 1e9);
+	if (offcpu)
+		fprintf(f, "# %llu waits, %.3f s off the CPU\n",
+			(unsigned long long)samples, total / 1e9);
+	else
+		fprintf(f, "# %llu samples, %.3f s of CPU\n",
+			(unsigned long long)samples, total / 1e9);
 	fprintf(f, "%7s %7s  %-60s %s\n", "self%", "total%", "function", "module");
 	for (int i = 0; i < n; i++) {
 		const char *mod = rtd_perf_profiler_frame_module(pr, e[i].name);
@@ -182,7 +202,8 @@ struct record_args {
 	size_t npids;
 	const char *cgroups[16];
 	size_t ncgroups;
-	bool all, stats, kernel_set, no_kernel, per_thread;
+	bool all, stats, kernel_set, no_kernel, per_thread, offcpu;
+	unsigned states;
 	const char *outs[4];
 	int format, formats[4];
 	size_t nouts;
@@ -243,11 +264,35 @@ static int parse(struct record_args *a, int argc, char **argv)
 		case O_NODOTNET: a->flags |= RTD_PERF_PROF_NO_DOTNET; break;
 		case O_DEBUGDIR: a->sym.debug_dirs = v.str; break;
 		case O_THREADS: a->per_thread = true; break;
+		case O_OFFCPU: a->offcpu = true; break;
+		case O_STATE:
+			a->states = 0;
+			for (const char *c = v.str; *c; c++) {
+				const char *l = strchr("SDRT", *c);
+				if (!strcmp(v.str, "all")) {
+					a->states = RTD_PERF_OFFCPU_ALL;
+					break;
+				}
+				if (!l || !*c)
+					return cli_cmd_usage(&perf_cmd_record,
+							     "--off-cpu-state %s: want letters of SDRT, or all",
+							     v.str);
+				a->states |= 1u << (l - "SDRT");
+			}
+			if (!a->states)
+				return cli_cmd_usage(&perf_cmd_record,
+						     "--off-cpu-state: want letters of SDRT, or all");
+			break;
 		}
 	}
 	if (id < 0)
 		return cli_opt_exit(id);
 	a->cmd = ps.rest;
+	if (a->states && !a->offcpu)
+		return cli_cmd_usage(&perf_cmd_record, "--off-cpu-state needs --off-cpu");
+	if (a->offcpu && (a->so.freq || a->so.event))
+		return cli_cmd_usage(&perf_cmd_record,
+				     "--off-cpu takes every context switch: no -F or -e");
 	if (a->kernel_set && a->no_kernel)
 		return cli_cmd_usage(&perf_cmd_record, "--kernel and --no-kernel exclude each other");
 	if ((a->npids > 0) + (a->ncgroups > 0) + a->all + (a->cmd != NULL) > 1)
@@ -308,7 +353,7 @@ static int write_profile(struct record_args *a, const char *path, int format,
 		RTD_PROFILE_FMT_TOP, RTD_PROFILE_FMT_FOLDED, RTD_PROFILE_FMT_PPROF,
 		RTD_PROFILE_FMT_SVG, RTD_PROFILE_FMT_SPEEDSCOPE};
 	if (format == FMT_TOP) {
-		r = write_top(pr, prof, o.f, (size_t)a->rows, samples);
+		r = write_top(pr, prof, o.f, (size_t)a->rows, samples, a->offcpu);
 	} else {
 		struct rtd_profile_write_opts wo = {.sz = sizeof(wo)};
 		wo.thread_roots = a->per_thread;
@@ -344,6 +389,14 @@ static void print_stats(struct rtd_perf_profiler *pr)
 		(unsigned long long)ss.locations, (unsigned long long)ss.unnamed,
 		(unsigned long long)ss.debug_files, (unsigned long long)ss.debugdata,
 		(unsigned long long)ss.debuginfod, st.dotnet_perfmaps);
+	if (st.offcpu_waits || st.offcpu_unpaired)
+		fprintf(stderr, "rtdiag: off-CPU: %llu waits paired, %llu "
+				"unpaired; S %.3f s, D %.3f s, R (preempted) "
+				"%.3f s, T %.3f s (all states, kept or not)\n",
+			(unsigned long long)st.offcpu_waits,
+			(unsigned long long)st.offcpu_unpaired,
+			(double)st.offcpu_ns[0] / 1e9, (double)st.offcpu_ns[1] / 1e9,
+			(double)st.offcpu_ns[2] / 1e9, (double)st.offcpu_ns[3] / 1e9);
 	if (st.unwind_failed)
 		fprintf(stderr, "rtdiag: %llu stacks could not be unwound past "
 				"their leaf\n", (unsigned long long)st.unwind_failed);
@@ -366,6 +419,10 @@ int perf_record_main(int argc, char **argv)
 		if (a.formats[i] == FMT_PERFETTO || a.formats[i] == FMT_CHROME_JSON)
 			a.flags |= RTD_PERF_PROF_KEEP_SAMPLES;
 	}
+	if (a.offcpu && (a.flags & RTD_PERF_PROF_KEEP_SAMPLES))
+		return cli_cmd_usage(&perf_cmd_record,
+				     "--off-cpu: no timeline output (Perfetto, "
+				     "Chrome JSON) yet: use a profile format");
 	a.so.exclude_kernel = a.no_kernel;
 	raise_nofile();
 
@@ -386,6 +443,10 @@ int perf_record_main(int argc, char **argv)
 	po.sampler = &a.so;
 	po.ring_pages = a.pages;
 	po.sym = &a.sym;
+	if (a.offcpu) {
+		po.flags |= RTD_PERF_PROF_OFF_CPU;
+		po.offcpu_states = a.states;
+	}
 	struct rtd_perf_profiler *pr = NULL;
 	int r = rtd_perf_profiler_new(&po, &pr);
 	if (r) {
@@ -459,8 +520,11 @@ int perf_record_main(int argc, char **argv)
 		fprintf(stderr, "rtdiag: %llu samples lost (the ring was full: "
 				"raise -m)\n", (unsigned long long)st.lost);
 	rc = CLI_OK;
+	/* off-CPU: the waits, not the switch-out samples */
+	uint64_t nsamples = a.offcpu ? (uint64_t)rtd_profile_total_of(prof, 0)
+				     : st.samples;
 	for (size_t i = 0; i < a.nouts && rc == CLI_OK; i++)
-		rc = write_profile(&a, a.outs[i], a.formats[i], pr, prof, st.samples);
+		rc = write_profile(&a, a.outs[i], a.formats[i], pr, prof, nsamples);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (a.stats) {
 		print_stats(pr);

@@ -20,7 +20,7 @@
 #   calls (each can add the wait to re-take the semaphore's lock), never
 #   more time than the program measured;
 # - /targets lists "block" for the .NET target; a native target's /block
-#   answers 404 saying why (no off-CPU source), as does a .NET target
+#   is its off-CPU waits (test_block_native.sh); a .NET target
 #   whose --dotnet-profiles leave waits out, and the same program built
 #   self-contained for net8.0 (a real .NET 8 runtime from NuGet's runtime
 #   pack, which sends no wait events): /block names its version and why;
@@ -118,10 +118,10 @@ grep -q "Waiter.OnEvent" "$WORK/total.txt" && grep -q "WaitHandle" "$WORK/total.
   && ok "stacks hold the runtime's wait frames under the program's" \
   || bad "no WaitHandle frames: $(grep -c . "$WORK/total.txt") lines"
 
+# ---- a native target's /block: its off-CPU waits (test_block_native.sh)
+curl -s -o /dev/null -D "$WORK/h" "$AGENT_URL/targets/nat$$/debug/pprof/block"; code=$(awk 'NR == 1 { print $2 }' "$WORK/h")
+[ "$code" = 200 ] && ok "native /block: 200 (off-CPU)" || bad "native block: $code"
 # ---- no source: say why
-out=$(curl -s -D "$WORK/h" "$AGENT_URL/targets/nat$$/debug/pprof/block"); code=$(awk 'NR == 1 { print $2 }' "$WORK/h")
-[ "$code" = 404 ] && grep -qi "X-Go-Pprof: 1" "$WORK/h" && grep -q "no block profile: .*off-CPU" <<<"$out" \
-  && ok "native /block: 404, said why ($out)" || bad "native block: $code $out"
 stop_agent || bad "agent exit status $?"
 start_agent --target "pid=$WP,service=$SVC" --scan-interval 200ms --dotnet-counters none \
   --dotnet-profiles cpu,lock || { bad "agent did not start"; exit 1; }
@@ -154,6 +154,10 @@ assert t and "block" not in t[0]["profiles"] and "mutex" in t[0]["profiles"], t'
   [ "$code" = 404 ] && grep -q "the .NET 8\.[0-9.]* runtime sends no wait events" <<<"$out" \
     && ok ".NET 8 /block: 404, said why ($out)" || bad ".NET 8 block: $code $out"
   stop_agent || bad "agent exit status $?"
+  # rtdiag dotnet profile --type wait asks the runtime first, too
+  out=$("$R" dotnet profile -p "$W8P" --type wait -d 1 -o "$WORK/w8.folded" 2>&1); rc=$?
+  [ $rc != 0 ] && grep -q "type wait: the .NET 8\.[0-9.]* runtime sends no wait events" <<<"$out" && [ ! -e "$WORK/w8.folded" ] \
+    && ok "dotnet profile --type wait of .NET 8: refused, said why" || bad "dotnet profile --type wait .NET 8: $rc $out"
   touch "$WORK/w8/stop"
 fi
 [ $fail = 0 ] || { echo "agent logs:"; cat "$WORK"/agent*.log; }

@@ -97,9 +97,9 @@ main=$(awk '/Program\.Main\(/ {s+=$NF} END {print s+0}' "$tmp/folded")
 # every runtime keyword on: every payload matches its layout (stream or
 # built-in schema); types without a schema are listed, not hidden
 A=$tmp/all.nettrace
-DOTNET_EnableEventPipe=1 DOTNET_EventPipeOutputPath=$A \
-DOTNET_EventPipeConfig='Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x7FFFFFFFBFFFFFFF:5,Microsoft-Windows-DotNETRuntimePrivate:0xFFFFFFFF:5,Rtdiag-Test:0xFFFFFFFFFFFF:5' \
-  "$app/nettrace-app" check >/dev/null || bad "all-keywords run"
+. "$(dirname "$0")/ep_record.sh"
+ep_record "$A" 'Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x7FFFFFFFBFFFFFFF:5,Microsoft-Windows-DotNETRuntimePrivate:0xFFFFFFFF:5,Rtdiag-Test:0xFFFFFFFFFFFF:5' \
+  "$app/nettrace-app" check || bad "all-keywords run"
 "$R" nettrace cat --json "$A" >"$tmp/all.json" || bad "all-keywords cat"
 python3 - "$tmp/all.json" <<'PY' && ok "all keywords: every payload walks without error" || bad "payload errors"
 import json, sys, collections

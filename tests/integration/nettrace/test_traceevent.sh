@@ -39,9 +39,9 @@ build "$B/te-dump-src/te-dump.csproj" "$B/te-dump"
 build "$B/nettrace-app-src/nettrace-app.csproj" "$B/nettrace-app"
 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$S/tests/integration/nettrace/ep_record.sh"
 record() { # out config mode
-  DOTNET_EnableEventPipe=1 DOTNET_EventPipeOutputPath=$1 DOTNET_EventPipeConfig=$2 \
-    "$B/nettrace-app/nettrace-app" $3 >/dev/null || { echo "FAIL: nettrace-app $3"; exit 1; }
+  ep_record "$1" "$2" "$B/nettrace-app/nettrace-app" "$3" || { echo "FAIL: nettrace-app $3"; exit 1; }
 }
 record "$tmp/check.nettrace" 'Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x8019:5,Rtdiag-Test:0xFFFFFFFFFFFF:5' check
 record "$tmp/all.nettrace" 'Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x7FFFFFFFBFFFFFFF:5,Microsoft-Windows-DotNETRuntimePrivate:0xFFFFFFFF:5,Rtdiag-Test:0xFFFFFFFFFFFF:5,Rtdiag-TL:0xFFFFFFFFFFFF:5,Rtdiag-Floats:0xFFFFFFFFFFFF:5,System.Threading.Tasks.TplEventSource:0xFFFFFFFFFFFF:5' all

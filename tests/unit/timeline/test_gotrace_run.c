@@ -8,7 +8,8 @@
  * gotrace/goanalysis fuzz corpus
  * trace, damaged ones included (the same bytes before the damage and the
  * same error), with chunks of 3 events (the hand-over and the generation
- * barrier run many times) and of 64 KiB.
+ * barrier run many times) and of 64 KiB (with RTD_GOTRACE_RUN_DEC_NEXT,
+ * as the CLI runs it: events built on the consumer's thread).
  */
 #include "test_gotrace.h"
 
@@ -76,7 +77,9 @@ static void same_bytes(const uint8_t *b, size_t n, const char *name)
 		size_t n1, n2, n3 = 0;
 		char *one = draw(b, n, fmt, 0, &n1);
 		char *small = draw(b, n, fmt, thr | (v2 ? RTD_GOTRACE_RUN_SMALL_CHUNKS : 0), &n2);
-		char *big = v2 ? draw(b, n, fmt, thr, &n3) : NULL;
+		/* the CLI's way: the decoder's events passed through, built
+		 * on the consumer's thread from the ordering's own entries */
+		char *big = v2 ? draw(b, n, fmt, thr | RTD_GOTRACE_RUN_DEC_NEXT, &n3) : NULL;
 		if (!big) {
 			big = one;
 			n3 = n1;

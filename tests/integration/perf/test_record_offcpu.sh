@@ -1,0 +1,115 @@
+# perf record --off-cpu: a real program (tests/targets/perf-offcpu) waits
+# in three functions (nanosleep, a pipe read fed by another thread, a
+# contended pthread mutex) and times each wait itself; rtdiag's off-CPU
+# delay per function and per thread is checked against those times, with
+# frame pointers and with -g dwarf, in every output format.
+#
+# Tolerances (derived, not tuned): each wait is timed by its caller around
+# the call, so the off-CPU time of stacks holding wait_X lies inside the
+# measured time: O <= W (+1 ms for clock reads). O falls short of W only
+# by the CPU time spent inside the calls (syscall entry/exit, futex and
+# wake-up paths: microseconds each) and by a stack the unwinder could not
+# take past wait_X: O >= W - 5% - 2 ms. Per thread, its NAME_body function
+# is timed with CLOCK_MONOTONIC and CLOCK_THREAD_CPUTIME_ID around it: its
+# wall = its CPU + the off-CPU time (every state) of stacks holding
+# NAME_body, up to the clock reads: within 2% + 2 ms. Nothing depends on
+# the machine's load: a busy machine makes waits longer on both sides.
+. "$(dirname "$0")/lib.sh"
+FP=$RTD_BINARY_DIR/tests/targets/offcpu_waits_fp
+NOFP=$RTD_BINARY_DIR/tests/targets/offcpu_waits_nofp
+[ -x "$FP" ] && [ -x "$NOFP" ] || fail "offcpu_waits not built"
+
+check() { # label program-output folded [states]
+  python3 - "$@" <<'EOF'
+import sys, re
+label, progout, folded = sys.argv[1:4]
+states = sys.argv[4] if len(sys.argv) > 4 else "all"
+waits, threads = {}, {}
+for l in open(progout):
+    f = l.split()
+    if f[:1] == ["wait"]:
+        waits[f[1]] = (int(f[2]), float(f[3]))
+    elif f[:1] == ["thread"]:
+        threads[f[1]] = (int(f[2]), float(f[3]), float(f[4]))
+stacks = []
+for l in open(folded):
+    s, v = l.rstrip("\n").rsplit(" ", 1)
+    stacks.append((s.split(";"), int(v) / 1e9))
+bad = 0
+for name, (calls, w) in sorted(waits.items()):
+    o = sum(v for fr, v in stacks if name in fr)
+    lo, hi = w - 0.05 * w - 0.002, w + 0.001
+    good = lo <= o <= hi
+    print("%s: %-10s %2d waits: program %.4f s, rtdiag %.4f s (want %.4f..%.4f)%s"
+          % (label, name, calls, w, o, lo, hi, "" if good else "  <-- FAIL"))
+    bad += not good
+if states == "all":
+    for name, (tid, wall, cpu) in sorted(threads.items()):
+        root = "(tid %d)" % tid
+        o = sum(v for fr, v in stacks if fr[0].endswith(root) and name + "_body" in fr)
+        d = abs(o + cpu - wall)
+        good = d <= 0.02 * wall + 0.002
+        print("%s: thread %-8s wall %.4f s = CPU %.4f + off-CPU %.4f (off by %.4f)%s"
+              % (label, name, wall, cpu, o, d, "" if good else "  <-- FAIL"))
+        bad += not good
+sys.exit(1 if bad else 0)
+EOF
+}
+
+# 1. frame pointers, every state, per thread
+"$R" perf record --off-cpu --off-cpu-state all --per-thread --stats -o "$TMP/fp.folded" -- "$FP" > "$TMP/fp.out" 2> "$TMP/fp.err" || { cat "$TMP/fp.err"; fail "record --off-cpu fp"; }
+grep -q 'off-CPU: [0-9]* waits paired' "$TMP/fp.err" || { cat "$TMP/fp.err"; fail "--stats: no off-CPU line"; }
+check fp "$TMP/fp.out" "$TMP/fp.folded" || { cat "$TMP/fp.out"; fail "fp: off-CPU times differ from the program's"; }
+grep -q ';wait_mutex;.*futex' "$TMP/fp.folded" || fail "fp: no wait_mutex;...futex stack"
+ok "fp: off-CPU per function and per thread"
+
+# 2. dwarf (no frame pointers): full stacks through libc
+"$R" perf record --off-cpu --off-cpu-state all --per-thread -g dwarf -o "$TMP/dw.folded" -- "$NOFP" > "$TMP/dw.out" || fail "record --off-cpu dwarf"
+check dwarf "$TMP/dw.out" "$TMP/dw.folded" || { cat "$TMP/dw.out"; fail "dwarf: off-CPU times differ from the program's"; }
+grep -Eq ';locker_body;timed;wait_mutex;do_lock;pthread_mutex_lock;' "$TMP/dw.folded" || { head -3 "$TMP/dw.folded"; fail "dwarf: stacks not unwound through libc"; }
+ok "dwarf: off-CPU per function and per thread, full stacks"
+
+# 3. the default keeps waits (S, D, T), not preemption; R alone has no
+# sleeps in it (a sleep is S)
+"$R" perf record --off-cpu -o "$TMP/def.folded" -- "$FP" > "$TMP/def.out" || fail "record --off-cpu default states"
+check default "$TMP/def.out" "$TMP/def.folded" waits || fail "default states: waits differ"
+"$R" perf record --off-cpu --off-cpu-state R -o "$TMP/r.folded" -- "$FP" > "$TMP/r.out" || fail "record --off-cpu-state R"
+python3 - "$TMP/r.folded" "$TMP/r.out" <<'EOF' || fail "--off-cpu-state R: sleeps counted as preemption"
+import sys
+w = [float(l.split()[3]) for l in open(sys.argv[2]) if l.startswith("wait wait_sleep ")][0]
+o = sum(int(l.rsplit(" ", 1)[1]) for l in open(sys.argv[1]) if ";wait_sleep;" in l) / 1e9
+print("state R: wait_sleep %.4f s of the program's %.4f s" % (o, w))
+sys.exit(0 if o < 0.05 * w else 1)
+EOF
+ok "states: default waits only, R alone"
+
+# 4. the other formats: top table, pprof (Go's block profile types and the
+# state label, read by go tool pprof), SVG, speedscope
+"$R" perf record --off-cpu -- "$FP" > "$TMP/top.txt" || fail "record --off-cpu top"
+grep -Eq '^# [0-9]+ waits, [0-9.]+ s off the CPU' "$TMP/top.txt" || { head -3 "$TMP/top.txt"; fail "top: no waits header"; }
+grep -q ' wait_pipe ' "$TMP/top.txt" || fail "top: no wait_pipe row"
+"$R" perf record --off-cpu -o "$TMP/oc.svg" -- "$FP" > /dev/null || fail "record --off-cpu svg"
+grep -q 'wait_mutex' "$TMP/oc.svg" || fail "svg: no wait_mutex"
+"$R" perf record --off-cpu -o "$TMP/oc.speedscope.json" -- "$FP" > /dev/null || fail "record --off-cpu speedscope"
+grep -q '"wait_sleep"' "$TMP/oc.speedscope.json" || fail "speedscope: no wait_sleep"
+GO=$(ls /usr/lib/go-1.23/bin/go /usr/lib/go-1.19/bin/go 2>/dev/null | head -1)
+if [ -n "$GO" ]; then
+  "$R" perf record --off-cpu -o "$TMP/oc.pb.gz" -- "$FP" > "$TMP/pb.out" || fail "record --off-cpu pprof"
+  HOME=$TMP GOCACHE=$TMP/gocache "$GO" tool pprof -raw "$TMP/oc.pb.gz" > "$TMP/raw" 2>&1 || { cat "$TMP/raw"; fail "go tool pprof -raw"; }
+  grep -q '^PeriodType: contentions count' "$TMP/raw" || { head "$TMP/raw"; fail "pprof: period type is not contentions count"; }
+  grep -Eq 'contentions/count delay/nanoseconds' "$TMP/raw" || { head "$TMP/raw"; fail "pprof: not Go's block profile types"; }
+  grep -q 'state:\[S\]' "$TMP/raw" || fail "pprof: no state label"
+  HOME=$TMP GOCACHE=$TMP/gocache "$GO" tool pprof -top -sample_index=delay "$TMP/oc.pb.gz" > "$TMP/pp.top" 2>&1
+  grep -q ' wait_pipe$' "$TMP/pp.top" || { cat "$TMP/pp.top"; fail "pprof -top: no wait_pipe"; }
+  ok "pprof read by go tool pprof: block profile types, state label"
+else
+  echo "SKIP part: no Go toolchain for go tool pprof"
+fi
+
+# 5. bad input
+"$R" perf record --off-cpu -F 99 -- true 2> "$TMP/e1" && fail "--off-cpu -F accepted"
+grep -q 'every context switch' "$TMP/e1" || { cat "$TMP/e1"; fail "--off-cpu -F: message"; }
+"$R" perf record --off-cpu --off-cpu-state SX -- true 2> "$TMP/e2" && fail "--off-cpu-state SX accepted"
+grep -q 'letters of SDRT' "$TMP/e2" || { cat "$TMP/e2"; fail "--off-cpu-state: message"; }
+"$R" perf record --off-cpu-state S -- true 2> "$TMP/e3" && fail "--off-cpu-state without --off-cpu accepted"
+ok "bad options refused with a reason"
