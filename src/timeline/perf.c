@@ -2,7 +2,8 @@
 /*
  * perf.c - perf_event records as a timeline: a track per CPU and per
  * thread; sched:sched_switch as "running" slices on both (the CPU's slice
- * named by the thread it runs); samples with callchains as CPU samples on
+ * named by the thread it runs; a traced thread's own PERF_RECORD_SWITCH
+ * records, when asked for, begin and end its slices too); samples with callchains as CPU samples on
  * their thread; every other tracepoint or probe as an instant on its
  * thread with its fields as arguments; COMM names threads, EXIT closes
  * their tracks, LOST is an instant on the CPU.
@@ -34,11 +35,18 @@ struct pf_cpu {
 	bool running;
 };
 
+struct pf_in {
+	int64_t ts;
+	uint32_t cpu;
+};
+
 struct rtd_tl_perf {
 	rtd_timeline *tl;
 	int err;
 	uint64_t proc;
 	rtd_map threads; /* tid -> struct pf_thread* */
+	rtd_map switched_in; /* tid -> struct pf_in*: a switch-in before the
+			      * thread's first sched_switch names it */
 	rtd_strmap comms; /* tid (8 bytes) -> name, for tracks made later */
 	struct pf_cpu cpus[PERF_MAX_CPUS];
 	uint64_t cpu_group;
@@ -57,6 +65,7 @@ rtd_tl_perf *rtd_tl_perf_new(rtd_timeline *tl, const char *name)
 		return NULL;
 	a->tl = tl;
 	rtd_map_init(&a->threads, 0);
+	rtd_map_init(&a->switched_in, 0);
 	rtd_strmap_init(&a->comms, 1u << 20);
 	struct rtd_track t = {.sz = sizeof(t), .kind = RTD_TRACK_PROCESS,
 			      .pid = 0, .name = name ? name : "CPUs"};
@@ -74,6 +83,7 @@ void rtd_tl_perf_free(rtd_tl_perf *a)
 	if (!a)
 		return;
 	rtd_map_free_vals(&a->threads);
+	rtd_map_free_vals(&a->switched_in);
 	size_t b = 0;
 	for (rtd_strmap_entry *e = rtd_strmap_next(&a->comms, &b, NULL); e;
 	     e = rtd_strmap_next(&a->comms, &b, e))
@@ -109,6 +119,17 @@ static const char *comm_of(rtd_tl_perf *a, uint32_t tid)
 	return rtd_strmap_get(&a->comms, &key, sizeof(key), &v) ? v : NULL;
 }
 
+static void begin_running(rtd_tl_perf *a, struct pf_thread *t, int64_t ts,
+			  uint32_t cpu)
+{
+	struct rtd_tl_arg arg = {.key = "cpu", .type = RTD_TL_UINT, .u = cpu};
+	struct rtd_tl_event e = {.sz = sizeof(e), .track = t->track, .ts = ts,
+				 .name = "running", .category = "sched",
+				 .args = &arg, .nargs = 1};
+	put(a, rtd_timeline_begin(a->tl, &e));
+	t->running = true;
+}
+
 static struct pf_thread *thread(rtd_tl_perf *a, uint32_t pid, uint32_t tid,
 				const char *comm)
 {
@@ -137,6 +158,12 @@ static struct pf_thread *thread(rtd_tl_perf *a, uint32_t pid, uint32_t tid,
 		return NULL;
 	}
 	t->track = (uint64_t)id;
+	if (rtd_map_get(&a->switched_in, tid, &v)) {
+		/* it was switched in before it had a name: running since */
+		struct pf_in *in = v;
+		begin_running(a, t, in->ts, in->cpu);
+		free(rtd_map_del(&a->switched_in, tid));
+	}
 	return t;
 }
 
@@ -209,15 +236,55 @@ static void sched_switch(rtd_tl_perf *a, const struct rtd_perf_sample *s)
 		c->running = true;
 	}
 	struct pf_thread *t = thread(a, 0, next, next_comm[0] ? next_comm : NULL);
-	if (t && !t->running) {
-		struct rtd_tl_arg arg = {.key = "cpu", .type = RTD_TL_UINT,
-					 .u = s->cpu};
-		struct rtd_tl_event e = {.sz = sizeof(e), .track = t->track,
-					 .ts = ts, .name = "running",
-					 .category = "sched", .args = &arg,
-					 .nargs = 1};
-		put(a, rtd_timeline_begin(a->tl, &e));
-		t->running = true;
+	if (t && !t->running)
+		begin_running(a, t, ts, s->cpu);
+}
+
+/*
+ * A traced thread's own switch out or back in (PERF_RECORD_SWITCH, when
+ * the recording asked for context switches): its "running" slices. A
+ * per-thread or per-cgroup sched_switch only fires as the thread leaves
+ * the CPU (it is the current task then), so its switch-ins are only seen
+ * here; the sched_switch records still make the CPU tracks and end the
+ * slices they see first.
+ */
+static void thread_switch(rtd_tl_perf *a, const struct rtd_perf_sample *s)
+{
+	if (!s->tid)
+		return;
+	void *v;
+	int64_t ts = (int64_t)s->time;
+	bool out = s->misc & PERF_RECORD_MISC_SWITCH_OUT;
+	if (!rtd_map_get(&a->threads, s->tid, &v)) {
+		/* named by its first sched_switch (its comm then): remember
+		 * when it came in, for the track made there */
+		if (out) {
+			free(rtd_map_del(&a->switched_in, s->tid));
+			return;
+		}
+		if (rtd_map_get(&a->switched_in, s->tid, &v))
+			return;
+		struct pf_in *in = malloc(sizeof(*in));
+		if (!in) {
+			put(a, -ENOMEM);
+			return;
+		}
+		*in = (struct pf_in){ts, s->cpu};
+		int err = rtd_map_put(&a->switched_in, s->tid, in, NULL);
+		if (err) {
+			free(in);
+			put(a, err);
+		}
+		return;
+	}
+	struct pf_thread *t = v;
+	if (out) {
+		if (t->running) {
+			put(a, rtd_timeline_end(a->tl, t->track, ts));
+			t->running = false;
+		}
+	} else if (!t->running) {
+		begin_running(a, t, ts, s->cpu);
 	}
 }
 
@@ -293,6 +360,9 @@ int rtd_tl_perf_record(rtd_tl_perf *a, const struct rtd_perf_sample *s)
 		break;
 	case PERF_RECORD_COMM:
 		set_comm(a, s->rec.comm.tid, s->rec.comm.comm);
+		break;
+	case PERF_RECORD_SWITCH:
+		thread_switch(a, s);
 		break;
 	case PERF_RECORD_EXIT: {
 		void *v = rtd_map_del(&a->threads, s->rec.task.tid);

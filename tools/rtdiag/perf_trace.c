@@ -530,7 +530,7 @@ static int parse(struct trace_args *a, int argc, char **argv)
 }
 
 static int add_events(struct rtd_perf_monitor *m, struct trace_args *a,
-		      struct trace_out *o)
+		      struct trace_out *o, bool switches)
 {
 	int r;
 	if (a->syscalls) {
@@ -561,6 +561,17 @@ static int add_events(struct rtd_perf_monitor *m, struct trace_args *a,
 		}
 		if (r)
 			return perf_cli_fail(m, sp->name, r);
+	}
+	if (switches) {
+		/* a thread's sched_switch is seen only as it leaves the CPU
+		 * unless the whole system is traced: its own switch records
+		 * (on a dummy event) say when it runs again */
+		struct rtd_perf_sampler_opts so = {.sz = sizeof(so), .event = "dummy",
+						   .period = 1, .no_tracking = true,
+						   .context_switch = true};
+		r = rtd_perf_monitor_add_sampler(m, &so, NULL);
+		if (r)
+			return perf_cli_fail(m, "context switch records", r);
 	}
 	return CLI_OK;
 }
@@ -664,7 +675,15 @@ int perf_trace_main(int argc, char **argv)
 			cli_fail("cannot set up perf_event: %s", rtd_strerror(r));
 		goto done;
 	}
-	if (add_events(m, a, &out) != CLI_OK)
+	/* a timeline's running slices of traced threads (not the whole
+	 * system: there sched_switch shows both sides) */
+	bool switches = false;
+	for (size_t i = 0; timeline && !a->all && i < a->nspec; i++)
+		if (a->specs[i].kind == SPEC_TP &&
+		    (!strcmp(a->specs[i].name, "sched:sched_switch") ||
+		     !strcmp(a->specs[i].name, "sched/sched_switch")))
+			switches = true;
+	if (add_events(m, a, &out, switches) != CLI_OK)
 		goto done;
 	if (timeline) {
 		out.f = stdout;
