@@ -62,28 +62,11 @@ echo "the program measured:"; cat "$WORK/w/done"
 # check FILE WHAT: per method of DIR/done, the samples whose stack holds
 # it: count >= calls, delay within 5% + 10 ms of the measured total
 check() {
-  python3 - "$1" "$WORK/w/done" "$2" <<'PY'
-import re, sys
-raw, done, what = open(sys.argv[1]).read().splitlines(), sys.argv[2], sys.argv[3]
-i = raw.index("Samples:")
-assert raw[i + 1].replace("[dflt]", "").split() == ["contentions/count", "delay/nanoseconds"], raw[i + 1]
-samples, locs, sect = [], {}, "samples"
-cur = None
-for l in raw[i + 2:]:
-    if l.startswith("Locations"):
-        sect = "locs"; continue
-    if l.startswith("Mappings"):
-        break
-    if sect == "samples":
-        m = re.match(r"^\s+(\d+)\s+(\d+):\s*([\d ]*)$", l)
-        if m:
-            samples.append((int(m[1]), int(m[2]), [int(x) for x in m[3].split()]))
-    else:
-        m = re.match(r"^\s+(\d+): 0x[0-9a-f]+ (.*)$", l)
-        if m:
-            cur = int(m[1]); locs[cur] = m[2]
-        elif cur is not None:
-            locs[cur] += " " + l.strip()   # an inlined frame's line
+  PYTHONPATH="$(dirname "$0")" python3 - "$1" "$WORK/w/done" "$2" <<'PY'
+import sys
+from pprof_raw import parse
+p, done, what = parse(sys.argv[1]), sys.argv[2], sys.argv[3]
+samples, locs = p.samples, p.locs
 bad = 0
 for line in open(done):
     name, calls, ns, blocked = line.split()

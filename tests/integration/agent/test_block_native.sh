@@ -50,31 +50,13 @@ curl -sf -o /dev/null "$B" || bad "/block (warm-up) failed"
 wait "$P" || bad "offcpu_waits failed"
 cat "$WORK/prog.out"
 
-python3 - "$WORK/delta.txt" "$WORK/total.txt" "$WORK/prog.out" <<'PY'
-import re, sys
+PYTHONPATH="$(dirname "$0")" python3 - "$WORK/delta.txt" "$WORK/total.txt" "$WORK/prog.out" <<'PY'
+import sys
+import pprof_raw
 def parse(path):
-    raw = open(path).read().splitlines()
-    i = raw.index("Samples:")
-    assert raw[i + 1].replace("[dflt]", "").split() == ["contentions/count", "delay/nanoseconds"], raw[i + 1]
-    assert "PeriodType: contentions count" in raw, "PeriodType"
-    dur = [float(l.split()[1]) for l in raw if l.startswith("Duration:")]
-    samples, locs, sect = [], {}, "samples"
-    for l in raw[i + 2:]:
-        if l.startswith("Locations"):
-            sect = "locs"; continue
-        if l.startswith("Mappings"):
-            break
-        if sect == "samples":
-            m = re.match(r"^\s+(\d+)\s+(\d+):\s*([\d ]*)$", l)
-            if m:
-                samples.append((int(m[1]), int(m[2]), [int(x) for x in m[3].split()]))
-        else:
-            m = re.match(r"^\s+(\d+): 0x[0-9a-f]+ M=\d+ (\S+)", l)
-            if m:
-                locs[int(m[1])] = m[2]
-    def delay(name):
-        return sum(v for c, v, ids in samples if any(locs.get(x) == name for x in ids)) / 1e9
-    return samples, delay, dur[0] if dur else 0
+    p = pprof_raw.parse(path)
+    assert "PeriodType: contentions count" == p.period, p.period
+    return p.samples, (lambda name: p.delay_in(lambda text, func: func == name) / 1e9), p.duration
 bad = 0
 def check(cond, msg):
     global bad
