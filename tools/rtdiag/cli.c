@@ -47,6 +47,21 @@ bool cli_threads_allowed(void)
 	return !(thr && strcmp(thr, "1") == 0);
 }
 
+bool cli_second_thread_pays(void)
+{
+	(void)cli_progress_enabled();
+	const char *thr = getenv("RTDIAG_THREADS");
+	if (thr && !strcmp(thr, "1"))
+		return false;
+	if (thr && !strcmp(thr, "2"))
+		return true;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	double load;
+	if (cpus < 2 || getloadavg(&load, 1) != 1)
+		return cpus >= 2;
+	return load + 1.0 <= (double)cpus;
+}
+
 void cli_progress(const char *fmt, ...)
 {
 	if (!cli_progress_enabled())

@@ -45,6 +45,16 @@ bool cli_progress_enabled(void);
  * it also settles cli_progress_enabled(), which is not decided on a
  * thread. */
 bool cli_threads_allowed(void);
+/* Whether a Go 1.22+ trace's ordering on a second thread pays: it costs
+ * ~10-20% more CPU (the events cross between the cores' caches) and
+ * saves wall time only when a core is free. RTDIAG_THREADS=1 or 2
+ * decides; else yes when two CPUs are online and the 1-minute load
+ * average leaves one idle. Measured: bench/pictures/threads.sh (Go
+ * timeline, 34 MB trace) and bench/gotrace/analysis.sh (pprof sync, 100
+ * MB trace: ~1.4 s wall / 2.1 s CPU on two threads with a free core,
+ * ~1.8 / 1.8 on one; at load 3+ on 2 cores two were no faster). Settles
+ * cli_progress_enabled() too, as cli_threads_allowed() does. */
+bool cli_second_thread_pays(void);
 /* Rewrite the progress line on stderr (no-op when not a terminal). */
 void cli_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Clear the progress line. */

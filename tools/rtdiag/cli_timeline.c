@@ -58,29 +58,6 @@ int cli_gosrc_next(void *ctx, struct rtd_gotrace_event *ev)
 	}
 }
 
-/*
- * A Go 1.22+ trace's decoder on a second thread pays only when a core is
- * free for it (it is ~35% of the work; the hand-over costs ~0.1 s CPU on
- * a 34 MB trace). Measured with bench/pictures/threads.sh (34 MB trace,
- * 2 cores, alternating runs, medians of 10, load 2.8-3.0 from others'
- * builds): one thread 1.35 s wall / 1.29 s CPU, two 1.45 s / 1.41 s.
- * So: RTDIAG_THREADS=1 or 2 decides; else two only when the 1-minute load
- * average leaves a core idle.
- */
-static bool timeline_threads(void)
-{
-	const char *thr = getenv("RTDIAG_THREADS");
-	if (thr && !strcmp(thr, "1"))
-		return false;
-	if (thr && !strcmp(thr, "2"))
-		return true;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	double load;
-	if (cpus < 2 || getloadavg(&load, 1) != 1)
-		return cpus >= 2;
-	return load + 1.0 <= (double)cpus;
-}
-
 struct gtl_sink {
 	rtd_tl_gotrace *a;
 	const rtd_gotrace_dec *d;
@@ -124,7 +101,7 @@ int cli_timeline_gotrace(FILE *in, const char *path, const uint8_t *first,
 	int rc = sink.a && src.buf ? rtd_gotrace_dec_feed(d, first, nfirst) : -ENOMEM;
 	/* The first event on this thread (the header tells the format), the
 	 * rest from a decoding thread of their own for a Go 1.22+ trace when
-	 * a core is free (timeline_threads()): the same events in the same
+	 * a core is free (cli_second_thread_pays()): the same events in the same
 	 * order either way. */
 	struct rtd_gotrace_event ev;
 	int drc = rc < 0 ? rc : cli_gosrc_next(&src, &ev);
@@ -133,7 +110,7 @@ int cli_timeline_gotrace(FILE *in, const char *path, const uint8_t *first,
 	if (drc > 0 && rc == 0) {
 		/* cli_gosrc_next passes the decoder's events through */
 		unsigned flags = RTD_GOTRACE_RUN_DEC_NEXT |
-				 (timeline_threads() ? RTD_GOTRACE_RUN_THREAD : 0);
+				 (cli_second_thread_pays() ? RTD_GOTRACE_RUN_THREAD : 0);
 		rc = rtd_gotrace_run(d, cli_gosrc_next, &src, gtl_take, &sink, flags, &drc);
 	}
 	if (rc == 0)

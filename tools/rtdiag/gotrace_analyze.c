@@ -120,11 +120,10 @@ static const unsigned go_sem[] = {RTD_GOAN_GO119, RTD_GOAN_GO122, RTD_GOAN_GO123
 
 #define THREADS_OPT(id)                                                        \
 	{id, "threads", 0, CLI_ARG_INT, 0, "N",                                \
-	 "2 (default): a Go 1.22+ trace is ordered on one thread, analysed on another; 1: one thread", \
+	 "2: a Go 1.22+ trace is ordered on one thread, analysed on another; 1: one thread (default: 2 when a core is idle by the 1-minute load average, RTDIAG_THREADS=1|2 overriding)", \
 	 1, 2}
 
-/* rtd_goan_run()'s flags: --threads, else RTDIAG_THREADS=1 for one (as
- * for 'cat'), else two */
+/* rtd_goan_run()'s flags: --threads, else cli_second_thread_pays() */
 static unsigned run_flags = RTD_GOAN_RUN_THREAD;
 static bool threads_given;
 
@@ -172,9 +171,10 @@ static int run_trace(struct run *r, const char *path, struct rtd_goan_opts *o,
 		return cli_fail("%s: %s", path, rtd_goan_new_error());
 	if (pa)
 		*pa = r->a;
-	/* Go 1.22+: ordering on a thread of its own, the analyses on this one */
-	if (!cli_threads_allowed() && !threads_given)
-		run_flags = 0;
+	/* Go 1.22+: ordering on a thread of its own, the analyses on this
+	 * one, when --threads 2 says so or a core is free for it */
+	if (!threads_given)
+		run_flags = cli_second_thread_pays() ? RTD_GOAN_RUN_THREAD : 0;
 	/* next_event() passes the decoder's events through without reading
 	 * them: they may cross to the analyses in the ordering's form */
 	int arc = rtd_goan_run(r->a, next_event, r->in, run_flags | RTD_GOAN_RUN_DEC_NEXT, &rc);
