@@ -20,7 +20,8 @@
 # printed per phase, as other work on it moves the figures.
 #
 # Usage: bench/agent/run.sh BUILD_DIR
-# Env: AGENT_SECONDS (600) AGENT2_SECONDS (300; 0 skips) BASE_SECONDS (60)
+# Env: AGENT_SECONDS (600) AGENT2_SECONDS (300; 0 skips) AGENT2_ARGS (the
+#      second agent phase's options instead of --dotnet-cpu perf) BASE_SECONDS (60)
 #      PERF_SECONDS (60) PULL_EVERY (15) N_DOTNET (4) N_NATIVE (4)
 # Run it alone: flock /work/locks/bench.lock bench/agent/run.sh build
 set -u
@@ -157,9 +158,14 @@ for t in json.load(sys.stdin):
 }
 agent_phase agent "$AGENT_SECONDS" \
   "defaults: .NET by EventPipe at the runtime's 1 kHz + alloc/lock/exception + counters; native by perf at 99 Hz"
-[ "$AGENT2_SECONDS" -gt 0 ] && agent_phase agent2 "$AGENT2_SECONDS" \
-  "--dotnet-cpu perf: every target's CPU by perf at 99 Hz; .NET alloc/lock/exception + counters by EventPipe" \
-  --dotnet-cpu perf
+if [ -n "${AGENT2_ARGS:-}" ]; then # another configuration to set beside the defaults
+  # shellcheck disable=SC2086
+  [ "$AGENT2_SECONDS" -gt 0 ] && agent_phase agent2 "$AGENT2_SECONDS" "$AGENT2_ARGS" $AGENT2_ARGS
+else
+  [ "$AGENT2_SECONDS" -gt 0 ] && agent_phase agent2 "$AGENT2_SECONDS" \
+    "--dotnet-cpu perf: every target's CPU by perf at 99 Hz; .NET alloc/lock/exception + counters by EventPipe" \
+    --dotnet-cpu perf
+fi
 
 # ---- 4. perf record
 L_PERF=$(load)
