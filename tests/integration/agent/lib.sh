@@ -73,6 +73,13 @@ stop_agent() {
 
 # has_target PID: /targets lists it
 has_target() { curl -sf "$AGENT_URL/targets" | grep -q "\"pid\":$1,"; }
+# has_profile PID KIND: /targets lists it with that profile (e.g. block)
+has_profile() {
+  curl -sf "$AGENT_URL/targets" | python3 -c '
+import json, sys
+t = [x for x in json.load(sys.stdin) if x["pid"] == int(sys.argv[1])]
+assert t and sys.argv[2] in t[0]["profiles"], t' "$1" "$2"
+}
 
 # metric NAME: the value of an unlabelled (or first) series
 metric() { curl -sf "$AGENT_URL/metrics" | awk -v n="$1" '$1 == n || index($1, n "{") == 1 { print $2; exit }'; }

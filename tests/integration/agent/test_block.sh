@@ -37,13 +37,7 @@ start_program WP "$WD/dotnet-wait" "$WORK/w" waits || { bad "dotnet-wait did not
 SVC=waits$$
 start_agent --target "pid=$WP,service=$SVC" --target "pid=$NP,service=nat$$" \
   --scan-interval 200ms --dotnet-counters none --max-cpu 800% || { bad "agent did not start"; exit 1; }
-has_block() {
-  curl -sf "$AGENT_URL/targets" | python3 -c '
-import json, sys
-t = [x for x in json.load(sys.stdin) if x["pid"] == int(sys.argv[1])]
-assert t and "block" in t[0]["profiles"], t' "$WP"
-}
-wait_for 15 has_block && ok "/targets: the .NET 10 target has a block profile" \
+wait_for 15 has_profile "$WP" block && ok "/targets: the .NET 10 target has a block profile" \
   || { bad "no block in /targets: $(curl -s "$AGENT_URL/targets")"; exit 1; }
 B="$AGENT_URL/targets/$SVC/debug/pprof/block"
 

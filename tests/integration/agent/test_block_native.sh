@@ -29,13 +29,7 @@ P=$!; PIDS+=("$P")
 SVC=nat$$
 start_agent --target "pid=$P,service=$SVC" --scan-interval 200ms --max-cpu 800% \
   || { bad "agent did not start"; exit 1; }
-has_block() {
-  curl -sf "$AGENT_URL/targets" | python3 -c '
-import json, sys
-t = [x for x in json.load(sys.stdin) if x["pid"] == int(sys.argv[1])]
-assert t and "block" in t[0]["profiles"], t' "$P"
-}
-wait_for 15 has_block && ok "/targets: the native target has a block profile" \
+wait_for 15 has_profile "$P" block && ok "/targets: the native target has a block profile" \
   || { bad "no block in /targets: $(curl -s "$AGENT_URL/targets")"; exit 1; }
 B="$AGENT_URL/targets/$SVC/debug/pprof/block"
 # the first cut names every location (the kernel's from kallsyms): under
