@@ -49,10 +49,9 @@ bool cli_threads_allowed(void)
 
 bool cli_second_thread_pays(void)
 {
-	(void)cli_progress_enabled();
-	const char *thr = getenv("RTDIAG_THREADS");
-	if (thr && !strcmp(thr, "1"))
+	if (!cli_threads_allowed())
 		return false;
+	const char *thr = getenv("RTDIAG_THREADS");
 	if (thr && !strcmp(thr, "2"))
 		return true;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
