@@ -64,8 +64,22 @@ struct task {
 	uint64_t parent;
 };
 
+/*
+ * Goroutine and P states by id: Go numbers both from small integers up,
+ * so ids below a limit index an array (grown as they appear), larger ones
+ * go to a hash table. A state stays at its address until a state is
+ * created (as in the hash table alone); n counts both, up to max.
+ */
+struct dtab {
+	uint8_t *vals; /* by id, for ids below ncap */
+	uint8_t *used;
+	size_t ncap, lim, vsz, n, max;
+	struct v1_tab big; /* ids from lim up */
+};
+
 struct v2_order {
-	struct v1_tab gs, ps, ms, tasks;
+	struct dtab gs, ps;
+	struct v1_tab ms, tasks;
 	uint64_t gc_seq;
 	int gc_state;
 	uint64_t initial_gen;
@@ -82,6 +96,96 @@ struct ctx {
 };
 
 /* ---- small helpers ---- */
+
+static void dtab_init(struct dtab *t, size_t vsz, size_t lim, size_t max)
+{
+	memset(t, 0, sizeof(*t));
+	t->vsz = vsz;
+	t->lim = lim;
+	t->max = max;
+	v1_tab_init(&t->big, vsz, 0);
+}
+
+static void dtab_free(struct dtab *t)
+{
+	free(t->vals);
+	free(t->used);
+	t->vals = t->used = NULL;
+	t->ncap = t->n = 0;
+	v1_tab_free(&t->big);
+}
+
+/* dtab_get() past the array's hit: find, or create (zeroed); NULL when
+ * there are max states already or no memory. */
+static void *__attribute__((noinline)) dtab_get_slow(struct dtab *t, uint64_t key, bool create,
+						     bool *created)
+{
+	if (created)
+		*created = false;
+	if (key >= t->lim) {
+		void *v = v1_tab_get(&t->big, key, false, NULL);
+		if (v || !create || t->n >= t->max)
+			return v;
+		if (!(v = v1_tab_get(&t->big, key, true, created)))
+			return NULL;
+		t->n++;
+		return v;
+	}
+	if (!create || t->n >= t->max)
+		return NULL;
+	size_t nc = t->ncap ? t->ncap : 64;
+	while (nc <= key)
+		nc *= 2;
+	uint8_t *v = realloc(t->vals, nc * t->vsz);
+	if (!v)
+		return NULL;
+	t->vals = v;
+	uint8_t *u = realloc(t->used, nc);
+	if (!u)
+		return NULL;
+	t->used = u;
+	memset(t->used + t->ncap, 0, nc - t->ncap);
+	t->ncap = nc;
+	t->used[key] = 1;
+	t->n++;
+	memset(t->vals + key * t->vsz, 0, t->vsz);
+	if (created)
+		*created = true;
+	return t->vals + key * t->vsz;
+}
+
+static inline void *dtab_get(struct dtab *t, uint64_t key, bool create, bool *created)
+{
+	if (key < t->ncap) {
+		if (t->used[key]) {
+			if (created)
+				*created = false;
+			return t->vals + key * t->vsz;
+		}
+		if (!create || t->n >= t->max)
+			return NULL;
+		t->used[key] = 1;
+		t->n++;
+		memset(t->vals + key * t->vsz, 0, t->vsz);
+		if (created)
+			*created = true;
+		return t->vals + key * t->vsz;
+	}
+	return dtab_get_slow(t, key, create, created);
+}
+
+static void dtab_del(struct dtab *t, uint64_t key)
+{
+	if (key < t->ncap) {
+		if (t->used[key]) {
+			t->used[key] = 0;
+			t->n--;
+		}
+	} else if (v1_tab_get(&t->big, key, false, NULL)) {
+		v1_tab_del(&t->big, key);
+		t->n--;
+	}
+}
 
 static void free_g(struct gst *g)
 {
@@ -102,19 +206,25 @@ void v2_order_free(struct v2_order *o)
 {
 	if (!o)
 		return;
-	for (size_t i = 0; i < o->gs.cap; i++)
-		if (o->gs.used[i] == 1)
+	for (size_t i = 0; i < o->gs.ncap; i++)
+		if (o->gs.used[i])
 			free_g((struct gst *)(o->gs.vals + i * o->gs.vsz));
-	for (size_t i = 0; i < o->ps.cap; i++)
-		if (o->ps.used[i] == 1)
+	for (size_t i = 0; i < o->gs.big.cap; i++)
+		if (o->gs.big.used[i] == 1)
+			free_g((struct gst *)(o->gs.big.vals + i * o->gs.big.vsz));
+	for (size_t i = 0; i < o->ps.ncap; i++)
+		if (o->ps.used[i])
 			free(((struct pst *)(o->ps.vals + i * o->ps.vsz))->rs.r);
+	for (size_t i = 0; i < o->ps.big.cap; i++)
+		if (o->ps.big.used[i] == 1)
+			free(((struct pst *)(o->ps.big.vals + i * o->ps.big.vsz))->rs.r);
 	for (size_t i = 0; i < o->tasks.cap; i++)
 		if (o->tasks.used[i] == 1)
 			free(((struct task *)(o->tasks.vals + i * o->tasks.vsz))->name);
 	free_ended(o);
 	free(o->ended);
-	v1_tab_free(&o->gs);
-	v1_tab_free(&o->ps);
+	dtab_free(&o->gs);
+	dtab_free(&o->ps);
 	v1_tab_free(&o->ms);
 	v1_tab_free(&o->tasks);
 	free(o);
@@ -125,8 +235,8 @@ static struct v2_order *order_new(void)
 	struct v2_order *o = calloc(1, sizeof(*o));
 	if (!o)
 		return NULL;
-	v1_tab_init(&o->gs, sizeof(struct gst), 1u << 24);
-	v1_tab_init(&o->ps, sizeof(struct pst), RTD_GOTRACE_MAX_PROCS);
+	dtab_init(&o->gs, sizeof(struct gst), 1u << 16, 1u << 24);
+	dtab_init(&o->ps, sizeof(struct pst), 1u << 10, RTD_GOTRACE_MAX_PROCS);
 	v1_tab_init(&o->ms, sizeof(struct mst), 1u << 20);
 	v1_tab_init(&o->tasks, sizeof(struct task), 1u << 22);
 	return o;
@@ -141,12 +251,18 @@ static const char *evname(unsigned t)
 
 struct cursor {
 	uint64_t m;
-	size_t bi;      /* index into the M's batch list */
+	size_t bi;      /* index into the M's batch list, SIZE_MAX before the first */
 	size_t *blist;  /* batches of this M */
 	size_t nbl;
+	size_t data, len; /* the current batch's data in d->in (len 0: none) */
+	int64_t btime;  /* its time (ticks) */
 	size_t pos;     /* in the current batch's data */
 	int64_t last;   /* Go's batchCursor.lastTs (ns; 0: take the batch's) */
 	bool have;
+	/* the M's state in o->ms while the table has capacity ms_cap (Ms are
+	 * never deleted: the table moves only when it grows) */
+	struct mst *ms;
+	size_t ms_cap;
 	struct v2_out ev;
 };
 
@@ -162,6 +278,7 @@ struct genctx {
 	size_t nsamples, isample;
 	/* the event types a batch may have: timed, not experimental */
 	const struct v2_spec *timed[V2_MAX_TYPE + 1];
+	bool ids[V2_MAX_TYPE + 1]; /* the type names a stack or a string */
 	char err[512];
 };
 
@@ -213,29 +330,61 @@ static int64_t ns(const struct genctx *c, uint64_t ticks)
 	return f2i((double)ticks * c->freq);
 }
 
+/* One argument at p, which has at least 10 bytes (rd_varuint's LEB128:
+ * *bad set for an encoding longer than 64 bits). */
+static inline uint64_t varuint_at(const uint8_t **pp, bool *bad)
+{
+	const uint8_t *p = *pp;
+	uint64_t v = *p++;
+	if (v >= 0x80) {
+		v &= 0x7f;
+		for (unsigned shift = 7;; shift += 7) {
+			uint64_t b = *p++;
+			if (shift == 63 && (b & 0x7e)) {
+				*bad = true;
+				break;
+			}
+			v |= (b & 0x7f) << shift;
+			if (!(b & 0x80))
+				break;
+			if (shift == 63) {
+				*bad = true;
+				break;
+			}
+		}
+	}
+	*pp = p;
+	return v;
+}
+
 /* Read the next timed event of an M (Go's batchCursor.nextEvent). */
 static int cursor_next(struct genctx *c, struct cursor *k)
 {
 	rtd_gotrace_dec *d = c->d;
 	for (;;) {
-		if (k->bi >= k->nbl) {
-			k->have = false;
-			return 0;
-		}
-		const struct v2_batch *b = &c->st->b[k->blist[k->bi]];
-		if (k->pos >= b->len) {
-			k->bi++;
+		if (k->pos >= k->len) {
+			/* the next batch (empty ones are skipped) */
+			if (++k->bi >= k->nbl) {
+				k->bi = k->nbl;
+				k->len = 0;
+				k->have = false;
+				return 0;
+			}
+			const struct v2_batch *b = &c->st->b[k->blist[k->bi]];
+			k->data = b->data;
+			k->len = b->len;
+			k->btime = b->time;
 			k->pos = 0;
 			k->last = 0;
 			continue;
 		}
 		/* Go converts the batch time and each delta to ns separately. */
 		if (k->last == 0)
-			k->last = ns(c, (uint64_t)b->time);
-		rtd_rd r;
-		uint64_t off = (uint64_t)(b->data + k->pos) + d->base;
-		rd_init(&r, d->in.data + b->data + k->pos, b->len - k->pos);
-		uint8_t t = rd_u8(&r);
+			k->last = ns(c, (uint64_t)k->btime);
+		const uint8_t *p = d->in.data + k->data + k->pos;
+		size_t left = k->len - k->pos;
+		uint64_t off = (uint64_t)(k->data + k->pos) + d->base;
+		uint8_t t = p[0];
 		const struct v2_spec *sp = t <= V2_MAX_TYPE ? c->timed[t] : NULL;
 		if (!sp)
 			return fail(c, off, "unexpected event type %u in the batch of thread %lld",
@@ -243,19 +392,36 @@ static int cursor_next(struct genctx *c, struct cursor *k)
 		/* a fixed-size clear: the rest after nargs is a short memset
 		 * (rep stos) otherwise, slow for this size */
 		memset(k->ev.args, 0, sizeof(k->ev.args));
-		for (unsigned i = 0; i < sp->nargs; i++)
-			k->ev.args[i] = rd_varuint(&r);
+		unsigned n = sp->nargs;
+		size_t used;
+		if (left > 10 * (size_t)n) {
+			/* room for the longest arguments: no bounds to check */
+			const uint8_t *q = p + 1;
+			bool bad = false;
+			for (unsigned i = 0; i < n; i++)
+				k->ev.args[i] = varuint_at(&q, &bad);
+			if (bad)
+				return fail(c, off, "%s runs past the end of its batch", sp->name);
+			used = (size_t)(q - p);
+		} else {
+			rtd_rd r;
+			rd_init(&r, p, left);
+			rd_u8(&r);
+			for (unsigned i = 0; i < n; i++)
+				k->ev.args[i] = rd_varuint(&r);
+			if (!rd_ok(&r))
+				return fail(c, off, "%s runs past the end of its batch", sp->name);
+			used = rd_off(&r);
+		}
 		k->ev.g = 0;
 		k->ev.p = 0;
 		k->ev.task_parent = 0;
 		k->ev.task_name = NULL;
-		if (!rd_ok(&r))
-			return fail(c, off, "%s runs past the end of its batch", sp->name);
-		k->pos += rd_off(&r);
+		k->pos += used;
 		k->last = wrap_add(ns(c, k->ev.args[0]), k->last);
 		k->ev.off = off;
 		k->ev.type = t;
-		k->ev.nargs = (uint8_t)sp->nargs;
+		k->ev.nargs = (uint8_t)n;
 		k->ev.time = k->last;
 		k->ev.m = k->m;
 		k->have = true;
@@ -292,12 +458,12 @@ static bool succeeds(uint64_t gen, uint64_t seq, uint64_t sgen, uint64_t sseq)
 
 static struct gst *gget(struct genctx *c, uint64_t g)
 {
-	return v1_tab_get(&c->o->gs, g, false, NULL);
+	return dtab_get(&c->o->gs, g, false, NULL);
 }
 
 static struct pst *pget(struct genctx *c, int64_t p)
 {
-	return v1_tab_get(&c->o->ps, (uint64_t)p, false, NULL);
+	return dtab_get(&c->o->ps, (uint64_t)p, false, NULL);
 }
 
 static int range_add(struct genctx *c, struct ranges *rs, uint8_t typ, uint64_t desc)
@@ -459,7 +625,7 @@ static int cur_p(struct step *s, struct pst **ps)
 static int new_g(struct step *s, uint64_t gid, uint8_t status, const char *in)
 {
 	bool created;
-	struct gst *gs = v1_tab_get(&s->c->o->gs, gid, true, &created);
+	struct gst *gs = dtab_get(&s->c->o->gs, gid, true, &created);
 	if (!gs)
 		return cap_fail(s, "goroutines");
 	if (!created)
@@ -473,7 +639,7 @@ static int new_g(struct step *s, uint64_t gid, uint8_t status, const char *in)
 static void del_g(struct step *s, uint64_t gid, struct gst *gs)
 {
 	free_g(gs);
-	v1_tab_del(&s->c->o->gs, gid);
+	dtab_del(&s->c->o->gs, gid);
 }
 
 /* Put out an event the step implies: ahead of the event itself, unless
@@ -537,7 +703,7 @@ static int proc_status(struct step *s)
 				       (long long)pid, pstatus_name[ps->status], pstatus_name[status]);
 		}
 	} else {
-		ps = v1_tab_get(&s->c->o->ps, (uint64_t)pid, true, NULL);
+		ps = dtab_get(&s->c->o->ps, (uint64_t)pid, true, NULL);
 		if (!ps)
 			return cap_fail(s, "procs");
 		ps->status = (uint8_t)status;
@@ -665,7 +831,7 @@ static int go_status(struct step *s)
 		gs->sgen = s->gen;
 		gs->seq = 0;
 	} else if (s->initial) {
-		gs = v1_tab_get(&s->c->o->gs, gid, true, NULL);
+		gs = dtab_get(&s->c->o->gs, gid, true, NULL);
 		if (!gs)
 			return cap_fail(s, "goroutines");
 		gs->status = (uint8_t)status;
@@ -1141,20 +1307,25 @@ static const step_fn dispatch[V2_MAX_TYPE + 1] = {
  * Try to advance ev (from thread m). Returns 1 advanced, 0 cannot yet,
  * <0 error. Events (and any it implies) go to the output queue.
  */
-static int advance(struct genctx *c, struct v2_out *ev)
+static int advance(struct genctx *c, struct cursor *k)
 {
 	struct v2_order *o = c->o;
+	struct v2_out *ev = &k->ev;
 	uint64_t m = ev->m, g = NOG;
 	int64_t p = NOP;
-	struct mst *ms = NULL;
+	struct mst *ms = k->ms;
 	if (m != NOM) {
-		bool created;
-		ms = v1_tab_get(&o->ms, m, true, &created);
-		if (!ms)
-			return v1_fail(c->d, -RTD_E_CAP, ev->off, "too many threads");
-		if (created) {
-			ms->g = NOG;
-			ms->p = NOP;
+		if (!ms || k->ms_cap != o->ms.cap) {
+			bool created;
+			ms = v1_tab_get(&o->ms, m, true, &created);
+			if (!ms)
+				return v1_fail(c->d, -RTD_E_CAP, ev->off, "too many threads");
+			if (created) {
+				ms->g = NOG;
+				ms->p = NOP;
+			}
+			k->ms = ms;
+			k->ms_cap = o->ms.cap;
 		}
 		g = ms->g;
 		p = ms->p;
@@ -1170,7 +1341,6 @@ static int advance(struct genctx *c, struct v2_out *ev)
 	s.cur.g = s.nw.g = g;
 	s.cur.m = s.nw.m = m;
 	s.cur.p = s.nw.p = p;
-	const uint8_t *vals = o->ms.vals; /* moves only when the table grows */
 	step_fn fn = ev->type <= V2_MAX_TYPE ? dispatch[ev->type] : NULL;
 	if (!fn)
 		return fail(c, ev->off, "bad event type found while ordering: %s", evname(ev->type));
@@ -1189,8 +1359,10 @@ static int advance(struct genctx *c, struct v2_out *ev)
 		q->m = s.cur.m;
 	}
 	if (m != NOM) {
-		if (o->ms.vals != vals)
-			ms = v1_tab_get(&o->ms, m, false, NULL);
+		if (k->ms_cap != o->ms.cap) { /* the table grew */
+			k->ms = ms = v1_tab_get(&o->ms, m, false, NULL);
+			k->ms_cap = o->ms.cap;
+		}
 		if (ms) {
 			ms->p = s.nw.p;
 			ms->g = s.nw.g;
@@ -1340,7 +1512,7 @@ int v2_dense_build(rtd_gotrace_dec *d)
 }
 
 /* Check the stack and string ids an event names exist (validateTableIDs). */
-static int check_ids(struct genctx *c, const struct v2_out *ev)
+static int __attribute__((noinline)) check_ids_of(struct genctx *c, const struct v2_out *ev)
 {
 	const struct v2_spec *sp = &v2_specs[ev->type];
 	for (int k = 0; k < 2; k++) {
@@ -1354,6 +1526,25 @@ static int check_ids(struct genctx *c, const struct v2_out *ev)
 				    (unsigned long long)ev->args[i], sp->name);
 	}
 	return 0;
+}
+
+/* check_ids_of() for the events of the types that name ids; the common
+ * case (a stack and a string id that are in the generation's arrays)
+ * without the call. */
+static inline int check_ids(struct genctx *c, const struct v2_out *ev)
+{
+	const struct v2_spec *sp = &v2_specs[ev->type];
+	if (!c->ids[ev->type])
+		return 0;
+	const struct v2_state *st = c->st;
+	int si = sp->stack_arg[0], ti = sp->str_arg[0];
+	if (st->dense && sp->stack_arg[1] < 0 && sp->str_arg[1] < 0) {
+		uint64_t sid = si >= 0 ? ev->args[si] : 0, tid = ti >= 0 ? ev->args[ti] : 0;
+		if ((sid == 0 || (sid < st->ndstk && st->dstk[sid])) &&
+		    (tid == 0 || (tid < st->ndstr && st->dstr[tid])))
+			return 0;
+	}
+	return check_ids_of(c, ev);
 }
 
 /* ---- the frontier: Go's heap of batch cursors (batchcursor.go) ---- */
@@ -1431,7 +1622,7 @@ static int try_advance(struct genctx *c, struct frontier *f, size_t i)
 	size_t before = c->st->nq;
 	/* on the cursor's event itself: a handler changes it only when it
 	 * goes (or fails), and the cursor moves on then */
-	int a = advance(c, &k->ev);
+	int a = advance(c, k);
 	if (a <= 0)
 		return a;
 	for (size_t q = before; q < c->st->nq; q++) {
@@ -1487,6 +1678,10 @@ int v2_gen_begin(rtd_gotrace_dec *d)
 	for (unsigned t = 0; t <= V2_MAX_TYPE; t++) {
 		const struct v2_spec *sp = v2_spec_for(t, d->ver);
 		c->timed[t] = sp && (sp->flags & V2_TIMED) && !(sp->flags & V2_EXP) ? sp : NULL;
+		const struct v2_spec *ts = &v2_specs[t];
+		if (ts->stack_arg[0] >= 0 || ts->stack_arg[1] >= 0 || ts->str_arg[0] >= 0 ||
+		    ts->str_arg[1] >= 0)
+			c->ids[t] = true;
 	}
 	if (c->o->initial_gen == 0)
 		c->o->initial_gen = st->gen;
@@ -1548,6 +1743,7 @@ int v2_gen_begin(rtd_gotrace_dec *d)
 				if (k < c->ncur)
 					continue;
 				c->cur[c->ncur].m = m;
+				c->cur[c->ncur].bi = SIZE_MAX;
 				c->cur[c->ncur].blist = g->lists + w;
 				for (size_t j = i; j < nmb; j++)
 					if (st->b[mb[j]].m == m)
