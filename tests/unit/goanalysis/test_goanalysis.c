@@ -85,6 +85,7 @@ enum {
 	GO_CREATE = 14, GO_START = 16, GO_DESTROY = 17, GO_BLOCK = 20, GO_UNBLOCK = 21,
 	SYSCALL_BEGIN = 22, SYSCALL_END = 23, GO_STATUS = 25, STW_BEGIN = 26, STW_END = 27,
 	TASK_BEGIN = 40, TASK_END = 41, REGION_BEGIN = 42, REGION_END = 43,
+	GC_ACTIVE = 28, GC_BEGIN = 29, GC_END = 30,
 };
 
 /* The dictionary of every test trace: strings and two stacks. */
@@ -530,6 +531,56 @@ static void test_stacks_across_generations(void **state)
 	rtd_gotrace_dec_free(d);
 }
 
+/* A GC that begins in one generation and ends in the next (GCActive at
+ * the second's start): one cycle from its GCBegin, not one "begun before
+ * the trace". */
+struct gcs {
+	int n;
+	int64_t start, end;
+};
+
+static void on_gc_cycle(const struct rtd_goan_gc *gc, void *ctx)
+{
+	struct gcs *s = ctx;
+	if (gc->stw)
+		return;
+	s->n++;
+	s->start = gc->start;
+	s->end = gc->end;
+}
+
+static void test_gc_across_generations(void **state)
+{
+	(void)state;
+	static struct tb t;
+	memset(&t, 0, sizeof(t));
+	header(&t);
+	for (uint64_t gen = 1; gen <= 2; gen++) {
+		batch(&t, gen, 0, 100 * gen);
+		ev(&t, PROC_STATUS, 3, U(0), U(0), U(1));
+		ev(&t, GO_STATUS, 4, U(1), U(1), U(0), U(2));
+		if (gen == 1) {
+			ev(&t, PROCS_CHANGE, 3, U(1), U(1), U(0));
+			ev(&t, GC_BEGIN, 3, U(10), U(1), U(1)); /* t=112 */
+		} else {
+			ev(&t, GC_ACTIVE, 2, U(10), U(2));      /* t=211 */
+			ev(&t, GC_END, 2, U(40), U(3));         /* t=251 */
+		}
+		tables(&t, gen);
+	}
+	close_batch(&t);
+	rtd_gotrace_dec *d = open_dec(t.b, t.n);
+	struct gcs s = {0};
+	struct rtd_goan_opts o = {.sz = sizeof(o), .what = RTD_GOAN_GC,
+				  .on_gc = on_gc_cycle, .ctx = &s};
+	rtd_goan *a = analyse(d, &o);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.start, 112);
+	assert_int_equal(s.end, 251);
+	rtd_goan_free(a);
+	rtd_gotrace_dec_free(d);
+}
+
 /* ---- invariants on real traces ---------------------------------------------- */
 
 /* A profile's records in order, hashed: frames (PC, function, file,
@@ -802,6 +853,7 @@ int main(void)
 		cmocka_unit_test(test_analyses),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_stacks_across_generations),
+		cmocka_unit_test(test_gc_across_generations),
 		cmocka_unit_test(test_profile_outlives_goroutine),
 		cmocka_unit_test(test_shared_vectors),
 		cmocka_unit_test(test_v2_vectors),
