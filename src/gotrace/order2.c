@@ -1303,6 +1303,8 @@ static const step_fn dispatch[V2_MAX_TYPE + 1] = {
 	[RTD_GO2_EV_GO_STATUS_STACK] = go_status,
 };
 
+static inline int check_ids(struct genctx *c, const struct v2_out *ev);
+
 /*
  * Try to advance ev (from thread m). Returns 1 advanced, 0 cannot yet,
  * <0 error. Events (and any it implies) go to the output queue.
@@ -1344,10 +1346,22 @@ static int advance(struct genctx *c, struct cursor *k)
 	step_fn fn = ev->type <= V2_MAX_TYPE ? dispatch[ev->type] : NULL;
 	if (!fn)
 		return fail(c, ev->off, "bad event type found while ordering: %s", evname(ev->type));
+	size_t before = c->st->nq;
 	int rc = fn(&s);
 	if (rc <= 0)
 		return rc;
+	/* the ids of what goes out, in order: the events the handler put
+	 * out, then the event itself (checked here, not in its copy: a
+	 * load of the copy just stored stalls) */
+	for (size_t i = before; i < c->st->nq; i++) {
+		int crc = check_ids(c, &c->st->q[i]);
+		if (crc < 0)
+			return crc;
+	}
 	if (rc == ADVANCE) {
+		int crc = check_ids(c, ev);
+		if (crc < 0)
+			return crc;
 		/* the copy first, then its context (not the other way round:
 		 * the copy would stall on the fields just stored) */
 		struct v2_out *q = push_slot(c, ev->off);
@@ -1619,17 +1633,11 @@ static void heap_remove(struct frontier *f, size_t i)
 static int try_advance(struct genctx *c, struct frontier *f, size_t i)
 {
 	struct cursor *k = &f->cur[f->h[i]];
-	size_t before = c->st->nq;
 	/* on the cursor's event itself: a handler changes it only when it
 	 * goes (or fails), and the cursor moves on then */
 	int a = advance(c, k);
 	if (a <= 0)
 		return a;
-	for (size_t q = before; q < c->st->nq; q++) {
-		int rc = check_ids(c, &c->st->q[q]);
-		if (rc < 0)
-			return rc;
-	}
 	int nx = cursor_next(c, k);
 	if (nx < 0)
 		return nx;
@@ -1791,17 +1799,13 @@ int v2_gen_begin(rtd_gotrace_dec *d)
 	return 0;
 }
 
-/*
- * One step of the merge (ReadEvent): a CPU sample or the event that can
- * go next (with any it implies) to st->q. Returns 1, 0 when the
- * generation is done, or <0.
- */
-int v2_gen_step(rtd_gotrace_dec *d)
+/* One step of the merge (ReadEvent): a CPU sample or the event that can
+ * go next (with any it implies) to st->q. 1, 0 when the generation is
+ * done, or <0. */
+static int gen_step(struct v2_gen *g)
 {
-	struct v2_gen *g = d->v2->g;
 	struct genctx *c = &g->c;
 	struct frontier *f = &g->f;
-	free_ended(c->o); /* the last step's events are out */
 	if (c->isample < c->nsamples &&
 	    (f->n == 0 || c->samples[c->isample].time < c->cur[f->h[0]].ev.time)) {
 		int rc = push(c, &c->samples[c->isample++]);
@@ -1828,4 +1832,28 @@ int v2_gen_step(rtd_gotrace_dec *d)
 			    evname(h->type), (long long)(int64_t)h->m);
 	}
 	return a;
+}
+
+/*
+ * Steps of the merge into the empty st->q, up to V2_STEP_EVENTS events
+ * (the per-event cost of a call is paid once for them). 1: events
+ * queued; 0: the generation is done; <0: an error, and st->q has the
+ * events of the steps before the one that failed (none of its own).
+ */
+int v2_gen_step(rtd_gotrace_dec *d)
+{
+	struct v2_state *st = d->v2;
+	struct v2_gen *g = st->g;
+	free_ended(g->c.o); /* the last steps' events are out */
+	for (;;) {
+		size_t before = st->nq;
+		int rc = gen_step(g);
+		if (rc <= 0) {
+			if (rc < 0)
+				st->nq = before;
+			return rc;
+		}
+		if (st->nq >= V2_STEP_EVENTS)
+			return 1;
+	}
 }

@@ -725,10 +725,36 @@ int v2_next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 		}
 		if (st->g) {
 			/* Merge lazily: memory is the generation's batches. */
-			st->nq = st->iq = 0;
-			int rc = v2_gen_step(d);
-			if (rc > 0)
-				continue;
+			int rc;
+			if (st->pend) {
+				/* the events before the end are out */
+				st->pend = false;
+				rc = st->pend_rc;
+				if (rc < 0) {
+					d->err = rc;
+					d->erroff = st->pend_off;
+					memcpy(d->errmsg, st->pend_msg, sizeof(d->errmsg));
+				}
+			} else {
+				st->nq = st->iq = 0;
+				uint64_t prev_off = d->erroff;
+				rc = v2_gen_step(d);
+				if (rc > 0)
+					continue;
+				if (st->nq) {
+					/* the events before the end (or the error) first */
+					st->pend = true;
+					st->pend_rc = rc;
+					if (rc < 0) {
+						st->pend_off = d->erroff;
+						memcpy(st->pend_msg, d->errmsg, sizeof(st->pend_msg));
+						d->err = 0;
+						d->erroff = prev_off;
+						d->errmsg[0] = 0;
+					}
+					continue;
+				}
+			}
 			v2_gen_free(st->g);
 			st->g = NULL;
 			if (rc < 0) {
