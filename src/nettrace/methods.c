@@ -189,8 +189,8 @@ static int add_method(rtd_nettrace_methods *m, const uint8_t *p, size_t n)
 	uint32_t size = rd_u32le(&r);
 	(void)rd_u32le(&r); /* MethodToken */
 	(void)rd_u32le(&r); /* MethodFlags */
-	if (!rd_ok(&r) || size == 0)
-		return 0;
+	if (!rd_ok(&r))
+		return 0; /* a size of 0 is kept: it reaches as an entry point does */
 	size_t at;
 	int err = read_name(m, &r, &at);
 	if (err)
@@ -332,7 +332,8 @@ static bool better(const struct mth *x, const struct mth *best)
 	return x->order > best->order;
 }
 
-const char *rtd_nettrace_methods_name(rtd_nettrace_methods *m, uint64_t ip)
+bool nt_methods_find(rtd_nettrace_methods *m, uint64_t ip,
+		     struct nt_method_hit *hit)
 {
 	/* an entry point's reach needs the starts after it: worked out once
 	 * by a merge rather than by every lookup scanning the tail */
@@ -350,14 +351,27 @@ const char *rtd_nettrace_methods_name(rtd_nettrace_methods *m, uint64_t ip)
 			best = x;
 	}
 	if (!best)
-		return NULL;
+		return false;
 	void *mod = NULL;
+	hit->name = (const char *)m->names.data + best->name;
+	hit->module_id = best->module;
+	hit->module = best->module && rtd_map_get(&m->modules, best->module, &mod)
+			      ? mod
+			      : NULL;
+	return true;
+}
+
+const char *rtd_nettrace_methods_name(rtd_nettrace_methods *m, uint64_t ip)
+{
+	struct nt_method_hit h;
+	if (!nt_methods_find(m, ip, &h))
+		return NULL;
 	rtd_buf_reset(&m->out);
-	if (rtd_map_get(&m->modules, best->module, &mod) && mod) {
-		rtd_buf_puts(&m->out, mod);
+	if (h.module) {
+		rtd_buf_puts(&m->out, h.module);
 		rtd_buf_putc(&m->out, '!');
 	}
-	rtd_buf_puts(&m->out, (const char *)m->names.data + best->name);
+	rtd_buf_puts(&m->out, h.name);
 	return rtd_buf_cstr(&m->out);
 }
 

@@ -233,4 +233,14 @@ int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
  * negative code (-RTD_E_TRUNCATED when no terminator). */
 int nt_read_utf16z(rtd_rd *r, rtd_buf *out);
 
+/* The method whose code holds an address, from a method table
+ * (methods.c), its parts apart: the profiler formats them itself. */
+struct nt_method_hit {
+	const char *name;   /* "Namespace.Method(sig)" */
+	const char *module; /* the module's short name, NULL when not known */
+	uint64_t module_id; /* 0: not given (an R2R entry point) */
+};
+bool nt_methods_find(rtd_nettrace_methods *m, uint64_t ip,
+		     struct nt_method_hit *hit);
+
 #endif /* RTD_NETTRACE_NT_H */

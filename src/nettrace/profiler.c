@@ -44,14 +44,11 @@
 enum kind {
 	K_NONE,
 	K_SAMPLE,
-	K_METHOD,
-	K_MODULE,
-	K_DOMAIN_MODULE,
+	K_NAMES, /* a method, an R2R entry point, a module: to the table */
 	K_ALLOC,
 	K_CONT_START,
 	K_CONT_STOP,
 	K_EXCEPTION,
-	K_R2R,
 	K_WAIT_START,
 	K_WAIT_STOP,
 };
@@ -90,14 +87,6 @@ struct entry {
 	uint32_t type; /* index + 1 in names, 0 for none */
 	uint8_t kind;
 	int64_t v[2];
-};
-
-struct method {
-	uint64_t start;
-	uint32_t size;
-	uint64_t module;
-	char *name; /* "Namespace.Name(sig)" */
-	uint64_t order;
 };
 
 struct pthread {
@@ -139,10 +128,7 @@ struct rtd_nettrace_profiler {
 
 	rtd_map threads;     /* tid -> struct pthread * */
 
-	struct method *methods;
-	size_t nmethods, methods_cap;
-	size_t nsorted;      /* methods[0..nsorted) sorted and unique */
-	rtd_map modules;     /* module id -> char * name */
+	rtd_nettrace_methods *methods; /* code addresses' names (methods.c) */
 	size_t unnamed;      /* entries emitted with an unnamed frame */
 
 	uint64_t samples;
@@ -176,8 +162,11 @@ rtd_nettrace_profiler_new(const struct rtd_nettrace_profiler_opts *opts)
 	rtd_map_init(&p->entry_index, p->o.max_entries * 2);
 	rtd_strmap_init(&p->name_index, 1u << 20);
 	rtd_map_init(&p->threads, NT_CAP_THREADS);
-	rtd_map_init(&p->modules, 1u << 20);
 	rtd_buf_init(&p->tmp, RTD_CAP_STRING);
+	if (!(p->methods = rtd_nettrace_methods_new())) {
+		rtd_nettrace_profiler_free(p);
+		return NULL;
+	}
 	return p;
 }
 
@@ -186,16 +175,13 @@ void rtd_nettrace_profiler_free(rtd_nettrace_profiler *p)
 	if (!p)
 		return;
 	rtd_map_free_vals(&p->threads);
-	rtd_map_free_vals(&p->modules);
 	rtd_map_free(&p->stack_index);
 	rtd_map_free(&p->entry_index);
 	rtd_strmap_free(&p->name_index);
 	for (size_t i = 0; i < p->nnames; i++)
 		free(p->names[i]);
 	free(p->names);
-	for (size_t i = 0; i < p->nmethods; i++)
-		free(p->methods[i].name);
-	free(p->methods);
+	rtd_nettrace_methods_free(p->methods);
 	free(p->pend);
 	free(p->ips);
 	free(p->stacks);
@@ -234,10 +220,11 @@ static enum kind classify(const rtd_nettrace_profiler *p,
 	bool rd = !strcmp(m->provider, PROVIDER_RUNDOWN);
 	if (rt) {
 		switch (m->event_id) {
-		case 143: return K_METHOD;        /* MethodLoadVerbose */
-		case 159: return K_R2R;           /* R2RGetEntryPoint */
-		case 152: return K_MODULE;        /* ModuleLoad */
-		case 151: return K_DOMAIN_MODULE; /* DomainModuleLoad */
+		case 143: /* MethodLoadVerbose */
+		case 159: /* R2RGetEntryPoint */
+		case 152: /* ModuleLoad */
+		case 151: /* DomainModuleLoad */
+			return K_NAMES;
 		case 10:                          /* GC/AllocationTick */
 			return kinds & RTD_NETTRACE_PROFILE_ALLOC ? K_ALLOC : K_NONE;
 		case 81:                          /* Contention/Start */
@@ -258,12 +245,10 @@ static enum kind classify(const rtd_nettrace_profiler *p,
 		default: return K_NONE;
 		}
 	}
-	if (rd && (m->event_id == 143 || m->event_id == 144))
-		return K_METHOD; /* MethodDCStart/EndVerbose */
-	if (rd && (m->event_id == 153 || m->event_id == 154))
-		return K_MODULE; /* ModuleDCStart/End */
-	if (rd && (m->event_id == 151 || m->event_id == 152))
-		return K_DOMAIN_MODULE;
+	if (rd && (m->event_id == 143 || m->event_id == 144 || /* MethodDC*Verbose */
+		   m->event_id == 151 || m->event_id == 152 || /* DomainModuleDC* */
+		   m->event_id == 153 || m->event_id == 154))  /* ModuleDCStart/End */
+		return K_NAMES;
 	return K_NONE;
 }
 
@@ -406,133 +391,6 @@ static bool str16(rtd_rd *r, rtd_buf *out)
 static uint64_t rd_ptr(rtd_rd *r, uint32_t psize)
 {
 	return psize == 4 ? rd_u32le(r) : rd_u64le(r);
-}
-
-/* Add a method "ns.name+sig" at start (size 0: unknown). */
-static int push_method(rtd_nettrace_profiler *p, uint64_t start, uint32_t size,
-		       uint64_t module, const char *ns, const char *name,
-		       const char *sig)
-{
-	size_t len = strlen(ns) + 1 + strlen(name) + strlen(sig) + 1;
-	char *s = malloc(len);
-	if (!s)
-		return -ENOMEM;
-	snprintf(s, len, "%s.%s%s", ns, name, sig);
-	if (p->nmethods == p->methods_cap) {
-		size_t nc = p->methods_cap ? p->methods_cap * 2 : 1024;
-		struct method *nm = nc > (1u << 24) ? NULL
-				    : realloc(p->methods, nc * sizeof(*nm));
-		if (!nm) {
-			free(s);
-			return nc > (1u << 24) ? -RTD_E_CAP : -ENOMEM;
-		}
-		p->methods = nm;
-		p->methods_cap = nc;
-	}
-	struct method *m = &p->methods[p->nmethods++];
-	m->start = start;
-	m->size = size;
-	m->module = module;
-	m->name = s;
-	m->order = p->order++;
-	return 0;
-}
-
-static int add_method(rtd_nettrace_profiler *p, const struct rtd_nettrace_event *ev)
-{
-	rtd_rd r;
-	rd_init(&r, ev->payload, ev->payload_len);
-	(void)rd_u64le(&r); /* MethodID */
-	uint64_t module = rd_u64le(&r);
-	uint64_t start = rd_u64le(&r);
-	uint32_t size = rd_u32le(&r);
-	(void)rd_u32le(&r); /* token */
-	(void)rd_u32le(&r); /* flags */
-	if (!rd_ok(&r))
-		return 0;
-	rtd_buf ns, name;
-	rtd_buf_init(&ns, RTD_CAP_STRING);
-	rtd_buf_init(&name, RTD_CAP_STRING);
-	int err = 0;
-	if (str16(&r, &ns) && str16(&r, &name) && str16(&r, &p->tmp)) {
-		/* "Namespace.Name" + the signature from its '(' (dotnetdiag) */
-		const char *sig = rtd_buf_cstr(&p->tmp);
-		const char *paren = strchr(sig, '(');
-		err = push_method(p, start, size, module, rtd_buf_cstr(&ns),
-				  rtd_buf_cstr(&name), paren ? paren : sig);
-	}
-	rtd_buf_free(&ns);
-	rtd_buf_free(&name);
-	return err;
-}
-
-/*
- * R2RGetEntryPoint (keyword CompilationDiagnostic, Verbose): MethodID u64,
- * namespace, name and signature strings, EntryPoint u64. Precompiled
- * (ReadyToRun) code gets no MethodLoad event; this one names it when the
- * rundown at the end never comes. Its size is not given: it is taken to
- * run to the next method known (at most 64 KiB), and a sized record of
- * the same method (from a rundown) wins.
- */
-static int add_r2r(rtd_nettrace_profiler *p, const struct rtd_nettrace_event *ev)
-{
-	rtd_rd r;
-	rd_init(&r, ev->payload, ev->payload_len);
-	(void)rd_u64le(&r); /* MethodID */
-	rtd_buf ns, name;
-	rtd_buf_init(&ns, RTD_CAP_STRING);
-	rtd_buf_init(&name, RTD_CAP_STRING);
-	int err = 0;
-	if (!str16(&r, &ns) || !str16(&r, &name) || !str16(&r, &p->tmp))
-		goto out;
-	uint64_t entry = rd_u64le(&r);
-	if (!rd_ok(&r) || !entry)
-		goto out;
-	const char *sig = rtd_buf_cstr(&p->tmp);
-	const char *paren = strchr(sig, '(');
-	err = push_method(p, entry, 0, 0, rtd_buf_cstr(&ns),
-			  rtd_buf_cstr(&name), paren ? paren : "");
-out:
-	rtd_buf_free(&ns);
-	rtd_buf_free(&name);
-	return err;
-}
-
-static int add_module(rtd_nettrace_profiler *p,
-		      const struct rtd_nettrace_event *ev, bool domain)
-{
-	rtd_rd r;
-	rd_init(&r, ev->payload, ev->payload_len);
-	uint64_t id = rd_u64le(&r);
-	(void)rd_u64le(&r); /* AssemblyID */
-	if (domain)
-		(void)rd_u64le(&r); /* AppDomainID */
-	(void)rd_u32le(&r); /* flags */
-	(void)rd_u32le(&r); /* reserved */
-	if (!rd_ok(&r) || !str16(&r, &p->tmp))
-		return 0;
-	/* the file name without directory and extension, as Go's
-	 * filepath.Base + TrimSuffix(Ext) on the IL path */
-	const char *path = rtd_buf_cstr(&p->tmp);
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	size_t n = strlen(base);
-	const char *dot = strrchr(base, '.');
-	if (dot)
-		n = (size_t)(dot - base);
-	char *s = malloc(n + 1);
-	if (!s)
-		return -ENOMEM;
-	memcpy(s, base, n);
-	s[n] = 0;
-	void *old = NULL;
-	int err = rtd_map_put(&p->modules, id, s, &old);
-	if (err) {
-		free(s);
-		return err == -RTD_E_CAP ? 0 : err;
-	}
-	free(old);
-	return 0;
 }
 
 static long event_stack(rtd_nettrace_profiler *p,
@@ -699,14 +557,8 @@ int rtd_nettrace_profiler_event(rtd_nettrace_profiler *p, rtd_nettrace *dec,
 	switch (k) {
 	case K_NONE:
 		return 0;
-	case K_METHOD:
-		return add_method(p, ev);
-	case K_R2R:
-		return add_r2r(p, ev);
-	case K_MODULE:
-		return add_module(p, ev, false);
-	case K_DOMAIN_MODULE:
-		return add_module(p, ev, true);
+	case K_NAMES:
+		return rtd_nettrace_methods_event(p->methods, ev);
 	case K_ALLOC:
 		return add_alloc(p, dec, ev);
 	case K_CONT_START:
@@ -862,41 +714,6 @@ int rtd_nettrace_profiler_seqpoint(rtd_nettrace_profiler *p)
 	return 0;
 }
 
-static int cmp_method(const void *a, const void *b)
-{
-	const struct method *x = a, *y = b;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-/* The method covering ip, or NULL. methods[] is sorted and unique. */
-static const struct method *find_method(const rtd_nettrace_profiler *p,
-					uint64_t ip)
-{
-	size_t lo = 0, hi = p->nmethods;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (p->methods[mid].start <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return NULL;
-	const struct method *m = &p->methods[lo - 1];
-	uint64_t size = m->size;
-	if (!size) {
-		/* an entry point without a size: up to the next method */
-		size = lo < p->nmethods ? p->methods[lo].start - m->start : 0;
-		if (!size || size > 0x10000)
-			size = 0x10000;
-	}
-	if (ip - m->start >= size)
-		return NULL;
-	return m;
-}
-
 static int64_t ticks_to_ns(int64_t t, uint64_t freq)
 {
 	if (freq == 0 || freq == 1000000000ULL)
@@ -907,33 +724,7 @@ static int64_t ticks_to_ns(int64_t t, uint64_t freq)
 	return neg ? -(int64_t)ns : (int64_t)ns;
 }
 
-/* Sort the method table by start; a later record for the same start wins
- * (a method jitted again at another tier, code memory reused), but a size
- * beats none. Only when methods came since the last sort. */
-static void sort_methods(rtd_nettrace_profiler *p)
-{
-	if (p->nsorted == p->nmethods)
-		return;
-	if (p->nmethods > 1)
-		qsort(p->methods, p->nmethods, sizeof(*p->methods), cmp_method);
-	size_t w = 0;
-	for (size_t i = 0; i < p->nmethods; i++) {
-		if (w && p->methods[w - 1].start == p->methods[i].start) {
-			if (!p->methods[i].size && p->methods[w - 1].size) {
-				free(p->methods[i].name);
-				continue;
-			}
-			free(p->methods[w - 1].name);
-			p->methods[w - 1] = p->methods[i];
-			continue;
-		}
-		p->methods[w++] = p->methods[i];
-	}
-	p->nmethods = w;
-	p->nsorted = w;
-}
-
-/* Account what is pending and sort the method table; once. */
+/* Account what is pending; once. */
 static int finish(rtd_nettrace_profiler *p)
 {
 	if (p->finished)
@@ -942,27 +733,21 @@ static int finish(rtd_nettrace_profiler *p)
 	if (err)
 		return err;
 	p->finished = true;
-	sort_methods(p);
 	return 0;
 }
 
 /* "module!Namespace.Method(sig)" of ip into nb; false when no method
  * covers it. */
-static bool frame_name(const rtd_nettrace_profiler *p, uint64_t ip,
-		       rtd_buf *nb, const char **module)
+static bool frame_name(rtd_nettrace_profiler *p, uint64_t ip, rtd_buf *nb)
 {
-	const struct method *m = find_method(p, ip);
-	if (!m)
+	struct nt_method_hit h;
+	if (!nt_methods_find(p->methods, ip, &h))
 		return false;
-	void *mod;
-	const char *mn = rtd_map_get(&p->modules, m->module, &mod) ? mod : "?";
 	rtd_buf_reset(nb);
-	if (!m->module) /* an R2R entry point: its module is not given */
-		rtd_buf_printf(nb, "%s", m->name);
+	if (!h.module_id) /* an R2R entry point: its module is not given */
+		rtd_buf_puts(nb, h.name);
 	else
-		rtd_buf_printf(nb, "%s!%s", mn, m->name);
-	if (module)
-		*module = mn;
+		rtd_buf_printf(nb, "%s!%s", h.module ? h.module : "?", h.name);
 	return true;
 }
 
@@ -1005,7 +790,7 @@ int rtd_nettrace_profiler_finish(rtd_nettrace_profiler *p,
 		for (size_t j = 0; j < n && !err; j++) {
 			/* frames[0] is the root: the stack's last entry */
 			uint64_t ip = p->ips[s->off + n - 1 - j];
-			if (!frame_name(p, ip, &nb, NULL)) {
+			if (!frame_name(p, ip, &nb)) {
 				frames[j] = "?!?";
 				continue;
 			}
@@ -1102,7 +887,7 @@ static int emit_entry(rtd_nettrace_profiler *p, const struct entry *e,
 		uint64_t ip = p->ips[s->off + j];
 		(*fr)[k] = (struct rtd_frame){.addr = ip,
 					      .kind = RTD_FRAME_MANAGED};
-		if (frame_name(p, ip, &nb, NULL)) {
+		if (frame_name(p, ip, &nb)) {
 			const char *c = rtd_buf_cstr(&nb);
 			(*offs)[k] = (uint32_t)names->len;
 			err = rtd_buf_append(names, c, strlen(c) + 1);
@@ -1259,7 +1044,6 @@ int rtd_nettrace_profiler_take(rtd_nettrace_profiler *p,
 	int err = rtd_nettrace_profiler_seqpoint(p);
 	if (err)
 		return err;
-	sort_methods(p);
 	p->unnamed = 0;
 	for (int pk = 0; pk < PK_COUNT && !err; pk++) {
 		if (!(p->o.kinds & (1u << pk)) && !(pk == PK_CPU && !p->o.kinds))
@@ -1325,7 +1109,7 @@ int rtd_nettrace_profiler_thread_stacks(rtd_nettrace_profiler *p,
 		rtd_buf_reset(&names);
 		for (size_t j = 0; j < s->n && !err; j++) {
 			offs[j] = SIZE_MAX;
-			if (frame_name(p, p->ips[s->off + j], &nb, NULL)) {
+			if (frame_name(p, p->ips[s->off + j], &nb)) {
 				const char *c = rtd_buf_cstr(&nb);
 				offs[j] = names.len;
 				err = rtd_buf_append(&names, c, strlen(c) + 1);

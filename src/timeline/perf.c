@@ -130,6 +130,16 @@ static void begin_running(rtd_tl_perf *a, struct pf_thread *t, int64_t ts,
 	t->running = true;
 }
 
+/* Ends a track's open slice ("running" on a thread, a task on a CPU). */
+static void end_running(rtd_tl_perf *a, uint64_t track, bool *running,
+			int64_t ts)
+{
+	if (*running) {
+		put(a, rtd_timeline_end(a->tl, track, ts));
+		*running = false;
+	}
+}
+
 static struct pf_thread *thread(rtd_tl_perf *a, uint32_t pid, uint32_t tid,
 				const char *comm)
 {
@@ -212,16 +222,12 @@ static void sched_switch(rtd_tl_perf *a, const struct rtd_perf_sample *s)
 	field_s(s, "next_comm", next_comm, sizeof(next_comm));
 	field_s(s, "prev_comm", prev_comm, sizeof(prev_comm));
 	struct pf_cpu *c = cpu(a, s->cpu);
-	if (c && c->running) {
-		put(a, rtd_timeline_end(a->tl, c->track, ts));
-		c->running = false;
-	}
+	if (c)
+		end_running(a, c->track, &c->running, ts);
 	if (prev) {
 		struct pf_thread *t = thread(a, 0, prev, prev_comm[0] ? prev_comm : NULL);
-		if (t && t->running) {
-			put(a, rtd_timeline_end(a->tl, t->track, ts));
-			t->running = false;
-		}
+		if (t)
+			end_running(a, t->track, &t->running, ts);
 	}
 	if (next == 0 || next == (uint32_t)-1)
 		return; /* the idle task: the CPU is idle */
@@ -278,14 +284,10 @@ static void thread_switch(rtd_tl_perf *a, const struct rtd_perf_sample *s)
 		return;
 	}
 	struct pf_thread *t = v;
-	if (out) {
-		if (t->running) {
-			put(a, rtd_timeline_end(a->tl, t->track, ts));
-			t->running = false;
-		}
-	} else if (!t->running) {
+	if (out)
+		end_running(a, t->track, &t->running, ts);
+	else if (!t->running)
 		begin_running(a, t, ts, s->cpu);
-	}
 }
 
 static void sample(rtd_tl_perf *a, const struct rtd_perf_sample *s)

@@ -43,19 +43,17 @@ static size_t lines(char *text, char **out, size_t max)
 	return n;
 }
 
-static void check(const char *trace, const char *expect, bool managed_only,
-		  size_t chunk)
+/* The CPU profile of a test vector, fed in chunks of that size; *samples
+ * gets the samples read (skips the test when the vector is not there). */
+static rtd_profile *profile_of(const char *vector, bool managed_only,
+			       size_t chunk, uint64_t *samples)
 {
-	const char *tp = rtd_test_vector(trace);
-	const char *ep = rtd_test_vector(expect);
-	if (!tp || !ep)
+	const char *tp = rtd_test_vector(vector);
+	if (!tp)
 		skip();
-	size_t len = 0, elen = 0;
+	size_t len = 0;
 	uint8_t *buf = rtd_test_slurp(tp, &len);
-	uint8_t *exp = rtd_test_slurp(ep, &elen);
 	assert_non_null(buf);
-	assert_non_null(exp);
-
 	struct pc p;
 	struct rtd_nettrace_profiler_opts po = {.sz = sizeof(po),
 						.managed_only = managed_only};
@@ -72,13 +70,30 @@ static void check(const char *trace, const char *expect, bool managed_only,
 				       len - off < chunk ? len - off : chunk);
 	assert_int_equal(rc, 1);
 	assert_int_equal(rtd_nettrace_finish(p.dec), 0);
-	assert_true(rtd_nettrace_profiler_samples(p.prof) > 1000);
-
+	*samples = rtd_nettrace_profiler_samples(p.prof);
 	rtd_profile *prof = rtd_profile_new("cpu", "nanoseconds");
 	assert_non_null(prof);
 	assert_int_equal(rtd_nettrace_profiler_finish(p.prof, prof), 0);
 	assert_int_equal(rtd_nettrace_profiler_finish(p.prof, prof),
 			 -RTD_E_STATE);
+	rtd_nettrace_profiler_free(p.prof);
+	rtd_nettrace_free(p.dec);
+	free(buf);
+	return prof;
+}
+
+static void check(const char *trace, const char *expect, bool managed_only,
+		  size_t chunk)
+{
+	const char *ep = rtd_test_vector(expect);
+	if (!ep)
+		skip();
+	size_t elen = 0;
+	uint8_t *exp = rtd_test_slurp(ep, &elen);
+	assert_non_null(exp);
+	uint64_t samples = 0;
+	rtd_profile *prof = profile_of(trace, managed_only, chunk, &samples);
+	assert_true(samples > 1000);
 	char *got = NULL;
 	size_t glen = 0;
 	FILE *f = open_memstream(&got, &glen);
@@ -103,9 +118,6 @@ static void check(const char *trace, const char *expect, bool managed_only,
 	free(want_text);
 	free(got);
 	rtd_profile_free(prof);
-	rtd_nettrace_profiler_free(p.prof);
-	rtd_nettrace_free(p.dec);
-	free(buf);
 	free(exp);
 }
 
@@ -133,20 +145,8 @@ static void test_speedscope_vectors(void **state)
 		"testdata/nettrace/mixed_managed_external_samples.nettrace",
 		"testdata/nettrace/only_managed_samples.nettrace"};
 	for (int i = 0; i < 2; i++) {
-		const char *tp = rtd_test_vector(v[i]);
-		if (!tp)
-			skip();
-		size_t len = 0;
-		uint8_t *buf = rtd_test_slurp(tp, &len);
-		struct pc p;
-		p.prof = rtd_nettrace_profiler_new(NULL);
-		struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = &p,
-					      .on_event = on_event,
-					      .on_seqpoint = on_sp};
-		p.dec = rtd_nettrace_new(&o);
-		assert_int_equal(rtd_nettrace_feed(p.dec, buf, len), 1);
-		rtd_profile *prof = rtd_profile_new("cpu", "nanoseconds");
-		assert_int_equal(rtd_nettrace_profiler_finish(p.prof, prof), 0);
+		uint64_t samples = 0;
+		rtd_profile *prof = profile_of(v[i], false, 1 << 20, &samples);
 		assert_true(rtd_profile_total(prof) > 0);
 		struct rtd_profile_entry top[3];
 		int n = rtd_profile_top(prof, top, 3);
@@ -154,10 +154,33 @@ static void test_speedscope_vectors(void **state)
 		printf("ok: %s: total %lld ns, top frame %s\n", v[i],
 		       (long long)rtd_profile_total(prof), top[0].name);
 		rtd_profile_free(prof);
-		rtd_nettrace_profiler_free(p.prof);
-		rtd_nettrace_free(p.dec);
-		free(buf);
 	}
+}
+
+/* A trace recorded on Windows names its modules by paths with
+ * backslashes: the profile's frames carry the module's short name, as
+ * the method table (cat, timelines) names them, not the whole path. */
+static void test_windows_module_names(void **state)
+{
+	(void)state;
+	uint64_t samples = 0;
+	rtd_profile *prof = profile_of(
+		"testdata/nettrace/eventpipe-dotnetcore3.0-win-x64-objver4.nettrace",
+		false, 1 << 20, &samples);
+	char *got = NULL;
+	size_t glen = 0;
+	FILE *f = open_memstream(&got, &glen);
+	assert_non_null(f);
+	assert_int_equal(rtd_profile_write_folded(prof, f), 0);
+	fclose(f);
+	assert_non_null(strstr(got, ";System.Private.Xml!System.Xml.NameTable.Add("));
+	const char *bs = strchr(got, '\\');
+	if (bs)
+		fail_msg("a frame names its module by a path: ...%.80s",
+			 bs - 40 > got ? bs - 40 : got);
+	printf("ok: win-x64 modules by short name (%zu bytes of folded)\n", glen);
+	free(got);
+	rtd_profile_free(prof);
 }
 
 int main(void)
@@ -166,6 +189,7 @@ int main(void)
 		cmocka_unit_test(test_all_time),
 		cmocka_unit_test(test_managed_only),
 		cmocka_unit_test(test_speedscope_vectors),
+		cmocka_unit_test(test_windows_module_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
