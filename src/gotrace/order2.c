@@ -431,8 +431,9 @@ static int cursor_next(struct genctx *c, struct cursor *k)
 
 /* ---- the state machine (trace/order.go) ---- */
 
-static int check_ctx(struct genctx *c, const struct v2_out *ev, struct ctx x,
-		     enum req th, enum req pr, enum req go)
+static int __attribute__((noinline)) check_ctx(struct genctx *c, const struct v2_out *ev,
+						struct ctx x, enum req th, enum req pr,
+						enum req go)
 {
 	if (th == MUST && x.m == NOM)
 		return fail(c, ev->off, "expected a thread but didn't have one");
@@ -560,9 +561,16 @@ enum { ADVANCE = 1, OUT = 2 };
 
 typedef int (*step_fn)(struct step *s);
 
-static int need(struct step *s, enum req th, enum req pr, enum req go)
+/* The thread's context as the event needs it (check_ctx() says what is
+ * wrong; the requirements are constants, so this is a few compares). */
+static inline int need(struct step *s, enum req th, enum req pr, enum req go)
 {
-	return check_ctx(s->c, s->ev, s->cur, th, pr, go);
+	const struct ctx x = s->cur;
+	if ((th == MUST && x.m == NOM) || (th == MUSTNOT && x.m != NOM) ||
+	    (pr == MUST && x.p == NOP) || (pr == MUSTNOT && x.p != NOP) ||
+	    (go == MUST && x.g == NOG) || (go == MUSTNOT && x.g != NOG))
+		return check_ctx(s->c, s->ev, x, th, pr, go);
+	return 0;
 }
 
 static int fail_at(struct step *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -590,14 +598,20 @@ static const char *name_of(const struct step *s)
  * The goroutine on the thread, which must exist and be in @status (Go's
  * message names @word for the state, which is not always @status's).
  */
-static int cur_g_in(struct step *s, uint8_t status, const char *word, struct gst **gs)
+static int __attribute__((noinline)) cur_g_fail(struct step *s, const struct gst *gs,
+						 const char *word)
 {
-	*gs = gget(s->c, s->cur.g);
-	if (!*gs)
+	if (!gs)
 		return fail_at(s, "event %s for goroutine (%llu) that doesn't exist", name_of(s),
 			       (unsigned long long)s->cur.g);
-	if ((*gs)->status != status)
-		return fail_at(s, "%s event for goroutine that's not %s", name_of(s), word);
+	return fail_at(s, "%s event for goroutine that's not %s", name_of(s), word);
+}
+
+static inline int cur_g_in(struct step *s, uint8_t status, const char *word, struct gst **gs)
+{
+	*gs = gget(s->c, s->cur.g);
+	if (!*gs || (*gs)->status != status)
+		return cur_g_fail(s, *gs, word);
 	return 0;
 }
 
@@ -861,7 +875,7 @@ static int go_create(struct step *s)
 }
 
 /* GoDestroy, GoStop, GoBlock: the running goroutine stops running. */
-static int go_stop_running(struct step *s)
+static inline int go_stop_running(struct step *s)
 {
 	int rc = need(s, USERGO);
 	struct gst *gs;
@@ -875,7 +889,7 @@ static int go_stop_running(struct step *s)
 	return ADVANCE;
 }
 
-static int go_start(struct step *s)
+static inline int go_start(struct step *s)
 {
 	struct gst *gs = gget(s->c, s->a[0]);
 	if (!gs || gs->status != GO_RUNNABLE || !succeeds(s->gen, s->a[1], gs->sgen, gs->seq))
@@ -890,7 +904,7 @@ static int go_start(struct step *s)
 	return ADVANCE;
 }
 
-static int go_unblock(struct step *s)
+static inline int go_unblock(struct step *s)
 {
 	struct gst *gs = gget(s->c, s->a[0]);
 	if (!gs || gs->status != GO_WAITING || !succeeds(s->gen, s->a[1], gs->sgen, gs->seq))
@@ -1343,11 +1357,28 @@ static int advance(struct genctx *c, struct cursor *k)
 	s.cur.g = s.nw.g = g;
 	s.cur.m = s.nw.m = m;
 	s.cur.p = s.nw.p = p;
-	step_fn fn = ev->type <= V2_MAX_TYPE ? dispatch[ev->type] : NULL;
-	if (!fn)
-		return fail(c, ev->off, "bad event type found while ordering: %s", evname(ev->type));
 	size_t before = c->st->nq;
-	int rc = fn(&s);
+	int rc;
+	/* the most frequent handlers inline, the others through the table */
+	switch (ev->type) {
+	case RTD_GO2_EV_GO_START:
+		rc = go_start(&s);
+		break;
+	case RTD_GO2_EV_GO_STOP:
+	case RTD_GO2_EV_GO_BLOCK:
+		rc = go_stop_running(&s);
+		break;
+	case RTD_GO2_EV_GO_UNBLOCK:
+		rc = go_unblock(&s);
+		break;
+	default: {
+		step_fn fn = ev->type <= V2_MAX_TYPE ? dispatch[ev->type] : NULL;
+		if (!fn)
+			return fail(c, ev->off, "bad event type found while ordering: %s",
+				    evname(ev->type));
+		rc = fn(&s);
+	}
+	}
 	if (rc <= 0)
 		return rc;
 	/* the ids of what goes out, in order: the events the handler put
