@@ -1623,18 +1623,27 @@ static size_t sift_up(struct frontier *f, size_t i)
 
 static void sift_down(struct frontier *f, size_t i)
 {
+	const size_t n = f->n;
+	size_t *h = f->h;
+	if (i >= n)
+		return;
+	const int64_t t = f->cur[h[i]].ev.time; /* of the entry moving down */
 	for (;;) {
-		size_t m = i, l = 2 * i + 1, r = 2 * i + 2;
-		int64_t mt = i < f->n ? ftime(f, i) : INT64_MAX;
-		if (l < f->n && ftime(f, l) < mt) {
-			mt = ftime(f, l);
+		size_t m = i, l = 2 * i + 1, r = l + 1;
+		if (l >= n)
+			return;
+		int64_t mt = t, lt = f->cur[h[l]].ev.time;
+		if (lt < mt) {
+			mt = lt;
 			m = l;
 		}
-		if (r < f->n && ftime(f, r) < mt)
+		if (r < n && f->cur[h[r]].ev.time < mt)
 			m = r;
 		if (m == i)
 			return;
-		fswap(f, i, m);
+		size_t x = h[i];
+		h[i] = h[m];
+		h[m] = x;
 		i = m;
 	}
 }

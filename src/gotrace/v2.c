@@ -452,8 +452,10 @@ int v2_next_raw(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 
 /* ---- ordered mode: collect a generation, order it, hand it out ---- */
 
-void v2_fill_out(rtd_gotrace_dec *d, const struct v2_strs *strs, const struct v2_out *o,
-		 const uint64_t *args, int64_t t, uint64_t gen, struct rtd_gotrace_event *ev)
+/* v2_fill_out(), inline in hand_out() */
+static inline __attribute__((always_inline)) void
+fill_out(rtd_gotrace_dec *d, const struct v2_strs *strs, const struct v2_out *o,
+	 const uint64_t *args, int64_t t, uint64_t gen, struct rtd_gotrace_event *ev)
 {
 	const struct v2_spec *sp = &v2_specs[o->type];
 	/* every field set (no memset of the whole event: this runs for each
@@ -511,6 +513,12 @@ void v2_fill_out(rtd_gotrace_dec *d, const struct v2_strs *strs, const struct v2
 	}
 }
 
+void v2_fill_out(rtd_gotrace_dec *d, const struct v2_strs *strs, const struct v2_out *o,
+		 const uint64_t *args, int64_t t, uint64_t gen, struct rtd_gotrace_event *ev)
+{
+	fill_out(d, strs, o, args, t, gen, ev);
+}
+
 /* The time Go's reader gives the next event (strictly rising). */
 static int64_t out_time(struct v2_state *st, const struct v2_out *o)
 {
@@ -528,7 +536,7 @@ static void hand_out(rtd_gotrace_dec *d, const struct v2_out *o, struct rtd_gotr
 	struct v2_state *st = d->v2;
 	int64_t t = out_time(st, o);
 	if (!st->compact) {
-		v2_fill_out(d, NULL, o, o->args, t, st->qgen, ev);
+		fill_out(d, NULL, o, o->args, t, st->qgen, ev);
 		return;
 	}
 	st->cout = o;
@@ -709,7 +717,8 @@ static void release_generation(rtd_gotrace_dec *d)
 	st->gen = 0;
 }
 
-int v2_next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
+/* v2_next_ordered() past a queued event. */
+static int __attribute__((noinline)) next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 {
 	struct v2_state *st = d->v2;
 	bool late = d->ver >= 1025;
@@ -819,6 +828,18 @@ int v2_next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 			release_generation(d);
 		}
 	}
+}
+
+int v2_next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
+{
+	struct v2_state *st = d->v2;
+	/* the common case: a queued event (a Sync due before the queued
+	 * events is only set while none is queued) */
+	if (st->iq < st->nq) {
+		hand_out(d, &st->q[st->iq++], ev);
+		return 1;
+	}
+	return next_ordered(d, ev);
 }
 
 void v2_free(rtd_gotrace_dec *d)
