@@ -204,9 +204,10 @@ void v2_fill_raw(rtd_gotrace_dec *d, const struct v2_raw *raw,
 
 /* Resolve the string arguments an event names (when known), with the
  * generation's strings as @t has them; @nargs: of @args_with_dt (0 after). */
-static void fill_sargs_tab(rtd_gotrace_dec *d, const struct v2_strs *t,
-			   struct rtd_gotrace_event *ev, const struct v2_spec *sp,
-			   const uint64_t *args_with_dt, unsigned nargs)
+static inline __attribute__((always_inline)) void
+fill_sargs_tab(rtd_gotrace_dec *d, const struct v2_strs *t,
+	       struct rtd_gotrace_event *ev, const struct v2_spec *sp,
+	       const uint64_t *args_with_dt, unsigned nargs)
 {
 	for (int k = 0; k < 2; k++) {
 		int i = sp->str_arg[k];
@@ -242,8 +243,9 @@ void v2_strs_get(const rtd_gotrace_dec *d, struct v2_strs *t)
 }
 
 /* fill_sargs_tab() with the decoder's own tables. */
-static void fill_sargs_of(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
-			  const struct v2_spec *sp, const uint64_t *args_with_dt)
+static inline __attribute__((always_inline)) void
+fill_sargs_of(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
+	      const struct v2_spec *sp, const uint64_t *args_with_dt)
 {
 	struct v2_strs t;
 	v2_strs_get(d, &t);
