@@ -175,7 +175,9 @@ struct ga_sum {
 	struct rtd_goan_stat *out;
 	size_t nout, capout;
 	/* names */
-	const char *s_exec, *s_sched, *s_sysexec, *s_sysblock, *s_unknown, *s_forever;
+	const char *s_exec, *s_sched, *s_sysexec, *s_sysblock, *s_unknown, *s_forever, *s_empty;
+	/* a region's end: the stats now and its part (reused, not freed) */
+	struct st2 scr_now, scr_d;
 	const char *n1[7];
 };
 
@@ -235,6 +237,7 @@ struct ga_sum *ga_sum_new(struct ga_ctx *c)
 	s->s_sysblock = ga_intern(st, "Block time (syscall)", 20);
 	s->s_unknown = ga_intern(st, "Unknown time", 12);
 	s->s_forever = ga_intern(st, "forever", 7); /* the tracker's reasons are interned */
+	s->s_empty = ga_intern(st, "", 0);
 	for (int i = 0; i < 7; i++)
 		s->n1[i] = ga_intern(st, n1_names[i], strlen(n1_names[i]));
 	return s;
@@ -265,6 +268,8 @@ void ga_sum_free(struct ga_sum *s)
 	ga_tab_free(&s->sys_g);
 	ga_tab_free(&s->ranges_p);
 	ga_tab_free(&s->block_names);
+	st2_free(&s->scr_now);
+	st2_free(&s->scr_d);
 	free(s->out);
 	free(s);
 }
@@ -546,7 +551,7 @@ static int push_region(struct ga_sum *s, struct gsum *g, struct region *r)
 /* The top frame of the decoder's stack (a region's fingerprint). */
 static void top_frame(struct ga_sum *s, uint32_t stack, const char **fn, uint64_t *pc)
 {
-	*fn = ga_intern(&s->c->strs, "", 0);
+	*fn = s->s_empty;
 	*pc = 0;
 	if (ga_stack_len(&s->c->stacks, stack)) {
 		const struct ga_frame *f = ga_stack_frame(&s->c->stacks, stack, 0);
@@ -687,7 +692,7 @@ static int g_state2(struct ga_sum *s, const struct rtd_goev *ev)
 		}
 		*p = g;
 		g->id = id;
-		g->name = ga_intern(&s->c->strs, "", 0);
+		g->name = s->s_empty;
 		g->creation = from == RTD_GO_G_UNDETERMINED ? s->sync_ts : ts;
 		/* inherit the creator's innermost region's task */
 		struct gsum *cr = ev->g != RTD_GO_NOG ? gfind(s, ev->g) : NULL;
@@ -891,14 +896,14 @@ static int region2(struct ga_sum *s, const struct rtd_goev *ev)
 			return NOMEM(s);
 		t->open++;
 	}
-	struct st2 now = {0}, d = {0};
-	int rc = snap2(g, ev->ts, &now) < 0 || st2_sub(&d, &now, &r.s2) < 0 ? NOMEM(s) : 0;
-	st2_free(&now);
+	/* the part since its start (scratch kept from region to region: no
+	 * allocation for each) */
+	struct st2 *now = &s->scr_now, *d = &s->scr_d;
+	int rc = snap2(g, ev->ts, now) < 0 || st2_sub(d, now, &r.s2) < 0 ? NOMEM(s) : 0;
 	st2_free(&r.s2);
-	r.s2 = d;
+	r.s2 = *d;
 	if (rc == 0)
 		rc = region_done(s, g->id, &r, ev->ts);
-	st2_free(&r.s2);
 	return rc;
 }
 
