@@ -71,10 +71,21 @@ void ga_kvs_del(struct ga_kvs *m, const char *k)
 
 int ga_kvs_copy(struct ga_kvs *dst, const struct ga_kvs *src)
 {
+	/* src's keys are distinct: its entries as they are, in their order */
 	dst->n = 0;
-	for (uint32_t i = 0; i < src->n; i++)
-		if (ga_kvs_set(dst, src->e[i].k, src->e[i].v) < 0)
+	if (src->n > dst->cap) {
+		uint32_t nc = dst->cap ? dst->cap : 4;
+		while (nc < src->n)
+			nc *= 2;
+		struct ga_kv *e = realloc(dst->e, nc * sizeof(*e));
+		if (!e)
 			return -ENOMEM;
+		dst->e = e;
+		dst->cap = nc;
+	}
+	if (src->n)
+		memcpy(dst->e, src->e, src->n * sizeof(*src->e));
+	dst->n = src->n;
 	return 0;
 }
 
@@ -160,6 +171,7 @@ struct ga_sum {
 	bool sys_empty; /* Go 1.23: a goroutine without a name is a system one */
 	bool starts_only; /* the profiles want only each goroutine's StartTime */
 	struct ga_tab gs;    /* id -> struct gsum * */
+	struct gsum *last_g; /* gfind()'s last */
 	struct ga_tab tasks; /* id -> struct task * */
 	struct ga_tab groups; /* key -> struct group * */
 	/* Go 1.19 */
@@ -278,8 +290,15 @@ void ga_sum_free(struct ga_sum *s)
 
 static struct gsum *gfind(struct ga_sum *s, uint64_t id)
 {
+	/* the last one found (a goroutine's events come in runs); drop_g()
+	 * forgets it */
+	if (s->last_g && s->last_g->id == id)
+		return s->last_g;
 	struct gsum **p = ga_tab_get(&s->gs, id, false, NULL, NULL);
-	return p ? *p : NULL;
+	if (!p)
+		return NULL;
+	s->last_g = *p;
+	return *p;
 }
 
 static struct task *tfind(struct ga_sum *s, uint64_t id)
@@ -661,6 +680,8 @@ static void drop_g(struct ga_sum *s, uint64_t id)
 {
 	struct gsum **p = ga_tab_get(&s->gs, id, false, NULL, NULL);
 	if (p) {
+		if (s->last_g == *p)
+			s->last_g = NULL;
 		gsum_free(*p);
 		ga_tab_del(&s->gs, id);
 	}
