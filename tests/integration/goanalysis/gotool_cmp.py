@@ -370,6 +370,27 @@ def compare():
         else:
             bad(f"MMU ({flags}) differs at {len(diffs)} windows: {diffs[:3]}")
 
+    # ---- GC cycles: the timeline's "GC concurrent mark phase" slices (Go
+    # 1.22+; Go 1.19's viewer draws GC otherwise)
+    if not V119:
+        try:
+            tl = json.loads(get("/jsontrace?view=proc"))
+        except Exception as e:
+            bad(f"go tool trace's /jsontrace: {e.__class__.__name__}")
+            return
+        want = sorted((round(e["ts"] * 1000), round(e["dur"] * 1000)) for e in tl["traceEvents"]
+                      if e.get("name") == "GC concurrent mark phase" and e.get("ph") == "X")
+        have = sorted((r["start_ns"], r["duration_ns"]) for r in rtdiag("gc", "--json")
+                      if r.get("kind") == "gc")
+        # the viewer's times are from the trace's first event: compare
+        # starts relative to the first cycle's
+        rel = lambda xs: [(a - xs[0][0], d) for a, d in xs] if xs else []
+        if rel(want) == rel(have):
+            ok(f"GC cycles = the timeline's {len(want)} GC mark phases (start and duration)")
+        else:
+            diff = [(w, h) for w, h in zip(rel(want), rel(have)) if w != h]
+            bad(f"GC cycles differ from the timeline's: {len(want)} vs {len(have)}, first {diff[:3]}")
+
 
 def go_orders():
     """The distinct per-generation tie orders of Go 1.22/1.23's map walk:
