@@ -689,6 +689,30 @@ enum rtd_nettrace_profile_kind {
 };
 
 /**
+ * rtd_nettrace_profile_kind_name - the word for one profile kind
+ * @kind: one RTD_NETTRACE_PROFILE_* bit
+ *
+ * Return: "cpu", "alloc", "lock", "exception" or "wait" (the words
+ * rtd_nettrace_profile_kinds() reads, `dotnet profile --type` and the
+ * agent's dotnet-profiles take); NULL for anything else.
+ */
+RTD_API const char *rtd_nettrace_profile_kind_name(unsigned kind);
+
+/**
+ * rtd_nettrace_profile_kinds - read a list of profile kinds
+ * @list: words of rtd_nettrace_profile_kind_name() separated by commas
+ *        ("cpu,alloc"); a trailing comma is allowed
+ * @kinds: gets the RTD_NETTRACE_PROFILE_* bits of the words
+ * @bad: gets where the first word that is no kind starts (NULL: not asked)
+ * @badlen: gets that word's length (NULL: not asked)
+ *
+ * Return: 0, or -RTD_E_INVAL at a word that is no kind (an empty one
+ * too); *kinds is then left as it was.
+ */
+RTD_API int rtd_nettrace_profile_kinds(const char *list, unsigned *kinds,
+				       const char **bad, size_t *badlen);
+
+/**
  * struct rtd_nettrace_profiler_opts - options for rtd_nettrace_profiler_new()
  * @sz: sizeof(struct rtd_nettrace_profiler_opts)
  * @managed_only: thread time only while in managed code (dotnetdiag's

@@ -1140,6 +1140,10 @@ RTD_API int rtd_perf_profiler_take(struct rtd_perf_profiler *p,
  *          own (names as in rtd_perf_profiler_profile()'s profile; file
  *          code no symbol names is "module+0xOFFSET")
  * @nframes: their count
+ * @duration: off-CPU (RTD_PERF_PROF_OFF_CPU): the wait's length in ns,
+ *            @time being when the thread left the CPU; 0 for a CPU sample
+ * @state: off-CPU: the thread's state when it left ("S" sleep, "D" disk,
+ *         "R" preempted, "T" other); NULL for a CPU sample
  */
 struct rtd_perf_profiler_sample {
 	size_t sz;
@@ -1149,6 +1153,8 @@ struct rtd_perf_profiler_sample {
 	const char *process;
 	const struct rtd_frame *frames;
 	size_t nframes;
+	uint64_t duration;
+	const char *state;
 };
 
 /* Called for each kept sample; a non-zero return stops the walk and is
@@ -1159,7 +1165,10 @@ typedef int (*rtd_perf_profiler_sample_fn)(
 /**
  * rtd_perf_profiler_each_sample - every kept sample, in the order taken
  * @p: profiler made with RTD_PERF_PROF_KEEP_SAMPLES, after a run
- * @fn: called for each sample (time order: the monitor merges its rings)
+ * @fn: called for each sample (time order: the monitor merges its rings;
+ *      off-CPU, each wait in the order the waits ended, with @time its
+ *      start and @duration its length, so starts may go back in time
+ *      across threads, never within one)
  * @ctx: passed to @fn
  *
  * Names every location first (as rtd_perf_profiler_profile() does; the

@@ -498,7 +498,12 @@ struct rtd_perf_profiler;
  * under it, per sampled thread (named by their comm); and each sample at
  * its time on its thread with its named stack (Perfetto: interned
  * callstacks, shown as the thread's CPU samples and their flame chart;
- * Chrome JSON: an instant with the frames). Times are CLOCK_MONOTONIC ns.
+ * Chrome JSON: an instant with the frames). An off-CPU profiler's
+ * (RTD_PERF_PROF_OFF_CPU) waits are slices on their threads from the
+ * switch-out, as long as the wait, named by the state ("sleep", "disk",
+ * "preempted", "other"; category "off-cpu"; arguments "state" and "in",
+ * the first frame outside the kernel), each with its stack as a sample
+ * at its start. Times are CLOCK_MONOTONIC ns.
  * Memory: a record per sampled thread and process; the samples come from
  * the profiler's temporary file one at a time.
  *

@@ -18,6 +18,7 @@
 
 #include "agent/config.h"
 #include "common/log.h"
+#include "rtdiag/nettrace.h"
 
 enum opt_id {
 	O_LISTEN,
@@ -663,33 +664,17 @@ static int find_option(const char *name)
 	return -1;
 }
 
-static const char *const kind_words[] = {"cpu", "alloc", "lock", "exception",
-					 "wait"};
-#define NKIND_WORDS (sizeof(kind_words) / sizeof(kind_words[0]))
-
 /* "cpu,alloc,lock,exception,wait" (or "none") into the
- * RTD_NETTRACE_PROFILE_* bits, which are 1 << the word's index. */
+ * RTD_NETTRACE_PROFILE_* bits. */
 static int set_kinds(rtd_agent_config *c, const char *v)
 {
 	unsigned k = 0;
-	if (strcmp(v, "none")) {
-		for (const char *p = v; *p;) {
-			const char *comma = strchr(p, ',');
-			size_t n = comma ? (size_t)(comma - p) : strlen(p);
-			size_t i;
-			for (i = 0; i < NKIND_WORDS; i++)
-				if (strlen(kind_words[i]) == n &&
-				    !strncmp(p, kind_words[i], n))
-					break;
-			if (i == NKIND_WORDS)
-				return seterr(c,
-					      "dotnet-profiles: '%.*s' is not one "
-					      "of cpu, alloc, lock, exception, "
-					      "wait, none", (int)n, p);
-			k |= 1u << i;
-			p = comma ? comma + 1 : p + n;
-		}
-	}
+	const char *bad = NULL;
+	size_t n = 0;
+	if (strcmp(v, "none") && rtd_nettrace_profile_kinds(v, &k, &bad, &n))
+		return seterr(c,
+			      "dotnet-profiles: '%.*s' is not one of cpu, "
+			      "alloc, lock, exception, wait, none", (int)n, bad);
 	c->dotnet_kinds = k;
 	return 0;
 }
@@ -1365,9 +1350,10 @@ RTD_API int rtd_agent_config_write(const rtd_agent_config *c, FILE *f)
 		c->dotnet_cpu_external ? "true" : "false");
 	fprintf(f, "dotnet-profiles: ");
 	bool any = false;
-	for (size_t i = 0; i < NKIND_WORDS; i++)
-		if (c->dotnet_kinds & (1u << i)) {
-			fprintf(f, "%s%s", any ? "," : "", kind_words[i]);
+	for (unsigned b = 1; b <= RTD_NETTRACE_PROFILE_WAIT; b <<= 1)
+		if (c->dotnet_kinds & b) {
+			fprintf(f, "%s%s", any ? "," : "",
+				rtd_nettrace_profile_kind_name(b));
 			any = true;
 		}
 	fprintf(f, "%s\ndotnet-counters: ", any ? "" : "none");

@@ -83,8 +83,8 @@ static int start_kind(struct source *src, enum prof_kind kind)
 	pthread_cond_init(&ps->cond, NULL);
 	struct target *t = src->t;
 	unsigned hz = src->a->c->cpu_hz;
-	/* each perf source holds its symbols (kernel, libraries): over the
-	 * memory cap, no new one */
+	/* each perf source holds its libraries' symbols (the kernel's are
+	 * shared by all): over the memory cap, no new one */
 	if (src->a->rss_bytes > src->a->c->max_memory) {
 		snprintf(src->err, sizeof(src->err),
 			 "the agent is over its memory cap (%llu MB): no perf "

@@ -21,6 +21,7 @@ struct rtd_goan {
 	struct ga_prof *prof;
 	struct ga_gc *gc;
 	int64_t *windows;
+	bool direct; /* goroutine transitions straight to the profiles */
 	bool finished;
 	int err; /* sticky */
 };
@@ -110,10 +111,17 @@ rtd_goan *rtd_goan_new(rtd_gotrace_dec *d, const struct rtd_goan_opts *o)
 	ga_stacks_init(&c->stacks, &c->strs);
 	if (!ga_intern(&c->strs, "", 0))
 		return new_fail(a, "out of memory");
+	/* the profiles alone of a Go 1.22+ trace: the tracker hands them each
+	 * goroutine transition directly and they keep the Summarizer's
+	 * StartTime themselves */
+	a->direct = ver >= 1022 && c->sem != RTD_GOAN_GO119 && (o->what & RTD_GOAN_PPROF) &&
+		    !(o->what & (RTD_GOAN_GOROUTINES | RTD_GOAN_TASKS | RTD_GOAN_GC));
 	bool want_sum = (o->what & (RTD_GOAN_GOROUTINES | RTD_GOAN_TASKS)) ||
-			((o->what & RTD_GOAN_PPROF) && c->sem != RTD_GOAN_GO119);
+			((o->what & RTD_GOAN_PPROF) && c->sem != RTD_GOAN_GO119 && !a->direct);
 	if (c->sem != RTD_GOAN_GO119 && !(a->st = ga_state_new(d, &c->strs, &c->stacks)))
 		return new_fail(a, "out of memory");
+	if (a->direct)
+		ga_state_direct(a->st);
 	if (want_sum && !(a->sum = ga_sum_new(c)))
 		return new_fail(a, "out of memory");
 	if ((o->what & RTD_GOAN_PPROF) && !(a->prof = ga_prof_new(c, a->sum)))
@@ -198,6 +206,24 @@ int rtd_goan_feed(rtd_goan *a, const struct rtd_gotrace_event *ev)
 		if (a->gc && (rc = ga_gc_v1(a->gc, ev)) < 0)
 			goto out;
 	} else {
+		if (a->direct) {
+			const struct ga_gtr *t;
+			struct ga_gprof *x;
+			if ((rc = ga_state_feed_direct(a->st, ev, &t, &x)) < 0) {
+				ga_fail(c, rc, "%s", rtd_gostate_error(a->st));
+				goto out;
+			}
+			bool queued = rc > 0;
+			rc = 0;
+			if (t) {
+				rc = ga_prof_tr(a->prof, t, x);
+				if (t->gone)
+					ga_state_tr_done(a->st);
+			}
+			if (rc == 0 && queued)
+				rc = drain(a);
+			goto out;
+		}
 		if ((rc = rtd_gostate_feed(a->st, ev)) < 0) {
 			ga_fail(c, rc, "%s", rtd_gostate_error(a->st));
 			goto out;

@@ -183,6 +183,7 @@ void ga_stacks_free(struct ga_stacks *s)
 {
 	ga_tab_free(&s->frame_of_pc);
 	ga_tab_free(&s->cache);
+	free(s->small);
 	free(s->frames);
 	free(s->arena);
 	free(s->stk);
@@ -327,25 +328,49 @@ int64_t ga_stacks_intern(struct ga_stacks *s, rtd_gotrace_dec *d, uint64_t gen, 
 	/* new-format stack ids are per generation */
 	if (gen != s->cache_gen) {
 		ga_tab_clear(&s->cache);
+		if (s->small)
+			memset(s->small, 0, s->nsmall * sizeof(*s->small));
 		s->cache_gen = gen;
 	}
-	bool created;
-	int err = -ENOMEM;
-	uint32_t *c = ga_tab_get(&s->cache, id, true, &created, &err);
-	if (!c) {
-		snprintf(s->err, sizeof(s->err), "out of memory");
-		return err;
+	/* the ids a generation numbers from 1: ours + 1 by index */
+	if (id < s->nsmall && s->small[id])
+		return s->small[id] - 1;
+	uint32_t *c = NULL;
+	if (id >= GA_SMALL_IDS) {
+		bool created;
+		int err = -ENOMEM;
+		c = ga_tab_get(&s->cache, id, true, &created, &err);
+		if (!c) {
+			snprintf(s->err, sizeof(s->err), "out of memory");
+			return err;
+		}
+		if (!created)
+			return *c;
+	} else if (id >= s->nsmall) {
+		size_t n = s->nsmall ? s->nsmall : 256;
+		while (n <= id)
+			n *= 2;
+		uint32_t *a = realloc(s->small, n * sizeof(*a));
+		if (!a) {
+			snprintf(s->err, sizeof(s->err), "out of memory");
+			return -ENOMEM;
+		}
+		memset(a + s->nsmall, 0, (n - s->nsmall) * sizeof(*a));
+		s->small = a;
+		s->nsmall = n;
 	}
-	if (!created)
-		return *c;
 	const struct rtd_gotrace_frame *f;
 	size_t n = rtd_gotrace_dec_stack(d, id, &f);
 	int64_t r = ga_stacks_add(s, f, n);
 	if (r < 0) {
-		ga_tab_del(&s->cache, id);
+		if (c)
+			ga_tab_del(&s->cache, id);
 		return r;
 	}
-	*c = (uint32_t)r;
+	if (c)
+		*c = (uint32_t)r;
+	else
+		s->small[id] = (uint32_t)r + 1;
 	return r;
 }
 

@@ -652,7 +652,10 @@ int ga_gc_v2(struct ga_gc *g, const struct rtd_goev *ev)
 		if (ev->kind == RTD_GOEV_RANGE_END) {
 			cycle_end(g, g->gc_open ? g->gc_start : -1, ev->ts);
 			g->gc_open = false;
-		} else {
+		} else if (ev->kind == RTD_GOEV_RANGE_BEGIN || !g->gc_open) {
+			/* active: at a generation's start, still the cycle begun
+			 * in the one before; unknown only when the trace begins
+			 * inside it */
 			g->gc_open = true;
 			g->gc_start = ev->kind == RTD_GOEV_RANGE_ACTIVE ? -1 : ev->ts;
 		}

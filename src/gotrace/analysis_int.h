@@ -85,7 +85,11 @@ struct ga_stacks {
 	size_t nstk, capstk;
 	uint32_t *slots; /* open addressing over stack ids by hash */
 	size_t nslots;
-	/* the trace's stack ids of the current generation -> ours */
+	/* the trace's stack ids of the current generation -> ours: by index
+	 * below GA_SMALL_IDS (ours + 1, 0: not yet), else hashed */
+#define GA_SMALL_IDS (1u << 16)
+	uint32_t *small;
+	size_t nsmall;
 	struct ga_tab cache;
 	uint64_t cache_gen;
 	/* rtd_gostate_stack()'s view */
@@ -125,6 +129,43 @@ struct rtd_gostate *ga_state_new(rtd_gotrace_dec *d, struct ga_strs *strs,
 /* rtd_gostate_next() without the copy: the next event in the tracker's
  * queue, valid until the next feed or finish, or NULL. */
 const struct rtd_goev *ga_state_take(struct rtd_gostate *s);
+
+/*
+ * The profiles alone (Go 1.22+): the tracker hands each goroutine
+ * transition straight to them (no queued event), with what they keep for
+ * the goroutine inside its tracker entry (one look-up per event instead
+ * of the tracker's, the Summarizer's and each profile's).
+ */
+struct ga_gprof {
+	int64_t start; /* the Summarizer's StartTime (0: has not run) */
+	bool known;    /* the Summarizer has the goroutine */
+	uint8_t on;    /* the profiles tracking it (bit 1 << RTD_GOAN_PROF_*) */
+	struct ga_trk {
+		int64_t ts;
+		uint32_t stack;
+	} trk[RTD_GOAN_PROF_COUNT];
+};
+/* A goroutine transition, as the queued event would have said it. */
+struct ga_gtr {
+	uint64_t id;
+	int64_t ts;
+	const char *reason; /* interned */
+	uint32_t stack;     /* the event's stack, interned (0: none) */
+	uint8_t from, to;
+	bool fresh; /* the goroutine's ga_gprof was zeroed for this event */
+	bool gone;  /* and is dropped after it */
+};
+/* Turn the direct hand-over on (Go 1.22+ traces, before the first feed):
+ * goroutine transitions are no longer queued. */
+void ga_state_direct(struct rtd_gostate *s);
+/* rtd_gostate_feed() with the direct hand-over: *t the event's goroutine
+ * transition (NULL: none) and *x its goroutine's ga_gprof, valid until the
+ * next feed; when (*t)->gone, ga_state_tr_done() drops the goroutine's
+ * entry after the profiles read it. Returns whether events are queued
+ * (ga_state_take), <0 on an error (rtd_gostate_error). */
+int ga_state_feed_direct(struct rtd_gostate *s, const struct rtd_gotrace_event *ev,
+			 const struct ga_gtr **t, struct ga_gprof **x);
+void ga_state_tr_done(struct rtd_gostate *s);
 
 /* ---- what the analyses share ------------------------------------------ */
 
@@ -186,6 +227,8 @@ struct ga_prof *ga_prof_new(struct ga_ctx *c, struct ga_sum *sum);
 void ga_prof_free(struct ga_prof *p);
 int ga_prof_v1(struct ga_prof *p, const struct rtd_gotrace_event *ev);
 int ga_prof_v2(struct ga_prof *p, const struct rtd_goev *ev);
+/* ga_prof_v2() and the Summarizer's StartTime of a direct transition */
+int ga_prof_tr(struct ga_prof *p, const struct ga_gtr *t, struct ga_gprof *x);
 int ga_prof_finish(struct ga_prof *p);
 int ga_prof_foreach(const struct ga_prof *p, unsigned which, rtd_goan_record_fn fn, void *ctx);
 int ga_prof_total(const struct ga_prof *p, unsigned which, uint64_t *count, int64_t *ns);

@@ -43,7 +43,10 @@ struct prof {
 	size_t nstacks, capstacks;
 	uint64_t count;
 	int64_t ns;
-	struct ga_tab track; /* Go 1.22+: goroutine -> struct pend */
+	struct ga_tab track; /* Go 1.22+: goroutine -> struct pend (direct
+			      * hand-over: only goroutines without a tracker
+			      * entry any more) */
+	size_t ntrack;       /* direct hand-over: goroutines tracked */
 };
 
 /* Go 1.19: a goroutine's event waiting for its Link (postProcessTrace's
@@ -61,6 +64,9 @@ struct ga_prof {
 	struct prof p[RTD_GOAN_PROF_COUNT];
 	struct ga_tab pend; /* Go 1.19: goroutine -> struct pend */
 	int64_t cpu_period;
+	uint8_t blocking;   /* the blocking profiles asked for (bits) */
+	size_t nparked;     /* direct hand-over: entries in the track tables */
+	const char *s_forever;
 	struct reason_memo {
 		const char *reason;
 		bool track;
@@ -78,8 +84,15 @@ struct ga_prof *ga_prof_new(struct ga_ctx *c, struct ga_sum *sum)
 	p->sum = sum;
 	p->v2 = c->sem != RTD_GOAN_GO119;
 	p->cpu_period = 10000000; /* runtime/pprof's default 100 Hz */
+	p->s_forever = ga_intern(&c->strs, "forever", 7);
+	if (!p->s_forever) {
+		free(p);
+		return NULL;
+	}
 	for (unsigned i = 0; i < RTD_GOAN_PROF_COUNT; i++) {
 		p->p[i].on = (c->o.profiles >> i) & 1;
+		if (p->p[i].on && i != RTD_GOAN_PROF_CPU)
+			p->blocking |= (uint8_t)(1u << i);
 		ga_tab_init(&p->p[i].recs, sizeof(struct rec), RTD_GOAN_MAX_STACKS);
 		ga_tab_init(&p->p[i].track, sizeof(struct pend), RTD_GOAN_MAX_GOROUTINES);
 	}
@@ -307,6 +320,90 @@ int ga_prof_v2(struct ga_prof *p, const struct rtd_goev *ev)
 		int rc = add(p, w, start.stack, 1, b - a);
 		if (rc < 0)
 			return rc;
+	}
+	return 0;
+}
+
+/*
+ * ga_prof_v2() of a goroutine transition handed over directly, then what
+ * the Summarizer's starts2() does with it (the profile reads the start
+ * before the Summarizer ends the goroutine). A tracked goroutine whose
+ * tracker entry goes keeps its interval in the track table (as Go keeps
+ * it in its map) and gets it back with a new entry.
+ */
+int ga_prof_tr(struct ga_prof *p, const struct ga_gtr *t, struct ga_gprof *x)
+{
+	if (t->fresh && p->nparked) {
+		for (unsigned w = RTD_GOAN_PROF_NET; w < RTD_GOAN_PROF_COUNT; w++) {
+			struct pend *e = ga_tab_get(&p->p[w].track, t->id, false, NULL, NULL);
+			if (!e)
+				continue;
+			x->trk[w] = (struct ga_trk){e->ts, e->stack};
+			x->on |= (uint8_t)(1u << w);
+			ga_tab_del(&p->p[w].track, t->id);
+			p->nparked--;
+		}
+	}
+	if (t->stack) {
+		for (unsigned w = RTD_GOAN_PROF_NET; w < RTD_GOAN_PROF_COUNT; w++) {
+			uint8_t bit = (uint8_t)(1u << w);
+			if (!(p->blocking & bit))
+				continue;
+			struct prof *pr = &p->p[w];
+			if (!(x->on & bit)) {
+				if (t->to == prof_state[w] && track_reason(p, w, t->reason)) {
+					if (pr->ntrack >= RTD_GOAN_MAX_GOROUTINES)
+						return ga_fail(p->c, -RTD_E_CAP, "more than %u goroutines",
+							       RTD_GOAN_MAX_GOROUTINES);
+					pr->ntrack++;
+					x->on |= bit;
+					x->trk[w] = (struct ga_trk){t->ts, t->stack};
+				}
+				continue;
+			}
+			if (t->to == prof_state[w])
+				continue;
+			x->on &= (uint8_t)~bit;
+			pr->ntrack--;
+			/* the overlap with the goroutine's [StartTime, EndTime]: its
+			 * end is later than this transition */
+			if (!x->known)
+				continue;
+			int64_t s0 = x->start;
+			int64_t a = x->trk[w].ts > s0 ? x->trk[w].ts : s0, b = t->ts;
+			if (b < s0 || b - a <= 0)
+				continue;
+			int rc = add(p, w, x->trk[w].stack, 1, b - a);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	if (t->from != t->to) {
+		if (t->from == RTD_GO_G_UNDETERMINED || t->from == RTD_GO_G_NOTEXIST) {
+			x->known = true;
+			x->start = 0;
+		}
+		if (x->known) {
+			if (t->to == RTD_GO_G_RUNNING && x->start == 0)
+				x->start = t->ts;
+			if (t->to == RTD_GO_G_NOTEXIST ||
+			    (t->to == RTD_GO_G_WAITING && t->reason == p->s_forever))
+				x->known = false;
+		}
+	}
+	if (t->gone && x->on) {
+		for (unsigned w = RTD_GOAN_PROF_NET; w < RTD_GOAN_PROF_COUNT; w++) {
+			if (!(x->on & (1u << w)))
+				continue;
+			int err = -ENOMEM;
+			struct pend *e = ga_tab_get(&p->p[w].track, t->id, true, NULL, &err);
+			if (!e)
+				return ga_fail(p->c, err, "more than %u goroutines",
+					       RTD_GOAN_MAX_GOROUTINES);
+			*e = (struct pend){0, x->trk[w].ts, x->trk[w].stack};
+			p->nparked++;
+		}
+		x->on = 0;
 	}
 	return 0;
 }

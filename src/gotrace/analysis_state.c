@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "gotrace/analysis_int.h"
+#include "gotrace/v2.h"
 
 /* Go 1.22+ event types (tracev2/events.go). */
 enum {
@@ -100,6 +101,7 @@ struct gst {
 	bool sys_pending;
 	int64_t sys_ts, sys_p, sys_m;
 	uint32_t sys_stack;
+	struct ga_gprof prof; /* the profiles' (direct hand-over) */
 };
 
 struct pst {
@@ -131,7 +133,17 @@ struct rtd_gostate {
 	/* the decoder's strings (stable within a generation) -> interned */
 	struct ga_tab strcache;
 	uint64_t strcache_gen;
+	/* tab_str(): the generation's string ids -> interned */
+	const char **ids;
+	size_t nids;
+	uint64_t ids_gen;
 	size_t npending;        /* goroutines with a GoSysCall waiting */
+	/* direct hand-over of goroutine transitions (ga_state_direct) */
+	bool direct, tr_on;
+	struct ga_gtr tr;
+	struct ga_gprof *tr_x;
+	struct ga_gprof tr_none; /* for a goroutine without an entry */
+	struct rtd_goev unread;  /* what emit() gives for events not queued */
 	/* names used often */
 	const char *s_empty;
 	char err[200];
@@ -191,6 +203,9 @@ static struct pst *pget(rtd_gostate *s, int64_t p, bool create, int *err)
 /* A new output event with the context of the input event. */
 static struct rtd_goev *emit(rtd_gostate *s, unsigned kind)
 {
+	/* direct hand-over: the profiles read only CPU samples of the rest */
+	if (s->direct && kind != RTD_GOEV_SAMPLE)
+		return &s->unread;
 	if (s->nq == s->capq) {
 		size_t nc = s->capq ? s->capq * 2 : 16;
 		struct rtd_goev *q = realloc(s->q, nc * sizeof(*q));
@@ -239,6 +254,56 @@ static int set_stack(rtd_gostate *s, struct rtd_goev *o, uint64_t id)
 }
 
 /*
+ * g_transition() handed over directly: the same stacks interned in the
+ * same order, the same errors, the same live table (an ended goroutine's
+ * entry goes in ga_state_tr_done(), after the profiles read it); what
+ * only rtd_gostate_goroutine() reads of an entry is not kept.
+ */
+static int g_transition_direct(rtd_gostate *s, uint64_t id, unsigned from, unsigned to,
+			       const char *reason, uint64_t tstack_id, bool tstack_is_main,
+			       uint64_t main_stack_id)
+{
+	struct ga_gtr *t = &s->tr;
+	t->stack = 0;
+	if (main_stack_id) {
+		int64_t st = stack_of(s, main_stack_id);
+		if (st < 0)
+			return fail(s, (int)st, "%s", s->stacks->err);
+		t->stack = (uint32_t)st;
+	}
+	if (!tstack_is_main && tstack_id) {
+		int64_t st = stack_of(s, tstack_id);
+		if (st < 0)
+			return fail(s, (int)st, "%s", s->stacks->err);
+	}
+	t->id = id;
+	t->ts = s->ev->ts;
+	t->from = (uint8_t)from;
+	t->to = (uint8_t)to;
+	t->reason = reason ? reason : s->s_empty;
+	t->gone = to == RTD_GO_G_NOTEXIST;
+	struct gst *g = gget(s, id);
+	if (!g && !t->gone) {
+		int err = -ENOMEM;
+		g = gnew(s, id, &err);
+		if (!g)
+			return fail(s, err, err == -RTD_E_CAP ? "more than %u live goroutines"
+				    : "out of memory", RTD_GOAN_MAX_GOROUTINES);
+		t->fresh = true;
+	} else {
+		t->fresh = !g;
+	}
+	if (g) {
+		s->tr_x = &g->prof;
+	} else {
+		memset(&s->tr_none, 0, sizeof(s->tr_none));
+		s->tr_x = &s->tr_none;
+	}
+	s->tr_on = true;
+	return 0;
+}
+
+/*
  * A goroutine transition: update the live table as Go's Summarizer and
  * ordering see it (the start function comes from the root frame of the
  * first transition stack, as summary.go names goroutines).
@@ -247,6 +312,9 @@ static int g_transition(rtd_gostate *s, uint64_t id, unsigned from, unsigned to,
 			const char *reason, uint64_t tstack_id, bool tstack_is_main,
 			uint64_t main_stack_id)
 {
+	if (s->direct)
+		return g_transition_direct(s, id, from, to, reason, tstack_id, tstack_is_main,
+					   main_stack_id);
 	struct rtd_goev *o = emit(s, RTD_GOEV_STATE);
 	if (!o)
 		return NOMEM(s);
@@ -333,6 +401,53 @@ static const char *str_arg(rtd_gostate *s, unsigned i)
 	const char *r = intern(s, str, len);
 	if (c)
 		*c = r ? r : s->s_empty;
+	return r;
+}
+
+/* String argument i of a Go 1.22+ event read from the generation's table
+ * (every one but UserTaskEnd's task name, which the ordering gives):
+ * str_arg(s, i), remembered by the string id it was read from (the same
+ * bytes for the same id until the generation ends). Blocks, stops and
+ * regions are a fifth of the events; this saves hashing and comparing
+ * their names each time. */
+#define STR_IDS (1u << 16)
+static const char *tab_str(rtd_gostate *s, unsigned i)
+{
+	const struct rtd_gotrace_event *ev = s->ev;
+	if (s->ver < 1022 || i >= ev->nsargs || ev->type > V2_MAX_TYPE ||
+	    ev->type == EV2_USER_TASK_END)
+		return str_arg(s, i);
+	/* the wire argument of the i-th string (the decoder's fill_sargs_tab) */
+	const struct v2_spec *sp = &v2_specs[ev->type];
+	int w = -1;
+	for (unsigned k = 0, n = 0; k < 2; k++)
+		if (sp->str_arg[k] >= 0 && n++ == i)
+			w = sp->str_arg[k] - ((sp->flags & V2_TIMED) ? 1 : 0);
+	if (w < 0 || (unsigned)w >= ev->nargs || ev->args[w] >= STR_IDS)
+		return str_arg(s, i);
+	uint64_t id = ev->args[w];
+	if (ev->gen != s->ids_gen) {
+		if (s->ids)
+			memset(s->ids, 0, s->nids * sizeof(*s->ids));
+		s->ids_gen = ev->gen;
+	}
+	if (id < s->nids && s->ids[id])
+		return s->ids[id];
+	const char *r = str_arg(s, i);
+	if (!r)
+		return r;
+	if (id >= s->nids) {
+		size_t n = s->nids ? s->nids : 64;
+		while (n <= id)
+			n *= 2;
+		const char **a = realloc(s->ids, n * sizeof(*a));
+		if (!a)
+			return r; /* only not remembered */
+		memset(a + s->nids, 0, (n - s->nids) * sizeof(*a));
+		s->ids = a;
+		s->nids = n;
+	}
+	s->ids[id] = r;
 	return r;
 }
 
@@ -458,7 +573,7 @@ static int v2_go_destroy_syscall(rtd_gostate *s, const struct rtd_gotrace_event 
 static int v2_go_stop(rtd_gostate *s, const struct rtd_gotrace_event *ev)
 {
 	unsigned to = ev->type == EV2_GO_STOP ? RTD_GO_G_RUNNABLE : RTD_GO_G_WAITING;
-	return g_transition(s, ev->g, RTD_GO_G_RUNNING, to, str_arg(s, 0), 0, true, ev->stack);
+	return g_transition(s, ev->g, RTD_GO_G_RUNNING, to, tab_str(s, 0), 0, true, ev->stack);
 }
 
 static int v2_go_unblock(rtd_gostate *s, const struct rtd_gotrace_event *ev)
@@ -509,7 +624,7 @@ static const char *stw_name(rtd_gostate *s, const char *reason)
 
 static int v2_stw_begin(rtd_gostate *s, const struct rtd_gotrace_event *ev)
 {
-	const char *reason = str_arg(s, 0);
+	const char *reason = tab_str(s, 0);
 	uint64_t g = ev->g ? ev->g : RTD_GO_NOG;
 	struct gst *x = gget(s, g);
 	if (x)
@@ -563,7 +678,7 @@ static int v2_label(rtd_gostate *s, const struct rtd_gotrace_event *ev)
 	struct rtd_goev *o = emit(s, RTD_GOEV_LABEL);
 	if (!o)
 		return NOMEM(s);
-	o->name = str_arg(s, 0);
+	o->name = tab_str(s, 0);
 	return 0;
 }
 
@@ -574,7 +689,7 @@ static int v2_task_begin(rtd_gostate *s, const struct rtd_gotrace_event *ev)
 		return NOMEM(s);
 	o->task = ev->args[0];
 	o->parent = ev->args[1];
-	o->name = str_arg(s, 0);
+	o->name = tab_str(s, 0);
 	return set_stack(s, o, ev->stack);
 }
 
@@ -585,7 +700,7 @@ static int v2_task_end(rtd_gostate *s, const struct rtd_gotrace_event *ev)
 		return NOMEM(s);
 	o->task = ev->args[0];
 	o->parent = ev->nargs > 2 ? ev->args[2] : 0;
-	o->name = str_arg(s, 0);
+	o->name = tab_str(s, 0);
 	return set_stack(s, o, ev->stack);
 }
 
@@ -597,7 +712,7 @@ static int region_ev(rtd_gostate *s, const struct rtd_gotrace_event *ev, unsigne
 	if (!o)
 		return NOMEM(s);
 	o->task = ev->args[0];
-	o->name = str_arg(s, 0);
+	o->name = tab_str(s, 0);
 	return set_stack(s, o, ev->stack);
 }
 
@@ -614,8 +729,8 @@ static int user_log(rtd_gostate *s, const struct rtd_gotrace_event *ev)
 	if (!o)
 		return NOMEM(s);
 	o->task = ev->args[0];
-	o->name = str_arg(s, 0);
-	o->message = str_arg(s, 1);
+	o->name = tab_str(s, 0);
+	o->message = tab_str(s, 1);
 	return set_stack(s, o, ev->stack);
 }
 
@@ -1080,6 +1195,7 @@ struct rtd_gostate *ga_state_new(rtd_gotrace_dec *d, struct ga_strs *strs,
 	ga_tab_init(&s->tasks, sizeof(struct otask), RTD_GOAN_MAX_GOROUTINES);
 	ga_tab_init(&s->strcache, sizeof(const char *), 1u << 16);
 	s->strcache_gen = UINT64_MAX;
+	s->ids_gen = UINT64_MAX;
 	s->pre_init = true;
 	s->last_ts = INT64_MIN;
 	s->s_empty = ga_intern(s->strs, "", 0);
@@ -1104,6 +1220,7 @@ void rtd_gostate_free(rtd_gostate *s)
 	ga_tab_free(&s->pre);
 	ga_tab_free(&s->tasks);
 	ga_tab_free(&s->strcache);
+	free(s->ids);
 	free(s->q);
 	if (s->stacks == &s->own_stacks)
 		ga_stacks_free(&s->own_stacks);
@@ -1141,6 +1258,35 @@ int rtd_gostate_finish(rtd_gostate *s)
 				return rc;
 		}
 	return 0;
+}
+
+void ga_state_direct(rtd_gostate *s)
+{
+	s->direct = true;
+}
+
+int ga_state_feed_direct(rtd_gostate *s, const struct rtd_gotrace_event *ev,
+			 const struct ga_gtr **t, struct ga_gprof **x)
+{
+	if (s->iq == s->nq)
+		s->iq = s->nq = 0;
+	if (!s->ver)
+		s->ver = rtd_gotrace_dec_version(s->d);
+	s->ev = ev;
+	s->tr_on = false;
+	int rc = s->ver >= 1022 ? feed_v2(s, ev) : feed_v1(s, ev);
+	if (rc < 0)
+		return rc;
+	*t = s->tr_on ? &s->tr : NULL;
+	*x = s->tr_x;
+	return s->iq < s->nq;
+}
+
+void ga_state_tr_done(rtd_gostate *s)
+{
+	if (s->tr_on && s->tr.gone && s->tr_x != &s->tr_none)
+		ga_tab_del(&s->gs, s->tr.id);
+	s->tr_on = false;
 }
 
 const struct rtd_goev *ga_state_take(rtd_gostate *s)

@@ -835,6 +835,46 @@ static const struct rtd_profile_type *kind_types(const rtd_nettrace_profiler *p,
 	}
 }
 
+const char *rtd_nettrace_profile_kind_name(unsigned kind)
+{
+	switch (kind) {
+	case RTD_NETTRACE_PROFILE_CPU: return "cpu";
+	case RTD_NETTRACE_PROFILE_ALLOC: return "alloc";
+	case RTD_NETTRACE_PROFILE_LOCK: return "lock";
+	case RTD_NETTRACE_PROFILE_EXCEPTION: return "exception";
+	case RTD_NETTRACE_PROFILE_WAIT: return "wait";
+	default: return NULL;
+	}
+}
+
+int rtd_nettrace_profile_kinds(const char *list, unsigned *kinds,
+			       const char **bad, size_t *badlen)
+{
+	unsigned k = 0;
+	for (const char *s = list; *s;) {
+		size_t n = strcspn(s, ",");
+		unsigned bit = 0;
+		for (unsigned b = 1; b <= RTD_NETTRACE_PROFILE_WAIT && !bit; b <<= 1) {
+			const char *w = rtd_nettrace_profile_kind_name(b);
+			if (strlen(w) == n && !strncmp(w, s, n))
+				bit = b;
+		}
+		if (!bit) {
+			if (bad)
+				*bad = s;
+			if (badlen)
+				*badlen = n;
+			return -RTD_E_INVAL;
+		}
+		k |= bit;
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	*kinds = k;
+	return 0;
+}
+
 static int pk_of(unsigned kind)
 {
 	switch (kind) {

@@ -100,11 +100,14 @@ struct rtd_perf_profiler {
 };
 
 /* A sample kept for rtd_perf_profiler_each_sample(): its time and its
- * leaf's call tree node (the path to the root is its stack and thread). */
+ * leaf's call tree node (the path to the root is its stack and thread);
+ * off-CPU, a wait: its switch-out time, its node (under its state) and
+ * its length. */
 struct kept_sample {
 	uint64_t time;
 	uint32_t node;
 	uint32_t pad;
+	uint64_t dur;
 };
 
 static _Thread_local char new_errmsg[1024];
@@ -319,7 +322,7 @@ static int on_sample(struct rtd_perf_profiler *p, const struct rtd_perf_sample *
 	p->nodes[node].count++;
 	p->nodes[node].period += s->period;
 	if (p->kept) {
-		struct kept_sample k = {s->time, node, 0};
+		struct kept_sample k = {s->time, node, 0, 0};
 		if (fwrite(&k, sizeof(k), 1, p->kept) != 1)
 			return prof_err(p, -EIO, "keeping a sample: %s",
 					strerror(errno));
@@ -357,17 +360,25 @@ static int on_switch_out(struct rtd_perf_profiler *p,
 	return 0;
 }
 
-/* A thread runs again: its wait ends. */
-static void on_switch(struct rtd_perf_profiler *p, const struct rtd_perf_sample *s)
+/* A thread runs again: its wait ends (kept, with when it began, for
+ * rtd_perf_profiler_each_sample()). */
+static int on_switch(struct rtd_perf_profiler *p, const struct rtd_perf_sample *s)
 {
 	if ((s->misc & PERF_RECORD_MISC_SWITCH_OUT) || !s->tid)
-		return;
+		return 0;
 	struct offcpu_pending w;
 	uint64_t delay;
 	if (!offcpu_in(&p->oc, s->tid, s->time, &w, &delay) || !w.node)
-		return;
+		return 0;
 	p->nodes[w.node].count++;
 	p->nodes[w.node].period += delay;
+	if (p->kept) {
+		struct kept_sample k = {w.out_ns, w.node, 0, delay};
+		if (fwrite(&k, sizeof(k), 1, p->kept) != 1)
+			return prof_err(p, -EIO, "keeping a wait: %s",
+					strerror(errno));
+	}
+	return 0;
 }
 
 static int on_record(const struct rtd_perf_sample *s, void *ctx)
@@ -381,7 +392,7 @@ static int on_record(const struct rtd_perf_sample *s, void *ctx)
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
 		if (p->offcpu)
-			on_switch(p, s);
+			return on_switch(p, s);
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
@@ -1037,10 +1048,15 @@ int rtd_perf_profiler_each_sample(struct rtd_perf_profiler *p,
 			/* leaf first: up the call tree to the thread's root */
 			size_t ns = 0, depth = 0;
 			const struct pthread *t = NULL;
+			const char *state = NULL;
 			for (uint32_t k = buf[i].node;
 			     k && k < p->nnodes && depth++ <= PROF_MAX_DEPTH;
 			     k = p->nodes[k].parent) {
 				uint32_t key = p->nodes[k].key;
+				if ((key & STATE_KEY) == STATE_KEY) {
+					state = offcpu_state_name(key & 0xffu);
+					continue;
+				}
 				if (key & THREAD_KEY) {
 					if ((key & ~THREAD_KEY) < p->nthreads)
 						t = &p->threads[key & ~THREAD_KEY];
@@ -1056,6 +1072,8 @@ int rtd_perf_profiler_each_sample(struct rtd_perf_profiler *p,
 			smp.time = buf[i].time;
 			smp.frames = stack;
 			smp.nframes = ns;
+			smp.duration = buf[i].dur;
+			smp.state = state;
 			if (t) {
 				smp.pid = t->pid;
 				smp.tid = t->tid;

@@ -165,6 +165,7 @@ struct sym_obj {
 	bool dotnet;            /* perf map of a .NET process */
 	bool warned;
 	bool is_pe;             /* a ReadyToRun .NET image, named from it */
+	bool shared_syms;       /* kernel: syms is the process-wide table */
 	const char *path;       /* as the process names it (interned) */
 	pid_t pid;              /* first process it was seen in */
 	uint64_t dev, ino;

@@ -100,6 +100,32 @@ int rtd_symbolizer_new(const struct rtd_sym_opts *opts, rtd_symbolizer **out)
 	return 0;
 }
 
+/*
+ * The kernel's symbols are the same for every symbolizer of a process
+ * (the agent has one per native target and kind, each ~10 MB of kallsyms
+ * and a read of /proc/kallsyms at its start): read once per kallsyms
+ * path, shared read-only and counted, freed with the last symbolizer that
+ * used them (the next one reads them again: modules loaded since show).
+ */
+static pthread_mutex_t kshared_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	char *path;
+	struct sym_table t;
+	size_t refs;
+	bool found;     /* the read worked (else each symbolizer warns alone) */
+} kshared;
+
+static void kshared_release(void)
+{
+	pthread_mutex_lock(&kshared_mu);
+	if (kshared.refs && --kshared.refs == 0) {
+		sym_table_free(&kshared.t);
+		free(kshared.path);
+		memset(&kshared, 0, sizeof(kshared));
+	}
+	pthread_mutex_unlock(&kshared_mu);
+}
+
 static void obj_free(struct sym_obj *o)
 {
 	if (!o)
@@ -115,7 +141,10 @@ static void obj_free(struct sym_obj *o)
 	if (o->fd >= 0)
 		close(o->fd);
 	sym_elf_info_clear(&o->info);
-	sym_table_free(&o->syms);
+	if (o->shared_syms)
+		kshared_release();
+	else
+		sym_table_free(&o->syms);
 	free(o->perfmap_host);
 	free(o);
 }
@@ -1065,7 +1094,8 @@ static void load_perfmap(rtd_symbolizer *s, struct sym_obj *o)
 	s->st.symbols += o->syms.n;
 }
 
-static void load_kernel(rtd_symbolizer *s, struct sym_obj *o)
+/* Read kallsyms into t, with the warnings a symbolizer gives. */
+static void read_kernel(rtd_symbolizer *s, struct sym_table *t)
 {
 	char *buf;
 	size_t len, bad;
@@ -1075,15 +1105,44 @@ static void load_kernel(rtd_symbolizer *s, struct sym_obj *o)
 		      s->kallsyms, rtd_strerror(r));
 		return;
 	}
-	r = sym_kallsyms_parse(buf, len, &o->syms, &bad);
+	r = sym_kallsyms_parse(buf, len, t, &bad);
 	free(buf);
 	if (r == -RTD_E_FORMAT)
 		warnf(s, "%s: line %zu is not 'ADDRESS TYPE NAME'", s->kallsyms,
 		      bad);
-	else if (!o->syms.n)
+	else if (!t->n)
 		warnf(s, "%s: every address is 0 (kernel.kptr_restrict): kernel "
 			 "frames are shown as addresses; run as root or set "
 			 "kernel.kptr_restrict=0", s->kallsyms);
+}
+
+static void load_kernel(rtd_symbolizer *s, struct sym_obj *o)
+{
+	pthread_mutex_lock(&kshared_mu);
+	if (kshared.refs && strcmp(kshared.path, s->kallsyms)) {
+		/* another file than the shared one (tests): its own copy */
+		pthread_mutex_unlock(&kshared_mu);
+		read_kernel(s, &o->syms);
+		s->st.symbols += o->syms.n;
+		return;
+	}
+	if (!kshared.refs) {
+		if (!(kshared.path = strdup(s->kallsyms))) {
+			pthread_mutex_unlock(&kshared_mu);
+			return;
+		}
+		read_kernel(s, &kshared.t);
+		kshared.found = kshared.t.n > 0;
+	} else if (!kshared.found) {
+		read_kernel(s, &o->syms); /* warns as the first did; no symbols */
+		pthread_mutex_unlock(&kshared_mu);
+		s->st.symbols += o->syms.n;
+		return;
+	}
+	kshared.refs++;
+	o->syms = kshared.t; /* read-only from here: lookups only */
+	o->shared_syms = true;
+	pthread_mutex_unlock(&kshared_mu);
 	s->st.symbols += o->syms.n;
 }
 

@@ -469,6 +469,36 @@ static int pp_track(struct pp_ctx *c, const struct rtd_perf_profiler_sample *s,
 	return 0;
 }
 
+/* An off-CPU wait: a slice on its thread named by the state it waited
+ * in, with the first frame outside the kernel as an argument ("in"). */
+static int pp_wait(struct pp_ctx *c, const struct rtd_perf_profiler_sample *s,
+		   uint64_t track)
+{
+	static const struct {
+		char letter;
+		const char *name;
+	} states[] = {{'S', "sleep"}, {'D', "disk"}, {'R', "preempted"}};
+	const char *name = "other";
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+		if (s->state && s->state[0] == states[i].letter)
+			name = states[i].name;
+	const char *in = s->nframes ? s->frames[0].name : NULL;
+	for (size_t i = 0; i < s->nframes; i++)
+		if (s->frames[i].kind != RTD_FRAME_KERNEL) {
+			in = s->frames[i].name;
+			break;
+		}
+	struct rtd_tl_arg args[2] = {
+		{.key = "state", .type = RTD_TL_STR, .s = s->state ? s->state : "?"},
+		{.key = "in", .type = RTD_TL_STR, .s = in ? in : "?"},
+	};
+	struct rtd_tl_event e = {.sz = sizeof(e), .track = track,
+				 .ts = (int64_t)s->time,
+				 .dur = (int64_t)s->duration, .name = name,
+				 .category = "off-cpu", .args = args, .nargs = 2};
+	return rtd_timeline_slice(c->tl, &e);
+}
+
 static int pp_sample(const struct rtd_perf_profiler_sample *s, void *ctx)
 {
 	struct pp_ctx *c = ctx;
@@ -477,10 +507,14 @@ static int pp_sample(const struct rtd_perf_profiler_sample *s, void *ctx)
 	uint64_t track = 0;
 	if (!r)
 		r = pp_track(c, s, &track);
+	if (!r && s->duration)
+		r = pp_wait(c, s, track);
 	if (r)
 		return r;
-	if (ts > c->last)
-		c->last = ts;
+	int64_t end = ts + (int64_t)s->duration;
+	if (end > c->last)
+		c->last = end;
+	/* the stack: where the thread was, or where it waited */
 	return rtd_timeline_sample(c->tl, track, ts, s->frames, s->nframes);
 }
 

@@ -135,29 +135,14 @@ static int add_profiles(const struct cli_cmd *cmd, struct collect_args *a,
 
 static int parse_kinds(const struct cli_cmd *cmd, const char *s, unsigned *kinds)
 {
-	static const struct {
-		const char *name;
-		unsigned bit;
-	} k[] = {{"cpu", RTD_IPC_PROFILE_CPU},
-		 {"alloc", RTD_IPC_PROFILE_ALLOC},
-		 {"lock", RTD_IPC_PROFILE_LOCK},
-		 {"exception", RTD_IPC_PROFILE_EXCEPTION},
-		 {"wait", RTD_IPC_PROFILE_WAIT}};
-	while (*s) {
-		size_t n = strcspn(s, ",");
-		size_t i = 0;
-		for (; i < sizeof(k) / sizeof(k[0]); i++)
-			if (strlen(k[i].name) == n && !strncmp(k[i].name, s, n))
-				break;
-		if (i == sizeof(k) / sizeof(k[0]))
-			return cli_cmd_usage(cmd, "--type: '%.*s' is not cpu, "
-					     "alloc, lock, exception or wait",
-					     (int)n, s);
-		*kinds |= k[i].bit;
-		s += n;
-		if (*s == ',')
-			s++;
-	}
+	const char *bad = NULL;
+	size_t n = 0;
+	unsigned k = 0;
+	if (rtd_nettrace_profile_kinds(s, &k, &bad, &n))
+		return cli_cmd_usage(cmd, "--type: '%.*s' is not cpu, "
+				     "alloc, lock, exception or wait",
+				     (int)n, bad);
+	*kinds |= k;
 	return -1;
 }
 
@@ -927,13 +912,8 @@ static int cmd_collect(int argc, char **argv)
 
 static const char *kind_name(unsigned k)
 {
-	switch (k) {
-	case RTD_IPC_PROFILE_CPU: return "cpu";
-	case RTD_IPC_PROFILE_ALLOC: return "alloc";
-	case RTD_IPC_PROFILE_LOCK: return "lock";
-	case RTD_IPC_PROFILE_WAIT: return "wait";
-	default: return "exception";
-	}
+	const char *n = rtd_nettrace_profile_kind_name(k);
+	return n ? n : "?";
 }
 
 /* FILE with ".KIND" before its extension ("p.pb.gz" -> "p.alloc.pb.gz"),

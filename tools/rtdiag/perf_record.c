@@ -419,10 +419,6 @@ int perf_record_main(int argc, char **argv)
 		if (a.formats[i] == FMT_PERFETTO || a.formats[i] == FMT_CHROME_JSON)
 			a.flags |= RTD_PERF_PROF_KEEP_SAMPLES;
 	}
-	if (a.offcpu && (a.flags & RTD_PERF_PROF_KEEP_SAMPLES))
-		return cli_cmd_usage(&perf_cmd_record,
-				     "--off-cpu: no timeline output (Perfetto, "
-				     "Chrome JSON) yet: use a profile format");
 	a.so.exclude_kernel = a.no_kernel;
 	raise_nofile();
 

@@ -35,8 +35,8 @@ wait_for 20 test -s "$WORK/m/done" || bad "dotnet-kinds meters did not measure"
 wait_for 20 series dotnet_rtdiag_test_requests_total || bad "requests not reported"
 L="service=\"$SVC\",pid=\"$MP\""
 # The EventCounter "fixed" reports the mean of the interval's writes (42,
-# once a second): an interval that saw none (a loaded machine delays the
-# program's loop) reports 0. So take snapshots until one has every value,
+# four times a second): an interval that saw none (a loaded machine delays
+# the program's loop) would report 0. So take snapshots until one has every value,
 # for up to 10 s; what is missing from the last one is said.
 all_there() {
   curl -sf "$AGENT_URL/metrics" > "$WORK/metrics.txt" || return 1

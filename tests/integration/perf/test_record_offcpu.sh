@@ -106,6 +106,46 @@ else
   echo "SKIP part: no Go toolchain for go tool pprof"
 fi
 
+# 6. timelines: each wait a slice on its thread, named by its state, with
+# its stack as a sample at its start. Chrome JSON: the slices' lengths by
+# the wait functions in their stacks hold the program's own times (the
+# check above, on a folded file made from the slices); Perfetto (with a
+# folded file of the same recording): protoc decodes it against
+# Perfetto's proto, tlcheck.py reads it as trace processor does, and its
+# "sleep" slices are as many as the folded file's waits in state S.
+"$R" perf record --off-cpu --format chrome-json -o "$TMP/oc.json" -- "$FP" > "$TMP/tl.out" || fail "record --off-cpu chrome-json"
+python3 - "$TMP/oc.json" "$TMP/tl.folded" <<'EOF2' || fail "chrome json: off-CPU slices without their stacks"
+import json, sys
+evs = json.load(open(sys.argv[1]))["traceEvents"]
+stacks = {(e["tid"], e["ts"]): e["args"]["stack"] for e in evs if e.get("cat") == "sample"}
+waits = [e for e in evs if e.get("cat") == "off-cpu"]
+out = open(sys.argv[2], "w")
+for e in waits:
+    st = stacks.get((e["tid"], e["ts"]))
+    if st is None or e["ph"] != "X" or e["name"] not in ("sleep", "disk", "other"):
+        print("a wait without its stack or of a state not asked for:", e); sys.exit(1)
+    out.write("%s %d\n" % (";".join(reversed(st)), round(e["dur"] * 1000)))
+print(len(waits), "waits;", sorted({e["args"]["in"] for e in waits})[:6])
+sys.exit(0 if waits else 1)
+EOF2
+check timeline "$TMP/tl.out" "$TMP/tl.folded" waits || { cat "$TMP/tl.out"; fail "timeline: the slices' lengths differ from the program's waits"; }
+P=${RTD_SHARED_DIR:-$RTD_SOURCE_DIR/../shared}/reference/perfetto
+if command -v protoc >/dev/null && [ -f "$P/perfetto_trace.proto" ]; then
+  "$R" perf record --off-cpu -o "$TMP/oc.pftrace" -o "$TMP/pf.folded" -- "$FP" > /dev/null || fail "record --off-cpu perfetto"
+  protoc --proto_path="$P" --decode=perfetto.protos.Trace perfetto_trace.proto < "$TMP/oc.pftrace" > "$TMP/oc.txt" || fail "protoc --decode of the off-CPU timeline"
+  python3 "$RTD_SOURCE_DIR/tests/integration/pictures/tlcheck.py" perfetto "$TMP/oc.txt" > "$TMP/oc.sum" || fail "tlcheck: $(cat "$TMP/oc.sum")"
+  python3 - "$TMP/oc.sum" "$RTD_BINARY_DIR" <<'EOF2' || fail "perfetto: $(cut -c1-300 "$TMP/oc.sum")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+print("slices:", {k: v for k, v in s["slices"].items()}, "samples:", s["samples"])
+sys.exit(0 if s["samples"] > 0 and "sleep" in s["names"] else 1)
+EOF2
+  ok "perfetto: the off-CPU timeline decodes and nests"
+else
+  echo "SKIP part: protoc or Perfetto's proto missing"
+fi
+ok "timeline: a slice per wait with its stack; lengths hold the program's waits"
+
 # 5. bad input
 "$R" perf record --off-cpu -F 99 -- true 2> "$TMP/e1" && fail "--off-cpu -F accepted"
 grep -q 'every context switch' "$TMP/e1" || { cat "$TMP/e1"; fail "--off-cpu -F: message"; }

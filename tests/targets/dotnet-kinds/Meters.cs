@@ -10,7 +10,9 @@
 //   temperature    ObservableGauge<double>, "Cel": always 21.5
 //   hits           Counter<long> with a tag: Add(3, route=/a), Add(4, route=/b)
 // EventSource "Rtdiag-Counters":
-//   fixed          EventCounter: WriteMetric(42) each interval
+//   fixed          EventCounter: WriteMetric(42) four times a second (an
+//                  interval with no write reports 0; the loop drifts
+//                  against the runtime's 1 s timer under load)
 //   ticks          IncrementingEventCounter: Increment(5) each interval
 //   polled         PollingCounter: 7.25
 // Writes DIR/ready (its pid) when the meters exist, DIR/done when every
@@ -63,12 +65,16 @@ static class MetersProgram
         hits.Add(4, new KeyValuePair<string, object>("route", "/b"));
         File.WriteAllText(Path.Combine(dir, "done"), "1000");
         while (!File.Exists(stop)) {
+            for (int q = 0; q < 3; q++) {
+                CounterSource.Log.Fixed.WriteMetric(42);
+                Thread.Sleep(250);
+            }
             CounterSource.Log.Fixed.WriteMetric(42);
             CounterSource.Log.Ticks.Increment(5);
             GC.Collect(0); // one gen-0 GC a second: the count is known
             File.WriteAllText(Path.Combine(dir, "gen0.tmp"), GC.CollectionCount(0).ToString());
             File.Move(Path.Combine(dir, "gen0.tmp"), Path.Combine(dir, "gen0"), true);
-            Thread.Sleep(1000);
+            Thread.Sleep(250);
         }
         return 0;
     }

@@ -85,6 +85,7 @@ enum {
 	GO_CREATE = 14, GO_START = 16, GO_DESTROY = 17, GO_BLOCK = 20, GO_UNBLOCK = 21,
 	SYSCALL_BEGIN = 22, SYSCALL_END = 23, GO_STATUS = 25, STW_BEGIN = 26, STW_END = 27,
 	TASK_BEGIN = 40, TASK_END = 41, REGION_BEGIN = 42, REGION_END = 43,
+	GC_ACTIVE = 28, GC_BEGIN = 29, GC_END = 30,
 };
 
 /* The dictionary of every test trace: strings and two stacks. */
@@ -106,6 +107,7 @@ static void tables(struct tb *t, uint64_t gen)
 	str(t, 5, "GC mark termination");
 	str(t, 6, "job");
 	str(t, 7, "phase");
+	str(t, 8, "forever");
 }
 
 static void header(struct tb *t)
@@ -529,7 +531,122 @@ static void test_stacks_across_generations(void **state)
 	rtd_gotrace_dec_free(d);
 }
 
+/* A GC that begins in one generation and ends in the next (GCActive at
+ * the second's start): one cycle from its GCBegin, not one "begun before
+ * the trace". */
+struct gcs {
+	int n;
+	int64_t start, end;
+};
+
+static void on_gc_cycle(const struct rtd_goan_gc *gc, void *ctx)
+{
+	struct gcs *s = ctx;
+	if (gc->stw)
+		return;
+	s->n++;
+	s->start = gc->start;
+	s->end = gc->end;
+}
+
+static void test_gc_across_generations(void **state)
+{
+	(void)state;
+	static struct tb t;
+	memset(&t, 0, sizeof(t));
+	header(&t);
+	for (uint64_t gen = 1; gen <= 2; gen++) {
+		batch(&t, gen, 0, 100 * gen);
+		ev(&t, PROC_STATUS, 3, U(0), U(0), U(1));
+		ev(&t, GO_STATUS, 4, U(1), U(1), U(0), U(2));
+		if (gen == 1) {
+			ev(&t, PROCS_CHANGE, 3, U(1), U(1), U(0));
+			ev(&t, GC_BEGIN, 3, U(10), U(1), U(1)); /* t=112 */
+		} else {
+			ev(&t, GC_ACTIVE, 2, U(10), U(2));      /* t=211 */
+			ev(&t, GC_END, 2, U(40), U(3));         /* t=251 */
+		}
+		tables(&t, gen);
+	}
+	close_batch(&t);
+	rtd_gotrace_dec *d = open_dec(t.b, t.n);
+	struct gcs s = {0};
+	struct rtd_goan_opts o = {.sz = sizeof(o), .what = RTD_GOAN_GC,
+				  .on_gc = on_gc_cycle, .ctx = &s};
+	rtd_goan *a = analyse(d, &o);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.start, 112);
+	assert_int_equal(s.end, 251);
+	rtd_goan_free(a);
+	rtd_gotrace_dec_free(d);
+}
+
 /* ---- invariants on real traces ---------------------------------------------- */
+
+/* A profile's records in order, hashed: frames (PC, function, file,
+ * line), count and nanoseconds of each. */
+struct prof_sum {
+	uint64_t h, n;
+};
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdULL;
+}
+
+static uint64_t mix_str(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = mix(h, (unsigned char)*s);
+	return mix(h, 0);
+}
+
+static int sum_rec(const struct rtd_goframe *f, size_t n, uint64_t count, int64_t ns, void *ctx)
+{
+	struct prof_sum *p = ctx;
+	p->n++;
+	p->h = mix(mix(mix(p->h, n), count), (uint64_t)ns);
+	for (size_t i = 0; i < n; i++)
+		p->h = mix(mix_str(mix_str(mix(p->h, f[i].pc), f[i].fn), f[i].file), f[i].line);
+	return 0;
+}
+
+static void prof_sums(const rtd_goan *a, struct prof_sum out[RTD_GOAN_PROF_COUNT])
+{
+	for (unsigned w = 0; w < RTD_GOAN_PROF_COUNT; w++) {
+		out[w] = (struct prof_sum){0, 0};
+		assert_int_equal(rtd_goan_profile_foreach(a, w, sum_rec, &out[w]), 0);
+		uint64_t count;
+		int64_t ns;
+		assert_int_equal(rtd_goan_profile_total(a, w, &count, &ns), 0);
+		out[w].h = mix(mix(out[w].h, count), (uint64_t)ns);
+	}
+}
+
+/* The profiles alone (a Go 1.22+ trace's goroutine transitions handed
+ * straight to them) equal the profiles computed beside the other analyses
+ * (the tracker's queued events and the Summarizer's StartTime). */
+static void check_profiles_alone(const uint8_t *b, size_t n, const char *name, unsigned sem)
+{
+	struct prof_sum all[RTD_GOAN_PROF_COUNT], alone[RTD_GOAN_PROF_COUNT];
+	for (int k = 0; k < 2; k++) {
+		rtd_gotrace_dec *d = open_dec(b, n);
+		struct rtd_goan_opts o = {.sz = sizeof(o), .what = k ? RTD_GOAN_PPROF : 15,
+					  .profiles = 31, .semantics = sem};
+		rtd_goan *a = analyse(d, &o);
+		prof_sums(a, k ? alone : all);
+		rtd_goan_free(a);
+		rtd_gotrace_dec_free(d);
+	}
+	for (unsigned w = 0; w < RTD_GOAN_PROF_COUNT; w++) {
+		if (all[w].h != alone[w].h || all[w].n != alone[w].n)
+			print_message("%s: profile %u: %llu records alone, %llu beside the others\n",
+				      name, w, (unsigned long long)alone[w].n,
+				      (unsigned long long)all[w].n);
+		assert_true(all[w].h == alone[w].h && all[w].n == alone[w].n);
+	}
+}
 
 /* Every goroutine transition starts from the state the last one left it
  * in; the tracker's table agrees. Runs the analyses too (no error). */
@@ -598,7 +715,72 @@ static void check_trace(const uint8_t *b, size_t n, const char *name)
 		rtd_goan_free(a);
 		rtd_gotrace_dec_free(d);
 	}
+	if (!v1) {
+		check_profiles_alone(b, n, name, RTD_GOAN_GO123);
+		check_profiles_alone(b, n, name, RTD_GOAN_GO122);
+	}
 	print_message("%s: %zu transitions\n", name, transitions);
+}
+
+/*
+ * A goroutine whose tracker entry goes while a profile still tracks it
+ * (the profiles keep its interval, as Go's map by goroutine id does) and
+ * whose id comes back (a crafted Go 1.23 trace; Go never reuses an id):
+ *   t=100 P0 running, G1 running, G3 and G4 runnable
+ *   t=120 G1 blocks ("chan receive", stack 2)       -> sync tracks G1
+ *   t=125 G1 unblocked without a stack, t=130 starts -> still tracked
+ *   t=140 G1 destroyed (no stack)                    -> entry gone
+ *   t=150 G3 starts, t=160 G3 creates G1 blocked (stack 1)
+ *   t=200 G3 unblocks G1 (stack 1)                   -> 80 ns of sync
+ * and one the Summarizer drops while a profile tracks it:
+ *   t=210 G3 blocks (chan receive, stack 2)          -> sync tracks G3
+ *   t=215 G4 starts, t=220 unblocks G3 without a stack
+ *   t=225 G4 blocks (chan receive, stack 1), t=230 G3 starts
+ *   t=235 G3 blocks "forever" (stack 2)              -> no StartTime now
+ *   t=240 G1 starts, t=250 unblocks G3 (stack 1)     -> not counted
+ */
+static void test_profile_outlives_goroutine(void **state)
+{
+	(void)state;
+	enum { GO_CREATE_BLOCKED = 47 };
+	static struct tb t;
+	memset(&t, 0, sizeof(t));
+	header(&t);
+	t.b[6] = '3'; /* go 1.23 trace */
+	batch(&t, 1, 0, 100);
+	ev(&t, PROC_STATUS, 3, U(0), U(0), U(1));
+	ev(&t, GO_STATUS, 4, U(0), U(1), U(0), U(2));
+	ev(&t, GO_STATUS, 4, U(0), U(3), U(-1), U(1));
+	ev(&t, GO_STATUS, 4, U(0), U(4), U(-1), U(1));
+	ev(&t, GO_BLOCK, 3, U(20), U(4), U(2));
+	ev(&t, GO_UNBLOCK, 4, U(5), U(1), U(1), U(0));
+	ev(&t, GO_START, 3, U(5), U(1), U(2));
+	ev(&t, GO_DESTROY, 1, U(10));
+	ev(&t, GO_START, 3, U(10), U(3), U(1));
+	ev(&t, GO_CREATE_BLOCKED, 4, U(10), U(1), U(1), U(1));
+	ev(&t, GO_UNBLOCK, 4, U(40), U(1), U(1), U(1));
+	ev(&t, GO_BLOCK, 3, U(10), U(4), U(2));
+	ev(&t, GO_START, 3, U(5), U(4), U(1));
+	ev(&t, GO_UNBLOCK, 4, U(5), U(3), U(2), U(0));
+	ev(&t, GO_BLOCK, 3, U(5), U(4), U(1));
+	ev(&t, GO_START, 3, U(5), U(3), U(3));
+	ev(&t, GO_BLOCK, 3, U(5), U(8), U(2));
+	ev(&t, GO_START, 3, U(5), U(1), U(2));
+	ev(&t, GO_UNBLOCK, 4, U(10), U(3), U(4), U(1));
+	tables(&t, 1);
+	close_batch(&t);
+	check_profiles_alone(t.b, t.n, "outlives", RTD_GOAN_GO123);
+	rtd_gotrace_dec *d = open_dec(t.b, t.n);
+	struct rtd_goan_opts o = {.sz = sizeof(o), .what = RTD_GOAN_PPROF,
+				  .profiles = 1u << RTD_GOAN_PROF_SYNC};
+	rtd_goan *a = analyse(d, &o);
+	struct recs r = {0};
+	assert_int_equal(rtd_goan_profile_foreach(a, RTD_GOAN_PROF_SYNC, rec, &r), 0);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.ns, 80);
+	assert_string_equal(r.leaf, "main.recv");
+	rtd_goan_free(a);
+	rtd_gotrace_dec_free(d);
 }
 
 static void test_shared_vectors(void **state)
@@ -671,6 +853,8 @@ int main(void)
 		cmocka_unit_test(test_analyses),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_stacks_across_generations),
+		cmocka_unit_test(test_gc_across_generations),
+		cmocka_unit_test(test_profile_outlives_goroutine),
 		cmocka_unit_test(test_shared_vectors),
 		cmocka_unit_test(test_v2_vectors),
 		cmocka_unit_test(test_capture_bad_hosts),

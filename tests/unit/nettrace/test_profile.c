@@ -183,6 +183,41 @@ static void test_windows_module_names(void **state)
 	rtd_profile_free(prof);
 }
 
+/* The kinds' words: every bit has one, and a list reads back to its bits;
+ * a word that is no kind is pointed at and leaves the bits alone. */
+static void test_kind_words(void **state)
+{
+	(void)state;
+	char list[64] = "";
+	unsigned all = 0;
+	for (unsigned b = 1; b <= RTD_NETTRACE_PROFILE_WAIT; b <<= 1) {
+		const char *w = rtd_nettrace_profile_kind_name(b);
+		assert_non_null(w);
+		unsigned one = 0;
+		assert_int_equal(rtd_nettrace_profile_kinds(w, &one, NULL, NULL), 0);
+		assert_int_equal(one, b);
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s,", w);
+		all |= b;
+	}
+	assert_null(rtd_nettrace_profile_kind_name(0));
+	assert_null(rtd_nettrace_profile_kind_name(RTD_NETTRACE_PROFILE_WAIT << 1));
+	unsigned k = 0;
+	assert_int_equal(rtd_nettrace_profile_kinds(list, &k, NULL, NULL), 0);
+	assert_int_equal(k, all);
+	assert_int_equal(rtd_nettrace_profile_kinds("lock,cpu", &k, NULL, NULL), 0);
+	assert_int_equal(k, RTD_NETTRACE_PROFILE_LOCK | RTD_NETTRACE_PROFILE_CPU);
+	const char *bad = NULL;
+	size_t n = 0;
+	const char *in = "alloc,heap,cpu";
+	assert_int_equal(rtd_nettrace_profile_kinds(in, &k, &bad, &n), -RTD_E_INVAL);
+	assert_ptr_equal(bad, in + 6);
+	assert_int_equal(n, 4);
+	assert_int_equal(k, RTD_NETTRACE_PROFILE_LOCK | RTD_NETTRACE_PROFILE_CPU);
+	assert_int_equal(rtd_nettrace_profile_kinds("cpu,,lock", &k, &bad, &n), -RTD_E_INVAL);
+	assert_int_equal(n, 0);
+	assert_int_equal(rtd_nettrace_profile_kinds("cpus", &k, &bad, &n), -RTD_E_INVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +225,7 @@ int main(void)
 		cmocka_unit_test(test_managed_only),
 		cmocka_unit_test(test_speedscope_vectors),
 		cmocka_unit_test(test_windows_module_names),
+		cmocka_unit_test(test_kind_words),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -403,11 +403,61 @@ static void kernel_addr(void **state)
 	unlink(path);
 }
 
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+static const char *kname(rtd_symbolizer *s, uint64_t addr)
+{
+	static struct rtd_sym_frame f[2];
+	assert_int_equal(rtd_sym_resolve_addr(s, -1, addr, true, f, 2), 1);
+	return f[0].name;
+}
+
+/* Symbolizers of one kallsyms file share its symbols: read by the first
+ * that needs them, kept while any holds them (the second sees them even
+ * after the file changed and after the first is freed), read again once
+ * the last is gone; another file gets a table of its own. */
+static void kernel_shared(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/rtd-kallsyms-XXXXXX", other[] = "/tmp/rtd-kallsyms-XXXXXX";
+	close(mkstemp(path));
+	close(mkstemp(other));
+	write_file(path, "ffffffff81000000 T _text\nffffffff81001000 T schedule\n"
+			 "ffffffff81002000 T other\n");
+	write_file(other, "ffffffff81001000 T elsewhere\nffffffff81002000 T x\n");
+	struct rtd_sym_opts o = {.sz = sizeof(o), .kallsyms = path};
+	struct rtd_sym_opts o2 = {.sz = sizeof(o2), .kallsyms = other};
+	rtd_symbolizer *a, *b, *c, *d;
+	assert_int_equal(rtd_symbolizer_new(&o, &a), 0);
+	assert_int_equal(rtd_symbolizer_new(&o, &b), 0);
+	assert_int_equal(rtd_symbolizer_new(&o2, &d), 0);
+	assert_string_equal(kname(a, 0xffffffff81001010), "schedule");
+	write_file(path, "ffffffff81001000 T renamed\nffffffff81002000 T other\n");
+	assert_string_equal(kname(b, 0xffffffff81001010), "schedule"); /* shared */
+	assert_string_equal(kname(d, 0xffffffff81001010), "elsewhere"); /* its own */
+	rtd_symbolizer_free(a);
+	assert_string_equal(kname(b, 0xffffffff81001020), "schedule");
+	rtd_symbolizer_free(b);
+	assert_int_equal(rtd_symbolizer_new(&o, &c), 0);
+	assert_string_equal(kname(c, 0xffffffff81001010), "renamed"); /* read again */
+	rtd_symbolizer_free(c);
+	rtd_symbolizer_free(d);
+	unlink(path);
+	unlink(other);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(maps_text),
 		cmocka_unit_test(kallsyms_text),
+		cmocka_unit_test(kernel_shared),
 		cmocka_unit_test(perfmap_text),
 		cmocka_unit_test(demangle),
 		cmocka_unit_test(pclntab),
