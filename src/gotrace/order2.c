@@ -358,7 +358,7 @@ static inline uint64_t varuint_at(const uint8_t **pp, bool *bad)
 }
 
 /* Read the next timed event of an M (Go's batchCursor.nextEvent). */
-static int cursor_next(struct genctx *c, struct cursor *k)
+static inline __attribute__((always_inline)) int cursor_next(struct genctx *c, struct cursor *k)
 {
 	rtd_gotrace_dec *d = c->d;
 	for (;;) {
@@ -875,7 +875,7 @@ static int go_create(struct step *s)
 }
 
 /* GoDestroy, GoStop, GoBlock: the running goroutine stops running. */
-static inline int go_stop_running(struct step *s)
+static inline __attribute__((always_inline)) int go_stop_running(struct step *s)
 {
 	int rc = need(s, USERGO);
 	struct gst *gs;
@@ -889,7 +889,7 @@ static inline int go_stop_running(struct step *s)
 	return ADVANCE;
 }
 
-static inline int go_start(struct step *s)
+static inline __attribute__((always_inline)) int go_start(struct step *s)
 {
 	struct gst *gs = gget(s->c, s->a[0]);
 	if (!gs || gs->status != GO_RUNNABLE || !succeeds(s->gen, s->a[1], gs->sgen, gs->seq))
@@ -904,7 +904,7 @@ static inline int go_start(struct step *s)
 	return ADVANCE;
 }
 
-static inline int go_unblock(struct step *s)
+static inline __attribute__((always_inline)) int go_unblock(struct step *s)
 {
 	struct gst *gs = gget(s->c, s->a[0]);
 	if (!gs || gs->status != GO_WAITING || !succeeds(s->gen, s->a[1], gs->sgen, gs->seq))
@@ -1323,7 +1323,7 @@ static inline int check_ids(struct genctx *c, const struct v2_out *ev);
  * Try to advance ev (from thread m). Returns 1 advanced, 0 cannot yet,
  * <0 error. Events (and any it implies) go to the output queue.
  */
-static int advance(struct genctx *c, struct cursor *k)
+static inline __attribute__((always_inline)) int advance(struct genctx *c, struct cursor *k)
 {
 	struct v2_order *o = c->o;
 	struct v2_out *ev = &k->ev;
@@ -1612,7 +1612,7 @@ static void fswap(struct frontier *f, size_t i, size_t j)
 	f->h[j] = t;
 }
 
-static size_t sift_up(struct frontier *f, size_t i)
+static inline size_t sift_up(struct frontier *f, size_t i)
 {
 	while (i > 0 && ftime(f, (i - 1) / 2) > ftime(f, i)) {
 		fswap(f, (i - 1) / 2, i);
@@ -1654,7 +1654,7 @@ static void heap_insert(struct frontier *f, size_t k)
 	sift_up(f, f->n - 1);
 }
 
-static void heap_update(struct frontier *f, size_t i)
+static inline __attribute__((always_inline)) void heap_update(struct frontier *f, size_t i)
 {
 	if (sift_up(f, i) == i)
 		sift_down(f, i);
@@ -1669,8 +1669,11 @@ static void heap_remove(struct frontier *f, size_t i)
 	sift_down(f, 0);
 }
 
-/* tryAdvance: 1 advanced (cursor refreshed), 0 cannot go yet, <0 error. */
-static int try_advance(struct genctx *c, struct frontier *f, size_t i)
+/* tryAdvance: 1 advanced (cursor refreshed), 0 cannot go yet, <0 error;
+ * inline in the merge's loop for the first cursor (the event that goes
+ * nearly every time), a call (try_advance) for the others. */
+static inline __attribute__((always_inline)) int try_advance_at(struct genctx *c,
+								struct frontier *f, size_t i)
 {
 	struct cursor *k = &f->cur[f->h[i]];
 	/* on the cursor's event itself: a handler changes it only when it
@@ -1686,6 +1689,11 @@ static int try_advance(struct genctx *c, struct frontier *f, size_t i)
 	else
 		heap_remove(f, i);
 	return 1;
+}
+
+static int try_advance(struct genctx *c, struct frontier *f, size_t i)
+{
+	return try_advance_at(c, f, i);
 }
 
 /* A generation being merged, one step per call (memory: its batches). */
@@ -1842,7 +1850,7 @@ int v2_gen_begin(rtd_gotrace_dec *d)
 /* One step of the merge (ReadEvent): a CPU sample or the event that can
  * go next (with any it implies) to st->q. 1, 0 when the generation is
  * done, or <0. */
-static int gen_step(struct v2_gen *g)
+static inline __attribute__((always_inline)) int gen_step(struct v2_gen *g)
 {
 	struct genctx *c = &g->c;
 	struct frontier *f = &g->f;
@@ -1853,7 +1861,7 @@ static int gen_step(struct v2_gen *g)
 	}
 	if (f->n == 0)
 		return 0;
-	int a = try_advance(c, f, 0);
+	int a = try_advance_at(c, f, 0);
 	if (a == 0) {
 		/* Go sorts the heap (slices.SortFunc: an insertion sort for up
 		 * to 12 cursors) and tries the rest in order. */

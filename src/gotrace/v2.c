@@ -469,13 +469,14 @@ fill_out(rtd_gotrace_dec *d, const struct v2_strs *strs, const struct v2_out *o,
 	ev->ticks = 0;
 	ev->seq = 0;
 	unsigned skip = (sp->flags & V2_TIMED) ? 1 : 0;
-	ev->nargs = o->nargs > skip ? o->nargs - skip : 0;
-	if (ev->nargs > RTD_GOTRACE_MAX_ARGS)
-		ev->nargs = RTD_GOTRACE_MAX_ARGS;
+	unsigned n = o->nargs > skip ? o->nargs - skip : 0;
+	if (n > RTD_GOTRACE_MAX_ARGS)
+		n = RTD_GOTRACE_MAX_ARGS;
+	ev->nargs = n;
 	ev->argnames = sp->args ? sp->args + skip : NULL;
 	/* a fixed-size clear (the rest after nargs would be a rep stos) */
 	memset(ev->args, 0, sizeof(ev->args));
-	for (unsigned i = 0; i < ev->nargs; i++)
+	for (unsigned i = 0; i < n; i++)
 		ev->args[i] = args[i + skip];
 	ev->raw = args;
 	ev->nraw = o->nargs;
@@ -533,7 +534,8 @@ static int64_t out_time(struct v2_state *st, const struct v2_out *o)
 
 /* The next queued event, built whole, or in compact mode only its
  * offset, type, name, time and generation (the rest is in st->cout). */
-static void hand_out(rtd_gotrace_dec *d, const struct v2_out *o, struct rtd_gotrace_event *ev)
+static inline __attribute__((always_inline)) void
+hand_out(rtd_gotrace_dec *d, const struct v2_out *o, struct rtd_gotrace_event *ev)
 {
 	struct v2_state *st = d->v2;
 	int64_t t = out_time(st, o);
