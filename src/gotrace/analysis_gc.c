@@ -196,6 +196,8 @@ struct ga_gc {
 	struct gcp *ps;
 	size_t nps, capps;
 	int stw;
+	size_t last_gcps, last_nps; /* record(): the last utilization's */
+	double last_u;
 	bool hold;       /* Go 1.22+: util may still be fixed up (before a sync) */
 	bool seen_sync;
 	struct procs {
@@ -446,7 +448,14 @@ static int record(struct ga_gc *g, int64_t ts)
 			for (size_t i = 0; i < g->nps; i++)
 				gcps += g->ps[i].gc > 0;
 		}
-		return add_util(g, 0, ts, 1 - (double)gcps / (double)g->nps);
+		/* the same counts give the same value: no division (most events
+		 * change neither) */
+		if (gcps != g->last_gcps || g->nps != g->last_nps) {
+			g->last_gcps = gcps;
+			g->last_nps = g->nps;
+			g->last_u = 1 - (double)gcps / (double)g->nps;
+		}
+		return add_util(g, 0, ts, g->last_u);
 	}
 	for (size_t i = 0; i < g->nps; i++) {
 		double u = g->stw > 0 || g->ps[i].gc > 0 ? 0.0 : 1.0;
@@ -459,7 +468,8 @@ static int record(struct ga_gc *g, int64_t ts)
 
 static bool has(struct ga_tab *t, uint64_t k)
 {
-	return ga_tab_get(t, k, false, NULL, NULL) != NULL;
+	/* most are empty most of the time (assists, background workers) */
+	return t->n && ga_tab_get(t, k, false, NULL, NULL) != NULL;
 }
 
 static int put(struct ga_gc *g, struct ga_tab *t, uint64_t k)

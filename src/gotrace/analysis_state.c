@@ -133,7 +133,9 @@ struct rtd_gostate {
 	/* the decoder's strings (stable within a generation) -> interned */
 	struct ga_tab strcache;
 	uint64_t strcache_gen;
-	/* tab_str(): the generation's string ids -> interned */
+	/* tab_str(): where the string arguments' ids are in ev->args (-1:
+	 * not a table string), and the generation's string ids -> interned */
+	int8_t sarg_at[V2_MAX_TYPE + 1][2];
 	const char **ids;
 	size_t nids;
 	uint64_t ids_gen;
@@ -414,15 +416,9 @@ static const char *str_arg(rtd_gostate *s, unsigned i)
 static const char *tab_str(rtd_gostate *s, unsigned i)
 {
 	const struct rtd_gotrace_event *ev = s->ev;
-	if (s->ver < 1022 || i >= ev->nsargs || ev->type > V2_MAX_TYPE ||
-	    ev->type == EV2_USER_TASK_END)
+	if (s->ver < 1022 || i >= ev->nsargs || ev->type > V2_MAX_TYPE)
 		return str_arg(s, i);
-	/* the wire argument of the i-th string (the decoder's fill_sargs_tab) */
-	const struct v2_spec *sp = &v2_specs[ev->type];
-	int w = -1;
-	for (unsigned k = 0, n = 0; k < 2; k++)
-		if (sp->str_arg[k] >= 0 && n++ == i)
-			w = sp->str_arg[k] - ((sp->flags & V2_TIMED) ? 1 : 0);
+	int w = s->sarg_at[ev->type][i];
 	if (w < 0 || (unsigned)w >= ev->nargs || ev->args[w] >= STR_IDS)
 		return str_arg(s, i);
 	uint64_t id = ev->args[w];
@@ -1196,6 +1192,16 @@ struct rtd_gostate *ga_state_new(rtd_gotrace_dec *d, struct ga_strs *strs,
 	ga_tab_init(&s->strcache, sizeof(const char *), 1u << 16);
 	s->strcache_gen = UINT64_MAX;
 	s->ids_gen = UINT64_MAX;
+	/* the wire argument each string argument is read from (the decoder's
+	 * fill_sargs_tab()); UserTaskEnd's name is the ordering's */
+	for (unsigned t = 0; t <= V2_MAX_TYPE; t++) {
+		const struct v2_spec *sp = &v2_specs[t];
+		s->sarg_at[t][0] = s->sarg_at[t][1] = -1;
+		for (unsigned k = 0, n = 0; k < 2 && t != EV2_USER_TASK_END; k++)
+			if (sp->str_arg[k] >= 0)
+				s->sarg_at[t][n++] =
+					(int8_t)(sp->str_arg[k] - ((sp->flags & V2_TIMED) ? 1 : 0));
+	}
 	s->pre_init = true;
 	s->last_ts = INT64_MIN;
 	s->s_empty = ga_intern(s->strs, "", 0);

@@ -71,10 +71,21 @@ void ga_kvs_del(struct ga_kvs *m, const char *k)
 
 int ga_kvs_copy(struct ga_kvs *dst, const struct ga_kvs *src)
 {
+	/* src's keys are distinct: its entries as they are, in their order */
 	dst->n = 0;
-	for (uint32_t i = 0; i < src->n; i++)
-		if (ga_kvs_set(dst, src->e[i].k, src->e[i].v) < 0)
+	if (src->n > dst->cap) {
+		uint32_t nc = dst->cap ? dst->cap : 4;
+		while (nc < src->n)
+			nc *= 2;
+		struct ga_kv *e = realloc(dst->e, nc * sizeof(*e));
+		if (!e)
 			return -ENOMEM;
+		dst->e = e;
+		dst->cap = nc;
+	}
+	if (src->n)
+		memcpy(dst->e, src->e, src->n * sizeof(*src->e));
+	dst->n = src->n;
 	return 0;
 }
 
@@ -160,6 +171,7 @@ struct ga_sum {
 	bool sys_empty; /* Go 1.23: a goroutine without a name is a system one */
 	bool starts_only; /* the profiles want only each goroutine's StartTime */
 	struct ga_tab gs;    /* id -> struct gsum * */
+	struct gsum *last_g; /* gfind()'s last */
 	struct ga_tab tasks; /* id -> struct task * */
 	struct ga_tab groups; /* key -> struct group * */
 	/* Go 1.19 */
@@ -175,7 +187,9 @@ struct ga_sum {
 	struct rtd_goan_stat *out;
 	size_t nout, capout;
 	/* names */
-	const char *s_exec, *s_sched, *s_sysexec, *s_sysblock, *s_unknown, *s_forever;
+	const char *s_exec, *s_sched, *s_sysexec, *s_sysblock, *s_unknown, *s_forever, *s_empty;
+	/* a region's end: the stats now and its part (reused, not freed) */
+	struct st2 scr_now, scr_d;
 	const char *n1[7];
 };
 
@@ -235,6 +249,7 @@ struct ga_sum *ga_sum_new(struct ga_ctx *c)
 	s->s_sysblock = ga_intern(st, "Block time (syscall)", 20);
 	s->s_unknown = ga_intern(st, "Unknown time", 12);
 	s->s_forever = ga_intern(st, "forever", 7); /* the tracker's reasons are interned */
+	s->s_empty = ga_intern(st, "", 0);
 	for (int i = 0; i < 7; i++)
 		s->n1[i] = ga_intern(st, n1_names[i], strlen(n1_names[i]));
 	return s;
@@ -265,6 +280,8 @@ void ga_sum_free(struct ga_sum *s)
 	ga_tab_free(&s->sys_g);
 	ga_tab_free(&s->ranges_p);
 	ga_tab_free(&s->block_names);
+	st2_free(&s->scr_now);
+	st2_free(&s->scr_d);
 	free(s->out);
 	free(s);
 }
@@ -273,8 +290,15 @@ void ga_sum_free(struct ga_sum *s)
 
 static struct gsum *gfind(struct ga_sum *s, uint64_t id)
 {
+	/* the last one found (a goroutine's events come in runs); drop_g()
+	 * forgets it */
+	if (s->last_g && s->last_g->id == id)
+		return s->last_g;
 	struct gsum **p = ga_tab_get(&s->gs, id, false, NULL, NULL);
-	return p ? *p : NULL;
+	if (!p)
+		return NULL;
+	s->last_g = *p;
+	return *p;
 }
 
 static struct task *tfind(struct ga_sum *s, uint64_t id)
@@ -546,7 +570,7 @@ static int push_region(struct ga_sum *s, struct gsum *g, struct region *r)
 /* The top frame of the decoder's stack (a region's fingerprint). */
 static void top_frame(struct ga_sum *s, uint32_t stack, const char **fn, uint64_t *pc)
 {
-	*fn = ga_intern(&s->c->strs, "", 0);
+	*fn = s->s_empty;
 	*pc = 0;
 	if (ga_stack_len(&s->c->stacks, stack)) {
 		const struct ga_frame *f = ga_stack_frame(&s->c->stacks, stack, 0);
@@ -656,6 +680,8 @@ static void drop_g(struct ga_sum *s, uint64_t id)
 {
 	struct gsum **p = ga_tab_get(&s->gs, id, false, NULL, NULL);
 	if (p) {
+		if (s->last_g == *p)
+			s->last_g = NULL;
 		gsum_free(*p);
 		ga_tab_del(&s->gs, id);
 	}
@@ -687,7 +713,7 @@ static int g_state2(struct ga_sum *s, const struct rtd_goev *ev)
 		}
 		*p = g;
 		g->id = id;
-		g->name = ga_intern(&s->c->strs, "", 0);
+		g->name = s->s_empty;
 		g->creation = from == RTD_GO_G_UNDETERMINED ? s->sync_ts : ts;
 		/* inherit the creator's innermost region's task */
 		struct gsum *cr = ev->g != RTD_GO_NOG ? gfind(s, ev->g) : NULL;
@@ -891,14 +917,14 @@ static int region2(struct ga_sum *s, const struct rtd_goev *ev)
 			return NOMEM(s);
 		t->open++;
 	}
-	struct st2 now = {0}, d = {0};
-	int rc = snap2(g, ev->ts, &now) < 0 || st2_sub(&d, &now, &r.s2) < 0 ? NOMEM(s) : 0;
-	st2_free(&now);
+	/* the part since its start (scratch kept from region to region: no
+	 * allocation for each) */
+	struct st2 *now = &s->scr_now, *d = &s->scr_d;
+	int rc = snap2(g, ev->ts, now) < 0 || st2_sub(d, now, &r.s2) < 0 ? NOMEM(s) : 0;
 	st2_free(&r.s2);
-	r.s2 = d;
+	r.s2 = *d;
 	if (rc == 0)
 		rc = region_done(s, g->id, &r, ev->ts);
-	st2_free(&r.s2);
 	return rc;
 }
 

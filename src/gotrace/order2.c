@@ -431,8 +431,9 @@ static int cursor_next(struct genctx *c, struct cursor *k)
 
 /* ---- the state machine (trace/order.go) ---- */
 
-static int check_ctx(struct genctx *c, const struct v2_out *ev, struct ctx x,
-		     enum req th, enum req pr, enum req go)
+static int __attribute__((noinline)) check_ctx(struct genctx *c, const struct v2_out *ev,
+						struct ctx x, enum req th, enum req pr,
+						enum req go)
 {
 	if (th == MUST && x.m == NOM)
 		return fail(c, ev->off, "expected a thread but didn't have one");
@@ -560,9 +561,16 @@ enum { ADVANCE = 1, OUT = 2 };
 
 typedef int (*step_fn)(struct step *s);
 
-static int need(struct step *s, enum req th, enum req pr, enum req go)
+/* The thread's context as the event needs it (check_ctx() says what is
+ * wrong; the requirements are constants, so this is a few compares). */
+static inline int need(struct step *s, enum req th, enum req pr, enum req go)
 {
-	return check_ctx(s->c, s->ev, s->cur, th, pr, go);
+	const struct ctx x = s->cur;
+	if ((th == MUST && x.m == NOM) || (th == MUSTNOT && x.m != NOM) ||
+	    (pr == MUST && x.p == NOP) || (pr == MUSTNOT && x.p != NOP) ||
+	    (go == MUST && x.g == NOG) || (go == MUSTNOT && x.g != NOG))
+		return check_ctx(s->c, s->ev, x, th, pr, go);
+	return 0;
 }
 
 static int fail_at(struct step *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -590,14 +598,20 @@ static const char *name_of(const struct step *s)
  * The goroutine on the thread, which must exist and be in @status (Go's
  * message names @word for the state, which is not always @status's).
  */
-static int cur_g_in(struct step *s, uint8_t status, const char *word, struct gst **gs)
+static int __attribute__((noinline)) cur_g_fail(struct step *s, const struct gst *gs,
+						 const char *word)
 {
-	*gs = gget(s->c, s->cur.g);
-	if (!*gs)
+	if (!gs)
 		return fail_at(s, "event %s for goroutine (%llu) that doesn't exist", name_of(s),
 			       (unsigned long long)s->cur.g);
-	if ((*gs)->status != status)
-		return fail_at(s, "%s event for goroutine that's not %s", name_of(s), word);
+	return fail_at(s, "%s event for goroutine that's not %s", name_of(s), word);
+}
+
+static inline int cur_g_in(struct step *s, uint8_t status, const char *word, struct gst **gs)
+{
+	*gs = gget(s->c, s->cur.g);
+	if (!*gs || (*gs)->status != status)
+		return cur_g_fail(s, *gs, word);
 	return 0;
 }
 
@@ -861,7 +875,7 @@ static int go_create(struct step *s)
 }
 
 /* GoDestroy, GoStop, GoBlock: the running goroutine stops running. */
-static int go_stop_running(struct step *s)
+static inline int go_stop_running(struct step *s)
 {
 	int rc = need(s, USERGO);
 	struct gst *gs;
@@ -875,7 +889,7 @@ static int go_stop_running(struct step *s)
 	return ADVANCE;
 }
 
-static int go_start(struct step *s)
+static inline int go_start(struct step *s)
 {
 	struct gst *gs = gget(s->c, s->a[0]);
 	if (!gs || gs->status != GO_RUNNABLE || !succeeds(s->gen, s->a[1], gs->sgen, gs->seq))
@@ -890,7 +904,7 @@ static int go_start(struct step *s)
 	return ADVANCE;
 }
 
-static int go_unblock(struct step *s)
+static inline int go_unblock(struct step *s)
 {
 	struct gst *gs = gget(s->c, s->a[0]);
 	if (!gs || gs->status != GO_WAITING || !succeeds(s->gen, s->a[1], gs->sgen, gs->seq))
@@ -1303,6 +1317,8 @@ static const step_fn dispatch[V2_MAX_TYPE + 1] = {
 	[RTD_GO2_EV_GO_STATUS_STACK] = go_status,
 };
 
+static inline int check_ids(struct genctx *c, const struct v2_out *ev);
+
 /*
  * Try to advance ev (from thread m). Returns 1 advanced, 0 cannot yet,
  * <0 error. Events (and any it implies) go to the output queue.
@@ -1341,13 +1357,42 @@ static int advance(struct genctx *c, struct cursor *k)
 	s.cur.g = s.nw.g = g;
 	s.cur.m = s.nw.m = m;
 	s.cur.p = s.nw.p = p;
-	step_fn fn = ev->type <= V2_MAX_TYPE ? dispatch[ev->type] : NULL;
-	if (!fn)
-		return fail(c, ev->off, "bad event type found while ordering: %s", evname(ev->type));
-	int rc = fn(&s);
+	size_t before = c->st->nq;
+	int rc;
+	/* the most frequent handlers inline, the others through the table */
+	switch (ev->type) {
+	case RTD_GO2_EV_GO_START:
+		rc = go_start(&s);
+		break;
+	case RTD_GO2_EV_GO_STOP:
+	case RTD_GO2_EV_GO_BLOCK:
+		rc = go_stop_running(&s);
+		break;
+	case RTD_GO2_EV_GO_UNBLOCK:
+		rc = go_unblock(&s);
+		break;
+	default: {
+		step_fn fn = ev->type <= V2_MAX_TYPE ? dispatch[ev->type] : NULL;
+		if (!fn)
+			return fail(c, ev->off, "bad event type found while ordering: %s",
+				    evname(ev->type));
+		rc = fn(&s);
+	}
+	}
 	if (rc <= 0)
 		return rc;
+	/* the ids of what goes out, in order: the events the handler put
+	 * out, then the event itself (checked here, not in its copy: a
+	 * load of the copy just stored stalls) */
+	for (size_t i = before; i < c->st->nq; i++) {
+		int crc = check_ids(c, &c->st->q[i]);
+		if (crc < 0)
+			return crc;
+	}
 	if (rc == ADVANCE) {
+		int crc = check_ids(c, ev);
+		if (crc < 0)
+			return crc;
 		/* the copy first, then its context (not the other way round:
 		 * the copy would stall on the fields just stored) */
 		struct v2_out *q = push_slot(c, ev->off);
@@ -1578,18 +1623,27 @@ static size_t sift_up(struct frontier *f, size_t i)
 
 static void sift_down(struct frontier *f, size_t i)
 {
+	const size_t n = f->n;
+	size_t *h = f->h;
+	if (i >= n)
+		return;
+	const int64_t t = f->cur[h[i]].ev.time; /* of the entry moving down */
 	for (;;) {
-		size_t m = i, l = 2 * i + 1, r = 2 * i + 2;
-		int64_t mt = i < f->n ? ftime(f, i) : INT64_MAX;
-		if (l < f->n && ftime(f, l) < mt) {
-			mt = ftime(f, l);
+		size_t m = i, l = 2 * i + 1, r = l + 1;
+		if (l >= n)
+			return;
+		int64_t mt = t, lt = f->cur[h[l]].ev.time;
+		if (lt < mt) {
+			mt = lt;
 			m = l;
 		}
-		if (r < f->n && ftime(f, r) < mt)
+		if (r < n && f->cur[h[r]].ev.time < mt)
 			m = r;
 		if (m == i)
 			return;
-		fswap(f, i, m);
+		size_t x = h[i];
+		h[i] = h[m];
+		h[m] = x;
 		i = m;
 	}
 }
@@ -1619,17 +1673,11 @@ static void heap_remove(struct frontier *f, size_t i)
 static int try_advance(struct genctx *c, struct frontier *f, size_t i)
 {
 	struct cursor *k = &f->cur[f->h[i]];
-	size_t before = c->st->nq;
 	/* on the cursor's event itself: a handler changes it only when it
 	 * goes (or fails), and the cursor moves on then */
 	int a = advance(c, k);
 	if (a <= 0)
 		return a;
-	for (size_t q = before; q < c->st->nq; q++) {
-		int rc = check_ids(c, &c->st->q[q]);
-		if (rc < 0)
-			return rc;
-	}
 	int nx = cursor_next(c, k);
 	if (nx < 0)
 		return nx;
@@ -1791,17 +1839,13 @@ int v2_gen_begin(rtd_gotrace_dec *d)
 	return 0;
 }
 
-/*
- * One step of the merge (ReadEvent): a CPU sample or the event that can
- * go next (with any it implies) to st->q. Returns 1, 0 when the
- * generation is done, or <0.
- */
-int v2_gen_step(rtd_gotrace_dec *d)
+/* One step of the merge (ReadEvent): a CPU sample or the event that can
+ * go next (with any it implies) to st->q. 1, 0 when the generation is
+ * done, or <0. */
+static int gen_step(struct v2_gen *g)
 {
-	struct v2_gen *g = d->v2->g;
 	struct genctx *c = &g->c;
 	struct frontier *f = &g->f;
-	free_ended(c->o); /* the last step's events are out */
 	if (c->isample < c->nsamples &&
 	    (f->n == 0 || c->samples[c->isample].time < c->cur[f->h[0]].ev.time)) {
 		int rc = push(c, &c->samples[c->isample++]);
@@ -1828,4 +1872,28 @@ int v2_gen_step(rtd_gotrace_dec *d)
 			    evname(h->type), (long long)(int64_t)h->m);
 	}
 	return a;
+}
+
+/*
+ * Steps of the merge into the empty st->q, up to V2_STEP_EVENTS events
+ * (the per-event cost of a call is paid once for them). 1: events
+ * queued; 0: the generation is done; <0: an error, and st->q has the
+ * events of the steps before the one that failed (none of its own).
+ */
+int v2_gen_step(rtd_gotrace_dec *d)
+{
+	struct v2_state *st = d->v2;
+	struct v2_gen *g = st->g;
+	free_ended(g->c.o); /* the last steps' events are out */
+	for (;;) {
+		size_t before = st->nq;
+		int rc = gen_step(g);
+		if (rc <= 0) {
+			if (rc < 0)
+				st->nq = before;
+			return rc;
+		}
+		if (st->nq >= V2_STEP_EVENTS)
+			return 1;
+	}
 }

@@ -204,9 +204,10 @@ void v2_fill_raw(rtd_gotrace_dec *d, const struct v2_raw *raw,
 
 /* Resolve the string arguments an event names (when known), with the
  * generation's strings as @t has them; @nargs: of @args_with_dt (0 after). */
-static void fill_sargs_tab(rtd_gotrace_dec *d, const struct v2_strs *t,
-			   struct rtd_gotrace_event *ev, const struct v2_spec *sp,
-			   const uint64_t *args_with_dt, unsigned nargs)
+static inline __attribute__((always_inline)) void
+fill_sargs_tab(rtd_gotrace_dec *d, const struct v2_strs *t,
+	       struct rtd_gotrace_event *ev, const struct v2_spec *sp,
+	       const uint64_t *args_with_dt, unsigned nargs)
 {
 	for (int k = 0; k < 2; k++) {
 		int i = sp->str_arg[k];
@@ -242,8 +243,9 @@ void v2_strs_get(const rtd_gotrace_dec *d, struct v2_strs *t)
 }
 
 /* fill_sargs_tab() with the decoder's own tables. */
-static void fill_sargs_of(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
-			  const struct v2_spec *sp, const uint64_t *args_with_dt)
+static inline __attribute__((always_inline)) void
+fill_sargs_of(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
+	      const struct v2_spec *sp, const uint64_t *args_with_dt)
 {
 	struct v2_strs t;
 	v2_strs_get(d, &t);
@@ -452,8 +454,10 @@ int v2_next_raw(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 
 /* ---- ordered mode: collect a generation, order it, hand it out ---- */
 
-void v2_fill_out(rtd_gotrace_dec *d, const struct v2_strs *strs, const struct v2_out *o,
-		 const uint64_t *args, int64_t t, uint64_t gen, struct rtd_gotrace_event *ev)
+/* v2_fill_out(), inline in hand_out() */
+static inline __attribute__((always_inline)) void
+fill_out(rtd_gotrace_dec *d, const struct v2_strs *strs, const struct v2_out *o,
+	 const uint64_t *args, int64_t t, uint64_t gen, struct rtd_gotrace_event *ev)
 {
 	const struct v2_spec *sp = &v2_specs[o->type];
 	/* every field set (no memset of the whole event: this runs for each
@@ -511,6 +515,12 @@ void v2_fill_out(rtd_gotrace_dec *d, const struct v2_strs *strs, const struct v2
 	}
 }
 
+void v2_fill_out(rtd_gotrace_dec *d, const struct v2_strs *strs, const struct v2_out *o,
+		 const uint64_t *args, int64_t t, uint64_t gen, struct rtd_gotrace_event *ev)
+{
+	fill_out(d, strs, o, args, t, gen, ev);
+}
+
 /* The time Go's reader gives the next event (strictly rising). */
 static int64_t out_time(struct v2_state *st, const struct v2_out *o)
 {
@@ -528,7 +538,7 @@ static void hand_out(rtd_gotrace_dec *d, const struct v2_out *o, struct rtd_gotr
 	struct v2_state *st = d->v2;
 	int64_t t = out_time(st, o);
 	if (!st->compact) {
-		v2_fill_out(d, NULL, o, o->args, t, st->qgen, ev);
+		fill_out(d, NULL, o, o->args, t, st->qgen, ev);
 		return;
 	}
 	st->cout = o;
@@ -709,7 +719,8 @@ static void release_generation(rtd_gotrace_dec *d)
 	st->gen = 0;
 }
 
-int v2_next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
+/* v2_next_ordered() past a queued event. */
+static int __attribute__((noinline)) next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 {
 	struct v2_state *st = d->v2;
 	bool late = d->ver >= 1025;
@@ -725,10 +736,36 @@ int v2_next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 		}
 		if (st->g) {
 			/* Merge lazily: memory is the generation's batches. */
-			st->nq = st->iq = 0;
-			int rc = v2_gen_step(d);
-			if (rc > 0)
-				continue;
+			int rc;
+			if (st->pend) {
+				/* the events before the end are out */
+				st->pend = false;
+				rc = st->pend_rc;
+				if (rc < 0) {
+					d->err = rc;
+					d->erroff = st->pend_off;
+					memcpy(d->errmsg, st->pend_msg, sizeof(d->errmsg));
+				}
+			} else {
+				st->nq = st->iq = 0;
+				uint64_t prev_off = d->erroff;
+				rc = v2_gen_step(d);
+				if (rc > 0)
+					continue;
+				if (st->nq) {
+					/* the events before the end (or the error) first */
+					st->pend = true;
+					st->pend_rc = rc;
+					if (rc < 0) {
+						st->pend_off = d->erroff;
+						memcpy(st->pend_msg, d->errmsg, sizeof(st->pend_msg));
+						d->err = 0;
+						d->erroff = prev_off;
+						d->errmsg[0] = 0;
+					}
+					continue;
+				}
+			}
 			v2_gen_free(st->g);
 			st->g = NULL;
 			if (rc < 0) {
@@ -793,6 +830,18 @@ int v2_next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 			release_generation(d);
 		}
 	}
+}
+
+int v2_next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
+{
+	struct v2_state *st = d->v2;
+	/* the common case: a queued event (a Sync due before the queued
+	 * events is only set while none is queued) */
+	if (st->iq < st->nq) {
+		hand_out(d, &st->q[st->iq++], ev);
+		return 1;
+	}
+	return next_ordered(d, ev);
 }
 
 void v2_free(rtd_gotrace_dec *d)

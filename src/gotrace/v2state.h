@@ -80,6 +80,12 @@ struct v2_state {
 	 * until v2_compact_take() */
 	bool compact;
 	const struct v2_out *cout;
+	/* how the last steps of the merge ended, once their events are out
+	 * (pend_rc: 0, or an error, stashed here meanwhile) */
+	bool pend;
+	int pend_rc;
+	uint64_t pend_off;
+	char pend_msg[512];
 };
 
 /* The generation's string @id (ordered mode), NULL when it has none. */
@@ -132,7 +138,10 @@ void v2_fill_out(rtd_gotrace_dec *d, const struct v2_strs *strs, const struct v2
 void v2_fill_raw(rtd_gotrace_dec *d, const struct v2_raw *raw,
 		 struct rtd_gotrace_event *ev);
 /* Ordering one generation: begin (tables, frontier: st->g), then steps
- * that each put the next event(s) in Go's order into st->q. */
+ * that each put the next events in Go's order into st->q (empty before):
+ * 1 when it has some, 0 when the generation is done, <0 an error, with
+ * the events before it in st->q. */
+#define V2_STEP_EVENTS 64
 int v2_gen_begin(rtd_gotrace_dec *d);
 int v2_gen_step(rtd_gotrace_dec *d);
 void v2_gen_free(struct v2_gen *g);
