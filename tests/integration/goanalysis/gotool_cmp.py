@@ -378,18 +378,23 @@ def compare():
         except Exception as e:
             bad(f"go tool trace's /jsontrace: {e.__class__.__name__}")
             return
-        want = sorted((round(e["ts"] * 1000), round(e["dur"] * 1000)) for e in tl["traceEvents"]
-                      if e.get("name") == "GC concurrent mark phase" and e.get("ph") == "X")
-        have = sorted((r["start_ns"], r["duration_ns"]) for r in rtdiag("gc", "--json")
-                      if r.get("kind") == "gc")
+        evs = [e for e in tl["traceEvents"] if e.get("ph") == "X"]
+        gc = rtdiag("gc", "--json")
         # the viewer's times are from the trace's first event: compare
-        # starts relative to the first cycle's
-        rel = lambda xs: [(a - xs[0][0], d) for a, d in xs] if xs else []
-        if rel(want) == rel(have):
-            ok(f"GC cycles = the timeline's {len(want)} GC mark phases (start and duration)")
-        else:
-            diff = [(w, h) for w, h in zip(rel(want), rel(have)) if w != h]
-            bad(f"GC cycles differ from the timeline's: {len(want)} vs {len(have)}, first {diff[:3]}")
+        # starts relative to the first one's
+        rel = lambda xs: [(x[0] - xs[0][0],) + tuple(x[1:]) for x in xs] if xs else []
+        for what, want, have in (
+                ("GC cycles", sorted((round(e["ts"] * 1000), round(e["dur"] * 1000)) for e in evs
+                                     if e.get("name") == "GC concurrent mark phase"),
+                 sorted((r["start_ns"], r["duration_ns"]) for r in gc if r.get("kind") == "gc")),
+                ("STW pauses", sorted((round(e["ts"] * 1000), round(e["dur"] * 1000), e["name"][16:-1])
+                                      for e in evs if e.get("name", "").startswith("stop-the-world (")),
+                 sorted((r["start_ns"], r["duration_ns"], r["reason"]) for r in gc if r.get("kind") == "stw"))):
+            if rel(want) == rel(have):
+                ok(f"{what} = the timeline's {len(want)} (start, duration{', kind' if what[0] == 'S' else ''})")
+            else:
+                diff = [(w, h) for w, h in zip(rel(want), rel(have)) if w != h]
+                bad(f"{what} differ from the timeline's: {len(want)} vs {len(have)}, first {diff[:3]}")
 
 
 def go_orders():
