@@ -106,13 +106,13 @@ int rtd_symbolizer_new(const struct rtd_sym_opts *opts, rtd_symbolizer **out)
  * and a read of /proc/kallsyms at its start): read once per kallsyms
  * path, shared read-only and counted, freed with the last symbolizer that
  * used them (the next one reads them again: modules loaded since show).
+ * A read that found nothing (warned) is not shared: the next one tries.
  */
 static pthread_mutex_t kshared_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct {
-	char *path;
+	char *path; /* set while refs > 0 */
 	struct sym_table t;
 	size_t refs;
-	bool found;     /* the read worked (else each symbolizer warns alone) */
 } kshared;
 
 static void kshared_release(void)
@@ -1119,29 +1119,19 @@ static void read_kernel(rtd_symbolizer *s, struct sym_table *t)
 static void load_kernel(rtd_symbolizer *s, struct sym_obj *o)
 {
 	pthread_mutex_lock(&kshared_mu);
-	if (kshared.refs && strcmp(kshared.path, s->kallsyms)) {
-		/* another file than the shared one (tests): its own copy */
-		pthread_mutex_unlock(&kshared_mu);
-		read_kernel(s, &o->syms);
-		s->st.symbols += o->syms.n;
-		return;
-	}
 	if (!kshared.refs) {
-		if (!(kshared.path = strdup(s->kallsyms))) {
-			pthread_mutex_unlock(&kshared_mu);
-			return;
-		}
-		read_kernel(s, &kshared.t);
-		kshared.found = kshared.t.n > 0;
-	} else if (!kshared.found) {
-		read_kernel(s, &o->syms); /* warns as the first did; no symbols */
-		pthread_mutex_unlock(&kshared_mu);
-		s->st.symbols += o->syms.n;
-		return;
+		/* the first to need them reads them for all */
+		read_kernel(s, &o->syms);
+		if (o->syms.n && (kshared.path = strdup(s->kallsyms)))
+			kshared.t = o->syms;
+	} else if (strcmp(kshared.path, s->kallsyms)) {
+		read_kernel(s, &o->syms); /* another file (tests): its own */
 	}
-	kshared.refs++;
-	o->syms = kshared.t; /* read-only from here: lookups only */
-	o->shared_syms = true;
+	if (kshared.path && !strcmp(kshared.path, s->kallsyms)) {
+		kshared.refs++;
+		o->syms = kshared.t; /* read-only from here: lookups only */
+		o->shared_syms = true;
+	}
 	pthread_mutex_unlock(&kshared_mu);
 	s->st.symbols += o->syms.n;
 }
