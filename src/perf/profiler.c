@@ -315,19 +315,24 @@ static uint32_t stack_node(struct rtd_perf_profiler *p,
 	return node;
 }
 
+/* Keep a sample (or a wait: its start and length) for
+ * rtd_perf_profiler_each_sample(), when asked to. */
+static int keep(struct rtd_perf_profiler *p, uint64_t time, uint32_t node,
+		uint64_t dur)
+{
+	struct kept_sample k = {time, node, 0, dur};
+	if (p->kept && fwrite(&k, sizeof(k), 1, p->kept) != 1)
+		return prof_err(p, -EIO, "keeping a sample: %s", strerror(errno));
+	return 0;
+}
+
 static int on_sample(struct rtd_perf_profiler *p, const struct rtd_perf_sample *s)
 {
 	p->st.samples++;
 	uint32_t node = stack_node(p, s, 0);
 	p->nodes[node].count++;
 	p->nodes[node].period += s->period;
-	if (p->kept) {
-		struct kept_sample k = {s->time, node, 0, 0};
-		if (fwrite(&k, sizeof(k), 1, p->kept) != 1)
-			return prof_err(p, -EIO, "keeping a sample: %s",
-					strerror(errno));
-	}
-	return 0;
+	return keep(p, s->time, node, 0);
 }
 
 /* ---- off-CPU ---------------------------------------------------------------- */
@@ -372,13 +377,7 @@ static int on_switch(struct rtd_perf_profiler *p, const struct rtd_perf_sample *
 		return 0;
 	p->nodes[w.node].count++;
 	p->nodes[w.node].period += delay;
-	if (p->kept) {
-		struct kept_sample k = {w.out_ns, w.node, 0, delay};
-		if (fwrite(&k, sizeof(k), 1, p->kept) != 1)
-			return prof_err(p, -EIO, "keeping a wait: %s",
-					strerror(errno));
-	}
-	return 0;
+	return keep(p, w.out_ns, w.node, delay);
 }
 
 static int on_record(const struct rtd_perf_sample *s, void *ctx)
