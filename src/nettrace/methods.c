@@ -254,25 +254,40 @@ static int add_module(rtd_nettrace_methods *m, const uint8_t *p, size_t n,
 	return 0;
 }
 
-int rtd_nettrace_methods_event(rtd_nettrace_methods *m,
-			       const struct rtd_nettrace_event *ev)
+enum nt_names nt_names_of(const struct rtd_nettrace_metadata *md)
 {
-	const struct rtd_nettrace_metadata *md = ev->meta;
 	const char *p = md->provider;
 	bool rt = !strcmp(p, "Microsoft-Windows-DotNETRuntime");
 	bool rd = !rt && !strcmp(p, "Microsoft-Windows-DotNETRuntimeRundown");
 	if (!rt && !rd)
-		return 0;
+		return NT_NAMES_NONE;
 	uint32_t id = md->event_id;
 	if ((rt && id == 143) || (rd && (id == 143 || id == 144)))
-		return add_method(m, ev->payload, ev->payload_len);
+		return NT_NAMES_METHOD; /* MethodLoadVerbose, MethodDC*Verbose */
 	if (rt && id == 159)
-		return add_r2r(m, ev->payload, ev->payload_len);
+		return NT_NAMES_R2R; /* R2RGetEntryPoint */
 	if ((rt && id == 152) || (rd && (id == 153 || id == 154)))
-		return add_module(m, ev->payload, ev->payload_len, false);
+		return NT_NAMES_MODULE; /* ModuleLoad, ModuleDCStart/End */
 	if ((rt && id == 151) || (rd && (id == 151 || id == 152)))
+		return NT_NAMES_DOMAIN_MODULE; /* DomainModuleLoad, ...DC* */
+	return NT_NAMES_NONE;
+}
+
+int rtd_nettrace_methods_event(rtd_nettrace_methods *m,
+			       const struct rtd_nettrace_event *ev)
+{
+	switch (nt_names_of(ev->meta)) {
+	case NT_NAMES_METHOD:
+		return add_method(m, ev->payload, ev->payload_len);
+	case NT_NAMES_R2R:
+		return add_r2r(m, ev->payload, ev->payload_len);
+	case NT_NAMES_MODULE:
+		return add_module(m, ev->payload, ev->payload_len, false);
+	case NT_NAMES_DOMAIN_MODULE:
 		return add_module(m, ev->payload, ev->payload_len, true);
-	return 0;
+	default:
+		return 0;
+	}
 }
 
 /* The index of the first sorted record that starts after s. */

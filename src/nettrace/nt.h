@@ -233,6 +233,17 @@ int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
  * negative code (-RTD_E_TRUNCATED when no terminator). */
 int nt_read_utf16z(rtd_rd *r, rtd_buf *out);
 
+/* The events that name code (methods.c learns from them): which, by the
+ * runtime's and the rundown's event ids. */
+enum nt_names {
+	NT_NAMES_NONE,
+	NT_NAMES_METHOD,        /* MethodLoadVerbose, MethodDCStart/EndVerbose */
+	NT_NAMES_R2R,           /* R2RGetEntryPoint */
+	NT_NAMES_MODULE,        /* ModuleLoad, ModuleDCStart/End */
+	NT_NAMES_DOMAIN_MODULE, /* DomainModuleLoad, DomainModuleDCStart/End */
+};
+enum nt_names nt_names_of(const struct rtd_nettrace_metadata *md);
+
 /* The method whose code holds an address, from a method table
  * (methods.c), its parts apart: the profiler formats them itself. */
 struct nt_method_hit {

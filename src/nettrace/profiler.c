@@ -39,7 +39,6 @@
 
 #define PROVIDER_SAMPLES "Microsoft-DotNETCore-SampleProfiler"
 #define PROVIDER_RUNTIME "Microsoft-Windows-DotNETRuntime"
-#define PROVIDER_RUNDOWN "Microsoft-Windows-DotNETRuntimeRundown"
 
 enum kind {
 	K_NONE,
@@ -216,15 +215,11 @@ static enum kind classify(const rtd_nettrace_profiler *p,
 		return m->event_id == 0 && (kinds & RTD_NETTRACE_PROFILE_CPU)
 			       ? K_SAMPLE
 			       : K_NONE;
+	if (nt_names_of(m))
+		return K_NAMES; /* the method table's (methods.c) */
 	bool rt = !strcmp(m->provider, PROVIDER_RUNTIME);
-	bool rd = !strcmp(m->provider, PROVIDER_RUNDOWN);
 	if (rt) {
 		switch (m->event_id) {
-		case 143: /* MethodLoadVerbose */
-		case 159: /* R2RGetEntryPoint */
-		case 152: /* ModuleLoad */
-		case 151: /* DomainModuleLoad */
-			return K_NAMES;
 		case 10:                          /* GC/AllocationTick */
 			return kinds & RTD_NETTRACE_PROFILE_ALLOC ? K_ALLOC : K_NONE;
 		case 81:                          /* Contention/Start */
@@ -245,10 +240,6 @@ static enum kind classify(const rtd_nettrace_profiler *p,
 		default: return K_NONE;
 		}
 	}
-	if (rd && (m->event_id == 143 || m->event_id == 144 || /* MethodDC*Verbose */
-		   m->event_id == 151 || m->event_id == 152 || /* DomainModuleDC* */
-		   m->event_id == 153 || m->event_id == 154))  /* ModuleDCStart/End */
-		return K_NAMES;
 	return K_NONE;
 }
 
