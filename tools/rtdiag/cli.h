@@ -51,8 +51,8 @@ bool cli_threads_allowed(void);
  * decides; else yes when two CPUs are online and the 1-minute load
  * average leaves one idle. Measured: bench/pictures/threads.sh (Go
  * timeline, 34 MB trace) and bench/gotrace/analysis.sh (pprof sync, 100
- * MB trace: ~1.4 s wall / 2.1 s CPU on two threads with a free core,
- * ~1.8 / 1.8 on one; at load 3+ on 2 cores two were no faster). Settles
+ * MB trace, quiet machine: 0.86-0.92 s wall / 1.5-1.6 s CPU on two
+ * threads, 1.1 / 1.1 on one; at load 3+ on 2 cores two were no faster). Settles
  * cli_progress_enabled() too, as cli_threads_allowed() does. */
 bool cli_second_thread_pays(void);
 /* Rewrite the progress line on stderr (no-op when not a terminal). */
