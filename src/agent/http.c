@@ -327,9 +327,28 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			  "%s: not here (try /targets, /metrics)\n", url);
 }
 
-/* The listening socket for "host:port". */
-static int make_socket(const char *listen_addr, char *url, size_t ulen,
-		       char *err, size_t errlen)
+/* Whether a bound socket address is loopback: 127.0.0.0/8, ::1, or
+ * 127.0.0.0/8 mapped into IPv6. */
+static bool bound_is_loopback(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
+		return (ntohl(s4->sin_addr.s_addr) >> 24) == 127;
+	}
+	if (ss->ss_family == AF_INET6) {
+		const struct in6_addr *a =
+			&((const struct sockaddr_in6 *)ss)->sin6_addr;
+		if (IN6_IS_ADDR_LOOPBACK(a))
+			return true;
+		return IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127;
+	}
+	return false;
+}
+
+/* The listening socket for "host:port"; refused after the bind when the
+ * address bound is not loopback and remote clients are not allowed. */
+static int make_socket(const char *listen_addr, bool allow_remote, char *url,
+		       size_t ulen, char *err, size_t errlen)
 {
 	char host[256];
 	unsigned port;
@@ -370,7 +389,7 @@ static int make_socket(const char *listen_addr, char *url, size_t ulen,
 		return -e;
 	}
 	freeaddrinfo(ai);
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss = {0};
 	socklen_t sl = sizeof(ss);
 	char addr[INET6_ADDRSTRLEN] = "";
 	unsigned bound = port;
@@ -385,6 +404,18 @@ static int make_socket(const char *listen_addr, char *url, size_t ulen,
 			bound = ntohs(s6->sin6_port);
 		}
 	}
+	/* The text of the address decides nothing: /etc/hosts may map any
+	 * name ("localhost", "127.internal") to 0.0.0.0 or a public address.
+	 * What was bound is checked, before a connection can be accepted. */
+	if (!allow_remote && !bound_is_loopback(&ss)) {
+		close(fd);
+		snprintf(err, errlen,
+			 "listen %s: bound to %s, which is not a loopback "
+			 "address; anyone who can reach it reads your "
+			 "profiles: add --allow-remote to mean it",
+			 listen_addr, addr[0] ? addr : "an unknown address");
+		return -RTD_E_INVAL;
+	}
 	bool v6 = strchr(addr, ':') != NULL;
 	snprintf(url, ulen, "http://%s%s%s:%u", v6 ? "[" : "", addr,
 		 v6 ? "]" : "", bound);
@@ -396,7 +427,7 @@ int http_start(struct agent *a, char *err, size_t errlen)
 	struct http_server *h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	h->fd = make_socket(a->c->listen, a->url, sizeof(a->url), err, errlen);
+	h->fd = make_socket(a->c->listen, a->c->allow_remote, a->url, sizeof(a->url), err, errlen);
 	if (h->fd < 0) {
 		int rc = h->fd;
 		free(h);

@@ -55,6 +55,23 @@ out=$("$R" agent --target dotnet --listen 0.0.0.0:4040 --check-config 2>&1); rc=
 "$R" agent --target dotnet --listen 0.0.0.0:4040 --allow-remote --check-config >/dev/null 2>&1 \
   && ok "0.0.0.0 with --allow-remote" || bad "allow-remote refused"
 
+# The address bound decides, not its text: in a mount namespace whose
+# /etc/hosts maps a 127.* name and "localhost" to 0.0.0.0, the agent
+# refuses to serve without --allow-remote (it used to listen on 0.0.0.0;
+# the timeout only ends such an old agent, which never exits by itself).
+if unshare -m true 2>/dev/null; then
+  printf '0.0.0.0 127.internal localhost\n' > "$WORK/hosts"
+  for name in 127.internal localhost; do
+    out=$(timeout 120 unshare -m sh -c 'mount --bind "$1" /etc/hosts && exec "$2" agent --target dotnet --listen "$3":0' \
+          sh "$WORK/hosts" "$R" "$name" 2>&1 </dev/null); rc=$?
+    [ $rc = 1 ] && grep -q "listen $name:0: bound to 0.0.0.0, which is not a loopback address.*--allow-remote" <<<"$out" \
+      && ! grep -q "serving" <<<"$out" \
+      && ok "$name resolving to 0.0.0.0: refused after the bind, exit 1" || bad "$name -> 0.0.0.0: $rc $out"
+  done
+else
+  echo "SKIP (part): unshare -m not permitted here; the bound-address check is not tested"
+fi
+
 # a port in use
 python3 -c 'import socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(1); print(s.getsockname()[1], flush=True); time.sleep(30)' > "$WORK/busy" &
 BUSY=$!; PIDS+=("$BUSY")
