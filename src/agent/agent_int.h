@@ -256,6 +256,12 @@ void pull_free(struct pull *p);
 /* ---- HTTP (http.c) ---- */
 int http_start(struct agent *a, char *err, size_t errlen);
 void http_stop(struct agent *a);
+/* Refusals by reason (connections and requests the server turned away):
+ * up to max counts into out, with their reason names; returns nothing,
+ * fills max entries (http_admit.h's RTD_HTTP_REFUSE_COUNT of them). */
+#define HTTP_REFUSALS 8
+void http_refusals(struct agent *a, uint64_t *out, const char **names,
+		   size_t max);
 
 /* ---- .NET counters as series (series.c) ---- */
 struct rtd_buf;

@@ -17,6 +17,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -28,17 +29,17 @@
 #include <unistd.h>
 
 #include "agent/agent_int.h"
+#include "agent/http_admit.h"
 #include "common/buf.h"
 #include "common/log.h"
 
-#define HTTP_MAX_CONNECTIONS 64
-#define HTTP_IDLE_TIMEOUT_S 30
 #define HTTP_STACK (256u << 10)
 #define HTTP_MAX_BODY (64u << 20) /* one response */
 #define CPU_DEFAULT_NS 30000000000ull /* Go's default ?seconds */
 
 struct http_server {
 	struct MHD_Daemon *d;
+	struct http_admit *admit; /* owns the listening socket's accepts */
 	int fd;
 };
 
@@ -248,9 +249,17 @@ static enum MHD_Result serve_pprof(struct agent *a, struct MHD_Connection *c,
 				  a->c->max_pull_ns / 1e9);
 	if (head)
 		return reply(c, 200, "application/octet-stream", NULL, 0, false);
+	if (http_admit_pull_begin(a->http->admit, c))
+		return reply_text(c, 503, true,
+				  "too many profile requests from your address "
+				  "at once (%d of the agent's %d)\n",
+				  HTTP_PULLS_PER_CLIENT, RTD_AGENT_MAX_PULLS);
 	struct pull *q = agent_pull(a, id, (enum prof_kind)kind, ns);
+	http_admit_pull_end(a->http->admit, c);
 	if (!q)
 		return reply_text(c, 500, true, "out of memory\n");
+	if (q->status == 503 && !a->stopping)
+		http_admit_count(a->http->admit, RTD_HTTP_REFUSE_PULLS);
 	if (q->status != 200) {
 		enum MHD_Result r = reply_text(c, (unsigned)q->status, true,
 					       "%s", q->msg);
@@ -292,6 +301,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	(void)upload;
 	if (!*con_cls) {
 		*con_cls = (void *)1; /* headers only; the body comes next */
+		http_admit_request(a->http->admit, c);
 		return MHD_YES;
 	}
 	if (*upload_size) {
@@ -389,6 +399,8 @@ static int make_socket(const char *listen_addr, bool allow_remote, char *url,
 		return -e;
 	}
 	freeaddrinfo(ai);
+	/* accepted in a loop until EAGAIN (http_admit.c) */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	struct sockaddr_storage ss = {0};
 	socklen_t sl = sizeof(ss);
 	char addr[INET6_ADDRSTRLEN] = "";
@@ -427,26 +439,41 @@ int http_start(struct agent *a, char *err, size_t errlen)
 	struct http_server *h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	h->fd = make_socket(a->c->listen, a->c->allow_remote, a->url, sizeof(a->url), err, errlen);
+	h->fd = make_socket(a->c->listen, a->c->allow_remote, a->url,
+			    sizeof(a->url), err, errlen);
 	if (h->fd < 0) {
 		int rc = h->fd;
 		free(h);
 		return rc;
 	}
+	h->admit = http_admit_new(h->fd, false);
+	if (!h->admit) {
+		close(h->fd);
+		free(h);
+		return -ENOMEM;
+	}
+	/* the admission thread accepts and hands connections over; the
+	 * daemon's limit leaves room for the ones it was told to close */
 	h->d = MHD_start_daemon(
 		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-			MHD_USE_POLL | MHD_USE_ERROR_LOG,
+			MHD_USE_POLL | MHD_USE_ERROR_LOG |
+			MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC,
 		0, NULL, NULL, handle, a, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
-		NULL, MHD_OPTION_LISTEN_SOCKET, h->fd,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
+		NULL, MHD_OPTION_NOTIFY_CONNECTION, http_admit_notify, h->admit,
+		MHD_OPTION_NOTIFY_COMPLETED, http_admit_completed, h->admit,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)(HTTP_CONNS + 32),
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_IDLE_TIMEOUT_S,
 		MHD_OPTION_THREAD_STACK_SIZE, (size_t)HTTP_STACK, MHD_OPTION_END);
-	if (!h->d) {
+	int rc = h->d ? http_admit_start(h->admit, h->d) : -RTD_E_STATE;
+	if (rc) {
+		if (h->d)
+			MHD_stop_daemon(h->d);
+		http_admit_free(h->admit);
 		close(h->fd);
 		free(h);
 		snprintf(err, errlen, "listen %s: the HTTP server did not start",
 			 a->c->listen);
-		return -RTD_E_STATE;
+		return rc;
 	}
 	a->http = h;
 	return 0;
@@ -457,7 +484,25 @@ void http_stop(struct agent *a)
 	struct http_server *h = a->http;
 	if (!h)
 		return;
-	MHD_stop_daemon(h->d); /* closes the listening socket too */
+	http_admit_stop(h->admit); /* no new connection from here on */
+	MHD_stop_daemon(h->d);
+	http_admit_free(h->admit);
+	close(h->fd);
 	free(h);
 	a->http = NULL;
+}
+
+_Static_assert(HTTP_REFUSALS == RTD_HTTP_REFUSE_COUNT,
+	       "agent_int.h's HTTP_REFUSALS is the number of reasons");
+
+void http_refusals(struct agent *a, uint64_t *out, const char **names,
+		   size_t max)
+{
+	uint64_t r[RTD_HTTP_REFUSE_COUNT] = {0};
+	if (a->http)
+		http_admit_refusals(a->http->admit, r);
+	for (size_t i = 0; i < max && i < RTD_HTTP_REFUSE_COUNT; i++) {
+		out[i] = r[i];
+		names[i] = http_admit_refusal_name((enum rtd_http_refusal)i);
+	}
 }

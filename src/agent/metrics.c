@@ -229,6 +229,26 @@ static int agent_health(struct agent *a, rtd_buf *b,
 		rc |= otlp_health(a, b, st, oqueued);
 	rc |= own(a, b, "rtdiag_agent_pprof_requests_total", "counter",
 		  "pprof requests answered.", (double)st->pulls);
+	uint64_t refused[HTTP_REFUSALS];
+	const char *why[HTTP_REFUSALS];
+	http_refusals(a, refused, why, HTTP_REFUSALS);
+	rc |= family(b, "rtdiag_agent_http_refused_total", "counter",
+		     "Connections and requests the HTTP server turned away, by "
+		     "reason: an address over its share of connections or "
+		     "profile requests, the server full, a waiting connection "
+		     "closed to make room, bytes that are not HTTP, request "
+		     "headers not read within the deadline, every profile "
+		     "request slot taken, a missing or wrong token.");
+	for (size_t i = 0; i < HTTP_REFUSALS; i++) {
+		bool first = true;
+		rc |= rtd_buf_puts(b, "rtdiag_agent_http_refused_total{");
+		rc |= label(b, &first, "reason", why[i]);
+		for (size_t k = 0; k < a->c->nlabels; k++)
+			rc |= label(b, &first, a->c->labels[k].key,
+				    a->c->labels[k].val);
+		rc |= rtd_buf_printf(b, "} %llu\n",
+				     (unsigned long long)refused[i]);
+	}
 	rc |= own(a, b, "rtdiag_agent_throttled_seconds_total", "counter",
 		  "Time the sources were paused to keep the agent under its "
 		  "CPU cap, in seconds.", (double)st->throttled_ns / 1e9);
