@@ -17,6 +17,7 @@ PKGS=(
   hyperfine                                   # bench/: repeated timed runs
   python3                                     # small test helpers
   libmicrohttpd-dev libcurl4-openssl-dev      # agent: pull endpoints, push
+  libgnutls28-dev openssl                     # agent: TLS credentials; test certificates
   libyaml-dev                                 # agent: config file
   prometheus                                  # agent test: a real scraper (+promtool)
   protobuf-compiler libxml2-utils             # pictures: protoc decodes Perfetto traces, xmllint reads SVG

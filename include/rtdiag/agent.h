@@ -242,6 +242,17 @@ RTD_API const char *rtd_agent_url(const rtd_agent *a);
 RTD_API int rtd_agent_run(rtd_agent *a);
 
 /**
+ * rtd_agent_reload - read the TLS certificate, key and token files again
+ * @a: the agent
+ *
+ * Safe from a signal handler (SIGHUP) and any thread: the loop reloads
+ * them; a file that fails to load is logged and the credentials in force
+ * are kept. New connections use the new certificate; the token is
+ * checked against the new one from the next request on.
+ */
+RTD_API void rtd_agent_reload(rtd_agent *a);
+
+/**
  * rtd_agent_stop - make rtd_agent_run() flush and return
  * @a: the agent
  *

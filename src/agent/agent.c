@@ -125,13 +125,25 @@ RTD_API const char *rtd_agent_url(const rtd_agent *ag)
 	return ((const struct agent *)ag)->url;
 }
 
-RTD_API void rtd_agent_stop(rtd_agent *ag)
+/* Set a flag for the loop and wake it (async-signal-safe). */
+static void poke(struct agent *a, atomic_int *flag)
 {
-	struct agent *a = (struct agent *)ag;
-	atomic_store(&a->stop, 1);
+	atomic_store(flag, 1);
 	uint64_t one = 1;
 	ssize_t n = write(a->wake_fd, &one, sizeof(one));
 	(void)n;
+}
+
+RTD_API void rtd_agent_stop(rtd_agent *ag)
+{
+	struct agent *a = (struct agent *)ag;
+	poke(a, &a->stop);
+}
+
+RTD_API void rtd_agent_reload(rtd_agent *ag)
+{
+	struct agent *a = (struct agent *)ag;
+	poke(a, &a->reload);
 }
 
 RTD_API void rtd_agent_get_stats(rtd_agent *ag, struct rtd_agent_stats *st)
@@ -553,6 +565,8 @@ RTD_API int rtd_agent_run(rtd_agent *ag)
 			uint64_t v;
 			ssize_t r = read(a->wake_fd, &v, sizeof(v));
 			(void)r;
+			if (atomic_exchange(&a->reload, 0))
+				http_reload(a);
 		}
 		for (size_t i = 1; i < ps.n; i++) {
 			if (!ps.fds[i].revents)

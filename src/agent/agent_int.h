@@ -193,6 +193,7 @@ struct agent {
 	size_t npulls;          /* requests alive (queued or waiting) */
 	int wake_fd;            /* eventfd: a request, or stop */
 	atomic_int stop;
+	atomic_int reload;      /* rtd_agent_reload() asked */
 	bool stopping;
 
 	struct rtd_agent_stats st;
@@ -256,6 +257,8 @@ void pull_free(struct pull *p);
 /* ---- HTTP (http.c) ---- */
 int http_start(struct agent *a, char *err, size_t errlen);
 void http_stop(struct agent *a);
+/* Read the token and TLS credentials again (the loop, after SIGHUP). */
+void http_reload(struct agent *a);
 /* Refusals by reason (connections and requests the server turned away):
  * up to max counts into out, with their reason names; returns nothing,
  * fills max entries (http_admit.h's RTD_HTTP_REFUSE_COUNT of them). */
@@ -280,7 +283,8 @@ int metrics_write(struct agent *a, struct rtd_buf *b);
 int prom_escape(struct rtd_buf *b, const char *s);
 
 /* ---- /targets JSON (http.c) ---- */
-int targets_json(struct agent *a, struct rtd_buf *b);
+/* full: with exe paths, cgroups, container and pod ids */
+int targets_json(struct agent *a, struct rtd_buf *b, bool full);
 
 /* ---- push (push.c) ---- */
 int push_start(struct agent *a, char *err, size_t errlen);

@@ -23,6 +23,11 @@
 enum opt_id {
 	O_LISTEN,
 	O_ALLOW_REMOTE,
+	O_TLS_CERT,
+	O_TLS_KEY,
+	O_TLS_CLIENT_CA,
+	O_AUTH_TOKEN_FILE,
+	O_INSECURE,
 	O_TARGET,
 	O_WINDOW,
 	O_SCAN,
@@ -55,7 +60,24 @@ static const struct rtd_agent_option options[O_COUNT] = {
 		      "serve /metrics, /targets and pprof here (port 0: any free "
 		      "port)"},
 	[O_ALLOW_REMOTE] = {"allow-remote", RTD_AGENT_OPT_BOOL, NULL, "false",
-			    "allow a listen address other than loopback"},
+			    "allow a listen address other than loopback (with "
+			    "TLS or a token, or --insecure)"},
+	[O_TLS_CERT] = {"tls-cert", RTD_AGENT_OPT_STR, "FILE", NULL,
+			"serve HTTPS with this PEM certificate (chain); "
+			"reloaded on SIGHUP"},
+	[O_TLS_KEY] = {"tls-key", RTD_AGENT_OPT_STR, "FILE", NULL,
+		       "the PEM private key of --tls-cert"},
+	[O_TLS_CLIENT_CA] = {"tls-client-ca", RTD_AGENT_OPT_STR, "FILE", NULL,
+			     "require client certificates signed by these PEM "
+			     "CAs (mutual TLS)"},
+	[O_AUTH_TOKEN_FILE] = {"auth-token-file", RTD_AGENT_OPT_STR, "FILE",
+			       NULL,
+			       "require 'Authorization: Bearer TOKEN' (or Basic "
+			       "with TOKEN as the password) on every request; "
+			       "reloaded on SIGHUP"},
+	[O_INSECURE] = {"insecure", RTD_AGENT_OPT_BOOL, NULL, "false",
+			"with --allow-remote: serve without TLS and without a "
+			"token (anyone who reaches the port reads everything)"},
 	[O_TARGET] = {"target", RTD_AGENT_OPT_LIST, "SPEC", NULL,
 		      "profile pid=PID, name=REGEX, cgroup=PATH or dotnet (every "
 		      ".NET process), each with an optional ,service=NAME"},
@@ -550,6 +572,10 @@ RTD_API void rtd_agent_config_free(rtd_agent_config *c)
 	if (!c)
 		return;
 	free(c->listen);
+	free(c->tls_cert);
+	free(c->tls_key);
+	free(c->tls_client_ca);
+	free(c->auth_token_file);
 	for (size_t i = 0; i < c->nspecs; i++)
 		spec_clear(&c->specs[i]);
 	free(c->specs);
@@ -790,6 +816,17 @@ static int set_opt(rtd_agent_config *c, enum opt_id id, const char *v)
 		return set_str(&c->listen, v);
 	case O_ALLOW_REMOTE:
 		c->allow_remote = b;
+		return 0;
+	case O_TLS_CERT:
+		return set_str(&c->tls_cert, v);
+	case O_TLS_KEY:
+		return set_str(&c->tls_key, v);
+	case O_TLS_CLIENT_CA:
+		return set_str(&c->tls_client_ca, v);
+	case O_AUTH_TOKEN_FILE:
+		return set_str(&c->auth_token_file, v);
+	case O_INSECURE:
+		c->insecure = b;
 		return 0;
 	case O_TARGET: {
 		struct agent_spec sp;
@@ -1193,6 +1230,18 @@ RTD_API int rtd_agent_config_check(rtd_agent_config *c)
 			      "listen %s: not a loopback address; anyone who "
 			      "can reach it reads your profiles: add "
 			      "--allow-remote to mean it", c->listen);
+	if (!c->tls_cert != !c->tls_key)
+		return seterr(c, "tls-cert and tls-key go together");
+	if (c->tls_client_ca && !c->tls_cert)
+		return seterr(c, "tls-client-ca needs tls-cert and tls-key");
+	if (c->allow_remote && !c->tls_cert && !c->auth_token_file &&
+	    !c->insecure)
+		return seterr(c,
+			      "allow-remote without TLS or a token: anyone who "
+			      "reaches the port reads every target's profiles, "
+			      "paths and cgroups; give --tls-cert/--tls-key "
+			      "and/or --auth-token-file, or --insecure to mean "
+			      "it");
 	if (c->nspecs == 0)
 		return seterr(c, "no target: give --target pid=PID, name=REGEX, "
 				 "cgroup=PATH or dotnet");
@@ -1276,6 +1325,18 @@ RTD_API int rtd_agent_config_write(const rtd_agent_config *c, FILE *f)
 	fprintf(f, "listen: ");
 	yq(f, c->listen);
 	fprintf(f, "\nallow-remote: %s\n", c->allow_remote ? "true" : "false");
+	const char *const files[][2] = {{"tls-cert", c->tls_cert},
+					{"tls-key", c->tls_key},
+					{"tls-client-ca", c->tls_client_ca},
+					{"auth-token-file", c->auth_token_file}};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (files[i][1]) {
+			fprintf(f, "%s: ", files[i][0]);
+			yq(f, files[i][1]);
+			fputc('\n', f);
+		}
+	if (c->insecure)
+		fprintf(f, "insecure: true\n");
 	fprintf(f, "target:\n");
 	for (size_t i = 0; i < c->nspecs; i++) {
 		const struct agent_spec *sp = &c->specs[i];
@@ -1392,6 +1453,10 @@ rtd_agent_config *agent_config_dup(const rtd_agent_config *c)
 	d->labels = NULL;
 	d->nlabels = 0;
 	int bad = dup_str(&d->listen, c->listen) |
+		  dup_str(&d->tls_cert, c->tls_cert) |
+		  dup_str(&d->tls_key, c->tls_key) |
+		  dup_str(&d->tls_client_ca, c->tls_client_ca) |
+		  dup_str(&d->auth_token_file, c->auth_token_file) |
 		  dup_str(&d->pprof_prefix, c->pprof_prefix) |
 		  dup_str(&d->push, c->push) |
 		  dup_str(&d->push_tenant, c->push_tenant) |

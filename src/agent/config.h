@@ -48,6 +48,11 @@ struct label {
 struct rtd_agent_config {
 	char *listen;             /* "127.0.0.1:4040" */
 	bool allow_remote;
+	char *tls_cert;           /* PEM files, or NULL */
+	char *tls_key;
+	char *tls_client_ca;
+	char *auth_token_file;
+	bool insecure;            /* allow_remote with neither TLS nor token */
 	struct agent_spec *specs;
 	size_t nspecs;
 	uint64_t window_ns;

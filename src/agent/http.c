@@ -30,6 +30,7 @@
 
 #include "agent/agent_int.h"
 #include "agent/http_admit.h"
+#include "agent/http_auth.h"
 #include "common/buf.h"
 #include "common/log.h"
 
@@ -40,6 +41,8 @@
 struct http_server {
 	struct MHD_Daemon *d;
 	struct http_admit *admit; /* owns the listening socket's accepts */
+	struct http_auth *auth;   /* token and TLS credentials */
+	bool full_targets;        /* /targets may show paths and cgroups */
 	int fd;
 };
 
@@ -109,7 +112,7 @@ static enum MHD_Result reply_buf(struct MHD_Connection *c, const char *type,
 
 /* ---- /targets ---------------------------------------------------------------- */
 
-int targets_json(struct agent *a, rtd_buf *b)
+int targets_json(struct agent *a, rtd_buf *b, bool full)
 {
 	int rc = rtd_buf_putc(b, '[');
 	pthread_mutex_lock(&a->lock);
@@ -132,21 +135,24 @@ int targets_json(struct agent *a, rtd_buf *b)
 						     prof_kind_path(k));
 				f2 = false;
 			}
-		rc |= rtd_buf_puts(b, "],\"exe\":");
-		rc |= rtd_buf_json_str(b, t->exe, strlen(t->exe));
+		rc |= rtd_buf_putc(b, ']');
+		if (full) {
+			rc |= rtd_buf_puts(b, ",\"exe\":");
+			rc |= rtd_buf_json_str(b, t->exe, strlen(t->exe));
+		}
 		rc |= rtd_buf_printf(b, ",\"start_time\":%lld",
 				     (long long)t->start_unix);
-		if (t->ids.container_id[0]) {
+		if (full && t->ids.container_id[0]) {
 			rc |= rtd_buf_puts(b, ",\"container_id\":");
 			rc |= rtd_buf_json_str(b, t->ids.container_id,
 					       strlen(t->ids.container_id));
 		}
-		if (t->ids.pod_uid[0]) {
+		if (full && t->ids.pod_uid[0]) {
 			rc |= rtd_buf_puts(b, ",\"pod_uid\":");
 			rc |= rtd_buf_json_str(b, t->ids.pod_uid,
 					       strlen(t->ids.pod_uid));
 		}
-		if (t->cgroup[0]) {
+		if (full && t->cgroup[0]) {
 			rc |= rtd_buf_puts(b, ",\"cgroup\":");
 			rc |= rtd_buf_json_str(b, t->cgroup, strlen(t->cgroup));
 		}
@@ -304,6 +310,24 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 		http_admit_request(a->http->admit, c);
 		return MHD_YES;
 	}
+	if (!http_auth_check(a->http->auth,
+			     MHD_lookup_connection_value(
+				     c, MHD_HEADER_KIND,
+				     MHD_HTTP_HEADER_AUTHORIZATION))) {
+		/* nothing about the targets in the answer */
+		http_admit_count(a->http->admit, RTD_HTTP_REFUSE_AUTH);
+		struct MHD_Response *r = MHD_create_response_from_buffer(
+			13, (void *)"unauthorized\n", MHD_RESPMEM_PERSISTENT);
+		if (!r)
+			return MHD_NO;
+		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+					"Bearer realm=\"rtdiag agent\"");
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+					"text/plain; charset=utf-8");
+		enum MHD_Result res = MHD_queue_response(c, 401, r);
+		MHD_destroy_response(r);
+		return res;
+	}
 	if (*upload_size) {
 		*upload_size = 0; /* a GET's body is not read */
 		return MHD_YES;
@@ -321,7 +345,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	if (!strcmp(url, "/targets") || !strcmp(url, "/targets/")) {
 		rtd_buf b;
 		rtd_buf_init(&b, HTTP_MAX_BODY);
-		int rc = targets_json(a, &b);
+		int rc = targets_json(a, &b, a->http->full_targets);
 		return reply_buf(c, "application/json", &b, rc);
 	}
 	const char *marker = strstr(url, "/debug/pprof");
@@ -357,8 +381,9 @@ static bool bound_is_loopback(const struct sockaddr_storage *ss)
 
 /* The listening socket for "host:port"; refused after the bind when the
  * address bound is not loopback and remote clients are not allowed. */
-static int make_socket(const char *listen_addr, bool allow_remote, char *url,
-		       size_t ulen, char *err, size_t errlen)
+static int make_socket(const char *listen_addr, bool allow_remote, bool tls,
+		       bool *loopback, char *url, size_t ulen, char *err,
+		       size_t errlen)
 {
 	char host[256];
 	unsigned port;
@@ -419,7 +444,8 @@ static int make_socket(const char *listen_addr, bool allow_remote, char *url,
 	/* The text of the address decides nothing: /etc/hosts may map any
 	 * name ("localhost", "127.internal") to 0.0.0.0 or a public address.
 	 * What was bound is checked, before a connection can be accepted. */
-	if (!allow_remote && !bound_is_loopback(&ss)) {
+	*loopback = bound_is_loopback(&ss);
+	if (!allow_remote && !*loopback) {
 		close(fd);
 		snprintf(err, errlen,
 			 "listen %s: bound to %s, which is not a loopback "
@@ -429,7 +455,8 @@ static int make_socket(const char *listen_addr, bool allow_remote, char *url,
 		return -RTD_E_INVAL;
 	}
 	bool v6 = strchr(addr, ':') != NULL;
-	snprintf(url, ulen, "http://%s%s%s:%u", v6 ? "[" : "", addr,
+	snprintf(url, ulen, "%s://%s%s%s:%u", tls ? "https" : "http",
+		 v6 ? "[" : "", addr,
 		 v6 ? "]" : "", bound);
 	return fd;
 }
@@ -439,44 +466,94 @@ int http_start(struct agent *a, char *err, size_t errlen)
 	struct http_server *h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	h->fd = make_socket(a->c->listen, a->c->allow_remote, a->url,
-			    sizeof(a->url), err, errlen);
-	if (h->fd < 0) {
-		int rc = h->fd;
+	int rc = http_auth_new(a->c, &h->auth, err, errlen);
+	if (rc) {
 		free(h);
 		return rc;
 	}
-	h->admit = http_admit_new(h->fd, false);
+	bool tls = http_auth_tls(h->auth), loopback = false;
+	h->fd = make_socket(a->c->listen, a->c->allow_remote, tls, &loopback,
+			    a->url, sizeof(a->url), err, errlen);
+	if (h->fd < 0) {
+		rc = h->fd;
+		http_auth_free(h->auth);
+		free(h);
+		return rc;
+	}
+	/* paths, cgroups and pod ids are for clients who proved who they
+	 * are, or who are on this host */
+	h->full_targets = loopback || http_auth_has_token(h->auth) ||
+			  http_auth_client_ca(h->auth);
+	h->admit = http_admit_new(h->fd, tls);
 	if (!h->admit) {
 		close(h->fd);
+		http_auth_free(h->auth);
 		free(h);
 		return -ENOMEM;
 	}
 	/* the admission thread accepts and hands connections over; the
 	 * daemon's limit leaves room for the ones it was told to close */
+	struct MHD_OptionItem ops[12];
+	size_t n = 0;
+	ops[n++] = (struct MHD_OptionItem){MHD_OPTION_EXTERNAL_LOGGER,
+					   (intptr_t)mhd_log, NULL};
+	ops[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION,
+					   (intptr_t)http_admit_notify,
+					   h->admit};
+	ops[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED,
+					   (intptr_t)http_admit_completed,
+					   h->admit};
+	ops[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT,
+					   HTTP_CONNS + 32, NULL};
+	ops[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT,
+					   HTTP_IDLE_TIMEOUT_S, NULL};
+	ops[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_STACK_SIZE,
+					   HTTP_STACK, NULL};
+	if (tls) {
+		ops[n++] = (struct MHD_OptionItem){
+			MHD_OPTION_HTTPS_CERT_CALLBACK, 0,
+			http_auth_retrieve_fn()};
+		if (http_auth_client_ca(h->auth))
+			ops[n++] = (struct MHD_OptionItem){
+				MHD_OPTION_HTTPS_MEM_TRUST, 0,
+				(void *)http_auth_client_ca(h->auth)};
+	}
+	ops[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
 	h->d = MHD_start_daemon(
 		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
 			MHD_USE_POLL | MHD_USE_ERROR_LOG |
-			MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC,
-		0, NULL, NULL, handle, a, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
-		NULL, MHD_OPTION_NOTIFY_CONNECTION, http_admit_notify, h->admit,
-		MHD_OPTION_NOTIFY_COMPLETED, http_admit_completed, h->admit,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)(HTTP_CONNS + 32),
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_IDLE_TIMEOUT_S,
-		MHD_OPTION_THREAD_STACK_SIZE, (size_t)HTTP_STACK, MHD_OPTION_END);
-	int rc = h->d ? http_admit_start(h->admit, h->d) : -RTD_E_STATE;
+			MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC |
+			(tls ? MHD_USE_TLS : 0),
+		0, NULL, NULL, handle, a, MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
+	rc = h->d ? http_admit_start(h->admit, h->d) : -RTD_E_STATE;
 	if (rc) {
 		if (h->d)
 			MHD_stop_daemon(h->d);
 		http_admit_free(h->admit);
+		http_auth_free(h->auth);
 		close(h->fd);
 		free(h);
-		snprintf(err, errlen, "listen %s: the HTTP server did not start",
-			 a->c->listen);
+		snprintf(err, errlen, "listen %s: the HTTP%s server did not start",
+			 a->c->listen, tls ? "S" : "");
 		return rc;
 	}
 	a->http = h;
 	return 0;
+}
+
+void http_reload(struct agent *a)
+{
+	struct http_server *h = a->http;
+	if (!h || (!a->c->tls_cert && !a->c->auth_token_file))
+		return;
+	char err[512];
+	if (http_auth_reload(h->auth, a->c, err, sizeof(err)))
+		rtd_warn("reload: %s (the credentials in force are kept)", err);
+	else
+		rtd_info("reload: %s%s%s read again",
+			 a->c->tls_cert ? "TLS certificate and key" : "",
+			 a->c->tls_cert && a->c->auth_token_file ? ", " : "",
+			 a->c->auth_token_file ? "token" : "");
 }
 
 void http_stop(struct agent *a)
@@ -487,6 +564,7 @@ void http_stop(struct agent *a)
 	http_admit_stop(h->admit); /* no new connection from here on */
 	MHD_stop_daemon(h->d);
 	http_admit_free(h->admit);
+	http_auth_free(h->auth);
 	close(h->fd);
 	free(h);
 	a->http = NULL;

@@ -21,8 +21,11 @@ static rtd_agent *running;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	if (running)
+	if (!running)
+		return;
+	if (sig == SIGHUP)
+		rtd_agent_reload(running); /* certificate, key, token */
+	else
 		rtd_agent_stop(running);
 }
 

@@ -61,8 +61,8 @@ start_agent() {
   "$R" agent --listen 127.0.0.1:0 "$@" >"$WORK/agent$AGENT_N.out" 2>"$AGENT_LOG" &
   AGENT_PID=$!
   PIDS+=("$AGENT_PID")
-  wait_for 10 grep -q "serving http://" "$AGENT_LOG" || { cat "$AGENT_LOG"; return 1; }
-  AGENT_URL=$(grep -o 'http://127.0.0.1:[0-9]*' "$AGENT_LOG" | head -1)
+  wait_for 10 grep -Eq "serving https?://" "$AGENT_LOG" || { cat "$AGENT_LOG"; return 1; }
+  AGENT_URL=$(grep -Eo 'https?://127.0.0.1:[0-9]*' "$AGENT_LOG" | head -1)
 }
 
 # stop_agent: SIGTERM, wait for it to flush and exit; returns its status

@@ -52,8 +52,8 @@ out=$("$R" agent --check-config 2>&1); rc=$?
 out=$("$R" agent --target dotnet --listen 0.0.0.0:4040 --check-config 2>&1); rc=$?
 [ $rc = 1 ] && grep -q "not a loopback address.*--allow-remote" <<<"$out" \
   && ok "0.0.0.0 refused without --allow-remote" || bad "remote: $rc $out"
-"$R" agent --target dotnet --listen 0.0.0.0:4040 --allow-remote --check-config >/dev/null 2>&1 \
-  && ok "0.0.0.0 with --allow-remote" || bad "allow-remote refused"
+"$R" agent --target dotnet --listen 0.0.0.0:4040 --allow-remote --insecure --check-config >/dev/null 2>&1 \
+  && ok "0.0.0.0 with --allow-remote --insecure" || bad "allow-remote --insecure refused"
 
 # The address bound decides, not its text: in a mount namespace whose
 # /etc/hosts maps a 127.* name and "localhost" to 0.0.0.0, the agent

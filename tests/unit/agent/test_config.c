@@ -98,6 +98,27 @@ static void defaults_and_check(void **state)
 	contains(rtd_agent_config_errmsg(c), "not a loopback address");
 	contains(rtd_agent_config_errmsg(c), "--allow-remote");
 	assert_int_equal(rtd_agent_config_set(c, "allow-remote", NULL), 0);
+	/* remote needs TLS or a token, or --insecure said in so many words */
+	assert_int_equal(rtd_agent_config_check(c), -RTD_E_INVAL);
+	contains(rtd_agent_config_errmsg(c), "without TLS or a token");
+	contains(rtd_agent_config_errmsg(c), "--insecure");
+	assert_int_equal(rtd_agent_config_set(c, "auth-token-file", "/t"), 0);
+	assert_int_equal(rtd_agent_config_check(c), 0);
+	assert_int_equal(rtd_agent_config_set(c, "tls-cert", "/c.pem"), 0);
+	assert_int_equal(rtd_agent_config_check(c), -RTD_E_INVAL);
+	contains(rtd_agent_config_errmsg(c), "tls-cert and tls-key go together");
+	assert_int_equal(rtd_agent_config_set(c, "tls-key", "/k.pem"), 0);
+	assert_int_equal(rtd_agent_config_check(c), 0);
+	rtd_agent_config_free(c);
+	assert_non_null(c = rtd_agent_config_new());
+	assert_int_equal(rtd_agent_config_set(c, "target", "dotnet"), 0);
+	assert_int_equal(rtd_agent_config_set(c, "tls-client-ca", "/ca"), 0);
+	assert_int_equal(rtd_agent_config_check(c), -RTD_E_INVAL);
+	contains(rtd_agent_config_errmsg(c), "tls-client-ca needs tls-cert");
+	assert_int_equal(rtd_agent_config_set(c, "tls-client-ca", ""), 0);
+	assert_int_equal(rtd_agent_config_set(c, "listen", "0.0.0.0:4040"), 0);
+	assert_int_equal(rtd_agent_config_set(c, "allow-remote", NULL), 0);
+	assert_int_equal(rtd_agent_config_set(c, "insecure", NULL), 0);
 	assert_int_equal(rtd_agent_config_check(c), 0);
 	assert_int_equal(rtd_agent_config_set(c, "allow-remote", "false"), 0);
 	assert_int_equal(rtd_agent_config_set(c, "listen", "[::1]:0"), 0);
