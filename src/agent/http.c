@@ -513,10 +513,6 @@ int http_start(struct agent *a, char *err, size_t errlen)
 		ops[n++] = (struct MHD_OptionItem){
 			MHD_OPTION_HTTPS_CERT_CALLBACK, 0,
 			http_auth_retrieve_fn()};
-		if (http_auth_client_ca(h->auth))
-			ops[n++] = (struct MHD_OptionItem){
-				MHD_OPTION_HTTPS_MEM_TRUST, 0,
-				(void *)http_auth_client_ca(h->auth)};
 	}
 	ops[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
 	h->d = MHD_start_daemon(
@@ -546,12 +542,14 @@ void http_reload(struct agent *a)
 	struct http_server *h = a->http;
 	if (!h || (!a->c->tls_cert && !a->c->auth_token_file))
 		return;
+	/* the client CA comes with the certificate (its generation) */
 	char err[512];
 	if (http_auth_reload(h->auth, a->c, err, sizeof(err)))
 		rtd_warn("reload: %s (the credentials in force are kept)", err);
 	else
-		rtd_info("reload: %s%s%s read again",
+		rtd_info("reload: %s%s%s%s read again",
 			 a->c->tls_cert ? "TLS certificate and key" : "",
+			 a->c->tls_client_ca ? ", client CA" : "",
 			 a->c->tls_cert && a->c->auth_token_file ? ", " : "",
 			 a->c->auth_token_file ? "token" : "");
 }

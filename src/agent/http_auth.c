@@ -13,11 +13,15 @@
  * reload takes effect for the next connection without restarting the
  * server; the credentials a reload replaces stay alive until the server
  * stops (a handshake in flight may still be using them). With a client CA
- * the handshake requires a client certificate that verifies against it.
+ * the handshake requires a client certificate that verifies against it,
+ * for a TLS client's purpose; the CA is reloaded with the rest (it is
+ * this file's trust list, not libmicrohttpd's, so the request for a
+ * certificate names no CA and a client sends the one it has).
  */
 #include <errno.h>
 #include <gnutls/abstract.h>
 #include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +41,7 @@ struct tls_gen {
 	gnutls_pcert_st pcert[CHAIN_MAX];
 	unsigned npcert;
 	gnutls_privkey_t key;
+	gnutls_x509_trust_list_t client_ca; /* NULL: no client certificate */
 };
 
 struct http_auth {
@@ -44,7 +49,6 @@ struct http_auth {
 	char *token; /* NULL: no token required */
 	size_t token_len;
 	struct tls_gen *tls; /* newest first; NULL without TLS */
-	char *client_ca;     /* PEM text, or NULL */
 };
 
 /* GnuTLS' retrieval callback has no argument of its own: the one server
@@ -109,26 +113,28 @@ static void tls_gen_free(struct tls_gen *g)
 		for (unsigned i = 0; i < g->npcert; i++)
 			gnutls_pcert_deinit(&g->pcert[i]);
 		gnutls_privkey_deinit(g->key);
+		if (g->client_ca)
+			gnutls_x509_trust_list_deinit(g->client_ca, 1);
 		free(g);
 		g = o;
 	}
 }
 
-static struct tls_gen *load_tls(const char *cert, const char *key, char *err,
+static struct tls_gen *load_tls(const rtd_agent_config *c, char *err,
 				size_t errlen)
 {
-	size_t cl, kl;
-	char *ct = read_small(cert, PEM_MAX, &cl, err, errlen);
-	if (!ct)
-		return NULL;
-	char *kt = read_small(key, PEM_MAX, &kl, err, errlen);
-	if (!kt) {
-		free(ct);
-		return NULL;
-	}
-	struct tls_gen *g = calloc(1, sizeof(*g));
+	size_t cl, kl, al = 0;
+	char *ct = read_small(c->tls_cert, PEM_MAX, &cl, err, errlen);
+	char *kt = ct ? read_small(c->tls_key, PEM_MAX, &kl, err, errlen) : NULL;
+	char *at = NULL;
+	if (kt && c->tls_client_ca)
+		at = read_small(c->tls_client_ca, PEM_MAX, &al, err, errlen);
+	struct tls_gen *g = NULL;
+	if (!ct || !kt || (c->tls_client_ca && !at))
+		goto out;
+	g = calloc(1, sizeof(*g));
 	int r = g ? 0 : GNUTLS_E_MEMORY_ERROR;
-	const char *what = cert;
+	const char *what = c->tls_cert;
 	if (!r) {
 		gnutls_datum_t d = {(unsigned char *)ct, (unsigned)cl};
 		g->npcert = CHAIN_MAX;
@@ -138,22 +144,78 @@ static struct tls_gen *load_tls(const char *cert, const char *key, char *err,
 			g->npcert = 0;
 	}
 	if (!r) {
-		what = key;
+		what = c->tls_key;
 		gnutls_datum_t d = {(unsigned char *)kt, (unsigned)kl};
 		r = gnutls_privkey_init(&g->key);
 		if (!r)
 			r = gnutls_privkey_import_x509_raw(
 				g->key, &d, GNUTLS_X509_FMT_PEM, NULL, 0);
 	}
-	free(ct);
-	explicit_bzero(kt, kl);
-	free(kt);
+	if (!r && at) {
+		what = c->tls_client_ca;
+		gnutls_datum_t d = {(unsigned char *)at, (unsigned)al};
+		r = gnutls_x509_trust_list_init(&g->client_ca, 0);
+		if (!r) {
+			int n = gnutls_x509_trust_list_add_trust_mem(
+				g->client_ca, &d, NULL, GNUTLS_X509_FMT_PEM, 0,
+				0);
+			r = n > 0 ? 0 : n < 0 ? n : GNUTLS_E_NO_CERTIFICATE_FOUND;
+		}
+	}
 	if (r) {
 		snprintf(err, errlen, "%s: %s", what, gnutls_strerror(r));
 		tls_gen_free(g);
-		return NULL;
+		g = NULL;
 	}
+out:
+	free(ct);
+	if (kt)
+		explicit_bzero(kt, kl);
+	free(kt);
+	free(at);
 	return g;
+}
+
+/* Mutual TLS: the client's chain must verify against the client CA of
+ * the credentials in force, for a TLS client; else the handshake fails. */
+static int verify_client(gnutls_session_t s)
+{
+	unsigned n = 0;
+	const gnutls_datum_t *raw = gnutls_certificate_get_peers(s, &n);
+	if (!raw || n == 0)
+		return GNUTLS_E_NO_CERTIFICATE_FOUND;
+	if (n > CHAIN_MAX)
+		n = CHAIN_MAX;
+	gnutls_x509_crt_t chain[CHAIN_MAX];
+	unsigned got = 0;
+	int r = 0;
+	for (; got < n && !r; got++) {
+		r = gnutls_x509_crt_init(&chain[got]);
+		if (r)
+			break;
+		r = gnutls_x509_crt_import(chain[got], &raw[got],
+					   GNUTLS_X509_FMT_DER);
+	}
+	unsigned status = 1;
+	if (!r) {
+		gnutls_typed_vdata_st purpose = {
+			.type = GNUTLS_DT_KEY_PURPOSE_OID,
+			.data = (unsigned char *)GNUTLS_KP_TLS_WWW_CLIENT};
+		pthread_mutex_lock(&g_lock);
+		struct http_auth *h = g_tls_auth;
+		if (h) {
+			pthread_mutex_lock(&h->lock);
+			if (h->tls && h->tls->client_ca)
+				r = gnutls_x509_trust_list_verify_crt2(
+					h->tls->client_ca, chain, n, &purpose,
+					1, 0, &status, NULL);
+			pthread_mutex_unlock(&h->lock);
+		}
+		pthread_mutex_unlock(&g_lock);
+	}
+	for (unsigned i = 0; i < got; i++)
+		gnutls_x509_crt_deinit(chain[i]);
+	return !r && status == 0 ? 0 : GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR;
 }
 
 /* GnuTLS asks for the server's certificate at each handshake. */
@@ -177,12 +239,12 @@ static int retrieve(gnutls_session_t s, const gnutls_datum_t *req_ca_rdn,
 			*key = h->tls->key;
 			rc = 0;
 		}
-		if (h->client_ca) {
+		if (h->tls && h->tls->client_ca) {
 			/* mutual TLS: no certificate, or one that does not
 			 * verify against the client CA, fails the handshake */
 			gnutls_certificate_server_set_request(
 				s, GNUTLS_CERT_REQUIRE);
-			gnutls_session_set_verify_cert(s, NULL, 0);
+			gnutls_session_set_verify_function(s, verify_client);
 		}
 		pthread_mutex_unlock(&h->lock);
 	}
@@ -203,14 +265,8 @@ int http_auth_new(const rtd_agent_config *c, struct http_auth **out,
 		rc = load_token(c->auth_token_file, &h->token, &h->token_len,
 				err, errlen);
 	if (!rc && c->tls_cert) {
-		h->tls = load_tls(c->tls_cert, c->tls_key, err, errlen);
+		h->tls = load_tls(c, err, errlen);
 		rc = h->tls ? 0 : -RTD_E_INVAL;
-	}
-	if (!rc && c->tls_client_ca) {
-		size_t n;
-		h->client_ca = read_small(c->tls_client_ca, PEM_MAX, &n, err,
-					  errlen);
-		rc = h->client_ca ? 0 : -RTD_E_INVAL;
 	}
 	if (!rc && h->tls) {
 		pthread_mutex_lock(&g_lock);
@@ -242,8 +298,7 @@ int http_auth_reload(struct http_auth *h, const rtd_agent_config *c,
 	if (c->auth_token_file &&
 	    load_token(c->auth_token_file, &tok, &tlen, err, errlen))
 		return -RTD_E_INVAL;
-	if (c->tls_cert && !(g = load_tls(c->tls_cert, c->tls_key, err,
-					  errlen))) {
+	if (c->tls_cert && !(g = load_tls(c, err, errlen))) {
 		free(tok);
 		return -RTD_E_INVAL;
 	}
@@ -276,7 +331,6 @@ void http_auth_free(struct http_auth *h)
 		explicit_bzero(h->token, h->token_len);
 	free(h->token);
 	tls_gen_free(h->tls);
-	free(h->client_ca);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
 }
@@ -291,9 +345,9 @@ bool http_auth_has_token(const struct http_auth *h)
 	return h && h->token;
 }
 
-const char *http_auth_client_ca(const struct http_auth *h)
+bool http_auth_client_ca(const struct http_auth *h)
 {
-	return h ? h->client_ca : NULL;
+	return h && h->tls && h->tls->client_ca;
 }
 
 void *http_auth_retrieve_fn(void)

@@ -8,9 +8,10 @@
 # - a wrong or missing token answers 401 with nothing about the targets;
 #   no client certificate, or one from another CA, fails the handshake;
 #   plain HTTP on the TLS port is closed at once;
-# - SIGHUP reads the token, certificate and key again: the old token is
-#   refused, the new one accepted, new connections see the new
-#   certificate, and the agent goes on;
+# - SIGHUP reads the token, certificate, key and client CA again: the old
+#   token is refused, the new one accepted, new connections see the new
+#   certificate, a client of the CA added is accepted, and the agent goes
+#   on;
 # - --allow-remote without TLS or a token is refused unless --insecure,
 #   and then /targets shows no paths or cgroups.
 # Certificates are made here with openssl; all traffic is on loopback.
@@ -38,7 +39,7 @@ mk_ca ca && mk_ca rogue-ca \
   && mk_cert client ca "extendedKeyUsage=clientAuth" 0x3003 \
   && mk_cert rogue rogue-ca "extendedKeyUsage=clientAuth" 0x4004 \
   || { bad "openssl could not make the test certificates"; exit 1; }
-cp "$C/server.pem" "$C/live.pem"; cp "$C/server.key" "$C/live.key"
+cp "$C/server.pem" "$C/live.pem"; cp "$C/server.key" "$C/live.key"; cp "$C/ca.pem" "$C/live-ca.pem"
 umask 077; printf 'first-token-%s\n' "$$" > "$WORK/token"; umask 022
 TOKEN1="first-token-$$"; TOKEN2="second-token-$$"
 
@@ -47,7 +48,7 @@ NPID=$!
 PIDS+=("$NPID")
 SVC=tls-$$
 start_agent --target "pid=$NPID,service=$SVC" --scan-interval 200ms \
-  --tls-cert "$C/live.pem" --tls-key "$C/live.key" --tls-client-ca "$C/ca.pem" \
+  --tls-cert "$C/live.pem" --tls-key "$C/live.key" --tls-client-ca "$C/live-ca.pem" \
   --auth-token-file "$WORK/token" || { bad "agent did not start"; exit 1; }
 URL=$(grep -o 'https://127.0.0.1:[0-9]*' "$AGENT_LOG" | head -1)
 [ -n "$URL" ] && ok "serving $URL" || { bad "no https URL: $(cat "$AGENT_LOG")"; exit 1; }
@@ -141,13 +142,17 @@ umask 077; printf '%s\n' "$TOKEN2" > "$WORK/token.new"; umask 022
 mv "$WORK/token.new" "$WORK/token"
 cp "$C/server2.pem" "$C/live.pem.new"; cp "$C/server2.key" "$C/live.key.new"
 mv "$C/live.key.new" "$C/live.key"; mv "$C/live.pem.new" "$C/live.pem"
+cat "$C/ca.pem" "$C/rogue-ca.pem" > "$C/live-ca.pem.new"; mv "$C/live-ca.pem.new" "$C/live-ca.pem"
 kill -HUP "$AGENT_PID"
 reloaded() { [ "$(get "$TOKEN2" /metrics)" = 200 ]; }
 if wait_for 30 reloaded; then
   st=$(get "$TOKEN1" /metrics)
   [ "$st" = 401 ] && ok "SIGHUP: the new token accepted, the old one refused" || bad "old token after reload: $st"
   [ "$(serial)" = "serial=2002" ] && ok "SIGHUP: new connections get the new certificate (serial 2002)" || bad "serial after: $(serial)"
-  kill -0 "$AGENT_PID" && grep -q "reload: TLS certificate and key, token read again" "$AGENT_LOG" \
+  st=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$C/ca.pem" --cert "$C/rogue.pem" --key "$C/rogue.key" \
+       -H "Authorization: Bearer $TOKEN2" "$URL/metrics")
+  [ "$st" = 200 ] && ok "SIGHUP: the client CA read again (the second CA's client now accepted)" || bad "client CA reload: $st"
+  kill -0 "$AGENT_PID" && grep -q "reload: TLS certificate and key, client CA, token read again" "$AGENT_LOG" \
     && ok "the agent goes on after SIGHUP and says what it read" || bad "after SIGHUP: $(tail -3 "$AGENT_LOG")"
 else
   bad "SIGHUP: the new token never accepted; $(tail -3 "$AGENT_LOG")"
