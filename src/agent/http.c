@@ -220,6 +220,30 @@ static enum MHD_Result serve_index(struct MHD_Connection *c, const char *pfx,
 			  pfx, (int)plen, pfx, (int)plen, pfx);
 }
 
+/* url (/debug/pprof/...) asked with no prefix while not exactly one
+ * target is live: say which paths would answer. */
+static enum MHD_Result no_single_target(struct agent *a,
+					struct MHD_Connection *c,
+					const char *url)
+{
+	char paths[1024] = "";
+	size_t n = 0, len = 0;
+	pthread_mutex_lock(&a->lock);
+	for (struct target *t = a->targets; t; t = t->next, n++)
+		if (n < 4 && len < sizeof(paths))
+			len += (size_t)snprintf(paths + len, sizeof(paths) - len,
+						"  %s%s\n", t->prefix, url);
+	pthread_mutex_unlock(&a->lock);
+	if (n == 0)
+		return reply_text(c, 404, true,
+				  "%s: no target is live yet (the targets are "
+				  "listed at /targets)\n", url);
+	return reply_text(c, 404, true,
+			  "%s: %zu targets are live, each at its own path; "
+			  "ask one of:\n%s%s(all of them at /targets)\n", url,
+			  n, paths, n > 4 ? "  ...\n" : "");
+}
+
 static enum MHD_Result serve_pprof(struct agent *a, struct MHD_Connection *c,
 				   const char *url, const char *marker,
 				   bool head)
@@ -228,6 +252,8 @@ static enum MHD_Result serve_pprof(struct agent *a, struct MHD_Connection *c,
 	const char *rest = marker + strlen("/debug/pprof");
 	char service[130];
 	uint64_t id = find_prefix(a, url, plen, service, sizeof(service));
+	if (!id && plen == 0)
+		return no_single_target(a, c, url);
 	if (!id)
 		return reply_text(c, 404, true,
 				  "no target at %.*s (the live targets and their "

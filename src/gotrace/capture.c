@@ -442,7 +442,7 @@ int rtd_gocapture_find(int pid, char *host, size_t hostlen, char *err, size_t er
 	snprintf(path, sizeof(path), "/proc/%d", pid);
 	struct stat st;
 	if (pid <= 0 || stat(path, &st) != 0) {
-		say(err, errlen, "no process %d", pid);
+		say(err, errlen, "pid %d: no such process", pid);
 		return -ESRCH;
 	}
 	struct stat a, b;

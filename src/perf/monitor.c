@@ -32,7 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <pwd.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -83,6 +85,28 @@ static int add_target(struct rtd_perf_monitor *m, int t)
 	m->targets = n;
 	m->targets[m->ntargets++] = t;
 	return 0;
+}
+
+/* Why perf_event_open on thread tid was refused (EACCES/EPERM), as a
+ * parenthesis for the message: a process of another user is named as
+ * such (the usual cause), else what the kernel asks for. */
+static void perm_hint(pid_t tid, const char *dflt, char *buf, size_t len)
+{
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%d", (int)tid);
+	if (tid > 0 && stat(path, &st) == 0 && st.st_uid != geteuid()) {
+		struct passwd pw, *res = NULL;
+		char pbuf[1024];
+		getpwuid_r(st.st_uid, &pw, pbuf, sizeof(pbuf), &res);
+		snprintf(buf, len,
+			 " (pid %d belongs to another user, %s (uid %u): "
+			 "profiling it needs root or CAP_PERFMON)",
+			 (int)tid, res ? res->pw_name : "?",
+			 (unsigned)st.st_uid);
+		return;
+	}
+	snprintf(buf, len, "%s", dflt);
 }
 
 /* A pid's threads: perf_event's pid argument is a thread id. */
@@ -437,14 +461,17 @@ static int rings_setup(struct rtd_perf_monitor *m)
 			if (fd >= 0)
 				m->user_only = true;
 		}
-		if (fd < 0)
+		if (fd < 0) {
+			char hint[256] = "";
+			if (fd == -EACCES || fd == -EPERM)
+				perm_hint(m->targets[0],
+					  " (needs root or CAP_PERFMON, or "
+					  "kernel.perf_event_paranoid <= 0)",
+					  hint, sizeof(hint));
 			return perf_set_err(
 				m, fd, "cpu %d: perf_event_open (ring): %s%s",
-				m->cpus[i], strerror(-fd),
-				fd == -EACCES || fd == -EPERM
-					? " (needs root or CAP_PERFMON, or "
-					  "kernel.perf_event_paranoid <= 0)"
-					: "");
+				m->cpus[i], strerror(-fd), hint);
+		}
 		rg->fd = fd;
 		rg->cpu = m->cpus[i];
 		rg->size = (uint64_t)m->ring_pages * (uint64_t)pg;
@@ -550,12 +577,15 @@ int perf_event_open_all(struct rtd_perf_monitor *m, struct rtd_perf_event *ev)
 			    m->ntargets > 1)
 				continue; /* that thread has exited */
 			if (fd < 0) {
-				const char *hint = "";
+				char hint[256] = "";
 				if (fd == -ENOENT || fd == -EOPNOTSUPP)
-					hint = " (this kernel or CPU does not "
-					       "support the event)";
+					snprintf(hint, sizeof(hint),
+						 " (this kernel or CPU does "
+						 "not support the event)");
 				else if (fd == -EACCES || fd == -EPERM)
-					hint = " (needs root or CAP_PERFMON)";
+					perm_hint(m->targets[t],
+						  " (needs root or CAP_PERFMON)",
+						  hint, sizeof(hint));
 				r = perf_set_err(m, fd,
 						 "%s: perf_event_open on cpu %d: %s%s",
 						 ev->name, cpu, strerror(-fd),

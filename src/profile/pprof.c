@@ -362,6 +362,23 @@ static void write_samples(struct pp *c)
 	free(locs);
 }
 
+/* Whether a mapping's file looks like a program rather than a library or
+ * a pseudo file: not lib*.so[.N], not "[vdso]"/"[kernel.kallsyms]", not
+ * a perf map or a .NET assembly. */
+static bool program_like(const char *path)
+{
+	if (!path || !*path || path[0] == '[')
+		return false;
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *so = strstr(base, ".so");
+	if (so && (so[3] == 0 || so[3] == '.'))
+		return false;
+	size_t n = strlen(base);
+	return !(n > 4 && (!strcmp(base + n - 4, ".map") ||
+			   !strcmp(base + n - 4, ".dll")));
+}
+
 static void write_mappings(struct pp *c)
 {
 	const rtd_profile *p = c->p;
@@ -377,7 +394,16 @@ static void write_mappings(struct pp *c)
 		flags[k->mapping] |= (k->file ? 1 : 0) | (k->line ? 2 : 0) |
 				     (k->inlined ? 4 : 0);
 	}
-	for (size_t i = 0; i < p->nmaps; i++) {
+	/* pprof takes the first mapping listed for the main binary ("File:"
+	 * in go tool pprof): the first program-like one goes first, the
+	 * rest in id order (ids are unchanged) */
+	size_t first = 0;
+	while (first < p->nmaps && !program_like(p->strs[p->maps[first].file]))
+		first++;
+	if (first == p->nmaps)
+		first = 0;
+	for (size_t j = 0; j < p->nmaps; j++) {
+		size_t i = j == 0 ? first : j <= first ? j - 1 : j;
 		const struct prof_mapping *mp = &p->maps[i];
 		size_t m = pbw_begin(&c->w, PROFILE_MAPPING);
 		pbw_uint(&c->w, MAPPING_ID, i + 1);

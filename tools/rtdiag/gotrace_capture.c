@@ -24,7 +24,7 @@ static const struct cli_opt capture_opts[] = {
 	{CP_HTTP, "http", 0, CLI_ARG_STR, 0, "HOST:PORT",
 	 "the program's net/http/pprof address (or an http:// URL)", 0, 0},
 	{CP_PID, "pid", 'p', CLI_ARG_INT, 0, "PID",
-	 "a local process: find the port it serves net/http/pprof on", 1, 4194304},
+	 "a local process: find the port it serves net/http/pprof on", 1, 2147483647},
 	{CP_SECONDS, "seconds", 's', CLI_ARG_DURATION, CLI_OPT_POSITIVE, "TIME",
 	 "how long the program traces (default 5 s)", 0, 0},
 	{CP_TIMEOUT, "timeout", 0, CLI_ARG_DURATION, CLI_OPT_POSITIVE, "TIME",

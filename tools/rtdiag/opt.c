@@ -310,8 +310,10 @@ static int convert(struct cli_parser *p, const struct cli_opt *o,
 	if ((o->flags & CLI_OPT_POSITIVE) && !(num > 0))
 		return usage(p, "%s: '%s' must be more than 0", lab, s);
 	if (o->min < o->max && (num < o->min || num > o->max))
-		return usage(p, "%s: '%s' is out of range (%g to %g)", lab, s,
-			     o->min, o->max);
+		/* an integer's range in digits, not 4.1943e+06 */
+		return usage(p, "%s: '%s' is out of range (%.*f to %.*f)", lab,
+			     s, o->arg == CLI_ARG_INT ? 0 : 6, o->min,
+			     o->arg == CLI_ARG_INT ? 0 : 6, o->max);
 	return 0;
 }
 

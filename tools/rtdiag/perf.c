@@ -35,6 +35,14 @@ const struct cli_group cli_group_perf = {"perf", "Linux perf_event: record (CPU 
 
 /* ---- shared helpers ---------------------------------------------------------- */
 
+pid_t gone_pid(const pid_t *pids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (kill(pids[i], 0) && errno == ESRCH)
+			return pids[i];
+	return pids[0];
+}
+
 int perf_cli_start(struct perf_child *c, char **cmd, pid_t *pids,
 		   size_t *npids)
 {

@@ -23,6 +23,9 @@ int perf_child_start(struct perf_child *c, char **argv);
  * *npids). 0, or -1 after printing "COMMAND: cannot start: why". */
 int perf_cli_start(struct perf_child *c, char **cmd, pid_t *pids,
 		   size_t *npids);
+/* Of pids (n > 0), the first that is gone (no such process), else the
+ * first: the one to name when the library said "not found". */
+pid_t gone_pid(const pid_t *pids, size_t n);
 /* Let it exec; returns 0, or the child's exec errno (positive). */
 int perf_child_go(struct perf_child *c);
 /* The exit code that passes a child's wait status on: its exit status, or

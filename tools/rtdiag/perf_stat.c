@@ -311,7 +311,7 @@ int perf_stat_main(int argc, char **argv)
 	int r = rtd_perf_monitor_new(&o, &m);
 	if (r) {
 		if (!a->cmd && r == -RTD_E_NOTFOUND)
-			cli_fail("%s", a->npids == 1 ? "no such process" : "a pid: no such process");
+			cli_fail("pid %d: no such process", (int)gone_pid(a->pids, a->npids));
 		else
 			cli_fail("cannot set up perf_event: %s", rtd_strerror(r));
 		goto done;

@@ -667,7 +667,7 @@ int perf_trace_main(int argc, char **argv)
 	int r = rtd_perf_monitor_new(&o, &m);
 	if (r) {
 		if (a->npids && !a->cmd && r == -RTD_E_NOTFOUND)
-			cli_fail("pid %d: no such process", (int)a->pids[0]);
+			cli_fail("pid %d: no such process", (int)gone_pid(a->pids, a->npids));
 		else if (a->cgroup && r == -RTD_E_NOTFOUND)
 			cli_fail("cgroup %s: not found (give a path relative to the "
 				 "cgroup v2 mount, or an absolute one)", a->cgroup);

@@ -80,6 +80,15 @@ fi
 "$GO" tool pprof -top -nodecount=3 "$(ls -t "$PPROF_TMPDIR"/*.pb.gz | head -1)" > "$WORK/ntop.txt" 2>/dev/null
 awk '/flat%/ {getline; print; exit}' "$WORK/ntop.txt" | grep -q "gamma" \
   && ok "go tool pprof -top: gamma, half the work, is the hottest" || bad "native top: $(cat "$WORK/ntop.txt")"
+# pprof takes the first mapping for the program: the executable, not libc
+grep -q "^File: cpu_shares_fp$" "$WORK/ntop.txt" \
+  && ok "go tool pprof names the executable (File: cpu_shares_fp)" || bad "native File: $(head -2 "$WORK/ntop.txt")"
+
+# ---- /debug/pprof/... without a prefix, two targets live: the paths named
+out=$(curl -s -w ' %{http_code}' "$AGENT_URL/debug/pprof/allocs")
+grep -q "^/debug/pprof/allocs: 2 targets are live, each at its own path" <<<"$out" \
+  && grep -q "^  /targets/$SVC/debug/pprof/allocs$" <<<"$out" && grep -q "^  /targets/native-$$/debug/pprof/allocs$" <<<"$out" \
+  && grep -q " 404$" <<<"$out" && ok "no prefix with two targets: 404 naming the paths that answer" || bad "no prefix: $out"
 
 # ---- /metrics: promtool, and the series
 curl -sf "$AGENT_URL/metrics" > "$WORK/metrics.txt" || bad "GET /metrics"

@@ -140,6 +140,66 @@ static void pb_count(const uint8_t *b, size_t n, unsigned counts[16])
 	assert_int_equal(i, n);
 }
 
+/* `go tool pprof -top` of the pprof file at path into out, and the file
+ * removed; false (a skip said) without Go. */
+static bool go_top(const char *path, char *out, size_t max)
+{
+	const char *go = "/usr/lib/go-1.19/bin/go";
+	if (access(go, X_OK) != 0) {
+		printf("SKIP part: %s not installed, pprof not read by a real "
+		       "consumer\n", go);
+		unlink(path);
+		return false;
+	}
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd),
+		 "HOME=/tmp GOCACHE=/tmp/rtd-gocache %s tool pprof -top "
+		 "-nodecount=20 %s 2>&1", go, path);
+	FILE *pp = popen(cmd, "r");
+	assert_non_null(pp);
+	size_t len = fread(out, 1, max - 1, pp);
+	out[len] = 0;
+	int rc = pclose(pp);
+	unlink(path);
+	if (rc != 0)
+		printf("go tool pprof said:\n%s\n", out);
+	assert_int_equal(rc, 0);
+	return true;
+}
+
+/* pprof takes its first mapping for the main binary: a library mapped
+ * first (the first sample's leaf in libc) must not be named the program */
+static void main_binary(void **state)
+{
+	(void)state;
+	rtd_profile *p = rtd_profile_new("cpu", "nanoseconds");
+	assert_non_null(p);
+	int libc = rtd_profile_add_mapping(p, 0x7f0000001000, 0x7f0000100000, 0x1000,
+					   "/usr/lib/x86_64-linux-gnu/libc.so.6", NULL);
+	int vdso = rtd_profile_add_mapping(p, 0x7fff00000000, 0x7fff00002000, 0,
+					   "[vdso]", NULL);
+	int app = rtd_profile_add_mapping(p, 0x400000, 0x500000, 0, "/opt/bin/app", NULL);
+	assert_true(libc == 1 && vdso == 2 && app == 3);
+	struct rtd_frame fr[] = {
+		{.name = "write", .module = "libc.so.6", .addr = 0x7f0000002000, .mapping = 1},
+		{.name = "main", .module = "app", .addr = 0x401000, .mapping = 3},
+	};
+	int64_t v = 100;
+	struct rtd_sample smp = {.sz = sizeof(smp), .frames = fr, .nframes = 2,
+				 .leaf_first = true, .values = &v, .nvalues = 1};
+	assert_int_equal(rtd_profile_add_sample(p, &smp), 0);
+	char path[] = "/tmp/rtd-pprof-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "wb");
+	assert_int_equal(rtd_profile_write_pprof(p, f), 0);
+	fclose(f);
+	rtd_profile_free(p);
+	char out[8192];
+	if (go_top(path, out, sizeof(out)))
+		assert_non_null(strstr(out, "File: app\n"));
+}
+
 static void pprof(void **state)
 {
 	(void)state;
@@ -166,27 +226,9 @@ static void pprof(void **state)
 	assert_int_equal(counts[6], 3 + 5); /* "", type, unit, names */
 	rtd_profile_free(p);
 
-	const char *go = "/usr/lib/go-1.19/bin/go";
-	if (access(go, X_OK) != 0) {
-		printf("SKIP part: %s not installed, pprof not read by a real "
-		       "consumer\n", go);
-		unlink(path);
-		return;
-	}
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd),
-		 "HOME=/tmp GOCACHE=/tmp/rtd-gocache %s tool pprof -top "
-		 "-nodecount=20 %s 2>&1", go, path);
-	FILE *pp = popen(cmd, "r");
-	assert_non_null(pp);
 	char out[8192];
-	size_t len = fread(out, 1, sizeof(out) - 1, pp);
-	out[len] = 0;
-	int rc = pclose(pp);
-	unlink(path);
-	if (rc != 0)
-		printf("go tool pprof said:\n%s\n", out);
-	assert_int_equal(rc, 0);
+	if (!go_top(path, out, sizeof(out)))
+		return;
 	/* `go tool pprof -top` prints "flat flat% sum% cum cum%" rows */
 	assert_non_null(strstr(out, "Type: cpu"));
 	assert_non_null(strstr(out, "150ns"));
@@ -202,6 +244,7 @@ int main(void)
 		cmocka_unit_test(top),
 		cmocka_unit_test(deep_and_many),
 		cmocka_unit_test(pprof),
+		cmocka_unit_test(main_binary),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
