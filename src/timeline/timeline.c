@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "rtdiag/format.h"
 #include "timeline/timeline_impl.h"
 
 static const char *const fmt_names[RTD_TIMELINE_FMT_COUNT] = {
@@ -49,22 +50,12 @@ enum rtd_timeline_format rtd_timeline_format_from_name(const char *name)
 	return RTD_TIMELINE_FMT_NONE;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), k = strlen(suffix);
-	return n >= k && !strcasecmp(s + n - k, suffix);
-}
-
 enum rtd_timeline_format rtd_timeline_format_from_path(const char *path)
 {
-	if (!path)
-		return RTD_TIMELINE_FMT_NONE;
-	if (ends_with(path, ".perfetto-trace") || ends_with(path, ".pftrace") ||
-	    ends_with(path, ".perfetto"))
-		return RTD_TIMELINE_FMT_PERFETTO;
-	if (ends_with(path, ".json"))
-		return RTD_TIMELINE_FMT_CHROME_JSON;
-	return RTD_TIMELINE_FMT_NONE;
+	/* the one table of extensions (rtdiag/format.h) */
+	const struct rtd_format_ext *x = rtd_format_ext_of(path);
+	return x && x->kind == RTD_FORMAT_TIMELINE ? x->timeline
+						   : RTD_TIMELINE_FMT_NONE;
 }
 
 void tl_flush(rtd_timeline *tl, bool force)

@@ -2,8 +2,9 @@
 /*
  * cli_format.h - the output format of any command that writes a profile or
  * a timeline, picked once for every command: --format NAME, else the -o
- * file's extension (.svg, .speedscope.json, .pb.gz, .folded,
- * .perfetto-trace/.pftrace, .json), else the command's default; then
+ * file's extension by the library's one table (rtdiag/format.h: .svg,
+ * .speedscope.json, .pb.gz, .folded, .txt, .perfetto-trace/.pftrace,
+ * .json), else the command's default; then
  * written through out.h's safe output files.
  *
  * A command that makes a profile:
@@ -50,10 +51,21 @@ struct cli_format {
 const char *cli_format_names(unsigned allow);
 
 /*
+ * The format PATH's extension names, by the library's one table
+ * (rtd_format_ext_of(); ".json" is Chrome JSON, ".speedscope.json"
+ * speedscope, ".txt" a top table). Returns 0 with OUT->kind set, or 0
+ * with OUT->kind 0 when PATH is NULL, "-" or has no extension; an
+ * extension the table does not know, or whose format is not in ALLOW,
+ * prints a usage error naming CMD and returns -1.
+ */
+int cli_format_ext(const char *cmd, const char *path, unsigned allow,
+		   struct cli_format *out);
+
+/*
  * Pick the format: NAME (--format, may be NULL), else PATH's extension
- * (PATH may be NULL or "-"), else DFLT (a name). ".json" means speedscope
- * when the command makes profiles only, Chrome JSON otherwise. On a bad
- * or unfitting name prints a usage error naming CMD and returns -1.
+ * (cli_format_ext(): refused when it names a format outside ALLOW or
+ * none), else DFLT (a name). On a bad or unfitting name prints a usage
+ * error naming CMD and returns -1.
  */
 int cli_format_pick(const char *cmd, const char *name, const char *path,
 		    unsigned allow, const char *dflt, struct cli_format *out);
