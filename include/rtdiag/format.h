@@ -13,9 +13,11 @@
  * Output: one table maps a file name's extension to a format, for every
  * command that writes (rtd_format_ext_of()). Each extension means one
  * format everywhere: ".json" is a Chrome JSON timeline, speedscope is
- * ".speedscope.json". A command that cannot write the format an
- * extension names refuses it; a name without an extension gets the
- * command's default. The table is printed in docs/pictures.md.
+ * ".speedscope.json"; ".png" and other pictures rtdiag does not draw are
+ * in it too (RTD_FORMAT_FOREIGN). A command that cannot write the format
+ * an extension names refuses it, before it writes anything; a name
+ * without an extension, or with one the table does not know (".out"),
+ * gets the command's default. The table is printed in docs/pictures.md.
  */
 #ifndef RTDIAG_FORMAT_H
 #define RTDIAG_FORMAT_H
@@ -105,15 +107,17 @@ enum rtd_format_kind {
 	RTD_FORMAT_TIMELINE = 1u << 1, /* a timeline: rtd_timeline_new() */
 	RTD_FORMAT_TEXT = 1u << 2,     /* a command's text (a top table) */
 	RTD_FORMAT_DATA = 1u << 3,     /* a recording in its own format */
+	RTD_FORMAT_FOREIGN = 1u << 4,  /* one rtdiag does not write (.png) */
 };
 
 /**
  * struct rtd_format_ext - one row of the extension table
  * @ext: the extension, with its dot (".pb.gz"); matched case-insensitively
  *       at the end of the name, the longest first
- * @format: the name --format takes for it ("pprof")
- * @what: what the file is, for messages ("pprof profile (gzip)")
- * @kind: RTD_FORMAT_PROFILE, _TIMELINE, _TEXT or _DATA
+ * @format: the name --format takes for it ("pprof"); NULL for a format
+ *          rtdiag does not write (RTD_FORMAT_FOREIGN)
+ * @what: what the file is, for messages ("a pprof profile (gzip)")
+ * @kind: RTD_FORMAT_PROFILE, _TIMELINE, _TEXT, _DATA or _FOREIGN
  * @profile: for a profile or text, the profile writer's format
  * @timeline: for a timeline, the timeline writer's format
  */
@@ -131,7 +135,8 @@ struct rtd_format_ext {
  * @path: the file name (a folder part is ignored); may be NULL
  *
  * Returns: its row of the table, or NULL when @path has no extension or
- * one the table does not know (rtd_format_has_ext() tells which).
+ * one the table does not know (".out", ".bin": the command's default
+ * format then).
  */
 RTD_API const struct rtd_format_ext *rtd_format_ext_of(const char *path);
 

@@ -12,6 +12,7 @@
 #define PROF(e, n, w, f) {e, n, w, RTD_FORMAT_PROFILE, RTD_PROFILE_FMT_##f, RTD_TIMELINE_FMT_NONE}
 #define TL(e, n, w, f) {e, n, w, RTD_FORMAT_TIMELINE, RTD_PROFILE_FMT_NONE, RTD_TIMELINE_FMT_##f}
 #define DATA(e, n, w) {e, n, w, RTD_FORMAT_DATA, RTD_PROFILE_FMT_NONE, RTD_TIMELINE_FMT_NONE}
+#define FOREIGN(e, w) {e, NULL, w, RTD_FORMAT_FOREIGN, RTD_PROFILE_FMT_NONE, RTD_TIMELINE_FMT_NONE}
 
 /* Longer extensions that end in a shorter one (.speedscope.json, .json)
  * come first: the first match wins. */
@@ -19,21 +20,34 @@ static const struct rtd_format_ext table[] = {
 	PROF(".folded", "folded", "folded stacks", FOLDED),
 	PROF(".collapsed", "folded", "folded stacks", FOLDED),
 	PROF(".stacks", "folded", "folded stacks", FOLDED),
-	PROF(".pb.gz", "pprof", "pprof profile (gzip)", PPROF),
-	PROF(".pb", "pprof", "pprof profile (gzip)", PPROF),
-	PROF(".pprof", "pprof", "pprof profile (gzip)", PPROF),
-	PROF(".prof", "pprof", "pprof profile (gzip)", PPROF),
-	PROF(".svg", "svg", "SVG flame graph", SVG),
-	PROF(".speedscope.json", "speedscope", "speedscope profile", SPEEDSCOPE),
+	PROF(".pb.gz", "pprof", "a pprof profile (gzip)", PPROF),
+	PROF(".pb", "pprof", "a pprof profile (gzip)", PPROF),
+	PROF(".pprof", "pprof", "a pprof profile (gzip)", PPROF),
+	PROF(".prof", "pprof", "a pprof profile (gzip)", PPROF),
+	PROF(".svg", "svg", "an SVG flame graph", SVG),
+	PROF(".speedscope.json", "speedscope", "a speedscope profile", SPEEDSCOPE),
 	{".txt", "top", "text (a profile's top table)", RTD_FORMAT_TEXT,
 	 RTD_PROFILE_FMT_TOP, RTD_TIMELINE_FMT_NONE},
-	TL(".perfetto-trace", "perfetto", "Perfetto timeline", PERFETTO),
-	TL(".pftrace", "perfetto", "Perfetto timeline", PERFETTO),
-	TL(".perfetto", "perfetto", "Perfetto timeline", PERFETTO),
-	TL(".json", "chrome-json", "Chrome JSON timeline", CHROME_JSON),
-	DATA(".nettrace", "nettrace", "EventPipe trace (nettrace)"),
-	DATA(".data", "perf.data", "perf.data recording"),
+	TL(".perfetto-trace", "perfetto", "a Perfetto timeline", PERFETTO),
+	TL(".pftrace", "perfetto", "a Perfetto timeline", PERFETTO),
+	TL(".perfetto", "perfetto", "a Perfetto timeline", PERFETTO),
+	TL(".json", "chrome-json", "a Chrome JSON timeline", CHROME_JSON),
+	DATA(".nettrace", "nettrace", "an EventPipe trace (nettrace)"),
+	DATA(".data", "perf.data", "a perf.data recording"),
 	DATA(".csv", "csv", "CSV counter readings"),
+	/* pictures people ask for that rtdiag does not draw: refused, not
+	 * filled with another format */
+	FOREIGN(".png", "a PNG image"),
+	FOREIGN(".jpg", "a JPEG image"),
+	FOREIGN(".jpeg", "a JPEG image"),
+	FOREIGN(".gif", "a GIF image"),
+	FOREIGN(".webp", "a WebP image"),
+	FOREIGN(".bmp", "a BMP image"),
+	FOREIGN(".pdf", "a PDF document"),
+	FOREIGN(".html", "an HTML page"),
+	FOREIGN(".htm", "an HTML page"),
+	FOREIGN(".ps", "a PostScript document"),
+	FOREIGN(".svgz", "a gzip'd SVG"),
 };
 
 const struct rtd_format_ext *rtd_format_ext_table(size_t *n)

@@ -66,15 +66,16 @@ int cli_format_ext(const char *cmd, const char *path, unsigned allow,
 		   struct cli_format *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (!path || cli_out_is_stdout(path) || !rtd_format_has_ext(path))
-		return 0;
-	const struct rtd_format_ext *x = rtd_format_ext_of(path);
+	const struct rtd_format_ext *x = cli_out_is_stdout(path)
+						 ? NULL : rtd_format_ext_of(path);
+	if (!x)
+		return 0; /* none, or one the table does not know: the default */
 	char exts[256];
 	ext_list(allow, exts, sizeof(exts));
-	if (!x) {
-		const char *dot = strrchr(path, '.');
-		cli_usage(cmd, "%s: rtdiag writes no format named '%s' (it "
-			  "writes %s; or give --format)", path, dot, exts);
+	if (x->kind == RTD_FORMAT_FOREIGN) {
+		cli_usage(cmd, "%s: '%s' is %s, which rtdiag does not draw (it "
+			  "writes %s; or give --format)", path, x->ext, x->what,
+			  exts);
 		return -1;
 	}
 	if ((x->kind & (RTD_FORMAT_PROFILE | RTD_FORMAT_TEXT)) &&
@@ -88,7 +89,7 @@ int cli_format_ext(const char *cmd, const char *path, unsigned allow,
 		out->tl = x->timeline;
 		return 0;
 	}
-	cli_usage(cmd, "%s: '%s' is a %s, which this cannot write (it writes "
+	cli_usage(cmd, "%s: '%s' is %s, which this cannot write (it writes "
 		  "%s)%s", path, x->ext, x->what, exts,
 		  !strcmp(x->ext, ".json") && (allow & CLI_FMT_PROFILE)
 			  ? "; a speedscope profile is .speedscope.json" : "");
@@ -149,8 +150,10 @@ int cli_write_profile(const rtd_profile *p, const struct cli_format *f,
 	int err = rtd_profile_write(p, f->prof, out.f, o);
 	if (err) {
 		cli_out_abort(&out);
-		return cli_fail("%s: writing %s: %s", path ? path : "stdout",
-				fmt_name(f), rtd_strerror(err));
+		return cli_fail("%s: writing %s: %s (nothing written; an "
+				"existing file is unchanged)",
+				path ? path : "stdout", fmt_name(f),
+				rtd_strerror(err));
 	}
 	return cli_out_commit(&out) ? CLI_FAIL : CLI_OK;
 }
@@ -174,6 +177,11 @@ int cli_timeline_open(struct cli_timeline *t, const struct cli_format *f,
 	return 0;
 }
 
+bool cli_timeline_failed(const struct cli_timeline *t)
+{
+	return t->out.f && ferror(t->out.f);
+}
+
 int cli_timeline_close(struct cli_timeline *t, bool keep)
 {
 	int err = rtd_timeline_finish(t->tl);
@@ -182,7 +190,8 @@ int cli_timeline_close(struct cli_timeline *t, bool keep)
 	if (err || !keep) {
 		cli_out_abort(&t->out);
 		if (err)
-			return cli_fail("%s: writing the timeline: %s",
+			return cli_fail("%s: writing the timeline: %s (nothing "
+					"written; an existing file is unchanged)",
 					t->out.path ? t->out.path : "stdout",
 					rtd_strerror(err));
 		return CLI_FAIL;

@@ -54,9 +54,10 @@ const char *cli_format_names(unsigned allow);
  * The format PATH's extension names, by the library's one table
  * (rtd_format_ext_of(); ".json" is Chrome JSON, ".speedscope.json"
  * speedscope, ".txt" a top table). Returns 0 with OUT->kind set, or 0
- * with OUT->kind 0 when PATH is NULL, "-" or has no extension; an
- * extension the table does not know, or whose format is not in ALLOW,
- * prints a usage error naming CMD and returns -1.
+ * with OUT->kind 0 when PATH is NULL, "-" or has no extension the table
+ * knows (the default applies); an extension of a format rtdiag does not
+ * draw (".png") or whose format is not in ALLOW prints a usage error
+ * naming CMD and returns -1.
  */
 int cli_format_ext(const char *cmd, const char *path, unsigned allow,
 		   struct cli_format *out);
@@ -91,6 +92,11 @@ struct cli_timeline {
  * printing why. */
 int cli_timeline_open(struct cli_timeline *t, const struct cli_format *f,
 		      const char *path);
+
+/* Has writing the timeline's file failed (a full disk, EIO)? Then a
+ * decoder stopped by it is not to blame: cli_timeline_close() says why,
+ * naming the output. */
+bool cli_timeline_failed(const struct cli_timeline *t);
 
 /*
  * Finish the timeline and keep the file when KEEP (a partial timeline of

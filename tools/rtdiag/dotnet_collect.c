@@ -16,9 +16,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_format.h"
 #include "dotnet_cli.h"
 #include "dotnet_session.h"
 #include "out.h"
+#include "rtdiag/format.h"
 #include "rtdiag/ipc.h"
 #include "rtdiag/nettrace.h"
 #include "rtdiag/profile.h"
@@ -283,8 +285,12 @@ static int parse_collect(const struct cli_cmd *cmd, int argc, char **argv,
 		a->filters_optional = so.filters_optional;
 		if (!a->duration && !a->command)
 			a->duration = mode == MODE_STACK ? 0.25 : 10;
-		if (a->out && !a->format)
-			a->format = rtd_profile_format_from_path(a->out);
+		if (a->out && !a->format) {
+			struct cli_format f;
+			if (cli_format_ext(cmd->name, a->out, CLI_FMT_PROFILE, &f))
+				return CLI_USAGE;
+			a->format = f.kind ? f.prof : RTD_PROFILE_FMT_NONE;
+		}
 		if (!a->format)
 			a->format = a->out ? RTD_PROFILE_FMT_FOLDED
 					   : RTD_PROFILE_FMT_TOP;
@@ -296,6 +302,14 @@ static int parse_collect(const struct cli_cmd *cmd, int argc, char **argv,
 		     rtd_ipc_providers_add_profile("dotnet-sampled-thread-time",
 						   &a->prov)))
 			return cli_fail("out of memory");
+		/* a recording, not a picture: a picture's extension on it
+		 * would name a format it is not (the table of rtdiag/format.h) */
+		const struct rtd_format_ext *x = rtd_format_ext_of(a->out);
+		if (x && x->kind != RTD_FORMAT_DATA)
+			return cli_cmd_usage(cmd, "%s: '%s' is %s; collect writes an "
+					     "EventPipe trace (.nettrace); `dotnet "
+					     "profile -o %s` draws one", a->out,
+					     x->ext, x->what, a->out);
 		if (!a->out && !a->dry_run) {
 			char stem[128], ts[32];
 			time_t now = time(NULL);

@@ -175,8 +175,12 @@ static void extensions(void **state)
 	assert_int_equal(x->profile, RTD_PROFILE_FMT_PPROF);
 	assert_non_null(x = rtd_format_ext_of("t.pftrace"));
 	assert_int_equal(x->timeline, RTD_TIMELINE_FMT_PERFETTO);
-	assert_null(rtd_format_ext_of("x.png"));
-	assert_true(rtd_format_has_ext("x.png"));
+	/* a picture rtdiag does not draw is in the table, to be refused */
+	assert_non_null(x = rtd_format_ext_of("x.png"));
+	assert_int_equal(x->kind, RTD_FORMAT_FOREIGN);
+	/* an extension the table does not know: the command's default */
+	assert_null(rtd_format_ext_of("trace.out"));
+	assert_true(rtd_format_has_ext("trace.out"));
 	assert_null(rtd_format_ext_of("out"));
 	assert_false(rtd_format_has_ext("out"));
 	assert_false(rtd_format_has_ext("dir.d/out"));
