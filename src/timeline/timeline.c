@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/file.h"
 #include "rtdiag/format.h"
 #include "timeline/timeline_impl.h"
 
@@ -63,7 +64,7 @@ void tl_flush(rtd_timeline *tl, bool force)
 	if (tl->err || (!force && tl->b.len < (256u << 10)))
 		return;
 	if (tl->b.len && fwrite(tl->b.data, 1, tl->b.len, tl->out) != tl->b.len)
-		tl->err = -EIO;
+		tl->err = rtd_write_errno();
 	tl->bytes += tl->b.len;
 	rtd_buf_reset(&tl->b);
 }
@@ -330,7 +331,7 @@ int rtd_timeline_finish(rtd_timeline *tl)
 								 : cj_finish(tl));
 	tl_flush(tl, true);
 	if (!tl->err && (fflush(tl->out) || ferror(tl->out)))
-		tl->err = -EIO;
+		tl->err = rtd_write_errno();
 	return tl->err;
 }
 
