@@ -73,6 +73,15 @@ refused "nettrace profile -o y.png" "'.png' is a PNG image" \
   "$W/y.png" -- "$R" nettrace profile "$NT" -o "$W/y.png"
 refused "perf record -o cpu.png" "'.png' is a PNG image" \
   "$W/cpu.png" -- "$R" perf record -o "$W/cpu.png" -- true
+refused "perf trace -o t.png" "'.png' is a PNG image" \
+  "$W/t.png" -- "$R" perf trace -o "$W/t.png" -- true
+refused "gotrace pprof -t cpu (no CPU samples) -o c.svg" "no samples of this type" \
+  "$W/c.svg" -- "$R" gotrace pprof -t cpu "$GT" -o "$W/c.svg"
+refused "gotrace pprof -o c.json" "'.json' is a Chrome JSON timeline" \
+  "$W/c.json" -- "$R" gotrace pprof -t sync "$GT" -o "$W/c.json"
+# gotrace pprof -o s.svg is a flame graph (it was pprof bytes named .svg)
+"$R" gotrace pprof -t sync "$GT" -o "$W/s.svg" 2>"$W/e" && head -c 5 "$W/s.svg" | grep -q '<?xml' &&
+  ok "gotrace pprof -o s.svg: an SVG flame graph" || bad "gotrace pprof -o s.svg: $(head -c 20 "$W/s.svg" | od -c | head -2) $(cat "$W/e")"
 
 # gotrace stats refuses what is no Go trace rather than tabling "go 0.0"
 "$R" gotrace stats "$W/garbage.bin" >"$W/so" 2>"$W/se"; rc=$?
