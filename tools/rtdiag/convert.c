@@ -254,13 +254,13 @@ static int convert_in(FILE *in, const char *path, enum rtd_input_format kind,
 		err = read_profile(in, path, first, nfirst, &p);
 	if (!p)
 		return CLI_FAIL;
-	if (wo->type && rtd_profile_find_type(p, wo->type) < 0) {
+	int type = wo->type ? rtd_profile_find_type(p, wo->type) : -1;
+	if (wo->type && type < 0) {
 		rtd_profile_free(p);
 		return cli_fail("%s has no sample type '%s'", path, wo->type);
 	}
 	/* an empty picture would stand for a profile that has nothing in it:
 	 * refused, and an existing output stays */
-	int type = wo->type ? rtd_profile_find_type(p, wo->type) : -1;
 	if (!(type >= 0 ? rtd_profile_total_of(p, (unsigned)type)
 			: rtd_profile_total(p))) {
 		rtd_profile_free(p);
@@ -297,7 +297,6 @@ static int run_convert(int argc, char **argv)
 	if (id < 0)
 		return cli_opt_exit(id);
 	const char *path = ps.pos[0];
-	int rc;
 	if (outp && cli_out_check(outp))
 		return CLI_FAIL;
 	FILE *in = cli_open_in(path);
@@ -337,7 +336,7 @@ static int run_convert(int argc, char **argv)
 		cli_close_in(in);
 		return CLI_USAGE;
 	}
-	rc = convert_in(in, path, kind, first, nfirst, &f, outp, &wo);
+	int rc = convert_in(in, path, kind, first, nfirst, &f, outp, &wo);
 	free(first);
 	cli_close_in(in);
 	return rc;
