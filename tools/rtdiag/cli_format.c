@@ -96,6 +96,17 @@ int cli_format_ext(const char *cmd, const char *path, unsigned allow,
 	return -1;
 }
 
+int cli_format_recording(const char *cmd, const char *path, const char *what)
+{
+	const struct rtd_format_ext *x = cli_out_is_stdout(path)
+						 ? NULL : rtd_format_ext_of(path);
+	if (!x || x->kind == RTD_FORMAT_DATA)
+		return 0;
+	cli_usage(cmd, "%s: '%s' is %s; this writes %s", path, x->ext, x->what,
+		  what);
+	return -1;
+}
+
 int cli_format_pick(const char *cmd, const char *name, const char *path,
 		    unsigned allow, const char *dflt, struct cli_format *out)
 {

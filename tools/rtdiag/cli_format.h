@@ -63,6 +63,15 @@ int cli_format_ext(const char *cmd, const char *path, unsigned allow,
 		   struct cli_format *out);
 
 /*
+ * A command that writes a recording in its own format (a nettrace, a Go
+ * trace) to PATH: refused, with a usage error naming CMD and WHAT it
+ * writes, when PATH's extension names a picture or a timeline
+ * (rtd_format_ext_of()): a recording under such a name would pass for
+ * what it is not. Returns 0, or -1 after the message.
+ */
+int cli_format_recording(const char *cmd, const char *path, const char *what);
+
+/*
  * Pick the format: NAME (--format, may be NULL), else PATH's extension
  * (cli_format_ext(): refused when it names a format outside ALLOW or
  * none), else DFLT (a name). On a bad or unfitting name prints a usage

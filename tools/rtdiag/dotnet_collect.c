@@ -20,7 +20,6 @@
 #include "dotnet_cli.h"
 #include "dotnet_session.h"
 #include "out.h"
-#include "rtdiag/format.h"
 #include "rtdiag/ipc.h"
 #include "rtdiag/nettrace.h"
 #include "rtdiag/profile.h"
@@ -302,14 +301,10 @@ static int parse_collect(const struct cli_cmd *cmd, int argc, char **argv,
 		     rtd_ipc_providers_add_profile("dotnet-sampled-thread-time",
 						   &a->prov)))
 			return cli_fail("out of memory");
-		/* a recording, not a picture: a picture's extension on it
-		 * would name a format it is not (the table of rtdiag/format.h) */
-		const struct rtd_format_ext *x = rtd_format_ext_of(a->out);
-		if (x && x->kind != RTD_FORMAT_DATA)
-			return cli_cmd_usage(cmd, "%s: '%s' is %s; collect writes an "
-					     "EventPipe trace (.nettrace); `dotnet "
-					     "profile -o %s` draws one", a->out,
-					     x->ext, x->what, a->out);
+		if (a->out && cli_format_recording(cmd->name, a->out,
+						   "an EventPipe trace (.nettrace); "
+						   "dotnet profile draws pictures"))
+			return CLI_USAGE;
 		if (!a->out && !a->dry_run) {
 			char stem[128], ts[32];
 			time_t now = time(NULL);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_format.h"
 #include "common/file.h"
 #include "gotrace_cli.h"
 #include "opt.h"
@@ -101,6 +102,8 @@ static int gt_cmd_text2bin(int argc, char **argv)
 	in = p.pos[0];
 	if (!out)
 		return cli_cmd_usage(&gt_text2bin_def, "-o OUT is needed");
+	if (cli_format_recording(gt_text2bin_def.name, out, "a Go execution trace"))
+		return CLI_USAGE;
 	if (cli_out_check(out) < 0)
 		return CLI_FAIL;
 	FILE *f = cli_open_in(in);

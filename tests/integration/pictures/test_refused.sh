@@ -79,6 +79,11 @@ refused "gotrace pprof -t cpu (no CPU samples) -o c.svg" "no samples of this typ
   "$W/c.svg" -- "$R" gotrace pprof -t cpu "$GT" -o "$W/c.svg"
 refused "gotrace pprof -o c.json" "'.json' is a Chrome JSON timeline" \
   "$W/c.json" -- "$R" gotrace pprof -t sync "$GT" -o "$W/c.json"
+# a recording under a picture's name would pass for what it is not
+refused "gotrace text2bin -o g.svg" "'.svg' is an SVG flame graph; this writes a Go execution trace" \
+  "$W/g.svg" -- "$R" gotrace text2bin "$T/gotrace/v2/go122-gc-stress.test" -o "$W/g.svg"
+refused "dotnet collect -o x.pftrace" "'.pftrace' is a Perfetto timeline; this writes an EventPipe trace" \
+  "$W/x.pftrace" -- "$R" dotnet collect -p $$ -o "$W/x.pftrace"
 # gotrace pprof -o s.svg is a flame graph (it was pprof bytes named .svg)
 "$R" gotrace pprof -t sync "$GT" -o "$W/s.svg" 2>"$W/e" && head -c 5 "$W/s.svg" | grep -q '<?xml' &&
   ok "gotrace pprof -o s.svg: an SVG flame graph" || bad "gotrace pprof -o s.svg: $(head -c 20 "$W/s.svg" | od -c | head -2) $(cat "$W/e")"
