@@ -293,6 +293,18 @@ RTD_API int rtd_gotrace_dec_finish(rtd_gotrace_dec *d);
 RTD_API int rtd_gotrace_dec_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev);
 
 /**
+ * rtd_gotrace_header_version - the version a Go trace's header names
+ * @buf: the input's first bytes
+ * @len: how many (16 are read: "go 1.N trace" padded with NULs)
+ *
+ * Returns: the version this decoder reads (1005 ... 1021 for the old
+ * format, 1022, 1023, 1025, 1026 for the new), -RTD_E_TRUNCATED when
+ * @len < 16, -RTD_E_GO_VERSION when the bytes are no Go trace header,
+ * -RTD_E_UNSUPPORTED for a well-formed header of a version not read.
+ */
+RTD_API int rtd_gotrace_header_version(const void *buf, size_t len);
+
+/**
  * rtd_gotrace_dec_version - trace version from the header
  * @d: the decoder
  *

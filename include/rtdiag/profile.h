@@ -444,12 +444,13 @@ RTD_API enum rtd_profile_format rtd_profile_format_from_name(const char *name);
 
 /**
  * rtd_profile_format_from_path - the format a file name asks for
- * @path: an output path: ".svg"; ".speedscope.json" or ".json"
- *        (speedscope); ".pb.gz", ".pb", ".pprof", ".prof" (pprof);
- *        ".folded", ".collapsed", ".stacks" (folded)
+ * @path: an output path: ".svg"; ".speedscope.json" (speedscope); ".pb.gz",
+ *        ".pb", ".pprof", ".prof" (pprof); ".folded", ".collapsed",
+ *        ".stacks" (folded); ".txt" (top), as rtd_format_ext_of()'s table
+ *        (rtdiag/format.h) says: ".json" is a Chrome JSON timeline there,
+ *        no profile
  *
- * Returns: the format, or RTD_PROFILE_FMT_NONE for any other name (the
- * caller's default applies then).
+ * Returns: the format, or RTD_PROFILE_FMT_NONE for any other name.
  */
 RTD_API enum rtd_profile_format rtd_profile_format_from_path(const char *path);
 

@@ -5,6 +5,7 @@
 
 #include "rtdiag/agent.h"
 #include "rtdiag/common.h"
+#include "rtdiag/format.h"
 #include "rtdiag/goanalysis.h"
 #include "rtdiag/gocapture.h"
 #include "rtdiag/gotrace.h"

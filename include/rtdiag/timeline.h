@@ -67,7 +67,8 @@ RTD_API enum rtd_timeline_format rtd_timeline_format_from_name(const char *name)
 /**
  * rtd_timeline_format_from_path - the format an output path asks for
  * @path: ".perfetto-trace", ".pftrace", ".perfetto" (Perfetto); ".json"
- *        (Chrome JSON)
+ *        (Chrome JSON), as rtd_format_ext_of()'s table (rtdiag/format.h)
+ *        says (".speedscope.json" is a profile, not a timeline)
  *
  * Returns: the format, or RTD_TIMELINE_FMT_NONE.
  */

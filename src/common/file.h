@@ -3,6 +3,7 @@
 #ifndef RTD_COMMON_FILE_H
 #define RTD_COMMON_FILE_H
 
+#include <errno.h>
 #include <stddef.h>
 
 /*
@@ -17,5 +18,17 @@
  * -errno when the file cannot be opened or a read fails.
  */
 int rtd_read_small(const char *path, char *buf, size_t len);
+
+/*
+ * rtd_write_errno - why a write to a stdio stream failed, right after it
+ * did (a short fwrite, a non-zero fflush, ferror set): -errno as the
+ * failed write(2) left it (-ENOSPC on a full disk, -EIO on a bad one), or
+ * -EIO when errno says nothing. Writers return this, never a blanket EIO,
+ * so "No space left on device" reaches the person.
+ */
+static inline int rtd_write_errno(void)
+{
+	return errno > 0 ? -errno : -EIO;
+}
 
 #endif /* RTD_COMMON_FILE_H */

@@ -637,6 +637,22 @@ static int step(rtd_gotrace_dec *d, const struct v1_raw *raw,
 	return index_event(d, raw->typ, raw->off, raw->args, ev->ts, ev->g);
 }
 
+int rtd_gotrace_header_version(const void *buf, size_t len)
+{
+	if (len < 16)
+		return -RTD_E_TRUNCATED;
+	int ver = v1_parse_header(buf);
+	if (ver < 0)
+		return -RTD_E_GO_VERSION;
+	switch (ver) {
+	case 1005: case 1007: case 1008: case 1009: case 1010: case 1011:
+	case 1019: case 1021: /* the old format */
+	case 1022: case 1023: case 1025: case 1026:
+		return ver;
+	}
+	return -RTD_E_UNSUPPORTED;
+}
+
 static int read_header(rtd_gotrace_dec *d)
 {
 	if (d->in.len - d->pos < 16) {
@@ -647,32 +663,20 @@ static int read_header(rtd_gotrace_dec *d)
 			       d->in.len - d->pos);
 	}
 	const uint8_t *h = d->in.data + d->pos;
-	int ver = v1_parse_header(h);
-	if (ver < 0)
+	int ver = rtd_gotrace_header_version(h, 16);
+	if (ver == -RTD_E_GO_VERSION)
 		return v1_fail(d, -RTD_E_GO_VERSION, 0,
 			       "not a Go execution trace (header does not read \"go 1.N trace\")");
-	switch (ver) {
-	case 1005:
-	case 1007:
-	case 1008:
-	case 1009:
-	case 1010:
-	case 1011:
-	case 1019:
-	case 1021:
-		break;
-	case 1022:
-	case 1023:
-	case 1025:
-	case 1026:
-		d->v2 = calloc(1, sizeof(*d->v2));
-		if (!d->v2)
-			return v1_fail(d, -ENOMEM, 0, "out of memory");
-		break;
-	default:
+	if (ver < 0) {
+		ver = v1_parse_header(h);
 		return v1_fail(d, -RTD_E_GO_VERSION, 0,
 			       "unsupported trace file version %d.%d",
 			       ver / 1000, ver % 1000);
+	}
+	if (ver >= 1022) {
+		d->v2 = calloc(1, sizeof(*d->v2));
+		if (!d->v2)
+			return v1_fail(d, -ENOMEM, 0, "out of memory");
 	}
 	d->ver = ver;
 	d->pos += 16;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/file.h"
 #include "common/buf.h"
 #include "profile/profile_impl.h"
 
@@ -97,7 +98,7 @@ int prof_write_folded(const rtd_profile *p, FILE *f, size_t type,
 		}
 	}
 	if (!err && ferror(f))
-		err = -EIO;
+		err = rtd_write_errno();
 	rtd_buf_free(&text);
 	free(starts);
 	free(path);

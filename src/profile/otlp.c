@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/file.h"
 #include "common/pbw.h"
 #include "profile/profile_impl.h"
 
@@ -609,7 +610,7 @@ int rtd_profile_write_otlp(const struct rtd_otlp_resource *res, size_t nres,
 	}
 	if (!ox_err(&o) && o.out.b.len &&
 	    fwrite(o.out.b.data, 1, o.out.b.len, f) != o.out.b.len)
-		o.err = -EIO;
+		o.err = rtd_write_errno();
 	int err = ox_err(&o);
 	rtd_buf_free(&o.out.b);
 	rtd_buf_free(&o.key.b);

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "common/file.h"
 #include "common/pbw.h"
 #include "profile/profile_impl.h"
 
@@ -104,7 +105,7 @@ static void pp_flush(struct pp *c, int mode)
 		zr = deflate(&c->z, mode);
 		size_t have = sizeof(chunk) - c->z.avail_out;
 		if (have && fwrite(chunk, 1, have, c->f) != have) {
-			c->err = -EIO;
+			c->err = rtd_write_errno();
 			return;
 		}
 	} while (c->z.avail_out == 0 || (mode == Z_FINISH && zr == Z_OK));

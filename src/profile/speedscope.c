@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/file.h"
 #include "common/buf.h"
 #include "common/map.h"
 #include "profile/profile_impl.h"
@@ -35,7 +36,7 @@ static void ss_flush(struct ss *s, bool force)
 	if (s->err || (!force && s->b.len < (256u << 10)))
 		return;
 	if (s->b.len && fwrite(s->b.data, 1, s->b.len, s->f) != s->b.len)
-		s->err = -EIO;
+		s->err = rtd_write_errno();
 	rtd_buf_reset(&s->b);
 }
 
@@ -224,6 +225,6 @@ int prof_write_speedscope(const rtd_profile *p, FILE *f, size_t type,
 	free(s.names);
 	ftree_free(&t);
 	if (!err && (fflush(f) || ferror(f)))
-		err = -EIO;
+		err = rtd_write_errno();
 	return err;
 }

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/file.h"
 #include "common/buf.h"
 #include "common/map.h"
 #include "profile/profile_impl.h"
@@ -62,7 +63,7 @@ static void sv_flush(struct svg *s, bool force)
 	if (s->err || (!force && s->b.len < (256u << 10)))
 		return;
 	if (s->b.len && fwrite(s->b.data, 1, s->b.len, s->f) != s->b.len)
-		s->err = -EIO;
+		s->err = rtd_write_errno();
 	rtd_buf_reset(&s->b);
 }
 
@@ -432,6 +433,6 @@ int prof_write_svg(const rtd_profile *p, FILE *f, size_t type,
 	rtd_buf_free(&s.b);
 	ftree_free(&t);
 	if (!err && (fflush(f) || ferror(f)))
-		err = -EIO;
+		err = rtd_write_errno();
 	return err;
 }

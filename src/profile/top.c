@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/file.h"
 #include "profile/profile_impl.h"
 
 struct top_row {
@@ -146,5 +147,5 @@ int prof_write_top(const rtd_profile *p, FILE *f, size_t type, size_t nrows)
 			prof_fmt_value(rows[i].total, unit, b, sizeof(b)),
 			pct(rows[i].total, tot), p->strs[rows[i].name]);
 	free(rows);
-	return ferror(f) ? -EIO : 0;
+	return ferror(f) ? rtd_write_errno() : 0;
 }

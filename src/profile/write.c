@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "profile/profile_impl.h"
+#include "rtdiag/format.h"
 
 static const char *const fmt_names[RTD_PROFILE_FMT_COUNT] = {
 	[RTD_PROFILE_FMT_NONE] = "none",
@@ -39,35 +40,12 @@ enum rtd_profile_format rtd_profile_format_from_name(const char *name)
 	return RTD_PROFILE_FMT_NONE;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), k = strlen(suffix);
-	return n >= k && !strcasecmp(s + n - k, suffix);
-}
-
 enum rtd_profile_format rtd_profile_format_from_path(const char *path)
 {
-	static const struct {
-		const char *ext;
-		enum rtd_profile_format fmt;
-	} exts[] = {
-		{".svg", RTD_PROFILE_FMT_SVG},
-		{".speedscope.json", RTD_PROFILE_FMT_SPEEDSCOPE},
-		{".json", RTD_PROFILE_FMT_SPEEDSCOPE},
-		{".pb.gz", RTD_PROFILE_FMT_PPROF},
-		{".pb", RTD_PROFILE_FMT_PPROF},
-		{".pprof", RTD_PROFILE_FMT_PPROF},
-		{".prof", RTD_PROFILE_FMT_PPROF},
-		{".folded", RTD_PROFILE_FMT_FOLDED},
-		{".collapsed", RTD_PROFILE_FMT_FOLDED},
-		{".stacks", RTD_PROFILE_FMT_FOLDED},
-	};
-	if (!path)
-		return RTD_PROFILE_FMT_NONE;
-	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++)
-		if (ends_with(path, exts[i].ext))
-			return exts[i].fmt;
-	return RTD_PROFILE_FMT_NONE;
+	/* the one table of extensions (rtdiag/format.h) */
+	const struct rtd_format_ext *x = rtd_format_ext_of(path);
+	return x && (x->kind & (RTD_FORMAT_PROFILE | RTD_FORMAT_TEXT))
+		       ? x->profile : RTD_PROFILE_FMT_NONE;
 }
 
 const char *prof_fmt_value(int64_t v, const char *unit, char *buf, size_t n)

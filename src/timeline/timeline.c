@@ -17,6 +17,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/file.h"
+#include "rtdiag/format.h"
 #include "timeline/timeline_impl.h"
 
 static const char *const fmt_names[RTD_TIMELINE_FMT_COUNT] = {
@@ -49,22 +51,12 @@ enum rtd_timeline_format rtd_timeline_format_from_name(const char *name)
 	return RTD_TIMELINE_FMT_NONE;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), k = strlen(suffix);
-	return n >= k && !strcasecmp(s + n - k, suffix);
-}
-
 enum rtd_timeline_format rtd_timeline_format_from_path(const char *path)
 {
-	if (!path)
-		return RTD_TIMELINE_FMT_NONE;
-	if (ends_with(path, ".perfetto-trace") || ends_with(path, ".pftrace") ||
-	    ends_with(path, ".perfetto"))
-		return RTD_TIMELINE_FMT_PERFETTO;
-	if (ends_with(path, ".json"))
-		return RTD_TIMELINE_FMT_CHROME_JSON;
-	return RTD_TIMELINE_FMT_NONE;
+	/* the one table of extensions (rtdiag/format.h) */
+	const struct rtd_format_ext *x = rtd_format_ext_of(path);
+	return x && x->kind == RTD_FORMAT_TIMELINE ? x->timeline
+						   : RTD_TIMELINE_FMT_NONE;
 }
 
 void tl_flush(rtd_timeline *tl, bool force)
@@ -72,7 +64,7 @@ void tl_flush(rtd_timeline *tl, bool force)
 	if (tl->err || (!force && tl->b.len < (256u << 10)))
 		return;
 	if (tl->b.len && fwrite(tl->b.data, 1, tl->b.len, tl->out) != tl->b.len)
-		tl->err = -EIO;
+		tl->err = rtd_write_errno();
 	tl->bytes += tl->b.len;
 	rtd_buf_reset(&tl->b);
 }
@@ -339,7 +331,7 @@ int rtd_timeline_finish(rtd_timeline *tl)
 								 : cj_finish(tl));
 	tl_flush(tl, true);
 	if (!tl->err && (fflush(tl->out) || ferror(tl->out)))
-		tl->err = -EIO;
+		tl->err = rtd_write_errno();
 	return tl->err;
 }
 

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "opt.h"
+#include "rtdiag/format.h"
 
 const char *cli_format_names(unsigned allow)
 {
@@ -17,12 +18,6 @@ const char *cli_format_names(unsigned allow)
 	if (allow == CLI_FMT_TIMELINE)
 		return "perfetto|chrome-json";
 	return "folded|pprof|top|svg|speedscope|perfetto|chrome-json";
-}
-
-static bool is_json(const char *path)
-{
-	size_t n = path ? strlen(path) : 0;
-	return n >= 5 && !strcmp(path + n - 5, ".json");
 }
 
 /* A name to a format of the allowed kinds; kind 0 when none fits. */
@@ -50,6 +45,68 @@ static struct cli_format by_name(const char *name, unsigned allow)
 	return f;
 }
 
+/* The extensions of the table that a command of ALLOW can write, for a
+ * message: ".folded .pb.gz ...". */
+static void ext_list(unsigned allow, char *buf, size_t n)
+{
+	size_t cnt, len = 0;
+	const struct rtd_format_ext *t = rtd_format_ext_table(&cnt);
+	buf[0] = 0;
+	for (size_t i = 0; i < cnt && len < n; i++) {
+		unsigned k = t[i].kind == RTD_FORMAT_TEXT ? CLI_FMT_PROFILE
+			     : t[i].kind == RTD_FORMAT_PROFILE ? CLI_FMT_PROFILE
+			     : t[i].kind == RTD_FORMAT_TIMELINE ? CLI_FMT_TIMELINE : 0;
+		if (k & allow)
+			len += (size_t)snprintf(buf + len, n - len, "%s%s",
+						len ? " " : "", t[i].ext);
+	}
+}
+
+int cli_format_ext(const char *cmd, const char *path, unsigned allow,
+		   struct cli_format *out)
+{
+	memset(out, 0, sizeof(*out));
+	const struct rtd_format_ext *x = cli_out_is_stdout(path)
+						 ? NULL : rtd_format_ext_of(path);
+	if (!x)
+		return 0; /* none, or one the table does not know: the default */
+	char exts[256];
+	ext_list(allow, exts, sizeof(exts));
+	if (x->kind == RTD_FORMAT_FOREIGN) {
+		cli_usage(cmd, "%s: '%s' is %s, which rtdiag does not draw (it "
+			  "writes %s; or give --format)", path, x->ext, x->what,
+			  exts);
+		return -1;
+	}
+	if ((x->kind & (RTD_FORMAT_PROFILE | RTD_FORMAT_TEXT)) &&
+	    (allow & CLI_FMT_PROFILE)) {
+		out->kind = CLI_FMT_PROFILE;
+		out->prof = x->profile;
+		return 0;
+	}
+	if (x->kind == RTD_FORMAT_TIMELINE && (allow & CLI_FMT_TIMELINE)) {
+		out->kind = CLI_FMT_TIMELINE;
+		out->tl = x->timeline;
+		return 0;
+	}
+	cli_usage(cmd, "%s: '%s' is %s, which this cannot write (it writes "
+		  "%s)%s", path, x->ext, x->what, exts,
+		  !strcmp(x->ext, ".json") && (allow & CLI_FMT_PROFILE)
+			  ? "; a speedscope profile is .speedscope.json" : "");
+	return -1;
+}
+
+int cli_format_recording(const char *cmd, const char *path, const char *what)
+{
+	const struct rtd_format_ext *x = cli_out_is_stdout(path)
+						 ? NULL : rtd_format_ext_of(path);
+	if (!x || x->kind == RTD_FORMAT_DATA)
+		return 0;
+	cli_usage(cmd, "%s: '%s' is %s; this writes %s", path, x->ext, x->what,
+		  what);
+	return -1;
+}
+
 int cli_format_pick(const char *cmd, const char *name, const char *path,
 		    unsigned allow, const char *dflt, struct cli_format *out)
 {
@@ -63,19 +120,10 @@ int cli_format_pick(const char *cmd, const char *name, const char *path,
 		}
 		return 0;
 	}
-	if (path && !cli_out_is_stdout(path)) {
-		if ((allow & CLI_FMT_TIMELINE) &&
-		    (!(allow & CLI_FMT_PROFILE) || !is_json(path)) &&
-		    (out->tl = rtd_timeline_format_from_path(path))) {
-			out->kind = CLI_FMT_TIMELINE;
-			return 0;
-		}
-		if ((allow & CLI_FMT_PROFILE) &&
-		    (out->prof = rtd_profile_format_from_path(path))) {
-			out->kind = CLI_FMT_PROFILE;
-			return 0;
-		}
-	}
+	if (cli_format_ext(cmd, path, allow, out))
+		return -1;
+	if (out->kind)
+		return 0;
 	*out = by_name(dflt, allow);
 	return out->kind ? 0 : -1;
 }
@@ -113,8 +161,10 @@ int cli_write_profile(const rtd_profile *p, const struct cli_format *f,
 	int err = rtd_profile_write(p, f->prof, out.f, o);
 	if (err) {
 		cli_out_abort(&out);
-		return cli_fail("%s: writing %s: %s", path ? path : "stdout",
-				fmt_name(f), rtd_strerror(err));
+		return cli_fail("%s: writing %s: %s (nothing written; an "
+				"existing file is unchanged)",
+				path ? path : "stdout", fmt_name(f),
+				rtd_strerror(err));
 	}
 	return cli_out_commit(&out) ? CLI_FAIL : CLI_OK;
 }
@@ -138,6 +188,11 @@ int cli_timeline_open(struct cli_timeline *t, const struct cli_format *f,
 	return 0;
 }
 
+bool cli_timeline_failed(const struct cli_timeline *t)
+{
+	return t->out.f && ferror(t->out.f);
+}
+
 int cli_timeline_close(struct cli_timeline *t, bool keep)
 {
 	int err = rtd_timeline_finish(t->tl);
@@ -146,7 +201,8 @@ int cli_timeline_close(struct cli_timeline *t, bool keep)
 	if (err || !keep) {
 		cli_out_abort(&t->out);
 		if (err)
-			return cli_fail("%s: writing the timeline: %s",
+			return cli_fail("%s: writing the timeline: %s (nothing "
+					"written; an existing file is unchanged)",
 					t->out.path ? t->out.path : "stdout",
 					rtd_strerror(err));
 		return CLI_FAIL;

@@ -2,8 +2,9 @@
 /*
  * cli_format.h - the output format of any command that writes a profile or
  * a timeline, picked once for every command: --format NAME, else the -o
- * file's extension (.svg, .speedscope.json, .pb.gz, .folded,
- * .perfetto-trace/.pftrace, .json), else the command's default; then
+ * file's extension by the library's one table (rtdiag/format.h: .svg,
+ * .speedscope.json, .pb.gz, .folded, .txt, .perfetto-trace/.pftrace,
+ * .json), else the command's default; then
  * written through out.h's safe output files.
  *
  * A command that makes a profile:
@@ -50,10 +51,31 @@ struct cli_format {
 const char *cli_format_names(unsigned allow);
 
 /*
+ * The format PATH's extension names, by the library's one table
+ * (rtd_format_ext_of(); ".json" is Chrome JSON, ".speedscope.json"
+ * speedscope, ".txt" a top table). Returns 0 with OUT->kind set, or 0
+ * with OUT->kind 0 when PATH is NULL, "-" or has no extension the table
+ * knows (the default applies); an extension of a format rtdiag does not
+ * draw (".png") or whose format is not in ALLOW prints a usage error
+ * naming CMD and returns -1.
+ */
+int cli_format_ext(const char *cmd, const char *path, unsigned allow,
+		   struct cli_format *out);
+
+/*
+ * A command that writes a recording in its own format (a nettrace, a Go
+ * trace) to PATH: refused, with a usage error naming CMD and WHAT it
+ * writes, when PATH's extension names a picture or a timeline
+ * (rtd_format_ext_of()): a recording under such a name would pass for
+ * what it is not. Returns 0, or -1 after the message.
+ */
+int cli_format_recording(const char *cmd, const char *path, const char *what);
+
+/*
  * Pick the format: NAME (--format, may be NULL), else PATH's extension
- * (PATH may be NULL or "-"), else DFLT (a name). ".json" means speedscope
- * when the command makes profiles only, Chrome JSON otherwise. On a bad
- * or unfitting name prints a usage error naming CMD and returns -1.
+ * (cli_format_ext(): refused when it names a format outside ALLOW or
+ * none), else DFLT (a name). On a bad or unfitting name prints a usage
+ * error naming CMD and returns -1.
  */
 int cli_format_pick(const char *cmd, const char *name, const char *path,
 		    unsigned allow, const char *dflt, struct cli_format *out);
@@ -79,6 +101,11 @@ struct cli_timeline {
  * printing why. */
 int cli_timeline_open(struct cli_timeline *t, const struct cli_format *f,
 		      const char *path);
+
+/* Has writing the timeline's file failed (a full disk, EIO)? Then a
+ * decoder stopped by it is not to blame: cli_timeline_close() says why,
+ * naming the output. */
+bool cli_timeline_failed(const struct cli_timeline *t);
 
 /*
  * Finish the timeline and keep the file when KEEP (a partial timeline of

@@ -117,7 +117,10 @@ int cli_timeline_gotrace(FILE *in, const char *path, const uint8_t *first,
 		rc = drc;
 	cli_progress_done();
 	int ret = CLI_OK;
-	if (rc < 0) {
+	/* a failed write (a full disk) is the output's, said by the close */
+	if (rc < 0 && cli_timeline_failed(&t)) {
+		ret = CLI_FAIL;
+	} else if (rc < 0) {
 		const char *msg = rtd_gotrace_dec_error(d, NULL);
 		cli_fail("%s: %s%s", path, msg && *msg ? msg : rtd_strerror(rc),
 			 sink.events ? " (the events before it are in the timeline)"
@@ -237,7 +240,9 @@ int cli_timeline_nettrace(FILE *in, const char *path, const uint8_t *first,
 	struct rtd_nettrace_stats st = {0};
 	if (c.dec)
 		rtd_nettrace_stats(c.dec, &st);
-	if (fin < 0) {
+	if (fin < 0 && cli_timeline_failed(&t)) {
+		ret = CLI_FAIL; /* the output's, said by the close */
+	} else if (fin < 0) {
 		const char *msg = c.dec ? rtd_nettrace_error(c.dec, NULL) : "";
 		cli_fail("%s: %s%s", path, msg && *msg ? msg : rtd_strerror(fin),
 			 st.events ? " (the events before it are in the timeline)"

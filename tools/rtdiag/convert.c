@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * convert.c - `rtdiag convert IN -o OUT`: any input rtdiag reads to any
- * output that fits it. The input's kind is found from its first bytes:
- * a Go execution trace ("go 1.N trace"), an EventPipe stream (Nettrace or
- * NetPerf), else a profile (pprof, gzip or plain, or folded text). The
- * output format comes from --format or OUT's extension (cli_format.h).
+ * output that fits it. The input's format is named by its bytes
+ * (rtd_format_detect(): a Go execution trace, an EventPipe stream, a pprof
+ * profile, folded stacks); anything else is refused before anything is
+ * written. The output format comes from --format or OUT's extension by
+ * the library's one table (cli_format.h); a profile with no samples is
+ * refused rather than drawn empty.
  *
  *   Go trace  -> perfetto, chrome-json (the goroutine/P/M timeline);
  *                folded, pprof, top, svg, speedscope (its CPU samples)
@@ -21,6 +23,7 @@
 #include "cli.h"
 #include "cli_format.h"
 #include "opt.h"
+#include "rtdiag/format.h"
 #include "rtdiag/gotrace.h"
 #include "rtdiag/nettrace.h"
 #include "rtdiag/profile.h"
@@ -75,18 +78,6 @@ static const struct cli_cmd convert_cmd = {
 		   "one idle); RTDIAG_THREADS=1 in the environment keeps it to one\n"
 		   "thread, RTDIAG_THREADS=2 always uses two.\n",
 };
-
-enum input_kind { IN_PROFILE, IN_GOTRACE, IN_NETTRACE };
-
-static enum input_kind sniff(const uint8_t *b, size_t n)
-{
-	if (n >= 5 && !memcmp(b, "go 1.", 5))
-		return IN_GOTRACE;
-	if ((n >= 8 && !memcmp(b, "Nettrace", 8)) ||
-	    (n >= 24 && !memcmp(b + 4, "!FastSerialization", 18)))
-		return IN_NETTRACE;
-	return IN_PROFILE;
-}
 
 /* ---- Go traces ------------------------------------------------------------ */
 
@@ -207,6 +198,80 @@ static int nettrace_profile(FILE *in, const char *path, const uint8_t *first,
 	return ret;
 }
 
+/* A pprof or folded profile: the readers take a stream, so the sniffed
+ * bytes are put back before the rest. */
+static int read_profile(FILE *in, const char *path, const uint8_t *first,
+			size_t nfirst, rtd_profile **p)
+{
+	FILE *whole = in;
+	char *joined = NULL;
+	size_t jlen = 0;
+	if (nfirst) {
+		FILE *m = open_memstream(&joined, &jlen);
+		uint8_t b[1 << 16];
+		size_t n;
+		if (!m)
+			return cli_fail("%s: out of memory", path), -ENOMEM;
+		fwrite(first, 1, nfirst, m);
+		while ((n = fread(b, 1, sizeof(b), in)) > 0)
+			fwrite(b, 1, n, m);
+		fclose(m);
+		whole = fmemopen(joined, jlen, "r");
+	}
+	struct rtd_profile_read_err e = {0};
+	int err = whole ? rtd_profile_read(p, whole, &e) : -ENOMEM;
+	if (err)
+		cli_fail("%s: %s%s", path, e.msg[0] ? e.msg : rtd_strerror(err),
+			 *p && rtd_profile_total(*p) ? " (what came before is converted)"
+						     : "");
+	if (whole && whole != in)
+		fclose(whole);
+	free(joined);
+	return err;
+}
+
+/* Convert IN (of KIND; FIRST/NFIRST its bytes already read) to OUTP in
+ * format F. */
+static int convert_in(FILE *in, const char *path, enum rtd_input_format kind,
+		      const uint8_t *first, size_t nfirst,
+		      const struct cli_format *f, const char *outp,
+		      const struct rtd_profile_write_opts *wo)
+{
+	bool go = kind == RTD_INPUT_GOTRACE;
+	bool nt = kind == RTD_INPUT_NETTRACE || kind == RTD_INPUT_NETPERF;
+	if (go && f->kind == CLI_FMT_TIMELINE)
+		return cli_timeline_gotrace(in, path, first, nfirst, f, outp);
+	if (nt && f->kind == CLI_FMT_TIMELINE)
+		return cli_timeline_nettrace(in, path, first, nfirst, f, outp,
+					     NULL, NULL);
+	rtd_profile *p = NULL;
+	int err;
+	if (nt)
+		err = nettrace_profile(in, path, first, nfirst, &p);
+	else if (go)
+		err = go_profile(in, path, first, nfirst, &p);
+	else
+		err = read_profile(in, path, first, nfirst, &p);
+	if (!p)
+		return CLI_FAIL;
+	int type = wo->type ? rtd_profile_find_type(p, wo->type) : -1;
+	if (wo->type && type < 0) {
+		rtd_profile_free(p);
+		return cli_fail("%s has no sample type '%s'", path, wo->type);
+	}
+	/* an empty picture would stand for a profile that has nothing in it:
+	 * refused, and an existing output stays */
+	if (!(type >= 0 ? rtd_profile_total_of(p, (unsigned)type)
+			: rtd_profile_total(p))) {
+		rtd_profile_free(p);
+		return cli_fail("%s: no samples to convert (%s not written)", path,
+				cli_out_is_stdout(outp) ? "nothing" : outp);
+	}
+	int rc = cli_write_profile(p, f, outp, wo);
+	rtd_profile_free(p);
+	return err && rc == CLI_OK ? CLI_FAIL : rc;
+}
+
 /* ---- the command ------------------------------------------------------------ */
 
 static int run_convert(int argc, char **argv)
@@ -237,68 +302,44 @@ static int run_convert(int argc, char **argv)
 	FILE *in = cli_open_in(path);
 	if (!in)
 		return CLI_FAIL;
-	uint8_t first[64];
-	size_t nfirst = fread(first, 1, sizeof(first), in);
-	enum input_kind kind = sniff(first, nfirst);
-	unsigned allow = kind == IN_PROFILE ? CLI_FMT_PROFILE
-					    : CLI_FMT_PROFILE | CLI_FMT_TIMELINE;
+	/* what the input is, before anything is written */
+	uint8_t *first = malloc(RTD_FORMAT_SNIFF_BYTES);
+	size_t nfirst = 0, n;
+	while (first && nfirst < RTD_FORMAT_SNIFF_BYTES &&
+	       (n = fread(first + nfirst, 1, RTD_FORMAT_SNIFF_BYTES - nfirst, in)) > 0)
+		nfirst += n;
+	if (!first || ferror(in)) {
+		int e = errno;
+		free(first);
+		cli_close_in(in);
+		return cli_fail("%s: %s", path, first ? strerror(e) : "out of memory");
+	}
+	struct rtd_input_info info;
+	enum rtd_input_format kind = rtd_format_detect(first, nfirst, feof(in), &info);
+	if (kind == RTD_INPUT_UNKNOWN || kind == RTD_INPUT_PERF_DATA) {
+		free(first);
+		cli_close_in(in);
+		if (kind == RTD_INPUT_PERF_DATA)
+			return cli_fail("%s: perf.data, which convert does not "
+					"read (nothing written)", path);
+		return cli_fail("%s: not a format rtdiag reads (tried %s): %s; "
+				"nothing written", path, rtd_format_tried(),
+				info.why);
+	}
+	bool trace = kind == RTD_INPUT_GOTRACE || kind == RTD_INPUT_NETTRACE ||
+		     kind == RTD_INPUT_NETPERF;
+	unsigned allow = trace ? CLI_FMT_PROFILE | CLI_FMT_TIMELINE : CLI_FMT_PROFILE;
 	struct cli_format f;
-	const char *dflt = kind == IN_GOTRACE ? "perfetto" : "folded";
+	const char *dflt = kind == RTD_INPUT_GOTRACE ? "perfetto" : "folded";
 	if (cli_format_pick("convert", fmt, outp, allow, dflt, &f)) {
+		free(first);
 		cli_close_in(in);
 		return CLI_USAGE;
 	}
-	int rc;
-	if (kind == IN_GOTRACE && f.kind == CLI_FMT_TIMELINE) {
-		rc = cli_timeline_gotrace(in, path, first, nfirst, &f, outp);
-		cli_close_in(in);
-		return rc;
-	}
-	if (kind == IN_NETTRACE && f.kind == CLI_FMT_TIMELINE) {
-		rc = cli_timeline_nettrace(in, path, first, nfirst, &f, outp, NULL, NULL);
-		cli_close_in(in);
-		return rc;
-	}
-	rtd_profile *p = NULL;
-	int err = 0;
-	if (kind == IN_NETTRACE) {
-		err = nettrace_profile(in, path, first, nfirst, &p);
-	} else if (kind == IN_GOTRACE) {
-		err = go_profile(in, path, first, nfirst, &p);
-	} else {
-		/* the profile readers take a stream: put the sniffed bytes back */
-		FILE *whole = in;
-		char *joined = NULL;
-		size_t jlen = 0;
-		if (nfirst) {
-			FILE *m = open_memstream(&joined, &jlen);
-			uint8_t b[1 << 16];
-			size_t n;
-			fwrite(first, 1, nfirst, m);
-			while ((n = fread(b, 1, sizeof(b), in)) > 0)
-				fwrite(b, 1, n, m);
-			fclose(m);
-			whole = fmemopen(joined, jlen, "r");
-		}
-		struct rtd_profile_read_err e = {0};
-		err = whole ? rtd_profile_read(&p, whole, &e) : -ENOMEM;
-		if (err)
-			cli_fail("%s: %s%s", path, e.msg[0] ? e.msg : rtd_strerror(err),
-				 p ? " (what came before is converted)" : "");
-		if (whole && whole != in)
-			fclose(whole);
-		free(joined);
-	}
+	int rc = convert_in(in, path, kind, first, nfirst, &f, outp, &wo);
+	free(first);
 	cli_close_in(in);
-	if (!p)
-		return CLI_FAIL;
-	if (wo.type && rtd_profile_find_type(p, wo.type) < 0) {
-		rtd_profile_free(p);
-		return cli_fail("%s has no sample type '%s'", path, wo.type);
-	}
-	rc = cli_write_profile(p, &f, outp, &wo);
-	rtd_profile_free(p);
-	return err && rc == CLI_OK ? CLI_FAIL : rc;
+	return rc;
 }
 
 static int convert_run(int argc, char **argv)

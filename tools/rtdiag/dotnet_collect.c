@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_format.h"
 #include "dotnet_cli.h"
 #include "dotnet_session.h"
 #include "out.h"
@@ -283,8 +284,12 @@ static int parse_collect(const struct cli_cmd *cmd, int argc, char **argv,
 		a->filters_optional = so.filters_optional;
 		if (!a->duration && !a->command)
 			a->duration = mode == MODE_STACK ? 0.25 : 10;
-		if (a->out && !a->format)
-			a->format = rtd_profile_format_from_path(a->out);
+		if (a->out && !a->format) {
+			struct cli_format f;
+			if (cli_format_ext(cmd->name, a->out, CLI_FMT_PROFILE, &f))
+				return CLI_USAGE;
+			a->format = f.kind ? f.prof : RTD_PROFILE_FMT_NONE;
+		}
 		if (!a->format)
 			a->format = a->out ? RTD_PROFILE_FMT_FOLDED
 					   : RTD_PROFILE_FMT_TOP;
@@ -296,6 +301,10 @@ static int parse_collect(const struct cli_cmd *cmd, int argc, char **argv,
 		     rtd_ipc_providers_add_profile("dotnet-sampled-thread-time",
 						   &a->prov)))
 			return cli_fail("out of memory");
+		if (a->out && cli_format_recording(cmd->name, a->out,
+						   "an EventPipe trace (.nettrace); "
+						   "dotnet profile draws pictures"))
+			return CLI_USAGE;
 		if (!a->out && !a->dry_run) {
 			char stem[128], ts[32];
 			time_t now = time(NULL);

@@ -16,6 +16,7 @@
 #include "dotnet_cli.h"
 #include "dotnet_session.h"
 #include "out.h"
+#include "rtdiag/format.h"
 
 /* ---- counters ---------------------------------------------------------------- */
 
@@ -397,7 +398,7 @@ static int cmd_counters(int argc, char **argv)
 	int id, r;
 	char spec[2048] = "";
 	double refresh = 1;
-	bool json = false;
+	bool json = false, json_set = false;
 	memset(&a, 0, sizeof(a));
 	a.rundown_wait = 30;
 	a.no_rundown = true;
@@ -415,7 +416,7 @@ static int cmd_counters(int argc, char **argv)
 		case O_REFRESH: refresh = v.d; break;
 		case O_DURATION: a.duration = v.d; break;
 		case O_OUT: a.out = v.str; break;
-		case O_CFORMAT: json = v.i == 1; break;
+		case O_CFORMAT: json = v.i == 1, json_set = true; break;
 		}
 	}
 	if (id < 0)
@@ -449,6 +450,16 @@ static int cmd_counters(int argc, char **argv)
 		return r;
 	if (!monitor && !a.out)
 		a.out = json ? "counter.json" : "counter.csv";
+	/* the extension names the layout (.csv, .json: dotnet-counters'
+	 * own; rtdiag/format.h's table); a picture's extension is refused */
+	const struct rtd_format_ext *x = monitor ? NULL : rtd_format_ext_of(a.out);
+	if (x && !json_set) {
+		if (strcmp(x->ext, ".csv") && strcmp(x->ext, ".json"))
+			return cli_cmd_usage(cmd, "%s: collect writes counter "
+					     "readings as .csv or .json (or give "
+					     "--format)", a.out);
+		json = !strcmp(x->ext, ".json");
+	}
 	struct cview view = {.json = json, .csv = !monitor && !json,
 			     .series = (long)refresh};
 	char err[256] = "";

@@ -13,6 +13,7 @@
 #include "dotnet_cli.h"
 #include "dotnet_session.h"
 #include "out.h"
+#include "rtdiag/format.h"
 
 /* ---- gcdump ------------------------------------------------------------------- */
 
@@ -172,12 +173,17 @@ static int cmd_gcdump(int argc, char **argv)
 		return cli_opt_exit(id);
 	if ((r = dn_target_resolve(cmd, &a.t, true)) >= 0)
 		return r;
-	if (fmt < 0 && a.out) {
-		enum rtd_profile_format pf = rtd_profile_format_from_path(a.out);
-		size_t l = strlen(a.out);
-		fmt = l > 5 && !strcmp(a.out + l - 5, ".json") ? 1
-		      : pf == RTD_PROFILE_FMT_PPROF	     ? 2
-							     : 0;
+	const struct rtd_format_ext *x = a.out ? rtd_format_ext_of(a.out) : NULL;
+	if (fmt < 0 && x) {
+		/* rtdiag/format.h's table: .txt the table, .json the tree
+		 * (a heap has no timeline), pprof's; no other picture */
+		fmt = x->profile == RTD_PROFILE_FMT_PPROF ? 2
+		      : !strcmp(x->ext, ".json") ? 1
+		      : x->profile == RTD_PROFILE_FMT_TOP ? 0 : -1;
+		if (fmt < 0)
+			return cli_cmd_usage(cmd, "%s: gcdump writes a table "
+					     "(.txt), a JSON tree (.json) or pprof "
+					     "(.pb.gz); or give --format", a.out);
 	}
 	if (fmt < 0)
 		fmt = 0;

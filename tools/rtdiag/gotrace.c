@@ -12,6 +12,7 @@
 #include "gotrace_analyze.h"
 #include "gotrace_cli.h"
 #include "opt.h"
+#include "rtdiag/format.h"
 
 
 struct gt_in {
@@ -68,6 +69,38 @@ static int gt_go_map_env(rtd_gotrace_dec *d, const char *path)
 	return rtd_gotrace_dec_set_go_map_starts(d, s, n);
 }
 
+/* The 16-byte header, checked before anything is printed (what is not a
+ * Go trace is named, not tabled as "go 0.0"), then fed so that the decoder
+ * knows the version before any event is ordered. */
+static int read_header(struct gt_in *in)
+{
+	uint8_t h[16];
+	size_t n = fread(h, 1, sizeof(h), in->f);
+	in->bytes += n; /* a short read: the next fread sees the end again */
+	int ver = rtd_gotrace_header_version(h, n);
+	if (ver <= 0) {
+		struct rtd_input_info info;
+		enum rtd_input_format f = rtd_format_detect(h, n, n < sizeof(h), &info);
+		if (f != RTD_INPUT_UNKNOWN)
+			cli_fail("%s: %s, not a Go execution trace (rtdiag convert "
+				 "reads it)", in->path, rtd_input_format_name(f));
+		else if (ver == -RTD_E_UNSUPPORTED || n < sizeof(h))
+			cli_fail("%s: not a Go execution trace: %s", in->path, info.why);
+		else
+			cli_fail("%s: not a Go execution trace (it does not start "
+				 "\"go 1.N trace\")", in->path);
+		gt_close(in);
+		return -1;
+	}
+	struct rtd_gotrace_event ev;
+	if (rtd_gotrace_dec_feed(in->d, h, n) < 0 || rtd_gotrace_dec_next(in->d, &ev) < 0) {
+		gt_fail(in, -RTD_E_FORMAT);
+		gt_close(in);
+		return -1;
+	}
+	return 0;
+}
+
 int gt_open(struct gt_in *in, const char *path, enum rtd_gotrace_mode mode,
 	    unsigned flags)
 {
@@ -94,7 +127,7 @@ int gt_open(struct gt_in *in, const char *path, enum rtd_gotrace_mode mode,
 	if ((mode == RTD_GOTRACE_ORDERED || (flags & RTD_GOTRACE_RESOLVE)) &&
 	    fstat(fileno(in->f), &st) == 0 && S_ISREG(st.st_mode))
 		rtd_gotrace_dec_set_source(in->d, gt_read_at, in);
-	return 0;
+	return read_header(in);
 }
 
 /* Is the input a regular file (which can be read again)? */
@@ -108,13 +141,8 @@ bool gt_in_is_file(const struct gt_in *in)
  * before any event is ordered. */
 int gt_prime_header(struct gt_in *in)
 {
-	uint8_t h[16];
-	size_t n = fread(h, 1, sizeof(h), in->f);
-	in->bytes += n; /* a short read: the next fread sees the end again */
-	struct rtd_gotrace_event ev;
-	if (rtd_gotrace_dec_feed(in->d, h, n) < 0 || rtd_gotrace_dec_next(in->d, &ev) < 0)
-		return -1;
-	return 0;
+	/* gt_open() has read it */
+	return rtd_gotrace_dec_version(in->d) > 0 ? 0 : -1;
 }
 
 size_t gt_in_size(void)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_format.h"
 #include "common/buf.h"
 #include "gotrace_analyze.h"
 #include "gotrace_cli.h"
@@ -344,8 +345,17 @@ int gt_cmd_pprof(int argc, char **argv)
 	path = p.pos[0];
 	if (which < 0)
 		return cli_cmd_usage(&gt_pprof_cmd, "missing --type cpu|net|sync|syscall|sched");
+	if (!fmt && !cli_out_is_stdout(out)) {
+		/* the one extension table (cli_format_ext()): pprof for a
+		 * name it does not know, as before */
+		struct cli_format f;
+		if (cli_format_ext(gt_pprof_cmd.name, out, CLI_FMT_PROFILE, &f))
+			return CLI_USAGE;
+		fmt = f.kind ? rtd_profile_format_name(f.prof) : "pprof";
+	}
 	if (!fmt)
-		fmt = !cli_out_is_stdout(out) ? "pprof" : "top";
+		fmt = "top";
+	bool picture = !strcmp(fmt, "svg") || !strcmp(fmt, "speedscope");
 	if (strcmp(fmt, "pprof") == 0 && cli_out_is_stdout(out) && isatty(STDOUT_FILENO))
 		return cli_cmd_usage(&gt_pprof_cmd, "a pprof profile is binary: give -o FILE or a pipe (or --format top|folded)");
 	/* the target first: a run that cannot write fails before reading */
@@ -364,10 +374,22 @@ int gt_cmd_pprof(int argc, char **argv)
 		run_abort(&r);
 		return cli_fail("out of memory");
 	}
+	/* the pprof, folded, top and raw forms are go tool trace's, which
+	 * writes a profile with no samples as such; a picture of nothing is
+	 * refused, as convert does */
+	if (picture && !rtd_profile_total(prof)) {
+		rtd_profile_free(prof);
+		run_abort(&r);
+		return cli_fail("%s: no samples of this type (%s not written)",
+				path, out);
+	}
 	struct cli_out of;
 	int rc = cli_out_open(&of, out ? out : "-");
 	if (rc == 0) {
-		if (strcmp(fmt, "pprof") == 0)
+		if (picture)
+			rc = rtd_profile_write(prof, rtd_profile_format_from_name(fmt),
+					       of.f, NULL);
+		else if (strcmp(fmt, "pprof") == 0)
 			rc = rtd_profile_write_pprof(prof, of.f);
 		else if (strcmp(fmt, "folded") == 0)
 			rc = rtd_profile_write_folded(prof, of.f);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_format.h"
 #include "gotrace_analyze.h"
 #include "opt.h"
 #include "out.h"
@@ -143,6 +144,8 @@ int gt_cmd_capture(int argc, char **argv)
 			return cli_cmd_usage(&gt_capture_cmd, "a trace is binary: give -o FILE (or a pipe)");
 		out = "-";
 	}
+	if (cli_format_recording(gt_capture_cmd.name, out, "a Go execution trace"))
+		return CLI_USAGE;
 	if (cli_out_check(out))
 		return CLI_FAIL;
 	char host[128], err[512];

@@ -8,15 +8,28 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_format.h"
+#include "common/file.h"
 #include "gotrace_cli.h"
 #include "opt.h"
 #include "out.h"
 
 #define TEXT_CAP (256u << 20) /* the text form is for tests and debugging */
 
+/* The output of text2bin; err keeps why a write failed (it is the
+ * output's, not the input's). */
+struct bin_out {
+	FILE *f;
+	int err;
+};
+
 static int write_file(const void *buf, size_t len, void *ctx)
 {
-	return fwrite(buf, 1, len, (FILE *)ctx) == len ? 0 : -errno;
+	struct bin_out *o = ctx;
+	if (fwrite(buf, 1, len, o->f) == len)
+		return 0;
+	o->err = rtd_write_errno();
+	return o->err;
 }
 
 /* The "-- trace --" section of a txtar .test file, or the whole text. */
@@ -89,6 +102,8 @@ static int gt_cmd_text2bin(int argc, char **argv)
 	in = p.pos[0];
 	if (!out)
 		return cli_cmd_usage(&gt_text2bin_def, "-o OUT is needed");
+	if (cli_format_recording(gt_text2bin_def.name, out, "a Go execution trace"))
+		return CLI_USAGE;
 	if (cli_out_check(out) < 0)
 		return CLI_FAIL;
 	FILE *f = cli_open_in(in);
@@ -126,10 +141,15 @@ static int gt_cmd_text2bin(int argc, char **argv)
 		return CLI_FAIL;
 	}
 	char err[512];
-	int rc = rtd_gotrace_text2bin_as(s, sl, ver, write_file, o.f, err, sizeof(err));
+	struct bin_out bo = {.f = o.f};
+	int rc = rtd_gotrace_text2bin_as(s, sl, ver, write_file, &bo, err, sizeof(err));
 	free(text);
 	if (rc < 0) {
 		cli_out_abort(&o);
+		if (bo.err)
+			return cli_fail("%s: %s (nothing written; an existing "
+					"file is unchanged)", out,
+					rtd_strerror(bo.err));
 		return cli_fail("%s: %s", in, err[0] ? err : rtd_strerror(rc));
 	}
 	return cli_out_commit(&o) < 0 ? CLI_FAIL : CLI_OK;

@@ -734,9 +734,11 @@ static int cmd_profile(int argc, char **argv)
 	const char *path = p.pos[0];
 	if (format < 0) { /* from the file name, as every command does */
 		struct cli_format f;
-		cli_format_pick(cmd_profile_def.name, NULL, outp, CLI_FMT_PROFILE,
-				"folded", &f);
+		if (cli_format_pick(cmd_profile_def.name, NULL, outp,
+				    CLI_FMT_PROFILE, "folded", &f))
+			return CLI_USAGE;
 		format = f.prof == RTD_PROFILE_FMT_PPROF ? 1
+			 : f.prof == RTD_PROFILE_FMT_TOP ? 2
 			 : f.prof == RTD_PROFILE_FMT_SVG ? 3
 			 : f.prof == RTD_PROFILE_FMT_SPEEDSCOPE ? 4
 							    : 0;

@@ -122,22 +122,31 @@ const struct cli_cmd perf_cmd_record = {
 
 /* --format's choices, in the order of its table entry */
 enum fmt { FMT_TOP, FMT_FOLDED, FMT_PPROF, FMT_SVG, FMT_SPEEDSCOPE,
-	   FMT_PERFETTO, FMT_CHROME_JSON, FMT_NONE = -1 };
+	   FMT_PERFETTO, FMT_CHROME_JSON, FMT_NONE = -1, FMT_REFUSED = -2 };
 
+/* FILE's format by the library's one extension table (cli_format_ext());
+ * FMT_NONE when it has no extension, FMT_REFUSED (after a usage message)
+ * for one perf record cannot write. */
 static enum fmt format_of_path(const char *path)
 {
-	size_t n = strlen(path);
-	if (n >= 4 && !strcmp(path + n - 4, ".txt"))
-		return FMT_TOP;
-	switch (rtd_profile_format_from_path(path)) {
+	struct cli_format f;
+	if (cli_format_ext("perf record", path, CLI_FMT_PROFILE | CLI_FMT_TIMELINE, &f))
+		return FMT_REFUSED;
+	if (f.kind == CLI_FMT_TIMELINE) {
+		if (f.tl == RTD_TIMELINE_FMT_PERFETTO)
+			return FMT_PERFETTO;
+		/* it was speedscope here until the table was one for all */
+		fprintf(stderr, "rtdiag: %s: a Chrome JSON timeline (.json); a "
+				"speedscope profile is .speedscope.json\n", path);
+		return FMT_CHROME_JSON;
+	}
+	switch (f.kind ? f.prof : RTD_PROFILE_FMT_NONE) {
+	case RTD_PROFILE_FMT_TOP: return FMT_TOP;
 	case RTD_PROFILE_FMT_FOLDED: return FMT_FOLDED;
 	case RTD_PROFILE_FMT_PPROF: return FMT_PPROF;
 	case RTD_PROFILE_FMT_SVG: return FMT_SVG;
 	case RTD_PROFILE_FMT_SPEEDSCOPE: return FMT_SPEEDSCOPE;
-	default:
-		/* .json is speedscope's above: Chrome JSON by --format */
-		return rtd_timeline_format_from_path(path) == RTD_TIMELINE_FMT_PERFETTO
-			       ? FMT_PERFETTO : FMT_NONE;
+	default: return FMT_NONE;
 	}
 }
 
@@ -310,11 +319,14 @@ static int parse(struct record_args *a, int argc, char **argv)
 		a->formats[i] = FMT_TOP;
 		if (!cli_out_is_stdout(a->outs[i])) {
 			a->formats[i] = format_of_path(a->outs[i]);
+			if (a->formats[i] == FMT_REFUSED)
+				return CLI_USAGE;
 			if (a->formats[i] == FMT_NONE)
 				return cli_cmd_usage(&perf_cmd_record,
 						     "-o %s: cannot tell the format from the name "
 						     "(.folded, .pb.gz, .pprof, .svg, .speedscope.json, "
-						     ".perfetto-trace, .pftrace, .txt): give --format",
+						     ".perfetto-trace, .pftrace, .json, .txt): give "
+						     "--format",
 						     a->outs[i]);
 		}
 	}

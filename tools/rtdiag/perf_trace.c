@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "cli_format.h"
+#include "rtdiag/format.h"
 #include "common/buf.h"
 #include "out.h"
 #include "perf_cli.h"
@@ -623,13 +624,21 @@ int perf_trace_main(int argc, char **argv)
 	rc = CLI_FAIL;
 	if (a->out && cli_out_check(a->out))
 		goto done;
-	/* a timeline instead of lines: --format, or -o's extension */
+	/* a timeline instead of lines: --format, or -o's extension by the
+	 * one table (.json with --json: JSON lines); lines go to any other
+	 * name, but not to a picture's */
 	struct cli_format tf;
-	size_t ol = a->out ? strlen(a->out) : 0;
+	const struct rtd_format_ext *x = a->format || cli_out_is_stdout(a->out)
+						 ? NULL : rtd_format_ext_of(a->out);
 	bool timeline = a->format ||
-			(ol > 15 && !strcmp(a->out + ol - 15, ".perfetto-trace")) ||
-			(ol > 8 && !strcmp(a->out + ol - 8, ".pftrace")) ||
-			(ol > 5 && !strcmp(a->out + ol - 5, ".json") && !a->json);
+			(x && x->kind == RTD_FORMAT_TIMELINE &&
+			 !(a->json && !strcmp(x->ext, ".json")));
+	if (x && !timeline && (x->kind & (RTD_FORMAT_PROFILE | RTD_FORMAT_FOREIGN))) {
+		rc = cli_usage("perf trace", "%s: '%s' is %s; perf trace writes "
+			       "lines (any other name) or a timeline (.pftrace, "
+			       ".json)", a->out, x->ext, x->what);
+		goto done;
+	}
 	if (timeline) {
 		if (cli_format_pick("perf trace", a->format, a->out,
 				    CLI_FMT_TIMELINE, "perfetto", &tf)) {

@@ -38,8 +38,11 @@ GO=/usr/lib/go-1.23/bin/go
 hot_vec=""
 for v in "$T"/nettrace/*.nettrace "$T"/nettrace/*.netperf; do
   b=$(basename "$v")
-  "$R" convert "$v" -o "$W/$b.folded" 2>"$W/err" || { bad "$b: convert: $(cat "$W/err")"; continue; }
-  [ -s "$W/$b.folded" ] || continue   # no CPU samples in this vector
+  if ! "$R" convert "$v" -o "$W/$b.folded" 2>"$W/err"; then
+    # no CPU samples in this vector: refused, and nothing written
+    grep -q "no samples to convert" "$W/err" && [ ! -e "$W/$b.folded" ] && continue
+    bad "$b: convert: $(cat "$W/err")"; continue
+  fi
   "$R" convert "$v" -o "$W/$b.svg" --min-width 0.000001 &&
   "$R" convert "$v" -o "$W/$b.speedscope.json" &&
   "$R" convert "$v" -o "$W/$b.pb.gz" || { bad "$b: convert"; continue; }

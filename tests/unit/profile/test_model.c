@@ -351,8 +351,9 @@ static void formats(void **state)
 			 RTD_PROFILE_FMT_SVG);
 	assert_int_equal(rtd_profile_format_from_path("/a/b.speedscope.json"),
 			 RTD_PROFILE_FMT_SPEEDSCOPE);
+	/* .json is a Chrome JSON timeline (rtdiag/format.h's one table) */
 	assert_int_equal(rtd_profile_format_from_path("x.json"),
-			 RTD_PROFILE_FMT_SPEEDSCOPE);
+			 RTD_PROFILE_FMT_NONE);
 	assert_int_equal(rtd_profile_format_from_path("x.pb.gz"),
 			 RTD_PROFILE_FMT_PPROF);
 	assert_int_equal(rtd_profile_format_from_path("cpu.pprof"),
@@ -360,7 +361,7 @@ static void formats(void **state)
 	assert_int_equal(rtd_profile_format_from_path("x.FOLDED"),
 			 RTD_PROFILE_FMT_FOLDED);
 	assert_int_equal(rtd_profile_format_from_path("x.txt"),
-			 RTD_PROFILE_FMT_NONE);
+			 RTD_PROFILE_FMT_TOP);
 	assert_int_equal(rtd_profile_format_from_path("svg"),
 			 RTD_PROFILE_FMT_NONE);
 	assert_int_equal(rtd_profile_format_from_path(NULL),
