@@ -937,6 +937,11 @@ enum rtd_perf_callgraph {
  * @context_switch: also PERF_RECORD_SWITCH records (attr.context_switch):
  *                  each scoped thread's switch out and back in, with
  *                  its tid and time (SWITCH_CPU_WIDE system-wide)
+ * @no_kernel_frames: call chains without their kernel part
+ *                    (attr.exclude_callchain_kernel, perf's
+ *                    --user-callchains): unlike @exclude_kernel, the
+ *                    event still counts in the kernel, as a tracepoint
+ *                    only can
  */
 struct rtd_perf_sampler_opts {
 	size_t sz;
@@ -949,6 +954,7 @@ struct rtd_perf_sampler_opts {
 	bool no_tracking;
 	unsigned max_stack;
 	bool context_switch;
+	bool no_kernel_frames;
 };
 
 /**
@@ -1065,6 +1071,9 @@ struct rtd_perf_profiler_opts {
  * A wait still open when the profile is built is not in it (a take keeps
  * it for the next one). Needs tracefs and the right to sample
  * tracepoints (root, or CAP_PERFMON with perf_event_paranoid <= 1).
+ * A switch happens in the kernel: the sampler's @exclude_kernel then
+ * means stacks without kernel frames (its @no_kernel_frames), not a
+ * sampler that never fires.
  *
  * Returns: 0, or a negative error; rtd_perf_profiler_errmsg() says more.
  */

@@ -528,6 +528,38 @@ RTD_API int rtd_profile_write_folded(const rtd_profile *p, FILE *f);
 RTD_API int rtd_profile_write_pprof(const rtd_profile *p, FILE *f);
 
 /**
+ * enum rtd_profile_go_text - Go's legacy text forms (net/http/pprof ?debug=1)
+ * @RTD_PROFILE_GO_HEAP: "heap profile: ..." (Go's /allocs and /heap):
+ *                       inuse_objects, inuse_space, alloc_objects,
+ *                       alloc_space, each 0 where the profile lacks it
+ * @RTD_PROFILE_GO_CONTENTION: "--- contention:" (Go's /block): delay as
+ *                             cycles of a 1 GHz clock, contentions
+ * @RTD_PROFILE_GO_MUTEX: "--- mutex:" (Go's /mutex), the same values
+ */
+enum rtd_profile_go_text {
+	RTD_PROFILE_GO_HEAP = 1,
+	RTD_PROFILE_GO_CONTENTION,
+	RTD_PROFILE_GO_MUTEX,
+};
+
+/**
+ * rtd_profile_write_go_text - write a profile as runtime/pprof's WriteTo(w, 1)
+ * @p: the profile
+ * @form: which of Go's text forms
+ * @f: output stream
+ *
+ * A header, then one record per stack, largest first: its values and
+ * its frames' addresses (leaf first; a frame without an address gets a
+ * made-up one, distinct per frame), then a "#" line per frame with the
+ * address, name+0x0 and file:line ("?:0" unknown). pprof's legacy
+ * parser reads it (addresses only: the names are for people).
+ * Returns: 0, -RTD_E_INVAL (a form whose value types @p lacks: the lock
+ * forms need "delay" and "contentions"), -ENOMEM or -EIO.
+ */
+RTD_API int rtd_profile_write_go_text(const rtd_profile *p,
+				      enum rtd_profile_go_text form, FILE *f);
+
+/**
  * struct rtd_otlp_attr - an OpenTelemetry attribute of a resource
  * @key: its name ("service.name", "process.pid", ...); NULL skips it
  * @str: its string value; NULL for an integer

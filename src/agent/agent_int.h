@@ -255,6 +255,22 @@ struct pull *agent_pull(struct agent *a, uint64_t target_id,
 void pull_free(struct pull *p);
 
 /* ---- HTTP (http.c) ---- */
+/* A pprof request's parameters, as Go's net/http/pprof reads them: the
+ * delta's length (CPU: 30 s unless ?seconds= is a positive base-10
+ * integer) and, without ?seconds=, the ?debug= text form (a
+ * RTD_PROFILE_GO_* form, 0: protobuf). */
+struct pull_params {
+	uint64_t ns;
+	int text_form;
+};
+/* Parse ?seconds= and ?debug= (NULL when absent) for kind k: 0, or the
+ * HTTP status Go answers with and its message in *msg (static). */
+int pull_params_parse(enum prof_kind k, const char *seconds,
+		      const char *debug, struct pull_params *out,
+		      const char **msg);
+/* strconv.ParseInt(s, 10, 64): 0, -EINVAL (syntax: *v 0) or -ERANGE
+ * (*v the nearest int64, as Go returns it). */
+int go_parse_int(const char *s, int64_t *v);
 int http_start(struct agent *a, char *err, size_t errlen);
 void http_stop(struct agent *a);
 /* Read the token and TLS credentials again (the loop, after SIGHUP). */
@@ -313,6 +329,9 @@ int push_body(const uint8_t *pprof, size_t len, enum prof_kind kind,
 	      const char *boundary, struct rtd_buf *b);
 /* Serialize a profile as gzip pprof into malloc'd bytes. */
 int profile_to_pprof(const rtd_profile *p, uint8_t **out, size_t *len);
+/* The same as Go's text form (rtd_profile_write_go_text(); form 0: pprof). */
+int profile_encode(const rtd_profile *p, int go_text_form, uint8_t **out,
+		   size_t *len);
 
 /* Monotonic and wall clocks in ns. */
 uint64_t mono_ns(void);

@@ -191,14 +191,87 @@ static uint64_t find_prefix(struct agent *a, const char *prefix, size_t len,
 	return id;
 }
 
-static int parse_seconds(const char *s, uint64_t *ns)
+int go_parse_int(const char *s, int64_t *v)
 {
-	char *e;
-	errno = 0;
-	double d = strtod(s, &e);
-	if (errno || e == s || *e || !(d > 0) || d > 1e7)
-		return -1;
-	*ns = (uint64_t)(d * 1e9);
+	*v = 0;
+	bool neg = *s == '-';
+	if (*s == '+' || *s == '-')
+		s++;
+	if (!*s)
+		return -EINVAL;
+	uint64_t u = 0;
+	bool range = false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		unsigned d = (unsigned)(*s - '0');
+		if (u > (UINT64_MAX - d) / 10)
+			range = true;
+		else
+			u = u * 10 + d;
+	}
+	uint64_t lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	if (range || u > lim) {
+		*v = neg ? INT64_MIN : INT64_MAX;
+		return -ERANGE;
+	}
+	*v = neg ? (int64_t)(0 - u) : (int64_t)u;
+	return 0;
+}
+
+/* strconv.Atoi with its error dropped, as net/http/pprof reads debug= */
+static int64_t go_atoi(const char *s)
+{
+	int64_t v = 0;
+	if (s)
+		go_parse_int(s, &v);
+	return v;
+}
+
+int pull_params_parse(enum prof_kind k, const char *seconds,
+		      const char *debug, struct pull_params *out,
+		      const char **msg)
+{
+	out->ns = 0;
+	out->text_form = 0;
+	*msg = NULL;
+	int64_t sec = 0;
+	if (k == PK_CPU) {
+		/* pprof.Profile: anything but a positive integer is 30 s;
+		 * debug= means nothing to it */
+		if (!seconds || go_parse_int(seconds, &sec) || sec <= 0)
+			out->ns = CPU_DEFAULT_NS;
+		else if (sec > INT64_MAX / 1000000000)
+			out->ns = (uint64_t)INT64_MAX;
+		else
+			out->ns = (uint64_t)sec * 1000000000ull;
+		return 0;
+	}
+	/* handler.ServeHTTP: ?seconds= (not empty) asks for a delta */
+	if (seconds && *seconds) {
+		if (go_parse_int(seconds, &sec) || sec <= 0) {
+			*msg = "invalid value for \"seconds\" - must be a "
+			       "positive integer\n";
+			return 400;
+		}
+		if (go_atoi(debug)) {
+			*msg = "seconds and debug params are incompatible\n";
+			return 400;
+		}
+		out->ns = sec > INT64_MAX / 1000000000
+				  ? (uint64_t)INT64_MAX
+				  : (uint64_t)sec * 1000000000ull;
+		return 0;
+	}
+	if (go_atoi(debug)) {
+		static const int forms[PK_COUNT] = {
+			[PK_ALLOC] = RTD_PROFILE_GO_HEAP,
+			[PK_MUTEX] = RTD_PROFILE_GO_MUTEX,
+			[PK_BLOCK] = RTD_PROFILE_GO_CONTENTION,
+		};
+		/* exceptions has no Go form: its protobuf, as before */
+		out->text_form = forms[k];
+	}
 	return 0;
 }
 
@@ -216,7 +289,9 @@ static enum MHD_Result serve_index(struct MHD_Connection *c, const char *pfx,
 			  "  %.*s/debug/pprof/block              time spent "
 			  "waiting, where the wait began (the same; .NET 9+)\n"
 			  "  %.*s/debug/pprof/exceptions         exceptions "
-			  "thrown\n", (int)plen, pfx, (int)plen, pfx, (int)plen,
+			  "thrown\n"
+			  "?debug=1 (without ?seconds=): Go's legacy text form "
+			  "of allocs, mutex and block\n", (int)plen, pfx, (int)plen, pfx, (int)plen,
 			  pfx, (int)plen, pfx, (int)plen, pfx);
 }
 
@@ -262,22 +337,24 @@ static enum MHD_Result serve_pprof(struct agent *a, struct MHD_Connection *c,
 	if (!*rest || !strcmp(rest, "/"))
 		return serve_index(c, url, plen);
 	int kind = prof_kind_from_path(rest + 1);
-	if (kind < 0)
+	if (kind < 0) /* Go's answer, then what there is */
 		return reply_text(c, 404, true,
-				  "unknown profile %s: profile, allocs, mutex, "
-				  "block or exceptions\n", rest + 1);
+				  "Unknown profile\n(this agent serves profile, "
+				  "allocs, mutex, block and exceptions)\n");
 	const char *sec = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
 						      "seconds");
-	uint64_t ns = 0;
-	if (sec && parse_seconds(sec, &ns))
-		return reply_text(c, 400, true,
-				  "invalid value for \"seconds\": %s\n", sec);
-	if (!sec && kind == PK_CPU)
-		ns = CPU_DEFAULT_NS;
+	const char *dbg = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
+						      "debug");
+	struct pull_params pp;
+	const char *msg;
+	int status = pull_params_parse((enum prof_kind)kind, sec, dbg, &pp, &msg);
+	if (status)
+		return reply_text(c, (unsigned)status, true, "%s", msg);
+	uint64_t ns = pp.ns;
 	if (ns > a->c->max_pull_ns)
 		return reply_text(c, 400, true,
-				  "profile duration %s s exceeds the agent's "
-				  "max-pull-seconds (%.0f s)\n", sec,
+				  "profile duration %.0f s exceeds the agent's "
+				  "max-pull-seconds (%.0f s)\n", ns / 1e9,
 				  a->c->max_pull_ns / 1e9);
 	if (head)
 		return reply(c, 200, "application/octet-stream", NULL, 0, false);
@@ -302,7 +379,8 @@ static enum MHD_Result serve_pprof(struct agent *a, struct MHD_Connection *c,
 		q->p = kind_profile_new((enum prof_kind)kind);
 	uint8_t *body = NULL;
 	size_t len = 0;
-	int rc = q->p ? profile_to_pprof(q->p, &body, &len) : -ENOMEM;
+	int rc = q->p ? profile_encode(q->p, pp.text_form, &body, &len)
+		      : -ENOMEM;
 	pull_free(q);
 	if (rc)
 		return reply_text(c, 500, true, "%s: %s profile: %s\n", service,
@@ -313,10 +391,15 @@ static enum MHD_Result serve_pprof(struct agent *a, struct MHD_Connection *c,
 		free(body);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-				"application/octet-stream");
-	MHD_add_response_header(r, "Content-Disposition",
-				"attachment; filename=\"profile\"");
+	if (pp.text_form) {
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+					"text/plain; charset=utf-8");
+	} else {
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+					"application/octet-stream");
+		MHD_add_response_header(r, "Content-Disposition",
+					"attachment; filename=\"profile\"");
+	}
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	enum MHD_Result res = MHD_queue_response(c, 200, r);
 	MHD_destroy_response(r);

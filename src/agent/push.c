@@ -93,12 +93,20 @@ void upload_free(struct upload *u)
 
 int profile_to_pprof(const rtd_profile *p, uint8_t **out, size_t *len)
 {
+	return profile_encode(p, 0, out, len);
+}
+
+int profile_encode(const rtd_profile *p, int go_text_form, uint8_t **out,
+		   size_t *len)
+{
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
 	if (!f)
 		return -errno;
-	int rc = rtd_profile_write_pprof(p, f);
+	int rc = go_text_form ? rtd_profile_write_go_text(
+					p, (enum rtd_profile_go_text)go_text_form, f)
+			      : rtd_profile_write_pprof(p, f);
 	if (fclose(f) && !rc)
 		rc = -EIO;
 	if (rc) {

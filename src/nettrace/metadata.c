@@ -529,6 +529,50 @@ static int parse_v6(struct bld *b, rtd_rd *r, struct parsed *o)
 	return 0;
 }
 
+/* Events TraceEvent names by its own parser's task and opcode instead of
+ * the EventSource's method name: System.Threading.Tasks.TplEventSource
+ * (TraceEvent 4.0.0's TplEtwProviderTraceEventParser templates: event
+ * id, opcode, "Task/Opcode"). TraceEvent has no parser of its own for the
+ * ArrayPool, Sockets, Http or Kestrel EventSources: it names them from
+ * the metadata, as display_name() does. */
+struct es_name {
+	uint16_t id;
+	uint8_t opcode;
+	const char *name;
+};
+
+static const struct es_name tpl_names[] = {
+	{1, 1, "Loop/Start"},
+	{2, 2, "Loop/Stop"},
+	{3, 1, "Invoke/Start"},
+	{4, 2, "Invoke/Stop"},
+	{5, 1, "ForkJoin/Start"},
+	{6, 2, "ForkJoin/Stop"},
+	{7, 9, "TaskScheduled/Send"},
+	{8, 1, "TaskExecute/Start"},
+	{9, 2, "TaskExecute/Stop"},
+	{10, 9, "TaskWait/Send"},
+	{11, 2, "TaskWait/Stop"},
+	{12, 9, "AwaitTaskContinuationScheduled/Send"},
+	{13, 0, "TaskWaitContinuationComplete"},
+	{14, 1, "TraceOperation/Start"},
+	{15, 2, "TraceOperation/Stop"},
+	{16, 0, "TraceOperationRelation"},
+	{17, 1, "TraceSynchronousWork/Start"},
+	{18, 2, "TraceSynchronousWork/Stop"},
+};
+
+static const struct es_name *traceevent_es_name(const char *provider,
+						 uint32_t id)
+{
+	if (!provider || strcmp(provider, "System.Threading.Tasks.TplEventSource"))
+		return NULL;
+	for (size_t i = 0; i < sizeof(tpl_names) / sizeof(tpl_names[0]); i++)
+		if (tpl_names[i].id == id)
+			return &tpl_names[i];
+	return NULL;
+}
+
 /* Build the display name the way TraceEvent does for EventSource events:
  * an implied Start/Stop opcode from the name's suffix, the suffix then
  * stripped, and "/Opcode" appended. */
@@ -638,6 +682,7 @@ static int build(rtd_nettrace *dec, rtd_rd *r, int format, uint64_t base,
 	p->nfields = o.nfields;
 	const struct nt_schema *s =
 		nt_schema_find(o.provider, o.event_id, o.version);
+	const struct es_name *es;
 	if (s) {
 		snprintf(name, name_room, "%s", s->name);
 		if (o.nfields == 0) {
@@ -647,6 +692,10 @@ static int build(rtd_nettrace *dec, rtd_rd *r, int format, uint64_t base,
 		}
 		if (p->opcode == 0)
 			p->opcode = s->opcode;
+	} else if ((es = traceevent_es_name(o.provider, o.event_id))) {
+		snprintf(name, name_room, "%s", es->name);
+		if (p->opcode == 0)
+			p->opcode = es->opcode;
 	} else {
 		display_name(&o, &p->opcode, name, name_room);
 	}

@@ -595,6 +595,12 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 		so.freq = 0;
 		so.period = 0;
 		so.context_switch = true;
+		/* switches are taken in the kernel: user space only is
+		 * a matter of the stacks */
+		if (so.exclude_kernel) {
+			so.exclude_kernel = false;
+			so.no_kernel_frames = true;
+		}
 	}
 	p->cg = so.callgraph;
 	p->freq = so.period || p->offcpu ? 0 : (so.freq ? so.freq : 99);

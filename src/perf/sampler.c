@@ -108,6 +108,7 @@ int rtd_perf_monitor_add_sampler(struct rtd_perf_monitor *m,
 								     : o.max_stack);
 	a->exclude_kernel = o.exclude_kernel;
 	a->exclude_hv = o.exclude_kernel;
+	a->exclude_callchain_kernel = o.no_kernel_frames;
 	if (!o.no_tracking && !m->tracking) {
 		a->mmap = 1;
 		a->mmap2 = 1;

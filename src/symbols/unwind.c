@@ -38,6 +38,9 @@ struct sym_unwinder {
 	uint64_t stack_len, sp;
 	uint64_t *ips;
 	size_t max, n;
+	/* the last frame's stack pointer (its caller's CFA), if known */
+	uint64_t last_sp;
+	bool last_sp_known;
 };
 
 void sym_unwinder_free(struct sym_unwinder *u)
@@ -231,10 +234,22 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_ABORT;
 	if (u->n >= u->max)
 		return DWARF_CB_ABORT;
-	/* a return address repeated means no progress: stop */
-	if (u->n && u->ips[u->n - 1] == pc && u->n > 1 &&
-	    u->ips[u->n - 2] == pc)
-		return DWARF_CB_ABORT;
+	/* No progress is the same return address at the same stack
+	 * pointer (the CFA of the frame below): a recursive function
+	 * repeats its return address at every level, each a frame further
+	 * up the stack. Without the stack pointer, three in a row stop. */
+	Dwarf_Word sp = 0;
+	bool sp_known = dwfl_frame_reg(state, 7 /* rsp */, &sp) == 0;
+	if (u->n && u->ips[u->n - 1] == pc) {
+		if (sp_known && u->last_sp_known) {
+			if (sp == u->last_sp)
+				return DWARF_CB_ABORT;
+		} else if (u->n > 1 && u->ips[u->n - 2] == pc) {
+			return DWARF_CB_ABORT;
+		}
+	}
+	u->last_sp = sp;
+	u->last_sp_known = sp_known;
 	u->ips[u->n++] = pc;
 	return DWARF_CB_OK;
 }
@@ -278,6 +293,7 @@ int rtd_sym_unwind(rtd_symbolizer *s, pid_t pid, pid_t tid,
 	u->ips = ips;
 	u->max = max;
 	u->n = 0;
+	u->last_sp_known = false;
 	dwfl_getthread_frames(u->dwfl, tid, frame_cb, u);
 	u->stack = NULL;
 	u->regs = NULL;

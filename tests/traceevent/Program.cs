@@ -2,7 +2,8 @@
 //
 // Reads a .nettrace/.netperf file with TraceEvent 4.0.0's EventPipeEventSource
 // and the parsers a person would register (Clr, ClrPrivate, ClrRundown,
-// SampleProfiler, GCDynamic, Dynamic for EventSources), then:
+// SampleProfiler, GCDynamic, Tpl as TraceLog registers it, Dynamic for
+// EventSources), then:
 //   --json  (default) one JSON object per event, in TraceEvent's order:
 //           {"p":provider,"n":EventName,"id":ID,"v":Version,"op":Opcode,
 //            "opn":OpcodeName,"task":TaskName,"ts":TimeStampQPC,
@@ -48,6 +49,7 @@ static class Program
             new ClrRundownTraceEventParser(source).All += none;
             new SampleProfilerTraceEventParser(source).All += none;
             new GCDynamicTraceEventParser(source).All += none;
+            new TplEtwProviderTraceEventParser(source).All += none;
             source.Dynamic.All += none;
             if (mode == "--count")
                 source.AllEvents += e => n++;

@@ -56,6 +56,8 @@ TRANSFORMED = {
 RENAMED = {
     ('GC/MarkWithType', 'Promoted'): 'Bytes',
     ('Type/BulkType', 'TypeName'): 'Name',
+    # TraceEvent's TPL parser; TplEventSource's parameter is ContinueWithTaskId
+    ('AwaitTaskContinuationScheduled/Send', 'ContinuationId'): 'ContinueWithTaskId',
 }
 # events whose opcode TraceEvent gets wrong
 KNOWN_OPCODE = {

@@ -440,6 +440,16 @@ static char *put_str(char *p, const char *s)
 	return p + n;
 }
 
+/* At most max bytes of s, "..." ending a cut one. */
+static char *put_str_max(char *p, const char *s, size_t max)
+{
+	size_t n = strnlen(s, max + 1);
+	if (n <= max)
+		return (char *)memcpy(p, s, n) + n;
+	memcpy(p, s, max - 3);
+	return (char *)memcpy(p + max - 3, "...", 3) + 3;
+}
+
 /* Event lines are built straight into one buffer, written out in 64 KiB
  * pieces (stdio's per-call cost was a fifth of 'cat'). */
 static struct {
@@ -587,9 +597,36 @@ static char *put_context(char *p, const struct rtd_gotrace_event *ev, enum lctx 
 	}
 }
 
-static void print_line(FILE *o, const struct rtd_gotrace_event *ev, bool godebug,
+/* A stack's first frame after its id, ":FUNC@FILE:LINE" (the id alone
+ * when the stack is not known yet: raw mode meets it later). Names and
+ * paths are cut at 300 bytes: a line has 2 KB before its strings. */
+#define FRAME_TEXT_MAX 300
+static char *put_first_frame(char *p, const struct gt_pr *pr, uint64_t id)
+{
+	const struct rtd_gotrace_frame *fr;
+	if (!id || !pr->d || !rtd_gotrace_dec_stack(pr->d, id, &fr))
+		return p;
+	*p++ = ':';
+	p = put_str_max(p, fr[0].fn, FRAME_TEXT_MAX);
+	*p++ = '@';
+	p = put_str_max(p, fr[0].file, FRAME_TEXT_MAX);
+	*p++ = ':';
+	return put_u64(p, fr[0].line);
+}
+
+/* Is argument name a stack id ("stack", "new_stack")? */
+static bool is_stack_arg(const char *name)
+{
+	size_t k = strlen(name);
+	return k >= 5 && strcmp(name + k - 5, "stack") == 0;
+}
+
+static void print_line(FILE *o, const struct gt_pr *pr,
+		       const struct rtd_gotrace_event *ev, bool godebug,
 		       enum lctx x)
 {
+	/* without --stacks, each stack named by its first frame */
+	bool frames = !godebug && !pr->stacks;
 	char *line = lb_line(o);
 	char *p = line;
 	const struct line_pre *c = line_pre(ev, x);
@@ -611,10 +648,14 @@ static void print_line(FILE *o, const struct rtd_gotrace_event *ev, bool godebug
 		p = sgn ? put_i64(p, (int64_t)ev->args[i]) : put_u64(p, ev->args[i]);
 		if (!godebug)
 			named |= strcmp(ev->argnames[i], "stack") == 0;
+		if (frames && ev->gen && is_stack_arg(ev->argnames[i]))
+			p = put_first_frame(p, pr, ev->args[i]);
 	}
 	if (!godebug && ev->stack && !named) {
 		p = put_str(p, " stack=");
 		p = put_u64(p, ev->stack);
+		if (frames)
+			p = put_first_frame(p, pr, ev->stack);
 	}
 	/* strings too, when they fit (a log message may be 1 MB) */
 	size_t room = sizeof(lb.b) - lb.n - (size_t)(p - line) - 2;
@@ -669,8 +710,7 @@ static unsigned stacks_of(const struct rtd_gotrace_event *ev, const char **names
 		return n;
 	}
 	for (unsigned i = 0; i < ev->nargs && n < 2; i++) {
-		size_t k = strlen(ev->argnames[i]);
-		if (ev->args[i] && k >= 5 && strcmp(ev->argnames[i] + k - 5, "stack") == 0) {
+		if (ev->args[i] && is_stack_arg(ev->argnames[i])) {
 			names[n] = ev->argnames[i];
 			ids[n++] = ev->args[i];
 		}
@@ -735,7 +775,20 @@ static void print_json_event(FILE *o, const struct gt_pr *pr, const struct rtd_g
 	}
 	const char *names[2];
 	uint64_t ids[2];
-	unsigned n = pr->stacks ? stacks_of(ev, names, ids) : 0;
+	unsigned n = stacks_of(ev, names, ids);
+	if (!pr->stacks) {
+		/* each stack's first frame, by the argument naming it */
+		unsigned shown = 0;
+		for (unsigned k = 0; k < n; k++) {
+			const struct rtd_gotrace_frame *fr;
+			if (!pr->d || !rtd_gotrace_dec_stack(pr->d, ids[k], &fr))
+				continue;
+			fprintf(o, "%s\"%s\":", shown++ ? "," : ",\"at\":{", names[k]);
+			put_frame_json(o, &fr[0], true);
+		}
+		fputs(shown ? "}}\n" : "}\n", o);
+		return;
+	}
 	for (unsigned k = 0; k < n; k++) {
 		const struct rtd_gotrace_frame *fr;
 		size_t nf = rtd_gotrace_dec_stack(pr->d, ids[k], &fr);
@@ -753,7 +806,7 @@ void gt_print(FILE *o, const struct gt_pr *pr, const struct rtd_gotrace_event *e
 	bool dict = ev->gen ? (ev->type == RTD_GO2_EV_STRING || ev->type == RTD_GO2_EV_STACK)
 			    : (ev->type == RTD_GO_EV_STRING || ev->type == RTD_GO_EV_STACK);
 	if (fmt != GT_JSON && !dict) {
-		print_line(o, ev, fmt == GT_GODEBUG,
+		print_line(o, pr, ev, fmt == GT_GODEBUG,
 			   !ev->gen ? L_OLD : pr->ordered ? L_ORD2 : L_RAW2);
 		if (pr->stacks && (ev->stack || ev->gen)) {
 			gt_flush();
@@ -818,7 +871,7 @@ static const struct cli_opt cat_opts[] = {
 	{CAT_ORDERED, "ordered", 0, CLI_ARG_NONE, 0, NULL,
 	 "Go's global order, after Go's validation (go tool trace -d, -d=1)", 0, 0},
 	{CAT_STACKS, "stacks", 0, CLI_ARG_NONE, 0, NULL,
-	 "under each event, the frames (function, file:line) of each stack it names", 0, 0},
+	 "under each event, all the frames (function, file:line) of each stack it names (without: its first frame after stack=ID:)", 0, 0},
 	{CAT_COUNT, "count", 'n', CLI_ARG_INT, 0, "N", "stop after N events", 0, 1e18},
 	{CAT_FORMAT, "format", 'f', CLI_ARG_CHOICE, 0,
 	 "text|json|go-debug|perfetto|chrome-json",

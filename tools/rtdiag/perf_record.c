@@ -44,7 +44,8 @@ static const struct cli_opt record_opts[] = {
 	 "stop after TIME (1.5, 200ms, 00:01:00; default: Ctrl-C or COMMAND's end)", 0, 0},
 	{O_KERNEL, "kernel", 0, CLI_ARG_NONE, 0, NULL,
 	 "kernel frames too (default when the kernel allows it)", 0, 0},
-	{O_NOKERNEL, "no-kernel", 0, CLI_ARG_NONE, 0, NULL, "user space only", 0, 0},
+	{O_NOKERNEL, "no-kernel", 0, CLI_ARG_NONE, 0, NULL,
+	 "user space only (--off-cpu: waits found in the kernel, stacks without its frames)", 0, 0},
 	{O_OUT, "output", 'o', CLI_ARG_STR, CLI_OPT_REPEAT, "FILE",
 	 "write to FILE (.folded, .pb.gz/.pprof, .svg, .speedscope.json, .txt, "
 	 ".perfetto-trace/.pftrace) instead of the top table on stdout; up to 4 "
@@ -517,7 +518,19 @@ int perf_record_main(int argc, char **argv)
 		rtd_perf_profiler_free(pr);
 		return cli_fail("building the profile: %s", rtd_strerror(r));
 	}
-	if (!st.samples)
+	/* off-CPU: the waits, not the switch-out samples */
+	uint64_t nsamples = a.offcpu ? (uint64_t)rtd_profile_total_of(prof, 0)
+				     : st.samples;
+	if (!st.samples && a.offcpu)
+		fprintf(stderr, "rtdiag: no waits were recorded (no scoped "
+				"thread left the CPU while recording)\n");
+	else if (!nsamples && a.offcpu)
+		fprintf(stderr, "rtdiag: no waits in the states kept: %llu "
+				"switches off the CPU, none in %s (see "
+				"--off-cpu-state)\n",
+			(unsigned long long)st.samples,
+			a.states ? "the states asked for" : "S, D or T");
+	else if (!st.samples)
 		fprintf(stderr, "rtdiag: no samples were taken (did the process "
 				"use any CPU?%s)\n",
 			st.user_only ? " A program this user may run but not "
@@ -528,9 +541,6 @@ int perf_record_main(int argc, char **argv)
 		fprintf(stderr, "rtdiag: %llu samples lost (the ring was full: "
 				"raise -m)\n", (unsigned long long)st.lost);
 	rc = CLI_OK;
-	/* off-CPU: the waits, not the switch-out samples */
-	uint64_t nsamples = a.offcpu ? (uint64_t)rtd_profile_total_of(prof, 0)
-				     : st.samples;
 	for (size_t i = 0; i < a.nouts && rc == CLI_OK; i++)
 		rc = write_profile(&a, a.outs[i], a.formats[i], pr, prof, nsamples);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

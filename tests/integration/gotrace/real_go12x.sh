@@ -134,12 +134,57 @@ compare_go1() {
     bad "$3: RTDIAG_GO_MAP_START=$starts: not Go's whole output"
 }
 compare_go1 "$TMP/rw.trace" "$TMP/ord" "rewrite"
+# compare_frames TRACE ORDERED_TEXT LABEL: without --stacks, each stack an
+# event names is shown with its first frame (stack=N:FUNC@FILE:LINE), in
+# text and in JSON ("at"): the same (time, function, file:line) as the
+# first frame of every Stack= and TransitionStack= of Go's -d=1.
+compare_frames() {
+  "$GO" tool trace -d=1 "$1" >"$TMP/go1f" 2>/dev/null || { bad "$3: go tool trace -d=1"; return; }
+  "$R" gotrace cat --ordered --format json "$1" >"$TMP/ordj" 2>/dev/null || { bad "$3: cat --ordered --format json"; return; }
+  python3 - "$TMP/go1f" "$2" "$TMP/ordj" "$3" <<'PY'
+import collections, json, re, sys
+gof, txt, js, label = sys.argv[1:5]
+# an event's Stack= and TransitionStack= are often the same stack (one
+# stack argument): count each distinct first frame of an event once
+go = collections.Counter(); t = None; ev = set(); lines = open(gof).read().split("\n")
+for i, l in enumerate(lines):
+    m = re.match(r"M=-?\d+ P=-?\d+ G=-?\d+ \w+ Time=(\d+)", l)
+    if m:
+        go.update(ev); ev = set()
+        t = int(m.group(1))
+    elif l in ("Stack=", "TransitionStack=") and i + 2 < len(lines):
+        f = re.fullmatch(r"\t(.*) @ 0x[0-9a-f]+", lines[i + 1]); fl = lines[i + 2].strip()
+        if f:
+            ev.add((t, f.group(1), fl))
+go.update(ev)
+me = collections.Counter()
+for l in open(txt):
+    if not l[:1].isdigit():
+        continue
+    ts = int(l.split(" ", 1)[0])
+    me.update({(ts, m.group(1), m.group(2)) for m in
+               re.finditer(r" [a-z_]*stack=[0-9]+:([^@ ]*)@(\S*:[0-9]+)(?= |$)", l.rstrip("\n"))})
+mj = collections.Counter()
+for l in open(js):
+    e = json.loads(l)
+    mj.update({(e["ts"], f["fn"], "%s:%d" % (f["file"], f["line"])) for f in e.get("at", {}).values()})
+print("%s: first frames: Go -d=1 %d, rtdiag text %d, json %d" % (label, sum(go.values()), sum(me.values()), sum(mj.values())))
+bad = 0
+for name, c in (("text", me), ("json", mj)):
+    if c != go:
+        bad += 1
+        print("  %s differs from Go: Go only %s; rtdiag only %s" % (name, list((go - c).items())[:3], list((c - go).items())[:3]))
+sys.exit(1 if bad or not go else 0)
+PY
+  [ $? = 0 ] && ok "$3: every stack's first frame, text and json, as Go's -d=1 stacks" || bad "$3: first frames differ from Go's -d=1 (see above)"
+}
+compare_frames "$TMP/rw.trace" "$TMP/ord" "rewrite"
 # compare_taskends TRACE ORDERED_TEXT LABEL: each UserTaskEnd carries its
 # task's parent and name as Go's -d=1 TaskEnd does (Go's NoTask: 0 here).
 compare_taskends() {
   "$GO" tool trace -d=1 "$1" 2>/dev/null | sed -nE 's/^M=.* TaskEnd Time=([0-9]+) ID=([0-9]+) Parent=([0-9]+) Type=(".*")$/\1 \2 \3 \4/p' |
     sed -E 's/ 18446744073709551615 / 0 /' >"$TMP/gote"
-  sed -nE 's/^([0-9]+) UserTaskEnd .* task=([0-9]+) stack=[0-9]+ parent_task=([0-9]+) name=(".*")$/\1 \2 \3 \4/p' "$2" >"$TMP/myte"
+  sed -nE 's/^([0-9]+) UserTaskEnd .* task=([0-9]+) stack=[0-9]+(:[^ ]*)? parent_task=([0-9]+) name=(".*")$/\1 \2 \4 \5/p' "$2" >"$TMP/myte"
   [ -s "$TMP/gote" ] && cmp -s "$TMP/gote" "$TMP/myte" &&
     ok "$3: every UserTaskEnd has Go's parent and name ($(wc -l <"$TMP/gote"))" ||
     { bad "$3: UserTaskEnd parent/name differ from Go's TaskEnd (< Go, > rtdiag)"; diff "$TMP/gote" "$TMP/myte" | head -6; }

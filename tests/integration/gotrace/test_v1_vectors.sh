@@ -32,6 +32,9 @@ done
 # end (200000: raw mode sees no damage).
 f=$V1/stress_1_19_good
 "$R" gotrace cat "$f" >"$TMP/whole"
+# the whole file's stacks (at its end) name each stack=ID by its first
+# frame; the cut file has none: compare the events without the frames
+nostackframes() { sed -E 's/( [a-z_]*stack=[0-9]+):[^ ]*/\1/g'; }
 head -c 200002 "$f" >"$TMP/cut.trace"
 if "$R" gotrace cat "$TMP/cut.trace" >"$TMP/cut" 2>"$TMP/err"; then bad "cut trace: exit 0"
 else
@@ -40,7 +43,7 @@ else
   before=$(grep -o " off=[0-9]*" "$TMP/whole" | awk -F= -v at="${at:-0}" '$2 < at' | wc -l)
   if [ "$at" = 200000 ] && [ "$before" -gt 0 ] &&
      [ "$(grep -c " off=" "$TMP/cut")" = "$before" ] &&
-     [ "$(cat "$TMP/cut")" = "$(head -n "$(wc -l <"$TMP/cut")" "$TMP/whole")" ]; then
+     [ "$(cat "$TMP/cut")" = "$(head -n "$(wc -l <"$TMP/cut")" "$TMP/whole" | nostackframes)" ]; then
     ok "cut trace, raw: the $before events before offset $at as in the whole file, then the error"
   else bad "cut trace, raw: at=$at before=$before: $(cat "$TMP/err")"; fi
 fi

@@ -12,6 +12,8 @@
  *                                 ms aliases with a sampler's period, so a
  *                                 profile ranking the functions wants rounds
  *                                 much longer than the period)
+ *        cpu_shares depth=D ...  (the rounds run below D nested calls of
+ *                                 rec, for the unwinders' recursion tests)
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -55,18 +57,40 @@ static double now(void)
 
 static double seconds = 1;
 static long rounds;
+static int depth;
+
+/* the rounds, a macro: an inlined function would be a frame of its own
+ * in the profiles that read DWARF's inline records */
+#define ROUNDS_LOOP()                                                          \
+	do {                                                                   \
+		if (rounds) {                                                  \
+			for (long i_ = 0; i_ < rounds; i_++)                   \
+				run_round();                                   \
+		} else {                                                       \
+			double end_ = now() + seconds;                         \
+			while (now() < end_)                                   \
+				run_round();                                   \
+		}                                                              \
+	} while (0)
+
+/* n frames of rec, then the rounds; not a tail call (the frame stays) */
+__attribute__((noinline)) void rec(int n)
+{
+	if (n > 1)
+		rec(n - 1);
+	else
+		ROUNDS_LOOP();
+	sink += (unsigned long)n;
+	__asm__ volatile("" ::: "memory");
+}
 
 static void *worker(void *arg)
 {
 	(void)arg;
-	if (rounds) {
-		for (long i = 0; i < rounds; i++)
-			run_round();
-		return NULL;
-	}
-	double end = now() + seconds;
-	while (now() < end)
-		run_round();
+	if (depth > 0)
+		rec(depth);
+	else
+		ROUNDS_LOOP();
 	return NULL;
 }
 
@@ -83,6 +107,8 @@ int main(int argc, char **argv)
 	}
 	if (argc > a && !strncmp(argv[a], "unit=", 5))
 		unit = UNIT * atol(argv[a++] + 5);
+	if (argc > a && !strncmp(argv[a], "depth=", 6))
+		depth = atoi(argv[a++] + 6);
 	if (argc > a && !strncmp(argv[a], "rounds=", 7))
 		rounds = atol(argv[a] + 7);
 	else if (argc > a)

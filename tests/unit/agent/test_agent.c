@@ -176,11 +176,13 @@ static void serve_native_target(void **state)
 	free(f.body);
 	f = get(url, "/targets/sleeper/debug/pprof/heapz", NULL);
 	assert_int_equal(f.status, 404);
-	contains(f.body, "unknown profile heapz");
+	contains(f.body, "Unknown profile\n");
 	free(f.body);
-	f = get(url, "/targets/sleeper/debug/pprof/profile?seconds=x", NULL);
+	/* Go's answers: a delta's seconds= must be a positive integer (a
+	 * CPU profile's bad seconds= is Go's 30 s, not an error) */
+	f = get(url, "/targets/sleeper/debug/pprof/block?seconds=x", NULL);
 	assert_int_equal(f.status, 400);
-	contains(f.body, "invalid value for \"seconds\"");
+	contains(f.body, "invalid value for \"seconds\" - must be a positive integer");
 	free(f.body);
 	f = get(url, "/targets/sleeper/debug/pprof/profile?seconds=3600", NULL);
 	assert_int_equal(f.status, 400);
