@@ -26,6 +26,8 @@
  * positions.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -293,6 +295,7 @@ static int event_counters(rtd_counters *c, rtd_nettrace *dec,
 	if (!wanted(c, ev->meta->provider, e.name))
 		return 0;
 	struct rtd_counter_record r = {
+		.has_value = true,
 		.kind = e.have_increment || !strcmp(e.type, "Sum")
 				? RTD_COUNTER_SUM
 				: RTD_COUNTER_MEAN,
@@ -331,6 +334,26 @@ static double field_num(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 	if (rtd_nettrace_get(dec, ev, name, &v) != 0)
 		return 0;
 	return num_of(&v);
+}
+
+/* A number carried as text into *out; false when the text is empty or
+ * not a number (the Metrics EventSource's "no measurement"). */
+static bool field_text_num(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
+			   const char *name, double *out)
+{
+	struct rtd_nettrace_value v;
+	*out = 0;
+	if (rtd_nettrace_get(dec, ev, name, &v) != 0)
+		return false;
+	if (v.type != RTD_NT_T_STRING) {
+		*out = num_of(&v);
+		return true;
+	}
+	if (!v.str || !*v.str)
+		return false;
+	char *end;
+	*out = strtod(v.str, &end);
+	return end != v.str;
 }
 
 /* "0.5=51;0.95=96;0.99=100" */
@@ -407,17 +430,20 @@ static int metrics_event(rtd_counters *c, rtd_nettrace *dec,
 	};
 	switch (kind) {
 	case RTD_COUNTER_RATE:
-		r.value = field_num(dec, ev, "rate");
-		r.total = field_num(dec, ev, "value");
+		r.has_value = field_text_num(dec, ev, "rate", &r.value);
+		r.has_total = field_text_num(dec, ev, "value", &r.total);
 		break;
 	case RTD_COUNTER_UPDOWN:
-		r.value = field_num(dec, ev, "value");
-		r.total = field_num(dec, ev, "rate");
+		r.has_value = field_text_num(dec, ev, "value", &r.value);
+		r.has_total = field_text_num(dec, ev, "rate", &r.total);
+		if (!r.has_total)
+			r.total = r.value; /* the first interval: no change yet */
 		break;
 	case RTD_COUNTER_GAUGE:
-		r.value = field_num(dec, ev, "lastValue");
+		r.has_value = field_text_num(dec, ev, "lastValue", &r.value);
 		break;
 	default:
+		r.has_value = true;
 		r.count = field_num(dec, ev, "count");
 		r.sum = field_num(dec, ev, "sum");
 		quantiles(field(dec, ev, "quantiles", t, sizeof(t)), &r);
@@ -446,5 +472,106 @@ RTD_API const char *rtd_counters_errors(const rtd_counters *c)
 
 RTD_API const char *rtd_counter_kind_name(unsigned kind)
 {
-	return kind == RTD_COUNTER_SUM ? "Rate" : "Metric";
+	return kind == RTD_COUNTER_SUM || kind == RTD_COUNTER_RATE ? "Rate"
+								  : "Metric";
+}
+
+/* ---- as dotnet-counters shows them ---------------------------------------- */
+
+/* snprintf into a field; false when it did not fit */
+static bool put_field(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static bool put_field(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return n >= 0 && (size_t)n < len;
+}
+#define PUT_FIELD(buf, ...) put_field((buf), sizeof(buf), __VA_ARGS__)
+
+/*
+ * The name dotnet-counters shows (its payloads' DisplayName and
+ * GetDisplay()): EventCounters "Display Name (unit)", their increments
+ * "Display Name (unit / N sec)" with "count" or no unit as "Count";
+ * meters "name (unit)" or "name", Counters by their rate "name (unit /
+ * N sec)" and by their total "name (unit)", "Count" for no unit.
+ */
+static bool display_name(const struct rtd_counter_record *r, bool by_rate,
+			 unsigned interval, struct rtd_counter_value *v)
+{
+	const char *n = r->display_name && *r->display_name ? r->display_name
+							      : r->name;
+	const char *u = r->unit ? r->unit : "";
+	switch (r->kind) {
+	case RTD_COUNTER_SUM:
+		return PUT_FIELD(v->name, "%s (%s / %u sec)", n,
+				 !*u || !strcmp(u, "count") ? "Count" : u,
+				 interval);
+	case RTD_COUNTER_RATE:
+		if (by_rate)
+			return PUT_FIELD(v->name, "%s (%s / %u sec)", n,
+					 *u ? u : "Count", interval);
+		return PUT_FIELD(v->name, "%s (%s)", n, *u ? u : "Count");
+	case RTD_COUNTER_MEAN:
+		if (!strcmp(u, "count"))
+			u = "Count";
+		break;
+	default:
+		break;
+	}
+	return *u ? PUT_FIELD(v->name, "%s (%s)", n, u)
+		  : PUT_FIELD(v->name, "%s", n);
+}
+
+/* A quantile as a percentage the way .NET prints key * 100: the fewest
+ * decimals that read back the same ("50", "99.9"). */
+static void percent_text(double q, char *buf, size_t len)
+{
+	double x = q * 100;
+	for (int prec = 0; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*f", prec, x);
+		if (strtod(buf, NULL) == x)
+			return;
+	}
+}
+
+RTD_API int rtd_counter_values(const struct rtd_counter_record *r,
+			       enum rtd_counter_view view, unsigned interval_sec,
+			       struct rtd_counter_value *out, size_t max)
+{
+	if (!r || !out || r->kind > RTD_COUNTER_HISTOGRAM ||
+	    (view != RTD_COUNTER_VIEW_COLLECT && view != RTD_COUNTER_VIEW_MONITOR))
+		return -RTD_E_INVAL;
+	if (!r->has_value)
+		return 0;
+	const char *tags = r->tags ? r->tags : "";
+	if (r->kind == RTD_COUNTER_HISTOGRAM) {
+		if (r->nquantiles > max)
+			return -RTD_E_CAP;
+		for (size_t i = 0; i < r->nquantiles; i++) {
+			struct rtd_counter_value *v = &out[i];
+			char pct[32];
+			percent_text(r->quantile[i], pct, sizeof(pct));
+			if (!display_name(r, false, interval_sec, v) ||
+			    !PUT_FIELD(v->tags, "%s%sPercentile=%s", tags,
+				       *tags ? "," : "", pct))
+				return -RTD_E_CAP;
+			v->type = "Metric";
+			v->value = r->qvalue[i];
+		}
+		return (int)r->nquantiles;
+	}
+	if (max < 1)
+		return -RTD_E_CAP;
+	/* monitor asks for totals, and takes the rate when none came */
+	bool by_rate = r->kind == RTD_COUNTER_RATE &&
+		       (view == RTD_COUNTER_VIEW_COLLECT || !r->has_total);
+	if (!display_name(r, by_rate, interval_sec, out) ||
+	    !PUT_FIELD(out->tags, "%s", tags))
+		return -RTD_E_CAP;
+	out->type = by_rate || r->kind == RTD_COUNTER_SUM ? "Rate" : "Metric";
+	out->value = r->kind == RTD_COUNTER_RATE && !by_rate ? r->total : r->value;
+	return 1;
 }

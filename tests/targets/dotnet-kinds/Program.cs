@@ -12,6 +12,8 @@
 //   dotnet-kinds DIR park           threads parked in Parked.InSleep and
 //                                   Parked.InWait; main in Parked.Main
 //   dotnet-kinds DIR meters         its own Meter and EventCounters (Meters.cs)
+//   dotnet-kinds DIR rates          one instrument of each kind at known
+//                                   rates (Rates.cs)
 //   dotnet-kinds DIR heap K         a tree of K objects (Heap.cs)
 //   dotnet-kinds DIR steady         all three at a steady pace set by
 //                                   sleeps, not by the CPU it gets: 1 MB
@@ -129,6 +131,8 @@ static class Program
             return MetersProgram.Run(dir);
         case "heap":
             return HeapProgram.Run(dir, int.Parse(args[2]));
+        case "rates":
+            return RatesProgram.Run(dir);
         case "alloc":
             Ready(dir);
             for (long i = 0; ; i++) {
