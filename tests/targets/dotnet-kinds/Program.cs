@@ -9,6 +9,12 @@
 //                                   Contended.Take, each holding it 2 ms
 //   dotnet-kinds DIR exception N    throw and catch N InvalidOperation-
 //                                   Exceptions from Thrower.Throw, exit
+//   dotnet-kinds DIR sleeplock N [S] N threads take one lock in
+//                                   SleepLock.Take and sleep 5 ms holding
+//                                   it: the others wait in Monitor.Enter,
+//                                   using next to no CPU; and S threads
+//                                   spinning in SleepLock.Spin (more than
+//                                   the CPUs: runnable, not all running)
 //   dotnet-kinds DIR park           threads parked in Parked.InSleep and
 //                                   Parked.InWait; main in Parked.Main
 //   dotnet-kinds DIR meters         its own Meter and EventCounters (Meters.cs)
@@ -94,6 +100,35 @@ static class Steady
     }
 }
 
+static class SleepLock
+{
+    static readonly object Gate = new object();
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void Take() { lock (Gate) Thread.Sleep(5); }
+
+    public static long Spins;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void Spin()
+    {
+        long x = 0;
+        for (int i = 0; i < 10000000; i++) x += i ^ (x >> 3);
+        Interlocked.Add(ref Spins, x & 1);
+    }
+
+    public static void Run(int n, int s, string stop)
+    {
+        var ts = new Thread[n + s];
+        for (int i = 0; i < n + s; i++) {
+            ts[i] = i < n ? new Thread(() => { while (!File.Exists(stop)) Take(); }) { Name = "sleeplock-" + i }
+                          : new Thread(() => { while (!File.Exists(stop)) Spin(); }) { Name = "spin-" + i };
+            ts[i].Start();
+        }
+        foreach (var t in ts) t.Join();
+    }
+}
+
 static class Parked
 {
     public static readonly ManualResetEventSlim Never = new ManualResetEventSlim(false);
@@ -160,6 +195,10 @@ static class Program
             File.WriteAllText(Path.Combine(dir, "thrown"), caught.ToString());
             return caught == n ? 0 : 1;
         }
+        case "sleeplock":
+            Ready(dir);
+            SleepLock.Run(int.Parse(args[2]), args.Length > 3 ? int.Parse(args[3]) : 0, stop);
+            return 0;
         case "steady":
             Ready(dir);
             Steady.Run(stop);
