@@ -82,6 +82,9 @@ enum rtd_counter_kind {
  * @has_total: RATE, UPDOWN: @total was a number (an ObservableUpDown-
  *             Counter's first interval has no change: @total is then
  *             @value, as dotnet-counters takes it)
+ * @meter_tags: the tags the meter was created with (from the session's
+ *              BeginInstrumentReporting); "" when none or unknown
+ * @instrument_tags: the tags the instrument was created with; ""
  *
  * Strings are borrowed for the callback's duration.
  */
@@ -101,6 +104,7 @@ struct rtd_counter_record {
 	double quantile[RTD_COUNTER_MAX_QUANTILES];
 	double qvalue[RTD_COUNTER_MAX_QUANTILES];
 	bool has_value, has_total;
+	const char *meter_tags, *instrument_tags;
 };
 
 /**
@@ -227,14 +231,21 @@ enum rtd_counter_view {
  * struct rtd_counter_value - one value as dotnet-counters shows it
  * @name: the name as dotnet-counters shows it (its GetDisplay()),
  *        "requests ({request} / 1 sec)", "Working Set (MB)"
- * @tags: the value's tags, "route=/a,Percentile=50" ("" when none);
- *        dotnet-counters' CSV appends them as "[route=/a;Percentile=50]"
+ * @tags: the value's tags, "route=/a,Percentile=50" ("" when none):
+ *        dotnet-counters' JSON "tags"
+ * @meter_tags: the meter's own tags (JSON "meterTags")
+ * @instrument_tags: the instrument's own tags (JSON "instrumentTags")
+ * @all_tags: the three joined, meter's first: what dotnet-counters' CSV
+ *            appends to the name, "[region=eu;route=/a]" (',' as ';')
  * @type: "Rate" or "Metric" (its "Counter Type")
  * @value: the number
  */
 struct rtd_counter_value {
 	char name[RTD_COUNTER_NAME_MAX];
 	char tags[RTD_COUNTER_TAGS_MAX];
+	char meter_tags[RTD_COUNTER_TAGS_MAX];
+	char instrument_tags[RTD_COUNTER_TAGS_MAX];
+	char all_tags[3 * RTD_COUNTER_TAGS_MAX];
 	const char *type;
 	double value;
 };

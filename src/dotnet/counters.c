@@ -35,6 +35,7 @@
 
 #define METRICS "System.Diagnostics.Metrics"
 #define MAX_PROVIDERS 64
+#define MAX_INSTRUMENTS 4096 /* instruments whose own tags are kept */
 #define STR 512
 
 struct cprov {
@@ -44,9 +45,16 @@ struct cprov {
 	size_t nnames;
 };
 
+/* An instrument's and its meter's own tags (BeginInstrumentReporting). */
+struct itags {
+	char *meter, *inst, *meter_tags, *inst_tags;
+};
+
 struct rtd_counters {
 	struct cprov prov[MAX_PROVIDERS];
 	size_t nprov;
+	struct itags *itags;
+	size_t nitags;
 	rtd_counter_fn fn;
 	void *ctx;
 	char session[64];
@@ -139,6 +147,13 @@ RTD_API void rtd_counters_free(rtd_counters *c)
 		free(c->prov[i].names);
 		free(c->prov[i].name);
 	}
+	for (size_t i = 0; i < c->nitags; i++) {
+		free(c->itags[i].meter);
+		free(c->itags[i].inst);
+		free(c->itags[i].meter_tags);
+		free(c->itags[i].inst_tags);
+	}
+	free(c->itags);
 	free(c);
 }
 
@@ -304,6 +319,8 @@ static int event_counters(rtd_counters *c, rtd_nettrace *dec,
 		.display_name = e.display,
 		.unit = e.unit,
 		.tags = "",
+		.meter_tags = "",
+		.instrument_tags = "",
 		.min = e.min,
 		.max = e.max,
 		.count = e.count,
@@ -379,6 +396,52 @@ static void quantiles(const char *s, struct rtd_counter_record *r)
 			r->value = r->qvalue[i];
 }
 
+static struct itags *itags_find(rtd_counters *c, const char *meter,
+				const char *inst)
+{
+	for (size_t i = 0; i < c->nitags; i++)
+		if (!strcmp(c->itags[i].meter, meter) &&
+		    !strcmp(c->itags[i].inst, inst))
+			return &c->itags[i];
+	return NULL;
+}
+
+/* BeginInstrumentReporting (version 1+): the instrument's own tags and
+ * its meter's, which dotnet-counters shows with every value. */
+static int begin_instrument(rtd_counters *c, rtd_nettrace *dec,
+			    const struct rtd_nettrace_event *ev)
+{
+	char meter[STR], inst[STR], mt[STR], it[STR];
+	field(dec, ev, "meterName", meter, sizeof(meter));
+	field(dec, ev, "instrumentName", inst, sizeof(inst));
+	field(dec, ev, "meterTags", mt, sizeof(mt));
+	field(dec, ev, "instrumentTags", it, sizeof(it));
+	struct itags *t = itags_find(c, meter, inst);
+	if (!t) {
+		if (!mt[0] && !it[0])
+			return 0;
+		if (c->nitags == MAX_INSTRUMENTS)
+			return 0; /* beyond the cap: values without them */
+		struct itags *n = realloc(c->itags, (c->nitags + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		c->itags = n;
+		t = &c->itags[c->nitags];
+		memset(t, 0, sizeof(*t));
+		if (!(t->meter = strdup(meter)) || !(t->inst = strdup(inst))) {
+			free(t->meter);
+			free(t->inst);
+			return -ENOMEM;
+		}
+		c->nitags++;
+	}
+	free(t->meter_tags);
+	free(t->inst_tags);
+	t->meter_tags = strdup(mt);
+	t->inst_tags = strdup(it);
+	return t->meter_tags && t->inst_tags ? 0 : -ENOMEM;
+}
+
 static int metrics_event(rtd_counters *c, rtd_nettrace *dec,
 			 const struct rtd_nettrace_event *ev)
 {
@@ -393,7 +456,10 @@ static int metrics_event(rtd_counters *c, rtd_nettrace *dec,
 		kind = RTD_COUNTER_GAUGE;
 	else if (!strcmp(en, "HistogramValuePublished"))
 		kind = RTD_COUNTER_HISTOGRAM;
-	else {
+	else if (!strcmp(en, "BeginInstrumentReporting")) {
+		field(dec, ev, "sessionId", sess, sizeof(sess));
+		return strcmp(sess, c->session) ? 0 : begin_instrument(c, dec, ev);
+	} else {
 		bool err = !strcmp(en, "Error") ||
 			   !strcmp(en, "TimeSeriesLimitReached") ||
 			   !strcmp(en, "HistogramLimitReached") ||
@@ -428,6 +494,9 @@ static int metrics_event(rtd_counters *c, rtd_nettrace *dec,
 		.tags = field(dec, ev, "tags", tags, sizeof(tags)),
 		.timestamp = ev->timestamp,
 	};
+	const struct itags *it = itags_find(c, meter, inst);
+	r.meter_tags = it ? it->meter_tags : "";
+	r.instrument_tags = it ? it->inst_tags : "";
 	switch (kind) {
 	case RTD_COUNTER_RATE:
 		r.has_value = field_text_num(dec, ev, "rate", &r.value);
@@ -537,6 +606,17 @@ static void percent_text(double q, char *buf, size_t len)
 	}
 }
 
+/* The meter's and instrument's own tags, and all three joined as
+ * dotnet-counters' CombineTags() (meter, instrument, value). */
+static bool own_tags(struct rtd_counter_value *v, const char *mt,
+		     const char *it)
+{
+	return PUT_FIELD(v->meter_tags, "%s", mt) &&
+	       PUT_FIELD(v->instrument_tags, "%s", it) &&
+	       PUT_FIELD(v->all_tags, "%s%s%s%s%s", mt, *mt && *it ? "," : "",
+			 it, (*mt || *it) && *v->tags ? "," : "", v->tags);
+}
+
 RTD_API int rtd_counter_values(const struct rtd_counter_record *r,
 			       enum rtd_counter_view view, unsigned interval_sec,
 			       struct rtd_counter_value *out, size_t max)
@@ -547,6 +627,8 @@ RTD_API int rtd_counter_values(const struct rtd_counter_record *r,
 	if (!r->has_value)
 		return 0;
 	const char *tags = r->tags ? r->tags : "";
+	const char *mt = r->meter_tags ? r->meter_tags : "";
+	const char *it = r->instrument_tags ? r->instrument_tags : "";
 	if (r->kind == RTD_COUNTER_HISTOGRAM) {
 		if (r->nquantiles > max)
 			return -RTD_E_CAP;
@@ -556,7 +638,8 @@ RTD_API int rtd_counter_values(const struct rtd_counter_record *r,
 			percent_text(r->quantile[i], pct, sizeof(pct));
 			if (!display_name(r, false, interval_sec, v) ||
 			    !PUT_FIELD(v->tags, "%s%sPercentile=%s", tags,
-				       *tags ? "," : "", pct))
+				       *tags ? "," : "", pct) ||
+			    !own_tags(v, mt, it))
 				return -RTD_E_CAP;
 			v->type = "Metric";
 			v->value = r->qvalue[i];
@@ -569,7 +652,7 @@ RTD_API int rtd_counter_values(const struct rtd_counter_record *r,
 	bool by_rate = r->kind == RTD_COUNTER_RATE &&
 		       (view == RTD_COUNTER_VIEW_COLLECT || !r->has_total);
 	if (!display_name(r, by_rate, interval_sec, out) ||
-	    !PUT_FIELD(out->tags, "%s", tags))
+	    !PUT_FIELD(out->tags, "%s", tags) || !own_tags(out, mt, it))
 		return -RTD_E_CAP;
 	out->type = by_rate || r->kind == RTD_COUNTER_SUM ? "Rate" : "Metric";
 	out->value = r->kind == RTD_COUNTER_RATE && !by_rate ? r->total : r->value;

@@ -224,14 +224,14 @@ static void table_draw(struct cview *v)
 
 /*
  * One value out: a table row (terminal), a line (monitor piped), or
- * dotnet-counters' CSV line / JSON object. The value's tags are
- * dotnet-counters' ValueTags ("k=v,k2=v2").
+ * dotnet-counters' CSV line / JSON object. JSON has the value's tags and
+ * the meter's and instrument's apart, the others all three in one.
  */
 static void put_value(struct cview *v, const struct rtd_counter_record *r,
 		      const struct rtd_counter_value *cv)
 {
 	char num[48], ts[48];
-	const char *tags = cv->tags;
+	const char *tags = cv->all_tags;
 	if (v->tty) {
 		table_set(v, r->provider, cv->name, tags, cv->value);
 		return;
@@ -245,10 +245,14 @@ static void put_value(struct cview *v, const struct rtd_counter_record *r,
 		fputs("\",  \"name\": \"", v->out);
 		json_str(v->out, cv->name);
 		fputs("\",  \"tags\": \"", v->out);
-		json_str(v->out, tags);
-		fprintf(v->out, "\",  \"counterType\": \"%s\",  \"meterTags\": "
-			"\"\",  \"instrumentTags\": \"\",  \"value\": %s }",
-			cv->type, dn_number(cv->value, num, sizeof(num)));
+		json_str(v->out, cv->tags);
+		fprintf(v->out, "\",  \"counterType\": \"%s\",  \"meterTags\": \"",
+			cv->type);
+		json_str(v->out, cv->meter_tags);
+		fputs("\",  \"instrumentTags\": \"", v->out);
+		json_str(v->out, cv->instrument_tags);
+		fprintf(v->out, "\",  \"value\": %s }",
+			dn_number(cv->value, num, sizeof(num)));
 		return;
 	}
 	if (v->csv) {

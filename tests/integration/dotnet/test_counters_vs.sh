@@ -30,7 +30,7 @@ mkdir -p "$WORK/r"
 "$KD/dotnet-kinds" "$WORK/r" rates >"$WORK/r/stdout" 2>&1 &
 P=$!; PIDS+=("$P")
 wait_file "$WORK/r/ready" || { bad "dotnet-kinds rates did not start"; exit 1; }
-C='Rtdiag.Rates,Rtdiag-Rates'
+C='Rtdiag.Rates,Rtdiag.Rates.Tagged,Rtdiag-Rates'
 
 # dc FORMAT FILE SECONDS / rt FORMAT FILE SECONDS
 dc() { "$DC" collect -p "$P" --format "$1" -o "$2" --refresh-interval 1 --counters "$C" \
@@ -43,11 +43,13 @@ rt() { "$R" dotnet counters collect -p "$P" --format "$1" -o "$2" --refresh-inte
 # start, 10 a second, compared between the tools interval by interval).
 cat >"$WORK/cmp.py" <<'EOF'
 import csv, json, sys
-R, D = "Rtdiag.Rates", "Rtdiag-Rates"
+R, T, D = "Rtdiag.Rates", "Rtdiag.Rates.Tagged", "Rtdiag-Rates"
 want = {
     (R, "requests ({request} / 1 sec)", ""): ("Rate", 70, 7),
     (R, "hits (Count / 1 sec)", "route=/a"): ("Rate", 10, 1),
     (R, "hits (Count / 1 sec)", "route=/b"): ("Rate", 20, 2),
+    # the meter's tag, then the instrument's (JSON: meterTags, instrumentTags)
+    (T, "jobs ({job} / 1 sec)", "region=eu,queue=q1"): ("Rate", 50, 5),
     (R, "bytes (By / 1 sec)", ""): ("Rate", 500, 50),
     (R, "queue ({item})", ""): ("Metric", "grow", 1),
     (R, "pending", ""): ("Metric", 17, 0),
@@ -77,8 +79,10 @@ def load(path, fmt):
         d = json.load(open(path))
         assert list(d) == ["TargetProcess", "StartTime", "Events"], list(d)
         for e in d["Events"]:
-            assert e["meterTags"] == "" and e["instrumentTags"] == "", e
-            rows.append((e["provider"], e["name"], e["tags"], e["counterType"], float(e["value"])))
+            # keyed by the three joined as the CSV has them; the parts kept
+            tags = ",".join(t for t in (e["meterTags"], e["instrumentTags"], e["tags"]) if t)
+            rows.append((e["provider"], e["name"], tags, (e["counterType"], e["meterTags"], e["instrumentTags"]),
+                         float(e["value"])))
     series, types = {}, {}
     for prov, name, tags, typ, val in rows:
         k = (prov, name, tags)
@@ -99,6 +103,8 @@ for k in sorted(set(rt) & set(dc)):
     if k not in want:
         continue
     typ, v, tol = want[k]
+    if {t if isinstance(t, str) else t[0] for t in rtt[k]} != {typ}:
+        bad.append("%s: type %s, want %s" % (k, rtt[k], typ))
     a, b = rt[k], dc[k]
     if len(a) < 2 or len(b) < 2:
         bad.append("%s: %d and %d intervals" % (k, len(a), len(b)))

@@ -14,6 +14,9 @@
 //   temperature ObservableGauge<double> "Cel": 21.5
 //   latency    Histogram<double> "ms": nine 5s and one 50 a tick
 //              (P50 5, P95 and P99 50 whatever the interval holds)
+// Meter "Rtdiag.Rates.Tagged" with the tag region=eu:
+//   jobs       Counter<long> "{job}" with the tag queue=q1: Add(5) a tick
+//              (50/s)
 // EventSource "Rtdiag-Rates":
 //   fixed      EventCounter "Fixed value" (B): WriteMetric(42) a tick
 //   ticks      IncrementingEventCounter "Ticks": Increment(3) a tick
@@ -56,6 +59,10 @@ static class RatesProgram
         var hits = meter.CreateCounter<long>("hits");
         var queue = meter.CreateUpDownCounter<long>("queue", "{item}");
         var latency = meter.CreateHistogram<double>("latency", "ms");
+        var tagged = new Meter(new MeterOptions("Rtdiag.Rates.Tagged") {
+            Version = "1.0", Tags = new[] { new KeyValuePair<string, object>("region", "eu") } });
+        var jobs = tagged.CreateCounter<long>("jobs", "{job}", null,
+            new[] { new KeyValuePair<string, object>("queue", "q1") });
         var clock = Stopwatch.StartNew();
         meter.CreateObservableCounter("bytes", () => clock.ElapsedMilliseconds / 100 * 50, "By");
         meter.CreateObservableUpDownCounter("pending", () => 17L);
@@ -68,6 +75,7 @@ static class RatesProgram
         var b = new KeyValuePair<string, object>("route", "/b");
         for (long tick = 1; !File.Exists(stop); tick++) {
             requests.Add(7);
+            jobs.Add(5);
             hits.Add(1, a);
             hits.Add(2, b);
             queue.Add(3);

@@ -94,11 +94,26 @@ static void test_values(void **state)
 	r.tags = "route=/a";
 	one(&r, RTD_COUNTER_VIEW_COLLECT, "requests (Count / 1 sec)", "route=/a",
 	    "Rate", 70);
+	/* the meter's and the instrument's own tags: apart (JSON), and
+	 * before the value's in one list (CSV) */
+	struct rtd_counter_value v[RTD_COUNTER_MAX_QUANTILES];
+	r.meter_tags = "region=eu";
+	r.instrument_tags = "queue=q1";
+	assert_int_equal(rtd_counter_values(&r, RTD_COUNTER_VIEW_COLLECT, 1, v, 8), 1);
+	assert_string_equal(v[0].tags, "route=/a");
+	assert_string_equal(v[0].meter_tags, "region=eu");
+	assert_string_equal(v[0].instrument_tags, "queue=q1");
+	assert_string_equal(v[0].all_tags, "region=eu,queue=q1,route=/a");
+	r.tags = "";
+	r.meter_tags = NULL;
+	assert_int_equal(rtd_counter_values(&r, RTD_COUNTER_VIEW_COLLECT, 1, v, 8), 1);
+	assert_string_equal(v[0].all_tags, "queue=q1");
+	r.instrument_tags = NULL;
+	r.tags = "route=/a";
 	one(&r, RTD_COUNTER_VIEW_MONITOR, "requests (Count)", "route=/a",
 	    "Metric", 140);
 	/* an ObservableCounter's first interval: no rate, nothing shown */
 	r.has_value = false;
-	struct rtd_counter_value v[RTD_COUNTER_MAX_QUANTILES];
 	assert_int_equal(rtd_counter_values(&r, RTD_COUNTER_VIEW_COLLECT, 1, v, 8), 0);
 	assert_int_equal(rtd_counter_values(&r, RTD_COUNTER_VIEW_MONITOR, 1, v, 8), 0);
 	/* up-down counters and gauges: their value, "name (unit)" or "name" */
