@@ -124,7 +124,9 @@ typedef struct rtd_counters rtd_counters;
  *        "Provider[,Provider[name1,name2]]..." where Provider is an
  *        EventSource or a Meter name and the names in brackets the
  *        counters or instruments to keep (all when absent); NULL or ""
- *        for "System.Runtime"
+ *        for "System.Runtime". "EventCounters\\Provider" asks for the
+ *        EventSource's counters only (no meter of that name), as
+ *        dotnet-counters' prefix does
  * @fn: receives the records
  * @ctx: passed to @fn
  * @err: receives a message naming a malformed part (may be NULL)
@@ -141,6 +143,35 @@ RTD_API rtd_counters *rtd_counters_new(const char *spec, rtd_counter_fn fn,
  * @c: the reader; NULL does nothing
  */
 RTD_API void rtd_counters_free(rtd_counters *c);
+
+/**
+ * rtd_counters_prefer_meters - a provider's meter over its EventCounters,
+ *                              as dotnet-counters shows them
+ * @c: the reader
+ * @hold_sec: how long after a provider's first EventCounters value its
+ *            records are held, in case a meter of the same name publishes
+ *            (dotnet-counters: 1 s)
+ *
+ * A provider name may be both an EventSource and a Meter (System.Runtime
+ * is, from .NET 9): dotnet-counters then shows the meter's instruments
+ * and drops the EventCounters, unless asked for "EventCounters\\Name".
+ * With this, the reader does the same: EventCounters records of a
+ * provider are held @hold_sec after its first one, dropped once a meter
+ * of that name publishes a value, else given out (in order, when a later
+ * event passes the hold, or by rtd_counters_flush()). Without it every
+ * record is given out at once.
+ */
+RTD_API void rtd_counters_prefer_meters(rtd_counters *c, double hold_sec);
+
+/**
+ * rtd_counters_flush - give out the records still held
+ * @c: the reader (NULL does nothing)
+ *
+ * Call at the session's end (see rtd_counters_prefer_meters()).
+ *
+ * Returns: 0 or what the callback returned.
+ */
+RTD_API int rtd_counters_flush(rtd_counters *c);
 
 /**
  * rtd_counters_request - the session providers that publish the counters

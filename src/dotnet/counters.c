@@ -43,7 +43,21 @@ struct cprov {
 	bool seen; /* a record came */
 	char **names; /* counters to keep; NULL: all */
 	size_t nnames;
+	bool ec_only;    /* "EventCounters\Name": no meter asked for */
+	bool meter_seen; /* a meter of this name published a value */
+	bool ec_started; /* its first EventCounters value came, at ec_first */
+	uint64_t ec_first;
 };
+
+/* An EventCounters record held while a meter of its name may still
+ * publish (rtd_counters_prefer_meters()), with its own strings. */
+struct held {
+	struct rtd_counter_record r;
+	char *provider, *name, *display, *unit;
+};
+
+#define EC_PREFIX "EventCounters\\"
+#define MAX_HELD 4096
 
 /* An instrument's and its meter's own tags (BeginInstrumentReporting). */
 struct itags {
@@ -55,6 +69,11 @@ struct rtd_counters {
 	size_t nprov;
 	struct itags *itags;
 	size_t nitags;
+	bool prefer;       /* rtd_counters_prefer_meters() */
+	double hold_sec;
+	uint64_t freq;     /* the trace's ticks per second */
+	struct held *held;
+	size_t nheld;
 	rtd_counter_fn fn;
 	void *ctx;
 	char session[64];
@@ -86,6 +105,12 @@ static int parse_spec(rtd_counters *c, const char *spec, char *err, size_t len)
 			return -RTD_E_INVAL;
 		}
 		struct cprov *cp = &c->prov[c->nprov++];
+		if (n > strlen(EC_PREFIX) &&
+		    !strncmp(p, EC_PREFIX, strlen(EC_PREFIX))) {
+			cp->ec_only = true;
+			p += strlen(EC_PREFIX);
+			n -= strlen(EC_PREFIX);
+		}
 		cp->name = strndup(p, n);
 		if (!cp->name)
 			return -ENOMEM;
@@ -154,6 +179,13 @@ RTD_API void rtd_counters_free(rtd_counters *c)
 		free(c->itags[i].inst_tags);
 	}
 	free(c->itags);
+	for (size_t i = 0; i < c->nheld; i++) {
+		free(c->held[i].provider);
+		free(c->held[i].name);
+		free(c->held[i].display);
+		free(c->held[i].unit);
+	}
+	free(c->held);
 	free(c);
 }
 
@@ -220,7 +252,7 @@ RTD_API int rtd_counters_request(rtd_counters *c, double interval_sec,
 		int rc = rtd_ipc_providers_parse(spec, out, err, sizeof(err));
 		if (rc)
 			return rc;
-		size_t n = p->nnames ? p->nnames : 1;
+		size_t n = p->ec_only ? 0 : p->nnames ? p->nnames : 1;
 		for (size_t k = 0; k < n; k++) {
 			size_t l = strlen(metrics);
 			snprintf(metrics + l, sizeof(metrics) - l, "%s%s%s%s",
@@ -299,6 +331,84 @@ static int ec_value(void *ctx, const struct rtd_nettrace_value *v)
 	return 0;
 }
 
+static struct cprov *prov_of(rtd_counters *c, const char *name)
+{
+	for (size_t i = 0; i < c->nprov; i++)
+		if (!strcmp(c->prov[i].name, name))
+			return &c->prov[i];
+	return NULL;
+}
+
+static void held_free(struct held *h)
+{
+	free(h->provider);
+	free(h->name);
+	free(h->display);
+	free(h->unit);
+}
+
+/* Keep a copy of r until a meter of its name publishes or the hold ends. */
+static int hold(rtd_counters *c, const struct rtd_counter_record *r)
+{
+	if (c->nheld == MAX_HELD)
+		return c->fn(c->ctx, r); /* no room: not held */
+	struct held *n = realloc(c->held, (c->nheld + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	c->held = n;
+	struct held *h = &c->held[c->nheld];
+	h->r = *r;
+	h->provider = strdup(r->provider);
+	h->name = strdup(r->name);
+	h->display = strdup(r->display_name);
+	h->unit = strdup(r->unit);
+	if (!h->provider || !h->name || !h->display || !h->unit) {
+		held_free(h);
+		return -ENOMEM;
+	}
+	h->r.provider = h->provider;
+	h->r.name = h->name;
+	h->r.display_name = h->display;
+	h->r.unit = h->unit;
+	c->nheld++;
+	return 0;
+}
+
+/* Give out (or drop, when a meter of the name published) the held
+ * records whose hold ended at @ts, or all with @all. */
+static int release(rtd_counters *c, uint64_t ts, bool all)
+{
+	size_t k = 0;
+	int rc = 0;
+	for (size_t i = 0; i < c->nheld; i++) {
+		struct held *h = &c->held[i];
+		const struct cprov *p = prov_of(c, h->provider);
+		bool drop = p && p->meter_seen;
+		bool due = all || !p ||
+			   (double)(ts - p->ec_first) > c->hold_sec * (double)c->freq;
+		if (!drop && !due) {
+			c->held[k++] = *h;
+			continue;
+		}
+		if (!drop && !rc)
+			rc = c->fn(c->ctx, &h->r);
+		held_free(h);
+	}
+	c->nheld = k;
+	return rc;
+}
+
+RTD_API void rtd_counters_prefer_meters(rtd_counters *c, double hold_sec)
+{
+	c->prefer = true;
+	c->hold_sec = hold_sec > 0 ? hold_sec : 0;
+}
+
+RTD_API int rtd_counters_flush(rtd_counters *c)
+{
+	return c ? release(c, 0, true) : 0;
+}
+
 static int event_counters(rtd_counters *c, rtd_nettrace *dec,
 			  const struct rtd_nettrace_event *ev)
 {
@@ -328,6 +438,22 @@ static int event_counters(rtd_counters *c, rtd_nettrace *dec,
 		.timestamp = ev->timestamp,
 	};
 	r.value = r.kind == RTD_COUNTER_SUM ? e.increment : e.mean;
+	struct cprov *p = c->prefer ? prov_of(c, r.provider) : NULL;
+	if (!p || p->ec_only)
+		return c->fn(c->ctx, &r);
+	/* dotnet-counters: a meter of the same name wins; held a while
+	 * after the provider's first value in case one comes */
+	if (p->meter_seen)
+		return 0;
+	if (!p->ec_started) {
+		p->ec_started = true;
+		p->ec_first = r.timestamp;
+	}
+	const struct rtd_nettrace_info *in = rtd_nettrace_info(dec);
+	c->freq = in ? in->tick_freq : 0;
+	if (c->freq && (double)(r.timestamp - p->ec_first) <=
+			       c->hold_sec * (double)c->freq)
+		return hold(c, &r);
 	return c->fn(c->ctx, &r);
 }
 
@@ -485,6 +611,9 @@ static int metrics_event(rtd_counters *c, rtd_nettrace *dec,
 	field(dec, ev, "instrumentName", inst, sizeof(inst));
 	if (!wanted(c, meter, inst))
 		return 0;
+	struct cprov *mp = prov_of(c, meter);
+	if (mp && !mp->ec_only)
+		mp->meter_seen = true;
 	struct rtd_counter_record r = {
 		.kind = kind,
 		.provider = meter,
@@ -525,6 +654,11 @@ RTD_API int rtd_counters_event(rtd_counters *c, rtd_nettrace *dec,
 			       const struct rtd_nettrace_event *ev)
 {
 	const struct rtd_nettrace_metadata *m = ev->meta;
+	if (c->nheld) {
+		int rc = release(c, ev->timestamp, false);
+		if (rc)
+			return rc;
+	}
 	if (!m || !m->provider || !m->event_name)
 		return 0;
 	if (!strcmp(m->event_name, "EventCounters"))

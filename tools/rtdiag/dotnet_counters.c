@@ -23,7 +23,8 @@ static const struct cli_opt counters_opts[] = {
 	DN_TARGET_OPTS,
 	{O_COUNTERS, "counters", 0, CLI_ARG_STR, CLI_OPT_REPEAT,
 	 "P[,P[names]]", "providers and meters, dotnet-counters' syntax "
-	 "(default System.Runtime)", 0, 0},
+	 "(default System.Runtime; a meter wins over EventCounters of its "
+	 "name, 'EventCounters\\P' asks for those)", 0, 0},
 	{O_REFRESH, "refresh-interval", 0, CLI_ARG_DURATION, CLI_OPT_POSITIVE,
 	 "TIME", "how often values are published (default 1 s)", 0, 0},
 	{O_DURATION, "duration", 'd', CLI_ARG_DURATION, CLI_OPT_POSITIVE,
@@ -420,6 +421,9 @@ static int cmd_counters(int argc, char **argv)
 	rtd_counters *c = rtd_counters_new(spec, on_counter, &view, err, sizeof(err));
 	if (!c)
 		return cli_cmd_usage(cmd, "--counters: %s", err[0] ? err : "out of memory");
+	/* a provider that is a meter too (System.Runtime on .NET 9+): its
+	 * instruments, as dotnet-counters shows them, not both */
+	rtd_counters_prefer_meters(c, 1);
 	char sid[32];
 	snprintf(sid, sizeof(sid), "rtdiag-%d", (int)getpid());
 	int rc = rtd_counters_request(c, refresh, sid, &a.prov);
@@ -477,6 +481,9 @@ static int cmd_counters(int argc, char **argv)
 	st.counters = c;
 	struct session_end end;
 	r = run_session(&a, &st, NULL, NULL, &end);
+	int frc = rtd_counters_flush(c);
+	if (frc && r == CLI_OK)
+		r = cli_fail("%s: write error", monitor ? "stdout" : a.out);
 	if (st.counters_rc && r != CLI_OK)
 		r = cli_fail("%s: write error", monitor ? "stdout" : a.out);
 	if (json)
