@@ -30,10 +30,11 @@ echo "== folded stacks written to $OUT ($(wc -l <"$OUT") stacks)"
 # the same process through the kernel: managed (JIT), runtime, libc and
 # kernel frames in one stack, as a flame graph a browser opens
 SVG="$B/dotnet-demo.svg"
-echo "== rtdiag perf record -p $PID -d 3 -o $SVG (mixed-mode: .NET JIT, native, kernel)"
-if "$R" perf record -p "$PID" -d 3 -o "$SVG" -n 10 2>"$B/perf-record.err"; then
-  "$R" perf record -p "$PID" -d 2 -n 8 2>/dev/null || true
-  echo "== flame graph written to $SVG (open it in a browser)"
+echo "== rtdiag perf record -p $PID -d 3 -o $SVG -o - (mixed-mode: .NET JIT, native, kernel)"
+# one recording: the flame graph and the table printed here are the same
+# samples
+if "$R" perf record -p "$PID" -d 3 -o "$SVG" -o - -n 10 2>"$B/perf-record.err"; then
+  echo "== flame graph of the same recording written to $SVG (open it in a browser)"
 else
   echo "== perf record could not run here: $(head -1 "$B/perf-record.err")"
 fi

@@ -149,6 +149,38 @@ typedef void (*rtd_log_fn)(enum rtd_log_level level, const char *msg,
 RTD_API void rtd_set_log(rtd_log_fn fn, void *ctx,
 			 enum rtd_log_level max_level);
 
+/* the most threads rtd_thread_cpu_read() lists */
+#define RTD_THREAD_CPU_MAX 65536
+
+/**
+ * struct rtd_thread_cpu - one thread's CPU time, as the kernel counts it
+ * @tid: the thread's id
+ * @ns: nanoseconds it has run on a CPU since it began (user and kernel)
+ */
+struct rtd_thread_cpu {
+	int64_t tid;
+	uint64_t ns;
+};
+
+/**
+ * rtd_thread_cpu_read - the CPU time of every thread of a process
+ * @pid: the process
+ * @out: receives an array (free() it), one entry per live thread
+ * @n: receives its length
+ *
+ * From /proc/PID/task/TID/schedstat (the scheduler's sum_exec_runtime,
+ * what perf's task-clock counts), or utime + stime of .../stat (clock
+ * ticks) where the kernel keeps no schedstat. Two reads, at a session's
+ * start and end, give each thread's CPU time in between; a thread that
+ * ended in between is in neither the second read nor the difference.
+ *
+ * Returns: 0, -RTD_E_INVAL, -RTD_E_CAP (more than RTD_THREAD_CPU_MAX
+ * threads), -ENOMEM, or a negative errno (-ENOENT: no such process,
+ * -EACCES: not this user's to read).
+ */
+RTD_API int rtd_thread_cpu_read(int pid, struct rtd_thread_cpu **out,
+				size_t *n);
+
 /**
  * rtd_version - the library's version
  *

@@ -74,6 +74,17 @@ enum rtd_counter_kind {
  * @nquantiles: HISTOGRAM: how many percentiles follow
  * @quantile: their quantiles (0.5, 0.95, 0.99)
  * @qvalue: their values
+ * @has_value: false when the interval carried no number where @value
+ *             goes (an observable instrument whose callback threw or
+ *             gave no measurement; a RATE's empty rate, as an
+ *             ObservableCounter's first interval has): dotnet-counters
+ *             shows nothing for it
+ * @has_total: RATE, UPDOWN: @total was a number (an ObservableUpDown-
+ *             Counter's first interval has no change: @total is then
+ *             @value, as dotnet-counters takes it)
+ * @meter_tags: the tags the meter was created with (from the session's
+ *              BeginInstrumentReporting); "" when none or unknown
+ * @instrument_tags: the tags the instrument was created with; ""
  *
  * Strings are borrowed for the callback's duration.
  */
@@ -92,6 +103,8 @@ struct rtd_counter_record {
 	size_t nquantiles;
 	double quantile[RTD_COUNTER_MAX_QUANTILES];
 	double qvalue[RTD_COUNTER_MAX_QUANTILES];
+	bool has_value, has_total;
+	const char *meter_tags, *instrument_tags;
 };
 
 /**
@@ -111,7 +124,9 @@ typedef struct rtd_counters rtd_counters;
  *        "Provider[,Provider[name1,name2]]..." where Provider is an
  *        EventSource or a Meter name and the names in brackets the
  *        counters or instruments to keep (all when absent); NULL or ""
- *        for "System.Runtime"
+ *        for "System.Runtime". "EventCounters\\Provider" asks for the
+ *        EventSource's counters only (no meter of that name), as
+ *        dotnet-counters' prefix does
  * @fn: receives the records
  * @ctx: passed to @fn
  * @err: receives a message naming a malformed part (may be NULL)
@@ -128,6 +143,35 @@ RTD_API rtd_counters *rtd_counters_new(const char *spec, rtd_counter_fn fn,
  * @c: the reader; NULL does nothing
  */
 RTD_API void rtd_counters_free(rtd_counters *c);
+
+/**
+ * rtd_counters_prefer_meters - a provider's meter over its EventCounters,
+ *                              as dotnet-counters shows them
+ * @c: the reader
+ * @hold_sec: how long after a provider's first EventCounters value its
+ *            records are held, in case a meter of the same name publishes
+ *            (dotnet-counters: 1 s)
+ *
+ * A provider name may be both an EventSource and a Meter (System.Runtime
+ * is, from .NET 9): dotnet-counters then shows the meter's instruments
+ * and drops the EventCounters, unless asked for "EventCounters\\Name".
+ * With this, the reader does the same: EventCounters records of a
+ * provider are held @hold_sec after its first one, dropped once a meter
+ * of that name publishes a value, else given out (in order, when a later
+ * event passes the hold, or by rtd_counters_flush()). Without it every
+ * record is given out at once.
+ */
+RTD_API void rtd_counters_prefer_meters(rtd_counters *c, double hold_sec);
+
+/**
+ * rtd_counters_flush - give out the records still held
+ * @c: the reader (NULL does nothing)
+ *
+ * Call at the session's end (see rtd_counters_prefer_meters()).
+ *
+ * Returns: 0 or what the callback returned.
+ */
+RTD_API int rtd_counters_flush(rtd_counters *c);
 
 /**
  * rtd_counters_request - the session providers that publish the counters
@@ -180,15 +224,81 @@ RTD_API const char *rtd_counters_errors(const rtd_counters *c);
 RTD_API const char *rtd_counters_silent(const rtd_counters *c, size_t i);
 
 /**
- * rtd_counter_kind_name - a kind's name as dotnet-counters' output says it
+ * rtd_counter_kind_name - a kind's "Counter Type" as dotnet-counters
+ *                         collect writes it
  * @kind: an enum rtd_counter_kind value
  *
- * Returns: "Rate" for EventCounter increments (sums), "Metric" for the
- * rest, as dotnet-counters' CSV "Counter Type" says: a meter Counter is
- * reported by its total ("Metric", dotnet-counters 9+ with .NET 8+
- * runtimes, which publish rate and value).
+ * Returns: "Rate" for what is reported by its change over the interval
+ * (EventCounter increments, meter Counters and ObservableCounters),
+ * "Metric" for the rest.
  */
 RTD_API const char *rtd_counter_kind_name(unsigned kind);
+
+/**
+ * enum rtd_counter_view - whose presentation of the records
+ * @RTD_COUNTER_VIEW_COLLECT: dotnet-counters collect (CSV and JSON): a
+ *     meter Counter or ObservableCounter by its change over the interval,
+ *     "name (unit / N sec)", type "Rate" (no unit: "Count")
+ * @RTD_COUNTER_VIEW_MONITOR: dotnet-counters monitor's table: a meter
+ *     Counter or ObservableCounter by its total, "name (unit)", type
+ *     "Metric" (monitor asks for rate-and-value payloads, collect does not)
+ *
+ * Both: an UpDownCounter, ObservableUpDownCounter or gauge by its value,
+ * "name (unit)" or "name", "Metric"; a histogram as one value per
+ * percentile, its tags ending "Percentile=50" (95, 99), "Metric"; an
+ * EventCounter by its mean, "Display Name (unit)", "Metric"; an
+ * incrementing EventCounter by its increment, "Display Name (unit /
+ * N sec)" (no unit or "count": "Count"), "Rate".
+ */
+enum rtd_counter_view {
+	RTD_COUNTER_VIEW_COLLECT,
+	RTD_COUNTER_VIEW_MONITOR,
+};
+
+#define RTD_COUNTER_NAME_MAX 640
+#define RTD_COUNTER_TAGS_MAX 1100
+
+/**
+ * struct rtd_counter_value - one value as dotnet-counters shows it
+ * @name: the name as dotnet-counters shows it (its GetDisplay()),
+ *        "requests ({request} / 1 sec)", "Working Set (MB)"
+ * @tags: the value's tags, "route=/a,Percentile=50" ("" when none):
+ *        dotnet-counters' JSON "tags"
+ * @meter_tags: the meter's own tags (JSON "meterTags")
+ * @instrument_tags: the instrument's own tags (JSON "instrumentTags")
+ * @all_tags: the three joined, meter's first: what dotnet-counters' CSV
+ *            appends to the name, "[region=eu;route=/a]" (',' as ';')
+ * @type: "Rate" or "Metric" (its "Counter Type")
+ * @value: the number
+ */
+struct rtd_counter_value {
+	char name[RTD_COUNTER_NAME_MAX];
+	char tags[RTD_COUNTER_TAGS_MAX];
+	char meter_tags[RTD_COUNTER_TAGS_MAX];
+	char instrument_tags[RTD_COUNTER_TAGS_MAX];
+	char all_tags[3 * RTD_COUNTER_TAGS_MAX];
+	const char *type;
+	double value;
+};
+
+/**
+ * rtd_counter_values - a record as the values dotnet-counters shows for it
+ * @r: a record
+ * @view: collect's or monitor's presentation
+ * @interval_sec: the refresh interval asked for, whole seconds (the
+ *                "/ N sec" of the names)
+ * @out: receives the values
+ * @max: room in @out (a histogram gives one per percentile: at most
+ *       RTD_COUNTER_MAX_QUANTILES)
+ *
+ * Returns: how many values were written to @out, 0 when dotnet-counters
+ * shows nothing for the record's interval (see @has_value), or
+ * -RTD_E_INVAL (no @r or @out, an unknown kind or view) or -RTD_E_CAP
+ * (@max too small, a name or tags longer than the fields hold).
+ */
+RTD_API int rtd_counter_values(const struct rtd_counter_record *r,
+			       enum rtd_counter_view view, unsigned interval_sec,
+			       struct rtd_counter_value *out, size_t max);
 
 #ifdef __cplusplus
 }

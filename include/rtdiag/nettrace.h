@@ -723,10 +723,12 @@ RTD_API int rtd_nettrace_profile_kinds(const char *list, unsigned *kinds,
  *               (0: 1 << 22)
  * @kinds: RTD_NETTRACE_PROFILE_* bits (0: CPU only)
  * @running_only: the CPU profile keeps only the samples of threads that
- *                were running managed code (the sampler's Managed type),
- *                each weighing the time since the thread's previous
- *                sample: an estimate of CPU time in managed code, where the
- *                default is thread (wall-clock) time of every thread
+ *                were in managed code (the sampler's Managed type), each
+ *                weighing the time since the thread's previous sample:
+ *                thread time in managed code, running or runnable (not
+ *                CPU time: rtd_nettrace_profiler_thread_cpu() makes it
+ *                that), where the default is thread (wall-clock) time of
+ *                every thread
  * @max_entries: cap on distinct (kind, stack, thread, type) value slots
  *               (0: 1 << 22)
  */
@@ -930,6 +932,69 @@ RTD_API uint64_t rtd_nettrace_profiler_samples(const rtd_nettrace_profiler *p);
  */
 RTD_API uint64_t rtd_nettrace_profiler_count(const rtd_nettrace_profiler *p,
 					     unsigned kind);
+
+/**
+ * rtd_nettrace_profiler_thread_cpu - give the CPU profile the kernel's
+ *                                    CPU time of the sampled threads
+ * @p: a builder with @running_only
+ * @before: rtd_thread_cpu_read() of the process at the session's start
+ * @nbefore: its length
+ * @after: the same at the session's end
+ * @nafter: its length
+ *
+ * The SampleProfiler does not see the CPU: about every millisecond it
+ * suspends the runtime and records each managed thread's state, Managed
+ * (in managed code) or External, with its stack. A thread in managed code
+ * that is runnable but not running (more threads than CPUs), or spinning
+ * in Monitor.Enter's slow path, is Managed all the same, so the thread
+ * time of the Managed samples can exceed wall time x CPUs many times.
+ * With the kernel's figures, each thread's CPU time in the session is
+ * spread over its samples (of either state) by their thread time, and
+ * the CPU profile keeps the Managed samples' shares: CPU time as the
+ * kernel counted it, in the stacks the sampler saw; never more than the
+ * threads really used. A thread missing from @after (it ended during the
+ * session) weighs nothing; one missing from @before began in the session.
+ * Call before the profile is built.
+ *
+ * Returns: 0, -RTD_E_INVAL (not @running_only), or -ENOMEM.
+ */
+RTD_API int rtd_nettrace_profiler_thread_cpu(rtd_nettrace_profiler *p,
+					     const struct rtd_thread_cpu *before,
+					     size_t nbefore,
+					     const struct rtd_thread_cpu *after,
+					     size_t nafter);
+
+/**
+ * struct rtd_nettrace_cpu_stats - what the CPU profile's total is made of
+ * @sz: sizeof(struct rtd_nettrace_cpu_stats), set by the caller
+ * @kernel_known: rtd_nettrace_profiler_thread_cpu() was given
+ * @thread_ns: the thread time of the samples kept (with @running_only the
+ *             Managed ones): what the sampler alone can tell, not CPU
+ * @placed_ns: with @kernel_known, the CPU time in those samples (the
+ *             profile's total); else equal to @thread_ns
+ * @sampled_ns: the CPU time of the sampled threads in the session
+ * @process_ns: the CPU time of every thread of the process in it
+ * @threads_unknown: sampled threads the kernel gave no figure for
+ */
+struct rtd_nettrace_cpu_stats {
+	size_t sz;
+	bool kernel_known;
+	uint64_t thread_ns;
+	uint64_t placed_ns;
+	uint64_t sampled_ns;
+	uint64_t process_ns;
+	size_t threads_unknown;
+};
+
+/**
+ * rtd_nettrace_profiler_cpu_stats - the CPU profile's totals
+ * @p: the builder (its pending samples are accounted first)
+ * @st: filled in; @st->sz set by the caller
+ *
+ * Returns: 0, -RTD_E_INVAL, -ENOMEM or -RTD_E_CAP.
+ */
+RTD_API int rtd_nettrace_profiler_cpu_stats(rtd_nettrace_profiler *p,
+					    struct rtd_nettrace_cpu_stats *st);
 
 #ifdef __cplusplus
 }

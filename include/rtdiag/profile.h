@@ -364,8 +364,26 @@ RTD_API int64_t rtd_profile_total(const rtd_profile *p);
 RTD_API int64_t rtd_profile_total_of(const rtd_profile *p, size_t type);
 
 /**
+ * rtd_profile_samples - how many samples a profile holds
+ * @p: the profile
+ *
+ * A sample is one observation (a stack caught by a sampler, one event
+ * such as a contention or an allocation tick), however many distinct
+ * stacks they make: the total of the type named "samples" with unit
+ * "count" or, without one, of the first type whose unit is "count"
+ * ("contentions", "alloc_objects", "exceptions"). The top table and the
+ * SVG subtitle say this number.
+ *
+ * Returns: the number, or -1 when no type counts (the profile then knows
+ * only its stacks' values, e.g. nanoseconds alone).
+ */
+RTD_API int64_t rtd_profile_samples(const rtd_profile *p);
+
+/**
  * struct rtd_profile_stats - sizes, for progress lines and tests
- * @samples: calls that added a sample
+ * @samples: calls that added a sample (a source that adds each distinct
+ *           stack once with its count makes this the number of stacks;
+ *           rtd_profile_samples() counts samples)
  * @stacks: distinct (context, stack) paths with a value
  * @nodes: call-tree nodes
  * @frames: distinct frames

@@ -26,6 +26,8 @@
  * positions.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +35,7 @@
 
 #define METRICS "System.Diagnostics.Metrics"
 #define MAX_PROVIDERS 64
+#define MAX_INSTRUMENTS 4096 /* instruments whose own tags are kept */
 #define STR 512
 
 struct cprov {
@@ -40,11 +43,37 @@ struct cprov {
 	bool seen; /* a record came */
 	char **names; /* counters to keep; NULL: all */
 	size_t nnames;
+	bool ec_only;    /* "EventCounters\Name": no meter asked for */
+	bool meter_seen; /* a meter of this name published a value */
+	bool ec_started; /* its first EventCounters value came, at ec_first */
+	uint64_t ec_first;
+};
+
+/* An EventCounters record held while a meter of its name may still
+ * publish (rtd_counters_prefer_meters()), with its own strings. */
+struct held {
+	struct rtd_counter_record r;
+	char *provider, *name, *display, *unit;
+};
+
+#define EC_PREFIX "EventCounters\\"
+#define MAX_HELD 4096
+
+/* An instrument's and its meter's own tags (BeginInstrumentReporting). */
+struct itags {
+	char *meter, *inst, *meter_tags, *inst_tags;
 };
 
 struct rtd_counters {
 	struct cprov prov[MAX_PROVIDERS];
 	size_t nprov;
+	struct itags *itags;
+	size_t nitags;
+	bool prefer;       /* rtd_counters_prefer_meters() */
+	double hold_sec;
+	uint64_t freq;     /* the trace's ticks per second */
+	struct held *held;
+	size_t nheld;
 	rtd_counter_fn fn;
 	void *ctx;
 	char session[64];
@@ -76,6 +105,12 @@ static int parse_spec(rtd_counters *c, const char *spec, char *err, size_t len)
 			return -RTD_E_INVAL;
 		}
 		struct cprov *cp = &c->prov[c->nprov++];
+		if (n > strlen(EC_PREFIX) &&
+		    !strncmp(p, EC_PREFIX, strlen(EC_PREFIX))) {
+			cp->ec_only = true;
+			p += strlen(EC_PREFIX);
+			n -= strlen(EC_PREFIX);
+		}
 		cp->name = strndup(p, n);
 		if (!cp->name)
 			return -ENOMEM;
@@ -137,6 +172,20 @@ RTD_API void rtd_counters_free(rtd_counters *c)
 		free(c->prov[i].names);
 		free(c->prov[i].name);
 	}
+	for (size_t i = 0; i < c->nitags; i++) {
+		free(c->itags[i].meter);
+		free(c->itags[i].inst);
+		free(c->itags[i].meter_tags);
+		free(c->itags[i].inst_tags);
+	}
+	free(c->itags);
+	for (size_t i = 0; i < c->nheld; i++) {
+		free(c->held[i].provider);
+		free(c->held[i].name);
+		free(c->held[i].display);
+		free(c->held[i].unit);
+	}
+	free(c->held);
 	free(c);
 }
 
@@ -203,7 +252,7 @@ RTD_API int rtd_counters_request(rtd_counters *c, double interval_sec,
 		int rc = rtd_ipc_providers_parse(spec, out, err, sizeof(err));
 		if (rc)
 			return rc;
-		size_t n = p->nnames ? p->nnames : 1;
+		size_t n = p->ec_only ? 0 : p->nnames ? p->nnames : 1;
 		for (size_t k = 0; k < n; k++) {
 			size_t l = strlen(metrics);
 			snprintf(metrics + l, sizeof(metrics) - l, "%s%s%s%s",
@@ -282,6 +331,84 @@ static int ec_value(void *ctx, const struct rtd_nettrace_value *v)
 	return 0;
 }
 
+static struct cprov *prov_of(rtd_counters *c, const char *name)
+{
+	for (size_t i = 0; i < c->nprov; i++)
+		if (!strcmp(c->prov[i].name, name))
+			return &c->prov[i];
+	return NULL;
+}
+
+static void held_free(struct held *h)
+{
+	free(h->provider);
+	free(h->name);
+	free(h->display);
+	free(h->unit);
+}
+
+/* Keep a copy of r until a meter of its name publishes or the hold ends. */
+static int hold(rtd_counters *c, const struct rtd_counter_record *r)
+{
+	if (c->nheld == MAX_HELD)
+		return c->fn(c->ctx, r); /* no room: not held */
+	struct held *n = realloc(c->held, (c->nheld + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	c->held = n;
+	struct held *h = &c->held[c->nheld];
+	h->r = *r;
+	h->provider = strdup(r->provider);
+	h->name = strdup(r->name);
+	h->display = strdup(r->display_name);
+	h->unit = strdup(r->unit);
+	if (!h->provider || !h->name || !h->display || !h->unit) {
+		held_free(h);
+		return -ENOMEM;
+	}
+	h->r.provider = h->provider;
+	h->r.name = h->name;
+	h->r.display_name = h->display;
+	h->r.unit = h->unit;
+	c->nheld++;
+	return 0;
+}
+
+/* Give out (or drop, when a meter of the name published) the held
+ * records whose hold ended at @ts, or all with @all. */
+static int release(rtd_counters *c, uint64_t ts, bool all)
+{
+	size_t k = 0;
+	int rc = 0;
+	for (size_t i = 0; i < c->nheld; i++) {
+		struct held *h = &c->held[i];
+		const struct cprov *p = prov_of(c, h->provider);
+		bool drop = p && p->meter_seen;
+		bool due = all || !p ||
+			   (double)(ts - p->ec_first) > c->hold_sec * (double)c->freq;
+		if (!drop && !due) {
+			c->held[k++] = *h;
+			continue;
+		}
+		if (!drop && !rc)
+			rc = c->fn(c->ctx, &h->r);
+		held_free(h);
+	}
+	c->nheld = k;
+	return rc;
+}
+
+RTD_API void rtd_counters_prefer_meters(rtd_counters *c, double hold_sec)
+{
+	c->prefer = true;
+	c->hold_sec = hold_sec > 0 ? hold_sec : 0;
+}
+
+RTD_API int rtd_counters_flush(rtd_counters *c)
+{
+	return c ? release(c, 0, true) : 0;
+}
+
 static int event_counters(rtd_counters *c, rtd_nettrace *dec,
 			  const struct rtd_nettrace_event *ev)
 {
@@ -293,6 +420,7 @@ static int event_counters(rtd_counters *c, rtd_nettrace *dec,
 	if (!wanted(c, ev->meta->provider, e.name))
 		return 0;
 	struct rtd_counter_record r = {
+		.has_value = true,
 		.kind = e.have_increment || !strcmp(e.type, "Sum")
 				? RTD_COUNTER_SUM
 				: RTD_COUNTER_MEAN,
@@ -301,6 +429,8 @@ static int event_counters(rtd_counters *c, rtd_nettrace *dec,
 		.display_name = e.display,
 		.unit = e.unit,
 		.tags = "",
+		.meter_tags = "",
+		.instrument_tags = "",
 		.min = e.min,
 		.max = e.max,
 		.count = e.count,
@@ -308,6 +438,22 @@ static int event_counters(rtd_counters *c, rtd_nettrace *dec,
 		.timestamp = ev->timestamp,
 	};
 	r.value = r.kind == RTD_COUNTER_SUM ? e.increment : e.mean;
+	struct cprov *p = c->prefer ? prov_of(c, r.provider) : NULL;
+	if (!p || p->ec_only)
+		return c->fn(c->ctx, &r);
+	/* dotnet-counters: a meter of the same name wins; held a while
+	 * after the provider's first value in case one comes */
+	if (p->meter_seen)
+		return 0;
+	if (!p->ec_started) {
+		p->ec_started = true;
+		p->ec_first = r.timestamp;
+	}
+	const struct rtd_nettrace_info *in = rtd_nettrace_info(dec);
+	c->freq = in ? in->tick_freq : 0;
+	if (c->freq && (double)(r.timestamp - p->ec_first) <=
+			       c->hold_sec * (double)c->freq)
+		return hold(c, &r);
 	return c->fn(c->ctx, &r);
 }
 
@@ -333,6 +479,26 @@ static double field_num(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 	return num_of(&v);
 }
 
+/* A number carried as text into *out; false when the text is empty or
+ * not a number (the Metrics EventSource's "no measurement"). */
+static bool field_text_num(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
+			   const char *name, double *out)
+{
+	struct rtd_nettrace_value v;
+	*out = 0;
+	if (rtd_nettrace_get(dec, ev, name, &v) != 0)
+		return false;
+	if (v.type != RTD_NT_T_STRING) {
+		*out = num_of(&v);
+		return true;
+	}
+	if (!v.str || !*v.str)
+		return false;
+	char *end;
+	*out = strtod(v.str, &end);
+	return end != v.str;
+}
+
 /* "0.5=51;0.95=96;0.99=100" */
 static void quantiles(const char *s, struct rtd_counter_record *r)
 {
@@ -356,6 +522,52 @@ static void quantiles(const char *s, struct rtd_counter_record *r)
 			r->value = r->qvalue[i];
 }
 
+static struct itags *itags_find(rtd_counters *c, const char *meter,
+				const char *inst)
+{
+	for (size_t i = 0; i < c->nitags; i++)
+		if (!strcmp(c->itags[i].meter, meter) &&
+		    !strcmp(c->itags[i].inst, inst))
+			return &c->itags[i];
+	return NULL;
+}
+
+/* BeginInstrumentReporting (version 1+): the instrument's own tags and
+ * its meter's, which dotnet-counters shows with every value. */
+static int begin_instrument(rtd_counters *c, rtd_nettrace *dec,
+			    const struct rtd_nettrace_event *ev)
+{
+	char meter[STR], inst[STR], mt[STR], it[STR];
+	field(dec, ev, "meterName", meter, sizeof(meter));
+	field(dec, ev, "instrumentName", inst, sizeof(inst));
+	field(dec, ev, "meterTags", mt, sizeof(mt));
+	field(dec, ev, "instrumentTags", it, sizeof(it));
+	struct itags *t = itags_find(c, meter, inst);
+	if (!t) {
+		if (!mt[0] && !it[0])
+			return 0;
+		if (c->nitags == MAX_INSTRUMENTS)
+			return 0; /* beyond the cap: values without them */
+		struct itags *n = realloc(c->itags, (c->nitags + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		c->itags = n;
+		t = &c->itags[c->nitags];
+		memset(t, 0, sizeof(*t));
+		if (!(t->meter = strdup(meter)) || !(t->inst = strdup(inst))) {
+			free(t->meter);
+			free(t->inst);
+			return -ENOMEM;
+		}
+		c->nitags++;
+	}
+	free(t->meter_tags);
+	free(t->inst_tags);
+	t->meter_tags = strdup(mt);
+	t->inst_tags = strdup(it);
+	return t->meter_tags && t->inst_tags ? 0 : -ENOMEM;
+}
+
 static int metrics_event(rtd_counters *c, rtd_nettrace *dec,
 			 const struct rtd_nettrace_event *ev)
 {
@@ -370,7 +582,10 @@ static int metrics_event(rtd_counters *c, rtd_nettrace *dec,
 		kind = RTD_COUNTER_GAUGE;
 	else if (!strcmp(en, "HistogramValuePublished"))
 		kind = RTD_COUNTER_HISTOGRAM;
-	else {
+	else if (!strcmp(en, "BeginInstrumentReporting")) {
+		field(dec, ev, "sessionId", sess, sizeof(sess));
+		return strcmp(sess, c->session) ? 0 : begin_instrument(c, dec, ev);
+	} else {
 		bool err = !strcmp(en, "Error") ||
 			   !strcmp(en, "TimeSeriesLimitReached") ||
 			   !strcmp(en, "HistogramLimitReached") ||
@@ -396,6 +611,9 @@ static int metrics_event(rtd_counters *c, rtd_nettrace *dec,
 	field(dec, ev, "instrumentName", inst, sizeof(inst));
 	if (!wanted(c, meter, inst))
 		return 0;
+	struct cprov *mp = prov_of(c, meter);
+	if (mp && !mp->ec_only)
+		mp->meter_seen = true;
 	struct rtd_counter_record r = {
 		.kind = kind,
 		.provider = meter,
@@ -405,19 +623,25 @@ static int metrics_event(rtd_counters *c, rtd_nettrace *dec,
 		.tags = field(dec, ev, "tags", tags, sizeof(tags)),
 		.timestamp = ev->timestamp,
 	};
+	const struct itags *it = itags_find(c, meter, inst);
+	r.meter_tags = it ? it->meter_tags : "";
+	r.instrument_tags = it ? it->inst_tags : "";
 	switch (kind) {
 	case RTD_COUNTER_RATE:
-		r.value = field_num(dec, ev, "rate");
-		r.total = field_num(dec, ev, "value");
+		r.has_value = field_text_num(dec, ev, "rate", &r.value);
+		r.has_total = field_text_num(dec, ev, "value", &r.total);
 		break;
 	case RTD_COUNTER_UPDOWN:
-		r.value = field_num(dec, ev, "value");
-		r.total = field_num(dec, ev, "rate");
+		r.has_value = field_text_num(dec, ev, "value", &r.value);
+		r.has_total = field_text_num(dec, ev, "rate", &r.total);
+		if (!r.has_total)
+			r.total = r.value; /* the first interval: no change yet */
 		break;
 	case RTD_COUNTER_GAUGE:
-		r.value = field_num(dec, ev, "lastValue");
+		r.has_value = field_text_num(dec, ev, "lastValue", &r.value);
 		break;
 	default:
+		r.has_value = true;
 		r.count = field_num(dec, ev, "count");
 		r.sum = field_num(dec, ev, "sum");
 		quantiles(field(dec, ev, "quantiles", t, sizeof(t)), &r);
@@ -430,6 +654,11 @@ RTD_API int rtd_counters_event(rtd_counters *c, rtd_nettrace *dec,
 			       const struct rtd_nettrace_event *ev)
 {
 	const struct rtd_nettrace_metadata *m = ev->meta;
+	if (c->nheld) {
+		int rc = release(c, ev->timestamp, false);
+		if (rc)
+			return rc;
+	}
 	if (!m || !m->provider || !m->event_name)
 		return 0;
 	if (!strcmp(m->event_name, "EventCounters"))
@@ -446,5 +675,120 @@ RTD_API const char *rtd_counters_errors(const rtd_counters *c)
 
 RTD_API const char *rtd_counter_kind_name(unsigned kind)
 {
-	return kind == RTD_COUNTER_SUM ? "Rate" : "Metric";
+	return kind == RTD_COUNTER_SUM || kind == RTD_COUNTER_RATE ? "Rate"
+								  : "Metric";
+}
+
+/* ---- as dotnet-counters shows them ---------------------------------------- */
+
+/* snprintf into a field; false when it did not fit */
+static bool put_field(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static bool put_field(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return n >= 0 && (size_t)n < len;
+}
+#define PUT_FIELD(buf, ...) put_field((buf), sizeof(buf), __VA_ARGS__)
+
+/*
+ * The name dotnet-counters shows (its payloads' DisplayName and
+ * GetDisplay()): EventCounters "Display Name (unit)", their increments
+ * "Display Name (unit / N sec)" with "count" or no unit as "Count";
+ * meters "name (unit)" or "name", Counters by their rate "name (unit /
+ * N sec)" and by their total "name (unit)", "Count" for no unit.
+ */
+static bool display_name(const struct rtd_counter_record *r, bool by_rate,
+			 unsigned interval, struct rtd_counter_value *v)
+{
+	const char *n = r->display_name && *r->display_name ? r->display_name
+							      : r->name;
+	const char *u = r->unit ? r->unit : "";
+	switch (r->kind) {
+	case RTD_COUNTER_SUM:
+		return PUT_FIELD(v->name, "%s (%s / %u sec)", n,
+				 !*u || !strcmp(u, "count") ? "Count" : u,
+				 interval);
+	case RTD_COUNTER_RATE:
+		if (by_rate)
+			return PUT_FIELD(v->name, "%s (%s / %u sec)", n,
+					 *u ? u : "Count", interval);
+		return PUT_FIELD(v->name, "%s (%s)", n, *u ? u : "Count");
+	case RTD_COUNTER_MEAN:
+		if (!strcmp(u, "count"))
+			u = "Count";
+		break;
+	default:
+		break;
+	}
+	return *u ? PUT_FIELD(v->name, "%s (%s)", n, u)
+		  : PUT_FIELD(v->name, "%s", n);
+}
+
+/* A quantile as a percentage the way .NET prints key * 100: the fewest
+ * decimals that read back the same ("50", "99.9"). */
+static void percent_text(double q, char *buf, size_t len)
+{
+	double x = q * 100;
+	for (int prec = 0; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*f", prec, x);
+		if (strtod(buf, NULL) == x)
+			return;
+	}
+}
+
+/* The meter's and instrument's own tags, and all three joined as
+ * dotnet-counters' CombineTags() (meter, instrument, value). */
+static bool own_tags(struct rtd_counter_value *v, const char *mt,
+		     const char *it)
+{
+	return PUT_FIELD(v->meter_tags, "%s", mt) &&
+	       PUT_FIELD(v->instrument_tags, "%s", it) &&
+	       PUT_FIELD(v->all_tags, "%s%s%s%s%s", mt, *mt && *it ? "," : "",
+			 it, (*mt || *it) && *v->tags ? "," : "", v->tags);
+}
+
+RTD_API int rtd_counter_values(const struct rtd_counter_record *r,
+			       enum rtd_counter_view view, unsigned interval_sec,
+			       struct rtd_counter_value *out, size_t max)
+{
+	if (!r || !out || r->kind > RTD_COUNTER_HISTOGRAM ||
+	    (view != RTD_COUNTER_VIEW_COLLECT && view != RTD_COUNTER_VIEW_MONITOR))
+		return -RTD_E_INVAL;
+	if (!r->has_value)
+		return 0;
+	const char *tags = r->tags ? r->tags : "";
+	const char *mt = r->meter_tags ? r->meter_tags : "";
+	const char *it = r->instrument_tags ? r->instrument_tags : "";
+	if (r->kind == RTD_COUNTER_HISTOGRAM) {
+		if (r->nquantiles > max)
+			return -RTD_E_CAP;
+		for (size_t i = 0; i < r->nquantiles; i++) {
+			struct rtd_counter_value *v = &out[i];
+			char pct[32];
+			percent_text(r->quantile[i], pct, sizeof(pct));
+			if (!display_name(r, false, interval_sec, v) ||
+			    !PUT_FIELD(v->tags, "%s%sPercentile=%s", tags,
+				       *tags ? "," : "", pct) ||
+			    !own_tags(v, mt, it))
+				return -RTD_E_CAP;
+			v->type = "Metric";
+			v->value = r->qvalue[i];
+		}
+		return (int)r->nquantiles;
+	}
+	if (max < 1)
+		return -RTD_E_CAP;
+	/* monitor asks for totals, and takes the rate when none came */
+	bool by_rate = r->kind == RTD_COUNTER_RATE &&
+		       (view == RTD_COUNTER_VIEW_COLLECT || !r->has_total);
+	if (!display_name(r, by_rate, interval_sec, out) ||
+	    !PUT_FIELD(out->tags, "%s", tags) || !own_tags(out, mt, it))
+		return -RTD_E_CAP;
+	out->type = by_rate || r->kind == RTD_COUNTER_SUM ? "Rate" : "Metric";
+	out->value = r->kind == RTD_COUNTER_RATE && !by_rate ? r->total : r->value;
+	return 1;
 }

@@ -92,6 +92,7 @@ struct pthread {
 	int64_t last_external;
 	int64_t last_managed;
 	int64_t last_any; /* running mode */
+	int64_t all_time; /* running mode: thread time of every sample, ticks */
 	struct span span[SPANS]; /* an open Contention/Start, a wait */
 	/* the latest sample (dotnet stack) */
 	bool sampled;
@@ -129,6 +130,13 @@ struct rtd_nettrace_profiler {
 
 	rtd_nettrace_methods *methods; /* code addresses' names (methods.c) */
 	size_t unnamed;      /* entries emitted with an unnamed frame */
+
+	/* running mode: each thread's CPU time in the session, as the kernel
+	 * counted it (rtd_nettrace_profiler_thread_cpu()), by tid */
+	struct rtd_thread_cpu *tcpu;
+	size_t ntcpu;
+	bool have_tcpu;
+	uint64_t process_cpu_ns;
 
 	uint64_t samples;
 	uint64_t counts[PK_COUNT]; /* events read per kind */
@@ -185,6 +193,7 @@ void rtd_nettrace_profiler_free(rtd_nettrace_profiler *p)
 	free(p->ips);
 	free(p->stacks);
 	free(p->entries);
+	free(p->tcpu);
 	rtd_buf_free(&p->tmp);
 	free(p);
 }
@@ -655,16 +664,18 @@ static int64_t account(rtd_nettrace_profiler *p, struct pthread *t,
 }
 
 /* Running mode: only Managed samples count, each for the time since the
- * thread's previous sample of any type. */
+ * thread's previous sample of any type; every sample's time is the
+ * thread's thread time (over which its CPU time is spread). */
 static int64_t account_running(struct pthread *t, const struct pending *x,
 			       int64_t rt, bool *counted)
 {
 	int64_t w = 0;
 	*counted = x->type == SAMPLE_MANAGED;
-	if (*counted && t->last_any > 0)
+	if (t->last_any > 0)
 		w = rt - t->last_any;
 	t->last_any = rt;
-	return w;
+	t->all_time += w;
+	return *counted ? w : 0;
 }
 
 int rtd_nettrace_profiler_seqpoint(rtd_nettrace_profiler *p)
@@ -702,6 +713,119 @@ int rtd_nettrace_profiler_seqpoint(rtd_nettrace_profiler *p)
 			return err;
 	}
 	p->npend = 0;
+	return 0;
+}
+
+static int64_t ticks_to_ns(int64_t t, uint64_t freq);
+static int finish(rtd_nettrace_profiler *p);
+
+static int cmp_tcpu(const void *a, const void *b)
+{
+	const struct rtd_thread_cpu *x = a, *y = b;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static const struct rtd_thread_cpu *tcpu_find(const struct rtd_thread_cpu *v,
+					      size_t n, int64_t tid)
+{
+	struct rtd_thread_cpu k = {.tid = tid};
+	return n ? bsearch(&k, v, n, sizeof(*v), cmp_tcpu) : NULL;
+}
+
+int rtd_nettrace_profiler_thread_cpu(rtd_nettrace_profiler *p,
+				     const struct rtd_thread_cpu *before,
+				     size_t nbefore,
+				     const struct rtd_thread_cpu *after,
+				     size_t nafter)
+{
+	if (!p || !p->o.running_only || (nbefore && !before) ||
+	    (nafter && !after))
+		return -RTD_E_INVAL;
+	struct rtd_thread_cpu *b = NULL, *d = NULL;
+	if (nbefore && !(b = malloc(nbefore * sizeof(*b))))
+		return -ENOMEM;
+	if (nafter && !(d = malloc(nafter * sizeof(*d)))) {
+		free(b);
+		return -ENOMEM;
+	}
+	if (nbefore) {
+		memcpy(b, before, nbefore * sizeof(*b));
+		qsort(b, nbefore, sizeof(*b), cmp_tcpu);
+	}
+	uint64_t total = 0;
+	for (size_t i = 0; i < nafter; i++) {
+		/* a thread born in the session ran all its time in it */
+		const struct rtd_thread_cpu *o = tcpu_find(b, nbefore, after[i].tid);
+		uint64_t ns = o && o->ns <= after[i].ns ? after[i].ns - o->ns
+			      : o ? 0 : after[i].ns;
+		d[i] = (struct rtd_thread_cpu){.tid = after[i].tid, .ns = ns};
+		total += ns;
+	}
+	if (nafter)
+		qsort(d, nafter, sizeof(*d), cmp_tcpu);
+	free(b);
+	free(p->tcpu);
+	p->tcpu = d;
+	p->ntcpu = nafter;
+	p->have_tcpu = true;
+	p->process_cpu_ns = total;
+	return 0;
+}
+
+/* A CPU entry's value in ns: its thread time, or with the kernel's
+ * figures its share of the thread's CPU time (0 for a thread the kernel
+ * gave none for: it ended during the session). */
+static int64_t cpu_value(rtd_nettrace_profiler *p, const struct entry *e)
+{
+	int64_t tt = ticks_to_ns(e->v[1], p->freq);
+	if (!p->have_tcpu)
+		return tt;
+	void *v;
+	const struct rtd_thread_cpu *c = tcpu_find(p->tcpu, p->ntcpu,
+						   (int64_t)e->tid);
+	if (!c || !rtd_map_get(&p->threads, e->tid, &v))
+		return 0;
+	const struct pthread *t = v;
+	int64_t all = ticks_to_ns(t->all_time, p->freq);
+	if (all <= 0)
+		return 0;
+	return (int64_t)((long double)c->ns * (long double)tt / (long double)all);
+}
+
+int rtd_nettrace_profiler_cpu_stats(rtd_nettrace_profiler *p,
+				    struct rtd_nettrace_cpu_stats *st)
+{
+	if (!p || !st || st->sz < sizeof(*st))
+		return -RTD_E_INVAL;
+	int err = finish(p);
+	if (err)
+		return err;
+	memset(st, 0, sizeof(*st));
+	st->sz = sizeof(*st);
+	st->kernel_known = p->have_tcpu;
+	st->process_ns = p->process_cpu_ns;
+	for (size_t i = 0; i < p->nentries; i++) {
+		const struct entry *e = &p->entries[i];
+		if (e->kind != PK_CPU)
+			continue;
+		st->thread_ns += (uint64_t)ticks_to_ns(e->v[1], p->freq);
+		st->placed_ns += (uint64_t)cpu_value(p, e);
+	}
+	/* the sampled threads: their CPU time, and those with none known */
+	size_t it = 0;
+	uint64_t tid;
+	void *v;
+	while (p->have_tcpu && rtd_map_next(&p->threads, &it, &tid, &v)) {
+		const struct pthread *t = v;
+		if (!t->last_any)
+			continue;
+		const struct rtd_thread_cpu *c = tcpu_find(p->tcpu, p->ntcpu,
+							   (int64_t)tid);
+		if (c)
+			st->sampled_ns += c->ns;
+		else
+			st->threads_unknown++;
+	}
 	return 0;
 }
 
@@ -940,7 +1064,7 @@ static int emit_entry(rtd_nettrace_profiler *p, const struct entry *e,
 	p->unnamed += unnamed;
 	int64_t v[2] = {e->v[0], e->v[1]};
 	if (e->kind == PK_CPU)
-		v[1] = ticks_to_ns(v[1], p->freq);
+		v[1] = cpu_value(p, e);
 	struct rtd_sample smp = {
 		.sz = sizeof(smp), .frames = *fr, .nframes = n,
 		.leaf_first = true, .values = v,

@@ -647,6 +647,34 @@ int64_t rtd_profile_total_of(const rtd_profile *p, size_t type)
 	return type < p->ntypes ? p->total[type] : 0;
 }
 
+int64_t rtd_profile_samples(const rtd_profile *p)
+{
+	size_t first = SIZE_MAX;
+	for (size_t t = 0; t < p->ntypes; t++) {
+		if (strcmp(p->types[t].unit, "count") != 0)
+			continue;
+		if (!strcmp(p->types[t].type, "samples"))
+			return p->total[t];
+		if (first == SIZE_MAX)
+			first = t;
+	}
+	return first == SIZE_MAX ? -1 : p->total[first];
+}
+
+const char *prof_samples_text(const rtd_profile *p, char *buf, size_t len)
+{
+	int64_t n = rtd_profile_samples(p);
+	if (n >= 0) {
+		snprintf(buf, len, "%" PRId64 " sample%s", n, n == 1 ? "" : "s");
+	} else {
+		struct rtd_profile_stats st;
+		rtd_profile_get_stats(p, &st);
+		snprintf(buf, len, "%zu stack%s", st.stacks,
+			 st.stacks == 1 ? "" : "s");
+	}
+	return buf;
+}
+
 void rtd_profile_get_stats(const rtd_profile *p, struct rtd_profile_stats *st)
 {
 	memset(st, 0, sizeof(*st));

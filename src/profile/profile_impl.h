@@ -159,6 +159,8 @@ bool prof_ctx_no_thread(const rtd_profile *p, const struct prof_ctx *c,
 
 /* A value in its unit for people: "1.25 s", "3.4 MB", "1234". */
 const char *prof_fmt_value(int64_t v, const char *unit, char *buf, size_t n);
+/* "N samples" (rtd_profile_samples()), or "N stacks" when no type counts */
+const char *prof_samples_text(const rtd_profile *p, char *buf, size_t len);
 
 int prof_write_folded(const rtd_profile *p, FILE *f, size_t type,
 		      bool thread_roots);

@@ -350,14 +350,14 @@ static void sv_header(struct svg *s, const char *title)
 				 "<text id=\"title\" x=\"%d\" y=\"24\">",
 				 w, s->height, w / 2));
 	sv_text(s, title, SIZE_MAX);
-	char v[32];
+	char v[32], ns[48];
 	sv_put(s, rtd_buf_printf(&s->b,
 				 "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"42\" "
 				 "style=\"text-anchor:middle;fill:#555\">%s: %s"
-				 " in %" PRIu64 " samples</text>\n",
+				 " in %s</text>\n",
 				 w / 2, p->types[s->type].type,
 				 prof_fmt_value(s->total, s->unit, v, sizeof(v)),
-				 p->nsamples));
+				 prof_samples_text(p, ns, sizeof(ns))));
 	sv_put(s, rtd_buf_printf(&s->b,
 				 "<text id=\"unzoom\" class=\"btn\" x=\"%d\" y=\"24\" "
 				 "style=\"opacity:0.3\">Reset Zoom</text>\n"

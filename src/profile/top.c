@@ -133,10 +133,11 @@ int prof_write_top(const rtd_profile *p, FILE *f, size_t type, size_t nrows)
 	if (n < 0)
 		return (int)n;
 	int64_t tot = p->total[type];
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], ns[48];
 	const char *unit = p->types[type].unit;
-	fprintf(f, "%s: %s in %" PRIu64 " samples\n", p->types[type].type,
-		prof_fmt_value(tot, unit, c, sizeof(c)), p->nsamples);
+	fprintf(f, "%s: %s in %s\n", p->types[type].type,
+		prof_fmt_value(tot, unit, c, sizeof(c)),
+		prof_samples_text(p, ns, sizeof(ns)));
 	fprintf(f, "%10s %6s %10s %6s  %s\n", "self", "self%", "total",
 		"total%", "function");
 	size_t k = (size_t)n < nrows ? (size_t)n : nrows;

@@ -84,8 +84,9 @@ static const struct cli_opt profile_opts[] = {
 	 "cpu,alloc,lock,exception,wait", "what to profile, several at once "
 	 "in one session (default cpu; wait: .NET 9+)", 0, 0},
 	{O_CPU, "cpu", 0, CLI_ARG_NONE, 0, NULL,
-	 "keep only the samples of threads running managed code (default: "
-	 "thread time of every thread, running or waiting)", 0, 0},
+	 "CPU in managed code: the samples of threads in managed code, "
+	 "weighing the kernel's CPU time of their threads (default: thread "
+	 "time of every thread, running or waiting)", 0, 0},
 	{O_MANAGED_ONLY, "managed-only", 0, CLI_ARG_NONE, CLI_OPT_HIDDEN, NULL,
 	 "dotnetdiag's --managed-only", 0, 0},
 	{O_TOP, "top", 0, CLI_ARG_NONE, 0, NULL,
@@ -574,9 +575,22 @@ static int names_sink(const void *data, size_t len, void *ctx)
  * comes (the target died or hung). Not for a program we started: nothing
  * is loaded yet.
  */
+static double mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static int names_first(rtd_ipc_client *c, void *ctx)
 {
 	struct sink_state *st = ctx;
+	if (st->cpu_pid > 0) {
+		/* the sampling has begun: the threads' CPU time from here */
+		st->cpu_t0 = mono_now();
+		st->cpu0_rc = rtd_thread_cpu_read(st->cpu_pid, &st->cpu0,
+						  &st->ncpu0);
+	}
 	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = st,
 				      .on_event = on_names_event};
 	st->names = rtd_nettrace_new(&o);
@@ -620,6 +634,7 @@ void sink_free(struct sink_state *st)
 {
 	rtd_nettrace_free(st->dec);
 	rtd_nettrace_profiler_free(st->prof);
+	free(st->cpu0);
 }
 
 int stream_sink(const void *data, size_t len, void *ctx)
@@ -973,19 +988,34 @@ static int write_profile(const rtd_profile *pr, const char *path,
 
 /* The table of the hottest frames, after a line of totals. */
 static void print_top(const rtd_profile *pr, unsigned k, uint64_t events,
-		      const struct collect_args *a)
+		      const struct collect_args *a,
+		      const struct rtd_nettrace_cpu_stats *cpu, double cpu_wall)
 {
 	size_t dt = rtd_profile_default_type(pr);
 	const struct rtd_profile_type *t = rtd_profile_get_type(pr, dt);
 	int64_t tot = rtd_profile_total_of(pr, dt);
 	switch (k) {
 	case RTD_IPC_PROFILE_CPU:
-		printf("%llu samples, %.3f s of %s\n", (unsigned long long)events,
-		       (double)tot / 1e9,
-		       a->cpu ? "CPU in managed code (threads running managed "
-				"code when sampled)"
-			      : "thread time (every managed thread, running "
-				"or waiting)");
+		if (a->cpu && cpu && cpu->kernel_known)
+			printf("%llu samples, %.3f s of CPU in managed code (the "
+			       "kernel's CPU time of each thread, spread over "
+			       "its samples)\nthe process used %.3f s of CPU in "
+			       "%.3f s on %ld CPUs; the sampler alone saw %.3f s "
+			       "of thread time in managed code (threads running "
+			       "or runnable: it sees their states, not the "
+			       "CPU)\n",
+			       (unsigned long long)events, (double)tot / 1e9,
+			       (double)cpu->process_ns / 1e9, cpu_wall,
+			       sysconf(_SC_NPROCESSORS_ONLN),
+			       (double)cpu->thread_ns / 1e9);
+		else
+			printf("%llu samples, %.3f s of %s\n",
+			       (unsigned long long)events, (double)tot / 1e9,
+			       a->cpu ? "thread time in managed code (threads "
+					"found in managed code, running or "
+					"runnable: not CPU time)"
+				      : "thread time (every managed thread, "
+					"running or waiting)");
 		break;
 	case RTD_IPC_PROFILE_ALLOC:
 		printf("%llu allocation ticks, %.1f MB allocated\n",
@@ -1009,8 +1039,12 @@ static void print_top(const rtd_profile *pr, unsigned k, uint64_t events,
 	fflush(stdout);
 }
 
-static int profile_outputs(struct sink_state *st, const struct collect_args *a)
+static int profile_outputs(struct sink_state *st, const struct collect_args *a,
+			   double cpu_wall)
 {
+	struct rtd_nettrace_cpu_stats cs = {.sz = sizeof(cs)};
+	bool have_cs = a->cpu && (a->kinds & RTD_IPC_PROFILE_CPU) &&
+		       rtd_nettrace_profiler_cpu_stats(st->prof, &cs) == 0;
 	unsigned nk = 0;
 	for (unsigned k = 1; k <= RTD_IPC_PROFILE_WAIT; k <<= 1)
 		nk += !!(a->kinds & k);
@@ -1041,7 +1075,8 @@ static int profile_outputs(struct sink_state *st, const struct collect_args *a)
 					(unsigned long long)events);
 		}
 		if (r == CLI_OK && a->top && !cli_out_is_stdout(a->out ? a->out : ""))
-			print_top(pr, k, events, a);
+			print_top(pr, k, events, a, have_cs ? &cs : NULL,
+				  cpu_wall);
 		if (r == CLI_OK && events == 0)
 			fprintf(stderr, "rtdiag: no %s events in the session%s\n",
 				kind_name(k),
@@ -1080,18 +1115,41 @@ static int cmd_profile(int argc, char **argv)
 		return cli_fail("out of memory");
 	}
 	struct session_end end;
+	/* --cpu: the sampler sees threads' states, not the CPU; the kernel
+	 * counts each thread's CPU time, read at the start and the end */
+	st.cpu_pid = a.cpu && !a.command ? (int)a.t.pid : 0;
+	st.cpu0_rc = -ENOENT;
 	r = run_session(&a, &st, names_first, NULL, &end);
 	if (r == CLI_OK && st.bytes == 0)
 		r = cli_fail("%s: the runtime sent nothing", end.target);
 	if (r != CLI_OK)
 		goto done;
+	double cpu_wall = 0;
+	if (a.cpu) {
+		struct rtd_thread_cpu *cpu1 = NULL;
+		size_t ncpu1 = 0;
+		int rc = st.cpu0_rc ? st.cpu0_rc
+				    : rtd_thread_cpu_read(st.cpu_pid, &cpu1, &ncpu1);
+		cpu_wall = mono_now() - st.cpu_t0;
+		if (!rc)
+			rc = rtd_nettrace_profiler_thread_cpu(st.prof, st.cpu0,
+							      st.ncpu0, cpu1,
+							      ncpu1);
+		if (rc)
+			fprintf(stderr, "rtdiag: %s: the kernel's CPU time of "
+				"its threads could not be read (%s): --cpu gives "
+				"thread time in managed code, not CPU time\n",
+				end.target, a.command ? "a program rtdiag started"
+						      : rtd_strerror(rc));
+		free(cpu1);
+	}
 	char why[256];
 	bool whole = sink_complete(&st, why, sizeof(why));
 	if (st.prof_rc) {
 		r = cli_fail("building the profile: %s", rtd_strerror(st.prof_rc));
 		goto done;
 	}
-	r = profile_outputs(&st, &a);
+	r = profile_outputs(&st, &a, cpu_wall);
 	if (r == CLI_OK && !whole && !(end.launched && end.child_ended))
 		r = incomplete(&end, "the profile of what was received", why, &a);
 	else if (r == CLI_OK)
@@ -1283,9 +1341,11 @@ static const char profile_details[] =
 	"every\nmillisecond and records its stack: by default each sample "
 	"weighs the time since\nthe thread's previous one, running or "
 	"waiting (pprof type 'wall', thread time);\nwith --cpu only samples "
-	"of threads running managed code count (type 'cpu': CPU\nin managed "
-	"code; native code and the kernel are not seen - 'rtdiag perf' sees "
-	"them).\nalloc - GC/AllocationTick, one per ~100 KB a thread "
+	"of threads in managed code count, and weigh CPU time as\nthe kernel "
+	"counted it for their thread (the sampler sees threads' states, not\n"
+	"the CPU: a runnable or spinning thread in managed code is sampled "
+	"the same);\nnative code and the kernel are not seen - 'rtdiag perf' "
+	"sees them.\nalloc - GC/AllocationTick, one per ~100 KB a thread "
 	"allocates: alloc_objects,\nalloc_space by allocated type (the leaf "
 	"frame) and stack. lock - the wait from\nContention/Start to Stop: "
 	"contentions, delay (ns) by the waiting stack.\nexception - "

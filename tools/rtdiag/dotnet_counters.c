@@ -24,7 +24,8 @@ static const struct cli_opt counters_opts[] = {
 	DN_TARGET_OPTS,
 	{O_COUNTERS, "counters", 0, CLI_ARG_STR, CLI_OPT_REPEAT,
 	 "P[,P[names]]", "providers and meters, dotnet-counters' syntax "
-	 "(default System.Runtime)", 0, 0},
+	 "(default System.Runtime; a meter wins over EventCounters of its "
+	 "name, 'EventCounters\\P' asks for those)", 0, 0},
 	{O_REFRESH, "refresh-interval", 0, CLI_ARG_DURATION, CLI_OPT_POSITIVE,
 	 "TIME", "how often values are published (default 1 s)", 0, 0},
 	{O_DURATION, "duration", 'd', CLI_ARG_DURATION, CLI_OPT_POSITIVE,
@@ -41,11 +42,12 @@ struct cview {
 	bool tty;      /* monitor on a terminal: a table redrawn in place */
 	bool json;     /* collect --format json */
 	bool csv;      /* collect --format csv */
+	bool monitor;  /* monitor: Counters by their totals */
 	FILE *out;     /* collect's file, or stdout for monitor's lines */
 	uint64_t t0;   /* the trace's start tick */
 	uint64_t freq;
 	double epoch0; /* wall clock (s since 1970) at tick t0 */
-	long series;   /* the refresh interval asked for, whole seconds */
+	unsigned series; /* the refresh interval asked for, whole seconds */
 	rtd_nettrace *dec;
 	size_t nrec;   /* records written (json: comma placement) */
 	/* the table: one row per provider/name/tags, latest value */
@@ -56,37 +58,6 @@ struct cview {
 	size_t nrows;
 	uint64_t last_draw;
 };
-
-/*
- * A counter's name as dotnet-counters shows it (its GetDisplay() and the
- * payloads' DisplayName): EventCounters "Display Name (unit)", increments
- * "Display Name (unit / N sec)" with "count" or no unit as "Count";
- * meters "name (unit)", a Counter "name (unit or Count)".
- */
-static void counter_label(const struct cview *v,
-			  const struct rtd_counter_record *r, char *buf,
-			  size_t len)
-{
-	const char *n = r->display_name && *r->display_name ? r->display_name
-							      : r->name;
-	const char *u = r->unit ? r->unit : "";
-	switch (r->kind) {
-	case RTD_COUNTER_SUM:
-		snprintf(buf, len, "%s (%s / %ld sec)", n,
-			 !*u || !strcmp(u, "count") ? "Count" : u, v->series);
-		return;
-	case RTD_COUNTER_RATE:
-		snprintf(buf, len, "%s (%s)", n, *u ? u : "Count");
-		return;
-	case RTD_COUNTER_MEAN:
-		if (!strcmp(u, "count"))
-			u = "Count";
-		break;
-	default:
-		break;
-	}
-	snprintf(buf, len, *u ? "%s (%s)" : "%s", n, u);
-}
 
 /*
  * A double as .NET's double.ToString(InvariantCulture) writes it: the
@@ -255,16 +226,16 @@ static void table_draw(struct cview *v)
 
 /*
  * One value out: a table row (terminal), a line (monitor piped), or
- * dotnet-counters' CSV line / JSON object. @tags are the value's tags
- * ("k=v,k2=v2"), dotnet-counters' ValueTags.
+ * dotnet-counters' CSV line / JSON object. JSON has the value's tags and
+ * the meter's and instrument's apart, the others all three in one.
  */
 static void put_value(struct cview *v, const struct rtd_counter_record *r,
-		      const char *label, const char *tags, const char *type,
-		      double value)
+		      const struct rtd_counter_value *cv)
 {
 	char num[48], ts[48];
+	const char *tags = cv->all_tags;
 	if (v->tty) {
-		table_set(v, r->provider, label, tags, value);
+		table_set(v, r->provider, cv->name, tags, cv->value);
 		return;
 	}
 	if (v->json) {
@@ -274,37 +245,41 @@ static void put_value(struct cview *v, const struct rtd_counter_record *r,
 			v->nrec++ ? "," : "", ts);
 		json_str(v->out, r->provider);
 		fputs("\",  \"name\": \"", v->out);
-		json_str(v->out, label);
+		json_str(v->out, cv->name);
 		fputs("\",  \"tags\": \"", v->out);
-		json_str(v->out, tags);
-		fprintf(v->out, "\",  \"counterType\": \"%s\",  \"meterTags\": "
-			"\"\",  \"instrumentTags\": \"\",  \"value\": %s }", type,
-			dn_number(value, num, sizeof(num)));
+		json_str(v->out, cv->tags);
+		fprintf(v->out, "\",  \"counterType\": \"%s\",  \"meterTags\": \"",
+			cv->type);
+		json_str(v->out, cv->meter_tags);
+		fputs("\",  \"instrumentTags\": \"", v->out);
+		json_str(v->out, cv->instrument_tags);
+		fprintf(v->out, "\",  \"value\": %s }",
+			dn_number(cv->value, num, sizeof(num)));
 		return;
 	}
 	if (v->csv) {
 		/* Name[tags with ';' for ','] as dotnet-counters' CSVExporter */
 		rec_time(v, r->timestamp, false, ts, sizeof(ts));
-		fprintf(v->out, "%s,%s,%s", ts, r->provider, label);
+		fprintf(v->out, "%s,%s,%s", ts, r->provider, cv->name);
 		if (*tags) {
 			fputc('[', v->out);
 			for (const char *c = tags; *c; c++)
 				fputc(*c == ',' ? ';' : *c, v->out);
 			fputc(']', v->out);
 		}
-		fprintf(v->out, ",%s,%s\n", type, dn_number(value, num, sizeof(num)));
+		fprintf(v->out, ",%s,%s\n", cv->type,
+			dn_number(cv->value, num, sizeof(num)));
 		return;
 	}
 	/* monitor, piped: seconds from the session's start */
 	fprintf(v->out, "%.3f,%s,%s%s%s,%s,%s\n", rec_seconds(v, r->timestamp),
-		r->provider, label, *tags ? ";" : "", tags, type,
-		dn_number(value, num, sizeof(num)));
+		r->provider, cv->name, *tags ? ";" : "", tags, cv->type,
+		dn_number(cv->value, num, sizeof(num)));
 }
 
 static int on_counter(void *ctx, const struct rtd_counter_record *r)
 {
 	struct cview *v = ctx;
-	char label[640];
 	if (!v->freq) {
 		const struct rtd_nettrace_info *info = rtd_nettrace_info(v->dec);
 		if (info) {
@@ -319,24 +294,14 @@ static int on_counter(void *ctx, const struct rtd_counter_record *r)
 			v->epoch0 = (double)timegm(&tm) + info->sync_ms / 1e3;
 		}
 	}
-	counter_label(v, r, label, sizeof(label));
-	if (r->kind == RTD_COUNTER_HISTOGRAM) {
-		/* one value per percentile, its tags ending "Percentile=50",
-		 * as dotnet-counters splits a histogram */
-		for (size_t i = 0; i < r->nquantiles; i++) {
-			char tags[700], num[48];
-			snprintf(tags, sizeof(tags), "%s%sPercentile=%s", r->tags,
-				 *r->tags ? "," : "",
-				 dn_number(r->quantile[i] * 100, num, sizeof(num)));
-			put_value(v, r, label, tags, "Metric", r->qvalue[i]);
-		}
-	} else {
-		/* a meter Counter's value is its total (dotnet-counters 9+,
-		 * rate-and-value payloads); an increment is an EventCounter's */
-		double value = r->kind == RTD_COUNTER_RATE ? r->total : r->value;
-		put_value(v, r, label, r->tags, rtd_counter_kind_name(r->kind),
-			  value);
-	}
+	/* collect: Counters by their rate, as dotnet-counters collect
+	 * writes them; monitor: by their total, as its table shows them */
+	struct rtd_counter_value cv[RTD_COUNTER_MAX_QUANTILES];
+	int n = rtd_counter_values(r, v->monitor ? RTD_COUNTER_VIEW_MONITOR
+						 : RTD_COUNTER_VIEW_COLLECT,
+				   v->series, cv, RTD_COUNTER_MAX_QUANTILES);
+	for (int i = 0; i < n; i++)
+		put_value(v, r, &cv[i]);
 	if (v->tty) {
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -461,11 +426,15 @@ static int cmd_counters(int argc, char **argv)
 		json = !strcmp(x->ext, ".json");
 	}
 	struct cview view = {.json = json, .csv = !monitor && !json,
-			     .series = (long)refresh};
+			     .monitor = monitor,
+			     .series = refresh >= 1 ? (unsigned)refresh : 1};
 	char err[256] = "";
 	rtd_counters *c = rtd_counters_new(spec, on_counter, &view, err, sizeof(err));
 	if (!c)
 		return cli_cmd_usage(cmd, "--counters: %s", err[0] ? err : "out of memory");
+	/* a provider that is a meter too (System.Runtime on .NET 9+): its
+	 * instruments, as dotnet-counters shows them, not both */
+	rtd_counters_prefer_meters(c, 1);
 	char sid[32];
 	snprintf(sid, sizeof(sid), "rtdiag-%d", (int)getpid());
 	int rc = rtd_counters_request(c, refresh, sid, &a.prov);
@@ -523,6 +492,9 @@ static int cmd_counters(int argc, char **argv)
 	st.counters = c;
 	struct session_end end;
 	r = run_session(&a, &st, NULL, NULL, &end);
+	int frc = rtd_counters_flush(c);
+	if (frc && r == CLI_OK)
+		r = cli_fail("%s: write error", monitor ? "stdout" : a.out);
 	if (st.counters_rc && r != CLI_OK)
 		r = cli_fail("%s: write error", monitor ? "stdout" : a.out);
 	if (json)
@@ -572,6 +544,9 @@ const struct cli_cmd dn_cmd_counters = {
 	"counterType, meterTags, instrumentTags, value} ] } on\none line, "
 	"times in .NET's round-trip format. Names as dotnet-counters shows\n"
 	"them: \"Working Set (MB)\", EventCounter increments \"(Count / 1 sec)\""
-	" (type Rate),\nmeter Counters by their total \"requests (Count)\" "
-	"(Metric), histograms one\nvalue per percentile (tag Percentile=50, "
+	" (type Rate),\nmeter Counters and ObservableCounters by their change "
+	"over the interval in\ncollect, \"requests ({request} / 1 sec)\" (Rate), "
+	"and by their total in monitor,\n\"requests ({request})\" (Metric), "
+	"as dotnet-counters does; histograms one\nvalue per percentile (tag "
+	"Percentile=50, "
 	"95, 99). list: the well-known counters.\n"};

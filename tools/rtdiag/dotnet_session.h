@@ -70,6 +70,13 @@ struct sink_state {
 	int counters_rc;
 	rtd_gcheap *heap;
 	int heap_rc;
+	/* profile --cpu: the target's threads' CPU time at the session's
+	 * start (read when cpu_pid > 0), for the kernel's CPU figures */
+	int cpu_pid;
+	struct rtd_thread_cpu *cpu0;
+	size_t ncpu0;
+	int cpu0_rc; /* 0 once read, else why not */
+	double cpu_t0; /* CLOCK_MONOTONIC seconds of that read */
 };
 
 /* How a session ended, for the messages and the exit code. */

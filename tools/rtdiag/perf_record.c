@@ -541,6 +541,10 @@ int perf_record_main(int argc, char **argv)
 		fprintf(stderr, "rtdiag: %llu samples lost (the ring was full: "
 				"raise -m)\n", (unsigned long long)st.lost);
 	rc = CLI_OK;
+	/* the samples the profile holds, as its SVG and table say them
+	 * (off-CPU: the waits, not the switch-out samples) */
+	int64_t held = rtd_profile_samples(prof);
+	nsamples = held > 0 ? (uint64_t)held : 0;
 	for (size_t i = 0; i < a.nouts && rc == CLI_OK; i++)
 		rc = write_profile(&a, a.outs[i], a.formats[i], pr, prof, nsamples);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -9,9 +9,17 @@
 //                                   Contended.Take, each holding it 2 ms
 //   dotnet-kinds DIR exception N    throw and catch N InvalidOperation-
 //                                   Exceptions from Thrower.Throw, exit
+//   dotnet-kinds DIR sleeplock N [S] N threads take one lock in
+//                                   SleepLock.Take and sleep 5 ms holding
+//                                   it: the others wait in Monitor.Enter,
+//                                   using next to no CPU; and S threads
+//                                   spinning in SleepLock.Spin (more than
+//                                   the CPUs: runnable, not all running)
 //   dotnet-kinds DIR park           threads parked in Parked.InSleep and
 //                                   Parked.InWait; main in Parked.Main
 //   dotnet-kinds DIR meters         its own Meter and EventCounters (Meters.cs)
+//   dotnet-kinds DIR rates          one instrument of each kind at known
+//                                   rates (Rates.cs)
 //   dotnet-kinds DIR heap K         a tree of K objects (Heap.cs)
 //   dotnet-kinds DIR steady         all three at a steady pace set by
 //                                   sleeps, not by the CPU it gets: 1 MB
@@ -92,6 +100,35 @@ static class Steady
     }
 }
 
+static class SleepLock
+{
+    static readonly object Gate = new object();
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void Take() { lock (Gate) Thread.Sleep(5); }
+
+    public static long Spins;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void Spin()
+    {
+        long x = 0;
+        for (int i = 0; i < 10000000; i++) x += i ^ (x >> 3);
+        Interlocked.Add(ref Spins, x & 1);
+    }
+
+    public static void Run(int n, int s, string stop)
+    {
+        var ts = new Thread[n + s];
+        for (int i = 0; i < n + s; i++) {
+            ts[i] = i < n ? new Thread(() => { while (!File.Exists(stop)) Take(); }) { Name = "sleeplock-" + i }
+                          : new Thread(() => { while (!File.Exists(stop)) Spin(); }) { Name = "spin-" + i };
+            ts[i].Start();
+        }
+        foreach (var t in ts) t.Join();
+    }
+}
+
 static class Parked
 {
     public static readonly ManualResetEventSlim Never = new ManualResetEventSlim(false);
@@ -129,6 +166,8 @@ static class Program
             return MetersProgram.Run(dir);
         case "heap":
             return HeapProgram.Run(dir, int.Parse(args[2]));
+        case "rates":
+            return RatesProgram.Run(dir);
         case "alloc":
             Ready(dir);
             for (long i = 0; ; i++) {
@@ -156,6 +195,10 @@ static class Program
             File.WriteAllText(Path.Combine(dir, "thrown"), caught.ToString());
             return caught == n ? 0 : 1;
         }
+        case "sleeplock":
+            Ready(dir);
+            SleepLock.Run(int.Parse(args[2]), args.Length > 3 ? int.Parse(args[3]) : 0, stop);
+            return 0;
         case "steady":
             Ready(dir);
             Steady.Run(stop);

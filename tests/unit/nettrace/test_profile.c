@@ -43,42 +43,58 @@ static size_t lines(char *text, char **out, size_t max)
 	return n;
 }
 
-/* The CPU profile of a test vector, fed in chunks of that size; *samples
- * gets the samples read (skips the test when the vector is not there). */
-static rtd_profile *profile_of(const char *vector, bool managed_only,
-			       size_t chunk, uint64_t *samples)
+/* A builder with those options fed a whole test vector in chunks of that
+ * size (skips the test when the vector is not there); *buf keeps the
+ * bytes until the caller frees them. */
+static void feed(struct pc *p, const char *vector,
+		 const struct rtd_nettrace_profiler_opts *po, size_t chunk,
+		 uint8_t **buf)
 {
 	const char *tp = rtd_test_vector(vector);
 	if (!tp)
 		skip();
 	size_t len = 0;
-	uint8_t *buf = rtd_test_slurp(tp, &len);
-	assert_non_null(buf);
-	struct pc p;
-	struct rtd_nettrace_profiler_opts po = {.sz = sizeof(po),
-						.managed_only = managed_only};
-	p.prof = rtd_nettrace_profiler_new(&po);
-	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = &p,
+	*buf = rtd_test_slurp(tp, &len);
+	assert_non_null(*buf);
+	p->prof = rtd_nettrace_profiler_new(po);
+	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = p,
 				      .on_event = on_event,
 				      .on_seqpoint = on_sp};
-	p.dec = rtd_nettrace_new(&o);
-	assert_non_null(p.prof);
-	assert_non_null(p.dec);
+	p->dec = rtd_nettrace_new(&o);
+	assert_non_null(p->prof);
+	assert_non_null(p->dec);
 	int rc = 0;
 	for (size_t off = 0; off < len && rc == 0; off += chunk)
-		rc = rtd_nettrace_feed(p.dec, buf + off,
+		rc = rtd_nettrace_feed(p->dec, *buf + off,
 				       len - off < chunk ? len - off : chunk);
 	assert_int_equal(rc, 1);
-	assert_int_equal(rtd_nettrace_finish(p.dec), 0);
+	assert_int_equal(rtd_nettrace_finish(p->dec), 0);
+}
+
+static void pc_free(struct pc *p, uint8_t *buf)
+{
+	rtd_nettrace_profiler_free(p->prof);
+	rtd_nettrace_free(p->dec);
+	free(buf);
+}
+
+/* The CPU profile of a test vector, fed in chunks of that size; *samples
+ * gets the samples read. */
+static rtd_profile *profile_of(const char *vector, bool managed_only,
+			       size_t chunk, uint64_t *samples)
+{
+	struct pc p;
+	uint8_t *buf;
+	struct rtd_nettrace_profiler_opts po = {.sz = sizeof(po),
+						.managed_only = managed_only};
+	feed(&p, vector, &po, chunk, &buf);
 	*samples = rtd_nettrace_profiler_samples(p.prof);
 	rtd_profile *prof = rtd_profile_new("cpu", "nanoseconds");
 	assert_non_null(prof);
 	assert_int_equal(rtd_nettrace_profiler_finish(p.prof, prof), 0);
 	assert_int_equal(rtd_nettrace_profiler_finish(p.prof, prof),
 			 -RTD_E_STATE);
-	rtd_nettrace_profiler_free(p.prof);
-	rtd_nettrace_free(p.dec);
-	free(buf);
+	pc_free(&p, buf);
 	return prof;
 }
 
@@ -185,6 +201,105 @@ static void test_windows_module_names(void **state)
 
 /* The kinds' words: every bit has one, and a list reads back to its bits;
  * a word that is no kind is pointed at and leaves the bits alone. */
+/* A running-only (--cpu) builder fed the whole of a test vector. */
+static void running_of(const char *vector, struct pc *p, uint8_t **buf)
+{
+	struct rtd_nettrace_profiler_opts po = {.sz = sizeof(po),
+						.running_only = true};
+	feed(p, vector, &po, 1 << 20, buf);
+}
+
+struct tids {
+	struct rtd_thread_cpu v[64];
+	size_t n;
+};
+
+static int add_tid(void *ctx, uint64_t tid, const char *const *frames,
+		   size_t n)
+{
+	(void)frames;
+	(void)n;
+	struct tids *t = ctx;
+	if (t->n < 64)
+		t->v[t->n++] = (struct rtd_thread_cpu){.tid = (int64_t)tid};
+	return 0;
+}
+
+/*
+ * --cpu (#28 item 6): the sampler's Managed samples weigh thread time, not
+ * CPU; given the kernel's CPU time of each thread, the profile holds that
+ * CPU time spread over the thread's samples, never more than the threads
+ * used. The vector's threads get 300 ms of CPU each; then none is known
+ * (they "ended in the session").
+ */
+static void test_kernel_cpu(void **state)
+{
+	(void)state;
+	const char *v = GOLDEN ".golden.nettrace";
+	struct pc p;
+	uint8_t *buf;
+	struct tids t = {.n = 0};
+	running_of(v, &p, &buf);
+	assert_int_equal(rtd_nettrace_profiler_thread_stacks(p.prof, add_tid, &t), 0);
+	pc_free(&p, buf);
+	assert_true(t.n >= 1);
+
+	/* the sampler alone: thread time, and it says so */
+	running_of(v, &p, &buf);
+	struct rtd_nettrace_cpu_stats cs = {.sz = sizeof(cs)};
+	assert_int_equal(rtd_nettrace_profiler_cpu_stats(p.prof, &cs), 0);
+	assert_false(cs.kernel_known);
+	assert_true(cs.thread_ns > 0 && cs.placed_ns == cs.thread_ns);
+	uint64_t thread_ns = cs.thread_ns;
+	pc_free(&p, buf);
+
+	/* with the kernel's figures: before 1 s each, after +300 ms */
+	struct rtd_thread_cpu before[64], after[64];
+	for (size_t i = 0; i < t.n; i++) {
+		before[i] = (struct rtd_thread_cpu){t.v[i].tid, 1000000000};
+		after[i] = (struct rtd_thread_cpu){t.v[i].tid, 1300000000};
+	}
+	running_of(v, &p, &buf);
+	assert_int_equal(rtd_nettrace_profiler_thread_cpu(p.prof, before, t.n,
+							  after, t.n), 0);
+	memset(&cs, 0, sizeof(cs));
+	cs.sz = sizeof(cs);
+	assert_int_equal(rtd_nettrace_profiler_cpu_stats(p.prof, &cs), 0);
+	assert_true(cs.kernel_known);
+	assert_int_equal(cs.thread_ns, thread_ns);
+	assert_int_equal(cs.process_ns, 300000000ull * t.n);
+	assert_int_equal(cs.sampled_ns, 300000000ull * t.n);
+	assert_int_equal(cs.threads_unknown, 0);
+	/* never above what the threads used; and something placed */
+	assert_true(cs.placed_ns > 0 && cs.placed_ns <= cs.sampled_ns);
+	int err = 0;
+	rtd_profile *prof = rtd_nettrace_profiler_profile(
+		p.prof, RTD_NETTRACE_PROFILE_CPU, &err);
+	assert_non_null(prof);
+	assert_string_equal(rtd_profile_get_type(prof, 1)->type, "cpu");
+	assert_int_equal(rtd_profile_total_of(prof, 1), (int64_t)cs.placed_ns);
+	rtd_profile_free(prof);
+	pc_free(&p, buf);
+
+	/* every thread ended before the end: nothing known, nothing placed */
+	running_of(v, &p, &buf);
+	assert_int_equal(rtd_nettrace_profiler_thread_cpu(p.prof, before, t.n,
+							  NULL, 0), 0);
+	memset(&cs, 0, sizeof(cs));
+	cs.sz = sizeof(cs);
+	assert_int_equal(rtd_nettrace_profiler_cpu_stats(p.prof, &cs), 0);
+	assert_int_equal(cs.placed_ns, 0);
+	assert_int_equal(cs.threads_unknown, t.n);
+	pc_free(&p, buf);
+
+	/* only for --cpu: the wall profile is thread time by design */
+	struct rtd_nettrace_profiler_opts po = {.sz = sizeof(po)};
+	rtd_nettrace_profiler *w = rtd_nettrace_profiler_new(&po);
+	assert_int_equal(rtd_nettrace_profiler_thread_cpu(w, before, 1, after, 1),
+			 -RTD_E_INVAL);
+	rtd_nettrace_profiler_free(w);
+}
+
 static void test_kind_words(void **state)
 {
 	(void)state;
@@ -226,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_speedscope_vectors),
 		cmocka_unit_test(test_windows_module_names),
 		cmocka_unit_test(test_kind_words),
+		cmocka_unit_test(test_kernel_cpu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -382,16 +382,36 @@ static void formats(void **state)
 	add(p, a + 1, 1, 1, 1000000000LL, 0, NULL);
 	struct rtd_profile_write_opts o = {.sz = sizeof(o), .top = 1};
 	char *t = write_str(p, RTD_PROFILE_FMT_TOP, &o, 0);
-	assert_non_null(strstr(t, "cpu: 4.00s in 2 samples"));
+	/* 3 + 1 samples in 2 stacks: "samples" counts samples (#28) */
+	assert_int_equal(rtd_profile_samples(p), 4);
+	assert_non_null(strstr(t, "cpu: 4.00s in 4 samples"));
 	assert_non_null(strstr(t, "3.00s  75.0%      3.00s  75.0%  hot"));
 	assert_null(strstr(t, "main")); /* one row */
 	free(t);
 	o.type = "samples";
 	o.top = 0;
 	t = write_str(p, RTD_PROFILE_FMT_TOP, &o, 0);
-	assert_non_null(strstr(t, "samples: 4 in 2 samples"));
+	assert_non_null(strstr(t, "samples: 4 in 4 samples"));
 	assert_non_null(strstr(t, "main"));
 	free(t);
+	/* the flame graph's subtitle says the same number */
+	t = write_str(p, RTD_PROFILE_FMT_SVG, NULL, 0);
+	assert_non_null(strstr(t, ">cpu: 4.00s in 4 samples</text>"));
+	free(t);
+	/* nanoseconds alone: no count of samples, so the stacks are named
+	 * as what they are */
+	rtd_profile *ns = rtd_profile_new("cpu", "nanoseconds");
+	assert_non_null(ns);
+	int64_t v = 5000000;
+	struct rtd_sample one = {.sz = sizeof(one), .frames = a, .nframes = 2,
+				 .leaf_first = true, .values = &v, .nvalues = 1};
+	assert_int_equal(rtd_profile_add_sample(ns, &one), 0);
+	assert_int_equal(rtd_profile_add_sample(ns, &one), 0);
+	assert_int_equal(rtd_profile_samples(ns), -1);
+	t = write_str(ns, RTD_PROFILE_FMT_TOP, NULL, 0);
+	assert_non_null(strstr(t, "cpu: 10.00ms in 1 stack\n"));
+	free(t);
+	rtd_profile_free(ns);
 	t = write_str(p, RTD_PROFILE_FMT_NONE, NULL, -RTD_E_INVAL);
 	free(t);
 	struct rtd_profile_write_opts tiny = {.sz = 1};
