@@ -194,6 +194,7 @@ struct agent {
 	int wake_fd;            /* eventfd: a request, or stop */
 	atomic_int stop;
 	bool stopping;
+	bool draining;          /* in agent_drain(): not again from within */
 
 	struct rtd_agent_stats st;
 	uint64_t boot_time;
@@ -243,6 +244,7 @@ extern const struct source_ops source_perf_offcpu;
 
 /* ---- discovery (discover.c) ---- */
 void agent_scan(struct agent *a);
+void agent_drain(struct agent *a);
 void agent_seen_free(struct agent *a);
 
 /* ---- pull requests (loop side, agent.c) ---- */
