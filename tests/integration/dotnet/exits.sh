@@ -14,8 +14,8 @@
 #   can deadlock the runtime's shutdown. ATTACH DIR PID (a function, or
 #   "") is called once a program's Main runs. Then polls until every
 #   program has exited, or its Main returned 15 s ago (a hung one is
-#   reported, not waited for longer; all of it stops 120 s after the last
-#   start whatever happens), and judges:
+#   reported, not waited for longer; all of it stops 180 s after the
+#   first start whatever happens), and judges:
 #   - every program saw a session (the poller thread) before returning;
 #   - every program exited at most 2 s after Main returned (DIR/returned
 #     against the time its waiting shell saw it end), with status 0 (139,
@@ -33,7 +33,32 @@ run_exits() {
   EXITS_DIR="$WORK/exits"
   mkdir -p "$EXITS_DIR"
   ln -sf "$xd/dotnet-exit" "$EXITS_DIR/$name"
-  local i d off span=800 before=$fail
+  local i d off span=800 before=$fail started=0 left=1 now
+  local giveup=$(( $(date +%s%N) + 180000000000 ))
+  declare -A attached=()
+  # one pass over the programs started so far: attach the ones whose Main
+  # runs, count in $left those neither ended nor hung (Main returned 15 s
+  # ago)
+  exits_pass() {
+    local k e rp rt
+    left=0
+    now=$(date +%s%N)
+    for k in $(seq 1 "$started"); do
+      e="$EXITS_DIR/$k"
+      [ -s "$e/exited" ] && continue
+      if [ -s "$e/ready" ] && [ -z "${attached[$k]:-}" ]; then
+        rp=$(cat "$e/ready")
+        PIDS+=("$rp")
+        attached[$k]=1
+        [ -n "$attach" ] && "$attach" "$e" "$rp"
+      fi
+      if [ -s "$e/returned" ]; then
+        rt=$(awk '{ print $2 }' "$e/returned")
+        [ $((now - rt)) -ge $HUNG_AFTER_NS ] && continue
+      fi
+      left=$((left + 1))
+    done
+  }
   for i in $(seq 1 "$count"); do
     d="$EXITS_DIR/$i"
     mkdir -p "$d"
@@ -46,34 +71,16 @@ run_exits() {
       rc=$? t=${EPOCHREALTIME/[.,]/}
       echo "$rc ${t}000" >"$d/exited" ) &
     PIDS+=("$!")
+    started=$i
+    exits_pass # attach the ones started before, as a user would at once
     sleep 0.1
   done
-  # attach as each starts; poll until each ended or is hung
-  local left=1 now r ready_pid giveup=$(( $(date +%s%N) + 120000000000 ))
-  declare -A attached=()
-  while [ "$left" -gt 0 ]; do
-    left=0
-    now=$(date +%s%N)
-    [ "$now" -gt "$giveup" ] && break
-    for i in $(seq 1 "$count"); do
-      d="$EXITS_DIR/$i"
-      [ -s "$d/exited" ] && continue
-      if [ -s "$d/ready" ] && [ -z "${attached[$i]:-}" ]; then
-        ready_pid=$(cat "$d/ready")
-        PIDS+=("$ready_pid")
-        attached[$i]=1
-        [ -n "$attach" ] && "$attach" "$d" "$ready_pid"
-      fi
-      if [ -s "$d/returned" ]; then
-        r=$(awk '{ print $2 }' "$d/returned")
-        [ $((now - r)) -ge $HUNG_AFTER_NS ] && continue
-      fi
-      left=$((left + 1))
-    done
+  while [ "$left" -gt 0 ] && [ "$now" -lt "$giveup" ]; do
+    exits_pass
     [ "$left" -gt 0 ] && sleep 0.2
   done
   # judge
-  local nosession=0 slow=0 hung=0 worst=0 dt ended pid session rc crashed=0
+  local nosession=0 slow=0 hung=0 worst=0 dt ended pid r session rc crashed=0
   for i in $(seq 1 "$count"); do
     d="$EXITS_DIR/$i"
     if [ ! -s "$d/returned" ]; then
