@@ -16,7 +16,8 @@
 #   program has exited, or its Main returned 15 s ago (a hung one is
 #   reported, not waited for longer; all of it stops 180 s after the
 #   first start whatever happens), and judges:
-#   - every program saw a session (the poller thread) before returning;
+#   - at least 20 programs saw a session (the poller thread) before
+#     returning;
 #   - every program exited at most 2 s after Main returned (DIR/returned
 #     against the time its waiting shell saw it end), with status 0 (139,
 #     SIGSEGV, is counted and said apart: the runtime's own bug, below).
@@ -107,7 +108,10 @@ run_exits() {
       bad "program $i (pid $pid, offset $(cat "$d/offset") ms): exited $((dt / 1000000)) ms after Main returned"
     fi
   done
-  [ "$nosession" = 0 ] && ok "all $count programs had a session before Main returned" \
+  # at least 20 must have had one (#27 asks for 20); a session the runtime
+  # refuses or the agent's CPU cap pauses is said, not fatal
+  [ $((count - nosession)) -ge 20 ] \
+    && ok "$((count - nosession)) of $count programs had a session before Main returned" \
     || bad "$nosession of $count programs saw no session (no counters poller) in 20 s"
   [ "$hung" = 0 ] && [ "$slow" = 0 ] \
     && ok "all $count programs exited within 2 s of Main returning (slowest: $((worst / 1000000)) ms)" \
