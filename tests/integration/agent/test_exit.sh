@@ -14,6 +14,11 @@ command -v dotnet >/dev/null 2>&1 || skip "no dotnet SDK on PATH"
 
 NAME=dx$$
 start_agent --target "name=^$NAME\$" || { bad "agent did not start"; exit 1; }
+# 1 s apart (the issue's were 1.7 s apart), about 8 at once: 24 at once
+# (1 kHz samples a thread each) are more than the agent reads at load 30,
+# sanitized or at 5% CPU, its CPU cap then pauses the sessions and its
+# scans fall behind, and programs ending then have none to test
+EXITS_GAP=1
 run_exits 24 5000 "$NAME" ""
 # the agent saw every one start and end
 found=0 gone=0 missed=
@@ -24,6 +29,9 @@ for d in "$EXITS_DIR"/[0-9]*; do
 done
 [ "$found" = 24 ] && [ "$gone" = 24 ] && ok "the agent found all 24 and saw each exit" \
   || bad "the agent found $found and saw $gone exit of 24 (not:$missed)"
+# a session refused at first (a runtime found early in its startup) is
+# tried again 30 s later: too late for these; said, not fatal
+echo "note: $(grep -c 'source failed' "$AGENT_LOG") attaches failed"
 [ $fail = 0 ] || grep -v 'is taken by' "$AGENT_LOG" | tail -40
 stop_agent || bad "agent exit status $?"
 [ $fail = 0 ] && echo PASS || { echo "$fail FAILED"; exit 1; }

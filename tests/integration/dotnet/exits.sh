@@ -6,8 +6,9 @@
 # returning.
 #
 # run_exits COUNT INTERVAL_MS NAME ATTACH
-#   Starts COUNT programs, 0.1 s apart, each as NAME (a link to dotnet-exit
-#   in $WORK, so an agent's name= finds these and nothing else). Program i
+#   Starts COUNT programs, $EXITS_GAP (0.1) s apart, each as NAME (a link
+#   to dotnet-exit in $WORK, so an agent's name= finds these and nothing
+#   else). Program i
 #   returns INTERVAL_MS + OFFSET_i ms after its session began, OFFSET_i
 #   spread evenly over -300..+500 ms: around the session's first counter
 #   collection, one interval after it began, where a session that ends
@@ -74,7 +75,7 @@ run_exits() {
     PIDS+=("$!")
     started=$i
     exits_pass # attach the ones started before, as a user would at once
-    sleep 0.1
+    sleep "${EXITS_GAP:-0.1}"
   done
   while [ "$left" -gt 0 ] && [ "$now" -lt "$giveup" ]; do
     exits_pass
