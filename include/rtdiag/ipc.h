@@ -219,11 +219,21 @@ typedef struct rtd_ipc_client rtd_ipc_client;
  * @record: when set, every byte the runtime sends on every connection is
  *          appended to this file, framed so rtd_ipc_replay_open() can play
  *          it back (see docs/ipc.md)
+ * @on_wait: when set, called with @wait_ctx about every 10 ms while a
+ *           command waits for the runtime's reply (a CollectTracing reply
+ *           comes after the runtime's provider callbacks ran, seconds on a
+ *           loaded machine). A caller that reads other runtimes' session
+ *           streams on the same thread reads them here: a runtime whose
+ *           stream is not read blocks in its write, and so does its exit.
+ *           It must not use this client.
+ * @wait_ctx: passed to @on_wait
  */
 struct rtd_ipc_client_opts {
 	size_t sz;
 	int timeout_ms;
 	FILE *record;
+	void (*on_wait)(void *ctx);
+	void *wait_ctx;
 };
 
 /**

@@ -195,6 +195,7 @@ struct agent {
 	atomic_int stop;
 	atomic_int reload;      /* rtd_agent_reload() asked */
 	bool stopping;
+	bool draining;          /* in agent_drain(): not again from within */
 
 	struct rtd_agent_stats st;
 	uint64_t boot_time;
@@ -244,6 +245,7 @@ extern const struct source_ops source_perf_offcpu;
 
 /* ---- discovery (discover.c) ---- */
 void agent_scan(struct agent *a);
+void agent_drain(struct agent *a);
 void agent_seen_free(struct agent *a);
 
 /* ---- pull requests (loop side, agent.c) ---- */

@@ -206,6 +206,7 @@ static void add_target(struct agent *a, pid_t pid, size_t spec,
 	a->st.targets = a->ntargets;
 	a->st.targets_seen++;
 	pthread_mutex_unlock(&a->lock);
+	agent_drain(a); /* the others' streams, before the next handshake */
 }
 
 /* A native target may have been found before its runtime opened the
@@ -226,6 +227,7 @@ static void recheck_runtime(struct agent *a, struct target *t, uint64_t now)
 	pthread_mutex_unlock(&a->lock);
 	rtd_info("target %s pid %d: a .NET runtime", t->service, (int)t->pid);
 	add_sources(a, t);
+	agent_drain(a);
 }
 
 /*

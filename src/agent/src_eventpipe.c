@@ -250,13 +250,20 @@ static void check_runtime(struct source *src)
 	rtd_ipc_process_info_clear(&pi);
 }
 
+static void ep_wait(void *ctx)
+{
+	agent_drain(ctx);
+}
+
 static int ep_start(struct source *src)
 {
 	struct ep *e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	src->priv = e;
-	struct rtd_ipc_client_opts co = {.sz = sizeof(co), .timeout_ms = 5000};
+	/* the handshakes read the other targets' streams while they wait */
+	struct rtd_ipc_client_opts co = {.sz = sizeof(co), .timeout_ms = 5000,
+					 .on_wait = ep_wait, .wait_ctx = src->a};
 	int err = 0;
 	e->c = rtd_ipc_client_new(src->t->pid, &co, &err);
 	if (!e->c) {

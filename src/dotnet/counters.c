@@ -24,6 +24,27 @@
  * ObservableInstrumentCallbackError and MultipleSessionsNotSupportedError.
  * Field names are read from the events' own metadata, not assumed
  * positions.
+ *
+ * System.Runtime is read from its EventCounters (RuntimeEventSource, every
+ * .NET Core 3+), never from the Meter of the same name (.NET 9+), and a spec
+ * that names no other meter enables no Metrics session at all: a Metrics
+ * session can hang the target for good when it ends. Ending it (the
+ * runtime's shutdown after Main returns disables every session; so does a
+ * stop) runs MetricsEventSource's disable command while holding
+ * EventListener.EventListenersLock, and that command joins the
+ * aggregation thread (AggregationManager.Dispose -> Thread.Join). If that
+ * thread is in its first collection, the System.Runtime meter's observable
+ * callbacks run class constructors that create EventSources
+ * (ThreadPool..cctor -> FrameworkEventSource, TplEventSource), and an
+ * EventSource's creation takes EventListenersLock: each waits for the
+ * other (seen with gdb and dotnet-dump on .NET 10.0.12, also with the
+ * EventCounters poller holding the ThreadPool class lock in between; the
+ * runtime's bug, dotnet/runtime#119014 is its startup twin). The first
+ * collection comes one interval after the session starts, so a program
+ * that ends about then hangs; load widens the window. EventCounters are
+ * disabled without waiting for their polling thread, so they cannot close
+ * that cycle. A meter named in the spec is still asked for: its own
+ * callbacks are the user's choice.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -34,6 +55,7 @@
 #include "rtdiag/counters.h"
 
 #define METRICS "System.Diagnostics.Metrics"
+#define RUNTIME "System.Runtime"
 #define MAX_PROVIDERS 64
 #define MAX_INSTRUMENTS 4096 /* instruments whose own tags are kept */
 #define STR 512
@@ -90,7 +112,7 @@ static void seterr(char *err, size_t len, const char *msg, const char *at)
 /* Parse "Prov[a,b],Prov2" into c->prov. */
 static int parse_spec(rtd_counters *c, const char *spec, char *err, size_t len)
 {
-	const char *p = spec && *spec ? spec : "System.Runtime";
+	const char *p = spec && *spec ? spec : RUNTIME;
 	while (*p) {
 		while (*p == ',' || *p == ' ')
 			p++;
@@ -114,6 +136,11 @@ static int parse_spec(rtd_counters *c, const char *spec, char *err, size_t len)
 		cp->name = strndup(p, n);
 		if (!cp->name)
 			return -ENOMEM;
+		/* System.Runtime: its EventCounters only, never its meter
+		 * (a Metrics session can hang the target at its exit: see
+		 * the top of this file), whether or not the prefix says so */
+		if (!strcmp(cp->name, RUNTIME))
+			cp->ec_only = true;
 		p += n;
 		while (*p == ' ')
 			p++;
@@ -260,6 +287,8 @@ RTD_API int rtd_counters_request(rtd_counters *c, double interval_sec,
 				 p->nnames ? p->names[k] : "");
 		}
 	}
+	if (!metrics[0])
+		return 0; /* no meter asked for: no Metrics session at all */
 	/* the Metrics EventSource: values (0x2) and errors (0x1), quoted
 	 * as a whole so its ',' and ';' stay in */
 	snprintf(spec, sizeof(spec), METRICS ":0x3:5:\"SessionId=%s;Metrics=%s;"

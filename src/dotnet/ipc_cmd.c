@@ -4,11 +4,13 @@
  * send-one-message-read-one-reply transaction, and recording frames.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/log.h"
 #include "common/rd.h"
 #include "dotnet/ipc_int.h"
 
@@ -100,6 +102,32 @@ int ipc_reply_error(rtd_ipc_client *c, const struct rtd_ipc_reply *r,
 	return err;
 }
 
+/*
+ * Wait for the first byte of a reply, up to the client's timeout. With an
+ * on_wait callback the wait is cut in slices of WAIT_SLICE_MS and the
+ * callback runs between them: the runtime may take seconds to answer (its
+ * provider callbacks run managed code, JIT first), and a caller serving
+ * other runtimes' streams on this thread must keep reading them.
+ */
+#define WAIT_SLICE_MS 10
+int ipc_wait_reply(rtd_ipc_client *c, int fd)
+{
+	if (!c->on_wait)
+		return 0; /* ipc_read_full waits */
+	uint64_t deadline = rtd_now_ns() + (uint64_t)c->timeout_ms * 1000000u;
+	for (;;) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int n = poll(&p, 1, WAIT_SLICE_MS);
+		if (n > 0)
+			return 0; /* data, or the end: the read says which */
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (rtd_now_ns() >= deadline)
+			return -RTD_E_IPC_TIMEOUT;
+		c->on_wait(c->wait_ctx);
+	}
+}
+
 int ipc_transact(rtd_ipc_client *c, const rtd_buf *msg,
 		 struct rtd_ipc_reply *reply, struct ipc_conn *keep)
 {
@@ -117,7 +145,9 @@ int ipc_transact(rtd_ipc_client *c, const rtd_buf *msg,
 		goto out;
 	}
 	uint8_t h[IPC_HEADER_SIZE];
-	rc = ipc_read_full(conn.fd, h, sizeof(h), c->timeout_ms);
+	rc = ipc_wait_reply(c, conn.fd);
+	if (!rc)
+		rc = ipc_read_full(conn.fd, h, sizeof(h), c->timeout_ms);
 	if (rc) {
 		if (rc == -RTD_E_IPC_CLOSED)
 			ipc_seterr(c, "%s: the runtime closed the connection "

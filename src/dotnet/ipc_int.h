@@ -48,6 +48,8 @@ struct rtd_ipc_client {
 	int pending_fd; /* a connection accepted but not used yet */
 	int timeout_ms;
 	FILE *record;
+	void (*on_wait)(void *ctx);
+	void *wait_ctx;
 	uint32_t conn_seq; /* numbers connections in a recording */
 	uint32_t hresult;
 	char errmsg[1024];
@@ -59,6 +61,9 @@ struct ipc_conn {
 	uint32_t id; /* connection number in a recording */
 	rtd_ipc_client *c;
 };
+
+/* Wait for a reply's first byte, calling the client's on_wait meanwhile. */
+int ipc_wait_reply(rtd_ipc_client *c, int fd);
 
 /* Set the client's message: "TARGET: ..." */
 void ipc_seterr(rtd_ipc_client *c, const char *fmt, ...)

@@ -593,6 +593,11 @@ static rtd_ipc_client *client_alloc(const struct rtd_ipc_client_opts *o)
 	if (o && o->sz >= offsetof(struct rtd_ipc_client_opts, record) +
 				  sizeof(o->record))
 		c->record = o->record;
+	if (o && o->sz >= offsetof(struct rtd_ipc_client_opts, wait_ctx) +
+				  sizeof(o->wait_ctx)) {
+		c->on_wait = o->on_wait;
+		c->wait_ctx = o->wait_ctx;
+	}
 	return c;
 }
 

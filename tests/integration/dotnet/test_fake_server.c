@@ -169,6 +169,47 @@ static void test_malformed_replies(void **state)
 	fake_end(&f);
 }
 
+static void count_wait(void *ctx)
+{
+	(*(int *)ctx)++;
+}
+
+/* A client with on_wait: called while the runtime is slow to answer (300
+ * ms here), the reply still read; a silence past the timeout still ends in
+ * a timeout. */
+static void test_on_wait(void **state)
+{
+	(void)state;
+	static uint8_t ok[20];
+	mk(ok, 0xff, 0x00, NULL, 0);
+	const struct step s[] = {
+		{4, 1, ok, 20, 300, false},
+		{4, 1, NULL, 0, 600, false},
+	};
+	struct fake f;
+	fake_start(&f, s, 2);
+	int waits = 0;
+	struct rtd_ipc_client_opts o = {.sz = sizeof(o), .timeout_ms = 3000,
+					.on_wait = count_wait,
+					.wait_ctx = &waits};
+	rtd_ipc_client *c = rtd_ipc_client_new_path(f.path, &o, NULL);
+	assert_non_null(c);
+	assert_int_equal(rtd_ipc_resume_runtime(c), 0);
+	/* one call per 10 ms slice without a reply: a loaded machine makes
+	 * slices longer, never fewer than one in 300 ms */
+	assert_true(waits >= 1);
+	rtd_ipc_client_free(c);
+	o.timeout_ms = 200;
+	waits = 0;
+	c = rtd_ipc_client_new_path(f.path, &o, NULL);
+	assert_non_null(c);
+	assert_int_equal(rtd_ipc_resume_runtime(c), -RTD_E_IPC_TIMEOUT);
+	assert_non_null(strstr(rtd_ipc_client_errmsg(c), "no reply within 200 ms"));
+	assert_true(waits >= 1);
+	rtd_ipc_client_free(c);
+	fake_end(&f);
+}
+
 static void test_error_replies(void **state)
 {
 	(void)state;
@@ -420,6 +461,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_malformed_replies),
 		cmocka_unit_test(test_error_replies),
+		cmocka_unit_test(test_on_wait),
 		cmocka_unit_test(test_unknown_command_fallback),
 		cmocka_unit_test(test_env_caps),
 		cmocka_unit_test(test_long_path),

@@ -1,0 +1,127 @@
+# exits.sh - sourced (after lib.sh, agent's or dotnet's) by the tests that
+# check rtdiag never keeps a .NET program from exiting (dotnet/test_exit.sh,
+# agent/test_exit.sh): many short-lived tests/targets/dotnet-exit programs,
+# started overlapping, each of which returns from Main a set time after
+# its session's EventCounters poller started; each must exit within 2 s of
+# returning.
+#
+# run_exits COUNT INTERVAL_MS NAME ATTACH
+#   Starts COUNT programs, $EXITS_GAP (0.1) s apart, each as NAME (a link
+#   to dotnet-exit in $WORK, so an agent's name= finds these and nothing
+#   else). Program i
+#   returns INTERVAL_MS + OFFSET_i ms after its session began, OFFSET_i
+#   spread evenly over -300..+500 ms: around the session's first counter
+#   collection, one interval after it began, where a session that ends
+#   can deadlock the runtime's shutdown. ATTACH DIR PID (a function, or
+#   "") is called once a program's Main runs. Then polls until every
+#   program has exited, or its Main returned 15 s ago (a hung one is
+#   reported, not waited for longer; all of it stops 180 s after the
+#   first start whatever happens), and judges:
+#   - at least 20 programs saw a session (the poller thread) before
+#     returning;
+#   - every program exited at most 2 s after Main returned (DIR/returned
+#     against the time its waiting shell saw it end), with status 0 (139,
+#     SIGSEGV, is counted and said apart: the runtime's own bug, below).
+#   Sets EXITS_DIR (one DIR per program: $EXITS_DIR/1...). Returns the number
+#   of failed checks; says what failed with bad().
+
+EXIT_BOUND_NS=2000000000
+HUNG_AFTER_NS=15000000000
+
+run_exits() {
+  local count=$1 interval=$2 name=$3 attach=$4
+  local xd
+  xd=$(build_dotnet dotnet-exit tests/targets) || { bad "build of dotnet-exit"; return 1; }
+  EXITS_DIR="$WORK/exits"
+  mkdir -p "$EXITS_DIR"
+  ln -sf "$xd/dotnet-exit" "$EXITS_DIR/$name"
+  local i d off span=800 before=$fail started=0 left=1 now
+  local giveup=$(( $(date +%s%N) + 180000000000 ))
+  declare -A attached=()
+  # one pass over the programs started so far: attach the ones whose Main
+  # runs, count in $left those neither ended nor hung (Main returned 15 s
+  # ago)
+  exits_pass() {
+    local k e rp rt
+    left=0
+    now=$(date +%s%N)
+    for k in $(seq 1 "$started"); do
+      e="$EXITS_DIR/$k"
+      [ -s "$e/exited" ] && continue
+      if [ -s "$e/ready" ] && [ -z "${attached[$k]:-}" ]; then
+        rp=$(cat "$e/ready")
+        PIDS+=("$rp")
+        attached[$k]=1
+        [ -n "$attach" ] && "$attach" "$e" "$rp"
+      fi
+      if [ -s "$e/returned" ]; then
+        rt=$(awk '{ print $2 }' "$e/returned")
+        [ $((now - rt)) -ge $HUNG_AFTER_NS ] && continue
+      fi
+      left=$((left + 1))
+    done
+  }
+  for i in $(seq 1 "$count"); do
+    d="$EXITS_DIR/$i"
+    mkdir -p "$d"
+    off=$(( -300 + (i - 1) * span / (count > 1 ? count - 1 : 1) ))
+    echo "$off" >"$d/offset"
+    # the shell that waits notes when the program ended (a builtin
+    # clock: a fork of date(1) can take longer than the exit on a loaded
+    # machine)
+    ( "$EXITS_DIR/$name" "$d" "$interval" "$off" 20000 >"$d/out" 2>&1
+      rc=$? t=${EPOCHREALTIME/[.,]/}
+      echo "$rc ${t}000" >"$d/exited" ) &
+    PIDS+=("$!")
+    started=$i
+    exits_pass # attach the ones started before, as a user would at once
+    sleep "${EXITS_GAP:-0.1}"
+  done
+  while [ "$left" -gt 0 ] && [ "$now" -lt "$giveup" ]; do
+    exits_pass
+    [ "$left" -gt 0 ] && sleep 0.2
+  done
+  # judge
+  local nosession=0 slow=0 hung=0 worst=0 dt ended pid r session rc crashed=0
+  for i in $(seq 1 "$count"); do
+    d="$EXITS_DIR/$i"
+    if [ ! -s "$d/returned" ]; then
+      bad "program $i: Main never returned ($(cat "$d/out" 2>/dev/null | head -3))"
+      continue
+    fi
+    read -r pid r session <"$d/returned"
+    [ "$session" = 1 ] || nosession=$((nosession + 1))
+    if [ ! -s "$d/exited" ]; then
+      hung=$((hung + 1))
+      bad "program $i (pid $pid, offset $(cat "$d/offset") ms): still running 15 s after Main returned; its threads: $(cat /proc/"$pid"/task/*/comm 2>/dev/null | sort | uniq -c | tr -s ' \n' ' ')"
+      continue
+    fi
+    read -r rc ended <"$d/exited"
+    if [ "$rc" = 139 ]; then
+      crashed=$((crashed + 1))
+    elif [ "$rc" != 0 ]; then
+      bad "program $i (pid $pid): exit status $rc: $(head -3 "$d/out")"
+    fi
+    dt=$((ended - r))
+    [ "$dt" -gt "$worst" ] && worst=$dt
+    if [ "$dt" -gt "$EXIT_BOUND_NS" ]; then
+      slow=$((slow + 1))
+      bad "program $i (pid $pid, offset $(cat "$d/offset") ms): exited $((dt / 1000000)) ms after Main returned"
+    fi
+  done
+  # at least 20 must have had one (#27 asks for 20); a session the runtime
+  # refuses or the agent's CPU cap pauses is said, not fatal
+  [ $((count - nosession)) -ge 20 ] \
+    && ok "$((count - nosession)) of $count programs had a session before Main returned" \
+    || bad "$nosession of $count programs saw no session (no counters poller) in 20 s"
+  [ "$hung" = 0 ] && [ "$slow" = 0 ] \
+    && ok "all $count programs exited within 2 s of Main returning (slowest: $((worst / 1000000)) ms)" \
+    || bad "$hung of $count programs hung at exit, $slow exited late"
+  # Not this test's to fail, but never hidden: the runtime (10.0.12) can
+  # die of SIGSEGV at exit when the EventCounters poller's first poll
+  # defines its event (EventPipeEventProvider.DefineEventHandle) while
+  # EventPipe shuts down - any EventCounters session can meet it, with or
+  # without rtdiag's fix for the hang (docs/dotnet.md "counters").
+  [ "$crashed" = 0 ] || echo "KNOWN (runtime bug, not fixed by rtdiag): $crashed of $count programs died of SIGSEGV in the runtime's shutdown (exit status 139)"
+  return $((fail - before))
+}
