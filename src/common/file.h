@@ -3,7 +3,9 @@
 #ifndef RTD_COMMON_FILE_H
 #define RTD_COMMON_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /*
  * rtd_read_small - read a small file (procfs, sysfs, tracefs) whole
@@ -17,5 +19,30 @@
  * -errno when the file cannot be opened or a read fails.
  */
 int rtd_read_small(const char *path, char *buf, size_t len);
+
+/*
+ * rtd_proc_stat - a process's state and start time from /proc/PID/stat
+ * @pid: the process
+ * @state: receives its state letter ('R', 'S', 'Z' for a zombie, ...);
+ *         may be NULL
+ * @start: receives its start time in clock ticks since boot (field 22):
+ *         with the pid it names one process even when pids are reused;
+ *         may be NULL
+ *
+ * The command may hold spaces and parentheses: the fields count from the
+ * last ')'. Returns 0, -ENOENT when there is no such process, or another
+ * negative errno / -RTD_E_FORMAT.
+ */
+int rtd_proc_stat(pid_t pid, char *state, unsigned long long *start);
+
+/*
+ * rtd_proc_alive - is @pid the live process that started at @start?
+ * @pid: the process
+ * @start: its start time (rtd_proc_stat()), or 0 for any
+ *
+ * A zombie ('Z', 'X') has ended although kill(pid, 0) still succeeds on
+ * it: it is not alive.
+ */
+bool rtd_proc_alive(pid_t pid, unsigned long long start);
 
 #endif /* RTD_COMMON_FILE_H */

@@ -18,7 +18,6 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +26,7 @@
 
 #include <tracefs/tracefs.h>
 
+#include "common/file.h"
 #include "common/log.h"
 #include "perf/internal.h"
 
@@ -298,32 +298,20 @@ int perf_probe_pmu_attr(const char *pmu_dir, const struct rtd_perf_probe *p,
 
 int perf_proc_starttime(pid_t pid, unsigned long long *ticks)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int n = rtd_read_small(path, buf, sizeof(buf));
-	if (n <= 0)
-		return n < 0 ? n : -RTD_E_NOTFOUND;
-	/* the command may hold spaces and parentheses: fields count from
-	 * the last ')'; starttime is field 22, the 20th after it */
-	const char *p = strrchr(buf, ')');
-	if (!p)
-		return -RTD_E_FORMAT;
-	for (int f = 0; f < 20 && p; f++)
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p + 1, "%llu", ticks) != 1)
-		return -RTD_E_FORMAT;
-	return 0;
+	return rtd_proc_stat(pid, NULL, ticks);
 }
 
 /*
  * Is the group "rtdiag_<pid>_<starttime>" (or the older "rtdiag_<pid>")
  * left by a process that is gone? A pid is reused: the process now at
- * that pid must also have started at that time to own the group.
+ * that pid must also have started at that time to own the group. A zombie
+ * is gone too, though kill(pid, 0) still succeeds on it until it is
+ * reaped.
  */
 bool perf_probe_group_stale(const char *sys)
 {
 	int pid = 0;
-	unsigned long long start = 0, now;
+	unsigned long long start = 0;
 	char tail = 0;
 	int n = sscanf(sys, "rtdiag_%d_%llu%c", &pid, &start, &tail);
 	if (n != 2) {
@@ -333,9 +321,7 @@ bool perf_probe_group_stale(const char *sys)
 	}
 	if (pid <= 0 || pid == getpid())
 		return false;
-	if (kill(pid, 0) != 0 && errno == ESRCH)
-		return true;
-	return start && perf_proc_starttime(pid, &now) == 0 && now != start;
+	return !rtd_proc_alive(pid, start);
 }
 
 /* Remove probes in rtdiag groups whose process has gone. */
