@@ -71,6 +71,7 @@ struct rtd_perf_event {
 	unsigned nfields_all, ncommon;
 	/* tracefs dynamic event this event created, removed on close */
 	struct tracefs_dynevent *dyn;
+	unsigned guard_id; /* its rtd_guard registration */
 	unsigned nmembers;                 /* counters: group size (leader) */
 };
 

@@ -45,6 +45,7 @@
 #include "common/log.h"
 #include "perf/heap.h"
 #include "perf/internal.h"
+#include "rtdiag/guard.h"
 
 int perf_set_err(struct rtd_perf_monitor *m, int err, const char *fmt, ...)
 {
@@ -337,7 +338,10 @@ void perf_event_destroy(struct rtd_perf_event *ev)
 	if (ev->dyn) {
 		/* force: our descriptors are closed, nothing else uses it */
 		if (tracefs_dynevent_destroy(ev->dyn, true) != 0)
-			rtd_warn("perf: could not remove probe %s", ev->name);
+			rtd_warn("perf: could not remove probe %s (the guardian "
+				 "tries again when rtdiag ends)", ev->name);
+		else
+			rtd_guard_forget(ev->guard_id);
 		tracefs_dynevent_free(ev->dyn);
 	}
 	perf_fields_free(ev->fields, ev->nfields_all);
