@@ -44,6 +44,7 @@
 
 #include "common/log.h"
 #include "perf/heap.h"
+#include "common/file.h"
 #include "perf/internal.h"
 #include "rtdiag/guard.h"
 
@@ -222,7 +223,7 @@ int rtd_perf_monitor_new(const struct rtd_perf_opts *opts,
 	m->opts.pids = NULL;
 	m->opts.cgroups = NULL;
 	m->flags = o.flags;
-	m->ring_pages = o.ring_pages ? o.ring_pages : 64;
+	m->ring_pages = o.ring_pages ? o.ring_pages : rtd_perf_default_ring_pages();
 	long pg = sysconf(_SC_PAGESIZE);
 	uint64_t ring_bytes = (uint64_t)m->ring_pages * (uint64_t)pg;
 	m->wakeup_bytes = o.wakeup_bytes ? o.wakeup_bytes
@@ -290,6 +291,30 @@ fail:
 	rtd_debug("perf: monitor_new: %s", m->errmsg);
 	rtd_perf_monitor_free(m);
 	return r;
+}
+
+/* perf's perf_event_mlock_kb_in_pages() (tools/perf/util/evlist.c), its
+ * default for perf record's and perf trace's -m */
+unsigned perf_ring_pages_for(long mlock_kb, long page_size)
+{
+	if (page_size <= 0)
+		page_size = 4096;
+	long kb = mlock_kb < 0 ? 512 : mlock_kb - page_size / 1024;
+	long pages = kb > 0 ? kb * 1024 / page_size : 0;
+	unsigned p = 1;
+	while ((long)p * 2 <= pages && p * 2 <= PERF_MAX_RING_PAGES)
+		p *= 2;
+	return p;
+}
+
+unsigned rtd_perf_default_ring_pages(void)
+{
+	char buf[32];
+	long kb = -1;
+	if (rtd_read_small("/proc/sys/kernel/perf_event_mlock_kb", buf,
+			   sizeof(buf)) > 0)
+		kb = strtol(buf, NULL, 10);
+	return perf_ring_pages_for(kb, sysconf(_SC_PAGESIZE));
 }
 
 /* ---- events --------------------------------------------------------------- */
@@ -1187,6 +1212,7 @@ void rtd_perf_monitor_stats(const struct rtd_perf_monitor *m,
 	struct rtd_perf_stats t = m->st;
 	t.sz = st->sz;
 	t.nrings = m->ncpus;
+	t.ring_pages = m->ring_pages;
 	uint64_t read_sum = 0;
 	for (unsigned i = 0; i < m->ncpus && m->rings; i++) {
 		const struct perf_ring *rg = &m->rings[i];

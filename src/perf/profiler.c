@@ -586,9 +586,13 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 	mo.cgroups = o.cgroups;
 	mo.ncgroups = o.ncgroups;
 	/* off-CPU: a sample with its stack at every switch of every scoped
-	 * thread, bursts of thousands a second system-wide: 2 MB rings */
+	 * thread, bursts of thousands a second system-wide: 2 MB rings at
+	 * least; else perf's default */
 	mo.ring_pages = o.ring_pages ? o.ring_pages
-				     : (o.flags & RTD_PERF_PROF_OFF_CPU) ? 512 : 128;
+				     : rtd_perf_default_ring_pages();
+	if (!o.ring_pages && (o.flags & RTD_PERF_PROF_OFF_CPU) &&
+	    mo.ring_pages < 512)
+		mo.ring_pages = 512;
 	mo.flags = o.npids ? RTD_PERF_INHERIT : 0;
 	if (o.flags & RTD_PERF_PROF_ENABLE_ON_EXEC)
 		mo.flags |= RTD_PERF_ENABLE_ON_EXEC;
