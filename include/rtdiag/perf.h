@@ -62,7 +62,8 @@ enum rtd_perf_flags {
  *           relative to the cgroup v2 mount (v1: relative to the perf_event
  *           controller's mount); exclusive with @pids
  * @ncgroups: number of @cgroups
- * @ring_pages: data pages per CPU ring, a power of two (0: 64)
+ * @ring_pages: data pages per CPU ring, a power of two (0: perf's
+ *              default, rtd_perf_default_ring_pages())
  * @wakeup_bytes: wake the reader when this many bytes wait in a ring
  *                (0: a quarter of the ring); a watermark, never per record
  * @max_latency_ms: longest a quiet ring's records wait before delivery
@@ -361,6 +362,7 @@ typedef int (*rtd_perf_sample_fn)(const struct rtd_perf_sample *s,
  * @max_latency_ns: longest delay between a record's timestamp and its delivery
  * @nrings: rings (online CPUs)
  * @ring_lost: per ring lost counts (first min(nrings, 256) rings)
+ * @ring_pages: data pages of each ring
  */
 struct rtd_perf_stats {
 	size_t sz;
@@ -377,7 +379,20 @@ struct rtd_perf_stats {
 	uint64_t max_latency_ns;
 	uint32_t nrings;
 	uint64_t ring_lost[256];
+	uint32_t ring_pages;
 };
+
+/**
+ * rtd_perf_default_ring_pages - perf's default ring size, in data pages
+ *
+ * What perf record and perf trace map per CPU when not told (-m): the
+ * per-user limit kernel.perf_event_mlock_kb less one page, in pages,
+ * rounded down to a power of two (128 pages, 512 KiB, with the kernel's
+ * default 516 and 4 KiB pages); 512 KiB when the limit cannot be read.
+ *
+ * Returns: the page count, at least 1.
+ */
+RTD_API unsigned rtd_perf_default_ring_pages(void);
 
 /**
  * struct rtd_perf_count - a counter's value, summed over its CPUs and pids
@@ -1032,7 +1047,8 @@ enum rtd_perf_offcpu_state {
  * @ncgroups: number of @cgroups
  * @flags: RTD_PERF_PROF_* flags
  * @sampler: the sampling event (NULL: defaults)
- * @ring_pages: ring data pages per CPU (0: 128; off-CPU 512)
+ * @ring_pages: ring data pages per CPU (0: perf's default,
+ *              rtd_perf_default_ring_pages(); off-CPU at least 512)
  * @sym: symbolizer options (NULL: defaults)
  * @offcpu_states: RTD_PERF_PROF_OFF_CPU: the RTD_PERF_OFFCPU_* states
  *                 whose waits are kept (0: RTD_PERF_OFFCPU_WAITS)

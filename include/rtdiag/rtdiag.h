@@ -9,6 +9,7 @@
 #include "rtdiag/goanalysis.h"
 #include "rtdiag/gocapture.h"
 #include "rtdiag/gotrace.h"
+#include "rtdiag/guard.h"
 #include "rtdiag/ipc.h"
 #include "rtdiag/nettrace.h"
 #include "rtdiag/perf.h"

@@ -155,6 +155,17 @@ RTD_API void rtd_symbolizer_free(rtd_symbolizer *s);
 RTD_API int rtd_sym_proc_load(rtd_symbolizer *s, pid_t pid);
 
 /**
+ * rtd_sym_perfmap_path - where a process's perf map is, seen from here
+ * @pid: the process
+ * @out: receives "/proc/PID/root" + its TMPDIR (/tmp without one) +
+ *       "/perf-NSPID.map", NSPID being its pid in its own namespace
+ * @n: size of @out
+ *
+ * Returns: 0, or -RTD_E_CAP when @out is too small.
+ */
+RTD_API int rtd_sym_perfmap_path(pid_t pid, char *out, size_t n);
+
+/**
  * rtd_sym_proc_mmap - a new mapping in a process (PERF_RECORD_MMAP2)
  * @s: symbolizer
  * @pid: process id

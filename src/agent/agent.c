@@ -28,6 +28,7 @@
 
 #include "agent/agent_int.h"
 #include "common/log.h"
+#include "rtdiag/guard.h"
 
 #define CPU_WINDOW_NS 5000000000ull     /* CPU use is judged over 5 s */
 #define PAUSE_MIN_NS 5000000000ull
@@ -580,6 +581,13 @@ RTD_API int rtd_agent_run(rtd_agent *ag)
 {
 	struct agent *a = (struct agent *)ag;
 	struct pollset ps = {0};
+	/* perf switches .NET perf maps on: the guardian that switches them
+	 * off should the agent be killed is a copy of the agent as it is
+	 * when forked, so it is forked now, before the first target */
+	if (a->c->dotnet_cpu == DOTNET_CPU_PERF && rtd_guard_start())
+		rtd_warn("agent: no guardian: .NET perf maps switched on are "
+			 "switched off at the agent's normal end, not if it is "
+			 "killed");
 	uint64_t now = mono_ns();
 	a->next_tick_ns = now + a->c->tick_ns;
 	a->next_scan_ns = now;

@@ -3,8 +3,12 @@
 #include "common/file.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
+
+#include "rtdiag/common.h"
 
 int rtd_read_small(const char *path, char *buf, size_t len)
 {
@@ -28,4 +32,39 @@ int rtd_read_small(const char *path, char *buf, size_t len)
 	close(fd);
 	buf[got] = 0;
 	return (int)got;
+}
+
+int rtd_proc_stat(pid_t pid, char *state, unsigned long long *start)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int n = rtd_read_small(path, buf, sizeof(buf));
+	if (n <= 0)
+		return n < 0 ? n : -ENOENT;
+	/* "pid (comm) S ppid ...": the state is the field after the last
+	 * ')'; starttime (field 22) is the 19th after the state */
+	const char *p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || !p[2])
+		return -RTD_E_FORMAT;
+	char st = p[2];
+	p += 2;
+	for (int f = 0; f < 19 && p; f++)
+		p = strchr(p + 1, ' ');
+	unsigned long long t;
+	if (!p || sscanf(p + 1, "%llu", &t) != 1)
+		return -RTD_E_FORMAT;
+	if (state)
+		*state = st;
+	if (start)
+		*start = t;
+	return 0;
+}
+
+bool rtd_proc_alive(pid_t pid, unsigned long long start)
+{
+	char st;
+	unsigned long long t;
+	if (pid <= 0 || rtd_proc_stat(pid, &st, &t))
+		return false;
+	return st != 'Z' && st != 'X' && (!start || t == start);
 }

@@ -4,7 +4,9 @@
 #define RTD_COMMON_FILE_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /*
  * rtd_read_small - read a small file (procfs, sysfs, tracefs) whole
@@ -30,5 +32,30 @@ static inline int rtd_write_errno(void)
 {
 	return errno > 0 ? -errno : -EIO;
 }
+
+/*
+ * rtd_proc_stat - a process's state and start time from /proc/PID/stat
+ * @pid: the process
+ * @state: receives its state letter ('R', 'S', 'Z' for a zombie, ...);
+ *         may be NULL
+ * @start: receives its start time in clock ticks since boot (field 22):
+ *         with the pid it names one process even when pids are reused;
+ *         may be NULL
+ *
+ * The command may hold spaces and parentheses: the fields count from the
+ * last ')'. Returns 0, -ENOENT when there is no such process, or another
+ * negative errno / -RTD_E_FORMAT.
+ */
+int rtd_proc_stat(pid_t pid, char *state, unsigned long long *start);
+
+/*
+ * rtd_proc_alive - is @pid the live process that started at @start?
+ * @pid: the process
+ * @start: its start time (rtd_proc_stat()), or 0 for any
+ *
+ * A zombie ('Z', 'X') has ended although kill(pid, 0) still succeeds on
+ * it: it is not alive.
+ */
+bool rtd_proc_alive(pid_t pid, unsigned long long start);
 
 #endif /* RTD_COMMON_FILE_H */

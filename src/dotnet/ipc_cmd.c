@@ -4,12 +4,16 @@
  * send-one-message-read-one-reply transaction, and recording frames.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/file.h"
+#include "common/guard.h"
 #include "common/log.h"
 #include "common/rd.h"
 #include "dotnet/ipc_int.h"
@@ -452,6 +456,36 @@ RTD_API int rtd_ipc_perfmap_disable(rtd_ipc_client *c)
 		return rc;
 	}
 	return simple(c, RTD_IPC_SET_PROCESS, PROC_PERFMAP_OFF, &b);
+}
+
+/* The guardian's undo of rtd_guard_perfmap() (common/guard.h). A file is
+ * only removed once nothing writes it: the map is off, or its process is
+ * gone. */
+int dotnet_perfmap_undo(pid_t pid, unsigned long long start, int dirfd,
+			const char *name, unsigned files)
+{
+	int r = 0;
+	if (rtd_proc_alive(pid, start)) {
+		rtd_ipc_client *c = rtd_ipc_client_new(pid, NULL, &r);
+		if (c) {
+			r = rtd_ipc_perfmap_disable(c);
+			rtd_ipc_client_free(c);
+		}
+		/* it may have ended meanwhile */
+		if (r && !rtd_proc_alive(pid, start))
+			r = 0;
+	}
+	if (r || dirfd < 0)
+		return r;
+	char info[300];
+	guard_info_name(name, info, sizeof(info));
+	if ((files & GUARD_MAP_FILE) && unlinkat(dirfd, name, 0) &&
+	    errno != ENOENT)
+		r = -errno;
+	if ((files & GUARD_INFO_FILE) && unlinkat(dirfd, info, 0) &&
+	    errno != ENOENT && !r)
+		r = -errno;
+	return r;
 }
 
 RTD_API int rtd_ipc_apply_startup_hook(rtd_ipc_client *c, const char *path)

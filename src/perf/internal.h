@@ -71,6 +71,7 @@ struct rtd_perf_event {
 	unsigned nfields_all, ncommon;
 	/* tracefs dynamic event this event created, removed on close */
 	struct tracefs_dynevent *dyn;
+	unsigned guard_id; /* its rtd_guard registration */
 	unsigned nmembers;                 /* counters: group size (leader) */
 };
 
@@ -155,6 +156,9 @@ int perf_elf_sym_offset(const char *path, const char *sym, uint64_t vaddr,
 			uint64_t *off);
 int perf_probe_cleanup_stale(const char *tracefs);
 bool perf_probe_group_stale(const char *sys);
+/* perf's default ring pages for a perf_event_mlock_kb (< 0: unreadable)
+ * and a page size (rtd_perf_default_ring_pages) */
+unsigned perf_ring_pages_for(long mlock_kb, long page_size);
 int perf_proc_starttime(pid_t pid, unsigned long long *ticks);
 struct perf_probe_plan {
 	bool use_pmu;             /* no fetch args: perf's uprobe/kprobe PMU */

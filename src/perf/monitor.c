@@ -46,7 +46,9 @@
 
 #include "common/log.h"
 #include "perf/heap.h"
+#include "common/file.h"
 #include "perf/internal.h"
+#include "rtdiag/guard.h"
 
 int perf_set_err(struct rtd_perf_monitor *m, int err, const char *fmt, ...)
 {
@@ -245,7 +247,7 @@ int rtd_perf_monitor_new(const struct rtd_perf_opts *opts,
 	m->opts.pids = NULL;
 	m->opts.cgroups = NULL;
 	m->flags = o.flags;
-	m->ring_pages = o.ring_pages ? o.ring_pages : 64;
+	m->ring_pages = o.ring_pages ? o.ring_pages : rtd_perf_default_ring_pages();
 	long pg = sysconf(_SC_PAGESIZE);
 	uint64_t ring_bytes = (uint64_t)m->ring_pages * (uint64_t)pg;
 	m->wakeup_bytes = o.wakeup_bytes ? o.wakeup_bytes
@@ -315,6 +317,30 @@ fail:
 	return r;
 }
 
+/* perf's perf_event_mlock_kb_in_pages() (tools/perf/util/evlist.c), its
+ * default for perf record's and perf trace's -m */
+unsigned perf_ring_pages_for(long mlock_kb, long page_size)
+{
+	if (page_size <= 0)
+		page_size = 4096;
+	long kb = mlock_kb < 0 ? 512 : mlock_kb - page_size / 1024;
+	long pages = kb > 0 ? kb * 1024 / page_size : 0;
+	unsigned p = 1;
+	while ((long)p * 2 <= pages && p * 2 <= PERF_MAX_RING_PAGES)
+		p *= 2;
+	return p;
+}
+
+unsigned rtd_perf_default_ring_pages(void)
+{
+	char buf[32];
+	long kb = -1;
+	if (rtd_read_small("/proc/sys/kernel/perf_event_mlock_kb", buf,
+			   sizeof(buf)) > 0)
+		kb = strtol(buf, NULL, 10);
+	return perf_ring_pages_for(kb, sysconf(_SC_PAGESIZE));
+}
+
 /* ---- events --------------------------------------------------------------- */
 
 struct rtd_perf_event *perf_event_alloc(struct rtd_perf_monitor *m,
@@ -361,7 +387,10 @@ void perf_event_destroy(struct rtd_perf_event *ev)
 	if (ev->dyn) {
 		/* force: our descriptors are closed, nothing else uses it */
 		if (tracefs_dynevent_destroy(ev->dyn, true) != 0)
-			rtd_warn("perf: could not remove probe %s", ev->name);
+			rtd_warn("perf: could not remove probe %s (the guardian "
+				 "tries again when rtdiag ends)", ev->name);
+		else
+			rtd_guard_forget(ev->guard_id);
 		tracefs_dynevent_free(ev->dyn);
 	}
 	perf_fields_free(ev->fields, ev->nfields_all);
@@ -1213,6 +1242,7 @@ void rtd_perf_monitor_stats(const struct rtd_perf_monitor *m,
 	struct rtd_perf_stats t = m->st;
 	t.sz = st->sz;
 	t.nrings = m->ncpus;
+	t.ring_pages = m->ring_pages;
 	uint64_t read_sum = 0;
 	for (unsigned i = 0; i < m->ncpus && m->rings; i++) {
 		const struct perf_ring *rg = &m->rings[i];

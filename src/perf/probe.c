@@ -18,7 +18,6 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +26,11 @@
 
 #include <tracefs/tracefs.h>
 
+#include "common/file.h"
+#include "common/guard.h"
 #include "common/log.h"
 #include "perf/internal.h"
+#include "rtdiag/guard.h"
 
 void rtd_perf_probe_clear(struct rtd_perf_probe *p)
 {
@@ -298,32 +300,20 @@ int perf_probe_pmu_attr(const char *pmu_dir, const struct rtd_perf_probe *p,
 
 int perf_proc_starttime(pid_t pid, unsigned long long *ticks)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int n = rtd_read_small(path, buf, sizeof(buf));
-	if (n <= 0)
-		return n < 0 ? n : -RTD_E_NOTFOUND;
-	/* the command may hold spaces and parentheses: fields count from
-	 * the last ')'; starttime is field 22, the 20th after it */
-	const char *p = strrchr(buf, ')');
-	if (!p)
-		return -RTD_E_FORMAT;
-	for (int f = 0; f < 20 && p; f++)
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p + 1, "%llu", ticks) != 1)
-		return -RTD_E_FORMAT;
-	return 0;
+	return rtd_proc_stat(pid, NULL, ticks);
 }
 
 /*
  * Is the group "rtdiag_<pid>_<starttime>" (or the older "rtdiag_<pid>")
  * left by a process that is gone? A pid is reused: the process now at
- * that pid must also have started at that time to own the group.
+ * that pid must also have started at that time to own the group. A zombie
+ * is gone too, though kill(pid, 0) still succeeds on it until it is
+ * reaped.
  */
 bool perf_probe_group_stale(const char *sys)
 {
 	int pid = 0;
-	unsigned long long start = 0, now;
+	unsigned long long start = 0;
 	char tail = 0;
 	int n = sscanf(sys, "rtdiag_%d_%llu%c", &pid, &start, &tail);
 	if (n != 2) {
@@ -333,9 +323,28 @@ bool perf_probe_group_stale(const char *sys)
 	}
 	if (pid <= 0 || pid == getpid())
 		return false;
-	if (kill(pid, 0) != 0 && errno == ESRCH)
-		return true;
-	return start && perf_proc_starttime(pid, &now) == 0 && now != start;
+	return !rtd_proc_alive(pid, start);
+}
+
+/* The guardian's undo of rtd_guard_probe() (common/guard.h): plain file
+ * writes, no libtracefs, as it may run in the guardian. */
+int perf_probe_undo(const char *tracefs, bool kprobe, const char *group,
+		    const char *event)
+{
+	char path[512], cmd[300];
+	snprintf(path, sizeof(path), "%s/%s_events", tracefs,
+		 kprobe ? "kprobe" : "uprobe");
+	int l = snprintf(cmd, sizeof(cmd), "-:%s/%s\n", group, event);
+	if (l < 0 || (size_t)l >= sizeof(cmd))
+		return -RTD_E_INVAL;
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = write(fd, cmd, (size_t)l);
+	int e = n < 0 ? errno : 0;
+	close(fd);
+	/* ENOENT: not there (removed already, or never created) */
+	return n == l || e == ENOENT ? 0 : e ? -e : -EIO;
 }
 
 /* Remove probes in rtdiag groups whose process has gone. */
@@ -659,18 +668,29 @@ static int probe_open_tracefs(struct rtd_perf_monitor *m,
 	int r = probe_tracefs_check(m, what, display);
 	if (r)
 		return r;
+	/* registered before it is created: the guardian removes it however
+	 * this process ends */
+	unsigned gid = 0;
+	r = rtd_guard_probe(m->tracefs, p->kind == RTD_PERF_KPROBE,
+			    m->probe_group, plan->event, &gid);
+	if (r)
+		return perf_set_err(m, r, "%s: %s", display, rtd_strerror(r));
 	struct tracefs_dynevent *dyn = probe_dynevent(m, p, plan, display, &r);
-	if (!dyn)
+	if (!dyn) {
+		rtd_guard_forget(gid);
 		return r;
+	}
 	char name[400];
 	snprintf(name, sizeof(name), "%s:%s", m->probe_group, plan->event);
 	struct rtd_perf_event *ev = *evp = perf_event_alloc(m, p->kind, name);
 	if (!ev) {
-		tracefs_dynevent_destroy(dyn, true);
+		if (tracefs_dynevent_destroy(dyn, true) == 0)
+			rtd_guard_forget(gid);
 		tracefs_dynevent_free(dyn);
 		return -ENOMEM;
 	}
 	ev->dyn = dyn; /* removed with the event from now on */
+	ev->guard_id = gid;
 	if (count) {
 		r = perf_tracepoint_load(m, ev, m->probe_group, plan->event);
 		as_counter(ev);

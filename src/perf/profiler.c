@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,6 +36,7 @@
 #include "common/log.h"
 #include "perf/internal.h"
 #include "perf/offcpu.h"
+#include "rtdiag/guard.h"
 #include "rtdiag/ipc.h"
 #include "symbols/internal.h"
 
@@ -82,6 +84,7 @@ struct rtd_perf_profiler {
 	rtd_strmap modules; /* frame name -> module, for tables */
 	struct rtd_perf_profiler_stats st;
 	pid_t dotnet[PROF_MAX_DOTNET];
+	unsigned dotnet_guard[PROF_MAX_DOTNET]; /* rtd_guard ids */
 	unsigned ndotnet;
 	uint64_t ips[PROF_MAX_DEPTH];
 	uint8_t kern[PROF_MAX_DEPTH];
@@ -481,26 +484,40 @@ static void dotnet_enable(struct rtd_perf_profiler *p, pid_t pid)
 			 "stay unnamed (%s)", (int)pid, rtd_ipc_errmsg_last());
 		return;
 	}
-	int r = rtd_ipc_perfmap_enable(c, RTD_IPC_PERFMAP_PERFMAP);
-	if (r)
+	/* registered before it is switched on: the guardian switches it
+	 * off, and removes the map, however this process ends */
+	char map[PATH_MAX];
+	unsigned id = 0;
+	int r = rtd_sym_perfmap_path(pid, map, sizeof(map));
+	if (!r)
+		r = rtd_guard_perfmap(pid, map, &id);
+	if (r) {
+		rtd_warn("pid %d: the perf map is not switched on: %s", (int)pid,
+			 rtd_strerror(r));
+		rtd_ipc_client_free(c);
+		return;
+	}
+	r = rtd_ipc_perfmap_enable(c, RTD_IPC_PERFMAP_PERFMAP);
+	if (r) {
 		rtd_warn("pid %d: switching the perf map on: %s", (int)pid,
 			 rtd_ipc_client_errmsg(c));
-	else
+		rtd_guard_forget(id);
+	} else {
+		p->dotnet_guard[p->ndotnet] = id;
 		p->dotnet[p->ndotnet++] = pid;
+	}
 	rtd_ipc_client_free(c);
 	p->st.dotnet_perfmaps = p->ndotnet;
 }
 
+/* Off again, and the map files the runtime wrote for it removed. */
 static void dotnet_disable_all(struct rtd_perf_profiler *p)
 {
 	for (unsigned i = 0; i < p->ndotnet; i++) {
-		rtd_ipc_client *c = rtd_ipc_client_new(p->dotnet[i], NULL, NULL);
-		if (!c)
-			continue; /* it has exited */
-		if (rtd_ipc_perfmap_disable(c))
+		int r = rtd_guard_undo(p->dotnet_guard[i]);
+		if (r)
 			rtd_warn("pid %d: switching the perf map off again: %s",
-				 (int)p->dotnet[i], rtd_ipc_client_errmsg(c));
-		rtd_ipc_client_free(c);
+				 (int)p->dotnet[i], rtd_strerror(r));
 	}
 	p->ndotnet = 0;
 }
@@ -569,9 +586,13 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 	mo.cgroups = o.cgroups;
 	mo.ncgroups = o.ncgroups;
 	/* off-CPU: a sample with its stack at every switch of every scoped
-	 * thread, bursts of thousands a second system-wide: 2 MB rings */
+	 * thread, bursts of thousands a second system-wide: 2 MB rings at
+	 * least; else perf's default */
 	mo.ring_pages = o.ring_pages ? o.ring_pages
-				     : (o.flags & RTD_PERF_PROF_OFF_CPU) ? 512 : 128;
+				     : rtd_perf_default_ring_pages();
+	if (!o.ring_pages && (o.flags & RTD_PERF_PROF_OFF_CPU) &&
+	    mo.ring_pages < 512)
+		mo.ring_pages = 512;
 	mo.flags = o.npids ? RTD_PERF_INHERIT : 0;
 	if (o.flags & RTD_PERF_PROF_ENABLE_ON_EXEC)
 		mo.flags |= RTD_PERF_ENABLE_ON_EXEC;

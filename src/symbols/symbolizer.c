@@ -677,15 +677,21 @@ static void proc_tmpdir(pid_t pid, char *out, size_t n)
 	free(buf);
 }
 
+int rtd_sym_perfmap_path(pid_t pid, char *out, size_t n)
+{
+	char tmpdir[PATH_MAX];
+	proc_tmpdir(pid, tmpdir, sizeof(tmpdir));
+	int l = snprintf(out, n, "/proc/%d/root%s/perf-%d.map", (int)pid,
+			 tmpdir, (int)ns_pid(pid));
+	return l < 0 || (size_t)l >= n ? -RTD_E_CAP : 0;
+}
+
 static int32_t perfmap_obj(rtd_symbolizer *s, struct sym_proc *p)
 {
 	if (p->perfmap >= 0)
 		return p->perfmap;
-	char tmpdir[PATH_MAX], path[PATH_MAX + 64], host[64];
-	proc_tmpdir(p->pid, tmpdir, sizeof(tmpdir));
-	pid_t nsp = ns_pid(p->pid);
-	snprintf(path, sizeof(path), "/proc/%d/root%s/perf-%d.map", (int)p->pid,
-		 tmpdir, (int)nsp);
+	char path[PATH_MAX + 64], host[64];
+	rtd_sym_perfmap_path(p->pid, path, sizeof(path));
 	snprintf(host, sizeof(host), "/tmp/perf-%d.map", (int)p->pid);
 	const char *ip = intern_path(s, path, strlen(path));
 	struct sym_obj *o = ip ? obj_new(OBJ_PERFMAP, ip) : NULL;

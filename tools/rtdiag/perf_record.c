@@ -58,7 +58,7 @@ static const struct cli_opt record_opts[] = {
 	{O_TOP, "top", 'n', CLI_ARG_INT, CLI_OPT_POSITIVE, "N",
 	 "rows of the top table (default 25)", 1, 1000000},
 	{O_PAGES, "mmap-pages", 'm', CLI_ARG_INT, CLI_OPT_POSITIVE, "PAGES",
-	 "ring data pages per CPU, a power of two (default 128)", 1, 65536},
+	 "ring data pages per CPU, a power of two (default perf's: 128 at the kernel's default mlock limit)", 1, 65536},
 	{O_STATS, "stats", 0, CLI_ARG_NONE, 0, NULL,
 	 "at the end, print samples, losses, processes and symbol sources on stderr", 0, 0},
 	{O_NOINLINE, "no-inline", 0, CLI_ARG_NONE, 0, NULL,

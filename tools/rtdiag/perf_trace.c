@@ -47,7 +47,7 @@ static const struct cli_opt trace_opts[] = {
 	 "the whole system (default without -p, --cgroup or COMMAND)", 0, 0},
 	{T_JSON, "json", 0, CLI_ARG_NONE, 0, NULL, "one JSON object per line", 0, 0},
 	{T_PAGES, "mmap-pages", 'm', CLI_ARG_INT, CLI_OPT_POSITIVE, "PAGES",
-	 "ring data pages per CPU, a power of two (default 128, as perf)", 1, 65536},
+	 "ring data pages per CPU, a power of two (default perf's: 128 at the kernel's default mlock limit)", 1, 65536},
 	{T_DUR, "duration", 'd', CLI_ARG_DURATION, CLI_OPT_POSITIVE, "TIME",
 	 "stop after TIME (1.5, 200ms, 00:01:00; default: Ctrl-C or COMMAND's end)", 0, 0},
 	{T_STATS, "stats", 0, CLI_ARG_NONE, 0, NULL,
@@ -577,12 +577,11 @@ static int add_events(struct rtd_perf_monitor *m, struct trace_args *a,
 	return CLI_OK;
 }
 
-static void print_stats(struct rtd_perf_monitor *m, const struct trace_args *a,
-			bool always)
+static void print_stats(struct rtd_perf_monitor *m, bool always)
 {
 	struct rtd_perf_stats st = {.sz = sizeof(st)};
 	rtd_perf_monitor_stats(m, &st);
-	unsigned pages = a->pages ? a->pages : 128;
+	unsigned pages = st.ring_pages;
 	if (always)
 		fprintf(stderr,
 			"rtdiag: %llu records (%llu samples) from %u rings of %u pages "
@@ -659,7 +658,7 @@ int perf_trace_main(int argc, char **argv)
 		have_child = true;
 	}
 	struct rtd_perf_opts o = {.sz = sizeof(o)};
-	o.ring_pages = a->pages ? a->pages : 128;
+	o.ring_pages = a->pages; /* 0: perf's default */
 	if (a->npids) {
 		o.pids = a->pids;
 		o.npids = a->npids;
@@ -738,7 +737,7 @@ int perf_trace_main(int argc, char **argv)
 		cli_fail("writing %s: %s", a->out ? a->out : "output", strerror(out.err));
 	else
 		rc = CLI_OK;
-	print_stats(m, a, a->stats);
+	print_stats(m, a->stats);
 	if (out.tla) {
 		/* what was traced is worth keeping, even after an error */
 		rtd_tl_perf_free(out.tla);

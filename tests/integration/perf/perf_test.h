@@ -36,6 +36,22 @@
 		printf("\n");                                                  \
 	} while (0)
 
+/* A monitor with sched:sched_switch added (skips where there is none). */
+static inline struct rtd_perf_monitor *
+pt_monitor_switch(const struct rtd_perf_opts *o)
+{
+	struct rtd_perf_monitor *m;
+	int r = rtd_perf_monitor_new(o, &m);
+	if (r)
+		FAIL("monitor_new: %s", rtd_strerror(r));
+	r = rtd_perf_monitor_add_tracepoint(m, "sched:sched_switch", NULL, NULL);
+	if (r == -RTD_E_PERF_NOEVENT)
+		SKIP("no sched:sched_switch here");
+	if (r)
+		FAIL("add sched_switch: %s", rtd_perf_monitor_errmsg(m));
+	return m;
+}
+
 static inline const char *pt_target(void)
 {
 	static char path[4096];

@@ -45,16 +45,9 @@ static void *stopper(void *arg)
 
 static void check_order(const char *t, const char *merge)
 {
-	struct rtd_perf_monitor *m;
 	struct rtd_perf_opts o = {.sz = sizeof(o), .max_latency_ms = 20};
-	int r = rtd_perf_monitor_new(&o, &m);
-	if (r)
-		FAIL("monitor_new: %s", rtd_strerror(r));
-	r = rtd_perf_monitor_add_tracepoint(m, "sched:sched_switch", NULL, NULL);
-	if (r == -RTD_E_PERF_NOEVENT)
-		SKIP("no sched:sched_switch here");
-	if (r)
-		FAIL("add sched_switch: %s", rtd_perf_monitor_errmsg(m));
+	struct rtd_perf_monitor *m = pt_monitor_switch(&o);
+	int r;
 	/* load: two sleepers switching ~1000 times each, on both CPUs */
 	char *argv[] = {(char *)t, "work", "1", "800", NULL};
 	struct pt_child a = pt_spawn(argv), b = pt_spawn(argv);

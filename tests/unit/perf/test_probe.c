@@ -3,7 +3,12 @@
 #include "test_util.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/file.h"
 
 #include "perf/internal.h"
 
@@ -187,11 +192,41 @@ static void test_group_stale(void **state)
 	assert_false(perf_probe_group_stale("rtdiag_1_2_3"));
 }
 
+/* A SIGKILLed rtdiag not yet reaped is a zombie: kill(pid, 0) still
+ * succeeds and its start time still matches, but its group is stale. */
+static void test_group_stale_zombie(void **state)
+{
+	(void)state;
+	pid_t c = fork();
+	assert_true(c >= 0);
+	if (c == 0)
+		_exit(0);
+	char g[64], st = 0;
+	unsigned long long start = 0;
+	/* until the child has exited (not reaped: a zombie) */
+	for (int i = 0; i < 100000 && st != 'Z'; i++) {
+		assert_int_equal(rtd_proc_stat(c, &st, &start), 0);
+		if (st != 'Z')
+			usleep(1000);
+	}
+	assert_int_equal(st, 'Z');
+	assert_int_equal(kill(c, 0), 0); /* what the old test relied on */
+	snprintf(g, sizeof(g), "rtdiag_%d_%llu", (int)c, start);
+	assert_true(perf_probe_group_stale(g));
+	snprintf(g, sizeof(g), "rtdiag_%d", (int)c);
+	assert_true(perf_probe_group_stale(g));
+	assert_false(rtd_proc_alive(c, start));
+	assert_true(rtd_proc_alive(getpid(), 0));
+	waitpid(c, NULL, 0);
+	assert_int_equal(rtd_proc_stat(c, NULL, NULL), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_uprobe),
 		cmocka_unit_test(test_group_stale),
+		cmocka_unit_test(test_group_stale_zombie),
 		cmocka_unit_test(test_parse_kprobe),
 		cmocka_unit_test(test_pmu_attr),
 		cmocka_unit_test(test_elf_offset),
