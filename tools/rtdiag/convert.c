@@ -117,9 +117,10 @@ static int go_profile(FILE *in, const char *path, const uint8_t *first,
 	int ret = 0;
 	if (rc < 0) {
 		const char *msg = d ? rtd_gotrace_dec_error(d, NULL) : "";
-		cli_fail("%s: %s (the samples before it are kept)", path,
-			 msg && *msg ? msg : rtd_strerror(rc));
-		ret = -1;
+		bool some = p && rtd_profile_total(p);
+		cli_fail("%s: %s%s", path, msg && *msg ? msg : rtd_strerror(rc),
+			 some ? " (the samples before it are kept)" : "");
+		ret = some ? 1 : -1;
 	}
 	if (p) {
 		struct rtd_profile_meta m = {.sz = sizeof(m), .source = "gotrace",
@@ -178,16 +179,17 @@ static int nettrace_profile(FILE *in, const char *path, const uint8_t *first,
 	int ret = 0;
 	if (fin < 0 && fin != -ENOMEM && c.dec) {
 		const char *msg = rtd_nettrace_error(c.dec, NULL);
-		cli_fail("%s: %s (the samples before it are kept)", path,
-			 msg && *msg ? msg : rtd_strerror(fin));
-		ret = -1;
+		bool some = c.prof && rtd_nettrace_profiler_samples(c.prof);
+		cli_fail("%s: %s%s", path, msg && *msg ? msg : rtd_strerror(fin),
+			 some ? " (the samples before it are kept)" : "");
+		ret = some ? 1 : -1;
 	} else if (fin < 0) {
 		cli_fail("%s: %s", path, rtd_strerror(fin));
 		ret = -1;
 	}
 	if (p && c.prof) {
 		int e = rtd_nettrace_profiler_finish(c.prof, p);
-		if (e && !ret) {
+		if (e && ret >= 0) {
 			cli_fail("%s: building the profile: %s", path,
 				 rtd_strerror(e));
 			ret = -1;
@@ -298,7 +300,10 @@ static int run_convert(int argc, char **argv)
 	}
 	rc = cli_write_profile(p, &f, outp, &wo);
 	rtd_profile_free(p);
-	return err && rc == CLI_OK ? CLI_FAIL : rc;
+	/* err > 0: the input was damaged after what the profile holds */
+	if (rc == CLI_OK && err)
+		rc = err > 0 ? CLI_PARTIAL : CLI_FAIL;
+	return rc;
 }
 
 static int convert_run(int argc, char **argv)
