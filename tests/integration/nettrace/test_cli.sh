@@ -55,6 +55,18 @@ for how in "nettrace profile" convert; do
 done
 "$R" nettrace profile -o "$tmp/tp.svg" "$tmp/trunc.nettrace" 2>/dev/null; rc=$?
 [ $rc = 3 ] && grep -q '<svg' "$tmp/tp.svg" && ok "truncated: profile -o keeps the flame graph, exit 3" || bad "truncated profile -o ($rc)"
+# a bad byte (not the end): the events before it, its offset and what is
+# wrong, exit 3 (the second EventBlock's type name length made 255)
+python3 - "$T/only_managed_samples.nettrace" "$tmp/flip.nettrace" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+i = b.index(b'EventBlock', b.index(b'EventBlock') + 1)
+b[i - 4] = 255
+open(sys.argv[2], 'wb').write(b)
+PY
+"$R" nettrace cat --stream "$tmp/flip.nettrace" >"$tmp/fc" 2>"$tmp/fe"; rc=$?
+[ $rc = 3 ] && [ -s "$tmp/fc" ] && grep -q "flip.nettrace: offset [0-9]*: object type name of 255 bytes" "$tmp/fe" \
+  && ok "bad byte: the events before it, then '$(cut -d: -f3- "$tmp/fe")', exit 3" || { bad "bad byte ($rc)"; cat "$tmp/fe"; }
 printf 'hello world, not a trace' >"$tmp/x"
 "$R" nettrace stats "$tmp/x" >/dev/null 2>"$tmp/xe"; rc=$?
 [ $rc = 1 ] && grep -q 'not a nettrace or netperf stream' "$tmp/xe" && ok "not a trace" || bad "not a trace ($rc)"
