@@ -1802,10 +1802,12 @@ int rtd_nettrace_feed(rtd_nettrace *dec, const void *buf, size_t len)
  * complete (header and payload all there), as the block parser would have
  * had the block been whole. Only event and metadata blocks carry anything
  * a later event does not need the rest of the block for; a cut stack or
- * sequence point block gives nothing. Sets *what to the unit's name and
- * *total to the size its header announces (0 when not known yet).
+ * sequence point block gives nothing. Sets *what to the unit's name (in
+ * @tn when it is an object's) and *total to the size its header announces
+ * (0 when not known yet).
  */
-static void salvage(rtd_nettrace *dec, const char **what, size_t *total)
+static void salvage(rtd_nettrace *dec, char tn[NT_CAP_TYPE_NAME + 1],
+		    const char **what, size_t *total)
 {
 	const uint8_t *p = dec->in.data;
 	size_t avail = dec->in.len;
@@ -1819,8 +1821,7 @@ static void salvage(rtd_nettrace *dec, const char **what, size_t *total)
 		if (avail < 1 || object_head(dec, p, avail, &h) <= 0 ||
 		    !dec->have_info)
 			return; /* the header itself is cut */
-		static char tn[NT_CAP_TYPE_NAME + 1];
-		memcpy(tn, h.tn, sizeof(tn));
+		memcpy(tn, h.tn, NT_CAP_TYPE_NAME + 1);
 		*what = tn;
 		if (avail < h.hdr + 4)
 			return;
@@ -1901,9 +1902,10 @@ int rtd_nettrace_finish(rtd_nettrace *dec)
 	if (!dec)
 		return -RTD_E_INVAL;
 	const char *what = "block";
+	char tn[NT_CAP_TYPE_NAME + 1];
 	size_t total = 0;
 	if (!dec->err && dec->state != ST_DONE && dec->in.len)
-		salvage(dec, &what, &total);
+		salvage(dec, tn, &what, &total);
 	/* events held for sorting are complete: deliver them whatever
 	 * stopped the stream */
 	int ferr = flush_held(dec, 0, true);
