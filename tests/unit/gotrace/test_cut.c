@@ -104,8 +104,10 @@ static void check(const uint8_t *b, size_t len, const char *name)
 	bool v2 = ord.n && ord.gen[0] != 0;
 	uint64_t *ord_sorted = malloc((ord.n + 1) * sizeof(*ord_sorted));
 	assert_non_null(ord_sorted);
-	memcpy(ord_sorted, ord.off, ord.n * sizeof(*ord_sorted));
-	qsort(ord_sorted, ord.n, sizeof(*ord_sorted), cmp_u64);
+	if (ord.n) {
+		memcpy(ord_sorted, ord.off, ord.n * sizeof(*ord_sorted));
+		qsort(ord_sorted, ord.n, sizeof(*ord_sorted), cmp_u64);
+	}
 	uint32_t seed = 977u + (uint32_t)len;
 	size_t ncuts = len > 100000 ? 40 : 120;
 	for (size_t k = 0; k < ncuts + 16; k++) {
@@ -168,7 +170,8 @@ static void check(const uint8_t *b, size_t len, const char *name)
 			fail_msg("%s cut at %zu (generation %llu), ordered: %zu events of the "
 				 "generations before, the whole file has %zu (%s)", name, cut,
 				 (unsigned long long)cgen, got_before, before, c.msg);
-		qsort(c.off, c.n, sizeof(*c.off), cmp_u64);
+		if (c.n)
+			qsort(c.off, c.n, sizeof(*c.off), cmp_u64);
 		if (!sub_multiset(c.off, c.n, ord_sorted, ord.n))
 			fail_msg("%s cut at %zu, ordered: an event the whole file does not have",
 				 name, cut);
