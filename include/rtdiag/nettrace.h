@@ -368,10 +368,15 @@ RTD_API int rtd_nettrace_feed(rtd_nettrace *dec, const void *buf, size_t len);
  * rtd_nettrace_finish - declare the end of the input
  * @dec: the decoder
  *
+ * When the input stops inside an event or metadata block, the events of
+ * that block that are complete (header and payload all there) are
+ * delivered first, as they would have been had the block been whole.
+ *
  * Returns: 0 when the stream ended cleanly (its end marker was seen);
  * -RTD_E_TRUNCATED when it stops inside a block or before the end marker
- * (everything complete has been delivered); or the error that stopped
- * decoding earlier.
+ * (everything complete has been delivered; rtd_nettrace_error() says
+ * "truncated at byte N: ..." with N, the bytes fed, as its offset, and
+ * what it stopped inside); or the error that stopped decoding earlier.
  */
 RTD_API int rtd_nettrace_finish(rtd_nettrace *dec);
 

@@ -163,6 +163,8 @@ int rtd_gotrace_dec_feed(rtd_gotrace_dec *d, const void *buf, size_t len)
 		d->pos = 0;
 	}
 	int rc = rtd_buf_append(&d->in, buf, len);
+	if (rc == 0)
+		d->fed += len;
 	if (rc == -RTD_E_CAP)
 		return v1_fail(d, rc, d->base + d->in.len,
 			       d->mode == RTD_GOTRACE_ORDERED
@@ -840,6 +842,13 @@ int rtd_gotrace_dec_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 	}
 	if (d->mode == RTD_GOTRACE_ORDERED)
 		return d->ord ? v1_order_next(d, ev) : 0;
+	if (d->pos >= d->in.len && d->finished && d->freq == 0)
+		/* the old format has no end marker: its Frequency event,
+		 * written at the end with the stacks, says it is whole */
+		return v1_fail(d, -RTD_E_TRUNCATED, d->base + d->pos,
+			       "the trace ends before its Frequency event (the "
+			       "runtime writes it and the stack table at the "
+			       "end of the trace)");
 	if (d->pos >= d->in.len)
 		return 0;
 	rtd_rd r;

@@ -284,6 +284,7 @@ struct rtd_gotrace_dec {
 	rtd_buf in;
 	size_t pos;
 	uint64_t base; /* absolute offset of in.data[0] */
+	uint64_t fed;  /* bytes fed in all: where a cut input ends */
 	bool finished, header;
 	int ver;
 	int err;

@@ -1429,9 +1429,12 @@ void v1_order_free(rtd_gotrace_dec *d)
 int v1_order(rtd_gotrace_dec *d)
 {
 	if (!d->any_events)
-		return v1_fail(d, -RTD_E_GO_ORDER, 0, "trace is empty");
+		/* a header and nothing whole after it: cut short */
+		return v1_fail(d, -RTD_E_TRUNCATED, d->fed, "trace is empty");
 	if (d->freq == 0)
-		return v1_fail(d, -RTD_E_GO_ORDER, 0, "no EvFrequency event");
+		/* the runtime writes it at the end, with the stacks: the
+		 * trace was cut short (Go's message after ours) */
+		return v1_fail(d, -RTD_E_TRUNCATED, d->fed, "no EvFrequency event");
 	struct v1_ord *o = calloc(1, sizeof(*o));
 	if (!o)
 		return oom(d);

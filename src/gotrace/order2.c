@@ -279,6 +279,9 @@ struct genctx {
 	/* the event types a batch may have: timed, not experimental */
 	const struct v2_spec *timed[V2_MAX_TYPE + 1];
 	bool ids[V2_MAX_TYPE + 1]; /* the type names a stack or a string */
+	/* the input ended inside this generation before its tables: ids
+	 * it names may be missing (st->cut) */
+	bool cut;
 	char err[512];
 };
 
@@ -537,7 +540,10 @@ static int range_end(struct genctx *c, const struct v2_out *ev, struct ranges *r
 static const char *string_of(struct genctx *c, uint64_t id, bool *ok)
 {
 	const char *s = v1_str_get(c->d, id, NULL);
-	*ok = s != NULL || id == 0; /* id 0 is the empty string */
+	if (!s && id && c->st->at_end) /* cut before its strings (check_ids_of) */
+		c->cut = c->st->cut = true;
+	/* id 0 is the empty string; a cut generation may lack its strings */
+	*ok = s != NULL || id == 0 || c->cut;
 	return s ? s : "";
 }
 
@@ -1127,7 +1133,10 @@ static int user_region(struct step *s)
 		return region_push(s, gs, name);
 	if (gs->nreg) {
 		struct region *r = &gs->reg[gs->nreg - 1];
-		if (r->task != s->a[0] || strcmp(r->name, name) != 0)
+		/* (a cut generation's names may be unknown: "") */
+		bool same = strcmp(r->name, name) == 0 ||
+			    (s->c->cut && (!*name || !*r->name));
+		if (r->task != s->a[0] || !same)
 			return fail_at(s, "misuse of region in goroutine %llu: region end {%llu %s} when the inner-most active region start event is {%llu %s}",
 				       (unsigned long long)s->cur.g, (unsigned long long)s->a[0], name,
 				       (unsigned long long)r->task, r->name);
@@ -1560,15 +1569,25 @@ int v2_dense_build(rtd_gotrace_dec *d)
 static int __attribute__((noinline)) check_ids_of(struct genctx *c, const struct v2_out *ev)
 {
 	const struct v2_spec *sp = &v2_specs[ev->type];
+	if (c->cut) /* its stacks and strings were never written */
+		return 0;
 	for (int k = 0; k < 2; k++) {
 		int i = sp->stack_arg[k];
-		if (i >= 0 && ev->args[i] && !v2_has_stack(c->d, ev->args[i]))
+		bool stk = i >= 0 && ev->args[i] && !v2_has_stack(c->d, ev->args[i]);
+		int j = sp->str_arg[k];
+		bool str = !stk && j >= 0 && ev->args[j] && !v2_str(c->d, ev->args[j]);
+		if ((stk || str) && c->st->at_end) {
+			/* the last generation, whole but for its tables: the
+			 * input ended on a batch boundary before them */
+			c->cut = c->st->cut = true;
+			return 0;
+		}
+		if (stk)
 			return fail(c, ev->off, "found invalid stack ID %llu for event %s",
 				    (unsigned long long)ev->args[i], sp->name);
-		i = sp->str_arg[k];
-		if (i >= 0 && ev->args[i] && !v2_str(c->d, ev->args[i]))
+		if (str)
 			return fail(c, ev->off, "found invalid string ID %llu for event %s",
-				    (unsigned long long)ev->args[i], sp->name);
+				    (unsigned long long)ev->args[j], sp->name);
 	}
 	return 0;
 }
@@ -1759,16 +1778,44 @@ int v2_gen_begin(rtd_gotrace_dec *d)
 		if (rc == 0 && !special)
 			mb[nmb++] = i;
 	}
+	/*
+	 * The input ends in this generation and it is not whole: the input
+	 * ended inside a batch, or the generation has no frequency (the
+	 * runtime writes it, the stacks and the strings when the generation
+	 * ends, traceAdvance). Its complete batches are ordered as far as
+	 * they go, stack and string ids unresolved, with the frequency of the
+	 * generation before; the first generation has none to take.
+	 */
+	c->cut = st->cut = rc == 0 && st->at_end &&
+		(c->freq == 0 || (st->deferred_set && st->deferred == -RTD_E_TRUNCATED));
+	st->freq_assumed = false;
+	if (c->cut && c->freq == 0 && d->freq > 0)
+		c->freq = 1.0 / ((double)d->freq / 1e9);
+	if (c->cut && c->freq == 0) {
+		/* the first generation: no frequency anywhere. Go 1.22+ on
+		 * every OS but Windows counts nanotime()/64 (runtime
+		 * trace2time.go, traceClockUnitsPerSecond): 15625000/s */
+		c->freq = 1.0 / ((double)V2_NANOTIME_FREQ / 1e9);
+		st->freq_assumed = true;
+	}
 	if (rc == 0 && c->freq == 0)
 		rc = fail(c, st->nb ? st->b[0].off : 0, "no frequency event found");
 	/* Stacks must name strings that exist. */
-	if (rc == 0) {
+	if (rc == 0 && !c->cut) {
 		size_t it = 0;
 		uint64_t id;
 		void *v;
-		while (rc == 0 && rtd_map_next(&d->stacks, &it, &id, &v)) {
+		while (rc == 0 && !c->cut && rtd_map_next(&d->stacks, &it, &id, &v)) {
 			const struct v1_stack *s = v;
 			for (size_t i = 0; i < s->n && rc == 0; i++) {
+				if (st->at_end && ((s->f[i].fn_id &&
+						    !rtd_map_get(&d->strings, s->f[i].fn_id, NULL)) ||
+						   (s->f[i].file_id &&
+						    !rtd_map_get(&d->strings, s->f[i].file_id, NULL)))) {
+					/* the input ended before the strings */
+					c->cut = st->cut = true;
+					break;
+				}
 				if (s->f[i].fn_id && !rtd_map_get(&d->strings, s->f[i].fn_id, NULL))
 					rc = fail(c, 0, "found invalid func string ID %llu for stack %llu",
 						  (unsigned long long)s->f[i].fn_id, (unsigned long long)id);

@@ -365,6 +365,14 @@ int v2_next_raw(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 				       "trace ends inside the batch at offset %llu (%llu bytes short)",
 				       (unsigned long long)st->batch_off,
 				       (unsigned long long)(st->batch_end - d->base - d->pos));
+		if (d->finished && st->raw_gen && st->raw_freq_gen != st->raw_gen)
+			/* the runtime writes a generation's frequency, stacks
+			 * and strings when it ends (traceAdvance) */
+			return v1_fail(d, -RTD_E_TRUNCATED, d->base + d->pos,
+				       "the trace ends in generation %llu before its Frequency "
+				       "batch, which the runtime writes with the stacks and "
+				       "strings when a generation ends",
+				       (unsigned long long)st->raw_gen);
 		return 0;
 	}
 	rtd_rd r;
@@ -431,6 +439,7 @@ int v2_next_raw(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 		break;
 	case RTD_GO2_EV_FREQUENCY:
 		d->freq = (int64_t)raw.args[0];
+		st->raw_freq_gen = st->raw_gen;
 		break;
 	case RTD_GO2_EV_CPU_SAMPLE: /* its thread, P and G are its own */
 		ev->ts = ev->ticks = (int64_t)raw.args[0];
@@ -615,8 +624,12 @@ static int collect(rtd_gotrace_dec *d)
 				       "expected a batch header at offset %llu, found event type %u",
 				       (unsigned long long)off, t);
 		uint64_t a[5] = {0};
-		for (int i = 0; i < (exp ? 5 : 4); i++)
+		bool gen_ok = false; /* the generation number is all there */
+		for (int i = 0; i < (exp ? 5 : 4); i++) {
 			a[i] = rd_varuint(&r);
+			if (i == (exp ? 1 : 0))
+				gen_ok = rd_ok(&r);
+		}
 		/* experimental: exp, gen, m, time, then the data length */
 		uint64_t gen = exp ? a[1] : a[0], m = exp ? a[2] : a[1];
 		uint64_t time = exp ? a[3] : a[2], size = exp ? a[4] : a[3];
@@ -634,6 +647,9 @@ static int collect(rtd_gotrace_dec *d)
 				off, "trace ends inside the batch at offset %llu", (unsigned long long)off);
 			if (st->nb == 0)
 				return d->err;
+			/* the cut batch is this generation's (or may be):
+			 * the generation is not whole */
+			st->cut_here = !gen_ok || gen == st->gen;
 			defer_error(d);
 			st->done = true;
 			return 1;
@@ -721,6 +737,52 @@ static void release_generation(rtd_gotrace_dec *d)
 	st->gen = 0;
 }
 
+/*
+ * The merge of a cut generation (st->cut) has ended: at its last batch,
+ * or with @rc < 0 at an event that cannot go next, most likely for want
+ * of what the runtime had not written yet. Either way the input's end
+ * is the cause to report: "truncated at byte N", what was ordered, and
+ * where the ordering stopped.
+ */
+static int cut_end(rtd_gotrace_dec *d, int rc)
+{
+	struct v2_state *st = d->v2;
+	char why[512] = "";
+	uint64_t off = d->fed;
+	if (rc < 0 && st->gen_out == 0) {
+		/* typically the batch with the trace's start (its STW and
+		 * first states), which the M running StartTrace flushes last */
+		snprintf(why, sizeof(why), "; none can go first without batches the runtime "
+			 "had not written yet (the first waiting: offset %llu: %.300s); "
+			 "without --ordered they are printed", (unsigned long long)d->erroff,
+			 d->errmsg);
+		off = d->erroff;
+	} else if (rc < 0) {
+		snprintf(why, sizeof(why), "; the ordering stopped at offset %llu: %.400s",
+			 (unsigned long long)d->erroff, d->errmsg);
+		off = d->erroff;
+	} else if (st->deferred_set) {
+		/* collect's own message, after its "truncated at byte N: " */
+		const char *m = strstr(st->deferred_msg, ": ");
+		snprintf(why, sizeof(why), " (%.400s)", m ? m + 2 : st->deferred_msg);
+	}
+	st->nq = st->iq = 0;
+	st->deferred_set = false;
+	st->done = true;
+	st->sync_after = false; /* the generation is not whole */
+	d->err = 0;
+	d->errmsg[0] = 0;
+	return v1_fail(d, -RTD_E_TRUNCATED, off,
+		       "generation %llu is cut short before the runtime wrote its stacks "
+		       "and strings: %llu of its events ordered (their stacks and "
+		       "strings unresolved%s)%s",
+		       (unsigned long long)st->qgen, (unsigned long long)st->gen_out,
+		       st->freq_assumed ? "; times at Go's 15625000 ticks/s of every OS "
+					  "but Windows: its frequency was not written either"
+					: "",
+		       why);
+}
+
 /* v2_next_ordered() past a queued event. */
 static int __attribute__((noinline)) next_ordered(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 {
@@ -752,6 +814,7 @@ static int __attribute__((noinline)) next_ordered(rtd_gotrace_dec *d, struct rtd
 				st->nq = st->iq = 0;
 				uint64_t prev_off = d->erroff;
 				rc = v2_gen_step(d);
+				st->gen_out += st->nq;
 				if (rc > 0)
 					continue;
 				if (st->nq) {
@@ -770,6 +833,8 @@ static int __attribute__((noinline)) next_ordered(rtd_gotrace_dec *d, struct rtd
 			}
 			v2_gen_free(st->g);
 			st->g = NULL;
+			if (st->cut && rc != -ENOMEM)
+				return cut_end(d, rc);
 			if (rc < 0) {
 				/* Go returns the error in place of the event; an
 				 * error met while reading further is not reached. */
@@ -814,6 +879,10 @@ static int __attribute__((noinline)) next_ordered(rtd_gotrace_dec *d, struct rtd
 		st->gen_parsed = false;
 		st->snap = false;
 		st->spill_err = st->deferred_set; /* collect met damage after it */
+		/* nothing follows the generation: it may be cut */
+		st->at_end = d->finished && (st->scan >= d->in.len ||
+					     (st->deferred_set && st->cut_here));
+		st->gen_out = 0;
 		if (d->tables_fn)
 			d->tables_fn(d->tables_ctx); /* the last generation's tables go */
 		rc = v2_gen_begin(d);

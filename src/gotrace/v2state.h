@@ -22,6 +22,11 @@ struct v2_out {
 	const char *task_name;
 };
 
+/* The trace clock of Go 1.22+ on every OS but Windows: nanotime()/64
+ * (runtime traceClockUnitsPerSecond); what a generation cut before its
+ * Frequency batch, with none before it, is ordered with. */
+#define V2_NANOTIME_FREQ 15625000
+
 struct v2_batch {
 	uint64_t off, gen, m;
 	int64_t time;
@@ -33,6 +38,7 @@ struct v2_gen;
 struct v2_state {
 	/* raw mode */
 	uint64_t raw_gen, batch_off, batch_end, batch_m;
+	uint64_t raw_freq_gen; /* the generation of the last Frequency */
 	int64_t ticks;
 	/* raw mode with RTD_GOTRACE_RESOLVE: the generation read ahead */
 	uint64_t la_end;       /* where the generation being handed out ends */
@@ -86,6 +92,14 @@ struct v2_state {
 	int pend_rc;
 	uint64_t pend_off;
 	char pend_msg[512];
+	/* the input ended inside the generation being ordered (at_end: it
+	 * reaches the end of the input; cut: and it is not whole, see
+	 * v2_gen_begin): what of it can be ordered goes out, then
+	 * "truncated at byte N" */
+	bool at_end, cut;
+	bool cut_here;         /* collect: the batch cut is this generation's */
+	bool freq_assumed;     /* cut before any frequency: V2_NANOTIME_FREQ */
+	uint64_t gen_out;      /* events the generation's merge queued */
 };
 
 /* The generation's string @id (ordered mode), NULL when it has none. */

@@ -711,7 +711,10 @@ static int event_block(rtd_nettrace *dec, rtd_rd *r, uint64_t base,
 	uint64_t boff = nt_off(dec, r, base);
 	uint16_t hsize = rd_u16le(r);
 	uint16_t flags = rd_u16le(r);
-	if (!rd_ok(r) || hsize < 4 || !rd_skip(r, hsize - 4u))
+	bool hok = rd_ok(r) && hsize >= 4 && rd_skip(r, hsize - 4u);
+	if (!hok && dec->salvage && r->err == -RTD_E_TRUNCATED)
+		return NT_CUT;
+	if (!hok)
 		return nt_fail(dec, -RTD_E_NT_BLOCK, boff,
 			       "%s block header truncated (header size %u)",
 			       is_meta ? "metadata" : "event", hsize);
@@ -755,11 +758,16 @@ static int event_block(rtd_nettrace *dec, rtd_rd *r, uint64_t base,
 			h.ev.sorted = f & 64;
 			if (f & 128)
 				h.ev.payload_len = rd_varuint32(r);
+			if (!rd_ok(r) && dec->salvage)
+				return NT_CUT;
 			if (!rd_ok(r))
 				return nt_fail(dec, -RTD_E_NT_EVENT, ev_off,
 					       "compressed event header runs "
 					       "past the block end");
-			if (!rd_bytes(r, h.ev.payload_len, &payload))
+			bool got = rd_bytes(r, h.ev.payload_len, &payload);
+			if (!got && dec->salvage)
+				return NT_CUT;
+			if (!got)
 				return nt_fail(dec, -RTD_E_NT_EVENT, ev_off,
 					       "event payload of %u bytes runs "
 					       "past the block end",
@@ -767,10 +775,13 @@ static int event_block(rtd_nettrace *dec, rtd_rd *r, uint64_t base,
 		} else {
 			uint32_t size = rd_u32le(r);
 			rtd_rd e;
-			if (!rd_ok(r) || !rd_sub(r, size, &e))
+			if (!rd_ok(r) || !rd_sub(r, size, &e)) {
+				if (dec->salvage)
+					return NT_CUT;
 				return nt_fail(dec, -RTD_E_NT_EVENT, ev_off,
 					       "event of %u bytes runs past the "
 					       "block end", size);
+			}
 			uint32_t mid = rd_u32le(&e);
 			/* the high bit set means NOT sorted (shared
 			 * reference README) */
@@ -861,10 +872,13 @@ static int event_block_v3(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 		uint64_t ev_off = nt_off(dec, r, base);
 		uint32_t size = rd_u32le(r);
 		rtd_rd e;
-		if (!rd_ok(r) || !rd_sub(r, size, &e))
+		if (!rd_ok(r) || !rd_sub(r, size, &e)) {
+			if (dec->salvage)
+				return NT_CUT;
 			return nt_fail(dec, -RTD_E_NT_EVENT, ev_off,
 				       "event of %u bytes runs past the block "
 				       "end", size);
+		}
 		struct hdr h;
 		memset(&h, 0, sizeof(h));
 		h.meta_id = rd_u32le(&e);
@@ -1783,10 +1797,115 @@ int rtd_nettrace_feed(rtd_nettrace *dec, const void *buf, size_t len)
 	return 0;
 }
 
+/*
+ * The stream ends inside a block: deliver the events of it that are
+ * complete (header and payload all there), as the block parser would have
+ * had the block been whole. Only event and metadata blocks carry anything
+ * a later event does not need the rest of the block for; a cut stack or
+ * sequence point block gives nothing. Sets *what to the unit's name (in
+ * @tn when it is an object's) and *total to the size its header announces
+ * (0 when not known yet).
+ */
+static void salvage(rtd_nettrace *dec, char tn[NT_CAP_TYPE_NAME + 1],
+		    const char **what, size_t *total)
+{
+	const uint8_t *p = dec->in.data;
+	size_t avail = dec->in.len;
+	*what = "block";
+	*total = 0;
+	rtd_rd body;
+	uint64_t base;
+	int kind; /* 0 events, 1 metadata */
+	if (dec->state == ST_OBJECTS) {
+		struct obj_head h;
+		if (avail < 1 || object_head(dec, p, avail, &h) <= 0 ||
+		    !dec->have_info)
+			return; /* the header itself is cut */
+		memcpy(tn, h.tn, NT_CAP_TYPE_NAME + 1);
+		*what = tn;
+		if (avail < h.hdr + 4)
+			return;
+		uint32_t bsize = rd_u32le(&h.r);
+		uint64_t after = dec->off + h.hdr + 4;
+		size_t pad = (size_t)((4 - after % 4) % 4);
+		*total = h.hdr + 4 + pad + bsize + 1;
+		if (!strcmp(h.tn, "EventBlock"))
+			kind = 0;
+		else if (!strcmp(h.tn, "MetadataBlock"))
+			kind = 1;
+		else
+			return;
+		if (avail <= h.hdr + 4 + pad)
+			return;
+		size_t n = avail - (h.hdr + 4 + pad);
+		rd_init(&body, p + h.hdr + 4 + pad, n < bsize ? n : bsize);
+		base = after + pad;
+	} else if (dec->state == ST_BLOCKS) {
+		if (avail < 4)
+			return;
+		uint32_t hd = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
+			      (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+		uint8_t k = (uint8_t)(hd >> 24);
+		*total = 4 + (size_t)(hd & 0xffffffu);
+		*what = k == BK_EVENT ? "event block"
+			: k == BK_METADATA ? "metadata block" : "block";
+		if ((k != BK_EVENT && k != BK_METADATA) || !dec->have_info)
+			return;
+		kind = k == BK_METADATA;
+		rd_init(&body, p + 4, avail - 4);
+		base = dec->off + 4;
+		if (kind == 1) {
+			/* V6 metadata blocks have their own layout: whole
+			 * only */
+			return;
+		}
+	} else {
+		return;
+	}
+	uint64_t before = dec->st.events;
+	dec->salvage = true;
+	if (kind == 0)
+		(void)(dec->format == 3 ? event_block_v3(dec, &body, base)
+					: event_block(dec, &body, base, false));
+	else
+		(void)event_block(dec, &body, base, true);
+	dec->salvage = false;
+	dec->salvaged = dec->st.events - before;
+}
+
+/* The truncation error: where the input ended (the byte count fed), what
+ * it ended inside, and what of that was still delivered. */
+static int truncated(rtd_nettrace *dec, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int truncated(rtd_nettrace *dec, const char *fmt, ...)
+{
+	if (dec->err)
+		return dec->err;
+	uint64_t end = dec->off + dec->in.len;
+	int n = snprintf(dec->errmsg, sizeof(dec->errmsg),
+			 "truncated at byte %llu: ", (unsigned long long)end);
+	if (n < 0)
+		n = 0;
+	va_list ap;
+	va_start(ap, fmt);
+	if ((size_t)n < sizeof(dec->errmsg))
+		vsnprintf(dec->errmsg + n, sizeof(dec->errmsg) - (size_t)n,
+			  fmt, ap);
+	va_end(ap);
+	dec->err = -RTD_E_TRUNCATED;
+	dec->err_off = end;
+	return dec->err;
+}
+
 int rtd_nettrace_finish(rtd_nettrace *dec)
 {
 	if (!dec)
 		return -RTD_E_INVAL;
+	const char *what = "block";
+	char tn[NT_CAP_TYPE_NAME + 1];
+	size_t total = 0;
+	if (!dec->err && dec->state != ST_DONE && dec->in.len)
+		salvage(dec, tn, &what, &total);
 	/* events held for sorting are complete: deliver them whatever
 	 * stopped the stream */
 	int ferr = flush_held(dec, 0, true);
@@ -1796,16 +1915,21 @@ int rtd_nettrace_finish(rtd_nettrace *dec)
 		return ferr;
 	if (dec->state == ST_DONE)
 		return 0;
+	if (dec->in.len && dec->state == ST_HEADER)
+		return truncated(dec, "the stream header is cut (%zu of %zu "
+				 "bytes)", dec->in.len, dec->need);
+	if (dec->in.len && total)
+		return truncated(dec, "the stream ends inside the %s at "
+				 "offset %llu (%zu of its %zu bytes; the %llu "
+				 "complete events in it delivered)", what,
+				 (unsigned long long)dec->off, dec->in.len,
+				 total, (unsigned long long)dec->salvaged);
 	if (dec->in.len)
-		return nt_fail(dec, -RTD_E_TRUNCATED, dec->off,
-			       "stream ends inside a %s (%zu of %zu bytes)",
-			       dec->state == ST_HEADER ? "stream header"
-						       : "block",
-			       dec->in.len, dec->need);
+		return truncated(dec, "the stream ends inside the header of "
+				 "the %s at offset %llu (%zu bytes)", what,
+				 (unsigned long long)dec->off, dec->in.len);
 	if (dec->state == ST_HEADER)
-		return nt_fail(dec, -RTD_E_TRUNCATED, dec->off,
-			       "empty stream");
-	return nt_fail(dec, -RTD_E_TRUNCATED, dec->off,
-		       "stream ends without its end marker (the session may "
-		       "have been cut short)");
+		return truncated(dec, "empty stream");
+	return truncated(dec, "the stream ends without its end marker (the "
+			 "session may have been cut short)");
 }

@@ -113,6 +113,10 @@ struct rtd_nettrace {
 	struct rtd_nettrace_info info;
 	bool have_info;
 	int seen_end;
+	/* rtd_nettrace_finish() parsing the incomplete last block: an event
+	 * that runs past the bytes there ends it (NT_CUT), it is no error */
+	bool salvage;
+	uint64_t salvaged;     /* events delivered from that block */
 
 	rtd_map meta;          /* id -> struct nt_meta * */
 	size_t meta_bytes;     /* their allocations */
@@ -159,6 +163,10 @@ struct rtd_nettrace {
 	rtd_buf gbuf;          /* rtd_nettrace_get's string */
 	rtd_buf nbuf;          /* rtd_nettrace_format's value names */
 };
+
+/* A block parser's answer, in salvage mode, when the next event runs past
+ * the bytes the stream has: the events before it are delivered. */
+#define NT_CUT 1
 
 /* Record a decoding error at an absolute offset; returns err. */
 int nt_fail(rtd_nettrace *dec, int err, uint64_t off, const char *fmt, ...)

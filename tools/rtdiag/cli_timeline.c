@@ -125,11 +125,11 @@ int cli_timeline_gotrace(FILE *in, const char *path, const uint8_t *first,
 		cli_fail("%s: %s%s", path, msg && *msg ? msg : rtd_strerror(rc),
 			 sink.events ? " (the events before it are in the timeline)"
 				     : "");
-		ret = CLI_FAIL;
+		ret = sink.events ? CLI_PARTIAL : CLI_FAIL;
 	}
 	/* what was drawn before damage is kept */
 	int c = cli_timeline_close(&t, sink.events > 0);
-	if (ret == CLI_OK)
+	if (c != CLI_OK)
 		ret = c;
 	rtd_tl_gotrace_free(sink.a);
 	rtd_gotrace_dec_free(d);
@@ -247,10 +247,10 @@ int cli_timeline_nettrace(FILE *in, const char *path, const uint8_t *first,
 		cli_fail("%s: %s%s", path, msg && *msg ? msg : rtd_strerror(fin),
 			 st.events ? " (the events before it are in the timeline)"
 				   : "");
-		ret = CLI_FAIL;
+		ret = st.events ? CLI_PARTIAL : CLI_FAIL;
 	}
 	int cr = cli_timeline_close(&t, st.events > 0);
-	if (ret == CLI_OK)
+	if (cr != CLI_OK)
 		ret = cr;
 	rtd_nettrace_free(c.dec);
 	rtd_tl_nettrace_free(c.a);

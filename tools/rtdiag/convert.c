@@ -108,9 +108,10 @@ static int go_profile(FILE *in, const char *path, const uint8_t *first,
 	int ret = 0;
 	if (rc < 0) {
 		const char *msg = d ? rtd_gotrace_dec_error(d, NULL) : "";
-		cli_fail("%s: %s (the samples before it are kept)", path,
-			 msg && *msg ? msg : rtd_strerror(rc));
-		ret = -1;
+		bool some = p && rtd_profile_total(p);
+		cli_fail("%s: %s%s", path, msg && *msg ? msg : rtd_strerror(rc),
+			 some ? " (the samples before it are kept)" : "");
+		ret = some ? 1 : -1;
 	}
 	if (p) {
 		struct rtd_profile_meta m = {.sz = sizeof(m), .source = "gotrace",
@@ -169,16 +170,17 @@ static int nettrace_profile(FILE *in, const char *path, const uint8_t *first,
 	int ret = 0;
 	if (fin < 0 && fin != -ENOMEM && c.dec) {
 		const char *msg = rtd_nettrace_error(c.dec, NULL);
-		cli_fail("%s: %s (the samples before it are kept)", path,
-			 msg && *msg ? msg : rtd_strerror(fin));
-		ret = -1;
+		bool some = c.prof && rtd_nettrace_profiler_samples(c.prof);
+		cli_fail("%s: %s%s", path, msg && *msg ? msg : rtd_strerror(fin),
+			 some ? " (the samples before it are kept)" : "");
+		ret = some ? 1 : -1;
 	} else if (fin < 0) {
 		cli_fail("%s: %s", path, rtd_strerror(fin));
 		ret = -1;
 	}
 	if (p && c.prof) {
 		int e = rtd_nettrace_profiler_finish(c.prof, p);
-		if (e && !ret) {
+		if (e && ret >= 0) {
 			cli_fail("%s: building the profile: %s", path,
 				 rtd_strerror(e));
 			ret = -1;
@@ -250,8 +252,8 @@ static int convert_in(FILE *in, const char *path, enum rtd_input_format kind,
 		err = nettrace_profile(in, path, first, nfirst, &p);
 	else if (go)
 		err = go_profile(in, path, first, nfirst, &p);
-	else
-		err = read_profile(in, path, first, nfirst, &p);
+	else if ((err = read_profile(in, path, first, nfirst, &p)) < 0 && p)
+		err = 1; /* damaged after what it read: that is converted */
 	if (!p)
 		return CLI_FAIL;
 	int type = wo->type ? rtd_profile_find_type(p, wo->type) : -1;
@@ -269,7 +271,10 @@ static int convert_in(FILE *in, const char *path, enum rtd_input_format kind,
 	}
 	int rc = cli_write_profile(p, f, outp, wo);
 	rtd_profile_free(p);
-	return err && rc == CLI_OK ? CLI_FAIL : rc;
+	/* err > 0: the input was damaged after what the profile holds */
+	if (rc == CLI_OK && err)
+		rc = err > 0 ? CLI_PARTIAL : CLI_FAIL;
+	return rc;
 }
 
 /* ---- the command ------------------------------------------------------------ */

@@ -210,6 +210,14 @@ int gt_report(struct gt_in *in, int rc)
 	return rc;
 }
 
+int gt_exit(struct gt_in *in, int rc, uint64_t delivered)
+{
+	if (rc >= 0)
+		return CLI_OK;
+	bool input = in->read_err || *rtd_gotrace_dec_error(in->d, NULL);
+	return input && delivered && rc != -ENOMEM ? CLI_PARTIAL : CLI_FAIL;
+}
+
 /* Next event: 1, 0 at the end, <0 after reporting the error. */
 int gt_next(struct gt_in *in, struct rtd_gotrace_event *ev)
 {
@@ -1064,15 +1072,15 @@ static int cmd_cat(int argc, char **argv)
 	 * last event is cut, or the end with the frequency is missing */
 	int ver = rtd_gotrace_dec_version(gt_dec(in));
 	if (rc < 0 && o.ordered && n == 0 && ver >= 1005 && ver < 1022 &&
-	    (rc == -RTD_E_TRUNCATED ||
-	     strcmp(rtd_gotrace_dec_error(gt_dec(in), NULL), "no EvFrequency event") == 0))
+	    rc == -RTD_E_TRUNCATED)
 		fprintf(stderr, "rtdiag: %s: ordering a Go 1.5-1.21 trace needs all of it (the runtime writes the clock frequency and the stacks at its end; 'go tool trace' refuses it too): without --ordered, cat prints the events before the damage\n",
 			o.path);
+	int code = gt_exit(in, rc, (uint64_t)n);
 	gt_close(in);
 	free(in);
 	if (fflush(stdout) != 0)
 		return cli_fail("stdout: %s", strerror(errno));
-	return rc >= 0 ? CLI_OK : CLI_FAIL;
+	return code;
 }
 
 struct tstat {
@@ -1181,9 +1189,10 @@ static int cmd_stats(int argc, char **argv)
 			       (double)st[t].bytes / (double)st[t].n);
 	ids_free(&gs);
 	ids_free(&ps);
+	int code = gt_exit(in, rc, total);
 	gt_close(in);
 	free(in);
-	return rc == 0 ? CLI_OK : CLI_FAIL;
+	return code;
 }
 
 /* The commands, in the order help lists them. */

@@ -204,10 +204,10 @@ static int run_end(struct run *r)
 		if (ver < 1022 && n == 0)
 			fprintf(stderr, "rtdiag: %s: a Go 1.5-1.21 trace is ordered from its end (the runtime writes the clock frequency and the stacks last; 'go tool trace' refuses it too); nothing could be analysed\n",
 				r->path);
-		else if (ver >= 1022)
-			fprintf(stderr, "rtdiag: %s: the answers above cover the %" PRIu64 " events of the generations before the damage\n",
+		else
+			fprintf(stderr, "rtdiag: %s: the answers above cover the %" PRIu64 " events before it\n",
 				r->path, n);
-		code = CLI_FAIL;
+		code = gt_exit(r->in, r->dec_rc, n);
 	}
 	if (r->a)
 		rtd_goan_free(r->a);

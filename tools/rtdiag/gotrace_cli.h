@@ -20,6 +20,11 @@ int gt_next(struct gt_in *in, struct rtd_gotrace_event *ev);
 int gt_next_quiet(struct gt_in *in, struct rtd_gotrace_event *ev);
 int gt_report(struct gt_in *in, int rc);
 int gt_fail(struct gt_in *in, int rc);
+/* The exit code after reading stopped with @rc (reported already):
+ * CLI_OK for rc >= 0; CLI_PARTIAL when the input was damaged or cut
+ * (the decoder's error, or a read error) after @delivered events were
+ * handed on; else CLI_FAIL. */
+int gt_exit(struct gt_in *in, int rc, uint64_t delivered);
 int gt_prime_header(struct gt_in *in);
 size_t gt_in_size(void);
 rtd_gotrace_dec *gt_dec(struct gt_in *in);

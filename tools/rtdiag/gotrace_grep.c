@@ -199,10 +199,12 @@ static int run(struct grep *gr, const struct grep_opts *o, struct gt_in *in,
 	bool filtered = rtd_gotrace_filter_active(gr->f);
 	int r, rc = CLI_OK;
 	bool first = true;
+	uint64_t nread = 0;
 	while ((r = gt_next(in, &ev)) > 0) {
 		if (first && (rc = check(gr, o, in)) != CLI_OK)
 			return rc;
 		first = false;
+		nread++;
 		bool m = rtd_gotrace_filter_match(gr->f, gt_dec(in), &ev);
 		*nmatch += m;
 		if (!o->out) {
@@ -219,7 +221,8 @@ static int run(struct grep *gr, const struct grep_opts *o, struct gt_in *in,
 					ev.off, rtd_strerror(e));
 	}
 	*in_err = r < 0;
-	return r < 0 ? CLI_FAIL : CLI_OK;
+	/* damage after events: they were searched, exit 3 */
+	return r < 0 ? gt_exit(in, r, nread) : CLI_OK;
 }
 
 static int finish_out(struct grep *gr, const struct grep_opts *o, int rc, bool in_err)
@@ -301,7 +304,7 @@ static int gt_cmd_grep(int argc, char **argv)
 	gt_flush();
 	cli_progress_done();
 	rc = finish_out(gr, &o, rc, in_err);
-	if (o.count && rc == CLI_OK)
+	if (o.count && (rc == CLI_OK || rc == CLI_PARTIAL))
 		printf("%" PRIu64 "\n", nmatch);
 	if (in) {
 		gt_close(in);
@@ -309,7 +312,7 @@ static int gt_cmd_grep(int argc, char **argv)
 	}
 	rtd_gotrace_filter_free(gr->f);
 	free(gr);
-	if (rc == CLI_OK && fflush(stdout) != 0)
+	if ((rc == CLI_OK || rc == CLI_PARTIAL) && fflush(stdout) != 0)
 		return cli_fail("stdout: %s", strerror(errno));
 	return rc;
 }

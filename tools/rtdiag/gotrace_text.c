@@ -255,9 +255,11 @@ static int gt_cmd_bin2text(int argc, char **argv)
 		fputc('\n', stdout);
 	}
 	cli_progress_done();
+	/* damage after events: they are printed, exit 3 */
+	int code = rc > 0 ? CLI_FAIL : gt_exit(in, rc, hdr);
 	gt_close(in);
 	free(in);
 	if (fflush(stdout) != 0)
 		return cli_fail("stdout: %s", strerror(errno));
-	return rc == 0 ? CLI_OK : CLI_FAIL;
+	return code;
 }

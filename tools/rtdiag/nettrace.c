@@ -135,16 +135,27 @@ static int pump(rtd_nettrace *dec, struct input *in, bool keep_pages,
 	return rc ? rc : frc;
 }
 
-/* Say what went wrong with the input; returns CLI_FAIL. */
+/* Say what went wrong with the input: where it stopped and why. Returns
+ * CLI_PARTIAL when what came before it was delivered (@delivered), else
+ * CLI_FAIL. */
 static int input_error(rtd_nettrace *dec, const struct input *in, int rc,
-		       bool read_err)
+		       bool read_err, bool delivered)
 {
 	if (read_err)
-		return cli_fail("%s: read: %s", in->path, strerror(-rc));
-	const char *msg = rtd_nettrace_error(dec, NULL);
-	if (msg[0])
-		return cli_fail("%s: %s", in->path, msg);
-	return cli_fail("%s: %s", in->path, rtd_strerror(rc));
+		cli_fail("%s: read: %s", in->path, strerror(-rc));
+	else if (rtd_nettrace_error(dec, NULL)[0])
+		cli_fail("%s: %s", in->path, rtd_nettrace_error(dec, NULL));
+	else
+		cli_fail("%s: %s", in->path, rtd_strerror(rc));
+	return delivered ? CLI_PARTIAL : CLI_FAIL;
+}
+
+/* Events the decoder has handed out. */
+static uint64_t events_of(const rtd_nettrace *dec)
+{
+	struct rtd_nettrace_stats st;
+	rtd_nettrace_stats(dec, &st);
+	return st.events;
 }
 
 /* ---- cat --------------------------------------------------------------- */
@@ -428,7 +439,8 @@ static int cmd_cat(int argc, char **argv)
 		 * that the input is bad */
 		ret = cli_fail("stdout: %s", strerror(c.out_errno));
 	else if (rc)
-		ret = input_error(c.dec, &in, rc, read_err);
+		ret = input_error(c.dec, &in, rc, read_err,
+				  events_of(c.dec) > 0);
 	free(c.buf);
 	rtd_nettrace_free(c.dec);
 	rtd_nettrace_methods_free(c.methods);
@@ -589,8 +601,8 @@ static const struct cli_cmd cmd_stats_def = {
 	"per thread and\npayload bytes per provider (indented).",
 	NULL, 1, 1, 0, cmd_stats,
 	"After damage the counts of everything decoded before it are "
-	"printed, then the\nerror; input that is no trace at all prints only "
-	"the error.\n"};
+	"printed, then where\nand why it stopped (exit 3); input that is no "
+	"trace at all prints only the error.\n"};
 
 static void free_counters(rtd_strmap *m)
 {
@@ -634,7 +646,8 @@ static int cmd_stats(int argc, char **argv)
 			print_stats(dec, &s);
 		fflush(stdout);
 		if (rc)
-			ret = input_error(dec, &in, rc, read_err);
+			ret = input_error(dec, &in, rc, read_err,
+					  rtd_nettrace_info(dec) != NULL);
 		else if (s.err)
 			ret = cli_fail("out of memory");
 		else if (ferror(stdout))
@@ -661,7 +674,7 @@ static const struct cli_opt prof_opts[] = {
 	 "speedscope (JSON); without it, from -o's extension", 0, 0},
 	{PROF_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
 	 "write there instead of stdout (replaced only when the profile is "
-	 "complete)", 0, 0},
+	 "written)", 0, 0},
 	{0},
 };
 
@@ -710,8 +723,10 @@ static const struct cli_cmd cmd_profile_def = {
 	"samples,\nmethod names from the rundown and MethodLoadVerbose events.",
 	prof_opts, 1, 1, 0, cmd_profile,
 	"With -o, FILE is checked before the input is read and replaced only "
-	"when the\nprofile is complete: a failed run leaves an existing FILE "
-	"as it was.\n"};
+	"when the\nprofile is written: a failed run leaves an existing FILE "
+	"as it was. After damage\nin the input (a trace cut short) the profile "
+	"of the samples before it is written,\nthen where and why the input "
+	"stopped, exit 3.\n"};
 
 static int cmd_profile(int argc, char **argv)
 {
@@ -769,11 +784,14 @@ static int cmd_profile(int argc, char **argv)
 	}
 	bool read_err;
 	int rc = pump(pc.dec, &in, false, &read_err);
-	if (rc) {
-		/* the input is bad: say that, and only that */
-		ret = input_error(pc.dec, &in, rc, read_err);
+	if (rc && (rc == -ENOMEM || rtd_nettrace_profiler_samples(pc.prof) == 0)) {
+		/* nothing to show: say what is wrong with the input, and
+		 * only that */
+		ret = input_error(pc.dec, &in, rc, read_err, false);
 		goto done;
 	}
+	if (rc) /* damage after samples: their profile, then where and why */
+		ret = input_error(pc.dec, &in, rc, read_err, true);
 	int err = rtd_nettrace_profiler_finish(pc.prof, prof);
 	if (err) {
 		ret = cli_fail("%s: building the profile: %s", path,
@@ -809,6 +827,10 @@ static int cmd_profile(int argc, char **argv)
 			       outp ? outp : "stdout", rtd_strerror(err));
 	} else if (cli_out_commit(&out)) {
 		ret = CLI_FAIL;
+	} else if (ret == CLI_PARTIAL) {
+		fprintf(stderr, "rtdiag: %s: the profile has the %" PRIu64
+				" samples before that\n", path,
+			rtd_nettrace_profiler_samples(pc.prof));
 	}
 done:
 	input_close(&in);

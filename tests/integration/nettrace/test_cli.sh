@@ -34,12 +34,39 @@ if command -v python3 >/dev/null; then
 fi
 grep -q '"arg0":\[2032854139,1608221689' "$tmp/j" && ok "JSON array field" || bad "JSON array field"
 
-# damage: the complete blocks are printed, then an error with the offset
+# damage (issue 27 item 4): everything complete before the cut is
+# delivered, the cut block's complete events too, then where and why it
+# stopped; exit 3 (incomplete, kept) as collect's
 head -c 200000 "$T/only_managed_samples.nettrace" >"$tmp/trunc.nettrace"
 "$R" nettrace cat "$tmp/trunc.nettrace" >"$tmp/tc" 2>"$tmp/te"; rc=$?
-[ $rc = 1 ] && ok "truncated: exit 1" || bad "truncated exit $rc"
-grep -q "trunc.nettrace: offset [0-9]*: stream ends inside a block" "$tmp/te" && ok "truncated: message" || { bad "truncated message"; cat "$tmp/te"; }
-[ "$(wc -l <"$tmp/tc")" -gt 1000 ] && ok "truncated: earlier events printed" || bad "truncated: events lost"
+[ $rc = 3 ] && ok "truncated: exit 3" || bad "truncated exit $rc"
+grep -q "trunc.nettrace: truncated at byte 200000: the stream ends inside the EventBlock at offset [0-9]* .*complete events in it delivered" "$tmp/te" \
+  && ok "truncated: message '$(cat "$tmp/te")'" || { bad "truncated message"; cat "$tmp/te"; }
+"$R" nettrace cat --stream "$T/only_managed_samples.nettrace" | head -n "$(wc -l <"$tmp/tc")" >"$tmp/tw"
+"$R" nettrace cat --stream "$tmp/trunc.nettrace" 2>/dev/null | cmp -s - "$tmp/tw" \
+  && [ "$(wc -l <"$tmp/tc")" -gt 1000 ] && ok "truncated: the events before the cut, as in the whole file ($(wc -l <"$tmp/tc"))" || bad "truncated: events lost"
+"$R" nettrace stats "$tmp/trunc.nettrace" >"$tmp/ts" 2>"$tmp/tse"; rc=$?
+[ $rc = 3 ] && grep -q "^events: $(wc -l <"$tmp/tc")$" "$tmp/ts" && grep -q "truncated at byte 200000" "$tmp/tse" \
+  && ok "truncated: stats counts them, exit 3" || { bad "truncated stats ($rc)"; cat "$tmp/ts" "$tmp/tse"; }
+for how in "nettrace profile" convert; do
+  "$R" $how "$tmp/trunc.nettrace" >"$tmp/tp" 2>"$tmp/tpe"; rc=$?
+  [ $rc = 3 ] && [ -s "$tmp/tp" ] && grep -q "truncated at byte 200000" "$tmp/tpe" \
+    && ok "truncated: $how prints the stacks of the samples before the cut, exit 3" || { bad "truncated $how ($rc)"; cat "$tmp/tpe"; }
+done
+"$R" nettrace profile -o "$tmp/tp.svg" "$tmp/trunc.nettrace" 2>/dev/null; rc=$?
+[ $rc = 3 ] && grep -q '<svg' "$tmp/tp.svg" && ok "truncated: profile -o keeps the flame graph, exit 3" || bad "truncated profile -o ($rc)"
+# a bad byte (not the end): the events before it, its offset and what is
+# wrong, exit 3 (the second EventBlock's type name length made 255)
+python3 - "$T/only_managed_samples.nettrace" "$tmp/flip.nettrace" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+i = b.index(b'EventBlock', b.index(b'EventBlock') + 1)
+b[i - 4] = 255
+open(sys.argv[2], 'wb').write(b)
+PY
+"$R" nettrace cat --stream "$tmp/flip.nettrace" >"$tmp/fc" 2>"$tmp/fe"; rc=$?
+[ $rc = 3 ] && [ -s "$tmp/fc" ] && grep -q "flip.nettrace: offset [0-9]*: object type name of 255 bytes" "$tmp/fe" \
+  && ok "bad byte: the events before it, then '$(cut -d: -f3- "$tmp/fe")', exit 3" || { bad "bad byte ($rc)"; cat "$tmp/fe"; }
 printf 'hello world, not a trace' >"$tmp/x"
 "$R" nettrace stats "$tmp/x" >/dev/null 2>"$tmp/xe"; rc=$?
 [ $rc = 1 ] && grep -q 'not a nettrace or netperf stream' "$tmp/xe" && ok "not a trace" || bad "not a trace ($rc)"

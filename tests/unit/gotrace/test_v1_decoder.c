@@ -196,10 +196,13 @@ static void test_errors(void **state)
 	nofreq[n++] = RTD_GO_EV_PROC_START | 1 << 6;
 	nofreq[n++] = 1; /* dt */
 	nofreq[n++] = 3; /* thread */
+	/* the runtime writes the Frequency event at the end: a trace
+	 * without one was cut short (issue 27 item 4: raw mode says so
+	 * after its events; ordered mode cannot convert its times) */
 	decode(nofreq, n, n, RTD_GOTRACE_RAW, &st, &h, &lo);
-	assert_int_equal(st, 0);
+	assert_int_equal(st, -RTD_E_TRUNCATED);
 	decode(nofreq, n, n, RTD_GOTRACE_ORDERED, &st, &h, &lo);
-	assert_int_equal(st, -RTD_E_GO_ORDER);
+	assert_int_equal(st, -RTD_E_TRUNCATED);
 	rtd_gotrace_dec_free(NULL);
 	/* bad options */
 	struct rtd_gotrace_opts bad = {.sz = sizeof(bad), .mode = 7};

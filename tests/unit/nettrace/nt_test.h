@@ -23,6 +23,18 @@ static const char *const nt_vectors[] = {
 	NULL,
 };
 
+/* The bytes of a shared vector (*len its size), or NULL when the
+ * vector is not there. */
+static inline uint8_t *nt_vector_read(const char *rel, size_t *len)
+{
+	const char *path = rtd_test_vector(rel);
+	if (!path)
+		return NULL;
+	uint8_t *buf = rtd_test_slurp(path, len);
+	assert_non_null(buf);
+	return buf;
+}
+
 /* A digest of everything a decoder delivered: each event's header
  * values, type, payload bytes and stack folded into one hash. */
 struct nt_digest {
