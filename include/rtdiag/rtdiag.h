@@ -12,6 +12,7 @@
 #include "rtdiag/nettrace.h"
 #include "rtdiag/perf.h"
 #include "rtdiag/profile.h"
+#include "rtdiag/source.h"
 #include "rtdiag/symbols.h"
 #include "rtdiag/timeline.h"
 
