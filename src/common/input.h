@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * input.h - the bytes of a file source: a file read in pieces, or a
+ * buffer in memory, read from the start again when a source needs two
+ * passes, or at any offset (a decoder's read-again hook).
+ */
+#ifndef RTD_COMMON_INPUT_H
+#define RTD_COMMON_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RTD_INPUT_CHUNK (64u << 10) /* bytes handed out per read */
+
+typedef struct rtd_input {
+	int fd;               /* -1 for memory */
+	const uint8_t *mem;   /* the buffer (borrowed) */
+	size_t len;
+	uint64_t pos;         /* next offset to read */
+	uint8_t *buf;         /* RTD_INPUT_CHUNK bytes for file reads */
+} rtd_input;
+
+/* Open @path. Returns 0 or -errno. */
+int rtd_input_open(rtd_input *in, const char *path);
+/* Read @len bytes at @mem (borrowed). Returns 0 or -ENOMEM. */
+int rtd_input_mem(rtd_input *in, const void *mem, size_t len);
+void rtd_input_close(rtd_input *in);
+/* The next bytes: *@p points at up to RTD_INPUT_CHUNK of them, valid
+ * until the next call. Returns their count, 0 at the end, or -errno. */
+int64_t rtd_input_next(rtd_input *in, const uint8_t **p);
+/* Start again from offset 0. */
+void rtd_input_rewind(rtd_input *in);
+/* Read @len bytes at @off into @buf: the count (short only at the end) or
+ * -errno. */
+int64_t rtd_input_pread(rtd_input *in, void *buf, size_t len, uint64_t off);
+
+#endif /* RTD_COMMON_INPUT_H */
