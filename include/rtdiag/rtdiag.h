@@ -8,6 +8,7 @@
 #include "rtdiag/goanalysis.h"
 #include "rtdiag/gocapture.h"
 #include "rtdiag/gotrace.h"
+#include "rtdiag/gotrace_source.h"
 #include "rtdiag/ipc.h"
 #include "rtdiag/nettrace.h"
 #include "rtdiag/nettrace_source.h"

@@ -257,14 +257,17 @@ struct rtd_field {
 };
 
 /**
- * struct rtd_frame - one frame of a stack
+ * struct rtd_rec_frame - one frame of a record's stack
  * @ip: its address (0 when the source gives only a name)
  * @name: its function ("module!Namespace.Method(signature)", a Go
  *        function...), NULL when the source cannot name it (interned)
+ * @module: the image it is in, NULL when not known or part of @name
+ *          (interned)
  */
-struct rtd_frame {
+struct rtd_rec_frame {
 	uint64_t ip;
 	const char *name;
+	const char *module;
 };
 
 /**
@@ -276,7 +279,7 @@ struct rtd_frame {
 struct rtd_stack {
 	uint32_t id;
 	uint32_t n;
-	const struct rtd_frame *frames;
+	const struct rtd_rec_frame *frames;
 };
 
 /**
@@ -372,7 +375,7 @@ RTD_API int rtd_intern_string(rtd_intern *in, const char *s, size_t len, const c
  * Returns: 0, -ENOMEM, or -RTD_E_CAP (RTD_INTERN_MAX_STACKS,
  * RTD_INTERN_MAX_FRAMES, RTD_INTERN_MAX_DEPTH, or a name's cap).
  */
-RTD_API int rtd_intern_stack(rtd_intern *in, const struct rtd_frame *frames, size_t n,
+RTD_API int rtd_intern_stack(rtd_intern *in, const struct rtd_rec_frame *frames, size_t n,
 			     const struct rtd_stack **out);
 
 /**

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common/input.h"
+#include "rtdiag/source.h"
 
 int rtd_input_open(rtd_input *in, const char *path)
 {
@@ -31,6 +32,19 @@ int rtd_input_mem(rtd_input *in, const void *mem, size_t len)
 	in->mem = mem;
 	in->len = len;
 	return 0;
+}
+
+int rtd_input_from(rtd_input *in, const char *path, const void *mem, size_t len)
+{
+	return path ? rtd_input_open(in, path) : rtd_input_mem(in, mem, len);
+}
+
+int rtd_input_setup(rtd_input *in, const char *path, const void *mem, size_t len, void *dst,
+		    size_t dst_size, const void *opts, size_t known)
+{
+	in->fd = -1;
+	int rc = rtd_opts_copy(dst, dst_size, opts, known);
+	return rc < 0 ? rc : rtd_input_from(in, path, mem, len);
 }
 
 void rtd_input_close(rtd_input *in)

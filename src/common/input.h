@@ -24,6 +24,14 @@ typedef struct rtd_input {
 int rtd_input_open(rtd_input *in, const char *path);
 /* Read @len bytes at @mem (borrowed). Returns 0 or -ENOMEM. */
 int rtd_input_mem(rtd_input *in, const void *mem, size_t len);
+/* @path when not NULL, else the @len bytes at @mem. Returns 0 or -errno. */
+int rtd_input_from(rtd_input *in, const char *path, const void *mem, size_t len);
+/* What a file source's constructor does first: copy and check its
+ * options (rtd_opts_copy() into @dst of @dst_size, @known bytes known),
+ * then open its input (rtd_input_from()). Returns 0 or the error; on an
+ * error @in is left closed. */
+int rtd_input_setup(rtd_input *in, const char *path, const void *mem, size_t len, void *dst,
+		    size_t dst_size, const void *opts, size_t known);
 void rtd_input_close(rtd_input *in);
 /* The next bytes: *@p points at up to RTD_INPUT_CHUNK of them, valid
  * until the next call. Returns their count, 0 at the end, or -errno. */

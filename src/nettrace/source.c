@@ -16,17 +16,16 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/arena.h"
 #include "common/buf.h"
 #include "common/input.h"
 #include "common/map.h"
+#include "common/recq.h"
 #include "rtdiag/nettrace.h"
 #include "rtdiag/nettrace_source.h"
 
 #define NTS_PROVIDER_SAMPLES "Microsoft-DotNETCore-SampleProfiler"
 #define NTS_MAX_THREADS (1u << 20)  /* distinct thread ids named */
 #define NTS_MAX_FIELDS 256u         /* top-level fields kept per event */
-#define NTS_MAX_QUEUE (1u << 24)    /* records queued by one read */
 
 struct nts {
 	struct rtd_nettrace_source_opts o;
@@ -37,12 +36,10 @@ struct nts {
 	struct rtd_clock clock;
 	uint32_t pid;
 	rtd_map threads;            /* tid -> (void *)1: its THREAD record went out */
-	struct rtd_record *q;       /* records of the current read */
-	size_t nq, qcap, qhead;
-	rtd_arena arena;            /* what they point at */
+	rtd_recq q;                 /* records of the current read */
 	struct rtd_field fields[NTS_MAX_FIELDS]; /* the event being walked */
 	size_t nfields;
-	struct rtd_frame *frames;   /* a stack being named */
+	struct rtd_rec_frame *frames;   /* a stack being named */
 	size_t frames_cap;
 	int err;                    /* a callback's error, for the decoder */
 	bool eof, finished;
@@ -52,24 +49,10 @@ struct nts {
 
 static struct rtd_record *push(struct nts *s, unsigned kind, int64_t ts)
 {
-	if (s->nq >= NTS_MAX_QUEUE) {
-		s->err = -RTD_E_CAP;
-		return NULL;
-	}
-	if (s->nq == s->qcap) {
-		struct rtd_record *q = rtd_grow(s->q, &s->qcap, s->nq + 1, sizeof(*q), 256);
-		if (!q) {
-			s->err = -ENOMEM;
-			return NULL;
-		}
-		s->q = q;
-	}
-	struct rtd_record *r = &s->q[s->nq++];
-	memset(r, 0, sizeof(*r));
-	r->kind = kind;
-	r->ts = ts;
-	r->mono = rtd_clock_to_mono(&s->clock, ts);
-	r->pid = s->pid;
+	struct rtd_record *r = rtd_recq_push(&s->q, kind, ts, rtd_clock_to_mono(&s->clock, ts),
+					     &s->err);
+	if (r)
+		r->pid = s->pid;
 	return r;
 }
 
@@ -149,7 +132,7 @@ static int on_value(void *ctx, const struct rtd_nettrace_value *v)
 		return rc;
 	if (v->str) {
 		f->type = RTD_FIELD_STR;
-		f->s = rtd_arena_strndup(&s->arena, v->str, v->str_len, &rc);
+		f->s = rtd_arena_strndup(&s->q.arena, v->str, v->str_len, &rc);
 		if (!f->s)
 			return rc;
 	} else if (v->type == RTD_NT_T_F32 || v->type == RTD_NT_T_F64) {
@@ -171,13 +154,14 @@ static int stack_of(struct nts *s, const struct rtd_nettrace_event *ev,
 {
 	size_t n = ev->nframes < RTD_INTERN_MAX_DEPTH ? ev->nframes : RTD_INTERN_MAX_DEPTH;
 	if (n > s->frames_cap) {
-		struct rtd_frame *f = rtd_grow(s->frames, &s->frames_cap, n, sizeof(*f), 64);
+		struct rtd_rec_frame *f = rtd_grow(s->frames, &s->frames_cap, n, sizeof(*f), 64);
 		if (!f)
 			return -ENOMEM;
 		s->frames = f;
 	}
 	for (size_t i = 0; i < n; i++) {
 		s->frames[i].ip = ev->stack[i];
+		s->frames[i].module = NULL; /* the name carries it: "module!Method" */
 		s->frames[i].name = rtd_nettrace_methods_name(s->methods, ev->stack[i]);
 		/* the name is the table's until its next call: intern it now */
 		if (s->frames[i].name) {
@@ -240,10 +224,9 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 		r->unit = "count";
 	}
 	if (s->nfields) {
-		struct rtd_field *f = rtd_arena_alloc(&s->arena, s->nfields * sizeof(*f), &rc);
+		struct rtd_field *f = rtd_recq_fields(&s->q, s->fields, s->nfields, &rc);
 		if (!f)
 			return rc;
-		memcpy(f, s->fields, s->nfields * sizeof(*f));
 		r->fields = f;
 		r->nfields = s->nfields;
 	}
@@ -290,9 +273,7 @@ static int nts_fail(struct nts *s, struct rtd_record *rec, int rc)
 static int nts_next(void *impl, struct rtd_record *rec)
 {
 	struct nts *s = impl;
-	while (s->qhead == s->nq) {
-		s->qhead = s->nq = 0;
-		rtd_arena_reset(&s->arena);
+	while (!rtd_recq_pop(&s->q, rec)) {
 		if (s->finished)
 			return s->end_rc < 0 ? nts_fail(s, rec, s->end_rc) : 0;
 		int rc;
@@ -320,7 +301,6 @@ static int nts_next(void *impl, struct rtd_record *rec)
 			s->end_rc = s->err ? s->err : rc;
 		}
 	}
-	*rec = s->q[s->qhead++];
 	return 1;
 }
 
@@ -339,9 +319,8 @@ static void nts_free(void *impl)
 	rtd_nettrace_methods_free(s->methods);
 	rtd_intern_free(s->intern);
 	rtd_map_free(&s->threads);
-	rtd_arena_free(&s->arena);
+	rtd_recq_free(&s->q);
 	rtd_input_close(&s->in);
-	free(s->q);
 	free(s->frames);
 	free(s);
 }
@@ -360,7 +339,7 @@ static rtd_source *nts_new(struct nts *s, bool mem, int *err)
 	s->methods = rtd_nettrace_methods_new();
 	s->intern = rtd_intern_new();
 	rtd_map_init(&s->threads, NTS_MAX_THREADS);
-	rtd_arena_init(&s->arena, s->o.max_queue_bytes);
+	rtd_recq_init(&s->q, s->o.max_queue_bytes);
 	RTD_OPTS(rtd_nettrace_opts, o, .ctx = s, .on_event = on_event, .on_info = on_info,
 		 .sort = true, .stable_input = mem);
 	s->dec = rtd_nettrace_new(&o);
@@ -375,11 +354,13 @@ static rtd_source *nts_new(struct nts *s, bool mem, int *err)
 	return src;
 }
 
-static struct nts *nts_alloc(const struct rtd_nettrace_source_opts *opts, int *err)
+/* A source over the file @path, or the @len bytes at @buf when @path is NULL */
+static rtd_source *nts_make(const char *path, const void *buf, size_t len,
+			    const struct rtd_nettrace_source_opts *opts, int *err)
 {
 	struct nts *s = calloc(1, sizeof(*s));
-	int rc = s ? rtd_opts_copy(&s->o, sizeof(s->o), opts,
-				   RTD_OPTS_END(rtd_nettrace_source_opts, max_queue_bytes))
+	int rc = s ? rtd_input_setup(&s->in, path, buf, len, &s->o, sizeof(s->o), opts,
+				     RTD_OPTS_END(rtd_nettrace_source_opts, max_queue_bytes))
 		   : -ENOMEM;
 	if (rc < 0) {
 		free(s);
@@ -387,32 +368,17 @@ static struct nts *nts_alloc(const struct rtd_nettrace_source_opts *opts, int *e
 			*err = rc;
 		return NULL;
 	}
-	s->in.fd = -1;
-	return s;
+	return nts_new(s, !path, err);
 }
 
 rtd_source *rtd_nettrace_source_open(const char *path, const struct rtd_nettrace_source_opts *opts,
 				     int *err)
 {
-	struct nts *s = nts_alloc(opts, err);
-	if (!s)
-		return NULL;
-	int rc = rtd_input_open(&s->in, path);
-	if (rc < 0) {
-		free(s);
-		if (err)
-			*err = rc;
-		return NULL;
-	}
-	return nts_new(s, false, err);
+	return nts_make(path, NULL, 0, opts, err);
 }
 
 rtd_source *rtd_nettrace_source_mem(const void *buf, size_t len,
 				    const struct rtd_nettrace_source_opts *opts, int *err)
 {
-	struct nts *s = nts_alloc(opts, err);
-	if (!s)
-		return NULL;
-	rtd_input_mem(&s->in, buf, len);
-	return nts_new(s, true, err);
+	return nts_make(NULL, buf, len, opts, err);
 }

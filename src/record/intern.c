@@ -16,7 +16,7 @@
 struct istack {
 	struct rtd_stack st;
 	struct istack *next;      /* same hash */
-	struct rtd_frame frames[]; /* st.frames points here */
+	struct rtd_rec_frame frames[]; /* st.frames points here */
 };
 
 struct rtd_intern {
@@ -76,28 +76,40 @@ int rtd_intern_string(rtd_intern *in, const char *s, size_t len, const char **ou
 	return 0;
 }
 
-static uint64_t stack_hash(const struct rtd_frame *f, size_t n)
+static uint64_t stack_hash(const struct rtd_rec_frame *f, size_t n)
 {
 	uint64_t h = rtd_hash_u64(n);
 	for (size_t i = 0; i < n; i++)
 		h = rtd_hash_u64(h ^ rtd_hash_u64(f[i].ip) ^
-				 (f[i].name ? rtd_hash_bytes(f[i].name, strlen(f[i].name)) : 0));
+				 (f[i].name ? rtd_hash_bytes(f[i].name, strlen(f[i].name)) : 0) ^
+				 (f[i].module ? rtd_hash_bytes(f[i].module, strlen(f[i].module)) : 1));
 	return h;
 }
 
-static bool same_frames(const struct rtd_stack *st, const struct rtd_frame *f, size_t n)
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool same_frames(const struct rtd_stack *st, const struct rtd_rec_frame *f, size_t n)
 {
 	if (st->n != n)
 		return false;
-	for (size_t i = 0; i < n; i++) {
-		const char *a = st->frames[i].name, *b = f[i].name;
-		if (st->frames[i].ip != f[i].ip || !a != !b || (a && strcmp(a, b) != 0))
+	for (size_t i = 0; i < n; i++)
+		if (st->frames[i].ip != f[i].ip || !same_str(st->frames[i].name, f[i].name) ||
+		    !same_str(st->frames[i].module, f[i].module))
 			return false;
-	}
 	return true;
 }
 
-int rtd_intern_stack(rtd_intern *in, const struct rtd_frame *frames, size_t n,
+/* the interned copy of a frame's string (NULL stays NULL) */
+static int intern_opt(rtd_intern *in, const char *s, const char **out)
+{
+	*out = NULL;
+	return s ? rtd_intern_string(in, s, strlen(s), out) : 0;
+}
+
+int rtd_intern_stack(rtd_intern *in, const struct rtd_rec_frame *frames, size_t n,
 		     const struct rtd_stack **out)
 {
 	if (n > RTD_INTERN_MAX_DEPTH)
@@ -112,19 +124,17 @@ int rtd_intern_stack(rtd_intern *in, const struct rtd_frame *frames, size_t n,
 		}
 	if (in->nstacks >= RTD_INTERN_MAX_STACKS || n > RTD_INTERN_MAX_FRAMES - in->nframes)
 		return -RTD_E_CAP;
-	struct istack *s = malloc(sizeof(*s) + n * sizeof(struct rtd_frame));
+	struct istack *s = malloc(sizeof(*s) + n * sizeof(struct rtd_rec_frame));
 	if (!s)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		s->frames[i].ip = frames[i].ip;
-		s->frames[i].name = NULL;
-		if (frames[i].name) {
-			int rc = rtd_intern_string(in, frames[i].name, strlen(frames[i].name),
-						   &s->frames[i].name);
-			if (rc < 0) {
-				free(s);
-				return rc;
-			}
+		int rc = intern_opt(in, frames[i].name, &s->frames[i].name);
+		if (rc == 0)
+			rc = intern_opt(in, frames[i].module, &s->frames[i].module);
+		if (rc < 0) {
+			free(s);
+			return rc;
 		}
 	}
 	s->st.id = (uint32_t)in->nstacks + 1;

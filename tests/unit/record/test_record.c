@@ -128,8 +128,8 @@ static void test_intern(void **st)
 	assert_ptr_not_equal(a, c);
 
 	char n1[] = "f", n2[] = "g";
-	struct rtd_frame f1[] = {{0x10, n1}, {0x20, n2}, {0x30, NULL}};
-	struct rtd_frame f2[] = {{0x10, "f"}, {0x20, "g"}, {0x30, NULL}};
+	struct rtd_rec_frame f1[] = {{0x10, n1}, {0x20, n2}, {0x30, NULL}};
+	struct rtd_rec_frame f2[] = {{0x10, "f"}, {0x20, "g"}, {0x30, NULL}};
 	const struct rtd_stack *s1, *s2, *s3;
 	assert_int_equal(rtd_intern_stack(in, f1, 3, &s1), 0);
 	n1[0] = 'x'; /* the interner keeps its own copy of names */
@@ -147,7 +147,7 @@ static void test_intern(void **st)
 	assert_int_equal(rtd_intern_stack(in, NULL, 0, &s0), 0);
 	assert_int_equal(s0->n, 0);
 	/* one stack deeper than its cap */
-	struct rtd_frame *deep = calloc(RTD_INTERN_MAX_DEPTH + 1, sizeof(*deep));
+	struct rtd_rec_frame *deep = calloc(RTD_INTERN_MAX_DEPTH + 1, sizeof(*deep));
 	assert_non_null(deep);
 	assert_int_equal(rtd_intern_stack(in, deep, RTD_INTERN_MAX_DEPTH + 1, &s0), -RTD_E_CAP);
 	free(deep);
