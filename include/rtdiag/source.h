@@ -448,6 +448,10 @@ RTD_API int rtd_source_next(rtd_source *s, const struct rtd_record **rec);
  * @s: the source
  * @out: gets the clock
  *
+ * A file source learns its clock from its header, a Go trace from its
+ * clock snapshots: until then the domain may be RTD_CLOCK_NONE or lack
+ * an anchor. Ask after the first record.
+ *
  * Returns: 0, or the error of the source's clock operation.
  */
 RTD_API int rtd_source_clock(rtd_source *s, struct rtd_clock *out);
