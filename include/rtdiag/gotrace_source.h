@@ -26,17 +26,23 @@
  *  - metrics (GOMAXPROCS, heap bytes, heap goal) as COUNTERs.
  * Slices left open at the end of the trace are closed at its last time.
  *
- * Clock: RTD_CLOCK_GO, Go's nanoseconds. A Go 1.25+ trace carries a clock
- * snapshot per generation (trace time, CLOCK_MONOTONIC via nanotime(),
- * wall time): the conversion is anchored at each one, and from the second
- * on, the distance between the previous anchor's extrapolation and the
- * new snapshot is measured into the error bound (plus 1 us for the three
- * clock reads). Older traces have no anchor unless the caller gives one
+ * Clock: RTD_CLOCK_GO, Go's nanoseconds. Go 1.22+ outside Windows takes
+ * its trace clock from nanotime() / 64, at the constant frequency
+ * 15625000 (runtime/tracetime.go), and on Linux nanotime() is
+ * CLOCK_MONOTONIC: a Go 1.22+ trace at that frequency is taken as
+ * CLOCK_MONOTONIC, error 64 ns, unless @not_monotonic. A Go 1.25+ trace
+ * also carries a clock snapshot per generation (trace time,
+ * CLOCK_MONOTONIC via nanotime(), wall time): the conversion is anchored
+ * at each one, and the distance between the previous anchor's
+ * extrapolation and the new snapshot is measured into the error bound
+ * (plus 1 us for the three clock reads). Go 1.5-1.21 traces (cputicks,
+ * ns since the first event) have no anchor unless the caller gives one
  * (@anchor_ts, @anchor_mono: e.g. a live capture's start).
  */
 #ifndef RTDIAG_GOTRACE_SOURCE_H
 #define RTDIAG_GOTRACE_SOURCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,6 +65,8 @@ extern "C" {
  * @anchor_mono: ...and the CLOCK_MONOTONIC ns of that moment, for a
  *               trace without clock snapshots (Go 1.22-1.24)
  * @anchor_error_ns: the error of that anchor (0: unknown)
+ * @not_monotonic: never take a Go 1.22+ trace's nanotime() clock for
+ *                 CLOCK_MONOTONIC (a trace recorded on macOS, say)
  */
 struct rtd_gotrace_source_opts {
 	size_t sz;
@@ -66,6 +74,7 @@ struct rtd_gotrace_source_opts {
 	int64_t anchor_ts;
 	int64_t anchor_mono;
 	uint64_t anchor_error_ns;
+	bool not_monotonic;
 };
 
 /**

@@ -23,6 +23,11 @@
 #define GTS_MAX_OPEN (1u << 24)     /* slices open at once (goroutines, ranges) */
 #define GTS_LANE_RANGE (1ull << 60) /* + n: the n-th distinct (range, scope) */
 #define GTS_CLOCK_READS_NS 1000u    /* a clock snapshot's three reads, at most */
+/* Go 1.22+ outside Windows: the trace clock is nanotime() / 64, at this
+ * constant frequency (runtime/tracetime.go traceClockNow,
+ * traceClockUnitsPerSecond); on Linux nanotime() is CLOCK_MONOTONIC */
+#define GTS_NANOTIME_FREQ 15625000
+#define GTS_NANOTIME_DIV_NS 64u
 
 /* The slice a goroutine has open on a thread (states) */
 struct gopen {
@@ -36,7 +41,8 @@ struct gts {
 	rtd_gostate *st;
 	rtd_intern *intern;
 	struct rtd_clock clock;
-	bool anchored_by_trace;    /* a clock snapshot anchored the clock */
+	enum { ANCHOR_NONE, ANCHOR_CALLER, ANCHOR_NANOTIME, ANCHOR_SNAPSHOT } anchor;
+	bool not_nanotime;         /* a generation ran at another frequency */
 	int version;
 	rtd_recq q;
 	rtd_map threads;           /* M -> 1: its THREAD record went out */
@@ -410,7 +416,7 @@ static void on_sync(struct gts *s, const struct rtd_gotrace_event *ev)
 	int64_t t = (int64_t)ev->args[0], mono = (int64_t)ev->args[1];
 	struct rtd_clock *c = &s->clock;
 	uint64_t err = GTS_CLOCK_READS_NS;
-	if (s->anchored_by_trace) {
+	if (s->anchor == ANCHOR_NANOTIME || s->anchor == ANCHOR_SNAPSHOT) {
 		int64_t was = rtd_clock_to_mono(c, t);
 		uint64_t drift = was > mono ? (uint64_t)(was - mono) : (uint64_t)(mono - was);
 		err += drift;
@@ -423,7 +429,51 @@ static void on_sync(struct gts *s, const struct rtd_gotrace_event *ev)
 	c->ref_wall = (int64_t)ev->args[2] * 1000000000 + (int64_t)ev->args[3];
 	c->mono_error_ns = err;
 	c->wall_error_ns = err;
-	s->anchored_by_trace = true;
+	s->anchor = ANCHOR_SNAPSHOT;
+}
+
+/* The anchor the caller gave, or none. */
+static void init_clock(struct gts *s)
+{
+	struct rtd_clock *c = &s->clock;
+	c->domain = RTD_CLOCK_GO;
+	c->freq = 1000000000u;
+	c->flags = 0;
+	c->mono_error_ns = RTD_CLOCK_ERROR_UNKNOWN;
+	c->wall_error_ns = RTD_CLOCK_ERROR_UNKNOWN;
+	s->anchor = ANCHOR_NONE;
+	if (s->o.anchor_mono) {
+		c->flags = RTD_CLOCK_HAS_MONO;
+		c->ref_ts = s->o.anchor_ts;
+		c->ref_mono = s->o.anchor_mono;
+		c->mono_error_ns = s->o.anchor_error_ns ? s->o.anchor_error_ns
+							: RTD_CLOCK_ERROR_UNKNOWN;
+		s->anchor = ANCHOR_CALLER;
+	}
+}
+
+/* A Go 1.22+ trace at nanotime()'s frequency: its nanoseconds are
+ * CLOCK_MONOTONIC's, rounded down to 64 ns (Linux; not_monotonic says the
+ * trace comes from elsewhere). A generation at another frequency ends the
+ * assumption; a clock snapshot (Go 1.25+) anchors in any case. */
+static void check_nanotime(struct gts *s)
+{
+	int64_t f = rtd_gotrace_dec_frequency(s->dec);
+	if (s->version < 1022 || s->o.not_monotonic || s->not_nanotime || f <= 0)
+		return;
+	if (f != GTS_NANOTIME_FREQ) {
+		s->not_nanotime = true;
+		if (s->anchor == ANCHOR_NANOTIME)
+			init_clock(s);
+		return;
+	}
+	if (s->anchor == ANCHOR_NONE || s->anchor == ANCHOR_CALLER) {
+		struct rtd_clock *c = &s->clock;
+		c->flags |= RTD_CLOCK_HAS_MONO;
+		c->ref_ts = c->ref_mono = 0;
+		c->mono_error_ns = GTS_NANOTIME_DIV_NS;
+		s->anchor = ANCHOR_NANOTIME;
+	}
 }
 
 /* ---- pulling ---------------------------------------------------------------- */
@@ -491,6 +541,7 @@ static int step(struct gts *s)
 		if (rc == 1) {
 			if (!s->version)
 				s->version = rtd_gotrace_dec_version(s->dec);
+			check_nanotime(s);
 			if (ev.type == RTD_GO2_EV_READER_SYNC && s->version >= 1022)
 				on_sync(s, &ev);
 			if ((rc = rtd_gostate_feed(s->st, &ev)) < 0)
@@ -574,24 +625,6 @@ static int64_t read_at(void *buf, size_t len, uint64_t off, void *ctx)
 	return rtd_input_pread(ctx, buf, len, off);
 }
 
-/* Go's nanoseconds; anchored by the caller's anchor until a clock
- * snapshot comes */
-static void init_clock(struct gts *s)
-{
-	struct rtd_clock *c = &s->clock;
-	c->domain = RTD_CLOCK_GO;
-	c->freq = 1000000000u;
-	c->mono_error_ns = RTD_CLOCK_ERROR_UNKNOWN;
-	c->wall_error_ns = RTD_CLOCK_ERROR_UNKNOWN;
-	if (s->o.anchor_mono) {
-		c->flags = RTD_CLOCK_HAS_MONO;
-		c->ref_ts = s->o.anchor_ts;
-		c->ref_mono = s->o.anchor_mono;
-		c->mono_error_ns = s->o.anchor_error_ns ? s->o.anchor_error_ns
-							: RTD_CLOCK_ERROR_UNKNOWN;
-	}
-}
-
 static rtd_source *gts_new(struct gts *s, int *err)
 {
 	RTD_OPTS(rtd_gotrace_opts, o, .mode = RTD_GOTRACE_ORDERED);
@@ -621,7 +654,7 @@ static rtd_source *gts_make(const char *path, const void *buf, size_t len,
 {
 	struct gts *s = calloc(1, sizeof(*s));
 	int rc = s ? rtd_input_setup(&s->in, path, buf, len, &s->o, sizeof(s->o), opts,
-				     RTD_OPTS_END(rtd_gotrace_source_opts, anchor_error_ns))
+				     RTD_OPTS_END(rtd_gotrace_source_opts, not_monotonic))
 		   : -ENOMEM;
 	if (rc < 0) {
 		free(s);
