@@ -13,6 +13,7 @@
 #include "rtdiag/nettrace.h"
 #include "rtdiag/nettrace_source.h"
 #include "rtdiag/perf.h"
+#include "rtdiag/perf_source.h"
 #include "rtdiag/profile.h"
 #include "rtdiag/source.h"
 #include "rtdiag/symbols.h"

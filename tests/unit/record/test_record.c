@@ -128,8 +128,8 @@ static void test_intern(void **st)
 	assert_ptr_not_equal(a, c);
 
 	char n1[] = "f", n2[] = "g";
-	struct rtd_rec_frame f1[] = {{0x10, n1}, {0x20, n2}, {0x30, NULL}};
-	struct rtd_rec_frame f2[] = {{0x10, "f"}, {0x20, "g"}, {0x30, NULL}};
+	struct rtd_rec_frame f1[] = {{0x10, n1, NULL}, {0x20, n2, NULL}, {0x30, NULL, NULL}};
+	struct rtd_rec_frame f2[] = {{0x10, "f", NULL}, {0x20, "g", NULL}, {0x30, NULL, NULL}};
 	const struct rtd_stack *s1, *s2, *s3;
 	assert_int_equal(rtd_intern_stack(in, f1, 3, &s1), 0);
 	n1[0] = 'x'; /* the interner keeps its own copy of names */

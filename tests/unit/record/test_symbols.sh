@@ -11,7 +11,7 @@ command -v nm >/dev/null || { echo "SKIP: nm not found"; exit 77; }
 O=$B/CMakeFiles/rtdiag_obj.dir/src
 objs=()
 for f in record/record.c record/intern.c record/source.c common/arena.c common/input.c \
-	 common/recq.c nettrace/source.c gotrace/source.c; do
+	 common/recq.c nettrace/source.c gotrace/source.c perf/source.c; do
 	[ -f "$O/$f.o" ] || { echo "FAIL: $O/$f.o not built"; exit 1; }
 	objs+=("$O/$f.o")
 done
@@ -25,7 +25,7 @@ fi
 so=$(ls "$B"/librtdiag.so 2>/dev/null)
 [ -n "$so" ] || { echo "FAIL: librtdiag.so not built"; exit 1; }
 exports=$(nm -D --defined-only "$so" | awk '{ print $3 }')
-for h in source.h nettrace_source.h gotrace_source.h; do
+for h in source.h nettrace_source.h gotrace_source.h perf_source.h; do
 	for fn in $(grep -oE '^RTD_API [^(]*\b(rtd_[a-z0-9_]+)\(' "$S/include/rtdiag/$h" |
 		    grep -oE 'rtd_[a-z0-9_]+\($' | tr -d '('); do
 		grep -qx "$fn" <<<"$exports" || { echo "FAIL: $fn (rtdiag/$h) not exported"; fail=1; }
@@ -35,5 +35,5 @@ done
 for fn in rtd_arena_alloc rtd_input_setup rtd_recq_push; do
 	grep -qx "$fn" <<<"$exports" && { echo "FAIL: internal $fn exported"; fail=1; }
 done
-[ $fail -eq 0 ] && echo "ok: the .so exports the public API of the three headers, not the helpers"
+[ $fail -eq 0 ] && echo "ok: the .so exports the public API of the four headers, not the helpers"
 exit $fail
