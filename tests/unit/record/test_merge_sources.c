@@ -2,11 +2,12 @@
 /*
  * test_merge_sources.c - rtd_source_merge over real sources: two EventPipe
  * recordings made on Linux (their clock is CLOCK_MONOTONIC) and a Go 1.22
- * trace (no anchor: its own time line), merged into one stream. Every
- * record of every source comes out once, with its source's index, in
- * order of converted time, each source's own records in their own order;
- * the merged clock's error is unknown because the Go trace has no anchor,
- * and 0 for the two Linux EventPipe recordings alone.
+ * trace from Go's own tests (at nanotime()'s frequency: CLOCK_MONOTONIC to
+ * 64 ns), merged into one stream. Every record of every source comes out
+ * once, with its source's index, in order of converted time, each
+ * source's own records in their own order; the merged clock's error is
+ * the Go trace's 64 ns, 0 for the two EventPipe recordings alone, and
+ * unknown when the Go trace is read without its nanotime anchor.
  */
 #include <inttypes.h>
 
@@ -99,6 +100,19 @@ static void test_merge_real(void **st)
 	struct rtd_clock c;
 	assert_int_equal(rtd_source_clock(m, &c), 0);
 	assert_int_equal(c.domain, RTD_CLOCK_MONOTONIC);
+	assert_int_equal(c.mono_error_ns, 64);
+	rtd_source_free(m);
+	for (int i = 0; i < NSRC; i++)
+		rtd_source_free(srcs[i]);
+
+	/* the same Go trace taken as not CLOCK_MONOTONIC: unknown error */
+	RTD_OPTS(rtd_gotrace_source_opts, go_o, .not_monotonic = true);
+	for (int i = 0; i < 2; i++)
+		srcs[i] = open_src(i, go, golen);
+	srcs[2] = rtd_gotrace_source_mem(go, golen, &go_o, NULL);
+	m = rtd_source_merge(srcs, NSRC, NULL);
+	assert_int_equal(rtd_source_next(m, &r), 1);
+	assert_int_equal(rtd_source_clock(m, &c), 0);
 	assert_int_equal(c.mono_error_ns, RTD_CLOCK_ERROR_UNKNOWN);
 	rtd_source_free(m);
 	for (int i = 0; i < NSRC; i++)
