@@ -128,10 +128,14 @@ static void check_trace(const uint8_t *b, size_t n, const char *name)
 		assert_int_equal(c.thread_states, 0);
 		assert_int_equal(c.kinds[RTD_REC_THREAD], 0);
 	}
+	struct rtd_source_stats ss;
+	rtd_source_stats(s, &ss);
 	printf("%s (go %d.%d): %" PRIu64 " slices, %" PRIu64 " instants, %" PRIu64
-	       " samples, %" PRIu64 " threads\n",
+	       " samples, %" PRIu64 " threads, %" PRIu64 " times raised\n",
 	       name, ver / 1000, ver % 1000, c.kinds[RTD_REC_SLICE_BEGIN], c.kinds[RTD_REC_INSTANT],
-	       c.kinds[RTD_REC_SAMPLE], c.kinds[RTD_REC_THREAD]);
+	       c.kinds[RTD_REC_SAMPLE], c.kinds[RTD_REC_THREAD], ss.clamped);
+	if (ver >= 1022)
+		assert_int_equal(ss.clamped, 0); /* Go's order is time order */
 	rtd_source_free(s);
 }
 
