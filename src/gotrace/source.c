@@ -423,12 +423,18 @@ static void on_sync(struct gts *s, const struct rtd_gotrace_event *ev)
 		if (c->mono_error_ns > err)
 			err = c->mono_error_ns;
 	}
-	c->flags = RTD_CLOCK_HAS_MONO | RTD_CLOCK_HAS_WALL;
+	c->flags = RTD_CLOCK_HAS_MONO;
 	c->ref_ts = t;
 	c->ref_mono = mono;
-	c->ref_wall = (int64_t)ev->args[2] * 1000000000 + (int64_t)ev->args[3];
 	c->mono_error_ns = err;
-	c->wall_error_ns = err;
+	/* wall time when the snapshot's seconds fit nanoseconds (a damaged
+	 * trace's need not) */
+	uint64_t sec = ev->args[2], nsec = ev->args[3];
+	if (sec < (uint64_t)INT64_MAX / 1000000000 - 1 && nsec < 1000000000) {
+		c->flags |= RTD_CLOCK_HAS_WALL;
+		c->ref_wall = (int64_t)sec * 1000000000 + (int64_t)nsec;
+		c->wall_error_ns = err;
+	}
 	s->anchor = ANCHOR_SNAPSHOT;
 }
 

@@ -76,7 +76,9 @@ static int on_info(void *ctx, const struct rtd_nettrace_info *info)
 			.tm_mday = info->sync_day, .tm_hour = info->sync_hour,
 			.tm_min = info->sync_minute, .tm_sec = info->sync_second};
 	time_t t = timegm(&tm);
-	if (t != (time_t)-1 && info->sync_year > 0) {
+	/* a damaged header's year must not overflow the nanoseconds */
+	if (t != (time_t)-1 && info->sync_year > 0 && t >= 0 &&
+	    (int64_t)t < INT64_MAX / 1000000000 - 1 && info->sync_ms >= 0 && info->sync_ms < 1000) {
 		c->flags |= RTD_CLOCK_HAS_WALL;
 		c->ref_wall = (int64_t)t * 1000000000 + (int64_t)info->sync_ms * 1000000;
 		c->wall_error_ns = 1000000; /* the header keeps milliseconds */
