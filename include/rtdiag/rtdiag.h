@@ -18,5 +18,6 @@
 #include "rtdiag/source.h"
 #include "rtdiag/symbols.h"
 #include "rtdiag/timeline.h"
+#include "rtdiag/timeline_records.h"
 
 #endif /* RTDIAG_RTDIAG_H */
