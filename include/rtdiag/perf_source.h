@@ -55,6 +55,34 @@ struct rtd_perf_source_opts {
 RTD_API rtd_source *rtd_perf_source_profiler(struct rtd_perf_profiler *p,
 					     const struct rtd_perf_source_opts *opts, int *err);
 
+/* Waits an off-CPU source holds at most (rtd_perf_source_waits()). */
+#define RTD_PERF_SOURCE_MAX_WAITS (1u << 22)
+
+/**
+ * rtd_perf_source_waits - an off-CPU profiler's kept waits as a record source
+ * @p: a profiler made with RTD_PERF_PROF_OFF_CPU and
+ *     RTD_PERF_PROF_KEEP_SAMPLES whose run has ended; borrowed: it must
+ *     outlive the source
+ * @opts: options, or NULL
+ * @err: gets the error when NULL is returned (may be NULL)
+ *
+ * Each wait is a slice on its thread (SLICE_BEGIN when the thread left
+ * the CPU, SLICE_END when it came back) of @category "off-cpu", named by
+ * the state it left in ("sleep" S, "disk" D, "preempted" R, "other"),
+ * with the fields "state" (the letter) and "in" (the first frame outside
+ * the kernel), as `rtdiag perf record --off-cpu` timelines write them;
+ * PROCESS and THREAD records name their ids before their first slice and
+ * again when a name changes. The profiler gives waits in the order they
+ * ended, so the constructor walks them all and sorts them by time: memory
+ * is about 150 bytes a wait, at most RTD_PERF_SOURCE_MAX_WAITS waits (more: the
+ * stream's error is -RTD_E_CAP). Clock: as rtd_perf_source_profiler()'s.
+ *
+ * Returns: the source, or NULL: -RTD_E_INVAL, -ENOMEM. A failed walk is
+ * the stream's error record.
+ */
+RTD_API rtd_source *rtd_perf_source_waits(struct rtd_perf_profiler *p,
+					  const struct rtd_perf_source_opts *opts, int *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "common/map.h"
+#include "perf/source_impl.h"
 #include "rtdiag/perf_source.h"
 
 #define PS_MAX_TIDS (1u << 22) /* threads and processes named */
@@ -214,7 +215,7 @@ static const struct rtd_source_ops ps_ops = {
 
 /* CLOCK_MONOTONIC, with wall time from a REALTIME reading taken between
  * two MONOTONIC ones; the error is their distance. */
-static void init_clock(struct rtd_clock *c)
+void rtd_perf_source_clock_init(struct rtd_clock *c)
 {
 	struct timespec m1, w, m2;
 	clock_gettime(CLOCK_MONOTONIC, &m1);
@@ -245,7 +246,7 @@ rtd_source *rtd_perf_source_profiler(struct rtd_perf_profiler *p,
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	rtd_map_init(&s->names, PS_MAX_TIDS);
-	init_clock(&s->clock);
+	rtd_perf_source_clock_init(&s->clock);
 	s->intern = rtd_intern_new();
 	rc = s->intern ? -pthread_create(&s->thread, NULL, walker, s) : -ENOMEM;
 	s->started = rc == 0;

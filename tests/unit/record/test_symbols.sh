@@ -11,7 +11,8 @@ command -v nm >/dev/null || { echo "SKIP: nm not found"; exit 77; }
 O=$B/CMakeFiles/rtdiag_obj.dir/src
 objs=()
 for f in record/record.c record/intern.c record/source.c common/arena.c common/input.c \
-	 common/recq.c nettrace/source.c gotrace/source.c perf/source.c; do
+	 common/recq.c nettrace/source.c gotrace/source.c perf/source.c perf/source_waits.c \
+	 timeline/records.c; do
 	[ -f "$O/$f.o" ] || { echo "FAIL: $O/$f.o not built"; exit 1; }
 	objs+=("$O/$f.o")
 done
