@@ -1,0 +1,52 @@
+// dotnet-record: the program of `rtdiag record`'s first test (issue #30).
+// In a loop on its main thread: an EventSource event (Rtd-Record-Test/Mark,
+// its round number), at once a 40 ms sleep, then about 10 ms of CPU in a
+// method of a known name (BurnNamedMethod). The recording must show each
+// event followed on the same thread's track by a ~40 ms off-CPU slice,
+// and samples in BurnNamedMethod.
+//   dotnet-record READY_FILE   writes its pid to READY_FILE once it runs
+using System;
+using System.Diagnostics;
+using System.Diagnostics.Tracing;
+using System.IO;
+using System.Runtime.CompilerServices;
+using System.Threading;
+
+[EventSource(Name = "Rtd-Record-Test")]
+sealed class Marks : EventSource
+{
+    public static readonly Marks Log = new Marks();
+
+    [Event(1)]
+    public void Mark(int round) { WriteEvent(1, round); }
+}
+
+static class Program
+{
+    static double sink;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static double BurnNamedMethod(int ms)
+    {
+        var sw = Stopwatch.StartNew();
+        double x = 1;
+        while (sw.ElapsedMilliseconds < ms)
+            for (int i = 0; i < 10000; i++)
+                x = x * 1.0000001 + 1e-9;
+        return x;
+    }
+
+    static int Main(string[] args)
+    {
+        // jit what the loop runs before it says it is ready
+        sink += BurnNamedMethod(1);
+        File.WriteAllText(args[0] + ".tmp", Environment.ProcessId.ToString());
+        File.Move(args[0] + ".tmp", args[0]);
+        for (int round = 0; ; round++)
+        {
+            Marks.Log.Mark(round);
+            Thread.Sleep(40);
+            sink += BurnNamedMethod(10);
+        }
+    }
+}
