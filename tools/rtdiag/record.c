@@ -41,7 +41,8 @@ static const struct cli_opt record_opts[] = {
 	{O_DUR, "duration", 'd', CLI_ARG_DURATION, CLI_OPT_POSITIVE, "TIME",
 	 "stop after TIME (1.5, 200ms, 00:01:00; default: Ctrl-C or the target's end)", 0, 0},
 	{O_OUT, "output", 'o', CLI_ARG_STR, CLI_OPT_REPEAT, "FILE",
-	 "the timeline, Perfetto (.pftrace, .perfetto-trace) or Chrome JSON (.json); "
+	 "the timeline, Perfetto (.pftrace, .perfetto-trace) or Chrome JSON (.json), "
+	 "or the CPU samples' profile (.folded, .pb.gz, .svg, .speedscope.json); "
 	 "up to 4 times, one recording", 0, 0},
 	{O_PROVIDERS, "providers", 0, CLI_ARG_STR, 0, "SPEC",
 	 ".NET: EventPipe providers added to the default ones (dotnet-trace's syntax)", 0, 0},
@@ -76,7 +77,7 @@ static const struct cli_cmd record_cmd = {
 	"examples:\n"
 	"  rtdiag record -p 4242 -d 10 -o t.pftrace          # ui.perfetto.dev\n"
 	"  rtdiag record -n MyService -d 5 -o t.json --providers MyEventSource\n"
-	"  rtdiag record -F 999 -o t.pftrace -- ./app\n",
+	"  rtdiag record -F 999 -o t.pftrace -o cpu.folded -o cpu.pb.gz -- ./app\n",
 };
 
 struct rec_args {
@@ -85,7 +86,7 @@ struct rec_args {
 	char **cmd;
 	double duration;
 	const char *outs[REC_MAX_OUTS];
-	enum rtd_timeline_format fmts[REC_MAX_OUTS];
+	struct cli_format fmts[REC_MAX_OUTS];
 	size_t nouts;
 	const char *providers;
 	unsigned freq;
@@ -124,11 +125,18 @@ static int parse(struct rec_args *a, int argc, char **argv)
 		return cli_cmd_usage(&record_cmd, "give one target: -p PID, -n NAME or -- COMMAND");
 	if (!a->nouts)
 		return cli_cmd_usage(&record_cmd, "give the timeline's file: -o FILE");
+	/* .json is Chrome JSON here (a timeline first), .speedscope.json a profile */
 	for (size_t i = 0; i < a->nouts; i++) {
-		a->fmts[i] = rtd_timeline_format_from_path(a->outs[i]);
-		if (a->fmts[i] == RTD_TIMELINE_FMT_NONE)
+		size_t n = strlen(a->outs[i]);
+		bool speedscope = n >= 16 && !strcmp(a->outs[i] + n - 16, ".speedscope.json");
+		if (cli_format_pick("record", NULL, a->outs[i],
+				    speedscope ? CLI_FMT_PROFILE : CLI_FMT_TIMELINE, NULL,
+				    &a->fmts[i]) < 0 &&
+		    cli_format_pick("record", NULL, a->outs[i], CLI_FMT_PROFILE, NULL,
+				    &a->fmts[i]) < 0)
 			return cli_cmd_usage(&record_cmd,
-					     "-o %s: a timeline is .pftrace, .perfetto-trace or .json",
+					     "-o %s: a timeline (.pftrace, .perfetto-trace, .json) "
+					     "or a profile (.folded, .pb.gz, .svg, .speedscope.json)",
 					     a->outs[i]);
 	}
 	return -1;
@@ -321,19 +329,21 @@ static int write_all(struct rec_args *a, rtd_source **srcs, size_t n, uint64_t r
 	rtd_timeline_records *c[REC_MAX_OUTS] = {0};
 	size_t opened = 0;
 	int rc = 0;
-	for (; opened < a->nouts; opened++) {
-		struct cli_format f = {.kind = CLI_FMT_TIMELINE, .tl = a->fmts[opened]};
-		if (cli_timeline_open(&t[opened], &f, a->outs[opened])) {
+	for (size_t i = 0; i < a->nouts; i++) {
+		if (a->fmts[i].kind != CLI_FMT_TIMELINE)
+			continue;
+		if (cli_timeline_open(&t[opened], &a->fmts[i], a->outs[i])) {
 			rc = -EIO;
 			break;
 		}
 		RTD_OPTS(rtd_timeline_records_opts, ro, .runtime_sources = runtime);
 		c[opened] = rtd_timeline_records_new(t[opened].tl, &ro, &rc);
-		if (!c[opened]) {
-			opened++;
+		opened++;
+		if (!c[opened - 1])
 			break;
-		}
 	}
+	if (!opened)
+		return CLI_OK;
 	rtd_source *m = rc == 0 ? rtd_source_merge(srcs, n, NULL) : NULL;
 	if (!m && rc == 0)
 		rc = -ENOMEM;
@@ -365,6 +375,22 @@ static int write_all(struct rec_args *a, rtd_source **srcs, size_t n, uint64_t r
 	}
 	rtd_source_free(m);
 	return out;
+}
+
+/* The CPU samples' profile, for each -o of a profile format. */
+static int write_profiles(struct rec_args *a, struct rtd_perf_profiler *p)
+{
+	rtd_profile *prof = NULL;
+	int rc = CLI_OK;
+	for (size_t i = 0; i < a->nouts && rc == CLI_OK; i++) {
+		if (a->fmts[i].kind != CLI_FMT_PROFILE)
+			continue;
+		int r = prof ? 0 : rtd_perf_profiler_profile(p, &prof);
+		rc = r ? cli_fail("building the profile: %s", rtd_strerror(r))
+		       : cli_write_profile(prof, &a->fmts[i], a->outs[i], NULL);
+	}
+	rtd_profile_free(prof);
+	return rc;
 }
 
 static int record_main(int argc, char **argv)
@@ -419,6 +445,10 @@ static int record_main(int argc, char **argv)
 			g_stop = 1;
 		}
 	}
+	fprintf(stderr, "rtdiag: recording pid %d: CPU samples and off-CPU waits%s; "
+			"%s\n", (int)a.pid, ep.started ? ", EventPipe" : "",
+		a.duration > 0 ? "until --duration, the target's end or Ctrl-C"
+			       : "until the target's end or Ctrl-C");
 	double t0 = now_s();
 	bool ended = false;
 	/* until Ctrl-C, --duration, or the target's end (perf's runs return
@@ -451,6 +481,9 @@ static int record_main(int argc, char **argv)
 	if (ep.started && ep.rc)
 		fprintf(stderr, "rtdiag: EventPipe: %s (keeping what came)\n",
 			ep.werr ? strerror(ep.werr) : rtd_strerror(ep.rc));
+	else if (ep.started && !ep.res.ended)
+		fprintf(stderr, "rtdiag: EventPipe: the runtime did not close the session's "
+				"stream after StopTracing\n");
 	if (a.cmd && !ended && alive(a.pid, true)) {
 		kill(a.pid, SIGTERM);
 		waitpid(a.pid, NULL, 0);
@@ -474,6 +507,10 @@ static int record_main(int argc, char **argv)
 	rc = write_all(&a, srcs, n, runtime);
 	for (size_t i = 0; i < n; i++)
 		rtd_source_free(srcs[i]);
+	if (rc != CLI_FAIL) {
+		int prc = write_profiles(&a, cpu.p);
+		rc = prc != CLI_OK ? prc : rc;
+	}
 	if (rc == CLI_OK && ended && a.duration > 0) {
 		fprintf(stderr, "rtdiag: the target ended before --duration; what came is written\n");
 		rc = CLI_PARTIAL;

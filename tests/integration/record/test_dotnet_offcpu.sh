@@ -12,8 +12,9 @@
 # - the Perfetto file of the same recording decodes with protoc against
 #   Perfetto's proto, and tlcheck.py reads it (nesting, interning) with
 #   the same events;
-# - the EventPipe session ends with the recording: a second recording of
-#   the same program starts and gets the events;
+# - the CPU profile of the same recording (-o cpu.folded) names the method;
+# - -n NAME and Ctrl-C: exit 0, the EventPipe stream closed by the runtime
+#   after StopTracing, the timeline written;
 # - the target's end before --duration: exit 3, the timeline written.
 set -u
 R=${RTDIAG:?}; SRC=${RTD_SOURCE_DIR:?}; BIN=${RTD_BINARY_DIR:?}
@@ -36,12 +37,21 @@ fails=0
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
+# wait until rtdiag ERR (its pid RP) says it records, then until the
+# program has done 3 more rounds (an event each): polled, with a bound
+recorded_rounds() {
+  local err=$1 rp=$2 n
+  for _ in $(seq 1200); do grep -q '^rtdiag: recording' "$err" && break; kill -0 "$rp" 2>/dev/null || return; sleep 0.1; done
+  n=$(wc -l <"$W/out")
+  for _ in $(seq 1200); do [ "$(wc -l <"$W/out")" -ge $((n + 3)) ] && break; sleep 0.1; done
+}
+
 "$D/dotnet-record" "$W/ready" >"$W/out" 2>&1 &
 TP=$!
 for _ in $(seq 600); do [ -s "$W/ready" ] && break; kill -0 "$TP" 2>/dev/null || break; sleep 0.1; done
 [ -s "$W/ready" ] || { echo "FAIL: dotnet-record did not start: $(head -5 "$W/out")"; exit 1; }
 
-"$R" record -p "$TP" -d 6 --providers Rtd-Record-Test -o "$W/t.json" -o "$W/t.pftrace" 2>"$W/err"
+"$R" record -p "$TP" -d 6 --providers Rtd-Record-Test -o "$W/t.json" -o "$W/t.pftrace" -o "$W/cpu.folded" 2>"$W/err"
 rc=$?
 cat "$W/err"
 if [ $rc != 0 ] && grep -q "perf_event\|Permission\|not permitted" "$W/err"; then
@@ -73,14 +83,30 @@ else
   echo "SKIP part: protoc or Perfetto's proto missing"
 fi
 
-# the session ended with the recording: a second one starts and sees the events
-"$R" record -p "$TP" -d 1 --providers Rtd-Record-Test -o "$W/t2.json" 2>"$W/err2" ||
-  bad "a second recording: $(cat "$W/err2")"
-grep -q 'Rtd-Record-Test/Mark' "$W/t2.json" || bad "the second recording has no events"
+# Ctrl-C, the target by its name: the recording stops, the session is
+# stopped and its stream closed by the runtime, the timeline is written
+"$R" record -n dotnet-record --providers Rtd-Record-Test -o "$W/t2.json" 2>"$W/err2" &
+RP=$!
+recorded_rounds "$W/err2" $RP
+kill -INT $RP
+wait $RP
+rc=$?
+[ $rc = 0 ] || bad "Ctrl-C: exit $rc: $(cat "$W/err2")"
+grep -q 'EventPipe:' "$W/err2" && bad "Ctrl-C: the session did not end cleanly: $(cat "$W/err2")"
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$W/t2.json" || bad "Ctrl-C: t2.json is not JSON"
+grep -q 'Rtd-Record-Test/Mark' "$W/t2.json" || bad "Ctrl-C: t2.json lacks the events"
+[ $fails = 0 ] && ok "-n NAME, Ctrl-C: exit 0, the session closed by the runtime, the timeline written"
+
+# the CPU profile of the same recording
+grep -q 'BurnNamedMethod' "$W/cpu.folded" && ok "cpu.folded of the same recording names BurnNamedMethod" ||
+  bad "cpu.folded lacks BurnNamedMethod: $(head -3 "$W/cpu.folded")"
 
 # the target ends before --duration: exit 3, and what came is written
-( sleep 1; kill "$TP" ) &
-"$R" record -p "$TP" -d 60 --providers Rtd-Record-Test -o "$W/t3.json" 2>"$W/err3"
+"$R" record -p "$TP" -d 600 --providers Rtd-Record-Test -o "$W/t3.json" 2>"$W/err3" &
+RP=$!
+recorded_rounds "$W/err3" $RP
+kill "$TP"
+wait $RP
 rc=$?
 wait "$TP" 2>/dev/null; TP=
 [ $rc = 3 ] || bad "target ended early: exit $rc, want 3: $(cat "$W/err3")"

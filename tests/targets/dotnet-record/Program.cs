@@ -4,7 +4,8 @@
 // method of a known name (BurnNamedMethod). The recording must show each
 // event followed on the same thread's track by a ~40 ms off-CPU slice,
 // and samples in BurnNamedMethod.
-//   dotnet-record READY_FILE   writes its pid to READY_FILE once it runs
+//   dotnet-record READY_FILE   writes its pid to READY_FILE once it runs,
+//                              then each round's number on stdout
 using System;
 using System.Diagnostics;
 using System.Diagnostics.Tracing;
@@ -47,6 +48,7 @@ static class Program
             Marks.Log.Mark(round);
             Thread.Sleep(40);
             sink += BurnNamedMethod(10);
+            Console.WriteLine(round); // the test waits for rounds here
         }
     }
 }
