@@ -74,11 +74,12 @@ RTD_API rtd_source *rtd_perf_source_profiler(struct rtd_perf_profiler *p,
  * PROCESS and THREAD records name their ids before their first slice and
  * again when a name changes. The profiler gives waits in the order they
  * ended, so the constructor walks them all and sorts them by time: memory
- * is about 150 bytes a wait, at most RTD_PERF_SOURCE_MAX_WAITS waits (more: the
- * stream's error is -RTD_E_CAP). Clock: as rtd_perf_source_profiler()'s.
+ * is about 150 bytes a wait, at most RTD_PERF_SOURCE_MAX_WAITS waits (more:
+ * the waits kept come out, then the error -RTD_E_CAP). Clock: as
+ * rtd_perf_source_profiler()'s.
  *
  * Returns: the source, or NULL: -RTD_E_INVAL, -ENOMEM. A failed walk is
- * the stream's error record.
+ * the stream's error record, after the waits it kept.
  */
 RTD_API rtd_source *rtd_perf_source_waits(struct rtd_perf_profiler *p,
 					  const struct rtd_perf_source_opts *opts, int *err);

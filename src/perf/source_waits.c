@@ -135,9 +135,6 @@ static int renamed(struct pw *s, uint64_t key, const char *name)
 static int pw_next(void *impl, struct rtd_record *rec)
 {
 	struct pw *s = impl;
-	if (s->walk_rc < 0)
-		return rtd_source_error(rec, s->walk_rc, 0,
-					s->msg[0] ? s->msg : rtd_perf_profiler_errmsg(s->p));
 	while (s->at < s->n) {
 		const struct point *pt = &s->v[s->at];
 		rec->ts = rec->mono = pt->t; /* use_clockid: CLOCK_MONOTONIC */
@@ -179,6 +176,10 @@ static int pw_next(void *impl, struct rtd_record *rec)
 			return 1;
 		}
 	}
+	/* a walk that failed (the cap) gave what it had first */
+	if (s->walk_rc < 0)
+		return rtd_source_error(rec, s->walk_rc, 0,
+					s->msg[0] ? s->msg : rtd_perf_profiler_errmsg(s->p));
 	return 0;
 }
 
@@ -221,13 +222,13 @@ rtd_source *rtd_perf_source_waits(struct rtd_perf_profiler *p,
 	s->intern = rtd_intern_new();
 	rc = s->intern ? 0 : -ENOMEM;
 	if (rc == 0) {
-		/* a walk's error is the stream's: the records before it are
-		 * not known to be in order, so none go out */
+		/* a walk's error is the stream's, after the waits it kept
+		 * (each whole: begin and end), sorted */
 		s->walk_rc = rtd_perf_profiler_each_sample(p, on_wait, s);
-		if (s->walk_rc == 0)
-			qsort(s->v, s->n, sizeof(*s->v), by_time);
-		else if (s->walk_rc == -ENOMEM)
+		if (s->walk_rc == -ENOMEM)
 			rc = -ENOMEM;
+		else
+			qsort(s->v, s->n, sizeof(*s->v), by_time);
 	}
 	rtd_source *src = rc == 0 ? rtd_source_new(&pw_ops, s) : NULL;
 	if (!src) {
