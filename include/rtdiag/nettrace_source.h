@@ -24,6 +24,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "rtdiag/common.h"
 #include "rtdiag/source.h"
@@ -79,6 +80,30 @@ RTD_API rtd_source *rtd_nettrace_source_open(const char *path,
 RTD_API rtd_source *rtd_nettrace_source_mem(const void *buf, size_t len,
 					    const struct rtd_nettrace_source_opts *opts,
 					    int *err);
+
+/* Reads up to @len stream bytes into @buf: their count, 0 at the end of
+ * the stream, or a negative error; may block until bytes come. */
+typedef int64_t (*rtd_nettrace_read_fn)(void *ctx, void *buf, size_t len);
+
+/**
+ * rtd_nettrace_source_stream - a live EventPipe stream as a record source
+ * @read: gives the stream's bytes as they come (a session's socket:
+ *        rtd_ipc_session_source() of rtdiag/ipc_source.h wraps one)
+ * @ctx: passed to @read
+ * @opts: options, or NULL; @no_prepass is implied (a stream is read once:
+ *        frames are named by the method events before their sample)
+ * @err: gets the error when NULL is returned (may be NULL)
+ *
+ * rtd_source_next() reads when it has no record queued, so it blocks as
+ * @read does; records come out a sequence point's window at a time, in
+ * time order, as for a file. Memory: the decoder's, one window's records,
+ * the method table.
+ *
+ * Returns: the source, or NULL: -RTD_E_INVAL (no @read, bad @opts), -ENOMEM.
+ */
+RTD_API rtd_source *rtd_nettrace_source_stream(rtd_nettrace_read_fn read, void *ctx,
+					       const struct rtd_nettrace_source_opts *opts,
+					       int *err);
 
 #ifdef __cplusplus
 }

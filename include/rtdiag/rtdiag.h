@@ -10,6 +10,7 @@
 #include "rtdiag/gotrace.h"
 #include "rtdiag/gotrace_source.h"
 #include "rtdiag/ipc.h"
+#include "rtdiag/ipc_source.h"
 #include "rtdiag/nettrace.h"
 #include "rtdiag/nettrace_source.h"
 #include "rtdiag/perf.h"

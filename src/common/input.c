@@ -47,6 +47,19 @@ int rtd_input_setup(rtd_input *in, const char *path, const void *mem, size_t len
 	return rc < 0 ? rc : rtd_input_from(in, path, mem, len);
 }
 
+int rtd_input_reader(rtd_input *in, int64_t (*read)(void *ctx, void *buf, size_t len),
+		     void *ctx)
+{
+	memset(in, 0, sizeof(*in));
+	in->fd = -1;
+	in->buf = malloc(RTD_INPUT_CHUNK);
+	if (!in->buf)
+		return -ENOMEM;
+	in->read = read;
+	in->read_ctx = ctx;
+	return 0;
+}
+
 void rtd_input_close(rtd_input *in)
 {
 	if (in->fd >= 0)
@@ -58,6 +71,8 @@ void rtd_input_close(rtd_input *in)
 
 int64_t rtd_input_pread(rtd_input *in, void *buf, size_t len, uint64_t off)
 {
+	if (in->read)
+		return -ESPIPE;
 	if (in->fd < 0) {
 		if (off >= in->len)
 			return 0;
@@ -81,6 +96,14 @@ int64_t rtd_input_pread(rtd_input *in, void *buf, size_t len, uint64_t off)
 
 int64_t rtd_input_next(rtd_input *in, const uint8_t **p)
 {
+	if (in->read) {
+		int64_t n = in->read(in->read_ctx, in->buf, RTD_INPUT_CHUNK);
+		if (n > 0) {
+			*p = in->buf;
+			in->pos += (uint64_t)n;
+		}
+		return n;
+	}
 	if (in->fd < 0) {
 		if (in->pos >= in->len)
 			return 0;

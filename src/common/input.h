@@ -18,6 +18,9 @@ typedef struct rtd_input {
 	size_t len;
 	uint64_t pos;         /* next offset to read */
 	uint8_t *buf;         /* RTD_INPUT_CHUNK bytes for file reads */
+	/* a stream read by the caller's function (a socket): once, in order */
+	int64_t (*read)(void *ctx, void *buf, size_t len);
+	void *read_ctx;
 } rtd_input;
 
 /* Open @path. Returns 0 or -errno. */
@@ -32,6 +35,11 @@ int rtd_input_from(rtd_input *in, const char *path, const void *mem, size_t len)
  * error @in is left closed. */
 int rtd_input_setup(rtd_input *in, const char *path, const void *mem, size_t len, void *dst,
 		    size_t dst_size, const void *opts, size_t known);
+/* Bytes from @read(@ctx, buf, len) (their count, 0 at the end, or
+ * -errno): read once, in order; rtd_input_pread() and a rewind are not
+ * possible. Returns 0 or -ENOMEM. */
+int rtd_input_reader(rtd_input *in, int64_t (*read)(void *ctx, void *buf, size_t len),
+		     void *ctx);
 void rtd_input_close(rtd_input *in);
 /* The next bytes: *@p points at up to RTD_INPUT_CHUNK of them, valid
  * until the next call. Returns their count, 0 at the end, or -errno. */

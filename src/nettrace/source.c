@@ -373,6 +373,28 @@ static rtd_source *nts_make(const char *path, const void *buf, size_t len,
 	return nts_new(s, !path, err);
 }
 
+rtd_source *rtd_nettrace_source_stream(rtd_nettrace_read_fn read, void *ctx,
+				       const struct rtd_nettrace_source_opts *opts, int *err)
+{
+	struct nts *s = read ? calloc(1, sizeof(*s)) : NULL;
+	int rc = !read ? -RTD_E_INVAL
+	       : !s    ? -ENOMEM
+		       : rtd_opts_copy(&s->o, sizeof(s->o), opts,
+				       RTD_OPTS_END(rtd_nettrace_source_opts, max_queue_bytes));
+	if (rc == 0)
+		rc = rtd_input_reader(&s->in, read, ctx);
+	if (rc < 0) {
+		if (s)
+			rtd_input_close(&s->in);
+		free(s);
+		if (err)
+			*err = rc;
+		return NULL;
+	}
+	s->o.no_prepass = true; /* read once: methods are learnt as they come */
+	return nts_new(s, false, err);
+}
+
 rtd_source *rtd_nettrace_source_open(const char *path, const struct rtd_nettrace_source_opts *opts,
 				     int *err)
 {
