@@ -105,6 +105,26 @@ RTD_API rtd_source *rtd_nettrace_source_stream(rtd_nettrace_read_fn read, void *
 					       const struct rtd_nettrace_source_opts *opts,
 					       int *err);
 
+/**
+ * rtd_nettrace_source_clr - a nettrace source's records with the CLR's
+ * start/stop pairs as slices
+ * @in: a nettrace source (borrowed: free it after this one)
+ * @err: gets the error when NULL is returned (may be NULL)
+ *
+ * Every record of @in comes out as it was; after the runtime's events
+ * (Microsoft-Windows-DotNETRuntime) that open or close something come
+ * slices: GC/Start..GC/Stop "GC" and GC/SuspendEEStart..GC/RestartEEStop
+ * "EE suspended" (category "gc") on lanes 1 and 2 of the process's track
+ * (tid 0), named "GC" and "EE suspended" by THREAD records on first use;
+ * Contention/Start..Contention/Stop "contention" on the waiting thread. A
+ * stop with nothing open is left as its instant. GC/HeapStats also gives
+ * COUNTER records "gen0 size", "gen1 size", "gen2 size", "LOH size" and
+ * "POH size" (bytes). Memory: one entry per thread with a wait open.
+ *
+ * Returns: the source, or NULL: -RTD_E_INVAL (no @in), -ENOMEM.
+ */
+RTD_API rtd_source *rtd_nettrace_source_clr(rtd_source *in, int *err);
+
 #ifdef __cplusplus
 }
 #endif

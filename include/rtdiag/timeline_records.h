@@ -10,7 +10,9 @@
  * than 0. A track is added when its first event comes, named with the
  * best name known then, and renamed when a better one comes later: a name
  * from a runtime source (its index set in @runtime_sources) wins over any
- * other (the kernel's comm); among equals the latest wins.
+ * other (the kernel's comm); among equals the latest wins. A THREAD
+ * record with a @lane names that lane's track ("lane N" otherwise), when
+ * it comes before the lane's first event.
  *
  * By kind: SLICE_BEGIN/_END open and close slices on their track (an end
  * with nothing open there is counted, not written); INSTANT an instant

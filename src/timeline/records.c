@@ -161,7 +161,8 @@ static int name(rtd_timeline_records *c, const struct rtd_record *r)
 	bool runtime = r->source < 64 && (c->o.runtime_sources >> r->source & 1);
 	int rc = 0;
 	uint64_t tid = r->kind == RTD_REC_PROCESS ? 0 : r->tid;
-	struct trk *t = entry(c, r->pid, tid, 0, &rc);
+	uint64_t lane = r->kind == RTD_REC_PROCESS ? 0 : r->lane;
+	struct trk *t = entry(c, r->pid, tid, lane, &rc);
 	if (!t)
 		return rc;
 	if ((t->runtime_named && !runtime) || (t->name && !strcmp(t->name, r->name)))
@@ -172,8 +173,8 @@ static int name(rtd_timeline_records *c, const struct rtd_record *r)
 	free(t->name);
 	t->name = n;
 	t->runtime_named |= runtime;
-	if (!t->id)
-		return 0;
+	if (!t->id || lane)
+		return 0; /* a lane is named before its first event, or keeps its name */
 	c->st.renamed++;
 	return rtd_timeline_rename_track(c->tl, t->id, n);
 }

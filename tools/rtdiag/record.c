@@ -63,7 +63,10 @@ static const struct cli_cmd record_cmd = {
 	"process (found by its diagnostics socket) also gets an EventPipe session:\n"
 	"GC, JIT, loader, lock contention, exceptions and the thread pool, plus\n"
 	"--providers; its events are instants named Provider/Event on the thread\n"
-	"that wrote them. Every thread has one track, keyed by its OS pid/tid.",
+	"that wrote them; GCs and the runtime's suspensions are slices on lanes of\n"
+	"the process, lock contention a slice on the waiting thread, the heap's\n"
+	"generation sizes counters. Every thread has one track, keyed by its OS\n"
+	"pid/tid.",
 	record_opts, 0, 0, CLI_CMD_COMMAND, record_main,
 	"All times are CLOCK_MONOTONIC: perf opens its events with use_clockid, and\n"
 	"on Linux EventPipe's timestamps are that clock in nanoseconds.\n"
@@ -489,13 +492,15 @@ static int record_main(int argc, char **argv)
 		waitpid(a.pid, NULL, 0);
 	}
 
-	rtd_source *srcs[3];
+	rtd_source *srcs[3], *nt = NULL;
 	size_t n = 0;
 	int err = 0;
 	uint64_t runtime = 0;
 	if (ep.started) {
-		RTD_OPTS(rtd_nettrace_source_opts, no, .max_queue_bytes = 0);
-		if ((srcs[n] = rtd_nettrace_source_open(ep.path, &no, &err)))
+		/* the runtime's start/stop pairs (GC, suspension, contention)
+		 * as slices too */
+		nt = rtd_nettrace_source_open(ep.path, NULL, &err);
+		if (nt && (srcs[n] = rtd_nettrace_source_clr(nt, &err)))
 			runtime |= 1ull << n++;
 		else
 			cli_fail("reading the EventPipe stream: %s", rtd_strerror(err));
@@ -507,6 +512,7 @@ static int record_main(int argc, char **argv)
 	rc = write_all(&a, srcs, n, runtime);
 	for (size_t i = 0; i < n; i++)
 		rtd_source_free(srcs[i]);
+	rtd_source_free(nt);
 	if (rc != CLI_FAIL) {
 		int prc = write_profiles(&a, cpu.p);
 		rc = prc != CLI_OK ? prc : rc;

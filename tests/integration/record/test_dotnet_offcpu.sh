@@ -12,6 +12,7 @@
 # - the Perfetto file of the same recording decodes with protoc against
 #   Perfetto's proto, and tlcheck.py reads it (nesting, interning) with
 #   the same events;
+# - the program's GCs are "GC" and "EE suspended" slices on lanes named so;
 # - the CPU profile of the same recording (-o cpu.folded) names the method;
 # - -n NAME and Ctrl-C: exit 0, the EventPipe stream closed by the runtime
 #   after StopTracing, the timeline written;
@@ -82,6 +83,17 @@ PY
 else
   echo "SKIP part: protoc or Perfetto's proto missing"
 fi
+
+# the runtime's GCs (GC.Collect every 10th round) as slices on the process's lanes
+python3 - "$W/t.json" <<'PY' && ok "GC and EE suspended slices on the process's lanes, named so" || bad "no GC slices"
+import json, sys
+evs = json.load(open(sys.argv[1]))["traceEvents"]
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in evs if e.get("name") == "thread_name"}
+gc = [e for e in evs if e.get("ph") == "B" and e.get("cat") == "gc"]
+lanes = {names.get((e["pid"], e["tid"])) for e in gc}
+print(len(gc), "gc slices on", lanes)
+sys.exit(0 if {"GC", "EE suspended"} <= lanes else 1)
+PY
 
 # Ctrl-C, the target by its name: the recording stops, the session is
 # stopped and its stream closed by the runtime, the timeline is written

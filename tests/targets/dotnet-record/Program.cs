@@ -3,7 +3,7 @@
 // its round number), at once a 40 ms sleep, then about 10 ms of CPU in a
 // method of a known name (BurnNamedMethod). The recording must show each
 // event followed on the same thread's track by a ~40 ms off-CPU slice,
-// and samples in BurnNamedMethod.
+// and samples in BurnNamedMethod. Every 10th round ends with a blocking GC.
 //   dotnet-record READY_FILE   writes its pid to READY_FILE once it runs,
 //                              then each round's number on stdout
 using System;
@@ -48,6 +48,8 @@ static class Program
             Marks.Log.Mark(round);
             Thread.Sleep(40);
             sink += BurnNamedMethod(10);
+            if (round % 10 == 9)
+                GC.Collect(); // a blocking GC, after the round's sleep
             Console.WriteLine(round); // the test waits for rounds here
         }
     }
