@@ -4,8 +4,10 @@
 // method of a known name (BurnNamedMethod). The recording must show each
 // event followed on the same thread's track by a ~40 ms off-CPU slice,
 // and samples in BurnNamedMethod. Every 10th round ends with a blocking GC.
-//   dotnet-record READY_FILE   writes its pid to READY_FILE once it runs,
+//   dotnet-record READY_FILE [gc]  writes its pid to READY_FILE once it runs,
 //                              then each round's number on stdout
+// gc: two threads (spin0, spin1) burn CPU in managed code while the main
+// thread induces a blocking GC every 100 ms (the second test).
 using System;
 using System.Diagnostics;
 using System.Diagnostics.Tracing;
@@ -37,12 +39,37 @@ static class Program
         return x;
     }
 
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void SpinWorker()
+    {
+        for (;;)
+            sink2 += BurnNamedMethod(5);
+    }
+
+    static double sink2;
+
+    // "gc" mode: two threads burn CPU in managed code while the main thread
+    // induces a blocking GC every 100 ms: the runtime suspends the workers
+    static int GcMode()
+    {
+        for (int i = 0; i < 2; i++)
+            new Thread(SpinWorker) { IsBackground = true, Name = "spin" + i }.Start();
+        for (int round = 0; ; round++)
+        {
+            Thread.Sleep(100);
+            GC.Collect();
+            Console.WriteLine(round);
+        }
+    }
+
     static int Main(string[] args)
     {
         // jit what the loop runs before it says it is ready
         sink += BurnNamedMethod(1);
         File.WriteAllText(args[0] + ".tmp", Environment.ProcessId.ToString());
         File.Move(args[0] + ".tmp", args[0]);
+        if (args.Length > 1 && args[1] == "gc")
+            return GcMode();
         for (int round = 0; ; round++)
         {
             Marks.Log.Mark(round);
