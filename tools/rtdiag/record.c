@@ -303,9 +303,16 @@ static int perf_new(struct perf_run *r, pid_t *pids, unsigned flags, unsigned fr
 					    .flags = flags | RTD_PERF_PROF_KEEP_SAMPLES,
 					    .sampler = &so};
 	int rc = rtd_perf_profiler_new(&po, &r->p);
+	if (rc && (flags & RTD_PERF_PROF_OFF_CPU)) {
+		/* the rest is still worth recording: say what is missing */
+		fprintf(stderr, "rtdiag: no off-CPU waits: %s (they need sched_switch samples: "
+				"root, CAP_PERFMON or kernel.perf_event_paranoid <= 1)\n",
+			rtd_perf_profiler_errmsg(NULL));
+		r->p = NULL;
+		return CLI_OK;
+	}
 	if (rc)
-		return cli_fail("%s: %s", flags & RTD_PERF_PROF_OFF_CPU ? "off-CPU waits" : "CPU samples",
-				rtd_perf_profiler_errmsg(NULL));
+		return cli_fail("CPU samples: %s", rtd_perf_profiler_errmsg(NULL));
 	return CLI_OK;
 }
 
@@ -439,7 +446,8 @@ static int record_main(int argc, char **argv)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	cpu.started = pthread_create(&cpu.th, NULL, perf_thread, &cpu) == 0;
-	off.started = pthread_create(&off.th, NULL, perf_thread, &off) == 0;
+	off.done = !off.p;
+	off.started = off.p && pthread_create(&off.th, NULL, perf_thread, &off) == 0;
 	ep.started = dotnet && pthread_create(&ep.th, NULL, ep_thread, &ep) == 0;
 	if (a.cmd) {
 		int e = perf_child_go(&child);
@@ -448,8 +456,8 @@ static int record_main(int argc, char **argv)
 			g_stop = 1;
 		}
 	}
-	fprintf(stderr, "rtdiag: recording pid %d: CPU samples and off-CPU waits%s; "
-			"%s\n", (int)a.pid, ep.started ? ", EventPipe" : "",
+	fprintf(stderr, "rtdiag: recording pid %d: CPU samples%s%s; %s\n", (int)a.pid,
+		off.p ? ", off-CPU waits" : "", ep.started ? ", EventPipe" : "",
 		a.duration > 0 ? "until --duration, the target's end or Ctrl-C"
 			       : "until the target's end or Ctrl-C");
 	double t0 = now_s();
@@ -469,7 +477,8 @@ static int record_main(int argc, char **argv)
 	}
 	g_stop_int = 1; /* the pump: StopTracing, then the stream's end */
 	rtd_perf_monitor_stop(rtd_perf_profiler_monitor(cpu.p), false);
-	rtd_perf_monitor_stop(rtd_perf_profiler_monitor(off.p), false);
+	if (off.p)
+		rtd_perf_monitor_stop(rtd_perf_profiler_monitor(off.p), false);
 	if (cpu.started)
 		pthread_join(cpu.th, NULL);
 	if (off.started)
@@ -507,7 +516,7 @@ static int record_main(int argc, char **argv)
 	}
 	if ((srcs[n] = rtd_perf_source_profiler(cpu.p, NULL, &err)))
 		n++;
-	if ((srcs[n] = rtd_perf_source_waits(off.p, NULL, &err)))
+	if (off.p && (srcs[n] = rtd_perf_source_waits(off.p, NULL, &err)))
 		n++;
 	rc = write_all(&a, srcs, n, runtime);
 	for (size_t i = 0; i < n; i++)
