@@ -262,7 +262,7 @@ static int ep_start(struct ep_run *e, pid_t pid, const char *spec)
 {
 	struct rtd_ipc_providers prov = {0};
 	if (ep_providers(spec, &prov))
-		return CLI_FAIL;
+		return CLI_FAIL; /* checked before: out of memory */
 	int err = 0;
 	e->c = rtd_ipc_client_new(pid, NULL, &err);
 	if (!e->c) {
@@ -292,7 +292,7 @@ static void ep_free(struct ep_run *e)
 {
 	rtd_ipc_session_free(e->s);
 	rtd_ipc_client_free(e->c);
-	if (e->fd > 0)
+	if (e->fd >= 0)
 		close(e->fd);
 }
 
@@ -414,6 +414,11 @@ static int record_main(int argc, char **argv)
 			return CLI_FAIL;
 	if (a.name && find_name(a.name, &a.pid))
 		return CLI_FAIL;
+	struct rtd_ipc_providers check = {0};
+	rc = ep_providers(a.providers, &check); /* a bad --providers fails first */
+	rtd_ipc_providers_clear(&check);
+	if (rc)
+		return CLI_USAGE;
 	pid_t pids[CLI_MAX_PIDS] = {a.pid};
 	size_t npids = a.pid ? 1 : 0;
 	struct perf_child child = {0};
@@ -432,8 +437,13 @@ static int record_main(int argc, char **argv)
 	char sock[256];
 	bool dotnet = !a.no_dotnet && !a.cmd &&
 		      rtd_ipc_socket_find(a.pid, sock, sizeof(sock), NULL, 0) == 0;
-	if (!rc && dotnet)
-		rc = ep_start(&ep, a.pid, a.providers);
+	if (!rc && dotnet && ep_start(&ep, a.pid, a.providers)) {
+		/* the kernel's side is still worth recording (the message said why) */
+		fprintf(stderr, "rtdiag: recording without EventPipe\n");
+		ep_free(&ep);
+		ep = (struct ep_run){.fd = -1};
+		dotnet = false;
+	}
 	if (rc) {
 		if (a.cmd)
 			perf_child_abort(&child);
