@@ -424,6 +424,10 @@ static int record_main(int argc, char **argv)
 	struct perf_child child = {0};
 	unsigned flags = 0;
 	if (a.cmd) {
+		/* a .NET COMMAND writes its JIT frames' names for perf (its
+		 * runtime is not up yet to be asked over the diagnostics IPC) */
+		if (!a.no_dotnet)
+			setenv("DOTNET_PerfMapEnabled", "3", 0);
 		if (perf_cli_start(&child, a.cmd, pids, &npids))
 			return CLI_FAIL;
 		a.pid = pids[0];
@@ -471,7 +475,7 @@ static int record_main(int argc, char **argv)
 		a.duration > 0 ? "until --duration, the target's end or Ctrl-C"
 			       : "until the target's end or Ctrl-C");
 	double t0 = now_s();
-	bool ended = false;
+	bool ended = false, ep_tried = false;
 	/* until Ctrl-C, --duration, or the target's end (perf's runs return
 	 * when the process is gone; the EventPipe stream closes) */
 	while (!g_stop) {
@@ -482,6 +486,18 @@ static int record_main(int argc, char **argv)
 		     __atomic_load_n(&off.done, __ATOMIC_ACQUIRE))) {
 			ended = true;
 			break;
+		}
+		/* a .NET COMMAND: its session once its runtime listens */
+		if (a.cmd && !a.no_dotnet && !ep.started && !ep_tried &&
+		    rtd_ipc_socket_find(a.pid, sock, sizeof(sock), NULL, 0) == 0) {
+			ep_tried = true;
+			if (ep_start(&ep, a.pid, a.providers) == CLI_OK)
+				ep.started = pthread_create(&ep.th, NULL, ep_thread, &ep) == 0;
+			else
+				fprintf(stderr, "rtdiag: recording without EventPipe\n");
+			if (ep.started)
+				fprintf(stderr, "rtdiag: pid %d is .NET: EventPipe from now on\n",
+					(int)a.pid);
 		}
 		poll(NULL, 0, 50);
 	}
@@ -535,6 +551,12 @@ static int record_main(int argc, char **argv)
 	if (rc != CLI_FAIL) {
 		int prc = write_profiles(&a, cpu.p);
 		rc = prc != CLI_OK ? prc : rc;
+	}
+	if (a.cmd && !a.no_dotnet && !alive(a.pid, true)) {
+		/* the perf map our COMMAND wrote (named now): not left in /tmp */
+		char map[64];
+		snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)a.pid);
+		unlink(map);
 	}
 	if (rc == CLI_OK && ended && a.duration > 0) {
 		fprintf(stderr, "rtdiag: the target ended before --duration; what came is written\n");

@@ -16,7 +16,9 @@
 # - the CPU profile of the same recording (-o cpu.folded) names the method;
 # - -n NAME and Ctrl-C: exit 0, the EventPipe stream closed by the runtime
 #   after StopTracing, the timeline written;
-# - the target's end before --duration: exit 3, the timeline written.
+# - the target's end before --duration: exit 3, the timeline written;
+# - -- COMMAND: the session starts once the runtime listens, the JIT
+#   frames are named, the perf map the program wrote is not left in /tmp.
 set -u
 R=${RTDIAG:?}; SRC=${RTD_SOURCE_DIR:?}; BIN=${RTD_BINARY_DIR:?}
 SH=${RTD_SHARED_DIR:-$SRC/../shared}; P=$SH/reference/perfetto
@@ -125,5 +127,16 @@ wait "$TP" 2>/dev/null; TP=
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$W/t3.json" || bad "t3.json is not JSON"
 grep -q 'Rtd-Record-Test/Mark' "$W/t3.json" || bad "t3.json lacks the events before the end"
 [ $fails = 0 ] && ok "ended early: exit 3, the timeline written"
+# -- COMMAND: the program started by rtdiag; its session once its runtime
+# listens, its JIT frames named through the perf map it was told to write
+"$R" record -d 3 --providers Rtd-Record-Test -o "$W/c.json" -o "$W/c.folded" -- \
+  "$D/dotnet-record" "$W/ready2" >/dev/null 2>"$W/errc"
+rc=$?
+[ $rc = 0 ] || bad "-- COMMAND: exit $rc: $(cat "$W/errc")"
+grep -q 'Rtd-Record-Test/Mark' "$W/c.json" || bad "-- COMMAND: no events: $(cat "$W/errc")"
+grep -q 'BurnNamedMethod' "$W/c.folded" || bad "-- COMMAND: BurnNamedMethod not named"
+cpid=$(cat "$W/ready2" 2>/dev/null)
+[ -n "$cpid" ] && [ -e "/tmp/perf-$cpid.map" ] && bad "-- COMMAND: /tmp/perf-$cpid.map left behind"
+[ $fails = 0 ] && ok "-- COMMAND: EventPipe events once the runtime listened, BurnNamedMethod named, no perf map left"
 echo "$((fails == 0 ? 1 : 0)) passed, $fails failed"
 [ $fails = 0 ]
