@@ -16,7 +16,7 @@ D=$(bash "$SRC/tests/integration/dotnet/build.sh" dotnet-record tests/targets) |
 W=$(mktemp -d /tmp/rtd-record-gc-XXXXXX)
 TP=
 cleanup() {
-  [ -n "$TP" ] && { kill -9 "$TP" 2>/dev/null; wait "$TP" 2>/dev/null; rm -f /tmp/dotnet-diagnostic-"$TP"-*-socket; }
+  [ -n "$TP" ] && { kill -9 "$TP" 2>/dev/null; wait "$TP" 2>/dev/null; rm -f /tmp/dotnet-diagnostic-"$TP"-*-socket /tmp/perf-"$TP".map; }
   rm -rf "$W"
 }
 trap cleanup EXIT

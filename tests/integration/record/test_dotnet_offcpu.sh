@@ -32,7 +32,7 @@ D=$(bash "$SRC/tests/integration/dotnet/build.sh" dotnet-record tests/targets) |
 W=$(mktemp -d /tmp/rtd-record-test-XXXXXX)
 TP=
 cleanup() {
-  [ -n "$TP" ] && { kill -9 "$TP" 2>/dev/null; wait "$TP" 2>/dev/null; rm -f /tmp/dotnet-diagnostic-"$TP"-*-socket; }
+  [ -n "$TP" ] && { kill -9 "$TP" 2>/dev/null; wait "$TP" 2>/dev/null; rm -f /tmp/dotnet-diagnostic-"$TP"-*-socket /tmp/perf-"$TP".map; }
   rm -rf "$W"
 }
 trap cleanup EXIT
@@ -122,7 +122,7 @@ recorded_rounds "$W/err3" $RP
 kill "$TP"
 wait $RP
 rc=$?
-wait "$TP" 2>/dev/null; TP=
+wait "$TP" 2>/dev/null; rm -f /tmp/perf-"$TP".map /tmp/dotnet-diagnostic-"$TP"-*-socket; TP=
 [ $rc = 3 ] || bad "target ended early: exit $rc, want 3: $(cat "$W/err3")"
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$W/t3.json" || bad "t3.json is not JSON"
 grep -q 'Rtd-Record-Test/Mark' "$W/t3.json" || bad "t3.json lacks the events before the end"
