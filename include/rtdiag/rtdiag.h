@@ -9,12 +9,18 @@
 #include "rtdiag/goanalysis.h"
 #include "rtdiag/gocapture.h"
 #include "rtdiag/gotrace.h"
+#include "rtdiag/gotrace_source.h"
 #include "rtdiag/guard.h"
 #include "rtdiag/ipc.h"
+#include "rtdiag/ipc_source.h"
 #include "rtdiag/nettrace.h"
+#include "rtdiag/nettrace_source.h"
 #include "rtdiag/perf.h"
+#include "rtdiag/perf_source.h"
 #include "rtdiag/profile.h"
+#include "rtdiag/source.h"
 #include "rtdiag/symbols.h"
 #include "rtdiag/timeline.h"
+#include "rtdiag/timeline_records.h"
 
 #endif /* RTDIAG_RTDIAG_H */

@@ -292,6 +292,20 @@ RTD_API int rtd_timeline_counter(rtd_timeline *tl, uint64_t track, int64_t ts,
 RTD_API int rtd_timeline_close_track(rtd_timeline *tl, uint64_t track,
 				     int64_t ts);
 
+/**
+ * rtd_timeline_rename_track - a process or thread track gets a new name
+ * @tl: the timeline
+ * @track: a RTD_TRACK_PROCESS or RTD_TRACK_THREAD track
+ * @name: its name from now on; copied
+ *
+ * The track's descriptor is written again with the same id and the new
+ * name (a viewer shows the latest): for a thread named after its first
+ * events came (a runtime's thread name, the kernel's comm).
+ * Returns: 0, -RTD_E_INVAL (unknown track, another kind, no @name),
+ * -RTD_E_STATE after rtd_timeline_finish(), -ENOMEM, -EIO.
+ */
+RTD_API int rtd_timeline_rename_track(rtd_timeline *tl, uint64_t track, const char *name);
+
 struct rtd_frame;
 
 /**

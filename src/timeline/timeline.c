@@ -350,6 +350,29 @@ int rtd_timeline_close_track(rtd_timeline *tl, uint64_t track, int64_t ts)
 	return tl->err;
 }
 
+int rtd_timeline_rename_track(rtd_timeline *tl, uint64_t track, const char *name)
+{
+	if (tl->err)
+		return tl->err;
+	if (tl->finished)
+		return -RTD_E_STATE;
+	struct tl_track *k = track_of(tl, track);
+	if (!k || !name || (k->kind != RTD_TRACK_PROCESS && k->kind != RTD_TRACK_THREAD))
+		return -RTD_E_INVAL;
+	char *n = strdup(name);
+	if (!n)
+		return -ENOMEM;
+	free(k->name);
+	k->name = n;
+	/* the descriptor again, same id: the viewers take its latest name */
+	struct rtd_track t = {.sz = sizeof(t), .kind = k->kind, .pid = k->pid,
+			      .tid = k->tid, .name = name};
+	tl_put(tl, tl->fmt == RTD_TIMELINE_FMT_PERFETTO ? pf_track(tl, track, &t)
+							 : cj_track(tl, track, &t));
+	tl_flush(tl, false);
+	return tl->err;
+}
+
 void rtd_timeline_get_stats(const rtd_timeline *tl,
 			    struct rtd_timeline_stats *st)
 {

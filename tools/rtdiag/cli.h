@@ -32,6 +32,7 @@ extern const struct cli_group cli_group_perf;
 extern const struct cli_group cli_group_gotrace;
 extern const struct cli_group cli_group_agent;
 extern const struct cli_group cli_group_convert;
+extern const struct cli_group cli_group_record;
 
 /* "rtdiag CMD: MESSAGE" + "Try 'rtdiag help CMD'." on stderr; returns 2. */
 int cli_usage(const char *cmd, const char *fmt, ...)

@@ -18,6 +18,7 @@ static const struct cli_group *const groups[] = {
 	&cli_group_gotrace,
 	&cli_group_agent,
 	&cli_group_convert,
+	&cli_group_record,
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 

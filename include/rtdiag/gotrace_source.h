@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rtdiag/gotrace_source.h - a Go execution trace (any version, 1.5 to
+ * 1.26) as a record source (rtdiag/source.h).
+ *
+ * The ordered decoder and the goroutine state tracker (rtd_gostate) turn
+ * the trace into Go's high-level events; the source turns those into
+ * records, in Go's order:
+ *  - goroutine states as slices: Go 1.22+ names the OS thread (M) of each
+ *    event, which on Linux is the thread id, so a goroutine's Running and
+ *    Syscall states are slices on that thread (@tid = M, @name "Running"
+ *    or "Syscall", @category "goroutine", field g), with a THREAD record
+ *    the first time an M appears. Go 1.5-1.21 traces name no OS thread:
+ *    their states go on the goroutine's own lane of the process track
+ *    (@tid 0, @lane RTD_GOTRACE_LANE_G + g).
+ *  - a goroutine blocking: INSTANT "GoBlock" (fields g, reason; the
+ *    stack), and being made runnable: INSTANT "GoUnblock" (field g);
+ *  - ranges (GC, stop-the-world, sweeping, mark assists) as slices on the
+ *    process track, one lane per range and scope;
+ *  - user regions as slices on the goroutine's region lane
+ *    (RTD_GOTRACE_LANE_REGION + g); tasks and logs as INSTANTs
+ *    ("UserTaskBegin", "UserTaskEnd", "UserLog" with fields task, parent,
+ *    name, category, message); labels as INSTANT "GoLabel";
+ *  - CPU samples as SAMPLE records (value 1, unit "count", name
+ *    "CPUSample", the stack interned with function names);
+ *  - metrics (GOMAXPROCS, heap bytes, heap goal) as COUNTERs.
+ * Slices left open at the end of the trace are closed at its last time.
+ *
+ * Order: Go 1.22+ records come in Go's order, which is time order. In
+ * Go 1.5-1.21 traces a system call's transitions are known only at the
+ * goroutine's next event (Go's reader looks ahead; rtd_gostate waits), so
+ * they come after records of later times; rtd_source_next() raises their
+ * @mono to the latest given out (rtd_source_stats() counts them: 836 of
+ * http_1_19_good's records, 0 of every Go 1.22+ vector). Reordering them
+ * within a bounded window is a later step.
+ *
+ * Clock: RTD_CLOCK_GO, Go's nanoseconds. Go 1.22+ outside Windows takes
+ * its trace clock from nanotime() / 64, at the constant frequency
+ * 15625000 (runtime/tracetime.go), and on Linux nanotime() is
+ * CLOCK_MONOTONIC: a Go 1.22+ trace at that frequency is taken as
+ * CLOCK_MONOTONIC, error 64 ns, unless @not_monotonic. A Go 1.25+ trace
+ * also carries a clock snapshot per generation (trace time,
+ * CLOCK_MONOTONIC via nanotime(), wall time): the conversion is anchored
+ * at each one, and the distance between the previous anchor's
+ * extrapolation and the new snapshot is measured into the error bound
+ * (plus 1 us for the three clock reads). Go 1.5-1.21 traces (cputicks,
+ * ns since the first event) have no anchor unless the caller gives one
+ * (@anchor_ts, @anchor_mono: e.g. a live capture's start).
+ */
+#ifndef RTDIAG_GOTRACE_SOURCE_H
+#define RTDIAG_GOTRACE_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtdiag/common.h"
+#include "rtdiag/source.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Lanes of the process track (@tid 0) the Go source uses. */
+#define RTD_GOTRACE_LANE_G (1ull << 62)      /* + g: a goroutine's states (Go 1.5-1.21) */
+#define RTD_GOTRACE_LANE_REGION (1ull << 61) /* + g: a goroutine's user regions */
+
+/**
+ * struct rtd_gotrace_source_opts - options for the Go trace sources
+ * @sz: sizeof(struct rtd_gotrace_source_opts)
+ * @pid: the traced process (a Go trace does not say it); 0: not known
+ * @anchor_ts: with @anchor_mono (non-zero): a trace time (ns)...
+ * @anchor_mono: ...and the CLOCK_MONOTONIC ns of that moment, for a
+ *               trace without clock snapshots (Go 1.22-1.24)
+ * @anchor_error_ns: the error of that anchor (0: unknown)
+ * @not_monotonic: never take a Go 1.22+ trace's nanotime() clock for
+ *                 CLOCK_MONOTONIC (a trace recorded on macOS, say)
+ */
+struct rtd_gotrace_source_opts {
+	size_t sz;
+	uint32_t pid;
+	int64_t anchor_ts;
+	int64_t anchor_mono;
+	uint64_t anchor_error_ns;
+	bool not_monotonic;
+};
+
+/**
+ * rtd_gotrace_source_open - a Go trace file as a record source
+ * @path: the file (binary trace)
+ * @opts: options, or NULL
+ * @err: gets the error when NULL is returned (may be NULL)
+ *
+ * The file is read in pieces and read again where the ordered decoder
+ * needs it (rtd_gotrace_dec_set_source()), so memory follows the trace's
+ * live goroutines and a generation's tables, not its size.
+ *
+ * Returns: the source, or NULL: -errno (the file), -RTD_E_INVAL (@opts),
+ * -ENOMEM.
+ */
+RTD_API rtd_source *rtd_gotrace_source_open(const char *path,
+					    const struct rtd_gotrace_source_opts *opts, int *err);
+
+/**
+ * rtd_gotrace_source_mem - a Go trace in memory as a record source
+ * @buf: the trace; borrowed, it must outlive the source
+ * @len: its length
+ * @opts: options, or NULL
+ * @err: as for rtd_gotrace_source_open()
+ *
+ * Returns: the source, or NULL.
+ */
+RTD_API rtd_source *rtd_gotrace_source_mem(const void *buf, size_t len,
+					   const struct rtd_gotrace_source_opts *opts, int *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RTDIAG_GOTRACE_SOURCE_H */

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rtdiag/nettrace_source.h - an EventPipe stream (nettrace/netperf file or
+ * bytes in memory) as a record source (rtdiag/source.h).
+ *
+ * Records, in time order (the decoder's sort mode, one sequence-point
+ * window at a time): a PROCESS for the header's pid; a THREAD the first
+ * time a thread id appears; for each event one SAMPLE
+ * (Microsoft-DotNETCore-SampleProfiler ThreadSample: value 1, unit
+ * "count", its stack interned with each frame named from the trace's own
+ * method events, leaf first) or one INSTANT (every other event: @name
+ * "Provider/Event" as `rtdiag nettrace cat` prints it, @category the
+ * provider, its top-level payload fields as named fields, its stack when
+ * it has one). So SAMPLE + INSTANT records equal the decoder's events.
+ *
+ * Clock: RTD_CLOCK_QPC at the header's tick frequency, wall time from the
+ * header's sync time (millisecond precision: error 1 ms). On Linux the
+ * runtime's QPC is CLOCK_MONOTONIC in nanoseconds: a trace whose
+ * frequency is 10^9 is taken as CLOCK_MONOTONIC (error 0) unless
+ * @not_monotonic; another frequency (Windows: 10 MHz) has no mono anchor.
+ */
+#ifndef RTDIAG_NETTRACE_SOURCE_H
+#define RTDIAG_NETTRACE_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtdiag/common.h"
+#include "rtdiag/source.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * struct rtd_nettrace_source_opts - options for the nettrace sources
+ * @sz: sizeof(struct rtd_nettrace_source_opts)
+ * @no_prepass: do not read the input once ahead for method names: a frame
+ *              is then named only by the method events before its sample
+ *              (a file's rundown at its end then names nothing)
+ * @not_monotonic: never take the trace's clock for CLOCK_MONOTONIC (a
+ *                 trace from another machine or OS)
+ * @max_queue_bytes: cap on what one read's records hold (fields, strings),
+ *                   0: 64 MiB; -RTD_E_CAP when a sort window needs more
+ */
+struct rtd_nettrace_source_opts {
+	size_t sz;
+	bool no_prepass;
+	bool not_monotonic;
+	size_t max_queue_bytes;
+};
+
+/**
+ * rtd_nettrace_source_open - a nettrace file as a record source
+ * @path: the file
+ * @opts: options, or NULL
+ * @err: gets the error when NULL is returned (may be NULL)
+ *
+ * The file is read in pieces (twice without @no_prepass: method names
+ * first); memory is the decoder's (its caps) plus one sort window's
+ * records.
+ *
+ * Returns: the source, or NULL: -errno (the file), -RTD_E_INVAL (@opts),
+ * -ENOMEM.
+ */
+RTD_API rtd_source *rtd_nettrace_source_open(const char *path,
+					     const struct rtd_nettrace_source_opts *opts,
+					     int *err);
+
+/**
+ * rtd_nettrace_source_mem - nettrace bytes in memory as a record source
+ * @buf: the stream; borrowed, it must outlive the source
+ * @len: its length
+ * @opts: options, or NULL
+ * @err: as for rtd_nettrace_source_open()
+ *
+ * Returns: the source, or NULL.
+ */
+RTD_API rtd_source *rtd_nettrace_source_mem(const void *buf, size_t len,
+					    const struct rtd_nettrace_source_opts *opts,
+					    int *err);
+
+/* Reads up to @len stream bytes into @buf: their count, 0 at the end of
+ * the stream, or a negative error; may block until bytes come. */
+typedef int64_t (*rtd_nettrace_read_fn)(void *ctx, void *buf, size_t len);
+
+/**
+ * rtd_nettrace_source_stream - a live EventPipe stream as a record source
+ * @read: gives the stream's bytes as they come (a session's socket:
+ *        rtd_ipc_session_source() of rtdiag/ipc_source.h wraps one)
+ * @ctx: passed to @read
+ * @opts: options, or NULL; @no_prepass is implied (a stream is read once:
+ *        frames are named by the method events before their sample)
+ * @err: gets the error when NULL is returned (may be NULL)
+ *
+ * rtd_source_next() reads when it has no record queued, so it blocks as
+ * @read does; records come out a sequence point's window at a time, in
+ * time order, as for a file. Memory: the decoder's, one window's records,
+ * the method table.
+ *
+ * Returns: the source, or NULL: -RTD_E_INVAL (no @read, bad @opts), -ENOMEM.
+ */
+RTD_API rtd_source *rtd_nettrace_source_stream(rtd_nettrace_read_fn read, void *ctx,
+					       const struct rtd_nettrace_source_opts *opts,
+					       int *err);
+
+/**
+ * rtd_nettrace_source_clr - a nettrace source's records with the CLR's
+ * start/stop pairs as slices
+ * @in: a nettrace source (borrowed: free it after this one)
+ * @err: gets the error when NULL is returned (may be NULL)
+ *
+ * Every record of @in comes out as it was; after the runtime's events
+ * (Microsoft-Windows-DotNETRuntime) that open or close something come
+ * slices: GC/Start..GC/Stop "GC" and GC/SuspendEEStart..GC/RestartEEStop
+ * "EE suspended" (category "gc") on lanes 1 and 2 of the process's track
+ * (tid 0), named "GC" and "EE suspended" by THREAD records on first use;
+ * Contention/Start..Contention/Stop "contention" on the waiting thread. A
+ * stop with nothing open is left as its instant. GC/HeapStats also gives
+ * COUNTER records "gen0 size", "gen1 size", "gen2 size", "LOH size" and
+ * "POH size" (bytes). Memory: one entry per thread with a wait open.
+ *
+ * Returns: the source, or NULL: -RTD_E_INVAL (no @in), -ENOMEM.
+ */
+RTD_API rtd_source *rtd_nettrace_source_clr(rtd_source *in, int *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RTDIAG_NETTRACE_SOURCE_H */

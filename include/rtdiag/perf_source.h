@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rtdiag/perf_source.h - the CPU samples a perf profiler kept, as a
+ * record source (rtdiag/source.h).
+ *
+ * Records, in the order the samples were taken (the monitor merges its
+ * rings by time): a PROCESS the first time a pid appears (its comm), a
+ * THREAD the first time a tid appears and again whenever its name
+ * changes, and one SAMPLE per sample (value 1, unit "count", @name
+ * "cpu", its stack interned leaf first with the profiler's names and
+ * modules).
+ *
+ * Clock: the monitor opens every event with use_clockid = 1 and clockid
+ * CLOCK_MONOTONIC, so a sample's time is CLOCK_MONOTONIC ns (error 0);
+ * wall time from a CLOCK_REALTIME / CLOCK_MONOTONIC pair read when the
+ * source is made (error: the time between the reads, then clock drift).
+ */
+#ifndef RTDIAG_PERF_SOURCE_H
+#define RTDIAG_PERF_SOURCE_H
+
+#include <stddef.h>
+
+#include "rtdiag/common.h"
+#include "rtdiag/perf.h"
+#include "rtdiag/source.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * struct rtd_perf_source_opts - options for rtd_perf_source_profiler()
+ * @sz: sizeof(struct rtd_perf_source_opts)
+ */
+struct rtd_perf_source_opts {
+	size_t sz;
+};
+
+/**
+ * rtd_perf_source_profiler - a profiler's kept CPU samples as a record source
+ * @p: a profiler made with RTD_PERF_PROF_KEEP_SAMPLES whose run has
+ *     ended; borrowed: it must outlive the source, and nothing else may
+ *     use it meanwhile
+ * @opts: options, or NULL
+ * @err: gets the error when NULL is returned (may be NULL)
+ *
+ * The samples are walked with rtd_perf_profiler_each_sample() on a thread
+ * of the source's own that hands them over one at a time, so memory is
+ * one sample whatever their number. Off-CPU profiles (their waits come
+ * in the order they end, not in time order) end with -RTD_E_UNSUPPORTED.
+ *
+ * Returns: the source, or NULL: -RTD_E_INVAL, -ENOMEM, or a thread's
+ * -errno.
+ */
+RTD_API rtd_source *rtd_perf_source_profiler(struct rtd_perf_profiler *p,
+					     const struct rtd_perf_source_opts *opts, int *err);
+
+/* Waits an off-CPU source holds at most (rtd_perf_source_waits()). */
+#define RTD_PERF_SOURCE_MAX_WAITS (1u << 22)
+
+/**
+ * rtd_perf_source_waits - an off-CPU profiler's kept waits as a record source
+ * @p: a profiler made with RTD_PERF_PROF_OFF_CPU and
+ *     RTD_PERF_PROF_KEEP_SAMPLES whose run has ended; borrowed: it must
+ *     outlive the source
+ * @opts: options, or NULL
+ * @err: gets the error when NULL is returned (may be NULL)
+ *
+ * Each wait is a slice on its thread (SLICE_BEGIN when the thread left
+ * the CPU, SLICE_END when it came back) of @category "off-cpu", named by
+ * the state it left in ("sleep" S, "disk" D, "preempted" R, "other"),
+ * with the fields "state" (the letter) and "in" (the first frame outside
+ * the kernel), as `rtdiag perf record --off-cpu` timelines write them;
+ * PROCESS and THREAD records name their ids before their first slice and
+ * again when a name changes. The profiler gives waits in the order they
+ * ended, so the constructor walks them all and sorts them by time: memory
+ * is about 150 bytes a wait, at most RTD_PERF_SOURCE_MAX_WAITS waits (more:
+ * the waits kept come out, then the error -RTD_E_CAP). Clock: as
+ * rtd_perf_source_profiler()'s.
+ *
+ * Returns: the source, or NULL: -RTD_E_INVAL, -ENOMEM. A failed walk is
+ * the stream's error record, after the waits it kept.
+ */
+RTD_API rtd_source *rtd_perf_source_waits(struct rtd_perf_profiler *p,
+					  const struct rtd_perf_source_opts *opts, int *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RTDIAG_PERF_SOURCE_H */

@@ -1,0 +1,535 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rtdiag/source.h - one record stream: sources give out normalized
+ * records stamped with their clock, models and writers consume them
+ * (docs/design.md "The record stream").
+ *
+ * A source (a nettrace file, a Go trace, a perf profiler, or anything
+ * built with rtd_source_new()) is pulled with rtd_source_next(): 1 with a
+ * record, 0 at the end, or a negative error with an error record
+ * {code, offset, message}; after an error every call gives the same error
+ * again. A record is borrowed: valid until the next rtd_source_next() on
+ * the same source, except the strings and stacks it points at, which are
+ * interned and live as long as the source.
+ *
+ * Every record carries its time twice: @ts in the source's clock domain
+ * and @mono, that time converted to CLOCK_MONOTONIC nanoseconds with the
+ * source's clock (struct rtd_clock, rtd_source_clock()), which also says
+ * how to reach wall time and with what error. Within one source @mono
+ * never decreases. rtd_source_merge() interleaves N sources by @mono.
+ *
+ * Options structs of this header, and every new one, have libbpf's shape:
+ * zero-filled, `size_t sz` first; rtd_opts_check() is the one check.
+ */
+#ifndef RTDIAG_SOURCE_H
+#define RTDIAG_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtdiag/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- options: one shape, one check --------------------------------------- */
+
+/**
+ * rtd_opts_check - check an options struct of libbpf's shape
+ * @opts: the caller's struct, starting with `size_t sz`; NULL is fine
+ *        (every option at its default)
+ * @known: the bytes this version knows: the end of its last field
+ *         (RTD_OPTS_END())
+ *
+ * An older caller's struct, shorter than @known, is accepted: the fields
+ * it lacks read as zero (copy it with rtd_opts_copy()). A newer caller's
+ * longer struct is accepted only when every byte past @known is zero, so
+ * an option this version does not know is refused rather than ignored.
+ *
+ * Returns: 0; -RTD_E_INVAL when @opts->sz is smaller than sz itself or
+ * a byte past @known is not zero.
+ */
+RTD_API int rtd_opts_check(const void *opts, size_t known);
+
+/**
+ * rtd_opts_copy - a checked copy of an options struct at this version's size
+ * @dst: the struct to fill (this version's), of @dst_size bytes
+ * @dst_size: sizeof(*@dst)
+ * @src: the caller's struct (checked by rtd_opts_check()), or NULL
+ * @known: as for rtd_opts_check()
+ *
+ * Copies the caller's bytes up to the shorter of the two sizes and zeroes
+ * the rest, then sets @dst's sz to @dst_size: every field can be read
+ * from @dst whatever the caller's version.
+ *
+ * Returns: 0 or -RTD_E_INVAL (as rtd_opts_check(); @dst is then zeroed).
+ */
+RTD_API int rtd_opts_copy(void *dst, size_t dst_size, const void *src, size_t known);
+
+/* The end of @field in struct @type: the @known of rtd_opts_check(). */
+#define RTD_OPTS_END(type, field)                                              \
+	(offsetof(struct type, field) + sizeof(((struct type *)0)->field))
+
+/* Check @opts (a struct @type *) knowing the fields up to @last. */
+#define RTD_OPTS_VALID(opts, type, last) rtd_opts_check((opts), RTD_OPTS_END(type, last))
+
+/* Declare a zero-filled options struct with its size set, as libbpf's
+ * LIBBPF_OPTS; give at least one field: RTD_OPTS(x_opts, o, .flag = 1). */
+#define RTD_OPTS(type, name, ...) struct type name = {.sz = sizeof(struct type), __VA_ARGS__}
+
+/* ---- clocks ----------------------------------------------------------------- */
+
+/**
+ * enum rtd_clock_domain - what a source's timestamps count
+ * @RTD_CLOCK_NONE: not known yet (before a source's header)
+ * @RTD_CLOCK_MONOTONIC: CLOCK_MONOTONIC nanoseconds (perf_event with
+ *                       use_clockid = CLOCK_MONOTONIC; a merge)
+ * @RTD_CLOCK_QPC: EventPipe's QueryPerformanceCounter ticks at the trace's
+ *                 frequency (on Linux: CLOCK_MONOTONIC ns, 10^9 per second)
+ * @RTD_CLOCK_GO: Go trace nanoseconds as Go's reader computes them (each
+ *                generation's ticks times 10^9 / its Frequency; Go
+ *                1.5-1.21: since the first event)
+ */
+enum rtd_clock_domain {
+	RTD_CLOCK_NONE = 0,
+	RTD_CLOCK_MONOTONIC,
+	RTD_CLOCK_QPC,
+	RTD_CLOCK_GO,
+};
+
+/* struct rtd_clock.flags */
+#define RTD_CLOCK_HAS_MONO 1u /* @ref_mono anchors the domain to CLOCK_MONOTONIC */
+#define RTD_CLOCK_HAS_WALL 2u /* @ref_wall anchors it to wall-clock time */
+
+/* An error bound that is not known. */
+#define RTD_CLOCK_ERROR_UNKNOWN UINT64_MAX
+
+/**
+ * struct rtd_clock - a clock domain and its conversion
+ * @domain: enum rtd_clock_domain
+ * @flags: RTD_CLOCK_HAS_MONO, RTD_CLOCK_HAS_WALL
+ * @freq: ticks per second of the domain (10^9 for nanoseconds); at most
+ *        RTD_CLOCK_MAX_FREQ
+ * @ref_ts: a time in the domain...
+ * @ref_mono: ...and CLOCK_MONOTONIC nanoseconds at that moment
+ *            (with RTD_CLOCK_HAS_MONO)
+ * @ref_wall: ...and wall-clock nanoseconds since the Unix epoch, UTC
+ *            (with RTD_CLOCK_HAS_WALL)
+ * @mono_error_ns: bound on |converted - true| CLOCK_MONOTONIC time,
+ *                 RTD_CLOCK_ERROR_UNKNOWN when not known (no anchor)
+ * @wall_error_ns: the same for wall time
+ *
+ * mono = @ref_mono + (ts - @ref_ts) * 10^9 / @freq, wall likewise.
+ */
+struct rtd_clock {
+	unsigned domain;
+	unsigned flags;
+	uint64_t freq;
+	int64_t ref_ts;
+	int64_t ref_mono;
+	int64_t ref_wall;
+	uint64_t mono_error_ns;
+	uint64_t wall_error_ns;
+};
+
+/* The highest tick frequency a clock may have (9 GHz: a remainder times
+ * 10^9 stays inside 64 bits). */
+#define RTD_CLOCK_MAX_FREQ 9000000000ull
+
+/**
+ * rtd_clock_ticks_to_ns - ticks at a frequency as nanoseconds
+ * @ticks: a tick count (may be negative)
+ * @freq: ticks per second (1..RTD_CLOCK_MAX_FREQ; other values give @ticks)
+ *
+ * Exact for any count (no 64-bit overflow in the intermediate product);
+ * rounds toward zero; saturates at INT64_MIN / INT64_MAX.
+ *
+ * Returns: the nanoseconds.
+ */
+RTD_API int64_t rtd_clock_ticks_to_ns(int64_t ticks, uint64_t freq);
+
+/**
+ * rtd_clock_to_mono - a time of a clock's domain as CLOCK_MONOTONIC ns
+ * @c: the clock
+ * @ts: a time in @c's domain
+ *
+ * Without RTD_CLOCK_HAS_MONO the domain is not anchored: the result is
+ * (@ts - @ref_ts) in nanoseconds, on the domain's own time line (so two
+ * such times still order and subtract correctly).
+ *
+ * Returns: the nanoseconds.
+ */
+RTD_API int64_t rtd_clock_to_mono(const struct rtd_clock *c, int64_t ts);
+
+/**
+ * rtd_clock_to_wall - a time of a clock's domain as wall-clock time
+ * @c: the clock
+ * @ts: a time in @c's domain
+ * @wall: gets nanoseconds since the Unix epoch, UTC
+ *
+ * Returns: 0, or -RTD_E_NOTFOUND when @c has no wall anchor.
+ */
+RTD_API int rtd_clock_to_wall(const struct rtd_clock *c, int64_t ts, int64_t *wall);
+
+/**
+ * rtd_clock_domain_name - a clock domain's name
+ * @domain: enum rtd_clock_domain
+ *
+ * Returns: "monotonic", "qpc", "go", "none", or "unknown".
+ */
+RTD_API const char *rtd_clock_domain_name(unsigned domain);
+
+/* ---- records ---------------------------------------------------------------- */
+
+/**
+ * enum rtd_record_kind - what a record says
+ * @RTD_REC_PROCESS: a process (@pid) and its @name (NULL: not known)
+ * @RTD_REC_THREAD: a thread (@pid, @tid) and its @name; again whenever
+ *                  the name changes
+ * @RTD_REC_SAMPLE: a stack sampled on a thread: @stack, @value (a count or
+ *                  a weight), @name (what was sampled), @fields
+ * @RTD_REC_SLICE_BEGIN: a slice opens on (@pid, @tid, @lane): @name,
+ *                       @category, @fields
+ * @RTD_REC_SLICE_END: the slice open last on (@pid, @tid, @lane) closes
+ * @RTD_REC_INSTANT: an event at a point: @name, @category, @fields, and
+ *                   @stack when the event has one
+ * @RTD_REC_COUNTER: a value of the series @name: @value, @unit
+ * @RTD_REC_FLOW: an arrow @flow between the records of two threads,
+ *                @phase begin, step or end
+ * @RTD_REC_ERROR: the stream failed: @code, @offset, @message
+ */
+enum rtd_record_kind {
+	RTD_REC_NONE = 0,
+	RTD_REC_PROCESS,
+	RTD_REC_THREAD,
+	RTD_REC_SAMPLE,
+	RTD_REC_SLICE_BEGIN,
+	RTD_REC_SLICE_END,
+	RTD_REC_INSTANT,
+	RTD_REC_COUNTER,
+	RTD_REC_FLOW,
+	RTD_REC_ERROR,
+	RTD_REC_KINDS,
+};
+
+/**
+ * rtd_record_kind_name - a record kind's name
+ * @kind: enum rtd_record_kind
+ *
+ * Returns: "process", "thread", "sample", "slice_begin", "slice_end",
+ * "instant", "counter", "flow", "error", or "unknown".
+ */
+RTD_API const char *rtd_record_kind_name(unsigned kind);
+
+/* A flow's place (struct rtd_record.phase). */
+enum rtd_flow_phase {
+	RTD_FLOW_BEGIN = 1,
+	RTD_FLOW_STEP,
+	RTD_FLOW_END,
+};
+
+/* A field's type (struct rtd_field.type). */
+enum rtd_field_type {
+	RTD_FIELD_I64 = 1,
+	RTD_FIELD_U64,
+	RTD_FIELD_F64,
+	RTD_FIELD_STR,
+};
+
+/**
+ * struct rtd_field - one named value of a record
+ * @name: its name (interned)
+ * @type: enum rtd_field_type
+ * @i: RTD_FIELD_I64 value
+ * @u: RTD_FIELD_U64 value
+ * @f: RTD_FIELD_F64 value
+ * @s: RTD_FIELD_STR value (borrowed like the record)
+ */
+struct rtd_field {
+	const char *name;
+	unsigned type;
+	int64_t i;
+	uint64_t u;
+	double f;
+	const char *s;
+};
+
+/**
+ * struct rtd_rec_frame - one frame of a record's stack
+ * @ip: its address (0 when the source gives only a name)
+ * @name: its function ("module!Namespace.Method(signature)", a Go
+ *        function...), NULL when the source cannot name it (interned)
+ * @module: the image it is in, NULL when not known or part of @name
+ *          (interned)
+ */
+struct rtd_rec_frame {
+	uint64_t ip;
+	const char *name;
+	const char *module;
+};
+
+/**
+ * struct rtd_stack - an interned stack
+ * @id: its id in its source (1, 2, ...; equal stacks have one id)
+ * @n: frames in @frames
+ * @frames: leaf first
+ */
+struct rtd_stack {
+	uint32_t id;
+	uint32_t n;
+	const struct rtd_rec_frame *frames;
+};
+
+/**
+ * struct rtd_record - one record, borrowed until the next pull of its source
+ * @kind: enum rtd_record_kind
+ * @source: index of its source in a merge (0 outside one)
+ * @ts: time in the source's clock domain
+ * @mono: @ts as CLOCK_MONOTONIC nanoseconds (see rtd_clock_to_mono();
+ *        never less than the source's previous record's)
+ * @pid: OS process id (0: not known)
+ * @tid: OS thread id; 0 for the process's own track
+ * @lane: a sub-track of the thread's (0: the thread's own)
+ * @name: what it is (interned or borrowed; see the kinds)
+ * @category: a class of @name ("goroutine", "gc", a provider...), or NULL
+ * @stack: the interned stack of a sample or instant, or NULL
+ * @value: a sample's weight or count, a counter's value
+ * @unit: a counter's or sample's unit ("ns", "bytes", "count"), or NULL
+ * @nfields: entries in @fields
+ * @fields: named values
+ * @flow: a flow's id
+ * @phase: a flow's enum rtd_flow_phase
+ * @code: an error record's code (negative errno or -RTD_E_*)
+ * @offset: an error record's byte offset in the source's input
+ * @message: an error record's message ("" when none)
+ */
+struct rtd_record {
+	unsigned kind;
+	uint32_t source;
+	int64_t ts;
+	int64_t mono;
+	uint32_t pid;
+	uint64_t tid;
+	uint64_t lane;
+	const char *name;
+	const char *category;
+	const struct rtd_stack *stack;
+	double value;
+	const char *unit;
+	size_t nfields;
+	const struct rtd_field *fields;
+	uint64_t flow;
+	unsigned phase;
+	int code;
+	uint64_t offset;
+	const char *message;
+};
+
+/* ---- interning: strings and stacks that live as long as their source ---- */
+
+/* Caps of an interner, each named for what it bounds. */
+#define RTD_INTERN_MAX_STRINGS (1u << 22)         /* distinct strings */
+#define RTD_INTERN_MAX_STRING_BYTES (256u << 20)  /* their bytes together */
+#define RTD_INTERN_MAX_STACKS (1u << 22)          /* distinct stacks */
+#define RTD_INTERN_MAX_FRAMES (1u << 26)          /* frames of all stacks */
+#define RTD_INTERN_MAX_DEPTH 4096u                /* frames of one stack */
+
+typedef struct rtd_intern rtd_intern;
+
+/**
+ * rtd_intern_new - an empty interner of strings and stacks
+ *
+ * Returns: the interner, or NULL when out of memory.
+ */
+RTD_API rtd_intern *rtd_intern_new(void);
+
+/**
+ * rtd_intern_free - free an interner and everything it interned
+ * @in: the interner; NULL does nothing
+ */
+RTD_API void rtd_intern_free(rtd_intern *in);
+
+/**
+ * rtd_intern_string - the one copy of a string
+ * @in: the interner
+ * @s: the bytes (need not be NUL-terminated)
+ * @len: their count (at most RTD_CAP_STRING)
+ * @out: gets the NUL-terminated copy, valid until @in is freed; equal
+ *       strings get the same pointer
+ *
+ * Returns: 0, -ENOMEM, or -RTD_E_CAP (RTD_INTERN_MAX_STRINGS,
+ * RTD_INTERN_MAX_STRING_BYTES or one string's RTD_CAP_STRING).
+ */
+RTD_API int rtd_intern_string(rtd_intern *in, const char *s, size_t len, const char **out);
+
+/**
+ * rtd_intern_stack - the one copy of a stack
+ * @in: the interner
+ * @frames: the frames, leaf first; their names are interned too
+ * @n: their count (at most RTD_INTERN_MAX_DEPTH)
+ * @out: gets the stack, valid until @in is freed; equal stacks (same
+ *       addresses and names) get the same pointer and id
+ *
+ * Returns: 0, -ENOMEM, or -RTD_E_CAP (RTD_INTERN_MAX_STACKS,
+ * RTD_INTERN_MAX_FRAMES, RTD_INTERN_MAX_DEPTH, or a name's cap).
+ */
+RTD_API int rtd_intern_stack(rtd_intern *in, const struct rtd_rec_frame *frames, size_t n,
+			     const struct rtd_stack **out);
+
+/**
+ * rtd_intern_counts - what an interner holds
+ * @in: the interner
+ * @strings: gets the distinct strings (may be NULL)
+ * @stacks: gets the distinct stacks (may be NULL)
+ */
+RTD_API void rtd_intern_counts(const rtd_intern *in, size_t *strings, size_t *stacks);
+
+/* ---- sources ------------------------------------------------------------ */
+
+typedef struct rtd_source rtd_source;
+
+/**
+ * struct rtd_source_ops - what a source is made of
+ * @sz: sizeof(struct rtd_source_ops)
+ * @name: the source's kind ("nettrace", "gotrace", "merge"...)
+ * @next: fill @rec (zeroed before the call) with the next record: @kind,
+ *        @ts, @mono and what the kind needs (@source is set for you).
+ *        Return 1 with a record, 0 at the end, or a negative error; with
+ *        an error it may set @rec->offset and @rec->message (copied).
+ *        Never called again after it returned 0 or an error.
+ * @clock: fill @out with the clock now (it may change as the source
+ *         learns it: a header, a Go clock snapshot); return 0
+ * @free: free the implementation (may be NULL)
+ */
+struct rtd_source_ops {
+	size_t sz;
+	const char *name;
+	int (*next)(void *impl, struct rtd_record *rec);
+	int (*clock)(void *impl, struct rtd_clock *out);
+	void (*free)(void *impl);
+};
+
+/**
+ * rtd_source_new - a source from its operations
+ * @ops: the operations (checked with rtd_opts_check(); borrowed: they
+ *       must outlive the source); @next and @clock are required
+ * @impl: passed to them; freed with @ops->free by rtd_source_free()
+ *
+ * Returns: the source, or NULL when out of memory or @ops is invalid
+ * (then @impl is not freed).
+ */
+RTD_API rtd_source *rtd_source_new(const struct rtd_source_ops *ops, void *impl);
+
+/**
+ * rtd_source_free - free a source
+ * @s: the source; NULL does nothing
+ */
+RTD_API void rtd_source_free(rtd_source *s);
+
+/**
+ * rtd_source_next - the next record
+ * @s: the source
+ * @rec: gets the record, borrowed until the next call on @s
+ *
+ * A record whose converted time is earlier than the previous record's
+ * (a clock re-anchored backwards) gets the previous @mono, so a source's
+ * @mono never decreases; rtd_source_stats() counts those.
+ *
+ * Returns: 1 with a record; 0 at the end (and again after it); or a
+ * negative error, with *@rec the error record {code, offset, message};
+ * every later call returns the same error and record.
+ */
+RTD_API int rtd_source_next(rtd_source *s, const struct rtd_record **rec);
+
+/**
+ * rtd_source_clock - the source's clock now
+ * @s: the source
+ * @out: gets the clock
+ *
+ * A file source learns its clock from its header, a Go trace from its
+ * clock snapshots: until then the domain may be RTD_CLOCK_NONE or lack
+ * an anchor. Ask after the first record.
+ *
+ * Returns: 0, or the error of the source's clock operation.
+ */
+RTD_API int rtd_source_clock(rtd_source *s, struct rtd_clock *out);
+
+/**
+ * rtd_source_name - the source's kind
+ * @s: the source
+ *
+ * Returns: its operations' name ("nettrace", ...).
+ */
+RTD_API const char *rtd_source_name(const rtd_source *s);
+
+/**
+ * struct rtd_source_stats - what a source has given out
+ * @records: records of each kind, by enum rtd_record_kind
+ * @clamped: records whose @mono was raised to the previous one's
+ */
+struct rtd_source_stats {
+	uint64_t records[RTD_REC_KINDS];
+	uint64_t clamped;
+};
+
+/**
+ * rtd_source_stats - counts of the records given out so far
+ * @s: the source
+ * @out: gets the counts
+ */
+RTD_API void rtd_source_stats(const rtd_source *s, struct rtd_source_stats *out);
+
+/**
+ * rtd_source_error - build the error record of a failed source (for
+ * implementations of @next that fail in a helper)
+ * @rec: the record passed to @next
+ * @code: the error (negative)
+ * @offset: where in the input
+ * @message: why ("" for none); copied by rtd_source_next()
+ *
+ * Returns: @code, to be returned by @next.
+ */
+RTD_API int rtd_source_error(struct rtd_record *rec, int code, uint64_t offset,
+			     const char *message);
+
+/* ---- merge ---------------------------------------------------------------- */
+
+/**
+ * struct rtd_merge_opts - options for rtd_source_merge()
+ * @sz: sizeof(struct rtd_merge_opts)
+ */
+struct rtd_merge_opts {
+	size_t sz;
+};
+
+/**
+ * rtd_source_merge - N sources as one, in order of converted time
+ * @srcs: the sources (borrowed: free them after the merge); each must
+ *        give records with nondecreasing @mono, as rtd_source_next() does
+ * @n: their count (0: an empty stream)
+ * @opts: options, or NULL
+ *
+ * A k-way merge on a min-heap keyed by (@mono, source index): equal times
+ * come out lowest index first, each source's records in its own order.
+ * It holds one pending record per source, borrowed from that source until
+ * the merge hands it out and is pulled again, so its memory is O(@n).
+ * Records come out with @source set to their source's index. A source at
+ * its end drops out; a source's error ends the merge: its error record
+ * (with @source) is returned, then again on every call.
+ *
+ * The merge's clock is CLOCK_MONOTONIC, its error the largest of its
+ * sources' (unknown when one of them has no anchor: their times were
+ * merged on their own time lines).
+ *
+ * Returns: the merged source (rtd_source_free() it before its sources),
+ * or NULL when out of memory or @opts is invalid.
+ */
+RTD_API rtd_source *rtd_source_merge(rtd_source *const *srcs, size_t n,
+				     const struct rtd_merge_opts *opts);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RTDIAG_SOURCE_H */

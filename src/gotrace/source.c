@@ -1,0 +1,685 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * source.c - a Go execution trace as a record source (rtdiag/source.h,
+ * rtdiag/gotrace_source.h): the ordered decoder feeds the goroutine state
+ * tracker (rtd_gostate), whose high-level events become records through
+ * one small handler per event kind. What a high-level event implies (a
+ * state's end and the next state's begin) is queued and handed out before
+ * the next ordered event is read. Everything here uses the public API of
+ * the decoder and the tracker only.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/input.h"
+#include "common/map.h"
+#include "common/recq.h"
+#include "rtdiag/goanalysis.h"
+#include "rtdiag/gotrace.h"
+#include "rtdiag/gotrace_source.h"
+
+#define GTS_MAX_THREADS (1u << 20)  /* distinct Ms */
+#define GTS_MAX_OPEN (1u << 24)     /* slices open at once (goroutines, ranges) */
+#define GTS_LANE_RANGE (1ull << 60) /* + n: the n-th distinct (range, scope) */
+#define GTS_CLOCK_READS_NS 1000u    /* a clock snapshot's three reads, at most */
+/* Go 1.22+ outside Windows: the trace clock is nanotime() / 64, at this
+ * constant frequency (runtime/tracetime.go traceClockNow,
+ * traceClockUnitsPerSecond); on Linux nanotime() is CLOCK_MONOTONIC */
+#define GTS_NANOTIME_FREQ 15625000
+#define GTS_NANOTIME_DIV_NS 64u
+
+/* The slice a goroutine has open on a thread (states) */
+struct gopen {
+	uint64_t tid, lane;
+};
+
+struct gts {
+	struct rtd_gotrace_source_opts o;
+	rtd_input in;
+	rtd_gotrace_dec *dec;
+	rtd_gostate *st;
+	rtd_intern *intern;
+	struct rtd_clock clock;
+	enum { ANCHOR_NONE, ANCHOR_CALLER, ANCHOR_NANOTIME, ANCHOR_SNAPSHOT } anchor;
+	bool not_nanotime;         /* a generation ran at another frequency */
+	int version;
+	rtd_recq q;
+	rtd_map threads;           /* M -> 1: its THREAD record went out */
+	rtd_map gopen;             /* g -> struct gopen *: its state slice */
+	rtd_map ranges;            /* hash(name, scope, id) -> lane + 1 (open) or lane (closed) */
+	uint64_t nlanes;
+	rtd_map regions;           /* g -> open regions (count) */
+	int64_t last_ts;
+	bool eof, finished, drained;
+	int err;
+	struct rtd_field f[6];
+};
+
+static int64_t mono_of(struct gts *s, int64_t ts)
+{
+	return rtd_clock_to_mono(&s->clock, ts);
+}
+
+static struct rtd_record *push(struct gts *s, unsigned kind, int64_t ts, uint64_t tid,
+			       uint64_t lane)
+{
+	struct rtd_record *r = rtd_recq_push(&s->q, kind, ts, mono_of(s, ts), &s->err);
+	if (r) {
+		r->pid = s->o.pid;
+		r->tid = tid;
+		r->lane = lane;
+	}
+	return r;
+}
+
+static const char *intern(struct gts *s, const char *str)
+{
+	const char *out = NULL;
+	if (!str)
+		str = "";
+	int rc = rtd_intern_string(s->intern, str, strlen(str), &out);
+	if (rc < 0 && !s->err)
+		s->err = rc;
+	return out;
+}
+
+static const struct rtd_stack *stack_of(struct gts *s, uint32_t id)
+{
+	if (!id)
+		return NULL;
+	const struct rtd_goframe *gf;
+	size_t n = rtd_gostate_stack(s->st, id, &gf);
+	if (n > RTD_INTERN_MAX_DEPTH)
+		n = RTD_INTERN_MAX_DEPTH;
+	struct rtd_rec_frame fr[64], *f = n <= 64 ? fr : malloc(n * sizeof(*f));
+	if (!f) {
+		s->err = -ENOMEM;
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		f[i].ip = gf[i].pc;
+		f[i].name = gf[i].fn && *gf[i].fn ? gf[i].fn : NULL;
+		f[i].module = NULL;
+	}
+	const struct rtd_stack *out = NULL;
+	int rc = rtd_intern_stack(s->intern, f, n, &out);
+	if (f != fr)
+		free(f);
+	if (rc < 0 && !s->err)
+		s->err = rc;
+	return out;
+}
+
+static void field_u(struct rtd_field *f, const char *name, uint64_t v)
+{
+	*f = (struct rtd_field){.name = name, .type = RTD_FIELD_U64, .u = v};
+}
+
+static void field_s(struct gts *s, struct rtd_field *f, const char *name, const char *v)
+{
+	int rc = 0;
+	*f = (struct rtd_field){.name = name, .type = RTD_FIELD_STR,
+				.s = rtd_arena_strndup(&s->q.arena, v ? v : "", v ? strlen(v) : 0, &rc)};
+	if (!f->s && !s->err)
+		s->err = rc;
+}
+
+static void set_fields(struct gts *s, struct rtd_record *r, size_t n)
+{
+	int rc = 0;
+	r->fields = rtd_recq_fields(&s->q, s->f, n, &rc);
+	r->nfields = r->fields ? n : 0;
+	if (!r->fields && !s->err)
+		s->err = rc;
+}
+
+/* Where a goroutine's events go: Go 1.22+ the OS thread (M), else the
+ * goroutine's lane of the process track. */
+static bool new_format(const struct gts *s)
+{
+	return s->version >= 1022;
+}
+
+static int thread_seen(struct gts *s, int64_t m, int64_t ts)
+{
+	if (m < 0 || rtd_map_get(&s->threads, (uint64_t)m, NULL))
+		return 0;
+	int rc = rtd_map_put(&s->threads, (uint64_t)m, (void *)1, NULL);
+	if (rc < 0)
+		return s->err = rc;
+	return push(s, RTD_REC_THREAD, ts, (uint64_t)m, 0) ? 0 : s->err;
+}
+
+static void where(const struct gts *s, const struct rtd_goev *e, uint64_t g, uint64_t *tid,
+		  uint64_t *lane)
+{
+	if (new_format(s) && e->m >= 0) {
+		*tid = (uint64_t)e->m;
+		*lane = 0;
+	} else {
+		*tid = 0;
+		*lane = RTD_GOTRACE_LANE_G + (g == RTD_GO_NOG ? 0 : g);
+	}
+}
+
+/* ---- goroutine states ---------------------------------------------------- */
+
+static bool on_thread(unsigned st)
+{
+	return st == RTD_GO_G_RUNNING || st == RTD_GO_G_SYSCALL;
+}
+
+static void close_g(struct gts *s, uint64_t g, int64_t ts)
+{
+	struct gopen *o = rtd_map_del(&s->gopen, g);
+	if (!o)
+		return;
+	push(s, RTD_REC_SLICE_END, ts, o->tid, o->lane);
+	free(o);
+}
+
+static void open_g(struct gts *s, const struct rtd_goev *e, uint64_t g)
+{
+	uint64_t tid, lane;
+	where(s, e, g, &tid, &lane);
+	struct gopen *o = malloc(sizeof(*o));
+	if (!o) {
+		s->err = -ENOMEM;
+		return;
+	}
+	o->tid = tid;
+	o->lane = lane;
+	int rc = rtd_map_put(&s->gopen, g, o, NULL);
+	if (rc < 0) {
+		free(o);
+		s->err = rc;
+		return;
+	}
+	struct rtd_record *r = push(s, RTD_REC_SLICE_BEGIN, e->ts, tid, lane);
+	if (!r)
+		return;
+	r->name = intern(s, rtd_go_gstate_name(e->to));
+	r->category = "goroutine";
+	field_u(&s->f[0], "g", g);
+	set_fields(s, r, 1);
+}
+
+/* an instant about goroutine @g where @e happened */
+static struct rtd_record *g_instant(struct gts *s, const struct rtd_goev *e, const char *name,
+				    uint64_t g)
+{
+	uint64_t tid, lane;
+	where(s, e, e->g != RTD_GO_NOG ? e->g : g, &tid, &lane);
+	struct rtd_record *r = push(s, RTD_REC_INSTANT, e->ts, tid, lane);
+	if (r) {
+		r->name = name;
+		r->category = "goroutine";
+	}
+	return r;
+}
+
+static void on_state(struct gts *s, const struct rtd_goev *e)
+{
+	if (e->resource != RTD_GOEV_RES_GOROUTINE)
+		return; /* procs are the runtime's, not the OS's */
+	uint64_t g = e->id;
+	if (on_thread(e->from) || rtd_map_get(&s->gopen, g, NULL))
+		close_g(s, g, e->ts);
+	if (on_thread(e->to))
+		open_g(s, e, g);
+	if (e->to == RTD_GO_G_WAITING) {
+		struct rtd_record *r = g_instant(s, e, "GoBlock", g);
+		if (!r)
+			return;
+		r->stack = stack_of(s, e->tstack);
+		field_u(&s->f[0], "g", g);
+		field_s(s, &s->f[1], "reason", e->reason);
+		set_fields(s, r, 2);
+	} else if (e->to == RTD_GO_G_RUNNABLE && e->from == RTD_GO_G_WAITING) {
+		struct rtd_record *r = g_instant(s, e, "GoUnblock", g);
+		if (!r)
+			return;
+		field_u(&s->f[0], "g", g);
+		set_fields(s, r, 1);
+	}
+}
+
+/* ---- ranges: GC, STW, sweeping, mark assists ------------------------------ */
+
+static uint64_t range_key(const struct rtd_goev *e)
+{
+	const char *n = e->name ? e->name : "";
+	return rtd_hash_bytes(n, strlen(n)) ^ rtd_hash_u64(((uint64_t)e->scope << 56) ^
+							   (uint64_t)e->scope_id);
+}
+
+static void on_range(struct gts *s, const struct rtd_goev *e)
+{
+	uint64_t key = range_key(e);
+	void *v = NULL;
+	bool known = rtd_map_get(&s->ranges, key, &v);
+	uint64_t lane = (uint64_t)(uintptr_t)v >> 1;
+	bool open = (uintptr_t)v & 1;
+	if (e->kind == RTD_GOEV_RANGE_END) {
+		if (!open)
+			return; /* began before the trace */
+		push(s, RTD_REC_SLICE_END, e->ts, 0, GTS_LANE_RANGE + lane);
+		rtd_map_put(&s->ranges, key, (void *)(uintptr_t)(lane << 1), NULL);
+		return;
+	}
+	if (open)
+		return; /* already going: a generation's "active" again */
+	if (!known)
+		lane = ++s->nlanes;
+	int rc = rtd_map_put(&s->ranges, key, (void *)(uintptr_t)(lane << 1 | 1), NULL);
+	if (rc < 0) {
+		s->err = rc;
+		return;
+	}
+	struct rtd_record *r = push(s, RTD_REC_SLICE_BEGIN, e->ts, 0, GTS_LANE_RANGE + lane);
+	if (!r)
+		return;
+	r->name = intern(s, e->name);
+	r->category = "gc";
+	r->stack = stack_of(s, e->stack);
+	field_u(&s->f[0], "scope_id", (uint64_t)e->scope_id);
+	set_fields(s, r, 1);
+}
+
+/* ---- regions, tasks, logs, labels, samples, metrics ------------------------ */
+
+static void on_region(struct gts *s, const struct rtd_goev *e)
+{
+	uint64_t g = e->g == RTD_GO_NOG ? 0 : e->g;
+	void *v = NULL;
+	rtd_map_get(&s->regions, g, &v);
+	uintptr_t open = (uintptr_t)v;
+	if (e->kind == RTD_GOEV_REGION_END) {
+		if (!open)
+			return; /* began before the trace */
+		push(s, RTD_REC_SLICE_END, e->ts, 0, RTD_GOTRACE_LANE_REGION + g);
+		if (open == 1)
+			rtd_map_del(&s->regions, g);
+		else
+			rtd_map_put(&s->regions, g, (void *)(open - 1), NULL);
+		return;
+	}
+	int rc = rtd_map_put(&s->regions, g, (void *)(open + 1), NULL);
+	if (rc < 0) {
+		s->err = rc;
+		return;
+	}
+	struct rtd_record *r = push(s, RTD_REC_SLICE_BEGIN, e->ts, 0, RTD_GOTRACE_LANE_REGION + g);
+	if (!r)
+		return;
+	r->name = intern(s, e->name);
+	r->category = "region";
+	r->stack = stack_of(s, e->stack);
+	field_u(&s->f[0], "task", e->task);
+	field_u(&s->f[1], "g", g);
+	set_fields(s, r, 2);
+}
+
+static void on_task(struct gts *s, const struct rtd_goev *e)
+{
+	struct rtd_record *r = g_instant(s, e, e->kind == RTD_GOEV_TASK_BEGIN ? "UserTaskBegin"
+									  : "UserTaskEnd", e->g);
+	if (!r)
+		return;
+	r->category = "task";
+	r->stack = stack_of(s, e->stack);
+	field_u(&s->f[0], "task", e->task);
+	field_u(&s->f[1], "parent", e->parent);
+	field_s(s, &s->f[2], "name", e->name);
+	set_fields(s, r, 3);
+}
+
+static void on_log(struct gts *s, const struct rtd_goev *e)
+{
+	struct rtd_record *r = g_instant(s, e, "UserLog", e->g);
+	if (!r)
+		return;
+	r->category = "log";
+	r->stack = stack_of(s, e->stack);
+	field_u(&s->f[0], "task", e->task);
+	field_s(s, &s->f[1], "category", e->name);
+	field_s(s, &s->f[2], "message", e->message);
+	set_fields(s, r, 3);
+}
+
+static void on_label(struct gts *s, const struct rtd_goev *e)
+{
+	struct rtd_record *r = g_instant(s, e, "GoLabel", e->g);
+	if (!r)
+		return;
+	field_u(&s->f[0], "g", e->g);
+	field_s(s, &s->f[1], "label", e->name);
+	set_fields(s, r, 2);
+}
+
+static void on_sample(struct gts *s, const struct rtd_goev *e)
+{
+	uint64_t tid, lane;
+	where(s, e, e->g, &tid, &lane);
+	struct rtd_record *r = push(s, RTD_REC_SAMPLE, e->ts, tid, lane);
+	if (!r)
+		return;
+	r->name = "CPUSample";
+	r->value = 1;
+	r->unit = "count";
+	r->stack = stack_of(s, e->stack);
+	if (!r->stack)
+		rtd_intern_stack(s->intern, NULL, 0, &r->stack); /* a sample has a stack */
+	field_u(&s->f[0], "g", e->g);
+	set_fields(s, r, 1);
+}
+
+static void on_metric(struct gts *s, const struct rtd_goev *e)
+{
+	struct rtd_record *r = push(s, RTD_REC_COUNTER, e->ts, 0, 0);
+	if (!r)
+		return;
+	r->name = intern(s, e->name);
+	r->value = (double)e->value;
+	const char *colon = e->name ? strrchr(e->name, ':') : NULL;
+	r->unit = colon ? intern(s, colon + 1) : NULL;
+}
+
+typedef void (*goev_fn)(struct gts *s, const struct rtd_goev *e);
+
+/* one handler per high-level event kind (enum rtd_goev_kind) */
+static const goev_fn handlers[] = {
+	[RTD_GOEV_METRIC] = on_metric,
+	[RTD_GOEV_LABEL] = on_label,
+	[RTD_GOEV_SAMPLE] = on_sample,
+	[RTD_GOEV_RANGE_BEGIN] = on_range,
+	[RTD_GOEV_RANGE_ACTIVE] = on_range,
+	[RTD_GOEV_RANGE_END] = on_range,
+	[RTD_GOEV_TASK_BEGIN] = on_task,
+	[RTD_GOEV_TASK_END] = on_task,
+	[RTD_GOEV_REGION_BEGIN] = on_region,
+	[RTD_GOEV_REGION_END] = on_region,
+	[RTD_GOEV_LOG] = on_log,
+	[RTD_GOEV_STATE] = on_state,
+};
+
+/* ---- the clock ------------------------------------------------------------ */
+
+/* A Go 1.25+ generation's clock snapshot (the ordered decoder's Sync
+ * with its four arguments): re-anchor, and measure how far the previous
+ * anchor had drifted by now. */
+static void on_sync(struct gts *s, const struct rtd_gotrace_event *ev)
+{
+	if (ev->nargs != 4)
+		return;
+	int64_t t = (int64_t)ev->args[0], mono = (int64_t)ev->args[1];
+	struct rtd_clock *c = &s->clock;
+	uint64_t err = GTS_CLOCK_READS_NS;
+	if (s->anchor == ANCHOR_NANOTIME || s->anchor == ANCHOR_SNAPSHOT) {
+		int64_t was = rtd_clock_to_mono(c, t);
+		uint64_t drift = was > mono ? (uint64_t)(was - mono) : (uint64_t)(mono - was);
+		err += drift;
+		if (c->mono_error_ns > err)
+			err = c->mono_error_ns;
+	}
+	c->flags = RTD_CLOCK_HAS_MONO;
+	c->ref_ts = t;
+	c->ref_mono = mono;
+	c->mono_error_ns = err;
+	/* wall time when the snapshot's seconds fit nanoseconds (a damaged
+	 * trace's need not) */
+	uint64_t sec = ev->args[2], nsec = ev->args[3];
+	if (sec < (uint64_t)INT64_MAX / 1000000000 - 1 && nsec < 1000000000) {
+		c->flags |= RTD_CLOCK_HAS_WALL;
+		c->ref_wall = (int64_t)sec * 1000000000 + (int64_t)nsec;
+		c->wall_error_ns = err;
+	}
+	s->anchor = ANCHOR_SNAPSHOT;
+}
+
+/* The anchor the caller gave, or none. */
+static void init_clock(struct gts *s)
+{
+	struct rtd_clock *c = &s->clock;
+	c->domain = RTD_CLOCK_GO;
+	c->freq = 1000000000u;
+	c->flags = 0;
+	c->mono_error_ns = RTD_CLOCK_ERROR_UNKNOWN;
+	c->wall_error_ns = RTD_CLOCK_ERROR_UNKNOWN;
+	s->anchor = ANCHOR_NONE;
+	if (s->o.anchor_mono) {
+		c->flags = RTD_CLOCK_HAS_MONO;
+		c->ref_ts = s->o.anchor_ts;
+		c->ref_mono = s->o.anchor_mono;
+		c->mono_error_ns = s->o.anchor_error_ns ? s->o.anchor_error_ns
+							: RTD_CLOCK_ERROR_UNKNOWN;
+		s->anchor = ANCHOR_CALLER;
+	}
+}
+
+/* A Go 1.22+ trace at nanotime()'s frequency: its nanoseconds are
+ * CLOCK_MONOTONIC's, rounded down to 64 ns (Linux; not_monotonic says the
+ * trace comes from elsewhere). A generation at another frequency ends the
+ * assumption; a clock snapshot (Go 1.25+) anchors in any case. */
+static void check_nanotime(struct gts *s)
+{
+	int64_t f = rtd_gotrace_dec_frequency(s->dec);
+	if (s->version < 1022 || s->o.not_monotonic || s->not_nanotime || f <= 0)
+		return;
+	if (f != GTS_NANOTIME_FREQ) {
+		s->not_nanotime = true;
+		if (s->anchor == ANCHOR_NANOTIME)
+			init_clock(s);
+		return;
+	}
+	if (s->anchor == ANCHOR_NONE || s->anchor == ANCHOR_CALLER) {
+		struct rtd_clock *c = &s->clock;
+		c->flags |= RTD_CLOCK_HAS_MONO;
+		c->ref_ts = c->ref_mono = 0;
+		c->mono_error_ns = GTS_NANOTIME_DIV_NS;
+		s->anchor = ANCHOR_NANOTIME;
+	}
+}
+
+/* ---- pulling ---------------------------------------------------------------- */
+
+static int gts_fail(struct gts *s, struct rtd_record *rec, int rc)
+{
+	uint64_t off = s->in.pos;
+	const char *msg = rtd_gotrace_dec_error(s->dec, &off);
+	if (!msg || !*msg)
+		msg = rtd_gostate_error(s->st);
+	if (!msg || !*msg)
+		msg = rtd_strerror(rc);
+	return rtd_source_error(rec, rc, off, msg);
+}
+
+/* Close every slice still open, at the trace's last time. */
+static void close_all(struct gts *s)
+{
+	size_t it = 0;
+	uint64_t key;
+	void *v;
+	while (rtd_map_next(&s->gopen, &it, &key, &v)) {
+		struct gopen *o = v;
+		push(s, RTD_REC_SLICE_END, s->last_ts, o->tid, o->lane);
+	}
+	rtd_map_free_vals(&s->gopen);
+	rtd_map_init(&s->gopen, GTS_MAX_OPEN);
+	it = 0;
+	while (rtd_map_next(&s->ranges, &it, &key, &v))
+		if ((uintptr_t)v & 1)
+			push(s, RTD_REC_SLICE_END, s->last_ts, 0,
+			     GTS_LANE_RANGE + ((uint64_t)(uintptr_t)v >> 1));
+	it = 0;
+	while (rtd_map_next(&s->regions, &it, &key, &v))
+		for (uintptr_t k = (uintptr_t)v; k > 0; k--)
+			push(s, RTD_REC_SLICE_END, s->last_ts, 0, RTD_GOTRACE_LANE_REGION + key);
+}
+
+/* Turn the tracker's queued high-level events into records. */
+static int drain_state(struct gts *s)
+{
+	struct rtd_goev e;
+	while (rtd_gostate_next(s->st, &e) == 1) {
+		if (e.ts > s->last_ts)
+			s->last_ts = e.ts;
+		if (new_format(s) && e.m >= 0 && thread_seen(s, e.m, e.ts) < 0)
+			return s->err;
+		if (e.kind < sizeof(handlers) / sizeof(handlers[0]) && handlers[e.kind])
+			handlers[e.kind](s, &e);
+		if (s->err)
+			return s->err;
+	}
+	return 0;
+}
+
+/* Read the next ordered event into the tracker. Returns 1, 0 at the end
+ * of the trace, or an error. */
+static int step(struct gts *s)
+{
+	struct rtd_gotrace_event ev;
+	for (;;) {
+		int rc = rtd_gotrace_dec_next(s->dec, &ev);
+		if (rc < 0)
+			return rc;
+		if (rc == 1) {
+			if (!s->version)
+				s->version = rtd_gotrace_dec_version(s->dec);
+			check_nanotime(s);
+			if (ev.type == RTD_GO2_EV_READER_SYNC && s->version >= 1022)
+				on_sync(s, &ev);
+			if ((rc = rtd_gostate_feed(s->st, &ev)) < 0)
+				return rc;
+			return 1;
+		}
+		if (s->finished)
+			return 0;
+		const uint8_t *p;
+		int64_t n = s->eof ? 0 : rtd_input_next(&s->in, &p);
+		if (n < 0)
+			return (int)n;
+		if (n == 0) {
+			s->eof = s->finished = true;
+			if ((rc = rtd_gotrace_dec_finish(s->dec)) < 0)
+				return rc;
+			continue;
+		}
+		if ((rc = rtd_gotrace_dec_feed(s->dec, p, (size_t)n)) < 0)
+			return rc;
+	}
+}
+
+static int gts_next(void *impl, struct rtd_record *rec)
+{
+	struct gts *s = impl;
+	while (!rtd_recq_pop(&s->q, rec)) {
+		if (s->drained)
+			return 0;
+		int rc = step(s);
+		if (rc == 0) {
+			if ((rc = rtd_gostate_finish(s->st)) == 0 && (rc = drain_state(s)) == 0)
+				close_all(s);
+			s->drained = true;
+			if (rc == 0)
+				rc = s->err;
+			if (rc < 0)
+				return gts_fail(s, rec, rc);
+			continue;
+		}
+		if (rc < 0 || (rc = drain_state(s)) < 0) {
+			/* records queued before the error went out already: the
+			 * tracker's for this event are dropped with it */
+			return gts_fail(s, rec, rc);
+		}
+	}
+	return 1;
+}
+
+static int gts_clock(void *impl, struct rtd_clock *out)
+{
+	*out = ((struct gts *)impl)->clock;
+	return 0;
+}
+
+static void gts_free(void *impl)
+{
+	struct gts *s = impl;
+	rtd_gostate_free(s->st);
+	rtd_gotrace_dec_free(s->dec);
+	rtd_intern_free(s->intern);
+	rtd_recq_free(&s->q);
+	rtd_map_free(&s->threads);
+	rtd_map_free_vals(&s->gopen);
+	rtd_map_free(&s->ranges);
+	rtd_map_free(&s->regions);
+	rtd_input_close(&s->in);
+	free(s);
+}
+
+static const struct rtd_source_ops gts_ops = {
+	.sz = sizeof(struct rtd_source_ops),
+	.name = "gotrace",
+	.next = gts_next,
+	.clock = gts_clock,
+	.free = gts_free,
+};
+
+static int64_t read_at(void *buf, size_t len, uint64_t off, void *ctx)
+{
+	return rtd_input_pread(ctx, buf, len, off);
+}
+
+static rtd_source *gts_new(struct gts *s, int *err)
+{
+	RTD_OPTS(rtd_gotrace_opts, o, .mode = RTD_GOTRACE_ORDERED);
+	rtd_recq_init(&s->q, 0);
+	rtd_map_init(&s->threads, GTS_MAX_THREADS);
+	rtd_map_init(&s->gopen, GTS_MAX_OPEN);
+	rtd_map_init(&s->ranges, GTS_MAX_OPEN);
+	rtd_map_init(&s->regions, GTS_MAX_OPEN);
+	s->dec = rtd_gotrace_dec_new(&o);
+	s->intern = rtd_intern_new();
+	int rc = -ENOMEM;
+	rtd_source *src = NULL;
+	if (s->dec && s->intern && (rc = rtd_gotrace_dec_set_source(s->dec, read_at, &s->in)) == 0 &&
+	    (s->st = rtd_gostate_new(s->dec)))
+		src = rtd_source_new(&gts_ops, s);
+	if (!src) {
+		gts_free(s);
+		if (err)
+			*err = rc < 0 ? rc : -ENOMEM;
+	}
+	return src;
+}
+
+/* A source over the file @path, or the @len bytes at @buf when @path is NULL */
+static rtd_source *gts_make(const char *path, const void *buf, size_t len,
+			    const struct rtd_gotrace_source_opts *opts, int *err)
+{
+	struct gts *s = calloc(1, sizeof(*s));
+	int rc = s ? rtd_input_setup(&s->in, path, buf, len, &s->o, sizeof(s->o), opts,
+				     RTD_OPTS_END(rtd_gotrace_source_opts, not_monotonic))
+		   : -ENOMEM;
+	if (rc < 0) {
+		free(s);
+		if (err)
+			*err = rc;
+		return NULL;
+	}
+	init_clock(s);
+	return gts_new(s, err);
+}
+
+rtd_source *rtd_gotrace_source_open(const char *path, const struct rtd_gotrace_source_opts *opts,
+				    int *err)
+{
+	return gts_make(path, NULL, 0, opts, err);
+}
+
+rtd_source *rtd_gotrace_source_mem(const void *buf, size_t len,
+				   const struct rtd_gotrace_source_opts *opts, int *err)
+{
+	return gts_make(NULL, buf, len, opts, err);
+}

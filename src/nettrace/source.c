@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * source.c - an EventPipe stream as a record source (rtdiag/source.h,
+ * rtdiag/nettrace_source.h): the push decoder's callbacks queue the
+ * records one read of the input completes, rtd_source_next() hands them
+ * out one at a time. The decoder sorts (sequence-point windows), so the
+ * queue is at most one window's records, in time order.
+ *
+ * Frames are named by rtd_nettrace_methods; a file's rundown comes at its
+ * end, so unless told otherwise the input is read once ahead for the
+ * method events only (memory: the method table), then again for records.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/buf.h"
+#include "common/input.h"
+#include "common/map.h"
+#include "common/recq.h"
+#include "rtdiag/nettrace.h"
+#include "rtdiag/nettrace_source.h"
+
+#define NTS_PROVIDER_SAMPLES "Microsoft-DotNETCore-SampleProfiler"
+#define NTS_MAX_THREADS (1u << 20)  /* distinct thread ids named */
+#define NTS_MAX_FIELDS 256u         /* top-level fields kept per event */
+
+struct nts {
+	struct rtd_nettrace_source_opts o;
+	rtd_input in;
+	rtd_nettrace *dec;
+	rtd_nettrace_methods *methods;
+	rtd_intern *intern;
+	struct rtd_clock clock;
+	uint32_t pid;
+	rtd_map threads;            /* tid -> (void *)1: its THREAD record went out */
+	rtd_recq q;                 /* records of the current read */
+	struct rtd_field fields[NTS_MAX_FIELDS]; /* the event being walked */
+	size_t nfields;
+	struct rtd_rec_frame *frames;   /* a stack being named */
+	size_t frames_cap;
+	int err;                    /* a callback's error, for the decoder */
+	bool eof, finished;
+	int end_rc;                 /* the decoder's finish(): 0 or its error */
+	const char *sample_name;    /* interned "Provider/ThreadSample" */
+};
+
+static struct rtd_record *push(struct nts *s, unsigned kind, int64_t ts)
+{
+	struct rtd_record *r = rtd_recq_push(&s->q, kind, ts, rtd_clock_to_mono(&s->clock, ts),
+					     &s->err);
+	if (r)
+		r->pid = s->pid;
+	return r;
+}
+
+static int on_info(void *ctx, const struct rtd_nettrace_info *info)
+{
+	struct nts *s = ctx;
+	s->pid = info->pid;
+	struct rtd_clock *c = &s->clock;
+	c->domain = RTD_CLOCK_QPC;
+	c->freq = info->tick_freq;
+	c->ref_ts = (int64_t)info->sync_ticks;
+	c->mono_error_ns = RTD_CLOCK_ERROR_UNKNOWN;
+	if (info->tick_freq == 1000000000u && !s->o.not_monotonic) {
+		/* Linux: QueryPerformanceCounter is clock_gettime(
+		 * CLOCK_MONOTONIC) in ns (PAL's QueryPerformanceCounter) */
+		c->flags |= RTD_CLOCK_HAS_MONO;
+		c->ref_mono = c->ref_ts;
+		c->mono_error_ns = 0;
+	}
+	struct tm tm = {.tm_year = info->sync_year - 1900, .tm_mon = info->sync_month - 1,
+			.tm_mday = info->sync_day, .tm_hour = info->sync_hour,
+			.tm_min = info->sync_minute, .tm_sec = info->sync_second};
+	time_t t = timegm(&tm);
+	/* a damaged header's year must not overflow the nanoseconds */
+	if (t != (time_t)-1 && info->sync_year > 0 && t >= 0 &&
+	    (int64_t)t < INT64_MAX / 1000000000 - 1 && info->sync_ms >= 0 && info->sync_ms < 1000) {
+		c->flags |= RTD_CLOCK_HAS_WALL;
+		c->ref_wall = (int64_t)t * 1000000000 + (int64_t)info->sync_ms * 1000000;
+		c->wall_error_ns = 1000000; /* the header keeps milliseconds */
+	}
+	if (info->pid) {
+		struct rtd_record *r = push(s, RTD_REC_PROCESS, c->ref_ts);
+		if (!r)
+			return s->err;
+	}
+	return 0;
+}
+
+/* "Provider/Name", interned once per metadata record (kept in ->user) */
+static const char *event_name(struct nts *s, struct rtd_nettrace_metadata *m)
+{
+	if (m->user)
+		return m->user;
+	size_t lp = strlen(m->provider), ln = strlen(m->name);
+	char *buf = malloc(lp + ln + 2);
+	if (!buf)
+		return NULL;
+	memcpy(buf, m->provider, lp);
+	buf[lp] = '/';
+	memcpy(buf + lp + 1, m->name, ln + 1);
+	const char *name;
+	int rc = rtd_intern_string(s->intern, buf, lp + ln + 1, &name);
+	free(buf);
+	if (rc < 0) {
+		s->err = rc;
+		return NULL;
+	}
+	m->user = (void *)name;
+	return name;
+}
+
+static bool signed_type(unsigned t)
+{
+	return t == RTD_NT_T_I8 || t == RTD_NT_T_I16 || t == RTD_NT_T_I32 ||
+	       t == RTD_NT_T_I64 || t == RTD_NT_T_VARINT;
+}
+
+/* one top-level scalar of the payload as a named field */
+static int on_value(void *ctx, const struct rtd_nettrace_value *v)
+{
+	struct nts *s = ctx;
+	if (v->depth != 0 || v->kind != RTD_NT_V_SCALAR || !v->name ||
+	    s->nfields >= NTS_MAX_FIELDS)
+		return 0;
+	struct rtd_field *f = &s->fields[s->nfields];
+	memset(f, 0, sizeof(*f));
+	int rc = rtd_intern_string(s->intern, v->name, strlen(v->name), &f->name);
+	if (rc < 0)
+		return rc;
+	if (v->str) {
+		f->type = RTD_FIELD_STR;
+		f->s = rtd_arena_strndup(&s->q.arena, v->str, v->str_len, &rc);
+		if (!f->s)
+			return rc;
+	} else if (v->type == RTD_NT_T_F32 || v->type == RTD_NT_T_F64) {
+		f->type = RTD_FIELD_F64;
+		f->f = v->f;
+	} else if (signed_type(v->type)) {
+		f->type = RTD_FIELD_I64;
+		f->i = v->i;
+	} else {
+		f->type = RTD_FIELD_U64;
+		f->u = v->u;
+	}
+	s->nfields++;
+	return 0;
+}
+
+static int stack_of(struct nts *s, const struct rtd_nettrace_event *ev,
+		    const struct rtd_stack **out)
+{
+	size_t n = ev->nframes < RTD_INTERN_MAX_DEPTH ? ev->nframes : RTD_INTERN_MAX_DEPTH;
+	if (n > s->frames_cap) {
+		struct rtd_rec_frame *f = rtd_grow(s->frames, &s->frames_cap, n, sizeof(*f), 64);
+		if (!f)
+			return -ENOMEM;
+		s->frames = f;
+	}
+	for (size_t i = 0; i < n; i++) {
+		s->frames[i].ip = ev->stack[i];
+		s->frames[i].module = NULL; /* the name carries it: "module!Method" */
+		s->frames[i].name = rtd_nettrace_methods_name(s->methods, ev->stack[i]);
+		/* the name is the table's until its next call: intern it now */
+		if (s->frames[i].name) {
+			int rc = rtd_intern_string(s->intern, s->frames[i].name,
+						   strlen(s->frames[i].name), &s->frames[i].name);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return rtd_intern_stack(s->intern, s->frames, n, out);
+}
+
+static int thread_seen(struct nts *s, uint64_t tid, int64_t ts)
+{
+	if (rtd_map_get(&s->threads, tid, NULL))
+		return 0;
+	int rc = rtd_map_put(&s->threads, tid, (void *)1, NULL);
+	if (rc < 0)
+		return rc;
+	struct rtd_record *r = push(s, RTD_REC_THREAD, ts);
+	if (!r)
+		return s->err;
+	r->tid = tid;
+	return 0;
+}
+
+static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
+{
+	struct nts *s = ctx;
+	int rc;
+	if (s->o.no_prepass && (rc = rtd_nettrace_methods_event(s->methods, ev)) < 0)
+		return rc;
+	int64_t ts = (int64_t)ev->timestamp;
+	if ((rc = thread_seen(s, ev->thread_id, ts)) < 0)
+		return rc;
+	struct rtd_nettrace_metadata *m = (struct rtd_nettrace_metadata *)ev->meta;
+	const char *name = event_name(s, m);
+	if (!name)
+		return s->err ? s->err : -ENOMEM;
+	const char *category;
+	if ((rc = rtd_intern_string(s->intern, m->provider, strlen(m->provider), &category)) < 0)
+		return rc;
+	s->nfields = 0;
+	rc = rtd_nettrace_walk(s->dec, ev, on_value, s);
+	if (rc < 0 && rc != -RTD_E_NT_PAYLOAD)
+		return rc; /* a payload shorter than its layout keeps what came before */
+	bool sample = ev->meta->event_id == 0 && !strcmp(m->provider, NTS_PROVIDER_SAMPLES);
+	const struct rtd_stack *stack = NULL;
+	if ((sample || ev->nframes) && (rc = stack_of(s, ev, &stack)) < 0)
+		return rc;
+	struct rtd_record *r = push(s, sample ? RTD_REC_SAMPLE : RTD_REC_INSTANT, ts);
+	if (!r)
+		return s->err;
+	r->tid = ev->thread_id;
+	r->name = name;
+	r->category = category;
+	r->stack = stack;
+	if (sample) {
+		r->value = 1;
+		r->unit = "count";
+	}
+	if (s->nfields) {
+		struct rtd_field *f = rtd_recq_fields(&s->q, s->fields, s->nfields, &rc);
+		if (!f)
+			return rc;
+		r->fields = f;
+		r->nfields = s->nfields;
+	}
+	return 0;
+}
+
+static int learn_methods(void *ctx, const struct rtd_nettrace_event *ev)
+{
+	return rtd_nettrace_methods_event(ctx, ev);
+}
+
+/* The prepass: every method event of the input into the table. A damaged
+ * input stops it quietly: the record pass reports the damage where it is. */
+static int prepass(struct nts *s)
+{
+	RTD_OPTS(rtd_nettrace_opts, o, .ctx = s->methods, .on_event = learn_methods);
+	rtd_nettrace *d = rtd_nettrace_new(&o);
+	if (!d)
+		return -ENOMEM;
+	const uint8_t *p;
+	int64_t n;
+	int rc = 0;
+	while ((n = rtd_input_next(&s->in, &p)) > 0) {
+		rc = rtd_nettrace_feed(d, p, (size_t)n);
+		if (rc != 0)
+			break;
+	}
+	rtd_nettrace_free(d);
+	rtd_input_rewind(&s->in);
+	if (n < 0)
+		return (int)n;
+	return rc == -ENOMEM ? rc : 0;
+}
+
+static int nts_fail(struct nts *s, struct rtd_record *rec, int rc)
+{
+	uint64_t off = s->in.pos;
+	const char *msg = rtd_nettrace_error(s->dec, &off);
+	if (!msg || !*msg)
+		msg = rtd_strerror(rc);
+	return rtd_source_error(rec, rc, off, msg);
+}
+
+static int nts_next(void *impl, struct rtd_record *rec)
+{
+	struct nts *s = impl;
+	while (!rtd_recq_pop(&s->q, rec)) {
+		if (s->finished)
+			return s->end_rc < 0 ? nts_fail(s, rec, s->end_rc) : 0;
+		int rc;
+		if (s->eof) {
+			/* the end: the last sort window comes out of finish() */
+			s->finished = true;
+			rc = rtd_nettrace_finish(s->dec);
+			s->end_rc = s->err ? s->err : rc;
+			continue;
+		}
+		const uint8_t *p;
+		int64_t n = rtd_input_next(&s->in, &p);
+		if (n < 0)
+			return rtd_source_error(rec, (int)n, s->in.pos, "reading the input");
+		if (n == 0) {
+			s->eof = true;
+			continue;
+		}
+		rc = rtd_nettrace_feed(s->dec, p, (size_t)n);
+		if (rc == 1)
+			s->eof = true; /* the end marker: bytes after it are ignored */
+		else if (rc < 0) {
+			/* the records completed before the damage go out first */
+			s->finished = true;
+			s->end_rc = s->err ? s->err : rc;
+		}
+	}
+	return 1;
+}
+
+static int nts_clock(void *impl, struct rtd_clock *out)
+{
+	*out = ((struct nts *)impl)->clock;
+	return 0;
+}
+
+static void nts_free(void *impl)
+{
+	struct nts *s = impl;
+	if (!s)
+		return;
+	rtd_nettrace_free(s->dec);
+	rtd_nettrace_methods_free(s->methods);
+	rtd_intern_free(s->intern);
+	rtd_map_free(&s->threads);
+	rtd_recq_free(&s->q);
+	rtd_input_close(&s->in);
+	free(s->frames);
+	free(s);
+}
+
+static const struct rtd_source_ops nts_ops = {
+	.sz = sizeof(struct rtd_source_ops),
+	.name = "nettrace",
+	.next = nts_next,
+	.clock = nts_clock,
+	.free = nts_free,
+};
+
+static rtd_source *nts_new(struct nts *s, bool mem, int *err)
+{
+	int rc = -ENOMEM;
+	s->methods = rtd_nettrace_methods_new();
+	s->intern = rtd_intern_new();
+	rtd_map_init(&s->threads, NTS_MAX_THREADS);
+	rtd_recq_init(&s->q, s->o.max_queue_bytes);
+	RTD_OPTS(rtd_nettrace_opts, o, .ctx = s, .on_event = on_event, .on_info = on_info,
+		 .sort = true, .stable_input = mem);
+	s->dec = rtd_nettrace_new(&o);
+	rtd_source *src = NULL;
+	if (s->methods && s->intern && s->dec && (s->o.no_prepass || (rc = prepass(s)) == 0))
+		src = rtd_source_new(&nts_ops, s);
+	if (!src) {
+		nts_free(s);
+		if (err)
+			*err = rc;
+	}
+	return src;
+}
+
+/* A source over the file @path, or the @len bytes at @buf when @path is NULL */
+static rtd_source *nts_make(const char *path, const void *buf, size_t len,
+			    const struct rtd_nettrace_source_opts *opts, int *err)
+{
+	struct nts *s = calloc(1, sizeof(*s));
+	int rc = s ? rtd_input_setup(&s->in, path, buf, len, &s->o, sizeof(s->o), opts,
+				     RTD_OPTS_END(rtd_nettrace_source_opts, max_queue_bytes))
+		   : -ENOMEM;
+	if (rc < 0) {
+		free(s);
+		if (err)
+			*err = rc;
+		return NULL;
+	}
+	return nts_new(s, !path, err);
+}
+
+rtd_source *rtd_nettrace_source_stream(rtd_nettrace_read_fn read, void *ctx,
+				       const struct rtd_nettrace_source_opts *opts, int *err)
+{
+	struct nts *s = read ? calloc(1, sizeof(*s)) : NULL;
+	int rc = !read ? -RTD_E_INVAL
+	       : !s    ? -ENOMEM
+		       : rtd_opts_copy(&s->o, sizeof(s->o), opts,
+				       RTD_OPTS_END(rtd_nettrace_source_opts, max_queue_bytes));
+	if (rc == 0)
+		rc = rtd_input_reader(&s->in, read, ctx);
+	if (rc < 0) {
+		if (s)
+			rtd_input_close(&s->in);
+		free(s);
+		if (err)
+			*err = rc;
+		return NULL;
+	}
+	s->o.no_prepass = true; /* read once: methods are learnt as they come */
+	return nts_new(s, false, err);
+}
+
+rtd_source *rtd_nettrace_source_open(const char *path, const struct rtd_nettrace_source_opts *opts,
+				     int *err)
+{
+	return nts_make(path, NULL, 0, opts, err);
+}
+
+rtd_source *rtd_nettrace_source_mem(const void *buf, size_t len,
+				    const struct rtd_nettrace_source_opts *opts, int *err)
+{
+	return nts_make(NULL, buf, len, opts, err);
+}

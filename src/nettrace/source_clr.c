@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * source_clr.c - the CLR's paired events as slices (rtdiag/nettrace_source.h,
+ * rtd_nettrace_source_clr()): a source over a nettrace source's records
+ * that passes every record on and adds, for the runtime's start/stop
+ * pairs, slices on the tracks where they happen:
+ *
+ *   GC/Start .. GC/Stop                  "GC" on the process's lane "GC"
+ *   GC/SuspendEEStart .. GC/RestartEEStop "EE suspended" on the lane
+ *                                        "EE suspended" (the managed
+ *                                        threads are stopped inside it)
+ *   Contention/Start .. Contention/Stop  "contention" on the waiting thread
+ *
+ * and GC/HeapStats's generation sizes as counters ("gen0 size" .. "gen2
+ * size", "LOH size", "POH size", bytes). A stop with nothing open (the
+ * session began inside a GC or a wait) is passed on as its instant only.
+ * The lanes are named by THREAD records on their first use.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/map.h"
+#include "rtdiag/nettrace_source.h"
+
+#define CLR_PROVIDER "Microsoft-Windows-DotNETRuntime"
+#define CLR_MAX_OPEN (1u << 20) /* threads with a contention open */
+
+enum { LANE_NONE = 0, LANE_GC = 1, LANE_SUSPENDED = 2 };
+
+static const struct pair {
+	const char *event; /* after "Provider/" */
+	unsigned kind;     /* RTD_REC_SLICE_BEGIN or _END */
+	unsigned lane;     /* LANE_*, LANE_NONE: the event's thread */
+	const char *name;  /* a begin's slice name */
+	const char *category;
+} pairs[] = {
+	{"GC/Start", RTD_REC_SLICE_BEGIN, LANE_GC, "GC", "gc"},
+	{"GC/Stop", RTD_REC_SLICE_END, LANE_GC, NULL, NULL},
+	{"GC/SuspendEEStart", RTD_REC_SLICE_BEGIN, LANE_SUSPENDED, "EE suspended", "gc"},
+	{"GC/RestartEEStop", RTD_REC_SLICE_END, LANE_SUSPENDED, NULL, NULL},
+	{"Contention/Start", RTD_REC_SLICE_BEGIN, LANE_NONE, "contention", "contention"},
+	{"Contention/Stop", RTD_REC_SLICE_END, LANE_NONE, NULL, NULL},
+};
+
+static const char *const lane_names[] = {NULL, "GC", "EE suspended"};
+
+/* GC/HeapStats fields shown as counters */
+static const struct {
+	const char *field, *counter;
+} heap[] = {
+	{"GenerationSize0", "gen0 size"}, {"GenerationSize1", "gen1 size"},
+	{"GenerationSize2", "gen2 size"}, {"GenerationSize3", "LOH size"},
+	{"GenerationSize4", "POH size"},
+};
+
+#define CLR_QUEUE 8
+
+struct clr {
+	rtd_source *in;
+	struct rtd_record q[CLR_QUEUE];
+	size_t nq, qi;
+	rtd_map open;      /* tid << 2 | lane -> open slices (depth) */
+	bool named[3];     /* lane names sent */
+};
+
+static struct rtd_record *queue(struct clr *c, const struct rtd_record *like, unsigned kind)
+{
+	struct rtd_record *q = &c->q[c->nq++];
+	memset(q, 0, sizeof(*q));
+	q->kind = kind;
+	q->ts = like->ts;
+	q->mono = like->mono;
+	q->pid = like->pid;
+	return q;
+}
+
+static int pair_of(struct clr *c, const struct rtd_record *r, const struct pair *p)
+{
+	uint64_t tid = p->lane ? 0 : r->tid;
+	uint64_t key = tid << 2 | p->lane;
+	void *v = NULL;
+	uintptr_t depth = rtd_map_get(&c->open, key, &v) ? (uintptr_t)v : 0;
+	if (p->kind == RTD_REC_SLICE_END && !depth)
+		return 0; /* began before the session */
+	if (p->lane && !c->named[p->lane]) {
+		struct rtd_record *t = queue(c, r, RTD_REC_THREAD);
+		t->lane = p->lane;
+		t->name = lane_names[p->lane];
+		c->named[p->lane] = true;
+	}
+	depth += p->kind == RTD_REC_SLICE_BEGIN ? 1 : (uintptr_t)-1;
+	int rc = depth ? rtd_map_put(&c->open, key, (void *)depth, NULL)
+		       : (rtd_map_del(&c->open, key), 0);
+	if (rc < 0)
+		return rc;
+	struct rtd_record *s = queue(c, r, p->kind);
+	s->tid = tid;
+	s->lane = p->lane;
+	if (p->kind == RTD_REC_SLICE_BEGIN) {
+		s->name = p->name;
+		s->category = p->category;
+		s->fields = r->fields;
+		s->nfields = r->nfields;
+	}
+	return 0;
+}
+
+static void heap_stats(struct clr *c, const struct rtd_record *r)
+{
+	for (size_t i = 0; i < r->nfields; i++)
+		for (size_t k = 0; k < sizeof(heap) / sizeof(heap[0]); k++) {
+			const struct rtd_field *f = &r->fields[i];
+			if (!f->name || strcmp(f->name, heap[k].field) || c->nq == CLR_QUEUE)
+				continue;
+			struct rtd_record *q = queue(c, r, RTD_REC_COUNTER);
+			q->name = heap[k].counter;
+			q->unit = "bytes";
+			q->value = f->type == RTD_FIELD_I64 ? (double)f->i
+				   : f->type == RTD_FIELD_F64 ? f->f : (double)f->u;
+		}
+}
+
+static int clr_next(void *impl, struct rtd_record *rec)
+{
+	struct clr *c = impl;
+	if (c->qi == c->nq) {
+		c->qi = c->nq = 0;
+		const struct rtd_record *r;
+		int rc = rtd_source_next(c->in, &r);
+		if (rc < 0)
+			return rtd_source_error(rec, r->code, r->offset, r->message);
+		if (rc == 0)
+			return 0;
+		c->q[c->nq++] = *r; /* the record itself, always */
+		size_t lp = strlen(CLR_PROVIDER);
+		if (r->kind == RTD_REC_INSTANT && r->name && !strncmp(r->name, CLR_PROVIDER, lp) &&
+		    r->name[lp] == '/') {
+			const char *ev = r->name + lp + 1;
+			for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+				if (!strcmp(ev, pairs[i].event) && (rc = pair_of(c, r, &pairs[i])) < 0)
+					return rc;
+			if (!strcmp(ev, "GC/HeapStats"))
+				heap_stats(c, r);
+		}
+	}
+	*rec = c->q[c->qi++];
+	rec->source = 0;
+	return 1;
+}
+
+static int clr_clock(void *impl, struct rtd_clock *out)
+{
+	return rtd_source_clock(((struct clr *)impl)->in, out);
+}
+
+static void clr_free(void *impl)
+{
+	struct clr *c = impl;
+	rtd_map_free(&c->open);
+	free(c);
+}
+
+static const struct rtd_source_ops clr_ops = {
+	.sz = sizeof(struct rtd_source_ops),
+	.name = "nettrace",
+	.next = clr_next,
+	.clock = clr_clock,
+	.free = clr_free,
+};
+
+rtd_source *rtd_nettrace_source_clr(rtd_source *in, int *err)
+{
+	struct clr *c = in ? calloc(1, sizeof(*c)) : NULL;
+	rtd_source *s = NULL;
+	if (c) {
+		c->in = in;
+		rtd_map_init(&c->open, CLR_MAX_OPEN);
+		s = rtd_source_new(&clr_ops, c);
+		if (!s)
+			clr_free(c);
+	}
+	if (!s && err)
+		*err = in ? -ENOMEM : -RTD_E_INVAL;
+	return s;
+}

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * intern.c - one copy of each string and stack a source hands out, at an
+ * address that stays until the source is freed, so that records can point
+ * at them and consumers can key tables by them. Every table is capped
+ * (RTD_INTERN_MAX_* in rtdiag/source.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/map.h"
+#include "rtdiag/source.h"
+
+struct istack {
+	struct rtd_stack st;
+	struct istack *next;      /* same hash */
+	struct rtd_rec_frame frames[]; /* st.frames points here */
+};
+
+struct rtd_intern {
+	rtd_strmap strings;   /* string -> NULL; the key copy is the string */
+	size_t string_bytes;
+	rtd_map stacks;       /* hash -> struct istack * (chained) */
+	size_t nstacks, nframes;
+};
+
+rtd_intern *rtd_intern_new(void)
+{
+	rtd_intern *in = calloc(1, sizeof(*in));
+	if (!in)
+		return NULL;
+	rtd_strmap_init(&in->strings, RTD_INTERN_MAX_STRINGS);
+	rtd_map_init(&in->stacks, RTD_INTERN_MAX_STACKS);
+	return in;
+}
+
+void rtd_intern_free(rtd_intern *in)
+{
+	if (!in)
+		return;
+	size_t it = 0;
+	uint64_t key;
+	void *v;
+	while (rtd_map_next(&in->stacks, &it, &key, &v)) {
+		struct istack *s = v;
+		while (s) {
+			struct istack *n = s->next;
+			free(s);
+			s = n;
+		}
+	}
+	rtd_map_free(&in->stacks);
+	rtd_strmap_free(&in->strings);
+	free(in);
+}
+
+int rtd_intern_string(rtd_intern *in, const char *s, size_t len, const char **out)
+{
+	rtd_strmap_entry *e = rtd_strmap_find(&in->strings, s, len);
+	if (e) {
+		*out = e->key;
+		return 0;
+	}
+	if (len > RTD_CAP_STRING || len + 1 > RTD_INTERN_MAX_STRING_BYTES - in->string_bytes)
+		return -RTD_E_CAP;
+	int rc = rtd_strmap_put(&in->strings, s, len, NULL);
+	if (rc < 0)
+		return rc;
+	e = rtd_strmap_find(&in->strings, s, len);
+	if (!e)
+		return -ENOMEM;
+	in->string_bytes += len + 1;
+	*out = e->key;
+	return 0;
+}
+
+static uint64_t stack_hash(const struct rtd_rec_frame *f, size_t n)
+{
+	uint64_t h = rtd_hash_u64(n);
+	for (size_t i = 0; i < n; i++)
+		h = rtd_hash_u64(h ^ rtd_hash_u64(f[i].ip) ^
+				 (f[i].name ? rtd_hash_bytes(f[i].name, strlen(f[i].name)) : 0) ^
+				 (f[i].module ? rtd_hash_bytes(f[i].module, strlen(f[i].module)) : 1));
+	return h;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool same_frames(const struct rtd_stack *st, const struct rtd_rec_frame *f, size_t n)
+{
+	if (st->n != n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (st->frames[i].ip != f[i].ip || !same_str(st->frames[i].name, f[i].name) ||
+		    !same_str(st->frames[i].module, f[i].module))
+			return false;
+	return true;
+}
+
+/* the interned copy of a frame's string (NULL stays NULL) */
+static int intern_opt(rtd_intern *in, const char *s, const char **out)
+{
+	*out = NULL;
+	return s ? rtd_intern_string(in, s, strlen(s), out) : 0;
+}
+
+int rtd_intern_stack(rtd_intern *in, const struct rtd_rec_frame *frames, size_t n,
+		     const struct rtd_stack **out)
+{
+	if (n > RTD_INTERN_MAX_DEPTH)
+		return -RTD_E_CAP;
+	uint64_t h = stack_hash(frames, n);
+	void *v = NULL;
+	rtd_map_get(&in->stacks, h, &v);
+	for (struct istack *s = v; s; s = s->next)
+		if (same_frames(&s->st, frames, n)) {
+			*out = &s->st;
+			return 0;
+		}
+	if (in->nstacks >= RTD_INTERN_MAX_STACKS || n > RTD_INTERN_MAX_FRAMES - in->nframes)
+		return -RTD_E_CAP;
+	struct istack *s = malloc(sizeof(*s) + n * sizeof(struct rtd_rec_frame));
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		s->frames[i].ip = frames[i].ip;
+		int rc = intern_opt(in, frames[i].name, &s->frames[i].name);
+		if (rc == 0)
+			rc = intern_opt(in, frames[i].module, &s->frames[i].module);
+		if (rc < 0) {
+			free(s);
+			return rc;
+		}
+	}
+	s->st.id = (uint32_t)in->nstacks + 1;
+	s->st.n = (uint32_t)n;
+	s->st.frames = s->frames;
+	s->next = v;
+	int rc = rtd_map_put(&in->stacks, h, s, NULL);
+	if (rc < 0) {
+		free(s);
+		return rc;
+	}
+	in->nstacks++;
+	in->nframes += n;
+	*out = &s->st;
+	return 0;
+}
+
+void rtd_intern_counts(const rtd_intern *in, size_t *strings, size_t *stacks)
+{
+	if (strings)
+		*strings = in->strings.count;
+	if (stacks)
+		*stacks = in->nstacks;
+}

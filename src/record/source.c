@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * source.c - the one pull contract every source keeps (rtd_source_next:
+ * 1 record, 0 end, or a sticky error with its error record), and
+ * rtd_source_merge, the k-way merge of N sources by converted time.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtdiag/source.h"
+
+struct rtd_source {
+	const struct rtd_source_ops *ops;
+	void *impl;
+	struct rtd_record rec;
+	int state;          /* 0 running, 1 ended, <0 the sticky error */
+	bool any;           /* a record was given out: last_mono is set */
+	int64_t last_mono;
+	struct rtd_source_stats stats;
+	char message[256];  /* the error record's message */
+};
+
+rtd_source *rtd_source_new(const struct rtd_source_ops *ops, void *impl)
+{
+	if (!ops || RTD_OPTS_VALID(ops, rtd_source_ops, free) < 0 ||
+	    ops->sz < RTD_OPTS_END(rtd_source_ops, clock) || !ops->next || !ops->clock)
+		return NULL;
+	rtd_source *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->ops = ops;
+	s->impl = impl;
+	return s;
+}
+
+void rtd_source_free(rtd_source *s)
+{
+	if (!s)
+		return;
+	if (s->ops->sz >= RTD_OPTS_END(rtd_source_ops, free) && s->ops->free)
+		s->ops->free(s->impl);
+	free(s);
+}
+
+int rtd_source_error(struct rtd_record *rec, int code, uint64_t offset, const char *message)
+{
+	rec->kind = RTD_REC_ERROR;
+	rec->code = code;
+	rec->offset = offset;
+	rec->message = message;
+	return code;
+}
+
+int rtd_source_next(rtd_source *s, const struct rtd_record **rec)
+{
+	*rec = &s->rec;
+	if (s->state > 0)
+		return 0;
+	if (s->state < 0)
+		return s->state;
+	uint32_t src = s->rec.source;
+	memset(&s->rec, 0, sizeof(s->rec));
+	s->rec.source = src;
+	int rc = s->ops->next(s->impl, &s->rec);
+	if (rc > 0) {
+		if (s->rec.kind == RTD_REC_NONE || s->rec.kind >= RTD_REC_KINDS ||
+		    s->rec.kind == RTD_REC_ERROR)
+			rc = -RTD_E_STATE; /* a source's bug, said as such below */
+		else {
+			if (s->any && s->rec.mono < s->last_mono) {
+				s->rec.mono = s->last_mono;
+				s->stats.clamped++;
+			}
+			s->any = true;
+			s->last_mono = s->rec.mono;
+			s->stats.records[s->rec.kind]++;
+			return 1;
+		}
+		s->rec.message = "the source gave a record of no known kind";
+	}
+	if (rc == 0) {
+		s->state = 1;
+		return 0;
+	}
+	/* the error record: code, offset and message (copied: the source's
+	 * own text may not outlive this call) */
+	uint64_t off = s->rec.offset;
+	src = s->rec.source; /* a merge names the source that failed */
+	const char *msg = s->rec.message ? s->rec.message : "";
+	snprintf(s->message, sizeof(s->message), "%s", msg);
+	memset(&s->rec, 0, sizeof(s->rec));
+	s->rec.source = src;
+	s->rec.kind = RTD_REC_ERROR;
+	s->rec.code = rc;
+	s->rec.offset = off;
+	s->rec.message = s->message;
+	s->rec.mono = s->last_mono;
+	s->state = rc;
+	s->stats.records[RTD_REC_ERROR]++;
+	return rc;
+}
+
+int rtd_source_clock(rtd_source *s, struct rtd_clock *out)
+{
+	memset(out, 0, sizeof(*out));
+	return s->ops->clock(s->impl, out);
+}
+
+const char *rtd_source_name(const rtd_source *s)
+{
+	return s->ops->name ? s->ops->name : "";
+}
+
+void rtd_source_stats(const rtd_source *s, struct rtd_source_stats *out)
+{
+	*out = s->stats;
+}
+
+/* ---- the merge ------------------------------------------------------------ */
+
+struct merge {
+	rtd_source **srcs; /* a copy of the caller's array; the sources borrowed */
+	size_t n;
+	const struct rtd_record **pending; /* by source index */
+	uint32_t *heap;    /* source indexes with a pending record */
+	size_t nheap;
+	bool primed;
+	long last;         /* the source whose record went out last, or -1 */
+};
+
+static bool before(const struct merge *m, uint32_t a, uint32_t b)
+{
+	int64_t ta = m->pending[a]->mono, tb = m->pending[b]->mono;
+	return ta < tb || (ta == tb && a < b);
+}
+
+static void sift_down(struct merge *m, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, min = i;
+		if (l < m->nheap && before(m, m->heap[l], m->heap[min]))
+			min = l;
+		if (r < m->nheap && before(m, m->heap[r], m->heap[min]))
+			min = r;
+		if (min == i)
+			return;
+		uint32_t t = m->heap[i];
+		m->heap[i] = m->heap[min];
+		m->heap[min] = t;
+		i = min;
+	}
+}
+
+static void sift_up(struct merge *m, size_t i)
+{
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (!before(m, m->heap[i], m->heap[p]))
+			return;
+		uint32_t t = m->heap[i];
+		m->heap[i] = m->heap[p];
+		m->heap[p] = t;
+		i = p;
+	}
+}
+
+/* Pull source @i into the heap. Returns 0 (added or ended) or its error,
+ * with its error record copied to @rec. */
+static int pull(struct merge *m, uint32_t i, struct rtd_record *rec)
+{
+	const struct rtd_record *r;
+	int rc = rtd_source_next(m->srcs[i], &r);
+	if (rc == 0)
+		return 0;
+	if (rc < 0) {
+		*rec = *r;
+		rec->source = i;
+		return rc;
+	}
+	m->pending[i] = r;
+	m->heap[m->nheap++] = i;
+	sift_up(m, m->nheap - 1);
+	return 0;
+}
+
+static int merge_next(void *impl, struct rtd_record *rec)
+{
+	struct merge *m = impl;
+	int rc;
+	if (!m->primed) {
+		m->primed = true;
+		for (uint32_t i = 0; i < m->n; i++)
+			if ((rc = pull(m, i, rec)) < 0)
+				return rc;
+	} else if (m->last >= 0) {
+		/* the record handed out last is done with: only now may its
+		 * source be pulled again */
+		uint32_t i = (uint32_t)m->last;
+		m->last = -1;
+		if ((rc = pull(m, i, rec)) < 0)
+			return rc;
+	}
+	if (m->nheap == 0)
+		return 0;
+	uint32_t i = m->heap[0];
+	m->heap[0] = m->heap[--m->nheap];
+	sift_down(m, 0);
+	*rec = *m->pending[i];
+	rec->source = i;
+	m->pending[i] = NULL;
+	m->last = i;
+	return 1;
+}
+
+static int merge_clock(void *impl, struct rtd_clock *out)
+{
+	struct merge *m = impl;
+	out->domain = RTD_CLOCK_MONOTONIC;
+	out->flags = RTD_CLOCK_HAS_MONO;
+	out->freq = 1000000000u;
+	out->mono_error_ns = 0;
+	out->wall_error_ns = 0;
+	bool wall = m->n > 0;
+	for (size_t i = 0; i < m->n; i++) {
+		struct rtd_clock c;
+		int rc = rtd_source_clock(m->srcs[i], &c);
+		if (rc < 0)
+			return rc;
+		uint64_t e = (c.flags & RTD_CLOCK_HAS_MONO) ? c.mono_error_ns : RTD_CLOCK_ERROR_UNKNOWN;
+		if (e > out->mono_error_ns)
+			out->mono_error_ns = e;
+		/* wall time of the merged line: from the first source that
+		 * anchors both, its error plus the mono errors */
+		if (wall && (c.flags & RTD_CLOCK_HAS_MONO) && (c.flags & RTD_CLOCK_HAS_WALL) &&
+		    !(out->flags & RTD_CLOCK_HAS_WALL)) {
+			out->flags |= RTD_CLOCK_HAS_WALL;
+			out->ref_ts = c.ref_mono;
+			out->ref_mono = c.ref_mono;
+			out->ref_wall = c.ref_wall;
+			out->wall_error_ns = c.wall_error_ns;
+		}
+	}
+	if ((out->flags & RTD_CLOCK_HAS_WALL) && out->mono_error_ns != RTD_CLOCK_ERROR_UNKNOWN &&
+	    out->wall_error_ns != RTD_CLOCK_ERROR_UNKNOWN)
+		out->wall_error_ns += out->mono_error_ns;
+	else if (out->flags & RTD_CLOCK_HAS_WALL)
+		out->wall_error_ns = RTD_CLOCK_ERROR_UNKNOWN;
+	return 0;
+}
+
+static void merge_free(void *impl)
+{
+	struct merge *m = impl;
+	free(m->srcs);
+	free(m->pending);
+	free(m->heap);
+	free(m);
+}
+
+static const struct rtd_source_ops merge_ops = {
+	.sz = sizeof(struct rtd_source_ops),
+	.name = "merge",
+	.next = merge_next,
+	.clock = merge_clock,
+	.free = merge_free,
+};
+
+rtd_source *rtd_source_merge(rtd_source *const *srcs, size_t n, const struct rtd_merge_opts *opts)
+{
+	if (RTD_OPTS_VALID(opts, rtd_merge_opts, sz) < 0 || (n && !srcs) || n > UINT32_MAX)
+		return NULL;
+	struct merge *m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->n = n;
+	m->srcs = calloc(n ? n : 1, sizeof(*m->srcs));
+	if (m->srcs && n)
+		memcpy(m->srcs, srcs, n * sizeof(*m->srcs));
+	m->last = -1;
+	m->pending = calloc(n ? n : 1, sizeof(*m->pending));
+	m->heap = calloc(n ? n : 1, sizeof(*m->heap));
+	rtd_source *s = m->srcs && m->pending && m->heap ? rtd_source_new(&merge_ops, m) : NULL;
+	if (!s)
+		merge_free(m);
+	return s;
+}

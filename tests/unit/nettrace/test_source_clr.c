@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_source_clr.c - rtd_nettrace_source_clr() over a real EventPipe
+ * recording with GCs and lock contention (.NET Core 3.0, Windows):
+ *  - every record of the nettrace source comes out unchanged, in order;
+ *  - one "GC" slice per GC/Start, one "EE suspended" slice per
+ *    GC/SuspendEEStart, one "contention" slice per Contention/Start, each
+ *    closed by its stop (stops with nothing open are left as instants);
+ *    written to a timeline no end is unmatched and nothing stays open;
+ *  - GC/HeapStats gives generation-size counters;
+ *  - the lanes are named "GC" and "EE suspended" in Chrome JSON.
+ */
+#include <inttypes.h>
+
+#include "test_util.h"
+#include "rtdiag/nettrace_source.h"
+#include "rtdiag/timeline_records.h"
+
+#define NT "testdata/nettrace/eventpipe-dotnetcore3.0-win-x64-objver4.nettrace"
+
+static bool is(const struct rtd_record *r, const char *ev)
+{
+	static const char p[] = "Microsoft-Windows-DotNETRuntime/";
+	return r->kind == RTD_REC_INSTANT && r->name && !strncmp(r->name, p, sizeof(p) - 1) &&
+	       !strcmp(r->name + sizeof(p) - 1, ev);
+}
+
+static void test_clr(void **state)
+{
+	(void)state;
+	const char *path = rtd_test_vector(NT);
+	if (!path)
+		skip();
+	/* what the nettrace source alone gives */
+	rtd_source *plain = rtd_nettrace_source_open(path, NULL, NULL);
+	assert_non_null(plain);
+	size_t n = 0, gcs = 0, susp = 0, cont = 0, heaps = 0;
+	const struct rtd_record *r;
+	while (rtd_source_next(plain, &r) == 1) {
+		n++;
+		gcs += is(r, "GC/Start");
+		susp += is(r, "GC/SuspendEEStart");
+		cont += is(r, "Contention/Start");
+		heaps += is(r, "GC/HeapStats");
+	}
+	assert_true(gcs > 100 && susp > 1000 && cont > 0 && heaps > 100);
+
+	rtd_source *in = rtd_nettrace_source_open(path, NULL, NULL);
+	rtd_source *again = rtd_nettrace_source_open(path, NULL, NULL);
+	rtd_source *s = rtd_nettrace_source_clr(in, NULL);
+	assert_non_null(s);
+	char *json = NULL;
+	size_t jlen = 0;
+	FILE *f = open_memstream(&json, &jlen);
+	RTD_OPTS(rtd_timeline_opts, to, .format = RTD_TIMELINE_FMT_CHROME_JSON, .out = f);
+	rtd_timeline *tl = rtd_timeline_new(&to);
+	rtd_timeline_records *c = rtd_timeline_records_new(tl, NULL, NULL);
+	size_t passed = 0, gc_sl = 0, susp_sl = 0, cont_sl = 0, counters = 0;
+	const struct rtd_record *a;
+	int rc;
+	while ((rc = rtd_source_next(s, &r)) == 1) {
+		assert_int_equal(rtd_timeline_records_add(c, r), 0);
+		if (r->kind == RTD_REC_SLICE_BEGIN) {
+			gc_sl += !strcmp(r->name, "GC") && r->lane == 1 && r->tid == 0;
+			susp_sl += !strcmp(r->name, "EE suspended") && r->lane == 2;
+			cont_sl += !strcmp(r->name, "contention") && r->tid != 0 && r->lane == 0;
+			continue;
+		}
+		if (r->kind == RTD_REC_SLICE_END || (r->kind == RTD_REC_THREAD && r->lane))
+			continue;
+		if (r->kind == RTD_REC_COUNTER) {
+			counters++;
+			assert_string_equal(r->unit, "bytes");
+			continue;
+		}
+		/* the nettrace source's own record, unchanged */
+		assert_int_equal(rtd_source_next(again, &a), 1);
+		assert_int_equal(r->kind, a->kind);
+		assert_true(r->ts == a->ts && r->tid == a->tid);
+		assert_true((!r->name && !a->name) || !strcmp(r->name, a->name));
+		passed++;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(passed, n);
+	assert_int_equal(gc_sl, gcs);
+	assert_int_equal(susp_sl, susp);
+	assert_int_equal(cont_sl, cont);
+	assert_true(counters >= 4 * heaps);
+	struct rtd_timeline_records_stats st;
+	rtd_timeline_records_stats(c, &st);
+	assert_int_equal(st.unmatched_ends, 0);
+	assert_int_equal(st.slices, gcs + susp + cont);
+	assert_int_equal(rtd_timeline_finish(tl), 0);
+	struct rtd_timeline_stats ts;
+	rtd_timeline_get_stats(tl, &ts);
+	assert_int_equal(ts.open, 0);
+	fclose(f);
+	assert_non_null(strstr(json, "{\"name\":\"GC\"}"));
+	assert_non_null(strstr(json, "{\"name\":\"EE suspended\"}"));
+	printf("ok: %zu records passed on; %zu GC, %zu EE suspended, %zu contention slices; "
+	       "%zu counter values\n", passed, gc_sl, susp_sl, cont_sl, counters);
+	free(json);
+	rtd_timeline_records_free(c);
+	rtd_timeline_free(tl);
+	rtd_source_free(s);
+	rtd_source_free(in);
+	rtd_source_free(again);
+	rtd_source_free(plain);
+	int err = 0;
+	assert_null(rtd_nettrace_source_clr(NULL, &err));
+	assert_int_equal(err, -RTD_E_INVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_clr)};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_source_stream.c - rtd_nettrace_source_stream(): an EventPipe
+ * stream read through a function, as a live session's socket gives it
+ * (in pieces of any size), gives the very records of the same bytes read
+ * as a file with no prepass: same kinds, times, threads, names and
+ * fields, in the same order - for every piece size from 1 byte to a
+ * whole 64 KiB read. A read error ends the stream with that error after
+ * the records before it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+
+#include "test_util.h"
+#include "rtdiag/nettrace_source.h"
+
+#define NT "testdata/nettrace/mixed_managed_external_samples.nettrace"
+
+struct feed {
+	const uint8_t *p;
+	size_t len, pos, piece, fail_at;
+};
+
+static int64_t feed_read(void *ctx, void *buf, size_t len)
+{
+	struct feed *f = ctx;
+	if (f->fail_at && f->pos >= f->fail_at)
+		return -ECONNRESET;
+	size_t n = f->len - f->pos;
+	if (n > f->piece)
+		n = f->piece;
+	if (n > len)
+		n = len;
+	memcpy(buf, f->p + f->pos, n);
+	f->pos += n;
+	return (int64_t)n;
+}
+
+/* a record's identity: kind, times, ids, name, first field */
+static uint64_t digest(const struct rtd_record *r)
+{
+	uint64_t h = 1469598103934665603ull;
+#define MIX(x) (h = (h ^ (uint64_t)(x)) * 1099511628211ull)
+	MIX(r->kind);
+	MIX(r->ts);
+	MIX(r->mono);
+	MIX(r->pid);
+	MIX(r->tid);
+	for (const char *c = r->name ? r->name : ""; *c; c++)
+		MIX(*c);
+	MIX(r->nfields);
+	if (r->nfields)
+		MIX(r->fields[0].u ^ (uint64_t)r->fields[0].i);
+	MIX(r->stack ? r->stack->n : 0);
+	return h;
+#undef MIX
+}
+
+static void test_pieces(void **state)
+{
+	(void)state;
+	const char *path = rtd_test_vector(NT);
+	if (!path)
+		skip();
+	size_t len = 0;
+	uint8_t *bytes = rtd_test_slurp(path, &len);
+	assert_non_null(bytes);
+	RTD_OPTS(rtd_nettrace_source_opts, o, .no_prepass = true);
+	rtd_source *f = rtd_nettrace_source_open(path, &o, NULL);
+	assert_non_null(f);
+	uint64_t *want = NULL;
+	size_t n = 0, cap = 0;
+	const struct rtd_record *r;
+	while (rtd_source_next(f, &r) == 1) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 4096;
+			want = realloc(want, cap * sizeof(*want));
+			assert_non_null(want);
+		}
+		want[n++] = digest(r);
+	}
+	rtd_source_free(f);
+	assert_true(n > 1000);
+
+	static const size_t pieces[] = {1, 7, 4093, 65536};
+	for (size_t k = 0; k < sizeof(pieces) / sizeof(pieces[0]); k++) {
+		struct feed fd = {.p = bytes, .len = len, .piece = pieces[k]};
+		rtd_source *s = rtd_nettrace_source_stream(feed_read, &fd, NULL, NULL);
+		assert_non_null(s);
+		size_t i = 0;
+		int rc;
+		while ((rc = rtd_source_next(s, &r)) == 1) {
+			assert_true(i < n);
+			if (digest(r) != want[i])
+				fail_msg("piece %zu: record %zu differs", pieces[k], i);
+			i++;
+		}
+		assert_int_equal(rc, 0);
+		assert_int_equal(i, n);
+		rtd_source_free(s);
+	}
+
+	/* the connection breaks halfway: the records before, then its error */
+	struct feed fd = {.p = bytes, .len = len, .piece = 4096, .fail_at = len / 2};
+	rtd_source *s = rtd_nettrace_source_stream(feed_read, &fd, NULL, NULL);
+	size_t i = 0;
+	int rc;
+	while ((rc = rtd_source_next(s, &r)) == 1)
+		assert_true(digest(r) == want[i++]);
+	assert_int_equal(rc, -ECONNRESET);
+	assert_true(i > 0 && i < n);
+	rtd_source_free(s);
+
+	int err = 0;
+	assert_null(rtd_nettrace_source_stream(NULL, NULL, NULL, &err));
+	assert_int_equal(err, -RTD_E_INVAL);
+	free(want);
+	free(bytes);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_pieces)};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
