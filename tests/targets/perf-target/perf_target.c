@@ -5,10 +5,11 @@
  *   perf_target call N        calls rtd_target_func(i, "call-i") N times
  *   perf_target open PATH...  open()s and closes each PATH through libc
  *   perf_target flood N [DELAY_MS]  N getppid() system calls (after a delay)
- *   perf_target work MS N [DELAY_MS]
- *                             (after sleeping DELAY_MS) ~MS ms of CPU work,
- *                             then N 200us sleeps, and touches 8 MiB of
- *                             fresh memory (page faults)
+ *   perf_target work MS N [DELAY_MS | sig]
+ *                             (after sleeping DELAY_MS, or with "sig" after
+ *                             printing "ready" and waiting for SIGUSR1)
+ *                             ~MS ms of CPU work, then N 200us sleeps, and
+ *                             touches 8 MiB of fresh memory (page faults)
  *   perf_target spin MS       busy loop for MS ms of wall time
  *
  * Built without PIE, so its text segment's address differs from its file
@@ -16,6 +17,7 @@
  * offset misses.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +73,20 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "work") && argc >= 4) {
 		double ms = atof(argv[2]);
 		int sleeps = atoi(argv[3]);
-		if (argc > 4) {
+		if (argc > 4 && !strcmp(argv[4], "sig")) {
+			/* a test attaches its counters while this waits, and
+			 * only then lets the work begin: nothing of it is
+			 * missed by a counter attached late */
+			sigset_t set;
+			int sig;
+			sigemptyset(&set);
+			sigaddset(&set, SIGUSR1);
+			sigprocmask(SIG_BLOCK, &set, NULL);
+			printf("ready\n");
+			fflush(stdout);
+			if (sigwait(&set, &sig))
+				return 1;
+		} else if (argc > 4) {
 			long d = atol(argv[4]);
 			struct timespec ts = {d / 1000, (d % 1000) * 1000000};
 			nanosleep(&ts, NULL);
