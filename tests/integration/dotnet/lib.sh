@@ -48,6 +48,8 @@ start_target() {
 # takes on a quiet machine, for the reader; the bound is wait_until's
 # (minutes: a loaded 2-core machine starts a runtime in tens of seconds).
 wait_file() { wait_until test -s "$1"; }
+# has_socket PID: PID's diagnostic socket is in /tmp
+has_socket() { ls /tmp/dotnet-diagnostic-"$1"-* >/dev/null 2>&1; }
 
 # ticks DIR: how many Ticks the dotnet-target working in DIR has emitted
 # (DIR/ticks, written every 10th); ticked DIR N: at least N

@@ -226,7 +226,6 @@ wait_file "$WORK/susp/ready" 20 && ok "suspended program runs after resume" || b
 # startup hook: runtime suspended on its default port, hook applied, resumed
 start_target "$WORK/hook" DOTNET_DefaultDiagnosticPortSuspend=1 "RTDIAG_HOOK_OUT=$WORK/hook/ran"
 HP=$TPID
-has_socket() { ls /tmp/dotnet-diagnostic-"$1"-* >/dev/null 2>&1; }
 wait_until has_socket "$HP"
 sleep 0.2
 [ -e "$WORK/hook/ready" ] && bad "suspended target ran Main early"
