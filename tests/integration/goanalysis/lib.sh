@@ -7,6 +7,7 @@ V1=${RTD_SHARED_DIR:-../shared}/testdata/gotrace/v1
 fail=0
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+. "$HERE/../wait.sh"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/rtd-goan.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 finish() {

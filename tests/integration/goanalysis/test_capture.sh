@@ -8,10 +8,11 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$TMP"; }
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-# serve BIN SECONDS: start BIN serving pprof; sets ADDR and SPID
+# serve BIN SECONDS: start BIN serving pprof (the test kills it: SECONDS
+# only ends it if the test does not); sets ADDR and SPID
 serve() {
   "$1" serve 127.0.0.1:0 "$2" >"$TMP/serve.out" 2>&1 & SPID=$!; pids+=("$SPID")
-  for _ in $(seq 100); do ADDR=$(awk '/^listening/{print $2}' "$TMP/serve.out"); [ -n "$ADDR" ] && return 0; sleep 0.05; done
+  wait_until grep -q '^listening' "$TMP/serve.out" && ADDR=$(awk '/^listening/{print $2}' "$TMP/serve.out") && return 0
   bad "$1 did not start serving: $(cat "$TMP/serve.out")"; return 1
 }
 ran=0
@@ -20,7 +21,7 @@ for GOV in 1.19 1.23; do
   if [ ! -x "$GO" ]; then echo "note: Go $GOV not installed: its capture is not tested"; continue; fi
   build_target go-analysis || { bad "go$GOV build go-analysis"; continue; }
   ran=1
-  serve "$B/go-analysis" 60 || continue
+  serve "$B/go-analysis" 3600 || continue
   T=$TMP/c$GOV.trace
   # 1. a capture of 2 s: every byte to the file, decoded as it arrives
   if "$R" gotrace capture --http "$ADDR" --seconds 2 -o "$T" 2>"$TMP/err"; then
@@ -52,11 +53,10 @@ for GOV in 1.19 1.23; do
   kill "$SPID" 2>/dev/null
   # 3. the program stops mid-capture (killed once bytes have arrived): the
   # bytes so far are kept, and decode
-  serve "$B/go-analysis" 60 || continue
+  serve "$B/go-analysis" 3600 || continue
   "$R" gotrace capture --http "$ADDR" --seconds 10 -o "$TMP/cut.trace" 2>"$TMP/err" & CPID=$!
-  for _ in $(seq 200); do
-    [ -n "$(find "$TMP" -maxdepth 1 -name '.cut.trace.rtdiag-*' -size +1k 2>/dev/null)" ] && break; sleep 0.05
-  done
+  some_kept() { [ -n "$(find "$TMP" -maxdepth 1 -name '.cut.trace.rtdiag-*' -size +1k 2>/dev/null)" ]; }
+  wait_until some_kept
   kill -9 "$SPID"; wait "$CPID"; rc=$?
   if [ $rc = 1 ] && grep -q "connection ended" "$TMP/err" && [ -s "$TMP/cut.trace" ]; then
     ne=$("$R" gotrace cat "$TMP/cut.trace" 2>/dev/null | wc -l)
@@ -69,7 +69,8 @@ done
 # 4. not a Go pprof server (labelled fake: python3's http.server)
 P=$(free_port)
 (cd "$TMP" && exec python3 -m http.server "$P" --bind 127.0.0.1 >/dev/null 2>&1) & pids+=($!)
-for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $P), 1)" 2>/dev/null && break; sleep 0.1; done
+listens() { python3 -c "import socket; socket.create_connection(('127.0.0.1', $1), 1)"; }
+wait_until listens "$P"
 echo old >"$TMP/keep"
 "$R" gotrace capture --http "127.0.0.1:$P" --seconds 1 -o "$TMP/keep" 2>"$TMP/err"; rc=$?
 [ $rc = 1 ] && grep -q "HTTP 404.*net/http/pprof" "$TMP/err" && [ "$(cat "$TMP/keep")" = old ] &&
@@ -90,7 +91,7 @@ import socket, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('127.0.0.1', $P3)); s.listen(8)
 held = []
 while True: held.append(s.accept()[0])" & pids+=($!)
-for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $P3), 1)" 2>/dev/null && break; sleep 0.1; done
+wait_until listens "$P3"
 "$R" gotrace capture --http "127.0.0.1:$P3" --seconds 0.2 --timeout 1 -o "$TMP/x" 2>"$TMP/err"; rc=$?
 [ $rc = 1 ] && grep -q "no reply within" "$TMP/err" && ok "a server that never answers: '$(cat "$TMP/err")'" || bad "silent server: rc $rc: $(cat "$TMP/err")"
 # 7. usage
