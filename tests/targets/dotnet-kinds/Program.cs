@@ -19,7 +19,8 @@
 //                                   one contended 2 ms hold of a lock per
 //                                   thread per ~millisecond, until stop
 //                                   (profiles must keep growing with the
-//                                   session's length)
+//                                   session's length); what it did so far
+//                                   in DIR/progress ("ALLOCS HOLDS THROWS")
 // (one program for all, so the tests build one .NET project)
 //
 // Writes DIR/ready (its pid) once working; exits when DIR/stop exists
@@ -77,17 +78,28 @@ static class Steady
     [MethodImpl(MethodImplOptions.NoInlining)]
     public static void Hold() { lock (Gate) Thread.Sleep(2); }
 
-    public static void Run(string stop)
+    // what each kind has done so far (Allocate calls, holds, throws),
+    // written to DIR/progress as "ALLOCS HOLDS THROWS" every 10 ms: a test
+    // compares a profile with the work the program did during its session
+    static long allocs, holds, throws;
+
+    public static void Run(string dir, string stop)
     {
-        ThreadStart every(Action a) => () => { while (!File.Exists(stop)) { a(); Thread.Sleep(1); } };
+        ThreadStart every(Action a, Func<long> done) => () => { while (!File.Exists(stop)) { a(); done(); Thread.Sleep(1); } };
         var ts = new[] {
-            new Thread(every(Allocate)) { Name = "steady-alloc" },
-            new Thread(every(Hold)) { Name = "steady-lock-1" },
-            new Thread(every(Hold)) { Name = "steady-lock-2" },
-            new Thread(every(() => { try { Thrower.Throw(0); } catch (InvalidOperationException) { } }))
-                { Name = "steady-throw" },
+            new Thread(every(Allocate, () => Interlocked.Increment(ref allocs))) { Name = "steady-alloc" },
+            new Thread(every(Hold, () => Interlocked.Increment(ref holds))) { Name = "steady-lock-1" },
+            new Thread(every(Hold, () => Interlocked.Increment(ref holds))) { Name = "steady-lock-2" },
+            new Thread(every(() => { try { Thrower.Throw(0); } catch (InvalidOperationException) { } },
+                             () => Interlocked.Increment(ref throws))) { Name = "steady-throw" },
         };
         foreach (var t in ts) t.Start();
+        string tmp = Path.Combine(dir, "progress.tmp"), progress = Path.Combine(dir, "progress");
+        while (!File.Exists(stop)) {
+            File.WriteAllText(tmp, Interlocked.Read(ref allocs) + " " + Interlocked.Read(ref holds) + " " + Interlocked.Read(ref throws));
+            File.Move(tmp, progress, true);
+            Thread.Sleep(10);
+        }
         foreach (var t in ts) t.Join();
     }
 }
@@ -158,7 +170,7 @@ static class Program
         }
         case "steady":
             Ready(dir);
-            Steady.Run(stop);
+            Steady.Run(dir, stop);
             return 0;
         case "park": {
             var a = new Thread(Parked.InSleep) { IsBackground = true, Name = "parked-sleep" };
