@@ -34,6 +34,8 @@ dotnet)
   for n in dotnet-target dotnet-kinds dotnet-hook dotnet-wait perf-dotnet clrmd-heap; do
     b "$n" tests/targets
   done
+  b nettrace-app tests/targets
+  b traceevent tests te-dump # NuGet Microsoft.Diagnostics.Tracing.TraceEvent
   # needs a .NET 8 runtime pack from NuGet: the test skips that part when it cannot be had
   b dotnet-wait tests/targets dotnet-wait-net8 -r linux-x64 --self-contained -p:WaitTfm=net8.0
   ;;
