@@ -41,16 +41,32 @@ run: build
 
 test-normal: build
 	@echo "== running the test suite ($(BUILD))"
-	@cd $(BUILD) && ctest $(CTEST_ARGS) -j $(JOBS)
+	@bash scripts/test-half.sh "normal build" $(BUILD) $(CTEST_ARGS) -j $(JOBS)
 
 test-asan: build-asan
 	@echo "== running the test suite under ASan+UBSan ($(ASAN_BUILD))"
-	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  RTD_SANITIZED=1 ctest $(CTEST_ARGS) -j $(JOBS)
+	  RTD_SANITIZED=1 bash scripts/test-half.sh "ASan+UBSan build" $(ASAN_BUILD) $(CTEST_ARGS) -j $(JOBS)
 
-test: test-normal test-asan
-	@echo "== all tests passed (normal and ASan+UBSan builds)"
+# Both halves run whatever the first gave (a failure of the normal build's
+# tests says nothing about the sanitizers'); each one's result is printed
+# again at the end, a line per half with ctest's counts and then ctest's
+# own list of what failed, and the exit status is non-zero if either half
+# failed to build or failed a test.
+test:
+	@rm -f $(BUILD)/test-half.summary $(ASAN_BUILD)/test-half.summary; rc=0; \
+	$(MAKE) --no-print-directory test-normal || rc=1; \
+	$(MAKE) --no-print-directory test-asan || rc=1; \
+	echo "== results of both halves"; \
+	for h in "normal build:$(BUILD)" "ASan+UBSan build:$(ASAN_BUILD)"; do \
+	  d=$${h#*:}; \
+	  if [ -f "$$d/test-half.summary" ]; then cat "$$d/test-half.summary"; \
+	  else echo "$${h%%:*} ($$d): not run (its build failed, see above)"; fi; \
+	done; \
+	if [ $$rc = 0 ]; then echo "== all tests passed (normal and ASan+UBSan builds)"; \
+	else echo "== FAILED: see the results above"; fi; \
+	exit $$rc
 
 install: build
 	cmake --install $(BUILD)

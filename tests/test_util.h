@@ -68,4 +68,19 @@ static inline uint8_t *rtd_test_slurp(const char *path, size_t *len)
 	return b;
 }
 
+/*
+ * rtd_test_wait_ms - how long a test waits for a condition before it gives up
+ *
+ * RTD_TEST_WAIT seconds (default 300). The bound only keeps a broken test
+ * from hanging: on a 2-core machine at load 30 a runtime takes tens of
+ * seconds to start, so a test polls for its condition (a file, an event)
+ * and never waits longer than that takes.
+ */
+static inline unsigned rtd_test_wait_ms(void)
+{
+	const char *e = getenv("RTD_TEST_WAIT");
+	long s = e ? atol(e) : 0;
+	return (unsigned)(s > 0 ? s : 300) * 1000u;
+}
+
 #endif /* RTD_TEST_UTIL_H */

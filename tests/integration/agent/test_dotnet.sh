@@ -116,9 +116,12 @@ start_program BP "$TD/dotnet-target" "$WORK/b" burn || { bad "the burn target di
 # default here, paused its sources, and /allocs?seconds=1 came out empty)
 start_agent --target "pid=$BP,service=pburn$$" --target "pid=$KA,service=pkalloc$$" \
   --scan-interval 200ms --dotnet-cpu perf --dotnet-counters none --max-cpu 800% || { bad "agent did not start"; exit 1; }
-wait_for 5 has_target "$BP" && wait_for 1 has_target "$KA" \
-  && ok "--dotnet-cpu perf: both .NET targets up within 5 s" \
-  || bad "--dotnet-cpu perf: targets not listed after 5 s: $(cat "$AGENT_LOG")"
+# (5 s on a quiet machine; 20 s here, as the suite runs on loaded ones:
+# still well under the 30 s the bug took)
+both_listed() { has_target "$BP" && has_target "$KA"; }
+within 20 both_listed \
+  && ok "--dotnet-cpu perf: both .NET targets up within 20 s" \
+  || bad "--dotnet-cpu perf: targets not listed after 20 s: $(cat "$AGENT_LOG")"
 "$GO" tool pprof -raw "$AGENT_URL/targets/pburn$$/debug/pprof/profile?seconds=2" > "$WORK/pcpu.txt" 2>&1
 grep -q "RtdiagBurn" "$WORK/pcpu.txt" && ! grep -q "switching the perf map on" "$AGENT_LOG" \
   && ok "--dotnet-cpu perf: perf's CPU profile names the JIT-compiled RtdiagBurn frames" \

@@ -9,6 +9,7 @@ fail=0
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; fail=$((fail+1)); }
 skip() { echo "SKIP: $*"; exit 77; }
+. "$SRC/tests/integration/wait.sh"
 command -v dotnet >/dev/null 2>&1 || skip "no dotnet SDK on PATH"
 
 # build_dotnet NAME FROM -> prints the output dir (see build.sh).
@@ -43,12 +44,23 @@ start_target() {
   PIDS+=("$TPID")
 }
 
-# wait_file FILE [SECONDS]
-wait_file() {
-  local f=$1 t=${2:-30} i=0
-  while [ ! -s "$f" ]; do
-    sleep 0.1; i=$((i+1))
-    [ $i -ge $((t*10)) ] && return 1
-  done
-  return 0
+# wait_file FILE [SECONDS]: until FILE is not empty. SECONDS is what it
+# takes on a quiet machine, for the reader; the bound is wait_until's
+# (minutes: a loaded 2-core machine starts a runtime in tens of seconds).
+wait_file() { wait_until test -s "$1"; }
+# has_socket PID: PID's diagnostic socket is in /tmp
+has_socket() { ls /tmp/dotnet-diagnostic-"$1"-* >/dev/null 2>&1; }
+
+# ticks DIR: how many Ticks the dotnet-target working in DIR has emitted
+# (DIR/ticks, written every 10th); ticked DIR N: at least N
+ticks() { cat "$1/ticks" 2>/dev/null || echo 0; }
+ticked() { [ "$(ticks "$1")" -ge "$2" ]; }
+# session_ran ERR DIR N: rtdiag's session is on ("session ID started" in
+# its stderr ERR) and the target of DIR has since emitted N more Ticks (at
+# least N - 10 inside the session): a session as long as the program needs
+# to show what a test looks for, not a time a loaded machine may not give
+session_ran() {
+  wait_until grep -q "session [0-9]* started" "$1" || return 1
+  local t0; t0=$(ticks "$2")
+  wait_until ticked "$2" $((t0 + $3))
 }

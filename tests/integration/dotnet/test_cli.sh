@@ -41,9 +41,12 @@ else
   bad "dump: $(cat "$WORK/dump.err")"
 fi
 
-# collect: the program's own EventSource and a complete stream
-"$R" dotnet collect -p "$P" --providers Rtdiag-Test:0:Verbose --duration 1 -o "$WORK/t.nettrace" 2>"$WORK/c.err" \
-  && ok "collect exit 0" || bad "collect: $(cat "$WORK/c.err")"
+# collect: the program's own EventSource and a complete stream (stopped
+# by SIGINT once the program emitted 30 Ticks in the session)
+"$R" dotnet collect -p "$P" --providers Rtdiag-Test:0:Verbose -o "$WORK/t.nettrace" 2>"$WORK/c.err" &
+cp=$!
+session_ran "$WORK/c.err" "$WORK/a" 30; kill -INT $cp
+wait $cp && ok "collect exit 0" || bad "collect: $(cat "$WORK/c.err")"
 # a recorded session replays into the decoder, byte for byte
 "$R" dotnet collect -p "$P" --providers Rtdiag-Test:0:5 --duration 1 -o "$WORK/r.nettrace" --record "$WORK/r.rec" 2>/dev/null
 out=$("$R" dotnet replay "$WORK/r.rec" -o "$WORK/replayed.nettrace" 2>&1); rc=$?
@@ -61,7 +64,7 @@ n=$(awk -F'\t' '$1=="Rtdiag-Test/Tick"{print $2}' <<<"$out")
 # SIGINT stops the session and the rundown is still read
 "$R" dotnet collect -p "$P" -o "$WORK/int.nettrace" 2>"$WORK/int.err" &
 cp=$!
-sleep 1.5; kill -INT $cp; wait $cp; rc=$?
+session_ran "$WORK/int.err" "$WORK/a" 30; kill -INT $cp; wait $cp; rc=$?
 out=$("$R" nettrace stats "$WORK/int.nettrace" 2>&1); src=$?
 [ $rc = 0 ] && [ $src = 0 ] && grep -q "Rundown" <<<"$out" \
   && ok "SIGINT: clean stop, rundown read, decodes to the end" || bad "SIGINT stop: rc $rc/$src $(cat "$WORK/int.err") $out"
@@ -69,12 +72,11 @@ out=$("$R" nettrace stats "$WORK/int.nettrace" 2>&1); src=$?
 # stop from another process: rtdiag dotnet stop --session ID
 "$R" dotnet collect -p "$P" --providers Rtdiag-Test:0:5 -o "$WORK/stop.nettrace" 2>"$WORK/stop.err" &
 cp=$!
-for i in $(seq 50); do grep -q "session [0-9]* started" "$WORK/stop.err" && break; sleep 0.1; done
+session_ran "$WORK/stop.err" "$WORK/a" 30
 sid=$(sed -n 's/.*session \([0-9]*\) started.*/\1/p' "$WORK/stop.err")
-sleep 0.5
 "$R" dotnet stop -p "$P" --session "$sid" || bad "stop exit"
-for i in $(seq 100); do kill -0 $cp 2>/dev/null || break; sleep 0.1; done
-kill -0 $cp 2>/dev/null && { bad "collect still running after stop"; kill -INT $cp; }
+gone() { ! kill -0 "$1"; }
+wait_until gone $cp || { bad "collect still running after stop"; kill -INT $cp; }
 wait $cp; rc=$?
 [ $rc = 0 ] && "$R" nettrace stats "$WORK/stop.nettrace" >/dev/null 2>&1 \
   && ok "stop --session from another process ends the session cleanly" || bad "stop: $rc $(cat "$WORK/stop.err")"
@@ -97,9 +99,14 @@ out=$("$R" dotnet profile -p "$TPID" --duration 2 -o "$WORK/burn2.folded" --top 
 "$R" dotnet profile -p "$TPID" --duration 1 -o "$WORK/burn.folded" 2>/dev/null && spin_half "$WORK/burn.folded" \
   && ok "profile -o writes folded stacks (Main;...;RtdiagBurn.Spin holds >= 50%)" || bad "folded: $(head -3 "$WORK/burn.folded")"
 
-# profile -- COMMAND: from the program's start, then it is ended
+# profile -- COMMAND: from the program's start, then it is ended (by
+# SIGINT once it burned 30 ticks: a --duration 2 ended a program that a
+# loaded machine had not yet brought to its Main)
 mkdir -p "$WORK/pl"
-out=$("$R" dotnet profile --duration 2 -- "$TARGET_DIR/dotnet-target" "$WORK/pl" burn 2>"$WORK/pl.err"); rc=$?
+"$R" dotnet profile -- "$TARGET_DIR/dotnet-target" "$WORK/pl" burn >"$WORK/pl.out" 2>"$WORK/pl.err" &
+cp=$!
+session_ran "$WORK/pl.err" "$WORK/pl" 30; kill -INT $cp; wait $cp; rc=$?
+out=$(cat "$WORK/pl.out")
 [ $rc = 0 ] && grep -q "RtdiagBurn" <<<"$out" && [ -s "$WORK/pl/ready" ] \
   && ok "profile -- COMMAND" || bad "profile --: $rc $out $(cat "$WORK/pl.err")"
 # .NET 10 ended by SIGTERM leaves its diagnostic socket: rtdiag removes
@@ -114,7 +121,7 @@ wait_file "$WORK/victim/ready" || bad "victim target"
 VP=$TPID
 "$R" dotnet collect -p "$VP" --providers Rtdiag-Test:0:5 -o "$WORK/partial.nettrace" 2>"$WORK/partial.err" &
 cp=$!
-sleep 1.5; kill -9 "$VP"; wait $cp; rc=$?
+session_ran "$WORK/partial.err" "$WORK/victim" 30; kill -9 "$VP"; wait $cp; rc=$?
 rm -f /tmp/dotnet-diagnostic-"$VP"-*-socket # SIGKILL leaves it
 out=$("$R" nettrace stats "$WORK/partial.nettrace" 2>&1)
 n=$(awk -F'\t' '$1=="Rtdiag-Test/Tick"{print $2}' <<<"$out")
@@ -124,9 +131,12 @@ n=$(awk -F'\t' '$1=="Rtdiag-Test/Tick"{print $2}' <<<"$out")
   && ok "killed target: partial file decodes ($n events), exit 3 (incomplete, kept), says how to get names" || bad "killed: rc $rc $(cat "$WORK/partial.err") $out"
 
 # collect -- COMMAND: started suspended, session first, then resumed
+# (stopped by SIGINT once the program emitted 30 Ticks)
 mkdir -p "$WORK/launched"
-"$R" dotnet collect --providers Rtdiag-Test:0:5 --duration 2 -o "$WORK/launch.nettrace" \
-  -- "$TARGET_DIR/dotnet-target" "$WORK/launched" 2>"$WORK/launch.err"
+"$R" dotnet collect --providers Rtdiag-Test:0:5 -o "$WORK/launch.nettrace" \
+  -- "$TARGET_DIR/dotnet-target" "$WORK/launched" 2>"$WORK/launch.err" &
+cp=$!
+session_ran "$WORK/launch.err" "$WORK/launched" 30; kill -INT $cp; wait $cp
 rc=$?
 out=$("$R" nettrace stats "$WORK/launch.nettrace" 2>&1); src=$?
 [ $rc = 0 ] && [ $src = 0 ] && [ -s "$WORK/launched/ready" ] && grep -q "Rtdiag-Test/Tick" <<<"$out" \
@@ -166,7 +176,7 @@ fi
 
 # a profiler library that does not exist: the runtime's HRESULT, named
 out=$("$R" dotnet attach-profiler -p "$P" --clsid 12345678-1234-1234-1234-123456789abc \
-      --path /nonexistent/libprof.so --timeout 2s 2>&1); rc=$?
+      --path /nonexistent/libprof.so --timeout "${RTD_TEST_WAIT:-300}s" 2>&1); rc=$?
 [ $rc = 1 ] && grep -q "AttachProfiler failed.*HRESULT 0x8007007e ERROR_MOD_NOT_FOUND" <<<"$out" \
   && ok "attach-profiler: runtime error named" || bad "attach-profiler: $rc $out"
 
@@ -185,16 +195,16 @@ if unshare -m -p -f --mount-proc true 2>/dev/null && mkdir -p "$NSDIR"; then
   unshare -m -p -f --mount-proc sh -c "mount --bind '$TARGET_DIR' '$NSDIR' && mount -t tmpfs tmpfs /tmp && mkdir -p /tmp/w$$ && exec '$NSDIR/dotnet-target' /tmp/w$$" \
     >"$WORK/ns.out" 2>&1 &
   PIDS+=($!)
+  ns_ready() { NP=$(pgrep -f "^$NSDIR/dotnet-target /tmp/w$$\$" | head -1); [ -n "$NP" ] && [ -e "/proc/$NP/root/tmp/w$$/ready" ]; }
   NP=
-  for i in $(seq 100); do
-    NP=$(pgrep -f "^$NSDIR/dotnet-target /tmp/w$$\$" | head -1)
-    [ -n "$NP" ] && [ -e "/proc/$NP/root/tmp/w$$/ready" ] && break; sleep 0.1
-  done
+  wait_until ns_ready
   PIDS+=($NP)
   out=$("$R" dotnet info -p "$NP" 2>&1)
   grep -q "^pid: *1$" <<<"$out" && ok "container: found via /proc/$NP/root/tmp, NSpid 1" || bad "container info: $out $(cat "$WORK/ns.out")"
-  "$R" dotnet collect -p "$NP" --providers Rtdiag-Test:0:5 --duration 1 -o "$WORK/ns.nettrace" 2>/dev/null \
-    && "$R" nettrace stats "$WORK/ns.nettrace" | grep -q "Rtdiag-Test/Tick" && ok "container: collect" || bad "container collect"
+  "$R" dotnet collect -p "$NP" --providers Rtdiag-Test:0:5 -o "$WORK/ns.nettrace" 2>"$WORK/ns.err" &
+  cp=$!
+  session_ran "$WORK/ns.err" "/proc/$NP/root/tmp/w$$" 30; kill -INT $cp
+  wait $cp && "$R" nettrace stats "$WORK/ns.nettrace" | grep -q "Rtdiag-Test/Tick" && ok "container: collect" || bad "container collect"
   kill -9 "$NP" 2>/dev/null
   rmdir "$NSDIR" 2>/dev/null
 else
@@ -203,9 +213,9 @@ fi
 
 # suspended start through DOTNET_DiagnosticPorts; listen resumes it
 SOCK="$WORK/port.sock"
-"$R" dotnet listen "$SOCK" --count 1 --timeout 30 >"$WORK/listen.out" 2>"$WORK/listen.err" &
+"$R" dotnet listen "$SOCK" --count 1 --timeout "${RTD_TEST_WAIT:-300}" >"$WORK/listen.out" 2>"$WORK/listen.err" &
 lp=$!
-for i in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
+wait_until test -S "$SOCK"
 start_target "$WORK/susp" "DOTNET_DiagnosticPorts=$SOCK"
 sleep 1
 [ -e "$WORK/susp/ready" ] && [ ! -s "$WORK/listen.out" ] && bad "target ran before resume"
@@ -216,7 +226,7 @@ wait_file "$WORK/susp/ready" 20 && ok "suspended program runs after resume" || b
 # startup hook: runtime suspended on its default port, hook applied, resumed
 start_target "$WORK/hook" DOTNET_DefaultDiagnosticPortSuspend=1 "RTDIAG_HOOK_OUT=$WORK/hook/ran"
 HP=$TPID
-for i in $(seq 100); do ls /tmp/dotnet-diagnostic-$HP-* >/dev/null 2>&1 && break; sleep 0.1; done
+wait_until has_socket "$HP"
 sleep 0.2
 [ -e "$WORK/hook/ready" ] && bad "suspended target ran Main early"
 "$R" dotnet startup-hook -p "$HP" "$HOOK_DIR/dotnet-hook.dll" 2>"$WORK/hook.err" && ok "startup-hook accepted" || bad "startup-hook: $(cat "$WORK/hook.err")"

@@ -11,11 +11,28 @@ mkdir -p "$WORK/m"
 "$KD/dotnet-kinds" "$WORK/m" meters >"$WORK/m/stdout" 2>&1 &
 MP=$!; PIDS+=("$MP")
 wait_file "$WORK/m/ready" || { bad "dotnet-kinds meters did not start"; exit 1; }
+# gen0: the program's rounds once it measured (one a second: a gen-0 GC,
+# 4 EventCounter writes, Ticks +5, the count written to DIR/gen0)
+gen0() { cat "$WORK/m/gen0" 2>/dev/null || echo 0; }
+gen0_at_least() { [ "$(gen0)" -ge "$1" ]; }
+# rounds_then_int PID ERR N: once the session of rtdiag PID is on ("session
+# ID started" in ERR), N more rounds of the program, then SIGINT: sessions
+# as long as the program needs, not a --duration a loaded machine may not
+# fill (the measurements wait for the session's listener, then need the
+# runtime's next report)
+rounds_then_int() {
+  wait_until grep -q "session [0-9]* started" "$2"
+  wait_until test -s "$WORK/m/done"
+  local g; g=$(gen0)
+  wait_until gen0_at_least $((g + $3))
+  kill -INT "$1"
+}
 C='Rtdiag.Test,Rtdiag-Counters,System.Runtime[working-set,gen-0-gc-count]'
-"$R" dotnet counters collect -p "$MP" --counters "$C" --duration 4.5 -o "$WORK/c.csv" 2>"$WORK/c.err" &
+"$R" dotnet counters collect -p "$MP" --counters "$C" -o "$WORK/c.csv" 2>"$WORK/c.err" &
 cp=$!
-sleep 1.2; touch "$WORK/m/go"
-g0=$(cat "$WORK/m/gen0" 2>/dev/null || echo 0)
+touch "$WORK/m/go"
+g0=$(gen0)
+rounds_then_int $cp "$WORK/c.err" 4
 wait $cp; rc=$?
 g1=$(cat "$WORK/m/gen0")
 rss=$(awk '/^VmRSS/{print $2/1000}' /proc/$MP/status)
@@ -54,8 +71,12 @@ d=$((g1 - g0))
   && ok "gen-0-gc-count: $gs in the session, GC.CollectionCount(0) moved $d" || bad "gen0: $gs vs $d ($g0 -> $g1)"
 
 # JSON layout, and a provider that publishes nothing
-out=$("$R" dotnet counters collect -p "$MP" --counters 'Rtdiag.Test[temperature],No.Such.Meter' --format json \
-      --duration 2.5 -o "$WORK/c.json" 2>&1); rc=$?
+"$R" dotnet counters collect -p "$MP" --counters 'Rtdiag.Test[temperature],No.Such.Meter' --format json \
+      -o "$WORK/c.json" 2>"$WORK/cj.err" &
+cp=$!
+rounds_then_int $cp "$WORK/cj.err" 3
+wait $cp; rc=$?
+out=$(cat "$WORK/cj.err")
 [ $rc = 0 ] && python3 -c 'import json,sys,re,datetime; raw=open(sys.argv[1]).read(); d=json.loads(raw); ev=d["Events"]
 assert list(d) == ["TargetProcess", "StartTime", "Events"] and d["TargetProcess"] == "dotnet-kinds"
 o = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}[+-]\d\d:\d\d"
@@ -68,7 +89,11 @@ assert all(e["provider"]=="Rtdiag.Test" and e["name"]=="temperature (Cel)" and e
 grep -q "No.Such.Meter published no value" <<<"$out" && ok "a meter that publishes nothing: said so" || bad "silent: $out"
 
 # monitor piped: plain lines
-out=$("$R" dotnet counters monitor -p "$MP" --counters 'Rtdiag-Counters[polled]' --duration 2.5 2>/dev/null); rc=$?
+"$R" dotnet counters monitor -p "$MP" --counters 'Rtdiag-Counters[polled]' >"$WORK/mon.out" 2>"$WORK/mon.err" &
+cp=$!
+rounds_then_int $cp "$WORK/mon.err" 3
+wait $cp; rc=$?
+out=$(cat "$WORK/mon.out")
 [ $rc = 0 ] && grep -q '^[0-9.]*,Rtdiag-Counters,Polled value,Metric,7.25$' <<<"$out" && ! grep -q $'\e' <<<"$out" \
   && ok "monitor piped: plain lines" || bad "monitor: $rc $out"
 

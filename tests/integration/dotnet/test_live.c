@@ -96,7 +96,7 @@ static pid_t start_target(const char *sub, const char *env, bool wait_ready)
 	}
 	if (pid > 0 && nstarted < 16)
 		started[nstarted++] = pid;
-	for (int i = 0; wait_ready && i < 300; i++) {
+	for (unsigned i = 0; wait_ready && i < rtd_test_wait_ms() / 100; i++) {
 		if (access(ready, F_OK) == 0)
 			return pid;
 		usleep(100000);
@@ -111,11 +111,18 @@ static void stop_target(pid_t pid)
 	remove_socket(pid);
 }
 
-/* Decodes a session stream as it arrives and counts our own events. */
+/* Decodes a session stream as it arrives and counts our own events; with
+ * @until_own set, asks the pump to stop (@stop) once some of them arrived
+ * (and the file @until_file exists, when set): a session runs until what
+ * it must show is there, not for a time a loaded machine may not honour. */
 struct decode {
 	rtd_nettrace *dec;
 	int rc;
 	uint64_t own; /* Rtdiag-Test events */
+	bool until_own;
+	const char *until_file;
+	volatile int stop;
+	FILE *copy; /* every byte also written here, when set */
 };
 
 static int own_event(void *ctx, const struct rtd_nettrace_event *ev)
@@ -137,9 +144,24 @@ static void decode_init(struct decode *d)
 static int decode_sink(const void *data, size_t n, void *ctx)
 {
 	struct decode *d = ctx;
+	if (d->copy && fwrite(data, 1, n, d->copy) != n)
+		return -EIO;
 	if (d->rc >= 0 && d->rc != 1)
 		d->rc = rtd_nettrace_feed(d->dec, data, n);
+	if (d->until_own && d->own > 0 &&
+	    (!d->until_file || access(d->until_file, F_OK) == 0))
+		d->stop = 1;
 	return 0;
+}
+
+/* pump options for a session that runs until @d says stop (bounded by
+ * rtd_test_wait_ms() against a hang) */
+static struct rtd_ipc_pump_opts pump_until(struct decode *d)
+{
+	d->until_own = true;
+	return (struct rtd_ipc_pump_opts){.sz = sizeof(struct rtd_ipc_pump_opts),
+		.sink = decode_sink, .ctx = d, .stop = &d->stop,
+		.duration_ms = rtd_test_wait_ms()};
 }
 
 /* Returns rtd_nettrace_finish(); frees the decoder. */
@@ -165,8 +187,7 @@ static void run_session(rtd_ipc_client *c, struct rtd_ipc_session_opts *o,
 	assert_true(rtd_ipc_session_id(s) != 0);
 	struct decode d;
 	decode_init(&d);
-	struct rtd_ipc_pump_opts po = {.sz = sizeof(po), .sink = decode_sink,
-				       .ctx = &d, .duration_ms = 400};
+	struct rtd_ipc_pump_opts po = pump_until(&d);
 	struct rtd_ipc_pump_result r;
 	assert_int_equal(rtd_ipc_session_pump(s, &po, &r), 0);
 	assert_true(r.stopped);
@@ -326,7 +347,7 @@ static void test_target_killed_mid_session(void **state)
 	/* read until some of the program's own events have arrived (the
 	 * runtime flushes every 100 ms; a loaded machine takes longer), so
 	 * that what is kept after the kill is known to hold some */
-	for (int i = 0; i < 300 && d.own == 0; i++) {
+	for (unsigned i = 0; i < rtd_test_wait_ms() / 100 && d.own == 0; i++) {
 		ssize_t n = rtd_ipc_session_read(s, buf, sizeof(buf), 100);
 		if (n > 0)
 			assert_int_equal(decode_sink(buf, (size_t)n, &d), 0);
@@ -372,10 +393,15 @@ static void test_record_replay(void **state)
 	rtd_ipc_session *s = rtd_ipc_session_start(c, &o, NULL);
 	assert_non_null(s);
 	uint64_t id = rtd_ipc_session_id(s);
-	struct rtd_ipc_pump_opts po = {.sz = sizeof(po), .sink = file_sink, .ctx = lf,
-				       .duration_ms = 300};
-	assert_int_equal(rtd_ipc_session_pump(s, &po, NULL), 0);
+	/* live: to the file, until some of the program's own events came */
+	struct decode ld;
+	decode_init(&ld);
+	ld.copy = lf;
+	struct rtd_ipc_pump_opts lpo = pump_until(&ld);
+	assert_int_equal(rtd_ipc_session_pump(s, &lpo, NULL), 0);
 	rtd_ipc_session_free(s);
+	assert_int_equal(decode_end(&ld), 0);
+	assert_true(ld.own > 0);
 	rtd_ipc_client_free(c);
 	fclose(rf);
 	fclose(lf);
@@ -387,8 +413,7 @@ static void test_record_replay(void **state)
 	assert_int_equal(rtd_ipc_session_id(s), id);
 	snprintf(rec, sizeof(rec), "%s/replayed.nettrace", workdir);
 	lf = fopen(rec, "wb");
-	po.duration_ms = 0;
-	po.ctx = lf;
+	struct rtd_ipc_pump_opts po = {.sz = sizeof(po), .sink = file_sink, .ctx = lf};
 	struct rtd_ipc_pump_result r;
 	assert_int_equal(rtd_ipc_session_pump(s, &po, &r), 0);
 	assert_true(r.ended);
@@ -427,7 +452,7 @@ static void test_reverse_connection(void **state)
 	pid_t pid = start_target("reverse", env, false);
 	struct rtd_ipc_advertise adv;
 	int fd;
-	assert_int_equal(rtd_ipc_listener_accept(l, 20000, &adv, &fd), 0);
+	assert_int_equal(rtd_ipc_listener_accept(l, (int)rtd_test_wait_ms(), &adv, &fd), 0);
 	assert_int_equal(adv.pid, (uint64_t)pid);
 	snprintf(ready, sizeof(ready), "%s/reverse/ready", workdir);
 	usleep(300000);
@@ -446,8 +471,8 @@ static void test_reverse_connection(void **state)
 	assert_int_equal(rtd_ipc_resume_runtime(c), 0);
 	struct decode d;
 	decode_init(&d);
-	struct rtd_ipc_pump_opts po = {.sz = sizeof(po), .sink = decode_sink, .ctx = &d,
-				       .duration_ms = 1500};
+	d.until_file = ready; /* Main ran */
+	struct rtd_ipc_pump_opts po = pump_until(&d);
 	struct rtd_ipc_pump_result r;
 	assert_int_equal(rtd_ipc_session_pump(s, &po, &r), 0);
 	assert_true(r.ended);
@@ -483,8 +508,10 @@ static void test_user_events_session(void **state)
 	int rc = rtd_ipc_user_events_start(c, &p, 1, 0, ufd, &id);
 	if (rc)
 		fail_msg("%s", rtd_ipc_client_errmsg(c));
-	usleep(200000);
-	assert_int_equal(access("/sys/kernel/tracing/events/user_events/rtdiag_test", F_OK), 0);
+	const char *tp = "/sys/kernel/tracing/events/user_events/rtdiag_test";
+	for (unsigned i = 0; access(tp, F_OK) != 0 && i < rtd_test_wait_ms() / 50; i++)
+		usleep(50000);
+	assert_int_equal(access(tp, F_OK), 0);
 	assert_int_equal(rtd_ipc_stop_tracing(c, id), 0);
 	rtd_ipc_client_free(c);
 	close(ufd);

@@ -18,13 +18,9 @@ LIB="$WORK/librtdiag-testprof.so"
   -o "$LIB" "$SRC/tests/targets/dotnet-profiler/profiler.c" || { echo "FAIL: profiler build"; exit 1; }
 CLSID=8A1B5C0E-2D3F-4E6A-9B7C-1D2E3F4A5B6C
 
-# wait_line FILE REGEX [SECONDS]
-wait_line() {
-  local i=0
-  while ! grep -qE "$2" "$1" 2>/dev/null; do
-    sleep 0.1; i=$((i+1)); [ $i -ge $((${3:-20}*10)) ] && return 1
-  done
-}
+# wait_line FILE REGEX [SECONDS]: until FILE has a line matching REGEX
+# (SECONDS: what it takes on a quiet machine; the bound is wait_until's)
+wait_line() { wait_until grep -qE "$2" "$1"; }
 
 # ---- (a) attach to a running runtime
 M="$WORK/attach.marker"
@@ -33,7 +29,7 @@ wait_file "$WORK/a/ready" || { bad "target did not start"; cat "$WORK/a/stderr";
 P=$TPID
 
 out=$("$R" dotnet attach-profiler -p "$P" --clsid 11111111-2222-3333-4444-555555555555 \
-      --path "$LIB" --timeout 5s 2>&1); rc=$?
+      --path "$LIB" --timeout "${RTD_TEST_WAIT:-300}s" 2>&1); rc=$?
 [ $rc = 1 ] && grep -q "AttachProfiler failed.*HRESULT 0x80040111 CLASS_E_CLASSNOTAVAILABLE" <<<"$out" \
   && ok "attach with a CLSID the library does not serve: runtime error named" || bad "wrong clsid: $rc $out"
 sleep 0.3
@@ -49,7 +45,7 @@ out=$("$R" dotnet startup-profiler -p "$P" --clsid "$CLSID" --path "$LIB" 2>&1);
   || bad "startup-profiler running: $rc $out"
 
 DATA="rtdiag client data $P"
-out=$("$R" dotnet attach-profiler -p "$P" --clsid "$CLSID" --path "$LIB" --data "$DATA" --timeout 5s 2>&1); rc=$?
+out=$("$R" dotnet attach-profiler -p "$P" --clsid "$CLSID" --path "$LIB" --data "$DATA" --timeout "${RTD_TEST_WAIT:-300}s" 2>&1); rc=$?
 [ $rc = 0 ] && ok "attach-profiler accepted" || bad "attach-profiler: $rc $out"
 wait_line "$M" "^InitializeForAttach " 10
 grep -qx "InitializeForAttach pid $P data $DATA" "$M" \
@@ -59,7 +55,7 @@ wait_line "$M" "^ProfilerAttachComplete pid $P " 10 \
   && ok "ProfilerAttachComplete called" || bad "no ProfilerAttachComplete: $(cat "$M" 2>&1)"
 grep -q "^Initialize " "$M" && bad "Initialize (startup entry) ran on attach"
 
-out=$("$R" dotnet attach-profiler -p "$P" --clsid "$CLSID" --path "$LIB" --timeout 5s 2>&1); rc=$?
+out=$("$R" dotnet attach-profiler -p "$P" --clsid "$CLSID" --path "$LIB" --timeout "${RTD_TEST_WAIT:-300}s" 2>&1); rc=$?
 [ $rc = 1 ] && grep -q "0x8013136a CORPROF_E_PROFILER_ALREADY_ACTIVE" <<<"$out" \
   && ok "second attach: runtime error named" || bad "second attach: $rc $out"
 n=$(grep -c "^InitializeForAttach " "$M" 2>/dev/null)
@@ -69,10 +65,10 @@ touch "$WORK/a/stop"
 # ---- (b) suspended start through DOTNET_DiagnosticPorts, StartupProfiler from listen
 M="$WORK/listen.marker"
 SOCK="$WORK/port.sock"
-"$R" dotnet listen "$SOCK" --count 1 --timeout 30 --startup-profiler "$CLSID,$LIB" \
+"$R" dotnet listen "$SOCK" --count 1 --timeout "${RTD_TEST_WAIT:-300}" --startup-profiler "$CLSID,$LIB" \
   >"$WORK/listen.out" 2>"$WORK/listen.err" &
 lp=$!
-for i in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
+wait_until test -S "$SOCK"
 start_target "$WORK/b" "DOTNET_DiagnosticPorts=$SOCK" "RTDIAG_PROFILER_OUT=$M"
 BP=$TPID
 wait $lp; rc=$?
@@ -93,7 +89,7 @@ out=$("$R" dotnet listen "$WORK/x.sock" --startup-profiler "$LIB" 2>&1); rc=$?
 M="$WORK/default.marker"
 start_target "$WORK/c" DOTNET_DefaultDiagnosticPortSuspend=1 "RTDIAG_PROFILER_OUT=$M"
 CP=$TPID
-for i in $(seq 100); do ls /tmp/dotnet-diagnostic-$CP-* >/dev/null 2>&1 && break; sleep 0.1; done
+wait_until has_socket "$CP"
 sleep 0.2
 "$R" dotnet startup-profiler -p "$CP" --clsid "$CLSID" --path "$LIB" 2>"$WORK/c.err" \
   && ok "startup-profiler accepted" || bad "startup-profiler: $(cat "$WORK/c.err")"

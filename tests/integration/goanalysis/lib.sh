@@ -7,6 +7,7 @@ V1=${RTD_SHARED_DIR:-../shared}/testdata/gotrace/v1
 fail=0
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+. "$HERE/../wait.sh"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/rtd-goan.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 finish() {
@@ -22,24 +23,12 @@ need_go() {
   "$GO" version | grep -q "go$1" || { echo "skip: $GO is not Go $1"; exit 77; }
 }
 
-# build_target NAME: build tests/targets/NAME with $GO once per build tree
-# (under a lock: tests run in parallel), into $B/NAME.
+# build_target NAME: tests/targets/NAME built with $GO (once per build
+# tree: tests/targets/go_build.sh), in $B/NAME.
 build_target() {
-  local v; v=$("$GO" version | awk '{print $3}')
-  B=${RTD_BINARY_DIR:-$TMP}/goanalysis-targets/$v
-  mkdir -p "$B"
-  (
-    flock 9
-    if [ ! -x "$B/$1" ] || [ "$SRCDIR/tests/targets/$1/main.go" -nt "$B/$1" ]; then
-      # Go's own build cache when there is a home for it (the normal and
-      # the sanitizer build trees then compile the standard library once)
-      local cache="$B/gocache"
-      [ -n "${HOME:-}" ] && [ -w "$HOME" ] && cache=$("$GO" env GOCACHE 2>/dev/null)
-      cd "$SRCDIR/tests/targets/$1" &&
-        GOCACHE="${cache:-$B/gocache}" GOPATH="$B/gopath" GOTOOLCHAIN=local GOPROXY=off GOFLAGS= \
-          timeout 300 "$GO" build -o "$B/$1.new" main.go && mv "$B/$1.new" "$B/$1"
-    fi
-  ) 9>"$B/.lock" || return 1
+  local p
+  p=$(bash "$SRCDIR/tests/targets/go_build.sh" "$GO" "tests/targets/$1") || return 1
+  B=$(dirname "$p")
 }
 
 # analyses_run TRACE: every analysis runs to the end (the sanitizer build

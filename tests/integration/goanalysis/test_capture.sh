@@ -8,10 +8,11 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$TMP"; }
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-# serve BIN SECONDS: start BIN serving pprof; sets ADDR and SPID
+# serve BIN SECONDS: start BIN serving pprof (the test kills it: SECONDS
+# only ends it if the test does not); sets ADDR and SPID
 serve() {
   "$1" serve 127.0.0.1:0 "$2" >"$TMP/serve.out" 2>&1 & SPID=$!; pids+=("$SPID")
-  for _ in $(seq 100); do ADDR=$(awk '/^listening/{print $2}' "$TMP/serve.out"); [ -n "$ADDR" ] && return 0; sleep 0.05; done
+  wait_until grep -q '^listening' "$TMP/serve.out" && ADDR=$(awk '/^listening/{print $2}' "$TMP/serve.out") && return 0
   bad "$1 did not start serving: $(cat "$TMP/serve.out")"; return 1
 }
 ran=0
@@ -20,10 +21,25 @@ for GOV in 1.19 1.23; do
   if [ ! -x "$GO" ]; then echo "note: Go $GOV not installed: its capture is not tested"; continue; fi
   build_target go-analysis || { bad "go$GOV build go-analysis"; continue; }
   ran=1
-  serve "$B/go-analysis" 60 || continue
+  serve "$B/go-analysis" 3600 || continue
   T=$TMP/c$GOV.trace
-  # 1. a capture of 2 s: every byte to the file, decoded as it arrives
-  if "$R" gotrace capture --http "$ADDR" --seconds 2 -o "$T" 2>"$TMP/err"; then
+  # 1. a capture of 2 s: every byte to the file, decoded as it arrives. A
+  # Go 1.19 runtime sends its trace a full 64 KB buffer (one per P) at a
+  # time, so a first event can come before the end only if the program
+  # makes a few buffers' worth during the capture: at load 35 it made 25
+  # KB/s (its traffic is a ping-pong that runs on the CPU it gets), and the
+  # first event came at the end. So the capture lasts at least 2 s and long
+  # enough for 256 KB at the rate a 1 s download of the same endpoint
+  # measured here and now (curl; 2 s on a quiet machine).
+  secs=2
+  if command -v curl >/dev/null; then
+    t0=$(date +%s.%N)
+    curl -s --noproxy '*' -o "$TMP/probe.trace" "http://$ADDR/debug/pprof/trace?seconds=1"
+    secs=$(awk -v b="$(wc -c <"$TMP/probe.trace")" -v t="$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')" \
+      'BEGIN { r = b / t; s = r > 0 ? 262144 / r : 60; s = s < 2 ? 2 : s > 60 ? 60 : s; printf "%d", s + 0.999 }')
+    [ "$secs" = 2 ] || echo "note: go$GOV: the program makes $(wc -c <"$TMP/probe.trace") bytes of trace a second here: a capture of $secs s"
+  fi
+  if "$R" gotrace capture --http "$ADDR" --seconds "$secs" -o "$T" 2>"$TMP/err"; then
     cat "$TMP/err"
     n_live=$(sed -nE 's/.* ([0-9]+) events decoded as they arrived.*/\1/p' "$TMP/err")
     n_file=$("$R" gotrace stats "$T" | awk '/^events:/{print $2}')
@@ -52,11 +68,10 @@ for GOV in 1.19 1.23; do
   kill "$SPID" 2>/dev/null
   # 3. the program stops mid-capture (killed once bytes have arrived): the
   # bytes so far are kept, and decode
-  serve "$B/go-analysis" 60 || continue
+  serve "$B/go-analysis" 3600 || continue
   "$R" gotrace capture --http "$ADDR" --seconds 10 -o "$TMP/cut.trace" 2>"$TMP/err" & CPID=$!
-  for _ in $(seq 200); do
-    [ -n "$(find "$TMP" -maxdepth 1 -name '.cut.trace.rtdiag-*' -size +1k 2>/dev/null)" ] && break; sleep 0.05
-  done
+  some_kept() { [ -n "$(find "$TMP" -maxdepth 1 -name '.cut.trace.rtdiag-*' -size +1k 2>/dev/null)" ]; }
+  wait_until some_kept
   kill -9 "$SPID"; wait "$CPID"; rc=$?
   if [ $rc = 1 ] && grep -q "connection ended" "$TMP/err" && [ -s "$TMP/cut.trace" ]; then
     ne=$("$R" gotrace cat "$TMP/cut.trace" 2>/dev/null | wc -l)
@@ -69,7 +84,8 @@ done
 # 4. not a Go pprof server (labelled fake: python3's http.server)
 P=$(free_port)
 (cd "$TMP" && exec python3 -m http.server "$P" --bind 127.0.0.1 >/dev/null 2>&1) & pids+=($!)
-for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $P), 1)" 2>/dev/null && break; sleep 0.1; done
+listens() { python3 -c "import socket; socket.create_connection(('127.0.0.1', $1), 1)"; }
+wait_until listens "$P"
 echo old >"$TMP/keep"
 "$R" gotrace capture --http "127.0.0.1:$P" --seconds 1 -o "$TMP/keep" 2>"$TMP/err"; rc=$?
 [ $rc = 1 ] && grep -q "HTTP 404.*net/http/pprof" "$TMP/err" && [ "$(cat "$TMP/keep")" = old ] &&
@@ -90,7 +106,7 @@ import socket, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('127.0.0.1', $P3)); s.listen(8)
 held = []
 while True: held.append(s.accept()[0])" & pids+=($!)
-for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $P3), 1)" 2>/dev/null && break; sleep 0.1; done
+wait_until listens "$P3"
 "$R" gotrace capture --http "127.0.0.1:$P3" --seconds 0.2 --timeout 1 -o "$TMP/x" 2>"$TMP/err"; rc=$?
 [ $rc = 1 ] && grep -q "no reply within" "$TMP/err" && ok "a server that never answers: '$(cat "$TMP/err")'" || bad "silent server: rc $rc: $(cat "$TMP/err")"
 # 7. usage

@@ -7,15 +7,11 @@
 GO=/usr/lib/go-$GOV/bin/go
 [ -x "$GO" ] || { echo "skip: Go $GOV is not installed ($GO; Debian package golang-$GOV-go from bookworm-backports, see scripts/install-deps.sh)"; exit 77; }
 "$GO" version | grep -q "go$GOV" || { echo "skip: $GO is not Go $GOV: $("$GO" version)"; exit 77; }
-B=${RTD_BINARY_DIR:-$TMP}/gotrace-targets/go$GOV
-mkdir -p "$B"
-export GOCACHE="$B/gocache" GOPATH="$B/gopath" GOTOOLCHAIN=local GOPROXY=off GOFLAGS=
-SRC=${RTD_SOURCE_DIR:-.}/tests/targets/gotrace-workload
-if ! (cd "$SRC" && timeout 120 "$GO" build -o "$B/gotrace-workload" main.go) 2>"$TMP/builderr"; then
-  cat "$TMP/builderr"; bad "go$GOV build gotrace-workload"; finish
-fi
+export GOTOOLCHAIN=local GOPROXY=off GOFLAGS=
+W=$(bash "${RTD_SOURCE_DIR:-.}/tests/targets/go_build.sh" "$GO" tests/targets/gotrace-workload 2>"$TMP/builderr") ||
+  { cat "$TMP/builderr"; bad "go$GOV build gotrace-workload"; finish; }
 T=$TMP/w.trace
-"$B/gotrace-workload" "$T" >"$TMP/manifest" || { bad "workload run"; finish; }
+"$W" "$T" >"$TMP/manifest" || { bad "workload run"; finish; }
 sort "$TMP/manifest" >"$TMP/want"
 [ "$(wc -l <"$TMP/want")" -ge 10 ] || bad "manifest too short"
 echo "note: Go $GOV trace: $(wc -c <"$T") bytes"
@@ -208,7 +204,7 @@ else bad "grep --ordered -g -o: $(cat "$TMP/err")"; fi
 
 # A longer run with 4 Ps (more threads, more equal-time ties) crosses
 # generation boundaries (the runtime starts one about every second).
-GOMAXPROCS=4 "$B/gotrace-workload" "$TMP/long.trace" 60 >/dev/null || bad "long workload run"
+GOMAXPROCS=4 "$W" "$TMP/long.trace" 60 >/dev/null || bad "long workload run"
 ng=$("$R" gotrace stats "$TMP/long.trace" | awk '/^generations:/{print $2}')
 if "$R" gotrace cat --ordered "$TMP/long.trace" >"$TMP/lord" 2>"$TMP/err"; then
   if [ "${ng:-0}" -ge 2 ]; then compare_go1 "$TMP/long.trace" "$TMP/lord" "$ng generations, 4 Ps"

@@ -6,14 +6,10 @@
 # output must equal go tool trace -d; the rewrite must be byte-identical.
 . "$(dirname "$0")/lib.sh"
 find_go || { echo "skip: Go 1.19 is not installed (/usr/lib/go-1.19/bin/go; Debian package golang-1.19-go)"; exit 77; }
-B=${RTD_BINARY_DIR:-$TMP}/gotrace-targets
-mkdir -p "$B"
-export GOCACHE="$B/gocache" GOPATH="$B/gopath" GOTOOLCHAIN=local GOPROXY=off GOFLAGS=
-SRC=${RTD_SOURCE_DIR:-.}/tests/targets/gotrace-workload
-if ! (cd "$SRC" && "$GO" build -o "$B/gotrace-workload" main.go) 2>"$TMP/builderr"; then
-  cat "$TMP/builderr"; bad "go build gotrace-workload"; finish
-fi
-"$B/gotrace-workload" "$TMP/w.trace" >"$TMP/manifest" || { bad "workload run"; finish; }
+export GOTOOLCHAIN=local GOPROXY=off GOFLAGS=
+W=$(bash "${RTD_SOURCE_DIR:-.}/tests/targets/go_build.sh" "$GO" tests/targets/gotrace-workload 2>"$TMP/builderr") ||
+  { cat "$TMP/builderr"; bad "go build gotrace-workload"; finish; }
+"$W" "$TMP/w.trace" >"$TMP/manifest" || { bad "workload run"; finish; }
 sort "$TMP/manifest" >"$TMP/want"
 [ -s "$TMP/want" ] || bad "empty manifest"
 

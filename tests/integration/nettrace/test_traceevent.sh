@@ -22,26 +22,24 @@ V=${RTD_SHARED_DIR:-}/testdata/nettrace
 if ! command -v dotnet >/dev/null 2>&1; then echo "SKIP: no dotnet SDK on PATH"; exit 77; fi
 if ! command -v python3 >/dev/null 2>&1; then echo "SKIP: no python3"; exit 77; fi
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
-mkdir -p "$B/dotnet-targets"
-build() { # csproj-dir output-dir
-  local src=$1 out=$2 log
-  if ! log=$(flock -o "$B/dotnet-targets/.lock" dotnet build "$src" -c Release -o "$out" 2>&1); then
-    if grep -qiE 'NU1101|NU1102|NU1301|unable to load the service index|network' <<<"$log"; then
-      echo "SKIP: dotnet build needs packages this machine cannot fetch"; echo "$log" | tail -5; exit 77
-    fi
-    echo "FAIL: dotnet build $src"; echo "$log" | tail -20; exit 1
+# built once per build tree (dotnet/build.sh; the fixture dotnet_targets
+# builds them before the tests run: a NuGet restore and two builds took
+# minutes of this test's time on a loaded machine)
+build_dotnet() { # NAME FROM [AS]: prints the output folder
+  bash "$S/tests/integration/dotnet/build.sh" "$@" 2>/dev/null && return 0
+  local log="$B/dotnet-targets/${3:-$1}.log"
+  if grep -qiE 'NU1101|NU1102|NU1301|unable to load the service index|network' "$log"; then
+    echo "SKIP: dotnet build needs packages this machine cannot fetch" >&2; tail -5 "$log" >&2; exit 77
   fi
+  echo "FAIL: dotnet build of $1" >&2; tail -20 "$log" >&2; exit 1
 }
-mkdir -p "$B/te-dump-src" "$B/nettrace-app-src"
-cp "$S"/tests/traceevent/Program.cs "$S"/tests/traceevent/te-dump.csproj "$B/te-dump-src/"
-cp "$S"/tests/targets/nettrace-app/Program.cs "$S"/tests/targets/nettrace-app/nettrace-app.csproj "$B/nettrace-app-src/"
-build "$B/te-dump-src/te-dump.csproj" "$B/te-dump"
-build "$B/nettrace-app-src/nettrace-app.csproj" "$B/nettrace-app"
+TE=$(build_dotnet traceevent tests te-dump) || exit $?
+NA=$(build_dotnet nettrace-app tests/targets) || exit $?
 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$S/tests/integration/nettrace/ep_record.sh"
 record() { # out config mode
-  ep_record "$1" "$2" "$B/nettrace-app/nettrace-app" "$3" || { echo "FAIL: nettrace-app $3"; exit 1; }
+  ep_record "$1" "$2" "$NA/nettrace-app" "$3" || { echo "FAIL: nettrace-app $3"; exit 1; }
 }
 record "$tmp/check.nettrace" 'Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x8019:5,Rtdiag-Test:0xFFFFFFFFFFFF:5' check
 record "$tmp/all.nettrace" 'Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x7FFFFFFFBFFFFFFF:5,Microsoft-Windows-DotNETRuntimePrivate:0xFFFFFFFF:5,Rtdiag-Test:0xFFFFFFFFFFFF:5,Rtdiag-TL:0xFFFFFFFFFFFF:5,Rtdiag-Floats:0xFFFFFFFFFFFF:5,System.Threading.Tasks.TplEventSource:0xFFFFFFFFFFFF:5' all
@@ -55,7 +53,7 @@ fi
 fail=0
 for t in "${traces[@]}"; do
   b=$(basename "$t")
-  "$B/te-dump/te-dump" --json "$t" >"$tmp/$b.te" || { echo "FAIL: te-dump $b"; fail=$((fail+1)); continue; }
+  "$TE/te-dump" --json "$t" >"$tmp/$b.te" || { echo "FAIL: te-dump $b"; fail=$((fail+1)); continue; }
   "$R" nettrace cat --json "$t" >"$tmp/$b.rt" || { echo "FAIL: rtdiag cat $b"; fail=$((fail+1)); continue; }
   np=; case $b in *.netperf) np=--netperf;; esac
   if python3 "$S/tests/traceevent/compare.py" --order $np "$tmp/$b.te" "$tmp/$b.rt" >"$tmp/$b.cmp"; then

@@ -2,6 +2,7 @@
 set -u
 R=${RTDIAG:?RTDIAG not set}
 TARGET=${RTD_BINARY_DIR:?}/tests/targets/perf_target
+. "$(dirname "${BASH_SOURCE[0]}")/../wait.sh"
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 ok() { echo "ok: $*"; }

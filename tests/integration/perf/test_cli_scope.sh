@@ -5,13 +5,16 @@
 . "$(dirname "$0")/lib.sh"
 [ -d "$TRACEFS/events/syscalls/sys_enter_getppid" ] || skip "no syscalls:sys_enter_getppid"
 n=5000
-"$TARGET" flood $n 700 & tp=$!
-"$TARGET" flood $n 700 & other=$!
-sleep 0.2
+# both flood once told (SIGUSR1), after rtdiag has attached to the first
+"$TARGET" flood $n sig > "$TMP/r1" & tp=$!
+"$TARGET" flood $n sig > "$TMP/r2" & other=$!
+wait_until grep -qx ready "$TMP/r1" && wait_until grep -qx ready "$TMP/r2" || fail "the targets did not start"
 "$R" perf trace -m 256 -p $tp -e syscalls:sys_enter_getppid > "$TMP/out" 2> "$TMP/err" & rp=$!
+wait_until perf_fds $rp 1 || { kill $tp $other $rp; fail "rtdiag did not attach: $(cat "$TMP/err")"; }
+kill -USR1 $tp $other
 wait $tp $other
-for i in $(seq 50); do kill -0 $rp 2>/dev/null || break; sleep 0.1; done
-kill -0 $rp 2>/dev/null && { kill $rp; fail "-p: still running 5 s after the process exited"; }
+gone() { ! kill -0 "$1"; }
+wait_until gone $rp || { kill $rp; fail "-p: still running after the process exited"; }
 wait $rp || { cat "$TMP/err"; fail "-p run failed"; }
 got=$(wc -l < "$TMP/out")
 others=$(awk -v p=$tp '{split($3,a,"/"); if (a[1] != p) print}' "$TMP/out" | wc -l)

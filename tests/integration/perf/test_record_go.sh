@@ -3,16 +3,15 @@
 # Go functions are named as Go names them (main.hotLoop, runtime.main),
 # with their 3:1 share of the work, under runtime.main.
 . "$(dirname "$0")/lib.sh"
-SRC=$RTD_SOURCE_DIR/tests/targets/perf-go
 ran=0
 for GOV in 1.19 1.23; do
   GO=/usr/lib/go-$GOV/bin/go
   if [ ! -x "$GO" ]; then echo "note: Go $GOV not installed ($GO): not tested"; continue; fi
-  B=$RTD_BINARY_DIR/perf-targets/go$GOV
-  mkdir -p "$B"
-  export GOCACHE="$B/gocache" GOPATH="$B/gopath" GOTOOLCHAIN=local GOPROXY=off GOFLAGS= GO111MODULE=off
-  (cd "$SRC" && timeout 120 "$GO" build -o "$B/perf-go" main.go && timeout 120 "$GO" build -ldflags=-s -o "$B/perf-go-s" main.go) \
-    2> "$TMP/builderr" || { cat "$TMP/builderr"; fail "go$GOV build"; }
+  # built once per build tree (tests/targets/go_build.sh; the fixture go_targets does it first)
+  pg=$(bash "$RTD_SOURCE_DIR/tests/targets/go_build.sh" "$GO" tests/targets/perf-go 2>"$TMP/builderr") &&
+    bash "$RTD_SOURCE_DIR/tests/targets/go_build.sh" "$GO" tests/targets/perf-go perf-go-s -ldflags=-s >/dev/null 2>>"$TMP/builderr" ||
+    { cat "$TMP/builderr"; fail "go$GOV build"; }
+  B=$(dirname "$pg")
   readelf -S "$B/perf-go-s" | grep -q '\.symtab' && fail "go$GOV -ldflags=-s left a .symtab"
   # fp: a frameless Go leaf (hotLoop) hides its caller main.main, for perf
   # too; dwarf: Go's .debug_frame gives the whole chain

@@ -51,12 +51,11 @@ if command -v debuginfod >/dev/null; then
   debuginfod -F -p $port -d "$TMP/db.sqlite" -t 0 -g 0 -c 1 "$TMP/srv" > dbgd.log 2>&1 &
   dpid=$!
   trap 'kill $dpid 2>/dev/null; wait $dpid 2>/dev/null; rm -rf "$TMP"' EXIT
-  for i in $(seq 100); do
-    curl -sf -o /dev/null "http://127.0.0.1:$port/buildid/$bid/debuginfo" && break
-    kill -0 $dpid 2>/dev/null || { cat dbgd.log; fail "debuginfod exited"; }
-    sleep 0.1
-  done
-  curl -sf -o /dev/null "http://127.0.0.1:$port/buildid/$bid/debuginfo" || { cat dbgd.log; fail "debuginfod did not index the debug file"; }
+  indexed() { curl -sf -o /dev/null "http://127.0.0.1:$port/buildid/$bid/debuginfo"; }
+  indexed_or_gone() { indexed || ! kill -0 $dpid; }
+  wait_until indexed_or_gone
+  kill -0 $dpid 2>/dev/null || { cat dbgd.log; fail "debuginfod exited"; }
+  indexed || { cat dbgd.log; fail "debuginfod did not index the debug file"; }
   DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$TMP/cache \
     top --stats --debug-dir "$TMP/none" -o dbgd.txt -- ./app.stripped rounds=300 || { cat err.txt; fail "record with debuginfod"; }
   grep -q 'gamma_fn' dbgd.txt || { cat dbgd.txt err.txt; fail "gamma_fn not named through debuginfod"; }
@@ -73,11 +72,16 @@ fi
 
 # 5. an unreadable binary and a deleted one: named as far as possible, the
 # samples kept
+# (the program runs until killed: started, then its file deleted once its
+# exec is done, then recorded for 2 s, whatever the machine's load)
 cp app app.del && chmod 755 app.del
-./app.del 1.2 & dp=$!
-sleep 0.2; rm -f app.del
-"$R" perf record -p $dp -F 499 -o del.txt 2> err.txt || { cat err.txt; fail "record of a deleted binary"; }
-wait $dp
+./app.del 3600 & dp=$!
+trap 'kill $dp 2>/dev/null; wait $dp 2>/dev/null; rm -rf "$TMP"' EXIT
+exe_is() { [ "$(readlink "/proc/$1/exe")" = "$2" ]; }
+wait_until exe_is $dp "$TMP/app.del" || fail "app.del did not start"
+rm -f app.del
+"$R" perf record -p $dp -d 2 -F 499 -o del.txt 2> err.txt || { cat err.txt; fail "record of a deleted binary"; }
+kill $dp; wait $dp 2>/dev/null
 grep -q gamma_fn del.txt || { cat del.txt; fail "deleted binary not named through /proc/PID/map_files"; }
 ok "a deleted binary is read through map_files"
 echo PASS

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # rtdiag perf stat agrees with Debian's perf stat within 5% on task-clock,
 # page-faults and context-switches of the same command. Both tools attach
-# (-p) to the same execution of the command, so the machine's noise (it is
-# shared) cannot make them differ; the -- COMMAND form is checked too.
+# (-p) to the same execution of the command, both before it begins its
+# work, so the machine's noise (it is shared) and its load cannot make them
+# differ; the -- COMMAND form is checked too.
 . "$(dirname "$0")/lib.sh"
 command -v perf > /dev/null || skip "perf (Debian linux-perf) is not installed"
 perf stat -x, -e task-clock -- /bin/true > /dev/null 2>&1 || skip "perf stat does not run here"
@@ -14,11 +15,23 @@ rtd_vals() { # rtdiag's layout -> "event value" lines
 perf_vals() { awk -F, '$3 != "" {print $3, $1}' "$1"; }
 within() { awk -v p="$1" -v q="$2" 'BEGIN { d = p - q; if (d < 0) d = -d; exit !(p > 0 && d / p <= 0.05) }'; }
 
+# The target waits (work ... sig) until both tools count: rtdiag from the
+# moment its three counters are open, perf (-D -1: opened disabled) from
+# its "enable" on --control, acknowledged; only then does the work begin.
 same_run() {
-  "$TARGET" work 60 400 700 & local tp=$!
-  sleep 0.2
-  perf stat -x, -o "$TMP/perf.csv" -e $EV -p $tp & local pp=$!
-  "$R" perf stat -e $EV -o "$TMP/one" -p $tp & local rp=$!
+  mkfifo "$TMP/ctl" "$TMP/ack"
+  "$TARGET" work 60 400 sig > "$TMP/ready" & local tp=$! pp= rp=
+  if ! wait_until grep -qx ready "$TMP/ready"; then echo "the target did not start"; kill $tp; return 1; fi
+  perf stat -x, -o "$TMP/perf.csv" -e $EV -p $tp -D -1 --control "fifo:$TMP/ctl,$TMP/ack" 2>/dev/null & pp=$!
+  "$R" perf stat -e $EV -o "$TMP/one" -p $tp & rp=$!
+  local a=""
+  if wait_until perf_fds $rp 3; then
+    echo enable > "$TMP/ctl"
+    read -r -t "${RTD_TEST_WAIT:-300}" a < "$TMP/ack"
+    [ "$a" = ack ] || echo "perf did not enable its counters"
+  else echo "rtdiag did not attach"; fi
+  [ "$a" = ack ] || { kill $tp $pp $rp; return 1; }
+  kill -USR1 $tp
   wait $tp
   wait $pp || return 1
   wait $rp || return 1

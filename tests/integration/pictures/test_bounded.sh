@@ -13,14 +13,14 @@ GO=/usr/lib/go-1.23/bin/go
 [ -x /usr/bin/time ] || { echo "SKIP: /usr/bin/time not installed"; exit 77; }
 W=$(mktemp -d /tmp/rtd-bounded-XXXXXX)
 trap 'rm -rf "$W"' EXIT
-HOME=$W GOCACHE=$W/gocache GO111MODULE=off "$GO" build -o "$W/gen" "$SRC/tests/integration/pictures/gen/main.go" || { echo "FAIL: go build"; exit 1; }
-"$W/gen" "$W/small.trace" 200 2>/dev/null || { echo "FAIL: gen"; exit 1; }
+GEN=$(bash "$SRC/tests/targets/go_build.sh" "$GO" tests/integration/pictures/gen) || { echo "FAIL: go build"; exit 1; }
+"$GEN" "$W/small.trace" 200 2>/dev/null || { echo "FAIL: gen"; exit 1; }
 fails=0
 rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
 # under ASan peak RSS is the sanitizer's shadow memory: the sizes are
 # compared in the normal build, the conversions below run in both
 [ -n "${RTD_SANITIZED:-}" ] && echo "SKIP part: RSS not compared in the sanitizer build"
-[ -z "${RTD_SANITIZED:-}" ] && "$W/gen" "$W/big.trace" 1000 2>/dev/null
+[ -z "${RTD_SANITIZED:-}" ] && "$GEN" "$W/big.trace" 1000 2>/dev/null
 for fmt in perfetto chrome-json; do
   [ -n "${RTD_SANITIZED:-}" ] && break
   s=$(rss "$R" convert "$W/small.trace" -f $fmt -o /dev/null)

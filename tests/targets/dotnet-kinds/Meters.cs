@@ -54,9 +54,13 @@ static class MetersProgram
         File.WriteAllText(Path.Combine(dir, "ready.tmp"), Environment.ProcessId.ToString());
         File.Move(Path.Combine(dir, "ready.tmp"), Path.Combine(dir, "ready"), true);
         // measurements start once a listener is there (the test's session):
-        // wait for DIR/go so none is made before anyone listens
+        // wait for DIR/go, then until the session's listener has enabled
+        // the instruments (it does so some time after the session started:
+        // long on a loaded machine), so none is made before anyone listens
         string go = Path.Combine(dir, "go"), stop = Path.Combine(dir, "stop");
         while (!File.Exists(go) && !File.Exists(stop)) Thread.Sleep(20);
+        while (!(requests.Enabled && queue.Enabled && latency.Enabled && hits.Enabled) && !File.Exists(stop))
+            Thread.Sleep(20);
         for (int i = 0; i < 1000; i++) requests.Add(1);
         queue.Add(7);
         queue.Add(-2);

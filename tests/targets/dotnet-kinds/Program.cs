@@ -27,12 +27,15 @@
 //                                   one contended 2 ms hold of a lock per
 //                                   thread per ~millisecond, until stop
 //                                   (profiles must keep growing with the
-//                                   session's length)
+//                                   session's length); what it did so far
+//                                   in DIR/progress ("ALLOCS WAITED_US
+//                                   THROWS")
 // (one program for all, so the tests build one .NET project)
 //
 // Writes DIR/ready (its pid) once working; exits when DIR/stop exists
 // (exception: when done).
 using System;
+using System.Diagnostics;
 using System.IO;
 using System.Runtime.CompilerServices;
 using System.Threading;
@@ -81,21 +84,43 @@ static class Steady
         }
     }
 
-    // held while asleep, so the other thread waits whatever CPU it gets
+    // held while asleep, so the other thread waits whatever CPU it gets;
+    // the time it waited to take the lock is added to waited (Stopwatch
+    // ticks): what a contention profile's delay should sum to
     [MethodImpl(MethodImplOptions.NoInlining)]
-    public static void Hold() { lock (Gate) Thread.Sleep(2); }
-
-    public static void Run(string stop)
+    public static void Hold()
     {
-        ThreadStart every(Action a) => () => { while (!File.Exists(stop)) { a(); Thread.Sleep(1); } };
+        long t0 = Stopwatch.GetTimestamp();
+        lock (Gate) {
+            Interlocked.Add(ref waited, Stopwatch.GetTimestamp() - t0);
+            Thread.Sleep(2);
+        }
+    }
+
+    // what each kind has done so far (Allocate calls, microseconds waited
+    // for the lock, throws), written to DIR/progress as "ALLOCS WAITED_US
+    // THROWS" every 10 ms: a test compares a profile with the work the
+    // program did during its session
+    static long allocs, waited, throws;
+
+    public static void Run(string dir, string stop)
+    {
+        ThreadStart every(Action a, Func<long> done) => () => { while (!File.Exists(stop)) { a(); done(); Thread.Sleep(1); } };
         var ts = new[] {
-            new Thread(every(Allocate)) { Name = "steady-alloc" },
-            new Thread(every(Hold)) { Name = "steady-lock-1" },
-            new Thread(every(Hold)) { Name = "steady-lock-2" },
-            new Thread(every(() => { try { Thrower.Throw(0); } catch (InvalidOperationException) { } }))
-                { Name = "steady-throw" },
+            new Thread(every(Allocate, () => Interlocked.Increment(ref allocs))) { Name = "steady-alloc" },
+            new Thread(every(Hold, () => 0)) { Name = "steady-lock-1" },
+            new Thread(every(Hold, () => 0)) { Name = "steady-lock-2" },
+            new Thread(every(() => { try { Thrower.Throw(0); } catch (InvalidOperationException) { } },
+                             () => Interlocked.Increment(ref throws))) { Name = "steady-throw" },
         };
         foreach (var t in ts) t.Start();
+        string tmp = Path.Combine(dir, "progress.tmp"), progress = Path.Combine(dir, "progress");
+        while (!File.Exists(stop)) {
+            long us = Interlocked.Read(ref waited) * 1000000 / Stopwatch.Frequency;
+            File.WriteAllText(tmp, Interlocked.Read(ref allocs) + " " + us + " " + Interlocked.Read(ref throws));
+            File.Move(tmp, progress, true);
+            Thread.Sleep(10);
+        }
         foreach (var t in ts) t.Join();
     }
 }
@@ -201,7 +226,7 @@ static class Program
             return 0;
         case "steady":
             Ready(dir);
-            Steady.Run(stop);
+            Steady.Run(dir, stop);
             return 0;
         case "park": {
             var a = new Thread(Parked.InSleep) { IsBackground = true, Name = "parked-sleep" };

@@ -4,7 +4,9 @@
 //
 // Writes DIR/ready (its pid) once Main runs, then loops:
 // - emits an event of its own EventSource "Rtdiag-Test" (event 1 "Tick")
-//   every 10 ms, so a collect session sees the program's own events;
+//   every 10 ms, so a collect session sees the program's own events, and
+//   every 10th tick writes how many it emitted to DIR/ticks (a test then
+//   runs a session until the program made N of them, whatever the load);
 // - copies the environment variable RTDIAG_TEST_VAR into DIR/env when it
 //   appears, so a test can see SetEnvironmentVariable from inside;
 // - with "burn", spends its time in RtdiagBurn.Spin / Hash so CPU samples
@@ -61,6 +63,10 @@ static class Program
         ulong sink = 0;
         for (int n = 0; ; n++) {
             TestSource.Log.Tick(n, "tick");
+            if (n % 10 == 9) {
+                File.WriteAllText(Path.Combine(dir, "ticks.tmp"), (n + 1).ToString());
+                File.Move(Path.Combine(dir, "ticks.tmp"), Path.Combine(dir, "ticks"), true);
+            }
             if (!envSeen) {
                 string v = Environment.GetEnvironmentVariable("RTDIAG_TEST_VAR");
                 if (v != null) {

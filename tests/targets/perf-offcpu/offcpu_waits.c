@@ -18,9 +18,13 @@
  * wall = CPU + the off-CPU time of stacks holding NAME_body.
  *
  * usage: offcpu_waits [ROUNDS] [SPIN]   (default 15 rounds; SPIN: busy
- * loop iterations between waits, for the benchmark's CPU side)
+ * loop iterations between waits, for the benchmark's CPU side; ROUNDS 0:
+ * until SIGUSR1, for a test that measures while it runs however slowly
+ * the machine lets it; it then ends its rounds and prints as usual)
  */
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +37,7 @@
 #define HOLD_MS 25
 
 static int rounds = 15;
+static atomic_int stop; /* rounds 0: set once SIGUSR1 came */
 static long spin_n;
 static int pipe_fd[2], go_fd[2];
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -58,6 +63,12 @@ static double now(clockid_t c)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* another round? Round i of ROUNDS, or, with ROUNDS 0, until stopped. */
+static int more(int i)
+{
+	return rounds ? i < rounds : !atomic_load(&stop);
+}
+
 static void sleep_ms(int ms)
 {
 	struct timespec ts = {0, (long)ms * 1000000L};
@@ -76,11 +87,15 @@ static __attribute__((noinline)) void spin(void)
 static __attribute__((noinline)) void do_sleep(void) { sleep_ms(SLEEP_MS); }
 static __attribute__((noinline)) void wait_sleep(void) { do_sleep(); __asm__ volatile(""); }
 
+static int pipe_open = 1; /* the reader's: 0 once the feeder closed */
+
 static __attribute__((noinline)) void do_read(void)
 {
 	char c;
-	if (read(pipe_fd[0], &c, 1) != 1)
+	ssize_t n = read(pipe_fd[0], &c, 1);
+	if (n < 0)
 		abort();
+	pipe_open = n == 1;
 }
 static __attribute__((noinline)) void wait_pipe(void) { do_read(); __asm__ volatile(""); }
 
@@ -110,7 +125,7 @@ static void end(struct thr *t)
 
 static __attribute__((noinline)) void sleeper_body(struct thr *t)
 {
-	for (int i = 0; i < rounds; i++) {
+	for (int i = 0; more(i); i++) {
 		spin();
 		timed(wait_sleep, &t->w);
 	}
@@ -128,17 +143,19 @@ static void *sleeper(void *arg)
 static void *feeder(void *arg)
 {
 	(void)arg;
-	for (int i = 0; i < rounds; i++) {
+	for (int i = 0; more(i); i++) {
 		sleep_ms(PIPE_MS);
 		if (write(pipe_fd[1], "x", 1) != 1)
 			abort();
 	}
+	close(pipe_fd[1]); /* the reader's last read: end of file */
 	return NULL;
 }
 
 static __attribute__((noinline)) void reader_body(struct thr *t)
 {
-	for (int i = 0; i < rounds; i++) {
+	/* with ROUNDS 0 until the feeder is done (that last wait counts) */
+	for (int i = 0; rounds ? i < rounds : pipe_open; i++) {
 		spin();
 		timed(wait_pipe, &t->w);
 	}
@@ -156,7 +173,7 @@ static void *reader(void *arg)
 static void *holder(void *arg)
 {
 	(void)arg;
-	for (int i = 0; i < rounds; i++) {
+	for (int i = 0; more(i); i++) {
 		pthread_mutex_lock(&mu);
 		if (write(go_fd[1], "g", 1) != 1)
 			abort();
@@ -164,20 +181,24 @@ static void *holder(void *arg)
 		pthread_mutex_unlock(&mu);
 		sleep_ms(5); /* the locker takes it meanwhile */
 	}
+	close(go_fd[1]); /* the locker's last wait_go: end of file */
 	return NULL;
 }
 
-static __attribute__((noinline)) void wait_go(void)
+static __attribute__((noinline)) int wait_go(void)
 {
 	char c;
-	if (read(go_fd[0], &c, 1) != 1)
+	ssize_t n = read(go_fd[0], &c, 1);
+	if (n < 0)
 		abort();
+	return n == 1;
 }
 
 static __attribute__((noinline)) void locker_body(struct thr *t)
 {
-	for (int i = 0; i < rounds; i++) {
-		wait_go(); /* the holder has the mutex now */
+	for (int i = 0; !rounds || i < rounds; i++) {
+		if (!wait_go()) /* the holder has the mutex now, or is done */
+			break;
 		spin();
 		timed(wait_mutex, &t->w);
 		pthread_mutex_unlock(&mu);
@@ -199,8 +220,13 @@ int main(int argc, char **argv)
 		rounds = atoi(argv[1]);
 	if (argc > 2)
 		spin_n = atol(argv[2]);
-	if (rounds < 1 || pipe(pipe_fd) || pipe(go_fd))
+	if (rounds < 0 || pipe(pipe_fd) || pipe(go_fd))
 		return 2;
+	sigset_t usr1;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (!rounds) /* the threads inherit it: only sigwait below takes it */
+		pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 	struct thr ts[3] = {{.name = "sleeper", .w = {"wait_sleep", 0, 0}},
 			    {.name = "reader", .w = {"wait_pipe", 0, 0}},
 			    {.name = "locker", .w = {"wait_mutex", 0, 0}}};
@@ -211,6 +237,11 @@ int main(int argc, char **argv)
 	pthread_create(&th[2], NULL, feeder, NULL);
 	pthread_create(&th[3], NULL, locker, &ts[2]);
 	pthread_create(&th[4], NULL, holder, NULL);
+	if (!rounds) {
+		int sig;
+		sigwait(&usr1, &sig);
+		atomic_store(&stop, 1);
+	}
 	for (int i = 0; i < 5; i++)
 		pthread_join(th[i], NULL);
 	for (int i = 0; i < 3; i++)

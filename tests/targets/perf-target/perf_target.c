@@ -4,11 +4,14 @@
  *
  *   perf_target call N        calls rtd_target_func(i, "call-i") N times
  *   perf_target open PATH...  open()s and closes each PATH through libc
- *   perf_target flood N [DELAY_MS]  N getppid() system calls (after a delay)
- *   perf_target work MS N [DELAY_MS]
- *                             (after sleeping DELAY_MS) ~MS ms of CPU work,
- *                             then N 200us sleeps, and touches 8 MiB of
- *                             fresh memory (page faults)
+ *   perf_target flood N [DELAY_MS | sig]
+ *                             N getppid() system calls (after a delay, or
+ *                             with "sig" after "ready" and SIGUSR1)
+ *   perf_target work MS N [DELAY_MS | sig]
+ *                             (after sleeping DELAY_MS, or with "sig" after
+ *                             printing "ready" and waiting for SIGUSR1)
+ *                             ~MS ms of CPU work, then N 200us sleeps, and
+ *                             touches 8 MiB of fresh memory (page faults)
  *   perf_target spin MS       busy loop for MS ms of wall time
  *
  * Built without PIE, so its text segment's address differs from its file
@@ -16,6 +19,7 @@
  * offset misses.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +35,28 @@ __attribute__((noinline, used)) int rtd_target_func(int n, const char *s)
 	rtd_target_sink += n + (int)strlen(s);
 	__asm__ volatile("" ::: "memory");
 	return n * 2;
+}
+
+/* Before the work: sleep DELAY_MS, or with "sig" print "ready" and wait for
+ * SIGUSR1 (a test attaches what observes this program meanwhile, and only
+ * then lets the work begin: nothing of it is missed by a late attach).
+ * Returns 0, or -1 when the wait failed. */
+static int delay_or_wait(const char *arg)
+{
+	if (strcmp(arg, "sig")) {
+		long d = atol(arg);
+		struct timespec ts = {d / 1000, (d % 1000) * 1000000};
+		nanosleep(&ts, NULL);
+		return 0;
+	}
+	sigset_t set;
+	int sig;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	printf("ready\n");
+	fflush(stdout);
+	return sigwait(&set, &sig) ? -1 : 0;
 }
 
 static double now_ms(void)
@@ -61,21 +87,15 @@ int main(int argc, char **argv)
 		}
 	} else if (!strcmp(argv[1], "flood")) {
 		long n = atol(argv[2]);
-		if (argc > 3) {
-			long d = atol(argv[3]);
-			struct timespec ts = {d / 1000, (d % 1000) * 1000000};
-			nanosleep(&ts, NULL);
-		}
+		if (argc > 3 && delay_or_wait(argv[3]))
+			return 1;
 		for (long i = 0; i < n; i++)
 			syscall(SYS_getppid);
 	} else if (!strcmp(argv[1], "work") && argc >= 4) {
 		double ms = atof(argv[2]);
 		int sleeps = atoi(argv[3]);
-		if (argc > 4) {
-			long d = atol(argv[4]);
-			struct timespec ts = {d / 1000, (d % 1000) * 1000000};
-			nanosleep(&ts, NULL);
-		}
+		if (argc > 4 && delay_or_wait(argv[4]))
+			return 1;
 		/* fixed work, not fixed time: task-clock is then comparable */
 		unsigned long iters = (unsigned long)(ms * 300000);
 		for (unsigned long i = 0; i < iters; i++)
