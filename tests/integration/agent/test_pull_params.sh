@@ -25,13 +25,11 @@ PROG=$BIN/tests/targets/offcpu_waits_fp
 [ -x "$PROG" ] || { bad "offcpu_waits_fp not built"; exit 1; }
 export PPROF_TMPDIR="$WORK/pprof" HOME="$WORK"
 
-B=$BIN/agent-targets/go1.23
-mkdir -p "$B"
-(cd "$SRC/tests/targets/go-pprof-server" && GOCACHE="$B/gocache" GOPATH="$B/gopath" \
-  GOTOOLCHAIN=local GOPROXY=off GOFLAGS= GO111MODULE=off timeout 600 "$GO123" build -o "$B/go-pprof-server" main.go) \
-  2> "$WORK/builderr" || { cat "$WORK/builderr"; bad "go build go-pprof-server"; exit 1; }
+# built once per build tree (the go_targets fixture), no timeout of its own
+GPS=$(bash "$SRC/tests/targets/go_build.sh" "$GO123" tests/targets/go-pprof-server 2> "$WORK/builderr") \
+  || { cat "$WORK/builderr"; bad "go build go-pprof-server"; exit 1; }
 mkdir -p "$WORK/go"
-"$B/go-pprof-server" "$WORK/go" > "$WORK/go/out" 2>&1 &
+"$GPS" "$WORK/go" > "$WORK/go/out" 2>&1 &
 PIDS+=("$!")
 wait_for 30 test -s "$WORK/go/addr" || { bad "Go's pprof server did not start: $(cat "$WORK/go/out")"; exit 1; }
 GOURL="http://$(cat "$WORK/go/addr")/debug/pprof"
