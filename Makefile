@@ -66,6 +66,10 @@ test:
 	done; \
 	if [ $$rc = 0 ]; then echo "== all tests passed (normal and ASan+UBSan builds)"; \
 	else echo "== FAILED: see the results above"; fi; \
+	cat $(BUILD)/test-half.summary $(ASAN_BUILD)/test-half.summary 2>/dev/null | \
+	  awk '/tests passed, [0-9]+ tests failed out of/ { for (i = 1; i <= NF; i++) { \
+	    if ($$i == "failed") f += $$(i-2); if ($$i == "of") t += $$(i+1); if ($$i == "skipped,") s += $$(i-1) } } \
+	    END { printf "tests: %d passed, %d failed, %d skipped\n", t - f - s, f, s }'; \
 	exit $$rc
 
 install: build

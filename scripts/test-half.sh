@@ -4,8 +4,9 @@
 # BUILD-DIR/test-half.log, and writes BUILD-DIR/test-half.summary: one line
 # "LABEL (BUILD-DIR): <ctest's 'NN% tests passed...' line>, N skipped, T s",
 # then ctest's own closing lines (the skipped and failed tests by name).
-# Exits with ctest's status. `scripts/test-halves.sh` prints the summaries
-# of both halves at the end, so CI's last lines say what happened.
+# Exits with ctest's status. `make test` prints the summaries of both
+# halves at the end, and their sum as one "tests: N passed, N failed, N
+# skipped" line, so CI's last lines say what happened.
 # (No set -e: ctest's status is the result to keep.)
 set -u
 label=$1 dir=$2
