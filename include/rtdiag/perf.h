@@ -1033,6 +1033,10 @@ enum rtd_perf_profiler_flags {
 	/* off-CPU: where threads wait and how long, instead of CPU samples
 	 * (see rtd_perf_profiler_new()) */
 	RTD_PERF_PROF_OFF_CPU = 1u << 4,
+	/* read the rings with a thread of their own (RTD_PERF_READER_THREAD,
+	 * the default copy cap): symbolizing no longer makes the kernel drop
+	 * samples, for up to 64 MiB more memory */
+	RTD_PERF_PROF_READER_THREAD = 1u << 5,
 };
 
 /* States of an off-CPU wait (rtd_perf_profiler_opts.offcpu_states), from
