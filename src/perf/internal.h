@@ -165,7 +165,7 @@ int perf_copies_setup(struct rtd_perf_monitor *m);
 void perf_copies_free(struct rtd_perf_monitor *m);
 /* One pass over every kernel ring: copy what fits into the copies and
  * publish it, with prev_start (the previous pass's start) as pub_limit.
- * Returns the bytes copied. */
+ * Returns the most bytes copied from one ring. */
 uint64_t perf_reader_pass(struct rtd_perf_monitor *m, uint64_t pass_start);
 void *perf_reader_main(void *arg);
 /* Add one to an eventfd. */

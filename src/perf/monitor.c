@@ -1175,10 +1175,14 @@ static int run_copies(struct rtd_perf_monitor *m, struct deliver_ctx *d)
 		d->round_ns = rtd_now_ns();
 		if ((r = round_copies(m, d, false, &fresh, &held)))
 			break;
-		if (!fresh && !held && m->idle)
+		if (done || poll(&pw, 1, 0) > 0)
+			continue; /* the reader published more meanwhile */
+		/* about to wait: the caller's moment to flush (records held
+		 * for the next pass count as waiting: with a record every
+		 * pass some always are) */
+		if (m->idle)
 			m->idle(d->ctx);
-		if (!done && poll(&pw, 1, (int)m->max_latency_ms) > 0 &&
-		    !fresh)
+		if (poll(&pw, 1, (int)m->max_latency_ms) > 0 && !fresh)
 			m->st.wakeups++;
 	}
 	atomic_store(&m->reader_quit, 1);
