@@ -107,9 +107,9 @@ void perf_copies_free(struct rtd_perf_monitor *m)
 		rg->tail = rg->ktail;
 		rg->kdata = NULL;
 	}
-	if (m->wake_fd > 0)
+	if (m->wake_fd >= 0)
 		close(m->wake_fd);
-	if (m->space_fd > 0)
+	if (m->space_fd >= 0)
 		close(m->space_fd);
 	m->wake_fd = m->space_fd = -1;
 	if (m->rlock_ready)
