@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # perf loss bench: system-wide tracepoints (sched:sched_switch,
 # sched:sched_wakeup by default) at each tool's DEFAULT ring size, traced
-# for SECONDS by `rtdiag perf trace -a`, Debian's `perf trace -a` and
+# for SECONDS by `rtdiag perf trace -a` (with its reader thread, and
+# without: --no-reader-thread), Debian's `perf trace -a` and
 # `perf record -a`, one after the other, ROUNDS times, on a machine kept
 # loaded: two CPU hogs (yes) and a context-switch flood (perf bench sched
 # pipe) besides whatever else runs. Prints per run the events delivered
@@ -13,7 +14,9 @@
 # another rtdiag (an older build, to compare); FLOOD=0 leaves the
 # context-switch flood out (the hogs and the machine's own load stay),
 # FLOOD=burst makes it bursts (50000 round trips, then 0.5 s of rest);
-# TOOLS="rtdiag perf-record" picks the tools.
+# TOOLS="rtdiag perf-record" picks the tools: rtdiag (its default, the
+# reader thread), rtdiag-1thread (--no-reader-thread: the rings read on
+# the printing thread), perf-trace, perf-record.
 set -u
 B=${1:?build dir}; S=${2:-10}; ROUNDS=${3:-3}
 shift; [ $# -gt 0 ] && shift; [ $# -gt 0 ] && shift
@@ -39,8 +42,9 @@ one() { # tool -> "delivered lost"
   *) setsid perf bench sched pipe -l 100000000 > /dev/null 2>&1 & LOAD+=($!) ;;
   esac
   case $1 in
-  rtdiag)
-    "$R" perf trace -a "${E[@]}" "${M[@]}" -d "$S" --stats > "$W/out" 2> "$W/err"
+  rtdiag|rtdiag-1thread)
+    NR=(); [ "$1" = rtdiag-1thread ] && NR=(--no-reader-thread)
+    "$R" perf trace -a "${E[@]}" "${M[@]}" "${NR[@]}" -d "$S" --stats > "$W/out" 2> "$W/err"
     echo "$(wc -l < "$W/out") $(sed -n 's/.* lost \([0-9]*\) (.*/\1/p' "$W/err" | head -1)" ;;
   perf-trace)
     # perf trace writes its events (and LOST lines) on stderr
@@ -58,7 +62,7 @@ one() { # tool -> "delivered lost"
 echo "perf loss bench: ${EVS[*]} system-wide, $S s a run, $ROUNDS rounds, default rings${RTDIAG_PAGES:+ (rtdiag -m $RTDIAG_PAGES)}"
 printf "%-12s %12s %10s %8s  %s\n" tool delivered lost lost% load
 for r in $(seq "$ROUNDS"); do
-  for tool in ${TOOLS:-rtdiag perf-trace perf-record}; do
+  for tool in ${TOOLS:-rtdiag rtdiag-1thread perf-trace perf-record}; do
     read -r d l <<< "$(one $tool)"
     d=${d:-0}; l=${l:-0}
     printf "%-12s %12s %10s %8s  %s\n" $tool "$d" "$l" \

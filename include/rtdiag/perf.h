@@ -51,7 +51,16 @@ enum rtd_perf_flags {
 	/* the first sampling event also asks for COMM (with exec), FORK and
 	 * EXIT records: thread names as they change */
 	RTD_PERF_TRACK_COMM = 1u << 3,
+	/* a thread of the monitor's own copies records out of the rings as
+	 * they come (rtd_perf_opts.copy_cap) while run()'s thread decodes
+	 * and delivers them: a slow callback, or a delayed caller thread,
+	 * no longer makes the kernel drop records. Delivery, order and loss
+	 * counting are those of the single thread. */
+	RTD_PERF_READER_THREAD = 1u << 4,
 };
+
+/* RTD_PERF_READER_THREAD: the copies' size, all CPUs, by default. */
+#define RTD_PERF_COPY_CAP_DEFAULT ((size_t)64 << 20)
 
 /**
  * struct rtd_perf_opts - options for rtd_perf_monitor_new()
@@ -76,6 +85,11 @@ enum rtd_perf_flags {
  * @default_attr: template merged into every event's attr (sample_type bits
  *                such as PERF_SAMPLE_CALLCHAIN, exclude_* bits, ...); may be
  *                NULL
+ * @copy_cap: RTD_PERF_READER_THREAD: bytes the reader thread may hold,
+ *            all CPUs together (0: RTD_PERF_COPY_CAP_DEFAULT), split
+ *            into a power-of-two copy per CPU of at least a ring; when a
+ *            CPU's copy is full its ring is left to fill and the kernel
+ *            drops and counts records as without the thread
  */
 struct rtd_perf_opts {
 	size_t sz;
@@ -92,6 +106,7 @@ struct rtd_perf_opts {
 	const char *cgroup_v1_dir;
 	const char *perf_event_dir;
 	const struct perf_event_attr *default_attr;
+	size_t copy_cap;
 };
 
 /* What an event is. */
@@ -363,6 +378,10 @@ typedef int (*rtd_perf_sample_fn)(const struct rtd_perf_sample *s,
  * @nrings: rings (online CPUs)
  * @ring_lost: per ring lost counts (first min(nrings, 256) rings)
  * @ring_pages: data pages of each ring
+ * @copy_bytes: RTD_PERF_READER_THREAD: each CPU's copy (0: no thread)
+ * @copy_max: the most bytes that waited in one CPU's copy
+ * @copy_full: reader passes that found a copy full (its ring then
+ *             fills; what the kernel drops is in @lost)
  */
 struct rtd_perf_stats {
 	size_t sz;
@@ -380,6 +399,9 @@ struct rtd_perf_stats {
 	uint32_t nrings;
 	uint64_t ring_lost[256];
 	uint32_t ring_pages;
+	uint64_t copy_bytes;
+	uint64_t copy_max;
+	uint64_t copy_full;
 };
 
 /**
@@ -1017,6 +1039,10 @@ enum rtd_perf_profiler_flags {
 	/* off-CPU: where threads wait and how long, instead of CPU samples
 	 * (see rtd_perf_profiler_new()) */
 	RTD_PERF_PROF_OFF_CPU = 1u << 4,
+	/* read the rings with a thread of their own (RTD_PERF_READER_THREAD,
+	 * the default copy cap): symbolizing no longer makes the kernel drop
+	 * samples, for up to 64 MiB more memory */
+	RTD_PERF_PROF_READER_THREAD = 1u << 5,
 };
 
 /* States of an off-CPU wait (rtd_perf_profiler_opts.offcpu_states), from

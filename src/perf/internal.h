@@ -5,6 +5,7 @@
 
 #include <linux/perf_event.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -50,6 +51,23 @@ struct perf_ring {
 	uint64_t next_ts;
 	struct rtd_perf_event *next_ev; /* its event, NULL when unknown */
 	bool hup;
+	/*
+	 * RTD_PERF_READER_THREAD: data/size/head/tail above are a copy of
+	 * the kernel's ring in our memory, which the reader thread fills
+	 * (reader.c); the kernel's ring is kdata/ksize/ktail.
+	 */
+	uint8_t *kdata;
+	uint64_t ksize;
+	uint64_t ktail;         /* reader: data_tail written back */
+	uint64_t wr;            /* reader: copy bytes written */
+	/* under m->rlock: the reader's last pass, the decoder's position */
+	uint64_t pub_wr;        /* copy bytes written */
+	uint64_t pub_last;      /* copy position of the last record copied */
+	bool pub_full;          /* the pass stopped at the copy's end */
+	uint64_t pub_rd;        /* copy bytes delivered (decoder) */
+	uint64_t last_ts;       /* decoder: the last record delivered's time */
+	uint64_t snap_last;     /* decoder: pub_last and pub_full as taken */
+	bool snap_full;
 };
 
 struct rtd_perf_event {
@@ -112,6 +130,21 @@ struct rtd_perf_monitor {
 	bool user_only;                    /* the kernel refused kernel counting */
 	bool tracking;                     /* a sampler asks for MMAP2/COMM/TASK */
 	rtd_perf_idle_fn idle;
+	/* RTD_PERF_READER_THREAD (reader.c) */
+	bool threaded;
+	uint64_t copy_bytes;               /* each ring's copy */
+	pthread_mutex_t rlock;             /* the rings' pub_* and below */
+	bool rlock_ready;
+	uint64_t pub_limit;   /* no record older than this is still to copy
+			       * from the rings the last pass emptied */
+	bool reader_done;     /* the reader thread has left its loop */
+	uint64_t copy_full;   /* passes stopped at a full copy */
+	uint64_t copy_max;    /* most bytes waiting in one copy */
+	uint64_t copy_bad;    /* corrupt kernel rings skipped by the reader */
+	uint64_t pass_prev;   /* start time of the reader's last pass */
+	atomic_int reader_quit;
+	int wake_fd;          /* reader -> decoder: a pass is published */
+	int space_fd;         /* decoder -> reader: copy space freed, quit */
 };
 
 /* monitor.c */
@@ -125,6 +158,21 @@ void perf_event_destroy(struct rtd_perf_event *ev);
 int perf_add_tracepoint_named(struct rtd_perf_monitor *m, const char *sys,
 			      const char *name, const char *filter,
 			      struct rtd_perf_event *ev);
+
+/* reader.c: the reader thread (RTD_PERF_READER_THREAD) */
+/* Allocate each ring's copy and the fds; idempotent. */
+int perf_copies_setup(struct rtd_perf_monitor *m);
+void perf_copies_free(struct rtd_perf_monitor *m);
+/* One pass over every kernel ring: copy what fits into the copies and
+ * publish it, with prev_start (the previous pass's start) as pub_limit.
+ * Returns the most bytes copied from one ring. */
+uint64_t perf_reader_pass(struct rtd_perf_monitor *m, uint64_t pass_start);
+void *perf_reader_main(void *arg);
+/* Add one to an eventfd. */
+void perf_efd_post(int fd);
+struct pollfd;
+/* Every ring's descriptor in pfd[0..n) has hung up (or failed). */
+bool perf_rings_hup(const struct pollfd *pfd, unsigned n);
 
 /* sysfs.c: reading the system's description of itself */
 int perf_parse_cpulist(const char *s, int *cpus, unsigned max,

@@ -242,11 +242,12 @@ int rtd_perf_monitor_new(const struct rtd_perf_opts *opts,
 	struct rtd_perf_monitor *m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
-	m->stop_fd = -1;
+	m->stop_fd = m->wake_fd = m->space_fd = -1;
 	m->opts = o;
 	m->opts.pids = NULL;
 	m->opts.cgroups = NULL;
 	m->flags = o.flags;
+	m->threaded = o.flags & RTD_PERF_READER_THREAD;
 	m->ring_pages = o.ring_pages ? o.ring_pages : rtd_perf_default_ring_pages();
 	long pg = sysconf(_SC_PAGESIZE);
 	uint64_t ring_bytes = (uint64_t)m->ring_pages * (uint64_t)pg;
@@ -832,6 +833,7 @@ void rtd_perf_monitor_free(struct rtd_perf_monitor *m)
 			e = e->next;
 		rtd_perf_monitor_remove(m, e);
 	}
+	perf_copies_free(m);
 	if (m->rings) {
 		for (unsigned i = 0; i < m->ncpus; i++) {
 			struct perf_ring *rg = &m->rings[i];
@@ -983,6 +985,8 @@ static int deliver(struct rtd_perf_monitor *m, unsigned ri,
 	s->event = ev;
 	s->ring = ri;
 	s->bytes = rg->next;
+	if (s->time)
+		rg->last_ts = s->time;
 	if (s->type == PERF_RECORD_LOST) {
 		rg->lost += s->rec.lost.lost;
 		m->st.lost_in_records += s->rec.lost.lost;
@@ -1113,6 +1117,124 @@ static int round_once(struct rtd_perf_monitor *m, struct deliver_ctx *d,
 	return r;
 }
 
+/* The timestamp of the record at copy position pos (0: none there). */
+static uint64_t copy_ts_at(struct rtd_perf_monitor *m, struct perf_ring *rg,
+			   uint64_t pos)
+{
+	struct perf_ring t = *rg;
+	t.tail = pos;
+	ring_peek(m, &t);
+	rg->scratch = t.scratch; /* allocated there if it was the first */
+	return t.has_next ? t.next_ts : 0;
+}
+
+/*
+ * One round over the copies (RTD_PERF_READER_THREAD): take what the
+ * reader's last pass published, deliver in order what no record still to
+ * come can precede (all of it when final), give the space back.
+ */
+static int round_copies(struct rtd_perf_monitor *m, struct deliver_ctx *d,
+			bool final, uint64_t *fresh, bool *held)
+{
+	m->st.rounds++;
+	*fresh = 0;
+	*held = false;
+	uint64_t limit = UINT64_MAX, pub_limit;
+	bool any_full = false;
+	pthread_mutex_lock(&m->rlock);
+	pub_limit = m->pub_limit;
+	for (unsigned i = 0; i < m->ncpus; i++) {
+		struct perf_ring *rg = &m->rings[i];
+		if (rg->pub_wr - rg->head > *fresh)
+			*fresh = rg->pub_wr - rg->head;
+		rg->head = rg->pub_wr;
+		rg->snap_full = rg->pub_full;
+		rg->snap_last = rg->pub_last;
+	}
+	pthread_mutex_unlock(&m->rlock);
+	for (unsigned i = 0; i < m->ncpus; i++) {
+		struct perf_ring *rg = &m->rings[i];
+		uint64_t last = rg->snap_last, b = pub_limit;
+		if (rg->snap_full) {
+			/* behind: nothing older than its last copied record
+			 * is still in its ring */
+			any_full = true;
+			b = rg->tail <= last && last < rg->head
+				    ? copy_ts_at(m, rg, last)
+				    : rg->last_ts;
+		}
+		if (!final && b < limit)
+			limit = b;
+	}
+	for (unsigned i = 0; i < m->ncpus; i++)
+		ring_peek(m, &m->rings[i]);
+	uint64_t before = m->st.records;
+	int r = d->heap ? merge_heap(m, d, limit) : merge_scan(m, d, limit);
+	pthread_mutex_lock(&m->rlock);
+	for (unsigned i = 0; i < m->ncpus; i++) {
+		m->rings[i].pub_rd = m->rings[i].tail;
+		if (m->rings[i].has_next)
+			*held = true;
+	}
+	pthread_mutex_unlock(&m->rlock);
+	if (any_full && m->st.records != before)
+		perf_efd_post(m->space_fd);
+	return r;
+}
+
+/* run() with the reader thread: this thread decodes and delivers. */
+static int run_copies(struct rtd_perf_monitor *m, struct deliver_ctx *d)
+{
+	int r = perf_copies_setup(m);
+	if (r)
+		return r;
+	m->reader_done = false;
+	atomic_store(&m->reader_quit, 0);
+	pthread_t th;
+	if ((r = pthread_create(&th, NULL, perf_reader_main, m)))
+		return perf_set_err(m, -r, "reader thread: %s", strerror(r));
+	struct pollfd pw = {.fd = m->wake_fd, .events = POLLIN};
+	uint64_t fresh, v;
+	bool held, done = false;
+	while (!done && !atomic_load(&m->stop_req)) {
+		while (read(m->wake_fd, &v, sizeof(v)) > 0)
+			;
+		pthread_mutex_lock(&m->rlock);
+		done = m->reader_done;
+		pthread_mutex_unlock(&m->rlock);
+		d->round_ns = rtd_now_ns();
+		if ((r = round_copies(m, d, false, &fresh, &held)))
+			break;
+		if (done || poll(&pw, 1, 0) > 0)
+			continue; /* the reader published more meanwhile */
+		/* about to wait: the caller's moment to flush (records held
+		 * for the next pass count as waiting: with a record every
+		 * pass some always are) */
+		if (m->idle)
+			m->idle(d->ctx);
+		if (poll(&pw, 1, (int)m->max_latency_ms) > 0 && !fresh)
+			m->st.wakeups++;
+	}
+	atomic_store(&m->reader_quit, 1);
+	perf_efd_post(m->space_fd);
+	pthread_join(th, NULL);
+	/* drain, this thread alone now: copy and deliver until a pass has
+	 * emptied every ring, then deliver all */
+	while (!r) {
+		uint64_t start = rtd_now_ns();
+		perf_reader_pass(m, m->pass_prev);
+		m->pass_prev = start;
+		bool full = false;
+		for (unsigned i = 0; i < m->ncpus; i++)
+			full |= m->rings[i].pub_full;
+		d->round_ns = rtd_now_ns();
+		r = round_copies(m, d, !full, &fresh, &held);
+		if (!full)
+			break;
+	}
+	return r;
+}
+
 int rtd_perf_monitor_run(struct rtd_perf_monitor *m, rtd_perf_sample_fn fn,
 			 void *ctx)
 {
@@ -1139,6 +1261,12 @@ int rtd_perf_monitor_run(struct rtd_perf_monitor *m, rtd_perf_sample_fn fn,
 			r = -ENOMEM;
 			goto out;
 		}
+	}
+	if (m->threaded) {
+		r = run_copies(m, d);
+		if (!r)
+			read_lost(m);
+		goto out;
 	}
 	pfd[0].fd = m->stop_fd;
 	pfd[0].events = POLLIN;
@@ -1181,11 +1309,7 @@ int rtd_perf_monitor_run(struct rtd_perf_monitor *m, rtd_perf_sample_fn fn,
 			m->st.wakeups++;
 		if (pfd[0].revents & POLLIN)
 			break;
-		unsigned hups = 0;
-		for (unsigned i = 0; i < m->ncpus; i++)
-			if (pfd[i + 1].revents & (POLLHUP | POLLERR))
-				hups++;
-		if (hups == m->ncpus)
+		if (perf_rings_hup(pfd + 1, m->ncpus))
 			break; /* the observed processes are gone */
 	}
 	/* drain: everything in the rings now is complete; deliver it all */
@@ -1252,6 +1376,10 @@ void rtd_perf_monitor_stats(const struct rtd_perf_monitor *m,
 		read_sum += rg->lost_read;
 	}
 	t.lost = t.lost_in_records > read_sum ? t.lost_in_records : read_sum;
+	t.copy_bytes = m->copy_bytes;
+	t.copy_max = m->copy_max;
+	t.copy_full = m->copy_full;
+	t.bad_records += m->copy_bad;
 	memcpy(st, &t, st->sz < sizeof(t) ? st->sz : sizeof(t));
 }
 

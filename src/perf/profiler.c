@@ -596,6 +596,8 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 	mo.flags = o.npids ? RTD_PERF_INHERIT : 0;
 	if (o.flags & RTD_PERF_PROF_ENABLE_ON_EXEC)
 		mo.flags |= RTD_PERF_ENABLE_ON_EXEC;
+	if (o.flags & RTD_PERF_PROF_READER_THREAD)
+		mo.flags |= RTD_PERF_READER_THREAD;
 	r = rtd_perf_monitor_new(&mo, &p->m);
 	if (r) {
 		prof_err(p, r, "setting up perf_event: %s%s", rtd_strerror(r),

@@ -22,7 +22,7 @@ enum {
 	O_PID = 1, O_ALL, O_CGROUP, O_FREQ, O_EVENT, O_CG, O_STACK, O_DUR,
 	O_KERNEL, O_NOKERNEL, O_OUT, O_FORMAT, O_TOP, O_PAGES, O_STATS,
 	O_NOINLINE, O_NODEBUGINFOD, O_NODOTNET, O_DEBUGDIR, O_THREADS,
-	O_OFFCPU, O_STATE,
+	O_OFFCPU, O_STATE, O_NOREADER,
 };
 
 static const struct cli_opt record_opts[] = {
@@ -61,6 +61,10 @@ static const struct cli_opt record_opts[] = {
 	 "ring data pages per CPU, a power of two (default perf's: 128 at the kernel's default mlock limit)", 1, 65536},
 	{O_STATS, "stats", 0, CLI_ARG_NONE, 0, NULL,
 	 "at the end, print samples, losses, processes and symbol sources on stderr", 0, 0},
+	{O_NOREADER, "no-reader-thread", 0, CLI_ARG_NONE, 0, NULL,
+	 "read the rings on the thread that symbolizes (by default a thread of "
+	 "its own copies them out at once, up to 64 MiB, so that the kernel "
+	 "does not drop samples while symbols load)", 0, 0},
 	{O_NOINLINE, "no-inline", 0, CLI_ARG_NONE, 0, NULL,
 	 "no inlined functions as frames of their own (no DWARF is read)", 0, 0},
 	{O_NODEBUGINFOD, "no-debuginfod", 0, CLI_ARG_NONE, 0, NULL,
@@ -212,7 +216,7 @@ struct record_args {
 	size_t npids;
 	const char *cgroups[16];
 	size_t ncgroups;
-	bool all, stats, kernel_set, no_kernel, per_thread, offcpu;
+	bool all, stats, kernel_set, no_kernel, per_thread, offcpu, no_reader;
 	unsigned states;
 	const char *outs[4];
 	int format, formats[4];
@@ -269,6 +273,7 @@ static int parse(struct record_args *a, int argc, char **argv)
 			a->pages = (unsigned)v.i;
 			break;
 		case O_STATS: a->stats = true; break;
+		case O_NOREADER: a->no_reader = true; break;
 		case O_NOINLINE: a->sym.flags |= RTD_SYM_NO_DWARF; break;
 		case O_NODEBUGINFOD: a->sym.flags |= RTD_SYM_NO_DEBUGINFOD; break;
 		case O_NODOTNET: a->flags |= RTD_PERF_PROF_NO_DOTNET; break;
@@ -449,6 +454,8 @@ int perf_record_main(int argc, char **argv)
 	po.cgroups = a.cgroups;
 	po.ncgroups = a.ncgroups;
 	po.flags = a.flags;
+	if (!a.no_reader)
+		po.flags |= RTD_PERF_PROF_READER_THREAD;
 	po.sampler = &a.so;
 	po.ring_pages = a.pages;
 	po.sym = &a.sym;

@@ -23,7 +23,7 @@
 enum {
 	T_EVENT = 1, T_FILTER, T_UPROBE, T_KPROBE, T_PID, T_CGROUP, T_ALL,
 	T_JSON, T_PAGES, T_DUR, T_STATS, T_OUT, T_SUMMARY, T_WITH_SUMMARY,
-	T_FORMAT,
+	T_FORMAT, T_NOREADER,
 };
 
 static const struct cli_opt trace_opts[] = {
@@ -52,6 +52,10 @@ static const struct cli_opt trace_opts[] = {
 	 "stop after TIME (1.5, 200ms, 00:01:00; default: Ctrl-C or COMMAND's end)", 0, 0},
 	{T_STATS, "stats", 0, CLI_ARG_NONE, 0, NULL,
 	 "at the end, print records, rounds, losses and delays on stderr", 0, 0},
+	{T_NOREADER, "no-reader-thread", 0, CLI_ARG_NONE, 0, NULL,
+	 "read the rings on the thread that decodes and prints (by default a "
+	 "thread of its own copies them out at once, up to 64 MiB, so that "
+	 "slow printing does not make the kernel drop events)", 0, 0},
 	{T_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
 	 "write to FILE instead of stdout (an existing FILE is replaced only when "
 	 "tracing ran)", 0, 0},
@@ -431,7 +435,7 @@ struct trace_args {
 	pid_t pids[CLI_MAX_PIDS];
 	size_t npids;
 	const char *cgroup;
-	bool all, stats, json, summary, with_summary;
+	bool all, stats, json, summary, with_summary, no_reader;
 	unsigned pages;
 	double duration;
 	const char *out;
@@ -509,6 +513,7 @@ static int parse(struct trace_args *a, int argc, char **argv)
 			break;
 		case T_DUR: a->duration = v.d; break;
 		case T_STATS: a->stats = true; break;
+		case T_NOREADER: a->no_reader = true; break;
 		case T_OUT: a->out = v.str; break;
 		case T_FORMAT: a->format = v.str; break;
 		case T_SUMMARY: a->summary = true; break;
@@ -587,13 +592,21 @@ static void print_stats(struct rtd_perf_monitor *m, bool always)
 			"rtdiag: %llu records (%llu samples) from %u rings of %u pages "
 			"in %llu rounds, %llu wakeups; lost %llu (%llu in LOST records), "
 			"%llu bad; %llu out of order; max delay from event to delivery "
-			"%.3f ms\n",
+			"%.3f ms",
 			(unsigned long long)st.records, (unsigned long long)st.samples,
 			st.nrings, pages, (unsigned long long)st.rounds,
 			(unsigned long long)st.wakeups, (unsigned long long)st.lost,
 			(unsigned long long)st.lost_in_records,
 			(unsigned long long)st.bad_records, (unsigned long long)st.late,
 			(double)st.max_latency_ns / 1e6);
+	if (always && st.copy_bytes)
+		fprintf(stderr, "; reader thread: %llu KiB copies, at most %llu "
+			"KiB waited, full in %llu passes",
+			(unsigned long long)(st.copy_bytes >> 10),
+			(unsigned long long)(st.copy_max >> 10),
+			(unsigned long long)st.copy_full);
+	if (always)
+		fputc('\n', stderr);
 	if (st.lost || st.lost_samples) {
 		fprintf(stderr, "rtdiag: %llu events lost in total:",
 			(unsigned long long)(st.lost + st.lost_samples));
@@ -668,6 +681,8 @@ int perf_trace_main(int argc, char **argv)
 	}
 	if (a->syscalls)
 		o.flags |= RTD_PERF_TRACK_COMM;
+	if (!a->no_reader)
+		o.flags |= RTD_PERF_READER_THREAD;
 	if (a->cgroup) {
 		o.cgroups = &a->cgroup;
 		o.ncgroups = 1;

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,20 +37,44 @@
 		printf("\n");                                                  \
 	} while (0)
 
-/* A monitor with sched:sched_switch added (skips where there is none). */
+/* A monitor with the tracepoint tp added (skips where there is none). */
 static inline struct rtd_perf_monitor *
-pt_monitor_switch(const struct rtd_perf_opts *o)
+pt_monitor_tp(const struct rtd_perf_opts *o, const char *tp)
 {
 	struct rtd_perf_monitor *m;
 	int r = rtd_perf_monitor_new(o, &m);
 	if (r)
 		FAIL("monitor_new: %s", rtd_strerror(r));
-	r = rtd_perf_monitor_add_tracepoint(m, "sched:sched_switch", NULL, NULL);
+	r = rtd_perf_monitor_add_tracepoint(m, tp, NULL, NULL);
 	if (r == -RTD_E_PERF_NOEVENT)
-		SKIP("no sched:sched_switch here");
+		SKIP("no %s here", tp);
 	if (r)
-		FAIL("add sched_switch: %s", rtd_perf_monitor_errmsg(m));
+		FAIL("add %s: %s", tp, rtd_perf_monitor_errmsg(m));
 	return m;
+}
+
+/* run() with thread_fn(arg) beside it (which ends the run); *st gets the
+ * monitor's stats. */
+static inline void pt_run_beside(struct rtd_perf_monitor *m,
+				 rtd_perf_sample_fn fn, void *ctx,
+				 void *(*thread_fn)(void *), void *arg,
+				 struct rtd_perf_stats *st)
+{
+	pthread_t th;
+	pthread_create(&th, NULL, thread_fn, arg);
+	int r = rtd_perf_monitor_run(m, fn, ctx);
+	pthread_join(th, NULL);
+	if (r)
+		FAIL("run: %s", rtd_strerror(r));
+	st->sz = sizeof(*st);
+	rtd_perf_monitor_stats(m, st);
+}
+
+/* A monitor with sched:sched_switch added (skips where there is none). */
+static inline struct rtd_perf_monitor *
+pt_monitor_switch(const struct rtd_perf_opts *o)
+{
+	return pt_monitor_tp(o, "sched:sched_switch");
 }
 
 static inline const char *pt_target(void)

@@ -63,25 +63,12 @@ int main(void)
 	o.pids = &c.pid;
 	o.npids = 1;
 	o.flags = RTD_PERF_INHERIT | RTD_PERF_ENABLE_ON_EXEC;
-	struct rtd_perf_monitor *m;
-	int r = rtd_perf_monitor_new(&o, &m);
-	if (r)
-		FAIL("monitor_new: %s", rtd_strerror(r));
-	r = rtd_perf_monitor_add_tracepoint(m, "syscalls:sys_enter_getppid", NULL, NULL);
-	if (r == -RTD_E_PERF_NOEVENT)
-		SKIP("no syscalls:sys_enter_getppid");
-	if (r)
-		FAIL("add: %s", rtd_perf_monitor_errmsg(m));
+	struct rtd_perf_monitor *m =
+		pt_monitor_tp(&o, "syscalls:sys_enter_getppid");
 	struct waiter wt = {&c, m};
-	pthread_t th;
-	pthread_create(&th, NULL, wait_child, &wt);
 	struct seen w = {0};
-	r = rtd_perf_monitor_run(m, on_rec, &w);
-	pthread_join(th, NULL);
-	if (r)
-		FAIL("run: %s", rtd_strerror(r));
-	struct rtd_perf_stats st = {.sz = sizeof(st)};
-	rtd_perf_monitor_stats(m, &st);
+	struct rtd_perf_stats st;
+	pt_run_beside(m, on_rec, &w, wait_child, &wt, &st);
 	printf("rounds %llu, wakeups %llu, max latency %.1f ms\n",
 	       (unsigned long long)st.rounds, (unsigned long long)st.wakeups,
 	       st.max_latency_ns / 1e6);

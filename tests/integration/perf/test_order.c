@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sched:sched_switch system-wide arrives in time order across all CPUs;
- * and rtd_perf_monitor_stop() from another thread ends the run. Twice:
- * with the merge that scans every ring per record (what 2 CPUs use), and
- * with the heap merge forced (what more than 8 CPUs use).
+ * and rtd_perf_monitor_stop() from another thread ends the run. With
+ * the merge that scans every ring per record (what 2 CPUs use), and with
+ * the heap merge forced (what more than 8 CPUs use); each on the run()
+ * thread alone and with the reader thread (RTD_PERF_READER_THREAD),
+ * whose copies are merged by the same rule.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -43,9 +45,10 @@ static void *stopper(void *arg)
 	return NULL;
 }
 
-static void check_order(const char *t, const char *merge)
+static void check_order(const char *t, const char *merge, unsigned flags)
 {
 	struct rtd_perf_opts o = {.sz = sizeof(o), .max_latency_ms = 20};
+	o.flags = flags;
 	struct rtd_perf_monitor *m = pt_monitor_switch(&o);
 	int r;
 	/* load: two sleepers switching ~1000 times each, on both CPUs */
@@ -101,8 +104,10 @@ int main(void)
 {
 	pt_require();
 	const char *t = pt_target();
-	check_order(t, "scan merge");
+	check_order(t, "scan merge", 0);
+	check_order(t, "scan merge, reader thread", RTD_PERF_READER_THREAD);
 	perf_heap_min_rings = 1;
-	check_order(t, "heap merge");
+	check_order(t, "heap merge", 0);
+	check_order(t, "heap merge, reader thread", RTD_PERF_READER_THREAD);
 	return 0;
 }
