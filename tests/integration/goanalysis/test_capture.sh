@@ -10,10 +10,16 @@ trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # serve BIN SECONDS: start BIN serving pprof (the test kills it: SECONDS
 # only ends it if the test does not); sets ADDR and SPID
+# each server its own output file: with one file, the wait could read the
+# previous server's "listening" line before the new one truncated it, and
+# then take an empty address ("rtdiag: : no host given", seen at load 12)
+nserve=0
 serve() {
-  "$1" serve 127.0.0.1:0 "$2" >"$TMP/serve.out" 2>&1 & SPID=$!; pids+=("$SPID")
-  wait_until grep -q '^listening' "$TMP/serve.out" && ADDR=$(awk '/^listening/{print $2}' "$TMP/serve.out") && return 0
-  bad "$1 did not start serving: $(cat "$TMP/serve.out")"; return 1
+  nserve=$((nserve + 1))
+  local out="$TMP/serve$nserve.out"
+  "$1" serve 127.0.0.1:0 "$2" >"$out" 2>&1 & SPID=$!; pids+=("$SPID")
+  wait_until grep -q '^listening [^ ]' "$out" && ADDR=$(awk '/^listening/{print $2}' "$out") && [ -n "$ADDR" ] && return 0
+  bad "$1 did not start serving: $(cat "$out")"; return 1
 }
 ran=0
 for GOV in 1.19 1.23; do
