@@ -1208,6 +1208,15 @@ struct rtd_perf_profiler_sample {
 	const char *state;
 };
 
+/**
+ * rtd_perf_wait_state_name - what an off-CPU wait is called by its state
+ * @state: a sample's @state ("S", "D", "R", "T", ...), or NULL
+ *
+ * Returns: "sleep" (S), "disk" (D), "preempted" (R) or "other", the names
+ * timelines give off-CPU slices; never NULL.
+ */
+RTD_API const char *rtd_perf_wait_state_name(const char *state);
+
 /* Called for each kept sample; a non-zero return stops the walk and is
  * returned. Everything it is given lives until it returns. */
 typedef int (*rtd_perf_profiler_sample_fn)(

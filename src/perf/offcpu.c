@@ -16,11 +16,22 @@
 #include <stdlib.h>
 
 #include "perf/offcpu.h"
+#include "rtdiag/perf.h"
 
 const char *offcpu_state_name(unsigned state)
 {
 	static const char *const names[] = {"S", "D", "R", "T"};
 	return state < OFFCPU_NSTATES ? names[state] : "X";
+}
+
+RTD_API const char *rtd_perf_wait_state_name(const char *state)
+{
+	switch (state ? state[0] : 0) {
+	case 'S': return "sleep";
+	case 'D': return "disk";
+	case 'R': return "preempted";
+	default: return "other";
+	}
 }
 
 unsigned offcpu_state_of(int64_t prev_state)

@@ -58,17 +58,6 @@ static const char *intern(struct pw *s, const char *str, int *rc)
 	return out;
 }
 
-/* The state's name, as timeline/perf.c names its slices. */
-static const char *state_name(const char *state)
-{
-	switch (state ? state[0] : 0) {
-	case 'S': return "sleep";
-	case 'D': return "disk";
-	case 'R': return "preempted";
-	default: return "other";
-	}
-}
-
 static int on_wait(const struct rtd_perf_profiler_sample *smp, void *ctx)
 {
 	struct pw *s = ctx;
@@ -96,7 +85,7 @@ static int on_wait(const struct rtd_perf_profiler_sample *smp, void *ctx)
 		}
 	int rc = 0;
 	struct point b = {.t = (int64_t)smp->time, .seq = s->n, .pid = smp->pid,
-			  .tid = smp->tid, .name = state_name(smp->state),
+			  .tid = smp->tid, .name = rtd_perf_wait_state_name(smp->state),
 			  .state = intern(s, smp->state ? smp->state : "?", &rc),
 			  .in = intern(s, in ? in : "?", &rc),
 			  .thread = intern(s, smp->thread, &rc),

@@ -474,14 +474,7 @@ static int pp_track(struct pp_ctx *c, const struct rtd_perf_profiler_sample *s,
 static int pp_wait(struct pp_ctx *c, const struct rtd_perf_profiler_sample *s,
 		   uint64_t track)
 {
-	static const struct {
-		char letter;
-		const char *name;
-	} states[] = {{'S', "sleep"}, {'D', "disk"}, {'R', "preempted"}};
-	const char *name = "other";
-	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
-		if (s->state && s->state[0] == states[i].letter)
-			name = states[i].name;
+	const char *name = rtd_perf_wait_state_name(s->state);
 	const char *in = s->nframes ? s->frames[0].name : NULL;
 	for (size_t i = 0; i < s->nframes; i++)
 		if (s->frames[i].kind != RTD_FRAME_KERNEL) {
