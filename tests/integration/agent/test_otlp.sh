@@ -28,13 +28,17 @@ wait_for 10 test -s "$WORK/pport" || { bad "fake Pyroscope did not start: $(cat 
 start_program TPID "$TD/dotnet-target" "$WORK/t" burn || { bad "the .NET target did not start"; exit 1; }
 NAT="$BIN/tests/targets/cpu_shares_fp"
 [ -x "$NAT" ] || { bad "build: $NAT missing"; exit 1; }
-"$NAT" 60 > /dev/null &
+# long rounds (unit=50: ~65 ms, alpha ~11 ms) sampled at 999 Hz: a default
+# round of ~1.3 ms aliases with the sampler's period, and at 99 Hz the
+# windows of a loaded machine held ~150 samples; one CI run ranked alpha
+# (36 samples) above beta (30) that way
+"$NAT" unit=50 60 > /dev/null &
 NPID=$!
 PIDS+=("$NPID")
 
 SVC=rtdtest-otlp-$$
 start_agent --target "pid=$TPID,service=$SVC" --target "pid=$NPID,service=native-$$" \
-  --scan-interval 200ms --otlp "http://127.0.0.1:$PORT/" --window 1s --label suite=otlp \
+  --scan-interval 200ms --cpu-hz 999 --otlp "http://127.0.0.1:$PORT/" --window 1s --label suite=otlp \
   --push "http://127.0.0.1:$(cat "$WORK/pport")" \
   --dotnet-profiles cpu || { bad "agent did not start"; exit 1; }
 accepted() { [ -f "$RECV/exports.jsonl" ] && grep -c '"status": 200' "$RECV/exports.jsonl" || echo 0; }
@@ -109,6 +113,9 @@ for p in by_pid[npid]:
     for st, v in p["stacks"].items():
         f = st.split(";")[0]
         leaf[f] = leaf.get(f, 0) + v
+tot = sum(leaf.get(k, 0) for k in ("alpha", "beta", "gamma_fn")) or 1
+print("native leaves: alpha %.1f%% beta %.1f%% gamma %.1f%% of %d ms (want 16.7 33.3 50.0)" % tuple(
+    [100.0 * leaf.get(k, 0) / tot for k in ("alpha", "beta", "gamma_fn")] + [tot // 1000000]))
 assert leaf.get("gamma_fn", 0) > leaf.get("beta", 0) > leaf.get("alpha", 0) > 0, leaf
 assert "native" in set(t for p in by_pid[npid] for t in p["frame_types"])
 PY
