@@ -36,6 +36,18 @@ $CC $SAN -std=c11 "$P/use.c" $(pkg-config --cflags rtdiag) "$P/lib/librtdiag.a" 
   || fail "static link with pkg-config --static"
 "$P/use-static" > /dev/null || fail "statically linked program failed"
 echo "ok: static link"
+# librtdiag.a defines only rtd_* as global (issue #29): a program of its
+# own with a function of every name the library uses inside (mono_ns,
+# agent_pull, tl_frame_name...) links statically without a clash
+internal=$(nm -g --defined-only "$B/librtdiag_internal.a" 2>/dev/null | awk 'NF == 3 && $3 !~ /^rtd_/ { print $3 }' | sort -u)
+[ -n "$internal" ] || fail "no internal names read from $B/librtdiag_internal.a"
+leaked=$(nm -g --defined-only "$P/lib/librtdiag.a" | awk 'NF == 3 { print $3 }' | grep -v '^rtd_' || true)
+[ -z "$leaked" ] || fail "librtdiag.a defines non-rtd_ globals: $(echo $leaked | head -c 300)"
+for n in $internal; do echo "void $n(void); void $n(void) {}"; done > "$P/clash.c"
+$CC $SAN -std=c11 -w "$P/use.c" "$P/clash.c" $(pkg-config --cflags rtdiag) "$P/lib/librtdiag.a" $(pkg-config --libs --static rtdiag | sed 's/-lrtdiag//') \
+  -o "$P/use-clash" 2> "$P/clash.err" || fail "static link beside the library's internal names: $(grep -m3 'multiple definition' "$P/clash.err")"
+"$P/use-clash" > /dev/null || fail "the program with the library's internal names failed"
+echo "ok: librtdiag.a defines only rtd_* ($(nm -g --defined-only "$P/lib/librtdiag.a" | grep -c ' T rtd_') functions); a program defining its $(wc -w <<<"$internal") internal names links statically"
 leaked=$(nm -D --defined-only "$P/lib/librtdiag.so" | awk '$2 ~ /[TDBR]/ {print $3}' | grep -v '^rtd_' || true)
 [ -z "$leaked" ] || fail "shared library exports non-rtd_ symbols: $(echo $leaked | head -c 300)"
 echo "ok: librtdiag.so exports only rtd_* ($(nm -D --defined-only "$P/lib/librtdiag.so" | grep -c ' T rtd_') functions)"
