@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rtdiag/common.h"
@@ -67,4 +70,22 @@ bool rtd_proc_alive(pid_t pid, unsigned long long start)
 	if (pid <= 0 || rtd_proc_stat(pid, &st, &t))
 		return false;
 	return st != 'Z' && st != 'X' && (!start || t == start);
+}
+
+bool rtd_proc_wait_gone(pid_t pid, unsigned long long start, int ms)
+{
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	/* the pidfd is of the process that has the pid now: checked after */
+	if (fd >= 0 && rtd_proc_alive(pid, start)) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		while (poll(&p, 1, ms) < 0 && errno == EINTR)
+			;
+	}
+	for (int waited = 0; fd < 0 && waited < ms && rtd_proc_alive(pid, start); waited += 10) {
+		struct timespec ts = {0, 10 * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+	if (fd >= 0)
+		close(fd);
+	return !rtd_proc_alive(pid, start);
 }

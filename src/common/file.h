@@ -58,4 +58,19 @@ int rtd_proc_stat(pid_t pid, char *state, unsigned long long *start);
  */
 bool rtd_proc_alive(pid_t pid, unsigned long long start);
 
+/**
+ * rtd_proc_wait_gone - wait, bounded, for a process to be gone
+ * @pid: the process
+ * @start: its start time (see rtd_proc_alive()), 0 for any
+ * @ms: at most this long
+ *
+ * A killed process tears down its threads, files and memory before it is
+ * a zombie: meanwhile rtd_proc_alive() is still true though nothing in it
+ * answers any more. Waits on a pidfd (readable once the process has
+ * exited), or polls every 10 ms without one.
+ *
+ * Returns: true when the process is gone (exited, reaped or another's pid).
+ */
+bool rtd_proc_wait_gone(pid_t pid, unsigned long long start, int ms);
+
 #endif /* RTD_COMMON_FILE_H */

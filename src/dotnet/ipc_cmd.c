@@ -458,6 +458,10 @@ RTD_API int rtd_ipc_perfmap_disable(rtd_ipc_client *c)
 	return simple(c, RTD_IPC_SET_PROCESS, PROC_PERFMAP_OFF, &b);
 }
 
+/* how long a perf map's undo waits for a target whose runtime no longer
+ * answers to be gone before it leaves the file to the process still using it */
+#define PERFMAP_EXIT_WAIT_MS 10000
+
 /* The guardian's undo of rtd_guard_perfmap() (common/guard.h). A file is
  * only removed once nothing writes it: the map is off, or its process is
  * gone. */
@@ -471,8 +475,12 @@ int dotnet_perfmap_undo(pid_t pid, unsigned long long start, int dirfd,
 			r = rtd_ipc_perfmap_disable(c);
 			rtd_ipc_client_free(c);
 		}
-		/* it may have ended meanwhile */
-		if (r && !rtd_proc_alive(pid, start))
+		/* it may have ended meanwhile, or be ending: a killed runtime's
+		 * diagnostics server is gone before the process (its threads
+		 * and memory are torn down first; seen in CI: the recording
+		 * ended on its target's exit, the target was not yet a zombie,
+		 * and the map file was left) */
+		if (r && rtd_proc_wait_gone(pid, start, PERFMAP_EXIT_WAIT_MS))
 			r = 0;
 	}
 	if (r || dirfd < 0)

@@ -136,6 +136,31 @@ static void undo_here_unregisters(void **state)
 	fake_free(&f);
 }
 
+/* a killed process is "gone" once it has exited, zombie or not; a live one
+ * is waited for no longer than asked; another start time is another
+ * process */
+static void proc_wait_gone(void **state)
+{
+	(void)state;
+	pid_t c = fork();
+	assert_true(c >= 0);
+	if (c == 0) {
+		for (;;)
+			pause();
+	}
+	char st;
+	unsigned long long start = 0;
+	assert_int_equal(rtd_proc_stat(c, &st, &start), 0);
+	assert_false(rtd_proc_wait_gone(c, start, 30));
+	assert_true(rtd_proc_wait_gone(c, start + 1, 60000));
+	assert_int_equal(kill(c, SIGKILL), 0);
+	assert_true(rtd_proc_wait_gone(c, start, 60000)); /* a zombie: not reaped */
+	assert_int_equal(rtd_proc_stat(c, &st, NULL), 0);
+	assert_int_equal(st, 'Z');
+	assert_int_equal(waitpid(c, NULL, 0), c);
+	assert_true(rtd_proc_wait_gone(c, start, 60000));
+}
+
 static void bad_arguments(void **state)
 {
 	(void)state;
@@ -165,6 +190,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(bad_arguments),
+		cmocka_unit_test(proc_wait_gone),
 		cmocka_unit_test(guardian_undoes_after_sigkill),
 		cmocka_unit_test(undo_here_unregisters),
 	};
