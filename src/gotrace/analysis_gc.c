@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "gotrace/analysis_int.h"
+#include "gotrace/gotrace_int.h"
 
 /* ---- one utilization function and its MMU evaluators --------------------- */
 
@@ -593,21 +594,10 @@ int ga_gc_v1(struct ga_gc *g, const struct rtd_gotrace_event *ev)
 		if (rc == 0)
 			rc = put(g, &g->running, ev->g);
 		break;
-	case RTD_GO_EV_GO_END:
-	case RTD_GO_EV_GO_STOP:
-	case RTD_GO_EV_GO_SCHED:
-	case RTD_GO_EV_GO_PREEMPT:
-	case RTD_GO_EV_GO_SLEEP:
-	case RTD_GO_EV_GO_BLOCK:
-	case RTD_GO_EV_GO_BLOCK_SEND:
-	case RTD_GO_EV_GO_BLOCK_RECV:
-	case RTD_GO_EV_GO_BLOCK_SELECT:
-	case RTD_GO_EV_GO_BLOCK_SYNC:
-	case RTD_GO_EV_GO_BLOCK_COND:
-	case RTD_GO_EV_GO_BLOCK_NET:
-	case RTD_GO_EV_GO_BLOCK_GC:
-	case RTD_GO_EV_GO_SYS_BLOCK:
-		/* the Link of the goroutine's GoStart */
+	default:
+		if (!go1_ends_running_g(ev->type))
+			return 0;
+		/* off its P: the Link of the goroutine's GoStart */
 		if (!has(&g->running, ev->g))
 			return 0;
 		ga_tab_del(&g->running, ev->g);
@@ -618,8 +608,6 @@ int ga_gc_v1(struct ga_gc *g, const struct rtd_gotrace_event *ev)
 			ga_tab_del(&g->bgmark, ev->g);
 		}
 		break;
-	default:
-		return 0;
 	}
 	return rc < 0 ? rc : record(g, ts);
 }

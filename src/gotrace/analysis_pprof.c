@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "gotrace/analysis_int.h"
+#include "gotrace/gotrace_int.h"
 
 struct rec {
 	uint64_t count;
@@ -146,16 +147,7 @@ static int add(struct ga_prof *p, unsigned which, uint32_t stack, uint64_t count
 
 static bool is_sync_block(unsigned t)
 {
-	switch (t) {
-	case RTD_GO_EV_GO_BLOCK_SEND:
-	case RTD_GO_EV_GO_BLOCK_RECV:
-	case RTD_GO_EV_GO_BLOCK_SELECT:
-	case RTD_GO_EV_GO_BLOCK_SYNC:
-	case RTD_GO_EV_GO_BLOCK_COND:
-	case RTD_GO_EV_GO_BLOCK_GC:
-		return true;
-	}
-	return false;
+	return v1_class(t) & V1K_SYNC;
 }
 
 /* The pending event of g is linked to an event at ts: count it in the
@@ -215,17 +207,6 @@ int ga_prof_v1(struct ga_prof *p, const struct rtd_gotrace_event *ev)
 		rc = e && e->type == RTD_GO_EV_GO_SYSCALL ? link1(p, e, RTD_GOAN_PROF_SYSCALL, ev->ts) : 0;
 		return rc < 0 ? rc : set_pend(p, ev->g, ev->type, ev->ts, 0);
 	case RTD_GO_EV_GO_SYSCALL:
-	case RTD_GO_EV_GO_SCHED:
-	case RTD_GO_EV_GO_PREEMPT:
-	case RTD_GO_EV_GO_SLEEP:
-	case RTD_GO_EV_GO_BLOCK:
-	case RTD_GO_EV_GO_BLOCK_SEND:
-	case RTD_GO_EV_GO_BLOCK_RECV:
-	case RTD_GO_EV_GO_BLOCK_SELECT:
-	case RTD_GO_EV_GO_BLOCK_SYNC:
-	case RTD_GO_EV_GO_BLOCK_COND:
-	case RTD_GO_EV_GO_BLOCK_NET:
-	case RTD_GO_EV_GO_BLOCK_GC:
 		return set_pend(p, ev->g, ev->type, ev->ts, ev->stack);
 	case RTD_GO_EV_GO_END:
 	case RTD_GO_EV_GO_STOP:
@@ -241,6 +222,11 @@ int ga_prof_v1(struct ga_prof *p, const struct rtd_gotrace_event *ev)
 			return add(p, RTD_GOAN_PROF_CPU, (uint32_t)st, 1, p->cpu_period);
 		}
 	}
+	/* the others that take the goroutine off its P (scheduled, preempted,
+	 * blocked, asleep) wait for what resumes it; GoSysBlock's goroutine
+	 * already waits for its GoSyscall's GoSysExit */
+	if ((v1_class(ev->type) & V1K_ENDS) && ev->type != RTD_GO_EV_GO_SYS_BLOCK)
+		return set_pend(p, ev->g, ev->type, ev->ts, ev->stack);
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "gotrace/analysis_int.h"
+#include "gotrace/gotrace_int.h"
 
 /* ---- small maps of names ------------------------------------------------ */
 
@@ -1319,22 +1320,6 @@ int ga_sum_v1(struct ga_sum *s, const struct rtd_gotrace_event *ev)
 			drop_g(s, ev->g);
 			return rc;
 		}
-	case RTD_GO_EV_GO_BLOCK_SEND:
-	case RTD_GO_EV_GO_BLOCK_RECV:
-	case RTD_GO_EV_GO_BLOCK_SELECT:
-	case RTD_GO_EV_GO_BLOCK_SYNC:
-	case RTD_GO_EV_GO_BLOCK_COND:
-	case RTD_GO_EV_GO_SCHED:
-	case RTD_GO_EV_GO_PREEMPT:
-	case RTD_GO_EV_GO_SLEEP:
-	case RTD_GO_EV_GO_BLOCK:
-	case RTD_GO_EV_GO_BLOCK_NET:
-	case RTD_GO_EV_GO_BLOCK_GC:
-	case RTD_GO_EV_GO_SYS_BLOCK:
-		if (!(g = g1(s, ev->g)))
-			return 0;
-		go_block1(g, ev);
-		return 0;
 	case RTD_GO_EV_GO_UNBLOCK:
 		if (!(g = g1(s, ev->args[0])))
 			return 0;
@@ -1386,6 +1371,10 @@ int ga_sum_v1(struct ga_sum *s, const struct rtd_gotrace_event *ev)
 	case RTD_GO_EV_USER_LOG:
 		return task1(s, ev);
 	}
+	/* off its P and not ended (GoEnd and GoStop are above): scheduled,
+	 * preempted, blocked, asleep */
+	if (go1_ends_running_g(ev->type) && (g = g1(s, ev->g)))
+		go_block1(g, ev);
 	return 0;
 }
 

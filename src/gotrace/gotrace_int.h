@@ -45,34 +45,6 @@ int v1_parse_header(const uint8_t *b);
 
 /* Wrapping int64 addition (Go's), and a float to int64 conversion that
  * saturates instead of being undefined. */
-/*
- * go1_ends_running_g - does this old-format event take its P's running
- * goroutine off the P? (Go 1.5-1.21 batches name a goroutine only when it
- * starts: the decoder and grep -o both track "the goroutine now on this P".)
- */
-static inline bool go1_ends_running_g(unsigned type)
-{
-	switch (type) {
-	case RTD_GO_EV_GO_END:
-	case RTD_GO_EV_GO_STOP:
-	case RTD_GO_EV_GO_SCHED:
-	case RTD_GO_EV_GO_PREEMPT:
-	case RTD_GO_EV_GO_SLEEP:
-	case RTD_GO_EV_GO_BLOCK:
-	case RTD_GO_EV_GO_BLOCK_SEND:
-	case RTD_GO_EV_GO_BLOCK_RECV:
-	case RTD_GO_EV_GO_BLOCK_SELECT:
-	case RTD_GO_EV_GO_BLOCK_SYNC:
-	case RTD_GO_EV_GO_BLOCK_COND:
-	case RTD_GO_EV_GO_BLOCK_NET:
-	case RTD_GO_EV_GO_SYS_BLOCK:
-	case RTD_GO_EV_GO_BLOCK_GC:
-		return true;
-	default:
-		return false;
-	}
-}
-
 static inline int64_t wrap_add(int64_t a, int64_t b)
 {
 	return (int64_t)((uint64_t)a + (uint64_t)b);
@@ -103,8 +75,30 @@ enum {
 	V1K_GMASK = 7,
 	V1K_ENDS = 8,  /* go1_ends_running_g */
 	V1K_META = 16, /* v1_meta_type */
+	V1K_PARK = 32, /* the goroutine goes waiting: GoBlock*, GoSleep,
+			* GoSysBlock (a subset of V1K_ENDS) */
+	V1K_SYNC = 64, /* a synchronization block: GoBlockSend, Recv, Select,
+			* Sync, Cond, GC (a subset of V1K_PARK; Go's
+			* pprof "sync" profile) */
 };
 extern const uint8_t v1_kind[64];
+
+/* The classes (V1K_ENDS, V1K_PARK, V1K_SYNC...) of an old-format type:
+ * the one list of them, read by the orderer and the analyses. */
+static inline unsigned v1_class(unsigned type)
+{
+	return type < 64 ? v1_kind[type] : 0;
+}
+
+/*
+ * go1_ends_running_g - does this old-format event take its P's running
+ * goroutine off the P? (Go 1.5-1.21 batches name a goroutine only when it
+ * starts: the decoder and grep -o both track "the goroutine now on this P".)
+ */
+static inline bool go1_ends_running_g(unsigned type)
+{
+	return v1_class(type) & V1K_ENDS;
+}
 
 /*
  * v1_pstep - Go's parseEvents for one event inside a P's batch (any type

@@ -40,73 +40,68 @@ struct gstate {
 	int status;
 };
 
+/*
+ * How an event moves its goroutine's sequence (Go 1.19's transition()),
+ * one named rule per type: whose goroutine it is, and its (sequence,
+ * status) before and after. The sequences are read from the event's
+ * arguments; NOSEQ matches any, SEQINC is "one more than now".
+ */
+enum { TG_NONE, TG_EVG, TG_A0, TG_GC };  /* the goroutine: none, the event's, a[0], GC's */
+enum { SQ_0, SQ_1, SQ_2, SQ_A0, SQ_A0_1, SQ_A1, SQ_A1_1, SQ_ANY, SQ_INC }; /* a[i]_1: a[i] + 1 */
+struct transition {
+	uint8_t g;
+	uint8_t init_seq, init_status;
+	uint8_t next_seq, next_status;
+};
+#define T(type, ...) [RTD_GO_EV_##type] = {__VA_ARGS__}
+static const struct transition transitions[RTD_GO_EV_COUNT] = {
+	T(GO_CREATE, TG_A0, SQ_0, G_DEAD, SQ_1, G_RUNNABLE),
+	T(GO_WAITING, TG_EVG, SQ_1, G_RUNNABLE, SQ_2, G_WAITING),
+	T(GO_IN_SYSCALL, TG_EVG, SQ_1, G_RUNNABLE, SQ_2, G_WAITING),
+	T(GO_START, TG_EVG, SQ_A1, G_RUNNABLE, SQ_A1_1, G_RUNNING),
+	T(GO_START_LABEL, TG_EVG, SQ_A1, G_RUNNABLE, SQ_A1_1, G_RUNNING),
+	T(GO_START_LOCAL, TG_EVG, SQ_ANY, G_RUNNABLE, SQ_INC, G_RUNNING),
+	T(GO_SCHED, TG_EVG, SQ_ANY, G_RUNNING, SQ_ANY, G_RUNNABLE),
+	T(GO_PREEMPT, TG_EVG, SQ_ANY, G_RUNNING, SQ_ANY, G_RUNNABLE),
+	T(GO_UNBLOCK, TG_A0, SQ_A1, G_WAITING, SQ_A1_1, G_RUNNABLE),
+	T(GO_SYS_EXIT, TG_A0, SQ_A1, G_WAITING, SQ_A1_1, G_RUNNABLE),
+	T(GO_UNBLOCK_LOCAL, TG_A0, SQ_ANY, G_WAITING, SQ_INC, G_RUNNABLE),
+	T(GO_SYS_EXIT_LOCAL, TG_A0, SQ_ANY, G_WAITING, SQ_INC, G_RUNNABLE),
+	T(GC_START, TG_GC, SQ_A0, G_DEAD, SQ_A0_1, G_DEAD),
+};
+#undef T
+/* every type that parks its goroutine (V1K_PARK: GoBlock*, GoSleep,
+ * GoSysBlock) has this one */
+static const struct transition park = {TG_EVG, SQ_ANY, G_RUNNING, SQ_ANY, G_WAITING};
+
+static uint64_t seq_of(uint8_t rule, const uint64_t *a)
+{
+	switch (rule) {
+	case SQ_0: return 0;
+	case SQ_1: return 1;
+	case SQ_2: return 2;
+	case SQ_A0: return a[0];
+	case SQ_A0_1: return a[0] + 1;
+	case SQ_A1: return a[1];
+	case SQ_A1_1: return a[1] + 1;
+	case SQ_INC: return SEQINC;
+	default: return NOSEQ;
+	}
+}
+
 static void transition_of(unsigned type, uint64_t evg, const uint64_t *a,
 			  uint64_t *g, struct gstate *init, struct gstate *next)
 {
-	switch (type) {
-	case RTD_GO_EV_GO_CREATE:
-		*g = a[0];
-		*init = (struct gstate){0, G_DEAD};
-		*next = (struct gstate){1, G_RUNNABLE};
-		break;
-	case RTD_GO_EV_GO_WAITING:
-	case RTD_GO_EV_GO_IN_SYSCALL:
-		*g = evg;
-		*init = (struct gstate){1, G_RUNNABLE};
-		*next = (struct gstate){2, G_WAITING};
-		break;
-	case RTD_GO_EV_GO_START:
-	case RTD_GO_EV_GO_START_LABEL:
-		*g = evg;
-		*init = (struct gstate){a[1], G_RUNNABLE};
-		*next = (struct gstate){a[1] + 1, G_RUNNING};
-		break;
-	case RTD_GO_EV_GO_START_LOCAL:
-		*g = evg;
-		*init = (struct gstate){NOSEQ, G_RUNNABLE};
-		*next = (struct gstate){SEQINC, G_RUNNING};
-		break;
-	case RTD_GO_EV_GO_BLOCK:
-	case RTD_GO_EV_GO_BLOCK_SEND:
-	case RTD_GO_EV_GO_BLOCK_RECV:
-	case RTD_GO_EV_GO_BLOCK_SELECT:
-	case RTD_GO_EV_GO_BLOCK_SYNC:
-	case RTD_GO_EV_GO_BLOCK_COND:
-	case RTD_GO_EV_GO_BLOCK_NET:
-	case RTD_GO_EV_GO_SLEEP:
-	case RTD_GO_EV_GO_SYS_BLOCK:
-	case RTD_GO_EV_GO_BLOCK_GC:
-		*g = evg;
-		*init = (struct gstate){NOSEQ, G_RUNNING};
-		*next = (struct gstate){NOSEQ, G_WAITING};
-		break;
-	case RTD_GO_EV_GO_SCHED:
-	case RTD_GO_EV_GO_PREEMPT:
-		*g = evg;
-		*init = (struct gstate){NOSEQ, G_RUNNING};
-		*next = (struct gstate){NOSEQ, G_RUNNABLE};
-		break;
-	case RTD_GO_EV_GO_UNBLOCK:
-	case RTD_GO_EV_GO_SYS_EXIT:
-		*g = a[0];
-		*init = (struct gstate){a[1], G_WAITING};
-		*next = (struct gstate){a[1] + 1, G_RUNNABLE};
-		break;
-	case RTD_GO_EV_GO_UNBLOCK_LOCAL:
-	case RTD_GO_EV_GO_SYS_EXIT_LOCAL:
-		*g = a[0];
-		*init = (struct gstate){NOSEQ, G_WAITING};
-		*next = (struct gstate){SEQINC, G_RUNNABLE};
-		break;
-	case RTD_GO_EV_GC_START:
-		*g = GARBAGE;
-		*init = (struct gstate){a[0], G_DEAD};
-		*next = (struct gstate){a[0] + 1, G_DEAD};
-		break;
-	default:
+	const struct transition *t = v1_class(type) & V1K_PARK ? &park
+				     : type < RTD_GO_EV_COUNT ? &transitions[type] : NULL;
+	if (!t || t->g == TG_NONE) {
 		*g = UNORDERED;
 		*init = *next = (struct gstate){0, 0};
+		return;
 	}
+	*g = t->g == TG_EVG ? evg : t->g == TG_A0 ? a[0] : GARBAGE;
+	*init = (struct gstate){seq_of(t->init_seq, a), t->init_status};
+	*next = (struct gstate){seq_of(t->next_seq, a), t->next_status};
 }
 
 static bool ready(uint64_t g, const struct gstate *curr,
@@ -1163,76 +1158,101 @@ static int pp_region(struct pp_ctx *x)
 	return 0;
 }
 
-/* The handler of each type that changes state (the others change none). */
+/* The small handlers of pp_handlers[]. */
+static int pp_gc_done(struct pp_ctx *x)
+{
+	return pp_range(x, &x->pp->gc_active, false, "GC");
+}
+static int pp_stw_start(struct pp_ctx *x)
+{
+	return pp_range(x, pp_stw(x), true, "STW");
+}
+static int pp_stw_done(struct pp_ctx *x)
+{
+	return pp_range(x, pp_stw(x), false, "STW");
+}
+static int pp_sweep_start(struct pp_ctx *x)
+{
+	return pp_range(x, &x->p->has_sweep, true, "sweeping");
+}
+static int pp_sweep_done(struct pp_ctx *x)
+{
+	return pp_range(x, &x->p->has_sweep, false, "sweeping");
+}
+static int pp_assist_start(struct pp_ctx *x)
+{
+	return pp_range(x, &x->g->has_assist, true, "mark assist");
+}
+static int pp_assist_done(struct pp_ctx *x)
+{
+	x->g->has_assist = false;
+	return 0;
+}
+static int pp_go_sched(struct pp_ctx *x)
+{
+	return pp_go_off(x, G_RUNNABLE, true);
+}
+static int pp_go_syscall(struct pp_ctx *x)
+{
+	int rc = pp_running(x, false);
+	if (rc == 0)
+		x->g->ev_type = x->ev->type;
+	return rc;
+}
+static int pp_go_sys_block(struct pp_ctx *x)
+{
+	return pp_go_off(x, G_WAITING, false);
+}
+static int pp_go_park(struct pp_ctx *x)
+{
+	return pp_go_off(x, G_WAITING, true);
+}
+static int pp_task_end(struct pp_ctx *x)
+{
+	v1_tab_del(&x->pp->tasks, v1_ev_args(x->ev)[0]);
+	return 0;
+}
+
+/* The handler of each type that changes state (the others change none);
+ * the types that park their goroutine (V1K_PARK) all go to pp_go_park,
+ * but GoSysBlock, whose goroutine waits without a stack to check. */
+#define H(type, fn) [RTD_GO_EV_##type] = fn
+static int (*const pp_handlers[RTD_GO_EV_COUNT])(struct pp_ctx *) = {
+	H(PROC_START, pp_proc_start),
+	H(PROC_STOP, pp_proc_stop),
+	H(GC_START, pp_gc_start),
+	H(GC_DONE, pp_gc_done),
+	H(GC_STW_START, pp_stw_start),
+	H(GC_STW_DONE, pp_stw_done),
+	H(GC_SWEEP_START, pp_sweep_start),
+	H(GC_SWEEP_DONE, pp_sweep_done),
+	H(GC_MARK_ASSIST_START, pp_assist_start),
+	H(GC_MARK_ASSIST_DONE, pp_assist_done),
+	H(GO_WAITING, pp_go_waiting),
+	H(GO_IN_SYSCALL, pp_go_waiting),
+	H(GO_CREATE, pp_go_create),
+	H(GO_START, pp_go_start),
+	H(GO_START_LABEL, pp_go_start),
+	H(GO_END, pp_go_end),
+	H(GO_STOP, pp_go_end),
+	H(GO_SCHED, pp_go_sched),
+	H(GO_PREEMPT, pp_go_sched),
+	H(GO_UNBLOCK, pp_go_unblock),
+	H(GO_SYSCALL, pp_go_syscall),
+	H(GO_SYS_BLOCK, pp_go_sys_block),
+	H(GO_SYS_EXIT, pp_go_sys_exit),
+	H(USER_TASK_CREATE, pp_task_create),
+	H(USER_TASK_END, pp_task_end),
+	H(USER_REGION, pp_region),
+};
+#undef H
+
 static int pp_dispatch(struct pp_ctx *x)
 {
-	switch (x->ev->type) {
-	case RTD_GO_EV_PROC_START:
-		return pp_proc_start(x);
-	case RTD_GO_EV_PROC_STOP:
-		return pp_proc_stop(x);
-	case RTD_GO_EV_GC_START:
-		return pp_gc_start(x);
-	case RTD_GO_EV_GC_DONE:
-		return pp_range(x, &x->pp->gc_active, false, "GC");
-	case RTD_GO_EV_GC_STW_START:
-		return pp_range(x, pp_stw(x), true, "STW");
-	case RTD_GO_EV_GC_STW_DONE:
-		return pp_range(x, pp_stw(x), false, "STW");
-	case RTD_GO_EV_GC_SWEEP_START:
-		return pp_range(x, &x->p->has_sweep, true, "sweeping");
-	case RTD_GO_EV_GC_SWEEP_DONE:
-		return pp_range(x, &x->p->has_sweep, false, "sweeping");
-	case RTD_GO_EV_GC_MARK_ASSIST_START:
-		return pp_range(x, &x->g->has_assist, true, "mark assist");
-	case RTD_GO_EV_GC_MARK_ASSIST_DONE:
-		x->g->has_assist = false;
-		return 0;
-	case RTD_GO_EV_GO_WAITING:
-	case RTD_GO_EV_GO_IN_SYSCALL:
-		return pp_go_waiting(x);
-	case RTD_GO_EV_GO_CREATE:
-		return pp_go_create(x);
-	case RTD_GO_EV_GO_START:
-	case RTD_GO_EV_GO_START_LABEL:
-		return pp_go_start(x);
-	case RTD_GO_EV_GO_END:
-	case RTD_GO_EV_GO_STOP:
-		return pp_go_end(x);
-	case RTD_GO_EV_GO_SCHED:
-	case RTD_GO_EV_GO_PREEMPT:
-		return pp_go_off(x, G_RUNNABLE, true);
-	case RTD_GO_EV_GO_UNBLOCK:
-		return pp_go_unblock(x);
-	case RTD_GO_EV_GO_SYSCALL: {
-		int rc = pp_running(x, false);
-		if (rc == 0)
-			x->g->ev_type = x->ev->type;
-		return rc;
-	}
-	case RTD_GO_EV_GO_SYS_BLOCK:
-		return pp_go_off(x, G_WAITING, false);
-	case RTD_GO_EV_GO_SYS_EXIT:
-		return pp_go_sys_exit(x);
-	case RTD_GO_EV_GO_SLEEP:
-	case RTD_GO_EV_GO_BLOCK:
-	case RTD_GO_EV_GO_BLOCK_SEND:
-	case RTD_GO_EV_GO_BLOCK_RECV:
-	case RTD_GO_EV_GO_BLOCK_SELECT:
-	case RTD_GO_EV_GO_BLOCK_SYNC:
-	case RTD_GO_EV_GO_BLOCK_COND:
-	case RTD_GO_EV_GO_BLOCK_NET:
-	case RTD_GO_EV_GO_BLOCK_GC:
-		return pp_go_off(x, G_WAITING, true);
-	case RTD_GO_EV_USER_TASK_CREATE:
-		return pp_task_create(x);
-	case RTD_GO_EV_USER_TASK_END:
-		v1_tab_del(&x->pp->tasks, v1_ev_args(x->ev)[0]);
-		return 0;
-	case RTD_GO_EV_USER_REGION:
-		return pp_region(x);
-	}
-	return 0;
+	unsigned t = x->ev->type;
+	if (t == RTD_GO_EV_GO_SYS_BLOCK || !(v1_class(t) & V1K_PARK))
+		return t < RTD_GO_EV_COUNT && pp_handlers[t] ? pp_handlers[t](x) : 0;
+	return pp_go_park(x);
 }
 
 /* Go's postProcessTrace for one event. */

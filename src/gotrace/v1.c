@@ -25,6 +25,8 @@
 const struct v1_desc v1_descs[RTD_GO_EV_COUNT] = {RTD_GOTRACE1_EVENTS(DESC)};
 
 #define K_END(t) [RTD_GO_EV_##t] = V1K_ENDS
+#define K_PARK(t) [RTD_GO_EV_##t] = V1K_ENDS | V1K_PARK
+#define K_SYNC(t) [RTD_GO_EV_##t] = V1K_ENDS | V1K_PARK | V1K_SYNC
 const uint8_t v1_kind[64] = {
 	[RTD_GO_EV_GO_START] = V1K_START,
 	[RTD_GO_EV_GO_START_LOCAL] = V1K_START,
@@ -37,11 +39,13 @@ const uint8_t v1_kind[64] = {
 	[RTD_GO_EV_GO_WAITING] = V1K_GA0,
 	[RTD_GO_EV_GO_IN_SYSCALL] = V1K_GA0,
 	[RTD_GO_EV_CPU_SAMPLE] = V1K_CPU,
+	/* off the P: ended, or back to the run queue */
 	K_END(GO_END), K_END(GO_STOP), K_END(GO_SCHED), K_END(GO_PREEMPT),
-	K_END(GO_SLEEP), K_END(GO_BLOCK), K_END(GO_BLOCK_SEND),
-	K_END(GO_BLOCK_RECV), K_END(GO_BLOCK_SELECT), K_END(GO_BLOCK_SYNC),
-	K_END(GO_BLOCK_COND), K_END(GO_BLOCK_NET), K_END(GO_SYS_BLOCK),
-	K_END(GO_BLOCK_GC),
+	/* off the P to wait */
+	K_PARK(GO_SLEEP), K_PARK(GO_BLOCK), K_PARK(GO_BLOCK_NET), K_PARK(GO_SYS_BLOCK),
+	/* off the P to wait on a synchronization object */
+	K_SYNC(GO_BLOCK_SEND), K_SYNC(GO_BLOCK_RECV), K_SYNC(GO_BLOCK_SELECT),
+	K_SYNC(GO_BLOCK_SYNC), K_SYNC(GO_BLOCK_COND), K_SYNC(GO_BLOCK_GC),
 	[RTD_GO_EV_BATCH] = V1K_META,
 	[RTD_GO_EV_FREQUENCY] = V1K_META,
 	[RTD_GO_EV_TIMER_GOROUTINE] = V1K_META,
@@ -49,6 +53,8 @@ const uint8_t v1_kind[64] = {
 	[RTD_GO_EV_STACK] = V1K_META,
 };
 #undef K_END
+#undef K_PARK
+#undef K_SYNC
 
 static const char *const batch15_args[] = {"p", "seq", "ticks"};
 static const char *const freq15_args[] = {"freq", "unused"};
