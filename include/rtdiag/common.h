@@ -149,6 +149,55 @@ typedef void (*rtd_log_fn)(enum rtd_log_level level, const char *msg,
 RTD_API void rtd_set_log(rtd_log_fn fn, void *ctx,
 			 enum rtd_log_level max_level);
 
+/**
+ * struct rtd_pstat - what the kernel says of a process or thread in
+ * /proc/PID/stat (/proc/PID/task/TID/stat), proc(5)
+ * @state: 'R' running, 'S' sleeping, 'D' in uninterruptible wait, 'Z' a
+ *         zombie (ended, not yet reaped), 'X' dead, ...
+ * @ppid: its parent's pid
+ * @utime_ticks: CPU time in user mode, in clock ticks (sysconf(_SC_CLK_TCK))
+ * @stime_ticks: CPU time in kernel mode, in clock ticks
+ * @threads: its threads
+ * @start_ticks: when it started, in clock ticks after boot: with the pid
+ *               it names one process even when pids are reused
+ * @vsize_bytes: its virtual memory
+ * @rss_pages: its resident pages
+ */
+struct rtd_pstat {
+	char state;
+	int ppid;
+	uint64_t utime_ticks, stime_ticks;
+	uint64_t threads;
+	uint64_t start_ticks;
+	uint64_t vsize_bytes;
+	uint64_t rss_pages;
+};
+
+/**
+ * rtd_pstat_parse - parse the text of a /proc stat file
+ * @text: the file's text, NUL-terminated
+ * @out: receives the fields
+ *
+ * The command may hold blanks and parentheses: the fields count from the
+ * last ')'. rtdiag's one reader of these files.
+ *
+ * Returns: 0, or -RTD_E_FORMAT when a field is missing.
+ */
+RTD_API int rtd_pstat_parse(const char *text, struct rtd_pstat *out);
+
+/**
+ * rtd_pstat_read - read a process's or thread's stat file
+ * @proc_dir: procfs's mount point; NULL for "/proc"
+ * @pid: the process
+ * @tid: one of its threads, or 0 for the process
+ * @out: receives the fields
+ *
+ * Returns: 0, -ENOENT when there is no such process or thread (-ESRCH
+ * from a read of one that just ended is -ENOENT too), -RTD_E_FORMAT, or
+ * another negative errno.
+ */
+RTD_API int rtd_pstat_read(const char *proc_dir, int pid, int tid, struct rtd_pstat *out);
+
 /* the most threads rtd_thread_cpu_read() lists */
 #define RTD_THREAD_CPU_MAX 65536
 

@@ -25,53 +25,32 @@ long proc_clk_tck(void)
 	return tck;
 }
 
+static void proc_stat_of(const struct rtd_pstat *ps, struct proc_stat *st)
+{
+	st->utime_ticks = ps->utime_ticks;
+	st->stime_ticks = ps->stime_ticks;
+	st->threads = ps->threads;
+	st->start_ticks = ps->start_ticks;
+	st->vsize_bytes = ps->vsize_bytes;
+	st->rss_bytes = ps->rss_pages * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
 int proc_stat_parse(const char *text, struct proc_stat *st)
 {
-	/* "pid (comm) S ppid ...": comm may hold ')' and blanks; the last
-	 * ')' ends it */
-	const char *p = strrchr(text, ')');
-	if (!p)
-		return -RTD_E_FORMAT;
-	p++;
-	unsigned long long f[24] = {0};
-	/* fields 3.. : state is a char, then numbers */
-	int field = 3;
-	while (*p && field <= 24) {
-		while (*p == ' ')
-			p++;
-		if (!*p)
-			break;
-		if (field == 3) {
-			p++; /* state */
-		} else {
-			char *e;
-			long long v = strtoll(p, &e, 10);
-			if (e == p)
-				return -RTD_E_FORMAT;
-			f[field - 1] = (unsigned long long)v;
-			p = e;
-		}
-		field++;
-	}
-	if (field <= 24)
-		return -RTD_E_FORMAT;
-	st->utime_ticks = f[13];
-	st->stime_ticks = f[14];
-	st->threads = f[19];
-	st->start_ticks = f[21];
-	st->vsize_bytes = f[22];
-	st->rss_bytes = f[23] * (uint64_t)sysconf(_SC_PAGESIZE);
-	return 0;
+	struct rtd_pstat ps;
+	int rc = rtd_pstat_parse(text, &ps);
+	if (!rc)
+		proc_stat_of(&ps, st);
+	return rc;
 }
 
 int proc_stat_read(const char *proc_dir, pid_t pid, struct proc_stat *st)
 {
-	char path[256], buf[1024];
-	snprintf(path, sizeof(path), "%s/%d/stat", proc_dir, (int)pid);
-	ssize_t n = rtd_read_small(path, buf, sizeof(buf));
-	if (n < 0)
-		return n == -ESRCH ? -ENOENT : (int)n;
-	return proc_stat_parse(buf, st);
+	struct rtd_pstat ps;
+	int rc = rtd_pstat_read(proc_dir, (int)pid, 0, &ps);
+	if (!rc)
+		proc_stat_of(&ps, st);
+	return rc;
 }
 
 void proc_cgroup_pick(const char *text, char *out, size_t len)

@@ -39,27 +39,14 @@ int rtd_read_small(const char *path, char *buf, size_t len)
 
 int rtd_proc_stat(pid_t pid, char *state, unsigned long long *start)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int n = rtd_read_small(path, buf, sizeof(buf));
-	if (n <= 0)
-		return n < 0 ? n : -ENOENT;
-	/* "pid (comm) S ppid ...": the state is the field after the last
-	 * ')'; starttime (field 22) is the 19th after the state */
-	const char *p = strrchr(buf, ')');
-	if (!p || p[1] != ' ' || !p[2])
-		return -RTD_E_FORMAT;
-	char st = p[2];
-	p += 2;
-	for (int f = 0; f < 19 && p; f++)
-		p = strchr(p + 1, ' ');
-	unsigned long long t;
-	if (!p || sscanf(p + 1, "%llu", &t) != 1)
-		return -RTD_E_FORMAT;
+	struct rtd_pstat st;
+	int rc = rtd_pstat_read(NULL, (int)pid, 0, &st);
+	if (rc)
+		return rc;
 	if (state)
-		*state = st;
+		*state = st.state;
 	if (start)
-		*start = t;
+		*start = st.start_ticks;
 	return 0;
 }
 

@@ -18,6 +18,71 @@
 #include "common/file.h"
 #include "rtdiag/common.h"
 
+RTD_API int rtd_pstat_parse(const char *text, struct rtd_pstat *out)
+{
+	if (!text || !out)
+		return -RTD_E_INVAL;
+	/* "pid (comm) S ppid ...": comm may hold ')' and blanks; the last
+	 * ')' ends it */
+	const char *p = strrchr(text, ')');
+	if (!p)
+		return -RTD_E_FORMAT;
+	p++;
+	unsigned long long f[24] = {0};
+	char state = 0;
+	/* fields 3.. : the state is a letter, then numbers */
+	int field = 3;
+	while (*p && field <= 24) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		if (field == 3) {
+			state = *p++;
+		} else {
+			char *e;
+			long long v = strtoll(p, &e, 10);
+			if (e == p)
+				return -RTD_E_FORMAT;
+			f[field - 1] = (unsigned long long)v;
+			p = e;
+		}
+		field++;
+	}
+	if (field <= 24)
+		return -RTD_E_FORMAT;
+	*out = (struct rtd_pstat){
+		.state = state,
+		.ppid = (int)f[3],
+		.utime_ticks = f[13],
+		.stime_ticks = f[14],
+		.threads = f[19],
+		.start_ticks = f[21],
+		.vsize_bytes = f[22],
+		.rss_pages = f[23],
+	};
+	return 0;
+}
+
+RTD_API int rtd_pstat_read(const char *proc_dir, int pid, int tid, struct rtd_pstat *out)
+{
+	if (pid <= 0 || tid < 0 || !out)
+		return -RTD_E_INVAL;
+	char path[320], buf[1024];
+	if (!proc_dir)
+		proc_dir = "/proc";
+	if (tid)
+		snprintf(path, sizeof(path), "%s/%d/task/%d/stat", proc_dir, pid, tid);
+	else
+		snprintf(path, sizeof(path), "%s/%d/stat", proc_dir, pid);
+	int n = rtd_read_small(path, buf, sizeof(buf));
+	if (n == 0)
+		return -RTD_E_FORMAT;
+	if (n < 0)
+		return n == -ESRCH ? -ENOENT : n;
+	return rtd_pstat_parse(buf, out);
+}
+
 /* One thread's CPU time in ns; false when it cannot be read (gone). */
 static bool thread_ns(int pid, long tid, uint64_t *ns)
 {
@@ -26,18 +91,11 @@ static bool thread_ns(int pid, long tid, uint64_t *ns)
 	if (rtd_read_small(path, buf, sizeof(buf)) > 0 &&
 	    sscanf(buf, "%" SCNu64, ns) == 1)
 		return true;
-	snprintf(path, sizeof(path), "/proc/%d/task/%ld/stat", pid, tid);
-	if (rtd_read_small(path, buf, sizeof(buf)) <= 0)
-		return false;
-	/* the fields after the command name, which may hold spaces */
-	const char *p = strrchr(buf, ')');
-	unsigned long long ut, stm;
+	struct rtd_pstat st;
 	long hz = sysconf(_SC_CLK_TCK);
-	if (!p || hz <= 0 ||
-	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-		   &ut, &stm) != 2)
+	if (hz <= 0 || rtd_pstat_read(NULL, pid, (int)tid, &st))
 		return false;
-	*ns = (uint64_t)(ut + stm) * (1000000000ull / (uint64_t)hz);
+	*ns = (st.utime_ticks + st.stime_ticks) * (1000000000ull / (uint64_t)hz);
 	return true;
 }
 

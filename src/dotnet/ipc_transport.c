@@ -205,18 +205,8 @@ static pid_t ns_pid(pid_t pid)
 /* Start time in jiffies (field 22 of /proc/PID/stat): the socket's key. */
 static unsigned long long start_key(pid_t pid)
 {
-	char path[64], buf[2048];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (rtd_read_small(path, buf, sizeof(buf)) <= 0)
-		return 0;
-	char *p = strrchr(buf, ')'); /* comm may hold spaces */
-	if (!p)
-		return 0;
-	p++;
-	/* after ')' come fields 3.. : skip to field 22 */
-	for (int field = 2; field < 21 && p; field++)
-		p = strchr(p + 1, ' ');
-	return p ? strtoull(p + 1, NULL, 10) : 0;
+	unsigned long long start;
+	return rtd_proc_stat(pid, NULL, &start) ? 0 : start;
 }
 
 /* TMPDIR from the target's environment ("" when unset or unreadable). */

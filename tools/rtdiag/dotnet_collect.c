@@ -338,7 +338,6 @@ static bool tree_has_dotnet(pid_t root)
 		rewinddir(d);
 		struct dirent *e;
 		while ((e = readdir(d)) && n < sizeof(tree) / sizeof(tree[0])) {
-			char path[64], buf[512];
 			pid_t pid = (pid_t)atoi(e->d_name);
 			if (pid <= 0)
 				continue;
@@ -347,18 +346,10 @@ static bool tree_has_dotnet(pid_t root)
 				known |= tree[i] == pid;
 			if (known)
 				continue;
-			snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-			FILE *f = fopen(path, "re");
-			if (!f)
-				continue;
-			size_t got = fread(buf, 1, sizeof(buf) - 1, f);
-			fclose(f);
-			buf[got] = 0;
-			const char *rp = strrchr(buf, ')');
-			int ppid = 0;
-			if (rp && sscanf(rp + 1, " %*c %d", &ppid) == 1)
+			struct rtd_pstat st;
+			if (rtd_pstat_read(NULL, pid, 0, &st) == 0)
 				for (size_t i = 0; i < n; i++)
-					if (tree[i] == ppid) {
+					if (tree[i] == st.ppid) {
 						tree[n++] = pid;
 						break;
 					}

@@ -58,16 +58,8 @@ const struct cli_cmd perf_cmd_stat = {
 /* Alive and not a zombie (a zombie's counters no longer move). */
 static bool proc_alive(pid_t pid)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return false;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	const char *rp = strrchr(buf, ')');
-	return rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X';
+	struct rtd_pstat st;
+	return rtd_pstat_read(NULL, pid, 0, &st) == 0 && st.state != 'Z' && st.state != 'X';
 }
 
 struct counter {
