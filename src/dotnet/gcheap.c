@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nettrace/clr_ids.h"
 #include "common/buf.h"
 #include "common/map.h"
 #include "common/rd.h"
@@ -226,12 +227,12 @@ static int bulk_roots(rtd_gcheap *h, const struct rtd_nettrace_event *ev,
 	}
 	for (uint32_t i = 0; i < count && rd_ok(&r); i++) {
 		uint64_t a = 0;
-		if (which == 16) { /* BulkRootEdge */
+		if (which == CLR_GC_BULK_ROOT_EDGE) {
 			a = rd_ptr(&r, ps);
 			(void)rd_u8(&r);
 			(void)rd_u32le(&r);
 			(void)rd_ptr(&r, ps);
-		} else if (which == 17) { /* CWT element: the value */
+		} else if (which == CLR_GC_BULK_ROOT_CONDITIONAL_WEAK_TABLE_ELEMENT_EDGE) { /* the value */
 			(void)rd_ptr(&r, ps);
 			a = rd_ptr(&r, ps);
 			(void)rd_ptr(&r, ps);
@@ -302,7 +303,7 @@ RTD_API int rtd_gcheap_event(rtd_gcheap *h, rtd_nettrace *dec,
 	uint32_t ps = info && info->pointer_size == 4 ? 4 : 8;
 	rtd_rd r;
 	switch (m->event_id) {
-	case 1: /* GC/Start: Count, Depth, Reason, Type */
+	case CLR_GC_START: /* Count, Depth, Reason, Type */
 		rd_init(&r, ev->payload, ev->payload_len);
 		{
 			uint32_t count = rd_u32le(&r), depth = rd_u32le(&r);
@@ -310,7 +311,7 @@ RTD_API int rtd_gcheap_event(rtd_gcheap *h, rtd_nettrace *dec,
 				h->gc = count;
 		}
 		return 0;
-	case 2: /* GC/End: Count, Depth */
+	case CLR_GC_STOP: /* Count, Depth */
 		rd_init(&r, ev->payload, ev->payload_len);
 		{
 			uint32_t count = rd_u32le(&r);
@@ -321,11 +322,11 @@ RTD_API int rtd_gcheap_event(rtd_gcheap *h, rtd_nettrace *dec,
 			}
 		}
 		return 0;
-	case 15: return bulk_type(h, ev);
-	case 18: return bulk_node(h, ev, ps);
-	case 19: return bulk_edge(h, ev, ps);
-	case 16:
-	case 17:
+	case CLR_TYPE_BULK_TYPE: return bulk_type(h, ev);
+	case CLR_GC_BULK_NODE: return bulk_node(h, ev, ps);
+	case CLR_GC_BULK_EDGE: return bulk_edge(h, ev, ps);
+	case CLR_GC_BULK_ROOT_EDGE:
+	case CLR_GC_BULK_ROOT_CONDITIONAL_WEAK_TABLE_ELEMENT_EDGE:
 	case 22: return bulk_roots(h, ev, ps, (int)m->event_id);
 	default: return 0;
 	}

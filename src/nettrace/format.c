@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "nettrace/clr_ids.h"
 #include "nettrace/nt.h"
 
 /* A writer over an rtd_buf: the free space is kept as two pointers so a
@@ -973,7 +974,7 @@ static bool gc_dynamic(const struct rtd_nettrace_event *ev,
 		       struct rtd_nettrace_event *ev2)
 {
 	const struct rtd_nettrace_metadata *m = ev->meta;
-	if (!m->builtin || m->event_id != 39 ||
+	if (!m->builtin || m->event_id != CLR_GC_DYNAMIC_TRACE_EVENT ||
 	    strcmp(m->provider, "Microsoft-Windows-DotNETRuntime"))
 		return false;
 	rtd_rd r;
@@ -1242,7 +1243,7 @@ int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 	struct rtd_nettrace_metadata dyn_meta;
 	struct rtd_nettrace_event dyn_ev;
 	struct nt_meta *cm = (struct nt_meta *)ev->meta; /* first member */
-	if (ev->meta->event_id == 39 && gc_dynamic(ev, &dyn_meta, &dyn_ev)) {
+	if (ev->meta->event_id == CLR_GC_DYNAMIC_TRACE_EVENT && gc_dynamic(ev, &dyn_meta, &dyn_ev)) {
 		ev = &dyn_ev;
 		cm = NULL;
 	}

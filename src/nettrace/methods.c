@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nettrace/clr_ids.h"
 #include "common/map.h"
 #include "nettrace/nt.h"
 
@@ -262,14 +263,23 @@ enum nt_names nt_names_of(const struct rtd_nettrace_metadata *md)
 	if (!rt && !rd)
 		return NT_NAMES_NONE;
 	uint32_t id = md->event_id;
-	if ((rt && id == 143) || (rd && (id == 143 || id == 144)))
-		return NT_NAMES_METHOD; /* MethodLoadVerbose, MethodDC*Verbose */
-	if (rt && id == 159)
-		return NT_NAMES_R2R; /* R2RGetEntryPoint */
-	if ((rt && id == 152) || (rd && (id == 153 || id == 154)))
-		return NT_NAMES_MODULE; /* ModuleLoad, ModuleDCStart/End */
-	if ((rt && id == 151) || (rd && (id == 151 || id == 152)))
-		return NT_NAMES_DOMAIN_MODULE; /* DomainModuleLoad, ...DC* */
+	if (rt)
+		return id == CLR_METHOD_LOAD_VERBOSE ? NT_NAMES_METHOD
+		       : id == CLR_METHOD_R2R_GET_ENTRY_POINT ? NT_NAMES_R2R
+		       : id == CLR_LOADER_MODULE_LOAD ? NT_NAMES_MODULE
+		       : id == CLR_LOADER_DOMAIN_MODULE_LOAD ? NT_NAMES_DOMAIN_MODULE
+							     : NT_NAMES_NONE;
+	switch (id) {
+	case CLR_RUNDOWN_METHOD_DC_START_VERBOSE:
+	case CLR_RUNDOWN_METHOD_DC_STOP_VERBOSE:
+		return NT_NAMES_METHOD;
+	case CLR_RUNDOWN_LOADER_MODULE_DC_START:
+	case CLR_RUNDOWN_LOADER_MODULE_DC_STOP:
+		return NT_NAMES_MODULE;
+	case CLR_RUNDOWN_LOADER_DOMAIN_MODULE_DC_START:
+	case CLR_RUNDOWN_LOADER_DOMAIN_MODULE_DC_STOP:
+		return NT_NAMES_DOMAIN_MODULE;
+	}
 	return NT_NAMES_NONE;
 }
 

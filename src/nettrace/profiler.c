@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nettrace/clr_ids.h"
 #include "nettrace/nt.h"
 #include "rtdiag/profile.h"
 
@@ -221,7 +222,7 @@ static enum kind classify(const rtd_nettrace_profiler *p,
 {
 	unsigned kinds = p->o.kinds;
 	if (!strcmp(m->provider, PROVIDER_SAMPLES))
-		return m->event_id == 0 && (kinds & RTD_NETTRACE_PROFILE_CPU)
+		return m->event_id == CLR_SAMPLE_PROFILER_THREAD_SAMPLE && (kinds & RTD_NETTRACE_PROFILE_CPU)
 			       ? K_SAMPLE
 			       : K_NONE;
 	if (nt_names_of(m))
@@ -229,21 +230,21 @@ static enum kind classify(const rtd_nettrace_profiler *p,
 	bool rt = !strcmp(m->provider, PROVIDER_RUNTIME);
 	if (rt) {
 		switch (m->event_id) {
-		case 10:                          /* GC/AllocationTick */
+		case CLR_GC_ALLOCATION_TICK:
 			return kinds & RTD_NETTRACE_PROFILE_ALLOC ? K_ALLOC : K_NONE;
-		case 81:                          /* Contention/Start */
+		case CLR_CONTENTION_START:
 			return kinds & RTD_NETTRACE_PROFILE_LOCK ? K_CONT_START
 								 : K_NONE;
-		case 91:                          /* Contention/Stop */
+		case CLR_CONTENTION_STOP:
 			return kinds & RTD_NETTRACE_PROFILE_LOCK ? K_CONT_STOP
 								 : K_NONE;
-		case 80:                          /* Exception/Start (thrown) */
+		case CLR_EXCEPTION_START: /* thrown */
 			return kinds & RTD_NETTRACE_PROFILE_EXCEPTION ? K_EXCEPTION
 								      : K_NONE;
-		case 301:                         /* WaitHandleWait/Start */
+		case CLR_WAIT_HANDLE_WAIT_START:
 			return kinds & RTD_NETTRACE_PROFILE_WAIT ? K_WAIT_START
 								 : K_NONE;
-		case 302:                         /* WaitHandleWait/Stop */
+		case CLR_WAIT_HANDLE_WAIT_STOP:
 			return kinds & RTD_NETTRACE_PROFILE_WAIT ? K_WAIT_STOP
 								 : K_NONE;
 		default: return K_NONE;

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "nettrace/clr_ids.h"
 #include "common/buf.h"
 #include "common/input.h"
 #include "common/map.h"
@@ -210,7 +211,7 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 	rc = rtd_nettrace_walk(s->dec, ev, on_value, s);
 	if (rc < 0 && rc != -RTD_E_NT_PAYLOAD)
 		return rc; /* a payload shorter than its layout keeps what came before */
-	bool sample = ev->meta->event_id == 0 && !strcmp(m->provider, NTS_PROVIDER_SAMPLES);
+	bool sample = ev->meta->event_id == CLR_SAMPLE_PROFILER_THREAD_SAMPLE && !strcmp(m->provider, NTS_PROVIDER_SAMPLES);
 	const struct rtd_stack *stack = NULL;
 	if ((sample || ev->nframes) && (rc = stack_of(s, ev, &stack)) < 0)
 		return rc;

@@ -11,7 +11,7 @@ S=${RTD_SOURCE_DIR:?}
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
 G=$S/src/nettrace/gen_schema.py
 python3 "$G" --check >/dev/null || { echo "FAIL: schema_table.c is not what clr_events.txt gives (run gen_schema.py)"; exit 1; }
-echo "ok: schema_table.c == gen_schema.py(clr_events.txt)"
+echo "ok: schema_table.c, clr_ids.h == gen_schema.py(clr_events.txt)"
 M=${RTD_CLR_MANIFEST:-}
 if [ -z "$M" ] || [ ! -s "$M" ]; then
   echo "note: no ClrEtwAll.man here (set RTD_CLR_MANIFEST): clr_events.txt not regenerated"
