@@ -216,7 +216,7 @@ static int bulk_roots(rtd_gcheap *h, const struct rtd_nettrace_event *ev,
 	rtd_rd r;
 	rd_init(&r, ev->payload, ev->payload_len);
 	uint32_t count;
-	if (which == 22) { /* BulkRootStaticVar: Count, AppDomainID, inst */
+	if (which == CLR_GC_BULK_ROOT_STATIC_VAR) { /* Count, AppDomainID, inst */
 		count = rd_u32le(&r);
 		(void)rd_u64le(&r);
 		(void)rd_u16le(&r);
@@ -327,7 +327,7 @@ RTD_API int rtd_gcheap_event(rtd_gcheap *h, rtd_nettrace *dec,
 	case CLR_GC_BULK_EDGE: return bulk_edge(h, ev, ps);
 	case CLR_GC_BULK_ROOT_EDGE:
 	case CLR_GC_BULK_ROOT_CONDITIONAL_WEAK_TABLE_ELEMENT_EDGE:
-	case 22: return bulk_roots(h, ev, ps, (int)m->event_id);
+	case CLR_GC_BULK_ROOT_STATIC_VAR: return bulk_roots(h, ev, ps, (int)m->event_id);
 	default: return 0;
 	}
 }
