@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "nettrace/nt.h"
 
@@ -255,8 +258,41 @@ static inline void put_str8(struct w *w, const char *s, size_t n)
 }
 
 /*
+ * How many of the 8 UTF-16LE code units at p are plain ASCII that JSON
+ * keeps as they are (U+0020-U+007E but '"' and '\\'), from the first;
+ * those bytes are stored at d (8 of them, whatever the count). The names
+ * of methods and types, most of a rundown's bytes, are all plain.
+ */
+static inline size_t plain8(const uint8_t *p, char *d)
+{
+#if defined(__SSE2__)
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+	/* units above 0xff saturate to 0xff, above 0x7fff to 0: both
+	 * fail the range test below */
+	__m128i b = _mm_packus_epi16(v, v);
+	__m128i bad = _mm_or_si128(
+		_mm_cmpgt_epi8(_mm_set1_epi8(0x20), b), /* < 0x20 or >= 0x80 */
+		_mm_or_si128(_mm_cmpeq_epi8(b, _mm_set1_epi8('"')),
+			     _mm_cmpeq_epi8(b, _mm_set1_epi8('\\'))));
+	_mm_storel_epi64((__m128i *)(void *)d, b);
+	unsigned m = (unsigned)_mm_movemask_epi8(bad) & 0xffu;
+	return m ? (size_t)__builtin_ctz(m) : 8;
+#else
+	size_t n = 0;
+	for (; n < 8; n++) {
+		uint32_t u = (uint32_t)p[2 * n] | (uint32_t)p[2 * n + 1] << 8;
+		if (u < 0x20 || u >= 0x80 || u == '"' || u == '\\')
+			break;
+		d[n] = (char)u;
+	}
+	return n;
+#endif
+}
+
+/*
  * UTF-16LE code units p[0..2*nunits) as a quoted JSON string: converted
- * and escaped in one pass. Unpaired surrogates become U+FFFD.
+ * and escaped in one pass, 8 plain ASCII units at a time. Unpaired
+ * surrogates become U+FFFD.
  */
 static void put_str16(struct w *w, const uint8_t *p, size_t nunits)
 {
@@ -265,6 +301,17 @@ static void put_str16(struct w *w, const uint8_t *p, size_t nunits)
 		return;
 	*d++ = '"';
 	for (size_t i = 0; i < nunits; i++) {
+		if (nunits - i >= 8) {
+			/* room: 8 bytes are stored, n <= 8 kept, and each
+			 * unit had 6 bytes reserved */
+			size_t n = plain8(p + 2 * i, d);
+			d += n;
+			i += n;
+			if (n == 8) {
+				i--;
+				continue;
+			}
+		}
 		uint32_t u = (uint32_t)p[2 * i] | (uint32_t)p[2 * i + 1] << 8;
 		if (u < 0x80) {
 			if (u >= 0x20 && u != '"' && u != '\\') {
