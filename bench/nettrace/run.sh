@@ -12,7 +12,16 @@
 # Each tool runs REPS times (default 5); the best wall and CPU time (perf's
 # task-clock, else user+sys) and the peak RSS are kept. Prints events/s on
 # CPU time and the ratios. Output goes to /dev/null for every tool.
-# Usage: bench/nettrace/run.sh [BUILD_DIR]   (env NT_BENCH_ROUNDS, REPS)
+#
+# Then the same on a real recording (NT_REAL=FILE, else one is made: the C#
+# compiler of `dotnet build` of tests/targets/dotnet-target, ReadyToRun
+# off so the compiler's methods are JIT-compiled, recorded with EventPipe's
+# output path and the rundown provider; its largest trace, ~12 MB, 47 k
+# events, a third of them rundown MethodDCStopVerbose). With OLD=RTDIAG,
+# the old and the new binary A/B interleaved on it (bench/abcpu.c: medians
+# and ranges of user+sys CPU), and MB/s of JSON written.
+# Usage: bench/nettrace/run.sh [BUILD_DIR]   (env NT_BENCH_ROUNDS, REPS,
+#        NT_REAL, OLD, AB_RUNS)
 set -u
 B=$(cd "${1:-build}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,14 +47,16 @@ if [ ! -s "$T" ]; then
     "$out/app/nettrace-app" all "$ROUNDS" >/dev/null || exit 1
 fi
 [ -x "$out/te/te-dump" ] || build "$src/tests/traceevent" te-dump.csproj "$out/te" || exit 1
+have_perf=0
+perf stat -x, -e task-clock true >/dev/null 2>&1 && have_perf=1
+bench_trace() { # TRACE
+T=$1
 size=$(stat -c %s "$T")
 events=$("$R" nettrace stats "$T" | awk -F': ' '/^events:/ {print $2}')
 echo "trace: $T ($(awk -v s="$size" 'BEGIN{printf "%.1f", s/1e6}') MB, $events events)"
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 cat "$T" >/dev/null # warm the page cache
-have_perf=0
-perf stat -x, -e task-clock true >/dev/null 2>&1 && have_perf=1
 measure() { # tool...  -> bw bc rss
   bw=999999; bc=999999; rss=0
   for _ in $(seq "$REPS"); do
@@ -84,3 +95,37 @@ echo "cat (text): $(ratio "${C[tej]}" "${C[text]}") TraceEvent+JSON on CPU time 
 echo "stats:      $(ratio "${C[tec]}" "${C[stats]}") TraceEvent's parse on CPU time ($(ratio "${W[tec]}" "${W[stats]}") wall)"
 awk -v e="$events" -v t="${C[json]}" 'BEGIN{printf "cat --json: %.2f M events/s on CPU time (goal >= 5)\n", e/t/1e6}'
 awk -v e="$events" -v t="${C[text]}" 'BEGIN{printf "cat (text): %.2f M events/s on CPU time (goal >= 5)\n", e/t/1e6}'
+}
+
+bench_trace "$T"
+
+# ---- a real recording --------------------------------------------------------
+RT=${NT_REAL:-$out/real-csc.nettrace}
+if [ ! -s "$RT" ]; then
+  echo
+  echo "recording a real trace: the C# compiler building tests/targets/dotnet-target..."
+  rm -rf "$out/real" && mkdir -p "$out/real/proj"
+  cp "$src"/tests/targets/dotnet-target/*.cs "$src"/tests/targets/dotnet-target/*.csproj "$out/real/proj/"
+  export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0 DOTNET_CLI_DO_NOT_USE_MSBUILD_SERVER=1 UseSharedCompilation=false
+  (cd "$out/real/proj" && dotnet restore >/dev/null 2>&1 &&
+   DOTNET_ReadyToRun=0 DOTNET_TieredCompilation=0 DOTNET_EnableEventPipe=1 \
+   DOTNET_EventPipeOutputPath="$out/real/trace-{pid}.nettrace" \
+   DOTNET_EventPipeConfig='Microsoft-Windows-DotNETRuntime:0x4c14fccbd:4,Microsoft-Windows-DotNETRuntimeRundown:0xFFFFFFFF:5' \
+   dotnet build --no-restore -c Release -o out >/dev/null 2>&1) || { echo "could not build the project"; exit 1; }
+  big=$(ls -S "$out"/real/trace-*.nettrace 2>/dev/null | head -1)
+  [ -s "$big" ] || { echo "no trace was written"; exit 1; }
+  mv "$big" "$RT"
+fi
+echo
+echo "== real recording"
+bench_trace "$RT"
+if [ -n "${OLD:-}" ]; then
+  cc -O2 -o "$out/abcpu" "$here/../abcpu.c" || exit 1
+  json=$("$R" nettrace cat --json "$RT" | wc -c)
+  echo
+  echo "A/B interleaved on $(basename "$RT") (${AB_RUNS:-11} rounds, CPU = user+sys; load $(cut -d' ' -f1-3 /proc/loadavg)):"
+  "$out/abcpu" -n "${AB_RUNS:-11}" -- cat "$RT" -- "$OLD" nettrace stats "$RT" -- "$R" nettrace stats "$RT" \
+    -- "$OLD" nettrace cat --json "$RT" -- "$R" nettrace cat --json "$RT" | tee "$out/ab.txt"
+  awk -v j="$json" '/nettrace cat --json/ { sub(/ms/, "", $2); printf "%s: %.0f MB/s of JSON (%d bytes) on median CPU\n", $8, j / ($2 / 1000) / 1e6, j }' "$out/ab.txt"
+  echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+fi

@@ -54,6 +54,7 @@ extern "C" {
 	X(RTD_E_NOTFOUND, 1008, "not found")                                   \
 	X(RTD_E_OVERFLOW, 1009, "value out of range")                          \
 	X(RTD_E_STOPPED, 1010, "stopped by request")                           \
+	X(RTD_E_NOLIB, 1011, "an optional shared library is not installed") \
 	/* nettrace */                                                         \
 	X(RTD_E_NT_MAGIC, 1100, "not a nettrace or netperf stream")            \
 	X(RTD_E_NT_BLOCK, 1101, "malformed block")                             \

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <yaml.h>
 
 #include "agent/config.h"
 #include "common/log.h"
+#include "common/optlib_yaml.h"
 #include "rtdiag/nettrace.h"
 
 enum opt_id {
@@ -1110,6 +1110,9 @@ RTD_API int rtd_agent_config_load_text(rtd_agent_config *c, const char *text,
 	if (len > RTD_AGENT_MAX_CONFIG)
 		return seterr(c, "%s: larger than %u bytes", origin,
 			      RTD_AGENT_MAX_CONFIG);
+	char why[256];
+	if (rtd_optlib_open_yaml(why, sizeof(why)) < 0)
+		return seterr(c, "%s: %s", origin, why);
 	yaml_parser_t p;
 	yaml_document_t doc;
 	if (!yaml_parser_initialize(&p))

@@ -18,7 +18,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -33,6 +32,7 @@
 #include "agent/http_auth.h"
 #include "common/buf.h"
 #include "common/log.h"
+#include "common/optlib_mhd.h"
 
 #define HTTP_STACK (256u << 10)
 #define HTTP_MAX_BODY (64u << 20) /* one response */
@@ -572,10 +572,13 @@ static int make_socket(const char *listen_addr, bool allow_remote, bool tls,
 
 int http_start(struct agent *a, char *err, size_t errlen)
 {
+	int rc = rtd_optlib_open_mhd(err, errlen);
+	if (rc < 0)
+		return rc;
 	struct http_server *h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	int rc = http_auth_new(a->c, &h->auth, err, errlen);
+	rc = http_auth_new(a->c, &h->auth, err, errlen);
 	if (rc) {
 		free(h);
 		return rc;

@@ -41,6 +41,7 @@
 
 #include "agent/http_admit.h"
 #include "common/log.h"
+#include "common/optlib_mhd.h"
 
 #define FIRST_BYTES 16 /* enough to tell a request line or a TLS record */
 #define RECHECK_NS 20000000ull /* a partial first line is looked at again */

@@ -19,9 +19,6 @@
  * certificate names no CA and a client sends the one it has).
  */
 #include <errno.h>
-#include <gnutls/abstract.h>
-#include <gnutls/gnutls.h>
-#include <gnutls/x509.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +28,7 @@
 
 #include "agent/http_auth.h"
 #include "common/log.h"
+#include "common/optlib_gnutls.h"
 
 #define TOKEN_MAX 4096        /* a token file's bytes */
 #define PEM_MAX (1u << 20)    /* a certificate, key or CA file */
@@ -124,6 +122,8 @@ static struct tls_gen *load_tls(const rtd_agent_config *c, char *err,
 				size_t errlen)
 {
 	size_t cl, kl, al = 0;
+	if (rtd_optlib_open_gnutls(err, errlen) < 0)
+		return NULL;
 	char *ct = read_small(c->tls_cert, PEM_MAX, &cl, err, errlen);
 	char *kt = ct ? read_small(c->tls_key, PEM_MAX, &kl, err, errlen) : NULL;
 	char *at = NULL;

@@ -37,7 +37,6 @@
  * answer but 2xx refuses the window; a 2xx answer's partial_success
  * (profiles the server rejected) is logged once and counted as dropped.
  */
-#include <curl/curl.h>
 #include <zlib.h>
 #include <errno.h>
 #include <stdio.h>
@@ -48,6 +47,7 @@
 #include "agent/agent_int.h"
 #include "common/buf.h"
 #include "common/log.h"
+#include "common/optlib_curl.h"
 #include "common/rd.h"
 
 #define BACKOFF_MIN_NS 1000000000ull
@@ -795,6 +795,9 @@ static int pusher_start(struct agent *a, bool otlp, struct pusher **out,
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&ps->cond, &ca);
 	pthread_condattr_destroy(&ca);
+	int rc = rtd_optlib_open_curl(err, errlen);
+	if (rc < 0)
+		return rc;
 	pthread_once(&curl_once, curl_init_once);
 	if (curl_global != CURLE_OK) {
 		snprintf(err, errlen, "libcurl: %s",
@@ -828,7 +831,7 @@ static int pusher_start(struct agent *a, bool otlp, struct pusher **out,
 	}
 	/* no "Expect: 100-continue" round trip before each body */
 	ps->headers = curl_slist_append(ps->headers, "Expect:");
-	int rc = pthread_create(&ps->th, NULL, pusher_main, ps);
+	rc = pthread_create(&ps->th, NULL, pusher_main, ps);
 	if (rc) {
 		snprintf(err, errlen, "%s thread: %s", ps->what, strerror(rc));
 		return -rc;

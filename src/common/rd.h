@@ -170,6 +170,28 @@ static inline uint64_t rd_varuint_max(rtd_rd *r, unsigned max_bytes)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
+	if (!r->err && (size_t)(r->end - r->p) >= max_bytes) {
+		/* the common case: the longest encoding fits, so no byte is
+		 * checked against the end (events are read by the million) */
+		const uint8_t *p = r->p;
+		for (unsigned i = 0; i < max_bytes; i++) {
+			uint8_t b = p[i];
+			if (shift == 63 && (b & 0x7e)) {
+				r->p = p + i + 1;
+				rd_fail(r, -RTD_E_VARINT);
+				return 0;
+			}
+			v |= (uint64_t)(b & 0x7f) << shift;
+			if (!(b & 0x80)) {
+				r->p = p + i + 1;
+				return v;
+			}
+			shift += 7;
+		}
+		r->p = p + max_bytes;
+		rd_fail(r, -RTD_E_VARINT);
+		return 0;
+	}
 	for (unsigned i = 0; i < max_bytes; i++) {
 		if (!rd_need(r, 1))
 			return 0;

@@ -3,7 +3,6 @@
  * capture.c - a Go execution trace from net/http/pprof, over libcurl,
  * given to the caller as it arrives; and a local process's pprof port.
  */
-#include <curl/curl.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 #include "rtdiag/gocapture.h"
+#include "common/optlib_curl.h"
 
 static void say(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -36,12 +36,17 @@ static double now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* libcurl's global set-up, once per process */
-static int curl_ready(void)
+/* libcurl opened, and its global set-up, once per process */
+static int curl_ready(char *err, size_t errlen)
 {
 	static int rc = -1;
+	int lrc = rtd_optlib_open_curl(err, errlen);
+	if (lrc < 0)
+		return lrc;
 	if (rc < 0)
 		rc = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : 1;
+	if (rc)
+		say(err, errlen, "libcurl failed to start");
 	return rc ? -ENOMEM : 0;
 }
 
@@ -172,10 +177,8 @@ int rtd_gocapture_run(const struct rtd_gocapture_opts *o, struct rtd_gocapture_r
 	int rc = make_url(o, res->url, sizeof(res->url), err, errlen);
 	if (rc < 0)
 		return rc;
-	if ((rc = curl_ready()) < 0) {
-		say(err, errlen, "libcurl failed to start");
+	if ((rc = curl_ready(err, errlen)) < 0)
 		return rc;
-	}
 	struct xfer x = {0};
 	x.o = o;
 	x.c = curl_easy_init();
@@ -467,7 +470,7 @@ int rtd_gocapture_find(int pid, char *host, size_t hostlen, char *err, size_t er
 		say(err, errlen, "process %d listens on no TCP port (serve net/http/pprof, or give --http)", pid);
 		return -ENOENT;
 	}
-	if ((rc = curl_ready()) < 0)
+	if ((rc = curl_ready(err, errlen)) < 0)
 		return rc;
 	for (int pass = 1; pass >= 0; pass--) /* loopback first */
 		for (size_t i = 0; i < n; i++)

@@ -42,7 +42,7 @@ int v2_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v2_raw *raw)
 		return v1_fail(d, -RTD_E_GO_EVENT, off,
 			       "invalid event type %u at offset %llu (go 1.%d trace)",
 			       b, (unsigned long long)off, d->ver % 1000);
-	if (v1_args_reserve(d, 8) < 0)
+	if (d->args_cap < 8 && v1_args_reserve(d, 8) < 0)
 		return v1_fail(d, -ENOMEM, off, "out of memory");
 	raw->off = off;
 	raw->typ = b;
@@ -157,20 +157,23 @@ void v2_fill_raw(rtd_gotrace_dec *d, const struct v2_raw *raw,
 		 struct rtd_gotrace_event *ev)
 {
 	const struct v2_spec *sp = &v2_specs[raw->typ];
-	memset(ev, 0, sizeof(*ev));
-	ev->off = raw->off;
-	ev->type = raw->typ;
-	ev->name = sp->name;
-	ev->nraw = raw->nargs;
-	ev->raw = raw->args;
-	ev->argnames = sp->args;
-	ev->nargs = sp->nargs < RTD_GOTRACE_MAX_ARGS ? sp->nargs : RTD_GOTRACE_MAX_ARGS;
-	for (unsigned i = 0; i < ev->nargs; i++)
+	unsigned nargs = sp->nargs < RTD_GOTRACE_MAX_ARGS ? sp->nargs : RTD_GOTRACE_MAX_ARGS;
+	/* every field, as a memset of the whole event did, but in one pass */
+	*ev = (struct rtd_gotrace_event){
+		.off = raw->off,
+		.type = raw->typ,
+		.name = sp->name,
+		.p = -1,
+		.m = -1,
+		.nargs = nargs,
+		.argnames = sp->args,
+		.nraw = raw->nargs,
+		.raw = raw->args,
+		.str = (const char *)raw->data,
+		.str_len = raw->dlen,
+	};
+	for (unsigned i = 0; i < nargs; i++)
 		ev->args[i] = raw->args[i];
-	ev->p = -1;
-	ev->m = -1;
-	ev->str = (const char *)raw->data;
-	ev->str_len = raw->dlen;
 	if (sp->stack_arg[0] >= 0)
 		ev->stack = raw->args[sp->stack_arg[0]];
 	if (raw->typ == RTD_GO2_EV_STRING)

@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "nettrace/clr_ids.h"
 #include "nettrace/nt.h"
@@ -126,12 +129,22 @@ static inline void put_u64(struct w *w, uint64_t v)
 #define RAW(d, lit) ((void)memcpy((d), (lit), sizeof(lit) - 1), \
 		     (d) += sizeof(lit) - 1)
 
+/* How many decimal digits v has (1-20). */
+static inline size_t u64_len(uint64_t v)
+{
+	size_t n = 1;
+	for (uint64_t p = 10; n < 20 && v >= p; p *= 10)
+		n++;
+	return n;
+}
+
+/* The digits written in place, not into a scratch buffer and then copied
+ * (a call of memcpy of a variable length for each number: 5% of JSON of
+ * a real trace, whose IL-to-native maps are arrays of numbers). */
 static inline char *raw_u64(char *d, uint64_t v)
 {
-	char tmp[24];
-	char *p = u64_digits(v, tmp + sizeof(tmp));
-	size_t n = (size_t)(tmp + sizeof(tmp) - p);
-	memcpy(d, p, n);
+	size_t n = u64_len(v);
+	u64_digits(v, d + n);
 	return d + n;
 }
 
@@ -256,8 +269,41 @@ static inline void put_str8(struct w *w, const char *s, size_t n)
 }
 
 /*
+ * How many of the 8 UTF-16LE code units at p are plain ASCII that JSON
+ * keeps as they are (U+0020-U+007E but '"' and '\\'), from the first;
+ * those bytes are stored at d (8 of them, whatever the count). The names
+ * of methods and types, most of a rundown's bytes, are all plain.
+ */
+static inline size_t plain8(const uint8_t *p, char *d)
+{
+#if defined(__SSE2__)
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+	/* units above 0xff saturate to 0xff, above 0x7fff to 0: both
+	 * fail the range test below */
+	__m128i b = _mm_packus_epi16(v, v);
+	__m128i bad = _mm_or_si128(
+		_mm_cmpgt_epi8(_mm_set1_epi8(0x20), b), /* < 0x20 or >= 0x80 */
+		_mm_or_si128(_mm_cmpeq_epi8(b, _mm_set1_epi8('"')),
+			     _mm_cmpeq_epi8(b, _mm_set1_epi8('\\'))));
+	_mm_storel_epi64((__m128i *)(void *)d, b);
+	unsigned m = (unsigned)_mm_movemask_epi8(bad) & 0xffu;
+	return m ? (size_t)__builtin_ctz(m) : 8;
+#else
+	size_t n = 0;
+	for (; n < 8; n++) {
+		uint32_t u = (uint32_t)p[2 * n] | (uint32_t)p[2 * n + 1] << 8;
+		if (u < 0x20 || u >= 0x80 || u == '"' || u == '\\')
+			break;
+		d[n] = (char)u;
+	}
+	return n;
+#endif
+}
+
+/*
  * UTF-16LE code units p[0..2*nunits) as a quoted JSON string: converted
- * and escaped in one pass. Unpaired surrogates become U+FFFD.
+ * and escaped in one pass, 8 plain ASCII units at a time. Unpaired
+ * surrogates become U+FFFD.
  */
 static void put_str16(struct w *w, const uint8_t *p, size_t nunits)
 {
@@ -266,6 +312,17 @@ static void put_str16(struct w *w, const uint8_t *p, size_t nunits)
 		return;
 	*d++ = '"';
 	for (size_t i = 0; i < nunits; i++) {
+		if (nunits - i >= 8) {
+			/* room: 8 bytes are stored, n <= 8 kept, and each
+			 * unit had 6 bytes reserved */
+			size_t n = plain8(p + 2 * i, d);
+			d += n;
+			i += n;
+			if (n == 8) {
+				i--;
+				continue;
+			}
+		}
 		uint32_t u = (uint32_t)p[2 * i] | (uint32_t)p[2 * i + 1] << 8;
 		if (u < 0x80) {
 			if (u >= 0x20 && u != '"' && u != '\\') {

@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +27,7 @@
 #include <traceevent/event-parse.h>
 
 #include "common/map.h"
+#include "common/optlib_seccomp.h"
 #include "perf/internal.h"
 
 #define SC_MAX_NR 1024          /* syscall numbers kept in tables */
@@ -86,7 +86,7 @@ static const char *nr_name(struct rtd_perf_syscalls *s, long nr)
 	if (nr < 0 || nr >= SC_MAX_NR)
 		return NULL;
 	struct sc_info *i = &s->info[nr];
-	if (!i->name && !i->loaded) {
+	if (!i->name && !i->loaded && rtd_optlib_want_seccomp()) {
 		i->name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, (int)nr);
 	}
 	return i->name;
@@ -99,6 +99,8 @@ const char *rtd_perf_syscall_name(struct rtd_perf_syscalls *s, long nr)
 
 long rtd_perf_syscall_nr(const char *name)
 {
+	if (!rtd_optlib_want_seccomp())
+		return -1;
 	int nr = seccomp_syscall_resolve_name_arch(SCMP_ARCH_NATIVE, name);
 	return nr == __NR_SCMP_ERROR || nr < 0 ? -1 : nr;
 }

@@ -10,13 +10,12 @@
  * sits at its DW_AT_call_file:DW_AT_call_line, up to the DW_TAG_subprogram
  * that holds them (DWARF 5, section 3.3.8).
  */
-#include <dwarf.h>
-#include <elfutils/libdw.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/optlib_dw.h"
 #include "symbols/internal.h"
 
 struct cu_range {
@@ -56,6 +55,9 @@ static int add_range(struct sym_dwarf *d, uint64_t lo, uint64_t hi,
 
 struct sym_dwarf *sym_dwarf_open(Elf *e)
 {
+	/* without libdw, functions are named from the symbol tables only */
+	if (!rtd_optlib_want_dw())
+		return NULL;
 	Dwarf *dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
 	if (!dw)
 		return NULL;

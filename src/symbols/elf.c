@@ -12,10 +12,10 @@
 #include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <lzma.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/optlib_lzma.h"
 #include "symbols/internal.h"
 
 void sym_elf_info_clear(struct sym_elf_info *i)
@@ -209,6 +209,8 @@ int sym_elf_debugdata(Elf *e, uint8_t **out, size_t *len)
 	}
 	if (!d || !d->d_buf || !d->d_size)
 		return -RTD_E_NOTFOUND;
+	if (!rtd_optlib_want_lzma())
+		return -RTD_E_NOLIB;
 	lzma_stream s = LZMA_STREAM_INIT;
 	if (lzma_stream_decoder(&s, SYM_MAX_DEBUGDATA, 0) != LZMA_OK)
 		return -ENOMEM;

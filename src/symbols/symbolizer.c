@@ -21,7 +21,6 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <elfutils/debuginfod.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +32,7 @@
 
 #include "common/buf.h"
 #include "common/log.h"
+#include "common/optlib_debuginfod.h"
 #include "symbols/internal.h"
 
 static void warnf(rtd_symbolizer *s, const char *fmt, ...)
@@ -973,7 +973,9 @@ static bool find_debug_debuginfod(rtd_symbolizer *s, struct sym_obj *o)
 		return false;
 	if (!s->dbgd && !s->dbgd_tried) {
 		s->dbgd_tried = true;
-		s->dbgd = debuginfod_begin();
+		/* DEBUGINFOD_URLS is set: libdebuginfod is wanted */
+		if (rtd_optlib_want_debuginfod())
+			s->dbgd = debuginfod_begin();
 	}
 	if (!s->dbgd)
 		return false;

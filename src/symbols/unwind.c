@@ -13,8 +13,6 @@
  * each module's parsed CFI across samples.
  */
 #include <asm/perf_regs.h>
-#include <dwarf.h>
-#include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/optlib_dw.h"
 #include "symbols/internal.h"
 
 struct sym_unwinder {
@@ -68,10 +67,19 @@ static int no_debuginfo(Dwfl_Module *mod, void **ud, const char *name,
 	return -1; /* .eh_frame is in the file itself; never a server */
 }
 
+/* libdw's own, through its table (a constant initializer cannot name it) */
+static int section_address(Dwfl_Module *mod, void **ud, const char *name,
+			   Dwarf_Addr base, const char *secname, GElf_Word shndx,
+			   const GElf_Shdr *shdr, Dwarf_Addr *addr)
+{
+	return dwfl_offline_section_address(mod, ud, name, base, secname, shndx,
+					    shdr, addr);
+}
+
 static const Dwfl_Callbacks offline_cb = {
 	.find_elf = no_elf,
 	.find_debuginfo = no_debuginfo,
-	.section_address = dwfl_offline_section_address,
+	.section_address = section_address,
 };
 
 /* The value of perf register bit `reg` in the sample, if sampled. */
@@ -186,6 +194,8 @@ static int open_map(pid_t pid, const struct sym_map *m)
 /* (Re)build the process's Dwfl with every file mapping as a module. */
 static int unwinder_build(struct sym_proc *p, struct sym_unwinder *u)
 {
+	if (!rtd_optlib_want_dw())
+		return -RTD_E_NOLIB;
 	if (u->dwfl)
 		dwfl_end(u->dwfl);
 	u->dwfl = dwfl_begin(&offline_cb);

@@ -524,6 +524,8 @@ struct line_pre {
 	const char *const *argnames;
 	uint8_t nlen, alen[RTD_GOTRACE_MAX_ARGS];
 	uint8_t sgn; /* bit i: argument i is a thread (signed) */
+	uint8_t stk; /* bit i: argument i is a stack id (is_stack_arg) */
+	uint8_t stack; /* bit i: argument i is named "stack" */
 	bool ok;
 	char nm[32], an[RTD_GOTRACE_MAX_ARGS][32];
 };
@@ -536,6 +538,16 @@ static bool is_id_arg(const char *name)
 	return (name[0] == 'm' || name[0] == 'p' || name[0] == 'g') && name[1] == 0;
 }
 
+/* Is argument name a stack id ("stack", "new_stack")? */
+static bool is_stack_arg(const char *name)
+{
+	size_t k = strlen(name);
+	return k >= 5 && strcmp(name + k - 5, "stack") == 0;
+}
+
+/* An event type's line prefix and what its arguments are, made when the
+ * type is first met (and again when its names change), so a line compares
+ * no names. */
 static struct line_pre *line_pre(const struct rtd_gotrace_event *ev, enum lctx x)
 {
 	static struct line_pre cache[L_NCTX][256];
@@ -554,7 +566,7 @@ static struct line_pre *line_pre(const struct rtd_gotrace_event *ev, enum lctx x
 		c->nlen = (uint8_t)(n + 1 + k);
 	}
 	memset(c->alen, 0, sizeof(c->alen));
-	c->sgn = 0;
+	c->sgn = c->stk = c->stack = 0;
 	for (unsigned i = 0; c->ok && i < ev->nargs && i < RTD_GOTRACE_MAX_ARGS; i++) {
 		size_t k = strlen(ev->argnames[i]);
 		if (k + 2 > sizeof(c->an[i])) {
@@ -568,6 +580,10 @@ static struct line_pre *line_pre(const struct rtd_gotrace_event *ev, enum lctx x
 		c->alen[i] = (uint8_t)(k + 2);
 		if (x != L_OLD && is_id_arg(ev->argnames[i]))
 			c->sgn |= (uint8_t)(1u << i);
+		if (is_stack_arg(ev->argnames[i]))
+			c->stk |= (uint8_t)(1u << i);
+		if (strcmp(ev->argnames[i], "stack") == 0)
+			c->stack |= (uint8_t)(1u << i);
 	}
 	return c->ok ? c : NULL;
 }
@@ -622,13 +638,6 @@ static char *put_first_frame(char *p, const struct gt_pr *pr, uint64_t id)
 	return put_u64(p, fr[0].line);
 }
 
-/* Is argument name a stack id ("stack", "new_stack")? */
-static bool is_stack_arg(const char *name)
-{
-	size_t k = strlen(name);
-	return k >= 5 && strcmp(name + k - 5, "stack") == 0;
-}
-
 static void print_line(FILE *o, const struct gt_pr *pr,
 		       const struct rtd_gotrace_event *ev, bool godebug,
 		       enum lctx x)
@@ -642,21 +651,24 @@ static void print_line(FILE *o, const struct gt_pr *pr,
 	p = put_context(p, ev, x, c);
 	bool named = false;
 	for (unsigned i = 0; i < ev->nargs && i < RTD_GOTRACE_MAX_ARGS; i++) {
-		bool sgn;
+		bool sgn, stk, stack;
 		if (c && c->alen[i]) { /* alen is 0 past what was prepared */
 			memcpy(p, c->an[i], sizeof(c->an[i]));
 			p += c->alen[i];
 			sgn = c->sgn >> i & 1;
+			stk = c->stk >> i & 1;
+			stack = c->stack >> i & 1;
 		} else {
 			*p++ = ' ';
 			p = put_str(p, ev->argnames[i]);
 			*p++ = '=';
 			sgn = x != L_OLD && is_id_arg(ev->argnames[i]);
+			stk = is_stack_arg(ev->argnames[i]);
+			stack = strcmp(ev->argnames[i], "stack") == 0;
 		}
 		p = sgn ? put_i64(p, (int64_t)ev->args[i]) : put_u64(p, ev->args[i]);
-		if (!godebug)
-			named |= strcmp(ev->argnames[i], "stack") == 0;
-		if (frames && ev->gen && is_stack_arg(ev->argnames[i]))
+		named |= !godebug && stack;
+		if (frames && ev->gen && stk)
 			p = put_first_frame(p, pr, ev->args[i]);
 	}
 	if (!godebug && ev->stack && !named) {
@@ -1112,6 +1124,34 @@ int gt_file_only(const struct cli_cmd *def, int argc, char **argv, const char **
 	return -1;
 }
 
+/* Which arguments of an event type of the new format name a goroutine
+ * ("g", "new_g") or a proc ("p", but a CPU sample's), found when the type
+ * is first met (or its names change), not compared at every event. */
+struct id_args {
+	const char *const *argnames;
+	unsigned nargs;
+	uint64_t g, p; /* bit i: argument i */
+};
+
+static const struct id_args *id_args(struct id_args *cache,
+				     const struct rtd_gotrace_event *ev)
+{
+	struct id_args *c = &cache[ev->type & 255];
+	if (c->argnames == ev->argnames && c->nargs == ev->nargs)
+		return c;
+	c->argnames = ev->argnames;
+	c->nargs = ev->nargs;
+	c->g = c->p = 0;
+	for (unsigned i = 0; i < ev->nargs && i < 64; i++) {
+		const char *a = ev->argnames[i];
+		if (strcmp(a, "g") == 0 || strcmp(a, "new_g") == 0)
+			c->g |= 1ull << i;
+		if (strcmp(a, "p") == 0 && ev->type != RTD_GO2_EV_CPU_SAMPLE)
+			c->p |= 1ull << i;
+	}
+	return c;
+}
+
 static int cmd_stats(int argc, char **argv)
 {
 	const char *path = NULL;
@@ -1131,6 +1171,7 @@ static int cmd_stats(int argc, char **argv)
 	int prev_type = -1;
 	int64_t tmin = INT64_MAX, tmax = INT64_MIN;
 	struct idcount gs = {0}, ps = {0};
+	static struct id_args ev_args[256];
 	while ((rc = gt_next(in, &ev)) > 0) {
 		if (prev_type >= 0)
 			st[prev_type].bytes += ev.off - prev_off;
@@ -1146,10 +1187,11 @@ static int cmd_stats(int argc, char **argv)
 		}
 		if (ev.gen) {
 			/* new format: goroutines and procs are named in arguments */
+			const struct id_args *ia = id_args(ev_args, &ev);
 			for (unsigned i = 0; i < ev.nargs; i++) {
-				if (strcmp(ev.argnames[i], "g") == 0 || strcmp(ev.argnames[i], "new_g") == 0)
+				if (ia->g >> i & 1)
 					ids_add(&gs, ev.args[i]);
-				if (strcmp(ev.argnames[i], "p") == 0 && ev.type != RTD_GO2_EV_CPU_SAMPLE)
+				if (ia->p >> i & 1)
 					ids_add(&ps, ev.args[i]);
 			}
 			if (ev.type == RTD_GO2_EV_EVENT_BATCH)
