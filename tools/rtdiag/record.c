@@ -30,7 +30,7 @@
 #include "rtdiag/perf_source.h"
 #include "rtdiag/timeline_records.h"
 
-enum { O_PID = 1, O_NAME, O_DUR, O_OUT, O_PROVIDERS, O_FREQ, O_NODOTNET };
+enum { O_PID = 1, O_NAME, O_DUR, O_OUT, O_PROVIDERS, O_FREQ, O_NODOTNET, O_SYSCALLS };
 
 #define REC_MAX_OUTS 4
 
@@ -50,6 +50,9 @@ static const struct cli_opt record_opts[] = {
 	 "CPU samples per second per thread (default 99)", 1, 100000},
 	{O_NODOTNET, "no-dotnet", 0, CLI_ARG_NONE, 0, NULL,
 	 "no EventPipe session even when the target is .NET: the kernel's side only", 0, 0},
+	{O_SYSCALLS, "syscalls", 0, CLI_ARG_NONE, 0, NULL,
+	 "each system call a slice on its thread, named by the call, with its result "
+	 "(ret, errno)", 0, 0},
 	{0},
 };
 
@@ -94,6 +97,7 @@ struct rec_args {
 	const char *providers;
 	unsigned freq;
 	bool no_dotnet;
+	bool syscalls;
 };
 
 static int parse(struct rec_args *a, int argc, char **argv)
@@ -119,6 +123,7 @@ static int parse(struct rec_args *a, int argc, char **argv)
 		case O_PROVIDERS: a->providers = v.str; break;
 		case O_FREQ: a->freq = (unsigned)v.i; break;
 		case O_NODOTNET: a->no_dotnet = true; break;
+		case O_SYSCALLS: a->syscalls = true; break;
 		}
 	}
 	if (id < 0)
@@ -435,9 +440,20 @@ static int record_main(int argc, char **argv)
 	}
 	struct perf_run cpu = {0}, off = {0};
 	struct ep_run ep = {.fd = -1};
+	rtd_perf_syscall_recorder *sysc = NULL;
 	rc = perf_new(&cpu, pids, flags, a.freq);
 	if (!rc)
 		rc = perf_new(&off, pids, flags | RTD_PERF_PROF_OFF_CPU | RTD_PERF_PROF_NO_DOTNET, 0);
+	if (!rc && a.syscalls) {
+		RTD_OPTS(rtd_perf_syscall_recorder_opts, so, .pids = pids, .npids = 1,
+			 .flags = a.cmd ? RTD_PERF_SCREC_ENABLE_ON_EXEC : 0);
+		if (rtd_perf_syscall_recorder_new(&so, &sysc) ||
+		    rtd_perf_syscall_recorder_start(sysc))
+			rc = cli_fail("--syscalls: %s (they need tracefs and the right to read "
+				      "tracepoints: root, CAP_PERFMON or "
+				      "kernel.perf_event_paranoid <= 1)",
+				      rtd_perf_syscall_recorder_errmsg(sysc));
+	}
 	char sock[256];
 	bool dotnet = !a.no_dotnet && !a.cmd &&
 		      rtd_ipc_socket_find(a.pid, sock, sizeof(sock), NULL, 0) == 0;
@@ -470,8 +486,9 @@ static int record_main(int argc, char **argv)
 			g_stop = 1;
 		}
 	}
-	fprintf(stderr, "rtdiag: recording pid %d: CPU samples%s%s; %s\n", (int)a.pid,
-		off.p ? ", off-CPU waits" : "", ep.started ? ", EventPipe" : "",
+	fprintf(stderr, "rtdiag: recording pid %d: CPU samples%s%s%s; %s\n", (int)a.pid,
+		off.p ? ", off-CPU waits" : "", sysc ? ", system calls" : "",
+		ep.started ? ", EventPipe" : "",
 		a.duration > 0 ? "until --duration, the target's end or Ctrl-C"
 			       : "until the target's end or Ctrl-C");
 	double t0 = now_s();
@@ -511,6 +528,9 @@ static int record_main(int argc, char **argv)
 		pthread_join(off.th, NULL);
 	if (ep.started)
 		pthread_join(ep.th, NULL);
+	if (sysc && rtd_perf_syscall_recorder_stop(sysc))
+		fprintf(stderr, "rtdiag: --syscalls: %s (keeping what came)\n",
+			rtd_perf_syscall_recorder_errmsg(sysc));
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (cpu.rc || off.rc)
@@ -527,7 +547,7 @@ static int record_main(int argc, char **argv)
 		waitpid(a.pid, NULL, 0);
 	}
 
-	rtd_source *srcs[3], *nt = NULL;
+	rtd_source *srcs[4], *nt = NULL;
 	size_t n = 0;
 	int err = 0;
 	uint64_t runtime = 0;
@@ -543,6 +563,8 @@ static int record_main(int argc, char **argv)
 	if ((srcs[n] = rtd_perf_source_profiler(cpu.p, NULL, &err)))
 		n++;
 	if (off.p && (srcs[n] = rtd_perf_source_waits(off.p, NULL, &err)))
+		n++;
+	if (sysc && (srcs[n] = rtd_perf_source_syscalls(sysc, NULL, &err)))
 		n++;
 	rc = write_all(&a, srcs, n, runtime);
 	for (size_t i = 0; i < n; i++)
@@ -565,6 +587,7 @@ static int record_main(int argc, char **argv)
 out:
 	rtd_perf_profiler_free(cpu.p);
 	rtd_perf_profiler_free(off.p);
+	rtd_perf_syscall_recorder_free(sysc);
 	ep_free(&ep);
 	return rc;
 }
