@@ -25,12 +25,13 @@
 #include "opt.h"
 #include "out.h"
 #include "perf_cli.h"
+#include "rtdiag/format.h"
 #include "rtdiag/ipc.h"
 #include "rtdiag/nettrace_source.h"
 #include "rtdiag/perf_source.h"
 #include "rtdiag/timeline_records.h"
 
-enum { O_PID = 1, O_NAME, O_DUR, O_OUT, O_PROVIDERS, O_FREQ, O_NODOTNET, O_SYSCALLS };
+enum { O_PID = 1, O_NAME, O_DUR, O_OUT, O_PROVIDERS, O_FREQ, O_NODOTNET, O_SYSCALLS, O_CG, O_STACK };
 
 #define REC_MAX_OUTS 4
 
@@ -50,6 +51,11 @@ static const struct cli_opt record_opts[] = {
 	 "CPU samples per second per thread (default 99)", 1, 100000},
 	{O_NODOTNET, "no-dotnet", 0, CLI_ARG_NONE, 0, NULL,
 	 "no EventPipe session even when the target is .NET: the kernel's side only", 0, 0},
+	{O_CG, "call-graph", 'g', CLI_ARG_CHOICE, 0, "fp|dwarf|none",
+	 "samples' and waits' stacks: frame pointers (default), a stack copy unwound "
+	 "with CFI, or the address only (as rtdiag perf record)", 0, 0},
+	{O_STACK, "stack-size", 0, CLI_ARG_SIZE, 0, "SIZE",
+	 "dwarf: user stack bytes copied per sample (default 8k, at most 65528)", 0, 0},
 	{O_SYSCALLS, "syscalls", 0, CLI_ARG_NONE, 0, NULL,
 	 "each system call a slice on its thread, named by the call, with its result "
 	 "(ret, errno)", 0, 0},
@@ -98,6 +104,8 @@ struct rec_args {
 	unsigned freq;
 	bool no_dotnet;
 	bool syscalls;
+	enum rtd_perf_callgraph cg;
+	unsigned stack_bytes;
 };
 
 static int parse(struct rec_args *a, int argc, char **argv)
@@ -124,6 +132,13 @@ static int parse(struct rec_args *a, int argc, char **argv)
 		case O_FREQ: a->freq = (unsigned)v.i; break;
 		case O_NODOTNET: a->no_dotnet = true; break;
 		case O_SYSCALLS: a->syscalls = true; break;
+		case O_CG: a->cg = (enum rtd_perf_callgraph)v.i; break;
+		case O_STACK:
+			if (v.u < 8 || v.u > 65528)
+				return cli_cmd_usage(&record_cmd,
+						     "--stack-size %s: want 8 to 65528 bytes", v.str);
+			a->stack_bytes = (unsigned)v.u;
+			break;
 		}
 	}
 	if (id < 0)
@@ -133,14 +148,14 @@ static int parse(struct rec_args *a, int argc, char **argv)
 		return cli_cmd_usage(&record_cmd, "give one target: -p PID, -n NAME or -- COMMAND");
 	if (!a->nouts)
 		return cli_cmd_usage(&record_cmd, "give the timeline's file: -o FILE");
-	/* .json is Chrome JSON here (a timeline first), .speedscope.json a profile */
+	/* .json is Chrome JSON (rtd_format_ext_of()'s table), a profile's
+	 * extension a profile: one pick each, so no refusal is printed for
+	 * the kind a file is not */
 	for (size_t i = 0; i < a->nouts; i++) {
-		size_t n = strlen(a->outs[i]);
-		bool speedscope = n >= 16 && !strcmp(a->outs[i] + n - 16, ".speedscope.json");
+		const struct rtd_format_ext *x = rtd_format_ext_of(a->outs[i]);
+		bool profile = x && !(x->kind & RTD_FORMAT_TIMELINE);
 		if (cli_format_pick("record", NULL, a->outs[i],
-				    speedscope ? CLI_FMT_PROFILE : CLI_FMT_TIMELINE, NULL,
-				    &a->fmts[i]) < 0 &&
-		    cli_format_pick("record", NULL, a->outs[i], CLI_FMT_PROFILE, NULL,
+				    profile ? CLI_FMT_PROFILE : CLI_FMT_TIMELINE, NULL,
 				    &a->fmts[i]) < 0)
 			return cli_cmd_usage(&record_cmd,
 					     "-o %s: a timeline (.pftrace, .perfetto-trace, .json) "
@@ -301,9 +316,11 @@ static void ep_free(struct ep_run *e)
 		close(e->fd);
 }
 
-static int perf_new(struct perf_run *r, pid_t *pids, unsigned flags, unsigned freq)
+static int perf_new(struct perf_run *r, pid_t *pids, unsigned flags, const struct rec_args *a,
+		    unsigned freq)
 {
-	struct rtd_perf_sampler_opts so = {.sz = sizeof(so), .freq = freq};
+	struct rtd_perf_sampler_opts so = {.sz = sizeof(so), .freq = freq, .callgraph = a->cg,
+					   .stack_bytes = a->stack_bytes};
 	struct rtd_perf_profiler_opts po = {.sz = sizeof(po), .pids = pids, .npids = 1,
 					    .flags = flags | RTD_PERF_PROF_KEEP_SAMPLES,
 					    .sampler = &so};
@@ -441,9 +458,10 @@ static int record_main(int argc, char **argv)
 	struct perf_run cpu = {0}, off = {0};
 	struct ep_run ep = {.fd = -1};
 	rtd_perf_syscall_recorder *sysc = NULL;
-	rc = perf_new(&cpu, pids, flags, a.freq);
+	rc = perf_new(&cpu, pids, flags, &a, a.freq);
 	if (!rc)
-		rc = perf_new(&off, pids, flags | RTD_PERF_PROF_OFF_CPU | RTD_PERF_PROF_NO_DOTNET, 0);
+		rc = perf_new(&off, pids, flags | RTD_PERF_PROF_OFF_CPU | RTD_PERF_PROF_NO_DOTNET,
+			      &a, 0);
 	if (!rc && a.syscalls) {
 		RTD_OPTS(rtd_perf_syscall_recorder_opts, so, .pids = pids, .npids = 1,
 			 .flags = a.cmd ? RTD_PERF_SCREC_ENABLE_ON_EXEC : 0);
