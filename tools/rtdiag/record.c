@@ -31,7 +31,7 @@
 #include "rtdiag/perf_source.h"
 #include "rtdiag/timeline_records.h"
 
-enum { O_PID = 1, O_NAME, O_DUR, O_OUT, O_PROVIDERS, O_FREQ, O_NODOTNET, O_SYSCALLS, O_CG, O_STACK };
+enum { O_PID = 1, O_NAME, O_DUR, O_OUT, O_PROVIDERS, O_FREQ, O_NODOTNET, O_SYSCALLS, O_CG, O_STACK, O_CLREVENTS };
 
 #define REC_MAX_OUTS 4
 
@@ -47,6 +47,9 @@ static const struct cli_opt record_opts[] = {
 	 "up to 4 times, one recording", 0, 0},
 	{O_PROVIDERS, "providers", 0, CLI_ARG_STR, 0, "SPEC",
 	 ".NET: EventPipe providers added to the default ones (dotnet-trace's syntax)", 0, 0},
+	{O_CLREVENTS, "clrevents", 0, CLI_ARG_STR, 0, "NAMES",
+	 ".NET: the runtime's keywords by dotnet-trace's names joined by + (default "
+	 "gc+jit+loader+contention+exception+threading)", 0, 0},
 	{O_FREQ, "freq", 'F', CLI_ARG_INT, CLI_OPT_POSITIVE, "HZ",
 	 "CPU samples per second per thread (default 99)", 1, 100000},
 	{O_NODOTNET, "no-dotnet", 0, CLI_ARG_NONE, 0, NULL,
@@ -101,6 +104,7 @@ struct rec_args {
 	struct cli_format fmts[REC_MAX_OUTS];
 	size_t nouts;
 	const char *providers;
+	const char *clrevents;
 	unsigned freq;
 	bool no_dotnet;
 	bool syscalls;
@@ -129,6 +133,7 @@ static int parse(struct rec_args *a, int argc, char **argv)
 			a->outs[a->nouts++] = v.str;
 			break;
 		case O_PROVIDERS: a->providers = v.str; break;
+		case O_CLREVENTS: a->clrevents = v.str; break;
 		case O_FREQ: a->freq = (unsigned)v.i; break;
 		case O_NODOTNET: a->no_dotnet = true; break;
 		case O_SYSCALLS: a->syscalls = true; break;
@@ -259,13 +264,17 @@ static void *ep_thread(void *arg)
 	return NULL;
 }
 
-/* The default providers: what explains time (issue #30), then --providers. */
-static int ep_providers(const char *spec, struct rtd_ipc_providers *prov)
+/* The runtime's provider with what explains time (issue #30) or
+ * --clrevents, then --providers. */
+static int ep_providers(const char *spec, const char *clr, struct rtd_ipc_providers *prov)
 {
 	uint64_t kw = 0;
 	char err[256] = "";
-	int r = rtd_ipc_clrevents_parse("gc+jit+loader+contention+exception+threading", &kw,
-					err, sizeof(err));
+	int r = rtd_ipc_clrevents_parse(clr ? clr : "gc+jit+loader+contention+exception+threading",
+					&kw, err, sizeof(err));
+	if (r)
+		return cli_fail("--clrevents %s: no keyword '%s' (dotnet-trace's names: gc, jit, "
+				"loader, contention, exception, threading, ...)", clr, err);
 	char def[160];
 	snprintf(def, sizeof(def), "Microsoft-Windows-DotNETRuntime:0x%llx:4",
 		 (unsigned long long)kw);
@@ -278,10 +287,10 @@ static int ep_providers(const char *spec, struct rtd_ipc_providers *prov)
 	return CLI_OK;
 }
 
-static int ep_start(struct ep_run *e, pid_t pid, const char *spec)
+static int ep_start(struct ep_run *e, pid_t pid, const char *spec, const char *clr)
 {
 	struct rtd_ipc_providers prov = {0};
-	if (ep_providers(spec, &prov))
+	if (ep_providers(spec, clr, &prov))
 		return CLI_FAIL; /* checked before: out of memory */
 	int err = 0;
 	e->c = rtd_ipc_client_new(pid, NULL, &err);
@@ -437,7 +446,7 @@ static int record_main(int argc, char **argv)
 	if (a.name && find_name(a.name, &a.pid))
 		return CLI_FAIL;
 	struct rtd_ipc_providers check = {0};
-	rc = ep_providers(a.providers, &check); /* a bad --providers fails first */
+	rc = ep_providers(a.providers, a.clrevents, &check); /* a bad --providers fails first */
 	rtd_ipc_providers_clear(&check);
 	if (rc)
 		return CLI_USAGE;
@@ -475,7 +484,7 @@ static int record_main(int argc, char **argv)
 	char sock[256];
 	bool dotnet = !a.no_dotnet && !a.cmd &&
 		      rtd_ipc_socket_find(a.pid, sock, sizeof(sock), NULL, 0) == 0;
-	if (!rc && dotnet && ep_start(&ep, a.pid, a.providers)) {
+	if (!rc && dotnet && ep_start(&ep, a.pid, a.providers, a.clrevents)) {
 		/* the kernel's side is still worth recording (the message said why) */
 		fprintf(stderr, "rtdiag: recording without EventPipe\n");
 		ep_free(&ep);
@@ -526,7 +535,7 @@ static int record_main(int argc, char **argv)
 		if (a.cmd && !a.no_dotnet && !ep.started && !ep_tried &&
 		    rtd_ipc_socket_find(a.pid, sock, sizeof(sock), NULL, 0) == 0) {
 			ep_tried = true;
-			if (ep_start(&ep, a.pid, a.providers) == CLI_OK)
+			if (ep_start(&ep, a.pid, a.providers, a.clrevents) == CLI_OK)
 				ep.started = pthread_create(&ep.th, NULL, ep_thread, &ep) == 0;
 			else
 				fprintf(stderr, "rtdiag: recording without EventPipe\n");
