@@ -28,6 +28,8 @@ go)
       { note "go1.23: pictures/gen did not build"; failed=1; }
     bash "$SRC/tests/targets/go_build.sh" 1.23 tests/targets/go-pprof-server >/dev/null ||
       { note "go1.23: go-pprof-server did not build"; failed=1; }
+    bash "$SRC/tests/targets/go_build.sh" 1.23 tests/targets/go-record >/dev/null ||
+      { note "go1.23: go-record did not build"; failed=1; }
   fi
   ;;
 dotnet)

@@ -26,12 +26,13 @@
 #include "out.h"
 #include "perf_cli.h"
 #include "rtdiag/format.h"
+#include "rtdiag/gotrace_source.h"
 #include "rtdiag/ipc.h"
 #include "rtdiag/nettrace_source.h"
 #include "rtdiag/perf_source.h"
 #include "rtdiag/timeline_records.h"
 
-enum { O_PID = 1, O_NAME, O_DUR, O_OUT, O_PROVIDERS, O_FREQ, O_NODOTNET, O_SYSCALLS, O_CG, O_STACK, O_CLREVENTS };
+enum { O_PID = 1, O_NAME, O_DUR, O_OUT, O_PROVIDERS, O_FREQ, O_NODOTNET, O_SYSCALLS, O_CG, O_STACK, O_CLREVENTS, O_GOTRACE };
 
 #define REC_MAX_OUTS 4
 
@@ -50,6 +51,9 @@ static const struct cli_opt record_opts[] = {
 	{O_CLREVENTS, "clrevents", 0, CLI_ARG_STR, 0, "NAMES",
 	 ".NET: the runtime's keywords by dotnet-trace's names joined by + (default "
 	 "gc+jit+loader+contention+exception+threading)", 0, 0},
+	{O_GOTRACE, "go-trace", 0, CLI_ARG_STR, 0, "URL",
+	 "Go: the program's runtime side from its net/http/pprof /debug/pprof/trace "
+	 "(http://HOST:PORT; as rtdiag gotrace capture)", 0, 0},
 	{O_FREQ, "freq", 'F', CLI_ARG_INT, CLI_OPT_POSITIVE, "HZ",
 	 "CPU samples per second per thread (default 99)", 1, 100000},
 	{O_NODOTNET, "no-dotnet", 0, CLI_ARG_NONE, 0, NULL,
@@ -105,6 +109,7 @@ struct rec_args {
 	size_t nouts;
 	const char *providers;
 	const char *clrevents;
+	const char *gotrace;
 	unsigned freq;
 	bool no_dotnet;
 	bool syscalls;
@@ -134,6 +139,7 @@ static int parse(struct rec_args *a, int argc, char **argv)
 			break;
 		case O_PROVIDERS: a->providers = v.str; break;
 		case O_CLREVENTS: a->clrevents = v.str; break;
+		case O_GOTRACE: a->gotrace = v.str; break;
 		case O_FREQ: a->freq = (unsigned)v.i; break;
 		case O_NODOTNET: a->no_dotnet = true; break;
 		case O_SYSCALLS: a->syscalls = true; break;
@@ -467,6 +473,7 @@ static int record_main(int argc, char **argv)
 	struct perf_run cpu = {0}, off = {0};
 	struct ep_run ep = {.fd = -1};
 	rtd_perf_syscall_recorder *sysc = NULL;
+	rtd_gotrace_recorder *got = NULL;
 	rc = perf_new(&cpu, pids, flags, &a, a.freq);
 	if (!rc)
 		rc = perf_new(&off, pids, flags | RTD_PERF_PROF_OFF_CPU | RTD_PERF_PROF_NO_DOTNET,
@@ -491,6 +498,14 @@ static int record_main(int argc, char **argv)
 		ep = (struct ep_run){.fd = -1};
 		dotnet = false;
 	}
+	if (!rc && a.gotrace) {
+		/* the program traces as long as the recording, or until cut */
+		RTD_OPTS(rtd_gotrace_recorder_opts, go, .host = a.gotrace, .pid = (uint32_t)a.pid,
+			 .seconds = a.duration);
+		int e = rtd_gotrace_recorder_start(&go, &got);
+		if (e)
+			rc = cli_fail("--go-trace %s: %s", a.gotrace, rtd_strerror(e));
+	}
 	if (rc) {
 		if (a.cmd)
 			perf_child_abort(&child);
@@ -513,8 +528,9 @@ static int record_main(int argc, char **argv)
 			g_stop = 1;
 		}
 	}
-	fprintf(stderr, "rtdiag: recording pid %d: CPU samples%s%s%s; %s\n", (int)a.pid,
+	fprintf(stderr, "rtdiag: recording pid %d: CPU samples%s%s%s%s; %s\n", (int)a.pid,
 		off.p ? ", off-CPU waits" : "", sysc ? ", system calls" : "",
+		got ? ", Go trace" : "",
 		ep.started ? ", EventPipe" : "",
 		a.duration > 0 ? "until --duration, the target's end or Ctrl-C"
 			       : "until the target's end or Ctrl-C");
@@ -555,6 +571,11 @@ static int record_main(int argc, char **argv)
 		pthread_join(off.th, NULL);
 	if (ep.started)
 		pthread_join(ep.th, NULL);
+	/* a trace of --duration's length ends by itself, soon after */
+	if (got && rtd_gotrace_recorder_stop(got, a.duration > 0 && !ended ? 10 : 0) &&
+	    rtd_gotrace_recorder_errmsg(got)[0])
+		fprintf(stderr, "rtdiag: --go-trace: %s (keeping what came)\n",
+			rtd_gotrace_recorder_errmsg(got));
 	if (sysc && rtd_perf_syscall_recorder_stop(sysc))
 		fprintf(stderr, "rtdiag: --syscalls: %s (keeping what came)\n",
 			rtd_perf_syscall_recorder_errmsg(sysc));
@@ -574,7 +595,7 @@ static int record_main(int argc, char **argv)
 		waitpid(a.pid, NULL, 0);
 	}
 
-	rtd_source *srcs[4], *nt = NULL;
+	rtd_source *srcs[5], *nt = NULL;
 	size_t n = 0;
 	int err = 0;
 	uint64_t runtime = 0;
@@ -593,6 +614,11 @@ static int record_main(int argc, char **argv)
 		n++;
 	if (sysc && (srcs[n] = rtd_perf_source_syscalls(sysc, NULL, &err)))
 		n++;
+	bool go_missing = false;
+	if (got && (srcs[n] = rtd_gotrace_recorder_source(got, &err)))
+		n++;
+	else if (got)
+		go_missing = true; /* the capture said why */
 	rc = write_all(&a, srcs, n, runtime);
 	for (size_t i = 0; i < n; i++)
 		rtd_source_free(srcs[i]);
@@ -607,6 +633,10 @@ static int record_main(int argc, char **argv)
 		snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)a.pid);
 		unlink(map);
 	}
+	if (rc == CLI_OK && go_missing) {
+		fprintf(stderr, "rtdiag: the recording has no Go trace; the rest is written\n");
+		rc = CLI_PARTIAL;
+	}
 	if (rc == CLI_OK && ended && a.duration > 0) {
 		fprintf(stderr, "rtdiag: the target ended before --duration; what came is written\n");
 		rc = CLI_PARTIAL;
@@ -615,6 +645,7 @@ out:
 	rtd_perf_profiler_free(cpu.p);
 	rtd_perf_profiler_free(off.p);
 	rtd_perf_syscall_recorder_free(sysc);
+	rtd_gotrace_recorder_free(got);
 	ep_free(&ep);
 	return rc;
 }
