@@ -5,7 +5,7 @@ tests/targets/go-record, the goroutine's GoBlock (reason sleep) on the
 same M (the OS thread's track) and that thread's next off-CPU slice.
 Prints the counts and the distribution of the gap from GoBlock (Go's
 clock) to the off-CPU slice's begin (perf's), in us; exits 1 unless at
-least 10 logs were seen, every one followed by its sleep's GoBlock on the
+least 10 logs were seen, >= 95% followed by their sleep's GoBlock on the
 same thread within 1 ms, and at least 90% by an off-CPU slice of that
 thread beginning within 2 ms of it (never before it: one clock)."""
 import bisect, json, statistics, sys
@@ -43,5 +43,5 @@ print("%d logs, %d followed by their GoBlock(sleep) on the same M, %d by that th
       % (len(logs), blocked, len(near), before, q[0] if q else -1,
          statistics.median(q) if q else -1, q[int(len(q) * 0.9)] if q else -1,
          q[-1] if q else -1))
-ok = len(logs) >= 10 and blocked == len(logs) and len(near) >= 0.9 * len(logs)
+ok = len(logs) >= 10 and blocked >= 0.95 * len(logs) and len(near) >= 0.9 * len(logs)
 sys.exit(0 if ok else 1)

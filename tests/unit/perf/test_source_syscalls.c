@@ -4,7 +4,7 @@
  * source_syscalls.c) on the running kernel: a forked child, blocked in a
  * read of a pipe when the recording starts, then makes known calls
  * (getppid three times, close(-1)) and exits. The source gives the
- * child's THREAD record before its first slice, one slice per call named
+ * child's THREAD record (when its comm was read) before its first slice, one slice per call named
  * by the call with its result (close: ret -9, errno EBADF), begins and
  * ends paired in time order, nothing for the read entered before the
  * recording; and the options are checked. Skipped where perf_event may
@@ -54,6 +54,23 @@ static void test_child(void **st)
 		_exit(0);
 	}
 	close(go[0]);
+	/* the child blocked in its read (its only sleep) before the
+	 * recording starts: polled, bounded */
+	char sp[64], stat[512];
+	snprintf(sp, sizeof(sp), "/proc/%d/stat", (int)pid);
+	bool blocked = false;
+	for (int i = 0; i < 6000 && !blocked; i++) {
+		FILE *f = fopen(sp, "r");
+		size_t n = f ? fread(stat, 1, sizeof(stat) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		stat[n] = 0;
+		const char *paren = strrchr(stat, ')');
+		blocked = paren && paren[1] == ' ' && paren[2] == 'S';
+		if (!blocked)
+			usleep(10000);
+	}
+	assert_true(blocked);
 	rtd_perf_syscall_recorder *r = NULL;
 	RTD_OPTS(rtd_perf_syscall_recorder_opts, o, .pids = &pid, .npids = 1);
 	int rc = rtd_perf_syscall_recorder_new(&o, &r);
@@ -91,7 +108,10 @@ static void test_child(void **st)
 		assert_int_equal(rec->pid, (uint32_t)pid);
 		assert_int_equal(rec->tid, (uint64_t)pid);
 		if (rec->kind == RTD_REC_THREAD) {
-			assert_int_equal(begins, 0); /* named before its first slice */
+			/* named before its first slice (when its comm was
+			 * read: /proc at delivery, and the child may be gone) */
+			assert_int_equal(begins, 0);
+			assert_non_null(rec->name);
 			named++;
 			continue;
 		}
@@ -122,7 +142,7 @@ static void test_child(void **st)
 	}
 	assert_int_equal(rc, 0);
 	assert_int_equal(open, 0);
-	assert_int_equal(named, 1);
+	assert_true(named <= 1);
 	assert_int_equal(getppids, 3);
 	assert_int_equal(closes, 1);
 	assert_int_equal(reads, 0); /* entered before the recording began */
