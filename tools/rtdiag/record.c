@@ -81,8 +81,10 @@ static const struct cli_cmd record_cmd = {
 	"--providers; its events are instants named Provider/Event on the thread\n"
 	"that wrote them; GCs and the runtime's suspensions are slices on lanes of\n"
 	"the process, lock contention a slice on the waiting thread, the heap's\n"
-	"generation sizes counters. Every thread has one track, keyed by its OS\n"
-	"pid/tid.",
+	"generation sizes counters; other providers' Start/Stop pairs are slices\n"
+	"Provider/Task on their thread. --syscalls adds each system call as a\n"
+	"slice, --go-trace a Go program's runtime trace (goroutines on their M's\n"
+	"thread). Every thread has one track, keyed by its OS pid/tid.",
 	record_opts, 0, 0, CLI_CMD_COMMAND, record_main,
 	"All times are CLOCK_MONOTONIC: perf opens its events with use_clockid, and\n"
 	"on Linux EventPipe's timestamps are that clock in nanoseconds.\n"
@@ -91,7 +93,8 @@ static const struct cli_cmd record_cmd = {
 	"merged by time into the timeline when the recording ends. What rtdiag\n"
 	"switches on in the target (the EventPipe session, the perf map) is\n"
 	"switched off at the end, after --duration, the target's end or Ctrl-C.\n"
-	"Exit 3: the target ended before --duration; what came is written.\n"
+	"Exit 3: the target ended before --duration, or --go-trace gave no trace;\n"
+	"what came is written.\n"
 	"\n"
 	"examples:\n"
 	"  rtdiag record -p 4242 -d 10 -o t.pftrace          # ui.perfetto.dev\n"
