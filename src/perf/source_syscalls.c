@@ -324,7 +324,8 @@ rtd_source *rtd_perf_source_syscalls(rtd_perf_syscall_recorder *r,
 		s->v[s->n++] = (struct point){.t = r->v[i].enter, .call = (uint32_t)i};
 		s->v[s->n++] = (struct point){.t = r->v[i].exit, .call = (uint32_t)i, .end = true};
 	}
-	qsort(s->v, s->n, sizeof(*s->v), by_time);
+	if (s->n) /* no call: v is NULL, which qsort may not take */
+		qsort(s->v, s->n, sizeof(*s->v), by_time);
 	rtd_source *src = rtd_source_new(&ss_ops, s);
 	if (!src) {
 		ss_free(s);
