@@ -113,6 +113,94 @@ RTD_API rtd_source *rtd_gotrace_source_open(const char *path,
 RTD_API rtd_source *rtd_gotrace_source_mem(const void *buf, size_t len,
 					   const struct rtd_gotrace_source_opts *opts, int *err);
 
+/* ---- a live capture as a source (`rtdiag record --go-trace`) ------------ */
+
+typedef struct rtd_gotrace_recorder rtd_gotrace_recorder;
+
+/**
+ * struct rtd_gotrace_recorder_opts - what rtd_gotrace_recorder_start() captures
+ * @sz: sizeof(struct rtd_gotrace_recorder_opts)
+ * @host: the program's net/http/pprof server: "HOST:PORT" or an
+ *        http:// URL, as struct rtd_gocapture_opts @host
+ * @pid: the program's process id, for the records (0: not known)
+ * @seconds: how long the program is asked to trace (?seconds=); 0: 3600,
+ *           the recording then ends it with rtd_gotrace_recorder_stop()
+ */
+struct rtd_gotrace_recorder_opts {
+	size_t sz;
+	const char *host;
+	uint32_t pid;
+	double seconds;
+};
+
+/**
+ * rtd_gotrace_recorder_start - capture a Go program's execution trace on a
+ * thread of the recorder's own
+ * @opts: options (@host required)
+ * @out: receives the recorder
+ *
+ * The trace (rtd_gocapture_run(), the same request as `rtdiag gotrace
+ * capture`) streams into an unlinked temporary file: memory stays
+ * bounded whatever its length.
+ *
+ * Returns: 0, -RTD_E_INVAL, -ENOMEM, or a negative errno (the temporary
+ * file, the thread).
+ */
+RTD_API int rtd_gotrace_recorder_start(const struct rtd_gotrace_recorder_opts *opts,
+				       rtd_gotrace_recorder **out);
+
+/**
+ * rtd_gotrace_recorder_done - has the capture ended by itself?
+ * @r: the recorder
+ *
+ * Returns: true once the trace has all arrived or the capture failed.
+ */
+RTD_API bool rtd_gotrace_recorder_done(const rtd_gotrace_recorder *r);
+
+/**
+ * rtd_gotrace_recorder_stop - end the capture and wait for its thread
+ * @r: the recorder (stopped already: nothing happens)
+ * @grace: seconds to wait for the trace to end by itself first (a
+ *         capture of the recording's own length ends on its own)
+ *
+ * A capture stopped before the program's trace ended keeps the bytes
+ * that came: a trace cut short, whose complete part the source reads.
+ *
+ * Returns: 0 when the whole trace arrived, -ECANCELED when it was cut
+ * short here, or the capture's error (rtd_gotrace_recorder_errmsg()).
+ */
+RTD_API int rtd_gotrace_recorder_stop(rtd_gotrace_recorder *r, double grace);
+
+/**
+ * rtd_gotrace_recorder_errmsg - what went wrong, for a person
+ * @r: the recorder
+ *
+ * Returns: the capture's message ("" when none).
+ */
+RTD_API const char *rtd_gotrace_recorder_errmsg(const rtd_gotrace_recorder *r);
+
+/**
+ * rtd_gotrace_recorder_source - a stopped recorder's trace as a record source
+ * @r: the recorder, stopped; borrowed: it must outlive the source
+ * @err: gets the error when NULL is returned (may be NULL)
+ *
+ * rtd_gotrace_source_open() on the captured bytes, with the recorder's
+ * @pid: on Linux a Go 1.22+ trace's clock is CLOCK_MONOTONIC / 64 and its
+ * Ms are OS thread ids, so its records share the perf sources' clock and
+ * tracks. A trace cut short ends with its decoder's error after its
+ * complete part.
+ *
+ * Returns: the source, or NULL: -RTD_E_INVAL (@r running or empty), or
+ * the source's error.
+ */
+RTD_API rtd_source *rtd_gotrace_recorder_source(rtd_gotrace_recorder *r, int *err);
+
+/**
+ * rtd_gotrace_recorder_free - free a recorder (stopping it at once first)
+ * @r: the recorder; NULL does nothing
+ */
+RTD_API void rtd_gotrace_recorder_free(rtd_gotrace_recorder *r);
+
 #ifdef __cplusplus
 }
 #endif

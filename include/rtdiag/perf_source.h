@@ -18,7 +18,9 @@
 #ifndef RTDIAG_PERF_SOURCE_H
 #define RTDIAG_PERF_SOURCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "rtdiag/common.h"
 #include "rtdiag/perf.h"
@@ -83,6 +85,120 @@ RTD_API rtd_source *rtd_perf_source_profiler(struct rtd_perf_profiler *p,
  */
 RTD_API rtd_source *rtd_perf_source_waits(struct rtd_perf_profiler *p,
 					  const struct rtd_perf_source_opts *opts, int *err);
+
+/* ---- system calls as slices (`rtdiag record --syscalls`) --------------- */
+
+/* System calls a recorder keeps at most (40 bytes each, in memory). */
+#define RTD_PERF_SOURCE_MAX_SYSCALLS (1u << 22)
+
+typedef struct rtd_perf_syscall_recorder rtd_perf_syscall_recorder;
+
+/* Flags of struct rtd_perf_syscall_recorder_opts. */
+enum rtd_perf_syscall_recorder_flags {
+	/* the scoped pid is a child waiting to exec: trace from its exec */
+	RTD_PERF_SCREC_ENABLE_ON_EXEC = 1u << 0,
+};
+
+/**
+ * struct rtd_perf_syscall_recorder_opts - what rtd_perf_syscall_recorder_new() traces
+ * @sz: sizeof(struct rtd_perf_syscall_recorder_opts)
+ * @pids: processes (every thread, and their children as they come)
+ * @npids: their count (at least 1)
+ * @flags: RTD_PERF_SCREC_* flags
+ * @ring_pages: ring data pages per CPU (0: rtd_perf_default_ring_pages())
+ */
+struct rtd_perf_syscall_recorder_opts {
+	size_t sz;
+	const pid_t *pids;
+	size_t npids;
+	unsigned flags;
+	unsigned ring_pages;
+};
+
+/**
+ * rtd_perf_syscall_recorder_new - set up a recorder of every system call
+ * of some processes (events open, not running)
+ * @opts: options (@pids required)
+ * @out: receives the recorder
+ *
+ * Opens raw_syscalls:sys_enter and sys_exit through perf_event (a
+ * monitor of its own, events inherited by children) and pairs them per
+ * thread with rtd_perf_syscalls_feed(). Needs tracefs and the right to
+ * read tracepoints (root, or CAP_PERFMON / perf_event_paranoid <= 1).
+ *
+ * Returns: 0, -RTD_E_INVAL, -ENOMEM, or the monitor's error;
+ * rtd_perf_syscall_recorder_errmsg() says more.
+ */
+RTD_API int rtd_perf_syscall_recorder_new(const struct rtd_perf_syscall_recorder_opts *opts,
+					  rtd_perf_syscall_recorder **out);
+
+/**
+ * rtd_perf_syscall_recorder_errmsg - what went wrong last
+ * @r: the recorder, or NULL for a failed rtd_perf_syscall_recorder_new()
+ *     of this thread
+ *
+ * Returns: a message ("" when none).
+ */
+RTD_API const char *rtd_perf_syscall_recorder_errmsg(const rtd_perf_syscall_recorder *r);
+
+/**
+ * rtd_perf_syscall_recorder_start - record on a thread of the recorder's own
+ * @r: the recorder (started at most once)
+ *
+ * Completed calls are kept (RTD_PERF_SOURCE_MAX_SYSCALLS at most; later
+ * ones are counted as dropped and the source ends with -RTD_E_CAP after
+ * the kept ones). A call entered before the recording began has no start
+ * and is not kept; one still open at the end is not kept either.
+ *
+ * Returns: 0 or a negative errno from pthread_create().
+ */
+RTD_API int rtd_perf_syscall_recorder_start(rtd_perf_syscall_recorder *r);
+
+/**
+ * rtd_perf_syscall_recorder_stop - stop recording and wait for the thread
+ * @r: the recorder; one never started, or stopped already, is fine
+ *
+ * The rings are drained first: calls that ended before the stop are kept.
+ *
+ * Returns: 0, or the error the recording thread ended with (the calls it
+ * kept before stay usable).
+ */
+RTD_API int rtd_perf_syscall_recorder_stop(rtd_perf_syscall_recorder *r);
+
+/**
+ * rtd_perf_syscall_recorder_done - has the recording ended by itself?
+ * @r: the recorder
+ *
+ * Returns: true once the traced processes are all gone (or it failed).
+ */
+RTD_API bool rtd_perf_syscall_recorder_done(const rtd_perf_syscall_recorder *r);
+
+/**
+ * rtd_perf_syscall_recorder_free - free a recorder (stopping it first)
+ * @r: the recorder; NULL does nothing
+ */
+RTD_API void rtd_perf_syscall_recorder_free(rtd_perf_syscall_recorder *r);
+
+/**
+ * rtd_perf_source_syscalls - a stopped recorder's system calls as a record source
+ * @r: the recorder, stopped; borrowed: it must outlive the source
+ * @opts: options, or NULL
+ * @err: gets the error when NULL is returned (may be NULL)
+ *
+ * Records, in time order: a THREAD (its comm) the first time a tid
+ * appears and whenever its name changes, then one slice per call on the
+ * thread's own track (lane 0): SLICE_BEGIN at its entry, named by the
+ * call ("openat", from libseccomp's table of this machine; "syscall_N"
+ * for a number it does not know), category "syscall", fields "ret" (the
+ * return value, I64) and, for -4095..-1, "errno" ("ENOENT"); SLICE_END
+ * at its exit. A thread is in one call at a time, so its slices never
+ * overlap; an off-CPU wait inside a call (rtd_perf_source_waits())
+ * nests inside its slice.
+ *
+ * Returns: the source, or NULL: -RTD_E_INVAL (@r running), -ENOMEM.
+ */
+RTD_API rtd_source *rtd_perf_source_syscalls(rtd_perf_syscall_recorder *r,
+					     const struct rtd_perf_source_opts *opts, int *err);
 
 #ifdef __cplusplus
 }

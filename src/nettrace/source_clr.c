@@ -15,6 +15,18 @@
  * size", "LOH size", "POH size", bytes). A stop with nothing open (the
  * session began inside a GC or a wait) is passed on as its instant only.
  * The lanes are named by THREAD records on their first use.
+ *
+ * Any other provider's (not the runtime's, whose Rundown has an unpaired
+ * Runtime/Start) Start/Stop pairs (an EventSource's events of
+ * opcode Start and Stop of one task, which the nettrace source names
+ * "Provider/Task/Start" and "Provider/Task/Stop", as TraceEvent does;
+ * System.Diagnostics.Activity's through DiagnosticSource's
+ * "Activity1/Start"...) become a slice "Provider/Task" of category
+ * Provider on the thread that wrote them, matched per thread: a Stop
+ * closes the thread's innermost open pair when it is of its task; a Stop
+ * of another task than the innermost (pairs that do not nest, an async
+ * activity stopped on another thread) stays an instant only, so slices
+ * always nest. A slice still open at the stream's end is left open.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,6 +37,8 @@
 
 #define CLR_PROVIDER "Microsoft-Windows-DotNETRuntime"
 #define CLR_MAX_OPEN (1u << 20) /* threads with a contention open */
+#define ES_MAX_THREADS (1u << 20) /* threads with an EventSource pair open */
+#define ES_MAX_DEPTH 64 /* pairs open on one thread */
 
 enum { LANE_NONE = 0, LANE_GC = 1, LANE_SUSPENDED = 2 };
 
@@ -62,6 +76,8 @@ struct clr {
 	size_t nq, qi;
 	rtd_map open;      /* tid << 2 | lane -> open slices (depth) */
 	bool named[3];     /* lane names sent */
+	rtd_map es;        /* tid -> struct es_open */
+	rtd_intern *intern; /* the slices' names */
 };
 
 static struct rtd_record *queue(struct clr *c, const struct rtd_record *like, unsigned kind)
@@ -106,6 +122,67 @@ static int pair_of(struct clr *c, const struct rtd_record *r, const struct pair 
 	return 0;
 }
 
+/* A thread's open EventSource pairs, innermost last. */
+struct es_open {
+	size_t n;
+	const char *name[ES_MAX_DEPTH]; /* interned "Provider/Task" */
+};
+
+/* "Provider/Task/Start" or ".../Stop": the kind and the slice's name. */
+static unsigned es_kind(const char *name, size_t *len)
+{
+	size_t n = strlen(name);
+	if (n > 6 && !strcmp(name + n - 6, "/Start")) {
+		*len = n - 6;
+		return RTD_REC_SLICE_BEGIN;
+	}
+	if (n > 5 && !strcmp(name + n - 5, "/Stop")) {
+		*len = n - 5;
+		return RTD_REC_SLICE_END;
+	}
+	return 0;
+}
+
+static int es_pair(struct clr *c, const struct rtd_record *r)
+{
+	size_t len;
+	unsigned kind = es_kind(r->name, &len);
+	if (!kind || !memchr(r->name, '/', len))
+		return 0; /* not Provider/Task/Start|Stop */
+	const char *name;
+	int rc = rtd_intern_string(c->intern, r->name, len, &name);
+	if (rc < 0)
+		return rc;
+	void *v = NULL;
+	struct es_open *o = rtd_map_get(&c->es, r->tid, &v) ? v : NULL;
+	if (kind == RTD_REC_SLICE_END) {
+		if (!o || !o->n || o->name[o->n - 1] != name)
+			return 0; /* nothing of its task innermost: an instant only */
+		o->n--;
+		struct rtd_record *s = queue(c, r, RTD_REC_SLICE_END);
+		s->tid = r->tid;
+		return 0;
+	}
+	if (!o) {
+		if (!(o = calloc(1, sizeof(*o))))
+			return -ENOMEM;
+		if ((rc = rtd_map_put(&c->es, r->tid, o, NULL)) < 0) {
+			free(o);
+			return rc;
+		}
+	}
+	if (o->n == ES_MAX_DEPTH)
+		return 0; /* deeper than any real nesting: an instant only */
+	o->name[o->n++] = name;
+	struct rtd_record *s = queue(c, r, RTD_REC_SLICE_BEGIN);
+	s->tid = r->tid;
+	s->name = name;
+	s->category = r->category;
+	s->fields = r->fields;
+	s->nfields = r->nfields;
+	return 0;
+}
+
 static void heap_stats(struct clr *c, const struct rtd_record *r)
 {
 	for (size_t i = 0; i < r->nfields; i++)
@@ -142,6 +219,10 @@ static int clr_next(void *impl, struct rtd_record *rec)
 					return rc;
 			if (!strcmp(ev, "GC/HeapStats"))
 				heap_stats(c, r);
+		} else if (r->kind == RTD_REC_INSTANT && r->name &&
+			   strncmp(r->name, CLR_PROVIDER, lp) && /* not Rundown's Runtime/Start */
+			   (rc = es_pair(c, r)) < 0) {
+			return rc;
 		}
 	}
 	*rec = c->q[c->qi++];
@@ -158,6 +239,8 @@ static void clr_free(void *impl)
 {
 	struct clr *c = impl;
 	rtd_map_free(&c->open);
+	rtd_map_free_vals(&c->es);
+	rtd_intern_free(c->intern);
 	free(c);
 }
 
@@ -176,7 +259,9 @@ rtd_source *rtd_nettrace_source_clr(rtd_source *in, int *err)
 	if (c) {
 		c->in = in;
 		rtd_map_init(&c->open, CLR_MAX_OPEN);
-		s = rtd_source_new(&clr_ops, c);
+		rtd_map_init(&c->es, ES_MAX_THREADS);
+		c->intern = rtd_intern_new();
+		s = c->intern ? rtd_source_new(&clr_ops, c) : NULL;
 		if (!s)
 			clr_free(c);
 	}

@@ -216,7 +216,7 @@ rtd_source *rtd_perf_source_waits(struct rtd_perf_profiler *p,
 		s->walk_rc = rtd_perf_profiler_each_sample(p, on_wait, s);
 		if (s->walk_rc == -ENOMEM)
 			rc = -ENOMEM;
-		else
+		else if (s->n) /* no wait: v is NULL, which qsort may not take */
 			qsort(s->v, s->n, sizeof(*s->v), by_time);
 	}
 	rtd_source *src = rc == 0 ? rtd_source_new(&pw_ops, s) : NULL;

@@ -10,7 +10,8 @@
  * and kept in creation order by "thread_sort_index"; a counter is "C"
  * events of its name in its parent's process. Slices are "B"/"E", whole
  * slices "X", instants "i" (thread scope), flows "s" and "f" (bound to the
- * enclosing slice). Timestamps are microseconds with nanosecond decimals.
+ * enclosing slice); an "E" carries its slice's name, as speedscope's
+ * importer needs to end it. Timestamps are microseconds with nanosecond decimals.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -172,11 +173,15 @@ int cj_event(rtd_timeline *tl, enum tl_ev type, const struct rtd_tl_event *e)
 	return tl->err;
 }
 
-int cj_end(rtd_timeline *tl, uint64_t track, int64_t ts)
+int cj_end(rtd_timeline *tl, uint64_t track, int64_t ts, const char *name)
 {
 	const struct tl_track *k = tl_track_get(tl, track);
 	cj_sep(tl);
 	tl_put(tl, rtd_buf_puts(&tl->b, "{\"ph\":\"E\""));
+	if (name) {
+		tl_put(tl, rtd_buf_puts(&tl->b, ",\"name\":"));
+		cj_str(tl, name);
+	}
 	cj_ts(tl, "ts", ts);
 	cj_where(tl, k);
 	tl_put(tl, rtd_buf_putc(&tl->b, '}'));

@@ -115,10 +115,8 @@ void rtd_timeline_free(rtd_timeline *tl)
 	size_t it = 0;
 	uint64_t k;
 	void *v;
-	while (rtd_map_next(&tl->tracks, &it, &k, &v)) {
-		free(((struct tl_track *)v)->name);
-		free(v);
-	}
+	while (rtd_map_next(&tl->tracks, &it, &k, &v))
+		tl_track_free(v);
 	rtd_map_free(&tl->tracks);
 	rtd_buf_free(&tl->b);
 	pf_free(tl);
@@ -217,6 +215,34 @@ static int emit(rtd_timeline *tl, enum tl_ev type, const struct rtd_tl_event *e)
 	return tl->err;
 }
 
+void tl_track_free(struct tl_track *k)
+{
+	if (!k)
+		return;
+	for (uint32_t i = 0; i < k->open_cap; i++)
+		free(k->open[i]);
+	free(k->open);
+	free(k->name);
+	free(k);
+}
+
+/* Keep @name as the name of the slice @k opens now (Chrome JSON). */
+static int open_name(struct tl_track *k, const char *name)
+{
+	if (k->depth >= k->open_cap) {
+		uint32_t cap = k->open_cap ? k->open_cap * 2 : 4;
+		char **v = realloc(k->open, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		memset(v + k->open_cap, 0, (cap - k->open_cap) * sizeof(*v));
+		k->open = v;
+		k->open_cap = cap;
+	}
+	if (!(k->open[k->depth] = strdup(name)))
+		return -ENOMEM;
+	return 0;
+}
+
 int rtd_timeline_begin(rtd_timeline *tl, const struct rtd_tl_event *e)
 {
 	struct tl_track *k;
@@ -225,6 +251,8 @@ int rtd_timeline_begin(rtd_timeline *tl, const struct rtd_tl_event *e)
 		return err;
 	if (k->depth >= RTD_TIMELINE_MAX_DEPTH)
 		return -RTD_E_CAP;
+	if (tl->fmt != RTD_TIMELINE_FMT_PERFETTO && (err = open_name(k, e->name)) < 0)
+		return err;
 	k->depth++;
 	tl->open++;
 	return emit(tl, TL_BEGIN, e);
@@ -245,8 +273,12 @@ int rtd_timeline_end(rtd_timeline *tl, uint64_t track, int64_t ts)
 	tl->open--;
 	if (ts > tl->last_ts)
 		tl->last_ts = ts;
+	char *name = k->open && k->depth < k->open_cap ? k->open[k->depth] : NULL;
 	int err = tl->fmt == RTD_TIMELINE_FMT_PERFETTO ? pf_end(tl, track, ts)
-						       : cj_end(tl, track, ts);
+						       : cj_end(tl, track, ts, name);
+	free(name);
+	if (name)
+		k->open[k->depth] = NULL;
 	tl_put(tl, err);
 	tl_flush(tl, false);
 	return tl->err;
@@ -345,8 +377,7 @@ int rtd_timeline_close_track(rtd_timeline *tl, uint64_t track, int64_t ts)
 	rtd_map_del(&tl->tracks, track);
 	if (tl->recent[track & 255].id == track)
 		tl->recent[track & 255].id = 0;
-	free(k->name);
-	free(k);
+	tl_track_free(k);
 	return tl->err;
 }
 

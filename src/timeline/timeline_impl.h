@@ -14,7 +14,15 @@ struct tl_track {
 	uint32_t depth;       /* open slices */
 	int64_t pid, tid;     /* Chrome JSON's process and thread */
 	char *name;           /* counters: Chrome JSON's counter name */
+	char **open;          /* Chrome JSON: the open slices' names, innermost
+			       * last (an "E" names its slice: speedscope's
+			       * importer ends a slice only on an "E" of its
+			       * name) */
+	uint32_t open_cap;
 };
+
+/* Free a track and what it holds. */
+void tl_track_free(struct tl_track *k);
 
 enum tl_ev {
 	TL_BEGIN,
@@ -91,7 +99,7 @@ void pf_free(rtd_timeline *tl);
 int cj_start(rtd_timeline *tl);
 int cj_track(rtd_timeline *tl, uint64_t id, const struct rtd_track *t);
 int cj_event(rtd_timeline *tl, enum tl_ev type, const struct rtd_tl_event *e);
-int cj_end(rtd_timeline *tl, uint64_t track, int64_t ts);
+int cj_end(rtd_timeline *tl, uint64_t track, int64_t ts, const char *name);
 int cj_counter(rtd_timeline *tl, uint64_t track, int64_t ts, double v);
 int cj_sample(rtd_timeline *tl, uint64_t track, int64_t ts,
 	      const struct rtd_frame *frames, size_t n);

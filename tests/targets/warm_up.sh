@@ -28,12 +28,14 @@ go)
       { note "go1.23: pictures/gen did not build"; failed=1; }
     bash "$SRC/tests/targets/go_build.sh" 1.23 tests/targets/go-pprof-server >/dev/null ||
       { note "go1.23: go-pprof-server did not build"; failed=1; }
+    bash "$SRC/tests/targets/go_build.sh" 1.23 tests/targets/go-record >/dev/null ||
+      { note "go1.23: go-record did not build"; failed=1; }
   fi
   ;;
 dotnet)
   command -v dotnet >/dev/null 2>&1 || { note "no dotnet SDK on PATH: nothing to build"; exit 0; }
   b() { bash "$SRC/tests/integration/dotnet/build.sh" "$@" >/dev/null || { note "dotnet build of $1 ($*) failed"; failed=1; }; }
-  for n in dotnet-target dotnet-kinds dotnet-hook dotnet-wait perf-dotnet clrmd-heap dotnet-exit dotnet-record; do
+  for n in dotnet-target dotnet-kinds dotnet-hook dotnet-wait perf-dotnet clrmd-heap dotnet-exit dotnet-record dotnet-activity; do
     b "$n" tests/targets
   done
   b nettrace-app tests/targets

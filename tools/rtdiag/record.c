@@ -25,12 +25,14 @@
 #include "opt.h"
 #include "out.h"
 #include "perf_cli.h"
+#include "rtdiag/format.h"
+#include "rtdiag/gotrace_source.h"
 #include "rtdiag/ipc.h"
 #include "rtdiag/nettrace_source.h"
 #include "rtdiag/perf_source.h"
 #include "rtdiag/timeline_records.h"
 
-enum { O_PID = 1, O_NAME, O_DUR, O_OUT, O_PROVIDERS, O_FREQ, O_NODOTNET };
+enum { O_PID = 1, O_NAME, O_DUR, O_OUT, O_PROVIDERS, O_FREQ, O_NODOTNET, O_SYSCALLS, O_CG, O_STACK, O_CLREVENTS, O_GOTRACE };
 
 #define REC_MAX_OUTS 4
 
@@ -46,10 +48,24 @@ static const struct cli_opt record_opts[] = {
 	 "up to 4 times, one recording", 0, 0},
 	{O_PROVIDERS, "providers", 0, CLI_ARG_STR, 0, "SPEC",
 	 ".NET: EventPipe providers added to the default ones (dotnet-trace's syntax)", 0, 0},
+	{O_CLREVENTS, "clrevents", 0, CLI_ARG_STR, 0, "NAMES",
+	 ".NET: the runtime's keywords by dotnet-trace's names joined by + (default "
+	 "gc+jit+loader+contention+exception+threading)", 0, 0},
+	{O_GOTRACE, "go-trace", 0, CLI_ARG_STR, 0, "URL",
+	 "Go: the program's runtime side from its net/http/pprof /debug/pprof/trace "
+	 "(http://HOST:PORT; as rtdiag gotrace capture)", 0, 0},
 	{O_FREQ, "freq", 'F', CLI_ARG_INT, CLI_OPT_POSITIVE, "HZ",
 	 "CPU samples per second per thread (default 99)", 1, 100000},
 	{O_NODOTNET, "no-dotnet", 0, CLI_ARG_NONE, 0, NULL,
 	 "no EventPipe session even when the target is .NET: the kernel's side only", 0, 0},
+	{O_CG, "call-graph", 'g', CLI_ARG_CHOICE, 0, "fp|dwarf|none",
+	 "samples' and waits' stacks: frame pointers (default), a stack copy unwound "
+	 "with CFI, or the address only (as rtdiag perf record)", 0, 0},
+	{O_STACK, "stack-size", 0, CLI_ARG_SIZE, 0, "SIZE",
+	 "dwarf: user stack bytes copied per sample (default 8k, at most 65528)", 0, 0},
+	{O_SYSCALLS, "syscalls", 0, CLI_ARG_NONE, 0, NULL,
+	 "each system call a slice on its thread, named by the call, with its result "
+	 "(ret, errno)", 0, 0},
 	{0},
 };
 
@@ -65,8 +81,10 @@ static const struct cli_cmd record_cmd = {
 	"--providers; its events are instants named Provider/Event on the thread\n"
 	"that wrote them; GCs and the runtime's suspensions are slices on lanes of\n"
 	"the process, lock contention a slice on the waiting thread, the heap's\n"
-	"generation sizes counters. Every thread has one track, keyed by its OS\n"
-	"pid/tid.",
+	"generation sizes counters; other providers' Start/Stop pairs are slices\n"
+	"Provider/Task on their thread. --syscalls adds each system call as a\n"
+	"slice, --go-trace a Go program's runtime trace (goroutines on their M's\n"
+	"thread). Every thread has one track, keyed by its OS pid/tid.",
 	record_opts, 0, 0, CLI_CMD_COMMAND, record_main,
 	"All times are CLOCK_MONOTONIC: perf opens its events with use_clockid, and\n"
 	"on Linux EventPipe's timestamps are that clock in nanoseconds.\n"
@@ -75,7 +93,8 @@ static const struct cli_cmd record_cmd = {
 	"merged by time into the timeline when the recording ends. What rtdiag\n"
 	"switches on in the target (the EventPipe session, the perf map) is\n"
 	"switched off at the end, after --duration, the target's end or Ctrl-C.\n"
-	"Exit 3: the target ended before --duration; what came is written.\n"
+	"Exit 3: the target ended before --duration, or --go-trace gave no trace;\n"
+	"what came is written.\n"
 	"\n"
 	"examples:\n"
 	"  rtdiag record -p 4242 -d 10 -o t.pftrace          # ui.perfetto.dev\n"
@@ -92,8 +111,13 @@ struct rec_args {
 	struct cli_format fmts[REC_MAX_OUTS];
 	size_t nouts;
 	const char *providers;
+	const char *clrevents;
+	const char *gotrace;
 	unsigned freq;
 	bool no_dotnet;
+	bool syscalls;
+	enum rtd_perf_callgraph cg;
+	unsigned stack_bytes;
 };
 
 static int parse(struct rec_args *a, int argc, char **argv)
@@ -117,8 +141,18 @@ static int parse(struct rec_args *a, int argc, char **argv)
 			a->outs[a->nouts++] = v.str;
 			break;
 		case O_PROVIDERS: a->providers = v.str; break;
+		case O_CLREVENTS: a->clrevents = v.str; break;
+		case O_GOTRACE: a->gotrace = v.str; break;
 		case O_FREQ: a->freq = (unsigned)v.i; break;
 		case O_NODOTNET: a->no_dotnet = true; break;
+		case O_SYSCALLS: a->syscalls = true; break;
+		case O_CG: a->cg = (enum rtd_perf_callgraph)v.i; break;
+		case O_STACK:
+			if (v.u < 8 || v.u > 65528)
+				return cli_cmd_usage(&record_cmd,
+						     "--stack-size %s: want 8 to 65528 bytes", v.str);
+			a->stack_bytes = (unsigned)v.u;
+			break;
 		}
 	}
 	if (id < 0)
@@ -128,14 +162,14 @@ static int parse(struct rec_args *a, int argc, char **argv)
 		return cli_cmd_usage(&record_cmd, "give one target: -p PID, -n NAME or -- COMMAND");
 	if (!a->nouts)
 		return cli_cmd_usage(&record_cmd, "give the timeline's file: -o FILE");
-	/* .json is Chrome JSON here (a timeline first), .speedscope.json a profile */
+	/* .json is Chrome JSON (rtd_format_ext_of()'s table), a profile's
+	 * extension a profile: one pick each, so no refusal is printed for
+	 * the kind a file is not */
 	for (size_t i = 0; i < a->nouts; i++) {
-		size_t n = strlen(a->outs[i]);
-		bool speedscope = n >= 16 && !strcmp(a->outs[i] + n - 16, ".speedscope.json");
+		const struct rtd_format_ext *x = rtd_format_ext_of(a->outs[i]);
+		bool profile = x && !(x->kind & RTD_FORMAT_TIMELINE);
 		if (cli_format_pick("record", NULL, a->outs[i],
-				    speedscope ? CLI_FMT_PROFILE : CLI_FMT_TIMELINE, NULL,
-				    &a->fmts[i]) < 0 &&
-		    cli_format_pick("record", NULL, a->outs[i], CLI_FMT_PROFILE, NULL,
+				    profile ? CLI_FMT_PROFILE : CLI_FMT_TIMELINE, NULL,
 				    &a->fmts[i]) < 0)
 			return cli_cmd_usage(&record_cmd,
 					     "-o %s: a timeline (.pftrace, .perfetto-trace, .json) "
@@ -239,13 +273,17 @@ static void *ep_thread(void *arg)
 	return NULL;
 }
 
-/* The default providers: what explains time (issue #30), then --providers. */
-static int ep_providers(const char *spec, struct rtd_ipc_providers *prov)
+/* The runtime's provider with what explains time (issue #30) or
+ * --clrevents, then --providers. */
+static int ep_providers(const char *spec, const char *clr, struct rtd_ipc_providers *prov)
 {
 	uint64_t kw = 0;
 	char err[256] = "";
-	int r = rtd_ipc_clrevents_parse("gc+jit+loader+contention+exception+threading", &kw,
-					err, sizeof(err));
+	int r = rtd_ipc_clrevents_parse(clr ? clr : "gc+jit+loader+contention+exception+threading",
+					&kw, err, sizeof(err));
+	if (r)
+		return cli_fail("--clrevents %s: no keyword '%s' (dotnet-trace's names: gc, jit, "
+				"loader, contention, exception, threading, ...)", clr, err);
 	char def[160];
 	snprintf(def, sizeof(def), "Microsoft-Windows-DotNETRuntime:0x%llx:4",
 		 (unsigned long long)kw);
@@ -258,10 +296,10 @@ static int ep_providers(const char *spec, struct rtd_ipc_providers *prov)
 	return CLI_OK;
 }
 
-static int ep_start(struct ep_run *e, pid_t pid, const char *spec)
+static int ep_start(struct ep_run *e, pid_t pid, const char *spec, const char *clr)
 {
 	struct rtd_ipc_providers prov = {0};
-	if (ep_providers(spec, &prov))
+	if (ep_providers(spec, clr, &prov))
 		return CLI_FAIL; /* checked before: out of memory */
 	int err = 0;
 	e->c = rtd_ipc_client_new(pid, NULL, &err);
@@ -296,9 +334,11 @@ static void ep_free(struct ep_run *e)
 		close(e->fd);
 }
 
-static int perf_new(struct perf_run *r, pid_t *pids, unsigned flags, unsigned freq)
+static int perf_new(struct perf_run *r, pid_t *pids, unsigned flags, const struct rec_args *a,
+		    unsigned freq)
 {
-	struct rtd_perf_sampler_opts so = {.sz = sizeof(so), .freq = freq};
+	struct rtd_perf_sampler_opts so = {.sz = sizeof(so), .freq = freq, .callgraph = a->cg,
+					   .stack_bytes = a->stack_bytes};
 	struct rtd_perf_profiler_opts po = {.sz = sizeof(po), .pids = pids, .npids = 1,
 					    .flags = flags | RTD_PERF_PROF_KEEP_SAMPLES,
 					    .sampler = &so};
@@ -415,7 +455,7 @@ static int record_main(int argc, char **argv)
 	if (a.name && find_name(a.name, &a.pid))
 		return CLI_FAIL;
 	struct rtd_ipc_providers check = {0};
-	rc = ep_providers(a.providers, &check); /* a bad --providers fails first */
+	rc = ep_providers(a.providers, a.clrevents, &check); /* a bad --providers fails first */
 	rtd_ipc_providers_clear(&check);
 	if (rc)
 		return CLI_USAGE;
@@ -435,18 +475,39 @@ static int record_main(int argc, char **argv)
 	}
 	struct perf_run cpu = {0}, off = {0};
 	struct ep_run ep = {.fd = -1};
-	rc = perf_new(&cpu, pids, flags, a.freq);
+	rtd_perf_syscall_recorder *sysc = NULL;
+	rtd_gotrace_recorder *got = NULL;
+	rc = perf_new(&cpu, pids, flags, &a, a.freq);
 	if (!rc)
-		rc = perf_new(&off, pids, flags | RTD_PERF_PROF_OFF_CPU | RTD_PERF_PROF_NO_DOTNET, 0);
+		rc = perf_new(&off, pids, flags | RTD_PERF_PROF_OFF_CPU | RTD_PERF_PROF_NO_DOTNET,
+			      &a, 0);
+	if (!rc && a.syscalls) {
+		RTD_OPTS(rtd_perf_syscall_recorder_opts, so, .pids = pids, .npids = 1,
+			 .flags = a.cmd ? RTD_PERF_SCREC_ENABLE_ON_EXEC : 0);
+		if (rtd_perf_syscall_recorder_new(&so, &sysc) ||
+		    rtd_perf_syscall_recorder_start(sysc))
+			rc = cli_fail("--syscalls: %s (they need tracefs and the right to read "
+				      "tracepoints: root, CAP_PERFMON or "
+				      "kernel.perf_event_paranoid <= 1)",
+				      rtd_perf_syscall_recorder_errmsg(sysc));
+	}
 	char sock[256];
 	bool dotnet = !a.no_dotnet && !a.cmd &&
 		      rtd_ipc_socket_find(a.pid, sock, sizeof(sock), NULL, 0) == 0;
-	if (!rc && dotnet && ep_start(&ep, a.pid, a.providers)) {
+	if (!rc && dotnet && ep_start(&ep, a.pid, a.providers, a.clrevents)) {
 		/* the kernel's side is still worth recording (the message said why) */
 		fprintf(stderr, "rtdiag: recording without EventPipe\n");
 		ep_free(&ep);
 		ep = (struct ep_run){.fd = -1};
 		dotnet = false;
+	}
+	if (!rc && a.gotrace) {
+		/* the program traces as long as the recording, or until cut */
+		RTD_OPTS(rtd_gotrace_recorder_opts, go, .host = a.gotrace, .pid = (uint32_t)a.pid,
+			 .seconds = a.duration);
+		int e = rtd_gotrace_recorder_start(&go, &got);
+		if (e)
+			rc = cli_fail("--go-trace %s: %s", a.gotrace, rtd_strerror(e));
 	}
 	if (rc) {
 		if (a.cmd)
@@ -470,8 +531,10 @@ static int record_main(int argc, char **argv)
 			g_stop = 1;
 		}
 	}
-	fprintf(stderr, "rtdiag: recording pid %d: CPU samples%s%s; %s\n", (int)a.pid,
-		off.p ? ", off-CPU waits" : "", ep.started ? ", EventPipe" : "",
+	fprintf(stderr, "rtdiag: recording pid %d: CPU samples%s%s%s%s; %s\n", (int)a.pid,
+		off.p ? ", off-CPU waits" : "", sysc ? ", system calls" : "",
+		got ? ", Go trace" : "",
+		ep.started ? ", EventPipe" : "",
 		a.duration > 0 ? "until --duration, the target's end or Ctrl-C"
 			       : "until the target's end or Ctrl-C");
 	double t0 = now_s();
@@ -491,7 +554,7 @@ static int record_main(int argc, char **argv)
 		if (a.cmd && !a.no_dotnet && !ep.started && !ep_tried &&
 		    rtd_ipc_socket_find(a.pid, sock, sizeof(sock), NULL, 0) == 0) {
 			ep_tried = true;
-			if (ep_start(&ep, a.pid, a.providers) == CLI_OK)
+			if (ep_start(&ep, a.pid, a.providers, a.clrevents) == CLI_OK)
 				ep.started = pthread_create(&ep.th, NULL, ep_thread, &ep) == 0;
 			else
 				fprintf(stderr, "rtdiag: recording without EventPipe\n");
@@ -511,6 +574,14 @@ static int record_main(int argc, char **argv)
 		pthread_join(off.th, NULL);
 	if (ep.started)
 		pthread_join(ep.th, NULL);
+	/* a trace of --duration's length ends by itself, soon after */
+	if (got && rtd_gotrace_recorder_stop(got, a.duration > 0 && !ended ? 10 : 0) &&
+	    rtd_gotrace_recorder_errmsg(got)[0])
+		fprintf(stderr, "rtdiag: --go-trace: %s (keeping what came)\n",
+			rtd_gotrace_recorder_errmsg(got));
+	if (sysc && rtd_perf_syscall_recorder_stop(sysc))
+		fprintf(stderr, "rtdiag: --syscalls: %s (keeping what came)\n",
+			rtd_perf_syscall_recorder_errmsg(sysc));
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (cpu.rc || off.rc)
@@ -527,7 +598,7 @@ static int record_main(int argc, char **argv)
 		waitpid(a.pid, NULL, 0);
 	}
 
-	rtd_source *srcs[3], *nt = NULL;
+	rtd_source *srcs[5], *nt = NULL;
 	size_t n = 0;
 	int err = 0;
 	uint64_t runtime = 0;
@@ -544,6 +615,13 @@ static int record_main(int argc, char **argv)
 		n++;
 	if (off.p && (srcs[n] = rtd_perf_source_waits(off.p, NULL, &err)))
 		n++;
+	if (sysc && (srcs[n] = rtd_perf_source_syscalls(sysc, NULL, &err)))
+		n++;
+	bool go_missing = false;
+	if (got && (srcs[n] = rtd_gotrace_recorder_source(got, &err)))
+		n++;
+	else if (got)
+		go_missing = true; /* the capture said why */
 	rc = write_all(&a, srcs, n, runtime);
 	for (size_t i = 0; i < n; i++)
 		rtd_source_free(srcs[i]);
@@ -558,6 +636,10 @@ static int record_main(int argc, char **argv)
 		snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)a.pid);
 		unlink(map);
 	}
+	if (rc == CLI_OK && go_missing) {
+		fprintf(stderr, "rtdiag: the recording has no Go trace; the rest is written\n");
+		rc = CLI_PARTIAL;
+	}
 	if (rc == CLI_OK && ended && a.duration > 0) {
 		fprintf(stderr, "rtdiag: the target ended before --duration; what came is written\n");
 		rc = CLI_PARTIAL;
@@ -565,6 +647,8 @@ static int record_main(int argc, char **argv)
 out:
 	rtd_perf_profiler_free(cpu.p);
 	rtd_perf_profiler_free(off.p);
+	rtd_perf_syscall_recorder_free(sysc);
+	rtd_gotrace_recorder_free(got);
 	ep_free(&ep);
 	return rc;
 }

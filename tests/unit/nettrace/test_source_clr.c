@@ -8,7 +8,9 @@
  *    closed by its stop (stops with nothing open are left as instants);
  *    written to a timeline no end is unmatched and nothing stays open;
  *  - GC/HeapStats gives generation-size counters;
- *  - the lanes are named "GC" and "EE suspended" in Chrome JSON.
+ *  - the lanes are named "GC" and "EE suspended" in Chrome JSON;
+ *  - other providers' Start/Stop pairs become slices on their thread,
+ *    matched per thread, innermost first (on a synthetic stream).
  */
 #include <inttypes.h>
 
@@ -111,8 +113,80 @@ static void test_clr(void **state)
 	assert_int_equal(err, -RTD_E_INVAL);
 }
 
+/* EventSource Start/Stop pairs as slices, on records built here (a
+ * synthetic stream, labelled so: a real runtime cannot be made to write
+ * pairs that do not nest, or a stop on another thread, on demand; the
+ * real one is tests/integration/record/test_clrevents.sh). */
+struct fake {
+	const struct rtd_record *v;
+	size_t n, at;
+};
+
+static int fake_next(void *impl, struct rtd_record *rec)
+{
+	struct fake *f = impl;
+	if (f->at == f->n)
+		return 0;
+	*rec = f->v[f->at++];
+	return 1;
+}
+
+static int fake_clock(void *impl, struct rtd_clock *out)
+{
+	(void)impl;
+	*out = (struct rtd_clock){.domain = RTD_CLOCK_MONOTONIC, .freq = 1000000000};
+	return 0;
+}
+
+static const struct rtd_source_ops fake_ops = {
+	.sz = sizeof(struct rtd_source_ops), .name = "fake", .next = fake_next, .clock = fake_clock};
+
+#define EV(t, tid_, n) {.kind = RTD_REC_INSTANT, .ts = t, .mono = t, .pid = 9, .tid = tid_, \
+			.name = n, .category = "P"}
+
+static void test_eventsource_pairs(void **state)
+{
+	(void)state;
+	static const struct rtd_record in[] = {
+		EV(10, 1, "P/Req/Start"),   /* slice P/Req on thread 1 */
+		EV(11, 2, "P/Req/Stop"),    /* another thread: nothing open there */
+		EV(12, 1, "P/Db/Start"),    /* nested inside P/Req */
+		EV(13, 1, "P/Req/Stop"),    /* not the innermost: instant only */
+		EV(14, 1, "P/Db/Stop"),     /* closes P/Db */
+		EV(15, 1, "P/Req/Stop"),    /* now closes P/Req */
+		EV(16, 1, "P/Mark"),        /* no opcode suffix: instant */
+		EV(17, 1, "Microsoft-Windows-DotNETRuntimeRundown/Runtime/Start"),
+		EV(18, 1, "Start/Stop"),    /* no task: instant */
+	};
+	struct fake f = {in, sizeof(in) / sizeof(in[0]), 0};
+	rtd_source *src = rtd_source_new(&fake_ops, &f);
+	rtd_source *s = rtd_nettrace_source_clr(src, NULL);
+	assert_non_null(s);
+	const struct rtd_record *r;
+	char got[512] = "";
+	size_t instants = 0;
+	while (rtd_source_next(s, &r) == 1) {
+		char one[64];
+		if (r->kind == RTD_REC_INSTANT) {
+			instants++;
+			continue;
+		}
+		snprintf(one, sizeof(one), "%s%" PRId64 ":%" PRIu64 ":%s ",
+			 r->kind == RTD_REC_SLICE_BEGIN ? "B" : "E", r->ts, r->tid,
+			 r->kind == RTD_REC_SLICE_BEGIN ? r->name : "");
+		strcat(got, one);
+		if (r->kind == RTD_REC_SLICE_BEGIN)
+			assert_string_equal(r->category, "P");
+	}
+	assert_int_equal(instants, 9); /* every event passed on */
+	assert_string_equal(got, "B10:1:P/Req B12:1:P/Db E14:1: E15:1: ");
+	rtd_source_free(s);
+	rtd_source_free(src);
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_clr)};
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_clr),
+					   cmocka_unit_test(test_eventsource_pairs)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -638,12 +638,45 @@ static void nettrace_r2r_named(void **state)
 	free(b);
 }
 
+/* An "E" names the slice it ends (speedscope's importer ends a slice only
+ * on an "E" of its name), innermost first, also for what finish closes. */
+static void chrome_json_end_names(void **state)
+{
+	(void)state;
+	char *out = NULL;
+	size_t olen = 0;
+	FILE *f = open_memstream(&out, &olen);
+	struct rtd_timeline_opts o = {.sz = sizeof(o),
+				      .format = RTD_TIMELINE_FMT_CHROME_JSON, .out = f};
+	rtd_timeline *tl = rtd_timeline_new(&o);
+	int64_t th = track(tl, RTD_TRACK_THREAD, 1, 1, "t", 0, NULL);
+	const char *names[] = {"a", "b", "c", "d", "e", "f"}; /* deeper than the first array */
+	for (size_t i = 0; i < 6; i++) {
+		struct rtd_tl_event e = ev((uint64_t)th, 1000 + (int64_t)i, names[i]);
+		assert_int_equal(rtd_timeline_begin(tl, &e), 0);
+	}
+	assert_int_equal(rtd_timeline_end(tl, (uint64_t)th, 2000), 0);
+	assert_int_equal(rtd_timeline_end(tl, (uint64_t)th, 2001), 0);
+	assert_int_equal(rtd_timeline_finish(tl), 0);
+	rtd_timeline_free(tl);
+	fclose(f);
+	const char *at = out;
+	for (int i = 5; i >= 0; i--) {
+		char want[32];
+		snprintf(want, sizeof(want), "{\"ph\":\"E\",\"name\":\"%s\"", names[i]);
+		at = strstr(at, want);
+		assert_non_null(at);
+	}
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(formats),
 		cmocka_unit_test(perfetto),
 		cmocka_unit_test(chrome_json),
+		cmocka_unit_test(chrome_json_end_names),
 		cmocka_unit_test(interning_generations),
 		cmocka_unit_test(incremental_time),
 		cmocka_unit_test(nettrace_named_samples),

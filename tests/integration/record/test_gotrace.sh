@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# `rtdiag record --go-trace`: a Go 1.23 program serving net/http/pprof
+# (tests/targets/go-record) logs "sleep N" (runtime/trace.Log) and at once
+# sleeps 20 ms, in a loop. One recording of its kernel side (perf) and its
+# runtime side (its /debug/pprof/trace, captured as `gotrace capture`
+# does) on one clock: each log is followed by the goroutine's GoBlock
+# (reason sleep) on the same M's track, the OS thread id, within 1 ms, and
+# by that thread's off-CPU slice beginning after the GoBlock within 2 ms
+# for >= 90% of the logs (gosleep.py; the gaps' distribution is printed).
+# An unreachable --go-trace: the kernel's side is written, exit 3 and why.
+set -u
+R=${RTDIAG:?}; SRC=${RTD_SOURCE_DIR:?}
+HERE=$SRC/tests/integration/record
+GO=1.23
+[ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 1 ] ||
+  { echo "SKIP: off-CPU waits need sched_switch samples: root or perf_event_paranoid <= 1"; exit 77; }
+P=$(bash "$SRC/tests/targets/go_build.sh" "$GO" tests/targets/go-record)
+rc=$?
+[ $rc = 77 ] && { echo "SKIP: Go $GO is not installed"; exit 77; }
+[ $rc = 0 ] || { echo "FAIL: go-record did not build"; exit 1; }
+W=$(mktemp -d /tmp/rtd-record-gotrace-XXXXXX)
+GP=
+cleanup() { [ -n "$GP" ] && { kill "$GP" 2>/dev/null; wait "$GP" 2>/dev/null; }; rm -rf "$W"; }
+trap cleanup EXIT
+fails=0
+"$P" "$W" >"$W/out" 2>&1 &
+GP=$!
+for _ in $(seq 600); do [ -s "$W/addr" ] && break; kill -0 "$GP" 2>/dev/null || break; sleep 0.1; done
+[ -s "$W/addr" ] || { echo "FAIL: go-record did not start: $(head -5 "$W/out")"; exit 1; }
+
+"$R" record -p "$GP" -d 3 --go-trace "http://$(cat "$W/addr")" -o "$W/t.json" -o "$W/t.pftrace" 2>"$W/err"
+rc=$?
+cat "$W/err"
+if [ $rc != 0 ] && grep -q "perf_event\|Permission\|not permitted" "$W/err"; then
+  echo "SKIP: perf_event is unavailable here: $(head -2 "$W/err")"; exit 77
+fi
+[ $rc = 0 ] || { echo "FAIL: rtdiag record exited $rc"; fails=1; }
+if python3 "$HERE/gosleep.py" "$W/t.json" >"$W/gap"; then
+  echo "ok: $(cat "$W/gap")"
+else
+  echo "FAIL: $(cat "$W/gap")"; fails=1
+fi
+grep -q '"stop-the-world\|"GC' "$W/t.json" && echo "ok: the runtime's ranges (STW/GC) are in it" ||
+  { echo "FAIL: no GC or STW range in the timeline"; fails=1; }
+
+"$R" record -p "$GP" -d 1 --go-trace http://127.0.0.1:1 -o "$W/x.json" 2>"$W/err2"
+rc=$?
+[ $rc = 3 ] && grep -q 'go-trace.*refused' "$W/err2" && echo "ok: unreachable --go-trace: exit 3: $(grep go-trace "$W/err2" | head -1)" ||
+  { echo "FAIL: unreachable --go-trace: exit $rc: $(cat "$W/err2")"; fails=1; }
+[ $fails = 0 ]
