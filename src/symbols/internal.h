@@ -26,7 +26,7 @@ struct sym_symbol {
 	uint64_t addr;
 	uint64_t size; /* 0: up to the next symbol */
 	const char *name;
-	uint8_t rank;  /* among aliases at one address the lowest is shown */
+	uint32_t rank; /* among aliases at one address the lowest is shown */
 };
 
 /* A sorted table of symbols with the strings they point to. */
@@ -47,7 +47,14 @@ int sym_table_add(struct sym_table *t, uint64_t addr, uint64_t size,
  * sizedness) the lowest rank is kept, the first added among equals. */
 int sym_table_add_ranked(struct sym_table *t, uint64_t addr, uint64_t size,
 			 const char *name, size_t nlen, bool copy,
-			 uint8_t rank);
+			 uint32_t rank);
+/* A symbol's binding, for sym_alias_rank(). */
+enum { SYM_BIND_GLOBAL, SYM_BIND_LOCAL, SYM_BIND_WEAK };
+/* The rank of one of several names at an address, as perf chooses
+ * (tools/perf/util/symbol.c, choose_best_symbol()): a strong name over a
+ * weak one, a global over a local, fewer leading underscores, then the
+ * longest name; the first added among equals. */
+uint32_t sym_alias_rank(unsigned bind, const char *name, size_t len);
 /* Sort by address, drop exact duplicates (keep the first named), and
  * give size-0 symbols the room up to the next one. */
 void sym_table_finish(struct sym_table *t);

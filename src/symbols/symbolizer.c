@@ -1063,7 +1063,9 @@ static void load_file(rtd_symbolizer *s, struct sym_obj *o)
 	}
 	if (!o->info.has_symtab && !dbg && o->info.is_go)
 		r = sym_go_pclntab(o->elf, &o->syms);
-	int rd = sym_elf_symbols(o->elf, 1, &o->syms, false);
+	/* one symbol source, as perf's: .dynsym only without a .symtab here
+	 * or in a debug file (MiniDebugInfo holds what .dynsym lacks) */
+	int rd = o->info.has_symtab || dbg ? 0 : sym_elf_symbols(o->elf, 1, &o->syms, false);
 	if (r < 0 || rd < 0)
 		warnf(s, "%s: symbol table: %s", o->path, rtd_strerror(r < 0 ? r : rd));
 	sym_table_finish(&o->syms);
