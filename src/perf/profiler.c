@@ -230,9 +230,8 @@ static void on_comm(struct rtd_perf_profiler *p, const struct rtd_perf_sample *s
 	}
 }
 
-static void on_mmap(struct rtd_perf_profiler *p, const struct rtd_perf_sample *s)
+void perf_sym_mmap(rtd_symbolizer *sym, const struct rtd_perf_sample *s)
 {
-	p->st.mmaps++;
 	if ((int32_t)s->rec.mmap.pid <= 0)
 		return; /* the kernel's own */
 	uint32_t prot = PROT_EXEC;
@@ -246,10 +245,16 @@ static void on_mmap(struct rtd_perf_profiler *p, const struct rtd_perf_sample *s
 	} else if (s->misc & PERF_RECORD_MISC_MMAP_DATA) {
 		return;
 	}
-	rtd_sym_proc_mmap(p->sym, (pid_t)s->rec.mmap.pid, s->rec.mmap.addr,
+	rtd_sym_proc_mmap(sym, (pid_t)s->rec.mmap.pid, s->rec.mmap.addr,
 			  s->rec.mmap.len, s->rec.mmap.pgoff,
 			  s->rec.mmap.filename ? s->rec.mmap.filename : "", dev,
 			  ino, prot);
+}
+
+static void on_mmap(struct rtd_perf_profiler *p, const struct rtd_perf_sample *s)
+{
+	p->st.mmaps++;
+	perf_sym_mmap(p->sym, s);
 }
 
 static bool is_kernel_ip(uint64_t ip)
