@@ -284,7 +284,8 @@ RTD_API void rtd_perf_data_stats(const rtd_perf_data *d, struct rtd_perf_data_st
  * struct rtd_perf_data_source_opts - options for rtd_perf_data_source()
  * @sz: sizeof(struct rtd_perf_data_source_opts)
  * @sym_flags: enum rtd_sym_flags for the symbolizer (RTD_SYM_NO_PROC_LOAD
- *             is always added: the recorded processes are gone)
+ *             is always added: the recorded processes are gone; and
+ *             RTD_SYM_VERSIONED: names as perf shows them)
  * @kallsyms: kernel symbol file (NULL: /proc/kallsyms)
  */
 struct rtd_perf_data_source_opts {

@@ -416,7 +416,9 @@ rtd_source *rtd_perf_data_source(rtd_perf_data *d, const struct rtd_perf_data_so
 	s->d = d;
 	rtd_map_init(&s->threads, PDS_MAX_THREADS);
 	rtd_map_init(&s->procs, PDS_MAX_THREADS);
-	struct rtd_sym_opts so = {.sz = sizeof(so), .flags = o.sym_flags | RTD_SYM_NO_PROC_LOAD,
+	/* perf's names: versions kept (clock_nanosleep@GLIBC_2.2.5) */
+	struct rtd_sym_opts so = {.sz = sizeof(so),
+				  .flags = o.sym_flags | RTD_SYM_NO_PROC_LOAD | RTD_SYM_VERSIONED,
 				  .kallsyms = o.kallsyms};
 	s->in = rtd_intern_new();
 	rc = s->in ? rtd_symbolizer_new(&so, &s->sym) : -ENOMEM;

@@ -131,15 +131,6 @@ bool sym_elf_off_to_vaddr(const struct sym_elf_info *i, uint64_t off,
 	return false;
 }
 
-/* An ELF symbol's rank among the names of its address (sym_alias_rank()). */
-static uint32_t alias_rank(const GElf_Sym *s, const char *nm)
-{
-	int b = GELF_ST_BIND(s->st_info);
-	return sym_alias_rank(b == STB_WEAK ? SYM_BIND_WEAK : b == STB_GLOBAL ? SYM_BIND_GLOBAL
-									  : SYM_BIND_LOCAL,
-			      nm, strlen(nm));
-}
-
 static bool exec_section(Elf *e, size_t ndx)
 {
 	GElf_Shdr sh;
@@ -147,7 +138,7 @@ static bool exec_section(Elf *e, size_t ndx)
 	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
 }
 
-int sym_elf_symbols(Elf *e, int which, struct sym_table *t, bool copy_names)
+int sym_elf_symbols(Elf *e, int which, struct sym_table *t, unsigned flags)
 {
 	Elf_Scn *scn = NULL;
 	Elf32_Word want = which ? SHT_DYNSYM : SHT_SYMTAB;
@@ -180,9 +171,15 @@ int sym_elf_symbols(Elf *e, int which, struct sym_table *t, bool copy_names)
 			/* a label in code (an assembler entry point such as
 			 * ld.so's _dl_start_user) names what no function covers,
 			 * as perf's does; a function wins over it */
+			size_t nl = strlen(nm), cut = flags & SYM_ELF_VERSIONED ? nl : strcspn(nm, "@");
+			int b = GELF_ST_BIND(sym.st_info);
+			uint32_t rank = sym_alias_rank(b == STB_WEAK ? SYM_BIND_WEAK
+						       : b == STB_GLOBAL ? SYM_BIND_GLOBAL
+									 : SYM_BIND_LOCAL,
+						       nm, cut);
 			int r = sym_table_add_ranked(t, sym.st_value, label ? 0 : sym.st_size,
-						     nm, strlen(nm), copy_names,
-						     alias_rank(&sym, nm) | (label ? 1u << 30 : 0));
+						     nm, cut, (flags & SYM_ELF_COPY) || cut < nl,
+						     rank | (label ? 1u << 30 : 0));
 			if (r)
 				return r;
 			added++;

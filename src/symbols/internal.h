@@ -120,9 +120,14 @@ struct Elf;
 /* Read segments, build-id, flags of an image. */
 int sym_elf_info(struct Elf *e, struct sym_elf_info *out);
 void sym_elf_info_clear(struct sym_elf_info *i);
-/* Add the function symbols of .symtab (which = 0) or .dynsym (1). */
+/* Flags of sym_elf_symbols() (true: SYM_ELF_COPY). */
+enum { SYM_ELF_COPY = 1u << 0, SYM_ELF_VERSIONED = 1u << 1 };
+/* Add the function symbols of .symtab (which = 0) or .dynsym (1): names
+ * copied with SYM_ELF_COPY (else borrowed from the image); a symbol
+ * version in a name ("memcpy@@GLIBC_2.14") kept with SYM_ELF_VERSIONED,
+ * else cut off (then the name is copied). */
 int sym_elf_symbols(struct Elf *e, int which, struct sym_table *t,
-		    bool copy_names);
+		    unsigned flags);
 /* Decompress .gnu_debugdata into a malloc'd buffer (xz). */
 int sym_elf_debugdata(struct Elf *e, uint8_t **out, size_t *len);
 /* File offset -> link-time virtual address (through PT_LOAD). */
