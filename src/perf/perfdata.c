@@ -848,7 +848,8 @@ static int qent_off_cmp(const void *a, const void *b)
 /* Sort the queue and make the records up to @limit ready. */
 static void flush_upto(rtd_perf_data *d, uint64_t limit)
 {
-	qsort(d->q, d->nq, sizeof(*d->q), qent_cmp);
+	if (d->nq > 1)
+		qsort(d->q, d->nq, sizeof(*d->q), qent_cmp);
 	size_t n = 0;
 	while (n < d->nq && d->q[n].time <= limit)
 		n++;
@@ -923,7 +924,8 @@ static int inflate(rtd_perf_data *d, const uint8_t *rec, size_t len, uint64_t fi
 	/* the rest of the last inflated bytes (a record cut across two
 	 * compressed records) goes first */
 	size_t keep = d->zlen - d->zpos;
-	memmove(d->zbuf, d->zbuf + d->zpos, keep);
+	if (keep)
+		memmove(d->zbuf, d->zbuf + d->zpos, keep);
 	d->zlen = keep;
 	d->zpos = 0;
 	d->zoff = fileoff;
