@@ -23,6 +23,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #include "rtdiag/common.h"
 #include "rtdiag/perf.h"
@@ -321,6 +323,90 @@ struct rtd_perf_data_source_opts {
  */
 RTD_API rtd_source *rtd_perf_data_source(rtd_perf_data *d,
 					 const struct rtd_perf_data_source_opts *opts, int *err);
+
+/* ---- writing ------------------------------------------------------------ */
+
+typedef struct rtd_perf_data_writer rtd_perf_data_writer;
+struct perf_event_attr;
+
+/* Caps of a writer. */
+#define RTD_PERF_DATA_WRITER_MAX_EVENTS 64u /* events */
+
+/**
+ * struct rtd_perf_data_writer_opts - options for rtd_perf_data_writer_new()
+ * @sz: sizeof(struct rtd_perf_data_writer_opts)
+ * @cmdline: HEADER_CMDLINE's text (NULL: none)
+ */
+struct rtd_perf_data_writer_opts {
+	size_t sz;
+	const char *cmdline;
+};
+
+/**
+ * rtd_perf_data_writer_new - start writing a perf.data file
+ * @f: the file, open for writing and seekable (borrowed: the caller closes
+ *     it after rtd_perf_data_writer_finish())
+ * @opts: options, or NULL
+ * @out: gets the writer
+ *
+ * The file is what perf record writes: the header, the events' attributes
+ * and ids, the records as the kernel wrote them, and the feature sections
+ * perf report and perf script read (event names, command line, host,
+ * OS release, arch, CPUs). Give every event with
+ * rtd_perf_data_writer_event() before the first record.
+ *
+ * Returns: 0, -errno, -RTD_E_INVAL.
+ */
+RTD_API int rtd_perf_data_writer_new(FILE *f, const struct rtd_perf_data_writer_opts *opts,
+				     rtd_perf_data_writer **out);
+
+/**
+ * rtd_perf_data_writer_event - describe one event of the records to come
+ * @w: the writer
+ * @attr: its perf_event_attr as it was opened (copied)
+ * @name: its name ("cpu-clock", "sched:sched_switch")
+ * @ids: the kernel ids of its descriptors (PERF_EVENT_IOC_ID; copied)
+ * @nids: their count
+ *
+ * Returns: 0, -RTD_E_STATE (after the first record), -RTD_E_CAP
+ * (RTD_PERF_DATA_WRITER_MAX_EVENTS), -ENOMEM.
+ */
+RTD_API int rtd_perf_data_writer_event(rtd_perf_data_writer *w,
+				       const struct perf_event_attr *attr, const char *name,
+				       const uint64_t *ids, size_t nids);
+
+/**
+ * rtd_perf_data_writer_record - append one record
+ * @w: the writer
+ * @rec: the record, header included, as the kernel wrote it
+ * @len: its size (the header's)
+ *
+ * Returns: 0, -RTD_E_INVAL (a size that is not the header's), -errno.
+ */
+RTD_API int rtd_perf_data_writer_record(rtd_perf_data_writer *w, const void *rec, size_t len);
+
+/**
+ * rtd_perf_data_writer_synthesize - the records perf record makes for what
+ * existed before recording: the kernel's mapping, and each thread's COMM
+ * and each executable mapping (MMAP2) of @pid from /proc
+ * @w: the writer (events given)
+ * @pid: a process; -1: every process of the machine; 0: only the
+ *       kernel's mapping
+ *
+ * Their sample_id trailers carry the first event's first id, time 0.
+ *
+ * Returns: 0, or -errno (a process that ended meanwhile is skipped).
+ */
+RTD_API int rtd_perf_data_writer_synthesize(rtd_perf_data_writer *w, pid_t pid);
+
+/**
+ * rtd_perf_data_writer_finish - write the feature sections and the header
+ * (the file is flushed, not closed)
+ * @w: the writer; freed, also on an error; NULL does nothing
+ *
+ * Returns: 0, or the first error writing the file met (-errno).
+ */
+RTD_API int rtd_perf_data_writer_finish(rtd_perf_data_writer *w);
 
 #ifdef __cplusplus
 }

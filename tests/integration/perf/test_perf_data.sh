@@ -4,7 +4,9 @@
 # self shares as `perf report --no-children`, for perf record -g,
 # --call-graph dwarf, -z, -e sched:sched_switch and two events; the
 # tracepoint's fields and --switch-events waits in a timeline; a cut file
-# converted up to the cut with exit 3.
+# converted up to the cut with exit 3. And the other way: perf script and
+# perf report reading `rtdiag perf record -o x.data` (fp, dwarf, -p PID)
+# as rtdiag's own profile of it.
 . "$(dirname "$0")/lib.sh"
 command -v perf >/dev/null || skip "perf (linux-perf) not installed: nothing to compare with"
 FP=$RTD_BINARY_DIR/tests/targets/cpu_shares_fp
@@ -52,6 +54,44 @@ if not perf or bad or len(perf) != len(self):
     sys.exit(1)
 PY
 ok "perf report --no-children: the same symbols with the same shares"
+
+# perf's reading of rtdiag's perf.data (rtdiag perf record -o x.data)
+# equals rtdiag's own profile of the same recording: every sample's stack
+# as perf script names it, and perf report --no-children's self shares.
+# rtdiag's profile is in nanoseconds, 10^9 / F per sample; its names have
+# no symbol versions (perf script's do: cut for the comparison)
+mine() { # NAME F RTDIAG_PERF_RECORD_ARGS...
+  local name=$1 f=$2; shift 2
+  "$R" perf record -F "$f" -o "$TMP/$name.data" -o "$TMP/$name.folded" "$@" > /dev/null || fail "$name: rtdiag perf record"
+  perf script -i "$TMP/$name.data" -F tid,event,ip,sym --no-inline 2> "$TMP/$name.serr" > "$TMP/$name.script" || { cat "$TMP/$name.serr"; fail "$name: perf script cannot read rtdiag's file"; }
+  python3 "$CMP" "$TMP/$name.script" "$TMP/$name.folded" --divide $((1000000000 / f)) --no-versions || fail "$name: perf script of rtdiag's perf.data and rtdiag's profile differ"
+  perf report -i "$TMP/$name.data" --no-children --stdio --sort sym -g none 2> /dev/null > "$TMP/$name.report"
+  python3 - "$TMP/$name.report" "$TMP/$name.folded" <<'PY' || fail "$name: perf report --no-children of rtdiag's perf.data and rtdiag's profile differ"
+import collections, re, sys
+perf = collections.Counter()
+for line in open(sys.argv[1]):
+    m = re.match(r"\s+([\d.]+)%\s+\[[.k]\]\s+(.+?)\s*$", line)
+    if m:
+        perf[m.group(2).split("@")[0]] += float(m.group(1))
+self, tot = collections.Counter(), 0
+for line in open(sys.argv[2]):
+    stack, v = line.rsplit(" ", 1)
+    self[stack.split(";")[-1]] += int(v); tot += int(v)
+bad = [(s, perf[s], 100.0 * self[s] / tot) for s in set(perf) | set(self) if abs(perf[s] - 100.0 * self[s] / tot) > 0.011]
+print("perf report: %d symbols; rtdiag: %d; %d differ" % (len(perf), len(self), len(bad)))
+for b in bad:
+    print("  %s: perf %.2f%% rtdiag %.3f%%" % b)
+sys.exit(1 if bad or not perf else 0)
+PY
+  ok "$name: perf script and perf report read rtdiag's perf.data as rtdiag's profile has it"
+}
+mine mine_fp 999 -- "$FP" rounds=300
+mine mine_dwarf 499 -g dwarf -- "$NOFP" rounds=150
+"$FP" --pid-file "$TMP/pid" 4 > /dev/null &
+tp=$!
+within 30 test -s "$TMP/pid" || fail "cpu_shares did not start"
+mine mine_pid 999 -p "$tp" -d 1.5
+wait "$tp"
 
 # the tracepoint's fields, one instant per sched_switch, in a timeline
 "$R" convert "$TMP/sched_switch.data" -o "$TMP/ss.json" || fail "sched_switch timeline"

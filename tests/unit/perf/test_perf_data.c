@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <linux/perf_event.h>
 
 #include "rtdiag/perf_data.h"
 #include "rtdiag/profile_records.h"
@@ -246,6 +247,76 @@ static void source_and_profile(void **state)
 	rtd_source_free(src);
 }
 
+/* The writer's file, read back: its event, the kernel's mapping perf
+ * record would synthesize, and the records given. */
+static void writer_round_trip(void **state)
+{
+	(void)state;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = tmpfile();
+	assert_non_null(f);
+	rtd_perf_data_writer *w;
+	RTD_OPTS(rtd_perf_data_writer_opts, wo, .cmdline = "rtdiag perf record -- x");
+	assert_int_equal(rtd_perf_data_writer_new(f, &wo, &w), 0);
+	struct perf_event_attr a = {.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
+				    .sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+						   PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
+				    .sample_id_all = 1};
+	uint64_t ids[2] = {41, 42};
+	assert_int_equal(rtd_perf_data_writer_event(w, &a, "cpu-clock", ids, 2), 0);
+	assert_int_equal(rtd_perf_data_writer_synthesize(w, 0), 0);
+	/* a sample: id, ip, pid/tid, time */
+	uint8_t rec[40] = {0};
+	uint32_t type = PERF_RECORD_SAMPLE;
+	uint16_t misc = PERF_RECORD_MISC_USER, size = sizeof(rec);
+	uint64_t id = 42, ip = 0x401000, t = 1000;
+	uint32_t pt[2] = {77, 78};
+	memcpy(rec, &type, 4);
+	memcpy(rec + 4, &misc, 2);
+	memcpy(rec + 6, &size, 2);
+	memcpy(rec + 8, &id, 8);
+	memcpy(rec + 16, &ip, 8);
+	memcpy(rec + 24, pt, 8);
+	memcpy(rec + 32, &t, 8);
+	assert_int_equal(rtd_perf_data_writer_record(w, rec, sizeof(rec)), 0);
+	assert_int_equal(rtd_perf_data_writer_record(w, rec, 16), -RTD_E_INVAL);
+	/* no event after the first record */
+	assert_int_equal(rtd_perf_data_writer_event(w, &a, "late", ids, 1), -RTD_E_STATE);
+	assert_int_equal(rtd_perf_data_writer_finish(w), 0);
+	long n = ftell(f);
+	assert_true(n > 0);
+	buf = malloc((size_t)n);
+	rewind(f);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	len = (size_t)n;
+	rtd_perf_data *d;
+	assert_int_equal(rtd_perf_data_open_mem(buf, len, NULL, &d), 0);
+	assert_string_equal(rtd_perf_data_info(d)->cmdline, "rtdiag perf record -- x");
+	assert_int_equal(rtd_perf_data_nevents(d), 1);
+	assert_string_equal(rtd_perf_data_event(d, 0)->name, "cpu-clock");
+	assert_int_equal(rtd_perf_data_event(d, 0)->nids, 2);
+	struct rtd_perf_data_rec r;
+	int kernel = 0, samples = 0, rc;
+	while ((rc = rtd_perf_data_next(d, &r)) == 1) {
+		if (r.s->type == PERF_RECORD_MMAP &&
+		    !strcmp(r.s->rec.mmap.filename, "[kernel.kallsyms]_text"))
+			kernel++;
+		if (r.s->type == PERF_RECORD_SAMPLE) {
+			samples++;
+			assert_int_equal(r.s->ip, 0x401000);
+			assert_int_equal(r.s->tid, 78);
+			assert_int_equal(r.event, 0);
+		}
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(samples, 1);
+	assert_true(kernel <= 1); /* none when kallsyms hides addresses */
+	rtd_perf_data_free(d);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +326,7 @@ int main(void)
 		cmocka_unit_test(tracepoint_fields),
 		cmocka_unit_test(cut_and_foreign),
 		cmocka_unit_test(source_and_profile),
+		cmocka_unit_test(writer_round_trip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
