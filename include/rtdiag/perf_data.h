@@ -47,6 +47,10 @@ typedef struct rtd_perf_data rtd_perf_data;
 enum rtd_perf_data_flags {
 	/* give the records in the file's order (no sorting by time) */
 	RTD_PERF_DATA_FILE_ORDER = 1u << 0,
+	/* leave the tracing data's format texts unparsed (libtraceevent
+	 * 1.7 crashes and leaks on malformed ones, docs/perf.md): a
+	 * tracepoint has its name, no fields */
+	RTD_PERF_DATA_NO_FORMATS = 1u << 1,
 };
 
 /**

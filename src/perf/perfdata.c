@@ -511,7 +511,10 @@ static int feature(rtd_perf_data *d, unsigned bit, uint64_t off, uint64_t size)
 		case FEAT_CMDLINE: feat_cmdline(d, &r); break;
 		case FEAT_EVENT_DESC: feat_event_desc(d, &r); break;
 		case FEAT_BUILD_ID: feat_build_id(d, &r); break;
-		case FEAT_TRACING_DATA: rc = feat_tracing(d, &r); break;
+		case FEAT_TRACING_DATA:
+			if (!(d->flags & RTD_PERF_DATA_NO_FORMATS))
+				rc = feat_tracing(d, &r);
+			break;
 		case FEAT_CLOCKID: d->info.clockid = (int64_t)rd_u64le(&r); break;
 		case FEAT_CLOCK_DATA:
 			if (rd_u32le(&r) >= 1) {
