@@ -40,8 +40,8 @@ static const struct cli_opt convert_opts[] = {
 	{OPT_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
 	 "write to FILE (- or none: standard output)", 0, 0},
 	{OPT_FORMAT, "format", 'f', CLI_ARG_STR, 0, "FORMAT",
-	 "folded|pprof|top|svg|speedscope|perfetto|chrome-json (default: from "
-	 "FILE's extension)", 0, 0},
+	 "folded|pprof|top|svg|speedscope|perfetto|chrome-json, firefox (perf.data: "
+	 "the Firefox Profiler's) (default: from FILE's extension)", 0, 0},
 	{OPT_TYPE, "type", 't', CLI_ARG_STR, 0, "TYPE",
 	 "the sample type one-value formats show (alloc_space, cpu, ...)", 0, 0},
 	{OPT_TITLE, "title", 0, CLI_ARG_STR, 0, "TEXT",
@@ -346,14 +346,23 @@ static int run_convert(int argc, char **argv)
 	bool trace = kind == RTD_INPUT_GOTRACE || kind == RTD_INPUT_NETTRACE ||
 		     kind == RTD_INPUT_NETPERF || kind == RTD_INPUT_PERF_DATA;
 	unsigned allow = trace ? CLI_FMT_PROFILE | CLI_FMT_TIMELINE : CLI_FMT_PROFILE;
-	struct cli_format f;
+	struct cli_format f = {0};
 	const char *dflt = kind == RTD_INPUT_GOTRACE ? "perfetto" : "folded";
-	if (cli_format_pick("convert", fmt, outp, allow, dflt, &f)) {
+	/* the Firefox Profiler's Gecko profile: perf.data's for now */
+	bool firefox = fmt && !strcmp(fmt, "firefox");
+	if (firefox && kind != RTD_INPUT_PERF_DATA) {
+		free(first);
+		cli_close_in(in);
+		return cli_fail("%s: --format firefox takes perf.data (this is %s)", path,
+				rtd_input_format_name(kind));
+	}
+	if (!firefox && cli_format_pick("convert", fmt, outp, allow, dflt, &f)) {
 		free(first);
 		cli_close_in(in);
 		return CLI_USAGE;
 	}
-	int rc = kind == RTD_INPUT_PERF_DATA ? cli_convert_perfdata(path, &f, outp, &wo, event, no_inline)
+	int rc = kind == RTD_INPUT_PERF_DATA ? cli_convert_perfdata(path, &f, outp, &wo, event, no_inline,
+								    firefox)
 					     : convert_in(in, path, kind, first, nfirst, &f, outp, &wo);
 	free(first);
 	cli_close_in(in);

@@ -12,6 +12,8 @@
 #include "cli.h"
 #include "cli_format.h"
 #include "convert_perfdata.h"
+#include "out.h"
+#include "rtdiag/firefox.h"
 #include "rtdiag/perf_data.h"
 #include "rtdiag/profile_records.h"
 #include "rtdiag/timeline_records.h"
@@ -136,9 +138,35 @@ static int to_profile(rtd_source *src, const rtd_perf_data *d, const char *path,
 	return out == CLI_OK && partial ? CLI_PARTIAL : out;
 }
 
+/* The Firefox Profiler's Gecko profile of every thread's samples and
+ * off-CPU waits. */
+static int to_firefox(rtd_source *src, const char *path, const char *outp)
+{
+	int rc = 0;
+	rtd_firefox *ff = rtd_firefox_new(NULL, &rc);
+	int got = ff ? rtd_firefox_pull(ff, src) : rc;
+	int partial = ff ? source_end(path, src, got) : -1;
+	struct cli_out o;
+	size_t n = 0;
+	if (partial < 0 || cli_out_open(&o, outp)) {
+		rtd_firefox_free(ff);
+		return ff ? CLI_FAIL : cli_fail("%s: %s", path, rtd_strerror(rc));
+	}
+	rc = rtd_firefox_write(ff, o.f, &n);
+	rtd_firefox_free(ff);
+	if (rc || !n) {
+		cli_out_abort(&o);
+		return rc ? cli_fail("writing %s: %s", outp ? outp : "stdout", rtd_strerror(rc))
+			  : cli_fail("%s: no samples to write (nothing written)", path);
+	}
+	if (cli_out_commit(&o))
+		return CLI_FAIL;
+	return partial ? CLI_PARTIAL : CLI_OK;
+}
+
 int cli_convert_perfdata(const char *path, const struct cli_format *f, const char *outp,
 			 const struct rtd_profile_write_opts *wo, const char *event,
-			 bool no_inline)
+			 bool no_inline, bool firefox)
 {
 	if (!strcmp(path, "-"))
 		return cli_fail("perf.data on standard input: give its file name (the "
@@ -155,8 +183,9 @@ int cli_convert_perfdata(const char *path, const struct cli_format *f, const cha
 	rtd_source *src = rtd_perf_data_source(d, &so, &rc);
 	if (!src)
 		return cli_fail("%s: %s", path, rtd_strerror(rc));
-	int out = f->kind == CLI_FMT_TIMELINE ? to_timeline(src, path, f, outp)
-					      : to_profile(src, d, path, f, outp, wo, event);
+	int out = firefox ? to_firefox(src, path, outp)
+		  : f->kind == CLI_FMT_TIMELINE ? to_timeline(src, path, f, outp)
+						: to_profile(src, d, path, f, outp, wo, event);
 	rtd_source_free(src);
 	return out;
 }
