@@ -6,6 +6,7 @@ PKGS=(
   build-essential cmake pkg-config            # build
   libtraceevent-dev libtracefs-dev            # perf: tracepoint formats, dynamic probes
   libelf-dev libdw-dev zlib1g-dev             # symbols (uprobes), pprof gzip
+  libzstd-dev                                 # perf.data: perf record -z records
   liblzma-dev libdebuginfod-dev libiberty-dev # symbols: MiniDebugInfo, debuginfod, demangling
   debuginfod elfutils                         # perf tests: a local debuginfod server, eu-strip
   libseccomp-dev                              # perf trace: syscall names

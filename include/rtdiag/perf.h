@@ -1140,6 +1140,27 @@ RTD_API const char *rtd_perf_profiler_errmsg(const struct rtd_perf_profiler *p);
 RTD_API struct rtd_perf_monitor *
 rtd_perf_profiler_monitor(struct rtd_perf_profiler *p);
 
+struct rtd_perf_data_writer;
+
+/**
+ * rtd_perf_profiler_write_data - also write everything recorded to a
+ * perf.data file, as perf record would (rtdiag/perf_data.h)
+ * @p: a profiler not run yet
+ * @w: an open writer (borrowed until rtd_perf_profiler_run() returns;
+ *     the caller closes it)
+ *
+ * Gives @w the profiler's events (attributes, names, ids), the records
+ * perf record synthesizes for what exists already (the kernel's mapping,
+ * the scoped processes' threads and executable mappings; every process
+ * when system-wide; none for a program started with enable_on_exec, whose
+ * mappings the kernel writes as it execs), then during the run every
+ * record the kernel writes.
+ *
+ * Returns: 0, or the writer's error.
+ */
+RTD_API int rtd_perf_profiler_write_data(struct rtd_perf_profiler *p,
+					 struct rtd_perf_data_writer *w);
+
 /**
  * rtd_perf_profiler_run - sample until stopped or every scoped process is gone
  * @p: profiler

@@ -64,6 +64,9 @@ enum rtd_sym_flags {
 	RTD_SYM_NO_DEBUGINFOD = 1u << 1, /* never ask a debuginfod server */
 	RTD_SYM_NO_DEMANGLE = 1u << 2,   /* keep mangled names */
 	RTD_SYM_NO_PROC_LOAD = 1u << 3,  /* never read /proc/PID/maps itself */
+	/* keep symbol versions in names (memcpy@@GLIBC_2.14), as perf
+	 * report and perf script show them */
+	RTD_SYM_VERSIONED = 1u << 4,
 };
 
 /**

@@ -184,6 +184,9 @@ int perf_pmu_type(const char *pmu_dir, const char *pmu, uint32_t *type);
 int perf_pmu_format_bit(const char *pmu_dir, const char *pmu,
 			const char *name, unsigned *bit);
 
+/* profiler.c: a MMAP or MMAP2 record's executable mapping into @sym */
+void perf_sym_mmap(rtd_symbolizer *sym, const struct rtd_perf_sample *s);
+
 /* tpfield.c: tracepoint formats and field decoding */
 int perf_fields_from_format(struct tep_handle *tep, const char *sys,
 			    const char *buf, size_t len, int *id,

@@ -38,6 +38,7 @@
 #include "perf/offcpu.h"
 #include "rtdiag/guard.h"
 #include "rtdiag/ipc.h"
+#include "rtdiag/perf_data.h"
 #include "symbols/internal.h"
 
 /* Cap on call tree nodes (distinct stack prefixes); past it stacks are cut. */
@@ -99,6 +100,7 @@ struct rtd_perf_profiler {
 	int64_t start_ns;       /* CLOCK_REALTIME at the start */
 	uint64_t start_mono, end_ns; /* CLOCK_MONOTONIC: run()'s span */
 	FILE *kept;       /* RTD_PERF_PROF_KEEP_SAMPLES: struct kept_sample */
+	struct rtd_perf_data_writer *dw; /* rtd_perf_profiler_write_data() */
 	char errmsg[1024];
 };
 
@@ -230,9 +232,8 @@ static void on_comm(struct rtd_perf_profiler *p, const struct rtd_perf_sample *s
 	}
 }
 
-static void on_mmap(struct rtd_perf_profiler *p, const struct rtd_perf_sample *s)
+void perf_sym_mmap(rtd_symbolizer *sym, const struct rtd_perf_sample *s)
 {
-	p->st.mmaps++;
 	if ((int32_t)s->rec.mmap.pid <= 0)
 		return; /* the kernel's own */
 	uint32_t prot = PROT_EXEC;
@@ -246,10 +247,16 @@ static void on_mmap(struct rtd_perf_profiler *p, const struct rtd_perf_sample *s
 	} else if (s->misc & PERF_RECORD_MISC_MMAP_DATA) {
 		return;
 	}
-	rtd_sym_proc_mmap(p->sym, (pid_t)s->rec.mmap.pid, s->rec.mmap.addr,
+	rtd_sym_proc_mmap(sym, (pid_t)s->rec.mmap.pid, s->rec.mmap.addr,
 			  s->rec.mmap.len, s->rec.mmap.pgoff,
 			  s->rec.mmap.filename ? s->rec.mmap.filename : "", dev,
 			  ino, prot);
+}
+
+static void on_mmap(struct rtd_perf_profiler *p, const struct rtd_perf_sample *s)
+{
+	p->st.mmaps++;
+	perf_sym_mmap(p->sym, s);
 }
 
 static bool is_kernel_ip(uint64_t ip)
@@ -386,6 +393,11 @@ static int on_switch(struct rtd_perf_profiler *p, const struct rtd_perf_sample *
 static int on_record(const struct rtd_perf_sample *s, void *ctx)
 {
 	struct rtd_perf_profiler *p = ctx;
+	if (p->dw && s->bytes) {
+		int e = rtd_perf_data_writer_record(p->dw, s->bytes, s->size);
+		if (e)
+			return prof_err(p, e, "writing perf.data: %s", rtd_strerror(e));
+	}
 	switch (s->type) {
 	case PERF_RECORD_SAMPLE:
 		if (s->event == p->ev)
@@ -418,6 +430,61 @@ static int on_record(const struct rtd_perf_sample *s, void *ctx)
 		break;
 	default:
 		break;
+	}
+	return 0;
+}
+
+/* The process a thread belongs to (its Tgid), 0 when it is gone. */
+static pid_t tgid_of(int tid)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	if (rtd_read_small(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	const char *t = strstr(buf, "\nTgid:");
+	return t ? (pid_t)atoi(t + 6) : 0;
+}
+
+int rtd_perf_profiler_write_data(struct rtd_perf_profiler *p, struct rtd_perf_data_writer *w)
+{
+	if (!p || !w)
+		return -RTD_E_INVAL;
+	for (struct rtd_perf_event *ev = p->m->events; ev; ev = ev->next) {
+		uint64_t *ids = calloc(ev->nfds ? ev->nfds : 1, sizeof(*ids));
+		size_t n = 0;
+		if (!ids)
+			return -ENOMEM;
+		for (size_t i = 0; i < ev->nfds; i++)
+			if (ev->fds[i] >= 0)
+				ids[n++] = ev->ids[i];
+		int rc = rtd_perf_data_writer_event(w, &ev->attr, ev->name, ids, n);
+		free(ids);
+		if (rc)
+			return rc;
+	}
+	struct rtd_perf_monitor *m = p->m;
+	p->dw = w;
+	/* -- COMMAND: the kernel writes the program's mappings as it execs;
+	 * the child's image before its exec would be a stale one (perf's
+	 * reader keeps a process's maps across its exec) */
+	if (m->flags & RTD_PERF_ENABLE_ON_EXEC)
+		return rtd_perf_data_writer_synthesize(w, 0);
+	if (m->cgroup_scope || (m->ntargets == 1 && m->targets[0] == -1))
+		return rtd_perf_data_writer_synthesize(w, -1);
+	pid_t done[64];
+	size_t ndone = 0;
+	for (size_t i = 0; i < m->ntargets; i++) {
+		pid_t pid = tgid_of(m->targets[i]);
+		bool seen = !pid;
+		for (size_t k = 0; k < ndone && !seen; k++)
+			seen = done[k] == pid;
+		if (seen)
+			continue;
+		if (ndone < sizeof(done) / sizeof(*done))
+			done[ndone++] = pid;
+		int rc = rtd_perf_data_writer_synthesize(w, pid);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }

@@ -115,6 +115,9 @@ int rtd_perf_monitor_add_sampler(struct rtd_perf_monitor *m,
 		a->comm = 1;
 		a->comm_exec = 1;
 		a->task = 1;
+		/* perf record -g dwarf's: the data mappings too, where a
+		 * reader of its perf.data finds each module's .eh_frame_hdr */
+		a->mmap_data = o.callgraph == RTD_PERF_CG_DWARF;
 	}
 	if ((r = perf_event_open_all(m, ev))) {
 		if (r == -RTD_E_PERF_NOTSUPP && a->type == PERF_TYPE_HARDWARE)

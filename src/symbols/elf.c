@@ -131,26 +131,14 @@ bool sym_elf_off_to_vaddr(const struct sym_elf_info *i, uint64_t off,
 	return false;
 }
 
-/*
- * Of several names for one address, show what perf shows: a global one
- * over a weak one over a local one, then fewer leading underscores, and
- * never a versioned "_alias" or a ".cold"/".part" clone name when another
- * is there.
- */
-static uint8_t alias_rank(const GElf_Sym *s, const char *nm)
+static bool exec_section(Elf *e, size_t ndx)
 {
-	unsigned r = 0;
-	int b = GELF_ST_BIND(s->st_info);
-	r += b == STB_GLOBAL ? 0 : b == STB_WEAK ? 8 : 16;
-	if (strstr(nm, "_alias") || strchr(nm, '.'))
-		r += 32;
-	unsigned u = 0;
-	while (nm[u] == '_' && u < 7)
-		u++;
-	return (uint8_t)(r + u);
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_getscn(e, ndx);
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
 }
 
-int sym_elf_symbols(Elf *e, int which, struct sym_table *t, bool copy_names)
+int sym_elf_symbols(Elf *e, int which, struct sym_table *t, unsigned flags)
 {
 	Elf_Scn *scn = NULL;
 	Elf32_Word want = which ? SHT_DYNSYM : SHT_SYMTAB;
@@ -171,15 +159,27 @@ int sym_elf_symbols(Elf *e, int which, struct sym_table *t, bool copy_names)
 			if (!gelf_getsym(d, (int)k, &sym))
 				break;
 			int ty = GELF_ST_TYPE(sym.st_info);
-			if ((ty != STT_FUNC && ty != STT_GNU_IFUNC) ||
-			    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			bool label = ty == STT_NOTYPE;
+			if ((ty != STT_FUNC && ty != STT_GNU_IFUNC && !label) ||
+			    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE ||
+			    !sym.st_value)
 				continue;
 			const char *nm = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (!nm || !*nm)
+			if (!nm || !*nm || (label && (nm[0] == '.' || nm[0] == '$' ||
+						      !exec_section(e, sym.st_shndx))))
 				continue;
-			int r = sym_table_add_ranked(t, sym.st_value, sym.st_size,
-						     nm, strlen(nm), copy_names,
-						     alias_rank(&sym, nm));
+			/* a label in code (an assembler entry point such as
+			 * ld.so's _dl_start_user) names what no function covers,
+			 * as perf's does; a function wins over it */
+			size_t nl = strlen(nm), cut = flags & SYM_ELF_VERSIONED ? nl : strcspn(nm, "@");
+			int b = GELF_ST_BIND(sym.st_info);
+			uint32_t rank = sym_alias_rank(b == STB_WEAK ? SYM_BIND_WEAK
+						       : b == STB_GLOBAL ? SYM_BIND_GLOBAL
+									 : SYM_BIND_LOCAL,
+						       nm, cut);
+			int r = sym_table_add_ranked(t, sym.st_value, label ? 0 : sym.st_size,
+						     nm, cut, (flags & SYM_ELF_COPY) || cut < nl,
+						     rank | (label ? 1u << 30 : 0));
 			if (r)
 				return r;
 			added++;

@@ -26,7 +26,7 @@ struct sym_symbol {
 	uint64_t addr;
 	uint64_t size; /* 0: up to the next symbol */
 	const char *name;
-	uint8_t rank;  /* among aliases at one address the lowest is shown */
+	uint32_t rank; /* among aliases at one address the lowest is shown */
 };
 
 /* A sorted table of symbols with the strings they point to. */
@@ -47,7 +47,14 @@ int sym_table_add(struct sym_table *t, uint64_t addr, uint64_t size,
  * sizedness) the lowest rank is kept, the first added among equals. */
 int sym_table_add_ranked(struct sym_table *t, uint64_t addr, uint64_t size,
 			 const char *name, size_t nlen, bool copy,
-			 uint8_t rank);
+			 uint32_t rank);
+/* A symbol's binding, for sym_alias_rank(). */
+enum { SYM_BIND_GLOBAL, SYM_BIND_LOCAL, SYM_BIND_WEAK };
+/* The rank of one of several names at an address, as perf chooses
+ * (tools/perf/util/symbol.c, choose_best_symbol()): a strong name over a
+ * weak one, a global over a local, fewer leading underscores, then the
+ * longest name; the first added among equals. */
+uint32_t sym_alias_rank(unsigned bind, const char *name, size_t len);
 /* Sort by address, drop exact duplicates (keep the first named), and
  * give size-0 symbols the room up to the next one. */
 void sym_table_finish(struct sym_table *t);
@@ -113,9 +120,14 @@ struct Elf;
 /* Read segments, build-id, flags of an image. */
 int sym_elf_info(struct Elf *e, struct sym_elf_info *out);
 void sym_elf_info_clear(struct sym_elf_info *i);
-/* Add the function symbols of .symtab (which = 0) or .dynsym (1). */
+/* Flags of sym_elf_symbols() (true: SYM_ELF_COPY). */
+enum { SYM_ELF_COPY = 1u << 0, SYM_ELF_VERSIONED = 1u << 1 };
+/* Add the function symbols of .symtab (which = 0) or .dynsym (1): names
+ * copied with SYM_ELF_COPY (else borrowed from the image); a symbol
+ * version in a name ("memcpy@@GLIBC_2.14") kept with SYM_ELF_VERSIONED,
+ * else cut off (then the name is copied). */
 int sym_elf_symbols(struct Elf *e, int which, struct sym_table *t,
-		    bool copy_names);
+		    unsigned flags);
 /* Decompress .gnu_debugdata into a malloc'd buffer (xz). */
 int sym_elf_debugdata(struct Elf *e, uint8_t **out, size_t *len);
 /* File offset -> link-time virtual address (through PT_LOAD). */

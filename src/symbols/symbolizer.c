@@ -1037,8 +1037,9 @@ static void load_file(rtd_symbolizer *s, struct sym_obj *o)
 		o->fd = -1;
 	}
 	int r = 0;
+	unsigned ef = s->flags & RTD_SYM_VERSIONED ? SYM_ELF_VERSIONED : 0;
 	if (o->info.has_symtab)
-		r = sym_elf_symbols(o->elf, 0, &o->syms, false);
+		r = sym_elf_symbols(o->elf, 0, &o->syms, ef);
 	bool dbg = false;
 	if (!o->info.has_symtab || (!o->info.has_debug_info &&
 				    !(s->flags & RTD_SYM_NO_DWARF))) {
@@ -1052,20 +1053,22 @@ static void load_file(rtd_symbolizer *s, struct sym_obj *o)
 				o->dbg_fd = -1;
 			}
 			if (!o->info.has_symtab)
-				r = sym_elf_symbols(o->dbg, 0, &o->syms, false);
+				r = sym_elf_symbols(o->dbg, 0, &o->syms, ef);
 		}
 	}
 	if (!o->info.has_symtab && !dbg && o->info.has_debugdata &&
 	    sym_elf_debugdata(o->elf, &o->dbg_mem, &o->dbg_len) == 0) {
 		o->dbg = elf_memory((char *)o->dbg_mem, o->dbg_len);
 		if (o->dbg && elf_kind(o->dbg) == ELF_K_ELF) {
-			r = sym_elf_symbols(o->dbg, 0, &o->syms, false);
+			r = sym_elf_symbols(o->dbg, 0, &o->syms, ef);
 			s->st.debugdata++;
 		}
 	}
 	if (!o->info.has_symtab && !dbg && o->info.is_go)
 		r = sym_go_pclntab(o->elf, &o->syms);
-	int rd = sym_elf_symbols(o->elf, 1, &o->syms, false);
+	/* one symbol source, as perf's: .dynsym only without a .symtab here
+	 * or in a debug file (MiniDebugInfo holds what .dynsym lacks) */
+	int rd = o->info.has_symtab || dbg ? 0 : sym_elf_symbols(o->elf, 1, &o->syms, ef);
 	if (r < 0 || rd < 0)
 		warnf(s, "%s: symbol table: %s", o->path, rtd_strerror(r < 0 ? r : rd));
 	sym_table_finish(&o->syms);

@@ -56,7 +56,7 @@ int sym_table_add(struct sym_table *t, uint64_t addr, uint64_t size,
 }
 
 int sym_table_add_ranked(struct sym_table *t, uint64_t addr, uint64_t size,
-			 const char *name, size_t nlen, bool copy, uint8_t rank)
+			 const char *name, size_t nlen, bool copy, uint32_t rank)
 {
 	if (t->n >= SYM_MAX_SYMBOLS)
 		return -RTD_E_CAP;
@@ -74,6 +74,16 @@ int sym_table_add_ranked(struct sym_table *t, uint64_t addr, uint64_t size,
 	}
 	t->v[t->n++] = (struct sym_symbol){addr, size, name, rank};
 	return 0;
+}
+
+uint32_t sym_alias_rank(unsigned bind, const char *name, size_t len)
+{
+	size_t u = 0;
+	while (u < len && u < 255 && name[u] == '_')
+		u++;
+	if (len > 0xffff)
+		len = 0xffff;
+	return (uint32_t)bind << 24 | (uint32_t)u << 16 | (uint32_t)(0xffff - len);
 }
 
 static int cmp_sym(const void *a, const void *b)
@@ -120,9 +130,14 @@ void sym_table_finish(struct sym_table *t)
 		return;
 	sort_stable(t->v, t->n);
 	size_t w = 0;
+	uint64_t covered = 0; /* the end of the last sized symbol */
 	for (size_t i = 0; i < t->n; i++) {
 		if (w && t->v[w - 1].addr == t->v[i].addr)
 			continue; /* an alias: the first is kept */
+		if (!t->v[i].size && t->v[i].addr < covered)
+			continue; /* a label inside a function: the function names it */
+		if (t->v[i].size && t->v[i].addr + t->v[i].size > covered)
+			covered = t->v[i].addr + t->v[i].size;
 		t->v[w++] = t->v[i];
 	}
 	t->n = w;

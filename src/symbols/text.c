@@ -191,7 +191,12 @@ int sym_kallsyms_parse(const char *buf, size_t len, struct sym_table *t,
 			tl += ml;
 			tmp[tl++] = ']';
 		}
-		int rc = sym_table_add(t, addr, 0, tmp, tl, true);
+		/* of aliases the last listed is shown, as perf shows it
+		 * (memcpy, __memcpy, __pi_memcpy: __pi_memcpy; __do_sys_X,
+		 * __ia32_sys_X, __x64_sys_X: __x64_sys_X): its lookup lands on
+		 * the one alias its table gave a length, the last */
+		int rc = sym_table_add_ranked(t, addr, 0, tmp, tl, true,
+					      (uint32_t)(UINT32_MAX - lineno));
 		if (rc) {
 			sym_table_finish(t);
 			return rc;

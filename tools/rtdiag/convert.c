@@ -13,6 +13,9 @@
  *   nettrace  -> folded, pprof, top, svg, speedscope (its CPU samples);
  *                perfetto, chrome-json (threads, GC, JIT, ... as a timeline)
  *   pprof, folded -> folded, pprof, top, svg, speedscope
+ *   perf.data -> folded, pprof, top, svg, speedscope (one event's
+ *                samples); perfetto, chrome-json (samples, tracepoints,
+ *                switches) - convert_perfdata.c
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,6 +25,7 @@
 
 #include "cli.h"
 #include "cli_format.h"
+#include "convert_perfdata.h"
 #include "opt.h"
 #include "rtdiag/format.h"
 #include "rtdiag/gotrace.h"
@@ -30,14 +34,14 @@
 #include "rtdiag/timeline.h"
 
 enum { OPT_OUT = 1, OPT_FORMAT, OPT_TYPE, OPT_TITLE, OPT_INVERTED,
-       OPT_WIDTH, OPT_MIN_WIDTH, OPT_THREADS };
+       OPT_WIDTH, OPT_MIN_WIDTH, OPT_THREADS, OPT_NO_INLINE, OPT_EVENT };
 
 static const struct cli_opt convert_opts[] = {
 	{OPT_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
 	 "write to FILE (- or none: standard output)", 0, 0},
 	{OPT_FORMAT, "format", 'f', CLI_ARG_STR, 0, "FORMAT",
-	 "folded|pprof|top|svg|speedscope|perfetto|chrome-json (default: from "
-	 "FILE's extension)", 0, 0},
+	 "folded|pprof|top|svg|speedscope|perfetto|chrome-json, firefox (perf.data: "
+	 "the Firefox Profiler's) (default: from FILE's extension)", 0, 0},
 	{OPT_TYPE, "type", 't', CLI_ARG_STR, 0, "TYPE",
 	 "the sample type one-value formats show (alloc_space, cpu, ...)", 0, 0},
 	{OPT_TITLE, "title", 0, CLI_ARG_STR, 0, "TEXT",
@@ -50,6 +54,10 @@ static const struct cli_opt convert_opts[] = {
 	 "flame graph: merge frames narrower than PX (0.1)", 0, 0},
 	{OPT_THREADS, "thread-roots", 0, CLI_ARG_NONE, 0, NULL,
 	 "folded, flame graph: start each stack with its thread", 0, 0},
+	{OPT_EVENT, "event", 'e', CLI_ARG_STR, 0, "EVENT",
+	 "perf.data: the profile of this event (default: the file's first)", 0, 0},
+	{OPT_NO_INLINE, "no-inline", 0, CLI_ARG_NONE, 0, NULL,
+	 "perf.data: no frames of inlined functions (as perf script --no-inline)", 0, 0},
 	{0},
 };
 
@@ -64,7 +72,8 @@ static const struct cli_cmd convert_cmd = {
 		   "an EventPipe .nettrace into a timeline too (threads, GC, JIT,\n"
 		   "contention, activities, counters, samples); a nettrace's CPU\n"
 		   "samples, a pprof or folded profile into folded, pprof, top, an\n"
-		   "SVG flame graph or speedscope JSON.",
+		   "SVG flame graph or speedscope JSON;\n"
+		   "a perf.data file (perf record) into any of those, symbolized by rtdiag.",
 	.opts = convert_opts,
 	.min_pos = 1,
 	.max_pos = 1,
@@ -73,6 +82,8 @@ static const struct cli_cmd convert_cmd = {
 		   "  rtdiag convert trace.out -o trace.perfetto-trace   (open in ui.perfetto.dev)\n"
 		   "  rtdiag convert app.nettrace -o cpu.svg\n"
 		   "  rtdiag convert heap.pb.gz --type alloc_space -o heap.speedscope.json\n"
+		   "  rtdiag convert perf.data -o cpu.svg   (perf record -g, --call-graph dwarf, -z)\n"
+		   "  rtdiag convert perf.data -o t.pftrace   (samples, tracepoints, --switch-events waits)\n"
 		   "A Go 1.22+ trace is decoded on a second thread while this one writes\n"
 		   "the timeline when a core is free (the 1-minute load average leaves\n"
 		   "one idle); RTDIAG_THREADS=1 in the environment keeps it to one\n"
@@ -285,6 +296,8 @@ static int run_convert(int argc, char **argv)
 	struct cli_val v;
 	int id;
 	const char *outp = NULL, *fmt = NULL;
+	bool no_inline = false;
+	const char *event = NULL;
 	struct rtd_profile_write_opts wo = {.sz = sizeof(wo)};
 	cli_opt_init(&ps, &convert_cmd, argc, argv);
 	while ((id = cli_opt_next(&ps, &v)) > 0) {
@@ -297,6 +310,8 @@ static int run_convert(int argc, char **argv)
 		case OPT_WIDTH: wo.width = (unsigned)v.i; break;
 		case OPT_MIN_WIDTH: wo.min_width = v.d; break;
 		case OPT_THREADS: wo.thread_roots = true; break;
+		case OPT_NO_INLINE: no_inline = true; break;
+		case OPT_EVENT: event = v.str; break;
 		}
 	}
 	if (id < 0)
@@ -321,27 +336,34 @@ static int run_convert(int argc, char **argv)
 	}
 	struct rtd_input_info info;
 	enum rtd_input_format kind = rtd_format_detect(first, nfirst, feof(in), &info);
-	if (kind == RTD_INPUT_UNKNOWN || kind == RTD_INPUT_PERF_DATA) {
+	if (kind == RTD_INPUT_UNKNOWN) {
 		free(first);
 		cli_close_in(in);
-		if (kind == RTD_INPUT_PERF_DATA)
-			return cli_fail("%s: perf.data, which convert does not "
-					"read (nothing written)", path);
 		return cli_fail("%s: not a format rtdiag reads (tried %s): %s; "
 				"nothing written", path, rtd_format_tried(),
 				info.why);
 	}
 	bool trace = kind == RTD_INPUT_GOTRACE || kind == RTD_INPUT_NETTRACE ||
-		     kind == RTD_INPUT_NETPERF;
+		     kind == RTD_INPUT_NETPERF || kind == RTD_INPUT_PERF_DATA;
 	unsigned allow = trace ? CLI_FMT_PROFILE | CLI_FMT_TIMELINE : CLI_FMT_PROFILE;
-	struct cli_format f;
+	struct cli_format f = {0};
 	const char *dflt = kind == RTD_INPUT_GOTRACE ? "perfetto" : "folded";
-	if (cli_format_pick("convert", fmt, outp, allow, dflt, &f)) {
+	/* the Firefox Profiler's Gecko profile: perf.data's for now */
+	bool firefox = fmt && !strcmp(fmt, "firefox");
+	if (firefox && kind != RTD_INPUT_PERF_DATA) {
+		free(first);
+		cli_close_in(in);
+		return cli_fail("%s: --format firefox takes perf.data (this is %s)", path,
+				rtd_input_format_name(kind));
+	}
+	if (!firefox && cli_format_pick("convert", fmt, outp, allow, dflt, &f)) {
 		free(first);
 		cli_close_in(in);
 		return CLI_USAGE;
 	}
-	int rc = convert_in(in, path, kind, first, nfirst, &f, outp, &wo);
+	int rc = kind == RTD_INPUT_PERF_DATA ? cli_convert_perfdata(path, &f, outp, &wo, event, no_inline,
+								    firefox)
+					     : convert_in(in, path, kind, first, nfirst, &f, outp, &wo);
 	free(first);
 	cli_close_in(in);
 	return rc;

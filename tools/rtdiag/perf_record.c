@@ -16,6 +16,8 @@
 #include "cli_format.h"
 #include "out.h"
 #include "perf_cli.h"
+#include "rtdiag/format.h"
+#include "rtdiag/perf_data.h"
 #include "rtdiag/timeline.h"
 
 enum {
@@ -48,7 +50,8 @@ static const struct cli_opt record_opts[] = {
 	 "user space only (--off-cpu: waits found in the kernel, stacks without its frames)", 0, 0},
 	{O_OUT, "output", 'o', CLI_ARG_STR, CLI_OPT_REPEAT, "FILE",
 	 "write to FILE (.folded, .pb.gz/.pprof, .svg, .speedscope.json, .txt, "
-	 ".perfetto-trace/.pftrace) instead of the top table on stdout; up to 4 "
+	 ".perfetto-trace/.pftrace, .data: perf.data for perf report) instead of "
+	 "the top table on stdout; up to 4 "
 	 "times: one recording, each FILE in the format its name says", 0, 0},
 	{O_FORMAT, "format", 0, CLI_ARG_CHOICE, 0,
 	 "top|folded|pprof|svg|speedscope|perfetto|chrome-json",
@@ -127,7 +130,7 @@ const struct cli_cmd perf_cmd_record = {
 
 /* --format's choices, in the order of its table entry */
 enum fmt { FMT_TOP, FMT_FOLDED, FMT_PPROF, FMT_SVG, FMT_SPEEDSCOPE,
-	   FMT_PERFETTO, FMT_CHROME_JSON, FMT_NONE = -1, FMT_REFUSED = -2 };
+	   FMT_PERFETTO, FMT_CHROME_JSON, FMT_DATA, FMT_NONE = -1, FMT_REFUSED = -2 };
 
 /* FILE's format by the library's one extension table (cli_format_ext());
  * FMT_NONE when it has no extension, FMT_REFUSED (after a usage message)
@@ -135,6 +138,9 @@ enum fmt { FMT_TOP, FMT_FOLDED, FMT_PPROF, FMT_SVG, FMT_SPEEDSCOPE,
 static enum fmt format_of_path(const char *path)
 {
 	struct cli_format f;
+	const struct rtd_format_ext *x = rtd_format_ext_of(path);
+	if (x && x->format && !strcmp(x->format, "perf.data"))
+		return FMT_DATA; /* every record, as perf record writes them */
 	if (cli_format_ext("perf record", path, CLI_FMT_PROFILE | CLI_FMT_TIMELINE, &f))
 		return FMT_REFUSED;
 	if (f.kind == CLI_FMT_TIMELINE) {
@@ -490,6 +496,28 @@ int perf_record_main(int argc, char **argv)
 				"samples (as perf does; root, CAP_PERFMON or "
 				"kernel.perf_event_paranoid=1 give kernel frames)\n");
 	}
+	/* -o x.data: every record into a perf.data file, from the start */
+	struct cli_out dout;
+	rtd_perf_data_writer *dw = NULL;
+	size_t dout_i = 0;
+	for (size_t i = 0; i < a.nouts && !dw; i++) {
+		if (a.formats[i] != FMT_DATA)
+			continue;
+		dout_i = i;
+		int e = cli_out_open(&dout, a.outs[i]) ? -EIO : 0;
+		RTD_OPTS(rtd_perf_data_writer_opts, wo, .cmdline = "rtdiag perf record");
+		if (!e && (e = rtd_perf_data_writer_new(dout.f, &wo, &dw)) == 0)
+			e = rtd_perf_profiler_write_data(pr, dw);
+		if (e) {
+			if (e != -EIO)
+				cli_out_abort(&dout);
+			rtd_perf_data_writer_finish(dw);
+			if (have_child)
+				perf_child_abort(&child);
+			rtd_perf_profiler_free(pr);
+			return cli_fail("%s: %s", a.outs[i], rtd_strerror(e));
+		}
+	}
 	perf_cli_signals(m, a.duration);
 	if (have_child) {
 		int e = perf_child_go(&child);
@@ -503,6 +531,18 @@ int perf_record_main(int argc, char **argv)
 	}
 	r = rtd_perf_profiler_run(pr);
 	perf_cli_signals(NULL, 0);
+	if (dw) {
+		int e = rtd_perf_data_writer_finish(dw);
+		if (e) {
+			cli_out_abort(&dout);
+			rtd_perf_profiler_free(pr);
+			return cli_fail("%s: %s", a.outs[dout_i], rtd_strerror(e));
+		}
+		if (cli_out_commit(&dout)) {
+			rtd_perf_profiler_free(pr);
+			return CLI_FAIL;
+		}
+	}
 	if (r)
 		fprintf(stderr, "rtdiag: %s (keeping the samples taken so far)\n",
 			rtd_perf_profiler_errmsg(pr));
@@ -553,7 +593,8 @@ int perf_record_main(int argc, char **argv)
 	int64_t held = rtd_profile_samples(prof);
 	nsamples = held > 0 ? (uint64_t)held : 0;
 	for (size_t i = 0; i < a.nouts && rc == CLI_OK; i++)
-		rc = write_profile(&a, a.outs[i], a.formats[i], pr, prof, nsamples);
+		if (a.formats[i] != FMT_DATA) /* written as it was recorded */
+			rc = write_profile(&a, a.outs[i], a.formats[i], pr, prof, nsamples);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (a.stats) {
 		print_stats(pr);

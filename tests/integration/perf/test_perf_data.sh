@@ -1,0 +1,136 @@
+# perf.data read by rtdiag (rtd_perf_data_source, `rtdiag convert x.data`)
+# against Debian's perf reading the same file: every sample with the same
+# call chain and the same names as `perf script --no-inline`, the same
+# self shares as `perf report --no-children`, for perf record -g,
+# --call-graph dwarf, -z, -e sched:sched_switch and two events; the
+# tracepoint's fields and --switch-events waits in a timeline; a cut file
+# converted up to the cut with exit 3. And the other way: perf script and
+# perf report reading `rtdiag perf record -o x.data` (fp, dwarf, -p PID)
+# as rtdiag's own profile of it.
+. "$(dirname "$0")/lib.sh"
+command -v perf >/dev/null || skip "perf (linux-perf) not installed: nothing to compare with"
+FP=$RTD_BINARY_DIR/tests/targets/cpu_shares_fp
+NOFP=$RTD_BINARY_DIR/tests/targets/cpu_shares_nofp
+[ -x "$FP" ] && [ -x "$NOFP" ] || fail "cpu_shares not built"
+CMP=$(dirname "$0")/perf_script_stacks.py
+
+# same NAME PERF_RECORD_ARGS... -- CMD: record with perf, then compare
+# perf script's stacks with rtdiag's, sample for sample
+same() {
+  local name=$1 ev=${EVENT:-}; shift
+  perf record -q -o "$TMP/$name.data" "$@" > /dev/null 2> "$TMP/$name.rec" || { cat "$TMP/$name.rec"; fail "$name: perf record"; }
+  perf script -i "$TMP/$name.data" -F tid,event,ip,sym --no-inline 2> /dev/null > "$TMP/$name.script"
+  "$R" convert "$TMP/$name.data" --no-inline ${ev:+--event "$ev"} --type samples -f folded -o "$TMP/$name.folded" || fail "$name: rtdiag convert"
+  python3 "$CMP" "$TMP/$name.script" "$TMP/$name.folded" ${ev:+--event "$ev"} || fail "$name: perf script and rtdiag differ"
+  ok "$name: every sample as perf script has it"
+}
+
+same g -g -F 999 -- "$FP" rounds=300
+same dwarf --call-graph dwarf -F 499 -- "$NOFP" rounds=150
+same z -z -g -F 999 -- "$FP" rounds=300
+same sched_switch -g -e sched:sched_switch -- sh -c 'for i in 1 2 3 4 5; do sleep 0.01; done'
+EVENT=page-faults same two -g -e task-clock,page-faults -F 999 -- "$FP" rounds=300
+
+# perf report --no-children: each symbol's share of the period, as rtdiag
+# weighs its samples (the profile's default type: cpu nanoseconds)
+perf report -i "$TMP/g.data" --no-children --stdio --sort sym -g none 2> /dev/null > "$TMP/g.report"
+"$R" convert "$TMP/g.data" -f folded -o "$TMP/g.cpu.folded" || fail "convert with periods"
+python3 - "$TMP/g.report" "$TMP/g.cpu.folded" <<'PY' || fail "perf report --no-children and rtdiag differ"
+import collections, re, sys
+perf = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"\s+([\d.]+)%\s+\[[.k]\]\s+(.+?)\s*$", line)
+    if m:
+        perf[m.group(2)] = perf.get(m.group(2), 0) + float(m.group(1))
+self, tot = collections.Counter(), 0
+for line in open(sys.argv[2]):
+    stack, v = line.rsplit(" ", 1)
+    self[stack.split(";")[-1]] += int(v); tot += int(v)
+bad = [(s, p, 100.0 * self[s] / tot) for s, p in perf.items() if abs(p - 100.0 * self[s] / tot) > 0.011]
+print("perf report: %d symbols, %.2f%% in all; rtdiag: %d symbols" % (len(perf), sum(perf.values()), len(self)))
+for s, p, r in bad:
+    print("  %s: perf %.2f%% rtdiag %.3f%%" % (s, p, r))
+if not perf or bad or len(perf) != len(self):
+    sys.exit(1)
+PY
+ok "perf report --no-children: the same symbols with the same shares"
+
+# perf's reading of rtdiag's perf.data (rtdiag perf record -o x.data)
+# equals rtdiag's own profile of the same recording: every sample's stack
+# as perf script names it, and perf report --no-children's self shares.
+# rtdiag's profile is in nanoseconds, 10^9 / F per sample; its names have
+# no symbol versions (perf script's do: cut for the comparison)
+mine() { # NAME F RTDIAG_PERF_RECORD_ARGS...
+  local name=$1 f=$2; shift 2
+  "$R" perf record -F "$f" -o "$TMP/$name.data" -o "$TMP/$name.folded" "$@" > /dev/null || fail "$name: rtdiag perf record"
+  perf script -i "$TMP/$name.data" -F tid,event,ip,sym --no-inline 2> "$TMP/$name.serr" > "$TMP/$name.script" || { cat "$TMP/$name.serr"; fail "$name: perf script cannot read rtdiag's file"; }
+  python3 "$CMP" "$TMP/$name.script" "$TMP/$name.folded" --divide $((1000000000 / f)) --no-versions || fail "$name: perf script of rtdiag's perf.data and rtdiag's profile differ"
+  perf report -i "$TMP/$name.data" --no-children --stdio --sort sym -g none 2> /dev/null > "$TMP/$name.report"
+  python3 - "$TMP/$name.report" "$TMP/$name.folded" <<'PY' || fail "$name: perf report --no-children of rtdiag's perf.data and rtdiag's profile differ"
+import collections, re, sys
+perf = collections.Counter()
+for line in open(sys.argv[1]):
+    m = re.match(r"\s+([\d.]+)%\s+\[[.k]\]\s+(.+?)\s*$", line)
+    if m:
+        perf[m.group(2).split("@")[0]] += float(m.group(1))
+self, tot = collections.Counter(), 0
+for line in open(sys.argv[2]):
+    stack, v = line.rsplit(" ", 1)
+    self[stack.split(";")[-1]] += int(v); tot += int(v)
+bad = [(s, perf[s], 100.0 * self[s] / tot) for s in set(perf) | set(self) if abs(perf[s] - 100.0 * self[s] / tot) > 0.011]
+print("perf report: %d symbols; rtdiag: %d; %d differ" % (len(perf), len(self), len(bad)))
+for b in bad:
+    print("  %s: perf %.2f%% rtdiag %.3f%%" % b)
+sys.exit(1 if bad or not perf else 0)
+PY
+  ok "$name: perf script and perf report read rtdiag's perf.data as rtdiag's profile has it"
+}
+mine mine_fp 999 -- "$FP" rounds=300
+mine mine_dwarf 499 -g dwarf -- "$NOFP" rounds=150
+"$FP" --pid-file "$TMP/pid" 4 > /dev/null &
+tp=$!
+within 30 test -s "$TMP/pid" || fail "cpu_shares did not start"
+mine mine_pid 999 -p "$tp" -d 1.5
+wait "$tp"
+
+# the tracepoint's fields, one instant per sched_switch, in a timeline
+"$R" convert "$TMP/sched_switch.data" -o "$TMP/ss.json" || fail "sched_switch timeline"
+python3 - "$TMP/ss.json" "$(perf script -i "$TMP/sched_switch.data" -F tid 2>/dev/null | grep -c .)" <<'PY' || fail "sched_switch instants"
+import json, sys
+d = json.load(open(sys.argv[1])); ev = d["traceEvents"] if isinstance(d, dict) else d
+sw = [e for e in ev if e.get("ph") == "i" and e.get("name") == "sched:sched_switch"]
+print("timeline: %d sched_switch instants, perf script: %s" % (len(sw), sys.argv[2]))
+assert len(sw) == int(sys.argv[2])
+assert all({"prev_comm", "prev_pid", "prev_state", "next_comm", "next_pid"} <= set(e["args"]) for e in sw)
+assert any(e["args"]["prev_comm"] == "sleep" for e in sw)
+PY
+ok "sched_switch: an instant per sample with its fields"
+
+# --switch-events: each wait off the CPU a slice
+perf record -q --switch-events -o "$TMP/sw.data" -- sh -c 'for i in 1 2 3; do sleep 0.01; done' > /dev/null 2>&1 || fail "perf record --switch-events"
+"$R" convert "$TMP/sw.data" -o "$TMP/sw.json" || fail "switch timeline"
+outs=$(perf script -i "$TMP/sw.data" --show-switch-events -F tid 2>/dev/null | grep -c 'SWITCH OUT')
+python3 - "$TMP/sw.json" "$outs" <<'PY' || fail "switch slices"
+import json, sys
+d = json.load(open(sys.argv[1])); ev = d["traceEvents"] if isinstance(d, dict) else d
+b = [e for e in ev if e.get("ph") == "B" and e.get("cat") == "off-cpu"]
+print("timeline: %d off-CPU slices; perf script: %s switches out" % (len(b), sys.argv[2]))
+assert len(b) == int(sys.argv[2]) and len(b) > 0
+PY
+ok "--switch-events: a slice per switch out"
+
+# every profile format; a cut file: what came before, exit 3
+for o in cpu.svg cpu.pb.gz cpu.speedscope.json cpu.txt; do
+  "$R" convert "$TMP/g.data" -o "$TMP/$o" || fail "convert to $o"
+done
+grep -q gamma_fn "$TMP/cpu.svg" && grep -q gamma_fn "$TMP/cpu.txt" || fail "no gamma_fn in the pictures"
+# cut at 60% of the data section (the feature sections follow it)
+python3 -c '
+import struct, sys
+d = open(sys.argv[1], "rb").read(); off, size = struct.unpack("<QQ", d[40:56])
+open(sys.argv[2], "wb").write(d[:off + size * 6 // 10])' "$TMP/g.data" "$TMP/cut.data"
+"$R" convert "$TMP/cut.data" -o "$TMP/cut.folded" 2> "$TMP/cut.err"; rc=$?
+cat "$TMP/cut.err"
+[ $rc = 3 ] || fail "a cut perf.data: exit $rc, want 3"
+grep -q 'it was cut at offset' "$TMP/cut.err" && [ -s "$TMP/cut.folded" ] || fail "a cut perf.data: no message or no output"
+ok "formats; a cut file converted up to the cut (exit 3)"

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* convert_perfdata.h - convert's reading of perf.data (convert_perfdata.c). */
+#ifndef RTD_CLI_CONVERT_PERFDATA_H
+#define RTD_CLI_CONVERT_PERFDATA_H
+
+#include <stdbool.h>
+
+#include "cli_format.h"
+#include "rtdiag/profile.h"
+
+/*
+ * Convert the perf.data file PATH to OUTP in format F: a timeline of every
+ * record, or a profile of one EVENT (NULL: the file's first; WO->type
+ * picks its sample type, "samples" or the period's); FIREFOX: the Firefox
+ * Profiler's Gecko profile instead (rtdiag/firefox.h); NO_INLINE: no frames of inlined functions. Returns an exit code: CLI_OK, CLI_FAIL, or CLI_PARTIAL when
+ * the file was damaged after what was converted.
+ */
+int cli_convert_perfdata(const char *path, const struct cli_format *f, const char *outp,
+			 const struct rtd_profile_write_opts *wo, const char *event,
+			 bool no_inline, bool firefox);
+
+#endif
