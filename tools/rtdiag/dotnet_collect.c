@@ -89,8 +89,8 @@ static const struct cli_opt profile_opts[] = {
 	 "time of every thread, running or waiting)", 0, 0},
 	{O_MANAGED_ONLY, "managed-only", 0, CLI_ARG_NONE, CLI_OPT_HIDDEN, NULL,
 	 "dotnetdiag's --managed-only", 0, 0},
-	{O_TOP, "top", 0, CLI_ARG_NONE, 0, NULL,
-	 "print the hottest frames too when writing -o", 0, 0},
+	{O_TOP, "top", 0, CLI_ARG_INT, CLI_OPT_POSITIVE | CLI_OPT_WAS_FLAG, "N",
+	 "print the N hottest frames too when writing -o", 1, 1000000},
 	SESSION_OPTS,
 	{0},
 };
@@ -231,7 +231,7 @@ static int parse_collect(const struct cli_cmd *cmd, int argc, char **argv,
 		case O_NO_RUNDOWN: a->no_rundown = true; break;
 		case O_DRY_RUN: a->dry_run = true; break;
 		case O_NO_STACKWALK: a->no_stackwalk = true; break;
-		case O_TOP: a->top = 10; break;
+		case O_TOP: a->top = v.str ? (int)v.i : 10; break;
 		case O_CPU: a->cpu = true; break;
 		case O_MANAGED_ONLY: a->managed_only = true; break;
 		case O_DURATION: a->duration = v.d; break;

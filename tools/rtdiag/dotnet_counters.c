@@ -32,7 +32,7 @@ static const struct cli_opt counters_opts[] = {
 	 "TIME", "stop after TIME", 0, 0},
 	{O_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
 	 "collect: the file (default counter.csv / counter.json)", 0, 0},
-	{O_CFORMAT, "format", 0, CLI_ARG_CHOICE, 0, "csv|json",
+	{O_CFORMAT, "format", 'f', CLI_ARG_CHOICE, 0, "csv|json",
 	 "collect: dotnet-counters' CSV or JSON layout (default csv)", 0, 0},
 	{0},
 };

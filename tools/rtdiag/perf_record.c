@@ -50,13 +50,15 @@ static const struct cli_opt record_opts[] = {
 	 "write to FILE (.folded, .pb.gz/.pprof, .svg, .speedscope.json, .txt, "
 	 ".perfetto-trace/.pftrace) instead of the top table on stdout; up to 4 "
 	 "times: one recording, each FILE in the format its name says", 0, 0},
-	{O_FORMAT, "format", 0, CLI_ARG_CHOICE, 0,
+	{O_FORMAT, "format", 'f', CLI_ARG_CHOICE, 0,
 	 "top|folded|pprof|svg|speedscope|perfetto|chrome-json",
 	 "output format (default: from FILE's name, else top)", 0, 0},
 	{O_THREADS, "per-thread", 0, CLI_ARG_NONE, 0, NULL,
 	 "folded and SVG: a root frame per thread (pid/tid name)", 0, 0},
-	{O_TOP, "top", 'n', CLI_ARG_INT, CLI_OPT_POSITIVE, "N",
+	{O_TOP, "top", 0, CLI_ARG_INT, CLI_OPT_POSITIVE, "N",
 	 "rows of the top table (default 25)", 1, 1000000},
+	CLI_OLD(O_TOP, NULL, 'n', CLI_ARG_INT, CLI_OPT_POSITIVE, "N",
+		"--top N (-n is --name)", 1, 1000000),
 	{O_PAGES, "mmap-pages", 'm', CLI_ARG_INT, CLI_OPT_POSITIVE, "PAGES",
 	 "ring data pages per CPU, a power of two (default perf's: 128 at the kernel's default mlock limit)", 1, 65536},
 	{O_STATS, "stats", 0, CLI_ARG_NONE, 0, NULL,

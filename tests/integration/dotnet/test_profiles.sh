@@ -21,7 +21,7 @@ share() { awk -v re="$2" '{ w = $NF; all += w; if ($0 ~ re) s += w }
 
 # allocations: byte[1000] three times for each long[125] (1024 bytes both)
 start_kinds "$WORK/alloc" alloc
-out=$("$R" dotnet profile -p "$KP" --type alloc --duration 3 -o "$WORK/alloc.folded" --top 2>&1); rc=$?
+out=$("$R" dotnet profile -p "$KP" --type alloc --duration 3 -o "$WORK/alloc.folded" --top 10 2>&1); rc=$?
 b=$(share "$WORK/alloc.folded" 'Alloc[.]AllocBytes[(][)];System[.]Byte[[][]]'); l=$(share "$WORK/alloc.folded" 'Alloc[.]AllocLongs[(][)];System[.]Int64[[][]]')
 n=$(sed -n 's/^\([0-9]*\) allocation ticks.*/\1/p' <<<"$out")
 # 3:1 by bytes; over n ticks the share's sampling error is about

@@ -16,7 +16,7 @@ objcopy --only-keep-debug app app.debug
 strip -s app -o app.stripped
 readelf -S app.stripped | grep -q '\.symtab' && fail "strip left a .symtab"
 
-top() { "$R" perf record -F 499 -n 40 "$@" 2> err.txt; }
+top() { "$R" perf record -F 499 --top 40 "$@" 2> err.txt; }
 
 # 1. stripped, nothing to help: module+0xOFFSET
 top -o none.txt -- ./app.stripped rounds=300 || { cat err.txt; fail "record of the stripped app"; }
