@@ -315,11 +315,14 @@ static int build_rec(const struct rtd_goframe *f, size_t n, uint64_t count, int6
 		b->addr = a;
 		b->cap = n;
 	}
-	/* the model wants the root first; a frame without a name is its PC */
+	/* the model wants the root first; a frame without a name is its
+	 * PC, or "<unknown>" without one, as go tool pprof prints it */
 	for (size_t i = 0; i < n; i++) {
 		const struct rtd_goframe *x = &f[n - 1 - i];
 		if (*x->fn) {
 			b->names[i] = x->fn;
+		} else if (!x->pc) {
+			b->names[i] = "<unknown>";
 		} else {
 			snprintf(b->addr[i], sizeof(b->addr[i]), "0x%" PRIx64, x->pc);
 			b->names[i] = b->addr[i];

@@ -227,10 +227,15 @@ static int sv_walk(struct svg *s, bool draw)
 		const struct ftree_node *n = &t->n[it.node];
 		if (it.depth > s->maxdepth)
 			s->maxdepth = it.depth;
-		if (draw)
+		if (draw) {
 			sv_frame(s, it.node ? ftree_name(s->p, t, n->name) : "all",
 				 it.node ? n->kind : RTD_FRAME_OTHER, it.start,
 				 n->total, it.depth, false);
+			/* the legend names the kinds of the samples' frames,
+			 * not the "all" box's */
+			if (!it.node)
+				s->kinds = 0;
+		}
 		/* children left to right; pushed right to left */
 		size_t base = sp;
 		/* children from the parent's left edge; its self weight is
