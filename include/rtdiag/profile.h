@@ -203,6 +203,8 @@ RTD_API void rtd_profile_get_meta(const rtd_profile *p,
  * @RTD_FRAME_GO_RUNTIME: Go's runtime (package runtime and its kin)
  * @RTD_FRAME_INTERPRETED: interpreted or JIT code of another runtime
  * @RTD_FRAME_OTHER: a synthetic frame (a thread root, a marker)
+ * @RTD_FRAME_RUNTIME: native code of a language runtime (libcoreclr,
+ *                     libclrjit, libjvm, libpython...): not the program's
  * @RTD_FRAME_KIND_COUNT: number of kinds
  */
 enum rtd_frame_kind {
@@ -214,6 +216,7 @@ enum rtd_frame_kind {
 	RTD_FRAME_GO_RUNTIME,
 	RTD_FRAME_INTERPRETED,
 	RTD_FRAME_OTHER,
+	RTD_FRAME_RUNTIME,
 	RTD_FRAME_KIND_COUNT
 };
 

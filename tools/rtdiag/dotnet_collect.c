@@ -721,6 +721,7 @@ int run_session(struct collect_args *a, struct sink_state *st,
 	recorded = true; /* connected: what follows is worth replaying */
 	snprintf(end->target, sizeof(end->target), "%s",
 		 rtd_ipc_client_target(c));
+	end->pid = a->command ? ln.child : a->t.pid;
 	/* --type wait of a runtime that sends no wait events (before .NET
 	 * 9): say so now, not with an empty profile at the end. A program
 	 * we start is still paused, and a recording replays as recorded:
@@ -1039,8 +1040,15 @@ static void print_top(const rtd_profile *pr, unsigned k, uint64_t events,
 	fflush(stdout);
 }
 
+/* What a picture's title says: the process, its pid, how long. */
+struct prof_whose {
+	pid_t pid;
+	const char *process;
+	double seconds;
+};
+
 static int profile_outputs(struct sink_state *st, const struct collect_args *a,
-			   double cpu_wall)
+			   double cpu_wall, const struct prof_whose *who)
 {
 	struct rtd_nettrace_cpu_stats cs = {.sz = sizeof(cs)};
 	bool have_cs = a->cpu && (a->kinds & RTD_IPC_PROFILE_CPU) &&
@@ -1059,8 +1067,12 @@ static int profile_outputs(struct sink_state *st, const struct collect_args *a,
 			return cli_fail("building the %s profile: %s",
 					kind_name(k), rtd_strerror(err));
 		uint64_t events = rtd_nettrace_profiler_count(st->prof, k);
-		struct rtd_profile_meta m = {.sz = sizeof(m), .source = "eventpipe",
-					     .process = NULL};
+		struct rtd_profile_meta m = {
+			.sz = sizeof(m),
+			.source = "eventpipe",
+			.process = who->process,
+			.pid = who->pid,
+			.duration_nanos = (int64_t)(who->seconds * 1e9)};
 		rtd_profile_set_meta(pr, &m);
 		if (a->out) {
 			char p[4096];
@@ -1119,11 +1131,19 @@ static int cmd_profile(int argc, char **argv)
 	 * counts each thread's CPU time, read at the start and the end */
 	st.cpu_pid = a.cpu && !a.command ? (int)a.t.pid : 0;
 	st.cpu0_rc = -ENOENT;
+	double t0 = mono_now();
 	r = run_session(&a, &st, names_first, NULL, &end);
+	struct prof_whose who = {.pid = end.pid, .seconds = mono_now() - t0};
 	if (r == CLI_OK && st.bytes == 0)
 		r = cli_fail("%s: the runtime sent nothing", end.target);
 	if (r != CLI_OK)
 		goto done;
+	/* its name now, or the program rtdiag started (it may have ended) */
+	char pname[64];
+	if (end.pid && rtd_ipc_proc_name(end.pid, pname, sizeof(pname)) == 0)
+		who.process = pname;
+	else if (a.command)
+		who.process = a.command[0];
 	double cpu_wall = 0;
 	if (a.cpu) {
 		struct rtd_thread_cpu *cpu1 = NULL;
@@ -1149,7 +1169,7 @@ static int cmd_profile(int argc, char **argv)
 		r = cli_fail("building the profile: %s", rtd_strerror(st.prof_rc));
 		goto done;
 	}
-	r = profile_outputs(&st, &a, cpu_wall);
+	r = profile_outputs(&st, &a, cpu_wall, &who);
 	if (r == CLI_OK && !whole && !(end.launched && end.child_ended))
 		r = incomplete(&end, "the profile of what was received", why, &a);
 	else if (r == CLI_OK)

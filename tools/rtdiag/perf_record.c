@@ -190,13 +190,24 @@ static int write_top(struct rtd_perf_profiler *pr, const rtd_profile *prof,
 	else
 		fprintf(f, "# %llu samples, %.3f s of CPU\n",
 			(unsigned long long)samples, total / 1e9);
-	fprintf(f, "%7s %7s  %-60s %s\n", "self%", "total%", "function", "module");
+	/* the module before the function, as perf report's Shared Object
+	 * before Symbol: a C++ name of 200 characters pushes nothing out of
+	 * its column */
+	int mw = 6;
 	for (int i = 0; i < n; i++) {
 		const char *mod = rtd_perf_profiler_frame_module(pr, e[i].name);
-		fprintf(f, "%6.2f%% %6.2f%%  %-60s %s\n",
+		int l = mod ? (int)strlen(base_name(mod)) : 0;
+		if (l > mw)
+			mw = l < 40 ? l : 40;
+	}
+	fprintf(f, "%7s %7s  %-*s  %s\n", "self%", "total%", mw, "module",
+		"function");
+	for (int i = 0; i < n; i++) {
+		const char *mod = rtd_perf_profiler_frame_module(pr, e[i].name);
+		fprintf(f, "%6.2f%% %6.2f%%  %-*s  %s\n",
 			total > 0 ? 100.0 * (double)e[i].self / total : 0.0,
 			total > 0 ? 100.0 * (double)e[i].total / total : 0.0,
-			e[i].name, mod ? base_name(mod) : "");
+			mw, mod ? base_name(mod) : "", e[i].name);
 	}
 	free(e);
 	return n < 0 ? n : 0;

@@ -96,6 +96,12 @@ out=$("$R" dotnet profile -p "$TPID" --duration 2 -o "$WORK/burn2.folded" --top 
 [ $rc = 0 ] && grep -q "self%.*total%.*function" <<<"$out" && [ "$(grep -c '%.*%.*!' <<<"$out")" -ge 1 ] \
   && spin_half "$WORK/burn2.folded" \
   && ok "profile --top: table printed, RtdiagBurn.Spin holds >= 50%" || bad "profile: $rc $out"
+# a picture says whose, how long and what weight (#32 item 5); the
+# session's time is rundown included, so at least the 1 s asked
+"$R" dotnet profile -p "$TPID" --duration 1 -o "$WORK/burn.svg" 2>/dev/null \
+  && t=$(grep -o '<text id="title"[^<]*' "$WORK/burn.svg" | sed 's/.*>//') \
+  && grep -Eq "^eventpipe: [^ ]+ \(pid $TPID\), [1-9][0-9.]*s, weight: [a-z]+" <<<"$t" \
+  && ok "profile SVG title: $t" || bad "profile SVG title: '${t:-}'"
 "$R" dotnet profile -p "$TPID" --duration 1 -o "$WORK/burn.folded" 2>/dev/null && spin_half "$WORK/burn.folded" \
   && ok "profile -o writes folded stacks (Main;...;RtdiagBurn.Spin holds >= 50%)" || bad "folded: $(head -3 "$WORK/burn.folded")"
 
