@@ -112,6 +112,11 @@ chain() { awk -v a="$1" -v b="$2" '/^Thread/ { t = "" } { t = t $0 "\n" } /^$/ {
 [ $rc = 0 ] && chain "Thread.Sleep(int32)" "dotnet-kinds!Parked.InSleep()" && chain "ManualResetEventSlim.Wait()" "dotnet-kinds!Parked.InWait()" \
   && chain "dotnet-kinds!Parked.Main(" "dotnet-kinds!Program.Main(" \
   && ok "stack: each parked thread with its method chain" || bad "stack: rc $rc $out"
+# threads named as the runtime and the program named them, not by id only
+named() { awk -v n="$1" -v f="$2" '/^Thread/ { t = $0 } index($0, f) && index(t, "\"" n "\"") { found = 1 } END { exit !found }' <<<"$out"; }
+named parked-sleep "Parked.InSleep()" && named parked-wait "Parked.InWait()" && named dotnet-kinds "Parked.Main(" \
+  && ok "stack: threads by name: $(grep -o '^Thread ([^)]*) "[^"]*"' <<<"$out" | sed 's/^Thread ([^)]*) //' | sort -u | paste -sd, -)" \
+  || bad "stack: thread names: $(grep '^Thread' <<<"$out")"
 touch "$WORK/park/stop"
 
 # bad input
