@@ -22,7 +22,7 @@ enum {
 	O_PID = 1, O_ALL, O_CGROUP, O_FREQ, O_EVENT, O_CG, O_STACK, O_DUR,
 	O_KERNEL, O_NOKERNEL, O_OUT, O_FORMAT, O_TOP, O_PAGES, O_STATS,
 	O_NOINLINE, O_NODEBUGINFOD, O_NODOTNET, O_DEBUGDIR, O_THREADS,
-	O_OFFCPU, O_STATE, O_NOREADER,
+	O_OFFCPU, O_STATE, O_NOREADER, O_SORT,
 };
 
 static const struct cli_opt record_opts[] = {
@@ -59,6 +59,9 @@ static const struct cli_opt record_opts[] = {
 	 "rows of the top table (default 25)", 1, 1000000},
 	CLI_OLD(O_TOP, NULL, 'n', CLI_ARG_INT, CLI_OPT_POSITIVE, "N",
 		"--top N (-n is --name)", 1, 1000000),
+	{O_SORT, "sort", 0, CLI_ARG_STR, 0, "KEYS",
+	 "the top table by perf report's keys, comm,dso,sym (thread name, "
+	 "module, function) and pid: the leaves' weight, as --no-children", 0, 0},
 	{O_PAGES, "mmap-pages", 'm', CLI_ARG_INT, CLI_OPT_POSITIVE, "PAGES",
 	 "ring data pages per CPU, a power of two (default perf's: 128 at the kernel's default mlock limit)", 1, 65536},
 	{O_STATS, "stats", 0, CLI_ARG_NONE, 0, NULL,
@@ -213,6 +216,48 @@ static int write_top(struct rtd_perf_profiler *pr, const rtd_profile *prof,
 	return n < 0 ? n : 0;
 }
 
+/* The top table as perf report --sort KEYS --no-children prints it:
+ * Overhead, then a column per key. */
+static int write_sorted(const rtd_profile *prof, FILE *f, size_t rows,
+			const char *keys, uint64_t samples)
+{
+	struct rtd_profile_sort_entry *e = calloc(rows, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	int n = rtd_profile_top_sorted(prof, rtd_profile_default_type(prof),
+				       keys, e, rows);
+	double total = (double)rtd_profile_total(prof);
+	fprintf(f, "# %llu samples, %.3f s; by %s\n",
+		(unsigned long long)samples, total / 1e9, keys);
+	fprintf(f, "%8s", "overhead");
+	for (const char *k = keys; *k;) {
+		size_t l = strcspn(k, ",");
+		fprintf(f, "  %-*.*s", k[l] ? 16 : 0,
+			(int)l, k);
+		k += l + (k[l] == ',');
+	}
+	fputc('\n', f);
+	for (int i = 0; i < n; i++) {
+		fprintf(f, "%7.2f%%", total > 0 ? 100.0 * (double)e[i].self / total : 0.0);
+		for (const char *k = keys; *k;) {
+			size_t l = strcspn(k, ",");
+			int w = k[l] ? 16 : 0;
+			if (!strncmp(k, "comm", 4))
+				fprintf(f, "  %-*s", w, *e[i].comm ? e[i].comm : "?");
+			else if (!strncmp(k, "pid", 3))
+				fprintf(f, "  %-*lld", w, (long long)e[i].pid);
+			else if (!strncmp(k, "dso", 3))
+				fprintf(f, "  %-*s", w, *e[i].dso ? e[i].dso : "[unknown]");
+			else
+				fprintf(f, "  %-*s", w, e[i].sym);
+			k += l + (k[l] == ',');
+		}
+		fputc('\n', f);
+	}
+	free(e);
+	return n < 0 ? n : 0;
+}
+
 /* As many descriptors as allowed: each file symbolized is kept open
  * from its first sample until its names are read. */
 static void raise_nofile(void)
@@ -232,6 +277,7 @@ struct record_args {
 	bool all, stats, kernel_set, no_kernel, per_thread, offcpu, no_reader;
 	unsigned states;
 	const char *outs[4];
+	const char *sort; /* perf report's --sort keys, or NULL */
 	int format, formats[4];
 	size_t nouts;
 	long long rows;
@@ -279,6 +325,20 @@ static int parse(struct record_args *a, int argc, char **argv)
 			break;
 		case O_FORMAT: a->format = (int)v.i; break;
 		case O_TOP: a->rows = v.i; break;
+		case O_SORT:
+			a->sort = v.str;
+			for (const char *k = v.str; *k;) {
+				size_t l = strcspn(k, ",");
+				if (!((l == 4 && !strncmp(k, "comm", 4)) ||
+				      (l == 3 && (!strncmp(k, "pid", 3) ||
+						  !strncmp(k, "dso", 3) ||
+						  !strncmp(k, "sym", 3)))))
+					return cli_cmd_usage(&perf_cmd_record,
+						"--sort: '%.*s' is not comm, pid, dso or sym",
+						(int)l, k);
+				k += l + (k[l] == ',');
+			}
+			break;
 		case O_PAGES:
 			if (v.i & (v.i - 1))
 				return cli_cmd_usage(&perf_cmd_record,
@@ -383,7 +443,9 @@ static int write_profile(struct record_args *a, const char *path, int format,
 	static const enum rtd_profile_format fmts[] = {
 		RTD_PROFILE_FMT_TOP, RTD_PROFILE_FMT_FOLDED, RTD_PROFILE_FMT_PPROF,
 		RTD_PROFILE_FMT_SVG, RTD_PROFILE_FMT_SPEEDSCOPE};
-	if (format == FMT_TOP) {
+	if (format == FMT_TOP && a->sort) {
+		r = write_sorted(prof, o.f, (size_t)a->rows, a->sort, samples);
+	} else if (format == FMT_TOP) {
 		r = write_top(pr, prof, o.f, (size_t)a->rows, samples, a->offcpu);
 	} else {
 		struct rtd_profile_write_opts wo = {.sz = sizeof(wo)};
