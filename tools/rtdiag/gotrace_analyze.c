@@ -374,6 +374,16 @@ int gt_cmd_pprof(int argc, char **argv)
 		run_abort(&r);
 		return cli_fail("out of memory");
 	}
+	if (picture) {
+		/* the title says whose and how long: the trace (Go writes no
+		 * process name into it) and its span */
+		int64_t first, last;
+		rtd_goan_trace_bounds(r.a, &first, &last);
+		struct rtd_profile_meta m = {.sz = sizeof(m), .source = "gotrace",
+					     .process = path,
+					     .duration_nanos = last > first ? last - first : 0};
+		rtd_profile_set_meta(prof, &m);
+	}
 	/* the pprof, folded, top and raw forms are go tool trace's, which
 	 * writes a profile with no samples as such; a picture of nothing is
 	 * refused, as convert does */

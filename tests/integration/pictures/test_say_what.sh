@@ -2,7 +2,8 @@
 # Pictures and tables that say what they show (#32 item 5), on Go's own
 # test traces (../shared/testdata/gotrace): gotrace gc and tasks list in
 # start order; a frame with neither name nor PC reads <unknown>, as go tool
-# pprof prints it, not 0x0; a flame graph's legend names only kinds drawn.
+# pprof prints it, not 0x0; a flame graph's legend names only kinds drawn
+# and its title the trace, its span and the weight.
 set -u
 R=${RTDIAG:?RTDIAG not set}
 D=${RTD_SHARED_DIR:-../shared}/testdata/gotrace
@@ -36,6 +37,11 @@ grep -q '"0x0"' "$TMP/gc.json" && bad "timeline: a frame named 0x0" || ok "timel
 # the legend: the "all" box is no kind of the samples
 "$R" gotrace pprof -t sched -o "$TMP/s.svg" "$TMP/gc.trace" || bad "pprof svg: exit $?"
 leg=$(sed -n '/<g id="legend">/,/<\/g>/p' "$TMP/s.svg" | grep -o '>[a-z -]*</text>' | tr -d '<>/' | sed 's/text$//' | paste -sd, -)
-[ -n "$leg" ] && ! grep -q 'other' <<<"$leg" && ok "legend: $leg (no 'other': no thread roots drawn)" || bad "legend: '$leg'"
+[ -n "$leg" ] && ! grep -q 'other' <<<"$leg" && grep -qw go <<<"$leg" && grep -q go-runtime <<<"$leg" \
+  && ok "legend: $leg (Go's and its runtime's frames; no 'other': no thread roots drawn)" || bad "legend: '$leg'"
+# the title: whose (the trace: Go writes no process name), how long, what weight
+title=$(grep -o '<text id="title"[^<]*' "$TMP/s.svg" | sed 's/.*>//')
+grep -Eq '^gotrace: .*/gc\.trace, [0-9.]+(ms|s|µs), weight: delay \(nanoseconds\)$' <<<"$title" \
+  && ok "title: $title" || bad "title: '$title'"
 if [ $fail -ne 0 ]; then echo "$fail failed"; exit 1; fi
 echo "say-what: all checks passed"
