@@ -25,7 +25,7 @@ echo "== rtdiag dotnet info -p $PID"
 "$R" dotnet info -p "$PID"
 OUT="$B/dotnet-demo.folded"
 echo "== rtdiag dotnet profile -p $PID --duration 5"
-"$R" dotnet profile -p "$PID" --duration 5 -o "$OUT" --top
+"$R" dotnet profile -p "$PID" --duration 5 -o "$OUT" --top 10
 echo "== folded stacks written to $OUT ($(wc -l <"$OUT") stacks)"
 # the same process through the kernel: managed (JIT), runtime, libc and
 # kernel frames in one stack, as a flame graph a browser opens
@@ -33,7 +33,7 @@ SVG="$B/dotnet-demo.svg"
 echo "== rtdiag perf record -p $PID -d 3 -o $SVG -o - (mixed-mode: .NET JIT, native, kernel)"
 # one recording: the flame graph and the table printed here are the same
 # samples
-if "$R" perf record -p "$PID" -d 3 -o "$SVG" -o - -n 10 2>"$B/perf-record.err"; then
+if "$R" perf record -p "$PID" -d 3 -o "$SVG" -o - --top 10 2>"$B/perf-record.err"; then
   echo "== flame graph of the same recording written to $SVG (open it in a browser)"
 else
   echo "== perf record could not run here: $(head -1 "$B/perf-record.err")"

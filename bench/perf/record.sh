@@ -79,7 +79,7 @@ if [ -n "$CLANG" ]; then
     /usr/bin/time -f "%e %M" -o "$T/prbig.time" perf report -i "$T/big.data" --no-children --stdio > "$T/big.report" 2>/dev/null
     echo "$ms $(awk '{print $1*1000, $2}' "$T/prbig.time") $(awk '{print $2}' "$T/rtbig.time")" >> "$T/big"
   done
-  echo "   rtdiag's top rows: $(grep -v '^#' "$T/big.txt" | sed -n 2,4p | awk '{print $3" ("$4")"}' | paste -sd, )"
+  echo "   rtdiag's top rows: $(grep -v '^#' "$T/big.txt" | sed -n 2,4p | awk '{print $4" ("$3")"}' | paste -sd, )"
   echo "   perf report's top rows: $(grep -v '^#' "$T/big.report" | grep '%' | head -3 | awk '{print $3" "$4" "$5}' | paste -sd, )"
   awk '{ r += $1; p += $2; if ($3 > pm) pm = $3; if ($4 > rm) rm = $4; n++ }
     END { printf "3. clang-14 (libLLVM-14.so.1): end of recording to top table: rtdiag %.0f ms, perf report %.0f ms (mean of %d); ratio %.3f (1/%.1f)\n", r/n, p/n, n, r/p, p/r;

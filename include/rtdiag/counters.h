@@ -300,6 +300,25 @@ RTD_API int rtd_counter_values(const struct rtd_counter_record *r,
 			       enum rtd_counter_view view, unsigned interval_sec,
 			       struct rtd_counter_value *out, size_t max);
 
+/**
+ * rtd_counter_format - a counter's value as a person reads it
+ * @value: the value
+ * @unit: its unit as the record gives it ("By", "bytes", "B", "MB", "%",
+ *        ""), or NULL
+ * @buf: where to write
+ * @len: its size (32 is enough)
+ *
+ * Bytes ("By", "B", "bytes", and rates of them) in the largest decimal
+ * unit that keeps the number at 1 or more, as dotnet-counters' values
+ * and perf's sizes read: "2.22 GB", "512 B"; other whole numbers in full
+ * ("1234567", never "1.23457e+06"); fractions with up to 6 significant
+ * digits.
+ *
+ * Returns: @buf.
+ */
+RTD_API const char *rtd_counter_format(double value, const char *unit,
+				       char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

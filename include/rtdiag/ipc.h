@@ -134,6 +134,25 @@ RTD_API int rtd_ipc_list(struct rtd_ipc_proc **out, size_t *n);
 RTD_API int rtd_ipc_proc_name(pid_t pid, char *buf, size_t len);
 
 /**
+ * rtd_ipc_thread_name - the name a thread of a process goes by
+ * @pid: the process
+ * @tid: one of its threads, as the runtime's events give it (the OS
+ *       thread id)
+ * @buf: receives the name
+ * @len: size of @buf
+ *
+ * The name the thread has in the kernel (/proc/PID/task/TID/comm): what
+ * the runtime set (".NET TP Worker", ".NET Finalizer", ".NET SigHandler")
+ * or the program's Thread.Name, cut to 15 bytes by Linux; the main
+ * thread has the process's comm.
+ *
+ * Returns: 0, -ENOENT when there is no such thread (it ended, or its id
+ * is of another pid namespace), or another negative errno.
+ */
+RTD_API int rtd_ipc_thread_name(pid_t pid, uint64_t tid, char *buf,
+				size_t len);
+
+/**
  * rtd_ipc_proc_matches - does a process go by a name?
  * @pid: the process
  * @name: a name, as dotnet-trace's -n takes it

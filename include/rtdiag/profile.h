@@ -203,6 +203,8 @@ RTD_API void rtd_profile_get_meta(const rtd_profile *p,
  * @RTD_FRAME_GO_RUNTIME: Go's runtime (package runtime and its kin)
  * @RTD_FRAME_INTERPRETED: interpreted or JIT code of another runtime
  * @RTD_FRAME_OTHER: a synthetic frame (a thread root, a marker)
+ * @RTD_FRAME_RUNTIME: native code of a language runtime (libcoreclr,
+ *                     libclrjit, libjvm, libpython...): not the program's
  * @RTD_FRAME_KIND_COUNT: number of kinds
  */
 enum rtd_frame_kind {
@@ -214,6 +216,7 @@ enum rtd_frame_kind {
 	RTD_FRAME_GO_RUNTIME,
 	RTD_FRAME_INTERPRETED,
 	RTD_FRAME_OTHER,
+	RTD_FRAME_RUNTIME,
 	RTD_FRAME_KIND_COUNT
 };
 
@@ -665,6 +668,45 @@ struct rtd_profile_entry {
  */
 RTD_API int rtd_profile_top(const rtd_profile *p,
 			    struct rtd_profile_entry *out, size_t max);
+
+/**
+ * struct rtd_profile_sort_entry - one row of rtd_profile_top_sorted()
+ * @comm: the sample's thread name, as perf's comm ("" when not a key or
+ *        not known)
+ * @pid: its process id (0 when not a key or not known)
+ * @dso: the leaf frame's module, a file name ("" when not a key or not
+ *       known)
+ * @sym: the leaf frame's name ("" when not a key)
+ * @self: the weight of the samples with these keys
+ *
+ * Strings are valid until the profile is changed or freed.
+ */
+struct rtd_profile_sort_entry {
+	const char *comm;
+	int64_t pid;
+	const char *dso;
+	const char *sym;
+	int64_t self;
+};
+
+/**
+ * rtd_profile_top_sorted - the weight of the leaves, grouped as
+ * `perf report --sort KEYS --no-children` groups them
+ * @p: the profile
+ * @type: sample type index
+ * @keys: perf's sort keys, comma-separated: comm (thread name), pid, dso
+ *        (module), sym; samples equal in these are one row
+ * @out: array receiving up to @max rows, heaviest first (ties in key
+ *       order)
+ * @max: its size
+ *
+ * Returns: the number of rows written, or -RTD_E_INVAL (an unknown or
+ * repeated key, no key, a bad @type), -ENOMEM.
+ */
+RTD_API int rtd_profile_top_sorted(const rtd_profile *p, size_t type,
+				   const char *keys,
+				   struct rtd_profile_sort_entry *out,
+				   size_t max);
 
 /**
  * rtd_profile_top_of - rtd_profile_top() for any sample type

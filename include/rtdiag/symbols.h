@@ -56,6 +56,9 @@ enum rtd_sym_kind {
 	RTD_SYM_GO,          /* a Go function */
 	RTD_SYM_GO_RUNTIME,  /* Go's runtime.* */
 	RTD_SYM_JIT,         /* other JIT code named by a perf map */
+	RTD_SYM_RUNTIME,     /* a language runtime's own library: libcoreclr,
+				libclrjit, libjvm, libpython... (named or not;
+				rtd_sym_runtime_lib) */
 };
 
 /* Flags for rtd_sym_opts.flags. */
@@ -234,6 +237,20 @@ RTD_API int64_t rtd_sym_locate(rtd_symbolizer *s, pid_t pid, uint64_t addr,
  * Returns: the count; ids are 0 .. count-1.
  */
 RTD_API size_t rtd_sym_nlocations(const rtd_symbolizer *s);
+
+/**
+ * rtd_sym_runtime_lib - whether a file is a language runtime's own library
+ * @path: a path or file name ("/usr/lib/dotnet/shared/.../libcoreclr.so")
+ *
+ * The runtimes' native code a profile of a managed, JVM or Python program
+ * shows beside the program's: .NET's libcoreclr, libclrjit, libhostfxr,
+ * libhostpolicy, libcoreclrtraceptprovider, libmscordaccore, libmscordbi
+ * and libSystem.*.so; libjvm; libpython*; libruby*; libnode. Their frames
+ * have kind RTD_SYM_RUNTIME, named or not.
+ *
+ * Returns: true for one of them.
+ */
+RTD_API bool rtd_sym_runtime_lib(const char *path);
 
 /**
  * rtd_sym_resolve - name a location

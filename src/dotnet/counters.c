@@ -46,6 +46,8 @@
  * that cycle. A meter named in the spec is still asked for: its own
  * callbacks are the user's choice.
  */
+#include <math.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -820,4 +822,36 @@ RTD_API int rtd_counter_values(const struct rtd_counter_record *r,
 	out->type = by_rate || r->kind == RTD_COUNTER_SUM ? "Rate" : "Metric";
 	out->value = r->kind == RTD_COUNTER_RATE && !by_rate ? r->total : r->value;
 	return 1;
+}
+
+/* "By" (UCUM, what System.Diagnostics.Metrics uses), "B", "bytes". */
+static bool unit_is_bytes(const char *u)
+{
+	if (!u)
+		return false;
+	size_t n = strcspn(u, " /"); /* "By / 1 sec" is a rate of bytes */
+	return (n == 2 && strncmp(u, "By", 2) == 0) ||
+	       (n == 1 && u[0] == 'B') || (n == 5 && strncmp(u, "bytes", 5) == 0);
+}
+
+const char *rtd_counter_format(double value, const char *unit, char *buf,
+			       size_t len)
+{
+	if (!buf || !len)
+		return buf;
+	if (unit_is_bytes(unit) && isfinite(value)) {
+		static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+		double v = value;
+		unsigned u = 0;
+		while (fabs(v) >= 1000 && u < 5) {
+			v /= 1000;
+			u++;
+		}
+		snprintf(buf, len, u ? "%.2f %s" : "%.0f %s", v, units[u]);
+	} else if (isfinite(value) && value == floor(value) && fabs(value) < 1e15) {
+		snprintf(buf, len, "%.0f", value);
+	} else {
+		snprintf(buf, len, "%.6g", value);
+	}
+	return buf;
 }

@@ -833,6 +833,21 @@ RTD_API int rtd_ipc_proc_name(pid_t pid, char *buf, size_t len)
 	return 0;
 }
 
+RTD_API int rtd_ipc_thread_name(pid_t pid, uint64_t tid, char *buf,
+				size_t len)
+{
+	if (pid <= 0 || !tid || tid > INT32_MAX || !buf || !len)
+		return -EINVAL;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task/%llu/comm", (int)pid,
+		 (unsigned long long)tid);
+	int got = rtd_read_small(path, buf, len);
+	if (got < 0)
+		return got;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
 RTD_API bool rtd_ipc_proc_matches(pid_t pid, const char *name)
 {
 	struct proc_names n;

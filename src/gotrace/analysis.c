@@ -295,7 +295,7 @@ int rtd_goan_profile_total(const rtd_goan *a, unsigned which, uint64_t *count, i
 
 struct build {
 	rtd_profile *p;
-	const char **names;
+	struct rtd_frame *names;
 	size_t cap;
 	char (*addr)[24]; /* names of frames the trace does not name */
 };
@@ -305,7 +305,7 @@ static int build_rec(const struct rtd_goframe *f, size_t n, uint64_t count, int6
 	struct build *b = ctx;
 	(void)count;
 	if (n > b->cap) {
-		const char **p = realloc(b->names, n * sizeof(*p));
+		struct rtd_frame *p = realloc(b->names, n * sizeof(*p));
 		if (!p)
 			return -ENOMEM;
 		b->names = p;
@@ -315,17 +315,34 @@ static int build_rec(const struct rtd_goframe *f, size_t n, uint64_t count, int6
 		b->addr = a;
 		b->cap = n;
 	}
-	/* the model wants the root first; a frame without a name is its PC */
+	/* the model wants the root first; a frame without a name is its
+	 * PC, or "<unknown>" without one, as go tool pprof prints it; a
+	 * named one is Go's, its runtime's ("runtime.", "runtime/",
+	 * "internal/runtime") a kind of its own, as the pictures colour them */
 	for (size_t i = 0; i < n; i++) {
 		const struct rtd_goframe *x = &f[n - 1 - i];
+		struct rtd_frame *o = &b->names[i];
+		memset(o, 0, sizeof(*o));
 		if (*x->fn) {
-			b->names[i] = x->fn;
+			o->name = x->fn;
+			o->kind = !strncmp(x->fn, "runtime.", 8) ||
+						  !strncmp(x->fn, "runtime/", 8) ||
+						  !strncmp(x->fn, "internal/runtime", 16)
+					  ? RTD_FRAME_GO_RUNTIME
+					  : RTD_FRAME_GO;
+		} else if (!x->pc) {
+			o->name = "<unknown>";
 		} else {
 			snprintf(b->addr[i], sizeof(b->addr[i]), "0x%" PRIx64, x->pc);
-			b->names[i] = b->addr[i];
+			o->name = b->addr[i];
 		}
 	}
-	return rtd_profile_add(b->p, b->names, n, ns);
+	int64_t vals[RTD_PROFILE_MAX_TYPES] = {0};
+	size_t t = rtd_profile_default_type(b->p);
+	vals[t] = ns;
+	struct rtd_sample smp = {.sz = sizeof(smp), .frames = b->names,
+				 .nframes = n, .values = vals, .nvalues = t + 1};
+	return rtd_profile_add_sample(b->p, &smp);
 }
 
 int rtd_goan_profile_build(const rtd_goan *a, unsigned which, rtd_profile **out)

@@ -812,6 +812,7 @@ static uint8_t frame_kind(uint8_t k)
 	case RTD_SYM_GO: return RTD_FRAME_GO;
 	case RTD_SYM_GO_RUNTIME: return RTD_FRAME_GO_RUNTIME;
 	case RTD_SYM_JIT: return RTD_FRAME_INTERPRETED;
+	case RTD_SYM_RUNTIME: return RTD_FRAME_RUNTIME;
 	default: return RTD_FRAME_UNKNOWN;
 	}
 }

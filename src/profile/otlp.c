@@ -284,6 +284,7 @@ static const char *frame_type(unsigned kind)
 {
 	switch (kind) {
 	case RTD_FRAME_NATIVE:
+	case RTD_FRAME_RUNTIME:
 		return "native";
 	case RTD_FRAME_KERNEL:
 		return "kernel";

@@ -405,6 +405,7 @@ const char *rtd_frame_kind_name(unsigned kind)
 		[RTD_FRAME_GO_RUNTIME] = "go-runtime",
 		[RTD_FRAME_INTERPRETED] = "interpreted",
 		[RTD_FRAME_OTHER] = "other",
+		[RTD_FRAME_RUNTIME] = "runtime",
 	};
 	return kind < RTD_FRAME_KIND_COUNT ? names[kind] : "unknown";
 }

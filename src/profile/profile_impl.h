@@ -149,8 +149,9 @@ int ftree_sort_children(const rtd_profile *p, struct ftree *t);
 const char *ftree_name(const rtd_profile *p, const struct ftree *t,
 		       uint32_t id);
 
-/* The title of a picture: o->title, or made from the metadata: "perf:
- * app (pid 42), 2.00s, cpu". */
+/* The title of a picture: o->title, or made from the metadata, saying
+ * what the picture weighs: "perf: app (pid 42), 2.00s, weight: cpu
+ * (nanoseconds)". */
 void prof_title(const rtd_profile *p, size_t type,
 		const struct rtd_profile_write_opts *o, char *buf, size_t n);
 /* An ftree filter keeping the contexts without a thread. */

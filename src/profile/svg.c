@@ -9,7 +9,8 @@
  * total, counting nested matches once; reset undoes both.
  *
  * Colours tell kinds of code apart: kernel orange, native red, .NET
- * managed blue, Go aqua, Go runtime grey-teal, interpreted green, synthetic
+ * managed blue, Go aqua, Go runtime grey-teal, interpreted green, a
+ * language runtime's native code (libcoreclr, libjvm) mauve, synthetic
  * grey, unknown yellow; the shade within a kind comes from the name, so a
  * function has the same colour wherever it appears.
  *
@@ -151,6 +152,7 @@ static const uint8_t palette[RTD_FRAME_KIND_COUNT][6] = {
 	[RTD_FRAME_GO_RUNTIME] = {120, 170, 180, 40, 30, 20},
 	[RTD_FRAME_INTERPRETED] = {50, 190, 50, 60, 50, 60},
 	[RTD_FRAME_OTHER] = {180, 180, 180, 30, 30, 30},
+	[RTD_FRAME_RUNTIME] = {160, 110, 170, 40, 40, 40},
 };
 
 static void sv_color(struct svg *s, unsigned kind, const char *name)
@@ -227,10 +229,15 @@ static int sv_walk(struct svg *s, bool draw)
 		const struct ftree_node *n = &t->n[it.node];
 		if (it.depth > s->maxdepth)
 			s->maxdepth = it.depth;
-		if (draw)
+		if (draw) {
 			sv_frame(s, it.node ? ftree_name(s->p, t, n->name) : "all",
 				 it.node ? n->kind : RTD_FRAME_OTHER, it.start,
 				 n->total, it.depth, false);
+			/* the legend names the kinds of the samples' frames,
+			 * not the "all" box's */
+			if (!it.node)
+				s->kinds = 0;
+		}
 		/* children left to right; pushed right to left */
 		size_t base = sp;
 		/* children from the parent's left edge; its self weight is

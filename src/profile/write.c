@@ -94,8 +94,14 @@ void prof_title(const rtd_profile *p, size_t type,
 		k += snprintf(buf + k, n - (size_t)k, ", %s",
 			      prof_fmt_value(p->duration_nanos, "nanoseconds",
 					     dur, sizeof(dur)));
-	if (k > 0 && (size_t)k < n)
-		snprintf(buf + k, n - (size_t)k, ", %s", p->types[type].type);
+	/* what a frame's width is: the sample type and its unit */
+	const struct rtd_profile_type *t = &p->types[type];
+	if (k > 0 && (size_t)k < n && t->unit && *t->unit &&
+	    strcmp(t->unit, t->type) != 0)
+		snprintf(buf + k, n - (size_t)k, ", weight: %s (%s)", t->type,
+			 t->unit);
+	else if (k > 0 && (size_t)k < n)
+		snprintf(buf + k, n - (size_t)k, ", weight: %s", t->type);
 }
 
 bool prof_ctx_no_thread(const rtd_profile *p, const struct prof_ctx *c,

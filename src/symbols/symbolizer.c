@@ -1176,10 +1176,30 @@ static const char *basename_of(const char *p)
 	return b && b[1] ? b + 1 : p;
 }
 
+bool rtd_sym_runtime_lib(const char *path)
+{
+	/* a name's start: "libpython3.11.so.1.0", "libSystem.Native.so" */
+	static const char *const libs[] = {
+		"libcoreclr.so", "libclrjit.so", "libhostfxr.so",
+		"libhostpolicy.so", "libcoreclrtraceptprovider.so",
+		"libmscordaccore.so", "libmscordbi.so", "libSystem.",
+		"libjvm.so", "libpython", "libruby", "libnode.so",
+	};
+	if (!path)
+		return false;
+	const char *b = basename_of(path);
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
+		if (!strncmp(b, libs[i], strlen(libs[i])))
+			return strstr(b, ".so") != NULL;
+	return false;
+}
+
 static uint8_t file_kind(const struct sym_obj *o, const char *name)
 {
 	if (o->is_pe)
 		return RTD_SYM_MANAGED;
+	if (rtd_sym_runtime_lib(o->path))
+		return RTD_SYM_RUNTIME;
 	if (!o->info.is_go)
 		return RTD_SYM_NATIVE;
 	return name && !strncmp(name, "runtime.", 8) ? RTD_SYM_GO_RUNTIME
@@ -1250,7 +1270,9 @@ static int resolve_file(rtd_symbolizer *s, struct sym_obj *o,
 		out[0].named = symname != NULL;
 		if (!symname) {
 			out[0].name = unnamed(s, basename_of(o->path), l->off);
-			out[0].kind = RTD_SYM_UNKNOWN;
+			/* the runtime's stripped insides are still the runtime */
+			out[0].kind = rtd_sym_runtime_lib(o->path) ? RTD_SYM_RUNTIME
+								   : RTD_SYM_UNKNOWN;
 		} else {
 			out[0].kind = file_kind(o, symname);
 		}

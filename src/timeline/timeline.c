@@ -75,8 +75,10 @@ const char *tl_frame_name(const struct rtd_frame *f, char *buf, size_t n)
 		return f->name;
 	if (f->module && f->module[0])
 		snprintf(buf, n, "%.200s+0x%" PRIx64, f->module, f->addr);
-	else
+	else if (f->addr)
 		snprintf(buf, n, "0x%" PRIx64, f->addr);
+	else
+		return "<unknown>"; /* as go tool pprof prints it */
 	return buf;
 }
 

@@ -2,15 +2,7 @@
 # The CLI's contract: help, version, usage errors exit 2 with a hint.
 set -u
 fail=0
-check() { # description, expected exit, command...
-  local what=$1 want=$2; shift 2
-  out=$("$@" 2>&1); rc=$?
-  if [ "$rc" != "$want" ]; then echo "FAIL: $what: exit $rc, want $want"; echo "$out"; fail=$((fail+1)); return 1; fi
-  echo "ok: $what"
-}
-has() { # description, pattern (in $out)
-  if ! grep -qE -- "$2" <<<"$out"; then echo "FAIL: $1: no /$2/ in:"; echo "$out"; fail=$((fail+1)); else echo "ok: $1"; fi
-}
+. "$(dirname "$0")/lib.sh"
 R=${RTDIAG:?RTDIAG not set}
 check "--version" 0 "$R" --version && has "version text" '^rtdiag [0-9]+\.[0-9]+\.[0-9]+$'
 check "--help" 0 "$R" --help && has "lists every group" 'dotnet.*' && has "nettrace" 'nettrace' && has "perf" 'perf ' && has "gotrace" 'gotrace'

@@ -73,10 +73,13 @@ static int build_opts(struct cli_opt *out, size_t max)
 	static char helps[CLI_MAX_OPTS][320];
 	out[k++] = (struct cli_opt){.id = OPT_CONFIG,
 				    .name = "config",
-				    .shortname = 'c',
 				    .arg = CLI_ARG_STR,
 				    .meta = "FILE",
 				    .help = "read options from a YAML file"};
+	out[k++] = (struct cli_opt)CLI_OLD(OPT_CONFIG, NULL, 'c', CLI_ARG_STR,
+					   0, "FILE",
+					   "--config FILE (-c is --count)",
+					   0, 0);
 	out[k++] = (struct cli_opt){.id = OPT_CHECK,
 				    .name = "check-config",
 				    .arg = CLI_ARG_NONE,
@@ -242,10 +245,18 @@ static bool agent_help(FILE *f, const char *sub)
 	return true;
 }
 
+static const struct cli_cmd *const *agent_cmds(void)
+{
+	build_opts(agent_opts, CLI_MAX_OPTS);
+	static const struct cli_cmd *const list[] = {&agent_cmd, NULL};
+	return list;
+}
+
 const struct cli_group cli_group_agent = {
 	.name = "agent",
 	.summary = "continuous profiling agent for Pyroscope, Parca, "
 		   "Prometheus",
 	.run = agent_run,
 	.help = agent_help,
+	.cmds = agent_cmds,
 };

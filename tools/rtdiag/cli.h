@@ -16,6 +16,8 @@
  * stream ended early is written, and says so). */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_PARTIAL = 3 };
 
+struct cli_cmd;
+
 struct cli_group {
 	const char *name;
 	const char *summary; /* one line for `rtdiag --help` */
@@ -24,6 +26,9 @@ struct cli_group {
 	/* full help for the group, or for one subcommand when sub != NULL;
 	 * returns false when sub is unknown */
 	bool (*help)(FILE *f, const char *sub);
+	/* its commands, NULL-terminated, their option tables filled: what
+	 * `rtdiag help --options` lists (docs/options.md) */
+	const struct cli_cmd *const *(*cmds)(void);
 };
 
 extern const struct cli_group cli_group_dotnet;

@@ -382,9 +382,16 @@ static bool convert_help(FILE *f, const char *sub)
 	return true;
 }
 
+static const struct cli_cmd *const *convert_cmds(void)
+{
+	static const struct cli_cmd *const list[] = {&convert_cmd, NULL};
+	return list;
+}
+
 const struct cli_group cli_group_convert = {
 	.name = "convert",
 	.summary = "convert traces and profiles: flame graphs, speedscope, Perfetto",
 	.run = convert_run,
 	.help = convert_help,
+	.cmds = convert_cmds,
 };

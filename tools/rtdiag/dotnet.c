@@ -56,6 +56,12 @@ int dn_target_resolve(const struct cli_cmd *cmd, struct dn_target *t,
 		      bool required)
 {
 	int given = !!t->pid + !!t->name + !!t->socket;
+	if (given > 1 && t->name && t->name[strspn(t->name, "0123456789")] == 0)
+		/* "-n 12" from perf's or an older rtdiag's habit */
+		return cli_cmd_usage(cmd, "-n is --name, a process name (as "
+					  "dotnet-trace's -n), and -p is given "
+					  "too; for %s rows say --top %s",
+				     t->name, t->name);
 	if (given > 1)
 		return cli_cmd_usage(cmd, "give one of -p PID, -n NAME and "
 					  "--socket PATH");
@@ -605,10 +611,14 @@ static int cmd_stop(int argc, char **argv)
 }
 
 static const struct cli_opt listen_opts[] = {
-	{OPT_COUNT, "count", 'n', CLI_ARG_INT, CLI_OPT_POSITIVE, "N",
+	{OPT_COUNT, "max-runtimes", 0, CLI_ARG_INT, CLI_OPT_POSITIVE, "N",
 	 "end after N runtimes", 0, 0},
-	{OPT_TIMEOUT, "timeout", 't', CLI_ARG_DURATION, CLI_OPT_POSITIVE, "TIME",
+	CLI_OLD(OPT_COUNT, "count", 'n', CLI_ARG_INT, CLI_OPT_POSITIVE, "N",
+		"--max-runtimes N (-n is --name)", 0, 0),
+	{OPT_TIMEOUT, "timeout", 0, CLI_ARG_DURATION, CLI_OPT_POSITIVE, "TIME",
 	 "fail when no runtime connects within TIME", 0, 0},
+	CLI_OLD(OPT_TIMEOUT, NULL, 't', CLI_ARG_DURATION, CLI_OPT_POSITIVE,
+		"TIME", "--timeout TIME (-t is --type)", 0, 0),
 	{OPT_NORESUME, "no-resume", 0, CLI_ARG_NONE, 0, NULL,
 	 "leave the runtimes suspended", 0, 0},
 	{OPT_STARTUP_PROF, "startup-profiler", 0, CLI_ARG_STR, 0, "CLSID,PATH",
@@ -787,6 +797,11 @@ static bool help(FILE *f, const char *sub)
 	return cli_group_help(f, "dotnet", summary, cmds, sub);
 }
 
+static const struct cli_cmd *const *list_cmds(void)
+{
+	return cmds;
+}
+
 const struct cli_group cli_group_dotnet = {
 	"dotnet", ".NET diagnostics IPC: ps, info, collect, profile, dump, ...",
-	run, help};
+	run, help, list_cmds};

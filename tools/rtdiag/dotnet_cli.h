@@ -24,6 +24,8 @@ enum { DN_OPT_PID = 1000, DN_OPT_NAME, DN_OPT_SOCKET };
 #define DN_TARGET_OPTS                                                         \
 	{DN_OPT_PID, "process-id", 'p', CLI_ARG_INT, 0, "PID",                 \
 	 "the .NET process", 1, 2147483647},                                   \
+	{DN_OPT_PID, "pid", 0, CLI_ARG_INT, CLI_OPT_HIDDEN, "PID",             \
+	 "perf's name for --process-id", 1, 2147483647},                       \
 	{DN_OPT_NAME, "name", 'n', CLI_ARG_STR, 0, "NAME",                     \
 	 "the .NET process of that name (its comm, executable or main "        \
 	 "assembly; one must match)", 0, 0},                                   \

@@ -89,8 +89,8 @@ static const struct cli_opt profile_opts[] = {
 	 "time of every thread, running or waiting)", 0, 0},
 	{O_MANAGED_ONLY, "managed-only", 0, CLI_ARG_NONE, CLI_OPT_HIDDEN, NULL,
 	 "dotnetdiag's --managed-only", 0, 0},
-	{O_TOP, "top", 0, CLI_ARG_NONE, 0, NULL,
-	 "print the hottest frames too when writing -o", 0, 0},
+	{O_TOP, "top", 0, CLI_ARG_INT, CLI_OPT_POSITIVE | CLI_OPT_WAS_FLAG, "N",
+	 "print the N hottest frames too when writing -o", 1, 1000000},
 	SESSION_OPTS,
 	{0},
 };
@@ -231,7 +231,7 @@ static int parse_collect(const struct cli_cmd *cmd, int argc, char **argv,
 		case O_NO_RUNDOWN: a->no_rundown = true; break;
 		case O_DRY_RUN: a->dry_run = true; break;
 		case O_NO_STACKWALK: a->no_stackwalk = true; break;
-		case O_TOP: a->top = 10; break;
+		case O_TOP: a->top = v.str ? (int)v.i : 10; break;
 		case O_CPU: a->cpu = true; break;
 		case O_MANAGED_ONLY: a->managed_only = true; break;
 		case O_DURATION: a->duration = v.d; break;
@@ -712,6 +712,7 @@ int run_session(struct collect_args *a, struct sink_state *st,
 	recorded = true; /* connected: what follows is worth replaying */
 	snprintf(end->target, sizeof(end->target), "%s",
 		 rtd_ipc_client_target(c));
+	end->pid = a->command ? ln.child : a->t.pid;
 	/* --type wait of a runtime that sends no wait events (before .NET
 	 * 9): say so now, not with an empty profile at the end. A program
 	 * we start is still paused, and a recording replays as recorded:
@@ -1030,8 +1031,15 @@ static void print_top(const rtd_profile *pr, unsigned k, uint64_t events,
 	fflush(stdout);
 }
 
+/* What a picture's title says: the process, its pid, how long. */
+struct prof_whose {
+	pid_t pid;
+	const char *process;
+	double seconds;
+};
+
 static int profile_outputs(struct sink_state *st, const struct collect_args *a,
-			   double cpu_wall)
+			   double cpu_wall, const struct prof_whose *who)
 {
 	struct rtd_nettrace_cpu_stats cs = {.sz = sizeof(cs)};
 	bool have_cs = a->cpu && (a->kinds & RTD_IPC_PROFILE_CPU) &&
@@ -1050,8 +1058,12 @@ static int profile_outputs(struct sink_state *st, const struct collect_args *a,
 			return cli_fail("building the %s profile: %s",
 					kind_name(k), rtd_strerror(err));
 		uint64_t events = rtd_nettrace_profiler_count(st->prof, k);
-		struct rtd_profile_meta m = {.sz = sizeof(m), .source = "eventpipe",
-					     .process = NULL};
+		struct rtd_profile_meta m = {
+			.sz = sizeof(m),
+			.source = "eventpipe",
+			.process = who->process,
+			.pid = who->pid,
+			.duration_nanos = (int64_t)(who->seconds * 1e9)};
 		rtd_profile_set_meta(pr, &m);
 		if (a->out) {
 			char p[4096];
@@ -1110,11 +1122,19 @@ static int cmd_profile(int argc, char **argv)
 	 * counts each thread's CPU time, read at the start and the end */
 	st.cpu_pid = a.cpu && !a.command ? (int)a.t.pid : 0;
 	st.cpu0_rc = -ENOENT;
+	double t0 = mono_now();
 	r = run_session(&a, &st, names_first, NULL, &end);
+	struct prof_whose who = {.pid = end.pid, .seconds = mono_now() - t0};
 	if (r == CLI_OK && st.bytes == 0)
 		r = cli_fail("%s: the runtime sent nothing", end.target);
 	if (r != CLI_OK)
 		goto done;
+	/* its name now, or the program rtdiag started (it may have ended) */
+	char pname[64];
+	if (end.pid && rtd_ipc_proc_name(end.pid, pname, sizeof(pname)) == 0)
+		who.process = pname;
+	else if (a.command)
+		who.process = a.command[0];
 	double cpu_wall = 0;
 	if (a.cpu) {
 		struct rtd_thread_cpu *cpu1 = NULL;
@@ -1140,7 +1160,7 @@ static int cmd_profile(int argc, char **argv)
 		r = cli_fail("building the profile: %s", rtd_strerror(st.prof_rc));
 		goto done;
 	}
-	r = profile_outputs(&st, &a, cpu_wall);
+	r = profile_outputs(&st, &a, cpu_wall, &who);
 	if (r == CLI_OK && !whole && !(end.launched && end.child_ended))
 		r = incomplete(&end, "the profile of what was received", why, &a);
 	else if (r == CLI_OK)
@@ -1163,13 +1183,21 @@ static const struct cli_opt stack_opts[] = {
 	{0},
 };
 
-/* One thread as dotnet-stack report prints it: unnamed frames (native
- * code, the runtime's helpers) folded into one "[Native Frames]" line. */
+/* One thread as dotnet-stack report prints it, with the name the
+ * runtime or the program gave it when the thread is still there
+ * ('Thread (0xD66) ".NET TP Worker":'): unnamed frames (native code, the
+ * runtime's helpers) folded into one "[Native Frames]" line. */
 static int print_thread(void *ctx, uint64_t tid, const char *const *frames,
 			size_t n)
 {
-	(void)ctx;
-	printf("Thread (0x%llX):\n", (unsigned long long)tid);
+	const pid_t *pid = ctx;
+	char name[64];
+	if (*pid && rtd_ipc_thread_name(*pid, tid, name, sizeof(name)) == 0 &&
+	    *name)
+		printf("Thread (0x%llX) \"%s\":\n", (unsigned long long)tid,
+		       name);
+	else
+		printf("Thread (0x%llX):\n", (unsigned long long)tid);
 	bool native = false;
 	for (size_t i = 0; i < n; i++) {
 		bool unnamed = !strcmp(frames[i], "?!?");
@@ -1208,8 +1236,9 @@ static int cmd_stack(int argc, char **argv)
 	char why[256];
 	if (r == CLI_OK) {
 		bool whole = sink_complete(&st, why, sizeof(why));
+		/* names now: the threads were sampled a moment ago */
 		int rc = rtd_nettrace_profiler_thread_stacks(st.prof, print_thread,
-							     NULL);
+							     &end.pid);
 		if (rc)
 			r = cli_fail("%s", rc == -EIO ? "stdout: write error"
 						      : rtd_strerror(rc));

@@ -32,7 +32,7 @@ static const struct cli_opt counters_opts[] = {
 	 "TIME", "stop after TIME", 0, 0},
 	{O_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
 	 "collect: the file (default counter.csv / counter.json)", 0, 0},
-	{O_CFORMAT, "format", 0, CLI_ARG_CHOICE, 0, "csv|json",
+	{O_CFORMAT, "format", 'f', CLI_ARG_CHOICE, 0, "csv|json",
 	 "collect: dotnet-counters' CSV or JSON layout (default csv)", 0, 0},
 	{0},
 };
@@ -52,7 +52,7 @@ struct cview {
 	size_t nrec;   /* records written (json: comma placement) */
 	/* the table: one row per provider/name/tags, latest value */
 	struct crow {
-		char *provider, *label, *tags;
+		char *provider, *label, *tags, *unit;
 		double value;
 	} *rows;
 	size_t nrows;
@@ -181,7 +181,7 @@ static double rec_seconds(const struct cview *v, uint64_t ts)
 }
 
 static void table_set(struct cview *v, const char *prov, const char *label,
-		      const char *tags, double value)
+		      const char *tags, const char *unit, double value)
 {
 	for (size_t i = 0; i < v->nrows; i++) {
 		struct crow *r = &v->rows[i];
@@ -199,8 +199,9 @@ static void table_set(struct cview *v, const char *prov, const char *label,
 	r->provider = strdup(prov);
 	r->label = strdup(label);
 	r->tags = strdup(tags);
+	r->unit = strdup(unit ? unit : "");
 	r->value = value;
-	if (r->provider && r->label && r->tags)
+	if (r->provider && r->label && r->tags && r->unit)
 		v->nrows++;
 }
 
@@ -215,11 +216,14 @@ static void table_draw(struct cview *v)
 			prov = r->provider;
 			printf("[%s]\n", prov);
 		}
+		/* bytes in kB/MB/GB, counts in full: never 2.2154e+09 */
+		char num[32];
+		rtd_counter_format(r->value, r->unit, num, sizeof(num));
 		if (*r->tags)
-			printf("    %-56s\n        %-52s %.6g\n", r->label, r->tags,
-			       r->value);
+			printf("    %-56s\n        %-52s %s\n", r->label, r->tags,
+			       num);
 		else
-			printf("    %-56s %.6g\n", r->label, r->value);
+			printf("    %-56s %s\n", r->label, num);
 	}
 	fflush(stdout);
 }
@@ -235,7 +239,7 @@ static void put_value(struct cview *v, const struct rtd_counter_record *r,
 	char num[48], ts[48];
 	const char *tags = cv->all_tags;
 	if (v->tty) {
-		table_set(v, r->provider, cv->name, tags, cv->value);
+		table_set(v, r->provider, cv->name, tags, r->unit, cv->value);
 		return;
 	}
 	if (v->json) {
@@ -522,6 +526,7 @@ static int cmd_counters(int argc, char **argv)
 		free(view.rows[i].provider);
 		free(view.rows[i].label);
 		free(view.rows[i].tags);
+		free(view.rows[i].unit);
 	}
 	free(view.rows);
 	sink_free(&st);

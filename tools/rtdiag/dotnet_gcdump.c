@@ -30,8 +30,10 @@ static const struct cli_opt gcdump_opts[] = {
 	{O_BUFFER, "buffer-mb", 0, CLI_ARG_INT, 0, "N",
 	 "the runtime's buffer for the walk's events (default 1024: a heap "
 	 "of N million objects needs about 45*N MB)", 1, 16384},
-	{O_DURATION, "timeout", 't', CLI_ARG_DURATION, CLI_OPT_POSITIVE, "TIME",
+	{O_DURATION, "timeout", 0, CLI_ARG_DURATION, CLI_OPT_POSITIVE, "TIME",
 	 "wait at most TIME for the heap walk (default 60 s)", 0, 0},
+	CLI_OLD(O_DURATION, NULL, 't', CLI_ARG_DURATION, CLI_OPT_POSITIVE,
+		"TIME", "--timeout TIME (-t is --type)", 0, 0),
 	{0},
 };
 

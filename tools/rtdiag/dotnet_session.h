@@ -83,6 +83,7 @@ struct sink_state {
 struct session_end {
 	struct rtd_ipc_pump_result res;
 	char target[128];
+	pid_t pid;         /* the target's, for the pictures' titles */
 	bool launched;
 	bool child_ended;  /* the program we started ended by itself */
 	int child_status;

@@ -892,7 +892,9 @@ static const struct cli_opt cat_opts[] = {
 	 "Go's global order, after Go's validation (go tool trace -d, -d=1)", 0, 0},
 	{CAT_STACKS, "stacks", 0, CLI_ARG_NONE, 0, NULL,
 	 "under each event, all the frames (function, file:line) of each stack it names (without: its first frame after stack=ID:)", 0, 0},
-	{CAT_COUNT, "count", 'n', CLI_ARG_INT, 0, "N", "stop after N events", 0, 1e18},
+	{CAT_COUNT, "max-events", 0, CLI_ARG_INT, 0, "N", "stop after N events", 0, 1e18},
+	CLI_OLD(CAT_COUNT, "count", 'n', CLI_ARG_INT, 0, "N",
+		"--max-events N (-n is --name, --count a flag)", 0, 1e18),
 	{CAT_FORMAT, "format", 'f', CLI_ARG_CHOICE, 0,
 	 "text|json|go-debug|perfetto|chrome-json",
 	 "text (default), JSON Lines, what Go 1.19's 'go tool trace -d' prints, or "
@@ -1258,4 +1260,9 @@ static bool help(FILE *f, const char *sub)
 	return cli_group_help(f, "gotrace", summary, cmds, sub);
 }
 
-const struct cli_group cli_group_gotrace = {"gotrace", "Go execution traces: cat, grep, stats, text2bin, bin2text, pprof, goroutines, gc, tasks, capture", run, help};
+static const struct cli_cmd *const *list_cmds(void)
+{
+	return cmds;
+}
+
+const struct cli_group cli_group_gotrace = {"gotrace", "Go execution traces: cat, grep, stats, text2bin, bin2text, pprof, goroutines, gc, tasks, capture", run, help, list_cmds};

@@ -374,6 +374,16 @@ int gt_cmd_pprof(int argc, char **argv)
 		run_abort(&r);
 		return cli_fail("out of memory");
 	}
+	if (picture) {
+		/* the title says whose and how long: the trace (Go writes no
+		 * process name into it) and its span */
+		int64_t first, last;
+		rtd_goan_trace_bounds(r.a, &first, &last);
+		struct rtd_profile_meta m = {.sz = sizeof(m), .source = "gotrace",
+					     .process = path,
+					     .duration_nanos = last > first ? last - first : 0};
+		rtd_profile_set_meta(prof, &m);
+	}
 	/* the pprof, folded, top and raw forms are go tool trace's, which
 	 * writes a profile with no samples as such; a picture of nothing is
 	 * refused, as convert does */
@@ -760,7 +770,9 @@ static const struct cli_opt goroutines_opts[] = {
 	 "group goroutines by start function (default), or list regions by type", 0, 0},
 	{GR_SORT, "sort", 0, CLI_ARG_STR, 0, "STAT",
 	 "sort rows by total (default) or a column ('Execution time', exec, sched, ...)", 0, 0},
-	{GR_LIMIT, "limit", 'n', CLI_ARG_INT, 0, "N", "rows per group (default 20; 0: all)", 0, 1e12},
+	{GR_LIMIT, "top", 0, CLI_ARG_INT, 0, "N", "rows per group (default 20; 0: all)", 0, 1e12},
+	CLI_OLD(GR_LIMIT, "limit", 'n', CLI_ARG_INT, 0, "N",
+		"--top N (-n is --name)", 0, 1e12),
 	{GR_JSON, "json", 0, CLI_ARG_NONE, 0, NULL, "one JSON object per group and per row, times in ns", 0, 0},
 	GO_OPT(GR_GO),
 	THREADS_OPT(GR_THREADS),
@@ -842,6 +854,91 @@ int gt_cmd_goroutines(int argc, char **argv)
 	return run_end(&r);
 }
 
+/* ---- rows in start order --------------------------------------------------------- */
+
+/* GC cycles and pauses, tasks and regions come to their callbacks as they
+ * end; go tool trace and a reader list them as they start. Each row is
+ * written to memory with its start and printed, sorted, at the end. */
+struct out_row {
+	int64_t start; /* INT64_MIN: began before the trace */
+	size_t seq;
+	char *text;
+	size_t len;
+};
+struct rows {
+	struct out_row *v;
+	size_t n, cap;
+	int err;
+	char *buf; /* the row being written */
+	size_t len;
+};
+
+static FILE *row_open(struct rows *r)
+{
+	r->buf = NULL;
+	r->len = 0;
+	FILE *o = open_memstream(&r->buf, &r->len);
+	if (!o)
+		r->err = -errno;
+	return o;
+}
+
+static void row_close(struct rows *r, FILE *o, int64_t start)
+{
+	if (fclose(o) != 0 && !r->err)
+		r->err = -errno;
+	if (!r->len || r->err) {
+		free(r->buf);
+		return;
+	}
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 256;
+		struct out_row *v = realloc(r->v, cap * sizeof(*v));
+		if (!v) {
+			free(r->buf);
+			r->err = -ENOMEM;
+			return;
+		}
+		r->v = v;
+		r->cap = cap;
+	}
+	r->v[r->n] = (struct out_row){start < 0 ? INT64_MIN : start, r->n, r->buf, r->len};
+	r->n++;
+}
+
+static int cmp_out_row(const void *a, const void *b)
+{
+	const struct out_row *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Write one row with write() and keep it with its start. */
+static void emit_row(struct rows *r, int64_t start,
+		     void (*write)(const void *item, void *ctx, FILE *o),
+		     const void *item, void *ctx)
+{
+	FILE *o = row_open(r);
+	if (!o)
+		return;
+	write(item, ctx, o);
+	row_close(r, o, start);
+}
+
+/* Print the rows by start (equal starts as they came) and free them. */
+static void rows_flush(struct rows *r, FILE *f)
+{
+	qsort(r->v, r->n, sizeof(*r->v), cmp_out_row);
+	for (size_t i = 0; i < r->n; i++) {
+		fwrite(r->v[i].text, 1, r->v[i].len, f);
+		free(r->v[i].text);
+	}
+	free(r->v);
+	r->v = NULL;
+	r->n = r->cap = 0;
+}
+
 /* ---- gc ------------------------------------------------------------------------ */
 
 
@@ -850,10 +947,12 @@ struct gcctx {
 	const rtd_goan *a;
 	uint64_t cycles, pauses, gc_pauses;
 	int64_t cycle_ns, cycle_max, pause_ns, pause_max;
+	struct rows rows;
 };
 
-static void on_gc(const struct rtd_goan_gc *gc, void *ctx)
+static void gc_row(const void *item, void *ctx, FILE *o)
 {
+	const struct rtd_goan_gc *gc = item;
 	struct gcctx *g = ctx;
 	int64_t first, last;
 	rtd_goan_trace_bounds(g->a, &first, &last);
@@ -875,26 +974,31 @@ static void on_gc(const struct rtd_goan_gc *gc, void *ctx)
 		return;
 	char b[40];
 	if (g->json) {
-		printf("{\"kind\":\"%s\",\"seq\":%" PRIu64 ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
+		fprintf(o, "{\"kind\":\"%s\",\"seq\":%" PRIu64 ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
 		       ",\"duration_ns\":%" PRId64 ",\"before_trace\":%s,\"after_trace\":%s",
 		       gc->stw ? "stw" : "gc", gc->seq, s, e, d, gc->start < 0 ? "true" : "false",
 		       gc->end < 0 ? "true" : "false");
 		if (gc->stw) {
-			fputs(",\"reason\":", stdout);
-			put_json_str(stdout, gc->reason);
-			printf(",\"gc\":%s", gc->gc ? "true" : "false");
+			fputs(",\"reason\":", o);
+			put_json_str(o, gc->reason);
+			fprintf(o, ",\"gc\":%s", gc->gc ? "true" : "false");
 		}
-		fputs("}\n", stdout);
+		fputs("}\n", o);
 		return;
 	}
 	if (gc->stw)
-		printf("STW %-6" PRIu64 " at %12.9fs%s  %12s  %s%s\n", gc->seq, since(g->a, s),
+		fprintf(o, "STW %-6" PRIu64 " at %12.9fs%s  %12s  %s%s\n", gc->seq, since(g->a, s),
 		       gc->start < 0 ? "*" : " ", go_dur(d, b, sizeof(b)),
 		       *gc->reason ? gc->reason : "(kind not in the trace)", gc->end < 0 ? " (not ended)" : "");
 	else
-		printf("GC  %-6" PRIu64 " at %12.9fs%s  %12s%s\n", gc->seq, since(g->a, s),
+		fprintf(o, "GC  %-6" PRIu64 " at %12.9fs%s  %12s%s\n", gc->seq, since(g->a, s),
 		       gc->start < 0 ? "*" : " ", go_dur(d, b, sizeof(b)),
 		       gc->end < 0 ? "  (not ended when the trace did)" : "");
+}
+
+static void on_gc(const struct rtd_goan_gc *gc, void *ctx)
+{
+	emit_row(&((struct gcctx *)ctx)->rows, gc->start, gc_row, gc, ctx);
 }
 
 static int parse_windows(const char *s, int64_t *w, size_t max, size_t *n)
@@ -936,7 +1040,7 @@ static const struct cli_opt gc_opts[] = {
 const struct cli_cmd gt_gc_cmd = {
 	"gotrace gc", "FILE|-",
 	"GC cycles, stop-the-world pauses and the minimum mutator utilization.\n"
-	"Every GC cycle and pause with its start and duration (as each ends), then\n"
+	"Every GC cycle and pause with its start and duration, in start order, then\n"
 	"totals and the MMU as 'go tool trace''s MMU page computes it.",
 	gc_opts, 1, 1, 0, gt_cmd_gc, NULL};
 
@@ -999,6 +1103,9 @@ int gt_cmd_gc(int argc, char **argv)
 	}
 	struct run r;
 	int code = run_trace(&r, path, &o, &g.a);
+	rows_flush(&g.rows, stdout); /* what came, also of a cut trace */
+	if (!code && g.rows.err)
+		code = cli_fail("gc rows: %s", strerror(-g.rows.err));
 	if (code) {
 		run_abort(&r);
 		return code;
@@ -1071,25 +1178,27 @@ struct tctx {
 	const rtd_goan *a;
 	struct ttype *types;
 	int err;
+	struct rows rows;
 };
 
-static void print_stats(const struct rtd_goan_stat *st, size_t n, bool json)
+static void print_stats(FILE *o, const struct rtd_goan_stat *st, size_t n, bool json)
 {
 	char b[40];
 	for (size_t i = 0; i < n; i++) {
 		if (json) {
 			if (i)
-				fputc(',', stdout);
-			put_json_str(stdout, st[i].name);
-			printf(":%" PRId64, st[i].ns);
+				fputc(',', o);
+			put_json_str(o, st[i].name);
+			fprintf(o, ":%" PRId64, st[i].ns);
 		} else if (st[i].ns) {
-			printf("  %s %s", st[i].name, go_dur(st[i].ns, b, sizeof(b)));
+			fprintf(o, "  %s %s", st[i].name, go_dur(st[i].ns, b, sizeof(b)));
 		}
 	}
 }
 
-static void on_task(const struct rtd_goan_task *t, void *ctx)
+static void task_row(const void *item, void *ctx, FILE *o)
 {
+	const struct rtd_goan_task *t = item;
 	struct tctx *c = ctx;
 	int64_t first, last;
 	rtd_goan_trace_bounds(c->a, &first, &last);
@@ -1117,53 +1226,64 @@ static void on_task(const struct rtd_goan_task *t, void *ctx)
 	}
 	char b[40];
 	if (c->json) {
-		printf("{\"task\":%" PRIu64 ",\"type\":", t->id);
-		put_json_str(stdout, t->name);
-		printf(",\"parent\":%" PRIu64 ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
+		fprintf(o, "{\"task\":%" PRIu64 ",\"type\":", t->id);
+		put_json_str(o, t->name);
+		fprintf(o, ",\"parent\":%" PRIu64 ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
 		       ",\"duration_ns\":%" PRId64 ",\"complete\":%s,\"goroutines\":%" PRIu64
 		       ",\"regions\":%" PRIu64 ",\"logs\":%" PRIu64 ",\"stats\":{",
 		       t->parent, s, e, e - s, complete ? "true" : "false", t->goroutines, t->regions,
 		       t->logs);
-		print_stats(t->stats, t->nstats, true);
-		fputs("}}\n", stdout);
+		print_stats(o, t->stats, t->nstats, true);
+		fputs("}}\n", o);
 		return;
 	}
-	printf("task %-6" PRIu64 " %-20s at %12.9fs  %12s  %s", t->id,
+	fprintf(o, "task %-6" PRIu64 " %-20s at %12.9fs  %12s  %s", t->id,
 	       *t->name ? t->name : "\"\"", since(c->a, s), go_dur(e - s, b, sizeof(b)),
 	       complete ? "complete" : t->start < 0 ? "began before the trace" : "not ended");
 	if (t->parent)
-		printf("  parent %" PRIu64, t->parent);
-	printf("  goroutines %" PRIu64 "  regions %" PRIu64 "  logs %" PRIu64 "\n", t->goroutines,
+		fprintf(o, "  parent %" PRIu64, t->parent);
+	fprintf(o, "  goroutines %" PRIu64 "  regions %" PRIu64 "  logs %" PRIu64 "\n", t->goroutines,
 	       t->regions, t->logs);
 	if (t->regions) {
-		fputs("    in its regions:", stdout);
-		print_stats(t->stats, t->nstats, false);
-		fputc('\n', stdout);
+		fputs("    in its regions:", o);
+		print_stats(o, t->stats, t->nstats, false);
+		fputc('\n', o);
 	}
 }
 
-static void on_task_region(const struct rtd_goan_region *rg, void *ctx)
+static void on_task(const struct rtd_goan_task *t, void *ctx)
 {
+	emit_row(&((struct tctx *)ctx)->rows, t->start, task_row, t, ctx);
+}
+
+static void region_row(const void *item, void *ctx, FILE *o)
+{
+	const struct rtd_goan_region *rg = item;
 	struct tctx *c = ctx;
 	int64_t first, last;
 	rtd_goan_trace_bounds(c->a, &first, &last);
 	int64_t s = rg->start >= 0 ? rg->start : first, e = rg->end >= 0 ? rg->end : last;
 	char b[40];
 	if (c->json) {
-		printf("{\"region\":");
-		put_json_str(stdout, rg->name);
-		printf(",\"goroutine\":%" PRIu64 ",\"task\":%" PRIu64 ",\"start_ns\":%" PRId64
+		fprintf(o, "{\"region\":");
+		put_json_str(o, rg->name);
+		fprintf(o, ",\"goroutine\":%" PRIu64 ",\"task\":%" PRIu64 ",\"start_ns\":%" PRId64
 		       ",\"end_ns\":%" PRId64 ",\"duration_ns\":%" PRId64 ",\"stats\":{",
 		       rg->g, rg->task, s, e, e - s);
-		print_stats(rg->stats, rg->nstats, true);
-		fputs("}}\n", stdout);
+		print_stats(o, rg->stats, rg->nstats, true);
+		fputs("}}\n", o);
 		return;
 	}
-	printf("  region %-20s g %-8" PRIu64 " task %-6" PRIu64 " at %12.9fs  %12s", 
+	fprintf(o, "  region %-20s g %-8" PRIu64 " task %-6" PRIu64 " at %12.9fs  %12s", 
 	       *rg->name ? rg->name : "(inherited)", rg->g, rg->task, since(c->a, s),
 	       go_dur(e - s, b, sizeof(b)));
-	print_stats(rg->stats, rg->nstats, false);
-	fputc('\n', stdout);
+	print_stats(o, rg->stats, rg->nstats, false);
+	fputc('\n', o);
+}
+
+static void on_task_region(const struct rtd_goan_region *rg, void *ctx)
+{
+	emit_row(&((struct tctx *)ctx)->rows, rg->start, region_row, rg, ctx);
 }
 
 static int cmp_type(const void *a, const void *b)
@@ -1173,7 +1293,7 @@ static int cmp_type(const void *a, const void *b)
 
 enum { TK_REGIONS = 1, TK_JSON, TK_GO, TK_THREADS };
 static const struct cli_opt tasks_opts[] = {
-	{TK_REGIONS, "regions", 0, CLI_ARG_NONE, 0, NULL, "each region too, as it ends", 0, 0},
+	{TK_REGIONS, "regions", 0, CLI_ARG_NONE, 0, NULL, "each region too", 0, 0},
 	{TK_JSON, "json", 0, CLI_ARG_NONE, 0, NULL, "one JSON object per task, region and task type", 0, 0},
 	GO_OPT(TK_GO),
 	THREADS_OPT(TK_THREADS),
@@ -1182,7 +1302,7 @@ static const struct cli_opt tasks_opts[] = {
 const struct cli_cmd gt_tasks_cmd = {
 	"gotrace tasks", "FILE|-",
 	"User tasks and regions, with durations and the time in each state.\n"
-	"Each task (runtime/trace.NewTask) as it completes: type, parent, start,\n"
+	"Each task (runtime/trace.NewTask) in start order: type, parent, start,\n"
 	"duration, goroutines, regions, logs and the times its regions' goroutines\n"
 	"spent in each state; then a table per task type, as the trace UI's task page.",
 	tasks_opts, 1, 1, 0, gt_cmd_tasks, NULL};
@@ -1213,6 +1333,9 @@ int gt_cmd_tasks(int argc, char **argv)
 		o.on_region = on_task_region;
 	struct run r;
 	int code = run_trace(&r, path, &o, &c.a);
+	rows_flush(&c.rows, stdout); /* what came, also of a cut trace */
+	if (!code && c.rows.err)
+		code = cli_fail("task rows: %s", strerror(-c.rows.err));
 	size_t n = 0;
 	for (struct ttype *t = c.types; t; t = t->next)
 		n++;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opt.h"
 #include "rtdiag/common.h"
 
 static const struct cli_group *const groups[] = {
@@ -55,6 +56,14 @@ static int do_help(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stdout);
+		return CLI_OK;
+	}
+	if (strcmp(argv[1], "--options") == 0) {
+		/* every command's option table, as data (docs/options.md) */
+		for (size_t i = 0; i < NGROUPS; i++)
+			for (const struct cli_cmd *const *c = groups[i]->cmds();
+			     *c; c++)
+				cli_cmd_dump_opts(stdout, *c);
 		return CLI_OK;
 	}
 	if (strcmp(argv[1], "help") == 0) {

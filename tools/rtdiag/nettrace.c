@@ -175,12 +175,16 @@ static const struct cli_opt cat_opts[] = {
 	{CAT_JSON, "json", 'j', CLI_ARG_NONE, 0, NULL,
 	 "JSON Lines: every field as a number, value names under \"names\", "
 	 "header values, the stack", 0, 0},
-	{CAT_STACK, "stack", 's', CLI_ARG_NONE, 0, NULL,
+	{CAT_STACK, "stacks", 0, CLI_ARG_NONE, 0, NULL,
 	 "print stacks, frames named from the trace's method events "
 	 "(text: names; JSON: \"frames\" beside \"stack\")", 0, 0},
-	{CAT_PROVIDER, "provider", 'p', CLI_ARG_STR, CLI_OPT_REPEAT, "NAME",
+	CLI_OLD(CAT_STACK, "stack", 's', CLI_ARG_NONE, 0, NULL,
+		"--stacks (-s is --summary)", 0, 0),
+	{CAT_PROVIDER, "provider", 0, CLI_ARG_STR, CLI_OPT_REPEAT, "NAME",
 	 "only events of these providers (any case, * wildcards; "
 	 "repeat for several)", 0, 0},
+	CLI_OLD(CAT_PROVIDER, NULL, 'p', CLI_ARG_STR, CLI_OPT_REPEAT, "NAME",
+		"--provider NAME (-p is a process id)", 0, 0),
 	{CAT_EVENT, "event", 'e', CLI_ARG_STR, CLI_OPT_REPEAT, "NAME",
 	 "only events with these names, e.g. GC/Start or 'GC/*' (any case; "
 	 "repeat for several: any of them)", 0, 0},
@@ -859,5 +863,11 @@ static bool help(FILE *f, const char *sub)
 	return cli_group_help(f, "nettrace", summary, cmds, sub);
 }
 
+static const struct cli_cmd *const *list_cmds(void)
+{
+	return cmds;
+}
+
 const struct cli_group cli_group_nettrace = {
-	"nettrace", "EventPipe streams: cat, stats, profile", run, help};
+	"nettrace", "EventPipe streams: cat, stats, profile", run, help,
+	list_cmds};

@@ -375,11 +375,28 @@ static const struct cli_opt *suggest(const struct cli_opt *opts,
 	return nhits == 1 ? hit : NULL;
 }
 
+void cli_cmd_old_spelling(const struct cli_cmd *cmd, const char *old,
+			  const char *now)
+{
+	cli_progress_done();
+	fprintf(stderr, "rtdiag %s: note: %s is an old spelling here; say %s "
+			"(docs/options.md)\n", cmd->name, old, now);
+}
+
 static int take(struct cli_parser *p, const struct cli_opt *o, const char *arg,
 		struct cli_val *v)
 {
 	size_t idx = (size_t)(o - p->cmd->opts);
 	char lab[64];
+	if (o->flags & CLI_OPT_OLD) {
+		/* "-n" or "--count", as typed */
+		char old[64];
+		if (p->typed)
+			snprintf(old, sizeof(old), "-%c", p->typed);
+		else
+			snprintf(old, sizeof(old), "--%s", o->name);
+		cli_cmd_old_spelling(p->cmd, old, o->help);
+	}
 	if (idx < CLI_MAX_OPTS) {
 		if (p->seen[idx] && !(o->flags & CLI_OPT_REPEAT))
 			return usage(p, "%s given twice (it takes one value)",
@@ -388,12 +405,31 @@ static int take(struct cli_parser *p, const struct cli_opt *o, const char *arg,
 	}
 	memset(v, 0, sizeof(*v));
 	v->opt = o;
-	if (o->arg != CLI_ARG_NONE) {
+	if (o->arg != CLI_ARG_NONE && arg) {
 		int rc = convert(p, o, arg, v);
 		if (rc < 0)
 			return rc;
 	}
 	return o->id;
+}
+
+/* Whether the word after a CLI_OPT_WAS_FLAG option is its value: there
+ * is one, it is no option, and it reads as the option's kind. */
+static bool takes_next(const struct cli_parser *p, const struct cli_opt *o)
+{
+	if (p->i >= p->argc)
+		return false;
+	const char *s = p->argv[p->i];
+	if (s[0] == '-' && s[1])
+		return false;
+	long long i;
+	double d;
+	int64_t ns;
+	switch (o->arg) {
+	case CLI_ARG_INT: return cli_parse_int(s, &i) == 0;
+	case CLI_ARG_DURATION: return cli_parse_duration(s, &d, &ns) == 0;
+	default: return true;
+	}
 }
 
 /* The value of an option that takes one: the rest of its argv word, or
@@ -447,6 +483,7 @@ int cli_opt_next(struct cli_parser *p, struct cli_val *v)
 		/* the rest of "-abc" */
 		char c = *p->cluster++;
 		const struct cli_opt *o = find_short(opts, c);
+		p->typed = c;
 		if (!o)
 			return usage(p, "unknown option '-%c'", c);
 		const char *attached = NULL;
@@ -484,6 +521,7 @@ int cli_opt_next(struct cli_parser *p, struct cli_val *v)
 		}
 		if (a[1] == '-') {
 			const char *name = a + 2;
+			p->typed = 0;
 			const char *eq = strchr(name, '=');
 			size_t len = eq ? (size_t)(eq - name) : strlen(name);
 			const struct cli_opt *o = find_long(opts, name, len);
@@ -504,6 +542,15 @@ int cli_opt_next(struct cli_parser *p, struct cli_val *v)
 				if (eq)
 					return usage(p, "%s takes no value",
 						     opt_label(o, lab, sizeof(lab)));
+				return take(p, o, NULL, v);
+			}
+			if ((o->flags & CLI_OPT_WAS_FLAG) && !eq &&
+			    !takes_next(p, o)) {
+				char now[96];
+				snprintf(lab, sizeof(lab), "--%s alone", o->name);
+				snprintf(now, sizeof(now), "--%s %s", o->name,
+					 o->meta ? o->meta : "VALUE");
+				cli_cmd_old_spelling(p->cmd, lab, now);
 				return take(p, o, NULL, v);
 			}
 			const char *val = value_for(p, eq ? eq + 1 : NULL);
@@ -566,6 +613,35 @@ void cli_cmd_help(FILE *f, const struct cli_cmd *c)
 	if (c->details)
 		fprintf(f, "\n%s%s", c->details,
 			c->details[strlen(c->details) - 1] == '\n' ? "" : "\n");
+}
+
+void cli_cmd_dump_opts(FILE *f, const struct cli_cmd *c)
+{
+	static const char *const kinds[] = {
+		[CLI_ARG_NONE] = "none",         [CLI_ARG_STR] = "str",
+		[CLI_ARG_INT] = "int",           [CLI_ARG_DOUBLE] = "double",
+		[CLI_ARG_DURATION] = "duration", [CLI_ARG_SIZE] = "size",
+		[CLI_ARG_PIDS] = "pids",         [CLI_ARG_CHOICE] = "choice",
+	};
+	for (const struct cli_opt *o = c->opts; o && o->id; o++) {
+		char flags[48] = "";
+		if (o->flags & CLI_OPT_REPEAT)
+			strcat(flags, ",repeat");
+		if (o->flags & CLI_OPT_HIDDEN)
+			strcat(flags, ",hidden");
+		if (o->flags & CLI_OPT_OLD)
+			strcat(flags, ",old");
+		if (o->flags & CLI_OPT_WAS_FLAG)
+			strcat(flags, ",was-flag");
+		char sh[3] = {'-', o->shortname, 0};
+		fprintf(f, "%s\t%s\t%s%s\t%s\t%s\t%s", c->name, sh,
+			o->name ? "--" : "-", o->name ? o->name : "",
+			kinds[o->arg], flags[0] ? flags + 1 : "-",
+			o->meta ? o->meta : "-");
+		if (o->flags & CLI_OPT_OLD) /* what to say now */
+			fprintf(f, "\t%s", o->help ? o->help : "-");
+		fputc('\n', f);
+	}
 }
 
 static const struct cli_cmd *find_cmd(const struct cli_cmd *const *cmds,

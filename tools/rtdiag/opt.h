@@ -58,6 +58,15 @@ enum {
 	CLI_OPT_REPEAT = 1u << 0,   /* may be given more than once */
 	CLI_OPT_POSITIVE = 1u << 1, /* numbers and durations must be > 0 */
 	CLI_OPT_HIDDEN = 1u << 2,   /* accepted but not listed in --help */
+	/* an old spelling (hidden too): its help is the spelling now, and
+	 * taking it prints one line saying so on stderr; it returns the id
+	 * of the option it stands for (docs/options.md) */
+	CLI_OPT_OLD = 1u << 3,
+	/* an option that takes a value now and was a flag before ("--top"
+	 * then, "--top N" now): given alone (nothing after it, or an option,
+	 * or a word that is not its kind) it is taken with v.str NULL and a
+	 * one-line notice; long spelling only */
+	CLI_OPT_WAS_FLAG = 1u << 4,
 };
 
 /**
@@ -84,6 +93,12 @@ struct cli_opt {
 	const char *help;
 	double min, max;
 };
+
+/* An old spelling of option ID (docs/options.md): accepted, hidden from
+ * --help, and taking it prints that NOW is the spelling to use. */
+#define CLI_OLD(ID, NAME, SHORT, ARG, FLAGS, META, NOW, MIN, MAX)             \
+	{ID, NAME, SHORT, ARG, (FLAGS) | CLI_OPT_OLD | CLI_OPT_HIDDEN, META,  \
+	 NOW, MIN, MAX}
 
 /* Command flags. */
 enum {
@@ -146,6 +161,7 @@ struct cli_parser {
 	char **argv;
 	int i;               /* next argv index */
 	const char *cluster; /* rest of a "-abc" cluster, or NULL */
+	char typed;          /* the short name just read, 0 for a long one */
 	bool ended;          /* "--" seen */
 	unsigned char seen[CLI_MAX_OPTS];
 	pid_t pids[CLI_MAX_PIDS];
@@ -183,6 +199,19 @@ int cli_cmd_usage(const struct cli_cmd *cmd, const char *fmt, ...)
 
 /* Print a command's help: usage line, summary, options, details. */
 void cli_cmd_help(FILE *f, const struct cli_cmd *cmd);
+
+/* Print a command's option table as data, one option a line:
+ * "COMMAND\t-S\t--LONG\tKIND\tFLAGS\tMETA[\tNOW]" ("-" for none; KIND none,
+ * str, int, double, duration, size, pids, choice; FLAGS a comma list of
+ * repeat, hidden, old, was-flag; NOW, for an old spelling, what to say
+ * now). `rtdiag help --options` prints every command's;
+ * tests/cli/test_options.sh checks the vocabulary of docs/options.md. */
+void cli_cmd_dump_opts(FILE *f, const struct cli_cmd *cmd);
+
+/* Print the one-line notice of an old spelling: "rtdiag CMD: note: OLD is
+ * an old spelling here; say NOW (docs/options.md)". */
+void cli_cmd_old_spelling(const struct cli_cmd *cmd, const char *old,
+			  const char *now);
 
 /*
  * Value converters, also for values that do not come from an option (a

@@ -31,7 +31,12 @@ static bool help(FILE *f, const char *sub)
 	return cli_group_help(f, "perf", perf_summary, perf_cmds, sub);
 }
 
-const struct cli_group cli_group_perf = {"perf", "Linux perf_event: record (CPU profiles), trace, stat, list", run, help};
+static const struct cli_cmd *const *list_cmds(void)
+{
+	return perf_cmds;
+}
+
+const struct cli_group cli_group_perf = {"perf", "Linux perf_event: record (CPU profiles), trace, stat, list", run, help, list_cmds};
 
 /* ---- shared helpers ---------------------------------------------------------- */
 

@@ -24,7 +24,7 @@ enum {
 	O_PID = 1, O_ALL, O_CGROUP, O_FREQ, O_EVENT, O_CG, O_STACK, O_DUR,
 	O_KERNEL, O_NOKERNEL, O_OUT, O_FORMAT, O_TOP, O_PAGES, O_STATS,
 	O_NOINLINE, O_NODEBUGINFOD, O_NODOTNET, O_DEBUGDIR, O_THREADS,
-	O_OFFCPU, O_STATE, O_NOREADER,
+	O_OFFCPU, O_STATE, O_NOREADER, O_SORT,
 };
 
 static const struct cli_opt record_opts[] = {
@@ -53,13 +53,18 @@ static const struct cli_opt record_opts[] = {
 	 ".perfetto-trace/.pftrace, .data: perf.data for perf report) instead of "
 	 "the top table on stdout; up to 4 "
 	 "times: one recording, each FILE in the format its name says", 0, 0},
-	{O_FORMAT, "format", 0, CLI_ARG_CHOICE, 0,
+	{O_FORMAT, "format", 'f', CLI_ARG_CHOICE, 0,
 	 "top|folded|pprof|svg|speedscope|perfetto|chrome-json",
 	 "output format (default: from FILE's name, else top)", 0, 0},
 	{O_THREADS, "per-thread", 0, CLI_ARG_NONE, 0, NULL,
 	 "folded and SVG: a root frame per thread (pid/tid name)", 0, 0},
-	{O_TOP, "top", 'n', CLI_ARG_INT, CLI_OPT_POSITIVE, "N",
+	{O_TOP, "top", 0, CLI_ARG_INT, CLI_OPT_POSITIVE, "N",
 	 "rows of the top table (default 25)", 1, 1000000},
+	CLI_OLD(O_TOP, NULL, 'n', CLI_ARG_INT, CLI_OPT_POSITIVE, "N",
+		"--top N (-n is --name)", 1, 1000000),
+	{O_SORT, "sort", 0, CLI_ARG_STR, 0, "KEYS",
+	 "the top table by perf report's keys, comm,dso,sym (thread name, "
+	 "module, function) and pid: the leaves' weight, as --no-children", 0, 0},
 	{O_PAGES, "mmap-pages", 'm', CLI_ARG_INT, CLI_OPT_POSITIVE, "PAGES",
 	 "ring data pages per CPU, a power of two (default perf's: 128 at the kernel's default mlock limit)", 1, 65536},
 	{O_STATS, "stats", 0, CLI_ARG_NONE, 0, NULL,
@@ -194,13 +199,66 @@ static int write_top(struct rtd_perf_profiler *pr, const rtd_profile *prof,
 	else
 		fprintf(f, "# %llu samples, %.3f s of CPU\n",
 			(unsigned long long)samples, total / 1e9);
-	fprintf(f, "%7s %7s  %-60s %s\n", "self%", "total%", "function", "module");
+	/* the module before the function, as perf report's Shared Object
+	 * before Symbol: a C++ name of 200 characters pushes nothing out of
+	 * its column */
+	int mw = 6;
 	for (int i = 0; i < n; i++) {
 		const char *mod = rtd_perf_profiler_frame_module(pr, e[i].name);
-		fprintf(f, "%6.2f%% %6.2f%%  %-60s %s\n",
+		int l = mod ? (int)strlen(base_name(mod)) : 0;
+		if (l > mw)
+			mw = l < 40 ? l : 40;
+	}
+	fprintf(f, "%7s %7s  %-*s  %s\n", "self%", "total%", mw, "module",
+		"function");
+	for (int i = 0; i < n; i++) {
+		const char *mod = rtd_perf_profiler_frame_module(pr, e[i].name);
+		fprintf(f, "%6.2f%% %6.2f%%  %-*s  %s\n",
 			total > 0 ? 100.0 * (double)e[i].self / total : 0.0,
 			total > 0 ? 100.0 * (double)e[i].total / total : 0.0,
-			e[i].name, mod ? base_name(mod) : "");
+			mw, mod ? base_name(mod) : "", e[i].name);
+	}
+	free(e);
+	return n < 0 ? n : 0;
+}
+
+/* The top table as perf report --sort KEYS --no-children prints it:
+ * Overhead, then a column per key. */
+static int write_sorted(const rtd_profile *prof, FILE *f, size_t rows,
+			const char *keys, uint64_t samples)
+{
+	struct rtd_profile_sort_entry *e = calloc(rows, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	int n = rtd_profile_top_sorted(prof, rtd_profile_default_type(prof),
+				       keys, e, rows);
+	double total = (double)rtd_profile_total(prof);
+	fprintf(f, "# %llu samples, %.3f s; by %s\n",
+		(unsigned long long)samples, total / 1e9, keys);
+	fprintf(f, "%8s", "overhead");
+	for (const char *k = keys; *k;) {
+		size_t l = strcspn(k, ",");
+		fprintf(f, "  %-*.*s", k[l] ? 16 : 0,
+			(int)l, k);
+		k += l + (k[l] == ',');
+	}
+	fputc('\n', f);
+	for (int i = 0; i < n; i++) {
+		fprintf(f, "%7.2f%%", total > 0 ? 100.0 * (double)e[i].self / total : 0.0);
+		for (const char *k = keys; *k;) {
+			size_t l = strcspn(k, ",");
+			int w = k[l] ? 16 : 0;
+			if (!strncmp(k, "comm", 4))
+				fprintf(f, "  %-*s", w, *e[i].comm ? e[i].comm : "?");
+			else if (!strncmp(k, "pid", 3))
+				fprintf(f, "  %-*lld", w, (long long)e[i].pid);
+			else if (!strncmp(k, "dso", 3))
+				fprintf(f, "  %-*s", w, *e[i].dso ? e[i].dso : "[unknown]");
+			else
+				fprintf(f, "  %-*s", w, e[i].sym);
+			k += l + (k[l] == ',');
+		}
+		fputc('\n', f);
 	}
 	free(e);
 	return n < 0 ? n : 0;
@@ -225,6 +283,7 @@ struct record_args {
 	bool all, stats, kernel_set, no_kernel, per_thread, offcpu, no_reader;
 	unsigned states;
 	const char *outs[4];
+	const char *sort; /* perf report's --sort keys, or NULL */
 	int format, formats[4];
 	size_t nouts;
 	long long rows;
@@ -272,6 +331,20 @@ static int parse(struct record_args *a, int argc, char **argv)
 			break;
 		case O_FORMAT: a->format = (int)v.i; break;
 		case O_TOP: a->rows = v.i; break;
+		case O_SORT:
+			a->sort = v.str;
+			for (const char *k = v.str; *k;) {
+				size_t l = strcspn(k, ",");
+				if (!((l == 4 && !strncmp(k, "comm", 4)) ||
+				      (l == 3 && (!strncmp(k, "pid", 3) ||
+						  !strncmp(k, "dso", 3) ||
+						  !strncmp(k, "sym", 3)))))
+					return cli_cmd_usage(&perf_cmd_record,
+						"--sort: '%.*s' is not comm, pid, dso or sym",
+						(int)l, k);
+				k += l + (k[l] == ',');
+			}
+			break;
 		case O_PAGES:
 			if (v.i & (v.i - 1))
 				return cli_cmd_usage(&perf_cmd_record,
@@ -376,7 +449,9 @@ static int write_profile(struct record_args *a, const char *path, int format,
 	static const enum rtd_profile_format fmts[] = {
 		RTD_PROFILE_FMT_TOP, RTD_PROFILE_FMT_FOLDED, RTD_PROFILE_FMT_PPROF,
 		RTD_PROFILE_FMT_SVG, RTD_PROFILE_FMT_SPEEDSCOPE};
-	if (format == FMT_TOP) {
+	if (format == FMT_TOP && a->sort) {
+		r = write_sorted(prof, o.f, (size_t)a->rows, a->sort, samples);
+	} else if (format == FMT_TOP) {
 		r = write_top(pr, prof, o.f, (size_t)a->rows, samples, a->offcpu);
 	} else {
 		struct rtd_profile_write_opts wo = {.sz = sizeof(wo)};

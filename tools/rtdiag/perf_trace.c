@@ -61,7 +61,7 @@ static const struct cli_opt trace_opts[] = {
 	 "tracing ran)", 0, 0},
 	{T_SUMMARY, "summary", 's', CLI_ARG_NONE, 0, NULL,
 	 "system calls: only a summary per process and call (counts, errors, times)", 0, 0},
-	{T_FORMAT, "format", 0, CLI_ARG_CHOICE, 0, "perfetto|chrome-json",
+	{T_FORMAT, "format", 'f', CLI_ARG_CHOICE, 0, "perfetto|chrome-json",
 	 "a timeline instead of lines (also picked by -o FILE.perfetto-trace, "
 	 ".pftrace, or .json without --json): a track per CPU and per thread, sched_switch as running "
 	 "slices, other events as instants with their fields", 0, 0},

@@ -666,9 +666,16 @@ static bool record_help(FILE *f, const char *sub)
 	return true;
 }
 
+static const struct cli_cmd *const *record_cmds(void)
+{
+	static const struct cli_cmd *const list[] = {&record_cmd, NULL};
+	return list;
+}
+
 const struct cli_group cli_group_record = {
 	.name = "record",
 	.summary = "one timeline of a process, its runtime and the kernel, on one clock",
 	.run = record_run,
 	.help = record_help,
+	.cmds = record_cmds,
 };

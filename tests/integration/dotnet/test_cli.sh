@@ -92,10 +92,16 @@ wait_file "$WORK/burn/ready" || bad "burn target"
 # stacks through Main;...;RtdiagBurn.Spin hold at least half the time.
 spin_half() { awk '{ w = $NF; all += w; if ($0 ~ /Program\.Main.*;.*RtdiagBurn\.Spin/) spin += w }
                    END { exit !(all > 0 && spin * 2 >= all) }' "$1"; }
-out=$("$R" dotnet profile -p "$TPID" --duration 2 -o "$WORK/burn2.folded" --top 2>"$WORK/prof.err"); rc=$?
+out=$("$R" dotnet profile -p "$TPID" --duration 2 -o "$WORK/burn2.folded" --top 10 2>"$WORK/prof.err"); rc=$?
 [ $rc = 0 ] && grep -q "self%.*total%.*function" <<<"$out" && [ "$(grep -c '%.*%.*!' <<<"$out")" -ge 1 ] \
   && spin_half "$WORK/burn2.folded" \
   && ok "profile --top: table printed, RtdiagBurn.Spin holds >= 50%" || bad "profile: $rc $out"
+# a picture says whose, how long and what weight (#32 item 5); the
+# session's time is rundown included, so at least the 1 s asked
+"$R" dotnet profile -p "$TPID" --duration 1 -o "$WORK/burn.svg" 2>/dev/null \
+  && t=$(grep -o '<text id="title"[^<]*' "$WORK/burn.svg" | sed 's/.*>//') \
+  && grep -Eq "^eventpipe: [^ ]+ \(pid $TPID\), [1-9][0-9.]*s, weight: [a-z]+" <<<"$t" \
+  && ok "profile SVG title: $t" || bad "profile SVG title: '${t:-}'"
 "$R" dotnet profile -p "$TPID" --duration 1 -o "$WORK/burn.folded" 2>/dev/null && spin_half "$WORK/burn.folded" \
   && ok "profile -o writes folded stacks (Main;...;RtdiagBurn.Spin holds >= 50%)" || bad "folded: $(head -3 "$WORK/burn.folded")"
 
@@ -213,7 +219,7 @@ fi
 
 # suspended start through DOTNET_DiagnosticPorts; listen resumes it
 SOCK="$WORK/port.sock"
-"$R" dotnet listen "$SOCK" --count 1 --timeout "${RTD_TEST_WAIT:-300}" >"$WORK/listen.out" 2>"$WORK/listen.err" &
+"$R" dotnet listen "$SOCK" --max-runtimes 1 --timeout "${RTD_TEST_WAIT:-300}" >"$WORK/listen.out" 2>"$WORK/listen.err" &
 lp=$!
 wait_until test -S "$SOCK"
 start_target "$WORK/susp" "DOTNET_DiagnosticPorts=$SOCK"

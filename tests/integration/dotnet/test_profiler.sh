@@ -65,7 +65,7 @@ touch "$WORK/a/stop"
 # ---- (b) suspended start through DOTNET_DiagnosticPorts, StartupProfiler from listen
 M="$WORK/listen.marker"
 SOCK="$WORK/port.sock"
-"$R" dotnet listen "$SOCK" --count 1 --timeout "${RTD_TEST_WAIT:-300}" --startup-profiler "$CLSID,$LIB" \
+"$R" dotnet listen "$SOCK" --max-runtimes 1 --timeout "${RTD_TEST_WAIT:-300}" --startup-profiler "$CLSID,$LIB" \
   >"$WORK/listen.out" 2>"$WORK/listen.err" &
 lp=$!
 wait_until test -S "$SOCK"

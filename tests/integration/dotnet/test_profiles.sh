@@ -21,7 +21,7 @@ share() { awk -v re="$2" '{ w = $NF; all += w; if ($0 ~ re) s += w }
 
 # allocations: byte[1000] three times for each long[125] (1024 bytes both)
 start_kinds "$WORK/alloc" alloc
-out=$("$R" dotnet profile -p "$KP" --type alloc --duration 3 -o "$WORK/alloc.folded" --top 2>&1); rc=$?
+out=$("$R" dotnet profile -p "$KP" --type alloc --duration 3 -o "$WORK/alloc.folded" --top 10 2>&1); rc=$?
 b=$(share "$WORK/alloc.folded" 'Alloc[.]AllocBytes[(][)];System[.]Byte[[][]]'); l=$(share "$WORK/alloc.folded" 'Alloc[.]AllocLongs[(][)];System[.]Int64[[][]]')
 n=$(sed -n 's/^\([0-9]*\) allocation ticks.*/\1/p' <<<"$out")
 # 3:1 by bytes; over n ticks the share's sampling error is about
@@ -112,6 +112,11 @@ chain() { awk -v a="$1" -v b="$2" '/^Thread/ { t = "" } { t = t $0 "\n" } /^$/ {
 [ $rc = 0 ] && chain "Thread.Sleep(int32)" "dotnet-kinds!Parked.InSleep()" && chain "ManualResetEventSlim.Wait()" "dotnet-kinds!Parked.InWait()" \
   && chain "dotnet-kinds!Parked.Main(" "dotnet-kinds!Program.Main(" \
   && ok "stack: each parked thread with its method chain" || bad "stack: rc $rc $out"
+# threads named as the runtime and the program named them, not by id only
+named() { awk -v n="$1" -v f="$2" '/^Thread/ { t = $0 } index($0, f) && index(t, "\"" n "\"") { found = 1 } END { exit !found }' <<<"$out"; }
+named parked-sleep "Parked.InSleep()" && named parked-wait "Parked.InWait()" && named dotnet-kinds "Parked.Main(" \
+  && ok "stack: threads by name: $(grep -o '^Thread ([^)]*) "[^"]*"' <<<"$out" | sed 's/^Thread ([^)]*) //' | sort -u | paste -sd, -)" \
+  || bad "stack: thread names: $(grep '^Thread' <<<"$out")"
 touch "$WORK/park/stop"
 
 # bad input

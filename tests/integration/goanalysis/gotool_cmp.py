@@ -9,7 +9,7 @@ with what `RTDIAG gotrace ...` prints for the same trace:
   read by `GO tool pprof -raw`) with `pprof --format raw`: every stack's
   PCs, functions, files, lines, contentions and delay (pprof_cmp.py);
 - the goroutine groups (/goroutines) and every goroutine's row on each
-  group's page (/goroutine?...) with `goroutines --json --limit 0`: the
+  group's page (/goroutine?...) with `goroutines --json --top 0`: the
   total and each column, formatted as the page formats durations;
 - the region types (/userregions: type, top frame PC, count) with
   `goroutines --group-by region --json`, and (Go 1.22+) each region's row
@@ -182,7 +182,7 @@ def compare():
             bad(f"pprof {typ} -o FILE: {p.stderr.strip()} {c.stdout.strip()}")
 
     # ---- goroutines
-    rows = rtdiag("goroutines", "--json", "--limit", "0")
+    rows = rtdiag("goroutines", "--json", "--top", "0")
     groups = [r for r in rows if "group" in r and "goroutine" not in r]
     gors = [r for r in rows if "goroutine" in r]
     page = get("/goroutines").decode()
@@ -249,7 +249,7 @@ def compare():
         bad("no goroutine rows on Go's pages")
 
     # ---- regions
-    rrows = rtdiag("goroutines", "--group-by", "region", "--json", "--limit", "0")
+    rrows = rtdiag("goroutines", "--group-by", "region", "--json", "--top", "0")
     rtypes = [r for r in rrows if "region_type" in r and "region_of" not in r]
     page = get("/userregions").decode()
     links = re.findall(r'<a href="/userregion\?type=([^&"]*)&(?:amp;)?pc=([0-9a-f]+)">(\d+)</a>', page)

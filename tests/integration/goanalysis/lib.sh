@@ -36,7 +36,7 @@ build_target() {
 analyses_run() {
   local t=$1 x
   for x in "pprof -t net -f raw" "pprof -t sync -f raw" "pprof -t syscall -f raw" "pprof -t sched -f raw" \
-           "pprof -t cpu -f raw" "goroutines --json --limit 0" "goroutines --group-by region --json" \
+           "pprof -t cpu -f raw" "goroutines --json --top 0" "goroutines --group-by region --json" \
            "tasks --regions --json" "gc --json" "gc --per-proc --util stw,background,assist,sweep --json" \
            "pprof -t sched -f raw --go 1.23"; do
     "$R" gotrace $x "$t" >/dev/null 2>"$TMP/err" || bad "$(basename "$t"): gotrace $x: $(cat "$TMP/err")"

@@ -48,8 +48,8 @@ for spec in "sync main.chanWaiter chanrecv" "sync main.mutexWaiter Mutex" "net m
   if [ "$GOV" = 1.19 ] && [ "$1" = syscall ] && [ "$v" = 0 ]; then
     # Go 1.19 counts a syscall only when the runtime handed its P off
     # (GoSysBlock); sysmon may not, when Ps are idle and it sleeps long
-    sg=$("$R" gotrace goroutines --json --limit 0 "$TMP/k.trace" | sed -n 's/.*"goroutine":\([0-9]*\),"group":"main.sleeper".*/\1/p' | head -1)
-    if ! "$R" gotrace grep --ordered -e '^GoSysBlock$' -g "${sg:-x}" -c "$TMP/k.trace" | grep -qv '^0$'; then
+    sg=$("$R" gotrace goroutines --json --top 0 "$TMP/k.trace" | sed -n 's/.*"goroutine":\([0-9]*\),"group":"main.sleeper".*/\1/p' | head -1)
+    if ! "$R" gotrace grep --ordered -e '^GoSysBlock$' -G "${sg:-x}" -c "$TMP/k.trace" | grep -qv '^0$'; then
       echo "note: main.sleeper's nanosleep did not lose its P (no GoSysBlock in the trace): Go 1.19's syscall profile has nothing for it, nor has rtdiag's"
       continue
     fi
@@ -66,7 +66,7 @@ for spec in "sync main.chanWaiter chanrecv" "sync main.mutexWaiter Mutex" "net m
   near "$v" "${m:-0}" && ok "known wait: $1 profile, $2: $v ns; the program measured $m ns" ||
     bad "known wait: $1 profile, $2: $v ns; the program measured ${m:-nothing} ns"
 done
-"$R" gotrace goroutines --json --limit 0 "$TMP/k.trace" >"$TMP/g.json" || bad "goroutines --json"
+"$R" gotrace goroutines --json --top 0 "$TMP/k.trace" >"$TMP/g.json" || bad "goroutines --json"
 gstat() { # GROUP STAT
   python3 -c 'import json,sys
 for l in open(sys.argv[1]):

@@ -192,8 +192,8 @@ check_grep_o "$T" "go$GOV trace"
 [ -s "$TMP/fo2.ord" ] && compare_go1 "$TMP/fo2" "$TMP/fo2.ord" "grep -v -o file"
 # --ordered -o: match with the G known (Go's order), keep those events.
 mg=$(sed -nE 's/.* UserTaskBegin M=[-0-9]+ P=[-0-9]+ G=([0-9]+) .*name="main-task"$/\1/p' "$TMP/ord" | head -1)
-if "$R" gotrace grep --ordered -g "${mg:-1}" -o "$TMP/fo3" "$T" 2>"$TMP/err"; then
-  "$R" gotrace grep --ordered -g "${mg:-1}" "$T" | sed -nE 's/.* off=([0-9]+)( .*)?$/\1/p' | sort -u >"$TMP/offs"
+if "$R" gotrace grep --ordered -G "${mg:-1}" -o "$TMP/fo3" "$T" 2>"$TMP/err"; then
+  "$R" gotrace grep --ordered -G "${mg:-1}" "$T" | sed -nE 's/.* off=([0-9]+)( .*)?$/\1/p' | sort -u >"$TMP/offs"
   "$R" gotrace cat "$T" | awk 'NR == FNR { k[$1] = 1; next } { if (match($0, / off=[0-9]+/) && (substr($0, RSTART + 5, RLENGTH - 5) in k)) print }' "$TMP/offs" - >"$TMP/g1"
   "$R" gotrace cat "$TMP/fo3" | awk -v re="$V2_DICT" '!/^\t/ && $1 !~ re && $2 !~ re' >"$TMP/g2"
   v2_lines "$TMP/g1" >"$TMP/g1l"; v2_lines "$TMP/g2" >"$TMP/g2l"

@@ -103,12 +103,12 @@ else bad "text2bin --go $GOV of Go's -d=2 text: $(cat "$TMP/err")"; fi
   ok "text2bin of Go's -d=2 text with a 'Trace Go$GOV' line added" || bad "text2bin of Go's -d=2 with a header: $(cat "$TMP/err")"
 
 # Filters that cannot match in raw mode say so; repeated filters are OR.
-"$R" gotrace grep -g 1 "$T" >/dev/null 2>"$TMP/err"
+"$R" gotrace grep -G 1 "$T" >/dev/null 2>"$TMP/err"
 grep -q "warning: .*goroutine and P of a Go 1.22+ event are not known" "$TMP/err" && ok "grep -g in raw mode on go $GOV warns: $(head -c 80 "$TMP/err")..." ||
   bad "grep -g in raw mode: no warning ($(cat "$TMP/err"))"
 read -r g1 g2 < <(sed -nE 's/^[0-9]+ [A-Za-z]+ M=[-0-9]+ P=[-0-9]+ G=([1-9][0-9]*) .*/\1/p' "$TMP/ordf" | sort | uniq -c | sort -rn | awk 'NR <= 2 { printf "%s ", $2 }')
-ga=$("$R" gotrace grep --ordered -g "$g1" -c "$T"); gb=$("$R" gotrace grep --ordered -g "$g2" -c "$T")
-gab=$("$R" gotrace grep --ordered -g "$g1" -g "$g2" -c "$T")
+ga=$("$R" gotrace grep --ordered -G "$g1" -c "$T"); gb=$("$R" gotrace grep --ordered -G "$g2" -c "$T")
+gab=$("$R" gotrace grep --ordered -G "$g1" -G "$g2" -c "$T")
 [ "$gab" = $((ga + gb)) ] && [ "$ga" -gt 0 ] && [ "$gb" -gt 0 ] && ok "grep -g $g1 -g $g2: $gab = $ga + $gb events" || bad "grep -g $g1 -g $g2: $gab, not $ga + $gb"
 e2=$("$R" gotrace grep -e '^GoStart$' -e '^GoBlock$' -c "$T"); e1=$("$R" gotrace grep -e '^(GoStart|GoBlock)$' -c "$T")
 [ "$e2" = "$e1" ] && [ "$e1" -gt 0 ] && ok "grep -e A -e B: $e2 events, as -e 'A|B'" || bad "grep -e twice: $e2, -e 'A|B' $e1"

@@ -35,7 +35,7 @@ grep -q "needs all of it" "$TMP/err" && ok "cat --ordered of a trace cut short s
 a=$("$R" gotrace grep -e '^GoCreate$' -c "$V"); b=$("$R" gotrace grep -e '^GoEnd$' -c "$V")
 ab=$("$R" gotrace grep -e '^GoCreate$' -e '^GoEnd$' -c "$V")
 [ "$a" -gt 0 ] && [ "$ab" = $((a + b)) ] && ok "grep -e A -e B: $ab = $a + $b" || bad "grep -e twice: $ab, not $a + $b"
-p0=$("$R" gotrace grep -p 0 -c "$V"); p1=$("$R" gotrace grep -p 1 -c "$V"); p01=$("$R" gotrace grep -p 0 -p 1 -c "$V")
+p0=$("$R" gotrace grep -P 0 -c "$V"); p1=$("$R" gotrace grep -P 1 -c "$V"); p01=$("$R" gotrace grep -P 0 -P 1 -c "$V")
 [ "$p0" -gt 0 ] && [ "$p01" = $((p0 + p1)) ] && ok "grep -p 0 -p 1: $p01 = $p0 + $p1" || bad "grep -p twice: $p01, not $p0 + $p1"
 # --since/--until: durations from the trace's start (ordered: ns)
 o1=$("$R" gotrace grep --ordered --since 60ms --until 0.07 -c "$V")

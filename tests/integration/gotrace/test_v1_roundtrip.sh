@@ -38,16 +38,16 @@ if [ -s "$TMP/want" ] && cmp -s "$TMP/want" "$TMP/got"; then ok "filtered -o kee
 else bad "filtered -o differs"; diff "$TMP/want" "$TMP/got" | head; fi
 grep -q 'message="0123456789abcdef"' "$TMP/got" || bad "log message lost"
 s="$V1/stress_1_19_good"
-"$R" gotrace grep -g 5 "$s" | sed 's/ off=[0-9]*//' >"$TMP/want"
-"$R" gotrace grep -g 5 -o "$TMP/g.trace" "$s"
-"$R" gotrace grep -g 5 "$TMP/g.trace" | sed 's/ off=[0-9]*//' >"$TMP/got"
+"$R" gotrace grep -G 5 "$s" | sed 's/ off=[0-9]*//' >"$TMP/want"
+"$R" gotrace grep -G 5 -o "$TMP/g.trace" "$s"
+"$R" gotrace grep -G 5 "$TMP/g.trace" | sed 's/ off=[0-9]*//' >"$TMP/got"
 if [ -s "$TMP/want" ] && cmp -s "$TMP/want" "$TMP/got"; then ok "-g 5 -o keeps goroutine 5's $(wc -l <"$TMP/want") events"
 else bad "-g 5 -o differs"; diff "$TMP/want" "$TMP/got" | head; fi
 
 # -c, -v
-all=$("$R" gotrace grep -c "$s"); g=$("$R" gotrace grep -c -g 5 "$s"); vg=$("$R" gotrace grep -c -v -g 5 "$s")
+all=$("$R" gotrace grep -c "$s"); g=$("$R" gotrace grep -c -G 5 "$s"); vg=$("$R" gotrace grep -c -v -G 5 "$s")
 meta=$("$R" gotrace grep -c -e '^(Batch|Frequency|String|Stack|TimerGoroutine)$' "$s")
-lines=$("$R" gotrace grep -g 5 "$s" | wc -l)
+lines=$("$R" gotrace grep -G 5 "$s" | wc -l)
 [ "$g" = "$lines" ] && ok "-c counts what grep prints ($g)" || bad "-c $g vs $lines lines"
 [ $((g + vg + meta)) = "$all" ] && ok "-v is the complement ($g + $vg + $meta = $all)" || bad "-v: $g + $vg + $meta != $all"
 [ "$("$R" gotrace grep -c -e GoCreate "$s")" = 34 ] && ok "-e GoCreate" || bad "-e GoCreate count"

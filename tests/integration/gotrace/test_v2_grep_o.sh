@@ -29,7 +29,7 @@ if [ -s "$a" ]; then
   # stdin works for the raw filters; --ordered -o needs a FILE.
   "$R" gotrace grep -e '^UserLog$' -o "$TMP/s1" - <"$a" && "$R" gotrace grep -e '^UserLog$' -o "$TMP/s2" "$a" && cmp -s "$TMP/s1" "$TMP/s2" &&
     ok "grep -e -o from stdin = from the file" || bad "stdin -o differs"
-  "$R" gotrace grep --ordered -g 1 -o "$TMP/s3" - <"$a" 2>"$TMP/err"; [ $? = 2 ] && grep -q "needs a FILE" "$TMP/err" &&
+  "$R" gotrace grep --ordered -G 1 -o "$TMP/s3" - <"$a" 2>"$TMP/err"; [ $? = 2 ] && grep -q "needs a FILE" "$TMP/err" &&
     ok "--ordered -o from stdin: usage error" || bad "--ordered -o from stdin: $(cat "$TMP/err")"
 fi
 finish

@@ -108,9 +108,9 @@ nge=$("$R" nettrace cat --event 'gc/*' "$O4" | wc -l)
 "$R" nettrace cat --event GC/Start "$O4" | head -1 | grep -q 'Reason=[A-Za-z]' && ok "GC/Start Reason by name" || bad "Reason name"
 "$R" nettrace cat --json --event GC/Start "$O4" | head -1 | grep -q '"Reason":[0-9].*"names":{[^}]*"Reason":"' && ok "JSON keeps the number, names beside" || bad "JSON names"
 # item 10: --stack names frames from the trace's own method events
-"$R" nettrace cat --stack --provider Microsoft-DotNETCore-SampleProfiler "$G.golden.nettrace" >"$tmp/st"
+"$R" nettrace cat --stacks --provider Microsoft-DotNETCore-SampleProfiler "$G.golden.nettrace" >"$tmp/st"
 grep -q 'stack=.*Example.Program.Work(int32)' "$tmp/st" && ok "--stack: method names" || { bad "--stack names"; head -3 "$tmp/st"; }
-"$R" nettrace cat --stack --provider Microsoft-DotNETCore-SampleProfiler - <"$G.golden.nettrace" | grep -q 'stack=.*Example.Program.Work(int32)' \
+"$R" nettrace cat --stacks --provider Microsoft-DotNETCore-SampleProfiler - <"$G.golden.nettrace" | grep -q 'stack=.*Example.Program.Work(int32)' \
   && ok "--stack on stdin: names as the methods arrive" || bad "--stack stdin"
 # issue 21 item 7: time order for a file, stream order kept
 "$R" nettrace cat --json "$O4" | python3 -c 'import json,sys; t=[json.loads(l)["ts"] for l in sys.stdin]; sys.exit(0 if t==sorted(t) else 1)' \

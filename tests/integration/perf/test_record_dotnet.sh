@@ -48,9 +48,16 @@ PY
 start LD_LIBRARY_PATH="$APP"
 P=$TPID
 [ -e /tmp/perf-$P.map ] && fail "perf map on before rtdiag switched it on"
-"$R" perf record -p $P -d 1.5 -F 999 --stats -o "$TMP/dn.folded" 2> "$TMP/err" || { cat "$TMP/err"; fail "record"; }
+"$R" perf record -p $P -d 1.5 -F 999 --stats -o "$TMP/dn.folded" -o "$TMP/dn.svg" 2> "$TMP/err" || { cat "$TMP/err"; fail "record"; }
 grep -q '1 .NET perf maps switched on' "$TMP/err" || { cat "$TMP/err"; fail "--stats: the perf map was not switched on"; }
 check_stacks "$TMP/dn.folded" "perf map switched on" || fail "stacks"
+# the runtime's own code (libcoreclr.so, under Main) is its own kind,
+# not "unknown" (#32 item 5); the title says whose and what weight
+grep -q 'libcoreclr.so' "$TMP/dn.folded" || fail "no libcoreclr.so frames in the stacks"
+legend=$(sed -n '/<g id="legend">/,/<\/g>/p' "$TMP/dn.svg" | grep -o '>[a-z -]*</text>' | tr -d '<>/' | sed 's/text$//' | paste -sd, -)
+grep -qw runtime <<<"$legend" || fail "legend without the runtime kind: $legend"
+grep -q "<text id=\"title\"[^>]*>perf: [^<]*(pid $P), [0-9.]*s, weight: " "$TMP/dn.svg" || fail "title: $(grep -o '<text id="title"[^<]*' "$TMP/dn.svg")"
+ok "legend: $legend; $(grep -o '<text id="title"[^<]*' "$TMP/dn.svg" | sed 's/.*>//')"
 # off again: the runtime has closed its map (it holds it open while it
 # writes it), and the file it wrote because rtdiag asked is gone
 within 30 not map_open $P || fail "the runtime still writes its perf map after the recording: not switched off"

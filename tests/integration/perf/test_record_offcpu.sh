@@ -87,7 +87,7 @@ ok "states: default waits only, R alone"
 # state label, read by go tool pprof), SVG, speedscope
 "$R" perf record --off-cpu -- "$FP" > "$TMP/top.txt" || fail "record --off-cpu top"
 grep -Eq '^# [0-9]+ waits, [0-9.]+ s off the CPU' "$TMP/top.txt" || { head -3 "$TMP/top.txt"; fail "top: no waits header"; }
-grep -q ' wait_pipe ' "$TMP/top.txt" || fail "top: no wait_pipe row"
+grep -Eq ' wait_pipe( |$)' "$TMP/top.txt" || fail "top: no wait_pipe row"
 "$R" perf record --off-cpu -o "$TMP/oc.svg" -- "$FP" > /dev/null || fail "record --off-cpu svg"
 grep -q 'wait_mutex' "$TMP/oc.svg" || fail "svg: no wait_mutex"
 "$R" perf record --off-cpu -o "$TMP/oc.speedscope.json" -- "$FP" > /dev/null || fail "record --off-cpu speedscope"

@@ -224,6 +224,55 @@ static void help(void **state)
 	free(buf);
 }
 
+/* Old spellings (docs/options.md): the id of the option they stand for,
+ * hidden from help; a was-flag option alone has no value. */
+enum { O_TOP = 1, O_NAME };
+static const struct cli_opt old_opts[] = {
+	{O_NAME, "name", 'n', CLI_ARG_STR, 0, "NAME", "a process", 0, 0},
+	{O_TOP, "top", 0, CLI_ARG_INT, CLI_OPT_WAS_FLAG, "N", "rows", 1, 100},
+	CLI_OLD(O_TOP, "limit", 'N', CLI_ARG_INT, 0, "N", "--top N", 1, 100),
+	{0, NULL, 0, CLI_ARG_NONE, 0, NULL, NULL, 0, 0},
+};
+static const struct cli_cmd cmd_old = {"test old", NULL, "Old ones.",
+				       old_opts, 0, 1, 0, NULL, NULL};
+
+static void old_spellings(void **state)
+{
+	(void)state;
+	struct result r;
+	PARSE(&r, &cmd_old, "-N", "7");
+	assert_int_equal(r.rc, CLI_OPT_DONE);
+	assert_int_equal(r.ids[0], O_TOP);
+	assert_int_equal((int)r.vals[0].i, 7);
+	PARSE(&r, &cmd_old, "--limit=8");
+	assert_int_equal(r.ids[0], O_TOP);
+	assert_int_equal((int)r.vals[0].i, 8);
+	/* --top N now; --top alone as it was, then the positional */
+	PARSE(&r, &cmd_old, "--top", "9");
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.vals[0].str, "9");
+	PARSE(&r, &cmd_old, "--top", "FILE");
+	assert_int_equal(r.rc, CLI_OPT_DONE);
+	assert_int_equal(r.ids[0], O_TOP);
+	assert_null(r.vals[0].str);
+	assert_int_equal(r.p.npos, 1);
+	PARSE(&r, &cmd_old, "--top", "-n", "x");
+	assert_int_equal(r.n, 2);
+	assert_null(r.vals[0].str);
+	assert_string_equal(r.vals[1].str, "x");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	cli_cmd_help(f, &cmd_old);
+	cli_cmd_dump_opts(f, &cmd_old);
+	fclose(f);
+	assert_null(strstr(buf, "--limit N")); /* not in the help */
+	assert_non_null(strstr(buf, "test old\t-N\t--limit\tint\thidden,old\tN\t--top N\n"));
+	assert_non_null(strstr(buf, "test old\t-\t--top\tint\twas-flag\tN\n"));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +282,7 @@ int main(void)
 		cmocka_unit_test(errors),
 		cmocka_unit_test(pids_and_positionals),
 		cmocka_unit_test(help),
+		cmocka_unit_test(old_spellings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -174,11 +174,30 @@ static void test_values(void **state)
 			 -RTD_E_INVAL);
 }
 
+/* #32 item 5: a terminal shows bytes in units, counts in full. */
+static void test_format(void **state)
+{
+	(void)state;
+	char b[32];
+	assert_string_equal(rtd_counter_format(2.2154e9, "By", b, sizeof(b)), "2.22 GB");
+	assert_string_equal(rtd_counter_format(2.2154e9, "By / 1 sec", b, sizeof(b)), "2.22 GB");
+	assert_string_equal(rtd_counter_format(512, "bytes", b, sizeof(b)), "512 B");
+	assert_string_equal(rtd_counter_format(1536, "B", b, sizeof(b)), "1.54 kB");
+	/* not bytes: a count in full, a fraction as it is */
+	assert_string_equal(rtd_counter_format(2.2154e9, "", b, sizeof(b)), "2215400000");
+	assert_string_equal(rtd_counter_format(1234567, NULL, b, sizeof(b)), "1234567");
+	assert_string_equal(rtd_counter_format(12.5, "MB", b, sizeof(b)), "12.5");
+	assert_string_equal(rtd_counter_format(3.25, "%", b, sizeof(b)), "3.25");
+	/* "Byte" or "Bytes/sec" spelled otherwise are not guessed at */
+	assert_string_equal(rtd_counter_format(2e9, "{Byte}", b, sizeof(b)), "2000000000");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_spec),
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_format),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,11 @@
 /* Unit tests of the diagnostics IPC encoding and decoding. */
 #include "test_util.h"
 
+#include <errno.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "common/buf.h"
 #include "common/rd.h"
 #include "dotnet/ipc_int.h"
@@ -326,6 +331,54 @@ static void test_profile_request(void **state)
 	rtd_ipc_providers_clear(&pv);
 }
 
+/* A thread's kernel name, as dotnet stack shows it: this test's own
+ * thread, named as the runtime names its threads. */
+static void *named_thread(void *arg)
+{
+	struct {
+		pthread_mutex_t mu;
+		pthread_cond_t cv;
+		pid_t tid;
+		bool stop;
+	} *t = arg;
+	pthread_setname_np(pthread_self(), ".NET TP Worker");
+	pthread_mutex_lock(&t->mu);
+	t->tid = (pid_t)syscall(SYS_gettid);
+	pthread_cond_broadcast(&t->cv);
+	while (!t->stop)
+		pthread_cond_wait(&t->cv, &t->mu);
+	pthread_mutex_unlock(&t->mu);
+	return NULL;
+}
+
+static void test_thread_name(void **state)
+{
+	(void)state;
+	struct {
+		pthread_mutex_t mu;
+		pthread_cond_t cv;
+		pid_t tid;
+		bool stop;
+	} t = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false};
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, named_thread, &t), 0);
+	pthread_mutex_lock(&t.mu);
+	while (!t.tid)
+		pthread_cond_wait(&t.cv, &t.mu);
+	pthread_mutex_unlock(&t.mu);
+	char name[64];
+	assert_int_equal(rtd_ipc_thread_name(getpid(), (uint64_t)t.tid, name, sizeof(name)), 0);
+	assert_string_equal(name, ".NET TP Worker");
+	pthread_mutex_lock(&t.mu);
+	t.stop = true;
+	pthread_cond_broadcast(&t.cv);
+	pthread_mutex_unlock(&t.mu);
+	pthread_join(th, NULL);
+	/* gone, or never there */
+	assert_int_equal(rtd_ipc_thread_name(getpid(), (uint64_t)t.tid, name, sizeof(name)), -ENOENT);
+	assert_int_equal(rtd_ipc_thread_name(getpid(), 0, name, sizeof(name)), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -338,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_providers),
 		cmocka_unit_test(test_profile_request),
 		cmocka_unit_test(test_message_header),
+		cmocka_unit_test(test_thread_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

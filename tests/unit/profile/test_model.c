@@ -565,6 +565,53 @@ static void pprof_full(void **state)
 	rtd_profile_free(p);
 }
 
+/* perf report --sort comm,dso,sym --no-children: leaves by thread,
+ * module and name (#32 item 5). */
+static void top_sorted(void **state)
+{
+	(void)state;
+	rtd_profile *p = new_two();
+	struct rtd_frame a[] = {{.name = "hot", .module = "/usr/lib/libx.so"},
+				{.name = "main", .module = "app"}};
+	struct rtd_frame b[] = {{.name = "hot", .module = "libx.so"},
+				{.name = "other", .module = "app"}};
+	struct rtd_frame c[] = {{.name = "cold", .module = "app"},
+				{.name = "main", .module = "app"}};
+	add(p, a, 2, 3, 300, 7, "worker");
+	add(p, b, 2, 2, 200, 7, "worker"); /* same leaf, other caller */
+	add(p, a, 2, 1, 100, 8, "main");
+	add(p, c, 2, 1, 50, 8, "main");
+	struct rtd_profile_sort_entry e[8];
+	size_t ns = (size_t)rtd_profile_find_type(p, "cpu");
+	int n = rtd_profile_top_sorted(p, ns, "comm,dso,sym", e, 8);
+	assert_int_equal(n, 3);
+	assert_string_equal(e[0].comm, "worker");
+	assert_string_equal(e[0].dso, "libx.so"); /* a path's file name */
+	assert_string_equal(e[0].sym, "hot");
+	assert_int_equal(e[0].self, 500);
+	assert_string_equal(e[1].comm, "main");
+	assert_string_equal(e[1].sym, "hot");
+	assert_int_equal(e[1].self, 100);
+	assert_string_equal(e[2].sym, "cold");
+	assert_int_equal(e[2].pid, 0); /* not a key */
+	/* by thread alone; by symbol alone merges the threads */
+	n = rtd_profile_top_sorted(p, ns, "comm", e, 8);
+	assert_int_equal(n, 2);
+	assert_int_equal(e[0].self, 500);
+	assert_int_equal(e[1].self, 150);
+	assert_string_equal(e[1].sym, "");
+	n = rtd_profile_top_sorted(p, ns, "sym,pid", e, 1);
+	assert_int_equal(n, 1);
+	assert_string_equal(e[0].sym, "hot");
+	assert_int_equal(e[0].self, 600);
+	assert_int_equal(e[0].pid, 42);
+	assert_int_equal(rtd_profile_top_sorted(p, ns, "comm,size", e, 8), -RTD_E_INVAL);
+	assert_int_equal(rtd_profile_top_sorted(p, ns, "sym,sym", e, 8), -RTD_E_INVAL);
+	assert_int_equal(rtd_profile_top_sorted(p, ns, "", e, 8), -RTD_E_INVAL);
+	assert_int_equal(rtd_profile_top_sorted(p, 9, "sym", e, 8), -RTD_E_INVAL);
+	rtd_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -577,6 +624,7 @@ int main(void)
 		cmocka_unit_test(formats),
 		cmocka_unit_test(memory_follows_stacks),
 		cmocka_unit_test(pprof_full),
+		cmocka_unit_test(top_sorted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -94,7 +94,7 @@ static void svg(void **state)
 	rtd_profile *p = mixed();
 	char *s = write_str(p, RTD_PROFILE_FMT_SVG, NULL);
 	assert_non_null(strstr(s, "<?xml version=\"1.0\""));
-	assert_non_null(strstr(s, ">perf: app (pid 1), 2.00s, cpu</text>"));
+	assert_non_null(strstr(s, ">perf: app (pid 1), 2.00s, weight: cpu (nanoseconds)</text>"));
 	assert_non_null(strstr(s, "<script type=\"text/ecmascript\"><![CDATA["));
 	assert_null(strstr(s, "http://www.w3.org/1999/xlink")); /* nothing external */
 	assert_null(strstr(s, "href"));

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "rtdiag/profile.h"
 #include "symbols/internal.h"
 
 static int count_lines(const struct sym_maps_entry *e, void *ctx)
@@ -505,6 +506,28 @@ static void kernel_shared(void **state)
 	unlink(other);
 }
 
+/* #32 item 5: the runtimes' own libraries are the "runtime" kind. */
+static void runtime_libs(void **state)
+{
+	(void)state;
+	static const char *const yes[] = {
+		"/usr/lib/dotnet/shared/Microsoft.NETCore.App/8.0.11/libcoreclr.so",
+		"libclrjit.so", "/x/libSystem.Native.so", "libhostfxr.so",
+		"/usr/lib/jvm/java-17/lib/server/libjvm.so",
+		"/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0",
+	};
+	static const char *const no[] = {
+		"/usr/lib/x86_64-linux-gnu/libc.so.6", "coreclr", "libcoreclr",
+		"/opt/app/libmyruntime.so", "[anon]", "", "libSystem.Native.dll",
+	};
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		assert_true(rtd_sym_runtime_lib(yes[i]));
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		assert_false(rtd_sym_runtime_lib(no[i]));
+	assert_false(rtd_sym_runtime_lib(NULL));
+	assert_string_equal(rtd_frame_kind_name(RTD_FRAME_RUNTIME), "runtime");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -520,6 +543,7 @@ int main(void)
 		cmocka_unit_test(self_perfmap),
 		cmocka_unit_test(proc_records),
 		cmocka_unit_test(kernel_addr),
+		cmocka_unit_test(runtime_libs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
