@@ -29,6 +29,7 @@
 #include "agent/agent_int.h"
 #include "common/log.h"
 #include "rtdiag/guard.h"
+#include "rtdiag/perf.h"
 
 #define CPU_WINDOW_NS 5000000000ull     /* CPU use is judged over 5 s */
 #define PAUSE_MIN_NS 5000000000ull
@@ -96,6 +97,15 @@ RTD_API int rtd_agent_new(const rtd_agent_config *c, rtd_agent **out)
 		snprintf(errlast, sizeof(errlast), "%s",
 			 rtd_agent_config_errmsg(a->c));
 		goto fail;
+	}
+	if (a->c->dotnet_cpu == DOTNET_CPU_AUTO) {
+		char why[256];
+		a->c->dotnet_cpu = rtd_perf_sampling_check(0, why, sizeof(why))
+					   ? DOTNET_CPU_EVENTPIPE
+					   : DOTNET_CPU_PERF;
+		if (a->c->dotnet_cpu == DOTNET_CPU_EVENTPIPE)
+			rtd_info("agent: .NET CPU from EventPipe's sampler, not "
+				 "perf: %s", why);
 	}
 	a->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (a->wake_fd < 0) {
