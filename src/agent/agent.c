@@ -86,6 +86,7 @@ RTD_API int rtd_agent_new(const rtd_agent_config *c, rtd_agent **out)
 	if (!a)
 		return -ENOMEM;
 	a->wake_fd = -1;
+	a->procev_fd = -1;
 	pthread_mutex_init(&a->lock, NULL);
 	rtd_map_init(&a->seen, 1u << 22);
 	int rc = -ENOMEM;
@@ -116,6 +117,7 @@ RTD_API int rtd_agent_new(const rtd_agent_config *c, rtd_agent **out)
 	if (gethostname(a->host, sizeof(a->host) - 1))
 		snprintf(a->host, sizeof(a->host), "unknown");
 	a->boot_time = proc_boot_time(a->c->proc_dir);
+	agent_procev_start(a);
 	rc = http_start(a, errlast, sizeof(errlast));
 	if (rc)
 		goto fail;
