@@ -228,6 +228,21 @@ static void recheck_runtime(struct agent *a, struct target *t, uint64_t now)
 	snprintf(t->runtime, sizeof(t->runtime), "dotnet");
 	pthread_mutex_unlock(&a->lock);
 	rtd_info("target %s pid %d: a .NET runtime", t->service, (int)t->pid);
+	/* its perf source was started as a native program's, the perf map
+	 * left off: for .NET CPU from perf it starts again with the map on
+	 * (else every JIT frame stays unnamed), its samples taken first */
+	if (a->c->dotnet_cpu == DOTNET_CPU_PERF) {
+		target_take(a, t);
+		for (size_t i = 0; i < t->nsrc; i++)
+			if (t->src[i]->ops == &source_perf) {
+				t->src[i]->ops->free(t->src[i]);
+				free(t->src[i]);
+				memmove(&t->src[i], &t->src[i + 1],
+					(t->nsrc - i - 1) * sizeof(t->src[0]));
+				t->nsrc--;
+				break;
+			}
+	}
 	add_sources(a, t);
 	agent_drain(a);
 }
