@@ -609,6 +609,14 @@ RTD_API int rtd_agent_run(rtd_agent *ag)
 		if (now >= a->next_scan_ns) {
 			agent_scan(a);
 			a->next_scan_ns = now + a->c->scan_ns;
+			/* on a tick, at most a tick early: one wake-up for both
+			 * (every other tick at the defaults, 2 s and 1 s) */
+			uint64_t t = a->c->tick_ns;
+			if (a->next_tick_ns > now &&
+			    a->next_scan_ns > a->next_tick_ns)
+				a->next_scan_ns = a->next_tick_ns +
+						  (a->next_scan_ns - a->next_tick_ns) /
+							  t * t;
 		}
 		if (now >= a->next_tick_ns) {
 			tick(a, now);

@@ -403,7 +403,7 @@ static void print_stats(struct rtd_perf_profiler *pr)
 		"rtdiag: symbols: %llu objects (%llu loaded, %llu symbols), %llu "
 		"locations, %llu unnamed; %llu debug files, %llu MiniDebugInfo, "
 		"%llu from debuginfod; %u .NET perf maps switched on; DWARF "
-		"held %.1f MB, %llu files' skipped (--dwarf-max)\n",
+		"held %.1f MB, %llu files skipped (--dwarf-max)\n",
 		(unsigned long long)st.samples, (unsigned long long)st.kernel_samples,
 		(unsigned long long)st.lost, (unsigned long long)st.nodes,
 		(unsigned long long)st.truncated, (unsigned long long)st.mmaps,
