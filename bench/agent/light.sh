@@ -8,20 +8,22 @@
 #            pyroscope.scrape does (each target's /debug/pprof/profile?
 #            seconds=PULL_EVERY-1, and /metrics); its CPU (% of one core,
 #            utime + stime over the phase) and RSS are read
-#   churn  - then, per agent, SHORT short-lived native targets (0.5 s
-#            each, 4 at a time, a name the agent follows): its RSS before,
-#            at the most, and SETTLE s after the last one is gone
+#   churn  - then, per agent, SHORT short-lived native targets (LIFE s
+#            each, 6 at a time, a name the agent follows; long enough
+#            that a scan every 2 s finds each): the agent's RSS before,
+#            at the most, and SETTLE s after the last one is gone, and
+#            how many targets it saw (/metrics)
 # Prints medians and ranges per agent, and the load average per phase.
 #
 # Usage: bench/agent/light.sh OLD_RTDIAG NEW_RTDIAG
-# Env: ROUNDS (5) PHASE (60) PULL_EVERY (15) SHORT (150) SETTLE (20)
-#      AGENT_ARGS (extra options for both agents)
+# Env: ROUNDS (5; 0: the churn only) PHASE (60) PULL_EVERY (15) SHORT (150)
+#      LIFE (3) SETTLE (20) AGENT_ARGS (extra options for both agents)
 set -u
 A_BIN=${1:?usage: light.sh OLD_RTDIAG NEW_RTDIAG}
 B_BIN=${2:?usage: light.sh OLD_RTDIAG NEW_RTDIAG}
 here=$(cd "$(dirname "$0")" && pwd)
 ROUNDS=${ROUNDS:-5} PHASE=${PHASE:-60} PULL_EVERY=${PULL_EVERY:-15}
-SHORT=${SHORT:-150} SETTLE=${SETTLE:-20}
+SHORT=${SHORT:-150} SETTLE=${SETTLE:-20} LIFE=${LIFE:-3}
 CC=${CC:-cc}
 . "$here/lib.sh" light
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
@@ -34,7 +36,7 @@ DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet build -c Release -o "$W/dot
 for i in 1 2; do ln -s "$W/dotnet-work/dotnet-work" "$W/agl-d$i"; ln -s "$W/work" "$W/agl-n$i"; done
 ln -s "$W/work" "$W/agl-s"
 
-TOTAL=$(( ROUNDS * 2 * (PHASE + 15) + 60 ))
+TOTAL=$(( ROUNDS * 2 * (PHASE + 40) + 120 ))
 for i in 1 2; do
   "$W/agl-d$i" "$W/d$i.out" "$TOTAL" & PIDS+=($!)
   "$W/agl-n$i" "$W/n$i.out" "$TOTAL" & PIDS+=($!)
@@ -82,28 +84,28 @@ for t in json.load(sys.stdin):
 }
 wait_curls() { for j in $(jobs -p); do case " ${PIDS[*]} " in *" $j "*) ;; *) wait "$j" 2>/dev/null ;; esac; done; }
 
-churn_phase() { # BIN NAME -> "rss_start peak rss_after" (MB)
+churn_phase() { # BIN NAME -> "rss_start peak rss_after short seen load" (MB)
   start_agent "$1" "$2"
-  for _ in $(seq 300); do [ "$(ntargets)" -ge 4 ] && break; sleep 0.1; done
   sleep 3
-  local r0 peak r i n=0
+  local r0 peak r i n=0 seen
   r0=$(rss_kb "$AG"); peak=$r0
   while [ $n -lt "$SHORT" ]; do
-    for i in 1 2 3 4; do "$W/agl-s" /dev/null 0.5 & done
-    n=$((n + 4))
+    for i in 1 2 3 4 5 6; do "$W/agl-s" /dev/null "$LIFE" & done
+    n=$((n + 6))
     wait_curls
     r=$(rss_kb "$AG"); [ "$r" -gt "$peak" ] && peak=$r
   done
   sleep "$SETTLE"
   r=$(rss_kb "$AG")
+  seen=$(curl -s "$URL/metrics" | awk '/^rtdiag_agent_targets_found_total/ { print $2 }')
   stop_agent
-  awk -v a="$r0" -v p="$peak" -v b="$r" -v n="$SHORT" -v l="$(cut -d' ' -f1 /proc/loadavg)" \
-    'BEGIN { printf "%.1f %.1f %.1f %d %s\n", a / 1024, p / 1024, b / 1024, n, l }' >> "$W/churn.$2"
+  awk -v a="$r0" -v p="$peak" -v b="$r" -v n="$n" -v s="${seen:-?}" -v l="$(cut -d' ' -f1 /proc/loadavg)" \
+    'BEGIN { printf "%.1f %.1f %.1f %d %s %s\n", a / 1024, p / 1024, b / 1024, n, s, l }' >> "$W/churn.$2"
 }
 
 echo "bench agent light: A=$A_BIN B=$B_BIN; 2 .NET + 2 native targets, $ROUNDS rounds x ${PHASE}s each, scraped every ${PULL_EVERY}s; $(nproc) CPUs"
 echo "load before: $(load)"
-for k in $(seq "$ROUNDS"); do
+for k in $(seq "$ROUNDS"); do # (none with ROUNDS=0)
   if [ $((k % 2)) = 1 ]; then cost_phase "$A_BIN" A; cost_phase "$B_BIN" B
   else cost_phase "$B_BIN" B; cost_phase "$A_BIN" A; fi
 done
@@ -114,7 +116,7 @@ echo "load after churn: $(load)"
 med() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 rng() { sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s-%s", lo, hi }'; }
 printf '\n%-3s %28s %22s %18s\n' "" "CPU % of a core med (range)" "RSS MB med (range)" "load1 med (range)"
-for n in A B; do
+[ "$ROUNDS" -gt 0 ] && for n in A B; do
   f="$W/cost.$n"
   printf '%-3s %10s (%15s) %8s (%11s) %6s (%9s)\n' "$n" \
     "$(cut -d' ' -f1 "$f" | med)" "$(cut -d' ' -f1 "$f" | rng)" \
@@ -123,6 +125,6 @@ for n in A B; do
 done
 echo
 for n in A B; do
-  read -r r0 pk r1 ns l < "$W/churn.$n"
-  echo "$n churn: $ns short-lived targets: RSS $r0 MB at start, $pk MB at most, $r1 MB ${SETTLE}s after the last (load $l)"
+  read -r r0 pk r1 ns seen l < "$W/churn.$n"
+  echo "$n churn: $ns short-lived processes of ${LIFE}s, $seen targets seen: RSS $r0 MB at start, $pk MB at most, $r1 MB ${SETTLE}s after the last (load $l)"
 done
