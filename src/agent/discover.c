@@ -194,6 +194,10 @@ static void add_target(struct agent *a, pid_t pid, size_t spec,
 		return;
 	make_prefix(a, t);
 	add_sources(a, t);
+	/* its first window starts when its sources do: starting them (the
+	 * IPC handshakes, a session's start) took 3 s at load 20, and a 1 s
+	 * window then claimed 3 s it had not sampled */
+	t->win_start_unix_ns = unix_ns();
 	char what[300];
 	spec_text(&a->c->specs[spec], what, sizeof(what));
 	rtd_info("target %s pid %d (%s%s%s) found by %s: pprof at %s/debug/pprof",

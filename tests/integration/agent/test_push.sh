@@ -31,11 +31,7 @@ start_receiver
 start_program TPID "$TD/dotnet-target" "$WORK/t" burn || { bad "the .NET target did not start"; exit 1; }
 
 SVC=rtdtest-push-$$
-# .NET CPU from EventPipe's sampler, as this test was written for: with
-# perf (the default where allowed) a window's cut waits for the perf
-# source to name its samples, and the first ones (the perf map just
-# switched on) stretched a 1 s window to 5 s at load 40 (one run)
-start_agent --target "pid=$TPID,service=$SVC" --scan-interval 200ms --dotnet-cpu eventpipe \
+start_agent --target "pid=$TPID,service=$SVC" --scan-interval 200ms \
   --push "http://127.0.0.1:$PORT" --window 1s --push-queue 4 --label suite=push \
   || { bad "agent did not start"; exit 1; }
 wait_for 20 at_least 3 && ok "windows arrive at the receiver ($(uploads) after the first seconds)" \
