@@ -23,6 +23,10 @@
 #     none        no tool
 #     rt-profile  rtdiag dotnet profile -o FILE.folded
 #     rt-collect  rtdiag dotnet collect -o FILE.nettrace (its default providers)
+#     rt-cpu      rtdiag dotnet profile --cpu (perf_event at 99 Hz, JIT frames
+#                 named by the runtime's perf map; no EventPipe session)
+#     rt-cpu-ep   rtdiag dotnet profile --cpu --sampler eventpipe (EventPipe's
+#                 sampler, the fallback)
 #     dt-default  dotnet-trace collect (its default: dotnet-common +
 #                 dotnet-sampled-thread-time)
 #     dt-same     dotnet-trace collect --providers "what rtdiag's profile
@@ -83,6 +87,8 @@ tool_cmd() {
     rt0-*) [ -x "${R0:-}" ] || { echo "rt0-* tools want R0=another rtdiag" >&2; return 2; }
            local r=$R; R=$R0; tool_cmd "rt-${t#rt0-}" "$p"; local rc=$?; R=$r; return $rc ;;
     rt-profile) CMD=("$R" dotnet profile -p "$p" --duration "$SECS" ${RT_PROFILE_ARGS:-} -o "$W/out.$t.folded") ;;
+    rt-cpu) CMD=("$R" dotnet profile -p "$p" --duration "$SECS" --cpu ${RT_PROFILE_ARGS:-} -o "$W/out.$t.folded") ;;
+    rt-cpu-ep) CMD=("$R" dotnet profile -p "$p" --duration "$SECS" --cpu --sampler eventpipe ${RT_PROFILE_ARGS:-} -o "$W/out.$t.folded") ;;
     rt-collect) CMD=("$R" dotnet collect -p "$p" --duration "$SECS" ${RT_COLLECT_ARGS:-} -o "$W/out.$t.nettrace") ;;
     rt-*) CMD=("$R" dotnet profile -p "$p" --duration "$SECS" --type "${t#rt-}" ${RT_PROFILE_ARGS:-} -o "$W/out.$t.folded") ;;
     dt-default) CMD=("$DT" collect -p "$p" --duration "$(dur_dt "$SECS")" -o "$W/out.$t.nettrace") ;;

@@ -1023,6 +1023,21 @@ RTD_API int rtd_perf_monitor_add_sampler(struct rtd_perf_monitor *m,
  */
 RTD_API bool rtd_perf_monitor_user_only(const struct rtd_perf_monitor *m);
 
+/**
+ * rtd_perf_sampling_check - may this process sample @pid through perf_event?
+ * @pid: the process (0: this one)
+ * @why: receives why not, one line (may be NULL)
+ * @n: size of @why
+ *
+ * Opens (and closes) a cpu-clock sampling event of user space on @pid,
+ * the least a profiler asks for: a caller with another way to sample
+ * (EventPipe's sampler) chooses with this and says why.
+ *
+ * Returns: 0, or the negative errno perf_event_open gave (-EACCES,
+ * -EPERM, -ENOSYS, -ESRCH, ...).
+ */
+RTD_API int rtd_perf_sampling_check(pid_t pid, char *why, size_t n);
+
 struct rtd_perf_profiler;
 
 /* Flags for rtd_perf_profiler_opts.flags. */

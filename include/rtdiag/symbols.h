@@ -80,6 +80,12 @@ enum rtd_sym_flags {
  *              "/usr/lib/debug"); ':'-separated
  * @kallsyms: kernel symbol file (NULL: /proc/kallsyms)
  * @debuginfod_urls: servers to ask (NULL: $DEBUGINFOD_URLS; "" none)
+ * @dwarf_max: bytes of DWARF held at once (0: RTD_SYM_DWARF_MAX). libdw
+ *             decompresses every debug section of a file when it opens
+ *             it (libc's: ~10 MB); a file whose DWARF does not fit in
+ *             what is left is named from its symbol table only (no
+ *             inlined frames, no file:line), said once through the warn
+ *             callback and counted in rtd_sym_stats' @dwarf_skipped
  */
 struct rtd_sym_opts {
 	size_t sz;
@@ -87,7 +93,11 @@ struct rtd_sym_opts {
 	const char *debug_dirs;
 	const char *kallsyms;
 	const char *debuginfod_urls;
+	uint64_t dwarf_max;
 };
+
+/* RTD_SYM_DWARF_MAX - the default of rtd_sym_opts.dwarf_max */
+#define RTD_SYM_DWARF_MAX (8ull << 20)
 
 /**
  * struct rtd_sym_frame - one named frame (rtd_sym_resolve())
@@ -358,6 +368,8 @@ RTD_API int rtd_sym_demangle(const char *name, char **out);
  * @debugdata: MiniDebugInfo sections used
  * @debuginfod: files fetched through debuginfod
  * @unnamed: resolved locations no source named
+ * @dwarf_bytes: DWARF held now (its debug sections, decompressed)
+ * @dwarf_skipped: files whose DWARF was not read: over @dwarf_max
  */
 struct rtd_sym_stats {
 	size_t sz;
@@ -370,6 +382,8 @@ struct rtd_sym_stats {
 	uint64_t debugdata;
 	uint64_t debuginfod;
 	uint64_t unnamed;
+	uint64_t dwarf_bytes;
+	uint64_t dwarf_skipped;
 };
 
 /**

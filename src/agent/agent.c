@@ -29,6 +29,7 @@
 #include "agent/agent_int.h"
 #include "common/log.h"
 #include "rtdiag/guard.h"
+#include "rtdiag/perf.h"
 
 #define CPU_WINDOW_NS 5000000000ull     /* CPU use is judged over 5 s */
 #define PAUSE_MIN_NS 5000000000ull
@@ -85,6 +86,7 @@ RTD_API int rtd_agent_new(const rtd_agent_config *c, rtd_agent **out)
 	if (!a)
 		return -ENOMEM;
 	a->wake_fd = -1;
+	a->procev_fd = -1;
 	pthread_mutex_init(&a->lock, NULL);
 	rtd_map_init(&a->seen, 1u << 22);
 	int rc = -ENOMEM;
@@ -97,6 +99,15 @@ RTD_API int rtd_agent_new(const rtd_agent_config *c, rtd_agent **out)
 			 rtd_agent_config_errmsg(a->c));
 		goto fail;
 	}
+	if (a->c->dotnet_cpu == DOTNET_CPU_AUTO) {
+		char why[256];
+		a->c->dotnet_cpu = rtd_perf_sampling_check(0, why, sizeof(why))
+					   ? DOTNET_CPU_EVENTPIPE
+					   : DOTNET_CPU_PERF;
+		if (a->c->dotnet_cpu == DOTNET_CPU_EVENTPIPE)
+			rtd_info("agent: .NET CPU from EventPipe's sampler, not "
+				 "perf: %s", why);
+	}
 	a->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (a->wake_fd < 0) {
 		rc = -errno;
@@ -106,6 +117,7 @@ RTD_API int rtd_agent_new(const rtd_agent_config *c, rtd_agent **out)
 	if (gethostname(a->host, sizeof(a->host) - 1))
 		snprintf(a->host, sizeof(a->host), "unknown");
 	a->boot_time = proc_boot_time(a->c->proc_dir);
+	agent_procev_start(a);
 	rc = http_start(a, errlast, sizeof(errlast));
 	if (rc)
 		goto fail;
@@ -597,6 +609,14 @@ RTD_API int rtd_agent_run(rtd_agent *ag)
 		if (now >= a->next_scan_ns) {
 			agent_scan(a);
 			a->next_scan_ns = now + a->c->scan_ns;
+			/* on a tick, at most a tick early: one wake-up for both
+			 * (every other tick at the defaults, 2 s and 1 s) */
+			uint64_t t = a->c->tick_ns;
+			if (a->next_tick_ns > now &&
+			    a->next_scan_ns > a->next_tick_ns)
+				a->next_scan_ns = a->next_tick_ns +
+						  (a->next_scan_ns - a->next_tick_ns) /
+							  t * t;
 		}
 		if (now >= a->next_tick_ns) {
 			tick(a, now);

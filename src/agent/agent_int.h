@@ -209,6 +209,14 @@ struct agent {
 	bool logged_max_targets;
 	bool logged_mem;
 	uint64_t next_scan_ns;
+	/* the kernel's process events (procev.c), read at each scan: the
+	 * processes to look at instead of walking /proc every scan */
+	int procev_fd;           /* -1: none, walk /proc every scan */
+	pid_t *changed;          /* forked, exec'd or renamed since the last
+				  * scan (AGENT_MAX_CHANGED at most) */
+	size_t nchanged;
+	bool changed_all;        /* more, or events lost: walk /proc once */
+	uint64_t next_walk_ns;   /* the walk of /proc at the latest */
 	rtd_map seen;            /* pid -> struct seen: selected by no spec */
 	uint64_t scan_gen;
 	uint64_t next_tick_ns;
@@ -247,6 +255,9 @@ extern const struct source_ops source_perf_offcpu;
 void agent_scan(struct agent *a);
 void agent_drain(struct agent *a);
 void agent_seen_free(struct agent *a);
+/* Listen to the kernel's process events (agent_scan() reads them); a
+ * failure leaves the /proc walk every scan, and is logged. */
+void agent_procev_start(struct agent *a);
 
 /* ---- pull requests (loop side, agent.c) ---- */
 void agent_handle_requests(struct agent *a);

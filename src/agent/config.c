@@ -119,11 +119,13 @@ static const struct rtd_agent_option options[O_COUNT] = {
 			    "native targets' /debug/pprof/block: their waits "
 			    "off the CPU, from every context switch's stack "
 			    "(sched_switch; no BPF)"},
-	[O_DOTNET_CPU] = {"dotnet-cpu", RTD_AGENT_OPT_CHOICE, "eventpipe|perf",
-			  "eventpipe",
-			  ".NET CPU profiles from the runtime's sample profiler "
-			  "(1 kHz, managed frames) or from perf (cpu-hz, mixed "
-			  "native, kernel and JIT frames)"},
+	[O_DOTNET_CPU] = {"dotnet-cpu", RTD_AGENT_OPT_CHOICE,
+			  "auto|eventpipe|perf", "auto",
+			  ".NET CPU profiles from perf (cpu-hz, mixed native, "
+			  "kernel and JIT frames; auto: where perf_event is "
+			  "allowed) or from the runtime's sample profiler (1 kHz, "
+			  "managed frames, every managed thread stopped at each "
+			  "sample)"},
 	[O_DOTNET_EXTERNAL] = {"dotnet-cpu-external", RTD_AGENT_OPT_BOOL, NULL,
 			       "false",
 			       "EventPipe CPU: count time threads spend in "

@@ -38,7 +38,12 @@ struct agent_spec {
 	char *service;
 };
 
-enum dotnet_cpu_source { DOTNET_CPU_EVENTPIPE = 0, DOTNET_CPU_PERF = 1 };
+/* auto: perf where perf_event is allowed (resolved by rtd_agent_new()) */
+enum dotnet_cpu_source {
+	DOTNET_CPU_AUTO = 0,
+	DOTNET_CPU_EVENTPIPE = 1,
+	DOTNET_CPU_PERF = 2
+};
 
 struct label {
 	char *key;

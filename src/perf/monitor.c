@@ -111,6 +111,42 @@ static void perm_hint(pid_t tid, const char *dflt, char *buf, size_t len)
 	snprintf(buf, len, "%s", dflt);
 }
 
+RTD_API int rtd_perf_sampling_check(pid_t pid, char *why, size_t n)
+{
+	/* what a profiler opens first: cpu-clock sampling of user space (the
+	 * least the kernel allows, as perf falls back to) */
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(a),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.freq = 1,
+		.sample_freq = 99,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	int fd = sys_perf_event_open(&a, pid, -1, -1, 0);
+	if (fd >= 0) {
+		close(fd);
+		if (why && n)
+			why[0] = 0;
+		return 0;
+	}
+	if (why && n) {
+		char hint[256] = "";
+		if (fd == -EACCES || fd == -EPERM)
+			perm_hint(pid, " (kernel.perf_event_paranoid, or a seccomp "
+				  "policy, refuses it to this user: root or "
+				  "CAP_PERFMON)", hint, sizeof(hint));
+		else if (fd == -ENOSYS || fd == -ENOENT)
+			snprintf(hint, sizeof(hint), " (no perf_event in this "
+				 "kernel or container)");
+		snprintf(why, n, "perf_event_open: %s%s", strerror(-fd), hint);
+	}
+	return fd;
+}
+
 /* A pid's threads: perf_event's pid argument is a thread id. */
 static int add_pid(struct rtd_perf_monitor *m, pid_t pid)
 {

@@ -10,6 +10,7 @@
  * sits at its DW_AT_call_file:DW_AT_call_line, up to the DW_TAG_subprogram
  * that holds them (DWARF 5, section 3.3.8).
  */
+#include <gelf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,31 @@ static int add_range(struct sym_dwarf *d, uint64_t lo, uint64_t hi,
 	}
 	d->r[d->n++] = (struct cu_range){lo, hi, off};
 	return 0;
+}
+
+uint64_t sym_dwarf_size(Elf *e)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return 0;
+	uint64_t sum = 0;
+	for (Elf_Scn *scn = elf_nextscn(e, NULL); scn;
+	     scn = elf_nextscn(e, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		const char *n = elf_strptr(e, shstrndx, sh.sh_name);
+		if (!n || (strncmp(n, ".debug_", 7) && strncmp(n, ".zdebug_", 8)))
+			continue;
+		/* what libdw will hold: a compressed section decompressed
+		 * (its header says to how much) */
+		GElf_Chdr ch;
+		if ((sh.sh_flags & SHF_COMPRESSED) && gelf_getchdr(scn, &ch))
+			sum += ch.ch_size;
+		else
+			sum += sh.sh_size;
+	}
+	return sum;
 }
 
 struct sym_dwarf *sym_dwarf_open(Elf *e)

@@ -150,6 +150,8 @@ int sym_r2r_parse(const uint8_t *p, size_t len, struct sym_elf_info *info,
 struct sym_dwarf;
 /* Open the DWARF of an Elf (NULL when it has none). */
 struct sym_dwarf *sym_dwarf_open(struct Elf *e);
+/* What opening it would hold: its debug sections' bytes, decompressed. */
+uint64_t sym_dwarf_size(struct Elf *e);
 void sym_dwarf_close(struct sym_dwarf *d);
 struct sym_dwarf_frame {
 	const char *name;    /* interned in t */
@@ -182,7 +184,8 @@ struct sym_obj {
 	pid_t pid;              /* first process it was seen in */
 	uint64_t dev, ino;
 	uint64_t map_start, map_limit, map_pgoff;
-	int fd;                 /* until loaded; -1 */
+	int fd;                 /* until loaded; -1 (a perf map's stays open) */
+	uint64_t perfmap_read;  /* the perf map's bytes when last read */
 	char *perfmap_host;     /* perf map: path outside the container */
 	/* files */
 	Elf *elf;
@@ -192,6 +195,7 @@ struct sym_obj {
 	uint8_t *dbg_mem;
 	size_t dbg_len;
 	struct sym_dwarf *dw;
+	uint64_t dw_bytes;      /* what dw holds, counted in st.dwarf_bytes */
 	struct sym_table syms;
 };
 
@@ -241,6 +245,7 @@ struct rtd_symbolizer {
 	struct debuginfod_client *dbgd;
 	bool dbgd_tried;
 	struct sym_loader *bg;  /* background loading, or NULL */
+	uint64_t dwarf_max;     /* rtd_sym_opts.dwarf_max */
 	char tmp[SYM_MAX_NAME + 128];
 };
 

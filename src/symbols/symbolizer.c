@@ -82,6 +82,7 @@ int rtd_symbolizer_new(const struct rtd_sym_opts *opts, rtd_symbolizer **out)
 	if (!s)
 		return -ENOMEM;
 	s->flags = o.flags;
+	s->dwarf_max = o.dwarf_max ? o.dwarf_max : RTD_SYM_DWARF_MAX;
 	s->debug_dirs = strdup(o.debug_dirs ? o.debug_dirs : "/usr/lib/debug");
 	s->kallsyms = strdup(o.kallsyms ? o.kallsyms : "/proc/kallsyms");
 	if (!s->debug_dirs || !s->kallsyms) {
@@ -132,7 +133,7 @@ static void obj_free(struct sym_obj *o)
 		return;
 	sym_dwarf_close(o->dw);
 	if (o->dbg)
-		elf_end(o->dbg);
+		elf_end(o->dbg); /* the decompressed sections, with it */
 	if (o->dbg_fd >= 0)
 		close(o->dbg_fd);
 	free(o->dbg_mem);
@@ -1016,6 +1017,34 @@ static bool load_pe(rtd_symbolizer *s, struct sym_obj *o)
 	return true;
 }
 
+/*
+ * libdw decompresses every debug section of a file as it opens it, and
+ * holds them till it is closed (libc's: ~10 MB): the DWARF held at once
+ * is capped (rtd_sym_opts.dwarf_max), first come first served, as files
+ * are loaded (the first location named in each). A file whose DWARF does
+ * not fit is named from its symbol table, and said once.
+ */
+static void open_dwarf(rtd_symbolizer *s, struct sym_obj *o, Elf *e)
+{
+	if (!e)
+		return;
+	uint64_t need = sym_dwarf_size(e);
+	if (need > s->dwarf_max || s->st.dwarf_bytes > s->dwarf_max - need) {
+		s->st.dwarf_skipped++;
+		warnf(s, "%s: its DWARF (%.1f MB decompressed) is past what is "
+		      "held at once (%.1f of %.1f MB): no inlined frames or "
+		      "file:line for it (raise the cap: --dwarf-max)", o->path,
+		      (double)need / 1048576, (double)s->st.dwarf_bytes / 1048576,
+		      (double)s->dwarf_max / 1048576);
+		return;
+	}
+	o->dw = sym_dwarf_open(e);
+	if (o->dw) {
+		o->dw_bytes = need;
+		s->st.dwarf_bytes += need;
+	}
+}
+
 static void load_file(rtd_symbolizer *s, struct sym_obj *o)
 {
 	if (o->fd < 0)
@@ -1073,12 +1102,10 @@ static void load_file(rtd_symbolizer *s, struct sym_obj *o)
 		warnf(s, "%s: symbol table: %s", o->path, rtd_strerror(r < 0 ? r : rd));
 	sym_table_finish(&o->syms);
 	s->st.symbols += o->syms.n;
-	if (!(s->flags & RTD_SYM_NO_DWARF)) {
-		if (o->info.has_debug_info)
-			o->dw = sym_dwarf_open(o->elf);
-		else if (o->dbg && o->dbg_mem == NULL)
-			o->dw = sym_dwarf_open(o->dbg);
-	}
+	if (!(s->flags & RTD_SYM_NO_DWARF))
+		open_dwarf(s, o, o->info.has_debug_info ? o->elf
+				 : o->dbg && o->dbg_mem == NULL ? o->dbg
+								: NULL);
 }
 
 static void load_perfmap(rtd_symbolizer *s, struct sym_obj *o)
@@ -1091,11 +1118,14 @@ static void load_perfmap(rtd_symbolizer *s, struct sym_obj *o)
 		return;
 	char *buf;
 	size_t len, bad;
+	if (lseek(o->fd, 0, SEEK_SET) < 0)
+		return;
 	int r = read_all(o->fd, &buf, &len, SYM_MAX_TEXT_FILE);
 	if (r) {
 		warnf(s, "%s: %s", o->path, rtd_strerror(r));
 		return;
 	}
+	o->perfmap_read = len;
 	r = sym_perfmap_parse(buf, len, &o->syms, &bad);
 	free(buf);
 	if (r == -RTD_E_FORMAT)
@@ -1103,6 +1133,25 @@ static void load_perfmap(rtd_symbolizer *s, struct sym_obj *o)
 			 "are not used", o->path, bad);
 	sym_table_finish(&o->syms);
 	s->st.symbols += o->syms.n;
+}
+
+/*
+ * The runtime appends to its perf map as it compiles (and, switched on
+ * while running, writes what was compiled before, which takes a while): a
+ * symbolizer that lives on (the agent's) read it early. An address it
+ * does not name reads the map again when the file has grown since.
+ */
+static bool perfmap_reload(rtd_symbolizer *s, struct sym_obj *o)
+{
+	struct stat st;
+	if (o->fd < 0 || fstat(o->fd, &st) ||
+	    (uint64_t)st.st_size <= o->perfmap_read)
+		return false;
+	s->st.symbols -= o->syms.n;
+	sym_table_free(&o->syms);
+	memset(&o->syms, 0, sizeof(o->syms));
+	load_perfmap(s, o);
+	return true;
 }
 
 /* Read kallsyms into t, with the warnings a symbolizer gives. */
@@ -1331,6 +1380,8 @@ int rtd_sym_resolve(rtd_symbolizer *s, int64_t loc, struct rtd_sym_frame *out,
 	case OBJ_PERFMAP:
 		out->module = "[jit]";
 		sym = sym_table_find(&o->syms, l->off);
+		if (!sym && perfmap_reload(s, o))
+			sym = sym_table_find(&o->syms, l->off);
 		out->kind = o->dotnet ? RTD_SYM_MANAGED : RTD_SYM_JIT;
 		if (sym) {
 			const char *nm = o->dotnet ? sym_dotnet_name(sym->name, s->tmp,

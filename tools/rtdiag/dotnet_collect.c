@@ -87,6 +87,11 @@ static const struct cli_opt profile_opts[] = {
 	 "CPU in managed code: the samples of threads in managed code, "
 	 "weighing the kernel's CPU time of their threads (default: thread "
 	 "time of every thread, running or waiting)", 0, 0},
+	{O_SAMPLER, "sampler", 0, CLI_ARG_CHOICE, 0, "perf|eventpipe",
+	 "--cpu: sample through perf_event (default where the kernel allows "
+	 "it: 99 Hz, managed, native and kernel frames, JIT frames named by "
+	 "the runtime's perf map) or with EventPipe's sampler (stops every "
+	 "managed thread at each tick)", 0, 0},
 	{O_MANAGED_ONLY, "managed-only", 0, CLI_ARG_NONE, CLI_OPT_HIDDEN, NULL,
 	 "dotnetdiag's --managed-only", 0, 0},
 	{O_TOP, "top", 0, CLI_ARG_INT, CLI_OPT_POSITIVE | CLI_OPT_WAS_FLAG, "N",
@@ -234,6 +239,7 @@ static int parse_collect(const struct cli_cmd *cmd, int argc, char **argv,
 		case O_TOP: a->top = v.str ? (int)v.i : 10; break;
 		case O_CPU: a->cpu = true; break;
 		case O_MANAGED_ONLY: a->managed_only = true; break;
+		case O_SAMPLER: a->eventpipe_cpu = v.i == 1; break;
 		case O_DURATION: a->duration = v.d; break;
 		case O_RUNDOWN_WAIT: a->rundown_wait = v.d; break;
 		case O_BUFFER: a->buffer_mb = (unsigned)v.i; break;
@@ -277,6 +283,8 @@ static int parse_collect(const struct cli_cmd *cmd, int argc, char **argv,
 			a->kinds = RTD_IPC_PROFILE_CPU;
 		if (a->cpu && !(a->kinds & RTD_IPC_PROFILE_CPU))
 			return cli_cmd_usage(cmd, "--cpu is for --type cpu");
+		if (a->eventpipe_cpu && !a->cpu)
+			return cli_cmd_usage(cmd, "--sampler is for --cpu");
 		int rc = rtd_ipc_profile_request(a->kinds, &a->prov, &so);
 		if (rc)
 			return cli_fail("%s", rtd_strerror(rc));
@@ -1111,6 +1119,17 @@ static int cmd_profile(int argc, char **argv)
 	if (profile_check_out(&a)) {
 		rtd_ipc_providers_clear(&a.prov);
 		return CLI_FAIL;
+	}
+	if (a.cpu) {
+		char why[512];
+		r = dn_profile_perf(&a, why, sizeof(why));
+		if (r >= 0) {
+			rtd_ipc_providers_clear(&a.prov);
+			return r;
+		}
+		fprintf(stderr, "rtdiag: --cpu with EventPipe's sampler (it stops "
+			"every managed thread at each sample), not perf_event: "
+			"%s\n", why);
 	}
 	if (sink_init(&st, &a, true)) {
 		sink_free(&st);

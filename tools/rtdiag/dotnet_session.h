@@ -23,7 +23,7 @@ enum {
 	O_OUT = 1, O_PROVIDERS, O_PROFILE, O_CLREVENTS, O_CLREVENTLEVEL,
 	O_DURATION, O_BUFFER, O_NO_RUNDOWN, O_RUNDOWN_WAIT, O_RECORD, O_TOP,
 	O_DRY_RUN, O_NO_STACKWALK, O_TYPE, O_CPU, O_FORMAT, O_MANAGED_ONLY,
-	O_COUNTERS, O_REFRESH, O_CFORMAT, O_HFORMAT, O_MAX_OBJECTS,
+	O_COUNTERS, O_REFRESH, O_CFORMAT, O_HFORMAT, O_MAX_OBJECTS, O_SAMPLER,
 };
 
 struct collect_args {
@@ -45,6 +45,7 @@ struct collect_args {
 	unsigned kinds;
 	bool cpu;          /* running managed code only */
 	bool managed_only; /* dotnetdiag's */
+	bool eventpipe_cpu; /* --sampler eventpipe: no perf_event for --cpu */
 	size_t top;        /* rows of the table; 0: none */
 	enum rtd_profile_format format;
 };
@@ -106,6 +107,11 @@ bool sink_complete(struct sink_state *st, char *why, size_t len);
 int run_session(struct collect_args *a, struct sink_state *st,
 		int (*started)(rtd_ipc_client *, void *),
 		int (*opened)(struct sink_state *), struct session_end *end);
+/*
+ * profile --cpu through perf_event (dotnet_perfcpu.c): an exit code, or -1
+ * with why in @why when this path is not taken (EventPipe's sampler then).
+ */
+int dn_profile_perf(const struct collect_args *a, char *why, size_t n);
 /* The program's own exit code when rtdiag started it and it ended. */
 int child_code(const struct session_end *e);
 /* Say the stream ended early and what was kept; returns CLI_PARTIAL. */

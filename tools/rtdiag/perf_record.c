@@ -23,7 +23,7 @@
 enum {
 	O_PID = 1, O_ALL, O_CGROUP, O_FREQ, O_EVENT, O_CG, O_STACK, O_DUR,
 	O_KERNEL, O_NOKERNEL, O_OUT, O_FORMAT, O_TOP, O_PAGES, O_STATS,
-	O_NOINLINE, O_NODEBUGINFOD, O_NODOTNET, O_DEBUGDIR, O_THREADS,
+	O_NOINLINE, O_DWARF_MAX, O_NODEBUGINFOD, O_NODOTNET, O_DEBUGDIR, O_THREADS,
 	O_OFFCPU, O_STATE, O_NOREADER, O_SORT,
 };
 
@@ -75,6 +75,10 @@ static const struct cli_opt record_opts[] = {
 	 "does not drop samples while symbols load)", 0, 0},
 	{O_NOINLINE, "no-inline", 0, CLI_ARG_NONE, 0, NULL,
 	 "no inlined functions as frames of their own (no DWARF is read)", 0, 0},
+	{O_DWARF_MAX, "dwarf-max", 0, CLI_ARG_SIZE, 0, "SIZE",
+	 "DWARF held at once for inlined frames and file:line (default 8M: "
+	 "libdw holds a file's debug sections decompressed; a file past it "
+	 "is named from its symbol table, and said)", 0, 0},
 	{O_NODEBUGINFOD, "no-debuginfod", 0, CLI_ARG_NONE, 0, NULL,
 	 "never ask a debuginfod server (DEBUGINFOD_URLS) for symbols", 0, 0},
 	{O_DEBUGDIR, "debug-dir", 0, CLI_ARG_STR, 0, "DIR[:DIR...]",
@@ -354,6 +358,7 @@ static int parse(struct record_args *a, int argc, char **argv)
 		case O_STATS: a->stats = true; break;
 		case O_NOREADER: a->no_reader = true; break;
 		case O_NOINLINE: a->sym.flags |= RTD_SYM_NO_DWARF; break;
+		case O_DWARF_MAX: a->sym.dwarf_max = v.u ? v.u : 1; break;
 		case O_NODEBUGINFOD: a->sym.flags |= RTD_SYM_NO_DEBUGINFOD; break;
 		case O_NODOTNET: a->flags |= RTD_PERF_PROF_NO_DOTNET; break;
 		case O_DEBUGDIR: a->sym.debug_dirs = v.str; break;
@@ -478,7 +483,8 @@ static void print_stats(struct rtd_perf_profiler *pr)
 		"%llu exit\n"
 		"rtdiag: symbols: %llu objects (%llu loaded, %llu symbols), %llu "
 		"locations, %llu unnamed; %llu debug files, %llu MiniDebugInfo, "
-		"%llu from debuginfod; %u .NET perf maps switched on\n",
+		"%llu from debuginfod; %u .NET perf maps switched on; DWARF "
+		"held %.1f MB, %llu files skipped (--dwarf-max)\n",
 		(unsigned long long)st.samples, (unsigned long long)st.kernel_samples,
 		(unsigned long long)st.lost, (unsigned long long)st.nodes,
 		(unsigned long long)st.truncated, (unsigned long long)st.mmaps,
@@ -487,7 +493,9 @@ static void print_stats(struct rtd_perf_profiler *pr)
 		(unsigned long long)ss.objects_loaded, (unsigned long long)ss.symbols,
 		(unsigned long long)ss.locations, (unsigned long long)ss.unnamed,
 		(unsigned long long)ss.debug_files, (unsigned long long)ss.debugdata,
-		(unsigned long long)ss.debuginfod, st.dotnet_perfmaps);
+		(unsigned long long)ss.debuginfod, st.dotnet_perfmaps,
+		(double)ss.dwarf_bytes / 1048576,
+		(unsigned long long)ss.dwarf_skipped);
 	if (st.offcpu_waits || st.offcpu_unpaired)
 		fprintf(stderr, "rtdiag: off-CPU: %llu waits paired, %llu "
 				"unpaired; S %.3f s, D %.3f s, R (preempted) "

@@ -10,9 +10,10 @@
 #   contentions count, all three functions, no sample without a stack
 #   (waits open across the agent's once-a-second cuts keep theirs), and
 #   the sleeper thread, which does nothing but sleep, waited the whole
-#   window: its wait_sleep delay within 10% (- 50 ms) .. +50 ms of the
-#   profile's Duration (a wait that began before the window and ends in it
-#   counts whole: at most one 20 ms sleep more; the cut's edges: ms);
+#   window: its wait_sleep delay within 10% (- 50 ms) .. + its longest
+#   sleep + 30 ms (at least 50 ms) of the profile's Duration (a wait that
+#   began before the window and ends in it counts whole: one sleep more,
+#   20 ms or what the load made of it; the cut's edges: ms);
 # - /block right after (the total since attach, the program still running)
 #   holds at least the delta's wait_sleep time and never more than the
 #   program measured in the end (+1 ms: its clock reads bracket each wait);
@@ -63,7 +64,11 @@ ts, td, _ = parse(sys.argv[2])
 check(all(ids for c, v, ids in ds), "delta: every sample has a stack (%d samples)" % len(ds))
 for f in ("wait_sleep", "wait_pipe", "wait_mutex"):
     check(dd(f) > 0, "delta: %s waited %.3f s" % (f, dd(f)))
-lo, hi = 0.9 * dur - 0.05, dur + 0.05
+# the wait open at the window's start counts whole: at most the longest
+# sleep more (20 ms, or what a loaded machine made of it: 3.119 s of sleep
+# in a 3.05 s window was seen at load 30 against a 3.100 s bound)
+mx = [float(l.split()[4]) for l in open(sys.argv[3]) if l.startswith("wait wait_sleep ")][0]
+lo, hi = 0.9 * dur - 0.05, dur + max(0.05, mx + 0.03)
 check(lo <= dd("wait_sleep") <= hi, "delta: the sleeper's wait_sleep %.3f s of a %.2f s window (want %.3f..%.3f)"
       % (dd("wait_sleep"), dur, lo, hi))
 w = [float(l.split()[3]) for l in open(sys.argv[3]) if l.startswith("wait wait_sleep ")][0]

@@ -29,8 +29,13 @@ SVC=rtdtest-pull-$$
 # the native program at 999 Hz: at the default 99 Hz a 3 s window under
 # load holds ~80 samples and the 1:2:3 ranking was lost once in a landing
 # (beta 53%, gamma 29%); no CPU cap then (the caps have their own test)
+# .NET CPU from EventPipe's sampler (the checks below are of its managed
+# threads and its safe-point bias; perf, the default, sees the runtime's
+# own threads too: 82% in Spin, not 90%, in one run; test_dotnet and
+# test_follow check perf's .NET profiles)
 start_agent --target "pid=$TPID,service=$SVC" --target "pid=$NPID,service=native-$$" \
-  --scan-interval 200ms --label suite=agent-test --cpu-hz 999 --max-cpu 800% || { bad "agent did not start"; exit 1; }
+  --scan-interval 200ms --label suite=agent-test --cpu-hz 999 --max-cpu 800% \
+  --dotnet-cpu eventpipe || { bad "agent did not start"; exit 1; }
 ok "agent serving $AGENT_URL"
 wait_for 10 has_target "$TPID" || { bad "target $TPID not listed"; cat "$AGENT_LOG"; exit 1; }
 
@@ -64,9 +69,14 @@ grep -q "PeriodType: cpu nanoseconds" "$WORK/raw.txt" && grep -q "^Samples:" "$W
 # and what it calls; the runtime's sampler stops a thread at a safe point,
 # so the time of Hash's call-free loop partly shows at the GC poll in Spin
 "$GO" tool pprof -top -cum -nodecount=20 "$(ls "$PPROF_TMPDIR"/*.pb.gz | head -1)" > "$WORK/top.txt" 2>/dev/null
-spin_cum=$(awk '/RtdiagBurn.Spin/ { sub(/%/, "", $5); print int($5); exit }' "$WORK/top.txt")
+# of the time the agent's own counters (--dotnet-counters: the runtime's
+# CounterGroup polling thread, 11% of a 3 s window at load 40 while it
+# first compiled its event types) leave to the program
+cum() { awk -v re="$1" '$0 ~ re { sub(/%/, "", $5); print $5; exit }' "$WORK/top.txt"; }
+spin_cum=$(awk -v s="$(cum 'RtdiagBurn[.]Spin')" -v c="$(cum 'CounterGroup[.]PollForValues')" \
+  'BEGIN { printf "%d", (c < 100 ? 100 * s / (100 - c) : 0) }')
 [ "${spin_cum:-0}" -ge 90 ] && grep -q "RtdiagBurn.Hash" "$WORK/top.txt" \
-  && ok "go tool pprof -top: RtdiagBurn.Spin (with Hash under it) holds $spin_cum% of the time" \
+  && ok "go tool pprof -top: RtdiagBurn.Spin (with Hash under it) holds $spin_cum% of the time the counters' thread leaves" \
   || bad "top: $(cat "$WORK/top.txt")"
 
 # ---- the native program, sampled by perf: gamma > beta > alpha

@@ -47,6 +47,7 @@ struct waits {
 	const char *name;
 	int calls;
 	double secs;
+	double max; /* the longest one: a loaded machine stretches a wait */
 };
 
 struct thr {
@@ -106,7 +107,10 @@ static void timed(void (*fn)(void), struct waits *w)
 {
 	double t0 = now(CLOCK_MONOTONIC);
 	fn();
-	w->secs += now(CLOCK_MONOTONIC) - t0;
+	double d = now(CLOCK_MONOTONIC) - t0;
+	w->secs += d;
+	if (d > w->max)
+		w->max = d;
 	w->calls++;
 }
 
@@ -227,9 +231,9 @@ int main(int argc, char **argv)
 	sigaddset(&usr1, SIGUSR1);
 	if (!rounds) /* the threads inherit it: only sigwait below takes it */
 		pthread_sigmask(SIG_BLOCK, &usr1, NULL);
-	struct thr ts[3] = {{.name = "sleeper", .w = {"wait_sleep", 0, 0}},
-			    {.name = "reader", .w = {"wait_pipe", 0, 0}},
-			    {.name = "locker", .w = {"wait_mutex", 0, 0}}};
+	struct thr ts[3] = {{.name = "sleeper", .w = {"wait_sleep", 0, 0, 0}},
+			    {.name = "reader", .w = {"wait_pipe", 0, 0, 0}},
+			    {.name = "locker", .w = {"wait_mutex", 0, 0, 0}}};
 	pthread_t th[5];
 	double t0 = now(CLOCK_MONOTONIC);
 	pthread_create(&th[0], NULL, sleeper, &ts[0]);
@@ -245,7 +249,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 5; i++)
 		pthread_join(th[i], NULL);
 	for (int i = 0; i < 3; i++)
-		printf("wait %s %d %.6f\n", ts[i].w.name, ts[i].w.calls, ts[i].w.secs);
+		printf("wait %s %d %.6f %.6f\n", ts[i].w.name, ts[i].w.calls,
+		       ts[i].w.secs, ts[i].w.max);
 	for (int i = 0; i < 3; i++)
 		printf("thread %s %d %.6f %.6f\n", ts[i].name, (int)ts[i].tid,
 		       ts[i].wall, ts[i].cpu);

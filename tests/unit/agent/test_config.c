@@ -81,7 +81,7 @@ static void defaults_and_check(void **state)
 	assert_true(c->max_cpu == 5.0);
 	assert_int_equal(rtd_agent_config_log_level(c), RTD_LOG_INFO);
 	assert_int_equal(c->cpu_hz, 99);
-	assert_int_equal(c->dotnet_cpu, DOTNET_CPU_EVENTPIPE);
+	assert_int_equal(c->dotnet_cpu, DOTNET_CPU_AUTO);
 	/* cpu, alloc, lock, exception, wait */
 	assert_int_equal(c->dotnet_kinds, 0x1f);
 	assert_string_equal(c->dotnet_counters, "System.Runtime");
@@ -200,7 +200,7 @@ static void values(void **state)
 		{"target", "pid=0", "not a process id"},
 		{"window", NULL, "needs a value"},
 		{"dotnet-profiles", "cpu,heap", "'heap' is not one of cpu, alloc"},
-		{"dotnet-cpu", "ebpf", "not one of eventpipe|perf"},
+		{"dotnet-cpu", "ebpf", "not one of auto|eventpipe|perf"},
 		{"cpu-hz", "0", "outside 1..10000"},
 		{"counters-interval", "100ms", "outside 1s..1h"},
 	};

@@ -328,6 +328,60 @@ static void self_elf(void **state)
 	rtd_symbolizer_free(s);
 }
 
+static void count_warn(const char *msg, void *ctx)
+{
+	printf("warn: %s\n", msg);
+	if (strstr(msg, "DWARF"))
+		(*(int *)ctx)++;
+}
+
+/* The DWARF held at once is capped (rtd_sym_opts.dwarf_max): under the
+ * cap a file's inlined frames and lines; past it, its symbol table's
+ * names only, said once, and the bytes held never above the cap. */
+static void dwarf_cap(void **state)
+{
+	(void)state;
+	rtd_outer_function();
+	struct rtd_sym_frame f[RTD_SYM_MAX_INLINE + 1];
+	struct rtd_sym_stats st = {.sz = sizeof(st)};
+	int warned = 0;
+	rtd_symbolizer *s;
+	/* a cap this file's DWARF is over */
+	struct rtd_sym_opts o = {.sz = sizeof(o), .flags = RTD_SYM_NO_DEBUGINFOD,
+				 .dwarf_max = 64};
+	assert_int_equal(rtd_symbolizer_new(&o, &s), 0);
+	rtd_sym_set_warn(s, count_warn, &warned);
+	int n = rtd_sym_resolve_addr(s, getpid(), captured - 1, false, f, 65);
+	assert_int_equal(n, 1);
+	assert_string_equal(f[0].name, "rtd_outer_function");
+	assert_false(f[0].inlined);
+	assert_null(f[0].file);
+	rtd_sym_stats(s, &st);
+	assert_int_equal(st.dwarf_bytes, 0);
+	assert_true(st.dwarf_skipped >= 1);
+	assert_int_equal(warned, (int)st.dwarf_skipped);
+	rtd_symbolizer_free(s);
+	/* the default: this file's DWARF fits; whatever else is loaded
+	 * (libc's debug file, when installed), never more than the cap */
+	o.dwarf_max = 0;
+	warned = 0;
+	assert_int_equal(rtd_symbolizer_new(&o, &s), 0);
+	rtd_sym_set_warn(s, count_warn, &warned);
+	n = rtd_sym_resolve_addr(s, getpid(), captured - 1, false, f, 65);
+	assert_int_equal(n, 2);
+	assert_true(f[0].inlined);
+	n = rtd_sym_resolve_addr(s, getpid(), (uintptr_t)&getpid, false, f, 65);
+	assert_true(n >= 1);
+	rtd_sym_stats(s, &st);
+	printf("default cap: %llu bytes of DWARF held, %llu files skipped\n",
+	       (unsigned long long)st.dwarf_bytes,
+	       (unsigned long long)st.dwarf_skipped);
+	assert_true(st.dwarf_bytes > 0);
+	assert_true(st.dwarf_bytes <= RTD_SYM_DWARF_MAX);
+	assert_int_equal(warned, (int)st.dwarf_skipped);
+	rtd_symbolizer_free(s);
+}
+
 /* Symbols loaded by the background thread give the same names. */
 static void preload(void **state)
 {
@@ -385,6 +439,24 @@ static void self_perfmap(void **state)
 				 fr, 4);
 	assert_false(fr[0].named);
 	assert_non_null(strstr(fr[0].name, "[anon]+0x"));
+	/* the runtime appends what it compiles later: a symbolizer that
+	 * lives on reads the grown map for an address it does not name */
+	f = fopen(path, "a");
+	assert_non_null(f);
+	fprintf(f, "%lx 100 compiled_later\n",
+		(unsigned long)(uintptr_t)code + 0x200);
+	fclose(f);
+	n = rtd_sym_resolve_addr(s, getpid(), (uintptr_t)code + 0x200, false,
+				 fr, 4);
+	assert_string_equal(fr[0].name, "compiled_later");
+	n = rtd_sym_resolve_addr(s, getpid(), (uintptr_t)code + 0x210, false,
+				 fr, 4);
+	assert_int_equal(n, 1);
+	assert_true(fr[0].named);
+	assert_string_equal(fr[0].name, "compiled_later");
+	n = rtd_sym_resolve_addr(s, getpid(), (uintptr_t)code + 0x10, false,
+				 fr, 4);
+	assert_string_equal(fr[0].name, "jitted_function");
 	rtd_symbolizer_free(s);
 	unlink(path);
 	munmap(code, 4096);
@@ -539,6 +611,7 @@ int main(void)
 		cmocka_unit_test(demangle),
 		cmocka_unit_test(pclntab),
 		cmocka_unit_test(self_elf),
+		cmocka_unit_test(dwarf_cap),
 		cmocka_unit_test(preload),
 		cmocka_unit_test(self_perfmap),
 		cmocka_unit_test(proc_records),
