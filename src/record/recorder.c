@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "rtdiag/ipc.h"
@@ -144,6 +145,10 @@ static void ep_stop(void *ctx)
 	if (e->s && !e->stop_sent) {
 		e->stop_sent = true;
 		rtd_ipc_session_stop(e->s);
+	} else if (e->s) {
+		/* asked again (the recording is being freed): a runtime that
+		 * did not close its stream must not hold the reading thread */
+		shutdown(rtd_ipc_session_fd(e->s), SHUT_RDWR);
 	}
 	pthread_mutex_unlock(&e->mu);
 }
