@@ -240,6 +240,16 @@ static int write_profiles(struct rec_args *a, rtd_recorder *r)
 	return rc;
 }
 
+/* Each line of @text, as rtdiag says things. */
+static void say_lines(const char *text)
+{
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+		fprintf(stderr, "rtdiag: %.*s\n", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+}
+
 /* How long the runtime may take to close its stream after StopTracing,
  * and the perf sources to end their window, before rtdiag gives up on
  * them (a hung runtime must not hang rtdiag). */
@@ -309,9 +319,11 @@ static int record_main(int argc, char **argv)
 			g_stop = 1;
 		}
 	}
+	/* what the recording goes without: the perf side's now, the
+	 * EventPipe side's when its thread finds out (printed at the end) */
 	const char *w = rtd_recorder_warnings(r);
-	if (w[0])
-		fprintf(stderr, "rtdiag: %s", w);
+	size_t warned = strlen(w);
+	say_lines(w);
 	bool off = false, ep = false;
 	for (uint32_t i = 0; rtd_recorder_source_name(r, i); i++) {
 		off |= !strcmp(rtd_recorder_source_name(r, i), "perf-offcpu");
@@ -369,6 +381,8 @@ static int record_main(int argc, char **argv)
 			 rec->message && rec->message[0] ? rec->message : rtd_strerror(rec->code));
 	if (wrc < 0)
 		cli_fail("writing the timeline: %s", rtd_strerror(wrc));
+	w = rtd_recorder_warnings(r);
+	say_lines(w + warned);
 	struct rtd_recorder_stats st = {.sz = sizeof(st)};
 	rtd_recorder_stats(r, &st);
 	for (uint32_t i = 0; rtd_recorder_source_name(r, i); i++)
