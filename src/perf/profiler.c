@@ -101,6 +101,14 @@ struct rtd_perf_profiler {
 	FILE *kept;       /* RTD_PERF_PROF_KEEP_SAMPLES: struct kept_sample */
 	bool drained;     /* rtd_perf_profiler_drain() was called: the runs
 			   * are windows of one recording (one start) */
+	/* drains: each location's frames, named once for the recording
+	 * (the symbolizer copies a name at every resolve: naming the same
+	 * locations every window grew its string table with time) */
+	struct loc_frames *named_lf;
+	uint8_t *named;         /* named[loc]: resolved (named_lf valid) */
+	size_t named_nloc;
+	struct rtd_frame *named_frames;
+	size_t named_n, named_cap;
 	char errmsg[1024];
 };
 
@@ -729,6 +737,9 @@ void rtd_perf_profiler_free(struct rtd_perf_profiler *p)
 	free(p->ht);
 	if (p->kept)
 		fclose(p->kept);
+	free(p->named_lf);
+	free(p->named);
+	free(p->named_frames);
 	free(p);
 }
 
@@ -1070,6 +1081,66 @@ static int need_kept(struct rtd_perf_profiler *p, uint8_t *need, size_t nloc,
 	return 0;
 }
 
+/* Name the locations in @need not named before in this recording, into
+ * p->named_lf / p->named_frames (kept until the profiler is freed:
+ * memory follows the distinct locations, as the symbolizer's own). */
+static int name_new(struct rtd_perf_profiler *p, uint8_t *need, size_t nloc)
+{
+	if (!nloc)
+		return 0;
+	if (nloc > p->named_nloc) {
+		struct loc_frames *l = realloc(p->named_lf, nloc * sizeof(*l));
+		if (l)
+			p->named_lf = l;
+		uint8_t *d = l ? realloc(p->named, nloc) : NULL;
+		if (!d)
+			return -ENOMEM;
+		p->named = d;
+		memset(p->named_lf + p->named_nloc, 0, (nloc - p->named_nloc) * sizeof(*l));
+		memset(p->named + p->named_nloc, 0, nloc - p->named_nloc);
+		p->named_nloc = nloc;
+	}
+	bool any = false;
+	for (size_t i = 0; i < nloc; i++) {
+		if (need[i] && p->named[i])
+			need[i] = 0;
+		any |= need[i] != 0;
+	}
+	if (!any)
+		return 0;
+	struct loc_frames *lf = calloc(nloc, sizeof(*lf));
+	struct rtd_frame *frames = NULL;
+	int r = lf ? name_all(p, NULL, need, lf, &frames) : -ENOMEM;
+	size_t add = 0;
+	for (size_t i = 0; !r && i < nloc; i++)
+		if (need[i])
+			add += lf[i].n;
+	struct rtd_frame *nf = NULL;
+	if (!r && p->named_n + add > p->named_cap) {
+		size_t cap = p->named_cap ? p->named_cap : 4096;
+		while (cap < p->named_n + add)
+			cap *= 2;
+		if (!(nf = realloc(p->named_frames, cap * sizeof(*nf))))
+			r = -ENOMEM;
+		else {
+			p->named_frames = nf;
+			p->named_cap = cap;
+		}
+	}
+	for (size_t i = 0; !r && i < nloc; i++) {
+		if (!need[i])
+			continue;
+		p->named[i] = 1;
+		p->named_lf[i] = (struct loc_frames){(uint32_t)p->named_n, lf[i].n};
+		memcpy(p->named_frames + p->named_n, frames + lf[i].first,
+		       lf[i].n * sizeof(*frames));
+		p->named_n += lf[i].n;
+	}
+	free(lf);
+	free(frames);
+	return r;
+}
+
 static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn,
 		     void *ctx, bool drain)
 {
@@ -1092,12 +1163,14 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 	}
 	if (drain) {
 		p->drained = true;
-		if ((r = need_kept(p, need, nloc, buf)))
+		if ((r = need_kept(p, need, nloc, buf)) || (r = name_new(p, need, nloc)))
 			goto done;
-	}
-	r = name_all(p, NULL, need, lf, &frames);
-	if (r)
+		/* the walk reads the recording's named frames */
+		memcpy(lf, p->named_lf, nloc * sizeof(*lf));
+	} else if ((r = name_all(p, NULL, need, lf, &frames))) {
 		goto done;
+	}
+	const struct rtd_frame *fr = drain ? p->named_frames : frames;
 	if (fflush(p->kept) || fseek(p->kept, 0, SEEK_SET)) {
 		r = prof_err(p, -EIO, "reading the kept samples: %s", strerror(errno));
 		goto done;
@@ -1126,7 +1199,7 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 					continue;
 				const struct loc_frames *l = &lf[key];
 				for (size_t j = 0; j < l->n; j++)
-					stack[ns++] = frames[l->first + j];
+					stack[ns++] = fr[l->first + j];
 			}
 			struct rtd_perf_profiler_sample smp = {.sz = sizeof(smp)};
 			smp.time = buf[i].time;
