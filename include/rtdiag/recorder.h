@@ -195,7 +195,9 @@ RTD_API int rtd_recorder_start(rtd_recorder *r);
  * A live source (rtdiag/source.h): pull it with rtd_source_next(), wait
  * with rtd_source_wait() when it is RTD_SOURCE_IDLE. It ends (0) once
  * every source has ended: the target exited, or rtd_recorder_stop() was
- * called and each source gave what it had. Owned by @r.
+ * called and each source gave what it had; a source's error ends it too
+ * (the error record names the source). At its end every source is
+ * stopped and its threads joined. Owned by @r.
  *
  * Returns: the source, or NULL before rtd_recorder_start().
  */
@@ -278,7 +280,8 @@ struct rtd_recorder_stats {
 /**
  * rtd_recorder_stats - counters of a recording
  * @r: the recorder
- * @out: filled up to @out->sz bytes
+ * @out: filled up to @out->sz bytes; while the stream runs only
+ *       @cpu_samples and @waits (the rest once it ended)
  */
 RTD_API void rtd_recorder_stats(const rtd_recorder *r, struct rtd_recorder_stats *out);
 

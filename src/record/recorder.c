@@ -225,6 +225,10 @@ struct rtd_recorder {
 	volatile int stop;
 	bool started, ended;
 	uint64_t cpu_samples, waits;
+	/* kept when the sources are freed at the stream's end */
+	uint64_t late;
+	bool ep_started, ep_closed;
+	char end_msg[256];
 	char err[512];
 	char warn[1024];
 };
@@ -371,6 +375,34 @@ static int put(rtd_recorder *r, rtd_source *s, const char *name, int kind, bool 
 	return 0;
 }
 
+/* The stream ended (every source did, or one failed): stop the others
+ * and join every thread now, so that nothing runs beside the caller's
+ * stats and profile (the profilers are not thread-safe), keeping what
+ * the sources knew. */
+static void finish(rtd_recorder *r)
+{
+	r->ended = true;
+	rtd_recorder_stop(r);
+	rtd_recorder_warnings(r); /* the EventPipe side's reason, kept */
+	for (size_t i = 0; i < r->n; i++) {
+		struct rtd_source_stats ss;
+		rtd_source_stats(r->srcs[i], &ss);
+		r->late += ss.clamped;
+	}
+	if (r->ep) {
+		r->ep_started = r->ep->started;
+		r->ep_closed = r->ep->closed;
+	}
+	rtd_source_free(r->merge);
+	r->merge = NULL;
+	for (size_t i = 0; i < r->n; i++) {
+		rtd_source_free(r->srcs[i]); /* joins its threads; the EventPipe
+					      * one frees r->ep */
+		r->srcs[i] = NULL;
+	}
+	r->ep = NULL;
+}
+
 /* The stream the caller pulls: the merge, counted on its way out. */
 static int out_next(void *impl, struct rtd_record *rec)
 {
@@ -385,19 +417,30 @@ static int out_next(void *impl, struct rtd_record *rec)
 		else if (k == K_OFF && m->kind == RTD_REC_SLICE)
 			r->waits++;
 	} else if (rc == 0 || rc < 0) {
-		r->ended = true;
+		/* the error's text lives in the merge, which finish() frees */
+		snprintf(r->end_msg, sizeof(r->end_msg), "%s", m->message ? m->message : "");
+		rec->message = r->end_msg;
+		finish(r);
 	}
 	return rc;
 }
 
 static int out_clock(void *impl, struct rtd_clock *c)
 {
-	return rtd_source_clock(((rtd_recorder *)impl)->merge, c);
+	rtd_recorder *r = impl;
+	if (!r->merge) { /* ended: CLOCK_MONOTONIC, as the merge's */
+		c->domain = RTD_CLOCK_MONOTONIC;
+		c->flags = RTD_CLOCK_HAS_MONO;
+		c->freq = 1000000000u;
+		return 0;
+	}
+	return rtd_source_clock(r->merge, c);
 }
 
 static int out_fd(void *impl)
 {
-	return rtd_source_fd(((rtd_recorder *)impl)->merge);
+	rtd_recorder *r = impl;
+	return r->merge ? rtd_source_fd(r->merge) : -1;
 }
 
 static const struct rtd_source_ops out_ops = {
@@ -516,6 +559,13 @@ void rtd_recorder_stats(const rtd_recorder *r, struct rtd_recorder_stats *out)
 	if (!r || !out || out->sz < sizeof(size_t))
 		return;
 	struct rtd_recorder_stats t = {.sz = out->sz};
+	if (r->started && !r->ended) {
+		/* the profilers run on their threads: only what is ours */
+		t.cpu_samples = r->cpu_samples;
+		t.waits = r->waits;
+		memcpy(out, &t, out->sz < sizeof(t) ? out->sz : sizeof(t));
+		return;
+	}
 	t.cpu_samples = r->cpu_samples;
 	t.waits = r->waits;
 	for (int i = 0; i < 2; i++) {
@@ -527,15 +577,9 @@ void rtd_recorder_stats(const rtd_recorder *r, struct rtd_recorder_stats *out)
 		t.lost += ps.lost;
 		t.user_only |= ps.user_only;
 	}
-	for (size_t i = 0; i < r->n; i++) {
-		struct rtd_source_stats ss;
-		rtd_source_stats(r->srcs[i], &ss);
-		t.late += ss.clamped;
-	}
-	if (r->ep) {
-		t.eventpipe = r->ep->started;
-		t.eventpipe_closed = r->ep->closed;
-	}
+	t.late = r->late;
+	t.eventpipe = r->ep_started;
+	t.eventpipe_closed = r->ep_closed;
 	memcpy(out, &t, out->sz < sizeof(t) ? out->sz : sizeof(t));
 }
 
