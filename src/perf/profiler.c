@@ -1166,7 +1166,8 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 		if ((r = need_kept(p, need, nloc, buf)) || (r = name_new(p, need, nloc)))
 			goto done;
 		/* the walk reads the recording's named frames */
-		memcpy(lf, p->named_lf, nloc * sizeof(*lf));
+		if (nloc)
+			memcpy(lf, p->named_lf, nloc * sizeof(*lf));
 	} else if ((r = name_all(p, NULL, need, lf, &frames))) {
 		goto done;
 	}

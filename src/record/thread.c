@@ -97,7 +97,7 @@ static int copy_rec(struct tq_entry *e, const struct rtd_record *r)
 	if (need && !e->blob)
 		return -ENOMEM;
 	struct rtd_field *f = e->blob;
-	char *p = (char *)e->blob + r->nfields * sizeof(*f);
+	char *p = need ? (char *)e->blob + r->nfields * sizeof(*f) : NULL; /* nothing to copy */
 	for (size_t i = 0; i < r->nfields; i++) {
 		f[i] = r->fields[i];
 		f[i].name = str_put(&p, r->fields[i].name);
