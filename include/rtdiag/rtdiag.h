@@ -20,6 +20,7 @@
 #include "rtdiag/perf_data.h"
 #include "rtdiag/profile.h"
 #include "rtdiag/profile_records.h"
+#include "rtdiag/recorder.h"
 #include "rtdiag/source.h"
 #include "rtdiag/symbols.h"
 #include "rtdiag/timeline.h"

@@ -101,6 +101,16 @@ struct rtd_perf_profiler {
 	uint64_t start_mono, end_ns; /* CLOCK_MONOTONIC: run()'s span */
 	FILE *kept;       /* RTD_PERF_PROF_KEEP_SAMPLES: struct kept_sample */
 	struct rtd_perf_data_writer *dw; /* rtd_perf_profiler_write_data() */
+	bool drained;     /* rtd_perf_profiler_drain() was called: the runs
+			   * are windows of one recording (one start) */
+	/* drains: each location's frames, named once for the recording
+	 * (the symbolizer copies a name at every resolve: naming the same
+	 * locations every window grew its string table with time) */
+	struct loc_frames *named_lf;
+	uint8_t *named;         /* named[loc]: resolved (named_lf valid) */
+	size_t named_nloc;
+	struct rtd_frame *named_frames;
+	size_t named_n, named_cap;
 	char errmsg[1024];
 };
 
@@ -734,10 +744,12 @@ int rtd_perf_profiler_run(struct rtd_perf_profiler *p)
 {
 	if (!p)
 		return -RTD_E_INVAL;
-	struct timespec rt;
-	clock_gettime(CLOCK_REALTIME, &rt);
-	p->start_ns = (int64_t)rt.tv_sec * 1000000000ll + rt.tv_nsec;
-	p->start_mono = rtd_now_ns();
+	if (!p->drained || !p->start_mono) {
+		struct timespec rt;
+		clock_gettime(CLOCK_REALTIME, &rt);
+		p->start_ns = (int64_t)rt.tv_sec * 1000000000ll + rt.tv_nsec;
+		p->start_mono = rtd_now_ns();
+	}
 	int r = rtd_perf_monitor_run(p->m, on_record, p);
 	p->end_ns = rtd_now_ns();
 	struct rtd_perf_stats st = {.sz = sizeof(st)};
@@ -792,6 +804,9 @@ void rtd_perf_profiler_free(struct rtd_perf_profiler *p)
 	free(p->ht);
 	if (p->kept)
 		fclose(p->kept);
+	free(p->named_lf);
+	free(p->named);
+	free(p->named_frames);
 	free(p);
 }
 
@@ -1112,8 +1127,90 @@ int rtd_perf_profiler_take(struct rtd_perf_profiler *p, rtd_profile **out)
 	return 0;
 }
 
-int rtd_perf_profiler_each_sample(struct rtd_perf_profiler *p,
-				  rtd_perf_profiler_sample_fn fn, void *ctx)
+/* Mark the locations of the kept samples' stacks in @need (a drain names
+ * only those: what one window sampled, not everything seen so far). */
+static int need_kept(struct rtd_perf_profiler *p, uint8_t *need, size_t nloc,
+		     struct kept_sample *buf)
+{
+	if (fflush(p->kept) || fseek(p->kept, 0, SEEK_SET))
+		return prof_err(p, -EIO, "reading the kept samples: %s", strerror(errno));
+	size_t got;
+	while ((got = fread(buf, sizeof(*buf), 4096, p->kept)) > 0)
+		for (size_t i = 0; i < got; i++) {
+			size_t depth = 0;
+			for (uint32_t k = buf[i].node;
+			     k && k < p->nnodes && depth++ <= PROF_PATH;
+			     k = p->nodes[k].parent)
+				if (!(p->nodes[k].key & THREAD_KEY) && p->nodes[k].key < nloc)
+					need[p->nodes[k].key] = 1;
+		}
+	if (ferror(p->kept))
+		return prof_err(p, -EIO, "reading the kept samples: %s", strerror(errno));
+	return 0;
+}
+
+/* Name the locations in @need not named before in this recording, into
+ * p->named_lf / p->named_frames (kept until the profiler is freed:
+ * memory follows the distinct locations, as the symbolizer's own). */
+static int name_new(struct rtd_perf_profiler *p, uint8_t *need, size_t nloc)
+{
+	if (!nloc)
+		return 0;
+	if (nloc > p->named_nloc) {
+		struct loc_frames *l = realloc(p->named_lf, nloc * sizeof(*l));
+		if (l)
+			p->named_lf = l;
+		uint8_t *d = l ? realloc(p->named, nloc) : NULL;
+		if (!d)
+			return -ENOMEM;
+		p->named = d;
+		memset(p->named_lf + p->named_nloc, 0, (nloc - p->named_nloc) * sizeof(*l));
+		memset(p->named + p->named_nloc, 0, nloc - p->named_nloc);
+		p->named_nloc = nloc;
+	}
+	bool any = false;
+	for (size_t i = 0; i < nloc; i++) {
+		if (need[i] && p->named[i])
+			need[i] = 0;
+		any |= need[i] != 0;
+	}
+	if (!any)
+		return 0;
+	struct loc_frames *lf = calloc(nloc, sizeof(*lf));
+	struct rtd_frame *frames = NULL;
+	int r = lf ? name_all(p, NULL, need, lf, &frames) : -ENOMEM;
+	size_t add = 0;
+	for (size_t i = 0; !r && i < nloc; i++)
+		if (need[i])
+			add += lf[i].n;
+	struct rtd_frame *nf = NULL;
+	if (!r && p->named_n + add > p->named_cap) {
+		size_t cap = p->named_cap ? p->named_cap : 4096;
+		while (cap < p->named_n + add)
+			cap *= 2;
+		if (!(nf = realloc(p->named_frames, cap * sizeof(*nf))))
+			r = -ENOMEM;
+		else {
+			p->named_frames = nf;
+			p->named_cap = cap;
+		}
+	}
+	for (size_t i = 0; !r && i < nloc; i++) {
+		if (!need[i])
+			continue;
+		p->named[i] = 1;
+		p->named_lf[i] = (struct loc_frames){(uint32_t)p->named_n, lf[i].n};
+		memcpy(p->named_frames + p->named_n, frames + lf[i].first,
+		       lf[i].n * sizeof(*frames));
+		p->named_n += lf[i].n;
+	}
+	free(lf);
+	free(frames);
+	return r;
+}
+
+static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn,
+		     void *ctx, bool drain)
 {
 	if (!p || !fn)
 		return -RTD_E_INVAL;
@@ -1125,15 +1222,24 @@ int rtd_perf_profiler_each_sample(struct rtd_perf_profiler *p,
 	struct rtd_frame *stack = malloc(sizeof(*stack) *
 					 (PROF_MAX_DEPTH * (RTD_SYM_MAX_INLINE + 1) + 1));
 	struct kept_sample *buf = malloc(4096 * sizeof(*buf));
+	uint8_t *need = drain ? calloc(nloc ? nloc : 1, 1) : NULL;
 	struct rtd_frame *frames = NULL;
 	int r = 0;
-	if (!lf || !stack || !buf) {
+	if (!lf || !stack || !buf || (drain && !need)) {
 		r = -ENOMEM;
 		goto done;
 	}
-	r = name_all(p, NULL, NULL, lf, &frames);
-	if (r)
+	if (drain) {
+		p->drained = true;
+		if ((r = need_kept(p, need, nloc, buf)) || (r = name_new(p, need, nloc)))
+			goto done;
+		/* the walk reads the recording's named frames */
+		if (nloc)
+			memcpy(lf, p->named_lf, nloc * sizeof(*lf));
+	} else if ((r = name_all(p, NULL, need, lf, &frames))) {
 		goto done;
+	}
+	const struct rtd_frame *fr = drain ? p->named_frames : frames;
 	if (fflush(p->kept) || fseek(p->kept, 0, SEEK_SET)) {
 		r = prof_err(p, -EIO, "reading the kept samples: %s", strerror(errno));
 		goto done;
@@ -1162,7 +1268,7 @@ int rtd_perf_profiler_each_sample(struct rtd_perf_profiler *p,
 					continue;
 				const struct loc_frames *l = &lf[key];
 				for (size_t j = 0; j < l->n; j++)
-					stack[ns++] = frames[l->first + j];
+					stack[ns++] = fr[l->first + j];
 			}
 			struct rtd_perf_profiler_sample smp = {.sz = sizeof(smp)};
 			smp.time = buf[i].time;
@@ -1185,13 +1291,32 @@ int rtd_perf_profiler_each_sample(struct rtd_perf_profiler *p,
 	}
 	if (!r && ferror(p->kept))
 		r = prof_err(p, -EIO, "reading the kept samples: %s", strerror(errno));
-	/* later samples are kept after these */
-	if (fseek(p->kept, 0, SEEK_END) && !r)
+	if (drain) {
+		/* given out: the file restarts empty, so it holds one window */
+		if ((fflush(p->kept) || ftruncate(fileno(p->kept), 0) ||
+		     fseek(p->kept, 0, SEEK_SET)) && !r)
+			r = prof_err(p, -EIO, "dropping the kept samples: %s", strerror(errno));
+	} else if (fseek(p->kept, 0, SEEK_END) && !r) {
+		/* later samples are kept after these */
 		r = -EIO;
+	}
 done:
 	free(lf);
 	free(stack);
 	free(buf);
+	free(need);
 	free(frames);
 	return r;
+}
+
+int rtd_perf_profiler_each_sample(struct rtd_perf_profiler *p,
+				  rtd_perf_profiler_sample_fn fn, void *ctx)
+{
+	return walk_kept(p, fn, ctx, false);
+}
+
+int rtd_perf_profiler_drain(struct rtd_perf_profiler *p,
+			    rtd_perf_profiler_sample_fn fn, void *ctx)
+{
+	return walk_kept(p, fn, ctx, true);
 }
