@@ -15,7 +15,7 @@ by_tid = {}
 for e in evs:
     if e.get("ph") == "i" and e.get("name") == "GoBlock":
         by_tid.setdefault(("b", e["tid"]), []).append(e)
-    elif e.get("ph") == "B" and e.get("cat") == "off-cpu":
+    elif e.get("ph") in ("B", "X") and e.get("cat") == "off-cpu":  # X: the live stream's whole slices
         by_tid.setdefault(("w", e["tid"]), []).append(e)
 for v in by_tid.values():
     v.sort(key=lambda e: e["ts"])
