@@ -36,8 +36,13 @@ typedef struct rtd_trigger rtd_trigger;
 
 /**
  * enum rtd_trigger_kind - what a trigger watches
- * @RTD_TRIGGER_COUNTER: a counter's values (COUNTER records named
- *                       "Provider/name", or rtd_trigger_counter())
+ * @RTD_TRIGGER_COUNTER: a counter's values: COUNTER records named
+ *                       "Provider/name", a meter's value events of the
+ *                       System.Diagnostics.Metrics EventSource (instants
+ *                       with meterName, instrumentName and the value
+ *                       dotnet-counters shows: a counter's rate, an
+ *                       up-down counter's value, a gauge's lastValue),
+ *                       or rtd_trigger_counter()
  * @RTD_TRIGGER_CPU: the process's CPU, percent of one core
  *                   (rtd_trigger_proc())
  * @RTD_TRIGGER_RSS: the process's resident bytes (rtd_trigger_proc())

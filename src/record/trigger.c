@@ -405,10 +405,65 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
+/* The value dotnet-counters shows for each of the Metrics EventSource's
+ * value events (src/dotnet/counters.c has the whole story): a counter's
+ * rate, an up-down counter's value, a gauge's last value; histograms have
+ * no one value. */
+static const struct {
+	const char *event, *field;
+} metrics_values[] = {
+	{"System.Diagnostics.Metrics/CounterRateValuePublished", "rate"},
+	{"System.Diagnostics.Metrics/UpDownCounterRateValuePublished", "value"},
+	{"System.Diagnostics.Metrics/GaugeValuePublished", "lastValue"},
+};
+
+static bool field_num(const struct rtd_record *r, const char *name, double *v)
+{
+	for (size_t i = 0; i < r->nfields; i++) {
+		const struct rtd_field *f = &r->fields[i];
+		if (!f->name || strcmp(f->name, name))
+			continue;
+		switch (f->type) {
+		case RTD_FIELD_F64: *v = f->f; return true;
+		case RTD_FIELD_I64: *v = (double)f->i; return true;
+		case RTD_FIELD_U64: *v = (double)f->u; return true;
+		case RTD_FIELD_STR: {
+			/* the Metrics EventSource carries numbers as text */
+			char *e;
+			*v = f->s ? strtod(f->s, &e) : 0;
+			return f->s && e != f->s && !*e;
+		}
+		}
+	}
+	return false;
+}
+
+static const char *field_str(const struct rtd_record *r, const char *name);
+
+/* A meter's value event of the record stream (an instant), fed as a
+ * counter value. */
+static int metrics_instant(rtd_trigger *t, const struct rtd_record *rec,
+			   struct rtd_trigger_hit *hit)
+{
+	for (size_t i = 0; i < sizeof(metrics_values) / sizeof(metrics_values[0]); i++) {
+		if (strcmp(rec->name, metrics_values[i].event))
+			continue;
+		double v;
+		const char *meter = field_str(rec, "meterName");
+		const char *inst = field_str(rec, "instrumentName");
+		if (!meter || !inst || !field_num(rec, metrics_values[i].field, &v))
+			return 0;
+		return rtd_trigger_counter(t, rec->mono, meter, inst, v, hit);
+	}
+	return 0;
+}
+
 int rtd_trigger_record(rtd_trigger *t, const struct rtd_record *rec, struct rtd_trigger_hit *hit)
 {
 	switch (t->kind) {
 	case RTD_TRIGGER_COUNTER: {
+		if (rec->kind == RTD_REC_INSTANT && rec->name)
+			return metrics_instant(t, rec, hit);
 		if (rec->kind != RTD_REC_COUNTER || !rec->name)
 			return 0;
 		const char *slash = strrchr(rec->name, '/');

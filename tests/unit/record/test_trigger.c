@@ -124,6 +124,38 @@ static void test_for(void **st)
 	rtd_trigger_free(t);
 }
 
+/* A meter's values as the record stream gives them: instants of the
+ * System.Diagnostics.Metrics EventSource, the numbers as text. */
+static void test_meter_instants(void **st)
+{
+	(void)st;
+	rtd_trigger *t = parse_ok("Bars.Meter/bars.queue.length>=40");
+	struct rtd_trigger_hit h;
+	struct rtd_field fl[3] = {
+		{.name = "meterName", .type = RTD_FIELD_STR, .s = "Bars.Meter"},
+		{.name = "instrumentName", .type = RTD_FIELD_STR, .s = "bars.queue.length"},
+		{.name = "value", .type = RTD_FIELD_STR, .s = "39"},
+	};
+	struct rtd_record r = {
+		.kind = RTD_REC_INSTANT, .mono = SEC, .nfields = 3, .fields = fl,
+		.name = "System.Diagnostics.Metrics/UpDownCounterRateValuePublished"};
+	assert_int_equal(rtd_trigger_record(t, &r, &h), 0);
+	fl[2].s = "41";
+	assert_int_equal(rtd_trigger_record(t, &r, &h), 1);
+	assert_true(h.value == 41);
+	/* a gauge's value is its lastValue; another instrument never fires */
+	r.name = "System.Diagnostics.Metrics/GaugeValuePublished";
+	assert_int_equal(rtd_trigger_record(t, &r, &h), 0); /* no lastValue */
+	fl[2].name = "lastValue";
+	assert_int_equal(rtd_trigger_record(t, &r, &h), 1);
+	fl[1].s = "bars.queue.other";
+	assert_int_equal(rtd_trigger_record(t, &r, &h), 0);
+	fl[1].s = "bars.queue.length";
+	fl[2].s = "41x"; /* not a number */
+	assert_int_equal(rtd_trigger_record(t, &r, &h), 0);
+	rtd_trigger_free(t);
+}
+
 static void test_proc(void **st)
 {
 	(void)st;
@@ -216,7 +248,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_errors),  cmocka_unit_test(test_counter),
-		cmocka_unit_test(test_for),     cmocka_unit_test(test_proc),
+		cmocka_unit_test(test_for), cmocka_unit_test(test_meter_instants),     cmocka_unit_test(test_proc),
 		cmocka_unit_test(test_gc_pause), cmocka_unit_test(test_exception),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
