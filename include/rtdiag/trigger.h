@@ -42,7 +42,9 @@ typedef struct rtd_trigger rtd_trigger;
  *                       with meterName, instrumentName and the value
  *                       dotnet-counters shows: a counter's rate, an
  *                       up-down counter's value, a gauge's lastValue),
- *                       or rtd_trigger_counter()
+ *                       an EventSource's "Provider/EventCounters"
+ *                       instants (Name, and Mean or Increment), or
+ *                       rtd_trigger_counter()
  * @RTD_TRIGGER_CPU: the process's CPU, percent of one core
  *                   (rtd_trigger_proc())
  * @RTD_TRIGGER_RSS: the process's resident bytes (rtd_trigger_proc())

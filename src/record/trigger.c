@@ -458,12 +458,30 @@ static int metrics_instant(rtd_trigger *t, const struct rtd_record *rec,
 	return 0;
 }
 
+/* An EventSource's counter value (an instant "Provider/EventCounters"
+ * with its Payload's fields): a mean counter's Mean, an incrementing
+ * one's Increment, as dotnet-counters shows them. */
+static int eventcounters_instant(rtd_trigger *t, const struct rtd_record *rec,
+				 struct rtd_trigger_hit *hit)
+{
+	const char *slash = strrchr(rec->name, '/');
+	size_t plen = strlen(t->provider);
+	if (!slash || strcmp(slash, "/EventCounters") || (size_t)(slash - rec->name) != plen ||
+	    strncmp(rec->name, t->provider, plen))
+		return 0;
+	const char *name = field_str(rec, "Name");
+	double v;
+	if (!name || (!field_num(rec, "Mean", &v) && !field_num(rec, "Increment", &v)))
+		return 0;
+	return rtd_trigger_counter(t, rec->mono, t->provider, name, v, hit);
+}
+
 int rtd_trigger_record(rtd_trigger *t, const struct rtd_record *rec, struct rtd_trigger_hit *hit)
 {
 	switch (t->kind) {
 	case RTD_TRIGGER_COUNTER: {
 		if (rec->kind == RTD_REC_INSTANT && rec->name)
-			return metrics_instant(t, rec, hit);
+			return metrics_instant(t, rec, hit) || eventcounters_instant(t, rec, hit);
 		if (rec->kind != RTD_REC_COUNTER || !rec->name)
 			return 0;
 		const char *slash = strrchr(rec->name, '/');

@@ -91,6 +91,20 @@ static void test_counter(void **st)
 	assert_true(h.value == 81.5);
 	assert_non_null(strstr(h.text, "System.Runtime/cpu-usage 81.5 > 80"));
 	assert_int_equal(rtd_trigger_counter(t, 4 * SEC, "System.Runtime", "cpu-usage", 99, &h), 1);
+	/* the live stream's EventCounters instants: the Payload's fields */
+	struct rtd_field ec[2] = {
+		{.name = "Name", .type = RTD_FIELD_STR, .s = "cpu-usage"},
+		{.name = "Mean", .type = RTD_FIELD_F64, .f = 90},
+	};
+	struct rtd_record i = {.kind = RTD_REC_INSTANT, .mono = 4 * SEC, .nfields = 2,
+			       .fields = ec, .name = "System.Runtime/EventCounters"};
+	assert_int_equal(rtd_trigger_record(t, &i, &h), 1);
+	ec[1].f = 12;
+	assert_int_equal(rtd_trigger_record(t, &i, &h), 0);
+	ec[1] = (struct rtd_field){.name = "Increment", .type = RTD_FIELD_F64, .f = 85};
+	assert_int_equal(rtd_trigger_record(t, &i, &h), 1);
+	i.name = "Other/EventCounters";
+	assert_int_equal(rtd_trigger_record(t, &i, &h), 0);
 	assert_int_equal(rtd_trigger_counter(t, 5 * SEC, "System.Runtime", "cpu-usage", 10, &h), 0);
 	struct rtd_proc_usage a = {0}, b = {.mono = SEC, .cpu_ns = SEC};
 	assert_int_equal(rtd_trigger_proc(t, &a, &b, &h), 0); /* not its kind */
