@@ -1243,6 +1243,27 @@ RTD_API int rtd_perf_profiler_each_sample(struct rtd_perf_profiler *p,
 					  void *ctx);
 
 /**
+ * rtd_perf_profiler_drain - the samples kept since the last drain, then
+ * dropped: a recording read while it runs
+ * @p: profiler made with RTD_PERF_PROF_KEEP_SAMPLES, between two
+ *     rtd_perf_profiler_run() calls (stop the run, drain, run again: the
+ *     kernel keeps sampling into the rings meanwhile)
+ * @fn: called for each sample, as rtd_perf_profiler_each_sample() gives
+ *      them (off-CPU: each wait that ended, in the order of the ends)
+ * @ctx: passed to @fn
+ *
+ * Names only the locations these samples use, then empties the kept
+ * samples' file: disk and time follow one window, not the recording. The
+ * call tree keeps them: rtd_perf_profiler_profile() at the end still
+ * counts every sample. Once a profiler is drained its runs are windows of
+ * one recording: the profile's start is the first run's.
+ *
+ * Returns: as rtd_perf_profiler_each_sample().
+ */
+RTD_API int rtd_perf_profiler_drain(struct rtd_perf_profiler *p,
+				    rtd_perf_profiler_sample_fn fn, void *ctx);
+
+/**
  * rtd_perf_profiler_frame_module - the module a frame name of the profile
  * was found in
  * @p: profiler, after rtd_perf_profiler_profile()

@@ -29,11 +29,21 @@ extern "C" {
 #endif
 
 /**
- * struct rtd_perf_source_opts - options for rtd_perf_source_profiler()
+ * struct rtd_perf_source_opts - options for the perf record sources
  * @sz: sizeof(struct rtd_perf_source_opts)
+ * @window_ms: rtd_perf_source_live(): how often the run is cut and what
+ *             it read handed over (0: 100 ms)
+ * @max_records: rtd_perf_source_live(): records its queue holds at most
+ *               (0: 16384)
+ * @stop: rtd_perf_source_live(): set non-zero (from any thread, a signal
+ *        handler too) to end the source after its current window; NULL:
+ *        it ends when the profiled processes are gone or it is freed
  */
 struct rtd_perf_source_opts {
 	size_t sz;
+	unsigned window_ms;
+	size_t max_records;
+	const volatile int *stop;
 };
 
 /**
@@ -83,6 +93,44 @@ RTD_API rtd_source *rtd_perf_source_profiler(struct rtd_perf_profiler *p,
  */
 RTD_API rtd_source *rtd_perf_source_waits(struct rtd_perf_profiler *p,
 					  const struct rtd_perf_source_opts *opts, int *err);
+
+/**
+ * rtd_perf_source_live - a perf profiler as a live record source, while it runs
+ * @p: a profiler made with RTD_PERF_PROF_KEEP_SAMPLES (CPU samples, or
+ *     with RTD_PERF_PROF_OFF_CPU its waits), not running; borrowed: it
+ *     must outlive the source, and nothing else may run or drain it
+ *     meanwhile (rtd_perf_profiler_profile() after the source ended is fine)
+ * @opts: options (@window_ms, @max_records, @stop), or NULL
+ * @err: gets the error when NULL is returned (may be NULL)
+ *
+ * The profiler runs on a thread of the source's own, in windows: every
+ * @window_ms the run is stopped (the monitor drains its rings: every
+ * record stamped before the stop is delivered), what it kept is handed
+ * over with rtd_perf_profiler_drain() into a bounded queue, and the run
+ * goes on. rtd_source_next() takes from the queue and never blocks: while
+ * it is empty the source is idle (RTD_SOURCE_IDLE) with the last
+ * window's stop time as its watermark. A full queue makes the profiler's
+ * thread wait; the kernel then counts what its rings could not hold as
+ * lost (rtd_perf_profiler_stats()).
+ *
+ * CPU samples come as rtd_perf_source_profiler()'s records. An off-CPU
+ * wait is known only when it ends (the thread's switch-in), and waits
+ * end in another order than they begin, so each is one RTD_REC_SLICE at
+ * its end (@mono its switch-in, @dur its length, @category "off-cpu",
+ * named and with fields as rtd_perf_source_waits() gives them): no wait
+ * is held back to sort the begins, so memory is the queue whatever the
+ * waits' lengths (a thread asleep for the whole recording holds
+ * nothing); consumers take whole slices out of begin order (Perfetto and
+ * Chrome JSON do). A wait still open at the end is not given.
+ *
+ * The source ends after the window in which @stop was set, the processes
+ * went away, or the run failed (its error, after what came before).
+ *
+ * Returns: the source, or NULL: -RTD_E_INVAL, -ENOMEM, or a thread's
+ * -errno.
+ */
+RTD_API rtd_source *rtd_perf_source_live(struct rtd_perf_profiler *p,
+					 const struct rtd_perf_source_opts *opts, int *err);
 
 #ifdef __cplusplus
 }

@@ -19,6 +19,7 @@
 #include "rtdiag/perf.h"
 #include "rtdiag/perf_source.h"
 #include "rtdiag/profile.h"
+#include "rtdiag/recorder.h"
 #include "rtdiag/source.h"
 #include "rtdiag/symbols.h"
 #include "rtdiag/timeline.h"

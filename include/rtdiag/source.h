@@ -18,6 +18,15 @@
  * how to reach wall time and with what error. Within one source @mono
  * never decreases. rtd_source_merge() interleaves N sources by @mono.
  *
+ * Live sources (a running process, read while it runs) keep one more
+ * rule, so a merge of them never waits on the slowest one and never holds
+ * more than a record per source: when a live source has no record yet it
+ * does not block, it says "nothing from me before T" (RTD_SOURCE_IDLE,
+ * @mono = T, its watermark); the merge gives out every record older than
+ * the smallest watermark of its idle sources, and tells its caller when
+ * to look again through a descriptor (rtd_source_fd(), rtd_source_wait()).
+ * See "Live sources" below and docs/design.md, "The record stream".
+ *
  * Options structs of this header, and every new one, have libbpf's shape:
  * zero-filled, `size_t sz` first; rtd_opts_check() is the one check.
  */
@@ -199,6 +208,14 @@ RTD_API const char *rtd_clock_domain_name(unsigned domain);
  * @RTD_REC_FLOW: an arrow @flow between the records of two threads,
  *                @phase begin, step or end
  * @RTD_REC_ERROR: the stream failed: @code, @offset, @message
+ * @RTD_REC_SLICE: a whole slice on (@pid, @tid, @lane) that ENDED at
+ *                 @mono and began @dur ns before: @name, @category,
+ *                 @fields. A source that learns of a slice only when it
+ *                 ends (an off-CPU wait: its switch-in) gives it so, in
+ *                 the order of the ends, and never holds slices back to
+ *                 sort their begins: a consumer must accept these out of
+ *                 begin order (Perfetto's TrackEvent and Chrome JSON's
+ *                 "X" events both do). It nests like a begin/end pair.
  */
 enum rtd_record_kind {
 	RTD_REC_NONE = 0,
@@ -211,6 +228,7 @@ enum rtd_record_kind {
 	RTD_REC_COUNTER,
 	RTD_REC_FLOW,
 	RTD_REC_ERROR,
+	RTD_REC_SLICE,
 	RTD_REC_KINDS,
 };
 
@@ -219,7 +237,7 @@ enum rtd_record_kind {
  * @kind: enum rtd_record_kind
  *
  * Returns: "process", "thread", "sample", "slice_begin", "slice_end",
- * "instant", "counter", "flow", "error", or "unknown".
+ * "instant", "counter", "flow", "error", "slice", or "unknown".
  */
 RTD_API const char *rtd_record_kind_name(unsigned kind);
 
@@ -304,6 +322,7 @@ struct rtd_stack {
  * @code: an error record's code (negative errno or -RTD_E_*)
  * @offset: an error record's byte offset in the source's input
  * @message: an error record's message ("" when none)
+ * @dur: a RTD_REC_SLICE's length in ns (it began at @mono - @dur)
  */
 struct rtd_record {
 	unsigned kind;
@@ -325,6 +344,7 @@ struct rtd_record {
 	int code;
 	uint64_t offset;
 	const char *message;
+	int64_t dur;
 };
 
 /* ---- interning: strings and stacks that live as long as their source ---- */
@@ -402,6 +422,11 @@ typedef struct rtd_source rtd_source;
  * @clock: fill @out with the clock now (it may change as the source
  *         learns it: a header, a Go clock snapshot); return 0
  * @free: free the implementation (may be NULL)
+ * @fd: a live source: a descriptor that polls readable when the source
+ *      may have something new after its @next said RTD_SOURCE_IDLE (an
+ *      eventfd, an epoll descriptor), owned by the source; -1 or a NULL
+ *      @fd: the source is never idle. A live @next may return
+ *      RTD_SOURCE_IDLE with @rec->mono its watermark, and must not block.
  */
 struct rtd_source_ops {
 	size_t sz;
@@ -409,6 +434,7 @@ struct rtd_source_ops {
 	int (*next)(void *impl, struct rtd_record *rec);
 	int (*clock)(void *impl, struct rtd_clock *out);
 	void (*free)(void *impl);
+	int (*fd)(void *impl);
 };
 
 /**
@@ -428,18 +454,27 @@ RTD_API rtd_source *rtd_source_new(const struct rtd_source_ops *ops, void *impl)
  */
 RTD_API void rtd_source_free(rtd_source *s);
 
+/* rtd_source_next(): a live source has no record now (see "Live sources"). */
+#define RTD_SOURCE_IDLE 2
+
 /**
  * rtd_source_next - the next record
  * @s: the source
  * @rec: gets the record, borrowed until the next call on @s
  *
  * A record whose converted time is earlier than the previous record's
- * (a clock re-anchored backwards) gets the previous @mono, so a source's
- * @mono never decreases; rtd_source_stats() counts those.
+ * (a clock re-anchored backwards), or than a watermark the source gave,
+ * gets that @mono instead, so a source's @mono never decreases and never
+ * breaks its promise; rtd_source_stats() counts those (@clamped).
  *
- * Returns: 1 with a record; 0 at the end (and again after it); or a
- * negative error, with *@rec the error record {code, offset, message};
- * every later call returns the same error and record.
+ * Returns: 1 with a record; 0 at the end (and again after it);
+ * RTD_SOURCE_IDLE from a live source that has no record now, never
+ * blocking: *@rec is then a record of kind RTD_REC_NONE whose @mono is the
+ * watermark (no later record of @s is older; INT64_MIN when it cannot say
+ * yet): wait with rtd_source_wait() and call again; or a negative error,
+ * with *@rec the error record {code, offset, message}; every later call
+ * returns the same error and record. A consumer that reads only finished
+ * sources (files) never sees RTD_SOURCE_IDLE.
  */
 RTD_API int rtd_source_next(rtd_source *s, const struct rtd_record **rec);
 
@@ -494,6 +529,84 @@ RTD_API void rtd_source_stats(const rtd_source *s, struct rtd_source_stats *out)
 RTD_API int rtd_source_error(struct rtd_record *rec, int code, uint64_t offset,
 			     const char *message);
 
+/* ---- live sources --------------------------------------------------------- */
+
+/**
+ * rtd_source_fd - a live source's wake-up descriptor
+ * @s: the source
+ *
+ * After rtd_source_next() returned RTD_SOURCE_IDLE, the descriptor polls
+ * readable (POLLIN) when the source may have a record or a newer
+ * watermark; a wake-up may be spurious (call next again, it may be idle
+ * again). The source owns it: do not read or close it.
+ *
+ * Returns: the descriptor, or -1 for a source that is never idle.
+ */
+RTD_API int rtd_source_fd(rtd_source *s);
+
+/**
+ * rtd_source_wait - wait until a live source may have something new
+ * @s: the source
+ * @timeout_ms: at most this long (-1: no limit; 0: do not wait)
+ *
+ * Polls rtd_source_fd() (a source that is never idle returns at once).
+ *
+ * Returns: 1 when woken, 0 on timeout, or a negative errno (-EINTR when a
+ * signal came: check what it asked and call again).
+ */
+RTD_API int rtd_source_wait(rtd_source *s, int timeout_ms);
+
+/**
+ * struct rtd_source_thread_opts - options for rtd_source_thread()
+ * @sz: sizeof(struct rtd_source_thread_opts)
+ * @max_records: records the queue holds at most (0: 16384; at most
+ *               RTD_SOURCE_THREAD_MAX_RECORDS); a full queue makes the
+ *               thread wait, so the input is read no faster than it is
+ *               consumed
+ * @max_bytes: their copied fields and strings at most (0: 64 MiB)
+ * @lag_ns: how late the input may give a record after its time (0: 2 s):
+ *          while the queue is empty the watermark is now - @lag_ns on
+ *          CLOCK_MONOTONIC; a record that comes later than that is
+ *          clamped to the watermark and counted (rtd_source_stats())
+ * @stop: called by rtd_source_free() (from the caller's thread) to make a
+ *        blocked read of the input return (stop an EventPipe session...);
+ *        may be NULL when the input ends on its own
+ * @stop_ctx: passed to @stop
+ */
+struct rtd_source_thread_opts {
+	size_t sz;
+	size_t max_records;
+	size_t max_bytes;
+	int64_t lag_ns;
+	void (*stop)(void *ctx);
+	void *stop_ctx;
+};
+
+#define RTD_SOURCE_THREAD_MAX_RECORDS (1u << 24) /* records in one queue */
+
+/**
+ * rtd_source_thread - a blocking source read on a thread of its own, as a
+ * live source
+ * @in: a source whose rtd_source_next() blocks until records come (an
+ *      EventPipe session's, rtd_ipc_session_source(), a Go trace read
+ *      from a socket); owned from now on: freed by rtd_source_free() of
+ *      the result, after the thread is joined
+ * @opts: options, or NULL
+ * @err: gets the error when NULL is returned (may be NULL)
+ *
+ * The thread pulls @in into a bounded queue of copied records (their
+ * fields, names and strings; stacks and interned strings of @in are
+ * shared, as they live as long as @in); rtd_source_next() of the result
+ * takes from the queue and is RTD_SOURCE_IDLE while it is empty. The
+ * clock is @in's (asked after its first record). @in's end or error is
+ * the result's, after the records before it.
+ *
+ * Returns: the live source, or NULL: -RTD_E_INVAL, -ENOMEM, or a
+ * thread's -errno (then @in is freed too).
+ */
+RTD_API rtd_source *rtd_source_thread(rtd_source *in, const struct rtd_source_thread_opts *opts,
+				      int *err);
+
 /* ---- merge ---------------------------------------------------------------- */
 
 /**
@@ -518,6 +631,16 @@ struct rtd_merge_opts {
  * Records come out with @source set to their source's index. A source at
  * its end drops out; a source's error ends the merge: its error record
  * (with @source) is returned, then again on every call.
+ *
+ * Live sources (the watermark rule): a source that returns
+ * RTD_SOURCE_IDLE holds no place in the heap; the merge gives out its
+ * smallest pending record only when it is no later than every idle
+ * source's watermark (so at equal times the index order may yield to the
+ * watermark), and asks each idle source again at every call. When it
+ * can give nothing the merge is itself idle: RTD_SOURCE_IDLE with the
+ * smallest of its pending records' times and idle watermarks, and its
+ * rtd_source_fd() (an epoll descriptor over its sources' descriptors)
+ * wakes when one of them does. Merges of live merges nest.
  *
  * The merge's clock is CLOCK_MONOTONIC, its error the largest of its
  * sources' (unknown when one of them has no anchor: their times were

@@ -15,7 +15,9 @@
  * it comes before the lane's first event.
  *
  * By kind: SLICE_BEGIN/_END open and close slices on their track (an end
- * with nothing open there is counted, not written); INSTANT an instant
+ * with nothing open there is counted, not written); SLICE (given at its
+ * end) a whole slice from @mono - @dur, written as one event, out of
+ * begin order (both formats' readers sort); INSTANT an instant
  * with its fields as arguments (at most RTD_TIMELINE_MAX_ARGS, the rest
  * counted as dropped); SAMPLE a CPU sample with its stack, leaf first;
  * COUNTER a value on a counter track per (pid, name, unit) under the

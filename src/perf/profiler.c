@@ -99,6 +99,8 @@ struct rtd_perf_profiler {
 	int64_t start_ns;       /* CLOCK_REALTIME at the start */
 	uint64_t start_mono, end_ns; /* CLOCK_MONOTONIC: run()'s span */
 	FILE *kept;       /* RTD_PERF_PROF_KEEP_SAMPLES: struct kept_sample */
+	bool drained;     /* rtd_perf_profiler_drain() was called: the runs
+			   * are windows of one recording (one start) */
 	char errmsg[1024];
 };
 
@@ -667,10 +669,12 @@ int rtd_perf_profiler_run(struct rtd_perf_profiler *p)
 {
 	if (!p)
 		return -RTD_E_INVAL;
-	struct timespec rt;
-	clock_gettime(CLOCK_REALTIME, &rt);
-	p->start_ns = (int64_t)rt.tv_sec * 1000000000ll + rt.tv_nsec;
-	p->start_mono = rtd_now_ns();
+	if (!p->drained || !p->start_mono) {
+		struct timespec rt;
+		clock_gettime(CLOCK_REALTIME, &rt);
+		p->start_ns = (int64_t)rt.tv_sec * 1000000000ll + rt.tv_nsec;
+		p->start_mono = rtd_now_ns();
+	}
 	int r = rtd_perf_monitor_run(p->m, on_record, p);
 	p->end_ns = rtd_now_ns();
 	struct rtd_perf_stats st = {.sz = sizeof(st)};
@@ -1044,8 +1048,30 @@ int rtd_perf_profiler_take(struct rtd_perf_profiler *p, rtd_profile **out)
 	return 0;
 }
 
-int rtd_perf_profiler_each_sample(struct rtd_perf_profiler *p,
-				  rtd_perf_profiler_sample_fn fn, void *ctx)
+/* Mark the locations of the kept samples' stacks in @need (a drain names
+ * only those: what one window sampled, not everything seen so far). */
+static int need_kept(struct rtd_perf_profiler *p, uint8_t *need, size_t nloc,
+		     struct kept_sample *buf)
+{
+	if (fflush(p->kept) || fseek(p->kept, 0, SEEK_SET))
+		return prof_err(p, -EIO, "reading the kept samples: %s", strerror(errno));
+	size_t got;
+	while ((got = fread(buf, sizeof(*buf), 4096, p->kept)) > 0)
+		for (size_t i = 0; i < got; i++) {
+			size_t depth = 0;
+			for (uint32_t k = buf[i].node;
+			     k && k < p->nnodes && depth++ <= PROF_PATH;
+			     k = p->nodes[k].parent)
+				if (!(p->nodes[k].key & THREAD_KEY) && p->nodes[k].key < nloc)
+					need[p->nodes[k].key] = 1;
+		}
+	if (ferror(p->kept))
+		return prof_err(p, -EIO, "reading the kept samples: %s", strerror(errno));
+	return 0;
+}
+
+static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn,
+		     void *ctx, bool drain)
 {
 	if (!p || !fn)
 		return -RTD_E_INVAL;
@@ -1057,13 +1083,19 @@ int rtd_perf_profiler_each_sample(struct rtd_perf_profiler *p,
 	struct rtd_frame *stack = malloc(sizeof(*stack) *
 					 (PROF_MAX_DEPTH * (RTD_SYM_MAX_INLINE + 1) + 1));
 	struct kept_sample *buf = malloc(4096 * sizeof(*buf));
+	uint8_t *need = drain ? calloc(nloc ? nloc : 1, 1) : NULL;
 	struct rtd_frame *frames = NULL;
 	int r = 0;
-	if (!lf || !stack || !buf) {
+	if (!lf || !stack || !buf || (drain && !need)) {
 		r = -ENOMEM;
 		goto done;
 	}
-	r = name_all(p, NULL, NULL, lf, &frames);
+	if (drain) {
+		p->drained = true;
+		if ((r = need_kept(p, need, nloc, buf)))
+			goto done;
+	}
+	r = name_all(p, NULL, need, lf, &frames);
 	if (r)
 		goto done;
 	if (fflush(p->kept) || fseek(p->kept, 0, SEEK_SET)) {
@@ -1117,13 +1149,32 @@ int rtd_perf_profiler_each_sample(struct rtd_perf_profiler *p,
 	}
 	if (!r && ferror(p->kept))
 		r = prof_err(p, -EIO, "reading the kept samples: %s", strerror(errno));
-	/* later samples are kept after these */
-	if (fseek(p->kept, 0, SEEK_END) && !r)
+	if (drain) {
+		/* given out: the file restarts empty, so it holds one window */
+		if ((fflush(p->kept) || ftruncate(fileno(p->kept), 0) ||
+		     fseek(p->kept, 0, SEEK_SET)) && !r)
+			r = prof_err(p, -EIO, "dropping the kept samples: %s", strerror(errno));
+	} else if (fseek(p->kept, 0, SEEK_END) && !r) {
+		/* later samples are kept after these */
 		r = -EIO;
+	}
 done:
 	free(lf);
 	free(stack);
 	free(buf);
+	free(need);
 	free(frames);
 	return r;
+}
+
+int rtd_perf_profiler_each_sample(struct rtd_perf_profiler *p,
+				  rtd_perf_profiler_sample_fn fn, void *ctx)
+{
+	return walk_kept(p, fn, ctx, false);
+}
+
+int rtd_perf_profiler_drain(struct rtd_perf_profiler *p,
+			    rtd_perf_profiler_sample_fn fn, void *ctx)
+{
+	return walk_kept(p, fn, ctx, true);
 }

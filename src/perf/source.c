@@ -89,20 +89,25 @@ static const struct rtd_perf_profiler_sample *take(struct ps *s)
 	return smp;
 }
 
-/* Is @name new for @key (a tid, or a pid with the top bit)? Keeps it. */
-static int renamed(struct ps *s, uint64_t key, const char *name, const char **interned)
+int rtd_perf_source_renamed(rtd_intern *in, rtd_map *names, uint64_t key, const char *name,
+			    const char **interned)
 {
 	*interned = NULL;
 	if (!name)
 		name = "";
-	int rc = rtd_intern_string(s->intern, name, strlen(name), interned);
+	int rc = rtd_intern_string(in, name, strlen(name), interned);
 	if (rc < 0)
 		return rc;
 	void *was = NULL;
-	if (rtd_map_get(&s->names, key, &was) && was == *interned)
+	if (rtd_map_get(names, key, &was) && was == *interned)
 		return 0;
-	rc = rtd_map_put(&s->names, key, (void *)*interned, NULL);
+	rc = rtd_map_put(names, key, (void *)*interned, NULL);
 	return rc < 0 ? rc : 1;
+}
+
+static int renamed(struct ps *s, uint64_t key, const char *name, const char **interned)
+{
+	return rtd_perf_source_renamed(s->intern, &s->names, key, name, interned);
 }
 
 static int fill_sample(struct ps *s, const struct rtd_perf_profiler_sample *smp,
@@ -235,7 +240,7 @@ void rtd_perf_source_clock_init(struct rtd_clock *c)
 rtd_source *rtd_perf_source_profiler(struct rtd_perf_profiler *p,
 				     const struct rtd_perf_source_opts *opts, int *err)
 {
-	int rc = p ? RTD_OPTS_VALID(opts, rtd_perf_source_opts, sz) : -RTD_E_INVAL;
+	int rc = p ? RTD_OPTS_VALID(opts, rtd_perf_source_opts, stop) : -RTD_E_INVAL;
 	struct ps *s = rc == 0 ? calloc(1, sizeof(*s)) : NULL;
 	if (!s) {
 		if (err)

@@ -4,11 +4,18 @@
 #ifndef RTD_PERF_SOURCE_IMPL_H
 #define RTD_PERF_SOURCE_IMPL_H
 
+#include "common/map.h"
 #include "rtdiag/source.h"
 
 /* CLOCK_MONOTONIC (the monitor's use_clockid), with wall time from a
  * REALTIME reading taken between two MONOTONIC ones; the error is their
  * distance. */
 void rtd_perf_source_clock_init(struct rtd_clock *c);
+
+/* Is @name (NULL: "") new for @key (a tid, or a pid with the top bit)?
+ * Interns it into *@interned and keeps it in @names. Returns 1 new, 0 the
+ * same as before, or an interner's or map's error. */
+int rtd_perf_source_renamed(rtd_intern *in, rtd_map *names, uint64_t key, const char *name,
+			    const char **interned);
 
 #endif /* RTD_PERF_SOURCE_IMPL_H */

@@ -198,7 +198,7 @@ static const struct rtd_source_ops pw_ops = {
 rtd_source *rtd_perf_source_waits(struct rtd_perf_profiler *p,
 				  const struct rtd_perf_source_opts *opts, int *err)
 {
-	int rc = p ? RTD_OPTS_VALID(opts, rtd_perf_source_opts, sz) : -RTD_E_INVAL;
+	int rc = p ? RTD_OPTS_VALID(opts, rtd_perf_source_opts, stop) : -RTD_E_INVAL;
 	struct pw *s = rc == 0 ? calloc(1, sizeof(*s)) : NULL;
 	if (!s) {
 		if (err)

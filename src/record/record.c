@@ -120,6 +120,7 @@ const char *rtd_record_kind_name(unsigned kind)
 		[RTD_REC_COUNTER] = "counter",
 		[RTD_REC_FLOW] = "flow",
 		[RTD_REC_ERROR] = "error",
+		[RTD_REC_SLICE] = "slice",
 	};
 	return kind < RTD_REC_KINDS ? names[kind] : "unknown";
 }

@@ -5,9 +5,13 @@
  * rtd_source_merge, the k-way merge of N sources by converted time.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sys/epoll.h>
+#include <unistd.h>
 
 #include "rtdiag/source.h"
 
@@ -18,13 +22,15 @@ struct rtd_source {
 	int state;          /* 0 running, 1 ended, <0 the sticky error */
 	bool any;           /* a record was given out: last_mono is set */
 	int64_t last_mono;
+	int64_t floor;      /* no record may be older: the last one's time, or
+			     * a watermark the source gave (INT64_MIN: none) */
 	struct rtd_source_stats stats;
 	char message[256];  /* the error record's message */
 };
 
 rtd_source *rtd_source_new(const struct rtd_source_ops *ops, void *impl)
 {
-	if (!ops || RTD_OPTS_VALID(ops, rtd_source_ops, free) < 0 ||
+	if (!ops || RTD_OPTS_VALID(ops, rtd_source_ops, fd) < 0 ||
 	    ops->sz < RTD_OPTS_END(rtd_source_ops, clock) || !ops->next || !ops->clock)
 		return NULL;
 	rtd_source *s = calloc(1, sizeof(*s));
@@ -32,6 +38,7 @@ rtd_source *rtd_source_new(const struct rtd_source_ops *ops, void *impl)
 		return NULL;
 	s->ops = ops;
 	s->impl = impl;
+	s->floor = INT64_MIN;
 	return s;
 }
 
@@ -64,17 +71,28 @@ int rtd_source_next(rtd_source *s, const struct rtd_record **rec)
 	memset(&s->rec, 0, sizeof(s->rec));
 	s->rec.source = src;
 	int rc = s->ops->next(s->impl, &s->rec);
-	if (rc > 0) {
+	if (rc == RTD_SOURCE_IDLE) {
+		/* a promise: no later record is older than the watermark (a
+		 * weaker one than the last record's time says no more) */
+		int64_t wm = s->rec.mono;
+		memset(&s->rec, 0, sizeof(s->rec));
+		s->rec.source = src;
+		if (wm > s->floor)
+			s->floor = wm;
+		s->rec.mono = s->floor;
+		return RTD_SOURCE_IDLE;
+	}
+	if (rc == 1) {
 		if (s->rec.kind == RTD_REC_NONE || s->rec.kind >= RTD_REC_KINDS ||
 		    s->rec.kind == RTD_REC_ERROR)
 			rc = -RTD_E_STATE; /* a source's bug, said as such below */
 		else {
-			if (s->any && s->rec.mono < s->last_mono) {
-				s->rec.mono = s->last_mono;
+			if (s->rec.mono < s->floor) {
+				s->rec.mono = s->floor;
 				s->stats.clamped++;
 			}
 			s->any = true;
-			s->last_mono = s->rec.mono;
+			s->last_mono = s->floor = s->rec.mono;
 			s->stats.records[s->rec.kind]++;
 			return 1;
 		}
@@ -83,6 +101,10 @@ int rtd_source_next(rtd_source *s, const struct rtd_record **rec)
 	if (rc == 0) {
 		s->state = 1;
 		return 0;
+	}
+	if (rc > 0) {
+		rc = -RTD_E_STATE;
+		s->rec.message = "the source returned no known value";
 	}
 	/* the error record: code, offset and message (copied: the source's
 	 * own text may not outlive this call) */
@@ -118,6 +140,25 @@ void rtd_source_stats(const rtd_source *s, struct rtd_source_stats *out)
 	*out = s->stats;
 }
 
+int rtd_source_fd(rtd_source *s)
+{
+	if (s->ops->sz < RTD_OPTS_END(rtd_source_ops, fd) || !s->ops->fd)
+		return -1;
+	return s->ops->fd(s->impl);
+}
+
+int rtd_source_wait(rtd_source *s, int timeout_ms)
+{
+	int fd = rtd_source_fd(s);
+	if (fd < 0)
+		return 1; /* never idle: there is something to pull now */
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	int n = poll(&p, 1, timeout_ms);
+	if (n < 0)
+		return -errno;
+	return n > 0;
+}
+
 /* ---- the merge ------------------------------------------------------------ */
 
 struct merge {
@@ -128,6 +169,11 @@ struct merge {
 	size_t nheap;
 	bool primed;
 	long last;         /* the source whose record went out last, or -1 */
+	/* live sources: those idle now, with their watermarks */
+	bool *idle;
+	int64_t *wm;
+	size_t nidle;
+	int epfd;          /* epoll over the sources' wake-up descriptors, or -1 */
 };
 
 static bool before(const struct merge *m, uint32_t a, uint32_t b)
@@ -166,14 +212,20 @@ static void sift_up(struct merge *m, size_t i)
 	}
 }
 
-/* Pull source @i into the heap. Returns 0 (added or ended) or its error,
- * with its error record copied to @rec. */
+/* Pull source @i into the heap, or among the idle ones. Returns 0 (added,
+ * idle or ended) or its error, with its error record copied to @rec. */
 static int pull(struct merge *m, uint32_t i, struct rtd_record *rec)
 {
 	const struct rtd_record *r;
 	int rc = rtd_source_next(m->srcs[i], &r);
 	if (rc == 0)
 		return 0;
+	if (rc == RTD_SOURCE_IDLE) {
+		m->idle[i] = true;
+		m->wm[i] = r->mono;
+		m->nidle++;
+		return 0;
+	}
 	if (rc < 0) {
 		*rec = *r;
 		rec->source = i;
@@ -202,8 +254,35 @@ static int merge_next(void *impl, struct rtd_record *rec)
 		if ((rc = pull(m, i, rec)) < 0)
 			return rc;
 	}
-	if (m->nheap == 0)
+	if (m->nidle) {
+		/* take the wake-ups first, then ask: one that comes after
+		 * the question wakes the caller's next wait */
+		struct epoll_event ev[16];
+		while (m->epfd >= 0 && epoll_wait(m->epfd, ev, 16, 0) == 16)
+			;
+		for (uint32_t j = 0; j < m->n; j++) {
+			if (!m->idle[j])
+				continue;
+			m->idle[j] = false;
+			m->nidle--;
+			if ((rc = pull(m, j, rec)) < 0)
+				return rc;
+		}
+	}
+	if (m->nheap == 0 && m->nidle == 0)
 		return 0;
+	/* the watermark rule: nothing goes out that an idle source may
+	 * still precede */
+	int64_t low = INT64_MAX;
+	for (uint32_t j = 0; m->nidle && j < m->n; j++)
+		if (m->idle[j] && m->wm[j] < low)
+			low = m->wm[j];
+	if (m->nheap == 0 || m->pending[m->heap[0]]->mono > low) {
+		if (m->nheap && m->pending[m->heap[0]]->mono < low)
+			low = m->pending[m->heap[0]]->mono;
+		rec->mono = rec->ts = low;
+		return RTD_SOURCE_IDLE;
+	}
 	uint32_t i = m->heap[0];
 	m->heap[0] = m->heap[--m->nheap];
 	sift_down(m, 0);
@@ -250,12 +329,21 @@ static int merge_clock(void *impl, struct rtd_clock *out)
 	return 0;
 }
 
+static int merge_fd(void *impl)
+{
+	return ((struct merge *)impl)->epfd;
+}
+
 static void merge_free(void *impl)
 {
 	struct merge *m = impl;
+	if (m->epfd >= 0)
+		close(m->epfd);
 	free(m->srcs);
 	free(m->pending);
 	free(m->heap);
+	free(m->idle);
+	free(m->wm);
 	free(m);
 }
 
@@ -265,7 +353,27 @@ static const struct rtd_source_ops merge_ops = {
 	.next = merge_next,
 	.clock = merge_clock,
 	.free = merge_free,
+	.fd = merge_fd,
 };
+
+/* The merge's wake-up descriptor: edge-triggered on each live source's
+ * (a source's descriptor may stay readable while its record waits in
+ * the heap; only a new event must wake the caller). */
+static int merge_epoll(struct merge *m)
+{
+	m->epfd = -1;
+	for (size_t i = 0; i < m->n; i++) {
+		int fd = rtd_source_fd(m->srcs[i]);
+		if (fd < 0)
+			continue;
+		if (m->epfd < 0 && (m->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
+			return -errno;
+		struct epoll_event ev = {.events = EPOLLIN | EPOLLET, .data.u32 = (uint32_t)i};
+		if (epoll_ctl(m->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+			return -errno;
+	}
+	return 0;
+}
 
 rtd_source *rtd_source_merge(rtd_source *const *srcs, size_t n, const struct rtd_merge_opts *opts)
 {
@@ -281,7 +389,13 @@ rtd_source *rtd_source_merge(rtd_source *const *srcs, size_t n, const struct rtd
 	m->last = -1;
 	m->pending = calloc(n ? n : 1, sizeof(*m->pending));
 	m->heap = calloc(n ? n : 1, sizeof(*m->heap));
-	rtd_source *s = m->srcs && m->pending && m->heap ? rtd_source_new(&merge_ops, m) : NULL;
+	m->idle = calloc(n ? n : 1, sizeof(*m->idle));
+	m->wm = calloc(n ? n : 1, sizeof(*m->wm));
+	m->epfd = -1;
+	rtd_source *s = m->srcs && m->pending && m->heap && m->idle && m->wm &&
+				merge_epoll(m) == 0
+			? rtd_source_new(&merge_ops, m)
+			: NULL;
 	if (!s)
 		merge_free(m);
 	return s;

@@ -208,6 +208,14 @@ static int event(rtd_timeline_records *c, const struct rtd_record *r, uint64_t i
 		c->st.slices++;
 		return rtd_timeline_begin(c->tl, &e);
 	}
+	if (r->kind == RTD_REC_SLICE) {
+		/* given at its end: a whole slice, written as one (Perfetto
+		 * and Chrome JSON take them out of begin order) */
+		c->st.slices++;
+		e.dur = r->dur > 0 ? r->dur : 0;
+		e.ts = r->mono - e.dur;
+		return rtd_timeline_slice(c->tl, &e);
+	}
 	c->st.instants++;
 	return rtd_timeline_instant(c->tl, &e);
 }
@@ -289,6 +297,7 @@ int rtd_timeline_records_add(rtd_timeline_records *c, const struct rtd_record *r
 		return rc;
 	}
 	case RTD_REC_SLICE_BEGIN:
+	case RTD_REC_SLICE:
 	case RTD_REC_INSTANT:
 		rc = track(c, r->pid, r->tid, r->lane, &id);
 		return rc < 0 ? rc : event(c, r, id);

@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * source_live.c - a perf profiler as a live record source
+ * (rtdiag/perf_source.h, rtd_perf_source_live()).
+ *
+ * Two threads of the source's own: the runner runs the profiler, and
+ * between two runs drains what it kept (rtd_perf_profiler_drain(): named,
+ * in time order; off-CPU waits in the order they ended) into a bounded
+ * ring of records; the ticker cuts the run every window (it stops the
+ * monitor, which drains its rings first). The consumer takes from the
+ * ring without blocking: empty, the source is idle with the last cut's
+ * time as its watermark, and an eventfd wakes it.
+ *
+ * Names are interned by the runner only; an interned string lives as
+ * long as the source, so the consumer reads them without a lock.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/map.h"
+#include "perf/source_impl.h"
+#include "rtdiag/perf_source.h"
+
+#define PL_MAX_TIDS (1u << 22)       /* threads and processes named */
+#define PL_DEFAULT_WINDOW_MS 100u
+#define PL_DEFAULT_RECORDS 16384u
+#define PL_MAX_RECORDS (1u << 24)
+
+struct pl_entry {
+	struct rtd_record rec;
+	struct rtd_field f[2]; /* a wait's "state" and "in" */
+};
+
+struct pl {
+	struct rtd_perf_profiler *p;
+	struct rtd_perf_source_opts o;
+	rtd_intern *intern;    /* the runner's */
+	rtd_map names;         /* the runner's: tid -> name; pid | 1 << 63 -> process */
+	struct rtd_rec_frame *frames;
+	size_t frames_cap;
+	struct rtd_clock clock;
+	pthread_t runner, ticker;
+	bool run_started, tick_started;
+	pthread_mutex_t mu;
+	pthread_cond_t space;  /* the ring has room, or quit */
+	pthread_cond_t tick;   /* the ticker's sleep */
+	struct pl_entry *q;
+	size_t head, n;
+	struct pl_entry cur;
+	int efd;
+	bool quit;             /* rtd_source_free() */
+	bool ended;
+	int end_rc;
+	char end_msg[256];
+	int64_t wm;            /* the last cut's time */
+	atomic_int ticked;     /* the ticker cut this run */
+	_Atomic int64_t tick_ns;
+	int walk_rc;
+};
+
+static void ring_bell(struct pl *s)
+{
+	uint64_t one = 1;
+	ssize_t w = write(s->efd, &one, sizeof(one));
+	(void)w;
+}
+
+static bool stop_asked(const struct pl *s)
+{
+	return s->o.stop && *s->o.stop;
+}
+
+/* Queue one record (waits while the ring is full). Returns 0, or
+ * -RTD_E_STOPPED when the source is being freed. */
+static int push(struct pl *s, const struct pl_entry *e)
+{
+	pthread_mutex_lock(&s->mu);
+	while (!s->quit && s->n == s->o.max_records)
+		pthread_cond_wait(&s->space, &s->mu);
+	if (s->quit) {
+		pthread_mutex_unlock(&s->mu);
+		return -RTD_E_STOPPED;
+	}
+	bool was_empty = s->n == 0;
+	s->q[(s->head + s->n) % s->o.max_records] = *e;
+	s->n++;
+	pthread_mutex_unlock(&s->mu);
+	if (was_empty)
+		ring_bell(s);
+	return 0;
+}
+
+static int renamed(struct pl *s, uint64_t key, const char *name, const char **interned)
+{
+	return rtd_perf_source_renamed(s->intern, &s->names, key, name, interned);
+}
+
+static int on_sample(const struct rtd_perf_profiler_sample *smp, void *ctx)
+{
+	struct pl *s = ctx;
+	/* a wait is known at its end: that is its place in the stream */
+	int64_t at = (int64_t)(smp->time + smp->duration);
+	struct pl_entry e;
+	const char *name;
+	int rc;
+	memset(&e, 0, sizeof(e));
+	e.rec.ts = e.rec.mono = at; /* use_clockid: CLOCK_MONOTONIC */
+	e.rec.pid = smp->pid;
+	/* the process, named once per name; the thread, again when renamed */
+	if ((rc = renamed(s, smp->pid | 1ull << 63, smp->process, &name)) < 0)
+		return rc;
+	if (rc) {
+		e.rec.kind = RTD_REC_PROCESS;
+		e.rec.name = name;
+		if ((rc = push(s, &e)) < 0)
+			return rc;
+	}
+	e.rec.tid = smp->tid;
+	if ((rc = renamed(s, smp->tid, smp->thread, &name)) < 0)
+		return rc;
+	if (rc) {
+		e.rec.kind = RTD_REC_THREAD;
+		e.rec.name = name;
+		if ((rc = push(s, &e)) < 0)
+			return rc;
+	}
+	size_t n = smp->nframes < RTD_INTERN_MAX_DEPTH ? smp->nframes : RTD_INTERN_MAX_DEPTH;
+	if (!smp->duration) {
+		if (n > s->frames_cap) {
+			struct rtd_rec_frame *f = realloc(s->frames, n * sizeof(*f));
+			if (!f)
+				return -ENOMEM;
+			s->frames = f;
+			s->frames_cap = n;
+		}
+		for (size_t i = 0; i < n; i++)
+			s->frames[i] = (struct rtd_rec_frame){.ip = smp->frames[i].addr,
+							      .name = smp->frames[i].name,
+							      .module = smp->frames[i].module};
+		if ((rc = rtd_intern_stack(s->intern, s->frames, n, &e.rec.stack)) < 0)
+			return rc;
+		e.rec.kind = RTD_REC_SAMPLE;
+		e.rec.name = "cpu";
+		e.rec.value = 1;
+		e.rec.unit = "count";
+		return push(s, &e);
+	}
+	/* the first frame outside the kernel: where the thread waited */
+	const char *in = n ? smp->frames[0].name : NULL;
+	for (size_t i = 0; i < n; i++)
+		if (smp->frames[i].kind != RTD_FRAME_KERNEL) {
+			in = smp->frames[i].name;
+			break;
+		}
+	const char *state, *where;
+	rc = rtd_intern_string(s->intern, smp->state ? smp->state : "?",
+			       smp->state ? strlen(smp->state) : 1, &state);
+	if (rc == 0)
+		rc = rtd_intern_string(s->intern, in ? in : "?", in ? strlen(in) : 1, &where);
+	if (rc < 0)
+		return rc;
+	e.rec.kind = RTD_REC_SLICE;
+	e.rec.dur = (int64_t)smp->duration;
+	e.rec.name = rtd_perf_wait_state_name(smp->state);
+	e.rec.category = "off-cpu";
+	e.f[0] = (struct rtd_field){.name = "state", .type = RTD_FIELD_STR, .s = state};
+	e.f[1] = (struct rtd_field){.name = "in", .type = RTD_FIELD_STR, .s = where};
+	e.rec.nfields = 2;
+	return push(s, &e);
+}
+
+static void end_with(struct pl *s, int rc, const char *msg)
+{
+	pthread_mutex_lock(&s->mu);
+	s->ended = true;
+	s->end_rc = rc;
+	snprintf(s->end_msg, sizeof(s->end_msg), "%s", msg ? msg : "");
+	pthread_cond_broadcast(&s->tick); /* the ticker's work is done */
+	pthread_mutex_unlock(&s->mu);
+	ring_bell(s);
+}
+
+static void *runner(void *arg)
+{
+	struct pl *s = arg;
+	for (;;) {
+		int rc = rtd_perf_profiler_run(s->p);
+		bool cut = atomic_exchange(&s->ticked, 0);
+		int64_t at = atomic_load(&s->tick_ns);
+		int dr = rtd_perf_profiler_drain(s->p, on_sample, s);
+		if (dr == -RTD_E_STOPPED) {
+			end_with(s, 0, NULL);
+			return NULL;
+		}
+		if (dr < 0 || rc < 0) {
+			end_with(s, dr < 0 ? dr : rc, rtd_perf_profiler_errmsg(s->p));
+			return NULL;
+		}
+		pthread_mutex_lock(&s->mu);
+		bool quit = s->quit;
+		if (cut && at > s->wm) {
+			/* every record stamped before the cut was in the rings
+			 * the monitor drained: nothing older is to come */
+			s->wm = at;
+		}
+		pthread_mutex_unlock(&s->mu);
+		if (quit || stop_asked(s) || !cut) {
+			/* stopped, or not cut by us: the processes are gone */
+			end_with(s, 0, NULL);
+			return NULL;
+		}
+		ring_bell(s); /* a newer watermark */
+	}
+}
+
+static void *ticker(void *arg)
+{
+	struct pl *s = arg;
+	pthread_mutex_lock(&s->mu);
+	while (!s->quit && !s->ended) {
+		struct timespec t;
+		clock_gettime(CLOCK_REALTIME, &t);
+		t.tv_nsec += (long)(s->o.window_ms % 1000) * 1000000L;
+		t.tv_sec += s->o.window_ms / 1000 + t.tv_nsec / 1000000000L;
+		t.tv_nsec %= 1000000000L;
+		int w = pthread_cond_timedwait(&s->tick, &s->mu, &t);
+		if (s->quit || s->ended)
+			break;
+		if (w != ETIMEDOUT)
+			continue;
+		atomic_store(&s->tick_ns, (int64_t)rtd_now_ns());
+		atomic_store(&s->ticked, 1);
+		rtd_perf_monitor_stop(rtd_perf_profiler_monitor(s->p), false);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+static int pl_next(void *impl, struct rtd_record *rec)
+{
+	struct pl *s = impl;
+	pthread_mutex_lock(&s->mu);
+	if (s->n == 0 && !s->ended) {
+		/* clear the wake-up, then look again: a record queued after
+		 * the look rings it again */
+		pthread_mutex_unlock(&s->mu);
+		uint64_t v;
+		ssize_t rd = read(s->efd, &v, sizeof(v));
+		(void)rd;
+		pthread_mutex_lock(&s->mu);
+	}
+	if (s->n) {
+		s->cur = s->q[s->head];
+		s->head = (s->head + 1) % s->o.max_records;
+		s->n--;
+		pthread_cond_signal(&s->space);
+		pthread_mutex_unlock(&s->mu);
+		*rec = s->cur.rec;
+		if (rec->nfields)
+			rec->fields = s->cur.f;
+		return 1;
+	}
+	int rc;
+	if (s->ended) {
+		rc = s->end_rc;
+		if (rc < 0)
+			rtd_source_error(rec, rc, 0, s->end_msg);
+	} else {
+		rc = RTD_SOURCE_IDLE;
+		rec->mono = s->wm;
+	}
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+static int pl_clock(void *impl, struct rtd_clock *out)
+{
+	*out = ((struct pl *)impl)->clock;
+	return 0;
+}
+
+static int pl_fd(void *impl)
+{
+	return ((struct pl *)impl)->efd;
+}
+
+static void pl_free(void *impl)
+{
+	struct pl *s = impl;
+	pthread_mutex_lock(&s->mu);
+	s->quit = true;
+	pthread_cond_broadcast(&s->space);
+	pthread_cond_broadcast(&s->tick);
+	pthread_mutex_unlock(&s->mu);
+	if (s->tick_started)
+		pthread_join(s->ticker, NULL);
+	if (s->run_started) {
+		/* a stop asked while the runner drained is not lost: the
+		 * runner looks at quit after every run */
+		rtd_perf_monitor_stop(rtd_perf_profiler_monitor(s->p), false);
+		pthread_join(s->runner, NULL);
+	}
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->space);
+	pthread_cond_destroy(&s->tick);
+	rtd_map_free(&s->names);
+	rtd_intern_free(s->intern);
+	free(s->frames);
+	free(s->q);
+	if (s->efd >= 0)
+		close(s->efd);
+	free(s);
+}
+
+static const struct rtd_source_ops pl_ops = {
+	.sz = sizeof(struct rtd_source_ops),
+	.name = "perf-live",
+	.next = pl_next,
+	.clock = pl_clock,
+	.free = pl_free,
+	.fd = pl_fd,
+};
+
+rtd_source *rtd_perf_source_live(struct rtd_perf_profiler *p,
+				 const struct rtd_perf_source_opts *opts, int *err)
+{
+	struct pl *s = NULL;
+	int rc = p ? 0 : -RTD_E_INVAL;
+	if (!rc && !(s = calloc(1, sizeof(*s))))
+		rc = -ENOMEM;
+	if (!rc)
+		rc = rtd_opts_copy(&s->o, sizeof(s->o), opts,
+				   RTD_OPTS_END(rtd_perf_source_opts, stop));
+	if (rc) {
+		free(s);
+		if (err)
+			*err = rc;
+		return NULL;
+	}
+	s->p = p;
+	s->efd = -1;
+	s->wm = INT64_MIN;
+	if (!s->o.window_ms)
+		s->o.window_ms = PL_DEFAULT_WINDOW_MS;
+	if (!s->o.max_records)
+		s->o.max_records = PL_DEFAULT_RECORDS;
+	if (s->o.max_records > PL_MAX_RECORDS)
+		s->o.max_records = PL_MAX_RECORDS;
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->space, NULL);
+	pthread_cond_init(&s->tick, NULL);
+	rtd_map_init(&s->names, PL_MAX_TIDS);
+	rtd_perf_source_clock_init(&s->clock);
+	s->intern = rtd_intern_new();
+	s->q = calloc(s->o.max_records, sizeof(*s->q));
+	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	rc = !s->intern || !s->q ? -ENOMEM : s->efd < 0 ? -errno : 0;
+	if (!rc)
+		s->run_started = (rc = -pthread_create(&s->runner, NULL, runner, s)) == 0;
+	if (!rc)
+		s->tick_started = (rc = -pthread_create(&s->ticker, NULL, ticker, s)) == 0;
+	rtd_source *src = rc == 0 ? rtd_source_new(&pl_ops, s) : NULL;
+	if (!src) {
+		pl_free(s);
+		if (err)
+			*err = rc < 0 ? rc : -ENOMEM;
+	}
+	return src;
+}

@@ -1,0 +1,545 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder.c - one process recorded live (rtdiag/recorder.h): the perf
+ * profilers as live sources (rtd_perf_source_live()), the EventPipe
+ * session's stream read on a thread of its own (rtd_source_thread()),
+ * sources a caller adds, all merged by the watermark rule
+ * (rtd_source_merge()). Wiring only: every source is the one adapter of
+ * its kind.
+ *
+ * The EventPipe side is a source of its own ("eventpipe") whose first
+ * pull, on the reading thread, finds the runtime (for a child: polls for
+ * its diagnostics socket until it listens) and starts the session, so
+ * that nothing blocks the caller; rtd_recorder_stop() sends StopTracing.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rtdiag/ipc.h"
+#include "rtdiag/ipc_source.h"
+#include "rtdiag/nettrace_source.h"
+#include "rtdiag/perf.h"
+#include "rtdiag/perf_source.h"
+#include "rtdiag/recorder.h"
+
+#define REC_DEFAULT_FREQ 99u
+#define REC_SOCKET_POLL_MS 50
+
+/* ---- the EventPipe side ------------------------------------------------------ */
+
+struct ep {
+	pid_t pid;
+	bool child;        /* wait for its runtime to listen */
+	struct rtd_ipc_providers prov;
+	pthread_mutex_t mu;
+	bool stop;         /* rtd_recorder_stop() */
+	bool stop_sent;
+	rtd_ipc_client *c;
+	rtd_ipc_session *s;
+	rtd_source *raw, *clr;
+	bool started;      /* a session ran */
+	bool closed;       /* its stream ended after StopTracing */
+	char warn[320];
+};
+
+static bool ep_stopping(struct ep *e)
+{
+	pthread_mutex_lock(&e->mu);
+	bool s = e->stop;
+	pthread_mutex_unlock(&e->mu);
+	return s;
+}
+
+/* Find the runtime and start the session (on the reading thread).
+ * Returns 1 started, 0 not (e->warn says why, or stopped first). */
+static int ep_begin(struct ep *e)
+{
+	char sock[256];
+	while (rtd_ipc_socket_find(e->pid, sock, sizeof(sock), NULL, 0) != 0) {
+		if (!e->child || ep_stopping(e) || kill(e->pid, 0) < 0)
+			return 0;
+		poll(NULL, 0, REC_SOCKET_POLL_MS);
+	}
+	int err = 0;
+	rtd_ipc_client *c = rtd_ipc_client_new(e->pid, NULL, &err);
+	if (!c) {
+		snprintf(e->warn, sizeof(e->warn), "pid %d: its diagnostics socket: %s",
+			 (int)e->pid, rtd_ipc_errmsg_last());
+		return 0;
+	}
+	RTD_OPTS(rtd_ipc_session_opts, so, .providers = e->prov.v, .n_providers = e->prov.n,
+		 .no_rundown = true, .no_stackwalk = true);
+	rtd_ipc_session *s = rtd_ipc_session_start(c, &so, &err);
+	if (!s) {
+		snprintf(e->warn, sizeof(e->warn), "pid %d: starting the EventPipe session: %s",
+			 (int)e->pid, rtd_ipc_client_errmsg(c));
+		rtd_ipc_client_free(c);
+		return 0;
+	}
+	rtd_source *raw = rtd_ipc_session_source(s, NULL, &err);
+	rtd_source *clr = raw ? rtd_nettrace_source_clr(raw, &err) : NULL;
+	pthread_mutex_lock(&e->mu);
+	e->c = c;
+	e->s = s;
+	e->raw = raw;
+	e->clr = clr;
+	e->started = true;
+	bool stop = e->stop;
+	pthread_mutex_unlock(&e->mu);
+	if (!clr) {
+		snprintf(e->warn, sizeof(e->warn), "reading the EventPipe stream: %s",
+			 rtd_strerror(err));
+		stop = true;
+	}
+	if (stop) {
+		/* stopped while it started: it must not stay on */
+		pthread_mutex_lock(&e->mu);
+		if (!e->stop_sent) {
+			e->stop_sent = true;
+			rtd_ipc_session_stop(s);
+		}
+		pthread_mutex_unlock(&e->mu);
+	}
+	return clr != NULL;
+}
+
+static int ep_next(void *impl, struct rtd_record *rec)
+{
+	struct ep *e = impl;
+	if (!e->clr && (e->started || !ep_begin(e)))
+		return 0;
+	const struct rtd_record *r;
+	int rc = rtd_source_next(e->clr, &r);
+	if (rc == 1) {
+		uint32_t src = rec->source;
+		*rec = *r;
+		rec->source = src;
+		return 1;
+	}
+	if (rc == 0) {
+		e->closed = true;
+		return 0;
+	}
+	return rtd_source_error(rec, rc, r->offset, r->message);
+}
+
+static int ep_clock(void *impl, struct rtd_clock *out)
+{
+	struct ep *e = impl;
+	return e->clr ? rtd_source_clock(e->clr, out) : 0;
+}
+
+static void ep_stop(void *ctx)
+{
+	struct ep *e = ctx;
+	pthread_mutex_lock(&e->mu);
+	e->stop = true;
+	if (e->s && !e->stop_sent) {
+		e->stop_sent = true;
+		rtd_ipc_session_stop(e->s);
+	}
+	pthread_mutex_unlock(&e->mu);
+}
+
+static void ep_free(void *impl)
+{
+	struct ep *e = impl;
+	ep_stop(e); /* however it ends, the session is stopped */
+	rtd_source_free(e->clr);
+	rtd_source_free(e->raw);
+	rtd_ipc_session_free(e->s);
+	rtd_ipc_client_free(e->c);
+	rtd_ipc_providers_clear(&e->prov);
+	pthread_mutex_destroy(&e->mu);
+	free(e);
+}
+
+static const struct rtd_source_ops ep_ops = {
+	.sz = sizeof(struct rtd_source_ops),
+	.name = "eventpipe",
+	.next = ep_next,
+	.clock = ep_clock,
+	.free = ep_free,
+};
+
+int rtd_recorder_providers(const char *spec, struct rtd_ipc_providers *out, char *err,
+			   size_t errlen)
+{
+	uint64_t kw = 0;
+	char bad[128] = "";
+	int r = rtd_ipc_clrevents_parse("gc+jit+loader+contention+exception+threading", &kw, bad,
+					sizeof(bad));
+	char def[160];
+	snprintf(def, sizeof(def), "Microsoft-Windows-DotNETRuntime:0x%llx:4",
+		 (unsigned long long)kw);
+	if (!r)
+		r = rtd_ipc_providers_parse(def, out, err, errlen);
+	if (!r && spec)
+		r = rtd_ipc_providers_parse(spec, out, err, errlen);
+	return r;
+}
+
+/* ---- the recorder -------------------------------------------------------------- */
+
+struct added {
+	rtd_source *src;
+	struct rtd_recorder_source_opts o;
+};
+
+struct rtd_recorder {
+	struct rtd_recorder_opts o;
+	struct rtd_perf_profiler *cpu, *off;
+	struct ep *ep;            /* owned by its source once started */
+	bool dotnet;
+	struct added add[RTD_RECORDER_MAX_SOURCES];
+	size_t nadd;
+	rtd_source *srcs[RTD_RECORDER_MAX_SOURCES + 3];
+	const char *names[RTD_RECORDER_MAX_SOURCES + 3];
+	int kind[RTD_RECORDER_MAX_SOURCES + 3]; /* what each merged source is */
+	size_t n;
+	uint64_t runtime;
+	rtd_source *merge, *out;
+	volatile int stop;
+	bool started, ended;
+	uint64_t cpu_samples, waits;
+	char err[512];
+	char warn[1024];
+};
+
+enum { K_CPU = 1, K_OFF, K_EP, K_ADDED };
+
+static _Thread_local char new_err[512];
+
+static int rec_err(rtd_recorder *r, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r ? r->err : new_err, sizeof(new_err), fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+static void add_warn(rtd_recorder *r, const char *fmt, ...)
+{
+	size_t l = strlen(r->warn);
+	va_list ap;
+	va_start(ap, fmt);
+	if (l + 1 < sizeof(r->warn)) {
+		vsnprintf(r->warn + l, sizeof(r->warn) - l - 1, fmt, ap);
+		strcat(r->warn, "\n");
+	}
+	va_end(ap);
+}
+
+const char *rtd_recorder_errmsg(const rtd_recorder *r)
+{
+	return r ? r->err : new_err;
+}
+
+const char *rtd_recorder_warnings(const rtd_recorder *r)
+{
+	if (r->ep && r->ep->warn[0] && !strstr(r->warn, r->ep->warn))
+		add_warn((rtd_recorder *)r, "no EventPipe: %s", r->ep->warn);
+	return r->warn;
+}
+
+static int perf_open(rtd_recorder *r, bool offcpu, struct rtd_perf_profiler **out)
+{
+	struct rtd_perf_sampler_opts so = {.sz = sizeof(so),
+					   .freq = r->o.freq ? r->o.freq : REC_DEFAULT_FREQ};
+	unsigned flags = RTD_PERF_PROF_KEEP_SAMPLES;
+	if (r->o.flags & RTD_RECORDER_CHILD)
+		flags |= RTD_PERF_PROF_ENABLE_ON_EXEC | RTD_PERF_PROF_NO_DOTNET;
+	if (offcpu) {
+		/* the CPU profiler switches the .NET perf map on: once */
+		flags |= RTD_PERF_PROF_OFF_CPU | RTD_PERF_PROF_NO_DOTNET;
+		so.freq = 0;
+	}
+	struct rtd_perf_profiler_opts po = {
+		.sz = sizeof(po), .pids = &r->o.pid, .npids = 1, .flags = flags, .sampler = &so,
+		.offcpu_states = (r->o.flags & RTD_RECORDER_PREEMPTED) ? RTD_PERF_OFFCPU_ALL : 0};
+	return rtd_perf_profiler_new(&po, out);
+}
+
+int rtd_recorder_new(const struct rtd_recorder_opts *o, rtd_recorder **out)
+{
+	*out = NULL;
+	rtd_recorder *r = calloc(1, sizeof(*r));
+	if (!r)
+		return rec_err(NULL, -ENOMEM, "out of memory");
+	int rc = rtd_opts_copy(&r->o, sizeof(r->o), o, RTD_OPTS_END(rtd_recorder_opts, queue_records));
+	if (rc || r->o.pid <= 0) {
+		free(r);
+		return rec_err(NULL, -RTD_E_INVAL, "bad options (a pid is needed)");
+	}
+	if (!(r->o.flags & RTD_RECORDER_NO_CPU) && (rc = perf_open(r, false, &r->cpu)) < 0) {
+		rec_err(NULL, rc, "CPU samples: %s", rtd_perf_profiler_errmsg(NULL));
+		free(r);
+		return rc;
+	}
+	if (!(r->o.flags & RTD_RECORDER_NO_OFF_CPU) && perf_open(r, true, &r->off) < 0) {
+		/* the rest is still worth recording: say what is missing */
+		add_warn(r, "no off-CPU waits: %s (they need sched_switch samples: root, "
+			"CAP_PERFMON or kernel.perf_event_paranoid <= 1)",
+		     rtd_perf_profiler_errmsg(NULL));
+		r->off = NULL;
+	}
+	if (r->cpu && rtd_perf_monitor_user_only(rtd_perf_profiler_monitor(r->cpu))) {
+		add_warn(r, "user space only: kernel.perf_event_paranoid allows this user no "
+			"kernel samples (root or CAP_PERFMON give them)");
+	}
+	char sock[256];
+	bool child = r->o.flags & RTD_RECORDER_CHILD;
+	r->dotnet = !(r->o.flags & RTD_RECORDER_NO_DOTNET) &&
+		    (child || rtd_ipc_socket_find(r->o.pid, sock, sizeof(sock), NULL, 0) == 0);
+	if (r->dotnet) {
+		struct ep *e = calloc(1, sizeof(*e));
+		char msg[256] = "";
+		rc = e ? rtd_recorder_providers(r->o.providers, &e->prov, msg, sizeof(msg))
+		       : -ENOMEM;
+		if (rc) {
+			if (e)
+				rtd_ipc_providers_clear(&e->prov);
+			free(e);
+			rtd_recorder_free(r);
+			return rec_err(NULL, rc, "--providers: %s", msg[0] ? msg : rtd_strerror(rc));
+		}
+		pthread_mutex_init(&e->mu, NULL);
+		e->pid = r->o.pid;
+		e->child = child;
+		r->ep = e;
+	}
+	*out = r;
+	return 0;
+}
+
+int rtd_recorder_add_source(rtd_recorder *r, rtd_source *src,
+			    const struct rtd_recorder_source_opts *opts)
+{
+	int rc = !r || !src ? -RTD_E_INVAL : r->started ? -RTD_E_STATE
+				  : r->nadd == RTD_RECORDER_MAX_SOURCES ? -RTD_E_CAP : 0;
+	struct added a = {0};
+	if (!rc)
+		rc = rtd_opts_copy(&a.o, sizeof(a.o), opts,
+				   RTD_OPTS_END(rtd_recorder_source_opts, stop_ctx));
+	if (rc) {
+		rtd_source_free(src);
+		return rc;
+	}
+	a.src = src;
+	r->add[r->nadd++] = a;
+	return 0;
+}
+
+static int put(rtd_recorder *r, rtd_source *s, const char *name, int kind, bool runtime)
+{
+	r->srcs[r->n] = s;
+	r->names[r->n] = name;
+	r->kind[r->n] = kind;
+	if (runtime)
+		r->runtime |= 1ull << r->n;
+	r->n++;
+	return 0;
+}
+
+/* The stream the caller pulls: the merge, counted on its way out. */
+static int out_next(void *impl, struct rtd_record *rec)
+{
+	rtd_recorder *r = impl;
+	const struct rtd_record *m;
+	int rc = rtd_source_next(r->merge, &m);
+	*rec = *m;
+	if (rc == 1) {
+		int k = m->source < r->n ? r->kind[m->source] : 0;
+		if (k == K_CPU && m->kind == RTD_REC_SAMPLE)
+			r->cpu_samples++;
+		else if (k == K_OFF && m->kind == RTD_REC_SLICE)
+			r->waits++;
+	} else if (rc == 0 || rc < 0) {
+		r->ended = true;
+	}
+	return rc;
+}
+
+static int out_clock(void *impl, struct rtd_clock *c)
+{
+	return rtd_source_clock(((rtd_recorder *)impl)->merge, c);
+}
+
+static int out_fd(void *impl)
+{
+	return rtd_source_fd(((rtd_recorder *)impl)->merge);
+}
+
+static const struct rtd_source_ops out_ops = {
+	.sz = sizeof(struct rtd_source_ops),
+	.name = "record",
+	.next = out_next,
+	.clock = out_clock,
+	.fd = out_fd,
+};
+
+int rtd_recorder_start(rtd_recorder *r)
+{
+	if (!r || r->started)
+		return -RTD_E_STATE;
+	r->started = true;
+	int err = 0;
+	RTD_OPTS(rtd_perf_source_opts, po, .window_ms = r->o.window_ms,
+		 .max_records = r->o.queue_records, .stop = &r->stop);
+	rtd_source *s;
+	if (r->cpu) {
+		if (!(s = rtd_perf_source_live(r->cpu, &po, &err)))
+			return rec_err(r, err, "the CPU samples' source: %s", rtd_strerror(err));
+		put(r, s, "perf", K_CPU, false);
+	}
+	if (r->off) {
+		if (!(s = rtd_perf_source_live(r->off, &po, &err)))
+			return rec_err(r, err, "the off-CPU source: %s", rtd_strerror(err));
+		put(r, s, "perf-offcpu", K_OFF, false);
+	}
+	RTD_OPTS(rtd_source_thread_opts, to, .max_records = r->o.queue_records,
+		 .lag_ns = r->o.lag_ns);
+	if (r->ep) {
+		rtd_source *in = rtd_source_new(&ep_ops, r->ep);
+		if (!in)
+			return rec_err(r, -ENOMEM, "out of memory");
+		struct ep *e = r->ep;
+		r->ep = NULL; /* the source owns it now */
+		to.stop = ep_stop;
+		to.stop_ctx = e;
+		if (!(s = rtd_source_thread(in, &to, &err)))
+			return rec_err(r, err, "the EventPipe source: %s", rtd_strerror(err));
+		r->ep = e; /* borrowed from here on, for its state */
+		put(r, s, "eventpipe", K_EP, true);
+	}
+	for (size_t i = 0; i < r->nadd; i++) {
+		struct added *a = &r->add[i];
+		s = a->src;
+		a->src = NULL;
+		if (a->o.blocking) {
+			to.stop = a->o.stop;
+			to.stop_ctx = a->o.stop_ctx;
+			if (!(s = rtd_source_thread(s, &to, &err)))
+				return rec_err(r, err, "source %zu: %s", i, rtd_strerror(err));
+		}
+		put(r, s, rtd_source_name(s), K_ADDED, a->o.runtime);
+	}
+	r->merge = rtd_source_merge(r->srcs, r->n, NULL);
+	r->out = r->merge ? rtd_source_new(&out_ops, r) : NULL;
+	if (!r->out)
+		return rec_err(r, -ENOMEM, "out of memory merging the sources");
+	return 0;
+}
+
+rtd_source *rtd_recorder_source(rtd_recorder *r)
+{
+	return r ? r->out : NULL;
+}
+
+const char *rtd_recorder_source_name(const rtd_recorder *r, uint32_t i)
+{
+	return r && i < r->n ? r->names[i] : NULL;
+}
+
+uint64_t rtd_recorder_runtime_sources(const rtd_recorder *r)
+{
+	return r ? r->runtime : 0;
+}
+
+void rtd_recorder_stop(rtd_recorder *r)
+{
+	if (!r)
+		return;
+	r->stop = 1; /* the perf sources end after their window */
+	if (r->started && r->ep)
+		ep_stop(r->ep);
+	for (size_t i = 0; i < r->nadd; i++)
+		if (r->add[i].o.stop)
+			r->add[i].o.stop(r->add[i].o.stop_ctx);
+}
+
+bool rtd_recorder_target_ended(const rtd_recorder *r)
+{
+	char path[64], st[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)r->o.pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return true;
+	size_t n = fread(st, 1, sizeof(st) - 1, f);
+	fclose(f);
+	st[n] = 0;
+	/* "pid (comm) S ...": a zombie has exited */
+	const char *p = strrchr(st, ')');
+	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+}
+
+int rtd_recorder_profile(rtd_recorder *r, rtd_profile **out)
+{
+	*out = NULL;
+	if (!r || !r->cpu || (r->started && !r->ended))
+		return -RTD_E_STATE;
+	return rtd_perf_profiler_profile(r->cpu, out);
+}
+
+void rtd_recorder_stats(const rtd_recorder *r, struct rtd_recorder_stats *out)
+{
+	if (!r || !out || out->sz < sizeof(size_t))
+		return;
+	struct rtd_recorder_stats t = {.sz = out->sz};
+	t.cpu_samples = r->cpu_samples;
+	t.waits = r->waits;
+	for (int i = 0; i < 2; i++) {
+		struct rtd_perf_profiler *p = i ? r->off : r->cpu;
+		if (!p)
+			continue;
+		struct rtd_perf_profiler_stats ps = {.sz = sizeof(ps)};
+		rtd_perf_profiler_stats(p, &ps);
+		t.lost += ps.lost;
+		t.user_only |= ps.user_only;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		struct rtd_source_stats ss;
+		rtd_source_stats(r->srcs[i], &ss);
+		t.late += ss.clamped;
+	}
+	if (r->ep) {
+		t.eventpipe = r->ep->started;
+		t.eventpipe_closed = r->ep->closed;
+	}
+	memcpy(out, &t, out->sz < sizeof(t) ? out->sz : sizeof(t));
+}
+
+void rtd_recorder_free(rtd_recorder *r)
+{
+	if (!r)
+		return;
+	rtd_recorder_stop(r);
+	rtd_source_free(r->out);
+	rtd_source_free(r->merge);
+	/* each source joins its threads (the EventPipe one stops its session) */
+	for (size_t i = 0; i < r->n; i++)
+		rtd_source_free(r->srcs[i]);
+	if (!r->started && r->ep)
+		ep_free(r->ep);
+	for (size_t i = 0; i < r->nadd; i++)
+		rtd_source_free(r->add[i].src);
+	rtd_perf_profiler_free(r->cpu); /* the .NET perf map it switched on: off */
+	rtd_perf_profiler_free(r->off);
+	if ((r->o.flags & RTD_RECORDER_CHILD) && !(r->o.flags & RTD_RECORDER_NO_DOTNET) &&
+	    rtd_recorder_target_ended(r)) {
+		/* the perf map the child was told to write (rtdiag record --
+		 * COMMAND sets DOTNET_PerfMapEnabled): not left in /tmp */
+		char map[64];
+		snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)r->o.pid);
+		unlink(map);
+	}
+	free(r);
+}
