@@ -11,7 +11,9 @@
  * own interner, so they stay alive whatever happens to the source that
  * gave them. Whole chunks leave the ring when their newest record is older
  * than the window (rtd_flight_trim()), or, oldest first, when the ring's
- * bytes would pass its hard cap.
+ * bytes would pass its hard cap. A new chunk is a sixteenth of what the
+ * ring holds (4 KiB to 256 KiB), so the ring keeps about a sixteenth more
+ * than its window, at any record rate.
  *
  * What leaves the ring is not forgotten entirely: the ring keeps the
  * latest name of every process and thread and the slices still open at
@@ -43,7 +45,8 @@ typedef struct rtd_flight rtd_flight;
 /* Caps and defaults. */
 #define RTD_FLIGHT_DEFAULT_MAX_BYTES (256u << 20) /* the ring's hard cap */
 #define RTD_FLIGHT_MIN_MAX_BYTES (1u << 20)       /* the smallest cap allowed */
-#define RTD_FLIGHT_CHUNK_BYTES (256u << 10)       /* one arena chunk */
+#define RTD_FLIGHT_CHUNK_BYTES (256u << 10)       /* the largest arena chunk */
+#define RTD_FLIGHT_MIN_CHUNK_BYTES (4u << 10)     /* the smallest */
 #define RTD_FLIGHT_MAX_FIELDS 256u                /* fields kept per record */
 #define RTD_FLIGHT_MAX_TRACKS (1u << 16)          /* named threads and open-slice tracks kept */
 #define RTD_FLIGHT_MAX_OPEN 1024u                 /* slices open at once on one track */

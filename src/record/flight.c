@@ -348,7 +348,14 @@ static int make_room(rtd_flight *f, size_t need)
 {
 	if (f->newest && f->newest->cap - f->newest->used >= need)
 		return 0;
-	size_t cap = need > RTD_FLIGHT_CHUNK_BYTES ? need : RTD_FLIGHT_CHUNK_BYTES;
+	/* a chunk of a sixteenth of what the ring holds (between the min
+	 * and the max size): whole chunks leave, so the ring keeps at most
+	 * about a sixteenth more than its window, whatever the record rate */
+	size_t cap = f->chunk_bytes / 16;
+	cap = cap < RTD_FLIGHT_MIN_CHUNK_BYTES ? RTD_FLIGHT_MIN_CHUNK_BYTES
+	      : cap > RTD_FLIGHT_CHUNK_BYTES  ? RTD_FLIGHT_CHUNK_BYTES
+					      : cap;
+	cap = need > cap ? need : cap;
 	size_t add = sizeof(struct chunk) + cap;
 	if (add > f->max_bytes / 2)
 		return -RTD_E_CAP;

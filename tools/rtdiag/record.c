@@ -22,6 +22,7 @@
 
 #include "cli.h"
 #include "cli_format.h"
+#include "flight_cli.h"
 #include "opt.h"
 #include "out.h"
 #include "perf_cli.h"
@@ -80,7 +81,8 @@ static const struct cli_cmd record_cmd = {
 	"examples:\n"
 	"  rtdiag record -p 4242 -d 10 -o t.pftrace          # ui.perfetto.dev\n"
 	"  rtdiag record -n MyService -d 5 -o t.json --providers MyEventSource\n"
-	"  rtdiag record -F 999 -o t.pftrace -o cpu.folded -o cpu.pb.gz -- ./app\n",
+	"  rtdiag record -F 999 -o t.pftrace -o cpu.folded -o cpu.pb.gz -- ./app\n"
+	"  rtdiag record -p 4242 --ring 30s     # the flight recorder: --ring --help\n",
 };
 
 struct rec_args {
@@ -571,6 +573,8 @@ out:
 
 static int record_run(int argc, char **argv)
 {
+	if (flight_wanted(argc, argv)) /* the flight recorder: flight.c */
+		return flight_main(argc, argv);
 	return record_main(argc, argv);
 }
 
