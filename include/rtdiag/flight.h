@@ -131,6 +131,9 @@ RTD_API int rtd_flight_snapshot(rtd_flight *f, rtd_source **out);
  * @bytes: the ring's memory now (chunks, interned names and stacks,
  *         kept names, open slices), what the cap bounds
  * @chunk_bytes: of @bytes, the chunks'
+ * @intern_bytes: of @bytes, the interned names and stacks' (they stay as
+ *                long as the ring: their number follows the distinct
+ *                names and stacks seen, not the time)
  * @chunks: chunks in the ring now
  * @first_mono: the oldest record's time (0 when empty)
  * @last_mono: the newest record's time (0 when empty)
@@ -146,7 +149,7 @@ RTD_API int rtd_flight_snapshot(rtd_flight *f, rtd_source **out);
  *                RTD_FLIGHT_MAX_OPEN or past RTD_FLIGHT_MAX_TRACKS)
  */
 struct rtd_flight_stats {
-	uint64_t records, bytes, chunk_bytes, chunks;
+	uint64_t records, bytes, chunk_bytes, intern_bytes, chunks;
 	int64_t first_mono, last_mono;
 	uint64_t added, record_bytes, evicted_records, evicted_chunks, capped_chunks;
 	uint64_t clamped, dropped_fields, dropped_open;

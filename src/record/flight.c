@@ -437,6 +437,7 @@ void rtd_flight_stats(const rtd_flight *f, struct rtd_flight_stats *out)
 	*out = f->st;
 	out->bytes = ring_bytes(f);
 	out->chunk_bytes = f->chunk_bytes;
+	out->intern_bytes = f->intern_bytes;
 	out->chunks = f->nchunks;
 	out->first_mono = out->last_mono = 0;
 	if (f->oldest && f->oldest->used) {

@@ -463,9 +463,11 @@ static int flight_main_args(struct fl_args *a)
 			(int)a->pid);
 	struct rtd_flight_stats st;
 	rtd_flight_stats(F.ring, &st);
-	fprintf(stderr, "rtdiag: %ld snapshots; %llu records kept of %llu, %.1f bytes a record\n",
+	fprintf(stderr, "rtdiag: %ld snapshots; %llu records kept of %llu, %.1f bytes a record; "
+			"ring %.1f MB (%.1f MB of names and stacks)\n",
 		F.taken, (unsigned long long)st.records, (unsigned long long)st.added,
-		st.added ? (double)st.record_bytes / (double)st.added : 0.0);
+		st.added ? (double)st.record_bytes / (double)st.added : 0.0,
+		(double)st.bytes / 1048576.0, (double)st.intern_bytes / 1048576.0);
 out:
 	rtd_recorder_free(F.rec);
 	rtd_flight_free(F.ring);
@@ -485,6 +487,12 @@ static int flight_run(int argc, char **argv)
 	for (size_t i = 0; i < a.ntrig; i++)
 		rtd_trigger_free(a.trig[i]);
 	return rc;
+}
+
+void flight_help(FILE *f)
+{
+	fprintf(f, "\nrtdiag record -p PID --ring TIME ... (the flight recorder)\n\n");
+	cli_cmd_help(f, &flight_cmd);
 }
 
 int flight_main(int argc, char **argv)

@@ -583,6 +583,7 @@ static bool record_help(FILE *f, const char *sub)
 	if (sub)
 		return false;
 	cli_cmd_help(f, &record_cmd);
+	flight_help(f);
 	return true;
 }
 
