@@ -405,6 +405,10 @@ static int flight_main_args(struct fl_args *a)
 			last_mono = r->mono;
 			feed_triggers(&F, r);
 		} else if (got == RTD_SOURCE_IDLE) {
+			/* nothing before the watermark will come: a quiet target's
+			 * ring still drops what is older than the window */
+			if (r->mono != INT64_MIN && r->mono > last_mono)
+				last_mono = r->mono;
 			rtd_source_wait(src, 100);
 		} else {
 			break; /* the end (the target's, or ours), or an error */
