@@ -9,7 +9,9 @@
  * their string values go into the current chunk of a chunked arena; its
  * name, category, unit, field names and stack are interned in the ring's
  * own interner, so they stay alive whatever happens to the source that
- * gave them. Whole chunks leave the ring when their newest record is older
+ * gave them (when those grow past a quarter of the cap, the ring is copied
+ * into a new interner holding only what its records still use). Whole
+ * chunks leave the ring when their newest record is older
  * than the window (rtd_flight_trim()), or, oldest first, when the ring's
  * bytes would pass its hard cap. A new chunk is a sixteenth of what the
  * ring holds (4 KiB to 256 KiB), so the ring keeps about a sixteenth more
@@ -147,12 +149,16 @@ RTD_API int rtd_flight_snapshot(rtd_flight *f, rtd_source **out);
  * @dropped_fields: fields past RTD_FLIGHT_MAX_FIELDS
  * @dropped_open: slices begun before the window not kept (a track past
  *                RTD_FLIGHT_MAX_OPEN or past RTD_FLIGHT_MAX_TRACKS)
+ * @compactions: times the ring was copied into a new interner, holding
+ *               only the names and stacks of the records still in it
+ *               (when the interned bytes passed a quarter of the cap, or
+ *               twice what they were after the last compaction)
  */
 struct rtd_flight_stats {
 	uint64_t records, bytes, chunk_bytes, intern_bytes, chunks;
 	int64_t first_mono, last_mono;
 	uint64_t added, record_bytes, evicted_records, evicted_chunks, capped_chunks;
-	uint64_t clamped, dropped_fields, dropped_open;
+	uint64_t clamped, dropped_fields, dropped_open, compactions;
 };
 
 /**

@@ -65,6 +65,7 @@ struct rtd_flight {
 	uint64_t mono_error;
 	struct shared *sh;
 	size_t intern_bytes;
+	size_t next_compact; /* intern_bytes past which compact() runs */
 	struct chunk *oldest, *newest;
 	size_t nchunks, chunk_bytes;
 	rtd_strmap tracks; /* struct track_key -> struct track * */
@@ -112,6 +113,7 @@ rtd_flight *rtd_flight_new(const struct rtd_flight_opts *opts, int *err)
 			f->sh = sh;
 			f->window = o.window_ns;
 			f->max_bytes = o.max_bytes ? o.max_bytes : RTD_FLIGHT_DEFAULT_MAX_BYTES;
+			f->next_compact = f->max_bytes / 4;
 			f->mono_error = o.mono_error_ns;
 			rtd_strmap_init(&f->tracks, RTD_FLIGHT_MAX_TRACKS);
 		}
@@ -384,11 +386,10 @@ static int make_room(rtd_flight *f, size_t need)
 	return 0;
 }
 
-int rtd_flight_add(rtd_flight *f, const struct rtd_record *rec)
+/* Copy @rec into the ring (@fresh: a new record, counted as added; else
+ * one of the ring's own, moved by compact()). */
+static int store(rtd_flight *f, const struct rtd_record *rec, bool fresh)
 {
-	if (!rec || rec->kind == RTD_REC_NONE || rec->kind >= RTD_REC_KINDS ||
-	    rec->kind == RTD_REC_ERROR || (rec->nfields && !rec->fields))
-		return -RTD_E_INVAL;
 	struct rtd_record r = *rec;
 	if (f->any && r.mono < f->last_mono) {
 		r.mono = f->last_mono;
@@ -427,9 +428,90 @@ int rtd_flight_add(rtd_flight *f, const struct rtd_record *rec)
 	f->last_mono = r.mono;
 	f->any = true;
 	f->st.records++;
-	f->st.added++;
-	f->st.record_bytes += size;
+	if (fresh) {
+		f->st.added++;
+		f->st.record_bytes += size;
+	}
 	return 0;
+}
+
+/* A stored entry's interned strings and stack, again in the ring's
+ * (new) interner; its own strings stay where they are. */
+static int reintern(rtd_flight *f, struct entry *e)
+{
+	struct rtd_record *r = &e->rec;
+	int rc = intern_str(f, r->name, &r->name);
+	if (!rc)
+		rc = intern_str(f, r->category, &r->category);
+	if (!rc)
+		rc = intern_str(f, r->unit, &r->unit);
+	if (!rc)
+		rc = intern_stack(f, r->stack, &r->stack);
+	struct rtd_field *fl = (struct rtd_field *)r->fields;
+	for (size_t i = 0; i < r->nfields && !rc; i++)
+		rc = intern_str(f, fl[i].name, &fl[i].name);
+	return rc;
+}
+
+/* The interner only grows (every distinct name and stack ever seen: a
+ * sampled leaf's many addresses make many stacks), so when it has doubled
+ * since the last time (and passed a quarter of the cap) the ring is
+ * copied into a new one: what the records still in it need, and no more.
+ * Snapshots keep the old chunks and interner by their references. */
+static void compact(rtd_flight *f)
+{
+	struct shared *sh = calloc(1, sizeof(*sh));
+	rtd_intern *in = sh ? rtd_intern_new() : NULL;
+	if (!in) {
+		free(sh);
+		return; /* not now: the cap still holds */
+	}
+	sh->in = in;
+	sh->refs = 1;
+	struct shared *old = f->sh;
+	struct chunk *c = f->oldest;
+	f->sh = sh;
+	f->intern_bytes = 0;
+	f->oldest = f->newest = NULL;
+	f->nchunks = 0;
+	f->chunk_bytes = 0;
+	f->st.records = 0;
+	size_t b = 0;
+	for (rtd_strmap_entry *e = NULL; (e = rtd_strmap_next(&f->tracks, &b, e));) {
+		struct track *t = e->val;
+		if (t->name && reintern(f, t->name))
+			t->name->rec.name = NULL; /* past the cap: unnamed */
+		for (size_t i = 0; i < t->nopen; i++)
+			if (reintern(f, t->open[i]))
+				t->open[i]->rec.name = NULL;
+	}
+	bool any = f->any;
+	f->any = false;
+	for (struct chunk *n; c; c = n) {
+		n = c->next;
+		for (size_t at = 0; at < c->used;) {
+			const struct entry *e = (const struct entry *)(c->data + at);
+			if (store(f, &e->rec, false))
+				f->st.evicted_records++;
+			at += e->size;
+		}
+		chunk_put(c);
+	}
+	f->any = any;
+	shared_put(old);
+	f->st.compactions++;
+	f->next_compact = f->intern_bytes * 2 > f->max_bytes / 4 ? f->intern_bytes * 2
+								   : f->max_bytes / 4;
+}
+
+int rtd_flight_add(rtd_flight *f, const struct rtd_record *rec)
+{
+	if (!rec || rec->kind == RTD_REC_NONE || rec->kind >= RTD_REC_KINDS ||
+	    rec->kind == RTD_REC_ERROR || (rec->nfields && !rec->fields))
+		return -RTD_E_INVAL;
+	if (f->intern_bytes > f->next_compact)
+		compact(f);
+	return store(f, rec, true);
 }
 
 void rtd_flight_stats(const rtd_flight *f, struct rtd_flight_stats *out)

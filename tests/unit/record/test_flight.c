@@ -314,6 +314,73 @@ static void test_stacks_copied(void **st)
 	rtd_flight_free(f);
 }
 
+static void add_unique_sample(rtd_flight *f, int i)
+{
+	char fn[32];
+	snprintf(fn, sizeof(fn), "leaf_%d", i);
+	struct rtd_rec_frame fr[2] = {{.ip = 0x1000u + (unsigned)i, .name = fn},
+				      {.ip = 0x2000, .name = "main"}};
+	struct rtd_stack stk = {.id = 1, .n = 2, .frames = fr};
+	struct rtd_record r = {.kind = RTD_REC_SAMPLE, .mono = i * MS, .pid = 7, .tid = 1,
+			       .stack = &stk, .value = 1, .name = "cpu"};
+	assert_int_equal(rtd_flight_add(f, &r), 0);
+	rtd_flight_trim(f, i * MS);
+}
+
+/* Samples whose stacks are all distinct (a hot loop's many leaf
+ * addresses): the interner would grow past the cap and every add fail;
+ * compaction keeps only what the ring's records use, and snapshots taken
+ * before and after read their own names. */
+static void test_compaction(void **st)
+{
+	(void)st;
+	const size_t cap = 2u << 20;
+	rtd_flight *f = ring(SEC, cap);
+	rtd_source *early = NULL;
+	const int n = 60000;
+	struct rtd_flight_stats s;
+	uint64_t early_n = 0;
+	for (int i = 0; i < n; i++) {
+		add_unique_sample(f, i);
+		if (i == 2000) {
+			assert_int_equal(rtd_flight_snapshot(f, &early), 0);
+			rtd_flight_stats(f, &s);
+			early_n = s.records;
+		}
+		rtd_flight_stats(f, &s);
+		assert_true(s.bytes <= cap + cap / 2); /* a compaction's copy aside */
+	}
+	assert_true(s.compactions > 0);
+	assert_int_equal(s.added, n);
+	printf("# %llu compactions; ring %llu bytes, %llu of them interned, %llu records\n",
+	       (unsigned long long)s.compactions, (unsigned long long)s.bytes,
+	       (unsigned long long)s.intern_bytes, (unsigned long long)s.records);
+	const struct rtd_record *r;
+	int got = 0;
+	while (rtd_source_next(early, &r) == 1) {
+		char want[32];
+		snprintf(want, sizeof(want), "leaf_%d", (int)(r->mono / MS));
+		assert_string_equal(r->stack->frames[0].name, want);
+		got++;
+	}
+	assert_int_equal((uint64_t)got, early_n);
+	rtd_source_free(early);
+	rtd_source *late;
+	assert_int_equal(rtd_flight_snapshot(f, &late), 0);
+	got = 0;
+	while (rtd_source_next(late, &r) == 1) {
+		char want[32];
+		snprintf(want, sizeof(want), "leaf_%d", (int)(r->mono / MS));
+		assert_string_equal(r->stack->frames[0].name, want);
+		assert_string_equal(r->stack->frames[1].name, "main");
+		got++;
+	}
+	assert_int_equal((uint64_t)got, s.records);
+	assert_true(got > 900); /* about the last second */
+	rtd_source_free(late);
+	rtd_flight_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_independent),
 		cmocka_unit_test(test_span_cut),
 		cmocka_unit_test(test_stacks_copied),
+		cmocka_unit_test(test_compaction),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
