@@ -34,7 +34,7 @@ extern "C" {
  * @window_ms: rtd_perf_source_live(): how often the run is cut and what
  *             it read handed over (0: 100 ms)
  * @max_records: rtd_perf_source_live(): records its queue holds at most
- *               (0: 16384)
+ *               (0: 4096)
  * @stop: rtd_perf_source_live(): set non-zero (from any thread, a signal
  *        handler too) to end the source after its current window; NULL:
  *        it ends when the profiled processes are gone or it is freed

@@ -79,7 +79,7 @@ enum rtd_recorder_flags {
  *             100 ms): the stream's latency, and the watermarks' step
  * @lag_ns: how late the runtime's events may come after their time (0:
  *          2 s; see rtd_source_thread())
- * @queue_records: records each source's queue holds at most (0: 16384)
+ * @queue_records: records each source's queue holds at most (0: 4096)
  */
 struct rtd_recorder_opts {
 	size_t sz;

@@ -559,7 +559,7 @@ RTD_API int rtd_source_wait(rtd_source *s, int timeout_ms);
 /**
  * struct rtd_source_thread_opts - options for rtd_source_thread()
  * @sz: sizeof(struct rtd_source_thread_opts)
- * @max_records: records the queue holds at most (0: 16384; at most
+ * @max_records: records the queue holds at most (0: 4096; at most
  *               RTD_SOURCE_THREAD_MAX_RECORDS); a full queue makes the
  *               thread wait, so the input is read no faster than it is
  *               consumed

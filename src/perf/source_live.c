@@ -31,7 +31,7 @@
 
 #define PL_MAX_TIDS (1u << 22)       /* threads and processes named */
 #define PL_DEFAULT_WINDOW_MS 100u
-#define PL_DEFAULT_RECORDS 16384u
+#define PL_DEFAULT_RECORDS 4096u
 #define PL_MAX_RECORDS (1u << 24)
 
 struct pl_entry {

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "rtdiag/ipc.h"
@@ -49,6 +50,18 @@ struct ep {
 	char warn[320];
 };
 
+/* Say why there is no EventPipe (the reading thread writes it, the
+ * caller's thread reads it). */
+static void ep_warn(struct ep *e, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	pthread_mutex_lock(&e->mu);
+	vsnprintf(e->warn, sizeof(e->warn), fmt, ap);
+	pthread_mutex_unlock(&e->mu);
+	va_end(ap);
+}
+
 static bool ep_stopping(struct ep *e)
 {
 	pthread_mutex_lock(&e->mu);
@@ -70,16 +83,16 @@ static int ep_begin(struct ep *e)
 	int err = 0;
 	rtd_ipc_client *c = rtd_ipc_client_new(e->pid, NULL, &err);
 	if (!c) {
-		snprintf(e->warn, sizeof(e->warn), "pid %d: its diagnostics socket: %s",
-			 (int)e->pid, rtd_ipc_errmsg_last());
+		ep_warn(e, "pid %d: its diagnostics socket: %s", (int)e->pid,
+			rtd_ipc_errmsg_last());
 		return 0;
 	}
 	RTD_OPTS(rtd_ipc_session_opts, so, .providers = e->prov.v, .n_providers = e->prov.n,
 		 .no_rundown = true, .no_stackwalk = true);
 	rtd_ipc_session *s = rtd_ipc_session_start(c, &so, &err);
 	if (!s) {
-		snprintf(e->warn, sizeof(e->warn), "pid %d: starting the EventPipe session: %s",
-			 (int)e->pid, rtd_ipc_client_errmsg(c));
+		ep_warn(e, "pid %d: starting the EventPipe session: %s", (int)e->pid,
+			rtd_ipc_client_errmsg(c));
 		rtd_ipc_client_free(c);
 		return 0;
 	}
@@ -94,8 +107,7 @@ static int ep_begin(struct ep *e)
 	bool stop = e->stop;
 	pthread_mutex_unlock(&e->mu);
 	if (!clr) {
-		snprintf(e->warn, sizeof(e->warn), "reading the EventPipe stream: %s",
-			 rtd_strerror(err));
+		ep_warn(e, "reading the EventPipe stream: %s", rtd_strerror(err));
 		stop = true;
 	}
 	if (stop) {
@@ -144,6 +156,10 @@ static void ep_stop(void *ctx)
 	if (e->s && !e->stop_sent) {
 		e->stop_sent = true;
 		rtd_ipc_session_stop(e->s);
+	} else if (e->s) {
+		/* asked again (the recording is being freed): a runtime that
+		 * did not close its stream must not hold the reading thread */
+		shutdown(rtd_ipc_session_fd(e->s), SHUT_RDWR);
 	}
 	pthread_mutex_unlock(&e->mu);
 }
@@ -245,8 +261,14 @@ const char *rtd_recorder_errmsg(const rtd_recorder *r)
 
 const char *rtd_recorder_warnings(const rtd_recorder *r)
 {
-	if (r->ep && r->ep->warn[0] && !strstr(r->warn, r->ep->warn))
-		add_warn((rtd_recorder *)r, "no EventPipe: %s", r->ep->warn);
+	if (r->ep) {
+		char w[sizeof(r->ep->warn)];
+		pthread_mutex_lock(&r->ep->mu);
+		memcpy(w, r->ep->warn, sizeof(w));
+		pthread_mutex_unlock(&r->ep->mu);
+		if (w[0] && !strstr(r->warn, w))
+			add_warn((rtd_recorder *)r, "no EventPipe: %s", w);
+	}
 	return r->warn;
 }
 

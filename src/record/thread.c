@@ -23,7 +23,7 @@
 
 #include "rtdiag/source.h"
 
-#define TQ_DEFAULT_RECORDS 16384u
+#define TQ_DEFAULT_RECORDS 4096u
 #define TQ_DEFAULT_BYTES (64u << 20)
 #define TQ_DEFAULT_LAG_NS 2000000000ll
 

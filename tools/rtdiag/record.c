@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * record.c - 'rtdiag record': one timeline of a process, its runtime and
- * the kernel, on one clock (issue #30). Wiring only: perf profilers (CPU
- * samples, off-CPU waits) and, for a .NET target, an EventPipe session
- * run side by side; at the end their record sources (rtdiag/source.h)
- * are merged by CLOCK_MONOTONIC time into the timeline's record consumer
+ * the kernel, on one clock (issue #30). Wiring only: the recorder
+ * (rtdiag/recorder.h) gives the merged live record stream of the perf
+ * profilers and, for a .NET target, an EventPipe session; each record goes
+ * as it comes into the timeline's record consumer
  * (rtdiag/timeline_records.h), one per -o.
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +25,7 @@
 #include "out.h"
 #include "perf_cli.h"
 #include "rtdiag/ipc.h"
-#include "rtdiag/nettrace_source.h"
-#include "rtdiag/perf_source.h"
+#include "rtdiag/recorder.h"
 #include "rtdiag/timeline_records.h"
 
 enum { O_PID = 1, O_NAME, O_DUR, O_OUT, O_PROVIDERS, O_FREQ, O_NODOTNET };
@@ -71,11 +68,11 @@ static const struct cli_cmd record_cmd = {
 	record_opts, 0, 0, CLI_CMD_COMMAND, record_main,
 	"All times are CLOCK_MONOTONIC: perf opens its events with use_clockid, and\n"
 	"on Linux EventPipe's timestamps are that clock in nanoseconds.\n"
-	"The sources are recorded side by side (perf's samples and waits in\n"
-	"temporary files, the EventPipe stream in an unlinked temporary file) and\n"
-	"merged by time into the timeline when the recording ends. What rtdiag\n"
-	"switches on in the target (the EventPipe session, the perf map) is\n"
-	"switched off at the end, after --duration, the target's end or Ctrl-C.\n"
+	"The sources are merged by time while the target runs and written as\n"
+	"they come (about 100 ms behind perf, up to 2 s behind EventPipe), in\n"
+	"bounded memory for any duration. What rtdiag switches on in the target\n"
+	"(the EventPipe session, the perf map) is switched off at the end, after\n"
+	"--duration, the target's end, Ctrl-C or SIGTERM.\n"
 	"Exit 3: the target ended before --duration; what came is written.\n"
 	"\n"
 	"examples:\n"
@@ -174,157 +171,17 @@ static int find_name(const char *name, pid_t *out)
 }
 
 static volatile sig_atomic_t g_stop;
-static volatile int g_stop_int; /* the pump's stop flag */
 
 static void on_signal(int sig)
 {
 	(void)sig;
 	g_stop = 1;
-	g_stop_int = 1;
 }
 
-/* A perf profiler running on its own thread. */
-struct perf_run {
-	struct rtd_perf_profiler *p;
-	pthread_t th;
-	bool started;
-	volatile bool done;
-	int rc;
-};
-
-static void *perf_thread(void *arg)
+static bool child_alive(pid_t pid)
 {
-	struct perf_run *r = arg;
-	r->rc = rtd_perf_profiler_run(r->p);
-	__atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-/* The EventPipe session, streamed into an unlinked temporary file. */
-struct ep_run {
-	rtd_ipc_client *c;
-	rtd_ipc_session *s;
-	int fd;
-	char path[64]; /* /proc/self/fd/N: the file has no name */
-	int werr;
-	pthread_t th;
-	bool started;
-	volatile bool done;
-	int rc;
-	struct rtd_ipc_pump_result res;
-};
-
-static int ep_sink(const void *data, size_t len, void *ctx)
-{
-	struct ep_run *e = ctx;
-	const char *p = data;
-	while (len) {
-		ssize_t n = write(e->fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			e->werr = errno ? errno : EIO;
-			return -e->werr;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static void *ep_thread(void *arg)
-{
-	struct ep_run *e = arg;
-	RTD_OPTS(rtd_ipc_pump_opts, po, .sink = ep_sink, .ctx = e, .stop = &g_stop_int);
-	e->rc = rtd_ipc_session_pump(e->s, &po, &e->res);
-	__atomic_store_n(&e->done, true, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-/* The default providers: what explains time (issue #30), then --providers. */
-static int ep_providers(const char *spec, struct rtd_ipc_providers *prov)
-{
-	uint64_t kw = 0;
-	char err[256] = "";
-	int r = rtd_ipc_clrevents_parse("gc+jit+loader+contention+exception+threading", &kw,
-					err, sizeof(err));
-	char def[160];
-	snprintf(def, sizeof(def), "Microsoft-Windows-DotNETRuntime:0x%llx:4",
-		 (unsigned long long)kw);
-	if (!r)
-		r = rtd_ipc_providers_parse(def, prov, err, sizeof(err));
-	if (!r && spec)
-		r = rtd_ipc_providers_parse(spec, prov, err, sizeof(err));
-	if (r)
-		return cli_fail("--providers: %s", err[0] ? err : rtd_strerror(r));
-	return CLI_OK;
-}
-
-static int ep_start(struct ep_run *e, pid_t pid, const char *spec)
-{
-	struct rtd_ipc_providers prov = {0};
-	if (ep_providers(spec, &prov))
-		return CLI_FAIL; /* checked before: out of memory */
-	int err = 0;
-	e->c = rtd_ipc_client_new(pid, NULL, &err);
-	if (!e->c) {
-		rtd_ipc_providers_clear(&prov);
-		return cli_fail("pid %d: its diagnostics socket: %s", (int)pid,
-				rtd_ipc_errmsg_last());
-	}
-	char tmpl[] = "/tmp/rtd-record-XXXXXX";
-	e->fd = mkstemp(tmpl);
-	if (e->fd < 0) {
-		rtd_ipc_providers_clear(&prov);
-		return cli_fail("a temporary file: %s", strerror(errno));
-	}
-	unlink(tmpl);
-	snprintf(e->path, sizeof(e->path), "/proc/self/fd/%d", e->fd);
-	RTD_OPTS(rtd_ipc_session_opts, so, .providers = prov.v, .n_providers = prov.n,
-		 .no_rundown = true, .no_stackwalk = true);
-	e->s = rtd_ipc_session_start(e->c, &so, &err);
-	rtd_ipc_providers_clear(&prov);
-	if (!e->s)
-		return cli_fail("pid %d: starting the EventPipe session: %s", (int)pid,
-				rtd_ipc_client_errmsg(e->c));
-	return CLI_OK;
-}
-
-static void ep_free(struct ep_run *e)
-{
-	rtd_ipc_session_free(e->s);
-	rtd_ipc_client_free(e->c);
-	if (e->fd >= 0)
-		close(e->fd);
-}
-
-static int perf_new(struct perf_run *r, pid_t *pids, unsigned flags, unsigned freq)
-{
-	struct rtd_perf_sampler_opts so = {.sz = sizeof(so), .freq = freq};
-	struct rtd_perf_profiler_opts po = {.sz = sizeof(po), .pids = pids, .npids = 1,
-					    .flags = flags | RTD_PERF_PROF_KEEP_SAMPLES,
-					    .sampler = &so};
-	int rc = rtd_perf_profiler_new(&po, &r->p);
-	if (rc && (flags & RTD_PERF_PROF_OFF_CPU)) {
-		/* the rest is still worth recording: say what is missing */
-		fprintf(stderr, "rtdiag: no off-CPU waits: %s (they need sched_switch samples: "
-				"root, CAP_PERFMON or kernel.perf_event_paranoid <= 1)\n",
-			rtd_perf_profiler_errmsg(NULL));
-		r->p = NULL;
-		return CLI_OK;
-	}
-	if (rc)
-		return cli_fail("CPU samples: %s", rtd_perf_profiler_errmsg(NULL));
-	return CLI_OK;
-}
-
-static bool alive(pid_t pid, bool child)
-{
-	if (child) {
-		int st;
-		return waitpid(pid, &st, WNOHANG) == 0;
-	}
-	return kill(pid, 0) == 0 || errno != ESRCH;
+	int st;
+	return waitpid(pid, &st, WNOHANG) == 0;
 }
 
 static double now_s(void)
@@ -334,76 +191,71 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* The sources merged into each -o's timeline. */
-static int write_all(struct rec_args *a, rtd_source **srcs, size_t n, uint64_t runtime)
-{
+/* One timeline consumer per -o of a timeline format. */
+struct outs {
 	struct cli_timeline t[REC_MAX_OUTS];
-	rtd_timeline_records *c[REC_MAX_OUTS] = {0};
-	size_t opened = 0;
-	int rc = 0;
+	rtd_timeline_records *c[REC_MAX_OUTS];
+	size_t n;
+};
+
+static int outs_open(struct outs *o, const struct rec_args *a, uint64_t runtime)
+{
 	for (size_t i = 0; i < a->nouts; i++) {
 		if (a->fmts[i].kind != CLI_FMT_TIMELINE)
 			continue;
-		if (cli_timeline_open(&t[opened], &a->fmts[i], a->outs[i])) {
-			rc = -EIO;
-			break;
-		}
+		if (cli_timeline_open(&o->t[o->n], &a->fmts[i], a->outs[i]))
+			return -EIO;
+		int rc = 0;
 		RTD_OPTS(rtd_timeline_records_opts, ro, .runtime_sources = runtime);
-		c[opened] = rtd_timeline_records_new(t[opened].tl, &ro, &rc);
-		opened++;
-		if (!c[opened - 1])
-			break;
+		o->c[o->n] = rtd_timeline_records_new(o->t[o->n].tl, &ro, &rc);
+		o->n++;
+		if (!o->c[o->n - 1])
+			return cli_fail("the timeline: %s", rtd_strerror(rc ? rc : -ENOMEM)), rc;
 	}
-	if (!opened)
-		return CLI_OK;
-	rtd_source *m = rc == 0 ? rtd_source_merge(srcs, n, NULL) : NULL;
-	if (!m && rc == 0)
-		rc = -ENOMEM;
-	const struct rtd_record *r;
-	int got = 0;
-	while (m && (got = rtd_source_next(m, &r)) == 1)
-		for (size_t i = 0; i < opened && rc == 0; i++)
-			rc = rtd_timeline_records_add(c[i], r);
-	if (got < 0)
-		cli_fail("%s source: %s (what came before is written)",
-			 rtd_source_name(srcs[r->source]), r->message && r->message[0] ? r->message
-									: rtd_strerror(r->code));
-	if (rc < 0)
-		cli_fail("writing the timeline: %s", rtd_strerror(rc));
-	for (size_t i = 0; i < n; i++) {
-		struct rtd_source_stats st;
-		rtd_source_stats(srcs[i], &st);
-		fprintf(stderr, "rtdiag: %s: %llu samples, %llu slices, %llu instants\n",
-			rtd_source_name(srcs[i]),
-			(unsigned long long)st.records[RTD_REC_SAMPLE],
-			(unsigned long long)st.records[RTD_REC_SLICE_BEGIN],
-			(unsigned long long)st.records[RTD_REC_INSTANT]);
-	}
-	int out = rc < 0 ? CLI_FAIL : got < 0 ? CLI_PARTIAL : CLI_OK;
-	for (size_t i = 0; i < opened; i++) {
-		rtd_timeline_records_free(c[i]);
-		if (cli_timeline_close(&t[i], rc == 0) && out == CLI_OK)
+	return 0;
+}
+
+static int outs_close(struct outs *o, bool ok)
+{
+	int out = CLI_OK;
+	for (size_t i = 0; i < o->n; i++) {
+		rtd_timeline_records_free(o->c[i]);
+		if (cli_timeline_close(&o->t[i], ok) && out == CLI_OK)
 			out = CLI_FAIL;
 	}
-	rtd_source_free(m);
 	return out;
 }
 
 /* The CPU samples' profile, for each -o of a profile format. */
-static int write_profiles(struct rec_args *a, struct rtd_perf_profiler *p)
+static int write_profiles(struct rec_args *a, rtd_recorder *r)
 {
 	rtd_profile *prof = NULL;
 	int rc = CLI_OK;
 	for (size_t i = 0; i < a->nouts && rc == CLI_OK; i++) {
 		if (a->fmts[i].kind != CLI_FMT_PROFILE)
 			continue;
-		int r = prof ? 0 : rtd_perf_profiler_profile(p, &prof);
-		rc = r ? cli_fail("building the profile: %s", rtd_strerror(r))
+		int e = prof ? 0 : rtd_recorder_profile(r, &prof);
+		rc = e ? cli_fail("building the profile: %s", rtd_strerror(e))
 		       : cli_write_profile(prof, &a->fmts[i], a->outs[i], NULL);
 	}
 	rtd_profile_free(prof);
 	return rc;
 }
+
+/* Each line of @text, as rtdiag says things. */
+static void say_lines(const char *text)
+{
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+		fprintf(stderr, "rtdiag: %.*s\n", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+}
+
+/* How long the runtime may take to close its stream after StopTracing,
+ * and the perf sources to end their window, before rtdiag gives up on
+ * them (a hung runtime must not hang rtdiag). */
+#define REC_STOP_GRACE_S 30.0
 
 static int record_main(int argc, char **argv)
 {
@@ -417,14 +269,15 @@ static int record_main(int argc, char **argv)
 	if (a.name && find_name(a.name, &a.pid))
 		return CLI_FAIL;
 	struct rtd_ipc_providers check = {0};
-	rc = ep_providers(a.providers, &check); /* a bad --providers fails first */
+	char perr[256] = "";
+	rc = rtd_recorder_providers(a.providers, &check, perr, sizeof(perr));
 	rtd_ipc_providers_clear(&check);
-	if (rc)
-		return CLI_USAGE;
+	if (rc) /* a bad --providers fails before anything starts */
+		return cli_cmd_usage(&record_cmd, "--providers: %s", perr[0] ? perr : rtd_strerror(rc));
 	pid_t pids[CLI_MAX_PIDS] = {a.pid};
 	size_t npids = a.pid ? 1 : 0;
 	struct perf_child child = {0};
-	unsigned flags = 0;
+	unsigned flags = a.no_dotnet ? RTD_RECORDER_NO_DOTNET : 0;
 	if (a.cmd) {
 		/* a .NET COMMAND writes its JIT frames' names for perf (its
 		 * runtime is not up yet to be asked over the diagnostics IPC) */
@@ -433,38 +286,34 @@ static int record_main(int argc, char **argv)
 		if (perf_cli_start(&child, a.cmd, pids, &npids))
 			return CLI_FAIL;
 		a.pid = pids[0];
-		flags = RTD_PERF_PROF_ENABLE_ON_EXEC | RTD_PERF_PROF_NO_DOTNET;
+		flags |= RTD_RECORDER_CHILD;
 	}
-	struct perf_run cpu = {0}, off = {0};
-	struct ep_run ep = {.fd = -1};
-	rc = perf_new(&cpu, pids, flags, a.freq);
-	if (!rc)
-		rc = perf_new(&off, pids, flags | RTD_PERF_PROF_OFF_CPU | RTD_PERF_PROF_NO_DOTNET, 0);
-	char sock[256];
-	bool dotnet = !a.no_dotnet && !a.cmd &&
-		      rtd_ipc_socket_find(a.pid, sock, sizeof(sock), NULL, 0) == 0;
-	if (!rc && dotnet && ep_start(&ep, a.pid, a.providers)) {
-		/* the kernel's side is still worth recording (the message said why) */
-		fprintf(stderr, "rtdiag: recording without EventPipe\n");
-		ep_free(&ep);
-		ep = (struct ep_run){.fd = -1};
-		dotnet = false;
-	}
-	if (rc) {
+	rtd_recorder *r = NULL;
+	RTD_OPTS(rtd_recorder_opts, ro, .pid = a.pid, .flags = flags, .freq = a.freq,
+		 .providers = a.providers);
+	if (rtd_recorder_new(&ro, &r) < 0) {
 		if (a.cmd)
 			perf_child_abort(&child);
-		goto out;
+		return cli_fail("%s", rtd_recorder_errmsg(NULL));
 	}
-	if (rtd_perf_monitor_user_only(rtd_perf_profiler_monitor(cpu.p)))
-		fprintf(stderr, "rtdiag: user space only: kernel.perf_event_paranoid allows "
-				"this user no kernel samples (root or CAP_PERFMON give them)\n");
+	struct outs o = {0};
 	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	cpu.started = pthread_create(&cpu.th, NULL, perf_thread, &cpu) == 0;
-	off.done = !off.p;
-	off.started = off.p && pthread_create(&off.th, NULL, perf_thread, &off) == 0;
-	ep.started = dotnet && pthread_create(&ep.th, NULL, ep_thread, &ep) == 0;
+	if ((rc = rtd_recorder_start(r)) < 0) {
+		cli_fail("%s", rtd_recorder_errmsg(r));
+		if (a.cmd)
+			perf_child_abort(&child);
+		rc = CLI_FAIL;
+		goto out;
+	}
+	/* the files are written as records come: open them now */
+	if (outs_open(&o, &a, rtd_recorder_runtime_sources(r)) < 0) {
+		if (a.cmd)
+			perf_child_abort(&child);
+		rc = CLI_FAIL;
+		goto out;
+	}
 	if (a.cmd) {
 		int e = perf_child_go(&child);
 		if (e) {
@@ -472,102 +321,109 @@ static int record_main(int argc, char **argv)
 			g_stop = 1;
 		}
 	}
+	/* what the recording goes without: the perf side's now, the
+	 * EventPipe side's when its thread finds out (printed at the end) */
+	const char *w = rtd_recorder_warnings(r);
+	size_t warned = strlen(w);
+	say_lines(w);
+	bool off = false, ep = false;
+	for (uint32_t i = 0; rtd_recorder_source_name(r, i); i++) {
+		off |= !strcmp(rtd_recorder_source_name(r, i), "perf-offcpu");
+		ep |= !strcmp(rtd_recorder_source_name(r, i), "eventpipe");
+	}
 	fprintf(stderr, "rtdiag: recording pid %d: CPU samples%s%s; %s\n", (int)a.pid,
-		off.p ? ", off-CPU waits" : "", ep.started ? ", EventPipe" : "",
+		off ? ", off-CPU waits" : "",
+		ep ? (a.cmd ? ", EventPipe once its runtime listens" : ", EventPipe") : "",
 		a.duration > 0 ? "until --duration, the target's end or Ctrl-C"
 			       : "until the target's end or Ctrl-C");
-	double t0 = now_s();
-	bool ended = false, ep_tried = false;
-	/* until Ctrl-C, --duration, or the target's end (perf's runs return
-	 * when the process is gone; the EventPipe stream closes) */
-	while (!g_stop) {
-		if (a.duration > 0 && now_s() - t0 >= a.duration)
-			break;
-		if (!alive(a.pid, a.cmd != NULL) ||
-		    (__atomic_load_n(&cpu.done, __ATOMIC_ACQUIRE) &&
-		     __atomic_load_n(&off.done, __ATOMIC_ACQUIRE))) {
-			ended = true;
+
+	/* the merged stream, into every -o as it comes, until the sources
+	 * end: at the target's end by themselves, or after the stop asked
+	 * at --duration, Ctrl-C or SIGTERM */
+	rtd_source *s = rtd_recorder_source(r);
+	uint64_t counts[RTD_RECORDER_MAX_SOURCES + 3][RTD_REC_KINDS] = {{0}};
+	double t0 = now_s(), stopped_at = 0;
+	bool stopping = false;
+	int wrc = 0, got;
+	const struct rtd_record *rec;
+	for (;;) {
+		got = rtd_source_next(s, &rec);
+		if (got == 1) {
+			if (rec->source < RTD_RECORDER_MAX_SOURCES + 3)
+				counts[rec->source][rec->kind]++;
+			for (size_t i = 0; i < o.n && wrc == 0; i++)
+				wrc = rtd_timeline_records_add(o.c[i], rec);
+			if (wrc < 0)
+				break;
+		} else if (got != RTD_SOURCE_IDLE) {
 			break;
 		}
-		/* a .NET COMMAND: its session once its runtime listens */
-		if (a.cmd && !a.no_dotnet && !ep.started && !ep_tried &&
-		    rtd_ipc_socket_find(a.pid, sock, sizeof(sock), NULL, 0) == 0) {
-			ep_tried = true;
-			if (ep_start(&ep, a.pid, a.providers) == CLI_OK)
-				ep.started = pthread_create(&ep.th, NULL, ep_thread, &ep) == 0;
-			else
-				fprintf(stderr, "rtdiag: recording without EventPipe\n");
-			if (ep.started)
-				fprintf(stderr, "rtdiag: pid %d is .NET: EventPipe from now on\n",
-					(int)a.pid);
+		if (!stopping && (g_stop || (a.duration > 0 && now_s() - t0 >= a.duration) ||
+				  (a.cmd && !child_alive(a.pid)))) {
+			stopping = true;
+			stopped_at = now_s();
+			rtd_recorder_stop(r);
 		}
-		poll(NULL, 0, 50);
+		if (stopping && now_s() - stopped_at > REC_STOP_GRACE_S) {
+			fprintf(stderr, "rtdiag: the sources did not end %.0f s after the stop; "
+					"keeping what came\n", REC_STOP_GRACE_S);
+			break;
+		}
+		if (got == RTD_SOURCE_IDLE)
+			rtd_source_wait(s, 50);
 	}
-	g_stop_int = 1; /* the pump: StopTracing, then the stream's end */
-	rtd_perf_monitor_stop(rtd_perf_profiler_monitor(cpu.p), false);
-	if (off.p)
-		rtd_perf_monitor_stop(rtd_perf_profiler_monitor(off.p), false);
-	if (cpu.started)
-		pthread_join(cpu.th, NULL);
-	if (off.started)
-		pthread_join(off.th, NULL);
-	if (ep.started)
-		pthread_join(ep.th, NULL);
+	/* stopped by us, or the target ended first */
+	bool ended = !stopping || (a.cmd ? !child_alive(a.pid) : rtd_recorder_target_ended(r));
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
-	if (cpu.rc || off.rc)
-		fprintf(stderr, "rtdiag: perf: %s (keeping what came)\n",
-			rtd_perf_profiler_errmsg(cpu.rc ? cpu.p : off.p));
-	if (ep.started && ep.rc)
-		fprintf(stderr, "rtdiag: EventPipe: %s (keeping what came)\n",
-			ep.werr ? strerror(ep.werr) : rtd_strerror(ep.rc));
-	else if (ep.started && !ep.res.ended)
+	if (got < 0)
+		cli_fail("%s source: %s (what came before is written)",
+			 rtd_recorder_source_name(r, rec->source)
+				 ? rtd_recorder_source_name(r, rec->source) : "a",
+			 rec->message && rec->message[0] ? rec->message : rtd_strerror(rec->code));
+	if (wrc < 0)
+		cli_fail("writing the timeline: %s", rtd_strerror(wrc));
+	w = rtd_recorder_warnings(r);
+	say_lines(w + warned);
+	struct rtd_recorder_stats st = {.sz = sizeof(st)};
+	rtd_recorder_stats(r, &st);
+	for (uint32_t i = 0; rtd_recorder_source_name(r, i); i++)
+		fprintf(stderr, "rtdiag: %s: %llu samples, %llu slices, %llu instants\n",
+			rtd_recorder_source_name(r, i),
+			(unsigned long long)counts[i][RTD_REC_SAMPLE],
+			(unsigned long long)(counts[i][RTD_REC_SLICE_BEGIN] + counts[i][RTD_REC_SLICE]),
+			(unsigned long long)counts[i][RTD_REC_INSTANT]);
+	if (st.lost)
+		fprintf(stderr, "rtdiag: perf: %llu records lost (the rings were full)\n",
+			(unsigned long long)st.lost);
+	if (st.late)
+		fprintf(stderr, "rtdiag: %llu records came later than their source's watermark "
+				"(moved to it)\n", (unsigned long long)st.late);
+	if (st.eventpipe && !st.eventpipe_closed && got >= 0)
 		fprintf(stderr, "rtdiag: EventPipe: the runtime did not close the session's "
 				"stream after StopTracing\n");
-	if (a.cmd && !ended && alive(a.pid, true)) {
+	if (a.cmd && !ended && child_alive(a.pid)) {
 		kill(a.pid, SIGTERM);
 		waitpid(a.pid, NULL, 0);
 	}
-
-	rtd_source *srcs[3], *nt = NULL;
-	size_t n = 0;
-	int err = 0;
-	uint64_t runtime = 0;
-	if (ep.started) {
-		/* the runtime's start/stop pairs (GC, suspension, contention)
-		 * as slices too */
-		nt = rtd_nettrace_source_open(ep.path, NULL, &err);
-		if (nt && (srcs[n] = rtd_nettrace_source_clr(nt, &err)))
-			runtime |= 1ull << n++;
-		else
-			cli_fail("reading the EventPipe stream: %s", rtd_strerror(err));
-	}
-	if ((srcs[n] = rtd_perf_source_profiler(cpu.p, NULL, &err)))
-		n++;
-	if (off.p && (srcs[n] = rtd_perf_source_waits(off.p, NULL, &err)))
-		n++;
-	rc = write_all(&a, srcs, n, runtime);
-	for (size_t i = 0; i < n; i++)
-		rtd_source_free(srcs[i]);
-	rtd_source_free(nt);
+	rc = wrc < 0 ? CLI_FAIL : got < 0 ? CLI_PARTIAL : CLI_OK;
+	int crc = outs_close(&o, wrc == 0);
+	if (crc != CLI_OK)
+		rc = crc;
+	o.n = 0;
 	if (rc != CLI_FAIL) {
-		int prc = write_profiles(&a, cpu.p);
+		int prc = write_profiles(&a, r);
 		rc = prc != CLI_OK ? prc : rc;
-	}
-	if (a.cmd && !a.no_dotnet && !alive(a.pid, true)) {
-		/* the perf map our COMMAND wrote (named now): not left in /tmp */
-		char map[64];
-		snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)a.pid);
-		unlink(map);
 	}
 	if (rc == CLI_OK && ended && a.duration > 0) {
 		fprintf(stderr, "rtdiag: the target ended before --duration; what came is written\n");
 		rc = CLI_PARTIAL;
 	}
 out:
-	rtd_perf_profiler_free(cpu.p);
-	rtd_perf_profiler_free(off.p);
-	ep_free(&ep);
+	outs_close(&o, false);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	rtd_recorder_free(r); /* the session stopped, the perf map off */
 	return rc;
 }
 

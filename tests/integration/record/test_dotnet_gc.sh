@@ -46,6 +46,8 @@ for e in evs:
             susp.append((b["ts"], e["ts"]))
         elif b.get("cat") == "off-cpu":
             off[k].append((b["ts"], e["ts"]))
+    elif e.get("ph") == "X" and e.get("cat") == "off-cpu":
+        off[k].append((e["ts"], e["ts"] + e["dur"]))  # a wait, written whole at its end
 workers = [k for k, n in names.items() if n.startswith("spin")]
 ok = 0
 for s, e in susp:

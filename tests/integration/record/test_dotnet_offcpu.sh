@@ -75,7 +75,8 @@ if command -v protoc >/dev/null && [ -f "$P/perfetto_trace.proto" ]; then
 import json, sys
 s = json.load(open(sys.argv[1]))
 evs = json.load(open(sys.argv[2]))["traceEvents"]
-sleeps = sum(1 for e in evs if e.get("ph") == "B" and e.get("cat") == "off-cpu")
+# an off-CPU wait is a whole slice ("X", given at its end) or a B/E pair
+sleeps = sum(1 for e in evs if e.get("ph") in ("B", "X") and e.get("cat") == "off-cpu")
 samples = sum(1 for e in evs if e.get("cat") == "sample")
 tot = sum(n for k, n in s["slices"].items())
 print(s["samples"], samples, tot, sleeps)
