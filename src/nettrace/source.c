@@ -125,7 +125,7 @@ static bool signed_type(unsigned t)
 static int on_value(void *ctx, const struct rtd_nettrace_value *v)
 {
 	struct nts *s = ctx;
-	if ((v->depth != 0 && !(s->counters && v->depth == 1)) || v->kind != RTD_NT_V_SCALAR ||
+	if ((v->depth != 0 && !s->counters) || v->kind != RTD_NT_V_SCALAR ||
 	    !v->name || s->nfields >= NTS_MAX_FIELDS)
 		return 0;
 	struct rtd_field *f = &s->fields[s->nfields];
@@ -209,7 +209,9 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 		return rc;
 	s->nfields = 0;
 	/* an EventSource's counter values are one struct "Payload" {Name,
-	 * Mean or Increment, ...}: its scalars become the instant's fields */
+	 * Mean or Increment, ...} (nested as the runtime's metadata says,
+	 * read by name as src/dotnet/counters.c does): its scalars become
+	 * the instant's fields */
 	s->counters = m->name && !strcmp(m->name, "EventCounters");
 	rc = rtd_nettrace_walk(s->dec, ev, on_value, s);
 	if (rc < 0 && rc != -RTD_E_NT_PAYLOAD)
