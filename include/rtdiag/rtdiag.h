@@ -5,6 +5,7 @@
 
 #include "rtdiag/agent.h"
 #include "rtdiag/common.h"
+#include "rtdiag/flight.h"
 #include "rtdiag/format.h"
 #include "rtdiag/goanalysis.h"
 #include "rtdiag/gocapture.h"
@@ -25,5 +26,6 @@
 #include "rtdiag/symbols.h"
 #include "rtdiag/timeline.h"
 #include "rtdiag/timeline_records.h"
+#include "rtdiag/trigger.h"
 
 #endif /* RTDIAG_RTDIAG_H */

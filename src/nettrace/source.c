@@ -40,6 +40,7 @@ struct nts {
 	rtd_recq q;                 /* records of the current read */
 	struct rtd_field fields[NTS_MAX_FIELDS]; /* the event being walked */
 	size_t nfields;
+	bool counters; /* an EventCounters event: its Payload struct's fields too */
 	struct rtd_rec_frame *frames;   /* a stack being named */
 	size_t frames_cap;
 	int err;                    /* a callback's error, for the decoder */
@@ -125,8 +126,8 @@ static bool signed_type(unsigned t)
 static int on_value(void *ctx, const struct rtd_nettrace_value *v)
 {
 	struct nts *s = ctx;
-	if (v->depth != 0 || v->kind != RTD_NT_V_SCALAR || !v->name ||
-	    s->nfields >= NTS_MAX_FIELDS)
+	if ((v->depth != 0 && !s->counters) || v->kind != RTD_NT_V_SCALAR ||
+	    !v->name || s->nfields >= NTS_MAX_FIELDS)
 		return 0;
 	struct rtd_field *f = &s->fields[s->nfields];
 	memset(f, 0, sizeof(*f));
@@ -208,6 +209,11 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 	if ((rc = rtd_intern_string(s->intern, m->provider, strlen(m->provider), &category)) < 0)
 		return rc;
 	s->nfields = 0;
+	/* an EventSource's counter values are one struct "Payload" {Name,
+	 * Mean or Increment, ...} (nested as the runtime's metadata says,
+	 * read by name as src/dotnet/counters.c does): its scalars become
+	 * the instant's fields */
+	s->counters = m->name && !strcmp(m->name, "EventCounters");
 	rc = rtd_nettrace_walk(s->dec, ev, on_value, s);
 	if (rc < 0 && rc != -RTD_E_NT_PAYLOAD)
 		return rc; /* a payload shorter than its layout keeps what came before */

@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "cli_format.h"
+#include "flight_cli.h"
 #include "opt.h"
 #include "out.h"
 #include "perf_cli.h"
@@ -98,7 +99,8 @@ static const struct cli_cmd record_cmd = {
 	"examples:\n"
 	"  rtdiag record -p 4242 -d 10 -o t.pftrace          # ui.perfetto.dev\n"
 	"  rtdiag record -n MyService -d 5 -o t.json --providers MyEventSource\n"
-	"  rtdiag record -F 999 -o t.pftrace -o cpu.folded -o cpu.pb.gz -- ./app\n",
+	"  rtdiag record -F 999 -o t.pftrace -o cpu.folded -o cpu.pb.gz -- ./app\n"
+	"  rtdiag record -p 4242 --ring 30s     # the flight recorder: --ring --help\n",
 };
 
 struct rec_args {
@@ -539,6 +541,8 @@ out:
 
 static int record_run(int argc, char **argv)
 {
+	if (flight_wanted(argc, argv)) /* the flight recorder: flight.c */
+		return flight_main(argc, argv);
 	return record_main(argc, argv);
 }
 
@@ -547,6 +551,7 @@ static bool record_help(FILE *f, const char *sub)
 	if (sub)
 		return false;
 	cli_cmd_help(f, &record_cmd);
+	flight_help(f);
 	return true;
 }
 
