@@ -298,8 +298,11 @@ static void run_thread(bool fail)
 {
 	int pfd[2];
 	assert_int_equal(pipe(pfd), 0);
-	/* times after now: the queue's watermark (now - lag) is older */
-	struct piped p = {.rfd = pfd[0], .t = now_ns()};
+	/* times an hour after now: the queue's watermark (now - lag) stays
+	 * older however late a loaded machine runs the reads (with times of
+	 * now, a read more than the 1 s lag later found them late and moved
+	 * them to the watermark: 1 run in 4 at load ~30) */
+	struct piped p = {.rfd = pfd[0], .t = now_ns() + 3600 * 1000000000ll};
 	rtd_source *in = rtd_source_new(&piped_ops, &p);
 	RTD_OPTS(rtd_source_thread_opts, o, .lag_ns = 1000000000, .max_records = 2);
 	int err = 0;
