@@ -49,7 +49,10 @@ recorded_rounds() {
   for _ in $(seq 1200); do [ "$(wc -l <"$W/out")" -ge $((n + 3)) ] && break; sleep 0.1; done
 }
 
-"$D/dotnet-record" "$W/ready" >"$W/out" 2>&1 &
+# started through a link of its own name: -n below must find this one
+# process, not another test's dotnet-record running beside it (ctest -j2)
+ln -sf "$D/dotnet-record" "$W/rtdrec$$"
+"$W/rtdrec$$" "$W/ready" >"$W/out" 2>&1 &
 TP=$!
 for _ in $(seq 600); do [ -s "$W/ready" ] && break; kill -0 "$TP" 2>/dev/null || break; sleep 0.1; done
 [ -s "$W/ready" ] || { echo "FAIL: dotnet-record did not start: $(head -5 "$W/out")"; exit 1; }
@@ -100,7 +103,7 @@ PY
 
 # Ctrl-C, the target by its name: the recording stops, the session is
 # stopped and its stream closed by the runtime, the timeline is written
-"$R" record -n dotnet-record --providers Rtd-Record-Test -o "$W/t2.json" 2>"$W/err2" &
+"$R" record -n "rtdrec$$" --providers Rtd-Record-Test -o "$W/t2.json" 2>"$W/err2" &
 RP=$!
 recorded_rounds "$W/err2" $RP
 kill -INT $RP
