@@ -10,8 +10,10 @@
  * and kept in creation order by "thread_sort_index"; a counter is "C"
  * events of its name in its parent's process. Slices are "B"/"E", whole
  * slices "X", instants "i" (thread scope), flows "s" and "f" (bound to the
- * enclosing slice); an "E" carries its slice's name, as speedscope's
- * importer needs to end it. Timestamps are microseconds with nanosecond decimals.
+ * enclosing slice); an "E" carries its slice's name and args, as
+ * speedscope's importer needs to end it (it keys a frame by both, and of a
+ * "B" and an "E" at one time takes the "B" first only when the keys are
+ * equal: a zero-length slice with args stayed open to the end). Timestamps are microseconds with nanosecond decimals.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -148,7 +150,7 @@ static void cj_flow(rtd_timeline *tl, const struct tl_track *k, bool in,
 
 int cj_event(rtd_timeline *tl, enum tl_ev type, const struct rtd_tl_event *e)
 {
-	const struct tl_track *k = tl_track_get(tl, e->track);
+	struct tl_track *k = tl_track_get(tl, e->track);
 	static const char ph[] = {[TL_BEGIN] = 'B', [TL_END] = 'E',
 				  [TL_COMPLETE] = 'X', [TL_INSTANT] = 'i'};
 	cj_sep(tl);
@@ -164,7 +166,10 @@ int cj_event(rtd_timeline *tl, enum tl_ev type, const struct rtd_tl_event *e)
 	if (type == TL_INSTANT)
 		tl_put(tl, rtd_buf_puts(&tl->b, ",\"s\":\"t\""));
 	cj_where(tl, k);
+	size_t at = tl->b.len;
 	cj_args(tl, e);
+	if (type == TL_BEGIN && !tl->err)
+		tl_put(tl, tl_open_args(k, tl->b.data + at, tl->b.len - at));
 	tl_put(tl, rtd_buf_putc(&tl->b, '}'));
 	if (e->flow_out)
 		cj_flow(tl, k, false, e->flow_out, e->ts);
@@ -173,7 +178,7 @@ int cj_event(rtd_timeline *tl, enum tl_ev type, const struct rtd_tl_event *e)
 	return tl->err;
 }
 
-int cj_end(rtd_timeline *tl, uint64_t track, int64_t ts, const char *name)
+int cj_end(rtd_timeline *tl, uint64_t track, int64_t ts, const char *name, const char *args)
 {
 	const struct tl_track *k = tl_track_get(tl, track);
 	cj_sep(tl);
@@ -184,6 +189,8 @@ int cj_end(rtd_timeline *tl, uint64_t track, int64_t ts, const char *name)
 	}
 	cj_ts(tl, "ts", ts);
 	cj_where(tl, k);
+	if (args && *args)
+		tl_put(tl, rtd_buf_puts(&tl->b, args));
 	tl_put(tl, rtd_buf_putc(&tl->b, '}'));
 	return tl->err;
 }

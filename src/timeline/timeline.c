@@ -228,7 +228,8 @@ void tl_track_free(struct tl_track *k)
 	free(k);
 }
 
-/* Keep @name as the name of the slice @k opens now (Chrome JSON). */
+/* Keep @name as the name of the slice @k opens now (Chrome JSON); its
+ * args follow the name's NUL once written (open_args()). */
 static int open_name(struct tl_track *k, const char *name)
 {
 	if (k->depth >= k->open_cap) {
@@ -240,8 +241,28 @@ static int open_name(struct tl_track *k, const char *name)
 		k->open = v;
 		k->open_cap = cap;
 	}
-	if (!(k->open[k->depth] = strdup(name)))
+	size_t n = strlen(name);
+	char *s = malloc(n + 2);
+	if (!s)
 		return -ENOMEM;
+	memcpy(s, name, n);
+	s[n] = s[n + 1] = 0; /* no args yet */
+	k->open[k->depth] = s;
+	return 0;
+}
+
+int tl_open_args(struct tl_track *k, const uint8_t *args, size_t len)
+{
+	if (!len || !k->depth || !k->open || !k->open[k->depth - 1])
+		return 0;
+	char *s = k->open[k->depth - 1];
+	size_t n = strlen(s);
+	char *v = realloc(s, n + 1 + len + 1);
+	if (!v)
+		return -ENOMEM;
+	memcpy(v + n + 1, args, len);
+	v[n + 1 + len] = 0;
+	k->open[k->depth - 1] = v;
 	return 0;
 }
 
@@ -277,7 +298,8 @@ int rtd_timeline_end(rtd_timeline *tl, uint64_t track, int64_t ts)
 		tl->last_ts = ts;
 	char *name = k->open && k->depth < k->open_cap ? k->open[k->depth] : NULL;
 	int err = tl->fmt == RTD_TIMELINE_FMT_PERFETTO ? pf_end(tl, track, ts)
-						       : cj_end(tl, track, ts, name);
+						       : cj_end(tl, track, ts, name,
+								name ? name + strlen(name) + 1 : NULL);
 	free(name);
 	if (name)
 		k->open[k->depth] = NULL;

@@ -99,7 +99,10 @@ void pf_free(rtd_timeline *tl);
 int cj_start(rtd_timeline *tl);
 int cj_track(rtd_timeline *tl, uint64_t id, const struct rtd_track *t);
 int cj_event(rtd_timeline *tl, enum tl_ev type, const struct rtd_tl_event *e);
-int cj_end(rtd_timeline *tl, uint64_t track, int64_t ts, const char *name);
+int cj_end(rtd_timeline *tl, uint64_t track, int64_t ts, const char *name, const char *args);
+/* Chrome JSON: keep a "B"'s args text (",\"args\":{...}") after the name
+ * of the slice @k opened last, for its "E" to repeat. Returns 0 or -ENOMEM. */
+int tl_open_args(struct tl_track *k, const uint8_t *args, size_t len);
 int cj_counter(rtd_timeline *tl, uint64_t track, int64_t ts, double v);
 int cj_sample(rtd_timeline *tl, uint64_t track, int64_t ts,
 	      const struct rtd_frame *frames, size_t n);

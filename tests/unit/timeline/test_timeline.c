@@ -670,6 +670,48 @@ static void chrome_json_end_names(void **state)
 	free(out);
 }
 
+/* An "E" repeats its slice's args: speedscope keys a frame by name and
+ * args, and of a "B" and an "E" at one time takes the "B" first only when
+ * their keys are equal, so a zero-length slice with args (a Go goroutine
+ * runnable for 0 ns, "where" its args) stayed open to the end of the
+ * profile; a slice without args gets an "E" without them. */
+static void chrome_json_end_args(void **state)
+{
+	(void)state;
+	char *out = NULL;
+	size_t olen = 0;
+	FILE *f = open_memstream(&out, &olen);
+	struct rtd_timeline_opts o = {.sz = sizeof(o),
+				      .format = RTD_TIMELINE_FMT_CHROME_JSON, .out = f};
+	rtd_timeline *tl = rtd_timeline_new(&o);
+	int64_t th = track(tl, RTD_TRACK_THREAD, 1, 1, "t", 0, NULL);
+	struct rtd_tl_arg args[] = {{.key = "where", .type = RTD_TL_STR, .s = "runtime.Gosched"},
+				    {.key = "n", .type = RTD_TL_INT, .i = -7}};
+	struct rtd_tl_event outer = ev((uint64_t)th, 1000, "outer");
+	struct rtd_tl_event e = ev((uint64_t)th, 1500, "runnable: yielded");
+	e.args = args;
+	e.nargs = 2;
+	assert_int_equal(rtd_timeline_begin(tl, &outer), 0);
+	assert_int_equal(rtd_timeline_begin(tl, &e), 0);
+	assert_int_equal(rtd_timeline_end(tl, (uint64_t)th, 1500), 0); /* zero length */
+	assert_int_equal(rtd_timeline_end(tl, (uint64_t)th, 2000), 0);
+	assert_int_equal(rtd_timeline_finish(tl), 0);
+	rtd_timeline_free(tl);
+	fclose(f);
+	const char *a = "\"args\":{\"where\":\"runtime.Gosched\",\"n\":-7}";
+	const char *b = strstr(out, "{\"ph\":\"B\",\"name\":\"runnable: yielded\"");
+	const char *end = strstr(out, "{\"ph\":\"E\",\"name\":\"runnable: yielded\"");
+	const char *oend = strstr(out, "{\"ph\":\"E\",\"name\":\"outer\"");
+	assert_non_null(b);
+	assert_non_null(end);
+	assert_non_null(oend);
+	const char *bargs = strstr(b, a), *eargs = strstr(end, a);
+	assert_true(bargs && bargs < end); /* the B's own */
+	assert_true(eargs && eargs < oend); /* repeated on its E */
+	assert_null(strstr(oend, "\"args\"")); /* outer had none */
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -677,6 +719,7 @@ int main(void)
 		cmocka_unit_test(perfetto),
 		cmocka_unit_test(chrome_json),
 		cmocka_unit_test(chrome_json_end_names),
+		cmocka_unit_test(chrome_json_end_args),
 		cmocka_unit_test(interning_generations),
 		cmocka_unit_test(incremental_time),
 		cmocka_unit_test(nettrace_named_samples),
