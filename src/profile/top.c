@@ -314,7 +314,8 @@ int rtd_profile_top_sorted(const rtd_profile *p, size_t type,
 		rows[i].dso = base_of(p->strs[rows[i].k.dso]);
 		rows[i].sym = p->strs[rows[i].k.sym];
 	}
-	qsort(rows, nrows, sizeof(*rows), sort_cmp);
+	if (nrows) /* none: rows is NULL, which qsort may not be given */
+		qsort(rows, nrows, sizeof(*rows), sort_cmp);
 	size_t k = nrows < max ? nrows : max;
 	for (size_t i = 0; i < k; i++)
 		out[i] = (struct rtd_profile_sort_entry){

@@ -929,7 +929,8 @@ static void emit_row(struct rows *r, int64_t start,
 /* Print the rows by start (equal starts as they came) and free them. */
 static void rows_flush(struct rows *r, FILE *f)
 {
-	qsort(r->v, r->n, sizeof(*r->v), cmp_out_row);
+	if (r->n) /* no rows: r->v is NULL, which qsort may not be given */
+		qsort(r->v, r->n, sizeof(*r->v), cmp_out_row);
 	for (size_t i = 0; i < r->n; i++) {
 		fwrite(r->v[i].text, 1, r->v[i].len, f);
 		free(r->v[i].text);
