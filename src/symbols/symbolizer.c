@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -726,15 +727,65 @@ int sym_open_in_root(pid_t pid, const char *path)
 	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
+/*
+ * The vDSO: no file holds it. Every process of this kernel and word size
+ * maps the same image, so ours stands for the target's (as perf copies
+ * the image it finds into its build-id cache): copied from our own
+ * mapping (AT_SYSINFO_EHDR, its extent from /proc/self/maps) into a
+ * memfd, read then as any ELF file. A mapping of another size (a 32-bit
+ * process's vDSO) keeps module+offset names.
+ */
+static int vdso_image_fd(uint64_t want_len)
+{
+	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	char *buf;
+	size_t len;
+	if (!base || read_path("/proc/self/maps", &buf, &len, 64u << 20))
+		return -1;
+	uint64_t start = 0, end = 0;
+	for (char *l = buf; l && l < buf + len;) {
+		char *e = memchr(l, '\n', (size_t)(buf + len - l));
+		size_t ll = e ? (size_t)(e - l) : (size_t)(buf + len - l);
+		if (ll > 6 && !memcmp(l + ll - 6, "[vdso]", 6)) {
+			unsigned long long a, b;
+			if (sscanf(l, "%llx-%llx", &a, &b) == 2)
+				start = a, end = b;
+			break;
+		}
+		l = e ? e + 1 : NULL;
+	}
+	free(buf);
+	if (start != base || end <= start || end - start != want_len)
+		return -1;
+	int fd = memfd_create("rtdiag-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	const char *img = (const char *)base;
+	size_t n = (size_t)(end - start), off = 0;
+	while (off < n) {
+		ssize_t w = write(fd, img + off, n - off);
+		if (w <= 0) {
+			close(fd);
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	return fd;
+}
+
 int32_t sym_map_object(rtd_symbolizer *s, struct sym_proc *p,
 		       struct sym_map *m)
 {
+	bool vdso = !strcmp(m->path, "[vdso]");
 	uint64_t key = m->ino ? rtd_hash_u64(m->dev * 0x100000001b3ull ^ m->ino)
 			      : rtd_hash_bytes(m->path, strlen(m->path));
+	if (vdso) /* one object per image size, whatever the process */
+		key ^= m->end - m->start;
 	int32_t id = obj_find(s, key);
 	if (id >= 0)
 		return id;
-	bool special = m->path[0] == '[';
+	int vfd = vdso ? vdso_image_fd(m->end - m->start) : -1;
+	bool special = m->path[0] == '[' && vfd < 0;
 	struct sym_obj *o = obj_new(special ? OBJ_SPECIAL : OBJ_FILE, m->path);
 	if (!o)
 		return -ENOMEM;
@@ -744,7 +795,9 @@ int32_t sym_map_object(rtd_symbolizer *s, struct sym_proc *p,
 	o->map_start = m->start;
 	o->map_limit = m->end;
 	o->map_pgoff = m->pgoff;
-	if (!special) {
+	if (vfd >= 0) {
+		o->fd = vfd;
+	} else if (!special) {
 		size_t pl = strlen(m->path);
 		if (ends_with(m->path, pl, " (deleted)")) {
 			char mf[96];

@@ -29,6 +29,14 @@ same g -g -F 999 -- "$FP" rounds=300
 same dwarf --call-graph dwarf -F 499 -- "$NOFP" rounds=150
 same z -z -g -F 999 -- "$FP" rounds=300
 same sched_switch -g -e sched:sched_switch -- sh -c 'for i in 1 2 3 4 5; do sleep 0.01; done'
+# the vDSO, which no file holds: a program that spends its time in
+# clock_gettime (rtdiag reads the kernel's image, as perf does)
+printf '%s\n' '#include <time.h>' 'int main(void) { struct timespec t; long s = 0;' \
+  '  for (long i = 0; i < 30000000; i++) { clock_gettime(CLOCK_MONOTONIC, &t); s += t.tv_nsec; }' \
+  '  return (int)(s & 1) * 0; }' > "$TMP/vd.c"
+gcc -O1 -fno-omit-frame-pointer "$TMP/vd.c" -o "$TMP/vd" || fail "cannot build vd"
+same vdso -g -F 999 -- "$TMP/vd"
+grep -q '__vdso_clock_gettime' "$TMP/vdso.folded" || fail "vdso: no vDSO frame named"
 EVENT=page-faults same two -g -e task-clock,page-faults -F 999 -- "$FP" rounds=300
 
 # perf report --no-children: each symbol's share of the period, as rtdiag

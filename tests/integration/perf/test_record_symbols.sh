@@ -84,4 +84,24 @@ rm -f app.del
 kill $dp; wait $dp 2>/dev/null
 grep -q gamma_fn del.txt || { cat del.txt; fail "deleted binary not named through /proc/PID/map_files"; }
 ok "a deleted binary is read through map_files"
+
+# 6. the vDSO: no file holds it; named from the kernel's image as perf
+# names it (a program that spends its time in clock_gettime)
+cat > vd.c <<'C'
+#include <time.h>
+int main(void)
+{
+	struct timespec t;
+	unsigned long s = 0;
+	for (long i = 0; i < 30000000; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		s += (unsigned long)t.tv_nsec;
+	}
+	return (int)(s & 1) * 0;
+}
+C
+gcc -O1 -g -fno-omit-frame-pointer vd.c -o vd || fail "cannot build vd"
+top -o vd.txt -- ./vd || { cat err.txt; fail "record of vd"; }
+grep -q '__vdso_clock_gettime' vd.txt || { cat vd.txt; fail "no vDSO frame named in a live record"; }
+ok "vDSO frames named in a live record (test_perf_data compares them with perf, sample for sample)"
 echo PASS
