@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/buf.h"
 #include "common/map.h"
 #include "perf/source_impl.h"
 #include "rtdiag/perf_source.h"
@@ -110,23 +111,21 @@ static int renamed(struct ps *s, uint64_t key, const char *name, const char **in
 	return rtd_perf_source_renamed(s->intern, &s->names, key, name, interned);
 }
 
-static int fill_sample(struct ps *s, const struct rtd_perf_profiler_sample *smp,
-		       struct rtd_record *rec)
+int rtd_perf_source_sample(rtd_intern *in, struct rtd_rec_frame **frames, size_t *cap,
+			   const struct rtd_perf_profiler_sample *smp, struct rtd_record *rec)
 {
 	size_t n = smp->nframes < RTD_INTERN_MAX_DEPTH ? smp->nframes : RTD_INTERN_MAX_DEPTH;
-	if (n > s->frames_cap) {
-		struct rtd_rec_frame *f = realloc(s->frames, n * sizeof(*f));
+	if (n) {
+		struct rtd_rec_frame *f = rtd_grow(*frames, cap, n, sizeof(*f), 64);
 		if (!f)
 			return -ENOMEM;
-		s->frames = f;
-		s->frames_cap = n;
+		*frames = f;
 	}
-	for (size_t i = 0; i < n; i++) {
-		s->frames[i].ip = smp->frames[i].addr;
-		s->frames[i].name = smp->frames[i].name;
-		s->frames[i].module = smp->frames[i].module;
-	}
-	int rc = rtd_intern_stack(s->intern, s->frames, n, &rec->stack);
+	for (size_t i = 0; i < n; i++)
+		(*frames)[i] = (struct rtd_rec_frame){.ip = smp->frames[i].addr,
+						      .name = smp->frames[i].name,
+						      .module = smp->frames[i].module};
+	int rc = rtd_intern_stack(in, *frames, n, &rec->stack);
 	if (rc < 0)
 		return rc;
 	rec->kind = RTD_REC_SAMPLE;
@@ -181,7 +180,8 @@ static int ps_next(void *impl, struct rtd_record *rec)
 			return 1;
 		default:
 			s->cur = NULL; /* the next call takes the next sample */
-			return (rc = fill_sample(s, smp, rec)) < 0 ? rc : 1;
+			return (rc = rtd_perf_source_sample(s->intern, &s->frames, &s->frames_cap,
+							   smp, rec)) < 0 ? rc : 1;
 		}
 	}
 }

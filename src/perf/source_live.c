@@ -134,23 +134,9 @@ static int on_sample(const struct rtd_perf_profiler_sample *smp, void *ctx)
 	}
 	size_t n = smp->nframes < RTD_INTERN_MAX_DEPTH ? smp->nframes : RTD_INTERN_MAX_DEPTH;
 	if (!smp->duration) {
-		if (n > s->frames_cap) {
-			struct rtd_rec_frame *f = realloc(s->frames, n * sizeof(*f));
-			if (!f)
-				return -ENOMEM;
-			s->frames = f;
-			s->frames_cap = n;
-		}
-		for (size_t i = 0; i < n; i++)
-			s->frames[i] = (struct rtd_rec_frame){.ip = smp->frames[i].addr,
-							      .name = smp->frames[i].name,
-							      .module = smp->frames[i].module};
-		if ((rc = rtd_intern_stack(s->intern, s->frames, n, &e.rec.stack)) < 0)
+		if ((rc = rtd_perf_source_sample(s->intern, &s->frames, &s->frames_cap, smp,
+						 &e.rec)) < 0)
 			return rc;
-		e.rec.kind = RTD_REC_SAMPLE;
-		e.rec.name = "cpu";
-		e.rec.value = 1;
-		e.rec.unit = "count";
 		return push(s, &e);
 	}
 	/* the first frame outside the kernel: where the thread waited */
