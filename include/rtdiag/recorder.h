@@ -86,7 +86,15 @@ enum rtd_recorder_flags {
  *             pointers)
  * @stack_bytes: user stack copied per sample with RTD_PERF_CG_DWARF (0:
  *               the sampler's default)
+ * @perf_data: a perf.data writer (rtdiag/perf_data.h; borrowed, its events
+ *             not given yet) that also gets the CPU profiler's records as
+ *             the kernel wrote them, from the start (its event and the
+ *             synthesized start-up records in rtd_recorder_new()), or NULL.
+ *             The caller finishes it after rtd_recorder_free(): `perf
+ *             script` and `perf report` read it. The off-CPU waits and the
+ *             runtime's events are not in it.
  */
+struct rtd_perf_data_writer;
 struct rtd_recorder_opts {
 	size_t sz;
 	pid_t pid;
@@ -99,6 +107,7 @@ struct rtd_recorder_opts {
 	const char *clrevents;
 	unsigned callgraph;
 	unsigned stack_bytes;
+	struct rtd_perf_data_writer *perf_data;
 };
 
 /**

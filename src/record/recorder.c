@@ -315,13 +315,20 @@ int rtd_recorder_new(const struct rtd_recorder_opts *o, rtd_recorder **out)
 	rtd_recorder *r = calloc(1, sizeof(*r));
 	if (!r)
 		return rec_err(NULL, -ENOMEM, "out of memory");
-	int rc = rtd_opts_copy(&r->o, sizeof(r->o), o, RTD_OPTS_END(rtd_recorder_opts, stack_bytes));
+	int rc = rtd_opts_copy(&r->o, sizeof(r->o), o, RTD_OPTS_END(rtd_recorder_opts, perf_data));
 	if (rc || r->o.pid <= 0) {
 		free(r);
 		return rec_err(NULL, -RTD_E_INVAL, "bad options (a pid is needed)");
 	}
 	if (!(r->o.flags & RTD_RECORDER_NO_CPU) && (rc = perf_open(r, false, &r->cpu)) < 0) {
 		rec_err(NULL, rc, "CPU samples: %s", rtd_perf_profiler_errmsg(NULL));
+		free(r);
+		return rc;
+	}
+	if (r->cpu && r->o.perf_data &&
+	    (rc = rtd_perf_profiler_write_data(r->cpu, r->o.perf_data)) < 0) {
+		rec_err(NULL, rc, "perf.data: %s", rtd_strerror(rc));
+		rtd_perf_profiler_free(r->cpu);
 		free(r);
 		return rc;
 	}

@@ -27,6 +27,7 @@
 #include "rtdiag/format.h"
 #include "rtdiag/gotrace_source.h"
 #include "rtdiag/ipc.h"
+#include "rtdiag/perf_data.h"
 #include "rtdiag/perf_source.h"
 #include "rtdiag/recorder.h"
 #include "rtdiag/timeline_records.h"
@@ -43,8 +44,9 @@ static const struct cli_opt record_opts[] = {
 	 "stop after TIME (1.5, 200ms, 00:01:00; default: Ctrl-C or the target's end)", 0, 0},
 	{O_OUT, "output", 'o', CLI_ARG_STR, CLI_OPT_REPEAT, "FILE",
 	 "the timeline, Perfetto (.pftrace, .perfetto-trace) or Chrome JSON (.json), "
-	 "or the CPU samples' profile (.folded, .pb.gz, .svg, .speedscope.json); "
-	 "up to 4 times, one recording", 0, 0},
+	 "or the CPU samples' profile (.folded, .pb.gz, .svg, .speedscope.json), "
+	 "or perf.data (.data: the CPU samples as perf record writes them, for "
+	 "perf script and perf report); up to 4 times, one recording", 0, 0},
 	{O_PROVIDERS, "providers", 0, CLI_ARG_STR, 0, "SPEC",
 	 ".NET: EventPipe providers added to the default ones (dotnet-trace's syntax)", 0, 0},
 	{O_CLREVENTS, "clrevents", 0, CLI_ARG_STR, 0, "NAMES",
@@ -111,6 +113,7 @@ struct rec_args {
 	const char *outs[REC_MAX_OUTS];
 	struct cli_format fmts[REC_MAX_OUTS];
 	size_t nouts;
+	int data_out; /* the index of the -o x.data, -1: none */
 	const char *providers;
 	const char *clrevents;
 	const char *gotrace;
@@ -166,15 +169,25 @@ static int parse(struct rec_args *a, int argc, char **argv)
 	/* .json is Chrome JSON (rtd_format_ext_of()'s table), a profile's
 	 * extension a profile: one pick each, so no refusal is printed for
 	 * the kind a file is not */
+	a->data_out = -1;
 	for (size_t i = 0; i < a->nouts; i++) {
 		const struct rtd_format_ext *x = rtd_format_ext_of(a->outs[i]);
+		if (x && x->format && !strcmp(x->format, "perf.data")) {
+			if (a->data_out >= 0)
+				return cli_cmd_usage(&record_cmd, "-o %s: one perf.data file "
+							       "a recording", a->outs[i]);
+			a->data_out = (int)i;
+			a->fmts[i].kind = 0; /* neither a timeline nor a profile */
+			continue;
+		}
 		bool profile = x && !(x->kind & RTD_FORMAT_TIMELINE);
 		if (cli_format_pick("record", NULL, a->outs[i],
 				    profile ? CLI_FMT_PROFILE : CLI_FMT_TIMELINE, NULL,
 				    &a->fmts[i]) < 0)
 			return cli_cmd_usage(&record_cmd,
-					     "-o %s: a timeline (.pftrace, .perfetto-trace, .json) "
-					     "or a profile (.folded, .pb.gz, .svg, .speedscope.json)",
+					     "-o %s: a timeline (.pftrace, .perfetto-trace, .json), "
+					     "a profile (.folded, .pb.gz, .svg, .speedscope.json) "
+					     "or perf.data (.data)",
 					     a->outs[i]);
 	}
 	return -1;
@@ -325,13 +338,32 @@ static int record_main(int argc, char **argv)
 		a.pid = pids[0];
 		flags |= RTD_RECORDER_CHILD;
 	}
+	/* -o x.data: the CPU profiler's records as they come, from the start;
+	 * the file is kept when the recording is (written after it ends) */
+	struct cli_out dout;
+	rtd_perf_data_writer *dw = NULL;
+	if (a.data_out >= 0) {
+		RTD_OPTS(rtd_perf_data_writer_opts, wo, .cmdline = "rtdiag record");
+		int e = cli_out_open(&dout, a.outs[a.data_out]) ? -EIO : 0;
+		if (!e && (e = rtd_perf_data_writer_new(dout.f, &wo, &dw)) != 0)
+			cli_out_abort(&dout);
+		if (e) {
+			if (a.cmd)
+				perf_child_abort(&child);
+			return e == -EIO ? CLI_FAIL : cli_fail("%s: %s", a.outs[a.data_out], rtd_strerror(e));
+		}
+	}
 	rtd_recorder *r = NULL;
 	RTD_OPTS(rtd_recorder_opts, ro, .pid = a.pid, .flags = flags, .freq = a.freq,
 		 .providers = a.providers, .clrevents = a.clrevents, .callgraph = a.cg,
-		 .stack_bytes = a.stack_bytes);
+		 .stack_bytes = a.stack_bytes, .perf_data = dw);
 	if (rtd_recorder_new(&ro, &r) < 0) {
 		if (a.cmd)
 			perf_child_abort(&child);
+		if (dw) {
+			rtd_perf_data_writer_finish(dw);
+			cli_out_abort(&dout);
+		}
 		return cli_fail("%s", rtd_recorder_errmsg(NULL));
 	}
 	struct outs o = {0};
@@ -386,9 +418,11 @@ static int record_main(int argc, char **argv)
 	}
 	if (a.cmd) {
 		int e = perf_child_go(&child);
-		if (e) {
+		if (e) { /* nothing to record: no file is written */
 			cli_fail("%s: cannot run: %s", a.cmd[0], strerror(e));
-			g_stop = 1;
+			waitpid(a.pid, NULL, 0);
+			rc = CLI_FAIL;
+			goto out;
 		}
 	}
 	/* what the recording goes without: the perf side's now, the
@@ -534,6 +568,17 @@ out:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	rtd_recorder_free(r); /* the session stopped, the perf map off */
+	if (dw) { /* every record is in: the sources are gone */
+		int e = rtd_perf_data_writer_finish(dw);
+		if (e || rc == CLI_FAIL) {
+			if (e)
+				cli_fail("%s: %s", a.outs[a.data_out], rtd_strerror(e));
+			cli_out_abort(&dout);
+			rc = CLI_FAIL;
+		} else if (cli_out_commit(&dout)) {
+			rc = CLI_FAIL;
+		}
+	}
 	rtd_perf_syscall_recorder_free(sysc);
 	rtd_gotrace_recorder_free(gor);
 	return rc;
