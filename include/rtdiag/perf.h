@@ -1231,6 +1231,8 @@ RTD_API int rtd_perf_profiler_take(struct rtd_perf_profiler *p,
  *            @time being when the thread left the CPU; 0 for a CPU sample
  * @state: off-CPU: the thread's state when it left ("S" sleep, "D" disk,
  *         "R" preempted, "T" other); NULL for a CPU sample
+ * @open: an off-CPU wait still going on when the recording stopped
+ *        (rtd_perf_profiler_close_waits()): @duration runs to the stop
  */
 struct rtd_perf_profiler_sample {
 	size_t sz;
@@ -1242,6 +1244,7 @@ struct rtd_perf_profiler_sample {
 	size_t nframes;
 	uint64_t duration;
 	const char *state;
+	bool open;
 };
 
 /**
@@ -1277,6 +1280,22 @@ typedef int (*rtd_perf_profiler_sample_fn)(
 RTD_API int rtd_perf_profiler_each_sample(struct rtd_perf_profiler *p,
 					  rtd_perf_profiler_sample_fn fn,
 					  void *ctx);
+
+/**
+ * rtd_perf_profiler_close_waits - the off-CPU waits still going on, kept
+ * as if they ended at @end_ns (a recording's stop)
+ * @p: an off-CPU profiler (RTD_PERF_PROF_OFF_CPU), between runs
+ * @end_ns: the stop's time, on the samples' clock (CLOCK_MONOTONIC)
+ *
+ * A thread that left the CPU during the recording and was not back at its
+ * stop would otherwise leave no trace of its wait: each such wait is
+ * counted in the call tree and kept (RTD_PERF_PROF_KEEP_SAMPLES) with
+ * @open set, from its switch-out to @end_ns. The waits are then no longer
+ * pending (a later switch-in is not paired).
+ *
+ * Returns: the number of waits closed, 0 for a CPU profiler, or -EIO.
+ */
+RTD_API int rtd_perf_profiler_close_waits(struct rtd_perf_profiler *p, uint64_t end_ns);
 
 /**
  * rtd_perf_profiler_drain - the samples kept since the last drain, then

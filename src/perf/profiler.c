@@ -121,9 +121,10 @@ struct rtd_perf_profiler {
 struct kept_sample {
 	uint64_t time;
 	uint32_t node;
-	uint32_t pad;
+	uint32_t flags; /* KEPT_OPEN */
 	uint64_t dur;
 };
+#define KEPT_OPEN 1u /* a wait closed at the stop (rtd_perf_profiler_close_waits) */
 
 static _Thread_local char new_errmsg[1024];
 
@@ -356,6 +357,30 @@ static int on_sample(struct rtd_perf_profiler *p, const struct rtd_perf_sample *
 }
 
 /* ---- off-CPU ---------------------------------------------------------------- */
+
+int rtd_perf_profiler_close_waits(struct rtd_perf_profiler *p, uint64_t end_ns)
+{
+	if (!p || !p->offcpu)
+		return 0;
+	int n = 0;
+	size_t it = 0;
+	uint32_t tid;
+	struct offcpu_pending *w;
+	while (offcpu_next(&p->oc, &it, &tid, &w)) {
+		uint64_t out = w->out_ns, node = w->node;
+		w->out_ns = 0; /* no longer pending */
+		if (!node || end_ns <= out)
+			continue;
+		uint64_t d = end_ns - out;
+		p->nodes[node].count++;
+		p->nodes[node].period += d;
+		struct kept_sample k = {out, (uint32_t)node, KEPT_OPEN, d};
+		if (p->kept && fwrite(&k, sizeof(k), 1, p->kept) != 1)
+			return prof_err(p, -EIO, "keeping a sample: %s", strerror(errno));
+		n++;
+	}
+	return n;
+}
 
 static unsigned state_bit(unsigned state)
 {
@@ -1276,6 +1301,7 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 			smp.nframes = ns;
 			smp.duration = buf[i].dur;
 			smp.state = state;
+			smp.open = buf[i].flags & KEPT_OPEN;
 			if (t) {
 				smp.pid = t->pid;
 				smp.tid = t->tid;

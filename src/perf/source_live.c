@@ -36,7 +36,7 @@
 
 struct pl_entry {
 	struct rtd_record rec;
-	struct rtd_field f[2]; /* a wait's "state" and "in" */
+	struct rtd_field f[3]; /* a wait's "state", "in" and "open" */
 };
 
 struct pl {
@@ -160,6 +160,8 @@ static int on_sample(const struct rtd_perf_profiler_sample *smp, void *ctx)
 	e.f[0] = (struct rtd_field){.name = "state", .type = RTD_FIELD_STR, .s = state};
 	e.f[1] = (struct rtd_field){.name = "in", .type = RTD_FIELD_STR, .s = where};
 	e.rec.nfields = 2;
+	if (smp->open) /* still waiting at the stop: it ends there */
+		e.f[e.rec.nfields++] = (struct rtd_field){.name = "open", .type = RTD_FIELD_I64, .i = 1};
 	return push(s, &e);
 }
 
@@ -181,6 +183,15 @@ static void *runner(void *arg)
 		int rc = rtd_perf_profiler_run(s->p);
 		bool cut = atomic_exchange(&s->ticked, 0);
 		int64_t at = atomic_load(&s->tick_ns);
+		/* the last window: a thread still off the CPU waits until the
+		 * stop (else its wait, begun in the recording, is lost) */
+		int cw = rc >= 0 && stop_asked(s)
+				 ? rtd_perf_profiler_close_waits(s->p, (uint64_t)rtd_now_ns())
+				 : 0;
+		if (cw < 0) {
+			end_with(s, cw, rtd_perf_profiler_errmsg(s->p));
+			return NULL;
+		}
 		int dr = rtd_perf_profiler_drain(s->p, on_sample, s);
 		if (dr == -RTD_E_STOPPED) {
 			end_with(s, 0, NULL);
