@@ -190,6 +190,31 @@ RTD_API bool rtd_perf_syscall_recorder_done(const rtd_perf_syscall_recorder *r);
 RTD_API void rtd_perf_syscall_recorder_free(rtd_perf_syscall_recorder *r);
 
 /**
+ * rtd_perf_source_syscalls_live - a recorder's system calls as a live
+ * record source
+ * @r: a recorder made with rtd_perf_syscall_recorder_new(), not started:
+ *     the source runs it (rtd_perf_syscall_recorder_start() and _stop()
+ *     then do nothing); borrowed: it must outlive the source
+ * @opts: options (window_ms, max_records, stop: as rtd_perf_source_live()'s)
+ * @err: gets the error when NULL is returned (may be NULL)
+ *
+ * The live form of rtd_perf_source_syscalls(), for `rtdiag record
+ * --syscalls`: the tracing is cut every window, and the calls that
+ * completed in it are handed over as whole slices (RTD_REC_SLICE: the
+ * record's time is the call's exit, @dur its length; name, category and
+ * fields as rtd_perf_source_syscalls() gives them), in the order they
+ * ended, each thread named (RTD_REC_THREAD) before its first call and
+ * again when renamed. Memory follows one window, not the recording.
+ * Watermarks and the end: as rtd_perf_source_live()'s.
+ *
+ * Returns: the source, or NULL: -RTD_E_INVAL, -RTD_E_STATE (@r started,
+ * or given to another source), -ENOMEM, a thread's -errno.
+ */
+RTD_API rtd_source *rtd_perf_source_syscalls_live(rtd_perf_syscall_recorder *r,
+						  const struct rtd_perf_source_opts *opts,
+						  int *err);
+
+/**
  * rtd_perf_source_syscalls - a stopped recorder's system calls as a record source
  * @r: the recorder, stopped; borrowed: it must outlive the source
  * @opts: options, or NULL

@@ -64,6 +64,10 @@ enum rtd_recorder_flags {
 	RTD_RECORDER_CHILD = 1u << 3,
 	/* off-CPU waits of every state, preempted (R) ones too */
 	RTD_RECORDER_PREEMPTED = 1u << 4,
+	/* every system call as a slice (raw_syscalls tracepoints: root,
+	 * CAP_PERFMON or kernel.perf_event_paranoid <= 1), a live source
+	 * "perf-syscalls" (rtd_perf_source_syscalls_live()) */
+	RTD_RECORDER_SYSCALLS = 1u << 5,
 };
 
 /**
@@ -207,8 +211,12 @@ struct rtd_recorder_source_opts {
 RTD_API int rtd_recorder_add_source(rtd_recorder *r, rtd_source *src,
 				    const struct rtd_recorder_source_opts *opts);
 
-/* Sources of one recording at most. */
+/* Sources of one recording at most (rtd_recorder_add_source()). */
 #define RTD_RECORDER_MAX_SOURCES 16
+/* Streams a recording merges at most: its own (CPU samples, off-CPU
+ * waits, EventPipe, system calls) and the added sources: a bound on a
+ * record's @source. */
+#define RTD_RECORDER_MAX_STREAMS (RTD_RECORDER_MAX_SOURCES + 4)
 
 /**
  * rtd_recorder_start - start every source

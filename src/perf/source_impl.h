@@ -26,4 +26,18 @@ struct rtd_perf_profiler_sample;
 int rtd_perf_source_sample(rtd_intern *in, struct rtd_rec_frame **frames, size_t *cap,
 			   const struct rtd_perf_profiler_sample *smp, struct rtd_record *rec);
 
+/* The live system calls' source (source_live.c) over a recorder
+ * (source_syscalls.c): run its monitor until stopped; hand over the calls
+ * completed since the last drain, as RTD_REC_SLICE records in the order
+ * they ended (@comm: the thread's interned name, or NULL), then forget
+ * them. */
+struct rtd_perf_syscall_recorder;
+typedef int (*rtd_perf_syscall_drain_fn)(void *ctx, const struct rtd_record *rec,
+					 const char *comm);
+int rtd_perf_syscall_recorder_claim(struct rtd_perf_syscall_recorder *r); /* 0 or -RTD_E_STATE */
+int rtd_perf_syscall_recorder_run(struct rtd_perf_syscall_recorder *r);
+struct rtd_perf_monitor *rtd_perf_syscall_recorder_monitor(struct rtd_perf_syscall_recorder *r);
+int rtd_perf_syscall_recorder_drain(struct rtd_perf_syscall_recorder *r,
+				    rtd_perf_syscall_drain_fn fn, void *ctx);
+
 #endif /* RTD_PERF_SOURCE_IMPL_H */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * source_live.c - a perf profiler as a live record source
- * (rtdiag/perf_source.h, rtd_perf_source_live()).
+ * source_live.c - a perf profiler, or a system calls' recorder, as a live
+ * record source (rtdiag/perf_source.h, rtd_perf_source_live(),
+ * rtd_perf_source_syscalls_live()).
  *
  * Two threads of the source's own: the runner runs the profiler, and
  * between two runs drains what it kept (rtd_perf_profiler_drain(): named,
@@ -40,7 +41,8 @@ struct pl_entry {
 };
 
 struct pl {
-	struct rtd_perf_profiler *p;
+	struct rtd_perf_profiler *p;          /* one of these two */
+	struct rtd_perf_syscall_recorder *sr;
 	struct rtd_perf_source_opts o;
 	rtd_intern *intern;    /* the runner's */
 	rtd_map names;         /* the runner's: tid -> name; pid | 1 << 63 -> process */
@@ -76,6 +78,16 @@ static void ring_bell(struct pl *s)
 static bool stop_asked(const struct pl *s)
 {
 	return s->o.stop && *s->o.stop;
+}
+
+static struct rtd_perf_monitor *pl_monitor(struct pl *s)
+{
+	return s->p ? rtd_perf_profiler_monitor(s->p) : rtd_perf_syscall_recorder_monitor(s->sr);
+}
+
+static const char *pl_errmsg(struct pl *s)
+{
+	return s->p ? rtd_perf_profiler_errmsg(s->p) : rtd_perf_syscall_recorder_errmsg(s->sr);
 }
 
 /* Queue one record (waits while the ring is full). Returns 0, or
@@ -165,6 +177,35 @@ static int on_sample(const struct rtd_perf_profiler_sample *smp, void *ctx)
 	return push(s, &e);
 }
 
+/* A system call's slice (rtd_perf_syscall_recorder_drain()), its thread
+ * named first and again when renamed. */
+static int on_call(void *ctx, const struct rtd_record *rec, const char *comm)
+{
+	struct pl *s = ctx;
+	struct pl_entry e;
+	const char *name;
+	int rc;
+	memset(&e, 0, sizeof(e));
+	if (comm) {
+		if ((rc = renamed(s, (uint64_t)rec->tid, comm, &name)) < 0)
+			return rc;
+		if (rc) {
+			e.rec = (struct rtd_record){.kind = RTD_REC_THREAD, .ts = rec->ts,
+						    .mono = rec->mono, .pid = rec->pid,
+						    .tid = rec->tid, .name = name};
+			if ((rc = push(s, &e)) < 0)
+				return rc;
+		}
+	}
+	e.rec = *rec;
+	e.rec.fields = NULL;
+	if (e.rec.nfields > 3)
+		e.rec.nfields = 3;
+	for (size_t i = 0; i < e.rec.nfields; i++)
+		e.f[i] = rec->fields[i];
+	return push(s, &e);
+}
+
 static void end_with(struct pl *s, int rc, const char *msg)
 {
 	pthread_mutex_lock(&s->mu);
@@ -180,25 +221,26 @@ static void *runner(void *arg)
 {
 	struct pl *s = arg;
 	for (;;) {
-		int rc = rtd_perf_profiler_run(s->p);
+		int rc = s->p ? rtd_perf_profiler_run(s->p) : rtd_perf_syscall_recorder_run(s->sr);
 		bool cut = atomic_exchange(&s->ticked, 0);
 		int64_t at = atomic_load(&s->tick_ns);
 		/* the last window: a thread still off the CPU waits until the
 		 * stop (else its wait, begun in the recording, is lost) */
-		int cw = rc >= 0 && stop_asked(s)
+		int cw = s->p && rc >= 0 && stop_asked(s)
 				 ? rtd_perf_profiler_close_waits(s->p, (uint64_t)rtd_now_ns())
 				 : 0;
 		if (cw < 0) {
-			end_with(s, cw, rtd_perf_profiler_errmsg(s->p));
+			end_with(s, cw, pl_errmsg(s));
 			return NULL;
 		}
-		int dr = rtd_perf_profiler_drain(s->p, on_sample, s);
+		int dr = s->p ? rtd_perf_profiler_drain(s->p, on_sample, s)
+			      : rtd_perf_syscall_recorder_drain(s->sr, on_call, s);
 		if (dr == -RTD_E_STOPPED) {
 			end_with(s, 0, NULL);
 			return NULL;
 		}
 		if (dr < 0 || rc < 0) {
-			end_with(s, dr < 0 ? dr : rc, rtd_perf_profiler_errmsg(s->p));
+			end_with(s, dr < 0 ? dr : rc, pl_errmsg(s));
 			return NULL;
 		}
 		pthread_mutex_lock(&s->mu);
@@ -235,7 +277,7 @@ static void *ticker(void *arg)
 			continue;
 		atomic_store(&s->tick_ns, (int64_t)rtd_now_ns());
 		atomic_store(&s->ticked, 1);
-		rtd_perf_monitor_stop(rtd_perf_profiler_monitor(s->p), false);
+		rtd_perf_monitor_stop(pl_monitor(s), false);
 	}
 	pthread_mutex_unlock(&s->mu);
 	return NULL;
@@ -302,7 +344,7 @@ static void pl_free(void *impl)
 	if (s->run_started) {
 		/* a stop asked while the runner drained is not lost: the
 		 * runner looks at quit after every run */
-		rtd_perf_monitor_stop(rtd_perf_profiler_monitor(s->p), false);
+		rtd_perf_monitor_stop(pl_monitor(s), false);
 		pthread_join(s->runner, NULL);
 	}
 	pthread_mutex_destroy(&s->mu);
@@ -326,11 +368,11 @@ static const struct rtd_source_ops pl_ops = {
 	.fd = pl_fd,
 };
 
-rtd_source *rtd_perf_source_live(struct rtd_perf_profiler *p,
-				 const struct rtd_perf_source_opts *opts, int *err)
+static rtd_source *live_new(struct rtd_perf_profiler *p, struct rtd_perf_syscall_recorder *sr,
+			    const struct rtd_perf_source_opts *opts, int *err)
 {
 	struct pl *s = NULL;
-	int rc = p ? 0 : -RTD_E_INVAL;
+	int rc = p || sr ? 0 : -RTD_E_INVAL;
 	if (!rc && !(s = calloc(1, sizeof(*s))))
 		rc = -ENOMEM;
 	if (!rc)
@@ -343,6 +385,7 @@ rtd_source *rtd_perf_source_live(struct rtd_perf_profiler *p,
 		return NULL;
 	}
 	s->p = p;
+	s->sr = sr;
 	s->efd = -1;
 	s->wm = INT64_MIN;
 	if (!s->o.window_ms)
@@ -371,4 +414,22 @@ rtd_source *rtd_perf_source_live(struct rtd_perf_profiler *p,
 			*err = rc < 0 ? rc : -ENOMEM;
 	}
 	return src;
+}
+
+rtd_source *rtd_perf_source_live(struct rtd_perf_profiler *p,
+				 const struct rtd_perf_source_opts *opts, int *err)
+{
+	return live_new(p, NULL, opts, err);
+}
+
+rtd_source *rtd_perf_source_syscalls_live(rtd_perf_syscall_recorder *r,
+					  const struct rtd_perf_source_opts *opts, int *err)
+{
+	int rc = r ? rtd_perf_syscall_recorder_claim(r) : -RTD_E_INVAL;
+	if (rc) { /* started, or another source's */
+		if (err)
+			*err = rc;
+		return NULL;
+	}
+	return live_new(NULL, r, opts, err);
 }

@@ -189,6 +189,91 @@ void rtd_perf_syscall_recorder_free(rtd_perf_syscall_recorder *r)
 	free(r);
 }
 
+/* ---- live: the calls of each window (source_live.c) ------------------------ */
+
+int rtd_perf_syscall_recorder_claim(rtd_perf_syscall_recorder *r)
+{
+	if (r->started)
+		return -RTD_E_STATE;
+	r->started = r->joined = true; /* start() and stop() leave it alone */
+	return 0;
+}
+
+int rtd_perf_syscall_recorder_run(rtd_perf_syscall_recorder *r)
+{
+	int rc = rtd_perf_monitor_run(r->m, on_record, r);
+	if (rc)
+		snprintf(r->msg, sizeof(r->msg), "%s",
+			 rtd_perf_monitor_errmsg(r->m)[0] ? rtd_perf_monitor_errmsg(r->m)
+							  : rtd_strerror(rc));
+	return rc;
+}
+
+struct rtd_perf_monitor *rtd_perf_syscall_recorder_monitor(rtd_perf_syscall_recorder *r)
+{
+	return r->m;
+}
+
+static int by_exit(const void *a, const void *b)
+{
+	const struct call *x = a, *y = b;
+	if (x->exit != y->exit)
+		return x->exit < y->exit ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* @rec as a call's slice: its name ("syscall_N" when the table has none),
+ * category "syscall", fields "ret" and, for an error, "errno" (in @f). */
+static int call_slice(rtd_perf_syscall_recorder *r, const struct call *c,
+		      struct rtd_record *rec, struct rtd_field f[2])
+{
+	rec->name = rtd_perf_syscall_name(r->sc, c->nr);
+	if (!rec->name) {
+		char unknown[32];
+		snprintf(unknown, sizeof(unknown), "syscall_%d", (int)c->nr);
+		int rc = rtd_intern_string(r->intern, unknown, strlen(unknown), &rec->name);
+		if (rc < 0)
+			return rc;
+	}
+	rec->category = "syscall";
+	f[0] = (struct rtd_field){.name = "ret", .type = RTD_FIELD_I64, .i = c->ret};
+	rec->fields = f;
+	rec->nfields = 1;
+	if (c->ret < 0 && c->ret >= -SR_MAX_ERRNO) {
+		const char *e = strerrorname_np((int)-c->ret);
+		f[1] = (struct rtd_field){.name = "errno", .type = RTD_FIELD_STR, .s = e ? e : "?"};
+		rec->nfields = 2;
+	}
+	return 0;
+}
+
+int rtd_perf_syscall_recorder_drain(rtd_perf_syscall_recorder *r, rtd_perf_syscall_drain_fn fn,
+				    void *ctx)
+{
+	if (r->n) /* completed in this window: in the order they ended */
+		qsort(r->v, r->n, sizeof(*r->v), by_exit);
+	int rc = 0;
+	for (size_t i = 0; i < r->n && !rc; i++) {
+		const struct call *c = &r->v[i];
+		struct rtd_record rec = {.kind = RTD_REC_SLICE, .pid = c->pid, .tid = c->tid};
+		struct rtd_field f[2];
+		rec.ts = rec.mono = c->exit; /* use_clockid: CLOCK_MONOTONIC */
+		rec.dur = c->exit - c->enter;
+		if (!(rc = call_slice(r, c, &rec, f)))
+			rc = fn(ctx, &rec, c->comm);
+	}
+	r->n = 0; /* memory follows one window */
+	if (!rc && r->dropped) {
+		char msg[160];
+		snprintf(msg, sizeof(msg),
+			 "more than %u system calls in one window: %llu not kept",
+			 RTD_PERF_SOURCE_MAX_SYSCALLS, (unsigned long long)r->dropped);
+		snprintf(r->msg, sizeof(r->msg), "%s", msg);
+		return -RTD_E_CAP;
+	}
+	return rc;
+}
+
 /* ---- the source ------------------------------------------------------------ */
 
 struct point {
@@ -204,7 +289,6 @@ struct ss {
 	struct point *v;
 	size_t n, at;
 	bool named; /* the point at @at has had its THREAD record */
-	char unknown[32];
 	struct rtd_field f[2];
 };
 
@@ -250,24 +334,9 @@ static int ss_next(void *impl, struct rtd_record *rec)
 			return 1;
 		}
 		rec->kind = RTD_REC_SLICE_BEGIN;
-		rec->name = rtd_perf_syscall_name(r->sc, c->nr);
-		if (!rec->name) {
-			snprintf(s->unknown, sizeof(s->unknown), "syscall_%d", (int)c->nr);
-			int rc = rtd_intern_string(r->intern, s->unknown, strlen(s->unknown),
-						   &rec->name);
-			if (rc < 0)
-				return rc;
-		}
-		rec->category = "syscall";
-		s->f[0] = (struct rtd_field){.name = "ret", .type = RTD_FIELD_I64, .i = c->ret};
-		rec->fields = s->f;
-		rec->nfields = 1;
-		if (c->ret < 0 && c->ret >= -SR_MAX_ERRNO) {
-			const char *e = strerrorname_np((int)-c->ret);
-			s->f[1] = (struct rtd_field){.name = "errno", .type = RTD_FIELD_STR,
-						     .s = e ? e : "?"};
-			rec->nfields = 2;
-		}
+		int rc = call_slice(r, c, rec, s->f);
+		if (rc < 0)
+			return rc;
 		return 1;
 	}
 	if (r->dropped) {

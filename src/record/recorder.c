@@ -225,13 +225,14 @@ struct added {
 struct rtd_recorder {
 	struct rtd_recorder_opts o;
 	struct rtd_perf_profiler *cpu, *off;
+	struct rtd_perf_syscall_recorder *sysc;
 	struct ep *ep;            /* owned by its source once started */
 	bool dotnet;
 	struct added add[RTD_RECORDER_MAX_SOURCES];
 	size_t nadd;
-	rtd_source *srcs[RTD_RECORDER_MAX_SOURCES + 3];
-	const char *names[RTD_RECORDER_MAX_SOURCES + 3];
-	int kind[RTD_RECORDER_MAX_SOURCES + 3]; /* what each merged source is */
+	rtd_source *srcs[RTD_RECORDER_MAX_STREAMS];
+	const char *names[RTD_RECORDER_MAX_STREAMS];
+	int kind[RTD_RECORDER_MAX_STREAMS]; /* what each merged source is */
 	size_t n;
 	uint64_t runtime;
 	rtd_source *merge, *out;
@@ -246,7 +247,7 @@ struct rtd_recorder {
 	char warn[1024];
 };
 
-enum { K_CPU = 1, K_OFF, K_EP, K_ADDED };
+enum { K_CPU = 1, K_OFF, K_EP, K_SYS, K_ADDED };
 
 static _Thread_local char new_err[512];
 
@@ -338,6 +339,19 @@ int rtd_recorder_new(const struct rtd_recorder_opts *o, rtd_recorder **out)
 			"CAP_PERFMON or kernel.perf_event_paranoid <= 1)",
 		     rtd_perf_profiler_errmsg(NULL));
 		r->off = NULL;
+	}
+	if (r->o.flags & RTD_RECORDER_SYSCALLS) {
+		pid_t pids[1] = {r->o.pid};
+		RTD_OPTS(rtd_perf_syscall_recorder_opts, so, .pids = pids, .npids = 1,
+			 .flags = (r->o.flags & RTD_RECORDER_CHILD) ? RTD_PERF_SCREC_ENABLE_ON_EXEC : 0);
+		if ((rc = rtd_perf_syscall_recorder_new(&so, &r->sysc)) < 0) {
+			char msg[256];
+			snprintf(msg, sizeof(msg), "%s", rtd_perf_syscall_recorder_errmsg(NULL));
+			rtd_recorder_free(r);
+			return rec_err(NULL, rc, "system calls: %s (they need tracefs and the right "
+				       "to read tracepoints: root, CAP_PERFMON or "
+				       "kernel.perf_event_paranoid <= 1)", msg);
+		}
 	}
 	if (r->cpu && rtd_perf_monitor_user_only(rtd_perf_profiler_monitor(r->cpu))) {
 		add_warn(r, "user space only: kernel.perf_event_paranoid allows this user no "
@@ -493,6 +507,11 @@ int rtd_recorder_start(rtd_recorder *r)
 			return rec_err(r, err, "the off-CPU source: %s", rtd_strerror(err));
 		put(r, s, "perf-offcpu", K_OFF, false);
 	}
+	if (r->sysc) {
+		if (!(s = rtd_perf_source_syscalls_live(r->sysc, &po, &err)))
+			return rec_err(r, err, "the system calls' source: %s", rtd_strerror(err));
+		put(r, s, "perf-syscalls", K_SYS, false);
+	}
 	RTD_OPTS(rtd_source_thread_opts, to, .max_records = r->o.queue_records,
 		 .lag_ns = r->o.lag_ns);
 	if (r->ep) {
@@ -620,6 +639,7 @@ void rtd_recorder_free(rtd_recorder *r)
 		ep_free(r->ep);
 	for (size_t i = 0; i < r->nadd; i++)
 		rtd_source_free(r->add[i].src);
+	rtd_perf_syscall_recorder_free(r->sysc); /* its source, which ran it, is gone */
 	rtd_perf_profiler_free(r->cpu); /* the .NET perf map it switched on: off */
 	rtd_perf_profiler_free(r->off);
 	if ((r->o.flags & RTD_RECORDER_CHILD) && !(r->o.flags & RTD_RECORDER_NO_DOTNET) &&

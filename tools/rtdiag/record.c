@@ -95,8 +95,8 @@ static const struct cli_cmd record_cmd = {
 	"(the EventPipe session, the perf map) is switched off at the end, after\n"
 	"--duration, the target's end, Ctrl-C or SIGTERM.\n"
 	"Exit 3: the target ended before --duration, or --go-trace gave no trace;\n"
-	"what came is written. --syscalls and --go-trace records follow the live\n"
-	"stream in the file, written when the recording ends.\n"
+	"what came is written. --go-trace records follow the live stream in the\n"
+	"file, written when the recording ends.\n"
 	"\n"
 	"examples:\n"
 	"  rtdiag record -p 4242 -d 10 -o t.pftrace          # ui.perfetto.dev\n"
@@ -327,7 +327,8 @@ static int record_main(int argc, char **argv)
 	pid_t pids[CLI_MAX_PIDS] = {a.pid};
 	size_t npids = a.pid ? 1 : 0;
 	struct perf_child child = {0};
-	unsigned flags = a.no_dotnet ? RTD_RECORDER_NO_DOTNET : 0;
+	unsigned flags = (a.no_dotnet ? RTD_RECORDER_NO_DOTNET : 0) |
+			 (a.syscalls ? RTD_RECORDER_SYSCALLS : 0);
 	if (a.cmd) {
 		/* a .NET COMMAND writes its JIT frames' names for perf (its
 		 * runtime is not up yet to be asked over the diagnostics IPC) */
@@ -367,28 +368,13 @@ static int record_main(int argc, char **argv)
 		return cli_fail("%s", rtd_recorder_errmsg(NULL));
 	}
 	struct outs o = {0};
-	rtd_perf_syscall_recorder *sysc = NULL;
 	rtd_gotrace_recorder *gor = NULL;
 	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	/* --syscalls and --go-trace: recorded beside the live stream, their
-	 * records written after it when the recording ends (viewers order a
-	 * file's events by time) */
-	if (a.syscalls) {
-		RTD_OPTS(rtd_perf_syscall_recorder_opts, so, .pids = pids, .npids = 1,
-			 .flags = a.cmd ? RTD_PERF_SCREC_ENABLE_ON_EXEC : 0);
-		if (rtd_perf_syscall_recorder_new(&so, &sysc) ||
-		    rtd_perf_syscall_recorder_start(sysc)) {
-			cli_fail("--syscalls: %s (they need tracefs and the right to read "
-				 "tracepoints: root, CAP_PERFMON or kernel.perf_event_paranoid <= 1)",
-				 rtd_perf_syscall_recorder_errmsg(sysc));
-			if (a.cmd)
-				perf_child_abort(&child);
-			rc = CLI_FAIL;
-			goto out;
-		}
-	}
+	/* --go-trace: recorded beside the live stream, its records written
+	 * after it when the recording ends (viewers order a file's events by
+	 * time) */
 	if (a.gotrace) {
 		/* the program traces as long as the recording, or until cut */
 		RTD_OPTS(rtd_gotrace_recorder_opts, go, .host = a.gotrace, .pid = (uint32_t)a.pid,
@@ -430,10 +416,11 @@ static int record_main(int argc, char **argv)
 	const char *w = rtd_recorder_warnings(r);
 	size_t warned = strlen(w);
 	say_lines(w);
-	bool off = false, ep = false;
+	bool off = false, ep = false, sysc = false;
 	for (uint32_t i = 0; rtd_recorder_source_name(r, i); i++) {
 		off |= !strcmp(rtd_recorder_source_name(r, i), "perf-offcpu");
 		ep |= !strcmp(rtd_recorder_source_name(r, i), "eventpipe");
+		sysc |= !strcmp(rtd_recorder_source_name(r, i), "perf-syscalls");
 	}
 	fprintf(stderr, "rtdiag: recording pid %d: CPU samples%s%s%s%s; %s\n", (int)a.pid,
 		off ? ", off-CPU waits" : "", sysc ? ", system calls" : "", gor ? ", Go trace" : "",
@@ -445,7 +432,7 @@ static int record_main(int argc, char **argv)
 	 * end: at the target's end by themselves, or after the stop asked
 	 * at --duration, Ctrl-C or SIGTERM */
 	rtd_source *s = rtd_recorder_source(r);
-	uint64_t counts[RTD_RECORDER_MAX_SOURCES + 3][RTD_REC_KINDS] = {{0}};
+	uint64_t counts[RTD_RECORDER_MAX_STREAMS][RTD_REC_KINDS] = {{0}};
 	double t0 = now_s(), stopped_at = 0;
 	bool stopping = false;
 	int wrc = 0, got;
@@ -453,7 +440,7 @@ static int record_main(int argc, char **argv)
 	for (;;) {
 		got = rtd_source_next(s, &rec);
 		if (got == 1) {
-			if (rec->source < RTD_RECORDER_MAX_SOURCES + 3)
+			if (rec->source < RTD_RECORDER_MAX_STREAMS)
 				counts[rec->source][rec->kind]++;
 			for (size_t i = 0; i < o.n && wrc == 0; i++)
 				wrc = rtd_timeline_records_add(o.c[i], rec);
@@ -516,19 +503,14 @@ static int record_main(int argc, char **argv)
 	    rtd_gotrace_recorder_errmsg(gor)[0])
 		fprintf(stderr, "rtdiag: --go-trace: %s (keeping what came)\n",
 			rtd_gotrace_recorder_errmsg(gor));
-	if (sysc && rtd_perf_syscall_recorder_stop(sysc))
-		fprintf(stderr, "rtdiag: --syscalls: %s (keeping what came)\n",
-			rtd_perf_syscall_recorder_errmsg(sysc));
 	bool go_missing = false;
-	if (wrc == 0 && (sysc || gor)) {
-		rtd_source *after[2];
+	if (wrc == 0 && gor) {
+		rtd_source *after[1];
 		size_t na = 0;
 		int err = 0;
-		if (sysc && (after[na] = rtd_perf_source_syscalls(sysc, NULL, &err)))
+		if ((after[na] = rtd_gotrace_recorder_source(gor, &err)))
 			na++;
-		if (gor && (after[na] = rtd_gotrace_recorder_source(gor, &err)))
-			na++;
-		else if (gor)
+		else
 			go_missing = true; /* the capture said why */
 		rtd_source *m = rtd_source_merge(after, na, NULL);
 		const struct rtd_record *ar;
@@ -579,7 +561,6 @@ out:
 			rc = CLI_FAIL;
 		}
 	}
-	rtd_perf_syscall_recorder_free(sysc);
 	rtd_gotrace_recorder_free(gor);
 	return rc;
 }

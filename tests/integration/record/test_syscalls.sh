@@ -46,18 +46,10 @@ for l in open(sys.argv[2]):
         print("FAIL: strace line not understood:", l.strip()); sys.exit(1)
 pid = st[0][0]
 assert all(s[0] == pid for s in st), "strace traced more than the program"
-# slices on the program's thread: B/E pair by a stack per thread (off-CPU
-# waits nest inside them)
-stack, calls = [], []
-for e in sorted((e for e in evs if e.get("tid") == pid and e.get("ph") in "BE"),
-                key=lambda e: e["ts"]):
-    if e["ph"] == "B":
-        stack.append(e)
-    else:
-        b = stack.pop()
-        if b.get("cat") == "syscall":
-            calls.append((b["ts"], b["name"], b["args"], e["ts"] - b["ts"]))
-calls.sort()
+# the program's calls: whole slices ("X", handed over as they end) on its
+# thread
+calls = sorted((e["ts"], e["name"], e["args"], e["dur"]) for e in evs
+               if e.get("tid") == pid and e.get("ph") == "X" and e.get("cat") == "syscall")
 first = next(i for i, c in enumerate(calls) if c[1] == "execve" and c[2]["ret"] == 0)
 calls = calls[first:]
 names_r = [(c[1], c[2].get("errno")) for c in calls]

@@ -7,8 +7,9 @@
  * child's THREAD record (when its comm was read) before its first slice, one slice per call named
  * by the call with its result (close: ret -9, errno EBADF), begins and
  * ends paired in time order, nothing for the read entered before the
- * recording; and the options are checked. Skipped where perf_event may
- * not read tracepoints.
+ * recording; and the options are checked. The live source (test_live)
+ * gives the same calls as whole slices as they end. Skipped where
+ * perf_event may not read tracepoints.
  */
 #include "test_util.h"
 
@@ -36,6 +37,26 @@ static void test_opts(void **st)
 	assert_int_equal(rtd_perf_syscall_recorder_stop(NULL), 0);
 }
 
+/* Has @pid blocked (state S: its read of the pipe, its only sleep)?
+ * Polled, bounded by count, not by a time the machine may miss. */
+static bool blocked_in_read(pid_t pid)
+{
+	char sp[64], stat[512];
+	snprintf(sp, sizeof(sp), "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < 6000; i++) {
+		FILE *f = fopen(sp, "r");
+		size_t n = f ? fread(stat, 1, sizeof(stat) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		stat[n] = 0;
+		const char *paren = strrchr(stat, ')');
+		if (paren && paren[1] == ' ' && paren[2] == 'S')
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
 static void test_child(void **st)
 {
 	(void)st;
@@ -55,22 +76,8 @@ static void test_child(void **st)
 	}
 	close(go[0]);
 	/* the child blocked in its read (its only sleep) before the
-	 * recording starts: polled, bounded */
-	char sp[64], stat[512];
-	snprintf(sp, sizeof(sp), "/proc/%d/stat", (int)pid);
-	bool blocked = false;
-	for (int i = 0; i < 6000 && !blocked; i++) {
-		FILE *f = fopen(sp, "r");
-		size_t n = f ? fread(stat, 1, sizeof(stat) - 1, f) : 0;
-		if (f)
-			fclose(f);
-		stat[n] = 0;
-		const char *paren = strrchr(stat, ')');
-		blocked = paren && paren[1] == ' ' && paren[2] == 'S';
-		if (!blocked)
-			usleep(10000);
-	}
-	assert_true(blocked);
+	 * recording starts */
+	assert_true(blocked_in_read(pid));
 	rtd_perf_syscall_recorder *r = NULL;
 	RTD_OPTS(rtd_perf_syscall_recorder_opts, o, .pids = &pid, .npids = 1);
 	int rc = rtd_perf_syscall_recorder_new(&o, &r);
@@ -153,11 +160,97 @@ static void test_child(void **st)
 	rtd_perf_syscall_recorder_free(r);
 }
 
+/* The live source over a recorder it runs itself: the same child's calls
+ * as whole slices (RTD_REC_SLICE at the call's exit, @dur its length) in
+ * the order they ended, the child's THREAD record before its first; the
+ * stream ends by itself once the child is gone; the recorder cannot be
+ * started or given to a second source meanwhile. */
+static void test_live(void **st)
+{
+	(void)st;
+	int go[2];
+	assert_int_equal(pipe(go), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char c;
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		for (int i = 0; i < 3; i++)
+			(void)getppid();
+		(void)close(-1);
+		_exit(0);
+	}
+	close(go[0]);
+	assert_true(blocked_in_read(pid)); /* its close(go[1]) is done */
+	rtd_perf_syscall_recorder *r = NULL;
+	RTD_OPTS(rtd_perf_syscall_recorder_opts, o, .pids = &pid, .npids = 1);
+	int rc = rtd_perf_syscall_recorder_new(&o, &r);
+	if (rc) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		print_message("SKIP: %s\n", rtd_perf_syscall_recorder_errmsg(NULL));
+		skip();
+	}
+	int err = 0;
+	RTD_OPTS(rtd_perf_source_opts, so, .window_ms = 20);
+	rtd_source *s = rtd_perf_source_syscalls_live(r, &so, &err);
+	assert_non_null(s);
+	assert_null(rtd_perf_source_syscalls_live(r, &so, &err)); /* taken */
+	assert_int_equal(err, -RTD_E_STATE);
+	assert_int_equal(rtd_perf_syscall_recorder_start(r), -RTD_E_STATE);
+	assert_int_equal(write(go[1], "g", 1), 1);
+	close(go[1]);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	const struct rtd_record *rec;
+	int getppids = 0, closes = 0, slices = 0, named = 0, idle = 0;
+	int64_t last = INT64_MIN;
+	/* the child is gone: its events hang up and the stream ends (an idle
+	 * source is waited on through its descriptor, bounded by count) */
+	while ((rc = rtd_source_next(s, &rec)) == 1 || (rc == RTD_SOURCE_IDLE && idle++ < 60000)) {
+		if (rc == RTD_SOURCE_IDLE) {
+			rtd_source_wait(s, 10);
+			continue;
+		}
+		assert_true(rec->mono >= last);
+		last = rec->mono;
+		if (rec->pid != (uint32_t)pid)
+			continue;
+		if (rec->kind == RTD_REC_THREAD) {
+			assert_int_equal(slices, 0);
+			named++;
+			continue;
+		}
+		assert_int_equal(rec->kind, RTD_REC_SLICE);
+		assert_true(rec->dur >= 0);
+		slices++;
+		assert_string_equal(rec->category, "syscall");
+		if (!strcmp(rec->name, "getppid")) {
+			getppids++;
+			assert_int_equal(rec->fields[0].i, getpid());
+		} else if (!strcmp(rec->name, "close")) {
+			closes++;
+			assert_int_equal(rec->nfields, 2);
+			assert_string_equal(rec->fields[1].s, "EBADF");
+		}
+	}
+	assert_int_equal(rc, 0);
+	assert_true(named <= 1);
+	assert_int_equal(getppids, 3);
+	assert_int_equal(closes, 1);
+	rtd_source_free(s);
+	rtd_perf_syscall_recorder_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_opts),
 		cmocka_unit_test(test_child),
+		cmocka_unit_test(test_live),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
