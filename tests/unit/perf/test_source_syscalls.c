@@ -57,24 +57,34 @@ static bool blocked_in_read(pid_t pid)
 	return false;
 }
 
-static void test_child(void **st)
+/* The child: blocked in a read of a pipe (*@go its write end) until a
+ * byte comes, then getppid three times, close(-1) (EBADF), exit 0. */
+static pid_t known_child(int *go)
 {
-	(void)st;
-	int go[2];
-	assert_int_equal(pipe(go), 0);
+	int p[2];
+	assert_int_equal(pipe(p), 0);
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		char c;
-		close(go[1]);
-		if (read(go[0], &c, 1) != 1)
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
 			_exit(1);
 		for (int i = 0; i < 3; i++)
 			(void)getppid();
 		(void)close(-1);
 		_exit(0);
 	}
-	close(go[0]);
+	close(p[0]);
+	*go = p[1];
+	return pid;
+}
+
+static void test_child(void **st)
+{
+	(void)st;
+	int go;
+	pid_t pid = known_child(&go);
 	/* the child blocked in its read (its only sleep) before the
 	 * recording starts */
 	assert_true(blocked_in_read(pid));
@@ -92,8 +102,8 @@ static void test_child(void **st)
 	int err = 0;
 	assert_null(rtd_perf_source_syscalls(r, NULL, &err)); /* still running */
 	assert_int_equal(err, -RTD_E_INVAL);
-	assert_int_equal(write(go[1], "g", 1), 1);
-	close(go[1]);
+	assert_int_equal(write(go, "g", 1), 1);
+	close(go);
 	int status;
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -168,22 +178,9 @@ static void test_child(void **st)
 static void test_live(void **st)
 {
 	(void)st;
-	int go[2];
-	assert_int_equal(pipe(go), 0);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		char c;
-		close(go[1]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(1);
-		for (int i = 0; i < 3; i++)
-			(void)getppid();
-		(void)close(-1);
-		_exit(0);
-	}
-	close(go[0]);
-	assert_true(blocked_in_read(pid)); /* its close(go[1]) is done */
+	int go;
+	pid_t pid = known_child(&go);
+	assert_true(blocked_in_read(pid)); /* its close of the pipe's write end is done */
 	rtd_perf_syscall_recorder *r = NULL;
 	RTD_OPTS(rtd_perf_syscall_recorder_opts, o, .pids = &pid, .npids = 1);
 	int rc = rtd_perf_syscall_recorder_new(&o, &r);
@@ -200,8 +197,8 @@ static void test_live(void **st)
 	assert_null(rtd_perf_source_syscalls_live(r, &so, &err)); /* taken */
 	assert_int_equal(err, -RTD_E_STATE);
 	assert_int_equal(rtd_perf_syscall_recorder_start(r), -RTD_E_STATE);
-	assert_int_equal(write(go[1], "g", 1), 1);
-	close(go[1]);
+	assert_int_equal(write(go, "g", 1), 1);
+	close(go);
 	int status;
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
