@@ -75,6 +75,11 @@ extern "C" {
  * @anchor_error_ns: the error of that anchor (0: unknown)
  * @not_monotonic: never take a Go 1.22+ trace's nanotime() clock for
  *                 CLOCK_MONOTONIC (a trace recorded on macOS, say)
+ * @grow: the file is still being written (a live capture), or NULL: at
+ *        its end the source calls @grow(@grow_ctx), which returns true
+ *        when more bytes may have come (it may wait a little first: the
+ *        source's next() then blocks) and false once the file is whole
+ * @grow_ctx: passed to @grow
  */
 struct rtd_gotrace_source_opts {
 	size_t sz;
@@ -83,6 +88,8 @@ struct rtd_gotrace_source_opts {
 	int64_t anchor_mono;
 	uint64_t anchor_error_ns;
 	bool not_monotonic;
+	bool (*grow)(void *grow_ctx);
+	void *grow_ctx;
 };
 
 /**
@@ -125,12 +132,15 @@ typedef struct rtd_gotrace_recorder rtd_gotrace_recorder;
  * @pid: the program's process id, for the records (0: not known)
  * @seconds: how long the program is asked to trace (?seconds=); 0: 3600,
  *           the recording then ends it with rtd_gotrace_recorder_stop()
+ * @end_grace: rtd_gotrace_recorder_end(): seconds the trace is given to
+ *             end by itself before it is cut (0: cut at once)
  */
 struct rtd_gotrace_recorder_opts {
 	size_t sz;
 	const char *host;
 	uint32_t pid;
 	double seconds;
+	double end_grace;
 };
 
 /**
@@ -194,6 +204,52 @@ RTD_API const char *rtd_gotrace_recorder_errmsg(const rtd_gotrace_recorder *r);
  * the source's error.
  */
 RTD_API rtd_source *rtd_gotrace_recorder_source(rtd_gotrace_recorder *r, int *err);
+
+/**
+ * rtd_gotrace_recorder_live - a running recorder's trace as a live record
+ * source
+ * @r: the recorder, started; borrowed: it must outlive the source
+ * @err: gets the error when NULL is returned (may be NULL)
+ *
+ * rtd_gotrace_recorder_source()'s records, read while the capture writes
+ * them: the source's next() blocks at the end of what came (polling the
+ * file every 20 ms) until more comes or the capture ends, so give it to
+ * rtd_recorder_add_source() as a blocking source (a thread reads it,
+ * watermarks trail the clock by the source's lag). A Go 1.22+ trace
+ * comes a generation at a time (the runtime cuts one about every second,
+ * and the decoder orders a generation once the next one begins): its
+ * records are that late. A capture that brought nothing ends the source
+ * at once, empty (rtd_gotrace_recorder_errmsg() says why). A trace that
+ * breaks off (the program died, or rtd_gotrace_recorder_end() or _stop()
+ * cut it) ends the source after its last complete part, without an error
+ * record, so that a recording's other sources go on;
+ * rtd_gotrace_recorder_errmsg() says where, and
+ * rtd_gotrace_recorder_incomplete() is true unless it was cut here.
+ *
+ * Returns: the source, or NULL: -RTD_E_INVAL (@r not running), or the
+ * source's error.
+ */
+RTD_API rtd_source *rtd_gotrace_recorder_live(rtd_gotrace_recorder *r, int *err);
+
+/**
+ * rtd_gotrace_recorder_incomplete - did the live source's trace break off
+ * before its end, other than by rtd_gotrace_recorder_end() or _stop()?
+ * @r: the recorder
+ *
+ * Returns: true when what came of the trace is incomplete.
+ */
+RTD_API bool rtd_gotrace_recorder_incomplete(const rtd_gotrace_recorder *r);
+
+/**
+ * rtd_gotrace_recorder_end - ask the capture to end, without waiting
+ * @r: the recorder
+ *
+ * The trace is given @end_grace seconds (rtd_gotrace_recorder_opts) to end
+ * by itself (a capture of the recording's own length does), then cut; a
+ * live source (rtd_gotrace_recorder_live()) then ends after the bytes that
+ * came. Safe from any thread.
+ */
+RTD_API void rtd_gotrace_recorder_end(rtd_gotrace_recorder *r);
 
 /**
  * rtd_gotrace_recorder_free - free a recorder (stopping it at once first)

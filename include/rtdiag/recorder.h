@@ -186,6 +186,8 @@ RTD_API const char *rtd_recorder_errmsg(const rtd_recorder *r);
  * @stop: called by rtd_recorder_stop() so that the source ends (for a
  *        blocking one: makes its blocked read return), or NULL
  * @stop_ctx: passed to @stop
+ * @lag_ns: a blocking source's lag (rtd_source_thread()), when its records
+ *          come later than the recorder's @lag_ns allows (0: that one)
  */
 struct rtd_recorder_source_opts {
 	size_t sz;
@@ -193,6 +195,7 @@ struct rtd_recorder_source_opts {
 	bool blocking;
 	void (*stop)(void *ctx);
 	void *stop_ctx;
+	int64_t lag_ns;
 };
 
 /**

@@ -560,6 +560,14 @@ static int step(struct gts *s)
 		int64_t n = s->eof ? 0 : rtd_input_next(&s->in, &p);
 		if (n < 0)
 			return (int)n;
+		if (n == 0 && s->o.grow && s->o.grow(s->o.grow_ctx))
+			continue; /* a live capture: more may have come */
+		if (n == 0 && s->o.grow && s->in.pos == 0) {
+			/* a live capture that brought nothing: an empty source
+			 * (the capture says why), not a decoder's error */
+			s->eof = s->finished = true;
+			return 0;
+		}
 		if (n == 0) {
 			s->eof = s->finished = true;
 			if ((rc = rtd_gotrace_dec_finish(s->dec)) < 0)
@@ -628,7 +636,17 @@ static const struct rtd_source_ops gts_ops = {
 
 static int64_t read_at(void *buf, size_t len, uint64_t off, void *ctx)
 {
-	return rtd_input_pread(ctx, buf, len, off);
+	struct gts *s = ctx;
+	int64_t got = rtd_input_pread(&s->in, buf, len, off);
+	/* a live capture: what is asked for past its end may come */
+	while (got >= 0 && (size_t)got < len && s->o.grow && s->o.grow(s->o.grow_ctx)) {
+		int64_t n = rtd_input_pread(&s->in, (uint8_t *)buf + got, len - (size_t)got,
+					    off + (uint64_t)got);
+		if (n < 0)
+			return n;
+		got += n;
+	}
+	return got;
 }
 
 static rtd_source *gts_new(struct gts *s, int *err)
@@ -643,7 +661,7 @@ static rtd_source *gts_new(struct gts *s, int *err)
 	s->intern = rtd_intern_new();
 	int rc = -ENOMEM;
 	rtd_source *src = NULL;
-	if (s->dec && s->intern && (rc = rtd_gotrace_dec_set_source(s->dec, read_at, &s->in)) == 0 &&
+	if (s->dec && s->intern && (rc = rtd_gotrace_dec_set_source(s->dec, read_at, s)) == 0 &&
 	    (s->st = rtd_gostate_new(s->dec)))
 		src = rtd_source_new(&gts_ops, s);
 	if (!src) {
@@ -660,7 +678,7 @@ static rtd_source *gts_make(const char *path, const void *buf, size_t len,
 {
 	struct gts *s = calloc(1, sizeof(*s));
 	int rc = s ? rtd_input_setup(&s->in, path, buf, len, &s->o, sizeof(s->o), opts,
-				     RTD_OPTS_END(rtd_gotrace_source_opts, not_monotonic))
+				     RTD_OPTS_END(rtd_gotrace_source_opts, grow_ctx))
 		   : -ENOMEM;
 	if (rc < 0) {
 		free(s);

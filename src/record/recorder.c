@@ -391,7 +391,7 @@ int rtd_recorder_add_source(rtd_recorder *r, rtd_source *src,
 	struct added a = {0};
 	if (!rc)
 		rc = rtd_opts_copy(&a.o, sizeof(a.o), opts,
-				   RTD_OPTS_END(rtd_recorder_source_opts, stop_ctx));
+				   RTD_OPTS_END(rtd_recorder_source_opts, lag_ns));
 	if (rc) {
 		rtd_source_free(src);
 		return rc;
@@ -531,13 +531,15 @@ int rtd_recorder_start(rtd_recorder *r)
 		struct added *a = &r->add[i];
 		s = a->src;
 		a->src = NULL;
+		const char *name = rtd_source_name(s); /* its own, not its thread's */
 		if (a->o.blocking) {
 			to.stop = a->o.stop;
 			to.stop_ctx = a->o.stop_ctx;
+			to.lag_ns = a->o.lag_ns ? a->o.lag_ns : r->o.lag_ns;
 			if (!(s = rtd_source_thread(s, &to, &err)))
 				return rec_err(r, err, "source %zu: %s", i, rtd_strerror(err));
 		}
-		put(r, s, rtd_source_name(s), K_ADDED, a->o.runtime);
+		put(r, s, name, K_ADDED, a->o.runtime);
 	}
 	r->merge = rtd_source_merge(r->srcs, r->n, NULL);
 	r->out = r->merge ? rtd_source_new(&out_ops, r) : NULL;

@@ -95,8 +95,8 @@ static const struct cli_cmd record_cmd = {
 	"(the EventPipe session, the perf map) is switched off at the end, after\n"
 	"--duration, the target's end, Ctrl-C or SIGTERM.\n"
 	"Exit 3: the target ended before --duration, or --go-trace gave no trace;\n"
-	"what came is written. --go-trace records follow the live stream in the\n"
-	"file, written when the recording ends.\n"
+	"what came is written. A Go trace comes a generation (about a second) at\n"
+	"a time: its records are written up to 5 s behind.\n"
 	"\n"
 	"examples:\n"
 	"  rtdiag record -p 4242 -d 10 -o t.pftrace          # ui.perfetto.dev\n"
@@ -306,6 +306,14 @@ static void say_lines(const char *text)
  * them (a hung runtime must not hang rtdiag). */
 #define REC_STOP_GRACE_S 30.0
 
+/* How late a Go trace's records may come (rtd_gotrace_recorder_live()). */
+#define REC_GO_LAG_NS 5000000000ll
+
+static void go_end(void *ctx)
+{
+	rtd_gotrace_recorder_end(ctx);
+}
+
 static int record_main(int argc, char **argv)
 {
 	struct rec_args a = {0};
@@ -372,14 +380,21 @@ static int record_main(int argc, char **argv)
 	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	/* --go-trace: recorded beside the live stream, its records written
-	 * after it when the recording ends (viewers order a file's events by
-	 * time) */
+	/* --go-trace: a live source of the recording, read on a thread of its
+	 * own (it blocks until the capture writes more); the program traces as
+	 * long as the recording (a trace of --duration's length ends by itself,
+	 * given 10 s), or until cut */
 	if (a.gotrace) {
-		/* the program traces as long as the recording, or until cut */
 		RTD_OPTS(rtd_gotrace_recorder_opts, go, .host = a.gotrace, .pid = (uint32_t)a.pid,
-			 .seconds = a.duration);
+			 .seconds = a.duration, .end_grace = a.duration > 0 ? 10 : 0);
 		int e = rtd_gotrace_recorder_start(&go, &gor);
+		rtd_source *gs = e ? NULL : rtd_gotrace_recorder_live(gor, &e);
+		/* a generation (about a second) comes at once, ordered when the
+		 * next begins: its records are up to two generations late */
+		RTD_OPTS(rtd_recorder_source_opts, gso, .runtime = true, .blocking = true,
+			 .stop = go_end, .stop_ctx = gor, .lag_ns = REC_GO_LAG_NS);
+		if (!e)
+			e = rtd_recorder_add_source(r, gs, &gso);
 		if (e) {
 			cli_fail("--go-trace %s: %s", a.gotrace, rtd_strerror(e));
 			if (a.cmd)
@@ -498,37 +513,22 @@ static int record_main(int argc, char **argv)
 		waitpid(a.pid, NULL, 0);
 	}
 	rc = wrc < 0 ? CLI_FAIL : got < 0 ? CLI_PARTIAL : CLI_OK;
-	/* a trace of --duration's length ends by itself, soon after */
-	if (gor && rtd_gotrace_recorder_stop(gor, a.duration > 0 && !ended ? 10 : 0) &&
-	    rtd_gotrace_recorder_errmsg(gor)[0])
+	/* the capture's thread (its live source ended with the stream) */
+	if (gor && rtd_gotrace_recorder_stop(gor, 0) && rtd_gotrace_recorder_errmsg(gor)[0])
 		fprintf(stderr, "rtdiag: --go-trace: %s (keeping what came)\n",
 			rtd_gotrace_recorder_errmsg(gor));
+	else if (gor && rtd_gotrace_recorder_errmsg(gor)[0])
+		fprintf(stderr, "rtdiag: --go-trace: %s\n", rtd_gotrace_recorder_errmsg(gor));
 	bool go_missing = false;
-	if (wrc == 0 && gor) {
-		rtd_source *after[1];
-		size_t na = 0;
-		int err = 0;
-		if ((after[na] = rtd_gotrace_recorder_source(gor, &err)))
-			na++;
-		else
-			go_missing = true; /* the capture said why */
-		rtd_source *m = rtd_source_merge(after, na, NULL);
-		const struct rtd_record *ar;
-		int ag = 0;
-		while (m && wrc == 0 && (ag = rtd_source_next(m, &ar)) == 1)
-			for (size_t i = 0; i < o.n && wrc == 0; i++)
-				wrc = rtd_timeline_records_add(o.c[i], ar);
-		if (m && ag < 0 && wrc == 0)
-			cli_fail("%s: %s (what came before is written)",
-				 ar->source < na && after[ar->source] ? rtd_source_name(after[ar->source]) : "a source",
-				 ar->message && ar->message[0] ? ar->message : rtd_strerror(ar->code));
-		if (wrc < 0)
-			cli_fail("writing the timeline: %s", rtd_strerror(wrc));
-		rtd_source_free(m);
-		for (size_t i = 0; i < na; i++)
-			rtd_source_free(after[i]);
-		rc = wrc < 0 ? CLI_FAIL : rc;
+	for (uint32_t i = 0; gor && rtd_recorder_source_name(r, i); i++) {
+		if (strcmp(rtd_recorder_source_name(r, i), "gotrace"))
+			continue;
+		uint64_t n = 0;
+		for (int k = 0; k < RTD_REC_KINDS; k++)
+			n += counts[i][k];
+		go_missing = n == 0; /* the capture said why */
 	}
+	bool go_incomplete = gor && rtd_gotrace_recorder_incomplete(gor);
 	int crc = outs_close(&o, wrc == 0);
 	if (crc != CLI_OK)
 		rc = crc;
@@ -539,6 +539,10 @@ static int record_main(int argc, char **argv)
 	}
 	if (rc == CLI_OK && go_missing) {
 		fprintf(stderr, "rtdiag: the recording has no Go trace; the rest is written\n");
+		rc = CLI_PARTIAL;
+	} else if (rc == CLI_OK && go_incomplete) {
+		fprintf(stderr, "rtdiag: the Go trace broke off; what came of it and the rest "
+				"are written\n");
 		rc = CLI_PARTIAL;
 	}
 	if (rc == CLI_OK && ended && a.duration > 0) {

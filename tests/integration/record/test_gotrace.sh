@@ -20,7 +20,7 @@ rc=$?
 [ $rc = 0 ] || { echo "FAIL: go-record did not build"; exit 1; }
 W=$(mktemp -d /tmp/rtd-record-gotrace-XXXXXX)
 GP=
-cleanup() { [ -n "$GP" ] && { kill "$GP" 2>/dev/null; wait "$GP" 2>/dev/null; }; rm -rf "$W"; }
+cleanup() { [ -n "$GP" ] && { kill "$GP" 2>/dev/null; wait "$GP" 2>/dev/null; }; [ -n "${RP:-}" ] && kill "$RP" 2>/dev/null; rm -rf "$W"; }
 trap cleanup EXIT
 fails=0
 "$P" "$W" >"$W/out" 2>&1 &
@@ -47,4 +47,28 @@ grep -q '"stop-the-world\|"GC' "$W/t.json" && echo "ok: the runtime's ranges (ST
 rc=$?
 [ $rc = 3 ] && grep -q 'go-trace.*refused' "$W/err2" && echo "ok: unreachable --go-trace: exit 3: $(grep go-trace "$W/err2" | head -1)" ||
   { echo "FAIL: unreachable --go-trace: exit $rc: $(cat "$W/err2")"; fails=1; }
+
+# the program dies while recorded: its trace breaks off inside a
+# generation; the recording keeps the trace's complete part and the
+# kernel's side up to the end (the Go source ends, the others go on):
+# exit 3, a whole JSON file, off-CPU slices later than the last Go record
+"$R" record -p "$GP" --go-trace "http://$(cat "$W/addr")" -o "$W/k.json" 2>"$W/err3" &
+RP=$!
+# killed once the recording holds Go records (polled; the file streams)
+for _ in $(seq 600); do grep -q '"cat":"goroutine"' "$W/k.json" 2>/dev/null && break; sleep 0.1; done
+kill -9 "$GP"; wait "$GP" 2>/dev/null; GP=
+wait "$RP"
+rc=$?
+python3 - "$W/k.json" <<'PY' >"$W/k.out" 2>&1 && [ $rc = 3 ] && grep -q 'Go trace broke off' "$W/err3" \
+  && echo "ok: the program killed: exit 3, $(cat "$W/k.out")" \
+  || { echo "FAIL: the program killed mid-recording: exit $rc: $(cat "$W/k.out") $(cat "$W/err3")"; fails=1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"] if isinstance(d, dict) else d
+go = [e["ts"] for e in ev if e.get("cat") == "goroutine"]
+off = [e["ts"] + e.get("dur", 0) for e in ev if e.get("cat") == "off-cpu"]
+assert go, "no Go record"
+assert off and max(off) > max(go), "no off-CPU slice after the last Go record"
+print("%d Go records, off-CPU slices up to %.0f ms after the last" % (len(go), (max(off) - max(go)) / 1000))
+PY
 [ $fails = 0 ]
