@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/stats.h"
 #include "agent/agent_int.h"
 #include "common/log.h"
 #include "rtdiag/guard.h"
@@ -162,12 +163,12 @@ RTD_API void rtd_agent_reload(rtd_agent *ag)
 RTD_API void rtd_agent_get_stats(rtd_agent *ag, struct rtd_agent_stats *st)
 {
 	struct agent *a = (struct agent *)ag;
-	size_t sz = st->sz < sizeof(*st) ? st->sz : sizeof(*st);
+	if (!a)
+		return;
 	pthread_mutex_lock(&a->lock);
 	struct rtd_agent_stats s = a->st;
 	pthread_mutex_unlock(&a->lock);
-	s.sz = st->sz;
-	memcpy(st, &s, sz);
+	rtd_stats_copy(st, &s, sizeof(s));
 }
 
 static struct target *target_by_id(struct agent *a, uint64_t id)

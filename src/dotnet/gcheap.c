@@ -29,6 +29,7 @@
 #include "common/rd.h"
 #include "nettrace/nt.h"
 #include "rtdiag/gcheap.h"
+#include "rtdiag/source.h"
 
 #define PROVIDER "Microsoft-Windows-DotNETRuntime"
 #define NONE UINT32_MAX
@@ -69,9 +70,9 @@ RTD_API rtd_gcheap *rtd_gcheap_new(const struct rtd_gcheap_opts *o)
 	rtd_gcheap *h = calloc(1, sizeof(*h));
 	if (!h)
 		return NULL;
-	if (o && o->sz) {
-		size_t n = o->sz < sizeof(h->o) ? o->sz : sizeof(h->o);
-		memcpy(&h->o, o, n);
+	if (rtd_opts_copy(&h->o, sizeof(h->o), o, RTD_OPTS_END(rtd_gcheap_opts, max_refs))) {
+		free(h);
+		return NULL;
 	}
 	if (!h->o.max_objects || h->o.max_objects > (NONE - 1))
 		h->o.max_objects = h->o.max_objects ? NONE - 1 : 64u << 20;

@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/rd.h"
 #include "dotnet/ipc_int.h"
+#include "rtdiag/source.h"
 
 #define PUMP_CHUNK (64u << 10)
 
@@ -83,8 +84,10 @@ rtd_ipc_session_start(rtd_ipc_client *c, const struct rtd_ipc_session_opts *o,
 {
 	int rc;
 	rtd_ipc_session *s = NULL;
-	if (!c || !o || o->sz < sizeof(*o) || !o->providers ||
-	    !o->n_providers) {
+	struct rtd_ipc_session_opts oc;
+	if (!c || !o || rtd_opts_copy(&oc, sizeof(oc), o,
+				      RTD_OPTS_END(rtd_ipc_session_opts, filters_optional)) ||
+	    !oc.providers || !oc.n_providers) {
 		rc = -RTD_E_INVAL;
 		goto fail;
 	}
@@ -96,6 +99,7 @@ rtd_ipc_session_start(rtd_ipc_client *c, const struct rtd_ipc_session_opts *o,
 	s->c = c;
 	s->conn.fd = -1;
 	s->stop_conn.fd = -1;
+	o = &oc; /* at this version's size, what it does not know zero */
 	int need = rtd_ipc_collect_min_version(o);
 	int first = o->version > 0 ? o->version : 5;
 	if (first < need)
@@ -289,8 +293,11 @@ RTD_API int rtd_ipc_session_pump(rtd_ipc_session *s,
 	if (!res)
 		res = &tmp;
 	memset(res, 0, sizeof(*res));
-	if (!o || o->sz < sizeof(*o) || !o->sink)
+	struct rtd_ipc_pump_opts oc;
+	if (!o || rtd_opts_copy(&oc, sizeof(oc), o, RTD_OPTS_END(rtd_ipc_pump_opts, tick)) ||
+	    !oc.sink)
 		return -RTD_E_INVAL;
+	o = &oc;
 	uint8_t *buf = malloc(PUMP_CHUNK);
 	if (!buf)
 		return -ENOMEM;

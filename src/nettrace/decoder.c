@@ -18,6 +18,7 @@
 
 #include "common/log.h"
 #include "nettrace/nt.h"
+#include "rtdiag/source.h"
 
 enum {
 	ST_HEADER = 0, /* stream header */
@@ -97,16 +98,14 @@ int nt_read_utf16z(rtd_rd *r, rtd_buf *out)
 
 rtd_nettrace *rtd_nettrace_new(const struct rtd_nettrace_opts *opts)
 {
-	if (opts && opts->sz == 0)
-		return NULL;
 	rtd_nettrace *dec = calloc(1, sizeof(*dec));
 	if (!dec)
 		return NULL;
-	if (opts) {
-		size_t n = opts->sz < sizeof(dec->o) ? opts->sz : sizeof(dec->o);
-		memcpy(&dec->o, opts, n);
+	if (rtd_opts_copy(&dec->o, sizeof(dec->o), opts,
+			  RTD_OPTS_END(rtd_nettrace_opts, stable_input))) {
+		free(dec);
+		return NULL;
 	}
-	dec->o.sz = sizeof(dec->o);
 	if (!dec->o.max_block)
 		dec->o.max_block = NT_CAP_BLOCK_DEFAULT;
 	if (!dec->o.max_metadata)

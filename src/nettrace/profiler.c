@@ -37,6 +37,7 @@
 #include "nettrace/clr_ids.h"
 #include "nettrace/nt.h"
 #include "rtdiag/profile.h"
+#include "rtdiag/source.h"
 
 #define PROVIDER_SAMPLES "Microsoft-DotNETCore-SampleProfiler"
 #define PROVIDER_RUNTIME "Microsoft-Windows-DotNETRuntime"
@@ -148,16 +149,14 @@ struct rtd_nettrace_profiler {
 rtd_nettrace_profiler *
 rtd_nettrace_profiler_new(const struct rtd_nettrace_profiler_opts *opts)
 {
-	if (opts && opts->sz == 0)
-		return NULL;
 	rtd_nettrace_profiler *p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
-	if (opts) {
-		size_t n = opts->sz < sizeof(p->o) ? opts->sz : sizeof(p->o);
-		memcpy(&p->o, opts, n);
+	if (rtd_opts_copy(&p->o, sizeof(p->o), opts,
+			  RTD_OPTS_END(rtd_nettrace_profiler_opts, max_entries))) {
+		free(p);
+		return NULL;
 	}
-	p->o.sz = sizeof(p->o);
 	if (!p->o.max_stacks)
 		p->o.max_stacks = 1u << 20;
 	if (!p->o.max_pending)

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/stats.h"
 #include "common/buf.h"
 #include "common/log.h"
 #include "perf/internal.h"
@@ -40,6 +41,7 @@
 #include "rtdiag/ipc.h"
 #include "rtdiag/perf_data.h"
 #include "symbols/internal.h"
+#include "rtdiag/source.h"
 
 /* Cap on call tree nodes (distinct stack prefixes); past it stacks are cut. */
 #define PROF_MAX_NODES (1u << 24)
@@ -629,12 +631,12 @@ static void dotnet_disable_all(struct rtd_perf_profiler *p)
 int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 			  struct rtd_perf_profiler **out)
 {
-	struct rtd_perf_profiler_opts o = {0};
+	struct rtd_perf_profiler_opts o;
 	*out = NULL;
 	new_errmsg[0] = 0;
-	if (!opts || opts->sz < offsetof(struct rtd_perf_profiler_opts, flags))
+	if (!opts || rtd_opts_copy(&o, sizeof(o), opts,
+				   RTD_OPTS_END(rtd_perf_profiler_opts, offcpu_states)))
 		return prof_err(NULL, -RTD_E_INVAL, "bad profiler options");
-	memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
 	struct rtd_perf_profiler *p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
@@ -709,11 +711,12 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 				 : "");
 		goto fail;
 	}
-	struct rtd_perf_sampler_opts so = {.sz = sizeof(so)};
-	if (o.sampler)
-		memcpy(&so, o.sampler,
-		       o.sampler->sz < sizeof(so) ? o.sampler->sz : sizeof(so));
-	so.sz = sizeof(so);
+	struct rtd_perf_sampler_opts so;
+	if (rtd_opts_copy(&so, sizeof(so), o.sampler,
+			  RTD_OPTS_END(rtd_perf_sampler_opts, no_kernel_frames))) {
+		r = prof_err(NULL, -RTD_E_INVAL, "bad sampler options");
+		goto fail;
+	}
 	if (p->offcpu) {
 		/* every switch of a scoped thread, and when it runs again */
 		so.event = "sched:sched_switch";
@@ -797,10 +800,9 @@ const char *rtd_perf_profiler_frame_module(struct rtd_perf_profiler *p,
 void rtd_perf_profiler_stats(const struct rtd_perf_profiler *p,
 			     struct rtd_perf_profiler_stats *st)
 {
-	if (!p || !st || st->sz < sizeof(size_t))
+	if (!p)
 		return;
 	struct rtd_perf_profiler_stats t = p->st;
-	t.sz = st->sz;
 	struct rtd_sym_stats ss = {.sz = sizeof(ss)};
 	rtd_sym_stats(p->sym, &ss);
 	t.processes = ss.processes;
@@ -810,7 +812,7 @@ void rtd_perf_profiler_stats(const struct rtd_perf_profiler *p,
 	t.offcpu_unpaired = p->oc.unpaired + p->oc.replaced;
 	for (int i = 0; i < OFFCPU_NSTATES; i++)
 		t.offcpu_ns[i] = p->oc.ns[i];
-	memcpy(st, &t, st->sz < sizeof(t) ? st->sz : sizeof(t));
+	rtd_stats_copy(st, &t, sizeof(t));
 }
 
 void rtd_perf_profiler_free(struct rtd_perf_profiler *p)

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "perf/internal.h"
+#include "rtdiag/source.h"
 
 #define SAMPLER_REGS_MASK                                                      \
 	(((1ull << PERF_REG_X86_64_MAX) - 1) &                                 \
@@ -32,16 +33,12 @@ int rtd_perf_monitor_add_sampler(struct rtd_perf_monitor *m,
 				 const struct rtd_perf_sampler_opts *opts,
 				 struct rtd_perf_event **out)
 {
-	struct rtd_perf_sampler_opts o = {0};
+	struct rtd_perf_sampler_opts o;
 	if (out)
 		*out = NULL;
-	if (!m)
+	if (!m || rtd_opts_copy(&o, sizeof(o), opts,
+				RTD_OPTS_END(rtd_perf_sampler_opts, no_kernel_frames)))
 		return -RTD_E_INVAL;
-	if (opts) {
-		if (opts->sz < offsetof(struct rtd_perf_sampler_opts, period))
-			return -RTD_E_INVAL;
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	}
 	m->errmsg[0] = 0;
 	const char *name = o.event ? o.event : "cpu-clock";
 	if (o.callgraph > RTD_PERF_CG_NONE || o.stack_bytes > 65528 ||

@@ -30,6 +30,7 @@
 #include "common/file.h"
 #include "common/pbw.h"
 #include "profile/profile_impl.h"
+#include "rtdiag/source.h"
 
 /* Field numbers from profiles.proto, profiles_service.proto,
  * common.proto and resource.proto at v1.11.0. */
@@ -555,10 +556,11 @@ static void write_resource(struct ox *o, const struct rtd_otlp_resource *r,
 int rtd_profile_write_otlp(const struct rtd_otlp_resource *res, size_t nres,
 			   const struct rtd_otlp_opts *opts, FILE *f)
 {
+	struct rtd_otlp_opts oc;
 	if ((!res && nres) || !f ||
-	    (opts && opts->sz < offsetof(struct rtd_otlp_opts, scope_version) +
-					sizeof(char *)))
+	    rtd_opts_copy(&oc, sizeof(oc), opts, RTD_OPTS_END(rtd_otlp_opts, scope_version)))
 		return -RTD_E_INVAL;
+	opts = &oc;
 	const char *scope = opts && opts->scope_name ? opts->scope_name
 						     : "rtdiag";
 	const char *version = opts && opts->scope_version

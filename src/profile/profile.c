@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "rtdiag/source.h"
 
 static uint64_t child_key(uint32_t parent, uint32_t frame)
 {
@@ -237,15 +238,14 @@ static void free_tables(rtd_profile *p)
 	p->nnodes = 0;
 }
 
-rtd_profile *rtd_profile_new2(const struct rtd_profile_opts *o)
+rtd_profile *rtd_profile_new2(const struct rtd_profile_opts *opts)
 {
-	if (!o || o->sz < sizeof(size_t) + sizeof(void *) + sizeof(size_t) ||
+	struct rtd_profile_opts oc;
+	const struct rtd_profile_opts *o = &oc;
+	if (!opts || rtd_opts_copy(&oc, sizeof(oc), opts, RTD_OPTS_END(rtd_profile_opts, period)) ||
 	    !o->types || o->ntypes == 0 || o->ntypes > RTD_PROFILE_MAX_TYPES)
 		return NULL;
-	size_t def = o->sz >= offsetof(struct rtd_profile_opts, default_type) +
-				       sizeof(size_t)
-			     ? o->default_type
-			     : 0;
+	size_t def = o->default_type;
 	if (def >= o->ntypes)
 		return NULL;
 	for (size_t i = 0; i < o->ntypes; i++)

@@ -11,6 +11,7 @@
 
 #include "profile/profile_impl.h"
 #include "rtdiag/format.h"
+#include "rtdiag/source.h"
 
 static const char *const fmt_names[RTD_PROFILE_FMT_COUNT] = {
 	[RTD_PROFILE_FMT_NONE] = "none",
@@ -114,14 +115,9 @@ bool prof_ctx_no_thread(const rtd_profile *p, const struct prof_ctx *c,
 int rtd_profile_write(const rtd_profile *p, enum rtd_profile_format fmt,
 		      FILE *f, const struct rtd_profile_write_opts *o)
 {
-	struct rtd_profile_write_opts d = {.sz = sizeof(d)};
-	if (o) {
-		if (o->sz < offsetof(struct rtd_profile_write_opts, type) +
-				    sizeof(char *))
-			return -RTD_E_INVAL;
-		memcpy(&d, o, o->sz < sizeof(d) ? o->sz : sizeof(d));
-		d.sz = sizeof(d);
-	}
+	struct rtd_profile_write_opts d;
+	if (rtd_opts_copy(&d, sizeof(d), o, RTD_OPTS_END(rtd_profile_write_opts, thread_roots)))
+		return -RTD_E_INVAL;
 	int type = prof_type_index(p, d.type);
 	if (type < 0)
 		return type;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/stats.h"
 #include "rtdiag/source.h"
 
 int rtd_opts_check(const void *opts, size_t known)
@@ -38,6 +39,19 @@ int rtd_opts_copy(void *dst, size_t dst_size, const void *src, size_t known)
 		memcpy(dst, src, sz < dst_size ? sz : dst_size);
 	}
 	memcpy(dst, &dst_size, sizeof(dst_size));
+	return 0;
+}
+
+int rtd_stats_copy(void *dst, const void *src, size_t src_size)
+{
+	size_t sz;
+	if (!dst)
+		return -RTD_E_INVAL;
+	memcpy(&sz, dst, sizeof(sz));
+	if (sz < sizeof(size_t))
+		return -RTD_E_INVAL;
+	memcpy((char *)dst + sizeof(sz), (const char *)src + sizeof(sz),
+	       (sz < src_size ? sz : src_size) - sizeof(sz));
 	return 0;
 }
 

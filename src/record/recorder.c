@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/stats.h"
 #include "rtdiag/ipc.h"
 #include "rtdiag/ipc_source.h"
 #include "rtdiag/nettrace_source.h"
@@ -600,14 +601,14 @@ int rtd_recorder_profile(rtd_recorder *r, rtd_profile **out)
 
 void rtd_recorder_stats(const rtd_recorder *r, struct rtd_recorder_stats *out)
 {
-	if (!r || !out || out->sz < sizeof(size_t))
+	if (!r)
 		return;
-	struct rtd_recorder_stats t = {.sz = out->sz};
+	struct rtd_recorder_stats t = {.sz = sizeof(t)};
 	if (r->started && !r->ended) {
 		/* the profilers run on their threads: only what is ours */
 		t.cpu_samples = r->cpu_samples;
 		t.waits = r->waits;
-		memcpy(out, &t, out->sz < sizeof(t) ? out->sz : sizeof(t));
+		rtd_stats_copy(out, &t, sizeof(t));
 		return;
 	}
 	t.cpu_samples = r->cpu_samples;
@@ -624,7 +625,7 @@ void rtd_recorder_stats(const rtd_recorder *r, struct rtd_recorder_stats *out)
 	t.late = r->late;
 	t.eventpipe = r->ep_started;
 	t.eventpipe_closed = r->ep_closed;
-	memcpy(out, &t, out->sz < sizeof(t) ? out->sz : sizeof(t));
+	rtd_stats_copy(out, &t, sizeof(t));
 }
 
 void rtd_recorder_free(rtd_recorder *r)

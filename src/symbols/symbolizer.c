@@ -31,10 +31,12 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/stats.h"
 #include "common/buf.h"
 #include "common/log.h"
 #include "common/optlib_debuginfod.h"
 #include "symbols/internal.h"
+#include "rtdiag/source.h"
 
 static void warnf(rtd_symbolizer *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -71,13 +73,10 @@ static const char *intern_path(rtd_symbolizer *s, const char *p, size_t n)
 
 int rtd_symbolizer_new(const struct rtd_sym_opts *opts, rtd_symbolizer **out)
 {
-	struct rtd_sym_opts o = {0};
+	struct rtd_sym_opts o;
 	*out = NULL;
-	if (opts) {
-		if (opts->sz < offsetof(struct rtd_sym_opts, flags) + sizeof(unsigned))
-			return -RTD_E_INVAL;
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	}
+	if (rtd_opts_copy(&o, sizeof(o), opts, RTD_OPTS_END(rtd_sym_opts, dwarf_max)))
+		return -RTD_E_INVAL;
 	elf_version(EV_CURRENT);
 	rtd_symbolizer *s = calloc(1, sizeof(*s));
 	if (!s)
@@ -1478,10 +1477,9 @@ int rtd_sym_resolve_addr(rtd_symbolizer *s, pid_t pid, uint64_t addr,
 
 void rtd_sym_stats(const rtd_symbolizer *s, struct rtd_sym_stats *st)
 {
-	if (!s || !st || st->sz < sizeof(size_t))
+	if (!s)
 		return;
 	rtd_sym_preload_finish((rtd_symbolizer *)s); /* its counters settle */
 	struct rtd_sym_stats t = s->st;
-	t.sz = st->sz;
-	memcpy(st, &t, st->sz < sizeof(t) ? st->sz : sizeof(t));
+	rtd_stats_copy(st, &t, sizeof(t));
 }

@@ -20,6 +20,7 @@
 #include "common/file.h"
 #include "rtdiag/format.h"
 #include "timeline/timeline_impl.h"
+#include "rtdiag/source.h"
 
 static const char *const fmt_names[RTD_TIMELINE_FMT_COUNT] = {
 	[RTD_TIMELINE_FMT_NONE] = "none",
@@ -82,9 +83,12 @@ const char *tl_frame_name(const struct rtd_frame *f, char *buf, size_t n)
 	return buf;
 }
 
-rtd_timeline *rtd_timeline_new(const struct rtd_timeline_opts *o)
+rtd_timeline *rtd_timeline_new(const struct rtd_timeline_opts *opts)
 {
-	if (!o || o->sz < offsetof(struct rtd_timeline_opts, max_interned) ||
+	struct rtd_timeline_opts oc;
+	const struct rtd_timeline_opts *o = &oc;
+	if (!opts || rtd_opts_copy(&oc, sizeof(oc), opts,
+				   RTD_OPTS_END(rtd_timeline_opts, max_interned)) ||
 	    !o->out ||
 	    (o->format != RTD_TIMELINE_FMT_PERFETTO &&
 	     o->format != RTD_TIMELINE_FMT_CHROME_JSON))
@@ -95,7 +99,7 @@ rtd_timeline *rtd_timeline_new(const struct rtd_timeline_opts *o)
 	tl->fmt = o->format;
 	tl->out = o->out;
 	tl->json_first = true;
-	size_t mi = o->sz >= sizeof(*o) ? o->max_interned : 0;
+	size_t mi = o->max_interned;
 	tl->pf.max_interned = mi && mi < RTD_TIMELINE_MAX_INTERNED
 				      ? mi
 				      : RTD_TIMELINE_MAX_INTERNED;

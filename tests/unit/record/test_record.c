@@ -13,6 +13,7 @@
 
 #include "test_util.h"
 #include "rtdiag/source.h"
+#include "common/stats.h"
 
 /* ---- options ---------------------------------------------------------------- */
 
@@ -72,6 +73,33 @@ static void test_opts_check(void **st)
 	/* sz smaller than sz itself */
 	struct v2_opts bad = {.sz = 3};
 	assert_int_equal(rtd_opts_check(&bad, known), -RTD_E_INVAL);
+}
+
+/* A stats struct handed back (rtd_stats_copy()) to an older and a newer
+ * caller: as far as both reach, the caller's sz kept, nothing written past
+ * its end, a field this version lacks left as the caller set it. */
+static void test_stats_copy(void **st)
+{
+	(void)st;
+	const struct v2_opts mine = {.sz = sizeof(mine), .a = 5, .b = 6};
+	struct {
+		struct v1_opts s;
+		int guard;
+	} old = {{.sz = sizeof(struct v1_opts)}, 0x5a5a};
+	assert_int_equal(rtd_stats_copy(&old.s, &mine, sizeof(mine)), 0);
+	assert_int_equal(old.s.sz, sizeof(struct v1_opts));
+	assert_int_equal(old.s.a, 5);
+	assert_int_equal(old.guard, 0x5a5a);
+	struct v3_opts nw = {.sz = sizeof(nw), .c = 9};
+	assert_int_equal(rtd_stats_copy(&nw, &mine, sizeof(mine)), 0);
+	assert_int_equal(nw.sz, sizeof(nw));
+	assert_int_equal(nw.a, 5);
+	assert_int_equal(nw.b, 6);
+	assert_int_equal(nw.c, 9);
+	struct v2_opts bad = {.sz = 3};
+	assert_int_equal(rtd_stats_copy(&bad, &mine, sizeof(mine)), -RTD_E_INVAL);
+	assert_int_equal(bad.a, 0);
+	assert_int_equal(rtd_stats_copy(NULL, &mine, sizeof(mine)), -RTD_E_INVAL);
 }
 
 /* ---- clocks ------------------------------------------------------------------ */
@@ -382,6 +410,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_opts_check),
+		cmocka_unit_test(test_stats_copy),
 		cmocka_unit_test(test_clock),
 		cmocka_unit_test(test_intern),
 		cmocka_unit_test(test_pull_contract),
