@@ -77,7 +77,7 @@ static const struct cli_cmd flight_cmd = {
 	flight_opts, 0, 0, 0, flight_run,
 	"Snapshots are named rtdiag-flight-TIME-pPID-CAUSE.pftrace (or .json):\n"
 	"TIME in UTC, CAUSE 'signal', 'interrupt', 'exit' or what a trigger\n"
-	"watches; each is written to a temporary file and renamed into place, and\n"
+	"watches (-2, -3 after it for more in one millisecond); each is written to a temporary file and renamed into place, and\n"
 	"holds an instant rtdiag/snapshot with its cause. When the target ends a\n"
 	"last snapshot is written, marked -incomplete, and the exit code is 3.\n"
 	"Memory: 152 bytes a CPU sample (each distinct stack once), about 300 a\n"
@@ -237,7 +237,7 @@ struct fl {
 	char cause[64], why[1024];
 };
 
-/* The snapshot's file: DIR/rtdiag-flight-TIME-pPID-CAUSE[-incomplete].EXT */
+/* The snapshot's file: DIR/rtdiag-flight-TIME-pPID-CAUSE[-incomplete][-N].EXT */
 static void snapshot_path(const struct fl *F, const char *cause, bool incomplete, char *out,
 			  size_t len)
 {
@@ -247,9 +247,18 @@ static void snapshot_path(const struct fl *F, const char *cause, bool incomplete
 	gmtime_r(&ts.tv_sec, &tm);
 	char stamp[32];
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
-	snprintf(out, len, "%s/rtdiag-flight-%s.%03ldZ-p%d-%s%s%s", F->a->dir, stamp,
-		 ts.tv_nsec / 1000000, (int)F->a->pid, cause, incomplete ? "-incomplete" : "",
-		 F->a->format ? ".json" : ".pftrace");
+	/* two snapshots in one millisecond (hits handed over in a burst) get
+	 * -2, -3...: no snapshot replaces another */
+	for (int n = 1; n < 1000; n++) {
+		char seq[16] = "";
+		if (n > 1)
+			snprintf(seq, sizeof(seq), "-%d", n);
+		snprintf(out, len, "%s/rtdiag-flight-%s.%03ldZ-p%d-%s%s%s%s", F->a->dir, stamp,
+			 ts.tv_nsec / 1000000, (int)F->a->pid, cause,
+			 incomplete ? "-incomplete" : "", seq, F->a->format ? ".json" : ".pftrace");
+		if (access(out, F_OK) != 0)
+			break;
+	}
 }
 
 /* Write the ring as it is now; the ring and the recording go on. */

@@ -53,8 +53,8 @@ start_rtdiag() {
 # rounds: the rounds the program has run
 rounds() { wc -l <"$W/out"; }
 
-# snaps CAUSE: the finished snapshots of that cause (temporary files are
-# .NAME.rtdiag-XXXXXX until renamed into place)
-snaps() { ls "$S"/rtdiag-flight-*-p"$TPID"-"$1".json 2>/dev/null; }
+# snaps CAUSE: the finished snapshots of that cause, -2, -3... too (temporary
+# files are .NAME.rtdiag-XXXXXX until renamed into place)
+snaps() { ls "$S"/rtdiag-flight-*-p"$TPID"-"$1".json "$S"/rtdiag-flight-*-p"$TPID"-"$1"-[0-9]*.json 2>/dev/null; }
 nsnaps() { snaps "$1" | wc -l; }
 has_snaps() { [ "$(nsnaps "$1")" -ge "$2" ]; }

@@ -10,6 +10,13 @@
 //     writes its pid to READY_FILE once it runs, each round's number on
 //     stdout; with ROUNDS, returns after that many rounds counted from
 //     the first whose gauge is above 0 (the test's "go", once it records)
+// Two levels are actions, for the triggers on runtime events
+// (test_flight_runtime.sh), announced by the Level event like any value:
+//   -1  each round throws and catches a System.TimeoutException;
+//   -2  once, a live graph of about 40 MB of small objects is built and a
+//       blocking, compacting gen-2 collection forced: a suspension of the
+//       managed threads of tens of ms or more, against the ~1 ms of the
+//       loop's own young collections.
 using System;
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
@@ -46,6 +53,18 @@ static class Program
         return x;
     }
 
+    static object[] kept;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void LongCollection()
+    {
+        kept = new object[1 << 20];
+        for (int i = 0; i < kept.Length; i++)
+            kept[i] = new byte[16];
+        GC.Collect(2, GCCollectionMode.Forced, true, true);
+        GC.KeepAlive(kept);
+    }
+
     static int ReadLevel(string path)
     {
         try { return int.Parse(File.ReadAllText(path).Trim()); }
@@ -70,6 +89,13 @@ static class Program
             {
                 level = v;
                 Marks.Log.Level(v);
+                if (v == -2)
+                    LongCollection();
+            }
+            if (level == -1)
+            {
+                try { throw new TimeoutException("round " + round); }
+                catch (TimeoutException) { }
             }
             Console.WriteLine(round);
             if (rounds > 0 && level > 0 && --rounds == 0)
