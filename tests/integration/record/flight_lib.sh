@@ -58,3 +58,21 @@ rounds() { wc -l <"$W/out"; }
 snaps() { ls "$S"/rtdiag-flight-*-p"$TPID"-"$1".json "$S"/rtdiag-flight-*-p"$TPID"-"$1"-[0-9]*.json 2>/dev/null; }
 nsnaps() { snaps "$1" | wc -l; }
 has_snaps() { [ "$(nsnaps "$1")" -ge "$2" ]; }
+
+# usr1_until PATTERN: SIGUSR1 snapshots, one a round of the program (each
+# round is >= 50 ms of its own: the bound below is 100 rounds of it, not a
+# count a fast machine runs through), until the latest holds PATTERN (a
+# sign that a session runs: its events have come); prints how many it
+# took; status 1 after 100
+usr1_until() {
+  local i r0
+  for i in $(seq 1 100); do
+    r0=$(rounds)
+    next_round() { [ "$(rounds)" -gt "$r0" ]; }
+    wait_until next_round || return 1
+    kill -USR1 "$RP"
+    wait_until has_snaps signal "$i" || return 1
+    grep -q "$1" "$(snaps signal | tail -1)" && { echo "$i"; return 0; }
+  done
+  return 1
+}

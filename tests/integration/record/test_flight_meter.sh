@@ -10,17 +10,7 @@ start_target
 start_rtdiag --ring 8s --trigger 'Bars.Meter/bars.queue.length>=40' --post 2s --interval 1s
 # the Metrics session publishes once it runs: a SIGUSR1 snapshot shows the
 # gauge's values before the level is raised (the measure needs one)
-published() {
-  kill -USR1 "$RP"
-  local n=$1
-  wait_until has_snaps signal "$n" || return 1
-  grep -q GaugeValuePublished "$(snaps signal | tail -1)"
-}
-i=1
-until published $i; do
-  i=$((i + 1))
-  [ $i -gt 100 ] && { bad "the gauge's values never came"; finish; }
-done
+i=$(usr1_until GaugeValuePublished) || { bad "the gauge's values never came"; finish; }
 ok "the gauge is published (seen in the ${i}th SIGUSR1 snapshot)"
 echo 50 >"$W/level.tmp" && mv "$W/level.tmp" "$W/level"
 wait_until has_snaps bars.queue.length 1 || { bad "the trigger wrote no snapshot"; finish; }

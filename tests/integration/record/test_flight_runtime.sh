@@ -16,16 +16,7 @@
 start_target
 start_rtdiag --ring 8s --trigger exception=System.TimeoutException --trigger 'gc-pause>20ms' \
   --interval 1s
-marked() {
-  kill -USR1 "$RP"
-  wait_until has_snaps signal "$1" || return 1
-  grep -q 'Rtd-Flight-Test/Mark' "$(snaps signal | tail -1)"
-}
-i=1
-until marked $i; do
-  i=$((i + 1))
-  [ $i -gt 100 ] && { bad "the program's events never came"; finish; }
-done
+i=$(usr1_until 'Rtd-Flight-Test/Mark') || { bad "the program's events never came"; finish; }
 ok "the EventPipe session runs (marks in the ${i}th SIGUSR1 snapshot)"
 
 echo -1 >"$W/level.tmp" && mv "$W/level.tmp" "$W/level"

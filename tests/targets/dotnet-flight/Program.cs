@@ -13,7 +13,7 @@
 // Two levels are actions, for the triggers on runtime events
 // (test_flight_runtime.sh), announced by the Level event like any value:
 //   -1  each round throws and catches a System.TimeoutException;
-//   -2  once, a live graph of about 40 MB of small objects is built and a
+//   -2  once, a live graph of about 160 MB of small objects is built and a
 //       blocking, compacting gen-2 collection forced: a suspension of the
 //       managed threads of tens of ms or more, against the ~1 ms of the
 //       loop's own young collections.
@@ -58,7 +58,7 @@ static class Program
     [MethodImpl(MethodImplOptions.NoInlining)]
     static void LongCollection()
     {
-        kept = new object[1 << 20];
+        kept = new object[1 << 22];
         for (int i = 0; i < kept.Length; i++)
             kept[i] = new byte[16];
         GC.Collect(2, GCCollectionMode.Forced, true, true);
