@@ -184,6 +184,15 @@ RTD_API int rtd_perf_syscall_recorder_stop(rtd_perf_syscall_recorder *r);
 RTD_API bool rtd_perf_syscall_recorder_done(const rtd_perf_syscall_recorder *r);
 
 /**
+ * rtd_perf_syscall_recorder_lost - records the kernel dropped (its rings
+ * were full), and so calls missed or left unpaired
+ * @r: the recorder, stopped or its live source ended
+ *
+ * Returns: the count (PERF_RECORD_LOST's and lost samples').
+ */
+RTD_API uint64_t rtd_perf_syscall_recorder_lost(const rtd_perf_syscall_recorder *r);
+
+/**
  * rtd_perf_syscall_recorder_free - free a recorder (stopping it first)
  * @r: the recorder; NULL does nothing
  */

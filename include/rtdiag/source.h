@@ -56,6 +56,9 @@ extern "C" {
  * it lacks read as zero (copy it with rtd_opts_copy()). A newer caller's
  * longer struct is accepted only when every byte past @known is zero, so
  * an option this version does not know is refused rather than ignored.
+ * The padding after the last field, up to the next multiple of
+ * sizeof(size_t), is not read (a designated initializer may leave it
+ * unset): a field added to such a struct must begin past it.
  *
  * Returns: 0; -RTD_E_INVAL when @opts->sz is smaller than sz itself or
  * a byte past @known is not zero.

@@ -162,6 +162,15 @@ int rtd_perf_syscall_recorder_start(rtd_perf_syscall_recorder *r)
 	return 0;
 }
 
+uint64_t rtd_perf_syscall_recorder_lost(const rtd_perf_syscall_recorder *r)
+{
+	if (!r)
+		return 0;
+	struct rtd_perf_stats st = {.sz = sizeof(st)};
+	rtd_perf_monitor_stats(r->m, &st);
+	return st.lost + st.lost_samples;
+}
+
 bool rtd_perf_syscall_recorder_done(const rtd_perf_syscall_recorder *r)
 {
 	return r && __atomic_load_n(&r->done, __ATOMIC_ACQUIRE);

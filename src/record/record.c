@@ -19,9 +19,13 @@ int rtd_opts_check(const void *opts, size_t known)
 	if (sz < sizeof(size_t))
 		return -RTD_E_INVAL;
 	/* a newer caller's fields past what this version knows must be
-	 * zero: an option asked for and not understood is refused */
+	 * zero: an option asked for and not understood is refused. The
+	 * struct's trailing padding (up to the next multiple of sz's size)
+	 * is not read: a designated initializer may leave it unset (clang
+	 * at -O0 does) */
 	const unsigned char *p = opts;
-	for (size_t i = known; i < sz; i++)
+	size_t from = (known + sizeof(size_t) - 1) / sizeof(size_t) * sizeof(size_t);
+	for (size_t i = from; i < sz; i++)
 		if (p[i])
 			return -RTD_E_INVAL;
 	return 0;

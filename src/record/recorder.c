@@ -343,8 +343,11 @@ int rtd_recorder_new(const struct rtd_recorder_opts *o, rtd_recorder **out)
 	}
 	if (r->o.flags & RTD_RECORDER_SYSCALLS) {
 		pid_t pids[1] = {r->o.pid};
+		/* a program's start-up makes thousands of calls in a burst, while
+		 * the live source drains a window: 2 MB rings, as off-CPU's */
 		RTD_OPTS(rtd_perf_syscall_recorder_opts, so, .pids = pids, .npids = 1,
-			 .flags = (r->o.flags & RTD_RECORDER_CHILD) ? RTD_PERF_SCREC_ENABLE_ON_EXEC : 0);
+			 .flags = (r->o.flags & RTD_RECORDER_CHILD) ? RTD_PERF_SCREC_ENABLE_ON_EXEC : 0,
+			 .ring_pages = 512);
 		if ((rc = rtd_perf_syscall_recorder_new(&so, &r->sysc)) < 0) {
 			char msg[256];
 			snprintf(msg, sizeof(msg), "%s", rtd_perf_syscall_recorder_errmsg(NULL));
@@ -622,6 +625,7 @@ void rtd_recorder_stats(const rtd_recorder *r, struct rtd_recorder_stats *out)
 		t.lost += ps.lost;
 		t.user_only |= ps.user_only;
 	}
+	t.lost += rtd_perf_syscall_recorder_lost(r->sysc);
 	t.late = r->late;
 	t.eventpipe = r->ep_started;
 	t.eventpipe_closed = r->ep_closed;

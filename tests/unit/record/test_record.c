@@ -73,6 +73,24 @@ static void test_opts_check(void **st)
 	/* sz smaller than sz itself */
 	struct v2_opts bad = {.sz = 3};
 	assert_int_equal(rtd_opts_check(&bad, known), -RTD_E_INVAL);
+	/* a struct whose last field leaves padding: the padding may hold
+	 * anything (an initializer may not set it), a byte past it may not */
+	struct padded {
+		size_t sz;
+		int a;
+		bool last;
+	};
+	const size_t pk = RTD_OPTS_END(padded, last);
+	assert_true(pk < sizeof(struct padded));
+	unsigned char raw[sizeof(struct padded) + 8] = {0};
+	size_t psz = sizeof(struct padded);
+	memcpy(raw, &psz, sizeof(psz));
+	memset(raw + pk, 0xa5, sizeof(struct padded) - pk);
+	assert_int_equal(rtd_opts_check(raw, pk), 0);
+	psz = sizeof(raw); /* a newer caller: a field past the padding */
+	memcpy(raw, &psz, sizeof(psz));
+	raw[sizeof(struct padded)] = 1;
+	assert_int_equal(rtd_opts_check(raw, pk), -RTD_E_INVAL);
 }
 
 /* A stats struct handed back (rtd_stats_copy()) to an older and a newer
