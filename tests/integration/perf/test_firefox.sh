@@ -47,7 +47,11 @@ for tid, t in rt.items():
         assert t[k]["schema"] == m[k]["schema"], k
     a, b = stacks(t), stacks(m)
     print("thread %d: perf %d samples, rtdiag %d" % (tid, len(a), len(b)))
-    assert collections.Counter(x[1] for x in a) == collections.Counter(x[1] for x in b), "stacks"
+    ca, cb = collections.Counter(x[1] for x in a), collections.Counter(x[1] for x in b)
+    for k in sorted(set(ca) | set(cb)):
+        if ca[k] != cb[k]: # said, so that a rare difference can be read
+            print("  differs: perf %d rtdiag %d  %s" % (ca[k], cb[k], ";".join(k)))
+    assert ca == cb, "stacks"
     # perf's times are its clock's ns / 10^6 cut to 3 decimals; rtdiag's keep 6
     import math
     assert sorted(x[0] for x in a) == sorted(math.floor(x[0] * 1000 + 1e-6) / 1000 for x in stacks_raw(m)), "times"
