@@ -2,7 +2,8 @@
 # x.data -f firefox`) against the one Debian's perf writes of the same
 # perf.data (`perf script report gecko`, perf 6.6+): the same document
 # shape (keys, table schemas), per thread the same samples with the same
-# stacks and times; off-CPU waits of --switch-events as OffCPU markers.
+# stacks (the frames perf names: its gecko.py leaves out the others) and
+# times; off-CPU waits of --switch-events as OffCPU markers.
 # (The profiler's own importer is not on npm without its web app: perf's
 # writer, which the profiler imports, is the reference.)
 . "$(dirname "$0")/lib.sh"
@@ -22,7 +23,11 @@ assert sorted(ref) == sorted(mine), (sorted(ref), sorted(mine))
 assert sorted(ref["meta"]) == sorted(mine["meta"]), "meta keys"
 assert mine["meta"]["version"] == ref["meta"]["version"] == 24
 def stacks(t):
-    """each sample as (time ms, frame names root first)"""
+    """each sample as (time ms, frame names root first). perf's gecko.py
+    leaves out every frame perf cannot name (a callchain entry without
+    'sym': a frame-pointer walk that read a stray address, say), where
+    rtdiag keeps it as module+0xOFFSET or 0xADDR: such frames are left out
+    on both sides, the named ones compared in order"""
     st, fr, s = t["stackTable"]["data"], t["frameTable"]["data"], t["stringTable"]
     def name(i):
         n = re.sub(r" \(in .*\)$", "", s[fr[i][0]])
@@ -32,7 +37,7 @@ def stacks(t):
         k, names = row[0], []
         while k is not None:
             names.append(name(st[k][1])); k = st[k][0]
-        out.append((row[1], tuple(reversed(names))))
+        out.append((row[1], tuple(n for n in reversed(names) if n != "?")))
     return out
 def stacks_raw(t):
     return [(row[1], None) for row in t["samples"]["data"]]
