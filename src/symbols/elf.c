@@ -13,6 +13,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/optlib_lzma.h"
@@ -184,6 +185,71 @@ int sym_elf_symbols(Elf *e, int which, struct sym_table *t, unsigned flags)
 				return r;
 			added++;
 		}
+	}
+	return added;
+}
+
+/* A section by name (NULL: none), its header in @sh. */
+static Elf_Scn *section_named(Elf *e, const char *name, GElf_Shdr *sh)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(e, &shstrndx) != 0)
+		return NULL;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *n;
+		if (gelf_getshdr(scn, sh) && (n = elf_strptr(e, shstrndx, sh->sh_name)) &&
+		    !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+int sym_elf_plt(Elf *e, struct sym_table *t)
+{
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(e, &eh) || eh.e_machine != EM_X86_64)
+		return 0;
+	GElf_Shdr rsh, psh, dsh;
+	Elf_Scn *rel = section_named(e, ".rela.plt", &rsh);
+	/* with IBT the entries callers jump to are in .plt.sec, one per
+	 * relocation; else in .plt after its first (PLT0) entry */
+	Elf_Scn *plt = section_named(e, ".plt.sec", &psh);
+	uint64_t first = 0;
+	if (!plt) {
+		plt = section_named(e, ".plt", &psh);
+		first = 1;
+	}
+	if (!rel || !plt || rsh.sh_type != SHT_RELA || !rsh.sh_entsize)
+		return 0;
+	Elf_Scn *dyn = elf_getscn(e, rsh.sh_link);
+	Elf_Data *rd = elf_getdata(rel, NULL), *dd = dyn ? elf_getdata(dyn, NULL) : NULL;
+	if (!rd || !dd || !gelf_getshdr(dyn, &dsh))
+		return 0;
+	const uint64_t ent = 16;
+	size_t n = rd->d_size / rsh.sh_entsize;
+	int added = 0;
+	for (size_t i = 0; i < n && i < SYM_MAX_SYMBOLS; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		if (!gelf_getrela(rd, (int)i, &r))
+			break;
+		size_t si = GELF_R_SYM(r.r_info);
+		uint64_t at = psh.sh_addr + (i + first) * ent;
+		if (!si || at + ent > psh.sh_addr + psh.sh_size || !gelf_getsym(dd, (int)si, &sym))
+			continue;
+		const char *nm = elf_strptr(e, dsh.sh_link, sym.st_name);
+		if (!nm || !*nm)
+			continue;
+		char buf[512];
+		int l = snprintf(buf, sizeof(buf), "%.*s@plt", (int)strcspn(nm, "@"), nm);
+		if (l <= 0 || (size_t)l >= sizeof(buf))
+			continue;
+		/* a function or label there wins: only a stub no symbol covers */
+		int rc = sym_table_add_ranked(t, at, ent, buf, (size_t)l, true, 1u << 31);
+		if (rc)
+			return rc;
+		added++;
 	}
 	return added;
 }

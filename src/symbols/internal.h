@@ -129,6 +129,11 @@ enum { SYM_ELF_COPY = 1u << 0, SYM_ELF_VERSIONED = 1u << 1 };
 int sym_elf_symbols(struct Elf *e, int which, struct sym_table *t,
 		    unsigned flags);
 /* Decompress .gnu_debugdata into a malloc'd buffer (xz). */
+/* x86-64: "name@plt" for each PLT stub (.plt.sec, or .plt after PLT0) of a
+ * .rela.plt relocation with a symbol, as perf synthesizes them; 16 bytes
+ * each, ranked below any symbol at the same address. Returns the count or
+ * an error. */
+int sym_elf_plt(struct Elf *e, struct sym_table *t);
 int sym_elf_debugdata(struct Elf *e, uint8_t **out, size_t *len);
 /* File offset -> link-time virtual address (through PT_LOAD). */
 bool sym_elf_off_to_vaddr(const struct sym_elf_info *i, uint64_t off,

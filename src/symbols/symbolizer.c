@@ -1150,8 +1150,10 @@ static void load_file(rtd_symbolizer *s, struct sym_obj *o)
 	/* one symbol source, as perf's: .dynsym only without a .symtab here
 	 * or in a debug file (MiniDebugInfo holds what .dynsym lacks) */
 	int rd = o->info.has_symtab || dbg ? 0 : sym_elf_symbols(o->elf, 1, &o->syms, ef);
-	if (r < 0 || rd < 0)
-		warnf(s, "%s: symbol table: %s", o->path, rtd_strerror(r < 0 ? r : rd));
+	int rp = sym_elf_plt(o->elf, &o->syms); /* the stubs: in the file that runs */
+	if (r < 0 || rd < 0 || rp < 0)
+		warnf(s, "%s: symbol table: %s", o->path,
+		      rtd_strerror(r < 0 ? r : rd < 0 ? rd : rp));
 	sym_table_finish(&o->syms);
 	s->st.symbols += o->syms.n;
 	if (!(s->flags & RTD_SYM_NO_DWARF))

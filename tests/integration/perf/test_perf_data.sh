@@ -37,6 +37,13 @@ printf '%s\n' '#include <time.h>' 'int main(void) { struct timespec t; long s = 
 gcc -O1 -fno-omit-frame-pointer "$TMP/vd.c" -o "$TMP/vd" || fail "cannot build vd"
 same vdso -g -F 999 -- "$TMP/vd"
 grep -q '__vdso_clock_gettime' "$TMP/vdso.folded" || fail "vdso: no vDSO frame named"
+# PLT stubs, which perf names "symbol@plt" from .rela.plt (a loop of
+# calls to abs through the PLT: a few percent of its samples in the stub)
+printf '%s\n' '#include <stdlib.h>' 'int main(void) { volatile long s = 0;' \
+  '  for (long i = 0; i < 100000000; i++) s += abs((int)i);' '  return (int)(s & 1) * 0; }' > "$TMP/pl.c"
+gcc -O1 -fno-omit-frame-pointer -fno-builtin "$TMP/pl.c" -o "$TMP/pl" || fail "cannot build pl"
+same plt -g -F 999 -- "$TMP/pl"
+grep -q 'abs@plt' "$TMP/plt.folded" || fail "plt: no sample named abs@plt"
 EVENT=page-faults same two -g -e task-clock,page-faults -F 999 -- "$FP" rounds=300
 
 # perf report --no-children: each symbol's share of the period, as rtdiag
