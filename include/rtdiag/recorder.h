@@ -226,8 +226,10 @@ RTD_API int rtd_recorder_add_source(rtd_recorder *r, rtd_source *src,
  * @r: the recorder
  *
  * The perf profilers run on threads of their own; the EventPipe session
- * starts (a session that cannot start leaves the kernel's side recorded:
- * rtd_recorder_warnings() says why).
+ * of a running process has started when it returns (a child's starts on
+ * its reading thread once the child's runtime listens; a session that
+ * cannot start leaves the kernel's side recorded: rtd_recorder_warnings()
+ * says why).
  *
  * Returns: 0, -RTD_E_STATE (started twice), -ENOMEM or a thread's -errno.
  */

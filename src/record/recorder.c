@@ -519,6 +519,11 @@ int rtd_recorder_start(rtd_recorder *r)
 	RTD_OPTS(rtd_source_thread_opts, to, .max_records = r->o.queue_records,
 		 .lag_ns = r->o.lag_ns);
 	if (r->ep) {
+		/* a running runtime's session is on before this returns, so
+		 * that what the caller starts after it is recorded (a child's
+		 * runtime is not up yet: its reading thread waits for it) */
+		if (!r->ep->child)
+			ep_begin(r->ep);
 		rtd_source *in = rtd_source_new(&ep_ops, r->ep);
 		if (!in)
 			return rec_err(r, -ENOMEM, "out of memory");
