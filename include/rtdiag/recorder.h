@@ -142,7 +142,10 @@ struct rtd_ipc_providers;
  * @errlen: size of @err
  *
  * The default: Microsoft-Windows-DotNETRuntime with the keywords gc, jit,
- * loader, contention, exception and threading at Informational; then
+ * loader, contention, exception and threading at Informational, and
+ * System.Threading.Tasks.TplEventSource with TasksFlowActivityIds (0x80,
+ * no events of its own: EventSource Start/Stop events then carry the
+ * ActivityID that pairs them across threads); then
  * @spec (a provider named again replaces the default). A caller checks a
  * user's @spec with it before anything starts.
  *

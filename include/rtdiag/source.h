@@ -326,6 +326,8 @@ struct rtd_stack {
  * @offset: an error record's byte offset in the source's input
  * @message: an error record's message ("" when none)
  * @dur: a RTD_REC_SLICE's length in ns (it began at @mono - @dur)
+ * @activity: the activity an EventPipe event was written in (its header's
+ *            ActivityID, as TraceEvent reads it); all zero when it has none
  */
 struct rtd_record {
 	unsigned kind;
@@ -348,6 +350,7 @@ struct rtd_record {
 	uint64_t offset;
 	const char *message;
 	int64_t dur;
+	uint8_t activity[16];
 };
 
 /* ---- interning: strings and stacks that live as long as their source ---- */

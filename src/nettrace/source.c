@@ -228,6 +228,7 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 	r->name = name;
 	r->category = category;
 	r->stack = stack;
+	memcpy(r->activity, ev->activity_id, sizeof(r->activity));
 	if (sample) {
 		r->value = 1;
 		r->unit = "count";

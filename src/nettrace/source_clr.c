@@ -22,13 +22,26 @@
  * "Provider/Task/Start" and "Provider/Task/Stop", as TraceEvent does;
  * System.Diagnostics.Activity's through DiagnosticSource's
  * "Activity1/Start"...) become a slice "Provider/Task" of category
- * Provider on the thread that wrote them, matched per thread: a Stop
- * closes the thread's innermost open pair when it is of its task; a Stop
- * of another task than the innermost (pairs that do not nest, an async
- * activity stopped on another thread) stays an instant only, so slices
- * always nest. A slice still open at the stream's end is left open.
+ * Provider:
+ * - written in an activity (the events carry an ActivityID: the runtime
+ *   gives every Start one when TplEventSource's TasksFlowActivityIds
+ *   keyword is on, and its Stop the same, on whatever thread the async
+ *   code ends), a Start is matched with the Stop of its activity, as
+ *   TraceEvent's StartStopActivityComputer does, and the slice given whole
+ *   (RTD_REC_SLICE) at the Stop: on the thread's track when it began and
+ *   ended there innermost, else on a lane of the process's track,
+ *   "Provider/Task (async N)", the first of that name free since its
+ *   begin (concurrent activities side by side);
+ * - without one, matched per thread: the slice begins at the Start; a
+ *   Stop closes the thread's innermost open pair when it is of its task;
+ *   a Stop of another task than the innermost stays an instant only, so
+ *   slices always nest. A slice still open at the stream's end is left
+ *   open.
+ * An activity still open at the stream's end is its Start instant only.
  */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +52,9 @@
 #define CLR_MAX_OPEN (1u << 20) /* threads with a contention open */
 #define ES_MAX_THREADS (1u << 20) /* threads with an EventSource pair open */
 #define ES_MAX_DEPTH 64 /* pairs open on one thread */
+#define ES_MAX_ACTS (1u << 16) /* activities open at once */
+#define ES_MAX_ASYNC 256 /* async lanes of a process */
+#define ES_LANE_ASYNC 16 /* the first async lane's number */
 
 enum { LANE_NONE = 0, LANE_GC = 1, LANE_SUSPENDED = 2 };
 
@@ -77,6 +93,14 @@ struct clr {
 	rtd_map open;      /* tid << 2 | lane -> open slices (depth) */
 	bool named[3];     /* lane names sent */
 	rtd_map es;        /* tid -> struct es_open */
+	rtd_map acts;      /* act_key(ActivityID) -> struct act chain */
+	size_t nacts;
+	struct act *retired; /* ended: freed at the next pull */
+	struct {
+		const char *name; /* its activities' "Provider/Task" */
+		int64_t end;      /* its last slice's end */
+	} async[ES_MAX_ASYNC];
+	size_t nasync;
 	rtd_intern *intern; /* the slices' names */
 };
 
@@ -122,10 +146,25 @@ static int pair_of(struct clr *c, const struct rtd_record *r, const struct pair 
 	return 0;
 }
 
-/* A thread's open EventSource pairs, innermost last. */
+/* An EventSource Start written in an activity (a non-zero ActivityID):
+ * kept until the Stop of the same activity, which may come on another
+ * thread; its fields copied (a record's are borrowed until the next pull). */
+struct act {
+	uint8_t id[16];
+	const char *name; /* interned "Provider/Task" */
+	uint64_t tid;
+	int64_t mono;
+	size_t nfields;
+	struct rtd_field *fields; /* and their strings, in the same block */
+	struct act *next;         /* another activity whose id hashes alike */
+};
+
+/* A thread's open EventSource pairs, innermost last: a pair without an
+ * activity id (@a NULL) was begun as a slice at its Start. */
 struct es_open {
 	size_t n;
 	const char *name[ES_MAX_DEPTH]; /* interned "Provider/Task" */
+	struct act *a[ES_MAX_DEPTH];
 };
 
 /* "Provider/Task/Start" or ".../Stop": the kind and the slice's name. */
@@ -143,6 +182,130 @@ static unsigned es_kind(const char *name, size_t *len)
 	return 0;
 }
 
+static bool has_activity(const struct rtd_record *r)
+{
+	static const uint8_t zero[16];
+	return memcmp(r->activity, zero, sizeof(zero)) != 0;
+}
+
+static uint64_t act_key(const uint8_t id[16])
+{
+	uint64_t a, b;
+	memcpy(&a, id, 8);
+	memcpy(&b, id + 8, 8);
+	return a ^ (b * 0x9e3779b97f4a7c15ull);
+}
+
+/* The open activity @id of slice @name, unlinked from the map; NULL when
+ * none (its Start came before the session, or was another task's). */
+static struct act *act_take(struct clr *c, const uint8_t id[16], const char *name)
+{
+	uint64_t key = act_key(id);
+	void *v = NULL;
+	if (!rtd_map_get(&c->acts, key, &v))
+		return NULL;
+	struct act *head = v, **pp = &head;
+	while (*pp && (memcmp((*pp)->id, id, 16) || (*pp)->name != name))
+		pp = &(*pp)->next;
+	struct act *a = *pp;
+	if (!a)
+		return NULL;
+	*pp = a->next;
+	if (head)
+		rtd_map_put(&c->acts, key, head, NULL); /* replaces: cannot fail */
+	else
+		rtd_map_del(&c->acts, key);
+	c->nacts--;
+	return a;
+}
+
+static struct act *act_new(const struct rtd_record *r, const char *name)
+{
+	size_t bytes = sizeof(struct act) + r->nfields * sizeof(struct rtd_field);
+	for (size_t i = 0; i < r->nfields; i++) {
+		bytes += (r->fields[i].name ? strlen(r->fields[i].name) + 1 : 0);
+		if (r->fields[i].type == RTD_FIELD_STR && r->fields[i].s)
+			bytes += strlen(r->fields[i].s) + 1;
+	}
+	struct act *a = malloc(bytes);
+	if (!a)
+		return NULL;
+	memset(a, 0, sizeof(*a));
+	memcpy(a->id, r->activity, 16);
+	a->name = name;
+	a->tid = r->tid;
+	a->mono = r->mono;
+	a->nfields = r->nfields;
+	a->fields = (struct rtd_field *)(a + 1);
+	char *p = (char *)(a->fields + r->nfields);
+	for (size_t i = 0; i < r->nfields; i++) {
+		struct rtd_field *f = &a->fields[i];
+		*f = r->fields[i];
+		if (f->name) {
+			size_t n = strlen(f->name) + 1;
+			f->name = memcpy(p, f->name, n);
+			p += n;
+		}
+		if (f->type == RTD_FIELD_STR && f->s) {
+			size_t n = strlen(f->s) + 1;
+			f->s = memcpy(p, f->s, n);
+			p += n;
+		}
+	}
+	return a;
+}
+
+/* The lane of the process's track where an activity that ended on
+ * another thread than it began (async code) is drawn: of the lanes of
+ * its name, the first whose last slice ended by @begin (slices come at
+ * their ends, so a lane's last is its latest); named on first use. */
+static uint64_t async_lane(struct clr *c, const struct rtd_record *r, const char *name,
+			   int64_t begin)
+{
+	size_t k = 0, nth = 0;
+	for (; k < c->nasync; k++)
+		if (c->async[k].name == name && ++nth && c->async[k].end <= begin)
+			break;
+	if (k == c->nasync) {
+		if (c->nasync == ES_MAX_ASYNC)
+			return 0;
+		c->async[k].name = name;
+		struct rtd_record *t = queue(c, r, RTD_REC_THREAD);
+		t->lane = ES_LANE_ASYNC + k;
+		char label[512];
+		snprintf(label, sizeof(label), "%s (async %zu)", name, nth + 1);
+		if (rtd_intern_string(c->intern, label, strlen(label), &t->name) < 0)
+			t->name = name;
+		c->nasync++;
+	}
+	c->async[k].end = r->mono;
+	return ES_LANE_ASYNC + k;
+}
+
+/* The Stop @r of activity @a (taken from the map and from its thread's
+ * pairs): a whole slice on its thread when it began and ended there with
+ * nothing of that thread's still open inside it, else on an async lane. */
+static void act_end(struct clr *c, const struct rtd_record *r, struct act *a, bool inner)
+{
+	uint64_t tid = a->tid, lane = 0;
+	if (!inner || a->tid != r->tid) {
+		tid = 0;
+		lane = async_lane(c, r, a->name, a->mono);
+	}
+	if (tid || lane) {
+		struct rtd_record *s = queue(c, r, RTD_REC_SLICE);
+		s->tid = tid;
+		s->lane = lane;
+		s->name = a->name;
+		s->category = r->category;
+		s->fields = a->fields;
+		s->nfields = a->nfields;
+		s->dur = r->mono > a->mono ? r->mono - a->mono : 0;
+	}
+	a->next = c->retired; /* its fields are the slice's until the next pull */
+	c->retired = a;
+}
+
 static int es_pair(struct clr *c, const struct rtd_record *r)
 {
 	size_t len;
@@ -156,7 +319,24 @@ static int es_pair(struct clr *c, const struct rtd_record *r)
 	void *v = NULL;
 	struct es_open *o = rtd_map_get(&c->es, r->tid, &v) ? v : NULL;
 	if (kind == RTD_REC_SLICE_END) {
-		if (!o || !o->n || o->name[o->n - 1] != name)
+		struct act *a = has_activity(r) ? act_take(c, r->activity, name) : NULL;
+		if (a) {
+			/* out of its thread's open pairs, wherever it is */
+			void *w = NULL;
+			struct es_open *ao = rtd_map_get(&c->es, a->tid, &w) ? w : NULL;
+			bool inner = false;
+			for (size_t i = ao ? ao->n : 0; i-- > 0;)
+				if (ao->a[i] == a) {
+					inner = i + 1 == ao->n;
+					memmove(&ao->name[i], &ao->name[i + 1], (ao->n - i - 1) * sizeof(ao->name[0]));
+					memmove(&ao->a[i], &ao->a[i + 1], (ao->n - i - 1) * sizeof(ao->a[0]));
+					ao->n--;
+					break;
+				}
+			act_end(c, r, a, inner);
+			return 0;
+		}
+		if (!o || !o->n || o->name[o->n - 1] != name || o->a[o->n - 1])
 			return 0; /* nothing of its task innermost: an instant only */
 		o->n--;
 		struct rtd_record *s = queue(c, r, RTD_REC_SLICE_END);
@@ -173,6 +353,27 @@ static int es_pair(struct clr *c, const struct rtd_record *r)
 	}
 	if (o->n == ES_MAX_DEPTH)
 		return 0; /* deeper than any real nesting: an instant only */
+	if (has_activity(r)) {
+		/* its slice is drawn at its Stop, where it ends */
+		if (c->nacts == ES_MAX_ACTS)
+			return 0; /* too many open: an instant only */
+		struct act *a = act_new(r, name);
+		if (!a)
+			return -ENOMEM;
+		uint64_t key = act_key(a->id);
+		void *head = NULL;
+		rtd_map_get(&c->acts, key, &head);
+		a->next = head;
+		if ((rc = rtd_map_put(&c->acts, key, a, NULL)) < 0) {
+			free(a);
+			return rc;
+		}
+		c->nacts++;
+		o->a[o->n] = a;
+		o->name[o->n++] = name;
+		return 0;
+	}
+	o->a[o->n] = NULL;
 	o->name[o->n++] = name;
 	struct rtd_record *s = queue(c, r, RTD_REC_SLICE_BEGIN);
 	s->tid = r->tid;
@@ -198,11 +399,22 @@ static void heap_stats(struct clr *c, const struct rtd_record *r)
 		}
 }
 
+static void acts_free(struct act *a)
+{
+	while (a) {
+		struct act *next = a->next;
+		free(a);
+		a = next;
+	}
+}
+
 static int clr_next(void *impl, struct rtd_record *rec)
 {
 	struct clr *c = impl;
 	if (c->qi == c->nq) {
 		c->qi = c->nq = 0;
+		acts_free(c->retired);
+		c->retired = NULL;
 		const struct rtd_record *r;
 		int rc = rtd_source_next(c->in, &r);
 		if (rc < 0)
@@ -240,6 +452,13 @@ static void clr_free(void *impl)
 	struct clr *c = impl;
 	rtd_map_free(&c->open);
 	rtd_map_free_vals(&c->es);
+	size_t it = 0;
+	uint64_t key;
+	void *v;
+	while (rtd_map_next(&c->acts, &it, &key, &v))
+		acts_free(v);
+	rtd_map_free(&c->acts);
+	acts_free(c->retired);
 	rtd_intern_free(c->intern);
 	free(c);
 }
@@ -260,6 +479,7 @@ rtd_source *rtd_nettrace_source_clr(rtd_source *in, int *err)
 		c->in = in;
 		rtd_map_init(&c->open, CLR_MAX_OPEN);
 		rtd_map_init(&c->es, ES_MAX_THREADS);
+		rtd_map_init(&c->acts, ES_MAX_ACTS);
 		c->intern = rtd_intern_new();
 		s = c->intern ? rtd_source_new(&clr_ops, c) : NULL;
 		if (!s)

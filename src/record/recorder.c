@@ -206,8 +206,13 @@ int rtd_recorder_providers_clr(const char *spec, const char *clrevents,
 					      "loader, contention, exception, threading, ...)", bad);
 		return -RTD_E_INVAL;
 	}
-	char def[160];
-	snprintf(def, sizeof(def), "Microsoft-Windows-DotNETRuntime:0x%llx:4",
+	/* TplEventSource's TasksFlowActivityIds (0x80) makes the runtime give
+	 * each EventSource Start an ActivityID that its Stop carries on any
+	 * thread, as PerfView asks: async Start/Stop pairs are matched by it
+	 * (rtd_nettrace_source_clr()) */
+	char def[224];
+	snprintf(def, sizeof(def),
+		 "Microsoft-Windows-DotNETRuntime:0x%llx:4,System.Threading.Tasks.TplEventSource:0x80:4",
 		 (unsigned long long)kw);
 	if (!r)
 		r = rtd_ipc_providers_parse(def, out, err, errlen);

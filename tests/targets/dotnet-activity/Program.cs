@@ -5,12 +5,18 @@
 // a 20 ms sleep, RequestStop(round); every 5th round ends with a blocking
 // GC. EventSource gives events named XStart/XStop the opcodes Start and
 // Stop of a task X, so the stream names them Request/Start, Request/Stop.
+// Beside it, two async loops write AsyncRequestStart(round), await a
+// 20 ms Task.Delay and write AsyncRequestStop(round): the continuation runs
+// on a thread-pool thread, often not the one that began the request (the
+// runtime pairs them by ActivityID when TplEventSource's
+// TasksFlowActivityIds keyword is on).
 //   dotnet-activity READY_FILE   writes its pid to READY_FILE once it runs,
 //                                then each round's number on stdout
 using System;
 using System.Diagnostics.Tracing;
 using System.IO;
 using System.Threading;
+using System.Threading.Tasks;
 
 [EventSource(Name = "Rtd-Activity-Test")]
 sealed class Requests : EventSource
@@ -22,6 +28,12 @@ sealed class Requests : EventSource
 
     [Event(2)]
     public void RequestStop(int round) { WriteEvent(2, round); }
+
+    [Event(3)]
+    public void AsyncRequestStart(int round) { WriteEvent(3, round); }
+
+    [Event(4)]
+    public void AsyncRequestStop(int round) { WriteEvent(4, round); }
 }
 
 static class Program
@@ -39,12 +51,24 @@ static class Program
         }
     }
 
+    static async Task AsyncWorker(int first)
+    {
+        for (int round = first; ; round += 2)
+        {
+            Requests.Log.AsyncRequestStart(round);
+            await Task.Delay(20);
+            Requests.Log.AsyncRequestStop(round);
+        }
+    }
+
     static int Main(string[] args)
     {
         var t = new Thread(Worker) { Name = "rtd-request-worker-thread" };
         File.WriteAllText(args[0] + ".tmp", Environment.ProcessId.ToString());
         File.Move(args[0] + ".tmp", args[0]);
         t.Start();
+        _ = Task.Run(() => AsyncWorker(0));
+        _ = Task.Run(() => AsyncWorker(1));
         t.Join();
         return 0;
     }

@@ -10,7 +10,10 @@
  *  - GC/HeapStats gives generation-size counters;
  *  - the lanes are named "GC" and "EE suspended" in Chrome JSON;
  *  - other providers' Start/Stop pairs become slices on their thread,
- *    matched per thread, innermost first (on a synthetic stream).
+ *    matched per thread, innermost first (on a synthetic stream);
+ *  - pairs written in an activity (an ActivityID) are matched by it:
+ *    whole slices on their thread, or on the process's async lanes when
+ *    they end on another thread or not innermost (a synthetic stream).
  */
 #include <inttypes.h>
 
@@ -120,6 +123,8 @@ static void test_clr(void **state)
 struct fake {
 	const struct rtd_record *v;
 	size_t n, at;
+	char str[16];           /* a string field's value, borrowed per pull */
+	struct rtd_field field; /* the field of a record that has one */
 };
 
 static int fake_next(void *impl, struct rtd_record *rec)
@@ -128,6 +133,14 @@ static int fake_next(void *impl, struct rtd_record *rec)
 	if (f->at == f->n)
 		return 0;
 	*rec = f->v[f->at++];
+	/* a record's fields are borrowed until the next pull: the value is
+	 * overwritten at each one */
+	snprintf(f->str, sizeof(f->str), "v%" PRId64, rec->ts);
+	if (rec->nfields) {
+		f->field = (struct rtd_field){.name = "url", .type = RTD_FIELD_STR, .s = f->str};
+		rec->fields = &f->field;
+		rec->nfields = 1;
+	}
 	return 1;
 }
 
@@ -158,7 +171,7 @@ static void test_eventsource_pairs(void **state)
 		EV(17, 1, "Microsoft-Windows-DotNETRuntimeRundown/Runtime/Start"),
 		EV(18, 1, "Start/Stop"),    /* no task: instant */
 	};
-	struct fake f = {in, sizeof(in) / sizeof(in[0]), 0};
+	struct fake f = {in, sizeof(in) / sizeof(in[0]), 0, "", {0}};
 	rtd_source *src = rtd_source_new(&fake_ops, &f);
 	rtd_source *s = rtd_nettrace_source_clr(src, NULL);
 	assert_non_null(s);
@@ -184,9 +197,73 @@ static void test_eventsource_pairs(void **state)
 	rtd_source_free(src);
 }
 
+#define ACT(t, tid_, n, a) {.kind = RTD_REC_INSTANT, .ts = t, .mono = t, .pid = 9, \
+			     .tid = tid_, .name = n, .category = "P", .nfields = 1, \
+			     .activity = {0, 0, 0, a}}
+
+static void test_activity_pairs(void **state)
+{
+	(void)state;
+	static const struct rtd_record in[] = {
+		ACT(10, 1, "P/Req/Start", 1), /* begins and ends on thread 1 */
+		ACT(20, 1, "P/Req/Stop", 1),  /* -> a whole slice there */
+		ACT(30, 1, "P/Req/Start", 2),
+		ACT(31, 2, "P/Req/Start", 3),
+		ACT(40, 3, "P/Req/Stop", 2),  /* ends on thread 3: async lane 1 */
+		ACT(45, 4, "P/Req/Stop", 3),  /* overlaps the one above: lane 2 */
+		ACT(50, 1, "P/Req/Start", 4),
+		ACT(60, 2, "P/Req/Stop", 4),  /* lane 1 free since 40 */
+		ACT(70, 1, "P/Req/Start", 5),
+		ACT(71, 1, "P/Db/Start", 6),
+		ACT(72, 1, "P/Req/Stop", 5),  /* P/Db still open inside: async */
+		ACT(73, 1, "P/Db/Stop", 6),   /* innermost on its thread */
+		ACT(80, 1, "P/Req/Stop", 9),  /* no such activity: instant only */
+		ACT(81, 1, "P/Db/Stop", 1),   /* another task's activity: instant */
+		ACT(90, 5, "P/Req/Start", 7), /* open at the end: instant only */
+	};
+	struct fake f = {in, sizeof(in) / sizeof(in[0]), 0, "", {0}};
+	rtd_source *src = rtd_source_new(&fake_ops, &f);
+	rtd_source *s = rtd_nettrace_source_clr(src, NULL);
+	assert_non_null(s);
+	const struct rtd_record *r;
+	char got[1024] = "", lanes[256] = "";
+	size_t instants = 0;
+	while (rtd_source_next(s, &r) == 1) {
+		char one[96];
+		if (r->kind == RTD_REC_INSTANT) {
+			instants++;
+			continue;
+		}
+		if (r->kind == RTD_REC_THREAD) {
+			snprintf(one, sizeof(one), "%" PRIu64 ":%" PRIu64 "=%s ", r->tid, r->lane, r->name);
+			strcat(lanes, one);
+			continue;
+		}
+		assert_int_equal(r->kind, RTD_REC_SLICE);
+		assert_int_equal(r->nfields, 1);
+		/* the Start's field, kept while its own record's value changed */
+		snprintf(one, sizeof(one), "%s@%" PRId64 "+%" PRId64 ":%" PRIu64 "/%" PRIu64 ":%s=%s ",
+			 r->name, r->mono - r->dur, r->dur, r->tid, r->lane, r->fields[0].name,
+			 r->fields[0].s);
+		strcat(got, one);
+		assert_string_equal(r->category, "P");
+	}
+	assert_int_equal(instants, 15); /* every event passed on */
+	assert_string_equal(got, "P/Req@10+10:1/0:url=v10 "
+				 "P/Req@30+10:0/16:url=v30 "
+				 "P/Req@31+14:0/17:url=v31 "
+				 "P/Req@50+10:0/16:url=v50 "
+				 "P/Req@70+2:0/16:url=v70 "
+				 "P/Db@71+2:1/0:url=v71 ");
+	assert_string_equal(lanes, "0:16=P/Req (async 1) 0:17=P/Req (async 2) ");
+	rtd_source_free(s);
+	rtd_source_free(src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {cmocka_unit_test(test_clr),
-					   cmocka_unit_test(test_eventsource_pairs)};
+					   cmocka_unit_test(test_eventsource_pairs),
+					   cmocka_unit_test(test_activity_pairs)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
