@@ -15,6 +15,8 @@
 #include "cli_format.h"
 #include "rtdiag/gotrace.h"
 #include "rtdiag/nettrace.h"
+#include "rtdiag/gotrace_timeline.h"
+#include "rtdiag/nettrace_timeline.h"
 #include "rtdiag/timeline.h"
 
 int64_t cli_pread_all(void *buf, size_t len, uint64_t off, void *ctx)

@@ -32,6 +32,7 @@
 #include "rtdiag/nettrace.h"
 #include "rtdiag/profile.h"
 #include "rtdiag/timeline.h"
+#include "rtdiag/gotrace_profile.h"
 
 enum { OPT_OUT = 1, OPT_FORMAT, OPT_TYPE, OPT_TITLE, OPT_INVERTED,
        OPT_WIDTH, OPT_MIN_WIDTH, OPT_THREADS, OPT_NO_INLINE, OPT_EVENT };

@@ -18,6 +18,7 @@
 #include "perf_cli.h"
 #include "rtdiag/format.h"
 #include "rtdiag/perf_data.h"
+#include "rtdiag/perf_timeline.h"
 #include "rtdiag/timeline.h"
 
 enum {

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "cli_format.h"
 #include "rtdiag/format.h"
+#include "rtdiag/perf_timeline.h"
 #include "common/buf.h"
 #include "out.h"
 #include "perf_cli.h"

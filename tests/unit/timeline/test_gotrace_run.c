@@ -13,6 +13,7 @@
  */
 #include "test_gotrace.h"
 
+#include "rtdiag/gotrace_timeline.h"
 #include "rtdiag/timeline.h"
 
 struct sink {

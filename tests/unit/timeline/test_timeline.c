@@ -10,6 +10,7 @@
 
 #include "rtdiag/nettrace.h"
 #include "rtdiag/profile.h"
+#include "rtdiag/nettrace_timeline.h"
 #include "rtdiag/timeline.h"
 
 static int64_t track(rtd_timeline *tl, enum rtd_track_kind k, int64_t pid,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gotrace.c - Go execution traces as a timeline, like `go tool trace`'s
+ * timeline.c - Go execution traces as a timeline, like `go tool trace`'s
  * goroutine, proc and thread views, from the ordered event stream of
  * rtd_gotrace_dec (old format, Go 1.5-1.21, and new, Go 1.22+).
  *
@@ -21,8 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/map.h"
 #include "rtdiag/gotrace.h"
-#include "timeline/timeline_impl.h"
+#include "rtdiag/gotrace_timeline.h"
+#include "rtdiag/profile.h"
 
 enum g_state {
 	G_NONE = 0,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gotrace.c - a CPU profile from a Go execution trace's CPU samples
+ * profile.c - a CPU profile from a Go execution trace's CPU samples
  * (CPUSample events, Go 1.19+ with CPU profiling on while tracing): each
  * sample adds its stack, leaf first, with weight 1 sample and the
  * profiling period in nanoseconds, on the thread (M) that was running.
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/profile_impl.h"
 #include "rtdiag/gotrace.h"
+#include "rtdiag/gotrace_profile.h"
 
 #define GO_SAMPLE_NS 10000000 /* runtime/pprof's 100 Hz */
 

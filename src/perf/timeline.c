@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * perf.c - perf_event records as a timeline: a track per CPU and per
+ * timeline.c - perf_event records as a timeline: a track per CPU and per
  * thread; sched:sched_switch as "running" slices on both (the CPU's slice
  * named by the thread it runs; a traced thread's own PERF_RECORD_SWITCH
  * records, when asked for, begin and end its slices too); samples with callchains as CPU samples on
@@ -19,8 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/map.h"
 #include "rtdiag/perf.h"
-#include "timeline/timeline_impl.h"
+#include "rtdiag/perf_timeline.h"
+#include "rtdiag/profile.h"
 
 #define PERF_MAX_CPUS 4096
 #define PERF_MAX_ARGS 16

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nettrace.c - EventPipe streams as a timeline: a track per thread, the
+ * timeline.c - EventPipe streams as a timeline: a track per thread, the
  * runtime's start/stop pairs as slices (GC on a "GC" track, suspension
  * and restart on a "GC suspension" track, JIT and lock contention on the
  * thread, any EventSource Start/Stop pair, request activities included,
@@ -18,8 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/map.h"
 #include "rtdiag/nettrace.h"
-#include "timeline/timeline_impl.h"
+#include "rtdiag/nettrace_timeline.h"
+#include "rtdiag/profile.h"
 
 #define NT_MAX_OPEN 256 /* open slices remembered per thread */
 #define NT_MAX_ARGS 16  /* fields shown on an instant */
