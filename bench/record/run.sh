@@ -15,6 +15,10 @@
 #   rtdiag  rtdiag record -p PID -d SECS -o FILE.pftrace (CPU samples at
 #           99 Hz with stacks, off-CPU waits with stacks, EventPipe: GC, JIT,
 #           loader, contention, exceptions, threading)
+#   ring    rtdiag record -p PID --ring 8s for SECS seconds, then Ctrl-C
+#           (the flight recorder: the same sources into a ring, one
+#           snapshot written at the end; issue #31's "slowdown with a ring
+#           running <= that of rtdiag record")
 #   peers   perf record -g --switch-events -F 99 -p PID -- sleep SECS and
 #           dotnet-trace collect -p PID --duration SECS (its default
 #           providers), started together
@@ -87,6 +91,19 @@ one_run() {
       /usr/bin/time -f '%U %S %M' -o "$W/time.a" \
         "$R" record -p "$TPID" -d "$SECS" -o "$W/out.rt.pftrace" >"$W/log.a" 2>&1 </dev/null
       rc=$? ;;
+    ring)
+      # the flight recorder: an 8 s ring, nothing written until Ctrl-C's
+      # last snapshot (GNU time ignores SIGINT: it goes to rtdiag itself)
+      mkdir -p "$W/snaps"
+      /usr/bin/time -f '%U %S %M' -o "$W/time.a" \
+        "$R" record -p "$TPID" --ring 8s --snapshot-dir "$W/snaps" --format perfetto \
+        >"$W/log.a" 2>&1 </dev/null &
+      local tp=$!
+      sleep "$SECS"
+      pkill -INT -P "$tp"
+      wait "$tp"; rc=$?
+      mv "$W"/snaps/* "$W/out.ring" 2>/dev/null
+      rm -rf "$W/snaps" ;;
     peers)
       /usr/bin/time -f '%U %S %M' -o "$W/time.a" \
         perf record -g --switch-events -F 99 -p "$TPID" -o "$W/out.perf.data" -- sleep "$SECS" \
@@ -116,12 +133,12 @@ one_run() {
                  v["units"] * 1000 / v["cpu_ms"], u, rss }'
 }
 
-tools=(none rtdiag peers)
+tools=(none rtdiag ring peers)
 echo "rtdiag $("$R" --version | cut -d' ' -f2), $(perf --version), dotnet-trace $("$DT" --version | cut -d+ -f1)"
 echo "target $MODE, $RUNS runs x ${SECS} s per tool, $(nproc) cores; uptime before: $(uptime)"
 for k in $(seq 0 $((RUNS - 1))); do
-  for j in 0 1 2; do
-    t=${tools[$(((j + k) % 3))]}
+  for j in 0 1 2 3; do
+    t=${tools[$(((j + k) % 4))]}
     r=$(one_run "$t") || exit 1
     echo "$r" >>"$W/res.$t"
     printf '  run %d %-7s wall %8s u/s  cpu %8s u/s  tool cpu %7s s  rss %7s kB\n' $((k + 1)) "$t" $r >&2
