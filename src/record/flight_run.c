@@ -427,8 +427,22 @@ static int write_dump(rtd_flight_recorder *fr, const char *path, char *msg, size
 	rtd_ipc_client *c = rtd_ipc_client_new(fr->ro.pid, &co, &rc);
 	if (!c)
 		return rc ? rc : -ENOMEM;
-	rc = rtd_ipc_dump(c, path, RTD_IPC_DUMP_HEAP, 0, msg, len);
+	/* the runtime writes it: under a temporary name beside it, renamed
+	 * once whole, as every file of a snapshot (a target in a container
+	 * sees another file system: the rename then fails, and says so) */
+	struct tmpfile t;
+	rc = tmp_open(&t, path);
+	if (rc) {
+		rtd_ipc_client_free(c);
+		return rc;
+	}
+	tmp_close(&t, false);
+	rc = rtd_ipc_dump(c, t.tmp, RTD_IPC_DUMP_HEAP, 0, msg, len);
 	rtd_ipc_client_free(c);
+	if (!rc && rename(t.tmp, path))
+		rc = -errno;
+	if (rc)
+		unlink(t.tmp);
 	return rc;
 }
 

@@ -14,46 +14,10 @@
 #   older snapshot and its action files are removed, /snapshots drops it;
 # - a trigger of the config (exception=System.TimeoutException) writes a
 #   snapshot of that cause, listed by /snapshots.
+# The dump action: test_flight_dump.sh.
 SRC=${RTD_SOURCE_DIR:?}
-. "$SRC/tests/integration/record/flight_lib.sh"
-command -v curl >/dev/null || { echo "SKIP: no curl"; exit 77; }
-RING=4
-start_target
-TOKEN=flight-$RANDOM$RANDOM
-printf '%s\n' "$TOKEN" >"$W/token"
-cat >"$W/agent.yaml" <<EOF
-listen: 127.0.0.1:0
-auth-token-file: $W/token
-dotnet-profiles: none
-dotnet-counters: none
-target:
-  - pid: $TP
-    service: flighttest
-    flight:
-      ring: ${RING}s
-      dir: $S
-      format: chrome-json
-      providers: Rtd-Flight-Test
-      trigger: [exception=System.TimeoutException]
-      cooldown: 10m
-      max-size: 1k
-      actions: [folded, pprof]
-EOF
-"$R" agent --config "$W/agent.yaml" 2>"$W/err" &
-RP=$!
-serving() { grep -Eq "serving https?://" "$W/err" || ! kill -0 "$RP" 2>/dev/null; }
-wait_until serving
-URL=$(grep -Eo 'http://127.0.0.1:[0-9]*' "$W/err" | head -1)
-[ -n "$URL" ] || { echo "FAIL: the agent did not start: $(cat "$W/err")"; exit 1; }
-# post [CURL ARGS...]: POST /targets/$TP/snapshot; the status, the body in $W/body
-post() { curl -s -o "$W/body" -w '%{http_code}' -X POST "$@" "$URL/targets/$TP/snapshot"; }
-auth=(-H "Authorization: Bearer $TOKEN")
-recording() { grep -q "flight: recording into" "$W/err" || grep -q "flight: .*\(perf_event\|ermission\|not permitted\)" "$W/err"; }
-wait_until recording || { bad "the flight recorder did not start"; finish; }
-if ! grep -q "flight: recording into" "$W/err"; then
-  echo "SKIP: perf_event is unavailable here: $(grep -m1 flight: "$W/err")"; exit 77
-fi
-
+. "$SRC/tests/integration/agent/flight_agent.sh"
+start_flight_agent "actions: [folded, pprof]"
 # refused: nothing written
 st=$(post); [ "$st" = 401 ] && ok "POST without the token: 401" || bad "POST without the token: $st"
 st=$(post -H "Authorization: Bearer wrong$TOKEN"); [ "$st" = 401 ] && ok "a wrong token: 401" || bad "a wrong token: $st"
@@ -65,8 +29,6 @@ st=$(curl -s -o /dev/null -w '%{http_code}' -X POST "${auth[@]}" "$URL/targets/9
 [ "$st" = 404 ] && ok "an unknown pid: 404" || bad "an unknown pid: $st"
 [ -z "$(ls -A "$S")" ] && ok "the refused requests wrote nothing" || bad "written: $(ls -A "$S")"
 
-# jf KEY: a field of the last answer
-jf() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$W/body" "$1"; }
 # one POST a round of the program until a snapshot holds its marks (the
 # recorder's EventPipe session runs), bounded by 100 rounds as usr1_until
 first= n=0 got=
@@ -75,25 +37,26 @@ for i in $(seq 1 100); do
   wait_until next_round || break
   st=$(post "${auth[@]}")
   [ "$st" = 200 ] || { bad "POST: $st $(cat "$W/body")"; finish; }
-  n=$((n + 1)); f=$(jf file)
+  n=$((n + 1)); answer; f=$a_file
   [ -z "$first" ] && first=$f
-  grep -q Rtd-Flight-Test/Mark "$f" && { got=$(date +%s.%N); break; }
+  grep -q Rtd-Flight-Test/Mark "$f" && { got=$(date +%s%N); break; }
 done
 [ -n "$got" ] || { bad "no snapshot held the program's marks after $n POSTs"; finish; }
 ok "POST answered with its file ($n POSTs until the session's events came): $(cat "$W/body")"
-[ "$(jf cause)" = request ] && [ "$(jf pid)" = "$TP" ] && [ "$(jf incomplete)" = False ] &&
+[ "$a_cause" = request ] && [ "$a_pid" = "$TP" ] && [ "$a_incomplete" = false ] &&
   ok "its cause, pid, complete" || bad "the answer: $(cat "$W/body")"
 # the ring fills: the marks of the last RING seconds, then one more
-full() { python3 -c "import sys,time; sys.exit(0 if time.time() - $got >= $RING + 1 else 1)"; }
+full() { [ $(($(date +%s%N) - got)) -ge $(((RING + 1) * 1000000000)) ]; }
 wait_until full
-st=$(post "${auth[@]}"); f=$(jf file)
+st=$(post "${auth[@]}"); answer; f=$a_file
 [ "$st" = 200 ] && [ -s "$f" ] || { bad "POST: $st $(cat "$W/body")"; finish; }
 if python3 "$HERE/flight_check.py" span "$f" Rtd-Flight-Test/Mark "$RING" >"$W/span"; then
   ok "the endpoint's snapshot passes the CLI's check: $(cat "$W/span")"
 else
   bad "the endpoint's snapshot: $(cat "$W/span")"
 fi
-[ "$(jf size)" -ge "$(stat -c %s "$f")" ] && ok "size $(jf size) counts its files" || bad "size $(jf size)"
+[ "$a_size" -gt "$(stat -c %s "$f")" ] && [ "$a_actions" = folded,pprof ] &&
+  ok "size $a_size counts its files, actions $a_actions" || bad "size $a_size, actions $a_actions"
 stem=${f%.json}
 [ -s "$stem.folded" ] && grep -q ' [0-9]*$' "$stem.folded" && ok "the folded profile beside it: $(wc -l <"$stem.folded") stacks" ||
   bad "no folded profile: $(ls "$S")"
@@ -114,8 +77,8 @@ st=$(curl -s -o /dev/null -w '%{http_code}' "$URL/snapshots"); [ "$st" = 401 ] &
 
 # the target's pprof prefix names it too
 st=$(curl -s -o "$W/body" -w '%{http_code}' -X POST "${auth[@]}" "$URL/targets/flighttest/snapshot")
-[ "$st" = 200 ] && [ -s "$(jf file)" ] && ok "POST PREFIX/snapshot: $(jf file)" || bad "POST PREFIX/snapshot: $st $(cat "$W/body")"
-f=$(jf file)
+answer; f=$a_file
+[ "$st" = 200 ] && [ -s "$f" ] && ok "POST PREFIX/snapshot: $f" || bad "POST PREFIX/snapshot: $st $(cat "$W/body")"
 
 # a trigger of the config: the program throws a TimeoutException a round
 echo -1 >"$W/level.tmp" && mv "$W/level.tmp" "$W/level"
@@ -129,4 +92,5 @@ wait_until listed && ok "/snapshots lists it" || bad "/snapshots: $(cat "$W/list
 kill -TERM "$RP"; wait "$RP"; rc=$?; RP=
 [ $rc = 0 ] && ok "the agent stopped: exit 0" || bad "the agent's exit: $rc"
 [ -z "$(ls -A "$S" | grep '^\.')" ] && ok "no temporary file left" || bad "temporary files left: $(ls -A "$S")"
+
 finish

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The agent's flight recorder, the dump action (issue #31): with
+# `actions: [dump]` in the target's flight: section, POST
+# /targets/PID/snapshot writes beside the timeline the .NET runtime's core
+# dump (with its heap, dotnet-monitor's default type), made by its
+# createdump through the diagnostics IPC (GenerateCoreDump), under a
+# temporary name renamed into place: an ELF core file, listed in the
+# answer's actions and counted in its size.
+RING=2
+SRC=${RTD_SOURCE_DIR:?}
+. "$SRC/tests/integration/agent/flight_agent.sh"
+start_flight_agent "actions: [dump]"
+st=$(post "${auth[@]}")
+answer
+d=${a_file%.json}.dmp
+if [ "$st" = 200 ] && [ -s "$d" ]; then
+  magic=$(head -c4 "$d" | tail -c3); etype=$(od -An -tu2 -j16 -N2 "$d" | tr -d ' ')
+  [ "$magic" = ELF ] && [ "$etype" = 4 ] && ok "an ELF core beside the snapshot, $(stat -c %s "$d") bytes" ||
+    bad "the dump: magic $magic type $etype"
+  [ "$a_actions" = dump ] && [ "$a_size" -gt "$(stat -c %s "$d")" ] &&
+    ok "the answer lists it and counts it: $(cat "$W/body")" || bad "the answer: $(cat "$W/body")"
+else
+  bad "the dump action: $st $(cat "$W/body")"
+fi
+[ -z "$(ls -A "$S" | grep '^\.')" ] && ok "no temporary file left" || bad "temporary files left: $(ls -A "$S")"
+finish
