@@ -57,13 +57,19 @@ typedef struct rtd_flight_recorder rtd_flight_recorder;
  *                       IPC: the path is the target's view of the file
  *                       system (the same for a process outside a
  *                       container)
+ * @RTD_FLIGHT_ACT_STACKS: STEM.stacks.txt: a .NET target's managed thread
+ *                         stacks now, as 'rtdiag dotnet stack' (and
+ *                         dotnet-stack report) prints them: a quarter of
+ *                         a second of the runtime's SampleProfiler in a
+ *                         session of its own, each thread's latest stack
  */
 enum rtd_flight_action {
 	RTD_FLIGHT_ACT_FOLDED = 1u << 0,
 	RTD_FLIGHT_ACT_PPROF = 1u << 1,
 	RTD_FLIGHT_ACT_DUMP = 1u << 2,
+	RTD_FLIGHT_ACT_STACKS = 1u << 3,
 };
-#define RTD_FLIGHT_ACT_COUNT 3
+#define RTD_FLIGHT_ACT_COUNT 4
 
 /* Caps. */
 #define RTD_FLIGHT_MAX_TRIGGERS 16u  /* triggers of one recorder */
@@ -262,7 +268,7 @@ RTD_API void rtd_flight_recorder_stats(rtd_flight_recorder *fr,
 
 /**
  * rtd_flight_action_from_name - an action by its name
- * @name: "folded", "pprof", "dump"
+ * @name: "folded", "pprof", "dump", "stacks"
  * Returns: its enum rtd_flight_action bit, or 0 for none.
  */
 RTD_API unsigned rtd_flight_action_from_name(const char *name);
@@ -270,7 +276,7 @@ RTD_API unsigned rtd_flight_action_from_name(const char *name);
 /**
  * rtd_flight_action_name - an action's name
  * @action: one enum rtd_flight_action bit
- * Returns: "folded", "pprof", "dump", or NULL.
+ * Returns: "folded", "pprof", "dump", "stacks", or NULL.
  */
 RTD_API const char *rtd_flight_action_name(unsigned action);
 

@@ -1057,7 +1057,7 @@ static int flight_value(struct yctx *y, struct agent_flight *f, const char *ks,
 			unsigned act = rtd_flight_action_from_name(w);
 			if (!act)
 				return yerr(y, v, "flight: action '%s': want folded, "
-						  "pprof or dump", w);
+						  "pprof, dump or stacks", w);
 			f->actions |= act;
 		}
 	} else {

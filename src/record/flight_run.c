@@ -24,6 +24,7 @@
 #include "common/log.h"
 #include "rtdiag/flight_recorder.h"
 #include "rtdiag/ipc.h"
+#include "rtdiag/nettrace.h"
 #include "rtdiag/profile.h"
 #include "rtdiag/profile_records.h"
 #include "rtdiag/timeline_records.h"
@@ -64,8 +65,10 @@ struct rtd_flight_recorder {
 	struct rtd_flight_recorder_stats st;
 };
 
-static const char *const action_names[RTD_FLIGHT_ACT_COUNT] = {"folded", "pprof", "dump"};
-static const char *const action_ext[RTD_FLIGHT_ACT_COUNT] = {".folded", ".pb.gz", ".dmp"};
+static const char *const action_names[RTD_FLIGHT_ACT_COUNT] = {"folded", "pprof", "dump",
+								 "stacks"};
+static const char *const action_ext[RTD_FLIGHT_ACT_COUNT] = {".folded", ".pb.gz", ".dmp",
+							       ".stacks.txt"};
 
 RTD_API unsigned rtd_flight_action_from_name(const char *name)
 {
@@ -446,6 +449,106 @@ static int write_dump(rtd_flight_recorder *fr, const char *path, char *msg, size
 	return rc;
 }
 
+/* ---- thread stacks: a short SampleProfiler session, as 'rtdiag dotnet
+ * stack' takes it: where each managed thread is, by name ---- */
+
+struct stacks {
+	rtd_nettrace *dec;
+	rtd_nettrace_profiler *prof;
+	FILE *out;
+	pid_t pid;
+};
+
+static int stacks_event(void *ctx, const struct rtd_nettrace_event *ev)
+{
+	struct stacks *s = ctx;
+	return rtd_nettrace_profiler_event(s->prof, s->dec, ev);
+}
+
+static int stacks_seqpoint(void *ctx, uint64_t ts)
+{
+	(void)ts;
+	return rtd_nettrace_profiler_seqpoint(((struct stacks *)ctx)->prof);
+}
+
+static int stacks_sink(const void *data, size_t len, void *ctx)
+{
+	int rc = rtd_nettrace_feed(((struct stacks *)ctx)->dec, data, len);
+	return rc > 0 ? 0 : rc; /* the end marker: the pump sees the end too */
+}
+
+/* One thread as dotnet-stack report prints it; unnamed frames (native
+ * code, the runtime's helpers) folded into one "[Native Frames]". */
+static int stacks_thread(void *ctx, uint64_t tid, const char *const *frames, size_t n)
+{
+	struct stacks *s = ctx;
+	char name[64];
+	if (rtd_ipc_thread_name(s->pid, tid, name, sizeof(name)) == 0 && name[0])
+		fprintf(s->out, "Thread (0x%llX) \"%s\":\n", (unsigned long long)tid, name);
+	else
+		fprintf(s->out, "Thread (0x%llX):\n", (unsigned long long)tid);
+	bool native = false;
+	for (size_t i = 0; i < n; i++) {
+		bool unnamed = !strcmp(frames[i], "?!?");
+		if (!(unnamed && native))
+			fprintf(s->out, "  %s\n", unnamed ? "[Native Frames]" : frames[i]);
+		native = unnamed;
+	}
+	fputc('\n', s->out);
+	return ferror(s->out) ? -EIO : 0;
+}
+
+static int write_stacks(rtd_flight_recorder *fr, const char *path)
+{
+	struct rtd_ipc_providers prov = {0};
+	struct rtd_ipc_session_opts so = {.sz = sizeof(so)};
+	int rc = rtd_ipc_profile_request(RTD_IPC_PROFILE_CPU, &prov, &so);
+	if (rc)
+		return rc;
+	so.providers = prov.v;
+	so.n_providers = prov.n;
+	struct stacks st = {.pid = fr->ro.pid};
+	struct rtd_nettrace_opts no = {.sz = sizeof(no), .ctx = &st, .on_event = stacks_event,
+				       .on_seqpoint = stacks_seqpoint};
+	RTD_OPTS(rtd_nettrace_profiler_opts, po, .kinds = RTD_NETTRACE_PROFILE_CPU);
+	st.dec = rtd_nettrace_new(&no);
+	st.prof = rtd_nettrace_profiler_new(&po);
+	rtd_ipc_client *c = NULL;
+	rtd_ipc_session *sess = NULL;
+	if (!st.dec || !st.prof)
+		rc = -ENOMEM;
+	if (!rc && !(c = rtd_ipc_client_new(fr->ro.pid, NULL, &rc)) && !rc)
+		rc = -ENOMEM;
+	if (!rc && !(sess = rtd_ipc_session_start(c, &so, &rc)) && !rc)
+		rc = -ENOMEM;
+	if (!rc) {
+		/* the sampler stops every managed thread about every
+		 * millisecond: a quarter of a second, as dotnet-stack */
+		RTD_OPTS(rtd_ipc_pump_opts, pu, .sink = stacks_sink, .ctx = &st,
+			 .duration_ms = 250, .rundown_wait_ms = 30000);
+		rc = rtd_ipc_session_pump(sess, &pu, NULL);
+		int e = rtd_nettrace_finish(st.dec);
+		if (!rc && e < 0)
+			rc = e;
+	}
+	if (!rc && rtd_nettrace_profiler_samples(st.prof) == 0)
+		rc = -RTD_E_NOTFOUND; /* no managed thread was sampled */
+	struct tmpfile t;
+	if (!rc && !(rc = tmp_open(&t, path))) {
+		st.out = t.f;
+		rc = rtd_nettrace_profiler_thread_stacks(st.prof, stacks_thread, &st);
+		int e = tmp_close(&t, rc == 0);
+		if (!rc)
+			rc = e;
+	}
+	rtd_ipc_session_free(sess);
+	rtd_ipc_client_free(c);
+	rtd_nettrace_profiler_free(st.prof);
+	rtd_nettrace_free(st.dec);
+	rtd_ipc_providers_clear(&prov);
+	return rc;
+}
+
 /* The actions asked for, beside the timeline STEM.EXT; a failure is said
  * in @info and does not undo the snapshot. */
 static void run_actions(rtd_flight_recorder *fr, const char *stem,
@@ -462,6 +565,8 @@ static void run_actions(rtd_flight_recorder *fr, const char *stem,
 		int rc;
 		if (a == RTD_FLIGHT_ACT_DUMP) {
 			rc = write_dump(fr, path, msg, sizeof(msg));
+		} else if (a == RTD_FLIGHT_ACT_STACKS) {
+			rc = write_stacks(fr, path);
 		} else {
 			if (!p && !prc)
 				prc = ring_profile(fr, &p);
