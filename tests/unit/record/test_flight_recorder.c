@@ -74,7 +74,7 @@ static void test_actions(void **state)
 	assert_null(rtd_flight_action_name(3));
 }
 
-static volatile int g_spin;
+static volatile unsigned g_spin;
 
 static void *run(void *arg)
 {
@@ -90,7 +90,7 @@ __attribute__((noinline)) static void burn(int ms)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		for (int i = 0; i < 100000; i++)
-			g_spin += i;
+			g_spin += (unsigned)i;
 		clock_gettime(CLOCK_MONOTONIC, &t);
 	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
 }
