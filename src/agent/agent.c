@@ -677,6 +677,7 @@ RTD_API void rtd_agent_free(rtd_agent *ag)
 	if (a->http)
 		http_stop(a);
 	push_stop(a, 0);
+	agent_flight_free_all(a);
 	while (a->targets) {
 		struct target *t = a->targets;
 		a->targets = t->next;

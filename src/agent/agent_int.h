@@ -221,6 +221,7 @@ struct agent {
 	uint64_t scan_gen;
 	uint64_t next_tick_ns;
 	int64_t next_window_unix_ns;
+	struct aflight *flights; /* flight recorders (flight.c), under lock */
 };
 
 /* ---- targets (target.c) ---- */
@@ -305,6 +306,23 @@ void series_free(struct target *t);
 int series_write(struct agent *a, struct rtd_buf *b,
 		 int (*label_fn)(struct agent *, const struct target *,
 				 struct rtd_buf *));
+
+/* ---- flight recorders (flight.c) ---- */
+struct rtd_flight_snapshot_info;
+struct aflight;
+/* t's spec has a flight: section: start its recorder (on a thread). */
+void agent_flight_start(struct agent *a, struct target *t);
+/* t is dropped: end its recorder (its list stays for /snapshots). */
+void agent_flight_drop(struct agent *a, struct target *t);
+void agent_flight_free_all(struct agent *a);
+/* HTTP side: a snapshot of target_id now. Returns the HTTP status (200,
+ * or 404/500/503 with msg). */
+int agent_flight_take(struct agent *a, uint64_t target_id, const char *why,
+		      struct rtd_flight_snapshot_info *out, char *msg, size_t msglen);
+/* One snapshot as a JSON object; every listed one as a JSON array. */
+int agent_flight_json(struct rtd_buf *b, const char *service,
+		      const struct rtd_flight_snapshot_info *s);
+int agent_flight_list_json(struct agent *a, struct rtd_buf *b);
 
 /* ---- Prometheus text (metrics.c) ---- */
 int metrics_write(struct agent *a, struct rtd_buf *b);

@@ -18,7 +18,9 @@
 #include "agent/config.h"
 #include "common/log.h"
 #include "common/optlib_yaml.h"
+#include "rtdiag/flight_recorder.h"
 #include "rtdiag/nettrace.h"
+#include "rtdiag/trigger.h"
 
 enum opt_id {
 	O_LISTEN,
@@ -398,6 +400,7 @@ void spec_clear(struct agent_spec *sp)
 		regfree(&sp->re);
 	free(sp->arg);
 	free(sp->service);
+	agent_flight_free(sp->flight);
 	memset(sp, 0, sizeof(*sp));
 }
 
@@ -995,6 +998,149 @@ static const char *scalar(const yaml_node_t *n)
 						: NULL;
 }
 
+/* One value of a flight: key. */
+static int flight_value(struct yctx *y, struct agent_flight *f, const char *ks,
+			const char *vs, const yaml_node_t *v)
+{
+	uint64_t *dur = !strcmp(ks, "ring")       ? &f->ring_ns
+			: !strcmp(ks, "post")     ? &f->post_ns
+			: !strcmp(ks, "cooldown") ? &f->cooldown_ns
+			: !strcmp(ks, "interval") ? &f->interval_ns
+						  : NULL;
+	uint64_t *size = !strcmp(ks, "max-size")     ? &f->keep_bytes
+			 : !strcmp(ks, "max-memory") ? &f->max_memory
+						     : NULL;
+	if (dur) {
+		if (agent_parse_duration(vs, dur) || *dur > 86400000000000ull ||
+		    (dur == &f->ring_ns && !*dur))
+			return yerr(y, v, "flight: %s: want a duration (8s, 1m)", ks);
+	} else if (size) {
+		if (agent_parse_size(vs, size) ||
+		    (size == &f->max_memory && *size && *size < RTD_FLIGHT_MIN_MAX_BYTES))
+			return yerr(y, v, "flight: %s: want a size (64M, 1G)%s", ks,
+				    size == &f->max_memory ? ", at least 1M" : "");
+	} else if (!strcmp(ks, "max-snapshots")) {
+		unsigned long long n;
+		if (parse_uint(vs, 1000000, &n) || !n)
+			return yerr(y, v, "flight: max-snapshots: want 1 to 1000000");
+		f->max_snapshots = n;
+	} else if (!strcmp(ks, "dir") || !strcmp(ks, "providers")) {
+		char **dst = ks[0] == 'd' ? &f->dir : &f->providers;
+		if (set_str(dst, vs))
+			return -ENOMEM;
+	} else if (!strcmp(ks, "format")) {
+		f->format = rtd_timeline_format_from_name(vs);
+		if (f->format != RTD_TIMELINE_FMT_PERFETTO &&
+		    f->format != RTD_TIMELINE_FMT_CHROME_JSON)
+			return yerr(y, v, "flight: format: want perfetto or chrome-json");
+	} else if (!strcmp(ks, "trigger")) {
+		if (f->ntriggers == RTD_FLIGHT_MAX_TRIGGERS)
+			return yerr(y, v, "flight: at most %u triggers", RTD_FLIGHT_MAX_TRIGGERS);
+		char err[256] = "";
+		rtd_trigger *t = NULL;
+		int rc = rtd_trigger_parse(vs, &t, err, sizeof(err));
+		rtd_trigger_free(t);
+		if (rc)
+			return yerr(y, v, "flight: trigger '%s': %s", vs,
+				    err[0] ? err : rtd_strerror(rc));
+		char **n = realloc(f->triggers, (f->ntriggers + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		f->triggers = n;
+		if (!(n[f->ntriggers] = strdup(vs)))
+			return -ENOMEM;
+		f->ntriggers++;
+	} else if (!strcmp(ks, "actions")) {
+		char buf[256];
+		snprintf(buf, sizeof(buf), "%s", vs);
+		for (char *sv, *w = strtok_r(buf, ", ", &sv); w; w = strtok_r(NULL, ", ", &sv)) {
+			unsigned act = rtd_flight_action_from_name(w);
+			if (!act)
+				return yerr(y, v, "flight: action '%s': want folded, "
+						  "pprof, dump or stacks", w);
+			f->actions |= act;
+		}
+	} else {
+		return yerr(y, v, "flight key '%s': want ring, trigger, post, cooldown, "
+				  "interval, max-snapshots, max-size, max-memory, dir, "
+				  "format, providers or actions", ks);
+	}
+	return 0;
+}
+
+/* A target's flight: {ring: 8s, trigger: [...], dir: ..., ...} */
+static int flight_map(struct yctx *y, yaml_node_t *n, struct agent_flight **out)
+{
+	if (n->type != YAML_MAPPING_NODE)
+		return yerr(y, n, "flight: want a mapping {ring: 8s, dir: ...}");
+	struct agent_flight *f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	int rc = 0;
+	for (yaml_node_pair_t *pr = n->data.mapping.pairs.start;
+	     pr < n->data.mapping.pairs.top && !rc; pr++) {
+		yaml_node_t *k = yaml_document_get_node(y->doc, pr->key);
+		yaml_node_t *v = yaml_document_get_node(y->doc, pr->value);
+		const char *ks = scalar(k);
+		if (!ks) {
+			rc = yerr(y, n, "flight: keys are plain text");
+		} else if (v->type == YAML_SEQUENCE_NODE &&
+			   (!strcmp(ks, "trigger") || !strcmp(ks, "actions"))) {
+			for (yaml_node_item_t *it = v->data.sequence.items.start;
+			     it < v->data.sequence.items.top && !rc; it++) {
+				yaml_node_t *e = yaml_document_get_node(y->doc, *it);
+				rc = scalar(e) ? flight_value(y, f, ks, scalar(e), e)
+					       : yerr(y, e, "flight: %s: want text entries", ks);
+			}
+		} else if (!scalar(v)) {
+			rc = yerr(y, v, "flight: %s: want one value", ks);
+		} else {
+			rc = flight_value(y, f, ks, scalar(v), v);
+		}
+	}
+	if (!rc && !f->ring_ns)
+		rc = yerr(y, n, "flight: give the ring (ring: 8s)");
+	if (!rc && !f->dir)
+		rc = yerr(y, n, "flight: give the folder snapshots go to (dir: PATH)");
+	if (rc) {
+		agent_flight_free(f);
+		return rc;
+	}
+	*out = f;
+	return 0;
+}
+
+void agent_flight_free(struct agent_flight *f)
+{
+	if (!f)
+		return;
+	free(f->dir);
+	free(f->providers);
+	free_strv(f->triggers, f->ntriggers);
+	free(f);
+}
+
+struct agent_flight *agent_flight_dup(const struct agent_flight *f)
+{
+	struct agent_flight *d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	*d = *f;
+	d->dir = d->providers = NULL;
+	d->triggers = NULL;
+	d->ntriggers = 0;
+	if (set_str(&d->dir, f->dir) || set_str(&d->providers, f->providers) ||
+	    (f->ntriggers && !(d->triggers = calloc(f->ntriggers, sizeof(char *)))))
+		goto fail;
+	for (; d->ntriggers < f->ntriggers; d->ntriggers++)
+		if (!(d->triggers[d->ntriggers] = strdup(f->triggers[d->ntriggers])))
+			goto fail;
+	return d;
+fail:
+	agent_flight_free(d);
+	return NULL;
+}
+
 /* A target given as a mapping: {pid: N} {name: RE} {cgroup: P} {dotnet: true}
  * with an optional service. */
 static int target_map(struct yctx *y, yaml_node_t *n)
@@ -1002,14 +1148,27 @@ static int target_map(struct yctx *y, yaml_node_t *n)
 	const char *service = NULL, *arg = NULL;
 	enum spec_kind kind = 0;
 	yaml_node_pair_t *pr;
+	struct agent_flight *fl = NULL;
+	int rc;
 	for (pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top;
 	     pr++) {
 		yaml_node_t *k = yaml_document_get_node(y->doc, pr->key);
 		yaml_node_t *v = yaml_document_get_node(y->doc, pr->value);
 		const char *ks = scalar(k), *vs = scalar(v);
-		if (!ks || !vs)
+		if (ks && !strcmp(ks, "flight")) {
+			if (fl) {
+				agent_flight_free(fl);
+				return yerr(y, k, "one flight: a target");
+			}
+			if ((rc = flight_map(y, v, &fl)))
+				return rc;
+			continue;
+		}
+		if (!ks || !vs) {
+			agent_flight_free(fl);
 			return yerr(y, k ? k : n,
 				    "a target's keys and values are plain text");
+		}
 		enum spec_kind kk = 0;
 		if (!strcmp(ks, "service")) {
 			service = vs;
@@ -1022,26 +1181,35 @@ static int target_map(struct yctx *y, yaml_node_t *n)
 			kk = SPEC_CGROUP;
 		else if (!strcmp(ks, "dotnet")) {
 			bool b;
-			if (parse_bool(vs, &b) || !b)
+			if (parse_bool(vs, &b) || !b) {
+				agent_flight_free(fl);
 				return yerr(y, v, "dotnet: want true");
+			}
 			kk = SPEC_DOTNET;
-		} else
-			return yerr(y, k,
-				    "target key '%s': want pid, name, cgroup, "
-				    "dotnet or service", ks);
-		if (kind)
-			return yerr(y, k, "a target has one of pid, name, "
-					  "cgroup or dotnet");
+		}
+		if (!kk || kind) {
+			agent_flight_free(fl);
+			return kind ? yerr(y, k, "a target has one of pid, name, "
+						 "cgroup or dotnet")
+				    : yerr(y, k, "target key '%s': want pid, name, "
+						 "cgroup, dotnet, service or flight", ks);
+		}
 		kind = kk;
 		arg = vs;
 	}
-	if (!kind)
+	if (!kind) {
+		agent_flight_free(fl);
 		return yerr(y, n, "target: give pid, name, cgroup or dotnet");
+	}
 	struct agent_spec sp;
-	int rc = spec_init(&sp, kind, arg, service, y->c->errmsg,
-			   sizeof(y->c->errmsg));
-	if (!rc)
+	rc = spec_init(&sp, kind, arg, service, y->c->errmsg,
+		       sizeof(y->c->errmsg));
+	if (!rc) {
+		sp.flight = fl;
+		fl = NULL;
 		rc = add_spec(y->c, &sp);
+	}
+	agent_flight_free(fl);
 	return rc ? at(y, n, rc) : 0;
 }
 
@@ -1304,6 +1472,58 @@ static void ydur(FILE *f, const char *key, uint64_t ns)
 			(unsigned long long)(ns / 1000000ull));
 }
 
+/* A duration as ydur() writes it, inline. */
+static void fdur(FILE *f, const char *key, uint64_t ns)
+{
+	if (ns % 1000000000ull == 0)
+		fprintf(f, ", %s: %llus", key, (unsigned long long)(ns / 1000000000ull));
+	else
+		fprintf(f, ", %s: %llums", key, (unsigned long long)(ns / 1000000ull));
+}
+
+/* ", flight: {...}", reading back to the same section */
+static void flight_write(FILE *f, const struct agent_flight *fl)
+{
+	fprintf(f, ", flight: {dir: ");
+	yq(f, fl->dir);
+	fdur(f, "ring", fl->ring_ns);
+	if (fl->post_ns)
+		fdur(f, "post", fl->post_ns);
+	if (fl->cooldown_ns)
+		fdur(f, "cooldown", fl->cooldown_ns);
+	if (fl->interval_ns)
+		fdur(f, "interval", fl->interval_ns);
+	if (fl->max_snapshots)
+		fprintf(f, ", max-snapshots: %llu", (unsigned long long)fl->max_snapshots);
+	if (fl->keep_bytes)
+		fprintf(f, ", max-size: %lluk", (unsigned long long)(fl->keep_bytes / 1024));
+	if (fl->max_memory)
+		fprintf(f, ", max-memory: %lluk", (unsigned long long)(fl->max_memory / 1024));
+	if (fl->format)
+		fprintf(f, ", format: %s", rtd_timeline_format_name(fl->format));
+	if (fl->providers) {
+		fprintf(f, ", providers: ");
+		yq(f, fl->providers);
+	}
+	if (fl->ntriggers) {
+		fprintf(f, ", trigger: [");
+		for (size_t i = 0; i < fl->ntriggers; i++) {
+			if (i)
+				fprintf(f, ", ");
+			yq(f, fl->triggers[i]);
+		}
+		fprintf(f, "]");
+	}
+	if (fl->actions) {
+		fprintf(f, ", actions: [");
+		for (unsigned i = 0, n = 0; i < RTD_FLIGHT_ACT_COUNT; i++)
+			if (fl->actions & (1u << i))
+				fprintf(f, "%s%s", n++ ? ", " : "", rtd_flight_action_name(1u << i));
+		fprintf(f, "]");
+	}
+	fprintf(f, "}");
+}
+
 static const char *choice_word(const char *meta, int idx, char *buf,
 			       size_t len)
 {
@@ -1366,6 +1586,8 @@ RTD_API int rtd_agent_config_write(const rtd_agent_config *c, FILE *f)
 			fprintf(f, ", service: ");
 			yq(f, sp->service);
 		}
+		if (sp->flight)
+			flight_write(f, sp->flight);
 		fprintf(f, "}\n");
 	}
 	ydur(f, "window", c->window_ns);
@@ -1477,8 +1699,13 @@ rtd_agent_config *agent_config_dup(const rtd_agent_config *c)
 		char pid[16];
 		snprintf(pid, sizeof(pid), "%d", (int)s->pid);
 		if (spec_init(&sp, s->kind, s->kind == SPEC_PID ? pid : s->arg,
-			      s->service, err, sizeof(err)) ||
-		    add_spec(d, &sp))
+			      s->service, err, sizeof(err)))
+			goto fail;
+		if (s->flight && !(sp.flight = agent_flight_dup(s->flight))) {
+			spec_clear(&sp);
+			goto fail;
+		}
+		if (add_spec(d, &sp))
 			goto fail;
 	}
 	for (size_t i = 0; i < c->npush_headers; i++)

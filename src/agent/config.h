@@ -22,6 +22,33 @@ enum spec_kind {
 };
 
 /*
+ * struct agent_flight - a target's flight: section (the config file only):
+ * the flight recorder (rtdiag/flight_recorder.h) run on each process the
+ * target selects
+ * @ring_ns: what the ring keeps
+ * @max_memory: the ring's cap (0: the library's default)
+ * @post_ns, @cooldown_ns, @interval_ns: as the recorder's options
+ * @max_snapshots: per process (0: no limit)
+ * @keep_bytes: a process's snapshots kept under this (0: no cap)
+ * @dir: where they are written
+ * @providers: EventPipe providers added to the recording's, or NULL
+ * @format: enum rtd_timeline_format
+ * @actions: enum rtd_flight_action bits
+ * @triggers: trigger expressions, checked
+ */
+struct agent_flight {
+	uint64_t ring_ns, max_memory, post_ns, cooldown_ns, interval_ns;
+	uint64_t max_snapshots, keep_bytes;
+	char *dir, *providers;
+	int format;
+	unsigned actions;
+	char **triggers;
+	size_t ntriggers;
+};
+void agent_flight_free(struct agent_flight *f);
+struct agent_flight *agent_flight_dup(const struct agent_flight *f);
+
+/*
  * struct agent_spec - one parsed --target
  * @kind: what it selects
  * @pid: SPEC_PID
@@ -36,6 +63,7 @@ struct agent_spec {
 	regex_t re;
 	bool has_re;
 	char *service;
+	struct agent_flight *flight; /* or NULL */
 };
 
 /* auto: perf where perf_event is allowed (resolved by rtd_agent_new()) */

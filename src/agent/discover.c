@@ -175,6 +175,7 @@ static void drop_target(struct agent *a, struct target *t, const char *why)
 	a->st.targets = a->ntargets;
 	a->st.targets_exited++;
 	pthread_mutex_unlock(&a->lock);
+	agent_flight_drop(a, t);
 	target_free(t);
 }
 
@@ -194,6 +195,7 @@ static void add_target(struct agent *a, pid_t pid, size_t spec,
 		return;
 	make_prefix(a, t);
 	add_sources(a, t);
+	agent_flight_start(a, t);
 	/* its first window starts when its sources do: starting them (the
 	 * IPC handshakes, a session's start) took 3 s at load 20, and a 1 s
 	 * window then claimed 3 s it had not sampled */

@@ -33,6 +33,7 @@
 #include "common/buf.h"
 #include "common/log.h"
 #include "common/optlib_mhd.h"
+#include "rtdiag/flight_recorder.h"
 
 #define HTTP_STACK (256u << 10)
 #define HTTP_MAX_BODY (64u << 20) /* one response */
@@ -406,6 +407,78 @@ static enum MHD_Result serve_pprof(struct agent *a, struct MHD_Connection *c,
 	return res;
 }
 
+/* ---- the flight recorders ------------------------------------------------------ */
+
+/* The target of "/targets/PID" or of a pprof prefix: its id, or 0. */
+static uint64_t find_target(struct agent *a, const char *path, size_t len)
+{
+	char service[130];
+	uint64_t id = len ? find_prefix(a, path, len, service, sizeof(service)) : 0;
+	const char *num = path + strlen("/targets/");
+	if (id || len <= strlen("/targets/") || strncmp(path, "/targets/", 9) ||
+	    strspn(num, "0123456789") != len - 9)
+		return id;
+	long pid = strtol(num, NULL, 10);
+	pthread_mutex_lock(&a->lock);
+	for (struct target *t = a->targets; t; t = t->next)
+		if (t->pid == pid)
+			id = t->id;
+	pthread_mutex_unlock(&a->lock);
+	return id;
+}
+
+/* A state change (a snapshot written, a dump taken) and the list of files
+ * are for a client who proved who it is, or who is on this host: the
+ * rule that gives /targets its paths. And never for a web page: a
+ * browser sends Origin with a cross-site POST, a client of this API does
+ * not. */
+static const char *flight_refused(struct agent *a, struct MHD_Connection *c)
+{
+	if (!a->http->full_targets)
+		return "snapshots need a token (auth-token-file) or a client "
+		       "certificate (tls-client-ca) on an agent that listens beyond "
+		       "loopback\n";
+	if (MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"))
+		return "not from a web page (the request has an Origin header)\n";
+	return NULL;
+}
+
+static enum MHD_Result serve_snapshot(struct agent *a, struct MHD_Connection *c,
+				      const char *url)
+{
+	size_t n = strlen(url), tail = strlen("/snapshot");
+	if (n <= tail || strcmp(url + n - tail, "/snapshot"))
+		return reply_text(c, 405, false, "%s: only GET and HEAD (POST is for "
+						 "PREFIX/snapshot or /targets/PID/snapshot)\n", url);
+	const char *why = flight_refused(a, c);
+	if (why)
+		return reply_text(c, 403, false, "%s", why);
+	uint64_t id = find_target(a, url, n - tail);
+	if (!id)
+		return reply_text(c, 404, false, "no target at %.*s (the live targets "
+						 "are listed at /targets)\n", (int)(n - tail), url);
+	if (http_admit_pull_begin(a->http->admit, c))
+		return reply_text(c, 503, false, "too many requests from your address "
+						 "at once\n");
+	struct rtd_flight_snapshot_info info;
+	char msg[300], what[64], service[130] = "";
+	snprintf(what, sizeof(what), "POST %s", n - tail > 40 ? "snapshot" : url);
+	int status = agent_flight_take(a, id, what, &info, msg, sizeof(msg));
+	http_admit_pull_end(a->http->admit, c);
+	if (status != 200)
+		return reply_text(c, (unsigned)status, false, "%s\n", msg);
+	pthread_mutex_lock(&a->lock);
+	for (struct target *t = a->targets; t; t = t->next)
+		if (t->id == id)
+			snprintf(service, sizeof(service), "%s", t->service);
+	pthread_mutex_unlock(&a->lock);
+	rtd_buf b;
+	rtd_buf_init(&b, HTTP_MAX_BODY);
+	int rc = agent_flight_json(&b, service, &info);
+	rc |= rtd_buf_putc(&b, '\n');
+	return reply_buf(c, "application/json", &b, rc ? -ENOMEM : 0);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			      const char *url, const char *method,
 			      const char *version, const char *upload,
@@ -441,9 +514,23 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 		*upload_size = 0; /* a GET's body is not read */
 		return MHD_YES;
 	}
+	if (!strcmp(method, "POST"))
+		return serve_snapshot(a, c, url);
 	bool head = !strcmp(method, "HEAD");
 	if (strcmp(method, "GET") && !head)
-		return reply_text(c, 405, false, "only GET and HEAD\n");
+		return reply_text(c, 405, false, "only GET, HEAD, and POST .../snapshot\n");
+	size_t ul = strlen(url);
+	if (ul > 9 && !strcmp(url + ul - 9, "/snapshot"))
+		return reply_text(c, 405, false, "POST it to take a snapshot\n");
+	if (!strcmp(url, "/snapshots")) {
+		const char *why = flight_refused(a, c);
+		if (why)
+			return reply_text(c, 403, false, "%s", why);
+		rtd_buf b;
+		rtd_buf_init(&b, HTTP_MAX_BODY);
+		int rc = agent_flight_list_json(a, &b);
+		return reply_buf(c, "application/json", &b, rc);
+	}
 	if (!strcmp(url, "/metrics")) {
 		rtd_buf b;
 		rtd_buf_init(&b, HTTP_MAX_BODY);
@@ -465,7 +552,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 				  "rtdiag agent\n"
 				  "  /metrics   Prometheus metrics\n"
 				  "  /targets   the targets and their pprof paths "
-				  "(JSON)\n");
+				  "(JSON)\n"
+				  "  /snapshots the flight recorders' snapshots (JSON)\n"
+				  "  POST /targets/PID/snapshot  one now\n");
 	return reply_text(c, 404, false,
 			  "%s: not here (try /targets, /metrics)\n", url);
 }

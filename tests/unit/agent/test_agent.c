@@ -191,6 +191,15 @@ static void serve_native_target(void **state)
 	f = get(url, "/metrics", "POST");
 	assert_int_equal(f.status, 405);
 	free(f.body);
+	/* a snapshot of a target without a flight: section */
+	f = get(url, "/targets/sleeper/snapshot", "POST");
+	assert_int_equal(f.status, 404);
+	contains(f.body, "no flight: section");
+	free(f.body);
+	f = get(url, "/snapshots", NULL);
+	assert_int_equal(f.status, 200);
+	contains(f.body, "[\n]");
+	free(f.body);
 	f = get(url, "/nothing", NULL);
 	assert_int_equal(f.status, 404);
 	free(f.body);
@@ -241,6 +250,33 @@ static void bind_errors(void **state)
 	assert_int_equal(rtd_agent_config_set(c, "listen", "10.1.2.3:4040"), 0);
 	assert_int_equal(rtd_agent_new(c, &b), -RTD_E_INVAL);
 	contains(rtd_agent_errmsg_last(), "not a loopback address");
+	rtd_agent_free(a);
+	rtd_agent_config_free(c);
+}
+
+/* An agent exposed without a token or a client certificate writes no
+ * snapshot and lists none: 403, before looking for the target. */
+static void flight_refused_exposed(void **state)
+{
+	(void)state;
+	rtd_agent_config *c = rtd_agent_config_new();
+	assert_int_equal(rtd_agent_config_set(c, "listen", "0.0.0.0:0"), 0);
+	assert_int_equal(rtd_agent_config_set(c, "allow-remote", "true"), 0);
+	assert_int_equal(rtd_agent_config_set(c, "insecure", "true"), 0);
+	assert_int_equal(rtd_agent_config_set(c, "target", "pid=1"), 0);
+	rtd_agent *a = NULL;
+	assert_int_equal(rtd_agent_new(c, &a), 0);
+	const char *port = strrchr(rtd_agent_url(a), ':');
+	assert_non_null(port);
+	char url[64];
+	snprintf(url, sizeof(url), "http://127.0.0.1%s", port);
+	struct fetch f = get(url, "/targets/1/snapshot", "POST");
+	assert_int_equal(f.status, 403);
+	contains(f.body, "need a token");
+	free(f.body);
+	f = get(url, "/snapshots", NULL);
+	assert_int_equal(f.status, 403);
+	free(f.body);
 	rtd_agent_free(a);
 	rtd_agent_config_free(c);
 }
@@ -454,6 +490,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(serve_native_target),
 		cmocka_unit_test(bind_errors),
+		cmocka_unit_test(flight_refused_exposed),
 		cmocka_unit_test(push_names),
 		cmocka_unit_test(push_queue_drops_oldest),
 		cmocka_unit_test(otlp_queue_drops_oldest),

@@ -11,6 +11,7 @@
 
 #include "agent/config.h"
 #include "rtdiag/agent.h"
+#include "rtdiag/flight_recorder.h"
 
 static rtd_agent_config *cfg(void)
 {
@@ -335,6 +336,28 @@ static const char yaml_good[] =
 	"cpu-hz: 49\n"
 	"log-level: warn\n";
 
+/* Written back, c reads to the same config, and so does the library's
+ * own copy; frees c. */
+static void roundtrip(rtd_agent_config *c)
+{
+	char *d1 = dump(c);
+	rtd_agent_config *c2 = cfg();
+	assert_int_equal(rtd_agent_config_load_text(c2, d1, strlen(d1), "d1"),
+			 0);
+	char *d2 = dump(c2);
+	assert_string_equal(d1, d2);
+	rtd_agent_config *c3 = agent_config_dup(c2);
+	assert_non_null(c3);
+	char *d3 = dump(c3);
+	assert_string_equal(d1, d3);
+	free(d1);
+	free(d2);
+	free(d3);
+	rtd_agent_config_free(c);
+	rtd_agent_config_free(c2);
+	rtd_agent_config_free(c3);
+}
+
 static void yaml_load(void **state)
 {
 	(void)state;
@@ -364,24 +387,7 @@ static void yaml_load(void **state)
 	assert_int_equal(c->dotnet_cpu, DOTNET_CPU_PERF);
 	assert_int_equal(c->cpu_hz, 49);
 
-	/* written back, it reads to the same config */
-	char *d1 = dump(c);
-	rtd_agent_config *c2 = cfg();
-	assert_int_equal(rtd_agent_config_load_text(c2, d1, strlen(d1), "d1"),
-			 0);
-	char *d2 = dump(c2);
-	assert_string_equal(d1, d2);
-	/* and the library's own copy is the same too */
-	rtd_agent_config *c3 = agent_config_dup(c2);
-	assert_non_null(c3);
-	char *d3 = dump(c3);
-	assert_string_equal(d1, d3);
-	free(d1);
-	free(d2);
-	free(d3);
-	rtd_agent_config_free(c);
-	rtd_agent_config_free(c2);
-	rtd_agent_config_free(c3);
+	roundtrip(c);
 }
 
 static void yaml_errors(void **state)
@@ -443,6 +449,86 @@ static void yaml_errors(void **state)
 	rtd_agent_config_free(c);
 }
 
+/* A target's flight: section (rtdiag/flight_recorder.h's options). */
+static const char flight_good[] =
+	"target:\n"
+	"  - dotnet\n"
+	"  - name: ^api$\n"
+	"    service: checkout\n"
+	"    flight:\n"
+	"      ring: 8s\n"
+	"      dir: /var/tmp/flight\n"
+	"      trigger: ['cpu>90% for 10s', 'exception=System.TimeoutException']\n"
+	"      post: 2s\n"
+	"      cooldown: 1m\n"
+	"      interval: 500ms\n"
+	"      max-snapshots: 5\n"
+	"      max-size: 64M\n"
+	"      max-memory: 32M\n"
+	"      format: chrome-json\n"
+	"      providers: Rtd-Flight-Test\n"
+	"      actions: [folded, pprof]\n";
+
+static void flight_values(void **state)
+{
+	(void)state;
+	rtd_agent_config *c = cfg();
+	assert_int_equal(rtd_agent_config_load_text(c, flight_good, strlen(flight_good), "a.yaml"), 0);
+	assert_int_equal(rtd_agent_config_check(c), 0);
+	assert_int_equal(c->nspecs, 2);
+	assert_null(c->specs[0].flight);
+	const struct agent_flight *f = c->specs[1].flight;
+	assert_non_null(f);
+	assert_int_equal(f->ring_ns, 8000000000ull);
+	assert_string_equal(f->dir, "/var/tmp/flight");
+	assert_int_equal(f->ntriggers, 2);
+	assert_string_equal(f->triggers[0], "cpu>90% for 10s");
+	assert_int_equal(f->post_ns, 2000000000ull);
+	assert_int_equal(f->cooldown_ns, 60000000000ull);
+	assert_int_equal(f->interval_ns, 500000000ull);
+	assert_int_equal(f->max_snapshots, 5);
+	assert_int_equal(f->keep_bytes, 64ull << 20);
+	assert_int_equal(f->max_memory, 32ull << 20);
+	assert_int_equal(f->format, RTD_TIMELINE_FMT_CHROME_JSON);
+	assert_string_equal(f->providers, "Rtd-Flight-Test");
+	assert_int_equal(f->actions, RTD_FLIGHT_ACT_FOLDED | RTD_FLIGHT_ACT_PPROF);
+	char *d1 = dump(c);
+	contains(d1, "flight: {dir: \"/var/tmp/flight\", ring: 8s");
+	free(d1);
+	roundtrip(c);
+}
+
+static void flight_errors(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *flight, *msg;
+	} bad[] = {
+		{"{dir: /tmp}", "give the ring"},
+		{"{ring: 8s}", "give the folder"},
+		{"{ring: 0s, dir: /tmp}", "ring: want a duration"},
+		{"{ring: 8s, dir: /tmp, trigger: 'cpu>>9'}", "a.yaml:4:"},
+		{"{ring: 8s, dir: /tmp, trigger: 'cpu>>9'}", "trigger 'cpu>>9'"},
+		{"{ring: 8s, dir: /tmp, actions: [gcdump]}", "action 'gcdump'"},
+		{"{ring: 8s, dir: /tmp, format: svg}", "want perfetto or chrome-json"},
+		{"{ring: 8s, dir: /tmp, max-memory: 10k}", "at least 1M"},
+		{"{ring: 8s, dir: /tmp, max-snapshots: 0}", "max-snapshots"},
+		{"{ring: 8s, dir: /tmp, rings: 1}", "flight key 'rings'"},
+		{"8s", "want a mapping"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[512];
+		snprintf(text, sizeof(text), "target:\n  - pid: 1\n    flight:\n      %s\n",
+			 bad[i].flight);
+		rtd_agent_config *c = cfg();
+		int rc = rtd_agent_config_load_text(c, text, strlen(text), "a.yaml");
+		if (rc == 0 || !strstr(rtd_agent_config_errmsg(c), bad[i].msg))
+			fail_msg("'%s': rc %d, '%s' (want '%s')", bad[i].flight, rc,
+				 rtd_agent_config_errmsg(c), bad[i].msg);
+		rtd_agent_config_free(c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -452,6 +538,8 @@ int main(void)
 		cmocka_unit_test(specs),
 		cmocka_unit_test(yaml_load),
 		cmocka_unit_test(yaml_errors),
+		cmocka_unit_test(flight_values),
+		cmocka_unit_test(flight_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
