@@ -101,7 +101,7 @@ PY
   ok "$name: perf script and perf report read rtdiag's perf.data as rtdiag's profile has it"
 }
 mine mine_fp 999 -- "$FP" rounds=300
-mine mine_dwarf 499 -g dwarf -- "$NOFP" rounds=150
+mine mine_dwarf 499 --call-graph dwarf -- "$NOFP" rounds=150
 # a fixed number of rounds, not "4 seconds": a timed run calls
 # clock_gettime each round, and a sample in the vDSO is named by perf
 # (__vdso_clock_gettime) but not by rtdiag, which reads no [vdso] image yet
