@@ -356,7 +356,10 @@ struct rtd_perf_data_writer_opts {
  * The file is what perf record writes: the header, the events' attributes
  * and ids, the records as the kernel wrote them, and the feature sections
  * perf report and perf script read (event names, command line, host,
- * OS release, arch, CPUs). Give every event with
+ * OS release, arch, CPUs), and the build ids of the kernel and of every
+ * file mapped executable in the synthesized and the recorded MMAP/MMAP2
+ * records (HEADER_BUILD_ID, as perf record --buildid-all: perf report
+ * and perf archive find the files by them). Give every event with
  * rtd_perf_data_writer_event() before the first record.
  *
  * Returns: 0, -errno, -RTD_E_INVAL.

@@ -1,0 +1,36 @@
+# perf.data written by rtdiag as a perf user reads it, beyond the samples
+# test_perf_data.sh compares: a tracepoint recording (`rtdiag perf record
+# --off-cpu -o x.data`, sched:sched_switch) carries the tracepoint's
+# format (HEADER_TRACING_DATA), so perf script and perf report open it
+# and decode each switch's fields (without it perf refuses the file:
+# "broken or missing trace data", "incompatible file format"); and the
+# header names the command line as typed (perf report --header).
+. "$(dirname "$0")/lib.sh"
+command -v perf >/dev/null || skip "perf (linux-perf) not installed: nothing to read rtdiag's files with"
+W=$RTD_BINARY_DIR/tests/targets/offcpu_waits_fp
+[ -x "$W" ] || fail "offcpu_waits not built"
+
+"$R" perf record --off-cpu -o "$TMP/off.data" -o "$TMP/off.folded" -- "$W" > /dev/null 2> "$TMP/rec.err" \
+  || { cat "$TMP/rec.err"; fail "rtdiag perf record --off-cpu -o x.data"; }
+perf script -i "$TMP/off.data" -F comm,tid,event,trace > "$TMP/off.script" 2> "$TMP/script.err" \
+  || { cat "$TMP/script.err"; fail "perf script cannot read rtdiag's --off-cpu perf.data"; }
+"$R" convert "$TMP/off.data" -o "$TMP/off.json" || fail "rtdiag convert of its own file"
+python3 - "$TMP/off.script" "$TMP/off.json" <<'PY' || fail "the switches perf script decodes are not rtdiag's"
+import json, re, sys
+perf = []
+for line in open(sys.argv[1]):
+    m = re.search(r"\s(\d+)\s+sched:sched_switch:\s+prev_comm=(.*) prev_pid=(\d+) prev_prio=\d+ prev_state=(\S+) ==> next_comm=.* next_pid=(\d+)", line)
+    assert m, "perf script: a line without sched_switch's decoded fields: " + line
+    perf.append((int(m.group(3)), int(m.group(5))))
+mine = [(e["args"]["prev_pid"], e["args"]["next_pid"])
+        for e in json.load(open(sys.argv[2]))["traceEvents"] if e.get("name") == "sched:sched_switch"]
+print("perf script: %d sched_switch samples with their fields; rtdiag: %d" % (len(perf), len(mine)))
+assert perf and sorted(perf) == sorted(mine)
+PY
+ok "--off-cpu: perf script decodes every sched_switch of rtdiag's file, as rtdiag reads it"
+perf report -i "$TMP/off.data" --stdio --no-children --sort sym 2> /dev/null | grep -q "Samples: [1-9][0-9]* *of event 'sched:sched_switch'" \
+  || fail "perf report: no sched:sched_switch samples"
+ok "perf report reads it"
+cmd=$(perf report -i "$TMP/off.data" --header-only 2> /dev/null | sed -n 's/^# cmdline : \(.*[^ ]\) *$/\1/p')
+[ "$cmd" = "rtdiag perf record --off-cpu -o $TMP/off.data -o $TMP/off.folded -- $W" ] || fail "header cmdline: '$cmd'"
+ok "perf report --header: cmdline : $cmd"
