@@ -18,6 +18,20 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 	return CLI_USAGE;
 }
 
+char *cli_cmdline(const char *prefix, int argc, char **argv)
+{
+	size_t n = strlen(prefix) + 1;
+	for (int i = 1; i < argc; i++)
+		n += strlen(argv[i]) + 1;
+	char *s = malloc(n);
+	if (!s)
+		return NULL;
+	strcpy(s, prefix);
+	for (int i = 1; i < argc; i++)
+		strcat(strcat(s, " "), argv[i]);
+	return s;
+}
+
 int cli_fail(const char *fmt, ...)
 {
 	va_list ap;

@@ -597,9 +597,11 @@ int perf_record_main(int argc, char **argv)
 			continue;
 		dout_i = i;
 		int e = cli_out_open(&dout, a.outs[i]) ? -EIO : 0;
-		RTD_OPTS(rtd_perf_data_writer_opts, wo, .cmdline = "rtdiag perf record");
+		char *cmdline = cli_cmdline("rtdiag perf record", argc, argv);
+		RTD_OPTS(rtd_perf_data_writer_opts, wo, .cmdline = cmdline ? cmdline : "rtdiag perf record");
 		if (!e && (e = rtd_perf_data_writer_new(dout.f, &wo, &dw)) == 0)
 			e = rtd_perf_profiler_write_data(pr, dw);
+		free(cmdline);
 		if (e) {
 			if (e != -EIO)
 				cli_out_abort(&dout);

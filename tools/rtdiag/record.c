@@ -361,10 +361,12 @@ static int record_main(int argc, char **argv)
 	struct cli_out dout;
 	rtd_perf_data_writer *dw = NULL;
 	if (a.data_out >= 0) {
-		RTD_OPTS(rtd_perf_data_writer_opts, wo, .cmdline = "rtdiag record");
+		char *cmdline = cli_cmdline("rtdiag record", argc, argv);
+		RTD_OPTS(rtd_perf_data_writer_opts, wo, .cmdline = cmdline ? cmdline : "rtdiag record");
 		int e = cli_out_open(&dout, a.outs[a.data_out]) ? -EIO : 0;
 		if (!e && (e = rtd_perf_data_writer_new(dout.f, &wo, &dw)) != 0)
 			cli_out_abort(&dout);
+		free(cmdline);
 		if (e) {
 			if (a.cmd)
 				perf_child_abort(&child);
