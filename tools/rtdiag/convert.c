@@ -362,7 +362,7 @@ static int run_convert(int argc, char **argv)
 		return CLI_USAGE;
 	}
 	int rc = kind == RTD_INPUT_PERF_DATA ? cli_convert_perfdata(path, &f, outp, &wo, event, no_inline,
-								    firefox)
+								    firefox, in, first, nfirst)
 					     : convert_in(in, path, kind, first, nfirst, &f, outp, &wo);
 	free(first);
 	cli_close_in(in);

@@ -4,6 +4,8 @@
 #define RTD_CLI_CONVERT_PERFDATA_H
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "cli_format.h"
 #include "rtdiag/profile.h"
@@ -13,10 +15,13 @@
  * record, or a profile of one EVENT (NULL: the file's first; WO->type
  * picks its sample type, "samples" or the period's); FIREFOX: the Firefox
  * Profiler's Gecko profile instead (rtdiag/firefox.h); NO_INLINE: no frames of inlined functions. Returns an exit code: CLI_OK, CLI_FAIL, or CLI_PARTIAL when
- * the file was damaged after what was converted.
+ * the file was damaged after what was converted. PATH "-": standard input
+ * (IN), of which the first NFIRST bytes were read into FIRST already: a
+ * pipe-mode perf.data (perf record -o - | rtdiag convert -).
  */
 int cli_convert_perfdata(const char *path, const struct cli_format *f, const char *outp,
 			 const struct rtd_profile_write_opts *wo, const char *event,
-			 bool no_inline, bool firefox);
+			 bool no_inline, bool firefox, FILE *in, const uint8_t *first,
+			 size_t nfirst);
 
 #endif

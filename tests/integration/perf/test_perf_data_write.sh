@@ -34,3 +34,30 @@ ok "perf report reads it"
 cmd=$(perf report -i "$TMP/off.data" --header-only 2> /dev/null | sed -n 's/^# cmdline : \(.*[^ ]\) *$/\1/p')
 [ "$cmd" = "rtdiag perf record --off-cpu -o $TMP/off.data -o $TMP/off.folded -- $W" ] || fail "header cmdline: '$cmd'"
 ok "perf report --header: cmdline : $cmd"
+
+# pipe mode (perf record -o -): attributes, event names, features and
+# tracepoint formats are records before the data. Read from a file and
+# from standard input (perf record -o - | rtdiag convert -): every sample
+# with perf script's stack, and sched_switch's fields from the formats
+# the pipe carries
+FP=$RTD_BINARY_DIR/tests/targets/cpu_shares_fp
+CMP=$(dirname "$0")/perf_script_stacks.py
+perf record -q -g -F 999 -o - -- "$FP" rounds=150 2> /dev/null | tee "$TMP/pipe.data" \
+  | "$R" convert - --no-inline --type samples -f folded -o "$TMP/stdin.folded" || fail "perf record -o - | rtdiag convert -"
+perf script -i "$TMP/pipe.data" -F tid,event,ip,sym --no-inline 2> /dev/null > "$TMP/pipe.script"
+python3 "$CMP" "$TMP/pipe.script" "$TMP/stdin.folded" || fail "perf record -o - | rtdiag convert -: perf script and rtdiag differ"
+"$R" convert "$TMP/pipe.data" --no-inline --type samples -f folded -o "$TMP/pipe.folded" || fail "rtdiag convert of a pipe-mode file"
+cmp -s "$TMP/pipe.folded" "$TMP/stdin.folded" || fail "the pipe-mode file and the same bytes on standard input differ"
+ok "pipe mode, a file and standard input: every sample as perf script has it"
+perf record -q -g -e sched:sched_switch -o - -- sh -c 'for i in 1 2 3; do sleep 0.01; done' 2> /dev/null > "$TMP/sw.data"
+"$R" convert "$TMP/sw.data" -o "$TMP/sw.json" || fail "rtdiag convert of a pipe-mode tracepoint recording"
+python3 - "$TMP/sw.json" "$(perf script -i "$TMP/sw.data" -F event 2> /dev/null | grep -c sched_switch)" <<'PY' || fail "pipe mode: sched_switch without its fields"
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("name") == "sched:sched_switch"]
+print("sched_switch: rtdiag %d, perf script %s" % (len(ev), sys.argv[2]))
+assert ev and len(ev) == int(sys.argv[2]) and all("prev_state" in e["args"] for e in ev)
+PY
+ok "pipe mode: the tracepoint's name and fields from the formats in the stream"
+"$R" convert - -o "$TMP/no.folded" < <(cat "$TMP/off.data") 2> "$TMP/err"; rc=$?
+[ $rc = 1 ] && grep -q "give its file name" "$TMP/err" && [ ! -e "$TMP/no.folded" ] || { cat "$TMP/err"; fail "a seekable perf.data on a pipe: rc $rc"; }
+ok "a perf.data of perf's seekable layout on a pipe: $(cat "$TMP/err")"
