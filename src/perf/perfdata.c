@@ -327,6 +327,7 @@ static int feat_cmdline(rtd_perf_data *d, rtd_rd *r)
 		free(w);
 	}
 	fclose(m);
+	free(d->strs[4]); /* a pipe may say it twice */
 	d->strs[4] = line;
 	d->info.cmdline = line;
 	return r->err;
