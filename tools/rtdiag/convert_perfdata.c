@@ -140,7 +140,7 @@ static int to_profile(rtd_source *src, const rtd_perf_data *d, const char *path,
 
 /* The Firefox Profiler's Gecko profile of every thread's samples and
  * off-CPU waits. */
-static int to_firefox(rtd_source *src, const char *path, const char *outp)
+int cli_convert_firefox(rtd_source *src, const char *path, const char *outp)
 {
 	int rc = 0;
 	rtd_firefox *ff = rtd_firefox_new(NULL, &rc);
@@ -206,7 +206,7 @@ int cli_convert_perfdata(const char *path, const struct cli_format *f, const cha
 	rtd_source *src = rtd_perf_data_source(d, &so, &rc);
 	if (!src)
 		return cli_fail("%s: %s", path, rtd_strerror(rc));
-	int out = firefox ? to_firefox(src, path, outp)
+	int out = firefox ? cli_convert_firefox(src, path, outp)
 		  : f->kind == CLI_FMT_TIMELINE ? to_timeline(src, path, f, outp)
 						: to_profile(src, d, path, f, outp, wo, event);
 	rtd_source_free(src);

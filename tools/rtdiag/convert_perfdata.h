@@ -9,6 +9,7 @@
 
 #include "cli_format.h"
 #include "rtdiag/profile.h"
+#include "rtdiag/source.h"
 
 /*
  * Convert the perf.data file PATH to OUTP in format F: a timeline of every
@@ -23,5 +24,12 @@ int cli_convert_perfdata(const char *path, const struct cli_format *f, const cha
 			 const struct rtd_profile_write_opts *wo, const char *event,
 			 bool no_inline, bool firefox, FILE *in, const uint8_t *first,
 			 size_t nfirst);
+
+/*
+ * The Firefox Profiler's Gecko profile of every record of SRC (rtdiag/
+ * firefox.h) to OUTP: exit code as cli_convert_perfdata(); nothing is
+ * written when SRC gave no sample.
+ */
+int cli_convert_firefox(rtd_source *src, const char *path, const char *outp);
 
 #endif

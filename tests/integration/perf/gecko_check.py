@@ -113,11 +113,12 @@ for t in p.get("threads") or []:
         need(cat is None or idx(cat, len(cats)), tn + ": frame category %r" % cat)
         sub = row[fs["subcategory"]]
         need(sub is None or (cat is not None and idx(sub, len(cats[cat]["subcategories"]))), tn + ": subcategory")
-        # processGeckoProfile's native frame: "name (in library)", the
-        # library without ')', or an address "0x..."
+        # processGeckoProfile's frames: "name (in library)" (the library
+        # named up to the last ')' of the text: it must have none), an
+        # address "0x...", or any other text (a function of no library)
         s = strs[loc]
-        need(re.match(r"^(.*) \(in ([^)]*)\)$", s) or s.startswith("0x"),
-             tn + ": frame %r is neither 'name (in lib)' nor an address" % s)
+        m = re.match(r"^(.*) \(in (.*)\)$", s)
+        need(s and (not m or ")" not in m.group(2)), tn + ": frame %r: its library has a ')'" % s)
     need(st.get("schema") == {"prefix": 0, "frame": 1}, tn + ": stackTable schema")
     stk = st.get("data", [])
     for i, (prefix, frame) in enumerate(stk):
