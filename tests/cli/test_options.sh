@@ -109,6 +109,13 @@ for c in "perf record" record; do
   check "$c -g dwarf (old)" 2 "$R" $c -g dwarf --no-such-option
   has "notice" "note: -g dwarf is an old spelling here; say --call-graph dwarf"
 done
+# perf's --call-graph dwarf,SIZE (the stack bytes copied)
+for c in "perf record" record; do
+  check "$c --call-graph dwarf,16384" 2 "$R" $c --call-graph dwarf,16384 --no-such-option
+  has "dwarf,SIZE parses" "unknown option '--no-such-option'"
+  check "$c --call-graph dwarf,99999" 2 "$R" $c --call-graph dwarf,99999
+  has "a size past 65528 refused" "is not fp, dwarf, dwarf,SIZE \\(8 to 65528 bytes\\) or none"
+done
 check "perf record -f exists" 2 "$R" perf record -f nosuch && has "as --format" "--format: 'nosuch' is not one of"
 if [ $fail -ne 0 ]; then echo "$fail failed"; exit 1; fi
 echo "options: all checks passed"

@@ -41,7 +41,7 @@ static const struct cli_opt record_opts[] = {
 	{O_G, NULL, 'g', CLI_ARG_NONE, 0, NULL,
 	 "call stacks from frame pointers, as perf record -g (the default; --call-graph "
 	 "for another way)", 0, 0},
-	{O_CG, "call-graph", 0, CLI_ARG_CHOICE, 0, "fp|dwarf|none",
+	{O_CG, "call-graph", 0, CLI_ARG_STR, 0, "fp|dwarf[,SIZE]|none",
 	 "frame pointers (default), a stack copy unwound with CFI, or the sampled address only", 0, 0},
 	{O_STACK, "stack-size", 0, CLI_ARG_SIZE, 0, "SIZE",
 	 "dwarf: user stack bytes copied per sample (default 8k, at most 65528)", 0, 0},
@@ -327,7 +327,15 @@ static int parse(struct record_args *a, int argc, char **argv)
 			a->so.callgraph = k < 0 ? RTD_PERF_CG_FP : (enum rtd_perf_callgraph)k;
 			break;
 		}
-		case O_CG: a->so.callgraph = (enum rtd_perf_callgraph)v.i; break;
+		case O_CG: {
+			int m;
+			if (cli_callgraph(v.str, &m, &a->so.stack_bytes))
+				return cli_cmd_usage(&perf_cmd_record, "--call-graph: '%s' is not fp, dwarf, "
+						     "dwarf,SIZE (8 to 65528 bytes) or none",
+						     v.str);
+			a->so.callgraph = (enum rtd_perf_callgraph)m;
+			break;
+		}
 		case O_STACK:
 			if (v.u < 8 || v.u > 65528)
 				return cli_cmd_usage(&perf_cmd_record,

@@ -62,7 +62,7 @@ static const struct cli_opt record_opts[] = {
 	{O_G, NULL, 'g', CLI_ARG_NONE, 0, NULL,
 	 "call stacks from frame pointers, as perf record -g (the default; --call-graph "
 	 "for another way)", 0, 0},
-	{O_CG, "call-graph", 0, CLI_ARG_CHOICE, 0, "fp|dwarf|none",
+	{O_CG, "call-graph", 0, CLI_ARG_STR, 0, "fp|dwarf[,SIZE]|none",
 	 "samples' and waits' stacks: frame pointers (default), a stack copy unwound "
 	 "with CFI, or the address only (as rtdiag perf record)", 0, 0},
 	{O_STACK, "stack-size", 0, CLI_ARG_SIZE, 0, "SIZE",
@@ -159,7 +159,15 @@ static int parse(struct rec_args *a, int argc, char **argv)
 			a->cg = k < 0 ? RTD_PERF_CG_FP : (enum rtd_perf_callgraph)k;
 			break;
 		}
-		case O_CG: a->cg = (enum rtd_perf_callgraph)v.i; break;
+		case O_CG: {
+			int m;
+			if (cli_callgraph(v.str, &m, &a->stack_bytes))
+				return cli_cmd_usage(&record_cmd, "--call-graph: '%s' is not fp, dwarf, "
+						     "dwarf,SIZE (8 to 65528 bytes) or none",
+						     v.str);
+			a->cg = (enum rtd_perf_callgraph)m;
+			break;
+		}
 		case O_STACK:
 			if (v.u < 8 || v.u > 65528)
 				return cli_cmd_usage(&record_cmd,

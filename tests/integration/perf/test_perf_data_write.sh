@@ -35,6 +35,13 @@ cmd=$(perf report -i "$TMP/off.data" --header-only 2> /dev/null | sed -n 's/^# c
 [ "$cmd" = "rtdiag perf record --off-cpu -o $TMP/off.data -o $TMP/off.folded -- $W" ] || fail "header cmdline: '$cmd'"
 ok "perf report --header: cmdline : $cmd"
 
+# perf's --call-graph dwarf,SIZE: the stack bytes each sample copies, in
+# the attr perf report shows
+"$R" perf record --call-graph dwarf,16384 -F 499 -o "$TMP/dw.data" -- "$W" > /dev/null 2>&1 || fail "record --call-graph dwarf,16384"
+perf report -i "$TMP/dw.data" --header-only 2> /dev/null | grep -q "sample_stack_user = 16384" \
+  || fail "--call-graph dwarf,16384: $(perf report -i "$TMP/dw.data" --header-only 2>&1 | grep -o 'sample_stack_user = [0-9]*')"
+ok "--call-graph dwarf,16384: sample_stack_user = 16384"
+
 # pipe mode (perf record -o -): attributes, event names, features and
 # tracepoint formats are records before the data. Read from a file and
 # from standard input (perf record -o - | rtdiag convert -): every sample
