@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/perf/dwarf_rss.sh - peak RSS of --call-graph dwarf (#33 item 5):
-# rtdiag perf record -g dwarf (recording and naming, in one process)
+# rtdiag perf record --call-graph dwarf (recording and naming, in one process)
 # against Debian's perf record --call-graph dwarf plus perf report (the
 # naming), and optionally another rtdiag (R0: before/after), the same
 # workload (tests/targets/cpu_shares_nofp, no frame pointers: every stack
@@ -25,8 +25,8 @@ echo "dwarf RSS: $F Hz, $D s attached, $ROUNDS rounds; load before: $(cut -d' ' 
 for r in $(seq "$ROUNDS"); do
   for t in $tools; do
     case $t in
-      rtdiag) /usr/bin/time -f %M -o "$T/m" "$R" perf record -p "$WP" -F "$F" -g dwarf -d "$D" --stats -o "$T/o.folded" 2>"$T/rt.err" ;;
-      rtdiag0) /usr/bin/time -f %M -o "$T/m" "$R0" perf record -p "$WP" -F "$F" -g dwarf -d "$D" -o "$T/o.folded" 2>/dev/null ;;
+      rtdiag) /usr/bin/time -f %M -o "$T/m" "$R" perf record -p "$WP" -F "$F" --call-graph dwarf -d "$D" --stats -o "$T/o.folded" 2>"$T/rt.err" ;;
+      rtdiag0) /usr/bin/time -f %M -o "$T/m" "$R0" perf record -p "$WP" -F "$F" --call-graph dwarf -d "$D" -o "$T/o.folded" 2>/dev/null ;;
       perf) /usr/bin/time -f %M -o "$T/m1" perf record -q --call-graph dwarf -F "$F" -p "$WP" -o "$T/p.data" -- sleep "$D" >/dev/null 2>&1
             /usr/bin/time -f %M -o "$T/m2" perf report -i "$T/p.data" --no-children --stdio >/dev/null 2>&1
             awk '{ if ($1 > m) m = $1 } END { print m }' "$T/m1" "$T/m2" > "$T/m"

@@ -64,7 +64,8 @@ struct rtd_perf_data_opts {
 };
 
 /**
- * rtd_perf_data_open - open a perf.data file
+ * rtd_perf_data_open - open a perf.data file (perf's layout, or pipe mode:
+ * `perf record -o - > x.data`)
  * @path: the file
  * @opts: options, or NULL
  * @out: gets the decoder, also when it fails after reading the header
@@ -73,7 +74,7 @@ struct rtd_perf_data_opts {
  *
  * Returns: 0; -errno; -RTD_E_FORMAT (not perf.data, or a damaged header
  * or feature section), -RTD_E_TRUNCATED, -RTD_E_CAP, -RTD_E_UNSUPPORTED
- * (a big-endian or pipe-mode file).
+ * (a big-endian file).
  */
 RTD_API int rtd_perf_data_open(const char *path, const struct rtd_perf_data_opts *opts,
 			       rtd_perf_data **out);
@@ -89,6 +90,25 @@ RTD_API int rtd_perf_data_open(const char *path, const struct rtd_perf_data_opts
  */
 RTD_API int rtd_perf_data_open_mem(const void *buf, size_t len,
 				   const struct rtd_perf_data_opts *opts, rtd_perf_data **out);
+
+/**
+ * rtd_perf_data_open_reader - read a pipe-mode perf.data from a stream
+ * (`perf record -o - | ...`)
+ * @read: gives the next bytes into @buf (at most @len): their count, 0 at
+ *        the end, or -errno
+ * @ctx: its first argument
+ * @opts: options, or NULL
+ * @out: as rtd_perf_data_open()
+ *
+ * The stream is read once, in order, 1 MiB at a time. A file of perf's
+ * seekable layout (its features follow the data) cannot be read so.
+ *
+ * Returns: as rtd_perf_data_open(); -RTD_E_UNSUPPORTED for a file that is
+ * not in pipe mode.
+ */
+RTD_API int rtd_perf_data_open_reader(int64_t (*read)(void *ctx, void *buf, size_t len),
+				      void *ctx, const struct rtd_perf_data_opts *opts,
+				      rtd_perf_data **out);
 
 /**
  * rtd_perf_data_free - free a decoder (and close its file)
@@ -356,7 +376,10 @@ struct rtd_perf_data_writer_opts {
  * The file is what perf record writes: the header, the events' attributes
  * and ids, the records as the kernel wrote them, and the feature sections
  * perf report and perf script read (event names, command line, host,
- * OS release, arch, CPUs). Give every event with
+ * OS release, arch, CPUs), and the build ids of the kernel and of every
+ * file mapped executable in the synthesized and the recorded MMAP/MMAP2
+ * records (HEADER_BUILD_ID, as perf record --buildid-all: perf report
+ * and perf archive find the files by them). Give every event with
  * rtd_perf_data_writer_event() before the first record.
  *
  * Returns: 0, -errno, -RTD_E_INVAL.

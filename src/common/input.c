@@ -69,10 +69,36 @@ void rtd_input_close(rtd_input *in)
 	in->buf = NULL;
 }
 
+/* A stream read in order, as rtd_input_pread() at its position. */
+static int64_t read_on(rtd_input *in, void *buf, size_t len)
+{
+	size_t got = 0;
+	while (got < len) {
+		int64_t r;
+		if (in->read) {
+			r = in->read(in->read_ctx, (uint8_t *)buf + got, len - got);
+		} else {
+			r = read(in->fd, (uint8_t *)buf + got, len - got);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0)
+				r = -errno;
+		}
+		if (r < 0)
+			return r;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	in->pos += got;
+	return (int64_t)got;
+}
+
 int64_t rtd_input_pread(rtd_input *in, void *buf, size_t len, uint64_t off)
 {
+	/* a stream (a reader function, a pipe): only where it stands */
 	if (in->read)
-		return -ESPIPE;
+		return off == in->pos ? read_on(in, buf, len) : -ESPIPE;
 	if (in->fd < 0) {
 		if (off >= in->len)
 			return 0;
@@ -85,6 +111,8 @@ int64_t rtd_input_pread(rtd_input *in, void *buf, size_t len, uint64_t off)
 		ssize_t r = pread(in->fd, (uint8_t *)buf + got, len - got, (off_t)(off + got));
 		if (r < 0 && errno == EINTR)
 			continue;
+		if (r < 0 && errno == ESPIPE && !got)
+			return off == in->pos ? read_on(in, buf, len) : -ESPIPE;
 		if (r < 0)
 			return -errno;
 		if (r == 0)
@@ -114,10 +142,11 @@ int64_t rtd_input_next(rtd_input *in, const uint8_t **p)
 		in->pos += n;
 		return (int64_t)n;
 	}
-	int64_t n = rtd_input_pread(in, in->buf, RTD_INPUT_CHUNK, in->pos);
+	uint64_t at = in->pos;
+	int64_t n = rtd_input_pread(in, in->buf, RTD_INPUT_CHUNK, at);
 	if (n > 0) {
 		*p = in->buf;
-		in->pos += (uint64_t)n;
+		in->pos = at + (uint64_t)n; /* a pipe's read moved it already */
 	}
 	return n;
 }

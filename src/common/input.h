@@ -47,7 +47,8 @@ int64_t rtd_input_next(rtd_input *in, const uint8_t **p);
 /* Start again from offset 0. */
 void rtd_input_rewind(rtd_input *in);
 /* Read @len bytes at @off into @buf: the count (short only at the end) or
- * -errno. */
+ * -errno. A stream (a reader, a pipe) reads only at its position, in
+ * order: another @off is -ESPIPE. */
 int64_t rtd_input_pread(rtd_input *in, void *buf, size_t len, uint64_t off);
 
 #endif /* RTD_COMMON_INPUT_H */

@@ -64,6 +64,16 @@ enum {
 
 #define PD_MISC_BUILD_ID_SIZE (1u << 15)
 #define PD_USER_RECORD 64u /* perf's own record types start here */
+/* perf's own records a pipe-mode file is made of (tools/perf/util/event.h) */
+enum {
+	PD_REC_ATTR = 64,
+	PD_REC_TRACING_DATA = 66, /* its data follows the record */
+	PD_REC_AUXTRACE = 71,     /* the same */
+	PD_REC_EVENT_UPDATE = 78,
+	PD_REC_FEATURE = 80,
+	PD_REC_FINISHED_INIT = 82,
+};
+#define PD_EVENT_UPDATE_NAME 2u
 
 struct pd_event {
 	struct rtd_perf_data_event pub;
@@ -103,6 +113,9 @@ struct rtd_perf_data {
 	size_t clen, cpos;
 	uint64_t chunk_off;  /* file offset of chunk[0] */
 	bool data_done;
+	bool pipe;           /* perf record -o -: attrs and features are records */
+	const uint8_t *extra; /* the bytes after the last TRACING_DATA record */
+	size_t extra_len;
 
 	/* inflated PERF_RECORD_COMPRESSED */
 	ZSTD_DStream *zd;
@@ -195,6 +208,28 @@ static unsigned popcount64(uint64_t x)
 	return (unsigned)__builtin_popcountll(x);
 }
 
+/* An event's layout and default name from its perf_event_attr (@an bytes,
+ * of any version: what it lacks reads zero). */
+static int event_from_attr(struct pd_event *e, const uint8_t *attr, size_t an)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	memcpy(&a, attr, an < sizeof(a) ? an : sizeof(a));
+	e->pub.type = a.type;
+	e->pub.config = a.config;
+	e->pub.sample_type = a.sample_type;
+	e->pub.sample_regs_user = a.sample_regs_user;
+	e->pub.sample_period = a.sample_period;
+	e->pub.freq = a.freq;
+	e->lay.sample_type = a.sample_type;
+	e->lay.read_format = a.read_format;
+	e->lay.branch_sample_type = a.branch_sample_type;
+	e->lay.regs_user_nr = popcount64(a.sample_regs_user);
+	e->lay.regs_intr_nr = popcount64(a.sample_regs_intr);
+	e->lay.sample_id_all = a.sample_id_all;
+	return default_name(e);
+}
+
 static int read_attrs(rtd_perf_data *d, uint64_t attr_size, uint64_t off, uint64_t size)
 {
 	if (attr_size < PD_ATTR_VER0 + 16 || attr_size > PD_MAX_ATTR_SIZE)
@@ -222,26 +257,11 @@ static int read_attrs(rtd_perf_data *d, uint64_t attr_size, uint64_t off, uint64
 		uint64_t at = off + i * attr_size;
 		if ((rc = read_at(d, buf, (size_t)attr_size, at, "an attribute")))
 			break;
-		struct perf_event_attr a;
-		memset(&a, 0, sizeof(a));
 		size_t an = (size_t)attr_size - 16;
-		memcpy(&a, buf, an < sizeof(a) ? an : sizeof(a));
 		uint64_t ids_off, ids_size;
 		memcpy(&ids_off, buf + attr_size - 16, 8);
 		memcpy(&ids_size, buf + attr_size - 8, 8);
-		e->pub.type = a.type;
-		e->pub.config = a.config;
-		e->pub.sample_type = a.sample_type;
-		e->pub.sample_regs_user = a.sample_regs_user;
-		e->pub.sample_period = a.sample_period;
-		e->pub.freq = a.freq;
-		e->lay.sample_type = a.sample_type;
-		e->lay.read_format = a.read_format;
-		e->lay.branch_sample_type = a.branch_sample_type;
-		e->lay.regs_user_nr = popcount64(a.sample_regs_user);
-		e->lay.regs_intr_nr = popcount64(a.sample_regs_intr);
-		e->lay.sample_id_all = a.sample_id_all;
-		if ((rc = default_name(e)))
+		if ((rc = event_from_attr(e, buf, an)))
 			break;
 		if (ids_size % 8 || ids_size / 8 > RTD_PERF_DATA_MAX_IDS - nids_all) {
 			rc = fail(d, ids_size % 8 ? -RTD_E_FORMAT : -RTD_E_CAP, at + an,
@@ -307,6 +327,7 @@ static int feat_cmdline(rtd_perf_data *d, rtd_rd *r)
 		free(w);
 	}
 	fclose(m);
+	free(d->strs[4]); /* a pipe may say it twice */
 	d->strs[4] = line;
 	d->info.cmdline = line;
 	return r->err;
@@ -472,16 +493,20 @@ static int feat_tracing(rtd_perf_data *d, rtd_rd *r)
 	return rc ? rc : r->err;
 }
 
+static int feature_parse(rtd_perf_data *d, unsigned bit, const char *what, const uint8_t *buf,
+			 size_t size, uint64_t off);
+
+static const char *const fname[] = {
+	[FEAT_TRACING_DATA] = "tracing data", [FEAT_BUILD_ID] = "build ids",
+	[FEAT_HOSTNAME] = "hostname", [FEAT_OSRELEASE] = "os release",
+	[FEAT_VERSION] = "perf version", [FEAT_ARCH] = "arch",
+	[FEAT_CMDLINE] = "cmdline", [FEAT_EVENT_DESC] = "event descriptions",
+	[FEAT_CLOCKID] = "clockid", [FEAT_COMPRESSED] = "compression",
+	[FEAT_CLOCK_DATA] = "clock data",
+};
+
 static int feature(rtd_perf_data *d, unsigned bit, uint64_t off, uint64_t size)
 {
-	static const char *const fname[] = {
-		[FEAT_TRACING_DATA] = "tracing data", [FEAT_BUILD_ID] = "build ids",
-		[FEAT_HOSTNAME] = "hostname", [FEAT_OSRELEASE] = "os release",
-		[FEAT_VERSION] = "perf version", [FEAT_ARCH] = "arch",
-		[FEAT_CMDLINE] = "cmdline", [FEAT_EVENT_DESC] = "event descriptions",
-		[FEAT_CLOCKID] = "clockid", [FEAT_COMPRESSED] = "compression",
-		[FEAT_CLOCK_DATA] = "clock data",
-	};
 	if (bit >= sizeof(fname) / sizeof(*fname) || !fname[bit])
 		return 0; /* topology, caches, ...: not needed */
 	if (size > RTD_PERF_DATA_MAX_FEATURE)
@@ -491,9 +516,20 @@ static int feature(rtd_perf_data *d, unsigned bit, uint64_t off, uint64_t size)
 	if (!buf)
 		return -ENOMEM;
 	int rc = read_at(d, buf, (size_t)size, off, fname[bit]);
+	if (!rc)
+		rc = feature_parse(d, bit, fname[bit], buf, (size_t)size, off);
+	free(buf);
+	return rc;
+}
+
+/* A feature's data (@size bytes at @buf, from file offset @off). */
+static int feature_parse(rtd_perf_data *d, unsigned bit, const char *what, const uint8_t *buf,
+			 size_t size, uint64_t off)
+{
 	rtd_rd r;
-	rd_init(&r, buf, (size_t)size);
-	if (!rc) {
+	rd_init(&r, buf, size);
+	int rc = 0;
+	{
 		switch (bit) {
 		case FEAT_HOSTNAME:
 		case FEAT_OSRELEASE:
@@ -532,13 +568,12 @@ static int feature(rtd_perf_data *d, unsigned bit, uint64_t off, uint64_t size)
 		}
 		if (!rc && r.err)
 			rc = fail(d, r.err, off + rd_off(&r), "feature section '%s' is damaged "
-				  "at byte %zu of %llu", fname[bit], rd_off(&r),
+				  "at byte %zu of %llu", what, rd_off(&r),
 				  (unsigned long long)size);
 		else if (rc && !d->msg[0])
-			fail(d, rc, off + rd_off(&r), "feature section '%s': %s", fname[bit],
+			fail(d, rc, off + rd_off(&r), "feature section '%s': %s", what,
 			     rtd_strerror(rc));
 	}
-	free(buf);
 	return rc;
 }
 
@@ -567,10 +602,133 @@ static int read_features(rtd_perf_data *d, const uint64_t bits[4])
 
 /* ---- open ----------------------------------------------------------------- */
 
+static int raw_next(rtd_perf_data *d, const uint8_t **rec, size_t *len, uint64_t *off);
+
+/* A pipe-mode event: PERF_RECORD_HEADER_ATTR (the attr, then its ids). */
+static int pipe_attr(rtd_perf_data *d, const uint8_t *rec, size_t len, uint64_t off)
+{
+	uint32_t asz = 0;
+	if (len >= 16)
+		memcpy(&asz, rec + 8 + 4, 4);
+	if (asz < PD_ATTR_VER0 || asz > len - 8 || (len - 8 - asz) % 8)
+		return fail(d, -RTD_E_FORMAT, off, "attribute record at offset %llu: attr "
+			    "size %u in %zu bytes", (unsigned long long)off, asz, len);
+	if (d->nev == RTD_PERF_DATA_MAX_ATTRS)
+		return fail(d, -RTD_E_CAP, off, "more than %u events", RTD_PERF_DATA_MAX_ATTRS);
+	size_t nids = (len - 8 - asz) / 8;
+	if (nids > RTD_PERF_DATA_MAX_IDS - d->id2ev.count)
+		return fail(d, -RTD_E_CAP, off, "more than %u ids", RTD_PERF_DATA_MAX_IDS);
+	void *nev = realloc(d->ev, (d->nev + 1) * sizeof(*d->ev));
+	if (!nev)
+		return -ENOMEM;
+	d->ev = nev;
+	struct pd_event *e = &d->ev[d->nev];
+	memset(e, 0, sizeof(*e));
+	d->nev++;
+	int rc = event_from_attr(e, rec + 8, asz);
+	if (rc)
+		return rc;
+	if (nids && !(e->ids = malloc(nids * 8)))
+		return -ENOMEM;
+	if (nids)
+		memcpy(e->ids, rec + 8 + asz, nids * 8);
+	e->pub.ids = e->ids;
+	e->pub.nids = (uint32_t)nids;
+	for (size_t k = 0; k < nids && !rc; k++)
+		rc = rtd_map_put(&d->id2ev, e->ids[k], (void *)(uintptr_t)d->nev, NULL);
+	return rc;
+}
+
+/* A pipe-mode event's name: PERF_RECORD_EVENT_UPDATE of type NAME. */
+static int pipe_event_name(rtd_perf_data *d, const uint8_t *rec, size_t len)
+{
+	uint64_t type, id;
+	void *v;
+	if (len < 25)
+		return 0;
+	memcpy(&type, rec + 8, 8);
+	memcpy(&id, rec + 16, 8);
+	if (type != PD_EVENT_UPDATE_NAME || !rtd_map_get(&d->id2ev, id, &v))
+		return 0;
+	char *name = strndup((const char *)rec + 24, len - 24);
+	if (!name)
+		return -ENOMEM;
+	set_name(&d->ev[(uintptr_t)v - 1], name);
+	return 0;
+}
+
+/* A pipe-mode file (perf record -o -): the 16-byte header, then records
+ * only. Its attributes, event names, features and tracepoint formats are
+ * records before the first of the kernel's (perf's synthesize_*() order;
+ * FINISHED_INIT ends them in perf 6.x); they are read here, the data
+ * after them as a file's data section. */
+static int open_pipe(rtd_perf_data *d)
+{
+	d->pipe = true;
+	d->info.clockid = -1;
+	d->info.data_offset = PD_PIPE_HEADER_SIZE;
+	d->next_read = PD_PIPE_HEADER_SIZE;
+	d->data_end = UINT64_MAX;
+	if (!(d->chunk = malloc(PD_CHUNK + RTD_PERF_MAX_RECORD)))
+		return -ENOMEM;
+	for (;;) {
+		const uint8_t *rec;
+		size_t len;
+		uint64_t off;
+		int rc = raw_next(d, &rec, &len, &off);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			break;
+		uint32_t type;
+		memcpy(&type, rec, 4);
+		rc = 0;
+		if (type == PD_REC_FINISHED_INIT)
+			break;
+		if (type < PD_USER_RECORD) {
+			/* the first of the data: read again from there */
+			if (rec >= d->chunk && rec < d->chunk + d->clen)
+				d->cpos -= len + d->extra_len;
+			else
+				d->zpos -= len;
+			break;
+		}
+		if (type == PD_REC_ATTR)
+			rc = pipe_attr(d, rec, len, off);
+		else if (type == PD_REC_EVENT_UPDATE)
+			rc = pipe_event_name(d, rec, len);
+		else if (type == PD_REC_FEATURE && len >= 16) {
+			uint64_t bit;
+			memcpy(&bit, rec + 8, 8);
+			if (bit < sizeof(fname) / sizeof(*fname) && fname[bit] &&
+			    bit != FEAT_TRACING_DATA && bit != FEAT_BUILD_ID)
+				rc = feature_parse(d, (unsigned)bit, fname[bit], rec + 16, len - 16,
+						   off + 16);
+		} else if (type == PD_REC_TRACING_DATA && !(d->flags & RTD_PERF_DATA_NO_FORMATS)) {
+			rc = feature_parse(d, FEAT_TRACING_DATA, fname[FEAT_TRACING_DATA],
+					   d->extra, d->extra_len, off + len);
+		}
+		if (rc)
+			return rc;
+	}
+	if (!d->nev)
+		return fail(d, -RTD_E_FORMAT, PD_PIPE_HEADER_SIZE, "a pipe-mode perf.data with "
+			    "no event attribute before its first record");
+	d->id_st = d->ev[0].lay.sample_type;
+	d->id_all = d->ev[0].lay.sample_id_all;
+	bool timed = true;
+	for (size_t i = 0; i < d->nev; i++)
+		timed &= !!(d->ev[i].lay.sample_type & PERF_SAMPLE_TIME);
+	if (!timed)
+		d->flags |= RTD_PERF_DATA_FILE_ORDER;
+	return 0;
+}
+
 static int open_common(rtd_perf_data *d)
 {
 	uint8_t h[PD_HEADER_SIZE];
-	int64_t got = rtd_input_pread(&d->in, h, sizeof(h), 0);
+	/* the first 16 bytes, then the rest: a pipe-mode stream has no more */
+	int64_t got = rtd_input_pread(&d->in, h, PD_PIPE_HEADER_SIZE, 0);
 	if (got < 0)
 		return fail(d, (int)got, 0, "reading the header: %s", strerror((int)-got));
 	uint64_t magic = 0, hsize = 0;
@@ -583,8 +741,13 @@ static int open_common(rtd_perf_data *d)
 	if (magic != PD_MAGIC)
 		return fail(d, -RTD_E_FORMAT, 0, "not perf.data: no PERFILE2 magic");
 	if (hsize == PD_PIPE_HEADER_SIZE)
-		return fail(d, -RTD_E_UNSUPPORTED, 8, "a pipe-mode perf.data (perf record "
-			    "-o -) is not read yet: perf inject -i IN -o OUT makes a file of it");
+		return open_pipe(d);
+	if (got == 16) {
+		int64_t more = rtd_input_pread(&d->in, h + 16, sizeof(h) - 16, 16);
+		if (more < 0)
+			return fail(d, (int)more, 16, "reading the header: %s", strerror((int)-more));
+		got += more;
+	}
 	if (hsize != PD_HEADER_SIZE || got < (int64_t)PD_HEADER_SIZE)
 		return fail(d, got < (int64_t)PD_HEADER_SIZE ? -RTD_E_TRUNCATED : -RTD_E_FORMAT,
 			    8, "header: size %llu, want %u", (unsigned long long)hsize,
@@ -596,6 +759,10 @@ static int open_common(rtd_perf_data *d)
 	d->info.data_offset = v[3];
 	d->info.data_size = v[4];
 	d->info.features = bits[0];
+	if (d->in.read || (d->in.fd >= 0 && lseek(d->in.fd, 0, SEEK_CUR) < 0))
+		return fail(d, -RTD_E_UNSUPPORTED, 16, "a perf.data file on a pipe: its "
+				    "attributes and features are read by seeking; give its file "
+				    "name, or record it with perf record -o - (pipe mode)");
 	int rc = read_attrs(d, v[0], v[1], v[2]);
 	if (!rc && d->info.data_size) {
 		rc = read_features(d, bits);
@@ -632,6 +799,32 @@ static int open_from(const char *path, const void *mem, size_t len,
 	struct rtd_perf_data_opts o;
 	int rc = rtd_input_setup(&d->in, path, mem ? mem : "", len, &o, sizeof(o), opts,
 				 RTD_OPTS_END(rtd_perf_data_opts, flags));
+	if (rc) {
+		free(d);
+		return rc;
+	}
+	d->flags = o.flags;
+	rtd_map_init(&d->id2ev, RTD_PERF_DATA_MAX_IDS);
+	rc = open_common(d);
+	if (rc)
+		d->err = rc;
+	*out = d;
+	return rc;
+}
+
+int rtd_perf_data_open_reader(int64_t (*read)(void *ctx, void *buf, size_t len), void *ctx,
+			      const struct rtd_perf_data_opts *opts, rtd_perf_data **out)
+{
+	*out = NULL;
+	if (!read)
+		return -RTD_E_INVAL;
+	rtd_perf_data *d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	struct rtd_perf_data_opts o;
+	int rc = rtd_opts_copy(&o, sizeof(o), opts, RTD_OPTS_END(rtd_perf_data_opts, flags));
+	if (!rc)
+		rc = rtd_input_reader(&d->in, read, ctx);
 	if (rc) {
 		free(d);
 		return rc;
@@ -1001,12 +1194,35 @@ static int raw_next(rtd_perf_data *d, const uint8_t **rec, size_t *len, uint64_t
 			return rc ? rc : fail(d, -RTD_E_TRUNCATED, at, "record at offset "
 					      "%llu (%u bytes) runs past the data section",
 					      (unsigned long long)at, sz);
+		uint32_t type;
+		memcpy(&type, d->chunk + d->cpos, 4);
+		/* TRACING_DATA and AUXTRACE are followed by their data, which the
+		 * record's size does not count (8-byte aligned) */
+		uint64_t extra = 0;
+		if ((type == PD_REC_TRACING_DATA || type == PD_REC_AUXTRACE) && sz >= 16) {
+			if (type == PD_REC_TRACING_DATA) {
+				uint32_t n;
+				memcpy(&n, d->chunk + d->cpos + 8, 4);
+				extra = n;
+			} else {
+				memcpy(&extra, d->chunk + d->cpos + 8, 8);
+			}
+			extra = (extra + 7) & ~7ull;
+			if (extra > PD_CHUNK)
+				return fail(d, -RTD_E_CAP, at, "record at offset %llu: %llu bytes "
+					    "of data follow it (cap %u)", (unsigned long long)at,
+					    (unsigned long long)extra, PD_CHUNK);
+			if ((rc = chunk_need(d, sz + (size_t)extra)) <= 0)
+				return rc ? rc : fail(d, -RTD_E_TRUNCATED, at, "the data after "
+						      "the record at offset %llu is cut",
+						      (unsigned long long)at);
+		}
 		*rec = d->chunk + d->cpos;
 		*len = sz;
 		*off = at;
-		d->cpos += sz;
-		uint32_t type;
-		memcpy(&type, *rec, 4);
+		d->extra = *rec + sz;
+		d->extra_len = (size_t)extra;
+		d->cpos += sz + (size_t)extra;
 		if (type != RTD_PERF_RECORD_COMPRESSED)
 			return 1;
 		if ((rc = inflate(d, *rec, *len, at)))

@@ -10,21 +10,30 @@
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "common/file.h"
+#include "common/map.h"
 #include "perf/internal.h"
 #include "rtdiag/perf_data.h"
 
 #define W_HEADER 104u
 #define W_NAME_ALIGN 64u /* perf pads header strings so */
 
-enum { W_HOSTNAME = 3, W_OSRELEASE = 4, W_VERSION = 5, W_ARCH = 6, W_NRCPUS = 7,
+#define W_MAX_DSOS (1u << 16) /* files whose build ids are kept */
+#define W_BUILD_ID_SIZE (1u << 15) /* PERF_RECORD_MISC_BUILD_ID_SIZE */
+
+enum { W_TRACING_DATA = 1, W_BUILD_ID = 2, W_HOSTNAME = 3, W_OSRELEASE = 4, W_VERSION = 5, W_ARCH = 6, W_NRCPUS = 7,
        W_CMDLINE = 11, W_EVENT_DESC = 12 };
 
 struct w_event {
@@ -32,6 +41,8 @@ struct w_event {
 	char *name;
 	uint64_t *ids;
 	size_t nids;
+	char *format; /* a tracepoint's tracefs format text, or NULL */
+	int flen;
 };
 
 struct rtd_perf_data_writer {
@@ -42,7 +53,18 @@ struct rtd_perf_data_writer {
 	size_t nev;
 	bool data_started, kernel_done;
 	uint64_t attrs_off, data_off;
+	/* HEADER_BUILD_ID: each executable file mapped (synthesized or
+	 * recorded), with its build id, as perf record --buildid-all */
+	rtd_strmap dso_seen; /* path -> 1 */
+	struct w_dso {
+		char *path;
+		uint8_t id[20], len;
+		bool kernel;
+	} *dso;
+	size_t ndso, cdso;
 };
+
+static void dso_of_record(rtd_perf_data_writer *w, const uint8_t *rec, size_t len);
 
 static void put(rtd_perf_data_writer *w, const void *p, size_t n)
 {
@@ -82,10 +104,38 @@ int rtd_perf_data_writer_new(FILE *f, const struct rtd_perf_data_writer_opts *op
 		return -ENOMEM;
 	}
 	w->f = f;
+	rtd_strmap_init(&w->dso_seen, W_MAX_DSOS);
 	static const uint8_t zero[W_HEADER];
 	put(w, zero, sizeof(zero)); /* the header, written last */
 	*out = w;
 	return w->err;
+}
+
+/* A file of tracefs's events/ folder ("sched:sched_switch" + "format",
+ * or NULL + "header_page") into a new buffer; its length, or 0. */
+static int tracefs_read(const char *event, const char *file, char **out)
+{
+	static const char *const roots[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
+	const char *colon = event ? strchr(event, ':') : NULL;
+	*out = NULL;
+	if (event && (!colon || strchr(event, '/') || strstr(event, "..")))
+		return 0;
+	char *buf = malloc(PERF_MAX_FORMAT);
+	for (size_t i = 0; buf && i < sizeof(roots) / sizeof(*roots); i++) {
+		char path[PATH_MAX];
+		if (event)
+			snprintf(path, sizeof(path), "%s/events/%.*s/%s/%s", roots[i],
+				 (int)(colon - event), event, colon + 1, file);
+		else
+			snprintf(path, sizeof(path), "%s/events/%s", roots[i], file);
+		int n = rtd_read_small(path, buf, PERF_MAX_FORMAT);
+		if (n > 0) {
+			*out = buf;
+			return n;
+		}
+	}
+	free(buf);
+	return 0;
 }
 
 int rtd_perf_data_writer_event(rtd_perf_data_writer *w, const struct perf_event_attr *attr,
@@ -108,6 +158,9 @@ int rtd_perf_data_writer_event(rtd_perf_data_writer *w, const struct perf_event_
 	if (nids)
 		memcpy(e->ids, ids, nids * sizeof(*ids));
 	e->nids = nids;
+	e->format = NULL;
+	if (attr->type == PERF_TYPE_TRACEPOINT)
+		e->flen = tracefs_read(e->name, "format", &e->format);
 	w->nev++;
 	return 0;
 }
@@ -141,7 +194,131 @@ int rtd_perf_data_writer_record(rtd_perf_data_writer *w, const void *rec, size_t
 		return -RTD_E_INVAL;
 	start_data(w);
 	put(w, rec, len);
+	dso_of_record(w, rec, len);
 	return w->err;
+}
+
+/* ---- build ids ------------------------------------------------------------ */
+
+/* The GNU build id among ELF notes (namesz, descsz, type, name, desc; each
+ * padded to @align), or 0. */
+static size_t note_build_id(const uint8_t *p, size_t n, size_t align, uint8_t id[20])
+{
+	size_t at = 0;
+	while (n - at >= 12) {
+		uint32_t nsz, dsz, type;
+		memcpy(&nsz, p + at, 4);
+		memcpy(&dsz, p + at + 4, 4);
+		memcpy(&type, p + at + 8, 4);
+		if (nsz > 256 || dsz > 1024)
+			return 0;
+		size_t name = at + 12, desc = name + (nsz + align - 1) / align * align,
+		       next = desc + (dsz + align - 1) / align * align;
+		if (next > n)
+			return 0;
+		if (type == NT_GNU_BUILD_ID && nsz == 4 && !memcmp(p + name, "GNU", 4) && dsz &&
+		    dsz <= 20) {
+			memcpy(id, p + desc, dsz);
+			return dsz;
+		}
+		at = next;
+	}
+	return 0;
+}
+
+/* The build id of a 64-bit ELF file, from its PT_NOTE segments, or 0. */
+static size_t file_build_id(int fd, uint8_t id[20])
+{
+	Elf64_Ehdr eh;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 256)
+		return 0;
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+		uint8_t notes[4096];
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=
+			    (ssize_t)sizeof(ph) || ph.p_type != PT_NOTE)
+			continue;
+		ssize_t got = pread(fd, notes, ph.p_filesz < sizeof(notes) ? ph.p_filesz :
+					     sizeof(notes), (off_t)ph.p_offset);
+		size_t len = got > 0 ? note_build_id(notes, (size_t)got, ph.p_align == 8 ? 8 : 4, id)
+				     : 0;
+		if (len)
+			return len;
+	}
+	return 0;
+}
+
+/* A file mapped executable by @pid (or the kernel): its build id kept once
+ * per path, read through the process's root (a container's files). Files
+ * without one (JIT maps, anonymous code, a deleted file) are left out, as
+ * perf leaves them. */
+static void dso_add(rtd_perf_data_writer *w, pid_t pid, const char *path, bool kernel)
+{
+	size_t plen = strlen(path);
+	if (!plen || (path[0] != '/' && !kernel) || strstr(path, " (deleted)") ||
+	    rtd_strmap_get(&w->dso_seen, path, plen, NULL) ||
+	    rtd_strmap_put(&w->dso_seen, path, plen, (void *)1))
+		return;
+	struct w_dso d = {.kernel = kernel};
+	if (kernel) {
+		uint8_t notes[4096];
+		int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+		ssize_t got = fd < 0 ? -1 : read(fd, notes, sizeof(notes));
+		if (fd >= 0)
+			close(fd);
+		d.len = got > 0 ? (uint8_t)note_build_id(notes, (size_t)got, 4, d.id) : 0;
+	} else {
+		char root[PATH_MAX + 32];
+		snprintf(root, sizeof(root), "/proc/%d/root%s", (int)pid, path);
+		int fd = pid > 0 ? open(root, O_RDONLY | O_CLOEXEC) : -1;
+		if (fd < 0)
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			d.len = (uint8_t)file_build_id(fd, d.id);
+			close(fd);
+		}
+	}
+	if (!d.len || (w->ndso == w->cdso && w->ndso == W_MAX_DSOS))
+		return;
+	if (w->ndso == w->cdso) {
+		size_t nc = w->cdso ? w->cdso * 2 : 64;
+		void *nd = realloc(w->dso, nc * sizeof(*w->dso));
+		if (!nd)
+			return;
+		w->dso = nd;
+		w->cdso = nc;
+	}
+	if (!(d.path = strdup(path)))
+		return;
+	w->dso[w->ndso++] = d;
+}
+
+/* An MMAP or MMAP2 record of executable code: its file's build id. */
+static void dso_of_record(rtd_perf_data_writer *w, const uint8_t *rec, size_t len)
+{
+	uint32_t type, pid, prot = PROT_EXEC;
+	memcpy(&type, rec, 4);
+	size_t at;
+	if (type == PERF_RECORD_MMAP2) {
+		at = 72;
+		if (len >= at)
+			memcpy(&prot, rec + 64, 4);
+	} else if (type == PERF_RECORD_MMAP) {
+		at = 40;
+	} else {
+		return;
+	}
+	if (len <= at || !(prot & PROT_EXEC))
+		return;
+	memcpy(&pid, rec + 8, 4);
+	char path[PATH_MAX];
+	size_t n = strnlen((const char *)rec + at, len - at);
+	if (n == len - at || n >= sizeof(path))
+		return;
+	memcpy(path, rec + at, n + 1);
+	dso_add(w, (pid_t)pid, path, false);
 }
 
 /* ---- synthesized records ------------------------------------------------ */
@@ -222,6 +399,7 @@ static void synth_kernel(rtd_perf_data_writer *w)
 	} b = {UINT32_MAX, 0, text, ~0ull - text, text};
 	synth(w, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, &b, sizeof(b),
 	      "[kernel.kallsyms]_text", UINT32_MAX, 0);
+	dso_add(w, -1, "[kernel.kallsyms]", true);
 }
 
 static void synth_process(rtd_perf_data_writer *w, pid_t pid)
@@ -274,6 +452,7 @@ static void synth_process(rtd_perf_data_writer *w, pid_t pid)
 		       perms[3] == 's' ? 1u : 2u};
 		synth(w, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, &b, sizeof(b), file,
 		      (uint32_t)pid, (uint32_t)pid);
+		dso_add(w, pid, file, false);
 	}
 	if (f)
 		fclose(f);
@@ -314,11 +493,108 @@ static void put_pstring(rtd_perf_data_writer *w, const char *s)
 	put(w, zero, padded - n);
 }
 
+/* Whether two "sys:name" events are of one system. */
+static bool same_system(const char *a, const char *b)
+{
+	size_t n = (size_t)(strchr(a, ':') - a);
+	return !strncmp(a, b, n) && b[n] == ':';
+}
+
+/* HEADER_TRACING_DATA as perf's tracing_data_get() writes it
+ * (tools/perf/util/trace-event-info.c): magic, version "0.6", endianness,
+ * long and page size, tracefs's header_page and header_event, no ftrace
+ * formats, the tracepoints' formats by system, and empty kallsyms, printk
+ * formats and saved cmdlines (perf names kernel frames from the kernel
+ * mapping, and threads from COMM records). perf script decodes a
+ * tracepoint's fields with these; without them perf refuses the file
+ * ("broken or missing trace data"). */
+static void tracing_data(rtd_perf_data_writer *w)
+{
+	static const uint8_t magic[10] = {0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
+	put(w, magic, sizeof(magic));
+	put(w, "0.6", 4);
+	uint8_t endian_long[2] = {0, (uint8_t)sizeof(long)};
+	put(w, endian_long, 2);
+	put_u32(w, (uint32_t)sysconf(_SC_PAGESIZE));
+	static const char *const heads[2] = {"header_page", "header_event"};
+	for (int i = 0; i < 2; i++) {
+		char *text = NULL;
+		int n = tracefs_read(NULL, heads[i], &text);
+		put(w, heads[i], strlen(heads[i]) + 1);
+		put_u64(w, (uint64_t)n);
+		put(w, text, (size_t)n);
+		free(text);
+	}
+	put_u32(w, 0); /* ftrace formats */
+	/* the systems, each with its events' formats, in first-seen order */
+	uint32_t nsys = 0;
+	for (size_t i = 0; i < w->nev; i++) {
+		bool first = w->ev[i].format != NULL;
+		for (size_t k = 0; k < i && first; k++)
+			first = !w->ev[k].format || !same_system(w->ev[k].name, w->ev[i].name);
+		nsys += first;
+	}
+	put_u32(w, nsys);
+	for (size_t i = 0; i < w->nev; i++) {
+		bool first = w->ev[i].format != NULL;
+		for (size_t k = 0; k < i && first; k++)
+			first = !w->ev[k].format || !same_system(w->ev[k].name, w->ev[i].name);
+		if (!first)
+			continue;
+		const char *name = w->ev[i].name;
+		put(w, name, (size_t)(strchr(name, ':') - name));
+		put(w, "", 1);
+		uint32_t n = 0;
+		for (size_t k = i; k < w->nev; k++)
+			n += w->ev[k].format && same_system(name, w->ev[k].name);
+		put_u32(w, n);
+		for (size_t k = i; k < w->nev; k++) {
+			if (!w->ev[k].format || !same_system(name, w->ev[k].name))
+				continue;
+			put_u64(w, (uint64_t)w->ev[k].flen);
+			put(w, w->ev[k].format, (size_t)w->ev[k].flen);
+		}
+	}
+	put_u32(w, 0); /* kallsyms */
+	put_u32(w, 0); /* ftrace_printk */
+	put_u64(w, 0); /* saved cmdlines */
+}
+
 static void feature(rtd_perf_data_writer *w, unsigned bit)
 {
 	struct utsname u;
 	uname(&u);
 	switch (bit) {
+	case W_TRACING_DATA:
+		tracing_data(w);
+		break;
+	case W_BUILD_ID:
+		/* perf's write_buildid(): header, pid (-1: the host), the id
+		 * in 20 bytes with its size, the path padded to NAME_ALIGN */
+		for (size_t i = 0; i < w->ndso; i++) {
+			const struct w_dso *d = &w->dso[i];
+			size_t n = strlen(d->path) + 1,
+			       padded = (n + W_NAME_ALIGN - 1) / W_NAME_ALIGN * W_NAME_ALIGN;
+			if (36 + padded > UINT16_MAX)
+				continue;
+			uint8_t b[36] = {0};
+			uint32_t type = 0;
+			uint16_t misc = (uint16_t)(W_BUILD_ID_SIZE | (d->kernel ? PERF_RECORD_MISC_KERNEL
+										 : PERF_RECORD_MISC_USER)),
+				 size = (uint16_t)(36 + padded);
+			int32_t pid = -1;
+			memcpy(b, &type, 4);
+			memcpy(b + 4, &misc, 2);
+			memcpy(b + 6, &size, 2);
+			memcpy(b + 8, &pid, 4);
+			memcpy(b + 12, d->id, d->len);
+			b[32] = d->len;
+			put(w, b, sizeof(b));
+			static const uint8_t zero[W_NAME_ALIGN];
+			put(w, d->path, n);
+			put(w, zero, padded - n);
+		}
+		break;
 	case W_HOSTNAME: put_pstring(w, u.nodename); break;
 	case W_OSRELEASE: put_pstring(w, u.release); break;
 	case W_VERSION: put_pstring(w, "rtdiag"); break;
@@ -352,24 +628,29 @@ int rtd_perf_data_writer_finish(rtd_perf_data_writer *w)
 		return 0;
 	start_data(w);
 	uint64_t data_end = pos(w);
-	static const unsigned feats[] = {W_HOSTNAME, W_OSRELEASE, W_VERSION, W_ARCH,
-					 W_NRCPUS, W_CMDLINE, W_EVENT_DESC};
-	enum { NF = sizeof(feats) / sizeof(*feats) };
+	/* in bit order; tracing data only for tracepoints (perf's rule) */
+	static const unsigned feats[] = {W_TRACING_DATA, W_BUILD_ID, W_HOSTNAME, W_OSRELEASE,
+					 W_VERSION, W_ARCH, W_NRCPUS, W_CMDLINE, W_EVENT_DESC};
+	enum { NFMAX = sizeof(feats) / sizeof(*feats) };
+	unsigned skip = 1;
+	for (size_t i = 0; i < w->nev && skip; i++)
+		skip = !w->ev[i].format;
+	const unsigned *fl = feats + skip, nf = NFMAX - skip;
 	/* the table first (its size is known), then each feature's data */
-	uint64_t table = data_end, secs[NF][2] = {{0}};
-	static const uint8_t zero[NF * 16];
-	put(w, zero, sizeof(zero));
-	for (unsigned i = 0; i < NF; i++) {
+	uint64_t table = data_end, secs[NFMAX][2] = {{0}};
+	static const uint8_t zero[NFMAX * 16];
+	put(w, zero, nf * 16);
+	for (unsigned i = 0; i < nf; i++) {
 		secs[i][0] = pos(w);
-		feature(w, feats[i]);
+		feature(w, fl[i]);
 		secs[i][1] = pos(w) - secs[i][0];
 	}
 	uint64_t bits[4] = {0};
-	for (unsigned i = 0; i < NF; i++)
-		bits[feats[i] / 64] |= 1ull << (feats[i] % 64);
+	for (unsigned i = 0; i < nf; i++)
+		bits[fl[i] / 64] |= 1ull << (fl[i] % 64);
 	if (!w->err && fseek(w->f, (long)table, SEEK_SET))
 		w->err = -errno;
-	put(w, secs, sizeof(secs));
+	put(w, secs, nf * 16);
 	if (!w->err && fseek(w->f, 0, SEEK_SET))
 		w->err = -errno;
 	const uint64_t attr_size = sizeof(struct perf_event_attr) + 16;
@@ -383,7 +664,12 @@ int rtd_perf_data_writer_finish(rtd_perf_data_writer *w)
 	for (size_t i = 0; i < w->nev; i++) {
 		free(w->ev[i].name);
 		free(w->ev[i].ids);
+		free(w->ev[i].format);
 	}
+	for (size_t i = 0; i < w->ndso; i++)
+		free(w->dso[i].path);
+	free(w->dso);
+	rtd_strmap_free(&w->dso_seen);
 	free(w->cmdline);
 	free(w);
 	return err;

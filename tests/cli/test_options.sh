@@ -48,6 +48,16 @@ for r in rows:
     elif long_ not in vocab[short]:
         bad.append("%s: %s is %s here but %s in docs/options.md" %
                    (cmd, short, long_, "/".join(sorted(vocab[short]))))
+# perf's anchors mean what they mean in perf: -a and -g are flags (perf
+# record -g -p PID), -p -F -o -e -d take a value, in every command
+anchor_flag = {"-a": True, "-g": True, "-p": False, "-F": False, "-o": False,
+               "-e": False, "-d": False}
+for r in rows:
+    if r[1] in anchor_flag and "old" not in r[4].split(",") and \
+            (r[3] == "none") != anchor_flag[r[1]]:
+        bad.append("%s: %s %s, where perf's %s %s" % (r[0], r[1],
+            "is a flag" if r[3] == "none" else "takes a value", r[1],
+            "is a flag" if anchor_flag[r[1]] else "takes a value"))
 for s, uses in sorted(short_meaning.items()):
     longs = {l for l, _ in uses}
     if len(longs) > 1 and not (s in vocab and longs <= vocab[s]):
@@ -91,6 +101,21 @@ check "dotnet profile --top 12 parses" 1 "$R" dotnet profile -p 999999 --duratio
 has "fails on the pid, not on --top" "999999"
 check "dotnet profile --top alone (old flag)" 1 "$R" dotnet profile --top -p 999999
 has "notice" "note: --top alone is an old spelling here; say --top N"
+# perf record -g -p PID: -g is a flag, as perf's; the old -g MODE works with a notice
+for c in "perf record" record; do
+  check "$c -g -F 999 (perf's -g)" 2 "$R" $c -g -F 999 --no-such-option
+  has "-g takes no value" "unknown option '--no-such-option'"
+  grep -q "note:" <<<"$out" && { echo "FAIL: $c -g: a notice: $out"; fail=$((fail+1)); }
+  check "$c -g dwarf (old)" 2 "$R" $c -g dwarf --no-such-option
+  has "notice" "note: -g dwarf is an old spelling here; say --call-graph dwarf"
+done
+# perf's --call-graph dwarf,SIZE (the stack bytes copied)
+for c in "perf record" record; do
+  check "$c --call-graph dwarf,16384" 2 "$R" $c --call-graph dwarf,16384 --no-such-option
+  has "dwarf,SIZE parses" "unknown option '--no-such-option'"
+  check "$c --call-graph dwarf,99999" 2 "$R" $c --call-graph dwarf,99999
+  has "a size past 65528 refused" "is not fp, dwarf, dwarf,SIZE \\(8 to 65528 bytes\\) or none"
+done
 check "perf record -f exists" 2 "$R" perf record -f nosuch && has "as --format" "--format: 'nosuch' is not one of"
 if [ $fail -ne 0 ]; then echo "$fail failed"; exit 1; fi
 echo "options: all checks passed"

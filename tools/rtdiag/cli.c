@@ -18,6 +18,41 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 	return CLI_USAGE;
 }
 
+int cli_callgraph(const char *s, int *mode, unsigned *stack)
+{
+	static const char *const modes[] = {"fp", "dwarf", "none"}; /* rtd_perf_callgraph */
+	const char *comma = strchr(s, ',');
+	size_t n = comma ? (size_t)(comma - s) : strlen(s);
+	for (int k = 0; k < 3; k++) {
+		if (strlen(modes[k]) != n || strncmp(s, modes[k], n))
+			continue;
+		if (comma) {
+			char *end;
+			unsigned long v = k == 1 ? strtoul(comma + 1, &end, 10) : 0;
+			if (k != 1 || end == comma + 1 || *end || v < 8 || v > 65528)
+				return -1;
+			*stack = (unsigned)v;
+		}
+		*mode = k;
+		return 0;
+	}
+	return -1;
+}
+
+char *cli_cmdline(const char *prefix, int argc, char **argv)
+{
+	size_t n = strlen(prefix) + 1;
+	for (int i = 1; i < argc; i++)
+		n += strlen(argv[i]) + 1;
+	char *s = malloc(n);
+	if (!s)
+		return NULL;
+	strcpy(s, prefix);
+	for (int i = 1; i < argc; i++)
+		strcat(strcat(s, " "), argv[i]);
+	return s;
+}
+
 int cli_fail(const char *fmt, ...)
 {
 	va_list ap;

@@ -74,6 +74,13 @@ void cli_close_in(FILE *f);
 bool cli_is_help(const char *arg);
 /* Format a byte count as "12.3 MB" into buf. */
 const char *cli_bytes(double n, char *buf, size_t len);
+/* perf's --call-graph value, "fp", "dwarf", "dwarf,SIZE" (the user stack
+ * bytes copied, 8 to 65528) or "none": *MODE an enum rtd_perf_callgraph,
+ * *STACK SIZE or left as it was. Returns 0, or -1 (nothing else). */
+int cli_callgraph(const char *s, int *mode, unsigned *stack);
+/* The command line as typed, "rtdiag perf record -g -p 42" (PREFIX then
+ * argv[1..]; perf.data's HEADER_CMDLINE), in a new string; NULL on ENOMEM. */
+char *cli_cmdline(const char *prefix, int argc, char **argv);
 
 
 

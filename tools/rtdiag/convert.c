@@ -29,10 +29,14 @@
 #include "opt.h"
 #include "rtdiag/format.h"
 #include "rtdiag/gotrace.h"
+#include "rtdiag/gotrace_source.h"
 #include "rtdiag/nettrace.h"
+#include "rtdiag/nettrace_source.h"
 #include "rtdiag/profile.h"
 #include "rtdiag/timeline.h"
 #include "rtdiag/gotrace_profile.h"
+
+static int firefox_of_trace(const char *path, enum rtd_input_format kind, const char *outp);
 
 enum { OPT_OUT = 1, OPT_FORMAT, OPT_TYPE, OPT_TITLE, OPT_INVERTED,
        OPT_WIDTH, OPT_MIN_WIDTH, OPT_THREADS, OPT_NO_INLINE, OPT_EVENT };
@@ -349,13 +353,20 @@ static int run_convert(int argc, char **argv)
 	unsigned allow = trace ? CLI_FMT_PROFILE | CLI_FMT_TIMELINE : CLI_FMT_PROFILE;
 	struct cli_format f = {0};
 	const char *dflt = kind == RTD_INPUT_GOTRACE ? "perfetto" : "folded";
-	/* the Firefox Profiler's Gecko profile: perf.data's for now */
+	/* the Firefox Profiler's Gecko profile: of the record sources */
 	bool firefox = fmt && !strcmp(fmt, "firefox");
-	if (firefox && kind != RTD_INPUT_PERF_DATA) {
+	bool ff_file = (kind == RTD_INPUT_GOTRACE || kind == RTD_INPUT_NETTRACE) && strcmp(path, "-");
+	if (firefox && kind != RTD_INPUT_PERF_DATA && !ff_file) {
 		free(first);
 		cli_close_in(in);
-		return cli_fail("%s: --format firefox takes perf.data (this is %s)", path,
-				rtd_input_format_name(kind));
+		return cli_fail("%s: --format firefox takes perf.data, a Go trace or a nettrace "
+				"file (this is %s%s)", path, rtd_input_format_name(kind),
+				strcmp(path, "-") ? "" : " on standard input: give its file name");
+	}
+	if (firefox && ff_file) {
+		free(first);
+		cli_close_in(in);
+		return firefox_of_trace(path, kind, outp);
 	}
 	if (!firefox && cli_format_pick("convert", fmt, outp, allow, dflt, &f)) {
 		free(first);
@@ -363,10 +374,29 @@ static int run_convert(int argc, char **argv)
 		return CLI_USAGE;
 	}
 	int rc = kind == RTD_INPUT_PERF_DATA ? cli_convert_perfdata(path, &f, outp, &wo, event, no_inline,
-								    firefox)
+								    firefox, in, first, nfirst)
 					     : convert_in(in, path, kind, first, nfirst, &f, outp, &wo);
 	free(first);
 	cli_close_in(in);
+	return rc;
+}
+
+/* A Go trace or a nettrace file to the Firefox Profiler, through its
+ * record source (the runtime's events of a nettrace as slices too). */
+static int firefox_of_trace(const char *path, enum rtd_input_format kind, const char *outp)
+{
+	int e = 0;
+	rtd_source *in = kind == RTD_INPUT_GOTRACE ? rtd_gotrace_source_open(path, NULL, &e)
+						   : rtd_nettrace_source_open(path, NULL, &e);
+	rtd_source *src = in && kind == RTD_INPUT_NETTRACE ? rtd_nettrace_source_clr(in, &e) : in;
+	if (!src) {
+		rtd_source_free(in);
+		return cli_fail("%s: %s (nothing written)", path, rtd_strerror(e));
+	}
+	int rc = cli_convert_firefox(src, path, outp);
+	if (src != in)
+		rtd_source_free(src);
+	rtd_source_free(in);
 	return rc;
 }
 

@@ -140,7 +140,7 @@ static int to_profile(rtd_source *src, const rtd_perf_data *d, const char *path,
 
 /* The Firefox Profiler's Gecko profile of every thread's samples and
  * off-CPU waits. */
-static int to_firefox(rtd_source *src, const char *path, const char *outp)
+int cli_convert_firefox(rtd_source *src, const char *path, const char *outp)
 {
 	int rc = 0;
 	rtd_firefox *ff = rtd_firefox_new(NULL, &rc);
@@ -164,15 +164,38 @@ static int to_firefox(rtd_source *src, const char *path, const char *outp)
 	return partial ? CLI_PARTIAL : CLI_OK;
 }
 
+/* Standard input: the bytes convert read to tell the format, then the rest. */
+struct stdin_ctx {
+	const uint8_t *first;
+	size_t n, pos;
+	FILE *in;
+};
+
+static int64_t stdin_read(void *ctx, void *buf, size_t len)
+{
+	struct stdin_ctx *c = ctx;
+	if (c->pos < c->n) {
+		size_t k = c->n - c->pos < len ? c->n - c->pos : len;
+		memcpy(buf, c->first + c->pos, k);
+		c->pos += k;
+		return (int64_t)k;
+	}
+	size_t k = fread(buf, 1, len, c->in);
+	return k ? (int64_t)k : ferror(c->in) ? -EIO : 0;
+}
+
 int cli_convert_perfdata(const char *path, const struct cli_format *f, const char *outp,
 			 const struct rtd_profile_write_opts *wo, const char *event,
-			 bool no_inline, bool firefox)
+			 bool no_inline, bool firefox, FILE *in, const uint8_t *first,
+			 size_t nfirst)
 {
-	if (!strcmp(path, "-"))
-		return cli_fail("perf.data on standard input: give its file name (the "
-				"reader seeks to its feature sections)");
 	rtd_perf_data *d = NULL;
-	int rc = rtd_perf_data_open(path, NULL, &d);
+	struct stdin_ctx sc = {first, nfirst, 0, in};
+	bool std_in = !strcmp(path, "-");
+	int rc = std_in ? rtd_perf_data_open_reader(stdin_read, &sc, NULL, &d)
+			: rtd_perf_data_open(path, NULL, &d);
+	if (std_in)
+		path = "standard input";
 	if (rc) {
 		const char *msg = d ? rtd_perf_data_error(d, NULL) : "";
 		cli_fail("%s: %s (nothing written)", path, msg[0] ? msg : rtd_strerror(rc));
@@ -183,7 +206,7 @@ int cli_convert_perfdata(const char *path, const struct cli_format *f, const cha
 	rtd_source *src = rtd_perf_data_source(d, &so, &rc);
 	if (!src)
 		return cli_fail("%s: %s", path, rtd_strerror(rc));
-	int out = firefox ? to_firefox(src, path, outp)
+	int out = firefox ? cli_convert_firefox(src, path, outp)
 		  : f->kind == CLI_FMT_TIMELINE ? to_timeline(src, path, f, outp)
 						: to_profile(src, d, path, f, outp, wo, event);
 	rtd_source_free(src);

@@ -52,7 +52,7 @@ static const struct cli_opt grep_opts[] = {
 		"--event REGEXP (--type is a profile's kind)", 0, 0),
 	{G_G, "goroutine", 'G', CLI_ARG_INT, CLI_OPT_REPEAT, "G", "events of goroutine G", 0, 0},
 	CLI_OLD(G_G, NULL, 'g', CLI_ARG_INT, CLI_OPT_REPEAT, "G",
-		"-G G (-g is --call-graph)", 0, 0),
+		"-G G (-g is call stacks, as perf's)", 0, 0),
 	{G_P, "proc", 'P', CLI_ARG_INT, CLI_OPT_REPEAT, "P", "events on P", 0, 0},
 	CLI_OLD(G_P, NULL, 'p', CLI_ARG_INT, CLI_OPT_REPEAT, "P",
 		"-P P (-p is a process id)", 0, 0),

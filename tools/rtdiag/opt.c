@@ -432,6 +432,22 @@ static bool takes_next(const struct cli_parser *p, const struct cli_opt *o)
 	}
 }
 
+int cli_opt_old_word(struct cli_parser *p, const char *choices, const char *old,
+		     const char *now)
+{
+	if (p->cluster || p->i >= p->argc)
+		return -1;
+	int k = choice_index(choices, p->argv[p->i]);
+	if (k < 0)
+		return -1;
+	char lab[96], say[96];
+	snprintf(lab, sizeof(lab), "%s %s", old, p->argv[p->i]);
+	snprintf(say, sizeof(say), "%s %s", now, p->argv[p->i]);
+	cli_cmd_old_spelling(p->cmd, lab, say);
+	p->i++;
+	return k;
+}
+
 /* The value of an option that takes one: the rest of its argv word, or
  * the next word. */
 static const char *value_for(struct cli_parser *p,

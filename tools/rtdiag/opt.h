@@ -213,6 +213,13 @@ void cli_cmd_dump_opts(FILE *f, const struct cli_cmd *cmd);
 void cli_cmd_old_spelling(const struct cli_cmd *cmd, const char *old,
 			  const char *now);
 
+/* After a flag that took a value before (perf's "-g" alone, rtdiag's old
+ * "-g dwarf"): when the next word is one of CHOICES ("fp|dwarf|none"),
+ * take it as the old spelling's value, print the notice that "NOW WORD"
+ * is the spelling to use, and return its index; else -1 (nothing taken). */
+int cli_opt_old_word(struct cli_parser *p, const char *choices, const char *old,
+		     const char *now);
+
 /*
  * Value converters, also for values that do not come from an option (a
  * provider's level, a config file). Each returns 0, or -1 when the text

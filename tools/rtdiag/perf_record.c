@@ -22,7 +22,7 @@
 #include "rtdiag/timeline.h"
 
 enum {
-	O_PID = 1, O_ALL, O_CGROUP, O_FREQ, O_EVENT, O_CG, O_STACK, O_DUR,
+	O_PID = 1, O_ALL, O_CGROUP, O_FREQ, O_EVENT, O_G, O_CG, O_STACK, O_DUR,
 	O_KERNEL, O_NOKERNEL, O_OUT, O_FORMAT, O_TOP, O_PAGES, O_STATS,
 	O_NOINLINE, O_DWARF_MAX, O_NODEBUGINFOD, O_NODOTNET, O_DEBUGDIR, O_THREADS,
 	O_OFFCPU, O_STATE, O_NOREADER, O_SORT,
@@ -39,7 +39,10 @@ static const struct cli_opt record_opts[] = {
 	 "samples per second per thread (default 99)", 1, 100000},
 	{O_EVENT, "event", 'e', CLI_ARG_STR, 0, "EVENT",
 	 "what to sample on: cpu-clock (default), task-clock, or cycles where the CPU has a PMU", 0, 0},
-	{O_CG, "call-graph", 'g', CLI_ARG_CHOICE, 0, "fp|dwarf|none",
+	{O_G, NULL, 'g', CLI_ARG_NONE, 0, NULL,
+	 "call stacks from frame pointers, as perf record -g (the default; --call-graph "
+	 "for another way)", 0, 0},
+	{O_CG, "call-graph", 0, CLI_ARG_STR, 0, "fp|dwarf[,SIZE]|none",
 	 "frame pointers (default), a stack copy unwound with CFI, or the sampled address only", 0, 0},
 	{O_STACK, "stack-size", 0, CLI_ARG_SIZE, 0, "SIZE",
 	 "dwarf: user stack bytes copied per sample (default 8k, at most 65528)", 0, 0},
@@ -102,8 +105,8 @@ const struct cli_cmd perf_cmd_record = {
 	"of the samples (Perfetto, Chrome JSON).",
 	record_opts, 0, 0, CLI_CMD_COMMAND, perf_record_main,
 	"Samples use the cpu-clock timer at 99 Hz per thread; the call stack comes\n"
-	"from frame pointers (-g fp), or from a copy of each sample's stack\n"
-	"unwound with the binaries' .eh_frame (-g dwarf: for code built without\n"
+	"from frame pointers (-g, as perf), or from a copy of each sample's stack\n"
+	"unwound with the binaries' .eh_frame (--call-graph dwarf: for code built without\n"
 	"frame pointers; more overhead per sample). Names come from the ELF\n"
 	"symbol tables, DWARF (inlined functions, on by default), separate debug\n"
 	"files (/usr/lib/debug/.build-id), MiniDebugInfo, a debuginfod server\n"
@@ -122,7 +125,7 @@ const struct cli_cmd perf_cmd_record = {
 	"\n"
 	"examples:\n"
 	"  rtdiag perf record -p 4242 -d 10\n"
-	"  rtdiag perf record -F 999 -g dwarf -o cpu.folded -- ./app --bench\n"
+	"  rtdiag perf record -F 999 --call-graph dwarf -o cpu.folded -- ./app --bench\n"
 	"  rtdiag perf record -a -d 5 -o cpu.pb.gz   # go tool pprof -top cpu.pb.gz\n"
 	"  rtdiag perf record -p 4242 -d 10 -o cpu.svg -o cpu.pftrace   # ui.perfetto.dev\n"
 	"  rtdiag perf record --off-cpu -p 4242 -d 10 -o waits.svg\n"
@@ -319,7 +322,21 @@ static int parse(struct record_args *a, int argc, char **argv)
 			break;
 		case O_FREQ: a->so.freq = (unsigned)v.i; break;
 		case O_EVENT: a->so.event = v.str; break;
-		case O_CG: a->so.callgraph = (enum rtd_perf_callgraph)v.i; break;
+		case O_G: {
+			/* perf's -g is a flag; "-g dwarf" was rtdiag's */
+			int k = cli_opt_old_word(&ps, "fp|dwarf|none", "-g", "--call-graph");
+			a->so.callgraph = k < 0 ? RTD_PERF_CG_FP : (enum rtd_perf_callgraph)k;
+			break;
+		}
+		case O_CG: {
+			int m;
+			if (cli_callgraph(v.str, &m, &a->so.stack_bytes))
+				return cli_cmd_usage(&perf_cmd_record, "--call-graph: '%s' is not fp, dwarf, "
+						     "dwarf,SIZE (8 to 65528 bytes) or none",
+						     v.str);
+			a->so.callgraph = (enum rtd_perf_callgraph)m;
+			break;
+		}
 		case O_STACK:
 			if (v.u < 8 || v.u > 65528)
 				return cli_cmd_usage(&perf_cmd_record,
@@ -589,9 +606,11 @@ int perf_record_main(int argc, char **argv)
 			continue;
 		dout_i = i;
 		int e = cli_out_open(&dout, a.outs[i]) ? -EIO : 0;
-		RTD_OPTS(rtd_perf_data_writer_opts, wo, .cmdline = "rtdiag perf record");
+		char *cmdline = cli_cmdline("rtdiag perf record", argc, argv);
+		RTD_OPTS(rtd_perf_data_writer_opts, wo, .cmdline = cmdline ? cmdline : "rtdiag perf record");
 		if (!e && (e = rtd_perf_data_writer_new(dout.f, &wo, &dw)) == 0)
 			e = rtd_perf_profiler_write_data(pr, dw);
+		free(cmdline);
 		if (e) {
 			if (e != -EIO)
 				cli_out_abort(&dout);

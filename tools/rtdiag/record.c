@@ -32,7 +32,7 @@
 #include "rtdiag/recorder.h"
 #include "rtdiag/timeline_records.h"
 
-enum { O_PID = 1, O_NAME, O_DUR, O_OUT, O_PROVIDERS, O_FREQ, O_NODOTNET, O_SYSCALLS, O_CG, O_STACK, O_CLREVENTS, O_GOTRACE };
+enum { O_PID = 1, O_NAME, O_DUR, O_OUT, O_PROVIDERS, O_FREQ, O_NODOTNET, O_SYSCALLS, O_G, O_CG, O_STACK, O_CLREVENTS, O_GOTRACE };
 
 #define REC_MAX_OUTS 4
 
@@ -59,7 +59,10 @@ static const struct cli_opt record_opts[] = {
 	 "CPU samples per second per thread (default 99)", 1, 100000},
 	{O_NODOTNET, "no-dotnet", 0, CLI_ARG_NONE, 0, NULL,
 	 "no EventPipe session even when the target is .NET: the kernel's side only", 0, 0},
-	{O_CG, "call-graph", 'g', CLI_ARG_CHOICE, 0, "fp|dwarf|none",
+	{O_G, NULL, 'g', CLI_ARG_NONE, 0, NULL,
+	 "call stacks from frame pointers, as perf record -g (the default; --call-graph "
+	 "for another way)", 0, 0},
+	{O_CG, "call-graph", 0, CLI_ARG_STR, 0, "fp|dwarf[,SIZE]|none",
 	 "samples' and waits' stacks: frame pointers (default), a stack copy unwound "
 	 "with CFI, or the address only (as rtdiag perf record)", 0, 0},
 	{O_STACK, "stack-size", 0, CLI_ARG_SIZE, 0, "SIZE",
@@ -150,7 +153,21 @@ static int parse(struct rec_args *a, int argc, char **argv)
 		case O_FREQ: a->freq = (unsigned)v.i; break;
 		case O_NODOTNET: a->no_dotnet = true; break;
 		case O_SYSCALLS: a->syscalls = true; break;
-		case O_CG: a->cg = (enum rtd_perf_callgraph)v.i; break;
+		case O_G: {
+			/* perf's -g is a flag; "-g dwarf" was rtdiag's */
+			int k = cli_opt_old_word(&ps, "fp|dwarf|none", "-g", "--call-graph");
+			a->cg = k < 0 ? RTD_PERF_CG_FP : (enum rtd_perf_callgraph)k;
+			break;
+		}
+		case O_CG: {
+			int m;
+			if (cli_callgraph(v.str, &m, &a->stack_bytes))
+				return cli_cmd_usage(&record_cmd, "--call-graph: '%s' is not fp, dwarf, "
+						     "dwarf,SIZE (8 to 65528 bytes) or none",
+						     v.str);
+			a->cg = (enum rtd_perf_callgraph)m;
+			break;
+		}
 		case O_STACK:
 			if (v.u < 8 || v.u > 65528)
 				return cli_cmd_usage(&record_cmd,
@@ -352,10 +369,12 @@ static int record_main(int argc, char **argv)
 	struct cli_out dout;
 	rtd_perf_data_writer *dw = NULL;
 	if (a.data_out >= 0) {
-		RTD_OPTS(rtd_perf_data_writer_opts, wo, .cmdline = "rtdiag record");
+		char *cmdline = cli_cmdline("rtdiag record", argc, argv);
+		RTD_OPTS(rtd_perf_data_writer_opts, wo, .cmdline = cmdline ? cmdline : "rtdiag record");
 		int e = cli_out_open(&dout, a.outs[a.data_out]) ? -EIO : 0;
 		if (!e && (e = rtd_perf_data_writer_new(dout.f, &wo, &dw)) != 0)
 			cli_out_abort(&dout);
+		free(cmdline);
 		if (e) {
 			if (a.cmd)
 				perf_child_abort(&child);

@@ -4,8 +4,10 @@
 # shape (keys, table schemas), per thread the same samples with the same
 # stacks (the frames perf names: its gecko.py leaves out the others) and
 # times; off-CPU waits of --switch-events as OffCPU markers.
-# (The profiler's own importer is not on npm without its web app: perf's
-# writer, which the profiler imports, is the reference.)
+# And each profile against the profiler's documented Gecko format
+# (gecko_check.py: its types and what its importer's upgraders and
+# processGeckoProfile() read), perf's own as the check's control. (The
+# profiler's own importer is not on npm without its web app.)
 . "$(dirname "$0")/lib.sh"
 command -v perf >/dev/null || skip "perf (linux-perf) not installed: nothing to compare with"
 perf script -l 2>/dev/null | grep -q '^ *gecko ' || skip "this perf has no 'perf script report gecko' (perf 6.6+)"
@@ -65,6 +67,10 @@ assert total > 50
 print("same stacks in %d samples" % total)
 PY
 ok "the Gecko profile perf writes, thread for thread and stack for stack"
+CHK=$(dirname "$0")/gecko_check.py
+python3 "$CHK" perf.gecko.json > chk.out || { cat chk.out; fail "perf's own Gecko profile fails the format check (the check is wrong)"; }
+python3 "$CHK" rtdiag.gecko.json || fail "rtdiag's Gecko profile is not the documented format"
+ok "the documented Gecko format: rtdiag's profile, and perf's"
 
 perf record -q --switch-events -o sw.data -- sh -c 'for i in 1 2 3; do sleep 0.01; done' > /dev/null 2>&1 || fail "perf record --switch-events"
 outs=$(perf script -i sw.data --show-switch-events -F tid 2>/dev/null | grep -c 'SWITCH OUT')
@@ -80,6 +86,7 @@ m = [x for t in d["threads"] for x in t["markers"]["data"] if x[5] and x[5]["typ
 print("OffCPU markers: %d; perf script: %s switches out" % (len(m), sys.argv[2]))
 assert len(m) == int(sys.argv[2]) and all(x[2] >= x[1] and x[3] == 1 for x in m)
 PY
+  python3 "$CHK" sw.gecko.json || fail "the Gecko profile with markers is not the documented format"
   ok "--switch-events: an OffCPU interval marker per wait"
 else
   grep -q 'no samples to write' sw.err || { cat sw.err; fail "switch events: rc $rc"; }

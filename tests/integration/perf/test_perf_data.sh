@@ -101,7 +101,27 @@ PY
   ok "$name: perf script and perf report read rtdiag's perf.data as rtdiag's profile has it"
 }
 mine mine_fp 999 -- "$FP" rounds=300
-mine mine_dwarf 499 -g dwarf -- "$NOFP" rounds=150
+mine mine_dwarf 499 --call-graph dwarf -- "$NOFP" rounds=150
+# build ids (HEADER_BUILD_ID), which perf report uses to find the files
+# (and perf archive, a perf.data opened on another machine): each file
+# mapped executable with the id its ELF notes say, the kernel's that of
+# the running kernel; every file the samples of perf's own recording of
+# the program hit (g.data above) is there with the same id (perf's also
+# has [vdso] and kernel modules, from images rtdiag does not keep)
+perf buildid-list -i "$TMP/mine_fp.data" > "$TMP/bid.all" 2> "$TMP/bid.err" || { cat "$TMP/bid.err"; fail "perf buildid-list of rtdiag's file"; }
+perf buildid-list -i "$TMP/g.data" --with-hits 2> /dev/null | grep -E ' (/.*|\[kernel\.kallsyms\])$' | grep -vE '\.ko(\.[a-z]+)?$' > "$TMP/bid.perf"
+want=$(readelf -n "$FP" | sed -n 's/.*Build ID: //p')
+libc=$(ldd "$FP" | sed -n 's/.*=> \(\S*libc\.so\S*\).*/\1/p')
+grep -qx "$want $FP" "$TMP/bid.all" || { cat "$TMP/bid.all"; fail "build ids: no '$want $FP'"; }
+grep -qx "$(readelf -n "$(readlink -f "$libc")" | sed -n 's/.*Build ID: //p') .*libc\.so.*" "$TMP/bid.all" \
+  || { cat "$TMP/bid.all"; fail "build ids: libc's is not its file's"; }
+kid=$(perf buildid-list -k 2> /dev/null)
+[ -z "$kid" ] || grep -qx "$kid \[kernel.kallsyms\]" "$TMP/bid.all" || { cat "$TMP/bid.all"; fail "build ids: the kernel's is not $kid"; }
+while read -r id path; do
+  grep -qxF "$id $path" "$TMP/bid.all" || { cat "$TMP/bid.all"; fail "build ids: perf's $id $path is not in rtdiag's file"; }
+done < "$TMP/bid.perf"
+[ -s "$TMP/bid.perf" ] || fail "perf's own file lists no build id"
+ok "build ids: $(wc -l < "$TMP/bid.all") files, each with its ELF's id; those perf's own file hit, the same"
 # a fixed number of rounds, not "4 seconds": a timed run calls
 # clock_gettime each round, and a sample in the vDSO is named by perf
 # (__vdso_clock_gettime) but not by rtdiag, which reads no [vdso] image yet

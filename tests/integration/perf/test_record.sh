@@ -56,7 +56,7 @@ else
 fi
 
 # 2. dwarf, on the same program built without frame pointers
-"$R" perf record -F 999 -g dwarf -o "$TMP/dw.folded" -- "$NOFP" unit=50 rounds=14 || fail "record dwarf"
+"$R" perf record -F 999 --call-graph dwarf -o "$TMP/dw.folded" -- "$NOFP" unit=50 rounds=14 || fail "record dwarf"
 check_shares "dwarf" "$(shares "$TMP/dw.folded")"
 grep -Eq ';main;worker;(run_round;)?beta [0-9]' "$TMP/dw.folded" || { head "$TMP/dw.folded"; fail "dwarf: stacks not unwound to main"; }
 ok "dwarf shares and full stacks"

@@ -2,7 +2,7 @@
 # in three functions (nanosleep, a pipe read fed by another thread, a
 # contended pthread mutex) and times each wait itself; rtdiag's off-CPU
 # delay per function and per thread is checked against those times, with
-# frame pointers and with -g dwarf, in every output format.
+# frame pointers and with --call-graph dwarf, in every output format.
 #
 # Tolerances (derived, not tuned): each wait is timed by its caller around
 # the call, so the off-CPU time of stacks holding wait_X lies inside the
@@ -64,7 +64,7 @@ grep -q ';wait_mutex;.*futex' "$TMP/fp.folded" || fail "fp: no wait_mutex;...fut
 ok "fp: off-CPU per function and per thread"
 
 # 2. dwarf (no frame pointers): full stacks through libc
-"$R" perf record --off-cpu --off-cpu-state all --per-thread -g dwarf -o "$TMP/dw.folded" -- "$NOFP" > "$TMP/dw.out" || fail "record --off-cpu dwarf"
+"$R" perf record --off-cpu --off-cpu-state all --per-thread --call-graph dwarf -o "$TMP/dw.folded" -- "$NOFP" > "$TMP/dw.out" || fail "record --off-cpu dwarf"
 check dwarf "$TMP/dw.out" "$TMP/dw.folded" || { cat "$TMP/dw.out"; fail "dwarf: off-CPU times differ from the program's"; }
 grep -Eq ';locker_body;timed;wait_mutex;do_lock;pthread_mutex_lock;' "$TMP/dw.folded" || { head -3 "$TMP/dw.folded"; fail "dwarf: stacks not unwound through libc"; }
 ok "dwarf: off-CPU per function and per thread, full stacks"

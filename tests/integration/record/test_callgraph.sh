@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# `rtdiag record --call-graph dwarf`, as `rtdiag perf record -g dwarf`:
+# `rtdiag record --call-graph dwarf`, as `rtdiag perf record --call-graph dwarf`:
 # tests/targets/perf-cpu built without frame pointers (cpu_shares_nofp)
 # burns CPU in alpha/beta/gamma_fn under main -> worker -> run_round.
-# With -g dwarf the recording's samples, in the timeline (Chrome JSON) and
+# With --call-graph dwarf the recording's samples, in the timeline (Chrome JSON) and
 # in the profile of the same recording (-o .folded), are unwound from
 # their stack copies through the C library to main; --stack-size is
 # checked as perf record's is.
@@ -15,13 +15,13 @@ trap 'rm -rf "$W"' EXIT
 fails=0
 "$R" record --stack-size 4 -o "$W/x.json" -- true 2>/dev/null
 [ $? = 2 ] || { echo "FAIL: --stack-size 4 not refused as usage"; fails=1; }
-"$R" record -F 999 -g dwarf -o "$W/t.json" -o "$W/c.folded" -- "$NOFP" rounds=300 >/dev/null 2>"$W/err"
+"$R" record -F 999 --call-graph dwarf -o "$W/t.json" -o "$W/c.folded" -- "$NOFP" rounds=300 >/dev/null 2>"$W/err"
 rc=$?
 cat "$W/err"
 if [ $rc != 0 ] && grep -q "perf_event\|Permission\|not permitted" "$W/err"; then
   echo "SKIP: perf_event is unavailable here: $(head -2 "$W/err")"; exit 77
 fi
-[ $rc = 0 ] || { echo "FAIL: rtdiag record -g dwarf exited $rc"; exit 1; }
+[ $rc = 0 ] || { echo "FAIL: rtdiag record --call-graph dwarf exited $rc"; exit 1; }
 python3 - "$W/t.json" <<'PY' || fails=1
 import json, sys
 evs = json.load(open(sys.argv[1]))["traceEvents"]

@@ -186,12 +186,71 @@ static void cut_and_foreign(void **state)
 	assert_int_equal(rtd_perf_data_open(corpus("not_perf.data"), NULL, &d), -RTD_E_FORMAT);
 	assert_non_null(strstr(rtd_perf_data_error(d, NULL), "PERFILE2"));
 	rtd_perf_data_free(d);
+	/* a pipe-mode header and nothing after it: no event to read by */
 	static const uint8_t pipe_hdr[16] = {'P', 'E', 'R', 'F', 'I', 'L', 'E', '2', 16};
 	assert_int_equal(rtd_perf_data_open_mem(pipe_hdr, sizeof(pipe_hdr), NULL, &d),
-			 -RTD_E_UNSUPPORTED);
+			 -RTD_E_FORMAT);
 	assert_non_null(strstr(rtd_perf_data_error(d, NULL), "pipe-mode"));
 	rtd_perf_data_free(d);
 	rtd_perf_data_free(NULL);
+}
+
+/* A stream of bytes from memory, 1000 at a time (a pipe's short reads). */
+struct mem_stream {
+	const uint8_t *p;
+	size_t n, pos;
+};
+
+static int64_t mem_read(void *ctx, void *buf, size_t len)
+{
+	struct mem_stream *m = ctx;
+	size_t k = m->n - m->pos < len ? m->n - m->pos : len;
+	if (k > 1000)
+		k = 1000;
+	memcpy(buf, m->p + m->pos, k);
+	m->pos += k;
+	return (int64_t)k;
+}
+
+/* perf record -o - (pipe mode, tests/unit's corpus pipe.data: -e
+ * task-clock -c 100000 -g, 43 samples): the attributes, names and
+ * features are records; read from the file and from a stream alike. */
+static void pipe_mode(void **state)
+{
+	(void)state;
+	rtd_perf_data *d = NULL;
+	assert_int_equal(rtd_perf_data_open(corpus("pipe.data"), NULL, &d), 0);
+	assert_int_equal(rtd_perf_data_nevents(d), 1);
+	assert_string_equal(rtd_perf_data_event(d, 0)->name, "task-clock");
+	assert_true(rtd_perf_data_event(d, 0)->nids > 0);
+	assert_non_null(rtd_perf_data_info(d)->hostname);
+	struct walk a = walk_all(d);
+	assert_int_equal(a.end, 0);
+	assert_int_equal(a.samples, 43);
+	assert_true(a.comms > 0 && a.mmaps > 0);
+	assert_int_equal(a.backwards, 0);
+	rtd_perf_data_free(d);
+	FILE *f = fopen(corpus("pipe.data"), "rb");
+	assert_non_null(f);
+	static uint8_t buf[1 << 16];
+	size_t n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	struct mem_stream m = {buf, n, 0};
+	assert_int_equal(rtd_perf_data_open_reader(mem_read, &m, NULL, &d), 0);
+	struct walk b = walk_all(d);
+	assert_int_equal(b.end, 0);
+	assert_int_equal(b.records, a.records);
+	assert_int_equal(b.samples, a.samples);
+	rtd_perf_data_free(d);
+	/* a file of the seekable layout cannot be read from a stream */
+	f = fopen(corpus("g.data"), "rb");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	m = (struct mem_stream){buf, n, 0};
+	assert_int_equal(rtd_perf_data_open_reader(mem_read, &m, NULL, &d), -RTD_E_UNSUPPORTED);
+	assert_non_null(strstr(rtd_perf_data_error(d, NULL), "give its file name"));
+	rtd_perf_data_free(d);
 }
 
 /* The record source into a profile: samples of the program's functions,
@@ -325,6 +384,7 @@ int main(void)
 		cmocka_unit_test(dwarf_order),
 		cmocka_unit_test(tracepoint_fields),
 		cmocka_unit_test(cut_and_foreign),
+		cmocka_unit_test(pipe_mode),
 		cmocka_unit_test(source_and_profile),
 		cmocka_unit_test(writer_round_trip),
 	};
