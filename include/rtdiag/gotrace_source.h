@@ -176,6 +176,9 @@ struct rtd_gotrace_recorder_opts {
  *    piece's first state (Go 1.22+ traces start with every goroutine's
  *    and P's status), so its slice is split by the gap;
  *  - an M's THREAD record is given once, not once per piece.
+ * A piece that breaks off, or a request that fails (the program gone),
+ * ends the source there: rtd_gotrace_recorder_incomplete() is true and
+ * rtd_gotrace_recorder_errmsg() says why.
  * Go 1.5-1.21 pieces are whole traces too, but such a trace can only be
  * decoded once it has ended (its frequency, stacks and strings come at
  * its end): each piece's records come when the piece ends, up to @piece

@@ -599,6 +599,10 @@ static int roll_next(void *impl, struct rtd_record *rec)
 		if (!l->in) {
 			int rc = roll_open(l);
 			if (rc == 1) {
+				/* no more pieces: a request that failed (the program
+				 * gone) leaves the trace short of the recording */
+				if (r->rc < 0 && !r->cut && r->rc != -ECANCELED)
+					r->incomplete = true;
 				l->ended = true;
 				return 0;
 			}

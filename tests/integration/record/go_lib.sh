@@ -32,3 +32,14 @@ start_go() {
   wait_until test -s "$W/addr" || { echo "FAIL: go-record ($1) did not start: $(head -5 "$W/out")"; exit 1; }
 }
 stop_go() { kill "$GP" 2>/dev/null; wait "$GP" 2>/dev/null; GP=; }
+
+# go_piece_bytes PID N: rtdiag PID's Go trace piece (its unlinked file)
+# holds N bytes or more, or PID ended
+go_piece_bytes() {
+  local f s=0
+  kill -0 "$1" 2>/dev/null || return 0
+  for f in /proc/"$1"/fd/*; do
+    case $(readlink "$f") in /tmp/rtd-gotrace-*) s=$(stat -L -c %s "$f") ;; esac
+  done
+  [ "$s" -ge "$2" ]
+}

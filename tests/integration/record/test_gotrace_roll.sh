@@ -42,17 +42,9 @@ start_go 1.23 || exit 1
 "$R" record -p "$GP" --go-trace "http://$(cat "$W/addr")" --go-piece 60s --no-dotnet \
   -o "$W/c.json" 2>"$W/err2" &
 RP=$!
-# under way: the piece's unlinked file in rtdiag holds a few generations
-# (the timeline is renamed into place at the end: nothing to look at yet)
-piece_bytes() {
-  local f s=0
-  kill -0 "$RP" 2>/dev/null || return 0 # it ended: said below
-  for f in /proc/"$RP"/fd/*; do
-    case $(readlink "$f") in /tmp/rtd-gotrace-*) s=$(stat -L -c %s "$f") ;; esac
-  done
-  [ "$s" -ge 24576 ]
-}
-wait_until piece_bytes
+# under way: the piece holds a few generations (the timeline is renamed
+# into place at the end: nothing to look at before)
+wait_until go_piece_bytes "$RP" 12288
 t0=$(date +%s.%N)
 kill -INT "$RP"
 wait "$RP"
