@@ -134,6 +134,12 @@ typedef struct rtd_gotrace_recorder rtd_gotrace_recorder;
  *           the recording then ends it with rtd_gotrace_recorder_stop()
  * @end_grace: rtd_gotrace_recorder_end(): seconds the trace is given to
  *             end by itself before it is cut (0: cut at once)
+ * @piece: a rolling capture: the program is asked for consecutive traces
+ *         ("pieces") of @piece seconds each, back to back, until the
+ *         recorder is stopped (then the piece under way is cut at once),
+ *         or for @seconds in all when @seconds is set (the last piece
+ *         then asks for what remains, and ends by itself); 0: one trace
+ *         of @seconds. See "Rolling capture" below.
  */
 struct rtd_gotrace_recorder_opts {
 	size_t sz;
@@ -141,6 +147,64 @@ struct rtd_gotrace_recorder_opts {
 	uint32_t pid;
 	double seconds;
 	double end_grace;
+	double piece;
+};
+
+/*
+ * Rolling capture (@piece > 0): net/http/pprof runs one trace at a time
+ * (a second /debug/pprof/trace while one runs is refused: "tracing is
+ * already enabled"), so each piece is asked for the moment the previous
+ * one has ended; the program's events between the two (the request's
+ * round trip and trace.Start's stop-the-world) are not traced. Each piece
+ * is a whole trace, decoded as it arrives into an unlinked temporary file
+ * and dropped once read (at most RTD_GOTRACE_ROLL_MAX_PENDING pieces wait
+ * to be read: the capture waits for the reader beyond that).
+ *
+ * The live source (rtd_gotrace_recorder_live()) gives the pieces' records
+ * one piece after the other, on the one clock (each piece converts its own
+ * times: a Go 1.22+ piece by nanotime(), a Go 1.5-1.21 piece anchored at
+ * the time its request was sent, with the request's round trip as its
+ * error); strings and stacks are copied into the source's own interner,
+ * so they live as long as the source, not the piece. Across a cut:
+ *  - between two pieces comes a whole slice (RTD_REC_SLICE) "Go trace gap"
+ *    (category "gotrace", on the process track, lane
+ *    RTD_GOTRACE_LANE_GAP) from the last record of one piece to the first
+ *    of the next, with fields piece (the next one's number, from 1) and
+ *    gap_ns: nothing of the program is traced inside it;
+ *  - a goroutine running, in a system call or blocked across the cut is
+ *    closed at the piece's last time and opened again from the next
+ *    piece's first state (Go 1.22+ traces start with every goroutine's
+ *    and P's status), so its slice is split by the gap;
+ *  - an M's THREAD record is given once, not once per piece.
+ * A piece that breaks off, or a request that fails (the program gone),
+ * ends the source there: rtd_gotrace_recorder_incomplete() is true and
+ * rtd_gotrace_recorder_errmsg() says why.
+ * Go 1.5-1.21 pieces are whole traces too, but such a trace can only be
+ * decoded once it has ended (its frequency, stacks and strings come at
+ * its end): each piece's records come when the piece ends, up to @piece
+ * seconds late (a reader's lag must allow that), and a piece cut by the
+ * stop is lost.
+ */
+
+/* Pieces captured but not read yet, at most (the capture waits). */
+#define RTD_GOTRACE_ROLL_MAX_PENDING 4
+/* The lane of the process track the rolling capture's gaps use. */
+#define RTD_GOTRACE_LANE_GAP (1ull << 60)
+
+/**
+ * struct rtd_gotrace_roll_stats - what a rolling capture did
+ * @sz: sizeof(struct rtd_gotrace_roll_stats)
+ * @pieces: pieces whose records were read
+ * @gaps: gaps between pieces (each a "Go trace gap" slice)
+ * @gap_total_ns: their length together
+ * @gap_max_ns: the longest
+ */
+struct rtd_gotrace_roll_stats {
+	size_t sz;
+	uint64_t pieces;
+	uint64_t gaps;
+	int64_t gap_total_ns;
+	int64_t gap_max_ns;
 };
 
 /**
@@ -250,6 +314,30 @@ RTD_API bool rtd_gotrace_recorder_incomplete(const rtd_gotrace_recorder *r);
  * came. Safe from any thread.
  */
 RTD_API void rtd_gotrace_recorder_end(rtd_gotrace_recorder *r);
+
+/**
+ * rtd_gotrace_recorder_lag_ns - how late the live source's records may
+ * come after their time
+ * @r: the recorder
+ *
+ * 5 s: a Go 1.22+ generation (about a second) is ordered when the next
+ * one begins. A rolling capture whose program is older (Go 1.5-1.21: a
+ * piece is decoded when it ends), or not known yet (before the first
+ * piece's header came), @piece + 2 s when that is more. It never grows:
+ * give it to rtd_source_thread() as @lag_fn.
+ *
+ * Returns: nanoseconds.
+ */
+RTD_API int64_t rtd_gotrace_recorder_lag_ns(const rtd_gotrace_recorder *r);
+
+/**
+ * rtd_gotrace_recorder_roll_stats - counts of a rolling capture's source
+ * @r: the recorder
+ * @out: filled up to @out->sz bytes (zero when @r is not rolling); read it
+ *       from the thread that reads the live source, or after it ended
+ */
+RTD_API void rtd_gotrace_recorder_roll_stats(const rtd_gotrace_recorder *r,
+					     struct rtd_gotrace_roll_stats *out);
 
 /**
  * rtd_gotrace_recorder_free - free a recorder (stopping it at once first)

@@ -97,6 +97,18 @@ enum rtd_recorder_flags {
  *             The caller finishes it after rtd_recorder_free(): `perf
  *             script` and `perf report` read it. The off-CPU waits and the
  *             runtime's events are not in it.
+ * @go_trace_url: a Go program's net/http/pprof server ("HOST:PORT" or an
+ *                http:// URL), or NULL: its execution trace is captured
+ *                as a rolling capture (rtdiag/gotrace_source.h, "Rolling
+ *                capture") from rtd_recorder_start() on, a runtime source
+ *                "gotrace" read on a thread of its own;
+ *                rtd_recorder_gotrace() gives the capture
+ * @go_trace_piece: seconds each piece of that capture asks for (0: 3)
+ * @go_trace_seconds: the recording's planned length, or 0 (until
+ *                    stopped): with it the pieces end by themselves at
+ *                    that time and rtd_recorder_stop() gives the last one
+ *                    10 s to arrive; without it rtd_recorder_stop() cuts
+ *                    the piece under way at once
  */
 struct rtd_perf_data_writer;
 struct rtd_recorder_opts {
@@ -112,6 +124,9 @@ struct rtd_recorder_opts {
 	unsigned callgraph;
 	unsigned stack_bytes;
 	struct rtd_perf_data_writer *perf_data;
+	const char *go_trace_url;
+	double go_trace_piece;
+	double go_trace_seconds;
 };
 
 /**
@@ -271,6 +286,20 @@ RTD_API const char *rtd_recorder_source_name(const rtd_recorder *r, uint32_t i);
  * rtd_timeline_records_opts.runtime_sources takes it as is).
  */
 RTD_API uint64_t rtd_recorder_runtime_sources(const rtd_recorder *r);
+
+typedef struct rtd_gotrace_recorder rtd_gotrace_recorder;
+
+/**
+ * rtd_recorder_gotrace - the Go trace's capture (@go_trace_url)
+ * @r: the recorder
+ *
+ * For its messages and counts (rtd_gotrace_recorder_errmsg(),
+ * _incomplete(), _roll_stats(): read them once the stream ended).
+ *
+ * Returns: the capture, owned by @r; NULL without @go_trace_url or before
+ * rtd_recorder_start().
+ */
+RTD_API rtd_gotrace_recorder *rtd_recorder_gotrace(const rtd_recorder *r);
 
 /**
  * rtd_recorder_stop - end the recording

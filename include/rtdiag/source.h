@@ -578,6 +578,11 @@ RTD_API int rtd_source_wait(rtd_source *s, int timeout_ms);
  *        blocked read of the input return (stop an EventPipe session...);
  *        may be NULL when the input ends on its own
  * @stop_ctx: passed to @stop
+ * @lag_fn: the lag now, in place of @lag_ns, or NULL: asked whenever the
+ *          queue is empty (from the caller's thread), for an input that
+ *          learns how late it may be (a Go trace's version); it must
+ *          never grow, so that the watermark never goes back
+ * @lag_ctx: passed to @lag_fn
  */
 struct rtd_source_thread_opts {
 	size_t sz;
@@ -586,6 +591,8 @@ struct rtd_source_thread_opts {
 	int64_t lag_ns;
 	void (*stop)(void *ctx);
 	void *stop_ctx;
+	int64_t (*lag_fn)(void *ctx);
+	void *lag_ctx;
 };
 
 #define RTD_SOURCE_THREAD_MAX_RECORDS (1u << 24) /* records in one queue */

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/stats.h"
+#include "rtdiag/gotrace_source.h"
 #include "rtdiag/ipc.h"
 #include "rtdiag/ipc_source.h"
 #include "rtdiag/nettrace_source.h"
@@ -33,6 +34,8 @@
 
 #define REC_DEFAULT_FREQ 99u
 #define REC_SOCKET_POLL_MS 50
+#define REC_GO_PIECE_S 3.0
+#define REC_GO_END_GRACE_S 10.0
 
 /* ---- the EventPipe side ------------------------------------------------------ */
 
@@ -226,6 +229,8 @@ int rtd_recorder_providers_clr(const char *spec, const char *clrevents,
 struct added {
 	rtd_source *src;
 	struct rtd_recorder_source_opts o;
+	int64_t (*lag_fn)(void *ctx); /* the Go trace's: its lag as it learns it */
+	void *lag_ctx;
 };
 
 struct rtd_recorder {
@@ -233,6 +238,7 @@ struct rtd_recorder {
 	struct rtd_perf_profiler *cpu, *off;
 	struct rtd_perf_syscall_recorder *sysc;
 	struct ep *ep;            /* owned by its source once started */
+	rtd_gotrace_recorder *go; /* @go_trace_url's capture */
 	bool dotnet;
 	struct added add[RTD_RECORDER_MAX_SOURCES];
 	size_t nadd;
@@ -322,10 +328,15 @@ int rtd_recorder_new(const struct rtd_recorder_opts *o, rtd_recorder **out)
 	rtd_recorder *r = calloc(1, sizeof(*r));
 	if (!r)
 		return rec_err(NULL, -ENOMEM, "out of memory");
-	int rc = rtd_opts_copy(&r->o, sizeof(r->o), o, RTD_OPTS_END(rtd_recorder_opts, perf_data));
+	int rc = rtd_opts_copy(&r->o, sizeof(r->o), o, RTD_OPTS_END(rtd_recorder_opts, go_trace_seconds));
 	if (rc || r->o.pid <= 0) {
 		free(r);
 		return rec_err(NULL, -RTD_E_INVAL, "bad options (a pid is needed)");
+	}
+	if ((r->o.go_trace_url && !r->o.go_trace_url[0]) || r->o.go_trace_piece < 0 ||
+	    r->o.go_trace_seconds < 0) {
+		free(r);
+		return rec_err(NULL, -RTD_E_INVAL, "bad options (the Go trace's)");
 	}
 	if (!(r->o.flags & RTD_RECORDER_NO_CPU) && (rc = perf_open(r, false, &r->cpu)) < 0) {
 		rec_err(NULL, rc, "CPU samples: %s", rtd_perf_profiler_errmsg(NULL));
@@ -497,6 +508,45 @@ static const struct rtd_source_ops out_ops = {
 	.fd = out_fd,
 };
 
+static void go_end(void *ctx)
+{
+	rtd_gotrace_recorder_end(ctx);
+}
+
+static int64_t go_lag(void *ctx)
+{
+	return rtd_gotrace_recorder_lag_ns(ctx);
+}
+
+/* The Go trace's rolling capture, as one more added source (the last). */
+static int go_start(rtd_recorder *r)
+{
+	if (r->nadd == RTD_RECORDER_MAX_SOURCES)
+		return rec_err(r, -RTD_E_CAP, "the Go trace: too many sources");
+	double piece = r->o.go_trace_piece > 0 ? r->o.go_trace_piece : REC_GO_PIECE_S;
+	RTD_OPTS(rtd_gotrace_recorder_opts, go, .host = r->o.go_trace_url,
+		 .pid = (uint32_t)r->o.pid, .seconds = r->o.go_trace_seconds,
+		 .end_grace = r->o.go_trace_seconds > 0 ? REC_GO_END_GRACE_S : 0, .piece = piece);
+	int e = rtd_gotrace_recorder_start(&go, &r->go);
+	rtd_source *gs = e ? NULL : rtd_gotrace_recorder_live(r->go, &e);
+	if (!gs)
+		return rec_err(r, e, "the Go trace %s: %s", r->o.go_trace_url, rtd_strerror(e));
+	/* its records are a generation late (Go 1.22+), or a piece (older) */
+	r->add[r->nadd++] = (struct added){
+		.src = gs,
+		.o = {.sz = sizeof(struct rtd_recorder_source_opts), .runtime = true,
+		      .blocking = true, .stop = go_end, .stop_ctx = r->go},
+		.lag_fn = go_lag,
+		.lag_ctx = r->go,
+	};
+	return 0;
+}
+
+rtd_gotrace_recorder *rtd_recorder_gotrace(const rtd_recorder *r)
+{
+	return r ? r->go : NULL;
+}
+
 int rtd_recorder_start(rtd_recorder *r)
 {
 	if (!r || r->started)
@@ -541,6 +591,8 @@ int rtd_recorder_start(rtd_recorder *r)
 		r->ep = e; /* borrowed from here on, for its state */
 		put(r, s, "eventpipe", K_EP, true);
 	}
+	if (r->o.go_trace_url && (err = go_start(r)) < 0)
+		return err;
 	for (size_t i = 0; i < r->nadd; i++) {
 		struct added *a = &r->add[i];
 		s = a->src;
@@ -550,6 +602,8 @@ int rtd_recorder_start(rtd_recorder *r)
 			to.stop = a->o.stop;
 			to.stop_ctx = a->o.stop_ctx;
 			to.lag_ns = a->o.lag_ns ? a->o.lag_ns : r->o.lag_ns;
+			to.lag_fn = a->lag_fn;
+			to.lag_ctx = a->lag_ctx;
 			if (!(s = rtd_source_thread(s, &to, &err)))
 				return rec_err(r, err, "source %zu: %s", i, rtd_strerror(err));
 		}
@@ -657,6 +711,7 @@ void rtd_recorder_free(rtd_recorder *r)
 	for (size_t i = 0; i < r->nadd; i++)
 		rtd_source_free(r->add[i].src);
 	rtd_perf_syscall_recorder_free(r->sysc); /* its source, which ran it, is gone */
+	rtd_gotrace_recorder_free(r->go);        /* its source too */
 	rtd_perf_profiler_free(r->cpu); /* the .NET perf map it switched on: off */
 	rtd_perf_profiler_free(r->off);
 	if ((r->o.flags & RTD_RECORDER_CHILD) && !(r->o.flags & RTD_RECORDER_NO_DOTNET) &&

@@ -222,7 +222,7 @@ static int tq_next(void *impl, struct rtd_record *rec)
 	} else {
 		rc = RTD_SOURCE_IDLE;
 		/* the stated rule: a record comes at most lag after its time */
-		rec->mono = mono_now() - t->o.lag_ns;
+		rec->mono = mono_now() - (t->o.lag_fn ? t->o.lag_fn(t->o.lag_ctx) : t->o.lag_ns);
 	}
 	pthread_mutex_unlock(&t->mu);
 	return rc;
@@ -284,7 +284,7 @@ rtd_source *rtd_source_thread(rtd_source *in, const struct rtd_source_thread_opt
 		rc = -ENOMEM;
 	if (!rc)
 		rc = rtd_opts_copy(&t->o, sizeof(t->o), opts,
-				   RTD_OPTS_END(rtd_source_thread_opts, stop_ctx));
+				   RTD_OPTS_END(rtd_source_thread_opts, lag_ctx));
 	if (rc) {
 		free(t);
 		rtd_source_free(in);

@@ -17,7 +17,7 @@ case $kind in
 go)
   for v in 1.19 1.22 1.23; do
     [ -x /usr/lib/go-$v/bin/go ] || { note "Go $v not installed: its programs are not built"; continue; }
-    for d in tests/targets/go-analysis tests/targets/gotrace-workload tests/targets/perf-go; do
+    for d in tests/targets/go-analysis tests/targets/gotrace-workload tests/targets/perf-go tests/targets/go-record; do
       bash "$SRC/tests/targets/go_build.sh" "$v" "$d" >/dev/null || { note "go$v: $d did not build"; failed=1; }
     done
     bash "$SRC/tests/targets/go_build.sh" "$v" tests/targets/perf-go perf-go-s -ldflags=-s >/dev/null ||

@@ -25,7 +25,7 @@
 
 enum {
 	O_PID = 1, O_RING, O_DIR, O_FORMAT, O_TRIGGER, O_POST, O_COOLDOWN, O_MAXSNAP,
-	O_PROVIDERS, O_FREQ, O_NODOTNET, O_MAXMEM, O_INTERVAL,
+	O_PROVIDERS, O_FREQ, O_NODOTNET, O_MAXMEM, O_INTERVAL, O_GOTRACE, O_GOPIECE,
 };
 
 #define FL_MAX_TRIGGERS RTD_FLIGHT_MAX_TRIGGERS
@@ -57,6 +57,11 @@ static const struct cli_opt flight_opts[] = {
 	 "the ring's hard cap (default 256M): past it the oldest go first", 0, 0},
 	{O_INTERVAL, "interval", 0, CLI_ARG_DURATION, CLI_OPT_POSITIVE, "TIME",
 	 "how often counters are published and cpu/rss read for triggers (default 1s)", 0, 0},
+	{O_GOTRACE, "go-trace", 0, CLI_ARG_STR, 0, "URL",
+	 "Go: the program's runtime side from its net/http/pprof (http://HOST:PORT), "
+	 "captured in pieces back to back (as rtdiag record --go-trace)", 0, 0},
+	{O_GOPIECE, "go-piece", 0, CLI_ARG_DURATION, CLI_OPT_POSITIVE, "TIME",
+	 "Go: the length of each piece of --go-trace (default 3s)", 0, 0},
 	{O_RING + 100, "duration", 'd', CLI_ARG_DURATION, CLI_OPT_HIDDEN, "TIME", "", 0, 0},
 	{0},
 };
@@ -97,6 +102,8 @@ struct fl_args {
 	unsigned freq;
 	bool no_dotnet;
 	size_t max_memory;
+	const char *gotrace;
+	double gopiece;
 	rtd_trigger *trig[FL_MAX_TRIGGERS];
 	const char *trig_text[FL_MAX_TRIGGERS];
 	size_t ntrig;
@@ -146,6 +153,8 @@ static int parse(struct fl_args *a, int argc, char **argv)
 		case O_NODOTNET: a->no_dotnet = true; break;
 		case O_MAXMEM: a->max_memory = (size_t)v.u; break;
 		case O_INTERVAL: a->interval = v.ns; break;
+		case O_GOTRACE: a->gotrace = v.str; break;
+		case O_GOPIECE: a->gopiece = v.d; break;
 		case O_RING + 100:
 			return cli_cmd_usage(&flight_cmd, "--ring records until Ctrl-C or the "
 							  "target's end: no --duration");
@@ -159,6 +168,8 @@ static int parse(struct fl_args *a, int argc, char **argv)
 		return cli_cmd_usage(&flight_cmd, "give the process: -p PID");
 	if (a->max_memory && a->max_memory < RTD_FLIGHT_MIN_MAX_BYTES)
 		return cli_cmd_usage(&flight_cmd, "--max-memory: at least 1M");
+	if (a->gopiece > 0 && !a->gotrace)
+		return cli_cmd_usage(&flight_cmd, "--go-piece without --go-trace URL");
 	if (!a->interval)
 		a->interval = 1000000000;
 	if (!a->dir)
@@ -197,7 +208,8 @@ static int flight_main_args(struct fl_args *a)
 		return cli_fail("--snapshot-dir %s: not a folder this user can write", a->dir);
 	RTD_OPTS(rtd_recorder_opts, ro, .pid = a->pid, .freq = a->freq,
 		 .providers = a->providers,
-		 .flags = a->no_dotnet ? RTD_RECORDER_NO_DOTNET : 0);
+		 .flags = a->no_dotnet ? RTD_RECORDER_NO_DOTNET : 0,
+		 .go_trace_url = a->gotrace, .go_trace_piece = a->gopiece);
 	RTD_OPTS(rtd_flight_recorder_opts, fo, .recorder = &ro, .ring_ns = a->ring,
 		 .max_bytes = a->max_memory, .dir = a->dir,
 		 .format = a->format ? RTD_TIMELINE_FMT_CHROME_JSON : RTD_TIMELINE_FMT_PERFETTO,

@@ -32,7 +32,7 @@
 #include "rtdiag/recorder.h"
 #include "rtdiag/timeline_records.h"
 
-enum { O_PID = 1, O_NAME, O_DUR, O_OUT, O_PROVIDERS, O_FREQ, O_NODOTNET, O_SYSCALLS, O_G, O_CG, O_STACK, O_CLREVENTS, O_GOTRACE };
+enum { O_PID = 1, O_NAME, O_DUR, O_OUT, O_PROVIDERS, O_FREQ, O_NODOTNET, O_SYSCALLS, O_G, O_CG, O_STACK, O_CLREVENTS, O_GOTRACE, O_GOPIECE };
 
 #define REC_MAX_OUTS 4
 
@@ -54,7 +54,10 @@ static const struct cli_opt record_opts[] = {
 	 "gc+jit+loader+contention+exception+threading)", 0, 0},
 	{O_GOTRACE, "go-trace", 0, CLI_ARG_STR, 0, "URL",
 	 "Go: the program's runtime side from its net/http/pprof /debug/pprof/trace "
-	 "(http://HOST:PORT; as rtdiag gotrace capture)", 0, 0},
+	 "(http://HOST:PORT; as rtdiag gotrace capture), asked for in pieces back to back", 0, 0},
+	{O_GOPIECE, "go-piece", 0, CLI_ARG_DURATION, CLI_OPT_POSITIVE, "TIME",
+	 "Go: the length of each piece of --go-trace (default 3s): the program is not "
+	 "traced between two (a 'Go trace gap' slice says how long)", 0, 0},
 	{O_FREQ, "freq", 'F', CLI_ARG_INT, CLI_OPT_POSITIVE, "HZ",
 	 "CPU samples per second per thread (default 99)", 1, 100000},
 	{O_NODOTNET, "no-dotnet", 0, CLI_ARG_NONE, 0, NULL,
@@ -99,7 +102,8 @@ static const struct cli_cmd record_cmd = {
 	"--duration, the target's end, Ctrl-C or SIGTERM.\n"
 	"Exit 3: the target ended before --duration, or --go-trace gave no trace;\n"
 	"what came is written. A Go trace comes a generation (about a second) at\n"
-	"a time: its records are written up to 5 s behind.\n"
+	"a time: its records are written up to 5 s behind (a Go 1.21 or older\n"
+	"program's a piece at a time: up to --go-piece + 2 s behind).\n"
 	"\n"
 	"examples:\n"
 	"  rtdiag record -p 4242 -d 10 -o t.pftrace          # ui.perfetto.dev\n"
@@ -120,6 +124,7 @@ struct rec_args {
 	const char *providers;
 	const char *clrevents;
 	const char *gotrace;
+	double gopiece;
 	unsigned freq;
 	bool no_dotnet;
 	bool syscalls;
@@ -150,6 +155,7 @@ static int parse(struct rec_args *a, int argc, char **argv)
 		case O_PROVIDERS: a->providers = v.str; break;
 		case O_CLREVENTS: a->clrevents = v.str; break;
 		case O_GOTRACE: a->gotrace = v.str; break;
+		case O_GOPIECE: a->gopiece = v.d; break;
 		case O_FREQ: a->freq = (unsigned)v.i; break;
 		case O_NODOTNET: a->no_dotnet = true; break;
 		case O_SYSCALLS: a->syscalls = true; break;
@@ -183,6 +189,9 @@ static int parse(struct rec_args *a, int argc, char **argv)
 		return cli_cmd_usage(&record_cmd, "give one target: -p PID, -n NAME or -- COMMAND");
 	if (!a->nouts)
 		return cli_cmd_usage(&record_cmd, "give the timeline's file: -o FILE");
+	if (a->gopiece > 0 && !a->gotrace)
+		return cli_cmd_usage(&record_cmd, "--go-piece is the length of --go-trace's pieces: "
+						  "give --go-trace URL");
 	/* .json is Chrome JSON (rtd_format_ext_of()'s table), a profile's
 	 * extension a profile: one pick each, so no refusal is printed for
 	 * the kind a file is not */
@@ -323,14 +332,6 @@ static void say_lines(const char *text)
  * them (a hung runtime must not hang rtdiag). */
 #define REC_STOP_GRACE_S 30.0
 
-/* How late a Go trace's records may come (rtd_gotrace_recorder_live()). */
-#define REC_GO_LAG_NS 5000000000ll
-
-static void go_end(void *ctx)
-{
-	rtd_gotrace_recorder_end(ctx);
-}
-
 static int record_main(int argc, char **argv)
 {
 	struct rec_args a = {0};
@@ -384,7 +385,8 @@ static int record_main(int argc, char **argv)
 	rtd_recorder *r = NULL;
 	RTD_OPTS(rtd_recorder_opts, ro, .pid = a.pid, .flags = flags, .freq = a.freq,
 		 .providers = a.providers, .clrevents = a.clrevents, .callgraph = a.cg,
-		 .stack_bytes = a.stack_bytes, .perf_data = dw);
+		 .stack_bytes = a.stack_bytes, .perf_data = dw, .go_trace_url = a.gotrace,
+		 .go_trace_piece = a.gopiece, .go_trace_seconds = a.duration);
 	if (rtd_recorder_new(&ro, &r) < 0) {
 		if (a.cmd)
 			perf_child_abort(&child);
@@ -399,29 +401,9 @@ static int record_main(int argc, char **argv)
 	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	/* --go-trace: a live source of the recording, read on a thread of its
-	 * own (it blocks until the capture writes more); the program traces as
-	 * long as the recording (a trace of --duration's length ends by itself,
-	 * given 10 s), or until cut */
-	if (a.gotrace) {
-		RTD_OPTS(rtd_gotrace_recorder_opts, go, .host = a.gotrace, .pid = (uint32_t)a.pid,
-			 .seconds = a.duration, .end_grace = a.duration > 0 ? 10 : 0);
-		int e = rtd_gotrace_recorder_start(&go, &gor);
-		rtd_source *gs = e ? NULL : rtd_gotrace_recorder_live(gor, &e);
-		/* a generation (about a second) comes at once, ordered when the
-		 * next begins: its records are up to two generations late */
-		RTD_OPTS(rtd_recorder_source_opts, gso, .runtime = true, .blocking = true,
-			 .stop = go_end, .stop_ctx = gor, .lag_ns = REC_GO_LAG_NS);
-		if (!e)
-			e = rtd_recorder_add_source(r, gs, &gso);
-		if (e) {
-			cli_fail("--go-trace %s: %s", a.gotrace, rtd_strerror(e));
-			if (a.cmd)
-				perf_child_abort(&child);
-			rc = CLI_FAIL;
-			goto out;
-		}
-	}
+	/* --go-trace: the recorder's rolling capture, a source of its own
+	 * (pieces of --go-piece back to back; the last one ends at --duration,
+	 * given 10 s; Ctrl-C cuts the one under way) */
 	if ((rc = rtd_recorder_start(r)) < 0) {
 		cli_fail("%s", rtd_recorder_errmsg(r));
 		if (a.cmd)
@@ -429,6 +411,7 @@ static int record_main(int argc, char **argv)
 		rc = CLI_FAIL;
 		goto out;
 	}
+	gor = rtd_recorder_gotrace(r);
 	/* the files are written as records come: open them now */
 	if (outs_open(&o, &a, rtd_recorder_runtime_sources(r)) < 0) {
 		if (a.cmd)
@@ -538,6 +521,15 @@ static int record_main(int argc, char **argv)
 			rtd_gotrace_recorder_errmsg(gor));
 	else if (gor && rtd_gotrace_recorder_errmsg(gor)[0])
 		fprintf(stderr, "rtdiag: --go-trace: %s\n", rtd_gotrace_recorder_errmsg(gor));
+	if (gor) {
+		struct rtd_gotrace_roll_stats gs = {.sz = sizeof(gs)};
+		rtd_gotrace_recorder_roll_stats(gor, &gs);
+		fprintf(stderr, "rtdiag: Go trace: %llu piece%s, %llu gaps between them "
+				"(%.2f ms in all, the longest %.2f ms)\n",
+			(unsigned long long)gs.pieces, gs.pieces == 1 ? "" : "s",
+			(unsigned long long)gs.gaps,
+			(double)gs.gap_total_ns / 1e6, (double)gs.gap_max_ns / 1e6);
+	}
 	bool go_missing = false;
 	for (uint32_t i = 0; gor && rtd_recorder_source_name(r, i); i++) {
 		if (strcmp(rtd_recorder_source_name(r, i), "gotrace"))
@@ -584,7 +576,6 @@ out:
 			rc = CLI_FAIL;
 		}
 	}
-	rtd_gotrace_recorder_free(gor);
 	return rc;
 }
 

@@ -8,25 +8,13 @@
 # by that thread's off-CPU slice beginning after the GoBlock within 2 ms
 # for >= 90% of the logs (gosleep.py; the gaps' distribution is printed).
 # An unreachable --go-trace: the kernel's side is written, exit 3 and why.
-set -u
-R=${RTDIAG:?}; SRC=${RTD_SOURCE_DIR:?}
-HERE=$SRC/tests/integration/record
-GO=1.23
+. "$(dirname "$0")/go_lib.sh"
 [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 1 ] ||
   { echo "SKIP: off-CPU waits need sched_switch samples: root or perf_event_paranoid <= 1"; exit 77; }
-P=$(bash "$SRC/tests/targets/go_build.sh" "$GO" tests/targets/go-record)
+start_go 1.23
 rc=$?
-[ $rc = 77 ] && { echo "SKIP: Go $GO is not installed"; exit 77; }
+[ $rc = 77 ] && { echo "SKIP: Go 1.23 is not installed"; exit 77; }
 [ $rc = 0 ] || { echo "FAIL: go-record did not build"; exit 1; }
-W=$(mktemp -d /tmp/rtd-record-gotrace-XXXXXX)
-GP=
-cleanup() { [ -n "$GP" ] && { kill "$GP" 2>/dev/null; wait "$GP" 2>/dev/null; }; [ -n "${RP:-}" ] && kill "$RP" 2>/dev/null; rm -rf "$W"; }
-trap cleanup EXIT
-fails=0
-"$P" "$W" >"$W/out" 2>&1 &
-GP=$!
-for _ in $(seq 600); do [ -s "$W/addr" ] && break; kill -0 "$GP" 2>/dev/null || break; sleep 0.1; done
-[ -s "$W/addr" ] || { echo "FAIL: go-record did not start: $(head -5 "$W/out")"; exit 1; }
 
 "$R" record -p "$GP" -d 3 --go-trace "http://$(cat "$W/addr")" -o "$W/t.json" -o "$W/t.pftrace" 2>"$W/err"
 rc=$?
@@ -54,8 +42,9 @@ rc=$?
 # exit 3, a whole JSON file, off-CPU slices later than the last Go record
 "$R" record -p "$GP" --go-trace "http://$(cat "$W/addr")" -o "$W/k.json" 2>"$W/err3" &
 RP=$!
-# killed once the recording holds Go records (polled; the file streams)
-for _ in $(seq 600); do grep -q '"cat":"goroutine"' "$W/k.json" 2>/dev/null && break; sleep 0.1; done
+# killed once the capture brought a few generations (the timeline is
+# renamed into place at the end: nothing to look at before)
+wait_until go_piece_bytes "$RP" 12288
 kill -9 "$GP"; wait "$GP" 2>/dev/null; GP=
 wait "$RP"
 rc=$?

@@ -1,0 +1,45 @@
+# go_lib.sh - sourced by the tests of the Go runtime side of `rtdiag
+# record` (test_gotrace_roll.sh, test_flight_go.sh): a work folder, the
+# clean-up of the Go program and rtdiag, and tests/targets/go-record
+# started with a chosen Go. Every wait polls a condition (wait.sh).
+set -u
+R=${RTDIAG:?}; SRC=${RTD_SOURCE_DIR:?}
+HERE=$SRC/tests/integration/record
+. "$SRC/tests/integration/wait.sh"
+W=$(mktemp -d /tmp/rtd-record-go-XXXXXX)
+GP= RP=
+cleanup() {
+  [ -n "$RP" ] && { kill -9 "$RP" 2>/dev/null; wait "$RP" 2>/dev/null; }
+  [ -n "$GP" ] && { kill "$GP" 2>/dev/null; wait "$GP" 2>/dev/null; }
+  rm -rf "$W"
+}
+trap cleanup EXIT
+fails=0
+ok() { echo "ok: $*"; }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# start_go GO: go-record built with that Go (1.23, or a go command's
+# path) running as $GP, listening at $(cat "$W/addr"); status 77 when that
+# Go is not installed, 1 when the build fails
+start_go() {
+  local p rc GO=$1
+  p=$(bash "$SRC/tests/targets/go_build.sh" "$GO" tests/targets/go-record)
+  rc=$?
+  [ $rc = 0 ] || return $rc
+  rm -f "$W/addr"
+  "$p" "$W" >"$W/out" 2>&1 &
+  GP=$!
+  wait_until test -s "$W/addr" || { echo "FAIL: go-record ($1) did not start: $(head -5 "$W/out")"; exit 1; }
+}
+stop_go() { kill "$GP" 2>/dev/null; wait "$GP" 2>/dev/null; GP=; }
+
+# go_piece_bytes PID N: rtdiag PID's Go trace piece (its unlinked file)
+# holds N bytes or more, or PID ended
+go_piece_bytes() {
+  local f s=0
+  kill -0 "$1" 2>/dev/null || return 0
+  for f in /proc/"$1"/fd/*; do
+    case $(readlink "$f") in /tmp/rtd-gotrace-*) s=$(stat -L -c %s "$f") ;; esac
+  done
+  [ "$s" -ge "$2" ]
+}
