@@ -350,6 +350,9 @@ struct v1_str {
 struct v1_stack {
 	uint64_t off;
 	size_t n;
+	/* every frame's names found in d->strings, which keeps them as long
+	 * as the stack lives (both go at tables_reset): not looked up again */
+	bool named;
 	struct rtd_gotrace_frame f[];
 };
 
