@@ -330,28 +330,23 @@ static inline char *put8(char *p, uint32_t v) /* v < 1e8, eight digits */
 	return put4(put4(p, v / 10000), v % 10000);
 }
 
-/* v < 1e8, no padding. Its length first, from its bit length (one table
- * look-up and no branch), then two digits a step from the right: the
- * numbers of a line (times, offsets, ids) have every length, which a
- * branch per length mispredicted. */
-static char *put_u32small(char *p, uint32_t v)
+static char *put_u32small(char *p, uint32_t v) /* v < 1e8, no padding */
 {
-	static const uint32_t pow10[10] = {1, 10, 100, 1000, 10000, 100000,
-					   1000000, 10000000, 100000000, 1000000000};
-	unsigned t = (unsigned)(32 - __builtin_clz(v | 1)) * 1233 >> 12;
-	unsigned n = t + (v >= pow10[t]);
-	n += n == 0; /* "0" */
-	char *q = p + n;
-	while (v >= 100) {
-		q -= 2;
-		memcpy(q, d2 + 2 * (v % 100), 2);
-		v /= 100;
+	if (v < 100) {
+		if (v < 10) {
+			*p = (char)('0' + v);
+			return p + 1;
+		}
+		return put2(p, v);
 	}
-	if (v >= 10)
-		memcpy(q - 2, d2 + 2 * v, 2);
-	else
-		q[-1] = (char)('0' + v);
-	return p + n;
+	if (v < 10000) {
+		if (v < 1000) {
+			*p = (char)('0' + v / 100);
+			return put2(p + 1, v % 100);
+		}
+		return put4(p, v);
+	}
+	return put4(put_u32small(p, v / 10000), v % 10000);
 }
 
 static char *put_u64(char *p, uint64_t v)
