@@ -63,7 +63,7 @@ static bool is_meta(const struct rtd_gotrace_event *ev)
 
 static size_t g_files, g_runs, g_errors, g_events;
 /* cuts and damaged copies of each file: the old format's recordings are
- * large (4 keep the test under 30 s in the ASan build on a loaded box),
+ * large (2 keep the test under 30 s in the ASan build on a loaded box),
  * the new format's vectors small */
 static int g_forms;
 
@@ -194,7 +194,7 @@ static void test_v1(void **state)
 	if (!dir)
 		skip();
 	g_files = g_runs = g_errors = g_events = 0;
-	g_forms = 4;
+	g_forms = 2;
 	if (!rtd_test_each_file(dir, check))
 		skip();
 	printf("ok: %zu old-format traces in %zu forms (%zu of them failing), %zu events: "
