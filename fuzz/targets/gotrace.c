@@ -7,7 +7,8 @@
  * ahead (RTD_GOTRACE_RESOLVE, with or without a source) gives the same
  * events and result as without; ordered mode reading the input again
  * through a source gives what it gives keeping the input; an error leaves
- * a message. A filter with every kind of criterion sees the events of the
+ * a message; rtd_gotrace_dec_tally() counts the events raw mode gives,
+ * with its result. A filter with every kind of criterion sees the events of the
  * resolving runs.
  */
 #include <stdbool.h>
@@ -93,6 +94,38 @@ static size_t run(const uint8_t *data, size_t size, size_t split,
 	return n;
 }
 
+/* Events counted by rtd_gotrace_dec_tally(), fed in two pieces at @split. */
+static uint64_t tally(const uint8_t *data, size_t size, size_t split, int *status)
+{
+	struct rtd_gotrace_opts o = {.sz = sizeof(o), .mode = RTD_GOTRACE_RAW};
+	rtd_gotrace_dec *d = rtd_gotrace_dec_new(&o);
+	rtd_gotrace_tally *t = rtd_gotrace_tally_new();
+	if (!d || !t)
+		abort();
+	int rc = rtd_gotrace_dec_feed(d, data, split);
+	if (rc == 0)
+		rc = rtd_gotrace_dec_tally(d, t);
+	if (rc == 0)
+		rc = rtd_gotrace_dec_feed(d, data + split, size - split);
+	if (rc == 0)
+		rc = rtd_gotrace_dec_tally(d, t);
+	if (rc == 0)
+		rc = rtd_gotrace_dec_finish(d);
+	if (rc == 0)
+		rc = rtd_gotrace_dec_tally(d, t);
+	struct rtd_gotrace_counts c;
+	rtd_gotrace_tally_counts(t, size, &c);
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < 256; i++)
+		sum += c.count[i];
+	if (sum != c.events)
+		abort();
+	*status = rc;
+	rtd_gotrace_tally_free(t);
+	rtd_gotrace_dec_free(d);
+	return c.events;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	int s1, s2, s3, s4;
@@ -101,6 +134,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t b = run(data, size, size / 2, RTD_GOTRACE_RAW, 0, false, &s2, &h2);
 	if (a != b || s1 != s2 || h1 != h2)
 		abort(); /* chunking must not change the result */
+	if (tally(data, size, size / 2, &s2) != a || s1 != s2)
+		abort(); /* the tally counts what raw mode gives */
 	b = run(data, size, size / 2, RTD_GOTRACE_RAW, RTD_GOTRACE_RESOLVE, false, &s2, &h2);
 	if (a != b || s1 != s2 || h1 != h2)
 		abort(); /* resolving names ahead changes no event */

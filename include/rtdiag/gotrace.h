@@ -293,6 +293,79 @@ RTD_API int rtd_gotrace_dec_finish(rtd_gotrace_dec *d);
 RTD_API int rtd_gotrace_dec_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev);
 
 /**
+ * struct rtd_gotrace_counts - a summary of the events decoded so far
+ * (rtd_gotrace_tally_counts())
+ * @events: events decoded
+ * @count: events of each type (indexed by the type number of the trace's
+ *         format)
+ * @bytes: bytes of each type: an event runs from its offset to the next
+ *         event's, the last one to the end of the input given
+ * @tmin: earliest time in ticks of the events but the tables, batches,
+ *        frequency and CPU samples (INT64_MAX when none)
+ * @tmax: latest such time (INT64_MIN when none)
+ * @generations: new format: the largest generation number of a batch
+ * @goroutines: distinct goroutine ids: of the old format, the running
+ *              goroutine of each event and GoCreate's new one; of the new,
+ *              every "g" and "new_g" argument
+ * @procs: distinct P ids: the old format's batches, the new's "p"
+ *         arguments (but CPU samples')
+ * @goroutines_over: @goroutines is a lower bound (ids too many or too
+ *                   sparse to keep: see rtd_gotrace_tally_new())
+ * @procs_over: the same for @procs
+ */
+struct rtd_gotrace_counts {
+	uint64_t events;
+	const uint64_t *count, *bytes;
+	int64_t tmin, tmax;
+	uint64_t generations, goroutines, procs;
+	bool goroutines_over, procs_over;
+};
+
+typedef struct rtd_gotrace_tally rtd_gotrace_tally;
+
+/**
+ * rtd_gotrace_tally_new - counters for rtd_gotrace_dec_tally()
+ *
+ * Distinct ids are counted in bounded memory: ids below 2^27 in a bitmap
+ * grown to the largest seen (16 MB at most), at most 2^20 larger ones in
+ * a hash set, past which the count is a lower bound.
+ *
+ * Returns: the counters, zero, or NULL when out of memory.
+ */
+RTD_API rtd_gotrace_tally *rtd_gotrace_tally_new(void);
+
+/**
+ * rtd_gotrace_tally_free - free counters
+ * @t: the counters, or NULL (no-op)
+ */
+RTD_API void rtd_gotrace_tally_free(rtd_gotrace_tally *t);
+
+/**
+ * rtd_gotrace_dec_tally - decode the events buffered, counting them only
+ * @d: a raw-mode decoder
+ * @t: the counters to add them to
+ *
+ * What a loop of rtd_gotrace_dec_next() gives, summarized into @t without
+ * an event built for each: the same events in the same order, the same
+ * tables kept and the same errors at the same event (the events before an
+ * error are counted). The common events take a lean path.
+ *
+ * Returns: 0 when more input is needed (or, after finish, at the end), or
+ * the negative error rtd_gotrace_dec_next() would return; -EINVAL in
+ * ordered mode.
+ */
+RTD_API int rtd_gotrace_dec_tally(rtd_gotrace_dec *d, rtd_gotrace_tally *t);
+
+/**
+ * rtd_gotrace_tally_counts - what was counted
+ * @t: the counters
+ * @size: the input's size in bytes (where the last event ends)
+ * @out: filled in; its arrays live as long as @t
+ */
+RTD_API void rtd_gotrace_tally_counts(rtd_gotrace_tally *t, uint64_t size,
+				      struct rtd_gotrace_counts *out);
+
+/**
  * rtd_gotrace_header_version - the version a Go trace's header names
  * @buf: the input's first bytes
  * @len: how many (16 are read: "go 1.N trace" padded with NULs)

@@ -105,6 +105,18 @@ const char *rtd_gotrace_dec_string(const rtd_gotrace_dec *d, uint64_t id,
 	return v1_str_get(d, id, len);
 }
 
+/* The name of string @id for a frame ("" unknown); *@own stays true when
+ * it is in d->strings. */
+static const char *own_name(const rtd_gotrace_dec *d, uint64_t id, bool *own)
+{
+	void *v;
+	if (rtd_map_get(&d->strings, id, &v))
+		return ((const struct v1_str *)v)->s;
+	*own = false;
+	const char *n = v1_str_get(d, id, NULL);
+	return n ? n : "";
+}
+
 size_t rtd_gotrace_dec_stack(const rtd_gotrace_dec *d, uint64_t id,
 			     const struct rtd_gotrace_frame **frames)
 {
@@ -114,12 +126,16 @@ size_t rtd_gotrace_dec_stack(const rtd_gotrace_dec *d, uint64_t id,
 	    !(d->resolve && (ahead_miss(d, id), rtd_map_get(&d->ahead_stacks, id, &v))))
 		return 0;
 	struct v1_stack *s = v;
-	/* Strings may arrive after the stack: resolve names on each look-up. */
-	for (size_t i = 0; i < s->n; i++) {
-		const char *n = v1_str_get(d, s->f[i].fn_id, NULL);
-		s->f[i].fn = n ? n : "";
-		n = v1_str_get(d, s->f[i].file_id, NULL);
-		s->f[i].file = n ? n : "";
+	/* Strings may arrive after the stack: resolve names on each look-up
+	 * until all are in the decoder's own table (a name read ahead may
+	 * move, one not defined yet may come). */
+	if (!s->named) {
+		bool named = true;
+		for (size_t i = 0; i < s->n; i++) {
+			s->f[i].fn = own_name(d, s->f[i].fn_id, &named);
+			s->f[i].file = own_name(d, s->f[i].file_id, &named);
+		}
+		s->named = named;
 	}
 	*frames = s->f;
 	return s->n;
@@ -415,6 +431,7 @@ int table_add_stack(rtd_gotrace_dec *d, uint64_t id,
 		return v1_fail(d, -ENOMEM, off, "out of memory");
 	s->off = off;
 	s->n = n;
+	s->named = false;
 	if (n)
 		memcpy(s->f, f, n * sizeof(*s->f));
 	void *old = NULL;

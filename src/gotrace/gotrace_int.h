@@ -350,6 +350,9 @@ struct v1_str {
 struct v1_stack {
 	uint64_t off;
 	size_t n;
+	/* every frame's names found in d->strings, which keeps them as long
+	 * as the stack lives (both go at tables_reset): not looked up again */
+	bool named;
 	struct rtd_gotrace_frame f[];
 };
 
@@ -374,6 +377,25 @@ static inline uint64_t v1_low_bytes(unsigned n)
 }
 
 #define V1_HIGH_BITS 0x8080808080808080ull
+
+/* A LEB128 varint of at most 9 bytes at *@q, whose 10 bytes are readable:
+ * true with *@v, *@q past it; false for a longer one (the checked reader's
+ * to read: its 10th byte has rules of its own). */
+static inline bool v1_varint9(const uint8_t **q, uint64_t *v)
+{
+	const uint8_t *r = *q;
+	uint64_t x = 0;
+	unsigned shift = 0;
+	uint8_t c;
+	do {
+		c = *r++;
+		x |= (uint64_t)(c & 0x7f) << shift;
+		shift += 7;
+	} while ((c & 0x80) && shift < 63);
+	*q = r;
+	*v = x;
+	return !(c & 0x80);
+}
 
 /*
  * v1_fast_event - the common event, decoded fast: its arguments inline or
@@ -453,19 +475,9 @@ static inline size_t v1_fast_event(const rtd_gotrace_dec *d, const uint8_t *p,
 	}
 	if (zero)
 		memset(args, 0, 8 * sizeof(*args));
-	for (unsigned i = 0; i < *narg; i++) {
-		uint64_t v = 0;
-		unsigned shift = 0;
-		uint8_t c;
-		do {
-			c = *q++;
-			v |= (uint64_t)(c & 0x7f) << shift;
-			shift += 7;
-		} while ((c & 0x80) && shift < 63);
-		if (c & 0x80)
+	for (unsigned i = 0; i < *narg; i++)
+		if (!v1_varint9(&q, &args[i]))
 			return 0;
-		args[i] = v;
-	}
 	return (size_t)(q - p);
 }
 /* Room for @n wire arguments in d->args (both formats): 0 or -ENOMEM. */

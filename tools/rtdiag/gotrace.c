@@ -168,6 +168,33 @@ int gt_fail(struct gt_in *in, int rc)
 	return cli_fail("%s: %s", in->path, *msg ? msg : rtd_strerror(rc));
 }
 
+/* More input for the decoder: 1 fed (or finished at the end of the input),
+ * 0 at the end already, <0 on an error not yet reported (see
+ * gt_next_quiet()). */
+static int gt_feed(struct gt_in *in)
+{
+	if (in->eof)
+		return 0;
+	size_t n = fread(in->buf, 1, sizeof(in->buf), in->f);
+	if (n == 0) {
+		if (ferror(in->f)) {
+			in->read_err = errno ? errno : EIO;
+			return -in->read_err;
+		}
+		in->eof = true;
+		int rc = rtd_gotrace_dec_finish(in->d);
+		return rc < 0 ? rc : 1;
+	}
+	in->bytes += n;
+	if (cli_progress_enabled() && (in->bytes & ((1u << 24) - 1)) < n) {
+		char b[32];
+		cli_progress("%s: %s read", in->path,
+			     cli_bytes((double)in->bytes, b, sizeof(b)));
+	}
+	int rc = rtd_gotrace_dec_feed(in->d, in->buf, n);
+	return rc < 0 ? rc : 1;
+}
+
 /* Next event: 1, 0 at the end, <0 on an error not yet reported (for
  * gt_report(); a failed read leaves its errno in read_err). */
 int gt_next_quiet(struct gt_in *in, struct rtd_gotrace_event *ev)
@@ -176,26 +203,7 @@ int gt_next_quiet(struct gt_in *in, struct rtd_gotrace_event *ev)
 		int rc = rtd_gotrace_dec_next(in->d, ev);
 		if (rc != 0 || in->eof)
 			return rc;
-		size_t n = fread(in->buf, 1, sizeof(in->buf), in->f);
-		if (n == 0) {
-			if (ferror(in->f)) {
-				in->read_err = errno ? errno : EIO;
-				return -in->read_err;
-			}
-			in->eof = true;
-			rc = rtd_gotrace_dec_finish(in->d);
-			if (rc < 0)
-				return rc;
-			continue;
-		}
-		in->bytes += n;
-		if (cli_progress_enabled() && (in->bytes & ((1u << 24) - 1)) < n) {
-			char b[32];
-			cli_progress("%s: %s read", in->path,
-				     cli_bytes((double)in->bytes, b, sizeof(b)));
-		}
-		rc = rtd_gotrace_dec_feed(in->d, in->buf, n);
-		if (rc < 0)
+		if ((rc = gt_feed(in)) < 0)
 			return rc;
 	}
 }
@@ -272,8 +280,16 @@ static char *quote_buf(char *out, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	*out++ = '"';
-	for (size_t i = 0, used; i < n; i += used)
+	for (size_t i = 0, used; i < n; i += used) {
+		/* printable ASCII but '"' and '\\' (most names): as it is */
+		unsigned c = p[i];
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			*out++ = (char)c;
+			used = 1;
+			continue;
+		}
 		out += quote_step(p, i, n, out, &used);
+	}
 	*out++ = '"';
 	return out;
 }
@@ -289,91 +305,6 @@ void gt_put_quoted(FILE *o, const char *s, size_t n)
 	fputc('"', o);
 }
 #define put_quoted gt_put_quoted
-
-/*
- * Distinct ids, counted in bounded memory: the runtime numbers goroutines
- * from 1 up, so ids below IDS_DENSE go in a bitmap grown to the largest
- * seen (16 MB at most, 128 KB for a million goroutines; a hash set of them
- * took 31 MB), the rare larger ones in a hash set of at most IDS_SPARSE,
- * past which the count is a lower bound.
- */
-#define IDS_DENSE (1u << 27)
-#define IDS_SPARSE (1u << 20)
-struct idcount {
-	uint8_t *bits;
-	size_t nbytes;
-	uint64_t *k;
-	size_t cap, nsparse;
-	uint64_t n;
-	bool over; /* the count is at least n */
-};
-
-static void ids_add_sparse(struct idcount *s, uint64_t v)
-{
-	if ((s->nsparse + 1) * 2 > s->cap) {
-		size_t nc = s->cap ? s->cap * 2 : 256;
-		uint64_t *k = s->nsparse >= IDS_SPARSE ? NULL : malloc(nc * sizeof(*k));
-		if (!k) {
-			s->over = true;
-			return;
-		}
-		memset(k, 0xff, nc * sizeof(*k)); /* UINT64_MAX: empty */
-		for (size_t i = 0; i < s->cap; i++) {
-			if (s->k[i] == UINT64_MAX)
-				continue;
-			size_t j = (size_t)(s->k[i] * 0x9e3779b97f4a7c15ULL) & (nc - 1);
-			while (k[j] != UINT64_MAX)
-				j = (j + 1) & (nc - 1);
-			k[j] = s->k[i];
-		}
-		free(s->k);
-		s->k = k;
-		s->cap = nc;
-	}
-	size_t j = (size_t)(v * 0x9e3779b97f4a7c15ULL) & (s->cap - 1);
-	while (s->k[j] != UINT64_MAX) {
-		if (s->k[j] == v)
-			return;
-		j = (j + 1) & (s->cap - 1);
-	}
-	s->k[j] = v;
-	s->nsparse++;
-	s->n++;
-}
-
-static void ids_add(struct idcount *s, uint64_t v)
-{
-	if (v >= IDS_DENSE) {
-		if (v != UINT64_MAX)
-			ids_add_sparse(s, v);
-		return;
-	}
-	size_t byte = (size_t)(v >> 3);
-	if (byte >= s->nbytes) {
-		size_t nb = s->nbytes ? s->nbytes : 4096;
-		while (nb <= byte)
-			nb *= 2;
-		uint8_t *b = realloc(s->bits, nb);
-		if (!b) {
-			s->over = true;
-			return;
-		}
-		memset(b + s->nbytes, 0, nb - s->nbytes);
-		s->bits = b;
-		s->nbytes = nb;
-	}
-	uint8_t bit = (uint8_t)(1u << (v & 7));
-	if (!(s->bits[byte] & bit)) {
-		s->bits[byte] |= bit;
-		s->n++;
-	}
-}
-
-static void ids_free(struct idcount *s)
-{
-	free(s->bits);
-	free(s->k);
-}
 
 /* Decimal without printf: the event lines are the hot path of 'cat'.
  * 32-bit arithmetic for each group of up to 8 digits, 2 per table look-up. */
@@ -1097,10 +1028,6 @@ static int cmd_cat(int argc, char **argv)
 	return code;
 }
 
-struct tstat {
-	uint64_t n, bytes;
-};
-
 static int cmd_stats(int argc, char **argv);
 
 static const struct cli_cmd stats_def = {
@@ -1126,34 +1053,6 @@ int gt_file_only(const struct cli_cmd *def, int argc, char **argv, const char **
 	return -1;
 }
 
-/* Which arguments of an event type of the new format name a goroutine
- * ("g", "new_g") or a proc ("p", but a CPU sample's), found when the type
- * is first met (or its names change), not compared at every event. */
-struct id_args {
-	const char *const *argnames;
-	unsigned nargs;
-	uint64_t g, p; /* bit i: argument i */
-};
-
-static const struct id_args *id_args(struct id_args *cache,
-				     const struct rtd_gotrace_event *ev)
-{
-	struct id_args *c = &cache[ev->type & 255];
-	if (c->argnames == ev->argnames && c->nargs == ev->nargs)
-		return c;
-	c->argnames = ev->argnames;
-	c->nargs = ev->nargs;
-	c->g = c->p = 0;
-	for (unsigned i = 0; i < ev->nargs && i < 64; i++) {
-		const char *a = ev->argnames[i];
-		if (strcmp(a, "g") == 0 || strcmp(a, "new_g") == 0)
-			c->g |= 1ull << i;
-		if (strcmp(a, "p") == 0 && ev->type != RTD_GO2_EV_CPU_SAMPLE)
-			c->p |= 1ull << i;
-	}
-	return c;
-}
-
 static int cmd_stats(int argc, char **argv)
 {
 	const char *path = NULL;
@@ -1167,73 +1066,43 @@ static int cmd_stats(int argc, char **argv)
 		free(in);
 		return CLI_FAIL;
 	}
-	struct tstat st[256] = {{0, 0}};
-	struct rtd_gotrace_event ev;
-	uint64_t total = 0, prev_off = 0, ngens = 0;
-	int prev_type = -1;
-	int64_t tmin = INT64_MAX, tmax = INT64_MIN;
-	struct idcount gs = {0}, ps = {0};
-	static struct id_args ev_args[256];
-	while ((rc = gt_next(in, &ev)) > 0) {
-		if (prev_type >= 0)
-			st[prev_type].bytes += ev.off - prev_off;
-		prev_type = (int)ev.type;
-		prev_off = ev.off;
-		st[ev.type].n++;
-		total++;
-		if (!is_meta(ev.type) && ev.type != (ev.gen ? RTD_GO2_EV_CPU_SAMPLE : RTD_GO_EV_CPU_SAMPLE)) {
-			if (ev.ticks < tmin)
-				tmin = ev.ticks;
-			if (ev.ticks > tmax)
-				tmax = ev.ticks;
-		}
-		if (ev.gen) {
-			/* new format: goroutines and procs are named in arguments */
-			const struct id_args *ia = id_args(ev_args, &ev);
-			for (unsigned i = 0; i < ev.nargs; i++) {
-				if (ia->g >> i & 1)
-					ids_add(&gs, ev.args[i]);
-				if (ia->p >> i & 1)
-					ids_add(&ps, ev.args[i]);
-			}
-			if (ev.type == RTD_GO2_EV_EVENT_BATCH)
-				ngens = ev.args[0] > ngens ? ev.args[0] : ngens;
-		} else {
-			if (ev.g)
-				ids_add(&gs, ev.g);
-			if (ev.type == RTD_GO_EV_GO_CREATE)
-				ids_add(&gs, ev.args[0]);
-			if (ev.type == RTD_GO_EV_BATCH && ev.p >= 0)
-				ids_add(&ps, (uint64_t)ev.p);
-		}
+	rtd_gotrace_tally *t = rtd_gotrace_tally_new();
+	if (!t) {
+		gt_close(in);
+		free(in);
+		return cli_fail("out of memory");
 	}
+	/* counted by the library, without an event built for each */
+	while ((rc = rtd_gotrace_dec_tally(in->d, t)) == 0 && (rc = gt_feed(in)) > 0)
+		;
+	if (rc < 0)
+		gt_report(in, rc);
+	struct rtd_gotrace_counts c;
+	rtd_gotrace_tally_counts(t, in->bytes, &c);
 	cli_progress_done();
-	if (prev_type >= 0)
-		st[prev_type].bytes += in->bytes - prev_off;
 	int ver = rtd_gotrace_dec_version(in->d);
 	int64_t freq = rtd_gotrace_dec_frequency(in->d);
 	printf("file:        %s\n", path);
 	printf("version:     go %d.%d (%s format)\n", ver / 1000, ver % 1000, ver >= 1022 ? "new" : "old");
 	if (ver >= 1022)
-		printf("generations: %" PRIu64 "\n", ngens);
+		printf("generations: %" PRIu64 "\n", c.generations);
 	printf("size:        %" PRIu64 " bytes\n", in->bytes);
-	printf("events:      %" PRIu64 "%s\n", total, rc < 0 ? " (stopped at the error)" : "");
-	if (freq > 0 && tmax >= tmin)
+	printf("events:      %" PRIu64 "%s\n", c.events, rc < 0 ? " (stopped at the error)" : "");
+	if (freq > 0 && c.tmax >= c.tmin)
 		printf("duration:    %.6f s (%" PRId64 " ticks at %" PRId64 " ticks/s)\n",
-		       (double)(tmax - tmin) / (double)freq, tmax - tmin, freq);
+		       (double)(c.tmax - c.tmin) / (double)freq, c.tmax - c.tmin, freq);
 	else
 		printf("duration:    unknown (no Frequency event)\n");
-	printf("goroutines:  %s%" PRIu64 "\n", gs.over ? "at least " : "", gs.n);
-	printf("procs:       %s%" PRIu64 "\n", ps.over ? "at least " : "", ps.n);
+	printf("goroutines:  %s%" PRIu64 "\n", c.goroutines_over ? "at least " : "", c.goroutines);
+	printf("procs:       %s%" PRIu64 "\n", c.procs_over ? "at least " : "", c.procs);
 	printf("%-20s %10s %12s %8s\n", "type", "events", "bytes", "B/event");
 	for (unsigned t = 1; t < 256; t++)
-		if (st[t].n)
+		if (c.count[t])
 			printf("%-20s %10" PRIu64 " %12" PRIu64 " %8.1f\n",
-			       rtd_gotrace_event_name(t, ver), st[t].n, st[t].bytes,
-			       (double)st[t].bytes / (double)st[t].n);
-	ids_free(&gs);
-	ids_free(&ps);
-	int code = gt_exit(in, rc, total);
+			       rtd_gotrace_event_name(t, ver), c.count[t], c.bytes[t],
+			       (double)c.bytes[t] / (double)c.count[t]);
+	int code = gt_exit(in, rc, c.events);
+	rtd_gotrace_tally_free(t);
 	gt_close(in);
 	free(in);
 	return code;
