@@ -103,6 +103,17 @@ static const char digits2[201] =
 static inline char *u64_digits(uint64_t v, char *end)
 {
 	char *p = end;
+	while (v >= 100000000) {
+		/* eight digits at a time in 32 bits (timestamps have 14) */
+		uint32_t lo = (uint32_t)(v % 100000000);
+		v /= 100000000;
+		uint32_t a = lo / 10000, b = lo % 10000;
+		p -= 8;
+		memcpy(p, digits2 + 2 * (a / 100), 2);
+		memcpy(p + 2, digits2 + 2 * (a % 100), 2);
+		memcpy(p + 4, digits2 + 2 * (b / 100), 2);
+		memcpy(p + 6, digits2 + 2 * (b % 100), 2);
+	}
 	while (v >= 100) {
 		unsigned r = (unsigned)(v % 100);
 		v /= 100;
@@ -129,13 +140,19 @@ static inline void put_u64(struct w *w, uint64_t v)
 #define RAW(d, lit) ((void)memcpy((d), (lit), sizeof(lit) - 1), \
 		     (d) += sizeof(lit) - 1)
 
-/* How many decimal digits v has (1-20). */
+/* How many decimal digits v has (1-20): from its bit length (1233/4096
+ * is just above log10(2)), then one compare. */
 static inline size_t u64_len(uint64_t v)
 {
-	size_t n = 1;
-	for (uint64_t p = 10; n < 20 && v >= p; p *= 10)
-		n++;
-	return n;
+	static const uint64_t p10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+		10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+		100000000000ull, 1000000000000ull, 10000000000000ull,
+		100000000000000ull, 1000000000000000ull,
+		10000000000000000ull, 100000000000000000ull,
+		1000000000000000000ull, 10000000000000000000ull};
+	size_t t = ((64 - (size_t)__builtin_clzll(v | 1)) * 1233) >> 12;
+	return t ? t + (v >= p10[t]) : 1;
 }
 
 /* The digits written in place, not into a scratch buffer and then copied
@@ -517,6 +534,20 @@ static inline char *key_room(struct fctx *c, const char *name, bool first,
 	return room(c->w, extra);
 }
 
+/* "Name": of a top-level field under "names", from the type's cache when
+ * it has one. */
+static void name_key(struct fctx *c, const struct rtd_nettrace_field *f)
+{
+	if (c->cm && c->key_ix >= 0) {
+		size_t k = (size_t)c->key_ix;
+		const uint32_t *o = c->cm->fmt_keys;
+		put(c->names, c->cm->fmt_cache + o[k], o[k + 1] - o[k]);
+	} else {
+		put_str8(c->names, f->name, strlen(f->name));
+		putc1(c->names, ':');
+	}
+}
+
 /* JSON: a mapped value's name under "names", beside its number (top-level
  * fields only: a name inside an array or object would have no key). */
 static void add_name(struct fctx *c, const struct rtd_nettrace_field *f,
@@ -526,27 +557,65 @@ static void add_name(struct fctx *c, const struct rtd_nettrace_field *f,
 		return;
 	if (c->nnames++)
 		putc1(c->names, ',');
-	if (c->cm && c->key_ix >= 0) {
-		/* the field's "Name": as the type's cache renders it */
-		size_t k = (size_t)c->key_ix;
-		const uint32_t *o = c->cm->fmt_keys;
-		put(c->names, c->cm->fmt_cache + o[k], o[k + 1] - o[k]);
-	} else {
-		put_str8(c->names, f->name, strlen(f->name));
-		putc1(c->names, ':');
-	}
+	name_key(c, f);
 	put_str8(c->names, name, strlen(name));
 }
+
+/*
+ * add_name() of f's value v, its text remembered per (map, value) when it
+ * needs no escape: a rundown's MethodFlags take a handful of values, each
+ * named anew (and escaped) per event before.
+ */
+static void add_mapped(struct fctx *c, const struct rtd_nettrace_field *f,
+		       uint64_t v, unsigned depth, bool is_elem)
+{
+	if (depth != 0 || is_elem || !c->names)
+		return;
+	uintptr_t hk = ((uintptr_t)f->map >> 4) ^ (uintptr_t)(v * 0x9e3779b97f4a7c15ull >> 32);
+	struct nt_name_memo *e = &c->dec->name_memo[hk & 63];
+	if (e->map != f->map || e->value != v) {
+		char nb[256];
+		const char *name = rtd_nettrace_map_name(f->map, v, nb,
+							 sizeof(nb));
+		size_t n = name ? strlen(name) : 0;
+		bool plain = n + 2 <= sizeof(e->txt);
+		for (size_t i = 0; plain && i < n; i++)
+			plain = (unsigned char)name[i] >= 0x20 &&
+				name[i] != '"' && name[i] != '\\';
+		if (name && !plain) {
+			add_name(c, f, name, depth, is_elem);
+			return;
+		}
+		e->map = f->map;
+		e->value = v;
+		e->len = name ? (int)n + 2 : -1;
+		if (name) {
+			e->txt[0] = '"';
+			memcpy(e->txt + 1, name, n);
+			e->txt[n + 1] = '"';
+		}
+	}
+	if (e->len < 0)
+		return;
+	if (c->nnames++)
+		putc1(c->names, ',');
+	name_key(c, f);
+	put(c->names, e->txt, (size_t)e->len);
+}
+
 
 static void put_mapped(struct fctx *c, const struct rtd_nettrace_field *f,
 		       uint64_t v, unsigned depth, bool is_elem)
 {
+	if (c->json) {
+		put_u64(c->w, v);
+		add_mapped(c, f, v, depth, is_elem);
+		return;
+	}
 	char nb[256];
 	const char *name = rtd_nettrace_map_name(f->map, v, nb, sizeof(nb));
-	if (c->json || !name) {
+	if (!name) {
 		put_u64(c->w, v);
-		if (c->json)
-			add_name(c, f, name, depth, is_elem);
 		return;
 	}
 	put(c->w, name, strlen(name));
@@ -558,6 +627,62 @@ static int fmt_list(struct fctx *c, const struct rtd_nettrace_field *fs,
 static int fmt_one(struct fctx *c, const struct rtd_nettrace_field *f,
 		   bool is_elem, rtd_rd *r, unsigned depth, bool first,
 		   uint64_t *val, const uint64_t *sib, size_t nsib);
+
+static inline bool is_signed(unsigned type);
+
+/* The loop of int_elems() for one element type (inlined per type). */
+static inline __attribute__((always_inline)) int
+int_elems_of(struct fctx *c, unsigned type, size_t count, rtd_rd *r)
+{
+	for (size_t i = 0; i < count; i++) {
+		if (c->budget == 0)
+			return -RTD_E_CAP;
+		c->budget--;
+		uint64_t u = 0;
+		int64_t v = 0;
+		nt_read_number(r, type, c->psz, &u, &v);
+		if (!rd_ok(r))
+			return r->err;
+		char *d = room(c->w, 26);
+		if (!d)
+			continue;
+		if (i) {
+			*d++ = ',';
+			if (!c->json)
+				*d++ = ' ';
+		}
+		bool neg = v < 0 && is_signed(type);
+		if (neg)
+			*d++ = '-';
+		c->w->p = raw_u64(d, neg ? (uint64_t)0 - (uint64_t)v : u);
+	}
+	return 0;
+}
+
+/*
+ * Elements of an array of plain integers (no names mapped), such as an
+ * IL-to-native map's offsets: a third of the instructions of cat --json
+ * on a real trace went through fmt_one for each. The same budget, reads,
+ * separators and digits as fmt_one gives each element; 1 when e is not
+ * such an element, or too deep (fmt_one's answer then: the cap).
+ */
+static int int_elems(struct fctx *c, const struct rtd_nettrace_field *e,
+		     size_t count, rtd_rd *r, unsigned depth)
+{
+	if (e->map || depth > NT_CAP_DEPTH)
+		return 1;
+	switch (e->type) {
+	case RTD_NT_T_U8: return int_elems_of(c, RTD_NT_T_U8, count, r);
+	case RTD_NT_T_U16: return int_elems_of(c, RTD_NT_T_U16, count, r);
+	case RTD_NT_T_U32: return int_elems_of(c, RTD_NT_T_U32, count, r);
+	case RTD_NT_T_U64: return int_elems_of(c, RTD_NT_T_U64, count, r);
+	case RTD_NT_T_I8: return int_elems_of(c, RTD_NT_T_I8, count, r);
+	case RTD_NT_T_I16: return int_elems_of(c, RTD_NT_T_I16, count, r);
+	case RTD_NT_T_I32: return int_elems_of(c, RTD_NT_T_I32, count, r);
+	case RTD_NT_T_I64: return int_elems_of(c, RTD_NT_T_I64, count, r);
+	default: return 1;
+	}
+}
 
 static int fmt_elems(struct fctx *c, const struct rtd_nettrace_field *f,
 		     size_t count, rtd_rd *r, unsigned depth, bool first)
@@ -572,6 +697,13 @@ static int fmt_elems(struct fctx *c, const struct rtd_nettrace_field *f,
 		return 0;
 	}
 	putc1(c->w, c->json ? '[' : '[');
+	int irc = int_elems(c, e, count, r, depth + 1);
+	if (irc != 1) {
+		if (irc)
+			return irc == -RTD_E_TRUNCATED ? -RTD_E_NT_PAYLOAD : irc;
+		putc1(c->w, ']');
+		return 0;
+	}
 	for (size_t i = 0; i < count; i++) {
 		if (c->budget == 0)
 			return -RTD_E_CAP;
@@ -677,11 +809,8 @@ static void fmt_hex(struct fctx *c, const struct rtd_nettrace_field *f,
 	if (c->json)
 		*d++ = '"';
 	c->w->p = d;
-	if (f->map) {
-		char nb[256];
-		add_name(c, f, rtd_nettrace_map_name(f->map, u, nb, sizeof(nb)),
-			 s->depth, s->is_elem);
-	}
+	if (f->map)
+		add_mapped(c, f, u, s->depth, s->is_elem);
 }
 
 static int fmt_real(struct fctx *c, const struct slot *s, rtd_rd *r,
