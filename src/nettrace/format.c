@@ -359,6 +359,19 @@ static void put_str16(struct w *w, const uint8_t *p, size_t nunits)
 			i += n;
 			if (n < 16)
 				break;
+			size_t rest = nunits - i;
+			if (rest && rest < 16) {
+				/* the tail: the last 16 units again, the
+				 * first 16 - rest of them just stored 1:1 as
+				 * the same bytes */
+				size_t back = 16 - rest;
+				if (plain16(p + 2 * (nunits - 16), d - back) ==
+				    16) {
+					d += rest;
+					i = nunits;
+				}
+				break;
+			}
 		}
 		if (i == nunits)
 			break;
