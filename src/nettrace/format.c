@@ -492,6 +492,34 @@ struct fctx {
 	long key_ix;              /* top-level field being written, or -1 */
 };
 
+/* JSON "name": of a built-in schema's field (c->lenient: its names are
+ * static strings, so the address names the text for the process's life),
+ * remembered when it needs no escape. */
+static void put_key_memo(struct fctx *c, const char *name)
+{
+	struct nt_key_memo *e =
+		&c->dec->key_memo[((uintptr_t)name >> 3) & 63];
+	if (e->name != name) {
+		size_t n = strlen(name);
+		bool plain = n + 3 <= sizeof(e->txt);
+		for (size_t i = 0; plain && i < n; i++)
+			plain = (unsigned char)name[i] >= 0x20 &&
+				name[i] != '"' && name[i] != '\\';
+		if (!plain) {
+			put_str8(c->w, name, n);
+			putc1(c->w, ':');
+			return;
+		}
+		e->name = name;
+		e->len = (int)n + 3;
+		e->txt[0] = '"';
+		memcpy(e->txt + 1, name, n);
+		e->txt[n + 1] = '"';
+		e->txt[n + 2] = ':';
+	}
+	put(c->w, e->txt, (size_t)e->len);
+}
+
 /* A field's key: JSON "name": or text name= (a separator before it). */
 static inline void put_key(struct fctx *c, const char *name, bool first,
 			   unsigned depth)
@@ -509,7 +537,9 @@ static inline void put_key(struct fctx *c, const char *name, bool first,
 	if (c->json) {
 		if (!first)
 			putc1(w, ',');
-		if (name) {
+		if (name && c->lenient)
+			put_key_memo(c, name);
+		else if (name) {
 			put_str8(w, name, strlen(name));
 			putc1(w, ':');
 		}

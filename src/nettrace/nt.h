@@ -170,6 +170,13 @@ struct rtd_nettrace {
 		int len;               /* of txt; -1: the value has no name */
 		char txt[52];          /* the name quoted */
 	} name_memo[64];
+	/* JSON "key": of built-in schemas' nested fields, by the name's
+	 * (static) address: BulkMovedObjectRanges has thousands a event */
+	struct nt_key_memo {
+		const char *name;
+		int len;
+		char txt[44];
+	} key_memo[64];
 };
 
 /* A block parser's answer, in salvage mode, when the next event runs past
