@@ -17,9 +17,9 @@
 # compiler of `dotnet build` of tests/targets/dotnet-target, ReadyToRun
 # off so the compiler's methods are JIT-compiled, recorded with EventPipe's
 # output path and the rundown provider; its largest trace, ~12 MB, 47 k
-# events, a third of them rundown MethodDCStopVerbose). With OLD=RTDIAG,
-# the old and the new binary A/B interleaved on it (bench/abcpu.c: medians
-# and ranges of user+sys CPU), and MB/s of JSON written.
+# events, a third of them rundown MethodDCStopVerbose). On both traces
+# the tools then run A/B interleaved (ab_trace below: medians, ranges and
+# the load; with OLD=RTDIAG the old binary too), and MB/s of JSON written.
 # Usage: bench/nettrace/run.sh [BUILD_DIR]   (env NT_BENCH_ROUNDS, REPS,
 #        NT_REAL, OLD, AB_RUNS)
 set -u
@@ -97,7 +97,40 @@ awk -v e="$events" -v t="${C[json]}" 'BEGIN{printf "cat --json: %.2f M events/s 
 awk -v e="$events" -v t="${C[text]}" 'BEGIN{printf "cat (text): %.2f M events/s on CPU time (goal >= 5)\n", e/t/1e6}'
 }
 
+# A/B interleaved on one trace (bench/abcpu.c: each round runs every
+# command once, in turn; medians and ranges of user+sys CPU): cat(1) of
+# the file, rtdiag's stats and cat --json (OLD's too with OLD=RTDIAG), and
+# TraceEvent's parse and TraceEvent + System.Text.Json; then the ratios
+# on the medians and MB/s of JSON written, with the load before and after.
+ab_trace() { # TRACE
+  local T=$1 json n=0 cmds=() keys=()
+  cc -O2 -o "$out/abcpu" "$here/../abcpu.c" || exit 1
+  json=$("$R" nettrace cat --json "$T" | wc -c)
+  add() { keys+=("$1"); shift; cmds+=(-- "$@"); }
+  add cat cat "$T"
+  [ -n "${OLD:-}" ] && add ostats "$OLD" nettrace stats "$T"
+  add stats "$R" nettrace stats "$T"
+  [ -n "${OLD:-}" ] && add ojson "$OLD" nettrace cat --json "$T"
+  add json "$R" nettrace cat --json "$T"
+  add tec "$out/te/te-dump" --count "$T"
+  add tej "$out/te/te-dump" --json "$T"
+  echo
+  echo "A/B interleaved on $(basename "$T") (${AB_RUNS:-11} rounds, CPU = user+sys; load $(cut -d' ' -f1-3 /proc/loadavg)):"
+  "$out/abcpu" -n "${AB_RUNS:-11}" "${cmds[@]}" | tee "$out/ab.txt" || exit 1
+  declare -A M
+  for k in "${keys[@]}"; do
+    n=$((n + 1))
+    M[$k]=$(awk -v c="cmd$n" '$1 == c { sub(/ms/, "", $2); print $2 }' "$out/ab.txt")
+  done
+  r() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1fx", a/(b>0?b:1e-9)}'; }
+  echo "cat --json: $(awk -v j="$json" -v t="${M[json]}" 'BEGIN{printf "%.0f MB/s of JSON (%d bytes)", j/(t/1000)/1e6, j}') on median CPU (goal >= 1000), $(r "${M[tej]}" "${M[json]}") TraceEvent + JSON (goal >= 30x)"
+  [ -n "${OLD:-}" ] && echo "            old: $(awk -v j="$json" -v t="${M[ojson]}" 'BEGIN{printf "%.0f MB/s", j/(t/1000)/1e6}'), $(r "${M[tej]}" "${M[ojson]}") TraceEvent + JSON; new/old CPU $(r "${M[json]}" "${M[ojson]}")"
+  echo "stats:      $(r "${M[stats]}" "${M[cat]}") cat's CPU (goal <= 2x), $(r "${M[tec]}" "${M[stats]}") TraceEvent's parse (goal >= 30x)"
+  echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
 bench_trace "$T"
+ab_trace "$T"
 
 # ---- a real recording --------------------------------------------------------
 RT=${NT_REAL:-$out/real-csc.nettrace}
@@ -119,13 +152,4 @@ fi
 echo
 echo "== real recording"
 bench_trace "$RT"
-if [ -n "${OLD:-}" ]; then
-  cc -O2 -o "$out/abcpu" "$here/../abcpu.c" || exit 1
-  json=$("$R" nettrace cat --json "$RT" | wc -c)
-  echo
-  echo "A/B interleaved on $(basename "$RT") (${AB_RUNS:-11} rounds, CPU = user+sys; load $(cut -d' ' -f1-3 /proc/loadavg)):"
-  "$out/abcpu" -n "${AB_RUNS:-11}" -- cat "$RT" -- "$OLD" nettrace stats "$RT" -- "$R" nettrace stats "$RT" \
-    -- "$OLD" nettrace cat --json "$RT" -- "$R" nettrace cat --json "$RT" | tee "$out/ab.txt"
-  awk -v j="$json" '/nettrace cat --json/ { sub(/ms/, "", $2); printf "%s: %.0f MB/s of JSON (%d bytes) on median CPU\n", $8, j / ($2 / 1000) / 1e6, j }' "$out/ab.txt"
-  echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
-fi
+ab_trace "$RT"

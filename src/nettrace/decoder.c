@@ -456,6 +456,9 @@ static struct nt_meta *meta_get(rtd_nettrace *dec, uint32_t id)
  * time can go; a sequence point, the stream's end or an error releases
  * all. Stacks are looked up again when an event is released: the stack
  * table lives until the next sequence point, which releases first.
+ * A sorted event that finds nothing held goes straight through (hold()
+ * returns 1), and held events that came in time order are not sorted
+ * again: what is released, and in what order, stays the same.
  */
 static int hold(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 		uint64_t off)
@@ -472,6 +475,10 @@ static int hold(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 			       "events held for sorting exceed %zu bytes (no "
 			       "sequence point or sorted event for too long; "
 			       "use stream order)", dec->o.max_sort_bytes);
+	/* nothing held and nothing later earlier than this one: holding
+	 * it and releasing up to its time would hand it straight over */
+	if (ev->sorted && dec->nheld == 0 && !dec->flushing)
+		return 1;
 	int err = rtd_buf_reserve(&dec->sarena, at - dec->sarena.len + need);
 	if (err)
 		return err;
@@ -496,11 +503,17 @@ static int hold(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 		dec->held_tmp = nh;
 		dec->held_cap = cap;
 	}
-	struct nt_held *h = &dec->held[dec->nheld++];
+	struct nt_held *h = &dec->held[dec->nheld];
 	h->ts = ev->timestamp;
 	h->seq = dec->held_seq++;
 	h->off = at;
 	h->in_place = in_place;
+	/* still sorted when it comes no earlier than the last one (it is
+	 * the latest to arrive): a stream in time order is never sorted */
+	if (dec->held_sorted == dec->nheld &&
+	    (dec->nheld == 0 || h->ts >= h[-1].ts))
+		dec->held_sorted++;
+	dec->nheld++;
 	return 0;
 }
 
@@ -683,6 +696,9 @@ deliver(rtd_nettrace *dec, struct hdr *h, const uint8_t *payload,
 	dec->st.events++;
 	if (dec->o.sort && dec->format >= 4) {
 		int err = hold(dec, ev, ev_off);
+		if (err == 1)
+			return dec->o.on_event ? dec->o.on_event(dec->o.ctx, ev)
+					       : 0;
 		if (err || !ev->sorted)
 			return err;
 		/* nothing later in the stream is earlier than this event */

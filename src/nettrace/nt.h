@@ -162,6 +162,21 @@ struct rtd_nettrace {
 	rtd_buf fbuf;
 	rtd_buf gbuf;          /* rtd_nettrace_get's string */
 	rtd_buf nbuf;          /* rtd_nettrace_format's value names */
+	/* JSON text of mapped values' names, by (map, value): the maps are
+	 * the built-in tables, so a pointer names one for the decoder's life */
+	struct nt_name_memo {
+		const struct rtd_nettrace_map *map;
+		uint64_t value;
+		int len;               /* of txt; -1: the value has no name */
+		char txt[52];          /* the name quoted */
+	} name_memo[64];
+	/* JSON "key": of built-in schemas' nested fields, by the name's
+	 * (static) address: BulkMovedObjectRanges has thousands a event */
+	struct nt_key_memo {
+		const char *name;
+		int len;
+		char txt[44];
+	} key_memo[64];
 };
 
 /* A block parser's answer, in salvage mode, when the next event runs past
