@@ -368,7 +368,7 @@ static int flight_main_args(struct fl_args *a)
 		return cli_fail("out of memory");
 	RTD_OPTS(rtd_recorder_opts, ro, .pid = a->pid, .freq = a->freq,
 		 .providers = prov[0] ? prov : NULL,
-		 .flags = a->no_dotnet ? RTD_RECORDER_NO_DOTNET : 0);
+		 .flags = (a->no_dotnet ? RTD_RECORDER_NO_DOTNET : 0) | RTD_RECORDER_COPIED);
 	int rc = rtd_recorder_new(&ro, &F.rec);
 	if (rc) {
 		free(prov);
