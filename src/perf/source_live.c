@@ -132,8 +132,10 @@ static int push(struct pl *s, const struct pl_entry *e)
 
 /* Before each record is named (and after a window, @window: the counts
  * too): with RTD_PERF_SOURCE_COPIED a new generation of names once the
- * current one is full and the one before it was given out whole.
- * Returns 0 or -ENOMEM. */
+ * current one is full and the one before it was given out whole; before
+ * a record, a full generation waits for that (as a full queue waits), so
+ * the source never holds more than two generations. Returns 0,
+ * -RTD_E_STOPPED when the source is being freed, or -ENOMEM. */
 static int generations(struct pl *s, bool window)
 {
 	size_t strings, stacks, ost = s->old_stacks, ostr = s->old_strings;
@@ -143,8 +145,12 @@ static int generations(struct pl *s, bool window)
 	if (!full && !window)
 		return 0;
 	pthread_mutex_lock(&s->mu);
-	bool old_out = !s->old || s->released >= s->old_end;
+	while (full && !window && !s->quit && s->old && s->released < s->old_end)
+		pthread_cond_wait(&s->space, &s->mu);
+	bool old_out = !s->old || s->released >= s->old_end, quit = s->quit;
 	pthread_mutex_unlock(&s->mu);
+	if (quit)
+		return -RTD_E_STOPPED;
 	rtd_intern *n = full && old_out ? rtd_intern_new() : NULL;
 	if (full && old_out && !n)
 		return -ENOMEM;
@@ -318,8 +324,13 @@ static void *runner(void *arg)
 			end_with(s, dr < 0 ? dr : rc, pl_errmsg(s));
 			return NULL;
 		}
-		if (generations(s, true) < 0) {
-			end_with(s, -ENOMEM, "out of memory");
+		int gr = generations(s, true);
+		if (gr == -RTD_E_STOPPED) {
+			end_with(s, 0, NULL);
+			return NULL;
+		}
+		if (gr < 0) {
+			end_with(s, gr, "out of memory");
 			return NULL;
 		}
 		pthread_mutex_lock(&s->mu);
@@ -366,7 +377,12 @@ static int pl_next(void *impl, struct rtd_record *rec)
 {
 	struct pl *s = impl;
 	pthread_mutex_lock(&s->mu);
-	s->released = s->given; /* the caller is done with what it had */
+	if (s->released != s->given) {
+		/* the caller is done with what it had: a generation waiting
+		 * for that may be freed */
+		s->released = s->given;
+		pthread_cond_broadcast(&s->space);
+	}
 	if (s->n == 0 && !s->ended) {
 		/* clear the wake-up, then look again: a record queued after
 		 * the look rings it again */

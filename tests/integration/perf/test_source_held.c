@@ -11,10 +11,10 @@
  * runs. The source, told that its consumer copies what it keeps
  * (RTD_PERF_SOURCE_COPIED, generations of 64 stacks), is read until it
  * has interned 1,600 distinct stacks:
- *  - the stacks it holds (the current generation and the one before,
- *    which waits for the consumer to have taken its records) never pass
- *    a quarter of that, 400 (the old source held all 1,600: it fails here
- *    with "held 1600 stacks of 1600 interned");
+ *  - the stacks it holds never pass two generations (128): the current
+ *    one and the one before, freed once the consumer has taken its
+ *    records (the old source held all 1,600: it fails here with "held
+ *    1600 stacks of 1600 interned");
  *  - every record given out is whole when given: each sample's frames and
  *    names are read (the sanitized build sees a freed one), the sled's
  *    function leads most samples of the child, and its thread is named
@@ -32,7 +32,7 @@
 
 #define GEN_STACKS 64u
 #define WANT_STACKS 1600u
-#define MAX_HELD (WANT_STACKS / 4)
+#define MAX_HELD (2u * GEN_STACKS)
 
 __attribute__((noinline, used)) static void nop_sled(void)
 {
