@@ -61,11 +61,12 @@ enum rtd_perf_source_flags {
 	 * rtd_flight_add()). The source's strings and stacks then live until
 	 * the consumer has taken every record of their generation and asked
 	 * for one more, not as long as the source: a generation ends once it
-	 * holds @gen_stacks stacks, the one before it is freed when given out,
-	 * and each thread and process is named again in the new one. Without
-	 * it every distinct stack a recording samples is held to its end (a
-	 * runtime's unnamed native frames and the kernel's paths make new ones
-	 * for as long as it runs).
+	 * holds @gen_stacks stacks, the one before it is freed when given out
+	 * (a full generation waits for that, as a full queue waits: at most
+	 * two are held), and each thread and process is named again in the
+	 * new one. Without it every distinct stack a recording samples is
+	 * held to its end (a runtime's unnamed native frames and the kernel's
+	 * paths make new ones for as long as it runs).
 	 */
 	RTD_PERF_SOURCE_COPIED = 1u << 0,
 };
