@@ -40,13 +40,63 @@ extern "C" {
  * @stop: rtd_perf_source_live(): set non-zero (from any thread, a signal
  *        handler too) to end the source after its current window; NULL:
  *        it ends when the profiled processes are gone or it is freed
+ * @flags: RTD_PERF_SOURCE_* flags
+ * @gen_stacks: with RTD_PERF_SOURCE_COPIED: distinct stacks a generation
+ *              of names interns before the next one starts (0: 512)
  */
 struct rtd_perf_source_opts {
 	size_t sz;
 	unsigned window_ms;
 	size_t max_records;
 	const volatile int *stop;
+	unsigned flags;
+	size_t gen_stacks;
 };
+
+/* Flags of struct rtd_perf_source_opts. */
+enum rtd_perf_source_flags {
+	/*
+	 * rtd_perf_source_live(): the consumer copies the names and stacks it
+	 * keeps before it asks for the next record (a flight ring does,
+	 * rtd_flight_add()). The source's strings and stacks then live until
+	 * the consumer has taken every record of their generation and asked
+	 * for one more, not as long as the source: a generation ends once it
+	 * holds @gen_stacks stacks, the one before it is freed when given out
+	 * (a full generation waits for that, as a full queue waits: at most
+	 * two are held), and each thread and process is named again in the
+	 * new one. Without it every distinct stack a recording samples is
+	 * held to its end (a runtime's unnamed native frames and the kernel's
+	 * paths make new ones for as long as it runs).
+	 */
+	RTD_PERF_SOURCE_COPIED = 1u << 0,
+};
+
+/**
+ * struct rtd_perf_source_stats - what a live perf source holds
+ * @sz: sizeof(struct rtd_perf_source_stats)
+ * @strings: interned strings held now (both generations)
+ * @stacks: interned stacks held now (both generations)
+ * @stacks_interned: distinct stacks interned since the start (a stack
+ *                   interned again in a later generation counts again)
+ * @generations: generations ended (RTD_PERF_SOURCE_COPIED), 0 without
+ */
+struct rtd_perf_source_stats {
+	size_t sz;
+	uint64_t strings;
+	uint64_t stacks;
+	uint64_t stacks_interned;
+	uint64_t generations;
+};
+
+/**
+ * rtd_perf_source_live_stats - what a live perf source holds now
+ * @src: a source of rtd_perf_source_live() or
+ *       rtd_perf_source_syscalls_live()
+ * @st: filled up to @st->sz bytes; as of the last window handed over
+ *
+ * Returns: 0, or -RTD_E_INVAL when @src is not such a source.
+ */
+RTD_API int rtd_perf_source_live_stats(rtd_source *src, struct rtd_perf_source_stats *st);
 
 /**
  * rtd_perf_source_profiler - a profiler's kept CPU samples as a record source

@@ -68,6 +68,11 @@ enum rtd_recorder_flags {
 	 * CAP_PERFMON or kernel.perf_event_paranoid <= 1), a live source
 	 * "perf-syscalls" (rtd_perf_source_syscalls_live()) */
 	RTD_RECORDER_SYSCALLS = 1u << 5,
+	/* the consumer copies the names and stacks it keeps before it asks
+	 * for the next record (a flight ring): the perf sources then hold
+	 * only recent ones (RTD_PERF_SOURCE_COPIED), not every one the
+	 * recording met, so memory stays flat however long it runs */
+	RTD_RECORDER_COPIED = 1u << 6,
 };
 
 /**

@@ -13,7 +13,15 @@
  * time as its watermark, and an eventfd wakes it.
  *
  * Names are interned by the runner only; an interned string lives as
- * long as the source, so the consumer reads them without a lock.
+ * long as the source, so the consumer reads them without a lock. With
+ * RTD_PERF_SOURCE_COPIED they live in generations instead: the runner
+ * starts a new interner once the current one holds gen_stacks stacks, and
+ * frees the one before when the consumer has taken every record pushed
+ * while it was current and asked for another (the records are borrowed
+ * until the next rtd_source_next(), and such a consumer copies what it
+ * keeps). A sampled program's distinct stacks do not stop coming (a
+ * runtime's unnamed native frames and the kernel's paths): held to the
+ * source's end, they grew a flight recorder's memory for as long as it ran.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -27,6 +35,7 @@
 
 #include "common/log.h"
 #include "common/map.h"
+#include "common/stats.h"
 #include "perf/source_impl.h"
 #include "rtdiag/perf_source.h"
 
@@ -34,6 +43,7 @@
 #define PL_DEFAULT_WINDOW_MS 100u
 #define PL_DEFAULT_RECORDS 4096u
 #define PL_MAX_RECORDS (1u << 24)
+#define PL_DEFAULT_GEN_STACKS 512u
 
 struct pl_entry {
 	struct rtd_record rec;
@@ -44,7 +54,10 @@ struct pl {
 	struct rtd_perf_profiler *p;          /* one of these two */
 	struct rtd_perf_syscall_recorder *sr;
 	struct rtd_perf_source_opts o;
-	rtd_intern *intern;    /* the runner's */
+	rtd_intern *intern;    /* the runner's (its current generation) */
+	rtd_intern *old;       /* COPIED: the generation before, or NULL */
+	size_t old_strings, old_stacks;
+	uint64_t interned_base; /* stacks of the generations ended */
 	rtd_map names;         /* the runner's: tid -> name; pid | 1 << 63 -> process */
 	struct rtd_rec_frame *frames;
 	size_t frames_cap;
@@ -63,6 +76,11 @@ struct pl {
 	int end_rc;
 	char end_msg[256];
 	int64_t wm;            /* the last cut's time */
+	uint64_t pushed;       /* records queued */
+	uint64_t given;        /* records given out */
+	uint64_t released;     /* records the consumer is done with */
+	uint64_t old_end;      /* pushed when old stopped taking names */
+	struct rtd_perf_source_stats st; /* as of the last window */
 	atomic_int ticked;     /* the ticker cut this run */
 	_Atomic int64_t tick_ns;
 	int walk_rc;
@@ -105,9 +123,60 @@ static int push(struct pl *s, const struct pl_entry *e)
 	bool was_empty = s->n == 0;
 	s->q[(s->head + s->n) % s->o.max_records] = *e;
 	s->n++;
+	s->pushed++;
 	pthread_mutex_unlock(&s->mu);
 	if (was_empty)
 		ring_bell(s);
+	return 0;
+}
+
+/* Before each record is named (and after a window, @window: the counts
+ * too): with RTD_PERF_SOURCE_COPIED a new generation of names once the
+ * current one is full and the one before it was given out whole; before
+ * a record, a full generation waits for that (as a full queue waits), so
+ * the source never holds more than two generations. Returns 0,
+ * -RTD_E_STOPPED when the source is being freed, or -ENOMEM. */
+static int generations(struct pl *s, bool window)
+{
+	size_t strings, stacks, ost = s->old_stacks, ostr = s->old_strings;
+	rtd_intern_counts(s->intern, &strings, &stacks);
+	bool full = (s->o.flags & RTD_PERF_SOURCE_COPIED) &&
+		    (stacks >= s->o.gen_stacks || strings >= 8 * s->o.gen_stacks);
+	if (!full && !window)
+		return 0;
+	pthread_mutex_lock(&s->mu);
+	while (full && !window && !s->quit && s->old && s->released < s->old_end)
+		pthread_cond_wait(&s->space, &s->mu);
+	bool old_out = !s->old || s->released >= s->old_end, quit = s->quit;
+	pthread_mutex_unlock(&s->mu);
+	if (quit)
+		return -RTD_E_STOPPED;
+	rtd_intern *n = full && old_out ? rtd_intern_new() : NULL;
+	if (full && old_out && !n)
+		return -ENOMEM;
+	if (n) {
+		/* nothing queued or borrowed points into old */
+		rtd_intern_free(s->old);
+		s->old = s->intern;
+		s->intern = n;
+		s->old_strings = ostr = strings;
+		s->old_stacks = ost = stacks;
+		s->interned_base += stacks;
+		/* the map's names point into old: each thread and process
+		 * is named again in the new generation */
+		rtd_map_free(&s->names);
+		rtd_map_init(&s->names, PL_MAX_TIDS);
+		strings = stacks = 0;
+	}
+	pthread_mutex_lock(&s->mu);
+	if (n) {
+		s->old_end = s->pushed;
+		s->st.generations++;
+	}
+	s->st.stacks_interned = s->interned_base + stacks;
+	s->st.strings = ostr + strings;
+	s->st.stacks = ost + stacks;
+	pthread_mutex_unlock(&s->mu);
 	return 0;
 }
 
@@ -123,7 +192,9 @@ static int on_sample(const struct rtd_perf_profiler_sample *smp, void *ctx)
 	int64_t at = (int64_t)(smp->time + smp->duration);
 	struct pl_entry e;
 	const char *name;
-	int rc;
+	int rc = generations(s, false);
+	if (rc < 0)
+		return rc;
 	memset(&e, 0, sizeof(e));
 	e.rec.ts = e.rec.mono = at; /* use_clockid: CLOCK_MONOTONIC */
 	e.rec.pid = smp->pid;
@@ -185,7 +256,9 @@ static int on_call(void *ctx, const struct rtd_record *rec, const char *comm)
 	struct pl *s = ctx;
 	struct pl_entry e;
 	const char *name;
-	int rc;
+	int rc = generations(s, false);
+	if (rc < 0)
+		return rc;
 	memset(&e, 0, sizeof(e));
 	if (comm) {
 		if ((rc = renamed(s, (uint64_t)rec->tid, comm, &name)) < 0)
@@ -251,6 +324,15 @@ static void *runner(void *arg)
 			end_with(s, dr < 0 ? dr : rc, pl_errmsg(s));
 			return NULL;
 		}
+		int gr = generations(s, true);
+		if (gr == -RTD_E_STOPPED) {
+			end_with(s, 0, NULL);
+			return NULL;
+		}
+		if (gr < 0) {
+			end_with(s, gr, "out of memory");
+			return NULL;
+		}
 		pthread_mutex_lock(&s->mu);
 		bool quit = s->quit;
 		if (cut && at > s->wm) {
@@ -295,6 +377,12 @@ static int pl_next(void *impl, struct rtd_record *rec)
 {
 	struct pl *s = impl;
 	pthread_mutex_lock(&s->mu);
+	if (s->released != s->given) {
+		/* the caller is done with what it had: a generation waiting
+		 * for that may be freed */
+		s->released = s->given;
+		pthread_cond_broadcast(&s->space);
+	}
 	if (s->n == 0 && !s->ended) {
 		/* clear the wake-up, then look again: a record queued after
 		 * the look rings it again */
@@ -308,6 +396,7 @@ static int pl_next(void *impl, struct rtd_record *rec)
 		s->cur = s->q[s->head];
 		s->head = (s->head + 1) % s->o.max_records;
 		s->n--;
+		s->given++;
 		pthread_cond_signal(&s->space);
 		pthread_mutex_unlock(&s->mu);
 		*rec = s->cur.rec;
@@ -360,6 +449,7 @@ static void pl_free(void *impl)
 	pthread_cond_destroy(&s->tick);
 	rtd_map_free(&s->names);
 	rtd_intern_free(s->intern);
+	rtd_intern_free(s->old);
 	free(s->frames);
 	free(s->q);
 	if (s->efd >= 0)
@@ -385,7 +475,7 @@ static rtd_source *live_new(struct rtd_perf_profiler *p, struct rtd_perf_syscall
 		rc = -ENOMEM;
 	if (!rc)
 		rc = rtd_opts_copy(&s->o, sizeof(s->o), opts,
-				   RTD_OPTS_END(rtd_perf_source_opts, stop));
+				   RTD_OPTS_END(rtd_perf_source_opts, gen_stacks));
 	if (rc) {
 		free(s);
 		if (err)
@@ -402,6 +492,8 @@ static rtd_source *live_new(struct rtd_perf_profiler *p, struct rtd_perf_syscall
 		s->o.max_records = PL_DEFAULT_RECORDS;
 	if (s->o.max_records > PL_MAX_RECORDS)
 		s->o.max_records = PL_MAX_RECORDS;
+	if (!s->o.gen_stacks)
+		s->o.gen_stacks = PL_DEFAULT_GEN_STACKS;
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->space, NULL);
 	pthread_cond_init(&s->tick, NULL);
@@ -422,6 +514,19 @@ static rtd_source *live_new(struct rtd_perf_profiler *p, struct rtd_perf_syscall
 			*err = rc < 0 ? rc : -ENOMEM;
 	}
 	return src;
+}
+
+int rtd_perf_source_live_stats(rtd_source *src, struct rtd_perf_source_stats *st)
+{
+	struct pl *s = rtd_source_impl_of(src, &pl_ops);
+	if (!s || !st)
+		return -RTD_E_INVAL;
+	pthread_mutex_lock(&s->mu);
+	struct rtd_perf_source_stats t = s->st;
+	pthread_mutex_unlock(&s->mu);
+	t.sz = sizeof(t);
+	rtd_stats_copy(st, &t, sizeof(t));
+	return 0;
 }
 
 rtd_source *rtd_perf_source_live(struct rtd_perf_profiler *p,

@@ -25,6 +25,7 @@
  * copy plus the table's own overhead. */
 #define STRING_OVERHEAD 48u
 #define STACK_OVERHEAD 64u
+#define FLIGHT_COMPACT_MIN (1u << 20) /* the interner is not compacted below */
 
 struct shared {
 	rtd_intern *in;
@@ -83,6 +84,19 @@ static void shared_put(struct shared *sh)
 	}
 }
 
+/* Where the interner is compacted next: at twice what the ring's records
+ * used after the last compaction, and never below 1 MiB (a quarter of a
+ * smaller cap): a ring at a steady rate then holds at most about twice the
+ * names and stacks of its window. (At a quarter of the cap alone, 64 MiB by
+ * default, every distinct stack a recording met was held to that size:
+ * the RSS of a 10-minute ring grew by 5-14 MB.) */
+static size_t compact_at(const rtd_flight *f)
+{
+	size_t floor = f->max_bytes / 4 < FLIGHT_COMPACT_MIN ? f->max_bytes / 4
+							     : FLIGHT_COMPACT_MIN;
+	return f->intern_bytes * 2 > floor ? f->intern_bytes * 2 : floor;
+}
+
 static void chunk_put(struct chunk *c)
 {
 	if (c && __atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0)
@@ -113,7 +127,7 @@ rtd_flight *rtd_flight_new(const struct rtd_flight_opts *opts, int *err)
 			f->sh = sh;
 			f->window = o.window_ns;
 			f->max_bytes = o.max_bytes ? o.max_bytes : RTD_FLIGHT_DEFAULT_MAX_BYTES;
-			f->next_compact = f->max_bytes / 4;
+			f->next_compact = compact_at(f);
 			f->mono_error = o.mono_error_ns;
 			rtd_strmap_init(&f->tracks, RTD_FLIGHT_MAX_TRACKS);
 		}
@@ -500,8 +514,7 @@ static void compact(rtd_flight *f)
 	f->any = any;
 	shared_put(old);
 	f->st.compactions++;
-	f->next_compact = f->intern_bytes * 2 > f->max_bytes / 4 ? f->intern_bytes * 2
-								   : f->max_bytes / 4;
+	f->next_compact = compact_at(f);
 }
 
 int rtd_flight_add(rtd_flight *f, const struct rtd_record *rec)

@@ -554,7 +554,8 @@ int rtd_recorder_start(rtd_recorder *r)
 	r->started = true;
 	int err = 0;
 	RTD_OPTS(rtd_perf_source_opts, po, .window_ms = r->o.window_ms,
-		 .max_records = r->o.queue_records, .stop = &r->stop);
+		 .max_records = r->o.queue_records, .stop = &r->stop,
+		 .flags = r->o.flags & RTD_RECORDER_COPIED ? RTD_PERF_SOURCE_COPIED : 0);
 	rtd_source *s;
 	if (r->cpu) {
 		if (!(s = rtd_perf_source_live(r->cpu, &po, &err)))

@@ -13,6 +13,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "perf/source_impl.h"
 #include "rtdiag/source.h"
 
 struct rtd_source {
@@ -133,6 +134,11 @@ int rtd_source_clock(rtd_source *s, struct rtd_clock *out)
 const char *rtd_source_name(const rtd_source *s)
 {
 	return s->ops->name ? s->ops->name : "";
+}
+
+void *rtd_source_impl_of(rtd_source *s, const struct rtd_source_ops *ops)
+{
+	return s && s->ops == ops ? s->impl : NULL;
 }
 
 void rtd_source_stats(const rtd_source *s, struct rtd_source_stats *out)
