@@ -1063,6 +1063,19 @@ enum rtd_perf_offcpu_state {
 	RTD_PERF_OFFCPU_ALL = RTD_PERF_OFFCPU_WAITS | RTD_PERF_OFFCPU_PREEMPTED,
 };
 
+/* How off-CPU waits are taken (rtd_perf_profiler_opts.offcpu_via). */
+enum rtd_perf_offcpu_via {
+	/* BPF where this process may load it and the options allow it,
+	 * else perf (rtd_perf_profiler_offcpu_via() says why) */
+	RTD_PERF_OFFCPU_VIA_AUTO = 0,
+	/* a BPF program on sched_switch sums the waits per (thread, stacks,
+	 * state) in the kernel; rtd_perf_profiler_new() fails without it */
+	RTD_PERF_OFFCPU_VIA_BPF,
+	/* every switch copied out: sched_switch samples with their stacks,
+	 * paired with switch records in user space */
+	RTD_PERF_OFFCPU_VIA_PERF,
+};
+
 /**
  * struct rtd_perf_profiler_opts - what to profile, and how
  * @sz: sizeof(struct rtd_perf_profiler_opts)
@@ -1078,6 +1091,7 @@ enum rtd_perf_offcpu_state {
  * @sym: symbolizer options (NULL: defaults)
  * @offcpu_states: RTD_PERF_PROF_OFF_CPU: the RTD_PERF_OFFCPU_* states
  *                 whose waits are kept (0: RTD_PERF_OFFCPU_WAITS)
+ * @offcpu_via: RTD_PERF_PROF_OFF_CPU: an enum rtd_perf_offcpu_via
  */
 struct rtd_perf_profiler_opts {
 	size_t sz;
@@ -1090,6 +1104,7 @@ struct rtd_perf_profiler_opts {
 	unsigned ring_pages;
 	const struct rtd_sym_opts *sym;
 	unsigned offcpu_states;
+	unsigned offcpu_via;
 };
 
 /**
@@ -1117,6 +1132,17 @@ struct rtd_perf_profiler_opts {
  * means stacks without kernel frames (its @no_kernel_frames), not a
  * sampler that never fires.
  *
+ * Off-CPU through BPF (@offcpu_via; the default where possible): a BPF
+ * program on sched_switch (tp_btf, CO-RE) keeps the same waits as totals
+ * per (thread, user and kernel stack, state) in the kernel, read when
+ * the profile is built or taken and when a process in scope exits or
+ * execs (its mappings are still known then); the monitor then carries
+ * only the records that say where code is. Same answers, nothing copied
+ * out per switch. Not for RTD_PERF_PROF_KEEP_SAMPLES (a timeline needs
+ * each wait's own time), -g dwarf (BPF takes frame-pointer stacks) or
+ * cgroups; needs libbpf.so.1 at run time and root (or CAP_BPF and
+ * CAP_PERFMON).
+ *
  * Returns: 0, or a negative error; rtd_perf_profiler_errmsg() says more.
  */
 RTD_API int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *o,
@@ -1130,6 +1156,19 @@ RTD_API int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *o,
  * Returns: a message, "" when none.
  */
 RTD_API const char *rtd_perf_profiler_errmsg(const struct rtd_perf_profiler *p);
+
+/**
+ * rtd_perf_profiler_offcpu_via - how an off-CPU profiler takes its waits
+ * @p: profiler
+ * @why: receives, for the perf path, why BPF is not used (one line,
+ *       owned by @p; "" when it was asked for); may be NULL
+ *
+ * Returns: RTD_PERF_OFFCPU_VIA_BPF or RTD_PERF_OFFCPU_VIA_PERF;
+ * RTD_PERF_OFFCPU_VIA_AUTO for a CPU profiler.
+ */
+RTD_API enum rtd_perf_offcpu_via
+rtd_perf_profiler_offcpu_via(const struct rtd_perf_profiler *p,
+			     const char **why);
 
 /**
  * rtd_perf_profiler_monitor - the monitor underneath (for stats, stop)
