@@ -1161,7 +1161,7 @@ RTD_API const char *rtd_perf_profiler_errmsg(const struct rtd_perf_profiler *p);
  * rtd_perf_profiler_offcpu_via - how an off-CPU profiler takes its waits
  * @p: profiler
  * @why: receives, for the perf path, why BPF is not used (one line,
- *       owned by @p; "" when it was asked for); may be NULL
+ *       owned by @p: "asked for" when it was); may be NULL
  *
  * Returns: RTD_PERF_OFFCPU_VIA_BPF or RTD_PERF_OFFCPU_VIA_PERF;
  * RTD_PERF_OFFCPU_VIA_AUTO for a CPU profiler.

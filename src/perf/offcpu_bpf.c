@@ -9,6 +9,7 @@
  * stacks are kept by a 64-bit hash of their frames, never replaced.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

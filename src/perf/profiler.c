@@ -639,8 +639,10 @@ static int offcpu_path(struct rtd_perf_profiler *p,
 	const struct rtd_perf_sampler_opts *so = o->sampler;
 	bool ask = o->offcpu_via == RTD_PERF_OFFCPU_VIA_BPF;
 	p->via = RTD_PERF_OFFCPU_VIA_PERF;
-	if (o->offcpu_via == RTD_PERF_OFFCPU_VIA_PERF)
-		return 0; /* asked for: no reason to give */
+	if (o->offcpu_via == RTD_PERF_OFFCPU_VIA_PERF) {
+		snprintf(p->via_why, sizeof(p->via_why), "asked for");
+		return 0;
+	}
 	if (o->offcpu_via > RTD_PERF_OFFCPU_VIA_PERF)
 		return prof_err(p, -RTD_E_INVAL, "bad offcpu_via %u", o->offcpu_via);
 	if (o->flags & RTD_PERF_PROF_KEEP_SAMPLES)
