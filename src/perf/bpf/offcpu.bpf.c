@@ -117,11 +117,9 @@ static __always_inline __u64 stack_key(void *ctx, __u64 flags)
 	for (int i = 0; i < OFFCPU_BPF_MAX_DEPTH && i < n; i++)
 		h = (h ^ s->ips[i]) * 0x100000001b3ull;
 	h |= 1; /* never 0 */
+	/* bpf_get_stack() zeroed the buffer past the last frame */
 	if (bpf_map_lookup_elem(&stacks, &h))
 		return h;
-	for (int i = 0; i < OFFCPU_BPF_MAX_DEPTH; i++)
-		if (i >= n)
-			s->ips[i] = 0;
 	if (bpf_map_update_elem(&stacks, &h, s, BPF_NOEXIST) &&
 	    !bpf_map_lookup_elem(&stacks, &h)) {
 		stat_add(OFFCPU_BPF_NOSTACK);
