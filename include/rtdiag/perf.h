@@ -874,6 +874,24 @@ RTD_API int rtd_perf_syscalls_new(struct rtd_perf_monitor *m,
 				  unsigned flags, struct rtd_perf_syscalls **out);
 
 /**
+ * rtd_perf_syscalls_strings_at_entry - are string arguments read at entry?
+ * @s: tracer
+ * @why: receives, when they are not, why (one line, owned by @s); may be
+ *       NULL
+ *
+ * Where the process may load BPF (root, or CAP_BPF and CAP_PERFMON) and
+ * libbpf.so.1 is there, a BPF program at sys_enter reads each traced
+ * call's path-like arguments from the process as strace does, at entry.
+ * Otherwise, and for a string on a page the process had not touched at
+ * entry, they are read with process_vm_readv when the call is handled:
+ * after the fact, "?" (RTD_PERF_SYSCALL_STR's "\x01") when gone.
+ *
+ * Returns: true when read at entry (BPF).
+ */
+RTD_API bool rtd_perf_syscalls_strings_at_entry(const struct rtd_perf_syscalls *s,
+						const char **why);
+
+/**
  * rtd_perf_syscalls_free - free a tracer (its events belong to the monitor)
  * @s: tracer, or NULL
  */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "perf/bpf/follow.bpf.h"
 #include "perf/bpf_lib.h"
 
 static struct bpf_lib lib;
@@ -99,7 +100,11 @@ struct bpf_object *bpf_lib_load(const struct bpf_lib *l, const char *name,
 				 const void *obj, size_t len, char *why,
 				 size_t whylen)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = name);
+	/* LIBBPF_OPTS() by hand: it is a GNU statement expression */
+	struct bpf_object_open_opts oo;
+	memset(&oo, 0, sizeof(oo));
+	oo.sz = sizeof(oo);
+	oo.object_name = name;
 	struct bpf_object *o = l->object_open_mem(obj, len, &oo);
 	if (!o) {
 		why_errno(why, whylen, "opening BPF object", name, errno);
@@ -121,8 +126,35 @@ int bpf_lib_map_fd(const struct bpf_lib *l, struct bpf_object *o,
 	return m ? l->map_fd(m) : -1;
 }
 
-struct bpf_link *bpf_lib_attach(const struct bpf_lib *l, struct bpf_object *o,
-				const char *prog, char *why, size_t whylen)
+void bpf_lib_close(const struct bpf_lib *l, struct bpf_object *o,
+		   struct bpf_link **links, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (links[i])
+			l->link_destroy(links[i]);
+	if (o)
+		l->object_close(o);
+}
+
+int bpf_lib_set_pids(const struct bpf_lib *l, struct bpf_object *o,
+		     const char *map, const pid_t *pids, size_t npids,
+		     bool on_exec, char *why, size_t whylen)
+{
+	int fd = bpf_lib_map_fd(l, o, map);
+	__u32 on = on_exec ? FOLLOW_EXEC : FOLLOW_ON;
+	for (size_t i = 0; i < npids; i++) {
+		__u32 pid = (__u32)pids[i];
+		if (l->update(fd, &pid, &on, BPF_ANY)) {
+			snprintf(why, whylen, "BPF map %s: %s", map, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static struct bpf_link *bpf_lib_attach(const struct bpf_lib *l,
+				       struct bpf_object *o, const char *prog,
+				       char *why, size_t whylen)
 {
 	struct bpf_program *p = l->find_prog(o, prog);
 	if (!p) {
@@ -133,6 +165,16 @@ struct bpf_link *bpf_lib_attach(const struct bpf_lib *l, struct bpf_object *o,
 	if (!k)
 		why_errno(why, whylen, "attaching BPF program", prog, errno);
 	return k;
+}
+
+int bpf_lib_attach_all(const struct bpf_lib *l, struct bpf_object *o,
+		       const char *const *progs, struct bpf_link **links,
+		       int n, char *why, size_t whylen)
+{
+	for (int i = n - 1; i >= 0; i--)
+		if (!(links[i] = bpf_lib_attach(l, o, progs[i], why, whylen)))
+			return -1;
+	return 0;
 }
 #else
 /* a build without BPF (RTD_BPF=OFF): nothing here */

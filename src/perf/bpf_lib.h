@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #ifdef RTD_HAVE_BPF
 #include <bpf/bpf.h>
@@ -50,9 +51,22 @@ struct bpf_object *bpf_lib_load(const struct bpf_lib *l, const char *name,
 int bpf_lib_map_fd(const struct bpf_lib *l, struct bpf_object *o,
 		   const char *name);
 
-/* Attach a program of a loaded object; NULL with why[] filled. */
-struct bpf_link *bpf_lib_attach(const struct bpf_lib *l, struct bpf_object *o,
-				const char *prog, char *why, size_t whylen);
+/* Attach the n programs of a loaded object, the last first (followers of
+ * forks and execs before the program they feed); 0, or -1 with why[]. */
+int bpf_lib_attach_all(const struct bpf_lib *l, struct bpf_object *o,
+		       const char *const *progs, struct bpf_link **links,
+		       int n, char *why, size_t whylen);
+
+/* Detach the n links (NULL ones skipped) and close the object (NULL:
+ * none). */
+void bpf_lib_close(const struct bpf_lib *l, struct bpf_object *o,
+		   struct bpf_link **links, int n);
+
+/* Fill a follow.bpf.h pids map: each pid on, or on at its next exec;
+ * 0, or -1 with why[]. */
+int bpf_lib_set_pids(const struct bpf_lib *l, struct bpf_object *o,
+		     const char *map, const pid_t *pids, size_t npids,
+		     bool on_exec, char *why, size_t whylen);
 #endif
 
 #endif /* RTD_PERF_BPF_LIB_H */

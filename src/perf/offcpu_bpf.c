@@ -62,14 +62,13 @@ int offcpu_bpf_new(const struct offcpu_bpf_opts *o, struct offcpu_bpf **out,
 	if (!b->obj)
 		goto fail;
 	int conf_fd = bpf_lib_map_fd(l, b->obj, "conf");
-	int pids_fd = bpf_lib_map_fd(l, b->obj, "pids");
 	b->waits_fd = bpf_lib_map_fd(l, b->obj, "waits");
 	b->stacks_fd = bpf_lib_map_fd(l, b->obj, "stacks");
 	b->stats_fd = bpf_lib_map_fd(l, b->obj, "stats");
 	struct offcpu_bpf_conf c = {0};
 	c.flags = (o->npids ? 0 : OFFCPU_BPF_ALL) |
 		  (o->no_kernel ? OFFCPU_BPF_NO_KERNEL : 0);
-	__u32 zero = 0, on = o->on_exec ? OFFCPU_BPF_PID_EXEC : OFFCPU_BPF_PID_ON;
+	__u32 zero = 0;
 	if (o->npids > OFFCPU_BPF_MAX_PIDS) {
 		snprintf(why, whylen, "more than %d processes", OFFCPU_BPF_MAX_PIDS);
 		goto fail;
@@ -78,17 +77,10 @@ int offcpu_bpf_new(const struct offcpu_bpf_opts *o, struct offcpu_bpf **out,
 		snprintf(why, whylen, "BPF map conf: %s", strerror(errno));
 		goto fail;
 	}
-	for (size_t i = 0; i < o->npids; i++) {
-		__u32 pid = (__u32)o->pids[i];
-		if (l->update(pids_fd, &pid, &on, BPF_ANY)) {
-			snprintf(why, whylen, "BPF map pids: %s", strerror(errno));
-			goto fail;
-		}
-	}
-	/* the fork and exec followers first: no child is missed between */
-	for (int i = 2; i >= 0; i--)
-		if (!(b->links[i] = bpf_lib_attach(l, b->obj, progs[i], why, whylen)))
-			goto fail;
+	if (bpf_lib_set_pids(l, b->obj, "pids", o->pids, o->npids, o->on_exec,
+			     why, whylen) ||
+	    bpf_lib_attach_all(l, b->obj, progs, b->links, 3, why, whylen))
+		goto fail;
 	*out = b;
 	return 0;
 fail:
@@ -187,11 +179,7 @@ void offcpu_bpf_free(struct offcpu_bpf *b)
 {
 	if (!b)
 		return;
-	for (int i = 0; i < 3; i++)
-		if (b->links[i])
-			b->l->link_destroy(b->links[i]);
-	if (b->obj)
-		b->l->object_close(b->obj);
+	bpf_lib_close(b->l, b->obj, b->links, 3);
 	size_t it = 0;
 	uint64_t h;
 	void *p;

@@ -16,6 +16,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "follow.bpf.h"
 #include "offcpu_maps.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
@@ -138,7 +139,7 @@ static __always_inline bool in_scope(struct task_struct *t)
 		return t->pid != 0; /* not the idle task */
 	__u32 tgid = t->tgid;
 	__u32 *v = bpf_map_lookup_elem(&pids, &tgid);
-	return v && *v == OFFCPU_BPF_PID_ON;
+	return v && *v == FOLLOW_ON;
 }
 
 static __always_inline void switch_out(void *ctx, bool preempt,
@@ -204,31 +205,4 @@ int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev,
 	return 0;
 }
 
-/* A process in scope starts another: the child is in scope too (perf's
- * inherit), in the same way (from its exec or at once). */
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(offcpu_fork, struct task_struct *parent, struct task_struct *child)
-{
-	__u32 ptgid = parent->tgid, ctgid = child->tgid;
-	if (ptgid == ctgid)
-		return 0; /* a thread: its process is in scope already */
-	__u32 *v = bpf_map_lookup_elem(&pids, &ptgid);
-	if (v) {
-		__u32 nv = *v;
-		bpf_map_update_elem(&pids, &ctgid, &nv, BPF_ANY);
-	}
-	return 0;
-}
-
-/* A command started by rtdiag counts from its exec (perf's enable_on_exec). */
-SEC("tp_btf/sched_process_exec")
-int BPF_PROG(offcpu_exec, struct task_struct *p)
-{
-	__u32 tgid = p->tgid;
-	__u32 *v = bpf_map_lookup_elem(&pids, &tgid);
-	if (v && *v == OFFCPU_BPF_PID_EXEC) {
-		__u32 on = OFFCPU_BPF_PID_ON;
-		bpf_map_update_elem(&pids, &tgid, &on, BPF_EXIST);
-	}
-	return 0;
-}
+FOLLOW_PROGS(offcpu, pids)

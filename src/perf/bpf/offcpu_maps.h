@@ -15,10 +15,6 @@
 				      * preallocated: 17 MB) */
 #define OFFCPU_BPF_MAX_DEPTH 127     /* frames per stack (the kernel's max) */
 
-/* pids map values */
-#define OFFCPU_BPF_PID_ON 1      /* in scope */
-#define OFFCPU_BPF_PID_EXEC 2    /* in scope from its next exec */
-
 /* config flags */
 #define OFFCPU_BPF_ALL 1u        /* every process (system-wide) */
 #define OFFCPU_BPF_NO_KERNEL 2u  /* no kernel stacks */
