@@ -1153,8 +1153,8 @@ struct rtd_perf_profiler_opts {
  * Off-CPU through BPF (@offcpu_via; the default where possible): a BPF
  * program on sched_switch (tp_btf, CO-RE) keeps the same waits as totals
  * per (thread, user and kernel stack, state) in the kernel, read when
- * the profile is built or taken and when a process in scope exits or
- * execs (its mappings are still known then); the monitor then carries
+ * rtd_perf_profiler_run() returns and when a process in scope exits (its
+ * mappings are still known then); the monitor then carries
  * only the records that say where code is. Same answers, nothing copied
  * out per switch. Not for RTD_PERF_PROF_KEEP_SAMPLES (a timeline needs
  * each wait's own time), -g dwarf (BPF takes frame-pointer stacks) or
