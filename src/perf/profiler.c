@@ -517,6 +517,7 @@ static int bpf_read(struct rtd_perf_profiler *p, uint32_t pid)
 	offcpu_bpf_counters(p->bpf, c, OFFCPU_BPF_NSTATS);
 	p->st.samples = c[OFFCPU_BPF_OUTS];
 	p->oc.dropped = c[OFFCPU_BPF_LOST];
+	p->oc.replaced = c[OFFCPU_BPF_REPLACED]; /* waits with no end known */
 	p->bpf_nostack = c[OFFCPU_BPF_NOSTACK];
 	if (r)
 		return prof_err(p, r, "reading the off-CPU BPF maps: %s",

@@ -25,6 +25,10 @@ enum offcpu_bpf_stat {
 	OFFCPU_BPF_WAITS,       /* switch-ins paired with a switch-out */
 	OFFCPU_BPF_LOST,        /* waits not counted: a map was full */
 	OFFCPU_BPF_NOSTACK,     /* a stack not kept (stack map full) */
+	OFFCPU_BPF_LATE,        /* waits whose end sched_switch did not
+				 * report, closed at the thread's next
+				 * switch-out (counted in _WAITS too) */
+	OFFCPU_BPF_REPLACED,    /* waits whose end was not found */
 	OFFCPU_BPF_NSTATS,
 };
 
@@ -33,9 +37,11 @@ struct offcpu_bpf_conf {
 	__u32 pad;
 };
 
-/* A thread off the CPU: when and how it left. */
+/* A thread in scope: off the CPU since time (how it left), or on it
+ * (time 0) since arrived. */
 struct offcpu_bpf_start {
 	__u64 time;
+	__u64 arrived;        /* bpf_ktime_get_ns() at its last switch-in seen */
 	__u64 ustack, kstack; /* stack map keys (a hash of the frames), 0: none */
 	__u32 pid;
 	__u32 state;          /* sched_switch's prev_state as the tracepoint
