@@ -24,6 +24,12 @@ PKGS=(
   protobuf-compiler libxml2-utils             # pictures: protoc decodes Perfetto traces, xmllint reads SVG
   chromium                                    # pictures: real viewers (speedscope, SVG) in headless Chromium (node/npm: the machine's)
 )
+# From bookworm-backports even where bookworm has an older one (-t):
+# libbpf 1.4 and bpftool 7.5 build the BPF programs (CO-RE, vmlinux.h from
+# the kernel's BTF); clang (above) compiles them.
+BPO_PKGS=(
+  libbpf-dev bpftool                          # perf: off-CPU and syscall strings through BPF
+)
 # debian_source: "URI|SIGNED-BY" of the apt source that serves the suite
 # bookworm, from deb822 .sources files or one-line .list files.
 APT_ETC=${RTD_APT_ETC:-/etc/apt}   # tests point this at a fixture
@@ -47,14 +53,19 @@ debian_source() {
   done
   return 1
 }
-missing=()
+missing=() bpo_missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "deps: all ${#PKGS[@]} Debian packages present"
+# libbpf-dev 1.1 (bookworm's) is not enough: ask for the backport's version
+for p in "${BPO_PKGS[@]}"; do
+  v=$(dpkg-query -W -f='${Status} ${Version}' "$p" 2>/dev/null || true)
+  case $v in "install ok installed "*bpo*) ;; *) bpo_missing+=("$p") ;; esac
+done
+if [ ${#missing[@]} -eq 0 ] && [ ${#bpo_missing[@]} -eq 0 ]; then
+  echo "deps: all $(( ${#PKGS[@]} + ${#BPO_PKGS[@]} )) Debian packages present"
 else
-  echo "deps: installing ${missing[*]}"
+  echo "deps: installing ${missing[*]} ${bpo_missing[*]}"
   if [ "$(id -u)" != 0 ]; then echo "deps: need root to apt-get install" >&2; exit 1; fi
   export DEBIAN_FRONTEND=noninteractive
   # golang-1.22/1.23 exist only in bookworm-backports: add it when no
@@ -69,7 +80,8 @@ else
     echo "deps: added bookworm-backports from $uri to /etc/apt/sources.list.d/rtdiag-backports.sources"
   fi
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  [ ${#missing[@]} -eq 0 ] || apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  [ ${#bpo_missing[@]} -eq 0 ] || apt-get install -y -qq --no-install-recommends -t bookworm-backports "${bpo_missing[@]}" >/dev/null
   echo "deps: installed"
 fi
 if ! command -v dotnet >/dev/null; then

@@ -874,6 +874,24 @@ RTD_API int rtd_perf_syscalls_new(struct rtd_perf_monitor *m,
 				  unsigned flags, struct rtd_perf_syscalls **out);
 
 /**
+ * rtd_perf_syscalls_strings_at_entry - are string arguments read at entry?
+ * @s: tracer
+ * @why: receives, when they are not, why (one line, owned by @s); may be
+ *       NULL
+ *
+ * Where the process may load BPF (root, or CAP_BPF and CAP_PERFMON) and
+ * libbpf.so.1 is there, a BPF program at sys_enter reads each traced
+ * call's path-like arguments from the process as strace does, at entry.
+ * Otherwise, and for a string on a page the process had not touched at
+ * entry, they are read with process_vm_readv when the call is handled:
+ * after the fact, "?" (RTD_PERF_SYSCALL_STR's "\x01") when gone.
+ *
+ * Returns: true when read at entry (BPF).
+ */
+RTD_API bool rtd_perf_syscalls_strings_at_entry(const struct rtd_perf_syscalls *s,
+						const char **why);
+
+/**
  * rtd_perf_syscalls_free - free a tracer (its events belong to the monitor)
  * @s: tracer, or NULL
  */
@@ -1078,6 +1096,19 @@ enum rtd_perf_offcpu_state {
 	RTD_PERF_OFFCPU_ALL = RTD_PERF_OFFCPU_WAITS | RTD_PERF_OFFCPU_PREEMPTED,
 };
 
+/* How off-CPU waits are taken (rtd_perf_profiler_opts.offcpu_via). */
+enum rtd_perf_offcpu_via {
+	/* BPF where this process may load it and the options allow it,
+	 * else perf (rtd_perf_profiler_offcpu_via() says why) */
+	RTD_PERF_OFFCPU_VIA_AUTO = 0,
+	/* a BPF program on sched_switch sums the waits per (thread, stacks,
+	 * state) in the kernel; rtd_perf_profiler_new() fails without it */
+	RTD_PERF_OFFCPU_VIA_BPF,
+	/* every switch copied out: sched_switch samples with their stacks,
+	 * paired with switch records in user space */
+	RTD_PERF_OFFCPU_VIA_PERF,
+};
+
 /**
  * struct rtd_perf_profiler_opts - what to profile, and how
  * @sz: sizeof(struct rtd_perf_profiler_opts)
@@ -1093,6 +1124,7 @@ enum rtd_perf_offcpu_state {
  * @sym: symbolizer options (NULL: defaults)
  * @offcpu_states: RTD_PERF_PROF_OFF_CPU: the RTD_PERF_OFFCPU_* states
  *                 whose waits are kept (0: RTD_PERF_OFFCPU_WAITS)
+ * @offcpu_via: RTD_PERF_PROF_OFF_CPU: an enum rtd_perf_offcpu_via
  */
 struct rtd_perf_profiler_opts {
 	size_t sz;
@@ -1105,6 +1137,7 @@ struct rtd_perf_profiler_opts {
 	unsigned ring_pages;
 	const struct rtd_sym_opts *sym;
 	unsigned offcpu_states;
+	unsigned offcpu_via;
 };
 
 /**
@@ -1132,6 +1165,17 @@ struct rtd_perf_profiler_opts {
  * means stacks without kernel frames (its @no_kernel_frames), not a
  * sampler that never fires.
  *
+ * Off-CPU through BPF (@offcpu_via; the default where possible): a BPF
+ * program on sched_switch (tp_btf, CO-RE) keeps the same waits as totals
+ * per (thread, user and kernel stack, state) in the kernel, read when
+ * rtd_perf_profiler_run() returns and when a process in scope exits (its
+ * mappings are still known then); the monitor then carries
+ * only the records that say where code is. Same answers, nothing copied
+ * out per switch. Not for RTD_PERF_PROF_KEEP_SAMPLES (a timeline needs
+ * each wait's own time), -g dwarf (BPF takes frame-pointer stacks) or
+ * cgroups; needs libbpf.so.1 at run time and root (or CAP_BPF and
+ * CAP_PERFMON).
+ *
  * Returns: 0, or a negative error; rtd_perf_profiler_errmsg() says more.
  */
 RTD_API int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *o,
@@ -1145,6 +1189,19 @@ RTD_API int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *o,
  * Returns: a message, "" when none.
  */
 RTD_API const char *rtd_perf_profiler_errmsg(const struct rtd_perf_profiler *p);
+
+/**
+ * rtd_perf_profiler_offcpu_via - how an off-CPU profiler takes its waits
+ * @p: profiler
+ * @why: receives, for the perf path, why BPF is not used (one line,
+ *       owned by @p: "asked for" when it was); may be NULL
+ *
+ * Returns: RTD_PERF_OFFCPU_VIA_BPF or RTD_PERF_OFFCPU_VIA_PERF;
+ * RTD_PERF_OFFCPU_VIA_AUTO for a CPU profiler.
+ */
+RTD_API enum rtd_perf_offcpu_via
+rtd_perf_profiler_offcpu_via(const struct rtd_perf_profiler *p,
+			     const char **why);
 
 /**
  * rtd_perf_profiler_monitor - the monitor underneath (for stats, stop)

@@ -123,6 +123,11 @@ static int start_kind(struct source *src, enum prof_kind kind)
 			 rtd_perf_profiler_errmsg(NULL));
 		return rc;
 	}
+	const char *why = "";
+	if (kind == PK_BLOCK && rtd_perf_profiler_offcpu_via(ps->prof, &why) ==
+					RTD_PERF_OFFCPU_VIA_PERF)
+		rtd_info("target %s pid %d: off-CPU through perf, every switch "
+			 "copied out: %s", t->service, (int)t->pid, why);
 	ps->period = kind == PK_BLOCK ? 1 : (int64_t)(1000000000u / hz);
 	rc = pthread_create(&ps->th, NULL, ps_main, src);
 	if (rc) {

@@ -97,6 +97,7 @@ struct rtd_perf_monitor {
 	struct rtd_perf_opts opts;         /* copied; pointers below */
 	unsigned flags;
 	/* scope: targets are tids, cgroup fds, or one -1 (system-wide) */
+	pid_t *pids;                       /* the processes asked for (BPF) */
 	int *targets;
 	size_t ntargets;
 	bool cgroup_scope;

@@ -281,6 +281,12 @@ int rtd_perf_monitor_new(const struct rtd_perf_opts *opts,
 	m->stop_fd = m->wake_fd = m->space_fd = -1;
 	m->opts = o;
 	m->opts.pids = NULL;
+	if (o.npids && !(m->pids = malloc(o.npids * sizeof(*m->pids)))) {
+		free(m);
+		return -ENOMEM;
+	}
+	if (o.npids)
+		memcpy(m->pids, o.pids, o.npids * sizeof(*m->pids));
 	m->opts.cgroups = NULL;
 	m->flags = o.flags;
 	m->threaded = o.flags & RTD_PERF_READER_THREAD;
@@ -885,6 +891,7 @@ void rtd_perf_monitor_free(struct rtd_perf_monitor *m)
 		for (size_t i = 0; i < m->ntargets; i++)
 			close(m->targets[i]);
 	free(m->targets);
+	free(m->pids);
 	free(m->cpus);
 	if (m->tep)
 		tep_free(m->tep);

@@ -37,6 +37,9 @@
 #include "common/log.h"
 #include "perf/internal.h"
 #include "perf/offcpu.h"
+#include "perf/offcpu_bpf.h"
+#include <linux/types.h>
+#include "perf/bpf/offcpu_maps.h"
 #include "rtdiag/guard.h"
 #include "rtdiag/ipc.h"
 #include "rtdiag/perf_data.h"
@@ -99,6 +102,11 @@ struct rtd_perf_profiler {
 	unsigned states;        /* RTD_PERF_OFFCPU_* kept */
 	int state_field;        /* sched_switch's prev_state, -1 unknown */
 	struct offcpu oc;
+	struct offcpu_bpf *bpf; /* off-CPU through BPF, else NULL */
+	enum rtd_perf_offcpu_via via;
+	int bpf_kskip;          /* leading kernel frames of BPF's own, -1 unknown */
+	uint64_t bpf_nostack;   /* BPF: stacks not kept (the map full) */
+	char via_why[256];      /* why not BPF */
 	int64_t start_ns;       /* CLOCK_REALTIME at the start */
 	uint64_t start_mono, end_ns; /* CLOCK_MONOTONIC: run()'s span */
 	FILE *kept;       /* RTD_PERF_PROF_KEEP_SAMPLES: struct kept_sample */
@@ -277,6 +285,9 @@ static bool is_kernel_ip(uint64_t ip)
 	return ip >= 0xffff800000000000ull; /* x86-64 kernel half */
 }
 
+static uint32_t ips_node(struct rtd_perf_profiler *p, uint32_t pid,
+			 uint32_t tid, size_t n, uint32_t state_key);
+
 /* The call tree node of a sample's stack, under its thread's root and
  * (off-CPU) a node of its state; 0 when the tree is full. */
 static uint32_t stack_node(struct rtd_perf_profiler *p,
@@ -315,17 +326,24 @@ static uint32_t stack_node(struct rtd_perf_profiler *p,
 		p->kern[0] = is_kernel_ip(s->ip);
 		p->ips[n++] = s->ip;
 	}
-	if (p->kern[0])
+	return ips_node(p, s->pid, s->tid, n, state_key);
+}
+
+/* The node of the stack in p->ips/p->kern (n frames, leaf first). */
+static uint32_t ips_node(struct rtd_perf_profiler *p, uint32_t pid,
+			 uint32_t tid, size_t n, uint32_t state_key)
+{
+	if (n && p->kern[0])
 		p->st.kernel_samples++;
 	/* root first; a return address minus one lies in its call */
-	uint32_t node = child(p, 0, THREAD_KEY | thread_index(p, s->pid, s->tid));
+	uint32_t node = child(p, 0, THREAD_KEY | thread_index(p, pid, tid));
 	if (state_key && node)
 		node = child(p, node, state_key);
 	if (!node)
 		return 0;
 	for (size_t i = n; i-- > 0;) {
 		uint64_t ip = p->ips[i] - (i ? 1 : 0);
-		int64_t loc = rtd_sym_locate(p->sym, (pid_t)s->pid, ip, p->kern[i]);
+		int64_t loc = rtd_sym_locate(p->sym, (pid_t)pid, ip, p->kern[i]);
 		if (loc < 0)
 			continue;
 		uint32_t c = child(p, node, (uint32_t)loc);
@@ -427,6 +445,86 @@ static int on_switch(struct rtd_perf_profiler *p, const struct rtd_perf_sample *
 	return keep(p, w.out_ns, w.node, delay);
 }
 
+/* A kernel frame of the BPF call path (the program, the tracepoint's
+ * trampoline), not of the thread: the perf path's chains start at the
+ * scheduler. */
+static bool bpf_own_frame(struct rtd_perf_profiler *p, uint64_t ip)
+{
+	static const char *const own[] = {"bpf_prog_", "bpf_trace_run",
+					  "__bpf_trace_", "__traceiter_"};
+	struct rtd_sym_frame fr[RTD_SYM_MAX_INLINE + 1];
+	int64_t loc = rtd_sym_locate(p->sym, 0, ip, true);
+	int n = loc < 0 ? 0 : rtd_sym_resolve(p->sym, loc, fr, RTD_SYM_MAX_INLINE + 1);
+	for (size_t i = 0; n > 0 && i < sizeof(own) / sizeof(own[0]); i++)
+		if (!strncmp(fr[n - 1].name, own[i], strlen(own[i])))
+			return true;
+	return false;
+}
+
+/* BPF: the waits that ended since the last read, into the call tree. */
+static int on_bpf_wait(const struct offcpu_bpf_wait *w, void *ctx)
+{
+	struct rtd_perf_profiler *p = ctx;
+	unsigned state = offcpu_state_of(w->state);
+	if (state >= OFFCPU_NSTATES)
+		return 0;
+	p->oc.waits += w->count;
+	p->oc.count[state] += w->count;
+	p->oc.ns[state] += w->ns;
+	if (!(state_bit(state) & p->states))
+		return 0;
+	/* as a perf call chain: kernel frames, then user ones, leaf first */
+	size_t n = 0, k0 = 0;
+	if (w->nk && p->bpf_kskip < 0) {
+		/* the same call path for every stack: found once */
+		while (k0 < w->nk && bpf_own_frame(p, w->kips[k0]))
+			k0++;
+		p->bpf_kskip = (int)k0;
+	}
+	k0 = p->bpf_kskip > 0 ? (size_t)p->bpf_kskip : 0;
+	for (size_t i = k0; i < w->nk && n < PROF_MAX_DEPTH; i++) {
+		p->kern[n] = 1;
+		p->ips[n++] = w->kips[i];
+	}
+	for (size_t i = 0; i < w->nu && n < PROF_MAX_DEPTH; i++) {
+		p->kern[n] = 0;
+		p->ips[n++] = w->uips[i];
+	}
+	if (p->cg == RTD_PERF_CG_NONE && n > 1)
+		n = 1; /* the address only, as the perf path's samples */
+	uint32_t node = ips_node(p, w->pid, w->tid, n, STATE_KEY | state);
+	void *v;
+	if (rtd_map_get(&p->tid_index, w->tid, &v)) {
+		struct pthread *t = &p->threads[(uintptr_t)v - 1];
+		if (!t->comm[0])
+			snprintf(t->comm, sizeof(t->comm), "%s", w->comm);
+	}
+	if (!node)
+		return 0;
+	p->nodes[node].count += w->count;
+	p->nodes[node].period += w->ns;
+	return 0;
+}
+
+/* BPF: read the kernel's totals (of one process, or all: pid 0) while
+ * the mappings of their processes are known to the symbolizer. */
+static int bpf_read(struct rtd_perf_profiler *p, uint32_t pid)
+{
+	if (!p->bpf)
+		return 0;
+	int r = offcpu_bpf_read(p->bpf, pid, on_bpf_wait, p);
+	uint64_t c[OFFCPU_BPF_NSTATS];
+	offcpu_bpf_counters(p->bpf, c, OFFCPU_BPF_NSTATS);
+	p->st.samples = c[OFFCPU_BPF_OUTS];
+	p->oc.dropped = c[OFFCPU_BPF_LOST];
+	p->oc.replaced = c[OFFCPU_BPF_REPLACED]; /* waits with no end known */
+	p->bpf_nostack = c[OFFCPU_BPF_NOSTACK];
+	if (r)
+		return prof_err(p, r, "reading the off-CPU BPF maps: %s",
+				rtd_strerror(r));
+	return 0;
+}
+
 static int on_record(const struct rtd_perf_sample *s, void *ctx)
 {
 	struct rtd_perf_profiler *p = ctx;
@@ -435,14 +533,24 @@ static int on_record(const struct rtd_perf_sample *s, void *ctx)
 		if (e)
 			return prof_err(p, e, "writing perf.data: %s", rtd_strerror(e));
 	}
+	/* BPF: a process's waits are named before its mappings go. Only
+	 * its own: records arrive late, the maps hold the present, and a
+	 * newer process's mappings may not have arrived yet. (A process
+	 * that execs keeps its waits from before the exec until it exits
+	 * or the profile is built: they are named in the new image.) */
+	if (p->bpf && s->type == PERF_RECORD_EXIT &&
+	    s->rec.task.pid == s->rec.task.tid)
+		bpf_read(p, s->rec.task.pid);
 	switch (s->type) {
 	case PERF_RECORD_SAMPLE:
+		if (s->event == p->ev && p->bpf)
+			break;
 		if (s->event == p->ev)
 			return p->offcpu ? on_switch_out(p, s) : on_sample(p, s);
 		break;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
-		if (p->offcpu)
+		if (p->offcpu && !p->bpf)
 			return on_switch(p, s);
 		break;
 	case PERF_RECORD_MMAP:
@@ -460,7 +568,7 @@ static int on_record(const struct rtd_perf_sample *s, void *ctx)
 		break;
 	case PERF_RECORD_EXIT:
 		p->st.exits++;
-		if (p->offcpu)
+		if (p->offcpu && !p->bpf)
 			offcpu_exit(&p->oc, s->rec.task.tid);
 		if (s->rec.task.pid == s->rec.task.tid)
 			rtd_sym_proc_exit(p->sym, (pid_t)s->rec.task.pid);
@@ -628,6 +736,57 @@ static void dotnet_disable_all(struct rtd_perf_profiler *p)
 
 /* ---- life cycle ----------------------------------------------------------------- */
 
+/* Off-CPU: BPF when asked for or possible, else perf with the reason. */
+static int offcpu_path(struct rtd_perf_profiler *p,
+		       const struct rtd_perf_profiler_opts *o)
+{
+	const char *no = NULL;
+	const struct rtd_perf_sampler_opts *so = o->sampler;
+	bool ask = o->offcpu_via == RTD_PERF_OFFCPU_VIA_BPF;
+	p->via = RTD_PERF_OFFCPU_VIA_PERF;
+	if (o->offcpu_via == RTD_PERF_OFFCPU_VIA_PERF) {
+		snprintf(p->via_why, sizeof(p->via_why), "asked for");
+		return 0;
+	}
+	if (o->offcpu_via > RTD_PERF_OFFCPU_VIA_PERF)
+		return prof_err(p, -RTD_E_INVAL, "bad offcpu_via %u", o->offcpu_via);
+	if (o->flags & RTD_PERF_PROF_KEEP_SAMPLES)
+		no = "a timeline needs each wait's own time (BPF keeps totals)";
+	else if (so && so->sz > offsetof(struct rtd_perf_sampler_opts, callgraph) &&
+		 so->callgraph == RTD_PERF_CG_DWARF)
+		no = "--call-graph dwarf: BPF takes frame-pointer stacks only";
+	else if (o->ncgroups)
+		no = "cgroups: the BPF path follows processes";
+	if (no) {
+		snprintf(p->via_why, sizeof(p->via_why), "%s", no);
+		return ask ? prof_err(p, -RTD_E_UNSUPPORTED, "off-CPU through "
+				      "BPF: %s", no) : 0;
+	}
+	struct offcpu_bpf_opts bo = {0};
+	bo.pids = o->pids;
+	bo.npids = o->npids;
+	bo.on_exec = o->flags & RTD_PERF_PROF_ENABLE_ON_EXEC;
+	bo.no_kernel = so && so->sz > offsetof(struct rtd_perf_sampler_opts,
+					       no_kernel_frames) &&
+		       (so->exclude_kernel || so->no_kernel_frames);
+	int r = offcpu_bpf_new(&bo, &p->bpf, p->via_why, sizeof(p->via_why));
+	if (r)
+		return ask ? prof_err(p, r, "off-CPU through BPF: %s",
+				      p->via_why) : 0;
+	p->via = RTD_PERF_OFFCPU_VIA_BPF;
+	p->via_why[0] = 0;
+	return 0;
+}
+
+enum rtd_perf_offcpu_via
+rtd_perf_profiler_offcpu_via(const struct rtd_perf_profiler *p,
+			     const char **why)
+{
+	if (why)
+		*why = p && p->offcpu ? p->via_why : "";
+	return p && p->offcpu ? p->via : RTD_PERF_OFFCPU_VIA_AUTO;
+}
+
 int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 			  struct rtd_perf_profiler **out)
 {
@@ -646,6 +805,7 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 	p->states = o.offcpu_states ? o.offcpu_states & RTD_PERF_OFFCPU_ALL
 				    : RTD_PERF_OFFCPU_WAITS;
 	p->state_field = -1;
+	p->bpf_kskip = -1;
 	offcpu_init(&p->oc, PROF_MAX_THREADS);
 	p->cap = 1024;
 	p->nodes = malloc(p->cap * sizeof(*p->nodes));
@@ -684,6 +844,11 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 	if (!(o.flags & RTD_PERF_PROF_NO_DOTNET))
 		for (size_t i = 0; i < o.npids; i++)
 			dotnet_enable(p, o.pids[i]);
+	if (p->offcpu) {
+		r = offcpu_path(p, &o);
+		if (r)
+			goto fail;
+	}
 	struct rtd_perf_opts mo = {.sz = sizeof(mo)};
 	mo.pids = o.pids;
 	mo.npids = o.npids;
@@ -694,7 +859,7 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 	 * least; else perf's default */
 	mo.ring_pages = o.ring_pages ? o.ring_pages
 				     : rtd_perf_default_ring_pages();
-	if (!o.ring_pages && (o.flags & RTD_PERF_PROF_OFF_CPU) &&
+	if (!o.ring_pages && (o.flags & RTD_PERF_PROF_OFF_CPU) && !p->bpf &&
 	    mo.ring_pages < 512)
 		mo.ring_pages = 512;
 	mo.flags = o.npids ? RTD_PERF_INHERIT : 0;
@@ -717,7 +882,18 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 		r = prof_err(NULL, -RTD_E_INVAL, "bad sampler options");
 		goto fail;
 	}
-	if (p->offcpu) {
+	if (p->bpf) {
+		/* the waits are summed in the kernel: the monitor carries
+		 * the records that say where code is, on an event that
+		 * never samples */
+		so.event = "dummy";
+		so.freq = 0;
+		so.period = 1;
+		so.context_switch = false;
+		p->cg = so.callgraph;
+		so.callgraph = RTD_PERF_CG_NONE;
+		so.exclude_kernel = false;
+	} else if (p->offcpu) {
 		/* every switch of a scoped thread, and when it runs again */
 		so.event = "sched:sched_switch";
 		so.freq = 0;
@@ -730,7 +906,8 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 			so.no_kernel_frames = true;
 		}
 	}
-	p->cg = so.callgraph;
+	if (!p->bpf)
+		p->cg = so.callgraph;
 	p->freq = so.period || p->offcpu ? 0 : (so.freq ? so.freq : 99);
 	p->npids = o.npids;
 	p->pid0 = o.npids ? o.pids[0] : 0;
@@ -743,7 +920,8 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 		goto fail;
 	}
 	p->st.user_only = rtd_perf_monitor_user_only(p->m);
-	for (unsigned i = 0; p->offcpu && i < rtd_perf_event_nfields(p->ev); i++) {
+	for (unsigned i = 0; p->offcpu && !p->bpf &&
+			     i < rtd_perf_event_nfields(p->ev); i++) {
 		const struct rtd_perf_field *f = rtd_perf_event_field(p->ev, i);
 		if (f && !strcmp(f->name, "prev_state"))
 			p->state_field = (int)i;
@@ -779,11 +957,18 @@ int rtd_perf_profiler_run(struct rtd_perf_profiler *p)
 		p->start_mono = rtd_now_ns();
 	}
 	int r = rtd_perf_monitor_run(p->m, on_record, p);
+	/* BPF: the waits that ended by now, the run's end: not at a later
+	 * take or profile, which would move the waits ended in between
+	 * into this window (an agent's delta of 3.00 s held 3.09 s of
+	 * sleep under ASan, where a take comes late) */
+	int rb = bpf_read(p, 0);
 	p->end_ns = rtd_now_ns();
+	if (!r)
+		r = rb;
 	struct rtd_perf_stats st = {.sz = sizeof(st)};
 	rtd_perf_monitor_stats(p->m, &st);
 	p->st.lost = st.lost + st.lost_samples;
-	if (r < 0)
+	if (r < 0 && !rb)
 		prof_err(p, r, "%s", rtd_perf_monitor_errmsg(p->m));
 	return r < 0 ? r : 0;
 }
@@ -809,7 +994,8 @@ void rtd_perf_profiler_stats(const struct rtd_perf_profiler *p,
 	t.run_start = p->start_mono;
 	t.run_end = p->end_ns;
 	t.offcpu_waits = p->oc.waits;
-	t.offcpu_unpaired = p->oc.unpaired + p->oc.replaced;
+	t.offcpu_unpaired = p->oc.unpaired + p->oc.replaced + p->oc.dropped;
+	t.truncated += p->bpf_nostack; /* waits kept without their stack */
 	for (int i = 0; i < OFFCPU_NSTATES; i++)
 		t.offcpu_ns[i] = p->oc.ns[i];
 	rtd_stats_copy(st, &t, sizeof(t));
@@ -820,6 +1006,7 @@ void rtd_perf_profiler_free(struct rtd_perf_profiler *p)
 	if (!p)
 		return;
 	rtd_perf_monitor_free(p->m);
+	offcpu_bpf_free(p->bpf);
 	dotnet_disable_all(p);
 	rtd_symbolizer_free(p->sym);
 	rtd_map_free_vals(&p->comms);

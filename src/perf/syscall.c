@@ -9,10 +9,12 @@
  * format files (tracefs), read once per system call, and each argument is
  * printed by what it is: file descriptors (AT_FDCWD as CWD), open/mmap
  * flags and protections by name, modes in octal, pointers in hex, and
- * path-like strings read from the process (process_vm_readv) when the
- * enter event is handled: a best effort, since the process has run on by
- * then (a string it changed or freed in between reads as it is now, or as
- * "?"). Return values of -4095..-1 are errors, shown with their errno
+ * path-like strings read at the call's entry by a BPF program where the
+ * process may load one (sysstr_bpf.c: as strace reads them), else (and
+ * for a string on a page the process had not touched yet) from the
+ * process (process_vm_readv) when the enter event is handled: a best
+ * effort, since the process has run on by then (a string it changed or
+ * freed in between reads as it is now, or as "?"). Return values of -4095..-1 are errors, shown with their errno
  * name and text (strerrorname_np).
  */
 #include <errno.h>
@@ -29,6 +31,7 @@
 #include "common/map.h"
 #include "common/optlib_seccomp.h"
 #include "perf/internal.h"
+#include "perf/sysstr_bpf.h"
 
 #define SC_MAX_NR 1024          /* syscall numbers kept in tables */
 #define SC_MAX_PENDING 65536    /* threads inside a call at once */
@@ -79,6 +82,8 @@ struct rtd_perf_syscalls {
 	uint64_t total_events;
 	bool read_strings;
 	bool summary;
+	struct sysstr_bpf *bpf;  /* strings read at entry, else NULL */
+	char str_why[256];       /* why not */
 };
 
 static const char *nr_name(struct rtd_perf_syscalls *s, long nr)
@@ -139,6 +144,41 @@ static void load_info(struct rtd_perf_syscalls *s, long nr)
 	free(buf);
 }
 
+static bool stringish(const struct sc_arg *a);
+
+/* The BPF program that reads string arguments at entry, for the calls
+ * traced (every call when none is named); else the reason in str_why. */
+static void strings_bpf(struct rtd_perf_syscalls *s, const char *const *names,
+			size_t nnames)
+{
+	struct rtd_perf_monitor *m = s->m;
+	if (m->cgroup_scope) {
+		snprintf(s->str_why, sizeof(s->str_why), "cgroups: the BPF "
+			 "program follows processes");
+		return;
+	}
+	uint32_t *masks = calloc(SC_MAX_NR, sizeof(*masks));
+	if (!masks) {
+		snprintf(s->str_why, sizeof(s->str_why), "out of memory");
+		return;
+	}
+	for (long nr = 0; nr < SC_MAX_NR; nr++) {
+		bool want = !nnames;
+		for (size_t i = 0; i < nnames && !want; i++)
+			want = rtd_perf_syscall_nr(names[i]) == nr;
+		if (!want || !nr_name(s, nr))
+			continue;
+		load_info(s, nr);
+		for (unsigned k = 0; k < s->info[nr].nargs; k++)
+			if (stringish(&s->info[nr].args[k]))
+				masks[nr] |= 1u << k;
+	}
+	sysstr_bpf_new(m->pids, m->opts.npids,
+		       m->opts.flags & RTD_PERF_ENABLE_ON_EXEC, masks, SC_MAX_NR,
+		       &s->bpf, s->str_why, sizeof(s->str_why));
+	free(masks);
+}
+
 int rtd_perf_syscalls_new(struct rtd_perf_monitor *m,
 			  const char *const *names, size_t nnames,
 			  unsigned flags, struct rtd_perf_syscalls **out)
@@ -191,8 +231,18 @@ int rtd_perf_syscalls_new(struct rtd_perf_monitor *m,
 		rtd_perf_syscalls_free(s);
 		return r;
 	}
+	if (s->read_strings)
+		strings_bpf(s, names, nnames);
 	*out = s;
 	return 0;
+}
+
+bool rtd_perf_syscalls_strings_at_entry(const struct rtd_perf_syscalls *s,
+					const char **why)
+{
+	if (why)
+		*why = s ? s->str_why : "";
+	return s && s->bpf;
 }
 
 void rtd_perf_syscalls_free(struct rtd_perf_syscalls *s)
@@ -220,6 +270,7 @@ void rtd_perf_syscalls_free(struct rtd_perf_syscalls *s)
 	it = 0;
 	while (rtd_map_next(&s->comms, &it, &key, &v))
 		free(v);
+	sysstr_bpf_free(s->bpf);
 	rtd_map_free(&s->pending);
 	rtd_map_free(&s->procs);
 	rtd_map_free(&s->comms);
@@ -253,6 +304,19 @@ static void read_str(uint32_t pid, uint64_t addr, char *out)
 		return;
 	}
 	out[n] = 0;
+}
+
+/* BPF: the strings the kernel read for this call (at its entry, or at
+ * its exit when the page was not in at entry); the rest from the
+ * process now, the best effort left. */
+static void strings_at_exit(struct rtd_perf_syscalls *s, uint32_t tid,
+			    struct sc_pending *p)
+{
+	unsigned got = 0;
+	sysstr_bpf_take(s->bpf, tid, p->nr, p->args, p->strs, &got);
+	for (unsigned k = 0; k < 6; k++)
+		if (p->has_str[k] && !(got & (1u << k)))
+			read_str(p->pid, p->args[k], p->strs[k]);
 }
 
 static int u64_field(const struct rtd_perf_sample *smp, const char *name,
@@ -358,6 +422,7 @@ int rtd_perf_syscalls_feed(struct rtd_perf_syscalls *s,
 		if (!s->summary || smp->rec.task.tid != smp->rec.task.pid)
 			free(rtd_map_del(&s->comms, smp->rec.task.tid));
 		free(rtd_map_del(&s->pending, smp->rec.task.tid));
+		sysstr_bpf_exit(s->bpf, smp->rec.task.tid);
 		return 0;
 	}
 	if (!s || !smp || smp->type != RTD_PERF_RECORD_SAMPLE || !smp->event)
@@ -390,9 +455,12 @@ int rtd_perf_syscalls_feed(struct rtd_perf_syscalls *s,
 		if (s->read_strings && p->nr >= 0 && p->nr < SC_MAX_NR) {
 			load_info(s, p->nr);
 			const struct sc_info *in = &s->info[p->nr];
+			/* BPF: taken at the exit (strings_at_exit());
+			 * else read now, after the fact */
 			for (unsigned k = 0; k < in->nargs; k++)
 				if (stringish(&in->args[k])) {
-					read_str(p->pid, p->args[k], p->strs[k]);
+					if (!s->bpf)
+						read_str(p->pid, p->args[k], p->strs[k]);
 					p->has_str[k] = true;
 				}
 		}
@@ -413,6 +481,8 @@ int rtd_perf_syscalls_feed(struct rtd_perf_syscalls *s,
 	if (cm)
 		snprintf(out->comm, sizeof(out->comm), "%s", cm);
 	struct sc_pending *p = rtd_map_del(&s->pending, smp->tid);
+	if (p && p->nr == out->nr && s->bpf)
+		strings_at_exit(s, smp->tid, p);
 	if (p && p->nr == out->nr) {
 		out->has_enter = true;
 		out->enter_ns = p->ts;

@@ -25,7 +25,7 @@ enum {
 	O_PID = 1, O_ALL, O_CGROUP, O_FREQ, O_EVENT, O_G, O_CG, O_STACK, O_DUR,
 	O_KERNEL, O_NOKERNEL, O_OUT, O_FORMAT, O_TOP, O_PAGES, O_STATS,
 	O_NOINLINE, O_DWARF_MAX, O_NODEBUGINFOD, O_NODOTNET, O_DEBUGDIR, O_THREADS,
-	O_OFFCPU, O_STATE, O_NOREADER, O_SORT,
+	O_OFFCPU, O_STATE, O_NOREADER, O_SORT, O_VIA,
 };
 
 static const struct cli_opt record_opts[] = {
@@ -90,9 +90,12 @@ static const struct cli_opt record_opts[] = {
 	{O_NODOTNET, "no-dotnet", 0, CLI_ARG_NONE, 0, NULL,
 	 "do not switch .NET perf maps on over the diagnostics IPC", 0, 0},
 	{O_OFFCPU, "off-cpu", 0, CLI_ARG_NONE, 0, NULL,
-	 "where threads wait off the CPU and how long (sched_switch stacks, no BPF), instead of CPU samples", 0, 0},
+	 "where threads wait off the CPU and how long (sched_switch stacks), instead of CPU samples", 0, 0},
 	{O_STATE, "off-cpu-state", 0, CLI_ARG_STR, 0, "SDRT|all",
 	 "--off-cpu: the waits kept, by state: S sleep, D disk, R preempted, T other (default SDT)", 0, 0},
+	{O_VIA, "off-cpu-via", 0, CLI_ARG_CHOICE, 0, "auto|bpf|perf",
+	 "--off-cpu: sum the waits in the kernel with BPF, or copy every switch "
+	 "out through perf (default auto: BPF where allowed, else perf with the reason)", 0, 0},
 	{0},
 };
 
@@ -136,9 +139,13 @@ const struct cli_cmd perf_cmd_record = {
 	"thread, by where they happen (sleeps, locks, pipes, sockets, disk). The\n"
 	"profile has Go's block profile types (contentions, delay) and a state\n"
 	"label. Preempted time (R: runnable, waiting for a CPU) is left out\n"
-	"unless --off-cpu-state has R. perf's own --off-cpu needs BPF (a perf\n"
-	"built with BUILD_BPF_SKEL; Debian's perf 6.1 lacks it and ignores the\n"
-	"flag); this needs only tracepoints.\n",
+	"unless --off-cpu-state has R. Where rtdiag may load BPF (root, or\n"
+	"CAP_BPF and CAP_PERFMON; libbpf.so.1), a BPF program on sched_switch\n"
+	"sums the waits per thread, stack and state in the kernel (as perf's\n"
+	"own --off-cpu and bcc's offcputime do): nothing is copied out per\n"
+	"switch. Otherwise, and for -g dwarf, --cgroup and timelines, every\n"
+	"switch is sampled through perf (one line on stderr says why);\n"
+	"--off-cpu-via picks one.\n",
 };
 
 /* --format's choices, in the order of its table entry */
@@ -289,7 +296,7 @@ struct record_args {
 	const char *cgroups[16];
 	size_t ncgroups;
 	bool all, stats, kernel_set, no_kernel, per_thread, offcpu, no_reader;
-	unsigned states;
+	unsigned states, via;
 	const char *outs[4];
 	const char *sort; /* perf report's --sort keys, or NULL */
 	int format, formats[4];
@@ -382,6 +389,7 @@ static int parse(struct record_args *a, int argc, char **argv)
 		case O_DEBUGDIR: a->sym.debug_dirs = v.str; break;
 		case O_THREADS: a->per_thread = true; break;
 		case O_OFFCPU: a->offcpu = true; break;
+		case O_VIA: a->via = (unsigned)v.i; break; /* enum rtd_perf_offcpu_via's order */
 		case O_STATE:
 			a->states = 0;
 			for (const char *c = v.str; *c; c++) {
@@ -407,6 +415,8 @@ static int parse(struct record_args *a, int argc, char **argv)
 	a->cmd = ps.rest;
 	if (a->states && !a->offcpu)
 		return cli_cmd_usage(&perf_cmd_record, "--off-cpu-state needs --off-cpu");
+	if (a->via && !a->offcpu)
+		return cli_cmd_usage(&perf_cmd_record, "--off-cpu-via needs --off-cpu");
 	if (a->offcpu && (a->so.freq || a->so.event))
 		return cli_cmd_usage(&perf_cmd_record,
 				     "--off-cpu takes every context switch: no -F or -e");
@@ -517,11 +527,14 @@ static void print_stats(struct rtd_perf_profiler *pr)
 	if (st.offcpu_waits || st.offcpu_unpaired)
 		fprintf(stderr, "rtdiag: off-CPU: %llu waits paired, %llu "
 				"unpaired; S %.3f s, D %.3f s, R (preempted) "
-				"%.3f s, T %.3f s (all states, kept or not)\n",
+				"%.3f s, T %.3f s (all states, kept or not; "
+				"through %s)\n",
 			(unsigned long long)st.offcpu_waits,
 			(unsigned long long)st.offcpu_unpaired,
 			(double)st.offcpu_ns[0] / 1e9, (double)st.offcpu_ns[1] / 1e9,
-			(double)st.offcpu_ns[2] / 1e9, (double)st.offcpu_ns[3] / 1e9);
+			(double)st.offcpu_ns[2] / 1e9, (double)st.offcpu_ns[3] / 1e9,
+			rtd_perf_profiler_offcpu_via(pr, NULL) ==
+					RTD_PERF_OFFCPU_VIA_BPF ? "BPF" : "perf");
 	if (st.unwind_failed)
 		fprintf(stderr, "rtdiag: %llu stacks could not be unwound past "
 				"their leaf\n", (unsigned long long)st.unwind_failed);
@@ -569,6 +582,7 @@ int perf_record_main(int argc, char **argv)
 	if (a.offcpu) {
 		po.flags |= RTD_PERF_PROF_OFF_CPU;
 		po.offcpu_states = a.states;
+		po.offcpu_via = a.via;
 	}
 	struct rtd_perf_profiler *pr = NULL;
 	int r = rtd_perf_profiler_new(&po, &pr);
@@ -579,6 +593,11 @@ int perf_record_main(int argc, char **argv)
 			return cli_fail("%s", rtd_perf_profiler_errmsg(NULL));
 		return cli_fail("%s", rtd_perf_profiler_errmsg(NULL));
 	}
+	const char *why = NULL;
+	if (rtd_perf_profiler_offcpu_via(pr, &why) == RTD_PERF_OFFCPU_VIA_PERF &&
+	    why[0])
+		fprintf(stderr, "rtdiag: off-CPU through perf, every switch copied "
+				"out: %s\n", why);
 	struct warn_ctx wc = {0};
 	rtd_sym_set_warn(rtd_perf_profiler_symbolizer(pr), on_warn, &wc);
 	struct rtd_perf_monitor *m = rtd_perf_profiler_monitor(pr);

@@ -80,7 +80,10 @@ const struct cli_cmd perf_cmd_trace = {
 	trace_opts, 0, 0, CLI_CMD_COMMAND, perf_trace_main,
 	"System calls (the default, or -e NAME,...): 'TIME (DURATION ms): COMM/TID\n"
 	"name(arg: value, ...) = RET', TIME in ms since the first event. Path\n"
-	"arguments are read from the process when the call is seen (best effort:\n"
+	"arguments are read at the call's entry, as strace reads them, by a BPF\n"
+	"program where rtdiag may load one (root, or CAP_BPF and CAP_PERFMON);\n"
+	"otherwise (stderr says why), and for a string on a page the process had\n"
+	"not touched yet, from the process when the call is seen (best effort:\n"
 	"a string changed right after the call reads as it is then, '?' when\n"
 	"unreadable). Tracepoints and probes: 'SECONDS [CPU] PID/TID name: field=value\n"
 	"...', CLOCK_MONOTONIC seconds; integer arrays print as [1,2,3], and\n"
@@ -547,6 +550,11 @@ static int add_events(struct rtd_perf_monitor *m, struct trace_args *a,
 					  &o->sc);
 		if (r)
 			return perf_cli_fail(m, "system calls", r);
+		const char *why = "";
+		if (!rtd_perf_syscalls_strings_at_entry(o->sc, &why))
+			fprintf(stderr, "rtdiag: path arguments read after the "
+					"fact (process_vm_readv; \"?\" when gone), "
+					"not at entry: %s\n", why);
 	}
 	for (size_t i = 0; i < a->nspec; i++) {
 		struct spec *sp = &a->specs[i];

@@ -2,7 +2,11 @@
 # in three functions (nanosleep, a pipe read fed by another thread, a
 # contended pthread mutex) and times each wait itself; rtdiag's off-CPU
 # delay per function and per thread is checked against those times, with
-# frame pointers and with --call-graph dwarf, in every output format.
+# frame pointers and with --call-graph dwarf, in every output format. Part 1 runs
+# both paths, the BPF one (waits summed in the kernel) and the perf one
+# (every switch copied out), checks each against the program and compares
+# their answers: for each wait function, the chain holding most of its
+# delay, from the thread's body down to __schedule, is the same in both.
 #
 # Tolerances (derived, not tuned): each wait is timed by its caller around
 # the call, so the off-CPU time of stacks holding wait_X lies inside the
@@ -56,12 +60,51 @@ sys.exit(1 if bad else 0)
 EOF
 }
 
-# 1. frame pointers, every state, per thread
-"$R" perf record --off-cpu --off-cpu-state all --per-thread --stats -o "$TMP/fp.folded" -- "$FP" > "$TMP/fp.out" 2> "$TMP/fp.err" || { cat "$TMP/fp.err"; fail "record --off-cpu fp"; }
-grep -q 'off-CPU: [0-9]* waits paired' "$TMP/fp.err" || { cat "$TMP/fp.err"; fail "--stats: no off-CPU line"; }
-check fp "$TMP/fp.out" "$TMP/fp.folded" || { cat "$TMP/fp.out"; fail "fp: off-CPU times differ from the program's"; }
-grep -q ';wait_mutex;.*futex' "$TMP/fp.folded" || fail "fp: no wait_mutex;...futex stack"
-ok "fp: off-CPU per function and per thread"
+# 1. frame pointers, every state, per thread: through BPF and through perf
+vias=perf
+if "$R" perf record --off-cpu --off-cpu-via bpf -- true > /dev/null 2> "$TMP/bpf.err"; then
+  vias="bpf perf"
+elif grep -Eq 'built without BPF|libbpf.so.1' "$TMP/bpf.err"; then
+  echo "SKIP part: no BPF path here: $(cat "$TMP/bpf.err")"
+else
+  fail "--off-cpu-via bpf: $(cat "$TMP/bpf.err")"
+fi
+for via in $vias; do
+  "$R" perf record --off-cpu --off-cpu-via $via --off-cpu-state all --per-thread --stats -o "$TMP/fp-$via.folded" -- "$FP" > "$TMP/fp-$via.out" 2> "$TMP/fp-$via.err" || { cat "$TMP/fp-$via.err"; fail "record --off-cpu-via $via fp"; }
+  grep -q "off-CPU: [0-9]* waits paired.*through $(echo $via | tr a-z A-Z | sed 's/PERF/perf/')" "$TMP/fp-$via.err" || { cat "$TMP/fp-$via.err"; fail "--stats: no off-CPU line through $via"; }
+  check fp-$via "$TMP/fp-$via.out" "$TMP/fp-$via.folded" || { cat "$TMP/fp-$via.out" "$TMP/fp-$via.err"; cut -c1-400 "$TMP/fp-$via.folded"; fail "fp through $via: off-CPU times differ from the program's"; }
+  grep -q ';wait_mutex;.*futex' "$TMP/fp-$via.folded" || fail "fp through $via: no wait_mutex;...futex stack"
+  ok "fp through $via: off-CPU per function and per thread"
+done
+cp "$TMP/fp-perf.folded" "$TMP/fp.folded"
+# the default takes the BPF path where it can
+if [ "$vias" != perf ]; then
+  "$R" perf record --off-cpu --stats -o "$TMP/auto.folded" -- sleep 0.1 2> "$TMP/auto.err" > /dev/null || fail "record --off-cpu (auto)"
+  grep -q 'through BPF)' "$TMP/auto.err" || { cat "$TMP/auto.err"; fail "--off-cpu did not take the BPF path"; }
+  python3 - "$TMP/fp-bpf.folded" "$TMP/fp-perf.folded" <<'EOF' || fail "BPF and perf paths: other chains"
+import sys
+def heaviest(path):
+    by = {}
+    for l in open(path):
+        s, v = l.rstrip("\n").rsplit(" ", 1)
+        fr = s.split(";")
+        for w in ("wait_sleep", "wait_pipe", "wait_mutex"):
+            if w in fr:
+                b = next((i for i, f in enumerate(fr) if f.endswith("_body")), 1)
+                chain = ";".join(fr[b:])
+                by.setdefault(w, {}).setdefault(chain, 0)
+                by[w][chain] += int(v)
+    return {w: max(c, key=c.get) for w, c in by.items()}
+b, p = heaviest(sys.argv[1]), heaviest(sys.argv[2])
+bad = 0
+for w in sorted(set(b) | set(p)):
+    same = b.get(w) == p.get(w)
+    print("%s: %s\n   bpf:  %s\n   perf: %s" % (w, "same" if same else "DIFFER", b.get(w), p.get(w)))
+    bad += not same
+sys.exit(1 if bad or len(b) != 3 else 0)
+EOF
+  ok "BPF and perf paths: the same heaviest chain per wait function"
+fi
 
 # 2. dwarf (no frame pointers): full stacks through libc
 "$R" perf record --off-cpu --off-cpu-state all --per-thread --call-graph dwarf -o "$TMP/dw.folded" -- "$NOFP" > "$TMP/dw.out" || fail "record --off-cpu dwarf"
