@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "agent/config.h"
+#include "common/errmsg.h"
 #include "common/log.h"
 #include "common/optlib_yaml.h"
 #include "rtdiag/nettrace.h"
@@ -169,7 +170,7 @@ static int seterr(rtd_agent_config *c, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(c->errmsg, sizeof(c->errmsg), fmt, ap);
+	rtd_verrf(c->errmsg, sizeof(c->errmsg), -RTD_E_INVAL, fmt, ap);
 	va_end(ap);
 	return -RTD_E_INVAL;
 }
@@ -952,7 +953,7 @@ static int yerr(struct yctx *y, const yaml_node_t *n, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(y->c->errmsg, sizeof(y->c->errmsg), fmt, ap);
+	rtd_verrf(y->c->errmsg, sizeof(y->c->errmsg), -RTD_E_INVAL, fmt, ap);
 	va_end(ap);
 	return at(y, n, -RTD_E_INVAL);
 }

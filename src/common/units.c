@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/errmsg.h"
 #include "rtdiag/common.h"
 
 /* Long enough for any number a person types; a longer one is junk. */
@@ -17,12 +18,10 @@ static int fail(char *why, size_t len, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 static int fail(char *why, size_t len, int code, const char *fmt, ...)
 {
-	if (why && len) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(why, len, fmt, ap);
-		va_end(ap);
-	}
+	va_list ap;
+	va_start(ap, fmt);
+	rtd_verrf(why, len, code, fmt, ap);
+	va_end(ap);
 	return code;
 }
 

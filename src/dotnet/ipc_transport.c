@@ -21,6 +21,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common/errmsg.h"
 #include "common/file.h"
 #include "common/log.h"
 #include "common/rd.h"
@@ -33,7 +34,7 @@ void ipc_set_last_err(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(last_err, sizeof(last_err), fmt, ap);
+	rtd_verrf(last_err, sizeof(last_err), 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -47,9 +48,9 @@ void ipc_seterr(rtd_ipc_client *c, const char *fmt, ...)
 	char m[800];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(m, sizeof(m), fmt, ap);
+	rtd_verrf(m, sizeof(m), 0, fmt, ap);
 	va_end(ap);
-	snprintf(c->errmsg, sizeof(c->errmsg), "%s: %s", c->target, m);
+	rtd_errf(c->errmsg, sizeof(c->errmsg), 0, "%s: %s", c->target, m);
 }
 
 /* ---- sockets ------------------------------------------------------------ */

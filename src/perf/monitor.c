@@ -44,6 +44,7 @@
 #include <traceevent/event-parse.h>
 #include <tracefs/tracefs.h>
 
+#include "common/errmsg.h"
 #include "common/log.h"
 #include "common/stats.h"
 #include "perf/heap.h"
@@ -56,7 +57,7 @@ int perf_set_err(struct rtd_perf_monitor *m, int err, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(m->errmsg, sizeof(m->errmsg), fmt, ap);
+	rtd_verrf(m->errmsg, sizeof(m->errmsg), err, fmt, ap);
 	va_end(ap);
 	rtd_debug("perf: %s", m->errmsg);
 	return err;
