@@ -17,6 +17,7 @@
 #include "rtdiag/nettrace.h"
 #include "rtdiag/nettrace_source.h"
 #include "rtdiag/perf.h"
+#include "rtdiag/perf_line.h"
 #include "rtdiag/perf_source.h"
 #include "rtdiag/perf_data.h"
 #include "rtdiag/profile.h"
