@@ -708,14 +708,15 @@ static int parse_opt_value(rtd_agent_config *c,
 		break;
 	case RTD_AGENT_OPT_DURATION:
 		if (rtd_parse_duration(v, &dur, NULL, why, sizeof(why)))
-			return seterr(c, "%s: '%s' is not a duration: %s",
+			return seterr(c, "%s: '%s' is not a duration (15s, "
+				      "500ms, 2m, 00:01:30, or seconds): %s",
 				      name, v, why);
 		x->u64 = (uint64_t)dur;
 		break;
 	case RTD_AGENT_OPT_SIZE:
 		if (rtd_parse_size(v, &x->u64, why, sizeof(why)))
-			return seterr(c, "%s: '%s' is not a size: %s", name,
-				      v, why);
+			return seterr(c, "%s: '%s' is not a size (256M, 64k, "
+				      "8m, or bytes): %s", name, v, why);
 		break;
 	case RTD_AGENT_OPT_PERCENT:
 		if (agent_parse_percent(v, &x->d))
