@@ -231,6 +231,53 @@ struct rtd_thread_cpu {
 RTD_API int rtd_thread_cpu_read(int pid, struct rtd_thread_cpu **out,
 				size_t *n);
 
+/* the longest duration rtd_parse_duration() takes: int64 nanoseconds */
+#define RTD_DURATION_MAX_S 9.2e9
+
+/**
+ * rtd_parse_number - read a plain decimal number, as options spell them
+ * @s: digits with an optional fraction ("1.5", ".5", "10"); no sign, no
+ *     exponent, no hex, no blanks, at most 40 characters
+ * @v: receives the number
+ * @why: as for rtd_parse_duration()
+ * @why_len: the size of @why
+ *
+ * Returns: 0, -RTD_E_INVAL, or -RTD_E_OVERFLOW (over 40 characters).
+ */
+RTD_API int rtd_parse_number(const char *s, double *v, char *why, size_t why_len);
+
+/**
+ * rtd_parse_duration - read a duration as every rtdiag option spells it
+ * @s: "1.5" or "1.5s" (seconds), "200ms", "10us", "250ns", "2m" or
+ *     "2min", "1h", or [[d:]hh:]mm:ss[.f] ("00:00:01.5", as .NET's
+ *     TimeSpan prints it); a plain decimal number, no sign or exponent
+ * @ns: receives nanoseconds (rounded), or NULL
+ * @seconds: receives seconds, or NULL
+ * @why: receives why @s was refused, quoting what was not understood
+ *       ("unknown unit 'x' (...)"), or NULL
+ * @why_len: the size of @why
+ *
+ * The grammar is written down once, in docs/options.md.
+ *
+ * Returns: 0, -RTD_E_INVAL when @s is empty or not a duration, or
+ * -RTD_E_OVERFLOW above RTD_DURATION_MAX_S seconds.
+ */
+RTD_API int rtd_parse_duration(const char *s, int64_t *ns, double *seconds,
+			       char *why, size_t why_len);
+
+/**
+ * rtd_parse_size - read a size in bytes as every rtdiag option spells it
+ * @s: "4096" or "100B", "64k", "8M", "1G", "1T" (powers of 1024, either
+ *     case; "KiB", "MB" the same), "1.5k" when it makes whole bytes
+ * @bytes: receives the size
+ * @why: as for rtd_parse_duration()
+ * @why_len: the size of @why
+ *
+ * Returns: 0, -RTD_E_INVAL, or -RTD_E_OVERFLOW (1.8e19 bytes or more).
+ */
+RTD_API int rtd_parse_size(const char *s, uint64_t *bytes, char *why,
+			   size_t why_len);
+
 /**
  * rtd_version - the library's version
  *

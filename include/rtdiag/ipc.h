@@ -791,7 +791,8 @@ RTD_API int rtd_ipc_collect_payload(int version,
  * rtd_ipc_collect_min_version - lowest CollectTracing that covers a request
  * @o: the request
  *
- * Returns: 1 to 6.
+ * Returns: 1 to 6, or -RTD_E_INVAL for options this version does not
+ * know (rtd_opts_check()).
  */
 RTD_API int rtd_ipc_collect_min_version(const struct rtd_ipc_session_opts *o);
 

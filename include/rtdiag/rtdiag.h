@@ -20,6 +20,7 @@
 #include "rtdiag/nettrace_source.h"
 #include "rtdiag/nettrace_timeline.h"
 #include "rtdiag/perf.h"
+#include "rtdiag/perf_line.h"
 #include "rtdiag/perf_data.h"
 #include "rtdiag/perf_source.h"
 #include "rtdiag/perf_timeline.h"

@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "agent/config.h"
+#include "common/errmsg.h"
 #include "common/log.h"
 #include "common/optlib_yaml.h"
 #include "rtdiag/flight_recorder.h"
@@ -171,7 +172,7 @@ static int seterr(rtd_agent_config *c, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(c->errmsg, sizeof(c->errmsg), fmt, ap);
+	rtd_verrf(c->errmsg, sizeof(c->errmsg), -RTD_E_INVAL, fmt, ap);
 	va_end(ap);
 	return -RTD_E_INVAL;
 }
@@ -193,53 +194,20 @@ static int parse_number(const char *s, double *v, const char **end)
 	return 0;
 }
 
+/* The CLI's grammar (docs/options.md): "8m" is 8 MiB, "00:05:00" five
+ * minutes, in the config as on the command line. */
 int agent_parse_duration(const char *s, uint64_t *ns)
 {
-	static const struct {
-		const char *unit;
-		double mult;
-	} units[] = {{"", 1e9},   {"s", 1e9},  {"ms", 1e6}, {"us", 1e3},
-		     {"ns", 1},   {"m", 60e9}, {"h", 3600e9}};
-	double v;
-	const char *e;
-	if (parse_number(s, &v, &e))
+	int64_t v;
+	if (rtd_parse_duration(s, &v, NULL, NULL, 0) < 0)
 		return -1;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(e, units[i].unit))
-			continue;
-		double r = v * units[i].mult;
-		if (r >= 1.8e19)
-			return -1;
-		*ns = (uint64_t)(r + 0.5);
-		return 0;
-	}
-	return -1;
+	*ns = (uint64_t)v;
+	return 0;
 }
 
 int agent_parse_size(const char *s, uint64_t *bytes)
 {
-	double v;
-	const char *e;
-	if (parse_number(s, &v, &e))
-		return -1;
-	double m = 1;
-	if (*e == 'k' || *e == 'K')
-		m = 1024.0, e++;
-	else if (*e == 'M')
-		m = 1024.0 * 1024, e++;
-	else if (*e == 'G')
-		m = 1024.0 * 1024 * 1024, e++;
-	if (m > 1 && *e == 'i')
-		e++;
-	if (*e == 'B')
-		e++;
-	if (*e)
-		return -1;
-	double r = v * m;
-	if (r >= 1.8e19)
-		return -1;
-	*bytes = (uint64_t)r;
-	return 0;
+	return rtd_parse_size(s, bytes, NULL, 0) < 0 ? -1 : 0;
 }
 
 int agent_parse_percent(const char *s, double *pct)
@@ -725,6 +693,8 @@ static int parse_opt_value(rtd_agent_config *c,
 			   struct opt_value *x)
 {
 	const char *name = o->name;
+	char why[96];
+	int64_t dur;
 	if (!v && o->kind != RTD_AGENT_OPT_BOOL)
 		return seterr(c, "%s: needs a value (%s)", name,
 			      o->meta ? o->meta : "text");
@@ -740,16 +710,16 @@ static int parse_opt_value(rtd_agent_config *c,
 				      v);
 		break;
 	case RTD_AGENT_OPT_DURATION:
-		if (agent_parse_duration(v, &x->u64))
-			return seterr(c,
-				      "%s: '%s' is not a duration (15s, 500ms, "
-				      "2m, or seconds)", name, v);
+		if (rtd_parse_duration(v, &dur, NULL, why, sizeof(why)))
+			return seterr(c, "%s: '%s' is not a duration (15s, "
+				      "500ms, 2m, 00:01:30, or seconds): %s",
+				      name, v, why);
+		x->u64 = (uint64_t)dur;
 		break;
 	case RTD_AGENT_OPT_SIZE:
-		if (agent_parse_size(v, &x->u64))
-			return seterr(c,
-				      "%s: '%s' is not a size (256M, 64k, or "
-				      "bytes)", name, v);
+		if (rtd_parse_size(v, &x->u64, why, sizeof(why)))
+			return seterr(c, "%s: '%s' is not a size (256M, 64k, "
+				      "8m, or bytes): %s", name, v, why);
 		break;
 	case RTD_AGENT_OPT_PERCENT:
 		if (agent_parse_percent(v, &x->d))
@@ -987,7 +957,7 @@ static int yerr(struct yctx *y, const yaml_node_t *n, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(y->c->errmsg, sizeof(y->c->errmsg), fmt, ap);
+	rtd_verrf(y->c->errmsg, sizeof(y->c->errmsg), -RTD_E_INVAL, fmt, ap);
 	va_end(ap);
 	return at(y, n, -RTD_E_INVAL);
 }

@@ -54,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/errmsg.h"
 #include "rtdiag/counters.h"
 
 #define METRICS "System.Diagnostics.Metrics"
@@ -107,8 +108,7 @@ struct rtd_counters {
 
 static void seterr(char *err, size_t len, const char *msg, const char *at)
 {
-	if (err && len)
-		snprintf(err, len, "%s at '%s'", msg, at);
+	rtd_errf(err, len, 0, "%s at '%s'", msg, at);
 }
 
 /* Parse "Prov[a,b],Prov2" into c->prov. */

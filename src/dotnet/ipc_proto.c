@@ -10,6 +10,7 @@
 #include "common/buf.h"
 #include "common/rd.h"
 #include "dotnet/ipc_int.h"
+#include "rtdiag/source.h"
 
 int ipc_msg_begin(rtd_buf *b, uint8_t set, uint8_t id)
 {
@@ -379,8 +380,14 @@ static uint64_t rundown_keyword(const struct rtd_ipc_session_opts *o)
 	return o->rundown_keyword ? o->rundown_keyword : RTD_IPC_RUNDOWN_DEFAULT;
 }
 
-RTD_API int rtd_ipc_collect_min_version(const struct rtd_ipc_session_opts *o)
+RTD_API int rtd_ipc_collect_min_version(const struct rtd_ipc_session_opts *opts)
 {
+	/* an older caller's struct is read as far as it goes */
+	struct rtd_ipc_session_opts oc;
+	const struct rtd_ipc_session_opts *o = &oc;
+	if (!opts || rtd_opts_copy(&oc, sizeof(oc), opts,
+				   RTD_OPTS_END(rtd_ipc_session_opts, filters_optional)))
+		return -RTD_E_INVAL;
 	if (o->block_mode)
 		return 6;
 	if (has_filters(o))
@@ -402,13 +409,17 @@ RTD_API int rtd_ipc_collect_min_version(const struct rtd_ipc_session_opts *o)
 	} while (0)
 
 RTD_API int rtd_ipc_collect_payload(int version,
-				    const struct rtd_ipc_session_opts *o,
+				    const struct rtd_ipc_session_opts *opts,
 				    uint8_t **out, size_t *outlen)
 {
+	struct rtd_ipc_session_opts oc;
+	const struct rtd_ipc_session_opts *o = &oc;
 	*out = NULL;
 	*outlen = 0;
-	if (version < 1 || version > 6 || !o || !o->providers ||
-	    o->n_providers == 0)
+	if (version < 1 || version > 6 || !opts ||
+	    rtd_opts_copy(&oc, sizeof(oc), opts,
+			  RTD_OPTS_END(rtd_ipc_session_opts, filters_optional)) ||
+	    !o->providers || o->n_providers == 0)
 		return -RTD_E_INVAL;
 	if (version < rtd_ipc_collect_min_version(o))
 		return -RTD_E_UNSUPPORTED;

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/errmsg.h"
 #include "dotnet/ipc_int.h"
 
 /* Keywords of Microsoft-Windows-DotNETRuntime (ClrTraceEventParser). */
@@ -36,11 +37,9 @@ static void perr(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void perr(char *err, size_t len, const char *fmt, ...)
 {
-	if (!err || !len)
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
+	rtd_verrf(err, len, 0, fmt, ap);
 	va_end(ap);
 }
 

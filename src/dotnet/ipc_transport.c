@@ -21,10 +21,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common/errmsg.h"
 #include "common/file.h"
 #include "common/log.h"
 #include "common/rd.h"
 #include "dotnet/ipc_int.h"
+#include "rtdiag/source.h"
 
 static __thread char last_err[1024];
 
@@ -32,7 +34,7 @@ void ipc_set_last_err(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(last_err, sizeof(last_err), fmt, ap);
+	rtd_verrf(last_err, sizeof(last_err), 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -46,9 +48,9 @@ void ipc_seterr(rtd_ipc_client *c, const char *fmt, ...)
 	char m[800];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(m, sizeof(m), fmt, ap);
+	rtd_verrf(m, sizeof(m), 0, fmt, ap);
 	va_end(ap);
-	snprintf(c->errmsg, sizeof(c->errmsg), "%s: %s", c->target, m);
+	rtd_errf(c->errmsg, sizeof(c->errmsg), 0, "%s: %s", c->target, m);
 }
 
 /* ---- sockets ------------------------------------------------------------ */
@@ -569,25 +571,24 @@ RTD_API int rtd_ipc_listener_accept(rtd_ipc_listener *l, int timeout_ms,
 
 /* ---- clients ------------------------------------------------------------ */
 
-static rtd_ipc_client *client_alloc(const struct rtd_ipc_client_opts *o)
+/* NULL with *rc: -RTD_E_INVAL for options this version does not know,
+ * or -ENOMEM. */
+static rtd_ipc_client *client_alloc(const struct rtd_ipc_client_opts *opts,
+				    int *rc)
 {
-	rtd_ipc_client *c = calloc(1, sizeof(*c));
-	if (!c)
+	struct rtd_ipc_client_opts o;
+	*rc = rtd_opts_copy(&o, sizeof(o), opts,
+			    RTD_OPTS_END(rtd_ipc_client_opts, wait_ctx));
+	rtd_ipc_client *c = *rc ? NULL : calloc(1, sizeof(*c));
+	if (!c) {
+		*rc = *rc ? *rc : -ENOMEM;
 		return NULL;
-	c->pending_fd = -1;
-	c->timeout_ms = IPC_DEFAULT_TIMEOUT_MS;
-	if (o && o->sz >= offsetof(struct rtd_ipc_client_opts, timeout_ms) +
-				  sizeof(o->timeout_ms) &&
-	    o->timeout_ms > 0)
-		c->timeout_ms = o->timeout_ms;
-	if (o && o->sz >= offsetof(struct rtd_ipc_client_opts, record) +
-				  sizeof(o->record))
-		c->record = o->record;
-	if (o && o->sz >= offsetof(struct rtd_ipc_client_opts, wait_ctx) +
-				  sizeof(o->wait_ctx)) {
-		c->on_wait = o->on_wait;
-		c->wait_ctx = o->wait_ctx;
 	}
+	c->pending_fd = -1;
+	c->timeout_ms = o.timeout_ms > 0 ? o.timeout_ms : IPC_DEFAULT_TIMEOUT_MS;
+	c->record = o.record;
+	c->on_wait = o.on_wait;
+	c->wait_ctx = o.wait_ctx;
 	return c;
 }
 
@@ -619,10 +620,10 @@ RTD_API rtd_ipc_client *rtd_ipc_client_new(pid_t pid,
 			*err = rc;
 		return NULL;
 	}
-	rtd_ipc_client *c = client_alloc(o);
+	rtd_ipc_client *c = client_alloc(o, &rc);
 	if (!c) {
 		if (err)
-			*err = -ENOMEM;
+			*err = rc;
 		return NULL;
 	}
 	c->mode = IPC_MODE_PATH;
@@ -641,10 +642,11 @@ rtd_ipc_client_new_path(const char *path, const struct rtd_ipc_client_opts *o,
 		ipc_set_last_err("socket path too long");
 		return NULL;
 	}
-	rtd_ipc_client *c = client_alloc(o);
+	int rc;
+	rtd_ipc_client *c = client_alloc(o, &rc);
 	if (!c) {
 		if (err)
-			*err = -ENOMEM;
+			*err = rc;
 		return NULL;
 	}
 	c->mode = IPC_MODE_PATH;
@@ -658,10 +660,11 @@ rtd_ipc_client_new_listener(rtd_ipc_listener *l,
 			    const struct rtd_ipc_advertise *adv, int fd,
 			    const struct rtd_ipc_client_opts *o, int *err)
 {
-	rtd_ipc_client *c = l && adv ? client_alloc(o) : NULL;
+	int rc = -RTD_E_INVAL;
+	rtd_ipc_client *c = l && adv ? client_alloc(o, &rc) : NULL;
 	if (!c) {
 		if (err)
-			*err = l && adv ? -ENOMEM : -RTD_E_INVAL;
+			*err = rc;
 		if (fd >= 0)
 			close(fd);
 		return NULL;

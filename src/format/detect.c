@@ -11,6 +11,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "common/errmsg.h"
 #include "common/rd.h"
 #include "rtdiag/format.h"
 #include "rtdiag/gotrace.h"
@@ -42,7 +43,7 @@ static void why(struct rtd_input_info *in, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(in->why, sizeof(in->why), fmt, ap);
+	rtd_verrf(in->why, sizeof(in->why), 0, fmt, ap);
 	va_end(ap);
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gotrace/analysis_int.h"
+#include "rtdiag/source.h"
 
 struct rtd_goan {
 	struct ga_ctx c;
@@ -62,10 +63,12 @@ static rtd_goan *new_fail(rtd_goan *a, const char *msg)
 	return NULL;
 }
 
-rtd_goan *rtd_goan_new(rtd_gotrace_dec *d, const struct rtd_goan_opts *o)
+rtd_goan *rtd_goan_new(rtd_gotrace_dec *d, const struct rtd_goan_opts *opts)
 {
 	new_err[0] = 0;
-	if (!d || !o || o->sz < offsetof(struct rtd_goan_opts, ctx) + sizeof(void *))
+	struct rtd_goan_opts oc;
+	const struct rtd_goan_opts *o = &oc;
+	if (!d || !opts || rtd_opts_copy(&oc, sizeof(oc), opts, RTD_OPTS_END(rtd_goan_opts, ctx)))
 		return new_fail(NULL, "bad options");
 	int ver = rtd_gotrace_dec_version(d);
 	if (!ver)

@@ -16,6 +16,7 @@
 
 #include "rtdiag/gocapture.h"
 #include "common/optlib_curl.h"
+#include "rtdiag/source.h"
 
 static void say(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -162,15 +163,17 @@ static int make_url(const struct rtd_gocapture_opts *o, char *url, size_t len, c
 	return 0;
 }
 
-int rtd_gocapture_run(const struct rtd_gocapture_opts *o, struct rtd_gocapture_result *res,
+int rtd_gocapture_run(const struct rtd_gocapture_opts *opts, struct rtd_gocapture_result *res,
 		      char *err, size_t errlen)
 {
+	struct rtd_gocapture_opts oc;
+	const struct rtd_gocapture_opts *o = &oc;
 	struct rtd_gocapture_result r0;
 	if (!res)
 		res = &r0;
 	memset(res, 0, sizeof(*res));
 	say(err, errlen, "%s", "");
-	if (!o || o->sz < offsetof(struct rtd_gocapture_opts, stop) + sizeof(void *)) {
+	if (!opts || rtd_opts_copy(&oc, sizeof(oc), opts, RTD_OPTS_END(rtd_gocapture_opts, stop))) {
 		say(err, errlen, "bad options");
 		return -EINVAL;
 	}

@@ -12,6 +12,7 @@
 #include "gotrace/gotrace_int.h"
 #include "gotrace/v2.h"
 #include "gotrace/v2state.h"
+#include "rtdiag/source.h"
 
 #define DEFAULT_MAX_INPUT (16ull << 30)
 #define COMPACT_AT (256u << 10)
@@ -21,21 +22,15 @@ rtd_gotrace_dec *rtd_gotrace_dec_new(const struct rtd_gotrace_opts *opts)
 	rtd_gotrace_dec *d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
-	if (opts) {
-		if (opts->sz < sizeof(size_t) + sizeof(int) ||
-		    (opts->mode != RTD_GOTRACE_RAW &&
-		     opts->mode != RTD_GOTRACE_ORDERED)) {
-			free(d);
-			return NULL;
-		}
-		d->mode = opts->mode;
-		if (opts->sz >= offsetof(struct rtd_gotrace_opts, max_input) +
-				    sizeof(opts->max_input))
-			d->max_input = opts->max_input;
-		if (opts->sz >= offsetof(struct rtd_gotrace_opts, flags) + sizeof(opts->flags))
-			d->resolve = d->mode == RTD_GOTRACE_RAW &&
-				     (opts->flags & RTD_GOTRACE_RESOLVE);
+	struct rtd_gotrace_opts o;
+	if (rtd_opts_copy(&o, sizeof(o), opts, RTD_OPTS_END(rtd_gotrace_opts, flags)) ||
+	    (o.mode != RTD_GOTRACE_RAW && o.mode != RTD_GOTRACE_ORDERED)) {
+		free(d);
+		return NULL;
 	}
+	d->mode = o.mode;
+	d->max_input = o.max_input;
+	d->resolve = d->mode == RTD_GOTRACE_RAW && (o.flags & RTD_GOTRACE_RESOLVE);
 	if (!d->max_input)
 		d->max_input = DEFAULT_MAX_INPUT;
 	d->max_window = RTD_GOTRACE_MAX_WINDOW;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/errmsg.h"
 #include "common/log.h"
 #include "nettrace/nt.h"
 #include "rtdiag/source.h"
@@ -57,15 +58,9 @@ int nt_fail(rtd_nettrace *dec, int err, uint64_t off, const char *fmt, ...)
 		return dec->err;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = snprintf(dec->errmsg, sizeof(dec->errmsg), "offset %llu: ",
-			 (unsigned long long)off);
-	if (n < 0)
-		n = 0;
-	if ((size_t)n < sizeof(dec->errmsg))
-		vsnprintf(dec->errmsg + n, sizeof(dec->errmsg) - (size_t)n,
-			  fmt, ap);
+	dec->err = rtd_verrf_at(dec->errmsg, sizeof(dec->errmsg), err, "offset",
+				off, fmt, ap);
 	va_end(ap);
-	dec->err = err;
 	dec->err_off = off;
 	return err;
 }
@@ -1905,17 +1900,11 @@ static int truncated(rtd_nettrace *dec, const char *fmt, ...)
 	if (dec->err)
 		return dec->err;
 	uint64_t end = dec->off + dec->in.len;
-	int n = snprintf(dec->errmsg, sizeof(dec->errmsg),
-			 "truncated at byte %llu: ", (unsigned long long)end);
-	if (n < 0)
-		n = 0;
 	va_list ap;
 	va_start(ap, fmt);
-	if ((size_t)n < sizeof(dec->errmsg))
-		vsnprintf(dec->errmsg + n, sizeof(dec->errmsg) - (size_t)n,
-			  fmt, ap);
+	dec->err = rtd_verrf_at(dec->errmsg, sizeof(dec->errmsg), -RTD_E_TRUNCATED,
+				"truncated at byte", end, fmt, ap);
 	va_end(ap);
-	dec->err = -RTD_E_TRUNCATED;
 	dec->err_off = end;
 	return dec->err;
 }

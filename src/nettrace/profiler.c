@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/stats.h"
 #include "nettrace/clr_ids.h"
 #include "nettrace/nt.h"
 #include "rtdiag/profile.h"
@@ -793,15 +794,15 @@ static int64_t cpu_value(rtd_nettrace_profiler *p, const struct entry *e)
 }
 
 int rtd_nettrace_profiler_cpu_stats(rtd_nettrace_profiler *p,
-				    struct rtd_nettrace_cpu_stats *st)
+				    struct rtd_nettrace_cpu_stats *out)
 {
-	if (!p || !st || st->sz < sizeof(*st))
+	/* an older caller's shorter struct gets the fields it knows */
+	struct rtd_nettrace_cpu_stats all = {.sz = sizeof(all)}, *st = &all;
+	if (!p || !out || out->sz < sizeof(size_t))
 		return -RTD_E_INVAL;
 	int err = finish(p);
 	if (err)
 		return err;
-	memset(st, 0, sizeof(*st));
-	st->sz = sizeof(*st);
 	st->kernel_known = p->have_tcpu;
 	st->process_ns = p->process_cpu_ns;
 	for (size_t i = 0; i < p->nentries; i++) {
@@ -826,7 +827,7 @@ int rtd_nettrace_profiler_cpu_stats(rtd_nettrace_profiler *p,
 		else
 			st->threads_unknown++;
 	}
-	return 0;
+	return rtd_stats_copy(out, st, sizeof(*st));
 }
 
 static int64_t ticks_to_ns(int64_t t, uint64_t freq)

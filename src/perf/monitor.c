@@ -44,17 +44,20 @@
 #include <traceevent/event-parse.h>
 #include <tracefs/tracefs.h>
 
+#include "common/errmsg.h"
 #include "common/log.h"
+#include "common/stats.h"
 #include "perf/heap.h"
 #include "common/file.h"
 #include "perf/internal.h"
 #include "rtdiag/guard.h"
+#include "rtdiag/source.h"
 
 int perf_set_err(struct rtd_perf_monitor *m, int err, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(m->errmsg, sizeof(m->errmsg), fmt, ap);
+	rtd_verrf(m->errmsg, sizeof(m->errmsg), err, fmt, ap);
 	va_end(ap);
 	rtd_debug("perf: %s", m->errmsg);
 	return err;
@@ -257,16 +260,11 @@ static int copy_path(char *dst, size_t n, const char *src)
 int rtd_perf_monitor_new(const struct rtd_perf_opts *opts,
 			 struct rtd_perf_monitor **out)
 {
-	struct rtd_perf_opts o = {0};
+	struct rtd_perf_opts o;
 	int r;
 	*out = NULL;
-	if (opts) {
-		if (opts->sz < offsetof(struct rtd_perf_opts, ncgroups) +
-				       sizeof(size_t))
-			return -RTD_E_INVAL;
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	}
-	o.sz = sizeof(o);
+	if (rtd_opts_copy(&o, sizeof(o), opts, RTD_OPTS_END(rtd_perf_opts, copy_cap)))
+		return -RTD_E_INVAL;
 	if ((o.npids && !o.pids) || (o.ncgroups && !o.cgroups) ||
 	    (o.npids && o.ncgroups))
 		return -RTD_E_INVAL;
@@ -1407,7 +1405,6 @@ void rtd_perf_monitor_stats(const struct rtd_perf_monitor *m,
 	if (!m || !st || st->sz < sizeof(size_t))
 		return;
 	struct rtd_perf_stats t = m->st;
-	t.sz = st->sz;
 	t.nrings = m->ncpus;
 	t.ring_pages = m->ring_pages;
 	uint64_t read_sum = 0;
@@ -1423,7 +1420,7 @@ void rtd_perf_monitor_stats(const struct rtd_perf_monitor *m,
 	t.copy_max = m->copy_max;
 	t.copy_full = m->copy_full;
 	t.bad_records += m->copy_bad;
-	memcpy(st, &t, st->sz < sizeof(t) ? st->sz : sizeof(t));
+	rtd_stats_copy(st, &t, sizeof(t));
 }
 
 bool rtd_perf_monitor_user_only(const struct rtd_perf_monitor *m)

@@ -31,6 +31,7 @@
 #include <traceevent/event-parse.h>
 #include <zstd.h>
 
+#include "common/errmsg.h"
 #include "common/input.h"
 #include "common/map.h"
 #include "common/rd.h"
@@ -146,7 +147,7 @@ static int fail(rtd_perf_data *d, int err, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	rtd_verrf(d->msg, sizeof(d->msg), err, fmt, ap);
 	va_end(ap);
 	d->err_off = off;
 	return err;

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/errmsg.h"
 #include "common/stats.h"
 #include "common/buf.h"
 #include "common/log.h"
@@ -144,7 +145,10 @@ static int prof_err(struct rtd_perf_profiler *p, int err, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(p ? p->errmsg : new_errmsg, sizeof(new_errmsg), fmt, ap);
+	if (p)
+		rtd_verrf(p->errmsg, sizeof(p->errmsg), err, fmt, ap);
+	else
+		rtd_verrf(new_errmsg, sizeof(new_errmsg), err, fmt, ap);
 	va_end(ap);
 	return err;
 }

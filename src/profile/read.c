@@ -20,6 +20,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "common/errmsg.h"
 #include "common/buf.h"
 #include "common/rd.h"
 #include "profile/profile_impl.h"
@@ -32,7 +33,7 @@ static int rerr(struct rtd_profile_read_err *e, int err, uint64_t off,
 		e->line = line;
 		va_list ap;
 		va_start(ap, fmt);
-		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+		rtd_verrf(e->msg, sizeof(e->msg), err, fmt, ap);
 		va_end(ap);
 	}
 	return err;

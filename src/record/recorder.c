@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/errmsg.h"
 #include "common/stats.h"
 #include "rtdiag/gotrace_source.h"
 #include "rtdiag/ipc.h"
@@ -61,7 +62,7 @@ static void ep_warn(struct ep *e, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	pthread_mutex_lock(&e->mu);
-	vsnprintf(e->warn, sizeof(e->warn), fmt, ap);
+	rtd_verrf(e->warn, sizeof(e->warn), 0, fmt, ap);
 	pthread_mutex_unlock(&e->mu);
 	va_end(ap);
 }
@@ -267,7 +268,10 @@ static int rec_err(rtd_recorder *r, int rc, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(r ? r->err : new_err, sizeof(new_err), fmt, ap);
+	if (r)
+		rtd_verrf(r->err, sizeof(r->err), rc, fmt, ap);
+	else
+		rtd_verrf(new_err, sizeof(new_err), rc, fmt, ap);
 	va_end(ap);
 	return rc;
 }

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/errmsg.h"
 #include "rtdiag/trigger.h"
 
 enum op { OP_GT, OP_GE, OP_LT, OP_LE, OP_EQ };
@@ -46,12 +47,10 @@ struct rtd_trigger {
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
-	if (err && errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
+	va_list ap;
+	va_start(ap, fmt);
+	rtd_verrf(err, errlen, -RTD_E_FORMAT, fmt, ap);
+	va_end(ap);
 	return -RTD_E_FORMAT;
 }
 

@@ -215,6 +215,68 @@ static int print_request(const struct collect_args *a)
 
 enum { MODE_COLLECT, MODE_PROFILE, MODE_STACK };
 
+/* dotnet profile's and stack's defaults and checks (the profile's kinds,
+ * what the request needs, the duration, the output's form). Returns -1,
+ * or the exit code of an error said. */
+static int profile_defaults(const struct cli_cmd *cmd, struct collect_args *a,
+			    int mode)
+{
+	struct rtd_ipc_session_opts so = {.sz = sizeof(so)};
+	if (!a->kinds)
+		a->kinds = RTD_IPC_PROFILE_CPU;
+	if (a->cpu && !(a->kinds & RTD_IPC_PROFILE_CPU))
+		return cli_cmd_usage(cmd, "--cpu is for --type cpu");
+	if (a->eventpipe_cpu && !a->cpu)
+		return cli_cmd_usage(cmd, "--sampler is for --cpu");
+	int rc = rtd_ipc_profile_request(a->kinds, &a->prov, &so);
+	if (rc)
+		return cli_fail("%s", rtd_strerror(rc));
+	a->no_stackwalk |= so.no_stackwalk;
+	a->rundown_keyword = so.rundown_keyword;
+	a->filters_optional = so.filters_optional;
+	if (!a->duration && !a->command)
+		a->duration = mode == MODE_STACK ? 0.25 : 10;
+	if (a->out && !a->format) {
+		struct cli_format f;
+		if (cli_format_ext(cmd->name, a->out, CLI_FMT_PROFILE, &f))
+			return CLI_USAGE;
+		a->format = f.kind ? f.prof : RTD_PROFILE_FMT_NONE;
+	}
+	if (!a->format)
+		a->format = a->out ? RTD_PROFILE_FMT_FOLDED
+				   : RTD_PROFILE_FMT_TOP;
+	if (!a->out || a->top)
+		a->top = 10;
+	return -1;
+}
+
+/* dotnet collect's defaults: dotnet-trace's providers, and a .nettrace
+ * named for the target and the time. Returns -1, or the exit code of an
+ * error said. */
+static int collect_defaults(const struct cli_cmd *cmd, struct collect_args *a)
+{
+	if (!a->prov.n &&
+	    (rtd_ipc_providers_add_profile("dotnet-common", &a->prov) ||
+	     rtd_ipc_providers_add_profile("dotnet-sampled-thread-time",
+					   &a->prov)))
+		return cli_fail("out of memory");
+	if (a->out && cli_format_recording(cmd->name, a->out,
+					   "an EventPipe trace (.nettrace); "
+					   "dotnet profile draws pictures"))
+		return CLI_USAGE;
+	if (!a->out && !a->dry_run) {
+		char stem[128], ts[32];
+		time_t now = time(NULL);
+		struct tm tm;
+		localtime_r(&now, &tm);
+		strftime(ts, sizeof(ts), "%Y%m%d_%H%M%S", &tm);
+		snprintf(a->outbuf, sizeof(a->outbuf), "%s_%s.nettrace",
+			 default_stem(a, stem, sizeof(stem)), ts);
+		a->out = a->outbuf;
+	}
+	return -1;
+}
+
 static int parse_collect(const struct cli_cmd *cmd, int argc, char **argv,
 			 struct collect_args *a, int mode)
 {
@@ -277,54 +339,9 @@ static int parse_collect(const struct cli_cmd *cmd, int argc, char **argv,
 	if (!a->command && !a->dry_run &&
 	    (r = dn_target_resolve(cmd, &a->t, true)) >= 0)
 		return r;
-	if (profile) {
-		struct rtd_ipc_session_opts so = {.sz = sizeof(so)};
-		if (!a->kinds)
-			a->kinds = RTD_IPC_PROFILE_CPU;
-		if (a->cpu && !(a->kinds & RTD_IPC_PROFILE_CPU))
-			return cli_cmd_usage(cmd, "--cpu is for --type cpu");
-		if (a->eventpipe_cpu && !a->cpu)
-			return cli_cmd_usage(cmd, "--sampler is for --cpu");
-		int rc = rtd_ipc_profile_request(a->kinds, &a->prov, &so);
-		if (rc)
-			return cli_fail("%s", rtd_strerror(rc));
-		a->no_stackwalk |= so.no_stackwalk;
-		a->rundown_keyword = so.rundown_keyword;
-		a->filters_optional = so.filters_optional;
-		if (!a->duration && !a->command)
-			a->duration = mode == MODE_STACK ? 0.25 : 10;
-		if (a->out && !a->format) {
-			struct cli_format f;
-			if (cli_format_ext(cmd->name, a->out, CLI_FMT_PROFILE, &f))
-				return CLI_USAGE;
-			a->format = f.kind ? f.prof : RTD_PROFILE_FMT_NONE;
-		}
-		if (!a->format)
-			a->format = a->out ? RTD_PROFILE_FMT_FOLDED
-					   : RTD_PROFILE_FMT_TOP;
-		if (!a->out || a->top)
-			a->top = 10;
-	} else {
-		if (!a->prov.n &&
-		    (rtd_ipc_providers_add_profile("dotnet-common", &a->prov) ||
-		     rtd_ipc_providers_add_profile("dotnet-sampled-thread-time",
-						   &a->prov)))
-			return cli_fail("out of memory");
-		if (a->out && cli_format_recording(cmd->name, a->out,
-						   "an EventPipe trace (.nettrace); "
-						   "dotnet profile draws pictures"))
-			return CLI_USAGE;
-		if (!a->out && !a->dry_run) {
-			char stem[128], ts[32];
-			time_t now = time(NULL);
-			struct tm tm;
-			localtime_r(&now, &tm);
-			strftime(ts, sizeof(ts), "%Y%m%d_%H%M%S", &tm);
-			snprintf(a->outbuf, sizeof(a->outbuf), "%s_%s.nettrace",
-				 default_stem(a, stem, sizeof(stem)), ts);
-			a->out = a->outbuf;
-		}
-	}
+	r = profile ? profile_defaults(cmd, a, mode) : collect_defaults(cmd, a);
+	if (r >= 0)
+		return r;
 	if (a->dry_run)
 		return print_request(a);
 	return -1;
@@ -686,6 +703,56 @@ static void tick(uint64_t bytes, void *ctx)
 
 /* ---- one session ----------------------------------------------------------- */
 
+/* --type wait of a runtime that sends no wait events (before .NET 9):
+ * say so now, not with an empty profile at the end. A program we start
+ * is still paused, and a recording replays as recorded: neither is
+ * asked. Returns CLI_OK to go on, or CLI_FAIL (said why). */
+static int check_wait(rtd_ipc_client *c, const struct collect_args *a,
+		      const char *target)
+{
+	if (a->command || a->record || !(a->kinds & RTD_IPC_PROFILE_WAIT))
+		return CLI_OK;
+	struct rtd_ipc_process_info pi;
+	char why[256];
+	if (rtd_ipc_process_info(c, 2, &pi) != 0)
+		return CLI_OK;
+	bool ok = rtd_ipc_profile_supported(RTD_IPC_PROFILE_WAIT, pi.clr_version,
+					    why, sizeof(why));
+	rtd_ipc_process_info_clear(&pi);
+	if (!ok && a->kinds == RTD_IPC_PROFILE_WAIT)
+		return cli_fail("%s: --type wait: %s", target, why);
+	if (!ok)
+		fprintf(stderr, "rtdiag: %s: no wait profile: %s\n", target, why);
+	return CLI_OK;
+}
+
+/* Read the session's stream into @st to its end; CLI_OK or CLI_FAIL
+ * (said why). */
+static int pump_session(const struct collect_args *a, rtd_ipc_session *s,
+			rtd_ipc_client *c, struct sink_state *st,
+			struct session_end *end)
+{
+	struct rtd_ipc_pump_opts po = {
+		.sz = sizeof(po),
+		.sink = stream_sink,
+		.ctx = st,
+		.stop = &dn_stop_flag,
+		.duration_ms = (uint64_t)(a->duration * 1000),
+		.rundown_wait_ms = (uint64_t)(a->rundown_wait * 1000),
+		.tick = cli_progress_enabled() ? tick : NULL,
+		/* tick gets the sink's ctx: both are the sink_state */
+	};
+	int rc = rtd_ipc_session_pump(s, &po, &end->res);
+	cli_progress_done();
+	if (rc && st->werr)
+		/* the output failed, not the session: say which */
+		return cli_fail("%s: %s", st->path, strerror(st->werr));
+	if (rc)
+		return cli_fail("%s: reading the session's stream: %s",
+				rtd_ipc_client_target(c), rtd_strerror(rc));
+	return CLI_OK;
+}
+
 /*
  * Run one session to its end; shared by collect and profile. @started
  * (may be NULL) runs once the session is on, before its stream is read,
@@ -721,27 +788,9 @@ int run_session(struct collect_args *a, struct sink_state *st,
 	snprintf(end->target, sizeof(end->target), "%s",
 		 rtd_ipc_client_target(c));
 	end->pid = a->command ? ln.child : a->t.pid;
-	/* --type wait of a runtime that sends no wait events (before .NET
-	 * 9): say so now, not with an empty profile at the end. A program
-	 * we start is still paused, and a recording replays as recorded:
-	 * neither is asked. */
-	if (!a->command && !a->record && (a->kinds & RTD_IPC_PROFILE_WAIT)) {
-		struct rtd_ipc_process_info pi;
-		char why[256];
-		if (rtd_ipc_process_info(c, 2, &pi) == 0) {
-			bool ok = rtd_ipc_profile_supported(RTD_IPC_PROFILE_WAIT,
-							    pi.clr_version, why,
-							    sizeof(why));
-			rtd_ipc_process_info_clear(&pi);
-			if (!ok && a->kinds == RTD_IPC_PROFILE_WAIT) {
-				r = cli_fail("%s: --type wait: %s", end->target, why);
-				goto out;
-			}
-			if (!ok)
-				fprintf(stderr, "rtdiag: %s: no wait profile: %s\n",
-					end->target, why);
-		}
-	}
+	if ((r = check_wait(c, a, end->target)) != CLI_OK)
+		goto out;
+	r = CLI_FAIL;
 	struct rtd_ipc_session_opts so = {
 		.sz = sizeof(so),
 		.providers = a->prov.v,
@@ -777,29 +826,7 @@ int run_session(struct collect_args *a, struct sink_state *st,
 		r = cli_fail("%s", rtd_strerror(rc));
 		goto out;
 	}
-	struct rtd_ipc_pump_opts po = {
-		.sz = sizeof(po),
-		.sink = stream_sink,
-		.ctx = st,
-		.stop = &dn_stop_flag,
-		.duration_ms = (uint64_t)(a->duration * 1000),
-		.rundown_wait_ms = (uint64_t)(a->rundown_wait * 1000),
-		.tick = cli_progress_enabled() ? tick : NULL,
-		/* tick gets the sink's ctx: both are the sink_state */
-	};
-	rc = rtd_ipc_session_pump(s, &po, &end->res);
-	cli_progress_done();
-	if (rc && st->werr) {
-		/* the output failed, not the session: say which */
-		r = cli_fail("%s: %s", st->path, strerror(st->werr));
-		goto out;
-	}
-	if (rc) {
-		r = cli_fail("%s: reading the session's stream: %s",
-			     rtd_ipc_client_target(c), rtd_strerror(rc));
-		goto out;
-	}
-	r = CLI_OK;
+	r = pump_session(a, s, c, st, end);
 out:
 	rtd_ipc_session_free(s);
 	rtd_ipc_client_free(c);

@@ -358,6 +358,125 @@ static const char *const well_known[][3] = {
 	{"System.Net.Sockets", "bytes-sent", "bytes sent"},
 };
 
+/* `dotnet counters list`: the well-known counters by provider */
+static int counters_list(void)
+{
+	const char *prov = NULL;
+	for (size_t i = 0; i < sizeof(well_known) / sizeof(well_known[0]); i++) {
+		if (!prov || strcmp(prov, well_known[i][0])) {
+			printf("%s%s\n", prov ? "\n" : "", well_known[i][0]);
+			prov = well_known[i][0];
+		}
+		printf("    %-36s %s\n", well_known[i][1], well_known[i][2]);
+	}
+	printf("\nA program's own EventSources and Meters are named the "
+	       "same way: --counters\nMyEventSource,MyMeter[instrument]\n");
+	return CLI_OK;
+}
+
+/* dotnet-counters' JSONExporter: the process name, its own start time,
+ * then the events */
+static void json_start(struct cview *view, const struct collect_args *a)
+{
+	char pname[64] = "", start[48];
+	if (a->command) {
+		const char *b = strrchr(a->command[0], '/');
+		snprintf(pname, sizeof(pname), "%s", b ? b + 1 : a->command[0]);
+	} else if (a->t.pid > 0) {
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)a->t.pid);
+		FILE *f = fopen(path, "r");
+		if (f) {
+			if (fgets(pname, sizeof(pname), f))
+				pname[strcspn(pname, "\n")] = 0;
+			fclose(f);
+		}
+	}
+	rec_time(view, 0, true, start, sizeof(start));
+	fputs("{ \"TargetProcess\": \"", view->out);
+	json_str(view->out, pname);
+	fprintf(view->out, "\", \"StartTime\": \"%s\", \"Events\": [", start);
+}
+
+/* collect's -o (default counter.csv, or .json) and its layout: the
+ * extension names it (.csv, .json: dotnet-counters' own; rtdiag/format.h's
+ * table); a picture's extension is refused. Returns -1, or the usage
+ * error's exit code. */
+static int collect_layout(const struct cli_cmd *cmd, const char **out,
+			  bool *json, bool json_set)
+{
+	if (!*out)
+		*out = *json ? "counter.json" : "counter.csv";
+	const struct rtd_format_ext *x = rtd_format_ext_of(*out);
+	if (x && !json_set) {
+		if (strcmp(x->ext, ".csv") && strcmp(x->ext, ".json"))
+			return cli_cmd_usage(cmd, "%s: collect writes counter "
+					     "readings as .csv or .json (or give "
+					     "--format)", *out);
+		*json = !strcmp(x->ext, ".json");
+	}
+	return -1;
+}
+
+/* The view's output and what starts it: CSV's header, JSON's preamble. */
+static void view_start(struct cview *view, FILE *out, const struct collect_args *a)
+{
+	view->out = out;
+	view->tty = view->monitor && isatty(STDOUT_FILENO);
+	/* monitor into a pipe: each value as it comes (a block-buffered
+	 * stdout held the first values ~1 s, until 4 KiB had gathered) */
+	if (view->monitor && !view->tty)
+		setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!view->monitor && !view->json)
+		fprintf(view->out, "Timestamp,Provider,Counter Name,Counter Type,"
+			"Mean/Increment\n");
+	if (view->json)
+		json_start(view, a);
+}
+
+/* After the session (@r its result): the last values, what the runtime
+ * and the counters said, -o kept (collect) when it holds readings; the
+ * view's rows freed. Returns the command's result. */
+static int counters_finish(struct cview *view, rtd_counters *c, int counters_rc,
+			   int r, const char *out, struct cli_out *o)
+{
+	bool monitor = view->monitor, json = view->json;
+	int frc = rtd_counters_flush(c);
+	if (frc && r == CLI_OK)
+		r = cli_fail("%s: write error", monitor ? "stdout" : out);
+	if (counters_rc && r != CLI_OK)
+		r = cli_fail("%s: write error", monitor ? "stdout" : out);
+	if (json)
+		fputs("]}", view->out);
+	if (view->tty)
+		table_draw(view);
+	const char *e = rtd_counters_errors(c);
+	if (e)
+		fprintf(stderr, "rtdiag: the Metrics EventSource reported: %s\n", e);
+	for (size_t i = 0; r == CLI_OK && rtd_counters_silent(c, i); i++)
+		fprintf(stderr, "rtdiag: %s published no value (no EventSource "
+			"or Meter of that name in the process, or none of the "
+			"names asked for)\n", rtd_counters_silent(c, i));
+	if (!monitor) {
+		if (r == CLI_OK && (view->nrec || !json)) {
+			if (cli_out_commit(o))
+				r = CLI_FAIL;
+			else
+				fprintf(stderr, "rtdiag: wrote %s\n", out);
+		} else {
+			cli_out_abort(o);
+		}
+	}
+	for (size_t i = 0; i < view->nrows; i++) {
+		free(view->rows[i].provider);
+		free(view->rows[i].label);
+		free(view->rows[i].tags);
+		free(view->rows[i].unit);
+	}
+	free(view->rows);
+	return r;
+}
+
 static int cmd_counters(int argc, char **argv)
 {
 	const struct cli_cmd *cmd = &dn_cmd_counters;
@@ -391,19 +510,8 @@ static int cmd_counters(int argc, char **argv)
 	if (id < 0)
 		return cli_opt_exit(id);
 	const char *verb = p.pos[0];
-	if (!strcmp(verb, "list")) {
-		const char *prov = NULL;
-		for (size_t i = 0; i < sizeof(well_known) / sizeof(well_known[0]); i++) {
-			if (!prov || strcmp(prov, well_known[i][0])) {
-				printf("%s%s\n", prov ? "\n" : "", well_known[i][0]);
-				prov = well_known[i][0];
-			}
-			printf("    %-36s %s\n", well_known[i][1], well_known[i][2]);
-		}
-		printf("\nA program's own EventSources and Meters are named the "
-		       "same way: --counters\nMyEventSource,MyMeter[instrument]\n");
-		return CLI_OK;
-	}
+	if (!strcmp(verb, "list"))
+		return counters_list();
 	bool monitor = !strcmp(verb, "monitor");
 	if (!monitor && strcmp(verb, "collect"))
 		return cli_cmd_usage(cmd, "want monitor, collect or list, not "
@@ -417,18 +525,8 @@ static int cmd_counters(int argc, char **argv)
 				     "not both");
 	if (!a.command && (r = dn_target_resolve(cmd, &a.t, true)) >= 0)
 		return r;
-	if (!monitor && !a.out)
-		a.out = json ? "counter.json" : "counter.csv";
-	/* the extension names the layout (.csv, .json: dotnet-counters'
-	 * own; rtdiag/format.h's table); a picture's extension is refused */
-	const struct rtd_format_ext *x = monitor ? NULL : rtd_format_ext_of(a.out);
-	if (x && !json_set) {
-		if (strcmp(x->ext, ".csv") && strcmp(x->ext, ".json"))
-			return cli_cmd_usage(cmd, "%s: collect writes counter "
-					     "readings as .csv or .json (or give "
-					     "--format)", a.out);
-		json = !strcmp(x->ext, ".json");
-	}
+	if (!monitor && (r = collect_layout(cmd, &a.out, &json, json_set)) >= 0)
+		return r;
 	struct cview view = {.json = json, .csv = !monitor && !json,
 			     .monitor = monitor,
 			     .series = refresh >= 1 ? (unsigned)refresh : 1};
@@ -453,38 +551,7 @@ static int cmd_counters(int argc, char **argv)
 		rtd_ipc_providers_clear(&a.prov);
 		return CLI_FAIL;
 	}
-	view.out = monitor ? stdout : o.f;
-	view.tty = monitor && isatty(STDOUT_FILENO);
-	/* monitor into a pipe: each value as it comes (a block-buffered
-	 * stdout held the first values ~1 s, until 4 KiB had gathered) */
-	if (monitor && !view.tty)
-		setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!monitor && !json)
-		fprintf(view.out, "Timestamp,Provider,Counter Name,Counter Type,"
-			"Mean/Increment\n");
-	if (json) {
-		/* dotnet-counters' JSONExporter: the process name, its own
-		 * start time, then the events */
-		char pname[64] = "", start[48];
-		if (a.command) {
-			const char *b = strrchr(a.command[0], '/');
-			snprintf(pname, sizeof(pname), "%s", b ? b + 1 : a.command[0]);
-		} else if (a.t.pid > 0) {
-			char path[64];
-			snprintf(path, sizeof(path), "/proc/%d/comm", (int)a.t.pid);
-			FILE *f = fopen(path, "r");
-			if (f) {
-				if (fgets(pname, sizeof(pname), f))
-					pname[strcspn(pname, "\n")] = 0;
-				fclose(f);
-			}
-		}
-		rec_time(&view, 0, true, start, sizeof(start));
-		fputs("{ \"TargetProcess\": \"", view.out);
-		json_str(view.out, pname);
-		fprintf(view.out, "\", \"StartTime\": \"%s\", \"Events\": [",
-			start);
-	}
+	view_start(&view, monitor ? stdout : o.f, &a);
 	struct sink_state st;
 	if (sink_init(&st, &a, false)) {
 		sink_free(&st);
@@ -496,39 +563,7 @@ static int cmd_counters(int argc, char **argv)
 	st.counters = c;
 	struct session_end end;
 	r = run_session(&a, &st, NULL, NULL, &end);
-	int frc = rtd_counters_flush(c);
-	if (frc && r == CLI_OK)
-		r = cli_fail("%s: write error", monitor ? "stdout" : a.out);
-	if (st.counters_rc && r != CLI_OK)
-		r = cli_fail("%s: write error", monitor ? "stdout" : a.out);
-	if (json)
-		fputs("]}", view.out);
-	if (view.tty)
-		table_draw(&view);
-	const char *e = rtd_counters_errors(c);
-	if (e)
-		fprintf(stderr, "rtdiag: the Metrics EventSource reported: %s\n", e);
-	for (size_t i = 0; r == CLI_OK && rtd_counters_silent(c, i); i++)
-		fprintf(stderr, "rtdiag: %s published no value (no EventSource "
-			"or Meter of that name in the process, or none of the "
-			"names asked for)\n", rtd_counters_silent(c, i));
-	if (!monitor) {
-		if (r == CLI_OK && (view.nrec || !json)) {
-			if (cli_out_commit(&o))
-				r = CLI_FAIL;
-			else
-				fprintf(stderr, "rtdiag: wrote %s\n", a.out);
-		} else {
-			cli_out_abort(&o);
-		}
-	}
-	for (size_t i = 0; i < view.nrows; i++) {
-		free(view.rows[i].provider);
-		free(view.rows[i].label);
-		free(view.rows[i].tags);
-		free(view.rows[i].unit);
-	}
-	free(view.rows);
+	r = counters_finish(&view, c, st.counters_rc, r, a.out, &o);
 	sink_free(&st);
 	rtd_counters_free(c);
 	rtd_ipc_providers_clear(&a.prov);

@@ -142,6 +142,53 @@ static int heap_report(const rtd_gcheap *h, FILE *f, int fmt)
 	return ferror(f) ? -EIO : 0;
 }
 
+/* The output's form: --format, or the name's extension (rtdiag/format.h's
+ * table: .txt the table, .json the tree (a heap has no timeline), pprof's;
+ * no other picture). Returns -1, or the usage error's exit code. */
+static int gcdump_format(const struct cli_cmd *cmd, const char *out, int *fmt)
+{
+	const struct rtd_format_ext *x = out ? rtd_format_ext_of(out) : NULL;
+	if (*fmt < 0 && x) {
+		*fmt = x->profile == RTD_PROFILE_FMT_PPROF ? 2
+		       : !strcmp(x->ext, ".json") ? 1
+		       : x->profile == RTD_PROFILE_FMT_TOP ? 0 : -1;
+		if (*fmt < 0)
+			return cli_cmd_usage(cmd, "%s: gcdump writes a table "
+					     "(.txt), a JSON tree (.json) or pprof "
+					     "(.pb.gz); or give --format", out);
+	}
+	if (*fmt < 0)
+		*fmt = 0;
+	return -1;
+}
+
+/* Write the snapshot to -o (kept only when whole) or stdout. */
+static int gcdump_write(rtd_gcheap *h, const char *out, int fmt,
+			const struct rtd_gcheap_stats *hs)
+{
+	struct cli_out o = {0};
+	FILE *f = stdout;
+	if (out) {
+		if (cli_out_open(&o, out))
+			return CLI_FAIL;
+		f = o.f;
+	}
+	int rc = heap_report(h, f, fmt);
+	if (rc) {
+		rc = cli_fail("%s: %s", out ? out : "stdout", rtd_strerror(rc));
+		if (out)
+			cli_out_abort(&o);
+		return rc;
+	}
+	if (!out)
+		return CLI_OK;
+	if (cli_out_commit(&o))
+		return CLI_FAIL;
+	fprintf(stderr, "rtdiag: wrote %s (%llu objects, graph %.1f MB)\n", out,
+		(unsigned long long)hs->objects, hs->memory / 1e6);
+	return CLI_OK;
+}
+
 static int cmd_gcdump(int argc, char **argv)
 {
 	const struct cli_cmd *cmd = &dn_cmd_gcdump;
@@ -175,20 +222,8 @@ static int cmd_gcdump(int argc, char **argv)
 		return cli_opt_exit(id);
 	if ((r = dn_target_resolve(cmd, &a.t, true)) >= 0)
 		return r;
-	const struct rtd_format_ext *x = a.out ? rtd_format_ext_of(a.out) : NULL;
-	if (fmt < 0 && x) {
-		/* rtdiag/format.h's table: .txt the table, .json the tree
-		 * (a heap has no timeline), pprof's; no other picture */
-		fmt = x->profile == RTD_PROFILE_FMT_PPROF ? 2
-		      : !strcmp(x->ext, ".json") ? 1
-		      : x->profile == RTD_PROFILE_FMT_TOP ? 0 : -1;
-		if (fmt < 0)
-			return cli_cmd_usage(cmd, "%s: gcdump writes a table "
-					     "(.txt), a JSON tree (.json) or pprof "
-					     "(.pb.gz); or give --format", a.out);
-	}
-	if (fmt < 0)
-		fmt = 0;
+	if ((r = gcdump_format(cmd, a.out, &fmt)) >= 0)
+		return r;
 	if (a.out && cli_out_check(a.out))
 		return CLI_FAIL;
 	struct rtd_gcheap_opts ho = {.sz = sizeof(ho), .max_objects = max_objects};
@@ -236,31 +271,8 @@ static int cmd_gcdump(int argc, char **argv)
 		fprintf(stderr, "rtdiag: %s: the heap walk's GC did not end "
 			"within %g s: the snapshot may be partial\n", end.target,
 			a.duration);
-	if (r == CLI_OK) {
-		struct cli_out o = {0};
-		FILE *f = stdout;
-		if (a.out) {
-			if (cli_out_open(&o, a.out))
-				r = CLI_FAIL;
-			f = o.f;
-		}
-		if (r == CLI_OK) {
-			int rc = heap_report(h, f, fmt);
-			if (rc) {
-				r = cli_fail("%s: %s", a.out ? a.out : "stdout",
-					     rtd_strerror(rc));
-				if (a.out)
-					cli_out_abort(&o);
-			} else if (a.out) {
-				r = cli_out_commit(&o) ? CLI_FAIL : CLI_OK;
-				if (r == CLI_OK)
-					fprintf(stderr, "rtdiag: wrote %s (%llu "
-						"objects, graph %.1f MB)\n", a.out,
-						(unsigned long long)hs.objects,
-						hs.memory / 1e6);
-			}
-		}
-	}
+	if (r == CLI_OK)
+		r = gcdump_write(h, a.out, fmt, &hs);
 	if (r == CLI_OK && dropped)
 		r = CLI_PARTIAL; /* written, but incomplete */
 	sink_free(&st);

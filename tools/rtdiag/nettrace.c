@@ -732,6 +732,24 @@ static const struct cli_cmd cmd_profile_def = {
 	"of the samples before it is written,\nthen where and why the input "
 	"stopped, exit 3.\n"};
 
+/* @prof in @format (0 folded, 1 pprof, 2 top, 3 svg, 4 speedscope) */
+static int write_profile(rtd_profile *prof, FILE *f, int format,
+			 const char *path)
+{
+	if (format == 0)
+		return rtd_profile_write_folded(prof, f);
+	if (format == 1)
+		return rtd_profile_write_pprof(prof, f);
+	if (format == 2)
+		return write_top(prof, f);
+	struct rtd_profile_meta m = {.sz = sizeof(m), .source = "eventpipe",
+				     .process = path};
+	rtd_profile_set_meta(prof, &m);
+	return rtd_profile_write(prof, format == 3 ? RTD_PROFILE_FMT_SVG
+						   : RTD_PROFILE_FMT_SPEEDSCOPE,
+				 f, NULL);
+}
+
 static int cmd_profile(int argc, char **argv)
 {
 	const char *outp = NULL;
@@ -811,20 +829,7 @@ static int cmd_profile(int argc, char **argv)
 		ret = CLI_FAIL;
 		goto done;
 	}
-	if (format == 0)
-		err = rtd_profile_write_folded(prof, out.f);
-	else if (format == 1)
-		err = rtd_profile_write_pprof(prof, out.f);
-	else if (format == 2)
-		err = write_top(prof, out.f);
-	else {
-		struct rtd_profile_meta m = {.sz = sizeof(m), .source = "eventpipe",
-					     .process = path};
-		rtd_profile_set_meta(prof, &m);
-		err = rtd_profile_write(prof, format == 3 ? RTD_PROFILE_FMT_SVG
-							  : RTD_PROFILE_FMT_SPEEDSCOPE,
-					out.f, NULL);
-	}
+	err = write_profile(prof, out.f, format, path);
 	if (err) {
 		cli_out_abort(&out);
 		ret = cli_fail("%s: writing the profile: %s",

@@ -3,12 +3,12 @@
 #include "opt.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "rtdiag/common.h"
 
 static void vusage(const struct cli_cmd *cmd, const char *fmt, va_list ap)
 {
@@ -57,113 +57,15 @@ int cli_parse_int(const char *s, long long *v)
 	return 0;
 }
 
-/* A plain decimal number: digits with an optional fraction (no sign, no
- * exponent, no hex); *end is where it stops. */
-static int parse_number(const char *s, const char **end, double *v)
-{
-	const char *q = s;
-	size_t digits = 0;
-	while (*q >= '0' && *q <= '9')
-		q++, digits++;
-	if (*q == '.')
-		for (q++; *q >= '0' && *q <= '9'; q++)
-			digits++;
-	if (!digits || q - s > 40)
-		return -1;
-	char buf[48];
-	memcpy(buf, s, (size_t)(q - s));
-	buf[q - s] = 0;
-	double x = strtod(buf, NULL);
-	if (!isfinite(x))
-		return -1;
-	*v = x;
-	*end = q;
-	return 0;
-}
-
+/* Both go through the library's one grammar (docs/options.md). */
 int cli_parse_duration(const char *s, double *seconds, int64_t *ns)
 {
-	double total;
-	const char *e;
-	if (!s || parse_number(s, &e, &total) < 0)
-		return -1;
-	if (*e == ':') {
-		/* [[d:]hh:]mm:ss[.f], as .NET's TimeSpan prints it */
-		double part[4];
-		int n = 0;
-		const char *q = s;
-		for (;;) {
-			if (n == 4 || parse_number(q, &e, &part[n]) < 0)
-				return -1;
-			n++;
-			if (*e == 0)
-				break;
-			if (*e != ':')
-				return -1;
-			q = e + 1;
-		}
-		if (n < 2)
-			return -1;
-		static const double mul2[] = {60, 1};
-		static const double mul3[] = {3600, 60, 1};
-		static const double mul4[] = {86400, 3600, 60, 1};
-		const double *mul = n == 2 ? mul2 : n == 3 ? mul3 : mul4;
-		total = 0;
-		for (int k = 0; k < n; k++) {
-			/* only the seconds may have a fraction */
-			if (k < n - 1 && part[k] != floor(part[k]))
-				return -1;
-			total += part[k] * mul[k];
-		}
-	} else {
-		static const struct {
-			const char *suffix;
-			double mul;
-		} units[] = {
-			{"", 1},      {"s", 1},      {"ms", 1e-3}, {"us", 1e-6},
-			{"ns", 1e-9}, {"m", 60},     {"min", 60},  {"h", 3600},
-		};
-		size_t k;
-		for (k = 0; k < sizeof(units) / sizeof(units[0]); k++)
-			if (strcmp(e, units[k].suffix) == 0)
-				break;
-		if (k == sizeof(units) / sizeof(units[0]))
-			return -1;
-		total *= units[k].mul;
-	}
-	if (total > 9.2e9) /* int64 nanoseconds */
-		return -1;
-	if (seconds)
-		*seconds = total;
-	if (ns)
-		*ns = (int64_t)llround(total * 1e9);
-	return 0;
+	return rtd_parse_duration(s, ns, seconds, NULL, 0) < 0 ? -1 : 0;
 }
 
 int cli_parse_size(const char *s, uint64_t *bytes)
 {
-	double x;
-	const char *e;
-	if (!s || parse_number(s, &e, &x) < 0)
-		return -1;
-	double mul = 1;
-	switch (*e) {
-	case 'k': case 'K': mul = 1024.0; e++; break;
-	case 'm': case 'M': mul = 1024.0 * 1024; e++; break;
-	case 'g': case 'G': mul = 1024.0 * 1024 * 1024; e++; break;
-	case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; e++; break;
-	}
-	if (mul > 1 && *e == 'i')
-		e++;
-	if (*e == 'B' || (*e == 'b' && mul == 1))
-		e++;
-	if (*e)
-		return -1;
-	x *= mul;
-	if (x != floor(x) || x >= 1.8e19)
-		return -1;
-	*bytes = (uint64_t)x;
-	return 0;
+	return rtd_parse_size(s, bytes, NULL, 0) < 0 ? -1 : 0;
 }
 
 static int parse_pids(struct cli_parser *p, const char *s, struct cli_val *v)
@@ -261,14 +163,12 @@ static int convert(struct cli_parser *p, const struct cli_opt *o,
 		num = (double)v->i;
 		check_range = true;
 		break;
-	case CLI_ARG_DOUBLE: {
-		const char *e;
-		if (parse_number(s, &e, &v->d) < 0 || *e)
+	case CLI_ARG_DOUBLE:
+		if (rtd_parse_number(s, &v->d, NULL, 0) < 0)
 			break;
 		num = v->d;
 		check_range = true;
 		break;
-	}
 	case CLI_ARG_DURATION:
 		if (cli_parse_duration(s, &v->d, &v->ns) < 0)
 			break;

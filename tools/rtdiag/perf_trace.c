@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* perf_trace.c - 'rtdiag perf trace': decoded events live, one per line;
  * system calls as strace and perf trace show them. */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -13,8 +12,8 @@
 #include "cli.h"
 #include "cli_format.h"
 #include "rtdiag/format.h"
+#include "rtdiag/perf_line.h"
 #include "rtdiag/perf_timeline.h"
-#include "common/buf.h"
 #include "out.h"
 #include "perf_cli.h"
 
@@ -111,154 +110,16 @@ struct spec {
 
 struct trace_out {
 	FILE *f;
-	bool json;
-	rtd_buf line;
+	rtd_perf_line *line;
 	uint64_t lines;
 	int err;
 	/* system calls */
 	struct rtd_perf_syscalls *sc;
 	bool sc_lines;
-	uint64_t t0;
 	/* a timeline instead of lines: --format, or -o FILE.perfetto-trace */
 	struct cli_timeline tlo;
 	rtd_tl_perf *tla;
 };
-
-/* Numbers without printf: this runs once per field of every event. */
-static void put_u64(rtd_buf *b, uint64_t v)
-{
-	char t[24];
-	int i = 24;
-	do {
-		t[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	rtd_buf_append(b, t + i, (size_t)(24 - i));
-}
-
-static void put_i64(rtd_buf *b, int64_t v)
-{
-	if (v < 0) {
-		rtd_buf_putc(b, '-');
-		put_u64(b, (uint64_t)0 - (uint64_t)v);
-	} else {
-		put_u64(b, (uint64_t)v);
-	}
-}
-
-static void put_hex(rtd_buf *b, uint64_t v)
-{
-	char t[18];
-	int i = 18;
-	do {
-		t[--i] = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (v);
-	t[--i] = 'x';
-	t[--i] = '0';
-	rtd_buf_append(b, t + i, (size_t)(18 - i));
-}
-
-/* v as exactly width digits, zero-padded (v < 10^width). */
-static void put_fixed(rtd_buf *b, uint64_t v, int width)
-{
-	char t[20];
-	for (int i = width - 1; i >= 0; i--) {
-		t[i] = (char)('0' + v % 10);
-		v /= 10;
-	}
-	rtd_buf_append(b, t, (size_t)width);
-}
-
-/* Text: quoted with C escapes. */
-static void put_text_str(rtd_buf *b, const char *s, size_t n)
-{
-	rtd_buf_putc(b, '"');
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\')
-			rtd_buf_printf(b, "\\%c", c);
-		else if (c == '\n')
-			rtd_buf_puts(b, "\\n");
-		else if (c == '\t')
-			rtd_buf_puts(b, "\\t");
-		else if (c < 0x20 || c == 0x7f)
-			rtd_buf_printf(b, "\\x%02x", c);
-		else
-			rtd_buf_putc(b, (char)c);
-	}
-	rtd_buf_putc(b, '"');
-}
-
-/* An address as the event's print format shows it; false when the bytes
- * do not fit the form. */
-static bool put_address(rtd_buf *b, const struct rtd_perf_value *v,
-			unsigned print, bool json)
-{
-	char t[INET6_ADDRSTRLEN + 2];
-	if (print == RTD_PERF_PRINT_IPV4 && v->len == 4)
-		inet_ntop(AF_INET, v->data, t, sizeof(t));
-	else if (print == RTD_PERF_PRINT_IPV6 && v->len == 16)
-		inet_ntop(AF_INET6, v->data, t, sizeof(t));
-	else if (print == RTD_PERF_PRINT_MAC && v->len == 6)
-		snprintf(t, sizeof(t), "%02x:%02x:%02x:%02x:%02x:%02x", v->data[0],
-			 v->data[1], v->data[2], v->data[3], v->data[4], v->data[5]);
-	else
-		return false;
-	if (json)
-		rtd_buf_json_str(b, t, strlen(t));
-	else
-		rtd_buf_puts(b, t);
-	return true;
-}
-
-static void put_value(rtd_buf *b, const struct rtd_perf_value *v, unsigned print,
-		      bool json)
-{
-	switch (v->kind) {
-	case RTD_PERF_FIELD_INT:
-		put_i64(b, v->i);
-		break;
-	case RTD_PERF_FIELD_UINT:
-		if (v->is_pointer) {
-			if (json)
-				rtd_buf_putc(b, '"');
-			put_hex(b, v->u);
-			if (json)
-				rtd_buf_putc(b, '"');
-		} else {
-			put_u64(b, v->u);
-		}
-		break;
-	case RTD_PERF_FIELD_STRING:
-		if (json)
-			rtd_buf_json_str(b, v->str, v->len);
-		else
-			put_text_str(b, v->str, v->len);
-		break;
-	case RTD_PERF_FIELD_ARRAY: {
-		if (print && put_address(b, v, print, json))
-			break;
-		unsigned es = v->elem_size;
-		if (es != 1 && es != 2 && es != 4 && es != 8)
-			es = 1;
-		size_t n = v->len / es;
-		rtd_buf_putc(b, '[');
-		for (size_t i = 0; i < n && i < 256; i++) {
-			uint64_t x = 0;
-			for (unsigned k = 0; k < es; k++)
-				x |= (uint64_t)v->data[i * es + k] << (8 * k);
-			if (i)
-				rtd_buf_putc(b, ',');
-			put_u64(b, x);
-		}
-		if (n > 256)
-			rtd_buf_puts(b, json ? "" : ",...");
-		rtd_buf_putc(b, ']');
-		break;
-	}
-	}
-}
 
 /* Nothing more until new records arrive: show what we have. */
 static void on_idle(void *ctx)
@@ -267,10 +128,9 @@ static void on_idle(void *ctx)
 	fflush(o->f);
 }
 
-static int emit(struct trace_out *o)
+static int emit(struct trace_out *o, const char *line, size_t len)
 {
-	rtd_buf *b = &o->line;
-	if (fwrite(b->data, 1, b->len, o->f) != b->len) {
+	if (fwrite(line, 1, len, o->f) != len) {
 		o->err = errno ? errno : EIO;
 		return 1; /* output closed (a pipe to head): stop */
 	}
@@ -282,47 +142,9 @@ static int on_syscall(struct trace_out *o, const struct rtd_perf_syscall *c)
 {
 	if (!o->sc_lines)
 		return 0;
-	rtd_buf *b = &o->line;
-	char args[4096], ret[128];
-	const char *comm = c->comm;
-	rtd_perf_syscalls_format_args(o->sc, c, args, sizeof(args));
-	rtd_perf_syscalls_format_ret(c, ret, sizeof(ret));
-	char num[32];
-	snprintf(num, sizeof(num), "syscall_%ld", c->nr);
-	const char *name = c->name ? c->name : num;
-	uint64_t start = c->has_enter ? c->enter_ns : c->exit_ns;
-	if (!o->t0)
-		o->t0 = start;
-	rtd_buf_reset(b);
-	if (o->json) {
-		rtd_buf_printf(b, "{\"time_ns\":%llu,\"pid\":%u,\"tid\":%u,\"comm\":",
-			       (unsigned long long)start, c->pid, c->tid);
-		rtd_buf_json_str(b, comm, strlen(comm));
-		rtd_buf_puts(b, ",\"syscall\":");
-		rtd_buf_json_str(b, name, strlen(name));
-		rtd_buf_puts(b, ",\"args\":");
-		rtd_buf_json_str(b, args, strlen(args));
-		rtd_buf_printf(b, ",\"ret\":%lld", (long long)c->ret);
-		if (c->ret < 0 && c->ret >= -4095) {
-			const char *en = strerrorname_np((int)-c->ret);
-			rtd_buf_puts(b, ",\"errno\":");
-			rtd_buf_json_str(b, en ? en : "", en ? strlen(en) : 0);
-		}
-		if (c->has_enter)
-			rtd_buf_printf(b, ",\"duration_ns\":%llu",
-				       (unsigned long long)(c->exit_ns - c->enter_ns));
-		rtd_buf_puts(b, "}\n");
-	} else {
-		double t = (double)(start - o->t0) / 1e6;
-		if (c->has_enter)
-			rtd_buf_printf(b, "%10.3f (%7.3f ms): %s/%u %s(%s) = %s\n", t,
-				       (double)(c->exit_ns - c->enter_ns) / 1e6, comm,
-				       c->tid, name, args, ret);
-		else
-			rtd_buf_printf(b, "%10.3f (        ?   ): %s/%u ... [continued]: %s() = %s\n",
-				       t, comm, c->tid, name, ret);
-	}
-	return emit(o);
+	size_t n;
+	const char *t = rtd_perf_line_syscall(o->line, o->sc, c, &n);
+	return emit(o, t, n);
 }
 
 static int on_record(const struct rtd_perf_sample *s, void *ctx)
@@ -330,7 +152,6 @@ static int on_record(const struct rtd_perf_sample *s, void *ctx)
 	struct trace_out *o = ctx;
 	if (o->tla)
 		return rtd_tl_perf_record(o->tla, s);
-	rtd_buf *b = &o->line;
 	if (s->type == PERF_RECORD_LOST || s->type == PERF_RECORD_LOST_SAMPLES) {
 		fflush(o->f);
 		fprintf(stderr, "rtdiag: cpu %u: %llu events lost (the ring was "
@@ -351,66 +172,9 @@ static int on_record(const struct rtd_perf_sample *s, void *ctx)
 		if (!strncmp(en, "raw_syscalls:", 13))
 			return 0;
 	}
-	rtd_buf_reset(b);
-	const char *name = rtd_perf_event_name(s->event);
-	const char *sym = rtd_perf_event_symbol(s->event);
-	unsigned nf = rtd_perf_event_nfields(s->event);
-	if (o->json) {
-		rtd_buf_printf(b, "{\"time_ns\":%llu,\"cpu\":%u,\"pid\":%u,"
-				  "\"tid\":%u,\"event\":",
-			       (unsigned long long)s->time, s->cpu, s->pid,
-			       s->tid);
-		rtd_buf_json_str(b, name, strlen(name));
-		if (sym) {
-			rtd_buf_puts(b, ",\"symbol\":");
-			rtd_buf_json_str(b, sym, strlen(sym));
-		}
-		if (s->has & PERF_SAMPLE_IP)
-			rtd_buf_printf(b, ",\"ip\":\"0x%llx\"",
-				       (unsigned long long)s->ip);
-		rtd_buf_puts(b, ",\"fields\":{");
-	} else {
-		put_u64(b, s->time / 1000000000ull);
-		rtd_buf_putc(b, '.');
-		put_fixed(b, s->time % 1000000000ull, 9);
-		rtd_buf_puts(b, " [");
-		if (s->cpu < 1000)
-			put_fixed(b, s->cpu, 3);
-		else
-			put_u64(b, s->cpu);
-		rtd_buf_puts(b, "] ");
-		put_u64(b, s->pid);
-		rtd_buf_putc(b, '/');
-		put_u64(b, s->tid);
-		rtd_buf_putc(b, ' ');
-		rtd_buf_puts(b, name);
-		rtd_buf_putc(b, ':');
-		if (sym) {
-			rtd_buf_putc(b, ' ');
-			rtd_buf_puts(b, sym);
-		}
-	}
-	for (unsigned i = 0; i < nf; i++) {
-		const struct rtd_perf_field *f = rtd_perf_event_field(s->event, i);
-		struct rtd_perf_value v;
-		int r = rtd_perf_sample_field_at(s, i, &v);
-		if (o->json) {
-			if (i)
-				rtd_buf_putc(b, ',');
-			rtd_buf_json_str(b, f->name, strlen(f->name));
-			rtd_buf_putc(b, ':');
-		} else {
-			rtd_buf_putc(b, ' ');
-			rtd_buf_puts(b, f->name);
-			rtd_buf_putc(b, '=');
-		}
-		if (r)
-			rtd_buf_puts(b, o->json ? "null" : "<truncated>");
-		else
-			put_value(b, &v, f->print, o->json);
-	}
-	rtd_buf_puts(b, o->json ? "}}\n" : "\n");
-	return emit(o);
+	size_t n;
+	const char *t = rtd_perf_line_sample(o->line, s, &n);
+	return emit(o, t, n);
 }
 
 /* "sys:event/filter/" -> name and filter */
@@ -629,56 +393,35 @@ static void print_stats(struct rtd_perf_monitor *m, bool always)
 	}
 }
 
-int perf_trace_main(int argc, char **argv)
+/* A timeline instead of lines: --format, or -o's extension by the one
+ * table (.json with --json: JSON lines); lines go to any other name, but
+ * not to a picture's. Returns -1, or a usage error's exit code. */
+static int pick_output(const struct trace_args *a, struct cli_format *tf,
+		       bool *timeline)
 {
-	struct trace_args *a = calloc(1, sizeof(*a));
-	struct trace_out out = {0};
-	struct rtd_perf_monitor *m = NULL;
-	struct perf_child child = {0};
-	bool have_child = false, out_open = false;
-	struct cli_out co;
-	if (!a)
-		return cli_fail("out of memory");
-	int rc = parse(a, argc, argv);
-	if (rc >= 0)
-		goto done;
-	rc = CLI_FAIL;
-	if (a->out && cli_out_check(a->out))
-		goto done;
-	/* a timeline instead of lines: --format, or -o's extension by the
-	 * one table (.json with --json: JSON lines); lines go to any other
-	 * name, but not to a picture's */
-	struct cli_format tf;
 	const struct rtd_format_ext *x = a->format || cli_out_is_stdout(a->out)
 						 ? NULL : rtd_format_ext_of(a->out);
-	bool timeline = a->format ||
-			(x && x->kind == RTD_FORMAT_TIMELINE &&
-			 !(a->json && !strcmp(x->ext, ".json")));
-	if (x && !timeline && (x->kind & (RTD_FORMAT_PROFILE | RTD_FORMAT_FOREIGN))) {
-		rc = cli_usage("perf trace", "%s: '%s' is %s; perf trace writes "
-			       "lines (any other name) or a timeline (.pftrace, "
-			       ".json)", a->out, x->ext, x->what);
-		goto done;
-	}
-	if (timeline) {
-		if (cli_format_pick("perf trace", a->format, a->out,
-				    CLI_FMT_TIMELINE, "perfetto", &tf)) {
-			rc = CLI_USAGE;
-			goto done;
-		}
-		if (a->json || a->summary || a->with_summary) {
-			rc = cli_usage("perf trace", "a timeline (--format) has no "
-				       "--json, --summary or --with-summary");
-			goto done;
-		}
-	}
-	out.json = a->json;
-	out.sc_lines = !a->summary;
-	if (a->cmd) {
-		if (perf_cli_start(&child, a->cmd, a->pids, &a->npids))
-			goto done;
-		have_child = true;
-	}
+	*timeline = a->format || (x && x->kind == RTD_FORMAT_TIMELINE &&
+				  !(a->json && !strcmp(x->ext, ".json")));
+	if (x && !*timeline && (x->kind & (RTD_FORMAT_PROFILE | RTD_FORMAT_FOREIGN)))
+		return cli_usage("perf trace", "%s: '%s' is %s; perf trace writes "
+				 "lines (any other name) or a timeline (.pftrace, "
+				 ".json)", a->out, x->ext, x->what);
+	if (!*timeline)
+		return -1;
+	if (cli_format_pick("perf trace", a->format, a->out, CLI_FMT_TIMELINE,
+			    "perfetto", tf))
+		return CLI_USAGE;
+	if (a->json || a->summary || a->with_summary)
+		return cli_usage("perf trace", "a timeline (--format) has no "
+				 "--json, --summary or --with-summary");
+	return -1;
+}
+
+/* The monitor of the processes, cgroup or system traced; -1 when it
+ * cannot be (said why). */
+static int open_monitor(struct trace_args *a, struct rtd_perf_monitor **m)
+{
 	struct rtd_perf_opts o = {.sz = sizeof(o)};
 	o.ring_pages = a->pages; /* 0: perf's default */
 	if (a->npids) {
@@ -696,49 +439,99 @@ int perf_trace_main(int argc, char **argv)
 		o.cgroups = &a->cgroup;
 		o.ncgroups = 1;
 	}
-	int r = rtd_perf_monitor_new(&o, &m);
-	if (r) {
-		if (a->npids && !a->cmd && r == -RTD_E_NOTFOUND)
-			cli_fail("pid %d: no such process", (int)gone_pid(a->pids, a->npids));
-		else if (a->cgroup && r == -RTD_E_NOTFOUND)
-			cli_fail("cgroup %s: not found (give a path relative to the "
-				 "cgroup v2 mount, or an absolute one)", a->cgroup);
-		else
-			cli_fail("cannot set up perf_event: %s", rtd_strerror(r));
-		goto done;
-	}
-	/* a timeline's running slices of traced threads (not the whole
-	 * system: there sched_switch shows both sides) */
-	bool switches = false;
-	for (size_t i = 0; timeline && !a->all && i < a->nspec; i++)
+	int r = rtd_perf_monitor_new(&o, m);
+	if (!r)
+		return 0;
+	if (a->npids && !a->cmd && r == -RTD_E_NOTFOUND)
+		cli_fail("pid %d: no such process", (int)gone_pid(a->pids, a->npids));
+	else if (a->cgroup && r == -RTD_E_NOTFOUND)
+		cli_fail("cgroup %s: not found (give a path relative to the "
+			 "cgroup v2 mount, or an absolute one)", a->cgroup);
+	else
+		cli_fail("cannot set up perf_event: %s", rtd_strerror(r));
+	return -1;
+}
+
+/* A timeline's running slices of traced threads (not the whole system:
+ * there sched_switch shows both sides). */
+static bool want_switches(const struct trace_args *a)
+{
+	for (size_t i = 0; !a->all && i < a->nspec; i++)
 		if (a->specs[i].kind == SPEC_TP &&
 		    (!strcmp(a->specs[i].name, "sched:sched_switch") ||
 		     !strcmp(a->specs[i].name, "sched/sched_switch")))
-			switches = true;
-	if (add_events(m, a, &out, switches) != CLI_OK)
-		goto done;
-	if (timeline) {
-		out.f = stdout;
-		if (cli_timeline_open(&out.tlo, &tf, a->out))
-			goto done;
-		if (!(out.tla = rtd_tl_perf_new(out.tlo.tl, NULL))) {
-			cli_timeline_close(&out.tlo, false);
+			return true;
+	return false;
+}
+
+/* Where the events go: a timeline (@tf), -o's file, or stdout; -1 when
+ * it cannot be opened (said why). */
+static int open_output(const struct trace_args *a, struct cli_format *tf,
+		       struct trace_out *out, struct cli_out *co, bool *out_open)
+{
+	if (tf) {
+		out->f = stdout;
+		if (cli_timeline_open(&out->tlo, tf, a->out))
+			return -1;
+		if (!(out->tla = rtd_tl_perf_new(out->tlo.tl, NULL))) {
+			cli_timeline_close(&out->tlo, false);
 			cli_fail("out of memory");
-			goto done;
+			return -1;
 		}
-	} else if (a->out) {
-		if (cli_out_open(&co, a->out))
-			goto done;
-		out_open = true;
-		out.f = co.f;
+		return 0;
+	}
+	if (a->out) {
+		if (cli_out_open(co, a->out))
+			return -1;
+		*out_open = true;
+		out->f = co->f;
 	} else {
-		out.f = stdout;
+		out->f = stdout;
 		/* few large writes; flushed whenever the monitor goes idle, so
 		 * the output stays live on a terminal and in a pipe */
 		static char obuf[1 << 20];
 		setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	}
-	rtd_buf_init(&out.line, RTD_CAP_LINE);
+	if (!(out->line = rtd_perf_line_new(a->json ? RTD_PERF_LINE_JSON : 0))) {
+		cli_fail("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int perf_trace_main(int argc, char **argv)
+{
+	struct trace_args *a = calloc(1, sizeof(*a));
+	struct trace_out out = {0};
+	struct rtd_perf_monitor *m = NULL;
+	struct perf_child child = {0};
+	bool have_child = false, out_open = false;
+	struct cli_out co;
+	if (!a)
+		return cli_fail("out of memory");
+	int rc = parse(a, argc, argv);
+	if (rc >= 0)
+		goto done;
+	rc = CLI_FAIL;
+	if (a->out && cli_out_check(a->out))
+		goto done;
+	struct cli_format tf;
+	bool timeline;
+	if ((rc = pick_output(a, &tf, &timeline)) >= 0)
+		goto done;
+	rc = CLI_FAIL;
+	out.sc_lines = !a->summary;
+	if (a->cmd) {
+		if (perf_cli_start(&child, a->cmd, a->pids, &a->npids))
+			goto done;
+		have_child = true;
+	}
+	if (open_monitor(a, &m))
+		goto done;
+	if (add_events(m, a, &out, timeline && want_switches(a)) != CLI_OK)
+		goto done;
+	if (open_output(a, timeline ? &tf : NULL, &out, &co, &out_open))
+		goto done;
 	rtd_perf_monitor_set_idle(m, on_idle);
 	perf_cli_signals(m, a->duration);
 	if (have_child) {
@@ -750,7 +543,7 @@ int perf_trace_main(int argc, char **argv)
 			goto done;
 		}
 	}
-	r = rtd_perf_monitor_run(m, on_record, &out);
+	int r = rtd_perf_monitor_run(m, on_record, &out);
 	perf_cli_signals(NULL, 0);
 	if (out.sc && (a->summary || a->with_summary))
 		rtd_perf_syscalls_write_summary(out.sc, out.f);
@@ -790,7 +583,7 @@ done:
 		cli_timeline_close(&out.tlo, false);
 	}
 	rtd_perf_syscalls_free(out.sc);
-	rtd_buf_free(&out.line);
+	rtd_perf_line_free(out.line);
 	rtd_perf_monitor_free(m);
 	if (have_child)
 		perf_child_abort(&child);

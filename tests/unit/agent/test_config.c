@@ -226,6 +226,18 @@ static void values(void **state)
 	assert_int_equal(c->dotnet_cpu, DOTNET_CPU_PERF);
 	assert_int_equal(rtd_agent_config_set(c, "window", "30s"), 0);
 	assert_int_equal(c->window_ns, 30000000000ull);
+	/* the CLI's grammar (rtd_parse_duration/size): "8m" is 8 MiB and
+	 * hh:mm:ss a duration here too; a refusal quotes the junk */
+	assert_int_equal(rtd_agent_config_set(c, "window", "00:01:30"), 0);
+	assert_int_equal(c->window_ns, 90000000000ull);
+	assert_int_equal(rtd_agent_config_set(c, "window", "1min"), 0);
+	assert_int_equal(c->window_ns, 60000000000ull);
+	assert_int_equal(rtd_agent_config_set(c, "max-memory", "8m"), 0);
+	assert_int_equal(c->max_memory, 8ull << 20);
+	assert_int_equal(rtd_agent_config_set(c, "max-memory", "1e9"), -RTD_E_INVAL);
+	contains(rtd_agent_config_errmsg(c), "unknown unit 'e9'");
+	assert_int_equal(rtd_agent_config_set(c, "window", "15sx"), -RTD_E_INVAL);
+	contains(rtd_agent_config_errmsg(c), "unknown unit 'sx'");
 	assert_int_equal(rtd_agent_config_set(c, "pprof-prefix", "/p/{pid}/"), 0);
 	assert_string_equal(c->pprof_prefix, "/p/{pid}");
 	assert_int_equal(rtd_agent_config_set(c, "pprof-prefix", "/"), 0);
