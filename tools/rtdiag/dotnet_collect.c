@@ -245,8 +245,8 @@ static int profile_defaults(const struct cli_cmd *cmd, struct collect_args *a,
 	if (!a->format)
 		a->format = a->out ? RTD_PROFILE_FMT_FOLDED
 				   : RTD_PROFILE_FMT_TOP;
-	if (!a->out || a->top)
-		a->top = 10;
+	if (!a->out && !a->top)
+		a->top = 10; /* a table on the terminal by default; --top N keeps N */
 	return -1;
 }
 

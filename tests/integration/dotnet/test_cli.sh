@@ -96,6 +96,12 @@ out=$("$R" dotnet profile -p "$TPID" --duration 2 -o "$WORK/burn2.folded" --top 
 [ $rc = 0 ] && grep -q "self%.*total%.*function" <<<"$out" && [ "$(grep -c '%.*%.*!' <<<"$out")" -ge 1 ] \
   && spin_half "$WORK/burn2.folded" \
   && ok "profile --top: table printed, RtdiagBurn.Spin holds >= 50%" || bad "profile: $rc $out"
+# --top N prints N rows (it printed 10 whatever N was)
+n10=$(grep -c '%.*%.*!' <<<"$out")
+out3=$("$R" dotnet profile -p "$TPID" --duration 2 --top 3 2>>"$WORK/prof.err"); rc=$?
+n3=$(grep -c '%.*%.*!' <<<"$out3")
+[ $rc = 0 ] && [ "$n3" -ge 1 ] && [ "$n3" -le 3 ] \
+  && ok "profile --top 3: $n3 rows (--top 10: $n10)" || bad "profile --top 3: exit $rc, $n3 rows (--top 10: $n10): $out3"
 # a picture says whose, how long and what weight (#32 item 5); the
 # session's time is rundown included, so at least the 1 s asked
 "$R" dotnet profile -p "$TPID" --duration 1 -o "$WORK/burn.svg" 2>/dev/null \
