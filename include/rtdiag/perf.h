@@ -1076,6 +1076,10 @@ enum rtd_perf_profiler_flags {
 	 * the default copy cap): symbolizing no longer makes the kernel drop
 	 * samples, for up to 64 MiB more memory */
 	RTD_PERF_PROF_READER_THREAD = 1u << 5,
+	/* every record will be written out (rtd_perf_profiler_write_data()):
+	 * off-CPU takes the perf path, which copies each switch out (the BPF
+	 * path keeps totals in the kernel) */
+	RTD_PERF_PROF_EACH_RECORD = 1u << 6,
 };
 
 /* States of an off-CPU wait (rtd_perf_profiler_opts.offcpu_states), from
@@ -1228,7 +1232,9 @@ struct rtd_perf_data_writer;
  * mappings the kernel writes as it execs), then during the run every
  * record the kernel writes.
  *
- * Returns: 0, or the writer's error.
+ * Returns: 0, -RTD_E_UNSUPPORTED for off-CPU through BPF (made without
+ * RTD_PERF_PROF_EACH_RECORD: the switches stay in the kernel), or the
+ * writer's error.
  */
 RTD_API int rtd_perf_profiler_write_data(struct rtd_perf_profiler *p,
 					 struct rtd_perf_data_writer *w);

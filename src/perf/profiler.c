@@ -598,6 +598,9 @@ int rtd_perf_profiler_write_data(struct rtd_perf_profiler *p, struct rtd_perf_da
 {
 	if (!p || !w)
 		return -RTD_E_INVAL;
+	if (p->offcpu && p->via == RTD_PERF_OFFCPU_VIA_BPF)
+		return -RTD_E_UNSUPPORTED; /* its switches stay in the kernel:
+					    * RTD_PERF_PROF_EACH_RECORD */
 	for (struct rtd_perf_event *ev = p->m->events; ev; ev = ev->next) {
 		uint64_t *ids = calloc(ev->nfds ? ev->nfds : 1, sizeof(*ids));
 		size_t n = 0;
@@ -756,6 +759,8 @@ static int offcpu_path(struct rtd_perf_profiler *p,
 		return prof_err(p, -RTD_E_INVAL, "bad offcpu_via %u", o->offcpu_via);
 	if (o->flags & RTD_PERF_PROF_KEEP_SAMPLES)
 		no = "a timeline needs each wait's own time (BPF keeps totals)";
+	else if (o->flags & RTD_PERF_PROF_EACH_RECORD)
+		no = "a perf.data file holds each switch (BPF keeps totals)";
 	else if (so && so->sz > offsetof(struct rtd_perf_sampler_opts, callgraph) &&
 		 so->callgraph == RTD_PERF_CG_DWARF)
 		no = "--call-graph dwarf: BPF takes frame-pointer stacks only";

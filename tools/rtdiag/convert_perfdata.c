@@ -70,10 +70,13 @@ static int to_timeline(rtd_source *src, const char *path, const struct cli_forma
 	bool some = st.samples + st.slices + st.instants > 0;
 	int partial = source_end(path, src, got);
 	int out = cli_timeline_close(&t, some && partial >= 0);
-	if (out != CLI_OK || partial < 0)
+	if (partial < 0)
 		return CLI_FAIL;
-	if (!some)
-		return cli_fail("%s: nothing to draw (no samples, switches or tracepoints)", path);
+	if (!some) /* said before the abandoned output's result: it is none */
+		return cli_fail("%s: nothing to draw (no samples, switches or tracepoints; "
+				"%s not written)", path, outp);
+	if (out != CLI_OK)
+		return CLI_FAIL;
 	return partial ? CLI_PARTIAL : CLI_OK;
 }
 

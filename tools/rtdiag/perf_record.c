@@ -556,6 +556,8 @@ int perf_record_main(int argc, char **argv)
 			return CLI_FAIL;
 		if (a.formats[i] == FMT_PERFETTO || a.formats[i] == FMT_CHROME_JSON)
 			a.flags |= RTD_PERF_PROF_KEEP_SAMPLES;
+		if (a.formats[i] == FMT_DATA)
+			a.flags |= RTD_PERF_PROF_EACH_RECORD;
 	}
 	a.so.exclude_kernel = a.no_kernel;
 	raise_nofile();

@@ -28,6 +28,18 @@ print("perf script: %d sched_switch samples with their fields; rtdiag: %d" % (le
 assert perf and sorted(perf) == sorted(mine)
 PY
 ok "--off-cpu: perf script decodes every sched_switch of rtdiag's file, as rtdiag reads it"
+grep -q 'off-CPU through perf, every switch copied out: a perf.data file holds each switch' "$TMP/rec.err" \
+  || { cat "$TMP/rec.err"; fail "--off-cpu -o x.data: no line saying why the perf path"; }
+"$R" perf record --off-cpu --off-cpu-via bpf -o "$TMP/b.data" -- true > /dev/null 2> "$TMP/b.err" && fail "--off-cpu-via bpf -o x.data accepted"
+grep -q 'a perf.data file holds each switch' "$TMP/b.err" && [ ! -e "$TMP/b.data" ] \
+  || { cat "$TMP/b.err"; fail "--off-cpu-via bpf -o x.data: message, or a file left"; }
+ok "--off-cpu -o x.data takes the perf path and says why (BPF keeps totals: its file held no switch)"
+# a perf.data with nothing to draw: said, nothing written (it was exit 1 and silence)
+perf record -q -e dummy -o "$TMP/d.data" -- true 2> /dev/null
+"$R" convert "$TMP/d.data" -o "$TMP/d.json" 2> "$TMP/d.err" && fail "convert of a dummy-only perf.data: exit 0"
+grep -q 'nothing to draw' "$TMP/d.err" && [ ! -e "$TMP/d.json" ] \
+  || { cat "$TMP/d.err"; fail "convert of a dummy-only perf.data: no message, or a file"; }
+ok "convert of a perf.data with nothing to draw: $(head -1 "$TMP/d.err")"
 perf report -i "$TMP/off.data" --stdio --no-children --sort sym 2> /dev/null | grep -q "Samples: [1-9][0-9]* *of event 'sched:sched_switch'" \
   || fail "perf report: no sched:sched_switch samples"
 ok "perf report reads it"
