@@ -105,7 +105,6 @@ struct rtd_perf_profiler {
 	struct offcpu oc;
 	struct offcpu_bpf *bpf; /* off-CPU through BPF, else NULL */
 	enum rtd_perf_offcpu_via via;
-	int bpf_kskip;          /* leading kernel frames of BPF's own, -1 unknown */
 	uint64_t bpf_nostack;   /* BPF: stacks not kept (the map full) */
 	char via_why[256];      /* why not BPF */
 	int64_t start_ns;       /* CLOCK_REALTIME at the start */
@@ -479,13 +478,11 @@ static int on_bpf_wait(const struct offcpu_bpf_wait *w, void *ctx)
 		return 0;
 	/* as a perf call chain: kernel frames, then user ones, leaf first */
 	size_t n = 0, k0 = 0;
-	if (w->nk && p->bpf_kskip < 0) {
-		/* the same call path for every stack: found once */
-		while (k0 < w->nk && bpf_own_frame(p, w->kips[k0]))
-			k0++;
-		p->bpf_kskip = (int)k0;
-	}
-	k0 = p->bpf_kskip > 0 ? (size_t)p->bpf_kskip : 0;
+	/* per stack: the call path's frames are not the same in every stack
+	 * (a run beside two busy loops kept __traceiter_sched_switch as the
+	 * leaf of every chain when they were counted once, on the first) */
+	while (k0 < w->nk && bpf_own_frame(p, w->kips[k0]))
+		k0++;
 	for (size_t i = k0; i < w->nk && n < PROF_MAX_DEPTH; i++) {
 		p->kern[n] = 1;
 		p->ips[n++] = w->kips[i];
@@ -814,7 +811,6 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 	p->states = o.offcpu_states ? o.offcpu_states & RTD_PERF_OFFCPU_ALL
 				    : RTD_PERF_OFFCPU_WAITS;
 	p->state_field = -1;
-	p->bpf_kskip = -1;
 	offcpu_init(&p->oc, PROF_MAX_THREADS);
 	p->cap = 1024;
 	p->nodes = malloc(p->cap * sizeof(*p->nodes));
