@@ -788,6 +788,20 @@ static int open_common(rtd_perf_data *d)
 	return d->chunk ? 0 : -ENOMEM;
 }
 
+/* Both openings' end: the decoder's flags, its id table, the header and
+ * attributes read (open_common()); *@out is the decoder even when that
+ * failed (its error is kept for rtd_perf_data_errmsg()). */
+static int open_finish(rtd_perf_data *d, unsigned flags, rtd_perf_data **out)
+{
+	d->flags = flags;
+	rtd_map_init(&d->id2ev, RTD_PERF_DATA_MAX_IDS);
+	int rc = open_common(d);
+	if (rc)
+		d->err = rc;
+	*out = d;
+	return rc;
+}
+
 static int open_from(const char *path, const void *mem, size_t len,
 		     const struct rtd_perf_data_opts *opts, rtd_perf_data **out)
 {
@@ -804,13 +818,7 @@ static int open_from(const char *path, const void *mem, size_t len,
 		free(d);
 		return rc;
 	}
-	d->flags = o.flags;
-	rtd_map_init(&d->id2ev, RTD_PERF_DATA_MAX_IDS);
-	rc = open_common(d);
-	if (rc)
-		d->err = rc;
-	*out = d;
-	return rc;
+	return open_finish(d, o.flags, out);
 }
 
 int rtd_perf_data_open_reader(int64_t (*read)(void *ctx, void *buf, size_t len), void *ctx,
@@ -830,13 +838,7 @@ int rtd_perf_data_open_reader(int64_t (*read)(void *ctx, void *buf, size_t len),
 		free(d);
 		return rc;
 	}
-	d->flags = o.flags;
-	rtd_map_init(&d->id2ev, RTD_PERF_DATA_MAX_IDS);
-	rc = open_common(d);
-	if (rc)
-		d->err = rc;
-	*out = d;
-	return rc;
+	return open_finish(d, o.flags, out);
 }
 
 int rtd_perf_data_open(const char *path, const struct rtd_perf_data_opts *opts,
