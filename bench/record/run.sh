@@ -30,8 +30,10 @@
 # Part 2: rtdiag's RSS over one recording of LONG seconds of the same
 # target, read from /proc every 10 s: first, median, last, highest.
 #
-# Environment: RUNS=5 SECS=10 LONG=300 MODE=mixed; DT=a dotnet-trace
-# (else the pinned version is installed into BUILD/bench-tools from NuGet).
+# Environment: RUNS=5 SECS=10 LONG=300 MODE=mixed; TOOLS="none rtdiag
+# ring peers" (a subset, e.g. "none rtdiag ring", for more runs of the
+# ring against the recording); DT=a dotnet-trace (else the pinned version
+# is installed into BUILD/bench-tools from NuGet).
 set -uo pipefail
 B=$(cd "${1:-build}" && pwd)
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -133,12 +135,13 @@ one_run() {
                  v["units"] * 1000 / v["cpu_ms"], u, rss }'
 }
 
-tools=(none rtdiag ring peers)
+read -r -a tools <<<"${TOOLS:-none rtdiag ring peers}"
+nt=${#tools[@]}
 echo "rtdiag $("$R" --version | cut -d' ' -f2), $(perf --version), dotnet-trace $("$DT" --version | cut -d+ -f1)"
 echo "target $MODE, $RUNS runs x ${SECS} s per tool, $(nproc) cores; uptime before: $(uptime)"
 for k in $(seq 0 $((RUNS - 1))); do
-  for j in 0 1 2 3; do
-    t=${tools[$(((j + k) % 4))]}
+  for j in $(seq 0 $((nt - 1))); do
+    t=${tools[$(((j + k) % nt))]}
     r=$(one_run "$t") || exit 1
     echo "$r" >>"$W/res.$t"
     printf '  run %d %-7s wall %8s u/s  cpu %8s u/s  tool cpu %7s s  rss %7s kB\n' $((k + 1)) "$t" $r >&2
@@ -159,8 +162,15 @@ for t in "${tools[@]}"; do
       100 * (mw - bw) / bw, mc, rc, 100 * (mc - bc) / bc, tc, rt, rss / 1024 }'
 done
 echo "(slowdown: the median against none's; negative = the target did less work)"
-awk -v a="$(med "$W/res.rtdiag" 3)" -v b="$(med "$W/res.peers" 3)" \
-  'BEGIN{ if (b > 0) printf "rtdiag CPU / peers CPU (medians): %.2f\n", a / b }'
+[ -f "$W/res.peers" ] &&
+  awk -v a="$(med "$W/res.rtdiag" 3)" -v b="$(med "$W/res.peers" 3)" \
+    'BEGIN{ if (b > 0) printf "rtdiag CPU / peers CPU (medians): %.2f\n", a / b }'
+# the ring against the recording, run by run (each round has both)
+if [ -f "$W/res.ring" ] && [ -f "$W/res.rtdiag" ]; then
+  paste "$W/res.ring" "$W/res.rtdiag" | awk '{ d = 100 * ($2 - $6) / $6; print d }' | sort -n |
+    awk '{ a[NR] = $1 } END { m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+      printf "ring against rtdiag record, units per CPU second, paired by round: median %+.1f%% (%+.1f%% .. %+.1f%%, %d rounds)\n", m, a[1], a[NR], NR }'
+fi
 
 # Part 2: RSS over a long recording
 [ "$LONG" -gt 0 ] || exit 0
