@@ -1045,6 +1045,80 @@ const struct cli_cmd gt_gc_cmd = {
 	"totals and the MMU as 'go tool trace''s MMU page computes it.",
 	gc_opts, 1, 1, 0, gt_cmd_gc, NULL};
 
+/* --util's list (stw,background,assist,sweep, split by , or |) into *flags;
+ * -1 once the refusal is printed. */
+static int parse_util(const char *arg, unsigned *flags)
+{
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (char *t = strtok(buf, ",|"); t; t = strtok(NULL, ",|")) {
+		if (strcmp(t, "stw") == 0)
+			*flags |= RTD_GOAN_UTIL_STW;
+		else if (strcmp(t, "background") == 0)
+			*flags |= RTD_GOAN_UTIL_BACKGROUND;
+		else if (strcmp(t, "assist") == 0)
+			*flags |= RTD_GOAN_UTIL_ASSIST;
+		else if (strcmp(t, "sweep") == 0)
+			*flags |= RTD_GOAN_UTIL_SWEEP;
+		else
+			return cli_cmd_usage(&gt_gc_cmd, "--util takes stw, background, assist, sweep, not '%s'", t), -1;
+	}
+	if (!*flags)
+		return cli_cmd_usage(&gt_gc_cmd, "--util needs stw,background,assist,sweep"), -1;
+	return 0;
+}
+
+/* The totals after the rows, and the MMU of each of the @nw windows. */
+static void print_gc_summary(const struct gcctx *g, rtd_goan *a, size_t nw,
+			     unsigned flags, bool perproc)
+{
+	int64_t first, last;
+	rtd_goan_trace_bounds(a, &first, &last);
+	char b1[40], b2[40], b3[40];
+	if (g->json) {
+		printf("{\"kind\":\"summary\",\"duration_ns\":%" PRId64 ",\"gc_cycles\":%" PRIu64
+		       ",\"gc_ns\":%" PRId64 ",\"gc_max_ns\":%" PRId64 ",\"pauses\":%" PRIu64
+		       ",\"pause_ns\":%" PRId64 ",\"pause_max_ns\":%" PRId64 ",\"mmu\":[",
+		       last - first, g->cycles, g->cycle_ns, g->cycle_max, g->pauses, g->pause_ns, g->pause_max);
+		for (size_t i = 0; i < nw; i++) {
+			int64_t w;
+			double m = rtd_goan_mmu(a, i, &w);
+			printf("%s{\"window_ns\":%" PRId64 ",\"mmu\":", i ? "," : "", w);
+			if (m < 0)
+				fputs("null}", stdout);
+			else
+				printf("%.17g}", m);
+		}
+		fputs("]}\n", stdout);
+	} else {
+		if (!g->summary && (g->cycles || g->pauses))
+			fputc('\n', stdout);
+		int64_t dur = last - first;
+		printf("trace:       %s\n", go_dur(dur, b1, sizeof(b1)));
+		printf("GC cycles:   %" PRIu64 ", %s in all (%.2f%% of the trace), longest %s\n", g->cycles,
+		       go_dur(g->cycle_ns, b1, sizeof(b1)),
+		       dur > 0 ? 100.0 * (double)g->cycle_ns / (double)dur : 0.0,
+		       go_dur(g->cycle_max, b2, sizeof(b2)));
+		printf("STW pauses:  %" PRIu64 " (%" PRIu64 " of GC), %s in all, longest %s, mean %s\n",
+		       g->pauses, g->gc_pauses, go_dur(g->pause_ns, b1, sizeof(b1)),
+		       go_dur(g->pause_max, b2, sizeof(b2)),
+		       go_dur(g->pauses ? g->pause_ns / (int64_t)g->pauses : 0, b3, sizeof(b3)));
+		printf("MMU (%s%s%s%s%s):\n", flags & RTD_GOAN_UTIL_STW ? "stw " : "",
+		       flags & RTD_GOAN_UTIL_BACKGROUND ? "background " : "",
+		       flags & RTD_GOAN_UTIL_ASSIST ? "assist " : "",
+		       flags & RTD_GOAN_UTIL_SWEEP ? "sweep " : "",
+		       perproc ? "per-proc" : "system");
+		for (size_t i = 0; i < nw; i++) {
+			int64_t w;
+			double m = rtd_goan_mmu(a, i, &w);
+			if (m < 0)
+				printf("  %10s  unknown (no GOMAXPROCS event)\n", go_dur(w, b1, sizeof(b1)));
+			else
+				printf("  %10s  %6.2f%%\n", go_dur(w, b1, sizeof(b1)), 100.0 * m);
+		}
+	}
+}
+
 int gt_cmd_gc(int argc, char **argv)
 {
 	const char *path;
@@ -1063,25 +1137,10 @@ int gt_cmd_gc(int argc, char **argv)
 			if (parse_windows(v.str, windows, 1024, &nwin) < 0)
 				return cli_cmd_usage(&gt_gc_cmd, "--mmu takes durations, comma-separated: 1ms,10ms,100ms,1s (at most 1024)");
 			break;
-		case GC_UTIL: {
-			char buf[256];
-			snprintf(buf, sizeof(buf), "%s", v.str);
-			for (char *t = strtok(buf, ",|"); t; t = strtok(NULL, ",|")) {
-				if (strcmp(t, "stw") == 0)
-					flags |= RTD_GOAN_UTIL_STW;
-				else if (strcmp(t, "background") == 0)
-					flags |= RTD_GOAN_UTIL_BACKGROUND;
-				else if (strcmp(t, "assist") == 0)
-					flags |= RTD_GOAN_UTIL_ASSIST;
-				else if (strcmp(t, "sweep") == 0)
-					flags |= RTD_GOAN_UTIL_SWEEP;
-				else
-					return cli_cmd_usage(&gt_gc_cmd, "--util takes stw, background, assist, sweep, not '%s'", t);
-			}
-			if (!flags)
-				return cli_cmd_usage(&gt_gc_cmd, "--util needs stw,background,assist,sweep");
+		case GC_UTIL:
+			if (parse_util(v.str, &flags) < 0)
+				return CLI_USAGE;
 			break;
-		}
 		case GC_PERPROC: perproc = true; break;
 		case GC_SUMMARY: g.summary = true; break;
 		case GC_JSON: g.json = true; break;
@@ -1111,52 +1170,7 @@ int gt_cmd_gc(int argc, char **argv)
 		run_abort(&r);
 		return code;
 	}
-	int64_t first, last;
-	rtd_goan_trace_bounds(r.a, &first, &last);
-	size_t nw = nwin ? nwin : 4;
-	char b1[40], b2[40], b3[40];
-	if (g.json) {
-		printf("{\"kind\":\"summary\",\"duration_ns\":%" PRId64 ",\"gc_cycles\":%" PRIu64
-		       ",\"gc_ns\":%" PRId64 ",\"gc_max_ns\":%" PRId64 ",\"pauses\":%" PRIu64
-		       ",\"pause_ns\":%" PRId64 ",\"pause_max_ns\":%" PRId64 ",\"mmu\":[",
-		       last - first, g.cycles, g.cycle_ns, g.cycle_max, g.pauses, g.pause_ns, g.pause_max);
-		for (size_t i = 0; i < nw; i++) {
-			int64_t w;
-			double m = rtd_goan_mmu(r.a, i, &w);
-			printf("%s{\"window_ns\":%" PRId64 ",\"mmu\":", i ? "," : "", w);
-			if (m < 0)
-				fputs("null}", stdout);
-			else
-				printf("%.17g}", m);
-		}
-		fputs("]}\n", stdout);
-	} else {
-		if (!g.summary && (g.cycles || g.pauses))
-			fputc('\n', stdout);
-		int64_t dur = last - first;
-		printf("trace:       %s\n", go_dur(dur, b1, sizeof(b1)));
-		printf("GC cycles:   %" PRIu64 ", %s in all (%.2f%% of the trace), longest %s\n", g.cycles,
-		       go_dur(g.cycle_ns, b1, sizeof(b1)),
-		       dur > 0 ? 100.0 * (double)g.cycle_ns / (double)dur : 0.0,
-		       go_dur(g.cycle_max, b2, sizeof(b2)));
-		printf("STW pauses:  %" PRIu64 " (%" PRIu64 " of GC), %s in all, longest %s, mean %s\n",
-		       g.pauses, g.gc_pauses, go_dur(g.pause_ns, b1, sizeof(b1)),
-		       go_dur(g.pause_max, b2, sizeof(b2)),
-		       go_dur(g.pauses ? g.pause_ns / (int64_t)g.pauses : 0, b3, sizeof(b3)));
-		printf("MMU (%s%s%s%s%s):\n", flags & RTD_GOAN_UTIL_STW ? "stw " : "",
-		       flags & RTD_GOAN_UTIL_BACKGROUND ? "background " : "",
-		       flags & RTD_GOAN_UTIL_ASSIST ? "assist " : "",
-		       flags & RTD_GOAN_UTIL_SWEEP ? "sweep " : "",
-		       perproc ? "per-proc" : "system");
-		for (size_t i = 0; i < nw; i++) {
-			int64_t w;
-			double m = rtd_goan_mmu(r.a, i, &w);
-			if (m < 0)
-				printf("  %10s  unknown (no GOMAXPROCS event)\n", go_dur(w, b1, sizeof(b1)));
-			else
-				printf("  %10s  %6.2f%%\n", go_dur(w, b1, sizeof(b1)), 100.0 * m);
-		}
-	}
+	print_gc_summary(&g, r.a, nwin ? nwin : 4, flags, perproc);
 	if (fflush(stdout) != 0) {
 		run_abort(&r);
 		return cli_fail("stdout: %s", strerror(errno));
