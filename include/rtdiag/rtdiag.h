@@ -7,6 +7,7 @@
 #include "rtdiag/common.h"
 #include "rtdiag/flight.h"
 #include "rtdiag/format.h"
+#include "rtdiag/goan_table.h"
 #include "rtdiag/goanalysis.h"
 #include "rtdiag/gocapture.h"
 #include "rtdiag/gotrace.h"
