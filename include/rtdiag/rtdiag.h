@@ -19,6 +19,7 @@
 #include "rtdiag/ipc_source.h"
 #include "rtdiag/nettrace.h"
 #include "rtdiag/nettrace_source.h"
+#include "rtdiag/nettrace_tally.h"
 #include "rtdiag/nettrace_timeline.h"
 #include "rtdiag/perf.h"
 #include "rtdiag/perf_line.h"
