@@ -180,7 +180,8 @@ static int add_row(rtd_goan_table *g, struct grp *gr, const struct rtd_goan_tabl
 	struct rtd_goan_stat *copy = malloc((n ? n : 1) * sizeof(*st));
 	if (!copy)
 		return -ENOMEM;
-	memcpy(copy, st, n * sizeof(*st));
+	if (n)
+		memcpy(copy, st, n * sizeof(*st));
 	struct rtd_goan_table_row *x = &gr->rows[gr->nrows++];
 	*x = *r;
 	x->stats = copy;
