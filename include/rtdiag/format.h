@@ -157,6 +157,19 @@ RTD_API bool rtd_format_has_ext(const char *path);
  */
 RTD_API const struct rtd_format_ext *rtd_format_ext_table(size_t *n);
 
+/**
+ * rtd_format_json_str - write a string as a JSON string
+ * @f: where to
+ * @s: the string (NUL-terminated; its bytes as they are, UTF-8 or not)
+ *
+ * Quoted, with '"', '\\', newline, carriage return and tab escaped by
+ * their short forms and every other byte below 0x20 as \u00XX, as the
+ * library's own JSON writers do.
+ *
+ * Returns: 0, or -ENOMEM (nothing is written then).
+ */
+RTD_API int rtd_format_json_str(FILE *f, const char *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/errmsg.h"
 #include "gotrace/analysis_int.h"
 #include "rtdiag/source.h"
 
@@ -33,7 +34,7 @@ int ga_fail(struct ga_ctx *c, int rc, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(c->err, sizeof(c->err), fmt, ap);
+	rtd_verrf(c->err, sizeof(c->err), rc, fmt, ap);
 	va_end(ap);
 	return rc;
 }

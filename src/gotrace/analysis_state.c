@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/errmsg.h"
 #include "gotrace/analysis_int.h"
 #include "gotrace/v2.h"
 
@@ -162,7 +163,7 @@ static int fail(rtd_gostate *s, int rc, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(s->err, sizeof(s->err), fmt, ap);
+	rtd_verrf(s->err, sizeof(s->err), rc, fmt, ap);
 	va_end(ap);
 	return rc;
 }

@@ -15,20 +15,9 @@
 #include <unistd.h>
 
 #include "rtdiag/gocapture.h"
+#include "common/errmsg.h"
 #include "common/optlib_curl.h"
 #include "rtdiag/source.h"
-
-static void say(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void say(char *err, size_t len, const char *fmt, ...)
-{
-	if (!err || !len)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
 
 static double now(void)
 {
@@ -47,7 +36,7 @@ static int curl_ready(char *err, size_t errlen)
 	if (rc < 0)
 		rc = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : 1;
 	if (rc)
-		say(err, errlen, "libcurl failed to start");
+		rtd_errf(err, errlen, 0, "libcurl failed to start");
 	return rc ? -ENOMEM : 0;
 }
 
@@ -132,8 +121,7 @@ static int make_url(const struct rtd_gocapture_opts *o, char *url, size_t len, c
 {
 	const char *h = o->host;
 	if (!h || !*h) {
-		say(err, errlen, "no host given");
-		return -EINVAL;
+		return rtd_errf(err, errlen, -EINVAL, "no host given");
 	}
 	const char *scheme = "http://";
 	if (strncmp(h, "http://", 7) == 0) {
@@ -142,20 +130,17 @@ static int make_url(const struct rtd_gocapture_opts *o, char *url, size_t len, c
 		h += 8;
 		scheme = "https://";
 	} else if (strstr(h, "://")) {
-		say(err, errlen, "%s: only http:// and https:// are fetched", o->host);
-		return -EINVAL;
+		return rtd_errf(err, errlen, -EINVAL, "%s: only http:// and https:// are fetched", o->host);
 	}
 	size_t hl = strcspn(h, "/?#");
 	const char *path = h[hl] == '/' ? h + hl : o->path ? o->path : "/debug/pprof/trace";
 	size_t pl = strcspn(path, "?#");
 	if (hl == 0 || hl > 255 || pl > 200) {
-		say(err, errlen, "%s: not a HOST:PORT", o->host);
-		return -EINVAL;
+		return rtd_errf(err, errlen, -EINVAL, "%s: not a HOST:PORT", o->host);
 	}
 	for (size_t i = 0; i < hl; i++)
 		if ((unsigned char)h[i] <= ' ' || h[i] == '@') { /* no user info, no spaces */
-			say(err, errlen, "%s: not a HOST:PORT", o->host);
-			return -EINVAL;
+			return rtd_errf(err, errlen, -EINVAL, "%s: not a HOST:PORT", o->host);
 		}
 	double s = o->seconds > 0 ? o->seconds : 1;
 	/* net/http/pprof reads seconds as a float (Go 1.x: ParseFloat) */
@@ -172,10 +157,9 @@ int rtd_gocapture_run(const struct rtd_gocapture_opts *opts, struct rtd_gocaptur
 	if (!res)
 		res = &r0;
 	memset(res, 0, sizeof(*res));
-	say(err, errlen, "%s", "");
+	rtd_errf(err, errlen, 0, "%s", "");
 	if (!opts || rtd_opts_copy(&oc, sizeof(oc), opts, RTD_OPTS_END(rtd_gocapture_opts, stop))) {
-		say(err, errlen, "bad options");
-		return -EINVAL;
+		return rtd_errf(err, errlen, -EINVAL, "bad options");
 	}
 	int rc = make_url(o, res->url, sizeof(res->url), err, errlen);
 	if (rc < 0)
@@ -186,8 +170,7 @@ int rtd_gocapture_run(const struct rtd_gocapture_opts *opts, struct rtd_gocaptur
 	x.o = o;
 	x.c = curl_easy_init();
 	if (!x.c) {
-		say(err, errlen, "out of memory");
-		return -ENOMEM;
+		return rtd_errf(err, errlen, -ENOMEM, "out of memory");
 	}
 	double seconds = o->seconds > 0 ? o->seconds : 1;
 	double grace = o->grace > 0 ? o->grace : 10;
@@ -218,7 +201,7 @@ int rtd_gocapture_run(const struct rtd_gocapture_opts *opts, struct rtd_gocaptur
 	res->bytes = x.bytes;
 	curl_easy_cleanup(c);
 	if (x.rc) {
-		say(err, errlen, "%s", x.why[0] ? x.why : "stopped by the trace's reader");
+		rtd_errf(err, errlen, 0, "%s", x.why[0] ? x.why : "stopped by the trace's reader");
 		return x.rc;
 	}
 	if (cc == CURLE_OK && x.status != 200) {
@@ -226,52 +209,46 @@ int rtd_gocapture_run(const struct rtd_gocapture_opts *opts, struct rtd_gocaptur
 		char *nl = strchr(x.body, '\n');
 		if (nl)
 			*nl = 0;
-		say(err, errlen, "the server answered HTTP %ld%s%s%s", x.status,
+		rtd_errf(err, errlen, 0, "the server answered HTTP %ld%s%s%s", x.status,
 		    x.body[0] ? " \"" : "", x.body, x.body[0] ? "\"" : "");
 		if (x.status == 404)
-			say(err + strlen(err), errlen - strlen(err),
+			rtd_errf(err + strlen(err), errlen - strlen(err), 0,
 			    ": no /debug/pprof/trace there (is it a Go program importing net/http/pprof?)");
 		return -EPROTO;
 	}
 	if (cc == CURLE_OK && !x.checked) {
-		say(err, errlen, "the server sent no trace (an empty reply)");
-		return -EPROTO;
+		return rtd_errf(err, errlen, -EPROTO, "the server sent no trace (an empty reply)");
 	}
 	switch (cc) {
 	case CURLE_OK:
 		return 0;
 	case CURLE_COULDNT_CONNECT:
-		say(err, errlen, "connection refused: nothing listens there");
-		return -ECONNREFUSED;
+		return rtd_errf(err, errlen, -ECONNREFUSED, "connection refused: nothing listens there");
 	case CURLE_COULDNT_RESOLVE_HOST:
-		say(err, errlen, "unknown host");
-		return -EINVAL;
+		return rtd_errf(err, errlen, -EINVAL, "unknown host");
 	case CURLE_OPERATION_TIMEDOUT:
 		if (connected == 0)
-			say(err, errlen, "no connection within %.3g s", ct);
+			rtd_errf(err, errlen, 0, "no connection within %.3g s", ct);
 		else if (x.status == 0)
-			say(err, errlen, "connected, but no reply within %.3g s (%.3g s asked for, %.3g s of grace): is it an HTTP server?",
+			rtd_errf(err, errlen, 0, "connected, but no reply within %.3g s (%.3g s asked for, %.3g s of grace): is it an HTTP server?",
 			    seconds + grace, seconds, grace);
 		else
-			say(err, errlen, "the trace did not end within %.3g s (%.3g s asked for, %.3g s of grace; %llu bytes received)",
+			rtd_errf(err, errlen, 0, "the trace did not end within %.3g s (%.3g s asked for, %.3g s of grace; %llu bytes received)",
 			    seconds + grace, seconds, grace, (unsigned long long)x.bytes);
 		return -ETIMEDOUT;
 	case CURLE_ABORTED_BY_CALLBACK:
-		say(err, errlen, "stopped");
-		return -ECANCELED;
+		return rtd_errf(err, errlen, -ECANCELED, "stopped");
 	case CURLE_PARTIAL_FILE:
 	case CURLE_RECV_ERROR:
 	case CURLE_GOT_NOTHING:
 		if (x.checked) {
-			say(err, errlen, "the connection ended after %.3g s and %llu bytes, before the trace did (did the program stop?)",
+			return rtd_errf(err, errlen, -ECONNRESET, "the connection ended after %.3g s and %llu bytes, before the trace did (did the program stop?)",
 			    res->seconds, (unsigned long long)x.bytes);
-			return -ECONNRESET;
 		}
-		say(err, errlen, "the server closed the connection without a reply (%s)",
+		return rtd_errf(err, errlen, -EPROTO, "the server closed the connection without a reply (%s)",
 		    curl_easy_strerror(cc));
-		return -EPROTO;
 	default:
-		say(err, errlen, "%s", curl_easy_strerror(cc));
+		rtd_errf(err, errlen, 0, "%s", curl_easy_strerror(cc));
 		return x.checked ? -ECONNRESET : -EPROTO;
 	}
 }
@@ -443,26 +420,24 @@ static bool is_pprof(const char *host)
 
 int rtd_gocapture_find(int pid, char *host, size_t hostlen, char *err, size_t errlen)
 {
-	say(err, errlen, "%s", "");
+	rtd_errf(err, errlen, 0, "%s", "");
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d", pid);
 	struct stat st;
 	if (pid <= 0 || stat(path, &st) != 0) {
-		say(err, errlen, "pid %d: no such process", pid);
-		return -ESRCH;
+		return rtd_errf(err, errlen, -ESRCH, "pid %d: no such process", pid);
 	}
 	struct stat a, b;
 	snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
 	if (stat("/proc/self/ns/net", &a) == 0 && stat(path, &b) == 0 && a.st_ino != b.st_ino) {
-		say(err, errlen, "process %d is in another network namespace (a container?): its ports are not this namespace's; give --http with an address that reaches it",
+		return rtd_errf(err, errlen, -EXDEV, "process %d is in another network namespace (a container?): its ports are not this namespace's; give --http with an address that reaches it",
 		    pid);
-		return -EXDEV;
 	}
 	uint64_t *ino = NULL;
 	size_t nino = 0;
 	int rc = socket_inodes(pid, &ino, &nino);
 	if (rc < 0) {
-		say(err, errlen, "process %d: its sockets are not readable (%s)", pid, strerror(-rc));
+		rtd_errf(err, errlen, 0, "process %d: its sockets are not readable (%s)", pid, strerror(-rc));
 		return rc == -ENOENT ? -ESRCH : -EACCES;
 	}
 	struct cand c[64];
@@ -470,8 +445,7 @@ int rtd_gocapture_find(int pid, char *host, size_t hostlen, char *err, size_t er
 	n = listeners(pid, true, ino, nino, c, 64, n);
 	free(ino);
 	if (n == 0) {
-		say(err, errlen, "process %d listens on no TCP port (serve net/http/pprof, or give --http)", pid);
-		return -ENOENT;
+		return rtd_errf(err, errlen, -ENOENT, "process %d listens on no TCP port (serve net/http/pprof, or give --http)", pid);
 	}
 	if ((rc = curl_ready(err, errlen)) < 0)
 		return rc;
@@ -484,7 +458,6 @@ int rtd_gocapture_find(int pid, char *host, size_t hostlen, char *err, size_t er
 	char list[512] = "";
 	for (size_t i = 0; i < n && strlen(list) < sizeof(list) - 90; i++)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%.80s", i ? ", " : "", c[i].host);
-	say(err, errlen, "process %d listens on %s, and none answers /debug/pprof/ as net/http/pprof", pid,
+	return rtd_errf(err, errlen, -ENOENT, "process %d listens on %s, and none answers /debug/pprof/ as net/http/pprof", pid,
 	    list);
-	return -ENOENT;
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/errmsg.h"
 #include "gotrace/gotrace_int.h"
 
 #define A(...) (const char *const[]){__VA_ARGS__}
@@ -137,16 +138,13 @@ int v1_fail(rtd_gotrace_dec *d, int err, uint64_t off, const char *fmt, ...)
 {
 	if (d->err)
 		return d->err;
-	/* the input ended: say where, whatever it ended inside */
-	int n = 0;
-	if (err == -RTD_E_TRUNCATED)
-		n = snprintf(d->errmsg, sizeof(d->errmsg), "truncated at byte %llu: ",
-			     (unsigned long long)d->fed);
-	if (n < 0 || (size_t)n >= sizeof(d->errmsg))
-		n = 0;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(d->errmsg + n, sizeof(d->errmsg) - (size_t)n, fmt, ap);
+	/* the input ended: say where, whatever it ended inside */
+	if (err == -RTD_E_TRUNCATED)
+		rtd_verrf_at(d->errmsg, sizeof(d->errmsg), err, "truncated at byte", d->fed, fmt, ap);
+	else
+		rtd_verrf(d->errmsg, sizeof(d->errmsg), err, fmt, ap);
 	va_end(ap);
 	d->err = err;
 	d->erroff = off;

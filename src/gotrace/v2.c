@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/errmsg.h"
 #include "gotrace/v2.h"
 #include "gotrace/v2state.h"
 
@@ -91,7 +92,7 @@ static int dict_bad(struct v2_bad *bad, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(bad->msg, sizeof(bad->msg), fmt, ap);
+	rtd_verrf(bad->msg, sizeof(bad->msg), 0, fmt, ap);
 	va_end(ap);
 	bad->set = true;
 	bad->off = off;

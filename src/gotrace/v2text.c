@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/errmsg.h"
 #include "gotrace/v2.h"
 
 #define TEXT_MAX_LINE (4u << 20)
@@ -39,14 +40,10 @@ struct tr {
 static int terr(struct tr *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int terr(struct tr *t, const char *fmt, ...)
 {
-	if (t->err && t->errlen) {
-		int n = snprintf(t->err, t->errlen, "line %u: ", t->line);
-		va_list ap;
-		va_start(ap, fmt);
-		if (n >= 0 && (size_t)n < t->errlen)
-			vsnprintf(t->err + n, t->errlen - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
+	va_list ap;
+	va_start(ap, fmt);
+	rtd_verrf_at(t->err, t->errlen, -RTD_E_GO_TEXT, "line", t->line, fmt, ap);
+	va_end(ap);
 	return -RTD_E_GO_TEXT;
 }
 

@@ -262,10 +262,14 @@ static struct act *act_new(const struct rtd_record *r, const char *name)
 static uint64_t async_lane(struct clr *c, const struct rtd_record *r, const char *name,
 			   int64_t begin)
 {
-	size_t k = 0, nth = 0;
-	for (; k < c->nasync; k++)
-		if (c->async[k].name == name && ++nth && c->async[k].end <= begin)
-			break;
+	size_t k, nth = 0; /* the lanes of @name still busy at @begin */
+	for (k = 0; k < c->nasync; k++) {
+		if (c->async[k].name != name)
+			continue;
+		if (c->async[k].end <= begin)
+			break; /* free again: drawn on */
+		nth++;
+	}
 	if (k == c->nasync) {
 		if (c->nasync == ES_MAX_ASYNC)
 			return 0;

@@ -125,18 +125,22 @@ struct flag {
 	const char *val;
 };
 
-static int run_agent(int argc, char **argv)
+/* The config from --config FILE and the flags over it, checked; *check
+ * says --check-config. Returns CLI_OK with *out set, or the exit code
+ * (CLI_OK for --help) with *out NULL. */
+static int agent_config(int argc, char **argv, rtd_agent_config **out,
+			bool *check)
 {
 	build_opts(agent_opts, CLI_MAX_OPTS);
 	size_t nopt;
 	const struct rtd_agent_option *lo = rtd_agent_options(&nopt);
 	(void)nopt;
+	*out = NULL;
 	struct flag *flags = calloc((size_t)argc + 1, sizeof(*flags));
 	if (!flags)
 		return cli_fail("out of memory");
 	size_t nflags = 0;
 	const char *config = NULL;
-	bool check = false;
 	struct cli_parser p;
 	struct cli_val v;
 	int id;
@@ -145,7 +149,7 @@ static int run_agent(int argc, char **argv)
 		if (id == OPT_CONFIG)
 			config = v.str;
 		else if (id == OPT_CHECK)
-			check = true;
+			*check = true;
 		else
 			flags[nflags++] = (struct flag){id, v.str};
 	}
@@ -171,30 +175,30 @@ static int run_agent(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (rtd_agent_config_check(c)) {
+	if (rtd_agent_config_check(c))
 		rc = cli_fail("%s%s%s", config ? config : "",
 			      config ? ": " : "", rtd_agent_config_errmsg(c));
-		goto out;
-	}
-	if (check) {
-		if (rtd_agent_config_write(c, stdout) || fflush(stdout))
-			rc = cli_fail("writing the config: %s", strerror(errno));
-		else
-			fprintf(stderr, "rtdiag agent: the config is valid\n");
-		goto out;
-	}
+out:
+	free(flags);
+	if (rc == CLI_OK)
+		*out = c;
+	else
+		rtd_agent_config_free(c);
+	return rc;
+}
 
+/* The agent over config @c, until a signal stops it. */
+static int agent_serve(rtd_agent_config *c)
+{
 	enum rtd_log_level lvl = rtd_agent_config_log_level(c);
 	rtd_set_log(log_line, NULL, lvl);
 
 	rtd_agent *a = NULL;
 	int err = rtd_agent_new(c, &a);
-	if (err) {
-		rc = cli_fail("%s", rtd_agent_errmsg_last()[0]
-					    ? rtd_agent_errmsg_last()
-					    : rtd_strerror(err));
-		goto out;
-	}
+	if (err)
+		return cli_fail("%s", rtd_agent_errmsg_last()[0]
+					      ? rtd_agent_errmsg_last()
+					      : rtd_strerror(err));
 	running = a;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -213,21 +217,36 @@ static int run_agent(int argc, char **argv)
 	rtd_agent_get_stats(a, &st);
 	rtd_agent_free(a);
 	if (err)
-		rc = cli_fail("%s", rtd_strerror(err));
-	else
-		fprintf(stderr,
-			"rtdiag agent: stopped: %llu targets seen, %llu windows, "
-			"%llu uploaded, %llu dropped; otlp: %llu uploaded, "
-			"%llu dropped\n",
-			(unsigned long long)st.targets_seen,
-			(unsigned long long)st.windows,
-			(unsigned long long)st.uploads,
-			(unsigned long long)st.dropped_windows,
-			(unsigned long long)st.otlp_uploads,
-			(unsigned long long)st.otlp_dropped_windows);
-out:
+		return cli_fail("%s", rtd_strerror(err));
+	fprintf(stderr,
+		"rtdiag agent: stopped: %llu targets seen, %llu windows, "
+		"%llu uploaded, %llu dropped; otlp: %llu uploaded, "
+		"%llu dropped\n",
+		(unsigned long long)st.targets_seen,
+		(unsigned long long)st.windows,
+		(unsigned long long)st.uploads,
+		(unsigned long long)st.dropped_windows,
+		(unsigned long long)st.otlp_uploads,
+		(unsigned long long)st.otlp_dropped_windows);
+	return CLI_OK;
+}
+
+static int run_agent(int argc, char **argv)
+{
+	rtd_agent_config *c = NULL;
+	bool check = false;
+	int rc = agent_config(argc, argv, &c, &check);
+	if (!c) /* refused, or --help */
+		return rc;
+	if (check) {
+		if (rtd_agent_config_write(c, stdout) || fflush(stdout))
+			rc = cli_fail("writing the config: %s", strerror(errno));
+		else
+			fprintf(stderr, "rtdiag agent: the config is valid\n");
+	} else {
+		rc = agent_serve(c);
+	}
 	rtd_agent_config_free(c);
-	free(flags);
 	return rc;
 }
 

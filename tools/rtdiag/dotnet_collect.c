@@ -747,6 +747,8 @@ static int pump_session(const struct collect_args *a, rtd_ipc_session *s,
 	if (rc && st->werr)
 		/* the output failed, not the session: say which */
 		return cli_fail("%s: %s", st->path, strerror(st->werr));
+	if (rc && st->counters_rc)
+		return CLI_FAIL; /* the counters' view failed: its owner says so */
 	if (rc)
 		return cli_fail("%s: reading the session's stream: %s",
 				rtd_ipc_client_target(c), rtd_strerror(rc));

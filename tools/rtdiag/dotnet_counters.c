@@ -442,10 +442,12 @@ static int counters_finish(struct cview *view, rtd_counters *c, int counters_rc,
 {
 	bool monitor = view->monitor, json = view->json;
 	int frc = rtd_counters_flush(c);
-	if (frc && r == CLI_OK)
+	/* the view's output failed (on_counter's -EIO): mid-session (which
+	 * stopped there and said nothing) or at the last values */
+	if (counters_rc == -EIO || (frc && r == CLI_OK))
 		r = cli_fail("%s: write error", monitor ? "stdout" : out);
-	if (counters_rc && r != CLI_OK)
-		r = cli_fail("%s: write error", monitor ? "stdout" : out);
+	else if (counters_rc)
+		r = cli_fail("the counters: %s", rtd_strerror(counters_rc));
 	if (json)
 		fputs("]}", view->out);
 	if (view->tty)

@@ -14,11 +14,12 @@
 
 #include "cli.h"
 #include "cli_format.h"
-#include "common/buf.h"
 #include "gotrace_analyze.h"
 #include "gotrace_cli.h"
 #include "opt.h"
 #include "out.h"
+#include "rtdiag/format.h"
+#include "rtdiag/goan_table.h"
 #include "rtdiag/goanalysis.h"
 #include "rtdiag/profile.h"
 
@@ -102,13 +103,8 @@ static const char *go_dur(int64_t d, char *buf, size_t len)
 
 static void put_json_str(FILE *o, const char *s)
 {
-	rtd_buf b;
-	rtd_buf_init(&b, 0);
-	if (rtd_buf_json_str(&b, s, strlen(s)) == 0)
-		fputs(rtd_buf_cstr(&b), o);
-	else
+	if (rtd_format_json_str(o, s) < 0)
 		fputs("\"\"", o);
-	rtd_buf_free(&b);
 }
 
 enum { SEM_AUTO = 0 };
@@ -424,344 +420,114 @@ int gt_cmd_pprof(int argc, char **argv)
 /* ---- goroutines -------------------------------------------------------------- */
 
 
-struct row {
-	uint64_t id, task;
-	const char *name;
-	int64_t start, end, total, key;
-	struct rtd_goan_stat *st;
-	size_t nst;
-};
-
-struct grp {
-	const char *name;
-	uint64_t pc;
-	const char *frame;
-	uint64_t count;
-	int64_t exec, total;
-	struct row *rows;
-	size_t nrows, caprows;
-	struct grp *next;
-};
-
 struct gctx {
 	bool by_region;
-	const char *sort;
 	size_t limit;
-	struct grp **tab;
-	size_t ntab, ngroups;
-	int err;
+	rtd_goan_table *groups;
 	const rtd_goan *a;
 };
-
-static bool stat_is(const char *name, const char *want)
-{
-	if (strcasecmp(name, want) == 0)
-		return true;
-	/* short forms: exec, sched, syscall, unknown, block(REASON) */
-	static const struct {
-		const char *s, *l;
-	} alias[] = {
-		{"exec", "Execution time"}, {"exec", "Execution"},
-		{"sched", "Sched wait time"}, {"sched", "Scheduler wait"},
-		{"syscall", "Syscall execution time"}, {"syscall", "Blocking syscall"},
-		{"unknown", "Unknown time"}, {"net", "Network wait"},
-		{"network", "Block time (network)"}, {"net", "Block time (network)"},
-		{"sync", "Sync block"}, {"gc", "GC pause"}, {"sweep", "GC sweeping"},
-	};
-	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
-		if (strcasecmp(want, alias[i].s) == 0 && strcmp(name, alias[i].l) == 0)
-			return true;
-	return false;
-}
-
-static int64_t sort_key(const struct gctx *g, int64_t total, const struct rtd_goan_stat *st,
-			size_t n)
-{
-	if (!g->sort || strcasecmp(g->sort, "total") == 0)
-		return total;
-	for (size_t i = 0; i < n; i++)
-		if (stat_is(st[i].name, g->sort))
-			return st[i].ns;
-	return 0;
-}
-
-static uint64_t hash_str(const char *s, uint64_t pc)
-{
-	uint64_t h = 1469598103934665603ull ^ pc;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
-static struct grp *grp_get(struct gctx *g, const char *name, uint64_t pc, const char *frame)
-{
-	if (!g->tab) {
-		g->ntab = 1024;
-		g->tab = calloc(g->ntab, sizeof(*g->tab));
-		if (!g->tab)
-			return NULL;
-	}
-	uint64_t h = hash_str(name, pc) ^ (frame ? hash_str(frame, 0) : 0);
-	struct grp **slot = &g->tab[h & (g->ntab - 1)];
-	for (struct grp *x = *slot; x; x = x->next)
-		if (x->pc == pc && strcmp(x->name, name) == 0 &&
-		    (!frame || strcmp(x->frame, frame) == 0))
-			return x;
-	struct grp *x = calloc(1, sizeof(*x));
-	if (!x)
-		return NULL;
-	x->name = name;
-	x->pc = pc;
-	x->frame = frame;
-	x->next = *slot;
-	*slot = x;
-	g->ngroups++;
-	return x;
-}
-
-static int cmp_row(const void *a, const void *b)
-{
-	const struct row *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key < y->key ? 1 : -1;
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-static int add_row(struct gctx *g, struct grp *gr, const struct row *r, const struct rtd_goan_stat *st,
-		   size_t n)
-{
-	if (gr->nrows == gr->caprows) {
-		size_t nc = gr->caprows ? gr->caprows * 2 : 8;
-		struct row *p = realloc(gr->rows, nc * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		gr->rows = p;
-		gr->caprows = nc;
-	}
-	struct row *x = &gr->rows[gr->nrows];
-	*x = *r;
-	x->st = malloc((n ? n : 1) * sizeof(*st));
-	if (!x->st)
-		return -ENOMEM;
-	memcpy(x->st, st, n * sizeof(*st));
-	x->nst = n;
-	gr->nrows++;
-	/* keep the limit's worth (amortized: sort when twice over) */
-	if (g->limit && gr->nrows >= 2 * g->limit) {
-		qsort(gr->rows, gr->nrows, sizeof(*gr->rows), cmp_row);
-		for (size_t i = g->limit; i < gr->nrows; i++)
-			free(gr->rows[i].st);
-		gr->nrows = g->limit;
-	}
-	return 0;
-}
 
 static void on_goroutine(const struct rtd_goan_goroutine *go, void *ctx)
 {
 	struct gctx *g = ctx;
-	if (g->err)
-		return;
-	struct grp *gr = grp_get(g, go->name, rtd_goan_semantics(g->a) == RTD_GOAN_GO119 ? go->pc : 0,
-				 NULL);
-	if (!gr) {
-		g->err = -ENOMEM;
-		return;
-	}
-	gr->count++;
-	gr->exec += go->exec;
-	gr->total += go->total;
-	struct row r = {.id = go->id, .name = go->name, .start = go->start, .end = go->end,
-			.total = go->total, .key = sort_key(g, go->total, go->stats, go->nstats)};
-	if (add_row(g, gr, &r, go->stats, go->nstats) < 0)
-		g->err = -ENOMEM;
+	rtd_goan_table_add_goroutine(g->groups, g->a, go);
 }
 
 static void on_region(const struct rtd_goan_region *rg, void *ctx)
 {
 	struct gctx *g = ctx;
-	if (g->err)
-		return;
-	struct grp *gr = grp_get(g, rg->name, rg->frame_pc, rg->frame_fn);
-	if (!gr) {
-		g->err = -ENOMEM;
-		return;
+	rtd_goan_table_add_region(g->groups, g->a, rg);
+}
+
+/* One group's rows as JSON objects, after the group's own. */
+static void print_group_json(FILE *f, const struct gctx *g, const struct rtd_goan_table_group *gr)
+{
+	fputs(g->by_region ? "{\"region_type\":" : "{\"group\":", f);
+	put_json_str(f, gr->name);
+	if (g->by_region) {
+		fputs(",\"frame\":", f);
+		put_json_str(f, gr->frame);
 	}
-	int64_t first, last;
-	rtd_goan_trace_bounds(g->a, &first, &last);
-	int64_t s = rg->start >= 0 ? rg->start : first, e = rg->end >= 0 ? rg->end : last;
-	gr->count++;
-	gr->total += e - s;
-	for (size_t i = 0; i < rg->nstats; i++)
-		if (stat_is(rg->stats[i].name, "exec"))
-			gr->exec += rg->stats[i].ns;
-	struct row r = {.id = rg->g, .task = rg->task, .name = rg->name, .start = s, .end = e,
-			.total = e - s, .key = sort_key(g, e - s, rg->stats, rg->nstats)};
-	if (add_row(g, gr, &r, rg->stats, rg->nstats) < 0)
-		g->err = -ENOMEM;
-}
-
-static int cmp_grp(const void *a, const void *b)
-{
-	const struct grp *x = *(struct grp *const *)a, *y = *(struct grp *const *)b;
-	if (x->exec != y->exec)
-		return x->exec < y->exec ? 1 : -1;
-	int c = strcmp(x->name, y->name);
-	return c ? c : (x->pc < y->pc ? -1 : x->pc > y->pc);
-}
-
-/* the columns of a group: every stat name its rows have, as Go's page
- * orders them (Go 1.22+: "Execution time" first, then by name, the
- * overlapping ranges last; Go 1.19: its fixed order) */
-static bool col_overlaps(const struct grp *gr, const char *name)
-{
-	for (size_t i = 0; i < gr->nrows; i++)
-		for (size_t k = 0; k < gr->rows[i].nst; k++)
-			if (gr->rows[i].st[k].name == name)
-				return gr->rows[i].st[k].overlaps;
-	return false;
-}
-
-static size_t columns(const struct grp *gr, const char **cols, size_t max, bool v2)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < gr->nrows; i++)
-		for (size_t k = 0; k < gr->rows[i].nst; k++) {
-			const char *name = gr->rows[i].st[k].name;
-			size_t j = 0;
-			while (j < n && cols[j] != name)
-				j++;
-			if (j == n && n < max)
-				cols[n++] = name;
+	fprintf(f, ",\"pc\":%" PRIu64 ",\"count\":%" PRIu64 ",\"exec_ns\":%" PRId64
+		   ",\"total_ns\":%" PRId64 "}\n", gr->pc, gr->count, gr->exec, gr->total);
+	for (size_t k = 0; k < gr->nrows; k++) {
+		const struct rtd_goan_table_row *r = &gr->rows[k];
+		fprintf(f, "{\"%s\":%" PRIu64, g->by_region ? "region_of" : "goroutine", r->id);
+		fputs(g->by_region ? ",\"region_type\":" : ",\"group\":", f);
+		put_json_str(f, gr->name);
+		if (g->by_region)
+			fprintf(f, ",\"pc\":%" PRIu64 ",\"task\":%" PRIu64, gr->pc, r->task);
+		fprintf(f, ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 ",\"total_ns\":%" PRId64
+			   ",\"stats\":{", r->start, r->end, r->total);
+		for (size_t s = 0; s < r->nstats; s++) {
+			if (s)
+				fputc(',', f);
+			put_json_str(f, r->stats[s].name);
+			fprintf(f, ":%" PRId64, r->stats[s].ns);
 		}
-	if (!v2)
-		return n;
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0; j--) {
-			const char *a = cols[j - 1], *b = cols[j];
-			int ka = strcmp(a, "Execution time") == 0 ? 0 : col_overlaps(gr, a) ? 2 : 1;
-			int kb = strcmp(b, "Execution time") == 0 ? 0 : col_overlaps(gr, b) ? 2 : 1;
-			if (ka < kb || (ka == kb && strcmp(a, b) <= 0))
-				break;
-			cols[j - 1] = b;
-			cols[j] = a;
-		}
-	return n;
+		fputs("}}\n", f);
+	}
 }
 
-static int64_t row_stat(const struct row *r, const char *name, bool *have)
+/* One group as a table: its line, the columns' heads, a line per row. */
+static void print_group_text(FILE *f, const struct gctx *g, const struct rtd_goan_table_group *gr,
+			     size_t i, int64_t exec_all)
 {
-	for (size_t k = 0; k < r->nst; k++)
-		if (r->st[k].name == name) {
-			*have = true;
-			return r->st[k].ns;
+	char b1[40], b2[40];
+	const char *const *cols = gr->columns;
+	size_t nc = gr->ncolumns;
+	if (g->by_region)
+		fprintf(f, "%s%s (at %s): %" PRIu64 " regions, %s in all, execution %s\n",
+			i ? "\n" : "", *gr->name ? gr->name : "(task inherited from the creator)",
+			*gr->frame ? gr->frame : "no stack", gr->count,
+			go_dur(gr->total, b1, sizeof(b1)), go_dur(gr->exec, b2, sizeof(b2)));
+	else
+		fprintf(f, "%s%s: %" PRIu64 " goroutines, execution %s (%.2f%% of the program's)\n",
+			i ? "\n" : "", *gr->name ? gr->name : "(no stack showed the start function)",
+			gr->count, go_dur(gr->exec, b1, sizeof(b1)),
+			exec_all ? 100.0 * (double)gr->exec / (double)exec_all : 0.0);
+	fprintf(f, "  %12s %14s", g->by_region ? "goroutine" : "goroutine",
+		g->by_region ? "duration" : "total");
+	/* each cell: the time, and its share of the row's total */
+	for (size_t c = 0; c < nc; c++)
+		fprintf(f, " %*s", (int)(strlen(cols[c]) > 20 ? strlen(cols[c]) : 20), cols[c]);
+	fputc('\n', f);
+	for (size_t k = 0; k < gr->nrows; k++) {
+		const struct rtd_goan_table_row *r = &gr->rows[k];
+		fprintf(f, "  %12" PRIu64 " %14s", r->id, go_dur(r->total, b1, sizeof(b1)));
+		for (size_t c = 0; c < nc; c++) {
+			bool have;
+			int64_t v = rtd_goan_table_row_stat(r, cols[c], &have);
+			int w = (int)(strlen(cols[c]) > 20 ? strlen(cols[c]) : 20);
+			char cell[64];
+			if (!have)
+				snprintf(cell, sizeof(cell), "-");
+			else if (r->total > 0)
+				snprintf(cell, sizeof(cell), "%s %5.1f%%", go_dur(v, b2, sizeof(b2)),
+					 100.0 * (double)v / (double)r->total);
+			else
+				snprintf(cell, sizeof(cell), "%s", go_dur(v, b2, sizeof(b2)));
+			fprintf(f, " %*s", w, cell);
 		}
-	*have = false;
-	return 0;
+		fputc('\n', f);
+	}
+	if (gr->count > gr->nrows)
+		fprintf(f, "  ... %" PRIu64 " more (--limit)\n", gr->count - gr->nrows);
 }
 
 static void print_groups(FILE *f, struct gctx *g, bool json)
 {
-	struct grp **all = malloc((g->ngroups ? g->ngroups : 1) * sizeof(*all));
-	if (!all)
-		return;
-	size_t n = 0;
+	size_t n = rtd_goan_table_count(g->groups);
 	int64_t exec_all = 0;
-	for (size_t i = 0; i < g->ntab; i++)
-		for (struct grp *x = g->tab[i]; x; x = x->next) {
-			all[n++] = x;
-			exec_all += x->exec;
-		}
-	qsort(all, n, sizeof(*all), cmp_grp);
+	for (size_t i = 0; i < n; i++)
+		exec_all += rtd_goan_table_get(g->groups, i)->exec;
 	for (size_t i = 0; i < n; i++) {
-		struct grp *gr = all[i];
-		qsort(gr->rows, gr->nrows, sizeof(*gr->rows), cmp_row);
-		size_t shown = g->limit && gr->nrows > g->limit ? g->limit : gr->nrows;
-		const char *cols[64];
-		size_t nc = columns(gr, cols, 64, rtd_goan_semantics(g->a) != RTD_GOAN_GO119);
-		char b1[40], b2[40];
-		if (json) {
-			fputs(g->by_region ? "{\"region_type\":" : "{\"group\":", f);
-			put_json_str(f, gr->name);
-			if (g->by_region) {
-				fputs(",\"frame\":", f);
-				put_json_str(f, gr->frame);
-			}
-			fprintf(f, ",\"pc\":%" PRIu64 ",\"count\":%" PRIu64 ",\"exec_ns\":%" PRId64
-				   ",\"total_ns\":%" PRId64 "}\n", gr->pc, gr->count, gr->exec, gr->total);
-			for (size_t k = 0; k < shown; k++) {
-				const struct row *r = &gr->rows[k];
-				fprintf(f, "{\"%s\":%" PRIu64, g->by_region ? "region_of" : "goroutine", r->id);
-				fputs(g->by_region ? ",\"region_type\":" : ",\"group\":", f);
-				put_json_str(f, gr->name);
-				if (g->by_region)
-					fprintf(f, ",\"pc\":%" PRIu64 ",\"task\":%" PRIu64, gr->pc, r->task);
-				fprintf(f, ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 ",\"total_ns\":%" PRId64
-					   ",\"stats\":{", r->start, r->end, r->total);
-				for (size_t s = 0; s < r->nst; s++) {
-					if (s)
-						fputc(',', f);
-					put_json_str(f, r->st[s].name);
-					fprintf(f, ":%" PRId64, r->st[s].ns);
-				}
-				fputs("}}\n", f);
-			}
-			continue;
-		}
-		if (g->by_region)
-			fprintf(f, "%s%s (at %s): %" PRIu64 " regions, %s in all, execution %s\n",
-				i ? "\n" : "", *gr->name ? gr->name : "(task inherited from the creator)",
-				*gr->frame ? gr->frame : "no stack", gr->count,
-				go_dur(gr->total, b1, sizeof(b1)), go_dur(gr->exec, b2, sizeof(b2)));
+		const struct rtd_goan_table_group *gr = rtd_goan_table_get(g->groups, i);
+		if (json)
+			print_group_json(f, g, gr);
 		else
-			fprintf(f, "%s%s: %" PRIu64 " goroutines, execution %s (%.2f%% of the program's)\n",
-				i ? "\n" : "", *gr->name ? gr->name : "(no stack showed the start function)",
-				gr->count, go_dur(gr->exec, b1, sizeof(b1)),
-				exec_all ? 100.0 * (double)gr->exec / (double)exec_all : 0.0);
-		fprintf(f, "  %12s %14s", g->by_region ? "goroutine" : "goroutine",
-			g->by_region ? "duration" : "total");
-		/* each cell: the time, and its share of the row's total */
-		for (size_t c = 0; c < nc; c++)
-			fprintf(f, " %*s", (int)(strlen(cols[c]) > 20 ? strlen(cols[c]) : 20), cols[c]);
-		fputc('\n', f);
-		for (size_t k = 0; k < shown; k++) {
-			const struct row *r = &gr->rows[k];
-			fprintf(f, "  %12" PRIu64 " %14s", r->id, go_dur(r->total, b1, sizeof(b1)));
-			for (size_t c = 0; c < nc; c++) {
-				bool have;
-				int64_t v = row_stat(r, cols[c], &have);
-				int w = (int)(strlen(cols[c]) > 20 ? strlen(cols[c]) : 20);
-				char cell[64];
-				if (!have)
-					snprintf(cell, sizeof(cell), "-");
-				else if (r->total > 0)
-					snprintf(cell, sizeof(cell), "%s %5.1f%%", go_dur(v, b2, sizeof(b2)),
-						 100.0 * (double)v / (double)r->total);
-				else
-					snprintf(cell, sizeof(cell), "%s", go_dur(v, b2, sizeof(b2)));
-				fprintf(f, " %*s", w, cell);
-			}
-			fputc('\n', f);
-		}
-		if (gr->count > shown)
-			fprintf(f, "  ... %" PRIu64 " more (--limit)\n", gr->count - shown);
+			print_group_text(f, g, gr, i, exec_all);
 	}
-	free(all);
-}
-
-static void free_groups(struct gctx *g)
-{
-	for (size_t i = 0; i < g->ntab; i++) {
-		struct grp *x = g->tab[i];
-		while (x) {
-			struct grp *nx = x->next;
-			for (size_t k = 0; k < x->nrows; k++)
-				free(x->rows[k].st);
-			free(x->rows);
-			free(x);
-			x = nx;
-		}
-	}
-	free(g->tab);
 }
 
 enum { GR_GROUP = 1, GR_SORT, GR_LIMIT, GR_JSON, GR_GO, GR_THREADS };
@@ -793,6 +559,7 @@ int gt_cmd_goroutines(int argc, char **argv)
 	const char *path;
 	struct gctx g = {0};
 	g.limit = 20;
+	const char *sort = NULL;
 	bool json = false;
 	unsigned sem = SEM_AUTO;
 	struct cli_parser p;
@@ -802,7 +569,7 @@ int gt_cmd_goroutines(int argc, char **argv)
 	while ((id = cli_opt_next(&p, &v)) > 0) {
 		switch (id) {
 		case GR_GROUP: g.by_region = v.i == 1; break;
-		case GR_SORT: g.sort = v.str; break;
+		case GR_SORT: sort = v.str; break;
 		case GR_LIMIT: g.limit = (size_t)v.i; break;
 		case GR_JSON: json = true; break;
 		case GR_GO: sem = go_sem[v.i]; break;
@@ -812,6 +579,11 @@ int gt_cmd_goroutines(int argc, char **argv)
 	if (id < 0)
 		return cli_opt_exit(id);
 	path = p.pos[0];
+	struct rtd_goan_table_opts go = {.sz = sizeof(go), .sort = sort, .limit = g.limit,
+					 .flags = g.by_region ? RTD_GOAN_TABLE_REGIONS : 0};
+	int e = rtd_goan_table_new(&go, &g.groups);
+	if (e)
+		return cli_fail("%s", rtd_strerror(e));
 	struct rtd_goan_opts o = {.sz = sizeof(o), .what = RTD_GOAN_GOROUTINES, .semantics = sem,
 				  .ctx = &g};
 	if (g.by_region)
@@ -820,33 +592,31 @@ int gt_cmd_goroutines(int argc, char **argv)
 		o.on_goroutine = on_goroutine;
 	struct run r;
 	int code = run_trace(&r, path, &o, &g.a);
+	if (!code && (e = rtd_goan_table_finish(g.groups, r.a)) != 0)
+		code = e == -RTD_E_CAP ? cli_fail("%s: more than %d groups", path, RTD_GOAN_TABLE_MAX_GROUPS)
+				       : cli_fail("%s", e == -ENOMEM ? "out of memory" : rtd_strerror(e));
 	if (code) {
 		run_abort(&r);
-		free_groups(&g);
+		rtd_goan_table_free(g.groups);
 		return code;
-	}
-	if (g.err) {
-		run_abort(&r);
-		free_groups(&g);
-		return cli_fail("out of memory");
 	}
 	if (!json) {
 		int64_t first, last;
 		uint64_t n = rtd_goan_trace_bounds(r.a, &first, &last);
 		char b[40];
 		uint64_t total = 0;
-		for (size_t i = 0; i < g.ntab; i++)
-			for (struct grp *x = g.tab[i]; x; x = x->next)
-				total += x->count;
+		size_t ngroups = rtd_goan_table_count(g.groups);
+		for (size_t i = 0; i < ngroups; i++)
+			total += rtd_goan_table_get(g.groups, i)->count;
 		printf("%" PRIu64 " %s in %zu %s; %" PRIu64 " events over %s; Go %s's analysis\n\n",
-		       total, g.by_region ? "regions" : "goroutines", g.ngroups,
+		       total, g.by_region ? "regions" : "goroutines", ngroups,
 		       g.by_region ? "region types" : "groups by start function", n,
 		       go_dur(last - first, b, sizeof(b)),
 		       rtd_goan_semantics(r.a) == RTD_GOAN_GO119 ? "1.19"
 		       : rtd_goan_semantics(r.a) == RTD_GOAN_GO122 ? "1.22" : "1.23");
 	}
 	print_groups(stdout, &g, json);
-	free_groups(&g);
+	rtd_goan_table_free(g.groups);
 	if (fflush(stdout) != 0) {
 		run_abort(&r);
 		return cli_fail("stdout: %s", strerror(errno));
@@ -1045,6 +815,80 @@ const struct cli_cmd gt_gc_cmd = {
 	"totals and the MMU as 'go tool trace''s MMU page computes it.",
 	gc_opts, 1, 1, 0, gt_cmd_gc, NULL};
 
+/* --util's list (stw,background,assist,sweep, split by , or |) into *flags;
+ * -1 once the refusal is printed. */
+static int parse_util(const char *arg, unsigned *flags)
+{
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (char *t = strtok(buf, ",|"); t; t = strtok(NULL, ",|")) {
+		if (strcmp(t, "stw") == 0)
+			*flags |= RTD_GOAN_UTIL_STW;
+		else if (strcmp(t, "background") == 0)
+			*flags |= RTD_GOAN_UTIL_BACKGROUND;
+		else if (strcmp(t, "assist") == 0)
+			*flags |= RTD_GOAN_UTIL_ASSIST;
+		else if (strcmp(t, "sweep") == 0)
+			*flags |= RTD_GOAN_UTIL_SWEEP;
+		else
+			return cli_cmd_usage(&gt_gc_cmd, "--util takes stw, background, assist, sweep, not '%s'", t), -1;
+	}
+	if (!*flags)
+		return cli_cmd_usage(&gt_gc_cmd, "--util needs stw,background,assist,sweep"), -1;
+	return 0;
+}
+
+/* The totals after the rows, and the MMU of each of the @nw windows. */
+static void print_gc_summary(const struct gcctx *g, rtd_goan *a, size_t nw,
+			     unsigned flags, bool perproc)
+{
+	int64_t first, last;
+	rtd_goan_trace_bounds(a, &first, &last);
+	char b1[40], b2[40], b3[40];
+	if (g->json) {
+		printf("{\"kind\":\"summary\",\"duration_ns\":%" PRId64 ",\"gc_cycles\":%" PRIu64
+		       ",\"gc_ns\":%" PRId64 ",\"gc_max_ns\":%" PRId64 ",\"pauses\":%" PRIu64
+		       ",\"pause_ns\":%" PRId64 ",\"pause_max_ns\":%" PRId64 ",\"mmu\":[",
+		       last - first, g->cycles, g->cycle_ns, g->cycle_max, g->pauses, g->pause_ns, g->pause_max);
+		for (size_t i = 0; i < nw; i++) {
+			int64_t w;
+			double m = rtd_goan_mmu(a, i, &w);
+			printf("%s{\"window_ns\":%" PRId64 ",\"mmu\":", i ? "," : "", w);
+			if (m < 0)
+				fputs("null}", stdout);
+			else
+				printf("%.17g}", m);
+		}
+		fputs("]}\n", stdout);
+	} else {
+		if (!g->summary && (g->cycles || g->pauses))
+			fputc('\n', stdout);
+		int64_t dur = last - first;
+		printf("trace:       %s\n", go_dur(dur, b1, sizeof(b1)));
+		printf("GC cycles:   %" PRIu64 ", %s in all (%.2f%% of the trace), longest %s\n", g->cycles,
+		       go_dur(g->cycle_ns, b1, sizeof(b1)),
+		       dur > 0 ? 100.0 * (double)g->cycle_ns / (double)dur : 0.0,
+		       go_dur(g->cycle_max, b2, sizeof(b2)));
+		printf("STW pauses:  %" PRIu64 " (%" PRIu64 " of GC), %s in all, longest %s, mean %s\n",
+		       g->pauses, g->gc_pauses, go_dur(g->pause_ns, b1, sizeof(b1)),
+		       go_dur(g->pause_max, b2, sizeof(b2)),
+		       go_dur(g->pauses ? g->pause_ns / (int64_t)g->pauses : 0, b3, sizeof(b3)));
+		printf("MMU (%s%s%s%s%s):\n", flags & RTD_GOAN_UTIL_STW ? "stw " : "",
+		       flags & RTD_GOAN_UTIL_BACKGROUND ? "background " : "",
+		       flags & RTD_GOAN_UTIL_ASSIST ? "assist " : "",
+		       flags & RTD_GOAN_UTIL_SWEEP ? "sweep " : "",
+		       perproc ? "per-proc" : "system");
+		for (size_t i = 0; i < nw; i++) {
+			int64_t w;
+			double m = rtd_goan_mmu(a, i, &w);
+			if (m < 0)
+				printf("  %10s  unknown (no GOMAXPROCS event)\n", go_dur(w, b1, sizeof(b1)));
+			else
+				printf("  %10s  %6.2f%%\n", go_dur(w, b1, sizeof(b1)), 100.0 * m);
+		}
+	}
+}
+
 int gt_cmd_gc(int argc, char **argv)
 {
 	const char *path;
@@ -1063,25 +907,10 @@ int gt_cmd_gc(int argc, char **argv)
 			if (parse_windows(v.str, windows, 1024, &nwin) < 0)
 				return cli_cmd_usage(&gt_gc_cmd, "--mmu takes durations, comma-separated: 1ms,10ms,100ms,1s (at most 1024)");
 			break;
-		case GC_UTIL: {
-			char buf[256];
-			snprintf(buf, sizeof(buf), "%s", v.str);
-			for (char *t = strtok(buf, ",|"); t; t = strtok(NULL, ",|")) {
-				if (strcmp(t, "stw") == 0)
-					flags |= RTD_GOAN_UTIL_STW;
-				else if (strcmp(t, "background") == 0)
-					flags |= RTD_GOAN_UTIL_BACKGROUND;
-				else if (strcmp(t, "assist") == 0)
-					flags |= RTD_GOAN_UTIL_ASSIST;
-				else if (strcmp(t, "sweep") == 0)
-					flags |= RTD_GOAN_UTIL_SWEEP;
-				else
-					return cli_cmd_usage(&gt_gc_cmd, "--util takes stw, background, assist, sweep, not '%s'", t);
-			}
-			if (!flags)
-				return cli_cmd_usage(&gt_gc_cmd, "--util needs stw,background,assist,sweep");
+		case GC_UTIL:
+			if (parse_util(v.str, &flags) < 0)
+				return CLI_USAGE;
 			break;
-		}
 		case GC_PERPROC: perproc = true; break;
 		case GC_SUMMARY: g.summary = true; break;
 		case GC_JSON: g.json = true; break;
@@ -1111,52 +940,7 @@ int gt_cmd_gc(int argc, char **argv)
 		run_abort(&r);
 		return code;
 	}
-	int64_t first, last;
-	rtd_goan_trace_bounds(r.a, &first, &last);
-	size_t nw = nwin ? nwin : 4;
-	char b1[40], b2[40], b3[40];
-	if (g.json) {
-		printf("{\"kind\":\"summary\",\"duration_ns\":%" PRId64 ",\"gc_cycles\":%" PRIu64
-		       ",\"gc_ns\":%" PRId64 ",\"gc_max_ns\":%" PRId64 ",\"pauses\":%" PRIu64
-		       ",\"pause_ns\":%" PRId64 ",\"pause_max_ns\":%" PRId64 ",\"mmu\":[",
-		       last - first, g.cycles, g.cycle_ns, g.cycle_max, g.pauses, g.pause_ns, g.pause_max);
-		for (size_t i = 0; i < nw; i++) {
-			int64_t w;
-			double m = rtd_goan_mmu(r.a, i, &w);
-			printf("%s{\"window_ns\":%" PRId64 ",\"mmu\":", i ? "," : "", w);
-			if (m < 0)
-				fputs("null}", stdout);
-			else
-				printf("%.17g}", m);
-		}
-		fputs("]}\n", stdout);
-	} else {
-		if (!g.summary && (g.cycles || g.pauses))
-			fputc('\n', stdout);
-		int64_t dur = last - first;
-		printf("trace:       %s\n", go_dur(dur, b1, sizeof(b1)));
-		printf("GC cycles:   %" PRIu64 ", %s in all (%.2f%% of the trace), longest %s\n", g.cycles,
-		       go_dur(g.cycle_ns, b1, sizeof(b1)),
-		       dur > 0 ? 100.0 * (double)g.cycle_ns / (double)dur : 0.0,
-		       go_dur(g.cycle_max, b2, sizeof(b2)));
-		printf("STW pauses:  %" PRIu64 " (%" PRIu64 " of GC), %s in all, longest %s, mean %s\n",
-		       g.pauses, g.gc_pauses, go_dur(g.pause_ns, b1, sizeof(b1)),
-		       go_dur(g.pause_max, b2, sizeof(b2)),
-		       go_dur(g.pauses ? g.pause_ns / (int64_t)g.pauses : 0, b3, sizeof(b3)));
-		printf("MMU (%s%s%s%s%s):\n", flags & RTD_GOAN_UTIL_STW ? "stw " : "",
-		       flags & RTD_GOAN_UTIL_BACKGROUND ? "background " : "",
-		       flags & RTD_GOAN_UTIL_ASSIST ? "assist " : "",
-		       flags & RTD_GOAN_UTIL_SWEEP ? "sweep " : "",
-		       perproc ? "per-proc" : "system");
-		for (size_t i = 0; i < nw; i++) {
-			int64_t w;
-			double m = rtd_goan_mmu(r.a, i, &w);
-			if (m < 0)
-				printf("  %10s  unknown (no GOMAXPROCS event)\n", go_dur(w, b1, sizeof(b1)));
-			else
-				printf("  %10s  %6.2f%%\n", go_dur(w, b1, sizeof(b1)), 100.0 * m);
-		}
-	}
+	print_gc_summary(&g, r.a, nwin ? nwin : 4, flags, perproc);
 	if (fflush(stdout) != 0) {
 		run_abort(&r);
 		return cli_fail("stdout: %s", strerror(errno));

@@ -15,10 +15,10 @@
 
 #include "cli.h"
 #include "cli_format.h"
-#include "common/map.h"
 #include "opt.h"
 #include "out.h"
 #include "rtdiag/nettrace.h"
+#include "rtdiag/nettrace_tally.h"
 #include "rtdiag/profile.h"
 
 #define READ_CHUNK (1u << 20)
@@ -454,82 +454,28 @@ static int cmd_cat(int argc, char **argv)
 
 /* ---- stats ------------------------------------------------------------- */
 
-struct counter {
-	uint64_t events;
-	uint64_t bytes;
-};
-
 struct stats_ctx {
-	rtd_strmap types;     /* "Provider/Name" -> counter */
-	rtd_strmap providers; /* provider -> counter */
-	char key[1024];
+	rtd_nettrace_tally *tally;
 	int err;
 };
-
-static struct counter *counter_for(rtd_strmap *m, const char *key, int *err)
-{
-	void *v;
-	if (rtd_strmap_get(m, key, strlen(key), &v))
-		return v;
-	struct counter *c = calloc(1, sizeof(*c));
-	if (!c) {
-		*err = -ENOMEM;
-		return NULL;
-	}
-	int e = rtd_strmap_put(m, key, strlen(key), c);
-	if (e) {
-		free(c);
-		*err = e;
-		return NULL;
-	}
-	return c;
-}
 
 static int stats_meta(void *ctx, struct rtd_nettrace_metadata *m)
 {
 	struct stats_ctx *s = ctx;
-	snprintf(s->key, sizeof(s->key), "%s/%s", m->provider, m->name);
-	int err = 0;
-	struct counter *c = counter_for(&s->types, s->key, &err);
-	if (!c)
-		return err;
-	m->user = c;
-	return 0;
+	return rtd_nettrace_tally_metadata(s->tally, m);
 }
 
 static int stats_event(void *ctx, const struct rtd_nettrace_event *ev)
 {
-	(void)ctx;
-	struct counter *c = ev->meta->user;
-	c->events++;
-	c->bytes += ev->payload_len;
+	struct stats_ctx *s = ctx;
+	rtd_nettrace_tally_event(s->tally, ev);
 	return 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 static void print_drop(void *ctx, uint64_t tid, uint64_t n)
 {
 	(void)ctx;
 	printf("  thread %" PRIu64 "\t%" PRIu64 "\n", tid, n);
-}
-
-/* Keys of a map, sorted; NULL when out of memory. */
-static const char **sorted_keys(rtd_strmap *m, size_t *n, bool nonzero)
-{
-	const char **k = calloc(m->count ? m->count : 1, sizeof(*k));
-	size_t b = 0, i = 0;
-	rtd_strmap_entry *e = NULL;
-	while (k && (e = rtd_strmap_next(m, &b, e)))
-		if (!nonzero || ((struct counter *)e->val)->events)
-			k[i++] = e->key;
-	if (k)
-		qsort(k, i, sizeof(*k), cmp_str);
-	*n = i;
-	return k;
 }
 
 static void print_stats(rtd_nettrace *dec, struct stats_ctx *s)
@@ -556,44 +502,22 @@ static void print_stats(rtd_nettrace *dec, struct stats_ctx *s)
 	printf("dropped events: %" PRIu64 "\n", st.dropped);
 	printf("\n");
 	size_t n;
-	const char **names = sorted_keys(&s->types, &n, true);
-	for (size_t i = 0; names && i < n; i++) {
-		void *v;
-		rtd_strmap_get(&s->types, names[i], strlen(names[i]), &v);
-		printf("%s\t%" PRIu64 "\n", names[i],
-		       ((struct counter *)v)->events);
-	}
-	free(names);
+	const struct rtd_nettrace_tally_entry *t;
+	if (rtd_nettrace_tally_types(s->tally, &t, &n))
+		s->err = -ENOMEM;
+	for (size_t i = 0; !s->err && i < n; i++)
+		printf("%s\t%" PRIu64 "\n", t[i].name, t[i].events);
 	printf("\ndropped events per thread:\n");
 	if (st.dropped)
 		rtd_nettrace_drops(dec, print_drop, NULL);
 	else
 		printf("  none\n");
 	printf("payload bytes per provider:\n");
-	size_t b = 0;
-	rtd_strmap_entry *e = NULL;
-	while ((e = rtd_strmap_next(&s->types, &b, e))) {
-		struct counter *c = e->val;
-		/* the provider is the key up to its first '/': event names
-		 * may hold '/', provider names do not */
-		const char *slash = strchr(e->key, '/');
-		size_t plen = slash ? (size_t)(slash - e->key) : e->klen;
-		char pk[512];
-		snprintf(pk, sizeof(pk), "%.*s", (int)plen, e->key);
-		struct counter *pc = counter_for(&s->providers, pk, &s->err);
-		if (pc) {
-			pc->events += c->events;
-			pc->bytes += c->bytes;
-		}
-	}
-	const char **pn = sorted_keys(&s->providers, &n, false);
-	for (size_t i = 0; pn && i < n; i++) {
-		void *v;
-		rtd_strmap_get(&s->providers, pn[i], strlen(pn[i]), &v);
-		printf("  %s\t%" PRIu64 "\n", pn[i],
-		       ((struct counter *)v)->bytes);
-	}
-	free(pn);
+	int e = rtd_nettrace_tally_providers(s->tally, &t, &n);
+	if (e)
+		s->err = e;
+	for (size_t i = 0; i < n; i++)
+		printf("  %s\t%" PRIu64 "\n", t[i].name, t[i].bytes);
 }
 
 static int cmd_stats(int argc, char **argv);
@@ -607,15 +531,6 @@ static const struct cli_cmd cmd_stats_def = {
 	"After damage the counts of everything decoded before it are "
 	"printed, then where\nand why it stopped (exit 3); input that is no "
 	"trace at all prints only the error.\n"};
-
-static void free_counters(rtd_strmap *m)
-{
-	size_t b = 0;
-	rtd_strmap_entry *e = NULL;
-	while ((e = rtd_strmap_next(m, &b, e)))
-		free(e->val);
-	rtd_strmap_free(m);
-}
 
 static int cmd_stats(int argc, char **argv)
 {
@@ -632,12 +547,10 @@ static int cmd_stats(int argc, char **argv)
 		return CLI_FAIL;
 	struct stats_ctx s;
 	memset(&s, 0, sizeof(s));
-	rtd_strmap_init(&s.types, 0);
-	rtd_strmap_init(&s.providers, 0);
 	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = &s,
 				      .on_event = stats_event,
 				      .on_metadata = stats_meta};
-	rtd_nettrace *dec = rtd_nettrace_new(&o);
+	rtd_nettrace *dec = rtd_nettrace_tally_new(&s.tally) ? NULL : rtd_nettrace_new(&o);
 	int ret = CLI_OK;
 	if (!dec) {
 		ret = cli_fail("out of memory");
@@ -658,8 +571,7 @@ static int cmd_stats(int argc, char **argv)
 			ret = cli_fail("stdout: %s", strerror(errno));
 	}
 	input_close(&in);
-	free_counters(&s.types);
-	free_counters(&s.providers);
+	rtd_nettrace_tally_free(s.tally);
 	rtd_nettrace_free(dec);
 	return ret;
 }

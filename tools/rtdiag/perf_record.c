@@ -309,6 +309,89 @@ struct record_args {
 	char **cmd;
 };
 
+/* --sort's keys, each comm, pid, dso or sym; 0, or -1 once refused. */
+static int check_sort(const char *keys)
+{
+	for (const char *k = keys; *k;) {
+		size_t l = strcspn(k, ",");
+		if (!((l == 4 && !strncmp(k, "comm", 4)) ||
+		      (l == 3 && (!strncmp(k, "pid", 3) ||
+				  !strncmp(k, "dso", 3) ||
+				  !strncmp(k, "sym", 3)))))
+			return cli_cmd_usage(&perf_cmd_record,
+				"--sort: '%.*s' is not comm, pid, dso or sym",
+				(int)l, k), -1;
+		k += l + (k[l] == ',');
+	}
+	return 0;
+}
+
+/* --off-cpu-state's letters of SDRT, or all, into *states; 0, or -1 once
+ * refused. */
+static int parse_states(const char *arg, unsigned *states)
+{
+	*states = 0;
+	for (const char *c = arg; *c; c++) {
+		const char *l = strchr("SDRT", *c);
+		if (!strcmp(arg, "all")) {
+			*states = RTD_PERF_OFFCPU_ALL;
+			break;
+		}
+		if (!l || !*c)
+			return cli_cmd_usage(&perf_cmd_record,
+					     "--off-cpu-state %s: want letters of SDRT, or all",
+					     arg), -1;
+		*states |= 1u << (l - "SDRT");
+	}
+	if (!*states)
+		return cli_cmd_usage(&perf_cmd_record,
+				     "--off-cpu-state: want letters of SDRT, or all"), -1;
+	return 0;
+}
+
+/* The options that go together or exclude each other, then each -o's
+ * format; -1 when they hold, else the exit code. */
+static int check_args(struct record_args *a)
+{
+	if (a->states && !a->offcpu)
+		return cli_cmd_usage(&perf_cmd_record, "--off-cpu-state needs --off-cpu");
+	if (a->via && !a->offcpu)
+		return cli_cmd_usage(&perf_cmd_record, "--off-cpu-via needs --off-cpu");
+	if (a->offcpu && (a->so.freq || a->so.event))
+		return cli_cmd_usage(&perf_cmd_record,
+				     "--off-cpu takes every context switch: no -F or -e");
+	if (a->kernel_set && a->no_kernel)
+		return cli_cmd_usage(&perf_cmd_record, "--kernel and --no-kernel exclude each other");
+	if ((a->npids > 0) + (a->ncgroups > 0) + a->all + (a->cmd != NULL) > 1)
+		return cli_cmd_usage(&perf_cmd_record,
+				     "-p, --cgroup, -a and -- COMMAND exclude each other");
+	if (a->format != FMT_NONE && a->nouts > 1)
+		return cli_cmd_usage(&perf_cmd_record, "--format with several -o: "
+				     "each FILE's name says its format");
+	if (!a->nouts)
+		a->outs[a->nouts++] = "-";
+	for (size_t i = 0; i < a->nouts; i++) {
+		a->formats[i] = a->format;
+		if (a->formats[i] != FMT_NONE)
+			continue;
+		a->formats[i] = FMT_TOP;
+		if (!cli_out_is_stdout(a->outs[i])) {
+			a->formats[i] = format_of_path(a->outs[i]);
+			if (a->formats[i] == FMT_REFUSED)
+				return CLI_USAGE;
+			if (a->formats[i] == FMT_NONE)
+				return cli_cmd_usage(&perf_cmd_record,
+						     "-o %s: cannot tell the format from the name "
+						     "(.folded, .pb.gz, .pprof, .svg, .speedscope.json, "
+						     ".perfetto-trace, .pftrace, .json, .txt): give "
+						     "--format",
+						     a->outs[i]);
+		}
+	}
+	return -1;
+}
+
+
 static int parse(struct record_args *a, int argc, char **argv)
 {
 	struct cli_parser ps;
@@ -362,17 +445,8 @@ static int parse(struct record_args *a, int argc, char **argv)
 		case O_TOP: a->rows = v.i; break;
 		case O_SORT:
 			a->sort = v.str;
-			for (const char *k = v.str; *k;) {
-				size_t l = strcspn(k, ",");
-				if (!((l == 4 && !strncmp(k, "comm", 4)) ||
-				      (l == 3 && (!strncmp(k, "pid", 3) ||
-						  !strncmp(k, "dso", 3) ||
-						  !strncmp(k, "sym", 3)))))
-					return cli_cmd_usage(&perf_cmd_record,
-						"--sort: '%.*s' is not comm, pid, dso or sym",
-						(int)l, k);
-				k += l + (k[l] == ',');
-			}
+			if (check_sort(v.str))
+				return CLI_USAGE;
 			break;
 		case O_PAGES:
 			if (v.i & (v.i - 1))
@@ -391,64 +465,15 @@ static int parse(struct record_args *a, int argc, char **argv)
 		case O_OFFCPU: a->offcpu = true; break;
 		case O_VIA: a->via = (unsigned)v.i; break; /* enum rtd_perf_offcpu_via's order */
 		case O_STATE:
-			a->states = 0;
-			for (const char *c = v.str; *c; c++) {
-				const char *l = strchr("SDRT", *c);
-				if (!strcmp(v.str, "all")) {
-					a->states = RTD_PERF_OFFCPU_ALL;
-					break;
-				}
-				if (!l || !*c)
-					return cli_cmd_usage(&perf_cmd_record,
-							     "--off-cpu-state %s: want letters of SDRT, or all",
-							     v.str);
-				a->states |= 1u << (l - "SDRT");
-			}
-			if (!a->states)
-				return cli_cmd_usage(&perf_cmd_record,
-						     "--off-cpu-state: want letters of SDRT, or all");
+			if (parse_states(v.str, &a->states))
+				return CLI_USAGE;
 			break;
 		}
 	}
 	if (id < 0)
 		return cli_opt_exit(id);
 	a->cmd = ps.rest;
-	if (a->states && !a->offcpu)
-		return cli_cmd_usage(&perf_cmd_record, "--off-cpu-state needs --off-cpu");
-	if (a->via && !a->offcpu)
-		return cli_cmd_usage(&perf_cmd_record, "--off-cpu-via needs --off-cpu");
-	if (a->offcpu && (a->so.freq || a->so.event))
-		return cli_cmd_usage(&perf_cmd_record,
-				     "--off-cpu takes every context switch: no -F or -e");
-	if (a->kernel_set && a->no_kernel)
-		return cli_cmd_usage(&perf_cmd_record, "--kernel and --no-kernel exclude each other");
-	if ((a->npids > 0) + (a->ncgroups > 0) + a->all + (a->cmd != NULL) > 1)
-		return cli_cmd_usage(&perf_cmd_record,
-				     "-p, --cgroup, -a and -- COMMAND exclude each other");
-	if (a->format != FMT_NONE && a->nouts > 1)
-		return cli_cmd_usage(&perf_cmd_record, "--format with several -o: "
-				     "each FILE's name says its format");
-	if (!a->nouts)
-		a->outs[a->nouts++] = "-";
-	for (size_t i = 0; i < a->nouts; i++) {
-		a->formats[i] = a->format;
-		if (a->formats[i] != FMT_NONE)
-			continue;
-		a->formats[i] = FMT_TOP;
-		if (!cli_out_is_stdout(a->outs[i])) {
-			a->formats[i] = format_of_path(a->outs[i]);
-			if (a->formats[i] == FMT_REFUSED)
-				return CLI_USAGE;
-			if (a->formats[i] == FMT_NONE)
-				return cli_cmd_usage(&perf_cmd_record,
-						     "-o %s: cannot tell the format from the name "
-						     "(.folded, .pb.gz, .pprof, .svg, .speedscope.json, "
-						     ".perfetto-trace, .pftrace, .json, .txt): give "
-						     "--format",
-						     a->outs[i]);
-		}
-	}
-	return -1;
+	return check_args(a);
 }
 
 /* The kept samples as a timeline (rtd_tl_perf_profiler). */
@@ -540,74 +565,59 @@ static void print_stats(struct rtd_perf_profiler *pr)
 				"their leaf\n", (unsigned long long)st.unwind_failed);
 }
 
-int perf_record_main(int argc, char **argv)
-{
+/* One perf record run: what its steps share. */
+struct record_run {
 	struct record_args a;
-	memset(&a, 0, sizeof(a));
-	a.format = FMT_NONE;
-	a.rows = 25;
-	a.so.sz = sizeof(a.so);
-	a.sym.sz = sizeof(a.sym);
-	int rc = parse(&a, argc, argv);
-	if (rc >= 0)
-		return rc;
-	for (size_t i = 0; i < a.nouts; i++) {
-		if (cli_out_check(a.outs[i]))
-			return CLI_FAIL;
-		if (a.formats[i] == FMT_PERFETTO || a.formats[i] == FMT_CHROME_JSON)
-			a.flags |= RTD_PERF_PROF_KEEP_SAMPLES;
-		if (a.formats[i] == FMT_DATA)
-			a.flags |= RTD_PERF_PROF_EACH_RECORD;
-	}
-	a.so.exclude_kernel = a.no_kernel;
-	raise_nofile();
+	struct perf_child child;
+	bool have_child; /* started, not let go yet */
+	struct rtd_perf_profiler *pr;
+	struct warn_ctx wc;
+	struct cli_out dout; /* -o x.data */
+	rtd_perf_data_writer *dw;
+	size_t dout_i;
+};
 
-	struct perf_child child = {0};
-	bool have_child = false;
-	if (a.cmd) {
-		if (perf_cli_start(&child, a.cmd, a.pids, &a.npids))
-			return CLI_FAIL;
-		have_child = true;
-		a.flags |= RTD_PERF_PROF_ENABLE_ON_EXEC | RTD_PERF_PROF_NO_DOTNET;
-	}
+/* The profiler over the targets, with its symbolizer's warnings said;
+ * -1 when it runs, else the exit code (the child killed). */
+static int open_profiler(struct record_run *rr)
+{
+	struct record_args *a = &rr->a;
 	struct rtd_perf_profiler_opts po = {.sz = sizeof(po)};
-	po.pids = a.pids;
-	po.npids = a.npids;
-	po.cgroups = a.cgroups;
-	po.ncgroups = a.ncgroups;
-	po.flags = a.flags;
-	if (!a.no_reader)
+	po.pids = a->pids;
+	po.npids = a->npids;
+	po.cgroups = a->cgroups;
+	po.ncgroups = a->ncgroups;
+	po.flags = a->flags;
+	if (!a->no_reader)
 		po.flags |= RTD_PERF_PROF_READER_THREAD;
-	po.sampler = &a.so;
-	po.ring_pages = a.pages;
-	po.sym = &a.sym;
-	if (a.offcpu) {
+	po.sampler = &a->so;
+	po.ring_pages = a->pages;
+	po.sym = &a->sym;
+	if (a->offcpu) {
 		po.flags |= RTD_PERF_PROF_OFF_CPU;
-		po.offcpu_states = a.states;
-		po.offcpu_via = a.via;
+		po.offcpu_states = a->states;
+		po.offcpu_via = a->via;
 	}
-	struct rtd_perf_profiler *pr = NULL;
-	int r = rtd_perf_profiler_new(&po, &pr);
+	int r = rtd_perf_profiler_new(&po, &rr->pr);
 	if (r) {
-		if (have_child)
-			perf_child_abort(&child);
-		if (a.npids && !a.cmd && r == -RTD_E_NOTFOUND)
+		if (rr->have_child)
+			perf_child_abort(&rr->child);
+		if (a->npids && !a->cmd && r == -RTD_E_NOTFOUND)
 			return cli_fail("%s", rtd_perf_profiler_errmsg(NULL));
 		return cli_fail("%s", rtd_perf_profiler_errmsg(NULL));
 	}
 	const char *why = NULL;
-	if (rtd_perf_profiler_offcpu_via(pr, &why) == RTD_PERF_OFFCPU_VIA_PERF &&
+	if (rtd_perf_profiler_offcpu_via(rr->pr, &why) == RTD_PERF_OFFCPU_VIA_PERF &&
 	    why[0])
 		fprintf(stderr, "rtdiag: off-CPU through perf, every switch copied "
 				"out: %s\n", why);
-	struct warn_ctx wc = {0};
-	rtd_sym_set_warn(rtd_perf_profiler_symbolizer(pr), on_warn, &wc);
-	struct rtd_perf_monitor *m = rtd_perf_profiler_monitor(pr);
-	if (rtd_perf_monitor_user_only(m) && !a.no_kernel) {
-		if (a.kernel_set) {
-			if (have_child)
-				perf_child_abort(&child);
-			rtd_perf_profiler_free(pr);
+	rtd_sym_set_warn(rtd_perf_profiler_symbolizer(rr->pr), on_warn, &rr->wc);
+	struct rtd_perf_monitor *m = rtd_perf_profiler_monitor(rr->pr);
+	if (rtd_perf_monitor_user_only(m) && !a->no_kernel) {
+		if (a->kernel_set) {
+			if (rr->have_child)
+				perf_child_abort(&rr->child);
+			rtd_perf_profiler_free(rr->pr);
 			return cli_fail("--kernel: the kernel allows this user to "
 					"sample user space only (kernel.perf_event_paranoid "
 					"is 2 or more): run as root or with CAP_PERFMON, or "
@@ -618,117 +628,180 @@ int perf_record_main(int argc, char **argv)
 				"samples (as perf does; root, CAP_PERFMON or "
 				"kernel.perf_event_paranoid=1 give kernel frames)\n");
 	}
-	/* -o x.data: every record into a perf.data file, from the start */
-	struct cli_out dout;
-	rtd_perf_data_writer *dw = NULL;
-	size_t dout_i = 0;
-	for (size_t i = 0; i < a.nouts && !dw; i++) {
-		if (a.formats[i] != FMT_DATA)
+	return -1;
+}
+
+/* -o x.data: every record into a perf.data file, from the start; -1 when
+ * open (or none asked), else the exit code (child and profiler gone). */
+static int open_data(struct record_run *rr, int argc, char **argv)
+{
+	struct record_args *a = &rr->a;
+	for (size_t i = 0; i < a->nouts && !rr->dw; i++) {
+		if (a->formats[i] != FMT_DATA)
 			continue;
-		dout_i = i;
-		int e = cli_out_open(&dout, a.outs[i]) ? -EIO : 0;
+		rr->dout_i = i;
+		int e = cli_out_open(&rr->dout, a->outs[i]) ? -EIO : 0;
 		char *cmdline = cli_cmdline("rtdiag perf record", argc, argv);
 		RTD_OPTS(rtd_perf_data_writer_opts, wo, .cmdline = cmdline ? cmdline : "rtdiag perf record");
-		if (!e && (e = rtd_perf_data_writer_new(dout.f, &wo, &dw)) == 0)
-			e = rtd_perf_profiler_write_data(pr, dw);
+		if (!e && (e = rtd_perf_data_writer_new(rr->dout.f, &wo, &rr->dw)) == 0)
+			e = rtd_perf_profiler_write_data(rr->pr, rr->dw);
 		free(cmdline);
 		if (e) {
 			if (e != -EIO)
-				cli_out_abort(&dout);
-			rtd_perf_data_writer_finish(dw);
-			if (have_child)
-				perf_child_abort(&child);
-			rtd_perf_profiler_free(pr);
-			return cli_fail("%s: %s", a.outs[i], rtd_strerror(e));
+				cli_out_abort(&rr->dout);
+			rtd_perf_data_writer_finish(rr->dw);
+			if (rr->have_child)
+				perf_child_abort(&rr->child);
+			rtd_perf_profiler_free(rr->pr);
+			return cli_fail("%s: %s", a->outs[i], rtd_strerror(e));
 		}
 	}
-	perf_cli_signals(m, a.duration);
-	if (have_child) {
-		int e = perf_child_go(&child);
-		have_child = false;
+	return -1;
+}
+
+/* Let the child go, sample until the end, close -o x.data; -1 when the
+ * samples are there to write (*child_rc: the child's exit code, or -1),
+ * else the exit code (the profiler freed). */
+static int run_profiler(struct record_run *rr, int *child_rc)
+{
+	struct record_args *a = &rr->a;
+	perf_cli_signals(rtd_perf_profiler_monitor(rr->pr), a->duration);
+	if (rr->have_child) {
+		int e = perf_child_go(&rr->child);
+		rr->have_child = false;
 		if (e) {
-			waitpid(child.pid, NULL, 0);
+			waitpid(rr->child.pid, NULL, 0);
 			perf_cli_signals(NULL, 0);
-			rtd_perf_profiler_free(pr);
-			return cli_fail("%s: cannot run: %s", a.cmd[0], strerror(e));
+			rtd_perf_profiler_free(rr->pr);
+			return cli_fail("%s: cannot run: %s", a->cmd[0], strerror(e));
 		}
 	}
-	r = rtd_perf_profiler_run(pr);
+	int r = rtd_perf_profiler_run(rr->pr);
 	perf_cli_signals(NULL, 0);
-	if (dw) {
-		int e = rtd_perf_data_writer_finish(dw);
+	if (rr->dw) {
+		int e = rtd_perf_data_writer_finish(rr->dw);
 		if (e) {
-			cli_out_abort(&dout);
-			rtd_perf_profiler_free(pr);
-			return cli_fail("%s: %s", a.outs[dout_i], rtd_strerror(e));
+			cli_out_abort(&rr->dout);
+			rtd_perf_profiler_free(rr->pr);
+			return cli_fail("%s: %s", a->outs[rr->dout_i], rtd_strerror(e));
 		}
-		if (cli_out_commit(&dout)) {
-			rtd_perf_profiler_free(pr);
+		if (cli_out_commit(&rr->dout)) {
+			rtd_perf_profiler_free(rr->pr);
 			return CLI_FAIL;
 		}
 	}
 	if (r)
 		fprintf(stderr, "rtdiag: %s (keeping the samples taken so far)\n",
-			rtd_perf_profiler_errmsg(pr));
-	int child_rc = -1;
-	if (a.cmd) {
+			rtd_perf_profiler_errmsg(rr->pr));
+	*child_rc = -1;
+	if (a->cmd) {
 		int status = 0;
 		/* a --duration shorter than COMMAND leaves it running; else the
 		 * rings hung up as it exited: wait for its status */
-		if (waitpid(a.pids[0], &status, a.duration > 0 ? WNOHANG : 0) ==
-		    a.pids[0])
-			child_rc = perf_child_code(status);
+		if (waitpid(a->pids[0], &status, a->duration > 0 ? WNOHANG : 0) ==
+		    a->pids[0])
+			*child_rc = perf_child_code(status);
 	}
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	struct rtd_perf_profiler_stats st = {.sz = sizeof(st)};
-	rtd_perf_profiler_stats(pr, &st);
-	rtd_profile *prof = NULL;
-	r = rtd_perf_profiler_profile(pr, &prof);
-	if (r) {
-		rtd_perf_profiler_free(pr);
-		return cli_fail("building the profile: %s", rtd_strerror(r));
-	}
+	return -1;
+}
+
+/* Why a profile is empty, and what was lost. */
+static void say_missing(const struct record_args *a,
+			const struct rtd_perf_profiler_stats *st,
+			const rtd_profile *prof)
+{
 	/* off-CPU: the waits, not the switch-out samples */
-	uint64_t nsamples = a.offcpu ? (uint64_t)rtd_profile_total_of(prof, 0)
-				     : st.samples;
-	if (!st.samples && a.offcpu)
+	uint64_t nsamples = a->offcpu ? (uint64_t)rtd_profile_total_of(prof, 0)
+				      : st->samples;
+	if (!st->samples && a->offcpu)
 		fprintf(stderr, "rtdiag: no waits were recorded (no scoped "
 				"thread left the CPU while recording)\n");
-	else if (!nsamples && a.offcpu)
+	else if (!nsamples && a->offcpu)
 		fprintf(stderr, "rtdiag: no waits in the states kept: %llu "
 				"switches off the CPU, none in %s (see "
 				"--off-cpu-state)\n",
-			(unsigned long long)st.samples,
-			a.states ? "the states asked for" : "S, D or T");
-	else if (!st.samples)
+			(unsigned long long)st->samples,
+			a->states ? "the states asked for" : "S, D or T");
+	else if (!st->samples)
 		fprintf(stderr, "rtdiag: no samples were taken (did the process "
 				"use any CPU?%s)\n",
-			st.user_only ? " A program this user may run but not "
-				       "read, or a setuid one, cannot be observed "
-				       "by this user"
-				     : "");
-	if (st.lost)
+			st->user_only ? " A program this user may run but not "
+					"read, or a setuid one, cannot be observed "
+					"by this user"
+				      : "");
+	if (st->lost)
 		fprintf(stderr, "rtdiag: %llu samples lost (the ring was full: "
-				"raise -m)\n", (unsigned long long)st.lost);
-	rc = CLI_OK;
+				"raise -m)\n", (unsigned long long)st->lost);
+}
+
+/* The profile into every -o but x.data, then --stats; the exit code. */
+static int write_outputs(struct record_run *rr)
+{
+	struct record_args *a = &rr->a;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct rtd_perf_profiler_stats st = {.sz = sizeof(st)};
+	rtd_perf_profiler_stats(rr->pr, &st);
+	rtd_profile *prof = NULL;
+	int r = rtd_perf_profiler_profile(rr->pr, &prof);
+	if (r)
+		return cli_fail("building the profile: %s", rtd_strerror(r));
+	say_missing(a, &st, prof);
+	int rc = CLI_OK;
 	/* the samples the profile holds, as its SVG and table say them
 	 * (off-CPU: the waits, not the switch-out samples) */
 	int64_t held = rtd_profile_samples(prof);
-	nsamples = held > 0 ? (uint64_t)held : 0;
-	for (size_t i = 0; i < a.nouts && rc == CLI_OK; i++)
-		if (a.formats[i] != FMT_DATA) /* written as it was recorded */
-			rc = write_profile(&a, a.outs[i], a.formats[i], pr, prof, nsamples);
+	uint64_t nsamples = held > 0 ? (uint64_t)held : 0;
+	for (size_t i = 0; i < a->nouts && rc == CLI_OK; i++)
+		if (a->formats[i] != FMT_DATA) /* written as it was recorded */
+			rc = write_profile(a, a->outs[i], a->formats[i], rr->pr, prof, nsamples);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (a.stats) {
-		print_stats(pr);
+	if (a->stats) {
+		print_stats(rr->pr);
 		fprintf(stderr, "rtdiag: from the end of sampling to the written "
 				"output (names and format): %.1f ms\n",
 			(double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 				(double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
 	}
 	rtd_profile_free(prof);
-	rtd_perf_profiler_free(pr);
+	return rc;
+}
+
+int perf_record_main(int argc, char **argv)
+{
+	struct record_run rr;
+	memset(&rr, 0, sizeof(rr));
+	struct record_args *a = &rr.a;
+	a->format = FMT_NONE;
+	a->rows = 25;
+	a->so.sz = sizeof(a->so);
+	a->sym.sz = sizeof(a->sym);
+	int rc = parse(a, argc, argv);
+	if (rc >= 0)
+		return rc;
+	for (size_t i = 0; i < a->nouts; i++) {
+		if (cli_out_check(a->outs[i]))
+			return CLI_FAIL;
+		if (a->formats[i] == FMT_PERFETTO || a->formats[i] == FMT_CHROME_JSON)
+			a->flags |= RTD_PERF_PROF_KEEP_SAMPLES;
+		if (a->formats[i] == FMT_DATA)
+			a->flags |= RTD_PERF_PROF_EACH_RECORD;
+	}
+	a->so.exclude_kernel = a->no_kernel;
+	raise_nofile();
+
+	if (a->cmd) {
+		if (perf_cli_start(&rr.child, a->cmd, a->pids, &a->npids))
+			return CLI_FAIL;
+		rr.have_child = true;
+		a->flags |= RTD_PERF_PROF_ENABLE_ON_EXEC | RTD_PERF_PROF_NO_DOTNET;
+	}
+	int child_rc = -1;
+	if ((rc = open_profiler(&rr)) >= 0 || (rc = open_data(&rr, argc, argv)) >= 0 ||
+	    (rc = run_profiler(&rr, &child_rc)) >= 0)
+		return rc;
+	rc = write_outputs(&rr);
+	rtd_perf_profiler_free(rr.pr);
 	if (rc == CLI_OK && child_rc >= 0)
 		rc = child_rc;
 	return rc;

@@ -332,106 +332,127 @@ static void say_lines(const char *text)
  * them (a hung runtime must not hang rtdiag). */
 #define REC_STOP_GRACE_S 30.0
 
-static int record_main(int argc, char **argv)
+/* One recording: what its steps share. */
+struct rec_run {
+	struct rec_args a;
+	struct perf_child child;
+	struct cli_out dout; /* -o x.data */
+	rtd_perf_data_writer *dw;
+	rtd_recorder *r;
+	rtd_gotrace_recorder *gor;
+	struct outs o;
+	struct sigaction old_int, old_term;
+	size_t warned; /* of rtd_recorder_warnings(), the bytes said */
+	/* the pump's end */
+	uint64_t counts[RTD_RECORDER_MAX_STREAMS][RTD_REC_KINDS];
+	const struct rtd_record *rec;
+	int got, wrc;
+	bool stopping;
+};
+
+/* What fails before anything starts: each -o, -n NAME, --providers and
+ * --clrevents; -1 when they hold, else the exit code. */
+static int rec_check(struct rec_args *a)
 {
-	struct rec_args a = {0};
-	int rc = parse(&a, argc, argv);
-	if (rc >= 0)
-		return rc;
-	for (size_t i = 0; i < a.nouts; i++)
-		if (cli_out_check(a.outs[i]))
+	for (size_t i = 0; i < a->nouts; i++)
+		if (cli_out_check(a->outs[i]))
 			return CLI_FAIL;
-	if (a.name && find_name(a.name, &a.pid))
+	if (a->name && find_name(a->name, &a->pid))
 		return CLI_FAIL;
 	struct rtd_ipc_providers check = {0};
 	char perr[256] = "";
-	rc = rtd_recorder_providers_clr(a.providers, a.clrevents, &check, perr, sizeof(perr));
+	int rc = rtd_recorder_providers_clr(a->providers, a->clrevents, &check, perr, sizeof(perr));
 	rtd_ipc_providers_clear(&check);
 	if (rc) /* a bad --providers or --clrevents fails before anything starts */
 		return cli_cmd_usage(&record_cmd, "%s: %s", rc == -RTD_E_INVAL ? "--clrevents" : "--providers",
 				     perr[0] ? perr : rtd_strerror(rc));
-	pid_t pids[CLI_MAX_PIDS] = {a.pid};
-	size_t npids = a.pid ? 1 : 0;
-	struct perf_child child = {0};
-	unsigned flags = (a.no_dotnet ? RTD_RECORDER_NO_DOTNET : 0) |
-			 (a.syscalls ? RTD_RECORDER_SYSCALLS : 0);
-	if (a.cmd) {
-		/* a .NET COMMAND writes its JIT frames' names for perf (its
-		 * runtime is not up yet to be asked over the diagnostics IPC) */
-		if (!a.no_dotnet)
-			setenv("DOTNET_PerfMapEnabled", "3", 0);
-		if (perf_cli_start(&child, a.cmd, pids, &npids))
-			return CLI_FAIL;
-		a.pid = pids[0];
-		flags |= RTD_RECORDER_CHILD;
+	return -1;
+}
+
+/* -o x.data: the CPU profiler's records as they come, from the start;
+ * the file is kept when the recording is (written after it ends). -1 when
+ * open (or none asked), else the exit code (the child killed). */
+static int rec_open_data(struct rec_run *rr, int argc, char **argv)
+{
+	struct rec_args *a = &rr->a;
+	if (a->data_out < 0)
+		return -1;
+	char *cmdline = cli_cmdline("rtdiag record", argc, argv);
+	RTD_OPTS(rtd_perf_data_writer_opts, wo, .cmdline = cmdline ? cmdline : "rtdiag record");
+	int e = cli_out_open(&rr->dout, a->outs[a->data_out]) ? -EIO : 0;
+	if (!e && (e = rtd_perf_data_writer_new(rr->dout.f, &wo, &rr->dw)) != 0)
+		cli_out_abort(&rr->dout);
+	free(cmdline);
+	if (e) {
+		if (a->cmd)
+			perf_child_abort(&rr->child);
+		return e == -EIO ? CLI_FAIL : cli_fail("%s: %s", a->outs[a->data_out], rtd_strerror(e));
 	}
-	/* -o x.data: the CPU profiler's records as they come, from the start;
-	 * the file is kept when the recording is (written after it ends) */
-	struct cli_out dout;
-	rtd_perf_data_writer *dw = NULL;
-	if (a.data_out >= 0) {
-		char *cmdline = cli_cmdline("rtdiag record", argc, argv);
-		RTD_OPTS(rtd_perf_data_writer_opts, wo, .cmdline = cmdline ? cmdline : "rtdiag record");
-		int e = cli_out_open(&dout, a.outs[a.data_out]) ? -EIO : 0;
-		if (!e && (e = rtd_perf_data_writer_new(dout.f, &wo, &dw)) != 0)
-			cli_out_abort(&dout);
-		free(cmdline);
-		if (e) {
-			if (a.cmd)
-				perf_child_abort(&child);
-			return e == -EIO ? CLI_FAIL : cli_fail("%s: %s", a.outs[a.data_out], rtd_strerror(e));
-		}
-	}
-	rtd_recorder *r = NULL;
-	RTD_OPTS(rtd_recorder_opts, ro, .pid = a.pid, .flags = flags, .freq = a.freq,
-		 .providers = a.providers, .clrevents = a.clrevents, .callgraph = a.cg,
-		 .stack_bytes = a.stack_bytes, .perf_data = dw, .go_trace_url = a.gotrace,
-		 .go_trace_piece = a.gopiece, .go_trace_seconds = a.duration);
-	if (rtd_recorder_new(&ro, &r) < 0) {
-		if (a.cmd)
-			perf_child_abort(&child);
-		if (dw) {
-			rtd_perf_data_writer_finish(dw);
-			cli_out_abort(&dout);
+	return -1;
+}
+
+/* The recorder over the target; -1 when made, else the exit code (the
+ * child killed, -o x.data dropped). */
+static int rec_new(struct rec_run *rr, unsigned flags)
+{
+	struct rec_args *a = &rr->a;
+	RTD_OPTS(rtd_recorder_opts, ro, .pid = a->pid, .flags = flags, .freq = a->freq,
+		 .providers = a->providers, .clrevents = a->clrevents, .callgraph = a->cg,
+		 .stack_bytes = a->stack_bytes, .perf_data = rr->dw, .go_trace_url = a->gotrace,
+		 .go_trace_piece = a->gopiece, .go_trace_seconds = a->duration);
+	if (rtd_recorder_new(&ro, &rr->r) < 0) {
+		if (a->cmd)
+			perf_child_abort(&rr->child);
+		if (rr->dw) {
+			rtd_perf_data_writer_finish(rr->dw);
+			cli_out_abort(&rr->dout);
 		}
 		return cli_fail("%s", rtd_recorder_errmsg(NULL));
 	}
-	struct outs o = {0};
-	rtd_gotrace_recorder *gor = NULL;
-	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	return -1;
+}
+
+/* Start the sources, open the files, let the child go; -1 when recording,
+ * else the exit code (rec_end() cleans up). */
+static int rec_start(struct rec_run *rr)
+{
+	struct rec_args *a = &rr->a;
 	/* --go-trace: the recorder's rolling capture, a source of its own
 	 * (pieces of --go-piece back to back; the last one ends at --duration,
 	 * given 10 s; Ctrl-C cuts the one under way) */
-	if ((rc = rtd_recorder_start(r)) < 0) {
-		cli_fail("%s", rtd_recorder_errmsg(r));
-		if (a.cmd)
-			perf_child_abort(&child);
-		rc = CLI_FAIL;
-		goto out;
+	if (rtd_recorder_start(rr->r) < 0) {
+		cli_fail("%s", rtd_recorder_errmsg(rr->r));
+		if (a->cmd)
+			perf_child_abort(&rr->child);
+		return CLI_FAIL;
 	}
-	gor = rtd_recorder_gotrace(r);
+	rr->gor = rtd_recorder_gotrace(rr->r);
 	/* the files are written as records come: open them now */
-	if (outs_open(&o, &a, rtd_recorder_runtime_sources(r)) < 0) {
-		if (a.cmd)
-			perf_child_abort(&child);
-		rc = CLI_FAIL;
-		goto out;
+	if (outs_open(&rr->o, a, rtd_recorder_runtime_sources(rr->r)) < 0) {
+		if (a->cmd)
+			perf_child_abort(&rr->child);
+		return CLI_FAIL;
 	}
-	if (a.cmd) {
-		int e = perf_child_go(&child);
+	if (a->cmd) {
+		int e = perf_child_go(&rr->child);
 		if (e) { /* nothing to record: no file is written */
-			cli_fail("%s: cannot run: %s", a.cmd[0], strerror(e));
-			waitpid(a.pid, NULL, 0);
-			rc = CLI_FAIL;
-			goto out;
+			cli_fail("%s: cannot run: %s", a->cmd[0], strerror(e));
+			waitpid(a->pid, NULL, 0);
+			return CLI_FAIL;
 		}
 	}
-	/* what the recording goes without: the perf side's now, the
-	 * EventPipe side's when its thread finds out (printed at the end) */
+	return -1;
+}
+
+/* What the recording goes without (the perf side's now, the EventPipe
+ * side's when its thread finds out: printed at the end), and what it
+ * records. */
+static void rec_announce(struct rec_run *rr)
+{
+	struct rec_args *a = &rr->a;
+	rtd_recorder *r = rr->r;
 	const char *w = rtd_recorder_warnings(r);
-	size_t warned = strlen(w);
+	rr->warned = strlen(w);
 	say_lines(w);
 	bool off = false, ep = false, sysc = false;
 	for (uint32_t i = 0; rtd_recorder_source_name(r, i); i++) {
@@ -439,82 +460,88 @@ static int record_main(int argc, char **argv)
 		ep |= !strcmp(rtd_recorder_source_name(r, i), "eventpipe");
 		sysc |= !strcmp(rtd_recorder_source_name(r, i), "perf-syscalls");
 	}
-	fprintf(stderr, "rtdiag: recording pid %d: CPU samples%s%s%s%s; %s\n", (int)a.pid,
-		off ? ", off-CPU waits" : "", sysc ? ", system calls" : "", gor ? ", Go trace" : "",
-		ep ? (a.cmd ? ", EventPipe once its runtime listens" : ", EventPipe") : "",
-		a.duration > 0 ? "until --duration, the target's end or Ctrl-C"
-			       : "until the target's end or Ctrl-C");
+	fprintf(stderr, "rtdiag: recording pid %d: CPU samples%s%s%s%s; %s\n", (int)a->pid,
+		off ? ", off-CPU waits" : "", sysc ? ", system calls" : "", rr->gor ? ", Go trace" : "",
+		ep ? (a->cmd ? ", EventPipe once its runtime listens" : ", EventPipe") : "",
+		a->duration > 0 ? "until --duration, the target's end or Ctrl-C"
+				: "until the target's end or Ctrl-C");
+}
 
-	/* the merged stream, into every -o as it comes, until the sources
-	 * end: at the target's end by themselves, or after the stop asked
-	 * at --duration, Ctrl-C or SIGTERM */
-	rtd_source *s = rtd_recorder_source(r);
-	uint64_t counts[RTD_RECORDER_MAX_STREAMS][RTD_REC_KINDS] = {{0}};
+/* The merged stream, into every -o as it comes, until the sources end:
+ * at the target's end by themselves, or after the stop asked at
+ * --duration, Ctrl-C or SIGTERM. */
+static void rec_pump(struct rec_run *rr)
+{
+	struct rec_args *a = &rr->a;
+	rtd_source *s = rtd_recorder_source(rr->r);
 	double t0 = now_s(), stopped_at = 0;
-	bool stopping = false;
-	int wrc = 0, got;
-	const struct rtd_record *rec;
 	for (;;) {
-		got = rtd_source_next(s, &rec);
-		if (got == 1) {
+		rr->got = rtd_source_next(s, &rr->rec);
+		if (rr->got == 1) {
+			const struct rtd_record *rec = rr->rec;
 			if (rec->source < RTD_RECORDER_MAX_STREAMS)
-				counts[rec->source][rec->kind]++;
-			for (size_t i = 0; i < o.n && wrc == 0; i++)
-				wrc = rtd_timeline_records_add(o.c[i], rec);
-			if (wrc < 0)
+				rr->counts[rec->source][rec->kind]++;
+			for (size_t i = 0; i < rr->o.n && rr->wrc == 0; i++)
+				rr->wrc = rtd_timeline_records_add(rr->o.c[i], rec);
+			if (rr->wrc < 0)
 				break;
-		} else if (got != RTD_SOURCE_IDLE) {
+		} else if (rr->got != RTD_SOURCE_IDLE) {
 			break;
 		}
-		if (!stopping && (g_stop || (a.duration > 0 && now_s() - t0 >= a.duration) ||
-				  (a.cmd && !child_alive(a.pid)))) {
-			stopping = true;
+		if (!rr->stopping && (g_stop || (a->duration > 0 && now_s() - t0 >= a->duration) ||
+				      (a->cmd && !child_alive(a->pid)))) {
+			rr->stopping = true;
 			stopped_at = now_s();
-			rtd_recorder_stop(r);
+			rtd_recorder_stop(rr->r);
 		}
-		if (stopping && now_s() - stopped_at > REC_STOP_GRACE_S) {
+		if (rr->stopping && now_s() - stopped_at > REC_STOP_GRACE_S) {
 			fprintf(stderr, "rtdiag: the sources did not end %.0f s after the stop; "
 					"keeping what came\n", REC_STOP_GRACE_S);
 			break;
 		}
-		if (got == RTD_SOURCE_IDLE)
+		if (rr->got == RTD_SOURCE_IDLE)
 			rtd_source_wait(s, 50);
 	}
-	/* stopped by us, or the target ended first */
-	bool ended = !stopping || (a.cmd ? !child_alive(a.pid) : rtd_recorder_target_ended(r));
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	if (got < 0)
+}
+
+/* How the sources ended and what each gave. */
+static void rec_report(struct rec_run *rr)
+{
+	rtd_recorder *r = rr->r;
+	const struct rtd_record *rec = rr->rec;
+	if (rr->got < 0)
 		cli_fail("%s source: %s (what came before is written)",
 			 rtd_recorder_source_name(r, rec->source)
 				 ? rtd_recorder_source_name(r, rec->source) : "a",
 			 rec->message && rec->message[0] ? rec->message : rtd_strerror(rec->code));
-	if (wrc < 0)
-		cli_fail("writing the timeline: %s", rtd_strerror(wrc));
-	w = rtd_recorder_warnings(r);
-	say_lines(w + warned);
+	if (rr->wrc < 0)
+		cli_fail("writing the timeline: %s", rtd_strerror(rr->wrc));
+	say_lines(rtd_recorder_warnings(r) + rr->warned);
 	struct rtd_recorder_stats st = {.sz = sizeof(st)};
 	rtd_recorder_stats(r, &st);
 	for (uint32_t i = 0; rtd_recorder_source_name(r, i); i++)
 		fprintf(stderr, "rtdiag: %s: %llu samples, %llu slices, %llu instants\n",
 			rtd_recorder_source_name(r, i),
-			(unsigned long long)counts[i][RTD_REC_SAMPLE],
-			(unsigned long long)(counts[i][RTD_REC_SLICE_BEGIN] + counts[i][RTD_REC_SLICE]),
-			(unsigned long long)counts[i][RTD_REC_INSTANT]);
+			(unsigned long long)rr->counts[i][RTD_REC_SAMPLE],
+			(unsigned long long)(rr->counts[i][RTD_REC_SLICE_BEGIN] +
+					     rr->counts[i][RTD_REC_SLICE]),
+			(unsigned long long)rr->counts[i][RTD_REC_INSTANT]);
 	if (st.lost)
 		fprintf(stderr, "rtdiag: perf: %llu records lost (the rings were full)\n",
 			(unsigned long long)st.lost);
 	if (st.late)
 		fprintf(stderr, "rtdiag: %llu records came later than their source's watermark "
 				"(moved to it)\n", (unsigned long long)st.late);
-	if (st.eventpipe && !st.eventpipe_closed && got >= 0)
+	if (st.eventpipe && !st.eventpipe_closed && rr->got >= 0)
 		fprintf(stderr, "rtdiag: EventPipe: the runtime did not close the session's "
 				"stream after StopTracing\n");
-	if (a.cmd && !ended && child_alive(a.pid)) {
-		kill(a.pid, SIGTERM);
-		waitpid(a.pid, NULL, 0);
-	}
-	rc = wrc < 0 ? CLI_FAIL : got < 0 ? CLI_PARTIAL : CLI_OK;
+}
+
+/* --go-trace: the capture's end said; true when the recording has no Go
+ * record at all (the capture said why). */
+static bool rec_report_go(struct rec_run *rr)
+{
+	rtd_gotrace_recorder *gor = rr->gor;
 	/* the capture's thread (its live source ended with the stream) */
 	if (gor && rtd_gotrace_recorder_stop(gor, 0) && rtd_gotrace_recorder_errmsg(gor)[0])
 		fprintf(stderr, "rtdiag: --go-trace: %s (keeping what came)\n",
@@ -531,21 +558,41 @@ static int record_main(int argc, char **argv)
 			(double)gs.gap_total_ns / 1e6, (double)gs.gap_max_ns / 1e6);
 	}
 	bool go_missing = false;
-	for (uint32_t i = 0; gor && rtd_recorder_source_name(r, i); i++) {
-		if (strcmp(rtd_recorder_source_name(r, i), "gotrace"))
+	for (uint32_t i = 0; gor && rtd_recorder_source_name(rr->r, i); i++) {
+		if (strcmp(rtd_recorder_source_name(rr->r, i), "gotrace"))
 			continue;
 		uint64_t n = 0;
 		for (int k = 0; k < RTD_REC_KINDS; k++)
-			n += counts[i][k];
-		go_missing = n == 0; /* the capture said why */
+			n += rr->counts[i][k];
+		go_missing = n == 0;
 	}
-	bool go_incomplete = gor && rtd_gotrace_recorder_incomplete(gor);
-	int crc = outs_close(&o, wrc == 0);
+	return go_missing;
+}
+
+/* After the pump: the reports, the files closed, the profiles written;
+ * the exit code. */
+static int rec_finish(struct rec_run *rr)
+{
+	struct rec_args *a = &rr->a;
+	/* stopped by us, or the target ended first */
+	bool ended = !rr->stopping ||
+		     (a->cmd ? !child_alive(a->pid) : rtd_recorder_target_ended(rr->r));
+	sigaction(SIGINT, &rr->old_int, NULL);
+	sigaction(SIGTERM, &rr->old_term, NULL);
+	rec_report(rr);
+	if (a->cmd && !ended && child_alive(a->pid)) {
+		kill(a->pid, SIGTERM);
+		waitpid(a->pid, NULL, 0);
+	}
+	int rc = rr->wrc < 0 ? CLI_FAIL : rr->got < 0 ? CLI_PARTIAL : CLI_OK;
+	bool go_missing = rec_report_go(rr);
+	bool go_incomplete = rr->gor && rtd_gotrace_recorder_incomplete(rr->gor);
+	int crc = outs_close(&rr->o, rr->wrc == 0);
 	if (crc != CLI_OK)
 		rc = crc;
-	o.n = 0;
+	rr->o.n = 0;
 	if (rc != CLI_FAIL) {
-		int prc = write_profiles(&a, r);
+		int prc = write_profiles(a, rr->r);
 		rc = prc != CLI_OK ? prc : rc;
 	}
 	if (rc == CLI_OK && go_missing) {
@@ -556,26 +603,73 @@ static int record_main(int argc, char **argv)
 				"are written\n");
 		rc = CLI_PARTIAL;
 	}
-	if (rc == CLI_OK && ended && a.duration > 0) {
+	if (rc == CLI_OK && ended && a->duration > 0) {
 		fprintf(stderr, "rtdiag: the target ended before --duration; what came is written\n");
 		rc = CLI_PARTIAL;
 	}
-out:
-	outs_close(&o, false);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	rtd_recorder_free(r); /* the session stopped, the perf map off */
-	if (dw) { /* every record is in: the sources are gone */
-		int e = rtd_perf_data_writer_finish(dw);
+	return rc;
+}
+
+/* Everything let go, whatever step the recording reached; -o x.data kept
+ * unless @rc is CLI_FAIL. Returns the exit code. */
+static int rec_end(struct rec_run *rr, int rc)
+{
+	outs_close(&rr->o, false);
+	sigaction(SIGINT, &rr->old_int, NULL);
+	sigaction(SIGTERM, &rr->old_term, NULL);
+	rtd_recorder_free(rr->r); /* the session stopped, the perf map off */
+	if (rr->dw) { /* every record is in: the sources are gone */
+		int e = rtd_perf_data_writer_finish(rr->dw);
 		if (e || rc == CLI_FAIL) {
 			if (e)
-				cli_fail("%s: %s", a.outs[a.data_out], rtd_strerror(e));
-			cli_out_abort(&dout);
+				cli_fail("%s: %s", rr->a.outs[rr->a.data_out], rtd_strerror(e));
+			cli_out_abort(&rr->dout);
 			rc = CLI_FAIL;
-		} else if (cli_out_commit(&dout)) {
+		} else if (cli_out_commit(&rr->dout)) {
 			rc = CLI_FAIL;
 		}
 	}
+	return rc;
+}
+
+static int record_main(int argc, char **argv)
+{
+	struct rec_run *rr = calloc(1, sizeof(*rr));
+	if (!rr)
+		return cli_fail("out of memory");
+	struct rec_args *a = &rr->a;
+	int rc = parse(a, argc, argv);
+	if (rc >= 0 || (rc = rec_check(a)) >= 0)
+		goto done;
+	pid_t pids[CLI_MAX_PIDS] = {a->pid};
+	size_t npids = a->pid ? 1 : 0;
+	unsigned flags = (a->no_dotnet ? RTD_RECORDER_NO_DOTNET : 0) |
+			 (a->syscalls ? RTD_RECORDER_SYSCALLS : 0);
+	if (a->cmd) {
+		/* a .NET COMMAND writes its JIT frames' names for perf (its
+		 * runtime is not up yet to be asked over the diagnostics IPC) */
+		if (!a->no_dotnet)
+			setenv("DOTNET_PerfMapEnabled", "3", 0);
+		if (perf_cli_start(&rr->child, a->cmd, pids, &npids)) {
+			rc = CLI_FAIL;
+			goto done;
+		}
+		a->pid = pids[0];
+		flags |= RTD_RECORDER_CHILD;
+	}
+	if ((rc = rec_open_data(rr, argc, argv)) >= 0 || (rc = rec_new(rr, flags)) >= 0)
+		goto done;
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigaction(SIGINT, &sa, &rr->old_int);
+	sigaction(SIGTERM, &sa, &rr->old_term);
+	if ((rc = rec_start(rr)) < 0) {
+		rec_announce(rr);
+		rec_pump(rr);
+		rc = rec_finish(rr);
+	}
+	rc = rec_end(rr, rc);
+done:
+	free(rr);
 	return rc;
 }
 

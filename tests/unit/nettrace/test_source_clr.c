@@ -260,10 +260,53 @@ static void test_activity_pairs(void **state)
 	rtd_source_free(src);
 }
 
+/* Async lanes are counted per name: a new lane of a name is numbered
+ * after that name's lanes, whatever other names' lanes lie between; a
+ * name's lane free again is drawn on, the second when the first is busy. */
+static void test_async_lanes(void **state)
+{
+	(void)state;
+	static const struct rtd_record in[] = {
+		ACT(10, 1, "P/Req/Start", 1),
+		ACT(11, 2, "P/Db/Start", 2),
+		ACT(12, 3, "P/Req/Start", 3),
+		ACT(20, 4, "P/Req/Stop", 1), /* P/Req (async 1) */
+		ACT(21, 4, "P/Db/Stop", 2),  /* P/Db (async 1), after it */
+		ACT(22, 4, "P/Req/Stop", 3), /* began at 12, lane 1 busy to 20: P/Req (async 2) */
+		ACT(25, 5, "P/Req/Start", 5),
+		ACT(26, 6, "P/Req/Start", 6),
+		ACT(40, 4, "P/Req/Stop", 5), /* lane 1 free since 20 */
+		ACT(41, 4, "P/Req/Stop", 6), /* lane 1 busy to 40, lane 2 free since 22 */
+	};
+	struct fake f = {in, sizeof(in) / sizeof(in[0]), 0, "", {0}};
+	rtd_source *src = rtd_source_new(&fake_ops, &f);
+	rtd_source *s = rtd_nettrace_source_clr(src, NULL);
+	assert_non_null(s);
+	const struct rtd_record *r;
+	char got[1024] = "", lanes[256] = "";
+	while (rtd_source_next(s, &r) == 1) {
+		char one[96];
+		if (r->kind == RTD_REC_THREAD)
+			snprintf(one, sizeof(one), "%" PRIu64 "=%s ", r->lane, r->name);
+		else if (r->kind == RTD_REC_SLICE)
+			snprintf(one, sizeof(one), "%s@%" PRId64 "+%" PRId64 ":%" PRIu64 " ", r->name,
+				 r->mono - r->dur, r->dur, r->lane);
+		else
+			continue;
+		strcat(r->kind == RTD_REC_THREAD ? lanes : got, one);
+	}
+	assert_string_equal(lanes, "16=P/Req (async 1) 17=P/Db (async 1) 18=P/Req (async 2) ");
+	assert_string_equal(got, "P/Req@10+10:16 P/Db@11+10:17 P/Req@12+10:18 "
+				 "P/Req@25+15:16 P/Req@26+15:18 ");
+	rtd_source_free(s);
+	rtd_source_free(src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {cmocka_unit_test(test_clr),
 					   cmocka_unit_test(test_eventsource_pairs),
-					   cmocka_unit_test(test_activity_pairs)};
+					   cmocka_unit_test(test_activity_pairs),
+					   cmocka_unit_test(test_async_lanes)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
