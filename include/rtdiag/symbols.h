@@ -182,6 +182,26 @@ RTD_API int rtd_sym_proc_load(rtd_symbolizer *s, pid_t pid);
 RTD_API int rtd_sym_perfmap_path(pid_t pid, char *out, size_t n);
 
 /**
+ * rtd_sym_file_build_id - the build id a file had when it was recorded
+ * @s: symbolizer
+ * @path: the file, as its mappings name it
+ * @id: its GNU build id (a perf.data file's build-id table, or an MMAP2
+ *      record that carries one)
+ * @len: bytes of @id (1-20)
+ *
+ * A file of a recording read later may be gone or rebuilt. As perf report
+ * does, a file that cannot be opened at @path, or whose build id is not
+ * @id, is then looked up in perf's build-id cache: $PERF_BUILDID_DIR, else
+ * $HOME/.debug, as .build-id/XX/REST/elf (and the older
+ * .build-id/XX/REST, a link to the file). Found nowhere, its frames are
+ * module+offset, as before.
+ *
+ * Returns: 0, -RTD_E_INVAL, or -ENOMEM.
+ */
+RTD_API int rtd_sym_file_build_id(rtd_symbolizer *s, const char *path,
+				  const uint8_t *id, size_t len);
+
+/**
  * rtd_sym_proc_mmap - a new mapping in a process (PERF_RECORD_MMAP2)
  * @s: symbolizer
  * @pid: process id

@@ -422,6 +422,13 @@ rtd_source *rtd_perf_data_source(rtd_perf_data *d, const struct rtd_perf_data_so
 				  .kallsyms = o.kallsyms};
 	s->in = rtd_intern_new();
 	rc = s->in ? rtd_symbolizer_new(&so, &s->sym) : -ENOMEM;
+	/* the files' build ids as recorded: a file since rebuilt or removed
+	 * is then read from perf's build-id cache, as perf report does */
+	size_t nb = 0;
+	const struct rtd_perf_data_build_id *b = rc ? NULL : rtd_perf_data_build_ids(d, &nb);
+	for (size_t i = 0; b && !rc && i < nb; i++)
+		if (b[i].path && b[i].path[0] == '/' && b[i].len)
+			rc = rtd_sym_file_build_id(s->sym, b[i].path, b[i].id, b[i].len);
 	const struct {
 		const char **dst;
 		const char *v;

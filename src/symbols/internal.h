@@ -244,6 +244,7 @@ struct rtd_symbolizer {
 	int32_t kernel_obj, unknown_obj;
 	struct sym_table strings; /* frame names, paths */
 	rtd_strmap paths;
+	rtd_strmap build_ids;   /* path -> [len, id...] in strings */
 	struct rtd_sym_stats st;
 	rtd_sym_warn_fn warn;
 	void *warn_ctx;

@@ -96,6 +96,7 @@ int rtd_symbolizer_new(const struct rtd_sym_opts *opts, rtd_symbolizer **out)
 	rtd_map_init(&s->obj_by_key, RTD_SYM_MAX_OBJECTS);
 	rtd_map_init(&s->procs, SYM_MAX_PROCS);
 	rtd_strmap_init(&s->paths, 0);
+	rtd_strmap_init(&s->build_ids, RTD_SYM_MAX_OBJECTS);
 	s->kernel_obj = s->unknown_obj = -1;
 	*out = s;
 	return 0;
@@ -175,6 +176,7 @@ void rtd_symbolizer_free(rtd_symbolizer *s)
 	rtd_map_free(&s->procs);
 	rtd_map_free(&s->obj_by_key);
 	rtd_strmap_free(&s->paths);
+	rtd_strmap_free(&s->build_ids);
 	sym_table_free(&s->strings);
 	free(s->locs);
 	free(s->lht);
@@ -772,6 +774,59 @@ static int vdso_image_fd(uint64_t want_len)
 	return fd;
 }
 
+int rtd_sym_file_build_id(rtd_symbolizer *s, const char *path,
+			  const uint8_t *id, size_t len)
+{
+	if (!s || !path || !id || !len || len > 20)
+		return -RTD_E_INVAL;
+	char b[21];
+	b[0] = (char)len;
+	memcpy(b + 1, id, len);
+	const char *c = sym_table_strdup(&s->strings, b, len + 1);
+	if (!c)
+		return -ENOMEM;
+	return rtd_strmap_put(&s->build_ids, path, strlen(path), (void *)c) ? -ENOMEM : 0;
+}
+
+/* The build id recorded for @path: its length (0: none), *id set. */
+static size_t recorded_build_id(rtd_symbolizer *s, const char *path,
+				const uint8_t **id)
+{
+	void *v;
+	if (!rtd_strmap_get(&s->build_ids, path, strlen(path), &v))
+		return 0;
+	*id = (const uint8_t *)v + 1;
+	return (uint8_t)*(const char *)v;
+}
+
+/* perf's build-id cache: the file recorded for @path, or -1. */
+static int open_build_id_cache(rtd_symbolizer *s, const char *path)
+{
+	const uint8_t *id;
+	size_t len = recorded_build_id(s, path, &id);
+	if (!len)
+		return -1;
+	char hex[41], dir[PATH_MAX], p[PATH_MAX + 64];
+	for (size_t i = 0; i < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	const char *e = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+	if (e && *e)
+		snprintf(dir, sizeof(dir), "%s", e);
+	else if (home && *home)
+		snprintf(dir, sizeof(dir), "%s/.debug", home);
+	else
+		return -1;
+	snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s/elf", dir, hex, hex + 2);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) { /* older perf: the entry links to the file itself */
+		struct stat st;
+		snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s", dir, hex, hex + 2);
+		if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
+			fd = open(p, O_RDONLY | O_CLOEXEC);
+	}
+	return fd;
+}
+
 int32_t sym_map_object(rtd_symbolizer *s, struct sym_proc *p,
 		       struct sym_map *m)
 {
@@ -807,6 +862,9 @@ int32_t sym_map_object(rtd_symbolizer *s, struct sym_proc *p,
 		} else {
 			o->fd = sym_open_in_root(p->pid, m->path);
 		}
+		int e = errno;
+		if (o->fd < 0 && (o->fd = open_build_id_cache(s, m->path)) < 0)
+			errno = e; /* gone and not in perf's cache either */
 		if (o->fd < 0 && errno != EMFILE) {
 			o->warned = true;
 			warnf(s, "pid %d: %s: cannot open (%s): its frames are "
@@ -1106,7 +1164,23 @@ static void load_file(rtd_symbolizer *s, struct sym_obj *o)
 	o->elf = elf_from_fd(o->fd);
 	if (!o->elf && load_pe(s, o))
 		return;
-	if (!o->elf || sym_elf_info(o->elf, &o->info)) {
+	bool bad = !o->elf || sym_elf_info(o->elf, &o->info);
+	const uint8_t *want;
+	size_t wl = recorded_build_id(s, o->path, &want);
+	if (!bad && wl && o->info.build_id_len &&
+	    (o->info.build_id_len != wl || memcmp(o->info.build_id, want, wl))) {
+		/* rebuilt since it was recorded: the recorded one, if kept */
+		int fd = open_build_id_cache(s, o->path);
+		if (fd >= 0) {
+			elf_end(o->elf);
+			close(o->fd);
+			o->fd = fd;
+			o->elf = elf_from_fd(fd);
+			memset(&o->info, 0, sizeof(o->info));
+			bad = !o->elf || sym_elf_info(o->elf, &o->info);
+		}
+	}
+	if (bad) {
 		if (!o->warned)
 			warnf(s, "%s: not an ELF file we can read", o->path);
 		o->warned = true;

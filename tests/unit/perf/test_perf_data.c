@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <linux/perf_event.h>
@@ -259,6 +260,14 @@ static void source_and_profile(void **state)
 {
 	(void)state;
 	rtd_perf_data *d;
+	/* g.data's program (cpu_shares_fp, build id 9c6f4251...) was built in
+	 * a worktree since removed: it is read, as perf report reads it, from
+	 * a build-id cache (the binary kept under tests/unit/perf/buildid, in
+	 * perf's layout), not from its recorded path */
+	char cache[4096];
+	snprintf(cache, sizeof(cache), "%s/tests/unit/perf/buildid",
+		 rtd_test_path("RTD_SOURCE_DIR", "."));
+	setenv("PERF_BUILDID_DIR", cache, 1);
 	assert_int_equal(rtd_perf_data_open(corpus("g.data"), NULL, &d), 0);
 	int err = 0;
 	rtd_source *src = rtd_perf_data_source(d, NULL, &err);
@@ -285,6 +294,25 @@ static void source_and_profile(void **state)
 	rtd_profile_records_free(c);
 	rtd_profile_free(p);
 	rtd_source_free(src);
+	/* with no cache, a program gone from its path is module+offset */
+	if (access("/work/wt/perfdata/build/tests/targets/cpu_shares_fp", F_OK)) {
+		setenv("PERF_BUILDID_DIR", "/nonexistent", 1);
+		assert_int_equal(rtd_perf_data_open(corpus("g.data"), NULL, &d), 0);
+		src = rtd_perf_data_source(d, NULL, &err);
+		p = rtd_profile_new("samples", "count");
+		c = rtd_profile_records_new(p, &o, &err);
+		assert_int_equal(rtd_profile_records_pull(c, src), 0);
+		m = open_memstream(&text, &len);
+		assert_int_equal(rtd_profile_write_folded(p, m), 0);
+		fclose(m);
+		assert_null(strstr(text, "gamma_fn"));
+		assert_non_null(strstr(text, "cpu_shares_fp+0x"));
+		free(text);
+		rtd_profile_records_free(c);
+		rtd_profile_free(p);
+		rtd_source_free(src);
+	}
+	unsetenv("PERF_BUILDID_DIR");
 
 	assert_int_equal(rtd_perf_data_open(corpus("switch.data"), NULL, &d), 0);
 	src = rtd_perf_data_source(d, NULL, &err);
