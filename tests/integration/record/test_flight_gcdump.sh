@@ -7,12 +7,14 @@
 # each with exit 0 and lists HeapTreeNode with count K (the second too:
 # its walk ran beside the recorder's session); rtdiag's own reading of the
 # same heap (dotnet gcdump --format json, a third walk) gives the same
-# count; the snapshots' lines name the action; the recorder exits 0 at
-# Ctrl-C.
+# count, and its -o x.gcdump reads the same in dotnet-gcdump; dotnet-gcdump's own graph code walks the first file's edges
+# from its root; the snapshots' lines name the action; the recorder
+# exits 0 at Ctrl-C.
 . "$(dirname "$0")/flight_lib.sh"
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
 DG=$(bash "$SRC/tests/integration/dotnet/gcdump_tool.sh") || { echo "SKIP: $DG"; exit 77; }
 HD=$(bash "$SRC/tests/integration/dotnet/build.sh" dotnet-kinds tests/targets) || exit 1
+GG=$(bash "$SRC/tests/integration/dotnet/build.sh" gcdump-graph tests/targets) || exit 1
 K=1000
 mkdir -p "$W/h"
 "$HD/dotnet-kinds" "$W/h" heap $K >"$W/h/stdout" 2>&1 &
@@ -49,6 +51,20 @@ for i in 1 2; do
   n_report=${n_report:-$n}
 done
 
+# the edges and roots, which report does not read: dotnet-gcdump's own
+# graph code (its dotnet-gcdump.dll, through tests/targets/gcdump-graph)
+# walks the first file from its root node: every HeapTreeNode reachable,
+# holding the tree's K - 1 references and the K to their byte[]
+g=$(grep '^rtdiag: snapshot .*-signal\(-[0-9]*\)\?\.json' "$W/err" | head -1 |
+  sed 's/^rtdiag: snapshot \([^:]*\)\.json: .*/\1.gcdump/')
+dll=$(find "$(dirname "$DG")/.store" -name dotnet-gcdump.dll | head -1)
+"$GG/gcdump-graph" "$dll" "$g" HeapTreeNode HeapTreeRoot >"$W/graph" 2>&1; rc=$?
+[ $rc = 0 ] && grep -q ' root \[.NET Roots\]$' "$W/graph" &&
+  grep -qx "HeapTreeNode count $K children $((2 * K - 1))" "$W/graph" &&
+  grep -qx "HeapTreeRoot count 1 children 1" "$W/graph" &&
+  ok "dotnet-gcdump's graph reader walks it from its root: $(tr '\n' ';' <"$W/graph")" ||
+  bad "dotnet-gcdump's graph reader: exit $rc: $(cat "$W/graph")"
+
 # rtdiag's own reading of the same heap
 "$R" dotnet gcdump -p "$TP" -o "$W/h.json" 2>"$W/gc.err"; rc=$?
 n_rtdiag=$(python3 -c '
@@ -58,6 +74,14 @@ print(t.get("HeapTreeNode", 0))' "$W/h.json" 2>/dev/null)
 [ $rc = 0 ] && [ "$n_rtdiag" = "$n_report" ] &&
   ok "rtdiag dotnet gcdump agrees: HeapTreeNode x $n_rtdiag" ||
   bad "rtdiag dotnet gcdump: exit $rc, HeapTreeNode '$n_rtdiag' against the report's '$n_report': $(cat "$W/gc.err")"
+
+# the CLI's own .gcdump (-o FILE.gcdump), read by the same reader
+"$R" dotnet gcdump -p "$TP" -o "$W/cli.gcdump" 2>"$W/gc2.err"; rc=$?
+"$DG" report "$W/cli.gcdump" >"$W/report3" 2>&1; rc2=$?
+n=$(awk '$NF == "HeapTreeNode" { gsub(",", "", $2); print $2 }' "$W/report3")
+[ $rc = 0 ] && [ $rc2 = 0 ] && [ "$n" = $K ] &&
+  ok "rtdiag dotnet gcdump -o x.gcdump: dotnet-gcdump report exit 0, HeapTreeNode x $n" ||
+  bad "rtdiag dotnet gcdump -o x.gcdump: exit $rc, report exit $rc2, HeapTreeNode '$n': $(cat "$W/gc2.err") $(head -5 "$W/report3")"
 
 kill -INT "$RP"
 wait "$RP"; rc=$?; RP=
