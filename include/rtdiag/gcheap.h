@@ -244,7 +244,11 @@ struct rtd_gcheap_collect_result {
  *
  * Starts the session of rtd_gcheap_request() (no rundown, no stacks): the
  * runtime runs a full blocking GC that walks the heap; the session is
- * stopped once that GC ends, at @timeout_ms, or at @cancel. Prints
+ * stopped once that GC ends, at @timeout_ms, or at @cancel. Before it, a
+ * session of the runtime's provider without its Type keyword is started
+ * and stopped at once: the runtime names each type once until that
+ * flushes its table of named types (beside another session of the
+ * provider, the end of the last heap dump's session does not). Prints
  * nothing. The graph is not finished (rtd_gcheap_finish()).
  *
  * Returns: 0 when the session ran (check @res: the walk may have ended

@@ -511,7 +511,15 @@ RTD_API int rtd_gcheap_write_gcdump(const rtd_gcheap *h, FILE *f,
 	struct emit e = {.len = 2};
 	for (size_t i = 0; i < h->n + 2 && e.len <= INT_MAX; i++)
 		emit_node(&g, i, &e);
-	if (e.len > INT_MAX) {
+	/* every offset is 4 bytes: the whole file must stay under 2 GiB (the
+	 * blob, 12 bytes a node, the names at most 3 bytes a byte, 4 KiB of
+	 * the rest, the names given) */
+	uint64_t whole = e.len + (uint64_t)(h->n + 2) * 12 + 4096;
+	for (size_t t = 0; t < h->nnames; t++)
+		whole += 12 + 3 * (uint64_t)strlen(h->names[t]);
+	whole += 3 * (uint64_t)(in.process_name ? strlen(in.process_name) : 0) +
+		 3 * (uint64_t)(in.tool ? strlen(in.tool) : 0);
+	if (whole > INT_MAX) {
 		free(g.tsize);
 		return -RTD_E_CAP;
 	}
@@ -564,8 +572,6 @@ RTD_API int rtd_gcheap_write_gcdump(const rtd_gcheap *h, FILE *f,
 	uint64_t trailer = w.off;
 	fs_i32(&w, (int32_t)refs);
 	fs_i32(&w, (int32_t)trailer);
-	if (w.off > INT_MAX)
-		return -RTD_E_CAP; /* offsets past 2 GiB: the reader's are 4 bytes */
 	return ferror(f) ? -EIO : 0;
 }
 
