@@ -20,6 +20,9 @@ mkdir -p "$W/h"
 "$HD/dotnet-kinds" "$W/h" heap $K >"$W/h/stdout" 2>&1 &
 TP=$!
 wait_until test -s "$W/h/ready" || { echo "FAIL: dotnet-kinds heap did not start: $(head -5 "$W/h/stdout")"; exit 1; }
+out=$("$R" record -p "$TP" --ring 4s --action stacks,heapdump 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "\-\-action 'heapdump': want folded, pprof, dump, stacks or gcdump" <<<"$out" &&
+  ok "an unknown action is refused (exit 2): $(head -1 <<<"$out")" || bad "--action heapdump: exit $rc: $out"
 start_rtdiag --ring 4s --action gcdump
 # two snapshots: the second heap walk runs beside the recorder's own
 # EventPipe session and the first walk's (a runtime names its types once
