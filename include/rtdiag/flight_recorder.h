@@ -62,14 +62,20 @@ typedef struct rtd_flight_recorder rtd_flight_recorder;
  *                         dotnet-stack report) prints them: a quarter of
  *                         a second of the runtime's SampleProfiler in a
  *                         session of its own, each thread's latest stack
+ * @RTD_FLIGHT_ACT_GCDUMP: STEM.gcdump: a .NET target's GC heap as the
+ *                         .gcdump file dotnet-gcdump report and PerfView
+ *                         read (rtd_gcheap_gcdump(): the runtime's heap
+ *                         walk, a full blocking GC, in a session of its
+ *                         own)
  */
 enum rtd_flight_action {
 	RTD_FLIGHT_ACT_FOLDED = 1u << 0,
 	RTD_FLIGHT_ACT_PPROF = 1u << 1,
 	RTD_FLIGHT_ACT_DUMP = 1u << 2,
 	RTD_FLIGHT_ACT_STACKS = 1u << 3,
+	RTD_FLIGHT_ACT_GCDUMP = 1u << 4,
 };
-#define RTD_FLIGHT_ACT_COUNT 4
+#define RTD_FLIGHT_ACT_COUNT 5
 
 /* Caps. */
 #define RTD_FLIGHT_MAX_TRIGGERS 16u  /* triggers of one recorder */

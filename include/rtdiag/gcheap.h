@@ -9,7 +9,9 @@
  * Memory: about 40 bytes per object and 12 per reference (up to twice
  * that while the arrays grow: 80 bytes per object measured on a
  * 400,000-object heap), capped by max_objects and max_refs (-RTD_E_CAP beyond them; what was read stays
- * usable). A session that produces the events: rtd_gcheap_request().
+ * usable). A session that produces the events: rtd_gcheap_request(); one
+ * that runs it: rtd_gcheap_collect(); the .gcdump file dotnet-gcdump and
+ * PerfView read: rtd_gcheap_write_gcdump(), rtd_gcheap_gcdump().
  */
 #ifndef RTDIAG_GCHEAP_H
 #define RTDIAG_GCHEAP_H
@@ -17,6 +19,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #include "rtdiag/common.h"
 #include "rtdiag/ipc.h"
@@ -181,6 +185,136 @@ struct rtd_gcheap_type {
  */
 RTD_API int rtd_gcheap_types(const rtd_gcheap *h, struct rtd_gcheap_type **out,
 			     size_t *n);
+
+/**
+ * struct rtd_gcheap_collect_opts - how rtd_gcheap_collect() runs the session
+ * @sz: sizeof(struct rtd_gcheap_collect_opts)
+ * @buffer_mb: the runtime's buffer for the walk's events (0: 1024). The
+ *             walk is written during one blocking GC, faster than any
+ *             reader: the buffer must hold most of it (about 45 MB per
+ *             million objects)
+ * @timeout_ms: stop the session when the walk's GC has not ended after
+ *              this long (0: 60 s); what arrived is kept
+ * @cancel: when it becomes non-zero (a signal handler may set it), the
+ *          session is stopped; may be NULL
+ * @started: called once the session is on (may be NULL), with its id and
+ *           its CollectTracing version
+ * @tick: called about every 100 ms with the stream's bytes, the events
+ *        decoded and those the runtime dropped (may be NULL)
+ * @ctx: passed to @started and @tick
+ * @max_objects: rtd_gcheap_gcdump() only: the graph's cap (0: 64 M)
+ */
+struct rtd_gcheap_collect_opts {
+	size_t sz;
+	unsigned buffer_mb;
+	uint64_t timeout_ms;
+	volatile int *cancel;
+	void (*started)(uint64_t session_id, int version, void *ctx);
+	void (*tick)(uint64_t bytes, uint64_t events, uint64_t dropped, void *ctx);
+	void *ctx;
+	uint64_t max_objects;
+};
+
+/**
+ * struct rtd_gcheap_collect_result - how a heap-dump session ended
+ * @session: the session started (else the error is the start's)
+ * @walk_ended: the heap walk's GC ended (the snapshot is whole unless
+ *              @dropped); false after @timeout_ms or @cancel
+ * @heap_err: rtd_gcheap_event()'s first error (-RTD_E_CAP: the graph's
+ *            cap; what was read stays usable), or 0
+ * @dropped: events the runtime dropped (its buffer filled)
+ * @events: events decoded
+ * @bytes: stream bytes read
+ * @pump: how the stream ended
+ */
+struct rtd_gcheap_collect_result {
+	bool session;
+	bool walk_ended;
+	int heap_err;
+	uint64_t dropped, events, bytes;
+	struct rtd_ipc_pump_result pump;
+};
+
+/**
+ * rtd_gcheap_collect - run the heap-dump session of @c into @h
+ * @h: an empty graph (rtd_gcheap_new())
+ * @c: a client of the target
+ * @o: options (NULL: the defaults)
+ * @res: receives how it went (may be NULL)
+ *
+ * Starts the session of rtd_gcheap_request() (no rundown, no stacks): the
+ * runtime runs a full blocking GC that walks the heap; the session is
+ * stopped once that GC ends, at @timeout_ms, or at @cancel. Before it, a
+ * session of the runtime's provider without its Type keyword is started
+ * and stopped at once: the runtime names each type once until that
+ * flushes its table of named types (beside another session of the
+ * provider, the end of the last heap dump's session does not). Prints
+ * nothing. The graph is not finished (rtd_gcheap_finish()).
+ *
+ * Returns: 0 when the session ran (check @res: the walk may have ended
+ * early, been cut at the cap or lost events), the session's start error
+ * (@res->session false; rtd_ipc_client_errmsg() says more), an error
+ * reading the stream, or -ENOMEM.
+ */
+RTD_API int rtd_gcheap_collect(rtd_gcheap *h, rtd_ipc_client *c,
+			       const struct rtd_gcheap_collect_opts *o,
+			       struct rtd_gcheap_collect_result *res);
+
+/**
+ * struct rtd_gcheap_gcdump_info - what a .gcdump says of its process
+ * @sz: sizeof(struct rtd_gcheap_gcdump_info)
+ * @pid: the process (0: not said)
+ * @process_name: its name (NULL: not said)
+ * @time_ns: when the heap was walked, CLOCK_REALTIME nanoseconds (0: now)
+ * @tool: the creating tool's name (NULL: "rtdiag")
+ */
+struct rtd_gcheap_gcdump_info {
+	size_t sz;
+	int pid;
+	const char *process_name;
+	uint64_t time_ns;
+	const char *tool;
+};
+
+/**
+ * rtd_gcheap_write_gcdump - write the graph as a .gcdump file
+ * @h: the graph (finished)
+ * @f: where
+ * @info: the process it came from (may be NULL)
+ *
+ * The format dotnet-gcdump and PerfView read (their GCHeapDump: a
+ * FastSerialization stream "!FastSerialization.1" holding a MemoryGraph):
+ * a node per object with its address, size, type and references, a root
+ * node "[.NET Roots]" whose child "[other roots]" references every root,
+ * a type per name of the snapshot (a nameless object's is "?"). Written in
+ * one pass; the graph's own arrays are read, nothing of its size is
+ * copied but the node offsets (4 bytes per object).
+ *
+ * Returns: 0, -RTD_E_STATE before rtd_gcheap_finish(), -RTD_E_CAP past
+ * the format's 2^31 - 1 nodes or 2 GiB of node data, -ENOMEM, or -EIO.
+ */
+RTD_API int rtd_gcheap_write_gcdump(const rtd_gcheap *h, FILE *f,
+				    const struct rtd_gcheap_gcdump_info *info);
+
+/**
+ * rtd_gcheap_gcdump - a .NET process's heap as a .gcdump file
+ * @pid: the process
+ * @f: where the .gcdump is written
+ * @o: the session's options (NULL: the defaults; @max_objects caps it)
+ * @res: receives how the session went (may be NULL)
+ *
+ * rtd_gcheap_collect(), rtd_gcheap_finish() and rtd_gcheap_write_gcdump()
+ * in one call (what dotnet-gcdump collect does). A walk that did not end
+ * or lost events is still written (@res says so).
+ *
+ * Returns: 0; an error connecting or of the session; -RTD_E_CAP when the
+ * heap passed the cap (nothing written); -RTD_E_NOTFOUND when no heap
+ * walk arrived before the timeout or @cancel (nothing written); -ENOMEM,
+ * -EIO.
+ */
+RTD_API int rtd_gcheap_gcdump(pid_t pid, FILE *f,
+			      const struct rtd_gcheap_collect_opts *o,
+			      struct rtd_gcheap_collect_result *res);
 
 #ifdef __cplusplus
 }

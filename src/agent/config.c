@@ -1027,7 +1027,7 @@ static int flight_value(struct yctx *y, struct agent_flight *f, const char *ks,
 			unsigned act = rtd_flight_action_from_name(w);
 			if (!act)
 				return yerr(y, v, "flight: action '%s': want folded, "
-						  "pprof, dump or stacks", w);
+						  "pprof, dump, stacks or gcdump", w);
 			f->actions |= act;
 		}
 	} else {

@@ -28,42 +28,8 @@
 #include "common/map.h"
 #include "common/rd.h"
 #include "nettrace/nt.h"
-#include "rtdiag/gcheap.h"
+#include "dotnet/gcheap_int.h"
 #include "rtdiag/source.h"
-
-#define PROVIDER "Microsoft-Windows-DotNETRuntime"
-#define NONE UINT32_MAX
-
-struct rtd_gcheap {
-	struct rtd_gcheap_opts o;
-	/* objects, in the order the runtime sent them */
-	uint64_t *addr, *size;
-	uint64_t *tid;      /* TypeID (named at finish: BulkType may follow) */
-	uint64_t *edge_off; /* first reference in refs */
-	size_t n, cap;
-	uint64_t edge_total; /* references announced by the nodes */
-	/* references: addresses while reading, then object indexes */
-	uint64_t *raddr;
-	uint32_t *refs;
-	size_t nr, rcap;
-	/* roots: addresses while reading */
-	uint64_t *roots;
-	size_t nroots, rootcap;
-	/* types */
-	rtd_map type_index; /* TypeID -> index + 1 */
-	char **names;
-	size_t nnames, namecap;
-	/* the dump's GC */
-	bool nodes_seen;
-	int64_t gc; /* count of the GC that walks the heap, -1 unknown */
-	bool done;
-	/* after finish */
-	bool finished;
-	uint32_t *idom;  /* dominator; n = the virtual root; NONE unreachable */
-	uint64_t *retained;
-	uint64_t dangling, nroot_objs, reachable;
-	rtd_buf tmp;
-};
 
 RTD_API rtd_gcheap *rtd_gcheap_new(const struct rtd_gcheap_opts *o)
 {
@@ -101,6 +67,7 @@ RTD_API void rtd_gcheap_free(rtd_gcheap *h)
 	rtd_map_free(&h->type_index);
 	free(h->idom);
 	free(h->retained);
+	free(h->root_idx);
 	rtd_buf_free(&h->tmp);
 	free(h);
 }
@@ -383,7 +350,7 @@ static uint32_t find(const rtd_gcheap *h, const uint32_t *by, uint64_t a)
 	return NONE;
 }
 
-static uint64_t nrefs_of(const rtd_gcheap *h, size_t i)
+uint64_t gcheap_nrefs(const rtd_gcheap *h, size_t i)
 {
 	uint64_t end = i + 1 < h->n ? h->edge_off[i + 1] : h->edge_total;
 	if (end > h->nr)
@@ -446,7 +413,7 @@ static uint32_t next_child(const rtd_gcheap *h, const struct work *w,
 		}
 		return NONE;
 	}
-	uint64_t k = nrefs_of(h, node), off = h->edge_off[node];
+	uint64_t k = gcheap_nrefs(h, node), off = h->edge_off[node];
 	while (*next < k) {
 		uint32_t c = h->refs[off + (*next)++];
 		if (c != NONE && w->post[c] == NONE)
@@ -521,7 +488,7 @@ static int predecessors(const rtd_gcheap *h, struct work *w)
 		for (size_t v = 0; v < n; v++) {
 			if (w->post[v] == NONE)
 				continue;
-			uint64_t k = nrefs_of(h, v), off = h->edge_off[v];
+			uint64_t k = gcheap_nrefs(h, v), off = h->edge_off[v];
 			for (uint64_t e = 0; e < k; e++)
 				if (h->refs[off + e] != NONE)
 					PRED(h->refs[off + e], v);
@@ -598,6 +565,8 @@ RTD_API int rtd_gcheap_finish(rtd_gcheap *h)
 				h->retained[h->idom[v]] += h->retained[v];
 		}
 		h->nroot_objs = w.nroots;
+		h->root_idx = w.roots; /* kept for the .gcdump writer */
+		w.roots = NULL;
 		h->finished = true;
 	}
 	free(w.roots);
@@ -622,12 +591,16 @@ RTD_API void rtd_gcheap_stats(const rtd_gcheap *h, struct rtd_gcheap_stats *s)
 		    (h->idom ? (h->n + 1) * 12 : 0) + h->rootcap * 8;
 }
 
-static const char *type_name(const rtd_gcheap *h, size_t i)
+size_t gcheap_type_of(const rtd_gcheap *h, size_t i)
 {
 	void *v;
-	if (rtd_map_get(&h->type_index, h->tid[i], &v))
-		return h->names[(uintptr_t)v - 1];
-	return "?";
+	return rtd_map_get(&h->type_index, h->tid[i], &v) ? (uintptr_t)v : 0;
+}
+
+static const char *type_name(const rtd_gcheap *h, size_t i)
+{
+	size_t t = gcheap_type_of(h, i);
+	return t ? h->names[t - 1] : "?";
 }
 
 RTD_API int rtd_gcheap_object(const rtd_gcheap *h, uint64_t index,
@@ -642,13 +615,13 @@ RTD_API int rtd_gcheap_object(const rtd_gcheap *h, uint64_t index,
 	out->retained = h->retained ? h->retained[index] : 0;
 	uint32_t d = h->idom ? h->idom[index] : NONE;
 	out->idom = d == NONE || d == h->n ? -1 : (int64_t)d;
-	out->nrefs = nrefs_of(h, index);
+	out->nrefs = gcheap_nrefs(h, index);
 	return 0;
 }
 
 RTD_API int64_t rtd_gcheap_ref(const rtd_gcheap *h, uint64_t index, uint64_t i)
 {
-	if (index >= h->n || !h->refs || i >= nrefs_of(h, index))
+	if (index >= h->n || !h->refs || i >= gcheap_nrefs(h, index))
 		return -1;
 	uint32_t c = h->refs[h->edge_off[index] + i];
 	return c == NONE ? -1 : (int64_t)c;

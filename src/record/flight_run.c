@@ -23,6 +23,7 @@
 
 #include "common/log.h"
 #include "rtdiag/flight_recorder.h"
+#include "rtdiag/gcheap.h"
 #include "rtdiag/ipc.h"
 #include "rtdiag/nettrace.h"
 #include "rtdiag/profile.h"
@@ -66,9 +67,9 @@ struct rtd_flight_recorder {
 };
 
 static const char *const action_names[RTD_FLIGHT_ACT_COUNT] = {"folded", "pprof", "dump",
-								 "stacks"};
+								 "stacks", "gcdump"};
 static const char *const action_ext[RTD_FLIGHT_ACT_COUNT] = {".folded", ".pb.gz", ".dmp",
-							       ".stacks.txt"};
+							       ".stacks.txt", ".gcdump"};
 
 RTD_API unsigned rtd_flight_action_from_name(const char *name)
 {
@@ -552,6 +553,24 @@ static int write_stacks(rtd_flight_recorder *fr, const char *path)
 	return rc;
 }
 
+/* A .NET target's GC heap as a .gcdump (the runtime's heap walk); one
+ * whose walk did not end or lost events is kept and said in @msg. */
+static int write_gcdump(rtd_flight_recorder *fr, const char *path, char *msg, size_t len)
+{
+	struct tmpfile t;
+	int rc = tmp_open(&t, path);
+	if (rc)
+		return rc;
+	struct rtd_gcheap_collect_result res;
+	rc = rtd_gcheap_gcdump(fr->ro.pid, t.f, NULL, &res);
+	int e = tmp_close(&t, rc == 0);
+	if (!rc && (!res.walk_ended || res.dropped))
+		snprintf(msg, len, "partial: %s%llu events dropped",
+			 res.walk_ended ? "" : "the heap walk did not end in 60 s, ",
+			 (unsigned long long)res.dropped);
+	return rc ? rc : e;
+}
+
 /* The actions asked for, beside the timeline STEM.EXT; a failure is said
  * in @info and does not undo the snapshot. */
 static void run_actions(rtd_flight_recorder *fr, const char *stem,
@@ -570,6 +589,11 @@ static void run_actions(rtd_flight_recorder *fr, const char *stem,
 			rc = write_dump(fr, path, msg, sizeof(msg));
 		} else if (a == RTD_FLIGHT_ACT_STACKS) {
 			rc = write_stacks(fr, path);
+		} else if (a == RTD_FLIGHT_ACT_GCDUMP) {
+			rc = write_gcdump(fr, path, msg, sizeof(msg));
+			if (!rc && msg[0] && !info->action_err[0]) /* kept, said */
+				snprintf(info->action_err, sizeof(info->action_err),
+					 "gcdump: %s", msg);
 		} else {
 			if (!p && !prc)
 				prc = ring_profile(fr, &p);
@@ -658,9 +682,15 @@ static int snapshot(rtd_flight_recorder *fr, const char *cause, const char *why,
 	info.bytes = file_bytes(info.path);
 	run_actions(fr, stem, &info);
 	fr->taken++;
-	note(fr, "snapshot %s: %s; %llu records, %.1f s, ring %.1f MB%s%s", info.path, why,
+	char acts[64] = "";
+	for (unsigned i = 0, n = 0; i < RTD_FLIGHT_ACT_COUNT; i++)
+		if (info.actions & (1u << i))
+			n += (unsigned)snprintf(acts + n, n < sizeof(acts) ? sizeof(acts) - n : 0,
+						"%s%s", n ? "," : "; actions ", action_names[i]);
+	note(fr, "snapshot %s: %s; %llu records, %.1f s, ring %.1f MB%s%s%s", info.path, why,
 	     (unsigned long long)st.records, (double)info.span_ns / 1e9,
-	     (double)st.bytes / 1048576.0, info.action_err[0] ? "; " : "", info.action_err);
+	     (double)st.bytes / 1048576.0, acts, info.action_err[0] ? "; " : "",
+	     info.action_err);
 	pthread_mutex_lock(&fr->lock);
 	fr->st.taken++;
 	keep(fr, &info);

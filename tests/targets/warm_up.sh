@@ -35,7 +35,7 @@ go)
 dotnet)
   command -v dotnet >/dev/null 2>&1 || { note "no dotnet SDK on PATH: nothing to build"; exit 0; }
   b() { bash "$SRC/tests/integration/dotnet/build.sh" "$@" >/dev/null || { note "dotnet build of $1 ($*) failed"; failed=1; }; }
-  for n in dotnet-target dotnet-kinds dotnet-hook dotnet-wait perf-dotnet clrmd-heap dotnet-exit dotnet-record dotnet-activity dotnet-flight; do
+  for n in dotnet-target dotnet-kinds dotnet-hook dotnet-wait perf-dotnet clrmd-heap dotnet-exit dotnet-record dotnet-activity dotnet-flight gcdump-graph; do
     b "$n" tests/targets
   done
   b nettrace-app tests/targets

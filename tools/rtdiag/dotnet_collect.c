@@ -546,13 +546,6 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 		st->prof_rc = rtd_nettrace_profiler_event(st->prof, st->dec, ev);
 	if (st->counters && !st->counters_rc)
 		st->counters_rc = rtd_counters_event(st->counters, st->dec, ev);
-	if (st->heap && st->heap_rc <= 0) {
-		int rc = rtd_gcheap_event(st->heap, st->dec, ev);
-		if (rc == 1)
-			dn_stop_flag = 1; /* the heap walk's GC ended */
-		else if (rc < 0 && !st->heap_rc)
-			st->heap_rc = rc;
-	}
 	return st->counters_rc;
 }
 

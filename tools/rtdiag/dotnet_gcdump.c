@@ -21,9 +21,10 @@ static const struct cli_opt gcdump_opts[] = {
 	DN_TARGET_OPTS,
 	{O_OUT, "output", 'o', CLI_ARG_STR, 0, "FILE",
 	 "write the report to FILE (format from --format or the name: .json, "
-	 ".pb.gz pprof; else the table)", 0, 0},
-	{O_HFORMAT, "format", 'f', CLI_ARG_CHOICE, 0, "table|json|pprof",
-	 "the report's format (default table)", 0, 0},
+	 ".pb.gz pprof, .gcdump; else the table)", 0, 0},
+	{O_HFORMAT, "format", 'f', CLI_ARG_CHOICE, 0, "table|json|pprof|gcdump",
+	 "the report's format (default table; gcdump: the .gcdump file "
+	 "dotnet-gcdump and PerfView read)", 0, 0},
 	{O_MAX_OBJECTS, "max-objects", 0, CLI_ARG_INT, 0, "N",
 	 "refuse a heap of more objects (default 64 M: about 40 bytes each "
 	 "and 12 per reference)", 1, 4e9},
@@ -92,12 +93,19 @@ static int heap_pprof(const rtd_gcheap *h, FILE *f)
 	return err;
 }
 
-static int heap_report(const rtd_gcheap *h, FILE *f, int fmt)
+static int heap_report(const rtd_gcheap *h, FILE *f, int fmt, pid_t pid)
 {
 	struct rtd_gcheap_stats hs;
 	rtd_gcheap_stats(h, &hs);
 	if (fmt == 2)
 		return heap_pprof(h, f);
+	if (fmt == 3) {
+		char name[256];
+		struct rtd_gcheap_gcdump_info in = {
+			.sz = sizeof(in), .pid = (int)pid,
+			.process_name = pid ? dn_proc_name(pid, name, sizeof(name)) : NULL};
+		return rtd_gcheap_write_gcdump(h, f, &in);
+	}
 	struct rtd_gcheap_type *t;
 	size_t n;
 	int err = rtd_gcheap_types(h, &t, &n);
@@ -147,6 +155,9 @@ static int heap_report(const rtd_gcheap *h, FILE *f, int fmt)
  * no other picture). Returns -1, or the usage error's exit code. */
 static int gcdump_format(const struct cli_cmd *cmd, const char *out, int *fmt)
 {
+	size_t ol = out ? strlen(out) : 0;
+	if (*fmt < 0 && ol > 7 && !strcmp(out + ol - 7, ".gcdump"))
+		*fmt = 3; /* dotnet-gcdump's file */
 	const struct rtd_format_ext *x = out ? rtd_format_ext_of(out) : NULL;
 	if (*fmt < 0 && x) {
 		*fmt = x->profile == RTD_PROFILE_FMT_PPROF ? 2
@@ -154,8 +165,8 @@ static int gcdump_format(const struct cli_cmd *cmd, const char *out, int *fmt)
 		       : x->profile == RTD_PROFILE_FMT_TOP ? 0 : -1;
 		if (*fmt < 0)
 			return cli_cmd_usage(cmd, "%s: gcdump writes a table "
-					     "(.txt), a JSON tree (.json) or pprof "
-					     "(.pb.gz); or give --format", out);
+					     "(.txt), a JSON tree (.json), pprof "
+					     "(.pb.gz) or a .gcdump; or give --format", out);
 	}
 	if (*fmt < 0)
 		*fmt = 0;
@@ -164,7 +175,7 @@ static int gcdump_format(const struct cli_cmd *cmd, const char *out, int *fmt)
 
 /* Write the snapshot to -o (kept only when whole) or stdout. */
 static int gcdump_write(rtd_gcheap *h, const char *out, int fmt,
-			const struct rtd_gcheap_stats *hs)
+			const struct rtd_gcheap_stats *hs, pid_t pid)
 {
 	struct cli_out o = {0};
 	FILE *f = stdout;
@@ -173,7 +184,7 @@ static int gcdump_write(rtd_gcheap *h, const char *out, int fmt,
 			return CLI_FAIL;
 		f = o.f;
 	}
-	int rc = heap_report(h, f, fmt);
+	int rc = heap_report(h, f, fmt, pid);
 	if (rc) {
 		rc = cli_fail("%s: %s", out ? out : "stdout", rtd_strerror(rc));
 		if (out)
@@ -189,6 +200,51 @@ static int gcdump_write(rtd_gcheap *h, const char *out, int fmt,
 	return CLI_OK;
 }
 
+static void gcdump_started(uint64_t id, int version, void *ctx)
+{
+	/* the id lets 'rtdiag dotnet stop' end it from elsewhere */
+	fprintf(stderr, "rtdiag: %s: session %llu started (CollectTracing%d)\n",
+		(const char *)ctx, (unsigned long long)id, version);
+}
+
+static void gcdump_tick(uint64_t bytes, uint64_t events, uint64_t dropped, void *ctx)
+{
+	(void)ctx;
+	char b[32];
+	cli_progress("collecting: %s, %llu events, %llu dropped",
+		     cli_bytes((double)bytes, b, sizeof(b)),
+		     (unsigned long long)events, (unsigned long long)dropped);
+}
+
+/* The heap-dump session (the library's rtd_gcheap_collect()) into @h;
+ * CLI_OK, or an exit code after saying why. */
+static int gcdump_collect(struct collect_args *a, rtd_gcheap *h,
+			  struct rtd_gcheap_collect_result *res, char *target,
+			  size_t tlen)
+{
+	dn_catch_signals();
+	rtd_ipc_client *c = dn_connect(&a->t, 0, NULL);
+	if (!c)
+		return CLI_FAIL;
+	snprintf(target, tlen, "%s", rtd_ipc_client_target(c));
+	struct rtd_gcheap_collect_opts co = {
+		.sz = sizeof(co), .buffer_mb = a->buffer_mb,
+		.timeout_ms = (uint64_t)(a->duration * 1000), .cancel = &dn_stop_flag,
+		.started = gcdump_started, .ctx = target,
+		.tick = cli_progress_enabled() ? gcdump_tick : NULL};
+	int rc = rtd_gcheap_collect(h, c, &co, res);
+	if (res->session)
+		cli_progress_done();
+	int r = CLI_OK;
+	if (rc && !res->session)
+		r = dn_fail(c, rc);
+	else if (rc)
+		r = cli_fail("%s: reading the session's stream: %s", target,
+			     rtd_strerror(rc));
+	rtd_ipc_client_free(c);
+	return r;
+}
+
 static int cmd_gcdump(int argc, char **argv)
 {
 	const struct cli_cmd *cmd = &dn_cmd_gcdump;
@@ -198,10 +254,7 @@ static int cmd_gcdump(int argc, char **argv)
 	int id, r, fmt = -1;
 	uint64_t max_objects = 0;
 	memset(&a, 0, sizeof(a));
-	a.rundown_wait = 30;
 	a.duration = 60;
-	a.no_rundown = true;
-	a.no_stackwalk = true;
 	/* the walk is written during one blocking GC: faster than any reader,
 	 * so the runtime's buffer must hold most of it (256 MB dropped
 	 * events of an 8 M object heap) */
@@ -228,63 +281,50 @@ static int cmd_gcdump(int argc, char **argv)
 		return CLI_FAIL;
 	struct rtd_gcheap_opts ho = {.sz = sizeof(ho), .max_objects = max_objects};
 	rtd_gcheap *h = rtd_gcheap_new(&ho);
-	if (!h || rtd_gcheap_request(&a.prov)) {
-		rtd_gcheap_free(h);
+	if (!h)
 		return cli_fail("out of memory");
-	}
-	struct sink_state st;
-	if (sink_init(&st, &a, false)) {
-		sink_free(&st);
-		rtd_gcheap_free(h);
-		rtd_ipc_providers_clear(&a.prov);
-		return cli_fail("out of memory");
-	}
-	st.heap = h;
-	struct session_end end;
-	r = run_session(&a, &st, NULL, NULL, &end);
+	char target[256] = "";
+	struct rtd_gcheap_collect_result res;
+	r = gcdump_collect(&a, h, &res, target, sizeof(target));
 	struct rtd_gcheap_stats hs;
 	rtd_gcheap_stats(h, &hs);
-	if (r == CLI_OK && st.heap_rc == -RTD_E_CAP)
+	if (r == CLI_OK && res.heap_err == -RTD_E_CAP)
 		r = cli_fail("%s: the heap has more than %llu objects (or its "
 			     "references more than the cap): raise --max-objects; "
-			     "nothing written", end.target,
+			     "nothing written", target,
 			     (unsigned long long)hs.objects);
-	else if (r == CLI_OK && st.heap_rc)
-		r = cli_fail("reading the heap: %s", rtd_strerror(st.heap_rc));
+	else if (r == CLI_OK && res.heap_err)
+		r = cli_fail("reading the heap: %s", rtd_strerror(res.heap_err));
 	else if (r == CLI_OK && !hs.objects)
-		r = cli_fail("%s: no heap walk arrived within %g s", end.target,
+		r = cli_fail("%s: no heap walk arrived within %g s", target,
 			     a.duration);
 	if (r == CLI_OK) {
 		int rc = rtd_gcheap_finish(h);
 		if (rc)
 			r = cli_fail("building the object graph: %s", rtd_strerror(rc));
 	}
-	struct rtd_nettrace_stats ns = {0};
-	rtd_nettrace_stats(st.dec, &ns);
-	bool dropped = r == CLI_OK && ns.dropped > 0;
+	bool dropped = r == CLI_OK && res.dropped > 0;
 	if (dropped)
 		fprintf(stderr, "rtdiag: %s: the runtime dropped %llu events of "
 			"the heap walk (its buffer of %u MB filled): the snapshot "
-			"is partial; give --buffer-mb more\n", end.target,
-			(unsigned long long)ns.dropped, a.buffer_mb);
-	if (r == CLI_OK && !dn_stop_flag)
+			"is partial; give --buffer-mb more\n", target,
+			(unsigned long long)res.dropped, a.buffer_mb);
+	if (r == CLI_OK && !res.walk_ended && !dn_stop_flag)
 		fprintf(stderr, "rtdiag: %s: the heap walk's GC did not end "
-			"within %g s: the snapshot may be partial\n", end.target,
+			"within %g s: the snapshot may be partial\n", target,
 			a.duration);
 	if (r == CLI_OK)
-		r = gcdump_write(h, a.out, fmt, &hs);
+		r = gcdump_write(h, a.out, fmt, &hs, a.t.pid);
 	if (r == CLI_OK && dropped)
 		r = CLI_PARTIAL; /* written, but incomplete */
-	sink_free(&st);
 	rtd_gcheap_free(h);
-	rtd_ipc_providers_clear(&a.prov);
 	return r;
 }
 
 const struct cli_cmd dn_cmd_gcdump = {
 	"dotnet gcdump", NULL,
 	"a GC heap snapshot: types by retained size (dominator tree), as "
-	"table, json or pprof", gcdump_opts, 0, 0, 0, cmd_gcdump,
+	"table, json, pprof or .gcdump", gcdump_opts, 0, 0, 0, cmd_gcdump,
 	"The runtime runs a full blocking GC that walks the heap and sends "
 	"every object\n(address, size, type), reference and root; the "
 	"object graph is built and its\ndominator tree computed. Retained "

@@ -2,7 +2,8 @@
 /*
  * dotnet_session.h - what the EventPipe commands of 'rtdiag dotnet' share
  * (collect, profile, stack, replay in dotnet_collect.c; counters in
- * dotnet_counters.c; gcdump in dotnet_gcdump.c): their arguments, the
+ * dotnet_counters.c; gcdump in dotnet_gcdump.c, whose session is the
+ * library's): their arguments, the
  * sink that writes and decodes a session's stream, and one session's run.
  */
 #ifndef RTD_DOTNET_SESSION_H
@@ -69,8 +70,6 @@ struct sink_state {
 	uint64_t names_methods; /* methods that rundown named */
 	rtd_counters *counters;
 	int counters_rc;
-	rtd_gcheap *heap;
-	int heap_rc;
 	/* profile --cpu: the target's threads' CPU time at the session's
 	 * start (read when cpu_pid > 0), for the kernel's CPU figures */
 	int cpu_pid;

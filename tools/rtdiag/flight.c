@@ -26,6 +26,7 @@
 enum {
 	O_PID = 1, O_RING, O_DIR, O_FORMAT, O_TRIGGER, O_POST, O_COOLDOWN, O_MAXSNAP,
 	O_PROVIDERS, O_FREQ, O_NODOTNET, O_MAXMEM, O_INTERVAL, O_GOTRACE, O_GOPIECE,
+	O_ACTION,
 };
 
 #define FL_MAX_TRIGGERS RTD_FLIGHT_MAX_TRIGGERS
@@ -62,6 +63,9 @@ static const struct cli_opt flight_opts[] = {
 	 "captured in pieces back to back (as rtdiag record --go-trace)", 0, 0},
 	{O_GOPIECE, "go-piece", 0, CLI_ARG_DURATION, CLI_OPT_POSITIVE, "TIME",
 	 "Go: the length of each piece of --go-trace (default 3s)", 0, 0},
+	{O_ACTION, "action", 0, CLI_ARG_STR, CLI_OPT_REPEAT, "NAME[,NAME]",
+	 "write beside each snapshot: folded, pprof (the ring's CPU samples), dump, "
+	 "stacks, gcdump (.NET: core dump, managed stacks, GC heap as a .gcdump)", 0, 0},
 	{O_RING + 100, "duration", 'd', CLI_ARG_DURATION, CLI_OPT_HIDDEN, "TIME", "", 0, 0},
 	{0},
 };
@@ -107,6 +111,7 @@ struct fl_args {
 	rtd_trigger *trig[FL_MAX_TRIGGERS];
 	const char *trig_text[FL_MAX_TRIGGERS];
 	size_t ntrig;
+	unsigned actions; /* enum rtd_flight_action bits */
 };
 
 bool flight_wanted(int argc, char **argv)
@@ -155,6 +160,19 @@ static int parse(struct fl_args *a, int argc, char **argv)
 		case O_INTERVAL: a->interval = v.ns; break;
 		case O_GOTRACE: a->gotrace = v.str; break;
 		case O_GOPIECE: a->gopiece = v.d; break;
+		case O_ACTION: {
+			char buf[256];
+			snprintf(buf, sizeof(buf), "%s", v.str);
+			for (char *sv, *w = strtok_r(buf, ",", &sv); w;
+			     w = strtok_r(NULL, ",", &sv)) {
+				unsigned act = rtd_flight_action_from_name(w);
+				if (!act)
+					return cli_cmd_usage(&flight_cmd, "--action '%s': want "
+							     "folded, pprof, dump, stacks or gcdump", w);
+				a->actions |= act;
+			}
+			break;
+		}
 		case O_RING + 100:
 			return cli_cmd_usage(&flight_cmd, "--ring records until Ctrl-C or the "
 							  "target's end: no --duration");
@@ -215,7 +233,8 @@ static int flight_main_args(struct fl_args *a)
 		 .format = a->format ? RTD_TIMELINE_FMT_CHROME_JSON : RTD_TIMELINE_FMT_PERFETTO,
 		 .triggers = a->trig_text, .ntriggers = a->ntrig, .post_ns = a->post,
 		 .cooldown_ns = a->cooldown, .interval_ns = a->interval,
-		 .max_snapshots = (uint64_t)a->max_snapshots, .note = say);
+		 .max_snapshots = (uint64_t)a->max_snapshots, .note = say,
+		 .actions = a->actions);
 	rtd_flight_recorder *fr;
 	char err[512];
 	int rc = rtd_flight_recorder_new(&fo, &fr, err, sizeof(err));

@@ -521,7 +521,7 @@ static void flight_errors(void **state)
 		{"{ring: 0s, dir: /tmp}", "ring: want a duration"},
 		{"{ring: 8s, dir: /tmp, trigger: 'cpu>>9'}", "a.yaml:4:"},
 		{"{ring: 8s, dir: /tmp, trigger: 'cpu>>9'}", "trigger 'cpu>>9'"},
-		{"{ring: 8s, dir: /tmp, actions: [gcdump]}", "action 'gcdump'"},
+		{"{ring: 8s, dir: /tmp, actions: [heapdump]}", "action 'heapdump'"},
 		{"{ring: 8s, dir: /tmp, format: svg}", "want perfetto or chrome-json"},
 		{"{ring: 8s, dir: /tmp, max-memory: 10k}", "at least 1M"},
 		{"{ring: 8s, dir: /tmp, max-snapshots: 0}", "max-snapshots"},

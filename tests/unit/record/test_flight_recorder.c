@@ -69,7 +69,8 @@ static void test_actions(void **state)
 		assert_non_null(n);
 		assert_int_equal(rtd_flight_action_from_name(n), 1u << i);
 	}
-	assert_int_equal(rtd_flight_action_from_name("gcdump"), 0);
+	assert_int_equal(rtd_flight_action_from_name("gcdump"), RTD_FLIGHT_ACT_GCDUMP);
+	assert_int_equal(rtd_flight_action_from_name("heapdump"), 0);
 	assert_int_equal(rtd_flight_action_from_name(NULL), 0);
 	assert_null(rtd_flight_action_name(3));
 }
