@@ -17,7 +17,7 @@
 #include "agent/procev.h"
 #include "common/buf.h"
 #include "common/log.h"
-#include "rtdiag/ipc.h"
+#include "rtdiag/ipc_discovery.h"
 #include "rtdiag/nettrace.h"
 
 #define DOTNET_RECHECK_NS 15000000000ull /* a young native target may yet

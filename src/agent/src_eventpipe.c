@@ -31,7 +31,10 @@
 #include "agent/agent_int.h"
 #include "common/log.h"
 #include "rtdiag/counters.h"
-#include "rtdiag/ipc.h"
+#include "rtdiag/ipc_client.h"
+#include "rtdiag/ipc_process.h"
+#include "rtdiag/ipc_providers.h"
+#include "rtdiag/ipc_session.h"
 #include "rtdiag/nettrace.h"
 
 #define EP_READ_CHUNK (64u << 10)

@@ -56,6 +56,7 @@
 
 #include "common/errmsg.h"
 #include "rtdiag/counters.h"
+#include "rtdiag/ipc_providers.h"
 
 #define METRICS "System.Diagnostics.Metrics"
 #define RUNTIME "System.Runtime"

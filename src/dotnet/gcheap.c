@@ -29,6 +29,7 @@
 #include "common/rd.h"
 #include "nettrace/nt.h"
 #include "rtdiag/gcheap.h"
+#include "rtdiag/ipc_providers.h"
 #include "rtdiag/source.h"
 
 #define PROVIDER "Microsoft-Windows-DotNETRuntime"
