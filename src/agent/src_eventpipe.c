@@ -35,7 +35,8 @@
 #include "rtdiag/ipc_process.h"
 #include "rtdiag/ipc_providers.h"
 #include "rtdiag/ipc_session.h"
-#include "rtdiag/nettrace.h"
+#include "rtdiag/nettrace_decoder.h"
+#include "rtdiag/nettrace_profiler.h"
 
 #define EP_READ_CHUNK (64u << 10)
 #define EP_READ_BUDGET (4u << 20)  /* bytes per readable() call */

@@ -30,6 +30,7 @@
 #include "nettrace/nt.h"
 #include "rtdiag/gcheap.h"
 #include "rtdiag/ipc_providers.h"
+#include "rtdiag/nettrace_decoder.h"
 #include "rtdiag/source.h"
 
 #define PROVIDER "Microsoft-Windows-DotNETRuntime"
