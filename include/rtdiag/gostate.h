@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "rtdiag/common.h"
-#include "rtdiag/gotrace.h"
+#include "rtdiag/gotrace_decoder.h"
 
 #ifdef __cplusplus
 extern "C" {
