@@ -5,8 +5,12 @@
 
 #include "rtdiag/agent.h"
 #include "rtdiag/common.h"
+#include "rtdiag/counters.h"
+#include "rtdiag/firefox.h"
 #include "rtdiag/flight.h"
+#include "rtdiag/flight_recorder.h"
 #include "rtdiag/format.h"
+#include "rtdiag/gcheap.h"
 #include "rtdiag/goan_table.h"
 #include "rtdiag/goanalysis.h"
 #include "rtdiag/gocapture.h"

@@ -30,7 +30,7 @@
 #include "agent/agent_int.h"
 #include "common/log.h"
 #include "rtdiag/guard.h"
-#include "rtdiag/perf.h"
+#include "rtdiag/perf_sampler.h"
 
 #define CPU_WINDOW_NS 5000000000ull     /* CPU use is judged over 5 s */
 #define PAUSE_MIN_NS 5000000000ull

@@ -20,7 +20,7 @@
 #include "common/log.h"
 #include "common/optlib_yaml.h"
 #include "rtdiag/flight_recorder.h"
-#include "rtdiag/nettrace.h"
+#include "rtdiag/nettrace_profiler.h"
 #include "rtdiag/trigger.h"
 
 enum opt_id {

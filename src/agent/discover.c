@@ -17,8 +17,8 @@
 #include "agent/procev.h"
 #include "common/buf.h"
 #include "common/log.h"
-#include "rtdiag/ipc.h"
-#include "rtdiag/nettrace.h"
+#include "rtdiag/ipc_discovery.h"
+#include "rtdiag/nettrace_profiler.h"
 
 #define DOTNET_RECHECK_NS 15000000000ull /* a young native target may yet
 					  * open its diagnostic socket */

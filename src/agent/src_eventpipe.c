@@ -31,8 +31,12 @@
 #include "agent/agent_int.h"
 #include "common/log.h"
 #include "rtdiag/counters.h"
-#include "rtdiag/ipc.h"
-#include "rtdiag/nettrace.h"
+#include "rtdiag/ipc_client.h"
+#include "rtdiag/ipc_process.h"
+#include "rtdiag/ipc_providers.h"
+#include "rtdiag/ipc_session.h"
+#include "rtdiag/nettrace_decoder.h"
+#include "rtdiag/nettrace_profiler.h"
 
 #define EP_READ_CHUNK (64u << 10)
 #define EP_READ_BUDGET (4u << 20)  /* bytes per readable() call */

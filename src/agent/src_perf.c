@@ -24,7 +24,9 @@
 
 #include "agent/agent_int.h"
 #include "common/log.h"
-#include "rtdiag/perf.h"
+#include "rtdiag/perf_monitor.h"
+#include "rtdiag/perf_profiler.h"
+#include "rtdiag/perf_sampler.h"
 
 #define TAKE_WAIT_MS 2000
 

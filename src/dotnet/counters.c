@@ -56,6 +56,8 @@
 
 #include "common/errmsg.h"
 #include "rtdiag/counters.h"
+#include "rtdiag/ipc_providers.h"
+#include "rtdiag/nettrace_decoder.h"
 
 #define METRICS "System.Diagnostics.Metrics"
 #define RUNTIME "System.Runtime"

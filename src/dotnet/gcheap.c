@@ -29,6 +29,9 @@
 #include "common/rd.h"
 #include "nettrace/nt.h"
 #include "dotnet/gcheap_int.h"
+#include "rtdiag/gcheap.h"
+#include "rtdiag/ipc_providers.h"
+#include "rtdiag/nettrace_decoder.h"
 #include "rtdiag/source.h"
 
 RTD_API rtd_gcheap *rtd_gcheap_new(const struct rtd_gcheap_opts *o)

@@ -17,6 +17,10 @@
 #include "common/log.h"
 #include "common/rd.h"
 #include "dotnet/ipc_int.h"
+#include "rtdiag/ipc_dump.h"
+#include "rtdiag/ipc_process.h"
+#include "rtdiag/ipc_profiler.h"
+#include "rtdiag/ipc_session.h"
 
 /*
  * Recording: every frame is

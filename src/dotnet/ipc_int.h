@@ -8,7 +8,8 @@
 #include <stdio.h>
 
 #include "common/buf.h"
-#include "rtdiag/ipc.h"
+#include "rtdiag/ipc_client.h"
+#include "rtdiag/ipc_listener.h"
 
 #define IPC_HEADER_SIZE 20
 #define IPC_MAX_MESSAGE 65535u

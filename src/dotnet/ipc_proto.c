@@ -10,6 +10,10 @@
 #include "common/buf.h"
 #include "common/rd.h"
 #include "dotnet/ipc_int.h"
+#include "rtdiag/ipc_process.h"
+#include "rtdiag/ipc_profiler.h"
+#include "rtdiag/ipc_providers.h"
+#include "rtdiag/ipc_session.h"
 #include "rtdiag/source.h"
 
 int ipc_msg_begin(rtd_buf *b, uint8_t set, uint8_t id)

@@ -21,6 +21,8 @@
 
 #include "common/errmsg.h"
 #include "dotnet/ipc_int.h"
+#include "rtdiag/ipc_providers.h"
+#include "rtdiag/ipc_session.h"
 
 /* Keywords of Microsoft-Windows-DotNETRuntime (ClrTraceEventParser). */
 #define KW_GC 0x1ull

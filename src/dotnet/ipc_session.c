@@ -13,6 +13,9 @@
 #include "common/log.h"
 #include "common/rd.h"
 #include "dotnet/ipc_int.h"
+#include "rtdiag/ipc_providers.h"
+#include "rtdiag/ipc_session.h"
+#include "rtdiag/ipc_user_events.h"
 #include "rtdiag/source.h"
 
 #define PUMP_CHUNK (64u << 10)

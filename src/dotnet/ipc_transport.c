@@ -26,6 +26,7 @@
 #include "common/log.h"
 #include "common/rd.h"
 #include "dotnet/ipc_int.h"
+#include "rtdiag/ipc_discovery.h"
 #include "rtdiag/source.h"
 
 static __thread char last_err[1024];

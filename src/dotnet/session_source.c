@@ -4,6 +4,7 @@
  * (rtdiag/ipc_source.h): the nettrace stream source reading the
  * session's socket.
  */
+#include "rtdiag/ipc_session.h"
 #include "rtdiag/ipc_source.h"
 
 static int64_t session_read(void *ctx, void *buf, size_t len)

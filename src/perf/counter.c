@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "perf/internal.h"
+#include "rtdiag/perf_counter.h"
 
 struct counter_name {
 	const char *name;

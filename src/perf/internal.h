@@ -13,7 +13,11 @@
 #include "common/file.h"
 #include "common/map.h"
 #include "perf/record.h"
-#include "rtdiag/perf.h"
+#include "rtdiag/perf_monitor.h"
+#include "rtdiag/perf_probe.h"
+#include "rtdiag/perf_sample.h"
+#include "rtdiag/perf_tracepoint.h"
+#include "rtdiag/symbols.h"
 
 struct tep_handle;
 struct tracefs_dynevent;

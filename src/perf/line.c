@@ -11,6 +11,9 @@
 
 #include "common/buf.h"
 #include "rtdiag/perf_line.h"
+#include "rtdiag/perf_monitor.h"
+#include "rtdiag/perf_sample.h"
+#include "rtdiag/perf_tracepoint.h"
 
 struct rtd_perf_line {
 	bool json;

@@ -51,6 +51,7 @@
 #include "common/file.h"
 #include "perf/internal.h"
 #include "rtdiag/guard.h"
+#include "rtdiag/perf_sampler.h"
 #include "rtdiag/source.h"
 
 int perf_set_err(struct rtd_perf_monitor *m, int err, const char *fmt, ...)

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 
 #include "perf/offcpu.h"
-#include "rtdiag/perf.h"
+#include "rtdiag/perf_profiler.h"
 
 const char *offcpu_state_name(unsigned state)
 {

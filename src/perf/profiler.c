@@ -42,8 +42,11 @@
 #include <linux/types.h>
 #include "perf/bpf/offcpu_maps.h"
 #include "rtdiag/guard.h"
-#include "rtdiag/ipc.h"
+#include "rtdiag/ipc_client.h"
+#include "rtdiag/ipc_process.h"
 #include "rtdiag/perf_data.h"
+#include "rtdiag/perf_profiler.h"
+#include "rtdiag/perf_sampler.h"
 #include "symbols/internal.h"
 #include "rtdiag/source.h"
 

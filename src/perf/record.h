@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rtdiag/perf.h"
+#include "rtdiag/perf_sample.h"
 
 /* Record types newer than the installed uapi header. */
 enum {

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "perf/internal.h"
+#include "rtdiag/perf_sampler.h"
 #include "rtdiag/source.h"
 
 #define SAMPLER_REGS_MASK                                                      \

@@ -5,6 +5,8 @@
 #define RTD_PERF_SOURCE_IMPL_H
 
 #include "common/map.h"
+#include "rtdiag/perf_monitor.h"
+#include "rtdiag/perf_profiler.h"
 #include "rtdiag/source.h"
 
 /* CLOCK_MONOTONIC (the monitor's use_clockid), with wall time from a

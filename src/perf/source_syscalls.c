@@ -26,7 +26,9 @@
 
 #include "common/map.h"
 #include "perf/source_impl.h"
+#include "rtdiag/perf_sample.h"
 #include "rtdiag/perf_source.h"
+#include "rtdiag/perf_syscalls.h"
 
 #define SR_MAX_TIDS (1u << 22) /* threads named */
 #define SR_MAX_ERRNO 4095      /* -4095..-1 are errors (the kernel's MAX_ERRNO) */

@@ -32,6 +32,7 @@
 #include "common/optlib_seccomp.h"
 #include "perf/internal.h"
 #include "perf/sysstr_bpf.h"
+#include "rtdiag/perf_syscalls.h"
 
 #define SC_MAX_NR 1024          /* syscall numbers kept in tables */
 #define SC_MAX_PENDING 65536    /* threads inside a call at once */

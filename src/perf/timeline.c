@@ -20,7 +20,10 @@
 #include <string.h>
 
 #include "common/map.h"
-#include "rtdiag/perf.h"
+#include "rtdiag/perf_monitor.h"
+#include "rtdiag/perf_profiler.h"
+#include "rtdiag/perf_sample.h"
+#include "rtdiag/perf_tracepoint.h"
 #include "rtdiag/perf_timeline.h"
 #include "rtdiag/profile.h"
 

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "perf/internal.h"
+#include "rtdiag/perf_counter.h"
 
 static void test_names(void **state)
 {

@@ -5,6 +5,7 @@
 #include <errno.h>
 
 #include "perf/internal.h"
+#include "rtdiag/perf_syscalls.h"
 
 static void names(void **state)
 {
