@@ -160,11 +160,13 @@ static void tb_printf(rtd_gotrace_text *t, const char *fmt, ...)
 /* ---- numbers and strings ---- */
 
 /*
- * Decimal, written in place with no call: 4 digits per table look-up
- * (dig4: "0000".."9999"), a leading group of 1-4 digits copied from its
- * entry's tail (4 bytes are written; the line has room past its end).
+ * Decimal, written in place with no call: 4 digits per table look-up.
+ * dig4: "0000".."9999"; lead4: the same without the leading zeros, at 8
+ * bytes an entry with the digit count in its last byte (a leading group
+ * is one load and one 4-byte store; the line has room past its end).
  */
-static char dig4[10000 * 4 + 4];
+static char dig4[10000 * 4];
+static uint64_t lead4[10000];
 
 static void dig4_make(void)
 {
@@ -174,6 +176,11 @@ static void dig4_make(void)
 		e[1] = (char)('0' + v / 100 % 10);
 		e[2] = (char)('0' + v / 10 % 10);
 		e[3] = (char)('0' + v % 10);
+		unsigned len = 1u + (v >= 10) + (v >= 100) + (v >= 1000);
+		char l[8] = {0};
+		memcpy(l, e + 4 - len, len);
+		l[7] = (char)len;
+		memcpy(&lead4[v], l, 8);
 	}
 }
 
@@ -185,9 +192,9 @@ static void dig4_init(void)
 
 static inline char *put_lead4(char *p, uint32_t v) /* v < 1e4, no padding */
 {
-	unsigned len = 1u + (v >= 10) + (v >= 100) + (v >= 1000);
-	memcpy(p, dig4 + 4 * v + 4 - len, 4);
-	return p + len;
+	uint64_t e = lead4[v];
+	memcpy(p, &e, 4);
+	return p + (e >> 56);
 }
 
 static inline char *put_lead8(char *p, uint32_t v) /* v < 1e8, no padding */
@@ -335,6 +342,19 @@ static char *quote_buf(char *out, const char *s, size_t n)
 			break;
 		memcpy(out, &w, 8);
 		out += 8;
+	}
+	if (n >= 2 && i < n && n - i < 8) { /* the rest, padded with 'a' to a word */
+		uint64_t w = ones * 'a', q, b, del;
+		memcpy(&w, p + i, n - i);
+		q = w ^ (ones * '"');
+		b = w ^ (ones * '\\');
+		del = w ^ (ones * 0x7f);
+		if (!((w | ((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b) |
+		       ((del - ones) & ~del)) & high)) {
+			memcpy(out, &w, 8); /* within 6 * n + 2 as n >= 2 */
+			out += n - i;
+			i = n;
+		}
 	}
 	for (size_t used; i < n; i += used) {
 		/* printable ASCII but '"' and '\\' (most names): as it is */
