@@ -223,7 +223,7 @@ print("note: %d lines, %d stacks, %s generation(s)%s" % (n, checked, gens, "" if
       " (a generation starts each second of the run: this one was quick, ids were not reused)"))
 sys.exit(0 if checked > 1000 else 1)
 PY
-  [ $? = 0 ] && ok "first frames kept between lines = looked up at each event, across generations" ||
+  [ $? = 0 ] && ok "first frames kept between lines = looked up at each event" ||
     bad "a line's first frame differs from --stacks' (see above)"
 }
 first_frames_kept
