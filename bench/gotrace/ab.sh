@@ -4,14 +4,20 @@
 # (bench/abcpu.c: every round runs each build once, in turn), medians and
 # ranges of CPU (user+sys) and wall time, the load before and after.
 #
-# Usage: [RUNS=5] [MB=100] [BENCH_DIR=DIR] bench/gotrace/ab.sh RTDIAG... 
+# Usage: [RUNS=5] [MB=100] [BENCH_DIR=DIR] [CMDS='stats|cat --ordered']
+#        [SMALL=0] bench/gotrace/ab.sh RTDIAG...
 # (the first build is the reference of the ratios; e.g. the baseline,
 # main and this branch). Inputs: a Go 1.19 (old format) and a Go 1.23
 # (new format) trace of MB megabytes made by bench/gotrace/gen (put
 # BENCH_DIR on tmpfs, e.g. /dev/shm/x), and the largest shared real
 # recordings of ../shared/testdata/gotrace (old format; the new format's
 # are small golang/exp vectors, made binary). cat's text goes to
-# /dev/null: what is timed is decoding, ordering and formatting.
+# /dev/null: what is timed is decoding, ordering and formatting. CMDS: the
+# commands, '|' between them; SMALL=0 leaves out the shared recordings.
+# An ordered Go 1.5-1.21 trace is decoded on a second thread when a core
+# is free (since 2de4938; the baseline d955b02 always did): the script
+# says which the load chose; RTDIAG_THREADS=1|2 in the environment fixes
+# it for every build.
 set -u
 [ $# -ge 1 ] || { echo "usage: bench/gotrace/ab.sh RTDIAG..."; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,6 +40,7 @@ for v in 1.19 1.23; do
   traces+=("$t")
 done
 D=${RTD_SHARED_DIR:-$here/../../../shared}/testdata/gotrace
+[ "${SMALL:-1}" = 0 ] && D=/nonexistent
 for f in "$D"/v1/stress_1_19_good "$D"/v1/http_1_19_good "$D"/v1/stress_1_11_good; do
   [ -e "$f" ] && traces+=("$f")
 done
@@ -43,10 +50,15 @@ if [ -e "$D/v2/go122-gc-stress.test" ] &&
 fi
 echo "builds: $*"
 echo "load before: $(uptime)"
+read -r l1 _ </proc/loadavg
+echo "second thread for an ordered old-format trace: RTDIAG_THREADS=${RTDIAG_THREADS:-unset}," \
+  "1-minute load $l1 on $(nproc) CPUs ($(awk -v l="$l1" -v n="$(nproc)" 'BEGIN{print (l + 1 <= n) ? "a core is free: two threads" : "no core free: one thread"}'))"
+IFS='|' read -r -a cmds <<<"${CMDS:-stats|cat --ordered}"
 for t in "${traces[@]}"; do
   echo "== $(basename "$t"): $(stat -L -c %s "$t") bytes"
-  for cmd in "stats" "cat --ordered"; do
+  for cmd in "${cmds[@]}"; do
     args=()
+    # shellcheck disable=SC2086 # cmd is words
     for r in "$@"; do args+=(-- "$r" gotrace $cmd "$t"); done
     echo "-- gotrace $cmd"
     "$W/abcpu" -n "$RUNS" "${args[@]}" || exit 1

@@ -17,6 +17,7 @@
 #include "rtdiag/gotrace.h"
 #include "rtdiag/gotrace_profile.h"
 #include "rtdiag/gotrace_source.h"
+#include "rtdiag/gotrace_text.h"
 #include "rtdiag/gotrace_timeline.h"
 #include "rtdiag/guard.h"
 #include "rtdiag/ipc.h"

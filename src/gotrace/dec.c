@@ -115,8 +115,16 @@ static const char *own_name(const rtd_gotrace_dec *d, uint64_t id, bool *own)
 size_t rtd_gotrace_dec_stack(const rtd_gotrace_dec *d, uint64_t id,
 			     const struct rtd_gotrace_frame **frames)
 {
+	bool named;
+	return dec_stack_named(d, id, frames, &named);
+}
+
+size_t dec_stack_named(const rtd_gotrace_dec *d, uint64_t id,
+		       const struct rtd_gotrace_frame **frames, bool *named)
+{
 	void *v;
 	*frames = NULL;
+	*named = false;
 	if (!rtd_map_get(&d->stacks, id, &v) &&
 	    !(d->resolve && (ahead_miss(d, id), rtd_map_get(&d->ahead_stacks, id, &v))))
 		return 0;
@@ -132,6 +140,7 @@ size_t rtd_gotrace_dec_stack(const rtd_gotrace_dec *d, uint64_t id,
 		}
 		s->named = named;
 	}
+	*named = s->named;
 	*frames = s->f;
 	return s->n;
 }
@@ -267,6 +276,7 @@ void tables_reset(rtd_gotrace_dec *d)
 {
 	rtd_map_free_vals(&d->strings);
 	rtd_map_free_vals(&d->stacks);
+	d->stack_epoch++;
 	rtd_map_init(&d->strings, RTD_GOTRACE_MAX_STRINGS);
 	rtd_map_init(&d->stacks, RTD_GOTRACE_MAX_STACKS);
 	d->strbytes = 0;
@@ -316,6 +326,8 @@ void ahead_reached(rtd_gotrace_dec *d, bool stack, uint64_t id, uint64_t off)
 		return;
 	if (!stack)
 		d->ahead_strbytes -= ((struct v1_str *)v)->len;
+	else
+		d->stack_epoch++;
 	free(rtd_map_del(m, id));
 }
 
@@ -323,6 +335,7 @@ void ahead_reset(rtd_gotrace_dec *d)
 {
 	rtd_map_free_vals(&d->ahead_strings);
 	rtd_map_free_vals(&d->ahead_stacks);
+	d->stack_epoch++;
 	rtd_map_init(&d->ahead_strings, RTD_GOTRACE_MAX_STRINGS);
 	rtd_map_init(&d->ahead_stacks, RTD_GOTRACE_MAX_STACKS);
 	d->ahead_strbytes = 0;
@@ -413,6 +426,7 @@ static void v1_preload(rtd_gotrace_dec *d)
 		t = d->ahead_stacks;
 		d->ahead_stacks = pre->stacks;
 		pre->stacks = t;
+		d->stack_epoch++;
 		d->ahead_strbytes = pre->strbytes;
 	}
 	rtd_gotrace_dec_free(pre);
@@ -431,6 +445,7 @@ int table_add_stack(rtd_gotrace_dec *d, uint64_t id,
 		memcpy(s->f, f, n * sizeof(*s->f));
 	void *old = NULL;
 	int rc = rtd_map_put(d->adding_ahead ? &d->ahead_stacks : &d->stacks, id, s, &old);
+	d->stack_epoch++;
 	if (rc < 0) {
 		free(s);
 		return v1_fail(d, rc, off,

@@ -298,6 +298,9 @@ struct rtd_gotrace_dec {
 	size_t cur_proc; /* index + 1 of last_p's entry in procs, or 0 */
 	rtd_map strings; /* id -> struct v1_str * */
 	rtd_map stacks;  /* id -> struct v1_stack * */
+	/* counts every change of stacks and ahead_stacks: what a look-up
+	 * found stays true while it is unchanged (the text writer's cache) */
+	uint64_t stack_epoch;
 	size_t strbytes;
 	rtd_map timer_gs; /* timer goroutines (value unused) */
 
@@ -347,6 +350,11 @@ struct v1_str {
 	size_t len;
 	char s[];
 };
+/* rtd_gotrace_dec_stack(), and *@named: the frames' names are final
+ * (they do not change while d->stack_epoch does not). */
+size_t dec_stack_named(const rtd_gotrace_dec *d, uint64_t id,
+		       const struct rtd_gotrace_frame **frames, bool *named);
+
 struct v1_stack {
 	uint64_t off;
 	size_t n;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "rtdiag/gotrace.h"
+#include "rtdiag/gotrace_text.h"
 
 enum gt_format { GT_TEXT, GT_JSON, GT_GODEBUG };
 
@@ -28,19 +29,12 @@ int gt_exit(struct gt_in *in, int rc, uint64_t delivered);
 int gt_prime_header(struct gt_in *in);
 size_t gt_in_size(void);
 rtd_gotrace_dec *gt_dec(struct gt_in *in);
-/* How events are printed: the format, whether they are in Go's order (the
- * new format's G and P are known only then), and with --stacks the frames
- * of each stack an event names, from the decoder's tables. */
-struct gt_pr {
-	enum gt_format fmt;
-	bool ordered;
-	bool stacks;
-	rtd_gotrace_dec *d;
-};
-void gt_print(FILE *o, const struct gt_pr *pr, const struct rtd_gotrace_event *ev);
-/* Write out what gt_print() buffered: before any other output to its FILE. */
-void gt_flush(void);
-bool gt_is_meta(const struct rtd_gotrace_event *ev);
+/* A text writer of events (rtdiag/gotrace_text.h) to @o: the format,
+ * whether they are in Go's order (the new format's G and P are known only
+ * then), and with --stacks the frames of each stack an event names, from
+ * @d's tables. NULL (told) when out of memory. */
+rtd_gotrace_text *gt_text_new(FILE *o, enum gt_format fmt, bool ordered, bool stacks,
+			      rtd_gotrace_dec *d);
 
 /* The commands of other files (opt.h's struct cli_cmd). */
 struct cli_cmd;

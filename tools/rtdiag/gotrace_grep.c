@@ -199,11 +199,10 @@ static int open_out(struct grep *gr, const struct grep_opts *o, struct gt_in *in
 }
 
 /* The events through the filter: printed, counted or written. */
-static int run(struct grep *gr, const struct grep_opts *o, struct gt_in *in,
-	       uint64_t *nmatch, bool *in_err)
+static int run_events(struct grep *gr, const struct grep_opts *o, struct gt_in *in,
+		      rtd_gotrace_text *t, uint64_t *nmatch, bool *in_err)
 {
 	struct rtd_gotrace_event ev;
-	struct gt_pr pr = {.fmt = GT_TEXT, .ordered = o->ordered, .d = gt_dec(in)};
 	bool filtered = rtd_gotrace_filter_active(gr->f);
 	int r, rc = CLI_OK;
 	bool first = true;
@@ -217,7 +216,7 @@ static int run(struct grep *gr, const struct grep_opts *o, struct gt_in *in,
 		*nmatch += m;
 		if (!o->out) {
 			if (m && !o->count)
-				gt_print(stdout, &pr, &ev);
+				rtd_gotrace_text_event(t, &ev);
 			continue;
 		}
 		if (!gr->w && (rc = open_out(gr, o, in, filtered)) != CLI_OK)
@@ -231,6 +230,18 @@ static int run(struct grep *gr, const struct grep_opts *o, struct gt_in *in,
 	*in_err = r < 0;
 	/* damage after events: they were searched, exit 3 */
 	return r < 0 ? gt_exit(in, r, nread) : CLI_OK;
+}
+
+static int run(struct grep *gr, const struct grep_opts *o, struct gt_in *in,
+	       uint64_t *nmatch, bool *in_err)
+{
+	rtd_gotrace_text *t = gt_text_new(stdout, GT_TEXT, o->ordered, false, gt_dec(in));
+	if (!t)
+		return CLI_FAIL;
+	int rc = run_events(gr, o, in, t, nmatch, in_err);
+	rtd_gotrace_text_flush(t);
+	rtd_gotrace_text_free(t);
+	return rc;
 }
 
 static int finish_out(struct grep *gr, const struct grep_opts *o, int rc, bool in_err)
@@ -309,7 +320,6 @@ static int gt_cmd_grep(int argc, char **argv)
 	bool in_err = false;
 	if (rc == CLI_OK)
 		rc = run(gr, &o, in, &nmatch, &in_err);
-	gt_flush();
 	cli_progress_done();
 	rc = finish_out(gr, &o, rc, in_err);
 	if (o.count && (rc == CLI_OK || rc == CLI_PARTIAL))

@@ -175,6 +175,58 @@ PY
   [ $? = 0 ] && ok "$3: every stack's first frame, text and json, as Go's -d=1 stacks" || bad "$3: first frames differ from Go's -d=1 (see above)"
 }
 compare_frames "$TMP/rw.trace" "$TMP/ord" "rewrite"
+# first_frames_kept: the text writer keeps each stack's first frame
+# formatted from one line to the next while the decoder's stack tables are
+# unchanged (a generation's tables replace the last one's and reuse its
+# ids). On a larger trace (bench/gotrace/gen, 4 MB; two generations when
+# its run takes over a second), each line's stack=N:FUNC@FILE:LINE equals
+# the first frame --stacks prints under the same event (looked up there
+# and then, nothing kept).
+first_frames_kept() {
+  local gen
+  gen=$(bash "${RTD_SOURCE_DIR:-.}/tests/targets/go_build.sh" "$GO" bench/gotrace/gen gotrace-gen 2>"$TMP/builderr") ||
+    { cat "$TMP/builderr"; bad "go$GOV build bench/gotrace/gen"; return; }
+  "$gen" "$TMP/gen.trace" 4 >/dev/null || { bad "bench/gotrace/gen run"; return; }
+  "$R" gotrace cat --ordered "$TMP/gen.trace" >"$TMP/genord" 2>"$TMP/err" || { bad "gen trace: $(cat "$TMP/err")"; return; }
+  "$R" gotrace cat --ordered --stacks "$TMP/gen.trace" >"$TMP/genstk" 2>"$TMP/err" || { bad "gen trace --stacks: $(cat "$TMP/err")"; return; }
+  python3 - "$TMP/genstk" "$TMP/genord" "$("$R" gotrace stats "$TMP/gen.trace" | awk '/^generations:/{print $2}')" <<'PY'
+import re, sys
+stk, ordf, gens = sys.argv[1:4]
+def lines(path):
+    line, firsts, name = None, [], None
+    for l in open(path):
+        if l.startswith("\t\t"):
+            if name is not None:
+                m = re.match(r"\t\t0x[0-9a-f]+ (\S*) (.*)$", l.rstrip("\n"))
+                firsts.append((name, m.group(1) + "@" + m.group(2)))
+                name = None
+            continue
+        if l.startswith("\t"):
+            name = l.strip().split(":")[0]  # NAME=ID
+            continue
+        if line is not None:
+            yield line, firsts
+        line, firsts, name = l.rstrip("\n"), [], None
+    if line is not None:
+        yield line, firsts
+n = checked = 0
+with open(ordf) as f:
+    for (line, firsts), want in zip(lines(stk), f):
+        for key, frame in firsts:
+            line = re.sub(r"(?<= )" + re.escape(key) + r"(?= |$)", key + ":" + frame, line, count=1)
+            checked += 1
+        n += 1
+        if line != want.rstrip("\n"):
+            print("line %d: --stacks says\n  %s\nthe line is\n  %s" % (n, line, want.rstrip("\n")))
+            sys.exit(1)
+print("note: %d lines, %d stacks, %s generation(s)%s" % (n, checked, gens, "" if int(gens or 0) >= 2 else
+      " (a generation starts each second of the run: this one was quick, ids were not reused)"))
+sys.exit(0 if checked > 1000 else 1)
+PY
+  [ $? = 0 ] && ok "first frames kept between lines = looked up at each event" ||
+    bad "a line's first frame differs from --stacks' (see above)"
+}
+first_frames_kept
 # compare_taskends TRACE ORDERED_TEXT LABEL: each UserTaskEnd carries its
 # task's parent and name as Go's -d=1 TaskEnd does (Go's NoTask: 0 here).
 compare_taskends() {

@@ -1,0 +1,802 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * text.c - the events of a Go execution trace as lines of text or JSON
+ * (rtd_gotrace_text_*; 'rtdiag gotrace cat' and 'grep').
+ *
+ * 'cat --ordered' writes a line of ~100 bytes per event, tens of millions
+ * of them: the event lines are built straight into one buffer, digits
+ * written in place (no call per number), each event type's fixed text
+ * ("TIME Name M=", " arg=") prepared once, and each stack's first frame
+ * (":FUNC@FILE:LINE") formatted once and kept while the decoder's stack
+ * tables do not change (d->stack_epoch). The rarer lines (JSON, --stacks,
+ * String and Stack events) go through a formatted write into the same
+ * buffer.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gotrace/gotrace_int.h"
+#include "rtdiag/gotrace_events.h"
+#include "rtdiag/gotrace_text.h"
+#include "rtdiag/source.h"
+
+#define TEXT_BUF (1u << 16)   /* handed to write() in pieces this large */
+#define LINE_ROOM 2048u       /* an event line without strings fits in this */
+#define FRAME_TEXT_MAX 300    /* a frame's name or path in a line, cut */
+#define FRAME_CACHE 256u      /* stacks whose first frame is kept formatted */
+/* ":" FUNC "@" FILE ":" LINE, each cut at FRAME_TEXT_MAX */
+#define FRAME_TEXT (2 * FRAME_TEXT_MAX + 24)
+
+/*
+ * Old format (go-debug: Go's Event.String(); text: the same plus the
+ * stack and quoted strings): "TS Name p=P g=G off=O args". New format,
+ * ordered: "TS Name M=m P=p G=g off=O args strings", the event's context
+ * in capitals as Go's -d=1 prints it (an argument may be a g, p or m of
+ * its own: GoStart's g is the goroutine it starts); raw mode knows no
+ * context but the batch's thread (on its EventBatch line): "TS Name off=O
+ * args strings", Go's text form with time and offset. A thread, proc or
+ * goroutine argument (m, p, g) is printed signed (-1: none). Strings are
+ * named by their argument without "_string", which names the id.
+ */
+enum lctx { L_OLD, L_RAW2, L_ORD2, L_NCTX };
+/* What follows the name: the first context field */
+static const char *const line_after[L_NCTX] = {[L_OLD] = " p=", [L_ORD2] = " M=",
+					       [L_RAW2] = " off="};
+
+/*
+ * The fixed text of a line, per event type: " Name p=" (old), " Name M="
+ * (ordered) or " Name off=" (raw), and " arg=" for each argument, copied
+ * 32 bytes at a time from here (no strlen, no memcpy call per line). A
+ * name or argument too long for it takes put_str.
+ */
+struct line_pre {
+	const char *name;
+	const char *const *argnames;
+	uint8_t nlen, alen[RTD_GOTRACE_MAX_ARGS];
+	uint8_t sgn;   /* bit i: argument i is a thread (signed) */
+	uint8_t stk;   /* bit i: argument i is a stack id (is_stack_arg) */
+	uint8_t stack; /* bit i: argument i is named "stack" */
+	bool ok;
+	char nm[32], an[RTD_GOTRACE_MAX_ARGS][32];
+};
+
+/* A stack's first frame as a line shows it, for the stack tables of one
+ * epoch (epoch 0: empty; the decoder's count starts past it). */
+struct frame_text {
+	uint64_t id, epoch;
+	uint32_t len;
+	char s[FRAME_TEXT];
+};
+
+struct rtd_gotrace_text {
+	struct rtd_gotrace_text_opts o;
+	int err;
+	size_t n;
+	struct line_pre pre[L_NCTX][256];
+	struct frame_text *frames; /* FRAME_CACHE, made at the first use */
+	/* the digits of the last time's multiple of 1e8 (consecutive times
+	 * share them: a line writes its last 8 digits only) */
+	uint64_t ts_base;
+	unsigned ts_hilen;
+	char ts_hi[16];
+	char b[TEXT_BUF + LINE_ROOM];
+};
+
+/* ---- the buffer ---- */
+
+static int tb_flush(rtd_gotrace_text *t)
+{
+	if (t->n && !t->err) {
+		int rc = t->o.write(t->b, t->n, t->o.ctx);
+		if (rc < 0)
+			t->err = rc;
+	}
+	t->n = 0;
+	return t->err;
+}
+
+/* Room for @need more bytes (at most TEXT_BUF + LINE_ROOM). */
+static char *tb_room(rtd_gotrace_text *t, size_t need)
+{
+	if (t->n + need > sizeof(t->b))
+		tb_flush(t);
+	return t->b + t->n;
+}
+
+static void tb_put(rtd_gotrace_text *t, const void *s, size_t len)
+{
+	const char *p = s;
+	while (len) {
+		if (t->n == sizeof(t->b))
+			tb_flush(t);
+		size_t k = sizeof(t->b) - t->n;
+		k = k < len ? k : len;
+		memcpy(t->b + t->n, p, k);
+		t->n += k;
+		p += k;
+		len -= k;
+	}
+}
+
+static void tb_str(rtd_gotrace_text *t, const char *s)
+{
+	tb_put(t, s, strlen(s));
+}
+
+static void tb_printf(rtd_gotrace_text *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void tb_printf(rtd_gotrace_text *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	size_t room = sizeof(t->b) - t->n;
+	int k = vsnprintf(t->b + t->n, room, fmt, ap);
+	va_end(ap);
+	if (k < 0)
+		return;
+	if ((size_t)k < room) {
+		t->n += (size_t)k;
+		return;
+	}
+	/* too long for what is left: it again, in a buffer of its own */
+	char *tmp = malloc((size_t)k + 1);
+	if (!tmp) {
+		t->err = t->err ? t->err : -ENOMEM;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(tmp, (size_t)k + 1, fmt, ap);
+	va_end(ap);
+	tb_put(t, tmp, (size_t)k);
+	free(tmp);
+}
+
+/* ---- numbers and strings ---- */
+
+/*
+ * Decimal, written in place with no call: 4 digits per table look-up.
+ * dig4: "0000".."9999"; lead4: the same without the leading zeros, at 8
+ * bytes an entry with the digit count in its last byte (a leading group
+ * is one load and one 4-byte store; the line has room past its end).
+ */
+static char dig4[10000 * 4];
+static uint64_t lead4[10000];
+
+static void dig4_make(void)
+{
+	for (unsigned v = 0; v < 10000; v++) {
+		char *e = dig4 + 4 * v;
+		e[0] = (char)('0' + v / 1000);
+		e[1] = (char)('0' + v / 100 % 10);
+		e[2] = (char)('0' + v / 10 % 10);
+		e[3] = (char)('0' + v % 10);
+		unsigned len = 1u + (v >= 10) + (v >= 100) + (v >= 1000);
+		char l[8] = {0};
+		memcpy(l, e + 4 - len, len);
+		l[7] = (char)len;
+		memcpy(&lead4[v], l, 8);
+	}
+}
+
+static void dig4_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, dig4_make);
+}
+
+static inline char *put_lead4(char *p, uint32_t v) /* v < 1e4, no padding */
+{
+	uint64_t e = lead4[v];
+	memcpy(p, &e, 4);
+	return p + (e >> 56);
+}
+
+static inline char *put_lead8(char *p, uint32_t v) /* v < 1e8, no padding */
+{
+	if (v < 10000)
+		return put_lead4(p, v);
+	uint32_t hi = v / 10000;
+	p = put_lead4(p, hi);
+	memcpy(p, dig4 + 4 * (v - hi * 10000), 4);
+	return p + 4;
+}
+
+static inline void put8(char *p, uint32_t v) /* v < 1e8: eight digits */
+{
+	uint32_t hi = v / 10000;
+	memcpy(p, dig4 + 4 * hi, 4);
+	memcpy(p + 4, dig4 + 4 * (v - hi * 10000), 4);
+}
+
+static char *put_u64_big(char *p, uint64_t v) /* v >= 1e8 */
+{
+	if (v >= 10000000000000000ull) {
+		uint64_t hi = v / 10000000000000000ull;
+		p = put_lead8(p, (uint32_t)hi);
+		v -= hi * 10000000000000000ull;
+		uint64_t mid = v / 100000000;
+		put8(p, (uint32_t)mid);
+		put8(p + 8, (uint32_t)(v - mid * 100000000));
+		return p + 16;
+	}
+	uint64_t hi = v / 100000000;
+	p = put_lead8(p, (uint32_t)hi);
+	put8(p, (uint32_t)(v - hi * 100000000));
+	return p + 8;
+}
+
+static inline char *put_u64(char *p, uint64_t v)
+{
+	if (v < 100000000)
+		return put_lead8(p, (uint32_t)v);
+	return put_u64_big(p, v);
+}
+
+static inline char *put_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return put_u64(p, (uint64_t)0 - (uint64_t)v);
+	}
+	return put_u64(p, (uint64_t)v);
+}
+
+/* A time: its digits above the last 8 kept from the last line's. */
+static inline char *put_ts(rtd_gotrace_text *t, char *p, int64_t ts)
+{
+	if (ts < 100000000)
+		return put_i64(p, ts);
+	uint64_t u = (uint64_t)ts;
+	if (u - t->ts_base >= 100000000) { /* another 1e8 (or an earlier one) */
+		uint64_t hi = u / 100000000;
+		t->ts_base = hi * 100000000;
+		t->ts_hilen = (unsigned)(put_u64(t->ts_hi, hi) - t->ts_hi);
+	}
+	memcpy(p, t->ts_hi, sizeof(t->ts_hi));
+	p += t->ts_hilen;
+	put8(p, (uint32_t)(u - t->ts_base));
+	return p + 8;
+}
+
+static char *put_str(char *p, const char *s)
+{
+	size_t n = strlen(s);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* At most max bytes of s, "..." ending a cut one. */
+static char *put_str_max(char *p, const char *s, size_t max)
+{
+	size_t n = strnlen(s, max + 1);
+	if (n <= max)
+		return (char *)memcpy(p, s, n) + n;
+	memcpy(p, s, max - 3);
+	return (char *)memcpy(p + max - 3, "...", 3) + 3;
+}
+
+/* One piece of a JSON string literal: the encoding of the byte or UTF-8
+ * sequence at p[i] (of n) into out (6 bytes at most); *used: bytes read.
+ * Bytes that are not valid UTF-8 become \u00XX. Returns the length. */
+static size_t quote_step(const unsigned char *p, size_t i, size_t n, char *out,
+			 size_t *used)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned c = p[i];
+	*used = 1;
+	if (c == '"' || c == '\\') {
+		out[0] = '\\';
+		out[1] = (char)c;
+		return 2;
+	}
+	if (c == '\n' || c == '\t') {
+		out[0] = '\\';
+		out[1] = c == '\n' ? 'n' : 't';
+		return 2;
+	}
+	if (c >= 0x20 && c < 0x7f) {
+		out[0] = (char)c;
+		return 1;
+	}
+	if (c >= 0x80) { /* pass well-formed UTF-8 sequences through */
+		size_t len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 && c < 0xf0 ? 3
+			   : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+		bool ok = len && i + len <= n;
+		for (size_t k = 1; ok && k < len; k++)
+			ok = (p[i + k] & 0xc0) == 0x80;
+		if (ok) {
+			memcpy(out, p + i, len);
+			*used = len;
+			return len;
+		}
+	}
+	memcpy(out, "\\u00", 4);
+	out[4] = hex[c >> 4];
+	out[5] = hex[c & 15];
+	return 6;
+}
+
+/* A JSON string literal into a buffer with room for 6 * n + 2 bytes. */
+static char *quote_buf(char *out, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	*out++ = '"';
+	size_t i = 0;
+	/* 8 bytes at a time while none needs escaping (plain ASCII names
+	 * and messages) */
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w, q, b;
+		memcpy(&w, p + i, 8);
+		q = w ^ (ones * '"');
+		b = w ^ (ones * '\\');
+		uint64_t del = w ^ (ones * 0x7f);
+		if ((w | ((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b) |
+		     ((del - ones) & ~del)) & high)
+			break;
+		memcpy(out, &w, 8);
+		out += 8;
+	}
+	if (n >= 2 && i < n && n - i < 8) { /* the rest, padded with 'a' to a word */
+		uint64_t w = ones * 'a', q, b, del;
+		memcpy(&w, p + i, n - i);
+		q = w ^ (ones * '"');
+		b = w ^ (ones * '\\');
+		del = w ^ (ones * 0x7f);
+		if (!((w | ((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b) |
+		       ((del - ones) & ~del)) & high)) {
+			memcpy(out, &w, 8); /* within 6 * n + 2 as n >= 2 */
+			out += n - i;
+			i = n;
+		}
+	}
+	for (size_t used; i < n; i += used) {
+		/* printable ASCII but '"' and '\\' (most names): as it is */
+		unsigned c = p[i];
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			*out++ = (char)c;
+			used = 1;
+			continue;
+		}
+		out += quote_step(p, i, n, out, &used);
+	}
+	*out++ = '"';
+	return out;
+}
+
+/* A JSON string literal of any length, through the buffer. */
+static void tb_quoted(rtd_gotrace_text *t, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char piece[8];
+	tb_put(t, "\"", 1);
+	for (size_t i = 0, used; i < n; i += used)
+		tb_put(t, piece, quote_step(p, i, n, piece, &used));
+	tb_put(t, "\"", 1);
+}
+
+/* ---- event lines ---- */
+
+/* A thread, proc or goroutine argument of the new format: Go's ThreadID,
+ * ProcID and GoID are signed, -1 for none (a CPU sample taken with no P
+ * has p=-1; it came out as 18446744073709551615). */
+static bool is_id_arg(const char *name)
+{
+	return (name[0] == 'm' || name[0] == 'p' || name[0] == 'g') && name[1] == 0;
+}
+
+/* Is argument name a stack id ("stack", "new_stack")? */
+static bool is_stack_arg(const char *name)
+{
+	size_t k = strlen(name);
+	return k >= 5 && strcmp(name + k - 5, "stack") == 0;
+}
+
+/* An event type's line prefix and what its arguments are, made when the
+ * type is first met (and again when its names change), so a line compares
+ * no names. */
+static struct line_pre *line_pre(rtd_gotrace_text *t, const struct rtd_gotrace_event *ev,
+				 enum lctx x)
+{
+	struct line_pre *c = &t->pre[x][ev->type & 255];
+	if (c->name == ev->name && c->argnames == ev->argnames)
+		return c->ok ? c : NULL;
+	c->name = ev->name;
+	c->argnames = ev->argnames;
+	size_t n = strlen(ev->name), k = strlen(line_after[x]);
+	c->ok = n + 1 + k <= sizeof(c->nm);
+	if (c->ok) {
+		memset(c->nm, 0, sizeof(c->nm));
+		c->nm[0] = ' ';
+		memcpy(c->nm + 1, ev->name, n);
+		memcpy(c->nm + 1 + n, line_after[x], k);
+		c->nlen = (uint8_t)(n + 1 + k);
+	}
+	memset(c->alen, 0, sizeof(c->alen));
+	c->sgn = c->stk = c->stack = 0;
+	for (unsigned i = 0; c->ok && i < ev->nargs && i < RTD_GOTRACE_MAX_ARGS; i++) {
+		size_t k = strlen(ev->argnames[i]);
+		if (k + 2 > sizeof(c->an[i])) {
+			c->ok = false;
+			break;
+		}
+		memset(c->an[i], 0, sizeof(c->an[i]));
+		c->an[i][0] = ' ';
+		memcpy(c->an[i] + 1, ev->argnames[i], k);
+		c->an[i][k + 1] = '=';
+		c->alen[i] = (uint8_t)(k + 2);
+		if (x != L_OLD && is_id_arg(ev->argnames[i]))
+			c->sgn |= (uint8_t)(1u << i);
+		if (is_stack_arg(ev->argnames[i]))
+			c->stk |= (uint8_t)(1u << i);
+		if (strcmp(ev->argnames[i], "stack") == 0)
+			c->stack |= (uint8_t)(1u << i);
+	}
+	return c->ok ? c : NULL;
+}
+
+/* The context part of a line after the name, as line_pre's prefix has
+ * begun it. */
+static char *put_context(char *p, const struct rtd_gotrace_event *ev, enum lctx x,
+			 const struct line_pre *c)
+{
+	if (!c) {
+		*p++ = ' ';
+		p = put_str(p, ev->name);
+		p = put_str(p, line_after[x]);
+	} else { /* the buffer has room for the whole 32 bytes */
+		memcpy(p, c->nm, sizeof(c->nm));
+		p += c->nlen;
+	}
+	switch (x) {
+	case L_OLD:
+		p = put_i64(p, ev->p);
+		memcpy(p, " g=", 3);
+		p = put_u64(p + 3, ev->g);
+		memcpy(p, " off=", 5);
+		return put_u64(p + 5, ev->off);
+	case L_ORD2:
+		p = put_i64(p, ev->m);
+		memcpy(p, " P=", 3);
+		p = put_i64(p + 3, ev->p);
+		memcpy(p, " G=", 3);
+		p = put_u64(p + 3, ev->g);
+		memcpy(p, " off=", 5);
+		return put_u64(p + 5, ev->off);
+	default:
+		return put_u64(p, ev->off);
+	}
+}
+
+/* A stack's first frame after its id, ":FUNC@FILE:LINE" (the id alone
+ * when the stack is not known yet: raw mode meets it later). Names and
+ * paths are cut at FRAME_TEXT_MAX bytes: a line has 2 KB before its
+ * strings. A stack whose names are final is formatted once per epoch of
+ * the decoder's tables. */
+static char *put_first_frame(rtd_gotrace_text *t, char *p, uint64_t id)
+{
+	const struct rtd_gotrace_frame *fr;
+	const rtd_gotrace_dec *d = t->o.dec;
+	bool named;
+	if (!id || !d)
+		return p;
+	struct frame_text *ft = NULL;
+	if (t->frames) {
+		ft = &t->frames[(id ^ id >> 8) & (FRAME_CACHE - 1)];
+		if (ft->id == id && ft->epoch == d->stack_epoch) {
+			memcpy(p, ft->s, ft->len);
+			return p + ft->len;
+		}
+	} else if ((t->frames = calloc(FRAME_CACHE, sizeof(*t->frames))) != NULL) {
+		ft = &t->frames[(id ^ id >> 8) & (FRAME_CACHE - 1)];
+	}
+	if (!dec_stack_named(d, id, &fr, &named))
+		return p;
+	char *s = p;
+	*p++ = ':';
+	p = put_str_max(p, fr[0].fn, FRAME_TEXT_MAX);
+	*p++ = '@';
+	p = put_str_max(p, fr[0].file, FRAME_TEXT_MAX);
+	*p++ = ':';
+	p = put_u64(p, fr[0].line);
+	/* the stack table's epoch 0 is never current: a decoder that has a
+	 * stack has added it */
+	if (ft && named && d->stack_epoch) {
+		ft->id = id;
+		ft->epoch = d->stack_epoch;
+		ft->len = (uint32_t)(p - s);
+		memcpy(ft->s, s, ft->len);
+	}
+	return p;
+}
+
+static void print_line(rtd_gotrace_text *t, const struct rtd_gotrace_event *ev, bool godebug,
+		       enum lctx x)
+{
+	/* without --stacks, each stack named by its first frame */
+	bool frames = !godebug && !t->o.stacks;
+	char *line = tb_room(t, LINE_ROOM);
+	char *p = line;
+	const struct line_pre *c = line_pre(t, ev, x);
+	p = put_ts(t, p, ev->ts);
+	p = put_context(p, ev, x, c);
+	bool named = false;
+	for (unsigned i = 0; i < ev->nargs && i < RTD_GOTRACE_MAX_ARGS; i++) {
+		bool sgn, stk, stack;
+		if (c && c->alen[i]) { /* alen is 0 past what was prepared */
+			memcpy(p, c->an[i], sizeof(c->an[i]));
+			p += c->alen[i];
+			sgn = c->sgn >> i & 1;
+			stk = c->stk >> i & 1;
+			stack = c->stack >> i & 1;
+		} else {
+			*p++ = ' ';
+			p = put_str(p, ev->argnames[i]);
+			*p++ = '=';
+			sgn = x != L_OLD && is_id_arg(ev->argnames[i]);
+			stk = is_stack_arg(ev->argnames[i]);
+			stack = strcmp(ev->argnames[i], "stack") == 0;
+		}
+		p = sgn ? put_i64(p, (int64_t)ev->args[i]) : put_u64(p, ev->args[i]);
+		named |= !godebug && stack;
+		if (frames && ev->gen && stk)
+			p = put_first_frame(t, p, ev->args[i]);
+	}
+	if (!godebug && ev->stack && !named) {
+		memcpy(p, " stack=", 7);
+		p = put_u64(p + 7, ev->stack);
+		if (frames)
+			p = put_first_frame(t, p, ev->stack);
+	}
+	/* strings too, when they fit (a log message may be 1 MB) */
+	size_t room = TEXT_BUF + LINE_ROOM - t->n - (size_t)(p - line) - 2;
+	bool fits = true;
+	for (unsigned i = 0; i < ev->nsargs && fits; i++) {
+		size_t need = strlen(ev->sargnames[i]) + 2 +
+			      (godebug ? ev->sarg_lens[i] : 6 * ev->sarg_lens[i] + 2);
+		fits = need <= room;
+		room -= fits ? need : 0;
+	}
+	if (fits) { /* the common case */
+		for (unsigned i = 0; i < ev->nsargs; i++) {
+			*p++ = ' ';
+			p = put_str(p, ev->sargnames[i]);
+			*p++ = '=';
+			if (godebug) {
+				memcpy(p, ev->sargs[i], ev->sarg_lens[i]);
+				p += ev->sarg_lens[i];
+			} else {
+				p = quote_buf(p, ev->sargs[i], ev->sarg_lens[i]);
+			}
+		}
+		*p++ = '\n';
+		t->n += (size_t)(p - line);
+		return;
+	}
+	t->n += (size_t)(p - line);
+	for (unsigned i = 0; i < ev->nsargs; i++) {
+		tb_put(t, " ", 1);
+		tb_str(t, ev->sargnames[i]);
+		tb_put(t, "=", 1);
+		if (godebug)
+			tb_put(t, ev->sargs[i], ev->sarg_lens[i]);
+		else
+			tb_quoted(t, ev->sargs[i], ev->sarg_lens[i]);
+	}
+	tb_put(t, "\n", 1);
+}
+
+/* The stacks an event names, old format: its own; new format: each
+ * stack argument (GoCreate's new goroutine's too). Returns the count. */
+static unsigned stacks_of(const struct rtd_gotrace_event *ev, const char **names,
+			  uint64_t *ids)
+{
+	unsigned n = 0;
+	if (!ev->gen) {
+		if (ev->stack) {
+			names[n] = "stack";
+			ids[n++] = ev->stack;
+		}
+		return n;
+	}
+	for (unsigned i = 0; i < ev->nargs && n < 2; i++) {
+		if (ev->args[i] && is_stack_arg(ev->argnames[i])) {
+			names[n] = ev->argnames[i];
+			ids[n++] = ev->args[i];
+		}
+	}
+	return n;
+}
+
+static void put_frame_json(rtd_gotrace_text *t, const struct rtd_gotrace_frame *f, bool first)
+{
+	tb_printf(t, "%s{\"pc\":%" PRIu64 ",\"fn\":", first ? "" : ",", f->pc);
+	tb_quoted(t, f->fn, strlen(f->fn));
+	tb_str(t, ",\"file\":");
+	tb_quoted(t, f->file, strlen(f->file));
+	tb_printf(t, ",\"line\":%" PRIu64 "}", f->line);
+}
+
+static size_t stack_of(const rtd_gotrace_text *t, uint64_t id,
+		       const struct rtd_gotrace_frame **fr)
+{
+	*fr = NULL;
+	return t->o.dec ? rtd_gotrace_dec_stack(t->o.dec, id, fr) : 0;
+}
+
+/* --stacks, text: under the line, each stack the event names. */
+static void print_stacks(rtd_gotrace_text *t, const struct rtd_gotrace_event *ev)
+{
+	const char *names[2];
+	uint64_t ids[2];
+	unsigned n = stacks_of(ev, names, ids);
+	for (unsigned k = 0; k < n; k++) {
+		const struct rtd_gotrace_frame *fr;
+		size_t nf = stack_of(t, ids[k], &fr);
+		tb_printf(t, "\t%s=%" PRIu64 ":%s\n", names[k], ids[k], nf ? "" : " (not in the trace)");
+		for (size_t i = 0; i < nf; i++)
+			tb_printf(t, "\t\t0x%" PRIx64 " %s %s:%" PRIu64 "\n", fr[i].pc, fr[i].fn,
+				  fr[i].file, fr[i].line);
+	}
+}
+
+/* JSON of an event (not a String or Stack). */
+static void print_json_event(rtd_gotrace_text *t, const struct rtd_gotrace_event *ev)
+{
+	/* the new format's raw mode knows no P or G, and a thread only
+	 * for the events in a thread's batch (CPU samples name theirs) */
+	bool ctx = !ev->gen || t->o.ordered || ev->type == RTD_GO2_EV_CPU_SAMPLE;
+	tb_printf(t, ",\"ts\":%" PRId64, ev->ts);
+	if (ctx)
+		tb_printf(t, ",\"p\":%" PRId64 ",\"g\":%" PRIu64, ev->p, ev->g);
+	if (ev->gen)
+		tb_printf(t, ",\"gen\":%" PRIu64 ",\"m\":%" PRId64, ev->gen, ev->m);
+	if (ev->stack)
+		tb_printf(t, ",\"stack\":%" PRIu64, ev->stack);
+	tb_str(t, ",\"args\":{");
+	for (unsigned i = 0; i < ev->nargs; i++) {
+		if (ev->gen && is_id_arg(ev->argnames[i]))
+			tb_printf(t, "%s\"%s\":%" PRId64, i ? "," : "", ev->argnames[i],
+				  (int64_t)ev->args[i]);
+		else
+			tb_printf(t, "%s\"%s\":%" PRIu64, i ? "," : "", ev->argnames[i],
+				  ev->args[i]);
+	}
+	tb_put(t, "}", 1);
+	if (ev->nsargs) {
+		tb_str(t, ",\"sargs\":{");
+		for (unsigned i = 0; i < ev->nsargs; i++) {
+			tb_printf(t, "%s\"%s\":", i ? "," : "", ev->sargnames[i]);
+			tb_quoted(t, ev->sargs[i], ev->sarg_lens[i]);
+		}
+		tb_put(t, "}", 1);
+	}
+	const char *names[2];
+	uint64_t ids[2];
+	unsigned n = stacks_of(ev, names, ids);
+	if (!t->o.stacks) {
+		/* each stack's first frame, by the argument naming it */
+		unsigned shown = 0;
+		for (unsigned k = 0; k < n; k++) {
+			const struct rtd_gotrace_frame *fr;
+			if (!stack_of(t, ids[k], &fr))
+				continue;
+			tb_printf(t, "%s\"%s\":", shown++ ? "," : ",\"at\":{", names[k]);
+			put_frame_json(t, &fr[0], true);
+		}
+		tb_str(t, shown ? "}}\n" : "}\n");
+		return;
+	}
+	for (unsigned k = 0; k < n; k++) {
+		const struct rtd_gotrace_frame *fr;
+		size_t nf = stack_of(t, ids[k], &fr);
+		tb_printf(t, "%s\"%s\":[", k ? "," : ",\"stacks\":{", names[k]);
+		for (size_t i = 0; i < nf; i++)
+			put_frame_json(t, &fr[i], i == 0);
+		tb_put(t, "]", 1);
+	}
+	tb_str(t, n ? "}}\n" : "}\n");
+}
+
+static void print_dict_json(rtd_gotrace_text *t, const struct rtd_gotrace_event *ev)
+{
+	tb_printf(t, "{\"off\":%" PRIu64 ",\"type\":\"%s\"", ev->off, ev->name);
+	if (ev->type == (ev->gen ? RTD_GO2_EV_STRING : RTD_GO_EV_STRING)) {
+		tb_printf(t, ",\"id\":%" PRIu64 ",\"str\":", ev->str_id);
+		tb_quoted(t, ev->str, ev->str_len);
+		tb_str(t, "}\n");
+		return;
+	}
+	if (ev->type == (ev->gen ? RTD_GO2_EV_STACK : RTD_GO_EV_STACK)) {
+		tb_printf(t, ",\"id\":%" PRIu64 ",\"frames\":[", ev->args[0]);
+		for (size_t i = 0; i < ev->nframes; i++)
+			put_frame_json(t, &ev->frames[i], i == 0);
+		tb_str(t, "]}\n");
+		return;
+	}
+	print_json_event(t, ev);
+}
+
+/* A String or Stack event as text. */
+static void print_dict_text(rtd_gotrace_text *t, const struct rtd_gotrace_event *ev)
+{
+	if (ev->type == (ev->gen ? RTD_GO2_EV_STRING : RTD_GO_EV_STRING)) {
+		tb_printf(t, "String off=%" PRIu64 " id=%" PRIu64 " str=", ev->off, ev->str_id);
+		tb_quoted(t, ev->str, ev->str_len);
+		tb_put(t, "\n", 1);
+		return;
+	}
+	tb_printf(t, "Stack off=%" PRIu64 " id=%" PRIu64 " frames=%zu\n", ev->off, ev->args[0],
+		  ev->nframes);
+	for (size_t i = 0; i < ev->nframes; i++) {
+		const struct rtd_gotrace_frame *f = &ev->frames[i];
+		tb_printf(t, "\t0x%" PRIx64 " %s %s:%" PRIu64 "\n", f->pc, f->fn, f->file, f->line);
+	}
+}
+
+int rtd_gotrace_text_event(rtd_gotrace_text *t, const struct rtd_gotrace_event *ev)
+{
+	if (t->err)
+		return t->err;
+	int fmt = t->o.format;
+	bool dict = ev->gen ? (ev->type == RTD_GO2_EV_STRING || ev->type == RTD_GO2_EV_STACK)
+			    : (ev->type == RTD_GO_EV_STRING || ev->type == RTD_GO_EV_STACK);
+	if (fmt == RTD_GOTRACE_TEXT_JSON)
+		print_dict_json(t, ev);
+	else if (dict)
+		print_dict_text(t, ev);
+	else {
+		print_line(t, ev, fmt == RTD_GOTRACE_TEXT_GODEBUG,
+			   !ev->gen ? L_OLD : t->o.ordered ? L_ORD2 : L_RAW2);
+		if (t->o.stacks && (ev->stack || ev->gen))
+			print_stacks(t, ev);
+	}
+	if (t->n >= TEXT_BUF)
+		tb_flush(t);
+	return t->err;
+}
+
+int rtd_gotrace_text_flush(rtd_gotrace_text *t)
+{
+	return tb_flush(t);
+}
+
+rtd_gotrace_text *rtd_gotrace_text_new(const struct rtd_gotrace_text_opts *opts)
+{
+	struct rtd_gotrace_text_opts o;
+	if (rtd_opts_copy(&o, sizeof(o), opts, RTD_OPTS_END(rtd_gotrace_text_opts, ctx)) ||
+	    !o.write || o.format < RTD_GOTRACE_TEXT_PLAIN || o.format > RTD_GOTRACE_TEXT_GODEBUG)
+		return NULL;
+	rtd_gotrace_text *t = malloc(sizeof(*t));
+	if (!t)
+		return NULL;
+	memset(t, 0, offsetof(struct rtd_gotrace_text, b));
+	t->o = o;
+	dig4_init();
+	return t;
+}
+
+void rtd_gotrace_text_free(rtd_gotrace_text *t)
+{
+	if (!t)
+		return;
+	free(t->frames);
+	free(t);
+}
+
+bool rtd_gotrace_event_is_meta(const struct rtd_gotrace_event *ev)
+{
+	unsigned t = ev->type;
+	if (ev->gen) /* new format: batches, tables, frequency, sync */
+		return (t <= RTD_GO2_EV_FREQUENCY && t != RTD_GO2_EV_CPU_SAMPLE) ||
+		       t >= RTD_GO2_EV_EXPERIMENTAL_BATCH;
+	return t == RTD_GO_EV_BATCH || t == RTD_GO_EV_FREQUENCY ||
+	       t == RTD_GO_EV_STRING || t == RTD_GO_EV_STACK ||
+	       t == RTD_GO_EV_TIMER_GOROUTINE;
+}
