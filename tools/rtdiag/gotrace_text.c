@@ -9,7 +9,6 @@
 
 #include "cli.h"
 #include "cli_format.h"
-#include "common/file.h"
 #include "gotrace_cli.h"
 #include "opt.h"
 #include "out.h"
@@ -28,7 +27,7 @@ static int write_file(const void *buf, size_t len, void *ctx)
 	struct bin_out *o = ctx;
 	if (fwrite(buf, 1, len, o->f) == len)
 		return 0;
-	o->err = rtd_write_errno();
+	o->err = errno > 0 ? -errno : -EIO; /* what the failed write(2) left */
 	return o->err;
 }
 

@@ -19,12 +19,7 @@ MAX_LINES = 100
 
 # Files allowed to break rule 2 for now, each with the reason and who
 # removes it.
-INCLUDE_EXCEPTIONS = {
-    # Go's event text form still lives in the CLI; helper gt-ordered (#34)
-    # moves it into the library this session, and the lead removes this
-    # line at that merge.
-    "gotrace_text.c",
-}
+INCLUDE_EXCEPTIONS = set()
 
 
 def strip(text):
