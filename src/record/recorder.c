@@ -313,6 +313,10 @@ static int perf_open(rtd_recorder *r, bool offcpu, struct rtd_perf_profiler **ou
 					   .callgraph = r->o.callgraph,
 					   .stack_bytes = r->o.stack_bytes};
 	unsigned flags = RTD_PERF_PROF_KEEP_SAMPLES;
+	/* no profile is built from what was streamed: each window is
+	 * forgotten once given (memory flat over a long recording) */
+	if (offcpu || (r->o.flags & RTD_RECORDER_NO_PROFILE))
+		flags |= RTD_PERF_PROF_WINDOWS;
 	if (r->o.flags & RTD_RECORDER_CHILD)
 		flags |= RTD_PERF_PROF_ENABLE_ON_EXEC | RTD_PERF_PROF_NO_DOTNET;
 	if (offcpu) {
@@ -666,7 +670,8 @@ bool rtd_recorder_target_ended(const rtd_recorder *r)
 int rtd_recorder_profile(rtd_recorder *r, rtd_profile **out)
 {
 	*out = NULL;
-	if (!r || !r->cpu || (r->started && !r->ended))
+	if (!r || !r->cpu || (r->started && !r->ended) ||
+	    (r->o.flags & RTD_RECORDER_NO_PROFILE))
 		return -RTD_E_STATE;
 	return rtd_perf_profiler_profile(r->cpu, out);
 }

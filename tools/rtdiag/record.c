@@ -354,7 +354,10 @@ static int record_main(int argc, char **argv)
 	size_t npids = a.pid ? 1 : 0;
 	struct perf_child child = {0};
 	unsigned flags = (a.no_dotnet ? RTD_RECORDER_NO_DOTNET : 0) |
-			 (a.syscalls ? RTD_RECORDER_SYSCALLS : 0);
+			 (a.syscalls ? RTD_RECORDER_SYSCALLS : 0) | RTD_RECORDER_NO_PROFILE;
+	for (size_t i = 0; i < a.nouts; i++)
+		if (a.fmts[i].kind == CLI_FMT_PROFILE)
+			flags &= ~(unsigned)RTD_RECORDER_NO_PROFILE; /* built at the end */
 	if (a.cmd) {
 		/* a .NET COMMAND writes its JIT frames' names for perf (its
 		 * runtime is not up yet to be asked over the diagnostics IPC) */
