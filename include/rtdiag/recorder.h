@@ -273,7 +273,10 @@ RTD_API int rtd_recorder_start(rtd_recorder *r);
  * every source has ended: the target exited, or rtd_recorder_stop() was
  * called and each source gave what it had; a source's error ends it too
  * (the error record names the source). At its end every source is
- * stopped and its threads joined. Owned by @r.
+ * stopped and its threads joined. Owned by @r. With glibc, every 10 s
+ * that it is idle it gives the free pages of the process's heaps back to
+ * the kernel (malloc_trim()): a long recording's windows leave freed
+ * memory scattered in them, which RSS would keep.
  *
  * Returns: the source, or NULL before rtd_recorder_start().
  */

@@ -58,7 +58,7 @@
  * uses when a restart finds more than twice what the last cut kept, and
  * this many at least; or when the names its resolves copied pass
  * PROF_NAME_BYTES (a take names its locations again each time). */
-#define PROF_TRIM_LOCATIONS 2048u
+#define PROF_TRIM_LOCATIONS 512u
 #define PROF_NAME_BYTES (4u << 20)
 #define THREAD_KEY 0x80000000u
 /* off-CPU: a wait's state (thread indexes stay below PROF_MAX_THREADS) */

@@ -10,19 +10,19 @@
  * a runtime's unnamed native code and the kernel's paths give new
  * addresses for as long as a program runs. Each new address is a
  * location of the symbolizer (and its names, and call tree nodes). The
- * profiler feeds a live source (the recorder's wiring) read until 6,000
+ * profiler feeds a live source (the recorder's wiring) read until 3,000
  * samples of the child came; then, the source stopped:
  *  - the symbolizer had handed out more than twice the profiler's trim
- *    bound (2,048) of locations, and holds at most that bound, with its
+ *    bound (512) of locations, and holds at most that bound, with its
  *    copied names under 1 MiB; the call tree holds at most the bound
  *    too (the old profiler held every location and every node: it fails
- *    here with "holds 5,9xx locations of 5,9xx handed out");
+ *    here with "holds 2,9xx locations of 2,9xx handed out");
  *  - the samples given after the trims are still named right: nop_sled
  *    leads most of the child's samples (a wrong renumbering would name
  *    them after other code).
  * No time is asserted: the run ends on the count, bounded by 10 s of the
- * child's CPU (the samples follow its CPU, not the wall clock: 6,000 at
- * 9999 Hz are 0.6 s of it).
+ * child's CPU (the samples follow its CPU, not the wall clock: 3,000 at
+ * 9999 Hz are 0.3 s of it).
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -31,10 +31,10 @@
 #include "perf_test.h"
 #include "rtdiag/perf_source.h"
 
-#define WANT_SAMPLES 6000u
-#define TRIM_BOUND 2048u /* profiler.c's PROF_TRIM_LOCATIONS */
+#define WANT_SAMPLES 3000u
+#define TRIM_BOUND 512u /* profiler.c's PROF_TRIM_LOCATIONS */
 #define MAX_NAME_BYTES (1u << 20)
-/* 6,000 samples at 9999 Hz are 0.6 s of the child's CPU: at 10 s (a
+/* 3,000 samples at 9999 Hz are 0.3 s of the child's CPU: at 10 s (a
  * kernel that lowered perf_event_max_sample_rate) the test gives up */
 #define MAX_CHILD_CPU 10.0
 
