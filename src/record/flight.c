@@ -448,6 +448,10 @@ static int store(rtd_flight *f, const struct rtd_record *rec, bool fresh)
 	if (fresh) {
 		f->st.added++;
 		f->st.record_bytes += size;
+		if ((unsigned)r.kind < RTD_REC_KINDS) {
+			f->st.kind_added[r.kind]++;
+			f->st.kind_bytes[r.kind] += size;
+		}
 	}
 	return 0;
 }
