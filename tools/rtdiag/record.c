@@ -353,8 +353,12 @@ static int record_main(int argc, char **argv)
 	pid_t pids[CLI_MAX_PIDS] = {a.pid};
 	size_t npids = a.pid ? 1 : 0;
 	struct perf_child child = {0};
+	/* the timelines' writers copy what they keep (track names, interned
+	 * stacks and strings): the perf sources hold their names and stacks
+	 * in generations, not for the recording's life */
 	unsigned flags = (a.no_dotnet ? RTD_RECORDER_NO_DOTNET : 0) |
-			 (a.syscalls ? RTD_RECORDER_SYSCALLS : 0) | RTD_RECORDER_NO_PROFILE;
+			 (a.syscalls ? RTD_RECORDER_SYSCALLS : 0) | RTD_RECORDER_NO_PROFILE |
+			 RTD_RECORDER_COPIED;
 	for (size_t i = 0; i < a.nouts; i++)
 		if (a.fmts[i].kind == CLI_FMT_PROFILE)
 			flags &= ~(unsigned)RTD_RECORDER_NO_PROFILE; /* built at the end */
