@@ -153,12 +153,16 @@ RTD_API int rtd_flight_snapshot(rtd_flight *f, rtd_source **out);
  *               only the names and stacks of the records still in it
  *               (when the interned bytes passed a quarter of the cap, or
  *               twice what they were after the last compaction)
+ * @kind_added: @added by record kind (enum rtd_record_kind)
+ * @kind_bytes: @record_bytes by record kind: with @kind_added, the bytes a
+ *              sample, a slice, an instant take in the ring
  */
 struct rtd_flight_stats {
 	uint64_t records, bytes, chunk_bytes, intern_bytes, chunks;
 	int64_t first_mono, last_mono;
 	uint64_t added, record_bytes, evicted_records, evicted_chunks, capped_chunks;
 	uint64_t clamped, dropped_fields, dropped_open, compactions;
+	uint64_t kind_added[RTD_REC_KINDS], kind_bytes[RTD_REC_KINDS];
 };
 
 /**

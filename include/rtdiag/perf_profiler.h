@@ -47,6 +47,14 @@ enum rtd_perf_profiler_flags {
 	 * off-CPU takes the perf path, which copies each switch out (the BPF
 	 * path keeps totals in the kernel) */
 	RTD_PERF_PROF_EACH_RECORD = 1u << 6,
+	/* each rtd_perf_profiler_drain() forgets what it gave out: the call
+	 * tree restarts (the off-CPU waits still open kept) and the
+	 * symbolizer's locations and names are cut back to those still used
+	 * once they pass a bound (rtd_sym_keep_locations()), so memory
+	 * follows a window, not the recording; rtd_perf_profiler_profile()
+	 * then counts only what was not drained. For a live consumer that
+	 * copies what it keeps (a flight ring, a timeline being written) */
+	RTD_PERF_PROF_WINDOWS = 1u << 7,
 };
 
 /* States of an off-CPU wait (rtd_perf_profiler_opts.offcpu_states), from
@@ -340,8 +348,12 @@ RTD_API int rtd_perf_profiler_close_waits(struct rtd_perf_profiler *p, uint64_t 
  * Names only the locations these samples use, then empties the kept
  * samples' file: disk and time follow one window, not the recording. The
  * call tree keeps them: rtd_perf_profiler_profile() at the end still
- * counts every sample. Once a profiler is drained its runs are windows of
- * one recording: the profile's start is the first run's.
+ * counts every sample (memory follows the recording's distinct stacks),
+ * unless the profiler was made with RTD_PERF_PROF_WINDOWS: then the tree
+ * restarts after each drain and the locations are trimmed. Once a
+ * profiler is drained its runs are windows of one recording: the
+ * profile's start is the first run's. The names given to @fn are valid
+ * until the next drain.
  *
  * Returns: as rtd_perf_profiler_each_sample().
  */
@@ -386,6 +398,9 @@ RTD_API const char *rtd_perf_profiler_frame_module(struct rtd_perf_profiler *p,
  *                   switch-outs whose switch-in was lost
  * @offcpu_ns: off-CPU: wait time by state, S, D, R (preempted), T
  *             (other), kept or not
+ * @location_trims: times the symbolizer's locations were cut back to those
+ *                  the call tree still used (RTD_PERF_PROF_WINDOWS, and
+ *                  rtd_perf_profiler_take())
  */
 struct rtd_perf_profiler_stats {
 	size_t sz;
@@ -403,6 +418,7 @@ struct rtd_perf_profiler_stats {
 	uint64_t offcpu_waits;
 	uint64_t offcpu_unpaired;
 	uint64_t offcpu_ns[4];
+	uint64_t location_trims;
 };
 
 /**

@@ -73,6 +73,12 @@ enum rtd_recorder_flags {
 	 * only recent ones (RTD_PERF_SOURCE_COPIED), not every one the
 	 * recording met, so memory stays flat however long it runs */
 	RTD_RECORDER_COPIED = 1u << 6,
+	/* rtd_recorder_profile() will not be asked for: the perf profilers
+	 * then forget each window once it is given (RTD_PERF_PROF_WINDOWS),
+	 * so their call trees and symbolizers hold one window's stacks, not
+	 * every one the recording met. (The off-CPU profiler always does: no
+	 * profile is built from it.) */
+	RTD_RECORDER_NO_PROFILE = 1u << 7,
 };
 
 /**
@@ -267,7 +273,10 @@ RTD_API int rtd_recorder_start(rtd_recorder *r);
  * every source has ended: the target exited, or rtd_recorder_stop() was
  * called and each source gave what it had; a source's error ends it too
  * (the error record names the source). At its end every source is
- * stopped and its threads joined. Owned by @r.
+ * stopped and its threads joined. Owned by @r. With glibc, every 10 s
+ * that it is idle it gives the free pages of the process's heaps back to
+ * the kernel (malloc_trim()): a long recording's windows leave freed
+ * memory scattered in them, which RSS would keep.
  *
  * Returns: the source, or NULL before rtd_recorder_start().
  */
@@ -333,8 +342,8 @@ RTD_API bool rtd_recorder_target_ended(const rtd_recorder *r);
  *
  * Memory follows the distinct stacks, not the samples.
  *
- * Returns: 0, -RTD_E_STATE (still running, or no CPU samples asked for)
- * or -ENOMEM.
+ * Returns: 0, -RTD_E_STATE (still running, no CPU samples asked for, or
+ * RTD_RECORDER_NO_PROFILE) or -ENOMEM.
  */
 RTD_API int rtd_recorder_profile(rtd_recorder *r, rtd_profile **out);
 

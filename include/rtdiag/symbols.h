@@ -269,6 +269,29 @@ RTD_API int64_t rtd_sym_locate(rtd_symbolizer *s, pid_t pid, uint64_t addr,
 RTD_API size_t rtd_sym_nlocations(const rtd_symbolizer *s);
 
 /**
+ * rtd_sym_keep_locations - forget every location but those marked, and the
+ * names resolves gave out
+ * @s: symbolizer
+ * @keep: @n bytes: non-zero at the ids to keep (ids at or past @n go)
+ * @n: entries of @keep (and of @remap)
+ * @remap: NULL, or @n entries: each id's new id, -1 when forgotten; the
+ *         ids kept are renumbered 0 .. count-1 in their old order
+ *
+ * For a symbolizer that lives on (a flight recorder, an agent): each new
+ * address a recording meets is a location, and each resolve copies its
+ * names, so both grow for as long as the symbolizer lives. A caller that
+ * copied what it needs calls this between windows. What was loaded (the
+ * processes' mappings, the files' symbols and DWARF) stays. Every name,
+ * file and module string rtd_sym_resolve() gave before is freed, except
+ * the modules' paths.
+ *
+ * Returns: the number of locations kept, or -RTD_E_INVAL or -ENOMEM (the
+ * hash of the locations not rebuilt: the symbolizer is unusable).
+ */
+RTD_API int rtd_sym_keep_locations(rtd_symbolizer *s, const uint8_t *keep, size_t n,
+				   int64_t *remap);
+
+/**
  * rtd_sym_runtime_lib - whether a file is a language runtime's own library
  * @path: a path or file name ("/usr/lib/dotnet/shared/.../libcoreclr.so")
  *
@@ -390,6 +413,10 @@ RTD_API int rtd_sym_demangle(const char *name, char **out);
  * @unnamed: resolved locations no source named
  * @dwarf_bytes: DWARF held now (its debug sections, decompressed)
  * @dwarf_skipped: files whose DWARF was not read: over @dwarf_max
+ * @locations_held: location ids held now (rtd_sym_keep_locations() forgets)
+ * @name_bytes: bytes held by the names resolves copied (demangled names,
+ *              "module+0x..."): each resolve copies its names again, until
+ *              rtd_sym_keep_locations() frees them
  */
 struct rtd_sym_stats {
 	size_t sz;
@@ -404,6 +431,8 @@ struct rtd_sym_stats {
 	uint64_t unnamed;
 	uint64_t dwarf_bytes;
 	uint64_t dwarf_skipped;
+	uint64_t locations_held;
+	uint64_t name_bytes;
 };
 
 /**

@@ -57,6 +57,12 @@
 /* a node's path: the thread, the state (off-CPU) and the stack */
 #define PROF_PATH (PROF_MAX_DEPTH + 2)
 #define PROF_MAX_DOTNET 64
+/* The symbolizer's locations are cut back to those the call tree still
+ * uses when a restart finds more than twice what the last cut kept, and
+ * this many at least; or when the names its resolves copied pass
+ * PROF_NAME_BYTES (a take names its locations again each time). */
+#define PROF_TRIM_LOCATIONS 512u
+#define PROF_NAME_BYTES (4u << 20)
 #define THREAD_KEY 0x80000000u
 /* off-CPU: a wait's state (thread indexes stay below PROF_MAX_THREADS) */
 #define STATE_KEY (THREAD_KEY | 0x40000000u)
@@ -124,6 +130,9 @@ struct rtd_perf_profiler {
 	size_t named_nloc;
 	struct rtd_frame *named_frames;
 	size_t named_n, named_cap;
+	size_t locs_kept;       /* locations kept by the last trim */
+	bool modules_stale;     /* a trim freed the names modules' keys
+				 * came from: the next profile starts over */
 	char errmsg[1024];
 };
 
@@ -167,9 +176,9 @@ static uint64_t node_hash(uint32_t parent, uint32_t key)
 	return rtd_hash_u64(((uint64_t)parent << 32) | key);
 }
 
-static int ht_grow(struct rtd_perf_profiler *p)
+/* The hash of the nodes, built again at @ns slots (a power of two). */
+static int ht_build(struct rtd_perf_profiler *p, size_t ns)
 {
-	size_t ns = p->htsize ? p->htsize * 2 : 1u << 12;
 	uint32_t *t = calloc(ns, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
@@ -183,6 +192,11 @@ static int ht_grow(struct rtd_perf_profiler *p)
 	p->ht = t;
 	p->htsize = ns;
 	return 0;
+}
+
+static int ht_grow(struct rtd_perf_profiler *p)
+{
+	return ht_build(p, p->htsize ? p->htsize * 2 : 1u << 12);
 }
 
 /* The child of parent with this key, created when missing; 0 at the cap. */
@@ -1133,7 +1147,7 @@ static rtd_profile *new_profile(struct rtd_perf_profiler *p)
  * *framesp, innermost first. With prof, file code gets its mapping there. */
 static int name_all(struct rtd_perf_profiler *p, rtd_profile *prof,
 		    const uint8_t *need, struct loc_frames *lf,
-		    struct rtd_frame **framesp)
+		    struct rtd_frame **framesp, bool modules)
 {
 	size_t nloc = rtd_sym_nlocations(p->sym);
 	/* every location once, in id order: each file is loaded once */
@@ -1180,7 +1194,7 @@ static int name_all(struct rtd_perf_profiler *p, rtd_profile *prof,
 	for (size_t i = 0; i < nsfr; i++) {
 		to_frame(p, prof, &sfr[i], &frames[i]);
 		size_t nl = strlen(sfr[i].name);
-		if (!rtd_strmap_get(&p->modules, sfr[i].name, nl, NULL))
+		if (modules && !rtd_strmap_get(&p->modules, sfr[i].name, nl, NULL))
 			rtd_strmap_put(&p->modules, sfr[i].name, nl,
 				       (void *)sfr[i].module);
 	}
@@ -1223,7 +1237,12 @@ static int build(struct rtd_perf_profiler *p, rtd_profile **out,
 		r = -ENOMEM;
 		goto done;
 	}
-	r = name_all(p, prof, need, lf, &frames);
+	if (p->modules_stale) {
+		rtd_strmap_free(&p->modules);
+		rtd_strmap_init(&p->modules, 0);
+		p->modules_stale = false;
+	}
+	r = name_all(p, prof, need, lf, &frames, true);
 	if (r)
 		goto done;
 	/* each node with samples: its path from the root, a sample of its
@@ -1285,16 +1304,63 @@ done:
 	return r;
 }
 
-int rtd_perf_profiler_profile(struct rtd_perf_profiler *p, rtd_profile **out)
+/* After a restart: when the symbolizer holds more locations than twice
+ * what the last trim kept (PROF_TRIM_LOCATIONS at least), or its copied
+ * names pass PROF_NAME_BYTES, it keeps only those the tree still uses
+ * (the open waits' paths), renumbered in the tree; the names a drain
+ * kept go with the symbolizer's. Each new address a recording meets (a
+ * runtime's unnamed native code, the kernel's paths) was a location,
+ * its names and its frames for the profiler's life. */
+static int trim_locations(struct rtd_perf_profiler *p)
 {
-	return build(p, out, false);
+	size_t nloc = rtd_sym_nlocations(p->sym);
+	size_t bound = 2 * p->locs_kept > PROF_TRIM_LOCATIONS ? 2 * p->locs_kept
+							       : PROF_TRIM_LOCATIONS;
+	struct rtd_sym_stats ss = {.sz = sizeof(ss)};
+	rtd_sym_stats(p->sym, &ss);
+	if (nloc <= bound && ss.name_bytes <= PROF_NAME_BYTES)
+		return 0;
+	uint8_t *keep = calloc(nloc ? nloc : 1, 1);
+	int64_t *remap = malloc((nloc ? nloc : 1) * sizeof(*remap));
+	int r = keep && remap ? 0 : -ENOMEM;
+	for (size_t i = 1; !r && i < p->nnodes; i++) {
+		uint32_t key = p->nodes[i].key;
+		if (!(key & THREAD_KEY) && key < nloc)
+			keep[key] = 1;
+	}
+	int k = r ? r : rtd_sym_keep_locations(p->sym, keep, nloc, remap);
+	if (k < 0) {
+		r = prof_err(p, k, "trimming the symbolizer's locations: %s", rtd_strerror(k));
+	} else {
+		for (size_t i = 1; i < p->nnodes; i++) {
+			uint32_t key = p->nodes[i].key;
+			if (!(key & THREAD_KEY) && key < nloc)
+				p->nodes[i].key = (uint32_t)remap[key];
+		}
+		p->locs_kept = (size_t)k;
+		p->st.location_trims++;
+		/* the keys changed: so did their places */
+		r = p->htsize ? ht_build(p, p->htsize) : 0;
+		free(p->named_lf);
+		free(p->named);
+		free(p->named_frames);
+		p->named_lf = NULL;
+		p->named = NULL;
+		p->named_frames = NULL;
+		p->named_nloc = p->named_n = p->named_cap = 0;
+		p->modules_stale = true;
+	}
+	free(keep);
+	free(remap);
+	return r;
 }
 
-int rtd_perf_profiler_take(struct rtd_perf_profiler *p, rtd_profile **out)
+/* The call tree restarts empty: memory follows the stacks of one take or
+ * window. The off-CPU waits still open keep their paths, put back into
+ * the new tree. Then the symbolizer's locations are trimmed when they
+ * passed their bound. Returns 0 or a negative error (-ENOMEM). */
+static int tree_restart(struct rtd_perf_profiler *p)
 {
-	int r = build(p, out, true);
-	if (r)
-		return r;
 	/* off-CPU: the paths of the waits still open, to put them back
 	 * into the new tree (each path: its length, then its keys root
 	 * first; a location id may be 0) */
@@ -1342,6 +1408,21 @@ int rtd_perf_profiler_take(struct rtd_perf_profiler *p, rtd_profile **out)
 		w->node = full ? 0 : node;
 	}
 	free(keep);
+	return trim_locations(p);
+}
+
+int rtd_perf_profiler_profile(struct rtd_perf_profiler *p, rtd_profile **out)
+{
+	return build(p, out, false);
+}
+
+int rtd_perf_profiler_take(struct rtd_perf_profiler *p, rtd_profile **out)
+{
+	int r = build(p, out, true);
+	if (r)
+		return r;
+	if ((r = tree_restart(p)))
+		return r;
 	if (p->kept && (fflush(p->kept) || ftruncate(fileno(p->kept), 0) ||
 			fseek(p->kept, 0, SEEK_SET)))
 		return prof_err(p, -EIO, "dropping the kept samples: %s",
@@ -1400,7 +1481,7 @@ static int name_new(struct rtd_perf_profiler *p, uint8_t *need, size_t nloc)
 		return 0;
 	struct loc_frames *lf = calloc(nloc, sizeof(*lf));
 	struct rtd_frame *frames = NULL;
-	int r = lf ? name_all(p, NULL, need, lf, &frames) : -ENOMEM;
+	int r = lf ? name_all(p, NULL, need, lf, &frames, false) : -ENOMEM;
 	size_t add = 0;
 	for (size_t i = 0; !r && i < nloc; i++)
 		if (need[i])
@@ -1458,7 +1539,7 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 		/* the walk reads the recording's named frames */
 		if (nloc)
 			memcpy(lf, p->named_lf, nloc * sizeof(*lf));
-	} else if ((r = name_all(p, NULL, need, lf, &frames))) {
+	} else if ((r = name_all(p, NULL, need, lf, &frames, true))) {
 		goto done;
 	}
 	const struct rtd_frame *fr = drain ? p->named_frames : frames;
@@ -1519,6 +1600,10 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 		if ((fflush(p->kept) || ftruncate(fileno(p->kept), 0) ||
 		     fseek(p->kept, 0, SEEK_SET)) && !r)
 			r = prof_err(p, -EIO, "dropping the kept samples: %s", strerror(errno));
+		/* given out and copied by the caller: the tree and the
+		 * locations need not hold them any more */
+		if (!r && (p->flags & RTD_PERF_PROF_WINDOWS))
+			r = tree_restart(p);
 	} else if (fseek(p->kept, 0, SEEK_END) && !r) {
 		/* later samples are kept after these */
 		r = -EIO;

@@ -25,7 +25,7 @@
  * copy plus the table's own overhead. */
 #define STRING_OVERHEAD 48u
 #define STACK_OVERHEAD 64u
-#define FLIGHT_COMPACT_MIN (1u << 20) /* the interner is not compacted below */
+#define FLIGHT_COMPACT_MIN (256u << 10) /* the interner is not compacted below */
 
 struct shared {
 	rtd_intern *in;
@@ -85,11 +85,14 @@ static void shared_put(struct shared *sh)
 }
 
 /* Where the interner is compacted next: at twice what the ring's records
- * used after the last compaction, and never below 1 MiB (a quarter of a
+ * used after the last compaction, and never below 256 KiB (a quarter of a
  * smaller cap): a ring at a steady rate then holds at most about twice the
  * names and stacks of its window. (At a quarter of the cap alone, 64 MiB by
  * default, every distinct stack a recording met was held to that size:
- * the RSS of a 10-minute ring grew by 5-14 MB.) */
+ * the RSS of a 10-minute ring grew by 5-14 MB. At 1 MiB, a busy .NET
+ * program's ~4 KB a second of new stacks took 4 minutes to reach it: RSS
+ * grew that long. A compaction copies the ring's records: an 8 s ring
+ * of it is ~3,500 records, 1.4 MB.) */
 static size_t compact_at(const rtd_flight *f)
 {
 	size_t floor = f->max_bytes / 4 < FLIGHT_COMPACT_MIN ? f->max_bytes / 4
@@ -445,6 +448,10 @@ static int store(rtd_flight *f, const struct rtd_record *rec, bool fresh)
 	if (fresh) {
 		f->st.added++;
 		f->st.record_bytes += size;
+		if ((unsigned)r.kind < RTD_REC_KINDS) {
+			f->st.kind_added[r.kind]++;
+			f->st.kind_bytes[r.kind] += size;
+		}
 	}
 	return 0;
 }

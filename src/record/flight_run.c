@@ -213,8 +213,9 @@ static int flight_recorder_new(const struct rtd_flight_recorder_opts *opts,
 		goto fail;
 	fr->ro.providers = fr->providers[0] ? fr->providers : NULL;
 	/* the ring copies every record: the live perf source may free its
-	 * names and stacks a generation at a time (bounded memory) */
-	fr->ro.flags |= RTD_RECORDER_COPIED;
+	 * names and stacks a generation at a time, and the profilers each
+	 * window (bounded memory) */
+	fr->ro.flags |= RTD_RECORDER_COPIED | RTD_RECORDER_NO_PROFILE;
 	rc = rtd_recorder_new(&fr->ro, &fr->rec);
 	if (rc) {
 		snprintf(err, errlen, "pid %d: %s", (int)fr->ro.pid, rtd_recorder_errmsg(NULL));

@@ -13,6 +13,9 @@
  * that nothing blocks the caller; rtd_recorder_stop() sends StopTracing.
  */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -24,6 +27,7 @@
 #include <unistd.h>
 
 #include "common/errmsg.h"
+#include "common/log.h"
 #include "common/stats.h"
 #include "rtdiag/gotrace_source.h"
 #include "rtdiag/ipc.h"
@@ -252,6 +256,7 @@ struct rtd_recorder {
 	volatile int stop;
 	bool started, ended;
 	uint64_t cpu_samples, waits;
+	int64_t next_heap_trim;   /* CLOCK_MONOTONIC ns */
 	/* kept when the sources are freed at the stream's end */
 	uint64_t late;
 	bool ep_started, ep_closed;
@@ -313,6 +318,10 @@ static int perf_open(rtd_recorder *r, bool offcpu, struct rtd_perf_profiler **ou
 					   .callgraph = r->o.callgraph,
 					   .stack_bytes = r->o.stack_bytes};
 	unsigned flags = RTD_PERF_PROF_KEEP_SAMPLES;
+	/* no profile is built from what was streamed: each window is
+	 * forgotten once given (memory flat over a long recording) */
+	if (offcpu || (r->o.flags & RTD_RECORDER_NO_PROFILE))
+		flags |= RTD_PERF_PROF_WINDOWS;
 	if (r->o.flags & RTD_RECORDER_CHILD)
 		flags |= RTD_PERF_PROF_ENABLE_ON_EXEC | RTD_PERF_PROF_NO_DOTNET;
 	if (offcpu) {
@@ -465,6 +474,30 @@ static void finish(rtd_recorder *r)
 }
 
 /* The stream the caller pulls: the merge, counted on its way out. */
+/* Every REC_HEAP_TRIM_NS, while the stream is idle: the free pages of the
+ * process's heaps back to the kernel. Each window allocates and frees
+ * (drained samples, names, queues) beside what lives on, and glibc keeps
+ * what was freed inside its arenas' heaps: a recording's RSS crept towards
+ * the heaps' high-water mark (the symbol tables' loading at the start) as
+ * malloc touched more of their free pages, with the live bytes flat
+ * (bench/flight/rss.sh with HEAPSTAT=1: +2 MB in 10 minutes, and steps of
+ * 1-2.4 MB at random times). */
+#define REC_HEAP_TRIM_NS (10 * 1000000000ll)
+#define REC_GEN_STACKS 128u
+
+static void heap_give_back(rtd_recorder *r)
+{
+#ifdef __GLIBC__
+	int64_t now = (int64_t)rtd_now_ns();
+	if (now < r->next_heap_trim)
+		return;
+	r->next_heap_trim = now + REC_HEAP_TRIM_NS;
+	malloc_trim(0);
+#else
+	(void)r;
+#endif
+}
+
 static int out_next(void *impl, struct rtd_record *rec)
 {
 	rtd_recorder *r = impl;
@@ -477,6 +510,8 @@ static int out_next(void *impl, struct rtd_record *rec)
 			r->cpu_samples++;
 		else if (k == K_OFF && m->kind == RTD_REC_SLICE)
 			r->waits++;
+	} else if (rc == RTD_SOURCE_IDLE) {
+		heap_give_back(r);
 	} else if (rc == 0 || rc < 0) {
 		/* the error's text lives in the merge, which finish() frees */
 		snprintf(r->end_msg, sizeof(r->end_msg), "%s", m->message ? m->message : "");
@@ -557,9 +592,13 @@ int rtd_recorder_start(rtd_recorder *r)
 		return -RTD_E_STATE;
 	r->started = true;
 	int err = 0;
+	/* generations of 128 stacks: at the ~6 new stacks a second of a busy
+	 * .NET program, two of 512 took 3 minutes to fill, which a 10-minute
+	 * ring's RSS showed as growth */
 	RTD_OPTS(rtd_perf_source_opts, po, .window_ms = r->o.window_ms,
 		 .max_records = r->o.queue_records, .stop = &r->stop,
-		 .flags = r->o.flags & RTD_RECORDER_COPIED ? RTD_PERF_SOURCE_COPIED : 0);
+		 .flags = r->o.flags & RTD_RECORDER_COPIED ? RTD_PERF_SOURCE_COPIED : 0,
+		 .gen_stacks = REC_GEN_STACKS);
 	rtd_source *s;
 	if (r->cpu) {
 		if (!(s = rtd_perf_source_live(r->cpu, &po, &err)))
@@ -666,7 +705,8 @@ bool rtd_recorder_target_ended(const rtd_recorder *r)
 int rtd_recorder_profile(rtd_recorder *r, rtd_profile **out)
 {
 	*out = NULL;
-	if (!r || !r->cpu || (r->started && !r->ended))
+	if (!r || !r->cpu || (r->started && !r->ended) ||
+	    (r->o.flags & RTD_RECORDER_NO_PROFILE))
 		return -RTD_E_STATE;
 	return rtd_perf_profiler_profile(r->cpu, out);
 }

@@ -37,6 +37,7 @@ struct sym_table {
 	size_t npools;
 	char *pool_cur;  /* room left in the last pool */
 	size_t pool_left;
+	size_t pool_bytes; /* the pools' sizes, summed */
 };
 
 void sym_table_free(struct sym_table *t);
@@ -242,7 +243,9 @@ struct rtd_symbolizer {
 	pid_t last_pid;
 	struct sym_proc *last_proc;
 	int32_t kernel_obj, unknown_obj;
-	struct sym_table strings; /* frame names, paths */
+	struct sym_table strings; /* paths: live as long as the symbolizer */
+	struct sym_table names;   /* names copied by resolves (demangled, module+0x...):
+				   * freed by rtd_sym_keep_locations() */
 	rtd_strmap paths;
 	rtd_strmap build_ids;   /* path -> [len, id...] in strings */
 	struct rtd_sym_stats st;

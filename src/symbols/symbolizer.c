@@ -178,6 +178,7 @@ void rtd_symbolizer_free(rtd_symbolizer *s)
 	rtd_strmap_free(&s->paths);
 	rtd_strmap_free(&s->build_ids);
 	sym_table_free(&s->strings);
+	sym_table_free(&s->names);
 	free(s->locs);
 	free(s->lht);
 	free(s->debug_dirs);
@@ -903,6 +904,48 @@ static int lht_grow(rtd_symbolizer *s)
 	return 0;
 }
 
+/* The hash of the locations again, at a size for what they are now (a
+ * table grown for many that were forgotten shrinks). */
+static int lht_rebuild(rtd_symbolizer *s)
+{
+	free(s->lht);
+	s->lht = NULL;
+	s->lht_size = 0;
+	while ((s->nlocs + 1) * 2 > s->lht_size)
+		if (lht_grow(s))
+			return -ENOMEM;
+	return 0;
+}
+
+int rtd_sym_keep_locations(rtd_symbolizer *s, const uint8_t *keep, size_t n,
+			   int64_t *remap)
+{
+	if (!s || (n && !keep))
+		return -RTD_E_INVAL;
+	rtd_sym_preload_finish(s); /* the loader thread is done with them */
+	size_t k = 0;
+	for (size_t i = 0; i < n || i < s->nlocs; i++) {
+		bool kept = i < s->nlocs && i < n && keep[i];
+		if (remap && i < n)
+			remap[i] = kept ? (int64_t)k : -1;
+		if (kept)
+			s->locs[k++] = s->locs[i];
+	}
+	s->nlocs = k;
+	/* what was copied for the names given out goes: each resolve copies
+	 * again, so memory follows the locations kept, not all ever named */
+	sym_table_free(&s->names);
+	if (s->locs_cap > 2 * k + 1024) {
+		struct sym_loc *nv = realloc(s->locs, (k + 1024) * sizeof(*nv));
+		if (nv) {
+			s->locs = nv;
+			s->locs_cap = k + 1024;
+		}
+	}
+	int r = lht_rebuild(s);
+	return r ? r : (int)k;
+}
+
 static int64_t loc_intern(rtd_symbolizer *s, uint32_t obj, uint64_t off,
 			  uint64_t addr)
 {
@@ -1389,7 +1432,7 @@ static const char *go_name(rtd_symbolizer *s, const char *name)
 {
 	size_t n = strlen(name);
 	if (n > 5 && !strcmp(name + n - 5, ".abi0")) {
-		const char *t = sym_table_strdup(&s->strings, name, n - 5);
+		const char *t = sym_table_strdup(&s->names, name, n - 5);
 		return t ? t : name;
 	}
 	return name;
@@ -1402,7 +1445,7 @@ static const char *unnamed(rtd_symbolizer *s, const char *module,
 			 (unsigned long long)off);
 	if (n < 0)
 		return module;
-	const char *r = sym_table_strdup(&s->strings, s->tmp,
+	const char *r = sym_table_strdup(&s->names, s->tmp,
 					 (size_t)n < sizeof(s->tmp) ? (size_t)n
 								    : sizeof(s->tmp) - 1);
 	return r ? r : module;
@@ -1424,8 +1467,8 @@ static int resolve_file(rtd_symbolizer *s, struct sym_obj *o,
 		nd = sym_dwarf_frames(o->dw, vaddr, df,
 				      max < RTD_SYM_MAX_INLINE + 1 ? max
 								   : RTD_SYM_MAX_INLINE + 1,
-				      &s->strings, dm);
-	const char *symname = sym ? (dm ? sym_demangle_into(&s->strings, sym->name)
+				      &s->names, dm);
+	const char *symname = sym ? (dm ? sym_demangle_into(&s->names, sym->name)
 					: sym->name)
 				  : NULL;
 	if (symname && o->info.is_go)
@@ -1495,7 +1538,7 @@ int rtd_sym_resolve(rtd_symbolizer *s, int64_t loc, struct rtd_sym_frame *out,
 			out->named = true;
 			out->sym_offset = l->off - sym->addr;
 			if (sp) { /* "name [module]" */
-				out->name = sym_table_strdup(&s->strings, sym->name,
+				out->name = sym_table_strdup(&s->names, sym->name,
 							     (size_t)(sp - sym->name));
 				out->module = sp + 1;
 			} else {
@@ -1515,7 +1558,7 @@ int rtd_sym_resolve(rtd_symbolizer *s, int64_t loc, struct rtd_sym_frame *out,
 			const char *nm = o->dotnet ? sym_dotnet_name(sym->name, s->tmp,
 								     sizeof(s->tmp))
 						   : NULL;
-			out->name = nm ? sym_table_strdup(&s->strings, nm, strlen(nm))
+			out->name = nm ? sym_table_strdup(&s->names, nm, strlen(nm))
 				       : sym->name;
 			if (!out->name)
 				out->name = sym->name;
@@ -1557,5 +1600,7 @@ void rtd_sym_stats(const rtd_symbolizer *s, struct rtd_sym_stats *st)
 		return;
 	rtd_sym_preload_finish((rtd_symbolizer *)s); /* its counters settle */
 	struct rtd_sym_stats t = s->st;
+	t.name_bytes = s->names.pool_bytes;
+	t.locations_held = s->nlocs;
 	rtd_stats_copy(st, &t, sizeof(t));
 }

@@ -40,6 +40,7 @@ const char *sym_table_strdup(struct sym_table *t, const char *s, size_t n)
 		t->pools[t->npools++] = b;
 		t->pool_cur = b;
 		t->pool_left = sz;
+		t->pool_bytes += sz;
 	}
 	char *d = t->pool_cur;
 	memcpy(d, s, n);

@@ -219,6 +219,12 @@ static void say(void *ctx, const char *msg)
 	fprintf(stderr, "rtdiag: %s\n", msg);
 }
 
+/* The ring's bytes a record of one kind (0 when none came). */
+static double per_kind(const struct rtd_flight_stats *st, unsigned kind)
+{
+	return st->kind_added[kind] ? (double)st->kind_bytes[kind] / (double)st->kind_added[kind] : 0;
+}
+
 static int flight_main_args(struct fl_args *a)
 {
 	struct stat sb;
@@ -276,6 +282,8 @@ static int flight_main_args(struct fl_args *a)
 		(unsigned long long)st->added,
 		st->added ? (double)st->record_bytes / (double)st->added : 0.0,
 		(double)st->bytes / 1048576.0, (double)st->intern_bytes / 1048576.0);
+	fprintf(stderr, "rtdiag: bytes a record in the ring: sample %.0f, slice %.0f, instant %.0f\n",
+		per_kind(st, RTD_REC_SAMPLE), per_kind(st, RTD_REC_SLICE), per_kind(st, RTD_REC_INSTANT));
 out:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);

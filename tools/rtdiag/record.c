@@ -393,6 +393,21 @@ static int rec_open_data(struct rec_run *rr, int argc, char **argv)
 
 /* The recorder over the target; -1 when made, else the exit code (the
  * child killed, -o x.data dropped). */
+/* The recorder's flags. The timelines' writers copy what they keep
+ * (track names, interned stacks and strings): the perf sources hold their
+ * names and stacks in generations, not for the recording's life; the
+ * profile is built only when an output asks for one. */
+static unsigned rec_flags(const struct rec_args *a)
+{
+	unsigned flags = (a->no_dotnet ? RTD_RECORDER_NO_DOTNET : 0) |
+			 (a->syscalls ? RTD_RECORDER_SYSCALLS : 0) | RTD_RECORDER_NO_PROFILE |
+			 RTD_RECORDER_COPIED;
+	for (size_t i = 0; i < a->nouts; i++)
+		if (a->fmts[i].kind == CLI_FMT_PROFILE)
+			flags &= ~(unsigned)RTD_RECORDER_NO_PROFILE; /* built at the end */
+	return flags;
+}
+
 static int rec_new(struct rec_run *rr, unsigned flags)
 {
 	struct rec_args *a = &rr->a;
@@ -643,8 +658,7 @@ static int record_main(int argc, char **argv)
 		goto done;
 	pid_t pids[CLI_MAX_PIDS] = {a->pid};
 	size_t npids = a->pid ? 1 : 0;
-	unsigned flags = (a->no_dotnet ? RTD_RECORDER_NO_DOTNET : 0) |
-			 (a->syscalls ? RTD_RECORDER_SYSCALLS : 0);
+	unsigned flags = rec_flags(a);
 	if (a->cmd) {
 		/* a .NET COMMAND writes its JIT frames' names for perf (its
 		 * runtime is not up yet to be asked over the diagnostics IPC) */

@@ -4,10 +4,11 @@
 // method of a known name (BurnNamedMethod). The recording must show each
 // event followed on the same thread's track by a ~40 ms off-CPU slice,
 // and samples in BurnNamedMethod. Every 10th round ends with a blocking GC.
-//   dotnet-record READY_FILE [gc]  writes its pid to READY_FILE once it runs,
+//   dotnet-record READY_FILE [gc|idle]  writes its pid to READY_FILE once it runs,
 //                              then each round's number on stdout
 // gc: two threads (spin0, spin1) burn CPU in managed code while the main
 // thread induces a blocking GC every 100 ms (the second test).
+// idle: nothing runs after the ready file (bench/flight/rss.sh's idle cost).
 using System;
 using System.Diagnostics;
 using System.Diagnostics.Tracing;
@@ -70,6 +71,12 @@ static class Program
         File.Move(args[0] + ".tmp", args[0]);
         if (args.Length > 1 && args[1] == "gc")
             return GcMode();
+        if (args.Length > 1 && args[1] == "idle")
+        {
+            // nothing runs: what a recorder costs waiting on a quiet process
+            Thread.Sleep(Timeout.Infinite);
+            return 0;
+        }
         for (int round = 0; ; round++)
         {
             Marks.Log.Mark(round);

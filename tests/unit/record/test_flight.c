@@ -112,6 +112,10 @@ static void test_eviction(void **st)
 	struct rtd_flight_stats s;
 	rtd_flight_stats(f, &s);
 	assert_int_equal(s.added, n);
+	/* all of them instants: their kind's count and bytes are the whole */
+	assert_int_equal(s.kind_added[RTD_REC_INSTANT], n);
+	assert_int_equal(s.kind_bytes[RTD_REC_INSTANT], s.record_bytes);
+	assert_int_equal(s.kind_added[RTD_REC_SAMPLE], 0);
 	assert_int_equal(s.records + s.evicted_records, n);
 	assert_true(s.evicted_chunks > 0);
 	assert_int_equal(s.capped_chunks, 0);

@@ -504,6 +504,70 @@ static void proc_records(void **state)
 	rtd_symbolizer_free(s);
 }
 
+/* A symbolizer that lives on forgets the locations and names it was told
+ * to: 100,000 new addresses of this process (the kind a runtime's unnamed
+ * code gives without end), each located and named, and every 1,000 all
+ * but the one this program's function is at are forgotten. It holds at
+ * most 1,001 locations and their names, not 100,001; the one kept keeps
+ * its name under its new id, and an address located again is named as
+ * before. */
+static void keep_locations(void **state)
+{
+	(void)state;
+	rtd_symbolizer *s;
+	assert_int_equal(rtd_symbolizer_new(NULL, &s), 0);
+	rtd_outer_function();
+	int64_t fn = rtd_sym_locate(s, getpid(), captured - 1, false);
+	assert_true(fn >= 0);
+	struct rtd_sym_frame f[RTD_SYM_MAX_INLINE + 1];
+	int n = rtd_sym_resolve(s, fn, f, RTD_SYM_MAX_INLINE + 1);
+	assert_string_equal(f[n - 1].name, "rtd_outer_function");
+	uint8_t keep[1024];
+	int64_t remap[1024];
+	uint64_t max_held = 0, max_names = 0;
+	for (uint64_t i = 0; i < 100000; i++) {
+		/* no mapping there: "[unknown]+0x...", a name of its own */
+		int64_t id = rtd_sym_locate(s, getpid(), 0x10000 + 16 * i, false);
+		assert_true(id >= 0);
+		assert_int_equal(rtd_sym_resolve(s, id, f, RTD_SYM_MAX_INLINE + 1), 1);
+		struct rtd_sym_stats st = {.sz = sizeof(st)};
+		rtd_sym_stats(s, &st);
+		if (st.locations_held > max_held)
+			max_held = st.locations_held;
+		if (st.name_bytes > max_names)
+			max_names = st.name_bytes;
+		if (rtd_sym_nlocations(s) < 1001)
+			continue;
+		size_t nloc = rtd_sym_nlocations(s);
+		assert_true(nloc <= 1024);
+		memset(keep, 0, sizeof(keep));
+		keep[fn] = 1;
+		assert_int_equal(rtd_sym_keep_locations(s, keep, nloc, remap), 1);
+		assert_int_equal(remap[fn], 0);
+		assert_int_equal(remap[nloc - 1], -1);
+		fn = remap[fn];
+		assert_int_equal(rtd_sym_nlocations(s), 1);
+	}
+	struct rtd_sym_stats st = {.sz = sizeof(st)};
+	rtd_sym_stats(s, &st);
+	assert_true(st.locations >= 100001); /* handed out */
+	assert_true(max_held <= 1001);
+	/* 1,000 names of ~25 bytes: two 64 KiB blocks at most */
+	assert_true(max_names <= 128u << 10);
+	n = rtd_sym_resolve(s, fn, f, RTD_SYM_MAX_INLINE + 1);
+	assert_string_equal(f[n - 1].name, "rtd_outer_function");
+	/* located again: the same id, the same name */
+	assert_int_equal(rtd_sym_locate(s, getpid(), captured - 1, false), fn);
+	int64_t id = rtd_sym_locate(s, getpid(), 0x10000, false);
+	assert_int_equal(rtd_sym_resolve(s, id, f, 1), 1);
+	assert_string_equal(f[0].name, "[unknown]+0x10000");
+	assert_int_equal(rtd_sym_keep_locations(s, NULL, 3, NULL), -RTD_E_INVAL);
+	assert_int_equal(rtd_sym_keep_locations(NULL, keep, 1, NULL), -RTD_E_INVAL);
+	assert_int_equal(rtd_sym_keep_locations(s, NULL, 0, NULL), 0); /* all go */
+	assert_int_equal(rtd_sym_nlocations(s), 0);
+	rtd_symbolizer_free(s);
+}
+
 static void kernel_addr(void **state)
 {
 	(void)state;
@@ -617,6 +681,7 @@ int main(void)
 		cmocka_unit_test(proc_records),
 		cmocka_unit_test(kernel_addr),
 		cmocka_unit_test(runtime_libs),
+		cmocka_unit_test(keep_locations),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
