@@ -308,6 +308,24 @@ static bool is_kernel_ip(uint64_t ip)
 static uint32_t ips_node(struct rtd_perf_profiler *p, uint32_t pid,
 			 uint32_t tid, size_t n, uint32_t state_key);
 
+/* A kernel frame of the tracing call path itself, not of the traced
+ * thread: BPF's (its programs, bpf_trace_run) and a tracepoint's iterator,
+ * which stands between __schedule and the probes when more than one is
+ * attached to sched_switch (another perf or BPF user beside us: the perf
+ * path's chains then began at __traceiter_sched_switch). */
+static bool trace_own_frame(struct rtd_perf_profiler *p, uint64_t ip)
+{
+	static const char *const own[] = {"bpf_prog_", "bpf_trace_run",
+					  "__bpf_trace_", "__traceiter_"};
+	struct rtd_sym_frame fr[RTD_SYM_MAX_INLINE + 1];
+	int64_t loc = rtd_sym_locate(p->sym, 0, ip, true);
+	int n = loc < 0 ? 0 : rtd_sym_resolve(p->sym, loc, fr, RTD_SYM_MAX_INLINE + 1);
+	for (size_t i = 0; n > 0 && i < sizeof(own) / sizeof(own[0]); i++)
+		if (!strncmp(fr[n - 1].name, own[i], strlen(own[i])))
+			return true;
+	return false;
+}
+
 /* The call tree node of a sample's stack, under its thread's root and
  * (off-CPU) a node of its state; 0 when the tree is full. */
 static uint32_t stack_node(struct rtd_perf_profiler *p,
@@ -326,6 +344,10 @@ static uint32_t stack_node(struct rtd_perf_profiler *p,
 		}
 		if (!ip)
 			continue; /* the end of a broken frame-pointer chain */
+		/* off-CPU: a switch's chain starts where the thread left the
+		 * CPU, not in the tracepoint's plumbing */
+		if (state_key && !n && kernel && trace_own_frame(p, ip))
+			continue;
 		p->kern[n] = kernel;
 		p->ips[n++] = ip;
 	}
@@ -468,18 +490,6 @@ static int on_switch(struct rtd_perf_profiler *p, const struct rtd_perf_sample *
 /* A kernel frame of the BPF call path (the program, the tracepoint's
  * trampoline), not of the thread: the perf path's chains start at the
  * scheduler. */
-static bool bpf_own_frame(struct rtd_perf_profiler *p, uint64_t ip)
-{
-	static const char *const own[] = {"bpf_prog_", "bpf_trace_run",
-					  "__bpf_trace_", "__traceiter_"};
-	struct rtd_sym_frame fr[RTD_SYM_MAX_INLINE + 1];
-	int64_t loc = rtd_sym_locate(p->sym, 0, ip, true);
-	int n = loc < 0 ? 0 : rtd_sym_resolve(p->sym, loc, fr, RTD_SYM_MAX_INLINE + 1);
-	for (size_t i = 0; n > 0 && i < sizeof(own) / sizeof(own[0]); i++)
-		if (!strncmp(fr[n - 1].name, own[i], strlen(own[i])))
-			return true;
-	return false;
-}
 
 /* BPF: the waits that ended since the last read, into the call tree. */
 static int on_bpf_wait(const struct offcpu_bpf_wait *w, void *ctx)
@@ -498,7 +508,7 @@ static int on_bpf_wait(const struct offcpu_bpf_wait *w, void *ctx)
 	/* per stack: the call path's frames are not the same in every stack
 	 * (a run beside two busy loops kept __traceiter_sched_switch as the
 	 * leaf of every chain when they were counted once, on the first) */
-	while (k0 < w->nk && bpf_own_frame(p, w->kips[k0]))
+	while (k0 < w->nk && trace_own_frame(p, w->kips[k0]))
 		k0++;
 	for (size_t i = k0; i < w->nk && n < PROF_MAX_DEPTH; i++) {
 		p->kern[n] = 1;
