@@ -278,8 +278,9 @@ static int convert_in(FILE *in, const char *path, enum rtd_input_format kind,
 	if (!(type >= 0 ? rtd_profile_total_of(p, (unsigned)type)
 			: rtd_profile_total(p))) {
 		rtd_profile_free(p);
-		return cli_fail("%s: no samples to convert (%s not written)", path,
-				cli_out_is_stdout(outp) ? "nothing" : outp);
+		return cli_fail("%s: no samples to convert (%s%s written)", path,
+				cli_out_is_stdout(outp) ? "nothing" : outp,
+				cli_out_is_stdout(outp) ? "" : " not");
 	}
 	int rc = cli_write_profile(p, f, outp, wo);
 	rtd_profile_free(p);
