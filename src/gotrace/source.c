@@ -628,8 +628,14 @@ static int step(struct gts *s)
 			if (ev.type == RTD_GO2_EV_READER_SYNC && s->version >= 1022)
 				on_sync(s, &ev);
 			if (s->samples_only) {
+				/* on to the next sample here, not through a
+				 * pull per event */
 				direct_sample(s, &ev);
-				return s->err ? s->err : 1;
+				if (s->err)
+					return s->err;
+				if (s->q.n > s->q.head)
+					return 1;
+				continue;
 			}
 			if ((rc = rtd_gostate_feed(s->st, &ev)) < 0)
 				return rc;
@@ -679,7 +685,7 @@ static int gts_next(void *impl, struct rtd_record *rec)
 				return gts_fail(s, rec, rc);
 			continue;
 		}
-		if (rc < 0 || (rc = drain_state(s)) < 0) {
+		if (rc < 0 || (!s->samples_only && (rc = drain_state(s)) < 0)) {
 			/* records queued before the error went out already: the
 			 * tracker's for this event are dropped with it */
 			return gts_fail(s, rec, rc);
