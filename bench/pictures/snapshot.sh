@@ -10,7 +10,10 @@
 # exit code and partial output count too), this repository's gotrace fuzz
 # and goanalysis corpora, and the traces named on the command line (e.g. the bench's).
 # For each: `convert -o x.pftrace`, `convert -f chrome-json`, and
-# `gotrace cat --format perfetto` (the command's own pump).
+# `gotrace cat --format perfetto` (the command's own pump); its CPU
+# samples as a profile in every format (`convert -f folded|pprof|top|svg|
+# speedscope`); and the trace from a pipe (`convert -`, a timeline and a
+# profile: read once, not again by offset).
 set -u
 cd "$(dirname "$0")/../.."
 B=$(cd "$1" && pwd)
@@ -28,9 +31,12 @@ for t in $(find "$SH/testdata/gotrace" fuzz/corpus/gotrace fuzz/corpus/goanalysi
   case "$t" in # golang/exp's vectors are text: their binary form
   *.test) "$R" gotrace text2bin "$t" -o "$W/t.bin" 2>/dev/null || continue; t=$W/t.bin ;;
   esac
-  for f in perfetto chrome-json; do
+  for f in perfetto chrome-json folded pprof top svg speedscope pipe:perfetto pipe:folded; do
     rm -f "$W/o"
-    "$R" convert "$t" -f $f -o "$W/o" >/dev/null 2>"$W/e"
+    case $f in
+    pipe:*) cat "$t" | "$R" convert - -f ${f#pipe:} -o "$W/o" >/dev/null 2>"$W/e" ;;
+    *) "$R" convert "$t" -f $f -o "$W/o" >/dev/null 2>"$W/e" ;;
+    esac
     rc=$?
     m=$( [ -f "$W/o" ] && md5sum <"$W/o" | cut -d' ' -f1 || echo none)
     e=$(sed "s|$W|W|g" "$W/e" | md5sum | cut -c1-8)

@@ -22,7 +22,9 @@
  *    ("UserTaskBegin", "UserTaskEnd", "UserLog" with fields task, parent,
  *    name, category, message); labels as INSTANT "GoLabel";
  *  - CPU samples as SAMPLE records (value 1, unit "count", name
- *    "CPUSample", the stack interned with function names);
+ *    "CPUSample", fields g and m (I64, the sample's M, -1 when the trace
+ *    names none: Go 1.5-1.21), the stack interned with function names,
+ *    files and lines);
  *  - metrics (GOMAXPROCS, heap bytes, heap goal) as COUNTERs.
  * Slices left open at the end of the trace are closed at its last time.
  *
@@ -80,6 +82,13 @@ extern "C" {
  *        when more bytes may have come (it may wait a little first: the
  *        source's next() then blocks) and false once the file is whole
  * @grow_ctx: passed to @grow
+ * @kinds: the record kinds wanted, a mask of 1u << RTD_REC_*; 0: every
+ *         kind. Records of other kinds are not made. When nothing but
+ *         SAMPLE (and THREAD, PROCESS) records is asked for, the
+ *         goroutine tracker is not fed: each CPUSample event of the
+ *         ordered decoder becomes its SAMPLE record at once (the same
+ *         record, stack as the decoder names it), so a CPU profile costs
+ *         what decoding does
  */
 struct rtd_gotrace_source_opts {
 	size_t sz;
@@ -90,6 +99,7 @@ struct rtd_gotrace_source_opts {
 	bool not_monotonic;
 	bool (*grow)(void *grow_ctx);
 	void *grow_ctx;
+	uint32_t kinds;
 };
 
 /**
@@ -119,6 +129,27 @@ RTD_API rtd_source *rtd_gotrace_source_open(const char *path,
  */
 RTD_API rtd_source *rtd_gotrace_source_mem(const void *buf, size_t len,
 					   const struct rtd_gotrace_source_opts *opts, int *err);
+
+/**
+ * rtd_gotrace_source_reader - a Go trace from a stream as a record source
+ * @read: gives the next bytes: fills up to @len bytes of @buf and returns
+ *        their count, 0 at the end, or a negative errno (a pipe, standard
+ *        input); called in order, never asked to read again
+ * @ctx: passed to @read
+ * @opts: options, or NULL (@grow must be NULL: a stream ends when @read
+ *        says so)
+ * @err: as for rtd_gotrace_source_open()
+ *
+ * The bytes are read once: what the ordered decoder must read again (a
+ * Go 1.5-1.21 trace's stacks at its end, a generation's tables) it keeps
+ * in memory, as with rtd_gotrace_dec_feed() alone.
+ *
+ * Returns: the source, or NULL: -RTD_E_INVAL (@read NULL, @opts), -ENOMEM.
+ */
+RTD_API rtd_source *rtd_gotrace_source_reader(int64_t (*read)(void *ctx, void *buf, size_t len),
+					      void *ctx,
+					      const struct rtd_gotrace_source_opts *opts,
+					      int *err);
 
 /* ---- a live capture as a source (`rtdiag record --go-trace`) ------------ */
 

@@ -284,11 +284,16 @@ struct rtd_field {
  *        function...), NULL when the source cannot name it (interned)
  * @module: the image it is in, NULL when not known or part of @name
  *          (interned)
+ * @file: its source file, NULL when not known (interned; a Go trace's
+ *        stacks say it)
+ * @line: its line in @file, 0 when not known
  */
 struct rtd_rec_frame {
 	uint64_t ip;
 	const char *name;
 	const char *module;
+	const char *file;
+	uint64_t line;
 };
 
 /**
@@ -396,7 +401,8 @@ RTD_API int rtd_intern_string(rtd_intern *in, const char *s, size_t len, const c
  * @frames: the frames, leaf first; their names are interned too
  * @n: their count (at most RTD_INTERN_MAX_DEPTH)
  * @out: gets the stack, valid until @in is freed; equal stacks (same
- *       addresses and names) get the same pointer and id
+ *       addresses, names, modules, files and lines) get the same pointer
+ *       and id
  *
  * Returns: 0, -ENOMEM, or -RTD_E_CAP (RTD_INTERN_MAX_STACKS,
  * RTD_INTERN_MAX_FRAMES, RTD_INTERN_MAX_DEPTH, or a name's cap).

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/input.h"
 #include "common/map.h"
 #include "common/recq.h"
@@ -52,6 +53,9 @@ struct gts {
 	rtd_map regions;           /* g -> open regions (count) */
 	int64_t last_ts;
 	bool eof, finished, drained;
+	bool samples_only;         /* opts.kinds wants nothing the tracker makes */
+	struct rtd_rec_frame *frames; /* a stack being interned */
+	size_t frames_cap;
 	int err;
 	struct rtd_field f[6];
 };
@@ -64,6 +68,8 @@ static int64_t mono_of(struct gts *s, int64_t ts)
 static struct rtd_record *push(struct gts *s, unsigned kind, int64_t ts, uint64_t tid,
 			       uint64_t lane)
 {
+	if (s->o.kinds && !(s->o.kinds & 1u << kind))
+		return NULL; /* not asked for: not made (s->err stays 0) */
 	struct rtd_record *r = rtd_recq_push(&s->q, kind, ts, mono_of(s, ts), &s->err);
 	if (r) {
 		r->pid = s->o.pid;
@@ -84,31 +90,54 @@ static const char *intern(struct gts *s, const char *str)
 	return out;
 }
 
+/* Room for a stack of @n frames in s->frames (NULL: out of memory). */
+static struct rtd_rec_frame *frames_for(struct gts *s, size_t n)
+{
+	size_t need = n ? n : 1; /* an empty stack is a stack too */
+	if (need <= s->frames_cap)
+		return s->frames;
+	struct rtd_rec_frame *f = rtd_grow(s->frames, &s->frames_cap, need, sizeof(*f), 64);
+	if (!f)
+		s->err = -ENOMEM;
+	else
+		s->frames = f;
+	return f;
+}
+
+/* A Go frame as a record's: "" names are no names. */
+static struct rtd_rec_frame go_frame(uint64_t pc, const char *fn, const char *file, uint64_t line)
+{
+	return (struct rtd_rec_frame){.ip = pc, .name = fn && *fn ? fn : NULL,
+				      .file = file && *file ? file : NULL, .line = line};
+}
+
+/* @n frames of the tracker (@tf) or of the decoder (@df), interned. */
+static const struct rtd_stack *go_stack(struct gts *s, const struct rtd_goframe *tf,
+					const struct rtd_gotrace_frame *df, size_t n)
+{
+	if (n > RTD_INTERN_MAX_DEPTH)
+		n = RTD_INTERN_MAX_DEPTH;
+	struct rtd_rec_frame *f = frames_for(s, n);
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		f[i] = tf ? go_frame(tf[i].pc, tf[i].fn, tf[i].file, tf[i].line)
+			  : go_frame(df[i].pc, df[i].fn, df[i].file, df[i].line);
+	const struct rtd_stack *out = NULL;
+	int rc = rtd_intern_stack(s->intern, f, n, &out);
+	if (rc < 0 && !s->err)
+		s->err = rc;
+	return out;
+}
+
+/* The tracker's stack @id (interned across generations). */
 static const struct rtd_stack *stack_of(struct gts *s, uint32_t id)
 {
 	if (!id)
 		return NULL;
-	const struct rtd_goframe *gf;
+	const struct rtd_goframe *gf = NULL;
 	size_t n = rtd_gostate_stack(s->st, id, &gf);
-	if (n > RTD_INTERN_MAX_DEPTH)
-		n = RTD_INTERN_MAX_DEPTH;
-	struct rtd_rec_frame fr[64], *f = n <= 64 ? fr : malloc(n * sizeof(*f));
-	if (!f) {
-		s->err = -ENOMEM;
-		return NULL;
-	}
-	for (size_t i = 0; i < n; i++) {
-		f[i].ip = gf[i].pc;
-		f[i].name = gf[i].fn && *gf[i].fn ? gf[i].fn : NULL;
-		f[i].module = NULL;
-	}
-	const struct rtd_stack *out = NULL;
-	int rc = rtd_intern_stack(s->intern, f, n, &out);
-	if (f != fr)
-		free(f);
-	if (rc < 0 && !s->err)
-		s->err = rc;
-	return out;
+	return go_stack(s, gf, NULL, n);
 }
 
 static void field_u(struct rtd_field *f, const char *name, uint64_t v)
@@ -372,7 +401,55 @@ static void on_sample(struct gts *s, const struct rtd_goev *e)
 	if (!r->stack)
 		rtd_intern_stack(s->intern, NULL, 0, &r->stack); /* a sample has a stack */
 	field_u(&s->f[0], "g", e->g);
-	set_fields(s, r, 1);
+	s->f[1] = (struct rtd_field){.name = "m", .type = RTD_FIELD_I64, .i = e->m};
+	set_fields(s, r, 2);
+}
+
+/* ---- samples without the tracker (opts.kinds) ------------------------------ */
+
+static uint64_t ev_arg(const struct rtd_gotrace_event *ev, const char *name, uint64_t dflt)
+{
+	for (unsigned i = 0; i < ev->nargs && ev->argnames; i++)
+		if (ev->argnames[i] && !strcmp(ev->argnames[i], name))
+			return ev->args[i];
+	return dflt;
+}
+
+/* The decoder's stack @id (of the generation being ordered), interned. */
+static const struct rtd_stack *dec_stack_of(struct gts *s, uint64_t id)
+{
+	const struct rtd_gotrace_frame *gf = NULL;
+	size_t n = id ? rtd_gotrace_dec_stack(s->dec, id, &gf) : 0;
+	return go_stack(s, NULL, gf, n);
+}
+
+/* A CPUSample event as the tracker's SAMPLE record would be (on_sample),
+ * straight from the ordered event: the tracker is not fed at all when
+ * only samples are asked for, so a profile costs what decoding costs. */
+static void direct_sample(struct gts *s, const struct rtd_gotrace_event *ev)
+{
+	if (!ev->name || ev->name[0] != 'C' || strcmp(ev->name, "CPUSample"))
+		return;
+	/* Go 1.23's conversion gives old-format samples no M (rtd_gostate) */
+	int64_t m = new_format(s) ? (int64_t)ev_arg(ev, "m", (uint64_t)ev->m) : -1;
+	uint64_t g = ev->g ? ev->g : RTD_GO_NOG;
+	struct rtd_goev e = {.ts = ev->ts, .m = m, .g = g};
+	if (new_format(s) && m >= 0 && thread_seen(s, m, ev->ts) < 0)
+		return;
+	uint64_t tid, lane;
+	where(s, &e, g, &tid, &lane);
+	struct rtd_record *r = push(s, RTD_REC_SAMPLE, ev->ts, tid, lane);
+	if (!r)
+		return;
+	r->name = "CPUSample";
+	r->value = 1;
+	r->unit = "count";
+	r->stack = dec_stack_of(s, ev->stack ? ev->stack : ev_arg(ev, "stack", 0));
+	if (!r->stack)
+		rtd_intern_stack(s->intern, NULL, 0, &r->stack);
+	field_u(&s->f[0], "g", g);
+	s->f[1] = (struct rtd_field){.name = "m", .type = RTD_FIELD_I64, .i = m};
+	set_fields(s, r, 2);
 }
 
 static void on_metric(struct gts *s, const struct rtd_goev *e)
@@ -550,6 +627,16 @@ static int step(struct gts *s)
 			check_nanotime(s);
 			if (ev.type == RTD_GO2_EV_READER_SYNC && s->version >= 1022)
 				on_sync(s, &ev);
+			if (s->samples_only) {
+				/* on to the next sample here, not through a
+				 * pull per event */
+				direct_sample(s, &ev);
+				if (s->err)
+					return s->err;
+				if (s->q.n > s->q.head)
+					return 1;
+				continue;
+			}
 			if ((rc = rtd_gostate_feed(s->st, &ev)) < 0)
 				return rc;
 			return 1;
@@ -587,7 +674,9 @@ static int gts_next(void *impl, struct rtd_record *rec)
 			return 0;
 		int rc = step(s);
 		if (rc == 0) {
-			if ((rc = rtd_gostate_finish(s->st)) == 0 && (rc = drain_state(s)) == 0)
+			if (s->samples_only)
+				; /* nothing was open */
+			else if ((rc = rtd_gostate_finish(s->st)) == 0 && (rc = drain_state(s)) == 0)
 				close_all(s);
 			s->drained = true;
 			if (rc == 0)
@@ -596,7 +685,7 @@ static int gts_next(void *impl, struct rtd_record *rec)
 				return gts_fail(s, rec, rc);
 			continue;
 		}
-		if (rc < 0 || (rc = drain_state(s)) < 0) {
+		if (rc < 0 || (!s->samples_only && (rc = drain_state(s)) < 0)) {
 			/* records queued before the error went out already: the
 			 * tracker's for this event are dropped with it */
 			return gts_fail(s, rec, rc);
@@ -617,6 +706,7 @@ static void gts_free(void *impl)
 	rtd_gostate_free(s->st);
 	rtd_gotrace_dec_free(s->dec);
 	rtd_intern_free(s->intern);
+	free(s->frames);
 	rtd_recq_free(&s->q);
 	rtd_map_free(&s->threads);
 	rtd_map_free_vals(&s->gopen);
@@ -652,6 +742,10 @@ static int64_t read_at(void *buf, size_t len, uint64_t off, void *ctx)
 static rtd_source *gts_new(struct gts *s, int *err)
 {
 	RTD_OPTS(rtd_gotrace_opts, o, .mode = RTD_GOTRACE_ORDERED);
+	init_clock(s);
+	const uint32_t direct = 1u << RTD_REC_SAMPLE | 1u << RTD_REC_THREAD |
+				1u << RTD_REC_PROCESS | 1u << RTD_REC_ERROR;
+	s->samples_only = s->o.kinds && !(s->o.kinds & ~direct);
 	rtd_recq_init(&s->q, 0);
 	rtd_map_init(&s->threads, GTS_MAX_THREADS);
 	rtd_map_init(&s->gopen, GTS_MAX_OPEN);
@@ -661,7 +755,9 @@ static rtd_source *gts_new(struct gts *s, int *err)
 	s->intern = rtd_intern_new();
 	int rc = -ENOMEM;
 	rtd_source *src = NULL;
-	if (s->dec && s->intern && (rc = rtd_gotrace_dec_set_source(s->dec, read_at, s)) == 0 &&
+	/* a stream cannot be read again: the decoder keeps what it needs */
+	if (s->dec && s->intern &&
+	    (s->in.read || (rc = rtd_gotrace_dec_set_source(s->dec, read_at, s)) == 0) &&
 	    (s->st = rtd_gostate_new(s->dec)))
 		src = rtd_source_new(&gts_ops, s);
 	if (!src) {
@@ -678,7 +774,7 @@ static rtd_source *gts_make(const char *path, const void *buf, size_t len,
 {
 	struct gts *s = calloc(1, sizeof(*s));
 	int rc = s ? rtd_input_setup(&s->in, path, buf, len, &s->o, sizeof(s->o), opts,
-				     RTD_OPTS_END(rtd_gotrace_source_opts, grow_ctx))
+				     RTD_OPTS_END(rtd_gotrace_source_opts, kinds))
 		   : -ENOMEM;
 	if (rc < 0) {
 		free(s);
@@ -686,7 +782,6 @@ static rtd_source *gts_make(const char *path, const void *buf, size_t len,
 			*err = rc;
 		return NULL;
 	}
-	init_clock(s);
 	return gts_new(s, err);
 }
 
@@ -700,4 +795,23 @@ rtd_source *rtd_gotrace_source_mem(const void *buf, size_t len,
 				   const struct rtd_gotrace_source_opts *opts, int *err)
 {
 	return gts_make(NULL, buf, len, opts, err);
+}
+
+rtd_source *rtd_gotrace_source_reader(int64_t (*read)(void *ctx, void *buf, size_t len),
+				      void *ctx, const struct rtd_gotrace_source_opts *opts,
+				      int *err)
+{
+	struct gts *s = read ? calloc(1, sizeof(*s)) : NULL;
+	int rc = !read ? -RTD_E_INVAL : !s ? -ENOMEM
+		 : rtd_opts_copy(&s->o, sizeof(s->o), opts,
+				 RTD_OPTS_END(rtd_gotrace_source_opts, kinds));
+	if (rc == 0 && (s->o.grow || (rc = rtd_input_reader(&s->in, read, ctx)) < 0))
+		rc = rc ? rc : -RTD_E_INVAL; /* a stream does not grow */
+	if (rc < 0) {
+		free(s);
+		if (err)
+			*err = rc;
+		return NULL;
+	}
+	return gts_new(s, err);
 }

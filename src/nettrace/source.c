@@ -164,9 +164,10 @@ static int stack_of(struct nts *s, const struct rtd_nettrace_event *ev,
 		s->frames = f;
 	}
 	for (size_t i = 0; i < n; i++) {
-		s->frames[i].ip = ev->stack[i];
-		s->frames[i].module = NULL; /* the name carries it: "module!Method" */
-		s->frames[i].name = rtd_nettrace_methods_name(s->methods, ev->stack[i]);
+		/* no module: the name carries it ("module!Method") */
+		s->frames[i] = (struct rtd_rec_frame){
+			.ip = ev->stack[i],
+			.name = rtd_nettrace_methods_name(s->methods, ev->stack[i])};
 		/* the name is the table's until its next call: intern it now */
 		if (s->frames[i].name) {
 			int rc = rtd_intern_string(s->intern, s->frames[i].name,

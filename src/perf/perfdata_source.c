@@ -206,10 +206,10 @@ static int stack_of(struct pds *s, const struct rtd_perf_data_event *e,
 			s->fcap = nc;
 		}
 		for (int j = 0; j < k; j++) {
-			struct rtd_rec_frame *f = &s->frames[nf++];
-			f->ip = s->ips[i];
-			f->name = sf[j].name;
-			f->module = sf[j].module[0] == '/' ? base_of(sf[j].module) : sf[j].module;
+			s->frames[nf++] = (struct rtd_rec_frame){
+				.ip = s->ips[i], .name = sf[j].name,
+				.module = sf[j].module[0] == '/' ? base_of(sf[j].module)
+								 : sf[j].module};
 		}
 	}
 	if (nf > RTD_INTERN_MAX_DEPTH)

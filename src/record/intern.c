@@ -82,7 +82,9 @@ static uint64_t stack_hash(const struct rtd_rec_frame *f, size_t n)
 	for (size_t i = 0; i < n; i++)
 		h = rtd_hash_u64(h ^ rtd_hash_u64(f[i].ip) ^
 				 (f[i].name ? rtd_hash_bytes(f[i].name, strlen(f[i].name)) : 0) ^
-				 (f[i].module ? rtd_hash_bytes(f[i].module, strlen(f[i].module)) : 1));
+				 (f[i].module ? rtd_hash_bytes(f[i].module, strlen(f[i].module)) : 1) ^
+				 (f[i].file ? rtd_hash_bytes(f[i].file, strlen(f[i].file)) : 2) ^
+				 rtd_hash_u64(f[i].line));
 	return h;
 }
 
@@ -97,7 +99,8 @@ static bool same_frames(const struct rtd_stack *st, const struct rtd_rec_frame *
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (st->frames[i].ip != f[i].ip || !same_str(st->frames[i].name, f[i].name) ||
-		    !same_str(st->frames[i].module, f[i].module))
+		    !same_str(st->frames[i].module, f[i].module) ||
+		    !same_str(st->frames[i].file, f[i].file) || st->frames[i].line != f[i].line)
 			return false;
 	return true;
 }
@@ -129,9 +132,12 @@ int rtd_intern_stack(rtd_intern *in, const struct rtd_rec_frame *frames, size_t 
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		s->frames[i].ip = frames[i].ip;
+		s->frames[i].line = frames[i].line;
 		int rc = intern_opt(in, frames[i].name, &s->frames[i].name);
 		if (rc == 0)
 			rc = intern_opt(in, frames[i].module, &s->frames[i].module);
+		if (rc == 0)
+			rc = intern_opt(in, frames[i].file, &s->frames[i].file);
 		if (rc < 0) {
 			free(s);
 			return rc;

@@ -16,6 +16,11 @@
 #include "perf/source_impl.h"
 #include "rtdiag/source.h"
 
+/* An error record's message is kept whole up to this many bytes: the
+ * decoders' own messages are up to 511 (a Go trace's ordering error names
+ * the generation, the frontier and the offsets). */
+#define SOURCE_MAX_MESSAGE 1024
+
 struct rtd_source {
 	const struct rtd_source_ops *ops;
 	void *impl;
@@ -26,7 +31,7 @@ struct rtd_source {
 	int64_t floor;      /* no record may be older: the last one's time, or
 			     * a watermark the source gave (INT64_MIN: none) */
 	struct rtd_source_stats stats;
-	char message[256];  /* the error record's message */
+	char message[SOURCE_MAX_MESSAGE]; /* the error record's message */
 };
 
 rtd_source *rtd_source_new(const struct rtd_source_ops *ops, void *impl)

@@ -140,6 +140,24 @@ struct cli_gosrc {
 int cli_gosrc_next(void *ctx, struct rtd_gotrace_event *ev);
 
 /*
+ * A Go trace read from IN (PATH; FIRST/NFIRST: bytes already read from
+ * it) as a record source (rtd_gotrace_source_*) with OPTS: a regular file
+ * is opened again by its descriptor and read where the decoder asks, any
+ * other input (a pipe) read once through ST, which must outlive the
+ * source. Returns the source, or NULL with *ERR set.
+ */
+struct rtd_gotrace_source_opts;
+struct rtd_source;
+struct cli_gostream {
+	FILE *in;
+	const uint8_t *first;
+	size_t nfirst, used;
+};
+struct rtd_source *cli_gotrace_source(FILE *in, const uint8_t *first, size_t nfirst,
+				      const struct rtd_gotrace_source_opts *opts,
+				      struct cli_gostream *st, int *err);
+
+/*
  * A Go execution trace (any version) read from IN as a timeline in format
  * F written to OUTP: FIRST/NFIRST are bytes already read from IN (sniffed).
  * A regular file is read again for Go's ordering, not kept in memory.

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "cli_format.h"
 #include "rtdiag/gotrace.h"
+#include "rtdiag/gotrace_source.h"
 #include "rtdiag/nettrace.h"
 #include "rtdiag/gotrace_timeline.h"
 #include "rtdiag/nettrace_timeline.h"
@@ -58,6 +59,35 @@ int cli_gosrc_next(void *ctx, struct rtd_gotrace_event *ev)
 		if (rc < 0)
 			return rc;
 	}
+}
+
+static int64_t gostream_read(void *ctx, void *buf, size_t len)
+{
+	struct cli_gostream *st = ctx;
+	if (st->used < st->nfirst) {
+		size_t n = st->nfirst - st->used < len ? st->nfirst - st->used : len;
+		memcpy(buf, st->first + st->used, n);
+		st->used += n;
+		return (int64_t)n;
+	}
+	size_t n = fread(buf, 1, len, st->in);
+	return n ? (int64_t)n : ferror(st->in) ? -EIO : 0;
+}
+
+struct rtd_source *cli_gotrace_source(FILE *in, const uint8_t *first, size_t nfirst,
+				      const struct rtd_gotrace_source_opts *opts,
+				      struct cli_gostream *st, int *err)
+{
+	int fd = fileno(in);
+	struct stat sb;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		/* the file from its start, whatever was read of IN */
+		char self[64];
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+		return rtd_gotrace_source_open(self, opts, err);
+	}
+	*st = (struct cli_gostream){.in = in, .first = first, .nfirst = nfirst};
+	return rtd_gotrace_source_reader(gostream_read, st, opts, err);
 }
 
 struct gtl_sink {

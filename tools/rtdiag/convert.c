@@ -98,8 +98,8 @@ static const struct cli_cmd convert_cmd = {
 /* ---- Go traces ------------------------------------------------------------ */
 
 
-/* A CPU profile from a Go trace's CPU samples. Ordered mode: a
- * generation's stacks may come after its samples in the file. */
+/* A CPU profile from a Go trace's CPU samples: the Go source's SAMPLE
+ * records (only those: the goroutine tracker is not fed). */
 static int go_profile(FILE *in, const char *path, const uint8_t *first,
 		      size_t nfirst, rtd_profile **out)
 {
@@ -110,20 +110,17 @@ static int go_profile(FILE *in, const char *path, const uint8_t *first,
 				      .period_type = {"cpu", "nanoseconds"},
 				      .period = 10000000};
 	rtd_profile *p = rtd_profile_new2(&po);
-	struct rtd_gotrace_opts o = {.sz = sizeof(o), .mode = RTD_GOTRACE_ORDERED};
-	rtd_gotrace_dec *d = rtd_gotrace_dec_new(&o);
-	int fd = fileno(in);
-	struct stat st;
-	if (d && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-		rtd_gotrace_dec_set_source(d, cli_pread_all, &fd);
-	struct cli_gosrc src = {.d = d, .in = in, .buf = malloc(1 << 20)};
-	int rc = p && d && src.buf ? rtd_gotrace_dec_feed(d, first, nfirst) : -ENOMEM;
-	struct rtd_gotrace_event ev;
-	while (rc >= 0 && (rc = cli_gosrc_next(&src, &ev)) > 0)
-		rc = rtd_profile_gotrace_event(p, d, &ev);
+	RTD_OPTS(rtd_gotrace_source_opts, so, .kinds = 1u << RTD_REC_SAMPLE);
+	struct cli_gostream st;
+	int rc = -ENOMEM;
+	rtd_source *src = p ? cli_gotrace_source(in, first, nfirst, &so, &st, &rc) : NULL;
+	if (src)
+		rc = rtd_profile_gotrace_pull(p, src);
 	int ret = 0;
 	if (rc < 0) {
-		const char *msg = d ? rtd_gotrace_dec_error(d, NULL) : "";
+		const struct rtd_record *er = NULL;
+		/* the source's error record again, with the decoder's message */
+		const char *msg = src && rtd_source_next(src, &er) < 0 && er ? er->message : "";
 		bool some = p && rtd_profile_total(p);
 		cli_fail("%s: %s%s", path, msg && *msg ? msg : rtd_strerror(rc),
 			 some ? " (the samples before it are kept)" : "");
@@ -137,8 +134,7 @@ static int go_profile(FILE *in, const char *path, const uint8_t *first,
 			fprintf(stderr, "rtdiag: %s: no CPU samples (the program "
 					"traced without CPU profiling on?)\n", path);
 	}
-	rtd_gotrace_dec_free(d);
-	free(src.buf);
+	rtd_source_free(src);
 	*out = p;
 	return ret;
 }
@@ -282,8 +278,9 @@ static int convert_in(FILE *in, const char *path, enum rtd_input_format kind,
 	if (!(type >= 0 ? rtd_profile_total_of(p, (unsigned)type)
 			: rtd_profile_total(p))) {
 		rtd_profile_free(p);
-		return cli_fail("%s: no samples to convert (%s not written)", path,
-				cli_out_is_stdout(outp) ? "nothing" : outp);
+		return cli_fail("%s: no samples to convert (%s%s written)", path,
+				cli_out_is_stdout(outp) ? "nothing" : outp,
+				cli_out_is_stdout(outp) ? "" : " not");
 	}
 	int rc = cli_write_profile(p, f, outp, wo);
 	rtd_profile_free(p);

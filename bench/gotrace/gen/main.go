@@ -9,8 +9,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"runtime/trace"
 	"strconv"
 	"sync"
@@ -41,6 +43,12 @@ func main() {
 	}
 	w := &countingWriter{f: f}
 	limit := int64(mb) << 20
+	// GEN_CPU=1: the CPU profiler on too, so the trace has CPU samples
+	// (a profile's input: rtdiag convert -f folded)
+	if os.Getenv("GEN_CPU") != "" {
+		_ = pprof.StartCPUProfile(io.Discard)
+		defer pprof.StopCPUProfile()
+	}
 	if err := trace.Start(w); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

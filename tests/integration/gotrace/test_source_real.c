@@ -12,7 +12,10 @@
  *    log's converted time lies between the two CLOCK_MONOTONIC reads
  *    around it, less 64 ns; the distances are printed;
  *  - SAMPLE records: as many as the trace's CPUSample events, on those
- *    threads, with named Go frames.
+ *    threads, with named Go frames, their files and lines, and field m
+ *    (the thread); a source asked for samples only (@kinds, the tracker
+ *    not fed) gives the very same SAMPLE records and nothing else, and the
+ *    Go profile adapter (rtd_profile_gotrace_pull) takes each of them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,6 +23,7 @@
 
 #include "test_util.h"
 #include "rtdiag/gotrace.h"
+#include "rtdiag/gotrace_profile.h"
 #include "rtdiag/gotrace_source.h"
 
 struct log_line {
@@ -53,6 +57,65 @@ static uint64_t raw_samples(const char *path)
 	rtd_gotrace_dec_free(d);
 	free(b);
 	return c;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x100000001b3ull;
+}
+
+static uint64_t mix_str(uint64_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = mix(h, (uint8_t)*s);
+	return mix(h, 0xff);
+}
+
+/* A SAMPLE record's whole content, mixed into @h. */
+static uint64_t mix_sample(uint64_t h, const struct rtd_record *r)
+{
+	h = mix(mix(mix(h, r->tid), r->lane), (uint64_t)r->mono);
+	for (size_t i = 0; i < r->nfields; i++)
+		h = mix(mix_str(h, r->fields[i].name), r->fields[i].u ^ (uint64_t)r->fields[i].i);
+	for (uint32_t i = 0; i < r->stack->n; i++) {
+		const struct rtd_rec_frame *f = &r->stack->frames[i];
+		h = mix(mix_str(mix_str(mix(h, f->ip), f->name), f->file), f->line);
+	}
+	return h;
+}
+
+/* The trace's samples through a source asked for nothing else: the same
+ * records (@want: their mix) and the profile adapter's totals. */
+static void check_samples_only(const char *trace, uint64_t samples, uint64_t want)
+{
+	RTD_OPTS(rtd_gotrace_source_opts, o, .kinds = 1u << RTD_REC_SAMPLE);
+	rtd_source *s = rtd_gotrace_source_open(trace, &o, NULL);
+	assert_non_null(s);
+	const struct rtd_record *r;
+	uint64_t h = 0, n = 0;
+	int rc;
+	while ((rc = rtd_source_next(s, &r)) == 1) {
+		assert_int_equal(r->kind, RTD_REC_SAMPLE);
+		h = mix_sample(h, r);
+		n++;
+	}
+	assert_int_equal(rc, 0);
+	rtd_source_free(s);
+	assert_int_equal(n, samples);
+	assert_true(h == want);
+
+	static const struct rtd_profile_type types[] = {{"samples", "count"},
+							{"cpu", "nanoseconds"}};
+	RTD_OPTS(rtd_profile_opts, po, .types = types, .ntypes = 2, .default_type = 1);
+	rtd_profile *p = rtd_profile_new2(&po);
+	s = rtd_gotrace_source_open(trace, &o, NULL);
+	assert_non_null(p);
+	assert_non_null(s);
+	assert_int_equal(rtd_profile_gotrace_pull(p, s), 0);
+	assert_int_equal(rtd_profile_total_of(p, 0), samples);
+	assert_int_equal(rtd_profile_total_of(p, 1), samples * 10000000);
+	rtd_source_free(s);
+	rtd_profile_free(p);
 }
 
 static void test_real_go(void **st)
@@ -96,7 +159,7 @@ static void test_real_go(void **st)
 	rtd_source *s = rtd_gotrace_source_open(trace, NULL, &err);
 	assert_non_null(s);
 	const struct rtd_record *r;
-	uint64_t samples = 0, named = 0, threads_seen = 0, running_on = 0;
+	uint64_t samples = 0, named = 0, threads_seen = 0, running_on = 0, mixed = 0, lined = 0;
 	while ((rc = rtd_source_next(s, &r)) == 1) {
 		if (r->kind == RTD_REC_THREAD) {
 			for (size_t i = 0; i < nlogs; i++)
@@ -106,9 +169,19 @@ static void test_real_go(void **st)
 				}
 		} else if (r->kind == RTD_REC_SAMPLE) {
 			samples++;
-			for (uint32_t i = 0; i < r->stack->n; i++)
-				named += r->stack->frames[i].name &&
-					 !strcmp(r->stack->frames[i].name, "main.spin");
+			mixed = mix_sample(mixed, r);
+			/* the sample's M is its thread (field m) */
+			assert_int_equal(r->nfields, 2);
+			assert_string_equal(r->fields[1].name, "m");
+			assert_int_equal(r->fields[1].i, (int64_t)r->tid);
+			for (uint32_t i = 0; i < r->stack->n; i++) {
+				const struct rtd_rec_frame *fr = &r->stack->frames[i];
+				if (!fr->name || strcmp(fr->name, "main.spin"))
+					continue;
+				named++;
+				lined += fr->file && strstr(fr->file, "gotrace-threads/main.go") &&
+					 fr->line > 0;
+			}
 		} else if (r->kind == RTD_REC_SLICE_BEGIN && !strcmp(r->name, "Running")) {
 			for (size_t i = 0; i < nlogs; i++)
 				running_on += logs[i].tid == r->tid;
@@ -151,8 +224,9 @@ static void test_real_go(void **st)
 	if (samples == 0)
 		printf("note: the CPU profiler took no sample (a loaded machine?)\n");
 	else
-		assert_true(named > 0);
+		assert_true(named > 0 && lined == named);
 	rtd_source_free(s);
+	check_samples_only(trace, samples, mixed);
 	unlink(trace);
 	unlink(out);
 	snprintf(out, sizeof(out), "%s/gotrace-threads", dir);

@@ -69,6 +69,10 @@ refused "convert a Go trace without CPU samples -o t.svg" "no samples to convert
   "$W/t.svg" -- "$R" convert "$GT" -o "$W/t.svg"
 refused "convert a Go trace without CPU samples -o t.pb.gz" "no samples to convert" \
   "$W/t.pb.gz" -- "$R" convert "$GT" -o "$W/t.pb.gz"
+"$R" convert "$GT" -f folded >"$W/so" 2>"$W/se"; rc=$?
+[ $rc = 1 ] && [ ! -s "$W/so" ] && grep -q 'no samples to convert (nothing written)$' "$W/se" &&
+  ok "convert a Go trace without CPU samples to stdout: exit 1, '(nothing written)'" ||
+  bad "convert a Go trace without CPU samples to stdout: $rc $(cat "$W/se")"
 refused "nettrace profile -o y.png" "'.png' is a PNG image" \
   "$W/y.png" -- "$R" nettrace profile "$NT" -o "$W/y.png"
 refused "perf record -o cpu.png" "'.png' is a PNG image" \

@@ -174,8 +174,8 @@ static void test_intern(void **st)
 	assert_ptr_not_equal(a, c);
 
 	char n1[] = "f", n2[] = "g";
-	struct rtd_rec_frame f1[] = {{0x10, n1, NULL}, {0x20, n2, NULL}, {0x30, NULL, NULL}};
-	struct rtd_rec_frame f2[] = {{0x10, "f", NULL}, {0x20, "g", NULL}, {0x30, NULL, NULL}};
+	struct rtd_rec_frame f1[] = {{.ip = 0x10, .name = n1}, {.ip = 0x20, .name = n2}, {.ip = 0x30, .name = NULL}};
+	struct rtd_rec_frame f2[] = {{.ip = 0x10, .name = "f"}, {.ip = 0x20, .name = "g"}, {.ip = 0x30, .name = NULL}};
 	const struct rtd_stack *s1, *s2, *s3;
 	assert_int_equal(rtd_intern_stack(in, f1, 3, &s1), 0);
 	n1[0] = 'x'; /* the interner keeps its own copy of names */
@@ -214,11 +214,13 @@ struct arr {
 	int freed;
 };
 
+static const char *arr_message = "bad byte"; /* what a failing next() says */
+
 static int arr_next(void *impl, struct rtd_record *r)
 {
 	struct arr *a = impl;
 	if (a->fail_at >= 0 && a->i == (size_t)a->fail_at)
-		return rtd_source_error(r, -RTD_E_FORMAT, 4242, "bad byte");
+		return rtd_source_error(r, -RTD_E_FORMAT, 4242, arr_message);
 	if (a->i >= a->n)
 		return 0;
 	r->kind = RTD_REC_INSTANT;
@@ -278,6 +280,20 @@ static void test_pull_contract(void **st)
 	assert_int_equal(ss.records[RTD_REC_ERROR], 1);
 	rtd_source_free(s);
 	assert_int_equal(a.freed, 1);
+
+	/* a decoder's message is kept whole: a Go trace's ordering error
+	 * runs to 500 bytes (the record kept 255 of them) */
+	char longmsg[512];
+	for (size_t k = 0; k < sizeof(longmsg) - 1; k++)
+		longmsg[k] = (char)('a' + k % 26);
+	longmsg[sizeof(longmsg) - 1] = 0;
+	arr_message = longmsg;
+	struct arr c = {t, 3, 0, 0, 0};
+	s = rtd_source_new(&arr_ops, &c);
+	assert_int_equal(rtd_source_next(s, &r), -RTD_E_FORMAT);
+	assert_string_equal(r->message, longmsg);
+	rtd_source_free(s);
+	arr_message = "bad byte";
 
 	/* a clock going back is clamped and counted */
 	struct arr b = {t, 3, 0, -1, 0};

@@ -41,10 +41,10 @@ static void samples_and_markers(void **state)
 	(void)state;
 	rtd_intern *in = rtd_intern_new();
 	const struct rtd_stack *a, *b;
-	struct rtd_rec_frame fa[3] = {{0x10, "leaf_a", "app"}, {0x20, "mid", "app"},
-				      {0x30, "main", "app"}};
-	struct rtd_rec_frame fb[3] = {{0xffffffff81000000ull, "schedule", "[kernel.kallsyms]"},
-				      {0x20, "mid", "app"}, {0x30, "main", "app"}};
+	struct rtd_rec_frame fa[3] = {{.ip = 0x10, .name = "leaf_a", .module = "app"}, {.ip = 0x20, .name = "mid", .module = "app"},
+				      {.ip = 0x30, .name = "main", .module = "app"}};
+	struct rtd_rec_frame fb[3] = {{.ip = 0xffffffff81000000ull, .name = "schedule", .module = "[kernel.kallsyms]"},
+				      {.ip = 0x20, .name = "mid", .module = "app"}, {.ip = 0x30, .name = "main", .module = "app"}};
 	assert_int_equal(rtd_intern_stack(in, fa, 3, &a), 0);
 	assert_int_equal(rtd_intern_stack(in, fb, 3, &b), 0);
 	rtd_firefox *ff = rtd_firefox_new(NULL, NULL);
