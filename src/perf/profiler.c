@@ -293,8 +293,6 @@ static uint32_t ips_node(struct rtd_perf_profiler *p, uint32_t pid,
 
 /* The call tree node of a sample's stack, under its thread's root and
  * (off-CPU) a node of its state; 0 when the tree is full. */
-static bool bpf_own_frame(struct rtd_perf_profiler *p, uint64_t ip);
-
 static uint32_t stack_node(struct rtd_perf_profiler *p,
 			   const struct rtd_perf_sample *s, uint32_t state_key)
 {
@@ -326,19 +324,6 @@ static uint32_t stack_node(struct rtd_perf_profiler *p,
 			memset(p->kern + n, 0, (size_t)k);
 			n += (size_t)k;
 		}
-	}
-	/* off-CPU: while a BPF program is attached to sched_switch too (any
-	 * process's), perf's chain starts in __traceiter_sched_switch, not
-	 * at __schedule; the tracepoint's frames are not the thread's (the
-	 * BPF path drops them alike) */
-	size_t k0 = 0;
-	while ((state_key & STATE_KEY) == STATE_KEY && k0 + 1 < n &&
-	       p->kern[k0] && bpf_own_frame(p, p->ips[k0]))
-		k0++;
-	if (k0) {
-		memmove(p->ips, p->ips + k0, (n - k0) * sizeof(*p->ips));
-		memmove(p->kern, p->kern + k0, (n - k0) * sizeof(*p->kern));
-		n -= k0;
 	}
 	if (!n) {
 		p->kern[0] = is_kernel_ip(s->ip);
@@ -463,9 +448,9 @@ static int on_switch(struct rtd_perf_profiler *p, const struct rtd_perf_sample *
 	return keep(p, w.out_ns, w.node, delay);
 }
 
-/* A kernel frame of the tracepoint's call path (a BPF program, the
- * tracepoint's trampoline), not of the thread: off-CPU chains start at
- * the scheduler, through BPF and through perf alike. */
+/* A kernel frame of the BPF call path (the program, the tracepoint's
+ * trampoline), not of the thread: the perf path's chains start at the
+ * scheduler. */
 static bool bpf_own_frame(struct rtd_perf_profiler *p, uint64_t ip)
 {
 	static const char *const own[] = {"bpf_prog_", "bpf_trace_run",

@@ -48,25 +48,6 @@ if command -v setpriv > /dev/null; then
 else
   echo "SKIP part: no setpriv to drop CAP_BPF"
 fi
-# 5. the perf path while a BPF program is attached to sched_switch too
-# (another recording through BPF, as a parallel test run has): perf's
-# chain then starts in __traceiter_sched_switch; the tracepoint's frames
-# are dropped, so the chain starts at __schedule as without it (and as
-# the BPF path's do)
-sleep 60 & tgt=$!
-"$R" perf record --off-cpu --off-cpu-via bpf -p $tgt -o "$TMP/bg.folded" > /dev/null 2> "$TMP/bg.err" & bg=$!
-for i in $(seq 1 600); do # its three programs attached (a generous bound: libbpf parses BTF)
-  [ "$(ls -l /proc/$bg/fd 2>/dev/null | grep -c bpf_link)" -ge 3 ] && break
-  kill -0 $bg 2> /dev/null || break; sleep 0.05
-done
-[ "$(ls -l /proc/$bg/fd 2>/dev/null | grep -c bpf_link)" -ge 3 ] || { kill $tgt; wait; cat "$TMP/bg.err"; fail "the BPF recording beside did not attach"; }
-"$R" perf record --off-cpu --off-cpu-via perf -o "$TMP/beside.folded" -- sleep 0.2 > /dev/null 2> "$TMP/beside.err"; rc=$?
-kill $tgt; wait $bg $tgt 2> /dev/null
-[ $rc = 0 ] || { cat "$TMP/beside.err"; fail "--off-cpu-via perf beside a BPF recording"; }
-grep -q 'clock_nanosleep;.*;__schedule [0-9]*$' "$TMP/beside.folded" || { cat "$TMP/beside.folded"; fail "perf path beside BPF: no chain ending at __schedule"; }
-grep -Eq '__traceiter_|bpf_trace_run|bpf_prog_' "$TMP/beside.folded" && { cat "$TMP/beside.folded"; fail "perf path beside BPF: the tracepoint's own frames kept"; }
-ok "perf path beside a BPF program on sched_switch: chains start at __schedule"
-
 "$R" perf record --off-cpu-via bpf -- true 2> "$TMP/u.err" && fail "--off-cpu-via without --off-cpu accepted"
 grep -q 'needs --off-cpu' "$TMP/u.err" || fail "--off-cpu-via alone: message"
 ok "bad options refused"
