@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/file.h"
 #include "common/map.h"
 #include "perf/offcpu_bpf.h"
 #include "rtdiag/common.h"
@@ -44,6 +45,15 @@ struct offcpu_bpf {
 static const char *const progs[] = {"offcpu_switch", "offcpu_fork",
 				    "offcpu_exec"};
 
+/* vm.mmap_min_addr, or 0 (every user frame read) when it cannot be read */
+static uint64_t mmap_min_addr(void)
+{
+	char buf[32];
+	if (rtd_read_small("/proc/sys/vm/mmap_min_addr", buf, sizeof(buf)) <= 0)
+		return 0;
+	return strtoull(buf, NULL, 10);
+}
+
 int offcpu_bpf_new(const struct offcpu_bpf_opts *o, struct offcpu_bpf **out,
 		   char *why, size_t whylen)
 {
@@ -68,6 +78,7 @@ int offcpu_bpf_new(const struct offcpu_bpf_opts *o, struct offcpu_bpf **out,
 	struct offcpu_bpf_conf c = {0};
 	c.flags = (o->npids ? 0 : OFFCPU_BPF_ALL) |
 		  (o->no_kernel ? OFFCPU_BPF_NO_KERNEL : 0);
+	c.min_addr = mmap_min_addr();
 	__u32 zero = 0;
 	if (o->npids > OFFCPU_BPF_MAX_PIDS) {
 		snprintf(why, whylen, "more than %d processes", OFFCPU_BPF_MAX_PIDS);

@@ -50,10 +50,13 @@ struct {
 	__type(value, __u32);
 } pids SEC(".maps");
 
+/* Each thread's entry in its own task_struct: no hash of tids looked up
+ * at every switch (the switch-in of any thread on the machine looked
+ * its tid up), no cap on threads, freed with the thread. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, OFFCPU_BPF_MAX_THREADS);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct offcpu_bpf_start);
 } starts SEC(".maps");
 
@@ -125,23 +128,71 @@ static __always_inline __u32 report_state(bool preempt, unsigned int state,
 	return 0;
 }
 
+/* The user stack of current into ips, as the kernel's frame-pointer walk
+ * (perf_callchain_user() in arch/x86/events/core.c, which bpf_get_stack()
+ * and the perf path's samples use) takes it: the interrupted ip, then
+ * the return address of each frame from the saved rbp on, until a frame
+ * cannot be read. Walked here because bpf_get_stack() costs ~0.8 us a
+ * call on the test machine for a two-frame stack, mostly the fault of its
+ * last read at the end of the chain (rbp 0), this ~0.25 us (the
+ * ping-pong's switch is ~1.6 us). Frames past the last are zeroed, as
+ * bpf_get_stack() does. Returns the frames, or -1 where the kernel's walk
+ * would differ (a 32-bit task; a task that has met a uprobe: the kernel
+ * then fixes up the uretprobe trampoline's addresses): the caller takes
+ * bpf_get_stack() instead. */
+static __always_inline long user_walk(struct offcpu_bpf_stack *s,
+				      __u64 min_addr)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	if (cur->flags & (0x00200000 | 0x00004000)) /* PF_KTHREAD, PF_USER_WORKER */
+		return 0;
+	if (cur->utask)
+		return -1;
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(cur);
+	if (!regs || regs->cs != 0x33) /* __USER_CS: not a 64-bit task */
+		return -1;
+	__u64 fp = regs->bp;
+	s->ips[0] = regs->ip;
+	long n = 1;
+	for (int i = 1; i < OFFCPU_BPF_MAX_DEPTH; i++) {
+		__u64 fr[2]; /* struct stack_frame: next_frame, return_address */
+		/* below vm.mmap_min_addr nothing is mapped (unless a process
+		 * with CAP_SYS_RAWIO mapped it): the read would fault, and a
+		 * fault costs ~0.6 us here (most chains end at rbp 0) */
+		if (fp < min_addr ||
+		    bpf_probe_read_user(fr, sizeof(fr), (void *)fp))
+			break;
+		s->ips[i] = fr[1];
+		fp = fr[0];
+		n = i + 1;
+	}
+	for (int i = 1; i < OFFCPU_BPF_MAX_DEPTH; i++)
+		if (i >= n)
+			s->ips[i] = 0;
+	return n;
+}
+
 /* The current stack (user or kernel) kept in stacks; its key, 0: none. */
-static __always_inline __u64 stack_key(void *ctx, __u64 flags)
+static __always_inline __u64 stack_key(void *ctx, __u64 flags,
+				       const struct offcpu_bpf_conf *c)
 {
 	__u32 z = 0;
 	struct offcpu_bpf_stack *s = bpf_map_lookup_elem(&scratch, &z);
 	if (!s)
 		return 0;
-	long n = bpf_get_stack(ctx, s->ips, sizeof(s->ips), flags);
+	long n = flags & BPF_F_USER_STACK ? user_walk(s, c->min_addr) : -1;
+	if (n < 0) {
+		n = bpf_get_stack(ctx, s->ips, sizeof(s->ips), flags);
+		n = n > 0 ? (long)((unsigned long)n / sizeof(__u64)) : 0;
+	}
 	if (n <= 0)
 		return 0;
-	n /= sizeof(__u64);
 	/* FNV-1a over the frames */
 	__u64 h = 0xcbf29ce484222325ull ^ flags;
 	for (int i = 0; i < OFFCPU_BPF_MAX_DEPTH && i < n; i++)
 		h = (h ^ s->ips[i]) * 0x100000001b3ull;
 	h |= 1; /* never 0 */
-	/* bpf_get_stack() zeroed the buffer past the last frame */
+	/* zeros past the last frame */
 	if (bpf_map_lookup_elem(&stacks, &h))
 		return h;
 	if (bpf_map_update_elem(&stacks, &h, s, BPF_NOEXIST) &&
@@ -194,9 +245,9 @@ static __always_inline void wait_add(const struct offcpu_bpf_start *s,
 /* prev leaves the CPU: its entry tells how it came back. Seen (time 0):
  * the two clocks are measured against each other. Not seen (a wait still
  * open): the wait is closed where prev's sched_info says it came back. */
-static __always_inline void came_back(struct task_struct *prev, __u32 tid)
+static __always_inline void came_back(struct task_struct *prev,
+				      struct offcpu_bpf_start *o, __u32 tid)
 {
-	struct offcpu_bpf_start *o = bpf_map_lookup_elem(&starts, &tid);
 	__u32 z = 0;
 	__s64 *off = bpf_map_lookup_elem(&clock_off, &z);
 	__u64 back = prev->sched_info.last_arrival;
@@ -222,30 +273,39 @@ static __always_inline void switch_out(void *ctx, bool preempt,
 				       unsigned int prev_state)
 {
 	__u32 tid = prev->pid;
-	came_back(prev, tid);
-	struct offcpu_bpf_start s = {};
-	s.state = report_state(preempt, prev_state, prev->exit_state);
-	if (s.state & (0x10 | 0x20)) { /* EXIT_DEAD, EXIT_ZOMBIE: never back */
-		bpf_map_delete_elem(&starts, &tid);
+	struct offcpu_bpf_start *o = bpf_task_storage_get(&starts, prev, 0, 0);
+	came_back(prev, o, tid);
+	__u32 state = report_state(preempt, prev_state, prev->exit_state);
+	if (state & (0x10 | 0x20)) { /* EXIT_DEAD, EXIT_ZOMBIE: never back */
+		if (o)
+			bpf_task_storage_delete(&starts, prev);
+		return;
+	}
+	if (!o)
+		o = bpf_task_storage_get(&starts, prev, 0,
+					 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	stat_add(OFFCPU_BPF_OUTS);
+	if (!o) {
+		stat_add(OFFCPU_BPF_LOST);
 		return;
 	}
 	__u32 k = 0;
 	struct offcpu_bpf_conf *c = bpf_map_lookup_elem(&conf, &k);
-	s.time = bpf_ktime_get_ns();
-	s.pid = prev->tgid;
-	s.ustack = stack_key(ctx, BPF_F_USER_STACK);
-	s.kstack = c && (c->flags & OFFCPU_BPF_NO_KERNEL)
-			   ? 0 : stack_key(ctx, 0);
-	stat_add(OFFCPU_BPF_OUTS);
-	if (bpf_map_update_elem(&starts, &tid, &s, BPF_ANY))
-		stat_add(OFFCPU_BPF_LOST);
+	if (!c)
+		return;
+	o->time = bpf_ktime_get_ns();
+	o->state = state;
+	o->pid = prev->tgid;
+	o->ustack = stack_key(ctx, BPF_F_USER_STACK, c);
+	o->kstack = c->flags & OFFCPU_BPF_NO_KERNEL ? 0 : stack_key(ctx, 0, c);
+	o->arrived = 0;
 }
 
 /* next is back: its wait ends; its entry stays, on the CPU since now */
 static __always_inline void switch_in(struct task_struct *next)
 {
 	__u32 tid = next->pid;
-	struct offcpu_bpf_start *s = bpf_map_lookup_elem(&starts, &tid);
+	struct offcpu_bpf_start *s = bpf_task_storage_get(&starts, next, 0, 0);
 	if (!s || !s->time)
 		return;
 	__u64 now = bpf_ktime_get_ns();

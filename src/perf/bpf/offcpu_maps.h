@@ -9,7 +9,6 @@
 
 /* Caps on the kernel's maps; past them a wait is counted as lost. */
 #define OFFCPU_BPF_MAX_PIDS 4096     /* processes in scope (forks follow) */
-#define OFFCPU_BPF_MAX_THREADS 65536 /* threads off the CPU at once */
 #define OFFCPU_BPF_MAX_WAITS 65536   /* distinct (thread, stacks, state) */
 #define OFFCPU_BPF_MAX_STACKS 16384  /* distinct stacks (user and kernel;
 				      * preallocated: 17 MB) */
@@ -35,6 +34,8 @@ enum offcpu_bpf_stat {
 struct offcpu_bpf_conf {
 	__u32 flags;
 	__u32 pad;
+	__u64 min_addr; /* vm.mmap_min_addr: user frames below it are not
+			 * read (0: every frame is) */
 };
 
 /* A thread in scope: off the CPU since time (how it left), or on it
