@@ -116,6 +116,7 @@ struct rtd_perf_profiler {
 	enum rtd_perf_offcpu_via via;
 	uint64_t bpf_nostack;   /* BPF: stacks not kept (the map full) */
 	char via_why[256];      /* why not BPF */
+	uint64_t iter_lo, iter_hi; /* __traceiter_sched_switch, [lo, hi) */
 	int64_t start_ns;       /* CLOCK_REALTIME at the start */
 	uint64_t start_mono, end_ns; /* CLOCK_MONOTONIC: run()'s span */
 	FILE *kept;       /* RTD_PERF_PROF_KEEP_SAMPLES: struct kept_sample */
@@ -326,6 +327,39 @@ static bool trace_own_frame(struct rtd_perf_profiler *p, uint64_t ip)
 	return false;
 }
 
+/* Where __traceiter_sched_switch lies (the perf path's switches begin
+ * there while another probe is on the tracepoint): its address and the
+ * next symbol's, from kallsyms; [0, 0) when it is not there (no kernel
+ * addresses shown, an older kernel). */
+static void traceiter_range(struct rtd_perf_profiler *p, const char *kallsyms)
+{
+	FILE *f = fopen(kallsyms ? kallsyms : "/proc/kallsyms", "re");
+	char line[512];
+	bool found = false;
+	while (f && fgets(line, sizeof(line), f)) {
+		char *e;
+		unsigned long long a = strtoull(line, &e, 16);
+		if (found) {
+			if (a > p->iter_lo) {
+				p->iter_hi = a;
+				break;
+			}
+			continue;
+		}
+		size_t l = strcspn(line, "\n");
+		line[l] = 0;
+		const char *name = strrchr(line, ' ');
+		if (a && name && !strcmp(name + 1, "__traceiter_sched_switch")) {
+			p->iter_lo = a;
+			found = true;
+		}
+	}
+	if (found && p->iter_hi <= p->iter_lo)
+		p->iter_hi = p->iter_lo + 256; /* the last symbol: a small function */
+	if (f)
+		fclose(f);
+}
+
 /* The call tree node of a sample's stack, under its thread's root and
  * (off-CPU) a node of its state; 0 when the tree is full. */
 static uint32_t stack_node(struct rtd_perf_profiler *p,
@@ -345,8 +379,11 @@ static uint32_t stack_node(struct rtd_perf_profiler *p,
 		if (!ip)
 			continue; /* the end of a broken frame-pointer chain */
 		/* off-CPU: a switch's chain starts where the thread left the
-		 * CPU, not in the tracepoint's plumbing */
-		if (state_key && !n && kernel && trace_own_frame(p, ip))
+		 * CPU, not in the tracepoint's iterator (an address range read
+		 * once: naming here would stop the symbolizer's loading thread
+		 * and hold the reader up, ~1 s under ASan, threads ending
+		 * meanwhile nameless) */
+		if (state_key && !n && kernel && ip >= p->iter_lo && ip < p->iter_hi)
 			continue;
 		p->kern[n] = kernel;
 		p->ips[n++] = ip;
@@ -880,6 +917,8 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 		r = offcpu_path(p, &o);
 		if (r)
 			goto fail;
+		if (!p->bpf)
+			traceiter_range(p, o.sym ? o.sym->kallsyms : NULL);
 	}
 	struct rtd_perf_opts mo = {.sz = sizeof(mo)};
 	mo.pids = o.pids;
