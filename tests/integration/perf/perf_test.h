@@ -226,4 +226,40 @@ static inline void pt_run_scoped(struct rtd_perf_opts *o, unsigned n, struct pt_
 	rtd_perf_monitor_free(m);
 }
 
+#ifdef PT_WANT_SLED
+#include "rtdiag/trigger.h"
+
+/* A child for the tests of what a profiler holds: it runs one function
+ * for ever, a loop over 64 Ki one-byte instructions, so nearly every
+ * sample has a leaf address of its own (as a runtime's unnamed code and
+ * the kernel's paths give new addresses for as long as a program runs);
+ * its samples are led by "nop_sled". Defined only where asked for: 64 KiB
+ * of code. */
+__attribute__((noinline, used)) static void pt_nop_sled(void)
+{
+	__asm__ volatile(".rept 65536\n\tnop\n\t.endr" ::: "memory");
+}
+
+/* The CPU seconds a process has used, 0 when unknown: a bound on a
+ * sampled child's run that follows its CPU, not the wall clock (the
+ * samples come at its CPU's pace, however loaded the machine). */
+static inline double pt_cpu_seconds(pid_t pid)
+{
+	struct rtd_proc_usage u;
+	return rtd_proc_usage_read((int)pid, &u) ? 0 : (double)u.cpu_ns / 1e9;
+}
+
+/* Forks that child (the test fails when it cannot). */
+static inline pid_t pt_fork_sled(void)
+{
+	pid_t child = fork();
+	if (child < 0)
+		FAIL("fork: %s", strerror(errno));
+	if (child == 0)
+		for (;;)
+			pt_nop_sled();
+	return child;
+}
+#endif
+
 #endif

@@ -31,6 +31,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#define PT_WANT_SLED
 #include "perf_test.h"
 #include "rtdiag/perf_source.h"
 
@@ -41,47 +42,10 @@
  * kernel that lowered perf_event_max_sample_rate) the test gives up */
 #define MAX_CHILD_CPU 10.0
 
-/* The CPU seconds a process has used (utime + stime), 0 when unknown. */
-static double cpu_of(pid_t pid)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	const char *p = strrchr(buf, ')');
-	unsigned long ut = 0, st = 0;
-	/* after "pid (comm)": state, then 10 fields before utime and stime */
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut,
-			 &st) != 2)
-		return 0;
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
-}
-
-__attribute__((noinline, used)) static void nop_sled(void)
-{
-	__asm__ volatile(".rept 65536\n\tnop\n\t.endr" ::: "memory");
-}
-
-static void sled_forever(void)
-{
-	for (;;)
-		nop_sled();
-}
-
 int main(void)
 {
 	pt_require();
-	pid_t child = fork();
-	if (child < 0)
-		FAIL("fork: %s", strerror(errno));
-	if (child == 0) {
-		sled_forever();
-		_exit(0);
-	}
+	pid_t child = pt_fork_sled();
 	struct rtd_perf_sampler_opts so = {.sz = sizeof(so), .freq = 9999};
 	struct rtd_perf_profiler_opts o = {
 		.sz = sizeof(o),
@@ -116,7 +80,7 @@ int main(void)
 			stop = 1;
 		r = rtd_source_next(s, &rec);
 		if (r == RTD_SOURCE_IDLE) {
-			child_cpu = cpu_of(child);
+			child_cpu = pt_cpu_seconds(child);
 			rtd_source_wait(s, 100);
 		} else if (r != 1) {
 			break;
