@@ -75,4 +75,17 @@ int rtd_utf16le_to_utf8(const uint8_t *src, size_t nbytes, int stop_at_nul,
 /* Append a JSON string literal (with quotes) for UTF-8 text s[0..n). */
 int rtd_buf_json_str(rtd_buf *b, const char *s, size_t n);
 
+/* @n bytes as 2 * @n lowercase hex digits and a NUL into @out (which
+ * holds 2 * @n + 1): a build id as perf's cache and debug directories
+ * name it. */
+static inline void rtd_hex_lower(char *out, const uint8_t *p, size_t n)
+{
+	static const char digit[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digit[p[i] >> 4];
+		out[2 * i + 1] = digit[p[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
 #endif /* RTD_COMMON_BUF_H */

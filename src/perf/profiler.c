@@ -1137,8 +1137,7 @@ static int to_frame(struct rtd_perf_profiler *p, rtd_profile *prof,
 	out->inlined = sf->inlined;
 	if (prof && sf->module[0] == '/' && sf->map_limit > sf->map_start) {
 		char hex[2 * 64 + 1];
-		for (size_t i = 0; i < sf->build_id_len && i < 64; i++)
-			snprintf(hex + 2 * i, 3, "%02x", sf->build_id[i]);
+		rtd_hex_lower(hex, sf->build_id, sf->build_id_len < 64 ? sf->build_id_len : 64);
 		int id = rtd_profile_add_mapping(prof, sf->map_start, sf->map_limit,
 						 sf->map_pgoff, sf->module,
 						 sf->build_id_len ? hex : NULL);

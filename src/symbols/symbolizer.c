@@ -808,8 +808,7 @@ static int open_build_id_cache(rtd_symbolizer *s, const char *path)
 	if (!len)
 		return -1;
 	char hex[41], dir[PATH_MAX], p[PATH_MAX + 64];
-	for (size_t i = 0; i < len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	rtd_hex_lower(hex, id, len); /* len <= 20: rtd_sym_file_build_id() */
 	const char *e = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
 	if (e && *e)
 		snprintf(dir, sizeof(dir), "%s", e);
@@ -1073,8 +1072,7 @@ static bool find_debug_by_build_id(rtd_symbolizer *s, struct sym_obj *o)
 	if (!o->info.build_id_len)
 		return false;
 	char hex[2 * sizeof(o->info.build_id) + 1];
-	for (size_t i = 0; i < o->info.build_id_len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", o->info.build_id[i]);
+	rtd_hex_lower(hex, o->info.build_id, o->info.build_id_len);
 	char *dirs = strdup(s->debug_dirs), *save = NULL;
 	if (!dirs)
 		return false;
