@@ -74,7 +74,7 @@ static const struct transition transitions[RTD_GO_EV_COUNT] = {
  * GoSysBlock) has this one */
 static const struct transition park = {TG_EVG, SQ_ANY, G_RUNNING, SQ_ANY, G_WAITING};
 
-static uint64_t seq_of(uint8_t rule, const uint64_t *a)
+static inline __attribute__((always_inline)) uint64_t seq_of(uint8_t rule, const uint64_t *a)
 {
 	switch (rule) {
 	case SQ_0: return 0;
@@ -89,7 +89,7 @@ static uint64_t seq_of(uint8_t rule, const uint64_t *a)
 	}
 }
 
-static void transition_of(unsigned type, uint64_t evg, const uint64_t *a,
+static inline __attribute__((always_inline)) void transition_of(unsigned type, uint64_t evg, const uint64_t *a,
 			  uint64_t *g, struct gstate *init, struct gstate *next)
 {
 	const struct transition *t = v1_class(type) & V1K_PARK ? &park
@@ -615,7 +615,9 @@ static int frontier_add(rtd_gotrace_dec *d, struct v1_ord *o)
 	return 0;
 }
 
-static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *out)
+/* The next merged event (1, 0 at the end, <0): *outp is the taken
+ * cursor's head, valid until the next call (no copy of the event). */
+static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev **outp)
 {
 	size_t kept = o->nf; /* f[1..kept) sorted: see frontier_sort */
 	o->cls = 0;
@@ -636,7 +638,7 @@ static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *out)
 	o->taken = ci;
 	f[0] = f[--o->nf];
 	c->has_head = c->selected = false;
-	*out = c->head;
+	struct v1_ev *out = *outp = &c->head;
 	/* Local events only served the ordering. */
 	if (out->type == RTD_GO_EV_GO_START_LOCAL)
 		out->type = RTD_GO_EV_GO_START;
@@ -735,8 +737,14 @@ static void heap_pop(struct v1_ord *o, struct v1_ev *out)
 static inline int merge_slot(rtd_gotrace_dec *d, struct v1_ord *o,
 			     struct v1_ev **slot)
 {
-	*slot = ring_slot(&o->win);
-	return *slot ? merge_next(d, o, *slot) : oom(d);
+	struct v1_ev *e;
+	int rc = merge_next(d, o, &e);
+	if (rc <= 0)
+		return rc;
+	if (!(*slot = ring_slot(&o->win)))
+		return oom(d);
+	**slot = *e;
+	return rc;
 }
 
 /* Where the merged event in the window's next slot goes (@rc: what
@@ -784,10 +792,16 @@ static int sorted_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev **out)
 	 * an empty window leaves at once, as the loop below would let it. */
 	if (d->sysexit_shift == 0 && w->head == w->tail && o->nh == 0 &&
 	    !o->merge_done && d->max_window > 0) {
-		rc = merge_slot(d, o, &slot);
+		rc = merge_next(d, o, &slot);
 		if (rc > 0 && slot->ts == o->last_ts) {
 			*out = slot; /* valid until the next call */
 			return 1;
+		}
+		if (rc > 0) {
+			struct v1_ev *e1 = slot;
+			if (!(slot = ring_slot(w)))
+				return oom(d);
+			*slot = *e1;
 		}
 		if (rc < 0 || (rc = merged(d, o, slot, rc)) < 0)
 			return rc;
@@ -1287,7 +1301,7 @@ static int verdict(rtd_gotrace_dec *d, struct v1_ord *o, int rc, int cls)
 		uint64_t off = d->erroff;
 		memcpy(msg, d->errmsg, sizeof(msg));
 		d->err = 0;
-		struct v1_ev e;
+		struct v1_ev *e;
 		int r;
 		o->upto = cls - 1;
 		while ((r = merge_next(d, o, &e)) > 0)
