@@ -957,7 +957,7 @@ static int pp_fail(const struct pp_ctx *x, const char *fmt, ...)
 }
 
 /* The event's goroutine runs on its P (and is not g 0 unless @allow0). */
-static int pp_running(const struct pp_ctx *x, bool allow0)
+static inline __attribute__((always_inline)) int pp_running(const struct pp_ctx *x, bool allow0)
 {
 	const struct v1_ev *ev = x->ev;
 	const char *t = tname(ev->type);
@@ -1053,7 +1053,7 @@ static int pp_go_create(struct pp_ctx *x)
 	return 0;
 }
 
-static int pp_go_start(struct pp_ctx *x)
+static inline __attribute__((always_inline)) int pp_go_start(struct pp_ctx *x)
 {
 	const struct v1_ev *ev = x->ev;
 	if (x->g->state != G_RUNNABLE)
@@ -1072,7 +1072,7 @@ static int pp_go_start(struct pp_ctx *x)
 /* The running goroutine leaves its P as @state (GoEnd, GoStop: dead;
  * GoSched, GoPreempt: runnable; the blocks and sleeps, GoSysBlock:
  * waiting), noting the event that took it off when @note. */
-static int pp_go_off(struct pp_ctx *x, int state, bool note)
+static inline __attribute__((always_inline)) int pp_go_off(struct pp_ctx *x, int state, bool note)
 {
 	int rc = pp_running(x, false);
 	if (rc < 0)
@@ -1097,7 +1097,7 @@ static int pp_go_end(struct pp_ctx *x)
 	return 0;
 }
 
-static int pp_go_unblock(struct pp_ctx *x)
+static inline __attribute__((always_inline)) int pp_go_unblock(struct pp_ctx *x)
 {
 	struct v1_ev *ev = x->ev;
 	if (x->g->state != G_RUNNING)
@@ -1202,7 +1202,7 @@ static int pp_assist_done(struct pp_ctx *x)
 	x->g->has_assist = false;
 	return 0;
 }
-static int pp_go_sched(struct pp_ctx *x)
+static inline __attribute__((always_inline)) int pp_go_sched(struct pp_ctx *x)
 {
 	return pp_go_off(x, G_RUNNABLE, true);
 }
@@ -1217,7 +1217,7 @@ static int pp_go_sys_block(struct pp_ctx *x)
 {
 	return pp_go_off(x, G_WAITING, false);
 }
-static int pp_go_park(struct pp_ctx *x)
+static inline __attribute__((always_inline)) int pp_go_park(struct pp_ctx *x)
 {
 	return pp_go_off(x, G_WAITING, true);
 }
@@ -1264,6 +1264,18 @@ static int (*const pp_handlers[RTD_GO_EV_COUNT])(struct pp_ctx *) = {
 static int pp_dispatch(struct pp_ctx *x)
 {
 	unsigned t = x->ev->type;
+	/* the most frequent handlers inline (a call each through the table
+	 * was ~1.5% of 'cat --ordered'), the others through it */
+	switch (t) {
+	case RTD_GO_EV_GO_START:
+		return pp_go_start(x);
+	case RTD_GO_EV_GO_SCHED:
+		return pp_go_sched(x);
+	case RTD_GO_EV_GO_BLOCK_RECV:
+		return pp_go_park(x);
+	case RTD_GO_EV_GO_UNBLOCK:
+		return pp_go_unblock(x);
+	}
 	if (t == RTD_GO_EV_GO_SYS_BLOCK || !(v1_class(t) & V1K_PARK))
 		return t < RTD_GO_EV_COUNT && pp_handlers[t] ? pp_handlers[t](x) : 0;
 	return pp_go_park(x);

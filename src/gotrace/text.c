@@ -479,25 +479,38 @@ static char *put_context(char *p, const struct rtd_gotrace_event *ev, enum lctx 
 	}
 }
 
+static char *__attribute__((noinline)) put_frame_made(rtd_gotrace_text *t, char *p, uint64_t id);
+
 /* A stack's first frame after its id, ":FUNC@FILE:LINE" (the id alone
  * when the stack is not known yet: raw mode meets it later). Names and
  * paths are cut at FRAME_TEXT_MAX bytes: a line has 2 KB before its
  * strings. A stack whose names are final is formatted once per epoch of
  * the decoder's tables. */
-static char *put_first_frame(rtd_gotrace_text *t, char *p, uint64_t id)
+static inline char *put_first_frame(rtd_gotrace_text *t, char *p, uint64_t id)
 {
-	const struct rtd_gotrace_frame *fr;
 	const rtd_gotrace_dec *d = t->o.dec;
-	bool named;
 	if (!id || !d)
 		return p;
-	struct frame_text *ft = NULL;
-	if (t->frames) {
-		ft = &t->frames[(id ^ id >> 8) & (FRAME_CACHE - 1)];
+	if (t->frames) { /* kept (inline: most stacks of a line are) */
+		const struct frame_text *ft = &t->frames[(id ^ id >> 8) & (FRAME_CACHE - 1)];
 		if (ft->id == id && ft->epoch == d->stack_epoch) {
 			memcpy(p, ft->s, ft->len);
 			return p + ft->len;
 		}
+	}
+	return put_frame_made(t, p, id);
+}
+
+/* put_first_frame() of a stack not kept: formatted, and kept when its
+ * names are final. */
+static char *put_frame_made(rtd_gotrace_text *t, char *p, uint64_t id)
+{
+	const struct rtd_gotrace_frame *fr;
+	const rtd_gotrace_dec *d = t->o.dec;
+	bool named;
+	struct frame_text *ft = NULL;
+	if (t->frames) {
+		ft = &t->frames[(id ^ id >> 8) & (FRAME_CACHE - 1)];
 	} else if ((t->frames = calloc(FRAME_CACHE, sizeof(*t->frames))) != NULL) {
 		ft = &t->frames[(id ^ id >> 8) & (FRAME_CACHE - 1)];
 	}
