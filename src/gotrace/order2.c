@@ -39,10 +39,18 @@ struct ranges {
 	struct range *r;
 	size_t n, cap;
 };
+/* an open region: its name outlives the generation's strings, kept in
+ * place when short (no allocation for the common region), else copied */
 struct region {
 	uint64_t task;
-	char *name;
+	char *name; /* NULL: in small */
+	char small[24];
 };
+
+static const char *region_name(const struct region *r)
+{
+	return r->name ? r->name : r->small;
+}
 struct gst {
 	uint8_t status;
 	uint64_t sgen, seq;
@@ -1107,10 +1115,15 @@ static int region_push(struct step *s, struct gst *gs, const char *name)
 		gs->reg = r;
 		gs->capreg = nc;
 	}
-	char *cp = strdup(name);
-	if (!cp)
+	struct region *r = &gs->reg[gs->nreg];
+	size_t n = strlen(name);
+	r->task = s->a[0];
+	r->name = NULL;
+	if (n < sizeof(r->small))
+		memcpy(r->small, name, n + 1);
+	else if (!(r->name = strdup(name)))
 		return v1_fail(s->c->d, -ENOMEM, s->ev->off, "out of memory");
-	gs->reg[gs->nreg++] = (struct region){s->a[0], cp};
+	gs->nreg++;
 	return ADVANCE;
 }
 
@@ -1133,13 +1146,14 @@ static int user_region(struct step *s)
 		return region_push(s, gs, name);
 	if (gs->nreg) {
 		struct region *r = &gs->reg[gs->nreg - 1];
+		const char *rname = region_name(r);
 		/* (a cut generation's names may be unknown: "") */
-		bool same = strcmp(r->name, name) == 0 ||
-			    (s->c->cut && (!*name || !*r->name));
+		bool same = strcmp(rname, name) == 0 ||
+			    (s->c->cut && (!*name || !*rname));
 		if (r->task != s->a[0] || !same)
 			return fail_at(s, "misuse of region in goroutine %llu: region end {%llu %s} when the inner-most active region start event is {%llu %s}",
 				       (unsigned long long)s->cur.g, (unsigned long long)s->a[0], name,
-				       (unsigned long long)r->task, r->name);
+				       (unsigned long long)r->task, rname);
 		free(r->name);
 		gs->nreg--;
 	}
@@ -1640,7 +1654,7 @@ static inline size_t sift_up(struct frontier *f, size_t i)
 	return i;
 }
 
-static void sift_down(struct frontier *f, size_t i)
+static inline __attribute__((always_inline)) void sift_down(struct frontier *f, size_t i)
 {
 	const size_t n = f->n;
 	size_t *h = f->h;

@@ -64,6 +64,11 @@ struct line_pre {
 	uint8_t stack; /* bit i: argument i is named "stack" */
 	bool ok;
 	char nm[32], an[RTD_GOTRACE_MAX_ARGS][32];
+	/* " sarg=" of the string arguments, made when first written (slen
+	 * 0: not yet) for the names at sargnames */
+	const char *const *sargnames;
+	uint8_t slen[2];
+	char sn[2][32];
 };
 
 /* A stack's first frame as a line shows it, for the stack tables of one
@@ -474,25 +479,38 @@ static char *put_context(char *p, const struct rtd_gotrace_event *ev, enum lctx 
 	}
 }
 
+static char *__attribute__((noinline)) put_frame_made(rtd_gotrace_text *t, char *p, uint64_t id);
+
 /* A stack's first frame after its id, ":FUNC@FILE:LINE" (the id alone
  * when the stack is not known yet: raw mode meets it later). Names and
  * paths are cut at FRAME_TEXT_MAX bytes: a line has 2 KB before its
  * strings. A stack whose names are final is formatted once per epoch of
  * the decoder's tables. */
-static char *put_first_frame(rtd_gotrace_text *t, char *p, uint64_t id)
+static inline char *put_first_frame(rtd_gotrace_text *t, char *p, uint64_t id)
 {
-	const struct rtd_gotrace_frame *fr;
 	const rtd_gotrace_dec *d = t->o.dec;
-	bool named;
 	if (!id || !d)
 		return p;
-	struct frame_text *ft = NULL;
-	if (t->frames) {
-		ft = &t->frames[(id ^ id >> 8) & (FRAME_CACHE - 1)];
+	if (t->frames) { /* kept (inline: most stacks of a line are) */
+		const struct frame_text *ft = &t->frames[(id ^ id >> 8) & (FRAME_CACHE - 1)];
 		if (ft->id == id && ft->epoch == d->stack_epoch) {
 			memcpy(p, ft->s, ft->len);
 			return p + ft->len;
 		}
+	}
+	return put_frame_made(t, p, id);
+}
+
+/* put_first_frame() of a stack not kept: formatted, and kept when its
+ * names are final. */
+static char *put_frame_made(rtd_gotrace_text *t, char *p, uint64_t id)
+{
+	const struct rtd_gotrace_frame *fr;
+	const rtd_gotrace_dec *d = t->o.dec;
+	bool named;
+	struct frame_text *ft = NULL;
+	if (t->frames) {
+		ft = &t->frames[(id ^ id >> 8) & (FRAME_CACHE - 1)];
 	} else if ((t->frames = calloc(FRAME_CACHE, sizeof(*t->frames))) != NULL) {
 		ft = &t->frames[(id ^ id >> 8) & (FRAME_CACHE - 1)];
 	}
@@ -516,6 +534,32 @@ static char *put_first_frame(rtd_gotrace_text *t, char *p, uint64_t id)
 	return p;
 }
 
+/* " NAME=" of string argument @i, from the type's prepared text when it
+ * has it (@c, may be NULL). */
+static inline char *put_sarg_name(struct line_pre *c, char *p,
+				  const struct rtd_gotrace_event *ev, unsigned i)
+{
+	if (c && i < 2 && c->sargnames == ev->sargnames && c->slen[i]) {
+		memcpy(p, c->sn[i], sizeof(c->sn[i]));
+		return p + c->slen[i];
+	}
+	char *s = p;
+	*p++ = ' ';
+	p = put_str(p, ev->sargnames[i]);
+	*p++ = '=';
+	size_t k = (size_t)(p - s);
+	if (c && i < 2 && k <= sizeof(c->sn[i])) {
+		if (c->sargnames != ev->sargnames) {
+			c->sargnames = ev->sargnames;
+			c->slen[0] = c->slen[1] = 0;
+		}
+		memset(c->sn[i], 0, sizeof(c->sn[i]));
+		memcpy(c->sn[i], s, k);
+		c->slen[i] = (uint8_t)k;
+	}
+	return p;
+}
+
 static void print_line(rtd_gotrace_text *t, const struct rtd_gotrace_event *ev, bool godebug,
 		       enum lctx x)
 {
@@ -523,13 +567,31 @@ static void print_line(rtd_gotrace_text *t, const struct rtd_gotrace_event *ev, 
 	bool frames = !godebug && !t->o.stacks;
 	char *line = tb_room(t, LINE_ROOM);
 	char *p = line;
-	const struct line_pre *c = line_pre(t, ev, x);
+	struct line_pre *c = line_pre(t, ev, x);
 	p = put_ts(t, p, ev->ts);
 	p = put_context(p, ev, x, c);
 	bool named = false;
-	for (unsigned i = 0; i < ev->nargs && i < RTD_GOTRACE_MAX_ARGS; i++) {
+	unsigned i = 0, nargs = ev->nargs < RTD_GOTRACE_MAX_ARGS ? ev->nargs
+								 : RTD_GOTRACE_MAX_ARGS;
+	if (c) { /* the prepared arguments (alen is 0 past them) */
+		bool fr = frames && ev->gen;
+		for (; i < nargs && c->alen[i]; i++) {
+			memcpy(p, c->an[i], sizeof(c->an[i]));
+			p += c->alen[i];
+			unsigned bit = 1u << i;
+			if (!((c->sgn | c->stk | c->stack) & bit)) { /* the common one */
+				p = put_u64(p, ev->args[i]);
+				continue;
+			}
+			p = c->sgn & bit ? put_i64(p, (int64_t)ev->args[i]) : put_u64(p, ev->args[i]);
+			named |= !godebug && (c->stack & bit);
+			if (fr && (c->stk & bit))
+				p = put_first_frame(t, p, ev->args[i]);
+		}
+	}
+	for (; i < nargs; i++) {
 		bool sgn, stk, stack;
-		if (c && c->alen[i]) { /* alen is 0 past what was prepared */
+		if (c && c->alen[i]) {
 			memcpy(p, c->an[i], sizeof(c->an[i]));
 			p += c->alen[i];
 			sgn = c->sgn >> i & 1;
@@ -558,16 +620,15 @@ static void print_line(rtd_gotrace_text *t, const struct rtd_gotrace_event *ev, 
 	size_t room = TEXT_BUF + LINE_ROOM - t->n - (size_t)(p - line) - 2;
 	bool fits = true;
 	for (unsigned i = 0; i < ev->nsargs && fits; i++) {
-		size_t need = strlen(ev->sargnames[i]) + 2 +
+		size_t need = (c && i < 2 && c->sargnames == ev->sargnames && c->slen[i]
+				       ? sizeof(c->sn[i]) : strlen(ev->sargnames[i]) + 2) +
 			      (godebug ? ev->sarg_lens[i] : 6 * ev->sarg_lens[i] + 2);
 		fits = need <= room;
 		room -= fits ? need : 0;
 	}
 	if (fits) { /* the common case */
 		for (unsigned i = 0; i < ev->nsargs; i++) {
-			*p++ = ' ';
-			p = put_str(p, ev->sargnames[i]);
-			*p++ = '=';
+			p = put_sarg_name(c, p, ev, i);
 			if (godebug) {
 				memcpy(p, ev->sargs[i], ev->sarg_lens[i]);
 				p += ev->sarg_lens[i];

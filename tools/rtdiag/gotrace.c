@@ -403,10 +403,11 @@ static int cat_events(const struct cat_opts *o, struct gt_in *in, long long *n)
 	rtd_gotrace_pipe *pipe = cat_pipe(o, in);
 	struct rtd_gotrace_event evbuf;
 	const struct rtd_gotrace_event *ev = &evbuf;
-	int rc = 0;
+	int rc = 0, ver = -1;
 	while ((o->count < 0 || *n < o->count) &&
 	       (rc = pipe ? rtd_gotrace_pipe_next(pipe, &ev) : gt_next(in, &evbuf)) > 0) {
-		int ver = rtd_gotrace_dec_version(gt_dec(in));
+		if (ver < 0) /* known from the first event on (a call per event was ~1%) */
+			ver = rtd_gotrace_dec_version(gt_dec(in));
 		/* go-debug mirrors Go's event list: no dictionary events. */
 		if (o->fmt == GT_GODEBUG && !pipe && ver >= 1022) {
 			rc = -cli_fail("%s: --format go-debug is what Go 1.19's 'go tool trace -d' prints, for the old format (Go 1.5-1.21) only; use text or json",

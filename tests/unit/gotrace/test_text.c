@@ -166,6 +166,45 @@ static void test_numbers_strings(void **state)
 	free(ref.b);
 }
 
+/*
+ * The names of string arguments: a type's " NAME=" is kept from its first
+ * line, so lines of one type whose names change (another table, a name
+ * too long to keep, one string or two) must each show their own.
+ */
+static void test_string_names(void **state)
+{
+	(void)state;
+	static const char *const sa[] = {"key", "message"};
+	static const char *const sb[] = {"category", "a_string_name_longer_than_32_bytes_x"};
+	static const char *const sc[] = {"a_string_name_longer_than_32_bytes_y", "m"};
+	const char *const *tabs[] = {sa, sb, sc, sa, sc, sb, sa};
+	struct rtd_test_wbuf got = {0}, ref = {0};
+	struct rtd_gotrace_text_opts o = {.sz = sizeof(o), .ordered = true,
+					  .write = rtd_test_wput, .ctx = &got};
+	rtd_gotrace_text *t = rtd_gotrace_text_new(&o);
+	assert_non_null(t);
+	for (unsigned round = 0; round < 3; round++) {
+		for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++) {
+			unsigned ns = 1 + (unsigned)(i + round) % 2;
+			struct rtd_gotrace_event ev = {.off = i, .type = RTD_GO2_EV_USER_LOG,
+						       .name = "UserLog", .ts = 7, .p = 1, .g = 2,
+						       .nargs = 3, .argnames = argn2, .nsargs = ns,
+						       .sargs = {"v0", "v1"}, .sarg_lens = {2, 2},
+						       .sargnames = tabs[i], .gen = 1, .m = 3};
+			assert_int_equal(rtd_gotrace_text_event(t, &ev), 0);
+			ref_printf(&ref, "7 UserLog M=3 P=1 G=2 off=%zu g=0 task=0 stack=0", i);
+			for (unsigned k = 0; k < ns; k++)
+				ref_printf(&ref, " %s=\"v%u\"", tabs[i][k], k);
+			rtd_test_wput("\n", 1, &ref);
+		}
+	}
+	assert_int_equal(rtd_gotrace_text_flush(t), 0);
+	check_same(&got, &ref);
+	rtd_gotrace_text_free(t);
+	free(got.b);
+	free(ref.b);
+}
+
 /* Old format: "TS Name p= g= off= args", unsigned arguments, the stack
  * id; go-debug without it. */
 static void test_old_format(void **state)
@@ -341,6 +380,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_numbers_strings),
+		cmocka_unit_test(test_string_names),
 		cmocka_unit_test(test_old_format),
 		cmocka_unit_test(test_frames_real),
 		cmocka_unit_test(test_errors_opts),
