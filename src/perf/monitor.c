@@ -553,6 +553,9 @@ static int rings_setup(struct rtd_perf_monitor *m)
 		 * process has gone */
 		a.disabled = 0;
 		a.enable_on_exec = 0;
+		/* CPU-wide scope: the exec and fork records it follows,
+		 * whatever the events ask for (deliver() keeps them back) */
+		a.comm = a.comm_exec = a.task = m->scoped;
 		int fd = sys_perf_event_open(&a, m->targets[0], m->cpus[i], -1,
 					     target_flags(m));
 		if ((fd == -EACCES || fd == -EPERM) && !a.exclude_kernel) {
@@ -1140,8 +1143,11 @@ static int deliver(struct rtd_perf_monitor *m, unsigned ri,
 	s->bytes = rg->next;
 	if (s->time)
 		rg->last_ts = s->time;
-	if (m->scoped && !scope_keep(m, s))
-		return 0; /* another process's, on a CPU-wide event */
+	if (m->scoped && (!scope_keep(m, s) ||
+			  (!ev && (s->type == PERF_RECORD_COMM ||
+				   s->type == PERF_RECORD_FORK ||
+				   s->type == PERF_RECORD_EXIT))))
+		return 0; /* another process's, or the scope's own */
 	if (s->type == PERF_RECORD_LOST) {
 		rg->lost += s->rec.lost.lost;
 		m->st.lost_in_records += s->rec.lost.lost;
