@@ -101,10 +101,7 @@ static void *finish(void *arg)
 int main(void)
 {
 	pt_require();
-	static char path[4096];
-	snprintf(path, sizeof(path), "%s/tests/targets/offcpu_waits_fp", getenv("RTD_BINARY_DIR"));
-	if (access(path, X_OK))
-		FAIL("offcpu_waits_fp not built at %s", path);
+	char *path = (char *)pt_target_named("offcpu_waits_fp");
 	char *argv[] = {path, "0", NULL}; /* rounds until SIGUSR1 */
 	struct pt_child c = pt_spawn(argv);
 	pt_go(&c);
