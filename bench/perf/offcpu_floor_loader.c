@@ -5,10 +5,11 @@
  * pids map (and, for offcpu.bpf.o, its conf: -k no kernel stacks),
  * attaches every program, optionally opens per-task dummy perf events on
  * PID as rtdiag's monitor does (-d: a ring event per CPU and one per
- * thread, inherited), says "ready" on stderr, waits for PID to exit, and
+ * thread, inherited; -D: one event per CPU for every task, the records
+ * to be filtered in user space), says "ready" on stderr, waits for PID to exit, and
  * prints the programs' run time (BPF_ENABLE_STATS) per switch-out of the
  * target. For bench/perf/offcpu_floor.sh.
- * usage: offcpu_floor_loader [-o OBJ] [-k] [-d] -p PID
+ * usage: offcpu_floor_loader [-o OBJ] [-k] [-d|-D] -p PID
  */
 #define _GNU_SOURCE
 #include <bpf/bpf.h>
@@ -29,7 +30,9 @@ static int quiet(enum libbpf_print_level l, const char *f, va_list ap)
 	return l == LIBBPF_DEBUG ? 0 : vfprintf(stderr, f, ap);
 }
 
-static void dummy_events(int pid)
+/* cpu_wide: the same records from one event per CPU for every task
+ * (pid -1), to be filtered in user space: no event in the task's context */
+static void dummy_events(int pid, int cpu_wide)
 {
 	struct perf_event_attr a = {0};
 	a.size = sizeof(a);
@@ -42,14 +45,16 @@ static void dummy_events(int pid)
 	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	for (long c = 0; c < ncpu; c++) {
-		int fd = (int)syscall(SYS_perf_event_open, &a, pid, (int)c, -1, 0);
+		a.inherit = !cpu_wide;
+		int fd = (int)syscall(SYS_perf_event_open, &a, cpu_wide ? -1 : pid,
+				      (int)c, -1, 0);
 		if (fd < 0 || mmap(NULL, 65 * 4096, PROT_READ | PROT_WRITE,
 				   MAP_SHARED, fd, 0) == MAP_FAILED)
 			perror("ring event");
 	}
 	char d[64];
 	snprintf(d, sizeof(d), "/proc/%d/task", pid);
-	DIR *dd = opendir(d);
+	DIR *dd = cpu_wide ? NULL : opendir(d);
 	struct dirent *e;
 	a.mmap = a.comm = a.task = 0;
 	while (dd && (e = readdir(dd)))
@@ -64,13 +69,15 @@ int main(int argc, char **argv)
 {
 	const char *obj = NULL;
 	int pid = 0, dummy = 0, nok = 0, opt;
-	while ((opt = getopt(argc, argv, "o:p:dk")) != -1) {
+	while ((opt = getopt(argc, argv, "o:p:dDk")) != -1) {
 		if (opt == 'o')
 			obj = optarg;
 		else if (opt == 'p')
 			pid = atoi(optarg);
 		else if (opt == 'd')
 			dummy = 1;
+		else if (opt == 'D')
+			dummy = 2;
 		else if (opt == 'k')
 			nok = 1;
 	}
@@ -109,7 +116,7 @@ int main(int argc, char **argv)
 			}
 	}
 	if (dummy)
-		dummy_events(pid);
+		dummy_events(pid, dummy == 2);
 	fprintf(stderr, "ready\n");
 	struct pollfd pf = {pfd, POLLIN, 0};
 	poll(&pf, 1, -1);

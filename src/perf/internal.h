@@ -31,6 +31,7 @@ struct tracefs_dynevent;
  */
 extern unsigned perf_heap_min_rings;
 #define PERF_MAX_TARGETS 4096       /* threads or cgroups in scope */
+#define PERF_MAX_SCOPED 65536       /* RTD_PERF_SCOPE_CPU_WIDE: processes followed */
 #define PERF_MAX_FORMAT (256u << 10) /* one tracefs format file */
 #define PERF_MAX_IDS (1u << 20)     /* kernel event ids of one monitor */
 #define PERF_MAX_RING_PAGES (1u << 16)
@@ -102,6 +103,14 @@ struct rtd_perf_monitor {
 	unsigned flags;
 	/* scope: targets are tids, cgroup fds, or one -1 (system-wide) */
 	pid_t *pids;                       /* the processes asked for (BPF) */
+	/* RTD_PERF_SCOPE_CPU_WIDE: events on every CPU for all tasks, the
+	 * records of the processes in scope kept (pid -> SCOPE_ON or
+	 * SCOPE_AT_EXEC), the run over when every pidfd says gone */
+	bool scoped;
+	rtd_map scope;
+	int *pidfds;
+	size_t npidfds;
+	uint64_t scope_full;               /* children not followed: cap */
 	int *targets;
 	size_t ntargets;
 	bool cgroup_scope;
@@ -178,6 +187,11 @@ void perf_efd_post(int fd);
 struct pollfd;
 /* Every ring's descriptor in pfd[0..n) has hung up (or failed). */
 bool perf_rings_hup(const struct pollfd *pfd, unsigned n);
+/* The poll entries of the monitor's pidfds (after n others), and whether
+ * the processes of all of them are gone (false when there are none). */
+void perf_pidfds_poll(const struct rtd_perf_monitor *m, struct pollfd *pfd);
+bool perf_pidfds_gone(const struct rtd_perf_monitor *m,
+		      const struct pollfd *pfd);
 
 /* sysfs.c: reading the system's description of itself */
 int perf_parse_cpulist(const char *s, int *cpus, unsigned max,

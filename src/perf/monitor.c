@@ -93,6 +93,34 @@ static int add_target(struct rtd_perf_monitor *m, int t)
 	return 0;
 }
 
+/* RTD_PERF_SCOPE_CPU_WIDE: a process's state in m->scope */
+enum { SCOPE_ON = 1, SCOPE_AT_EXEC = 2 };
+
+/* RTD_PERF_SCOPE_CPU_WIDE: pid in scope, and a pidfd that says when it
+ * has gone (a CPU-wide ring never hangs up) */
+static int scope_add_pid(struct rtd_perf_monitor *m, pid_t pid)
+{
+	if (pid <= 0)
+		return perf_set_err(m, -RTD_E_INVAL, "pid %d: not a process id",
+				    (int)pid);
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0)
+		return perf_set_err(m, errno == ESRCH ? -RTD_E_NOTFOUND : -errno,
+				    "pid %d: %s (pidfd_open)", (int)pid,
+				    strerror(errno));
+	int *n = realloc(m->pidfds, (m->npidfds + 1) * sizeof(*n));
+	if (!n) {
+		close(fd);
+		return -ENOMEM;
+	}
+	m->pidfds = n;
+	n[m->npidfds++] = fd;
+	uintptr_t st = m->flags & RTD_PERF_ENABLE_ON_EXEC ? SCOPE_AT_EXEC : SCOPE_ON;
+	int r = rtd_map_put(&m->scope, (uint64_t)pid, (void *)st, NULL);
+	return r ? perf_set_err(m, r, "more than %d processes in scope",
+				PERF_MAX_SCOPED) : 0;
+}
+
 /* Why perf_event_open on thread tid was refused (EACCES/EPERM), as a
  * parenthesis for the message: a process of another user is named as
  * such (the usual cause), else what the kernel asks for. */
@@ -302,6 +330,7 @@ int rtd_perf_monitor_new(const struct rtd_perf_opts *opts,
 		m->have_defattr = true;
 	}
 	rtd_map_init(&m->ids, PERF_MAX_IDS);
+	rtd_map_init(&m->scope, PERF_MAX_SCOPED);
 	/* the start time tells this process from a later one with its pid */
 	unsigned long long st = 0;
 	perf_proc_starttime(getpid(), &st);
@@ -320,8 +349,9 @@ int rtd_perf_monitor_new(const struct rtd_perf_opts *opts,
 		goto fail;
 	}
 	find_mounts(m);
+	m->scoped = (o.flags & RTD_PERF_SCOPE_CPU_WIDE) && o.npids;
 	for (size_t i = 0; i < o.npids && !r; i++)
-		r = add_pid(m, o.pids[i]);
+		r = m->scoped ? scope_add_pid(m, o.pids[i]) : add_pid(m, o.pids[i]);
 	for (size_t i = 0; i < o.ncgroups && !r; i++)
 		r = add_cgroup(m, o.cgroups[i]);
 	if (r)
@@ -487,10 +517,12 @@ static void sampling_attr(struct rtd_perf_monitor *m,
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
 	a->wakeup_watermark = m->wakeup_bytes;
-	a->inherit = !!(m->flags & RTD_PERF_INHERIT);
-	a->disabled = !!(m->flags & (RTD_PERF_START_DISABLED |
-				     RTD_PERF_ENABLE_ON_EXEC));
-	a->enable_on_exec = !!(m->flags & RTD_PERF_ENABLE_ON_EXEC);
+	/* CPU-wide (RTD_PERF_SCOPE_CPU_WIDE): deliver() follows children
+	 * and waits for the exec; the kernel does neither for such events */
+	bool on_exec = (m->flags & RTD_PERF_ENABLE_ON_EXEC) && !m->scoped;
+	a->inherit = (m->flags & RTD_PERF_INHERIT) && !m->scoped;
+	a->disabled = (m->flags & RTD_PERF_START_DISABLED) || on_exec;
+	a->enable_on_exec = on_exec;
 	a->read_format = RTD_PERF_FORMAT_ID |
 			 (m->no_format_lost ? 0 : RTD_PERF_FORMAT_LOST);
 }
@@ -521,6 +553,9 @@ static int rings_setup(struct rtd_perf_monitor *m)
 		 * process has gone */
 		a.disabled = 0;
 		a.enable_on_exec = 0;
+		/* CPU-wide scope: the exec and fork records it follows,
+		 * whatever the events ask for (deliver() keeps them back) */
+		a.comm = a.comm_exec = a.task = m->scoped;
 		int fd = sys_perf_event_open(&a, m->targets[0], m->cpus[i], -1,
 					     target_flags(m));
 		if ((fd == -EACCES || fd == -EPERM) && !a.exclude_kernel) {
@@ -577,6 +612,11 @@ int perf_event_open_all(struct rtd_perf_monitor *m, struct rtd_perf_event *ev)
 {
 	int r;
 	bool sampling = !is_counter(ev);
+	if (!sampling && m->scoped)
+		return perf_set_err(m, -RTD_E_INVAL,
+				    "%s: a counter cannot be scoped to processes "
+				    "on CPU-wide events (RTD_PERF_SCOPE_CPU_WIDE)",
+				    ev->name);
 	if (sampling) {
 		if ((r = rings_setup(m)))
 			return r;
@@ -891,6 +931,10 @@ void rtd_perf_monitor_free(struct rtd_perf_monitor *m)
 			close(m->targets[i]);
 	free(m->targets);
 	free(m->pids);
+	for (size_t i = 0; i < m->npidfds; i++)
+		close(m->pidfds[i]);
+	free(m->pidfds);
+	rtd_map_free(&m->scope);
 	free(m->cpus);
 	if (m->tep)
 		tep_free(m->tep);
@@ -1007,6 +1051,76 @@ struct deliver_ctx {
 	struct rtd_perf_sample s;
 };
 
+/* The state of pid in m->scope, 0: out of scope. */
+static uintptr_t scope_of(const struct rtd_perf_monitor *m, uint32_t pid)
+{
+	void *v = NULL;
+	return rtd_map_get(&m->scope, pid, &v) ? (uintptr_t)v : 0;
+}
+
+/* A FORK record: a new thread is in its process's scope; a scoped
+ * process's child joins with its parent's state (RTD_PERF_INHERIT, as
+ * the kernel's inherited events); a pid in scope that another process
+ * forks is a reused one, and leaves. */
+static bool scope_fork(struct rtd_perf_monitor *m,
+		       const struct rtd_perf_sample *s)
+{
+	uint32_t pid = s->rec.task.pid, ppid = s->rec.task.ppid;
+	uintptr_t parent = scope_of(m, ppid);
+	if (pid == ppid)
+		return parent == SCOPE_ON;
+	if (!parent) {
+		rtd_map_del(&m->scope, pid);
+		return false;
+	}
+	if ((m->flags & RTD_PERF_INHERIT) &&
+	    rtd_map_put(&m->scope, pid, (void *)parent, NULL) && !m->scope_full++)
+		rtd_warn("perf: more than %d processes in scope: the children "
+			 "of the others are not followed", PERF_MAX_SCOPED);
+	return parent == SCOPE_ON;
+}
+
+/* RTD_PERF_SCOPE_CPU_WIDE: whether a record of a CPU-wide event is one a
+ * per-task event of the scope would have had. */
+static bool scope_keep(struct rtd_perf_monitor *m,
+		       const struct rtd_perf_sample *s)
+{
+	uint32_t pid;
+	switch (s->type) {
+	case PERF_RECORD_FORK:
+		return scope_fork(m, s);
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		pid = s->rec.mmap.pid;
+		break;
+	case PERF_RECORD_COMM:
+		pid = s->rec.comm.pid;
+		break;
+	case PERF_RECORD_EXIT:
+		pid = s->rec.task.pid;
+		break;
+	case PERF_RECORD_LOST:
+	case RTD_PERF_RECORD_LOST_SAMPLES:
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+	case PERF_RECORD_KSYMBOL:
+	case PERF_RECORD_BPF_EVENT:
+	case PERF_RECORD_TEXT_POKE:
+		return true; /* the ring's or the kernel's, no process's */
+	default:
+		pid = s->pid;
+		break;
+	}
+	uintptr_t st = scope_of(m, pid);
+	if (st == SCOPE_AT_EXEC && s->type == PERF_RECORD_COMM &&
+	    (s->misc & PERF_RECORD_MISC_COMM_EXEC)) {
+		/* the kernel enables an enable_on_exec event just before */
+		rtd_map_put(&m->scope, pid, (void *)SCOPE_ON, NULL);
+		return true;
+	}
+	return st == SCOPE_ON;
+}
+
 static int deliver(struct rtd_perf_monitor *m, unsigned ri,
 		   struct deliver_ctx *d)
 {
@@ -1029,6 +1143,11 @@ static int deliver(struct rtd_perf_monitor *m, unsigned ri,
 	s->bytes = rg->next;
 	if (s->time)
 		rg->last_ts = s->time;
+	if (m->scoped && (!scope_keep(m, s) ||
+			  (!ev && (s->type == PERF_RECORD_COMM ||
+				   s->type == PERF_RECORD_FORK ||
+				   s->type == PERF_RECORD_EXIT))))
+		return 0; /* another process's, or the scope's own */
 	if (s->type == PERF_RECORD_LOST) {
 		rg->lost += s->rec.lost.lost;
 		m->st.lost_in_records += s->rec.lost.lost;
@@ -1288,7 +1407,7 @@ int rtd_perf_monitor_run(struct rtd_perf_monitor *m, rtd_perf_sample_fn fn,
 	if (atomic_exchange(&m->running, 1))
 		return -RTD_E_STATE;
 	struct deliver_ctx *d = calloc(1, sizeof(*d));
-	struct pollfd *pfd = calloc(m->ncpus + 1, sizeof(*pfd));
+	struct pollfd *pfd = calloc(m->ncpus + 1 + m->npidfds, sizeof(*pfd));
 	int r = 0;
 	if (!d || !pfd) {
 		r = -ENOMEM;
@@ -1317,6 +1436,7 @@ int rtd_perf_monitor_run(struct rtd_perf_monitor *m, rtd_perf_sample_fn fn,
 		pfd[i + 1].events = POLLIN;
 		m->rings[i].hup = false;
 	}
+	perf_pidfds_poll(m, pfd + 1 + m->ncpus);
 	uint64_t prev_round = 0;
 	for (;;) {
 		if (atomic_load(&m->stop_req))
@@ -1339,7 +1459,7 @@ int rtd_perf_monitor_run(struct rtd_perf_monitor *m, rtd_perf_sample_fn fn,
 		busy = fresh > 0 || held;
 		if (!busy && m->idle)
 			m->idle(ctx);
-		int n = poll(pfd, m->ncpus + 1,
+		int n = poll(pfd, m->ncpus + 1 + m->npidfds,
 			     busy ? 0 : (int)m->max_latency_ms);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -1351,7 +1471,8 @@ int rtd_perf_monitor_run(struct rtd_perf_monitor *m, rtd_perf_sample_fn fn,
 			m->st.wakeups++;
 		if (pfd[0].revents & POLLIN)
 			break;
-		if (perf_rings_hup(pfd + 1, m->ncpus))
+		if (perf_rings_hup(pfd + 1, m->ncpus) ||
+		    perf_pidfds_gone(m, pfd + 1 + m->ncpus))
 			break; /* the observed processes are gone */
 	}
 	/* drain: everything in the rings now is complete; deliver it all */

@@ -934,6 +934,11 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 	    mo.ring_pages < 512)
 		mo.ring_pages = 512;
 	mo.flags = o.npids ? RTD_PERF_INHERIT : 0;
+	/* BPF: the monitor only carries mappings and names: CPU-wide, so
+	 * that no event of ours sits in the target's own context and slows
+	 * its every switch (+43% on the ping-pong, offcpu_floor.sh) */
+	if (p->bpf)
+		mo.flags |= RTD_PERF_SCOPE_CPU_WIDE;
 	if (o.flags & RTD_PERF_PROF_ENABLE_ON_EXEC)
 		mo.flags |= RTD_PERF_ENABLE_ON_EXEC;
 	if (o.flags & RTD_PERF_PROF_READER_THREAD)

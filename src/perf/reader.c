@@ -224,6 +224,24 @@ bool perf_rings_hup(const struct pollfd *pfd, unsigned n)
 	return hups == n;
 }
 
+void perf_pidfds_poll(const struct rtd_perf_monitor *m, struct pollfd *pfd)
+{
+	for (size_t i = 0; i < m->npidfds; i++) {
+		pfd[i].fd = m->pidfds[i];
+		pfd[i].events = POLLIN;
+	}
+}
+
+bool perf_pidfds_gone(const struct rtd_perf_monitor *m,
+		      const struct pollfd *pfd)
+{
+	size_t gone = 0;
+	for (size_t i = 0; i < m->npidfds; i++)
+		if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))
+			gone++; /* a pidfd reads when its process has exited */
+	return m->npidfds && gone == m->npidfds;
+}
+
 /*
  * The reader's priority. It shares run()'s process, and with it its
  * autogroup: at load 12 on 2 CPUs, at run()'s priority or even at nice
@@ -262,7 +280,7 @@ void *perf_reader_main(void *arg)
 {
 	struct rtd_perf_monitor *m = arg;
 	reader_boost();
-	struct pollfd *pfd = calloc(m->ncpus + 2, sizeof(*pfd));
+	struct pollfd *pfd = calloc(m->ncpus + 2 + m->npidfds, sizeof(*pfd));
 	if (pfd) {
 		pfd[0].fd = m->stop_fd;
 		pfd[0].events = POLLIN;
@@ -272,6 +290,7 @@ void *perf_reader_main(void *arg)
 			pfd[i + 2].fd = m->rings[i].fd;
 			pfd[i + 2].events = POLLIN;
 		}
+		perf_pidfds_poll(m, pfd + 2 + m->ncpus);
 	}
 	while (pfd && !atomic_load(&m->reader_quit) &&
 	       !atomic_load(&m->stop_req)) {
@@ -287,7 +306,7 @@ void *perf_reader_main(void *arg)
 		 * rings overflowed; one that sleeps is woken in time. A full
 		 * copy waits for the decoder to free space (space_fd).
 		 */
-		int k = poll(pfd, m->ncpus + 2,
+		int k = poll(pfd, m->ncpus + 2 + m->npidfds,
 			     n >= m->wakeup_bytes ? 0 : (int)m->max_latency_ms);
 		if (k < 0 && errno != EINTR)
 			break;
@@ -300,7 +319,8 @@ void *perf_reader_main(void *arg)
 			ssize_t rr = read(m->space_fd, &v, sizeof(v));
 			(void)rr;
 		}
-		if (perf_rings_hup(pfd + 2, m->ncpus))
+		if (perf_rings_hup(pfd + 2, m->ncpus) ||
+		    perf_pidfds_gone(m, pfd + 2 + m->ncpus))
 			break; /* the observed processes are gone */
 	}
 	free(pfd);

@@ -172,9 +172,12 @@ static __always_inline long user_walk(struct offcpu_bpf_stack *s,
 	return n;
 }
 
-/* The current stack (user or kernel) kept in stacks; its key, 0: none. */
+/* The current stack (user or kernel) kept in stacks; its key, 0: none.
+ * last: the key of the thread's previous wait's stack, kept already (a
+ * thread mostly waits where it waited before: the ping-pong always). */
 static __always_inline __u64 stack_key(void *ctx, __u64 flags,
-				       const struct offcpu_bpf_conf *c)
+				       const struct offcpu_bpf_conf *c,
+				       __u64 last)
 {
 	__u32 z = 0;
 	struct offcpu_bpf_stack *s = bpf_map_lookup_elem(&scratch, &z);
@@ -193,7 +196,7 @@ static __always_inline __u64 stack_key(void *ctx, __u64 flags,
 		h = (h ^ s->ips[i]) * 0x100000001b3ull;
 	h |= 1; /* never 0 */
 	/* zeros past the last frame */
-	if (bpf_map_lookup_elem(&stacks, &h))
+	if (h == last || bpf_map_lookup_elem(&stacks, &h))
 		return h;
 	if (bpf_map_update_elem(&stacks, &h, s, BPF_NOEXIST) &&
 	    !bpf_map_lookup_elem(&stacks, &h)) {
@@ -296,8 +299,9 @@ static __always_inline void switch_out(void *ctx, bool preempt,
 	o->time = bpf_ktime_get_ns();
 	o->state = state;
 	o->pid = prev->tgid;
-	o->ustack = stack_key(ctx, BPF_F_USER_STACK, c);
-	o->kstack = c->flags & OFFCPU_BPF_NO_KERNEL ? 0 : stack_key(ctx, 0, c);
+	o->ustack = stack_key(ctx, BPF_F_USER_STACK, c, o->ustack);
+	o->kstack = c->flags & OFFCPU_BPF_NO_KERNEL ? 0
+						   : stack_key(ctx, 0, c, o->kstack);
 	o->arrived = 0;
 }
 

@@ -77,16 +77,23 @@ pt_monitor_switch(const struct rtd_perf_opts *o)
 	return pt_monitor_tp(o, "sched:sched_switch");
 }
 
-static inline const char *pt_target(void)
+/* The test program NAME in tests/targets (fails when it is not built);
+ * one buffer: valid until the next call. */
+static inline const char *pt_target_named(const char *name)
 {
 	static char path[4096];
 	const char *b = getenv("RTD_BINARY_DIR");
 	if (!b)
 		SKIP("RTD_BINARY_DIR not set (run through ctest)");
-	snprintf(path, sizeof(path), "%s/tests/targets/perf_target", b);
+	snprintf(path, sizeof(path), "%s/tests/targets/%s", b, name);
 	if (access(path, X_OK))
-		FAIL("perf_target not built at %s", path);
+		FAIL("%s not built at %s", name, path);
 	return path;
+}
+
+static inline const char *pt_target(void)
+{
+	return pt_target_named("perf_target");
 }
 
 /* Root, and tracefs mounted (mounted here when missing). */

@@ -35,10 +35,7 @@ static int on_kept(const struct rtd_perf_profiler_sample *s, void *ctx)
 int main(void)
 {
 	pt_require();
-	static char path[4096];
-	snprintf(path, sizeof(path), "%s/tests/targets/offcpu_waits_fp", getenv("RTD_BINARY_DIR"));
-	if (access(path, X_OK))
-		FAIL("offcpu_waits_fp not built at %s", path);
+	char *path = (char *)pt_target_named("offcpu_waits_fp");
 	char *argv[] = {path, "6", NULL};
 	struct pt_child c = pt_spawn(argv);
 	struct rtd_perf_profiler_opts o = {.sz = sizeof(o),

@@ -12,12 +12,14 @@
  *                             printing "ready" and waiting for SIGUSR1)
  *                             ~MS ms of CPU work, then N 200us sleeps, and
  *                             touches 8 MiB of fresh memory (page faults)
+ *   perf_target forkflood N   N getppid() calls, and N in a child it forks
  *   perf_target spin MS       busy loop for MS ms of wall time
  *
  * Built without PIE, so its text segment's address differs from its file
  * offset: a uprobe placed at the symbol's address instead of its file
  * offset misses.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +27,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -69,7 +72,7 @@ static double now_ms(void)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: perf_target call N | open PATH... | flood N | work MS N | spin MS\n");
+		fprintf(stderr, "usage: perf_target call N | open PATH... | flood N | forkflood N | work MS N | spin MS\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "call")) {
@@ -91,6 +94,20 @@ int main(int argc, char **argv)
 			return 1;
 		for (long i = 0; i < n; i++)
 			syscall(SYS_getppid);
+	} else if (!strcmp(argv[1], "forkflood")) {
+		/* N getppid() calls here and N in a child */
+		long n = atol(argv[2]);
+		pid_t k = fork();
+		if (k < 0)
+			return 1;
+		for (long i = 0; i < n; i++)
+			syscall(SYS_getppid);
+		if (!k)
+			_exit(0);
+		int st = 0;
+		while (waitpid(k, &st, 0) < 0 && errno == EINTR)
+			;
+		return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : 1;
 	} else if (!strcmp(argv[1], "work") && argc >= 4) {
 		double ms = atof(argv[2]);
 		int sleeps = atoi(argv[3]);
