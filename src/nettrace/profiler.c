@@ -585,7 +585,7 @@ static bool read_alloc(rtd_nettrace_profiler *p, rtd_nettrace *dec,
 	const struct rtd_nettrace_info *info = rtd_nettrace_info(dec);
 	uint32_t ps = info && info->pointer_size == 4 ? 4 : 8;
 	rtd_rd r;
-	rd_init(&r, ev->payload, ev->payload_len);
+	rd_init(&r, ev->payload ? ev->payload : (const uint8_t *)"", ev->payload_len);
 	uint32_t amount32 = rd_u32le(&r);
 	(void)rd_u32le(&r); /* AllocationKind */
 	(void)rd_u16le(&r); /* ClrInstanceID */
@@ -625,7 +625,8 @@ static bool read_event(rtd_nettrace_profiler *p, rtd_nettrace *dec,
 		e->have_clock = true;
 	}
 	rtd_rd r;
-	rd_init(&r, ev->payload, ev->payload_len);
+	/* an event with no payload has no pointer to read from */
+	rd_init(&r, ev->payload ? ev->payload : (const uint8_t *)"", ev->payload_len);
 	switch (e->k) {
 	case K_ALLOC: return read_alloc(p, dec, ev, e);
 	case K_CONT_STOP:
