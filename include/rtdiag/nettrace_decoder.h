@@ -318,6 +318,14 @@ typedef int (*rtd_nettrace_seqpoint_fn)(void *ctx, uint64_t timestamp);
  *                rtd_nettrace_finish() returns (a mapped file): events held
  *                for sorting then point at their payload instead of
  *                copying it
+ * @want: asked once per metadata record (after @on_metadata): false
+ *        and its events are counted (stats, drops) but neither held for
+ *        sorting nor delivered; NULL: every event is delivered. A consumer
+ *        of a few event types so skips the sort's copy of the others.
+ * @on_arrival: called for each event as it comes, in stream order, before
+ *              @sort holds it (@want's refused ones too); may be NULL.
+ *              What needs no order (a table of method names looked up
+ *              later) is so learnt without the sort's copy.
  */
 struct rtd_nettrace_opts {
 	size_t sz;
@@ -332,6 +340,8 @@ struct rtd_nettrace_opts {
 	bool sort;
 	size_t max_sort_bytes;
 	bool stable_input;
+	bool (*want)(void *ctx, const struct rtd_nettrace_metadata *m);
+	rtd_nettrace_event_fn on_arrival;
 };
 
 /**

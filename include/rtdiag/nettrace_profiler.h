@@ -13,6 +13,7 @@
 
 #include "rtdiag/common.h"
 #include "rtdiag/nettrace_decoder.h"
+#include "rtdiag/source.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -146,6 +147,48 @@ RTD_API void rtd_nettrace_profiler_free(rtd_nettrace_profiler *p);
 RTD_API int rtd_nettrace_profiler_event(rtd_nettrace_profiler *p,
 					rtd_nettrace *dec,
 					const struct rtd_nettrace_event *ev);
+
+/**
+ * rtd_nettrace_profiler_record - give the builder one record of a nettrace
+ * source
+ * @p: the builder
+ * @clock: the source's clock (rtd_source_clock() once its first event's
+ *         record came: the header's frequency and sync time), or NULL
+ *         (ticks are then taken for nanoseconds)
+ * @rec: any record of a source of rtdiag/nettrace_source.h: its SAMPLE
+ *       records (the ThreadSamples, field "Type") and the INSTANTs of the
+ *       runtime's GC/AllocationTick, Contention/Start and /Stop,
+ *       Exception/Start and WaitHandleWait/Start and /Stop (their payload
+ *       fields by name) are used, the rest ignored. Give the source @kinds
+ *       = 1u << RTD_REC_SAMPLE when only the CPU profile is wanted.
+ *
+ * The same handlers as rtd_nettrace_profiler_event()'s, from the
+ * record's facts: a record stream in time order (as the nettrace
+ * sources sort it) gives the profiles a decoder's events give with
+ * their sequence points. Frames are named at the end by address, from
+ * the method events given with rtd_nettrace_profiler_event() and from
+ * the source's table when rtd_nettrace_profiler_pull() reads it.
+ *
+ * Returns: 0, -ENOMEM, -RTD_E_CAP, an error record's code, -RTD_E_INVAL
+ * (no @p or @rec), or -RTD_E_STATE after the builder has finished.
+ */
+RTD_API int rtd_nettrace_profiler_record(rtd_nettrace_profiler *p,
+					 const struct rtd_clock *clock,
+					 const struct rtd_record *rec);
+
+/**
+ * rtd_nettrace_profiler_pull - give the builder every record of a source
+ * @p: the builder
+ * @src: a nettrace source (rtd_nettrace_source_open(), _mem(),
+ *       _stream(); with @address_frames and no prepass it costs the least),
+ *       pulled to its end; its method table (rtd_nettrace_source_methods())
+ *       names the frames, so free it only after the profiles are built
+ *
+ * Returns: 0 at the source's end, or the first error (the source's: its
+ * error record comes again from rtd_source_next(); or the builder's): the
+ * records before it are in the profiles.
+ */
+RTD_API int rtd_nettrace_profiler_pull(rtd_nettrace_profiler *p, rtd_source *src);
 
 /**
  * rtd_nettrace_profiler_seqpoint - tell the builder a sequence point passed

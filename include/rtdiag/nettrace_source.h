@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "rtdiag/common.h"
+#include "rtdiag/nettrace_methods.h"
 #include "rtdiag/source.h"
 
 #ifdef __cplusplus
@@ -43,12 +44,22 @@ extern "C" {
  *                 trace from another machine or OS)
  * @max_queue_bytes: cap on what one read's records hold (fields, strings),
  *                   0: 64 MiB; -RTD_E_CAP when a sort window needs more
+ * @kinds: the record kinds wanted, as bits 1u << RTD_REC_*; 0: all. An
+ *         event that would make no wanted record is not read further
+ *         (its payload is not walked, its stack not interned): a
+ *         consumer of samples alone costs what decoding costs
+ * @address_frames: stacks' frames carry their addresses only (@name
+ *                  NULL): for a consumer that names frames itself, at
+ *                  its end, with rtd_nettrace_source_methods() (the
+ *                  rundown of a stream read once comes last)
  */
 struct rtd_nettrace_source_opts {
 	size_t sz;
 	bool no_prepass;
 	bool not_monotonic;
 	size_t max_queue_bytes;
+	unsigned kinds;
+	bool address_frames;
 };
 
 /**
@@ -104,6 +115,21 @@ typedef int64_t (*rtd_nettrace_read_fn)(void *ctx, void *buf, size_t len);
 RTD_API rtd_source *rtd_nettrace_source_stream(rtd_nettrace_read_fn read, void *ctx,
 					       const struct rtd_nettrace_source_opts *opts,
 					       int *err);
+
+/**
+ * rtd_nettrace_source_methods - the method table a nettrace source names
+ * frames with
+ * @src: a source of rtd_nettrace_source_open(), _mem() or _stream()
+ *
+ * With the prepass it holds every method of the input from the start;
+ * otherwise the methods of the events read so far (at the source's end:
+ * all, the rundown included). Look addresses up with
+ * rtd_nettrace_methods_name().
+ *
+ * Returns: the table, valid as long as @src; NULL when @src is not a
+ * nettrace source.
+ */
+RTD_API rtd_nettrace_methods *rtd_nettrace_source_methods(rtd_source *src);
 
 /**
  * rtd_nettrace_source_clr - a nettrace source's records with the CLR's

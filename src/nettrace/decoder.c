@@ -97,7 +97,7 @@ rtd_nettrace *rtd_nettrace_new(const struct rtd_nettrace_opts *opts)
 	if (!dec)
 		return NULL;
 	if (rtd_opts_copy(&dec->o, sizeof(dec->o), opts,
-			  RTD_OPTS_END(rtd_nettrace_opts, stable_input))) {
+			  RTD_OPTS_END(rtd_nettrace_opts, on_arrival))) {
 		free(dec);
 		return NULL;
 	}
@@ -151,7 +151,7 @@ void rtd_nettrace_free(rtd_nettrace *dec)
 	rtd_buf_free(&dec->sarena);
 	rtd_buf_free(&dec->stack_text);
 	free(dec->stack_text_at);
-	free(dec->held);
+	free(dec->held_base);
 	free(dec->held_tmp);
 	free(dec->frames);
 	free(dec->stacks);
@@ -426,8 +426,9 @@ static int meta_add(rtd_nettrace *dec, struct nt_meta *m, uint64_t off)
 	}
 	dec->meta_bytes += m->alloc;
 	dec->st.metadata++;
-	if (dec->o.on_metadata)
-		return dec->o.on_metadata(dec->o.ctx, &m->pub);
+	if (dec->o.on_metadata && (err = dec->o.on_metadata(dec->o.ctx, &m->pub)))
+		return err;
+	m->skip = dec->o.want && !dec->o.want(dec->o.ctx, &m->pub);
 	return 0;
 }
 
@@ -483,14 +484,21 @@ static int hold(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 	if (!in_place && ev->payload_len)
 		memcpy(d + sizeof(*ev), ev->payload, ev->payload_len);
 	dec->sarena.len += need;
+	if (dec->held != dec->held_base &&
+	    (size_t)(dec->held - dec->held_base) + dec->nheld == dec->held_cap) {
+		/* the released ones' room, at the end of the array only: each
+		 * held event is moved at most once per fill of it */
+		memmove(dec->held_base, dec->held, dec->nheld * sizeof(*dec->held));
+		dec->held = dec->held_base;
+	}
 	if (dec->nheld == dec->held_cap) {
 		/* the held events and their sort scratch grow together */
 		size_t cap = dec->held_cap, tcap = dec->held_cap;
-		struct nt_held *nh = rtd_grow(dec->held, &cap, dec->nheld + 1,
+		struct nt_held *nh = rtd_grow(dec->held_base, &cap, dec->nheld + 1,
 					      sizeof(*nh), 4096);
 		if (!nh)
 			return -ENOMEM;
-		dec->held = nh;
+		dec->held = dec->held_base = nh;
 		nh = rtd_grow(dec->held_tmp, &tcap, dec->nheld + 1, sizeof(*nh),
 			      4096);
 		if (!nh)
@@ -596,9 +604,10 @@ static int flush_held(rtd_nettrace *dec, uint64_t upto, bool all)
 	size_t rest = dec->nheld - i;
 	if (rest == 0) {
 		dec->sarena.len = 0;
+		dec->held = dec->held_base;
 	} else if (i > 0) {
-		/* keep the rest, compacted, still sorted */
-		memmove(dec->held, dec->held + i, rest * sizeof(*dec->held));
+		/* keep the rest, still sorted (moved down when room is needed) */
+		dec->held += i;
 		if (dec->sarena.len > dec->o.max_sort_bytes / 2) {
 			size_t at = 0;
 			for (size_t k = 0; k < rest; k++) {
@@ -689,6 +698,15 @@ deliver(rtd_nettrace *dec, struct hdr *h, const uint8_t *payload,
 	m->seen++;
 	m->bytes += ev->payload_len;
 	dec->st.events++;
+	if (dec->o.on_arrival) {
+		int err = dec->o.on_arrival(dec->o.ctx, ev);
+		if (err)
+			return err;
+	}
+	if (m->skip) /* what it proves of the order still releases the held */
+		return dec->o.sort && dec->format >= 4 && ev->sorted
+			       ? flush_held(dec, ev->timestamp, false)
+			       : 0;
 	if (dec->o.sort && dec->format >= 4) {
 		int err = hold(dec, ev, ev_off);
 		if (err == 1)

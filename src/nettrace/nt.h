@@ -53,6 +53,7 @@ struct nt_meta {
 	uint64_t seen;      /* events counted (for stats) */
 	uint64_t bytes;     /* payload bytes counted */
 	size_t alloc;       /* size of this allocation (NT_CAP_META_BYTES) */
+	bool skip;          /* opts.want said no: counted, not delivered */
 	/* format.c's text for this type, built on first use: JSON
 	 * ',"provider":...,"seq":' then each top-level field's '"Name":';
 	 * text ' Provider/Name' then ' Name=' per field */
@@ -152,7 +153,9 @@ struct rtd_nettrace {
 
 	/* time-ordered delivery (opts.sort) */
 	rtd_buf sarena;        /* held events: header copy + payload */
-	struct nt_held *held, *held_tmp;
+	/* held[0..nheld): the events held, from held_base[held - held_base]
+	 * (a partial release moves held on; appending compacts) */
+	struct nt_held *held, *held_tmp, *held_base;
 	size_t nheld, held_cap, held_sorted; /* held[0..held_sorted) sorted */
 	uint64_t held_seq;
 	bool flushing;

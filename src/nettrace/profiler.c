@@ -8,6 +8,11 @@
  * mechanism: a span opened by a thread's Start (its stack kept) and closed
  * by the same thread's Stop (span_start/span_stop below).
  *
+ * Two ways in, one set of handlers: a decoder's events
+ * (rtd_nettrace_profiler_event(), payloads read here) or a nettrace
+ * source's records (rtd_nettrace_profiler_record()/_pull(), fields read
+ * by name), each read into a struct pev that the handlers take.
+ *
  * Thread time follows pyroscope-io/dotnetdiag's SampleProfiler, so that its
  * folded outputs are reproduced exactly (tests/unit/nettrace/test_profile.c):
  *
@@ -37,6 +42,7 @@
 #include "common/stats.h"
 #include "nettrace/clr_ids.h"
 #include "nettrace/nt.h"
+#include "rtdiag/nettrace_source.h"
 #include "rtdiag/profile.h"
 #include "rtdiag/source.h"
 
@@ -54,6 +60,12 @@ enum kind {
 	K_WAIT_START,
 	K_WAIT_STOP,
 };
+
+/* Samples from records are accounted a chunk at a time while they come in
+ * time order (a source sorts them): memory stays bounded without
+ * sequence points. */
+#define RECORD_PENDING_CHUNK 1024u
+#define RECORD_KINDS_CACHE 4096u /* instant names classified, kept */
 
 /* the profile kinds, as indexes */
 enum { PK_CPU, PK_ALLOC, PK_LOCK, PK_EXCEPTION, PK_WAIT, PK_COUNT };
@@ -114,6 +126,16 @@ struct rtd_nettrace_profiler {
 	struct pending *pend;
 	size_t npend, pend_cap;
 	uint64_t order;
+	bool pend_unordered; /* a pending sample came before an earlier one */
+
+	/* the record path: a source's stack id -> interned index + 1 (0:
+	 * not yet), its addresses copied out once; instant names -> kind */
+	uint32_t *sid;
+	size_t nsid;
+	uint64_t *rips;
+	size_t rips_cap;
+	rtd_map rec_kinds;
+	rtd_nettrace_methods *src_methods; /* a source's table (borrowed) */
 
 	uint64_t *ips;
 	size_t nips, ips_cap;
@@ -170,6 +192,7 @@ rtd_nettrace_profiler_new(const struct rtd_nettrace_profiler_opts *opts)
 	rtd_map_init(&p->entry_index, p->o.max_entries * 2);
 	rtd_strmap_init(&p->name_index, 1u << 20);
 	rtd_map_init(&p->threads, NT_CAP_THREADS);
+	rtd_map_init(&p->rec_kinds, RECORD_KINDS_CACHE);
 	rtd_buf_init(&p->tmp, RTD_CAP_STRING);
 	if (!(p->methods = rtd_nettrace_methods_new())) {
 		rtd_nettrace_profiler_free(p);
@@ -185,6 +208,9 @@ void rtd_nettrace_profiler_free(rtd_nettrace_profiler *p)
 	rtd_map_free_vals(&p->threads);
 	rtd_map_free(&p->stack_index);
 	rtd_map_free(&p->entry_index);
+	rtd_map_free(&p->rec_kinds);
+	free(p->sid);
+	free(p->rips);
 	rtd_strmap_free(&p->name_index);
 	for (size_t i = 0; i < p->nnames; i++)
 		free(p->names[i]);
@@ -383,6 +409,157 @@ static struct pthread *thread_of(rtd_nettrace_profiler *p, uint64_t tid,
 	return t;
 }
 
+/*
+ * One event the builder uses, as both paths read it: a decoder's event
+ * (rtd_nettrace_profiler_event(), its payload read here) or a nettrace
+ * source's record (rtd_nettrace_profiler_record(), its named fields). The
+ * handlers below take only this, so the two paths are the same code.
+ */
+struct pev {
+	enum kind k;
+	uint64_t tid, ts;
+	const uint64_t *ips; /* the stack, leaf first, when @stack < 0 */
+	size_t n;
+	long stack;          /* its interned index, or -1: intern @ips */
+	uint64_t freq;       /* the clock's ticks per second (0: unknown) */
+	uint64_t sync_ticks;
+	bool have_clock;
+	uint32_t type;       /* a sample's: SAMPLE_MANAGED, _EXTERNAL */
+	uint64_t amount, objsize; /* an allocation tick's */
+	const char *tname;   /* the allocated or thrown type ("": none) */
+	double dur_ns;       /* Contention/Stop's DurationNs, or -1 */
+};
+
+static long pev_stack(rtd_nettrace_profiler *p, const struct pev *e)
+{
+	return e->stack >= 0 ? e->stack : intern(p, e->ips, e->ips ? e->n : 0);
+}
+
+/* A sample of kind pk on the event's stack and type name (what was
+ * allocated or thrown): values (v0, v1). */
+static int add_typed(rtd_nettrace_profiler *p, const struct pev *e, int pk, int64_t v0,
+		     int64_t v1)
+{
+	long stack = pev_stack(p, e);
+	if (stack < 0)
+		return (int)stack;
+	long tn = name_id(p, e->tname);
+	if (tn < 0)
+		return (int)tn;
+	p->counts[pk]++;
+	return add_values(p, pk, (uint32_t)stack, e->tid, (uint32_t)tn, v0, v1);
+}
+
+/* An allocation tick: its stack, weighted by the amount it stands for;
+ * the object count estimated as that amount over the object's size. */
+static int add_alloc(rtd_nettrace_profiler *p, const struct pev *e)
+{
+	int64_t objects = e->objsize ? (int64_t)((e->amount + e->objsize / 2) / e->objsize) : 1;
+	if (objects < 1)
+		objects = 1;
+	return add_typed(p, e, PK_ALLOC, objects, (int64_t)e->amount);
+}
+
+/*
+ * A Start event opens a span on its thread: Contention/Start or
+ * WaitHandleWait/Start. The span keeps the waiting thread's stack. A
+ * thread blocked in one wait starts no other (on .NET 10 even
+ * Monitor.Wait's Stop comes before the wait for its lock), so a second
+ * Start replaces the first: its Stop was lost.
+ */
+static int span_start(rtd_nettrace_profiler *p, const struct pev *e, int which)
+{
+	int err = 0;
+	struct pthread *t = thread_of(p, e->tid, &err);
+	if (!t)
+		return err;
+	long stack = pev_stack(p, e);
+	if (stack < 0)
+		return (int)stack;
+	t->span[which] = (struct span){.open = true, .ts = e->ts, .stack = (uint32_t)stack};
+	return 0;
+}
+
+static int64_t ticks_to_ns(int64_t t, uint64_t freq);
+
+/* The Stop on the same thread closes it: one sample of (1, delay) on the
+ * Start's stack, in profile kind pk. @dur_ns >= 0 is the runtime's own
+ * measure (Contention/Stop V1's DurationNs); else the two timestamps. A
+ * Stop whose Start came before the session counts nothing. */
+static int span_stop(rtd_nettrace_profiler *p, const struct pev *e, int which, int pk)
+{
+	int err = 0;
+	struct pthread *t = thread_of(p, e->tid, &err);
+	if (!t)
+		return err;
+	struct span *sp = &t->span[which];
+	if (!sp->open)
+		return 0; /* its Start came before the session */
+	sp->open = false;
+	int64_t delay;
+	if (e->dur_ns >= 0 && e->dur_ns < 9.2e18) {
+		delay = (int64_t)e->dur_ns;
+	} else {
+		int64_t d = e->ts > sp->ts ? (int64_t)(e->ts - sp->ts) : 0;
+		delay = ticks_to_ns(d, e->freq);
+	}
+	p->counts[pk]++;
+	return add_values(p, pk, sp->stack, e->tid, 0, 1, delay);
+}
+
+static int add_exception(rtd_nettrace_profiler *p, const struct pev *e)
+{
+	return add_typed(p, e, PK_EXCEPTION, 1, 0);
+}
+
+/* A ThreadSample: pending until the samples around it are in time order
+ * (a sequence point's window, or at once from a source that sorts). */
+static int add_sample(rtd_nettrace_profiler *p, const struct pev *e)
+{
+	/* the clock of the stream that carries the samples (another stream,
+	 * a rundown taken aside, only gives names) */
+	if (!p->have_info && e->have_clock) {
+		p->sync_ticks = e->sync_ticks;
+		p->freq = e->freq;
+		p->have_info = true;
+	}
+	p->samples++;
+	long idx = pev_stack(p, e);
+	if (idx < 0)
+		return (int)idx;
+	if (p->npend >= p->o.max_pending)
+		return -RTD_E_CAP;
+	struct pending *np = rtd_grow(p->pend, &p->pend_cap, p->npend + 1, sizeof(*np), 4096);
+	if (!np)
+		return -ENOMEM;
+	p->pend = np;
+	if (p->npend && e->ts < p->pend[p->npend - 1].ts)
+		p->pend_unordered = true;
+	struct pending *s = &p->pend[p->npend++];
+	s->ts = e->ts;
+	s->tid = e->tid;
+	s->stack = (uint32_t)idx;
+	s->type = e->type;
+	s->order = p->order++;
+	return 0;
+}
+
+static int use(rtd_nettrace_profiler *p, const struct pev *e)
+{
+	switch (e->k) {
+	case K_ALLOC: return add_alloc(p, e);
+	case K_CONT_START: return span_start(p, e, SPAN_LOCK);
+	case K_CONT_STOP: return span_stop(p, e, SPAN_LOCK, PK_LOCK);
+	case K_WAIT_START: return span_start(p, e, SPAN_WAIT);
+	case K_WAIT_STOP: return span_stop(p, e, SPAN_WAIT, PK_WAIT);
+	case K_EXCEPTION: return add_exception(p, e);
+	case K_SAMPLE: return add_sample(p, e);
+	default: return 0;
+	}
+}
+
+/* ---- from a decoder's events ---------------------------------------------- */
+
 /* Read a NUL-terminated UTF-16 field into out; false when malformed. */
 static bool str16(rtd_rd *r, rtd_buf *out)
 {
@@ -394,151 +571,82 @@ static uint64_t rd_ptr(rtd_rd *r, uint32_t psize)
 	return psize == 4 ? rd_u32le(r) : rd_u64le(r);
 }
 
-static long event_stack(rtd_nettrace_profiler *p,
-			const struct rtd_nettrace_event *ev)
-{
-	return intern(p, ev->stack, ev->stack ? ev->nframes : 0);
-}
-
 /*
  * GC/AllocationTick (V2+): AllocationAmount u32, AllocationKind u32,
  * ClrInstanceID u16, AllocationAmount64 u64, TypeID ptr, TypeName string,
  * HeapIndex u32, [V3] Address ptr, [V4] ObjectSize u64. The runtime sends
  * one about every 100 KB allocated on a thread, for the object that
- * crossed the mark: AllocationAmount64 is what the tick stands for. The
- * object count is estimated as that amount over the object's size (V4).
+ * crossed the mark: AllocationAmount64 is what the tick stands for.
+ * Returns false for a payload too short to use.
  */
-static int add_alloc(rtd_nettrace_profiler *p, rtd_nettrace *dec,
-		     const struct rtd_nettrace_event *ev)
+static bool read_alloc(rtd_nettrace_profiler *p, rtd_nettrace *dec,
+		       const struct rtd_nettrace_event *ev, struct pev *e)
 {
 	const struct rtd_nettrace_info *info = rtd_nettrace_info(dec);
 	uint32_t ps = info && info->pointer_size == 4 ? 4 : 8;
 	rtd_rd r;
-	rd_init(&r, ev->payload, ev->payload_len);
+	rd_init(&r, ev->payload ? ev->payload : (const uint8_t *)"", ev->payload_len);
 	uint32_t amount32 = rd_u32le(&r);
 	(void)rd_u32le(&r); /* AllocationKind */
 	(void)rd_u16le(&r); /* ClrInstanceID */
 	if (!rd_ok(&r))
-		return 0;
-	uint64_t amount = amount32;
-	const char *type = "";
-	uint64_t objsize = 0;
+		return false;
+	e->amount = amount32;
 	if (rd_left(&r) >= 8) {
-		amount = rd_u64le(&r);
+		e->amount = rd_u64le(&r);
 		(void)rd_ptr(&r, ps); /* TypeID */
 		if (rd_ok(&r) && str16(&r, &p->tmp)) {
-			type = rtd_buf_cstr(&p->tmp);
+			e->tname = rtd_buf_cstr(&p->tmp);
 			(void)rd_u32le(&r); /* HeapIndex */
 			(void)rd_ptr(&r, ps); /* Address */
 			uint64_t os = rd_u64le(&r);
 			if (rd_ok(&r))
-				objsize = os;
+				e->objsize = os;
 		}
 	}
-	long stack = event_stack(p, ev);
-	if (stack < 0)
-		return (int)stack;
-	long tn = name_id(p, type);
-	if (tn < 0)
-		return (int)tn;
-	int64_t objects = objsize ? (int64_t)((amount + objsize / 2) / objsize) : 1;
-	if (objects < 1)
-		objects = 1;
-	p->counts[PK_ALLOC]++;
-	return add_values(p, PK_ALLOC, (uint32_t)stack, ev->thread_id,
-			  (uint32_t)tn, objects, (int64_t)amount);
+	return true;
 }
 
-/*
- * A Start event opens a span on its thread: Contention/Start (V1:
- * ContentionFlags u8, ClrInstanceID u16; V2 adds LockID,
- * AssociatedObjectID, LockOwnerThreadID) or WaitHandleWait/Start
- * (WaitSource u8, AssociatedObjectID ptr, ClrInstanceID u16). The span
- * keeps the waiting thread's stack. A thread blocked in one wait starts
- * no other (on .NET 10 even Monitor.Wait's Stop comes before the wait for
- * its lock), so a second Start replaces the first: its Stop was lost.
- */
-static int span_start(rtd_nettrace_profiler *p,
-		      const struct rtd_nettrace_event *ev, int which)
+/* The facts of @ev the handlers need: its payload read by kind.
+ * Contention/Stop V1 adds DurationNs (double) after ContentionFlags u8
+ * and ClrInstanceID u16; Exception/Start (ExceptionThrown_V1) begins
+ * with ExceptionType; a ThreadSample's payload is its Type u32. */
+static bool read_event(rtd_nettrace_profiler *p, rtd_nettrace *dec,
+		       const struct rtd_nettrace_event *ev, struct pev *e)
 {
-	int err = 0;
-	struct pthread *t = thread_of(p, ev->thread_id, &err);
-	if (!t)
-		return err;
-	long stack = event_stack(p, ev);
-	if (stack < 0)
-		return (int)stack;
-	t->span[which] = (struct span){
-		.open = true, .ts = ev->timestamp, .stack = (uint32_t)stack};
-	return 0;
-}
-
-static int64_t ticks_to_ns(int64_t t, uint64_t freq);
-
-/* The Stop on the same thread closes it: one sample of (1, delay) on the
- * Start's stack, in profile kind pk. duration_ns >= 0 is the runtime's own
- * measure (Contention/Stop V1's DurationNs); else the two timestamps. A
- * Stop whose Start came before the session counts nothing. */
-static int span_stop(rtd_nettrace_profiler *p, rtd_nettrace *dec,
-		     const struct rtd_nettrace_event *ev, int which, int pk,
-		     double duration_ns)
-{
-	int err = 0;
-	struct pthread *t = thread_of(p, ev->thread_id, &err);
-	if (!t)
-		return err;
-	struct span *sp = &t->span[which];
-	if (!sp->open)
-		return 0; /* its Start came before the session */
-	sp->open = false;
-	int64_t delay;
-	if (duration_ns >= 0 && duration_ns < 9.2e18) {
-		delay = (int64_t)duration_ns;
-	} else {
-		const struct rtd_nettrace_info *info = rtd_nettrace_info(dec);
-		int64_t d = ev->timestamp > sp->ts
-				    ? (int64_t)(ev->timestamp - sp->ts)
-				    : 0;
-		delay = ticks_to_ns(d, info ? info->tick_freq : 0);
+	e->tid = ev->thread_id;
+	e->ts = ev->timestamp;
+	e->ips = ev->stack;
+	e->n = ev->nframes;
+	const struct rtd_nettrace_info *info = rtd_nettrace_info(dec);
+	if (info) {
+		e->freq = info->tick_freq;
+		e->sync_ticks = info->sync_ticks;
+		e->have_clock = true;
 	}
-	p->counts[pk]++;
-	return add_values(p, pk, sp->stack, ev->thread_id, 0, 1, delay);
-}
-
-/* Contention/Stop: V1 adds DurationNs (double) after ContentionFlags u8
- * and ClrInstanceID u16. */
-static int cont_stop(rtd_nettrace_profiler *p, rtd_nettrace *dec,
-		     const struct rtd_nettrace_event *ev)
-{
 	rtd_rd r;
-	rd_init(&r, ev->payload, ev->payload_len);
-	(void)rd_u8(&r);
-	(void)rd_u16le(&r);
-	double ns = rd_f64le(&r);
-	if (!rd_ok(&r))
-		ns = -1;
-	return span_stop(p, dec, ev, SPAN_LOCK, PK_LOCK, ns);
-}
-
-/* Exception/Start (ExceptionThrown_V1): ExceptionType string, message
- * string, EIP ptr, HRESULT u32, flags u16, ClrInstanceID u16. */
-static int add_exception(rtd_nettrace_profiler *p,
-			 const struct rtd_nettrace_event *ev)
-{
-	rtd_rd r;
-	rd_init(&r, ev->payload, ev->payload_len);
-	const char *type = "";
-	if (str16(&r, &p->tmp))
-		type = rtd_buf_cstr(&p->tmp);
-	long stack = event_stack(p, ev);
-	if (stack < 0)
-		return (int)stack;
-	long tn = name_id(p, type);
-	if (tn < 0)
-		return (int)tn;
-	p->counts[PK_EXCEPTION]++;
-	return add_values(p, PK_EXCEPTION, (uint32_t)stack, ev->thread_id,
-			  (uint32_t)tn, 1, 0);
+	/* an event with no payload has no pointer to read from */
+	rd_init(&r, ev->payload ? ev->payload : (const uint8_t *)"", ev->payload_len);
+	switch (e->k) {
+	case K_ALLOC: return read_alloc(p, dec, ev, e);
+	case K_CONT_STOP:
+		(void)rd_u8(&r);
+		(void)rd_u16le(&r);
+		e->dur_ns = rd_f64le(&r);
+		if (!rd_ok(&r))
+			e->dur_ns = -1;
+		break;
+	case K_EXCEPTION:
+		if (str16(&r, &p->tmp))
+			e->tname = rtd_buf_cstr(&p->tmp);
+		break;
+	case K_SAMPLE:
+		if (ev->payload_len >= 4)
+			e->type = rd_u32le(&r);
+		break;
+	default: break;
+	}
+	return true;
 }
 
 int rtd_nettrace_profiler_event(rtd_nettrace_profiler *p, rtd_nettrace *dec,
@@ -555,61 +663,189 @@ int rtd_nettrace_profiler_event(rtd_nettrace_profiler *p, rtd_nettrace *dec,
 		p->last_meta = ev->meta;
 		p->last_kind = k;
 	}
-	switch (k) {
-	case K_NONE:
+	if (k == K_NONE)
 		return 0;
-	case K_NAMES:
+	if (k == K_NAMES)
 		return rtd_nettrace_methods_event(p->methods, ev);
+	struct pev e = {.k = k, .stack = -1, .tname = "", .dur_ns = -1};
+	return read_event(p, dec, ev, &e) ? use(p, &e) : 0;
+}
+
+/* ---- from a nettrace source's records ------------------------------------ */
+
+/* What a record is for the builder: by its kind, and an instant by its
+ * name ("Provider/Event", interned by its source: kept by pointer). */
+static enum kind classify_record(rtd_nettrace_profiler *p, const struct rtd_record *rec)
+{
+	if (rec->kind == RTD_REC_SAMPLE)
+		return p->o.kinds & RTD_NETTRACE_PROFILE_CPU ? K_SAMPLE : K_NONE;
+	if (rec->kind != RTD_REC_INSTANT || !rec->name)
+		return K_NONE;
+	void *v;
+	if (rtd_map_get(&p->rec_kinds, (uint64_t)(uintptr_t)rec->name, &v))
+		return (enum kind)(uintptr_t)v;
+	static const struct {
+		const char *name;
+		enum kind k;
+		unsigned want;
+	} named[] = {
+		{PROVIDER_RUNTIME "/GC/AllocationTick", K_ALLOC, RTD_NETTRACE_PROFILE_ALLOC},
+		{PROVIDER_RUNTIME "/Contention/Start", K_CONT_START, RTD_NETTRACE_PROFILE_LOCK},
+		{PROVIDER_RUNTIME "/Contention/Stop", K_CONT_STOP, RTD_NETTRACE_PROFILE_LOCK},
+		{PROVIDER_RUNTIME "/Exception/Start", K_EXCEPTION, RTD_NETTRACE_PROFILE_EXCEPTION},
+		{PROVIDER_RUNTIME "/WaitHandleWait/Start", K_WAIT_START, RTD_NETTRACE_PROFILE_WAIT},
+		{PROVIDER_RUNTIME "/WaitHandleWait/Stop", K_WAIT_STOP, RTD_NETTRACE_PROFILE_WAIT},
+	};
+	enum kind k = K_NONE;
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (!strcmp(rec->name, named[i].name))
+			k = p->o.kinds & named[i].want ? named[i].k : K_NONE;
+	/* a cache: when it is full, classify again (same answer) */
+	(void)rtd_map_put(&p->rec_kinds, (uint64_t)(uintptr_t)rec->name, (void *)(uintptr_t)k,
+			  NULL);
+	return k;
+}
+
+static const struct rtd_field *field(const struct rtd_record *rec, const char *name)
+{
+	for (size_t i = 0; i < rec->nfields; i++)
+		if (!strcmp(rec->fields[i].name, name))
+			return &rec->fields[i];
+	return NULL;
+}
+
+static uint64_t field_u64(const struct rtd_field *f)
+{
+	return f->type == RTD_FIELD_I64 ? (uint64_t)f->i
+	       : f->type == RTD_FIELD_F64 ? (uint64_t)f->f
+					  : f->u;
+}
+
+/* The record's stack as the builder's interned index: by the source's
+ * stack id once it is known (a stack interned by the source is one id). */
+static long record_stack(rtd_nettrace_profiler *p, const struct rtd_stack *st)
+{
+	if (!st)
+		return intern(p, NULL, 0);
+	if (st->id < p->nsid && p->sid[st->id])
+		return (long)p->sid[st->id] - 1;
+	if (st->n > p->rips_cap) {
+		uint64_t *ni = rtd_grow(p->rips, &p->rips_cap, st->n, sizeof(*ni), 64);
+		if (!ni)
+			return -ENOMEM;
+		p->rips = ni;
+	}
+	for (uint32_t i = 0; i < st->n; i++)
+		p->rips[i] = st->frames[i].ip;
+	long idx = intern(p, p->rips, st->n);
+	if (idx < 0)
+		return idx;
+	if (st->id >= p->nsid) {
+		size_t cap = p->nsid;
+		uint32_t *ns = rtd_grow(p->sid, &cap, (size_t)st->id + 1, sizeof(*ns), 1024);
+		if (!ns)
+			return -ENOMEM;
+		memset(ns + p->nsid, 0, (cap - p->nsid) * sizeof(*ns));
+		p->sid = ns;
+		p->nsid = cap;
+	}
+	p->sid[st->id] = (uint32_t)idx + 1;
+	return idx;
+}
+
+/* The facts of a record the handlers need, from its named fields (the
+ * payload's, as rtd_nettrace_walk() names them). */
+static int read_record(rtd_nettrace_profiler *p, const struct rtd_clock *clock,
+		       const struct rtd_record *rec, struct pev *e)
+{
+	e->tid = rec->tid;
+	e->ts = (uint64_t)rec->ts;
+	if (clock && clock->domain == RTD_CLOCK_QPC) {
+		e->freq = clock->freq;
+		e->sync_ticks = (uint64_t)clock->ref_ts;
+		e->have_clock = true;
+	}
+	const struct rtd_field *f;
+	switch (e->k) {
 	case K_ALLOC:
-		return add_alloc(p, dec, ev);
-	case K_CONT_START:
-		return span_start(p, ev, SPAN_LOCK);
-	case K_CONT_STOP:
-		return cont_stop(p, dec, ev);
-	case K_WAIT_START:
-		return span_start(p, ev, SPAN_WAIT);
-	case K_WAIT_STOP:
-		/* WaitHandleWait/Stop: ClrInstanceID u16 only */
-		return span_stop(p, dec, ev, SPAN_WAIT, PK_WAIT, -1);
-	case K_EXCEPTION:
-		return add_exception(p, ev);
-	case K_SAMPLE:
+		if (!(f = field(rec, "AllocationAmount")))
+			return 0; /* too short to use */
+		e->amount = field_u64(f);
+		if ((f = field(rec, "AllocationAmount64")))
+			e->amount = field_u64(f);
+		if ((f = field(rec, "TypeName")) && f->type == RTD_FIELD_STR)
+			e->tname = f->s;
+		if ((f = field(rec, "ObjectSize")))
+			e->objsize = field_u64(f);
 		break;
+	case K_CONT_STOP:
+		if ((f = field(rec, "DurationNs")) && f->type == RTD_FIELD_F64)
+			e->dur_ns = f->f;
+		break;
+	case K_EXCEPTION:
+		if ((f = field(rec, "ExceptionType")) && f->type == RTD_FIELD_STR)
+			e->tname = f->s;
+		break;
+	case K_SAMPLE:
+		if ((f = field(rec, "Type")))
+			e->type = (uint32_t)field_u64(f);
+		break;
+	default: break;
 	}
-	/* the clock of the stream that carries the samples (another stream,
-	 * a rundown taken aside, only gives names) */
-	if (!p->have_info) {
-		const struct rtd_nettrace_info *info = rtd_nettrace_info(dec);
-		if (info) {
-			p->sync_ticks = info->sync_ticks;
-			p->freq = info->tick_freq;
-			p->have_info = true;
-		}
-	}
-	p->samples++;
-	uint32_t type = 0;
-	if (ev->payload_len >= 4) {
-		rtd_rd r;
-		rd_init(&r, ev->payload, ev->payload_len);
-		type = rd_u32le(&r);
-	}
-	long idx = event_stack(p, ev);
+	long idx = record_stack(p, rec->stack);
 	if (idx < 0)
 		return (int)idx;
-	if (p->npend >= p->o.max_pending)
-		return -RTD_E_CAP;
-	struct pending *np = rtd_grow(p->pend, &p->pend_cap, p->npend + 1,
-				      sizeof(*np), 4096);
-	if (!np)
-		return -ENOMEM;
-	p->pend = np;
-	struct pending *s = &p->pend[p->npend++];
-	s->ts = ev->timestamp;
-	s->tid = ev->thread_id;
-	s->stack = (uint32_t)idx;
-	s->type = type;
-	s->order = p->order++;
+	e->stack = idx;
+	return 1;
+}
+
+int rtd_nettrace_profiler_record(rtd_nettrace_profiler *p, const struct rtd_clock *clock,
+				 const struct rtd_record *rec)
+{
+	if (!p || !rec)
+		return -RTD_E_INVAL;
+	if (p->finished)
+		return -RTD_E_STATE;
+	if (rec->kind == RTD_REC_ERROR)
+		return rec->code;
+	struct pev e = {.k = classify_record(p, rec), .stack = -1, .tname = "", .dur_ns = -1};
+	if (e.k == K_NONE)
+		return 0;
+	int rc = read_record(p, clock, rec, &e);
+	if (rc <= 0)
+		return rc;
+	if ((rc = use(p, &e)) < 0)
+		return rc;
+	/* a source gives its records in time order: what is pending is in
+	 * order whatever comes next, so it need not wait for a window's end
+	 * (a chunk at a time: the same weights as one sort of the window) */
+	if (e.k == K_SAMPLE && p->npend >= RECORD_PENDING_CHUNK &&
+	    !p->pend_unordered)
+		return rtd_nettrace_profiler_seqpoint(p);
 	return 0;
+}
+
+int rtd_nettrace_profiler_pull(rtd_nettrace_profiler *p, rtd_source *src)
+{
+	if (!p || !src)
+		return -RTD_E_INVAL;
+	rtd_nettrace_methods *m = rtd_nettrace_source_methods(src);
+	if (m)
+		p->src_methods = m;
+	struct rtd_clock clock = {0};
+	bool have_clock = false;
+	const struct rtd_record *rec;
+	int rc;
+	while ((rc = rtd_source_next(src, &rec)) == 1) {
+		if (!have_clock && rec->kind != RTD_REC_PROCESS) {
+			/* the header came before the first event */
+			(void)rtd_source_clock(src, &clock);
+			have_clock = true;
+		}
+		if ((rc = rtd_nettrace_profiler_record(p, &clock, rec)) < 0)
+			return rc;
+	}
+	return rc;
 }
 
 static int cmp_pending(const void *a, const void *b)
@@ -683,7 +919,8 @@ int rtd_nettrace_profiler_seqpoint(rtd_nettrace_profiler *p)
 {
 	if (p->finished)
 		return -RTD_E_STATE;
-	if (p->npend > 1)
+	/* samples that came in time order are in (time, arrival) order */
+	if (p->npend > 1 && p->pend_unordered)
 		qsort(p->pend, p->npend, sizeof(*p->pend), cmp_pending);
 	for (size_t i = 0; i < p->npend; i++) {
 		const struct pending *x = &p->pend[i];
@@ -714,6 +951,7 @@ int rtd_nettrace_profiler_seqpoint(rtd_nettrace_profiler *p)
 			return err;
 	}
 	p->npend = 0;
+	p->pend_unordered = false;
 	return 0;
 }
 
@@ -857,7 +1095,8 @@ static int finish(rtd_nettrace_profiler *p)
 static bool frame_name(rtd_nettrace_profiler *p, uint64_t ip, rtd_buf *nb)
 {
 	struct nt_method_hit h;
-	if (!nt_methods_find(p->methods, ip, &h))
+	if (!nt_methods_find(p->methods, ip, &h) &&
+	    (!p->src_methods || !nt_methods_find(p->src_methods, ip, &h)))
 		return false;
 	rtd_buf_reset(nb);
 	if (!h.module_id) /* an R2R entry point: its module is not given */
@@ -1172,6 +1411,8 @@ static int drop_taken(rtd_nettrace_profiler *p)
 		p->nstacks = 0;
 		p->nips = 0;
 		rtd_map_clear(&p->stack_index);
+		if (p->nsid) /* the indexes are new */
+			memset(p->sid, 0, p->nsid * sizeof(*p->sid));
 	}
 	for (size_t i = 0; i < k; i++) {
 		if (!err) {

@@ -17,6 +17,8 @@
 #include <time.h>
 
 #include "nettrace/clr_ids.h"
+#include "nettrace/nt.h"
+#include "common/arena.h"
 #include "common/buf.h"
 #include "common/input.h"
 #include "common/map.h"
@@ -27,6 +29,9 @@
 #define NTS_PROVIDER_SAMPLES "Microsoft-DotNETCore-SampleProfiler"
 #define NTS_MAX_THREADS (1u << 20)  /* distinct thread ids named */
 #define NTS_MAX_FIELDS 256u         /* top-level fields kept per event */
+#define NTS_MAX_META_BYTES (64u << 20) /* struct nts_meta of the event types */
+#define NTS_META_NAMES 8u  /* field names kept interned per event type */
+#define NTS_MAX_WINDOW_STACKS (1u << 20) /* a window's stack ids remembered */
 
 struct nts {
 	struct rtd_nettrace_source_opts o;
@@ -47,7 +52,21 @@ struct nts {
 	bool eof, finished;
 	int end_rc;                 /* the decoder's finish(): 0 or its error */
 	const char *sample_name;    /* interned "Provider/ThreadSample" */
+	rtd_arena metas;            /* struct nts_meta of each event type */
+	struct nts_meta *cur;       /* the event's being read */
+	/* a window's stacks by the stream's id, while frame names cannot
+	 * change (address frames, or every method known ahead): the stack
+	 * table of the stream restarts at each sequence point, and so this */
+	rtd_map window_stacks;
 };
+
+/* rtd_source_impl_of(): src/record/source.c */
+void *rtd_source_impl_of(rtd_source *s, const struct rtd_source_ops *ops);
+
+static bool wants(const struct nts *s, unsigned kind)
+{
+	return !s->o.kinds || (s->o.kinds & (1u << kind));
+}
 
 static struct rtd_record *push(struct nts *s, unsigned kind, int64_t ts)
 {
@@ -85,7 +104,7 @@ static int on_info(void *ctx, const struct rtd_nettrace_info *info)
 		c->ref_wall = (int64_t)t * 1000000000 + (int64_t)info->sync_ms * 1000000;
 		c->wall_error_ns = 1000000; /* the header keeps milliseconds */
 	}
-	if (info->pid) {
+	if (info->pid && wants(s, RTD_REC_PROCESS)) {
 		struct rtd_record *r = push(s, RTD_REC_PROCESS, c->ref_ts);
 		if (!r)
 			return s->err;
@@ -93,33 +112,100 @@ static int on_info(void *ctx, const struct rtd_nettrace_info *info)
 	return 0;
 }
 
-/* "Provider/Name", interned once per metadata record (kept in ->user) */
-static const char *event_name(struct nts *s, struct rtd_nettrace_metadata *m)
+/* What the source keeps of an event type, made once per metadata record
+ * (kept in its ->user): its record name "Provider/Name" and category
+ * (interned), and whether its events are the sampler's. */
+struct nts_meta {
+	const char *name;
+	const char *category;
+	bool sample;
+	bool names; /* a method or module event (nt_names_of()) */
+	const char *u32_field; /* a sample's one u32 field, once the walk named it */
+	/* its fields' names as the walk gives them (the metadata's own
+	 * strings, stable while it lives) and interned */
+	const char *raw[NTS_META_NAMES], *interned[NTS_META_NAMES];
+};
+
+static struct nts_meta *meta_of(struct nts *s, struct rtd_nettrace_metadata *m)
 {
 	if (m->user)
 		return m->user;
+	struct nts_meta *nm = rtd_arena_alloc(&s->metas, sizeof(*nm), &s->err);
+	if (!nm)
+		return NULL;
 	size_t lp = strlen(m->provider), ln = strlen(m->name);
 	char *buf = malloc(lp + ln + 2);
-	if (!buf)
+	if (!buf) {
+		s->err = -ENOMEM;
 		return NULL;
+	}
 	memcpy(buf, m->provider, lp);
 	buf[lp] = '/';
 	memcpy(buf + lp + 1, m->name, ln + 1);
-	const char *name;
-	int rc = rtd_intern_string(s->intern, buf, lp + ln + 1, &name);
+	int rc = rtd_intern_string(s->intern, buf, lp + ln + 1, &nm->name);
 	free(buf);
+	if (rc == 0)
+		rc = rtd_intern_string(s->intern, m->provider, lp, &nm->category);
 	if (rc < 0) {
 		s->err = rc;
 		return NULL;
 	}
-	m->user = (void *)name;
-	return name;
+	nm->sample = m->event_id == CLR_SAMPLE_PROFILER_THREAD_SAMPLE &&
+		     !strcmp(m->provider, NTS_PROVIDER_SAMPLES);
+	nm->names = nt_names_of(m) != NT_NAMES_NONE;
+	nm->u32_field = NULL;
+	for (unsigned i = 0; i < NTS_META_NAMES; i++)
+		nm->raw[i] = nm->interned[i] = NULL;
+	m->user = nm;
+	return nm;
+}
+
+/* The decoder's filter: with no INSTANT asked for, only the sampler's
+ * events (and the method events that name frames, when they are learnt
+ * as they come) are worth holding for the sort and delivering. */
+static bool nts_want(void *ctx, const struct rtd_nettrace_metadata *m)
+{
+	struct nts *s = ctx;
+	if (m->event_id == CLR_SAMPLE_PROFILER_THREAD_SAMPLE &&
+	    !strcmp(m->provider, NTS_PROVIDER_SAMPLES))
+		return true;
+	return s->o.no_prepass && !s->o.address_frames && nt_names_of(m) != NT_NAMES_NONE;
+}
+
+/* Address frames are named by the consumer at its end: the method table
+ * is learnt as the stream comes, unsorted (as the nettrace profiler
+ * always learnt it), not held for the sort. */
+static int nts_arrival(void *ctx, const struct rtd_nettrace_event *ev)
+{
+	struct nts *s = ctx;
+	const struct nts_meta *nm = meta_of(s, (struct rtd_nettrace_metadata *)ev->meta);
+	if (!nm)
+		return s->err ? s->err : -ENOMEM;
+	return nm->names ? rtd_nettrace_methods_event(s->methods, ev) : 0;
 }
 
 static bool signed_type(unsigned t)
 {
 	return t == RTD_NT_T_I8 || t == RTD_NT_T_I16 || t == RTD_NT_T_I32 ||
 	       t == RTD_NT_T_I64 || t == RTD_NT_T_VARINT;
+}
+
+/* A field's interned name: looked up once per event type and field */
+static int field_name(struct nts *s, const char *raw, const char **out)
+{
+	struct nts_meta *nm = s->cur;
+	unsigned i = 0;
+	for (; i < NTS_META_NAMES && nm->raw[i]; i++)
+		if (nm->raw[i] == raw) {
+			*out = nm->interned[i];
+			return 0;
+		}
+	int rc = rtd_intern_string(s->intern, raw, strlen(raw), out);
+	if (rc == 0 && i < NTS_META_NAMES) {
+		nm->raw[i] = raw;
+		nm->interned[i] = *out;
+	}
+	return rc;
 }
 
 /* one top-level scalar of the payload as a named field */
@@ -131,7 +217,7 @@ static int on_value(void *ctx, const struct rtd_nettrace_value *v)
 		return 0;
 	struct rtd_field *f = &s->fields[s->nfields];
 	memset(f, 0, sizeof(*f));
-	int rc = rtd_intern_string(s->intern, v->name, strlen(v->name), &f->name);
+	int rc = field_name(s, v->name, &f->name);
 	if (rc < 0)
 		return rc;
 	if (v->str) {
@@ -153,8 +239,34 @@ static int on_value(void *ctx, const struct rtd_nettrace_value *v)
 	return 0;
 }
 
+static int intern_frames(struct nts *s, const struct rtd_nettrace_event *ev,
+			 const struct rtd_stack **out);
+
 static int stack_of(struct nts *s, const struct rtd_nettrace_event *ev,
 		    const struct rtd_stack **out)
+{
+	bool fixed = s->o.address_frames || !s->o.no_prepass; /* names cannot change */
+	void *v;
+	if (fixed && ev->stack_id && rtd_map_get(&s->window_stacks, ev->stack_id, &v)) {
+		*out = v;
+		return 0;
+	}
+	int rc = intern_frames(s, ev, out);
+	if (rc == 0 && fixed && ev->stack_id)
+		rc = rtd_map_put(&s->window_stacks, ev->stack_id, (void *)*out, NULL);
+	return rc == -RTD_E_CAP ? 0 : rc; /* a full cache: intern each time */
+}
+
+/* The sequence point: the stream's stack ids start again */
+static int on_seqpoint(void *ctx, uint64_t ts)
+{
+	(void)ts;
+	rtd_map_clear(&((struct nts *)ctx)->window_stacks);
+	return 0;
+}
+
+static int intern_frames(struct nts *s, const struct rtd_nettrace_event *ev,
+			 const struct rtd_stack **out)
 {
 	size_t n = ev->nframes < RTD_INTERN_MAX_DEPTH ? ev->nframes : RTD_INTERN_MAX_DEPTH;
 	if (n > s->frames_cap) {
@@ -165,9 +277,10 @@ static int stack_of(struct nts *s, const struct rtd_nettrace_event *ev,
 	}
 	for (size_t i = 0; i < n; i++) {
 		/* no module: the name carries it ("module!Method") */
-		s->frames[i] = (struct rtd_rec_frame){
-			.ip = ev->stack[i],
-			.name = rtd_nettrace_methods_name(s->methods, ev->stack[i])};
+		s->frames[i] = (struct rtd_rec_frame){.ip = ev->stack[i]};
+		if (s->o.address_frames)
+			continue;
+		s->frames[i].name = rtd_nettrace_methods_name(s->methods, ev->stack[i]);
 		/* the name is the table's until its next call: intern it now */
 		if (s->frames[i].name) {
 			int rc = rtd_intern_string(s->intern, s->frames[i].name,
@@ -181,7 +294,7 @@ static int stack_of(struct nts *s, const struct rtd_nettrace_event *ev,
 
 static int thread_seen(struct nts *s, uint64_t tid, int64_t ts)
 {
-	if (rtd_map_get(&s->threads, tid, NULL))
+	if (!wants(s, RTD_REC_THREAD) || rtd_map_get(&s->threads, tid, NULL))
 		return 0;
 	int rc = rtd_map_put(&s->threads, tid, (void *)1, NULL);
 	if (rc < 0)
@@ -197,28 +310,47 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 {
 	struct nts *s = ctx;
 	int rc;
-	if (s->o.no_prepass && (rc = rtd_nettrace_methods_event(s->methods, ev)) < 0)
+	struct rtd_nettrace_metadata *m = (struct rtd_nettrace_metadata *)ev->meta;
+	struct nts_meta *nm = meta_of(s, m);
+	if (!nm)
+		return s->err ? s->err : -ENOMEM;
+	s->cur = nm;
+	if (s->o.no_prepass && !s->o.address_frames && nm->names &&
+	    (rc = rtd_nettrace_methods_event(s->methods, ev)) < 0)
 		return rc;
 	int64_t ts = (int64_t)ev->timestamp;
 	if ((rc = thread_seen(s, ev->thread_id, ts)) < 0)
 		return rc;
-	struct rtd_nettrace_metadata *m = (struct rtd_nettrace_metadata *)ev->meta;
-	const char *name = event_name(s, m);
-	if (!name)
-		return s->err ? s->err : -ENOMEM;
-	const char *category;
-	if ((rc = rtd_intern_string(s->intern, m->provider, strlen(m->provider), &category)) < 0)
-		return rc;
+	bool sample = nm->sample;
+	if (!wants(s, sample ? RTD_REC_SAMPLE : RTD_REC_INSTANT))
+		return 0;
 	s->nfields = 0;
 	/* an EventSource's counter values are one struct "Payload" {Name,
 	 * Mean or Increment, ...} (nested as the runtime's metadata says,
 	 * read by name as src/dotnet/counters.c does): its scalars become
 	 * the instant's fields */
 	s->counters = m->name && !strcmp(m->name, "EventCounters");
-	rc = rtd_nettrace_walk(s->dec, ev, on_value, s);
-	if (rc < 0 && rc != -RTD_E_NT_PAYLOAD)
-		return rc; /* a payload shorter than its layout keeps what came before */
-	bool sample = ev->meta->event_id == CLR_SAMPLE_PROFILER_THREAD_SAMPLE && !strcmp(m->provider, NTS_PROVIDER_SAMPLES);
+	uint32_t u32 = 0;
+	if (ev->payload_len == 4) {
+		rtd_rd r;
+		rd_init(&r, ev->payload, 4);
+		u32 = rd_u32le(&r);
+	}
+	if (nm->u32_field && ev->payload_len == 4) {
+		/* what the walk gave the first time, without walking */
+		s->fields[0] = (struct rtd_field){.name = nm->u32_field, .type = RTD_FIELD_U64,
+						  .u = u32};
+		s->nfields = 1;
+	} else {
+		rc = rtd_nettrace_walk(s->dec, ev, on_value, s);
+		if (rc < 0 && rc != -RTD_E_NT_PAYLOAD)
+			return rc; /* a payload shorter than its layout keeps what came before */
+		/* a sampler's payload: one u32 (its Type); the next are read
+		 * straight (a sample per managed thread per millisecond) */
+		if (sample && s->nfields == 1 && s->fields[0].type == RTD_FIELD_U64 &&
+		    ev->payload_len == 4 && s->fields[0].u == u32)
+			nm->u32_field = s->fields[0].name;
+	}
 	const struct rtd_stack *stack = NULL;
 	if ((sample || ev->nframes) && (rc = stack_of(s, ev, &stack)) < 0)
 		return rc;
@@ -226,8 +358,8 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 	if (!r)
 		return s->err;
 	r->tid = ev->thread_id;
-	r->name = name;
-	r->category = category;
+	r->name = nm->name;
+	r->category = nm->category;
 	r->stack = stack;
 	memcpy(r->activity, ev->activity_id, sizeof(r->activity));
 	if (sample) {
@@ -331,6 +463,8 @@ static void nts_free(void *impl)
 	rtd_intern_free(s->intern);
 	rtd_map_free(&s->threads);
 	rtd_recq_free(&s->q);
+	rtd_arena_free(&s->metas);
+	rtd_map_free(&s->window_stacks);
 	rtd_input_close(&s->in);
 	free(s->frames);
 	free(s);
@@ -344,6 +478,12 @@ static const struct rtd_source_ops nts_ops = {
 	.free = nts_free,
 };
 
+rtd_nettrace_methods *rtd_nettrace_source_methods(rtd_source *src)
+{
+	struct nts *s = rtd_source_impl_of(src, &nts_ops);
+	return s ? s->methods : NULL;
+}
+
 static rtd_source *nts_new(struct nts *s, bool mem, int *err)
 {
 	int rc = -ENOMEM;
@@ -351,8 +491,12 @@ static rtd_source *nts_new(struct nts *s, bool mem, int *err)
 	s->intern = rtd_intern_new();
 	rtd_map_init(&s->threads, NTS_MAX_THREADS);
 	rtd_recq_init(&s->q, s->o.max_queue_bytes);
+	rtd_arena_init(&s->metas, NTS_MAX_META_BYTES);
+	rtd_map_init(&s->window_stacks, NTS_MAX_WINDOW_STACKS);
 	RTD_OPTS(rtd_nettrace_opts, o, .ctx = s, .on_event = on_event, .on_info = on_info,
-		 .sort = true, .stable_input = mem);
+		 .on_seqpoint = on_seqpoint, .sort = true, .stable_input = mem,
+		 .want = wants(s, RTD_REC_INSTANT) ? NULL : nts_want,
+		 .on_arrival = s->o.no_prepass && s->o.address_frames ? nts_arrival : NULL);
 	s->dec = rtd_nettrace_new(&o);
 	rtd_source *src = NULL;
 	if (s->methods && s->intern && s->dec && (s->o.no_prepass || (rc = prepass(s)) == 0))
@@ -371,7 +515,7 @@ static rtd_source *nts_make(const char *path, const void *buf, size_t len,
 {
 	struct nts *s = calloc(1, sizeof(*s));
 	int rc = s ? rtd_input_setup(&s->in, path, buf, len, &s->o, sizeof(s->o), opts,
-				     RTD_OPTS_END(rtd_nettrace_source_opts, max_queue_bytes))
+				     RTD_OPTS_END(rtd_nettrace_source_opts, address_frames))
 		   : -ENOMEM;
 	if (rc < 0) {
 		free(s);
@@ -389,7 +533,7 @@ rtd_source *rtd_nettrace_source_stream(rtd_nettrace_read_fn read, void *ctx,
 	int rc = !read ? -RTD_E_INVAL
 	       : !s    ? -ENOMEM
 		       : rtd_opts_copy(&s->o, sizeof(s->o), opts,
-				       RTD_OPTS_END(rtd_nettrace_source_opts, max_queue_bytes));
+				       RTD_OPTS_END(rtd_nettrace_source_opts, address_frames));
 	if (rc == 0)
 		rc = rtd_input_reader(&s->in, read, ctx);
 	if (rc < 0) {

@@ -10,6 +10,7 @@
 #define RTD_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* CLI_PARTIAL: the command kept an incomplete result (a trace whose
@@ -70,6 +71,25 @@ void cli_progress_done(void);
 FILE *cli_open_in(const char *path);
 /* Close what cli_open_in gave (never closes stdin). */
 void cli_close_in(FILE *f);
+/* What cli_nettrace_cpu() met: *read_err a read of @in failed (errno in
+ * the result), @msg the source's message otherwise ("" for none). */
+struct cli_nt_end {
+	bool read_err;
+	char msg[256];
+};
+/* Give @prof (a rtd_nettrace_profiler *) every record of the nettrace
+ * stream on @in (@first/@nfirst: its bytes already read) through a
+ * nettrace source of samples alone; a regular file shows its progress.
+ * *@src gets the source, whose method table names @prof's frames: give
+ * it to cli_nettrace_done() after the profile is built.
+ * Returns 0, or the first error (the stream's, a read's: @end says). */
+struct rtd_nettrace_profiler;
+struct rtd_source;
+int cli_nettrace_cpu(FILE *in, const char *path, const uint8_t *first,
+		     size_t nfirst, struct rtd_nettrace_profiler *prof,
+		     struct rtd_source **src, struct cli_nt_end *end);
+/* Free what cli_nettrace_cpu() made. */
+void cli_nettrace_done(struct rtd_source *src, struct cli_nt_end *end);
 /* Is this argument "-h" or "--help"? */
 bool cli_is_help(const char *arg);
 /* Format a byte count as "12.3 MB" into buf. */

@@ -141,57 +141,29 @@ static int go_profile(FILE *in, const char *path, const uint8_t *first,
 
 /* ---- nettrace CPU samples --------------------------------------------------- */
 
-struct nt_ctx {
-	rtd_nettrace *dec;
-	rtd_nettrace_profiler *prof;
-};
-
-static int nt_event(void *ctx, const struct rtd_nettrace_event *ev)
-{
-	struct nt_ctx *c = ctx;
-	return rtd_nettrace_profiler_event(c->prof, c->dec, ev);
-}
-
-static int nt_seqpoint(void *ctx, uint64_t ts)
-{
-	(void)ts;
-	return rtd_nettrace_profiler_seqpoint(((struct nt_ctx *)ctx)->prof);
-}
-
 static int nettrace_profile(FILE *in, const char *path, const uint8_t *first,
 			    size_t nfirst, rtd_profile **out)
 {
-	struct nt_ctx c;
-	struct rtd_nettrace_profiler_opts po = {.sz = sizeof(po)};
-	c.prof = rtd_nettrace_profiler_new(&po);
-	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = &c,
-				      .on_event = nt_event,
-				      .on_seqpoint = nt_seqpoint};
-	c.dec = rtd_nettrace_new(&o);
+	RTD_OPTS(rtd_nettrace_profiler_opts, po, .kinds = 0);
+	rtd_nettrace_profiler *np = rtd_nettrace_profiler_new(&po);
 	rtd_profile *p = rtd_profile_new("cpu", "nanoseconds");
-	uint8_t *buf = malloc(1 << 20);
-	int rc = c.prof && c.dec && p && buf ? 0 : -ENOMEM;
-	if (!rc)
-		rc = rtd_nettrace_feed(c.dec, first, nfirst);
-	size_t n;
-	while (rc == 0 && (n = fread(buf, 1, 1 << 20, in)) > 0)
-		rc = rtd_nettrace_feed(c.dec, buf, n);
-	if (rc >= 0 && ferror(in))
-		rc = -EIO;
-	int fin = rc >= 0 ? rtd_nettrace_finish(c.dec) : rc;
+	struct cli_nt_end end = {0};
+	rtd_source *src = NULL;
+	int fin = np && p ? cli_nettrace_cpu(in, path, first, nfirst, np, &src, &end)
+			  : -ENOMEM;
 	int ret = 0;
-	if (fin < 0 && fin != -ENOMEM && c.dec) {
-		const char *msg = rtd_nettrace_error(c.dec, NULL);
-		bool some = c.prof && rtd_nettrace_profiler_samples(c.prof);
-		cli_fail("%s: %s%s", path, msg && *msg ? msg : rtd_strerror(fin),
+	if (fin < 0 && fin != -ENOMEM && np) {
+		bool some = rtd_nettrace_profiler_samples(np);
+		cli_fail("%s: %s%s", path, end.read_err ? rtd_strerror(fin)
+					   : end.msg[0] ? end.msg : rtd_strerror(fin),
 			 some ? " (the samples before it are kept)" : "");
 		ret = some ? 1 : -1;
 	} else if (fin < 0) {
 		cli_fail("%s: %s", path, rtd_strerror(fin));
 		ret = -1;
 	}
-	if (p && c.prof) {
-		int e = rtd_nettrace_profiler_finish(c.prof, p);
+	if (p && np) {
+		int e = rtd_nettrace_profiler_finish(np, p);
 		if (e && ret >= 0) {
 			cli_fail("%s: building the profile: %s", path,
 				 rtd_strerror(e));
@@ -200,14 +172,13 @@ static int nettrace_profile(FILE *in, const char *path, const uint8_t *first,
 		struct rtd_profile_meta m = {.sz = sizeof(m), .source = "eventpipe",
 					     .process = path};
 		rtd_profile_set_meta(p, &m);
-		if (rtd_nettrace_profiler_samples(c.prof) == 0)
+		if (rtd_nettrace_profiler_samples(np) == 0)
 			fprintf(stderr, "rtdiag: %s: no SampleProfiler samples "
 					"(was the Microsoft-DotNETCore-SampleProfiler "
 					"provider enabled?)\n", path);
 	}
-	rtd_nettrace_free(c.dec);
-	rtd_nettrace_profiler_free(c.prof);
-	free(buf);
+	rtd_nettrace_profiler_free(np);
+	cli_nettrace_done(src, &end);
 	*out = p;
 	return ret;
 }

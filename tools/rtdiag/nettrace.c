@@ -18,6 +18,7 @@
 #include "opt.h"
 #include "out.h"
 #include "rtdiag/nettrace.h"
+#include "rtdiag/nettrace_source.h"
 #include "rtdiag/nettrace_tally.h"
 #include "rtdiag/profile.h"
 
@@ -147,6 +148,17 @@ static int input_error(rtd_nettrace *dec, const struct input *in, int rc,
 		cli_fail("%s: %s", in->path, rtd_nettrace_error(dec, NULL));
 	else
 		cli_fail("%s: %s", in->path, rtd_strerror(rc));
+	return delivered ? CLI_PARTIAL : CLI_FAIL;
+}
+
+/* input_error() for a source's end (cli_nettrace_cpu()) */
+static int nt_end_error(const char *path, int rc, const struct cli_nt_end *end,
+			bool delivered)
+{
+	if (end->read_err)
+		cli_fail("%s: read: %s", path, strerror(-rc));
+	else
+		cli_fail("%s: %s", path, end->msg[0] ? end->msg : rtd_strerror(rc));
 	return delivered ? CLI_PARTIAL : CLI_FAIL;
 }
 
@@ -594,22 +606,68 @@ static const struct cli_opt prof_opts[] = {
 	{0},
 };
 
-struct prof_ctx {
-	rtd_nettrace *dec;
-	rtd_nettrace_profiler *prof;
+/* The stream's bytes for a nettrace source: what was sniffed, then the
+ * rest of the FILE (a regular file or a pipe alike). */
+struct nt_reader {
+	FILE *f;
+	const char *path;
+	const uint8_t *first;
+	size_t nfirst;
+	uint64_t total;
+	unsigned tick;
+	bool read_err;
 };
 
-static int prof_event(void *ctx, const struct rtd_nettrace_event *ev)
+static int64_t nt_read(void *ctx, void *buf, size_t len)
 {
-	struct prof_ctx *p = ctx;
-	return rtd_nettrace_profiler_event(p->prof, p->dec, ev);
+	struct nt_reader *r = ctx;
+	if (r->nfirst) {
+		size_t n = r->nfirst < len ? r->nfirst : len;
+		memcpy(buf, r->first, n);
+		r->first += n;
+		r->nfirst -= n;
+		return (int64_t)n;
+	}
+	size_t n = fread(buf, 1, len, r->f);
+	if (n == 0 && ferror(r->f)) {
+		r->read_err = true;
+		return errno ? -errno : -EIO;
+	}
+	r->total += n;
+	if ((++r->tick & 7) == 0 && cli_progress_enabled()) {
+		char b[32];
+		cli_progress("%s: %s", r->path, cli_bytes((double)r->total, b, sizeof(b)));
+	}
+	return (int64_t)n;
 }
 
-static int prof_sp(void *ctx, uint64_t ts)
+int cli_nettrace_cpu(FILE *in, const char *path, const uint8_t *first,
+		     size_t nfirst, struct rtd_nettrace_profiler *prof,
+		     rtd_source **srcp, struct cli_nt_end *end)
 {
-	(void)ts;
-	struct prof_ctx *p = ctx;
-	return rtd_nettrace_profiler_seqpoint(p->prof);
+	struct nt_reader r = {.f = in, .path = path, .first = first,
+			      .nfirst = nfirst};
+	/* frames are named at the end, from the methods the stream gave */
+	RTD_OPTS(rtd_nettrace_source_opts, so, .kinds = 1u << RTD_REC_SAMPLE,
+		 .address_frames = true);
+	memset(end, 0, sizeof(*end));
+	int rc = 0;
+	rtd_source *src = rtd_nettrace_source_stream(nt_read, &r, &so, &rc);
+	if (src)
+		rc = rtd_nettrace_profiler_pull(prof, src);
+	cli_progress_done();
+	const struct rtd_record *er;
+	if (rc < 0 && src && rtd_source_next(src, &er) < 0)
+		snprintf(end->msg, sizeof(end->msg), "%s", er->message);
+	end->read_err = r.read_err;
+	*srcp = src;
+	return rc;
+}
+
+void cli_nettrace_done(rtd_source *src, struct cli_nt_end *end)
+{
+	(void)end;
+	rtd_source_free(src);
 }
 
 static int write_top(rtd_profile *prof, FILE *out)
@@ -699,40 +757,37 @@ static int cmd_profile(int argc, char **argv)
 	/* the target first: a run that cannot write fails before reading */
 	if (outp && cli_out_check(outp))
 		return CLI_FAIL;
-	struct input in;
-	if (input_open(&in, path))
+	FILE *in = cli_open_in(path);
+	if (!in)
 		return CLI_FAIL;
-	struct prof_ctx pc;
+	rtd_nettrace_profiler *np;
+	rtd_source *src = NULL;
+	struct cli_nt_end end = {0};
 	struct rtd_nettrace_profiler_opts po = {.sz = sizeof(po),
 						.managed_only = managed_only};
-	pc.prof = rtd_nettrace_profiler_new(&po);
-	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = &pc,
-				      .on_event = prof_event,
-				      .on_seqpoint = prof_sp};
-	pc.dec = rtd_nettrace_new(&o);
+	np = rtd_nettrace_profiler_new(&po);
 	rtd_profile *prof = rtd_profile_new("cpu", "nanoseconds");
 	int ret = CLI_OK;
-	if (!pc.prof || !pc.dec || !prof) {
+	if (!np || !prof) {
 		ret = cli_fail("out of memory");
 		goto done;
 	}
-	bool read_err;
-	int rc = pump(pc.dec, &in, false, &read_err);
-	if (rc && (rc == -ENOMEM || rtd_nettrace_profiler_samples(pc.prof) == 0)) {
+	int rc = cli_nettrace_cpu(in, path, NULL, 0, np, &src, &end);
+	if (rc && (rc == -ENOMEM || rtd_nettrace_profiler_samples(np) == 0)) {
 		/* nothing to show: say what is wrong with the input, and
 		 * only that */
-		ret = input_error(pc.dec, &in, rc, read_err, false);
+		ret = nt_end_error(path, rc, &end, false);
 		goto done;
 	}
 	if (rc) /* damage after samples: their profile, then where and why */
-		ret = input_error(pc.dec, &in, rc, read_err, true);
-	int err = rtd_nettrace_profiler_finish(pc.prof, prof);
+		ret = nt_end_error(path, rc, &end, true);
+	int err = rtd_nettrace_profiler_finish(np, prof);
 	if (err) {
 		ret = cli_fail("%s: building the profile: %s", path,
 			       rtd_strerror(err));
 		goto done;
 	}
-	if (rtd_nettrace_profiler_samples(pc.prof) == 0)
+	if (rtd_nettrace_profiler_samples(np) == 0)
 		fprintf(stderr, "rtdiag: %s: no SampleProfiler samples (was "
 				"the Microsoft-DotNETCore-SampleProfiler "
 				"provider enabled?)\n", path);
@@ -751,13 +806,13 @@ static int cmd_profile(int argc, char **argv)
 	} else if (ret == CLI_PARTIAL) {
 		fprintf(stderr, "rtdiag: %s: the profile has the %" PRIu64
 				" samples before that\n", path,
-			rtd_nettrace_profiler_samples(pc.prof));
+			rtd_nettrace_profiler_samples(np));
 	}
 done:
-	input_close(&in);
+	cli_close_in(in);
 	rtd_profile_free(prof);
-	rtd_nettrace_profiler_free(pc.prof);
-	rtd_nettrace_free(pc.dec);
+	rtd_nettrace_profiler_free(np);
+	cli_nettrace_done(src, &end);
 	return ret;
 }
 
