@@ -69,6 +69,13 @@ enum rtd_perf_source_flags {
 	 * paths make new ones for as long as it runs).
 	 */
 	RTD_PERF_SOURCE_COPIED = 1u << 0,
+	/*
+	 * rtd_perf_source_live() of an off-CPU profiler: each wait's slice
+	 * carries its stack too (@stack, interned as a sample's, leaf first:
+	 * where the thread left the CPU), for a consumer that builds a block
+	 * profile of them (rtd_profile_records_opts.category).
+	 */
+	RTD_PERF_SOURCE_WAIT_STACKS = 1u << 1,
 };
 
 /**
@@ -97,6 +104,25 @@ struct rtd_perf_source_stats {
  * Returns: 0, or -RTD_E_INVAL when @src is not such a source.
  */
 RTD_API int rtd_perf_source_live_stats(rtd_source *src, struct rtd_perf_source_stats *st);
+
+/**
+ * rtd_perf_source_live_cut - cut a live perf source's window now
+ * @src: a source of rtd_perf_source_live() or
+ *       rtd_perf_source_syscalls_live()
+ * @at: gets the time of the ask (CLOCK_MONOTONIC ns; may be NULL)
+ *
+ * Asks the source's ticker to cut the run now rather than at the end of
+ * its @window_ms: the monitor drains its rings, what it read is queued,
+ * and the source's watermark (the @mono of an RTD_SOURCE_IDLE answer)
+ * passes @at. A consumer that needs every record stamped before a moment
+ * (the agent's one-second cut of a profile) pulls until then, waiting
+ * with rtd_source_wait(), instead of running short windows all the time.
+ * The source's own windows go on as before.
+ *
+ * Returns: 0, -RTD_E_INVAL when @src is not such a source, or
+ * -RTD_E_STATE when it has ended.
+ */
+RTD_API int rtd_perf_source_live_cut(rtd_source *src, int64_t *at);
 
 /**
  * rtd_perf_source_profiler - a profiler's kept CPU samples as a record source

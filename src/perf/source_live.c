@@ -82,6 +82,7 @@ struct pl {
 	uint64_t old_end;      /* pushed when old stopped taking names */
 	struct rtd_perf_source_stats st; /* as of the last window */
 	atomic_int ticked;     /* the ticker cut this run */
+	bool cut_asked;        /* rtd_perf_source_live_cut(): cut now */
 	_Atomic int64_t tick_ns;
 	int walk_rc;
 	bool stopping;         /* the runner's: a stop was seen, one window to go */
@@ -230,6 +231,11 @@ static int on_sample(const struct rtd_perf_profiler_sample *smp, void *ctx)
 			in = smp->frames[i].name;
 			break;
 		}
+	if ((s->o.flags & RTD_PERF_SOURCE_WAIT_STACKS) &&
+	    (rc = rtd_perf_source_sample(s->intern, &s->frames, &s->frames_cap, smp, &e.rec)) < 0)
+		return rc;
+	e.rec.value = 0;
+	e.rec.unit = NULL;
 	const char *state, *where;
 	rc = rtd_intern_string(s->intern, smp->state ? smp->state : "?",
 			       smp->state ? strlen(smp->state) : 1, &state);
@@ -360,11 +366,14 @@ static void *ticker(void *arg)
 		t.tv_nsec += (long)(s->o.window_ms % 1000) * 1000000L;
 		t.tv_sec += s->o.window_ms / 1000 + t.tv_nsec / 1000000000L;
 		t.tv_nsec %= 1000000000L;
-		int w = pthread_cond_timedwait(&s->tick, &s->mu, &t);
+		int w = s->cut_asked ? ETIMEDOUT : pthread_cond_timedwait(&s->tick, &s->mu, &t);
 		if (s->quit || s->ended)
 			break;
-		if (w != ETIMEDOUT)
+		if (w != ETIMEDOUT && !s->cut_asked)
 			continue;
+		/* one thread cuts, so a cut always comes with its mark: a run
+		 * that ends unmarked means the processes are gone */
+		s->cut_asked = false;
 		atomic_store(&s->tick_ns, (int64_t)rtd_now_ns());
 		atomic_store(&s->ticked, 1);
 		rtd_perf_monitor_stop(pl_monitor(s), false);
@@ -514,6 +523,23 @@ static rtd_source *live_new(struct rtd_perf_profiler *p, struct rtd_perf_syscall
 			*err = rc < 0 ? rc : -ENOMEM;
 	}
 	return src;
+}
+
+int rtd_perf_source_live_cut(rtd_source *src, int64_t *at)
+{
+	struct pl *s = rtd_source_impl_of(src, &pl_ops);
+	if (!s)
+		return -RTD_E_INVAL;
+	if (at)
+		*at = (int64_t)rtd_now_ns();
+	pthread_mutex_lock(&s->mu);
+	int rc = s->ended ? -RTD_E_STATE : 0;
+	if (!rc) {
+		s->cut_asked = true;
+		pthread_cond_broadcast(&s->tick);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return rc;
 }
 
 int rtd_perf_source_live_stats(rtd_source *src, struct rtd_perf_source_stats *st)

@@ -89,6 +89,26 @@ static inline const char *pt_target(void)
 	return path;
 }
 
+/* The CPU seconds a process has used (utime + stime), 0 when unknown. */
+static inline double pt_cpu_of(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')');
+	unsigned long ut = 0, st = 0;
+	/* after "pid (comm)": state, then 10 fields before utime and stime */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut,
+			 &st) != 2)
+		return 0;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
 /* Root, and tracefs mounted (mounted here when missing). */
 static inline void pt_require(void)
 {
