@@ -50,6 +50,12 @@ typedef struct rtd_profile_records rtd_profile_records;
  *            "off-cpu": Go's block profile); NULL: none
  * @label: the name of a string field copied into each sample's labels
  *         under that name ("state"), when the record has it; NULL: none
+ * @mapping: called for a frame whose module the consumer has not met since
+ *           it started or was retargeted: returns the profile's mapping
+ *           of that module (rtd_profile_add_mapping() on @p, >= 1), or 0
+ *           for none (the pprof writer then names one by the module);
+ *           NULL: no mappings
+ * @mapping_ctx: passed to @mapping
  */
 struct rtd_profile_records_opts {
 	size_t sz;
@@ -57,6 +63,8 @@ struct rtd_profile_records_opts {
 	int64_t period;
 	const char *category;
 	const char *label;
+	int (*mapping)(void *ctx, rtd_profile *p, const char *module);
+	void *mapping_ctx;
 };
 
 /**

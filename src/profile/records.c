@@ -16,6 +16,9 @@ struct rtd_profile_records {
 	int64_t period;      /* a unit of @value without a "period" field */
 	char *category;      /* slices taken, or NULL */
 	char *label;         /* the field copied as a label, or NULL */
+	int (*mapping)(void *ctx, rtd_profile *p, const char *module);
+	void *mapping_ctx;
+	rtd_strmap maps;     /* module -> its mapping id + 1 in p */
 	rtd_map threads;     /* tid -> its name (interned by its source) */
 	struct rtd_frame *frames;
 	size_t fcap;
@@ -28,7 +31,7 @@ rtd_profile_records *rtd_profile_records_new(rtd_profile *p,
 					     int *err)
 {
 	struct rtd_profile_records_opts o;
-	int rc = p ? rtd_opts_copy(&o, sizeof(o), opts, RTD_OPTS_END(rtd_profile_records_opts, label))
+	int rc = p ? rtd_opts_copy(&o, sizeof(o), opts, RTD_OPTS_END(rtd_profile_records_opts, mapping_ctx))
 		   : -RTD_E_INVAL;
 	rtd_profile_records *c = rc ? NULL : calloc(1, sizeof(*c));
 	if (!rc && !c)
@@ -49,6 +52,9 @@ rtd_profile_records *rtd_profile_records_new(rtd_profile *p,
 	}
 	c->p = p;
 	c->period = o.period;
+	c->mapping = o.mapping;
+	c->mapping_ctx = o.mapping_ctx;
+	rtd_strmap_init(&c->maps, RTD_PROFILE_RECORDS_MAX_THREADS);
 	rtd_map_init(&c->threads, RTD_PROFILE_RECORDS_MAX_THREADS);
 	return c;
 }
@@ -58,6 +64,7 @@ void rtd_profile_records_free(rtd_profile_records *c)
 	if (!c)
 		return;
 	rtd_map_free(&c->threads);
+	rtd_strmap_free(&c->maps);
 	free(c->name);
 	free(c->category);
 	free(c->label);
@@ -77,6 +84,20 @@ static uint8_t kind_of(const char *module)
 	if (!strcmp(module, "[anon]") || !strcmp(module, "[unknown]"))
 		return RTD_FRAME_UNKNOWN;
 	return RTD_FRAME_KERNEL; /* [kernel.kallsyms], [ext4], ... */
+}
+
+/* The profile's mapping of a module (0: none), asked once per profile. */
+static int mapping_of(rtd_profile_records *c, const char *module)
+{
+	size_t ml = strlen(module);
+	void *v = NULL;
+	if (rtd_strmap_get(&c->maps, module, ml, &v))
+		return (int)((uintptr_t)v - 1);
+	int id = c->mapping(c->mapping_ctx, c->p, module);
+	if (id < 0)
+		return id;
+	int rc = rtd_strmap_put(&c->maps, module, ml, (void *)((uintptr_t)id + 1));
+	return rc < 0 ? rc : id;
 }
 
 static int add(rtd_profile_records *c, const struct rtd_record *rec)
@@ -103,6 +124,10 @@ static int add(rtd_profile_records *c, const struct rtd_record *rec)
 		c->frames[i] = (struct rtd_frame){.name = rf->name, .module = rf->module,
 						  .addr = rf->ip, .inlined = rf->inlined,
 						  .kind = rf->kind ? rf->kind : kind_of(rf->module)};
+		int rc = c->mapping && rf->module ? mapping_of(c, rf->module) : 0;
+		if (rc < 0)
+			return rc;
+		c->frames[i].mapping = (uint32_t)rc;
 	}
 	int64_t vals[2] = {rec->kind == RTD_REC_SAMPLE ? (int64_t)rec->value : 1, 0};
 	vals[1] = slice ? rec->dur : vals[0] * c->period;
@@ -153,6 +178,9 @@ int rtd_profile_records_retarget(rtd_profile_records *c, rtd_profile *p)
 	if (!c || !p)
 		return -RTD_E_INVAL;
 	c->p = p;
+	/* mapping ids are the profile's */
+	rtd_strmap_free(&c->maps);
+	rtd_strmap_init(&c->maps, RTD_PROFILE_RECORDS_MAX_THREADS);
 	return 0;
 }
 

@@ -16,7 +16,10 @@
  *  - each sample weighs the period in the second type (count x 10^9/999
  *    ns: cpu-clock's period, which the records do not carry);
  *  - the child's thread keeps its name in every cut's profile: the source
- *    names a thread once, the consumer remembers it across profiles.
+ *    names a thread once, the consumer remembers it across profiles;
+ * and the module of the spinning function has its mapping
+ * (rtd_perf_source_live_mapping(): the range holding the function's
+ * address, this program's path and build-id), as pprof writes it.
  * The old source had no cut: it handed nothing over before its window
  * ended (ten minutes), and this fails at its first cut.
  * No time is asserted: each cut waits for the watermark until the source
@@ -94,7 +97,8 @@ int main(void)
 		kill(child, SIGKILL);
 		FAIL("profiler_new: %s", rtd_perf_profiler_errmsg(NULL));
 	}
-	RTD_OPTS(rtd_perf_source_opts, lo, .window_ms = 600000, .flags = RTD_PERF_SOURCE_COPIED);
+	RTD_OPTS(rtd_perf_source_opts, lo, .window_ms = 600000,
+		 .flags = RTD_PERF_SOURCE_COPIED | RTD_PERF_SOURCE_MAPPINGS);
 	int err = 0;
 	rtd_source *s = rtd_perf_source_live(p, &lo, &err);
 	if (!s) {
@@ -110,6 +114,8 @@ int main(void)
 		FAIL("consumer: %s", rtd_strerror(err));
 	}
 	int fails = 0;
+	uint64_t spin_ip = 0;
+	char spin_mod[256] = "";
 	for (int cut = 0; cut < CUTS; cut++) {
 		/* 0.2 s of the child's CPU */
 		double t0 = pt_cpu_of(child);
@@ -129,6 +135,13 @@ int main(void)
 			if (rc == 1) {
 				if ((rc = rtd_profile_records_add(c, r)))
 					break;
+				for (uint32_t i = 0; r->stack && i < r->stack->n && !spin_ip; i++)
+					if (r->stack->frames[i].name &&
+					    !strcmp(r->stack->frames[i].name, "cut_spin_here")) {
+						spin_ip = r->stack->frames[i].ip;
+						snprintf(spin_mod, sizeof(spin_mod), "%s",
+							 r->stack->frames[i].module);
+					}
 				continue;
 			}
 			if (rc != RTD_SOURCE_IDLE)
@@ -168,6 +181,16 @@ int main(void)
 		rtd_profile_free(prof);
 		prof = next;
 	}
+	/* the module of the spinning function: its mapping, as pprof writes it */
+	struct rtd_perf_source_mapping m;
+	int mr = rtd_perf_source_live_mapping(s, spin_mod, &m);
+	printf("%s: mapping %d: %#" PRIx64 "-%#" PRIx64 " offset %#" PRIx64 " %s build-id %s "
+	       "(the function at %#" PRIx64 ")\n",
+	       spin_mod, mr, mr ? 0 : m.start, mr ? 0 : m.limit, mr ? 0 : m.offset,
+	       mr ? "" : m.file, mr ? "" : m.build_id, spin_ip);
+	if (mr || spin_ip < m.start || spin_ip >= m.limit || !m.file ||
+	    !strstr(m.file, "test_source_cut") || !m.build_id[0])
+		fails++;
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 	rtd_source_free(s);
@@ -175,7 +198,7 @@ int main(void)
 	rtd_profile_free(prof);
 	rtd_perf_profiler_free(p);
 	if (fails)
-		FAIL("%d of %d cuts wrong", fails, CUTS);
+		FAIL("%d checks wrong", fails);
 	printf("PASS: %d cuts\n", CUTS);
 	return 0;
 }

@@ -3,8 +3,9 @@
  * The profile as a record consumer (rtdiag/profile_records.h), as the
  * agent's perf sources use it: a fixed period for records that carry
  * none (cpu-clock's), whole slices of a category with their stacks as a
- * block profile (count and length, the state as a label), and a cut into
- * a new profile that keeps the threads' names.
+ * block profile (count and length, the state as a label), a cut into a
+ * new profile that keeps the threads' names, and each module's mapping
+ * asked once per profile.
  */
 #include "test_util.h"
 
@@ -148,12 +149,47 @@ static void test_retarget(void **state)
 	rtd_profile_free(p2);
 }
 
+static int calls;
+
+static int map_prog(void *ctx, rtd_profile *p, const char *module)
+{
+	(void)ctx;
+	calls++;
+	return rtd_profile_add_mapping(p, 0x1000, 0x2000, 0, module, "abcd");
+}
+
+/* Each module's mapping is asked once per profile, and given to its
+ * frames. */
+static void test_mapping(void **state)
+{
+	(void)state;
+	rtd_profile *p1 = two_types("samples", "cpu"), *p2 = two_types("samples", "cpu");
+	RTD_OPTS(rtd_profile_records_opts, o, .mapping = map_prog);
+	rtd_profile_records *c = rtd_profile_records_new(p1, &o, NULL);
+	assert_non_null(c);
+	struct rtd_record r = sample(1);
+	calls = 0;
+	assert_int_equal(rtd_profile_records_add(c, &r), 0);
+	assert_int_equal(rtd_profile_records_add(c, &r), 0);
+	assert_int_equal(calls, 1);
+	assert_int_equal(rtd_profile_records_retarget(c, p2), 0);
+	assert_int_equal(rtd_profile_records_add(c, &r), 0);
+	assert_int_equal(calls, 2);
+	struct rtd_profile_stats st;
+	rtd_profile_get_stats(p2, &st);
+	assert_int_equal(st.mappings, 1);
+	rtd_profile_records_free(c);
+	rtd_profile_free(p1);
+	rtd_profile_free(p2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_period),
 		cmocka_unit_test(test_slices),
 		cmocka_unit_test(test_retarget),
+		cmocka_unit_test(test_mapping),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
