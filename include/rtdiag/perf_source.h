@@ -69,6 +69,18 @@ enum rtd_perf_source_flags {
 	 * paths make new ones for as long as it runs).
 	 */
 	RTD_PERF_SOURCE_COPIED = 1u << 0,
+	/*
+	 * rtd_perf_source_live() of an off-CPU profiler: each wait's slice
+	 * carries its stack too (@stack, interned as a sample's, leaf first:
+	 * where the thread left the CPU), for a consumer that builds a block
+	 * profile of them (rtd_profile_records_opts.category).
+	 */
+	RTD_PERF_SOURCE_WAIT_STACKS = 1u << 1,
+	/*
+	 * rtd_perf_source_live(): learn the mapping of each file-backed
+	 * module the records name, for rtd_perf_source_live_mapping()
+	 */
+	RTD_PERF_SOURCE_MAPPINGS = 1u << 2,
 };
 
 /**
@@ -97,6 +109,63 @@ struct rtd_perf_source_stats {
  * Returns: 0, or -RTD_E_INVAL when @src is not such a source.
  */
 RTD_API int rtd_perf_source_live_stats(rtd_source *src, struct rtd_perf_source_stats *st);
+
+/**
+ * rtd_perf_source_live_cut - cut a live perf source's window now
+ * @src: a source of rtd_perf_source_live() or
+ *       rtd_perf_source_syscalls_live()
+ * @at: gets the time of the ask (CLOCK_MONOTONIC ns; may be NULL)
+ *
+ * Asks the source's ticker to cut the run now rather than at the end of
+ * its @window_ms: the monitor drains its rings, what it read is queued,
+ * and the source's watermark (the @mono of an RTD_SOURCE_IDLE answer)
+ * passes @at. A consumer that needs every record stamped before a moment
+ * (the agent's one-second cut of a profile) pulls until then, waiting
+ * with rtd_source_wait(), instead of running short windows all the time.
+ * The source's own windows go on as before.
+ *
+ * Returns: 0, -RTD_E_INVAL when @src is not such a source, or
+ * -RTD_E_STATE when it has ended.
+ */
+RTD_API int rtd_perf_source_live_cut(rtd_source *src, int64_t *at);
+
+/**
+ * struct rtd_perf_source_mapping - the executable mapping of a module
+ * @start: its first address (in the profiled process)
+ * @limit: the byte after its last
+ * @offset: its file offset
+ * @file: the mapped file's path as the process names it (valid as long
+ *        as the source)
+ * @build_id: the file's GNU build-id in hex, "" when it has none
+ */
+struct rtd_perf_source_mapping {
+	uint64_t start, limit, offset;
+	const char *file;
+	char build_id[2 * 64 + 1];
+};
+
+/* Modules a live perf source keeps the mapping of, at most. */
+#define RTD_PERF_SOURCE_MAX_MAPPINGS 4096u
+
+/**
+ * rtd_perf_source_live_mapping - where a module of the records is mapped
+ * @src: a source of rtd_perf_source_live()
+ * @module: a frame's @module (a file: native or runtime code)
+ * @out: gets its mapping
+ *
+ * A record's frame names its module only; a consumer that writes
+ * mappings (pprof's: address range, file offset, build-id, as
+ * rtd_perf_profiler_profile() gives them) asks here. The source learns a
+ * module's mapping from the profiler's symbolizer the first time a frame
+ * of it is queued (in the first process seen: the source's profiler
+ * should scope one process), so a module of a record given out is known.
+ * Safe beside the source's threads.
+ *
+ * Returns: 0, -ENOENT (not known: not a file, or over
+ * RTD_PERF_SOURCE_MAX_MAPPINGS), -RTD_E_INVAL.
+ */
+RTD_API int rtd_perf_source_live_mapping(rtd_source *src, const char *module,
+					 struct rtd_perf_source_mapping *out);
 
 /**
  * rtd_perf_source_profiler - a profiler's kept CPU samples as a record source

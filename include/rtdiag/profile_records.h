@@ -2,7 +2,8 @@
 /*
  * rtdiag/profile_records.h - the profile as a consumer of the record
  * stream (rtdiag/source.h): the stacked records of one name (SAMPLE
- * records, and INSTANT records that carry a stack: a tracepoint's) become
+ * records, and INSTANT records that carry a stack: a tracepoint's), and
+ * when asked the stacked slices of one category (off-CPU waits), become
  * samples of a profile (rtdiag/profile.h), on their threads.
  *
  * Each record adds its @value to the profile's first sample type and, when
@@ -36,10 +37,34 @@ typedef struct rtd_profile_records rtd_profile_records;
  * @sz: sizeof(struct rtd_profile_records_opts)
  * @name: take the records of this @name only ("cpu-clock",
  *        "sched:sched_switch"); NULL: the name of the first stacked record
+ * @period: what one unit of a record's @value weighs in the second sample
+ *          type when the record has no "period" field (0: nothing). A
+ *          clock event's samples all have one: perf's cpu-clock sampled
+ *          at F Hz has the fixed period 10^9/F ns (the kernel turns the
+ *          frequency of its hrtimer events into that period), which the
+ *          live perf source does not repeat in every record.
+ * @category: also take the whole slices (RTD_REC_SLICE) of this @category
+ *            that carry a stack, whatever their @name: each adds 1 to the
+ *            first sample type and its @dur to the second (an off-CPU
+ *            wait of rtd_perf_source_live() with RTD_PERF_SOURCE_WAIT_STACKS,
+ *            "off-cpu": Go's block profile); NULL: none
+ * @label: the name of a string field copied into each sample's labels
+ *         under that name ("state"), when the record has it; NULL: none
+ * @mapping: called for a frame whose module the consumer has not met since
+ *           it started or was retargeted: returns the profile's mapping
+ *           of that module (rtd_profile_add_mapping() on @p, >= 1), or 0
+ *           for none (the pprof writer then names one by the module);
+ *           NULL: no mappings
+ * @mapping_ctx: passed to @mapping
  */
 struct rtd_profile_records_opts {
 	size_t sz;
 	const char *name;
+	int64_t period;
+	const char *category;
+	const char *label;
+	int (*mapping)(void *ctx, rtd_profile *p, const char *module);
+	void *mapping_ctx;
 };
 
 /**
@@ -64,6 +89,20 @@ RTD_API rtd_profile_records *rtd_profile_records_new(rtd_profile *p,
  * -ENOMEM).
  */
 RTD_API int rtd_profile_records_add(rtd_profile_records *c, const struct rtd_record *rec);
+
+/**
+ * rtd_profile_records_retarget - go on into another profile
+ * @c: the consumer
+ * @p: the profile the next records go to (borrowed, as rtd_profile_records_new()'s)
+ *
+ * For a consumer that cuts its profile (the agent hands over one every
+ * second): the thread names it learnt stay (a source names a thread once,
+ * then again only when the name changes), the counts of
+ * rtd_profile_records_stats() go on.
+ *
+ * Returns: 0, or -RTD_E_INVAL (@p NULL).
+ */
+RTD_API int rtd_profile_records_retarget(rtd_profile_records *c, rtd_profile *p);
 
 /**
  * rtd_profile_records_pull - every record of a source into the profile

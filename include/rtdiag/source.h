@@ -287,6 +287,12 @@ struct rtd_field {
  * @file: its source file, NULL when not known (interned; a Go trace's
  *        stacks say it)
  * @line: its line in @file, 0 when not known
+ * @kind: what code it is, an enum rtd_frame_kind (rtdiag/profile.h:
+ *        kernel, native, managed JIT code...) when the source knows it
+ *        (perf's profiler does), 0 (unknown) otherwise: a consumer may
+ *        then tell it from @module
+ * @inlined: the frame was inlined into the next one toward the root (the
+ *           same @ip; DWARF's inline tree)
  */
 struct rtd_rec_frame {
 	uint64_t ip;
@@ -294,6 +300,8 @@ struct rtd_rec_frame {
 	const char *module;
 	const char *file;
 	uint64_t line;
+	uint8_t kind;
+	bool inlined;
 };
 
 /**

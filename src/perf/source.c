@@ -124,7 +124,9 @@ int rtd_perf_source_sample(rtd_intern *in, struct rtd_rec_frame **frames, size_t
 	for (size_t i = 0; i < n; i++)
 		(*frames)[i] = (struct rtd_rec_frame){.ip = smp->frames[i].addr,
 						      .name = smp->frames[i].name,
-						      .module = smp->frames[i].module};
+						      .module = smp->frames[i].module,
+						      .kind = smp->frames[i].kind,
+						      .inlined = smp->frames[i].inlined};
 	int rc = rtd_intern_stack(in, *frames, n, &rec->stack);
 	if (rc < 0)
 		return rc;

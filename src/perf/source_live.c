@@ -37,6 +37,8 @@
 #include "common/map.h"
 #include "common/stats.h"
 #include "perf/source_impl.h"
+#include "rtdiag/perf_profiler.h"
+#include "rtdiag/symbols.h"
 #include "rtdiag/perf_source.h"
 
 #define PL_MAX_TIDS (1u << 22)       /* threads and processes named */
@@ -81,7 +83,9 @@ struct pl {
 	uint64_t released;     /* records the consumer is done with */
 	uint64_t old_end;      /* pushed when old stopped taking names */
 	struct rtd_perf_source_stats st; /* as of the last window */
+	rtd_strmap maps;       /* module -> struct rtd_perf_source_mapping *, under mu */
 	atomic_int ticked;     /* the ticker cut this run */
+	bool cut_asked;        /* rtd_perf_source_live_cut(): cut now */
 	_Atomic int64_t tick_ns;
 	int walk_rc;
 	bool stopping;         /* the runner's: a stop was seen, one window to go */
@@ -180,6 +184,43 @@ static int generations(struct pl *s, bool window)
 	return 0;
 }
 
+/* The mappings of the sample's file-backed modules not seen yet, from the
+ * profiler's symbolizer (the runner's, as the drain is). */
+static void learn_mappings(struct pl *s, const struct rtd_perf_profiler_sample *smp)
+{
+	for (size_t i = 0; i < smp->nframes; i++) {
+		const struct rtd_frame *f = &smp->frames[i];
+		if (!f->module || f->module[0] == '[' || f->inlined ||
+		    (f->kind != RTD_FRAME_NATIVE && f->kind != RTD_FRAME_RUNTIME))
+			continue;
+		size_t ml = strlen(f->module);
+		pthread_mutex_lock(&s->mu);
+		bool known = rtd_strmap_get(&s->maps, f->module, ml, NULL) ||
+			     s->maps.count >= RTD_PERF_SOURCE_MAX_MAPPINGS;
+		pthread_mutex_unlock(&s->mu);
+		if (known)
+			continue;
+		struct rtd_sym_frame sf[RTD_SYM_MAX_INLINE + 1];
+		int n = rtd_sym_resolve_addr(rtd_perf_profiler_symbolizer(s->p), (pid_t)smp->pid,
+					     f->addr, false, sf, RTD_SYM_MAX_INLINE + 1);
+		const struct rtd_sym_frame *h = n > 0 ? &sf[n - 1] : NULL;
+		/* the mapping and its path in one block: freed together */
+		size_t fl = h && h->module ? strlen(h->module) + 1 : 0;
+		struct rtd_perf_source_mapping *m = fl ? calloc(1, sizeof(*m) + fl) : NULL;
+		if (!m)
+			continue;
+		*m = (struct rtd_perf_source_mapping){.start = h->map_start, .limit = h->map_limit,
+						      .offset = h->map_pgoff,
+						      .file = memcpy(m + 1, h->module, fl)};
+		for (size_t k = 0; k < h->build_id_len && k < 64; k++)
+			snprintf(m->build_id + 2 * k, 3, "%02x", h->build_id[k]);
+		pthread_mutex_lock(&s->mu);
+		if (rtd_strmap_put(&s->maps, f->module, ml, m) < 0)
+			free(m);
+		pthread_mutex_unlock(&s->mu);
+	}
+}
+
 static int renamed(struct pl *s, uint64_t key, const char *name, const char **interned)
 {
 	return rtd_perf_source_renamed(s->intern, &s->names, key, name, interned);
@@ -217,6 +258,8 @@ static int on_sample(const struct rtd_perf_profiler_sample *smp, void *ctx)
 			return rc;
 	}
 	size_t n = smp->nframes < RTD_INTERN_MAX_DEPTH ? smp->nframes : RTD_INTERN_MAX_DEPTH;
+	if (s->o.flags & RTD_PERF_SOURCE_MAPPINGS)
+		learn_mappings(s, smp);
 	if (!smp->duration) {
 		if ((rc = rtd_perf_source_sample(s->intern, &s->frames, &s->frames_cap, smp,
 						 &e.rec)) < 0)
@@ -230,6 +273,11 @@ static int on_sample(const struct rtd_perf_profiler_sample *smp, void *ctx)
 			in = smp->frames[i].name;
 			break;
 		}
+	if ((s->o.flags & RTD_PERF_SOURCE_WAIT_STACKS) &&
+	    (rc = rtd_perf_source_sample(s->intern, &s->frames, &s->frames_cap, smp, &e.rec)) < 0)
+		return rc;
+	e.rec.value = 0;
+	e.rec.unit = NULL;
 	const char *state, *where;
 	rc = rtd_intern_string(s->intern, smp->state ? smp->state : "?",
 			       smp->state ? strlen(smp->state) : 1, &state);
@@ -360,11 +408,14 @@ static void *ticker(void *arg)
 		t.tv_nsec += (long)(s->o.window_ms % 1000) * 1000000L;
 		t.tv_sec += s->o.window_ms / 1000 + t.tv_nsec / 1000000000L;
 		t.tv_nsec %= 1000000000L;
-		int w = pthread_cond_timedwait(&s->tick, &s->mu, &t);
+		int w = s->cut_asked ? ETIMEDOUT : pthread_cond_timedwait(&s->tick, &s->mu, &t);
 		if (s->quit || s->ended)
 			break;
-		if (w != ETIMEDOUT)
+		if (w != ETIMEDOUT && !s->cut_asked)
 			continue;
+		/* one thread cuts, so a cut always comes with its mark: a run
+		 * that ends unmarked means the processes are gone */
+		s->cut_asked = false;
 		atomic_store(&s->tick_ns, (int64_t)rtd_now_ns());
 		atomic_store(&s->ticked, 1);
 		rtd_perf_monitor_stop(pl_monitor(s), false);
@@ -448,6 +499,10 @@ static void pl_free(void *impl)
 	pthread_cond_destroy(&s->space);
 	pthread_cond_destroy(&s->tick);
 	rtd_map_free(&s->names);
+	size_t b = 0;
+	for (rtd_strmap_entry *e = NULL; (e = rtd_strmap_next(&s->maps, &b, e));)
+		free(e->val);
+	rtd_strmap_free(&s->maps);
 	rtd_intern_free(s->intern);
 	rtd_intern_free(s->old);
 	free(s->frames);
@@ -498,6 +553,7 @@ static rtd_source *live_new(struct rtd_perf_profiler *p, struct rtd_perf_syscall
 	pthread_cond_init(&s->space, NULL);
 	pthread_cond_init(&s->tick, NULL);
 	rtd_map_init(&s->names, PL_MAX_TIDS);
+	rtd_strmap_init(&s->maps, RTD_PERF_SOURCE_MAX_MAPPINGS);
 	rtd_perf_source_clock_init(&s->clock);
 	s->intern = rtd_intern_new();
 	s->q = calloc(s->o.max_records, sizeof(*s->q));
@@ -514,6 +570,38 @@ static rtd_source *live_new(struct rtd_perf_profiler *p, struct rtd_perf_syscall
 			*err = rc < 0 ? rc : -ENOMEM;
 	}
 	return src;
+}
+
+int rtd_perf_source_live_cut(rtd_source *src, int64_t *at)
+{
+	struct pl *s = rtd_source_impl_of(src, &pl_ops);
+	if (!s)
+		return -RTD_E_INVAL;
+	if (at)
+		*at = (int64_t)rtd_now_ns();
+	pthread_mutex_lock(&s->mu);
+	int rc = s->ended ? -RTD_E_STATE : 0;
+	if (!rc) {
+		s->cut_asked = true;
+		pthread_cond_broadcast(&s->tick);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+int rtd_perf_source_live_mapping(rtd_source *src, const char *module,
+				 struct rtd_perf_source_mapping *out)
+{
+	struct pl *s = rtd_source_impl_of(src, &pl_ops);
+	if (!s || !module || !out)
+		return -RTD_E_INVAL;
+	void *v = NULL;
+	pthread_mutex_lock(&s->mu);
+	bool found = rtd_strmap_get(&s->maps, module, strlen(module), &v);
+	if (found)
+		*out = *(const struct rtd_perf_source_mapping *)v;
+	pthread_mutex_unlock(&s->mu);
+	return found ? 0 : -ENOENT;
 }
 
 int rtd_perf_source_live_stats(rtd_source *src, struct rtd_perf_source_stats *st)

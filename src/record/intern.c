@@ -100,7 +100,8 @@ static bool same_frames(const struct rtd_stack *st, const struct rtd_rec_frame *
 	for (size_t i = 0; i < n; i++)
 		if (st->frames[i].ip != f[i].ip || !same_str(st->frames[i].name, f[i].name) ||
 		    !same_str(st->frames[i].module, f[i].module) ||
-		    !same_str(st->frames[i].file, f[i].file) || st->frames[i].line != f[i].line)
+		    !same_str(st->frames[i].file, f[i].file) || st->frames[i].line != f[i].line ||
+		    st->frames[i].kind != f[i].kind || st->frames[i].inlined != f[i].inlined)
 			return false;
 	return true;
 }
@@ -133,6 +134,8 @@ int rtd_intern_stack(rtd_intern *in, const struct rtd_rec_frame *frames, size_t 
 	for (size_t i = 0; i < n; i++) {
 		s->frames[i].ip = frames[i].ip;
 		s->frames[i].line = frames[i].line;
+		s->frames[i].kind = frames[i].kind;
+		s->frames[i].inlined = frames[i].inlined;
 		int rc = intern_opt(in, frames[i].name, &s->frames[i].name);
 		if (rc == 0)
 			rc = intern_opt(in, frames[i].module, &s->frames[i].module);

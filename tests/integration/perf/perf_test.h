@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "rtdiag/perf.h"
+#include "rtdiag/trigger.h"
 
 #define SKIP(...)                                                              \
 	do {                                                                   \
@@ -94,6 +95,15 @@ static inline const char *pt_target_named(const char *name)
 static inline const char *pt_target(void)
 {
 	return pt_target_named("perf_target");
+}
+
+/* The CPU seconds a process has used, 0 when unknown: a bound on a
+ * sampled child's run that follows its CPU, not the wall clock (the
+ * samples come at its CPU's pace, however loaded the machine). */
+static inline double pt_cpu_seconds(pid_t pid)
+{
+	struct rtd_proc_usage u;
+	return rtd_proc_usage_read((int)pid, &u) ? 0 : (double)u.cpu_ns / 1e9;
 }
 
 /* Root, and tracefs mounted (mounted here when missing). */
@@ -234,8 +244,6 @@ static inline void pt_run_scoped(struct rtd_perf_opts *o, unsigned n, struct pt_
 }
 
 #ifdef PT_WANT_SLED
-#include "rtdiag/trigger.h"
-
 /* A child for the tests of what a profiler holds: it runs one function
  * for ever, a loop over 64 Ki one-byte instructions, so nearly every
  * sample has a leaf address of its own (as a runtime's unnamed code and
@@ -245,15 +253,6 @@ static inline void pt_run_scoped(struct rtd_perf_opts *o, unsigned n, struct pt_
 __attribute__((noinline, used)) static void pt_nop_sled(void)
 {
 	__asm__ volatile(".rept 65536\n\tnop\n\t.endr" ::: "memory");
-}
-
-/* The CPU seconds a process has used, 0 when unknown: a bound on a
- * sampled child's run that follows its CPU, not the wall clock (the
- * samples come at its CPU's pace, however loaded the machine). */
-static inline double pt_cpu_seconds(pid_t pid)
-{
-	struct rtd_proc_usage u;
-	return rtd_proc_usage_read((int)pid, &u) ? 0 : (double)u.cpu_ns / 1e9;
 }
 
 /* Forks that child (the test fails when it cannot). */

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_source_cut.c - a live perf source cut on demand
+ * (rtd_perf_source_live_cut()), its CPU samples added up by a profile
+ * consumer that goes on into a new profile at each cut
+ * (rtd_profile_records_retarget()): the wiring of the agent's CPU
+ * profiles (src/agent/src_perf.c), on the real kernel.
+ *
+ * A forked child spins in one named function. The source's own windows
+ * are ten minutes long, so within the test only a cut can hand samples
+ * over. Three times: the child runs at least 0.2 s of CPU, the source is
+ * cut, and the consumer pulls until the source's watermark passes the
+ * cut; then:
+ *  - the cut's profile holds the child's samples (at 999 Hz, 0.2 s of CPU
+ *    is ~200; at least 20 asked), in its spinning function;
+ *  - each sample weighs the period in the second type (count x 10^9/999
+ *    ns: cpu-clock's period, which the records do not carry);
+ *  - the child's thread keeps its name in every cut's profile: the source
+ *    names a thread once, the consumer remembers it across profiles;
+ * and the module of the spinning function has its mapping
+ * (rtd_perf_source_live_mapping(): the range holding the function's
+ * address, this program's path and build-id), as pprof writes it.
+ * The old source had no cut: it handed nothing over before its window
+ * ended (ten minutes), and this fails at its first cut.
+ * No time is asserted: each cut waits for the watermark until the source
+ * has had nothing new in 60 waits of 0.5 s.
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include <zlib.h>
+
+#include "perf_test.h"
+#include "rtdiag/perf_source.h"
+#include "rtdiag/profile_records.h"
+
+#define HZ 999u
+#define CUTS 3
+#define MIN_SAMPLES 20
+
+__attribute__((noinline, used)) static void cut_spin_here(volatile uint64_t *x)
+{
+	for (uint64_t i = 0; i < 100000; i++)
+		*x += i;
+}
+
+/* Does the gzip stream hold the string (the pprof's string table)? */
+static bool gz_has(const uint8_t *gz, size_t n, const char *str)
+{
+	static uint8_t out[1 << 22];
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+		return false;
+	z.next_in = (uint8_t *)gz;
+	z.avail_in = (uInt)n;
+	z.next_out = out;
+	z.avail_out = sizeof(out);
+	int rc = inflate(&z, Z_FINISH);
+	size_t got = sizeof(out) - z.avail_out;
+	inflateEnd(&z);
+	return rc == Z_STREAM_END && memmem(out, got, str, strlen(str)) != NULL;
+}
+
+static rtd_profile *new_profile(void)
+{
+	static const struct rtd_profile_type types[2] = {{"samples", "count"},
+							 {"cpu", "nanoseconds"}};
+	struct rtd_profile_opts po = {.sz = sizeof(po), .types = types, .ntypes = 2,
+				      .default_type = 1};
+	return rtd_profile_new2(&po);
+}
+
+int main(void)
+{
+	pt_require();
+	pid_t child = fork();
+	if (child < 0)
+		FAIL("fork: %s", strerror(errno));
+	if (child == 0) {
+		prctl(PR_SET_NAME, "cut-spinner");
+		volatile uint64_t x = 0;
+		for (;;)
+			cut_spin_here(&x);
+	}
+	struct rtd_perf_sampler_opts so = {.sz = sizeof(so), .freq = HZ};
+	struct rtd_perf_profiler_opts o = {
+		.sz = sizeof(o),
+		.pids = &child,
+		.npids = 1,
+		.flags = RTD_PERF_PROF_KEEP_SAMPLES | RTD_PERF_PROF_WINDOWS | RTD_PERF_PROF_NO_DOTNET,
+		.sampler = &so};
+	struct rtd_perf_profiler *p;
+	if (rtd_perf_profiler_new(&o, &p)) {
+		kill(child, SIGKILL);
+		FAIL("profiler_new: %s", rtd_perf_profiler_errmsg(NULL));
+	}
+	RTD_OPTS(rtd_perf_source_opts, lo, .window_ms = 600000,
+		 .flags = RTD_PERF_SOURCE_COPIED | RTD_PERF_SOURCE_MAPPINGS);
+	int err = 0;
+	rtd_source *s = rtd_perf_source_live(p, &lo, &err);
+	if (!s) {
+		kill(child, SIGKILL);
+		FAIL("source: %s", rtd_strerror(err));
+	}
+	const int64_t period = 1000000000 / HZ;
+	rtd_profile *prof = new_profile();
+	RTD_OPTS(rtd_profile_records_opts, co, .name = "cpu", .period = period);
+	rtd_profile_records *c = prof ? rtd_profile_records_new(prof, &co, &err) : NULL;
+	if (!c) {
+		kill(child, SIGKILL);
+		FAIL("consumer: %s", rtd_strerror(err));
+	}
+	int fails = 0;
+	uint64_t spin_ip = 0;
+	char spin_mod[256] = "";
+	for (int cut = 0; cut < CUTS; cut++) {
+		/* 0.2 s of the child's CPU */
+		double t0 = pt_cpu_seconds(child);
+		for (int i = 0; i < 6000 && pt_cpu_seconds(child) < t0 + 0.2; i++)
+			usleep(10000);
+		int64_t at = 0;
+		int rc = rtd_perf_source_live_cut(s, &at);
+		if (rc) {
+			fails++;
+			printf("cut %d: %s\n", cut, rtd_strerror(rc));
+			break;
+		}
+		bool reached = false;
+		for (int idle = 0; !reached && idle < 60;) {
+			const struct rtd_record *r;
+			rc = rtd_source_next(s, &r);
+			if (rc == 1) {
+				if ((rc = rtd_profile_records_add(c, r)))
+					break;
+				for (uint32_t i = 0; r->stack && i < r->stack->n && !spin_ip; i++)
+					if (r->stack->frames[i].name &&
+					    !strcmp(r->stack->frames[i].name, "cut_spin_here")) {
+						spin_ip = r->stack->frames[i].ip;
+						snprintf(spin_mod, sizeof(spin_mod), "%s",
+							 r->stack->frames[i].module);
+					}
+				continue;
+			}
+			if (rc != RTD_SOURCE_IDLE)
+				break;
+			/* only a wait that saw nothing counts: while the window
+			 * is queued the source is idle between its records */
+			if (!(reached = r->mono >= at) && rtd_source_wait(s, 500) == 0)
+				idle++;
+		}
+		if (!reached) {
+			printf("cut %d: the watermark did not pass the cut (rc %d)\n", cut, rc);
+			fails++;
+			break;
+		}
+		int64_t n = rtd_profile_total_of(prof, 0), ns = rtd_profile_total_of(prof, 1);
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		if (!f || rtd_profile_write_folded(prof, f) || fclose(f))
+			FAIL("writing the profile");
+		uint8_t *pb = NULL;
+		size_t pblen = 0;
+		f = open_memstream((char **)&pb, &pblen);
+		if (!f || rtd_profile_write_pprof(prof, f) || fclose(f))
+			FAIL("writing the pprof");
+		bool named = gz_has(pb, pblen, "cut-spinner");
+		printf("cut %d: %" PRId64 " samples, %" PRId64 " ns, in cut_spin_here: %s, "
+		       "thread named: %s\n",
+		       cut, n, ns, strstr(text, "cut_spin_here") ? "yes" : "no", named ? "yes" : "no");
+		if (n < MIN_SAMPLES || ns != n * period || !strstr(text, "cut_spin_here") || !named)
+			fails++;
+		free(text);
+		free(pb);
+		rtd_profile *next = new_profile();
+		if (!next || rtd_profile_records_retarget(c, next))
+			FAIL("retarget");
+		rtd_profile_free(prof);
+		prof = next;
+	}
+	/* the module of the spinning function: its mapping, as pprof writes it */
+	struct rtd_perf_source_mapping m;
+	int mr = rtd_perf_source_live_mapping(s, spin_mod, &m);
+	printf("%s: mapping %d: %#" PRIx64 "-%#" PRIx64 " offset %#" PRIx64 " %s build-id %s "
+	       "(the function at %#" PRIx64 ")\n",
+	       spin_mod, mr, mr ? 0 : m.start, mr ? 0 : m.limit, mr ? 0 : m.offset,
+	       mr ? "" : m.file, mr ? "" : m.build_id, spin_ip);
+	if (mr || spin_ip < m.start || spin_ip >= m.limit || !m.file ||
+	    !strstr(m.file, "test_source_cut") || !m.build_id[0])
+		fails++;
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	rtd_source_free(s);
+	rtd_profile_records_free(c);
+	rtd_profile_free(prof);
+	rtd_perf_profiler_free(p);
+	if (fails)
+		FAIL("%d checks wrong", fails);
+	printf("PASS: %d cuts\n", CUTS);
+	return 0;
+}
