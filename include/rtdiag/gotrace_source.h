@@ -89,6 +89,25 @@ extern "C" {
  *         ordered decoder becomes its SAMPLE record at once (the same
  *         record, stack as the decoder names it), so a CPU profile costs
  *         what decoding does
+ * @go_events: Go's own events in place of the tracker's records: first a
+ *             PROCESS record (field go_version: 1005..1025), then each
+ *             event of the ordered decoder, in its order, as one INSTANT
+ *             (category "go") named by Go ("GoCreate", "ProcStart"...),
+ *             @ts its time, @stack its stack (interned), and fields: its
+ *             context ev.g (U64), ev.p, ev.m (I64: -1 none) as struct
+ *             rtd_gotrace_event has them, then its arguments by the
+ *             decoder's names (U64; an argument naming a stack, "stack"
+ *             or "new_stack", is followed by "NAME.fn", the STR top
+ *             function of that stack, interned; NULL for stack 0 or an
+ *             unnamed frame), then its string arguments (STR, borrowed
+ *             like the record). Each event is handed out as the decoder
+ *             gives it, with no queue: every record of one event type
+ *             and argument count has the same fields array (same
+ *             address, names and order, for the source's life; only the
+ *             values change), so a consumer may find where a field is
+ *             once per array. For consumers that draw Go's views
+ *             (rtd_tl_gotrace); the Go 1.22+ clock and its anchors are
+ *             the same. @kinds still filters (PROCESS, INSTANT)
  */
 struct rtd_gotrace_source_opts {
 	size_t sz;
@@ -100,6 +119,7 @@ struct rtd_gotrace_source_opts {
 	bool (*grow)(void *grow_ctx);
 	void *grow_ctx;
 	uint32_t kinds;
+	bool go_events;
 };
 
 /**

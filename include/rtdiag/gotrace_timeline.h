@@ -6,6 +6,7 @@
 #ifndef RTDIAG_GOTRACE_TIMELINE_H
 #define RTDIAG_GOTRACE_TIMELINE_H
 
+#include "rtdiag/source.h"
 #include "rtdiag/timeline.h"
 
 #ifdef __cplusplus
@@ -21,8 +22,9 @@ typedef struct rtd_tl_gotrace rtd_tl_gotrace;
  * @tl: the timeline written to
  * @name: the process track's name (the trace file, a program), or NULL
  *
- * Feed it every event of an ordered-mode decoder (struct rtd_gotrace_dec,
- * any trace version; times in nanoseconds). It draws what `go tool
+ * Feed it every record of a Go source made with
+ * rtd_gotrace_source_opts.go_events (Go's own events, any trace version;
+ * rtdiag/gotrace_source.h). It draws what `go tool
  * trace`'s views show: a track per goroutine with its states as slices
  * ("running", "runnable", "blocked: chan receive", "syscall", ...) and
  * mark assists, user regions and logs; a track per P with the goroutine it
@@ -37,16 +39,35 @@ typedef struct rtd_tl_gotrace rtd_tl_gotrace;
 RTD_API rtd_tl_gotrace *rtd_tl_gotrace_new(rtd_timeline *tl, const char *name);
 
 /**
- * rtd_tl_gotrace_event - draw one event
+ * rtd_tl_gotrace_event - draw one event of the decoder
  * @a: the adapter
  * @d: the decoder the event came from (for stacks and the version)
- * @ev: the event, in Go's order
+ * @ev: the event, in Go's order (an ordered-mode decoder, any trace
+ *      version; times in nanoseconds)
+ *
+ * The same drawing as rtd_tl_gotrace_record() from the Go source's
+ * records; an adapter is fed one way or the other, not both.
  *
  * Returns: 0, or a timeline error.
  */
-RTD_API int rtd_tl_gotrace_event(rtd_tl_gotrace *a,
-				 const struct rtd_gotrace_dec *d,
+RTD_API int rtd_tl_gotrace_event(rtd_tl_gotrace *a, const struct rtd_gotrace_dec *d,
 				 const struct rtd_gotrace_event *ev);
+
+/**
+ * rtd_tl_gotrace_record - draw one record
+ * @a: the adapter
+ * @rec: the source's next record, in its order: the PROCESS record (the
+ *       trace's Go version) and Go's events (INSTANTs of category "go");
+ *       others are ignored
+ *
+ * Where an event's arguments are among its fields is found once per
+ * (name, fields array): records whose fields array is at one address
+ * must name the same fields in the same order, as the Go source's
+ * (rtd_gotrace_source_opts.go_events) do.
+ *
+ * Returns: 0, a timeline error, or an error record's code.
+ */
+RTD_API int rtd_tl_gotrace_record(rtd_tl_gotrace *a, const struct rtd_record *rec);
 
 /**
  * rtd_tl_gotrace_free - free the adapter (not the timeline)

@@ -44,6 +44,8 @@ struct gts {
 	struct rtd_clock clock;
 	enum { ANCHOR_NONE, ANCHOR_CALLER, ANCHOR_NANOTIME, ANCHOR_SNAPSHOT } anchor;
 	bool not_nanotime;         /* a generation ran at another frequency */
+	bool checked_freq_set;     /* check_nanotime() saw checked_freq */
+	int64_t checked_freq;
 	int version;
 	rtd_recq q;
 	rtd_map threads;           /* M -> 1: its THREAD record went out */
@@ -56,13 +58,19 @@ struct gts {
 	bool samples_only;         /* opts.kinds wants nothing the tracker makes */
 	struct rtd_rec_frame *frames; /* a stack being interned */
 	size_t frames_cap;
+	struct gts_events *evs;    /* opts.go_events: Go's own events */
 	int err;
 	struct rtd_field f[6];
 };
 
 static int64_t mono_of(struct gts *s, int64_t ts)
 {
-	return rtd_clock_to_mono(&s->clock, ts);
+	const struct rtd_clock *c = &s->clock;
+	/* the usual clocks at once: nanoseconds from 0, mono or unanchored */
+	if (c->freq == 1000000000u && c->ref_ts == 0 &&
+	    (!(c->flags & RTD_CLOCK_HAS_MONO) || c->ref_mono == 0))
+		return ts;
+	return rtd_clock_to_mono(c, ts);
 }
 
 static struct rtd_record *push(struct gts *s, unsigned kind, int64_t ts, uint64_t tid,
@@ -423,6 +431,231 @@ static const struct rtd_stack *dec_stack_of(struct gts *s, uint64_t id)
 	return go_stack(s, NULL, gf, n);
 }
 
+/* ---- Go's own events (opts.go_events) ---------------------------------------- */
+
+/*
+ * Each ordered event is handed out as it is, with no queue between the
+ * decoder and the caller: the record is filled in the caller's record
+ * and its fields are the event type's shape (names and types made once
+ * per type, struct gts_shape), into which each event writes only its
+ * values. The record and its fields are the caller's until the next
+ * pull, as every record is.
+ */
+#define GTS_SHAPE_FIELDS (3 + 2 * RTD_GOTRACE_MAX_ARGS + 2) /* ev.g/p/m, args, .fn, sargs */
+#define GTS_SHAPE_TYPES 512u /* event types with a shape of their own */
+#define GTS_STACKS 2048u     /* stacks of a generation looked up first here */
+_Static_assert(RTD_GOTRACE_MAX_ARGS == 8, "go_event() copies up to 8 arguments");
+
+struct gts_shape {
+	struct gts_shape *next; /* another shape of the same type */
+	const char *name; /* the decoder's */
+	const char *const *argnames, *const *sargnames;
+	unsigned nargs, nsargs;
+	const char *interned;  /* the record's name */
+	uint8_t nf, nargf, nfnf, nsargf;
+	struct {
+		uint8_t arg, field;
+	} argf[RTD_GOTRACE_MAX_ARGS], /* where each named argument goes */
+	  fnf[RTD_GOTRACE_MAX_ARGS],  /* a stack argument's "NAME.fn" */
+	  sargf[2];                   /* each named string argument */
+	struct rtd_field f[GTS_SHAPE_FIELDS];
+};
+
+/* A type's shapes are kept for the source's life (a record's fields stay
+ * where they are for its shape, which rtd_tl_gotrace counts on). There
+ * are few: the decoders' names and argument names are their static
+ * tables, and a type's argument counts are at most RTD_GOTRACE_MAX_ARGS
+ * and 2. */
+struct gts_events {
+	struct gts_shape *shapes[GTS_SHAPE_TYPES]; /* by event type: its last shape first */
+	struct gts_shape *other;                   /* types past the table */
+	struct gts_stack {
+		uint64_t id, gen;
+		const struct rtd_stack *st;
+		const char *top; /* its top frame's function (kept here: the
+				  * stack itself is far away in memory) */
+	} stacks[GTS_STACKS];
+	struct gts_stack unnamed;    /* a stack ev_stack() did not keep */
+	struct rtd_gotrace_event ev; /* an event held back behind the PROCESS record */
+	bool held, version_said;
+};
+
+static void shapes_free(struct gts_events *e)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i <= GTS_SHAPE_TYPES; i++) {
+		struct gts_shape *sh = i < GTS_SHAPE_TYPES ? e->shapes[i] : e->other;
+		while (sh) {
+			struct gts_shape *next = sh->next;
+			free(sh);
+			sh = next;
+		}
+	}
+	free(e);
+}
+
+/* The decoder's stack @id of generation @gen, interned (each distinct
+ * stack once for the source), with its top function: looked up first in
+ * a table of the generation's, so an event's stack costs a compare. A
+ * stack with an unnamed frame is not kept there (an old-format string
+ * may come after its stack): it is valid until the next look-up. */
+static const struct gts_stack *ev_stack(struct gts *s, uint64_t gen, uint64_t id)
+{
+	static const struct gts_stack none;
+	if (!id)
+		return &none;
+	size_t h = (size_t)(id ^ id >> 11) & (GTS_STACKS - 1);
+	struct gts_stack *c = &s->evs->stacks[h];
+	if (c->st && c->id == id && c->gen == gen)
+		return c;
+	const struct rtd_stack *st = dec_stack_of(s, id);
+	bool named = st != NULL;
+	for (size_t i = 0; st && i < st->n; i++)
+		named = named && st->frames[i].name;
+	struct gts_stack one = {id, gen, st, st && st->n ? st->frames[0].name : NULL};
+	if (!named) {
+		s->evs->unnamed = one; /* until the next look-up */
+		return &s->evs->unnamed;
+	}
+	*c = one;
+	return c;
+}
+
+/* Whether a decoder's argument name names a stack ("stack", "new_stack") */
+static bool stack_arg_name(const char *n)
+{
+	size_t len = strlen(n);
+	return len >= 5 && !strcmp(n + len - 5, "stack");
+}
+
+/* The "NAME.fn" field name of a stack argument, interned */
+static const char *fn_key(struct gts *s, const char *n)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "%.58s.fn", n);
+	return intern(s, key);
+}
+
+static bool shape_is(const struct gts_shape *sh, const struct rtd_gotrace_event *ev)
+{
+	return sh->name == ev->name && sh->argnames == ev->argnames &&
+	       sh->sargnames == ev->sargnames && sh->nargs == ev->nargs &&
+	       sh->nsargs == ev->nsargs;
+}
+
+/* The shape of @ev: its type's last, another of its type, or a new one */
+static struct gts_shape *ev_shape(struct gts *s, const struct rtd_gotrace_event *ev)
+{
+	struct gts_shape **head = ev->type < GTS_SHAPE_TYPES ? &s->evs->shapes[ev->type]
+							     : &s->evs->other;
+	if (*head && shape_is(*head, ev))
+		return *head;
+	for (struct gts_shape **pp = head; *pp; pp = &(*pp)->next) {
+		if (shape_is(*pp, ev)) { /* to the front */
+			struct gts_shape *sh = *pp;
+			*pp = sh->next;
+			sh->next = *head;
+			*head = sh;
+			return sh;
+		}
+	}
+	struct gts_shape *sh = calloc(1, sizeof(*sh));
+	if (!sh) {
+		s->err = -ENOMEM;
+		return NULL;
+	}
+	sh->next = *head;
+	*head = sh;
+	sh->name = ev->name;
+	sh->argnames = ev->argnames;
+	sh->sargnames = ev->sargnames;
+	sh->nargs = ev->nargs;
+	sh->nsargs = ev->nsargs;
+	sh->interned = intern(s, ev->name);
+	struct rtd_field *f = sh->f;
+	unsigned n = 0;
+	f[n++] = (struct rtd_field){.name = "ev.g", .type = RTD_FIELD_U64};
+	f[n++] = (struct rtd_field){.name = "ev.p", .type = RTD_FIELD_I64};
+	f[n++] = (struct rtd_field){.name = "ev.m", .type = RTD_FIELD_I64};
+	for (unsigned i = 0; i < ev->nargs && i < RTD_GOTRACE_MAX_ARGS && ev->argnames; i++) {
+		const char *an = ev->argnames[i];
+		if (!an)
+			continue;
+		sh->argf[sh->nargf].arg = (uint8_t)i;
+		sh->argf[sh->nargf++].field = (uint8_t)n;
+		f[n++] = (struct rtd_field){.name = an, .type = RTD_FIELD_U64};
+		if (stack_arg_name(an)) {
+			sh->fnf[sh->nfnf].arg = (uint8_t)i;
+			sh->fnf[sh->nfnf++].field = (uint8_t)n;
+			f[n++] = (struct rtd_field){.name = fn_key(s, an), .type = RTD_FIELD_STR};
+		}
+	}
+	for (unsigned i = 0; i < ev->nsargs && i < 2 && ev->sargnames; i++) {
+		if (!ev->sargnames[i])
+			continue;
+		sh->sargf[sh->nsargf].arg = (uint8_t)i;
+		sh->sargf[sh->nsargf++].field = (uint8_t)n;
+		f[n++] = (struct rtd_field){.name = ev->sargnames[i], .type = RTD_FIELD_STR};
+	}
+	sh->nf = (uint8_t)n;
+	return s->err ? NULL : sh;
+}
+
+/* @ev as its INSTANT record in @rec: context, arguments and string
+ * arguments written into its type's shape. */
+static void go_event(struct gts *s, const struct rtd_gotrace_event *ev, struct rtd_record *rec)
+{
+	struct gts_shape *sh = ev_shape(s, ev);
+	if (!sh)
+		return;
+	struct rtd_field *f = sh->f;
+	const struct gts_stack stack = *ev_stack(s, ev->gen, ev->stack);
+	f[0].u = ev->g;
+	f[1].i = ev->p;
+	f[2].i = ev->m;
+	switch (sh->nargf) { /* by hand: most events have two or three */
+	case 8: f[sh->argf[7].field].u = ev->args[sh->argf[7].arg]; /* fall through */
+	case 7: f[sh->argf[6].field].u = ev->args[sh->argf[6].arg]; /* fall through */
+	case 6: f[sh->argf[5].field].u = ev->args[sh->argf[5].arg]; /* fall through */
+	case 5: f[sh->argf[4].field].u = ev->args[sh->argf[4].arg]; /* fall through */
+	case 4: f[sh->argf[3].field].u = ev->args[sh->argf[3].arg]; /* fall through */
+	case 3: f[sh->argf[2].field].u = ev->args[sh->argf[2].arg]; /* fall through */
+	case 2: f[sh->argf[1].field].u = ev->args[sh->argf[1].arg]; /* fall through */
+	case 1: f[sh->argf[0].field].u = ev->args[sh->argf[0].arg]; /* fall through */
+	default: break;
+	}
+	for (unsigned i = 0; i < sh->nfnf; i++) {
+		/* a stack argument: its top function, as its id is the
+		 * generation's (the event's own stack, often) */
+		uint64_t id = ev->args[sh->fnf[i].arg];
+		f[sh->fnf[i].field].s = id == ev->stack ? stack.top : ev_stack(s, ev->gen, id)->top;
+	}
+	for (unsigned i = 0; i < sh->nsargf; i++)
+		f[sh->sargf[i].field].s = ev->sargs[sh->sargf[i].arg];
+	rec->kind = RTD_REC_INSTANT;
+	rec->ts = ev->ts;
+	rec->mono = mono_of(s, ev->ts);
+	rec->pid = s->o.pid;
+	rec->name = sh->interned;
+	rec->category = "go";
+	rec->stack = stack.st;
+	rec->fields = f;
+	rec->nfields = sh->nf;
+}
+
+/* The first record: PROCESS with the trace's Go version */
+static void go_version_record(struct gts *s, int64_t ts, struct rtd_record *rec)
+{
+	s->f[0] = (struct rtd_field){.name = "go_version", .type = RTD_FIELD_I64, .i = s->version};
+	rec->kind = RTD_REC_PROCESS;
+	rec->ts = ts;
+	rec->mono = mono_of(s, ts);
+	rec->pid = s->o.pid;
+	rec->fields = s->f;
+	rec->nfields = 1;
+}
+
 /* A CPUSample event as the tracker's SAMPLE record would be (on_sample),
  * straight from the ordered event: the tracker is not fed at all when
  * only samples are asked for, so a profile costs what decoding costs. */
@@ -542,6 +775,12 @@ static void init_clock(struct gts *s)
 static void check_nanotime(struct gts *s)
 {
 	int64_t f = rtd_gotrace_dec_frequency(s->dec);
+	/* again at the same frequency it would change nothing (the version
+	 * is the trace's, and neither branch below is undone) */
+	if (s->checked_freq_set && f == s->checked_freq)
+		return;
+	s->checked_freq = f;
+	s->checked_freq_set = true;
 	if (s->version < 1022 || s->o.not_monotonic || s->not_nanotime || f <= 0)
 		return;
 	if (f != GTS_NANOTIME_FREQ) {
@@ -612,32 +851,34 @@ static int drain_state(struct gts *s)
 	return 0;
 }
 
-/* Read the next ordered event into the tracker. Returns 1, 0 at the end
- * of the trace, or an error. */
-static int step(struct gts *s)
+/* Read the next ordered event into the tracker (into *@ev alone with
+ * opts.go_events). Returns 1, 0 at the end of the trace, or an error. */
+static int step(struct gts *s, struct rtd_gotrace_event *evp)
 {
-	struct rtd_gotrace_event ev;
+	struct rtd_gotrace_event own, *ev = evp ? evp : &own;
 	for (;;) {
-		int rc = rtd_gotrace_dec_next(s->dec, &ev);
+		int rc = rtd_gotrace_dec_next(s->dec, ev);
 		if (rc < 0)
 			return rc;
 		if (rc == 1) {
 			if (!s->version)
 				s->version = rtd_gotrace_dec_version(s->dec);
 			check_nanotime(s);
-			if (ev.type == RTD_GO2_EV_READER_SYNC && s->version >= 1022)
-				on_sync(s, &ev);
+			if (ev->type == RTD_GO2_EV_READER_SYNC && s->version >= 1022)
+				on_sync(s, ev);
+			if (s->evs)
+				return 1;
 			if (s->samples_only) {
 				/* on to the next sample here, not through a
 				 * pull per event */
-				direct_sample(s, &ev);
+				direct_sample(s, ev);
 				if (s->err)
 					return s->err;
 				if (s->q.n > s->q.head)
 					return 1;
 				continue;
 			}
-			if ((rc = rtd_gostate_feed(s->st, &ev)) < 0)
+			if ((rc = rtd_gostate_feed(s->st, ev)) < 0)
 				return rc;
 			return 1;
 		}
@@ -666,13 +907,48 @@ static int step(struct gts *s)
 	}
 }
 
+/* gts_next() with opts.go_events: the PROCESS record, then each event
+ * straight into @rec (no queue) */
+static int go_next(struct gts *s, struct rtd_record *rec)
+{
+	struct gts_events *e = s->evs;
+	for (;;) {
+		if (e->held) {
+			e->held = false; /* the decoder has not moved: still valid */
+		} else {
+			int rc = s->drained ? 0 : step(s, &e->ev);
+			if (rc == 0)
+				s->drained = true;
+			if (rc == 0 && s->err)
+				rc = s->err;
+			if (rc <= 0)
+				return rc < 0 ? gts_fail(s, rec, rc) : 0;
+		}
+		unsigned kind = RTD_REC_INSTANT;
+		if (!e->version_said) {
+			e->version_said = e->held = true;
+			go_version_record(s, e->ev.ts, rec);
+			kind = RTD_REC_PROCESS;
+		} else {
+			go_event(s, &e->ev, rec);
+		}
+		if (s->err)
+			return gts_fail(s, rec, s->err);
+		if (!s->o.kinds || (s->o.kinds & 1u << kind))
+			return 1;
+		memset(rec, 0, sizeof(*rec)); /* not asked for */
+	}
+}
+
 static int gts_next(void *impl, struct rtd_record *rec)
 {
 	struct gts *s = impl;
+	if (s->evs)
+		return go_next(s, rec);
 	while (!rtd_recq_pop(&s->q, rec)) {
 		if (s->drained)
 			return 0;
-		int rc = step(s);
+		int rc = step(s, NULL);
 		if (rc == 0) {
 			if (s->samples_only)
 				; /* nothing was open */
@@ -707,6 +983,7 @@ static void gts_free(void *impl)
 	rtd_gotrace_dec_free(s->dec);
 	rtd_intern_free(s->intern);
 	free(s->frames);
+	shapes_free(s->evs);
 	rtd_recq_free(&s->q);
 	rtd_map_free(&s->threads);
 	rtd_map_free_vals(&s->gopen);
@@ -753,10 +1030,11 @@ static rtd_source *gts_new(struct gts *s, int *err)
 	rtd_map_init(&s->regions, GTS_MAX_OPEN);
 	s->dec = rtd_gotrace_dec_new(&o);
 	s->intern = rtd_intern_new();
+	s->evs = s->o.go_events ? calloc(1, sizeof(*s->evs)) : NULL;
 	int rc = -ENOMEM;
 	rtd_source *src = NULL;
 	/* a stream cannot be read again: the decoder keeps what it needs */
-	if (s->dec && s->intern &&
+	if (s->dec && s->intern && (s->evs || !s->o.go_events) &&
 	    (s->in.read || (rc = rtd_gotrace_dec_set_source(s->dec, read_at, s)) == 0) &&
 	    (s->st = rtd_gostate_new(s->dec)))
 		src = rtd_source_new(&gts_ops, s);
@@ -774,7 +1052,7 @@ static rtd_source *gts_make(const char *path, const void *buf, size_t len,
 {
 	struct gts *s = calloc(1, sizeof(*s));
 	int rc = s ? rtd_input_setup(&s->in, path, buf, len, &s->o, sizeof(s->o), opts,
-				     RTD_OPTS_END(rtd_gotrace_source_opts, kinds))
+				     RTD_OPTS_END(rtd_gotrace_source_opts, go_events))
 		   : -ENOMEM;
 	if (rc < 0) {
 		free(s);
@@ -804,7 +1082,7 @@ rtd_source *rtd_gotrace_source_reader(int64_t (*read)(void *ctx, void *buf, size
 	struct gts *s = read ? calloc(1, sizeof(*s)) : NULL;
 	int rc = !read ? -RTD_E_INVAL : !s ? -ENOMEM
 		 : rtd_opts_copy(&s->o, sizeof(s->o), opts,
-				 RTD_OPTS_END(rtd_gotrace_source_opts, kinds));
+				 RTD_OPTS_END(rtd_gotrace_source_opts, go_events));
 	if (rc == 0 && (s->o.grow || (rc = rtd_input_reader(&s->in, read, ctx)) < 0))
 		rc = rc ? rc : -RTD_E_INVAL; /* a stream does not grow */
 	if (rc < 0) {

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * timeline.c - Go execution traces as a timeline, like `go tool trace`'s
- * goroutine, proc and thread views, from the ordered event stream of
- * rtd_gotrace_dec (old format, Go 1.5-1.21, and new, Go 1.22+).
+ * goroutine, proc and thread views, from the Go source's records in Go's
+ * own words (rtd_gotrace_source_opts.go_events: each ordered event one
+ * INSTANT named by Go, its arguments as fields; old format, Go 1.5-1.21,
+ * and new, Go 1.22+).
  *
  * One small handler per event name in a table (both formats name their
  * events as Go does; the few names whose meaning changed, GoStop, have a
@@ -22,9 +24,84 @@
 #include <string.h>
 
 #include "common/map.h"
-#include "rtdiag/gotrace.h"
+#include "rtdiag/gotrace_decoder.h"
 #include "rtdiag/gotrace_timeline.h"
 #include "rtdiag/profile.h"
+#include "rtdiag/source.h"
+
+/*
+ * What a handler reads of an event, by name: the arguments (U64 fields),
+ * the string arguments (STR fields; the old format names one "reason",
+ * the new format "reason_string"), a stack argument's top function
+ * ("NAME.fn") and the event's context (ev.g, ev.p, ev.m). Their places in
+ * the record's fields are looked up once per event name and shape
+ * (struct evkind), so a handler reads an argument by index.
+ */
+enum key {
+	/* U64 arguments */
+	K_G, K_NEW_G, K_NEW_STACK, K_STACK, K_GSTATUS, K_GC_SEQ, K_SEQ,
+	K_HEAPGOAL_VALUE, K_HEAPALLOC_VALUE, K_MEM, K_P, K_THREAD, K_TASK,
+	K_TASKID, K_PARENT_TASK, K_PID, K_MODE, K_ID,
+	K_U64_END,
+	/* string arguments */
+	S_LABEL = K_U64_END, S_REASON, S_KIND, S_NAME, S_KEY, S_VALUE, S_CATEGORY,
+	S_MESSAGE,
+	S_END,
+	/* a stack argument's top function */
+	F_NEW_STACK = S_END, F_STACK,
+	/* the context */
+	C_G, C_P, C_M,
+	NKEYS
+};
+
+static const char *const key_names[NKEYS] = {
+	[K_G] = "g", [K_NEW_G] = "new_g", [K_NEW_STACK] = "new_stack",
+	[K_STACK] = "stack", [K_GSTATUS] = "gstatus", [K_GC_SEQ] = "gc_seq",
+	[K_SEQ] = "seq", [K_HEAPGOAL_VALUE] = "heapgoal_value",
+	[K_HEAPALLOC_VALUE] = "heapalloc_value", [K_MEM] = "mem", [K_P] = "p",
+	[K_THREAD] = "thread", [K_TASK] = "task", [K_TASKID] = "taskid",
+	[K_PARENT_TASK] = "parent_task", [K_PID] = "pid", [K_MODE] = "mode",
+	[K_ID] = "id",
+	[S_LABEL] = "label", [S_REASON] = "reason", [S_KIND] = "kind",
+	[S_NAME] = "name", [S_KEY] = "key", [S_VALUE] = "value",
+	[S_CATEGORY] = "category", [S_MESSAGE] = "message",
+	[F_NEW_STACK] = "new_stack.fn", [F_STACK] = "stack.fn",
+	[C_G] = "ev.g", [C_P] = "ev.p", [C_M] = "ev.m",
+};
+
+struct evkind;
+
+/* A Go event as the source's record gives it (go_events), or as the
+ * decoder does (rtd_tl_gotrace_event(): @d set) */
+struct gev {
+	const char *name;
+	int64_t ts;
+	uint64_t g;       /* its context: field ev.g */
+	int64_t p, m;     /* ev.p, ev.m */
+	const struct rtd_stack *stack;
+	const struct rtd_field *f; /* the record's fields */
+	const struct evkind *k;    /* where each key is in them */
+	const rtd_gotrace_dec *d;  /* the decoder's event: */
+	uint64_t stack_id;         /* its stack, */
+	const uint64_t *args;      /* its arguments (keys index these) */
+	const char *const *sargs;  /* and string arguments */
+};
+
+/* An event name with the shape of its records' fields, resolved */
+struct evkind {
+	const char *name;      /* the record's (interned by the source) */
+	const struct rtd_field *fields; /* the records' fields, by address */
+	size_t nfields;
+	const char *category;  /* the records' ("go"), by address */
+	/* a decoder's event type: its names and counts */
+	const char *const *argnames, *const *sargnames;
+	unsigned nargs, nsargs;
+	/* its handler; NULL: not drawn (or not of category "go") */
+	void (*fn)(rtd_tl_gotrace *a, const struct gev *ev);
+	int8_t ix[NKEYS];      /* field of each key, -1 none */
+	const char *why;       /* the state's reason the name says (old format) */
+	bool goal;             /* HeapGoal, not HeapAlloc */
+};
 
 enum g_state {
 	G_NONE = 0,
@@ -43,7 +120,7 @@ struct gs {
 	uint8_t state;
 	bool open, assist;
 	uint32_t regions;      /* open regions on rtrack */
-	uint64_t start_stack;  /* for the name, until the track is made */
+	const char *start_fn;  /* for the name, until the track is made */
 	char pname[24];        /* its slices' name on a P: "G12" */
 };
 
@@ -55,28 +132,31 @@ struct ps {
 
 struct rtd_tl_gotrace {
 	rtd_timeline *tl;
-	const rtd_gotrace_dec *d;
 	int version;
 	uint64_t proc, gc, stw, heap, goal, procs_grp;
 	bool gc_open, stw_open;
 	rtd_map gs, ps, ms, tasks; /* id -> struct gs* / ps* / track / track */
 	rtd_strmap index;          /* event name -> handlers[] index + 1 */
-	uint8_t by_type[512];      /* event type -> index + 1; 0xff: none */
+	struct evkind kinds[256];  /* by the fields' address, probed */
+	struct ps *small_ps[256];  /* Ps 0-255 looked up first here */
+	struct {
+		const struct rtd_stack *stack; /* interned by the source: one address */
+		const char *fn;
+	} tops[256];
+	/* rtd_tl_gotrace_event(): the decoder's, and its generation */
+	uint64_t gen;
+	struct {
+		uint64_t stack, gen;
+		const char *fn;
+	} dtops[256];
+	struct evkind dkinds[128]; /* by event type */
 	uint64_t next_flow;
 	int err;
 	char name[128];
-	/* The decoder's tables live for a generation of the new format (the
-	 * whole trace in the old one): what is looked up in them by id is
-	 * kept by id until the generation changes. */
-	uint64_t gen;
 	struct {
 		uint64_t g;
 		struct gs *s;
 	} recent[256]; /* goroutines looked up first here */
-	struct {
-		uint64_t stack, gen;
-		const char *fn; /* its top frame's function */
-	} tops[256];
 	/* "blocked: chan receive": a state's name with its reason, made once
 	 * per reason string, so the writers see one name at one address
 	 * (their interning looks names up by address first) */
@@ -90,7 +170,7 @@ struct rtd_tl_gotrace {
 #define REAL_P(p) ((p) >= 0 && (p) < 1000000)
 
 typedef void (*handler_fn)(rtd_tl_gotrace *a,
-			   const struct rtd_gotrace_event *ev);
+			   const struct gev *ev);
 struct handler {
 	const char *name;
 	handler_fn v1, v2; /* old format, new format */
@@ -136,21 +216,39 @@ void rtd_tl_gotrace_free(rtd_tl_gotrace *a)
 
 /* ---- goroutines ---------------------------------------------------------- */
 
-static const char *stack_top(rtd_tl_gotrace *a, uint64_t stack)
+/* a stack's top function (the source interns "" as no name) */
+/* The decoder's stack @id's top function, kept here by (id, generation):
+ * the decoder's tables are a generation's */
+static const char *dec_top(rtd_tl_gotrace *a, const rtd_gotrace_dec *d, uint64_t id)
+{
+	if (!id)
+		return NULL;
+	size_t h = (size_t)(id ^ id >> 8) & 255;
+	if (a->dtops[h].stack == id && a->dtops[h].gen == a->gen && a->dtops[h].fn)
+		return a->dtops[h].fn;
+	const struct rtd_gotrace_frame *fr;
+	size_t n = rtd_gotrace_dec_stack(d, id, &fr);
+	const char *fn = n && fr[0].fn && fr[0].fn[0] ? fr[0].fn : NULL;
+	/* kept once named (an old-format string may come after its stack) */
+	a->dtops[h].stack = id;
+	a->dtops[h].gen = a->gen;
+	a->dtops[h].fn = fn;
+	return fn;
+}
+
+/* A stack's top function, kept here by the stack's address: the stacks
+ * themselves are all over the source's memory */
+static const char *stack_top(rtd_tl_gotrace *a, const struct rtd_stack *stack)
 {
 	if (!stack)
 		return NULL;
-	size_t h = (size_t)(stack ^ stack >> 8) & 255;
-	if (a->tops[h].stack == stack && a->tops[h].gen == a->gen && a->tops[h].fn)
-		return a->tops[h].fn;
-	const struct rtd_gotrace_frame *fr;
-	size_t n = rtd_gotrace_dec_stack(a->d, stack, &fr);
-	const char *fn = n && fr[0].fn && fr[0].fn[0] ? fr[0].fn : NULL;
-	/* kept once named (an old-format string may come after its stack) */
-	a->tops[h].stack = stack;
-	a->tops[h].gen = a->gen;
-	a->tops[h].fn = fn;
-	return fn;
+	uintptr_t p = (uintptr_t)stack;
+	size_t h = (size_t)(p >> 4 ^ p >> 14) & 255;
+	if (a->tops[h].stack != stack) {
+		a->tops[h].stack = stack;
+		a->tops[h].fn = stack->n ? stack->frames[0].name : NULL;
+	}
+	return a->tops[h].fn;
 }
 
 static struct gs *g_get(rtd_tl_gotrace *a, uint64_t g)
@@ -186,7 +284,7 @@ static uint64_t g_track(rtd_tl_gotrace *a, struct gs *s)
 	if (s->track)
 		return s->track;
 	char name[300];
-	const char *fn = stack_top(a, s->start_stack);
+	const char *fn = s->start_fn;
 	if (s->id == 0)
 		snprintf(name, sizeof(name), "G0 (runtime)");
 	else if (fn)
@@ -201,9 +299,16 @@ static struct ps *p_get(rtd_tl_gotrace *a, int64_t p)
 {
 	if (!REAL_P(p))
 		return NULL;
+	/* Ps are a few, numbered from 0, and live as long as the adapter */
+	bool small = p < (int64_t)(sizeof(a->small_ps) / sizeof(a->small_ps[0]));
+	if (small && a->small_ps[p])
+		return a->small_ps[p];
 	void *v;
-	if (rtd_map_get(&a->ps, (uint64_t)p, &v))
+	if (rtd_map_get(&a->ps, (uint64_t)p, &v)) {
+		if (small)
+			a->small_ps[p] = v;
 		return v;
+	}
 	struct ps *s = calloc(1, sizeof(*s));
 	if (!s) {
 		put(a, -ENOMEM);
@@ -252,8 +357,14 @@ static const char *state_name(rtd_tl_gotrace *a, enum g_state st, const char *re
 /* Move goroutine g to a state at ts: end what it had open, begin the new
  * state's slice (named "blocked: REASON" when there is one), and keep the
  * P's track in step. */
+/* The top function of @ev's stack */
+static const char *ev_top(rtd_tl_gotrace *a, const struct gev *ev)
+{
+	return ev->d ? dec_top(a, ev->d, ev->stack_id) : stack_top(a, ev->stack);
+}
+
 static void g_set(rtd_tl_gotrace *a, uint64_t g, int64_t ts, enum g_state st,
-		  const char *reason, int64_t p, uint64_t stack)
+		  const char *reason, int64_t p, const struct gev *where)
 {
 	struct gs *s = g_get(a, g);
 	if (!s)
@@ -286,7 +397,7 @@ static void g_set(rtd_tl_gotrace *a, uint64_t g, int64_t ts, enum g_state st,
 	struct rtd_tl_event e = tev(tr, ts, name);
 	e.category = "state";
 	struct rtd_tl_arg arg = {.key = "where", .type = RTD_TL_STR};
-	const char *fn = stack_top(a, stack);
+	const char *fn = where ? ev_top(a, where) : NULL;
 	if (fn) {
 		arg.s = fn;
 		e.args = &arg;
@@ -318,66 +429,71 @@ static void g_set(rtd_tl_gotrace *a, uint64_t g, int64_t ts, enum g_state st,
 
 /* ---- arguments ------------------------------------------------------------ */
 
-static uint64_t arg(const struct rtd_gotrace_event *ev, const char *name,
-		    uint64_t dflt)
+static uint64_t arg(const struct gev *ev, enum key k, uint64_t dflt)
 {
-	for (unsigned i = 0; i < ev->nargs && ev->argnames; i++)
-		if (ev->argnames[i] && !strcmp(ev->argnames[i], name))
-			return ev->args[i];
-	return dflt;
+	int i = ev->k->ix[k];
+	return i < 0 ? dflt : ev->d ? ev->args[i] : ev->f[i].u;
 }
 
-/* A string argument: the old format names it "reason", the new format
- * "reason_string". */
-static const char *sarg(const struct rtd_gotrace_event *ev, const char *name)
+/* A stack argument's top function: *@fn (NULL when the stack is 0 or
+ * unnamed), true when the event has the argument @k. */
+static bool stack_arg(rtd_tl_gotrace *a, const struct gev *ev, enum key k, enum key fk,
+		      const char **fn)
 {
-	size_t n = strlen(name);
-	for (unsigned i = 0; i < ev->nsargs && ev->sargnames; i++) {
-		const char *k = ev->sargnames[i];
-		if (k && !strncmp(k, name, n) &&
-		    (!k[n] || !strcmp(k + n, "_string")))
-			return ev->sargs[i] ? ev->sargs[i] : "";
-	}
-	return "";
+	int i = ev->k->ix[k], j = ev->k->ix[fk];
+	if (ev->d) /* fk: the argument's own index */
+		*fn = i >= 0 && ev->args[i] ? dec_top(a, ev->d, ev->args[i]) : NULL;
+	else
+		*fn = i >= 0 && j >= 0 && ev->f[i].u ? ev->f[j].s : NULL;
+	return i >= 0;
+}
+
+/* A string argument ("" when the event has none) */
+static const char *sarg(const struct gev *ev, enum key k)
+{
+	int i = ev->k->ix[k];
+	const char *v = i < 0 ? NULL : ev->d ? ev->sargs[i] : ev->f[i].s;
+	return v ? v : "";
 }
 
 /* ---- handlers, one per event name --------------------------------------- */
 
 
-static void on_go_create(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_go_create(rtd_tl_gotrace *a, const struct gev *ev)
 {
-	uint64_t g = arg(ev, "new_g", arg(ev, "g", 0));
+	uint64_t g = arg(ev, K_NEW_G, arg(ev, K_G, 0));
 	struct gs *s = g_get(a, g);
 	if (!s)
 		return;
-	s->start_stack = arg(ev, "new_stack", arg(ev, "stack", 0));
+	if (!stack_arg(a, ev, K_NEW_STACK, F_NEW_STACK, &s->start_fn))
+		stack_arg(a, ev, K_STACK, F_STACK, &s->start_fn);
 	g_set(a, g, ev->ts, G_RUNNABLE, NULL, -1, 0);
 }
 
 static void on_go_create_blocked(rtd_tl_gotrace *a,
-				 const struct rtd_gotrace_event *ev)
+				 const struct gev *ev)
 {
-	uint64_t g = arg(ev, "new_g", 0);
+	uint64_t g = arg(ev, K_NEW_G, 0);
 	struct gs *s = g_get(a, g);
 	if (!s)
 		return;
-	s->start_stack = arg(ev, "new_stack", 0);
+	stack_arg(a, ev, K_NEW_STACK, F_NEW_STACK, &s->start_fn);
 	g_set(a, g, ev->ts, G_BLOCKED, "created blocked", -1, 0);
 }
 
 static void on_go_create_syscall(rtd_tl_gotrace *a,
-				 const struct rtd_gotrace_event *ev)
+				 const struct gev *ev)
 {
-	g_set(a, arg(ev, "new_g", 0), ev->ts, G_SYSCALL, NULL, -1, 0);
+	g_set(a, arg(ev, K_NEW_G, 0), ev->ts, G_SYSCALL, NULL, -1, 0);
 }
 
-static void on_go_start(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_go_start(rtd_tl_gotrace *a, const struct gev *ev)
 {
-	g_set(a, arg(ev, "g", ev->g), ev->ts, G_RUNNING, sarg(ev, "label"),
+	g_set(a, arg(ev, K_G, ev->g), ev->ts, G_RUNNING, sarg(ev, S_LABEL),
 	      ev->p, 0);
 }
 
-static void on_go_end(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_go_end(rtd_tl_gotrace *a, const struct gev *ev)
 {
 	struct gs *s = g_get(a, ev->g);
 	if (!s)
@@ -398,47 +514,32 @@ static void on_go_end(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
 	free(rtd_map_del(&a->gs, ev->g));
 }
 
-static void on_go_runnable(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_go_runnable(rtd_tl_gotrace *a, const struct gev *ev)
 {
-	const char *why = !strcmp(ev->name, "GoPreempt") ? "preempted"
-			  : !strcmp(ev->name, "GoSched") ? "yielded"
-						      : sarg(ev, "reason");
-	g_set(a, ev->g, ev->ts, G_RUNNABLE, why, -1, ev->stack);
+	const char *why = ev->k->why ? ev->k->why : sarg(ev, S_REASON);
+	g_set(a, ev->g, ev->ts, G_RUNNABLE, why, -1, ev);
 }
 
 /* Old format: GoStop is a goroutine stopped for good (select{}, ...). */
-static void on_go_stop_v1(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_go_stop_v1(rtd_tl_gotrace *a, const struct gev *ev)
 {
-	g_set(a, ev->g, ev->ts, G_BLOCKED, "stopped", -1, ev->stack);
+	g_set(a, ev->g, ev->ts, G_BLOCKED, "stopped", -1, ev);
 }
 
-/* Old format: the reason is in the event's name. */
-static void on_go_block_v1(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+/* Old format: the reason is in the event's name (evkind.why). */
+static void on_go_block_v1(rtd_tl_gotrace *a, const struct gev *ev)
 {
-	static const struct {
-		const char *ev, *why;
-	} why[] = {
-		{"GoSleep", "sleep"},          {"GoBlock", "block"},
-		{"GoBlockSend", "chan send"},  {"GoBlockRecv", "chan receive"},
-		{"GoBlockSelect", "select"},   {"GoBlockSync", "sync"},
-		{"GoBlockCond", "sync.Cond"},  {"GoBlockNet", "network"},
-		{"GoBlockGC", "GC assist wait"},
-	};
-	const char *reason = "";
-	for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++)
-		if (!strcmp(ev->name, why[i].ev))
-			reason = why[i].why;
-	g_set(a, ev->g, ev->ts, G_BLOCKED, reason, -1, ev->stack);
+	g_set(a, ev->g, ev->ts, G_BLOCKED, ev->k->why ? ev->k->why : "", -1, ev);
 }
 
-static void on_go_block_v2(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_go_block_v2(rtd_tl_gotrace *a, const struct gev *ev)
 {
-	g_set(a, ev->g, ev->ts, G_BLOCKED, sarg(ev, "reason"), -1, ev->stack);
+	g_set(a, ev->g, ev->ts, G_BLOCKED, sarg(ev, S_REASON), -1, ev);
 }
 
-static void on_go_unblock(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_go_unblock(rtd_tl_gotrace *a, const struct gev *ev)
 {
-	uint64_t target = arg(ev, "g", 0);
+	uint64_t target = arg(ev, K_G, 0);
 	struct gs *t = g_get(a, target);
 	if (!t)
 		return;
@@ -458,7 +559,7 @@ static void on_go_unblock(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
 	g_set(a, target, ev->ts, G_RUNNABLE, NULL, -1, 0);
 }
 
-static void on_syscall_v1(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_syscall_v1(rtd_tl_gotrace *a, const struct gev *ev)
 {
 	/* the goroutine keeps running: an instant; GoSysBlock follows when
 	 * the call blocks */
@@ -468,7 +569,7 @@ static void on_syscall_v1(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
 	struct rtd_tl_event e = tev(s->track, ev->ts, "syscall");
 	e.category = "syscall";
 	struct rtd_tl_arg arg0 = {.key = "where", .type = RTD_TL_STR};
-	const char *fn = stack_top(a, ev->stack);
+	const char *fn = ev_top(a, ev);
 	if (fn) {
 		arg0.s = fn;
 		e.args = &arg0;
@@ -477,54 +578,54 @@ static void on_syscall_v1(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
 	put(a, rtd_timeline_instant(a->tl, &e));
 }
 
-static void on_sys_block(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_sys_block(rtd_tl_gotrace *a, const struct gev *ev)
 {
-	g_set(a, ev->g, ev->ts, G_SYSCALL, NULL, -1, ev->stack);
+	g_set(a, ev->g, ev->ts, G_SYSCALL, NULL, -1, ev);
 }
 
-static void on_sys_exit_v1(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_sys_exit_v1(rtd_tl_gotrace *a, const struct gev *ev)
 {
-	g_set(a, arg(ev, "g", ev->g), ev->ts, G_RUNNABLE, "syscall returned",
+	g_set(a, arg(ev, K_G, ev->g), ev->ts, G_RUNNABLE, "syscall returned",
 	      -1, 0);
 }
 
-static void on_syscall_begin(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_syscall_begin(rtd_tl_gotrace *a, const struct gev *ev)
 {
-	g_set(a, ev->g, ev->ts, G_SYSCALL, NULL, -1, ev->stack);
+	g_set(a, ev->g, ev->ts, G_SYSCALL, NULL, -1, ev);
 }
 
-static void on_syscall_end(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_syscall_end(rtd_tl_gotrace *a, const struct gev *ev)
 {
 	g_set(a, ev->g, ev->ts, G_RUNNING, NULL, ev->p, 0);
 }
 
 static void on_syscall_end_blocked(rtd_tl_gotrace *a,
-				   const struct rtd_gotrace_event *ev)
+				   const struct gev *ev)
 {
 	g_set(a, ev->g, ev->ts, G_RUNNABLE, "syscall returned", -1, 0);
 }
 
-static void on_go_waiting(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_go_waiting(rtd_tl_gotrace *a, const struct gev *ev)
 {
-	g_set(a, arg(ev, "g", ev->g), ev->ts, G_BLOCKED, "at trace start", -1,
+	g_set(a, arg(ev, K_G, ev->g), ev->ts, G_BLOCKED, "at trace start", -1,
 	      0);
 }
 
 static void on_go_in_syscall(rtd_tl_gotrace *a,
-			     const struct rtd_gotrace_event *ev)
+			     const struct gev *ev)
 {
-	g_set(a, arg(ev, "g", ev->g), ev->ts, G_SYSCALL, NULL, -1, 0);
+	g_set(a, arg(ev, K_G, ev->g), ev->ts, G_SYSCALL, NULL, -1, 0);
 }
 
 /* New format: a goroutine's state when the trace (or a generation)
  * begins: Go's tracev2 GoStatus values. */
-static void on_go_status(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_go_status(rtd_tl_gotrace *a, const struct gev *ev)
 {
-	uint64_t g = arg(ev, "g", ev->g);
+	uint64_t g = arg(ev, K_G, ev->g);
 	struct gs *s = g_get(a, g);
 	if (!s || s->state != G_NONE)
 		return; /* known already: a new generation restates it */
-	switch (arg(ev, "gstatus", 0)) {
+	switch (arg(ev, K_GSTATUS, 0)) {
 	case 1: g_set(a, g, ev->ts, G_RUNNABLE, NULL, -1, 0); break;
 	case 2: g_set(a, g, ev->ts, G_RUNNING, NULL, ev->p, 0); break;
 	case 3: g_set(a, g, ev->ts, G_SYSCALL, NULL, -1, 0); break;
@@ -533,9 +634,9 @@ static void on_go_status(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
 	}
 }
 
-static void on_assist_start(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_assist_start(rtd_tl_gotrace *a, const struct gev *ev)
 {
-	struct gs *s = g_get(a, arg(ev, "g", ev->g));
+	struct gs *s = g_get(a, arg(ev, K_G, ev->g));
 	if (!s || s->assist || !s->open)
 		return;
 	struct rtd_tl_event e = tev(s->track, ev->ts, "GC mark assist");
@@ -544,7 +645,7 @@ static void on_assist_start(rtd_tl_gotrace *a, const struct rtd_gotrace_event *e
 	s->assist = true;
 }
 
-static void on_assist_done(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_assist_done(rtd_tl_gotrace *a, const struct gev *ev)
 {
 	struct gs *s = g_get(a, ev->g);
 	if (!s || !s->assist)
@@ -553,20 +654,20 @@ static void on_assist_done(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev
 	s->assist = false;
 }
 
-static void on_gc_start(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_gc_start(rtd_tl_gotrace *a, const struct gev *ev)
 {
 	if (a->gc_open)
 		return;
 	char name[48];
 	snprintf(name, sizeof(name), "GC %" PRIu64,
-		 arg(ev, "gc_seq", arg(ev, "seq", 0)));
+		 arg(ev, K_GC_SEQ, arg(ev, K_SEQ, 0)));
 	struct rtd_tl_event e = tev(a->gc, ev->ts, name);
 	e.category = "gc";
 	put(a, rtd_timeline_begin(a->tl, &e));
 	a->gc_open = true;
 }
 
-static void on_gc_done(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_gc_done(rtd_tl_gotrace *a, const struct gev *ev)
 {
 	if (!a->gc_open)
 		return;
@@ -574,11 +675,11 @@ static void on_gc_done(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
 	a->gc_open = false;
 }
 
-static void on_stw_start(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_stw_start(rtd_tl_gotrace *a, const struct gev *ev)
 {
 	if (a->stw_open)
 		return;
-	const char *kind = sarg(ev, "kind");
+	const char *kind = sarg(ev, S_KIND);
 	char name[128];
 	snprintf(name, sizeof(name), "STW%s%.100s", kind[0] ? ": " : "", kind);
 	struct rtd_tl_event e = tev(a->stw, ev->ts, name);
@@ -587,7 +688,7 @@ static void on_stw_start(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
 	a->stw_open = true;
 }
 
-static void on_stw_done(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_stw_done(rtd_tl_gotrace *a, const struct gev *ev)
 {
 	if (!a->stw_open)
 		return;
@@ -595,19 +696,19 @@ static void on_stw_done(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
 	a->stw_open = false;
 }
 
-static void on_heap(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_heap(rtd_tl_gotrace *a, const struct gev *ev)
 {
-	bool goal = !strcmp(ev->name, "HeapGoal");
-	uint64_t v = arg(ev, goal ? "heapgoal_value" : "heapalloc_value",
-			 arg(ev, "mem", 0));
+	bool goal = ev->k->goal;
+	uint64_t v = arg(ev, goal ? K_HEAPGOAL_VALUE : K_HEAPALLOC_VALUE,
+			 arg(ev, K_MEM, 0));
 	put(a, rtd_timeline_counter(a->tl, goal ? a->goal : a->heap, ev->ts,
 				    (double)v));
 }
 
-static void on_proc_start(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_proc_start(rtd_tl_gotrace *a, const struct gev *ev)
 {
-	int64_t p = a->version >= 1022 ? (int64_t)arg(ev, "p", 0) : ev->p;
-	int64_t m = a->version >= 1022 ? ev->m : (int64_t)arg(ev, "thread", 0);
+	int64_t p = a->version >= 1022 ? (int64_t)arg(ev, K_P, 0) : ev->p;
+	int64_t m = a->version >= 1022 ? ev->m : (int64_t)arg(ev, K_THREAD, 0);
 	struct ps *ps = p_get(a, p);
 	if (!ps || m < 0)
 		return;
@@ -631,7 +732,7 @@ static void on_proc_start(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
 	ps->m = m;
 }
 
-static void on_proc_stop(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_proc_stop(rtd_tl_gotrace *a, const struct gev *ev)
 {
 	struct ps *ps = p_get(a, ev->p);
 	void *v;
@@ -641,24 +742,24 @@ static void on_proc_stop(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
 	ps->m = -1;
 }
 
-static void on_task_begin(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_task_begin(rtd_tl_gotrace *a, const struct gev *ev)
 {
-	uint64_t id = arg(ev, "task", arg(ev, "taskid", 0));
+	uint64_t id = arg(ev, K_TASK, arg(ev, K_TASKID, 0));
 	void *v;
 	if (!id || rtd_map_get(&a->tasks, id, &v))
 		return;
 	char name[200];
 	snprintf(name, sizeof(name), "task %" PRIu64 " %.150s", id,
-		 sarg(ev, "name"));
+		 sarg(ev, S_NAME));
 	uint64_t t = new_track(a, RTD_TRACK_NAMED, name, a->proc, NULL);
 	if (!t)
 		return;
-	struct rtd_tl_event e = tev(t, ev->ts, sarg(ev, "name"));
+	struct rtd_tl_event e = tev(t, ev->ts, sarg(ev, S_NAME));
 	e.category = "task";
 	struct rtd_tl_arg args[] = {
 		{.key = "task", .type = RTD_TL_UINT, .u = id},
 		{.key = "parent", .type = RTD_TL_UINT,
-		 .u = arg(ev, "parent_task", arg(ev, "pid", 0))},
+		 .u = arg(ev, K_PARENT_TASK, arg(ev, K_PID, 0))},
 		{.key = "goroutine", .type = RTD_TL_UINT, .u = ev->g},
 	};
 	e.args = args;
@@ -667,9 +768,9 @@ static void on_task_begin(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
 	put(a, rtd_map_put(&a->tasks, id, (void *)(uintptr_t)t, NULL));
 }
 
-static void on_task_end(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_task_end(rtd_tl_gotrace *a, const struct gev *ev)
 {
-	uint64_t id = arg(ev, "task", arg(ev, "taskid", 0));
+	uint64_t id = arg(ev, K_TASK, arg(ev, K_TASKID, 0));
 	void *v = rtd_map_del(&a->tasks, id);
 	if (!v)
 		return;
@@ -678,7 +779,7 @@ static void on_task_end(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
 	put(a, rtd_timeline_close_track(a->tl, (uint64_t)(uintptr_t)v, ev->ts));
 }
 
-static void region(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev,
+static void region(rtd_tl_gotrace *a, const struct gev *ev,
 		   bool begin)
 {
 	struct gs *s = g_get(a, ev->g);
@@ -693,10 +794,10 @@ static void region(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev,
 			if (!s->rtrack)
 				return;
 		}
-		struct rtd_tl_event e = tev(s->rtrack, ev->ts, sarg(ev, "name"));
+		struct rtd_tl_event e = tev(s->rtrack, ev->ts, sarg(ev, S_NAME));
 		e.category = "region";
 		struct rtd_tl_arg t = {.key = "task", .type = RTD_TL_UINT,
-				       .u = arg(ev, "task", arg(ev, "taskid", 0))};
+				       .u = arg(ev, K_TASK, arg(ev, K_TASKID, 0))};
 		e.args = &t;
 		e.nargs = 1;
 		put(a, rtd_timeline_begin(a->tl, &e));
@@ -707,55 +808,58 @@ static void region(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev,
 	}
 }
 
-static void on_region_v1(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_region_v1(rtd_tl_gotrace *a, const struct gev *ev)
 {
-	region(a, ev, arg(ev, "mode", 0) == 0);
+	region(a, ev, arg(ev, K_MODE, 0) == 0);
 }
 
-static void on_region_begin(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_region_begin(rtd_tl_gotrace *a, const struct gev *ev)
 {
 	region(a, ev, true);
 }
 
-static void on_region_end(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_region_end(rtd_tl_gotrace *a, const struct gev *ev)
 {
 	region(a, ev, false);
 }
 
-static void on_log(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_log(rtd_tl_gotrace *a, const struct gev *ev)
 {
 	struct gs *s = g_get(a, ev->g);
 	if (!s || !g_track(a, s))
 		return;
-	const char *key = a->version >= 1022 ? sarg(ev, "key") : sarg(ev, "category");
-	const char *msg = a->version >= 1022 ? sarg(ev, "value") : sarg(ev, "message");
+	const char *key = a->version >= 1022 ? sarg(ev, S_KEY) : sarg(ev, S_CATEGORY);
+	const char *msg = a->version >= 1022 ? sarg(ev, S_VALUE) : sarg(ev, S_MESSAGE);
 	struct rtd_tl_event e = tev(s->track, ev->ts, key[0] ? key : "log");
 	e.category = "log";
 	struct rtd_tl_arg args[] = {
 		{.key = "message", .type = RTD_TL_STR, .s = msg},
 		{.key = "task", .type = RTD_TL_UINT,
-		 .u = arg(ev, "task", arg(ev, "id", 0))},
+		 .u = arg(ev, K_TASK, arg(ev, K_ID, 0))},
 	};
 	e.args = args;
 	e.nargs = 2;
 	put(a, rtd_timeline_instant(a->tl, &e));
 }
 
-static void on_cpu_sample(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+static void on_cpu_sample(rtd_tl_gotrace *a, const struct gev *ev)
 {
-	uint64_t g = arg(ev, "g", ev->g);
+	uint64_t g = arg(ev, K_G, ev->g);
 	uint64_t track = 0;
 	if (g) {
 		struct gs *s = g_get(a, g);
 		track = s ? g_track(a, s) : 0;
 	} else {
-		struct ps *ps = p_get(a, (int64_t)arg(ev, "p", (uint64_t)ev->p));
+		struct ps *ps = p_get(a, (int64_t)arg(ev, K_P, (uint64_t)ev->p));
 		track = ps ? ps->track : 0;
 	}
 	if (!track)
 		return;
-	const struct rtd_gotrace_frame *fr;
-	size_t n = ev->stack ? rtd_gotrace_dec_stack(a->d, ev->stack, &fr) : 0;
+	const struct rtd_rec_frame *fr = ev->stack ? ev->stack->frames : NULL;
+	size_t n = ev->stack ? ev->stack->n : 0;
+	const struct rtd_gotrace_frame *dfr = NULL;
+	if (ev->d)
+		n = ev->stack_id ? rtd_gotrace_dec_stack(ev->d, ev->stack_id, &dfr) : 0;
 	struct rtd_frame small[64], *f = small;
 	if (n > 64 && !(f = malloc(n * sizeof(*f)))) {
 		put(a, -ENOMEM);
@@ -763,8 +867,8 @@ static void on_cpu_sample(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
 	}
 	memset(f, 0, (n > 64 ? n : 64) * sizeof(*f));
 	for (size_t i = 0; i < n; i++) {
-		f[i].name = fr[i].fn;
-		f[i].addr = fr[i].pc;
+		f[i].name = dfr ? dfr[i].fn : fr[i].name;
+		f[i].addr = dfr ? dfr[i].pc : fr[i].ip;
 	}
 	put(a, rtd_timeline_sample(a->tl, track, ev->ts, f, n));
 	if (f != small)
@@ -833,12 +937,139 @@ static const struct handler handlers[] = {
 
 static const size_t nhandlers = sizeof(handlers) / sizeof(handlers[0]);
 
+/* A state's reason said by the event's name alone */
+static const char *name_why(const char *name)
+{
+	static const struct {
+		const char *ev, *why;
+	} why[] = {
+		{"GoPreempt", "preempted"},    {"GoSched", "yielded"},
+		{"GoSleep", "sleep"},          {"GoBlock", "block"},
+		{"GoBlockSend", "chan send"},  {"GoBlockRecv", "chan receive"},
+		{"GoBlockSelect", "select"},   {"GoBlockSync", "sync"},
+		{"GoBlockCond", "sync.Cond"},  {"GoBlockNet", "network"},
+		{"GoBlockGC", "GC assist wait"},
+	};
+	for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++)
+		if (!strcmp(name, why[i].ev))
+			return why[i].why;
+	return NULL;
+}
+
+/* Where each key is in @rec's fields: the first field of its name (and
+ * kind: an argument is U64, a string argument STR, named NAME or
+ * NAME_string) */
+static void resolve_keys(struct evkind *k, const struct rtd_record *rec)
+{
+	memset(k->ix, -1, sizeof(k->ix));
+	for (size_t i = rec->nfields; i-- > 0;) {
+		const struct rtd_field *f = &rec->fields[i];
+		if (!f->name || i > INT8_MAX)
+			continue;
+		for (unsigned key = 0; key < NKEYS; key++) {
+			const char *kn = key_names[key];
+			size_t n = strlen(kn);
+			bool hit;
+			if (key < K_U64_END)
+				hit = f->type == RTD_FIELD_U64 && !strcmp(f->name, kn);
+			else if (key < S_END)
+				hit = f->type == RTD_FIELD_STR && !strncmp(f->name, kn, n) &&
+				      (!f->name[n] || !strcmp(f->name + n, "_string"));
+			else if (key < C_G)
+				hit = f->type == RTD_FIELD_STR && !strcmp(f->name, kn);
+			else
+				hit = !strcmp(f->name, kn);
+			if (hit) /* the first such field wins: walked from the end */
+				k->ix[key] = (int8_t)i;
+		}
+	}
+}
+
+/* The event kind of @rec: its handler and where its keys are, looked up
+ * by the address of its fields: the Go source gives every record of one
+ * event type and shape the same fields (rtd_gotrace_source_opts.go_events),
+ * so where a key is is found once per shape. Records whose fields are
+ * elsewhere each time (another producer) are resolved each time. */
+static const struct evkind *kind_of(rtd_tl_gotrace *a, const struct rtd_record *rec)
+{
+	const size_t nk = sizeof(a->kinds) / sizeof(a->kinds[0]);
+	uintptr_t p = (uintptr_t)rec->fields;
+	size_t h = (size_t)(p >> 6 ^ p >> 14), slot = h % nk;
+	for (size_t probe = 0; probe < 8; probe++) {
+		struct evkind *k = &a->kinds[(h + probe) % nk];
+		if (k->fields == rec->fields && k->name == rec->name &&
+		    k->nfields == rec->nfields && k->category == rec->category)
+			return k;
+		if (!k->name) {
+			slot = (h + probe) % nk;
+			break;
+		}
+	}
+	struct evkind *k = &a->kinds[slot];
+	memset(k, 0, sizeof(*k));
+	k->name = rec->name;
+	k->fields = rec->fields;
+	k->nfields = rec->nfields;
+	k->category = rec->category;
+	const char *c = rec->category;
+	void *v;
+	if (c && !strcmp(c, "go") &&
+	    rtd_strmap_get(&a->index, rec->name, strlen(rec->name), &v)) {
+		const struct handler *hd = &handlers[(uintptr_t)v - 1];
+		k->fn = a->version >= 1022 ? hd->v2 : hd->v1;
+	}
+	k->why = name_why(rec->name);
+	k->goal = !strcmp(rec->name, "HeapGoal");
+	resolve_keys(k, rec);
+	return k;
+}
+
+/* The event kind of a decoder's event: its handler and where its keys
+ * are among its arguments (for F_*: the stack argument's own index),
+ * found once per type and names */
+static const struct evkind *dec_kind(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
+{
+	struct evkind *k = &a->dkinds[ev->type % (sizeof(a->dkinds) / sizeof(a->dkinds[0]))];
+	if (k->name == ev->name && k->argnames == ev->argnames && k->sargnames == ev->sargnames &&
+	    k->nargs == ev->nargs && k->nsargs == ev->nsargs)
+		return k;
+	memset(k, 0, sizeof(*k));
+	memset(k->ix, -1, sizeof(k->ix));
+	k->name = ev->name;
+	k->argnames = ev->argnames;
+	k->sargnames = ev->sargnames;
+	k->nargs = ev->nargs;
+	k->nsargs = ev->nsargs;
+	void *v;
+	if (rtd_strmap_get(&a->index, ev->name, strlen(ev->name), &v)) {
+		const struct handler *hd = &handlers[(uintptr_t)v - 1];
+		k->fn = a->version >= 1022 ? hd->v2 : hd->v1;
+	}
+	k->why = name_why(ev->name);
+	k->goal = !strcmp(ev->name, "HeapGoal");
+	/* the first of each name wins: walked from the end */
+	for (unsigned i = ev->argnames ? ev->nargs : 0; i-- > 0;)
+		for (unsigned key = 0; key < K_U64_END && ev->argnames[i]; key++)
+			if (!strcmp(ev->argnames[i], key_names[key]))
+				k->ix[key] = (int8_t)i;
+	k->ix[F_NEW_STACK] = k->ix[K_NEW_STACK];
+	k->ix[F_STACK] = k->ix[K_STACK];
+	for (unsigned i = ev->sargnames ? ev->nsargs : 0; i-- > 0;) {
+		const char *sn = ev->sargnames[i];
+		for (unsigned key = K_U64_END; key < S_END && sn; key++) {
+			size_t n = strlen(key_names[key]);
+			if (!strncmp(sn, key_names[key], n) && (!sn[n] || !strcmp(sn + n, "_string")))
+				k->ix[key] = (int8_t)i;
+		}
+	}
+	return k;
+}
+
 int rtd_tl_gotrace_event(rtd_tl_gotrace *a, const rtd_gotrace_dec *d,
 			 const struct rtd_gotrace_event *ev)
 {
 	if (a->err)
 		return a->err;
-	a->d = d;
 	if (!a->version)
 		a->version = rtd_gotrace_dec_version(d);
 	/* (the old format's tables are the trace's: no generations) */
@@ -846,25 +1077,42 @@ int rtd_tl_gotrace_event(rtd_tl_gotrace *a, const rtd_gotrace_dec *d,
 		a->gen = ev->gen;
 	if (!ev->name)
 		return 0;
-	/* the handler of a type is looked up by name once */
-	size_t i;
-	uint8_t *slot = ev->type < sizeof(a->by_type) ? &a->by_type[ev->type] : NULL;
-	if (slot && *slot) {
-		if (*slot == 0xff)
-			return 0;
-		i = *slot - 1u;
-	} else {
-		void *v;
-		bool found = rtd_strmap_get(&a->index, ev->name, strlen(ev->name), &v);
-		if (slot)
-			*slot = found ? (uint8_t)(uintptr_t)v : 0xff;
-		if (!found)
-			return 0;
-		i = (uintptr_t)v - 1;
+	const struct evkind *k = dec_kind(a, ev);
+	if (!k->fn)
+		return 0;
+	struct gev g = {.name = ev->name, .ts = ev->ts, .g = ev->g, .p = ev->p, .m = ev->m,
+			.k = k, .d = d, .stack_id = ev->stack, .args = ev->args, .sargs = ev->sargs};
+	k->fn(a, &g);
+	return a->err;
+}
+
+int rtd_tl_gotrace_record(rtd_tl_gotrace *a, const struct rtd_record *rec)
+{
+	if (a->err)
+		return a->err;
+	if (rec->kind == RTD_REC_ERROR)
+		return rec->code < 0 ? rec->code : -RTD_E_INVAL;
+	if (rec->kind == RTD_REC_PROCESS) {
+		int v = a->version;
+		for (size_t i = 0; i < rec->nfields; i++)
+			if (!strcmp(rec->fields[i].name, "go_version"))
+				v = (int)rec->fields[i].i;
+		if (v != a->version) /* the handlers are the version's */
+			memset(a->kinds, 0, sizeof(a->kinds));
+		a->version = v;
+		return 0;
 	}
-	handler_fn fn = a->version >= 1022 ? handlers[i].v2 : handlers[i].v1;
-	if (fn)
-		fn(a, ev);
+	if (rec->kind != RTD_REC_INSTANT || !rec->name)
+		return 0;
+	const struct evkind *k = kind_of(a, rec);
+	if (!k->fn)
+		return 0;
+	const struct rtd_field *f = rec->fields;
+	struct gev ev = {.name = rec->name, .ts = rec->ts, .stack = rec->stack, .f = f, .k = k,
+			 .g = k->ix[C_G] >= 0 ? f[k->ix[C_G]].u : 0,
+			 .p = k->ix[C_P] >= 0 ? f[k->ix[C_P]].i : -1,
+			 .m = k->ix[C_M] >= 0 ? f[k->ix[C_M]].i : -1};
+	k->fn(a, &ev);
 	return a->err;
 }
 

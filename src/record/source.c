@@ -57,6 +57,16 @@ void rtd_source_free(rtd_source *s)
 	free(s);
 }
 
+/* A record with nothing set but its source's index. Copied from a zero
+ * record, not memset(): for its size the compiler's memset is a rep
+ * stos, which costs a Go timeline's record stream ~4% of its time. */
+static void rec_clear(struct rtd_record *rec, uint32_t src)
+{
+	static const struct rtd_record zero;
+	*rec = zero;
+	rec->source = src;
+}
+
 int rtd_source_error(struct rtd_record *rec, int code, uint64_t offset, const char *message)
 {
 	rec->kind = RTD_REC_ERROR;
@@ -74,15 +84,13 @@ int rtd_source_next(rtd_source *s, const struct rtd_record **rec)
 	if (s->state < 0)
 		return s->state;
 	uint32_t src = s->rec.source;
-	memset(&s->rec, 0, sizeof(s->rec));
-	s->rec.source = src;
+	rec_clear(&s->rec, src);
 	int rc = s->ops->next(s->impl, &s->rec);
 	if (rc == RTD_SOURCE_IDLE) {
 		/* a promise: no later record is older than the watermark (a
 		 * weaker one than the last record's time says no more) */
 		int64_t wm = s->rec.mono;
-		memset(&s->rec, 0, sizeof(s->rec));
-		s->rec.source = src;
+		rec_clear(&s->rec, src);
 		if (wm > s->floor)
 			s->floor = wm;
 		s->rec.mono = s->floor;
@@ -118,8 +126,7 @@ int rtd_source_next(rtd_source *s, const struct rtd_record **rec)
 	src = s->rec.source; /* a merge names the source that failed */
 	const char *msg = s->rec.message ? s->rec.message : "";
 	snprintf(s->message, sizeof(s->message), "%s", msg);
-	memset(&s->rec, 0, sizeof(s->rec));
-	s->rec.source = src;
+	rec_clear(&s->rec, src);
 	s->rec.kind = RTD_REC_ERROR;
 	s->rec.code = rc;
 	s->rec.offset = off;

@@ -186,7 +186,8 @@ static uint64_t pf_name(rtd_timeline *tl, rtd_strmap *m, unsigned field,
 			const char *s)
 {
 	struct tl_pf *pf = &tl->pf;
-	size_t h = ((uintptr_t)s >> 3 ^ (uintptr_t)s >> 11 ^ (uintptr_t)m >> 4) & 255;
+	size_t h = (size_t)(((uintptr_t)s ^ (uintptr_t)m >> 4) * 0x9E3779B97F4A7C15u >> 32) &
+		   (PF_NAME_CACHE - 1);
 	if (pf->cache[h].ptr == s && pf->cache[h].table == m &&
 	    pf->cache[h].gen == pf->gen && !strcmp(pf->cache[h].key, s))
 		return pf->cache[h].iid;

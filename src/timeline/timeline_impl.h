@@ -32,6 +32,11 @@ enum tl_ev {
 };
 
 /* Perfetto's interning tables and scratch buffers. */
+/* Names looked up by address before the writer's tables: a Go timeline
+ * meets a few dozen names at once (its events', categories' and
+ * arguments'), which collided in 256 places at one address hash */
+#define PF_NAME_CACHE 1024u
+
 struct tl_pf {
 	rtd_pbw pkt, ev, in; /* packet, its TrackEvent, its InternedData */
 	rtd_strmap names, annos, funcs, stacks, strs, cats;
@@ -47,7 +52,7 @@ struct tl_pf {
 		const char *ptr, *key; /* key: text, or the table's copy */
 		uint64_t iid, gen;
 		char text[40];
-	} cache[256];
+	} cache[PF_NAME_CACHE];
 	uint64_t gen; /* interning generation, for the cache */
 	bool cleared; /* the next packet starts a new interning generation */
 };

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_go_events.c - the Go source's records in Go's own words
+ * (rtd_gotrace_source_opts.go_events), each checked against the ordered
+ * decoder's event at the same place, over every shared recording (old
+ * format and golang/exp's Go 1.22+ vectors) and the gotrace fuzz corpus:
+ *  - a PROCESS record with the trace's Go version first, then one INSTANT
+ *    (category "go") per event, in the decoder's order: its name, time,
+ *    context (ev.g, ev.p, ev.m), its named arguments with their values,
+ *    after each stack argument "NAME.fn" (its stack's top function, NULL
+ *    for stack 0), then its named string arguments, and its stack with
+ *    the decoder's frames;
+ *  - the shape rtd_tl_gotrace counts on: every record of one event type
+ *    and argument count has the same fields array, at the same address,
+ *    for the whole trace;
+ *  - a damaged trace ends with the same error in both.
+ */
+#include <inttypes.h>
+
+#include "test_gotrace.h"
+#include "common/map.h"
+#include "rtdiag/gotrace_source.h"
+
+static size_t events_checked, shapes_seen, traces_v2;
+
+/* "" and NULL are both "no name" (the source says NULL) */
+static bool same_name(const char *rec, const char *dec)
+{
+	if (!dec || !*dec)
+		return rec == NULL;
+	return rec && !strcmp(rec, dec);
+}
+
+static const char *top_of(const rtd_gotrace_dec *d, uint64_t id)
+{
+	const struct rtd_gotrace_frame *fr;
+	size_t n = id ? rtd_gotrace_dec_stack(d, id, &fr) : 0;
+	return n && fr[0].fn && *fr[0].fn ? fr[0].fn : NULL;
+}
+
+static void check_event(const struct rtd_record *r, const struct rtd_gotrace_event *ev,
+			const rtd_gotrace_dec *d, const char *name)
+{
+	if (r->kind != RTD_REC_INSTANT || strcmp(r->name, ev->name) || r->ts != ev->ts)
+		fail_msg("%s: event at %" PRIu64 " (%s, %" PRId64 "): record %s %s %" PRId64,
+			 name, ev->off, ev->name, ev->ts, rtd_record_kind_name(r->kind),
+			 r->name ? r->name : "-", r->ts);
+	assert_string_equal(r->category, "go");
+	const struct rtd_field *f = r->fields;
+	assert_true(r->nfields >= 3);
+	assert_string_equal(f[0].name, "ev.g");
+	assert_int_equal(f[0].type, RTD_FIELD_U64);
+	assert_int_equal(f[0].u, ev->g);
+	assert_string_equal(f[1].name, "ev.p");
+	assert_int_equal(f[1].i, ev->p);
+	assert_string_equal(f[2].name, "ev.m");
+	assert_int_equal(f[2].i, ev->m);
+	size_t k = 3;
+	for (unsigned i = 0; i < ev->nargs && ev->argnames; i++) {
+		if (!ev->argnames[i])
+			continue;
+		assert_true(k < r->nfields);
+		assert_string_equal(f[k].name, ev->argnames[i]);
+		assert_int_equal(f[k].type, RTD_FIELD_U64);
+		assert_int_equal(f[k].u, ev->args[i]);
+		size_t len = strlen(ev->argnames[i]);
+		k++;
+		if (len >= 5 && !strcmp(ev->argnames[i] + len - 5, "stack")) {
+			assert_true(k < r->nfields);
+			char key[80];
+			snprintf(key, sizeof(key), "%s.fn", ev->argnames[i]);
+			assert_string_equal(f[k].name, key);
+			assert_int_equal(f[k].type, RTD_FIELD_STR);
+			if (!same_name(f[k].s, top_of(d, ev->args[i])))
+				fail_msg("%s: %s at %" PRIu64 ": %s is %s, the stack's top %s", name,
+					 ev->name, ev->off, key, f[k].s ? f[k].s : "NULL",
+					 top_of(d, ev->args[i]) ? top_of(d, ev->args[i]) : "NULL");
+			k++;
+		}
+	}
+	for (unsigned i = 0; i < ev->nsargs && ev->sargnames; i++) {
+		if (!ev->sargnames[i])
+			continue;
+		assert_true(k < r->nfields);
+		assert_string_equal(f[k].name, ev->sargnames[i]);
+		assert_int_equal(f[k].type, RTD_FIELD_STR);
+		assert_true(f[k].s == ev->sargs[i] || (f[k].s && ev->sargs[i] &&
+							 !strcmp(f[k].s, ev->sargs[i])));
+		k++;
+	}
+	assert_int_equal(k, r->nfields);
+	/* the event's stack, frame by frame */
+	const struct rtd_gotrace_frame *fr;
+	size_t n = ev->stack ? rtd_gotrace_dec_stack(d, ev->stack, &fr) : 0;
+	if (!ev->stack) {
+		assert_null(r->stack);
+		return;
+	}
+	assert_non_null(r->stack);
+	assert_int_equal(r->stack->n, n);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(r->stack->frames[i].ip, fr[i].pc);
+		assert_true(same_name(r->stack->frames[i].name, fr[i].fn));
+		assert_true(same_name(r->stack->frames[i].file, fr[i].file));
+	}
+}
+
+static void check_trace(const uint8_t *b, size_t n, const char *name)
+{
+	RTD_OPTS(rtd_gotrace_opts, o, .mode = RTD_GOTRACE_ORDERED);
+	rtd_gotrace_dec *d = rtd_gotrace_dec_new(&o);
+	assert_non_null(d);
+	int drc = rtd_gotrace_dec_feed(d, b, n);
+	if (drc == 0)
+		drc = rtd_gotrace_dec_finish(d);
+	RTD_OPTS(rtd_gotrace_source_opts, so, .go_events = true);
+	int err = 0;
+	rtd_source *src = rtd_gotrace_source_mem(b, n, &so, &err);
+	if (!src)
+		fail_msg("%s: no source with go_events: %s", name, rtd_strerror(err));
+	rtd_map shapes; /* type << 8 | nargs -> fields array */
+	rtd_map_init(&shapes, 0);
+	const struct rtd_record *r;
+	int rc = rtd_source_next(src, &r);
+	struct rtd_gotrace_event ev;
+	if (drc == 0)
+		drc = rtd_gotrace_dec_next(d, &ev);
+	if (drc == 1) {
+		assert_int_equal(rc, 1);
+		assert_int_equal(r->kind, RTD_REC_PROCESS);
+		assert_int_equal(r->nfields, 1);
+		assert_string_equal(r->fields[0].name, "go_version");
+		assert_int_equal(r->fields[0].i, rtd_gotrace_dec_version(d));
+		rc = rtd_source_next(src, &r);
+		if (rtd_gotrace_dec_version(d) >= 1022)
+			traces_v2++;
+	}
+	for (; drc == 1; drc = rtd_gotrace_dec_next(d, &ev), rc = rtd_source_next(src, &r)) {
+		if (rc != 1)
+			fail_msg("%s: the source ended (%d: %s) before the event at %" PRIu64 " (%s)",
+				 name, rc, rc < 0 ? r->message : "", ev.off, ev.name);
+		check_event(r, &ev, d, name);
+		uint64_t key = (uint64_t)ev.type << 8 | ev.nargs;
+		void *v;
+		if (rtd_map_get(&shapes, key, &v)) {
+			if (v != (void *)r->fields)
+				fail_msg("%s: %s (%u arguments) at %" PRIu64 ": fields at %p, before at %p",
+					 name, ev.name, ev.nargs, ev.off, (const void *)r->fields, v);
+		} else {
+			assert_int_equal(rtd_map_put(&shapes, key, (void *)r->fields, NULL), 0);
+			shapes_seen++;
+		}
+		events_checked++;
+	}
+	/* both end, or both fail with the same code */
+	if (drc < 0)
+		assert_int_equal(rc, drc);
+	else if (rc != 0)
+		fail_msg("%s: the decoder ended, the source gave %d (%s)", name, rc,
+			 rc == 1 ? rtd_record_kind_name(r->kind) : r->message);
+	rtd_map_free(&shapes);
+	rtd_source_free(src);
+	rtd_gotrace_dec_free(d);
+}
+
+static void old_format(void **state)
+{
+	(void)state;
+	const char *dir = rtd_test_vector("testdata/gotrace/v1");
+	if (!dir)
+		skip();
+	size_t before = events_checked;
+	assert_true(rtd_test_each_file(dir, check_trace) >= 20);
+	print_message("old format: %zu events\n", events_checked - before);
+	assert_true(events_checked - before > 100000);
+}
+
+static void new_format(void **state)
+{
+	(void)state;
+	const char *dir = rtd_test_vector("testdata/gotrace/v2");
+	if (!dir)
+		skip();
+	size_t before = events_checked, v2 = traces_v2;
+	assert_true(rtd_test_each_go_vector(dir, false, check_trace) >= 20);
+	assert_true(traces_v2 - v2 >= 20);
+	print_message("new format: %zu events\n", events_checked - before);
+	assert_true(events_checked - before > 1000);
+}
+
+/* real Go 1.19-1.23 traces, truncated and damaged ones */
+static void corpus(void **state)
+{
+	(void)state;
+	const char *g = rtd_test_path("RTD_SOURCE_DIR", "fuzz/corpus/gotrace");
+	if (!g)
+		skip();
+	size_t shapes = shapes_seen;
+	assert_true(rtd_test_each_file(g, check_trace) >= 50);
+	assert_true(shapes_seen > shapes);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(old_format),
+		cmocka_unit_test(new_format),
+		cmocka_unit_test(corpus),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_gotrace_records.c - a Go trace drawn as a timeline through the Go
+ * source's records (rtd_gotrace_source_opts.go_events into
+ * rtd_tl_gotrace_record) gives the bytes the decoder's events give
+ * (rtd_tl_gotrace_event, what `rtdiag convert` draws), and the same bytes
+ * whether the source reads the trace where it lies (a file or memory:
+ * read again where the ordering asks) or once from a stream in small
+ * pieces (a pipe, rtd_gotrace_source_reader()): Perfetto and Chrome JSON,
+ * for every shared vector (golang/exp's Go 1.22+ .test vectors made
+ * binary) and every gotrace/goanalysis fuzz corpus trace, damaged ones
+ * included (the same bytes before the damage and the same error record).
+ */
+#include "test_gotrace.h"
+
+#include "rtdiag/gotrace_source.h"
+#include "rtdiag/gotrace_timeline.h"
+#include "rtdiag/timeline.h"
+
+struct stream {
+	const uint8_t *b;
+	size_t n, at, step;
+};
+
+static int64_t stream_read(void *ctx, void *buf, size_t len)
+{
+	struct stream *st = ctx;
+	size_t k = st->n - st->at;
+	if (k > len)
+		k = len;
+	if (k > st->step)
+		k = st->step;
+	memcpy(buf, st->b + st->at, k);
+	st->at += k;
+	return (int64_t)k;
+}
+
+/* The timeline of a trace, then a line with the source's answer, the
+ * records drawn and the error record; *len gets the whole length. */
+static char *draw(const uint8_t *b, size_t n, enum rtd_timeline_format fmt, bool piecewise,
+		  size_t *len)
+{
+	char *out = NULL;
+	size_t sz = 0;
+	FILE *f = open_memstream(&out, &sz);
+	assert_non_null(f);
+	struct rtd_timeline_opts o = {.sz = sizeof(o), .format = fmt, .out = f};
+	rtd_timeline *tl = rtd_timeline_new(&o);
+	assert_non_null(tl);
+	RTD_OPTS(rtd_gotrace_source_opts, so, .go_events = true);
+	struct stream st = {.b = b, .n = n, .step = 4093};
+	rtd_source *src = piecewise ? rtd_gotrace_source_reader(stream_read, &st, &so, NULL)
+				    : rtd_gotrace_source_mem(b, n, &so, NULL);
+	assert_non_null(src);
+	rtd_tl_gotrace *a = rtd_tl_gotrace_new(tl, "t");
+	assert_non_null(a);
+	const struct rtd_record *r = NULL;
+	unsigned long long records = 0;
+	int rc, arc = 0;
+	while ((rc = rtd_source_next(src, &r)) == 1 && (arc = rtd_tl_gotrace_record(a, r)) == 0)
+		records++;
+	int frc = rtd_timeline_finish(tl);
+	rtd_tl_gotrace_free(a);
+	rtd_timeline_free(tl);
+	fprintf(f, "\n-- draw %d source %d finish %d records %llu error '%s'\n", arc, rc, frc,
+		records, rc < 0 ? r->message : "");
+	rtd_source_free(src);
+	assert_int_equal(fclose(f), 0);
+	*len = sz;
+	return out;
+}
+
+/* The timeline of the decoder's events (an ordered decoder fed the whole
+ * trace); NULL when the decoder fails (a damaged trace) */
+static char *draw_events(const uint8_t *b, size_t n, enum rtd_timeline_format fmt, size_t *len)
+{
+	char *out = NULL;
+	size_t sz = 0;
+	FILE *f = open_memstream(&out, &sz);
+	assert_non_null(f);
+	struct rtd_timeline_opts o = {.sz = sizeof(o), .format = fmt, .out = f};
+	rtd_timeline *tl = rtd_timeline_new(&o);
+	assert_non_null(tl);
+	RTD_OPTS(rtd_gotrace_opts, go, .mode = RTD_GOTRACE_ORDERED);
+	rtd_gotrace_dec *d = rtd_gotrace_dec_new(&go);
+	assert_non_null(d);
+	rtd_tl_gotrace *a = rtd_tl_gotrace_new(tl, "t");
+	assert_non_null(a);
+	int rc = rtd_gotrace_dec_feed(d, b, n);
+	if (rc == 0)
+		rc = rtd_gotrace_dec_finish(d);
+	struct rtd_gotrace_event ev;
+	unsigned long long events = 0;
+	while (rc == 0 && (rc = rtd_gotrace_dec_next(d, &ev)) == 1) {
+		assert_int_equal(rtd_tl_gotrace_event(a, d, &ev), 0);
+		events++;
+		rc = 0;
+	}
+	assert_int_equal(rtd_timeline_finish(tl), 0);
+	rtd_tl_gotrace_free(a);
+	rtd_timeline_free(tl);
+	rtd_gotrace_dec_free(d);
+	/* the records' trailer: the source's end, its records (the events
+	 * and the PROCESS record) */
+	fprintf(f, "\n-- draw 0 source 0 finish 0 records %llu error ''\n", events ? events + 1 : 0);
+	assert_int_equal(fclose(f), 0);
+	if (rc < 0) {
+		free(out);
+		return NULL;
+	}
+	*len = sz;
+	return out;
+}
+
+static size_t threaded; /* Go 1.22+ traces */
+static size_t same_as_events; /* traces whose records drew the events' bytes */
+static size_t drawn;    /* bytes of timelines compared */
+
+static void same_bytes(const uint8_t *b, size_t n, const char *name)
+{
+	bool v2 = n > 6 && memcmp(b, "go 1.2", 6) == 0;
+	for (int fmt = RTD_TIMELINE_FMT_PERFETTO; fmt <= RTD_TIMELINE_FMT_CHROME_JSON; fmt++) {
+		/* the old recordings are the large ones: Perfetto only (the
+		 * time under ASan) */
+		if (!v2 && fmt != RTD_TIMELINE_FMT_PERFETTO)
+			break;
+		size_t n1, n2;
+		char *whole = draw(b, n, fmt, false, &n1);
+		char *pieces = draw(b, n, fmt, true, &n2);
+		if (n1 != n2 || memcmp(whole, pieces, n1))
+			print_message("%s (%s): whole %zu bytes, a stream %zu\n", name,
+				      rtd_timeline_format_name(fmt), n1, n2);
+		assert_int_equal(n1, n2);
+		assert_memory_equal(whole, pieces, n1);
+		size_t n3 = 0;
+		char *events = draw_events(b, n, fmt, &n3);
+		if (events) {
+			if (n1 != n3 || memcmp(whole, events, n1))
+				print_message("%s (%s): records %zu bytes, the decoder's events %zu\n",
+					      name, rtd_timeline_format_name(fmt), n1, n3);
+			assert_int_equal(n1, n3);
+			assert_memory_equal(whole, events, n1);
+			same_as_events++;
+			free(events);
+		}
+		drawn += n1;
+		free(whole);
+		free(pieces);
+	}
+	if (v2)
+		threaded++;
+}
+
+static void old_vectors(void **state)
+{
+	(void)state;
+	const char *dir = rtd_test_vector("testdata/gotrace/v1");
+	if (!dir)
+		skip();
+	size_t before = drawn;
+	assert_true(rtd_test_each_file(dir, same_bytes) >= 20);
+	assert_true(drawn - before > (1u << 20));
+}
+
+/* golang/exp's Go 1.22+ vectors (text, made binary), the failing ones too */
+static void v2_vectors(void **state)
+{
+	(void)state;
+	const char *dir = rtd_test_vector("testdata/gotrace/v2");
+	if (!dir)
+		skip();
+	size_t before = threaded, bytes = drawn;
+	size_t n = rtd_test_each_go_vector(dir, false, same_bytes);
+	assert_true(n >= 20);
+	assert_true(threaded - before >= 20);
+	assert_true(drawn - bytes > (64u << 10));
+}
+
+/* the fuzz corpora: real Go 1.19-1.23 traces, truncated and damaged ones */
+static void corpora(void **state)
+{
+	(void)state;
+	const char *g = rtd_test_path("RTD_SOURCE_DIR", "fuzz/corpus/gotrace");
+	const char *a = rtd_test_path("RTD_SOURCE_DIR", "fuzz/corpus/goanalysis");
+	if (!g || !a)
+		skip();
+	size_t before = threaded, bytes = drawn;
+	assert_true(rtd_test_each_file(g, same_bytes) >= 50);
+	assert_true(rtd_test_each_file(a, same_bytes) >= 10);
+	assert_true(threaded - before >= 20);
+	assert_true(drawn - bytes > (1u << 20));
+	print_message("%zu timelines drawn from records equal to the decoder's events'\n",
+		      same_as_events);
+	assert_true(same_as_events >= 80);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(old_vectors),
+		cmocka_unit_test(v2_vectors),
+		cmocka_unit_test(corpora),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
