@@ -37,6 +37,27 @@
 		printf("\n");                                                  \
 	} while (0)
 
+/* The CPU seconds a process has used (utime + stime), 0 when unknown:
+ * a run bounded by its target's CPU, not by the wall clock of a busy box. */
+static inline double pt_cpu_seconds(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')');
+	unsigned long ut = 0, st = 0;
+	/* after "pid (comm)": state, then 10 fields before utime and stime */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut,
+			 &st) != 2)
+		return 0;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
 /* A monitor with the tracepoint tp added (skips where there is none). */
 static inline struct rtd_perf_monitor *
 pt_monitor_tp(const struct rtd_perf_opts *o, const char *tp)

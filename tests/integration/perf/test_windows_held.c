@@ -41,26 +41,6 @@
  * kernel that lowered perf_event_max_sample_rate) the test gives up */
 #define MAX_CHILD_CPU 10.0
 
-/* The CPU seconds a process has used (utime + stime), 0 when unknown. */
-static double cpu_of(pid_t pid)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	const char *p = strrchr(buf, ')');
-	unsigned long ut = 0, st = 0;
-	/* after "pid (comm)": state, then 10 fields before utime and stime */
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut,
-			 &st) != 2)
-		return 0;
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
-}
-
 __attribute__((noinline, used)) static void nop_sled(void)
 {
 	__asm__ volatile(".rept 65536\n\tnop\n\t.endr" ::: "memory");
@@ -116,7 +96,7 @@ int main(void)
 			stop = 1;
 		r = rtd_source_next(s, &rec);
 		if (r == RTD_SOURCE_IDLE) {
-			child_cpu = cpu_of(child);
+			child_cpu = pt_cpu_seconds(child);
 			rtd_source_wait(s, 100);
 		} else if (r != 1) {
 			break;
