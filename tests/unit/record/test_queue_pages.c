@@ -13,7 +13,7 @@
  * one at a time (each consumed before the next is written) and the
  * process's anonymous RSS may grow by at most a quarter of the queue;
  * the old ring grew by the whole queue. A process of its own: RSS is the
- * process's.
+ * process's. Skipped under ASan (its quarantine keeps what is freed).
  */
 #include <errno.h>
 #include <time.h>
@@ -70,6 +70,15 @@ static long rss_anon_kb(void)
 	return kb;
 }
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RTD_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define RTD_ASAN 1
+#endif
+
 static void queue_pages(void **st)
 {
 	(void)st;
@@ -113,6 +122,12 @@ static void queue_pages(void **st)
 
 int main(void)
 {
+#ifdef RTD_ASAN
+	/* ASan's allocator holds freed blocks in quarantine: RSS grows
+	 * with every record's freed copy, whatever the queue does */
+	printf("SKIP: RSS under AddressSanitizer says nothing of the queue\n");
+	return 77;
+#endif
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(queue_pages),
 	};
