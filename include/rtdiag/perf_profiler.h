@@ -52,7 +52,9 @@ enum rtd_perf_profiler_flags {
 	 * symbolizer's locations and names are cut back to those still used
 	 * once they pass a bound (rtd_sym_keep_locations()), so memory
 	 * follows a window, not the recording; rtd_perf_profiler_profile()
-	 * then counts only what was not drained. For a live consumer that
+	 * then counts only what was not drained; the symbols of every file
+	 * the pids map are read at the start (rtd_sym_proc_objects()), not
+	 * minutes later at a first sample in it. For a live consumer that
 	 * copies what it keeps (a flight ring, a timeline being written) */
 	RTD_PERF_PROF_WINDOWS = 1u << 7,
 };

@@ -171,6 +171,26 @@ RTD_API void rtd_symbolizer_free(rtd_symbolizer *s);
 RTD_API int rtd_sym_proc_load(rtd_symbolizer *s, pid_t pid);
 
 /**
+ * rtd_sym_proc_objects - load the symbols of every file a process runs code
+ * from now, not when a first address in it is located
+ * @s: symbolizer
+ * @pid: process (its mappings read from /proc when not known yet)
+ *
+ * Each executable file mapping of @pid (not anonymous code, not perf
+ * maps) gets its object, and the object's symbols are read: by the
+ * background thread when one runs (rtd_sym_preload_start()), else before
+ * this returns. A long recording calls it at its start so that its memory
+ * is spent there, and not in a step at whatever minute a sample first
+ * lands in a library (the flight recorder's flat RSS, issue #31).
+ *
+ * Returns: the number of objects new to @s (a file mapped several times
+ * or already located counts once or not at all), -RTD_E_INVAL, or
+ * -ENOMEM. Files that cannot be opened are skipped (their frames are
+ * named module+offset, as when located).
+ */
+RTD_API int rtd_sym_proc_objects(rtd_symbolizer *s, pid_t pid);
+
+/**
  * rtd_sym_perfmap_path - where a process's perf map is, seen from here
  * @pid: the process
  * @out: receives "/proc/PID/root" + its TMPDIR (/tmp without one) +

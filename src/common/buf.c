@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void rtd_buf_init(rtd_buf *b, size_t max)
 {
@@ -196,4 +197,16 @@ void *rtd_grow(void *arr, size_t *cap, size_t need, size_t size,
 		return NULL;
 	*cap = nc;
 	return n;
+}
+
+void *rtd_alloc_touched(size_t n)
+{
+	volatile unsigned char *p = calloc(1, n ? n : 1);
+	if (!p)
+		return NULL;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t step = page > 0 ? (size_t)page : 4096;
+	for (size_t i = 0; i < n; i += step)
+		p[i] = 0; /* a write faults the page in; a read of a fresh one does not */
+	return (void *)p;
 }

@@ -38,6 +38,15 @@ typedef struct rtd_buf {
 void *rtd_grow(void *arr, size_t *cap, size_t need, size_t size,
 	       size_t first);
 
+/*
+ * rtd_alloc_touched - @n bytes of zeros, every page of them written now, or
+ * NULL: a bounded buffer that is filled at random depths (a queue) is
+ * then in RSS whole from the start, not page by page as its use first
+ * reaches them, minutes apart. (malloc then memset of zeros is turned
+ * into calloc by the compiler, which writes nothing to fresh pages.)
+ */
+void *rtd_alloc_touched(size_t n);
+
 /* A buffer needs no allocation until first use; max 0 means SIZE_MAX/2. */
 void rtd_buf_init(rtd_buf *b, size_t max);
 void rtd_buf_free(rtd_buf *b);

@@ -132,6 +132,11 @@ struct rtd_perf_profiler {
 	struct rtd_frame *named_frames;
 	size_t named_n, named_cap;
 	size_t locs_kept;       /* locations kept by the last trim */
+	/* a walk's scratch, kept from one drain to the next: a drain
+	 * every 50 ms allocating and freeing 3 MB moved the top of
+	 * malloc's heap up and down (RSS in steps, issue #31) */
+	struct rtd_frame *walk_stack;
+	struct kept_sample *walk_buf;
 	bool modules_stale;     /* a trim freed the names modules' keys
 				 * came from: the next profile starts over */
 	char errmsg[1024];
@@ -148,6 +153,7 @@ struct kept_sample {
 	uint64_t dur;
 };
 #define KEPT_OPEN 1u /* a wait closed at the stop (rtd_perf_profiler_close_waits) */
+#define WALK_BUF 4096u /* kept samples read at a time */
 
 static _Thread_local char new_errmsg[1024];
 
@@ -988,8 +994,14 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 	p->npids = o.npids;
 	p->pid0 = o.npids ? o.pids[0] : 0;
 	/* the processes' mappings now, before the records of new ones */
-	for (size_t i = 0; i < o.npids; i++)
+	for (size_t i = 0; i < o.npids; i++) {
 		rtd_sym_proc_load(p->sym, o.pids[i]);
+		/* window by window for a long time: every file's symbols
+		 * now (in the background), so memory does not step up
+		 * later at the first sample in a library */
+		if (o.flags & RTD_PERF_PROF_WINDOWS)
+			rtd_sym_proc_objects(p->sym, o.pids[i]);
+	}
 	r = rtd_perf_monitor_add_sampler(p->m, &so, &p->ev);
 	if (r) {
 		prof_err(p, r, "%s", rtd_perf_monitor_errmsg(p->m));
@@ -1097,6 +1109,8 @@ void rtd_perf_profiler_free(struct rtd_perf_profiler *p)
 	free(p->named_lf);
 	free(p->named);
 	free(p->named_frames);
+	free(p->walk_stack);
+	free(p->walk_buf);
 	free(p);
 }
 
@@ -1491,7 +1505,7 @@ static int need_kept(struct rtd_perf_profiler *p, uint8_t *need, size_t nloc,
 	if (fflush(p->kept) || fseek(p->kept, 0, SEEK_SET))
 		return prof_err(p, -EIO, "reading the kept samples: %s", strerror(errno));
 	size_t got;
-	while ((got = fread(buf, sizeof(*buf), 4096, p->kept)) > 0)
+	while ((got = fread(buf, sizeof(*buf), WALK_BUF, p->kept)) > 0)
 		for (size_t i = 0; i < got; i++) {
 			size_t depth = 0;
 			for (uint32_t k = buf[i].node;
@@ -1575,9 +1589,13 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 				"(RTD_PERF_PROF_KEEP_SAMPLES)");
 	size_t nloc = rtd_sym_nlocations(p->sym);
 	struct loc_frames *lf = calloc(nloc ? nloc : 1, sizeof(*lf));
-	struct rtd_frame *stack = malloc(sizeof(*stack) *
-					 (PROF_MAX_DEPTH * (RTD_SYM_MAX_INLINE + 1) + 1));
-	struct kept_sample *buf = malloc(4096 * sizeof(*buf));
+	if (!p->walk_stack)
+		p->walk_stack = malloc(sizeof(*p->walk_stack) *
+				       (PROF_MAX_DEPTH * (RTD_SYM_MAX_INLINE + 1) + 1));
+	if (!p->walk_buf)
+		p->walk_buf = malloc(WALK_BUF * sizeof(*p->walk_buf));
+	struct rtd_frame *stack = p->walk_stack;
+	struct kept_sample *buf = p->walk_buf;
 	uint8_t *need = drain ? calloc(nloc ? nloc : 1, 1) : NULL;
 	struct rtd_frame *frames = NULL;
 	int r = 0;
@@ -1601,7 +1619,7 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 		goto done;
 	}
 	size_t got;
-	while (!r && (got = fread(buf, sizeof(*buf), 4096, p->kept)) > 0) {
+	while (!r && (got = fread(buf, sizeof(*buf), WALK_BUF, p->kept)) > 0) {
 		for (size_t i = 0; i < got && !r; i++) {
 			/* leaf first: up the call tree to the thread's root */
 			size_t ns = 0, depth = 0;
@@ -1663,8 +1681,6 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 	}
 done:
 	free(lf);
-	free(stack);
-	free(buf);
 	free(need);
 	free(frames);
 	return r;

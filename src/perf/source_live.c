@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "common/log.h"
 #include "common/map.h"
 #include "common/stats.h"
@@ -446,7 +447,12 @@ static int pl_next(void *impl, struct rtd_record *rec)
 	if (s->n) {
 		s->cur = s->q[s->head];
 		s->head = (s->head + 1) % s->o.max_records;
-		s->n--;
+		/* empty: the next record goes to the first slot, so the
+		 * pages written follow the queue's depth, not how many
+		 * records passed (a ring of 1.2 MB went on adding to RSS for
+		 * 10+ minutes at a few records a second, issue #31) */
+		if (!--s->n)
+			s->head = 0;
 		s->given++;
 		pthread_cond_signal(&s->space);
 		pthread_mutex_unlock(&s->mu);
@@ -556,7 +562,10 @@ static rtd_source *live_new(struct rtd_perf_profiler *p, struct rtd_perf_syscall
 	rtd_strmap_init(&s->maps, RTD_PERF_SOURCE_MAX_MAPPINGS);
 	rtd_perf_source_clock_init(&s->clock);
 	s->intern = rtd_intern_new();
-	s->q = calloc(s->o.max_records, sizeof(*s->q));
+	/* written whole now: its pages are in RSS from the start, not one
+	 * by one as the queue's depth first reaches them in bursts,
+	 * minutes apart (issue #31) */
+	s->q = rtd_alloc_touched(s->o.max_records * sizeof(*s->q));
 	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	rc = !s->intern || !s->q ? -ENOMEM : s->efd < 0 ? -errno : 0;
 	if (!rc)

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "rtdiag/source.h"
 
 #define TQ_DEFAULT_RECORDS 4096u
@@ -207,7 +208,10 @@ static int tq_next(void *impl, struct rtd_record *rec)
 	if (t->n) {
 		t->cur = t->q[t->head];
 		t->head = (t->head + 1) % t->o.max_records;
-		t->n--;
+		/* empty: the next record goes to the first slot (the pages
+		 * written follow the queue's depth, as the perf source's) */
+		if (!--t->n)
+			t->head = 0;
 		t->bytes -= t->cur.bytes;
 		pthread_cond_signal(&t->space);
 		pthread_mutex_unlock(&t->mu);
@@ -304,7 +308,9 @@ rtd_source *rtd_source_thread(rtd_source *in, const struct rtd_source_thread_opt
 		t->o.max_bytes = TQ_DEFAULT_BYTES;
 	if (t->o.lag_ns <= 0)
 		t->o.lag_ns = TQ_DEFAULT_LAG_NS;
-	t->q = calloc(t->o.max_records, sizeof(*t->q));
+	/* written whole now, as the perf source's: RSS does not grow as
+	 * the queue's depth first reaches its later pages */
+	t->q = rtd_alloc_touched(t->o.max_records * sizeof(*t->q));
 	t->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	rc = !t->q ? -ENOMEM : t->efd < 0 ? -errno : -pthread_create(&t->th, NULL, tq_main, t);
 	t->started = rc == 0;

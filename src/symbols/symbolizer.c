@@ -878,6 +878,36 @@ int32_t sym_map_object(rtd_symbolizer *s, struct sym_proc *p,
 	return id;
 }
 
+int rtd_sym_proc_objects(rtd_symbolizer *s, pid_t pid)
+{
+	if (!s || pid <= 0)
+		return -RTD_E_INVAL;
+	struct sym_proc *p = sym_proc_find(s, pid);
+	if (!p)
+		return -ENOMEM;
+	int added = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		struct sym_map *m = &p->m[i];
+		if (m->obj >= 0 || is_anon(m->path))
+			continue;
+		size_t before = s->nobjs;
+		int32_t id = sym_map_object(s, p, m);
+		if (id == -RTD_E_CAP)
+			return added;
+		if (id < 0)
+			continue; /* located later, as without this */
+		m->obj = id;
+		if (s->nobjs == before)
+			continue; /* another mapping of a file already known */
+		added++;
+		/* without the background thread: loaded now, not at the
+		 * first sample that lands in it */
+		if (!s->bg && s->objs[id]->kind == OBJ_FILE)
+			obj_load(s, s->objs[id]);
+	}
+	return added;
+}
+
 /* ---- locations ------------------------------------------------------------------ */
 
 static uint64_t loc_hash(uint32_t obj, uint64_t off)

@@ -412,6 +412,42 @@ static void preload(void **state)
 	rtd_symbolizer_free(s);
 }
 
+/* Every file this process runs code from, loaded before any address in
+ * it is located: locating and naming one later reads nothing more (a
+ * long recording's memory is spent at its start, issue #31). */
+static void proc_objects(void **state)
+{
+	(void)state;
+	rtd_symbolizer *s;
+	assert_int_equal(rtd_symbolizer_new(NULL, &s), 0);
+	assert_int_equal(rtd_sym_proc_objects(s, 0), -RTD_E_INVAL);
+	assert_int_equal(rtd_sym_proc_objects(NULL, getpid()), -RTD_E_INVAL);
+	int n = rtd_sym_proc_objects(s, getpid());
+	assert_true(n >= 2); /* this program and libc at least */
+	assert_int_equal(rtd_sym_proc_objects(s, getpid()), 0); /* known now */
+	struct rtd_sym_stats a = {.sz = sizeof(a)}, b = {.sz = sizeof(b)};
+	rtd_sym_stats(s, &a);
+	assert_true(a.objects_loaded >= 2 && a.symbols > 0);
+	struct rtd_sym_frame f[RTD_SYM_MAX_INLINE + 1];
+	int k = rtd_sym_resolve_addr(s, getpid(), (uintptr_t)&getpid, false, f,
+				     RTD_SYM_MAX_INLINE + 1);
+	assert_true(k >= 1 && f[k - 1].named);
+	rtd_sym_stats(s, &b);
+	assert_int_equal(b.objects, a.objects);
+	assert_int_equal(b.objects_loaded, a.objects_loaded);
+	assert_int_equal(b.symbols, a.symbols);
+	rtd_symbolizer_free(s);
+	/* with the background thread: queued to it, loaded by the finish */
+	assert_int_equal(rtd_symbolizer_new(NULL, &s), 0);
+	assert_int_equal(rtd_sym_preload_start(s), 0);
+	assert_int_equal(rtd_sym_proc_objects(s, getpid()), n);
+	rtd_sym_preload_finish(s);
+	rtd_sym_stats(s, &b);
+	assert_int_equal(b.objects_loaded, a.objects_loaded);
+	assert_int_equal(b.symbols, a.symbols);
+	rtd_symbolizer_free(s);
+}
+
 /* JIT code: an anonymous executable mapping named by a perf map. */
 static void self_perfmap(void **state)
 {
@@ -677,6 +713,7 @@ int main(void)
 		cmocka_unit_test(self_elf),
 		cmocka_unit_test(dwarf_cap),
 		cmocka_unit_test(preload),
+		cmocka_unit_test(proc_objects),
 		cmocka_unit_test(self_perfmap),
 		cmocka_unit_test(proc_records),
 		cmocka_unit_test(kernel_addr),
