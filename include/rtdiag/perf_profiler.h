@@ -52,11 +52,15 @@ enum rtd_perf_profiler_flags {
 	 * symbolizer's locations and names are cut back to those still used
 	 * once they pass a bound (rtd_sym_keep_locations()), so memory
 	 * follows a window, not the recording; rtd_perf_profiler_profile()
-	 * then counts only what was not drained; the symbols of every file
-	 * the pids map are read at the start (rtd_sym_proc_objects()), not
-	 * minutes later at a first sample in it. For a live consumer that
+	 * then counts only what was not drained. For a live consumer that
 	 * copies what it keeps (a flight ring, a timeline being written) */
 	RTD_PERF_PROF_WINDOWS = 1u << 7,
+	/* the symbols of every file the pids map are read at the start
+	 * (rtd_sym_proc_objects()), not minutes later at a first sample in
+	 * it: memory does not step up in a ring that runs for hours, for
+	 * ~7 MB more from the start on a .NET process (a short recording
+	 * does not ask for it) */
+	RTD_PERF_PROF_ALL_SYMBOLS = 1u << 8,
 };
 
 /* States of an off-CPU wait (rtd_perf_profiler_opts.offcpu_states), from

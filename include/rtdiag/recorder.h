@@ -79,6 +79,10 @@ enum rtd_recorder_flags {
 	 * every one the recording met. (The off-CPU profiler always does: no
 	 * profile is built from it.) */
 	RTD_RECORDER_NO_PROFILE = 1u << 7,
+	/* every mapped file's symbols read at the start
+	 * (RTD_PERF_PROF_ALL_SYMBOLS): a flight ring's memory does not step
+	 * up hours later; a short recording reads only what its samples hit */
+	RTD_RECORDER_ALL_SYMBOLS = 1u << 8,
 };
 
 /**

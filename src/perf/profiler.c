@@ -996,10 +996,10 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 	/* the processes' mappings now, before the records of new ones */
 	for (size_t i = 0; i < o.npids; i++) {
 		rtd_sym_proc_load(p->sym, o.pids[i]);
-		/* window by window for a long time: every file's symbols
-		 * now (in the background), so memory does not step up
-		 * later at the first sample in a library */
-		if (o.flags & RTD_PERF_PROF_WINDOWS)
+		/* a ring for a long time: every file's symbols now (in the
+		 * background), so memory does not step up later at the
+		 * first sample in a library */
+		if (o.flags & RTD_PERF_PROF_ALL_SYMBOLS)
 			rtd_sym_proc_objects(p->sym, o.pids[i]);
 	}
 	r = rtd_perf_monitor_add_sampler(p->m, &so, &p->ev);

@@ -215,7 +215,7 @@ static int flight_recorder_new(const struct rtd_flight_recorder_opts *opts,
 	/* the ring copies every record: the live perf source may free its
 	 * names and stacks a generation at a time, and the profilers each
 	 * window (bounded memory) */
-	fr->ro.flags |= RTD_RECORDER_COPIED | RTD_RECORDER_NO_PROFILE;
+	fr->ro.flags |= RTD_RECORDER_COPIED | RTD_RECORDER_NO_PROFILE | RTD_RECORDER_ALL_SYMBOLS;
 	rc = rtd_recorder_new(&fr->ro, &fr->rec);
 	if (rc) {
 		snprintf(err, errlen, "pid %d: %s", (int)fr->ro.pid, rtd_recorder_errmsg(NULL));

@@ -322,6 +322,8 @@ static int perf_open(rtd_recorder *r, bool offcpu, struct rtd_perf_profiler **ou
 	 * forgotten once given (memory flat over a long recording) */
 	if (offcpu || (r->o.flags & RTD_RECORDER_NO_PROFILE))
 		flags |= RTD_PERF_PROF_WINDOWS;
+	if (r->o.flags & RTD_RECORDER_ALL_SYMBOLS)
+		flags |= RTD_PERF_PROF_ALL_SYMBOLS;
 	if (r->o.flags & RTD_RECORDER_CHILD)
 		flags |= RTD_PERF_PROF_ENABLE_ON_EXEC | RTD_PERF_PROF_NO_DOTNET;
 	if (offcpu) {

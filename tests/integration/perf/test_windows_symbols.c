@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_windows_symbols.c - a profiler drained window by window
- * (RTD_PERF_PROF_WINDOWS, as a flight recorder's is) reads the symbols of
- * every file its target maps at the start, so a library the target enters
+ * test_windows_symbols.c - a profiler drained window by window and asked
+ * for every file's symbols (RTD_PERF_PROF_WINDOWS | _ALL_SYMBOLS, as a
+ * flight recorder's is) reads the symbols of every file its target maps
+ * at the start, so a library the target enters
  * only after minutes costs no memory then (issue #31: RSS flat over a
  * 10-minute ring; each such first sample was a step of 0.5-2.4 MB, at
  * whatever minute it came).
@@ -72,7 +73,8 @@ int main(void)
 		.sz = sizeof(o),
 		.pids = &child,
 		.npids = 1,
-		.flags = RTD_PERF_PROF_KEEP_SAMPLES | RTD_PERF_PROF_NO_DOTNET | RTD_PERF_PROF_WINDOWS,
+		.flags = RTD_PERF_PROF_KEEP_SAMPLES | RTD_PERF_PROF_NO_DOTNET | RTD_PERF_PROF_WINDOWS |
+			 RTD_PERF_PROF_ALL_SYMBOLS,
 		.sampler = &so};
 	struct rtd_perf_profiler *p;
 	if (rtd_perf_profiler_new(&o, &p)) {
