@@ -18,10 +18,11 @@
  * was lost (1 test run in 5-8). The thread's own sched_info says when it
  * came back (last_arrival, the rq clock of that switch, CONFIG_SCHED_INFO),
  * so its next switch-out, or its exit, closes such a wait with that end,
- * in bpf_ktime_get_ns()'s clock through the offset between the two that
- * the switch-ins seen give (a thread's entry stays while it runs, with
- * the time it came back: at its switch-out, that time and last_arrival
- * are the same instant).
+ * in bpf_ktime_get_ns()'s clock through how far that CPU's run-queue
+ * clock is from it at that switch-out. (An offset measured only from the
+ * in-scope switch-ins seen was unknown in a short-lived process whose one
+ * switch-in was missed: `sleep 0.2` lost its only wait, about 1 run in
+ * 100 at load 33 and more often on an idle machine.)
  *
  * The state is the one the sched_switch tracepoint reports
  * (__trace_sched_switch_state() in include/trace/events/sched.h), so the
@@ -30,6 +31,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 
 #include "follow.bpf.h"
 #include "offcpu_maps.h"
@@ -86,13 +88,6 @@ struct {
 	__type(value, struct offcpu_bpf_val);
 } waits SEC(".maps");
 
-/* bpf_ktime_get_ns() - sched_info's rq clock, as last measured; 0: not yet */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __s64);
-} clock_off SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -245,24 +240,30 @@ static __always_inline void wait_add(const struct offcpu_bpf_start *s,
 	__sync_fetch_and_add(&v->ns, delay);
 }
 
-/* prev leaves the CPU: its entry tells how it came back. Seen (time 0):
- * the two clocks are measured against each other. Not seen (a wait still
- * open): the wait is closed where prev's sched_info says it came back. */
+/* prev leaves the CPU with a wait still open in its entry: its switch-in
+ * was not reported (sched_switch does not fire for some tasks here, and a
+ * thread they hand the CPU to is never seen as next). The wait ends where
+ * prev's sched_info says it came back, on this CPU's run-queue clock,
+ * turned into ours by how far the two are apart now (prev arrived on this
+ * CPU: it has run here since). A kernel without group scheduling has no
+ * way to its run queue here: such a wait stays unended (REPLACED). */
 static __always_inline void came_back(struct task_struct *prev,
 				      struct offcpu_bpf_start *o, __u32 tid)
 {
-	__u32 z = 0;
-	__s64 *off = bpf_map_lookup_elem(&clock_off, &z);
-	__u64 back = prev->sched_info.last_arrival;
-	if (!o || !off)
+	if (!o || !o->time)
 		return;
-	if (!o->time) {
-		if (o->arrived && back)
-			*off = (__s64)(o->arrived - back);
-		return;
+	__u64 back = prev->sched_info.last_arrival, rq_now = 0;
+	/* prev's run queue, this CPU's (not the runqueues per-CPU symbol: a
+	 * kernel without CONFIG_KALLSYMS_ALL, as here, has no address for it) */
+	struct cfs_rq *cq = prev->se.cfs_rq;
+	if (cq && bpf_core_field_exists(cq->rq)) {
+		struct rq *rq = BPF_CORE_READ(cq, rq);
+		if (rq)
+			rq_now = BPF_CORE_READ(rq, clock);
 	}
-	__u64 end = back + (__u64)*off;
-	if (!back || !*off || end <= o->time) {
+	__u64 now = bpf_ktime_get_ns();
+	__u64 end = back + (now - rq_now);
+	if (!back || !rq_now || back > rq_now || end <= o->time) {
 		stat_add(OFFCPU_BPF_REPLACED); /* no end known */
 		return;
 	}
@@ -302,7 +303,6 @@ static __always_inline void switch_out(void *ctx, bool preempt,
 	o->ustack = stack_key(ctx, BPF_F_USER_STACK, c, o->ustack);
 	o->kstack = c->flags & OFFCPU_BPF_NO_KERNEL ? 0
 						   : stack_key(ctx, 0, c, o->kstack);
-	o->arrived = 0;
 }
 
 /* next is back: its wait ends; its entry stays, on the CPU since now */
@@ -315,7 +315,6 @@ static __always_inline void switch_in(struct task_struct *next)
 	__u64 now = bpf_ktime_get_ns();
 	struct offcpu_bpf_start st = *s;
 	s->time = 0;
-	s->arrived = now;
 	wait_add(&st, tid, now > st.time ? now - st.time : 0, next);
 }
 

@@ -39,10 +39,9 @@ struct offcpu_bpf_conf {
 };
 
 /* A thread in scope: off the CPU since time (how it left), or on it
- * (time 0) since arrived. */
+ * (time 0). */
 struct offcpu_bpf_start {
 	__u64 time;
-	__u64 arrived;        /* bpf_ktime_get_ns() at its last switch-in seen */
 	__u64 ustack, kstack; /* stack map keys (a hash of the frames), 0: none */
 	__u32 pid;
 	__u32 state;          /* sched_switch's prev_state as the tracepoint
