@@ -213,8 +213,7 @@ static void learn_mappings(struct pl *s, const struct rtd_perf_profiler_sample *
 		*m = (struct rtd_perf_source_mapping){.start = h->map_start, .limit = h->map_limit,
 						      .offset = h->map_pgoff,
 						      .file = memcpy(m + 1, h->module, fl)};
-		for (size_t k = 0; k < h->build_id_len && k < 64; k++)
-			snprintf(m->build_id + 2 * k, 3, "%02x", h->build_id[k]);
+		rtd_hex_lower(m->build_id, h->build_id, h->build_id_len < 64 ? h->build_id_len : 64);
 		pthread_mutex_lock(&s->mu);
 		if (rtd_strmap_put(&s->maps, f->module, ml, m) < 0)
 			free(m);
