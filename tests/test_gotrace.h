@@ -114,6 +114,46 @@ static inline size_t rtd_test_each_go_vector(const char *dir, bool success_only,
 	return n;
 }
 
+/* The shared Go traces, each set a test of its own, given to @fn: the
+ * old format's recordings (at least 20), golang/exp's Go 1.22+ .test
+ * vectors made binary, the failing ones too (20), and the fuzz corpora:
+ * real Go 1.19-1.23 traces, truncated and damaged ones (50 of gotrace's,
+ * 10 of goanalysis'). A set not there skips its test, saying why. Each
+ * returns how many traces it gave. */
+typedef void (*rtd_test_trace_fn)(const uint8_t *, size_t, const char *);
+
+static inline size_t rtd_test_go_old_traces(rtd_test_trace_fn fn)
+{
+	const char *dir = rtd_test_vector("testdata/gotrace/v1");
+	if (!dir)
+		skip();
+	size_t n = rtd_test_each_file(dir, fn);
+	assert_true(n >= 20);
+	return n;
+}
+
+static inline size_t rtd_test_go_v2_traces(rtd_test_trace_fn fn)
+{
+	const char *dir = rtd_test_vector("testdata/gotrace/v2");
+	if (!dir)
+		skip();
+	size_t n = rtd_test_each_go_vector(dir, false, fn);
+	assert_true(n >= 20);
+	return n;
+}
+
+static inline size_t rtd_test_go_corpora(rtd_test_trace_fn fn)
+{
+	const char *g = rtd_test_path("RTD_SOURCE_DIR", "fuzz/corpus/gotrace");
+	const char *a = rtd_test_path("RTD_SOURCE_DIR", "fuzz/corpus/goanalysis");
+	if (!g || !a)
+		skip();
+	size_t ng = rtd_test_each_file(g, fn), na = rtd_test_each_file(a, fn);
+	assert_true(ng >= 50);
+	assert_true(na >= 10);
+	return ng + na;
+}
+
 /* A decoder fed @step bytes at a time, as a file reader would:
  * rtd_test_gosrc_next() is an rtd_gotrace_next_fn. */
 struct rtd_test_gosrc {

@@ -15,30 +15,18 @@
 # perfetto|chrome-json` (with an --event filter too). Each line: the
 # output's md5, the exit code, the md5 of stderr.
 set -u
-cd "$(dirname "$0")/../.."
-B=$(cd "$1" && pwd)
-OUTF=$2
+. "$(dirname "$0")/../lib/snapshot.sh"
+snap_init "$1" "$2"
 shift 2
-R=$B/rtdiag
-SH=${RTD_SHARED_DIR:-../shared}
-[ -d "$SH" ] || SH=$(cd "$(git rev-parse --git-common-dir)/../.." && pwd)/shared
 SH=$(cd "$SH" && pwd)
-OUTF=$(realpath "$OUTF")
-W=$(mktemp -d "${TMPDIR:-/tmp}/rtd-ntsnap-XXXXXX")
-trap 'rm -rf "$W"' EXIT
-: >"$OUTF"
-n=0
 one() { # NAME CMD... (the output goes to $W/o)
   local name=$1; shift
   rm -f "$W/o"
   "$@" >"$W/stdout" 2>"$W/e"
   local rc=$?
-  local m
-  m=$( [ -f "$W/o" ] && md5sum <"$W/o" | cut -d' ' -f1 || echo none)
-  local so
+  local m e so
+  snap_sums
   so=$(md5sum <"$W/stdout" | cut -c1-8)
-  local e
-  e=$(sed "s|$W|W|g" "$W/e" | md5sum | cut -c1-8)
   echo "$m out=$so rc=$rc err=$e $name" >>"$OUTF"
 }
 inputs=$(find "$SH/testdata/nettrace" -name '*.nettrace' -o -name '*.netperf' | sort)

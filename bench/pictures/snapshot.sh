@@ -15,17 +15,9 @@
 # speedscope`); and the trace from a pipe (`convert -`, a timeline and a
 # profile: read once, not again by offset).
 set -u
-cd "$(dirname "$0")/../.."
-B=$(cd "$1" && pwd)
-OUTF=$2
+. "$(dirname "$0")/../lib/snapshot.sh"
+snap_init "$1" "$2"
 shift 2
-R=$B/rtdiag
-SH=${RTD_SHARED_DIR:-../shared}
-[ -d "$SH" ] || SH=$(cd "$(git rev-parse --git-common-dir)/../.." && pwd)/shared
-W=$(mktemp -d "${TMPDIR:-/tmp}/rtd-snap-XXXXXX")
-trap 'rm -rf "$W"' EXIT
-: >"$OUTF"
-n=0
 for t in $(find "$SH/testdata/gotrace" fuzz/corpus/gotrace fuzz/corpus/goanalysis -type f ! -name '*.md' | sort) "$@"; do
   name=${t#"$SH"/}
   case "$t" in # golang/exp's vectors are text: their binary form
@@ -38,15 +30,13 @@ for t in $(find "$SH/testdata/gotrace" fuzz/corpus/gotrace fuzz/corpus/goanalysi
     *) "$R" convert "$t" -f $f -o "$W/o" >/dev/null 2>"$W/e" ;;
     esac
     rc=$?
-    m=$( [ -f "$W/o" ] && md5sum <"$W/o" | cut -d' ' -f1 || echo none)
-    e=$(sed "s|$W|W|g" "$W/e" | md5sum | cut -c1-8)
+    snap_sums
     echo "$m rc=$rc err=$e convert $f $name" >>"$OUTF"
   done
   rm -f "$W/o"
   "$R" gotrace cat --format perfetto "$t" -o "$W/o" >/dev/null 2>"$W/e"
   rc=$?
-  m=$( [ -f "$W/o" ] && md5sum <"$W/o" | cut -d' ' -f1 || echo none)
-  e=$(sed "s|$W|W|g" "$W/e" | md5sum | cut -c1-8)
+  snap_sums
   echo "$m rc=$rc err=$e cat perfetto $name" >>"$OUTF"
   n=$((n + 1))
 done

@@ -29,10 +29,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "common/blockq.h"
 #include "common/buf.h"
 #include "common/log.h"
 #include "common/map.h"
@@ -67,37 +66,25 @@ struct pl {
 	struct rtd_clock clock;
 	pthread_t runner, ticker;
 	bool run_started, tick_started;
-	pthread_mutex_t mu;
-	pthread_cond_t space;  /* the ring has room, or quit */
+	/* the ring of records; its mutex guards what follows it too; its
+	 * space is also broadcast when released grows; stopped:
+	 * rtd_source_free(); closed: ended */
+	rtd_blockq q;
 	pthread_cond_t tick;   /* the ticker's sleep */
-	struct pl_entry *q;
-	size_t head, n;
 	struct pl_entry cur;
-	int efd;
-	bool quit;             /* rtd_source_free() */
-	bool ended;
 	int end_rc;
 	char end_msg[256];
 	int64_t wm;            /* the last cut's time */
-	uint64_t pushed;       /* records queued */
-	uint64_t given;        /* records given out */
-	uint64_t released;     /* records the consumer is done with */
-	uint64_t old_end;      /* pushed when old stopped taking names */
+	uint64_t released;     /* records the consumer is done with (q.taken, at its next pull) */
+	uint64_t old_end;      /* q.pushed when old stopped taking names */
 	struct rtd_perf_source_stats st; /* as of the last window */
-	rtd_strmap maps;       /* module -> struct rtd_perf_source_mapping *, under mu */
+	rtd_strmap maps;       /* module -> struct rtd_perf_source_mapping *, under q.mu */
 	atomic_int ticked;     /* the ticker cut this run */
 	bool cut_asked;        /* rtd_perf_source_live_cut(): cut now */
 	_Atomic int64_t tick_ns;
 	int walk_rc;
 	bool stopping;         /* the runner's: a stop was seen, one window to go */
 };
-
-static void ring_bell(struct pl *s)
-{
-	uint64_t one = 1;
-	ssize_t w = write(s->efd, &one, sizeof(one));
-	(void)w;
-}
 
 static bool stop_asked(const struct pl *s)
 {
@@ -118,21 +105,7 @@ static const char *pl_errmsg(struct pl *s)
  * -RTD_E_STOPPED when the source is being freed. */
 static int push(struct pl *s, const struct pl_entry *e)
 {
-	pthread_mutex_lock(&s->mu);
-	while (!s->quit && s->n == s->o.max_records)
-		pthread_cond_wait(&s->space, &s->mu);
-	if (s->quit) {
-		pthread_mutex_unlock(&s->mu);
-		return -RTD_E_STOPPED;
-	}
-	bool was_empty = s->n == 0;
-	s->q[(s->head + s->n) % s->o.max_records] = *e;
-	s->n++;
-	s->pushed++;
-	pthread_mutex_unlock(&s->mu);
-	if (was_empty)
-		ring_bell(s);
-	return 0;
+	return rtd_blockq_push(&s->q, e, 0);
 }
 
 /* Before each record is named (and after a window, @window: the counts
@@ -149,11 +122,11 @@ static int generations(struct pl *s, bool window)
 		    (stacks >= s->o.gen_stacks || strings >= 8 * s->o.gen_stacks);
 	if (!full && !window)
 		return 0;
-	pthread_mutex_lock(&s->mu);
-	while (full && !window && !s->quit && s->old && s->released < s->old_end)
-		pthread_cond_wait(&s->space, &s->mu);
-	bool old_out = !s->old || s->released >= s->old_end, quit = s->quit;
-	pthread_mutex_unlock(&s->mu);
+	pthread_mutex_lock(&s->q.mu);
+	while (full && !window && !s->q.stopped && s->old && s->released < s->old_end)
+		pthread_cond_wait(&s->q.space, &s->q.mu);
+	bool old_out = !s->old || s->released >= s->old_end, quit = s->q.stopped;
+	pthread_mutex_unlock(&s->q.mu);
 	if (quit)
 		return -RTD_E_STOPPED;
 	rtd_intern *n = full && old_out ? rtd_intern_new() : NULL;
@@ -173,15 +146,15 @@ static int generations(struct pl *s, bool window)
 		rtd_map_init(&s->names, PL_MAX_TIDS);
 		strings = stacks = 0;
 	}
-	pthread_mutex_lock(&s->mu);
+	pthread_mutex_lock(&s->q.mu);
 	if (n) {
-		s->old_end = s->pushed;
+		s->old_end = s->q.pushed;
 		s->st.generations++;
 	}
 	s->st.stacks_interned = s->interned_base + stacks;
 	s->st.strings = ostr + strings;
 	s->st.stacks = ost + stacks;
-	pthread_mutex_unlock(&s->mu);
+	pthread_mutex_unlock(&s->q.mu);
 	return 0;
 }
 
@@ -195,10 +168,10 @@ static void learn_mappings(struct pl *s, const struct rtd_perf_profiler_sample *
 		    (f->kind != RTD_FRAME_NATIVE && f->kind != RTD_FRAME_RUNTIME))
 			continue;
 		size_t ml = strlen(f->module);
-		pthread_mutex_lock(&s->mu);
+		pthread_mutex_lock(&s->q.mu);
 		bool known = rtd_strmap_get(&s->maps, f->module, ml, NULL) ||
 			     s->maps.count >= RTD_PERF_SOURCE_MAX_MAPPINGS;
-		pthread_mutex_unlock(&s->mu);
+		pthread_mutex_unlock(&s->q.mu);
 		if (known)
 			continue;
 		struct rtd_sym_frame sf[RTD_SYM_MAX_INLINE + 1];
@@ -213,12 +186,11 @@ static void learn_mappings(struct pl *s, const struct rtd_perf_profiler_sample *
 		*m = (struct rtd_perf_source_mapping){.start = h->map_start, .limit = h->map_limit,
 						      .offset = h->map_pgoff,
 						      .file = memcpy(m + 1, h->module, fl)};
-		for (size_t k = 0; k < h->build_id_len && k < 64; k++)
-			snprintf(m->build_id + 2 * k, 3, "%02x", h->build_id[k]);
-		pthread_mutex_lock(&s->mu);
+		rtd_hex_lower(m->build_id, h->build_id, h->build_id_len < 64 ? h->build_id_len : 64);
+		pthread_mutex_lock(&s->q.mu);
 		if (rtd_strmap_put(&s->maps, f->module, ml, m) < 0)
 			free(m);
-		pthread_mutex_unlock(&s->mu);
+		pthread_mutex_unlock(&s->q.mu);
 	}
 }
 
@@ -331,13 +303,13 @@ static int on_call(void *ctx, const struct rtd_record *rec, const char *comm)
 
 static void end_with(struct pl *s, int rc, const char *msg)
 {
-	pthread_mutex_lock(&s->mu);
-	s->ended = true;
+	pthread_mutex_lock(&s->q.mu);
+	s->q.closed = true;
 	s->end_rc = rc;
 	snprintf(s->end_msg, sizeof(s->end_msg), "%s", msg ? msg : "");
 	pthread_cond_broadcast(&s->tick); /* the ticker's work is done */
-	pthread_mutex_unlock(&s->mu);
-	ring_bell(s);
+	pthread_mutex_unlock(&s->q.mu);
+	rtd_blockq_ring(&s->q);
 }
 
 static void *runner(void *arg)
@@ -382,35 +354,35 @@ static void *runner(void *arg)
 			end_with(s, gr, "out of memory");
 			return NULL;
 		}
-		pthread_mutex_lock(&s->mu);
-		bool quit = s->quit;
+		pthread_mutex_lock(&s->q.mu);
+		bool quit = s->q.stopped;
 		if (cut && at > s->wm) {
 			/* every record stamped before the cut was in the rings
 			 * the monitor drained: nothing older is to come */
 			s->wm = at;
 		}
-		pthread_mutex_unlock(&s->mu);
+		pthread_mutex_unlock(&s->q.mu);
 		if (quit || last || !cut) {
 			/* stopped, or not cut by us: the processes are gone */
 			end_with(s, 0, NULL);
 			return NULL;
 		}
-		ring_bell(s); /* a newer watermark */
+		rtd_blockq_ring(&s->q); /* a newer watermark */
 	}
 }
 
 static void *ticker(void *arg)
 {
 	struct pl *s = arg;
-	pthread_mutex_lock(&s->mu);
-	while (!s->quit && !s->ended) {
+	pthread_mutex_lock(&s->q.mu);
+	while (!s->q.stopped && !s->q.closed) {
 		struct timespec t;
 		clock_gettime(CLOCK_REALTIME, &t);
 		t.tv_nsec += (long)(s->o.window_ms % 1000) * 1000000L;
 		t.tv_sec += s->o.window_ms / 1000 + t.tv_nsec / 1000000000L;
 		t.tv_nsec %= 1000000000L;
-		int w = s->cut_asked ? ETIMEDOUT : pthread_cond_timedwait(&s->tick, &s->mu, &t);
-		if (s->quit || s->ended)
+		int w = s->cut_asked ? ETIMEDOUT : pthread_cond_timedwait(&s->tick, &s->q.mu, &t);
+		if (s->q.stopped || s->q.closed)
 			break;
 		if (w != ETIMEDOUT && !s->cut_asked)
 			continue;
@@ -421,48 +393,29 @@ static void *ticker(void *arg)
 		atomic_store(&s->ticked, 1);
 		rtd_perf_monitor_stop(pl_monitor(s), false);
 	}
-	pthread_mutex_unlock(&s->mu);
+	pthread_mutex_unlock(&s->q.mu);
 	return NULL;
 }
 
 static int pl_next(void *impl, struct rtd_record *rec)
 {
 	struct pl *s = impl;
-	pthread_mutex_lock(&s->mu);
-	if (s->released != s->given) {
+	pthread_mutex_lock(&s->q.mu);
+	if (s->released != s->q.taken) {
 		/* the caller is done with what it had: a generation waiting
 		 * for that may be freed */
-		s->released = s->given;
-		pthread_cond_broadcast(&s->space);
+		s->released = s->q.taken;
+		pthread_cond_broadcast(&s->q.space);
 	}
-	if (s->n == 0 && !s->ended) {
-		/* clear the wake-up, then look again: a record queued after
-		 * the look rings it again */
-		pthread_mutex_unlock(&s->mu);
-		uint64_t v;
-		ssize_t rd = read(s->efd, &v, sizeof(v));
-		(void)rd;
-		pthread_mutex_lock(&s->mu);
-	}
-	if (s->n) {
-		s->cur = s->q[s->head];
-		s->head = (s->head + 1) % s->o.max_records;
-		/* empty: the next record goes to the first slot, so the
-		 * pages written follow the queue's depth, not how many
-		 * records passed (a ring of 1.2 MB went on adding to RSS for
-		 * 10+ minutes at a few records a second, issue #31) */
-		if (!--s->n)
-			s->head = 0;
-		s->given++;
-		pthread_cond_signal(&s->space);
-		pthread_mutex_unlock(&s->mu);
+	if (rtd_blockq_pop_locked(&s->q, &s->cur)) {
+		pthread_mutex_unlock(&s->q.mu);
 		*rec = s->cur.rec;
 		if (rec->nfields)
 			rec->fields = s->cur.f;
 		return 1;
 	}
 	int rc;
-	if (s->ended) {
+	if (s->q.closed) {
 		rc = s->end_rc;
 		if (rc < 0)
 			rtd_source_error(rec, rc, 0, s->end_msg);
@@ -470,7 +423,7 @@ static int pl_next(void *impl, struct rtd_record *rec)
 		rc = RTD_SOURCE_IDLE;
 		rec->mono = s->wm;
 	}
-	pthread_mutex_unlock(&s->mu);
+	pthread_mutex_unlock(&s->q.mu);
 	return rc;
 }
 
@@ -482,17 +435,16 @@ static int pl_clock(void *impl, struct rtd_clock *out)
 
 static int pl_fd(void *impl)
 {
-	return ((struct pl *)impl)->efd;
+	return ((struct pl *)impl)->q.efd;
 }
 
 static void pl_free(void *impl)
 {
 	struct pl *s = impl;
-	pthread_mutex_lock(&s->mu);
-	s->quit = true;
-	pthread_cond_broadcast(&s->space);
+	rtd_blockq_stop(&s->q);
+	pthread_mutex_lock(&s->q.mu);
 	pthread_cond_broadcast(&s->tick);
-	pthread_mutex_unlock(&s->mu);
+	pthread_mutex_unlock(&s->q.mu);
 	if (s->tick_started)
 		pthread_join(s->ticker, NULL);
 	if (s->run_started) {
@@ -501,8 +453,6 @@ static void pl_free(void *impl)
 		rtd_perf_monitor_stop(pl_monitor(s), false);
 		pthread_join(s->runner, NULL);
 	}
-	pthread_mutex_destroy(&s->mu);
-	pthread_cond_destroy(&s->space);
 	pthread_cond_destroy(&s->tick);
 	rtd_map_free(&s->names);
 	size_t b = 0;
@@ -512,9 +462,7 @@ static void pl_free(void *impl)
 	rtd_intern_free(s->intern);
 	rtd_intern_free(s->old);
 	free(s->frames);
-	free(s->q);
-	if (s->efd >= 0)
-		close(s->efd);
+	rtd_blockq_free(&s->q, NULL);
 	free(s);
 }
 
@@ -545,7 +493,6 @@ static rtd_source *live_new(struct rtd_perf_profiler *p, struct rtd_perf_syscall
 	}
 	s->p = p;
 	s->sr = sr;
-	s->efd = -1;
 	s->wm = INT64_MIN;
 	if (!s->o.window_ms)
 		s->o.window_ms = PL_DEFAULT_WINDOW_MS;
@@ -555,19 +502,17 @@ static rtd_source *live_new(struct rtd_perf_profiler *p, struct rtd_perf_syscall
 		s->o.max_records = PL_MAX_RECORDS;
 	if (!s->o.gen_stacks)
 		s->o.gen_stacks = PL_DEFAULT_GEN_STACKS;
-	pthread_mutex_init(&s->mu, NULL);
-	pthread_cond_init(&s->space, NULL);
 	pthread_cond_init(&s->tick, NULL);
 	rtd_map_init(&s->names, PL_MAX_TIDS);
 	rtd_strmap_init(&s->maps, RTD_PERF_SOURCE_MAX_MAPPINGS);
 	rtd_perf_source_clock_init(&s->clock);
 	s->intern = rtd_intern_new();
-	/* written whole now: its pages are in RSS from the start, not one
-	 * by one as the queue's depth first reaches them in bursts,
-	 * minutes apart (issue #31) */
-	s->q = rtd_alloc_touched(s->o.max_records * sizeof(*s->q));
-	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	rc = !s->intern || !s->q ? -ENOMEM : s->efd < 0 ? -errno : 0;
+	/* the ring written whole now: its pages are in RSS from the start,
+	 * not one by one as the queue's depth first reaches them in
+	 * bursts, minutes apart (issue #31) */
+	rc = rtd_blockq_init(&s->q, sizeof(struct pl_entry), s->o.max_records, 0);
+	if (!rc && !s->intern)
+		rc = -ENOMEM;
 	if (!rc)
 		s->run_started = (rc = -pthread_create(&s->runner, NULL, runner, s)) == 0;
 	if (!rc)
@@ -588,13 +533,13 @@ int rtd_perf_source_live_cut(rtd_source *src, int64_t *at)
 		return -RTD_E_INVAL;
 	if (at)
 		*at = (int64_t)rtd_now_ns();
-	pthread_mutex_lock(&s->mu);
-	int rc = s->ended ? -RTD_E_STATE : 0;
+	pthread_mutex_lock(&s->q.mu);
+	int rc = s->q.closed ? -RTD_E_STATE : 0;
 	if (!rc) {
 		s->cut_asked = true;
 		pthread_cond_broadcast(&s->tick);
 	}
-	pthread_mutex_unlock(&s->mu);
+	pthread_mutex_unlock(&s->q.mu);
 	return rc;
 }
 
@@ -605,11 +550,11 @@ int rtd_perf_source_live_mapping(rtd_source *src, const char *module,
 	if (!s || !module || !out)
 		return -RTD_E_INVAL;
 	void *v = NULL;
-	pthread_mutex_lock(&s->mu);
+	pthread_mutex_lock(&s->q.mu);
 	bool found = rtd_strmap_get(&s->maps, module, strlen(module), &v);
 	if (found)
 		*out = *(const struct rtd_perf_source_mapping *)v;
-	pthread_mutex_unlock(&s->mu);
+	pthread_mutex_unlock(&s->q.mu);
 	return found ? 0 : -ENOENT;
 }
 
@@ -618,9 +563,9 @@ int rtd_perf_source_live_stats(rtd_source *src, struct rtd_perf_source_stats *st
 	struct pl *s = rtd_source_impl_of(src, &pl_ops);
 	if (!s || !st)
 		return -RTD_E_INVAL;
-	pthread_mutex_lock(&s->mu);
+	pthread_mutex_lock(&s->q.mu);
 	struct rtd_perf_source_stats t = s->st;
-	pthread_mutex_unlock(&s->mu);
+	pthread_mutex_unlock(&s->q.mu);
 	t.sz = sizeof(t);
 	rtd_stats_copy(st, &t, sizeof(t));
 	return 0;

@@ -243,6 +243,82 @@ static inline void pt_run_scoped(struct rtd_perf_opts *o, unsigned n, struct pt_
 	rtd_perf_monitor_free(m);
 }
 
+#ifdef PT_WANT_WINDOWS
+#include "rtdiag/perf_source.h"
+
+/* A profiler of @child drained window by window, as a flight recorder's
+ * and a plain recording's are (RTD_PERF_PROF_KEEP_SAMPLES | _NO_DOTNET |
+ * _WINDOWS | @flags, sampled as @so says); the child killed and the test
+ * failed when it cannot be made. */
+static inline struct rtd_perf_profiler *pt_window_profiler(pid_t child, unsigned flags,
+							    const struct rtd_perf_sampler_opts *so)
+{
+	static pid_t pid;
+	pid = child;
+	struct rtd_perf_profiler_opts o = {
+		.sz = sizeof(o),
+		.pids = &pid,
+		.npids = 1,
+		.flags = RTD_PERF_PROF_KEEP_SAMPLES | RTD_PERF_PROF_NO_DOTNET |
+			 RTD_PERF_PROF_WINDOWS | flags,
+		.sampler = so};
+	struct rtd_perf_profiler *p;
+	if (rtd_perf_profiler_new(&o, &p)) {
+		kill(child, SIGKILL);
+		FAIL("profiler_new: %s", rtd_perf_profiler_errmsg(NULL));
+	}
+	return p;
+}
+
+/* @p through a live source (the recorder's wiring: 20 ms windows, copied
+ * names), each sample record of @child given to @on_sample, until
+ * @enough(@ctx) says so or the child has used @max_cpu seconds of CPU
+ * (samples follow its CPU, not the wall clock); then the source is
+ * stopped and read to its end, so that its last window is drained whole
+ * (a trim follows each drain; a source freed in the middle of one holds
+ * what that window met). The source freed (its runner joined: the
+ * profiler and its symbolizer are the caller's again), the child killed
+ * and reaped. Returns the child's CPU seconds as last read. */
+static inline double pt_read_windows(struct rtd_perf_profiler *p, pid_t child, double max_cpu,
+				     bool (*enough)(void *ctx),
+				     void (*on_sample)(const struct rtd_record *rec, void *ctx),
+				     void *ctx)
+{
+	static volatile int stop;
+	stop = 0;
+	RTD_OPTS(rtd_perf_source_opts, po, .window_ms = 20, .flags = RTD_PERF_SOURCE_COPIED,
+		 .stop = &stop);
+	int err = 0;
+	rtd_source *s = rtd_perf_source_live(p, &po, &err);
+	if (!s) {
+		kill(child, SIGKILL);
+		FAIL("source: %s", rtd_strerror(err));
+	}
+	const struct rtd_record *rec;
+	int r = 0;
+	double child_cpu = 0;
+	for (;;) {
+		if (enough(ctx) || child_cpu >= max_cpu)
+			stop = 1;
+		r = rtd_source_next(s, &rec);
+		if (r == RTD_SOURCE_IDLE) {
+			child_cpu = pt_cpu_seconds(child);
+			rtd_source_wait(s, 100);
+		} else if (r != 1) {
+			break;
+		} else if (rec->kind == RTD_REC_SAMPLE && rec->tid == (uint32_t)child && !stop) {
+			on_sample(rec, ctx);
+		}
+	}
+	if (r < 0)
+		FAIL("source: %s", rec->message);
+	rtd_source_free(s);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	return child_cpu;
+}
+#endif
+
 #ifdef PT_WANT_SLED
 /* A child for the tests of what a profiler holds: it runs one function
  * for ever, a loop over 64 Ki one-byte instructions, so nearly every

@@ -32,8 +32,8 @@
 #include <sys/wait.h>
 
 #define PT_WANT_SLED
+#define PT_WANT_WINDOWS
 #include "perf_test.h"
-#include "rtdiag/perf_source.h"
 
 #define WANT_SAMPLES 3000u
 #define TRIM_BOUND 512u /* profiler.c's PROF_TRIM_LOCATIONS */
@@ -42,61 +42,33 @@
  * kernel that lowered perf_event_max_sample_rate) the test gives up */
 #define MAX_CHILD_CPU 10.0
 
+struct counts {
+	uint64_t samples, in_sled;
+};
+
+static bool enough(void *ctx)
+{
+	return ((struct counts *)ctx)->samples >= WANT_SAMPLES;
+}
+
+static void on_sample(const struct rtd_record *rec, void *ctx)
+{
+	struct counts *c = ctx;
+	c->samples++;
+	const char *leaf = rec->stack->n ? rec->stack->frames[0].name : NULL;
+	if (leaf && strstr(leaf, "nop_sled"))
+		c->in_sled++;
+}
+
 int main(void)
 {
 	pt_require();
 	pid_t child = pt_fork_sled();
 	struct rtd_perf_sampler_opts so = {.sz = sizeof(so), .freq = 9999};
-	struct rtd_perf_profiler_opts o = {
-		.sz = sizeof(o),
-		.pids = &child,
-		.npids = 1,
-		.flags = RTD_PERF_PROF_KEEP_SAMPLES | RTD_PERF_PROF_NO_DOTNET | RTD_PERF_PROF_WINDOWS,
-		.sampler = &so};
-	struct rtd_perf_profiler *p;
-	if (rtd_perf_profiler_new(&o, &p)) {
-		kill(child, SIGKILL);
-		FAIL("profiler_new: %s", rtd_perf_profiler_errmsg(NULL));
-	}
-	static volatile int stop;
-	RTD_OPTS(rtd_perf_source_opts, po, .window_ms = 20, .flags = RTD_PERF_SOURCE_COPIED,
-		 .stop = &stop);
-	int err = 0;
-	rtd_source *s = rtd_perf_source_live(p, &po, &err);
-	if (!s) {
-		kill(child, SIGKILL);
-		FAIL("source: %s", rtd_strerror(err));
-	}
-	uint64_t samples = 0, in_sled = 0;
-	const struct rtd_record *rec;
-	int r = 0;
-	double child_cpu = 0;
-	for (;;) {
-		/* enough: the source is stopped and read to its end, so the
-		 * window in flight is drained whole (a trim follows each
-		 * drain; a source freed in the middle of one holds what that
-		 * window met, up to a window's addresses past the bound) */
-		if (samples >= WANT_SAMPLES || child_cpu >= MAX_CHILD_CPU)
-			stop = 1;
-		r = rtd_source_next(s, &rec);
-		if (r == RTD_SOURCE_IDLE) {
-			child_cpu = pt_cpu_seconds(child);
-			rtd_source_wait(s, 100);
-		} else if (r != 1) {
-			break;
-		} else if (rec->kind == RTD_REC_SAMPLE && rec->tid == (uint32_t)child && !stop) {
-			samples++;
-			const char *leaf = rec->stack->n ? rec->stack->frames[0].name : NULL;
-			if (leaf && strstr(leaf, "nop_sled"))
-				in_sled++;
-		}
-	}
-	if (r < 0)
-		FAIL("source: %s", rec->message);
-	/* the runner is joined: its profiler and symbolizer are ours again */
-	rtd_source_free(s);
-	kill(child, SIGKILL);
-	waitpid(child, NULL, 0);
+	struct rtd_perf_profiler *p = pt_window_profiler(child, 0, &so);
+	struct counts c = {0};
+	double child_cpu = pt_read_windows(p, child, MAX_CHILD_CPU, enough, on_sample, &c);
+	uint64_t samples = c.samples, in_sled = c.in_sled;
 	rtd_symbolizer *sym = rtd_perf_profiler_symbolizer(p);
 	struct rtd_sym_stats ss = {.sz = sizeof(ss)};
 	rtd_sym_stats(sym, &ss);

@@ -25,8 +25,8 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#define PT_WANT_WINDOWS
 #include "perf_test.h"
-#include "rtdiag/perf_source.h"
 
 #define WANT_SAMPLES 200u
 #define MAX_CHILD_CPU 10.0
@@ -57,6 +57,37 @@ static bool in_libm(const struct rtd_rec_frame *f)
 	return f->module && strstr(f->module, "libm");
 }
 
+struct phases {
+	pid_t child;
+	bool told; /* SIGUSR1 sent: the libm phase */
+	uint64_t warm, libm, libm_named;
+};
+
+static bool enough(void *ctx)
+{
+	struct phases *ph = ctx;
+	if (!ph->told && ph->warm >= WANT_SAMPLES) {
+		kill(ph->child, SIGUSR1);
+		ph->told = true;
+	}
+	return ph->libm >= WANT_SAMPLES;
+}
+
+static void on_sample(const struct rtd_record *rec, void *ctx)
+{
+	struct phases *ph = ctx;
+	if (!rec->stack->n)
+		return;
+	const struct rtd_rec_frame *leaf = &rec->stack->frames[0];
+	if (!ph->told) {
+		ph->warm++;
+	} else if (in_libm(leaf)) {
+		ph->libm++;
+		if (leaf->name && !strstr(leaf->name, "+0x"))
+			ph->libm_named++;
+	}
+}
+
 int main(void)
 {
 	pt_require();
@@ -69,66 +100,14 @@ int main(void)
 		_exit(0);
 	}
 	struct rtd_perf_sampler_opts so = {.sz = sizeof(so), .freq = 999, .exclude_kernel = true};
-	struct rtd_perf_profiler_opts o = {
-		.sz = sizeof(o),
-		.pids = &child,
-		.npids = 1,
-		.flags = RTD_PERF_PROF_KEEP_SAMPLES | RTD_PERF_PROF_NO_DOTNET | RTD_PERF_PROF_WINDOWS |
-			 RTD_PERF_PROF_ALL_SYMBOLS,
-		.sampler = &so};
-	struct rtd_perf_profiler *p;
-	if (rtd_perf_profiler_new(&o, &p)) {
-		kill(child, SIGKILL);
-		FAIL("profiler_new: %s", rtd_perf_profiler_errmsg(NULL));
-	}
+	struct rtd_perf_profiler *p = pt_window_profiler(child, RTD_PERF_PROF_ALL_SYMBOLS, &so);
 	/* before any sample (this waits for the background loading) */
 	rtd_symbolizer *sym = rtd_perf_profiler_symbolizer(p);
 	struct rtd_sym_stats s0 = {.sz = sizeof(s0)};
 	rtd_sym_stats(sym, &s0);
-	static volatile int stop;
-	RTD_OPTS(rtd_perf_source_opts, po, .window_ms = 20, .flags = RTD_PERF_SOURCE_COPIED,
-		 .stop = &stop);
-	int err = 0;
-	rtd_source *s = rtd_perf_source_live(p, &po, &err);
-	if (!s) {
-		kill(child, SIGKILL);
-		FAIL("source: %s", rtd_strerror(err));
-	}
-	uint64_t warm = 0, libm = 0, libm_named = 0;
-	const struct rtd_record *rec;
-	int r = 0;
-	double child_cpu = 0;
-	bool told = false;
-	for (;;) {
-		if (!told && warm >= WANT_SAMPLES) {
-			kill(child, SIGUSR1);
-			told = true;
-		}
-		if (libm >= WANT_SAMPLES || child_cpu >= MAX_CHILD_CPU)
-			stop = 1;
-		r = rtd_source_next(s, &rec);
-		if (r == RTD_SOURCE_IDLE) {
-			child_cpu = pt_cpu_seconds(child);
-			rtd_source_wait(s, 100);
-		} else if (r != 1) {
-			break;
-		} else if (rec->kind == RTD_REC_SAMPLE && rec->tid == (uint32_t)child && !stop &&
-			   rec->stack->n) {
-			const struct rtd_rec_frame *leaf = &rec->stack->frames[0];
-			if (!told) {
-				warm++;
-			} else if (in_libm(leaf)) {
-				libm++;
-				if (leaf->name && !strstr(leaf->name, "+0x"))
-					libm_named++;
-			}
-		}
-	}
-	if (r < 0)
-		FAIL("source: %s", rec->message);
-	rtd_source_free(s);
-	kill(child, SIGKILL);
-	waitpid(child, NULL, 0);
+	struct phases ph = {.child = child};
+	double child_cpu = pt_read_windows(p, child, MAX_CHILD_CPU, enough, on_sample, &ph);
+	uint64_t warm = ph.warm, libm = ph.libm, libm_named = ph.libm_named;
 	struct rtd_sym_stats s1 = {.sz = sizeof(s1)};
 	rtd_sym_stats(sym, &s1);
 	printf("# at the start: %" PRIu64 " objects loaded, %" PRIu64 " symbols, %" PRIu64

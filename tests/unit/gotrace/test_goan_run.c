@@ -229,22 +229,15 @@ static void same_answers(const uint8_t *b, size_t n, const char *name)
 static void test_old_vectors(void **state)
 {
 	(void)state;
-	const char *dir = rtd_test_vector("testdata/gotrace/v1");
-	if (!dir)
-		skip();
-	assert_true(rtd_test_each_file(dir, same_answers) >= 20);
+	rtd_test_go_old_traces(same_answers);
 }
 
 /* golang/exp's Go 1.22+ vectors (text), the failing ones too */
 static void test_v2_vectors(void **state)
 {
 	(void)state;
-	const char *dir = rtd_test_vector("testdata/gotrace/v2");
-	if (!dir)
-		skip();
 	size_t before = threaded;
-	size_t n = rtd_test_each_go_vector(dir, false, same_answers);
-	assert_true(n >= 20);
+	rtd_test_go_v2_traces(same_answers);
 	assert_true(threaded - before >= 20);
 }
 
@@ -253,13 +246,8 @@ static void test_v2_vectors(void **state)
 static void test_corpora(void **state)
 {
 	(void)state;
-	const char *g = rtd_test_path("RTD_SOURCE_DIR", "fuzz/corpus/gotrace");
-	const char *a = rtd_test_path("RTD_SOURCE_DIR", "fuzz/corpus/goanalysis");
-	if (!g || !a)
-		skip();
 	size_t before = threaded;
-	assert_true(rtd_test_each_file(g, same_answers) >= 50);
-	assert_true(rtd_test_each_file(a, same_answers) >= 10);
+	rtd_test_go_corpora(same_answers);
 	assert_true(threaded - before >= 20);
 }
 

@@ -11,22 +11,7 @@
 #include "rtdiag/nettrace.h"
 #include "rtdiag/profile.h"
 
-struct pc {
-	rtd_nettrace *dec;
-	rtd_nettrace_profiler *prof;
-};
-
-static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
-{
-	struct pc *p = ctx;
-	return rtd_nettrace_profiler_event(p->prof, p->dec, ev);
-}
-
-static int on_sp(void *ctx, uint64_t ts)
-{
-	(void)ts;
-	return rtd_nettrace_profiler_seqpoint(((struct pc *)ctx)->prof);
-}
+#include "nt_prof.h"
 
 static int cmp_line(const void *a, const void *b)
 {

@@ -21,29 +21,15 @@
 #include "rtdiag/nettrace_source.h"
 #include "rtdiag/profile.h"
 
+#include "nt_encode.h"
+#include "nt_prof.h"
+
 static const char *const traces[] = {
 	"testdata/nettrace/dotnet-5.0-SampleProfiler-single-thread.golden.nettrace",
 	"testdata/nettrace/mixed_managed_external_samples.nettrace",
 	"testdata/nettrace/only_managed_samples.nettrace",
 	"testdata/nettrace/eventpipe-dotnetcore3.0-win-x64-objver4.nettrace",
 };
-
-struct pc {
-	rtd_nettrace *dec;
-	rtd_nettrace_profiler *prof;
-};
-
-static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
-{
-	struct pc *p = ctx;
-	return rtd_nettrace_profiler_event(p->prof, p->dec, ev);
-}
-
-static int on_sp(void *ctx, uint64_t ts)
-{
-	(void)ts;
-	return rtd_nettrace_profiler_seqpoint(((struct pc *)ctx)->prof);
-}
 
 /* The two outputs of a builder: finish()'s folded text, then the CPU
  * profile's pprof bytes, one after the other in one string. */
@@ -156,28 +142,6 @@ static void test_samples(void **state)
 
 #define RT "Microsoft-Windows-DotNETRuntime"
 
-static void p_u16(rtd_buf *b, uint16_t v)
-{
-	uint8_t x[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
-	rtd_buf_append(b, x, 2);
-}
-static void p_u32(rtd_buf *b, uint32_t v)
-{
-	p_u16(b, (uint16_t)v);
-	p_u16(b, (uint16_t)(v >> 16));
-}
-static void p_u64(rtd_buf *b, uint64_t v)
-{
-	p_u32(b, (uint32_t)v);
-	p_u32(b, (uint32_t)(v >> 32));
-}
-static void p_str(rtd_buf *b, const char *s)
-{
-	for (; *s; s++)
-		p_u16(b, (uint8_t)*s);
-	p_u16(b, 0);
-}
-
 struct fact {
 	const struct rtd_nettrace_metadata *m;
 	uint64_t tid, ts;
@@ -205,23 +169,23 @@ static const struct rtd_nettrace_metadata m_wstop = {.provider = RT, .event_id =
 static void payload(const struct fact *f, rtd_buf *b)
 {
 	if (f->m == &m_alloc) { /* GC/AllocationTick V4 */
-		p_u32(b, (uint32_t)f->amount);
-		p_u32(b, 0);
-		p_u16(b, 0);
-		p_u64(b, f->amount);
-		p_u64(b, 0x77);
-		p_str(b, f->type);
-		p_u32(b, 0);
-		p_u64(b, 0x1000);
-		p_u64(b, f->objsize);
+		e_u32(b, (uint32_t)f->amount);
+		e_u32(b, 0);
+		e_u16(b, 0);
+		e_u64(b, f->amount);
+		e_u64(b, 0x77);
+		e_utf16z(b, f->type);
+		e_u32(b, 0);
+		e_u64(b, 0x1000);
+		e_u64(b, f->objsize);
 	} else if (f->m == &m_cstop && f->dur >= 0) { /* V1 */
 		rtd_buf_append(b, "\0\0\0", 3);
 		uint64_t bits;
 		memcpy(&bits, &f->dur, 8);
-		p_u64(b, bits);
+		e_u64(b, bits);
 	} else if (f->m == &m_exc) {
-		p_str(b, f->type);
-		p_str(b, "message");
+		e_utf16z(b, f->type);
+		e_utf16z(b, "message");
 	}
 }
 

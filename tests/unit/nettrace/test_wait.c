@@ -18,6 +18,8 @@
 #include "rtdiag/nettrace.h"
 #include "rtdiag/profile.h"
 
+#include "nt_encode.h"
+
 #define RT "Microsoft-Windows-DotNETRuntime"
 
 static const struct rtd_nettrace_metadata m_method = {
@@ -32,28 +34,6 @@ static const struct rtd_nettrace_metadata m_cstart = {
 	.provider = RT, .event_id = 81, .name = "Contention/Start"};
 static const struct rtd_nettrace_metadata m_cstop = {
 	.provider = RT, .event_id = 91, .name = "Contention/Stop"};
-
-static void p_u16(rtd_buf *b, uint16_t v)
-{
-	uint8_t x[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
-	rtd_buf_append(b, x, 2);
-}
-static void p_u32(rtd_buf *b, uint32_t v)
-{
-	p_u16(b, (uint16_t)v);
-	p_u16(b, (uint16_t)(v >> 16));
-}
-static void p_u64(rtd_buf *b, uint64_t v)
-{
-	p_u32(b, (uint32_t)v);
-	p_u32(b, (uint32_t)(v >> 32));
-}
-static void p_str(rtd_buf *b, const char *s)
-{
-	for (; *s; s++)
-		p_u16(b, (uint8_t)*s);
-	p_u16(b, 0);
-}
 
 /* a decoder that has seen no header: timestamps count as nanoseconds */
 static rtd_nettrace *dec;
@@ -74,11 +54,11 @@ static void module(rtd_nettrace_profiler *p, uint64_t id, const char *path)
 {
 	rtd_buf b;
 	rtd_buf_init(&b, 0);
-	p_u64(&b, id);
-	p_u64(&b, 1); /* AssemblyID */
-	p_u32(&b, 0);
-	p_u32(&b, 0);
-	p_str(&b, path);
+	e_u64(&b, id);
+	e_u64(&b, 1); /* AssemblyID */
+	e_u32(&b, 0);
+	e_u32(&b, 0);
+	e_utf16z(&b, path);
 	feed(p, &m_module, 1, 1, NULL, 0, &b);
 	rtd_buf_free(&b);
 }
@@ -88,15 +68,15 @@ static void method(rtd_nettrace_profiler *p, uint64_t start, const char *ns,
 {
 	rtd_buf b;
 	rtd_buf_init(&b, 0);
-	p_u64(&b, start); /* MethodID */
-	p_u64(&b, 7);     /* ModuleID */
-	p_u64(&b, start);
-	p_u32(&b, 0x100);
-	p_u32(&b, 0);
-	p_u32(&b, 0);
-	p_str(&b, ns);
-	p_str(&b, name);
-	p_str(&b, "void  ()");
+	e_u64(&b, start); /* MethodID */
+	e_u64(&b, 7);     /* ModuleID */
+	e_u64(&b, start);
+	e_u32(&b, 0x100);
+	e_u32(&b, 0);
+	e_u32(&b, 0);
+	e_utf16z(&b, ns);
+	e_utf16z(&b, name);
+	e_utf16z(&b, "void  ()");
 	feed(p, &m_method, 1, 1, NULL, 0, &b);
 	rtd_buf_free(&b);
 }
@@ -129,8 +109,8 @@ static void wait_start(rtd_nettrace_profiler *p, uint64_t tid, uint64_t ts,
 	rtd_buf_init(&b, 0);
 	uint8_t src = 0;
 	rtd_buf_append(&b, &src, 1);
-	p_u64(&b, 0xdead0);
-	p_u16(&b, 9);
+	e_u64(&b, 0xdead0);
+	e_u16(&b, 9);
 	feed(p, &m_wstart, tid, ts, st, n, &b);
 	rtd_buf_free(&b);
 }
@@ -139,7 +119,7 @@ static void wait_stop(rtd_nettrace_profiler *p, uint64_t tid, uint64_t ts)
 {
 	rtd_buf b;
 	rtd_buf_init(&b, 0);
-	p_u16(&b, 9);
+	e_u16(&b, 9);
 	feed(p, &m_wstop, tid, ts, NULL, 0, &b);
 	rtd_buf_free(&b);
 }
@@ -187,11 +167,11 @@ static void test_pairs(void **state)
 	rtd_buf_init(&c, 0);
 	uint8_t flags = 0;
 	rtd_buf_append(&c, &flags, 1);
-	p_u16(&c, 9);
+	e_u16(&c, 9);
 	double dur = 700.0;
 	uint64_t bits;
 	memcpy(&bits, &dur, 8);
-	p_u64(&c, bits);
+	e_u64(&c, bits);
 	feed(p, &m_cstop, 1, 3000, NULL, 0, &c);
 	rtd_buf_free(&c);
 	wait_stop(p, 1, 151000);              /* 150 us */

@@ -105,11 +105,8 @@ static void same_bytes(const uint8_t *b, size_t n, const char *name)
 static void old_vectors(void **state)
 {
 	(void)state;
-	const char *dir = rtd_test_vector("testdata/gotrace/v1");
-	if (!dir)
-		skip();
 	size_t before = drawn;
-	assert_true(rtd_test_each_file(dir, same_bytes) >= 20);
+	rtd_test_go_old_traces(same_bytes);
 	assert_true(drawn - before > (1u << 20));
 }
 
@@ -117,12 +114,8 @@ static void old_vectors(void **state)
 static void v2_vectors(void **state)
 {
 	(void)state;
-	const char *dir = rtd_test_vector("testdata/gotrace/v2");
-	if (!dir)
-		skip();
 	size_t before = threaded, bytes = drawn;
-	size_t n = rtd_test_each_go_vector(dir, false, same_bytes);
-	assert_true(n >= 20);
+	rtd_test_go_v2_traces(same_bytes);
 	assert_true(threaded - before >= 20);
 	assert_true(drawn - bytes > (64u << 10));
 }
@@ -131,13 +124,8 @@ static void v2_vectors(void **state)
 static void corpora(void **state)
 {
 	(void)state;
-	const char *g = rtd_test_path("RTD_SOURCE_DIR", "fuzz/corpus/gotrace");
-	const char *a = rtd_test_path("RTD_SOURCE_DIR", "fuzz/corpus/goanalysis");
-	if (!g || !a)
-		skip();
 	size_t before = threaded, bytes = drawn;
-	assert_true(rtd_test_each_file(g, same_bytes) >= 50);
-	assert_true(rtd_test_each_file(a, same_bytes) >= 10);
+	rtd_test_go_corpora(same_bytes);
 	assert_true(threaded - before >= 20);
 	assert_true(drawn - bytes > (1u << 20));
 }
