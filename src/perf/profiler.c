@@ -117,7 +117,6 @@ struct rtd_perf_profiler {
 	uint64_t bpf_nostack;   /* BPF: stacks not kept (the map full) */
 	char via_why[256];      /* why not BPF */
 	uint64_t iter_lo, iter_hi; /* __traceiter_sched_switch, [lo, hi) */
-	rtd_symbolizer *ksym;   /* holds the kernel's shared table (traceiter_range()) */
 	int64_t start_ns;       /* CLOCK_REALTIME at the start */
 	uint64_t start_mono, end_ns; /* CLOCK_MONOTONIC: run()'s span */
 	FILE *kept;       /* RTD_PERF_PROF_KEEP_SAMPLES: struct kept_sample */
@@ -336,27 +335,35 @@ static bool trace_own_frame(struct rtd_perf_profiler *p, uint64_t ip)
 
 /* Where __traceiter_sched_switch lies (the perf path's switches begin
  * there while another probe is on the tracepoint): its address and the
- * next text symbol's, from the kernel's table that every symbolizer of
- * the process shares (kallsyms read once: the profiler's own symbolizer
- * finds it read; p->ksym holds it until then, without starting the
- * background loading of p->sym, which a lookup there would stop); [0, 0)
- * when it is not there (no kernel addresses shown, an older kernel). */
+ * next symbol's, from kallsyms; [0, 0) when it is not there (no kernel
+ * addresses shown, an older kernel). */
 static void traceiter_range(struct rtd_perf_profiler *p, const char *kallsyms)
 {
-	struct rtd_sym_opts ko = {.sz = sizeof(ko), .kallsyms = kallsyms};
-	struct rtd_sym_frame fr;
-	/* a lookup loads the table */
-	if (rtd_symbolizer_new(&ko, &p->ksym) ||
-	    rtd_sym_resolve_addr(p->ksym, 0, 0, true, &fr, 1) < 0 || p->ksym->kernel_obj < 0)
-		return;
-	const struct sym_table *t = &p->ksym->objs[p->ksym->kernel_obj]->syms;
-	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(t->v[i].name, "__traceiter_sched_switch")) {
-			p->iter_lo = t->v[i].addr;
-			/* the last symbol: a small function */
-			p->iter_hi = p->iter_lo + (t->v[i].size ? t->v[i].size : 256);
-			break;
+	FILE *f = fopen(kallsyms ? kallsyms : "/proc/kallsyms", "re");
+	char line[512];
+	bool found = false;
+	while (f && fgets(line, sizeof(line), f)) {
+		char *e;
+		unsigned long long a = strtoull(line, &e, 16);
+		if (found) {
+			if (a > p->iter_lo) {
+				p->iter_hi = a;
+				break;
+			}
+			continue;
 		}
+		size_t l = strcspn(line, "\n");
+		line[l] = 0;
+		const char *name = strrchr(line, ' ');
+		if (a && name && !strcmp(name + 1, "__traceiter_sched_switch")) {
+			p->iter_lo = a;
+			found = true;
+		}
+	}
+	if (found && p->iter_hi <= p->iter_lo)
+		p->iter_hi = p->iter_lo + 256; /* the last symbol: a small function */
+	if (f)
+		fclose(f);
 }
 
 /* The call tree node of a sample's stack, under its thread's root and
@@ -1097,7 +1104,6 @@ void rtd_perf_profiler_free(struct rtd_perf_profiler *p)
 	free(p->threads);
 	free(p->nodes);
 	free(p->ht);
-	rtd_symbolizer_free(p->ksym);
 	if (p->kept)
 		fclose(p->kept);
 	free(p->named_lf);
