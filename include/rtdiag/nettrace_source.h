@@ -75,6 +75,15 @@ struct rtd_nettrace_stats;
  *        it refuses makes no record (not even its thread's), as the
  *        decoder's own @want; NULL: every type
  * @want_ctx: passed to @want
+ * @fields: how many of an event type's top-level fields its records
+ *          carry, asked once per type: 0 none (the payload is not read),
+ *          n the first n (the walk stops there), SIZE_MAX all; NULL: all.
+ *          A consumer that reads a few fields of frequent events
+ *          (rtd_tl_nettrace_fields()) then costs no decoding of the rest
+ * @fields_ctx: passed to @fields
+ * @no_methods: with @address_frames, the source learns no method table
+ *              (no prepass; rtd_nettrace_source_methods() stays empty):
+ *              for a caller that names frames from a table of its own
  */
 struct rtd_nettrace_source_opts {
 	size_t sz;
@@ -87,6 +96,9 @@ struct rtd_nettrace_source_opts {
 	bool top_fields;
 	bool (*want)(void *ctx, const struct rtd_nettrace_metadata *m);
 	void *want_ctx;
+	size_t (*fields)(void *ctx, const struct rtd_nettrace_metadata *m);
+	void *fields_ctx;
+	bool no_methods;
 };
 
 /**

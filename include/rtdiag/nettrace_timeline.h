@@ -6,6 +6,7 @@
 #ifndef RTDIAG_NETTRACE_TIMELINE_H
 #define RTDIAG_NETTRACE_TIMELINE_H
 
+#include "rtdiag/source.h"
 #include "rtdiag/timeline.h"
 
 #ifdef __cplusplus
@@ -15,6 +16,7 @@ extern "C" {
 struct rtd_nettrace;
 struct rtd_nettrace_event;
 struct rtd_nettrace_info;
+struct rtd_nettrace_metadata;
 struct rtd_clock;
 struct rtd_record;
 struct rtd_source;
@@ -114,6 +116,24 @@ RTD_API void rtd_tl_nettrace_clock(rtd_tl_nettrace *a, const struct rtd_clock *c
  * Returns: 0, or a timeline error.
  */
 RTD_API int rtd_tl_nettrace_record(rtd_tl_nettrace *a, const struct rtd_record *rec);
+
+/* The record kinds rtd_tl_nettrace_record() draws (a nettrace source's
+ * @kinds: its THREAD records are not needed) */
+#define RTD_TL_NETTRACE_KINDS \
+	((1u << RTD_REC_PROCESS) | (1u << RTD_REC_SAMPLE) | (1u << RTD_REC_INSTANT))
+
+/**
+ * rtd_tl_nettrace_fields - the fields the timeline reads of an event type
+ * @ctx: unused (the shape of rtd_nettrace_source_opts.fields)
+ * @m: the event type
+ *
+ * Give it to a nettrace source as its @fields: a GC/AllocationTick's
+ * records then carry its fields up to AllocationAmount64, a sample's or a
+ * slice's none, an instant's all; the timeline drawn is the same.
+ *
+ * Returns: the count of leading top-level fields read, or SIZE_MAX.
+ */
+RTD_API size_t rtd_tl_nettrace_fields(void *ctx, const struct rtd_nettrace_metadata *m);
 
 /**
  * rtd_tl_nettrace_pull - draw every record of a nettrace source

@@ -47,6 +47,7 @@ struct nts {
 	size_t nfields;
 	bool counters; /* an EventCounters event: its Payload struct's fields too */
 	int value_err;  /* on_value's own error in the walk */
+	size_t cur_nfields; /* the walked type's top-level fields */
 	struct rtd_rec_frame *frames;   /* a stack being named */
 	size_t frames_cap;
 	int err;                    /* a callback's error, for the decoder */
@@ -122,6 +123,10 @@ struct nts_meta {
 	bool sample;
 	bool names; /* a method or module event (nt_names_of()) */
 	bool dropped; /* refused by the caller's filter (opts.want) */
+	/* the top-level fields read (opts.fields): none, or up to @stop_at
+	 * (NULL: all) of @fields, the type's own array */
+	bool no_fields;
+	const struct rtd_nettrace_field *fields, *stop_at;
 	unsigned phase; /* RTD_FLOW_BEGIN/_END: its opcode is Start/Stop */
 	const char *u32_field; /* a sample's one u32 field, once the walk named it */
 	/* its fields' names as the walk gives them (the metadata's own
@@ -157,6 +162,10 @@ static struct nts_meta *meta_of(struct nts *s, struct rtd_nettrace_metadata *m)
 		     !strcmp(m->provider, NTS_PROVIDER_SAMPLES);
 	nm->names = nt_names_of(m) != NT_NAMES_NONE;
 	nm->dropped = s->o.want && !s->o.want(s->o.want_ctx, m);
+	size_t upto = s->o.fields ? s->o.fields(s->o.fields_ctx, m) : SIZE_MAX;
+	nm->no_fields = upto == 0;
+	nm->fields = m->fields;
+	nm->stop_at = upto < m->nfields ? m->fields + upto : NULL;
 	nm->phase = m->opcode == 1 ? RTD_FLOW_BEGIN : m->opcode == 2 ? RTD_FLOW_END : 0;
 	nm->u32_field = NULL;
 	for (unsigned i = 0; i < NTS_META_NAMES; i++)
@@ -251,6 +260,15 @@ static int value_field(struct nts *s, const struct rtd_nettrace_value *v)
 static int on_value(void *ctx, const struct rtd_nettrace_value *v)
 {
 	struct nts *s = ctx;
+	const struct nts_meta *nm = s->cur;
+	if (nm->stop_at && v->depth == 0) {
+		/* past the last field the caller reads (opts.fields) */
+		uintptr_t at = (uintptr_t)v->field, from = (uintptr_t)nm->fields,
+			  stop = (uintptr_t)nm->stop_at;
+		if (at >= stop && (at - from) % sizeof(*v->field) == 0 &&
+		    at < from + s->cur_nfields * sizeof(*v->field))
+			return 1;
+	}
 	int rc = value_field(s, v);
 	if (rc < 0)
 		s->value_err = rc; /* the source's own failure, not the payload's */
@@ -356,7 +374,10 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 		rd_init(&r, ev->payload, 4);
 		u32 = rd_u32le(&r);
 	}
-	if (nm->u32_field && ev->payload_len == 4) {
+	s->cur_nfields = m->nfields;
+	if (nm->no_fields) {
+		/* the caller reads none (opts.fields) */
+	} else if (nm->u32_field && ev->payload_len == 4) {
 		/* what the walk gave the first time, without walking */
 		s->fields[0] = (struct rtd_field){.name = nm->u32_field, .type = RTD_FIELD_U64,
 						  .u = u32};
@@ -530,10 +551,12 @@ static rtd_source *nts_new(struct nts *s, bool mem, int *err)
 	RTD_OPTS(rtd_nettrace_opts, o, .ctx = s, .on_event = on_event, .on_info = on_info,
 		 .on_seqpoint = on_seqpoint, .sort = !s->o.stream_order, .stable_input = mem,
 		 .want = wants(s, RTD_REC_INSTANT) && !s->o.want ? NULL : nts_want,
-		 .on_arrival = s->o.no_prepass && s->o.address_frames ? nts_arrival : NULL);
+		 .on_arrival = s->o.no_prepass && s->o.address_frames && !s->o.no_methods
+				       ? nts_arrival : NULL);
 	s->dec = rtd_nettrace_new(&o);
 	rtd_source *src = NULL;
-	if (s->methods && s->intern && s->dec && (s->o.no_prepass || (rc = prepass(s)) == 0))
+	if (s->methods && s->intern && s->dec &&
+	    (s->o.no_prepass || s->o.no_methods || (rc = prepass(s)) == 0))
 		src = rtd_source_new(&nts_ops, s);
 	if (!src) {
 		nts_free(s);
@@ -549,7 +572,7 @@ static rtd_source *nts_make(const char *path, const void *buf, size_t len,
 {
 	struct nts *s = calloc(1, sizeof(*s));
 	int rc = s ? rtd_input_setup(&s->in, path, buf, len, &s->o, sizeof(s->o), opts,
-				     RTD_OPTS_END(rtd_nettrace_source_opts, want_ctx))
+				     RTD_OPTS_END(rtd_nettrace_source_opts, no_methods))
 		   : -ENOMEM;
 	if (rc < 0) {
 		free(s);
@@ -567,7 +590,7 @@ rtd_source *rtd_nettrace_source_stream(rtd_nettrace_read_fn read, void *ctx,
 	int rc = !read ? -RTD_E_INVAL
 	       : !s    ? -ENOMEM
 		       : rtd_opts_copy(&s->o, sizeof(s->o), opts,
-				       RTD_OPTS_END(rtd_nettrace_source_opts, want_ctx));
+				       RTD_OPTS_END(rtd_nettrace_source_opts, no_methods));
 	if (rc == 0)
 		rc = rtd_input_reader(&s->in, read, ctx);
 	if (rc < 0) {

@@ -28,6 +28,7 @@
 
 #define NT_MAX_OPEN 256 /* open slices remembered per thread */
 #define NT_MAX_ARGS 16  /* fields shown on an instant */
+#define NT_KNOWN 256    /* records' event types remembered */
 
 struct nt_thread {
 	uint64_t track;
@@ -53,6 +54,13 @@ struct rtd_tl_nettrace {
 	rtd_nettrace_methods *methods; /* names for sampled frames, or NULL */
 	char *names;                   /* one sample's frame names */
 	size_t names_cap;
+	/* records' event types by their interned name: what each draws */
+	struct nt_known {
+		const char *name;
+		bool start_stop;
+		uint8_t kind;
+		size_t off; /* the event's name in it, past "Provider/" */
+	} known[NT_KNOWN];
 };
 
 static void put(rtd_tl_nettrace *a, int err)
@@ -362,21 +370,6 @@ static void end(rtd_tl_nettrace *a, uint64_t track, uint32_t *depth,
 	(*depth)--;
 }
 
-/* A name "X/Start" or "X/Stop": the length of "X", or 0. */
-static size_t pair_base(const char *name, const char **suffix)
-{
-	size_t n = strlen(name);
-	if (n > 6 && !strcmp(name + n - 6, "/Start")) {
-		*suffix = "Start";
-		return n - 6;
-	}
-	if (n > 5 && !strcmp(name + n - 5, "/Stop")) {
-		*suffix = "Stop";
-		return n - 5;
-	}
-	return 0;
-}
-
 /* A sampled stack, its frames named when a method table is set. */
 static void sample(rtd_tl_nettrace *a, const struct ntev *ev, uint64_t track, int64_t ts)
 {
@@ -397,90 +390,248 @@ static void sample(rtd_tl_nettrace *a, const struct ntev *ev, uint64_t track, in
 #define NT_RUNTIME "Microsoft-Windows-DotNETRuntime"
 #define NT_SAMPLER "Microsoft-DotNETCore-SampleProfiler"
 
-/* A runtime event that is not an instant of its own; false: it is one. */
-static bool runtime_event(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
-			  int64_t ts)
+/* What the timeline draws of an event: one handler each (nt_draw[]) */
+enum nt_kind {
+	NT_INSTANT,    /* an instant with its top-level fields */
+	NT_GC_START,   /* opens the GC track's slice */
+	NT_GC_STOP,
+	NT_SUSP_START, /* opens the suspension track's slice */
+	NT_SUSP_STOP,
+	NT_HEAP_STATS, /* the heap size counter */
+	NT_ALLOC_TICK, /* the bytes allocated counter */
+	NT_JIT_START,  /* opens a JIT slice on the thread */
+	NT_JIT_LOADED, /* closes it (or an instant: a method loaded unjitted) */
+	NT_SAMPLE,     /* a sampled stack */
+	NT_PAIR_START, /* an EventSource Start/Stop pair: a slice on the thread */
+	NT_PAIR_STOP,
+	NT_KINDS
+};
+
+/* A name "X/Start" or "X/Stop": the length of "X", or 0. */
+static size_t pair_base(const char *name, bool *start)
 {
-	const char *name = ev->name;
-	char buf[256], b2[120], b3[120];
-	if (!strcmp(name, "GC/Start")) {
-		snprintf(a->gc_name, sizeof(a->gc_name), "GC #%" PRIu64 " gen %" PRIu64,
-			 field_u(ev, "Count"), field_u(ev, "Depth"));
-		a->gc_begin = ts;
-	} else if (!strcmp(name, "GC/Stop")) {
-		shared_end(a, a->gc, &a->gc_begin, a->gc_name, ts);
-	} else if (!strcmp(name, "GC/SuspendEEStart") || !strcmp(name, "GC/RestartEEStart")) {
-		snprintf(a->susp_name, sizeof(a->susp_name), "%s",
-			 name[3] == 'S' ? "suspend EE" : "restart EE");
-		a->susp_begin = ts;
-	} else if (!strcmp(name, "GC/SuspendEEStop") || !strcmp(name, "GC/RestartEEStop")) {
-		shared_end(a, a->susp, &a->susp_begin, a->susp_name, ts);
-	} else if (!strcmp(name, "GC/HeapStats")) {
-		uint64_t sum = 0;
-		static const char *const gens[] = {"GenerationSize0", "GenerationSize1",
-						   "GenerationSize2", "GenerationSize3",
-						   "GenerationSize4"};
-		for (size_t i = 0; i < 5; i++)
-			sum += field_u(ev, gens[i]);
-		put(a, rtd_timeline_counter(a->tl, a->heap, ts, (double)sum));
-	} else if (!strcmp(name, "GC/AllocationTick")) {
-		uint64_t amt = field_u(ev, "AllocationAmount64");
-		a->allocated += amt ? amt : field_u(ev, "AllocationAmount");
-		put(a, rtd_timeline_counter(a->tl, a->alloc, ts, (double)a->allocated));
-	} else if (!strcmp(name, "Method/JittingStarted")) {
-		snprintf(buf, sizeof(buf), "JIT %.100s.%.100s",
-			 field_s(ev, "MethodNamespace", b2, sizeof(b2)),
-			 field_s(ev, "MethodName", b3, sizeof(b3)));
-		begin(a, th->track, &th->depth, th->open, hash_str("JIT", 3), ts, buf, "jit");
-	} else if (!strcmp(name, "Method/LoadVerbose")) {
-		/* ends a JIT; a method loaded without one (R2R) is an instant */
-		if (th->depth && th->open[th->depth - 1] == hash_str("JIT", 3))
-			end(a, th->track, &th->depth, th->open, hash_str("JIT", 3), ts);
-		else
-			instant(a, ev, th->track, ts);
-	} else {
-		return false;
+	size_t n = strlen(name);
+	if (n > 6 && !strcmp(name + n - 6, "/Start")) {
+		*start = true;
+		return n - 6;
 	}
-	return true;
+	if (n > 5 && !strcmp(name + n - 5, "/Stop")) {
+		*start = false;
+		return n - 5;
+	}
+	return 0;
 }
 
-/* Every event, from either path. */
-static int draw(rtd_tl_nettrace *a, const struct ntev *ev)
+static enum nt_kind classify(const char *provider, const char *name, bool start_stop)
+{
+	static const struct {
+		const char *name;
+		enum nt_kind kind;
+	} runtime[] = {
+		{"GC/Start", NT_GC_START},
+		{"GC/Stop", NT_GC_STOP},
+		{"GC/SuspendEEStart", NT_SUSP_START},
+		{"GC/RestartEEStart", NT_SUSP_START},
+		{"GC/SuspendEEStop", NT_SUSP_STOP},
+		{"GC/RestartEEStop", NT_SUSP_STOP},
+		{"GC/HeapStats", NT_HEAP_STATS},
+		{"GC/AllocationTick", NT_ALLOC_TICK},
+		{"Method/JittingStarted", NT_JIT_START},
+		{"Method/LoadVerbose", NT_JIT_LOADED},
+	};
+	bool rt = !strcmp(provider, NT_RUNTIME);
+	for (size_t i = 0; rt && i < sizeof(runtime) / sizeof(runtime[0]); i++)
+		if (!strcmp(name, runtime[i].name))
+			return runtime[i].kind;
+	if (!strcmp(provider, NT_SAMPLER))
+		return NT_SAMPLE;
+	/* an EventSource Start/Stop pair (opcode 1/2), contention and
+	 * thread-pool work included: a slice on the thread */
+	bool start;
+	if (pair_base(name, &start) && !strstr(provider, "Rundown") && (start_stop || rt))
+		return start ? NT_PAIR_START : NT_PAIR_STOP;
+	return NT_INSTANT;
+}
+
+typedef void nt_handler(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			int64_t ts);
+
+static void draw_instant(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			 int64_t ts)
+{
+	instant(a, ev, th->track, ts);
+}
+
+static void draw_gc_start(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			  int64_t ts)
+{
+	(void)th;
+	snprintf(a->gc_name, sizeof(a->gc_name), "GC #%" PRIu64 " gen %" PRIu64,
+		 field_u(ev, "Count"), field_u(ev, "Depth"));
+	a->gc_begin = ts;
+}
+
+static void draw_gc_stop(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			 int64_t ts)
+{
+	(void)ev, (void)th;
+	shared_end(a, a->gc, &a->gc_begin, a->gc_name, ts);
+}
+
+static void draw_susp_start(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			    int64_t ts)
+{
+	(void)th;
+	snprintf(a->susp_name, sizeof(a->susp_name), "%s",
+		 ev->name[3] == 'S' ? "suspend EE" : "restart EE");
+	a->susp_begin = ts;
+}
+
+static void draw_susp_stop(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			   int64_t ts)
+{
+	(void)ev, (void)th;
+	shared_end(a, a->susp, &a->susp_begin, a->susp_name, ts);
+}
+
+static const char *const nt_gens[] = {"GenerationSize0", "GenerationSize1", "GenerationSize2",
+				      "GenerationSize3", "GenerationSize4"};
+
+static void draw_heap_stats(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			    int64_t ts)
+{
+	(void)th;
+	uint64_t sum = 0;
+	for (size_t i = 0; i < 5; i++)
+		sum += field_u(ev, nt_gens[i]);
+	put(a, rtd_timeline_counter(a->tl, a->heap, ts, (double)sum));
+}
+
+static void draw_alloc_tick(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			    int64_t ts)
+{
+	(void)th;
+	uint64_t amt = field_u(ev, "AllocationAmount64");
+	a->allocated += amt ? amt : field_u(ev, "AllocationAmount");
+	put(a, rtd_timeline_counter(a->tl, a->alloc, ts, (double)a->allocated));
+}
+
+static void draw_jit_start(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			   int64_t ts)
+{
+	char buf[256], b2[120], b3[120];
+	snprintf(buf, sizeof(buf), "JIT %.100s.%.100s",
+		 field_s(ev, "MethodNamespace", b2, sizeof(b2)),
+		 field_s(ev, "MethodName", b3, sizeof(b3)));
+	begin(a, th->track, &th->depth, th->open, hash_str("JIT", 3), ts, buf, "jit");
+}
+
+static void draw_jit_loaded(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			    int64_t ts)
+{
+	/* ends a JIT; a method loaded without one (R2R) is an instant */
+	if (th->depth && th->open[th->depth - 1] == hash_str("JIT", 3))
+		end(a, th->track, &th->depth, th->open, hash_str("JIT", 3), ts);
+	else
+		instant(a, ev, th->track, ts);
+}
+
+static void draw_sample(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			int64_t ts)
+{
+	sample(a, ev, th->track, ts);
+}
+
+static uint64_t pair_key(const struct ntev *ev, size_t base)
+{
+	return rtd_hash_bytes(ev->name, base) ^ rtd_hash_bytes(ev->provider, strlen(ev->provider));
+}
+
+static void draw_pair_start(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			    int64_t ts)
+{
+	bool start;
+	size_t base = pair_base(ev->name, &start);
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%.*s", (int)base, ev->name);
+	begin(a, th->track, &th->depth, th->open, pair_key(ev, base), ts, buf, ev->provider);
+}
+
+static void draw_pair_stop(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			   int64_t ts)
+{
+	bool start;
+	size_t base = pair_base(ev->name, &start);
+	end(a, th->track, &th->depth, th->open, pair_key(ev, base), ts);
+}
+
+static nt_handler *const nt_draw[NT_KINDS] = {
+	[NT_INSTANT] = draw_instant,
+	[NT_GC_START] = draw_gc_start,
+	[NT_GC_STOP] = draw_gc_stop,
+	[NT_SUSP_START] = draw_susp_start,
+	[NT_SUSP_STOP] = draw_susp_stop,
+	[NT_HEAP_STATS] = draw_heap_stats,
+	[NT_ALLOC_TICK] = draw_alloc_tick,
+	[NT_JIT_START] = draw_jit_start,
+	[NT_JIT_LOADED] = draw_jit_loaded,
+	[NT_SAMPLE] = draw_sample,
+	[NT_PAIR_START] = draw_pair_start,
+	[NT_PAIR_STOP] = draw_pair_stop,
+};
+
+/* Every event, from either path, with what it is. */
+static int draw(rtd_tl_nettrace *a, const struct ntev *ev, enum nt_kind kind)
 {
 	if (a->err)
 		return a->err;
 	start(a);
-	const char *name = ev->name;
 	int64_t ts = to_ns(a, ev->ticks);
 	struct nt_thread *th = thread(a, ev->tid);
 	if (!th)
 		return a->err;
-	bool runtime = !strcmp(ev->provider, NT_RUNTIME);
-	if (runtime && runtime_event(a, ev, th, ts))
-		return a->err;
-	if (!strcmp(ev->provider, NT_SAMPLER)) {
-		sample(a, ev, th->track, ts);
-		return a->err;
-	}
-	const char *suffix = NULL;
-	size_t base = pair_base(name, &suffix);
-	/* an EventSource Start/Stop pair (opcode 1/2), contention and
-	 * thread-pool work included: a slice on the thread */
-	bool rundown = strstr(ev->provider, "Rundown");
-	if (base && !rundown && (ev->start_stop || runtime)) {
-		size_t pl = strlen(ev->provider);
-		uint64_t key = rtd_hash_bytes(name, base) ^ rtd_hash_bytes(ev->provider, pl);
-		if (suffix[2] == 'a') {
-			char buf[256];
-			snprintf(buf, sizeof(buf), "%.*s", (int)base, name);
-			begin(a, th->track, &th->depth, th->open, key, ts, buf, ev->provider);
-		} else {
-			end(a, th->track, &th->depth, th->open, key, ts);
-		}
-	} else {
-		instant(a, ev, th->track, ts);
-	}
+	nt_draw[kind](a, ev, th, ts);
 	return a->err;
+}
+
+/* The top-level fields a handler reads: past the last of @names */
+static size_t fields_upto(const struct rtd_nettrace_metadata *m, const char *const *names,
+			  size_t n)
+{
+	size_t upto = 0;
+	for (size_t i = 0; i < m->nfields; i++)
+		for (size_t j = 0; j < n; j++)
+			if (m->fields[i].name && !strcmp(m->fields[i].name, names[j]))
+				upto = i + 1;
+	return upto;
+}
+
+size_t rtd_tl_nettrace_fields(void *ctx, const struct rtd_nettrace_metadata *m)
+{
+	(void)ctx;
+	static const char *const gc[] = {"Count", "Depth"};
+	static const char *const alloc[] = {"AllocationAmount64", "AllocationAmount"};
+	static const char *const jit[] = {"MethodNamespace", "MethodName"};
+	switch (classify(m->provider ? m->provider : "", m->name ? m->name : "?",
+			 m->opcode == 1 || m->opcode == 2)) {
+	case NT_GC_START:
+		return fields_upto(m, gc, 2);
+	case NT_HEAP_STATS:
+		return fields_upto(m, nt_gens, 5);
+	case NT_ALLOC_TICK:
+		return fields_upto(m, alloc, 2);
+	case NT_JIT_START:
+		return fields_upto(m, jit, 2);
+	case NT_GC_STOP:
+	case NT_SUSP_START:
+	case NT_SUSP_STOP:
+	case NT_SAMPLE:
+	case NT_PAIR_START:
+	case NT_PAIR_STOP:
+		return 0;
+	default:
+		return SIZE_MAX; /* an instant's arguments */
+	}
 }
 
 int rtd_tl_nettrace_event(rtd_tl_nettrace *a, rtd_nettrace *dec,
@@ -492,7 +643,7 @@ int rtd_tl_nettrace_event(rtd_tl_nettrace *a, rtd_nettrace *dec,
 			 .start_stop = m->opcode == 1 || m->opcode == 2,
 			 .tid = ev->thread_id, .ticks = ev->timestamp,
 			 .dec = dec, .ev = ev};
-	return draw(a, &e);
+	return draw(a, &e, classify(e.provider, e.name, e.start_stop));
 }
 
 void rtd_tl_nettrace_clock(rtd_tl_nettrace *a, const struct rtd_clock *clock)
@@ -518,13 +669,21 @@ int rtd_tl_nettrace_record(rtd_tl_nettrace *a, const struct rtd_record *rec)
 	default:
 		return 0; /* a thread's track is made by its first event */
 	}
-	/* the source's name is "Provider/Event", its category the provider */
+	/* the source's name is "Provider/Event", its category the provider;
+	 * both interned, so what an event type is, is found once per name */
+	bool start_stop = rec->phase == RTD_FLOW_BEGIN || rec->phase == RTD_FLOW_END;
+	uint64_t h = ((uint64_t)(uintptr_t)rec->name * 0x9e3779b97f4a7c15u) >> 20;
+	struct nt_known *k = &a->known[(h ^ start_stop) % NT_KNOWN];
 	const char *prov = rec->category ? rec->category : "";
-	size_t pl = strlen(prov);
-	struct ntev e = {.provider = prov, .name = rec->name + pl + 1,
-			 .start_stop = rec->phase == RTD_FLOW_BEGIN || rec->phase == RTD_FLOW_END,
+	if (k->name != rec->name || k->start_stop != start_stop) {
+		k->name = rec->name;
+		k->start_stop = start_stop;
+		k->off = strlen(prov) + 1;
+		k->kind = (uint8_t)classify(prov, rec->name + k->off, start_stop);
+	}
+	struct ntev e = {.provider = prov, .name = rec->name + k->off, .start_stop = start_stop,
 			 .tid = rec->tid, .ticks = (uint64_t)rec->ts, .rec = rec};
-	return draw(a, &e);
+	return draw(a, &e, (enum nt_kind)k->kind);
 }
 
 int rtd_tl_nettrace_pull(rtd_tl_nettrace *a, rtd_source *src)

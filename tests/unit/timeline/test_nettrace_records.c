@@ -9,7 +9,9 @@
  * before the damage, and the failure, alike); a file (every method known
  * ahead: a first pass, the source's prepass; frames named by the adapter),
  * a pipe (methods learnt as they come, before each event; frames named by
- * the source) and a filter of event types (the runtime's provider only).
+ * the source) and a filter of event types (the runtime's provider only);
+ * the records carry every field in the last, only those the timeline
+ * reads (rtd_tl_nettrace_fields()) in the others.
  */
 #include "test_util.h"
 #include "test_gotrace.h"
@@ -89,6 +91,18 @@ static rtd_timeline *open_tl(int fmt, FILE **f, char **out, size_t *len)
 	return tl;
 }
 
+/* Every method of a stream: a first pass */
+static rtd_nettrace_methods *learn(const uint8_t *b, size_t len)
+{
+	rtd_nettrace_methods *m = rtd_nettrace_methods_new();
+	RTD_OPTS(rtd_nettrace_opts, lo, .ctx = m, .on_event = ev_learn);
+	rtd_nettrace *l = rtd_nettrace_new(&lo);
+	(void)rtd_nettrace_feed(l, b, len);
+	(void)rtd_nettrace_finish(l);
+	rtd_nettrace_free(l);
+	return m;
+}
+
 /* The events' timeline, as the CLI draws it; *rc: the decoder's end */
 static char *from_events(const uint8_t *b, size_t len, int fmt, enum mode mode, size_t *olen,
 			 int *rc)
@@ -96,15 +110,9 @@ static char *from_events(const uint8_t *b, size_t len, int fmt, enum mode mode, 
 	FILE *f;
 	char *out = NULL;
 	rtd_timeline *tl = open_tl(fmt, &f, &out, olen);
-	struct draw d = {.a = rtd_tl_nettrace_new(tl, "t"), .m = rtd_nettrace_methods_new(),
+	struct draw d = {.a = rtd_tl_nettrace_new(tl, "t"),
+			 .m = mode == PIPE_MODE ? rtd_nettrace_methods_new() : learn(b, len),
 			 .learn = mode == PIPE_MODE, .filter = mode == FILTER_MODE};
-	if (mode != PIPE_MODE) {
-		RTD_OPTS(rtd_nettrace_opts, lo, .ctx = d.m, .on_event = ev_learn);
-		rtd_nettrace *l = rtd_nettrace_new(&lo);
-		(void)rtd_nettrace_feed(l, b, len);
-		(void)rtd_nettrace_finish(l);
-		rtd_nettrace_free(l);
-	}
 	rtd_tl_nettrace_set_methods(d.a, d.m);
 	RTD_OPTS(rtd_nettrace_opts, o, .ctx = &d, .on_event = ev_draw, .on_info = ev_info,
 		 .on_metadata = ev_meta);
@@ -147,23 +155,28 @@ static char *from_records(const uint8_t *b, size_t len, int fmt, enum mode mode,
 	rtd_timeline *tl = open_tl(fmt, &f, &out, olen);
 	rtd_tl_nettrace *a = rtd_tl_nettrace_new(tl, "t");
 	/* a pipe's frames named by the source as its events come; a file's
-	 * by the adapter, from the source's table of every method */
+	 * by the adapter, from the source's table of every method (or, with
+	 * the filter, from a table of the caller's own, as the CLI does) */
+	rtd_nettrace_methods *own = mode == FILTER_MODE ? learn(b, len) : NULL;
 	RTD_OPTS(rtd_nettrace_source_opts, so, .stream_order = true, .top_fields = true,
-		 .address_frames = mode != PIPE_MODE,
-		 .want = mode == FILTER_MODE ? runtime_only : NULL);
+		 .address_frames = mode != PIPE_MODE, .no_methods = own != NULL,
+		 .want = mode == FILTER_MODE ? runtime_only : NULL,
+		 .fields = mode == FILTER_MODE ? NULL : rtd_tl_nettrace_fields,
+		 .kinds = mode == FILTER_MODE ? 0 : RTD_TL_NETTRACE_KINDS);
 	struct pipe p = {b, len};
 	int err = 0;
 	rtd_source *src = mode == PIPE_MODE ? rtd_nettrace_source_stream(pipe_read, &p, &so, &err)
 					    : rtd_nettrace_source_mem(b, len, &so, &err);
 	assert_non_null(src);
 	if (mode != PIPE_MODE)
-		rtd_tl_nettrace_set_methods(a, rtd_nettrace_source_methods(src));
+		rtd_tl_nettrace_set_methods(a, own ? own : rtd_nettrace_source_methods(src));
 	*rc = rtd_tl_nettrace_pull(a, src);
 	assert_int_equal(rtd_timeline_finish(tl), 0);
 	rtd_timeline_free(tl);
 	fclose(f);
 	rtd_tl_nettrace_free(a);
 	rtd_source_free(src);
+	rtd_nettrace_methods_free(own);
 	return out;
 }
 
