@@ -11,7 +11,10 @@
  * method events, leaf first) or one INSTANT (every other event: @name
  * "Provider/Event" as `rtdiag nettrace cat` prints it, @category the
  * provider, its top-level payload fields as named fields, its stack when
- * it has one). So SAMPLE + INSTANT records equal the decoder's events.
+ * it has one, @phase RTD_FLOW_BEGIN or RTD_FLOW_END when its opcode is
+ * Start or Stop: it opens or closes an activity). So SAMPLE + INSTANT
+ * records equal the decoder's events. Each field carries the decoder's
+ * value whole: @i, @u and @f as the decoder read them, @s its text.
  *
  * Clock: RTD_CLOCK_QPC at the header's tick frequency, wall time from the
  * header's sync time (millisecond precision: error 1 ms). On Linux the
@@ -34,6 +37,9 @@
 extern "C" {
 #endif
 
+struct rtd_nettrace_metadata;
+struct rtd_nettrace_stats;
+
 /**
  * struct rtd_nettrace_source_opts - options for the nettrace sources
  * @sz: sizeof(struct rtd_nettrace_source_opts)
@@ -52,6 +58,32 @@ extern "C" {
  *                  NULL): for a consumer that names frames itself, at
  *                  its end, with rtd_nettrace_source_methods() (the
  *                  rundown of a stream read once comes last)
+ * @stream_order: records in the stream's own order, not sorted: the
+ *                events as the decoder reads them (each thread's in time
+ *                order, the threads' buffers interleaved as written), for
+ *                a consumer whose output follows that order (the nettrace
+ *                timeline's). Memory: one read's records, no sort window.
+ *                @mono still never goes backwards: an earlier event's is
+ *                raised to the last one's (rtd_source_stats().clamped);
+ *                @ts is the event's own
+ * @top_fields: an event's fields are its payload's top-level scalars
+ *              only, as `rtdiag nettrace cat` and the timeline show them
+ *              (an EventCounters' nested values are not lifted out), up
+ *              to the first that cannot be read (a malformed string, a
+ *              nesting too deep: the event is kept, not the stream's error)
+ * @want: a filter of event types, asked once per type: an event of a type
+ *        it refuses makes no record (not even its thread's), as the
+ *        decoder's own @want; NULL: every type
+ * @want_ctx: passed to @want
+ * @fields: how many of an event type's top-level fields its records
+ *          carry, asked once per type: 0 none (the payload is not read),
+ *          n the first n (the walk stops there), SIZE_MAX all; NULL: all.
+ *          A consumer that reads a few fields of frequent events
+ *          (rtd_tl_nettrace_fields()) then costs no decoding of the rest
+ * @fields_ctx: passed to @fields
+ * @no_methods: with @address_frames, the source learns no method table
+ *              (no prepass; rtd_nettrace_source_methods() stays empty):
+ *              for a caller that names frames from a table of its own
  */
 struct rtd_nettrace_source_opts {
 	size_t sz;
@@ -60,6 +92,13 @@ struct rtd_nettrace_source_opts {
 	size_t max_queue_bytes;
 	unsigned kinds;
 	bool address_frames;
+	bool stream_order;
+	bool top_fields;
+	bool (*want)(void *ctx, const struct rtd_nettrace_metadata *m);
+	void *want_ctx;
+	size_t (*fields)(void *ctx, const struct rtd_nettrace_metadata *m);
+	void *fields_ctx;
+	bool no_methods;
 };
 
 /**
@@ -130,6 +169,16 @@ RTD_API rtd_source *rtd_nettrace_source_stream(rtd_nettrace_read_fn read, void *
  * nettrace source.
  */
 RTD_API rtd_nettrace_methods *rtd_nettrace_source_methods(rtd_source *src);
+
+/**
+ * rtd_nettrace_source_stats - a nettrace source's decoder counts
+ * @src: a source of rtd_nettrace_source_open(), _mem() or _stream()
+ * @out: gets the decoder's counts of the record pass (events read, those
+ *       filtered out included; drops; bytes)
+ *
+ * Returns: 0, or -RTD_E_INVAL when @src is not a nettrace source.
+ */
+RTD_API int rtd_nettrace_source_stats(rtd_source *src, struct rtd_nettrace_stats *out);
 
 /**
  * rtd_nettrace_source_clr - a nettrace source's records with the CLR's

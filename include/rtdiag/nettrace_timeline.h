@@ -6,6 +6,7 @@
 #ifndef RTDIAG_NETTRACE_TIMELINE_H
 #define RTDIAG_NETTRACE_TIMELINE_H
 
+#include "rtdiag/source.h"
 #include "rtdiag/timeline.h"
 
 #ifdef __cplusplus
@@ -15,6 +16,10 @@ extern "C" {
 struct rtd_nettrace;
 struct rtd_nettrace_event;
 struct rtd_nettrace_info;
+struct rtd_nettrace_metadata;
+struct rtd_clock;
+struct rtd_record;
+struct rtd_source;
 typedef struct rtd_tl_nettrace rtd_tl_nettrace;
 
 /**
@@ -76,6 +81,73 @@ RTD_API int rtd_tl_nettrace_info(rtd_tl_nettrace *a,
  */
 RTD_API int rtd_tl_nettrace_event(rtd_tl_nettrace *a, struct rtd_nettrace *dec,
 				  const struct rtd_nettrace_event *ev);
+
+/**
+ * rtd_tl_nettrace_clock - the stream's clock, for records
+ * @a: the adapter
+ * @clock: a nettrace source's clock (rtd_source_clock()): its frequency
+ *         converts the records' @ts to ns, as _info()'s header does
+ */
+RTD_API void rtd_tl_nettrace_clock(rtd_tl_nettrace *a, const struct rtd_clock *clock);
+
+/**
+ * rtd_tl_nettrace_record - draw one record of a nettrace source
+ * @a: the adapter
+ * @rec: a record of rtd_nettrace_source_open(), _mem() or _stream()
+ *       (rtdiag/nettrace_source.h), opened with @top_fields (the instants'
+ *       arguments as rtd_tl_nettrace_event() shows them) and, for the
+ *       same output as the events', @stream_order
+ *
+ * The same drawing as rtd_tl_nettrace_event(), by the same handlers: the
+ * PROCESS record is the header's pid, SAMPLE and INSTANT records are the
+ * events (their @name "Provider/Event", @category the provider, @phase
+ * the Start/Stop opcode, @fields by name); THREAD records are not needed
+ * (a thread's track is made by its first event). Times are @ts at the
+ * frequency rtd_tl_nettrace_clock() gave. A sampled frame keeps the name
+ * its record gives; the method table of rtd_tl_nettrace_set_methods(), if
+ * any, names it anew when it covers the address. For the events' names:
+ * a file with @address_frames and the source's table
+ * (rtd_nettrace_source_methods(), every method known ahead); a stream
+ * read once without @address_frames and no table (each frame named by
+ * the source with the methods known when its event came). The output is in the records'
+ * order: a source's default time order draws the same timeline as the
+ * stream order, in another order of bytes.
+ *
+ * Returns: 0, or a timeline error.
+ */
+RTD_API int rtd_tl_nettrace_record(rtd_tl_nettrace *a, const struct rtd_record *rec);
+
+/* The record kinds rtd_tl_nettrace_record() draws (a nettrace source's
+ * @kinds: its THREAD records are not needed) */
+#define RTD_TL_NETTRACE_KINDS \
+	((1u << RTD_REC_PROCESS) | (1u << RTD_REC_SAMPLE) | (1u << RTD_REC_INSTANT))
+
+/**
+ * rtd_tl_nettrace_fields - the fields the timeline reads of an event type
+ * @ctx: unused (the shape of rtd_nettrace_source_opts.fields)
+ * @m: the event type
+ *
+ * Give it to a nettrace source as its @fields: a GC/AllocationTick's
+ * records then carry its fields up to AllocationAmount64, a sample's or a
+ * slice's none, an instant's all; the timeline drawn is the same.
+ *
+ * Returns: the count of leading top-level fields read, or SIZE_MAX.
+ */
+RTD_API size_t rtd_tl_nettrace_fields(void *ctx, const struct rtd_nettrace_metadata *m);
+
+/**
+ * rtd_tl_nettrace_pull - draw every record of a nettrace source
+ * @a: the adapter
+ * @src: the source (as for rtd_tl_nettrace_record()), read to its end
+ *
+ * Takes the source's clock at its first record. A source whose header came but no
+ * event still draws the process's tracks, as _info() does.
+ *
+ * Returns: 0 at the source's end, the source's error (the records before
+ * it are drawn: rtd_source_next() gives its error record again), or a
+ * timeline error.
+ */
+RTD_API int rtd_tl_nettrace_pull(rtd_tl_nettrace *a, struct rtd_source *src);
 
 /**
  * rtd_tl_nettrace_unmatched - stops that had no open start (dropped)

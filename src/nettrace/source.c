@@ -46,6 +46,8 @@ struct nts {
 	struct rtd_field fields[NTS_MAX_FIELDS]; /* the event being walked */
 	size_t nfields;
 	bool counters; /* an EventCounters event: its Payload struct's fields too */
+	int value_err;  /* on_value's own error in the walk */
+	size_t cur_nfields; /* the walked type's top-level fields */
 	struct rtd_rec_frame *frames;   /* a stack being named */
 	size_t frames_cap;
 	int err;                    /* a callback's error, for the decoder */
@@ -120,6 +122,12 @@ struct nts_meta {
 	const char *category;
 	bool sample;
 	bool names; /* a method or module event (nt_names_of()) */
+	bool dropped; /* refused by the caller's filter (opts.want) */
+	/* the top-level fields read (opts.fields): none, or up to @stop_at
+	 * (NULL: all) of @fields, the type's own array */
+	bool no_fields;
+	const struct rtd_nettrace_field *fields, *stop_at;
+	unsigned phase; /* RTD_FLOW_BEGIN/_END: its opcode is Start/Stop */
 	const char *u32_field; /* a sample's one u32 field, once the walk named it */
 	/* its fields' names as the walk gives them (the metadata's own
 	 * strings, stable while it lives) and interned */
@@ -153,6 +161,12 @@ static struct nts_meta *meta_of(struct nts *s, struct rtd_nettrace_metadata *m)
 	nm->sample = m->event_id == CLR_SAMPLE_PROFILER_THREAD_SAMPLE &&
 		     !strcmp(m->provider, NTS_PROVIDER_SAMPLES);
 	nm->names = nt_names_of(m) != NT_NAMES_NONE;
+	nm->dropped = s->o.want && !s->o.want(s->o.want_ctx, m);
+	size_t upto = s->o.fields ? s->o.fields(s->o.fields_ctx, m) : SIZE_MAX;
+	nm->no_fields = upto == 0;
+	nm->fields = m->fields;
+	nm->stop_at = upto < m->nfields ? m->fields + upto : NULL;
+	nm->phase = m->opcode == 1 ? RTD_FLOW_BEGIN : m->opcode == 2 ? RTD_FLOW_END : 0;
 	nm->u32_field = NULL;
 	for (unsigned i = 0; i < NTS_META_NAMES; i++)
 		nm->raw[i] = nm->interned[i] = NULL;
@@ -160,16 +174,22 @@ static struct nts_meta *meta_of(struct nts *s, struct rtd_nettrace_metadata *m)
 	return nm;
 }
 
-/* The decoder's filter: with no INSTANT asked for, only the sampler's
- * events (and the method events that name frames, when they are learnt
- * as they come) are worth holding for the sort and delivering. */
+/* The decoder's filter: the caller's (opts.want); with no INSTANT asked
+ * for, only the sampler's events. The method events that name frames,
+ * when they are learnt as they are delivered, are always worth holding
+ * for the sort and delivering (on_event then makes no record of those
+ * the caller refused). */
 static bool nts_want(void *ctx, const struct rtd_nettrace_metadata *m)
 {
 	struct nts *s = ctx;
-	if (m->event_id == CLR_SAMPLE_PROFILER_THREAD_SAMPLE &&
-	    !strcmp(m->provider, NTS_PROVIDER_SAMPLES))
+	bool learn = s->o.no_prepass && !s->o.address_frames && nt_names_of(m) != NT_NAMES_NONE;
+	if (s->o.want && !s->o.want(s->o.want_ctx, m))
+		return learn;
+	if (wants(s, RTD_REC_INSTANT) ||
+	    (m->event_id == CLR_SAMPLE_PROFILER_THREAD_SAMPLE &&
+	     !strcmp(m->provider, NTS_PROVIDER_SAMPLES)))
 		return true;
-	return s->o.no_prepass && !s->o.address_frames && nt_names_of(m) != NT_NAMES_NONE;
+	return learn;
 }
 
 /* Address frames are named by the consumer at its end: the method table
@@ -209,14 +229,15 @@ static int field_name(struct nts *s, const char *raw, const char **out)
 }
 
 /* one top-level scalar of the payload as a named field */
-static int on_value(void *ctx, const struct rtd_nettrace_value *v)
+static int value_field(struct nts *s, const struct rtd_nettrace_value *v)
 {
-	struct nts *s = ctx;
 	if ((v->depth != 0 && !s->counters) || v->kind != RTD_NT_V_SCALAR ||
 	    !v->name || s->nfields >= NTS_MAX_FIELDS)
 		return 0;
 	struct rtd_field *f = &s->fields[s->nfields];
-	memset(f, 0, sizeof(*f));
+	/* the decoder's value whole (a character's code beside its text, a
+	 * date's ticks): a consumer reads what the decoder's reader reads */
+	*f = (struct rtd_field){.i = v->i, .u = v->u, .f = v->f};
 	int rc = field_name(s, v->name, &f->name);
 	if (rc < 0)
 		return rc;
@@ -227,16 +248,31 @@ static int on_value(void *ctx, const struct rtd_nettrace_value *v)
 			return rc;
 	} else if (v->type == RTD_NT_T_F32 || v->type == RTD_NT_T_F64) {
 		f->type = RTD_FIELD_F64;
-		f->f = v->f;
 	} else if (signed_type(v->type)) {
 		f->type = RTD_FIELD_I64;
-		f->i = v->i;
 	} else {
 		f->type = RTD_FIELD_U64;
-		f->u = v->u;
 	}
 	s->nfields++;
 	return 0;
+}
+
+static int on_value(void *ctx, const struct rtd_nettrace_value *v)
+{
+	struct nts *s = ctx;
+	const struct nts_meta *nm = s->cur;
+	if (nm->stop_at && v->depth == 0) {
+		/* past the last field the caller reads (opts.fields) */
+		uintptr_t at = (uintptr_t)v->field, from = (uintptr_t)nm->fields,
+			  stop = (uintptr_t)nm->stop_at;
+		if (at >= stop && (at - from) % sizeof(*v->field) == 0 &&
+		    at < from + s->cur_nfields * sizeof(*v->field))
+			return 1;
+	}
+	int rc = value_field(s, v);
+	if (rc < 0)
+		s->value_err = rc; /* the source's own failure, not the payload's */
+	return rc;
 }
 
 static int intern_frames(struct nts *s, const struct rtd_nettrace_event *ev,
@@ -318,6 +354,8 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 	if (s->o.no_prepass && !s->o.address_frames && nm->names &&
 	    (rc = rtd_nettrace_methods_event(s->methods, ev)) < 0)
 		return rc;
+	if (nm->dropped)
+		return 0;
 	int64_t ts = (int64_t)ev->timestamp;
 	if ((rc = thread_seen(s, ev->thread_id, ts)) < 0)
 		return rc;
@@ -329,22 +367,28 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 	 * Mean or Increment, ...} (nested as the runtime's metadata says,
 	 * read by name as src/dotnet/counters.c does): its scalars become
 	 * the instant's fields */
-	s->counters = m->name && !strcmp(m->name, "EventCounters");
+	s->counters = !s->o.top_fields && m->name && !strcmp(m->name, "EventCounters");
 	uint32_t u32 = 0;
 	if (ev->payload_len == 4) {
 		rtd_rd r;
 		rd_init(&r, ev->payload, 4);
 		u32 = rd_u32le(&r);
 	}
-	if (nm->u32_field && ev->payload_len == 4) {
+	s->cur_nfields = m->nfields;
+	if (nm->no_fields) {
+		/* the caller reads none (opts.fields) */
+	} else if (nm->u32_field && ev->payload_len == 4) {
 		/* what the walk gave the first time, without walking */
 		s->fields[0] = (struct rtd_field){.name = nm->u32_field, .type = RTD_FIELD_U64,
 						  .u = u32};
 		s->nfields = 1;
 	} else {
+		s->value_err = 0;
 		rc = rtd_nettrace_walk(s->dec, ev, on_value, s);
-		if (rc < 0 && rc != -RTD_E_NT_PAYLOAD)
-			return rc; /* a payload shorter than its layout keeps what came before */
+		/* a payload shorter than its layout keeps what came before, and
+		 * with top_fields so does any value it cannot read */
+		if (rc < 0 && (s->value_err || (rc != -RTD_E_NT_PAYLOAD && !s->o.top_fields)))
+			return rc;
 		/* a sampler's payload: one u32 (its Type); the next are read
 		 * straight (a sample per managed thread per millisecond) */
 		if (sample && s->nfields == 1 && s->fields[0].type == RTD_FIELD_U64 &&
@@ -365,6 +409,8 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 	if (sample) {
 		r->value = 1;
 		r->unit = "count";
+	} else {
+		r->phase = nm->phase;
 	}
 	if (s->nfields) {
 		struct rtd_field *f = rtd_recq_fields(&s->q, s->fields, s->nfields, &rc);
@@ -484,6 +530,15 @@ rtd_nettrace_methods *rtd_nettrace_source_methods(rtd_source *src)
 	return s ? s->methods : NULL;
 }
 
+int rtd_nettrace_source_stats(rtd_source *src, struct rtd_nettrace_stats *out)
+{
+	struct nts *s = rtd_source_impl_of(src, &nts_ops);
+	if (!s)
+		return -RTD_E_INVAL;
+	rtd_nettrace_stats(s->dec, out);
+	return 0;
+}
+
 static rtd_source *nts_new(struct nts *s, bool mem, int *err)
 {
 	int rc = -ENOMEM;
@@ -494,12 +549,14 @@ static rtd_source *nts_new(struct nts *s, bool mem, int *err)
 	rtd_arena_init(&s->metas, NTS_MAX_META_BYTES);
 	rtd_map_init(&s->window_stacks, NTS_MAX_WINDOW_STACKS);
 	RTD_OPTS(rtd_nettrace_opts, o, .ctx = s, .on_event = on_event, .on_info = on_info,
-		 .on_seqpoint = on_seqpoint, .sort = true, .stable_input = mem,
-		 .want = wants(s, RTD_REC_INSTANT) ? NULL : nts_want,
-		 .on_arrival = s->o.no_prepass && s->o.address_frames ? nts_arrival : NULL);
+		 .on_seqpoint = on_seqpoint, .sort = !s->o.stream_order, .stable_input = mem,
+		 .want = wants(s, RTD_REC_INSTANT) && !s->o.want ? NULL : nts_want,
+		 .on_arrival = s->o.no_prepass && s->o.address_frames && !s->o.no_methods
+				       ? nts_arrival : NULL);
 	s->dec = rtd_nettrace_new(&o);
 	rtd_source *src = NULL;
-	if (s->methods && s->intern && s->dec && (s->o.no_prepass || (rc = prepass(s)) == 0))
+	if (s->methods && s->intern && s->dec &&
+	    (s->o.no_prepass || s->o.no_methods || (rc = prepass(s)) == 0))
 		src = rtd_source_new(&nts_ops, s);
 	if (!src) {
 		nts_free(s);
@@ -515,7 +572,7 @@ static rtd_source *nts_make(const char *path, const void *buf, size_t len,
 {
 	struct nts *s = calloc(1, sizeof(*s));
 	int rc = s ? rtd_input_setup(&s->in, path, buf, len, &s->o, sizeof(s->o), opts,
-				     RTD_OPTS_END(rtd_nettrace_source_opts, address_frames))
+				     RTD_OPTS_END(rtd_nettrace_source_opts, no_methods))
 		   : -ENOMEM;
 	if (rc < 0) {
 		free(s);
@@ -533,7 +590,7 @@ rtd_source *rtd_nettrace_source_stream(rtd_nettrace_read_fn read, void *ctx,
 	int rc = !read ? -RTD_E_INVAL
 	       : !s    ? -ENOMEM
 		       : rtd_opts_copy(&s->o, sizeof(s->o), opts,
-				       RTD_OPTS_END(rtd_nettrace_source_opts, address_frames));
+				       RTD_OPTS_END(rtd_nettrace_source_opts, no_methods));
 	if (rc == 0)
 		rc = rtd_input_reader(&s->in, read, ctx);
 	if (rc < 0) {

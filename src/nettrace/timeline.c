@@ -8,9 +8,11 @@
  * with their stacks on their thread, and every other event as an instant
  * with its top-level fields as arguments.
  *
- * Events come in the stream's order; a stop closes the thread's innermost
- * open slice only when that slice is its start's (an unmatched stop is
- * counted and dropped, so slices always nest). Memory: a record per thread.
+ * Events come in the stream's order, or a nettrace source's records in
+ * theirs (rtd_tl_nettrace_record(): the same handlers, over the same
+ * facts, struct ntev); a stop closes the thread's innermost open slice
+ * only when that slice is its start's (an unmatched stop is counted and
+ * dropped, so slices always nest). Memory: a record per thread.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,11 +22,13 @@
 
 #include "common/map.h"
 #include "rtdiag/nettrace.h"
+#include "rtdiag/nettrace_source.h"
 #include "rtdiag/nettrace_timeline.h"
 #include "rtdiag/profile.h"
 
 #define NT_MAX_OPEN 256 /* open slices remembered per thread */
 #define NT_MAX_ARGS 16  /* fields shown on an instant */
+#define NT_KNOWN 256    /* records' event types remembered */
 
 struct nt_thread {
 	uint64_t track;
@@ -50,6 +54,13 @@ struct rtd_tl_nettrace {
 	rtd_nettrace_methods *methods; /* names for sampled frames, or NULL */
 	char *names;                   /* one sample's frame names */
 	size_t names_cap;
+	/* records' event types by their interned name: what each draws */
+	struct nt_known {
+		const char *name;
+		bool start_stop;
+		uint8_t kind;
+		size_t off; /* the event's name in it, past "Provider/" */
+	} known[NT_KNOWN];
 };
 
 static void put(rtd_tl_nettrace *a, int err)
@@ -204,21 +215,54 @@ static uint64_t hash_str(const char *s, size_t n)
 	return rtd_hash_bytes(s, n);
 }
 
-/* A field as an integer (0 when absent), or as text into buf. */
-static uint64_t field_u(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
-			const char *name)
+/*
+ * One event as the handlers read it, from a decoder's event or from a
+ * nettrace source's record (rtdiag/nettrace_source.h): the same facts
+ * either way, so both paths draw through the same code.
+ */
+struct ntev {
+	const char *provider; /* "" when none */
+	const char *name;     /* the event's own name, no provider */
+	bool start_stop;      /* its opcode is Start or Stop */
+	uint64_t tid;
+	uint64_t ticks;
+	/* where its fields and stack are: a decoder's event, or a record */
+	rtd_nettrace *dec;
+	const struct rtd_nettrace_event *ev;
+	const struct rtd_record *rec;
+};
+
+/* A record's field by name: the first, as the decoder's reader finds it */
+static const struct rtd_field *rec_field(const struct rtd_record *r, const char *name)
 {
-	struct rtd_nettrace_value v;
-	return rtd_nettrace_get(dec, ev, name, &v) == 0 ? v.u : 0;
+	for (size_t i = 0; i < r->nfields; i++)
+		if (!strcmp(r->fields[i].name, name))
+			return &r->fields[i];
+	return NULL;
 }
 
-static const char *field_s(rtd_nettrace *dec,
-			   const struct rtd_nettrace_event *ev,
-			   const char *name, char *buf, size_t n)
+/* A field as an integer (0 when absent), or as text into buf. */
+static uint64_t field_u(const struct ntev *e, const char *name)
 {
+	if (e->rec) {
+		const struct rtd_field *f = rec_field(e->rec, name);
+		return f ? f->u : 0;
+	}
 	struct rtd_nettrace_value v;
+	return rtd_nettrace_get(e->dec, e->ev, name, &v) == 0 ? v.u : 0;
+}
+
+static const char *field_s(const struct ntev *e, const char *name, char *buf, size_t n)
+{
 	buf[0] = 0;
-	if (rtd_nettrace_get(dec, ev, name, &v) == 0 && v.str)
+	if (e->rec) {
+		const struct rtd_field *f = rec_field(e->rec, name);
+		if (f && f->s)
+			snprintf(buf, n, "%s", f->s);
+		return buf;
+	}
+	struct rtd_nettrace_value v;
+	if (rtd_nettrace_get(e->dec, e->ev, name, &v) == 0 && v.str)
 		snprintf(buf, n, "%s", v.str);
 	return buf;
 }
@@ -231,40 +275,54 @@ struct args_ctx {
 	size_t n;
 };
 
+/* One top-level scalar as an argument: its text, else a float, else an
+ * integer. */
+static void arg_add(struct args_ctx *c, const char *key, const char *str, bool real,
+		    double d, int64_t i)
+{
+	struct rtd_tl_arg *a = &c->args[c->n];
+	memset(a, 0, sizeof(*a));
+	a->key = key;
+	if (str) {
+		snprintf(c->text[c->n], sizeof(c->text[0]), "%s", str);
+		a->type = RTD_TL_STR;
+		a->s = c->text[c->n];
+	} else if (real) {
+		a->type = RTD_TL_DOUBLE;
+		a->d = d;
+	} else {
+		a->type = RTD_TL_INT;
+		a->i = i;
+	}
+	c->n++;
+}
+
 static int arg_visit(void *vctx, const struct rtd_nettrace_value *v)
 {
 	struct args_ctx *c = vctx;
 	if (v->depth || v->kind != RTD_NT_V_SCALAR || !v->name ||
 	    c->n == NT_MAX_ARGS)
 		return 0;
-	struct rtd_tl_arg *a = &c->args[c->n];
-	memset(a, 0, sizeof(*a));
-	a->key = v->name;
-	if (v->str) {
-		snprintf(c->text[c->n], sizeof(c->text[0]), "%s", v->str);
-		a->type = RTD_TL_STR;
-		a->s = c->text[c->n];
-	} else if (v->type == RTD_NT_T_F32 || v->type == RTD_NT_T_F64) {
-		a->type = RTD_TL_DOUBLE;
-		a->d = v->f;
-	} else {
-		a->type = RTD_TL_INT;
-		a->i = v->i;
-	}
-	c->n++;
+	arg_add(c, v->name, v->str, v->type == RTD_NT_T_F32 || v->type == RTD_NT_T_F64, v->f,
+		v->i);
 	return 0;
 }
 
-static void instant(rtd_tl_nettrace *a, rtd_nettrace *dec,
-		    const struct rtd_nettrace_event *ev, uint64_t track,
-		    int64_t ts)
+static void instant(rtd_tl_nettrace *a, const struct ntev *ev, uint64_t track, int64_t ts)
 {
 	struct args_ctx c;
 	c.n = 0;
-	rtd_nettrace_walk(dec, ev, arg_visit, &c); /* fields up to damage */
+	if (ev->rec) { /* the source's top fields, up to damage */
+		for (size_t i = 0; i < ev->rec->nfields && c.n < NT_MAX_ARGS; i++) {
+			const struct rtd_field *f = &ev->rec->fields[i];
+			arg_add(&c, f->name, f->type == RTD_FIELD_STR ? f->s : NULL,
+				f->type == RTD_FIELD_F64, f->f, f->i);
+		}
+	} else {
+		rtd_nettrace_walk(ev->dec, ev->ev, arg_visit, &c); /* fields up to damage */
+	}
 	struct rtd_tl_event e = {.sz = sizeof(e), .track = track, .ts = ts,
-				 .name = ev->meta->name,
-				 .category = ev->meta->provider,
+				 .name = ev->name, .category = ev->provider,
 				 .args = c.args, .nargs = c.n};
 	put(a, rtd_timeline_instant(a->tl, &e));
 }
@@ -312,110 +370,344 @@ static void end(rtd_tl_nettrace *a, uint64_t track, uint32_t *depth,
 	(*depth)--;
 }
 
+/* A sampled stack, its frames named when a method table is set. */
+static void sample(rtd_tl_nettrace *a, const struct ntev *ev, uint64_t track, int64_t ts)
+{
+	struct rtd_frame fr[128];
+	const struct rtd_stack *st = ev->rec ? ev->rec->stack : NULL;
+	size_t nf = ev->rec ? (st ? st->n : 0) : ev->ev->nframes;
+	size_t n = nf < 128 ? nf : 128;
+	memset(fr, 0, n * sizeof(*fr));
+	for (size_t i = 0; i < n; i++) {
+		fr[i].addr = st ? st->frames[i].ip : ev->ev->stack[i];
+		fr[i].name = st ? st->frames[i].name : NULL; /* as the source named it */
+	}
+	if (a->methods)
+		name_frames(a, fr, n);
+	put(a, rtd_timeline_sample(a->tl, track, ts, fr, n));
+}
+
+#define NT_RUNTIME "Microsoft-Windows-DotNETRuntime"
+#define NT_SAMPLER "Microsoft-DotNETCore-SampleProfiler"
+
+/* What the timeline draws of an event: one handler each (nt_draw[]) */
+enum nt_kind {
+	NT_INSTANT,    /* an instant with its top-level fields */
+	NT_GC_START,   /* opens the GC track's slice */
+	NT_GC_STOP,
+	NT_SUSP_START, /* opens the suspension track's slice */
+	NT_SUSP_STOP,
+	NT_HEAP_STATS, /* the heap size counter */
+	NT_ALLOC_TICK, /* the bytes allocated counter */
+	NT_JIT_START,  /* opens a JIT slice on the thread */
+	NT_JIT_LOADED, /* closes it (or an instant: a method loaded unjitted) */
+	NT_SAMPLE,     /* a sampled stack */
+	NT_PAIR_START, /* an EventSource Start/Stop pair: a slice on the thread */
+	NT_PAIR_STOP,
+	NT_KINDS
+};
+
 /* A name "X/Start" or "X/Stop": the length of "X", or 0. */
-static size_t pair_base(const char *name, const char **suffix)
+static size_t pair_base(const char *name, bool *start)
 {
 	size_t n = strlen(name);
 	if (n > 6 && !strcmp(name + n - 6, "/Start")) {
-		*suffix = "Start";
+		*start = true;
 		return n - 6;
 	}
 	if (n > 5 && !strcmp(name + n - 5, "/Stop")) {
-		*suffix = "Stop";
+		*start = false;
 		return n - 5;
 	}
 	return 0;
 }
 
-int rtd_tl_nettrace_event(rtd_tl_nettrace *a, rtd_nettrace *dec,
-			  const struct rtd_nettrace_event *ev)
+static enum nt_kind classify(const char *provider, const char *name, bool start_stop)
+{
+	static const struct {
+		const char *name;
+		enum nt_kind kind;
+	} runtime[] = {
+		{"GC/Start", NT_GC_START},
+		{"GC/Stop", NT_GC_STOP},
+		{"GC/SuspendEEStart", NT_SUSP_START},
+		{"GC/RestartEEStart", NT_SUSP_START},
+		{"GC/SuspendEEStop", NT_SUSP_STOP},
+		{"GC/RestartEEStop", NT_SUSP_STOP},
+		{"GC/HeapStats", NT_HEAP_STATS},
+		{"GC/AllocationTick", NT_ALLOC_TICK},
+		{"Method/JittingStarted", NT_JIT_START},
+		{"Method/LoadVerbose", NT_JIT_LOADED},
+	};
+	bool rt = !strcmp(provider, NT_RUNTIME);
+	for (size_t i = 0; rt && i < sizeof(runtime) / sizeof(runtime[0]); i++)
+		if (!strcmp(name, runtime[i].name))
+			return runtime[i].kind;
+	if (!strcmp(provider, NT_SAMPLER))
+		return NT_SAMPLE;
+	/* an EventSource Start/Stop pair (opcode 1/2), contention and
+	 * thread-pool work included: a slice on the thread */
+	bool start;
+	if (pair_base(name, &start) && !strstr(provider, "Rundown") && (start_stop || rt))
+		return start ? NT_PAIR_START : NT_PAIR_STOP;
+	return NT_INSTANT;
+}
+
+typedef void nt_handler(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			int64_t ts);
+
+static void draw_instant(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			 int64_t ts)
+{
+	instant(a, ev, th->track, ts);
+}
+
+static void draw_gc_start(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			  int64_t ts)
+{
+	(void)th;
+	snprintf(a->gc_name, sizeof(a->gc_name), "GC #%" PRIu64 " gen %" PRIu64,
+		 field_u(ev, "Count"), field_u(ev, "Depth"));
+	a->gc_begin = ts;
+}
+
+static void draw_gc_stop(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			 int64_t ts)
+{
+	(void)ev, (void)th;
+	shared_end(a, a->gc, &a->gc_begin, a->gc_name, ts);
+}
+
+static void draw_susp_start(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			    int64_t ts)
+{
+	(void)th;
+	snprintf(a->susp_name, sizeof(a->susp_name), "%s",
+		 ev->name[3] == 'S' ? "suspend EE" : "restart EE");
+	a->susp_begin = ts;
+}
+
+static void draw_susp_stop(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			   int64_t ts)
+{
+	(void)ev, (void)th;
+	shared_end(a, a->susp, &a->susp_begin, a->susp_name, ts);
+}
+
+static const char *const nt_gens[] = {"GenerationSize0", "GenerationSize1", "GenerationSize2",
+				      "GenerationSize3", "GenerationSize4"};
+
+static void draw_heap_stats(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			    int64_t ts)
+{
+	(void)th;
+	uint64_t sum = 0;
+	for (size_t i = 0; i < 5; i++)
+		sum += field_u(ev, nt_gens[i]);
+	put(a, rtd_timeline_counter(a->tl, a->heap, ts, (double)sum));
+}
+
+static void draw_alloc_tick(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			    int64_t ts)
+{
+	(void)th;
+	uint64_t amt = field_u(ev, "AllocationAmount64");
+	a->allocated += amt ? amt : field_u(ev, "AllocationAmount");
+	put(a, rtd_timeline_counter(a->tl, a->alloc, ts, (double)a->allocated));
+}
+
+static void draw_jit_start(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			   int64_t ts)
+{
+	char buf[256], b2[120], b3[120];
+	snprintf(buf, sizeof(buf), "JIT %.100s.%.100s",
+		 field_s(ev, "MethodNamespace", b2, sizeof(b2)),
+		 field_s(ev, "MethodName", b3, sizeof(b3)));
+	begin(a, th->track, &th->depth, th->open, hash_str("JIT", 3), ts, buf, "jit");
+}
+
+static void draw_jit_loaded(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			    int64_t ts)
+{
+	/* ends a JIT; a method loaded without one (R2R) is an instant */
+	if (th->depth && th->open[th->depth - 1] == hash_str("JIT", 3))
+		end(a, th->track, &th->depth, th->open, hash_str("JIT", 3), ts);
+	else
+		instant(a, ev, th->track, ts);
+}
+
+static void draw_sample(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			int64_t ts)
+{
+	sample(a, ev, th->track, ts);
+}
+
+static uint64_t pair_key(const struct ntev *ev, size_t base)
+{
+	return rtd_hash_bytes(ev->name, base) ^ rtd_hash_bytes(ev->provider, strlen(ev->provider));
+}
+
+static void draw_pair_start(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			    int64_t ts)
+{
+	bool start;
+	size_t base = pair_base(ev->name, &start);
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%.*s", (int)base, ev->name);
+	begin(a, th->track, &th->depth, th->open, pair_key(ev, base), ts, buf, ev->provider);
+}
+
+static void draw_pair_stop(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+			   int64_t ts)
+{
+	bool start;
+	size_t base = pair_base(ev->name, &start);
+	end(a, th->track, &th->depth, th->open, pair_key(ev, base), ts);
+}
+
+static nt_handler *const nt_draw[NT_KINDS] = {
+	[NT_INSTANT] = draw_instant,
+	[NT_GC_START] = draw_gc_start,
+	[NT_GC_STOP] = draw_gc_stop,
+	[NT_SUSP_START] = draw_susp_start,
+	[NT_SUSP_STOP] = draw_susp_stop,
+	[NT_HEAP_STATS] = draw_heap_stats,
+	[NT_ALLOC_TICK] = draw_alloc_tick,
+	[NT_JIT_START] = draw_jit_start,
+	[NT_JIT_LOADED] = draw_jit_loaded,
+	[NT_SAMPLE] = draw_sample,
+	[NT_PAIR_START] = draw_pair_start,
+	[NT_PAIR_STOP] = draw_pair_stop,
+};
+
+/* Every event, from either path, with what it is. */
+static int draw(rtd_tl_nettrace *a, const struct ntev *ev, enum nt_kind kind)
 {
 	if (a->err)
 		return a->err;
 	start(a);
-	const struct rtd_nettrace_metadata *m = ev->meta;
-	const char *name = m->name ? m->name : "?";
-	int64_t ts = to_ns(a, ev->timestamp);
-	struct nt_thread *th = thread(a, ev->thread_id);
+	int64_t ts = to_ns(a, ev->ticks);
+	struct nt_thread *th = thread(a, ev->tid);
 	if (!th)
 		return a->err;
-	bool runtime = m->provider && !strcmp(m->provider,
-					      "Microsoft-Windows-DotNETRuntime");
-	char buf[256], b2[120], b3[120];
-
-	if (runtime && !strcmp(name, "GC/Start")) {
-		snprintf(a->gc_name, sizeof(a->gc_name),
-			 "GC #%" PRIu64 " gen %" PRIu64,
-			 field_u(dec, ev, "Count"), field_u(dec, ev, "Depth"));
-		a->gc_begin = ts;
-	} else if (runtime && !strcmp(name, "GC/Stop")) {
-		shared_end(a, a->gc, &a->gc_begin, a->gc_name, ts);
-	} else if (runtime && (!strcmp(name, "GC/SuspendEEStart") ||
-			       !strcmp(name, "GC/RestartEEStart"))) {
-		snprintf(a->susp_name, sizeof(a->susp_name), "%s",
-			 name[3] == 'S' ? "suspend EE" : "restart EE");
-		a->susp_begin = ts;
-	} else if (runtime && (!strcmp(name, "GC/SuspendEEStop") ||
-			       !strcmp(name, "GC/RestartEEStop"))) {
-		shared_end(a, a->susp, &a->susp_begin, a->susp_name, ts);
-	} else if (runtime && !strcmp(name, "GC/HeapStats")) {
-		uint64_t sum = 0;
-		static const char *const gens[] = {"GenerationSize0", "GenerationSize1",
-						   "GenerationSize2", "GenerationSize3",
-						   "GenerationSize4"};
-		for (size_t i = 0; i < 5; i++)
-			sum += field_u(dec, ev, gens[i]);
-		put(a, rtd_timeline_counter(a->tl, a->heap, ts, (double)sum));
-	} else if (runtime && !strcmp(name, "GC/AllocationTick")) {
-		uint64_t amt = field_u(dec, ev, "AllocationAmount64");
-		a->allocated += amt ? amt : field_u(dec, ev, "AllocationAmount");
-		put(a, rtd_timeline_counter(a->tl, a->alloc, ts,
-					    (double)a->allocated));
-	} else if (runtime && !strcmp(name, "Method/JittingStarted")) {
-		snprintf(buf, sizeof(buf), "JIT %.100s.%.100s",
-			 field_s(dec, ev, "MethodNamespace", b2, sizeof(b2)),
-			 field_s(dec, ev, "MethodName", b3, sizeof(b3)));
-		begin(a, th->track, &th->depth, th->open, hash_str("JIT", 3), ts,
-		      buf, "jit");
-	} else if (runtime && !strcmp(name, "Method/LoadVerbose")) {
-		/* ends a JIT; a method loaded without one (R2R) is an instant */
-		if (th->depth && th->open[th->depth - 1] == hash_str("JIT", 3))
-			end(a, th->track, &th->depth, th->open, hash_str("JIT", 3), ts);
-		else
-			instant(a, dec, ev, th->track, ts);
-	} else if (m->provider && !strcmp(m->provider,
-					  "Microsoft-DotNETCore-SampleProfiler")) {
-		struct rtd_frame fr[128];
-		size_t n = ev->nframes < 128 ? ev->nframes : 128;
-		memset(fr, 0, n * sizeof(*fr));
-		for (size_t i = 0; i < n; i++)
-			fr[i].addr = ev->stack[i];
-		if (a->methods)
-			name_frames(a, fr, n);
-		put(a, rtd_timeline_sample(a->tl, th->track, ts, fr, n));
-	} else {
-		const char *suffix = NULL;
-		size_t base = pair_base(name, &suffix);
-		/* an EventSource Start/Stop pair (opcode 1/2), contention and
-		 * thread-pool work included: a slice on the thread */
-		bool rundown = m->provider && strstr(m->provider, "Rundown");
-		if (base && !rundown &&
-		    (m->opcode == 1 || m->opcode == 2 || runtime)) {
-			uint64_t key = rtd_hash_bytes(name, base) ^
-				       rtd_hash_bytes(m->provider ? m->provider : "",
-						      m->provider ? strlen(m->provider) : 0);
-			if (suffix[2] == 'a') {
-				snprintf(buf, sizeof(buf), "%.*s", (int)base, name);
-				begin(a, th->track, &th->depth, th->open, key, ts,
-				      buf, m->provider);
-			} else {
-				end(a, th->track, &th->depth, th->open, key, ts);
-			}
-		} else {
-			instant(a, dec, ev, th->track, ts);
-		}
-	}
+	nt_draw[kind](a, ev, th, ts);
 	return a->err;
+}
+
+/* The top-level fields a handler reads: past the last of @names */
+static size_t fields_upto(const struct rtd_nettrace_metadata *m, const char *const *names,
+			  size_t n)
+{
+	size_t upto = 0;
+	for (size_t i = 0; i < m->nfields; i++)
+		for (size_t j = 0; j < n; j++)
+			if (m->fields[i].name && !strcmp(m->fields[i].name, names[j]))
+				upto = i + 1;
+	return upto;
+}
+
+size_t rtd_tl_nettrace_fields(void *ctx, const struct rtd_nettrace_metadata *m)
+{
+	(void)ctx;
+	static const char *const gc[] = {"Count", "Depth"};
+	static const char *const alloc[] = {"AllocationAmount64", "AllocationAmount"};
+	static const char *const jit[] = {"MethodNamespace", "MethodName"};
+	switch (classify(m->provider ? m->provider : "", m->name ? m->name : "?",
+			 m->opcode == 1 || m->opcode == 2)) {
+	case NT_GC_START:
+		return fields_upto(m, gc, 2);
+	case NT_HEAP_STATS:
+		return fields_upto(m, nt_gens, 5);
+	case NT_ALLOC_TICK:
+		return fields_upto(m, alloc, 2);
+	case NT_JIT_START:
+		return fields_upto(m, jit, 2);
+	case NT_GC_STOP:
+	case NT_SUSP_START:
+	case NT_SUSP_STOP:
+	case NT_SAMPLE:
+	case NT_PAIR_START:
+	case NT_PAIR_STOP:
+		return 0;
+	default:
+		return SIZE_MAX; /* an instant's arguments */
+	}
+}
+
+int rtd_tl_nettrace_event(rtd_tl_nettrace *a, rtd_nettrace *dec,
+			  const struct rtd_nettrace_event *ev)
+{
+	const struct rtd_nettrace_metadata *m = ev->meta;
+	struct ntev e = {.provider = m->provider ? m->provider : "",
+			 .name = m->name ? m->name : "?",
+			 .start_stop = m->opcode == 1 || m->opcode == 2,
+			 .tid = ev->thread_id, .ticks = ev->timestamp,
+			 .dec = dec, .ev = ev};
+	return draw(a, &e, classify(e.provider, e.name, e.start_stop));
+}
+
+void rtd_tl_nettrace_clock(rtd_tl_nettrace *a, const struct rtd_clock *clock)
+{
+	if (clock->freq)
+		a->freq = clock->freq;
+}
+
+int rtd_tl_nettrace_record(rtd_tl_nettrace *a, const struct rtd_record *rec)
+{
+	if (a->err)
+		return a->err;
+	switch (rec->kind) {
+	case RTD_REC_PROCESS:
+		/* the header's pid: as rtd_tl_nettrace_info() */
+		if (rec->pid)
+			a->pid = rec->pid;
+		start(a);
+		return a->err;
+	case RTD_REC_SAMPLE:
+	case RTD_REC_INSTANT:
+		break;
+	default:
+		return 0; /* a thread's track is made by its first event */
+	}
+	/* the source's name is "Provider/Event", its category the provider;
+	 * both interned, so what an event type is, is found once per name */
+	bool start_stop = rec->phase == RTD_FLOW_BEGIN || rec->phase == RTD_FLOW_END;
+	uint64_t h = ((uint64_t)(uintptr_t)rec->name * 0x9e3779b97f4a7c15u) >> 20;
+	struct nt_known *k = &a->known[(h ^ start_stop) % NT_KNOWN];
+	const char *prov = rec->category ? rec->category : "";
+	if (k->name != rec->name || k->start_stop != start_stop) {
+		k->name = rec->name;
+		k->start_stop = start_stop;
+		k->off = strlen(prov) + 1;
+		k->kind = (uint8_t)classify(prov, rec->name + k->off, start_stop);
+	}
+	struct ntev e = {.provider = prov, .name = rec->name + k->off, .start_stop = start_stop,
+			 .tid = rec->tid, .ticks = (uint64_t)rec->ts, .rec = rec};
+	return draw(a, &e, (enum nt_kind)k->kind);
+}
+
+int rtd_tl_nettrace_pull(rtd_tl_nettrace *a, rtd_source *src)
+{
+	struct rtd_clock clock = {0};
+	bool clocked = false;
+	const struct rtd_record *rec;
+	int rc;
+	while ((rc = rtd_source_next(src, &rec)) == 1) {
+		if (!clocked) {
+			/* the header came before the first record */
+			clocked = true;
+			if (rtd_source_clock(src, &clock) == 0)
+				rtd_tl_nettrace_clock(a, &clock);
+		}
+		if ((rc = rtd_tl_nettrace_record(a, rec)) < 0)
+			return rc;
+	}
+	/* a header without events still draws the process, as _info() */
+	if (!clocked && rtd_source_clock(src, &clock) == 0 && clock.domain == RTD_CLOCK_QPC) {
+		rtd_tl_nettrace_clock(a, &clock);
+		start(a);
+	}
+	return rc < 0 ? rc : a->err;
 }
 
 uint64_t rtd_tl_nettrace_unmatched(const rtd_tl_nettrace *a)
