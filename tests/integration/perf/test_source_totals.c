@@ -44,7 +44,7 @@
 #include "rtdiag/perf_source.h"
 #include "rtdiag/profile_records.h"
 
-#define ROUNDS 20000
+#define ROUNDS 10000
 #define MAX_STACKS 512
 
 static int ab[2], ba[2], go_pipe[2];
