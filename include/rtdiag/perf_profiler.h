@@ -34,7 +34,7 @@ enum rtd_perf_profiler_flags {
 	/* no root frame per process ("comm") in the profile */
 	RTD_PERF_PROF_NO_COMM = 1u << 2,
 	/* keep each sample's time and stack for rtd_perf_profiler_each_sample()
-	 * (16 bytes a sample, in a temporary file: memory stays bounded) */
+	 * (32 bytes a sample, in a temporary file: memory stays bounded) */
 	RTD_PERF_PROF_KEEP_SAMPLES = 1u << 3,
 	/* off-CPU: where threads wait and how long, instead of CPU samples
 	 * (see rtd_perf_profiler_new()) */
@@ -61,6 +61,14 @@ enum rtd_perf_profiler_flags {
 	 * ~7 MB more from the start on a .NET process (a short recording
 	 * does not ask for it) */
 	RTD_PERF_PROF_ALL_SYMBOLS = 1u << 8,
+	/* with RTD_PERF_PROF_OFF_CPU and RTD_PERF_PROF_KEEP_SAMPLES: the
+	 * kept waits may be totals, so off-CPU may go through BPF (nothing
+	 * copied out per switch): each kept sample is then the waits of one
+	 * thread, stack and state that ended since the previous read of the
+	 * kernel's totals (rtd_perf_profiler_sample.count), for a consumer
+	 * that adds waits up (a profile), not one that draws each (a
+	 * timeline) */
+	RTD_PERF_PROF_WAIT_TOTALS = 1u << 9,
 };
 
 /* States of an off-CPU wait (rtd_perf_profiler_opts.offcpu_states), from
@@ -157,7 +165,7 @@ struct rtd_perf_profiler_opts {
  * mappings are still known then); the monitor then carries
  * only the records that say where code is. Same answers, nothing copied
  * out per switch. Not for RTD_PERF_PROF_KEEP_SAMPLES (a timeline needs
- * each wait's own time), -g dwarf (BPF takes frame-pointer stacks) or
+ * each wait's own time) unless RTD_PERF_PROF_WAIT_TOTALS, -g dwarf (BPF takes frame-pointer stacks) or
  * cgroups; needs libbpf.so.1 at run time and root (or CAP_BPF and
  * CAP_PERFMON).
  *
@@ -277,6 +285,11 @@ RTD_API int rtd_perf_profiler_take(struct rtd_perf_profiler *p,
  *         "R" preempted, "T" other); NULL for a CPU sample
  * @open: an off-CPU wait still going on when the recording stopped
  *        (rtd_perf_profiler_close_waits()): @duration runs to the stop
+ * @count: 0 for one sample or one wait; off-CPU through BPF with
+ *         RTD_PERF_PROF_WAIT_TOTALS: a total, @count waits of this thread,
+ *         stack and state that ended since the kernel's totals were read
+ *         before, @duration their summed length, @time when they were
+ *         read (CLOCK_MONOTONIC ns, the end of a run or a process's exit)
  */
 struct rtd_perf_profiler_sample {
 	size_t sz;
@@ -289,6 +302,7 @@ struct rtd_perf_profiler_sample {
 	uint64_t duration;
 	const char *state;
 	bool open;
+	uint64_t count;
 };
 
 /**

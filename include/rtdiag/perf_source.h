@@ -76,6 +76,14 @@ enum rtd_perf_source_flags {
 	 * profile of them (rtd_profile_records_opts.category).
 	 */
 	RTD_PERF_SOURCE_WAIT_STACKS = 1u << 1,
+	/* (An off-CPU profiler made with RTD_PERF_PROF_WAIT_TOTALS, through
+	 * BPF, gives no slices but totals: each an RTD_REC_SAMPLE named and
+	 * of category "off-cpu" with its stack, @value the count of waits of
+	 * that thread, stack and state ended since the kernel's totals were
+	 * read before, a "period" field (RTD_FIELD_U64) their summed length
+	 * in ns and a "state" field, stamped when they were read: at each
+	 * window's end or cut. rtd_profile_records with .name "off-cpu"
+	 * adds them up as the profiler's own block profile.) */
 	/*
 	 * rtd_perf_source_live(): learn the mapping of each file-backed
 	 * module the records name, for rtd_perf_source_live_mapping()

@@ -115,6 +115,7 @@ struct rtd_perf_profiler {
 	struct offcpu_bpf *bpf; /* off-CPU through BPF, else NULL */
 	enum rtd_perf_offcpu_via via;
 	uint64_t bpf_nostack;   /* BPF: stacks not kept (the map full) */
+	uint64_t bpf_read_ns;   /* BPF: when the totals being read were read */
 	char via_why[256];      /* why not BPF */
 	uint64_t iter_lo, iter_hi; /* __traceiter_sched_switch, [lo, hi) */
 	int64_t start_ns;       /* CLOCK_REALTIME at the start */
@@ -151,6 +152,7 @@ struct kept_sample {
 	uint32_t node;
 	uint32_t flags; /* KEPT_OPEN */
 	uint64_t dur;
+	uint64_t count; /* BPF's total of @count waits (WAIT_TOTALS), or 0 */
 };
 #define KEPT_OPEN 1u /* a wait closed at the stop (rtd_perf_profiler_close_waits) */
 #define WALK_BUF 4096u /* kept samples read at a time */
@@ -446,7 +448,7 @@ static uint32_t ips_node(struct rtd_perf_profiler *p, uint32_t pid,
 static int keep(struct rtd_perf_profiler *p, uint64_t time, uint32_t node,
 		uint64_t dur)
 {
-	struct kept_sample k = {time, node, 0, dur};
+	struct kept_sample k = {time, node, 0, dur, 0};
 	if (p->kept && fwrite(&k, sizeof(k), 1, p->kept) != 1)
 		return prof_err(p, -EIO, "keeping a sample: %s", strerror(errno));
 	return 0;
@@ -479,7 +481,7 @@ int rtd_perf_profiler_close_waits(struct rtd_perf_profiler *p, uint64_t end_ns)
 		uint64_t d = end_ns - out;
 		p->nodes[node].count++;
 		p->nodes[node].period += d;
-		struct kept_sample k = {out, (uint32_t)node, KEPT_OPEN, d};
+		struct kept_sample k = {out, (uint32_t)node, KEPT_OPEN, d, 0};
 		if (p->kept && fwrite(&k, sizeof(k), 1, p->kept) != 1)
 			return prof_err(p, -EIO, "keeping a sample: %s", strerror(errno));
 		n++;
@@ -574,6 +576,10 @@ static int on_bpf_wait(const struct offcpu_bpf_wait *w, void *ctx)
 		return 0;
 	p->nodes[node].count += w->count;
 	p->nodes[node].period += w->ns;
+	/* WAIT_TOTALS: kept as the total it is, stamped with the read */
+	struct kept_sample k = {p->bpf_read_ns, node, 0, w->ns, w->count};
+	if (p->kept && fwrite(&k, sizeof(k), 1, p->kept) != 1)
+		return prof_err(p, -EIO, "keeping a wait total: %s", strerror(errno));
 	return 0;
 }
 
@@ -583,6 +589,7 @@ static int bpf_read(struct rtd_perf_profiler *p, uint32_t pid)
 {
 	if (!p->bpf)
 		return 0;
+	p->bpf_read_ns = rtd_now_ns();
 	int r = offcpu_bpf_read(p->bpf, pid, on_bpf_wait, p);
 	uint64_t c[OFFCPU_BPF_NSTATS];
 	offcpu_bpf_counters(p->bpf, c, OFFCPU_BPF_NSTATS);
@@ -824,7 +831,7 @@ static int offcpu_path(struct rtd_perf_profiler *p,
 	}
 	if (o->offcpu_via > RTD_PERF_OFFCPU_VIA_PERF)
 		return prof_err(p, -RTD_E_INVAL, "bad offcpu_via %u", o->offcpu_via);
-	if (o->flags & RTD_PERF_PROF_KEEP_SAMPLES)
+	if ((o->flags & RTD_PERF_PROF_KEEP_SAMPLES) && !(o->flags & RTD_PERF_PROF_WAIT_TOTALS))
 		no = "a timeline needs each wait's own time (BPF keeps totals)";
 	else if (o->flags & RTD_PERF_PROF_EACH_RECORD)
 		no = "a perf.data file holds each switch (BPF keeps totals)";
@@ -1651,6 +1658,7 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 			smp.duration = buf[i].dur;
 			smp.state = state;
 			smp.open = buf[i].flags & KEPT_OPEN;
+			smp.count = buf[i].count;
 			if (t) {
 				smp.pid = t->pid;
 				smp.tid = t->tid;

@@ -199,11 +199,34 @@ static int renamed(struct pl *s, uint64_t key, const char *name, const char **in
 	return rtd_perf_source_renamed(s->intern, &s->names, key, name, interned);
 }
 
+/* BPF's total of a thread's waits of one stack and state
+ * (RTD_PERF_PROF_WAIT_TOTALS): one SAMPLE "off-cpu" weighing the count,
+ * the summed length its "period", at the time the totals were read. */
+static int push_total(struct pl *s, const struct rtd_perf_profiler_sample *smp,
+		      struct pl_entry *e)
+{
+	int rc = rtd_perf_source_sample(s->intern, &s->frames, &s->frames_cap, smp, &e->rec);
+	const char *state;
+	if (rc == 0)
+		rc = rtd_intern_string(s->intern, smp->state ? smp->state : "?",
+				       smp->state ? strlen(smp->state) : 1, &state);
+	if (rc < 0)
+		return rc;
+	e->rec.name = "off-cpu";
+	e->rec.category = "off-cpu";
+	e->rec.value = (double)smp->count;
+	e->f[0] = (struct rtd_field){.name = "period", .type = RTD_FIELD_U64, .u = smp->duration};
+	e->f[1] = (struct rtd_field){.name = "state", .type = RTD_FIELD_STR, .s = state};
+	e->rec.nfields = 2;
+	return push(s, e);
+}
+
 static int on_sample(const struct rtd_perf_profiler_sample *smp, void *ctx)
 {
 	struct pl *s = ctx;
-	/* a wait is known at its end: that is its place in the stream */
-	int64_t at = (int64_t)(smp->time + smp->duration);
+	/* a wait is known at its end: that is its place in the stream (a
+	 * total, when it was read) */
+	int64_t at = (int64_t)(smp->time + (smp->count ? 0 : smp->duration));
 	struct pl_entry e;
 	const char *name;
 	int rc = generations(s, false);
@@ -239,6 +262,8 @@ static int on_sample(const struct rtd_perf_profiler_sample *smp, void *ctx)
 			return rc;
 		return push(s, &e);
 	}
+	if (smp->count)
+		return push_total(s, smp, &e);
 	/* the first frame outside the kernel: where the thread waited */
 	const char *in = n ? smp->frames[0].name : NULL;
 	for (size_t i = 0; i < n; i++)
