@@ -108,6 +108,13 @@ extern "C" {
  *             once per array. For consumers that draw Go's views
  *             (rtd_tl_gotrace); the Go 1.22+ clock and its anchors are
  *             the same. @kinds still filters (PROCESS, INSTANT)
+ * @threads: with @go_events, the threads to read with: 0 or 1, the
+ *           caller's alone; 2 (or more): a Go 1.22+ trace is decoded on a
+ *           thread of its own when more than one CPU is online, as
+ *           rtd_gotrace_run() with RTD_GOTRACE_RUN_THREAD does (from the
+ *           second event on; the same records in the same order), and
+ *           each pull takes the next event it decoded. Ignored without
+ *           @go_events and for Go 1.5-1.21 traces
  */
 struct rtd_gotrace_source_opts {
 	size_t sz;
@@ -120,6 +127,7 @@ struct rtd_gotrace_source_opts {
 	void *grow_ctx;
 	uint32_t kinds;
 	bool go_events;
+	size_t threads;
 };
 
 /**

@@ -63,7 +63,8 @@ RTD_API int rtd_tl_gotrace_event(rtd_tl_gotrace *a, const struct rtd_gotrace_dec
  * Where an event's arguments are among its fields is found once per
  * (name, fields array): records whose fields array is at one address
  * must name the same fields in the same order, as the Go source's
- * (rtd_gotrace_source_opts.go_events) do.
+ * (rtd_gotrace_source_opts.go_events) do; a record's non-zero @shape
+ * (which the Go source gives) finds that place in a table by shape.
  *
  * Returns: 0, a timeline error, or an error record's code.
  */

@@ -324,6 +324,14 @@ struct rtd_stack {
  * @mono: @ts as CLOCK_MONOTONIC nanoseconds (see rtd_clock_to_mono();
  *        never less than the source's previous record's)
  * @pid: OS process id (0: not known)
+ * @shape: the layout of the record, when its source says it (0: not
+ *         said): records of one source with the same non-zero @shape
+ *         have the same @kind, @name, @category and @fields array (one
+ *         address, the same names, types and order; only the values
+ *         change), so a consumer may find what it reads in them once per
+ *         shape, in a table indexed by it: a source numbers its shapes
+ *         1, 2, 3... (the Go source's go_events, one per event type and
+ *         argument count)
  * @tid: OS thread id; 0 for the process's own track
  * @lane: a sub-track of the thread's (0: the thread's own)
  * @name: what it is (interned or borrowed; see the kinds)
@@ -348,6 +356,7 @@ struct rtd_record {
 	int64_t ts;
 	int64_t mono;
 	uint32_t pid;
+	uint32_t shape;
 	uint64_t tid;
 	uint64_t lane;
 	const char *name;
@@ -447,6 +456,15 @@ typedef struct rtd_source rtd_source;
  *      eventfd, an epoll descriptor), owned by the source; -1 or a NULL
  *      @fd: the source is never idle. A live @next may return
  *      RTD_SOURCE_IDLE with @rec->mono its watermark, and must not block.
+ * @next_own: optional, used in place of @next: the next record in a
+ *            record the source owns (so what stays the same from one
+ *            record to the next is not written again), valid until the
+ *            next call: *@out points to @scratch when called; the source
+ *            points it to its own record, or fills @scratch, which is NOT
+ *            zeroed (clear it first). Returns as @next; an error or
+ *            RTD_SOURCE_IDLE is said in *@out as @next says it in @rec.
+ *            rtd_source_next() may change the record's @mono (raised to
+ *            the previous record's) and @source before handing it out.
  */
 struct rtd_source_ops {
 	size_t sz;
@@ -455,6 +473,7 @@ struct rtd_source_ops {
 	int (*clock)(void *impl, struct rtd_clock *out);
 	void (*free)(void *impl);
 	int (*fd)(void *impl);
+	int (*next_own)(void *impl, struct rtd_record *scratch, struct rtd_record **out);
 };
 
 /**

@@ -27,6 +27,7 @@
 
 #include "common/buf.h"
 #include "gotrace/analysis_int.h"
+#include "gotrace/gotrace_int.h"
 #include "gotrace/v2state.h"
 
 #define RUN_BYTES (64u << 10) /* of records per chunk */
@@ -578,100 +579,153 @@ static int run_serial(rtd_gotrace_next_fn next, void *ctx, rtd_gotrace_take_fn t
 	return 0;
 }
 
+/* The consumer's side of a run with a decoding thread, read by pulls. */
+struct gt_pull {
+	struct run r;
+	struct prod p;
+	struct last *clast; /* the consumer's last event */
+	pthread_t th;
+	uint64_t k;         /* the chunk being read (or waited for) */
+	struct chunk *c;    /* that chunk, once it is made */
+	size_t at;          /* where in it */
+	bool whole;         /* clast->ev: a whole event's fields to clear */
+	bool end;           /* the end was reached: dec_rc is the decoder's */
+	int dec_rc;
+};
+
+static void pull_release(struct gt_pull *p)
+{
+	rtd_gotrace_dec_set_tables_hook(p->r.d, NULL, NULL);
+	v2_set_compact(p->r.d, false);
+	names_free(&p->r);
+	free(p->r.names);
+	pthread_cond_destroy(&p->r.cv);
+	pthread_mutex_destroy(&p->r.mu);
+	free(p->r.ring);
+	free(p->r.last);
+	free(p->clast);
+	free(p);
+}
+
+int gt_pull_start(struct gt_pull **out, rtd_gotrace_dec *d, rtd_gotrace_next_fn next, void *ctx,
+		  unsigned flags)
+{
+	*out = NULL;
+	if (!(flags & RTD_GOTRACE_RUN_THREAD) || rtd_gotrace_dec_version(d) < 1022 ||
+	    (!(flags & RTD_GOTRACE_RUN_ANY_CPUS) && sysconf(_SC_NPROCESSORS_ONLN) < 2))
+		return 0;
+	struct gt_pull *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	struct run *r = &p->r;
+	/* small chunks: about three events each */
+	*r = (struct run){.d = d, .next = next, .ctx = ctx,
+			  .fill = flags & RTD_GOTRACE_RUN_SMALL_CHUNKS
+				  ? 3 * (sizeof(struct rec) + 4 * sizeof(uint64_t))
+				  : RUN_BYTES - REC_MAX};
+	atomic_init(&r->made, 0);
+	atomic_init(&r->used, 0);
+	atomic_init(&r->stop, false);
+	atomic_init(&r->cons_waiting, false);
+	atomic_init(&r->prod_waiting, false);
+	r->ring = malloc(RUN_CHUNKS * sizeof(*r->ring));
+	r->last = calloc(1, sizeof(*r->last));
+	p->clast = calloc(1, sizeof(*p->clast));
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->cv, NULL);
+	if (!r->ring || !r->last || !p->clast) {
+		pull_release(p);
+		return -ENOMEM;
+	}
+	p->p = (struct prod){r, NULL, true};
+	rtd_gotrace_dec_set_tables_hook(d, tables_going, &p->p);
+	r->compact = (flags & RTD_GOTRACE_RUN_DEC_NEXT) && v2_set_compact(d, true);
+	int rc = pthread_create(&p->th, NULL, produce, &p->p);
+	if (rc != 0) {
+		pull_release(p);
+		return -rc;
+	}
+	*out = p;
+	return 0;
+}
+
+int gt_pull_next(struct gt_pull *p, const struct rtd_gotrace_event **ev)
+{
+	struct run *r = &p->r;
+	for (;;) {
+		if (p->end)
+			return p->dec_rc;
+		if (!p->c) {
+			unsigned spin = 0;
+			while (atomic_load(&r->made) <= p->k && spin < RUN_SPIN)
+				spin++;
+			if (atomic_load(&r->made) <= p->k) {
+				pthread_mutex_lock(&r->mu);
+				atomic_store(&r->cons_waiting, true);
+				while (atomic_load(&r->made) <= p->k)
+					pthread_cond_wait(&r->cv, &r->mu);
+				atomic_store(&r->cons_waiting, false);
+				pthread_mutex_unlock(&r->mu);
+			}
+			p->c = &r->ring[p->k % RUN_CHUNKS];
+			p->at = 0;
+		}
+		struct chunk *c = p->c;
+		if (p->at < c->len) {
+			const struct rec *x = (const struct rec *)(c->b + p->at);
+			if (x->flags & R_OUT) {
+				*ev = get_out(r->d, x, p->clast);
+				p->whole = false;
+			} else {
+				*ev = get_event(x, p->clast, &p->whole);
+			}
+			p->at += x->size;
+			return 1;
+		}
+		/* the chunk is done with (its last event too: this is the
+		 * next pull) */
+		if (c->end) {
+			p->end = true;
+			p->dec_rc = c->rc;
+		}
+		uint64_t u = ++p->k;
+		p->c = NULL;
+		atomic_store(&r->used, u);
+		if (atomic_load(&r->prod_waiting) &&
+		    (u >= atomic_load(&r->made) || atomic_load(&r->made) - u <= RUN_CHUNKS - RUN_BATCH))
+			wake(r);
+	}
+}
+
+void gt_pull_stop(struct gt_pull *p)
+{
+	if (!p)
+		return;
+	if (!p->end) {
+		/* stopped early: the decoding thread stops at its next look */
+		atomic_store(&p->r.stop, true);
+		atomic_store(&p->r.used, p->k + 1);
+		wake(&p->r);
+	}
+	pthread_join(p->th, NULL);
+	pull_release(p);
+}
+
 int rtd_gotrace_run(rtd_gotrace_dec *d, rtd_gotrace_next_fn next, void *ctx,
 		    rtd_gotrace_take_fn take, void *take_ctx, unsigned flags, int *dec_rc)
 {
 	*dec_rc = 0;
-	bool thread = (flags & RTD_GOTRACE_RUN_THREAD) && rtd_gotrace_dec_version(d) >= 1022;
-	if (thread && !(flags & RTD_GOTRACE_RUN_ANY_CPUS) && sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		thread = false;
-	if (!thread)
+	struct gt_pull *p = NULL;
+	if (gt_pull_start(&p, d, next, ctx, flags) < 0 || !p)
 		return run_serial(next, ctx, take, take_ctx, dec_rc);
-	/* small chunks: about three events each */
-	struct run r = {.d = d, .next = next, .ctx = ctx,
-			.fill = flags & RTD_GOTRACE_RUN_SMALL_CHUNKS
-				? 3 * (sizeof(struct rec) + 4 * sizeof(uint64_t))
-				: RUN_BYTES - REC_MAX};
-	atomic_init(&r.made, 0);
-	atomic_init(&r.used, 0);
-	atomic_init(&r.stop, false);
-	atomic_init(&r.cons_waiting, false);
-	atomic_init(&r.prod_waiting, false);
-	r.ring = malloc(RUN_CHUNKS * sizeof(*r.ring));
-	r.last = calloc(1, sizeof(*r.last));
-	struct last *clast = calloc(1, sizeof(*clast)); /* the consumer's */
-	if (!r.ring || !r.last || !clast) {
-		free(r.ring);
-		free(r.last);
-		free(clast);
-		return run_serial(next, ctx, take, take_ctx, dec_rc);
-	}
-	pthread_mutex_init(&r.mu, NULL);
-	pthread_cond_init(&r.cv, NULL);
-	struct prod p = {&r, NULL, true};
-	rtd_gotrace_dec_set_tables_hook(d, tables_going, &p);
-	r.compact = (flags & RTD_GOTRACE_RUN_DEC_NEXT) && v2_set_compact(d, true);
-	pthread_t th;
-	if (pthread_create(&th, NULL, produce, &p) != 0) {
-		rtd_gotrace_dec_set_tables_hook(d, NULL, NULL);
-		v2_set_compact(d, false);
-		pthread_cond_destroy(&r.cv);
-		pthread_mutex_destroy(&r.mu);
-		free(r.ring);
-		free(r.last);
-		free(clast);
-		return run_serial(next, ctx, take, take_ctx, dec_rc);
-	}
-	int rc = 0;
-	bool whole = false; /* clast->ev: a whole event's fields to clear */
-	for (uint64_t k = 0;; k++) {
-		unsigned spin = 0;
-		while (atomic_load(&r.made) <= k && spin < RUN_SPIN)
-			spin++;
-		if (atomic_load(&r.made) <= k) {
-			pthread_mutex_lock(&r.mu);
-			atomic_store(&r.cons_waiting, true);
-			while (atomic_load(&r.made) <= k)
-				pthread_cond_wait(&r.cv, &r.mu);
-			atomic_store(&r.cons_waiting, false);
-			pthread_mutex_unlock(&r.mu);
-		}
-		struct chunk *c = &r.ring[k % RUN_CHUNKS];
-		for (size_t at = 0; at < c->len && rc == 0;) {
-			const struct rec *x = (const struct rec *)(c->b + at);
-			const struct rtd_gotrace_event *ev;
-			if (x->flags & R_OUT) {
-				ev = get_out(d, x, clast);
-				whole = false;
-			} else {
-				ev = get_event(x, clast, &whole);
-			}
-			rc = take(take_ctx, ev);
-			at += x->size;
-		}
-		bool end = c->end;
-		if (end)
-			*dec_rc = c->rc;
-		if (rc < 0)
-			atomic_store(&r.stop, true);
-		uint64_t u = k + 1;
-		atomic_store(&r.used, u);
-		if (atomic_load(&r.prod_waiting) &&
-		    (rc < 0 || u >= atomic_load(&r.made) || atomic_load(&r.made) - u <= RUN_CHUNKS - RUN_BATCH))
-			wake(&r);
-		if (end || rc < 0)
+	const struct rtd_gotrace_event *ev;
+	int n, rc = 0;
+	while ((n = gt_pull_next(p, &ev)) == 1)
+		if ((rc = take(take_ctx, ev)) < 0)
 			break;
-	}
-	pthread_join(th, NULL);
-	rtd_gotrace_dec_set_tables_hook(d, NULL, NULL);
-	v2_set_compact(d, false);
-	names_free(&r);
-	free(r.names);
-	pthread_cond_destroy(&r.cv);
-	pthread_mutex_destroy(&r.mu);
-	free(r.ring);
-	free(r.last);
-	free(clast);
+	if (rc == 0)
+		*dec_rc = n;
+	gt_pull_stop(p);
 	return rc;
 }
 

@@ -622,4 +622,21 @@ void ahead_reset(rtd_gotrace_dec *d);
  * ahead now, if that is to be done (RTD_GOTRACE_RESOLVE, raw mode). */
 void ahead_miss(const rtd_gotrace_dec *d, uint64_t id);
 
+/*
+ * A decoder's events from a decoding thread, read by pulls: the
+ * consumer's side of rtd_gotrace_run() (analysis_run.c), for a consumer
+ * that asks for each event (the Go source's go_events).
+ * gt_pull_start(): *@out NULL (and 0) when no thread is worth it (as
+ * rtd_gotrace_run() decides from @flags, the version and the CPUs): read
+ * the decoder on the caller's thread then. gt_pull_next(): 1 with the
+ * next event (valid until the next pull), else the decoder's end (0 or
+ * its error, from @next). gt_pull_stop(): stop and join the thread (at
+ * any point) and free it all.
+ */
+struct gt_pull;
+int gt_pull_start(struct gt_pull **out, rtd_gotrace_dec *d, rtd_gotrace_next_fn next, void *ctx,
+		  unsigned flags);
+int gt_pull_next(struct gt_pull *p, const struct rtd_gotrace_event **ev);
+void gt_pull_stop(struct gt_pull *p);
+
 #endif

@@ -19,6 +19,7 @@
 #include "rtdiag/goanalysis.h"
 #include "rtdiag/gotrace.h"
 #include "rtdiag/gotrace_source.h"
+#include "gotrace/gotrace_int.h"
 
 #define GTS_MAX_THREADS (1u << 20)  /* distinct Ms */
 #define GTS_MAX_OPEN (1u << 24)     /* slices open at once (goroutines, ranges) */
@@ -42,6 +43,7 @@ struct gts {
 	rtd_gostate *st;
 	rtd_intern *intern;
 	struct rtd_clock clock;
+	bool plain;                /* clock_changed() */
 	enum { ANCHOR_NONE, ANCHOR_CALLER, ANCHOR_NANOTIME, ANCHOR_SNAPSHOT } anchor;
 	bool not_nanotime;         /* a generation ran at another frequency */
 	bool checked_freq_set;     /* check_nanotime() saw checked_freq */
@@ -63,14 +65,19 @@ struct gts {
 	struct rtd_field f[6];
 };
 
-static int64_t mono_of(struct gts *s, int64_t ts)
+/* Whether the clock is one of the usual ones, where a time is its own
+ * converted time: nanoseconds from 0, monotonic or unanchored (kept in
+ * s->plain whenever the clock changes) */
+static void clock_changed(struct gts *s)
 {
 	const struct rtd_clock *c = &s->clock;
-	/* the usual clocks at once: nanoseconds from 0, mono or unanchored */
-	if (c->freq == 1000000000u && c->ref_ts == 0 &&
-	    (!(c->flags & RTD_CLOCK_HAS_MONO) || c->ref_mono == 0))
-		return ts;
-	return rtd_clock_to_mono(c, ts);
+	s->plain = c->freq == 1000000000u && c->ref_ts == 0 &&
+		   (!(c->flags & RTD_CLOCK_HAS_MONO) || c->ref_mono == 0);
+}
+
+static inline int64_t mono_of(struct gts *s, int64_t ts)
+{
+	return s->plain ? ts : rtd_clock_to_mono(&s->clock, ts);
 }
 
 static struct rtd_record *push(struct gts *s, unsigned kind, int64_t ts, uint64_t tid,
@@ -451,8 +458,9 @@ struct gts_shape {
 	const char *name; /* the decoder's */
 	const char *const *argnames, *const *sargnames;
 	unsigned nargs, nsargs;
-	const char *interned;  /* the record's name */
 	uint8_t nf, nargf, nfnf, nsargf;
+	struct rtd_record rec; /* its records: all but the time, the stack
+				* and the fields' values written once */
 	struct {
 		uint8_t arg, field;
 	} argf[RTD_GOTRACE_MAX_ARGS], /* where each named argument goes */
@@ -468,6 +476,8 @@ struct gts_shape {
  * and 2. */
 struct gts_events {
 	struct gts_shape *shapes[GTS_SHAPE_TYPES]; /* by event type: its last shape first */
+	uint32_t nshapes;                          /* made (the records' @shape) */
+	bool want;                                 /* opts.kinds asks for INSTANTs */
 	struct gts_shape *other;                   /* types past the table */
 	struct gts_stack {
 		uint64_t id, gen;
@@ -476,14 +486,21 @@ struct gts_events {
 				  * stack itself is far away in memory) */
 	} stacks[GTS_STACKS];
 	struct gts_stack unnamed;    /* a stack ev_stack() did not keep */
-	struct rtd_gotrace_event ev; /* an event held back behind the PROCESS record */
+	struct rtd_gotrace_event ev; /* an event read on this thread */
+	const struct rtd_gotrace_event *cur; /* the event now (held back
+					      * behind the PROCESS record) */
 	bool held, version_said;
+	bool steady;                 /* past the first events: gts_next_own() alone */
+	struct gt_pull *pull;        /* opts.threads: the decoding thread */
+	uint64_t gen;                /* the last event's generation (seen()) */
+	bool pull_tried;
 };
 
 static void shapes_free(struct gts_events *e)
 {
 	if (!e)
 		return;
+	gt_pull_stop(e->pull);
 	for (size_t i = 0; i <= GTS_SHAPE_TYPES; i++) {
 		struct gts_shape *sh = i < GTS_SHAPE_TYPES ? e->shapes[i] : e->other;
 		while (sh) {
@@ -544,13 +561,11 @@ static bool shape_is(const struct gts_shape *sh, const struct rtd_gotrace_event 
 	       sh->nsargs == ev->nsargs;
 }
 
-/* The shape of @ev: its type's last, another of its type, or a new one */
-static struct gts_shape *ev_shape(struct gts *s, const struct rtd_gotrace_event *ev)
+/* The shape of @ev among its type's (@head), or a new one */
+static struct gts_shape *__attribute__((noinline)) ev_shape_other(struct gts *s,
+								  const struct rtd_gotrace_event *ev,
+								  struct gts_shape **head)
 {
-	struct gts_shape **head = ev->type < GTS_SHAPE_TYPES ? &s->evs->shapes[ev->type]
-							     : &s->evs->other;
-	if (*head && shape_is(*head, ev))
-		return *head;
 	for (struct gts_shape **pp = head; *pp; pp = &(*pp)->next) {
 		if (shape_is(*pp, ev)) { /* to the front */
 			struct gts_shape *sh = *pp;
@@ -572,7 +587,6 @@ static struct gts_shape *ev_shape(struct gts *s, const struct rtd_gotrace_event 
 	sh->sargnames = ev->sargnames;
 	sh->nargs = ev->nargs;
 	sh->nsargs = ev->nsargs;
-	sh->interned = intern(s, ev->name);
 	struct rtd_field *f = sh->f;
 	unsigned n = 0;
 	f[n++] = (struct rtd_field){.name = "ev.g", .type = RTD_FIELD_U64};
@@ -599,16 +613,31 @@ static struct gts_shape *ev_shape(struct gts *s, const struct rtd_gotrace_event 
 		f[n++] = (struct rtd_field){.name = ev->sargnames[i], .type = RTD_FIELD_STR};
 	}
 	sh->nf = (uint8_t)n;
+	sh->rec = (struct rtd_record){.kind = RTD_REC_INSTANT, .pid = s->o.pid,
+				      .shape = ++s->evs->nshapes, .name = intern(s, ev->name),
+				      .category = "go", .fields = f, .nfields = n};
 	return s->err ? NULL : sh;
 }
 
-/* @ev as its INSTANT record in @rec: context, arguments and string
- * arguments written into its type's shape. */
-static void go_event(struct gts *s, const struct rtd_gotrace_event *ev, struct rtd_record *rec)
+/* The shape of @ev: its type's last, another of its type, or a new one */
+static inline struct gts_shape *ev_shape(struct gts *s, const struct rtd_gotrace_event *ev)
+{
+	struct gts_shape **head = ev->type < GTS_SHAPE_TYPES ? &s->evs->shapes[ev->type]
+							     : &s->evs->other;
+	if (*head && shape_is(*head, ev))
+		return *head;
+	return ev_shape_other(s, ev, head);
+}
+
+/* @ev as its INSTANT record: its shape's, with the time, the stack and
+ * the values of the context, arguments and string arguments written
+ * (NULL: out of memory, s->err). */
+static inline __attribute__((always_inline)) struct rtd_record *go_event(struct gts *s,
+									  const struct rtd_gotrace_event *ev)
 {
 	struct gts_shape *sh = ev_shape(s, ev);
 	if (!sh)
-		return;
+		return NULL;
 	struct rtd_field *f = sh->f;
 	const struct gts_stack stack = *ev_stack(s, ev->gen, ev->stack);
 	f[0].u = ev->g;
@@ -633,15 +662,11 @@ static void go_event(struct gts *s, const struct rtd_gotrace_event *ev, struct r
 	}
 	for (unsigned i = 0; i < sh->nsargf; i++)
 		f[sh->sargf[i].field].s = ev->sargs[sh->sargf[i].arg];
-	rec->kind = RTD_REC_INSTANT;
+	struct rtd_record *rec = &sh->rec;
 	rec->ts = ev->ts;
 	rec->mono = mono_of(s, ev->ts);
-	rec->pid = s->o.pid;
-	rec->name = sh->interned;
-	rec->category = "go";
 	rec->stack = stack.st;
-	rec->fields = f;
-	rec->nfields = sh->nf;
+	return rec;
 }
 
 /* The first record: PROCESS with the trace's Go version */
@@ -746,6 +771,7 @@ static void on_sync(struct gts *s, const struct rtd_gotrace_event *ev)
 		c->wall_error_ns = err;
 	}
 	s->anchor = ANCHOR_SNAPSHOT;
+	clock_changed(s);
 }
 
 /* The anchor the caller gave, or none. */
@@ -766,6 +792,7 @@ static void init_clock(struct gts *s)
 							: RTD_CLOCK_ERROR_UNKNOWN;
 		s->anchor = ANCHOR_CALLER;
 	}
+	clock_changed(s);
 }
 
 /* A Go 1.22+ trace at nanotime()'s frequency: its nanoseconds are
@@ -795,6 +822,7 @@ static void check_nanotime(struct gts *s)
 		c->ref_ts = c->ref_mono = 0;
 		c->mono_error_ns = GTS_NANOTIME_DIV_NS;
 		s->anchor = ANCHOR_NANOTIME;
+		clock_changed(s);
 	}
 }
 
@@ -851,37 +879,16 @@ static int drain_state(struct gts *s)
 	return 0;
 }
 
-/* Read the next ordered event into the tracker (into *@ev alone with
- * opts.go_events). Returns 1, 0 at the end of the trace, or an error. */
-static int step(struct gts *s, struct rtd_gotrace_event *evp)
+/* The decoder's next event, fed from the input as it needs it (the
+ * decoding thread's next() with opts.threads): 1, 0 at the end of the
+ * trace, or an error. */
+static int pump(void *ctx, struct rtd_gotrace_event *ev)
 {
-	struct rtd_gotrace_event own, *ev = evp ? evp : &own;
+	struct gts *s = ctx;
 	for (;;) {
 		int rc = rtd_gotrace_dec_next(s->dec, ev);
-		if (rc < 0)
+		if (rc != 0)
 			return rc;
-		if (rc == 1) {
-			if (!s->version)
-				s->version = rtd_gotrace_dec_version(s->dec);
-			check_nanotime(s);
-			if (ev->type == RTD_GO2_EV_READER_SYNC && s->version >= 1022)
-				on_sync(s, ev);
-			if (s->evs)
-				return 1;
-			if (s->samples_only) {
-				/* on to the next sample here, not through a
-				 * pull per event */
-				direct_sample(s, ev);
-				if (s->err)
-					return s->err;
-				if (s->q.n > s->q.head)
-					return 1;
-				continue;
-			}
-			if ((rc = rtd_gostate_feed(s->st, ev)) < 0)
-				return rc;
-			return 1;
-		}
 		if (s->finished)
 			return 0;
 		const uint8_t *p;
@@ -907,44 +914,173 @@ static int step(struct gts *s, struct rtd_gotrace_event *evp)
 	}
 }
 
-/* gts_next() with opts.go_events: the PROCESS record, then each event
- * straight into @rec (no queue) */
-static int go_next(struct gts *s, struct rtd_record *rec)
+/* What the source learns from each event, in the consumer's order: the
+ * version, the clock. (With a decoding thread the decoder's frequency is
+ * still the event's generation's: the thread waits for every event of a
+ * generation to be pulled before it reads the next one's tables.) */
+static inline void seen(struct gts *s, const struct rtd_gotrace_event *ev)
+{
+	if (!s->version)
+		s->version = rtd_gotrace_dec_version(s->dec);
+	/* a Go 1.22+ frequency is its generation's: asked again when the
+	 * generation changes (with go_events; the tracker's path asks at
+	 * every event) */
+	if (!s->evs || s->version < 1022 || ev->gen != s->evs->gen) {
+		if (s->evs)
+			s->evs->gen = ev->gen;
+		check_nanotime(s);
+	}
+	if (ev->type == RTD_GO2_EV_READER_SYNC && s->version >= 1022)
+		on_sync(s, ev);
+}
+
+/* Read the next ordered event into the tracker (into *@ev alone with
+ * opts.go_events). Returns 1, 0 at the end of the trace, or an error. */
+static int step(struct gts *s, struct rtd_gotrace_event *evp)
+{
+	struct rtd_gotrace_event own, *ev = evp ? evp : &own;
+	for (;;) {
+		int rc = pump(s, ev);
+		if (rc <= 0)
+			return rc;
+		seen(s, ev);
+		if (s->evs)
+			return 1;
+		if (s->samples_only) {
+			/* on to the next sample here, not through a pull per
+			 * event */
+			direct_sample(s, ev);
+			if (s->err)
+				return s->err;
+			if (s->q.n > s->q.head)
+				return 1;
+			continue;
+		}
+		if ((rc = rtd_gostate_feed(s->st, ev)) < 0)
+			return rc;
+		return 1;
+	}
+}
+
+/* The next ordered event with opts.go_events, in *@ev: from the decoding
+ * thread once it runs (opts.threads: started at the second event, when the
+ * first, read here, told the version and was handed out), else read here.
+ * Returns as step(). */
+static int go_step(struct gts *s, const struct rtd_gotrace_event **ev)
+{
+	struct gts_events *e = s->evs;
+	if (s->o.threads > 1 && !e->pull_tried && s->version) {
+		e->pull_tried = true;
+		/* (it fails only when no thread can be had: then here) */
+		(void)gt_pull_start(&e->pull, s->dec, pump, s,
+				    RTD_GOTRACE_RUN_THREAD | RTD_GOTRACE_RUN_DEC_NEXT);
+	}
+	if (!e->pull) {
+		*ev = &e->ev;
+		int rc = pump(s, &e->ev);
+		if (rc == 1)
+			seen(s, &e->ev);
+		return rc;
+	}
+	int rc = gt_pull_next(e->pull, ev);
+	if (rc == 1)
+		seen(s, *ev);
+	return rc;
+}
+
+/* The next record with opts.go_events: the PROCESS record (in @scratch),
+ * then each event in its shape's record (*@out), with no queue. */
+static int go_next(struct gts *s, struct rtd_record *scratch, struct rtd_record **out)
 {
 	struct gts_events *e = s->evs;
 	for (;;) {
 		if (e->held) {
 			e->held = false; /* the decoder has not moved: still valid */
 		} else {
-			int rc = s->drained ? 0 : step(s, &e->ev);
+			int rc = s->drained ? 0 : go_step(s, &e->cur);
 			if (rc == 0)
 				s->drained = true;
 			if (rc == 0 && s->err)
 				rc = s->err;
-			if (rc <= 0)
-				return rc < 0 ? gts_fail(s, rec, rc) : 0;
+			if (rc < 0) {
+				memset(scratch, 0, sizeof(*scratch));
+				return gts_fail(s, scratch, rc);
+			}
+			if (rc == 0)
+				return 0;
 		}
-		unsigned kind = RTD_REC_INSTANT;
 		if (!e->version_said) {
 			e->version_said = e->held = true;
-			go_version_record(s, e->ev.ts, rec);
-			kind = RTD_REC_PROCESS;
-		} else {
-			go_event(s, &e->ev, rec);
+			memset(scratch, 0, sizeof(*scratch));
+			go_version_record(s, e->cur->ts, scratch);
+			if (!s->o.kinds || (s->o.kinds & 1u << RTD_REC_PROCESS))
+				return 1;
+			continue;
 		}
-		if (s->err)
-			return gts_fail(s, rec, s->err);
-		if (!s->o.kinds || (s->o.kinds & 1u << kind))
-			return 1;
-		memset(rec, 0, sizeof(*rec)); /* not asked for */
+		if (!e->want)
+			continue;
+		struct rtd_record *r = go_event(s, e->cur);
+		if (!r || s->err) {
+			memset(scratch, 0, sizeof(*scratch));
+			return gts_fail(s, scratch, s->err);
+		}
+		*out = r;
+		/* the PROCESS record is out, the thread started or not:
+		 * gts_next_own() takes the next events itself */
+		e->steady = s->o.threads <= 1 || e->pull_tried;
+		return 1;
 	}
+}
+
+/* gts_next_own() after an event it could not hand out (@rc 1: its record
+ * failed), at the end, or at an error */
+static int __attribute__((noinline)) go_other(struct gts *s, struct rtd_record *scratch, int rc)
+{
+	s->evs->steady = false;
+	if (rc == 0)
+		s->drained = true;
+	if (rc >= 0)
+		rc = s->err;
+	if (rc == 0)
+		return 0;
+	memset(scratch, 0, sizeof(*scratch));
+	return gts_fail(s, scratch, rc);
+}
+
+/* The next record with opts.go_events: after the first, each event read
+ * (or taken from the decoding thread) straight into its shape's record */
+static int gts_next_own(void *impl, struct rtd_record *scratch, struct rtd_record **out)
+{
+	struct gts *s = impl;
+	struct gts_events *e = s->evs;
+	if (!e->steady)
+		return go_next(s, scratch, out);
+	const struct rtd_gotrace_event *ev = &e->ev;
+	int rc = e->pull ? gt_pull_next(e->pull, &ev) : pump(s, &e->ev);
+	if (rc == 1) {
+		/* past the first event: only a new generation's frequency or a
+		 * clock snapshot changes what seen() knows */
+		if (ev->gen != e->gen || ev->type == RTD_GO2_EV_READER_SYNC)
+			seen(s, ev);
+		struct rtd_record *r = go_event(s, ev);
+		if (r && !s->err) {
+			*out = r;
+			return 1;
+		}
+	}
+	return go_other(s, scratch, rc);
 }
 
 static int gts_next(void *impl, struct rtd_record *rec)
 {
 	struct gts *s = impl;
-	if (s->evs)
-		return go_next(s, rec);
+	if (s->evs) {
+		struct rtd_record *r = rec;
+		int rc = go_next(s, rec, &r);
+		if (r != rec)
+			*rec = *r;
+		return rc;
+	}
 	while (!rtd_recq_pop(&s->q, rec)) {
 		if (s->drained)
 			return 0;
@@ -979,11 +1115,11 @@ static int gts_clock(void *impl, struct rtd_clock *out)
 static void gts_free(void *impl)
 {
 	struct gts *s = impl;
+	shapes_free(s->evs); /* its decoding thread first */
 	rtd_gostate_free(s->st);
 	rtd_gotrace_dec_free(s->dec);
 	rtd_intern_free(s->intern);
 	free(s->frames);
-	shapes_free(s->evs);
 	rtd_recq_free(&s->q);
 	rtd_map_free(&s->threads);
 	rtd_map_free_vals(&s->gopen);
@@ -999,6 +1135,16 @@ static const struct rtd_source_ops gts_ops = {
 	.next = gts_next,
 	.clock = gts_clock,
 	.free = gts_free,
+};
+
+/* With opts.go_events: each event in its shape's record */
+static const struct rtd_source_ops gts_events_ops = {
+	.sz = sizeof(struct rtd_source_ops),
+	.name = "gotrace",
+	.next = gts_next,
+	.clock = gts_clock,
+	.free = gts_free,
+	.next_own = gts_next_own,
 };
 
 static int64_t read_at(void *buf, size_t len, uint64_t off, void *ctx)
@@ -1031,13 +1177,17 @@ static rtd_source *gts_new(struct gts *s, int *err)
 	s->dec = rtd_gotrace_dec_new(&o);
 	s->intern = rtd_intern_new();
 	s->evs = s->o.go_events ? calloc(1, sizeof(*s->evs)) : NULL;
+	if (s->evs) {
+		s->evs->want = !s->o.kinds || (s->o.kinds & 1u << RTD_REC_INSTANT);
+		s->evs->gen = UINT64_MAX; /* none seen yet */
+	}
 	int rc = -ENOMEM;
 	rtd_source *src = NULL;
 	/* a stream cannot be read again: the decoder keeps what it needs */
 	if (s->dec && s->intern && (s->evs || !s->o.go_events) &&
 	    (s->in.read || (rc = rtd_gotrace_dec_set_source(s->dec, read_at, s)) == 0) &&
 	    (s->st = rtd_gostate_new(s->dec)))
-		src = rtd_source_new(&gts_ops, s);
+		src = rtd_source_new(s->evs ? &gts_events_ops : &gts_ops, s);
 	if (!src) {
 		gts_free(s);
 		if (err)
@@ -1052,7 +1202,7 @@ static rtd_source *gts_make(const char *path, const void *buf, size_t len,
 {
 	struct gts *s = calloc(1, sizeof(*s));
 	int rc = s ? rtd_input_setup(&s->in, path, buf, len, &s->o, sizeof(s->o), opts,
-				     RTD_OPTS_END(rtd_gotrace_source_opts, go_events))
+				     RTD_OPTS_END(rtd_gotrace_source_opts, threads))
 		   : -ENOMEM;
 	if (rc < 0) {
 		free(s);
@@ -1082,7 +1232,7 @@ rtd_source *rtd_gotrace_source_reader(int64_t (*read)(void *ctx, void *buf, size
 	struct gts *s = read ? calloc(1, sizeof(*s)) : NULL;
 	int rc = !read ? -RTD_E_INVAL : !s ? -ENOMEM
 		 : rtd_opts_copy(&s->o, sizeof(s->o), opts,
-				 RTD_OPTS_END(rtd_gotrace_source_opts, go_events));
+				 RTD_OPTS_END(rtd_gotrace_source_opts, threads));
 	if (rc == 0 && (s->o.grow || (rc = rtd_input_reader(&s->in, read, ctx)) < 0))
 		rc = rc ? rc : -RTD_E_INVAL; /* a stream does not grow */
 	if (rc < 0) {

@@ -138,6 +138,7 @@ struct rtd_tl_gotrace {
 	rtd_map gs, ps, ms, tasks; /* id -> struct gs* / ps* / track / track */
 	rtd_strmap index;          /* event name -> handlers[] index + 1 */
 	struct evkind kinds[256];  /* by the fields' address, probed */
+	struct evkind shaped[256]; /* by the record's shape (its low bits) */
 	struct ps *small_ps[256];  /* Ps 0-255 looked up first here */
 	struct {
 		const struct rtd_stack *stack; /* interned by the source: one address */
@@ -985,6 +986,13 @@ static void resolve_keys(struct evkind *k, const struct rtd_record *rec)
 	}
 }
 
+/* Whether @k is the kind of @rec's shape */
+static bool kind_is(const struct evkind *k, const struct rtd_record *rec)
+{
+	return k->fields == rec->fields && k->name == rec->name && k->nfields == rec->nfields &&
+	       k->category == rec->category;
+}
+
 /* The event kind of @rec: its handler and where its keys are, looked up
  * by the address of its fields: the Go source gives every record of one
  * event type and shape the same fields (rtd_gotrace_source_opts.go_events),
@@ -997,8 +1005,7 @@ static const struct evkind *kind_of(rtd_tl_gotrace *a, const struct rtd_record *
 	size_t h = (size_t)(p >> 6 ^ p >> 14), slot = h % nk;
 	for (size_t probe = 0; probe < 8; probe++) {
 		struct evkind *k = &a->kinds[(h + probe) % nk];
-		if (k->fields == rec->fields && k->name == rec->name &&
-		    k->nfields == rec->nfields && k->category == rec->category)
+		if (kind_is(k, rec))
 			return k;
 		if (!k->name) {
 			slot = (h + probe) % nk;
@@ -1097,14 +1104,22 @@ int rtd_tl_gotrace_record(rtd_tl_gotrace *a, const struct rtd_record *rec)
 		for (size_t i = 0; i < rec->nfields; i++)
 			if (!strcmp(rec->fields[i].name, "go_version"))
 				v = (int)rec->fields[i].i;
-		if (v != a->version) /* the handlers are the version's */
+		if (v != a->version) { /* the handlers are the version's */
 			memset(a->kinds, 0, sizeof(a->kinds));
+			memset(a->shaped, 0, sizeof(a->shaped));
+		}
 		a->version = v;
 		return 0;
 	}
 	if (rec->kind != RTD_REC_INSTANT || !rec->name)
 		return 0;
-	const struct evkind *k = kind_of(a, rec);
+	/* a record that says its shape: its kind in a table by shape, else
+	 * found by the fields' address and kept there */
+	const size_t ns = sizeof(a->shaped) / sizeof(a->shaped[0]);
+	struct evkind *sk = rec->shape ? &a->shaped[rec->shape % ns] : NULL;
+	const struct evkind *k = sk && kind_is(sk, rec) ? sk : kind_of(a, rec);
+	if (sk && k != sk)
+		*sk = *k;
 	if (!k->fn)
 		return 0;
 	const struct rtd_field *f = rec->fields;

@@ -24,6 +24,7 @@
 struct rtd_source {
 	const struct rtd_source_ops *ops;
 	void *impl;
+	int (*next_own)(void *impl, struct rtd_record *scratch, struct rtd_record **out);
 	struct rtd_record rec;
 	int state;          /* 0 running, 1 ended, <0 the sticky error */
 	bool any;           /* a record was given out: last_mono is set */
@@ -36,7 +37,7 @@ struct rtd_source {
 
 rtd_source *rtd_source_new(const struct rtd_source_ops *ops, void *impl)
 {
-	if (!ops || RTD_OPTS_VALID(ops, rtd_source_ops, fd) < 0 ||
+	if (!ops || RTD_OPTS_VALID(ops, rtd_source_ops, next_own) < 0 ||
 	    ops->sz < RTD_OPTS_END(rtd_source_ops, clock) || !ops->next || !ops->clock)
 		return NULL;
 	rtd_source *s = calloc(1, sizeof(*s));
@@ -44,6 +45,8 @@ rtd_source *rtd_source_new(const struct rtd_source_ops *ops, void *impl)
 		return NULL;
 	s->ops = ops;
 	s->impl = impl;
+	if (ops->sz >= RTD_OPTS_END(rtd_source_ops, next_own))
+		s->next_own = ops->next_own;
 	s->floor = INT64_MIN;
 	return s;
 }
@@ -76,16 +79,29 @@ int rtd_source_error(struct rtd_record *rec, int code, uint64_t offset, const ch
 	return code;
 }
 
-int rtd_source_next(rtd_source *s, const struct rtd_record **rec)
+/* Whether a record of @kind may be handed out */
+static bool kind_ok(unsigned kind)
 {
-	*rec = &s->rec;
-	if (s->state > 0)
-		return 0;
-	if (s->state < 0)
-		return s->state;
-	uint32_t src = s->rec.source;
-	rec_clear(&s->rec, src);
-	int rc = s->ops->next(s->impl, &s->rec);
+	return kind != RTD_REC_NONE && kind < RTD_REC_KINDS && kind != RTD_REC_ERROR;
+}
+
+/* A record @r the source gave (@rc 1): raised to the floor, counted. */
+static void given(rtd_source *s, struct rtd_record *r)
+{
+	if (r->mono < s->floor) {
+		r->mono = s->floor;
+		s->stats.clamped++;
+	}
+	s->any = true;
+	s->last_mono = s->floor = r->mono;
+	s->stats.records[r->kind]++;
+}
+
+/* What a source's next said, other than a record: the watermark, the end
+ * or the error record, in s->rec. */
+static int __attribute__((noinline)) settle(rtd_source *s, int rc)
+{
+	uint32_t src = s->rec.source; /* a merge names the source that failed */
 	if (rc == RTD_SOURCE_IDLE) {
 		/* a promise: no later record is older than the watermark (a
 		 * weaker one than the last record's time says no more) */
@@ -97,19 +113,7 @@ int rtd_source_next(rtd_source *s, const struct rtd_record **rec)
 		return RTD_SOURCE_IDLE;
 	}
 	if (rc == 1) {
-		if (s->rec.kind == RTD_REC_NONE || s->rec.kind >= RTD_REC_KINDS ||
-		    s->rec.kind == RTD_REC_ERROR)
-			rc = -RTD_E_STATE; /* a source's bug, said as such below */
-		else {
-			if (s->rec.mono < s->floor) {
-				s->rec.mono = s->floor;
-				s->stats.clamped++;
-			}
-			s->any = true;
-			s->last_mono = s->floor = s->rec.mono;
-			s->stats.records[s->rec.kind]++;
-			return 1;
-		}
+		rc = -RTD_E_STATE; /* a source's bug, said as such below */
 		s->rec.message = "the source gave a record of no known kind";
 	}
 	if (rc == 0) {
@@ -123,7 +127,6 @@ int rtd_source_next(rtd_source *s, const struct rtd_record **rec)
 	/* the error record: code, offset and message (copied: the source's
 	 * own text may not outlive this call) */
 	uint64_t off = s->rec.offset;
-	src = s->rec.source; /* a merge names the source that failed */
 	const char *msg = s->rec.message ? s->rec.message : "";
 	snprintf(s->message, sizeof(s->message), "%s", msg);
 	rec_clear(&s->rec, src);
@@ -135,6 +138,47 @@ int rtd_source_next(rtd_source *s, const struct rtd_record **rec)
 	s->state = rc;
 	s->stats.records[RTD_REC_ERROR]++;
 	return rc;
+}
+
+/* rtd_source_next() of a source with next_own, past its first checks */
+static int __attribute__((noinline)) next_own_other(rtd_source *s, struct rtd_record *r, int rc)
+{
+	if (r != &s->rec)
+		s->rec = *r;
+	return settle(s, rc);
+}
+
+/* rtd_source_next() of a source without next_own, or ended */
+static int __attribute__((noinline)) next_copied(rtd_source *s, const struct rtd_record **rec)
+{
+	*rec = &s->rec;
+	if (s->state > 0)
+		return 0;
+	if (s->state < 0)
+		return s->state;
+	rec_clear(&s->rec, s->rec.source);
+	int rc = s->ops->next(s->impl, &s->rec);
+	if (rc == 1 && kind_ok(s->rec.kind)) {
+		given(s, &s->rec);
+		return 1;
+	}
+	return settle(s, rc);
+}
+
+int rtd_source_next(rtd_source *s, const struct rtd_record **rec)
+{
+	if (!s->next_own || s->state != 0)
+		return next_copied(s, rec);
+	/* the source's own record: nothing cleared, nothing copied */
+	struct rtd_record *r = &s->rec;
+	int rc = s->next_own(s->impl, &s->rec, &r);
+	if (rc == 1 && kind_ok(r->kind)) {
+		given(s, r);
+		*rec = r;
+		return 1;
+	}
+	*rec = &s->rec;
+	return next_own_other(s, r, rc);
 }
 
 int rtd_source_clock(rtd_source *s, struct rtd_clock *out)

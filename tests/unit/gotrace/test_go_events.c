@@ -12,8 +12,10 @@
  *    the decoder's frames;
  *  - the shape rtd_tl_gotrace counts on: every record of one event type
  *    and argument count has the same fields array, at the same address,
- *    for the whole trace;
- *  - a damaged trace ends with the same error in both.
+ *    and the same non-zero @shape, for the whole trace;
+ *  - a damaged trace ends with the same error in both;
+ *  - with a decoding thread (opts.threads = 2: Go 1.22+ traces), the same
+ *    records, in the same order, as the decoder's events on one thread.
  */
 #include <inttypes.h>
 
@@ -22,6 +24,7 @@
 #include "rtdiag/gotrace_source.h"
 
 static size_t events_checked, shapes_seen, traces_v2;
+static size_t threads = 1; /* opts.threads of the sources checked */
 
 /* "" and NULL are both "no name" (the source says NULL) */
 static bool same_name(const char *rec, const char *dec)
@@ -113,13 +116,14 @@ static void check_trace(const uint8_t *b, size_t n, const char *name)
 	int drc = rtd_gotrace_dec_feed(d, b, n);
 	if (drc == 0)
 		drc = rtd_gotrace_dec_finish(d);
-	RTD_OPTS(rtd_gotrace_source_opts, so, .go_events = true);
+	RTD_OPTS(rtd_gotrace_source_opts, so, .go_events = true, .threads = threads);
 	int err = 0;
 	rtd_source *src = rtd_gotrace_source_mem(b, n, &so, &err);
 	if (!src)
 		fail_msg("%s: no source with go_events: %s", name, rtd_strerror(err));
-	rtd_map shapes; /* type << 8 | nargs -> fields array */
+	rtd_map shapes, ids; /* type << 8 | nargs -> fields array, shape */
 	rtd_map_init(&shapes, 0);
+	rtd_map_init(&ids, 0);
 	const struct rtd_record *r;
 	int rc = rtd_source_next(src, &r);
 	struct rtd_gotrace_event ev;
@@ -142,12 +146,16 @@ static void check_trace(const uint8_t *b, size_t n, const char *name)
 		check_event(r, &ev, d, name);
 		uint64_t key = (uint64_t)ev.type << 8 | ev.nargs;
 		void *v;
+		assert_int_not_equal(r->shape, 0);
 		if (rtd_map_get(&shapes, key, &v)) {
 			if (v != (void *)r->fields)
 				fail_msg("%s: %s (%u arguments) at %" PRIu64 ": fields at %p, before at %p",
 					 name, ev.name, ev.nargs, ev.off, (const void *)r->fields, v);
+			assert_true(rtd_map_get(&ids, key, &v));
+			assert_int_equal((uintptr_t)v, r->shape);
 		} else {
 			assert_int_equal(rtd_map_put(&shapes, key, (void *)r->fields, NULL), 0);
+			assert_int_equal(rtd_map_put(&ids, key, (void *)(uintptr_t)r->shape, NULL), 0);
 			shapes_seen++;
 		}
 		events_checked++;
@@ -159,6 +167,7 @@ static void check_trace(const uint8_t *b, size_t n, const char *name)
 		fail_msg("%s: the decoder ended, the source gave %d (%s)", name, rc,
 			 rc == 1 ? rtd_record_kind_name(r->kind) : r->message);
 	rtd_map_free(&shapes);
+	rtd_map_free(&ids);
 	rtd_source_free(src);
 	rtd_gotrace_dec_free(d);
 }
@@ -200,12 +209,23 @@ static void corpus(void **state)
 	assert_true(shapes_seen > shapes);
 }
 
+/* the same over a decoding thread (Go 1.22+ vectors and corpus; the old
+ * format stays on the caller's thread) */
+static void thread(void **state)
+{
+	threads = 2;
+	new_format(state);
+	corpus(state);
+	threads = 1;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(old_format),
 		cmocka_unit_test(new_format),
 		cmocka_unit_test(corpus),
+		cmocka_unit_test(thread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

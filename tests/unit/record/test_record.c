@@ -10,6 +10,7 @@
  * their own tests (test_nettrace_source.c, test_gotrace_source.c).
  */
 #include <errno.h>
+#include <string.h>
 
 #include "test_util.h"
 #include "rtdiag/source.h"
@@ -324,6 +325,121 @@ static void test_pull_contract(void **st)
 	rtd_source_free(s);
 }
 
+/* ---- a source that gives out its own record (next_own) ---------------------
+ * The same array, but the record is the source's: its kind and shape
+ * written once, only the time and value per record; an error goes in
+ * the scratch record, cleared first. (A stand-in for the Go source's
+ * go_events: the contract of rtd_source_next() is what is tested.) */
+
+struct own {
+	struct arr a;
+	struct rtd_record rec;
+	int copied; /* calls of the copying next() */
+};
+
+static int own_next(void *impl, struct rtd_record *r)
+{
+	((struct own *)impl)->copied++;
+	return arr_next(impl, r);
+}
+
+static int own_next_own(void *impl, struct rtd_record *scratch, struct rtd_record **out)
+{
+	struct own *o = impl;
+	struct arr *a = &o->a;
+	if (a->fail_at >= 0 && a->i == (size_t)a->fail_at) {
+		memset(scratch, 0, sizeof(*scratch));
+		return rtd_source_error(scratch, -RTD_E_FORMAT, 4242, arr_message);
+	}
+	if (a->i >= a->n)
+		return 0;
+	o->rec.ts = o->rec.mono = a->t[a->i];
+	o->rec.value = (double)a->i++;
+	*out = &o->rec;
+	return 1;
+}
+
+static const struct rtd_source_ops own_ops = {
+	.sz = sizeof(struct rtd_source_ops),
+	.name = "own",
+	.next = own_next,
+	.clock = arr_clock,
+	.next_own = own_next_own,
+};
+
+static void test_pull_own(void **st)
+{
+	(void)st;
+	static const int64_t t[] = {5, 7, 6}; /* 6 after 7: raised to 7 */
+	struct own o = {{t, 3, 0, -1, 0}, {.kind = RTD_REC_INSTANT, .shape = 1, .name = "x"}, 0};
+	rtd_source *s = rtd_source_new(&own_ops, &o);
+	assert_non_null(s);
+	const struct rtd_record *r;
+	int64_t want[] = {5, 7, 7};
+	for (size_t k = 0; k < 3; k++) {
+		assert_int_equal(rtd_source_next(s, &r), 1);
+		assert_ptr_equal(r, &o.rec); /* the source's own, not a copy */
+		assert_int_equal(r->mono, want[k]);
+		assert_int_equal(r->shape, 1);
+		assert_string_equal(r->name, "x");
+		assert_int_equal((int)r->value, (int)k);
+	}
+	assert_int_equal(rtd_source_next(s, &r), 0);
+	assert_int_equal(rtd_source_next(s, &r), 0);
+	struct rtd_source_stats ss;
+	rtd_source_stats(s, &ss);
+	assert_int_equal(ss.records[RTD_REC_INSTANT], 3);
+	assert_int_equal(ss.clamped, 1);
+	assert_int_equal(o.copied, 0);
+	rtd_source_free(s);
+
+	/* an error through the scratch record: whole, and again */
+	struct own e = {{t, 3, 0, 1, 0}, {.kind = RTD_REC_INSTANT}, 0};
+	s = rtd_source_new(&own_ops, &e);
+	assert_int_equal(rtd_source_next(s, &r), 1);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(rtd_source_next(s, &r), -RTD_E_FORMAT);
+		assert_int_equal(r->kind, RTD_REC_ERROR);
+		assert_int_equal(r->offset, 4242);
+		assert_int_equal(r->mono, 5);
+		assert_string_equal(r->message, "bad byte");
+	}
+	rtd_source_free(s);
+
+	/* a record of no kind is the source's bug, said as an error */
+	struct own n = {{t, 3, 0, -1, 0}, {.kind = RTD_REC_NONE}, 0};
+	s = rtd_source_new(&own_ops, &n);
+	assert_int_equal(rtd_source_next(s, &r), -RTD_E_STATE);
+	assert_int_equal(r->kind, RTD_REC_ERROR);
+	rtd_source_free(s);
+
+	/* merged with a copying source: in time order, copied out */
+	static const int64_t u[] = {6, 8};
+	struct own m1 = {{t, 2, 0, -1, 0}, {.kind = RTD_REC_INSTANT}, 0};
+	struct arr m2 = {u, 2, 0, -1, 0};
+	rtd_source *ss2[2] = {rtd_source_new(&own_ops, &m1), rtd_source_new(&arr_ops, &m2)};
+	rtd_source *m = rtd_source_merge(ss2, 2, NULL);
+	int64_t got[4];
+	uint32_t from[4];
+	size_t k = 0;
+	while (k < 4 && rtd_source_next(m, &r) == 1) {
+		got[k] = r->mono;
+		from[k++] = r->source;
+	}
+	assert_int_equal(k, 4);
+	assert_int_equal(got[0], 5);
+	assert_int_equal(from[0], 0);
+	assert_int_equal(got[1], 6);
+	assert_int_equal(from[1], 1);
+	assert_int_equal(got[2], 7);
+	assert_int_equal(from[2], 0);
+	assert_int_equal(got[3], 8);
+	assert_int_equal(rtd_source_next(m, &r), 0);
+	rtd_source_free(m);
+	rtd_source_free(ss2[0]);
+	rtd_source_free(ss2[1]);
+}
+
 /* merge @k array sources, check order and stability; returns the count */
 static size_t merged(struct arr *arrs, size_t k, int64_t *times, uint32_t *srcs, int *rc_out)
 {
@@ -448,6 +564,7 @@ int main(void)
 		cmocka_unit_test(test_clock),
 		cmocka_unit_test(test_intern),
 		cmocka_unit_test(test_pull_contract),
+		cmocka_unit_test(test_pull_own),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_merge_clock),
 	};
