@@ -6,13 +6,15 @@
  * symbolizer read every file's symbols, ~6.7 MB on a .NET process, and the
  * ring had two).
  *
- * A forked child runs a loop of ~2 ms in a 64 KiB nop sled (nearly every
+ * A forked child runs a loop of ~10 ms in a 64 KiB nop sled (nearly every
  * CPU sample a new address, so the symbolizer's locations pass the trim
  * bound again and again) and a 1 ms nanosleep made by a raw syscall from
  * its own function sleep_here (the wait's first user frame). Both
  * profilers feed live sources (the recorder's wiring: each runs and
- * drains on threads of its own) read until 2,000 CPU samples and 100
- * waits of the child came:
+ * drains on threads of its own) read until 2,000 CPU samples and 40
+ * waits of the child came (mostly spinning: at load 36 a loop with a
+ * sleep every 2 ms spent its CPU in the kernel's switches, 920 samples
+ * in 20 s of it):
  *  - both profilers give the caller's symbolizer as theirs, and the
  *    second, asking for every file's symbols as the first did, read none
  *    again (one table: objects loaded and symbols unchanged by it);
@@ -37,7 +39,7 @@
 #include "rtdiag/perf_source.h"
 
 #define WANT_SAMPLES 2000u
-#define WANT_WAITS 100u
+#define WANT_WAITS 40u
 #define TRIM_BOUND 512u /* profiler.c's PROF_TRIM_LOCATIONS */
 #define MAX_CHILD_CPU 20.0
 
@@ -68,7 +70,7 @@ static pid_t fork_child(void)
 		FAIL("fork: %s", strerror(errno));
 	if (child == 0) {
 		for (;;) {
-			int64_t end = now_ns() + 2000000;
+			int64_t end = now_ns() + 10000000;
 			while (now_ns() < end)
 				pt_nop_sled();
 			sleep_here();
