@@ -355,10 +355,15 @@ int rtd_recorder_new(const struct rtd_recorder_opts *o, rtd_recorder **out)
 		free(r);
 		return rec_err(NULL, -RTD_E_INVAL, "bad options (the Go trace's)");
 	}
-	/* the CPU and off-CPU profilers name frames of the same process:
-	 * one symbolizer, one copy of each file's symbols (a flight ring
-	 * reads them all at its start: ~6.7 MB each on a .NET process) */
-	if ((rc = rtd_symbolizer_new(NULL, &r->sym)) < 0) {
+	/* a flight ring's CPU and off-CPU profilers read every file's
+	 * symbols at their start: one symbolizer for both, one copy (~6.7
+	 * MB on a .NET process). Not for a recording that reads them as its
+	 * samples come: the first drains of each would wait for the other's
+	 * loading under the symbolizer's lock, the off-CPU rings overflowing
+	 * meanwhile (test_clrevents lost a thread's waits of its first
+	 * second, 3 runs in 4) */
+	if ((r->o.flags & RTD_RECORDER_ALL_SYMBOLS) &&
+	    (rc = rtd_symbolizer_new(NULL, &r->sym)) < 0) {
 		free(r);
 		return rec_err(NULL, rc, "symbols: %s", rtd_strerror(rc));
 	}
