@@ -122,7 +122,10 @@ enum rtd_perf_offcpu_via {
  *              of them runs, must make and free them on one thread, and
  *              frees it after the last of them (at most 8 share one). A
  *              process's fork and exec are applied once, by the first
- *              profiler to see them; its exit by the last.
+ *              profiler to see them; its exit by the last. Symbols
+ *              loaded at a drain are loaded under the lock, the others
+ *              waiting (their rings may overflow): share one whose
+ *              symbols are read at the start (RTD_PERF_PROF_ALL_SYMBOLS).
  */
 struct rtd_perf_profiler_opts {
 	size_t sz;
