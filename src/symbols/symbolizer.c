@@ -185,6 +185,7 @@ void rtd_symbolizer_free(rtd_symbolizer *s)
 	free(s->kallsyms);
 	if (s->dbgd)
 		debuginfod_end(s->dbgd);
+	sym_share_free(s);
 	free(s);
 }
 
