@@ -1330,7 +1330,7 @@ static int verdict(rtd_gotrace_dec *d, struct v1_ord *o, int rc, int cls)
 	return rc;
 }
 
-int v1_order_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *out)
+int v1_order_take(rtd_gotrace_dec *d, struct v1_ev **ep)
 {
 	struct v1_ord *o = d->ord;
 	struct v1_ev *e;
@@ -1365,7 +1365,15 @@ int v1_order_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *out)
 	}
 	if ((rc = pp_event(d, &o->pp, e)) < 0)
 		return verdict(d, o, rc, 3);
-	return v1_emit(d, e, out);
+	*ep = e;
+	return 1;
+}
+
+int v1_order_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *out)
+{
+	struct v1_ev *e;
+	int rc = v1_order_take(d, &e);
+	return rc <= 0 ? rc : v1_emit(d, e, out);
 }
 
 static int cmp_seq(const void *x, const void *y, void *ctx)
