@@ -121,6 +121,10 @@ struct rtd_gotrace_text {
 	char ts_hi[16];
 	struct rtd_gotrace_event ev; /* rtd_gotrace_text_decoded()'s */
 	uint64_t args[V1_EV_WIRE];   /* an old-format event's, changed */
+	/* per old-format type: 0 not asked yet, 1 read in place, 2 built
+	 * whole (for rtd_gotrace_text_decoded()'s decoder, whose argument
+	 * offset is its version's) */
+	uint8_t v1_in_place[RTD_GO_EV_COUNT];
 	char b[TEXT_BUF + LINE_ROOM];
 };
 
@@ -914,6 +918,26 @@ static inline __attribute__((always_inline)) void line_whole(rtd_gotrace_text *t
  * v1_emit_slow() or changes (a CPU sample's argument, a stack id among
  * the printed arguments), which are built whole.
  */
+static __attribute__((noinline)) bool v1_type_made(rtd_gotrace_text *t, unsigned type,
+						   unsigned a0)
+{
+	const struct v1_desc *desc = &v1_descs[type];
+	bool in_place = desc->nsargs <= 1 && type != RTD_GO_EV_GC_STW_START &&
+			type != RTD_GO_EV_CPU_SAMPLE && !v1_meta_type(type) &&
+			a0 + desc->nargs <= V1_EV_WIRE;
+	t->v1_in_place[type] = in_place ? 1 : 2;
+	return in_place;
+}
+
+/* Can an event of @type (its arguments from @a0 on: one per decoder) be
+ * read in place? Asked once per type. */
+static inline __attribute__((always_inline)) bool v1_type_in_place(rtd_gotrace_text *t,
+								   unsigned type, unsigned a0)
+{
+	uint8_t k = t->v1_in_place[type];
+	return k ? k == 1 : v1_type_made(t, type, a0);
+}
+
 static inline __attribute__((always_inline)) bool lev_v1(rtd_gotrace_text *t,
 							 rtd_gotrace_dec *d,
 							 const struct v1_ev *e, struct lev *v)
@@ -921,9 +945,7 @@ static inline __attribute__((always_inline)) bool lev_v1(rtd_gotrace_text *t,
 	const struct v1_desc *desc = &v1_descs[e->type];
 	unsigned a0 = e->argoff;
 	bool stk = desc->stack && e->nw > a0;
-	if (e->nw > V1_EV_WIRE || desc->nsargs > 1 || e->type == RTD_GO_EV_GC_STW_START ||
-	    e->type == RTD_GO_EV_CPU_SAMPLE || v1_meta_type(e->type) ||
-	    a0 + desc->nargs > V1_EV_WIRE)
+	if (e->nw > V1_EV_WIRE || !v1_type_in_place(t, e->type, a0))
 		return false;
 	*v = (struct lev){.ts = e->ts, .p = e->p, .m = -1, .g = e->g, .off = e->off,
 			  .stack = stk ? e->w[e->nw - 1] : 0, .name = desc->name,
