@@ -79,6 +79,27 @@ RTD_API rtd_gotrace_text *rtd_gotrace_text_new(const struct rtd_gotrace_text_opt
 RTD_API int rtd_gotrace_text_event(rtd_gotrace_text *t, const struct rtd_gotrace_event *ev);
 
 /**
+ * rtd_gotrace_text_decoded - write the events a decoder has ready
+ * @t: the writer
+ * @d: the decoder (fed by the caller; for the fast path, @opts->dec)
+ * @max: write at most this many events
+ * @n: incremented by the count written
+ *
+ * Each event rtd_gotrace_dec_next() would hand out now, written as
+ * rtd_gotrace_text_event() writes it (go-debug: the meta events left
+ * out, as rtd_gotrace_event_is_meta() says, and not counted), but
+ * without a call per event: an ordered decoder's events are taken and
+ * formatted in one loop.
+ *
+ * Returns: 1 when @max events were written, 0 when the decoder has no
+ * event now (feed it, or finish it; 0 after the finish: the end), or the
+ * decoder's negative error (rtd_gotrace_dec_error()) or @write's;
+ * -RTD_E_INVAL without @d or @n.
+ */
+RTD_API int rtd_gotrace_text_decoded(rtd_gotrace_text *t, rtd_gotrace_dec *d, uint64_t max,
+				     uint64_t *n);
+
+/**
  * rtd_gotrace_text_flush - hand what is buffered to @write
  * @t: the writer
  *

@@ -501,6 +501,9 @@ int v1_order(rtd_gotrace_dec *d);
 /* The next event in Go's order, ordered and validated as it goes out:
  * 1, 0 at the end, or <0 (error set on d). */
 int v1_order_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev);
+/* v1_order_next() without the event built: *e is the ordering's own copy
+ * (valid until the next call), for v1_emit() or to be read in place. */
+int v1_order_take(rtd_gotrace_dec *d, struct v1_ev **e);
 void v1_order_free(rtd_gotrace_dec *d);
 /*
  * v1_fill_head - the fields of an old-format event that follow from its

@@ -214,6 +214,10 @@ struct cursor {
 	struct v1_ev head;
 	uint64_t tg; /* the head's transition */
 	struct gstate init, next;
+	/* tg's state as frontier_add found it (NULL: none yet), valid while
+	 * no state was made since (gs_made == the ord's) */
+	struct gstate *gst;
+	uint64_t gs_made;
 };
 
 /* removeFutile's per-goroutine state: the wakeup sequence (positions in
@@ -313,6 +317,7 @@ struct v1_ord {
 	uint32_t *pend, *cand;
 	size_t npend;
 	struct gtab gs;      /* merge: goroutine -> struct gstate */
+	uint64_t gs_made;    /* states made in gs (each may move them all) */
 	struct v1_tab block; /* goroutine -> time of its last syscall block */
 	int64_t last_ts;     /* of the last merged event */
 	uint64_t mpos;
@@ -601,7 +606,9 @@ static int frontier_add(rtd_gotrace_dec *d, struct v1_ord *o)
 		}
 		const struct gstate *cur = &zero;
 		if (c->tg != UNORDERED) {
-			const struct gstate *st = gtab_get(&o->gs, c->tg, false, NULL, struct gstate);
+			struct gstate *st = gtab_get(&o->gs, c->tg, false, NULL, struct gstate);
+			c->gst = st;
+			c->gs_made = o->gs_made;
 			if (st)
 				cur = st;
 		}
@@ -647,9 +654,15 @@ static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev **outp)
 	else if (out->type == RTD_GO_EV_GO_SYS_EXIT_LOCAL)
 		out->type = RTD_GO_EV_GO_SYS_EXIT;
 	if (c->tg != UNORDERED) {
-		struct gstate *cur = gtab_get(&o->gs, c->tg, true, NULL, struct gstate);
-		if (!cur)
-			return oom(d);
+		/* the state frontier_add looked up, unless one was made since */
+		struct gstate *cur = c->gst;
+		if (!cur || c->gs_made != o->gs_made) {
+			bool made;
+			cur = gtab_get(&o->gs, c->tg, true, &made, struct gstate);
+			if (!cur)
+				return oom(d);
+			o->gs_made += made;
+		}
 		if (!ready(c->tg, cur, &c->init))
 			return v1_fail(d, -RTD_E_GO_ORDER, out->off,
 				       "event sequences are broken (offset %llu)",
@@ -1330,7 +1343,7 @@ static int verdict(rtd_gotrace_dec *d, struct v1_ord *o, int rc, int cls)
 	return rc;
 }
 
-int v1_order_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *out)
+int v1_order_take(rtd_gotrace_dec *d, struct v1_ev **ep)
 {
 	struct v1_ord *o = d->ord;
 	struct v1_ev *e;
@@ -1365,7 +1378,15 @@ int v1_order_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *out)
 	}
 	if ((rc = pp_event(d, &o->pp, e)) < 0)
 		return verdict(d, o, rc, 3);
-	return v1_emit(d, e, out);
+	*ep = e;
+	return 1;
+}
+
+int v1_order_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *out)
+{
+	struct v1_ev *e;
+	int rc = v1_order_take(d, &e);
+	return rc <= 0 ? rc : v1_emit(d, e, out);
 }
 
 static int cmp_seq(const void *x, const void *y, void *ctx)

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "gotrace/gotrace_int.h"
+#include "gotrace/v2state.h"
 #include "rtdiag/gotrace_events.h"
 #include "rtdiag/gotrace_text.h"
 #include "rtdiag/source.h"
@@ -48,6 +49,34 @@ enum lctx { L_OLD, L_RAW2, L_ORD2, L_NCTX };
 /* What follows the name: the first context field */
 static const char *const line_after[L_NCTX] = {[L_OLD] = " p=", [L_ORD2] = " M=",
 					       [L_RAW2] = " off="};
+
+/*
+ * What a line shows of an event: the public event's fields, or the same
+ * read in place from the decoder's own copy of an ordered event (no
+ * public event filled: rtd_gotrace_text_decoded()). Made where it is
+ * used, inline, so its fields stay in registers.
+ */
+struct lev {
+	int64_t ts, p, m;
+	uint64_t g, off, stack, gen;
+	const char *name;
+	const uint64_t *args; /* nargs of them */
+	const char *const *argnames;
+	const char *const *sargnames;
+	const char *const *sargs;
+	const size_t *sarg_lens;
+	unsigned type, nargs, nsargs;
+};
+
+static inline __attribute__((always_inline)) struct lev lev_of(const struct rtd_gotrace_event *ev)
+{
+	return (struct lev){.ts = ev->ts, .p = ev->p, .m = ev->m, .g = ev->g, .off = ev->off,
+			    .stack = ev->stack, .gen = ev->gen, .name = ev->name,
+			    .args = ev->args, .argnames = ev->argnames,
+			    .sargnames = ev->sargnames, .sargs = ev->sargs,
+			    .sarg_lens = ev->sarg_lens, .type = ev->type, .nargs = ev->nargs,
+			    .nsargs = ev->nsargs};
+}
 
 /*
  * The fixed text of a line, per event type: " Name p=" (old), " Name M="
@@ -90,6 +119,12 @@ struct rtd_gotrace_text {
 	uint64_t ts_base;
 	unsigned ts_hilen;
 	char ts_hi[16];
+	struct rtd_gotrace_event ev; /* rtd_gotrace_text_decoded()'s */
+	uint64_t args[V1_EV_WIRE];   /* an old-format event's, changed */
+	/* per old-format type: 0 not asked yet, 1 read in place, 2 built
+	 * whole (for rtd_gotrace_text_decoded()'s decoder, whose argument
+	 * offset is its version's) */
+	uint8_t v1_in_place[RTD_GO_EV_COUNT];
 	char b[TEXT_BUF + LINE_ROOM];
 };
 
@@ -406,41 +441,57 @@ static bool is_stack_arg(const char *name)
 /* An event type's line prefix and what its arguments are, made when the
  * type is first met (and again when its names change), so a line compares
  * no names. */
-static struct line_pre *line_pre(rtd_gotrace_text *t, const struct rtd_gotrace_event *ev,
-				 enum lctx x)
+/* what line_pre_make() reads of an event (not the event itself: its
+ * fields stay in registers where it is made inline) */
+struct lev_names {
+	const char *name;
+	const char *const *argnames;
+	unsigned nargs;
+};
+static struct line_pre *line_pre_make(struct line_pre *c, struct lev_names ev, enum lctx x);
+
+static inline __attribute__((always_inline)) struct line_pre *
+line_pre(rtd_gotrace_text *t, const struct lev *ev, enum lctx x)
 {
 	struct line_pre *c = &t->pre[x][ev->type & 255];
 	if (c->name == ev->name && c->argnames == ev->argnames)
 		return c->ok ? c : NULL;
-	c->name = ev->name;
-	c->argnames = ev->argnames;
-	size_t n = strlen(ev->name), k = strlen(line_after[x]);
+	return line_pre_make(c, (struct lev_names){ev->name, ev->argnames, ev->nargs}, x);
+}
+
+/* line_pre() of a type not met yet (or with other names) */
+static __attribute__((noinline)) struct line_pre *line_pre_make(struct line_pre *c,
+								struct lev_names ev, enum lctx x)
+{
+	c->name = ev.name;
+	c->argnames = ev.argnames;
+	size_t n = strlen(ev.name), k = strlen(line_after[x]);
 	c->ok = n + 1 + k <= sizeof(c->nm);
 	if (c->ok) {
 		memset(c->nm, 0, sizeof(c->nm));
 		c->nm[0] = ' ';
-		memcpy(c->nm + 1, ev->name, n);
+		memcpy(c->nm + 1, ev.name, n);
 		memcpy(c->nm + 1 + n, line_after[x], k);
 		c->nlen = (uint8_t)(n + 1 + k);
 	}
 	memset(c->alen, 0, sizeof(c->alen));
 	c->sgn = c->stk = c->stack = 0;
-	for (unsigned i = 0; c->ok && i < ev->nargs && i < RTD_GOTRACE_MAX_ARGS; i++) {
-		size_t k = strlen(ev->argnames[i]);
+	for (unsigned i = 0; c->ok && i < ev.nargs && i < RTD_GOTRACE_MAX_ARGS; i++) {
+		size_t k = strlen(ev.argnames[i]);
 		if (k + 2 > sizeof(c->an[i])) {
 			c->ok = false;
 			break;
 		}
 		memset(c->an[i], 0, sizeof(c->an[i]));
 		c->an[i][0] = ' ';
-		memcpy(c->an[i] + 1, ev->argnames[i], k);
+		memcpy(c->an[i] + 1, ev.argnames[i], k);
 		c->an[i][k + 1] = '=';
 		c->alen[i] = (uint8_t)(k + 2);
-		if (x != L_OLD && is_id_arg(ev->argnames[i]))
+		if (x != L_OLD && is_id_arg(ev.argnames[i]))
 			c->sgn |= (uint8_t)(1u << i);
-		if (is_stack_arg(ev->argnames[i]))
+		if (is_stack_arg(ev.argnames[i]))
 			c->stk |= (uint8_t)(1u << i);
-		if (strcmp(ev->argnames[i], "stack") == 0)
+		if (strcmp(ev.argnames[i], "stack") == 0)
 			c->stack |= (uint8_t)(1u << i);
 	}
 	return c->ok ? c : NULL;
@@ -448,8 +499,8 @@ static struct line_pre *line_pre(rtd_gotrace_text *t, const struct rtd_gotrace_e
 
 /* The context part of a line after the name, as line_pre's prefix has
  * begun it. */
-static char *put_context(char *p, const struct rtd_gotrace_event *ev, enum lctx x,
-			 const struct line_pre *c)
+static inline __attribute__((always_inline)) char *
+put_context(char *p, const struct lev *ev, enum lctx x, const struct line_pre *c)
 {
 	if (!c) {
 		*p++ = ' ';
@@ -536,8 +587,8 @@ static char *put_frame_made(rtd_gotrace_text *t, char *p, uint64_t id)
 
 /* " NAME=" of string argument @i, from the type's prepared text when it
  * has it (@c, may be NULL). */
-static inline char *put_sarg_name(struct line_pre *c, char *p,
-				  const struct rtd_gotrace_event *ev, unsigned i)
+static inline char *put_sarg_name(struct line_pre *c, char *p, const struct lev *ev,
+				  unsigned i)
 {
 	if (c && i < 2 && c->sargnames == ev->sargnames && c->slen[i]) {
 		memcpy(p, c->sn[i], sizeof(c->sn[i]));
@@ -560,8 +611,8 @@ static inline char *put_sarg_name(struct line_pre *c, char *p,
 	return p;
 }
 
-static void print_line(rtd_gotrace_text *t, const struct rtd_gotrace_event *ev, bool godebug,
-		       enum lctx x)
+static inline __attribute__((always_inline)) void
+print_line(rtd_gotrace_text *t, const struct lev *ev, bool godebug, enum lctx x)
 {
 	/* without --stacks, each stack named by its first frame */
 	bool frames = !godebug && !t->o.stacks;
@@ -801,6 +852,16 @@ static void print_dict_text(rtd_gotrace_text *t, const struct rtd_gotrace_event 
 	}
 }
 
+/* print_line() of the other formats and contexts (a call: the plain
+ * ordered lines have theirs inline in rtd_gotrace_text_decoded()) */
+static __attribute__((noinline)) void print_line_any(rtd_gotrace_text *t,
+						     const struct rtd_gotrace_event *ev,
+						     bool godebug, enum lctx x)
+{
+	struct lev v = lev_of(ev);
+	print_line(t, &v, godebug, x);
+}
+
 int rtd_gotrace_text_event(rtd_gotrace_text *t, const struct rtd_gotrace_event *ev)
 {
 	if (t->err)
@@ -813,14 +874,202 @@ int rtd_gotrace_text_event(rtd_gotrace_text *t, const struct rtd_gotrace_event *
 	else if (dict)
 		print_dict_text(t, ev);
 	else {
-		print_line(t, ev, fmt == RTD_GOTRACE_TEXT_GODEBUG,
-			   !ev->gen ? L_OLD : t->o.ordered ? L_ORD2 : L_RAW2);
+		print_line_any(t, ev, fmt == RTD_GOTRACE_TEXT_GODEBUG,
+			       !ev->gen ? L_OLD : t->o.ordered ? L_ORD2 : L_RAW2);
 		if (t->o.stacks && (ev->stack || ev->gen))
 			print_stacks(t, ev);
 	}
 	if (t->n >= TEXT_BUF)
 		tb_flush(t);
 	return t->err;
+}
+
+/*
+ * The decoder's next event in ordered mode, without rtd_gotrace_dec_next()'s
+ * dispatch (its tests are those of the state the decoder is in).
+ */
+static inline __attribute__((always_inline)) int ordered_next(rtd_gotrace_dec *d,
+							      struct rtd_gotrace_event *ev)
+{
+	if (d->ord && !d->err)
+		return v1_order_next(d, ev);
+	if (d->v2 && d->header && !d->err)
+		return v2_next_ordered(d, ev);
+	return rtd_gotrace_dec_next(d, ev);
+}
+
+/* A plain line of an event handed out whole: 1 written, 0 not (go on). */
+static inline __attribute__((always_inline)) void line_whole(rtd_gotrace_text *t,
+							     const struct rtd_gotrace_event *ev,
+							     enum lctx x)
+{
+	bool dict = ev->gen ? (ev->type == RTD_GO2_EV_STRING || ev->type == RTD_GO2_EV_STACK)
+			    : (ev->type == RTD_GO_EV_STRING || ev->type == RTD_GO_EV_STACK);
+	if ((ev->gen != 0) != (x == L_ORD2) || dict) { /* not this loop's common kind */
+		rtd_gotrace_text_event(t, ev);
+		return;
+	}
+	print_line_any(t, ev, false, x);
+}
+
+/*
+ * An old-format event as v1_emit() would hand it out, read in place from
+ * the ordering's copy @e: true, or false for the kinds v1_emit() leaves to
+ * v1_emit_slow() or changes (a CPU sample's argument, a stack id among
+ * the printed arguments), which are built whole.
+ */
+static __attribute__((noinline)) bool v1_type_made(rtd_gotrace_text *t, unsigned type,
+						   unsigned a0)
+{
+	const struct v1_desc *desc = &v1_descs[type];
+	bool in_place = desc->nsargs <= 1 && type != RTD_GO_EV_GC_STW_START &&
+			type != RTD_GO_EV_CPU_SAMPLE && !v1_meta_type(type) &&
+			a0 + desc->nargs <= V1_EV_WIRE;
+	t->v1_in_place[type] = in_place ? 1 : 2;
+	return in_place;
+}
+
+/* Can an event of @type (its arguments from @a0 on: one per decoder) be
+ * read in place? Asked once per type. */
+static inline __attribute__((always_inline)) bool v1_type_in_place(rtd_gotrace_text *t,
+								   unsigned type, unsigned a0)
+{
+	uint8_t k = t->v1_in_place[type];
+	return k ? k == 1 : v1_type_made(t, type, a0);
+}
+
+static inline __attribute__((always_inline)) bool lev_v1(rtd_gotrace_text *t,
+							 rtd_gotrace_dec *d,
+							 const struct v1_ev *e, struct lev *v)
+{
+	const struct v1_desc *desc = &v1_descs[e->type];
+	unsigned a0 = e->argoff;
+	bool stk = desc->stack && e->nw > a0;
+	if (e->nw > V1_EV_WIRE || !v1_type_in_place(t, e->type, a0))
+		return false;
+	*v = (struct lev){.ts = e->ts, .p = e->p, .m = -1, .g = e->g, .off = e->off,
+			  .stack = stk ? e->w[e->nw - 1] : 0, .name = desc->name,
+			  .args = e->w + a0, .argnames = desc->args, .sargnames = desc->sargs,
+			  .type = e->type, .nargs = desc->nargs};
+	if (stk && e->nw - 1u - a0 < desc->nargs) {
+		/* the stack among the arguments (a GoUnblockLocal's, with no
+		 * sequence): printed as 0 there, as v1_emit() clears it */
+		memcpy(t->args, e->w + a0, (V1_EV_WIRE - a0) * sizeof(t->args[0]));
+		t->args[e->nw - 1u - a0] = 0;
+		v->args = t->args;
+	}
+	if (desc->nsargs) { /* GoStartLabel, UserTaskCreate, UserRegion: a[2] */
+		uint64_t id = a0 + 2 < V1_EV_WIRE ? v->args[2] : 0;
+		v1_set_sarg(d, &t->ev, 0, id);
+		v->nsargs = 1;
+		v->sargs = t->ev.sargs;
+		v->sarg_lens = t->ev.sarg_lens;
+	}
+	return true;
+}
+
+/* Plain ordered lines of an old-format trace, each from the ordering's
+ * copy of its event. */
+static int decoded_v1(rtd_gotrace_text *t, rtd_gotrace_dec *d, uint64_t max, uint64_t *n)
+{
+	struct rtd_gotrace_event *ev = &t->ev;
+	uint64_t k = 0;
+	int rc = 1;
+	while (k < max) {
+		struct v1_ev *e;
+		struct lev v;
+		if (!d->ord || d->err) {
+			if ((rc = rtd_gotrace_dec_next(d, ev)) <= 0)
+				break;
+			line_whole(t, ev, L_OLD);
+		} else if ((rc = v1_order_take(d, &e)) <= 0) {
+			break;
+		} else if (lev_v1(t, d, e, &v)) {
+			print_line(t, &v, false, L_OLD);
+		} else if ((rc = v1_emit(d, e, ev)) < 0) {
+			break;
+		} else {
+			line_whole(t, ev, L_OLD);
+		}
+		k++;
+		if (t->n >= TEXT_BUF)
+			tb_flush(t);
+	}
+	*n += k;
+	return rc > 0 ? 1 : rc;
+}
+
+/* Plain ordered lines of a Go 1.22+ trace, each from the ordering's queue
+ * entry (the decoder's compact mode) as v2_fill_out() reads it. */
+static int decoded_v2(rtd_gotrace_text *t, rtd_gotrace_dec *d, uint64_t max, uint64_t *n)
+{
+	struct rtd_gotrace_event *ev = &t->ev;
+	uint64_t k = 0;
+	int rc = 1;
+	v2_set_compact(d, true);
+	while (k < max && (rc = ordered_next(d, ev)) > 0) {
+		k++;
+		const struct v2_out *o = v2_compact_take(d);
+		if (!o) { /* a Sync, or the decoder after an error: whole */
+			line_whole(t, ev, L_ORD2);
+		} else if (o->type == RTD_GO2_EV_USER_TASK_END || o->type == RTD_GO2_EV_STRING ||
+			   o->type == RTD_GO2_EV_STACK) {
+			v2_fill_out(d, NULL, o, o->args, ev->ts, ev->gen, ev);
+			line_whole(t, ev, L_ORD2);
+		} else {
+			const struct v2_spec *sp = &v2_specs[o->type];
+			unsigned skip = (sp->flags & V2_TIMED) ? 1 : 0;
+			unsigned na = o->nargs > skip ? o->nargs - skip : 0;
+			int si = sp->stack_arg[0];
+			struct lev v = {.ts = ev->ts, .p = o->p, .off = o->off, .gen = ev->gen,
+					.m = o->m == V2_NO_THREAD ? -1 : (int64_t)o->m,
+					.g = o->g == UINT64_MAX ? 0 : o->g,
+					.stack = si >= 0 && (unsigned)si < o->nargs ? o->args[si] : 0,
+					.name = sp->name, .args = o->args + skip,
+					.argnames = sp->args ? sp->args + skip : NULL,
+					.type = o->type,
+					.nargs = na < RTD_GOTRACE_MAX_ARGS ? na : RTD_GOTRACE_MAX_ARGS};
+			if (sp->str_arg[0] >= 0 || sp->str_arg[1] >= 0) {
+				v2_out_sargs(d, o, ev);
+				v.nsargs = ev->nsargs;
+				v.sargs = ev->sargs;
+				v.sarg_lens = ev->sarg_lens;
+			}
+			v.sargnames = sp->sargs;
+			print_line(t, &v, false, L_ORD2);
+		}
+		if (t->n >= TEXT_BUF)
+			tb_flush(t);
+	}
+	v2_set_compact(d, false);
+	*n += k;
+	return rc > 0 ? 1 : rc;
+}
+
+int rtd_gotrace_text_decoded(rtd_gotrace_text *t, rtd_gotrace_dec *d, uint64_t max,
+			     uint64_t *n)
+{
+	if (!d || !n)
+		return -RTD_E_INVAL;
+	if (t->err)
+		return t->err;
+	int rc = 1;
+	if (d == t->o.dec && d->mode == RTD_GOTRACE_ORDERED && t->o.ordered &&
+	    t->o.format == RTD_GOTRACE_TEXT_PLAIN && !t->o.stacks) {
+		rc = d->v2 ? decoded_v2(t, d, max, n) : decoded_v1(t, d, max, n);
+	} else { /* event by event */
+		uint64_t k = 0;
+		while (k < max && (rc = rtd_gotrace_dec_next(d, &t->ev)) > 0) {
+			if (t->o.format == RTD_GOTRACE_TEXT_GODEBUG &&
+			    rtd_gotrace_event_is_meta(&t->ev))
+				continue;
+			k++;
+			rtd_gotrace_text_event(t, &t->ev);
+		}
+		*n += k;
+		rc = rc > 0 ? 1 : rc;
+	}
+	return t->err ? t->err : rc;
 }
 
 int rtd_gotrace_text_flush(rtd_gotrace_text *t)

@@ -529,6 +529,15 @@ fill_out(rtd_gotrace_dec *d, const struct v2_strs *strs, const struct v2_out *o,
 	}
 }
 
+void v2_out_sargs(rtd_gotrace_dec *d, const struct v2_out *o, struct rtd_gotrace_event *ev)
+{
+	const struct v2_spec *sp = &v2_specs[o->type];
+	ev->nsargs = 0;
+	ev->sargnames = sp->sargs;
+	if (sp->str_arg[0] >= 0 || sp->str_arg[1] >= 0)
+		fill_sargs_of(d, ev, sp, o->args);
+}
+
 void v2_fill_out(rtd_gotrace_dec *d, const struct v2_strs *strs, const struct v2_out *o,
 		 const uint64_t *args, int64_t t, uint64_t gen, struct rtd_gotrace_event *ev)
 {

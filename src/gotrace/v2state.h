@@ -134,6 +134,9 @@ static inline bool v2_has_stack(const rtd_gotrace_dec *d, uint64_t id)
  */
 bool v2_set_compact(rtd_gotrace_dec *d, bool on);
 const struct v2_out *v2_compact_take(rtd_gotrace_dec *d);
+/* Of the event v2_fill_out() would build from @o, only the string
+ * arguments (nsargs, sargnames, sargs, sarg_lens), on the decoding thread. */
+void v2_out_sargs(rtd_gotrace_dec *d, const struct v2_out *o, struct rtd_gotrace_event *ev);
 /* The generation's strings by id as v2_fill_out() on another thread reads
  * them (not through d->v2, which the decoding thread keeps writing): take
  * them again when the generation changes. */

@@ -391,6 +391,23 @@ static rtd_gotrace_pipe *cat_pipe(const struct cat_opts *o, struct gt_in *in)
 	return NULL;
 }
 
+/* Plain ordered text: the library takes the decoder's events and writes
+ * them in one loop, this feeds it (as gt_next). 1 after @count, 0 at the
+ * end, <0 on an error (told). */
+static int cat_decoded(const struct cat_opts *o, struct gt_in *in, rtd_gotrace_text *t,
+		       long long *n)
+{
+	int rc;
+	for (;;) {
+		uint64_t k = 0, max = o->count < 0 ? UINT64_MAX : (uint64_t)(o->count - *n);
+		rc = rtd_gotrace_text_decoded(t, gt_dec(in), max, &k);
+		*n += (long long)k;
+		if (rc != 0 || in->eof || (rc = gt_feed(in)) < 0)
+			break;
+	}
+	return rc < 0 ? gt_report(in, rc) : rc;
+}
+
 /* The events out: 1 after @count, 0 at the end, <0 on an error (told). */
 static int cat_events(const struct cat_opts *o, struct gt_in *in, long long *n)
 {
@@ -404,7 +421,10 @@ static int cat_events(const struct cat_opts *o, struct gt_in *in, long long *n)
 	struct rtd_gotrace_event evbuf;
 	const struct rtd_gotrace_event *ev = &evbuf;
 	int rc = 0, ver = -1;
-	while ((o->count < 0 || *n < o->count) &&
+	bool decoded = !pipe && o->fmt == GT_TEXT && o->ordered && !o->stacks;
+	if (decoded)
+		rc = cat_decoded(o, in, t, n);
+	while (!decoded && (o->count < 0 || *n < o->count) &&
 	       (rc = pipe ? rtd_gotrace_pipe_next(pipe, &ev) : gt_next(in, &evbuf)) > 0) {
 		if (ver < 0) /* known from the first event on (a call per event was ~1%) */
 			ver = rtd_gotrace_dec_version(gt_dec(in));

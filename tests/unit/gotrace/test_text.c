@@ -11,6 +11,10 @@
  *   format's event stack; the new format's stack arguments), on every
  *   shared recording in ordered and raw mode (Go 1.22+ vectors reuse
  *   stack ids from one generation to the next);
+ * - rtd_gotrace_text_decoded() (events taken and written in batches, the
+ *   plain ordered lines straight from the ordering's copies) writes the
+ *   text rtd_gotrace_dec_next() and rtd_gotrace_text_event() write, in
+ *   every format, on every shared recording (plain text also cut short);
  * - a failed write is returned, then kept; options are checked.
  */
 #include "test_gotrace.h"
@@ -327,6 +331,124 @@ static void test_frames_real(void **state)
 	assert_true(g_checked > 1000);
 }
 
+/* ---- rtd_gotrace_text_decoded(): the same text as event by event ---- */
+
+static size_t g_dec_runs, g_dec_events;
+
+/*
+ * The text of an ordered decode of @b (fed in 4 KiB pieces, then
+ * finished), written event by event (@batch 0: rtd_gotrace_dec_next() and
+ * rtd_gotrace_text_event(), go-debug without the meta events, as cat) or
+ * by rtd_gotrace_text_decoded() @batch events at a time; then the count
+ * written, the last return and the decoder's error message.
+ */
+static void text_of(const uint8_t *b, size_t len, int format, bool stacks, uint64_t batch,
+		    struct rtd_test_wbuf *out)
+{
+	struct rtd_gotrace_opts o = {.sz = sizeof(o), .mode = RTD_GOTRACE_ORDERED};
+	rtd_gotrace_dec *d = rtd_gotrace_dec_new(&o);
+	assert_non_null(d);
+	struct rtd_gotrace_text_opts to = {.sz = sizeof(to), .format = format, .ordered = true,
+					   .stacks = stacks, .dec = d, .write = rtd_test_wput,
+					   .ctx = out};
+	rtd_gotrace_text *t = rtd_gotrace_text_new(&to);
+	assert_non_null(t);
+	struct rtd_test_gosrc src = {.d = d, .b = b, .n = len, .step = 4096};
+	uint64_t n = 0;
+	int rc;
+	if (batch == 0) {
+		struct rtd_gotrace_event ev;
+		while ((rc = rtd_test_gosrc_next(&src, &ev)) > 0) {
+			if (format == RTD_GOTRACE_TEXT_GODEBUG && rtd_gotrace_event_is_meta(&ev))
+				continue;
+			assert_int_equal(rtd_gotrace_text_event(t, &ev), 0);
+			n++;
+		}
+	} else {
+		for (;;) {
+			uint64_t k = 0;
+			rc = rtd_gotrace_text_decoded(t, d, batch, &k);
+			assert_true(k <= batch);
+			assert_true(rc != 1 || k == batch);
+			n += k;
+			if (rc < 0 || (rc == 0 && src.fin))
+				break;
+			if (rc == 1)
+				continue;
+			size_t step = src.n - src.at < src.step ? src.n - src.at : src.step;
+			if (step == 0) {
+				src.fin = true;
+				rc = rtd_gotrace_dec_finish(d);
+			} else {
+				rc = rtd_gotrace_dec_feed(d, src.b + src.at, step);
+				src.at += step;
+			}
+			if (rc < 0)
+				break;
+		}
+	}
+	assert_int_equal(rtd_gotrace_text_flush(t), 0);
+	char tail[512];
+	int k = snprintf(tail, sizeof(tail), "-- %" PRIu64 " events, rc %d: %s\n", n, rc,
+			 rtd_gotrace_dec_error(d, NULL));
+	rtd_test_wput(tail, (size_t)k, out);
+	rtd_gotrace_text_free(t);
+	rtd_gotrace_dec_free(d);
+	g_dec_events += n;
+}
+
+/* Batches of one, a few and all, for plain lines (their own path); of
+ * a few for the other formats. */
+static void decoded_same(const uint8_t *b, size_t len, const char *name, int format,
+			 bool stacks)
+{
+	static const uint64_t batches[] = {7, 1, UINT64_MAX};
+	bool plain = format == RTD_GOTRACE_TEXT_PLAIN && !stacks;
+	struct rtd_test_wbuf ref = {0};
+	text_of(b, len, format, stacks, 0, &ref);
+	for (size_t i = 0; i < (plain ? sizeof(batches) / sizeof(batches[0]) : 1); i++) {
+		struct rtd_test_wbuf got = {0};
+		text_of(b, len, format, stacks, batches[i], &got);
+		if (got.n != ref.n || memcmp(got.b, ref.b, ref.n) != 0) {
+			size_t at = 0;
+			while (at < got.n && at < ref.n && got.b[at] == ref.b[at])
+				at++;
+			fprintf(stderr, "%s: format %d%s, batches of %" PRIu64 ": differs at byte %zu of %zu\n",
+				name, format, stacks ? " --stacks" : "", batches[i], at, ref.n);
+			fail();
+		}
+		free(got.b);
+		g_dec_runs++;
+	}
+	free(ref.b);
+}
+
+/* Each format; plain lines also cut at two thirds (an error after
+ * events). */
+static void decoded_one(const uint8_t *b, size_t len, const char *name)
+{
+	decoded_same(b, len, name, RTD_GOTRACE_TEXT_PLAIN, false);
+	decoded_same(b, len * 2 / 3, name, RTD_GOTRACE_TEXT_PLAIN, false);
+	decoded_same(b, len, name, RTD_GOTRACE_TEXT_PLAIN, true);
+	decoded_same(b, len, name, RTD_GOTRACE_TEXT_JSON, false);
+	decoded_same(b, len, name, RTD_GOTRACE_TEXT_GODEBUG, false);
+}
+
+static void test_decoded_real(void **state)
+{
+	(void)state;
+	const char *v1 = rtd_test_vector("testdata/gotrace/v1");
+	const char *v2 = rtd_test_vector("testdata/gotrace/v2");
+	if (!v1 || !v2)
+		skip();
+	g_dec_runs = g_dec_events = 0;
+	rtd_test_each_file(v1, decoded_one);
+	rtd_test_each_go_vector(v2, false, decoded_one);
+	printf("ok: %zu decodes in batches, %zu events, each text equal to event by event\n",
+	       g_dec_runs, g_dec_events);
+	assert_true(g_dec_runs > 100);
+}
+
 /* ---- errors and options ---- */
 
 static int fail_write(const void *p, size_t n, void *ctx)
@@ -383,6 +505,7 @@ int main(void)
 		cmocka_unit_test(test_string_names),
 		cmocka_unit_test(test_old_format),
 		cmocka_unit_test(test_frames_real),
+		cmocka_unit_test(test_decoded_real),
 		cmocka_unit_test(test_errors_opts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
