@@ -118,22 +118,6 @@ enum rtd_perf_offcpu_via {
  * @offcpu_states: RTD_PERF_PROF_OFF_CPU: the RTD_PERF_OFFCPU_* states
  *                 whose waits are kept (0: RTD_PERF_OFFCPU_WAITS)
  * @offcpu_via: RTD_PERF_PROF_OFF_CPU: an enum rtd_perf_offcpu_via
- * @symbolizer: a symbolizer the caller owns (rtd_symbolizer_new()), to
- *              share with other profilers given the same one (NULL: the
- *              profiler makes its own from @sym, which is then ignored).
- *              They name their frames from one table of locations and
- *              names, and read each file's symbols once: a flight ring's
- *              CPU and off-CPU profilers of a .NET process hold ~6.7 MB
- *              less than with one each (issue #31). The profilers may run
- *              on threads of their own: each uses the symbolizer under a
- *              lock of its own, so the caller must not call it while any
- *              of them runs, must make and free them on one thread, and
- *              frees it after the last of them (at most 8 share one). A
- *              process's fork and exec are applied once, by the first
- *              profiler to see them; its exit by the last. Symbols
- *              loaded at a drain are loaded under the lock, the others
- *              waiting (their rings may overflow): share one whose
- *              symbols are read at the start (RTD_PERF_PROF_ALL_SYMBOLS).
  */
 struct rtd_perf_profiler_opts {
 	size_t sz;
@@ -147,7 +131,6 @@ struct rtd_perf_profiler_opts {
 	const struct rtd_sym_opts *sym;
 	unsigned offcpu_states;
 	unsigned offcpu_via;
-	rtd_symbolizer *symbolizer;
 };
 
 /**
@@ -470,8 +453,7 @@ RTD_API void rtd_perf_profiler_stats(const struct rtd_perf_profiler *p,
  * rtd_perf_profiler_symbolizer - the symbolizer of a profiler
  * @p: profiler
  *
- * Returns: the symbolizer, owned by @p (for its stats and warnings), or
- * the caller's when given as rtd_perf_profiler_opts.symbolizer.
+ * Returns: the symbolizer, owned by @p (for its stats and warnings).
  */
 RTD_API rtd_symbolizer *rtd_perf_profiler_symbolizer(struct rtd_perf_profiler *p);
 

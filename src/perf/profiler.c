@@ -23,7 +23,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/perf_event.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,9 +86,6 @@ struct dotnet_on {
 struct rtd_perf_profiler {
 	struct rtd_perf_monitor *m;
 	rtd_symbolizer *sym;
-	bool own_sym;           /* made here, else the caller's (shared) */
-	pthread_mutex_t *sym_mu; /* a shared symbolizer's lock, else NULL */
-	int holder;             /* this profiler among the symbolizer's holders */
 	struct rtd_perf_event *ev;
 	enum rtd_perf_callgraph cg;
 	unsigned flags;
@@ -142,8 +138,6 @@ struct rtd_perf_profiler {
 	 * malloc's heap up and down (RSS in steps, issue #31) */
 	struct rtd_frame *walk_stack;
 	struct kept_sample *walk_buf;
-	uint8_t *walk_need;     /* a drain's marks, walk_need_cap of them */
-	size_t walk_need_cap;
 	bool modules_stale;     /* a trim freed the names modules' keys
 				 * came from: the next profile starts over */
 	char errmsg[1024];
@@ -273,32 +267,12 @@ static uint32_t thread_index(struct rtd_perf_profiler *p, uint32_t pid,
 	return (uint32_t)p->nthreads++;
 }
 
-/* A symbolizer shared with other profilers (rtd_perf_profiler_opts.
- * symbolizer) is used by each from a thread of its own: every use of it,
- * and of the location ids in this profiler's tree (another holder's trim
- * renumbers them), is under its lock. */
-static void sym_lock(const struct rtd_perf_profiler *p)
-{
-	if (p->sym_mu)
-		pthread_mutex_lock(p->sym_mu);
-}
-
-static void sym_unlock(const struct rtd_perf_profiler *p)
-{
-	if (p->sym_mu)
-		pthread_mutex_unlock(p->sym_mu);
-}
-
 /* ---- records ------------------------------------------------------------------ */
 
 static void on_comm(struct rtd_perf_profiler *p, const struct rtd_perf_sample *s)
 {
 	p->st.comms++;
-	/* a shared symbolizer forgets the old image once, when the first
-	 * of its profilers sees the exec */
-	if ((s->misc & PERF_RECORD_MISC_COMM_EXEC) &&
-	    (sym_share_proc(p->sym, p->holder, (pid_t)s->rec.comm.pid, false) &
-	     SYM_PROC_FIRST))
+	if (s->misc & PERF_RECORD_MISC_COMM_EXEC)
 		rtd_sym_proc_exec(p->sym, (pid_t)s->rec.comm.pid);
 	void *v;
 	if (rtd_map_get(&p->tid_index, s->rec.comm.tid, &v)) {
@@ -629,8 +603,9 @@ static int bpf_read(struct rtd_perf_profiler *p, uint32_t pid)
 	return 0;
 }
 
-static int on_record_locked(struct rtd_perf_profiler *p, const struct rtd_perf_sample *s)
+static int on_record(const struct rtd_perf_sample *s, void *ctx)
 {
+	struct rtd_perf_profiler *p = ctx;
 	if (p->dw && s->bytes) {
 		int e = rtd_perf_data_writer_record(p->dw, s->bytes, s->size);
 		if (e)
@@ -665,9 +640,7 @@ static int on_record_locked(struct rtd_perf_profiler *p, const struct rtd_perf_s
 		break;
 	case PERF_RECORD_FORK:
 		p->st.forks++;
-		if (s->rec.task.pid != s->rec.task.ppid &&
-		    (sym_share_proc(p->sym, p->holder, (pid_t)s->rec.task.pid, false) &
-		     SYM_PROC_FIRST))
+		if (s->rec.task.pid != s->rec.task.ppid)
 			rtd_sym_proc_fork(p->sym, (pid_t)s->rec.task.ppid,
 					  (pid_t)s->rec.task.pid);
 		break;
@@ -675,26 +648,13 @@ static int on_record_locked(struct rtd_perf_profiler *p, const struct rtd_perf_s
 		p->st.exits++;
 		if (p->offcpu && !p->bpf)
 			offcpu_exit(&p->oc, s->rec.task.tid);
-		/* shared: forgotten when the last of its profilers saw
-		 * the exit (the others still name its samples) */
-		if (s->rec.task.pid == s->rec.task.tid &&
-		    (sym_share_proc(p->sym, p->holder, (pid_t)s->rec.task.pid, true) &
-		     SYM_PROC_LAST))
+		if (s->rec.task.pid == s->rec.task.tid)
 			rtd_sym_proc_exit(p->sym, (pid_t)s->rec.task.pid);
 		break;
 	default:
 		break;
 	}
 	return 0;
-}
-
-static int on_record(const struct rtd_perf_sample *s, void *ctx)
-{
-	struct rtd_perf_profiler *p = ctx;
-	sym_lock(p);
-	int r = on_record_locked(p, s);
-	sym_unlock(p);
-	return r;
 }
 
 /* The process a thread belongs to (its Tgid), 0 when it is gone. */
@@ -910,43 +870,6 @@ rtd_perf_profiler_offcpu_via(const struct rtd_perf_profiler *p,
 	return p && p->offcpu ? p->via : RTD_PERF_OFFCPU_VIA_AUTO;
 }
 
-/* As a holder of its symbolizer's location ids (struct sym_holder): the
- * ids its call tree uses (the open waits' paths after a restart) */
-static void prof_mark(void *ctx, uint8_t *keep, size_t nloc)
-{
-	struct rtd_perf_profiler *p = ctx;
-	for (size_t i = 1; i < p->nnodes; i++) {
-		uint32_t key = p->nodes[i].key;
-		if (!(key & THREAD_KEY) && key < nloc)
-			keep[key] = 1;
-	}
-}
-
-/* ... and renumbered after a trim (its own, or another holder's): the
- * frames named before, and the names the modules table points to, are
- * gone with the symbolizer's copies */
-static int prof_remap(void *ctx, const int64_t *remap, size_t nloc, size_t kept)
-{
-	struct rtd_perf_profiler *p = ctx;
-	for (size_t i = 1; i < p->nnodes; i++) {
-		uint32_t key = p->nodes[i].key;
-		if (!(key & THREAD_KEY) && key < nloc)
-			p->nodes[i].key = (uint32_t)remap[key];
-	}
-	p->locs_kept = kept;
-	p->st.location_trims++;
-	free(p->named_lf);
-	free(p->named);
-	free(p->named_frames);
-	p->named_lf = NULL;
-	p->named = NULL;
-	p->named_frames = NULL;
-	p->named_nloc = p->named_n = p->named_cap = 0;
-	p->modules_stale = true;
-	/* the keys changed: so did their places */
-	return p->htsize ? ht_build(p, p->htsize) : 0;
-}
-
 int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 			  struct rtd_perf_profiler **out)
 {
@@ -954,13 +877,12 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 	*out = NULL;
 	new_errmsg[0] = 0;
 	if (!opts || rtd_opts_copy(&o, sizeof(o), opts,
-				   RTD_OPTS_END(rtd_perf_profiler_opts, symbolizer)))
+				   RTD_OPTS_END(rtd_perf_profiler_opts, offcpu_states)))
 		return prof_err(NULL, -RTD_E_INVAL, "bad profiler options");
 	struct rtd_perf_profiler *p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	int r = 0;
-	p->holder = -1;
 	p->flags = o.flags;
 	p->offcpu = o.flags & RTD_PERF_PROF_OFF_CPU;
 	p->states = o.offcpu_states ? o.offcpu_states & RTD_PERF_OFFCPU_ALL
@@ -996,29 +918,11 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 			goto fail;
 		}
 	}
-	if (o.symbolizer) {
-		p->sym = o.symbolizer;
-		if (!(p->sym_mu = sym_share_lock(p->sym))) {
-			r = -ENOMEM;
-			goto fail;
-		}
-	} else {
-		if ((r = rtd_symbolizer_new(o.sym, &p->sym)))
-			goto fail;
-		p->own_sym = true;
-	}
-	sym_lock(p);
-	struct sym_holder holder = {p, prof_mark, prof_remap};
-	p->holder = sym_share_add(p->sym, &holder);
-	/* names are read while recording, not after it */
-	if (p->holder >= 0)
-		rtd_sym_preload_start(p->sym);
-	sym_unlock(p);
-	if (p->holder < 0) {
-		r = prof_err(p, p->holder, "a symbolizer shared by more than %d profilers",
-			     SYM_MAX_HOLDERS);
+	r = rtd_symbolizer_new(o.sym, &p->sym);
+	if (r)
 		goto fail;
-	}
+	/* names are read while recording, not after it */
+	rtd_sym_preload_start(p->sym);
 	if (!(o.flags & RTD_PERF_PROF_NO_DOTNET))
 		for (size_t i = 0; i < o.npids; i++)
 			dotnet_enable(p, o.pids[i]);
@@ -1097,7 +1001,6 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 	p->npids = o.npids;
 	p->pid0 = o.npids ? o.pids[0] : 0;
 	/* the processes' mappings now, before the records of new ones */
-	sym_lock(p);
 	for (size_t i = 0; i < o.npids; i++) {
 		rtd_sym_proc_load(p->sym, o.pids[i]);
 		/* a ring for a long time: every file's symbols now (in the
@@ -1106,7 +1009,6 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 		if (o.flags & RTD_PERF_PROF_ALL_SYMBOLS)
 			rtd_sym_proc_objects(p->sym, o.pids[i]);
 	}
-	sym_unlock(p);
 	r = rtd_perf_monitor_add_sampler(p->m, &so, &p->ev);
 	if (r) {
 		prof_err(p, r, "%s", rtd_perf_monitor_errmsg(p->m));
@@ -1154,9 +1056,7 @@ int rtd_perf_profiler_run(struct rtd_perf_profiler *p)
 	 * take or profile, which would move the waits ended in between
 	 * into this window (an agent's delta of 3.00 s held 3.09 s of
 	 * sleep under ASan, where a take comes late) */
-	sym_lock(p);
 	int rb = bpf_read(p, 0);
-	sym_unlock(p);
 	p->end_ns = rtd_now_ns();
 	if (!r)
 		r = rb;
@@ -1184,9 +1084,7 @@ void rtd_perf_profiler_stats(const struct rtd_perf_profiler *p,
 		return;
 	struct rtd_perf_profiler_stats t = p->st;
 	struct rtd_sym_stats ss = {.sz = sizeof(ss)};
-	sym_lock(p);
 	rtd_sym_stats(p->sym, &ss);
-	sym_unlock(p);
 	t.processes = ss.processes;
 	t.run_start = p->start_mono;
 	t.run_end = p->end_ns;
@@ -1205,13 +1103,7 @@ void rtd_perf_profiler_free(struct rtd_perf_profiler *p)
 	rtd_perf_monitor_free(p->m);
 	offcpu_bpf_free(p->bpf);
 	dotnet_disable_all(p);
-	if (p->holder >= 0) {
-		sym_lock(p);
-		sym_share_remove(p->sym, p->holder);
-		sym_unlock(p);
-	}
-	if (p->own_sym)
-		rtd_symbolizer_free(p->sym);
+	rtd_symbolizer_free(p->sym);
 	rtd_map_free_vals(&p->comms);
 	rtd_strmap_free(&p->modules);
 	rtd_map_free(&p->tid_index);
@@ -1226,7 +1118,6 @@ void rtd_perf_profiler_free(struct rtd_perf_profiler *p)
 	free(p->named_frames);
 	free(p->walk_stack);
 	free(p->walk_buf);
-	free(p->walk_need);
 	free(p);
 }
 
@@ -1503,12 +1394,39 @@ static int trim_locations(struct rtd_perf_profiler *p)
 	rtd_sym_stats(p->sym, &ss);
 	if (nloc <= bound && ss.name_bytes <= PROF_NAME_BYTES)
 		return 0;
-	/* every holder of the symbolizer's ids (this profiler, and those
-	 * sharing it) marks what it uses, and renumbers (prof_remap()) */
-	int k = sym_share_keep(p->sym);
-	if (k < 0)
-		return prof_err(p, k, "trimming the symbolizer's locations: %s", rtd_strerror(k));
-	return 0;
+	uint8_t *keep = calloc(nloc ? nloc : 1, 1);
+	int64_t *remap = malloc((nloc ? nloc : 1) * sizeof(*remap));
+	int r = keep && remap ? 0 : -ENOMEM;
+	for (size_t i = 1; !r && i < p->nnodes; i++) {
+		uint32_t key = p->nodes[i].key;
+		if (!(key & THREAD_KEY) && key < nloc)
+			keep[key] = 1;
+	}
+	int k = r ? r : rtd_sym_keep_locations(p->sym, keep, nloc, remap);
+	if (k < 0) {
+		r = prof_err(p, k, "trimming the symbolizer's locations: %s", rtd_strerror(k));
+	} else {
+		for (size_t i = 1; i < p->nnodes; i++) {
+			uint32_t key = p->nodes[i].key;
+			if (!(key & THREAD_KEY) && key < nloc)
+				p->nodes[i].key = (uint32_t)remap[key];
+		}
+		p->locs_kept = (size_t)k;
+		p->st.location_trims++;
+		/* the keys changed: so did their places */
+		r = p->htsize ? ht_build(p, p->htsize) : 0;
+		free(p->named_lf);
+		free(p->named);
+		free(p->named_frames);
+		p->named_lf = NULL;
+		p->named = NULL;
+		p->named_frames = NULL;
+		p->named_nloc = p->named_n = p->named_cap = 0;
+		p->modules_stale = true;
+	}
+	free(keep);
+	free(remap);
+	return r;
 }
 
 /* The call tree restarts empty: memory follows the stacks of one take or
@@ -1569,24 +1487,15 @@ static int tree_restart(struct rtd_perf_profiler *p)
 
 int rtd_perf_profiler_profile(struct rtd_perf_profiler *p, rtd_profile **out)
 {
-	if (!p)
-		return build(p, out, false);
-	sym_lock(p);
-	int r = build(p, out, false);
-	sym_unlock(p);
-	return r;
+	return build(p, out, false);
 }
 
 int rtd_perf_profiler_take(struct rtd_perf_profiler *p, rtd_profile **out)
 {
-	if (!p)
-		return build(p, out, true);
-	sym_lock(p);
 	int r = build(p, out, true);
-	if (!r)
-		r = tree_restart(p);
-	sym_unlock(p);
 	if (r)
+		return r;
+	if ((r = tree_restart(p)))
 		return r;
 	if (p->kept && (fflush(p->kept) || ftruncate(fileno(p->kept), 0) ||
 			fseek(p->kept, 0, SEEK_SET)))
@@ -1686,19 +1595,7 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 		return prof_err(p, -RTD_E_STATE, "the profiler keeps no samples "
 				"(RTD_PERF_PROF_KEEP_SAMPLES)");
 	size_t nloc = rtd_sym_nlocations(p->sym);
-	/* a drain reads the recording's named frames (p->named_lf) and
-	 * marks what it needs in a buffer kept from one drain to the next:
-	 * temporaries of a size following the locations, 20 times a second,
-	 * left holes in the runner's heap (issue #31) */
-	struct loc_frames *lf = drain ? NULL : calloc(nloc ? nloc : 1, sizeof(*lf));
-	if (drain && nloc > p->walk_need_cap) {
-		size_t cap = nloc > 2 * p->walk_need_cap ? nloc : 2 * p->walk_need_cap;
-		uint8_t *nn = realloc(p->walk_need, cap);
-		if (nn) {
-			p->walk_need = nn;
-			p->walk_need_cap = cap;
-		}
-	}
+	struct loc_frames *lf = calloc(nloc ? nloc : 1, sizeof(*lf));
 	if (!p->walk_stack)
 		p->walk_stack = malloc(sizeof(*p->walk_stack) *
 				       (PROF_MAX_DEPTH * (RTD_SYM_MAX_INLINE + 1) + 1));
@@ -1706,22 +1603,20 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 		p->walk_buf = malloc(WALK_BUF * sizeof(*p->walk_buf));
 	struct rtd_frame *stack = p->walk_stack;
 	struct kept_sample *buf = p->walk_buf;
-	uint8_t *need = drain && p->walk_need_cap >= nloc ? p->walk_need : NULL;
+	uint8_t *need = drain ? calloc(nloc ? nloc : 1, 1) : NULL;
 	struct rtd_frame *frames = NULL;
-	const struct loc_frames *lfr = lf;
 	int r = 0;
-	if ((!drain && !lf) || !stack || !buf || (drain && nloc && !need)) {
+	if (!lf || !stack || !buf || (drain && !need)) {
 		r = -ENOMEM;
 		goto done;
 	}
 	if (drain) {
 		p->drained = true;
-		if (nloc)
-			memset(need, 0, nloc);
 		if ((r = need_kept(p, need, nloc, buf)) || (r = name_new(p, need, nloc)))
 			goto done;
 		/* the walk reads the recording's named frames */
-		lfr = p->named_lf;
+		if (nloc)
+			memcpy(lf, p->named_lf, nloc * sizeof(*lf));
 	} else if ((r = name_all(p, NULL, need, lf, &frames, true))) {
 		goto done;
 	}
@@ -1752,7 +1647,7 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 				}
 				if (key >= nloc)
 					continue;
-				const struct loc_frames *l = &lfr[key];
+				const struct loc_frames *l = &lf[key];
 				for (size_t j = 0; j < l->n; j++)
 					stack[ns++] = fr[l->first + j];
 			}
@@ -1794,6 +1689,7 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 	}
 done:
 	free(lf);
+	free(need);
 	free(frames);
 	return r;
 }
@@ -1801,21 +1697,11 @@ done:
 int rtd_perf_profiler_each_sample(struct rtd_perf_profiler *p,
 				  rtd_perf_profiler_sample_fn fn, void *ctx)
 {
-	if (!p)
-		return walk_kept(p, fn, ctx, false);
-	sym_lock(p);
-	int r = walk_kept(p, fn, ctx, false);
-	sym_unlock(p);
-	return r;
+	return walk_kept(p, fn, ctx, false);
 }
 
 int rtd_perf_profiler_drain(struct rtd_perf_profiler *p,
 			    rtd_perf_profiler_sample_fn fn, void *ctx)
 {
-	if (!p)
-		return walk_kept(p, fn, ctx, true);
-	sym_lock(p);
-	int r = walk_kept(p, fn, ctx, true);
-	sym_unlock(p);
-	return r;
+	return walk_kept(p, fn, ctx, true);
 }

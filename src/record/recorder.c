@@ -241,7 +241,6 @@ struct added {
 struct rtd_recorder {
 	struct rtd_recorder_opts o;
 	struct rtd_perf_profiler *cpu, *off;
-	rtd_symbolizer *sym;      /* theirs: one for both (issue #31) */
 	struct rtd_perf_syscall_recorder *sysc;
 	struct ep *ep;            /* owned by its source once started */
 	rtd_gotrace_recorder *go; /* @go_trace_url's capture */
@@ -334,8 +333,7 @@ static int perf_open(rtd_recorder *r, bool offcpu, struct rtd_perf_profiler **ou
 	}
 	struct rtd_perf_profiler_opts po = {
 		.sz = sizeof(po), .pids = &r->o.pid, .npids = 1, .flags = flags, .sampler = &so,
-		.offcpu_states = (r->o.flags & RTD_RECORDER_PREEMPTED) ? RTD_PERF_OFFCPU_ALL : 0,
-		.symbolizer = r->sym};
+		.offcpu_states = (r->o.flags & RTD_RECORDER_PREEMPTED) ? RTD_PERF_OFFCPU_ALL : 0};
 	return rtd_perf_profiler_new(&po, out);
 }
 
@@ -355,21 +353,8 @@ int rtd_recorder_new(const struct rtd_recorder_opts *o, rtd_recorder **out)
 		free(r);
 		return rec_err(NULL, -RTD_E_INVAL, "bad options (the Go trace's)");
 	}
-	/* a flight ring's CPU and off-CPU profilers read every file's
-	 * symbols at their start: one symbolizer for both, one copy (~6.7
-	 * MB on a .NET process). Not for a recording that reads them as its
-	 * samples come: the first drains of each would wait for the other's
-	 * loading under the symbolizer's lock, the off-CPU rings overflowing
-	 * meanwhile (test_clrevents lost a thread's waits of its first
-	 * second, 3 runs in 4) */
-	if ((r->o.flags & RTD_RECORDER_ALL_SYMBOLS) &&
-	    (rc = rtd_symbolizer_new(NULL, &r->sym)) < 0) {
-		free(r);
-		return rec_err(NULL, rc, "symbols: %s", rtd_strerror(rc));
-	}
 	if (!(r->o.flags & RTD_RECORDER_NO_CPU) && (rc = perf_open(r, false, &r->cpu)) < 0) {
 		rec_err(NULL, rc, "CPU samples: %s", rtd_perf_profiler_errmsg(NULL));
-		rtd_symbolizer_free(r->sym);
 		free(r);
 		return rc;
 	}
@@ -377,7 +362,6 @@ int rtd_recorder_new(const struct rtd_recorder_opts *o, rtd_recorder **out)
 	    (rc = rtd_perf_profiler_write_data(r->cpu, r->o.perf_data)) < 0) {
 		rec_err(NULL, rc, "perf.data: %s", rtd_strerror(rc));
 		rtd_perf_profiler_free(r->cpu);
-		rtd_symbolizer_free(r->sym);
 		free(r);
 		return rc;
 	}
@@ -777,7 +761,6 @@ void rtd_recorder_free(rtd_recorder *r)
 	rtd_gotrace_recorder_free(r->go);        /* its source too */
 	rtd_perf_profiler_free(r->cpu); /* the .NET perf map it switched on: off */
 	rtd_perf_profiler_free(r->off);
-	rtd_symbolizer_free(r->sym); /* after both */
 	if ((r->o.flags & RTD_RECORDER_CHILD) && !(r->o.flags & RTD_RECORDER_NO_DOTNET) &&
 	    rtd_recorder_target_ended(r)) {
 		/* the perf map the child was told to write (rtdiag record --

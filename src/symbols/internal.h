@@ -6,7 +6,6 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -256,46 +255,8 @@ struct rtd_symbolizer {
 	bool dbgd_tried;
 	struct sym_loader *bg;  /* background loading, or NULL */
 	uint64_t dwarf_max;     /* rtd_sym_opts.dwarf_max */
-	struct sym_share *share; /* holders of its location ids, or NULL */
 	char tmp[SYM_MAX_NAME + 128];
 };
-
-/* ---- one symbolizer, several holders of its location ids ------------------------ */
-/*
- * Profilers sharing one symbolizer (rtd_perf_profiler_opts.symbolizer,
- * issue #31: one table of locations and names, one copy of each file's
- * symbols) register as its holders. Each holds location ids in its own
- * tables and calls the symbolizer from a thread of its own: every call
- * is made under sym_share_lock(). A holder that cuts the locations back
- * (sym_share_keep()) keeps what every holder marks and renumbers them
- * all. Each holder also sees the same process records (fork, exec,
- * exit) from a monitor of its own, at its own pace: sym_share_proc()
- * says whether this one is the first to see a process's next record
- * (then fork and exec are applied) or the last (then exit is).
- */
-#define SYM_MAX_HOLDERS 8
-struct sym_holder {
-	void *ctx;
-	/* set keep[id] for every id (< n) it still uses */
-	void (*mark)(void *ctx, uint8_t *keep, size_t n);
-	/* ids renumbered: remap[old] the new id, -1 gone (n old ids, kept
-	 * left); names resolved before are gone. 0 or a negative error */
-	int (*remap)(void *ctx, const int64_t *remap, size_t n, size_t kept);
-};
-enum { SYM_PROC_FIRST = 1, SYM_PROC_LAST = 2 };
-
-/* The lock of a shared symbolizer (made on the first call). NULL: out of memory. */
-pthread_mutex_t *sym_share_lock(rtd_symbolizer *s);
-/* Register a holder: its index (>= 0), or a negative error (-RTD_E_CAP). */
-int sym_share_add(rtd_symbolizer *s, const struct sym_holder *h);
-void sym_share_remove(rtd_symbolizer *s, int idx);
-/* Keep the locations some holder marks, renumbered in every holder.
- * Returns how many were kept, or a negative error. */
-int sym_share_keep(rtd_symbolizer *s);
-/* Holder idx saw a process record of pid (fork of it, exec, exit):
- * SYM_PROC_FIRST and/or SYM_PROC_LAST; with one holder, both. */
-unsigned sym_share_proc(rtd_symbolizer *s, int idx, pid_t pid, bool exit);
-void sym_share_free(rtd_symbolizer *s);
 
 
 /* The process's state, read from /proc when first asked for. */

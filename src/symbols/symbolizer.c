@@ -185,7 +185,6 @@ void rtd_symbolizer_free(rtd_symbolizer *s)
 	free(s->kallsyms);
 	if (s->dbgd)
 		debuginfod_end(s->dbgd);
-	sym_share_free(s);
 	free(s);
 }
 
