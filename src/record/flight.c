@@ -368,13 +368,21 @@ static int make_room(rtd_flight *f, size_t need)
 	if (f->newest && f->newest->cap - f->newest->used >= need)
 		return 0;
 	/* a chunk of a sixteenth of what the ring holds (between the min
-	 * and the max size): whole chunks leave, so the ring keeps at most
-	 * about a sixteenth more than its window, whatever the record rate */
+	 * and the max size), rounded up to a power of two: whole chunks
+	 * leave, so the ring keeps at most about an eighth more than its
+	 * window, whatever the record rate */
 	size_t cap = f->chunk_bytes / 16;
 	cap = cap < RTD_FLIGHT_MIN_CHUNK_BYTES ? RTD_FLIGHT_MIN_CHUNK_BYTES
 	      : cap > RTD_FLIGHT_CHUNK_BYTES  ? RTD_FLIGHT_CHUNK_BYTES
 					      : cap;
-	cap = need > cap ? need : cap;
+	/* a power of two (the bounds are): a chunk dropped leaves a hole
+	 * the next one of its size fills. Sizes following the ring's bytes
+	 * left holes of every size in the heap, its free space growing for
+	 * minutes (issue #31); the ring may keep an eighth more */
+	size_t pow2 = RTD_FLIGHT_MIN_CHUNK_BYTES;
+	while (pow2 < cap)
+		pow2 *= 2;
+	cap = need > pow2 ? need : pow2;
 	size_t add = sizeof(struct chunk) + cap;
 	if (add > f->max_bytes / 2)
 		return -RTD_E_CAP;

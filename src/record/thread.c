@@ -10,6 +10,13 @@
  * the input, which is freed after the thread is joined). The queue is
  * bounded twice, in records and in bytes: a full queue makes the thread
  * wait, so the input is read no faster than the merge consumes it.
+ *
+ * The blocks are cut in order from chunks of TQ_CHUNK bytes, and a chunk
+ * is reused once every block cut from it was given out and released
+ * (the queue is first in, first out). A malloc per record on this thread
+ * and its free on the consumer's mixed glibc's arenas: chunks of varying
+ * sizes freed into another thread's arena, the free space of both heaps
+ * growing for minutes (issue #31, a flight ring's RSS).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -27,11 +34,23 @@
 #define TQ_DEFAULT_RECORDS 4096u
 #define TQ_DEFAULT_BYTES (64u << 20)
 #define TQ_DEFAULT_LAG_NS 2000000000ll
+#define TQ_CHUNK (64u << 10)  /* blocks are cut from chunks this large */
+#define TQ_SPARE_CHUNKS 16u   /* released chunks kept for reuse */
+
+/* A chunk: blocks cut from data[0..used), released ones count in freed;
+ * reused when sealed (no more is cut from it) and all are released. */
+struct tq_chunk {
+	struct tq_chunk *next; /* in the spare list */
+	size_t used, freed;
+	bool sealed;
+	_Alignas(16) unsigned char data[TQ_CHUNK];
+};
 
 struct tq_entry {
 	struct rtd_record rec;
 	void *blob; /* its fields and strings */
 	size_t bytes;
+	struct tq_chunk *chunk; /* where blob was cut, NULL: malloc'd */
 };
 
 struct tq {
@@ -44,6 +63,9 @@ struct tq {
 	struct tq_entry *q; /* a ring of o.max_records */
 	size_t head, n, bytes;
 	struct tq_entry cur; /* the record out now (its blob freed at the next call) */
+	struct tq_chunk *fill;  /* blocks are cut from it (the thread's) */
+	struct tq_chunk *spare; /* released chunks */
+	unsigned nspare;
 	int efd;
 	bool quit;
 	bool ended;  /* the input ended: end_rc, and its error record */
@@ -84,8 +106,70 @@ static const char *str_put(char **p, const char *s)
 	return out;
 }
 
-/* @r deep-copied into @e (its stack shared). */
-static int copy_rec(struct tq_entry *e, const struct rtd_record *r)
+/* A chunk released whole: kept for reuse, or freed past TQ_SPARE_CHUNKS.
+ * Under t->mu. */
+static void chunk_release(struct tq *t, struct tq_chunk *c)
+{
+	if (t->nspare >= TQ_SPARE_CHUNKS) {
+		free(c);
+		return;
+	}
+	c->next = t->spare;
+	t->spare = c;
+	t->nspare++;
+}
+
+/* A block of @need bytes for a record's copy (16-aligned), cut from the
+ * chunk being filled, else from a spare or new one; a block larger than a
+ * chunk is malloc'd (*chunk NULL). NULL: out of memory. Under t->mu. */
+static void *block_get(struct tq *t, size_t need, struct tq_chunk **chunk)
+{
+	need = (need + 15) & ~(size_t)15;
+	*chunk = NULL;
+	if (need > TQ_CHUNK)
+		return malloc(need);
+	struct tq_chunk *c = t->fill;
+	if (c && TQ_CHUNK - c->used < need) {
+		c->sealed = true;
+		if (c->freed == c->used)
+			chunk_release(t, c);
+		c = t->fill = NULL;
+	}
+	if (!c) {
+		if ((c = t->spare)) {
+			t->spare = c->next;
+			t->nspare--;
+		} else if (!(c = malloc(sizeof(*c)))) {
+			return NULL;
+		}
+		c->used = c->freed = 0;
+		c->sealed = false;
+		t->fill = c;
+	}
+	void *b = c->data + c->used;
+	c->used += need;
+	*chunk = c;
+	return b;
+}
+
+/* An entry's block given back. Under t->mu. */
+static void block_put(struct tq *t, struct tq_entry *e)
+{
+	if (!e->blob)
+		return;
+	struct tq_chunk *c = e->chunk;
+	if (!c) {
+		free(e->blob);
+	} else {
+		c->freed += (e->bytes + 15) & ~(size_t)15;
+		if (c->sealed && c->freed == c->used)
+			chunk_release(t, c);
+	}
+	e->blob = NULL;
+}
+
+/* @r deep-copied into @e (its stack shared), its block from @t's chunks. */
+static int copy_rec(struct tq *t, struct tq_entry *e, const struct rtd_record *r)
 {
 	size_t need = r->nfields * sizeof(struct rtd_field) + str_bytes(r->name) +
 		      str_bytes(r->category) + str_bytes(r->unit) + str_bytes(r->message);
@@ -93,7 +177,14 @@ static int copy_rec(struct tq_entry *e, const struct rtd_record *r)
 		need += str_bytes(r->fields[i].name) +
 			(r->fields[i].type == RTD_FIELD_STR ? str_bytes(r->fields[i].s) : 0);
 	e->rec = *r;
-	e->blob = need ? malloc(need) : NULL;
+	e->chunk = NULL;
+	if (need) {
+		pthread_mutex_lock(&t->mu);
+		e->blob = block_get(t, need, &e->chunk);
+		pthread_mutex_unlock(&t->mu);
+	} else {
+		e->blob = NULL;
+	}
 	e->bytes = need;
 	if (need && !e->blob)
 		return -ENOMEM;
@@ -157,7 +248,7 @@ static void *tq_main(void *arg)
 			return NULL;
 		}
 		struct tq_entry e;
-		if (copy_rec(&e, r) < 0) {
+		if (copy_rec(t, &e, r) < 0) {
 			struct rtd_record er = {.message = "out of memory copying a record"};
 			end_with(t, -ENOMEM, &er);
 			return NULL;
@@ -175,8 +266,8 @@ static void *tq_main(void *arg)
 				    (t->n && t->bytes + e.bytes > t->o.max_bytes)))
 			pthread_cond_wait(&t->space, &t->mu);
 		if (t->quit) {
+			block_put(t, &e);
 			pthread_mutex_unlock(&t->mu);
-			free(e.blob);
 			end_with(t, 0, NULL);
 			return NULL;
 		}
@@ -193,9 +284,8 @@ static void *tq_main(void *arg)
 static int tq_next(void *impl, struct rtd_record *rec)
 {
 	struct tq *t = impl;
-	free(t->cur.blob);
-	t->cur.blob = NULL;
 	pthread_mutex_lock(&t->mu);
+	block_put(t, &t->cur);
 	if (t->n == 0 && !t->ended) {
 		/* clear the wake-up, then look again: a record queued after
 		 * the look rings it again */
@@ -260,8 +350,15 @@ static void tq_free(void *impl)
 		pthread_join(t->th, NULL);
 	}
 	for (size_t i = 0; t->q && i < t->n; i++)
-		free(t->q[(t->head + i) % t->o.max_records].blob);
-	free(t->cur.blob);
+		block_put(t, &t->q[(t->head + i) % t->o.max_records]);
+	block_put(t, &t->cur);
+	/* every block is back: what is left are chunks, whole */
+	free(t->fill);
+	while (t->spare) {
+		struct tq_chunk *c = t->spare;
+		t->spare = c->next;
+		free(c);
+	}
 	free(t->q);
 	rtd_source_free(t->in);
 	if (t->efd >= 0)
