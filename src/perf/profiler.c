@@ -422,14 +422,19 @@ static uint32_t ips_node(struct rtd_perf_profiler *p, uint32_t pid,
 {
 	if (n && p->kern[0])
 		p->st.kernel_samples++;
-	/* root first; a return address minus one lies in its call */
+	/* root first; a return address minus one lies in its call. Two
+	 * frames are no return addresses: the leaf, and the first user frame
+	 * under kernel ones (where the thread was interrupted: a page fault
+	 * on a function's first instruction is at its first byte, and one
+	 * byte back names the function before it) */
 	uint32_t node = child(p, 0, THREAD_KEY | thread_index(p, pid, tid));
 	if (state_key && node)
 		node = child(p, node, state_key);
 	if (!node)
 		return 0;
 	for (size_t i = n; i-- > 0;) {
-		uint64_t ip = p->ips[i] - (i ? 1 : 0);
+		bool exact = !i || (!p->kern[i] && p->kern[i - 1]);
+		uint64_t ip = p->ips[i] - (exact ? 0 : 1);
 		int64_t loc = rtd_sym_locate(p->sym, (pid_t)pid, ip, p->kern[i]);
 		if (loc < 0)
 			continue;

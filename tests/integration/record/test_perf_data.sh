@@ -6,7 +6,8 @@
 # .folded of the same run, its values 1001001 ns a sample at 999 Hz), with
 # perf's own symbol names; perf report reads it without complaint. Also:
 # a second .data is refused as usage, and a recording that fails leaves an
-# existing x.data as it was.
+# existing x.data as it was. A second program (fault_entry) faults on a
+# function's first instruction: that frame is named as perf names it.
 set -u
 R=${RTDIAG:?}; BIN=${RTD_BINARY_DIR:?}; SRC=${RTD_SOURCE_DIR:?}
 FP=$BIN/tests/targets/cpu_shares_fp
@@ -34,6 +35,24 @@ prc=$?
 python3 "$SRC/tests/integration/perf/perf_script_stacks.py" "$W/x.script" "$W/x.folded" --divide 1001001 \
   && echo "ok: perf script reads the recording's $n samples with the stacks of its own profile" \
   || bad "perf script's stacks of x.data differ from the recording's profile"
+# the first user frame under kernel ones is where the thread was
+# interrupted, no return address: fault_entry's samples in the page fault
+# on entry_fn's first instruction name entry_fn (one byte back named the
+# function before it, frame_dummy, as CI met once at _IO_cleanup's entry)
+FE=$BIN/tests/targets/fault_entry
+[ -x "$FE" ] || bad "$FE not built"
+"$R" record -F 999 -o "$W/f.data" -o "$W/f.folded" -- "$FE" >/dev/null 2>"$W/ferr"
+rc=$?
+[ $rc = 0 ] || { cat "$W/ferr"; bad "rtdiag record of fault_entry exited $rc"; }
+perf script -i "$W/f.data" -F tid,event,ip,sym --no-inline > "$W/f.script" 2> "$W/script.err" \
+  || { cat "$W/script.err"; bad "perf script failed on fault_entry's perf.data"; }
+nf=$(grep -c ';entry_fn;asm_exc_page_fault' "$W/f.folded")
+[ "$nf" -gt 0 ] && echo "ok: $nf stacks of faults on entry_fn's first byte name entry_fn" \
+  || { sort -t' ' -k2 -rn "$W/f.folded" | head -5; bad "no stack of fault_entry names entry_fn under the page fault"; }
+python3 "$SRC/tests/integration/perf/perf_script_stacks.py" "$W/f.script" "$W/f.folded" --divide 1001001 \
+  && echo "ok: perf script and the recording's profile name fault_entry's stacks alike" \
+  || bad "perf script's stacks of fault_entry differ from the recording's profile"
+
 perf report -i "$W/x.data" --stdio --no-children --sort sym > "$W/x.report" 2> "$W/report.err"
 prc=$?
 [ $prc = 0 ] && grep -Eq '%.*(alpha|beta|gamma_fn)' "$W/x.report" \
