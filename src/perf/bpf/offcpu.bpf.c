@@ -255,7 +255,11 @@ static __always_inline void came_back(struct task_struct *prev,
 	__u64 back = prev->sched_info.last_arrival, rq_now = 0;
 	/* prev's run queue, this CPU's (not the runqueues per-CPU symbol: a
 	 * kernel without CONFIG_KALLSYMS_ALL, as here, has no address for it) */
-	struct cfs_rq *cq = prev->se.cfs_rq;
+	struct cfs_rq *cq = 0;
+	/* without CONFIG_FAIR_GROUP_SCHED sched_entity has no cfs_rq: a
+	 * guarded read is dead code there, an unguarded one fails the load */
+	if (bpf_core_field_exists(prev->se.cfs_rq))
+		cq = prev->se.cfs_rq;
 	if (cq && bpf_core_field_exists(cq->rq)) {
 		struct rq *rq = BPF_CORE_READ(cq, rq);
 		if (rq)
