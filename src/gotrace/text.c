@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -148,7 +149,6 @@ struct rtd_gotrace_text {
 	unsigned ts_hilen;
 	char ts_hi[16];
 	struct rtd_gotrace_event ev; /* rtd_gotrace_text_decoded()'s */
-	uint64_t args[V1_EV_WIRE];   /* an old-format event's, changed */
 	/* per old-format type, for rtd_gotrace_text_decoded()'s decoder
 	 * (whose argument offset is its version's) */
 	struct v1_line v1_lines[RTD_GO_EV_COUNT];
@@ -1062,13 +1062,10 @@ static inline __attribute__((always_inline)) void print_v1(rtd_gotrace_text *t,
 	unsigned a0 = e->argoff;
 	const uint64_t *args = e->w + a0;
 	bool stk = v1_descs[e->type].stack && e->nw > a0;
-	if (__builtin_expect(stk && e->nw - 1u - a0 < L->nargs, 0)) {
-		/* the stack among the arguments (a GoUnblockLocal's, with no
-		 * sequence): printed as 0 there, as v1_emit() clears it */
-		memcpy(t->args, e->w, sizeof(e->w));
-		t->args[e->nw - 1u] = 0;
-		args = t->args + a0;
-	}
+	/* the stack's slot when it is among the arguments (a GoUnblockLocal's,
+	 * with no sequence): printed as 0 there, as v1_emit() clears it (not
+	 * by a copy: reading back its words would wait on the wide stores) */
+	unsigned zs = stk ? e->nw - 1u - a0 : UINT_MAX;
 	char *line = tb_room(t, LINE_ROOM);
 	char *p = put_ts(t, line, e->ts);
 	memcpy(p, L->nm, sizeof(L->nm));
@@ -1079,7 +1076,7 @@ static inline __attribute__((always_inline)) void print_v1(rtd_gotrace_text *t,
 	p = put_u64(p + 5, e->off);
 	for (unsigned i = 0; i < L->nargs; i++) {
 		memcpy(p, L->an[i], sizeof(L->an[i]));
-		p = put_u64(p + L->alen[i], args[i]);
+		p = put_u64(p + L->alen[i], i == zs ? 0 : args[i]);
 	}
 	uint64_t stack = stk ? e->w[e->nw - 1] : 0;
 	if (L->stack && stack) {
@@ -1088,7 +1085,7 @@ static inline __attribute__((always_inline)) void print_v1(rtd_gotrace_text *t,
 		p = put_first_frame(t, p, stack);
 	}
 	if (L->sarg) {
-		uint64_t id = a0 + 2 < V1_EV_WIRE ? args[2] : 0;
+		uint64_t id = a0 + 2 < V1_EV_WIRE && zs != 2 ? args[2] : 0;
 		size_t room = TEXT_BUF + LINE_ROOM - t->n - (size_t)(p - line) - 2;
 		const struct sarg_text *st = sarg_kept(t, d, id);
 		if (st && sizeof(L->sn) + SARG_TEXT <= room) {
