@@ -569,7 +569,7 @@ static char *__attribute__((noinline)) put_frame_made(rtd_gotrace_text *t, char 
  * paths are cut at FRAME_TEXT_MAX bytes: a line has 2 KB before its
  * strings. A stack whose names are final is formatted once per epoch of
  * the decoder's tables. */
-static inline char *put_first_frame(rtd_gotrace_text *t, char *p, uint64_t id)
+static inline char *put_first_frame_as(rtd_gotrace_text *t, char *p, uint64_t id, bool fixed)
 {
 	const rtd_gotrace_dec *d = t->o.dec;
 	if (!id || !d)
@@ -577,9 +577,7 @@ static inline char *put_first_frame(rtd_gotrace_text *t, char *p, uint64_t id)
 	if (t->frames) { /* kept (inline: most stacks of a line are) */
 		const struct frame_text *ft = &t->frames[(id ^ id >> 8) & (FRAME_CACHE - 1)];
 		if (ft->id == id && ft->epoch == d->stack_epoch) {
-			/* most are short: a fixed copy (the line and the entry
-			 * have room past it), not a call */
-			if (ft->len <= 64) {
+			if (fixed && ft->len <= 64) { /* the line and the entry have room past it */
 				memcpy(p, ft->s, 32);
 				memcpy(p + 32, ft->s + 32, 32);
 			} else {
@@ -589,6 +587,15 @@ static inline char *put_first_frame(rtd_gotrace_text *t, char *p, uint64_t id)
 		}
 	}
 	return put_frame_made(t, p, id);
+}
+
+/* put_first_frame_as() copying the kept text with memcpy (print_line()'s:
+ * with the fixed copy inline, GCC kept decoded_v2()'s struct lev in
+ * memory, +20 M instructions on a 4 MB Go 1.23 trace); print_v1() copies
+ * up to 64 bytes in two fixed moves, not a call */
+static inline char *put_first_frame(rtd_gotrace_text *t, char *p, uint64_t id)
+{
+	return put_first_frame_as(t, p, id, false);
 }
 
 /* put_first_frame() of a stack not kept: formatted, and kept when its
@@ -1082,7 +1089,7 @@ static inline __attribute__((always_inline)) void print_v1(rtd_gotrace_text *t,
 	if (L->stack && stack) {
 		memcpy(p, " stack=", 7);
 		p = put_u64(p + 7, stack);
-		p = put_first_frame(t, p, stack);
+		p = put_first_frame_as(t, p, stack, true);
 	}
 	if (L->sarg) {
 		uint64_t id = a0 + 2 < V1_EV_WIRE && zs != 2 ? args[2] : 0;
