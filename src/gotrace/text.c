@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -108,6 +109,34 @@ struct frame_text {
 	char s[FRAME_TEXT];
 };
 
+/*
+ * An old-format type's line as v1_emit() and print_line() would make it
+ * (L_OLD, no --stacks), its fixed text prepared when the type is first
+ * met: " Name p=", " arg=" per argument, " sarg=". The kinds v1_emit()
+ * leaves to v1_emit_slow() or changes (a CPU sample's argument, strings
+ * but the one of a[2]) and names too long for the prepared text are
+ * built whole (state 2).
+ */
+struct v1_line {
+	uint8_t state; /* 0 not made yet, 1 written in place, 2 built whole */
+	uint8_t nlen, nargs, slen;
+	bool stack; /* the type has a stack, not among its named arguments */
+	bool sarg;  /* a[2] names a string (GoStartLabel, UserTaskCreate, UserRegion) */
+	uint8_t alen[RTD_GOTRACE_MAX_ARGS];
+	char nm[32], sn[32];
+	char an[RTD_GOTRACE_MAX_ARGS][32];
+};
+
+/* A string's quoted text kept (the strings of an ordered old-format
+ * decoder are all read before its first event goes out). */
+#define SARG_CACHE 64u
+#define SARG_TEXT 56u
+struct sarg_text {
+	uint64_t id;
+	uint32_t len; /* 0: empty slot */
+	char s[SARG_TEXT];
+};
+
 struct rtd_gotrace_text {
 	struct rtd_gotrace_text_opts o;
 	int err;
@@ -120,11 +149,14 @@ struct rtd_gotrace_text {
 	unsigned ts_hilen;
 	char ts_hi[16];
 	struct rtd_gotrace_event ev; /* rtd_gotrace_text_decoded()'s */
-	uint64_t args[V1_EV_WIRE];   /* an old-format event's, changed */
-	/* per old-format type: 0 not asked yet, 1 read in place, 2 built
-	 * whole (for rtd_gotrace_text_decoded()'s decoder, whose argument
-	 * offset is its version's) */
-	uint8_t v1_in_place[RTD_GO_EV_COUNT];
+	/* per old-format type, for rtd_gotrace_text_decoded()'s decoder
+	 * (whose argument offset is its version's) */
+	struct v1_line v1_lines[RTD_GO_EV_COUNT];
+	/* quoted strings of that decoder while its string table is unchanged
+	 * (as many strings, as many bytes) */
+	struct sarg_text *sargs;
+	const rtd_gotrace_dec *sarg_dec;
+	size_t sarg_strbytes, sarg_nstr;
 	char b[TEXT_BUF + LINE_ROOM];
 };
 
@@ -537,7 +569,7 @@ static char *__attribute__((noinline)) put_frame_made(rtd_gotrace_text *t, char 
  * paths are cut at FRAME_TEXT_MAX bytes: a line has 2 KB before its
  * strings. A stack whose names are final is formatted once per epoch of
  * the decoder's tables. */
-static inline char *put_first_frame(rtd_gotrace_text *t, char *p, uint64_t id)
+static inline char *put_first_frame_as(rtd_gotrace_text *t, char *p, uint64_t id, bool fixed)
 {
 	const rtd_gotrace_dec *d = t->o.dec;
 	if (!id || !d)
@@ -545,11 +577,25 @@ static inline char *put_first_frame(rtd_gotrace_text *t, char *p, uint64_t id)
 	if (t->frames) { /* kept (inline: most stacks of a line are) */
 		const struct frame_text *ft = &t->frames[(id ^ id >> 8) & (FRAME_CACHE - 1)];
 		if (ft->id == id && ft->epoch == d->stack_epoch) {
-			memcpy(p, ft->s, ft->len);
+			if (fixed && ft->len <= 64) { /* the line and the entry have room past it */
+				memcpy(p, ft->s, 32);
+				memcpy(p + 32, ft->s + 32, 32);
+			} else {
+				memcpy(p, ft->s, ft->len);
+			}
 			return p + ft->len;
 		}
 	}
 	return put_frame_made(t, p, id);
+}
+
+/* put_first_frame_as() copying the kept text with memcpy (print_line()'s:
+ * with the fixed copy inline, GCC kept decoded_v2()'s struct lev in
+ * memory, +20 M instructions on a 4 MB Go 1.23 trace); print_v1() copies
+ * up to 64 bytes in two fixed moves, not a call */
+static inline char *put_first_frame(rtd_gotrace_text *t, char *p, uint64_t id)
+{
+	return put_first_frame_as(t, p, id, false);
 }
 
 /* put_first_frame() of a stack not kept: formatted, and kept when its
@@ -912,60 +958,166 @@ static inline __attribute__((always_inline)) void line_whole(rtd_gotrace_text *t
 	print_line_any(t, ev, false, x);
 }
 
-/*
- * An old-format event as v1_emit() would hand it out, read in place from
- * the ordering's copy @e: true, or false for the kinds v1_emit() leaves to
- * v1_emit_slow() or changes (a CPU sample's argument, a stack id among
- * the printed arguments), which are built whole.
- */
-static __attribute__((noinline)) bool v1_type_made(rtd_gotrace_text *t, unsigned type,
-						   unsigned a0)
+static __attribute__((noinline)) const struct v1_line *v1_line_make(rtd_gotrace_text *t,
+								    unsigned type, unsigned a0)
 {
 	const struct v1_desc *desc = &v1_descs[type];
-	bool in_place = desc->nsargs <= 1 && type != RTD_GO_EV_GC_STW_START &&
-			type != RTD_GO_EV_CPU_SAMPLE && !v1_meta_type(type) &&
-			a0 + desc->nargs <= V1_EV_WIRE;
-	t->v1_in_place[type] = in_place ? 1 : 2;
-	return in_place;
+	struct v1_line *L = &t->v1_lines[type];
+	bool ok = desc->nsargs <= 1 && type != RTD_GO_EV_GC_STW_START &&
+		  type != RTD_GO_EV_CPU_SAMPLE && !v1_meta_type(type) &&
+		  a0 + desc->nargs <= V1_EV_WIRE && desc->nargs <= RTD_GOTRACE_MAX_ARGS;
+	size_t n = strlen(desc->name), k = strlen(line_after[L_OLD]);
+	ok = ok && n + 1 + k <= sizeof(L->nm);
+	if (ok) {
+		memset(L->nm, 0, sizeof(L->nm));
+		L->nm[0] = ' ';
+		memcpy(L->nm + 1, desc->name, n);
+		memcpy(L->nm + 1 + n, line_after[L_OLD], k);
+		L->nlen = (uint8_t)(n + 1 + k);
+	}
+	bool named = false;
+	for (unsigned i = 0; ok && i < desc->nargs; i++) {
+		size_t an = strlen(desc->args[i]);
+		ok = an + 2 <= sizeof(L->an[i]);
+		if (!ok)
+			break;
+		memset(L->an[i], 0, sizeof(L->an[i]));
+		L->an[i][0] = ' ';
+		memcpy(L->an[i] + 1, desc->args[i], an);
+		L->an[i][an + 1] = '=';
+		L->alen[i] = (uint8_t)(an + 2);
+		named |= strcmp(desc->args[i], "stack") == 0;
+	}
+	L->nargs = (uint8_t)desc->nargs;
+	L->stack = desc->stack && !named;
+	L->sarg = desc->nsargs == 1;
+	if (ok && L->sarg) {
+		size_t sl = strlen(desc->sargs[0]);
+		ok = sl + 2 <= sizeof(L->sn);
+		if (ok) {
+			memset(L->sn, 0, sizeof(L->sn));
+			L->sn[0] = ' ';
+			memcpy(L->sn + 1, desc->sargs[0], sl);
+			L->sn[sl + 1] = '=';
+			L->slen = (uint8_t)(sl + 2);
+		}
+	}
+	L->state = ok ? 1 : 2;
+	return ok ? L : NULL;
 }
 
-/* Can an event of @type (its arguments from @a0 on: one per decoder) be
- * read in place? Asked once per type. */
-static inline __attribute__((always_inline)) bool v1_type_in_place(rtd_gotrace_text *t,
-								   unsigned type, unsigned a0)
+/* The prepared line of @type (its arguments from @a0 on: one per
+ * decoder), or NULL for an event built whole. */
+static inline __attribute__((always_inline)) const struct v1_line *
+v1_line_of(rtd_gotrace_text *t, unsigned type, unsigned a0)
 {
-	uint8_t k = t->v1_in_place[type];
-	return k ? k == 1 : v1_type_made(t, type, a0);
+	const struct v1_line *L = &t->v1_lines[type];
+	if (__builtin_expect(L->state == 1, 1))
+		return L;
+	return L->state ? NULL : v1_line_make(t, type, a0);
 }
 
-static inline __attribute__((always_inline)) bool lev_v1(rtd_gotrace_text *t,
-							 rtd_gotrace_dec *d,
-							 const struct v1_ev *e, struct lev *v)
+/* Are the strings kept those of @d's table as it is? */
+static inline bool sargs_valid(const rtd_gotrace_text *t, const rtd_gotrace_dec *d)
 {
-	const struct v1_desc *desc = &v1_descs[e->type];
+	return t->sargs && t->sarg_dec == d && t->sarg_strbytes == d->strbytes &&
+	       t->sarg_nstr == d->strings.count;
+}
+
+/* The kept quoted text of string @id, or NULL. */
+static inline const struct sarg_text *sarg_kept(rtd_gotrace_text *t, const rtd_gotrace_dec *d,
+						uint64_t id)
+{
+	if (!sargs_valid(t, d))
+		return NULL;
+	const struct sarg_text *st = &t->sargs[(id ^ id >> 6) & (SARG_CACHE - 1)];
+	return st->len && st->id == id ? st : NULL;
+}
+
+/* String @id (@s, @n bytes) quoted at @p, and kept for the next line that
+ * names it when short. */
+static __attribute__((noinline)) char *put_v1_sarg(rtd_gotrace_text *t,
+						   const rtd_gotrace_dec *d, char *p,
+						   uint64_t id, const char *s, size_t n)
+{
+	char *q = quote_buf(p, s, n);
+	if (!sargs_valid(t, d)) {
+		if (!t->sargs && !(t->sargs = malloc(SARG_CACHE * sizeof(*t->sargs))))
+			return q;
+		for (size_t k = 0; k < SARG_CACHE; k++)
+			t->sargs[k].len = 0;
+		t->sarg_dec = d;
+		t->sarg_strbytes = d->strbytes;
+		t->sarg_nstr = d->strings.count;
+	}
+	struct sarg_text *st = &t->sargs[(id ^ id >> 6) & (SARG_CACHE - 1)];
+	if ((size_t)(q - p) <= SARG_TEXT) {
+		st->id = id;
+		st->len = (uint32_t)(q - p);
+		memcpy(st->s, p, st->len);
+	}
+	return q;
+}
+
+/* An old-format line written from the ordering's copy @e of its event,
+ * as print_line() writes it from v1_emit()'s event. */
+static inline __attribute__((always_inline)) void print_v1(rtd_gotrace_text *t,
+							   const rtd_gotrace_dec *d,
+							   const struct v1_ev *e,
+							   const struct v1_line *L)
+{
 	unsigned a0 = e->argoff;
-	bool stk = desc->stack && e->nw > a0;
-	if (e->nw > V1_EV_WIRE || !v1_type_in_place(t, e->type, a0))
-		return false;
-	*v = (struct lev){.ts = e->ts, .p = e->p, .m = -1, .g = e->g, .off = e->off,
-			  .stack = stk ? e->w[e->nw - 1] : 0, .name = desc->name,
-			  .args = e->w + a0, .argnames = desc->args, .sargnames = desc->sargs,
-			  .type = e->type, .nargs = desc->nargs};
-	if (stk && e->nw - 1u - a0 < desc->nargs) {
-		/* the stack among the arguments (a GoUnblockLocal's, with no
-		 * sequence): printed as 0 there, as v1_emit() clears it */
-		memcpy(t->args, e->w + a0, (V1_EV_WIRE - a0) * sizeof(t->args[0]));
-		t->args[e->nw - 1u - a0] = 0;
-		v->args = t->args;
+	const uint64_t *args = e->w + a0;
+	bool stk = v1_descs[e->type].stack && e->nw > a0;
+	/* the stack's slot when it is among the arguments (a GoUnblockLocal's,
+	 * with no sequence): printed as 0 there, as v1_emit() clears it (not
+	 * by a copy: reading back its words would wait on the wide stores) */
+	unsigned zs = stk ? e->nw - 1u - a0 : UINT_MAX;
+	char *line = tb_room(t, LINE_ROOM);
+	char *p = put_ts(t, line, e->ts);
+	memcpy(p, L->nm, sizeof(L->nm));
+	p = put_i64(p + L->nlen, e->p);
+	memcpy(p, " g=", 3);
+	p = put_u64(p + 3, e->g);
+	memcpy(p, " off=", 5);
+	p = put_u64(p + 5, e->off);
+	for (unsigned i = 0; i < L->nargs; i++) {
+		memcpy(p, L->an[i], sizeof(L->an[i]));
+		p = put_u64(p + L->alen[i], i == zs ? 0 : args[i]);
 	}
-	if (desc->nsargs) { /* GoStartLabel, UserTaskCreate, UserRegion: a[2] */
-		uint64_t id = a0 + 2 < V1_EV_WIRE ? v->args[2] : 0;
-		v1_set_sarg(d, &t->ev, 0, id);
-		v->nsargs = 1;
-		v->sargs = t->ev.sargs;
-		v->sarg_lens = t->ev.sarg_lens;
+	uint64_t stack = stk ? e->w[e->nw - 1] : 0;
+	if (L->stack && stack) {
+		memcpy(p, " stack=", 7);
+		p = put_u64(p + 7, stack);
+		p = put_first_frame_as(t, p, stack, true);
 	}
-	return true;
+	if (L->sarg) {
+		uint64_t id = a0 + 2 < V1_EV_WIRE && zs != 2 ? args[2] : 0;
+		size_t room = TEXT_BUF + LINE_ROOM - t->n - (size_t)(p - line) - 2;
+		const struct sarg_text *st = sarg_kept(t, d, id);
+		if (st && sizeof(L->sn) + SARG_TEXT <= room) {
+			memcpy(p, L->sn, sizeof(L->sn));
+			p += L->slen;
+			memcpy(p, st->s, SARG_TEXT);
+			p += st->len;
+		} else {
+			size_t n;
+			const char *s = v1_str_get(d, id, &n);
+			if (!s)
+				s = "", n = 0;
+			if (sizeof(L->sn) + 6 * n + 2 > room) { /* a long one, piece by piece */
+				t->n += (size_t)(p - line);
+				tb_put(t, L->sn, L->slen);
+				tb_quoted(t, s, n);
+				tb_put(t, "\n", 1);
+				return;
+			}
+			memcpy(p, L->sn, sizeof(L->sn));
+			p = put_v1_sarg(t, d, p + L->slen, id, s, n);
+		}
+	}
+	*p++ = '\n';
+	t->n += (size_t)(p - line);
 }
 
 /* Plain ordered lines of an old-format trace, each from the ordering's
@@ -977,15 +1129,15 @@ static int decoded_v1(rtd_gotrace_text *t, rtd_gotrace_dec *d, uint64_t max, uin
 	int rc = 1;
 	while (k < max) {
 		struct v1_ev *e;
-		struct lev v;
+		const struct v1_line *L;
 		if (!d->ord || d->err) {
 			if ((rc = rtd_gotrace_dec_next(d, ev)) <= 0)
 				break;
 			line_whole(t, ev, L_OLD);
 		} else if ((rc = v1_order_take(d, &e)) <= 0) {
 			break;
-		} else if (lev_v1(t, d, e, &v)) {
-			print_line(t, &v, false, L_OLD);
+		} else if (e->nw <= V1_EV_WIRE && (L = v1_line_of(t, e->type, e->argoff))) {
+			print_v1(t, d, e, L);
 		} else if ((rc = v1_emit(d, e, ev)) < 0) {
 			break;
 		} else {
@@ -1097,6 +1249,7 @@ void rtd_gotrace_text_free(rtd_gotrace_text *t)
 	if (!t)
 		return;
 	free(t->frames);
+	free(t->sargs);
 	free(t);
 }
 

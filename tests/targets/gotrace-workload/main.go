@@ -160,6 +160,25 @@ func main() {
 	trace.WithRegion(ctx, "cpu", func() { _ = spin(30000000) })
 	note("region", "cpu")
 
+	// Many region names, each used twice: more than a text writer keeps
+	// quoted (64 strings), some longer than it keeps (56 bytes), some
+	// with characters that JSON and strconv.Quote escape alike (a quote,
+	// a backslash, a newline, a tab) or pass through (UTF-8).
+	trace.WithRegion(ctx, "names", func() {
+		for i := 0; i < 2*100; i++ {
+			name := fmt.Sprintf("name-%d", i%100)
+			switch i % 100 % 4 {
+			case 1:
+				name += strings.Repeat("-long", 12)
+			case 2:
+				name += " \"quoted\" back\\slash\nnew line\ttab é"
+			}
+			trace.WithRegion(ctx, name, func() {})
+			note("region", name)
+		}
+	})
+	note("region", "names")
+
 	// A long message (40 KiB: larger than a chunk of rtdiag's decoding
 	// thread's hand-over, smaller than the runtime's 64 KiB trace buffer,
 	// which would cut it).
