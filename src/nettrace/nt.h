@@ -296,6 +296,9 @@ enum nt_names {
 	NT_NAMES_DOMAIN_MODULE, /* DomainModuleLoad, DomainModuleDCStart/End */
 };
 enum nt_names nt_names_of(const struct rtd_nettrace_metadata *md);
+/* How many method and module events @m has taken: a name it gave for an
+ * address stays its answer while this does not change. */
+uint64_t nt_methods_changes(const rtd_nettrace_methods *m);
 
 /* The method whose code holds an address, from a method table
  * (methods.c), its parts apart: the profiler formats them itself. */
