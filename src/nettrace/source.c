@@ -37,7 +37,7 @@
 #define NTS_MAX_THREADS (1u << 20)  /* distinct thread ids named */
 #define NTS_MAX_FIELDS 256u         /* top-level fields kept per event */
 #define NTS_MAX_META_BYTES (64u << 20) /* struct nts_meta of the event types */
-#define NTS_META_NAMES 8u  /* field names kept interned per event type */
+#define NTS_META_NAMES 16u /* field names kept interned per event type */
 #define NTS_MAX_WINDOW_STACKS (1u << 20) /* a window's stack ids remembered */
 #define NTS_BATCH 32u /* stream order: records queued before the decoder pauses */
 
@@ -227,10 +227,21 @@ static int nts_arrival(void *ctx, const struct rtd_nettrace_event *ev)
 	return nm->names ? rtd_nettrace_methods_event(s->methods, ev) : 0;
 }
 
-static bool signed_type(unsigned t)
+/* A scalar's field type by the decoder's type: text first (a value with
+ * ->str), then a float, a signed integer, else unsigned */
+static unsigned field_type(const struct rtd_nettrace_value *v)
 {
-	return t == RTD_NT_T_I8 || t == RTD_NT_T_I16 || t == RTD_NT_T_I32 ||
-	       t == RTD_NT_T_I64 || t == RTD_NT_T_VARINT;
+	static const uint8_t by_type[] = {
+		[RTD_NT_T_I8] = RTD_FIELD_I64,	  [RTD_NT_T_I16] = RTD_FIELD_I64,
+		[RTD_NT_T_I32] = RTD_FIELD_I64,	  [RTD_NT_T_I64] = RTD_FIELD_I64,
+		[RTD_NT_T_VARINT] = RTD_FIELD_I64, [RTD_NT_T_F32] = RTD_FIELD_F64,
+		[RTD_NT_T_F64] = RTD_FIELD_F64,
+	};
+	if (v->str)
+		return RTD_FIELD_STR;
+	unsigned t = v->type < sizeof(by_type) && by_type[v->type] ? by_type[v->type]
+								     : RTD_FIELD_U64;
+	return t;
 }
 
 /* A field's interned name: looked up once per event type and field */
@@ -251,46 +262,27 @@ static int field_name(struct nts *s, const char *raw, const char **out)
 	return rc;
 }
 
-/* one top-level scalar of the payload as a named field; @at: its index
- * among the type's top-level fields, or SIZE_MAX */
-static __attribute__((noinline)) int value_field(struct nts *s,
-						  const struct rtd_nettrace_value *v, size_t at)
+/* The interned name of the type's top-level field @at (SIZE_MAX: not one
+ * of them), found once: the walk gives them in order */
+static int name_at(struct nts *s, const struct rtd_nettrace_value *v, size_t at,
+		   const char **out)
 {
-	if (v->kind != RTD_NT_V_SCALAR || !v->name || s->nfields >= NTS_MAX_FIELDS)
-		return 0;
-	struct rtd_field *f = &s->fields[s->nfields];
-	/* the decoder's value whole (a character's code beside its text, a
-	 * date's ticks): a consumer reads what the decoder's reader reads */
-	*f = (struct rtd_field){.i = v->i, .u = v->u, .f = v->f};
 	struct nts_meta *nm = s->cur;
-	int rc = 0;
 	if (at < NTS_META_NAMES && nm->by_at[at] && nm->by_at_raw[at] == v->name) {
-		f->name = nm->by_at[at]; /* the type's field at: named once */
-	} else {
-		rc = field_name(s, v->name, &f->name);
-		if (rc < 0)
-			return rc;
-		if (at < NTS_META_NAMES) {
-			nm->by_at_raw[at] = v->name;
-			nm->by_at[at] = f->name;
-		}
+		*out = nm->by_at[at];
+		return 0;
 	}
-	if (v->str) {
-		f->type = RTD_FIELD_STR;
-		f->s = rtd_arena_strndup(&s->q.arena, v->str, v->str_len, &rc);
-		if (!f->s)
-			return rc;
-	} else if (v->type == RTD_NT_T_F32 || v->type == RTD_NT_T_F64) {
-		f->type = RTD_FIELD_F64;
-	} else if (signed_type(v->type)) {
-		f->type = RTD_FIELD_I64;
-	} else {
-		f->type = RTD_FIELD_U64;
+	int rc = field_name(s, v->name, out);
+	if (rc == 0 && at < NTS_META_NAMES) {
+		nm->by_at_raw[at] = v->name;
+		nm->by_at[at] = *out;
 	}
-	s->nfields++;
-	return 0;
+	return rc;
 }
 
+/* Each value of the walk: a top-level scalar becomes a named field (the
+ * decoder's value whole, a character's code beside its text, a date's
+ * ticks: a consumer reads what the decoder's reader reads) */
 static int on_value(void *ctx, const struct rtd_nettrace_value *v)
 {
 	struct nts *s = ctx;
@@ -308,10 +300,19 @@ static int on_value(void *ctx, const struct rtd_nettrace_value *v)
 		    at >= (size_t)(nm->stop_at - nm->fields))
 			return 1;
 	}
-	int rc = value_field(s, v, at);
-	if (rc < 0)
+	if (v->kind != RTD_NT_V_SCALAR || !v->name || s->nfields >= NTS_MAX_FIELDS)
+		return 0;
+	const char *name, *str = NULL;
+	int rc = name_at(s, v, at, &name);
+	if (rc == 0 && v->str && !(str = rtd_arena_strndup(&s->q.arena, v->str, v->str_len, &rc)))
+		rc = rc ? rc : -ENOMEM;
+	if (rc < 0) {
 		s->value_err = rc; /* the source's own failure, not the payload's */
-	return rc;
+		return rc;
+	}
+	s->fields[s->nfields++] = (struct rtd_field){.name = name, .type = field_type(v),
+						     .i = v->i, .u = v->u, .f = v->f, .s = str};
+	return 0;
 }
 
 static int intern_frames(struct nts *s, const struct rtd_nettrace_event *ev,
