@@ -5,7 +5,7 @@
  * the next, so a caller takes a block's events a few at a time (the
  * nettrace source's stream order: a queue of a few dozen records, not a
  * read's thousands). Over every shared vector, fed whole and in pieces,
- * pausing after every 1st, 7th and 32nd event: the same events, metadata
+ * pausing after every event and every 32nd: the same events, metadata
  * and sequence points in the same order as without pausing, never more
  * than N events per call, the same end; a feed while paused is refused;
  * rtd_nettrace_finish() while paused delivers the rest; with the sort on
@@ -110,7 +110,7 @@ static void same(const char *what, const struct pausing *want, const struct paus
 static void test_pause_every(void **state)
 {
 	(void)state;
-	static const unsigned every[] = {1, 7, 32};
+	static const unsigned every[] = {1, 32};
 	static const size_t chunks[] = {0, 64u << 10, 4093};
 	int files = 0;
 	for (int i = 0; nt_vectors[i]; i++) {
@@ -126,6 +126,14 @@ static void test_pause_every(void **state)
 		size_t total_pauses = 0;
 		for (size_t e = 0; e < sizeof(every) / sizeof(every[0]); e++) {
 			for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
+				/* fewer runs (ASan on a busy box): the megabytes
+				 * ones paused every event in 64 KiB pieces and every
+				 * 32nd whole, the others whole and in 4093 bytes */
+				bool big = len > (1u << 20);
+				if (big ? !((every[e] == 1 && chunks[c] == 64u << 10) ||
+					    (every[e] == 32 && chunks[c] == 0))
+					: chunks[c] == 64u << 10)
+					continue;
 				char what[256];
 				snprintf(what, sizeof(what), "%s, pieces of %zu, pause every %u",
 					 nt_vectors[i], chunks[c], every[e]);
