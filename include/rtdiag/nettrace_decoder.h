@@ -258,11 +258,22 @@ struct rtd_nettrace_info {
  * @ctx: the opts' @ctx
  * @ev: the event, borrowed until the callback returns
  *
- * Returns: 0 to go on; any other value stops decoding and is returned by
- * rtd_nettrace_feed() (use a negative RTD_E_* or errno value).
+ * Returns: 0 to go on; RTD_NT_PAUSE (@on_event only) to have
+ * rtd_nettrace_feed() return RTD_NT_PAUSED after this event; any other
+ * value stops decoding and is returned by rtd_nettrace_feed() (use a
+ * negative RTD_E_* or errno value).
  */
 typedef int (*rtd_nettrace_event_fn)(void *ctx,
 				     const struct rtd_nettrace_event *ev);
+
+/* @on_event's answer: stop the feed after this event, to go on with
+ * rtd_nettrace_resume(). Honoured in stream order (not with @sort on a
+ * NetTrace V4+ stream) and not inside rtd_nettrace_finish(); elsewhere
+ * it means go on. A caller so takes a block's events a few at a time
+ * instead of all the block's at once. */
+#define RTD_NT_PAUSE 2
+/* rtd_nettrace_feed()/_resume(): paused by @on_event (RTD_NT_PAUSE) */
+#define RTD_NT_PAUSED 2
 
 /**
  * typedef rtd_nettrace_meta_fn - receives each new event type
@@ -368,11 +379,34 @@ RTD_API void rtd_nettrace_free(rtd_nettrace *dec);
  * incomplete block is kept (copied) until later bytes complete it.
  *
  * Returns: 0; 1 when the stream's end marker has been seen (bytes after it
- * are ignored); a negative RTD_E_* code for bad input (see
- * rtd_nettrace_error()), -ENOMEM, -RTD_E_CAP; or a callback's nonzero
- * return value.
+ * are ignored); RTD_NT_PAUSED when @on_event paused (the bytes not
+ * decoded yet are borrowed, not copied: keep @buf unchanged until
+ * rtd_nettrace_resume() stops saying RTD_NT_PAUSED); a negative RTD_E_*
+ * code for bad input (see rtd_nettrace_error()), -ENOMEM, -RTD_E_CAP;
+ * -RTD_E_STATE while paused; or a callback's nonzero return value.
  */
 RTD_API int rtd_nettrace_feed(rtd_nettrace *dec, const void *buf, size_t len);
+
+/**
+ * rtd_nettrace_resume - go on with a feed that @on_event paused
+ * @dec: the decoder
+ *
+ * Decodes on from the event after the one that paused, over the rest of
+ * the bytes the paused rtd_nettrace_feed() was given.
+ *
+ * Returns: as rtd_nettrace_feed() (RTD_NT_PAUSED again when @on_event
+ * paused again); 0 when not paused.
+ */
+RTD_API int rtd_nettrace_resume(rtd_nettrace *dec);
+
+/**
+ * rtd_nettrace_paused - whether a feed is paused
+ * @dec: the decoder
+ *
+ * Returns: true between a feed's RTD_NT_PAUSED and the resume that
+ * finishes its bytes; false after an error.
+ */
+RTD_API bool rtd_nettrace_paused(const rtd_nettrace *dec);
 
 /**
  * rtd_nettrace_finish - declare the end of the input
@@ -381,6 +415,8 @@ RTD_API int rtd_nettrace_feed(rtd_nettrace *dec, const void *buf, size_t len);
  * When the input stops inside an event or metadata block, the events of
  * that block that are complete (header and payload all there) are
  * delivered first, as they would have been had the block been whole.
+ *
+ * A paused feed is finished first (its events delivered, no more pauses).
  *
  * Returns: 0 when the stream ended cleanly (its end marker was seen);
  * -RTD_E_TRUNCATED when it stops inside a block or before the end marker

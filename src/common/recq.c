@@ -20,7 +20,7 @@ void rtd_recq_free(rtd_recq *q)
 	memset(q, 0, sizeof(*q));
 }
 
-struct rtd_record *rtd_recq_push(rtd_recq *q, unsigned kind, int64_t ts, int64_t mono, int *err)
+struct rtd_record *rtd_recq_grow(rtd_recq *q, int *err)
 {
 	if (q->n >= RTD_RECQ_MAX_RECORDS) {
 		*err = -RTD_E_CAP;
@@ -34,12 +34,7 @@ struct rtd_record *rtd_recq_push(rtd_recq *q, unsigned kind, int64_t ts, int64_t
 		}
 		q->r = r;
 	}
-	struct rtd_record *r = &q->r[q->n++];
-	memset(r, 0, sizeof(*r));
-	r->kind = kind;
-	r->ts = ts;
-	r->mono = mono;
-	return r;
+	return &q->r[q->n++];
 }
 
 bool rtd_recq_pop(rtd_recq *q, struct rtd_record *out)
@@ -51,6 +46,15 @@ bool rtd_recq_pop(rtd_recq *q, struct rtd_record *out)
 	q->head = q->n = 0;
 	rtd_arena_reset(&q->arena);
 	return false;
+}
+
+struct rtd_record *rtd_recq_take(rtd_recq *q)
+{
+	if (q->head < q->n)
+		return &q->r[q->head++];
+	q->head = q->n = 0;
+	rtd_arena_reset(&q->arena);
+	return NULL;
 }
 
 struct rtd_field *rtd_recq_fields(rtd_recq *q, const struct rtd_field *f, size_t n, int *err)

@@ -572,6 +572,21 @@ static void sort_held(rtd_nettrace *dec)
 	}
 }
 
+/* on_event: its RTD_NT_PAUSE asks the feed to stop after this event,
+ * honoured where the decoder can go on later from the event after it (a
+ * block's loop in stream order, not a sort's release nor the salvage of a
+ * cut block at the end); elsewhere it means go on. */
+static int event_cb(rtd_nettrace *dec, const struct rtd_nettrace_event *ev)
+{
+	int rc = dec->o.on_event(dec->o.ctx, ev);
+	if (rc != RTD_NT_PAUSE)
+		return rc;
+	if (!dec->salvage && !dec->finishing && !dec->flushing &&
+	    !(dec->o.sort && dec->format >= 4))
+		dec->pause_req = true;
+	return 0;
+}
+
 /* Deliver the held events up to time `upto` (all with `all`), in order. */
 static int flush_held(rtd_nettrace *dec, uint64_t upto, bool all)
 {
@@ -595,7 +610,7 @@ static int flush_held(rtd_nettrace *dec, uint64_t upto, bool all)
 			ev->payload = rec + sizeof(*ev);
 		stack_lookup(dec, ev->stack_id, ev);
 		if (dec->o.on_event && !err)
-			err = dec->o.on_event(dec->o.ctx, ev);
+			err = event_cb(dec, ev);
 		if (err) {
 			i++;
 			break;
@@ -633,22 +648,8 @@ static int flush_held(rtd_nettrace *dec, uint64_t upto, bool all)
 
 /* ---- events ---------------------------------------------------------- */
 
-/*
- * Header state of the event being decoded. The compressed format encodes
- * each header relative to the previous one, so the fields live here across
- * events, inside the very event view handed to the callback: decoding
- * straight into it avoids copying ~150 bytes per event.
- */
-struct hdr {
-	struct rtd_nettrace_event ev;
-	uint32_t meta_id;
-	uint32_t label_id;
-	uint64_t tid;     /* V6: thread indexes, mapped at delivery */
-	uint64_t cap_tid;
-};
-
 static inline __attribute__((always_inline)) int
-deliver(rtd_nettrace *dec, struct hdr *h, const uint8_t *payload,
+deliver(rtd_nettrace *dec, struct nt_hdr *h, const uint8_t *payload,
 		   uint64_t ev_off, const uint64_t *inline_stack,
 		   size_t inline_n)
 {
@@ -710,15 +711,14 @@ deliver(rtd_nettrace *dec, struct hdr *h, const uint8_t *payload,
 	if (dec->o.sort && dec->format >= 4) {
 		int err = hold(dec, ev, ev_off);
 		if (err == 1)
-			return dec->o.on_event ? dec->o.on_event(dec->o.ctx, ev)
-					       : 0;
+			return dec->o.on_event ? event_cb(dec, ev) : 0;
 		if (err || !ev->sorted)
 			return err;
 		/* nothing later in the stream is earlier than this event */
 		return flush_held(dec, ev->timestamp, false);
 	}
 	if (dec->o.on_event)
-		return dec->o.on_event(dec->o.ctx, ev);
+		return event_cb(dec, ev);
 	return 0;
 }
 
@@ -726,6 +726,17 @@ static void read_guid(rtd_rd *r, uint8_t out[16])
 {
 	if (!rd_copy(r, out, 16))
 		memset(out, 0, 16);
+}
+
+/* on_event paused inside a block: where its loop goes on (the block is
+ * stepped again, whole, when the feed resumes) */
+static int pause_block(rtd_nettrace *dec, const rtd_rd *r, const struct nt_hdr *h)
+{
+	dec->in_block = true;
+	dec->block_at = (size_t)(r->p - r->start);
+	if (h)
+		dec->block_h = *h;
+	return NT_PAUSED_BLOCK;
 }
 
 /*
@@ -748,8 +759,14 @@ static int event_block(rtd_nettrace *dec, rtd_rd *r, uint64_t base,
 			       is_meta ? "metadata" : "event", hsize);
 	bool compressed = flags & 1;
 	bool v6 = dec->format >= 6;
-	struct hdr h;
+	struct nt_hdr h;
 	memset(&h, 0, sizeof(h));
+	if (dec->in_block && !is_meta) {
+		/* resumed after a pause: on from the event after it */
+		dec->in_block = false;
+		h = dec->block_h;
+		rd_skip(r, dec->block_at - (size_t)(r->p - r->start));
+	}
 	while (rd_left(r) > 0) {
 		uint64_t ev_off = nt_off(dec, r, base);
 		const uint8_t *payload;
@@ -867,6 +884,8 @@ static int event_block(rtd_nettrace *dec, rtd_rd *r, uint64_t base,
 			int err = deliver(dec, &h, payload, ev_off, NULL, 0);
 			if (err)
 				return err;
+			if (dec->pause_req && rd_left(r) > 0)
+				return pause_block(dec, r, &h);
 		}
 	}
 	dec->st.blocks++;
@@ -904,6 +923,11 @@ static int v3_stack(rtd_nettrace *dec, const uint8_t *sp, uint32_t ssize,
 /* NetPerf V3 event block: events with inline metadata and stacks. */
 static int event_block_v3(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 {
+	if (dec->in_block) {
+		/* resumed after a pause: on from the event after it */
+		dec->in_block = false;
+		rd_skip(r, dec->block_at - (size_t)(r->p - r->start));
+	}
 	while (rd_left(r) > 0) {
 		uint64_t ev_off = nt_off(dec, r, base);
 		uint32_t size = rd_u32le(r);
@@ -915,7 +939,7 @@ static int event_block_v3(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 				       "event of %u bytes runs past the block "
 				       "end", size);
 		}
-		struct hdr h;
+		struct nt_hdr h;
 		memset(&h, 0, sizeof(h));
 		h.meta_id = rd_u32le(&e);
 		h.ev.thread_id = rd_u32le(&e);
@@ -957,6 +981,8 @@ static int event_block_v3(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 		}
 		if (err)
 			return err;
+		if (dec->pause_req && rd_left(r) > 0)
+			return pause_block(dec, r, NULL);
 	}
 	dec->st.blocks++;
 	return 0;
@@ -1532,6 +1558,8 @@ static long object_block(rtd_nettrace *dec, const uint8_t *p, size_t avail,
 	rtd_rd body;
 	rd_init(&body, p + hdr + 4 + pad, bsize);
 	int err = object_body(dec, tn, &body, off + hdr + 4 + pad);
+	if (err == NT_PAUSED_BLOCK)
+		return 0; /* stepped again on resume */
 	if (err)
 		return err;
 	return (long)total;
@@ -1625,6 +1653,8 @@ static long step_block_v6(rtd_nettrace *dec, const uint8_t *p, size_t avail)
 		dec->st.skipped_blocks++;
 		break;
 	}
+	if (err == NT_PAUSED_BLOCK)
+		return 0; /* stepped again on resume */
 	if (err)
 		return err;
 	return (long)total;
@@ -1689,7 +1719,7 @@ static long step_event12(rtd_nettrace *dec, const uint8_t *p, size_t avail)
 	}
 	rtd_rd e;
 	rd_init(&e, p + 4, size);
-	struct hdr h;
+	struct nt_hdr h;
 	memset(&h, 0, sizeof(h));
 	uint32_t label = rd_u32le(&e);
 	h.ev.thread_id = rd_u32le(&e);
@@ -1770,13 +1800,19 @@ static long run_step(rtd_nettrace *dec, const uint8_t *p, size_t avail)
 	return n;
 }
 
-int rtd_nettrace_feed(rtd_nettrace *dec, const void *buf, size_t len)
+/* A pause asked by on_event: the fed bytes from @p not stepped yet are
+ * kept (by reference: the caller keeps them) for rtd_nettrace_resume(). */
+static int pause_feed(rtd_nettrace *dec, const uint8_t *p, size_t len)
 {
-	if (!dec || (!buf && len))
-		return -RTD_E_INVAL;
-	if (dec->err)
-		return dec->err;
-	const uint8_t *p = buf;
+	dec->pause_req = false;
+	dec->paused = true;
+	dec->rest = p;
+	dec->rest_len = len;
+	return RTD_NT_PAUSED;
+}
+
+static int feed(rtd_nettrace *dec, const uint8_t *p, size_t len)
+{
 	while (dec->state != ST_DONE) {
 		if (dec->in.len == 0) {
 			if (len == 0)
@@ -1787,8 +1823,12 @@ int rtd_nettrace_feed(rtd_nettrace *dec, const void *buf, size_t len)
 			if (n > 0) {
 				p += n;
 				len -= (size_t)n;
+				if (dec->pause_req)
+					return pause_feed(dec, p, len);
 				continue;
 			}
+			if (dec->in_block)
+				return pause_feed(dec, p, len);
 			/* incomplete: keep what there is */
 			int err = rtd_buf_append(&dec->in, p, len);
 			if (err)
@@ -1817,6 +1857,8 @@ int rtd_nettrace_feed(rtd_nettrace *dec, const void *buf, size_t len)
 		long n = run_step(dec, dec->in.data, dec->in.len);
 		if (n < 0)
 			return (int)n;
+		if (n == 0 && dec->in_block)
+			return pause_feed(dec, p, len);
 		if (n == 0) {
 			if (dec->need <= had)
 				return nt_fail(dec, -RTD_E_STATE, dec->off,
@@ -1827,10 +1869,40 @@ int rtd_nettrace_feed(rtd_nettrace *dec, const void *buf, size_t len)
 		if (rest)
 			memmove(dec->in.data, dec->in.data + n, rest);
 		dec->in.len = rest;
+		if (dec->pause_req)
+			return pause_feed(dec, p, len);
 	}
 	if (dec->state == ST_DONE)
 		return 1;
 	return 0;
+}
+
+int rtd_nettrace_feed(rtd_nettrace *dec, const void *buf, size_t len)
+{
+	if (!dec || (!buf && len))
+		return -RTD_E_INVAL;
+	if (dec->err)
+		return dec->err;
+	if (dec->paused)
+		return -RTD_E_STATE; /* rtd_nettrace_resume() first */
+	return feed(dec, buf, len);
+}
+
+int rtd_nettrace_resume(rtd_nettrace *dec)
+{
+	if (!dec)
+		return -RTD_E_INVAL;
+	if (dec->err)
+		return dec->err;
+	if (!dec->paused)
+		return 0;
+	dec->paused = false;
+	return feed(dec, dec->rest, dec->rest_len);
+}
+
+bool rtd_nettrace_paused(const rtd_nettrace *dec)
+{
+	return dec && dec->paused && !dec->err;
 }
 
 /*
@@ -1934,6 +2006,13 @@ int rtd_nettrace_finish(rtd_nettrace *dec)
 	const char *what = "block";
 	char tn[NT_CAP_TYPE_NAME + 1];
 	size_t total = 0;
+	/* a paused feed is done first, without pausing again */
+	dec->finishing = true;
+	if (dec->paused) {
+		int rc = rtd_nettrace_resume(dec);
+		if (rc < 0)
+			return rc;
+	}
 	if (!dec->err && dec->state != ST_DONE && dec->in.len)
 		salvage(dec, tn, &what, &total);
 	/* events held for sorting are complete: deliver them whatever

@@ -47,6 +47,7 @@ struct rtd_nettrace_methods {
 	rtd_map modules; /* module id -> malloc'd short name */
 	rtd_buf s16;     /* UTF-16 conversion scratch */
 	rtd_buf out;     /* the last name handed out */
+	uint64_t changes; /* method and module events taken */
 };
 
 rtd_nettrace_methods *rtd_nettrace_methods_new(void)
@@ -77,6 +78,11 @@ void rtd_nettrace_methods_free(rtd_nettrace_methods *m)
 size_t rtd_nettrace_methods_count(const rtd_nettrace_methods *m)
 {
 	return m->n;
+}
+
+uint64_t nt_methods_changes(const rtd_nettrace_methods *m)
+{
+	return m->changes;
 }
 
 static int cmp_mth(const void *a, const void *b)
@@ -286,7 +292,10 @@ enum nt_names nt_names_of(const struct rtd_nettrace_metadata *md)
 int rtd_nettrace_methods_event(rtd_nettrace_methods *m,
 			       const struct rtd_nettrace_event *ev)
 {
-	switch (nt_names_of(ev->meta)) {
+	enum nt_names what = nt_names_of(ev->meta);
+	if (what != NT_NAMES_NONE)
+		m->changes++;
+	switch (what) {
 	case NT_NAMES_METHOD:
 		return add_method(m, ev->payload, ev->payload_len);
 	case NT_NAMES_R2R:

@@ -6,6 +6,13 @@
  * out one at a time. The decoder sorts (sequence-point windows), so the
  * queue is at most one window's records, in time order.
  *
+ * In stream order (opts.stream_order) the decoder is paused every
+ * NTS_BATCH records (RTD_NT_PAUSE) and resumed when they are taken, so
+ * the queue holds a few dozen records, not a read's thousands (a 64 KiB
+ * read of samples completes ~5,500 events): the records stay in the
+ * cache between the decoder that writes them and the consumer that reads
+ * them, and are handed out where they are (rtd_source_ops.next_own).
+ *
  * Frames are named by rtd_nettrace_methods; a file's rundown comes at its
  * end, so unless told otherwise the input is read once ahead for the
  * method events only (memory: the method table), then again for records.
@@ -30,8 +37,9 @@
 #define NTS_MAX_THREADS (1u << 20)  /* distinct thread ids named */
 #define NTS_MAX_FIELDS 256u         /* top-level fields kept per event */
 #define NTS_MAX_META_BYTES (64u << 20) /* struct nts_meta of the event types */
-#define NTS_META_NAMES 8u  /* field names kept interned per event type */
+#define NTS_META_NAMES 16u /* field names kept interned per event type */
 #define NTS_MAX_WINDOW_STACKS (1u << 20) /* a window's stack ids remembered */
+#define NTS_BATCH 32u /* stream order: records queued before the decoder pauses */
 
 struct nts {
 	struct rtd_nettrace_source_opts o;
@@ -40,6 +48,7 @@ struct nts {
 	rtd_nettrace_methods *methods;
 	rtd_intern *intern;
 	struct rtd_clock clock;
+	bool mono_is_ts; /* the clock's mono of a time >= 0 is that time */
 	uint32_t pid;
 	rtd_map threads;            /* tid -> (void *)1: its THREAD record went out */
 	rtd_recq q;                 /* records of the current read */
@@ -57,9 +66,11 @@ struct nts {
 	rtd_arena metas;            /* struct nts_meta of each event type */
 	struct nts_meta *cur;       /* the event's being read */
 	/* a window's stacks by the stream's id, while frame names cannot
-	 * change (address frames, or every method known ahead): the stack
-	 * table of the stream restarts at each sequence point, and so this */
+	 * change (address frames, every method known ahead, or a table that
+	 * took no event since): the stack table of the stream restarts at
+	 * each sequence point, and so this */
 	rtd_map window_stacks;
+	uint64_t window_changes; /* ...and the method table's then, when it learns */
 };
 
 /* rtd_source_impl_of(): src/record/source.c */
@@ -72,8 +83,10 @@ static bool wants(const struct nts *s, unsigned kind)
 
 static struct rtd_record *push(struct nts *s, unsigned kind, int64_t ts)
 {
-	struct rtd_record *r = rtd_recq_push(&s->q, kind, ts, rtd_clock_to_mono(&s->clock, ts),
-					     &s->err);
+	/* Linux's clock: mono is the time itself (what rtd_clock_to_mono()
+	 * gives, without its two calls per record) */
+	int64_t mono = s->mono_is_ts && ts >= 0 ? ts : rtd_clock_to_mono(&s->clock, ts);
+	struct rtd_record *r = rtd_recq_push(&s->q, kind, ts, mono, &s->err);
 	if (r)
 		r->pid = s->pid;
 	return r;
@@ -94,6 +107,8 @@ static int on_info(void *ctx, const struct rtd_nettrace_info *info)
 		c->flags |= RTD_CLOCK_HAS_MONO;
 		c->ref_mono = c->ref_ts;
 		c->mono_error_ns = 0;
+		/* ts - ref + ref: no saturation when both are >= 0 */
+		s->mono_is_ts = c->ref_ts >= 0;
 	}
 	struct tm tm = {.tm_year = info->sync_year - 1900, .tm_mon = info->sync_month - 1,
 			.tm_mday = info->sync_day, .tm_hour = info->sync_hour,
@@ -123,6 +138,9 @@ struct nts_meta {
 	bool sample;
 	bool names; /* a method or module event (nt_names_of()) */
 	bool dropped; /* refused by the caller's filter (opts.want) */
+	uint8_t kind;  /* RTD_REC_SAMPLE or _INSTANT */
+	bool wanted;   /* that kind is asked for (opts.kinds) */
+	bool counters; /* EventCounters' fields: its Payload struct's too */
 	/* the top-level fields read (opts.fields): none, or up to @stop_at
 	 * (NULL: all) of @fields, the type's own array */
 	bool no_fields;
@@ -132,6 +150,8 @@ struct nts_meta {
 	/* its fields' names as the walk gives them (the metadata's own
 	 * strings, stable while it lives) and interned */
 	const char *raw[NTS_META_NAMES], *interned[NTS_META_NAMES];
+	/* the same by the field's index (the walk gives them in order) */
+	const char *by_at_raw[NTS_META_NAMES], *by_at[NTS_META_NAMES];
 };
 
 static struct nts_meta *meta_of(struct nts *s, struct rtd_nettrace_metadata *m)
@@ -162,6 +182,9 @@ static struct nts_meta *meta_of(struct nts *s, struct rtd_nettrace_metadata *m)
 		     !strcmp(m->provider, NTS_PROVIDER_SAMPLES);
 	nm->names = nt_names_of(m) != NT_NAMES_NONE;
 	nm->dropped = s->o.want && !s->o.want(s->o.want_ctx, m);
+	nm->kind = nm->sample ? RTD_REC_SAMPLE : RTD_REC_INSTANT;
+	nm->wanted = wants(s, nm->kind);
+	nm->counters = !s->o.top_fields && !strcmp(m->name, "EventCounters");
 	size_t upto = s->o.fields ? s->o.fields(s->o.fields_ctx, m) : SIZE_MAX;
 	nm->no_fields = upto == 0;
 	nm->fields = m->fields;
@@ -169,7 +192,7 @@ static struct nts_meta *meta_of(struct nts *s, struct rtd_nettrace_metadata *m)
 	nm->phase = m->opcode == 1 ? RTD_FLOW_BEGIN : m->opcode == 2 ? RTD_FLOW_END : 0;
 	nm->u32_field = NULL;
 	for (unsigned i = 0; i < NTS_META_NAMES; i++)
-		nm->raw[i] = nm->interned[i] = NULL;
+		nm->raw[i] = nm->interned[i] = nm->by_at_raw[i] = nm->by_at[i] = NULL;
 	m->user = nm;
 	return nm;
 }
@@ -204,10 +227,21 @@ static int nts_arrival(void *ctx, const struct rtd_nettrace_event *ev)
 	return nm->names ? rtd_nettrace_methods_event(s->methods, ev) : 0;
 }
 
-static bool signed_type(unsigned t)
+/* A scalar's field type by the decoder's type: text first (a value with
+ * ->str), then a float, a signed integer, else unsigned */
+static unsigned field_type(const struct rtd_nettrace_value *v)
 {
-	return t == RTD_NT_T_I8 || t == RTD_NT_T_I16 || t == RTD_NT_T_I32 ||
-	       t == RTD_NT_T_I64 || t == RTD_NT_T_VARINT;
+	static const uint8_t by_type[] = {
+		[RTD_NT_T_I8] = RTD_FIELD_I64,	  [RTD_NT_T_I16] = RTD_FIELD_I64,
+		[RTD_NT_T_I32] = RTD_FIELD_I64,	  [RTD_NT_T_I64] = RTD_FIELD_I64,
+		[RTD_NT_T_VARINT] = RTD_FIELD_I64, [RTD_NT_T_F32] = RTD_FIELD_F64,
+		[RTD_NT_T_F64] = RTD_FIELD_F64,
+	};
+	if (v->str)
+		return RTD_FIELD_STR;
+	unsigned t = v->type < sizeof(by_type) && by_type[v->type] ? by_type[v->type]
+								     : RTD_FIELD_U64;
+	return t;
 }
 
 /* A field's interned name: looked up once per event type and field */
@@ -228,51 +262,57 @@ static int field_name(struct nts *s, const char *raw, const char **out)
 	return rc;
 }
 
-/* one top-level scalar of the payload as a named field */
-static int value_field(struct nts *s, const struct rtd_nettrace_value *v)
+/* The interned name of the type's top-level field @at (SIZE_MAX: not one
+ * of them), found once: the walk gives them in order */
+static int name_at(struct nts *s, const struct rtd_nettrace_value *v, size_t at,
+		   const char **out)
 {
-	if ((v->depth != 0 && !s->counters) || v->kind != RTD_NT_V_SCALAR ||
-	    !v->name || s->nfields >= NTS_MAX_FIELDS)
+	struct nts_meta *nm = s->cur;
+	if (at < NTS_META_NAMES && nm->by_at[at] && nm->by_at_raw[at] == v->name) {
+		*out = nm->by_at[at];
 		return 0;
-	struct rtd_field *f = &s->fields[s->nfields];
-	/* the decoder's value whole (a character's code beside its text, a
-	 * date's ticks): a consumer reads what the decoder's reader reads */
-	*f = (struct rtd_field){.i = v->i, .u = v->u, .f = v->f};
-	int rc = field_name(s, v->name, &f->name);
-	if (rc < 0)
-		return rc;
-	if (v->str) {
-		f->type = RTD_FIELD_STR;
-		f->s = rtd_arena_strndup(&s->q.arena, v->str, v->str_len, &rc);
-		if (!f->s)
-			return rc;
-	} else if (v->type == RTD_NT_T_F32 || v->type == RTD_NT_T_F64) {
-		f->type = RTD_FIELD_F64;
-	} else if (signed_type(v->type)) {
-		f->type = RTD_FIELD_I64;
-	} else {
-		f->type = RTD_FIELD_U64;
 	}
-	s->nfields++;
-	return 0;
+	int rc = field_name(s, v->name, out);
+	if (rc == 0 && at < NTS_META_NAMES) {
+		nm->by_at_raw[at] = v->name;
+		nm->by_at[at] = *out;
+	}
+	return rc;
 }
 
+/* Each value of the walk: a top-level scalar becomes a named field (the
+ * decoder's value whole, a character's code beside its text, a date's
+ * ticks: a consumer reads what the decoder's reader reads) */
 static int on_value(void *ctx, const struct rtd_nettrace_value *v)
 {
 	struct nts *s = ctx;
+	if (v->depth != 0 && !s->counters)
+		return 0; /* inside a top-level field: walked past */
 	const struct nts_meta *nm = s->cur;
-	if (nm->stop_at && v->depth == 0) {
+	size_t at = SIZE_MAX; /* which of the type's top-level fields */
+	if (v->depth == 0) {
+		uintptr_t p = (uintptr_t)v->field, from = (uintptr_t)nm->fields;
+		if (p >= from && (p - from) % sizeof(*v->field) == 0 &&
+		    p < from + s->cur_nfields * sizeof(*v->field))
+			at = (p - from) / sizeof(*v->field);
 		/* past the last field the caller reads (opts.fields) */
-		uintptr_t at = (uintptr_t)v->field, from = (uintptr_t)nm->fields,
-			  stop = (uintptr_t)nm->stop_at;
-		if (at >= stop && (at - from) % sizeof(*v->field) == 0 &&
-		    at < from + s->cur_nfields * sizeof(*v->field))
+		if (nm->stop_at && at != SIZE_MAX &&
+		    at >= (size_t)(nm->stop_at - nm->fields))
 			return 1;
 	}
-	int rc = value_field(s, v);
-	if (rc < 0)
+	if (v->kind != RTD_NT_V_SCALAR || !v->name || s->nfields >= NTS_MAX_FIELDS)
+		return 0;
+	const char *name, *str = NULL;
+	int rc = name_at(s, v, at, &name);
+	if (rc == 0 && v->str && !(str = rtd_arena_strndup(&s->q.arena, v->str, v->str_len, &rc)))
+		rc = rc ? rc : -ENOMEM;
+	if (rc < 0) {
 		s->value_err = rc; /* the source's own failure, not the payload's */
-	return rc;
+		return rc;
+	}
+	s->fields[s->nfields++] = (struct rtd_field){.name = name, .type = field_type(v),
+						     .i = v->i, .u = v->u, .f = v->f, .s = str};
+	return 0;
 }
 
 static int intern_frames(struct nts *s, const struct rtd_nettrace_event *ev,
@@ -282,6 +322,16 @@ static int stack_of(struct nts *s, const struct rtd_nettrace_event *ev,
 		    const struct rtd_stack **out)
 {
 	bool fixed = s->o.address_frames || !s->o.no_prepass; /* names cannot change */
+	if (!fixed && ev->stack_id) {
+		/* names learnt as events come: the same while the table takes
+		 * no method or module event */
+		uint64_t changes = nt_methods_changes(s->methods);
+		if (changes != s->window_changes) {
+			rtd_map_clear(&s->window_stacks);
+			s->window_changes = changes;
+		}
+		fixed = true;
+	}
 	void *v;
 	if (fixed && ev->stack_id && rtd_map_get(&s->window_stacks, ev->stack_id, &v)) {
 		*out = v;
@@ -360,14 +410,14 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 	if ((rc = thread_seen(s, ev->thread_id, ts)) < 0)
 		return rc;
 	bool sample = nm->sample;
-	if (!wants(s, sample ? RTD_REC_SAMPLE : RTD_REC_INSTANT))
+	if (!nm->wanted)
 		return 0;
 	s->nfields = 0;
 	/* an EventSource's counter values are one struct "Payload" {Name,
 	 * Mean or Increment, ...} (nested as the runtime's metadata says,
 	 * read by name as src/dotnet/counters.c does): its scalars become
 	 * the instant's fields */
-	s->counters = !s->o.top_fields && m->name && !strcmp(m->name, "EventCounters");
+	s->counters = nm->counters;
 	uint32_t u32 = 0;
 	if (ev->payload_len == 4) {
 		rtd_rd r;
@@ -398,7 +448,7 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 	const struct rtd_stack *stack = NULL;
 	if ((sample || ev->nframes) && (rc = stack_of(s, ev, &stack)) < 0)
 		return rc;
-	struct rtd_record *r = push(s, sample ? RTD_REC_SAMPLE : RTD_REC_INSTANT, ts);
+	struct rtd_record *r = push(s, nm->kind, ts);
 	if (!r)
 		return s->err;
 	r->tid = ev->thread_id;
@@ -419,7 +469,8 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 		r->fields = f;
 		r->nfields = s->nfields;
 	}
-	return 0;
+	/* stream order: the consumer takes these before the next are decoded */
+	return s->o.stream_order && s->q.n - s->q.head >= NTS_BATCH ? RTD_NT_PAUSE : 0;
 }
 
 static int learn_methods(void *ctx, const struct rtd_nettrace_event *ev)
@@ -459,13 +510,32 @@ static int nts_fail(struct nts *s, struct rtd_record *rec, int rc)
 	return rtd_source_error(rec, rc, off, msg);
 }
 
-static int nts_next(void *impl, struct rtd_record *rec)
+/* The next record in the queue (by reference: valid until the next
+ * pull), decoding on when it is empty; 0 at the end, or an error in @rec. */
+static int nts_next_own(void *impl, struct rtd_record *rec, struct rtd_record **out)
 {
 	struct nts *s = impl;
-	while (!rtd_recq_pop(&s->q, rec)) {
-		if (s->finished)
+	if (s->q.head < s->q.n) {
+		*out = &s->q.r[s->q.head++]; /* rtd_recq_take()'s usual case */
+		return 1;
+	}
+	while (!(*out = rtd_recq_take(&s->q))) {
+		*out = rec;
+		if (s->finished) {
+			memset(rec, 0, sizeof(*rec));
 			return s->end_rc < 0 ? nts_fail(s, rec, s->end_rc) : 0;
+		}
 		int rc;
+		if (rtd_nettrace_paused(s->dec)) {
+			rc = rtd_nettrace_resume(s->dec);
+			if (rc == 1)
+				s->eof = true;
+			else if (rc < 0) {
+				s->finished = true;
+				s->end_rc = s->err ? s->err : rc;
+			}
+			continue;
+		}
 		if (s->eof) {
 			/* the end: the last sort window comes out of finish() */
 			s->finished = true;
@@ -475,8 +545,10 @@ static int nts_next(void *impl, struct rtd_record *rec)
 		}
 		const uint8_t *p;
 		int64_t n = rtd_input_next(&s->in, &p);
-		if (n < 0)
+		if (n < 0) {
+			memset(rec, 0, sizeof(*rec));
 			return rtd_source_error(rec, (int)n, s->in.pos, "reading the input");
+		}
 		if (n == 0) {
 			s->eof = true;
 			continue;
@@ -491,6 +563,15 @@ static int nts_next(void *impl, struct rtd_record *rec)
 		}
 	}
 	return 1;
+}
+
+static int nts_next(void *impl, struct rtd_record *rec)
+{
+	struct rtd_record *r = rec;
+	int rc = nts_next_own(impl, rec, &r);
+	if (r != rec)
+		*rec = *r;
+	return rc;
 }
 
 static int nts_clock(void *impl, struct rtd_clock *out)
@@ -522,6 +603,7 @@ static const struct rtd_source_ops nts_ops = {
 	.next = nts_next,
 	.clock = nts_clock,
 	.free = nts_free,
+	.next_own = nts_next_own,
 };
 
 rtd_nettrace_methods *rtd_nettrace_source_methods(rtd_source *src)

@@ -29,6 +29,10 @@
 #define NT_MAX_OPEN 256 /* open slices remembered per thread */
 #define NT_MAX_ARGS 16  /* fields shown on an instant */
 #define NT_KNOWN 256    /* records' event types remembered */
+#define NT_MAX_NAMED_STACKS (1u << 18) /* records' stacks whose names are kept */
+
+/* nt_methods_changes(): src/nettrace/methods.c (nt.h) */
+uint64_t nt_methods_changes(const rtd_nettrace_methods *m);
 
 struct nt_thread {
 	uint64_t track;
@@ -54,6 +58,12 @@ struct rtd_tl_nettrace {
 	rtd_nettrace_methods *methods; /* names for sampled frames, or NULL */
 	char *names;                   /* one sample's frame names */
 	size_t names_cap;
+	/* a record's interned stack -> its frames' names from @methods
+	 * (const char *[]: interned in @name_strings), while the table
+	 * has taken no event since (@named_at) */
+	rtd_map named;
+	rtd_intern *name_strings;
+	uint64_t named_at;
 	/* records' event types by their interned name: what each draws */
 	struct nt_known {
 		const char *name;
@@ -91,6 +101,7 @@ rtd_tl_nettrace *rtd_tl_nettrace_new(rtd_timeline *tl, const char *name)
 	a->freq = 1000000000;
 	a->gc_begin = a->susp_begin = -1;
 	rtd_map_init(&a->threads, 0);
+	rtd_map_init(&a->named, NT_MAX_NAMED_STACKS);
 	snprintf(a->name, sizeof(a->name), "%s", name ? name : ".NET process");
 	return a;
 }
@@ -141,6 +152,8 @@ void rtd_tl_nettrace_free(rtd_tl_nettrace *a)
 	if (!a)
 		return;
 	rtd_map_free_vals(&a->threads);
+	rtd_map_free_vals(&a->named);
+	rtd_intern_free(a->name_strings);
 	free(a->names);
 	free(a);
 }
@@ -370,6 +383,45 @@ static void end(rtd_tl_nettrace *a, uint64_t track, uint32_t *depth,
 	(*depth)--;
 }
 
+/*
+ * The names of a record's stack's first @n frames from the method table
+ * (a frame no method covers keeps the source's name), looked up once per
+ * interned stack: a record's stack is one pointer for equal stacks, and
+ * a table that takes no event gives an address the same name. NULL
+ * when not kept (then each sample is named as it comes).
+ */
+static const char **stack_names(rtd_tl_nettrace *a, const struct rtd_stack *st, size_t n)
+{
+	uint64_t changes = nt_methods_changes(a->methods);
+	if (changes != a->named_at) {
+		rtd_map_free_vals(&a->named);
+		rtd_map_init(&a->named, NT_MAX_NAMED_STACKS);
+		a->named_at = changes;
+	}
+	void *v;
+	if (rtd_map_get(&a->named, (uint64_t)(uintptr_t)st, &v))
+		return v;
+	if (!a->name_strings && !(a->name_strings = rtd_intern_new()))
+		return NULL;
+	const char **names = malloc((n ? n : 1) * sizeof(*names));
+	if (!names)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *s = rtd_nettrace_methods_name(a->methods, st->frames[i].ip);
+		names[i] = st->frames[i].name;
+		/* the table's answer lasts until its next lookup: interned */
+		if (s && rtd_intern_string(a->name_strings, s, strlen(s), &names[i]) < 0) {
+			free(names);
+			return NULL;
+		}
+	}
+	if (rtd_map_put(&a->named, (uint64_t)(uintptr_t)st, (void *)names, NULL) < 0) {
+		free(names); /* the cap: named per sample from now on */
+		return NULL;
+	}
+	return names;
+}
+
 /* A sampled stack, its frames named when a method table is set. */
 static void sample(rtd_tl_nettrace *a, const struct ntev *ev, uint64_t track, int64_t ts)
 {
@@ -377,12 +429,15 @@ static void sample(rtd_tl_nettrace *a, const struct ntev *ev, uint64_t track, in
 	const struct rtd_stack *st = ev->rec ? ev->rec->stack : NULL;
 	size_t nf = ev->rec ? (st ? st->n : 0) : ev->ev->nframes;
 	size_t n = nf < 128 ? nf : 128;
+	const char **names = st && a->methods ? stack_names(a, st, n) : NULL;
 	memset(fr, 0, n * sizeof(*fr));
 	for (size_t i = 0; i < n; i++) {
 		fr[i].addr = st ? st->frames[i].ip : ev->ev->stack[i];
-		fr[i].name = st ? st->frames[i].name : NULL; /* as the source named it */
+		fr[i].name = names ? names[i]
+			   : st    ? st->frames[i].name /* as the source named it */
+				   : NULL;
 	}
-	if (a->methods)
+	if (a->methods && !names)
 		name_frames(a, fr, n);
 	put(a, rtd_timeline_sample(a->tl, track, ts, fr, n));
 }

@@ -68,6 +68,21 @@ static inline void e_patch32(rtd_buf *b, size_t at, uint32_t v)
 	memcpy(b->data + at, x, 4);
 }
 
+/* A MethodLoadVerbose payload: method @ns.@name over [start, start + 0x100)
+ * in module 7 */
+static inline void e_method_load(rtd_buf *b, uint64_t start, const char *ns, const char *name)
+{
+	e_u64(b, start); /* MethodID */
+	e_u64(b, 7);     /* ModuleID */
+	e_u64(b, start);
+	e_u32(b, 0x100);
+	e_u32(b, 0);
+	e_u32(b, 0);
+	e_utf16z(b, ns);
+	e_utf16z(b, name);
+	e_utf16z(b, "void  ()");
+}
+
 /* ---- framing ---------------------------------------------------------- */
 
 static inline void enc_header(struct enc *e)

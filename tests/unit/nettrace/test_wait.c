@@ -68,15 +68,7 @@ static void method(rtd_nettrace_profiler *p, uint64_t start, const char *ns,
 {
 	rtd_buf b;
 	rtd_buf_init(&b, 0);
-	e_u64(&b, start); /* MethodID */
-	e_u64(&b, 7);     /* ModuleID */
-	e_u64(&b, start);
-	e_u32(&b, 0x100);
-	e_u32(&b, 0);
-	e_u32(&b, 0);
-	e_utf16z(&b, ns);
-	e_utf16z(&b, name);
-	e_utf16z(&b, "void  ()");
+	e_method_load(&b, start, ns, name);
 	feed(p, &m_method, 1, 1, NULL, 0, &b);
 	rtd_buf_free(&b);
 }

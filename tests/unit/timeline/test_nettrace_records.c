@@ -26,6 +26,8 @@
 #include "rtdiag/nettrace_timeline.h"
 #include "rtdiag/timeline.h"
 
+#include "unit/nettrace/nt_encode.h"
+
 static const char *const traces[] = {
 	"dotnet-5.0-SampleProfiler-single-thread.golden.nettrace",
 	"eventpipe-dotnetcore2.1-linux-x64-objver3.netperf",
@@ -276,11 +278,91 @@ static void corpus(void **state)
 		      same, failed_alike);
 }
 
+/* ---- a method learnt between two samples of one stack ------------------ */
+
+#define NT_SAMPLER "Microsoft-DotNETCore-SampleProfiler"
+
+static const struct rtd_nettrace_metadata m_sample = {.provider = NT_SAMPLER, .event_id = 0,
+						      .name = "Thread/Sample"};
+static const struct rtd_nettrace_metadata m_method = {
+	.provider = "Microsoft-Windows-DotNETRuntime", .event_id = 143,
+	.name = "Method/LoadVerbose"};
+
+/* MethodLoadVerbose of "NS.Foo" over [start, start + 0x100) */
+static void learn_method(rtd_nettrace_methods *m, uint64_t start)
+{
+	rtd_buf b;
+	rtd_buf_init(&b, 0);
+	e_method_load(&b, start, "NS", "Foo");
+	struct rtd_nettrace_event ev = {.meta = &m_method, .timestamp = 1, .thread_id = 1,
+					.payload = b.data, .payload_len = b.len};
+	assert_int_equal(rtd_nettrace_methods_event(m, &ev), 0);
+	rtd_buf_free(&b);
+}
+
+/*
+ * The adapter names a record's interned stack once and keeps the names
+ * while its method table takes no event: a method learnt between two
+ * samples of one stack names the second as the events' path does (the
+ * first keeps its address). Drawn both ways, byte for byte.
+ */
+static void learnt_between(void **state)
+{
+	(void)state;
+	FILE *fe, *fr;
+	char *oe = NULL, *orr = NULL;
+	size_t le, lr;
+	rtd_timeline *te = open_tl(RTD_TIMELINE_FMT_CHROME_JSON, &fe, &oe, &le);
+	rtd_timeline *tr = open_tl(RTD_TIMELINE_FMT_CHROME_JSON, &fr, &orr, &lr);
+	rtd_tl_nettrace *ae = rtd_tl_nettrace_new(te, "t"), *ar = rtd_tl_nettrace_new(tr, "t");
+	rtd_nettrace_methods *me = rtd_nettrace_methods_new(), *mr = rtd_nettrace_methods_new();
+	rtd_intern *in = rtd_intern_new();
+	assert_true(ae && ar && me && mr && in);
+	rtd_tl_nettrace_set_methods(ae, me);
+	rtd_tl_nettrace_set_methods(ar, mr);
+	const uint64_t ips[2] = {0x1010, 0x9000};
+	const struct rtd_rec_frame frames[2] = {{.ip = ips[0]}, {.ip = ips[1]}};
+	const struct rtd_stack *st;
+	assert_int_equal(rtd_intern_stack(in, frames, 2, &st), 0);
+	for (int i = 0; i < 3; i++) {
+		if (i == 1) { /* the method comes between the samples */
+			learn_method(me, 0x1000);
+			learn_method(mr, 0x1000);
+		}
+		uint64_t ts = 1000 + 10 * (uint64_t)i;
+		struct rtd_nettrace_event ev = {.meta = &m_sample, .timestamp = ts,
+						.thread_id = 5, .stack = ips, .nframes = 2};
+		assert_int_equal(rtd_tl_nettrace_event(ae, NULL, &ev), 0);
+		struct rtd_record rec = {.kind = RTD_REC_SAMPLE, .ts = (int64_t)ts,
+					 .mono = (int64_t)ts, .tid = 5,
+					 .name = NT_SAMPLER "/Thread/Sample",
+					 .category = NT_SAMPLER, .stack = st, .value = 1};
+		assert_int_equal(rtd_tl_nettrace_record(ar, &rec), 0);
+	}
+	assert_int_equal(rtd_timeline_finish(te), 0);
+	assert_int_equal(rtd_timeline_finish(tr), 0);
+	rtd_timeline_free(te);
+	rtd_timeline_free(tr);
+	fclose(fe);
+	fclose(fr);
+	assert_non_null(strstr(oe, "NS.Foo"));
+	if (le != lr || memcmp(oe, orr, le))
+		fail_msg("records drew %zu bytes, events %zu:\n%s\n---\n%s", lr, le, orr, oe);
+	free(oe);
+	free(orr);
+	rtd_tl_nettrace_free(ae);
+	rtd_tl_nettrace_free(ar);
+	rtd_nettrace_methods_free(me);
+	rtd_nettrace_methods_free(mr);
+	rtd_intern_free(in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(shared_traces),
 		cmocka_unit_test(corpus),
+		cmocka_unit_test(learnt_between),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
