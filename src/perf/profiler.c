@@ -138,6 +138,8 @@ struct rtd_perf_profiler {
 	 * malloc's heap up and down (RSS in steps, issue #31) */
 	struct rtd_frame *walk_stack;
 	struct kept_sample *walk_buf;
+	uint8_t *walk_need;     /* a drain's marks, walk_need_cap of them */
+	size_t walk_need_cap;
 	bool modules_stale;     /* a trim freed the names modules' keys
 				 * came from: the next profile starts over */
 	char errmsg[1024];
@@ -1123,6 +1125,7 @@ void rtd_perf_profiler_free(struct rtd_perf_profiler *p)
 	free(p->named_frames);
 	free(p->walk_stack);
 	free(p->walk_buf);
+	free(p->walk_need);
 	free(p);
 }
 
@@ -1600,7 +1603,19 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 		return prof_err(p, -RTD_E_STATE, "the profiler keeps no samples "
 				"(RTD_PERF_PROF_KEEP_SAMPLES)");
 	size_t nloc = rtd_sym_nlocations(p->sym);
-	struct loc_frames *lf = calloc(nloc ? nloc : 1, sizeof(*lf));
+	/* a drain reads the recording's named frames (p->named_lf) in place
+	 * and marks what it needs in a buffer kept from one drain to the
+	 * next: two temporaries sized by the locations, 20 times a second,
+	 * left holes of every size in the runner's heap (issue #31) */
+	struct loc_frames *lf = drain ? NULL : calloc(nloc ? nloc : 1, sizeof(*lf));
+	if (drain && nloc > p->walk_need_cap) {
+		size_t cap = nloc > 2 * p->walk_need_cap ? nloc : 2 * p->walk_need_cap;
+		uint8_t *nn = realloc(p->walk_need, cap);
+		if (nn) {
+			p->walk_need = nn;
+			p->walk_need_cap = cap;
+		}
+	}
 	if (!p->walk_stack)
 		p->walk_stack = malloc(sizeof(*p->walk_stack) *
 				       (PROF_MAX_DEPTH * (RTD_SYM_MAX_INLINE + 1) + 1));
@@ -1608,20 +1623,22 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 		p->walk_buf = malloc(WALK_BUF * sizeof(*p->walk_buf));
 	struct rtd_frame *stack = p->walk_stack;
 	struct kept_sample *buf = p->walk_buf;
-	uint8_t *need = drain ? calloc(nloc ? nloc : 1, 1) : NULL;
+	uint8_t *need = drain && p->walk_need_cap >= nloc ? p->walk_need : NULL;
 	struct rtd_frame *frames = NULL;
+	const struct loc_frames *lfr = lf;
 	int r = 0;
-	if (!lf || !stack || !buf || (drain && !need)) {
+	if ((!drain && !lf) || !stack || !buf || (drain && nloc && !need)) {
 		r = -ENOMEM;
 		goto done;
 	}
 	if (drain) {
 		p->drained = true;
+		if (nloc)
+			memset(need, 0, nloc);
 		if ((r = need_kept(p, need, nloc, buf)) || (r = name_new(p, need, nloc)))
 			goto done;
 		/* the walk reads the recording's named frames */
-		if (nloc)
-			memcpy(lf, p->named_lf, nloc * sizeof(*lf));
+		lfr = p->named_lf;
 	} else if ((r = name_all(p, NULL, need, lf, &frames, true))) {
 		goto done;
 	}
@@ -1652,7 +1669,7 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 				}
 				if (key >= nloc)
 					continue;
-				const struct loc_frames *l = &lf[key];
+				const struct loc_frames *l = &lfr[key];
 				for (size_t j = 0; j < l->n; j++)
 					stack[ns++] = fr[l->first + j];
 			}
@@ -1694,7 +1711,6 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 	}
 done:
 	free(lf);
-	free(need);
 	free(frames);
 	return r;
 }
