@@ -138,6 +138,19 @@ struct rtd_perf_profiler {
 	 * malloc's heap up and down (RSS in steps, issue #31) */
 	struct rtd_frame *walk_stack;
 	struct kept_sample *walk_buf;
+	uint8_t *walk_need;     /* a drain's marks, walk_need_cap of them */
+	size_t walk_need_cap;
+	/* naming's scratch, kept too: name_all()'s resolved frames (its
+	 * first block alone 400 KB, made and freed at each drain that met
+	 * a new location), and a drain's new names before they join
+	 * named_frames (issue #31) */
+	struct rtd_sym_frame *name_sfr;
+	size_t name_sfr_cap;
+	struct rtd_frame *name_fr;
+	size_t name_fr_cap;
+	struct loc_frames *name_lf;
+	size_t name_lf_cap;
+	size_t named_loc_cap;   /* named_lf and named hold this many */
 	bool modules_stale;     /* a trim freed the names modules' keys
 				 * came from: the next profile starts over */
 	char errmsg[1024];
@@ -1123,6 +1136,10 @@ void rtd_perf_profiler_free(struct rtd_perf_profiler *p)
 	free(p->named_frames);
 	free(p->walk_stack);
 	free(p->walk_buf);
+	free(p->walk_need);
+	free(p->name_sfr);
+	free(p->name_fr);
+	free(p->name_lf);
 	free(p);
 }
 
@@ -1221,36 +1238,48 @@ static rtd_profile *new_profile(struct rtd_perf_profiler *p)
 	return prof;
 }
 
+/* @buf holding @n of @size bytes: grown to twice that (@min at least) when
+ * short, else left; NULL when it cannot grow (the buffer stays as it was). */
+static void *scratch(void **buf, size_t *cap, size_t n, size_t size, size_t min)
+{
+	if (n <= *cap)
+		return *buf;
+	size_t nc = *cap > min ? *cap : min;
+	while (nc < n)
+		nc *= 2;
+	void *nv = realloc(*buf, nc * size);
+	if (!nv)
+		return NULL;
+	*buf = nv;
+	*cap = nc;
+	return nv;
+}
+
 /* Name every location (only those marked in need, when given), once each
  * in id order so each file is loaded once: lf[loc] gives its frames in
- * *framesp, innermost first. With prof, file code gets its mapping there. */
+ * *framesp, innermost first. With prof, file code gets its mapping there.
+ * *framesp is the caller's to free, or with @kept the profiler's scratch
+ * (valid until the next call). */
 static int name_all(struct rtd_perf_profiler *p, rtd_profile *prof,
 		    const uint8_t *need, struct loc_frames *lf,
-		    struct rtd_frame **framesp, bool modules)
+		    struct rtd_frame **framesp, bool modules, bool kept)
 {
 	size_t nloc = rtd_sym_nlocations(p->sym);
 	/* every location once, in id order: each file is loaded once */
-	struct rtd_sym_frame *sfr = NULL;
-	size_t nsfr = 0, scap = 0;
+	struct rtd_sym_frame *sfr = p->name_sfr;
+	size_t nsfr = 0;
 	struct rtd_sym_frame fr[RTD_SYM_MAX_INLINE + 1];
 	for (size_t i = 0; i < nloc; i++) {
 		if (need && !need[i])
 			continue;
 		int n = rtd_sym_resolve(p->sym, (int64_t)i, fr, RTD_SYM_MAX_INLINE + 1);
-		if (n < 1)
+		if (n < 1) {
+			lf[i] = (struct loc_frames){0, 0};
 			continue;
-		if (nsfr + (size_t)n > scap) {
-			size_t nc = scap ? scap * 2 : 4096;
-			while (nc < nsfr + (size_t)n)
-				nc *= 2;
-			struct rtd_sym_frame *nv = realloc(sfr, nc * sizeof(*nv));
-			if (!nv) {
-				free(sfr);
-				return -ENOMEM;
-			}
-			sfr = nv;
-			scap = nc;
 		}
+		if (!(sfr = scratch((void **)&p->name_sfr, &p->name_sfr_cap, nsfr + (size_t)n,
+				    sizeof(*sfr), 256)))
+			return -ENOMEM;
 		lf[i].first = (uint32_t)nsfr;
 		lf[i].n = (uint16_t)n;
 		memcpy(sfr + nsfr, fr, (size_t)n * sizeof(*fr));
@@ -1263,11 +1292,12 @@ static int name_all(struct rtd_perf_profiler *p, rtd_profile *prof,
 		if (sfr[i].module[0] == '/' && sfr[i].map_limit > sfr[i].map_start &&
 		    (!lowest || sfr[i].map_start < lowest->map_start))
 			lowest = &sfr[i];
-	struct rtd_frame *frames = malloc((nsfr ? nsfr : 1) * sizeof(*frames));
-	if (!frames) {
-		free(sfr);
+	struct rtd_frame *frames =
+		kept ? scratch((void **)&p->name_fr, &p->name_fr_cap, nsfr ? nsfr : 1,
+			       sizeof(*frames), 256)
+		     : malloc((nsfr ? nsfr : 1) * sizeof(*frames));
+	if (!frames)
 		return -ENOMEM;
-	}
 	if (lowest)
 		to_frame(p, prof, lowest, &frames[0]);
 	for (size_t i = 0; i < nsfr; i++) {
@@ -1278,7 +1308,6 @@ static int name_all(struct rtd_perf_profiler *p, rtd_profile *prof,
 				       (void *)sfr[i].module);
 	}
 
-	free(sfr);
 	*framesp = frames;
 	return 0;
 }
@@ -1321,7 +1350,7 @@ static int build(struct rtd_perf_profiler *p, rtd_profile **out,
 		rtd_strmap_init(&p->modules, 0);
 		p->modules_stale = false;
 	}
-	r = name_all(p, prof, need, lf, &frames, true);
+	r = name_all(p, prof, need, lf, &frames, true, false);
 	if (r)
 		goto done;
 	/* each node with samples: its path from the root, a sample of its
@@ -1420,13 +1449,9 @@ static int trim_locations(struct rtd_perf_profiler *p)
 		p->st.location_trims++;
 		/* the keys changed: so did their places */
 		r = p->htsize ? ht_build(p, p->htsize) : 0;
-		free(p->named_lf);
-		free(p->named);
-		free(p->named_frames);
-		p->named_lf = NULL;
-		p->named = NULL;
-		p->named_frames = NULL;
-		p->named_nloc = p->named_n = p->named_cap = 0;
+		/* the names go, their buffers stay (made again at each
+		 * trim, they were blocks of new sizes in the heap) */
+		p->named_nloc = p->named_n = 0;
 		p->modules_stale = true;
 	}
 	free(keep);
@@ -1539,14 +1564,19 @@ static int name_new(struct rtd_perf_profiler *p, uint8_t *need, size_t nloc)
 	if (!nloc)
 		return 0;
 	if (nloc > p->named_nloc) {
-		struct loc_frames *l = realloc(p->named_lf, nloc * sizeof(*l));
-		if (l)
-			p->named_lf = l;
-		uint8_t *d = l ? realloc(p->named, nloc) : NULL;
-		if (!d)
-			return -ENOMEM;
-		p->named = d;
-		memset(p->named_lf + p->named_nloc, 0, (nloc - p->named_nloc) * sizeof(*l));
+		/* grown by doubling: a realloc to each drain's count of
+		 * locations was a block of a new size every drain */
+		if (nloc > p->named_loc_cap) {
+			size_t cap = p->named_loc_cap;
+			if (!scratch((void **)&p->named_lf, &cap, nloc, sizeof(*p->named_lf), 1024))
+				return -ENOMEM;
+			cap = p->named_loc_cap;
+			if (!scratch((void **)&p->named, &cap, nloc, 1, 1024))
+				return -ENOMEM;
+			p->named_loc_cap = cap;
+		}
+		memset(p->named_lf + p->named_nloc, 0,
+		       (nloc - p->named_nloc) * sizeof(*p->named_lf));
 		memset(p->named + p->named_nloc, 0, nloc - p->named_nloc);
 		p->named_nloc = nloc;
 	}
@@ -1558,9 +1588,10 @@ static int name_new(struct rtd_perf_profiler *p, uint8_t *need, size_t nloc)
 	}
 	if (!any)
 		return 0;
-	struct loc_frames *lf = calloc(nloc, sizeof(*lf));
+	struct loc_frames *lf =
+		scratch((void **)&p->name_lf, &p->name_lf_cap, nloc, sizeof(*lf), 1024);
 	struct rtd_frame *frames = NULL;
-	int r = lf ? name_all(p, NULL, need, lf, &frames, false) : -ENOMEM;
+	int r = lf ? name_all(p, NULL, need, lf, &frames, false, true) : -ENOMEM;
 	size_t add = 0;
 	for (size_t i = 0; !r && i < nloc; i++)
 		if (need[i])
@@ -1586,8 +1617,6 @@ static int name_new(struct rtd_perf_profiler *p, uint8_t *need, size_t nloc)
 		       lf[i].n * sizeof(*frames));
 		p->named_n += lf[i].n;
 	}
-	free(lf);
-	free(frames);
 	return r;
 }
 
@@ -1600,7 +1629,19 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 		return prof_err(p, -RTD_E_STATE, "the profiler keeps no samples "
 				"(RTD_PERF_PROF_KEEP_SAMPLES)");
 	size_t nloc = rtd_sym_nlocations(p->sym);
-	struct loc_frames *lf = calloc(nloc ? nloc : 1, sizeof(*lf));
+	/* a drain reads the recording's named frames (p->named_lf) in place
+	 * and marks what it needs in a buffer kept from one drain to the
+	 * next: two temporaries sized by the locations, 20 times a second,
+	 * left holes of every size in the runner's heap (issue #31) */
+	struct loc_frames *lf = drain ? NULL : calloc(nloc ? nloc : 1, sizeof(*lf));
+	if (drain && nloc > p->walk_need_cap) {
+		size_t cap = nloc > 2 * p->walk_need_cap ? nloc : 2 * p->walk_need_cap;
+		uint8_t *nn = realloc(p->walk_need, cap);
+		if (nn) {
+			p->walk_need = nn;
+			p->walk_need_cap = cap;
+		}
+	}
 	if (!p->walk_stack)
 		p->walk_stack = malloc(sizeof(*p->walk_stack) *
 				       (PROF_MAX_DEPTH * (RTD_SYM_MAX_INLINE + 1) + 1));
@@ -1608,21 +1649,23 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 		p->walk_buf = malloc(WALK_BUF * sizeof(*p->walk_buf));
 	struct rtd_frame *stack = p->walk_stack;
 	struct kept_sample *buf = p->walk_buf;
-	uint8_t *need = drain ? calloc(nloc ? nloc : 1, 1) : NULL;
+	uint8_t *need = drain && p->walk_need_cap >= nloc ? p->walk_need : NULL;
 	struct rtd_frame *frames = NULL;
+	const struct loc_frames *lfr = lf;
 	int r = 0;
-	if (!lf || !stack || !buf || (drain && !need)) {
+	if ((!drain && !lf) || !stack || !buf || (drain && nloc && !need)) {
 		r = -ENOMEM;
 		goto done;
 	}
 	if (drain) {
 		p->drained = true;
+		if (nloc)
+			memset(need, 0, nloc);
 		if ((r = need_kept(p, need, nloc, buf)) || (r = name_new(p, need, nloc)))
 			goto done;
 		/* the walk reads the recording's named frames */
-		if (nloc)
-			memcpy(lf, p->named_lf, nloc * sizeof(*lf));
-	} else if ((r = name_all(p, NULL, need, lf, &frames, true))) {
+		lfr = p->named_lf;
+	} else if ((r = name_all(p, NULL, need, lf, &frames, true, false))) {
 		goto done;
 	}
 	const struct rtd_frame *fr = drain ? p->named_frames : frames;
@@ -1652,7 +1695,7 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 				}
 				if (key >= nloc)
 					continue;
-				const struct loc_frames *l = &lf[key];
+				const struct loc_frames *l = &lfr[key];
 				for (size_t j = 0; j < l->n; j++)
 					stack[ns++] = fr[l->first + j];
 			}
@@ -1694,7 +1737,6 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 	}
 done:
 	free(lf);
-	free(need);
 	free(frames);
 	return r;
 }

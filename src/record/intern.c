@@ -4,11 +4,19 @@
  * address that stays until the source is freed, so that records can point
  * at them and consumers can key tables by them. Every table is capped
  * (RTD_INTERN_MAX_* in rtdiag/source.h).
+ *
+ * Strings and stacks are cut from an arena of 64 KiB chunks, freed only
+ * with the interner: a flight ring makes a new interner at each
+ * compaction and a live source at each generation, and a malloc of its
+ * own size for each string and stack, freed together minutes later, left
+ * holes of every size in the heap that the chunks between them did not
+ * fit (issue #31: RSS flat over a 10-minute ring).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arena.h"
 #include "common/buf.h"
 #include "common/map.h"
 #include "rtdiag/source.h"
@@ -19,19 +27,34 @@ struct istack {
 	struct rtd_rec_frame frames[]; /* st.frames points here */
 };
 
+struct istring {
+	struct istring *next; /* same hash */
+	size_t len;
+	char s[];
+};
+
 struct rtd_intern {
-	rtd_strmap strings;   /* string -> NULL; the key copy is the string */
-	size_t string_bytes;
+	rtd_arena mem;        /* every istring and istack */
+	rtd_map strings;      /* hash -> struct istring * (chained) */
+	size_t nstrings, string_bytes;
 	rtd_map stacks;       /* hash -> struct istack * (chained) */
 	size_t nstacks, nframes;
 };
+
+/* The arena's cap: what the interner's own caps let it hold. */
+#define INTERN_ARENA_MAX                                                               \
+	((size_t)RTD_INTERN_MAX_STRING_BYTES +                                         \
+	 (size_t)RTD_INTERN_MAX_STRINGS * (sizeof(struct istring) + 16) +              \
+	 (size_t)RTD_INTERN_MAX_STACKS * (sizeof(struct istack) + 16) +                \
+	 (size_t)RTD_INTERN_MAX_FRAMES * sizeof(struct rtd_rec_frame))
 
 rtd_intern *rtd_intern_new(void)
 {
 	rtd_intern *in = calloc(1, sizeof(*in));
 	if (!in)
 		return NULL;
-	rtd_strmap_init(&in->strings, RTD_INTERN_MAX_STRINGS);
+	rtd_arena_init(&in->mem, INTERN_ARENA_MAX);
+	rtd_map_init(&in->strings, RTD_INTERN_MAX_STRINGS);
 	rtd_map_init(&in->stacks, RTD_INTERN_MAX_STACKS);
 	return in;
 }
@@ -40,39 +63,39 @@ void rtd_intern_free(rtd_intern *in)
 {
 	if (!in)
 		return;
-	size_t it = 0;
-	uint64_t key;
-	void *v;
-	while (rtd_map_next(&in->stacks, &it, &key, &v)) {
-		struct istack *s = v;
-		while (s) {
-			struct istack *n = s->next;
-			free(s);
-			s = n;
-		}
-	}
 	rtd_map_free(&in->stacks);
-	rtd_strmap_free(&in->strings);
+	rtd_map_free(&in->strings);
+	rtd_arena_free(&in->mem);
 	free(in);
 }
 
 int rtd_intern_string(rtd_intern *in, const char *s, size_t len, const char **out)
 {
-	rtd_strmap_entry *e = rtd_strmap_find(&in->strings, s, len);
-	if (e) {
-		*out = e->key;
-		return 0;
-	}
-	if (len > RTD_CAP_STRING || len + 1 > RTD_INTERN_MAX_STRING_BYTES - in->string_bytes)
+	uint64_t h = rtd_hash_bytes(s, len);
+	void *v = NULL;
+	rtd_map_get(&in->strings, h, &v);
+	for (struct istring *e = v; e; e = e->next)
+		if (e->len == len && !memcmp(e->s, s, len)) {
+			*out = e->s;
+			return 0;
+		}
+	if (len > RTD_CAP_STRING || len + 1 > RTD_INTERN_MAX_STRING_BYTES - in->string_bytes ||
+	    in->nstrings >= RTD_INTERN_MAX_STRINGS)
 		return -RTD_E_CAP;
-	int rc = rtd_strmap_put(&in->strings, s, len, NULL);
-	if (rc < 0)
-		return rc;
-	e = rtd_strmap_find(&in->strings, s, len);
+	int rc = 0;
+	struct istring *e = rtd_arena_alloc(&in->mem, sizeof(*e) + len + 1, &rc);
 	if (!e)
-		return -ENOMEM;
+		return rc;
+	memcpy(e->s, s, len);
+	e->s[len] = 0;
+	e->len = len;
+	e->next = v;
+	/* the arena's bytes stay until the interner goes: nothing to undo */
+	if ((rc = rtd_map_put(&in->strings, h, e, NULL)) < 0)
+		return rc;
+	in->nstrings++;
 	in->string_bytes += len + 1;
-	*out = e->key;
+	*out = e->s;
 	return 0;
 }
 
@@ -128,33 +151,30 @@ int rtd_intern_stack(rtd_intern *in, const struct rtd_rec_frame *frames, size_t 
 		}
 	if (in->nstacks >= RTD_INTERN_MAX_STACKS || n > RTD_INTERN_MAX_FRAMES - in->nframes)
 		return -RTD_E_CAP;
-	struct istack *s = malloc(sizeof(*s) + n * sizeof(struct rtd_rec_frame));
+	int rc = 0;
+	struct istack *s = rtd_arena_alloc(&in->mem, sizeof(*s) + n * sizeof(struct rtd_rec_frame),
+					   &rc);
 	if (!s)
-		return -ENOMEM;
+		return rc;
 	for (size_t i = 0; i < n; i++) {
 		s->frames[i].ip = frames[i].ip;
 		s->frames[i].line = frames[i].line;
 		s->frames[i].kind = frames[i].kind;
 		s->frames[i].inlined = frames[i].inlined;
-		int rc = intern_opt(in, frames[i].name, &s->frames[i].name);
+		rc = intern_opt(in, frames[i].name, &s->frames[i].name);
 		if (rc == 0)
 			rc = intern_opt(in, frames[i].module, &s->frames[i].module);
 		if (rc == 0)
 			rc = intern_opt(in, frames[i].file, &s->frames[i].file);
-		if (rc < 0) {
-			free(s);
-			return rc;
-		}
+		if (rc < 0)
+			return rc; /* its bytes stay in the arena: a cap was hit */
 	}
 	s->st.id = (uint32_t)in->nstacks + 1;
 	s->st.n = (uint32_t)n;
 	s->st.frames = s->frames;
 	s->next = v;
-	int rc = rtd_map_put(&in->stacks, h, s, NULL);
-	if (rc < 0) {
-		free(s);
+	if ((rc = rtd_map_put(&in->stacks, h, s, NULL)) < 0)
 		return rc;
-	}
 	in->nstacks++;
 	in->nframes += n;
 	*out = &s->st;
@@ -164,7 +184,7 @@ int rtd_intern_stack(rtd_intern *in, const struct rtd_rec_frame *frames, size_t 
 void rtd_intern_counts(const rtd_intern *in, size_t *strings, size_t *stacks)
 {
 	if (strings)
-		*strings = in->strings.count;
+		*strings = in->nstrings;
 	if (stacks)
 		*stacks = in->nstacks;
 }
