@@ -451,7 +451,7 @@ static const struct rtd_stack *dec_stack_of(struct gts *s, uint64_t id)
 #define GTS_SHAPE_FIELDS (3 + 2 * RTD_GOTRACE_MAX_ARGS + 2) /* ev.g/p/m, args, .fn, sargs */
 #define GTS_SHAPE_TYPES 512u /* event types with a shape of their own */
 #define GTS_STACKS 2048u     /* stacks of a generation looked up first here */
-#define GTS_BATCH 32u        /* records of one batch (gts_next_batch) */
+#define GTS_BATCH 8u         /* records of one batch (gts_next_batch) */
 _Static_assert(RTD_GOTRACE_MAX_ARGS == 8, "go_event() copies up to 8 arguments");
 
 /* A record of a shape with its fields */
