@@ -104,8 +104,12 @@ extern "C" {
  *             gives it, with no queue: every record of one event type
  *             and argument count has the same fields array (same
  *             address, names and order, for the source's life; only the
- *             values change), so a consumer may find where a field is
- *             once per array. For consumers that draw Go's views
+ *             values change; in a batch, rtd_source_next_batch(), the
+ *             type's second and later records have arrays of their own
+ *             in the same order), so a consumer may find where a field
+ *             is once per array or per @shape. Pulled in batches, a Go
+ *             1.22+ trace's string arguments stay valid across a
+ *             generation's end (copied then). For consumers that draw Go's views
  *             (rtd_tl_gotrace); the Go 1.22+ clock and its anchors are
  *             the same. @kinds still filters (PROCESS, INSTANT)
  * @threads: with @go_events, the threads to read with: 0 or 1, the

@@ -328,8 +328,11 @@ struct rtd_stack {
  *         said): records of one source with the same non-zero @shape
  *         have the same @kind, @name, @category and @fields array (one
  *         address, the same names, types and order; only the values
- *         change), so a consumer may find what it reads in them once per
- *         shape, in a table indexed by it: a source numbers its shapes
+ *         change; in one batch of rtd_source_next_batch() a shape's
+ *         records after the first have their own arrays, with the same
+ *         names, types and order), so a consumer may find what it reads
+ *         in them once per shape, in a table indexed by it: a source
+ *         numbers its shapes
  *         1, 2, 3... (the Go source's go_events, one per event type and
  *         argument count)
  * @tid: OS thread id; 0 for the process's own track
@@ -465,6 +468,15 @@ typedef struct rtd_source rtd_source;
  *            RTD_SOURCE_IDLE is said in *@out as @next says it in @rec.
  *            rtd_source_next() may change the record's @mono (raised to
  *            the previous record's) and @source before handing it out.
+ * @next_batch: optional (with @next_own): up to @max (at least 1) next
+ *              records at once, for rtd_source_next_batch(): pointers to
+ *              records the source owns in @out[0..n-1], all valid until
+ *              the next call (so a record of a shape given twice in one
+ *              batch is in two records of the shape's); returns n > 0,
+ *              0 at the end, or a negative error said in @scratch (not
+ *              zeroed) as @next_own says it. Records it could not finish
+ *              before an error or the end are given out first; the
+ *              error or end comes at the next call.
  */
 struct rtd_source_ops {
 	size_t sz;
@@ -474,6 +486,8 @@ struct rtd_source_ops {
 	void (*free)(void *impl);
 	int (*fd)(void *impl);
 	int (*next_own)(void *impl, struct rtd_record *scratch, struct rtd_record **out);
+	int (*next_batch)(void *impl, struct rtd_record *scratch, struct rtd_record **out,
+			  size_t max);
 };
 
 /**
@@ -516,6 +530,28 @@ RTD_API void rtd_source_free(rtd_source *s);
  * sources (files) never sees RTD_SOURCE_IDLE.
  */
 RTD_API int rtd_source_next(rtd_source *s, const struct rtd_record **rec);
+
+/**
+ * rtd_source_next_batch - the next records, up to @max at once
+ * @s: the source
+ * @recs: gets the records, in order, all borrowed until the next call on
+ *        @s; at an error, @recs[0] is the error record
+ * @max: room in @recs (at least 1)
+ *
+ * The records, their order, clamping and counts are what as many calls of
+ * rtd_source_next() would give; only the calls and checks are made once
+ * per batch where the source hands records out in batches
+ * (rtd_source_ops.next_batch: the Go source's go_events). Any other
+ * source gives one record a call. A batch may be shorter than @max with
+ * more to come.
+ *
+ * Returns: the records given (1..@max); 0 at the end (and again after
+ * it); -EAGAIN from a live source that has no record now (where
+ * rtd_source_next() says RTD_SOURCE_IDLE: @recs[0] is the watermark
+ * record; not an error, call again); or another negative error with
+ * @recs[0] the error record, every later call returning the same.
+ */
+RTD_API int rtd_source_next_batch(rtd_source *s, const struct rtd_record **recs, size_t max);
 
 /**
  * rtd_source_clock - the source's clock now

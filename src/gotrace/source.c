@@ -451,7 +451,14 @@ static const struct rtd_stack *dec_stack_of(struct gts *s, uint64_t id)
 #define GTS_SHAPE_FIELDS (3 + 2 * RTD_GOTRACE_MAX_ARGS + 2) /* ev.g/p/m, args, .fn, sargs */
 #define GTS_SHAPE_TYPES 512u /* event types with a shape of their own */
 #define GTS_STACKS 2048u     /* stacks of a generation looked up first here */
+#define GTS_BATCH 8u         /* records of one batch (gts_next_batch) */
 _Static_assert(RTD_GOTRACE_MAX_ARGS == 8, "go_event() copies up to 8 arguments");
+
+/* A record of a shape with its fields */
+struct gts_rec {
+	struct rtd_record rec;
+	struct rtd_field f[GTS_SHAPE_FIELDS];
+};
 
 struct gts_shape {
 	struct gts_shape *next; /* another shape of the same type */
@@ -459,6 +466,7 @@ struct gts_shape {
 	const char *const *argnames, *const *sargnames;
 	unsigned nargs, nsargs;
 	uint8_t nf, nargf, nfnf, nsargf;
+	bool fragile; /* a string argument lasts until the decoder's next event */
 	struct rtd_record rec; /* its records: all but the time, the stack
 				* and the fields' values written once */
 	struct {
@@ -467,6 +475,12 @@ struct gts_shape {
 	  fnf[RTD_GOTRACE_MAX_ARGS],  /* a stack argument's "NAME.fn" */
 	  sargf[2];                   /* each named string argument */
 	struct rtd_field f[GTS_SHAPE_FIELDS];
+	/* a batch's second and later records of the shape: in copies of
+	 * rec and f (made when first needed), so that every record of a
+	 * batch stays as it was filled until the next pull */
+	struct gts_rec *copies;
+	uint32_t batch;  /* the batch its records were last given in */
+	uint32_t used;   /* records of the shape in that batch */
 };
 
 /* A type's shapes are kept for the source's life (a record's fields stay
@@ -494,6 +508,11 @@ struct gts_events {
 	struct gt_pull *pull;        /* opts.threads: the decoding thread */
 	uint64_t gen;                /* the last event's generation (seen()) */
 	bool pull_tried;
+	uint32_t batch;              /* gts_next_batch()'s calls */
+	int after;                   /* what ended a batch early: said next */
+	bool after_set;
+	struct rtd_record **inflight; /* the batch being filled, */
+	size_t ninflight;             /* its records so far */
 };
 
 static void shapes_free(struct gts_events *e)
@@ -505,6 +524,7 @@ static void shapes_free(struct gts_events *e)
 		struct gts_shape *sh = i < GTS_SHAPE_TYPES ? e->shapes[i] : e->other;
 		while (sh) {
 			struct gts_shape *next = sh->next;
+			free(sh->copies);
 			free(sh);
 			sh = next;
 		}
@@ -613,6 +633,10 @@ static struct gts_shape *__attribute__((noinline)) ev_shape_other(struct gts *s,
 		f[n++] = (struct rtd_field){.name = ev->sargnames[i], .type = RTD_FIELD_STR};
 	}
 	sh->nf = (uint8_t)n;
+	/* a task's name at its end and a log's message are copies of the
+	 * decoder's (rtd_gotrace_dec_set_tables_hook()), the other strings
+	 * its tables' */
+	sh->fragile = sh->nsargf && (!strcmp(ev->name, "UserTaskEnd") || !strcmp(ev->name, "UserLog"));
 	sh->rec = (struct rtd_record){.kind = RTD_REC_INSTANT, .pid = s->o.pid,
 				      .shape = ++s->evs->nshapes, .name = intern(s, ev->name),
 				      .category = "go", .fields = f, .nfields = n};
@@ -629,16 +653,13 @@ static inline struct gts_shape *ev_shape(struct gts *s, const struct rtd_gotrace
 	return ev_shape_other(s, ev, head);
 }
 
-/* @ev as its INSTANT record: its shape's, with the time, the stack and
- * the values of the context, arguments and string arguments written
- * (NULL: out of memory, s->err). */
-static inline __attribute__((always_inline)) struct rtd_record *go_event(struct gts *s,
-									  const struct rtd_gotrace_event *ev)
+/* @ev in the record @rec of its shape @sh, whose fields are @f: the
+ * time, the stack and the values of the context, arguments and string
+ * arguments written. */
+static inline __attribute__((always_inline)) struct rtd_record *
+go_fill(struct gts *s, const struct gts_shape *sh, struct rtd_record *rec, struct rtd_field *f,
+	const struct rtd_gotrace_event *ev)
 {
-	struct gts_shape *sh = ev_shape(s, ev);
-	if (!sh)
-		return NULL;
-	struct rtd_field *f = sh->f;
 	const struct gts_stack stack = *ev_stack(s, ev->gen, ev->stack);
 	f[0].u = ev->g;
 	f[1].i = ev->p;
@@ -662,11 +683,56 @@ static inline __attribute__((always_inline)) struct rtd_record *go_event(struct 
 	}
 	for (unsigned i = 0; i < sh->nsargf; i++)
 		f[sh->sargf[i].field].s = ev->sargs[sh->sargf[i].arg];
-	struct rtd_record *rec = &sh->rec;
 	rec->ts = ev->ts;
 	rec->mono = mono_of(s, ev->ts);
 	rec->stack = stack.st;
 	return rec;
+}
+
+/* @ev as its INSTANT record: its shape's (NULL: out of memory, s->err). */
+static inline __attribute__((always_inline)) struct rtd_record *go_event(struct gts *s,
+									  const struct rtd_gotrace_event *ev)
+{
+	struct gts_shape *sh = ev_shape(s, ev);
+	return sh ? go_fill(s, sh, &sh->rec, sh->f, ev) : NULL;
+}
+
+/* The copies of @sh's record for a batch, made from it (NULL: out of
+ * memory, s->err) */
+static struct gts_rec *__attribute__((noinline)) shape_copies(struct gts *s, struct gts_shape *sh)
+{
+	struct gts_rec *c = malloc((GTS_BATCH - 1) * sizeof(*c));
+	if (!c) {
+		s->err = -ENOMEM;
+		return NULL;
+	}
+	for (size_t i = 0; i < GTS_BATCH - 1; i++) {
+		memcpy(c[i].f, sh->f, sizeof(sh->f));
+		c[i].rec = sh->rec;
+		c[i].rec.fields = c[i].f;
+	}
+	return sh->copies = c;
+}
+
+/* @ev as the next record of its shape in batch @batch: the shape's own
+ * record first, then its copies (NULL: out of memory, s->err) */
+static inline __attribute__((always_inline)) struct rtd_record *
+go_event_in(struct gts *s, const struct rtd_gotrace_event *ev, uint32_t batch,
+	    const struct gts_shape **shp)
+{
+	struct gts_shape *sh = ev_shape(s, ev);
+	if (!sh)
+		return NULL;
+	*shp = sh;
+	if (sh->batch != batch) {
+		sh->batch = batch;
+		sh->used = 1;
+		return go_fill(s, sh, &sh->rec, sh->f, ev);
+	}
+	if (!sh->copies && !shape_copies(s, sh))
+		return NULL;
+	struct gts_rec *c = &sh->copies[sh->used++ - 1];
+	return go_fill(s, sh, &c->rec, c->f, ev);
 }
 
 /* The first record: PROCESS with the trace's Go version */
@@ -1071,6 +1137,81 @@ static int gts_next_own(void *impl, struct rtd_record *scratch, struct rtd_recor
 	return go_other(s, scratch, rc);
 }
 
+/* Up to @max next records with opts.go_events (the PROCESS record and the
+ * first event one a call, as gts_next_own()): each event read (or taken
+ * from the decoding thread) into its shape's next record, the shape's own
+ * first, then its copies. String arguments are the decoder's: its
+ * generation's tables, which strings_going() copies for the batch when
+ * they go while it is filled on this thread; a decoding thread may drop
+ * them once the generation's last event is pulled, and a task's name at
+ * its end or a log's message lasts until the next event: a batch ends
+ * after such a record. */
+static int gts_next_batch(void *impl, struct rtd_record *scratch, struct rtd_record **out,
+			  size_t max)
+{
+	struct gts *s = impl;
+	struct gts_events *e = s->evs;
+	if (e->after_set) {
+		e->after_set = false;
+		return go_other(s, scratch, e->after);
+	}
+	if (!e->steady) {
+		struct rtd_record *r = scratch;
+		int rc = go_next(s, scratch, &r);
+		if (rc == 1)
+			out[0] = r;
+		return rc;
+	}
+	if (max > GTS_BATCH)
+		max = GTS_BATCH;
+	uint32_t batch = ++e->batch;
+	size_t n = 0;
+	int rc = 1;
+	e->inflight = out;
+	while (n < max) {
+		const struct rtd_gotrace_event *ev = &e->ev;
+		e->ninflight = n; /* for strings_going() */
+		rc = e->pull ? gt_pull_next(e->pull, &ev) : pump(s, &e->ev);
+		if (rc != 1)
+			break;
+		if (ev->gen != e->gen || ev->type == RTD_GO2_EV_READER_SYNC)
+			seen(s, ev);
+		const struct gts_shape *sh = NULL;
+		struct rtd_record *r = go_event_in(s, ev, batch, &sh);
+		if (!r || s->err)
+			break;
+		out[n++] = r;
+		/* the decoding thread may drop a generation's strings as soon
+		 * as its last event is pulled */
+		if (sh->nsargf && (sh->fragile || e->pull))
+			break;
+	}
+	e->ninflight = 0;
+	if (rc == 1 && !s->err)
+		return (int)n;
+	if (!n)
+		return go_other(s, scratch, rc);
+	e->after = rc; /* the records before it first */
+	e->after_set = true;
+	return (int)n;
+}
+
+/* The decoder drops a generation's strings (read on this thread, inside
+ * a batch): the string arguments of the batch's records so far become
+ * the source's own copies. Once a generation. */
+static void strings_going(void *ctx)
+{
+	struct gts *s = ctx;
+	struct gts_events *e = s->evs;
+	for (size_t i = 0; i < e->ninflight; i++) {
+		struct rtd_record *r = e->inflight[i];
+		struct rtd_field *f = (struct rtd_field *)r->fields;
+		for (size_t j = 0; j < r->nfields; j++)
+			if (f[j].type == RTD_FIELD_STR && f[j].s)
+				f[j].s = intern(s, f[j].s);
+	}
+}
+
 static int gts_next(void *impl, struct rtd_record *rec)
 {
 	struct gts *s = impl;
@@ -1145,6 +1286,7 @@ static const struct rtd_source_ops gts_events_ops = {
 	.clock = gts_clock,
 	.free = gts_free,
 	.next_own = gts_next_own,
+	.next_batch = gts_next_batch,
 };
 
 static int64_t read_at(void *buf, size_t len, uint64_t off, void *ctx)
@@ -1188,6 +1330,8 @@ static rtd_source *gts_new(struct gts *s, int *err)
 	    (s->in.read || (rc = rtd_gotrace_dec_set_source(s->dec, read_at, s)) == 0) &&
 	    (s->st = rtd_gostate_new(s->dec)))
 		src = rtd_source_new(s->evs ? &gts_events_ops : &gts_ops, s);
+	if (src && s->evs) /* (a decoding thread, when it starts, sets its own) */
+		rtd_gotrace_dec_set_tables_hook(s->dec, strings_going, s);
 	if (!src) {
 		gts_free(s);
 		if (err)

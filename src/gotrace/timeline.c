@@ -93,6 +93,7 @@ struct evkind {
 	const struct rtd_field *fields; /* the records' fields, by address */
 	size_t nfields;
 	const char *category;  /* the records' ("go"), by address */
+	uint32_t shape;        /* the records' @shape (shaped[]), 0 none */
 	/* a decoder's event type: its names and counts */
 	const char *const *argnames, *const *sargnames;
 	unsigned nargs, nsargs;
@@ -993,6 +994,15 @@ static bool kind_is(const struct evkind *k, const struct rtd_record *rec)
 	       k->category == rec->category;
 }
 
+/* Whether @k is the kind of @rec's shape, said by its @shape: the same
+ * name, category and fields in the same order, in any of the shape's
+ * fields arrays */
+static bool shape_is(const struct evkind *k, const struct rtd_record *rec)
+{
+	return k->shape == rec->shape && k->name == rec->name && k->nfields == rec->nfields &&
+	       k->category == rec->category;
+}
+
 /* The event kind of @rec: its handler and where its keys are, looked up
  * by the address of its fields: the Go source gives every record of one
  * event type and shape the same fields (rtd_gotrace_source_opts.go_events),
@@ -1113,13 +1123,16 @@ int rtd_tl_gotrace_record(rtd_tl_gotrace *a, const struct rtd_record *rec)
 	}
 	if (rec->kind != RTD_REC_INSTANT || !rec->name)
 		return 0;
-	/* a record that says its shape: its kind in a table by shape, else
+	/* a record that says its shape: its kind in a table by shape (the
+	 * fields may be in another array of the shape's: a batch's), else
 	 * found by the fields' address and kept there */
 	const size_t ns = sizeof(a->shaped) / sizeof(a->shaped[0]);
 	struct evkind *sk = rec->shape ? &a->shaped[rec->shape % ns] : NULL;
-	const struct evkind *k = sk && kind_is(sk, rec) ? sk : kind_of(a, rec);
-	if (sk && k != sk)
+	const struct evkind *k = sk && shape_is(sk, rec) ? sk : kind_of(a, rec);
+	if (sk && k != sk) {
 		*sk = *k;
+		sk->shape = rec->shape;
+	}
 	if (!k->fn)
 		return 0;
 	const struct rtd_field *f = rec->fields;

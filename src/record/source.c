@@ -25,6 +25,8 @@ struct rtd_source {
 	const struct rtd_source_ops *ops;
 	void *impl;
 	int (*next_own)(void *impl, struct rtd_record *scratch, struct rtd_record **out);
+	int (*next_batch)(void *impl, struct rtd_record *scratch, struct rtd_record **out,
+			  size_t max);
 	struct rtd_record rec;
 	int state;          /* 0 running, 1 ended, <0 the sticky error */
 	bool any;           /* a record was given out: last_mono is set */
@@ -37,7 +39,7 @@ struct rtd_source {
 
 rtd_source *rtd_source_new(const struct rtd_source_ops *ops, void *impl)
 {
-	if (!ops || RTD_OPTS_VALID(ops, rtd_source_ops, next_own) < 0 ||
+	if (!ops || RTD_OPTS_VALID(ops, rtd_source_ops, next_batch) < 0 ||
 	    ops->sz < RTD_OPTS_END(rtd_source_ops, clock) || !ops->next || !ops->clock)
 		return NULL;
 	rtd_source *s = calloc(1, sizeof(*s));
@@ -47,6 +49,9 @@ rtd_source *rtd_source_new(const struct rtd_source_ops *ops, void *impl)
 	s->impl = impl;
 	if (ops->sz >= RTD_OPTS_END(rtd_source_ops, next_own))
 		s->next_own = ops->next_own;
+	/* a batch of records the source owns: only with next_own */
+	if (ops->sz >= RTD_OPTS_END(rtd_source_ops, next_batch) && s->next_own)
+		s->next_batch = ops->next_batch;
 	s->floor = INT64_MIN;
 	return s;
 }
@@ -179,6 +184,45 @@ int rtd_source_next(rtd_source *s, const struct rtd_record **rec)
 	}
 	*rec = &s->rec;
 	return next_own_other(s, r, rc);
+}
+
+/* rtd_source_next_batch() one record at a time: a source without
+ * next_batch, or ended */
+static int __attribute__((noinline)) next_one(rtd_source *s, const struct rtd_record **recs)
+{
+	int rc = rtd_source_next(s, recs);
+	return rc == RTD_SOURCE_IDLE ? -EAGAIN : rc;
+}
+
+int rtd_source_next_batch(rtd_source *s, const struct rtd_record **recs, size_t max)
+{
+	if (!s->next_batch || s->state != 0 || max < 2)
+		return max ? next_one(s, recs) : -RTD_E_INVAL;
+	/* the records are the source's: only the checks and counts here */
+	struct rtd_record **out = (struct rtd_record **)recs;
+	int rc = s->next_batch(s->impl, &s->rec, out, max);
+	if (rc <= 0 || (size_t)rc > max) {
+		recs[0] = &s->rec;
+		return settle(s, rc > 0 ? 1 : rc); /* too many: the source's bug */
+	}
+	int64_t floor = s->floor;
+	for (int i = 0; i < rc; i++) {
+		struct rtd_record *r = out[i];
+		if (!kind_ok(r->kind)) {
+			/* what came before it is lost with the source */
+			recs[0] = &s->rec;
+			return settle(s, 1);
+		}
+		if (r->mono < floor) {
+			r->mono = floor;
+			s->stats.clamped++;
+		}
+		floor = r->mono;
+		s->stats.records[r->kind]++;
+	}
+	s->any = true;
+	s->last_mono = s->floor = floor;
+	return rc;
 }
 
 int rtd_source_clock(rtd_source *s, struct rtd_clock *out)

@@ -15,7 +15,11 @@
  *    and the same non-zero @shape, for the whole trace;
  *  - a damaged trace ends with the same error in both;
  *  - with a decoding thread (opts.threads = 2: Go 1.22+ traces), the same
- *    records, in the same order, as the decoder's events on one thread.
+ *    records, in the same order, as the decoder's events on one thread;
+ *  - pulled in batches (rtd_source_next_batch(): of 64, and of 7 over a
+ *    decoding thread), the same records, each checked after its
+ *    whole batch was filled (its shape's next records, a new
+ *    generation's strings), and many records a batch.
  */
 #include <inttypes.h>
 
@@ -25,6 +29,37 @@
 
 static size_t events_checked, shapes_seen, traces_v2;
 static size_t threads = 1; /* opts.threads of the sources checked */
+static size_t batch;       /* pulled by rtd_source_next_batch(), this many a call */
+
+/* The source's records pulled @batch at a time (rtd_source_next_batch()),
+ * each checked only after the whole batch was filled: a record must stay
+ * as it was given until the next pull, whatever came after it in the
+ * batch (a record of the same shape, a new generation's strings). */
+struct pull {
+	rtd_source *src;
+	const struct rtd_record *recs[64];
+	int n, at, rc;
+	size_t batches, records;
+};
+
+static int pull_next(struct pull *p, const struct rtd_record **r)
+{
+	if (!batch)
+		return rtd_source_next(p->src, r);
+	if (p->at >= p->n) {
+		p->rc = rtd_source_next_batch(p->src, p->recs, batch);
+		p->at = 0;
+		p->n = p->rc > 0 ? p->rc : 0;
+		p->batches += p->rc > 0;
+		p->records += p->n;
+		if (p->rc <= 0) {
+			*r = p->recs[0];
+			return p->rc;
+		}
+	}
+	*r = p->recs[p->at++];
+	return 1;
+}
 
 /* "" and NULL are both "no name" (the source says NULL) */
 static bool same_name(const char *rec, const char *dec)
@@ -125,7 +160,8 @@ static void check_trace(const uint8_t *b, size_t n, const char *name)
 	rtd_map_init(&shapes, 0);
 	rtd_map_init(&ids, 0);
 	const struct rtd_record *r;
-	int rc = rtd_source_next(src, &r);
+	struct pull p = {.src = src};
+	int rc = pull_next(&p, &r);
 	struct rtd_gotrace_event ev;
 	if (drc == 0)
 		drc = rtd_gotrace_dec_next(d, &ev);
@@ -135,11 +171,11 @@ static void check_trace(const uint8_t *b, size_t n, const char *name)
 		assert_int_equal(r->nfields, 1);
 		assert_string_equal(r->fields[0].name, "go_version");
 		assert_int_equal(r->fields[0].i, rtd_gotrace_dec_version(d));
-		rc = rtd_source_next(src, &r);
+		rc = pull_next(&p, &r);
 		if (rtd_gotrace_dec_version(d) >= 1022)
 			traces_v2++;
 	}
-	for (; drc == 1; drc = rtd_gotrace_dec_next(d, &ev), rc = rtd_source_next(src, &r)) {
+	for (; drc == 1; drc = rtd_gotrace_dec_next(d, &ev), rc = pull_next(&p, &r)) {
 		if (rc != 1)
 			fail_msg("%s: the source ended (%d: %s) before the event at %" PRIu64 " (%s)",
 				 name, rc, rc < 0 ? r->message : "", ev.off, ev.name);
@@ -148,7 +184,8 @@ static void check_trace(const uint8_t *b, size_t n, const char *name)
 		void *v;
 		assert_int_not_equal(r->shape, 0);
 		if (rtd_map_get(&shapes, key, &v)) {
-			if (v != (void *)r->fields)
+			/* (in a batch, a shape's second record is in a copy) */
+			if (!batch && v != (void *)r->fields)
 				fail_msg("%s: %s (%u arguments) at %" PRIu64 ": fields at %p, before at %p",
 					 name, ev.name, ev.nargs, ev.off, (const void *)r->fields, v);
 			assert_true(rtd_map_get(&ids, key, &v));
@@ -166,6 +203,10 @@ static void check_trace(const uint8_t *b, size_t n, const char *name)
 	else if (rc != 0)
 		fail_msg("%s: the decoder ended, the source gave %d (%s)", name, rc,
 			 rc == 1 ? rtd_record_kind_name(r->kind) : r->message);
+	/* a trace of many events came in batches of many (on one thread:
+	 * a decoding thread's string arguments end a batch) */
+	if (batch == 64 && threads == 1 && p.records > 10000 && p.batches * 4 > p.records)
+		fail_msg("%s: %zu records in %zu batches", name, p.records, p.batches);
 	rtd_map_free(&shapes);
 	rtd_map_free(&ids);
 	rtd_source_free(src);
@@ -219,6 +260,23 @@ static void thread(void **state)
 	threads = 1;
 }
 
+/* the same in batches (rtd_source_next_batch()): of 64 (as many as the
+ * source gives), and of 7 over a decoding thread (a batch ends inside
+ * runs of a shape) */
+static void batches(void **state)
+{
+	batch = 64;
+	old_format(state);
+	new_format(state);
+	corpus(state);
+	threads = 2;
+	batch = 7;
+	new_format(state);
+	corpus(state);
+	threads = 1;
+	batch = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +284,7 @@ int main(void)
 		cmocka_unit_test(new_format),
 		cmocka_unit_test(corpus),
 		cmocka_unit_test(thread),
+		cmocka_unit_test(batches),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

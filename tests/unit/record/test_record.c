@@ -440,6 +440,134 @@ static void test_pull_own(void **st)
 	rtd_source_free(ss2[1]);
 }
 
+/* ---- a source that gives out its own records in batches (next_batch) -------
+ * The same array again: each record in a slot of the source's, up to
+ * @max a call; an error after some records comes at the next call. */
+
+struct batchsrc {
+	struct own o;
+	struct rtd_record slot[4];
+	int calls;   /* of next_batch */
+	unsigned kind;
+};
+
+static int batch_next(void *impl, struct rtd_record *scratch, struct rtd_record **out,
+		      size_t max)
+{
+	struct batchsrc *b = impl;
+	struct arr *a = &b->o.a;
+	b->calls++;
+	size_t n = 0;
+	if (max > 4)
+		max = 4;
+	while (n < max && a->i < a->n && (a->fail_at < 0 || a->i != (size_t)a->fail_at)) {
+		struct rtd_record *r = &b->slot[n];
+		*r = (struct rtd_record){.kind = b->kind, .shape = 1, .name = "x"};
+		r->ts = r->mono = a->t[a->i];
+		r->value = (double)a->i++;
+		out[n++] = r;
+	}
+	if (n)
+		return (int)n;
+	if (a->i >= a->n)
+		return 0;
+	memset(scratch, 0, sizeof(*scratch));
+	return rtd_source_error(scratch, -RTD_E_FORMAT, 4242, arr_message);
+}
+
+static const struct rtd_source_ops batch_ops = {
+	.sz = sizeof(struct rtd_source_ops),
+	.name = "batch",
+	.next = own_next,
+	.clock = arr_clock,
+	.next_own = own_next_own,
+	.next_batch = batch_next,
+};
+
+static void test_pull_batch(void **st)
+{
+	(void)st;
+	static const int64_t t[] = {5, 7, 6, 9, 10, 11}; /* 6 after 7: raised to 7 */
+	struct batchsrc b = {.o = {{t, 6, 0, -1, 0}, {.kind = RTD_REC_INSTANT}, 0},
+			     .kind = RTD_REC_INSTANT};
+	rtd_source *s = rtd_source_new(&batch_ops, &b);
+	assert_non_null(s);
+	const struct rtd_record *recs[8];
+	assert_int_equal(rtd_source_next_batch(s, recs, 0), -RTD_E_INVAL);
+	/* four records in the first call, each in its own slot, all valid
+	 * together; two in the second */
+	int64_t want[] = {5, 7, 7, 9, 10, 11};
+	assert_int_equal(rtd_source_next_batch(s, recs, 8), 4);
+	for (size_t k = 0; k < 4; k++) {
+		assert_ptr_equal(recs[k], &b.slot[k]);
+		assert_int_equal(recs[k]->mono, want[k]);
+		assert_int_equal((int)recs[k]->value, (int)k);
+	}
+	assert_int_equal(rtd_source_next_batch(s, recs, 8), 2);
+	assert_int_equal(recs[0]->mono, 10);
+	assert_int_equal(recs[1]->mono, 11);
+	assert_int_equal(rtd_source_next_batch(s, recs, 8), 0);
+	assert_int_equal(rtd_source_next_batch(s, recs, 8), 0);
+	assert_int_equal(b.calls, 3);
+	struct rtd_source_stats ss;
+	rtd_source_stats(s, &ss);
+	assert_int_equal(ss.records[RTD_REC_INSTANT], 6);
+	assert_int_equal(ss.clamped, 1);
+	assert_int_equal(b.o.copied, 0);
+	rtd_source_free(s);
+
+	/* a batch of one goes through next_own; mixed with single pulls the
+	 * records stay in order and the clamp holds across both */
+	struct batchsrc m = {.o = {{t, 6, 0, -1, 0}, {.kind = RTD_REC_INSTANT}, 0},
+			     .kind = RTD_REC_INSTANT};
+	s = rtd_source_new(&batch_ops, &m);
+	const struct rtd_record *r;
+	assert_int_equal(rtd_source_next(s, &r), 1);
+	assert_int_equal(rtd_source_next(s, &r), 1);
+	assert_int_equal(rtd_source_next_batch(s, recs, 1), 1);
+	assert_int_equal(recs[0]->mono, 7); /* 6 raised to 7 */
+	assert_int_equal(m.calls, 0);
+	assert_int_equal(rtd_source_next_batch(s, recs, 2), 2);
+	assert_int_equal(recs[1]->mono, 10);
+	rtd_source_free(s);
+
+	/* the records before an error first, then the error record, again */
+	struct batchsrc e = {.o = {{t, 6, 0, 3, 0}, {.kind = RTD_REC_INSTANT}, 0},
+			     .kind = RTD_REC_INSTANT};
+	s = rtd_source_new(&batch_ops, &e);
+	assert_int_equal(rtd_source_next_batch(s, recs, 8), 3);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(rtd_source_next_batch(s, recs, 8), -RTD_E_FORMAT);
+		assert_int_equal(recs[0]->kind, RTD_REC_ERROR);
+		assert_int_equal(recs[0]->offset, 4242);
+		assert_int_equal(recs[0]->mono, 7);
+		assert_string_equal(recs[0]->message, "bad byte");
+	}
+	assert_int_equal(rtd_source_next(s, &r), -RTD_E_FORMAT);
+	rtd_source_free(s);
+
+	/* a record of no kind in a batch is the source's bug */
+	struct batchsrc n = {.o = {{t, 6, 0, -1, 0}, {.kind = RTD_REC_INSTANT}, 0},
+			     .kind = RTD_REC_NONE};
+	s = rtd_source_new(&batch_ops, &n);
+	assert_int_equal(rtd_source_next_batch(s, recs, 8), -RTD_E_STATE);
+	assert_int_equal(recs[0]->kind, RTD_REC_ERROR);
+	rtd_source_free(s);
+
+	/* a source without next_batch: one record a call, copied as ever */
+	struct arr c = {t, 6, 0, -1, 0};
+	s = rtd_source_new(&arr_ops, &c);
+	size_t got = 0;
+	int rc;
+	while ((rc = rtd_source_next_batch(s, recs, 8)) > 0) {
+		assert_int_equal(rc, 1);
+		assert_int_equal(recs[0]->mono, want[got++]);
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(got, 6);
+	rtd_source_free(s);
+}
+
 /* merge @k array sources, check order and stability; returns the count */
 static size_t merged(struct arr *arrs, size_t k, int64_t *times, uint32_t *srcs, int *rc_out)
 {
@@ -565,6 +693,7 @@ int main(void)
 		cmocka_unit_test(test_intern),
 		cmocka_unit_test(test_pull_contract),
 		cmocka_unit_test(test_pull_own),
+		cmocka_unit_test(test_pull_batch),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_merge_clock),
 	};
