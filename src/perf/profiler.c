@@ -118,6 +118,7 @@ struct rtd_perf_profiler {
 	uint64_t bpf_read_ns;   /* BPF: when the totals being read were read */
 	char via_why[256];      /* why not BPF */
 	uint64_t iter_lo, iter_hi; /* __traceiter_sched_switch, [lo, hi) */
+	uint64_t entry_lo, entry_hi; /* the kernel's entry text, [lo, hi) */
 	int64_t start_ns;       /* CLOCK_REALTIME at the start */
 	uint64_t start_mono, end_ns; /* CLOCK_MONOTONIC: run()'s span */
 	FILE *kept;       /* RTD_PERF_PROF_KEEP_SAMPLES: struct kept_sample */
@@ -348,19 +349,22 @@ static bool trace_own_frame(struct rtd_perf_profiler *p, uint64_t ip)
 	return false;
 }
 
-/* Where __traceiter_sched_switch lies (the perf path's switches begin
- * there while another probe is on the tracepoint): its address and the
- * next symbol's, from kallsyms; [0, 0) when it is not there (no kernel
- * addresses shown, an older kernel). */
-static void traceiter_range(struct rtd_perf_profiler *p, const char *kallsyms)
+/* From kallsyms, in one scan that stops as soon as it has what it needs:
+ * the kernel's entry text, [__entry_text_start, __entry_text_end) (its
+ * first lines: the interrupt and exception entries, whose caller in a
+ * chain is the address the CPU was interrupted at); and with @iter, where
+ * __traceiter_sched_switch lies, up to the next symbol (the perf path's
+ * switches begin there while another probe is on the tracepoint). A range
+ * not found stays [0, 0) (no kernel addresses shown, an older kernel). */
+static void kernel_ranges(struct rtd_perf_profiler *p, const char *kallsyms, bool iter)
 {
 	FILE *f = fopen(kallsyms ? kallsyms : "/proc/kallsyms", "re");
 	char line[512];
-	bool found = false;
+	bool in_iter = false;
 	while (f && fgets(line, sizeof(line), f)) {
 		char *e;
 		unsigned long long a = strtoull(line, &e, 16);
-		if (found) {
+		if (in_iter) {
 			if (a > p->iter_lo) {
 				p->iter_hi = a;
 				break;
@@ -370,13 +374,24 @@ static void traceiter_range(struct rtd_perf_profiler *p, const char *kallsyms)
 		size_t l = strcspn(line, "\n");
 		line[l] = 0;
 		const char *name = strrchr(line, ' ');
-		if (a && name && !strcmp(name + 1, "__traceiter_sched_switch")) {
+		if (!a || !name)
+			continue;
+		name++;
+		if (!strcmp(name, "__entry_text_start"))
+			p->entry_lo = a;
+		else if (!strcmp(name, "__entry_text_end"))
+			p->entry_hi = a;
+		else if (iter && !strcmp(name, "__traceiter_sched_switch")) {
 			p->iter_lo = a;
-			found = true;
+			in_iter = true;
 		}
+		if (!iter && p->entry_lo && p->entry_hi)
+			break;
 	}
-	if (found && p->iter_hi <= p->iter_lo)
+	if (in_iter && p->iter_hi <= p->iter_lo)
 		p->iter_hi = p->iter_lo + 256; /* the last symbol: a small function */
+	if (p->entry_hi <= p->entry_lo)
+		p->entry_lo = p->entry_hi = 0;
 	if (f)
 		fclose(f);
 }
@@ -435,18 +450,21 @@ static uint32_t ips_node(struct rtd_perf_profiler *p, uint32_t pid,
 {
 	if (n && p->kern[0])
 		p->st.kernel_samples++;
-	/* root first; a return address minus one lies in its call. Two
-	 * frames are no return addresses: the leaf, and the first user frame
-	 * under kernel ones (where the thread was interrupted: a page fault
-	 * on a function's first instruction is at its first byte, and one
-	 * byte back names the function before it) */
+	/* root first; a return address minus one lies in its call. Where
+	 * the thread was interrupted is no return address: the leaf, the
+	 * first user frame under kernel ones, and a kernel frame under an
+	 * entry of the kernel's entry text (an interrupt taken in the kernel):
+	 * a page fault on a function's first instruction is at its first
+	 * byte, and one byte back names the function before it */
 	uint32_t node = child(p, 0, THREAD_KEY | thread_index(p, pid, tid));
 	if (state_key && node)
 		node = child(p, node, state_key);
 	if (!node)
 		return 0;
 	for (size_t i = n; i-- > 0;) {
-		bool exact = !i || (!p->kern[i] && p->kern[i - 1]);
+		bool exact = !i || (p->kern[i - 1] &&
+				    (!p->kern[i] || (p->ips[i - 1] >= p->entry_lo &&
+						     p->ips[i - 1] < p->entry_hi)));
 		uint64_t ip = p->ips[i] - (exact ? 0 : 1);
 		int64_t loc = rtd_sym_locate(p->sym, (pid_t)pid, ip, p->kern[i]);
 		if (loc < 0)
@@ -948,9 +966,8 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 		r = offcpu_path(p, &o);
 		if (r)
 			goto fail;
-		if (!p->bpf)
-			traceiter_range(p, o.sym ? o.sym->kallsyms : NULL);
 	}
+	kernel_ranges(p, o.sym ? o.sym->kallsyms : NULL, p->offcpu && !p->bpf);
 	struct rtd_perf_opts mo = {.sz = sizeof(mo)};
 	mo.pids = o.pids;
 	mo.npids = o.npids;

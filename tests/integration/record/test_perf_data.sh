@@ -29,7 +29,7 @@ if [ $rc != 0 ] && grep -q "perf_event\|Permission\|not permitted" "$W/err"; the
 fi
 [ $rc = 0 ] || { echo "FAIL: rtdiag record -o x.data exited $rc"; exit 1; }
 n=$(sed -n 's/^rtdiag: perf: \([0-9]*\) samples.*/\1/p' "$W/err")
-perf script -i "$W/x.data" -F tid,event,ip,sym --no-inline > "$W/x.script" 2> "$W/script.err"
+perf script -i "$W/x.data" -F tid,event,ip,sym,symoff --no-inline > "$W/x.script" 2> "$W/script.err"
 prc=$?
 [ $prc = 0 ] || { cat "$W/script.err"; bad "perf script exited $prc on rtdiag's perf.data"; }
 python3 "$SRC/tests/integration/perf/perf_script_stacks.py" "$W/x.script" "$W/x.folded" --divide 1001001 \
@@ -44,7 +44,7 @@ FE=$BIN/tests/targets/fault_entry
 "$R" record -F 999 -o "$W/f.data" -o "$W/f.folded" -- "$FE" >/dev/null 2>"$W/ferr"
 rc=$?
 [ $rc = 0 ] || { cat "$W/ferr"; bad "rtdiag record of fault_entry exited $rc"; }
-perf script -i "$W/f.data" -F tid,event,ip,sym --no-inline > "$W/f.script" 2> "$W/script.err" \
+perf script -i "$W/f.data" -F tid,event,ip,sym,symoff --no-inline > "$W/f.script" 2> "$W/script.err" \
   || { cat "$W/script.err"; bad "perf script failed on fault_entry's perf.data"; }
 nf=$(grep -c ';entry_fn;asm_exc_page_fault' "$W/f.folded")
 [ "$nf" -gt 0 ] && echo "ok: $nf stacks of faults on entry_fn's first byte name entry_fn" \
