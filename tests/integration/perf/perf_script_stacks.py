@@ -12,9 +12,10 @@ can name (perf: "[unknown]"; rtdiag: "module+0xOFFSET") is "?" on both
 sides; perf's "+0x.." offsets are cut. With symoff among perf script's
 fields, a return address at a symbol's start ("+0x0" on a frame other
 than where the thread was interrupted: perf names the next function where
-rtdiag, minus one, names the call's) matches whatever rtdiag names there. A frame at address 0 (where a
-frame-pointer chain ends: rtdiag ends the stack there, perf prints
-"0 [unknown]") is left out of perf's stacks. --divide N: rtdiag's values are
+rtdiag, minus one, names the call's) matches whatever rtdiag names there. --skip-zero: a frame at address 0 (where a
+frame-pointer chain ends: a live profile ends the stack there, perf
+prints "0 [unknown]") is left out of perf's stacks (rtdiag's perf.data
+reader keeps it as "?", as perf). --divide N: rtdiag's values are
 N per sample (a profile in nanoseconds of a fixed period); --no-versions:
 symbol versions cut off perf's names (rtdiag's own profiles show
 "memcpy", perf "memcpy@@GLIBC_2.14"). Prints the differences and exits 1
@@ -25,6 +26,7 @@ import re
 import sys
 
 NO_VERSIONS = "--no-versions" in sys.argv
+SKIP_ZERO = "--skip-zero" in sys.argv
 
 def norm(name):
     name = name.strip()
@@ -64,7 +66,7 @@ def perf_stacks(path, event):
             if cur is None:
                 continue
             parts = line.split(None, 1)
-            if parts and parts[0] == "0":
+            if SKIP_ZERO and parts and parts[0] == "0":
                 continue  # a frame-pointer chain's end: rtdiag stops there
             sym = parts[1].split(" (")[0] if len(parts) == 2 else "[unknown]"
             kernel = int(parts[0], 16) >= 0xffff800000000000
