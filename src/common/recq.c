@@ -37,17 +37,6 @@ struct rtd_record *rtd_recq_grow(rtd_recq *q, int *err)
 	return &q->r[q->n++];
 }
 
-bool rtd_recq_pop(rtd_recq *q, struct rtd_record *out)
-{
-	if (q->head < q->n) {
-		*out = q->r[q->head++];
-		return true;
-	}
-	q->head = q->n = 0;
-	rtd_arena_reset(&q->arena);
-	return false;
-}
-
 struct rtd_record *rtd_recq_take(rtd_recq *q)
 {
 	if (q->head < q->n)
@@ -55,6 +44,14 @@ struct rtd_record *rtd_recq_take(rtd_recq *q)
 	q->head = q->n = 0;
 	rtd_arena_reset(&q->arena);
 	return NULL;
+}
+
+bool rtd_recq_pop(rtd_recq *q, struct rtd_record *out)
+{
+	const struct rtd_record *r = rtd_recq_take(q);
+	if (r)
+		*out = *r;
+	return r != NULL;
 }
 
 struct rtd_field *rtd_recq_fields(rtd_recq *q, const struct rtd_field *f, size_t n, int *err)

@@ -1651,14 +1651,8 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 	 * next: two temporaries sized by the locations, 20 times a second,
 	 * left holes of every size in the runner's heap (issue #31) */
 	struct loc_frames *lf = drain ? NULL : calloc(nloc ? nloc : 1, sizeof(*lf));
-	if (drain && nloc > p->walk_need_cap) {
-		size_t cap = nloc > 2 * p->walk_need_cap ? nloc : 2 * p->walk_need_cap;
-		uint8_t *nn = realloc(p->walk_need, cap);
-		if (nn) {
-			p->walk_need = nn;
-			p->walk_need_cap = cap;
-		}
-	}
+	if (drain)
+		scratch((void **)&p->walk_need, &p->walk_need_cap, nloc, 1, 1024);
 	if (!p->walk_stack)
 		p->walk_stack = malloc(sizeof(*p->walk_stack) *
 				       (PROF_MAX_DEPTH * (RTD_SYM_MAX_INLINE + 1) + 1));
