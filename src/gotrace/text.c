@@ -491,34 +491,36 @@ line_pre(rtd_gotrace_text *t, const struct lev *ev, enum lctx x)
 	return line_pre_make(c, (struct lev_names){ev->name, ev->argnames, ev->nargs}, x);
 }
 
+/* " NAME" then @after at @dst (32 bytes, zero-filled past them): the
+ * prepared text of a line's name or argument, its length; 0 when it does
+ * not fit */
+static uint8_t put_label(char dst[32], const char *name, const char *after)
+{
+	size_t n = strlen(name), k = strlen(after);
+	if (n + 1 + k > 32)
+		return 0;
+	memset(dst, 0, 32);
+	dst[0] = ' ';
+	memcpy(dst + 1, name, n);
+	memcpy(dst + 1 + n, after, k);
+	return (uint8_t)(n + 1 + k);
+}
+
 /* line_pre() of a type not met yet (or with other names) */
 static __attribute__((noinline)) struct line_pre *line_pre_make(struct line_pre *c,
 								struct lev_names ev, enum lctx x)
 {
 	c->name = ev.name;
 	c->argnames = ev.argnames;
-	size_t n = strlen(ev.name), k = strlen(line_after[x]);
-	c->ok = n + 1 + k <= sizeof(c->nm);
-	if (c->ok) {
-		memset(c->nm, 0, sizeof(c->nm));
-		c->nm[0] = ' ';
-		memcpy(c->nm + 1, ev.name, n);
-		memcpy(c->nm + 1 + n, line_after[x], k);
-		c->nlen = (uint8_t)(n + 1 + k);
-	}
+	c->nlen = put_label(c->nm, ev.name, line_after[x]);
+	c->ok = c->nlen != 0;
 	memset(c->alen, 0, sizeof(c->alen));
 	c->sgn = c->stk = c->stack = 0;
 	for (unsigned i = 0; c->ok && i < ev.nargs && i < RTD_GOTRACE_MAX_ARGS; i++) {
-		size_t k = strlen(ev.argnames[i]);
-		if (k + 2 > sizeof(c->an[i])) {
+		if (!(c->alen[i] = put_label(c->an[i], ev.argnames[i], "="))) {
 			c->ok = false;
 			break;
 		}
-		memset(c->an[i], 0, sizeof(c->an[i]));
-		c->an[i][0] = ' ';
-		memcpy(c->an[i] + 1, ev.argnames[i], k);
-		c->an[i][k + 1] = '=';
-		c->alen[i] = (uint8_t)(k + 2);
 		if (x != L_OLD && is_id_arg(ev.argnames[i]))
 			c->sgn |= (uint8_t)(1u << i);
 		if (is_stack_arg(ev.argnames[i]))
@@ -966,42 +968,17 @@ static __attribute__((noinline)) const struct v1_line *v1_line_make(rtd_gotrace_
 	bool ok = desc->nsargs <= 1 && type != RTD_GO_EV_GC_STW_START &&
 		  type != RTD_GO_EV_CPU_SAMPLE && !v1_meta_type(type) &&
 		  a0 + desc->nargs <= V1_EV_WIRE && desc->nargs <= RTD_GOTRACE_MAX_ARGS;
-	size_t n = strlen(desc->name), k = strlen(line_after[L_OLD]);
-	ok = ok && n + 1 + k <= sizeof(L->nm);
-	if (ok) {
-		memset(L->nm, 0, sizeof(L->nm));
-		L->nm[0] = ' ';
-		memcpy(L->nm + 1, desc->name, n);
-		memcpy(L->nm + 1 + n, line_after[L_OLD], k);
-		L->nlen = (uint8_t)(n + 1 + k);
-	}
+	ok = ok && (L->nlen = put_label(L->nm, desc->name, line_after[L_OLD])) != 0;
 	bool named = false;
 	for (unsigned i = 0; ok && i < desc->nargs; i++) {
-		size_t an = strlen(desc->args[i]);
-		ok = an + 2 <= sizeof(L->an[i]);
-		if (!ok)
-			break;
-		memset(L->an[i], 0, sizeof(L->an[i]));
-		L->an[i][0] = ' ';
-		memcpy(L->an[i] + 1, desc->args[i], an);
-		L->an[i][an + 1] = '=';
-		L->alen[i] = (uint8_t)(an + 2);
+		ok = (L->alen[i] = put_label(L->an[i], desc->args[i], "=")) != 0;
 		named |= strcmp(desc->args[i], "stack") == 0;
 	}
 	L->nargs = (uint8_t)desc->nargs;
 	L->stack = desc->stack && !named;
 	L->sarg = desc->nsargs == 1;
-	if (ok && L->sarg) {
-		size_t sl = strlen(desc->sargs[0]);
-		ok = sl + 2 <= sizeof(L->sn);
-		if (ok) {
-			memset(L->sn, 0, sizeof(L->sn));
-			L->sn[0] = ' ';
-			memcpy(L->sn + 1, desc->sargs[0], sl);
-			L->sn[sl + 1] = '=';
-			L->slen = (uint8_t)(sl + 2);
-		}
-	}
+	if (ok && L->sarg)
+		ok = (L->slen = put_label(L->sn, desc->sargs[0], "=")) != 0;
 	L->state = ok ? 1 : 2;
 	return ok ? L : NULL;
 }
