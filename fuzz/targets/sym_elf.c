@@ -2,7 +2,8 @@
 /*
  * sym_elf - fuzz what the symbolizer reads from an ELF image of another
  * process or container: segments and build-id, .symtab/.dynsym, the
- * .gnu_debuglink name, MiniDebugInfo (.gnu_debugdata, xz through
+ * .gnu_debuglink name, the PLT's stubs (.plt, .plt.sec, .plt.got and
+ * their relocations), MiniDebugInfo (.gnu_debugdata, xz through
  * liblzma), Go's .gopclntab, and DWARF unit ranges and inlined frames
  * (libelf and libdw parse the bytes; this checks what rtdiag builds on
  * them). Invariants: offsets map into segments; looked-up symbols cover
@@ -32,6 +33,7 @@ static void image(char *buf, size_t size, int depth)
 		sym_elf_symbols(e, 0, &t, true);
 		sym_elf_symbols(e, 1, &t, true);
 		sym_go_pclntab(e, &t);
+		sym_elf_plt(e, e, 0, &t);
 		sym_table_finish(&t);
 		for (size_t i = 0; i < t.n && i < 32; i++) {
 			const struct sym_symbol *s = sym_table_find(&t, t.v[i].addr);

@@ -10,6 +10,7 @@
  * and offset libelf hands over is checked against the section's data.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
@@ -205,53 +206,279 @@ static Elf_Scn *section_named(Elf *e, const char *name, GElf_Shdr *sh)
 	return NULL;
 }
 
-int sym_elf_plt(Elf *e, struct sym_table *t)
+/* One .rela.plt or .rela.dyn relocation: where it writes, what it names. */
+struct plt_rel {
+	uint64_t got;    /* r_offset: the GOT slot */
+	uint64_t addend; /* an IRELATIVE's resolver */
+	uint32_t sym;    /* index into the dynamic symbols, 0: none */
+	uint32_t type;
+};
+
+static int cmp_rel(const void *a, const void *b)
+{
+	const struct plt_rel *x = a, *y = b;
+	return x->got != y->got ? (x->got < y->got ? -1 : 1) : 0;
+}
+
+/* The relocations of @scn with a symbol (@with_sym) or all of them, sorted
+ * by the GOT slot they write (no two write one slot). */
+static int read_rels(Elf_Scn *scn, bool with_sym, struct plt_rel **out,
+		     size_t *n)
+{
+	GElf_Shdr sh;
+	Elf_Data *d;
+	*out = NULL;
+	*n = 0;
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
+	    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+		return 0;
+	size_t cnt = d->d_size / sh.sh_entsize;
+	if (cnt > SYM_MAX_SYMBOLS)
+		return -RTD_E_CAP;
+	struct plt_rel *v = cnt ? malloc(cnt * sizeof(*v)) : NULL;
+	if (cnt && !v)
+		return -ENOMEM;
+	size_t k = 0;
+	for (size_t i = 0; i < cnt; i++) {
+		GElf_Rela r;
+		if (!gelf_getrela(d, (int)i, &r))
+			break;
+		uint32_t si = (uint32_t)GELF_R_SYM(r.r_info);
+		if (with_sym && !si)
+			continue;
+		v[k++] = (struct plt_rel){.got = r.r_offset, .addend = (uint64_t)r.r_addend,
+					  .sym = si, .type = (uint32_t)GELF_R_TYPE(r.r_info)};
+	}
+	if (k)
+		qsort(v, k, sizeof(*v), cmp_rel);
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+/* The address an x86-64 PLT entry jumps through (its GOT slot): "jmp
+ * *disp(%rip)", after an endbr64 and a bnd prefix if there; 0: none. */
+static uint64_t plt_jump_slot(const uint8_t *p, size_t len, uint64_t at)
+{
+	static const uint8_t endbr64[] = {0xf3, 0x0f, 0x1e, 0xfa};
+	size_t k = 0;
+	if (len >= sizeof(endbr64) && !memcmp(p, endbr64, sizeof(endbr64)))
+		k += sizeof(endbr64);
+	if (k < len && p[k] == 0xf2)
+		k++;
+	if (k + 6 > len || p[k] != 0xff || p[k + 1] != 0x25)
+		return 0;
+	int32_t disp = (int32_t)((uint32_t)p[k + 2] | (uint32_t)p[k + 3] << 8 |
+				 (uint32_t)p[k + 4] << 16 | (uint32_t)p[k + 5] << 24);
+	return at + k + 6 + (uint64_t)(int64_t)disp;
+}
+
+/* The name of dynamic symbol @si (NULL: none), its version cut off. */
+static const char *dyn_name(Elf *e, Elf_Data *dd, size_t strndx, uint32_t si,
+			    size_t *len)
+{
+	GElf_Sym sym;
+	const char *nm;
+	if (!si || !dd || !gelf_getsym(dd, (int)si, &sym) ||
+	    !(nm = elf_strptr(e, strndx, sym.st_name)) || !*nm)
+		return NULL;
+	*len = strcspn(nm, "@");
+	return nm;
+}
+
+/* Whether the name shown at each of @addr[0..n) (sorted) is an IFUNC's or
+ * an IFUNC's alias, as perf decides it (tools/perf/util/symbol.c,
+ * symbols__fixup_duplicate()): of the functions at one address, in
+ * @src's .symtab (which = 0) or .dynsym (1) order, each pair leaves the
+ * better (as sym_table_finish() keeps it), which becomes an alias when the
+ * one it drops is an IFUNC, and loses that when itself dropped: @is[i]. */
+static void mark_ifuncs(Elf *src, int which, const uint64_t *addr, size_t n,
+			bool *is)
+{
+	struct best {
+		bool have, sized, ifunc, alias;
+		uint32_t rank;
+	} *b = calloc(n ? n : 1, sizeof(*b));
+	Elf_Scn *scn = NULL;
+	Elf32_Word want = which ? SHT_DYNSYM : SHT_SYMTAB;
+	while (b && src && n && (scn = elf_nextscn(src, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != want || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		size_t cnt = d->d_size / sh.sh_entsize;
+		for (size_t k = 0; k < cnt && k < SYM_MAX_SYMBOLS; k++) {
+			GElf_Sym sym;
+			const char *nm;
+			if (!gelf_getsym(d, (int)k, &sym))
+				break;
+			int ty = GELF_ST_TYPE(sym.st_info), bi = GELF_ST_BIND(sym.st_info);
+			if ((ty != STT_FUNC && ty != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+			    sym.st_shndx >= SHN_LORESERVE || !sym.st_value)
+				continue;
+			size_t lo = 0, hi = n;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (addr[mid] < sym.st_value)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo == n || addr[lo] != sym.st_value ||
+			    !(nm = elf_strptr(src, sh.sh_link, sym.st_name)) || !*nm)
+				continue;
+			struct best x = {
+				.have = true, .sized = sym.st_size != 0, .ifunc = ty == STT_GNU_IFUNC,
+				.rank = sym_alias_rank(bi == STB_WEAK ? SYM_BIND_WEAK
+						       : bi == STB_GLOBAL ? SYM_BIND_GLOBAL
+									  : SYM_BIND_LOCAL,
+						       nm, strcspn(nm, "@"))};
+			for (; lo < n && addr[lo] == sym.st_value; lo++) {
+				struct best *c = &b[lo];
+				if (!c->have) {
+					*c = x;
+				} else if (x.sized != c->sized ? x.sized : x.rank < c->rank) {
+					bool alias = c->ifunc;
+					*c = x;
+					c->alias = alias;
+				} else if (x.ifunc) {
+					c->alias = true;
+				}
+			}
+		}
+	}
+	for (size_t i = 0; b && i < n; i++)
+		is[i] = b[i].have && (b[i].ifunc || b[i].alias);
+	free(b);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x != y ? (x < y ? -1 : 1) : 0;
+}
+
+/* A stub's name: "name@plt"; an IRELATIVE's the IFUNC's at its resolver
+ * (the name shown there), else "offset_0x<file offset>@plt", as perf. */
+static int add_stub(struct sym_table *t, uint64_t at, uint64_t size,
+		    const char *nm, size_t nl, uint64_t off)
+{
+	char buf[512];
+	int l = nm ? snprintf(buf, sizeof(buf), "%.*s@plt", (int)nl, nm)
+		   : snprintf(buf, sizeof(buf), "offset_%#" PRIx64 "@plt", off);
+	if (l <= 0 || (size_t)l >= sizeof(buf))
+		return 0;
+	/* a function or label there wins: only a stub no symbol covers */
+	int r = sym_table_add_ranked(t, at, size, buf, (size_t)l, true, 1u << 31);
+	return r ? r : 1;
+}
+
+/* .plt.got: 8-byte stubs jumping through GOT slots that .rela.dyn fills
+ * (GLOB_DAT: functions whose address is also taken). */
+static int plt_got_stubs(Elf *e, Elf_Data *dd, size_t strndx, struct sym_table *t)
+{
+	GElf_Shdr gsh, rsh;
+	Elf_Scn *got = section_named(e, ".plt.got", &gsh);
+	Elf_Data *gd;
+	if (!got || !gsh.sh_entsize || gsh.sh_type != SHT_PROGBITS ||
+	    !(gd = elf_getdata(got, NULL)) || gd->d_size < gsh.sh_size)
+		return 0;
+	struct plt_rel *rel;
+	size_t nrel;
+	int r = read_rels(section_named(e, ".rela.dyn", &rsh), true, &rel, &nrel);
+	int added = 0;
+	for (uint64_t i = 0; !r && i + gsh.sh_entsize <= gsh.sh_size; i += gsh.sh_entsize) {
+		struct plt_rel key = {.got = plt_jump_slot((const uint8_t *)gd->d_buf + i,
+							   gsh.sh_entsize, gsh.sh_addr + i)};
+		const struct plt_rel *hit = key.got && nrel ? bsearch(&key, rel, nrel, sizeof(*rel), cmp_rel)
+						  : NULL;
+		size_t nl = 0;
+		const char *nm = hit ? dyn_name(e, dd, strndx, hit->sym, &nl) : NULL;
+		r = add_stub(t, gsh.sh_addr + i, gsh.sh_entsize, nm, nl, gsh.sh_offset + i);
+		added += r > 0;
+		r = r < 0 ? r : 0;
+	}
+	free(rel);
+	return r < 0 ? r : added;
+}
+
+int sym_elf_plt(Elf *e, Elf *src, int which, struct sym_table *t)
 {
 	GElf_Ehdr eh;
 	if (!gelf_getehdr(e, &eh) || eh.e_machine != EM_X86_64)
 		return 0;
-	GElf_Shdr rsh, psh, dsh;
-	Elf_Scn *rel = section_named(e, ".rela.plt", &rsh);
-	/* with IBT the entries callers jump to are in .plt.sec, one per
-	 * relocation; else in .plt after its first (PLT0) entry */
-	Elf_Scn *plt = section_named(e, ".plt.sec", &psh);
-	uint64_t first = 0;
-	if (!plt) {
-		plt = section_named(e, ".plt", &psh);
-		first = 1;
-	}
-	if (!rel || !plt || rsh.sh_type != SHT_RELA || !rsh.sh_entsize)
+	GElf_Shdr rsh, psh, ssh, dsh;
+	Elf_Scn *plt = section_named(e, ".plt", &psh);
+	if (!plt || psh.sh_type != SHT_PROGBITS) /* NOBITS in a debug file */
 		return 0;
-	Elf_Scn *dyn = elf_getscn(e, rsh.sh_link);
-	Elf_Data *rd = elf_getdata(rel, NULL), *dd = dyn ? elf_getdata(dyn, NULL) : NULL;
-	if (!rd || !dd || !gelf_getshdr(dyn, &dsh))
-		return 0;
-	const uint64_t ent = 16;
-	size_t n = rd->d_size / rsh.sh_entsize;
-	int added = 0;
-	for (size_t i = 0; i < n && i < SYM_MAX_SYMBOLS; i++) {
-		GElf_Rela r;
-		GElf_Sym sym;
-		if (!gelf_getrela(rd, (int)i, &r))
-			break;
-		size_t si = GELF_R_SYM(r.r_info);
-		uint64_t at = psh.sh_addr + (i + first) * ent;
-		if (!si || at + ent > psh.sh_addr + psh.sh_size || !gelf_getsym(dd, (int)si, &sym))
-			continue;
-		const char *nm = elf_strptr(e, dsh.sh_link, sym.st_name);
-		if (!nm || !*nm)
-			continue;
-		char buf[512];
-		int l = snprintf(buf, sizeof(buf), "%.*s@plt", (int)strcspn(nm, "@"), nm);
-		if (l <= 0 || (size_t)l >= sizeof(buf))
-			continue;
-		/* a function or label there wins: only a stub no symbol covers */
-		int rc = sym_table_add_ranked(t, at, ent, buf, (size_t)l, true, 1u << 31);
-		if (rc)
-			return rc;
-		added++;
+	const uint64_t ent = psh.sh_entsize == 8 || psh.sh_entsize == 16 ? psh.sh_entsize
+			     : psh.sh_addralign == 8 ? 8 : 16;
+	Elf_Scn *rel = section_named(e, ".rela.plt", &rsh), *dyn = NULL;
+	Elf_Data *dd = NULL;
+	if (rel && rsh.sh_type == SHT_RELA && (dyn = elf_getscn(e, rsh.sh_link)) &&
+	    gelf_getshdr(dyn, &dsh))
+		dd = elf_getdata(dyn, NULL);
+	else if ((dyn = section_named(e, ".dynsym", &dsh)))
+		dd = elf_getdata(dyn, NULL);
+	size_t strndx = dd ? dsh.sh_link : 0;
+	int added = plt_got_stubs(e, dd, strndx, t);
+	if (added < 0)
+		return added;
+	struct plt_rel *v;
+	size_t n;
+	int r = read_rels(rel, false, &v, &n);
+	if (r)
+		return r;
+	/* IBT: callers jump into .plt.sec, one entry per relocation, and
+	 * .plt (its header and the lazy entries) is one symbol; else .plt's
+	 * entries follow its header, which a .plt of exactly one entry per
+	 * relocation lacks (not lazy) */
+	Elf_Scn *sec = section_named(e, ".plt.sec", &ssh);
+	uint64_t hdr = ent, at = psh.sh_addr, off = psh.sh_offset;
+	if (sec && ssh.sh_type == SHT_PROGBITS) {
+		hdr = psh.sh_size;
+		at = ssh.sh_addr;
+		off = ssh.sh_offset;
+	} else if (n * ent == psh.sh_size) {
+		hdr = 0;
+	} else {
+		at += ent;
+		off += ent;
 	}
-	return added;
+	if (hdr) {
+		r = sym_table_add_ranked(t, psh.sh_addr, hdr, ".plt", 4, false, 1u << 31);
+		added += !r;
+	}
+	/* the IRELATIVE resolvers that an IFUNC symbol is at */
+	uint64_t *fn = malloc((n ? n : 1) * sizeof(*fn));
+	bool *isf = calloc(n ? n : 1, sizeof(*isf));
+	size_t nf = 0;
+	if (!fn || !isf)
+		r = -ENOMEM;
+	for (size_t i = 0; !r && i < n; i++)
+		if (!v[i].sym && v[i].type == R_X86_64_IRELATIVE)
+			fn[nf++] = v[i].addend;
+	if (!r) {
+		qsort(fn, nf, sizeof(*fn), cmp_u64);
+		mark_ifuncs(src, which, fn, nf, isf);
+	}
+	for (size_t i = 0; !r && i < n; i++, at += ent, off += ent) {
+		size_t nl = 0;
+		const char *nm = dyn_name(e, dd, strndx, v[i].sym, &nl);
+		uint64_t *f = !nm && v[i].type == R_X86_64_IRELATIVE
+				      ? bsearch(&v[i].addend, fn, nf, sizeof(*fn), cmp_u64)
+				      : NULL;
+		if (f && isf[f - fn] && (nm = sym_table_best_at(t, v[i].addend)))
+			nl = strlen(nm);
+		r = add_stub(t, at, ent, nm, nl, off);
+		added += r > 0;
+		r = r < 0 ? r : 0;
+	}
+	free(fn);
+	free(isf);
+	free(v);
+	return r < 0 ? r : added;
 }
 
 int sym_elf_debugdata(Elf *e, uint8_t **out, size_t *len)

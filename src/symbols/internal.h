@@ -62,6 +62,9 @@ void sym_table_finish(struct sym_table *t);
 /* The symbol containing addr, or NULL. */
 const struct sym_symbol *sym_table_find(const struct sym_table *t,
 					uint64_t addr);
+/* The name an unsorted @t would show at exactly @addr (a sized symbol
+ * first, then the lowest rank, then the first added), or NULL. */
+const char *sym_table_best_at(const struct sym_table *t, uint64_t addr);
 /* Copy a string into the table's pools. */
 const char *sym_table_strdup(struct sym_table *t, const char *s, size_t n);
 
@@ -130,11 +133,17 @@ enum { SYM_ELF_COPY = 1u << 0, SYM_ELF_VERSIONED = 1u << 1 };
 int sym_elf_symbols(struct Elf *e, int which, struct sym_table *t,
 		    unsigned flags);
 /* Decompress .gnu_debugdata into a malloc'd buffer (xz). */
-/* x86-64: "name@plt" for each PLT stub (.plt.sec, or .plt after PLT0) of a
- * .rela.plt relocation with a symbol, as perf synthesizes them; 16 bytes
- * each, ranked below any symbol at the same address. Returns the count or
- * an error. */
-int sym_elf_plt(struct Elf *e, struct sym_table *t);
+/* x86-64: the PLT's stubs named as perf synthesizes them: ".plt" for its
+ * header (for all of .plt beside a .plt.sec), "name@plt" for each entry of
+ * .plt.sec, or of .plt after its header, by .rela.plt's relocations in the
+ * order of the GOT slots they fill (not the table's order: IRELATIVEs come
+ * last there); an IRELATIVE's by the IFUNC at its resolver, named as @t
+ * names it (@src's .symtab (which = 0) or .dynsym (1) says which are
+ * IFUNCs), else "offset_0x<file offset>@plt"; and .plt.got's stubs by the
+ * .rela.dyn relocation of the GOT slot each jumps through. Read from @e,
+ * the file that runs (a debug file's .plt is NOBITS). Each ranked below
+ * any symbol at the same address. Returns the count or an error. */
+int sym_elf_plt(struct Elf *e, struct Elf *src, int which, struct sym_table *t);
 int sym_elf_debugdata(struct Elf *e, uint8_t **out, size_t *len);
 /* File offset -> link-time virtual address (through PT_LOAD). */
 bool sym_elf_off_to_vaddr(const struct sym_elf_info *i, uint64_t off,

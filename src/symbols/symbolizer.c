@@ -1295,7 +1295,9 @@ static void load_file(rtd_symbolizer *s, struct sym_obj *o)
 	/* one symbol source, as perf's: .dynsym only without a .symtab here
 	 * or in a debug file (MiniDebugInfo holds what .dynsym lacks) */
 	int rd = o->info.has_symtab || dbg ? 0 : sym_elf_symbols(o->elf, 1, &o->syms, ef);
-	int rp = sym_elf_plt(o->elf, &o->syms); /* the stubs: in the file that runs */
+	/* the stubs: in the file that runs; IFUNCs known from the symbols' source */
+	Elf *src = o->info.has_symtab ? o->elf : o->dbg ? o->dbg : o->elf;
+	int rp = sym_elf_plt(o->elf, src, o->info.has_symtab || o->dbg ? 0 : 1, &o->syms);
 	if (r < 0 || rd < 0 || rp < 0)
 		warnf(s, "%s: symbol table: %s", o->path,
 		      rtd_strerror(r < 0 ? r : rd < 0 ? rd : rp));

@@ -147,6 +147,15 @@ void sym_table_finish(struct sym_table *t)
 			t->v[i].size = t->v[i + 1].addr - t->v[i].addr;
 }
 
+const char *sym_table_best_at(const struct sym_table *t, uint64_t addr)
+{
+	const struct sym_symbol *best = NULL;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].addr == addr && (!best || cmp_sym(&t->v[i], best) < 0))
+			best = &t->v[i];
+	return best ? best->name : NULL;
+}
+
 const struct sym_symbol *sym_table_find(const struct sym_table *t,
 					uint64_t addr)
 {
