@@ -33,13 +33,19 @@ start_go() {
 }
 stop_go() { kill "$GP" 2>/dev/null; wait "$GP" 2>/dev/null; GP=; }
 
-# go_piece_bytes PID N: rtdiag PID's Go trace piece (its unlinked file)
-# holds N bytes or more, or PID ended
-go_piece_bytes() {
-  local f s=0
+# go_gens PID N: rtdiag PID's Go trace pieces (the unlinked file it holds,
+# one piece at a time) have brought N generations or more, summed over the
+# pieces seen (`gotrace stats` of each, its largest count kept by inode in
+# $W/gens), or PID ended. Counted, not weighed: on a loaded machine the
+# program writes fewer bytes a generation, never fewer generations.
+go_gens() {
+  local f g
   kill -0 "$1" 2>/dev/null || return 0
   for f in /proc/"$1"/fd/*; do
-    case $(readlink "$f") in /tmp/rtd-gotrace-*) s=$(stat -L -c %s "$f") ;; esac
+    case $(readlink "$f") in /tmp/rtd-gotrace-*)
+      g=$("$R" gotrace stats "$f" 2>/dev/null | awk '$1 == "generations:" {print $2}')
+      echo "$(stat -L -c %i "$f" 2>/dev/null) ${g:-0}" >> "$W/gens" ;;
+    esac
   done
-  [ "$s" -ge "$2" ]
+  [ "$(awk '$1 != "" { if ($2 > m[$1]) m[$1] = $2 } END { for (i in m) s += m[i]; print s + 0 }' "$W/gens" 2>/dev/null)" -ge "$2" ]
 }

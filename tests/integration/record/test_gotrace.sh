@@ -44,7 +44,8 @@ rc=$?
 RP=$!
 # killed once the capture brought a few generations (the timeline is
 # renamed into place at the end: nothing to look at before)
-wait_until go_piece_bytes "$RP" 12288
+rm -f "$W/gens"
+wait_until go_gens "$RP" 3
 kill -9 "$GP"; wait "$GP" 2>/dev/null; GP=
 wait "$RP"
 rc=$?

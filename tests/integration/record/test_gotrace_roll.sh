@@ -44,7 +44,8 @@ start_go 1.23 || exit 1
 RP=$!
 # under way: the piece holds a few generations (the timeline is renamed
 # into place at the end: nothing to look at before)
-wait_until go_piece_bytes "$RP" 12288
+rm -f "$W/gens"
+wait_until go_gens "$RP" 3
 t0=$(date +%s.%N)
 kill -INT "$RP"
 wait "$RP"
