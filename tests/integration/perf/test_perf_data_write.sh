@@ -70,7 +70,7 @@ cmp -s "$TMP/pipe.folded" "$TMP/stdin.folded" || fail "the pipe-mode file and th
 ok "pipe mode, a file and standard input: every sample as perf script has it"
 perf record -q -g -e sched:sched_switch -o - -- sh -c 'for i in 1 2 3; do sleep 0.01; done' 2> /dev/null > "$TMP/sw.data"
 "$R" convert "$TMP/sw.data" -o "$TMP/sw.json" || fail "rtdiag convert of a pipe-mode tracepoint recording"
-python3 - "$TMP/sw.json" "$(perf script -i "$TMP/sw.data" -F event 2> /dev/null | grep -c sched_switch)" <<'PY' || fail "pipe mode: sched_switch without its fields"
+python3 - "$TMP/sw.json" "$(perf script -i "$TMP/sw.data" -F event -G 2> /dev/null | grep -c "sched:sched_switch:")" <<'PY' || fail "pipe mode: sched_switch without its fields"
 import json, sys
 ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("name") == "sched:sched_switch"]
 print("sched_switch: rtdiag %d, perf script %s" % (len(ev), sys.argv[2]))
