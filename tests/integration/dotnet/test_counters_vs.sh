@@ -108,20 +108,28 @@ for k in sorted(set(rt) & set(dc)):
     a, b = rt[k], dc[k]
     if len(a) < 2 or len(b) < 2:
         bad.append("%s: %d and %d intervals" % (k, len(a), len(b)))
+    # The first interval runs from when the target's listener began (its
+    # start, on a loaded machine, can come most of a second after the
+    # session's) to the first publication: it may hold fewer ticks, never
+    # more (seen at load 15: rtdiag's 6, 16, 26 for the queue and 6 of 10
+    # hits in its first second, dotnet-counters' 10, 20, 30 that run).
     if v == "grow":
-        # a total since the session began: 10, 20, 30 ... in both
-        for i, (x, y) in enumerate(zip(a, b)):
-            if abs(x - y) > 2 * tol or abs(x - 10 * (i + 1)) > 10:
-                bad.append("%s interval %d: rtdiag %g, dotnet-counters %g" % (k, i, x, y))
+        # a total since the listener began: 10 more each interval
+        for who, s in (("rtdiag", a), ("dotnet-counters", b)):
+            step = [y - x for x, y in zip(s, s[1:])]
+            if not 0 <= s[0] <= 10 + 2 * tol or any(abs(d - 10) > 2 * tol for d in step):
+                bad.append("%s %s: %s, want 10 more an interval (+- %g)" % (who, k, s, 2 * tol))
         continue
     # an interval's two ends may each fall a tick or so early or late
     # (+-2 ticks); the running sums from the second interval on have one
-    # moving end (the first interval starts with the session, not on a
+    # moving end (the first interval starts with the listener, not on a
     # boundary), so they stay within +-2 ticks however long the run; a
     # value that does not move has tol 0
     for who, s in (("rtdiag", a), ("dotnet-counters", b)):
         run = [sum(s[1:i + 1]) for i in range(1, len(s))]
-        far = [x for x in s if abs(x - v) > 2 * tol]
+        far = [x for x in s[1:] if abs(x - v) > 2 * tol]
+        if typ == "Rate" and not 0 <= s[0] <= v + 2 * tol or typ != "Rate" and abs(s[0] - v) > 2 * tol:
+            far.insert(0, s[0])
         off = [x for i, x in enumerate(run) if typ == "Rate" and abs(x - v * (i + 1)) > 2 * tol]
         if far or off:
             bad.append("%s %s: %s, want %g +- %g (running sums %s)" % (who, k, s, v, tol, run))
