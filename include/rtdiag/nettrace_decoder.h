@@ -343,8 +343,9 @@ typedef int (*rtd_nettrace_seqpoint_fn)(void *ctx, uint64_t timestamp);
  *                walk's next step: a consumer that keeps an event's
  *                strings until then needs no copy of them. They are made
  *                where they stay (memory: about 1.5x the string bytes the
- *                call's events hold, at most 64 MiB; past it a walk fails
- *                with -RTD_E_CAP).
+ *                call's events hold, at most @max_lent_bytes; past it a
+ *                walk fails with -RTD_E_CAP).
+ * @max_lent_bytes: cap on the strings lent between two calls (0: 64 MiB)
  */
 struct rtd_nettrace_opts {
 	size_t sz;
@@ -362,6 +363,7 @@ struct rtd_nettrace_opts {
 	bool (*want)(void *ctx, const struct rtd_nettrace_metadata *m);
 	rtd_nettrace_event_fn on_arrival;
 	bool lend_strings;
+	size_t max_lent_bytes;
 };
 
 /**

@@ -107,7 +107,7 @@ rtd_nettrace *rtd_nettrace_new(const struct rtd_nettrace_opts *opts)
 	if (!dec)
 		return NULL;
 	if (rtd_opts_copy(&dec->o, sizeof(dec->o), opts,
-			  RTD_OPTS_END(rtd_nettrace_opts, lend_strings))) {
+			  RTD_OPTS_END(rtd_nettrace_opts, max_lent_bytes))) {
 		free(dec);
 		return NULL;
 	}
@@ -125,7 +125,8 @@ rtd_nettrace *rtd_nettrace_new(const struct rtd_nettrace_opts *opts)
 	rtd_buf_init(&dec->sbuf, RTD_CAP_STRING);
 	rtd_buf_init(&dec->fbuf, RTD_CAP_LINE * 16);
 	rtd_buf_init(&dec->gbuf, RTD_CAP_STRING);
-	rtd_arena_init(&dec->lent, NT_CAP_LENT_BYTES);
+	rtd_arena_init(&dec->lent,
+		       dec->o.max_lent_bytes ? dec->o.max_lent_bytes : NT_CAP_LENT_BYTES);
 	rtd_buf_init(&dec->nbuf, RTD_CAP_LINE * 16);
 	if (!dec->o.max_sort_bytes)
 		dec->o.max_sort_bytes = NT_CAP_SORT_DEFAULT;

@@ -29,7 +29,7 @@
 #define NT_CAP_LABELS (1u << 16)           /* V6 label lists per SP */
 #define NT_CAP_ARRAY_ELEMS (1u << 20)      /* elements walked per array */
 #define NT_CAP_STACK_FRAMES 4096u          /* frames in one stack */
-#define NT_CAP_LENT_BYTES (64u << 20)      /* strings lent between two calls */
+#define NT_CAP_LENT_BYTES (64u << 20)      /* strings lent between two calls (default) */
 
 /* Value and bit maps of the built-in schemas (schema_table.c). */
 extern const struct rtd_nettrace_map nt_map_table[];

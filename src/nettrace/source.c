@@ -635,7 +635,7 @@ static rtd_source *nts_new(struct nts *s, bool mem, int *err)
 	rtd_map_init(&s->window_stacks, NTS_MAX_WINDOW_STACKS);
 	RTD_OPTS(rtd_nettrace_opts, o, .ctx = s, .on_event = on_event, .on_info = on_info,
 		 .on_seqpoint = on_seqpoint, .sort = !s->o.stream_order, .stable_input = mem,
-		 .lend_strings = true,
+		 .lend_strings = true, .max_lent_bytes = s->o.max_queue_bytes,
 		 .want = wants(s, RTD_REC_INSTANT) && !s->o.want ? NULL : nts_want,
 		 .on_arrival = s->o.no_prepass && s->o.address_frames && !s->o.no_methods
 				       ? nts_arrival : NULL);

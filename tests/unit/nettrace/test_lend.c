@@ -10,7 +10,8 @@
  * call's end, against the text the decoder gives without lending; and
  * the texts are those of a decoder without lending, in the same order.
  * Without lending (the scratch buffer rewritten at each string) the
- * check fails at the first event with two strings.
+ * check fails at the first event with two strings. The cap
+ * (max_lent_bytes) fails a walk, not the stream, and holds per call.
  */
 #include "test_util.h"
 
@@ -33,13 +34,15 @@ struct texts {
 	size_t ncalls, calls_cap;
 	unsigned every, since; /* pause after every this many events */
 	size_t checked, most;  /* texts checked; the most lent in one call */
+	size_t max_lent;       /* opts.max_lent_bytes */
+	size_t capped;         /* walks that failed with -RTD_E_CAP */
 };
 
 static int text_value(void *ctx, const struct rtd_nettrace_value *v)
 {
 	struct texts *t = ctx;
-	if (!v->str)
-		return 0;
+	if (!v->str || t->capped)
+		return 0; /* past a cap: the texts no longer line up */
 	assert_int_equal(strlen(v->str), v->str_len);
 	if (t->keep) {
 		if (t->n == t->cap) {
@@ -65,7 +68,8 @@ static int text_event(void *ctx, const struct rtd_nettrace_event *ev)
 {
 	struct texts *t = ctx;
 	/* damage inside a payload ends its walk, as for every reader */
-	(void)rtd_nettrace_walk(t->dec, ev, text_value, t);
+	if (rtd_nettrace_walk(t->dec, ev, text_value, t) == -RTD_E_CAP)
+		t->capped++;
 	if (t->every && ++t->since == t->every) {
 		t->since = 0;
 		return RTD_NT_PAUSE;
@@ -99,7 +103,8 @@ static int run(const uint8_t *buf, size_t len, size_t chunk, bool sort, struct t
 	       const struct texts *ref, const char *what)
 {
 	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = t, .on_event = text_event,
-				      .sort = sort, .lend_strings = ref != NULL};
+				      .sort = sort, .lend_strings = ref != NULL,
+				      .max_lent_bytes = t->max_lent};
 	t->dec = rtd_nettrace_new(&o);
 	assert_non_null(t->dec);
 	if (!chunk)
@@ -174,10 +179,41 @@ static void test_lend_vectors(void **state)
 		skip();
 }
 
+/* The cap on what one call lends: past it a walk fails with -RTD_E_CAP
+ * (what came before still lent), and the next call starts afresh. */
+static void test_lend_cap(void **state)
+{
+	(void)state;
+	size_t len = 0;
+	uint8_t *buf = nt_vector_read(nt_vectors[3], &len); /* objver4 */
+	if (!buf)
+		skip();
+	struct texts ref = {.keep = true}, t = {.max_lent = 4096};
+	int want_rc = run(buf, len, 0, false, &ref, NULL, NULL);
+	assert_int_equal(ref.capped, 0);
+	/* whole: one call lends everything, so most walks fail */
+	assert_int_equal(run(buf, len, 0, false, &t, &ref, "capped, whole"), want_rc);
+	assert_true(t.capped > 0);
+	assert_true(t.n < ref.n);
+	printf("ok: one call, 4 KiB: %zu walks capped, %zu of %zu texts lent\n", t.capped, t.n,
+	       ref.n);
+	texts_free(&t);
+	/* an event a call: each call's texts fit */
+	t = (struct texts){.max_lent = 4096, .every = 1};
+	assert_int_equal(run(buf, len, 4093, false, &t, &ref, "capped, an event a call"),
+			 want_rc);
+	assert_int_equal(t.capped, 0);
+	assert_int_equal(t.n, ref.n);
+	texts_free(&t);
+	texts_free(&ref);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lend_vectors),
+		cmocka_unit_test(test_lend_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
