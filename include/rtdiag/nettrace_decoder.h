@@ -337,6 +337,15 @@ typedef int (*rtd_nettrace_seqpoint_fn)(void *ctx, uint64_t timestamp);
  *              @sort holds it (@want's refused ones too); may be NULL.
  *              What needs no order (a table of method names looked up
  *              later) is so learnt without the sort's copy.
+ * @lend_strings: a walk's texts (rtd_nettrace_value.str) stay valid until
+ *                the caller's next rtd_nettrace_feed(), _resume() or
+ *                _finish() (or the decoder's free), not only until the
+ *                walk's next step: a consumer that keeps an event's
+ *                strings until then needs no copy of them. They are made
+ *                where they stay (memory: about 1.5x the string bytes the
+ *                call's events hold, at most @max_lent_bytes; past it a
+ *                walk fails with -RTD_E_CAP).
+ * @max_lent_bytes: cap on the strings lent between two calls (0: 64 MiB)
  */
 struct rtd_nettrace_opts {
 	size_t sz;
@@ -353,6 +362,8 @@ struct rtd_nettrace_opts {
 	bool stable_input;
 	bool (*want)(void *ctx, const struct rtd_nettrace_metadata *m);
 	rtd_nettrace_event_fn on_arrival;
+	bool lend_strings;
+	size_t max_lent_bytes;
 };
 
 /**
@@ -520,7 +531,8 @@ enum rtd_nettrace_vkind {
  * @f: floating-point value (F32, F64)
  * @str: UTF-8 text of STRING, CHAR16, CHAR8 and UTF8Z values, a GUID as
  *       "xxxxxxxx-xxxx-...", a DATETIME as ISO 8601; NUL-terminated,
- *       borrowed until the next step
+ *       borrowed until the next step (with rtd_nettrace_opts.lend_strings
+ *       until the caller's next call of the decoder)
  * @str_len: its length in bytes
  * @raw: the value's bytes in the payload
  * @raw_len: their count

@@ -48,8 +48,10 @@ struct rtd_nettrace_stats;
  *              (a file's rundown at its end then names nothing)
  * @not_monotonic: never take the trace's clock for CLOCK_MONOTONIC (a
  *                 trace from another machine or OS)
- * @max_queue_bytes: cap on what one read's records hold (fields, strings),
- *                   0: 64 MiB; -RTD_E_CAP when a sort window needs more
+ * @max_queue_bytes: cap on what one read's records hold: their fields,
+ *                   and, as much again, their strings (the decoder's,
+ *                   lent); 0: 64 MiB; -RTD_E_CAP when a sort window needs
+ *                   more
  * @kinds: the record kinds wanted, as bits 1u << RTD_REC_*; 0: all. An
  *         event that would make no wanted record is not read further
  *         (its payload is not walked, its stack not interned): a

@@ -125,36 +125,85 @@ static int put_utf8(rtd_buf *out, uint32_t cp)
 	return rtd_buf_append(out, s, n);
 }
 
+/* The one code point at @src[2 * @i] (a pair's two units: *@i moves past
+ * the first): unpaired surrogates as U+FFFD */
+static inline uint32_t utf16_at(const uint8_t *src, size_t n, size_t *i)
+{
+	uint32_t u = (uint32_t)src[2 * *i] | (uint32_t)src[2 * *i + 1] << 8;
+	if (u < 0xd800 || u > 0xdfff)
+		return u;
+	if (u <= 0xdbff && *i + 1 < n) {
+		uint32_t lo = (uint32_t)src[2 * *i + 2] | (uint32_t)src[2 * *i + 3] << 8;
+		if (lo >= 0xdc00 && lo <= 0xdfff) {
+			++*i;
+			return 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+		}
+	}
+	return 0xfffd;
+}
+
+size_t rtd_utf16le_utf8_len(const uint8_t *src, size_t n)
+{
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (src[2 * i + 1] == 0 && src[2 * i] < 0x80) {
+			len++; /* ASCII, the common case in every trace */
+			continue;
+		}
+		uint32_t cp = utf16_at(src, n, &i);
+		len += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+	}
+	return len;
+}
+
+void rtd_utf16le_utf8_put(char *dst, const uint8_t *src, size_t n)
+{
+	uint8_t *o = (uint8_t *)dst;
+	for (size_t i = 0; i < n; i++) {
+		if (src[2 * i + 1] == 0 && src[2 * i] < 0x80) {
+			*o++ = src[2 * i];
+			continue;
+		}
+		uint32_t cp = utf16_at(src, n, &i);
+		if (cp < 0x80) {
+			*o++ = (uint8_t)cp;
+		} else if (cp < 0x800) {
+			*o++ = (uint8_t)(0xc0 | cp >> 6);
+			*o++ = (uint8_t)(0x80 | (cp & 0x3f));
+		} else if (cp < 0x10000) {
+			*o++ = (uint8_t)(0xe0 | cp >> 12);
+			*o++ = (uint8_t)(0x80 | (cp >> 6 & 0x3f));
+			*o++ = (uint8_t)(0x80 | (cp & 0x3f));
+		} else {
+			*o++ = (uint8_t)(0xf0 | cp >> 18);
+			*o++ = (uint8_t)(0x80 | (cp >> 12 & 0x3f));
+			*o++ = (uint8_t)(0x80 | (cp >> 6 & 0x3f));
+			*o++ = (uint8_t)(0x80 | (cp & 0x3f));
+		}
+	}
+}
+
 int rtd_utf16le_to_utf8(const uint8_t *src, size_t nbytes, int stop_at_nul,
 			rtd_buf *out)
 {
 	if (nbytes % 2)
 		return -RTD_E_UTF16;
 	size_t n = nbytes / 2;
-	int err = 0;
-	for (size_t i = 0; i < n && !err; i++) {
-		uint32_t u = (uint32_t)src[2 * i] | (uint32_t)src[2 * i + 1] << 8;
-		if (u == 0 && stop_at_nul)
-			break;
-		if (u < 0x80) {
-			/* fast path for ASCII, the common case in every trace */
-			err = rtd_buf_putc(out, (char)u);
-			continue;
-		}
-		if (u >= 0xd800 && u <= 0xdbff && i + 1 < n) {
-			uint32_t lo = (uint32_t)src[2 * i + 2] |
-				      (uint32_t)src[2 * i + 3] << 8;
-			if (lo >= 0xdc00 && lo <= 0xdfff) {
-				i++;
-				err = put_utf8(out, 0x10000 + ((u - 0xd800) << 10) +
-							    (lo - 0xdc00));
-				continue;
-			}
-		}
-		if (u >= 0xd800 && u <= 0xdfff)
-			u = 0xfffd; /* unpaired surrogate */
-		err = put_utf8(out, u);
+	for (size_t i = 0; stop_at_nul && i < n; i++)
+		if (src[2 * i] == 0 && src[2 * i + 1] == 0)
+			n = i;
+	/* measured, then written in one go: not a call per character */
+	size_t len = rtd_utf16le_utf8_len(src, n);
+	if (rtd_buf_reserve(out, len) == 0) {
+		rtd_utf16le_utf8_put((char *)out->data + out->len, src, n);
+		out->len += len;
+		out->data[out->len] = 0;
+		return 0;
 	}
+	/* past the buffer's cap (or memory): what fits goes in, as ever */
+	int err = 0;
+	for (size_t i = 0; i < n && !err; i++)
+		err = put_utf8(out, utf16_at(src, n, &i));
 	return err;
 }
 

@@ -80,6 +80,12 @@ const char *rtd_buf_cstr(const rtd_buf *b);
  */
 int rtd_utf16le_to_utf8(const uint8_t *src, size_t nbytes, int stop_at_nul,
 			rtd_buf *out);
+/* The bytes @n UTF-16LE code units at @src take as UTF-8, converted as
+ * rtd_utf16le_to_utf8() does (no NUL counted, none stops it). */
+size_t rtd_utf16le_utf8_len(const uint8_t *src, size_t n);
+/* Writes them, exactly rtd_utf16le_utf8_len() bytes (no NUL), to @dst:
+ * memory the caller sized, a string lent where it is made. */
+void rtd_utf16le_utf8_put(char *dst, const uint8_t *src, size_t n);
 
 /* Append a JSON string literal (with quotes) for UTF-8 text s[0..n). */
 int rtd_buf_json_str(rtd_buf *b, const char *s, size_t n);

@@ -65,7 +65,7 @@ int nt_fail(rtd_nettrace *dec, int err, uint64_t off, const char *fmt, ...)
 	return err;
 }
 
-int nt_read_utf16z(rtd_rd *r, rtd_buf *out)
+int nt_utf16z_units(rtd_rd *r, size_t *n)
 {
 	const uint8_t *s = r->p;
 	size_t left = rd_left(r);
@@ -81,11 +81,21 @@ int nt_read_utf16z(rtd_rd *r, rtd_buf *out)
 			break;
 		i += 2;
 	}
-	rtd_buf_reset(out);
-	int err = rtd_utf16le_to_utf8(s, i, 0, out);
+	*n = i / 2;
+	return 0;
+}
+
+int nt_read_utf16z(rtd_rd *r, rtd_buf *out)
+{
+	size_t n;
+	int err = nt_utf16z_units(r, &n);
 	if (err)
 		return err;
-	rd_skip(r, i + 2);
+	rtd_buf_reset(out);
+	err = rtd_utf16le_to_utf8(r->p, 2 * n, 0, out);
+	if (err)
+		return err;
+	rd_skip(r, 2 * n + 2);
 	return 0;
 }
 
@@ -97,7 +107,7 @@ rtd_nettrace *rtd_nettrace_new(const struct rtd_nettrace_opts *opts)
 	if (!dec)
 		return NULL;
 	if (rtd_opts_copy(&dec->o, sizeof(dec->o), opts,
-			  RTD_OPTS_END(rtd_nettrace_opts, on_arrival))) {
+			  RTD_OPTS_END(rtd_nettrace_opts, max_lent_bytes))) {
 		free(dec);
 		return NULL;
 	}
@@ -115,6 +125,8 @@ rtd_nettrace *rtd_nettrace_new(const struct rtd_nettrace_opts *opts)
 	rtd_buf_init(&dec->sbuf, RTD_CAP_STRING);
 	rtd_buf_init(&dec->fbuf, RTD_CAP_LINE * 16);
 	rtd_buf_init(&dec->gbuf, RTD_CAP_STRING);
+	rtd_arena_init(&dec->lent,
+		       dec->o.max_lent_bytes ? dec->o.max_lent_bytes : NT_CAP_LENT_BYTES);
 	rtd_buf_init(&dec->nbuf, RTD_CAP_LINE * 16);
 	if (!dec->o.max_sort_bytes)
 		dec->o.max_sort_bytes = NT_CAP_SORT_DEFAULT;
@@ -147,6 +159,7 @@ void rtd_nettrace_free(rtd_nettrace *dec)
 	rtd_buf_free(&dec->sbuf);
 	rtd_buf_free(&dec->fbuf);
 	rtd_buf_free(&dec->gbuf);
+	rtd_arena_free(&dec->lent);
 	rtd_buf_free(&dec->nbuf);
 	rtd_buf_free(&dec->sarena);
 	rtd_buf_free(&dec->stack_text);
@@ -1811,8 +1824,16 @@ static int pause_feed(rtd_nettrace *dec, const uint8_t *p, size_t len)
 	return RTD_NT_PAUSED;
 }
 
+/* opts.lend_strings: what the last call lent is the caller's no more */
+static void lent_reset(rtd_nettrace *dec)
+{
+	if (dec->lent.used)
+		rtd_arena_reset(&dec->lent);
+}
+
 static int feed(rtd_nettrace *dec, const uint8_t *p, size_t len)
 {
+	lent_reset(dec);
 	while (dec->state != ST_DONE) {
 		if (dec->in.len == 0) {
 			if (len == 0)
@@ -2006,6 +2027,7 @@ int rtd_nettrace_finish(rtd_nettrace *dec)
 	const char *what = "block";
 	char tn[NT_CAP_TYPE_NAME + 1];
 	size_t total = 0;
+	lent_reset(dec);
 	/* a paused feed is done first, without pausing again */
 	dec->finishing = true;
 	if (dec->paused) {

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/arena.h"
 #include "common/buf.h"
 #include "common/map.h"
 #include "common/rd.h"
@@ -28,6 +29,7 @@
 #define NT_CAP_LABELS (1u << 16)           /* V6 label lists per SP */
 #define NT_CAP_ARRAY_ELEMS (1u << 20)      /* elements walked per array */
 #define NT_CAP_STACK_FRAMES 4096u          /* frames in one stack */
+#define NT_CAP_LENT_BYTES (64u << 20)      /* strings lent between two calls (default) */
 
 /* Value and bit maps of the built-in schemas (schema_table.c). */
 extern const struct rtd_nettrace_map nt_map_table[];
@@ -188,6 +190,10 @@ struct rtd_nettrace {
 	rtd_buf sbuf;
 	rtd_buf fbuf;
 	rtd_buf gbuf;          /* rtd_nettrace_get's string */
+	/* opts.lend_strings: the walks' texts since the caller's last call
+	 * (feed, resume, finish), and the first failure to keep one */
+	rtd_arena lent;
+	int lent_err;
 	rtd_buf nbuf;          /* rtd_nettrace_format's value names */
 	/* JSON text of mapped values' names, by (map, value): the maps are
 	 * the built-in tables, so a pointer names one for the decoder's life */
@@ -285,6 +291,9 @@ int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 /* Read a NUL-terminated UTF-16 string into out (UTF-8). Returns 0 or a
  * negative code (-RTD_E_TRUNCATED when no terminator). */
 int nt_read_utf16z(rtd_rd *r, rtd_buf *out);
+/* The code units of the NUL-terminated UTF-16LE string at @r (the NUL
+ * not counted, not consumed): 0, or the reader's error. */
+int nt_utf16z_units(rtd_rd *r, size_t *n);
 
 /* The events that name code (methods.c learns from them): which, by the
  * runtime's and the rundown's event ids. */

@@ -6,7 +6,8 @@
  * Payload fields are packed little-endian values with no alignment
  * (NetTraceFormat_v5.md "Metadata event encoding"); strings are
  * NUL-terminated UTF-16. Nothing is allocated per event: strings are
- * converted into the decoder's scratch buffer.
+ * converted into the decoder's scratch buffer, or, lent until the
+ * caller's next call (opts.lend_strings), into its arena of them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -237,8 +238,41 @@ static inline void set_str(struct rtd_nettrace_value *v, rtd_buf *sb)
 	v->str_len = sb->len;
 }
 
-/* Text-like scalars: the value, and its text in sb. */
-static int read_text(const struct rtd_nettrace_field *f, rtd_rd *r,
+/* A lent string's room, or NULL with the decoder's lent_err set */
+static char *lent_alloc(rtd_nettrace *dec, size_t n)
+{
+	int err = 0;
+	char *p = rtd_arena_alloc(&dec->lent, n, &err);
+	if (!p && !dec->lent_err)
+		dec->lent_err = err;
+	return p;
+}
+
+/* A STRING converted where it is lent (opts.lend_strings): measured,
+ * then written once, neither into the scratch buffer nor copied out */
+static int lend_utf16z(rtd_nettrace *dec, rtd_rd *r, struct rtd_nettrace_value *v)
+{
+	size_t n;
+	int err = nt_utf16z_units(r, &n);
+	if (err)
+		return err == -RTD_E_TRUNCATED ? 0 : err;
+	size_t len = rtd_utf16le_utf8_len(r->p, n);
+	if (len > RTD_CAP_STRING)
+		return -RTD_E_CAP; /* as the scratch buffer's cap */
+	char *p = lent_alloc(dec, len + 1);
+	if (!p)
+		return dec->lent_err;
+	rtd_utf16le_utf8_put(p, r->p, n);
+	p[len] = 0;
+	rd_skip(r, 2 * n + 2);
+	v->str = p;
+	v->str_len = len;
+	return 0;
+}
+
+/* Text-like scalars: the value, and its text in sb (lent: STRING's made
+ * in place, the others' copied there by the caller). */
+static int read_text(rtd_nettrace *dec, const struct rtd_nettrace_field *f, rtd_rd *r,
 		     rtd_buf *sb, struct rtd_nettrace_value *v)
 {
 	switch (f->type) {
@@ -272,6 +306,8 @@ static int read_text(const struct rtd_nettrace_field *f, rtd_rd *r,
 		return 0;
 	}
 	case RTD_NT_T_STRING: {
+		if (dec->o.lend_strings)
+			return lend_utf16z(dec, r, v);
 		int err = nt_read_utf16z(r, sb);
 		if (err && err != -RTD_E_TRUNCATED)
 			return err;
@@ -296,6 +332,17 @@ static int read_text(const struct rtd_nettrace_field *f, rtd_rd *r,
 	}
 }
 
+/* A text made in the scratch buffer (a GUID, a date...), copied to be lent */
+static int lend_copy(rtd_nettrace *dec, struct rtd_nettrace_value *v)
+{
+	char *p = lent_alloc(dec, v->str_len + 1);
+	if (!p)
+		return dec->lent_err;
+	memcpy(p, v->str, v->str_len + 1);
+	v->str = p;
+	return 0;
+}
+
 /* Reads one scalar into v (raw bytes only for DECIMAL and BINARY: the
  * caller has v->raw). Returns 0 or an error; a short read leaves r's
  * sticky error. */
@@ -308,6 +355,8 @@ static int read_scalar(struct walk *w, const struct rtd_nettrace_field *f,
 		if (f->type == RTD_NT_T_DATETIME && rd_ok(r)) {
 			fmt_filetime(v->u, sb);
 			set_str(v, sb);
+			if (w->dec->o.lend_strings)
+				return lend_copy(w->dec, v);
 		}
 		return 0;
 	}
@@ -316,8 +365,12 @@ static int read_scalar(struct walk *w, const struct rtd_nettrace_field *f,
 	case RTD_NT_T_F32: v->f = rd_f32le(r); return 0;
 	case RTD_NT_T_F64: v->f = rd_f64le(r); return 0;
 	case RTD_NT_T_CHAR16: case RTD_NT_T_CHAR8: case RTD_NT_T_GUID:
-	case RTD_NT_T_STRING: case RTD_NT_T_UTF8Z:
-		return read_text(f, r, sb, v);
+	case RTD_NT_T_STRING: case RTD_NT_T_UTF8Z: {
+		int err = read_text(w->dec, f, r, sb, v);
+		if (!err && v->str == rtd_buf_cstr(sb) && w->dec->o.lend_strings)
+			return lend_copy(w->dec, v);
+		return err;
+	}
 	case RTD_NT_T_DECIMAL:
 		rd_bytes(r, 16, &p);
 		return 0;

@@ -13,6 +13,10 @@
  * cache between the decoder that writes them and the consumer that reads
  * them, and are handed out where they are (rtd_source_ops.next_own).
  *
+ * A field's text is the decoder's, lent (opts.lend_strings) until its
+ * next call, which comes only once the queue is empty: a record's
+ * strings are not copied.
+ *
  * Frames are named by rtd_nettrace_methods; a file's rundown comes at its
  * end, so unless told otherwise the input is read once ahead for the
  * method events only (memory: the method table), then again for records.
@@ -302,16 +306,14 @@ static int on_value(void *ctx, const struct rtd_nettrace_value *v)
 	}
 	if (v->kind != RTD_NT_V_SCALAR || !v->name || s->nfields >= NTS_MAX_FIELDS)
 		return 0;
-	const char *name, *str = NULL;
+	const char *name;
 	int rc = name_at(s, v, at, &name);
-	if (rc == 0 && v->str && !(str = rtd_arena_strndup(&s->q.arena, v->str, v->str_len, &rc)))
-		rc = rc ? rc : -ENOMEM;
 	if (rc < 0) {
 		s->value_err = rc; /* the source's own failure, not the payload's */
 		return rc;
 	}
 	s->fields[s->nfields++] = (struct rtd_field){.name = name, .type = field_type(v),
-						     .i = v->i, .u = v->u, .f = v->f, .s = str};
+						     .i = v->i, .u = v->u, .f = v->f, .s = v->str};
 	return 0;
 }
 
@@ -437,7 +439,8 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 		rc = rtd_nettrace_walk(s->dec, ev, on_value, s);
 		/* a payload shorter than its layout keeps what came before, and
 		 * with top_fields so does any value it cannot read */
-		if (rc < 0 && (s->value_err || (rc != -RTD_E_NT_PAYLOAD && !s->o.top_fields)))
+		if (rc < 0 && (s->value_err || s->dec->lent_err ||
+			       (rc != -RTD_E_NT_PAYLOAD && !s->o.top_fields)))
 			return rc;
 		/* a sampler's payload: one u32 (its Type); the next are read
 		 * straight (a sample per managed thread per millisecond) */
@@ -632,6 +635,7 @@ static rtd_source *nts_new(struct nts *s, bool mem, int *err)
 	rtd_map_init(&s->window_stacks, NTS_MAX_WINDOW_STACKS);
 	RTD_OPTS(rtd_nettrace_opts, o, .ctx = s, .on_event = on_event, .on_info = on_info,
 		 .on_seqpoint = on_seqpoint, .sort = !s->o.stream_order, .stable_input = mem,
+		 .lend_strings = true, .max_lent_bytes = s->o.max_queue_bytes,
 		 .want = wants(s, RTD_REC_INSTANT) && !s->o.want ? NULL : nts_want,
 		 .on_arrival = s->o.no_prepass && s->o.address_frames && !s->o.no_methods
 				       ? nts_arrival : NULL);

@@ -88,6 +88,20 @@ struct rtd_source;
 int cli_nettrace_cpu(FILE *in, const char *path, const uint8_t *first,
 		     size_t nfirst, struct rtd_nettrace_profiler *prof,
 		     struct rtd_source **src, struct cli_nt_end *end);
+/* A nettrace source's bytes (rtd_nettrace_read_fn): @first/@nfirst (what
+ * was sniffed), then the rest of @f, a regular file or a pipe alike; a
+ * terminal shows the bytes read unless @quiet. */
+struct cli_nt_reader {
+	FILE *f;
+	const char *path;
+	const uint8_t *first;
+	size_t nfirst;
+	uint64_t total;
+	unsigned tick;
+	bool read_err;
+	bool quiet;
+};
+int64_t cli_nt_read(void *ctx, void *buf, size_t len);
 /* Free what cli_nettrace_cpu() made. */
 void cli_nettrace_done(struct rtd_source *src, struct cli_nt_end *end);
 /* Is this argument "-h" or "--help"? */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cli_timeline.c - a Go trace or an EventPipe stream written as a timeline
- * (Perfetto, Chrome JSON): the input pumped through its decoder into the
- * source's adapter (rtd_tl_gotrace, rtd_tl_nettrace). Shared by
+ * (Perfetto, Chrome JSON): a Go trace pumped through its decoder into its
+ * adapter (rtd_tl_gotrace), an EventPipe stream's records through a
+ * nettrace source into rtd_tl_nettrace_pull(). Shared by
  * `rtdiag convert`, `gotrace cat --format` and `nettrace cat --format`.
  */
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include "rtdiag/gotrace.h"
 #include "rtdiag/gotrace_source.h"
 #include "rtdiag/nettrace.h"
+#include "rtdiag/nettrace_source.h"
 #include "rtdiag/gotrace_timeline.h"
 #include "rtdiag/nettrace_timeline.h"
 #include "rtdiag/timeline.h"
@@ -232,41 +234,6 @@ int cli_timeline_gotrace(FILE *in, const char *path, const uint8_t *first,
 
 /* ---- EventPipe streams ----------------------------------------------------------- */
 
-struct ntl_ctx {
-	rtd_nettrace *dec;
-	rtd_tl_nettrace *a;
-	rtd_nettrace_methods *methods;
-	bool learn; /* the methods are learnt as events come */
-	bool (*want)(void *ctx, const struct rtd_nettrace_metadata *m);
-	void *want_ctx;
-};
-
-static int ntl_meta(void *ctx, struct rtd_nettrace_metadata *m)
-{
-	struct ntl_ctx *c = ctx;
-	/* the filter is decided once per event type */
-	m->user = !c->want || c->want(c->want_ctx, m) ? (void *)1 : NULL;
-	return 0;
-}
-
-static int ntl_event(void *ctx, const struct rtd_nettrace_event *ev)
-{
-	struct ntl_ctx *c = ctx;
-	if (c->learn) {
-		int err = rtd_nettrace_methods_event(c->methods, ev);
-		if (err)
-			return err;
-	}
-	if (!ev->meta->user)
-		return 0;
-	return rtd_tl_nettrace_event(c->a, c->dec, ev);
-}
-
-static int ntl_info(void *ctx, const struct rtd_nettrace_info *info)
-{
-	return rtd_tl_nettrace_info(((struct ntl_ctx *)ctx)->a, info);
-}
-
 static int learn_event(void *ctx, const struct rtd_nettrace_event *ev)
 {
 	return rtd_nettrace_methods_event(ctx, ev);
@@ -275,24 +242,28 @@ static int learn_event(void *ctx, const struct rtd_nettrace_event *ev)
 /* A regular file is read once first for its methods: the rundown that
  * names what was jitted before the session comes at the stream's end.
  * Damage is reported by the second pass. */
-static void learn_file(int fd, rtd_nettrace_methods *m, uint8_t *buf)
+static void learn_file(int fd, rtd_nettrace_methods *m)
 {
 	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = m,
 				      .on_event = learn_event};
 	rtd_nettrace *dec = rtd_nettrace_new(&o);
-	if (!dec)
-		return;
+	uint8_t *buf = malloc(1 << 20);
 	int64_t n;
 	uint64_t off = 0;
-	int rc = 0;
+	int rc = dec && buf ? 0 : -ENOMEM;
 	while (rc == 0 && (n = cli_pread_all(buf, 1 << 20, off, &fd)) > 0) {
 		rc = rtd_nettrace_feed(dec, buf, (size_t)n);
 		off += (uint64_t)n;
 	}
-	(void)rtd_nettrace_finish(dec);
+	if (dec)
+		(void)rtd_nettrace_finish(dec);
 	rtd_nettrace_free(dec);
+	free(buf);
 }
 
+/* The stream's records drawn in its own order (the timeline's viewers
+ * sort by time): a file's frames named by the adapter from every method
+ * of a first pass, a pipe's by the source as their events come. */
 int cli_timeline_nettrace(FILE *in, const char *path, const uint8_t *first,
 			  size_t nfirst, const struct cli_format *f,
 			  const char *outp,
@@ -304,50 +275,42 @@ int cli_timeline_nettrace(FILE *in, const char *path, const uint8_t *first,
 	if (cli_timeline_open(&t, f, outp))
 		return CLI_FAIL;
 	const char *base = strrchr(path, '/');
-	struct ntl_ctx c = {.a = rtd_tl_nettrace_new(t.tl, base ? base + 1 : path),
-			    .methods = rtd_nettrace_methods_new(),
-			    .want = want, .want_ctx = want_ctx};
-	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = &c,
-				      .on_event = ntl_event, .on_info = ntl_info,
-				      .on_metadata = ntl_meta};
-	c.dec = rtd_nettrace_new(&o);
-	uint8_t *buf = malloc(1 << 20);
-	int rc = c.a && c.dec && c.methods && buf ? 0 : -ENOMEM;
-	if (!rc) {
-		int fd = fileno(in);
-		struct stat sb;
-		if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
-			learn_file(fd, c.methods, buf);
-		else
-			c.learn = true;
-		rtd_tl_nettrace_set_methods(c.a, c.methods);
-		rc = rtd_nettrace_feed(c.dec, first, nfirst);
+	rtd_tl_nettrace *a = rtd_tl_nettrace_new(t.tl, base ? base + 1 : path);
+	struct stat sb;
+	bool file = fstat(fileno(in), &sb) == 0 && S_ISREG(sb.st_mode);
+	rtd_nettrace_methods *m = file ? rtd_nettrace_methods_new() : NULL;
+	if (m) {
+		learn_file(fileno(in), m);
+		rtd_tl_nettrace_set_methods(a, m);
 	}
-	size_t n;
-	while (rc == 0 && (n = fread(buf, 1, 1 << 20, in)) > 0)
-		rc = rtd_nettrace_feed(c.dec, buf, n);
-	if (rc >= 0 && ferror(in))
-		rc = -EIO;
-	int fin = rc >= 0 && c.dec ? rtd_nettrace_finish(c.dec) : rc;
+	struct cli_nt_reader r = {.f = in, .path = path, .first = first, .nfirst = nfirst,
+				  .quiet = true};
+	RTD_OPTS(rtd_nettrace_source_opts, so, .stream_order = true, .top_fields = true,
+		 .address_frames = file, .no_methods = file, .want = want, .want_ctx = want_ctx,
+		 .fields = rtd_tl_nettrace_fields, .kinds = RTD_TL_NETTRACE_KINDS);
+	int rc = a && (m || !file) ? 0 : -ENOMEM;
+	rtd_source *src = rc ? NULL : rtd_nettrace_source_stream(cli_nt_read, &r, &so, &rc);
+	if (src)
+		rc = rtd_tl_nettrace_pull(a, src);
 	int ret = CLI_OK;
 	struct rtd_nettrace_stats st = {0};
-	if (c.dec)
-		rtd_nettrace_stats(c.dec, &st);
-	if (fin < 0 && cli_timeline_failed(&t)) {
+	if (src)
+		rtd_nettrace_source_stats(src, &st);
+	const struct rtd_record *er;
+	if (rc < 0 && cli_timeline_failed(&t)) {
 		ret = CLI_FAIL; /* the output's, said by the close */
-	} else if (fin < 0) {
-		const char *msg = c.dec ? rtd_nettrace_error(c.dec, NULL) : "";
-		cli_fail("%s: %s%s", path, msg && *msg ? msg : rtd_strerror(fin),
-			 st.events ? " (the events before it are in the timeline)"
-				   : "");
+	} else if (rc < 0) {
+		const char *msg = r.read_err ? rtd_strerror(-EIO)
+			: src && rtd_source_next(src, &er) < 0 ? er->message : "";
+		cli_fail("%s: %s%s", path, msg && *msg ? msg : rtd_strerror(rc),
+			 st.events ? " (the events before it are in the timeline)" : "");
 		ret = st.events ? CLI_PARTIAL : CLI_FAIL;
 	}
 	int cr = cli_timeline_close(&t, st.events > 0);
 	if (cr != CLI_OK)
 		ret = cr;
-	rtd_nettrace_free(c.dec);
-	rtd_tl_nettrace_free(c.a);
-	rtd_nettrace_methods_free(c.methods);
-	free(buf);
+	rtd_source_free(src);
+	rtd_tl_nettrace_free(a);
+	rtd_nettrace_methods_free(m);
 	return ret;
 }

@@ -606,21 +606,9 @@ static const struct cli_opt prof_opts[] = {
 	{0},
 };
 
-/* The stream's bytes for a nettrace source: what was sniffed, then the
- * rest of the FILE (a regular file or a pipe alike). */
-struct nt_reader {
-	FILE *f;
-	const char *path;
-	const uint8_t *first;
-	size_t nfirst;
-	uint64_t total;
-	unsigned tick;
-	bool read_err;
-};
-
-static int64_t nt_read(void *ctx, void *buf, size_t len)
+int64_t cli_nt_read(void *ctx, void *buf, size_t len)
 {
-	struct nt_reader *r = ctx;
+	struct cli_nt_reader *r = ctx;
 	if (r->nfirst) {
 		size_t n = r->nfirst < len ? r->nfirst : len;
 		memcpy(buf, r->first, n);
@@ -634,7 +622,7 @@ static int64_t nt_read(void *ctx, void *buf, size_t len)
 		return errno ? -errno : -EIO;
 	}
 	r->total += n;
-	if ((++r->tick & 7) == 0 && cli_progress_enabled()) {
+	if ((++r->tick & 7) == 0 && !r->quiet && cli_progress_enabled()) {
 		char b[32];
 		cli_progress("%s: %s", r->path, cli_bytes((double)r->total, b, sizeof(b)));
 	}
@@ -645,14 +633,14 @@ int cli_nettrace_cpu(FILE *in, const char *path, const uint8_t *first,
 		     size_t nfirst, struct rtd_nettrace_profiler *prof,
 		     rtd_source **srcp, struct cli_nt_end *end)
 {
-	struct nt_reader r = {.f = in, .path = path, .first = first,
+	struct cli_nt_reader r = {.f = in, .path = path, .first = first,
 			      .nfirst = nfirst};
 	/* frames are named at the end, from the methods the stream gave */
 	RTD_OPTS(rtd_nettrace_source_opts, so, .kinds = 1u << RTD_REC_SAMPLE,
 		 .address_frames = true);
 	memset(end, 0, sizeof(*end));
 	int rc = 0;
-	rtd_source *src = rtd_nettrace_source_stream(nt_read, &r, &so, &rc);
+	rtd_source *src = rtd_nettrace_source_stream(cli_nt_read, &r, &so, &rc);
 	if (src)
 		rc = rtd_nettrace_profiler_pull(prof, src);
 	cli_progress_done();

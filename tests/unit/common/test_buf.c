@@ -49,6 +49,14 @@ static const char *u16(const uint8_t *s, size_t n, int nul, int *err)
 	rtd_buf_free(&b);
 	rtd_buf_init(&b, 64);
 	*err = rtd_utf16le_to_utf8(s, n, nul, &b);
+	if (*err == 0 && !nul) {
+		/* measured and written in place: the same bytes */
+		size_t len = rtd_utf16le_utf8_len(s, n / 2);
+		char out[256] = {0};
+		assert_int_equal(len, b.len);
+		rtd_utf16le_utf8_put(out, s, n / 2);
+		assert_memory_equal(out, rtd_buf_cstr(&b), len + 1);
+	}
 	return rtd_buf_cstr(&b);
 }
 
@@ -80,8 +88,9 @@ static void utf16(void **state)
 		many[i] = 'q';
 		many[i + 1] = 0;
 	}
-	u16(many, sizeof(many), 0, &err);
+	const char *kept = u16(many, sizeof(many), 0, &err);
 	assert_int_equal(err, -RTD_E_CAP);
+	assert_int_equal(strlen(kept), 64); /* what fits, as ever */
 }
 
 static void json(void **state)
