@@ -71,6 +71,16 @@ RTD_API int rtd_tl_gotrace_event(rtd_tl_gotrace *a, const struct rtd_gotrace_dec
 RTD_API int rtd_tl_gotrace_record(rtd_tl_gotrace *a, const struct rtd_record *rec);
 
 /**
+ * rtd_tl_gotrace_take - rtd_tl_gotrace_record() as rtd_source_each()'s callback
+ * @a: the adapter (an rtd_tl_gotrace *)
+ * @rec: the source's next record, as rtd_tl_gotrace_record() takes it
+ *
+ * Returns: what rtd_tl_gotrace_record() returns: 0 (go on) or an error,
+ * which stops rtd_source_each() and is what it returns.
+ */
+RTD_API int rtd_tl_gotrace_take(void *a, const struct rtd_record *rec);
+
+/**
  * rtd_tl_gotrace_free - free the adapter (not the timeline)
  * @a: the adapter; NULL does nothing
  */

@@ -477,6 +477,13 @@ typedef struct rtd_source rtd_source;
  *              zeroed) as @next_own says it. Records it could not finish
  *              before an error or the end are given out first; the
  *              error or end comes at the next call.
+ * @each: optional (with @next_own): the next records handed one by one
+ *        to @take, for rtd_source_each(): each in a record the source
+ *        owns, valid until @take returns, and each finished before the
+ *        next is read (so no record has to outlive another's reading).
+ *        When @take returns non-zero, return 1 at once (the next record
+ *        comes at the next call); return 0 at the end, or a negative
+ *        error said in @scratch (not zeroed) as @next_own says it.
  */
 struct rtd_source_ops {
 	size_t sz;
@@ -488,6 +495,8 @@ struct rtd_source_ops {
 	int (*next_own)(void *impl, struct rtd_record *scratch, struct rtd_record **out);
 	int (*next_batch)(void *impl, struct rtd_record *scratch, struct rtd_record **out,
 			  size_t max);
+	int (*each)(void *impl, struct rtd_record *scratch,
+		    int (*take)(void *tctx, struct rtd_record *rec), void *tctx);
 };
 
 /**
@@ -552,6 +561,33 @@ RTD_API int rtd_source_next(rtd_source *s, const struct rtd_record **rec);
  * @recs[0] the error record, every later call returning the same.
  */
 RTD_API int rtd_source_next_batch(rtd_source *s, const struct rtd_record **recs, size_t max);
+
+/* rtd_source_each()'s callback: 0 to go on, non-zero to stop */
+typedef int (*rtd_record_fn)(void *ctx, const struct rtd_record *rec);
+
+/**
+ * rtd_source_each - hand the next records to a callback, one by one
+ * @s: the source
+ * @fn: called with each record, borrowed until @fn returns; returns 0
+ *      for the next record, or a non-zero value to stop
+ * @ctx: passed to @fn
+ *
+ * The records, their order, clamping and counts are what as many calls of
+ * rtd_source_next() would give, and the two may be mixed. A source that
+ * hands out records itself (rtd_source_ops.each: the Go source's
+ * go_events) fills each in its own record and calls @fn from inside its
+ * reading loop, with no batch to keep: what a record points to need only
+ * last while @fn runs. Any other source is pulled with rtd_source_next().
+ *
+ * Returns: @fn's non-zero value when it stopped the walk (the records after
+ * that one come at the next call); 0 at the end (and again after it);
+ * RTD_SOURCE_IDLE from a live source that has no record now (wait with
+ * rtd_source_wait() and call again); or a negative
+ * error of the source, whose error record rtd_source_next() then gives.
+ * A negative value from @fn is returned as it is: keep it in @ctx to tell
+ * the two apart.
+ */
+RTD_API int rtd_source_each(rtd_source *s, rtd_record_fn fn, void *ctx);
 
 /**
  * rtd_source_clock - the source's clock now

@@ -537,15 +537,9 @@ static void shapes_free(struct gts_events *e)
  * a table of the generation's, so an event's stack costs a compare. A
  * stack with an unnamed frame is not kept there (an old-format string
  * may come after its stack): it is valid until the next look-up. */
-static const struct gts_stack *ev_stack(struct gts *s, uint64_t gen, uint64_t id)
+static const struct gts_stack *__attribute__((noinline))
+ev_stack_miss(struct gts *s, uint64_t gen, uint64_t id, struct gts_stack *c)
 {
-	static const struct gts_stack none;
-	if (!id)
-		return &none;
-	size_t h = (size_t)(id ^ id >> 11) & (GTS_STACKS - 1);
-	struct gts_stack *c = &s->evs->stacks[h];
-	if (c->st && c->id == id && c->gen == gen)
-		return c;
 	const struct rtd_stack *st = dec_stack_of(s, id);
 	bool named = st != NULL;
 	for (size_t i = 0; st && i < st->n; i++)
@@ -557,6 +551,19 @@ static const struct gts_stack *ev_stack(struct gts *s, uint64_t gen, uint64_t id
 	}
 	*c = one;
 	return c;
+}
+
+static inline __attribute__((always_inline)) const struct gts_stack *
+ev_stack(struct gts *s, uint64_t gen, uint64_t id)
+{
+	static const struct gts_stack none;
+	if (!id)
+		return &none;
+	size_t h = (size_t)(id ^ id >> 11) & (GTS_STACKS - 1);
+	struct gts_stack *c = &s->evs->stacks[h];
+	if (c->st && c->id == id && c->gen == gen)
+		return c;
+	return ev_stack_miss(s, gen, id, c);
 }
 
 /* Whether a decoder's argument name names a stack ("stack", "new_stack") */
@@ -1196,6 +1203,42 @@ static int gts_next_batch(void *impl, struct rtd_record *scratch, struct rtd_rec
 	return (int)n;
 }
 
+/* The next records with opts.go_events, each handed to @take as soon as
+ * it is filled in its shape's one record (the PROCESS record and the
+ * first event as gts_next_own() gives them): no batch, no copies, and
+ * every string of a record still the decoder's while @take reads it. */
+static int gts_each(void *impl, struct rtd_record *scratch,
+		    int (*take)(void *tctx, struct rtd_record *rec), void *tctx)
+{
+	struct gts *s = impl;
+	struct gts_events *e = s->evs;
+	if (e->after_set) { /* what ended the last batch */
+		e->after_set = false;
+		return go_other(s, scratch, e->after);
+	}
+	while (!e->steady) {
+		struct rtd_record *r = scratch;
+		int rc = go_next(s, scratch, &r);
+		if (rc != 1)
+			return rc;
+		if (take(tctx, r))
+			return 1;
+	}
+	for (;;) {
+		const struct rtd_gotrace_event *ev = &e->ev;
+		int rc = e->pull ? gt_pull_next(e->pull, &ev) : pump(s, &e->ev);
+		if (rc != 1)
+			return go_other(s, scratch, rc);
+		if (ev->gen != e->gen || ev->type == RTD_GO2_EV_READER_SYNC)
+			seen(s, ev);
+		struct rtd_record *r = go_event(s, ev);
+		if (!r || s->err)
+			return go_other(s, scratch, 1);
+		if (take(tctx, r))
+			return 1;
+	}
+}
+
 /* The decoder drops a generation's strings (read on this thread, inside
  * a batch): the string arguments of the batch's records so far become
  * the source's own copies. Once a generation. */
@@ -1287,6 +1330,7 @@ static const struct rtd_source_ops gts_events_ops = {
 	.free = gts_free,
 	.next_own = gts_next_own,
 	.next_batch = gts_next_batch,
+	.each = gts_each,
 };
 
 static int64_t read_at(void *buf, size_t len, uint64_t off, void *ctx)

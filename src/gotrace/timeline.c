@@ -102,6 +102,7 @@ struct evkind {
 	int8_t ix[NKEYS];      /* field of each key, -1 none */
 	const char *why;       /* the state's reason the name says (old format) */
 	bool goal;             /* HeapGoal, not HeapAlloc */
+	bool ctx3;             /* ev.g, ev.p, ev.m are the first three fields */
 };
 
 enum g_state {
@@ -985,6 +986,8 @@ static void resolve_keys(struct evkind *k, const struct rtd_record *rec)
 				k->ix[key] = (int8_t)i;
 		}
 	}
+	/* the Go source's layout: the context read with no look-up */
+	k->ctx3 = k->ix[C_G] == 0 && k->ix[C_P] == 1 && k->ix[C_M] == 2;
 }
 
 /* Whether @k is the kind of @rec's shape */
@@ -1103,7 +1106,8 @@ int rtd_tl_gotrace_event(rtd_tl_gotrace *a, const rtd_gotrace_dec *d,
 	return a->err;
 }
 
-int rtd_tl_gotrace_record(rtd_tl_gotrace *a, const struct rtd_record *rec)
+static inline __attribute__((always_inline)) int draw_record(rtd_tl_gotrace *a,
+								   const struct rtd_record *rec)
 {
 	if (a->err)
 		return a->err;
@@ -1136,12 +1140,28 @@ int rtd_tl_gotrace_record(rtd_tl_gotrace *a, const struct rtd_record *rec)
 	if (!k->fn)
 		return 0;
 	const struct rtd_field *f = rec->fields;
-	struct gev ev = {.name = rec->name, .ts = rec->ts, .stack = rec->stack, .f = f, .k = k,
-			 .g = k->ix[C_G] >= 0 ? f[k->ix[C_G]].u : 0,
-			 .p = k->ix[C_P] >= 0 ? f[k->ix[C_P]].i : -1,
-			 .m = k->ix[C_M] >= 0 ? f[k->ix[C_M]].i : -1};
+	struct gev ev = {.name = rec->name, .ts = rec->ts, .stack = rec->stack, .f = f, .k = k};
+	if (k->ctx3) {
+		ev.g = f[0].u;
+		ev.p = f[1].i;
+		ev.m = f[2].i;
+	} else {
+		ev.g = k->ix[C_G] >= 0 ? f[k->ix[C_G]].u : 0;
+		ev.p = k->ix[C_P] >= 0 ? f[k->ix[C_P]].i : -1;
+		ev.m = k->ix[C_M] >= 0 ? f[k->ix[C_M]].i : -1;
+	}
 	k->fn(a, &ev);
 	return a->err;
+}
+
+int rtd_tl_gotrace_record(rtd_tl_gotrace *a, const struct rtd_record *rec)
+{
+	return draw_record(a, rec);
+}
+
+int rtd_tl_gotrace_take(void *a, const struct rtd_record *rec)
+{
+	return draw_record(a, rec);
 }
 
 rtd_tl_gotrace *rtd_tl_gotrace_new(rtd_timeline *tl, const char *name)

@@ -27,6 +27,8 @@ struct rtd_source {
 	int (*next_own)(void *impl, struct rtd_record *scratch, struct rtd_record **out);
 	int (*next_batch)(void *impl, struct rtd_record *scratch, struct rtd_record **out,
 			  size_t max);
+	int (*each)(void *impl, struct rtd_record *scratch,
+		    int (*take)(void *tctx, struct rtd_record *rec), void *tctx);
 	struct rtd_record rec;
 	int state;          /* 0 running, 1 ended, <0 the sticky error */
 	bool any;           /* a record was given out: last_mono is set */
@@ -39,7 +41,7 @@ struct rtd_source {
 
 rtd_source *rtd_source_new(const struct rtd_source_ops *ops, void *impl)
 {
-	if (!ops || RTD_OPTS_VALID(ops, rtd_source_ops, next_batch) < 0 ||
+	if (!ops || RTD_OPTS_VALID(ops, rtd_source_ops, each) < 0 ||
 	    ops->sz < RTD_OPTS_END(rtd_source_ops, clock) || !ops->next || !ops->clock)
 		return NULL;
 	rtd_source *s = calloc(1, sizeof(*s));
@@ -52,6 +54,9 @@ rtd_source *rtd_source_new(const struct rtd_source_ops *ops, void *impl)
 	/* a batch of records the source owns: only with next_own */
 	if (ops->sz >= RTD_OPTS_END(rtd_source_ops, next_batch) && s->next_own)
 		s->next_batch = ops->next_batch;
+	/* records handed out one by one from the source's loop: the same */
+	if (ops->sz >= RTD_OPTS_END(rtd_source_ops, each) && s->next_own)
+		s->each = ops->each;
 	s->floor = INT64_MIN;
 	return s;
 }
@@ -223,6 +228,57 @@ int rtd_source_next_batch(rtd_source *s, const struct rtd_record **recs, size_t 
 	s->any = true;
 	s->last_mono = s->floor = floor;
 	return rc;
+}
+
+/* rtd_source_each() one record a pull: a source without each, or ended */
+static int __attribute__((noinline)) each_pulled(rtd_source *s, rtd_record_fn fn, void *ctx)
+{
+	for (;;) {
+		const struct rtd_record *r;
+		int rc = rtd_source_next(s, &r);
+		if (rc != 1)
+			return rc;
+		if ((rc = fn(ctx, r)) != 0)
+			return rc;
+	}
+}
+
+/* The caller's callback behind a source's each: the checks and counts of
+ * rtd_source_next() on each record first */
+struct each_take {
+	rtd_source *s;
+	rtd_record_fn fn;
+	void *ctx;
+	int ret;       /* fn's non-zero value */
+	bool bad;      /* a record of no known kind: the source's bug */
+	struct rtd_record *badrec;
+};
+
+static int each_take(void *tctx, struct rtd_record *r)
+{
+	struct each_take *t = tctx;
+	if (!kind_ok(r->kind)) {
+		t->bad = true;
+		t->badrec = r;
+		return 1;
+	}
+	given(t->s, r);
+	return t->ret = t->fn(t->ctx, r);
+}
+
+int rtd_source_each(rtd_source *s, rtd_record_fn fn, void *ctx)
+{
+	if (!s->each || s->state != 0)
+		return each_pulled(s, fn, ctx);
+	struct each_take t = {.s = s, .fn = fn, .ctx = ctx};
+	int rc = s->each(s->impl, &s->rec, each_take, &t);
+	if (rc == 1 && t.bad)
+		return next_own_other(s, t.badrec, 1); /* what came before it is delivered */
+	if (rc == 1 && t.ret)
+		return t.ret;
+	if (rc == 1) /* a source's bug: 1 without its callback's stop */
+		rc = RTD_SOURCE_IDLE + 1;
+	return settle(s, rc);
 }
 
 int rtd_source_clock(rtd_source *s, struct rtd_clock *out)

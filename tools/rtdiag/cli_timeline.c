@@ -110,9 +110,27 @@ static int gtl_take(void *ctx, const struct rtd_gotrace_event *ev)
 	return 0;
 }
 
-/* The Go timeline drawn from the Go source's records (go_events), pulled
- * in batches: the same bytes as the decoder's events (below), at more CPU
- * (docs/design.md step 3), so not the default yet */
+struct gtl_rec_sink {
+	rtd_tl_gotrace *a;
+	const char *path;
+	uint64_t events;
+};
+
+static int gtl_take_rec(void *ctx, const struct rtd_record *rec)
+{
+	struct gtl_rec_sink *k = ctx;
+	int rc = rtd_tl_gotrace_record(k->a, rec);
+	if (rc < 0)
+		return rc;
+	if (rec->kind == RTD_REC_INSTANT && (++k->events & 0xfffff) == 0 &&
+	    cli_progress_enabled())
+		cli_progress("%s: %llu events", k->path, (unsigned long long)k->events);
+	return 0;
+}
+
+/* The Go timeline drawn from the Go source's records (go_events), each
+ * handed to the adapter from inside the source's loop (rtd_source_each):
+ * the same bytes as the decoder's events (below) */
 static int timeline_gotrace_rec(FILE *in, const char *path, const uint8_t *first,
 				size_t nfirst, const struct cli_format *f, const char *outp)
 {
@@ -125,27 +143,21 @@ static int timeline_gotrace_rec(FILE *in, const char *path, const uint8_t *first
 	int rc = -ENOMEM;
 	rtd_source *src = cli_gotrace_source(in, first, nfirst, &so, &st, &rc);
 	const char *base = strrchr(path, '/');
-	rtd_tl_gotrace *a = src ? rtd_tl_gotrace_new(t.tl, base ? base + 1 : path) : NULL;
-	uint64_t events = 0;
-	const struct rtd_record *recs[32], *r = NULL;
-	if (a) {
-		int n;
-		rc = 0;
-		while ((n = rtd_source_next_batch(src, recs, 32)) > 0) {
-			for (int i = 0; i < n && rc == 0; i++) {
-				rc = rtd_tl_gotrace_record(a, recs[i]);
-				events += rc == 0 && recs[i]->kind == RTD_REC_INSTANT;
-			}
-			if (rc < 0)
-				break;
-			if ((events & ~(uint64_t)0xfffff) != ((events - (uint64_t)n) & ~(uint64_t)0xfffff) &&
-			    cli_progress_enabled())
-				cli_progress("%s: %llu events", path, (unsigned long long)events);
-		}
-		if (n <= 0) {
-			rc = n;
-			r = recs[0];
-		}
+	struct gtl_rec_sink k = {.path = path};
+	k.a = src ? rtd_tl_gotrace_new(t.tl, base ? base + 1 : path) : NULL;
+	const struct rtd_record *r = NULL;
+	if (k.a) {
+		/* progress counted on a terminal; else the adapter is the
+		 * callback, and the events are the source's count */
+		bool counted = cli_progress_enabled();
+		rc = counted ? rtd_source_each(src, gtl_take_rec, &k)
+			     : rtd_source_each(src, rtd_tl_gotrace_take, k.a);
+		struct rtd_source_stats ss;
+		rtd_source_stats(src, &ss);
+		if (rc < 0 && ss.records[RTD_REC_ERROR]) /* the source's: its error record */
+			(void)rtd_source_next(src, &r);
+		if (!counted)
+			k.events = ss.records[RTD_REC_INSTANT];
 	} else if (src) {
 		rc = -ENOMEM;
 	}
@@ -154,15 +166,15 @@ static int timeline_gotrace_rec(FILE *in, const char *path, const uint8_t *first
 	if (rc < 0 && cli_timeline_failed(&t)) {
 		ret = CLI_FAIL;
 	} else if (rc < 0) {
-		const char *msg = src && r && r->kind == RTD_REC_ERROR ? r->message : NULL;
+		const char *msg = r && r->kind == RTD_REC_ERROR ? r->message : NULL;
 		cli_fail("%s: %s%s", path, msg && *msg ? msg : rtd_strerror(rc),
-			 events ? " (the events before it are in the timeline)" : "");
-		ret = events ? CLI_PARTIAL : CLI_FAIL;
+			 k.events ? " (the events before it are in the timeline)" : "");
+		ret = k.events ? CLI_PARTIAL : CLI_FAIL;
 	}
-	int c = cli_timeline_close(&t, events > 0);
+	int c = cli_timeline_close(&t, k.events > 0);
 	if (c != CLI_OK)
 		ret = c;
-	rtd_tl_gotrace_free(a);
+	rtd_tl_gotrace_free(k.a);
 	rtd_source_free(src);
 	return ret;
 }

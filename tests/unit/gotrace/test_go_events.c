@@ -19,7 +19,10 @@
  *  - pulled in batches (rtd_source_next_batch(): of 64, and of 7 over a
  *    decoding thread), the same records, each checked after its
  *    whole batch was filled (its shape's next records, a new
- *    generation's strings), and many records a batch.
+ *    generation's strings), and many records a batch;
+ *  - handed to a callback from the source's own loop (rtd_source_each(),
+ *    on one thread and over a decoding thread), each record checked
+ *    inside the callback, the walk stopped and resumed every 1,000th.
  */
 #include <inttypes.h>
 
@@ -30,6 +33,7 @@
 static size_t events_checked, shapes_seen, traces_v2;
 static size_t threads = 1; /* opts.threads of the sources checked */
 static size_t batch;       /* pulled by rtd_source_next_batch(), this many a call */
+static bool each;          /* handed to a callback by rtd_source_each() */
 
 /* The source's records pulled @batch at a time (rtd_source_next_batch()),
  * each checked only after the whole batch was filled: a record must stay
@@ -143,6 +147,61 @@ static void check_event(const struct rtd_record *r, const struct rtd_gotrace_eve
 	}
 }
 
+/* The shapes met so far: type << 8 | nargs -> fields array, shape */
+struct shapes {
+	rtd_map *fields, *ids;
+};
+
+/* @r against the decoder's event @ev, and its shape against the shapes
+ * before */
+static void check_one(struct shapes *sh, const struct rtd_record *r,
+		      const struct rtd_gotrace_event *ev, const rtd_gotrace_dec *d, const char *name)
+{
+	check_event(r, ev, d, name);
+	uint64_t key = (uint64_t)ev->type << 8 | ev->nargs;
+	void *v;
+	assert_int_not_equal(r->shape, 0);
+	if (rtd_map_get(sh->fields, key, &v)) {
+		/* (in a batch, a shape's second record is in a copy) */
+		if (!batch && v != (void *)r->fields)
+			fail_msg("%s: %s (%u arguments) at %" PRIu64 ": fields at %p, before at %p",
+				 name, ev->name, ev->nargs, ev->off, (const void *)r->fields, v);
+		assert_true(rtd_map_get(sh->ids, key, &v));
+		assert_int_equal((uintptr_t)v, r->shape);
+	} else {
+		assert_int_equal(rtd_map_put(sh->fields, key, (void *)r->fields, NULL), 0);
+		assert_int_equal(rtd_map_put(sh->ids, key, (void *)(uintptr_t)r->shape, NULL), 0);
+		shapes_seen++;
+	}
+	events_checked++;
+}
+
+/* rtd_source_each()'s callback: each record checked against the
+ * decoder's next event while the source's loop waits; the walk stopped
+ * every 1,000th record, to go on at the next call */
+#define EACH_STOP 5
+struct each_check {
+	rtd_gotrace_dec *d;
+	struct shapes *sh;
+	const char *name;
+	int drc;  /* the decoder's end or error, met before the source's */
+	size_t n;
+};
+
+static int each_one(void *ctx, const struct rtd_record *r)
+{
+	struct each_check *c = ctx;
+	struct rtd_gotrace_event ev;
+	int drc = rtd_gotrace_dec_next(c->d, &ev);
+	if (drc != 1) {
+		c->drc = drc ? drc : -1;
+		fail_msg("%s: the decoder ended (%d), the source gave %s", c->name, drc,
+			 rtd_record_kind_name(r->kind));
+	}
+	check_one(c->sh, r, &ev, c->d, c->name);
+	return ++c->n % 1000 == 0 ? EACH_STOP : 0;
+}
+
 static void check_trace(const uint8_t *b, size_t n, const char *name)
 {
 	RTD_OPTS(rtd_gotrace_opts, o, .mode = RTD_GOTRACE_ORDERED);
@@ -175,27 +234,29 @@ static void check_trace(const uint8_t *b, size_t n, const char *name)
 		if (rtd_gotrace_dec_version(d) >= 1022)
 			traces_v2++;
 	}
+	struct shapes sh = {&shapes, &ids};
+	if (each && drc == 1) {
+		/* the rest handed to a callback by the source's own loop, each
+		 * checked there against the decoder's next event */
+		if (rc != 1)
+			fail_msg("%s: no record for the first event (%d)", name, rc);
+		check_one(&sh, r, &ev, d, name); /* (pulled with the PROCESS record) */
+		struct each_check c = {.d = d, .sh = &sh, .name = name};
+		size_t calls = 1;
+		while ((rc = rtd_source_each(src, each_one, &c)) == EACH_STOP)
+			calls++;
+		if (rc < 0)
+			(void)rtd_source_next(src, &r);
+		/* stopped at every 1,000th record, gone on at the next call */
+		assert_int_equal(calls, c.n / 1000 + 1);
+		drc = c.drc ? c.drc : rtd_gotrace_dec_next(d, &ev);
+		assert_true(drc != 1);
+	}
 	for (; drc == 1; drc = rtd_gotrace_dec_next(d, &ev), rc = pull_next(&p, &r)) {
 		if (rc != 1)
 			fail_msg("%s: the source ended (%d: %s) before the event at %" PRIu64 " (%s)",
 				 name, rc, rc < 0 ? r->message : "", ev.off, ev.name);
-		check_event(r, &ev, d, name);
-		uint64_t key = (uint64_t)ev.type << 8 | ev.nargs;
-		void *v;
-		assert_int_not_equal(r->shape, 0);
-		if (rtd_map_get(&shapes, key, &v)) {
-			/* (in a batch, a shape's second record is in a copy) */
-			if (!batch && v != (void *)r->fields)
-				fail_msg("%s: %s (%u arguments) at %" PRIu64 ": fields at %p, before at %p",
-					 name, ev.name, ev.nargs, ev.off, (const void *)r->fields, v);
-			assert_true(rtd_map_get(&ids, key, &v));
-			assert_int_equal((uintptr_t)v, r->shape);
-		} else {
-			assert_int_equal(rtd_map_put(&shapes, key, (void *)r->fields, NULL), 0);
-			assert_int_equal(rtd_map_put(&ids, key, (void *)(uintptr_t)r->shape, NULL), 0);
-			shapes_seen++;
-		}
-		events_checked++;
+		check_one(&sh, r, &ev, d, name);
 	}
 	/* both end, or both fail with the same code */
 	if (drc < 0)
@@ -277,6 +338,21 @@ static void batches(void **state)
 	batch = 0;
 }
 
+/* the same handed to a callback (rtd_source_each()), on one thread and
+ * over a decoding thread */
+static void handed(void **state)
+{
+	each = true;
+	old_format(state);
+	new_format(state);
+	corpus(state);
+	threads = 2;
+	new_format(state);
+	corpus(state);
+	threads = 1;
+	each = false;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +361,7 @@ int main(void)
 		cmocka_unit_test(corpus),
 		cmocka_unit_test(thread),
 		cmocka_unit_test(batches),
+		cmocka_unit_test(handed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -568,6 +568,163 @@ static void test_pull_batch(void **st)
 	rtd_source_free(s);
 }
 
+/* ---- a source that hands its records to a callback itself (each) ---------
+ * The same array again, each record in the source's one record, handed
+ * to @take from the source's loop; it stops when @take says so. */
+
+struct eachsrc {
+	struct own o;
+	int calls;   /* of each */
+	unsigned kind;
+};
+
+static int each_src(void *impl, struct rtd_record *scratch,
+		    int (*take)(void *tctx, struct rtd_record *rec), void *tctx)
+{
+	struct eachsrc *e = impl;
+	struct arr *a = &e->o.a;
+	e->calls++;
+	while (a->i < a->n && (a->fail_at < 0 || a->i != (size_t)a->fail_at)) {
+		struct rtd_record *r = &e->o.rec;
+		r->kind = e->kind;
+		r->ts = r->mono = a->t[a->i];
+		r->value = (double)a->i++;
+		if (take(tctx, r))
+			return 1;
+	}
+	if (a->i >= a->n)
+		return 0;
+	memset(scratch, 0, sizeof(*scratch));
+	return rtd_source_error(scratch, -RTD_E_FORMAT, 4242, arr_message);
+}
+
+static const struct rtd_source_ops each_ops = {
+	.sz = sizeof(struct rtd_source_ops),
+	.name = "each",
+	.next = own_next,
+	.clock = arr_clock,
+	.next_own = own_next_own,
+	.each = each_src,
+};
+
+/* what a callback saw: each record's time and place, and when to stop */
+struct seen {
+	int64_t mono[16];
+	int value[16];
+	size_t n;
+	size_t stop_at; /* stop (returning 7) after this many records, 0 never */
+	const struct rtd_record *last;
+};
+
+static int see(void *ctx, const struct rtd_record *r)
+{
+	struct seen *w = ctx;
+	assert_true(w->n < 16);
+	w->mono[w->n] = r->mono;
+	w->value[w->n] = (int)r->value;
+	w->last = r;
+	return ++w->n == w->stop_at ? 7 : 0;
+}
+
+static void test_each(void **st)
+{
+	(void)st;
+	static const int64_t t[] = {5, 7, 6, 9, 10, 11}; /* 6 after 7: raised to 7 */
+	const int64_t want[] = {5, 7, 7, 9, 10, 11};
+	/* all six in one call, from the source's own loop, in its own
+	 * record, clamped and counted as rtd_source_next() would */
+	struct eachsrc e = {.o = {{t, 6, 0, -1, 0}, {.kind = RTD_REC_INSTANT}, 0},
+			    .kind = RTD_REC_INSTANT};
+	rtd_source *s = rtd_source_new(&each_ops, &e);
+	assert_non_null(s);
+	struct seen w = {0};
+	assert_int_equal(rtd_source_each(s, see, &w), 0);
+	assert_int_equal(w.n, 6);
+	for (size_t k = 0; k < 6; k++) {
+		assert_int_equal(w.mono[k], want[k]);
+		assert_int_equal(w.value[k], (int)k);
+	}
+	assert_ptr_equal(w.last, &e.o.rec);
+	assert_int_equal(e.calls, 1);
+	assert_int_equal(e.o.copied, 0);
+	struct rtd_source_stats ss;
+	rtd_source_stats(s, &ss);
+	assert_int_equal(ss.records[RTD_REC_INSTANT], 6);
+	assert_int_equal(ss.clamped, 1);
+	assert_int_equal(rtd_source_each(s, see, &w), 0); /* the end again */
+	assert_int_equal(w.n, 6);
+	rtd_source_free(s);
+
+	/* the callback stops it: its value back, the next records at the
+	 * next call; mixed with single pulls, in order, the clamp held */
+	struct eachsrc m = {.o = {{t, 6, 0, -1, 0}, {.kind = RTD_REC_INSTANT}, 0},
+			    .kind = RTD_REC_INSTANT};
+	s = rtd_source_new(&each_ops, &m);
+	w = (struct seen){.stop_at = 2};
+	assert_int_equal(rtd_source_each(s, see, &w), 7);
+	assert_int_equal(w.n, 2);
+	const struct rtd_record *r;
+	assert_int_equal(rtd_source_next(s, &r), 1);
+	assert_int_equal(r->mono, 7); /* 6 raised to 7 */
+	assert_int_equal((int)r->value, 2);
+	w.stop_at = 0;
+	assert_int_equal(rtd_source_each(s, see, &w), 0);
+	assert_int_equal(w.n, 5);
+	assert_int_equal(w.value[2], 3);
+	assert_int_equal(w.mono[4], 11);
+	rtd_source_free(s);
+
+	/* the records before an error first, then the error: returned, and
+	 * the error record what rtd_source_next() gives, again */
+	struct eachsrc f = {.o = {{t, 6, 0, 3, 0}, {.kind = RTD_REC_INSTANT}, 0},
+			    .kind = RTD_REC_INSTANT};
+	s = rtd_source_new(&each_ops, &f);
+	w = (struct seen){0};
+	assert_int_equal(rtd_source_each(s, see, &w), -RTD_E_FORMAT);
+	assert_int_equal(w.n, 3);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(rtd_source_next(s, &r), -RTD_E_FORMAT);
+		assert_int_equal(r->kind, RTD_REC_ERROR);
+		assert_int_equal(r->offset, 4242);
+		assert_int_equal(r->mono, 7);
+		assert_string_equal(r->message, "bad byte");
+	}
+	assert_int_equal(rtd_source_each(s, see, &w), -RTD_E_FORMAT);
+	assert_int_equal(w.n, 3);
+	rtd_source_free(s);
+
+	/* a record of no kind is the source's bug, never handed out */
+	struct eachsrc n = {.o = {{t, 6, 0, -1, 0}, {.kind = RTD_REC_INSTANT}, 0},
+			    .kind = RTD_REC_NONE};
+	s = rtd_source_new(&each_ops, &n);
+	w = (struct seen){0};
+	assert_int_equal(rtd_source_each(s, see, &w), -RTD_E_STATE);
+	assert_int_equal(w.n, 0);
+	assert_int_equal(rtd_source_next(s, &r), -RTD_E_STATE);
+	assert_int_equal(r->kind, RTD_REC_ERROR);
+	rtd_source_free(s);
+
+	/* sources without each: pulled one record at a time, the same
+	 * records (a copying source and one with its own record) */
+	struct arr c = {t, 6, 0, -1, 0};
+	s = rtd_source_new(&arr_ops, &c);
+	w = (struct seen){.stop_at = 4};
+	assert_int_equal(rtd_source_each(s, see, &w), 7);
+	w.stop_at = 0;
+	assert_int_equal(rtd_source_each(s, see, &w), 0);
+	assert_int_equal(w.n, 6);
+	for (size_t k = 0; k < 6; k++)
+		assert_int_equal(w.mono[k], want[k]);
+	rtd_source_free(s);
+	struct own o = {{t, 6, 0, 5, 0}, {.kind = RTD_REC_INSTANT}, 0};
+	s = rtd_source_new(&own_ops, &o);
+	w = (struct seen){0};
+	assert_int_equal(rtd_source_each(s, see, &w), -RTD_E_FORMAT);
+	assert_int_equal(w.n, 5);
+	assert_ptr_equal(w.last, &o.rec);
+	rtd_source_free(s);
+}
+
 /* merge @k array sources, check order and stability; returns the count */
 static size_t merged(struct arr *arrs, size_t k, int64_t *times, uint32_t *srcs, int *rc_out)
 {
@@ -694,6 +851,7 @@ int main(void)
 		cmocka_unit_test(test_pull_contract),
 		cmocka_unit_test(test_pull_own),
 		cmocka_unit_test(test_pull_batch),
+		cmocka_unit_test(test_each),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_merge_clock),
 	};
