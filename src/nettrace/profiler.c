@@ -279,6 +279,13 @@ static enum kind classify(const rtd_nettrace_profiler *p,
 	return K_NONE;
 }
 
+bool rtd_nettrace_profiler_want(void *ctx, const struct rtd_nettrace_metadata *m)
+{
+	enum kind k = ctx && m && m->provider ? classify(ctx, m) : K_NONE;
+	/* method events name frames through the source's table, not records */
+	return k != K_NONE && k != K_NAMES;
+}
+
 /* Intern a stack (leaf first); returns its index or a negative error. */
 static long intern(rtd_nettrace_profiler *p, const uint64_t *ips, size_t n)
 {
