@@ -759,7 +759,8 @@ static int source_open(const struct collect_args *a, rtd_ipc_session *s,
 	if (a->kinds & ~(unsigned)RTD_IPC_PROFILE_CPU)
 		kinds |= 1u << RTD_REC_INSTANT;
 	RTD_OPTS(rtd_nettrace_source_opts, so, .kinds = kinds,
-		 .address_frames = true, .want = rtd_nettrace_profiler_want,
+		 .address_frames = true, .stream_order = true,
+		 .want = rtd_nettrace_profiler_want,
 		 .want_ctx = st->prof);
 	int err = 0;
 	st->src = rtd_ipc_session_pump_source(s, &po, &end->res, &so, &err);
