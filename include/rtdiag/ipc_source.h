@@ -51,8 +51,10 @@ RTD_API rtd_source *rtd_ipc_session_source(rtd_ipc_session *s,
  *      anything it returns but 0 ends the source with an error
  *      (-ECANCELED for a positive value)
  * @res: how the reads ended, as rtd_ipc_session_pump() fills it: updated
- *       as the source reads, final once rtd_source_next() gave the end
- *       or an error; it must outlive the source (may be NULL)
+ *       as the source reads, final after rtd_ipc_session_pump_drain()
+ *       (the source stops reading at the stream's end marker; the drain
+ *       reads on to the runtime's close); it must outlive the source
+ *       (may be NULL)
  * @opts: options of the nettrace sources, or NULL
  * @err: gets the error when NULL is returned (may be NULL)
  *
@@ -79,12 +81,12 @@ RTD_API rtd_source *rtd_ipc_session_pump_source(rtd_ipc_session *s,
  * rtd_ipc_session_pump_drain - read the rest of a pump source's stream
  * @s: the session of an rtd_ipc_session_pump_source()
  *
- * For a consumer that stopped pulling before the source's end (an error
- * of its own, or the decoder's at damaged bytes): the rest of the stream
- * is read and dropped under the same rules (the stop when asked or at
- * the duration, the rundown's wait), so the session ends as it would
- * have, and the pump's result is then final. After the source's end it
- * reads nothing.
+ * Call it once the consumer is done with the source, at its end or
+ * before (an error of its own, or the decoder's at damaged bytes): the
+ * rest of the stream, to the runtime's close, is read and dropped under
+ * the same rules (the stop when asked or at the duration, the rundown's
+ * wait), so the session ends as it would have, and the pump's result is
+ * then final. After a failed read it reads nothing.
  *
  * Returns: 0, the error that ended the reads (a failed read, or what the
  * sink returned), -RTD_E_INVAL (no @s) or -RTD_E_STATE (@s has no pump
