@@ -542,9 +542,20 @@ static void launch_end(struct launch *ln, char **command, bool stop,
 static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 {
 	struct sink_state *st = ctx;
+	if (st->prof && !st->prof_rc)
+		st->prof_rc = rtd_nettrace_profiler_event(st->prof, st->dec, ev);
 	if (st->counters && !st->counters_rc)
 		st->counters_rc = rtd_counters_event(st->counters, st->dec, ev);
 	return st->counters_rc;
+}
+
+static int on_seqpoint(void *ctx, uint64_t ts)
+{
+	struct sink_state *st = ctx;
+	(void)ts;
+	if (st->prof && !st->prof_rc)
+		st->prof_rc = rtd_nettrace_profiler_seqpoint(st->prof);
+	return 0;
 }
 
 static int on_names_event(void *ctx, const struct rtd_nettrace_event *ev)
@@ -557,8 +568,9 @@ static int on_names_event(void *ctx, const struct rtd_nettrace_event *ev)
 	/* into the table the session's own method events go to, before
 	 * them: one table, the latest definition of an address winning */
 	if (!st->prof_rc)
-		st->prof_rc = rtd_nettrace_methods_event(
-			rtd_nettrace_source_methods(st->src), ev);
+		st->prof_rc = st->src ? rtd_nettrace_methods_event(
+						rtd_nettrace_source_methods(st->src), ev)
+				      : rtd_nettrace_profiler_event(st->prof, st->names, ev);
 	return 0;
 }
 
@@ -623,10 +635,17 @@ int sink_init(struct sink_state *st, const struct collect_args *a,
 			.sz = sizeof(po), .kinds = a->kinds,
 			.running_only = a->cpu, .managed_only = a->managed_only};
 		st->prof = rtd_nettrace_profiler_new(&po);
-		return st->prof ? 0 : -ENOMEM;
+		if (!st->prof)
+			return -ENOMEM;
+		/* samples alone: the record source (records of the other
+		 * kinds walk whole payloads: 1.9x the CPU, docs/ipc.md) */
+		st->records = a->kinds == RTD_IPC_PROFILE_CPU;
+		if (st->records)
+			return 0;
 	}
 	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = st,
-				      .on_event = on_event};
+				      .on_event = on_event,
+				      .on_seqpoint = on_seqpoint};
 	st->dec = rtd_nettrace_new(&o);
 	return st->dec ? 0 : -ENOMEM;
 }
@@ -792,11 +811,13 @@ static int pull_session(rtd_ipc_session *s, rtd_ipc_client *c,
 	return CLI_OK;
 }
 
-/* After the pull: true when the stream decoded to its end marker; else
- * why not into @why (as sink_complete() says it). */
-static bool pulled_whole(const struct sink_state *st,
-			 const struct session_end *end, char *why, size_t len)
+/* After the session: true when the stream decoded to its end marker;
+ * else why not into @why (as sink_complete() says it). */
+static bool pulled_whole(struct sink_state *st, const struct session_end *end,
+			 char *why, size_t len)
 {
+	if (!st->records)
+		return sink_complete(st, why, len);
 	if (!st->src_rc)
 		return true;
 	if (st->src_rc == -RTD_E_TRUNCATED) {
@@ -876,7 +897,7 @@ int run_session(struct collect_args *a, struct sink_state *st,
 		rtd_ipc_client_target(c),
 		(unsigned long long)rtd_ipc_session_id(s),
 		rtd_ipc_session_version(s));
-	if (st->prof && (r = source_open(a, s, st, end)) != CLI_OK)
+	if (st->records && (r = source_open(a, s, st, end)) != CLI_OK)
 		goto out;
 	if (opened && (r = opened(st)) != CLI_OK)
 		goto out;
@@ -892,7 +913,7 @@ int run_session(struct collect_args *a, struct sink_state *st,
 		r = cli_fail("%s", rtd_strerror(rc));
 		goto out;
 	}
-	r = st->prof ? pull_session(s, c, st) : pump_session(a, s, c, st, end);
+	r = st->records ? pull_session(s, c, st) : pump_session(a, s, c, st, end);
 out:
 	rtd_ipc_session_free(s);
 	rtd_ipc_client_free(c);

@@ -55,9 +55,10 @@ struct collect_args {
 /*
  * Everything read from the session goes to the output file (all of it,
  * whatever the decoder thinks) and through the nettrace decoder, which
- * gives the live event and drop counts and tells whether the stream ended
- * with its end marker. profile and stack read the session as a record
- * source instead (ipc_source.h), pulled by the profile builder.
+ * gives the live event and drop counts, tells whether the stream ended
+ * with its end marker and, for a profile of other kinds than CPU, feeds
+ * the builder. profile of samples alone and stack read the session as a
+ * record source instead (ipc_source.h), pulled by the profile builder.
  */
 struct sink_state {
 	FILE *out;
@@ -66,10 +67,12 @@ struct sink_state {
 	uint64_t bytes;
 	rtd_nettrace *dec;
 	int dec_rc; /* first decoder error, or 1 at the end marker */
-	/* profile and stack: the stream as the live record source, its
-	 * records into the profile builder (no decoder of the sink's) */
+	/* profile and stack: the profile builder; for samples alone it
+	 * pulls the stream as the live record source (@records: no decoder
+	 * of the sink's), else the decoder's events feed it */
 	rtd_nettrace_profiler *prof;
 	int prof_rc;
+	bool records;
 	rtd_source *src;
 	int src_rc; /* the source's error record: a cut or damaged stream */
 	uint64_t src_off;
