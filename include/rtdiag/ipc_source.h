@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rtdiag/ipc_source.h - a live EventPipe session as a record source
- * (rtdiag/source.h): the session's stream decoded as it comes, the
- * records those of rtd_nettrace_source_stream() (rtdiag/nettrace_source.h).
+ * (rtdiag/source.h): the session's stream decoded as it comes, or as
+ * rtd_ipc_session_pump() reads it (stopped when asked or at a duration),
+ * the records those of rtd_nettrace_source_stream()
+ * (rtdiag/nettrace_source.h).
  */
 #ifndef RTDIAG_IPC_SOURCE_H
 #define RTDIAG_IPC_SOURCE_H
@@ -35,6 +37,62 @@ extern "C" {
 RTD_API rtd_source *rtd_ipc_session_source(rtd_ipc_session *s,
 					   const struct rtd_nettrace_source_opts *opts,
 					   int *err);
+
+/**
+ * rtd_ipc_session_pump_source - an EventPipe session's stream as a record
+ * source, read as rtd_ipc_session_pump() reads it
+ * @s: a session from rtd_ipc_session_start(), nothing read from it yet;
+ *     borrowed: it must outlive the source, and nothing else reads it
+ * @po: how the reads run, as for rtd_ipc_session_pump(): the session is
+ *      stopped when *@stop becomes non-zero or after @duration_ms, the
+ *      rundown read for at most @rundown_wait_ms after the stop, @tick
+ *      called about every 100 ms and once at the end; @sink, when set,
+ *      gets every byte before the decoder does (a copy into a file), and
+ *      anything it returns but 0 ends the source with an error
+ *      (-ECANCELED for a positive value)
+ * @res: how the reads ended, as rtd_ipc_session_pump() fills it: updated
+ *       as the source reads, final after rtd_ipc_session_pump_drain()
+ *       (the source stops reading at the stream's end marker; the drain
+ *       reads on to the runtime's close); it must outlive the source
+ *       (may be NULL)
+ * @opts: options of the nettrace sources, or NULL
+ * @err: gets the error when NULL is returned (may be NULL)
+ *
+ * The pump's one loop with the decoder pulling: rtd_source_next() blocks
+ * until a sequence point's window of records is complete, and in the
+ * meantime stops the session when asked. @duration_ms counts from the
+ * first rtd_source_next(), not from this call (a caller may do more
+ * before it reads: a rundown of its own). A stream that ends without a
+ * stop (the target exited) or whose rundown does not come in time ends
+ * the source as a cut stream does (-RTD_E_TRUNCATED, the records before
+ * delivered first), and @res says which; a failed read ends it with the
+ * read's error (rtd_ipc_session_read()'s).
+ *
+ * Returns: the source, or NULL: -RTD_E_INVAL (no @s, bad @po or @opts),
+ * -ENOMEM.
+ */
+RTD_API rtd_source *rtd_ipc_session_pump_source(rtd_ipc_session *s,
+						const struct rtd_ipc_pump_opts *po,
+						struct rtd_ipc_pump_result *res,
+						const struct rtd_nettrace_source_opts *opts,
+						int *err);
+
+/**
+ * rtd_ipc_session_pump_drain - read the rest of a pump source's stream
+ * @s: the session of an rtd_ipc_session_pump_source()
+ *
+ * Call it once the consumer is done with the source, at its end or
+ * before (an error of its own, or the decoder's at damaged bytes): the
+ * rest of the stream, to the runtime's close, is read and dropped under
+ * the same rules (the stop when asked or at the duration, the rundown's
+ * wait), so the session ends as it would have, and the pump's result is
+ * then final. After a failed read it reads nothing.
+ *
+ * Returns: 0, the error that ended the reads (a failed read, or what the
+ * sink returned), -RTD_E_INVAL (no @s) or -RTD_E_STATE (@s has no pump
+ * source).
+ */
+RTD_API int rtd_ipc_session_pump_drain(rtd_ipc_session *s);
 
 #ifdef __cplusplus
 }

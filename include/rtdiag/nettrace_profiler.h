@@ -191,6 +191,23 @@ RTD_API int rtd_nettrace_profiler_record(rtd_nettrace_profiler *p,
 RTD_API int rtd_nettrace_profiler_pull(rtd_nettrace_profiler *p, rtd_source *src);
 
 /**
+ * rtd_nettrace_profiler_want - the event types the builder reads records of
+ * @ctx: the builder (an rtd_nettrace_profiler *)
+ * @m: an event type
+ *
+ * A filter for a nettrace source's @want (with @want_ctx the builder):
+ * the sampler's ThreadSample when the builder keeps the CPU profile, and
+ * the runtime's events of the other kinds it keeps; method and module
+ * events are not (the source learns them into its table with
+ * @address_frames), nor anything else. A source so filtered costs no
+ * record, field or stack for the events the builder would ignore.
+ *
+ * Returns: true for a type the builder uses; false otherwise (a NULL
+ * @ctx or @m too).
+ */
+RTD_API bool rtd_nettrace_profiler_want(void *ctx, const struct rtd_nettrace_metadata *m);
+
+/**
  * rtd_nettrace_profiler_seqpoint - tell the builder a sequence point passed
  * @p: the builder
  *

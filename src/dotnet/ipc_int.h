@@ -10,6 +10,7 @@
 #include "common/buf.h"
 #include "rtdiag/ipc_client.h"
 #include "rtdiag/ipc_listener.h"
+#include "rtdiag/ipc_session.h"
 
 #define IPC_HEADER_SIZE 20
 #define IPC_MAX_MESSAGE 65535u
@@ -113,5 +114,25 @@ int ipc_transact_hr(rtd_ipc_client *c, const rtd_buf *msg, const char *what);
 /* Describe an error reply in c->errmsg. */
 int ipc_reply_error(rtd_ipc_client *c, const struct rtd_ipc_reply *r,
 		    const char *what);
+
+/* A session's pump (ipc_session.c): rtd_ipc_session_pump()'s loop, one
+ * delivery a call, so that a record source can read under its rules. */
+struct ipc_pump {
+	struct rtd_ipc_pump_opts o;
+	struct rtd_ipc_pump_result *res, own;
+	uint64_t start, last_tick, rundown_ns;
+	uint64_t stop_at; /* when StopTracing was sent */
+	bool begun, reading; /* ipc_pump_begin() called; read once since */
+	bool done;
+	int rc; /* why it ended: 0, what the sink returned, or an error */
+};
+/* Begin a pump of @s: 0, or -RTD_E_INVAL for bad @o. */
+int ipc_pump_begin(rtd_ipc_session *s, const struct rtd_ipc_pump_opts *o,
+		   struct rtd_ipc_pump_result *res);
+/* Up to @len bytes of the stream (the sink has had them): their count, or
+ * 0 once the pump is over (ipc_pump_rc() says why). The duration counts
+ * from the first call. */
+int64_t ipc_pump_read(rtd_ipc_session *s, void *buf, size_t len);
+int ipc_pump_rc(const rtd_ipc_session *s);
 
 #endif /* RTD_DOTNET_IPC_INT_H */

@@ -34,6 +34,7 @@ struct rtd_ipc_session {
 	uint32_t replay_conn;
 	uint32_t replay_left; /* bytes left in the current frame */
 	bool replay_end;
+	struct ipc_pump pump; /* rtd_ipc_session_pump_source()'s reads */
 };
 
 static int start_version(rtd_ipc_client *c, const struct rtd_ipc_session_opts *o,
@@ -288,6 +289,96 @@ static void stop_poll(rtd_ipc_session *s)
 	}
 }
 
+int ipc_pump_begin(rtd_ipc_session *s, const struct rtd_ipc_pump_opts *o,
+		   struct rtd_ipc_pump_result *res)
+{
+	struct ipc_pump *p = &s->pump;
+	memset(p, 0, sizeof(*p));
+	if (!o || rtd_opts_copy(&p->o, sizeof(p->o), o,
+				RTD_OPTS_END(rtd_ipc_pump_opts, tick)))
+		return -RTD_E_INVAL;
+	p->res = res ? res : &p->own;
+	memset(p->res, 0, sizeof(*p->res));
+	p->rundown_ns = (p->o.rundown_wait_ms ? p->o.rundown_wait_ms : 30000) * 1000000ull;
+	p->begun = true;
+	return 0;
+}
+
+/* The pump is over: its last tick, once; later reads give 0 again. */
+static int64_t pump_end(struct ipc_pump *p, int rc)
+{
+	p->done = true;
+	p->rc = rc;
+	if (p->o.tick)
+		p->o.tick(p->res->bytes, p->o.ctx);
+	return 0;
+}
+
+/*
+ * The pump's loop, one delivery a call: stop the session when asked (the
+ * stop flag, the duration), end when the rundown has not come within its
+ * wait, collect StopTracing's reply, and read with a 100 ms timeout so
+ * each of those is looked at while the stream is quiet.
+ */
+int64_t ipc_pump_read(rtd_ipc_session *s, void *buf, size_t len)
+{
+	struct ipc_pump *p = &s->pump;
+	struct rtd_ipc_pump_result *res = p->res;
+	if (p->done || !p->begun)
+		return 0;
+	if (!p->reading) {
+		/* a source's pump starts when its consumer first pulls */
+		p->reading = true;
+		p->start = p->last_tick = rtd_now_ns();
+	}
+	for (;;) {
+		uint64_t now = rtd_now_ns();
+		bool want_stop = (p->o.stop && *p->o.stop) ||
+				 (p->o.duration_ms &&
+				  now - p->start >= p->o.duration_ms * 1000000ull);
+		if (want_stop && !res->stopped) {
+			res->stopped = true;
+			p->stop_at = now;
+			int src = rtd_ipc_session_stop(s);
+			if (src)
+				rtd_debug("StopTracing: %s", rtd_strerror(src));
+		}
+		if (res->stopped && now - p->stop_at >= p->rundown_ns) {
+			res->rundown_timeout = true;
+			return pump_end(p, 0);
+		}
+		stop_poll(s);
+		ssize_t n = rtd_ipc_session_read(s, buf, len, 100);
+		if (n == -RTD_E_IPC_TIMEOUT || n == -EINTR) {
+			n = 0;
+		} else if (n == 0) {
+			res->ended = true;
+			if (!res->stopped && !s->replay)
+				res->target_gone = true;
+			return pump_end(p, 0);
+		} else if (n < 0) {
+			return pump_end(p, (int)n);
+		}
+		if (n > 0) {
+			res->bytes += (uint64_t)n;
+			int rc = p->o.sink ? p->o.sink(buf, (size_t)n, p->o.ctx) : 0;
+			if (rc)
+				return pump_end(p, rc);
+		}
+		if (p->o.tick && rtd_now_ns() - p->last_tick >= 100000000ull) {
+			p->last_tick = rtd_now_ns();
+			p->o.tick(res->bytes, p->o.ctx);
+		}
+		if (n > 0)
+			return n;
+	}
+}
+
+int ipc_pump_rc(const rtd_ipc_session *s)
+{
+	return s->pump.begun ? s->pump.rc : -RTD_E_STATE;
+}
+
 RTD_API int rtd_ipc_session_pump(rtd_ipc_session *s,
 				 const struct rtd_ipc_pump_opts *o,
 				 struct rtd_ipc_pump_result *res)
@@ -296,63 +387,18 @@ RTD_API int rtd_ipc_session_pump(rtd_ipc_session *s,
 	if (!res)
 		res = &tmp;
 	memset(res, 0, sizeof(*res));
-	struct rtd_ipc_pump_opts oc;
-	if (!o || rtd_opts_copy(&oc, sizeof(oc), o, RTD_OPTS_END(rtd_ipc_pump_opts, tick)) ||
-	    !oc.sink)
+	int rc = ipc_pump_begin(s, o, res);
+	if (rc)
+		return rc;
+	if (!s->pump.o.sink)
 		return -RTD_E_INVAL;
-	o = &oc;
 	uint8_t *buf = malloc(PUMP_CHUNK);
 	if (!buf)
 		return -ENOMEM;
-	uint64_t start = rtd_now_ns(), last_tick = start;
-	uint64_t rundown_ns = (o->rundown_wait_ms ? o->rundown_wait_ms : 30000) *
-			      1000000ull;
-	uint64_t stop_at = 0; /* when StopTracing was sent */
-	int rc = 0;
-	for (;;) {
-		uint64_t now = rtd_now_ns();
-		bool want_stop = (o->stop && *o->stop) ||
-				 (o->duration_ms &&
-				  now - start >= o->duration_ms * 1000000ull);
-		if (want_stop && !res->stopped) {
-			res->stopped = true;
-			stop_at = now;
-			int src = rtd_ipc_session_stop(s);
-			if (src)
-				rtd_debug("StopTracing: %s", rtd_strerror(src));
-		}
-		if (res->stopped && now - stop_at >= rundown_ns) {
-			res->rundown_timeout = true;
-			break;
-		}
-		stop_poll(s);
-		ssize_t n = rtd_ipc_session_read(s, buf, PUMP_CHUNK, 100);
-		if (n == -RTD_E_IPC_TIMEOUT || n == -EINTR) {
-			n = 0;
-		} else if (n == 0) {
-			res->ended = true;
-			if (!res->stopped && !s->replay)
-				res->target_gone = true;
-			break;
-		} else if (n < 0) {
-			rc = (int)n;
-			break;
-		}
-		if (n > 0) {
-			res->bytes += (uint64_t)n;
-			rc = o->sink(buf, (size_t)n, o->ctx);
-			if (rc)
-				break;
-		}
-		if (o->tick && rtd_now_ns() - last_tick >= 100000000ull) {
-			last_tick = rtd_now_ns();
-			o->tick(res->bytes, o->ctx);
-		}
-	}
-	if (o->tick)
-		o->tick(res->bytes, o->ctx);
+	while (ipc_pump_read(s, buf, PUMP_CHUNK) > 0)
+		;
 	free(buf);
-	return rc;
+	return s->pump.rc;
 }
 
 

@@ -2,8 +2,12 @@
 /*
  * session_source.c - a live EventPipe session as a record source
  * (rtdiag/ipc_source.h): the nettrace stream source reading the
- * session's socket.
+ * session's socket, as it comes or under a pump's rules.
  */
+#include <errno.h>
+#include <stdint.h>
+
+#include "dotnet/ipc_int.h"
 #include "rtdiag/ipc_session.h"
 #include "rtdiag/ipc_source.h"
 
@@ -22,4 +26,38 @@ rtd_source *rtd_ipc_session_source(rtd_ipc_session *s,
 		return NULL;
 	}
 	return rtd_nettrace_source_stream(session_read, s, opts, err);
+}
+
+static int64_t pump_read(void *ctx, void *buf, size_t len)
+{
+	int64_t n = ipc_pump_read(ctx, buf, len);
+	if (n > 0)
+		return n;
+	/* a sink's positive "stop" is no byte count: an error here */
+	int rc = ipc_pump_rc(ctx);
+	return rc < 0 ? rc : rc > 0 ? -ECANCELED : 0;
+}
+
+rtd_source *rtd_ipc_session_pump_source(rtd_ipc_session *s,
+					const struct rtd_ipc_pump_opts *po,
+					struct rtd_ipc_pump_result *res,
+					const struct rtd_nettrace_source_opts *opts, int *err)
+{
+	int rc = s ? ipc_pump_begin(s, po, res) : -RTD_E_INVAL;
+	if (rc) {
+		if (err)
+			*err = rc;
+		return NULL;
+	}
+	return rtd_nettrace_source_stream(pump_read, s, opts, err);
+}
+
+int rtd_ipc_session_pump_drain(rtd_ipc_session *s)
+{
+	if (!s)
+		return -RTD_E_INVAL;
+	uint8_t buf[16384];
+	while (ipc_pump_read(s, buf, sizeof(buf)) > 0)
+		;
+	return ipc_pump_rc(s);
 }

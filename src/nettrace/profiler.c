@@ -135,6 +135,7 @@ struct rtd_nettrace_profiler {
 	uint64_t *rips;
 	size_t rips_cap;
 	rtd_map rec_kinds;
+	const char *type_field; /* a sample's "Type" field name, as last seen */
 	rtd_nettrace_methods *src_methods; /* a source's table (borrowed) */
 
 	uint64_t *ips;
@@ -277,6 +278,13 @@ static enum kind classify(const rtd_nettrace_profiler *p,
 		}
 	}
 	return K_NONE;
+}
+
+bool rtd_nettrace_profiler_want(void *ctx, const struct rtd_nettrace_metadata *m)
+{
+	enum kind k = ctx && m && m->provider ? classify(ctx, m) : K_NONE;
+	/* method events name frames through the source's table, not records */
+	return k != K_NONE && k != K_NAMES;
 }
 
 /* Intern a stack (leaf first); returns its index or a negative error. */
@@ -787,8 +795,14 @@ static int read_record(rtd_nettrace_profiler *p, const struct rtd_clock *clock,
 			e->tname = f->s;
 		break;
 	case K_SAMPLE:
-		if ((f = field(rec, "Type")))
+		/* a source names a type's fields with the same pointers: the
+		 * one found first is tried before the search */
+		f = rec->nfields && rec->fields[0].name == p->type_field ? &rec->fields[0]
+									 : field(rec, "Type");
+		if (f) {
+			p->type_field = f->name;
 			e->type = (uint32_t)field_u64(f);
+		}
 		break;
 	default: break;
 	}

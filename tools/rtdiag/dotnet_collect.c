@@ -565,8 +565,12 @@ static int on_names_event(void *ctx, const struct rtd_nettrace_event *ev)
 	if (ev->meta && ev->meta->event_id == 144 && ev->meta->provider &&
 	    !strcmp(ev->meta->provider, "Microsoft-Windows-DotNETRuntimeRundown"))
 		st->names_methods++;
+	/* into the table the session's own method events go to, before
+	 * them: one table, the latest definition of an address winning */
 	if (!st->prof_rc)
-		st->prof_rc = rtd_nettrace_profiler_event(st->prof, st->names, ev);
+		st->prof_rc = st->src ? rtd_nettrace_methods_event(
+						rtd_nettrace_source_methods(st->src), ev)
+				      : rtd_nettrace_profiler_event(st->prof, st->names, ev);
 	return 0;
 }
 
@@ -626,22 +630,30 @@ int sink_init(struct sink_state *st, const struct collect_args *a,
 		     bool profile)
 {
 	memset(st, 0, sizeof(*st));
-	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = st,
-				      .on_event = on_event,
-				      .on_seqpoint = on_seqpoint};
-	st->dec = rtd_nettrace_new(&o);
 	if (profile) {
 		struct rtd_nettrace_profiler_opts po = {
 			.sz = sizeof(po), .kinds = a->kinds,
 			.running_only = a->cpu, .managed_only = a->managed_only};
 		st->prof = rtd_nettrace_profiler_new(&po);
+		if (!st->prof)
+			return -ENOMEM;
+		/* samples alone: the record source (records of the other
+		 * kinds walk whole payloads: 1.9x the CPU, docs/ipc.md) */
+		st->records = a->kinds == RTD_IPC_PROFILE_CPU;
+		if (st->records)
+			return 0;
 	}
-	return st->dec && (!profile || st->prof) ? 0 : -ENOMEM;
+	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = st,
+				      .on_event = on_event,
+				      .on_seqpoint = on_seqpoint};
+	st->dec = rtd_nettrace_new(&o);
+	return st->dec ? 0 : -ENOMEM;
 }
 
 void sink_free(struct sink_state *st)
 {
 	rtd_nettrace_free(st->dec);
+	rtd_source_free(st->src); /* after the profiles: it names their frames */
 	rtd_nettrace_profiler_free(st->prof);
 	free(st->cpu0);
 }
@@ -687,7 +699,10 @@ static void tick(uint64_t bytes, void *ctx)
 	struct sink_state *st = ctx;
 	struct rtd_nettrace_stats ns = {0};
 	char b[32];
-	rtd_nettrace_stats(st->dec, &ns);
+	if (st->src)
+		rtd_nettrace_source_stats(st->src, &ns);
+	else
+		rtd_nettrace_stats(st->dec, &ns);
 	cli_progress("collecting: %s, %llu events, %llu dropped",
 		     cli_bytes((double)bytes, b, sizeof(b)),
 		     (unsigned long long)ns.events,
@@ -746,6 +761,81 @@ static int pump_session(const struct collect_args *a, rtd_ipc_session *s,
 		return cli_fail("%s: reading the session's stream: %s",
 				rtd_ipc_client_target(c), rtd_strerror(rc));
 	return CLI_OK;
+}
+
+/* profile and stack: the session's stream as the live record source, read
+ * under the pump's rules (the duration, SIGINT, the rundown's wait), only
+ * what the builder reads made into records; frames named at the end from
+ * the source's method table. CLI_OK or CLI_FAIL (said why). */
+static int source_open(const struct collect_args *a, rtd_ipc_session *s,
+		       struct sink_state *st, struct session_end *end)
+{
+	RTD_OPTS(rtd_ipc_pump_opts, po, .ctx = st, .stop = &dn_stop_flag,
+		 .duration_ms = (uint64_t)(a->duration * 1000),
+		 .rundown_wait_ms = (uint64_t)(a->rundown_wait * 1000),
+		 .tick = cli_progress_enabled() ? tick : NULL);
+	unsigned kinds = 1u << RTD_REC_SAMPLE;
+	if (a->kinds & ~(unsigned)RTD_IPC_PROFILE_CPU)
+		kinds |= 1u << RTD_REC_INSTANT;
+	RTD_OPTS(rtd_nettrace_source_opts, so, .kinds = kinds,
+		 .address_frames = true, .stream_order = true,
+		 .want = rtd_nettrace_profiler_want,
+		 .want_ctx = st->prof);
+	int err = 0;
+	st->src = rtd_ipc_session_pump_source(s, &po, &end->res, &so, &err);
+	return st->src ? CLI_OK : cli_fail("%s", rtd_strerror(err));
+}
+
+/* Pull the session's records into the builder to the stream's end. A
+ * builder that failed, or a stream that stopped decoding, leaves the
+ * session to run to its stop all the same (read and dropped). CLI_OK or
+ * CLI_FAIL (said why). */
+static int pull_session(rtd_ipc_session *s, rtd_ipc_client *c,
+			struct sink_state *st)
+{
+	int rc = st->prof_rc ? 0 : rtd_nettrace_profiler_pull(st->prof, st->src);
+	const struct rtd_record *er;
+	if (rc < 0 && rtd_source_next(st->src, &er) < 0) {
+		/* the source's end (its error record comes again) */
+		st->src_rc = er->code;
+		st->src_off = er->offset;
+		snprintf(st->src_msg, sizeof(st->src_msg), "%s", er->message);
+	} else if (rc < 0) {
+		st->prof_rc = rc;
+	}
+	rc = rtd_ipc_session_pump_drain(s);
+	cli_progress_done();
+	if (rc)
+		return cli_fail("%s: reading the session's stream: %s",
+				rtd_ipc_client_target(c), rtd_strerror(rc));
+	return CLI_OK;
+}
+
+/* After the session: true when the stream decoded to its end marker;
+ * else why not into @why (as sink_complete() says it). */
+static bool pulled_whole(struct sink_state *st, const struct session_end *end,
+			 char *why, size_t len)
+{
+	if (!st->records)
+		return sink_complete(st, why, len);
+	if (!st->src_rc)
+		return true;
+	if (st->src_rc == -RTD_E_TRUNCATED) {
+		snprintf(why, len, "it ends without its end marker, at byte %llu",
+			 (unsigned long long)end->res.bytes);
+		return false;
+	}
+	/* cut at @len as one snprintf() of both would cut it */
+	int n = snprintf(why, len, "it does not decode at offset %llu: ",
+			 (unsigned long long)st->src_off);
+	const char *m = *st->src_msg ? st->src_msg : rtd_strerror(st->src_rc);
+	if (n > 0 && (size_t)n < len) {
+		size_t ml = strlen(m), room = len - (size_t)n - 1;
+		ml = ml < room ? ml : room;
+		memcpy(why + n, m, ml);
+		why[(size_t)n + ml] = 0;
+	}
+	return false;
 }
 
 /*
@@ -807,6 +897,8 @@ int run_session(struct collect_args *a, struct sink_state *st,
 		rtd_ipc_client_target(c),
 		(unsigned long long)rtd_ipc_session_id(s),
 		rtd_ipc_session_version(s));
+	if (st->records && (r = source_open(a, s, st, end)) != CLI_OK)
+		goto out;
 	if (opened && (r = opened(st)) != CLI_OK)
 		goto out;
 	r = CLI_FAIL;
@@ -821,7 +913,7 @@ int run_session(struct collect_args *a, struct sink_state *st,
 		r = cli_fail("%s", rtd_strerror(rc));
 		goto out;
 	}
-	r = pump_session(a, s, c, st, end);
+	r = st->records ? pull_session(s, c, st) : pump_session(a, s, c, st, end);
 out:
 	rtd_ipc_session_free(s);
 	rtd_ipc_client_free(c);
@@ -1166,7 +1258,7 @@ static int cmd_profile(int argc, char **argv)
 	double t0 = mono_now();
 	r = run_session(&a, &st, names_first, NULL, &end);
 	struct prof_whose who = {.pid = end.pid, .seconds = mono_now() - t0};
-	if (r == CLI_OK && st.bytes == 0)
+	if (r == CLI_OK && end.res.bytes == 0)
 		r = cli_fail("%s: the runtime sent nothing", end.target);
 	if (r != CLI_OK)
 		goto done;
@@ -1196,7 +1288,7 @@ static int cmd_profile(int argc, char **argv)
 		free(cpu1);
 	}
 	char why[256];
-	bool whole = sink_complete(&st, why, sizeof(why));
+	bool whole = pulled_whole(&st, &end, why, sizeof(why));
 	if (st.prof_rc) {
 		r = cli_fail("building the profile: %s", rtd_strerror(st.prof_rc));
 		goto done;
@@ -1276,7 +1368,7 @@ static int cmd_stack(int argc, char **argv)
 			     end.target);
 	char why[256];
 	if (r == CLI_OK) {
-		bool whole = sink_complete(&st, why, sizeof(why));
+		bool whole = pulled_whole(&st, &end, why, sizeof(why));
 		/* names now: the threads were sampled a moment ago */
 		int rc = rtd_nettrace_profiler_thread_stacks(st.prof, print_thread,
 							     &end.pid);

@@ -17,6 +17,7 @@
 #include "rtdiag/counters.h"
 #include "rtdiag/gcheap.h"
 #include "rtdiag/ipc.h"
+#include "rtdiag/ipc_source.h"
 #include "rtdiag/nettrace.h"
 #include "rtdiag/profile.h"
 
@@ -55,7 +56,9 @@ struct collect_args {
  * Everything read from the session goes to the output file (all of it,
  * whatever the decoder thinks) and through the nettrace decoder, which
  * gives the live event and drop counts, tells whether the stream ended
- * with its end marker and, for profile, feeds the profiles.
+ * with its end marker and, for a profile of other kinds than CPU, feeds
+ * the builder. profile of samples alone and stack read the session as a
+ * record source instead (ipc_source.h), pulled by the profile builder.
  */
 struct sink_state {
 	FILE *out;
@@ -64,8 +67,16 @@ struct sink_state {
 	uint64_t bytes;
 	rtd_nettrace *dec;
 	int dec_rc; /* first decoder error, or 1 at the end marker */
+	/* profile and stack: the profile builder; for samples alone it
+	 * pulls the stream as the live record source (@records: no decoder
+	 * of the sink's), else the decoder's events feed it */
 	rtd_nettrace_profiler *prof;
 	int prof_rc;
+	bool records;
+	rtd_source *src;
+	int src_rc; /* the source's error record: a cut or damaged stream */
+	uint64_t src_off;
+	char src_msg[256];
 	rtd_nettrace *names; /* a rundown taken at the start, for names */
 	uint64_t names_methods; /* methods that rundown named */
 	rtd_counters *counters;
@@ -89,7 +100,8 @@ struct session_end {
 	int child_status;
 };
 
-/* A sink for a session (a profile builder too when @profile). */
+/* A sink for a session, or with @profile a profile builder for the
+ * session's records. */
 int sink_init(struct sink_state *st, const struct collect_args *a,
 	      bool profile);
 void sink_free(struct sink_state *st);

@@ -12,70 +12,15 @@
  *  - after rtd_ipc_session_stop() the source ends (0) once the runtime
  *    has closed the stream, with no error.
  */
-#include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 
-#include "test_util.h"
-
+#include "record_target.h"
 #include "rtdiag/ipc_source.h"
-
-static int64_t mono_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static pid_t child;
-static char work[] = "/tmp/rtd-session-source-XXXXXX";
-
-static void cleanup(void)
-{
-	if (child > 0) {
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-		char cmd[128];
-		snprintf(cmd, sizeof(cmd), "rm -f /tmp/dotnet-diagnostic-%d-*-socket", (int)child);
-		if (system(cmd)) {
-		}
-	}
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", work);
-	if (system(cmd)) {
-	}
-}
 
 static void test_live(void **state)
 {
 	(void)state;
-	char bin[4096] = "", ready[128];
-	const char *script = rtd_test_path("RTD_SOURCE_DIR", "tests/integration/dotnet/build.sh");
-	char cmd[8192];
-	snprintf(cmd, sizeof(cmd), "bash %s dotnet-record tests/targets", script);
-	FILE *p = popen(cmd, "r");
-	assert_non_null(p);
-	assert_non_null(fgets(bin, sizeof(bin), p));
-	assert_int_equal(pclose(p), 0);
-	bin[strcspn(bin, "\n")] = 0;
-	strcat(bin, "/dotnet-record");
-	assert_non_null(mkdtemp(work));
-	snprintf(ready, sizeof(ready), "%s/ready", work);
-	child = fork();
-	if (child == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execl(bin, bin, ready, (char *)NULL);
-		_exit(127);
-	}
-	int i;
-	for (i = 0; i < 1200 && access(ready, F_OK); i++)
-		usleep(100000);
-	assert_int_equal(access(ready, F_OK), 0);
+	record_target_start();
 
 	rtd_ipc_client *c = rtd_ipc_client_new(child, NULL, NULL);
 	assert_non_null(c);
@@ -137,7 +82,7 @@ int main(void)
 		printf("SKIP: no dotnet SDK on PATH\n");
 		return RTD_TEST_SKIP;
 	}
-	atexit(cleanup);
+	atexit(record_target_cleanup);
 	const struct CMUnitTest tests[] = {cmocka_unit_test(test_live)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
