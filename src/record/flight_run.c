@@ -25,7 +25,9 @@
 #include "rtdiag/flight_recorder.h"
 #include "rtdiag/gcheap.h"
 #include "rtdiag/ipc.h"
+#include "rtdiag/ipc_source.h"
 #include "rtdiag/nettrace.h"
+#include "rtdiag/nettrace_source.h"
 #include "rtdiag/profile.h"
 #include "rtdiag/profile_records.h"
 #include "rtdiag/timeline_records.h"
@@ -455,32 +457,13 @@ static int write_dump(rtd_flight_recorder *fr, const char *path, char *msg, size
 }
 
 /* ---- thread stacks: a short SampleProfiler session, as 'rtdiag dotnet
- * stack' takes it: where each managed thread is, by name ---- */
+ * stack' takes it (the session's pump as a record source pulled into the
+ * profile builder): where each managed thread is, by name ---- */
 
 struct stacks {
-	rtd_nettrace *dec;
-	rtd_nettrace_profiler *prof;
 	FILE *out;
 	pid_t pid;
 };
-
-static int stacks_event(void *ctx, const struct rtd_nettrace_event *ev)
-{
-	struct stacks *s = ctx;
-	return rtd_nettrace_profiler_event(s->prof, s->dec, ev);
-}
-
-static int stacks_seqpoint(void *ctx, uint64_t ts)
-{
-	(void)ts;
-	return rtd_nettrace_profiler_seqpoint(((struct stacks *)ctx)->prof);
-}
-
-static int stacks_sink(const void *data, size_t len, void *ctx)
-{
-	int rc = rtd_nettrace_feed(((struct stacks *)ctx)->dec, data, len);
-	return rc > 0 ? 0 : rc; /* the end marker: the pump sees the end too */
-}
 
 /* One thread as dotnet-stack report prints it; unnamed frames (native
  * code, the runtime's helpers) folded into one "[Native Frames]". */
@@ -503,54 +486,64 @@ static int stacks_thread(void *ctx, uint64_t tid, const char *const *frames, siz
 	return ferror(s->out) ? -EIO : 0;
 }
 
-static int write_stacks(rtd_flight_recorder *fr, const char *path)
+/* The samples of a quarter of a second's session into @prof, its frames
+ * named by the session's rundown through @src's method table (@src must
+ * outlive what names them). */
+static int sample_stacks(rtd_flight_recorder *fr, rtd_nettrace_profiler *prof,
+			 rtd_ipc_client **c, rtd_ipc_session **sess, rtd_source **src)
 {
 	struct rtd_ipc_providers prov = {0};
 	struct rtd_ipc_session_opts so = {.sz = sizeof(so)};
 	int rc = rtd_ipc_profile_request(RTD_IPC_PROFILE_CPU, &prov, &so);
-	if (rc)
-		return rc;
 	so.providers = prov.v;
 	so.n_providers = prov.n;
-	struct stacks st = {.pid = fr->ro.pid};
-	struct rtd_nettrace_opts no = {.sz = sizeof(no), .ctx = &st, .on_event = stacks_event,
-				       .on_seqpoint = stacks_seqpoint};
-	RTD_OPTS(rtd_nettrace_profiler_opts, po, .kinds = RTD_NETTRACE_PROFILE_CPU);
-	st.dec = rtd_nettrace_new(&no);
-	st.prof = rtd_nettrace_profiler_new(&po);
-	rtd_ipc_client *c = NULL;
-	rtd_ipc_session *sess = NULL;
-	if (!st.dec || !st.prof)
+	if (!rc && !(*c = rtd_ipc_client_new(fr->ro.pid, NULL, &rc)) && !rc)
 		rc = -ENOMEM;
-	if (!rc && !(c = rtd_ipc_client_new(fr->ro.pid, NULL, &rc)) && !rc)
+	if (!rc && !(*sess = rtd_ipc_session_start(*c, &so, &rc)) && !rc)
 		rc = -ENOMEM;
-	if (!rc && !(sess = rtd_ipc_session_start(c, &so, &rc)) && !rc)
+	/* the sampler stops every managed thread about every millisecond: a
+	 * quarter of a second, as dotnet-stack; only the builder's records */
+	RTD_OPTS(rtd_ipc_pump_opts, pu, .duration_ms = 250, .rundown_wait_ms = 30000);
+	RTD_OPTS(rtd_nettrace_source_opts, no, .kinds = 1u << RTD_REC_SAMPLE,
+		 .address_frames = true, .stream_order = true,
+		 .want = rtd_nettrace_profiler_want, .want_ctx = prof);
+	if (!rc && !(*src = rtd_ipc_session_pump_source(*sess, &pu, NULL, &no, &rc)) && !rc)
 		rc = -ENOMEM;
 	if (!rc) {
-		/* the sampler stops every managed thread about every
-		 * millisecond: a quarter of a second, as dotnet-stack */
-		RTD_OPTS(rtd_ipc_pump_opts, pu, .sink = stacks_sink, .ctx = &st,
-			 .duration_ms = 250, .rundown_wait_ms = 30000);
-		rc = rtd_ipc_session_pump(sess, &pu, NULL);
-		int e = rtd_nettrace_finish(st.dec);
-		if (!rc && e < 0)
+		rc = rtd_nettrace_profiler_pull(prof, *src);
+		/* stopped early (the builder's error): the session still ends
+		 * as it would have */
+		int e = rtd_ipc_session_pump_drain(*sess);
+		if (!rc && e)
 			rc = e;
 	}
-	if (!rc && rtd_nettrace_profiler_samples(st.prof) == 0)
+	rtd_ipc_providers_clear(&prov);
+	return rc;
+}
+
+static int write_stacks(rtd_flight_recorder *fr, const char *path)
+{
+	struct stacks st = {.pid = fr->ro.pid};
+	RTD_OPTS(rtd_nettrace_profiler_opts, po, .kinds = RTD_NETTRACE_PROFILE_CPU);
+	rtd_nettrace_profiler *prof = rtd_nettrace_profiler_new(&po);
+	rtd_ipc_client *c = NULL;
+	rtd_ipc_session *sess = NULL;
+	rtd_source *src = NULL;
+	int rc = prof ? sample_stacks(fr, prof, &c, &sess, &src) : -ENOMEM;
+	if (!rc && rtd_nettrace_profiler_samples(prof) == 0)
 		rc = -RTD_E_NOTFOUND; /* no managed thread was sampled */
 	struct tmpfile t;
 	if (!rc && !(rc = tmp_open(&t, path))) {
 		st.out = t.f;
-		rc = rtd_nettrace_profiler_thread_stacks(st.prof, stacks_thread, &st);
+		rc = rtd_nettrace_profiler_thread_stacks(prof, stacks_thread, &st);
 		int e = tmp_close(&t, rc == 0);
 		if (!rc)
 			rc = e;
 	}
+	rtd_nettrace_profiler_free(prof);
+	rtd_source_free(src);
 	rtd_ipc_session_free(sess);
 	rtd_ipc_client_free(c);
-	rtd_nettrace_profiler_free(st.prof);
-	rtd_nettrace_free(st.dec);
-	rtd_ipc_providers_clear(&prov);
 	return rc;
 }
 
