@@ -69,6 +69,16 @@ enum rtd_perf_profiler_flags {
 	 * that adds waits up (a profile), not one that draws each (a
 	 * timeline) */
 	RTD_PERF_PROF_WAIT_TOTALS = 1u << 9,
+	/* a CPU profiler's rtd_perf_profiler_drain() hands out the call
+	 * tree's totals, not each sample: one sample per thread and stack
+	 * sampled since the previous drain (rtd_perf_profiler_sample.count
+	 * the samples, .duration their summed period), then the tree
+	 * restarts as with RTD_PERF_PROF_WINDOWS; nothing is kept per sample
+	 * (no RTD_PERF_PROF_KEEP_SAMPLES needed). For a consumer that adds
+	 * samples up (a profile), at the cost of a take: per stack, not per
+	 * sample. Not with RTD_PERF_PROF_OFF_CPU (which has
+	 * RTD_PERF_PROF_WAIT_TOTALS) */
+	RTD_PERF_PROF_TOTALS = 1u << 10,
 };
 
 /* States of an off-CPU wait (rtd_perf_profiler_opts.offcpu_states), from
@@ -289,7 +299,10 @@ RTD_API int rtd_perf_profiler_take(struct rtd_perf_profiler *p,
  *         RTD_PERF_PROF_WAIT_TOTALS: a total, @count waits of this thread,
  *         stack and state that ended since the kernel's totals were read
  *         before, @duration their summed length, @time when they were
- *         read (CLOCK_MONOTONIC ns, the end of a run or a process's exit)
+ *         read (CLOCK_MONOTONIC ns, the end of a run or a process's exit);
+ *         a CPU profiler's drain with RTD_PERF_PROF_TOTALS: @count samples
+ *         of this thread and stack since the previous drain, @duration
+ *         their summed sampling period in ns, @time the last run's end
  */
 struct rtd_perf_profiler_sample {
 	size_t sz;
@@ -358,9 +371,10 @@ RTD_API int rtd_perf_profiler_close_waits(struct rtd_perf_profiler *p, uint64_t 
 /**
  * rtd_perf_profiler_drain - the samples kept since the last drain, then
  * dropped: a recording read while it runs
- * @p: profiler made with RTD_PERF_PROF_KEEP_SAMPLES, between two
- *     rtd_perf_profiler_run() calls (stop the run, drain, run again: the
- *     kernel keeps sampling into the rings meanwhile)
+ * @p: profiler made with RTD_PERF_PROF_KEEP_SAMPLES (or a CPU one with
+ *     RTD_PERF_PROF_TOTALS), between two rtd_perf_profiler_run() calls
+ *     (stop the run, drain, run again: the kernel keeps sampling into the
+ *     rings meanwhile)
  * @fn: called for each sample, as rtd_perf_profiler_each_sample() gives
  *      them (off-CPU: each wait that ended, in the order of the ends)
  * @ctx: passed to @fn
@@ -373,7 +387,9 @@ RTD_API int rtd_perf_profiler_close_waits(struct rtd_perf_profiler *p, uint64_t 
  * restarts after each drain and the locations are trimmed. Once a
  * profiler is drained its runs are windows of one recording: the
  * profile's start is the first run's. The names given to @fn are valid
- * until the next drain.
+ * until the next drain. With RTD_PERF_PROF_TOTALS @fn gets one sample
+ * per thread and stack with its @count and summed period (@duration), in
+ * no particular order, and the tree restarts.
  *
  * Returns: as rtd_perf_profiler_each_sample().
  */

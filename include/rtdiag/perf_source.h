@@ -89,6 +89,13 @@ enum rtd_perf_source_flags {
 	 * module the records name, for rtd_perf_source_live_mapping()
 	 */
 	RTD_PERF_SOURCE_MAPPINGS = 1u << 2,
+	/*
+	 * rtd_perf_source_live(): each frame of a record's stack carries its
+	 * source file and line where the profiler's symbolizer reads DWARF
+	 * (rtd_rec_frame.file, .line), as the profiler's own profile has
+	 * them; stacks that differ only by line are then distinct
+	 */
+	RTD_PERF_SOURCE_LINES = 1u << 3,
 };
 
 /**

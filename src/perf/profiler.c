@@ -915,6 +915,9 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 	if (!opts || rtd_opts_copy(&o, sizeof(o), opts,
 				   RTD_OPTS_END(rtd_perf_profiler_opts, offcpu_states)))
 		return prof_err(NULL, -RTD_E_INVAL, "bad profiler options");
+	if ((o.flags & RTD_PERF_PROF_TOTALS) && (o.flags & RTD_PERF_PROF_OFF_CPU))
+		return prof_err(NULL, -RTD_E_INVAL, "RTD_PERF_PROF_TOTALS is for CPU profiles "
+				"(off-CPU: RTD_PERF_PROF_WAIT_TOTALS)");
 	struct rtd_perf_profiler *p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
@@ -1637,6 +1640,96 @@ static int name_new(struct rtd_perf_profiler *p, uint8_t *need, size_t nloc)
 	return r;
 }
 
+/* The sample of call-tree node @node to @fn: its stack leaf first, up the
+ * tree to its thread (named frames @fr by location @lfr), its state and
+ * thread; @smp has its time and counts already. */
+static int give_node(struct rtd_perf_profiler *p, uint32_t node, size_t nloc,
+		     const struct loc_frames *lfr, const struct rtd_frame *fr,
+		     struct rtd_perf_profiler_sample *smp, rtd_perf_profiler_sample_fn fn,
+		     void *ctx)
+{
+	struct rtd_frame *stack = p->walk_stack;
+	size_t ns = 0, depth = 0;
+	const struct pthread *t = NULL;
+	for (uint32_t k = node; k && k < p->nnodes && depth++ <= PROF_MAX_DEPTH;
+	     k = p->nodes[k].parent) {
+		uint32_t key = p->nodes[k].key;
+		if ((key & STATE_KEY) == STATE_KEY) {
+			smp->state = offcpu_state_name(key & 0xffu);
+			continue;
+		}
+		if (key & THREAD_KEY) {
+			if ((key & ~THREAD_KEY) < p->nthreads)
+				t = &p->threads[key & ~THREAD_KEY];
+			continue;
+		}
+		if (key >= nloc)
+			continue;
+		const struct loc_frames *l = &lfr[key];
+		for (size_t j = 0; j < l->n; j++)
+			stack[ns++] = fr[l->first + j];
+	}
+	smp->frames = stack;
+	smp->nframes = ns;
+	if (t) {
+		smp->pid = t->pid;
+		smp->tid = t->tid;
+		smp->thread = t->comm[0] ? t->comm : NULL;
+		void *v;
+		if (rtd_map_get(&p->tid_index, t->pid, &v) &&
+		    p->threads[(uintptr_t)v - 1].pid == t->pid &&
+		    p->threads[(uintptr_t)v - 1].comm[0])
+			smp->process = p->threads[(uintptr_t)v - 1].comm;
+	}
+	return fn(smp, ctx);
+}
+
+/* Mark the locations on the path of every call-tree node with samples
+ * (RTD_PERF_PROF_TOTALS: what a drain hands out). */
+static void need_nodes(struct rtd_perf_profiler *p, uint8_t *need, size_t nloc)
+{
+	for (size_t i = 1; i < p->nnodes; i++) {
+		if (!p->nodes[i].count)
+			continue;
+		size_t depth = 0;
+		for (uint32_t k = (uint32_t)i; k && k < p->nnodes && depth++ <= PROF_PATH;
+		     k = p->nodes[k].parent)
+			if (!(p->nodes[k].key & THREAD_KEY) && p->nodes[k].key < nloc)
+				need[p->nodes[k].key] = 1;
+	}
+}
+
+/* RTD_PERF_PROF_TOTALS: the call tree's counts since the last drain, one
+ * sample per thread and stack (as a take's profile has them), then the
+ * tree restarts. */
+static int drain_totals(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn,
+			void *ctx)
+{
+	size_t nloc = rtd_sym_nlocations(p->sym);
+	scratch((void **)&p->walk_need, &p->walk_need_cap, nloc, 1, 1024);
+	if (!p->walk_stack)
+		p->walk_stack = malloc(sizeof(*p->walk_stack) *
+				       (PROF_MAX_DEPTH * (RTD_SYM_MAX_INLINE + 1) + 1));
+	uint8_t *need = p->walk_need_cap >= nloc ? p->walk_need : NULL;
+	if (!p->walk_stack || (nloc && !need))
+		return -ENOMEM;
+	p->drained = true;
+	if (nloc)
+		memset(need, 0, nloc);
+	need_nodes(p, need, nloc);
+	int r = name_new(p, need, nloc);
+	for (size_t i = 1; !r && i < p->nnodes; i++) {
+		if (!p->nodes[i].count)
+			continue;
+		struct rtd_perf_profiler_sample smp = {.sz = sizeof(smp)};
+		smp.time = p->end_ns;
+		smp.count = p->nodes[i].count;
+		smp.duration = p->nodes[i].period;
+		r = give_node(p, (uint32_t)i, nloc, p->named_lf, p->named_frames, &smp, fn, ctx);
+	}
+	return r ? r : tree_restart(p);
+}
+
 static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn,
 		     void *ctx, bool drain)
 {
@@ -1658,13 +1751,12 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 				       (PROF_MAX_DEPTH * (RTD_SYM_MAX_INLINE + 1) + 1));
 	if (!p->walk_buf)
 		p->walk_buf = malloc(WALK_BUF * sizeof(*p->walk_buf));
-	struct rtd_frame *stack = p->walk_stack;
 	struct kept_sample *buf = p->walk_buf;
 	uint8_t *need = drain && p->walk_need_cap >= nloc ? p->walk_need : NULL;
 	struct rtd_frame *frames = NULL;
 	const struct loc_frames *lfr = lf;
 	int r = 0;
-	if ((!drain && !lf) || !stack || !buf || (drain && nloc && !need)) {
+	if ((!drain && !lf) || !p->walk_stack || !buf || (drain && nloc && !need)) {
 		r = -ENOMEM;
 		goto done;
 	}
@@ -1687,48 +1779,12 @@ static int walk_kept(struct rtd_perf_profiler *p, rtd_perf_profiler_sample_fn fn
 	size_t got;
 	while (!r && (got = fread(buf, sizeof(*buf), WALK_BUF, p->kept)) > 0) {
 		for (size_t i = 0; i < got && !r; i++) {
-			/* leaf first: up the call tree to the thread's root */
-			size_t ns = 0, depth = 0;
-			const struct pthread *t = NULL;
-			const char *state = NULL;
-			for (uint32_t k = buf[i].node;
-			     k && k < p->nnodes && depth++ <= PROF_MAX_DEPTH;
-			     k = p->nodes[k].parent) {
-				uint32_t key = p->nodes[k].key;
-				if ((key & STATE_KEY) == STATE_KEY) {
-					state = offcpu_state_name(key & 0xffu);
-					continue;
-				}
-				if (key & THREAD_KEY) {
-					if ((key & ~THREAD_KEY) < p->nthreads)
-						t = &p->threads[key & ~THREAD_KEY];
-					continue;
-				}
-				if (key >= nloc)
-					continue;
-				const struct loc_frames *l = &lfr[key];
-				for (size_t j = 0; j < l->n; j++)
-					stack[ns++] = fr[l->first + j];
-			}
 			struct rtd_perf_profiler_sample smp = {.sz = sizeof(smp)};
 			smp.time = buf[i].time;
-			smp.frames = stack;
-			smp.nframes = ns;
 			smp.duration = buf[i].dur;
-			smp.state = state;
 			smp.open = buf[i].flags & KEPT_OPEN;
 			smp.count = buf[i].count;
-			if (t) {
-				smp.pid = t->pid;
-				smp.tid = t->tid;
-				smp.thread = t->comm[0] ? t->comm : NULL;
-				void *v;
-				if (rtd_map_get(&p->tid_index, t->pid, &v) &&
-				    p->threads[(uintptr_t)v - 1].pid == t->pid &&
-				    p->threads[(uintptr_t)v - 1].comm[0])
-					smp.process = p->threads[(uintptr_t)v - 1].comm;
-			}
-			r = fn(&smp, ctx);
+			r = give_node(p, buf[i].node, nloc, lfr, fr, &smp, fn, ctx);
 		}
 	}
 	if (!r && ferror(p->kept))
@@ -1761,5 +1817,7 @@ int rtd_perf_profiler_each_sample(struct rtd_perf_profiler *p,
 int rtd_perf_profiler_drain(struct rtd_perf_profiler *p,
 			    rtd_perf_profiler_sample_fn fn, void *ctx)
 {
+	if (p && fn && (p->flags & RTD_PERF_PROF_TOTALS))
+		return drain_totals(p, fn, ctx);
 	return walk_kept(p, fn, ctx, true);
 }

@@ -112,7 +112,8 @@ static int renamed(struct ps *s, uint64_t key, const char *name, const char **in
 }
 
 int rtd_perf_source_sample(rtd_intern *in, struct rtd_rec_frame **frames, size_t *cap,
-			   const struct rtd_perf_profiler_sample *smp, struct rtd_record *rec)
+			   const struct rtd_perf_profiler_sample *smp, bool lines,
+			   struct rtd_record *rec)
 {
 	size_t n = smp->nframes < RTD_INTERN_MAX_DEPTH ? smp->nframes : RTD_INTERN_MAX_DEPTH;
 	if (n) {
@@ -126,6 +127,8 @@ int rtd_perf_source_sample(rtd_intern *in, struct rtd_rec_frame **frames, size_t
 						      .name = smp->frames[i].name,
 						      .module = smp->frames[i].module,
 						      .kind = smp->frames[i].kind,
+						      .file = lines ? smp->frames[i].file : NULL,
+						      .line = lines ? smp->frames[i].line : 0,
 						      .inlined = smp->frames[i].inlined};
 	int rc = rtd_intern_stack(in, *frames, n, &rec->stack);
 	if (rc < 0)
@@ -183,7 +186,7 @@ static int ps_next(void *impl, struct rtd_record *rec)
 		default:
 			s->cur = NULL; /* the next call takes the next sample */
 			return (rc = rtd_perf_source_sample(s->intern, &s->frames, &s->frames_cap,
-							   smp, rec)) < 0 ? rc : 1;
+							   smp, false, rec)) < 0 ? rc : 1;
 		}
 	}
 }

@@ -22,11 +22,14 @@ int rtd_perf_source_renamed(rtd_intern *in, rtd_map *names, uint64_t key, const 
 
 /* A CPU sample's record: @smp's frames (at most RTD_INTERN_MAX_DEPTH,
  * through *@frames, grown as needed, *@cap its room) interned as
- * @rec's stack; kind RTD_REC_SAMPLE, "cpu", 1 count. The caller sets the
- * times and ids. Returns 0 or -ENOMEM / an interner's error. */
+ * @rec's stack, with each frame's file and line when @lines
+ * (RTD_PERF_SOURCE_LINES); kind RTD_REC_SAMPLE, "cpu", 1 count. The
+ * caller sets the times and ids. Returns 0 or -ENOMEM / an interner's
+ * error. */
 struct rtd_perf_profiler_sample;
 int rtd_perf_source_sample(rtd_intern *in, struct rtd_rec_frame **frames, size_t *cap,
-			   const struct rtd_perf_profiler_sample *smp, struct rtd_record *rec);
+			   const struct rtd_perf_profiler_sample *smp, bool lines,
+			   struct rtd_record *rec);
 
 /* The live system calls' source (source_live.c) over a recorder
  * (source_syscalls.c): run its monitor until stopped; hand over the calls

@@ -55,6 +55,7 @@ struct pl_entry {
 struct pl {
 	struct rtd_perf_profiler *p;          /* one of these two */
 	struct rtd_perf_syscall_recorder *sr;
+	bool offcpu;           /* an off-CPU profiler's */
 	struct rtd_perf_source_opts o;
 	rtd_intern *intern;    /* the runner's (its current generation) */
 	rtd_intern *old;       /* COPIED: the generation before, or NULL */
@@ -199,23 +200,29 @@ static int renamed(struct pl *s, uint64_t key, const char *name, const char **in
 	return rtd_perf_source_renamed(s->intern, &s->names, key, name, interned);
 }
 
-/* BPF's total of a thread's waits of one stack and state
- * (RTD_PERF_PROF_WAIT_TOTALS): one SAMPLE "off-cpu" weighing the count,
- * the summed length its "period", at the time the totals were read. */
+/* A total (rtd_perf_profiler_sample.count): BPF's of a thread's waits of
+ * one stack and state (RTD_PERF_PROF_WAIT_TOTALS), one SAMPLE "off-cpu";
+ * a CPU profiler's samples of one thread and stack since the last drain
+ * (RTD_PERF_PROF_TOTALS), one SAMPLE "cpu". Each weighs the count, the
+ * summed length or period its "period" field, stamped when read. */
 static int push_total(struct pl *s, const struct rtd_perf_profiler_sample *smp,
 		      struct pl_entry *e)
 {
-	int rc = rtd_perf_source_sample(s->intern, &s->frames, &s->frames_cap, smp, &e->rec);
-	const char *state;
-	if (rc == 0)
-		rc = rtd_intern_string(s->intern, smp->state ? smp->state : "?",
-				       smp->state ? strlen(smp->state) : 1, &state);
+	int rc = rtd_perf_source_sample(s->intern, &s->frames, &s->frames_cap, smp,
+					s->o.flags & RTD_PERF_SOURCE_LINES, &e->rec);
 	if (rc < 0)
+		return rc;
+	e->rec.value = (double)smp->count;
+	e->f[0] = (struct rtd_field){.name = "period", .type = RTD_FIELD_U64, .u = smp->duration};
+	e->rec.nfields = 1;
+	if (!s->offcpu)
+		return push(s, e);
+	const char *state;
+	if ((rc = rtd_intern_string(s->intern, smp->state ? smp->state : "?",
+				    smp->state ? strlen(smp->state) : 1, &state)) < 0)
 		return rc;
 	e->rec.name = "off-cpu";
 	e->rec.category = "off-cpu";
-	e->rec.value = (double)smp->count;
-	e->f[0] = (struct rtd_field){.name = "period", .type = RTD_FIELD_U64, .u = smp->duration};
 	e->f[1] = (struct rtd_field){.name = "state", .type = RTD_FIELD_STR, .s = state};
 	e->rec.nfields = 2;
 	return push(s, e);
@@ -256,14 +263,14 @@ static int on_sample(const struct rtd_perf_profiler_sample *smp, void *ctx)
 	size_t n = smp->nframes < RTD_INTERN_MAX_DEPTH ? smp->nframes : RTD_INTERN_MAX_DEPTH;
 	if (s->o.flags & RTD_PERF_SOURCE_MAPPINGS)
 		learn_mappings(s, smp);
+	if (smp->count)
+		return push_total(s, smp, &e);
 	if (!smp->duration) {
 		if ((rc = rtd_perf_source_sample(s->intern, &s->frames, &s->frames_cap, smp,
-						 &e.rec)) < 0)
+						 s->o.flags & RTD_PERF_SOURCE_LINES, &e.rec)) < 0)
 			return rc;
 		return push(s, &e);
 	}
-	if (smp->count)
-		return push_total(s, smp, &e);
 	/* the first frame outside the kernel: where the thread waited */
 	const char *in = n ? smp->frames[0].name : NULL;
 	for (size_t i = 0; i < n; i++)
@@ -272,7 +279,8 @@ static int on_sample(const struct rtd_perf_profiler_sample *smp, void *ctx)
 			break;
 		}
 	if ((s->o.flags & RTD_PERF_SOURCE_WAIT_STACKS) &&
-	    (rc = rtd_perf_source_sample(s->intern, &s->frames, &s->frames_cap, smp, &e.rec)) < 0)
+	    (rc = rtd_perf_source_sample(s->intern, &s->frames, &s->frames_cap, smp,
+					 s->o.flags & RTD_PERF_SOURCE_LINES, &e.rec)) < 0)
 		return rc;
 	e.rec.value = 0;
 	e.rec.unit = NULL;
@@ -518,6 +526,7 @@ static rtd_source *live_new(struct rtd_perf_profiler *p, struct rtd_perf_syscall
 	}
 	s->p = p;
 	s->sr = sr;
+	s->offcpu = p && rtd_perf_profiler_offcpu_via(p, NULL) != RTD_PERF_OFFCPU_VIA_AUTO;
 	s->wm = INT64_MIN;
 	if (!s->o.window_ms)
 		s->o.window_ms = PL_DEFAULT_WINDOW_MS;

@@ -122,6 +122,7 @@ static int add(rtd_profile_records *c, const struct rtd_record *rec)
 	for (uint32_t i = 0; i < st->n; i++) {
 		const struct rtd_rec_frame *rf = &st->frames[i];
 		c->frames[i] = (struct rtd_frame){.name = rf->name, .module = rf->module,
+						  .file = rf->file, .line = (uint32_t)rf->line,
 						  .addr = rf->ip, .inlined = rf->inlined,
 						  .kind = rf->kind ? rf->kind : kind_of(rf->module)};
 		int rc = c->mapping && rf->module ? mapping_of(c, rf->module) : 0;

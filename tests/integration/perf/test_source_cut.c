@@ -22,6 +22,19 @@
  * address, this program's path and build-id), as pprof writes it.
  * The old source had no cut: it handed nothing over before its window
  * ended (ten minutes), and this fails at its first cut.
+ *
+ * All of it twice: each sample a record (RTD_PERF_PROF_KEEP_SAMPLES), then
+ * the call tree's totals (RTD_PERF_PROF_TOTALS, nothing kept per sample,
+ * as the agent reads its CPU profiles), where a cut's samples come as a
+ * record per thread and stack, its count the value and its summed period
+ * a "period" field: each cut's ns its samples x period, and over the cuts
+ * at least the samples asked in fewer than a quarter as many records (a
+ * cut's totals were seen to come with the next cut under load: 0, then
+ * 403 samples; so counted over the cuts), and with RTD_PERF_SOURCE_LINES the
+ * spinning function's frame has its file and line, in the pprof too. The
+ * drain refused a profiler that kept no samples (the source ended with
+ * "the profiler keeps no samples" at the first cut), and records had no
+ * file and line.
  * No time is asserted: each cut waits for the watermark until the source
  * has had nothing new in 60 waits of 0.5 s.
  */
@@ -73,9 +86,11 @@ static rtd_profile *new_profile(void)
 	return rtd_profile_new2(&po);
 }
 
-int main(void)
+/* The cuts, each sample a record or (@totals) the tree's totals. Returns
+ * how many checks went wrong. */
+static int cuts(bool totals)
 {
-	pt_require();
+	printf("-- %s\n", totals ? "totals (RTD_PERF_PROF_TOTALS)" : "each sample a record");
 	pid_t child = fork();
 	if (child < 0)
 		FAIL("fork: %s", strerror(errno));
@@ -90,7 +105,8 @@ int main(void)
 		.sz = sizeof(o),
 		.pids = &child,
 		.npids = 1,
-		.flags = RTD_PERF_PROF_KEEP_SAMPLES | RTD_PERF_PROF_WINDOWS | RTD_PERF_PROF_NO_DOTNET,
+		.flags = (totals ? RTD_PERF_PROF_TOTALS : RTD_PERF_PROF_KEEP_SAMPLES) |
+			 RTD_PERF_PROF_WINDOWS | RTD_PERF_PROF_NO_DOTNET,
 		.sampler = &so};
 	struct rtd_perf_profiler *p;
 	if (rtd_perf_profiler_new(&o, &p)) {
@@ -98,7 +114,8 @@ int main(void)
 		FAIL("profiler_new: %s", rtd_perf_profiler_errmsg(NULL));
 	}
 	RTD_OPTS(rtd_perf_source_opts, lo, .window_ms = 600000,
-		 .flags = RTD_PERF_SOURCE_COPIED | RTD_PERF_SOURCE_MAPPINGS);
+		 .flags = RTD_PERF_SOURCE_COPIED | RTD_PERF_SOURCE_MAPPINGS |
+			  (totals ? RTD_PERF_SOURCE_LINES : 0));
 	int err = 0;
 	rtd_source *s = rtd_perf_source_live(p, &lo, &err);
 	if (!s) {
@@ -115,8 +132,13 @@ int main(void)
 	}
 	int fails = 0;
 	uint64_t spin_ip = 0;
-	char spin_mod[256] = "";
+	char spin_mod[256] = "", spin_file[256] = "";
+	uint64_t spin_line = 0;
+	int64_t all_n = 0;
+	size_t all_rec = 0;
+	bool all_lines = false;
 	for (int cut = 0; cut < CUTS; cut++) {
+		size_t nrec = 0;
 		/* 0.2 s of the child's CPU */
 		double t0 = pt_cpu_seconds(child);
 		for (int i = 0; i < 6000 && pt_cpu_seconds(child) < t0 + 0.2; i++)
@@ -135,12 +157,18 @@ int main(void)
 			if (rc == 1) {
 				if ((rc = rtd_profile_records_add(c, r)))
 					break;
+				nrec += r->kind == RTD_REC_SAMPLE;
 				for (uint32_t i = 0; r->stack && i < r->stack->n && !spin_ip; i++)
 					if (r->stack->frames[i].name &&
 					    !strcmp(r->stack->frames[i].name, "cut_spin_here")) {
 						spin_ip = r->stack->frames[i].ip;
 						snprintf(spin_mod, sizeof(spin_mod), "%s",
 							 r->stack->frames[i].module);
+						snprintf(spin_file, sizeof(spin_file), "%s",
+							 r->stack->frames[i].file
+								 ? r->stack->frames[i].file
+								 : "");
+						spin_line = r->stack->frames[i].line;
 					}
 				continue;
 			}
@@ -168,11 +196,24 @@ int main(void)
 		if (!f || rtd_profile_write_pprof(prof, f) || fclose(f))
 			FAIL("writing the pprof");
 		bool named = gz_has(pb, pblen, "cut-spinner");
-		printf("cut %d: %" PRId64 " samples, %" PRId64 " ns, in cut_spin_here: %s, "
-		       "thread named: %s\n",
-		       cut, n, ns, strstr(text, "cut_spin_here") ? "yes" : "no", named ? "yes" : "no");
-		if (n < MIN_SAMPLES || ns != n * period || !strstr(text, "cut_spin_here") || !named)
+		bool lines = gz_has(pb, pblen, "test_source_cut.c");
+		printf("cut %d: %" PRId64 " samples in %zu records, %" PRId64 " ns, in "
+		       "cut_spin_here: %s, thread named: %s, file in the pprof: %s\n",
+		       cut, n, nrec, ns, strstr(text, "cut_spin_here") ? "yes" : "no",
+		       named ? "yes" : "no", lines ? "yes" : "no");
+		/* totals: a record per thread and stack, not per sample, added
+		 * up over the cuts (under load a cut's totals were seen to come
+		 * with the next cut: 0 then 403 samples) */
+		if (totals) {
+			all_n += n;
+			all_rec += nrec;
+			all_lines |= lines;
+			if (ns != n * period)
+				fails++;
+		} else if (n < MIN_SAMPLES || ns != n * period || !strstr(text, "cut_spin_here") ||
+			   !named) {
 			fails++;
+		}
 		free(text);
 		free(pb);
 		rtd_profile *next = new_profile();
@@ -191,14 +232,31 @@ int main(void)
 	if (mr || spin_ip < m.start || spin_ip >= m.limit || !m.file ||
 	    !strstr(m.file, "test_source_cut") || !m.build_id[0])
 		fails++;
+	/* RTD_PERF_SOURCE_LINES: the frame's file and line (DWARF) */
+	printf("cut_spin_here at %s:%" PRIu64 "\n", spin_file[0] ? spin_file : "(no file)",
+	       spin_line);
+	if (totals && (!strstr(spin_file, "test_source_cut.c") || !spin_line))
+		fails++;
+	if (totals) {
+		printf("totals: %" PRId64 " samples in %zu records over the cuts\n", all_n, all_rec);
+		if (all_n < MIN_SAMPLES * CUTS || all_rec * 4 > (size_t)all_n || !all_lines)
+			fails++;
+	}
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 	rtd_source_free(s);
 	rtd_profile_records_free(c);
 	rtd_profile_free(prof);
 	rtd_perf_profiler_free(p);
+	return fails;
+}
+
+int main(void)
+{
+	pt_require();
+	int fails = cuts(false) + cuts(true);
 	if (fails)
 		FAIL("%d checks wrong", fails);
-	printf("PASS: %d cuts\n", CUTS);
+	printf("PASS: %d cuts, each sample a record and as totals\n", CUTS);
 	return 0;
 }
