@@ -140,6 +140,17 @@ static bool exec_section(Elf *e, size_t ndx)
 	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
 }
 
+/* The rank of an ELF symbol among the names at its address
+ * (sym_alias_rank() of its binding and its name's first @len bytes). */
+static uint32_t elf_sym_rank(const GElf_Sym *sym, const char *nm, size_t len)
+{
+	int b = GELF_ST_BIND(sym->st_info);
+	return sym_alias_rank(b == STB_WEAK ? SYM_BIND_WEAK
+			      : b == STB_GLOBAL ? SYM_BIND_GLOBAL
+						: SYM_BIND_LOCAL,
+			      nm, len);
+}
+
 int sym_elf_symbols(Elf *e, int which, struct sym_table *t, unsigned flags)
 {
 	Elf_Scn *scn = NULL;
@@ -174,11 +185,7 @@ int sym_elf_symbols(Elf *e, int which, struct sym_table *t, unsigned flags)
 			 * ld.so's _dl_start_user) names what no function covers,
 			 * as perf's does; a function wins over it */
 			size_t nl = strlen(nm), cut = flags & SYM_ELF_VERSIONED ? nl : strcspn(nm, "@");
-			int b = GELF_ST_BIND(sym.st_info);
-			uint32_t rank = sym_alias_rank(b == STB_WEAK ? SYM_BIND_WEAK
-						       : b == STB_GLOBAL ? SYM_BIND_GLOBAL
-									 : SYM_BIND_LOCAL,
-						       nm, cut);
+			uint32_t rank = elf_sym_rank(&sym, nm, cut);
 			int r = sym_table_add_ranked(t, sym.st_value, label ? 0 : sym.st_size,
 						     nm, cut, (flags & SYM_ELF_COPY) || cut < nl,
 						     rank | (label ? 1u << 30 : 0));
@@ -313,7 +320,7 @@ static void mark_ifuncs(Elf *src, int which, const uint64_t *addr, size_t n,
 			const char *nm;
 			if (!gelf_getsym(d, (int)k, &sym))
 				break;
-			int ty = GELF_ST_TYPE(sym.st_info), bi = GELF_ST_BIND(sym.st_info);
+			int ty = GELF_ST_TYPE(sym.st_info);
 			if ((ty != STT_FUNC && ty != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
 			    sym.st_shndx >= SHN_LORESERVE || !sym.st_value)
 				continue;
@@ -330,10 +337,7 @@ static void mark_ifuncs(Elf *src, int which, const uint64_t *addr, size_t n,
 				continue;
 			struct best x = {
 				.have = true, .sized = sym.st_size != 0, .ifunc = ty == STT_GNU_IFUNC,
-				.rank = sym_alias_rank(bi == STB_WEAK ? SYM_BIND_WEAK
-						       : bi == STB_GLOBAL ? SYM_BIND_GLOBAL
-									  : SYM_BIND_LOCAL,
-						       nm, strcspn(nm, "@"))};
+				.rank = elf_sym_rank(&sym, nm, strcspn(nm, "@"))};
 			for (; lo < n && addr[lo] == sym.st_value; lo++) {
 				struct best *c = &b[lo];
 				if (!c->have) {
