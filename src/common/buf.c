@@ -99,30 +99,35 @@ const char *rtd_buf_cstr(const rtd_buf *b)
 	return b->data ? (const char *)b->data : "";
 }
 
+/* @cp as UTF-8 at @o (room for 4 bytes): the bytes written */
+static inline size_t utf8_encode(uint8_t *o, uint32_t cp)
+{
+	if (cp < 0x80) {
+		o[0] = (uint8_t)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (uint8_t)(0xc0 | cp >> 6);
+		o[1] = (uint8_t)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (uint8_t)(0xe0 | cp >> 12);
+		o[1] = (uint8_t)(0x80 | (cp >> 6 & 0x3f));
+		o[2] = (uint8_t)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	o[0] = (uint8_t)(0xf0 | cp >> 18);
+	o[1] = (uint8_t)(0x80 | (cp >> 12 & 0x3f));
+	o[2] = (uint8_t)(0x80 | (cp >> 6 & 0x3f));
+	o[3] = (uint8_t)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
 static int put_utf8(rtd_buf *out, uint32_t cp)
 {
 	uint8_t s[4];
-	size_t n;
-	if (cp < 0x80) {
-		s[0] = (uint8_t)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		s[0] = (uint8_t)(0xc0 | cp >> 6);
-		s[1] = (uint8_t)(0x80 | (cp & 0x3f));
-		n = 2;
-	} else if (cp < 0x10000) {
-		s[0] = (uint8_t)(0xe0 | cp >> 12);
-		s[1] = (uint8_t)(0x80 | (cp >> 6 & 0x3f));
-		s[2] = (uint8_t)(0x80 | (cp & 0x3f));
-		n = 3;
-	} else {
-		s[0] = (uint8_t)(0xf0 | cp >> 18);
-		s[1] = (uint8_t)(0x80 | (cp >> 12 & 0x3f));
-		s[2] = (uint8_t)(0x80 | (cp >> 6 & 0x3f));
-		s[3] = (uint8_t)(0x80 | (cp & 0x3f));
-		n = 4;
-	}
-	return rtd_buf_append(out, s, n);
+	return rtd_buf_append(out, s, utf8_encode(s, cp));
 }
 
 /* The one code point at @src[2 * @i] (a pair's two units: *@i moves past
@@ -164,22 +169,7 @@ void rtd_utf16le_utf8_put(char *dst, const uint8_t *src, size_t n)
 			*o++ = src[2 * i];
 			continue;
 		}
-		uint32_t cp = utf16_at(src, n, &i);
-		if (cp < 0x80) {
-			*o++ = (uint8_t)cp;
-		} else if (cp < 0x800) {
-			*o++ = (uint8_t)(0xc0 | cp >> 6);
-			*o++ = (uint8_t)(0x80 | (cp & 0x3f));
-		} else if (cp < 0x10000) {
-			*o++ = (uint8_t)(0xe0 | cp >> 12);
-			*o++ = (uint8_t)(0x80 | (cp >> 6 & 0x3f));
-			*o++ = (uint8_t)(0x80 | (cp & 0x3f));
-		} else {
-			*o++ = (uint8_t)(0xf0 | cp >> 18);
-			*o++ = (uint8_t)(0x80 | (cp >> 12 & 0x3f));
-			*o++ = (uint8_t)(0x80 | (cp >> 6 & 0x3f));
-			*o++ = (uint8_t)(0x80 | (cp & 0x3f));
-		}
+		o += utf8_encode(o, utf16_at(src, n, &i));
 	}
 }
 
