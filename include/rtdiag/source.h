@@ -583,7 +583,8 @@ typedef int (*rtd_record_fn)(void *ctx, const struct rtd_record *rec);
  * that one come at the next call); 0 at the end (and again after it);
  * RTD_SOURCE_IDLE from a live source that has no record now (wait with
  * rtd_source_wait() and call again); or a negative
- * error of the source, whose error record rtd_source_next() then gives.
+ * error of the source, whose error record rtd_source_next() then gives;
+ * -RTD_E_INVAL when @s or @fn is NULL (nothing read).
  * A negative value from @fn is returned as it is: keep it in @ctx to tell
  * the two apart.
  */

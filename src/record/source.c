@@ -268,6 +268,8 @@ static int each_take(void *tctx, struct rtd_record *r)
 
 int rtd_source_each(rtd_source *s, rtd_record_fn fn, void *ctx)
 {
+	if (!s || !fn)
+		return -RTD_E_INVAL;
 	if (!s->each || s->state != 0)
 		return each_pulled(s, fn, ctx);
 	struct each_take t = {.s = s, .fn = fn, .ctx = ctx};

@@ -638,6 +638,9 @@ static void test_each(void **st)
 	rtd_source *s = rtd_source_new(&each_ops, &e);
 	assert_non_null(s);
 	struct seen w = {0};
+	assert_int_equal(rtd_source_each(NULL, see, &w), -RTD_E_INVAL);
+	assert_int_equal(rtd_source_each(s, NULL, &w), -RTD_E_INVAL);
+	assert_int_equal(e.calls, 0); /* nothing read */
 	assert_int_equal(rtd_source_each(s, see, &w), 0);
 	assert_int_equal(w.n, 6);
 	for (size_t k = 0; k < 6; k++) {
