@@ -11,6 +11,7 @@
 
 #include "rtdiag/common.h"
 #include "rtdiag/ipc.h"
+#include "rtdiag/nettrace_profiler.h"
 #include "rtdiag/nettrace_source.h"
 #include "rtdiag/source.h"
 
@@ -93,6 +94,27 @@ RTD_API rtd_source *rtd_ipc_session_pump_source(rtd_ipc_session *s,
  * source).
  */
 RTD_API int rtd_ipc_session_pump_drain(rtd_ipc_session *s);
+
+/**
+ * rtd_ipc_stack_report - where each sampled managed thread is, as
+ * 'dotnet-stack report' prints it
+ * @p: a CPU profile builder (RTD_NETTRACE_PROFILE_CPU) that took a
+ *     session's samples (rtd_nettrace_profiler_pull() of a pump source)
+ * @pid: the process, for the threads' names (/proc/PID/task/TID/comm),
+ *       or 0 for none
+ * @out: where to write
+ *
+ * One block per thread with a sample, by thread id: 'Thread (0xD66)
+ * ".NET TP Worker":' (no name when the thread has ended), then its latest
+ * stack leaf first, one frame a line indented by two blanks, the frames
+ * no method covers in a row folded into one "[Native Frames]" line, then
+ * a blank line. Call it soon after the session: the names are those the
+ * threads have now.
+ *
+ * Returns: 0, -EIO (@out's error flag set), -ENOMEM, -RTD_E_INVAL (no @p
+ * or @out).
+ */
+RTD_API int rtd_ipc_stack_report(rtd_nettrace_profiler *p, pid_t pid, FILE *out);
 
 #ifdef __cplusplus
 }

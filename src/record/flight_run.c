@@ -460,32 +460,6 @@ static int write_dump(rtd_flight_recorder *fr, const char *path, char *msg, size
  * stack' takes it (the session's pump as a record source pulled into the
  * profile builder): where each managed thread is, by name ---- */
 
-struct stacks {
-	FILE *out;
-	pid_t pid;
-};
-
-/* One thread as dotnet-stack report prints it; unnamed frames (native
- * code, the runtime's helpers) folded into one "[Native Frames]". */
-static int stacks_thread(void *ctx, uint64_t tid, const char *const *frames, size_t n)
-{
-	struct stacks *s = ctx;
-	char name[64];
-	if (rtd_ipc_thread_name(s->pid, tid, name, sizeof(name)) == 0 && name[0])
-		fprintf(s->out, "Thread (0x%llX) \"%s\":\n", (unsigned long long)tid, name);
-	else
-		fprintf(s->out, "Thread (0x%llX):\n", (unsigned long long)tid);
-	bool native = false;
-	for (size_t i = 0; i < n; i++) {
-		bool unnamed = !strcmp(frames[i], "?!?");
-		if (!(unnamed && native))
-			fprintf(s->out, "  %s\n", unnamed ? "[Native Frames]" : frames[i]);
-		native = unnamed;
-	}
-	fputc('\n', s->out);
-	return ferror(s->out) ? -EIO : 0;
-}
-
 /* The samples of a quarter of a second's session into @prof, its frames
  * named by the session's rundown through @src's method table (@src must
  * outlive what names them). */
@@ -523,7 +497,6 @@ static int sample_stacks(rtd_flight_recorder *fr, rtd_nettrace_profiler *prof,
 
 static int write_stacks(rtd_flight_recorder *fr, const char *path)
 {
-	struct stacks st = {.pid = fr->ro.pid};
 	RTD_OPTS(rtd_nettrace_profiler_opts, po, .kinds = RTD_NETTRACE_PROFILE_CPU);
 	rtd_nettrace_profiler *prof = rtd_nettrace_profiler_new(&po);
 	rtd_ipc_client *c = NULL;
@@ -534,8 +507,7 @@ static int write_stacks(rtd_flight_recorder *fr, const char *path)
 		rc = -RTD_E_NOTFOUND; /* no managed thread was sampled */
 	struct tmpfile t;
 	if (!rc && !(rc = tmp_open(&t, path))) {
-		st.out = t.f;
-		rc = rtd_nettrace_profiler_thread_stacks(prof, stacks_thread, &st);
+		rc = rtd_ipc_stack_report(prof, fr->ro.pid, t.f);
 		int e = tmp_close(&t, rc == 0);
 		if (!rc)
 			rc = e;

@@ -1318,33 +1318,6 @@ static const struct cli_opt stack_opts[] = {
 	{0},
 };
 
-/* One thread as dotnet-stack report prints it, with the name the
- * runtime or the program gave it when the thread is still there
- * ('Thread (0xD66) ".NET TP Worker":'): unnamed frames (native code, the
- * runtime's helpers) folded into one "[Native Frames]" line. */
-static int print_thread(void *ctx, uint64_t tid, const char *const *frames,
-			size_t n)
-{
-	const pid_t *pid = ctx;
-	char name[64];
-	if (*pid && rtd_ipc_thread_name(*pid, tid, name, sizeof(name)) == 0 &&
-	    *name)
-		printf("Thread (0x%llX) \"%s\":\n", (unsigned long long)tid,
-		       name);
-	else
-		printf("Thread (0x%llX):\n", (unsigned long long)tid);
-	bool native = false;
-	for (size_t i = 0; i < n; i++) {
-		bool unnamed = !strcmp(frames[i], "?!?");
-		if (unnamed && native)
-			continue;
-		native = unnamed;
-		printf("  %s\n", unnamed ? "[Native Frames]" : frames[i]);
-	}
-	printf("\n");
-	return ferror(stdout) ? -EIO : 0;
-}
-
 static int cmd_stack(int argc, char **argv)
 {
 	const struct cli_cmd *cmd = &dn_cmd_stack;
@@ -1372,8 +1345,7 @@ static int cmd_stack(int argc, char **argv)
 	if (r == CLI_OK) {
 		bool whole = pulled_whole(&st, &end, why, sizeof(why));
 		/* names now: the threads were sampled a moment ago */
-		int rc = rtd_nettrace_profiler_thread_stacks(st.prof, print_thread,
-							     &end.pid);
+		int rc = rtd_ipc_stack_report(st.prof, end.pid, stdout);
 		if (rc)
 			r = cli_fail("%s", rc == -EIO ? "stdout: write error"
 						      : rtd_strerror(rc));

@@ -6,8 +6,10 @@
  */
 #include "test_util.h"
 
+#include <errno.h>
 #include <stdio.h>
 
+#include "rtdiag/ipc_source.h"
 #include "rtdiag/nettrace.h"
 #include "rtdiag/profile.h"
 
@@ -318,6 +320,108 @@ static void test_kind_words(void **state)
 	assert_int_equal(rtd_nettrace_profile_kinds("cpus", &k, &bad, &n), -RTD_E_INVAL);
 }
 
+/* What a thread's block must read: built here from the builder's stacks,
+ * by the rule 'dotnet-stack report' prints them with. */
+struct want_report {
+	char *text;
+	size_t len, cap, natives;
+};
+
+static void want_put(struct want_report *w, const char *s)
+{
+	size_t l = strlen(s);
+	if (w->len + l + 1 > w->cap) {
+		w->cap = (w->len + l + 1) * 2;
+		w->text = realloc(w->text, w->cap);
+		assert_non_null(w->text);
+	}
+	memcpy(w->text + w->len, s, l + 1);
+	w->len += l;
+}
+
+static int want_thread(void *ctx, uint64_t tid, const char *const *frames,
+		       size_t n)
+{
+	struct want_report *w = ctx;
+	char line[64];
+	snprintf(line, sizeof(line), "Thread (0x%llX):\n", (unsigned long long)tid);
+	want_put(w, line);
+	for (size_t i = 0; i < n; i++) {
+		bool unnamed = !strcmp(frames[i], "?!?");
+		if (unnamed && i > 0 && !strcmp(frames[i - 1], "?!?"))
+			continue; /* a run of them is one line */
+		w->natives += unnamed;
+		want_put(w, "  ");
+		want_put(w, unnamed ? "[Native Frames]" : frames[i]);
+		want_put(w, "\n");
+	}
+	want_put(w, "\n");
+	return 0;
+}
+
+/* rtd_ipc_stack_report: every sampled thread's latest stack as
+ * dotnet-stack report prints it (no process: no names), a write error
+ * said, bad arguments refused. */
+static void stack_report_of(const char *vector, int keep_pct, bool last)
+{
+	struct pc p;
+	uint8_t *buf;
+	struct rtd_nettrace_profiler_opts po = {.sz = sizeof(po)};
+	if (keep_pct == 100) {
+		feed(&p, vector, &po, 1 << 20, &buf);
+	} else { /* the first part only: samples before their rundown */
+		const char *tp = rtd_test_vector(vector);
+		if (!tp)
+			skip();
+		size_t len = 0;
+		buf = rtd_test_slurp(tp, &len);
+		assert_non_null(buf);
+		p.prof = rtd_nettrace_profiler_new(&po);
+		struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = &p,
+					      .on_event = on_event, .on_seqpoint = on_sp};
+		p.dec = rtd_nettrace_new(&o);
+		assert_non_null(p.prof);
+		assert_non_null(p.dec);
+		assert_int_equal(rtd_nettrace_feed(p.dec, buf, len * keep_pct / 100), 0);
+	}
+	struct want_report w = {0};
+	assert_int_equal(rtd_nettrace_profiler_thread_stacks(p.prof, want_thread, &w), 0);
+	assert_true(w.len > 0);
+	char *got = NULL;
+	size_t glen = 0;
+	FILE *f = open_memstream(&got, &glen);
+	assert_non_null(f);
+	assert_int_equal(rtd_ipc_stack_report(p.prof, 0, f), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(got, w.text);
+	printf("ok: stack report of %s, %zu bytes, %zu native runs\n", vector,
+	       glen, w.natives);
+	free(got);
+	free(w.text);
+	if (!last) {
+		pc_free(&p, buf);
+		return;
+	}
+
+	FILE *ro = fopen("/dev/null", "r"); /* every write fails */
+	assert_non_null(ro);
+	assert_int_equal(rtd_ipc_stack_report(p.prof, 0, ro), -EIO);
+	fclose(ro);
+	assert_int_equal(rtd_ipc_stack_report(NULL, 0, stdout), -RTD_E_INVAL);
+	assert_int_equal(rtd_ipc_stack_report(p.prof, 0, NULL), -RTD_E_INVAL);
+	pc_free(&p, buf);
+}
+
+static void test_stack_report(void **state)
+{
+	(void)state;
+	stack_report_of(GOLDEN ".golden.nettrace", 100, false);
+	stack_report_of("testdata/nettrace/mixed_managed_external_samples.nettrace", 100, false);
+	/* no rundown yet: every frame unnamed, each stack's run one line */
+	stack_report_of(GOLDEN ".golden.nettrace", 70, false);
+	stack_report_of("testdata/nettrace/eventpipe-dotnetcore3.0-win-x64-objver4.nettrace", 100, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -327,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_windows_module_names),
 		cmocka_unit_test(test_kind_words),
 		cmocka_unit_test(test_kernel_cpu),
+		cmocka_unit_test(test_stack_report),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
