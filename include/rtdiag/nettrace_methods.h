@@ -72,6 +72,24 @@ RTD_API const char *rtd_nettrace_methods_name(rtd_nettrace_methods *m,
  */
 RTD_API size_t rtd_nettrace_methods_count(const rtd_nettrace_methods *m);
 
+/**
+ * rtd_nettrace_methods_learn_fd - learn every method a whole file names
+ * @m: the table
+ * @fd: an EventPipe stream (.nettrace, .netperf) open for reading, a
+ *      regular file: it is read from offset 0 with pread(), so its
+ *      offset does not move
+ *
+ * A first pass for a reader that names frames as it goes: the rundown
+ * that names what was jitted before the session comes at the stream's
+ * end. Damaged bytes end the pass quietly, with what came before them
+ * learnt: the pass that reads the events reports the damage.
+ *
+ * Returns: 0; -ENOMEM or -RTD_E_CAP (the table's caps: what came before
+ * is kept); a read's -errno (-ESPIPE for a pipe); -RTD_E_INVAL (no @m, or
+ * @fd negative).
+ */
+RTD_API int rtd_nettrace_methods_learn_fd(rtd_nettrace_methods *m, int fd);
+
 #ifdef __cplusplus
 }
 #endif

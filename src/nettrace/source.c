@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "nettrace/clr_ids.h"
 #include "nettrace/nt.h"
@@ -481,27 +482,67 @@ static int learn_methods(void *ctx, const struct rtd_nettrace_event *ev)
 	return rtd_nettrace_methods_event(ctx, ev);
 }
 
-/* The prepass: every method event of the input into the table. A damaged
- * input stops it quietly: the record pass reports the damage where it is. */
-static int prepass(struct nts *s)
+/* Every method event of @in, from where it is, into @m. A damaged input
+ * stops it quietly: the reading pass reports the damage where it is. */
+static int learn_input(rtd_nettrace_methods *m, rtd_input *in)
 {
-	RTD_OPTS(rtd_nettrace_opts, o, .ctx = s->methods, .on_event = learn_methods);
+	RTD_OPTS(rtd_nettrace_opts, o, .ctx = m, .on_event = learn_methods);
 	rtd_nettrace *d = rtd_nettrace_new(&o);
 	if (!d)
 		return -ENOMEM;
 	const uint8_t *p;
 	int64_t n;
 	int rc = 0;
-	while ((n = rtd_input_next(&s->in, &p)) > 0) {
+	while ((n = rtd_input_next(in, &p)) > 0) {
 		rc = rtd_nettrace_feed(d, p, (size_t)n);
 		if (rc != 0)
 			break;
 	}
 	rtd_nettrace_free(d);
-	rtd_input_rewind(&s->in);
 	if (n < 0)
 		return (int)n;
-	return rc == -ENOMEM ? rc : 0;
+	return rc == -ENOMEM || rc == -RTD_E_CAP ? rc : 0;
+}
+
+/* The prepass: every method of the input into the table, then back to
+ * its start */
+static int prepass(struct nts *s)
+{
+	int rc = learn_input(s->methods, &s->in);
+	rtd_input_rewind(&s->in);
+	return rc == -RTD_E_CAP ? 0 : rc; /* what fits names what it can */
+}
+
+struct fd_reader {
+	int fd;
+	uint64_t off;
+};
+
+static int64_t fd_pread(void *ctx, void *buf, size_t len)
+{
+	struct fd_reader *r = ctx;
+	ssize_t n;
+	do
+		n = pread(r->fd, buf, len, (off_t)r->off);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	r->off += (uint64_t)n;
+	return n;
+}
+
+int rtd_nettrace_methods_learn_fd(rtd_nettrace_methods *m, int fd)
+{
+	if (!m || fd < 0)
+		return -RTD_E_INVAL;
+	struct fd_reader r = {.fd = fd};
+	rtd_input in;
+	int rc = rtd_input_reader(&in, fd_pread, &r);
+	if (rc)
+		return rc;
+	rc = learn_input(m, &in);
+	rtd_input_close(&in);
+	return rc;
 }
 
 static int nts_fail(struct nts *s, struct rtd_record *rec, int rc)

@@ -246,33 +246,6 @@ int cli_timeline_gotrace(FILE *in, const char *path, const uint8_t *first,
 
 /* ---- EventPipe streams ----------------------------------------------------------- */
 
-static int learn_event(void *ctx, const struct rtd_nettrace_event *ev)
-{
-	return rtd_nettrace_methods_event(ctx, ev);
-}
-
-/* A regular file is read once first for its methods: the rundown that
- * names what was jitted before the session comes at the stream's end.
- * Damage is reported by the second pass. */
-static void learn_file(int fd, rtd_nettrace_methods *m)
-{
-	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = m,
-				      .on_event = learn_event};
-	rtd_nettrace *dec = rtd_nettrace_new(&o);
-	uint8_t *buf = malloc(1 << 20);
-	int64_t n;
-	uint64_t off = 0;
-	int rc = dec && buf ? 0 : -ENOMEM;
-	while (rc == 0 && (n = cli_pread_all(buf, 1 << 20, off, &fd)) > 0) {
-		rc = rtd_nettrace_feed(dec, buf, (size_t)n);
-		off += (uint64_t)n;
-	}
-	if (dec)
-		(void)rtd_nettrace_finish(dec);
-	rtd_nettrace_free(dec);
-	free(buf);
-}
-
 /* The stream's records drawn in its own order (the timeline's viewers
  * sort by time): a file's frames named by the adapter from every method
  * of a first pass, a pipe's by the source as their events come. */
@@ -292,7 +265,13 @@ int cli_timeline_nettrace(FILE *in, const char *path, const uint8_t *first,
 	bool file = fstat(fileno(in), &sb) == 0 && S_ISREG(sb.st_mode);
 	rtd_nettrace_methods *m = file ? rtd_nettrace_methods_new() : NULL;
 	if (m) {
-		learn_file(fileno(in), m);
+		/* the rundown that names what was jitted before the session
+		 * comes at the end: a file is read once first for it (a read
+		 * error or damage is the second pass's to report) */
+		if (rtd_nettrace_methods_learn_fd(m, fileno(in)) == -ENOMEM) {
+			rtd_nettrace_methods_free(m);
+			m = NULL;
+		}
 		rtd_tl_nettrace_set_methods(a, m);
 	}
 	struct cli_nt_reader r = {.f = in, .path = path, .first = first, .nfirst = nfirst,

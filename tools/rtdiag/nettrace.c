@@ -298,27 +298,6 @@ static int cat_event(void *ctx, const struct rtd_nettrace_event *ev)
 	return 0;
 }
 
-static int learn_event(void *ctx, const struct rtd_nettrace_event *ev)
-{
-	return rtd_nettrace_methods_event(ctx, ev);
-}
-
-/* --stack on a file: a first pass learns every method (the rundown comes
- * last), so the second names frames the trace only names at its end. */
-static int learn_methods(struct input *in, rtd_nettrace_methods *m)
-{
-	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = m,
-				      .on_event = learn_event};
-	rtd_nettrace *dec = rtd_nettrace_new(&o);
-	if (!dec)
-		return -ENOMEM;
-	bool read_err;
-	/* errors are reported by the printing pass */
-	(void)pump(dec, in, true, &read_err);
-	rtd_nettrace_free(dec);
-	return 0;
-}
-
 static int cmd_cat(int argc, char **argv);
 
 static const struct cli_cmd cmd_cat_def = {
@@ -428,8 +407,9 @@ static int cmd_cat(int argc, char **argv)
 			input_close(&in);
 			return cli_fail("out of memory");
 		}
-		if (in.map)
-			rc = learn_methods(&in, c.methods);
+		/* a file: every method first (its rundown comes last) */
+		if (in.map && rtd_nettrace_methods_learn_fd(c.methods, fileno(in.f)) == -ENOMEM)
+			rc = -ENOMEM;
 		else
 			c.learn = true;
 	}

@@ -13,11 +13,14 @@
  *    offset of the cut.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "test_util.h"
 #include "nt_test.h"
+#include "rtdiag/nettrace.h"
 #include "rtdiag/nettrace_source.h"
 
 struct header {
@@ -257,12 +260,86 @@ static void test_truncated(void **st)
 	free(b);
 }
 
+static int count_method(void *ctx, const struct rtd_nettrace_event *ev)
+{
+	return rtd_nettrace_methods_event(ctx, ev);
+}
+
+/* The methods a decoder's pass over @len bytes of @b teaches a table */
+static size_t methods_of(const uint8_t *b, size_t len)
+{
+	rtd_nettrace_methods *m = rtd_nettrace_methods_new();
+	assert_non_null(m);
+	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = m, .on_event = count_method};
+	rtd_nettrace *d = rtd_nettrace_new(&o);
+	assert_non_null(d);
+	(void)rtd_nettrace_feed(d, b, len);
+	rtd_nettrace_free(d);
+	size_t n = rtd_nettrace_methods_count(m);
+	rtd_nettrace_methods_free(m);
+	return n;
+}
+
+/* rtd_nettrace_methods_learn_fd(): a file's every method (the rundown at
+ * its end included), its offset left where it was; a cut file what comes
+ * before the cut, quietly; a pipe -ESPIPE; bad arguments refused. */
+static void test_learn_fd(void **state)
+{
+	(void)state;
+	/* methods jitted and R2R entry points all through it */
+	const char *tp = rtd_test_vector("testdata/nettrace/"
+					 "eventpipe-dotnetcore3.0-win-x64-objver4.nettrace");
+	if (!tp)
+		skip();
+	size_t len = 0;
+	uint8_t *b = rtd_test_slurp(tp, &len);
+	assert_non_null(b);
+	size_t whole = methods_of(b, len);
+	assert_true(whole > 0);
+	int fd = open(tp, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(lseek(fd, 123, SEEK_SET), 123);
+	rtd_nettrace_methods *m = rtd_nettrace_methods_new();
+	assert_non_null(m);
+	assert_int_equal(rtd_nettrace_methods_learn_fd(m, fd), 0);
+	assert_int_equal(rtd_nettrace_methods_count(m), whole);
+	assert_int_equal(lseek(fd, 0, SEEK_CUR), 123);
+	close(fd);
+	rtd_nettrace_methods_free(m);
+
+	/* cut halfway: fewer, no error */
+	char cutp[] = "/tmp/rtd-learn-XXXXXX";
+	fd = mkstemp(cutp);
+	assert_true(fd >= 0);
+	unlink(cutp);
+	size_t cut = len / 2;
+	assert_int_equal(write(fd, b, cut), (ssize_t)cut);
+	size_t part = methods_of(b, cut);
+	assert_true(part > 0 && part < whole);
+	m = rtd_nettrace_methods_new();
+	assert_int_equal(rtd_nettrace_methods_learn_fd(m, fd), 0);
+	assert_int_equal(rtd_nettrace_methods_count(m), part);
+	close(fd);
+	printf("ok: learn_fd %zu methods, cut at %zu of %zu bytes %zu\n", whole, cut, len, part);
+
+	int pfd[2];
+	assert_int_equal(pipe(pfd), 0);
+	assert_int_equal(rtd_nettrace_methods_learn_fd(m, pfd[0]), -ESPIPE);
+	close(pfd[0]);
+	close(pfd[1]);
+	assert_int_equal(rtd_nettrace_methods_learn_fd(NULL, 0), -RTD_E_INVAL);
+	assert_int_equal(rtd_nettrace_methods_learn_fd(m, -1), -RTD_E_INVAL);
+	rtd_nettrace_methods_free(m);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vectors),
 		cmocka_unit_test(test_frame_names),
 		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_learn_fd),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
