@@ -81,9 +81,12 @@ enum rtd_perf_source_flags {
 	 * of category "off-cpu" with its stack, @value the count of waits of
 	 * that thread, stack and state ended since the kernel's totals were
 	 * read before, a "period" field (RTD_FIELD_U64) their summed length
-	 * in ns and a "state" field, stamped when they were read: at each
-	 * window's end or cut. rtd_profile_records with .name "off-cpu"
-	 * adds them up as the profiler's own block profile.) */
+	 * in ns and a "state" field, read at each window's end or cut and
+	 * stamped at the start of the window they sum (the cut before), as
+	 * a CPU profiler's totals (RTD_PERF_PROF_TOTALS) are: so a consumer
+	 * pulling until rtd_perf_source_live_cut()'s @at gets every total
+	 * of the window that cut ends. rtd_profile_records with .name
+	 * "off-cpu" adds them up as the profiler's own block profile.) */
 	/*
 	 * rtd_perf_source_live(): learn the mapping of each file-backed
 	 * module the records name, for rtd_perf_source_live_mapping()

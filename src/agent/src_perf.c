@@ -5,95 +5,143 @@
  * chains, kernel frames where perf_event_paranoid allows, symbols from
  * ELF/DWARF/perf maps through src/symbols).
  *
- * The profiler's run loop blocks, so it runs on a thread of its own. A cut
- * stops the loop (the rings are drained first), takes the profile of the
- * samples since the last cut, and starts the loop again; the kernel keeps
- * sampling into the rings meanwhile, so nothing is lost between two runs.
+ * The wiring `rtdiag record` and the flight recorder use: the profiler as
+ * a live record source (rtd_perf_source_live(): it runs on the source's
+ * threads, which name what it sampled and queue it as records: here the
+ * call tree's totals, RTD_PERF_PROF_TOTALS, a record per thread and stack
+ * with its count and summed period, not one per sample), whose
+ * records a profile consumer (rtd_profile_records) adds up on the
+ * agent's loop, which polls the source's descriptor as it polls an
+ * EventPipe session's. A cut asks the source for everything until now
+ * (rtd_perf_source_live_cut(): the monitor drains its rings), takes it
+ * and hands the profile over; the kernel keeps sampling into the rings
+ * meanwhile, so nothing is lost between two cuts. The source's names
+ * live in generations (RTD_PERF_SOURCE_COPIED: the profile copies what
+ * it keeps), and the profiler forgets each window once drained
+ * (RTD_PERF_PROF_WINDOWS): memory follows the stacks of a window, not of
+ * the target's life.
+ *
+ * Each module's mapping (address range, file offset, build-id) is asked
+ * of the source (RTD_PERF_SOURCE_MAPPINGS), as pprof writes it; with
+ * --native-symbols full each frame's file and line come with the records
+ * (RTD_PERF_SOURCE_LINES).
  *
  * source_perf_offcpu is the same profiler in its off-CPU mode (native
  * targets' /debug/pprof/block): every switch of a target's threads off
- * the CPU with its stack, paired with the switch back, the delay added to
- * that stack; Go's block profile types. Waits only: preemption (R) is not
- * a wait. A wait still open at a cut goes to the window it ends in.
+ * the CPU with its stack, paired with the switch back; through BPF (where
+ * it can) the kernel keeps the totals and the source hands them out at
+ * each cut (RTD_PERF_PROF_WAIT_TOTALS: an "off-cpu" sample per thread,
+ * stack and state, its count and summed delay; nothing copied out per
+ * switch), through perf each wait comes at its end as a slice with its
+ * stack (RTD_PERF_SOURCE_WAIT_STACKS), adding 1 and its length; the
+ * state a label: Go's block profile types. Waits only: preemption (R) is
+ * not a wait. A wait still open at a cut goes to the window it ends in.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "agent/agent_int.h"
 #include "common/log.h"
 #include "rtdiag/perf_monitor.h"
 #include "rtdiag/perf_profiler.h"
 #include "rtdiag/perf_sampler.h"
+#include "rtdiag/perf_source.h"
+#include "rtdiag/profile_records.h"
 
 #define TAKE_WAIT_MS 2000
+/* The source's own windows: a backstop, the agent cuts every second */
+#define LIVE_WINDOW_MS 10000u
+/* The source's queue: the loop takes records as they come, so a window
+ * bigger than this waits for it (the default 4,096 entries, 1.2 MB touched
+ * from the start, were +6 MB of the agent's RSS for six sources) */
+#define LIVE_MAX_RECORDS 512u
+/* Records taken per readable() call: the loop goes round between them */
+#define LIVE_PULL_BUDGET 8192
 
 struct ps {
 	struct rtd_perf_profiler *prof;
-	pthread_t th;
-	bool started;
-	pthread_mutex_t mu;
-	pthread_cond_t cond;
-	bool quit;
-	bool want;          /* a cut is asked for */
-	bool gone;          /* every scoped process exited */
-	rtd_profile *taken; /* the cut's profile, handed over */
-	int take_err;
+	rtd_source *live;
+	rtd_profile_records *cons;
+	rtd_profile *cur;    /* what the records added since the last cut */
+	bool gone;           /* every scoped process exited */
 	int64_t period;
+	pid_t pid;
 	enum prof_kind kind; /* PK_CPU, or PK_BLOCK off-CPU */
+	enum rtd_perf_offcpu_via via; /* off-CPU: BPF's totals or perf's waits */
 };
 
-static void *ps_main(void *arg)
+/* The profile's mapping of a module, as the source learnt it (0: none). */
+static int module_mapping(void *ctx, rtd_profile *p, const char *module)
 {
-	struct source *src = arg;
-	struct ps *ps = src->priv;
-	for (;;) {
-		int rc = rtd_perf_profiler_run(ps->prof);
-		pthread_mutex_lock(&ps->mu);
-		if (ps->want || ps->quit) {
-			rtd_profile *p = NULL;
-			ps->take_err = rtd_perf_profiler_take(ps->prof, &p);
-			rtd_profile_free(ps->taken);
-			ps->taken = p;
-			ps->want = false;
-			pthread_cond_broadcast(&ps->cond);
-		} else {
-			/* not stopped by us: the process is gone (or an error) */
-			ps->gone = true;
-			if (rc < 0)
-				ps->take_err = rc;
-		}
-		bool stop = ps->quit || ps->gone;
-		pthread_mutex_unlock(&ps->mu);
-		if (stop)
-			break;
-	}
-	return NULL;
+	struct ps *ps = ctx;
+	struct rtd_perf_source_mapping m;
+	if (rtd_perf_source_live_mapping(ps->live, module, &m))
+		return 0;
+	return rtd_profile_add_mapping(p, m.start, m.limit, m.offset, m.file,
+				       m.build_id[0] ? m.build_id : NULL);
 }
 
-static int start_kind(struct source *src, enum prof_kind kind)
+/* An empty profile of the kind, typed as the profiler's own. */
+static rtd_profile *new_profile(const struct ps *ps)
 {
-	struct ps *ps = calloc(1, sizeof(*ps));
-	if (!ps)
-		return -ENOMEM;
-	src->priv = ps;
-	ps->kind = kind;
-	src->kinds = 1u << kind;
-	pthread_mutex_init(&ps->mu, NULL);
-	pthread_cond_init(&ps->cond, NULL);
+	static const struct rtd_profile_type cpu[2] = {{"samples", "count"},
+						       {"cpu", "nanoseconds"}};
+	/* Go's block profile */
+	static const struct rtd_profile_type block[2] = {{"contentions", "count"},
+							 {"delay", "nanoseconds"}};
+	const struct rtd_profile_type *types = ps->kind == PK_BLOCK ? block : cpu;
+	struct rtd_profile_opts po = {.sz = sizeof(po), .types = types, .ntypes = 2,
+				      .default_type = 1,
+				      .period_type = types[ps->kind == PK_BLOCK ? 0 : 1],
+				      .period = ps->period};
+	rtd_profile *p = rtd_profile_new2(&po);
+	struct rtd_profile_meta m = {.sz = sizeof(m),
+				     .source = ps->kind == PK_BLOCK ? "perf off-cpu" : "perf",
+				     .pid = ps->pid};
+	if (p)
+		rtd_profile_set_meta(p, &m);
+	return p;
+}
+
+/* Take what the source queued into the profile, up to a budget; *reached
+ * (when given) once its watermark passed @until. Returns 0 to go on, 1 at
+ * the source's end (the processes are gone), or a negative error with
+ * src->err set. */
+static int live_pull(struct source *src, int64_t until, bool *reached)
+{
+	struct ps *ps = src->priv;
+	for (int i = 0; i < LIVE_PULL_BUDGET; i++) {
+		const struct rtd_record *r;
+		int rc = rtd_source_next(ps->live, &r);
+		if (rc == 1) {
+			int ar = rtd_profile_records_add(ps->cons, r);
+			if (ar < 0) {
+				snprintf(src->err, sizeof(src->err), "profile: %s",
+					 rtd_strerror(ar));
+				return ar;
+			}
+			continue;
+		}
+		if (rc == RTD_SOURCE_IDLE) {
+			if (reached)
+				*reached = r->mono >= until;
+			return 0;
+		}
+		if (rc == 0) {
+			ps->gone = true;
+			return 1;
+		}
+		snprintf(src->err, sizeof(src->err), "%s", r->message ? r->message : "");
+		return rc;
+	}
+	return 0;
+}
+
+static int open_profiler(struct source *src, struct ps *ps)
+{
 	struct target *t = src->t;
 	unsigned hz = src->a->c->cpu_hz;
-	/* each perf source holds its libraries' symbols (the kernel's are
-	 * shared by all): over the memory cap, no new one */
-	if (src->a->rss_bytes > src->a->c->max_memory) {
-		snprintf(src->err, sizeof(src->err),
-			 "the agent is over its memory cap (%llu MB): no perf "
-			 "source for a new target",
-			 (unsigned long long)(src->a->c->max_memory >> 20));
-		return -ENOMEM;
-	}
 	struct rtd_perf_sampler_opts so = {.sz = sizeof(so),
 					   .freq = hz,
 					   .callgraph = RTD_PERF_CG_FP};
@@ -106,16 +154,23 @@ static int start_kind(struct source *src, enum prof_kind kind)
 		.sz = sizeof(po),
 		.pids = &t->pid,
 		.npids = 1,
-		.flags = RTD_PERF_PROF_NO_COMM |
-			 (strcmp(t->runtime, "dotnet") ? RTD_PERF_PROF_NO_DOTNET
-						       : 0),
+		.flags = RTD_PERF_PROF_NO_COMM | RTD_PERF_PROF_WINDOWS |
+			 (strcmp(t->runtime, "dotnet") ? RTD_PERF_PROF_NO_DOTNET : 0),
 		.sampler = &so,
 		.ring_pages = 16,
 		.sym = &symo,
 	};
-	if (kind == PK_BLOCK) {
-		/* a sample at every switch: rings for bursts of them */
-		po.flags |= RTD_PERF_PROF_OFF_CPU | RTD_PERF_PROF_NO_DOTNET;
+	/* CPU: each drain hands out the call tree's totals, a sample per
+	 * thread and stack with its count and summed period, as the take's
+	 * profile had them: work per stack, not per sample (each sample a
+	 * record cost the agent +25-50% of its CPU, light.sh) */
+	if (ps->kind == PK_CPU)
+		po.flags |= RTD_PERF_PROF_TOTALS;
+	if (ps->kind == PK_BLOCK) {
+		/* a sample at every switch: rings for bursts of them (through
+		 * perf); through BPF, the kernel's totals kept at each read */
+		po.flags |= RTD_PERF_PROF_OFF_CPU | RTD_PERF_PROF_NO_DOTNET |
+			    RTD_PERF_PROF_KEEP_SAMPLES | RTD_PERF_PROF_WAIT_TOTALS;
 		po.ring_pages = 64;
 		so.freq = 0;
 	}
@@ -126,17 +181,59 @@ static int start_kind(struct source *src, enum prof_kind kind)
 		return rc;
 	}
 	const char *why = "";
-	if (kind == PK_BLOCK && rtd_perf_profiler_offcpu_via(ps->prof, &why) ==
-					RTD_PERF_OFFCPU_VIA_PERF)
+	ps->via = ps->kind == PK_BLOCK ? rtd_perf_profiler_offcpu_via(ps->prof, &why)
+				       : RTD_PERF_OFFCPU_VIA_AUTO;
+	if (ps->via == RTD_PERF_OFFCPU_VIA_PERF)
 		rtd_info("target %s pid %d: off-CPU through perf, every switch "
 			 "copied out: %s", t->service, (int)t->pid, why);
-	ps->period = kind == PK_BLOCK ? 1 : (int64_t)(1000000000u / hz);
-	rc = pthread_create(&ps->th, NULL, ps_main, src);
-	if (rc) {
-		snprintf(src->err, sizeof(src->err), "thread: %s", strerror(rc));
-		return -rc;
+	ps->period = ps->kind == PK_BLOCK ? 1 : (int64_t)(1000000000u / hz);
+	return 0;
+}
+
+static int start_kind(struct source *src, enum prof_kind kind)
+{
+	struct ps *ps = calloc(1, sizeof(*ps));
+	if (!ps)
+		return -ENOMEM;
+	src->priv = ps;
+	ps->kind = kind;
+	ps->pid = src->t->pid;
+	src->kinds = 1u << kind;
+	/* each perf source holds its libraries' symbols (the kernel's are
+	 * shared by all): over the memory cap, no new one */
+	if (src->a->rss_bytes > src->a->c->max_memory) {
+		snprintf(src->err, sizeof(src->err),
+			 "the agent is over its memory cap (%llu MB): no perf "
+			 "source for a new target",
+			 (unsigned long long)(src->a->c->max_memory >> 20));
+		return -ENOMEM;
 	}
-	ps->started = true;
+	int rc = open_profiler(src, ps);
+	if (rc)
+		return rc;
+	int err = 0;
+	bool slices = kind == PK_BLOCK && ps->via != RTD_PERF_OFFCPU_VIA_BPF;
+	RTD_OPTS(rtd_perf_source_opts, lo, .window_ms = LIVE_WINDOW_MS,
+		 .max_records = LIVE_MAX_RECORDS,
+		 .flags = RTD_PERF_SOURCE_COPIED | RTD_PERF_SOURCE_MAPPINGS |
+			  (src->a->c->native_dwarf ? RTD_PERF_SOURCE_LINES : 0) |
+			  (slices ? RTD_PERF_SOURCE_WAIT_STACKS : 0));
+	ps->live = rtd_perf_source_live(ps->prof, &lo, &err);
+	ps->cur = ps->live ? new_profile(ps) : NULL;
+	/* CPU: the totals weigh their count and summed period; off-CPU:
+	 * BPF's totals weigh their count and delay, perf's slices 1 and
+	 * their length; the state a label */
+	RTD_OPTS(rtd_profile_records_opts, co,
+		 .name = kind == PK_BLOCK ? "off-cpu" : "cpu", .period = ps->period,
+		 .category = slices ? "off-cpu" : NULL,
+		 .label = kind == PK_BLOCK ? "state" : NULL,
+		 .mapping = module_mapping, .mapping_ctx = ps);
+	ps->cons = ps->cur ? rtd_profile_records_new(ps->cur, &co, &err) : NULL;
+	if (!ps->cons) {
+		snprintf(src->err, sizeof(src->err), "the perf record source: %s",
+			 rtd_strerror(err ? err : -ENOMEM));
+		return err ? err : -ENOMEM;
+	}
 	return 0;
 }
 
@@ -152,48 +249,45 @@ static int ps_start_offcpu(struct source *src)
 
 static int ps_fds(struct source *src, int *fds, int max)
 {
-	(void)src;
-	(void)fds;
-	(void)max;
-	return 0; /* a thread of its own */
+	struct ps *ps = src->priv;
+	if (!ps->live || max < 1)
+		return 0;
+	fds[0] = rtd_source_fd(ps->live);
+	return 1;
 }
 
 static int ps_readable(struct source *src, int fd)
 {
-	(void)src;
 	(void)fd;
-	return 0;
+	return live_pull(src, 0, NULL);
 }
 
+/* Everything the source has until now into the profile, handed over. */
 static int ps_take(struct source *src, struct take *t)
 {
 	struct ps *ps = src->priv;
-	pthread_mutex_lock(&ps->mu);
-	if (ps->gone) {
-		/* the last samples, taken when the loop ended */
-		pthread_mutex_unlock(&ps->mu);
-		src->ended = true;
-		return 0;
-	}
-	ps->want = true;
-	pthread_mutex_unlock(&ps->mu);
-	rtd_perf_monitor_stop(rtd_perf_profiler_monitor(ps->prof), false);
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += TAKE_WAIT_MS / 1000;
-	pthread_mutex_lock(&ps->mu);
-	while (ps->want && !ps->gone)
-		if (pthread_cond_timedwait(&ps->cond, &ps->mu, &ts))
+	int64_t at = 0;
+	int rc = ps->gone ? 0 : rtd_perf_source_live_cut(ps->live, &at);
+	uint64_t end = mono_ns() + TAKE_WAIT_MS * 1000000ull;
+	while (!rc && !ps->gone) {
+		bool reached = false;
+		if ((rc = live_pull(src, at, &reached)) || reached)
 			break;
-	rtd_profile *p = ps->taken;
-	ps->taken = NULL;
-	int err = ps->take_err;
-	pthread_mutex_unlock(&ps->mu);
-	if (p) {
-		t->p[ps->kind] = p;
-		t->period[ps->kind] = ps->period;
+		uint64_t now = mono_ns();
+		if (now >= end)
+			break;
+		rtd_source_wait(ps->live, (int)((end - now + 999999) / 1000000));
 	}
-	return err;
+	rtd_profile *next = new_profile(ps);
+	if (next) {
+		t->p[ps->kind] = ps->cur;
+		t->period[ps->kind] = ps->period;
+		ps->cur = next;
+		rtd_profile_records_retarget(ps->cons, next);
+	} /* else out of memory: the samples go on into this one */
+	if (ps->gone)
+		src->ended = true;
+	return rc < 0 ? rc : 0;
 }
 
 static void ps_free(struct source *src)
@@ -201,17 +295,10 @@ static void ps_free(struct source *src)
 	struct ps *ps = src->priv;
 	if (!ps)
 		return;
-	if (ps->started) {
-		pthread_mutex_lock(&ps->mu);
-		ps->quit = true;
-		pthread_mutex_unlock(&ps->mu);
-		rtd_perf_monitor_stop(rtd_perf_profiler_monitor(ps->prof), false);
-		pthread_join(ps->th, NULL);
-	}
-	rtd_profile_free(ps->taken);
+	rtd_source_free(ps->live); /* joins its threads: before the profiler */
+	rtd_profile_records_free(ps->cons);
+	rtd_profile_free(ps->cur);
 	rtd_perf_profiler_free(ps->prof);
-	pthread_mutex_destroy(&ps->mu);
-	pthread_cond_destroy(&ps->cond);
 	free(ps);
 	src->priv = NULL;
 }

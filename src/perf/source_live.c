@@ -76,6 +76,7 @@ struct pl {
 	int end_rc;
 	char end_msg[256];
 	int64_t wm;            /* the last cut's time */
+	int64_t win_start;     /* the runner's: when the window being drained began */
 	uint64_t released;     /* records the consumer is done with (q.taken, at its next pull) */
 	uint64_t old_end;      /* q.pushed when old stopped taking names */
 	struct rtd_perf_source_stats st; /* as of the last window */
@@ -231,9 +232,13 @@ static int push_total(struct pl *s, const struct rtd_perf_profiler_sample *smp,
 static int on_sample(const struct rtd_perf_profiler_sample *smp, void *ctx)
 {
 	struct pl *s = ctx;
-	/* a wait is known at its end: that is its place in the stream (a
-	 * total, when it was read) */
-	int64_t at = (int64_t)(smp->time + (smp->count ? 0 : smp->duration));
+	/* a wait is known at its end: that is its place in the stream; a
+	 * total at the start of the window it sums (as pprof's time_nanos):
+	 * stamped at its read, after the cut that ended the window, the
+	 * first total of a drain lifted the watermark past that cut while
+	 * the others were still to come, and a consumer pulling until the
+	 * cut left them to its next cut (a 3 s /block held 2.05 s of sleep) */
+	int64_t at = smp->count ? s->win_start : (int64_t)(smp->time + smp->duration);
 	struct pl_entry e;
 	const char *name;
 	int rc = generations(s, false);
@@ -394,6 +399,8 @@ static void *runner(void *arg)
 			 * the monitor drained: nothing older is to come */
 			s->wm = at;
 		}
+		if (s->wm > s->win_start)
+			s->win_start = s->wm; /* the next window's totals */
 		pthread_mutex_unlock(&s->q.mu);
 		if (quit || last || !cut) {
 			/* stopped, or not cut by us: the processes are gone */
@@ -528,6 +535,7 @@ static rtd_source *live_new(struct rtd_perf_profiler *p, struct rtd_perf_syscall
 	s->sr = sr;
 	s->offcpu = p && rtd_perf_profiler_offcpu_via(p, NULL) != RTD_PERF_OFFCPU_VIA_AUTO;
 	s->wm = INT64_MIN;
+	s->win_start = (int64_t)rtd_now_ns();
 	if (!s->o.window_ms)
 		s->o.window_ms = PL_DEFAULT_WINDOW_MS;
 	if (!s->o.max_records)
