@@ -59,6 +59,23 @@ enum kind {
 	K_EXCEPTION,
 	K_WAIT_START,
 	K_WAIT_STOP,
+	K_COUNT
+};
+
+/* The named fields the record path reads of a kind, at most. */
+#define SHAPE_FIELDS 4u
+
+/*
+ * Where a kind's fields were in the last record of that kind: a source
+ * gives every record of one event type the same array of interned names
+ * (rtdiag/source.h), so a record whose first field has the same name
+ * pointer and the same count has its fields at the same places. Found
+ * by name once per shape, not per record.
+ */
+struct shape {
+	const char *first; /* the first field's name (NULL: not yet seen) */
+	size_t n;          /* the record's field count */
+	int at[SHAPE_FIELDS]; /* each wanted field's index, or -1: absent */
 };
 
 /* Samples from records are accounted a chunk at a time while they come in
@@ -135,7 +152,9 @@ struct rtd_nettrace_profiler {
 	uint64_t *rips;
 	size_t rips_cap;
 	rtd_map rec_kinds;
-	const char *type_field; /* a sample's "Type" field name, as last seen */
+	const char *last_rec_name; /* the last instant's name and kind */
+	enum kind last_rec_kind;
+	struct shape shapes[K_COUNT]; /* where each kind's fields were */
 	rtd_nettrace_methods *src_methods; /* a source's table (borrowed) */
 
 	uint64_t *ips;
@@ -689,9 +708,14 @@ static enum kind classify_record(rtd_nettrace_profiler *p, const struct rtd_reco
 		return p->o.kinds & RTD_NETTRACE_PROFILE_CPU ? K_SAMPLE : K_NONE;
 	if (rec->kind != RTD_REC_INSTANT || !rec->name)
 		return K_NONE;
+	if (rec->name == p->last_rec_name)
+		return p->last_rec_kind;
 	void *v;
-	if (rtd_map_get(&p->rec_kinds, (uint64_t)(uintptr_t)rec->name, &v))
-		return (enum kind)(uintptr_t)v;
+	if (rtd_map_get(&p->rec_kinds, (uint64_t)(uintptr_t)rec->name, &v)) {
+		p->last_rec_name = rec->name;
+		p->last_rec_kind = (enum kind)(uintptr_t)v;
+		return p->last_rec_kind;
+	}
 	static const struct {
 		const char *name;
 		enum kind k;
@@ -711,15 +735,35 @@ static enum kind classify_record(rtd_nettrace_profiler *p, const struct rtd_reco
 	/* a cache: when it is full, classify again (same answer) */
 	(void)rtd_map_put(&p->rec_kinds, (uint64_t)(uintptr_t)rec->name, (void *)(uintptr_t)k,
 			  NULL);
+	p->last_rec_name = rec->name;
+	p->last_rec_kind = k;
 	return k;
 }
 
-static const struct rtd_field *field(const struct rtd_record *rec, const char *name)
+static int field_at(const struct rtd_record *rec, const char *name)
 {
 	for (size_t i = 0; i < rec->nfields; i++)
 		if (!strcmp(rec->fields[i].name, name))
-			return &rec->fields[i];
-	return NULL;
+			return (int)i;
+	return -1;
+}
+
+/* The fields of @names (at most SHAPE_FIELDS) in @rec, into @out (NULL:
+ * absent), looked up by name only when the record's shape is new for
+ * kind @k. */
+static void shape_fields(rtd_nettrace_profiler *p, enum kind k, const struct rtd_record *rec,
+			 const char *const *names, size_t n, const struct rtd_field **out)
+{
+	struct shape *sh = &p->shapes[k];
+	const char *first = rec->nfields ? rec->fields[0].name : NULL;
+	if (!first || sh->first != first || sh->n != rec->nfields) {
+		sh->first = first;
+		sh->n = rec->nfields;
+		for (size_t j = 0; j < n; j++)
+			sh->at[j] = field_at(rec, names[j]);
+	}
+	for (size_t j = 0; j < n; j++)
+		out[j] = sh->at[j] >= 0 ? &rec->fields[sh->at[j]] : NULL;
 }
 
 static uint64_t field_u64(const struct rtd_field *f)
@@ -773,36 +817,36 @@ static int read_record(rtd_nettrace_profiler *p, const struct rtd_clock *clock,
 		e->sync_ticks = (uint64_t)clock->ref_ts;
 		e->have_clock = true;
 	}
-	const struct rtd_field *f;
+	static const char *const alloc[] = {"AllocationAmount", "AllocationAmount64", "TypeName",
+					    "ObjectSize"};
+	static const char *const dur[] = {"DurationNs"}, *const thrown[] = {"ExceptionType"},
+				 *const type[] = {"Type"};
+	const struct rtd_field *f[SHAPE_FIELDS];
 	switch (e->k) {
 	case K_ALLOC:
-		if (!(f = field(rec, "AllocationAmount")))
+		shape_fields(p, e->k, rec, alloc, 4, f);
+		if (!f[0])
 			return 0; /* too short to use */
-		e->amount = field_u64(f);
-		if ((f = field(rec, "AllocationAmount64")))
-			e->amount = field_u64(f);
-		if ((f = field(rec, "TypeName")) && f->type == RTD_FIELD_STR)
-			e->tname = f->s;
-		if ((f = field(rec, "ObjectSize")))
-			e->objsize = field_u64(f);
+		e->amount = field_u64(f[f[1] ? 1 : 0]);
+		if (f[2] && f[2]->type == RTD_FIELD_STR)
+			e->tname = f[2]->s;
+		if (f[3])
+			e->objsize = field_u64(f[3]);
 		break;
 	case K_CONT_STOP:
-		if ((f = field(rec, "DurationNs")) && f->type == RTD_FIELD_F64)
-			e->dur_ns = f->f;
+		shape_fields(p, e->k, rec, dur, 1, f);
+		if (f[0] && f[0]->type == RTD_FIELD_F64)
+			e->dur_ns = f[0]->f;
 		break;
 	case K_EXCEPTION:
-		if ((f = field(rec, "ExceptionType")) && f->type == RTD_FIELD_STR)
-			e->tname = f->s;
+		shape_fields(p, e->k, rec, thrown, 1, f);
+		if (f[0] && f[0]->type == RTD_FIELD_STR)
+			e->tname = f[0]->s;
 		break;
 	case K_SAMPLE:
-		/* a source names a type's fields with the same pointers: the
-		 * one found first is tried before the search */
-		f = rec->nfields && rec->fields[0].name == p->type_field ? &rec->fields[0]
-									 : field(rec, "Type");
-		if (f) {
-			p->type_field = f->name;
-			e->type = (uint32_t)field_u64(f);
-		}
+		shape_fields(p, e->k, rec, type, 1, f);
+		if (f[0])
+			e->type = (uint32_t)field_u64(f[0]);
 		break;
 	default: break;
 	}
