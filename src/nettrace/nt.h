@@ -295,6 +295,26 @@ int nt_read_utf16z(rtd_rd *r, rtd_buf *out);
  * not counted, not consumed): 0, or the reader's error. */
 int nt_utf16z_units(rtd_rd *r, size_t *n);
 
+struct rtd_field;
+/* A record field's type (RTD_FIELD_*) for a value of decoder type @type,
+ * text when @str */
+unsigned nt_field_type(unsigned type, bool str);
+/* Whether nt_read_flat() reads @m's first @n top-level fields: named
+ * numbers, floats and strings (lent: the decoder's lend_strings) */
+bool nt_flat(const rtd_nettrace *dec, const struct rtd_nettrace_metadata *m, size_t n);
+/* @ev's first @n top-level fields (nt_flat()) into @out as rtd_nettrace_walk()
+ * gives them, straight, named @names[i]; those of bit i in @skip passed
+ * over. *@nout gets how many: fewer when the payload ends (an older
+ * version of a built-in event: 0, else -RTD_E_NT_PAYLOAD, as the walk).
+ * Returns 0 or an error. */
+int nt_read_flat(rtd_nettrace *dec, const struct rtd_nettrace_event *ev, size_t n,
+		 uint64_t skip, struct rtd_field *out, size_t *nout, const char *const *names);
+
+/* How many of @m's top-level fields a consumer reading @names (n of them)
+ * needs: up to the last of them present (rtd_nettrace_source_opts.fields) */
+size_t nt_fields_upto(const struct rtd_nettrace_metadata *m, const char *const *names,
+		      size_t n);
+
 /* The events that name code (methods.c learns from them): which, by the
  * runtime's and the rundown's event ids. */
 enum nt_names {

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "nettrace/nt.h"
+#include "rtdiag/source.h"
 
 const char *rtd_nettrace_type_name(unsigned type)
 {
@@ -538,3 +539,103 @@ int rtd_nettrace_get(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 	return -RTD_E_NOTFOUND;
 }
 
+
+/* ---- flat payloads: read straight, without the walk ---------------------- */
+
+unsigned nt_field_type(unsigned type, bool str)
+{
+	static const uint8_t by_type[] = {
+		[RTD_NT_T_I8] = RTD_FIELD_I64,	  [RTD_NT_T_I16] = RTD_FIELD_I64,
+		[RTD_NT_T_I32] = RTD_FIELD_I64,	  [RTD_NT_T_I64] = RTD_FIELD_I64,
+		[RTD_NT_T_VARINT] = RTD_FIELD_I64, [RTD_NT_T_F32] = RTD_FIELD_F64,
+		[RTD_NT_T_F64] = RTD_FIELD_F64,
+	};
+	if (str)
+		return RTD_FIELD_STR;
+	return type < sizeof(by_type) && by_type[type] ? by_type[type] : RTD_FIELD_U64;
+}
+
+/* The types nt_read_flat() reads as the walk does: numbers that make no
+ * text (a date does), floats, and lent UTF-16 strings */
+static bool flat_type(unsigned type)
+{
+	switch (type) {
+	case RTD_NT_T_I8: case RTD_NT_T_U8: case RTD_NT_T_I16: case RTD_NT_T_U16:
+	case RTD_NT_T_I32: case RTD_NT_T_U32: case RTD_NT_T_I64: case RTD_NT_T_U64:
+	case RTD_NT_T_VARINT: case RTD_NT_T_VARUINT: case RTD_NT_T_BOOL8: case RTD_NT_T_BOOL32:
+	case RTD_NT_T_POINTER: case RTD_NT_T_HEX32: case RTD_NT_T_HEX64: case RTD_NT_T_F32:
+	case RTD_NT_T_F64: case RTD_NT_T_STRING:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool nt_flat(const rtd_nettrace *dec, const struct rtd_nettrace_metadata *m, size_t n)
+{
+	if (!dec->o.lend_strings || n > m->nfields)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!m->fields[i].name || !flat_type(m->fields[i].type))
+			return false;
+	return true;
+}
+
+/* Past one flat value not wanted, read no further than needed */
+static void skip_flat(rtd_rd *r, const struct rtd_nettrace_field *f, size_t psz)
+{
+	size_t sz = nt_fixed_size(f, psz, 0), units;
+	uint64_t u;
+	int64_t i;
+	if (sz)
+		rd_skip(r, sz);
+	else if (f->type == RTD_NT_T_STRING && nt_utf16z_units(r, &units) == 0)
+		rd_skip(r, 2 * units + 2);
+	else if (f->type != RTD_NT_T_STRING)
+		(void)nt_read_number(r, f->type, psz, &u, &i); /* a varint */
+}
+
+int nt_read_flat(rtd_nettrace *dec, const struct rtd_nettrace_event *ev, size_t n,
+		 uint64_t skip, struct rtd_field *out, size_t *nout, const char *const *names)
+{
+	const struct rtd_nettrace_field *fs = ev->meta->fields;
+	size_t psz = dec->info.pointer_size ? dec->info.pointer_size : 8;
+	rtd_rd r;
+	rd_init(&r, ev->payload ? ev->payload : (const uint8_t *)"", ev->payload_len);
+	*nout = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (ev->meta->builtin && rd_left(&r) == 0)
+			return 0; /* an older version of the event (walk_list()) */
+		unsigned type = fs[i].type;
+		if (i < 64 && (skip >> i & 1)) {
+			skip_flat(&r, &fs[i], psz);
+			if (!rd_ok(&r))
+				return r.err == -RTD_E_TRUNCATED ? -RTD_E_NT_PAYLOAD : r.err;
+			continue;
+		}
+		struct rtd_field *f = &out[*nout];
+		f->name = names[i];
+		f->u = 0;
+		f->i = 0;
+		f->f = 0;
+		f->s = NULL;
+		if (type == RTD_NT_T_F32) {
+			f->f = rd_f32le(&r);
+		} else if (type == RTD_NT_T_F64) {
+			f->f = rd_f64le(&r);
+		} else if (type == RTD_NT_T_STRING) {
+			struct rtd_nettrace_value v = {0};
+			int rc = lend_utf16z(dec, &r, &v);
+			if (rc)
+				return rc;
+			f->s = v.str;
+		} else {
+			(void)nt_read_number(&r, type, psz, &f->u, &f->i);
+		}
+		if (!rd_ok(&r))
+			return r.err == -RTD_E_TRUNCATED ? -RTD_E_NT_PAYLOAD : r.err;
+		f->type = nt_field_type(type, f->s != NULL);
+		(*nout)++;
+	}
+	return 0;
+}

@@ -306,6 +306,46 @@ bool rtd_nettrace_profiler_want(void *ctx, const struct rtd_nettrace_metadata *m
 	return k != K_NONE && k != K_NAMES;
 }
 
+/* The fields each kind reads of a record (read_record()) */
+static const char *const alloc_fields[] = {"AllocationAmount", "AllocationAmount64", "TypeName",
+					   "ObjectSize"};
+static const char *const dur_fields[] = {"DurationNs"};
+static const char *const thrown_fields[] = {"ExceptionType"};
+static const char *const type_fields[] = {"Type"};
+
+size_t rtd_nettrace_profiler_fields(void *ctx, const struct rtd_nettrace_metadata *m)
+{
+	if (!ctx || !m || !m->provider)
+		return 0;
+	switch (classify(ctx, m)) {
+	case K_ALLOC: return nt_fields_upto(m, alloc_fields, 4);
+	case K_CONT_STOP: return nt_fields_upto(m, dur_fields, 1);
+	case K_EXCEPTION: return nt_fields_upto(m, thrown_fields, 1);
+	case K_SAMPLE: return nt_fields_upto(m, type_fields, 1);
+	default: return 0; /* a Start, a wait's Stop: the time and stack alone */
+	}
+}
+
+bool rtd_nettrace_profiler_field_want(void *ctx, const struct rtd_nettrace_metadata *m,
+				      size_t i)
+{
+	if (!ctx || !m || !m->provider || i >= m->nfields || !m->fields[i].name)
+		return false;
+	const char *const *names = NULL;
+	size_t n = 0;
+	switch (classify(ctx, m)) {
+	case K_ALLOC: names = alloc_fields, n = 4; break;
+	case K_CONT_STOP: names = dur_fields, n = 1; break;
+	case K_EXCEPTION: names = thrown_fields, n = 1; break;
+	case K_SAMPLE: names = type_fields, n = 1; break;
+	default: break;
+	}
+	for (size_t j = 0; j < n; j++)
+		if (!strcmp(m->fields[i].name, names[j]))
+			return true;
+	return false;
+}
+
 /* Intern a stack (leaf first); returns its index or a negative error. */
 static long intern(rtd_nettrace_profiler *p, const uint64_t *ips, size_t n)
 {
@@ -817,14 +857,10 @@ static int read_record(rtd_nettrace_profiler *p, const struct rtd_clock *clock,
 		e->sync_ticks = (uint64_t)clock->ref_ts;
 		e->have_clock = true;
 	}
-	static const char *const alloc[] = {"AllocationAmount", "AllocationAmount64", "TypeName",
-					    "ObjectSize"};
-	static const char *const dur[] = {"DurationNs"}, *const thrown[] = {"ExceptionType"},
-				 *const type[] = {"Type"};
 	const struct rtd_field *f[SHAPE_FIELDS];
 	switch (e->k) {
 	case K_ALLOC:
-		shape_fields(p, e->k, rec, alloc, 4, f);
+		shape_fields(p, e->k, rec, alloc_fields, 4, f);
 		if (!f[0])
 			return 0; /* too short to use */
 		e->amount = field_u64(f[f[1] ? 1 : 0]);
@@ -834,17 +870,17 @@ static int read_record(rtd_nettrace_profiler *p, const struct rtd_clock *clock,
 			e->objsize = field_u64(f[3]);
 		break;
 	case K_CONT_STOP:
-		shape_fields(p, e->k, rec, dur, 1, f);
+		shape_fields(p, e->k, rec, dur_fields, 1, f);
 		if (f[0] && f[0]->type == RTD_FIELD_F64)
 			e->dur_ns = f[0]->f;
 		break;
 	case K_EXCEPTION:
-		shape_fields(p, e->k, rec, thrown, 1, f);
+		shape_fields(p, e->k, rec, thrown_fields, 1, f);
 		if (f[0] && f[0]->type == RTD_FIELD_STR)
 			e->tname = f[0]->s;
 		break;
 	case K_SAMPLE:
-		shape_fields(p, e->k, rec, type, 1, f);
+		shape_fields(p, e->k, rec, type_fields, 1, f);
 		if (f[0])
 			e->type = (uint32_t)field_u64(f[0]);
 		break;

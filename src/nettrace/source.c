@@ -149,6 +149,13 @@ struct nts_meta {
 	 * (NULL: all) of @fields, the type's own array */
 	bool no_fields;
 	const struct rtd_nettrace_field *fields, *stop_at;
+	/* a flat type's fields read straight (nt_read_flat()): how many, and
+	 * their interned names; 0: walked */
+	size_t flat_n;
+	const char **flat_names;
+	/* the fields the caller does not want (opts.field_want), by index
+	 * (bit i: field i; past 64: every field is kept) */
+	uint64_t skip;
 	unsigned phase; /* RTD_FLOW_BEGIN/_END: its opcode is Start/Stop */
 	const char *u32_field; /* a sample's one u32 field, once the walk named it */
 	/* its fields' names as the walk gives them (the metadata's own
@@ -157,6 +164,38 @@ struct nts_meta {
 	/* the same by the field's index (the walk gives them in order) */
 	const char *by_at_raw[NTS_META_NAMES], *by_at[NTS_META_NAMES];
 };
+
+/* A type whose fields the records carry, all flat (numbers, floats,
+ * strings), is read straight (nt_read_flat()), its field names interned
+ * once here: the walk and its callback per value cost several times the
+ * reading (an allocation tick's nine fields). */
+static int flat_of(struct nts *s, struct nts_meta *nm, const struct rtd_nettrace_metadata *m,
+		   size_t upto)
+{
+	size_t n = upto < m->nfields ? upto : m->nfields;
+	nm->flat_n = 0;
+	nm->flat_names = NULL;
+	nm->skip = 0;
+	for (size_t i = 0; i < n && i < 64 && s->o.field_want && !nm->dropped; i++)
+		if (!s->o.field_want(s->o.fields_ctx, m, i))
+			nm->skip |= 1ull << i;
+	if (nm->dropped || !nm->wanted || nm->no_fields || nm->counters || n > NTS_MAX_FIELDS ||
+	    !nt_flat(s->dec, m, n))
+		return 0;
+	int err = 0;
+	const char **names = rtd_arena_alloc(&s->metas, n * sizeof(*names) + 1, &err);
+	if (!names)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		int rc = rtd_intern_string(s->intern, m->fields[i].name, strlen(m->fields[i].name),
+					   &names[i]);
+		if (rc < 0)
+			return rc;
+	}
+	nm->flat_n = n;
+	nm->flat_names = names;
+	return 0;
+}
 
 static struct nts_meta *meta_of(struct nts *s, struct rtd_nettrace_metadata *m)
 {
@@ -197,6 +236,10 @@ static struct nts_meta *meta_of(struct nts *s, struct rtd_nettrace_metadata *m)
 	nm->u32_field = NULL;
 	for (unsigned i = 0; i < NTS_META_NAMES; i++)
 		nm->raw[i] = nm->interned[i] = nm->by_at_raw[i] = nm->by_at[i] = NULL;
+	if ((rc = flat_of(s, nm, m, upto)) < 0) {
+		s->err = rc;
+		return NULL;
+	}
 	m->user = nm;
 	return nm;
 }
@@ -229,23 +272,6 @@ static int nts_arrival(void *ctx, const struct rtd_nettrace_event *ev)
 	if (!nm)
 		return s->err ? s->err : -ENOMEM;
 	return nm->names ? rtd_nettrace_methods_event(s->methods, ev) : 0;
-}
-
-/* A scalar's field type by the decoder's type: text first (a value with
- * ->str), then a float, a signed integer, else unsigned */
-static unsigned field_type(const struct rtd_nettrace_value *v)
-{
-	static const uint8_t by_type[] = {
-		[RTD_NT_T_I8] = RTD_FIELD_I64,	  [RTD_NT_T_I16] = RTD_FIELD_I64,
-		[RTD_NT_T_I32] = RTD_FIELD_I64,	  [RTD_NT_T_I64] = RTD_FIELD_I64,
-		[RTD_NT_T_VARINT] = RTD_FIELD_I64, [RTD_NT_T_F32] = RTD_FIELD_F64,
-		[RTD_NT_T_F64] = RTD_FIELD_F64,
-	};
-	if (v->str)
-		return RTD_FIELD_STR;
-	unsigned t = v->type < sizeof(by_type) && by_type[v->type] ? by_type[v->type]
-								     : RTD_FIELD_U64;
-	return t;
 }
 
 /* A field's interned name: looked up once per event type and field */
@@ -303,6 +329,8 @@ static int on_value(void *ctx, const struct rtd_nettrace_value *v)
 		if (nm->stop_at && at != SIZE_MAX &&
 		    at >= (size_t)(nm->stop_at - nm->fields))
 			return 1;
+		if (at < 64 && (nm->skip >> at & 1))
+			return 0; /* not wanted (opts.field_want) */
 	}
 	if (v->kind != RTD_NT_V_SCALAR || !v->name || s->nfields >= NTS_MAX_FIELDS)
 		return 0;
@@ -312,7 +340,7 @@ static int on_value(void *ctx, const struct rtd_nettrace_value *v)
 		s->value_err = rc; /* the source's own failure, not the payload's */
 		return rc;
 	}
-	s->fields[s->nfields++] = (struct rtd_field){.name = name, .type = field_type(v),
+	s->fields[s->nfields++] = (struct rtd_field){.name = name, .type = nt_field_type(v->type, v->str != NULL),
 						     .i = v->i, .u = v->u, .f = v->f, .s = v->str};
 	return 0;
 }
@@ -434,6 +462,12 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 		s->fields[0] = (struct rtd_field){.name = nm->u32_field, .type = RTD_FIELD_U64,
 						  .u = u32};
 		s->nfields = 1;
+	} else if (nm->flat_names) {
+		rc = nt_read_flat(s->dec, ev, nm->flat_n, nm->skip, s->fields, &s->nfields,
+				  nm->flat_names);
+		/* a payload shorter than its layout keeps what came before */
+		if (rc < 0 && rc != -RTD_E_NT_PAYLOAD)
+			return s->dec->lent_err ? s->dec->lent_err : rc;
 	} else {
 		s->value_err = 0;
 		rc = rtd_nettrace_walk(s->dec, ev, on_value, s);
@@ -658,7 +692,7 @@ static rtd_source *nts_make(const char *path, const void *buf, size_t len,
 {
 	struct nts *s = calloc(1, sizeof(*s));
 	int rc = s ? rtd_input_setup(&s->in, path, buf, len, &s->o, sizeof(s->o), opts,
-				     RTD_OPTS_END(rtd_nettrace_source_opts, no_methods))
+				     RTD_OPTS_END(rtd_nettrace_source_opts, field_want))
 		   : -ENOMEM;
 	if (rc < 0) {
 		free(s);
@@ -676,7 +710,7 @@ rtd_source *rtd_nettrace_source_stream(rtd_nettrace_read_fn read, void *ctx,
 	int rc = !read ? -RTD_E_INVAL
 	       : !s    ? -ENOMEM
 		       : rtd_opts_copy(&s->o, sizeof(s->o), opts,
-				       RTD_OPTS_END(rtd_nettrace_source_opts, no_methods));
+				       RTD_OPTS_END(rtd_nettrace_source_opts, field_want));
 	if (rc == 0)
 		rc = rtd_input_reader(&s->in, read, ctx);
 	if (rc < 0) {

@@ -781,8 +781,9 @@ static int source_open(const struct collect_args *a, rtd_ipc_session *s,
 		kinds |= 1u << RTD_REC_INSTANT;
 	RTD_OPTS(rtd_nettrace_source_opts, so, .kinds = kinds,
 		 .address_frames = true, .stream_order = true,
-		 .want = rtd_nettrace_profiler_want,
-		 .want_ctx = st->prof);
+		 .want = rtd_nettrace_profiler_want, .want_ctx = st->prof,
+		 .fields = rtd_nettrace_profiler_fields, .fields_ctx = st->prof,
+		 .field_want = rtd_nettrace_profiler_field_want);
 	int err = 0;
 	st->src = rtd_ipc_session_pump_source(s, &po, &end->res, &so, &err);
 	return st->src ? CLI_OK : cli_fail("%s", rtd_strerror(err));
