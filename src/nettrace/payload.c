@@ -582,9 +582,20 @@ bool nt_flat(const rtd_nettrace *dec, const struct rtd_nettrace_metadata *m, siz
 }
 
 /* Past one flat value not wanted, read no further than needed */
-static void skip_flat(rtd_rd *r, const struct rtd_nettrace_field *f, size_t psz)
+static inline void skip_flat(rtd_rd *r, const struct rtd_nettrace_field *f, size_t psz)
 {
-	size_t sz = nt_fixed_size(f, psz, 0), units;
+	static const uint8_t fixed[] = {
+		[RTD_NT_T_I8] = 1,   [RTD_NT_T_U8] = 1,	   [RTD_NT_T_BOOL8] = 1,
+		[RTD_NT_T_I16] = 2,  [RTD_NT_T_U16] = 2,   [RTD_NT_T_I32] = 4,
+		[RTD_NT_T_U32] = 4,  [RTD_NT_T_F32] = 4,   [RTD_NT_T_BOOL32] = 4,
+		[RTD_NT_T_I64] = 8,  [RTD_NT_T_U64] = 8,   [RTD_NT_T_F64] = 8,
+	};
+	size_t sz = f->type < sizeof(fixed) ? fixed[f->type]
+		    : f->type == RTD_NT_T_POINTER ? psz
+		    : f->type == RTD_NT_T_HEX32	  ? 4
+		    : f->type == RTD_NT_T_HEX64	  ? 8
+						  : 0;
+	size_t units;
 	uint64_t u;
 	int64_t i;
 	if (sz)
