@@ -302,13 +302,27 @@ unsigned nt_field_type(unsigned type, bool str);
 /* Whether nt_read_flat() reads @m's first @n top-level fields: named
  * numbers, floats and strings (lent: the decoder's lend_strings) */
 bool nt_flat(const rtd_nettrace *dec, const struct rtd_nettrace_metadata *m, size_t n);
-/* @ev's first @n top-level fields (nt_flat()) into @out as rtd_nettrace_walk()
- * gives them, straight, named @names[i]; those of bit i in @skip passed
- * over. *@nout gets how many: fewer when the payload ends (an older
- * version of a built-in event: 0, else -RTD_E_NT_PAYLOAD, as the walk).
- * Returns 0 or an error. */
-int nt_read_flat(rtd_nettrace *dec, const struct rtd_nettrace_event *ev, size_t n,
-		 uint64_t skip, struct rtd_field *out, size_t *nout, const char *const *names);
+/* One step of reading a flat payload straight: pass over @skip bytes and
+ * @ptrs pointers, then read (or pass over, @pass: a string, a varint)
+ * field @field, of decoder type @type, into a field of type @rtype. */
+struct nt_flat_step {
+	uint32_t skip;
+	uint16_t ptrs;
+	uint16_t field;
+	uint8_t type;
+	uint8_t rtype;
+	bool pass;
+};
+/* The steps reading @m's first @n top-level fields (nt_flat()) but those
+ * of bit i in @skip into @steps (room for @n): how many. */
+size_t nt_flat_plan(const struct rtd_nettrace_metadata *m, size_t n, uint64_t skip,
+		    struct nt_flat_step *steps);
+/* @ev's fields by @steps into @out as rtd_nettrace_walk() gives them,
+ * named @names[field]; *@nout gets how many. Returns 0, -RTD_E_NT_PAYLOAD
+ * when the payload ends early (*@nout those before), or an error. */
+int nt_read_flat(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
+		 const struct nt_flat_step *steps, size_t nsteps, struct rtd_field *out,
+		 size_t *nout, const char *const *names);
 
 /* How many of @m's top-level fields a consumer reading @names (n of them)
  * needs: up to the last of them present (rtd_nettrace_source_opts.fields) */

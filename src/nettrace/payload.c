@@ -581,8 +581,9 @@ bool nt_flat(const rtd_nettrace *dec, const struct rtd_nettrace_metadata *m, siz
 	return true;
 }
 
-/* Past one flat value not wanted, read no further than needed */
-static inline void skip_flat(rtd_rd *r, const struct rtd_nettrace_field *f, size_t psz)
+/* A fixed-size flat type's size, pointers aside (0: a pointer, a string
+ * or a varint) */
+static size_t flat_fixed(unsigned type)
 {
 	static const uint8_t fixed[] = {
 		[RTD_NT_T_I8] = 1,   [RTD_NT_T_U8] = 1,	   [RTD_NT_T_BOOL8] = 1,
@@ -590,63 +591,82 @@ static inline void skip_flat(rtd_rd *r, const struct rtd_nettrace_field *f, size
 		[RTD_NT_T_U32] = 4,  [RTD_NT_T_F32] = 4,   [RTD_NT_T_BOOL32] = 4,
 		[RTD_NT_T_I64] = 8,  [RTD_NT_T_U64] = 8,   [RTD_NT_T_F64] = 8,
 	};
-	size_t sz = f->type < sizeof(fixed) ? fixed[f->type]
-		    : f->type == RTD_NT_T_POINTER ? psz
-		    : f->type == RTD_NT_T_HEX32	  ? 4
-		    : f->type == RTD_NT_T_HEX64	  ? 8
-						  : 0;
-	size_t units;
-	uint64_t u;
-	int64_t i;
-	if (sz)
-		rd_skip(r, sz);
-	else if (f->type == RTD_NT_T_STRING && nt_utf16z_units(r, &units) == 0)
-		rd_skip(r, 2 * units + 2);
-	else if (f->type != RTD_NT_T_STRING)
-		(void)nt_read_number(r, f->type, psz, &u, &i); /* a varint */
+	return type < sizeof(fixed) ? fixed[type]
+	       : type == RTD_NT_T_HEX32 ? 4
+	       : type == RTD_NT_T_HEX64 ? 8
+					: 0;
 }
 
-int nt_read_flat(rtd_nettrace *dec, const struct rtd_nettrace_event *ev, size_t n,
-		 uint64_t skip, struct rtd_field *out, size_t *nout, const char *const *names)
+size_t nt_flat_plan(const struct rtd_nettrace_metadata *m, size_t n, uint64_t skip,
+		    struct nt_flat_step *steps)
 {
-	const struct rtd_nettrace_field *fs = ev->meta->fields;
+	size_t ns = 0;
+	uint32_t bytes = 0;
+	uint16_t ptrs = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned type = m->fields[i].type;
+		bool pass = i < 64 && (skip >> i & 1);
+		size_t fixed = flat_fixed(type);
+		if (pass && (fixed || type == RTD_NT_T_POINTER)) {
+			bytes += (uint32_t)fixed; /* passed over with the next step */
+			ptrs += type == RTD_NT_T_POINTER;
+			continue;
+		}
+		struct nt_flat_step *st = &steps[ns++];
+		*st = (struct nt_flat_step){.skip = bytes, .ptrs = ptrs, .type = (uint8_t)type,
+					    .field = (uint16_t)i, .pass = pass,
+					    .rtype = (uint8_t)nt_field_type(type, type == RTD_NT_T_STRING)};
+		bytes = 0;
+		ptrs = 0;
+	}
+	return ns; /* the fields passed over at the end need no reading */
+}
+
+int nt_read_flat(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
+		 const struct nt_flat_step *steps, size_t nsteps, struct rtd_field *out,
+		 size_t *nout, const char *const *names)
+{
 	size_t psz = dec->info.pointer_size ? dec->info.pointer_size : 8;
 	rtd_rd r;
 	rd_init(&r, ev->payload ? ev->payload : (const uint8_t *)"", ev->payload_len);
-	*nout = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (ev->meta->builtin && rd_left(&r) == 0)
-			return 0; /* an older version of the event (walk_list()) */
-		unsigned type = fs[i].type;
-		if (i < 64 && (skip >> i & 1)) {
-			skip_flat(&r, &fs[i], psz);
-			if (!rd_ok(&r))
-				return r.err == -RTD_E_TRUNCATED ? -RTD_E_NT_PAYLOAD : r.err;
-			continue;
-		}
-		struct rtd_field *f = &out[*nout];
-		f->name = names[i];
+	size_t k = 0;
+	for (size_t i = 0; i < nsteps; i++) {
+		const struct nt_flat_step *st = &steps[i];
+		if (st->skip || st->ptrs)
+			rd_skip(&r, st->skip + st->ptrs * psz);
+		struct rtd_field *f = &out[k];
 		f->u = 0;
 		f->i = 0;
 		f->f = 0;
 		f->s = NULL;
-		if (type == RTD_NT_T_F32) {
-			f->f = rd_f32le(&r);
-		} else if (type == RTD_NT_T_F64) {
-			f->f = rd_f64le(&r);
-		} else if (type == RTD_NT_T_STRING) {
-			struct rtd_nettrace_value v = {0};
-			int rc = lend_utf16z(dec, &r, &v);
-			if (rc)
-				return rc;
-			f->s = v.str;
-		} else {
-			(void)nt_read_number(&r, type, psz, &f->u, &f->i);
+		size_t units;
+		switch (st->type) {
+		case RTD_NT_T_F32: f->f = rd_f32le(&r); break;
+		case RTD_NT_T_F64: f->f = rd_f64le(&r); break;
+		case RTD_NT_T_STRING:
+			if (st->pass) {
+				if (nt_utf16z_units(&r, &units) == 0)
+					rd_skip(&r, 2 * units + 2);
+			} else {
+				struct rtd_nettrace_value v = {0};
+				int rc = lend_utf16z(dec, &r, &v);
+				if (rc)
+					return rc;
+				f->s = v.str;
+			}
+			break;
+		default: (void)nt_read_number(&r, st->type, psz, &f->u, &f->i); break;
 		}
+		/* a payload that ends early (an older version of the event, or
+		 * cut): the fields before it, as the walk gives them */
 		if (!rd_ok(&r))
-			return r.err == -RTD_E_TRUNCATED ? -RTD_E_NT_PAYLOAD : r.err;
-		f->type = nt_field_type(type, f->s != NULL);
-		(*nout)++;
+			return -RTD_E_NT_PAYLOAD;
+		if (st->pass)
+			continue;
+		f->name = names[st->field];
+		f->type = st->rtype;
+		*nout = ++k;
 	}
+	*nout = k;
 	return 0;
 }

@@ -149,8 +149,9 @@ struct nts_meta {
 	 * (NULL: all) of @fields, the type's own array */
 	bool no_fields;
 	const struct rtd_nettrace_field *fields, *stop_at;
-	/* a flat type's fields read straight (nt_read_flat()): how many, and
-	 * their interned names; 0: walked */
+	/* a flat type's fields read straight (nt_read_flat()): its steps,
+	 * how many, and the fields' interned names (NULL: walked) */
+	struct nt_flat_step *plan;
 	size_t flat_n;
 	const char **flat_names;
 	/* the fields the caller does not want (opts.field_want), by index
@@ -175,6 +176,7 @@ static int flat_of(struct nts *s, struct nts_meta *nm, const struct rtd_nettrace
 	size_t n = upto < m->nfields ? upto : m->nfields;
 	nm->flat_n = 0;
 	nm->flat_names = NULL;
+	nm->plan = NULL;
 	nm->skip = 0;
 	for (size_t i = 0; i < n && i < 64 && s->o.field_want && !nm->dropped; i++)
 		if (!s->o.field_want(s->o.fields_ctx, m, i))
@@ -192,7 +194,10 @@ static int flat_of(struct nts *s, struct nts_meta *nm, const struct rtd_nettrace
 		if (rc < 0)
 			return rc;
 	}
-	nm->flat_n = n;
+	nm->plan = rtd_arena_alloc(&s->metas, n * sizeof(*nm->plan) + 1, &err);
+	if (!nm->plan)
+		return err;
+	nm->flat_n = nt_flat_plan(m, n, nm->skip, nm->plan);
 	nm->flat_names = names;
 	return 0;
 }
@@ -463,7 +468,7 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 						  .u = u32};
 		s->nfields = 1;
 	} else if (nm->flat_names) {
-		rc = nt_read_flat(s->dec, ev, nm->flat_n, nm->skip, s->fields, &s->nfields,
+		rc = nt_read_flat(s->dec, ev, nm->plan, nm->flat_n, s->fields, &s->nfields,
 				  nm->flat_names);
 		/* a payload shorter than its layout keeps what came before */
 		if (rc < 0 && rc != -RTD_E_NT_PAYLOAD)
