@@ -788,11 +788,11 @@ static int field_at(const struct rtd_record *rec, const char *name)
 	return -1;
 }
 
-/* The fields of @names (at most SHAPE_FIELDS) in @rec, into @out (NULL:
- * absent), looked up by name only when the record's shape is new for
- * kind @k. */
-static void shape_fields(rtd_nettrace_profiler *p, enum kind k, const struct rtd_record *rec,
-			 const char *const *names, size_t n, const struct rtd_field **out)
+/* Where the fields of @names (at most SHAPE_FIELDS) are in @rec, looked
+ * up by name only when the record's shape is new for kind @k. */
+static inline const struct shape *shape_of(rtd_nettrace_profiler *p, enum kind k,
+					   const struct rtd_record *rec,
+					   const char *const *names, size_t n)
 {
 	struct shape *sh = &p->shapes[k];
 	const char *first = rec->nfields ? rec->fields[0].name : NULL;
@@ -802,8 +802,14 @@ static void shape_fields(rtd_nettrace_profiler *p, enum kind k, const struct rtd
 		for (size_t j = 0; j < n; j++)
 			sh->at[j] = field_at(rec, names[j]);
 	}
-	for (size_t j = 0; j < n; j++)
-		out[j] = sh->at[j] >= 0 ? &rec->fields[sh->at[j]] : NULL;
+	return sh;
+}
+
+/* Field @j of a shape in @rec, or NULL: absent */
+static inline const struct rtd_field *shape_field(const struct shape *sh,
+						  const struct rtd_record *rec, size_t j)
+{
+	return sh->at[j] >= 0 ? &rec->fields[sh->at[j]] : NULL;
 }
 
 static uint64_t field_u64(const struct rtd_field *f)
@@ -857,32 +863,34 @@ static int read_record(rtd_nettrace_profiler *p, const struct rtd_clock *clock,
 		e->sync_ticks = (uint64_t)clock->ref_ts;
 		e->have_clock = true;
 	}
-	const struct rtd_field *f[SHAPE_FIELDS];
+	const struct shape *sh;
+	const struct rtd_field *f, *f64;
 	switch (e->k) {
 	case K_ALLOC:
-		shape_fields(p, e->k, rec, alloc_fields, 4, f);
-		if (!f[0])
+		sh = shape_of(p, e->k, rec, alloc_fields, 4);
+		if (!(f = shape_field(sh, rec, 0)))
 			return 0; /* too short to use */
-		e->amount = field_u64(f[f[1] ? 1 : 0]);
-		if (f[2] && f[2]->type == RTD_FIELD_STR)
-			e->tname = f[2]->s;
-		if (f[3])
-			e->objsize = field_u64(f[3]);
+		f64 = shape_field(sh, rec, 1);
+		e->amount = field_u64(f64 ? f64 : f);
+		if ((f = shape_field(sh, rec, 2)) && f->type == RTD_FIELD_STR)
+			e->tname = f->s;
+		if ((f = shape_field(sh, rec, 3)))
+			e->objsize = field_u64(f);
 		break;
 	case K_CONT_STOP:
-		shape_fields(p, e->k, rec, dur_fields, 1, f);
-		if (f[0] && f[0]->type == RTD_FIELD_F64)
-			e->dur_ns = f[0]->f;
+		sh = shape_of(p, e->k, rec, dur_fields, 1);
+		if ((f = shape_field(sh, rec, 0)) && f->type == RTD_FIELD_F64)
+			e->dur_ns = f->f;
 		break;
 	case K_EXCEPTION:
-		shape_fields(p, e->k, rec, thrown_fields, 1, f);
-		if (f[0] && f[0]->type == RTD_FIELD_STR)
-			e->tname = f[0]->s;
+		sh = shape_of(p, e->k, rec, thrown_fields, 1);
+		if ((f = shape_field(sh, rec, 0)) && f->type == RTD_FIELD_STR)
+			e->tname = f->s;
 		break;
 	case K_SAMPLE:
-		shape_fields(p, e->k, rec, type_fields, 1, f);
-		if (f[0])
-			e->type = (uint32_t)field_u64(f[0]);
+		sh = shape_of(p, e->k, rec, type_fields, 1);
+		if ((f = shape_field(sh, rec, 0)))
+			e->type = (uint32_t)field_u64(f);
 		break;
 	default: break;
 	}
@@ -919,6 +927,29 @@ int rtd_nettrace_profiler_record(rtd_nettrace_profiler *p, const struct rtd_cloc
 	return 0;
 }
 
+/* rtd_nettrace_profiler_pull()'s walk of a source */
+struct pull {
+	rtd_nettrace_profiler *p;
+	rtd_source *src;
+	struct rtd_clock clock;
+	bool have_clock;
+	int rc; /* the builder's error */
+};
+
+static int pull_one(void *ctx, const struct rtd_record *rec)
+{
+	struct pull *u = ctx;
+	if (!u->have_clock && rec->kind != RTD_REC_PROCESS) {
+		/* the header came before the first event */
+		(void)rtd_source_clock(u->src, &u->clock);
+		u->have_clock = true;
+	}
+	int rc = rtd_nettrace_profiler_record(u->p, &u->clock, rec);
+	if (rc < 0)
+		u->rc = rc;
+	return rc < 0;
+}
+
 int rtd_nettrace_profiler_pull(rtd_nettrace_profiler *p, rtd_source *src)
 {
 	if (!p || !src)
@@ -926,20 +957,11 @@ int rtd_nettrace_profiler_pull(rtd_nettrace_profiler *p, rtd_source *src)
 	rtd_nettrace_methods *m = rtd_nettrace_source_methods(src);
 	if (m)
 		p->src_methods = m;
-	struct rtd_clock clock = {0};
-	bool have_clock = false;
-	const struct rtd_record *rec;
-	int rc;
-	while ((rc = rtd_source_next(src, &rec)) == 1) {
-		if (!have_clock && rec->kind != RTD_REC_PROCESS) {
-			/* the header came before the first event */
-			(void)rtd_source_clock(src, &clock);
-			have_clock = true;
-		}
-		if ((rc = rtd_nettrace_profiler_record(p, &clock, rec)) < 0)
-			return rc;
-	}
-	return rc;
+	/* each record handed over as the source reads it: a nettrace source
+	 * in stream order makes no queue or copy of it */
+	struct pull u = {.p = p, .src = src};
+	int rc = rtd_source_each(src, pull_one, &u);
+	return u.rc ? u.rc : rc;
 }
 
 static int cmp_pending(const void *a, const void *b)

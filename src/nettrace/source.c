@@ -75,6 +75,12 @@ struct nts {
 	 * each sequence point, and so this */
 	rtd_map window_stacks;
 	uint64_t window_changes; /* ...and the method table's then, when it learns */
+	/* rtd_source_each() in stream order: each event's record handed to
+	 * @take from on_event(), in @one, its fields where they were read */
+	int (*take)(void *tctx, struct rtd_record *rec);
+	void *tctx;
+	bool taken_stop; /* @take said stop: the decoder pauses */
+	struct rtd_record one;
 };
 
 /* rtd_source_impl_of(): src/record/source.c */
@@ -427,6 +433,26 @@ static int thread_seen(struct nts *s, uint64_t tid, int64_t ts)
 	return 0;
 }
 
+/* rtd_source_each(): the queued records (a THREAD before its thread's
+ * first event) handed to the caller first; true when the queue is empty
+ * and the caller still takes */
+static bool hand_queued(struct nts *s)
+{
+	struct rtd_record *q;
+	while (!s->taken_stop && (q = rtd_recq_take(&s->q)))
+		if (s->take(s->tctx, q))
+			s->taken_stop = true;
+	return !s->taken_stop;
+}
+
+/* The one record handed from on_event(), as push() makes a queued one */
+static struct rtd_record *fill_one(struct nts *s, unsigned kind, int64_t ts)
+{
+	int64_t mono = s->mono_is_ts && ts >= 0 ? ts : rtd_clock_to_mono(&s->clock, ts);
+	s->one = (struct rtd_record){.kind = kind, .ts = ts, .mono = mono, .pid = s->pid};
+	return &s->one;
+}
+
 static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 {
 	struct nts *s = ctx;
@@ -490,7 +516,8 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 	const struct rtd_stack *stack = NULL;
 	if ((sample || ev->nframes) && (rc = stack_of(s, ev, &stack)) < 0)
 		return rc;
-	struct rtd_record *r = push(s, nm->kind, ts);
+	bool direct = s->take && hand_queued(s);
+	struct rtd_record *r = direct ? fill_one(s, nm->kind, ts) : push(s, nm->kind, ts);
 	if (!r)
 		return s->err;
 	r->tid = ev->thread_id;
@@ -504,6 +531,14 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 	} else {
 		r->phase = nm->phase;
 	}
+	if (direct) {
+		/* the fields where they were read, valid while @take runs */
+		r->fields = s->nfields ? s->fields : NULL;
+		r->nfields = s->nfields;
+		if (s->take(s->tctx, r))
+			s->taken_stop = true;
+		return s->taken_stop ? RTD_NT_PAUSE : 0;
+	}
 	if (s->nfields) {
 		struct rtd_field *f = rtd_recq_fields(&s->q, s->fields, s->nfields, &rc);
 		if (!f)
@@ -512,7 +547,9 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 		r->nfields = s->nfields;
 	}
 	/* stream order: the consumer takes these before the next are decoded */
-	return s->o.stream_order && s->q.n - s->q.head >= NTS_BATCH ? RTD_NT_PAUSE : 0;
+	return s->o.stream_order && (s->q.n - s->q.head >= NTS_BATCH || s->taken_stop)
+		       ? RTD_NT_PAUSE
+		       : 0;
 }
 
 static int learn_methods(void *ctx, const struct rtd_nettrace_event *ev)
@@ -561,7 +598,12 @@ static int nts_next_own(void *impl, struct rtd_record *rec, struct rtd_record **
 		*out = &s->q.r[s->q.head++]; /* rtd_recq_take()'s usual case */
 		return 1;
 	}
-	while (!(*out = rtd_recq_take(&s->q))) {
+	for (;;) {
+		*out = rec;
+		if (s->taken_stop)
+			return 1; /* rtd_source_each(): its caller said stop */
+		if ((*out = rtd_recq_take(&s->q)))
+			return 1;
 		*out = rec;
 		if (s->finished) {
 			memset(rec, 0, sizeof(*rec));
@@ -604,7 +646,32 @@ static int nts_next_own(void *impl, struct rtd_record *rec, struct rtd_record **
 			s->end_rc = s->err ? s->err : rc;
 		}
 	}
-	return 1;
+}
+
+/*
+ * rtd_source_each(): in stream order the records are handed out from the
+ * decoder's callback (on_event()), the queue used only for what comes
+ * between events (a THREAD, the PROCESS) and for the event whose turn
+ * came after the caller said stop; in time order, one queued record a
+ * call to @take.
+ */
+static int nts_each(void *impl, struct rtd_record *scratch,
+		    int (*take)(void *tctx, struct rtd_record *rec), void *tctx)
+{
+	struct nts *s = impl;
+	struct rtd_record *r;
+	int rc;
+	s->taken_stop = false;
+	if (s->o.stream_order) {
+		s->take = take;
+		s->tctx = tctx;
+	}
+	while ((rc = nts_next_own(impl, scratch, &r)) == 1 && !s->taken_stop)
+		if (take(tctx, r))
+			break;
+	s->take = NULL;
+	s->taken_stop = false;
+	return rc;
 }
 
 static int nts_next(void *impl, struct rtd_record *rec)
@@ -646,6 +713,7 @@ static const struct rtd_source_ops nts_ops = {
 	.clock = nts_clock,
 	.free = nts_free,
 	.next_own = nts_next_own,
+	.each = nts_each,
 };
 
 rtd_nettrace_methods *rtd_nettrace_source_methods(rtd_source *src)
