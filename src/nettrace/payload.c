@@ -13,9 +13,11 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "common/map.h"
 #include "nettrace/nt.h"
 #include "rtdiag/source.h"
 
@@ -622,9 +624,82 @@ size_t nt_flat_plan(const struct rtd_nettrace_metadata *m, size_t n, uint64_t sk
 	return ns; /* the fields passed over at the end need no reading */
 }
 
+void nt_str_cache_init(struct nt_str_cache *c)
+{
+	memset(c, 0, sizeof(*c));
+	rtd_map_init(&c->index, NT_STR_CACHE_ENTRIES);
+	rtd_arena_init(&c->mem, NT_STR_CACHE_ARENA);
+}
+
+void nt_str_cache_free(struct nt_str_cache *c)
+{
+	rtd_map_free(&c->index);
+	rtd_arena_free(&c->mem);
+	free(c->ents);
+}
+
+/* A lent string kept: its UTF-16 bytes and text copied; false when the
+ * cache is full (the string stays lent) */
+static bool cache_keep(struct nt_str_cache *c, uint64_t h, const uint8_t *raw, size_t nb,
+		       const char *str, size_t len)
+{
+	if (!c->ents) {
+		c->ents = malloc(NT_STR_CACHE_ENTRIES * sizeof(*c->ents));
+		if (!c->ents)
+			return false;
+	}
+	if (c->n >= NT_STR_CACHE_ENTRIES)
+		return false;
+	uint8_t *r = rtd_arena_alloc(&c->mem, nb, NULL);
+	char *t = r ? rtd_arena_alloc(&c->mem, len + 1, NULL) : NULL;
+	if (!t)
+		return false;
+	memcpy(r, raw, nb);
+	memcpy(t, str, len + 1);
+	if (rtd_map_put(&c->index, h, (void *)(uintptr_t)(c->n + 1), NULL) < 0)
+		return false;
+	c->ents[c->n++] = (struct nt_str_ent){.raw = r, .raw_len = nb, .str = t};
+	return true;
+}
+
+/* A STRING field's text: from @c when its bytes were converted before,
+ * else converted where it is lent (and kept in @c when there is room) */
+static int flat_string(rtd_nettrace *dec, rtd_rd *r, struct nt_str_cache *c, const char **out)
+{
+	size_t units;
+	if (nt_utf16z_units(r, &units))
+		return 0; /* no terminator: the reader's error says it */
+	size_t nb = 2 * units;
+	const uint8_t *raw = r->p;
+	uint64_t h = 0;
+	void *v;
+	if (c && nb <= NT_STR_CACHE_MAX_BYTES) {
+		h = rtd_hash_bytes(raw, nb) ^ nb;
+		if (rtd_map_get(&c->index, h, &v)) {
+			const struct nt_str_ent *e = &c->ents[(uintptr_t)v - 1];
+			if (e->raw_len == nb && !memcmp(e->raw, raw, nb)) {
+				rd_skip(r, nb + 2);
+				*out = e->str;
+				return 0;
+			}
+			c = NULL; /* another string of that hash: not kept */
+		}
+	} else {
+		c = NULL;
+	}
+	struct rtd_nettrace_value sv = {0};
+	int rc = lend_utf16z(dec, r, &sv);
+	if (rc)
+		return rc;
+	*out = sv.str;
+	if (c && cache_keep(c, h, raw, nb, sv.str, sv.str_len))
+		*out = c->ents[c->n - 1].str;
+	return 0;
+}
+
 int nt_read_flat(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 		 const struct nt_flat_step *steps, size_t nsteps, struct rtd_field *out,
-		 size_t *nout, const char *const *names)
+		 size_t *nout, const char *const *names, struct nt_str_cache *cache)
 {
 	size_t psz = dec->info.pointer_size ? dec->info.pointer_size : 8;
 	rtd_rd r;
@@ -648,11 +723,9 @@ int nt_read_flat(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 				if (nt_utf16z_units(&r, &units) == 0)
 					rd_skip(&r, 2 * units + 2);
 			} else {
-				struct rtd_nettrace_value v = {0};
-				int rc = lend_utf16z(dec, &r, &v);
+				int rc = flat_string(dec, &r, cache, &f->s);
 				if (rc)
 					return rc;
-				f->s = v.str;
 			}
 			break;
 		default: (void)nt_read_number(&r, st->type, psz, &f->u, &f->i); break;

@@ -81,6 +81,7 @@ struct nts {
 	void *tctx;
 	bool taken_stop; /* @take said stop: the decoder pauses */
 	struct rtd_record one;
+	struct nt_str_cache strs; /* flat types' strings, kept converted */
 };
 
 /* rtd_source_impl_of(): src/record/source.c */
@@ -495,7 +496,7 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 		s->nfields = 1;
 	} else if (nm->flat_names) {
 		rc = nt_read_flat(s->dec, ev, nm->plan, nm->flat_n, s->fields, &s->nfields,
-				  nm->flat_names);
+				  nm->flat_names, &s->strs);
 		/* a payload shorter than its layout keeps what came before */
 		if (rc < 0 && rc != -RTD_E_NT_PAYLOAD)
 			return s->dec->lent_err ? s->dec->lent_err : rc;
@@ -701,6 +702,7 @@ static void nts_free(void *impl)
 	rtd_recq_free(&s->q);
 	rtd_arena_free(&s->metas);
 	rtd_map_free(&s->window_stacks);
+	nt_str_cache_free(&s->strs);
 	rtd_input_close(&s->in);
 	free(s->frames);
 	free(s);
@@ -740,6 +742,7 @@ static rtd_source *nts_new(struct nts *s, bool mem, int *err)
 	rtd_recq_init(&s->q, s->o.max_queue_bytes);
 	rtd_arena_init(&s->metas, NTS_MAX_META_BYTES);
 	rtd_map_init(&s->window_stacks, NTS_MAX_WINDOW_STACKS);
+	nt_str_cache_init(&s->strs);
 	RTD_OPTS(rtd_nettrace_opts, o, .ctx = s, .on_event = on_event, .on_info = on_info,
 		 .on_seqpoint = on_seqpoint, .sort = !s->o.stream_order, .stable_input = mem,
 		 .lend_strings = true, .max_lent_bytes = s->o.max_queue_bytes,

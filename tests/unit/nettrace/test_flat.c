@@ -7,9 +7,12 @@
  * top-level scalars a walk of its event gives (top_fields: up to the
  * first that cannot be read), by name, type and value; with a
  * rtd_nettrace_source_opts.field_want keeping the even-numbered fields
- * of the first five, exactly those. With the straight reader reading an
- * F64 as an F32, or a skipped pointer as 4 bytes, this fails at the
- * first event of such a type; the old source refuses field_want.
+ * of the first five, exactly those. Strings come from the source's cache
+ * of converted strings (nt_str_cache) after their first time. With the
+ * straight reader reading an F64 as an F32, or a skipped pointer as 4
+ * bytes, this fails at the first event of such a type; with the cache
+ * giving its first string at every hit, at a rundown's MethodNamespace;
+ * the old source refuses field_want.
  */
 #include "test_util.h"
 
