@@ -328,6 +328,9 @@ struct nt_str_cache {
 	} *ents;
 	size_t n;
 	rtd_arena mem;
+	/* the last strings found, latest first: tried before the hash (an
+	 * allocation tick's type is most often one of the last few) */
+	const struct nt_str_ent *recent[4];
 };
 void nt_str_cache_init(struct nt_str_cache *c);
 void nt_str_cache_free(struct nt_str_cache *c);

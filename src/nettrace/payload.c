@@ -674,15 +674,28 @@ static int flat_string(rtd_nettrace *dec, rtd_rd *r, struct nt_str_cache *c, con
 	uint64_t h = 0;
 	void *v;
 	if (c && nb <= NT_STR_CACHE_MAX_BYTES) {
-		h = rtd_hash_bytes(raw, nb) ^ nb;
-		if (rtd_map_get(&c->index, h, &v)) {
-			const struct nt_str_ent *e = &c->ents[(uintptr_t)v - 1];
-			if (e->raw_len == nb && !memcmp(e->raw, raw, nb)) {
-				rd_skip(r, nb + 2);
-				*out = e->str;
-				return 0;
+		const struct nt_str_ent *e = NULL;
+		size_t k = 0;
+		for (; k < 4 && c->recent[k]; k++)
+			if (c->recent[k]->raw_len == nb && !memcmp(c->recent[k]->raw, raw, nb)) {
+				e = c->recent[k];
+				break;
 			}
-			c = NULL; /* another string of that hash: not kept */
+		if (!e) {
+			h = rtd_hash_bytes(raw, nb) ^ nb;
+			if (rtd_map_get(&c->index, h, &v)) {
+				e = &c->ents[(uintptr_t)v - 1];
+				if (e->raw_len != nb || memcmp(e->raw, raw, nb))
+					e = NULL, c = NULL; /* another string of that hash: not kept */
+			}
+			k = 3;
+		}
+		if (e) {
+			memmove(&c->recent[1], &c->recent[0], k * sizeof(c->recent[0]));
+			c->recent[0] = e;
+			rd_skip(r, nb + 2);
+			*out = e->str;
+			return 0;
 		}
 	} else {
 		c = NULL;
