@@ -67,7 +67,9 @@ struct rtd_nettrace_stats;
  *                timeline's). Memory: one read's records, no sort window.
  *                @mono still never goes backwards: an earlier event's is
  *                raised to the last one's (rtd_source_stats().clamped);
- *                @ts is the event's own
+ *                @ts is the event's own. rtd_source_each() then hands
+ *                each event's record from inside the decoder's callback
+ *                (no queue, its fields not copied)
  * @top_fields: an event's fields are its payload's top-level scalars
  *              only, as `rtdiag nettrace cat` and the timeline show them
  *              (an EventCounters' nested values are not lifted out), up
