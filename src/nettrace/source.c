@@ -206,6 +206,11 @@ static int flat_of(struct nts *s, struct nts_meta *nm, const struct rtd_nettrace
 		return err;
 	nm->flat_n = nt_flat_plan(m, n, nm->skip, nm->plan);
 	nm->flat_names = names;
+	/* a sample's payload, its Type alone: read as the u32 it is */
+	const struct nt_flat_step *st = nm->plan;
+	if (nm->sample && nm->flat_n == 1 && !st->skip && !st->ptrs && !st->pass &&
+	    st->type == RTD_NT_T_U32)
+		nm->u32_field = names[st->field];
 	return 0;
 }
 
@@ -492,7 +497,7 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 	} else if (nm->u32_field && ev->payload_len == 4) {
 		/* what the walk gave the first time, without walking */
 		s->fields[0] = (struct rtd_field){.name = nm->u32_field, .type = RTD_FIELD_U64,
-						  .u = u32};
+						  .u = u32, .i = u32};
 		s->nfields = 1;
 	} else if (nm->flat_names) {
 		rc = nt_read_flat(s->dec, ev, nm->plan, nm->flat_n, s->fields, &s->nfields,
