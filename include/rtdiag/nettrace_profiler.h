@@ -208,6 +208,40 @@ RTD_API int rtd_nettrace_profiler_pull(rtd_nettrace_profiler *p, rtd_source *src
 RTD_API bool rtd_nettrace_profiler_want(void *ctx, const struct rtd_nettrace_metadata *m);
 
 /**
+ * rtd_nettrace_profiler_fields - the fields the builder reads of an event type
+ * @ctx: the builder (an rtd_nettrace_profiler *)
+ * @m: an event type
+ *
+ * For a nettrace source's @fields (with @fields_ctx the builder): an
+ * allocation tick's fields up to ObjectSize, Contention/Stop's up to
+ * DurationNs, Exception/Start's ExceptionType (not its message), a
+ * sample's Type, none of a Start or of a wait's Stop (their time and
+ * stack are all the builder reads). The records then cost no decoding of
+ * the fields after those.
+ *
+ * Returns: how many of @m's top-level fields to read (0: none; also for a
+ * type the builder does not use, and for a NULL @ctx or @m).
+ */
+RTD_API size_t rtd_nettrace_profiler_fields(void *ctx, const struct rtd_nettrace_metadata *m);
+
+/**
+ * rtd_nettrace_profiler_field_want - whether the builder reads a field
+ * @ctx: the builder (an rtd_nettrace_profiler *)
+ * @m: an event type
+ * @i: the index of one of @m's top-level fields
+ *
+ * For a nettrace source's @field_want (with @fields
+ * rtd_nettrace_profiler_fields() and @fields_ctx the builder): the fields
+ * rtd_nettrace_profiler_fields() names, by name; the others between them
+ * (an allocation tick's kind, type id, heap, address) are not made.
+ *
+ * Returns: true for a field the builder reads; false otherwise (a NULL
+ * @ctx or @m, an @i past @m's fields too).
+ */
+RTD_API bool rtd_nettrace_profiler_field_want(void *ctx, const struct rtd_nettrace_metadata *m,
+					      size_t i);
+
+/**
  * rtd_nettrace_profiler_seqpoint - tell the builder a sequence point passed
  * @p: the builder
  *

@@ -67,7 +67,9 @@ struct rtd_nettrace_stats;
  *                timeline's). Memory: one read's records, no sort window.
  *                @mono still never goes backwards: an earlier event's is
  *                raised to the last one's (rtd_source_stats().clamped);
- *                @ts is the event's own
+ *                @ts is the event's own. rtd_source_each() then hands
+ *                each event's record from inside the decoder's callback
+ *                (no queue, its fields not copied)
  * @top_fields: an event's fields are its payload's top-level scalars
  *              only, as `rtdiag nettrace cat` and the timeline show them
  *              (an EventCounters' nested values are not lifted out), up
@@ -86,6 +88,12 @@ struct rtd_nettrace_stats;
  * @no_methods: with @address_frames, the source learns no method table
  *              (no prepass; rtd_nettrace_source_methods() stays empty):
  *              for a caller that names frames from a table of its own
+ * @field_want: of the top-level fields @fields lets records carry, which
+ *              they do (@i: the field's index in @m's), asked once per
+ *              type and field, with @fields_ctx; NULL: every one. A
+ *              consumer that reads a few fields by name
+ *              (rtd_nettrace_profiler_field_want()) then costs no making
+ *              of the fields between them
  */
 struct rtd_nettrace_source_opts {
 	size_t sz;
@@ -101,6 +109,7 @@ struct rtd_nettrace_source_opts {
 	size_t (*fields)(void *ctx, const struct rtd_nettrace_metadata *m);
 	void *fields_ctx;
 	bool no_methods;
+	bool (*field_want)(void *ctx, const struct rtd_nettrace_metadata *m, size_t i);
 };
 
 /**

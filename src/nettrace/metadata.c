@@ -715,3 +715,14 @@ int nt_meta_parse_v6(rtd_nettrace *dec, rtd_rd *r, uint64_t base,
 {
 	return build(dec, r, 6, base, out);
 }
+
+size_t nt_fields_upto(const struct rtd_nettrace_metadata *m, const char *const *names,
+		      size_t n)
+{
+	size_t upto = 0;
+	for (size_t i = 0; i < m->nfields; i++)
+		for (size_t j = 0; j < n; j++)
+			if (m->fields[i].name && !strcmp(m->fields[i].name, names[j]))
+				upto = i + 1;
+	return upto;
+}

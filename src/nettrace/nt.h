@@ -295,6 +295,63 @@ int nt_read_utf16z(rtd_rd *r, rtd_buf *out);
  * not counted, not consumed): 0, or the reader's error. */
 int nt_utf16z_units(rtd_rd *r, size_t *n);
 
+struct rtd_field;
+/* A record field's type (RTD_FIELD_*) for a value of decoder type @type,
+ * text when @str */
+unsigned nt_field_type(unsigned type, bool str);
+/* Whether nt_read_flat() reads @m's first @n top-level fields: named
+ * numbers, floats and strings (lent: the decoder's lend_strings) */
+bool nt_flat(const rtd_nettrace *dec, const struct rtd_nettrace_metadata *m, size_t n);
+/* One step of reading a flat payload straight: pass over @skip bytes and
+ * @ptrs pointers, then read (or pass over, @pass: a string, a varint)
+ * field @field, of decoder type @type, into a field of type @rtype. */
+struct nt_flat_step {
+	uint32_t skip;
+	uint16_t ptrs;
+	uint16_t field;
+	uint8_t type;
+	uint8_t rtype;
+	bool pass;
+};
+/* Strings read straight, kept converted by their UTF-16 bytes: a type's
+ * name in every allocation tick is converted once (nt_read_flat()). Its
+ * texts live as long as it; full, it keeps what it has. */
+#define NT_STR_CACHE_MAX_BYTES 512u   /* a string longer is not kept */
+#define NT_STR_CACHE_ENTRIES 4096u    /* strings kept */
+#define NT_STR_CACHE_ARENA (1u << 20) /* their bytes, both forms */
+struct nt_str_cache {
+	rtd_map index; /* hash of the UTF-16 bytes -> entry + 1 */
+	struct nt_str_ent {
+		const uint8_t *raw; /* the UTF-16 bytes */
+		size_t raw_len;
+		const char *str; /* as UTF-8 */
+	} *ents;
+	size_t n;
+	rtd_arena mem;
+	/* the last strings found, latest first: tried before the hash (an
+	 * allocation tick's type is most often one of the last few) */
+	const struct nt_str_ent *recent[4];
+};
+void nt_str_cache_init(struct nt_str_cache *c);
+void nt_str_cache_free(struct nt_str_cache *c);
+
+/* The steps reading @m's first @n top-level fields (nt_flat()) but those
+ * of bit i in @skip into @steps (room for @n): how many. */
+size_t nt_flat_plan(const struct rtd_nettrace_metadata *m, size_t n, uint64_t skip,
+		    struct nt_flat_step *steps);
+/* @ev's fields by @steps into @out as rtd_nettrace_walk() gives them,
+ * named @names[field], strings from @cache when there (may be NULL);
+ * *@nout gets how many. Returns 0, -RTD_E_NT_PAYLOAD
+ * when the payload ends early (*@nout those before), or an error. */
+int nt_read_flat(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
+		 const struct nt_flat_step *steps, size_t nsteps, struct rtd_field *out,
+		 size_t *nout, const char *const *names, struct nt_str_cache *cache);
+
+/* How many of @m's top-level fields a consumer reading @names (n of them)
+ * needs: up to the last of them present (rtd_nettrace_source_opts.fields) */
+size_t nt_fields_upto(const struct rtd_nettrace_metadata *m, const char *const *names,
+		      size_t n);
+
 /* The events that name code (methods.c learns from them): which, by the
  * runtime's and the rundown's event ids. */
 enum nt_names {

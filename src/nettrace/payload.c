@@ -13,10 +13,13 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "common/map.h"
 #include "nettrace/nt.h"
+#include "rtdiag/source.h"
 
 const char *rtd_nettrace_type_name(unsigned type)
 {
@@ -538,3 +541,218 @@ int rtd_nettrace_get(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 	return -RTD_E_NOTFOUND;
 }
 
+
+/* ---- flat payloads: read straight, without the walk ---------------------- */
+
+unsigned nt_field_type(unsigned type, bool str)
+{
+	static const uint8_t by_type[] = {
+		[RTD_NT_T_I8] = RTD_FIELD_I64,	  [RTD_NT_T_I16] = RTD_FIELD_I64,
+		[RTD_NT_T_I32] = RTD_FIELD_I64,	  [RTD_NT_T_I64] = RTD_FIELD_I64,
+		[RTD_NT_T_VARINT] = RTD_FIELD_I64, [RTD_NT_T_F32] = RTD_FIELD_F64,
+		[RTD_NT_T_F64] = RTD_FIELD_F64,
+	};
+	if (str)
+		return RTD_FIELD_STR;
+	return type < sizeof(by_type) && by_type[type] ? by_type[type] : RTD_FIELD_U64;
+}
+
+/* The types nt_read_flat() reads as the walk does: numbers that make no
+ * text (a date does), floats, and lent UTF-16 strings */
+static bool flat_type(unsigned type)
+{
+	switch (type) {
+	case RTD_NT_T_I8: case RTD_NT_T_U8: case RTD_NT_T_I16: case RTD_NT_T_U16:
+	case RTD_NT_T_I32: case RTD_NT_T_U32: case RTD_NT_T_I64: case RTD_NT_T_U64:
+	case RTD_NT_T_VARINT: case RTD_NT_T_VARUINT: case RTD_NT_T_BOOL8: case RTD_NT_T_BOOL32:
+	case RTD_NT_T_POINTER: case RTD_NT_T_HEX32: case RTD_NT_T_HEX64: case RTD_NT_T_F32:
+	case RTD_NT_T_F64: case RTD_NT_T_STRING:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool nt_flat(const rtd_nettrace *dec, const struct rtd_nettrace_metadata *m, size_t n)
+{
+	if (!dec->o.lend_strings || n > m->nfields)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!m->fields[i].name || !flat_type(m->fields[i].type))
+			return false;
+	return true;
+}
+
+/* A fixed-size flat type's size, pointers aside (0: a pointer, a string
+ * or a varint) */
+static size_t flat_fixed(unsigned type)
+{
+	static const uint8_t fixed[] = {
+		[RTD_NT_T_I8] = 1,   [RTD_NT_T_U8] = 1,	   [RTD_NT_T_BOOL8] = 1,
+		[RTD_NT_T_I16] = 2,  [RTD_NT_T_U16] = 2,   [RTD_NT_T_I32] = 4,
+		[RTD_NT_T_U32] = 4,  [RTD_NT_T_F32] = 4,   [RTD_NT_T_BOOL32] = 4,
+		[RTD_NT_T_I64] = 8,  [RTD_NT_T_U64] = 8,   [RTD_NT_T_F64] = 8,
+	};
+	return type < sizeof(fixed) ? fixed[type]
+	       : type == RTD_NT_T_HEX32 ? 4
+	       : type == RTD_NT_T_HEX64 ? 8
+					: 0;
+}
+
+size_t nt_flat_plan(const struct rtd_nettrace_metadata *m, size_t n, uint64_t skip,
+		    struct nt_flat_step *steps)
+{
+	size_t ns = 0;
+	uint32_t bytes = 0;
+	uint16_t ptrs = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned type = m->fields[i].type;
+		bool pass = i < 64 && (skip >> i & 1);
+		size_t fixed = flat_fixed(type);
+		if (pass && (fixed || type == RTD_NT_T_POINTER)) {
+			bytes += (uint32_t)fixed; /* passed over with the next step */
+			ptrs += type == RTD_NT_T_POINTER;
+			continue;
+		}
+		struct nt_flat_step *st = &steps[ns++];
+		*st = (struct nt_flat_step){.skip = bytes, .ptrs = ptrs, .type = (uint8_t)type,
+					    .field = (uint16_t)i, .pass = pass,
+					    .rtype = (uint8_t)nt_field_type(type, type == RTD_NT_T_STRING)};
+		bytes = 0;
+		ptrs = 0;
+	}
+	return ns; /* the fields passed over at the end need no reading */
+}
+
+void nt_str_cache_init(struct nt_str_cache *c)
+{
+	memset(c, 0, sizeof(*c));
+	rtd_map_init(&c->index, NT_STR_CACHE_ENTRIES);
+	rtd_arena_init(&c->mem, NT_STR_CACHE_ARENA);
+}
+
+void nt_str_cache_free(struct nt_str_cache *c)
+{
+	rtd_map_free(&c->index);
+	rtd_arena_free(&c->mem);
+	free(c->ents);
+}
+
+/* A lent string kept: its UTF-16 bytes and text copied; false when the
+ * cache is full (the string stays lent) */
+static bool cache_keep(struct nt_str_cache *c, uint64_t h, const uint8_t *raw, size_t nb,
+		       const char *str, size_t len)
+{
+	if (!c->ents) {
+		c->ents = malloc(NT_STR_CACHE_ENTRIES * sizeof(*c->ents));
+		if (!c->ents)
+			return false;
+	}
+	if (c->n >= NT_STR_CACHE_ENTRIES)
+		return false;
+	uint8_t *r = rtd_arena_alloc(&c->mem, nb, NULL);
+	char *t = r ? rtd_arena_alloc(&c->mem, len + 1, NULL) : NULL;
+	if (!t)
+		return false;
+	memcpy(r, raw, nb);
+	memcpy(t, str, len + 1);
+	if (rtd_map_put(&c->index, h, (void *)(uintptr_t)(c->n + 1), NULL) < 0)
+		return false;
+	c->ents[c->n++] = (struct nt_str_ent){.raw = r, .raw_len = nb, .str = t};
+	return true;
+}
+
+/* A STRING field's text: from @c when its bytes were converted before,
+ * else converted where it is lent (and kept in @c when there is room) */
+static int flat_string(rtd_nettrace *dec, rtd_rd *r, struct nt_str_cache *c, const char **out)
+{
+	size_t units;
+	if (nt_utf16z_units(r, &units))
+		return 0; /* no terminator: the reader's error says it */
+	size_t nb = 2 * units;
+	const uint8_t *raw = r->p;
+	uint64_t h = 0;
+	void *v;
+	if (c && nb <= NT_STR_CACHE_MAX_BYTES) {
+		const struct nt_str_ent *e = NULL;
+		size_t k = 0;
+		for (; k < 4 && c->recent[k]; k++)
+			if (c->recent[k]->raw_len == nb && !memcmp(c->recent[k]->raw, raw, nb)) {
+				e = c->recent[k];
+				break;
+			}
+		if (!e) {
+			h = rtd_hash_bytes(raw, nb) ^ nb;
+			if (rtd_map_get(&c->index, h, &v)) {
+				e = &c->ents[(uintptr_t)v - 1];
+				if (e->raw_len != nb || memcmp(e->raw, raw, nb))
+					e = NULL, c = NULL; /* another string of that hash: not kept */
+			}
+			k = 3;
+		}
+		if (e) {
+			memmove(&c->recent[1], &c->recent[0], k * sizeof(c->recent[0]));
+			c->recent[0] = e;
+			rd_skip(r, nb + 2);
+			*out = e->str;
+			return 0;
+		}
+	} else {
+		c = NULL;
+	}
+	struct rtd_nettrace_value sv = {0};
+	int rc = lend_utf16z(dec, r, &sv);
+	if (rc)
+		return rc;
+	*out = sv.str;
+	if (c && cache_keep(c, h, raw, nb, sv.str, sv.str_len))
+		*out = c->ents[c->n - 1].str;
+	return 0;
+}
+
+int nt_read_flat(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
+		 const struct nt_flat_step *steps, size_t nsteps, struct rtd_field *out,
+		 size_t *nout, const char *const *names, struct nt_str_cache *cache)
+{
+	size_t psz = dec->info.pointer_size ? dec->info.pointer_size : 8;
+	rtd_rd r;
+	rd_init(&r, ev->payload ? ev->payload : (const uint8_t *)"", ev->payload_len);
+	size_t k = 0;
+	for (size_t i = 0; i < nsteps; i++) {
+		const struct nt_flat_step *st = &steps[i];
+		if (st->skip || st->ptrs)
+			rd_skip(&r, st->skip + st->ptrs * psz);
+		struct rtd_field *f = &out[k];
+		f->u = 0;
+		f->i = 0;
+		f->f = 0;
+		f->s = NULL;
+		size_t units;
+		switch (st->type) {
+		case RTD_NT_T_F32: f->f = rd_f32le(&r); break;
+		case RTD_NT_T_F64: f->f = rd_f64le(&r); break;
+		case RTD_NT_T_STRING:
+			if (st->pass) {
+				if (nt_utf16z_units(&r, &units) == 0)
+					rd_skip(&r, 2 * units + 2);
+			} else {
+				int rc = flat_string(dec, &r, cache, &f->s);
+				if (rc)
+					return rc;
+			}
+			break;
+		default: (void)nt_read_number(&r, st->type, psz, &f->u, &f->i); break;
+		}
+		/* a payload that ends early (an older version of the event, or
+		 * cut): the fields before it, as the walk gives them */
+		if (!rd_ok(&r))
+			return -RTD_E_NT_PAYLOAD;
+		if (st->pass)
+			continue;
+		f->name = names[st->field];
+		f->type = st->rtype;
+		*nout = ++k;
+	}
+	*nout = k;
+	return 0;
+}

@@ -59,6 +59,23 @@ enum kind {
 	K_EXCEPTION,
 	K_WAIT_START,
 	K_WAIT_STOP,
+	K_COUNT
+};
+
+/* The named fields the record path reads of a kind, at most. */
+#define SHAPE_FIELDS 4u
+
+/*
+ * Where a kind's fields were in the last record of that kind: a source
+ * gives every record of one event type the same array of interned names
+ * (rtdiag/source.h), so a record whose first field has the same name
+ * pointer and the same count has its fields at the same places. Found
+ * by name once per shape, not per record.
+ */
+struct shape {
+	const char *first; /* the first field's name (NULL: not yet seen) */
+	size_t n;          /* the record's field count */
+	int at[SHAPE_FIELDS]; /* each wanted field's index, or -1: absent */
 };
 
 /* Samples from records are accounted a chunk at a time while they come in
@@ -135,7 +152,9 @@ struct rtd_nettrace_profiler {
 	uint64_t *rips;
 	size_t rips_cap;
 	rtd_map rec_kinds;
-	const char *type_field; /* a sample's "Type" field name, as last seen */
+	const char *last_rec_name; /* the last instant's name and kind */
+	enum kind last_rec_kind;
+	struct shape shapes[K_COUNT]; /* where each kind's fields were */
 	rtd_nettrace_methods *src_methods; /* a source's table (borrowed) */
 
 	uint64_t *ips;
@@ -285,6 +304,46 @@ bool rtd_nettrace_profiler_want(void *ctx, const struct rtd_nettrace_metadata *m
 	enum kind k = ctx && m && m->provider ? classify(ctx, m) : K_NONE;
 	/* method events name frames through the source's table, not records */
 	return k != K_NONE && k != K_NAMES;
+}
+
+/* The fields each kind reads of a record (read_record()) */
+static const char *const alloc_fields[] = {"AllocationAmount", "AllocationAmount64", "TypeName",
+					   "ObjectSize"};
+static const char *const dur_fields[] = {"DurationNs"};
+static const char *const thrown_fields[] = {"ExceptionType"};
+static const char *const type_fields[] = {"Type"};
+
+size_t rtd_nettrace_profiler_fields(void *ctx, const struct rtd_nettrace_metadata *m)
+{
+	if (!ctx || !m || !m->provider)
+		return 0;
+	switch (classify(ctx, m)) {
+	case K_ALLOC: return nt_fields_upto(m, alloc_fields, 4);
+	case K_CONT_STOP: return nt_fields_upto(m, dur_fields, 1);
+	case K_EXCEPTION: return nt_fields_upto(m, thrown_fields, 1);
+	case K_SAMPLE: return nt_fields_upto(m, type_fields, 1);
+	default: return 0; /* a Start, a wait's Stop: the time and stack alone */
+	}
+}
+
+bool rtd_nettrace_profiler_field_want(void *ctx, const struct rtd_nettrace_metadata *m,
+				      size_t i)
+{
+	if (!ctx || !m || !m->provider || i >= m->nfields || !m->fields[i].name)
+		return false;
+	const char *const *names = NULL;
+	size_t n = 0;
+	switch (classify(ctx, m)) {
+	case K_ALLOC: names = alloc_fields, n = 4; break;
+	case K_CONT_STOP: names = dur_fields, n = 1; break;
+	case K_EXCEPTION: names = thrown_fields, n = 1; break;
+	case K_SAMPLE: names = type_fields, n = 1; break;
+	default: break;
+	}
+	for (size_t j = 0; j < n; j++)
+		if (!strcmp(m->fields[i].name, names[j]))
+			return true;
+	return false;
 }
 
 /* Intern a stack (leaf first); returns its index or a negative error. */
@@ -689,9 +748,14 @@ static enum kind classify_record(rtd_nettrace_profiler *p, const struct rtd_reco
 		return p->o.kinds & RTD_NETTRACE_PROFILE_CPU ? K_SAMPLE : K_NONE;
 	if (rec->kind != RTD_REC_INSTANT || !rec->name)
 		return K_NONE;
+	if (rec->name == p->last_rec_name)
+		return p->last_rec_kind;
 	void *v;
-	if (rtd_map_get(&p->rec_kinds, (uint64_t)(uintptr_t)rec->name, &v))
-		return (enum kind)(uintptr_t)v;
+	if (rtd_map_get(&p->rec_kinds, (uint64_t)(uintptr_t)rec->name, &v)) {
+		p->last_rec_name = rec->name;
+		p->last_rec_kind = (enum kind)(uintptr_t)v;
+		return p->last_rec_kind;
+	}
 	static const struct {
 		const char *name;
 		enum kind k;
@@ -711,15 +775,41 @@ static enum kind classify_record(rtd_nettrace_profiler *p, const struct rtd_reco
 	/* a cache: when it is full, classify again (same answer) */
 	(void)rtd_map_put(&p->rec_kinds, (uint64_t)(uintptr_t)rec->name, (void *)(uintptr_t)k,
 			  NULL);
+	p->last_rec_name = rec->name;
+	p->last_rec_kind = k;
 	return k;
 }
 
-static const struct rtd_field *field(const struct rtd_record *rec, const char *name)
+static int field_at(const struct rtd_record *rec, const char *name)
 {
 	for (size_t i = 0; i < rec->nfields; i++)
 		if (!strcmp(rec->fields[i].name, name))
-			return &rec->fields[i];
-	return NULL;
+			return (int)i;
+	return -1;
+}
+
+/* Where the fields of @names (at most SHAPE_FIELDS) are in @rec, looked
+ * up by name only when the record's shape is new for kind @k. */
+static inline const struct shape *shape_of(rtd_nettrace_profiler *p, enum kind k,
+					   const struct rtd_record *rec,
+					   const char *const *names, size_t n)
+{
+	struct shape *sh = &p->shapes[k];
+	const char *first = rec->nfields ? rec->fields[0].name : NULL;
+	if (!first || sh->first != first || sh->n != rec->nfields) {
+		sh->first = first;
+		sh->n = rec->nfields;
+		for (size_t j = 0; j < n; j++)
+			sh->at[j] = field_at(rec, names[j]);
+	}
+	return sh;
+}
+
+/* Field @j of a shape in @rec, or NULL: absent */
+static inline const struct rtd_field *shape_field(const struct shape *sh,
+						  const struct rtd_record *rec, size_t j)
+{
+	return sh->at[j] >= 0 ? &rec->fields[sh->at[j]] : NULL;
 }
 
 static uint64_t field_u64(const struct rtd_field *f)
@@ -773,36 +863,34 @@ static int read_record(rtd_nettrace_profiler *p, const struct rtd_clock *clock,
 		e->sync_ticks = (uint64_t)clock->ref_ts;
 		e->have_clock = true;
 	}
-	const struct rtd_field *f;
+	const struct shape *sh;
+	const struct rtd_field *f, *f64;
 	switch (e->k) {
 	case K_ALLOC:
-		if (!(f = field(rec, "AllocationAmount")))
+		sh = shape_of(p, e->k, rec, alloc_fields, 4);
+		if (!(f = shape_field(sh, rec, 0)))
 			return 0; /* too short to use */
-		e->amount = field_u64(f);
-		if ((f = field(rec, "AllocationAmount64")))
-			e->amount = field_u64(f);
-		if ((f = field(rec, "TypeName")) && f->type == RTD_FIELD_STR)
+		f64 = shape_field(sh, rec, 1);
+		e->amount = field_u64(f64 ? f64 : f);
+		if ((f = shape_field(sh, rec, 2)) && f->type == RTD_FIELD_STR)
 			e->tname = f->s;
-		if ((f = field(rec, "ObjectSize")))
+		if ((f = shape_field(sh, rec, 3)))
 			e->objsize = field_u64(f);
 		break;
 	case K_CONT_STOP:
-		if ((f = field(rec, "DurationNs")) && f->type == RTD_FIELD_F64)
+		sh = shape_of(p, e->k, rec, dur_fields, 1);
+		if ((f = shape_field(sh, rec, 0)) && f->type == RTD_FIELD_F64)
 			e->dur_ns = f->f;
 		break;
 	case K_EXCEPTION:
-		if ((f = field(rec, "ExceptionType")) && f->type == RTD_FIELD_STR)
+		sh = shape_of(p, e->k, rec, thrown_fields, 1);
+		if ((f = shape_field(sh, rec, 0)) && f->type == RTD_FIELD_STR)
 			e->tname = f->s;
 		break;
 	case K_SAMPLE:
-		/* a source names a type's fields with the same pointers: the
-		 * one found first is tried before the search */
-		f = rec->nfields && rec->fields[0].name == p->type_field ? &rec->fields[0]
-									 : field(rec, "Type");
-		if (f) {
-			p->type_field = f->name;
+		sh = shape_of(p, e->k, rec, type_fields, 1);
+		if ((f = shape_field(sh, rec, 0)))
 			e->type = (uint32_t)field_u64(f);
-		}
 		break;
 	default: break;
 	}
@@ -839,6 +927,29 @@ int rtd_nettrace_profiler_record(rtd_nettrace_profiler *p, const struct rtd_cloc
 	return 0;
 }
 
+/* rtd_nettrace_profiler_pull()'s walk of a source */
+struct pull {
+	rtd_nettrace_profiler *p;
+	rtd_source *src;
+	struct rtd_clock clock;
+	bool have_clock;
+	int rc; /* the builder's error */
+};
+
+static int pull_one(void *ctx, const struct rtd_record *rec)
+{
+	struct pull *u = ctx;
+	if (!u->have_clock && rec->kind != RTD_REC_PROCESS) {
+		/* the header came before the first event */
+		(void)rtd_source_clock(u->src, &u->clock);
+		u->have_clock = true;
+	}
+	int rc = rtd_nettrace_profiler_record(u->p, &u->clock, rec);
+	if (rc < 0)
+		u->rc = rc;
+	return rc < 0;
+}
+
 int rtd_nettrace_profiler_pull(rtd_nettrace_profiler *p, rtd_source *src)
 {
 	if (!p || !src)
@@ -846,20 +957,11 @@ int rtd_nettrace_profiler_pull(rtd_nettrace_profiler *p, rtd_source *src)
 	rtd_nettrace_methods *m = rtd_nettrace_source_methods(src);
 	if (m)
 		p->src_methods = m;
-	struct rtd_clock clock = {0};
-	bool have_clock = false;
-	const struct rtd_record *rec;
-	int rc;
-	while ((rc = rtd_source_next(src, &rec)) == 1) {
-		if (!have_clock && rec->kind != RTD_REC_PROCESS) {
-			/* the header came before the first event */
-			(void)rtd_source_clock(src, &clock);
-			have_clock = true;
-		}
-		if ((rc = rtd_nettrace_profiler_record(p, &clock, rec)) < 0)
-			return rc;
-	}
-	return rc;
+	/* each record handed over as the source reads it: a nettrace source
+	 * in stream order makes no queue or copy of it */
+	struct pull u = {.p = p, .src = src};
+	int rc = rtd_source_each(src, pull_one, &u);
+	return u.rc ? u.rc : rc;
 }
 
 static int cmp_pending(const void *a, const void *b)

@@ -76,6 +76,13 @@ struct nts {
 	 * each sequence point, and so this */
 	rtd_map window_stacks;
 	uint64_t window_changes; /* ...and the method table's then, when it learns */
+	/* rtd_source_each() in stream order: each event's record handed to
+	 * @take from on_event(), in @one, its fields where they were read */
+	int (*take)(void *tctx, struct rtd_record *rec);
+	void *tctx;
+	bool taken_stop; /* @take said stop: the decoder pauses */
+	struct rtd_record one;
+	struct nt_str_cache strs; /* flat types' strings, kept converted */
 };
 
 /* rtd_source_impl_of(): src/record/source.c */
@@ -150,6 +157,14 @@ struct nts_meta {
 	 * (NULL: all) of @fields, the type's own array */
 	bool no_fields;
 	const struct rtd_nettrace_field *fields, *stop_at;
+	/* a flat type's fields read straight (nt_read_flat()): its steps,
+	 * how many, and the fields' interned names (NULL: walked) */
+	struct nt_flat_step *plan;
+	size_t flat_n;
+	const char **flat_names;
+	/* the fields the caller does not want (opts.field_want), by index
+	 * (bit i: field i; past 64: every field is kept) */
+	uint64_t skip;
 	unsigned phase; /* RTD_FLOW_BEGIN/_END: its opcode is Start/Stop */
 	const char *u32_field; /* a sample's one u32 field, once the walk named it */
 	/* its fields' names as the walk gives them (the metadata's own
@@ -158,6 +173,47 @@ struct nts_meta {
 	/* the same by the field's index (the walk gives them in order) */
 	const char *by_at_raw[NTS_META_NAMES], *by_at[NTS_META_NAMES];
 };
+
+/* A type whose fields the records carry, all flat (numbers, floats,
+ * strings), is read straight (nt_read_flat()), its field names interned
+ * once here: the walk and its callback per value cost several times the
+ * reading (an allocation tick's nine fields). */
+static int flat_of(struct nts *s, struct nts_meta *nm, const struct rtd_nettrace_metadata *m,
+		   size_t upto)
+{
+	size_t n = upto < m->nfields ? upto : m->nfields;
+	nm->flat_n = 0;
+	nm->flat_names = NULL;
+	nm->plan = NULL;
+	nm->skip = 0;
+	for (size_t i = 0; i < n && i < 64 && s->o.field_want && !nm->dropped; i++)
+		if (!s->o.field_want(s->o.fields_ctx, m, i))
+			nm->skip |= 1ull << i;
+	if (nm->dropped || !nm->wanted || nm->no_fields || nm->counters || n > NTS_MAX_FIELDS ||
+	    !nt_flat(s->dec, m, n))
+		return 0;
+	int err = 0;
+	const char **names = rtd_arena_alloc(&s->metas, n * sizeof(*names) + 1, &err);
+	if (!names)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		int rc = rtd_intern_string(s->intern, m->fields[i].name, strlen(m->fields[i].name),
+					   &names[i]);
+		if (rc < 0)
+			return rc;
+	}
+	nm->plan = rtd_arena_alloc(&s->metas, n * sizeof(*nm->plan) + 1, &err);
+	if (!nm->plan)
+		return err;
+	nm->flat_n = nt_flat_plan(m, n, nm->skip, nm->plan);
+	nm->flat_names = names;
+	/* a sample's payload, its Type alone: read as the u32 it is */
+	const struct nt_flat_step *st = nm->plan;
+	if (nm->sample && nm->flat_n == 1 && !st->skip && !st->ptrs && !st->pass &&
+	    st->type == RTD_NT_T_U32)
+		nm->u32_field = names[st->field];
+	return 0;
+}
 
 static struct nts_meta *meta_of(struct nts *s, struct rtd_nettrace_metadata *m)
 {
@@ -198,6 +254,10 @@ static struct nts_meta *meta_of(struct nts *s, struct rtd_nettrace_metadata *m)
 	nm->u32_field = NULL;
 	for (unsigned i = 0; i < NTS_META_NAMES; i++)
 		nm->raw[i] = nm->interned[i] = nm->by_at_raw[i] = nm->by_at[i] = NULL;
+	if ((rc = flat_of(s, nm, m, upto)) < 0) {
+		s->err = rc;
+		return NULL;
+	}
 	m->user = nm;
 	return nm;
 }
@@ -230,23 +290,6 @@ static int nts_arrival(void *ctx, const struct rtd_nettrace_event *ev)
 	if (!nm)
 		return s->err ? s->err : -ENOMEM;
 	return nm->names ? rtd_nettrace_methods_event(s->methods, ev) : 0;
-}
-
-/* A scalar's field type by the decoder's type: text first (a value with
- * ->str), then a float, a signed integer, else unsigned */
-static unsigned field_type(const struct rtd_nettrace_value *v)
-{
-	static const uint8_t by_type[] = {
-		[RTD_NT_T_I8] = RTD_FIELD_I64,	  [RTD_NT_T_I16] = RTD_FIELD_I64,
-		[RTD_NT_T_I32] = RTD_FIELD_I64,	  [RTD_NT_T_I64] = RTD_FIELD_I64,
-		[RTD_NT_T_VARINT] = RTD_FIELD_I64, [RTD_NT_T_F32] = RTD_FIELD_F64,
-		[RTD_NT_T_F64] = RTD_FIELD_F64,
-	};
-	if (v->str)
-		return RTD_FIELD_STR;
-	unsigned t = v->type < sizeof(by_type) && by_type[v->type] ? by_type[v->type]
-								     : RTD_FIELD_U64;
-	return t;
 }
 
 /* A field's interned name: looked up once per event type and field */
@@ -304,6 +347,8 @@ static int on_value(void *ctx, const struct rtd_nettrace_value *v)
 		if (nm->stop_at && at != SIZE_MAX &&
 		    at >= (size_t)(nm->stop_at - nm->fields))
 			return 1;
+		if (at < 64 && (nm->skip >> at & 1))
+			return 0; /* not wanted (opts.field_want) */
 	}
 	if (v->kind != RTD_NT_V_SCALAR || !v->name || s->nfields >= NTS_MAX_FIELDS)
 		return 0;
@@ -313,7 +358,7 @@ static int on_value(void *ctx, const struct rtd_nettrace_value *v)
 		s->value_err = rc; /* the source's own failure, not the payload's */
 		return rc;
 	}
-	s->fields[s->nfields++] = (struct rtd_field){.name = name, .type = field_type(v),
+	s->fields[s->nfields++] = (struct rtd_field){.name = name, .type = nt_field_type(v->type, v->str != NULL),
 						     .i = v->i, .u = v->u, .f = v->f, .s = v->str};
 	return 0;
 }
@@ -395,6 +440,26 @@ static int thread_seen(struct nts *s, uint64_t tid, int64_t ts)
 	return 0;
 }
 
+/* rtd_source_each(): the queued records (a THREAD before its thread's
+ * first event) handed to the caller first; true when the queue is empty
+ * and the caller still takes */
+static bool hand_queued(struct nts *s)
+{
+	struct rtd_record *q;
+	while (!s->taken_stop && (q = rtd_recq_take(&s->q)))
+		if (s->take(s->tctx, q))
+			s->taken_stop = true;
+	return !s->taken_stop;
+}
+
+/* The one record handed from on_event(), as push() makes a queued one */
+static struct rtd_record *fill_one(struct nts *s, unsigned kind, int64_t ts)
+{
+	int64_t mono = s->mono_is_ts && ts >= 0 ? ts : rtd_clock_to_mono(&s->clock, ts);
+	s->one = (struct rtd_record){.kind = kind, .ts = ts, .mono = mono, .pid = s->pid};
+	return &s->one;
+}
+
 static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 {
 	struct nts *s = ctx;
@@ -433,8 +498,14 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 	} else if (nm->u32_field && ev->payload_len == 4) {
 		/* what the walk gave the first time, without walking */
 		s->fields[0] = (struct rtd_field){.name = nm->u32_field, .type = RTD_FIELD_U64,
-						  .u = u32};
+						  .u = u32, .i = u32};
 		s->nfields = 1;
+	} else if (nm->flat_names) {
+		rc = nt_read_flat(s->dec, ev, nm->plan, nm->flat_n, s->fields, &s->nfields,
+				  nm->flat_names, &s->strs);
+		/* a payload shorter than its layout keeps what came before */
+		if (rc < 0 && rc != -RTD_E_NT_PAYLOAD)
+			return s->dec->lent_err ? s->dec->lent_err : rc;
 	} else {
 		s->value_err = 0;
 		rc = rtd_nettrace_walk(s->dec, ev, on_value, s);
@@ -452,7 +523,8 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 	const struct rtd_stack *stack = NULL;
 	if ((sample || ev->nframes) && (rc = stack_of(s, ev, &stack)) < 0)
 		return rc;
-	struct rtd_record *r = push(s, nm->kind, ts);
+	bool direct = s->take && hand_queued(s);
+	struct rtd_record *r = direct ? fill_one(s, nm->kind, ts) : push(s, nm->kind, ts);
 	if (!r)
 		return s->err;
 	r->tid = ev->thread_id;
@@ -466,6 +538,14 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 	} else {
 		r->phase = nm->phase;
 	}
+	if (direct) {
+		/* the fields where they were read, valid while @take runs */
+		r->fields = s->nfields ? s->fields : NULL;
+		r->nfields = s->nfields;
+		if (s->take(s->tctx, r))
+			s->taken_stop = true;
+		return s->taken_stop ? RTD_NT_PAUSE : 0;
+	}
 	if (s->nfields) {
 		struct rtd_field *f = rtd_recq_fields(&s->q, s->fields, s->nfields, &rc);
 		if (!f)
@@ -474,7 +554,9 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 		r->nfields = s->nfields;
 	}
 	/* stream order: the consumer takes these before the next are decoded */
-	return s->o.stream_order && s->q.n - s->q.head >= NTS_BATCH ? RTD_NT_PAUSE : 0;
+	return s->o.stream_order && (s->q.n - s->q.head >= NTS_BATCH || s->taken_stop)
+		       ? RTD_NT_PAUSE
+		       : 0;
 }
 
 static int learn_methods(void *ctx, const struct rtd_nettrace_event *ev)
@@ -563,7 +645,12 @@ static int nts_next_own(void *impl, struct rtd_record *rec, struct rtd_record **
 		*out = &s->q.r[s->q.head++]; /* rtd_recq_take()'s usual case */
 		return 1;
 	}
-	while (!(*out = rtd_recq_take(&s->q))) {
+	for (;;) {
+		*out = rec;
+		if (s->taken_stop)
+			return 1; /* rtd_source_each(): its caller said stop */
+		if ((*out = rtd_recq_take(&s->q)))
+			return 1;
 		*out = rec;
 		if (s->finished) {
 			memset(rec, 0, sizeof(*rec));
@@ -606,7 +693,32 @@ static int nts_next_own(void *impl, struct rtd_record *rec, struct rtd_record **
 			s->end_rc = s->err ? s->err : rc;
 		}
 	}
-	return 1;
+}
+
+/*
+ * rtd_source_each(): in stream order the records are handed out from the
+ * decoder's callback (on_event()), the queue used only for what comes
+ * between events (a THREAD, the PROCESS) and for the event whose turn
+ * came after the caller said stop; in time order, one queued record a
+ * call to @take.
+ */
+static int nts_each(void *impl, struct rtd_record *scratch,
+		    int (*take)(void *tctx, struct rtd_record *rec), void *tctx)
+{
+	struct nts *s = impl;
+	struct rtd_record *r;
+	int rc;
+	s->taken_stop = false;
+	if (s->o.stream_order) {
+		s->take = take;
+		s->tctx = tctx;
+	}
+	while ((rc = nts_next_own(impl, scratch, &r)) == 1 && !s->taken_stop)
+		if (take(tctx, r))
+			break;
+	s->take = NULL;
+	s->taken_stop = false;
+	return rc;
 }
 
 static int nts_next(void *impl, struct rtd_record *rec)
@@ -636,6 +748,7 @@ static void nts_free(void *impl)
 	rtd_recq_free(&s->q);
 	rtd_arena_free(&s->metas);
 	rtd_map_free(&s->window_stacks);
+	nt_str_cache_free(&s->strs);
 	rtd_input_close(&s->in);
 	free(s->frames);
 	free(s);
@@ -648,6 +761,7 @@ static const struct rtd_source_ops nts_ops = {
 	.clock = nts_clock,
 	.free = nts_free,
 	.next_own = nts_next_own,
+	.each = nts_each,
 };
 
 rtd_nettrace_methods *rtd_nettrace_source_methods(rtd_source *src)
@@ -674,6 +788,7 @@ static rtd_source *nts_new(struct nts *s, bool mem, int *err)
 	rtd_recq_init(&s->q, s->o.max_queue_bytes);
 	rtd_arena_init(&s->metas, NTS_MAX_META_BYTES);
 	rtd_map_init(&s->window_stacks, NTS_MAX_WINDOW_STACKS);
+	nt_str_cache_init(&s->strs);
 	RTD_OPTS(rtd_nettrace_opts, o, .ctx = s, .on_event = on_event, .on_info = on_info,
 		 .on_seqpoint = on_seqpoint, .sort = !s->o.stream_order, .stable_input = mem,
 		 .lend_strings = true, .max_lent_bytes = s->o.max_queue_bytes,
@@ -699,7 +814,7 @@ static rtd_source *nts_make(const char *path, const void *buf, size_t len,
 {
 	struct nts *s = calloc(1, sizeof(*s));
 	int rc = s ? rtd_input_setup(&s->in, path, buf, len, &s->o, sizeof(s->o), opts,
-				     RTD_OPTS_END(rtd_nettrace_source_opts, no_methods))
+				     RTD_OPTS_END(rtd_nettrace_source_opts, field_want))
 		   : -ENOMEM;
 	if (rc < 0) {
 		free(s);
@@ -717,7 +832,7 @@ rtd_source *rtd_nettrace_source_stream(rtd_nettrace_read_fn read, void *ctx,
 	int rc = !read ? -RTD_E_INVAL
 	       : !s    ? -ENOMEM
 		       : rtd_opts_copy(&s->o, sizeof(s->o), opts,
-				       RTD_OPTS_END(rtd_nettrace_source_opts, no_methods));
+				       RTD_OPTS_END(rtd_nettrace_source_opts, field_want));
 	if (rc == 0)
 		rc = rtd_input_reader(&s->in, read, ctx);
 	if (rc < 0) {

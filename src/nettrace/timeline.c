@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "common/map.h"
+#include "nettrace/nt.h"
 #include "rtdiag/nettrace.h"
 #include "rtdiag/nettrace_source.h"
 #include "rtdiag/nettrace_timeline.h"
@@ -34,7 +35,7 @@
 /* nt_methods_changes(): src/nettrace/methods.c (nt.h) */
 uint64_t nt_methods_changes(const rtd_nettrace_methods *m);
 
-struct nt_thread {
+struct ntl_thread {
 	uint64_t track;
 	uint32_t depth;
 	uint64_t open[NT_MAX_OPEN]; /* hash of each open slice's pair name */
@@ -197,12 +198,12 @@ static int64_t to_ns(const rtd_tl_nettrace *a, uint64_t ticks)
 			 ticks % a->freq * 1000000000ull / a->freq);
 }
 
-static struct nt_thread *thread(rtd_tl_nettrace *a, uint64_t tid)
+static struct ntl_thread *thread(rtd_tl_nettrace *a, uint64_t tid)
 {
 	void *v;
 	if (rtd_map_get(&a->threads, tid, &v))
 		return v;
-	struct nt_thread *t = calloc(1, sizeof(*t));
+	struct ntl_thread *t = calloc(1, sizeof(*t));
 	if (!t) {
 		put(a, -ENOMEM);
 		return NULL;
@@ -508,16 +509,16 @@ static enum nt_kind classify(const char *provider, const char *name, bool start_
 	return NT_INSTANT;
 }
 
-typedef void nt_handler(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+typedef void nt_handler(rtd_tl_nettrace *a, const struct ntev *ev, struct ntl_thread *th,
 			int64_t ts);
 
-static void draw_instant(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+static void draw_instant(rtd_tl_nettrace *a, const struct ntev *ev, struct ntl_thread *th,
 			 int64_t ts)
 {
 	instant(a, ev, th->track, ts);
 }
 
-static void draw_gc_start(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+static void draw_gc_start(rtd_tl_nettrace *a, const struct ntev *ev, struct ntl_thread *th,
 			  int64_t ts)
 {
 	(void)th;
@@ -526,14 +527,14 @@ static void draw_gc_start(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_t
 	a->gc_begin = ts;
 }
 
-static void draw_gc_stop(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+static void draw_gc_stop(rtd_tl_nettrace *a, const struct ntev *ev, struct ntl_thread *th,
 			 int64_t ts)
 {
 	(void)ev, (void)th;
 	shared_end(a, a->gc, &a->gc_begin, a->gc_name, ts);
 }
 
-static void draw_susp_start(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+static void draw_susp_start(rtd_tl_nettrace *a, const struct ntev *ev, struct ntl_thread *th,
 			    int64_t ts)
 {
 	(void)th;
@@ -542,7 +543,7 @@ static void draw_susp_start(rtd_tl_nettrace *a, const struct ntev *ev, struct nt
 	a->susp_begin = ts;
 }
 
-static void draw_susp_stop(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+static void draw_susp_stop(rtd_tl_nettrace *a, const struct ntev *ev, struct ntl_thread *th,
 			   int64_t ts)
 {
 	(void)ev, (void)th;
@@ -552,7 +553,7 @@ static void draw_susp_stop(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_
 static const char *const nt_gens[] = {"GenerationSize0", "GenerationSize1", "GenerationSize2",
 				      "GenerationSize3", "GenerationSize4"};
 
-static void draw_heap_stats(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+static void draw_heap_stats(rtd_tl_nettrace *a, const struct ntev *ev, struct ntl_thread *th,
 			    int64_t ts)
 {
 	(void)th;
@@ -562,7 +563,7 @@ static void draw_heap_stats(rtd_tl_nettrace *a, const struct ntev *ev, struct nt
 	put(a, rtd_timeline_counter(a->tl, a->heap, ts, (double)sum));
 }
 
-static void draw_alloc_tick(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+static void draw_alloc_tick(rtd_tl_nettrace *a, const struct ntev *ev, struct ntl_thread *th,
 			    int64_t ts)
 {
 	(void)th;
@@ -571,7 +572,7 @@ static void draw_alloc_tick(rtd_tl_nettrace *a, const struct ntev *ev, struct nt
 	put(a, rtd_timeline_counter(a->tl, a->alloc, ts, (double)a->allocated));
 }
 
-static void draw_jit_start(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+static void draw_jit_start(rtd_tl_nettrace *a, const struct ntev *ev, struct ntl_thread *th,
 			   int64_t ts)
 {
 	char buf[256], b2[120], b3[120];
@@ -581,7 +582,7 @@ static void draw_jit_start(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_
 	begin(a, th->track, &th->depth, th->open, hash_str("JIT", 3), ts, buf, "jit");
 }
 
-static void draw_jit_loaded(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+static void draw_jit_loaded(rtd_tl_nettrace *a, const struct ntev *ev, struct ntl_thread *th,
 			    int64_t ts)
 {
 	/* ends a JIT; a method loaded without one (R2R) is an instant */
@@ -591,7 +592,7 @@ static void draw_jit_loaded(rtd_tl_nettrace *a, const struct ntev *ev, struct nt
 		instant(a, ev, th->track, ts);
 }
 
-static void draw_sample(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+static void draw_sample(rtd_tl_nettrace *a, const struct ntev *ev, struct ntl_thread *th,
 			int64_t ts)
 {
 	sample(a, ev, th->track, ts);
@@ -602,7 +603,7 @@ static uint64_t pair_key(const struct ntev *ev, size_t base)
 	return rtd_hash_bytes(ev->name, base) ^ rtd_hash_bytes(ev->provider, strlen(ev->provider));
 }
 
-static void draw_pair_start(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+static void draw_pair_start(rtd_tl_nettrace *a, const struct ntev *ev, struct ntl_thread *th,
 			    int64_t ts)
 {
 	bool start;
@@ -612,7 +613,7 @@ static void draw_pair_start(rtd_tl_nettrace *a, const struct ntev *ev, struct nt
 	begin(a, th->track, &th->depth, th->open, pair_key(ev, base), ts, buf, ev->provider);
 }
 
-static void draw_pair_stop(rtd_tl_nettrace *a, const struct ntev *ev, struct nt_thread *th,
+static void draw_pair_stop(rtd_tl_nettrace *a, const struct ntev *ev, struct ntl_thread *th,
 			   int64_t ts)
 {
 	bool start;
@@ -642,23 +643,11 @@ static int draw(rtd_tl_nettrace *a, const struct ntev *ev, enum nt_kind kind)
 		return a->err;
 	start(a);
 	int64_t ts = to_ns(a, ev->ticks);
-	struct nt_thread *th = thread(a, ev->tid);
+	struct ntl_thread *th = thread(a, ev->tid);
 	if (!th)
 		return a->err;
 	nt_draw[kind](a, ev, th, ts);
 	return a->err;
-}
-
-/* The top-level fields a handler reads: past the last of @names */
-static size_t fields_upto(const struct rtd_nettrace_metadata *m, const char *const *names,
-			  size_t n)
-{
-	size_t upto = 0;
-	for (size_t i = 0; i < m->nfields; i++)
-		for (size_t j = 0; j < n; j++)
-			if (m->fields[i].name && !strcmp(m->fields[i].name, names[j]))
-				upto = i + 1;
-	return upto;
 }
 
 size_t rtd_tl_nettrace_fields(void *ctx, const struct rtd_nettrace_metadata *m)
@@ -670,13 +659,13 @@ size_t rtd_tl_nettrace_fields(void *ctx, const struct rtd_nettrace_metadata *m)
 	switch (classify(m->provider ? m->provider : "", m->name ? m->name : "?",
 			 m->opcode == 1 || m->opcode == 2)) {
 	case NT_GC_START:
-		return fields_upto(m, gc, 2);
+		return nt_fields_upto(m, gc, 2);
 	case NT_HEAP_STATS:
-		return fields_upto(m, nt_gens, 5);
+		return nt_fields_upto(m, nt_gens, 5);
 	case NT_ALLOC_TICK:
-		return fields_upto(m, alloc, 2);
+		return nt_fields_upto(m, alloc, 2);
 	case NT_JIT_START:
-		return fields_upto(m, jit, 2);
+		return nt_fields_upto(m, jit, 2);
 	case NT_GC_STOP:
 	case NT_SUSP_START:
 	case NT_SUSP_STOP:

@@ -542,20 +542,9 @@ static void launch_end(struct launch *ln, char **command, bool stop,
 static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 {
 	struct sink_state *st = ctx;
-	if (st->prof && !st->prof_rc)
-		st->prof_rc = rtd_nettrace_profiler_event(st->prof, st->dec, ev);
 	if (st->counters && !st->counters_rc)
 		st->counters_rc = rtd_counters_event(st->counters, st->dec, ev);
 	return st->counters_rc;
-}
-
-static int on_seqpoint(void *ctx, uint64_t ts)
-{
-	struct sink_state *st = ctx;
-	(void)ts;
-	if (st->prof && !st->prof_rc)
-		st->prof_rc = rtd_nettrace_profiler_seqpoint(st->prof);
-	return 0;
 }
 
 static int on_names_event(void *ctx, const struct rtd_nettrace_event *ev)
@@ -568,9 +557,7 @@ static int on_names_event(void *ctx, const struct rtd_nettrace_event *ev)
 	/* into the table the session's own method events go to, before
 	 * them: one table, the latest definition of an address winning */
 	if (!st->prof_rc)
-		st->prof_rc = st->src ? rtd_nettrace_methods_event(
-						rtd_nettrace_source_methods(st->src), ev)
-				      : rtd_nettrace_profiler_event(st->prof, st->names, ev);
+		st->prof_rc = rtd_nettrace_methods_event(rtd_nettrace_source_methods(st->src), ev);
 	return 0;
 }
 
@@ -637,17 +624,13 @@ int sink_init(struct sink_state *st, const struct collect_args *a,
 		st->prof = rtd_nettrace_profiler_new(&po);
 		if (!st->prof)
 			return -ENOMEM;
-		/* samples alone: the record source (records of the other
-		 * kinds walk whole payloads: 1.9x the CPU, docs/ipc.md) */
-		const char *via = getenv("RTDIAG_DOTNET_PROFILE");
-		st->records = a->kinds == RTD_IPC_PROFILE_CPU ||
-			      (via && !strcmp(via, "records")); /* for measuring */
-		if (st->records)
-			return 0;
+		/* the session read as the live record source: no decoder of
+		 * the sink's */
+		st->records = true;
+		return 0;
 	}
 	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = st,
-				      .on_event = on_event,
-				      .on_seqpoint = on_seqpoint};
+				      .on_event = on_event};
 	st->dec = rtd_nettrace_new(&o);
 	return st->dec ? 0 : -ENOMEM;
 }
@@ -781,8 +764,9 @@ static int source_open(const struct collect_args *a, rtd_ipc_session *s,
 		kinds |= 1u << RTD_REC_INSTANT;
 	RTD_OPTS(rtd_nettrace_source_opts, so, .kinds = kinds,
 		 .address_frames = true, .stream_order = true,
-		 .want = rtd_nettrace_profiler_want,
-		 .want_ctx = st->prof);
+		 .want = rtd_nettrace_profiler_want, .want_ctx = st->prof,
+		 .fields = rtd_nettrace_profiler_fields, .fields_ctx = st->prof,
+		 .field_want = rtd_nettrace_profiler_field_want);
 	int err = 0;
 	st->src = rtd_ipc_session_pump_source(s, &po, &end->res, &so, &err);
 	return st->src ? CLI_OK : cli_fail("%s", rtd_strerror(err));
@@ -818,8 +802,6 @@ static int pull_session(rtd_ipc_session *s, rtd_ipc_client *c,
 static bool pulled_whole(struct sink_state *st, const struct session_end *end,
 			 char *why, size_t len)
 {
-	if (!st->records)
-		return sink_complete(st, why, len);
 	if (!st->src_rc)
 		return true;
 	if (st->src_rc == -RTD_E_TRUNCATED) {

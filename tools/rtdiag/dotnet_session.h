@@ -55,10 +55,9 @@ struct collect_args {
 /*
  * Everything read from the session goes to the output file (all of it,
  * whatever the decoder thinks) and through the nettrace decoder, which
- * gives the live event and drop counts, tells whether the stream ended
- * with its end marker and, for a profile of other kinds than CPU, feeds
- * the builder. profile of samples alone and stack read the session as a
- * record source instead (ipc_source.h), pulled by the profile builder.
+ * gives the live event and drop counts and tells whether the stream ended
+ * with its end marker. profile (every kind) and stack read the session as
+ * a record source instead (ipc_source.h), pulled by the profile builder.
  */
 struct sink_state {
 	FILE *out;
@@ -67,9 +66,8 @@ struct sink_state {
 	uint64_t bytes;
 	rtd_nettrace *dec;
 	int dec_rc; /* first decoder error, or 1 at the end marker */
-	/* profile and stack: the profile builder; for samples alone it
-	 * pulls the stream as the live record source (@records: no decoder
-	 * of the sink's), else the decoder's events feed it */
+	/* profile and stack: the profile builder, pulling the stream as the
+	 * live record source (@records: no decoder of the sink's) */
 	rtd_nettrace_profiler *prof;
 	int prof_rc;
 	bool records;

@@ -6,7 +6,10 @@
  * as a file with no prepass: same kinds, times, threads, names and
  * fields, in the same order - for every piece size from 1 byte to a
  * whole 64 KiB read. A read error ends the stream with that error after
- * the records before it.
+ * the records before it. rtd_source_each() (the source hands each record
+ * from its decoder's callback in stream order) gives the records
+ * rtd_source_next() gives, every field alike, stopped at every 1000th
+ * and resumed, mixed with rtd_source_next(), in stream and in time order.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -56,6 +59,25 @@ static uint64_t digest(const struct rtd_record *r)
 #undef MIX
 }
 
+/* every record of @f (freed) by @dg, *@n of them */
+static uint64_t *digests(rtd_source *f, uint64_t (*dg)(const struct rtd_record *), size_t *n)
+{
+	uint64_t *want = NULL;
+	size_t cap = 0;
+	const struct rtd_record *r;
+	*n = 0;
+	while (rtd_source_next(f, &r) == 1) {
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 4096;
+			want = realloc(want, cap * sizeof(*want));
+			assert_non_null(want);
+		}
+		want[(*n)++] = dg(r);
+	}
+	rtd_source_free(f);
+	return want;
+}
+
 static void test_pieces(void **state)
 {
 	(void)state;
@@ -68,18 +90,9 @@ static void test_pieces(void **state)
 	RTD_OPTS(rtd_nettrace_source_opts, o, .no_prepass = true);
 	rtd_source *f = rtd_nettrace_source_open(path, &o, NULL);
 	assert_non_null(f);
-	uint64_t *want = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0;
+	uint64_t *want = digests(f, digest, &n);
 	const struct rtd_record *r;
-	while (rtd_source_next(f, &r) == 1) {
-		if (n == cap) {
-			cap = cap ? 2 * cap : 4096;
-			want = realloc(want, cap * sizeof(*want));
-			assert_non_null(want);
-		}
-		want[n++] = digest(r);
-	}
-	rtd_source_free(f);
 	assert_true(n > 1000);
 
 	static const size_t pieces[] = {1, 7, 4093, 65536};
@@ -118,8 +131,100 @@ static void test_pieces(void **state)
 	free(bytes);
 }
 
+/* all of a record: digest() and every field whole */
+static uint64_t digest_all(const struct rtd_record *r)
+{
+	uint64_t h = digest(r);
+#define MIX(x) (h = (h ^ (uint64_t)(x)) * 1099511628211ull)
+	MIX(r->phase);
+	MIX(r->value);
+	for (size_t i = 0; i < r->nfields; i++) {
+		const struct rtd_field *f = &r->fields[i];
+		for (const char *c = f->name; *c; c++)
+			MIX(*c);
+		MIX(f->type);
+		MIX(f->i);
+		MIX(f->u);
+		uint64_t d;
+		memcpy(&d, &f->f, sizeof(d));
+		MIX(d);
+		for (const char *c = f->s ? f->s : ""; *c; c++)
+			MIX(*c);
+	}
+	for (uint32_t i = 0; r->stack && i < r->stack->n; i++)
+		MIX(r->stack->frames[i].ip);
+	return h;
+#undef MIX
+}
+
+struct handed {
+	const uint64_t *want;
+	size_t n, i;
+};
+
+static int hand(void *ctx, const struct rtd_record *r)
+{
+	struct handed *h = ctx;
+	assert_true(h->i < h->n);
+	if (digest_all(r) != h->want[h->i])
+		fail_msg("record %zu (%s) differs handed", h->i, r->name ? r->name : "");
+	return ++h->i % 1000 == 0 ? 7 : 0;
+}
+
+static void each_alike(const uint8_t *bytes, size_t len, bool stream_order)
+{
+	RTD_OPTS(rtd_nettrace_source_opts, o, .no_prepass = true, .stream_order = stream_order);
+	rtd_source *f = rtd_nettrace_source_mem(bytes, len, &o, NULL);
+	assert_non_null(f);
+	size_t n = 0;
+	uint64_t *want = digests(f, digest_all, &n);
+	const struct rtd_record *r;
+	struct feed fd = {.p = bytes, .len = len, .piece = 4093};
+	rtd_source *s = rtd_nettrace_source_stream(feed_read, &fd, &o, NULL);
+	assert_non_null(s);
+	struct handed h = {.want = want, .n = n};
+	int rc, stops = 0;
+	while ((rc = rtd_source_each(s, hand, &h)) == 7) {
+		/* every other stop, the next record by the other way */
+		if (++stops % 2 && rtd_source_next(s, &r) == 1) {
+			assert_true(h.i < n && digest_all(r) == want[h.i]);
+			h.i++;
+		}
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(h.i, n);
+	assert_true(stops > 0);
+	printf("# %s order: %zu records handed alike, %d stops\n",
+	       stream_order ? "stream" : "time", n, stops);
+	rtd_source_free(s);
+	free(want);
+}
+
+static void test_each(void **state)
+{
+	(void)state;
+	static const char *const vecs[] = {
+		NT, "testdata/nettrace/eventpipe-dotnetcore3.0-win-x64-objver4.nettrace"};
+	int seen = 0;
+	for (size_t v = 0; v < sizeof(vecs) / sizeof(vecs[0]); v++) {
+		const char *path = rtd_test_vector(vecs[v]);
+		if (!path)
+			continue;
+		size_t len = 0;
+		uint8_t *bytes = rtd_test_slurp(path, &len);
+		assert_non_null(bytes);
+		each_alike(bytes, len, true);
+		each_alike(bytes, len, false);
+		free(bytes);
+		seen++;
+	}
+	if (!seen)
+		skip();
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_pieces)};
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_pieces),
+					   cmocka_unit_test(test_each)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
