@@ -575,7 +575,7 @@ typedef int (*rtd_record_fn)(void *ctx, const struct rtd_record *rec);
  * The records, their order, clamping and counts are what as many calls of
  * rtd_source_next() would give, and the two may be mixed. A source that
  * hands out records itself (rtd_source_ops.each: the Go source's
- * go_events) fills each in its own record and calls @fn from inside its
+ * go_events, a nettrace source in stream order) fills each in its own record and calls @fn from inside its
  * reading loop, with no batch to keep: what a record points to need only
  * last while @fn runs. Any other source is pulled with rtd_source_next().
  *
