@@ -448,7 +448,9 @@ static const struct rtd_stack *dec_stack_of(struct gts *s, uint64_t id)
  * values. The record and its fields are the caller's until the next
  * pull, as every record is.
  */
-#define GTS_SHAPE_FIELDS (3 + 2 * RTD_GOTRACE_MAX_ARGS + 2) /* ev.g/p/m, args, .fn, sargs */
+#define GTS_SHAPE_FIELDS (3 + 2 * RTD_GOTRACE_MAX_ARGS + 2 + 1) /* ev.g/p/m, args, .fn, sargs, */
+#define GTS_SPARE (GTS_SHAPE_FIELDS - 1) /* and a field past every record's: padding's */
+#define GTS_ARGS_ALWAYS 4u /* arguments go_fill() writes whatever their number */
 #define GTS_SHAPE_TYPES 512u /* event types with a shape of their own */
 #define GTS_STACKS 2048u     /* stacks of a generation looked up first here */
 #define GTS_BATCH 8u         /* records of one batch (gts_next_batch) */
@@ -640,6 +642,14 @@ static struct gts_shape *__attribute__((noinline)) ev_shape_other(struct gts *s,
 		f[n++] = (struct rtd_field){.name = ev->sargnames[i], .type = RTD_FIELD_STR};
 	}
 	sh->nf = (uint8_t)n;
+	/* go_fill() writes GTS_ARGS_ALWAYS arguments and one string
+	 * argument with no test of their numbers: a shape with fewer has
+	 * the rest written to the spare field (an indirect jump or a loop on
+	 * the number mispredicts as event types alternate) */
+	for (unsigned i = sh->nargf; i < GTS_ARGS_ALWAYS; i++)
+		sh->argf[i].field = GTS_SPARE;
+	if (!sh->nsargf)
+		sh->sargf[0].field = GTS_SPARE;
 	/* a task's name at its end and a log's message are copies of the
 	 * decoder's (rtd_gotrace_dec_set_tables_hook()), the other strings
 	 * its tables' */
@@ -667,32 +677,32 @@ static inline __attribute__((always_inline)) struct rtd_record *
 go_fill(struct gts *s, const struct gts_shape *sh, struct rtd_record *rec, struct rtd_field *f,
 	const struct rtd_gotrace_event *ev)
 {
-	const struct gts_stack stack = *ev_stack(s, ev->gen, ev->stack);
+	/* (kept: a look-up below may reuse the slot of an unnamed stack) */
+	const struct gts_stack *sk = ev_stack(s, ev->gen, ev->stack);
+	const struct rtd_stack *st = sk->st;
+	const char *top = sk->top;
 	f[0].u = ev->g;
 	f[1].i = ev->p;
 	f[2].i = ev->m;
-	switch (sh->nargf) { /* by hand: most events have two or three */
-	case 8: f[sh->argf[7].field].u = ev->args[sh->argf[7].arg]; /* fall through */
-	case 7: f[sh->argf[6].field].u = ev->args[sh->argf[6].arg]; /* fall through */
-	case 6: f[sh->argf[5].field].u = ev->args[sh->argf[5].arg]; /* fall through */
-	case 5: f[sh->argf[4].field].u = ev->args[sh->argf[4].arg]; /* fall through */
-	case 4: f[sh->argf[3].field].u = ev->args[sh->argf[3].arg]; /* fall through */
-	case 3: f[sh->argf[2].field].u = ev->args[sh->argf[2].arg]; /* fall through */
-	case 2: f[sh->argf[1].field].u = ev->args[sh->argf[1].arg]; /* fall through */
-	case 1: f[sh->argf[0].field].u = ev->args[sh->argf[0].arg]; /* fall through */
-	default: break;
-	}
+	_Static_assert(GTS_ARGS_ALWAYS == 4, "go_fill() writes 4 arguments always");
+	f[sh->argf[0].field].u = ev->args[sh->argf[0].arg];
+	f[sh->argf[1].field].u = ev->args[sh->argf[1].arg];
+	f[sh->argf[2].field].u = ev->args[sh->argf[2].arg];
+	f[sh->argf[3].field].u = ev->args[sh->argf[3].arg];
+	for (unsigned i = GTS_ARGS_ALWAYS; i < sh->nargf; i++)
+		f[sh->argf[i].field].u = ev->args[sh->argf[i].arg];
 	for (unsigned i = 0; i < sh->nfnf; i++) {
 		/* a stack argument: its top function, as its id is the
 		 * generation's (the event's own stack, often) */
 		uint64_t id = ev->args[sh->fnf[i].arg];
-		f[sh->fnf[i].field].s = id == ev->stack ? stack.top : ev_stack(s, ev->gen, id)->top;
+		f[sh->fnf[i].field].s = id == ev->stack ? top : ev_stack(s, ev->gen, id)->top;
 	}
-	for (unsigned i = 0; i < sh->nsargf; i++)
-		f[sh->sargf[i].field].s = ev->sargs[sh->sargf[i].arg];
+	f[sh->sargf[0].field].s = ev->sargs[sh->sargf[0].arg];
+	if (sh->nsargf > 1)
+		f[sh->sargf[1].field].s = ev->sargs[sh->sargf[1].arg];
 	rec->ts = ev->ts;
 	rec->mono = mono_of(s, ev->ts);
-	rec->stack = stack.st;
+	rec->stack = st;
 	return rec;
 }
 
@@ -952,16 +962,12 @@ static int drain_state(struct gts *s)
 	return 0;
 }
 
-/* The decoder's next event, fed from the input as it needs it (the
- * decoding thread's next() with opts.threads): 1, 0 at the end of the
- * trace, or an error. */
-static int pump(void *ctx, struct rtd_gotrace_event *ev)
+/* pump() when the decoder has no event: the input fed (or finished) until
+ * it has one. Out of line: the usual event costs the decoder's call alone. */
+static int __attribute__((noinline)) pump_feed(struct gts *s, struct rtd_gotrace_event *ev)
 {
-	struct gts *s = ctx;
-	for (;;) {
-		int rc = rtd_gotrace_dec_next(s->dec, ev);
-		if (rc != 0)
-			return rc;
+	int rc;
+	do {
 		if (s->finished)
 			return 0;
 		const uint8_t *p;
@@ -984,7 +990,23 @@ static int pump(void *ctx, struct rtd_gotrace_event *ev)
 		}
 		if ((rc = rtd_gotrace_dec_feed(s->dec, p, (size_t)n)) < 0)
 			return rc;
-	}
+	} while ((rc = rtd_gotrace_dec_next(s->dec, ev)) == 0);
+	return rc;
+}
+
+/* The decoder's next event, fed from the input as it needs it: 1, 0 at
+ * the end of the trace, or an error. */
+static inline __attribute__((always_inline)) int pump_next(struct gts *s,
+							   struct rtd_gotrace_event *ev)
+{
+	int rc = rtd_gotrace_dec_next(s->dec, ev);
+	return rc != 0 ? rc : pump_feed(s, ev);
+}
+
+/* pump_next() as the decoding thread's next() (opts.threads) */
+static int pump(void *ctx, struct rtd_gotrace_event *ev)
+{
+	return pump_next(ctx, ev);
 }
 
 /* What the source learns from each event, in the consumer's order: the
@@ -1129,7 +1151,7 @@ static int gts_next_own(void *impl, struct rtd_record *scratch, struct rtd_recor
 	if (!e->steady)
 		return go_next(s, scratch, out);
 	const struct rtd_gotrace_event *ev = &e->ev;
-	int rc = e->pull ? gt_pull_next(e->pull, &ev) : pump(s, &e->ev);
+	int rc = e->pull ? gt_pull_next(e->pull, &ev) : pump_next(s, &e->ev);
 	if (rc == 1) {
 		/* past the first event: only a new generation's frequency or a
 		 * clock snapshot changes what seen() knows */
@@ -1178,7 +1200,7 @@ static int gts_next_batch(void *impl, struct rtd_record *scratch, struct rtd_rec
 	while (n < max) {
 		const struct rtd_gotrace_event *ev = &e->ev;
 		e->ninflight = n; /* for strings_going() */
-		rc = e->pull ? gt_pull_next(e->pull, &ev) : pump(s, &e->ev);
+		rc = e->pull ? gt_pull_next(e->pull, &ev) : pump_next(s, &e->ev);
 		if (rc != 1)
 			break;
 		if (ev->gen != e->gen || ev->type == RTD_GO2_EV_READER_SYNC)
@@ -1226,7 +1248,7 @@ static int gts_each(void *impl, struct rtd_record *scratch,
 	}
 	for (;;) {
 		const struct rtd_gotrace_event *ev = &e->ev;
-		int rc = e->pull ? gt_pull_next(e->pull, &ev) : pump(s, &e->ev);
+		int rc = e->pull ? gt_pull_next(e->pull, &ev) : pump_next(s, &e->ev);
 		if (rc != 1)
 			return go_other(s, scratch, rc);
 		if (ev->gen != e->gen || ev->type == RTD_GO2_EV_READER_SYNC)
