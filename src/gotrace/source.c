@@ -472,7 +472,8 @@ struct gts_shape {
 	struct rtd_record rec; /* its records: all but the time, the stack
 				* and the fields' values written once */
 	struct {
-		uint8_t arg, field;
+		uint8_t arg;  /* the event's argument */
+		uint16_t off; /* its field's byte offset in the record's fields */
 	} argf[RTD_GOTRACE_MAX_ARGS], /* where each named argument goes */
 	  fnf[RTD_GOTRACE_MAX_ARGS],  /* a stack argument's "NAME.fn" */
 	  sargf[2];                   /* each named string argument */
@@ -491,10 +492,17 @@ struct gts_shape {
  * tables, and a type's argument counts are at most RTD_GOTRACE_MAX_ARGS
  * and 2. */
 struct gts_events {
-	struct gts_shape *shapes[GTS_SHAPE_TYPES]; /* by event type: its last shape first */
-	uint32_t nshapes;                          /* made (the records' @shape) */
-	bool want;                                 /* opts.kinds asks for INSTANTs */
-	struct gts_shape *other;                   /* types past the table */
+	/* by event type: its shapes (the last first), and that last's key
+	 * kept beside it, so an event's shape is one compare in the table */
+	struct gts_type {
+		const char *name;
+		const char *const *argnames, *const *sargnames;
+		unsigned nargs, nsargs;
+		struct gts_shape *sh;
+	} types[GTS_SHAPE_TYPES];
+	uint32_t nshapes;      /* made (the records' @shape) */
+	bool want;             /* opts.kinds asks for INSTANTs */
+	struct gts_type other; /* types past the table */
 	struct gts_stack {
 		uint64_t id, gen;
 		const struct rtd_stack *st;
@@ -523,7 +531,7 @@ static void shapes_free(struct gts_events *e)
 		return;
 	gt_pull_stop(e->pull);
 	for (size_t i = 0; i <= GTS_SHAPE_TYPES; i++) {
-		struct gts_shape *sh = i < GTS_SHAPE_TYPES ? e->shapes[i] : e->other;
+		struct gts_shape *sh = i < GTS_SHAPE_TYPES ? e->types[i].sh : e->other.sh;
 		while (sh) {
 			struct gts_shape *next = sh->next;
 			free(sh->copies);
@@ -590,18 +598,33 @@ static bool shape_is(const struct gts_shape *sh, const struct rtd_gotrace_event 
 	       sh->nsargs == ev->nsargs;
 }
 
-/* The shape of @ev among its type's (@head), or a new one */
+/* @sh to the front of its type's shapes (@t), its key with it */
+static struct gts_shape *type_front(struct gts_type *t, struct gts_shape *sh)
+{
+	sh->next = t->sh;
+	*t = (struct gts_type){sh->name, sh->argnames, sh->sargnames, sh->nargs, sh->nsargs, sh};
+	return sh;
+}
+
+/* The byte offset of field @n among a record's fields */
+#define GTS_OFF(n) ((uint16_t)((n) * sizeof(struct rtd_field)))
+
+/* The field at byte offset @off of the fields @f */
+static inline struct rtd_field *field_at(struct rtd_field *f, uint16_t off)
+{
+	return (struct rtd_field *)(void *)((char *)f + off);
+}
+
+/* The shape of @ev among its type's (@t), or a new one */
 static struct gts_shape *__attribute__((noinline)) ev_shape_other(struct gts *s,
 								  const struct rtd_gotrace_event *ev,
-								  struct gts_shape **head)
+								  struct gts_type *t)
 {
-	for (struct gts_shape **pp = head; *pp; pp = &(*pp)->next) {
-		if (shape_is(*pp, ev)) { /* to the front */
+	for (struct gts_shape **pp = &t->sh; *pp; pp = &(*pp)->next) {
+		if (shape_is(*pp, ev)) {
 			struct gts_shape *sh = *pp;
 			*pp = sh->next;
-			sh->next = *head;
-			*head = sh;
-			return sh;
+			return type_front(t, sh);
 		}
 	}
 	struct gts_shape *sh = calloc(1, sizeof(*sh));
@@ -609,8 +632,6 @@ static struct gts_shape *__attribute__((noinline)) ev_shape_other(struct gts *s,
 		s->err = -ENOMEM;
 		return NULL;
 	}
-	sh->next = *head;
-	*head = sh;
 	sh->name = ev->name;
 	sh->argnames = ev->argnames;
 	sh->sargnames = ev->sargnames;
@@ -626,11 +647,11 @@ static struct gts_shape *__attribute__((noinline)) ev_shape_other(struct gts *s,
 		if (!an)
 			continue;
 		sh->argf[sh->nargf].arg = (uint8_t)i;
-		sh->argf[sh->nargf++].field = (uint8_t)n;
+		sh->argf[sh->nargf++].off = GTS_OFF(n);
 		f[n++] = (struct rtd_field){.name = an, .type = RTD_FIELD_U64};
 		if (stack_arg_name(an)) {
 			sh->fnf[sh->nfnf].arg = (uint8_t)i;
-			sh->fnf[sh->nfnf++].field = (uint8_t)n;
+			sh->fnf[sh->nfnf++].off = GTS_OFF(n);
 			f[n++] = (struct rtd_field){.name = fn_key(s, an), .type = RTD_FIELD_STR};
 		}
 	}
@@ -638,7 +659,7 @@ static struct gts_shape *__attribute__((noinline)) ev_shape_other(struct gts *s,
 		if (!ev->sargnames[i])
 			continue;
 		sh->sargf[sh->nsargf].arg = (uint8_t)i;
-		sh->sargf[sh->nsargf++].field = (uint8_t)n;
+		sh->sargf[sh->nsargf++].off = GTS_OFF(n);
 		f[n++] = (struct rtd_field){.name = ev->sargnames[i], .type = RTD_FIELD_STR};
 	}
 	sh->nf = (uint8_t)n;
@@ -647,9 +668,9 @@ static struct gts_shape *__attribute__((noinline)) ev_shape_other(struct gts *s,
 	 * the rest written to the spare field (an indirect jump or a loop on
 	 * the number mispredicts as event types alternate) */
 	for (unsigned i = sh->nargf; i < GTS_ARGS_ALWAYS; i++)
-		sh->argf[i].field = GTS_SPARE;
+		sh->argf[i].off = GTS_OFF(GTS_SPARE);
 	if (!sh->nsargf)
-		sh->sargf[0].field = GTS_SPARE;
+		sh->sargf[0].off = GTS_OFF(GTS_SPARE);
 	/* a task's name at its end and a log's message are copies of the
 	 * decoder's (rtd_gotrace_dec_set_tables_hook()), the other strings
 	 * its tables' */
@@ -657,17 +678,18 @@ static struct gts_shape *__attribute__((noinline)) ev_shape_other(struct gts *s,
 	sh->rec = (struct rtd_record){.kind = RTD_REC_INSTANT, .pid = s->o.pid,
 				      .shape = ++s->evs->nshapes, .name = intern(s, ev->name),
 				      .category = "go", .fields = f, .nfields = n};
+	type_front(t, sh);
 	return s->err ? NULL : sh;
 }
 
 /* The shape of @ev: its type's last, another of its type, or a new one */
 static inline struct gts_shape *ev_shape(struct gts *s, const struct rtd_gotrace_event *ev)
 {
-	struct gts_shape **head = ev->type < GTS_SHAPE_TYPES ? &s->evs->shapes[ev->type]
-							     : &s->evs->other;
-	if (*head && shape_is(*head, ev))
-		return *head;
-	return ev_shape_other(s, ev, head);
+	struct gts_type *t = ev->type < GTS_SHAPE_TYPES ? &s->evs->types[ev->type] : &s->evs->other;
+	if (t->name == ev->name && t->argnames == ev->argnames && t->sargnames == ev->sargnames &&
+	    t->nargs == ev->nargs && t->nsargs == ev->nsargs && t->sh)
+		return t->sh;
+	return ev_shape_other(s, ev, t);
 }
 
 /* @ev in the record @rec of its shape @sh, whose fields are @f: the
@@ -685,21 +707,21 @@ go_fill(struct gts *s, const struct gts_shape *sh, struct rtd_record *rec, struc
 	f[1].i = ev->p;
 	f[2].i = ev->m;
 	_Static_assert(GTS_ARGS_ALWAYS == 4, "go_fill() writes 4 arguments always");
-	f[sh->argf[0].field].u = ev->args[sh->argf[0].arg];
-	f[sh->argf[1].field].u = ev->args[sh->argf[1].arg];
-	f[sh->argf[2].field].u = ev->args[sh->argf[2].arg];
-	f[sh->argf[3].field].u = ev->args[sh->argf[3].arg];
+	field_at(f, sh->argf[0].off)->u = ev->args[sh->argf[0].arg];
+	field_at(f, sh->argf[1].off)->u = ev->args[sh->argf[1].arg];
+	field_at(f, sh->argf[2].off)->u = ev->args[sh->argf[2].arg];
+	field_at(f, sh->argf[3].off)->u = ev->args[sh->argf[3].arg];
 	for (unsigned i = GTS_ARGS_ALWAYS; i < sh->nargf; i++)
-		f[sh->argf[i].field].u = ev->args[sh->argf[i].arg];
+		field_at(f, sh->argf[i].off)->u = ev->args[sh->argf[i].arg];
 	for (unsigned i = 0; i < sh->nfnf; i++) {
 		/* a stack argument: its top function, as its id is the
 		 * generation's (the event's own stack, often) */
 		uint64_t id = ev->args[sh->fnf[i].arg];
-		f[sh->fnf[i].field].s = id == ev->stack ? top : ev_stack(s, ev->gen, id)->top;
+		field_at(f, sh->fnf[i].off)->s = id == ev->stack ? top : ev_stack(s, ev->gen, id)->top;
 	}
-	f[sh->sargf[0].field].s = ev->sargs[sh->sargf[0].arg];
+	field_at(f, sh->sargf[0].off)->s = ev->sargs[sh->sargf[0].arg];
 	if (sh->nsargf > 1)
-		f[sh->sargf[1].field].s = ev->sargs[sh->sargf[1].arg];
+		field_at(f, sh->sargf[1].off)->s = ev->sargs[sh->sargf[1].arg];
 	rec->ts = ev->ts;
 	rec->mono = mono_of(s, ev->ts);
 	rec->stack = st;
