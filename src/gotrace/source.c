@@ -1247,6 +1247,28 @@ static int gts_next_batch(void *impl, struct rtd_record *scratch, struct rtd_rec
 	return (int)n;
 }
 
+/* gts_each() past the first records: each event read on this thread
+ * (@pull NULL) or taken from the decoding thread @pull, to @take */
+static inline __attribute__((always_inline)) int
+each_steady(struct gts *s, struct rtd_record *scratch,
+	    int (*take)(void *tctx, struct rtd_record *rec), void *tctx, struct gt_pull *pull)
+{
+	struct gts_events *e = s->evs;
+	for (;;) {
+		const struct rtd_gotrace_event *ev = &e->ev;
+		int rc = pull ? gt_pull_next(pull, &ev) : pump_next(s, &e->ev);
+		if (rc != 1)
+			return go_other(s, scratch, rc);
+		if (ev->gen != e->gen || ev->type == RTD_GO2_EV_READER_SYNC)
+			seen(s, ev);
+		struct rtd_record *r = go_event(s, ev);
+		if (!r || s->err)
+			return go_other(s, scratch, 1);
+		if (take(tctx, r))
+			return 1;
+	}
+}
+
 /* The next records with opts.go_events, each handed to @take as soon as
  * it is filled in its shape's one record (the PROCESS record and the
  * first event as gts_next_own() gives them): no batch, no copies, and
@@ -1268,19 +1290,10 @@ static int gts_each(void *impl, struct rtd_record *scratch,
 		if (take(tctx, r))
 			return 1;
 	}
-	for (;;) {
-		const struct rtd_gotrace_event *ev = &e->ev;
-		int rc = e->pull ? gt_pull_next(e->pull, &ev) : pump_next(s, &e->ev);
-		if (rc != 1)
-			return go_other(s, scratch, rc);
-		if (ev->gen != e->gen || ev->type == RTD_GO2_EV_READER_SYNC)
-			seen(s, ev);
-		struct rtd_record *r = go_event(s, ev);
-		if (!r || s->err)
-			return go_other(s, scratch, 1);
-		if (take(tctx, r))
-			return 1;
-	}
+	/* one loop for each way of reading (the thread is there or not for
+	 * the loop's life): no test of it per event */
+	return e->pull ? each_steady(s, scratch, take, tctx, e->pull)
+		       : each_steady(s, scratch, take, tctx, NULL);
 }
 
 /* The decoder drops a generation's strings (read on this thread, inside
