@@ -448,7 +448,9 @@ static const struct rtd_stack *dec_stack_of(struct gts *s, uint64_t id)
  * values. The record and its fields are the caller's until the next
  * pull, as every record is.
  */
-#define GTS_SHAPE_FIELDS (3 + 2 * RTD_GOTRACE_MAX_ARGS + 2) /* ev.g/p/m, args, .fn, sargs */
+#define GTS_SHAPE_FIELDS (3 + 2 * RTD_GOTRACE_MAX_ARGS + 2 + 1) /* ev.g/p/m, args, .fn, sargs, */
+#define GTS_SPARE (GTS_SHAPE_FIELDS - 1) /* and a field past every record's: padding's */
+#define GTS_ARGS_ALWAYS 4u /* arguments go_fill() writes whatever their number */
 #define GTS_SHAPE_TYPES 512u /* event types with a shape of their own */
 #define GTS_STACKS 2048u     /* stacks of a generation looked up first here */
 #define GTS_BATCH 8u         /* records of one batch (gts_next_batch) */
@@ -470,7 +472,8 @@ struct gts_shape {
 	struct rtd_record rec; /* its records: all but the time, the stack
 				* and the fields' values written once */
 	struct {
-		uint8_t arg, field;
+		uint8_t arg;  /* the event's argument */
+		uint16_t off; /* its field's byte offset in the record's fields */
 	} argf[RTD_GOTRACE_MAX_ARGS], /* where each named argument goes */
 	  fnf[RTD_GOTRACE_MAX_ARGS],  /* a stack argument's "NAME.fn" */
 	  sargf[2];                   /* each named string argument */
@@ -489,10 +492,17 @@ struct gts_shape {
  * tables, and a type's argument counts are at most RTD_GOTRACE_MAX_ARGS
  * and 2. */
 struct gts_events {
-	struct gts_shape *shapes[GTS_SHAPE_TYPES]; /* by event type: its last shape first */
-	uint32_t nshapes;                          /* made (the records' @shape) */
-	bool want;                                 /* opts.kinds asks for INSTANTs */
-	struct gts_shape *other;                   /* types past the table */
+	/* by event type: its shapes (the last first), and that last's key
+	 * kept beside it, so an event's shape is one compare in the table */
+	struct gts_type {
+		const char *name;
+		const char *const *argnames, *const *sargnames;
+		unsigned nargs, nsargs;
+		struct gts_shape *sh;
+	} types[GTS_SHAPE_TYPES];
+	uint32_t nshapes;      /* made (the records' @shape) */
+	bool want;             /* opts.kinds asks for INSTANTs */
+	struct gts_type other; /* types past the table */
 	struct gts_stack {
 		uint64_t id, gen;
 		const struct rtd_stack *st;
@@ -521,7 +531,7 @@ static void shapes_free(struct gts_events *e)
 		return;
 	gt_pull_stop(e->pull);
 	for (size_t i = 0; i <= GTS_SHAPE_TYPES; i++) {
-		struct gts_shape *sh = i < GTS_SHAPE_TYPES ? e->shapes[i] : e->other;
+		struct gts_shape *sh = i < GTS_SHAPE_TYPES ? e->types[i].sh : e->other.sh;
 		while (sh) {
 			struct gts_shape *next = sh->next;
 			free(sh->copies);
@@ -588,18 +598,33 @@ static bool shape_is(const struct gts_shape *sh, const struct rtd_gotrace_event 
 	       sh->nsargs == ev->nsargs;
 }
 
-/* The shape of @ev among its type's (@head), or a new one */
+/* @sh to the front of its type's shapes (@t), its key with it */
+static struct gts_shape *type_front(struct gts_type *t, struct gts_shape *sh)
+{
+	sh->next = t->sh;
+	*t = (struct gts_type){sh->name, sh->argnames, sh->sargnames, sh->nargs, sh->nsargs, sh};
+	return sh;
+}
+
+/* The byte offset of field @n among a record's fields */
+#define GTS_OFF(n) ((uint16_t)((n) * sizeof(struct rtd_field)))
+
+/* The field at byte offset @off of the fields @f */
+static inline struct rtd_field *field_at(struct rtd_field *f, uint16_t off)
+{
+	return (struct rtd_field *)(void *)((char *)f + off);
+}
+
+/* The shape of @ev among its type's (@t), or a new one */
 static struct gts_shape *__attribute__((noinline)) ev_shape_other(struct gts *s,
 								  const struct rtd_gotrace_event *ev,
-								  struct gts_shape **head)
+								  struct gts_type *t)
 {
-	for (struct gts_shape **pp = head; *pp; pp = &(*pp)->next) {
-		if (shape_is(*pp, ev)) { /* to the front */
+	for (struct gts_shape **pp = &t->sh; *pp; pp = &(*pp)->next) {
+		if (shape_is(*pp, ev)) {
 			struct gts_shape *sh = *pp;
 			*pp = sh->next;
-			sh->next = *head;
-			*head = sh;
-			return sh;
+			return type_front(t, sh);
 		}
 	}
 	struct gts_shape *sh = calloc(1, sizeof(*sh));
@@ -607,8 +632,6 @@ static struct gts_shape *__attribute__((noinline)) ev_shape_other(struct gts *s,
 		s->err = -ENOMEM;
 		return NULL;
 	}
-	sh->next = *head;
-	*head = sh;
 	sh->name = ev->name;
 	sh->argnames = ev->argnames;
 	sh->sargnames = ev->sargnames;
@@ -624,11 +647,11 @@ static struct gts_shape *__attribute__((noinline)) ev_shape_other(struct gts *s,
 		if (!an)
 			continue;
 		sh->argf[sh->nargf].arg = (uint8_t)i;
-		sh->argf[sh->nargf++].field = (uint8_t)n;
+		sh->argf[sh->nargf++].off = GTS_OFF(n);
 		f[n++] = (struct rtd_field){.name = an, .type = RTD_FIELD_U64};
 		if (stack_arg_name(an)) {
 			sh->fnf[sh->nfnf].arg = (uint8_t)i;
-			sh->fnf[sh->nfnf++].field = (uint8_t)n;
+			sh->fnf[sh->nfnf++].off = GTS_OFF(n);
 			f[n++] = (struct rtd_field){.name = fn_key(s, an), .type = RTD_FIELD_STR};
 		}
 	}
@@ -636,10 +659,18 @@ static struct gts_shape *__attribute__((noinline)) ev_shape_other(struct gts *s,
 		if (!ev->sargnames[i])
 			continue;
 		sh->sargf[sh->nsargf].arg = (uint8_t)i;
-		sh->sargf[sh->nsargf++].field = (uint8_t)n;
+		sh->sargf[sh->nsargf++].off = GTS_OFF(n);
 		f[n++] = (struct rtd_field){.name = ev->sargnames[i], .type = RTD_FIELD_STR};
 	}
 	sh->nf = (uint8_t)n;
+	/* go_fill() writes GTS_ARGS_ALWAYS arguments and one string
+	 * argument with no test of their numbers: a shape with fewer has
+	 * the rest written to the spare field (an indirect jump or a loop on
+	 * the number mispredicts as event types alternate) */
+	for (unsigned i = sh->nargf; i < GTS_ARGS_ALWAYS; i++)
+		sh->argf[i].off = GTS_OFF(GTS_SPARE);
+	if (!sh->nsargf)
+		sh->sargf[0].off = GTS_OFF(GTS_SPARE);
 	/* a task's name at its end and a log's message are copies of the
 	 * decoder's (rtd_gotrace_dec_set_tables_hook()), the other strings
 	 * its tables' */
@@ -647,17 +678,18 @@ static struct gts_shape *__attribute__((noinline)) ev_shape_other(struct gts *s,
 	sh->rec = (struct rtd_record){.kind = RTD_REC_INSTANT, .pid = s->o.pid,
 				      .shape = ++s->evs->nshapes, .name = intern(s, ev->name),
 				      .category = "go", .fields = f, .nfields = n};
+	type_front(t, sh);
 	return s->err ? NULL : sh;
 }
 
 /* The shape of @ev: its type's last, another of its type, or a new one */
 static inline struct gts_shape *ev_shape(struct gts *s, const struct rtd_gotrace_event *ev)
 {
-	struct gts_shape **head = ev->type < GTS_SHAPE_TYPES ? &s->evs->shapes[ev->type]
-							     : &s->evs->other;
-	if (*head && shape_is(*head, ev))
-		return *head;
-	return ev_shape_other(s, ev, head);
+	struct gts_type *t = ev->type < GTS_SHAPE_TYPES ? &s->evs->types[ev->type] : &s->evs->other;
+	if (t->name == ev->name && t->argnames == ev->argnames && t->sargnames == ev->sargnames &&
+	    t->nargs == ev->nargs && t->nsargs == ev->nsargs && t->sh)
+		return t->sh;
+	return ev_shape_other(s, ev, t);
 }
 
 /* @ev in the record @rec of its shape @sh, whose fields are @f: the
@@ -667,32 +699,32 @@ static inline __attribute__((always_inline)) struct rtd_record *
 go_fill(struct gts *s, const struct gts_shape *sh, struct rtd_record *rec, struct rtd_field *f,
 	const struct rtd_gotrace_event *ev)
 {
-	const struct gts_stack stack = *ev_stack(s, ev->gen, ev->stack);
+	/* (kept: a look-up below may reuse the slot of an unnamed stack) */
+	const struct gts_stack *sk = ev_stack(s, ev->gen, ev->stack);
+	const struct rtd_stack *st = sk->st;
+	const char *top = sk->top;
 	f[0].u = ev->g;
 	f[1].i = ev->p;
 	f[2].i = ev->m;
-	switch (sh->nargf) { /* by hand: most events have two or three */
-	case 8: f[sh->argf[7].field].u = ev->args[sh->argf[7].arg]; /* fall through */
-	case 7: f[sh->argf[6].field].u = ev->args[sh->argf[6].arg]; /* fall through */
-	case 6: f[sh->argf[5].field].u = ev->args[sh->argf[5].arg]; /* fall through */
-	case 5: f[sh->argf[4].field].u = ev->args[sh->argf[4].arg]; /* fall through */
-	case 4: f[sh->argf[3].field].u = ev->args[sh->argf[3].arg]; /* fall through */
-	case 3: f[sh->argf[2].field].u = ev->args[sh->argf[2].arg]; /* fall through */
-	case 2: f[sh->argf[1].field].u = ev->args[sh->argf[1].arg]; /* fall through */
-	case 1: f[sh->argf[0].field].u = ev->args[sh->argf[0].arg]; /* fall through */
-	default: break;
-	}
+	_Static_assert(GTS_ARGS_ALWAYS == 4, "go_fill() writes 4 arguments always");
+	field_at(f, sh->argf[0].off)->u = ev->args[sh->argf[0].arg];
+	field_at(f, sh->argf[1].off)->u = ev->args[sh->argf[1].arg];
+	field_at(f, sh->argf[2].off)->u = ev->args[sh->argf[2].arg];
+	field_at(f, sh->argf[3].off)->u = ev->args[sh->argf[3].arg];
+	for (unsigned i = GTS_ARGS_ALWAYS; i < sh->nargf; i++)
+		field_at(f, sh->argf[i].off)->u = ev->args[sh->argf[i].arg];
 	for (unsigned i = 0; i < sh->nfnf; i++) {
 		/* a stack argument: its top function, as its id is the
 		 * generation's (the event's own stack, often) */
 		uint64_t id = ev->args[sh->fnf[i].arg];
-		f[sh->fnf[i].field].s = id == ev->stack ? stack.top : ev_stack(s, ev->gen, id)->top;
+		field_at(f, sh->fnf[i].off)->s = id == ev->stack ? top : ev_stack(s, ev->gen, id)->top;
 	}
-	for (unsigned i = 0; i < sh->nsargf; i++)
-		f[sh->sargf[i].field].s = ev->sargs[sh->sargf[i].arg];
+	field_at(f, sh->sargf[0].off)->s = ev->sargs[sh->sargf[0].arg];
+	if (sh->nsargf > 1)
+		field_at(f, sh->sargf[1].off)->s = ev->sargs[sh->sargf[1].arg];
 	rec->ts = ev->ts;
 	rec->mono = mono_of(s, ev->ts);
-	rec->stack = stack.st;
+	rec->stack = st;
 	return rec;
 }
 
@@ -952,16 +984,12 @@ static int drain_state(struct gts *s)
 	return 0;
 }
 
-/* The decoder's next event, fed from the input as it needs it (the
- * decoding thread's next() with opts.threads): 1, 0 at the end of the
- * trace, or an error. */
-static int pump(void *ctx, struct rtd_gotrace_event *ev)
+/* pump() when the decoder has no event: the input fed (or finished) until
+ * it has one. Out of line: the usual event costs the decoder's call alone. */
+static int __attribute__((noinline)) pump_feed(struct gts *s, struct rtd_gotrace_event *ev)
 {
-	struct gts *s = ctx;
-	for (;;) {
-		int rc = rtd_gotrace_dec_next(s->dec, ev);
-		if (rc != 0)
-			return rc;
+	int rc;
+	do {
 		if (s->finished)
 			return 0;
 		const uint8_t *p;
@@ -984,7 +1012,23 @@ static int pump(void *ctx, struct rtd_gotrace_event *ev)
 		}
 		if ((rc = rtd_gotrace_dec_feed(s->dec, p, (size_t)n)) < 0)
 			return rc;
-	}
+	} while ((rc = rtd_gotrace_dec_next(s->dec, ev)) == 0);
+	return rc;
+}
+
+/* The decoder's next event, fed from the input as it needs it: 1, 0 at
+ * the end of the trace, or an error. */
+static inline __attribute__((always_inline)) int pump_next(struct gts *s,
+							   struct rtd_gotrace_event *ev)
+{
+	int rc = rtd_gotrace_dec_next(s->dec, ev);
+	return rc != 0 ? rc : pump_feed(s, ev);
+}
+
+/* pump_next() as the decoding thread's next() (opts.threads) */
+static int pump(void *ctx, struct rtd_gotrace_event *ev)
+{
+	return pump_next(ctx, ev);
 }
 
 /* What the source learns from each event, in the consumer's order: the
@@ -1129,7 +1173,7 @@ static int gts_next_own(void *impl, struct rtd_record *scratch, struct rtd_recor
 	if (!e->steady)
 		return go_next(s, scratch, out);
 	const struct rtd_gotrace_event *ev = &e->ev;
-	int rc = e->pull ? gt_pull_next(e->pull, &ev) : pump(s, &e->ev);
+	int rc = e->pull ? gt_pull_next(e->pull, &ev) : pump_next(s, &e->ev);
 	if (rc == 1) {
 		/* past the first event: only a new generation's frequency or a
 		 * clock snapshot changes what seen() knows */
@@ -1178,7 +1222,7 @@ static int gts_next_batch(void *impl, struct rtd_record *scratch, struct rtd_rec
 	while (n < max) {
 		const struct rtd_gotrace_event *ev = &e->ev;
 		e->ninflight = n; /* for strings_going() */
-		rc = e->pull ? gt_pull_next(e->pull, &ev) : pump(s, &e->ev);
+		rc = e->pull ? gt_pull_next(e->pull, &ev) : pump_next(s, &e->ev);
 		if (rc != 1)
 			break;
 		if (ev->gen != e->gen || ev->type == RTD_GO2_EV_READER_SYNC)
@@ -1203,6 +1247,28 @@ static int gts_next_batch(void *impl, struct rtd_record *scratch, struct rtd_rec
 	return (int)n;
 }
 
+/* gts_each() past the first records: each event read on this thread
+ * (@pull NULL) or taken from the decoding thread @pull, to @take */
+static inline __attribute__((always_inline)) int
+each_steady(struct gts *s, struct rtd_record *scratch,
+	    int (*take)(void *tctx, struct rtd_record *rec), void *tctx, struct gt_pull *pull)
+{
+	struct gts_events *e = s->evs;
+	for (;;) {
+		const struct rtd_gotrace_event *ev = &e->ev;
+		int rc = pull ? gt_pull_next(pull, &ev) : pump_next(s, &e->ev);
+		if (rc != 1)
+			return go_other(s, scratch, rc);
+		if (ev->gen != e->gen || ev->type == RTD_GO2_EV_READER_SYNC)
+			seen(s, ev);
+		struct rtd_record *r = go_event(s, ev);
+		if (!r || s->err)
+			return go_other(s, scratch, 1);
+		if (take(tctx, r))
+			return 1;
+	}
+}
+
 /* The next records with opts.go_events, each handed to @take as soon as
  * it is filled in its shape's one record (the PROCESS record and the
  * first event as gts_next_own() gives them): no batch, no copies, and
@@ -1224,19 +1290,10 @@ static int gts_each(void *impl, struct rtd_record *scratch,
 		if (take(tctx, r))
 			return 1;
 	}
-	for (;;) {
-		const struct rtd_gotrace_event *ev = &e->ev;
-		int rc = e->pull ? gt_pull_next(e->pull, &ev) : pump(s, &e->ev);
-		if (rc != 1)
-			return go_other(s, scratch, rc);
-		if (ev->gen != e->gen || ev->type == RTD_GO2_EV_READER_SYNC)
-			seen(s, ev);
-		struct rtd_record *r = go_event(s, ev);
-		if (!r || s->err)
-			return go_other(s, scratch, 1);
-		if (take(tctx, r))
-			return 1;
-	}
+	/* one loop for each way of reading (the thread is there or not for
+	 * the loop's life): no test of it per event */
+	return e->pull ? each_steady(s, scratch, take, tctx, e->pull)
+		       : each_steady(s, scratch, take, tctx, NULL);
 }
 
 /* The decoder drops a generation's strings (read on this thread, inside

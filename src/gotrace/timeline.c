@@ -1106,8 +1106,9 @@ int rtd_tl_gotrace_event(rtd_tl_gotrace *a, const rtd_gotrace_dec *d,
 	return a->err;
 }
 
-static inline __attribute__((always_inline)) int draw_record(rtd_tl_gotrace *a,
-								   const struct rtd_record *rec)
+/* draw_record() of a record that is not a named INSTANT, or after an
+ * error */
+static int __attribute__((noinline)) draw_other(rtd_tl_gotrace *a, const struct rtd_record *rec)
 {
 	if (a->err)
 		return a->err;
@@ -1123,10 +1124,15 @@ static inline __attribute__((always_inline)) int draw_record(rtd_tl_gotrace *a,
 			memset(a->shaped, 0, sizeof(a->shaped));
 		}
 		a->version = v;
-		return 0;
 	}
-	if (rec->kind != RTD_REC_INSTANT || !rec->name)
-		return 0;
+	return 0;
+}
+
+static inline __attribute__((always_inline)) int draw_record(rtd_tl_gotrace *a,
+								   const struct rtd_record *rec)
+{
+	if (rec->kind != RTD_REC_INSTANT || !rec->name || a->err)
+		return draw_other(a, rec);
 	/* a record that says its shape: its kind in a table by shape (the
 	 * fields may be in another array of the shape's: a batch's), else
 	 * found by the fields' address and kept there */
@@ -1140,7 +1146,14 @@ static inline __attribute__((always_inline)) int draw_record(rtd_tl_gotrace *a,
 	if (!k->fn)
 		return 0;
 	const struct rtd_field *f = rec->fields;
-	struct gev ev = {.name = rec->name, .ts = rec->ts, .stack = rec->stack, .f = f, .k = k};
+	/* (the decoder's members are read only with .d set) */
+	struct gev ev;
+	ev.name = rec->name;
+	ev.ts = rec->ts;
+	ev.stack = rec->stack;
+	ev.f = f;
+	ev.k = k;
+	ev.d = NULL;
 	if (k->ctx3) {
 		ev.g = f[0].u;
 		ev.p = f[1].i;
