@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rtdiag/ipc_source.h - a live EventPipe session as a record source
- * (rtdiag/source.h): the session's stream decoded as it comes, or as
+ * (rtdiag/source.h): the session's stream decoded as it comes (blocking,
+ * or never: RTD_SOURCE_IDLE with the session's descriptor), or as
  * rtd_ipc_session_pump() reads it (stopped when asked or at a duration),
  * the records those of rtd_nettrace_source_stream()
  * (rtdiag/nettrace_source.h).
@@ -38,6 +39,34 @@ extern "C" {
 RTD_API rtd_source *rtd_ipc_session_source(rtd_ipc_session *s,
 					   const struct rtd_nettrace_source_opts *opts,
 					   int *err);
+
+/**
+ * rtd_ipc_session_source_live - an EventPipe session's stream as a live
+ * record source that never blocks
+ * @s: a session from rtd_ipc_session_start(), nothing read from it yet;
+ *     borrowed: it must outlive the source, and nothing else reads it
+ * @opts: options of the nettrace sources, or NULL
+ * @err: gets the error when NULL is returned (may be NULL)
+ *
+ * The records of rtd_ipc_session_source(), for a caller with a poll loop
+ * of its own (the agent's): rtd_source_next() reads what the socket has
+ * and, when the bytes so far make no more records, returns
+ * RTD_SOURCE_IDLE (the watermark: the last record's time) instead of
+ * waiting; rtd_source_fd() is then the session's descriptor
+ * (rtd_ipc_session_fd()), readable when more bytes come (poll it, or
+ * rtd_source_wait()). Records come a sequence point's window at a time,
+ * as the runtime flushes them (about every 100 ms). Stop the session
+ * with rtd_ipc_session_stop() and the source ends (0) once the runtime
+ * has closed the stream; the target's exit ends it too. A consumer that
+ * pulls every record (rtd_nettrace_profiler_pull()) gets RTD_SOURCE_IDLE
+ * back when the socket is drained. Clock: as for rtd_ipc_session_source().
+ *
+ * Returns: the source, or NULL: -RTD_E_INVAL (no @s, a session with no
+ * descriptor: a replayed one; bad @opts), -ENOMEM.
+ */
+RTD_API rtd_source *rtd_ipc_session_source_live(rtd_ipc_session *s,
+						const struct rtd_nettrace_source_opts *opts,
+						int *err);
 
 /**
  * rtd_ipc_session_pump_source - an EventPipe session's stream as a record

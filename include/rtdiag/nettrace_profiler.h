@@ -184,9 +184,12 @@ RTD_API int rtd_nettrace_profiler_record(rtd_nettrace_profiler *p,
  *       pulled to its end; its method table (rtd_nettrace_source_methods())
  *       names the frames, so free it only after the profiles are built
  *
- * Returns: 0 at the source's end, or the first error (the source's: its
- * error record comes again from rtd_source_next(); or the builder's): the
- * records before it are in the profiles.
+ * Returns: 0 at the source's end; RTD_SOURCE_IDLE when a live source
+ * (rtd_ipc_session_source_live()) has no record now: the records so far
+ * are in the builder, pull again when rtd_source_fd() is readable; or
+ * the first error (the source's: its error record comes again from
+ * rtd_source_next(); or the builder's): the records before it are in the
+ * profiles.
  */
 RTD_API int rtd_nettrace_profiler_pull(rtd_nettrace_profiler *p, rtd_source *src);
 

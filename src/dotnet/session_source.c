@@ -2,12 +2,14 @@
 /*
  * session_source.c - a live EventPipe session as a record source
  * (rtdiag/ipc_source.h): the nettrace stream source reading the
- * session's socket, as it comes or under a pump's rules.
+ * session's socket, as it comes (blocking, or never: idle with the
+ * socket to poll) or under a pump's rules.
  */
 #include <errno.h>
 #include <stdint.h>
 
 #include "dotnet/ipc_int.h"
+#include "nettrace/nt.h"
 #include "rtdiag/ipc_session.h"
 #include "rtdiag/ipc_source.h"
 
@@ -26,6 +28,25 @@ rtd_source *rtd_ipc_session_source(rtd_ipc_session *s,
 		return NULL;
 	}
 	return rtd_nettrace_source_stream(session_read, s, opts, err);
+}
+
+static int64_t live_read(void *ctx, void *buf, size_t len)
+{
+	/* what has come, or "nothing now": the source is then idle */
+	int64_t n = rtd_ipc_session_read(ctx, buf, len, 0);
+	return n == -RTD_E_IPC_TIMEOUT || n == -EINTR ? -EAGAIN : n;
+}
+
+rtd_source *rtd_ipc_session_source_live(rtd_ipc_session *s,
+					const struct rtd_nettrace_source_opts *opts, int *err)
+{
+	int fd = s ? rtd_ipc_session_fd(s) : -1;
+	if (fd < 0) {
+		if (err)
+			*err = -RTD_E_INVAL;
+		return NULL;
+	}
+	return rtd_nettrace_source_live(live_read, s, fd, opts, err);
 }
 
 static int64_t pump_read(void *ctx, void *buf, size_t len)

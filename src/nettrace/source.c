@@ -49,6 +49,7 @@
 struct nts {
 	struct rtd_nettrace_source_opts o;
 	rtd_input in;
+	int live_fd;                /* a live stream's descriptor, or -1 */
 	rtd_nettrace *dec;
 	rtd_nettrace_methods *methods;
 	rtd_intern *intern;
@@ -676,6 +677,13 @@ static int nts_next_own(void *impl, struct rtd_record *rec, struct rtd_record **
 		}
 		const uint8_t *p;
 		int64_t n = rtd_input_next(&s->in, &p);
+		if (n == -EAGAIN && s->live_fd >= 0) {
+			/* a live stream with no bytes now: its records so far
+			 * are out, the watermark is the last one's */
+			memset(rec, 0, sizeof(*rec));
+			rec->mono = INT64_MIN;
+			return RTD_SOURCE_IDLE;
+		}
 		if (n < 0) {
 			memset(rec, 0, sizeof(*rec));
 			return rtd_source_error(rec, (int)n, s->in.pos, "reading the input");
@@ -754,12 +762,18 @@ static void nts_free(void *impl)
 	free(s);
 }
 
+static int nts_fd(void *impl)
+{
+	return ((struct nts *)impl)->live_fd;
+}
+
 static const struct rtd_source_ops nts_ops = {
 	.sz = sizeof(struct rtd_source_ops),
 	.name = "nettrace",
 	.next = nts_next,
 	.clock = nts_clock,
 	.free = nts_free,
+	.fd = nts_fd,
 	.next_own = nts_next_own,
 	.each = nts_each,
 };
@@ -813,6 +827,8 @@ static rtd_source *nts_make(const char *path, const void *buf, size_t len,
 			    const struct rtd_nettrace_source_opts *opts, int *err)
 {
 	struct nts *s = calloc(1, sizeof(*s));
+	if (s)
+		s->live_fd = -1;
 	int rc = s ? rtd_input_setup(&s->in, path, buf, len, &s->o, sizeof(s->o), opts,
 				     RTD_OPTS_END(rtd_nettrace_source_opts, field_want))
 		   : -ENOMEM;
@@ -827,6 +843,12 @@ static rtd_source *nts_make(const char *path, const void *buf, size_t len,
 
 rtd_source *rtd_nettrace_source_stream(rtd_nettrace_read_fn read, void *ctx,
 				       const struct rtd_nettrace_source_opts *opts, int *err)
+{
+	return rtd_nettrace_source_live(read, ctx, -1, opts, err);
+}
+
+rtd_source *rtd_nettrace_source_live(rtd_nettrace_read_fn read, void *ctx, int fd,
+				     const struct rtd_nettrace_source_opts *opts, int *err)
 {
 	struct nts *s = read ? calloc(1, sizeof(*s)) : NULL;
 	int rc = !read ? -RTD_E_INVAL
@@ -844,6 +866,7 @@ rtd_source *rtd_nettrace_source_stream(rtd_nettrace_read_fn read, void *ctx,
 		return NULL;
 	}
 	s->o.no_prepass = true; /* read once: methods are learnt as they come */
+	s->live_fd = fd >= 0 ? fd : -1;
 	return nts_new(s, false, err);
 }
 

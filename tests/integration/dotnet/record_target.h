@@ -3,7 +3,7 @@
  * record_target.h - for the tests that read a live session of
  * tests/targets/dotnet-record (an EventSource event Rtd-Record-Test/Mark
  * with its round number every ~50 ms): start it, end it and its socket
- * at exit; CLOCK_MONOTONIC now.
+ * at exit; a session of its provider; CLOCK_MONOTONIC now.
  */
 #ifndef RTD_TEST_RECORD_TARGET_H
 #define RTD_TEST_RECORD_TARGET_H
@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "rtdiag/ipc_source.h"
 #include "test_util.h"
 
 static int64_t mono_now(void)
@@ -69,6 +70,21 @@ static void record_target_start(void)
 	for (int i = 0; i < 1200 && access(ready, F_OK); i++)
 		usleep(100000);
 	assert_int_equal(access(ready, F_OK), 0);
+}
+
+/* A client of the started target in *@c and a session of
+ * Rtd-Record-Test (every keyword, verbose; no rundown, no stacks). */
+static inline rtd_ipc_session *record_session_start(rtd_ipc_client **c)
+{
+	*c = rtd_ipc_client_new(child, NULL, NULL);
+	assert_non_null(*c);
+	struct rtd_ipc_provider prov = {.name = "Rtd-Record-Test", .keywords = ~0ull, .level = 5};
+	RTD_OPTS(rtd_ipc_session_opts, so, .providers = &prov, .n_providers = 1,
+		 .no_rundown = true, .no_stackwalk = true);
+	int err = 0;
+	rtd_ipc_session *s = rtd_ipc_session_start(*c, &so, &err);
+	assert_non_null(s);
+	return s;
 }
 
 #endif

@@ -22,15 +22,10 @@ static void test_live(void **state)
 	(void)state;
 	record_target_start();
 
-	rtd_ipc_client *c = rtd_ipc_client_new(child, NULL, NULL);
-	assert_non_null(c);
-	struct rtd_ipc_provider prov = {.name = "Rtd-Record-Test", .keywords = ~0ull, .level = 5};
-	RTD_OPTS(rtd_ipc_session_opts, so, .providers = &prov, .n_providers = 1,
-		 .no_rundown = true, .no_stackwalk = true);
+	rtd_ipc_client *c;
 	int64_t t0 = mono_now();
+	rtd_ipc_session *s = record_session_start(&c);
 	int err = 0;
-	rtd_ipc_session *s = rtd_ipc_session_start(c, &so, &err);
-	assert_non_null(s);
 	rtd_source *src = rtd_ipc_session_source(s, NULL, &err);
 	assert_non_null(src);
 
