@@ -4,7 +4,9 @@
  * read again through the source's input, the goroutine state tracker,
  * the records made of its events (states on threads or lanes, ranges,
  * regions, tasks, logs, samples, metrics), the clock snapshots and the
- * error record. Invariants: source_check.h's contract; and, for an input
+ * error record. Invariants: source_check.h's contract, pulled and handed
+ * out by rtd_source_each() (the source's own loop), the same count both
+ * ways; and, for an input
  * read to its end without an error, every slice begun is ended on its
  * (thread, lane) and none ends there unopened.
  */
@@ -26,7 +28,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rtd_source *s = rtd_gotrace_source_mem(data, size, NULL, NULL);
 	if (!s)
 		return 0;
-	rtd_fuzz_drain(s);
+	size_t pulled = rtd_fuzz_drain(s);
+	rtd_source_free(s);
+	s = rtd_gotrace_source_mem(data, size, NULL, NULL);
+	if (!s)
+		return 0;
+	if (rtd_fuzz_drain_each(s) != pulled)
+		abort();
 	rtd_source_free(s);
 
 	/* nesting, with a small table of (thread, lane) depths */
