@@ -408,10 +408,10 @@ static int cmd_cat(int argc, char **argv)
 			return cli_fail("out of memory");
 		}
 		/* a file: every method first (its rundown comes last) */
-		if (in.map && rtd_nettrace_methods_learn_fd(c.methods, fileno(in.f)) == -ENOMEM)
-			rc = -ENOMEM;
-		else
+		if (!in.map)
 			c.learn = true;
+		else if (rtd_nettrace_methods_learn_fd(c.methods, fileno(in.f)) == -ENOMEM)
+			rc = -ENOMEM;
 	}
 	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = &c,
 				      .on_event = cat_event,
