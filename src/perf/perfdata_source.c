@@ -179,6 +179,11 @@ static int stack_of(struct pds *s, const struct rtd_perf_data_event *e,
 				       PDS_MAX_DEPTH - n);
 		if (k > 0) {
 			memset(s->kern + n, 0, (size_t)k);
+			/* an unwound caller's return address minus one, as perf
+			 * unwinds (and prints) it: a call that ends its function
+			 * (one that never returns) lies in the call, not past it */
+			for (int j = 1; j < k; j++)
+				s->ips[n + (size_t)j]--;
 			n += (size_t)k;
 		}
 	}
@@ -189,9 +194,9 @@ static int stack_of(struct pds *s, const struct rtd_perf_data_event *e,
 	size_t nf = 0;
 	struct rtd_sym_frame sf[RTD_SYM_MAX_INLINE + 1];
 	for (size_t i = 0; i < n; i++) {
-		/* each address as it is, return addresses too, as perf
-		 * report and perf script name them (a call that is a
-		 * function's last instruction names the next function) */
+		/* each address as it is, return addresses of a call chain
+		 * too, as perf report and perf script name them (a call that
+		 * is a function's last instruction names the next function) */
 		uint64_t ip = s->ips[i];
 		int64_t loc = rtd_sym_locate(s->sym, (pid_t)smp->pid, ip, s->kern[i]);
 		int k = loc >= 0 ? rtd_sym_resolve(s->sym, loc, sf, RTD_SYM_MAX_INLINE + 1) : 0;
