@@ -99,35 +99,40 @@ const char *rtd_buf_cstr(const rtd_buf *b)
 	return b->data ? (const char *)b->data : "";
 }
 
-/* @cp as UTF-8 at @o (room for 4 bytes): the bytes written */
-static inline size_t utf8_encode(uint8_t *o, uint32_t cp)
+uint32_t rtd_utf8_next(const unsigned char **s)
 {
-	if (cp < 0x80) {
-		o[0] = (uint8_t)cp;
-		return 1;
+	const unsigned char *p = *s;
+	uint32_t c = p[0];
+	int n;
+	if (c < 0x80) {
+		*s = p + 1;
+		return c;
 	}
-	if (cp < 0x800) {
-		o[0] = (uint8_t)(0xc0 | cp >> 6);
-		o[1] = (uint8_t)(0x80 | (cp & 0x3f));
-		return 2;
+	if ((c & 0xE0) == 0xC0)
+		n = 1, c &= 0x1F;
+	else if ((c & 0xF0) == 0xE0)
+		n = 2, c &= 0x0F;
+	else if ((c & 0xF8) == 0xF0)
+		n = 3, c &= 0x07;
+	else {
+		*s = p + 1;
+		return 0xFFFD;
 	}
-	if (cp < 0x10000) {
-		o[0] = (uint8_t)(0xe0 | cp >> 12);
-		o[1] = (uint8_t)(0x80 | (cp >> 6 & 0x3f));
-		o[2] = (uint8_t)(0x80 | (cp & 0x3f));
-		return 3;
+	for (int i = 1; i <= n; i++) {
+		if ((p[i] & 0xC0) != 0x80) {
+			*s = p + i;
+			return 0xFFFD;
+		}
+		c = c << 6 | (p[i] & 0x3F);
 	}
-	o[0] = (uint8_t)(0xf0 | cp >> 18);
-	o[1] = (uint8_t)(0x80 | (cp >> 12 & 0x3f));
-	o[2] = (uint8_t)(0x80 | (cp >> 6 & 0x3f));
-	o[3] = (uint8_t)(0x80 | (cp & 0x3f));
-	return 4;
+	*s = p + n + 1;
+	return c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF) ? 0xFFFD : c;
 }
 
 static int put_utf8(rtd_buf *out, uint32_t cp)
 {
 	uint8_t s[4];
-	return rtd_buf_append(out, s, utf8_encode(s, cp));
+	return rtd_buf_append(out, s, rtd_utf8_put(s, cp));
 }
 
 /* The one code point at @src[2 * @i] (a pair's two units: *@i moves past
@@ -169,7 +174,7 @@ void rtd_utf16le_utf8_put(char *dst, const uint8_t *src, size_t n)
 			*o++ = src[2 * i];
 			continue;
 		}
-		o += utf8_encode(o, utf16_at(src, n, &i));
+		o += rtd_utf8_put(o, utf16_at(src, n, &i));
 	}
 }
 

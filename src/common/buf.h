@@ -87,6 +87,39 @@ size_t rtd_utf16le_utf8_len(const uint8_t *src, size_t n);
  * memory the caller sized, a string lent where it is made. */
 void rtd_utf16le_utf8_put(char *dst, const uint8_t *src, size_t n);
 
+/* @cp as UTF-8 at @o (room for 4 bytes): the bytes written (1-4). A
+ * surrogate (a UTF-16 unit on its own, as FastSerialization writes
+ * them) takes its 3 bytes as any code point below U+10000. */
+static inline size_t rtd_utf8_put(uint8_t *o, uint32_t cp)
+{
+	if (cp < 0x80) {
+		o[0] = (uint8_t)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (uint8_t)(0xc0 | cp >> 6);
+		o[1] = (uint8_t)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (uint8_t)(0xe0 | cp >> 12);
+		o[1] = (uint8_t)(0x80 | (cp >> 6 & 0x3f));
+		o[2] = (uint8_t)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	o[0] = (uint8_t)(0xf0 | cp >> 18);
+	o[1] = (uint8_t)(0x80 | (cp >> 12 & 0x3f));
+	o[2] = (uint8_t)(0x80 | (cp >> 6 & 0x3f));
+	o[3] = (uint8_t)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* One code point of the NUL-terminated UTF-8 text at *@s, *@s moved past
+ * it. U+FFFD for a byte that starts no sequence (moved past it), a
+ * sequence cut short (moved to the byte that cut it: a NUL ends it too),
+ * a surrogate, or a value past U+10FFFF. */
+uint32_t rtd_utf8_next(const unsigned char **s);
+
 /* Append a JSON string literal (with quotes) for UTF-8 text s[0..n). */
 int rtd_buf_json_str(rtd_buf *b, const char *s, size_t n);
 

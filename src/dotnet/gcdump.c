@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "common/file.h"
 #include "dotnet/gcheap_int.h"
 #include "rtdiag/source.h"
@@ -247,47 +248,6 @@ static void fs_f32(struct fs *w, float v)
 	fs_i32(w, (int32_t)u);
 }
 
-/* One code point of UTF-8 at *s (advanced); U+FFFD for a bad byte. */
-static uint32_t utf8_next(const unsigned char **s)
-{
-	const unsigned char *p = *s;
-	uint32_t c = *p++;
-	int more = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
-	if (c >= 0x80 && !more) {
-		*s = p;
-		return 0xFFFD;
-	}
-	if (more)
-		c &= 0x3F >> more;
-	for (int i = 0; i < more; i++) {
-		if ((*p & 0xC0) != 0x80) {
-			*s = p;
-			return 0xFFFD;
-		}
-		c = c << 6 | (*p++ & 0x3F);
-	}
-	*s = p;
-	return c > 0x10FFFF ? 0xFFFD : c;
-}
-
-/* A UTF-16 unit as FastSerialization writes it (1 to 3 bytes). */
-static size_t unit_bytes(uint32_t u, uint8_t *b)
-{
-	if (u < 0x80) {
-		b[0] = (uint8_t)u;
-		return 1;
-	}
-	if (u < 0x800) {
-		b[0] = (uint8_t)(0xC0 | u >> 6);
-		b[1] = (uint8_t)(0x80 | (u & 0x3F));
-		return 2;
-	}
-	b[0] = (uint8_t)(0xE0 | u >> 12);
-	b[1] = (uint8_t)(0x80 | ((u >> 6) & 0x3F));
-	b[2] = (uint8_t)(0x80 | (u & 0x3F));
-	return 3;
-}
-
 static void fs_str(struct fs *w, const char *s)
 {
 	if (!s) {
@@ -296,17 +256,17 @@ static void fs_str(struct fs *w, const char *s)
 	}
 	int32_t units = 0;
 	for (const unsigned char *p = (const unsigned char *)s; *p;)
-		units += utf8_next(&p) > 0xFFFF ? 2 : 1;
+		units += rtd_utf8_next(&p) > 0xFFFF ? 2 : 1;
 	fs_i32(w, units);
-	uint8_t b[3];
+	uint8_t b[4];
 	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		uint32_t c = utf8_next(&p);
+		uint32_t c = rtd_utf8_next(&p);
 		if (c > 0xFFFF) {
 			c -= 0x10000;
-			fs_bytes(w, b, unit_bytes(0xD800 | c >> 10, b));
-			fs_bytes(w, b, unit_bytes(0xDC00 | (c & 0x3FF), b));
+			fs_bytes(w, b, rtd_utf8_put(b, 0xD800 | c >> 10));
+			fs_bytes(w, b, rtd_utf8_put(b, 0xDC00 | (c & 0x3FF)));
 		} else {
-			fs_bytes(w, b, unit_bytes(c, b));
+			fs_bytes(w, b, rtd_utf8_put(b, c));
 		}
 	}
 }

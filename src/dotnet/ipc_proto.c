@@ -55,41 +55,6 @@ int ipc_put_u64(rtd_buf *b, uint64_t v)
 	return rc ? rc : ipc_put_u32(b, (uint32_t)(v >> 32));
 }
 
-/* Decode one UTF-8 code point; invalid bytes become U+FFFD. */
-static uint32_t utf8_next(const unsigned char **ps)
-{
-	const unsigned char *s = *ps;
-	uint32_t c = s[0];
-	int n = 0;
-	if (c < 0x80) {
-		*ps = s + 1;
-		return c;
-	} else if ((c & 0xE0) == 0xC0) {
-		n = 1;
-		c &= 0x1F;
-	} else if ((c & 0xF0) == 0xE0) {
-		n = 2;
-		c &= 0x0F;
-	} else if ((c & 0xF8) == 0xF0) {
-		n = 3;
-		c &= 0x07;
-	} else {
-		*ps = s + 1;
-		return 0xFFFD;
-	}
-	for (int i = 1; i <= n; i++) {
-		if ((s[i] & 0xC0) != 0x80) {
-			*ps = s + i;
-			return 0xFFFD;
-		}
-		c = c << 6 | (s[i] & 0x3F);
-	}
-	*ps = s + n + 1;
-	if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-		return 0xFFFD;
-	return c;
-}
-
 int ipc_put_string(rtd_buf *b, const char *utf8)
 {
 	if (!utf8)
@@ -99,7 +64,7 @@ int ipc_put_string(rtd_buf *b, const char *utf8)
 	uint32_t units = 0;
 	const unsigned char *s = (const unsigned char *)utf8;
 	while (!rc && *s) {
-		uint32_t cp = utf8_next(&s);
+		uint32_t cp = rtd_utf8_next(&s);
 		uint8_t u[4];
 		size_t n = 2;
 		if (cp >= 0x10000) {

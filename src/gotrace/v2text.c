@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/errmsg.h"
 #include "gotrace/v2.h"
 
@@ -183,30 +184,6 @@ static int hexval(char c)
 	return -1;
 }
 
-static size_t utf8_put(uint8_t *o, uint32_t r)
-{
-	if (r < 0x80) {
-		o[0] = (uint8_t)r;
-		return 1;
-	}
-	if (r < 0x800) {
-		o[0] = (uint8_t)(0xc0 | r >> 6);
-		o[1] = (uint8_t)(0x80 | (r & 0x3f));
-		return 2;
-	}
-	if (r < 0x10000) {
-		o[0] = (uint8_t)(0xe0 | r >> 12);
-		o[1] = (uint8_t)(0x80 | ((r >> 6) & 0x3f));
-		o[2] = (uint8_t)(0x80 | (r & 0x3f));
-		return 3;
-	}
-	o[0] = (uint8_t)(0xf0 | r >> 18);
-	o[1] = (uint8_t)(0x80 | ((r >> 12) & 0x3f));
-	o[2] = (uint8_t)(0x80 | ((r >> 6) & 0x3f));
-	o[3] = (uint8_t)(0x80 | (r & 0x3f));
-	return 4;
-}
-
 /* Go's strconv.Unquote of a "double-quoted" literal into out. */
 static int unquote(struct tr *t, const char *s, const char *e, uint8_t *out,
 		   size_t *olen)
@@ -270,7 +247,7 @@ static int unquote(struct tr *t, const char *s, const char *e, uint8_t *out,
 			else if (v > 0x10ffff || (v >= 0xd800 && v < 0xe000))
 				return terr(t, "invalid code point in data");
 			else
-				n += utf8_put(out + n, v);
+				n += rtd_utf8_put(out + n, v);
 		}
 	}
 	*olen = n;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Buffers with caps, UTF-16LE to UTF-8, JSON strings, errors, logging. */
+/* Buffers with caps, UTF-16LE to UTF-8, UTF-8 code points, JSON strings,
+ * errors, logging. */
 #include "test_util.h"
 
 #include <errno.h>
@@ -91,6 +92,55 @@ static void utf16(void **state)
 	const char *kept = u16(many, sizeof(many), 0, &err);
 	assert_int_equal(err, -RTD_E_CAP);
 	assert_int_equal(strlen(kept), 64); /* what fits, as ever */
+}
+
+/* The code point rtd_utf8_next() reads at @s, and how far it moved */
+static uint32_t next_of(const char *s, size_t *moved)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t c = rtd_utf8_next(&p);
+	*moved = (size_t)(p - (const unsigned char *)s);
+	return c;
+}
+
+/* The one encoder and decoder of UTF-8 code points (the Go trace's text
+ * unquoting, gcdump's FastSerialization strings and the IPC's UTF-16
+ * strings each had one of their own) */
+static void utf8_points(void **state)
+{
+	(void)state;
+	size_t k;
+	/* every length, round trip, at both ends of each */
+	const uint32_t cps[] = {0, 0x41, 0x7f, 0x80, 0x7ff, 0x800, 0xe9, 0x20ac,
+				0xd7ff, 0xe000, 0xfffd, 0xffff, 0x10000, 0x1f600, 0x10ffff};
+	for (size_t i = 0; i < sizeof(cps) / sizeof(cps[0]); i++) {
+		uint8_t b[5] = {0};
+		size_t n = rtd_utf8_put(b, cps[i]);
+		assert_int_equal(n, cps[i] < 0x80 ? 1 : cps[i] < 0x800 ? 2 : cps[i] < 0x10000 ? 3 : 4);
+		if (!cps[i])
+			continue; /* a NUL ends the text rtd_utf8_next reads */
+		assert_int_equal(next_of((const char *)b, &k), cps[i]);
+		assert_int_equal(k, n);
+	}
+	uint8_t e[4];
+	assert_int_equal(rtd_utf8_put(e, 0x20ac), 3);
+	assert_memory_equal(e, "\xe2\x82\xac", 3);
+	/* a UTF-16 surrogate unit alone (FastSerialization's way): 3 bytes */
+	assert_int_equal(rtd_utf8_put(e, 0xd83d), 3);
+	assert_memory_equal(e, "\xed\xa0\xbd", 3);
+	/* what is no code point reads as U+FFFD */
+	assert_int_equal(next_of("\x80x", &k), 0xfffd); /* a lone continuation */
+	assert_int_equal(k, 1);
+	assert_int_equal(next_of("\xf8\x88\x80\x80\x80", &k), 0xfffd); /* no such lead */
+	assert_int_equal(k, 1);
+	assert_int_equal(next_of("\xe2\x82x", &k), 0xfffd); /* cut short: stops at x */
+	assert_int_equal(k, 2);
+	assert_int_equal(next_of("\xe2", &k), 0xfffd); /* cut by the NUL */
+	assert_int_equal(k, 1);
+	assert_int_equal(next_of("\xed\xa0\xbd", &k), 0xfffd); /* a surrogate */
+	assert_int_equal(k, 3);
+	assert_int_equal(next_of("\xf4\x90\x80\x80", &k), 0xfffd); /* past U+10FFFF */
+	assert_int_equal(k, 4);
 }
 
 static void json(void **state)
@@ -188,7 +238,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(cap_is_enforced), cmocka_unit_test(printf_long),
-		cmocka_unit_test(utf16),           cmocka_unit_test(json),
+		cmocka_unit_test(utf16),           cmocka_unit_test(utf8_points),
+		cmocka_unit_test(json),
 		cmocka_unit_test(errors),          cmocka_unit_test(logging),
 		cmocka_unit_test(grow),            cmocka_unit_test(read_small),
 	};
