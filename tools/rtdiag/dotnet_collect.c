@@ -624,10 +624,7 @@ int sink_init(struct sink_state *st, const struct collect_args *a,
 		st->prof = rtd_nettrace_profiler_new(&po);
 		if (!st->prof)
 			return -ENOMEM;
-		/* the session read as the live record source: no decoder of
-		 * the sink's */
-		st->records = true;
-		return 0;
+		return 0; /* the session read as the live record source */
 	}
 	struct rtd_nettrace_opts o = {.sz = sizeof(o), .ctx = st,
 				      .on_event = on_event};
@@ -881,7 +878,7 @@ int run_session(struct collect_args *a, struct sink_state *st,
 		rtd_ipc_client_target(c),
 		(unsigned long long)rtd_ipc_session_id(s),
 		rtd_ipc_session_version(s));
-	if (st->records && (r = source_open(a, s, st, end)) != CLI_OK)
+	if (st->prof && (r = source_open(a, s, st, end)) != CLI_OK)
 		goto out;
 	if (opened && (r = opened(st)) != CLI_OK)
 		goto out;
@@ -897,7 +894,7 @@ int run_session(struct collect_args *a, struct sink_state *st,
 		r = cli_fail("%s", rtd_strerror(rc));
 		goto out;
 	}
-	r = st->records ? pull_session(s, c, st) : pump_session(a, s, c, st, end);
+	r = st->prof ? pull_session(s, c, st) : pump_session(a, s, c, st, end);
 out:
 	rtd_ipc_session_free(s);
 	rtd_ipc_client_free(c);

@@ -67,10 +67,9 @@ struct sink_state {
 	rtd_nettrace *dec;
 	int dec_rc; /* first decoder error, or 1 at the end marker */
 	/* profile and stack: the profile builder, pulling the stream as the
-	 * live record source (@records: no decoder of the sink's) */
+	 * live record source (no decoder of the sink's) */
 	rtd_nettrace_profiler *prof;
 	int prof_rc;
-	bool records;
 	rtd_source *src;
 	int src_rc; /* the source's error record: a cut or damaged stream */
 	uint64_t src_off;
