@@ -161,8 +161,8 @@ RTD_API void rtd_counters_free(rtd_counters *c);
  * With this, the reader does the same: EventCounters records of a
  * provider are held @hold_sec after its first one, dropped once a meter
  * of that name publishes a value, else given out (in order, when a later
- * event passes the hold, or by rtd_counters_flush()). Without it every
- * record is given out at once.
+ * event the reader reads passes the hold, or by rtd_counters_flush()).
+ * Without it every record is given out at once.
  */
 RTD_API void rtd_counters_prefer_meters(rtd_counters *c, double hold_sec);
 
@@ -218,12 +218,12 @@ RTD_API int rtd_counters_event(rtd_counters *c, rtd_nettrace *dec,
  *       records as rtd_counters_event() makes them of the event
  *
  * The same reader, records and results as rtd_counters_event() given
- * the decoder's events in the same order: every SAMPLE and INSTANT
- * passes the hold's time as every event does; an event a source drops
- * (rtd_counters_want()) only gives a held record out at a later one,
- * in the same order. One difference: a payload shorter than its layout
- * is dropped by rtd_counters_event(), while the source keeps the fields
- * before its end (a damaged event, never one the runtime writes).
+ * the decoder's events in the same order (stream order or sorted, as
+ * the source's @stream_order), whether or not the source is filtered by
+ * rtd_counters_want(): only the events the reader reads move it. One
+ * difference: a payload shorter than its layout is dropped by
+ * rtd_counters_event(), while the source keeps the fields before its
+ * end (a damaged event, never one the runtime writes).
  *
  * Returns: 0, what the callback returned, -RTD_E_INVAL (no @c or @rec)
  * or -ENOMEM.

@@ -781,15 +781,31 @@ static int metrics_event_of(const char *name)
 	return -1;
 }
 
-/* Events are told by their display name (struct rtd_nettrace_metadata
- * .name, what a record's name carries): the runtime writes these with no
- * opcode, so it is the name the stream gives. */
+/* Whether the reader reads events of this provider and display name
+ * (struct rtd_nettrace_metadata .name, what a record's name carries: the
+ * runtime writes these events with no opcode, so it is the name the
+ * stream gives) */
+static inline bool reads(rtd_counters *c, const char *provider, const char *name)
+{
+	/* every event of a session asks: the first letters decide most */
+	if (name[0] == 'E' && !strcmp(name, EVENT_COUNTERS))
+		return prov_of(c, provider) != NULL;
+	return provider[0] == 'S' && !strcmp(provider, METRICS) && metrics_event_of(name) >= 0;
+}
+
+/* One event the reader reads. Only these pass the hold's time, so a
+ * source filtered by rtd_counters_want() gives what the unfiltered
+ * events give, in the same order (in stream order the other events'
+ * times come from other threads' buffers). */
 static int dispatch(rtd_counters *c, const struct cev *e)
 {
+	if (c->nheld) {
+		int rc = release(c, e->ts, false);
+		if (rc)
+			return rc;
+	}
 	if (!strcmp(e->name, EVENT_COUNTERS))
 		return event_counters(c, e);
-	if (strcmp(e->provider, METRICS) != 0)
-		return 0;
 	int k = metrics_event_of(e->name);
 	return k < 0 ? 0 : metrics_events[k].fn(c, e, metrics_events[k].kind);
 }
@@ -798,12 +814,7 @@ RTD_API int rtd_counters_event(rtd_counters *c, rtd_nettrace *dec,
 			       const struct rtd_nettrace_event *ev)
 {
 	const struct rtd_nettrace_metadata *m = ev->meta;
-	if (c->nheld) {
-		int rc = release(c, ev->timestamp, false);
-		if (rc)
-			return rc;
-	}
-	if (!m || !m->provider || !m->name)
+	if (!m || !m->provider || !m->name || !reads(c, m->provider, m->name))
 		return 0;
 	struct cev e = {.provider = m->provider, .name = m->name, .ts = ev->timestamp,
 			.dec = dec, .ev = ev};
@@ -815,19 +826,12 @@ RTD_API int rtd_counters_record(rtd_counters *c, const struct rtd_clock *clock,
 {
 	if (!c || !rec)
 		return -RTD_E_INVAL;
-	/* every event's record passes the hold's time, as every event does */
-	if (rec->kind != RTD_REC_INSTANT && rec->kind != RTD_REC_SAMPLE)
-		return 0;
-	if (c->nheld) {
-		int rc = release(c, (uint64_t)rec->ts, false);
-		if (rc)
-			return rc;
-	}
 	if (rec->kind != RTD_REC_INSTANT || !rec->category || !rec->name)
 		return 0;
 	/* "Provider/Event" */
 	size_t lp = strlen(rec->category);
-	if (strncmp(rec->name, rec->category, lp) != 0 || rec->name[lp] != '/')
+	if (strncmp(rec->name, rec->category, lp) != 0 || rec->name[lp] != '/' ||
+	    !reads(c, rec->category, rec->name + lp + 1))
 		return 0;
 	struct cev e = {.provider = rec->category, .name = rec->name + lp + 1,
 			.ts = (uint64_t)rec->ts, .rec = rec, .clock = clock};
@@ -836,12 +840,7 @@ RTD_API int rtd_counters_record(rtd_counters *c, const struct rtd_clock *clock,
 
 RTD_API bool rtd_counters_want(void *ctx, const struct rtd_nettrace_metadata *m)
 {
-	rtd_counters *c = ctx;
-	if (!c || !m || !m->provider || !m->name)
-		return false;
-	if (!strcmp(m->name, EVENT_COUNTERS))
-		return prov_of(c, m->provider) != NULL;
-	return !strcmp(m->provider, METRICS) && metrics_event_of(m->name) >= 0;
+	return ctx && m && m->provider && m->name && reads(ctx, m->provider, m->name);
 }
 
 RTD_API size_t rtd_counters_fields(void *ctx, const struct rtd_nettrace_metadata *m)
