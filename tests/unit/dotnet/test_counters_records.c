@@ -42,6 +42,11 @@ static void put(struct series *s, const char *fmt, ...) __attribute__((format(pr
 static void put(struct series *s, const char *fmt, ...)
 {
 	va_list ap;
+	if (!s->text) {
+		s->cap = 4096;
+		s->text = malloc(s->cap);
+		assert_non_null(s->text);
+	}
 	for (;;) {
 		va_start(ap, fmt);
 		int n = vsnprintf(s->text + s->len, s->cap - s->len, fmt, ap);
