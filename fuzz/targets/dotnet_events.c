@@ -5,8 +5,13 @@
  * retained sizes), the counters reader (EventCounters structs, Metrics
  * events with numbers as text, quantile strings) and the profile builder
  * for every kind (AllocationTick, Contention, Exception, R2RGetEntryPoint
- * payloads), on any input fed through the nettrace decoder.
- * Invariant: nothing crashes or leaks; results are read back in full.
+ * payloads), on any input fed through the nettrace decoder. The counters
+ * also from a nettrace source's records (rtd_counters_record(), the
+ * source filtered by rtd_counters_want()/_fields(), in stream order: the
+ * decoder's order here).
+ * Invariant: nothing crashes or leaks; results are read back in full;
+ * when the source reads the input to its end, the records give the
+ * events' series of counters, record for record.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -16,7 +21,45 @@
 #include "rtdiag/counters.h"
 #include "rtdiag/gcheap.h"
 #include "rtdiag/nettrace.h"
+#include "rtdiag/nettrace_source.h"
 #include "rtdiag/profile.h"
+
+#define SPEC "System.Runtime,Rtdiag.Test,Rtdiag-Counters"
+
+/* A series of counter records, as one running hash of their contents */
+struct series {
+	uint64_t hash, n;
+};
+
+static void mix(struct series *s, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		s->hash = (s->hash ^ b[i]) * 1099511628211ull;
+}
+
+static void mix_str(struct series *s, const char *str)
+{
+	mix(s, str, strlen(str) + 1);
+}
+
+static void series_add(struct series *s, const struct rtd_counter_record *r)
+{
+	mix_str(s, r->provider);
+	mix_str(s, r->name);
+	mix_str(s, r->display_name);
+	mix_str(s, r->unit);
+	mix_str(s, r->tags);
+	mix_str(s, r->meter_tags);
+	mix_str(s, r->instrument_tags);
+	double v[] = {r->value, r->total, r->min, r->max, r->count, r->sum, r->interval_sec};
+	mix(s, v, sizeof(v));
+	uint64_t u[] = {r->kind, r->timestamp, r->nquantiles, r->has_value, r->has_total};
+	mix(s, u, sizeof(u));
+	mix(s, r->quantile, r->nquantiles * sizeof(double));
+	mix(s, r->qvalue, r->nquantiles * sizeof(double));
+	s->n++;
+}
 
 struct ctx {
 	rtd_nettrace *dec;
@@ -24,13 +67,65 @@ struct ctx {
 	rtd_counters *counters;
 	rtd_nettrace_profiler *prof;
 	uint64_t records;
+	struct series events;
 };
 
 static int on_record(void *c, const struct rtd_counter_record *r)
 {
 	struct ctx *x = c;
 	x->records += strlen(r->provider) + strlen(r->name) + r->nquantiles;
+	series_add(&x->events, r);
 	return 0;
+}
+
+struct rctx {
+	rtd_source *src;
+	rtd_counters *counters;
+	struct series records;
+};
+
+static int on_rec_counter(void *c, const struct rtd_counter_record *r)
+{
+	series_add(&((struct rctx *)c)->records, r);
+	return 0;
+}
+
+static int on_rec(void *c, const struct rtd_record *rec)
+{
+	struct rctx *x = c;
+	struct rtd_clock clock;
+	if (rtd_source_clock(x->src, &clock))
+		abort();
+	return rtd_counters_record(x->counters, &clock, rec) == -ENOMEM;
+}
+
+/* The counters from the records of the same bytes: the events' series
+ * when the source reads to the end (a source stops at a value it cannot
+ * read, where the decoder's reader goes on) */
+static void counters_by_records(const uint8_t *data, size_t size, const struct series *events)
+{
+	struct rctx x = {0};
+	x.counters = rtd_counters_new(SPEC, on_rec_counter, &x, NULL, 0);
+	if (!x.counters)
+		abort();
+	rtd_counters_prefer_meters(x.counters, 1.0);
+	struct rtd_nettrace_source_opts o = {.sz = sizeof(o), .stream_order = true,
+					     .want = rtd_counters_want, .want_ctx = x.counters,
+					     .fields = rtd_counters_fields,
+					     .fields_ctx = x.counters};
+	int err;
+	x.src = rtd_nettrace_source_mem(data, size, &o, &err);
+	if (!x.src)
+		abort();
+	int rc = rtd_source_each(x.src, on_rec, &x);
+	if (rc == 1)
+		rc = -ENOMEM; /* the reader's own failure */
+	if (rtd_counters_flush(x.counters))
+		abort();
+	if (rc == 0 && (x.records.n != events->n || x.records.hash != events->hash))
+		abort();
+	rtd_source_free(x.src);
+	rtd_counters_free(x.counters);
 }
 
 static int on_event(void *c, const struct rtd_nettrace_event *ev)
@@ -71,13 +166,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						.max_entries = 1u << 14};
 	x.dec = rtd_nettrace_new(&o);
 	x.heap = rtd_gcheap_new(&ho);
-	x.counters = rtd_counters_new("System.Runtime,Rtdiag.Test,Rtdiag-Counters",
-				      on_record, &x, NULL, 0);
+	x.counters = rtd_counters_new(SPEC, on_record, &x, NULL, 0);
 	x.prof = rtd_nettrace_profiler_new(&po);
 	if (!x.dec || !x.heap || !x.counters || !x.prof)
 		abort();
+	rtd_counters_prefer_meters(x.counters, 1.0);
 	rtd_nettrace_feed(x.dec, data, size);
 	rtd_nettrace_finish(x.dec);
+	if (rtd_counters_flush(x.counters))
+		abort();
+	counters_by_records(data, size, &x.events);
 	if (rtd_gcheap_finish(x.heap) == 0) {
 		struct rtd_gcheap_type *t;
 		size_t n;

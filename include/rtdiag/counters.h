@@ -9,7 +9,9 @@
  * rtd_counters_request() turns dotnet-counters' --counters syntax into the
  * session's providers; rtd_counters_event() turns the session's events
  * into a stream of typed records (struct rtd_counter_record), one per
- * counter and interval, filtered by the names asked for.
+ * counter and interval, filtered by the names asked for;
+ * rtd_counters_record() does the same from a nettrace source's records
+ * (rtdiag/source.h), with the same results.
  */
 #ifndef RTDIAG_COUNTERS_H
 #define RTDIAG_COUNTERS_H
@@ -21,6 +23,7 @@
 #include "rtdiag/common.h"
 #include "rtdiag/ipc.h"
 #include "rtdiag/nettrace.h"
+#include "rtdiag/source.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -158,8 +161,8 @@ RTD_API void rtd_counters_free(rtd_counters *c);
  * With this, the reader does the same: EventCounters records of a
  * provider are held @hold_sec after its first one, dropped once a meter
  * of that name publishes a value, else given out (in order, when a later
- * event passes the hold, or by rtd_counters_flush()). Without it every
- * record is given out at once.
+ * event the reader reads passes the hold, or by rtd_counters_flush()).
+ * Without it every record is given out at once.
  */
 RTD_API void rtd_counters_prefer_meters(rtd_counters *c, double hold_sec);
 
@@ -201,6 +204,62 @@ RTD_API int rtd_counters_request(rtd_counters *c, double interval_sec,
  */
 RTD_API int rtd_counters_event(rtd_counters *c, rtd_nettrace *dec,
 			       const struct rtd_nettrace_event *ev);
+
+/**
+ * rtd_counters_record - read one record of a nettrace source
+ * @c: the reader
+ * @clock: the source's clock (rtd_source_clock(), asked after its first
+ *         record): its @freq times the hold of
+ *         rtd_counters_prefer_meters(); may be NULL without the hold
+ * @rec: any record; an INSTANT of an EventCounters event or of the
+ *       Metrics EventSource's value events, from a nettrace source
+ *       (rtdiag/nettrace_source.h) made without @top_fields (so an
+ *       EventCounters' nested Payload values are its fields), becomes
+ *       records as rtd_counters_event() makes them of the event
+ *
+ * The same reader, records and results as rtd_counters_event() given
+ * the decoder's events in the same order (stream order or sorted, as
+ * the source's @stream_order), whether or not the source is filtered by
+ * rtd_counters_want(): only the events the reader reads move it. One
+ * difference: a payload shorter than its layout is dropped by
+ * rtd_counters_event(), while the source keeps the fields before its
+ * end (a damaged event, never one the runtime writes).
+ *
+ * Returns: 0, what the callback returned, -RTD_E_INVAL (no @c or @rec)
+ * or -ENOMEM.
+ */
+RTD_API int rtd_counters_record(rtd_counters *c, const struct rtd_clock *clock,
+				const struct rtd_record *rec);
+
+/**
+ * rtd_counters_want - the event types the reader reads
+ * @ctx: the reader (an rtd_counters *)
+ * @m: an event type
+ *
+ * A filter for a nettrace source's @want (with @want_ctx the reader):
+ * "EventCounters" of the providers in the spec, and the Metrics
+ * EventSource's value, BeginInstrumentReporting and error events. A
+ * caller that also feeds another consumer from the same source asks
+ * both (the OR of their filters).
+ *
+ * Returns: true for a type the reader uses; false otherwise (a NULL @ctx
+ * or @m too).
+ */
+RTD_API bool rtd_counters_want(void *ctx, const struct rtd_nettrace_metadata *m);
+
+/**
+ * rtd_counters_fields - the fields the reader reads of an event type
+ * @ctx: the reader (an rtd_counters *)
+ * @m: an event type
+ *
+ * For a nettrace source's @fields (with @fields_ctx the reader): all of
+ * a type rtd_counters_want() takes (an EventCounters' one Payload holds
+ * every value; the Metrics events' fields are read by name), none of the
+ * others. A @field_want beside it must keep every field of those types.
+ *
+ * Returns: SIZE_MAX (all) or 0 (none).
+ */
+RTD_API size_t rtd_counters_fields(void *ctx, const struct rtd_nettrace_metadata *m);
 
 /**
  * rtd_counters_errors - what the Metrics EventSource reported as errors

@@ -58,6 +58,7 @@
 #include "rtdiag/counters.h"
 #include "rtdiag/ipc_providers.h"
 #include "rtdiag/nettrace_decoder.h"
+#include "rtdiag/source.h"
 
 #define METRICS "System.Diagnostics.Metrics"
 #define RUNTIME "System.Runtime"
@@ -304,6 +305,98 @@ RTD_API int rtd_counters_request(rtd_counters *c, double interval_sec,
 	return rtd_ipc_providers_parse(spec, out, err, sizeof(err));
 }
 
+/* ---- one event as the handlers read it: a decoder's event or a record --- */
+
+/*
+ * The handlers below read an event's provider, name, time and named
+ * fields, from either of its two forms: the decoder's event
+ * (rtd_counters_event()) or a nettrace source's INSTANT record
+ * (rtd_counters_record()). Every value is first made a struct rtd_field
+ * as the source makes it (signed integers @i, other integers @u, floats
+ * @f, anything with text @s), so both forms give the same numbers.
+ */
+struct cev {
+	const char *provider;
+	const char *name; /* its display name: "EventCounters" */
+	uint64_t ts;
+	/* an event... */
+	rtd_nettrace *dec;
+	const struct rtd_nettrace_event *ev;
+	/* ...or a record, and its source's clock */
+	const struct rtd_record *rec;
+	const struct rtd_clock *clock;
+};
+
+/* A decoder's scalar as a record's field (src/nettrace/source.c). */
+static struct rtd_field field_of(const struct rtd_nettrace_value *v)
+{
+	unsigned t;
+	switch (v->type) {
+	case RTD_NT_T_I8:
+	case RTD_NT_T_I16:
+	case RTD_NT_T_I32:
+	case RTD_NT_T_I64:
+	case RTD_NT_T_VARINT:
+		t = RTD_FIELD_I64;
+		break;
+	case RTD_NT_T_F32:
+	case RTD_NT_T_F64:
+		t = RTD_FIELD_F64;
+		break;
+	default:
+		t = RTD_FIELD_U64;
+		break;
+	}
+	return (struct rtd_field){.name = v->name, .type = v->str ? RTD_FIELD_STR : t,
+				  .i = v->i, .u = v->u, .f = v->f, .s = v->str};
+}
+
+/* A top-level field by name into *out; false when there is none. */
+static bool get(const struct cev *e, const char *name, struct rtd_field *out)
+{
+	if (e->rec) {
+		for (size_t i = 0; i < e->rec->nfields; i++)
+			if (e->rec->fields[i].name && !strcmp(e->rec->fields[i].name, name)) {
+				*out = e->rec->fields[i];
+				return true;
+			}
+		return false;
+	}
+	struct rtd_nettrace_value v;
+	if (rtd_nettrace_get(e->dec, e->ev, name, &v) != 0 || v.kind != RTD_NT_V_SCALAR)
+		return false;
+	*out = field_of(&v);
+	return true;
+}
+
+static double num_of(const struct rtd_field *f)
+{
+	switch (f->type) {
+	case RTD_FIELD_F64:
+		return f->f;
+	case RTD_FIELD_STR:
+		return f->s ? strtod(f->s, NULL) : 0;
+	case RTD_FIELD_I64:
+		return (double)f->i;
+	default:
+		return (double)f->u;
+	}
+}
+
+static void copy_str(char *dst, size_t len, const struct rtd_field *f)
+{
+	snprintf(dst, len, "%s", f->s ? f->s : "");
+}
+
+/* The ticks per second of the event's clock (0: not known). */
+static uint64_t freq_of(const struct cev *e)
+{
+	if (e->rec)
+		return e->clock ? e->clock->freq : 0;
+	const struct rtd_nettrace_info *in = rtd_nettrace_info(e->dec);
+	return in ? in->tick_freq : 0;
+}
+
 /* ---- EventCounters ---------------------------------------------------------- */
 
 struct ec {
@@ -312,56 +405,54 @@ struct ec {
 	bool have_mean, have_increment;
 };
 
-static void copy_str(char *dst, size_t len, const struct rtd_nettrace_value *v)
+/* One value of the Payload struct, at any depth (the last of a name wins) */
+static void ec_field(struct ec *e, const struct rtd_field *f)
 {
-	snprintf(dst, len, "%s", v->str ? v->str : "");
-}
-
-static double num_of(const struct rtd_nettrace_value *v)
-{
-	switch (v->type) {
-	case RTD_NT_T_F32:
-	case RTD_NT_T_F64:
-		return v->f;
-	case RTD_NT_T_STRING:
-		return v->str ? strtod(v->str, NULL) : 0;
-	case RTD_NT_T_U64:
-	case RTD_NT_T_U32:
-		return (double)v->u;
-	default:
-		return (double)v->i;
-	}
+	const char *n = f->name;
+	if (!strcmp(n, "Name"))
+		copy_str(e->name, sizeof(e->name), f);
+	else if (!strcmp(n, "DisplayName"))
+		copy_str(e->display, sizeof(e->display), f);
+	else if (!strcmp(n, "DisplayUnits"))
+		copy_str(e->unit, sizeof(e->unit), f);
+	else if (!strcmp(n, "CounterType"))
+		copy_str(e->type, sizeof(e->type), f);
+	else if (!strcmp(n, "Mean")) {
+		e->mean = num_of(f);
+		e->have_mean = true;
+	} else if (!strcmp(n, "Increment")) {
+		e->increment = num_of(f);
+		e->have_increment = true;
+	} else if (!strcmp(n, "Min"))
+		e->min = num_of(f);
+	else if (!strcmp(n, "Max"))
+		e->max = num_of(f);
+	else if (!strcmp(n, "Count"))
+		e->count = num_of(f);
+	else if (!strcmp(n, "IntervalSec"))
+		e->interval = num_of(f);
 }
 
 static int ec_value(void *ctx, const struct rtd_nettrace_value *v)
 {
-	struct ec *e = ctx;
-	if (v->kind != RTD_NT_V_SCALAR || !v->name)
-		return 0;
-	const char *n = v->name;
-	if (!strcmp(n, "Name"))
-		copy_str(e->name, sizeof(e->name), v);
-	else if (!strcmp(n, "DisplayName"))
-		copy_str(e->display, sizeof(e->display), v);
-	else if (!strcmp(n, "DisplayUnits"))
-		copy_str(e->unit, sizeof(e->unit), v);
-	else if (!strcmp(n, "CounterType"))
-		copy_str(e->type, sizeof(e->type), v);
-	else if (!strcmp(n, "Mean")) {
-		e->mean = num_of(v);
-		e->have_mean = true;
-	} else if (!strcmp(n, "Increment")) {
-		e->increment = num_of(v);
-		e->have_increment = true;
-	} else if (!strcmp(n, "Min"))
-		e->min = num_of(v);
-	else if (!strcmp(n, "Max"))
-		e->max = num_of(v);
-	else if (!strcmp(n, "Count"))
-		e->count = num_of(v);
-	else if (!strcmp(n, "IntervalSec"))
-		e->interval = num_of(v);
+	if (v->kind == RTD_NT_V_SCALAR && v->name) {
+		struct rtd_field f = field_of(v);
+		ec_field(ctx, &f);
+	}
 	return 0;
+}
+
+/* Every scalar of the payload, nested ones too (a record of a source
+ * without top_fields carries them all, in the walk's order); false when
+ * the payload cannot be read whole */
+static bool ec_read(const struct cev *e, struct ec *out)
+{
+	if (!e->rec)
+		return rtd_nettrace_walk(e->dec, e->ev, ec_value, out) >= 0;
+	for (size_t i = 0; i < e->rec->nfields; i++)
+		if (e->rec->fields[i].name)
+			ec_field(out, &e->rec->fields[i]);
+	return true;
 }
 
 static struct cprov *prov_of(rtd_counters *c, const char *name)
@@ -442,22 +533,20 @@ RTD_API int rtd_counters_flush(rtd_counters *c)
 	return c ? release(c, 0, true) : 0;
 }
 
-static int event_counters(rtd_counters *c, rtd_nettrace *dec,
-			  const struct rtd_nettrace_event *ev)
+static int event_counters(rtd_counters *c, const struct cev *ev)
 {
 	struct ec e;
 	memset(&e, 0, sizeof(e));
-	int rc = rtd_nettrace_walk(dec, ev, ec_value, &e);
-	if (rc < 0 || !e.name[0] || (!e.have_mean && !e.have_increment))
+	if (!ec_read(ev, &e) || !e.name[0] || (!e.have_mean && !e.have_increment))
 		return 0; /* not a counter payload: nothing to report */
-	if (!wanted(c, ev->meta->provider, e.name))
+	if (!wanted(c, ev->provider, e.name))
 		return 0;
 	struct rtd_counter_record r = {
 		.has_value = true,
 		.kind = e.have_increment || !strcmp(e.type, "Sum")
 				? RTD_COUNTER_SUM
 				: RTD_COUNTER_MEAN,
-		.provider = ev->meta->provider,
+		.provider = ev->provider,
 		.name = e.name,
 		.display_name = e.display,
 		.unit = e.unit,
@@ -468,7 +557,7 @@ static int event_counters(rtd_counters *c, rtd_nettrace *dec,
 		.max = e.max,
 		.count = e.count,
 		.interval_sec = e.interval,
-		.timestamp = ev->timestamp,
+		.timestamp = ev->ts,
 	};
 	r.value = r.kind == RTD_COUNTER_SUM ? e.increment : e.mean;
 	struct cprov *p = c->prefer ? prov_of(c, r.provider) : NULL;
@@ -482,8 +571,7 @@ static int event_counters(rtd_counters *c, rtd_nettrace *dec,
 		p->ec_started = true;
 		p->ec_first = r.timestamp;
 	}
-	const struct rtd_nettrace_info *in = rtd_nettrace_info(dec);
-	c->freq = in ? in->tick_freq : 0;
+	c->freq = freq_of(ev);
 	if (c->freq && (double)(r.timestamp - p->ec_first) <=
 			       c->hold_sec * (double)c->freq)
 		return hold(c, &r);
@@ -492,44 +580,39 @@ static int event_counters(rtd_counters *c, rtd_nettrace *dec,
 
 /* ---- meters ------------------------------------------------------------------- */
 
-/* A top-level string field into buf ("" when absent). */
-static const char *field(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
-			 const char *name, char *buf, size_t len)
+/* A top-level field's text into buf ("" when absent). */
+static const char *field(const struct cev *e, const char *name, char *buf, size_t len)
 {
-	struct rtd_nettrace_value v;
+	struct rtd_field f;
 	buf[0] = 0;
-	if (rtd_nettrace_get(dec, ev, name, &v) == 0)
-		copy_str(buf, len, &v);
+	if (get(e, name, &f))
+		copy_str(buf, len, &f);
 	return buf;
 }
 
-static double field_num(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
-			const char *name)
+static double field_num(const struct cev *e, const char *name)
 {
-	struct rtd_nettrace_value v;
-	if (rtd_nettrace_get(dec, ev, name, &v) != 0)
-		return 0;
-	return num_of(&v);
+	struct rtd_field f;
+	return get(e, name, &f) ? num_of(&f) : 0;
 }
 
 /* A number carried as text into *out; false when the text is empty or
  * not a number (the Metrics EventSource's "no measurement"). */
-static bool field_text_num(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
-			   const char *name, double *out)
+static bool field_text_num(const struct cev *e, const char *name, double *out)
 {
-	struct rtd_nettrace_value v;
+	struct rtd_field f;
 	*out = 0;
-	if (rtd_nettrace_get(dec, ev, name, &v) != 0)
+	if (!get(e, name, &f))
 		return false;
-	if (v.type != RTD_NT_T_STRING) {
-		*out = num_of(&v);
+	if (f.type != RTD_FIELD_STR) {
+		*out = num_of(&f);
 		return true;
 	}
-	if (!v.str || !*v.str)
+	if (!f.s || !*f.s)
 		return false;
 	char *end;
-	*out = strtod(v.str, &end);
-	return end != v.str;
+	*out = strtod(f.s, &end);
+	return end != f.s;
 }
 
 /* "0.5=51;0.95=96;0.99=100" */
@@ -567,14 +650,16 @@ static struct itags *itags_find(rtd_counters *c, const char *meter,
 
 /* BeginInstrumentReporting (version 1+): the instrument's own tags and
  * its meter's, which dotnet-counters shows with every value. */
-static int begin_instrument(rtd_counters *c, rtd_nettrace *dec,
-			    const struct rtd_nettrace_event *ev)
+static int begin_instrument(rtd_counters *c, const struct cev *e, unsigned kind)
 {
-	char meter[STR], inst[STR], mt[STR], it[STR];
-	field(dec, ev, "meterName", meter, sizeof(meter));
-	field(dec, ev, "instrumentName", inst, sizeof(inst));
-	field(dec, ev, "meterTags", mt, sizeof(mt));
-	field(dec, ev, "instrumentTags", it, sizeof(it));
+	(void)kind;
+	char sess[64], meter[STR], inst[STR], mt[STR], it[STR];
+	if (strcmp(field(e, "sessionId", sess, sizeof(sess)), c->session) != 0)
+		return 0;
+	field(e, "meterName", meter, sizeof(meter));
+	field(e, "instrumentName", inst, sizeof(inst));
+	field(e, "meterTags", mt, sizeof(mt));
+	field(e, "instrumentTags", it, sizeof(it));
 	struct itags *t = itags_find(c, meter, inst);
 	if (!t) {
 		if (!mt[0] && !it[0])
@@ -601,47 +686,30 @@ static int begin_instrument(rtd_counters *c, rtd_nettrace *dec,
 	return t->meter_tags && t->inst_tags ? 0 : -ENOMEM;
 }
 
-static int metrics_event(rtd_counters *c, rtd_nettrace *dec,
-			 const struct rtd_nettrace_event *ev)
+/* Error, TimeSeriesLimitReached...: the session's latest error */
+static int metrics_error(rtd_counters *c, const struct cev *e, unsigned kind)
 {
-	const char *en = ev->meta->event_name ? ev->meta->event_name : "";
-	char sess[64], meter[STR], inst[STR], unit[STR], tags[STR * 2], t[STR];
-	enum rtd_counter_kind kind;
-	if (!strcmp(en, "CounterRateValuePublished"))
-		kind = RTD_COUNTER_RATE;
-	else if (!strcmp(en, "UpDownCounterRateValuePublished"))
-		kind = RTD_COUNTER_UPDOWN;
-	else if (!strcmp(en, "GaugeValuePublished"))
-		kind = RTD_COUNTER_GAUGE;
-	else if (!strcmp(en, "HistogramValuePublished"))
-		kind = RTD_COUNTER_HISTOGRAM;
-	else if (!strcmp(en, "BeginInstrumentReporting")) {
-		field(dec, ev, "sessionId", sess, sizeof(sess));
-		return strcmp(sess, c->session) ? 0 : begin_instrument(c, dec, ev);
-	} else {
-		bool err = !strcmp(en, "Error") ||
-			   !strcmp(en, "TimeSeriesLimitReached") ||
-			   !strcmp(en, "HistogramLimitReached") ||
-			   !strcmp(en, "ObservableInstrumentCallbackError") ||
-			   !strcmp(en, "MultipleSessionsNotSupportedError") ||
-			   !strcmp(en, "MultipleSessionsConfiguredIncorrectlyError");
-		if (!err)
-			return 0;
-		field(dec, ev, "sessionId", sess, sizeof(sess));
-		if (sess[0] && strcmp(sess, c->session) != 0 &&
-		    strcmp(en, "MultipleSessionsNotSupportedError") != 0)
-			return 0;
-		field(dec, ev, "errorMessage", t, sizeof(t));
-		snprintf(c->error, sizeof(c->error), "%s%s%s", en,
-			 t[0] ? ": " : "", t);
-		c->have_error = true;
+	(void)kind;
+	char sess[64], t[STR];
+	field(e, "sessionId", sess, sizeof(sess));
+	if (sess[0] && strcmp(sess, c->session) != 0 &&
+	    strcmp(e->name, "MultipleSessionsNotSupportedError") != 0)
 		return 0;
-	}
-	field(dec, ev, "sessionId", sess, sizeof(sess));
+	field(e, "errorMessage", t, sizeof(t));
+	snprintf(c->error, sizeof(c->error), "%s%s%s", e->name, t[0] ? ": " : "", t);
+	c->have_error = true;
+	return 0;
+}
+
+/* CounterRateValuePublished, ...: one instrument's value (@kind) */
+static int metrics_value(rtd_counters *c, const struct cev *e, unsigned kind)
+{
+	char sess[64], meter[STR], inst[STR], unit[STR], tags[STR * 2], t[STR];
+	field(e, "sessionId", sess, sizeof(sess));
 	if (c->session[0] && strcmp(sess, c->session) != 0)
 		return 0; /* another tool's session */
-	field(dec, ev, "meterName", meter, sizeof(meter));
-	field(dec, ev, "instrumentName", inst, sizeof(inst));
+	field(e, "meterName", meter, sizeof(meter));
+	field(e, "instrumentName", inst, sizeof(inst));
 	if (!wanted(c, meter, inst))
 		return 0;
 	struct cprov *mp = prov_of(c, meter);
@@ -652,53 +720,132 @@ static int metrics_event(rtd_counters *c, rtd_nettrace *dec,
 		.provider = meter,
 		.name = inst,
 		.display_name = "",
-		.unit = field(dec, ev, "unit", unit, sizeof(unit)),
-		.tags = field(dec, ev, "tags", tags, sizeof(tags)),
-		.timestamp = ev->timestamp,
+		.unit = field(e, "unit", unit, sizeof(unit)),
+		.tags = field(e, "tags", tags, sizeof(tags)),
+		.timestamp = e->ts,
 	};
 	const struct itags *it = itags_find(c, meter, inst);
 	r.meter_tags = it ? it->meter_tags : "";
 	r.instrument_tags = it ? it->inst_tags : "";
 	switch (kind) {
 	case RTD_COUNTER_RATE:
-		r.has_value = field_text_num(dec, ev, "rate", &r.value);
-		r.has_total = field_text_num(dec, ev, "value", &r.total);
+		r.has_value = field_text_num(e, "rate", &r.value);
+		r.has_total = field_text_num(e, "value", &r.total);
 		break;
 	case RTD_COUNTER_UPDOWN:
-		r.has_value = field_text_num(dec, ev, "value", &r.value);
-		r.has_total = field_text_num(dec, ev, "rate", &r.total);
+		r.has_value = field_text_num(e, "value", &r.value);
+		r.has_total = field_text_num(e, "rate", &r.total);
 		if (!r.has_total)
 			r.total = r.value; /* the first interval: no change yet */
 		break;
 	case RTD_COUNTER_GAUGE:
-		r.has_value = field_text_num(dec, ev, "lastValue", &r.value);
+		r.has_value = field_text_num(e, "lastValue", &r.value);
 		break;
 	default:
 		r.has_value = true;
-		r.count = field_num(dec, ev, "count");
-		r.sum = field_num(dec, ev, "sum");
-		quantiles(field(dec, ev, "quantiles", t, sizeof(t)), &r);
+		r.count = field_num(e, "count");
+		r.sum = field_num(e, "sum");
+		quantiles(field(e, "quantiles", t, sizeof(t)), &r);
 		break;
 	}
 	return c->fn(c->ctx, &r);
+}
+
+/* The Metrics EventSource's events the reader reads, by their names */
+static const struct {
+	const char *name;
+	int (*fn)(rtd_counters *c, const struct cev *e, unsigned kind);
+	unsigned kind;
+} metrics_events[] = {
+	{"CounterRateValuePublished", metrics_value, RTD_COUNTER_RATE},
+	{"UpDownCounterRateValuePublished", metrics_value, RTD_COUNTER_UPDOWN},
+	{"GaugeValuePublished", metrics_value, RTD_COUNTER_GAUGE},
+	{"HistogramValuePublished", metrics_value, RTD_COUNTER_HISTOGRAM},
+	{"BeginInstrumentReporting", begin_instrument, 0},
+	{"Error", metrics_error, 0},
+	{"TimeSeriesLimitReached", metrics_error, 0},
+	{"HistogramLimitReached", metrics_error, 0},
+	{"ObservableInstrumentCallbackError", metrics_error, 0},
+	{"MultipleSessionsNotSupportedError", metrics_error, 0},
+	{"MultipleSessionsConfiguredIncorrectlyError", metrics_error, 0},
+};
+
+#define EVENT_COUNTERS "EventCounters"
+
+/* Which metrics_events[] entry reads an event of this name (-1: none). */
+static int metrics_event_of(const char *name)
+{
+	for (size_t i = 0; i < sizeof(metrics_events) / sizeof(metrics_events[0]); i++)
+		if (!strcmp(metrics_events[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* Whether the reader reads events of this provider and display name
+ * (struct rtd_nettrace_metadata .name, what a record's name carries: the
+ * runtime writes these events with no opcode, so it is the name the
+ * stream gives) */
+static inline bool reads(rtd_counters *c, const char *provider, const char *name)
+{
+	/* every event of a session asks: the first letters decide most */
+	if (name[0] == 'E' && !strcmp(name, EVENT_COUNTERS))
+		return prov_of(c, provider) != NULL;
+	return provider[0] == 'S' && !strcmp(provider, METRICS) && metrics_event_of(name) >= 0;
+}
+
+/* One event the reader reads. Only these pass the hold's time, so a
+ * source filtered by rtd_counters_want() gives what the unfiltered
+ * events give, in the same order (in stream order the other events'
+ * times come from other threads' buffers). */
+static int dispatch(rtd_counters *c, const struct cev *e)
+{
+	if (c->nheld) {
+		int rc = release(c, e->ts, false);
+		if (rc)
+			return rc;
+	}
+	if (!strcmp(e->name, EVENT_COUNTERS))
+		return event_counters(c, e);
+	int k = metrics_event_of(e->name);
+	return k < 0 ? 0 : metrics_events[k].fn(c, e, metrics_events[k].kind);
 }
 
 RTD_API int rtd_counters_event(rtd_counters *c, rtd_nettrace *dec,
 			       const struct rtd_nettrace_event *ev)
 {
 	const struct rtd_nettrace_metadata *m = ev->meta;
-	if (c->nheld) {
-		int rc = release(c, ev->timestamp, false);
-		if (rc)
-			return rc;
-	}
-	if (!m || !m->provider || !m->event_name)
+	if (!m || !m->provider || !m->name || !reads(c, m->provider, m->name))
 		return 0;
-	if (!strcmp(m->event_name, "EventCounters"))
-		return event_counters(c, dec, ev);
-	if (!strcmp(m->provider, METRICS))
-		return metrics_event(c, dec, ev);
-	return 0;
+	struct cev e = {.provider = m->provider, .name = m->name, .ts = ev->timestamp,
+			.dec = dec, .ev = ev};
+	return dispatch(c, &e);
+}
+
+RTD_API int rtd_counters_record(rtd_counters *c, const struct rtd_clock *clock,
+				const struct rtd_record *rec)
+{
+	if (!c || !rec)
+		return -RTD_E_INVAL;
+	if (rec->kind != RTD_REC_INSTANT || !rec->category || !rec->name)
+		return 0;
+	/* "Provider/Event" */
+	size_t lp = strlen(rec->category);
+	if (strncmp(rec->name, rec->category, lp) != 0 || rec->name[lp] != '/' ||
+	    !reads(c, rec->category, rec->name + lp + 1))
+		return 0;
+	struct cev e = {.provider = rec->category, .name = rec->name + lp + 1,
+			.ts = (uint64_t)rec->ts, .rec = rec, .clock = clock};
+	return dispatch(c, &e);
+}
+
+RTD_API bool rtd_counters_want(void *ctx, const struct rtd_nettrace_metadata *m)
+{
+	return ctx && m && m->provider && m->name && reads(ctx, m->provider, m->name);
+}
+
+RTD_API size_t rtd_counters_fields(void *ctx, const struct rtd_nettrace_metadata *m)
+{
+	return rtd_counters_want(ctx, m) ? SIZE_MAX : 0;
 }
 
 RTD_API const char *rtd_counters_errors(const rtd_counters *c)
