@@ -41,10 +41,29 @@ RTD_API rtd_source *rtd_ipc_session_source(rtd_ipc_session *s,
 					   int *err);
 
 /**
+ * struct rtd_ipc_live_opts - how a live session source reads
+ * @sz: sizeof(struct rtd_ipc_live_opts)
+ * @round_bytes: at most this many bytes of the stream read in one round
+ *               (from one RTD_SOURCE_IDLE to the next): once read,
+ *               rtd_source_next() returns RTD_SOURCE_IDLE after the
+ *               records they make, though the socket has more, so a
+ *               poll loop with other work (the agent's other targets)
+ *               gets its turn; the descriptor stays readable and the
+ *               next round reads on. 0: no budget (a round reads until
+ *               the socket has nothing)
+ */
+struct rtd_ipc_live_opts {
+	size_t sz;
+	uint64_t round_bytes;
+};
+
+/**
  * rtd_ipc_session_source_live - an EventPipe session's stream as a live
  * record source that never blocks
  * @s: a session from rtd_ipc_session_start(), nothing read from it yet;
  *     borrowed: it must outlive the source, and nothing else reads it
+ * @lo: how it reads (struct rtd_ipc_live_opts, libbpf's shape), or NULL
+ *      for the defaults
  * @opts: options of the nettrace sources, or NULL
  * @err: gets the error when NULL is returned (may be NULL)
  *
@@ -54,17 +73,21 @@ RTD_API rtd_source *rtd_ipc_session_source(rtd_ipc_session *s,
  * RTD_SOURCE_IDLE (the watermark: the last record's time) instead of
  * waiting; rtd_source_fd() is then the session's descriptor
  * (rtd_ipc_session_fd()), readable when more bytes come (poll it, or
- * rtd_source_wait()). Records come a sequence point's window at a time,
- * as the runtime flushes them (about every 100 ms). Stop the session
- * with rtd_ipc_session_stop() and the source ends (0) once the runtime
- * has closed the stream; the target's exit ends it too. A consumer that
- * pulls every record (rtd_nettrace_profiler_pull()) gets RTD_SOURCE_IDLE
- * back when the socket is drained. Clock: as for rtd_ipc_session_source().
+ * rtd_source_wait()). A round also ends at @lo's @round_bytes, with
+ * bytes left in the socket (so one busy session cannot hold the loop):
+ * the records are the same, in the same order, in more rounds. Records
+ * come a sequence point's window at a time, as the runtime flushes them
+ * (about every 100 ms). Stop the session with rtd_ipc_session_stop() and
+ * the source ends (0) once the runtime has closed the stream; the
+ * target's exit ends it too. A consumer that pulls every record
+ * (rtd_nettrace_profiler_pull()) gets RTD_SOURCE_IDLE back at each
+ * round's end. Clock: as for rtd_ipc_session_source().
  *
  * Returns: the source, or NULL: -RTD_E_INVAL (no @s, a session with no
- * descriptor: a replayed one; bad @opts), -ENOMEM.
+ * descriptor: a replayed one; bad @lo or @opts), -ENOMEM.
  */
 RTD_API rtd_source *rtd_ipc_session_source_live(rtd_ipc_session *s,
+						const struct rtd_ipc_live_opts *lo,
 						const struct rtd_nettrace_source_opts *opts,
 						int *err);
 

@@ -184,6 +184,14 @@ RTD_API int rtd_nettrace_profiler_record(rtd_nettrace_profiler *p,
  *       pulled to its end; its method table (rtd_nettrace_source_methods())
  *       names the frames, so free it only after the profiles are built
  *
+ * A live source's records carry no sequence points: at its idle the
+ * samples pending in the builder are accounted as at a sequence point
+ * (rtd_nettrace_profiler_seqpoint()), so they wait one round, not a
+ * window, and a rtd_nettrace_profiler_take() after pulls gives the
+ * profiles the decoder's events give cut at the same bytes, when the
+ * source is in @stream_order (in time order a source holds the records
+ * after its last sequence point until the next one).
+ *
  * Returns: 0 at the source's end; RTD_SOURCE_IDLE when a live source
  * (rtd_ipc_session_source_live()) has no record now: the records so far
  * are in the builder, pull again when rtd_source_fd() is readable; or

@@ -135,4 +135,11 @@ int ipc_pump_begin(rtd_ipc_session *s, const struct rtd_ipc_pump_opts *o,
 int64_t ipc_pump_read(rtd_ipc_session *s, void *buf, size_t len);
 int ipc_pump_rc(const rtd_ipc_session *s);
 
+/* A live source's reads (session_source.c): its round's byte budget */
+struct ipc_live {
+	uint64_t round_bytes; /* rtd_ipc_live_opts.round_bytes; 0: none */
+	uint64_t used;        /* read since the round began */
+};
+struct ipc_live *ipc_session_live(rtd_ipc_session *s);
+
 #endif /* RTD_DOTNET_IPC_INT_H */

@@ -35,6 +35,7 @@ struct rtd_ipc_session {
 	uint32_t replay_left; /* bytes left in the current frame */
 	bool replay_end;
 	struct ipc_pump pump; /* rtd_ipc_session_pump_source()'s reads */
+	struct ipc_live live; /* rtd_ipc_session_source_live()'s reads */
 };
 
 static int start_version(rtd_ipc_client *c, const struct rtd_ipc_session_opts *o,
@@ -372,6 +373,11 @@ int64_t ipc_pump_read(rtd_ipc_session *s, void *buf, size_t len)
 		if (n > 0)
 			return n;
 	}
+}
+
+struct ipc_live *ipc_session_live(rtd_ipc_session *s)
+{
+	return &s->live;
 }
 
 int ipc_pump_rc(const rtd_ipc_session *s)

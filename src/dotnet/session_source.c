@@ -32,20 +32,40 @@ rtd_source *rtd_ipc_session_source(rtd_ipc_session *s,
 
 static int64_t live_read(void *ctx, void *buf, size_t len)
 {
+	struct ipc_live *l = ipc_session_live(ctx);
+	if (l->round_bytes && l->used >= l->round_bytes) {
+		/* the round's budget is spent: idle with bytes still in the
+		 * socket, which polls readable (level-triggered), so the
+		 * caller comes back after its other work */
+		l->used = 0;
+		return -EAGAIN;
+	}
+	if (l->round_bytes && len > l->round_bytes - l->used)
+		len = (size_t)(l->round_bytes - l->used);
 	/* what has come, or "nothing now": the source is then idle */
 	int64_t n = rtd_ipc_session_read(ctx, buf, len, 0);
-	return n == -RTD_E_IPC_TIMEOUT || n == -EINTR ? -EAGAIN : n;
+	if (n == -RTD_E_IPC_TIMEOUT || n == -EINTR) {
+		l->used = 0;
+		return -EAGAIN;
+	}
+	if (n > 0)
+		l->used += (uint64_t)n;
+	return n;
 }
 
-rtd_source *rtd_ipc_session_source_live(rtd_ipc_session *s,
+rtd_source *rtd_ipc_session_source_live(rtd_ipc_session *s, const struct rtd_ipc_live_opts *lo,
 					const struct rtd_nettrace_source_opts *opts, int *err)
 {
 	int fd = s ? rtd_ipc_session_fd(s) : -1;
-	if (fd < 0) {
+	struct rtd_ipc_live_opts o;
+	int rc = fd < 0 ? -RTD_E_INVAL
+			: rtd_opts_copy(&o, sizeof(o), lo, RTD_OPTS_END(rtd_ipc_live_opts, round_bytes));
+	if (rc) {
 		if (err)
-			*err = -RTD_E_INVAL;
+			*err = rc;
 		return NULL;
 	}
+	*ipc_session_live(s) = (struct ipc_live){.round_bytes = o.round_bytes};
 	return rtd_nettrace_source_live(live_read, s, fd, opts, err);
 }
 

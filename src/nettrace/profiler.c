@@ -961,7 +961,17 @@ int rtd_nettrace_profiler_pull(rtd_nettrace_profiler *p, rtd_source *src)
 	 * in stream order makes no queue or copy of it */
 	struct pull u = {.p = p, .src = src};
 	int rc = rtd_source_each(src, pull_one, &u);
-	return u.rc ? u.rc : rc;
+	if (u.rc)
+		return u.rc;
+	/* a live source's idle: records carry no sequence points, so what
+	 * is pending is accounted here, as a decoder's sequence point would
+	 * (a round's samples held, not a take's window of them) */
+	if (rc == RTD_SOURCE_IDLE && p->npend) {
+		int err = rtd_nettrace_profiler_seqpoint(p);
+		if (err)
+			return err;
+	}
+	return rc;
 }
 
 static int cmp_pending(const void *a, const void *b)

@@ -24,13 +24,6 @@
 #include "nt_encode.h"
 #include "nt_prof.h"
 
-static const char *const traces[] = {
-	"testdata/nettrace/dotnet-5.0-SampleProfiler-single-thread.golden.nettrace",
-	"testdata/nettrace/mixed_managed_external_samples.nettrace",
-	"testdata/nettrace/only_managed_samples.nettrace",
-	"testdata/nettrace/eventpipe-dotnetcore3.0-win-x64-objver4.nettrace",
-};
-
 /* The two outputs of a builder: finish()'s folded text, then the CPU
  * profile's pprof bytes, one after the other in one string. */
 static char *outputs(rtd_nettrace_profiler *p, size_t *len)
@@ -94,13 +87,12 @@ static void test_samples(void **state)
 {
 	(void)state;
 	int done = 0;
-	for (size_t t = 0; t < sizeof(traces) / sizeof(traces[0]); t++) {
-		const char *path = rtd_test_vector(traces[t]);
-		if (!path)
-			continue;
+	for (size_t t = 0; t < NT_SAMPLE_TRACES; t++) {
 		size_t len = 0;
-		uint8_t *buf = rtd_test_slurp(path, &len);
-		assert_non_null(buf);
+		uint8_t *buf = nt_sample_trace(t, &len);
+		if (!buf)
+			continue;
+		const char *path = rtd_test_vector(nt_sample_traces[t]);
 		for (int mode = 0; mode < 3; mode++) {
 			RTD_OPTS(rtd_nettrace_profiler_opts, po, .managed_only = mode == 1,
 				 .running_only = mode == 2);
@@ -123,10 +115,10 @@ static void test_samples(void **state)
 			char *all = by_records(path, &po, NULL, &na, samples);
 			if (ne != nr || memcmp(ev, rec, ne))
 				fail_msg("%s mode %d: the records' profile differs (%zu vs %zu bytes)",
-					 traces[t], mode, nr, ne);
+					 nt_sample_traces[t], mode, nr, ne);
 			if (ne != na || memcmp(ev, all, ne))
 				fail_msg("%s mode %d: every record's profile differs (%zu vs %zu)",
-					 traces[t], mode, na, ne);
+					 nt_sample_traces[t], mode, na, ne);
 			free(ev);
 			free(rec);
 			free(all);
