@@ -1248,33 +1248,54 @@ static int gts_next_batch(void *impl, struct rtd_record *scratch, struct rtd_rec
 }
 
 /* gts_each() past the first records: each event read on this thread
- * (@pull NULL) or taken from the decoding thread @pull, to @take */
+ * (@pull NULL) or taken from the decoding thread @pull, to @t's callback,
+ * with rtd_source_take()'s checks and counts made here (every record is
+ * an INSTANT): the floor and the count kept in registers, written back
+ * at the end */
 static inline __attribute__((always_inline)) int
-each_steady(struct gts *s, struct rtd_record *scratch,
-	    int (*take)(void *tctx, struct rtd_record *rec), void *tctx, struct gt_pull *pull)
+each_steady(struct gts *s, struct rtd_record *scratch, struct rtd_source_take *t,
+	    struct gt_pull *pull)
 {
 	struct gts_events *e = s->evs;
+	rtd_record_fn fn = t->fn;
+	void *ctx = t->ctx;
+	int64_t floor = t->floor;
+	uint64_t n = 0, clamped = 0;
+	int rc;
 	for (;;) {
 		const struct rtd_gotrace_event *ev = &e->ev;
-		int rc = pull ? gt_pull_next(pull, &ev) : pump_next(s, &e->ev);
+		rc = pull ? gt_pull_next(pull, &ev) : pump_next(s, &e->ev);
 		if (rc != 1)
-			return go_other(s, scratch, rc);
+			break;
 		if (ev->gen != e->gen || ev->type == RTD_GO2_EV_READER_SYNC)
 			seen(s, ev);
 		struct rtd_record *r = go_event(s, ev);
 		if (!r || s->err)
-			return go_other(s, scratch, 1);
-		if (take(tctx, r))
-			return 1;
+			break;
+		if (r->mono < floor) {
+			r->mono = floor;
+			clamped++;
+		}
+		floor = r->mono;
+		n++;
+		int v = fn(ctx, r);
+		if (v) {
+			t->ret = v;
+			break;
+		}
 	}
+	t->floor = floor;
+	t->clamped += clamped;
+	t->records[RTD_REC_INSTANT] += n;
+	return t->ret ? 1 : go_other(s, scratch, rc);
 }
 
-/* The next records with opts.go_events, each handed to @take as soon as
- * it is filled in its shape's one record (the PROCESS record and the
- * first event as gts_next_own() gives them): no batch, no copies, and
- * every string of a record still the decoder's while @take reads it. */
-static int gts_each(void *impl, struct rtd_record *scratch,
-		    int (*take)(void *tctx, struct rtd_record *rec), void *tctx)
+/* The next records with opts.go_events, each handed to the walk @t as
+ * soon as it is filled in its shape's one record (the PROCESS record and
+ * the first event as gts_next_own() gives them): no batch, no copies, and
+ * every string of a record still the decoder's while the callback reads
+ * it. */
+static int gts_each(void *impl, struct rtd_record *scratch, struct rtd_source_take *t)
 {
 	struct gts *s = impl;
 	struct gts_events *e = s->evs;
@@ -1287,13 +1308,12 @@ static int gts_each(void *impl, struct rtd_record *scratch,
 		int rc = go_next(s, scratch, &r);
 		if (rc != 1)
 			return rc;
-		if (take(tctx, r))
+		if (rtd_source_take(t, r))
 			return 1;
 	}
 	/* one loop for each way of reading (the thread is there or not for
 	 * the loop's life): no test of it per event */
-	return e->pull ? each_steady(s, scratch, take, tctx, e->pull)
-		       : each_steady(s, scratch, take, tctx, NULL);
+	return e->pull ? each_steady(s, scratch, t, e->pull) : each_steady(s, scratch, t, NULL);
 }
 
 /* The decoder drops a generation's strings (read on this thread, inside
