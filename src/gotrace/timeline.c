@@ -1166,9 +1166,11 @@ static int __attribute__((noinline)) draw_unshaped(rtd_tl_gotrace *a,
 						   const struct rtd_record *rec)
 {
 	const size_t ns = sizeof(a->shaped) / sizeof(a->shaped[0]);
+	struct evkind *sk = &a->shaped[rec->shape % ns];
+	if (rec->shape && shape_is(sk, rec))
+		return draw_kind(a, rec, sk); /* a batch's copy of the fields */
 	const struct evkind *k = kind_of(a, rec);
 	if (rec->shape) {
-		struct evkind *sk = &a->shaped[rec->shape % ns];
 		*sk = *k;
 		sk->shape = rec->shape;
 	}
@@ -1180,12 +1182,12 @@ static inline __attribute__((always_inline)) int draw_record(rtd_tl_gotrace *a,
 {
 	if (rec->kind != RTD_REC_INSTANT || !rec->name || a->err)
 		return draw_other(a, rec);
-	/* a record of a shape seen: its kind in the table by shape (a
-	 * record of no shape, 0, never matches there: slot 0 holds a
-	 * multiple of 256 or is empty, with no name) */
+	/* a record of a shape seen, in the fields array its kind was found
+	 * by: that kind, in the table by shape (a kind is one per name and
+	 * fields array, as kind_of() finds it; an empty slot has no name) */
 	const size_t ns = sizeof(a->shaped) / sizeof(a->shaped[0]);
 	const struct evkind *k = &a->shaped[rec->shape % ns];
-	if (!shape_is(k, rec))
+	if (k->fields != rec->fields || k->name != rec->name)
 		return draw_unshaped(a, rec);
 	return draw_kind(a, rec, k);
 }
