@@ -449,7 +449,7 @@ static const struct rtd_stack *dec_stack_of(struct gts *s, uint64_t id)
  * pull, as every record is.
  */
 #define GTS_SHAPE_FIELDS (3 + 2 * RTD_GOTRACE_MAX_ARGS + 2 + 1) /* ev.g/p/m, args, .fn, sargs, */
-#define GTS_SPARE (GTS_SHAPE_FIELDS - 1) /* and a field past every record's: padding's */
+								 /* and a spare one past them */
 #define GTS_ARGS_ALWAYS 4u /* arguments go_fill() writes whatever their number */
 #define GTS_SHAPE_TYPES 512u /* event types with a shape of their own */
 #define GTS_STACKS 2048u     /* stacks of a generation looked up first here */
@@ -665,12 +665,14 @@ static struct gts_shape *__attribute__((noinline)) ev_shape_other(struct gts *s,
 	sh->nf = (uint8_t)n;
 	/* go_fill() writes GTS_ARGS_ALWAYS arguments and one string
 	 * argument with no test of their numbers: a shape with fewer has
-	 * the rest written to the spare field (an indirect jump or a loop on
-	 * the number mispredicts as event types alternate) */
+	 * the rest written to a spare field (an indirect jump or a loop on
+	 * the number mispredicts as event types alternate): the one just
+	 * past its own (not the array's last, a cache line of its own
+	 * written at every event) */
 	for (unsigned i = sh->nargf; i < GTS_ARGS_ALWAYS; i++)
-		sh->argf[i].off = GTS_OFF(GTS_SPARE);
+		sh->argf[i].off = GTS_OFF(n);
 	if (!sh->nsargf)
-		sh->sargf[0].off = GTS_OFF(GTS_SPARE);
+		sh->sargf[0].off = GTS_OFF(n);
 	/* a task's name at its end and a log's message are copies of the
 	 * decoder's (rtd_gotrace_dec_set_tables_hook()), the other strings
 	 * its tables' */
