@@ -442,6 +442,39 @@ RTD_API void rtd_intern_counts(const rtd_intern *in, size_t *strings, size_t *st
 
 typedef struct rtd_source rtd_source;
 
+/* rtd_source_each()'s callback: 0 to go on, non-zero to stop */
+typedef int (*rtd_record_fn)(void *ctx, const struct rtd_record *rec);
+
+/**
+ * struct rtd_source_take - rtd_source_each()'s walk, as a source's @each
+ *                          hands records to it
+ * @fn: the caller's callback
+ * @ctx: passed to @fn
+ * @ret: @fn's non-zero value, when it stopped the walk
+ * @floor: no record may be older: a record's @mono below it is raised to
+ *         it (counted in @clamped); then @floor is the record's @mono
+ * @clamped: records raised to @floor
+ * @records: records handed to @fn, by kind
+ * @bad: a record of no kind a record may have (RTD_REC_NONE, ERROR or
+ *       past the kinds): the source's bug, not handed out; the walk stops
+ *
+ * rtd_source_each() fills it (the counts zero) and reads it back after
+ * @each returns. rtd_source_take() makes the checks and counts for a
+ * record and calls @fn; a source may make them in its own loop instead
+ * (a record of a known kind, raised to @floor, @floor set, counted, then
+ * @fn called, its non-zero value kept in @ret), with what its loop keeps
+ * in registers written back before @each returns.
+ */
+struct rtd_source_take {
+	rtd_record_fn fn;
+	void *ctx;
+	int ret;
+	int64_t floor;
+	uint64_t clamped;
+	uint64_t records[RTD_REC_KINDS];
+	struct rtd_record *bad;
+};
+
 /**
  * struct rtd_source_ops - what a source is made of
  * @sz: sizeof(struct rtd_source_ops)
@@ -478,10 +511,14 @@ typedef struct rtd_source rtd_source;
  *              before an error or the end are given out first; the
  *              error or end comes at the next call.
  * @each: optional (with @next_own): the next records handed one by one
- *        to @take, for rtd_source_each(): each in a record the source
- *        owns, valid until @take returns, and each finished before the
- *        next is read (so no record has to outlive another's reading).
- *        When @take returns non-zero, return 1 at once (the next record
+ *        to the caller's callback, for rtd_source_each(): each in a
+ *        record the source owns, valid until the callback returns, and
+ *        each finished before the next is read (so no record has to
+ *        outlive another's reading). Hand each record with
+ *        rtd_source_take(@t, rec), or make its checks and counts in the
+ *        source's own loop (struct rtd_source_take says which) and call
+ *        @t->fn itself. When a record stops the walk (rtd_source_take()
+ *        or @t->fn returned non-zero), return 1 at once (the next record
  *        comes at the next call); return 0 at the end, or a negative
  *        error said in @scratch (not zeroed) as @next_own says it.
  */
@@ -495,8 +532,7 @@ struct rtd_source_ops {
 	int (*next_own)(void *impl, struct rtd_record *scratch, struct rtd_record **out);
 	int (*next_batch)(void *impl, struct rtd_record *scratch, struct rtd_record **out,
 			  size_t max);
-	int (*each)(void *impl, struct rtd_record *scratch,
-		    int (*take)(void *tctx, struct rtd_record *rec), void *tctx);
+	int (*each)(void *impl, struct rtd_record *scratch, struct rtd_source_take *t);
 };
 
 /**
@@ -562,9 +598,6 @@ RTD_API int rtd_source_next(rtd_source *s, const struct rtd_record **rec);
  */
 RTD_API int rtd_source_next_batch(rtd_source *s, const struct rtd_record **recs, size_t max);
 
-/* rtd_source_each()'s callback: 0 to go on, non-zero to stop */
-typedef int (*rtd_record_fn)(void *ctx, const struct rtd_record *rec);
-
 /**
  * rtd_source_each - hand the next records to a callback, one by one
  * @s: the source
@@ -589,6 +622,21 @@ typedef int (*rtd_record_fn)(void *ctx, const struct rtd_record *rec);
  * the two apart.
  */
 RTD_API int rtd_source_each(rtd_source *s, rtd_record_fn fn, void *ctx);
+
+/**
+ * rtd_source_take - hand one record to rtd_source_each()'s callback
+ * @t: the walk, as a source's rtd_source_ops.each was given it
+ * @rec: the record, in a record the source owns
+ *
+ * For a source's @each: the checks and counts rtd_source_next() makes on
+ * a record (its kind, its @mono raised to @t->floor, counted), then
+ * @t->fn with it.
+ *
+ * Returns: 0 to go on; non-zero to stop the walk (@fn's value, kept in
+ * @t->ret, or 1 for a record of no known kind, kept in @t->bad and not
+ * handed out): then @each returns 1.
+ */
+RTD_API int rtd_source_take(struct rtd_source_take *t, struct rtd_record *rec);
 
 /**
  * rtd_source_clock - the source's clock now

@@ -449,7 +449,7 @@ static const struct rtd_stack *dec_stack_of(struct gts *s, uint64_t id)
  * pull, as every record is.
  */
 #define GTS_SHAPE_FIELDS (3 + 2 * RTD_GOTRACE_MAX_ARGS + 2 + 1) /* ev.g/p/m, args, .fn, sargs, */
-#define GTS_SPARE (GTS_SHAPE_FIELDS - 1) /* and a field past every record's: padding's */
+								 /* and a spare one past them */
 #define GTS_ARGS_ALWAYS 4u /* arguments go_fill() writes whatever their number */
 #define GTS_SHAPE_TYPES 512u /* event types with a shape of their own */
 #define GTS_STACKS 2048u     /* stacks of a generation looked up first here */
@@ -665,12 +665,14 @@ static struct gts_shape *__attribute__((noinline)) ev_shape_other(struct gts *s,
 	sh->nf = (uint8_t)n;
 	/* go_fill() writes GTS_ARGS_ALWAYS arguments and one string
 	 * argument with no test of their numbers: a shape with fewer has
-	 * the rest written to the spare field (an indirect jump or a loop on
-	 * the number mispredicts as event types alternate) */
+	 * the rest written to a spare field (an indirect jump or a loop on
+	 * the number mispredicts as event types alternate): the one just
+	 * past its own (not the array's last, a cache line of its own
+	 * written at every event) */
 	for (unsigned i = sh->nargf; i < GTS_ARGS_ALWAYS; i++)
-		sh->argf[i].off = GTS_OFF(GTS_SPARE);
+		sh->argf[i].off = GTS_OFF(n);
 	if (!sh->nsargf)
-		sh->sargf[0].off = GTS_OFF(GTS_SPARE);
+		sh->sargf[0].off = GTS_OFF(n);
 	/* a task's name at its end and a log's message are copies of the
 	 * decoder's (rtd_gotrace_dec_set_tables_hook()), the other strings
 	 * its tables' */
@@ -1248,33 +1250,54 @@ static int gts_next_batch(void *impl, struct rtd_record *scratch, struct rtd_rec
 }
 
 /* gts_each() past the first records: each event read on this thread
- * (@pull NULL) or taken from the decoding thread @pull, to @take */
+ * (@pull NULL) or taken from the decoding thread @pull, to @t's callback,
+ * with rtd_source_take()'s checks and counts made here (every record is
+ * an INSTANT): the floor and the count kept in registers, written back
+ * at the end */
 static inline __attribute__((always_inline)) int
-each_steady(struct gts *s, struct rtd_record *scratch,
-	    int (*take)(void *tctx, struct rtd_record *rec), void *tctx, struct gt_pull *pull)
+each_steady(struct gts *s, struct rtd_record *scratch, struct rtd_source_take *t,
+	    struct gt_pull *pull)
 {
 	struct gts_events *e = s->evs;
+	rtd_record_fn fn = t->fn;
+	void *ctx = t->ctx;
+	int64_t floor = t->floor;
+	uint64_t n = 0, clamped = 0;
+	int rc;
 	for (;;) {
 		const struct rtd_gotrace_event *ev = &e->ev;
-		int rc = pull ? gt_pull_next(pull, &ev) : pump_next(s, &e->ev);
+		rc = pull ? gt_pull_next(pull, &ev) : pump_next(s, &e->ev);
 		if (rc != 1)
-			return go_other(s, scratch, rc);
+			break;
 		if (ev->gen != e->gen || ev->type == RTD_GO2_EV_READER_SYNC)
 			seen(s, ev);
 		struct rtd_record *r = go_event(s, ev);
 		if (!r || s->err)
-			return go_other(s, scratch, 1);
-		if (take(tctx, r))
-			return 1;
+			break;
+		if (r->mono < floor) {
+			r->mono = floor;
+			clamped++;
+		}
+		floor = r->mono;
+		n++;
+		int v = fn(ctx, r);
+		if (v) {
+			t->ret = v;
+			break;
+		}
 	}
+	t->floor = floor;
+	t->clamped += clamped;
+	t->records[RTD_REC_INSTANT] += n;
+	return t->ret ? 1 : go_other(s, scratch, rc);
 }
 
-/* The next records with opts.go_events, each handed to @take as soon as
- * it is filled in its shape's one record (the PROCESS record and the
- * first event as gts_next_own() gives them): no batch, no copies, and
- * every string of a record still the decoder's while @take reads it. */
-static int gts_each(void *impl, struct rtd_record *scratch,
-		    int (*take)(void *tctx, struct rtd_record *rec), void *tctx)
+/* The next records with opts.go_events, each handed to the walk @t as
+ * soon as it is filled in its shape's one record (the PROCESS record and
+ * the first event as gts_next_own() gives them): no batch, no copies, and
+ * every string of a record still the decoder's while the callback reads
+ * it. */
+static int gts_each(void *impl, struct rtd_record *scratch, struct rtd_source_take *t)
 {
 	struct gts *s = impl;
 	struct gts_events *e = s->evs;
@@ -1287,13 +1310,12 @@ static int gts_each(void *impl, struct rtd_record *scratch,
 		int rc = go_next(s, scratch, &r);
 		if (rc != 1)
 			return rc;
-		if (take(tctx, r))
+		if (rtd_source_take(t, r))
 			return 1;
 	}
 	/* one loop for each way of reading (the thread is there or not for
 	 * the loop's life): no test of it per event */
-	return e->pull ? each_steady(s, scratch, take, tctx, e->pull)
-		       : each_steady(s, scratch, take, tctx, NULL);
+	return e->pull ? each_steady(s, scratch, t, e->pull) : each_steady(s, scratch, t, NULL);
 }
 
 /* The decoder drops a generation's strings (read on this thread, inside

@@ -1128,21 +1128,11 @@ static int __attribute__((noinline)) draw_other(rtd_tl_gotrace *a, const struct 
 	return 0;
 }
 
-static inline __attribute__((always_inline)) int draw_record(rtd_tl_gotrace *a,
-								   const struct rtd_record *rec)
+/* @rec, of kind @k, to @k's handler */
+static inline __attribute__((always_inline)) int draw_kind(rtd_tl_gotrace *a,
+							   const struct rtd_record *rec,
+							   const struct evkind *k)
 {
-	if (rec->kind != RTD_REC_INSTANT || !rec->name || a->err)
-		return draw_other(a, rec);
-	/* a record that says its shape: its kind in a table by shape (the
-	 * fields may be in another array of the shape's: a batch's), else
-	 * found by the fields' address and kept there */
-	const size_t ns = sizeof(a->shaped) / sizeof(a->shaped[0]);
-	struct evkind *sk = rec->shape ? &a->shaped[rec->shape % ns] : NULL;
-	const struct evkind *k = sk && shape_is(sk, rec) ? sk : kind_of(a, rec);
-	if (sk && k != sk) {
-		*sk = *k;
-		sk->shape = rec->shape;
-	}
 	if (!k->fn)
 		return 0;
 	const struct rtd_field *f = rec->fields;
@@ -1165,6 +1155,41 @@ static inline __attribute__((always_inline)) int draw_record(rtd_tl_gotrace *a,
 	}
 	k->fn(a, &ev);
 	return a->err;
+}
+
+/* draw_record() of a named INSTANT whose kind is not in the table by
+ * shape: found by its fields' address, and kept in that table when the
+ * record says its shape (the fields may be in another array of the
+ * shape's: a batch's). Out of line, so that the usual record's frame is
+ * small. */
+static int __attribute__((noinline)) draw_unshaped(rtd_tl_gotrace *a,
+						   const struct rtd_record *rec)
+{
+	const size_t ns = sizeof(a->shaped) / sizeof(a->shaped[0]);
+	struct evkind *sk = &a->shaped[rec->shape % ns];
+	if (rec->shape && shape_is(sk, rec))
+		return draw_kind(a, rec, sk); /* a batch's copy of the fields */
+	const struct evkind *k = kind_of(a, rec);
+	if (rec->shape) {
+		*sk = *k;
+		sk->shape = rec->shape;
+	}
+	return draw_kind(a, rec, k);
+}
+
+static inline __attribute__((always_inline)) int draw_record(rtd_tl_gotrace *a,
+								   const struct rtd_record *rec)
+{
+	if (rec->kind != RTD_REC_INSTANT || !rec->name || a->err)
+		return draw_other(a, rec);
+	/* a record of a shape seen, in the fields array its kind was found
+	 * by: that kind, in the table by shape (a kind is one per name and
+	 * fields array, as kind_of() finds it; an empty slot has no name) */
+	const size_t ns = sizeof(a->shaped) / sizeof(a->shaped[0]);
+	const struct evkind *k = &a->shaped[rec->shape % ns];
+	if (k->fields != rec->fields || k->name != rec->name)
+		return draw_unshaped(a, rec);
+	return draw_kind(a, rec, k);
 }
 
 int rtd_tl_gotrace_record(rtd_tl_gotrace *a, const struct rtd_record *rec)

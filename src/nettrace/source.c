@@ -78,9 +78,9 @@ struct nts {
 	rtd_map window_stacks;
 	uint64_t window_changes; /* ...and the method table's then, when it learns */
 	/* rtd_source_each() in stream order: each event's record handed to
-	 * @take from on_event(), in @one, its fields where they were read */
-	int (*take)(void *tctx, struct rtd_record *rec);
-	void *tctx;
+	 * to the walk @take from on_event(), in @one, its fields where they
+	 * were read */
+	struct rtd_source_take *take;
 	bool taken_stop; /* @take said stop: the decoder pauses */
 	struct rtd_record one;
 	struct nt_str_cache strs; /* flat types' strings, kept converted */
@@ -448,7 +448,7 @@ static bool hand_queued(struct nts *s)
 {
 	struct rtd_record *q;
 	while (!s->taken_stop && (q = rtd_recq_take(&s->q)))
-		if (s->take(s->tctx, q))
+		if (rtd_source_take(s->take, q))
 			s->taken_stop = true;
 	return !s->taken_stop;
 }
@@ -543,7 +543,7 @@ static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
 		/* the fields where they were read, valid while @take runs */
 		r->fields = s->nfields ? s->fields : NULL;
 		r->nfields = s->nfields;
-		if (s->take(s->tctx, r))
+		if (rtd_source_take(s->take, r))
 			s->taken_stop = true;
 		return s->taken_stop ? RTD_NT_PAUSE : 0;
 	}
@@ -710,19 +710,16 @@ static int nts_next_own(void *impl, struct rtd_record *rec, struct rtd_record **
  * came after the caller said stop; in time order, one queued record a
  * call to @take.
  */
-static int nts_each(void *impl, struct rtd_record *scratch,
-		    int (*take)(void *tctx, struct rtd_record *rec), void *tctx)
+static int nts_each(void *impl, struct rtd_record *scratch, struct rtd_source_take *take)
 {
 	struct nts *s = impl;
 	struct rtd_record *r;
 	int rc;
 	s->taken_stop = false;
-	if (s->o.stream_order) {
+	if (s->o.stream_order)
 		s->take = take;
-		s->tctx = tctx;
-	}
 	while ((rc = nts_next_own(impl, scratch, &r)) == 1 && !s->taken_stop)
-		if (take(tctx, r))
+		if (rtd_source_take(take, r))
 			break;
 	s->take = NULL;
 	s->taken_stop = false;

@@ -27,8 +27,7 @@ struct rtd_source {
 	int (*next_own)(void *impl, struct rtd_record *scratch, struct rtd_record **out);
 	int (*next_batch)(void *impl, struct rtd_record *scratch, struct rtd_record **out,
 			  size_t max);
-	int (*each)(void *impl, struct rtd_record *scratch,
-		    int (*take)(void *tctx, struct rtd_record *rec), void *tctx);
+	int (*each)(void *impl, struct rtd_record *scratch, struct rtd_source_take *t);
 	struct rtd_record rec;
 	int state;          /* 0 running, 1 ended, <0 the sticky error */
 	bool any;           /* a record was given out: last_mono is set */
@@ -243,27 +242,34 @@ static int __attribute__((noinline)) each_pulled(rtd_source *s, rtd_record_fn fn
 	}
 }
 
-/* The caller's callback behind a source's each: the checks and counts of
- * rtd_source_next() on each record first */
-struct each_take {
-	rtd_source *s;
-	rtd_record_fn fn;
-	void *ctx;
-	int ret;       /* fn's non-zero value */
-	bool bad;      /* a record of no known kind: the source's bug */
-	struct rtd_record *badrec;
-};
-
-static int each_take(void *tctx, struct rtd_record *r)
+int rtd_source_take(struct rtd_source_take *t, struct rtd_record *r)
 {
-	struct each_take *t = tctx;
 	if (!kind_ok(r->kind)) {
-		t->bad = true;
-		t->badrec = r;
+		t->bad = r;
 		return 1;
 	}
-	given(t->s, r);
+	if (r->mono < t->floor) {
+		r->mono = t->floor;
+		t->clamped++;
+	}
+	t->floor = r->mono;
+	t->records[r->kind]++;
 	return t->ret = t->fn(t->ctx, r);
+}
+
+/* What a source's each handed out (@t), into @s's counts and floor */
+static void each_given(rtd_source *s, const struct rtd_source_take *t)
+{
+	uint64_t n = 0;
+	for (size_t k = 0; k < RTD_REC_KINDS; k++) {
+		s->stats.records[k] += t->records[k];
+		n += t->records[k];
+	}
+	s->stats.clamped += t->clamped;
+	if (n) {
+		s->any = true;
+		s->last_mono = s->floor = t->floor;
+	}
 }
 
 int rtd_source_each(rtd_source *s, rtd_record_fn fn, void *ctx)
@@ -272,10 +278,11 @@ int rtd_source_each(rtd_source *s, rtd_record_fn fn, void *ctx)
 		return -RTD_E_INVAL;
 	if (!s->each || s->state != 0)
 		return each_pulled(s, fn, ctx);
-	struct each_take t = {.s = s, .fn = fn, .ctx = ctx};
-	int rc = s->each(s->impl, &s->rec, each_take, &t);
+	struct rtd_source_take t = {.fn = fn, .ctx = ctx, .floor = s->floor};
+	int rc = s->each(s->impl, &s->rec, &t);
+	each_given(s, &t);
 	if (rc == 1 && t.bad)
-		return next_own_other(s, t.badrec, 1); /* what came before it is delivered */
+		return next_own_other(s, t.bad, 1); /* what came before it is delivered */
 	if (rc == 1 && t.ret)
 		return t.ret;
 	if (rc == 1) /* a source's bug: 1 without its callback's stop */

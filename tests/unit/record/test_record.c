@@ -576,20 +576,41 @@ struct eachsrc {
 	struct own o;
 	int calls;   /* of each */
 	unsigned kind;
+	bool inline_checks; /* the checks and counts made here, not by
+			     * rtd_source_take(): floor and count kept in
+			     * locals, written back at the end */
 };
 
-static int each_src(void *impl, struct rtd_record *scratch,
-		    int (*take)(void *tctx, struct rtd_record *rec), void *tctx)
+static int each_src(void *impl, struct rtd_record *scratch, struct rtd_source_take *t)
 {
 	struct eachsrc *e = impl;
 	struct arr *a = &e->o.a;
 	e->calls++;
+	int64_t floor = t->floor;
+	uint64_t n = 0;
 	while (a->i < a->n && (a->fail_at < 0 || a->i != (size_t)a->fail_at)) {
 		struct rtd_record *r = &e->o.rec;
 		r->kind = e->kind;
 		r->ts = r->mono = a->t[a->i];
 		r->value = (double)a->i++;
-		if (take(tctx, r))
+		if (!e->inline_checks) {
+			if (rtd_source_take(t, r))
+				return 1;
+			continue;
+		}
+		if (r->mono < floor) {
+			r->mono = floor;
+			t->clamped++;
+		}
+		floor = r->mono;
+		n++;
+		if ((t->ret = t->fn(t->ctx, r)) != 0)
+			break;
+	}
+	if (e->inline_checks) {
+		t->floor = floor;
+		t->records[RTD_REC_INSTANT] += n;
+		if (t->ret)
 			return 1;
 	}
 	if (a->i >= a->n)
@@ -675,6 +696,27 @@ static void test_each(void **st)
 	assert_int_equal(w.n, 5);
 	assert_int_equal(w.value[2], 3);
 	assert_int_equal(w.mono[4], 11);
+	rtd_source_free(s);
+
+	/* the same with the checks and counts made in the source's loop
+	 * (rtd_source_ops.each without rtd_source_take()): its floor and
+	 * counts taken back, so a pull between two walks is clamped too */
+	struct eachsrc in = {.o = {{t, 6, 0, -1, 0}, {.kind = RTD_REC_INSTANT}, 0},
+			     .kind = RTD_REC_INSTANT, .inline_checks = true};
+	s = rtd_source_new(&each_ops, &in);
+	w = (struct seen){.stop_at = 2};
+	assert_int_equal(rtd_source_each(s, see, &w), 7);
+	assert_int_equal(w.n, 2);
+	assert_int_equal(rtd_source_next(s, &r), 1);
+	assert_int_equal(r->mono, 7); /* 6 raised to the walk's floor */
+	w.stop_at = 0;
+	assert_int_equal(rtd_source_each(s, see, &w), 0);
+	assert_int_equal(w.n, 5);
+	assert_int_equal(w.mono[2], 9);
+	assert_int_equal(w.mono[4], 11);
+	rtd_source_stats(s, &ss);
+	assert_int_equal(ss.records[RTD_REC_INSTANT], 6);
+	assert_int_equal(ss.clamped, 1);
 	rtd_source_free(s);
 
 	/* the records before an error first, then the error: returned, and
