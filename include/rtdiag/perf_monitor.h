@@ -264,6 +264,11 @@ RTD_API int rtd_perf_monitor_disable(struct rtd_perf_monitor *m,
  * once every ring has been read past the time it was read at (perf's
  * finished-round rule), or when the monitor stops (the rings are drained).
  *
+ * A run honours the stops asked before its loop ends, whatever ended it;
+ * a stop asked later (while it drains the rings, @fn included, or after
+ * it returned) is kept: the next run() delivers what the rings hold and
+ * returns at once.
+ *
  * Returns: 0 when stopped or hung up, @fn's non-zero value, or a negative
  * errno.
  */
@@ -293,7 +298,14 @@ RTD_API void rtd_perf_monitor_set_idle(struct rtd_perf_monitor *m,
  * @wait: block until run() has returned (never from a signal handler or
  *        from the thread running the loop); false only signals
  *
- * Async-signal-safe when @wait is false (it writes an eventfd).
+ * The run in progress returns when the stop comes before its loop ended;
+ * else (the run is draining the rings or has returned, or none has
+ * started) the next rtd_perf_monitor_run() returns at once after it
+ * delivered what the rings hold. Stops asked before one run's loop ends
+ * count as one.
+ *
+ * Async-signal-safe when @wait is false (a lock-free atomic add and an
+ * eventfd write).
  */
 RTD_API void rtd_perf_monitor_stop(struct rtd_perf_monitor *m, bool wait);
 
