@@ -298,11 +298,12 @@ RTD_API void rtd_perf_monitor_set_idle(struct rtd_perf_monitor *m,
  * @wait: block until run() has returned (never from a signal handler or
  *        from the thread running the loop); false only signals
  *
- * The run in progress returns when the stop comes before its loop ended;
- * else (the run is draining the rings or has returned, or none has
- * started) the next rtd_perf_monitor_run() returns at once after it
- * delivered what the rings hold. Stops asked before one run's loop ends
- * count as one.
+ * A stop that comes before the running run()'s loop has ended is that
+ * run's (it drains the rings and returns); one that comes later (while
+ * it drains, @fn included, after it returned, or before any run) is kept:
+ * the next rtd_perf_monitor_run() delivers what the rings hold and
+ * returns at once. Stops that come before one run's loop ends count as
+ * one.
  *
  * Async-signal-safe when @wait is false (a lock-free atomic add and an
  * eventfd write).
