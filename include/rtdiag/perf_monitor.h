@@ -264,6 +264,11 @@ RTD_API int rtd_perf_monitor_disable(struct rtd_perf_monitor *m,
  * once every ring has been read past the time it was read at (perf's
  * finished-round rule), or when the monitor stops (the rings are drained).
  *
+ * A run honours the stops asked before its loop ends, whatever ended it;
+ * a stop asked later (while it drains the rings, @fn included, or after
+ * it returned) is kept: the next run() delivers what the rings hold and
+ * returns at once.
+ *
  * Returns: 0 when stopped or hung up, @fn's non-zero value, or a negative
  * errno.
  */
@@ -293,7 +298,15 @@ RTD_API void rtd_perf_monitor_set_idle(struct rtd_perf_monitor *m,
  * @wait: block until run() has returned (never from a signal handler or
  *        from the thread running the loop); false only signals
  *
- * Async-signal-safe when @wait is false (it writes an eventfd).
+ * A stop that comes before the running run()'s loop has ended is that
+ * run's (it drains the rings and returns); one that comes later (while
+ * it drains, @fn included, after it returned, or before any run) is kept:
+ * the next rtd_perf_monitor_run() delivers what the rings hold and
+ * returns at once. Stops that come before one run's loop ends count as
+ * one.
+ *
+ * Async-signal-safe when @wait is false (a lock-free atomic add and an
+ * eventfd write).
  */
 RTD_API void rtd_perf_monitor_stop(struct rtd_perf_monitor *m, bool wait);
 

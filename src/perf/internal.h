@@ -124,8 +124,17 @@ struct rtd_perf_monitor {
 	struct perf_event_attr defattr;
 	bool have_defattr;
 	struct perf_layout base_lay;       /* the sample_id layout all share */
+	/*
+	 * rtd_perf_monitor_stop() adds one to stop_gen, then writes stop_fd
+	 * (which only wakes the pollers). A run() honours the stops asked
+	 * before its loop ends: stop_seen (the run's thread's) is stop_gen as
+	 * the last run's loop ended, so a stop asked later, in its final
+	 * drain or between two runs, stays pending for the next run().
+	 */
 	int stop_fd;
-	atomic_int stop_req;
+	atomic_uint stop_gen;
+	unsigned stop_seen;
+	bool run_stopped;                  /* the last run honoured a stop */
 	atomic_int running;
 	struct tep_handle *tep;
 	char tracefs[PATH_MAX];
@@ -184,6 +193,14 @@ uint64_t perf_reader_pass(struct rtd_perf_monitor *m, uint64_t pass_start);
 void *perf_reader_main(void *arg);
 /* Add one to an eventfd. */
 void perf_efd_post(int fd);
+/* Is a stop asked and not yet honoured by a run()? */
+bool perf_stop_pending(struct rtd_perf_monitor *m);
+/* The stop eventfd was readable: empty it, then say whether a stop is
+ * pending (in this order, so a stop asked meanwhile wakes the next poll) */
+bool perf_stop_woken(struct rtd_perf_monitor *m);
+/* Did the last run() end on a stop (it honoured one), rather than on
+ * a hang-up or its callback? */
+bool perf_monitor_run_stopped(const struct rtd_perf_monitor *m);
 struct pollfd;
 /* Every ring's descriptor in pfd[0..n) has hung up (or failed). */
 bool perf_rings_hup(const struct pollfd *pfd, unsigned n);

@@ -1343,8 +1343,31 @@ static int round_copies(struct rtd_perf_monitor *m, struct deliver_ctx *d,
 	return r;
 }
 
-/* run() with the reader thread: this thread decodes and delivers. */
-static int run_copies(struct rtd_perf_monitor *m, struct deliver_ctx *d)
+/* rtd_perf_monitor_stop() runs in signal handlers: its add must not lock */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "a lock-free atomic_uint");
+
+bool perf_stop_pending(struct rtd_perf_monitor *m)
+{
+	return atomic_load(&m->stop_gen) != m->stop_seen;
+}
+
+bool perf_stop_woken(struct rtd_perf_monitor *m)
+{
+	uint64_t v;
+	while (read(m->stop_fd, &v, sizeof(v)) > 0)
+		;
+	return perf_stop_pending(m);
+}
+
+bool perf_monitor_run_stopped(const struct rtd_perf_monitor *m)
+{
+	return m->run_stopped;
+}
+
+/* run() with the reader thread: this thread decodes and delivers; *seen
+ * gets the stop generation as its loop ended. */
+static int run_copies(struct rtd_perf_monitor *m, struct deliver_ctx *d,
+		      unsigned *seen)
 {
 	int r = perf_copies_setup(m);
 	if (r)
@@ -1357,7 +1380,7 @@ static int run_copies(struct rtd_perf_monitor *m, struct deliver_ctx *d)
 	struct pollfd pw = {.fd = m->wake_fd, .events = POLLIN};
 	uint64_t fresh, v;
 	bool held, done = false;
-	while (!done && !atomic_load(&m->stop_req)) {
+	while (!done && !perf_stop_pending(m)) {
 		while (read(m->wake_fd, &v, sizeof(v)) > 0)
 			;
 		pthread_mutex_lock(&m->rlock);
@@ -1376,6 +1399,9 @@ static int run_copies(struct rtd_perf_monitor *m, struct deliver_ctx *d)
 		if (poll(&pw, 1, (int)m->max_latency_ms) > 0 && !fresh)
 			m->st.wakeups++;
 	}
+	/* taken after done was read: with the stop the reader saw; a stop
+	 * from here on is the next run's */
+	*seen = atomic_load(&m->stop_gen);
 	atomic_store(&m->reader_quit, 1);
 	perf_efd_post(m->space_fd);
 	pthread_join(th, NULL);
@@ -1409,6 +1435,9 @@ int rtd_perf_monitor_run(struct rtd_perf_monitor *m, rtd_perf_sample_fn fn,
 	struct deliver_ctx *d = calloc(1, sizeof(*d));
 	struct pollfd *pfd = calloc(m->ncpus + 1 + m->npidfds, sizeof(*pfd));
 	int r = 0;
+	/* the stops this run honours: those asked before its loop ends (none
+	 * when it fails before its loop) */
+	unsigned seen = m->stop_seen;
 	if (!d || !pfd) {
 		r = -ENOMEM;
 		goto out;
@@ -1424,7 +1453,7 @@ int rtd_perf_monitor_run(struct rtd_perf_monitor *m, rtd_perf_sample_fn fn,
 		}
 	}
 	if (m->threaded) {
-		r = run_copies(m, d);
+		r = run_copies(m, d, &seen);
 		if (!r)
 			read_lost(m);
 		goto out;
@@ -1439,7 +1468,7 @@ int rtd_perf_monitor_run(struct rtd_perf_monitor *m, rtd_perf_sample_fn fn,
 	perf_pidfds_poll(m, pfd + 1 + m->ncpus);
 	uint64_t prev_round = 0;
 	for (;;) {
-		if (atomic_load(&m->stop_req))
+		if (perf_stop_pending(m))
 			break;
 		uint64_t now = rtd_now_ns();
 		uint64_t fresh;
@@ -1447,8 +1476,10 @@ int rtd_perf_monitor_run(struct rtd_perf_monitor *m, rtd_perf_sample_fn fn,
 		d->round_ns = now;
 		r = round_once(m, d, prev_round, &fresh, &held);
 		prev_round = now;
-		if (r)
+		if (r) {
+			seen = atomic_load(&m->stop_gen);
 			goto out;
+		}
 		/*
 		 * Data arrived, or records wait for the next round: read again
 		 * at once, as perf record does while data flows (what came
@@ -1465,16 +1496,20 @@ int rtd_perf_monitor_run(struct rtd_perf_monitor *m, rtd_perf_sample_fn fn,
 			if (errno == EINTR)
 				continue;
 			r = -errno;
+			seen = atomic_load(&m->stop_gen);
 			goto out;
 		}
 		if (n > 0 && !busy)
 			m->st.wakeups++;
-		if (pfd[0].revents & POLLIN)
+		if ((pfd[0].revents & POLLIN) && perf_stop_woken(m))
 			break;
 		if (perf_rings_hup(pfd + 1, m->ncpus) ||
 		    perf_pidfds_gone(m, pfd + 1 + m->ncpus))
 			break; /* the observed processes are gone */
 	}
+	/* the loop's end: the stops asked by now are this run's; one asked
+	 * during the drain below stays pending for the next run() */
+	seen = atomic_load(&m->stop_gen);
 	/* drain: everything in the rings now is complete; deliver it all */
 	uint64_t fresh;
 	bool held;
@@ -1482,12 +1517,8 @@ int rtd_perf_monitor_run(struct rtd_perf_monitor *m, rtd_perf_sample_fn fn,
 	r = round_once(m, d, UINT64_MAX, &fresh, &held);
 	read_lost(m);
 out:
-	if (m->stop_fd >= 0) {
-		uint64_t v;
-		while (read(m->stop_fd, &v, sizeof(v)) > 0)
-			;
-	}
-	atomic_store(&m->stop_req, 0);
+	m->run_stopped = seen != m->stop_seen;
+	m->stop_seen = seen;
 	free(pfd);
 	if (d) {
 		free(d->heap);
@@ -1509,7 +1540,8 @@ void rtd_perf_monitor_stop(struct rtd_perf_monitor *m, bool wait)
 	if (!m)
 		return;
 	int saved = errno; /* signal handlers must not clobber errno */
-	atomic_store(&m->stop_req, 1);
+	/* a lock-free add and a write(): async-signal-safe */
+	atomic_fetch_add(&m->stop_gen, 1);
 	uint64_t one = 1;
 	ssize_t w = write(m->stop_fd, &one, sizeof(one));
 	(void)w;

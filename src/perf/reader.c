@@ -293,7 +293,7 @@ void *perf_reader_main(void *arg)
 		perf_pidfds_poll(m, pfd + 2 + m->ncpus);
 	}
 	while (pfd && !atomic_load(&m->reader_quit) &&
-	       !atomic_load(&m->stop_req)) {
+	       !perf_stop_pending(m)) {
 		uint64_t start = rtd_now_ns();
 		uint64_t n = perf_reader_pass(m, m->pass_prev);
 		m->pass_prev = start;
@@ -312,8 +312,8 @@ void *perf_reader_main(void *arg)
 			break;
 		if (k <= 0)
 			continue;
-		if (pfd[0].revents & POLLIN)
-			break; /* rtd_perf_monitor_stop(); the decoder reads it */
+		if ((pfd[0].revents & POLLIN) && perf_stop_woken(m))
+			break; /* rtd_perf_monitor_stop(); the decoder sees it */
 		if (pfd[1].revents & POLLIN) {
 			uint64_t v;
 			ssize_t rr = read(m->space_fd, &v, sizeof(v));

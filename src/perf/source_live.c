@@ -36,6 +36,7 @@
 #include "common/log.h"
 #include "common/map.h"
 #include "common/stats.h"
+#include "perf/internal.h"
 #include "perf/source_impl.h"
 #include "rtdiag/perf_profiler.h"
 #include "rtdiag/symbols.h"
@@ -357,6 +358,10 @@ static void *runner(void *arg)
 		int rc = s->p ? rtd_perf_profiler_run(s->p) : rtd_perf_syscall_recorder_run(s->sr);
 		bool cut = atomic_exchange(&s->ticked, 0);
 		int64_t at = atomic_load(&s->tick_ns);
+		/* ended on a stop: the ticker's, or one it asked while the run
+		 * before drained (the monitor keeps it for this run; its tick
+		 * was taken then), or the free's; else the processes are gone */
+		bool stopped = perf_monitor_run_stopped(pl_monitor(s));
 		/* a stop is seen after a window; one more window follows it (the
 		 * last), so that what the kernel wrote before the stop and the
 		 * reader had not copied yet comes too: a program's last calls
@@ -402,8 +407,9 @@ static void *runner(void *arg)
 		if (s->wm > s->win_start)
 			s->win_start = s->wm; /* the next window's totals */
 		pthread_mutex_unlock(&s->q.mu);
-		if (quit || last || !cut) {
-			/* stopped, or not cut by us: the processes are gone */
+		if (quit || last || !stopped) {
+			/* freed, the last window, or not stopped: the processes
+			 * are gone */
 			end_with(s, 0, NULL);
 			return NULL;
 		}
@@ -426,8 +432,9 @@ static void *ticker(void *arg)
 			break;
 		if (w != ETIMEDOUT && !s->cut_asked)
 			continue;
-		/* one thread cuts, so a cut always comes with its mark: a run
-		 * that ends unmarked means the processes are gone */
+		/* one thread cuts, so a cut always comes with its mark (the
+		 * runner tells a run ended by the processes' end by the
+		 * monitor: two cuts may end one run, or a run its next) */
 		s->cut_asked = false;
 		atomic_store(&s->tick_ns, (int64_t)rtd_now_ns());
 		atomic_store(&s->ticked, 1);
@@ -489,7 +496,8 @@ static void pl_free(void *impl)
 		pthread_join(s->ticker, NULL);
 	if (s->run_started) {
 		/* a stop asked while the runner drained is not lost: the
-		 * runner looks at quit after every run */
+		 * monitor keeps it for the next run, and the runner looks at
+		 * quit after every run */
 		rtd_perf_monitor_stop(pl_monitor(s), false);
 		pthread_join(s->runner, NULL);
 	}

@@ -93,7 +93,7 @@ struct stopper {
 };
 
 /* Ends a run every 20 ms (a stop between two runs ends the next one at
- * once: the eventfd keeps it). */
+ * once: the monitor keeps it). */
 static void *stop_runs(void *arg)
 {
 	struct stopper *st = arg;
