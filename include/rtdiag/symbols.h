@@ -392,8 +392,12 @@ RTD_API void rtd_sym_preload_finish(rtd_symbolizer *s);
  * @stack: the copy of the stack from the stack pointer up (PERF_SAMPLE_
  *         STACK_USER), borrowed
  * @stack_len: its valid bytes (the sample's dyn_size)
- * @ips: receives the call chain, the sampled address first, then return
- *       addresses
+ * @ips: receives the call chain, leaf first: the sampled address, then
+ *       each caller's address to name it by (name each as it is, never
+ *       one byte back): its return address minus one, which lies in its
+ *       call, but for a frame a signal interrupted (the one above a
+ *       signal frame, whose CIE says "S") the address it was at, as
+ *       perf names them
  * @max: room in @ips
  *
  * Call frame information comes from each module's .eh_frame or

@@ -23,7 +23,9 @@
 	X(dwfl_report_end) X(dwfl_offline_section_address)                     \
 	X(dwfl_attach_state) X(dwfl_getthread_frames) X(dwfl_frame_pc)         \
 	X(dwfl_frame_reg) X(dwfl_thread_state_registers)                       \
-	X(dwfl_thread_state_register_pc)
+	X(dwfl_thread_state_register_pc) X(dwfl_addrmodule)                     \
+	X(dwfl_module_eh_cfi) X(dwfl_module_dwarf_cfi) X(dwarf_cfi_addrframe)  \
+	X(dwarf_frame_info)
 RTD_OPTLIB_DECLARE(dw, RTD_DW_FUNCS)
 
 #ifndef RTD_OPTLIB_DEFINING
@@ -63,6 +65,11 @@ RTD_OPTLIB_DECLARE(dw, RTD_DW_FUNCS)
 #define dwfl_frame_reg (*rtd__dw.dwfl_frame_reg)
 #define dwfl_thread_state_registers (*rtd__dw.dwfl_thread_state_registers)
 #define dwfl_thread_state_register_pc (*rtd__dw.dwfl_thread_state_register_pc)
+#define dwfl_addrmodule (*rtd__dw.dwfl_addrmodule)
+#define dwfl_module_eh_cfi (*rtd__dw.dwfl_module_eh_cfi)
+#define dwfl_module_dwarf_cfi (*rtd__dw.dwfl_module_dwarf_cfi)
+#define dwarf_cfi_addrframe (*rtd__dw.dwarf_cfi_addrframe)
+#define dwarf_frame_info (*rtd__dw.dwarf_frame_info)
 #endif
 
 #endif /* RTD_COMMON_OPTLIB_DW_H */

@@ -178,12 +178,10 @@ static int stack_of(struct pds *s, const struct rtd_perf_data_event *e,
 				       smp->stack_user, smp->stack_user_dyn_size, s->ips + n,
 				       PDS_MAX_DEPTH - n);
 		if (k > 0) {
+			/* each caller already where perf unwinds (and prints)
+			 * it: a return address minus one, the pc of a frame a
+			 * signal interrupted */
 			memset(s->kern + n, 0, (size_t)k);
-			/* an unwound caller's return address minus one, as perf
-			 * unwinds (and prints) it: a call that ends its function
-			 * (one that never returns) lies in the call, not past it */
-			for (int j = 1; j < k; j++)
-				s->ips[n + (size_t)j]--;
 			n += (size_t)k;
 		}
 	}

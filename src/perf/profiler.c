@@ -329,7 +329,7 @@ static bool is_kernel_ip(uint64_t ip)
 }
 
 static uint32_t ips_node(struct rtd_perf_profiler *p, uint32_t pid,
-			 uint32_t tid, size_t n, uint32_t state_key);
+			 uint32_t tid, size_t n, size_t unwound, uint32_t state_key);
 
 /* A kernel frame of the tracing call path itself, not of the traced
  * thread: BPF's (its programs, bpf_trace_run) and a tracepoint's iterator,
@@ -401,7 +401,7 @@ static void kernel_ranges(struct rtd_perf_profiler *p, const char *kallsyms, boo
 static uint32_t stack_node(struct rtd_perf_profiler *p,
 			   const struct rtd_perf_sample *s, uint32_t state_key)
 {
-	size_t n = 0;
+	size_t n = 0, unwound = PROF_MAX_DEPTH;
 	bool kernel = false;
 	for (uint64_t i = 0; i < s->callchain_nr && n < PROF_MAX_DEPTH; i++) {
 		uint64_t ip = rtd_perf_u64_at(s->callchain, i);
@@ -434,6 +434,7 @@ static uint32_t stack_node(struct rtd_perf_profiler *p,
 			if (k == 1)
 				p->st.unwind_failed++;
 			memset(p->kern + n, 0, (size_t)k);
+			unwound = n;
 			n += (size_t)k;
 		}
 	}
@@ -441,12 +442,14 @@ static uint32_t stack_node(struct rtd_perf_profiler *p,
 		p->kern[0] = is_kernel_ip(s->ip);
 		p->ips[n++] = s->ip;
 	}
-	return ips_node(p, s->pid, s->tid, n, state_key);
+	return ips_node(p, s->pid, s->tid, n, unwound, state_key);
 }
 
-/* The node of the stack in p->ips/p->kern (n frames, leaf first). */
+/* The node of the stack in p->ips/p->kern (n frames, leaf first; those
+ * from `unwound` on came from rtd_sym_unwind(), its callers already at
+ * the address to name them by). */
 static uint32_t ips_node(struct rtd_perf_profiler *p, uint32_t pid,
-			 uint32_t tid, size_t n, uint32_t state_key)
+			 uint32_t tid, size_t n, size_t unwound, uint32_t state_key)
 {
 	if (n && p->kern[0])
 		p->st.kernel_samples++;
@@ -455,14 +458,15 @@ static uint32_t ips_node(struct rtd_perf_profiler *p, uint32_t pid,
 	 * first user frame under kernel ones, and a kernel frame under an
 	 * entry of the kernel's entry text (an interrupt taken in the kernel):
 	 * a page fault on a function's first instruction is at its first
-	 * byte, and one byte back names the function before it */
+	 * byte, and one byte back names the function before it (the
+	 * unwinder says so of a frame a signal interrupted) */
 	uint32_t node = child(p, 0, THREAD_KEY | thread_index(p, pid, tid));
 	if (state_key && node)
 		node = child(p, node, state_key);
 	if (!node)
 		return 0;
 	for (size_t i = n; i-- > 0;) {
-		bool exact = !i || (p->kern[i - 1] &&
+		bool exact = !i || i > unwound || (p->kern[i - 1] &&
 				    (!p->kern[i] || (p->ips[i - 1] >= p->entry_lo &&
 						     p->ips[i - 1] < p->entry_hi)));
 		uint64_t ip = p->ips[i] - (exact ? 0 : 1);
@@ -601,7 +605,7 @@ static int on_bpf_wait(const struct offcpu_bpf_wait *w, void *ctx)
 	}
 	if (p->cg == RTD_PERF_CG_NONE && n > 1)
 		n = 1; /* the address only, as the perf path's samples */
-	uint32_t node = ips_node(p, w->pid, w->tid, n, STATE_KEY | state);
+	uint32_t node = ips_node(p, w->pid, w->tid, n, n, STATE_KEY | state);
 	void *v;
 	if (rtd_map_get(&p->tid_index, w->tid, &v)) {
 		struct pthread *t = &p->threads[(uintptr_t)v - 1];

@@ -37,6 +37,7 @@ struct sym_unwinder {
 	uint64_t stack_len, sp;
 	uint64_t *ips;
 	size_t max, n;
+	uint64_t last_pc[2]; /* the last two frames' pcs as libdw gave them */
 	/* the last frame's stack pointer (its caller's CFA), if known */
 	uint64_t last_sp;
 	bool last_sp_known;
@@ -235,11 +236,41 @@ static int unwinder_build(struct sym_proc *p, struct sym_unwinder *u)
 	return 0;
 }
 
+/* Whether the code at pc is a signal frame (a sigreturn trampoline,
+ * glibc's __restore_rt): its CIE has the "S" augmentation (the return
+ * path a handler is given, so the frame above it is where the signal
+ * interrupted the thread). */
+static bool signal_frame_at(Dwfl *dwfl, Dwarf_Addr pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi = mod ? dwfl_module_eh_cfi(mod, &bias) : NULL;
+	if (mod && !cfi)
+		cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	Dwarf_Frame *fr = NULL;
+	bool sig = false;
+	if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &fr) == 0 &&
+	    dwarf_frame_info(fr, NULL, NULL, &sig) < 0)
+		sig = false;
+	free(fr);
+	return sig;
+}
+
+/* Each frame's address to name it by: a caller's return address minus
+ * one, which lies in its call even when the call ends the function, but
+ * the pc of the frame a signal interrupted as it is (the frame above a
+ * signal frame: it was at that instruction, and one byte back from a
+ * function's first instruction is the function before it), as perf
+ * (6.12, its libunwind unwinder) names them.
+ * dwfl_frame_pc()'s activation flag is also set on the signal frame
+ * itself, whose return address is an ordinary one (glibc puts a nop
+ * before __restore_rt for the byte back), so the flag only says where
+ * to look: the frame below must be a signal frame. */
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct sym_unwinder *u = arg;
 	Dwarf_Addr pc;
-	bool activation;
+	bool activation = false;
 	if (!dwfl_frame_pc(state, &pc, &activation) || !pc)
 		return DWARF_CB_ABORT;
 	if (u->n >= u->max)
@@ -250,17 +281,21 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	 * up the stack. Without the stack pointer, three in a row stop. */
 	Dwarf_Word sp = 0;
 	bool sp_known = dwfl_frame_reg(state, 7 /* rsp */, &sp) == 0;
-	if (u->n && u->ips[u->n - 1] == pc) {
+	if (u->n && u->last_pc[0] == pc) {
 		if (sp_known && u->last_sp_known) {
 			if (sp == u->last_sp)
 				return DWARF_CB_ABORT;
-		} else if (u->n > 1 && u->ips[u->n - 2] == pc) {
+		} else if (u->n > 1 && u->last_pc[1] == pc) {
 			return DWARF_CB_ABORT;
 		}
 	}
 	u->last_sp = sp;
 	u->last_sp_known = sp_known;
-	u->ips[u->n++] = pc;
+	u->last_pc[1] = u->last_pc[0];
+	u->last_pc[0] = pc;
+	bool exact = !u->n || (activation && signal_frame_at(u->dwfl, u->last_pc[1]));
+	u->ips[u->n] = exact ? pc : pc - 1;
+	u->n++;
 	return DWARF_CB_OK;
 }
 

@@ -127,6 +127,52 @@ PY
 }
 mine mine_fp 999 -- "$FP" rounds=300
 mine mine_dwarf 499 --call-graph dwarf -- "$NOFP" rounds=150
+# a frame a signal interrupted (--call-graph dwarf): its pc is where the
+# thread was, not a return address, and perf names it so; one byte back
+# from a function's first instruction names the function before it.
+# sig_loop is one jump to itself right after before_fn: every SIGPROF
+# interrupts it at its first byte, and the handler spins (rtdiag named
+# the interrupted frame before_fn, in the file and live, until the
+# unwinder said which frames a signal interrupted)
+cat > "$TMP/sig.c" <<'SRC'
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/time.h>
+#include <unistd.h>
+__asm__(".text\n.globl before_fn\n.type before_fn,@function\nbefore_fn:\n.cfi_startproc\n\tret\n"
+	".cfi_endproc\n.size before_fn,.-before_fn\n.globl sig_loop\n.type sig_loop,@function\n"
+	"sig_loop:\n.cfi_startproc\n\tjmp sig_loop\n.cfi_endproc\n.size sig_loop,.-sig_loop\n");
+void before_fn(void);
+void sig_loop(void);
+static volatile unsigned long sink;
+static volatile sig_atomic_t left;
+__attribute__((noinline)) static void in_handler(long n) { for (long i = 0; i < n; i++) sink += (unsigned long)i; }
+static void on_prof(int sig) { (void)sig; in_handler(2000000); if (--left <= 0) _exit(0); }
+__attribute__((noinline)) void loop_caller(void) { sig_loop(); before_fn(); }
+int main(int argc, char **argv)
+{
+	left = argc > 1 ? atoi(argv[1]) : 1;
+	struct sigaction sa = {0};
+	sa.sa_handler = on_prof;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGPROF, &sa, NULL);
+	struct itimerval it = {{0, 1000}, {0, 1000}};
+	setitimer(ITIMER_PROF, &it, NULL);
+	loop_caller();
+	return 0;
+}
+SRC
+gcc -O2 "$TMP/sig.c" -o "$TMP/sig" || fail "cannot build sig"
+b=$(nm "$TMP/sig" | awk '$3 == "before_fn" { print $1 }')
+s=$(nm "$TMP/sig" | awk '$3 == "sig_loop" { print $1 }')
+[ -n "$b" ] && [ -n "$s" ] && [ $((0x$s)) -eq $((0x$b + 1)) ] || fail "sig: sig_loop is not one byte past before_fn"
+same signal --call-graph dwarf -F 499 -- "$TMP/sig" 150
+mine mine_signal 499 --call-graph dwarf -- "$TMP/sig" 150
+for f in signal mine_signal; do
+  grep -Eq ';loop_caller;sig_loop;[^ ;]+;on_prof;' "$TMP/$f.folded" || fail "$f: no handler's stack above sig_loop"
+  ! grep -q 'before_fn' "$TMP/$f.folded" || fail "$f: an interrupted sig_loop named before_fn"
+done
+ok "signal: the frame a signal interrupted named where it was, as perf does"
 # build ids (HEADER_BUILD_ID), which perf report uses to find the files
 # (and perf archive, a perf.data opened on another machine): each file
 # mapped executable with the id its ELF notes say, the kernel's that of
