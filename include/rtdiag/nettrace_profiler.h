@@ -202,6 +202,37 @@ RTD_API int rtd_nettrace_profiler_record(rtd_nettrace_profiler *p,
 RTD_API int rtd_nettrace_profiler_pull(rtd_nettrace_profiler *p, rtd_source *src);
 
 /**
+ * typedef rtd_nettrace_tee_fn - a second consumer of the records a pull
+ * hands the builder
+ * @ctx: the @ctx given to rtd_nettrace_profiler_pull_tee()
+ * @clock: the source's clock (as the builder gets it)
+ * @rec: the record, borrowed until the call returns
+ *
+ * Returns: 0 to go on; a negative error stops the pull, which returns it.
+ */
+typedef int (*rtd_nettrace_tee_fn)(void *ctx, const struct rtd_clock *clock,
+				   const struct rtd_record *rec);
+
+/**
+ * rtd_nettrace_profiler_pull_tee - rtd_nettrace_profiler_pull(), each
+ * record also given to a second consumer
+ * @p: the builder
+ * @src: a nettrace source, as for rtd_nettrace_profiler_pull()
+ * @fn: called with each record before the builder gets it (a counters
+ *      reader's rtd_counters_record(): one pass of one stream feeds
+ *      both), or NULL (then it is rtd_nettrace_profiler_pull())
+ * @ctx: passed to @fn
+ *
+ * Give the source a filter that lets through what both read (the OR of
+ * their @want, the most of their @fields).
+ *
+ * Returns: as rtd_nettrace_profiler_pull(); also @fn's negative value,
+ * when it stopped the pull (the record it refused is not in the builder).
+ */
+RTD_API int rtd_nettrace_profiler_pull_tee(rtd_nettrace_profiler *p, rtd_source *src,
+					   rtd_nettrace_tee_fn fn, void *ctx);
+
+/**
  * rtd_nettrace_profiler_want - the event types the builder reads records of
  * @ctx: the builder (an rtd_nettrace_profiler *)
  * @m: an event type

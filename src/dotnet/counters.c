@@ -828,6 +828,10 @@ RTD_API int rtd_counters_record(rtd_counters *c, const struct rtd_clock *clock,
 		return -RTD_E_INVAL;
 	if (rec->kind != RTD_REC_INSTANT || !rec->category || !rec->name)
 		return 0;
+	/* most INSTANTs of a session are the runtime's own (a profile's):
+	 * told apart by their provider before the name is measured */
+	if (!prov_of(c, rec->category) && strcmp(rec->category, METRICS) != 0)
+		return 0;
 	/* "Provider/Event" */
 	size_t lp = strlen(rec->category);
 	if (strncmp(rec->name, rec->category, lp) != 0 || rec->name[lp] != '/' ||

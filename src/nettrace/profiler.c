@@ -933,7 +933,9 @@ struct pull {
 	rtd_source *src;
 	struct rtd_clock clock;
 	bool have_clock;
-	int rc; /* the builder's error */
+	rtd_nettrace_tee_fn fn; /* each record first to it, or NULL */
+	void *ctx;
+	int rc; /* the builder's error, or fn's */
 };
 
 static int pull_one(void *ctx, const struct rtd_record *rec)
@@ -944,13 +946,21 @@ static int pull_one(void *ctx, const struct rtd_record *rec)
 		(void)rtd_source_clock(u->src, &u->clock);
 		u->have_clock = true;
 	}
-	int rc = rtd_nettrace_profiler_record(u->p, &u->clock, rec);
+	int rc = u->fn ? u->fn(u->ctx, &u->clock, rec) : 0;
+	if (!rc)
+		rc = rtd_nettrace_profiler_record(u->p, &u->clock, rec);
 	if (rc < 0)
 		u->rc = rc;
 	return rc < 0;
 }
 
 int rtd_nettrace_profiler_pull(rtd_nettrace_profiler *p, rtd_source *src)
+{
+	return rtd_nettrace_profiler_pull_tee(p, src, NULL, NULL);
+}
+
+int rtd_nettrace_profiler_pull_tee(rtd_nettrace_profiler *p, rtd_source *src,
+				   rtd_nettrace_tee_fn fn, void *ctx)
 {
 	if (!p || !src)
 		return -RTD_E_INVAL;
@@ -959,7 +969,7 @@ int rtd_nettrace_profiler_pull(rtd_nettrace_profiler *p, rtd_source *src)
 		p->src_methods = m;
 	/* each record handed over as the source reads it: a nettrace source
 	 * in stream order makes no queue or copy of it */
-	struct pull u = {.p = p, .src = src};
+	struct pull u = {.p = p, .src = src, .fn = fn, .ctx = ctx};
 	int rc = rtd_source_each(src, pull_one, &u);
 	if (u.rc)
 		return u.rc;

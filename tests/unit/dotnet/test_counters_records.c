@@ -20,6 +20,13 @@
  * the records read by the source's top_fields (the Payload not lifted)
  * every EventCounters value is missing; with a record's name compared
  * whole ("Provider/EventCounters"), all are.
+ *
+ * test_tee: one pass of a source into a profile builder and a counters
+ * reader at once (rtd_nettrace_profiler_pull_tee(), the agent's EventPipe
+ * source), filtered by the OR of both: the series of the events, and the
+ * profiles of the builder pulled alone. Fails on the old code (no
+ * rtd_nettrace_profiler_pull_tee()); with the builder's field_want alone
+ * every EventCounters value is missing.
  */
 #include "test_util.h"
 
@@ -28,7 +35,9 @@
 
 #include "rtdiag/counters.h"
 #include "rtdiag/nettrace.h"
+#include "rtdiag/nettrace_profiler.h"
 #include "rtdiag/nettrace_source.h"
+#include "rtdiag/profile.h"
 
 #define SPEC "Rtdiag.Test,Rtdiag-Counters,System.Runtime,Rtdiag-Missing"
 
@@ -374,6 +383,140 @@ static void test_want(void **state)
 	reset(&s);
 }
 
+/* ---- one pass into a builder and a reader (the agent's) ---- */
+
+struct both {
+	rtd_nettrace_profiler *p;
+	rtd_counters *c;
+};
+
+static bool both_want(void *ctx, const struct rtd_nettrace_metadata *m)
+{
+	struct both *b = ctx;
+	return rtd_nettrace_profiler_want(b->p, m) || rtd_counters_want(b->c, m);
+}
+
+static size_t both_fields(void *ctx, const struct rtd_nettrace_metadata *m)
+{
+	struct both *b = ctx;
+	return rtd_counters_want(b->c, m) ? SIZE_MAX : rtd_nettrace_profiler_fields(b->p, m);
+}
+
+static bool both_field_want(void *ctx, const struct rtd_nettrace_metadata *m, size_t i)
+{
+	struct both *b = ctx;
+	return rtd_counters_want(b->c, m) || rtd_nettrace_profiler_field_want(b->p, m, i);
+}
+
+static int tee_counters(void *ctx, const struct rtd_clock *clock, const struct rtd_record *rec)
+{
+	return rtd_counters_record(ctx, clock, rec);
+}
+
+static rtd_nettrace_profiler *builder(void)
+{
+	struct rtd_nettrace_profiler_opts po = {.sz = sizeof(po),
+						.kinds = RTD_NETTRACE_PROFILE_CPU |
+							 RTD_NETTRACE_PROFILE_ALLOC |
+							 RTD_NETTRACE_PROFILE_LOCK |
+							 RTD_NETTRACE_PROFILE_EXCEPTION |
+							 RTD_NETTRACE_PROFILE_WAIT,
+						.running_only = true};
+	rtd_nettrace_profiler *p = rtd_nettrace_profiler_new(&po);
+	assert_non_null(p);
+	return p;
+}
+
+/* Every kind's folded profile of @p, one after another */
+static char *folded(rtd_nettrace_profiler *p, size_t *len)
+{
+	char *text = NULL;
+	FILE *f = open_memstream(&text, len);
+	assert_non_null(f);
+	for (unsigned k = 0; k < RTD_NETTRACE_PROFILE_KINDS; k++) {
+		int err = 0;
+		struct rtd_profile *pr = rtd_nettrace_profiler_profile(p, 1u << k, &err);
+		assert_non_null(pr);
+		fprintf(f, "kind %u: %lld samples\n", k, (long long)rtd_profile_samples(pr));
+		assert_int_equal(rtd_profile_write_folded(pr, f), 0);
+		rtd_profile_free(pr);
+	}
+	fclose(f);
+	return text;
+}
+
+/* The builder alone, as the CLI pulls it; returns the source's end */
+static int pulled_alone(const uint8_t *buf, size_t len, char **text, size_t *tlen)
+{
+	rtd_nettrace_profiler *p = builder();
+	RTD_OPTS(rtd_nettrace_source_opts, o, .address_frames = true, .stream_order = true,
+		 .want = rtd_nettrace_profiler_want, .want_ctx = p,
+		 .fields = rtd_nettrace_profiler_fields, .fields_ctx = p,
+		 .field_want = rtd_nettrace_profiler_field_want);
+	int err = 0;
+	rtd_source *src = rtd_nettrace_source_mem(buf, len, &o, &err);
+	assert_non_null(src);
+	int rc = rtd_nettrace_profiler_pull(p, src);
+	*text = folded(p, tlen);
+	rtd_nettrace_profiler_free(p);
+	rtd_source_free(src);
+	return rc;
+}
+
+static void tee_one(const char *rel, const char *session, bool damaged)
+{
+	const char *path = rtd_test_path("RTD_SOURCE_DIR", rel);
+	assert_non_null(path);
+	size_t len = 0;
+	uint8_t *buf = rtd_test_slurp(path, &len);
+	assert_non_null(buf);
+	struct series ev = {0}, rec = {0};
+	int erc = by_events(buf, len, false, session, &ev);
+
+	struct both b = {.p = builder(), .c = reader(&rec, session)};
+	RTD_OPTS(rtd_nettrace_source_opts, o, .address_frames = true, .stream_order = true,
+		 .want = both_want, .want_ctx = &b, .fields = both_fields, .fields_ctx = &b,
+		 .field_want = both_field_want);
+	int err = 0;
+	rtd_source *src = rtd_nettrace_source_mem(buf, len, &o, &err);
+	assert_non_null(src);
+	int rc = rtd_nettrace_profiler_pull_tee(b.p, src, tee_counters, b.c);
+	tail(&rec, b.c);
+	same(&ev, &rec, rel);
+	size_t tl = 0, al = 0;
+	char *tt = folded(b.p, &tl), *at = NULL;
+	int arc = pulled_alone(buf, len, &at, &al);
+	if (tl != al || memcmp(tt, at, tl)) {
+		fprintf(stderr, "%s: profiles differ\n--- alone\n%s--- tee\n%s", rel, at, tt);
+		fail();
+	}
+	assert_int_equal(rc, arc);
+	if (damaged) {
+		assert_true(erc < 0);
+		assert_true(rc < 0);
+	} else {
+		assert_int_equal(erc, 0);
+		assert_int_equal(rc, 0);
+	}
+	printf("%s: tee: %zu counter records, %zu bytes of profiles\n", rel, rec.n, tl);
+	free(tt);
+	free(at);
+	rtd_nettrace_profiler_free(b.p);
+	rtd_source_free(src);
+	reset(&ev);
+	reset(&rec);
+	free(buf);
+}
+
+static void test_tee(void **state)
+{
+	(void)state;
+	tee_one("tests/unit/dotnet/data/counters-meters.nettrace", "rtdiag-golden", false);
+	tee_one("tests/unit/dotnet/data/counters-samples-cut.nettrace", "ep2", true);
+	/* bad arguments: nothing read */
+	assert_int_equal(rtd_nettrace_profiler_pull_tee(NULL, NULL, NULL, NULL), -RTD_E_INVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -381,6 +524,7 @@ int main(void)
 		cmocka_unit_test(test_samples_cut),
 		cmocka_unit_test(test_fuzz_corpus),
 		cmocka_unit_test(test_want),
+		cmocka_unit_test(test_tee),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
