@@ -1232,7 +1232,11 @@ static int meta_block_v6(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 	return 0;
 }
 
-static void set_info_common(rtd_nettrace *dec, rtd_rd *r)
+/* The trace header's SYSTEMTIME, start timestamp, frequency and, where
+ * the format has it, pointer size. NetPerf V1/V2 (@ptr_size false) has
+ * none: only 64-bit Linux wrote it (.NET Core 2.0), so pointers are 8
+ * bytes. */
+static void set_info(rtd_nettrace *dec, rtd_rd *r, bool ptr_size)
 {
 	int16_t t[8];
 	for (int i = 0; i < 8; i++)
@@ -1246,26 +1250,7 @@ static void set_info_common(rtd_nettrace *dec, rtd_rd *r)
 	dec->info.sync_ms = t[7];
 	dec->info.sync_ticks = rd_u64le(r);
 	dec->info.tick_freq = rd_u64le(r);
-	dec->info.pointer_size = rd_u32le(r);
-}
-
-/* NetPerf V1/V2 header: SYSTEMTIME, start timestamp, frequency; only
- * 64-bit Linux wrote these (.NET Core 2.0), so pointers are 8 bytes. */
-static void set_info_12(rtd_nettrace *dec, rtd_rd *r)
-{
-	int16_t t[8];
-	for (int i = 0; i < 8; i++)
-		t[i] = rd_i16le(r);
-	dec->info.sync_year = t[0];
-	dec->info.sync_month = t[1];
-	dec->info.sync_day = t[3];
-	dec->info.sync_hour = t[4];
-	dec->info.sync_minute = t[5];
-	dec->info.sync_second = t[6];
-	dec->info.sync_ms = t[7];
-	dec->info.sync_ticks = rd_u64le(r);
-	dec->info.tick_freq = rd_u64le(r);
-	dec->info.pointer_size = 8;
+	dec->info.pointer_size = ptr_size ? rd_u32le(r) : 8;
 }
 
 static int info_done(rtd_nettrace *dec, uint64_t off)
@@ -1294,7 +1279,7 @@ static uint64_t parse_u64_dec(const uint8_t *s, uint32_t n)
 
 static int trace_block_v6(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 {
-	set_info_common(dec, r);
+	set_info(dec, r, true);
 	uint32_t n = rd_u32le(r);
 	for (uint32_t i = 0; i < n && rd_ok(r); i++) {
 		const uint8_t *k, *v;
@@ -1464,7 +1449,7 @@ static long object_eventpipefile(rtd_nettrace *dec, size_t avail,
 		return 0;
 	}
 	(void)rd_u32le(&h->r); /* forward reference index */
-	set_info_12(dec, &h->r);
+	set_info(dec, &h->r, false);
 	dec->format = (int)h->version;
 	dec->state = ST_EVENTS12;
 	int err = info_done(dec, off);
@@ -1502,7 +1487,7 @@ static long object_trace(rtd_nettrace *dec, size_t avail, struct obj_head *h)
 		dec->format = (int)version;
 	}
 	rtd_rd *r = &h->r;
-	set_info_common(dec, r);
+	set_info(dec, r, true);
 	dec->info.pid = rd_u32le(r);
 	dec->info.nprocs = rd_u32le(r);
 	dec->info.sampling_rate = rd_u32le(r);
