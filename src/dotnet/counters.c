@@ -498,6 +498,16 @@ static int hold(rtd_counters *c, const struct rtd_counter_record *r)
 	return 0;
 }
 
+/* Whether @p's hold is over at @ts: more than the hold after its first
+ * EventCounters value. An earlier @ts (another thread's event, read
+ * after it in stream order) is within the hold, not a difference
+ * wrapped around to a huge one. */
+static bool hold_over(const rtd_counters *c, const struct cprov *p, uint64_t ts)
+{
+	return ts > p->ec_first &&
+	       (double)(ts - p->ec_first) > c->hold_sec * (double)c->freq;
+}
+
 /* Give out (or drop, when a meter of the name published) the held
  * records whose hold ended at @ts, or all with @all. */
 static int release(rtd_counters *c, uint64_t ts, bool all)
@@ -508,8 +518,7 @@ static int release(rtd_counters *c, uint64_t ts, bool all)
 		struct held *h = &c->held[i];
 		const struct cprov *p = prov_of(c, h->provider);
 		bool drop = p && p->meter_seen;
-		bool due = all || !p ||
-			   (double)(ts - p->ec_first) > c->hold_sec * (double)c->freq;
+		bool due = all || !p || hold_over(c, p, ts);
 		if (!drop && !due) {
 			c->held[k++] = *h;
 			continue;
@@ -572,8 +581,7 @@ static int event_counters(rtd_counters *c, const struct cev *ev)
 		p->ec_first = r.timestamp;
 	}
 	c->freq = freq_of(ev);
-	if (c->freq && (double)(r.timestamp - p->ec_first) <=
-			       c->hold_sec * (double)c->freq)
+	if (c->freq && !hold_over(c, p, r.timestamp))
 		return hold(c, &r);
 	return c->fn(c->ctx, &r);
 }
