@@ -3,7 +3,8 @@
 # agent/test_exit.sh): many short-lived tests/targets/dotnet-exit programs,
 # started overlapping, each of which returns from Main a set time after
 # its session's EventCounters poller started; each must exit within 2 s of
-# returning.
+# returning, over what the same program takes to exit with nothing
+# attached, measured beside them.
 #
 # run_exits COUNT INTERVAL_MS NAME ATTACH
 #   Starts COUNT programs, $EXITS_GAP (0.1) s apart, each as NAME (a link
@@ -19,11 +20,21 @@
 #   first start whatever happens), and judges:
 #   - at least 20 programs saw a session (the poller thread) before
 #     returning;
-#   - every program exited at most 2 s after Main returned (DIR/returned
-#     against the time its waiting shell saw it end), with status 0 (139,
-#     SIGSEGV, is counted and said apart: the runtime's own bug, below).
-#   Sets EXITS_DIR (one DIR per program: $EXITS_DIR/1...). Returns the number
-#   of failed checks; says what failed with bad().
+#   - every program exited, after Main returned (DIR/returned against the
+#     time its waiting shell saw it end), at most 2 s later than the
+#     slowest of the controls did, with status 0 (139, SIGSEGV, is counted
+#     and said apart: the runtime's own bug, below). The controls: beside
+#     every second program the same program runs under another name
+#     (NAMEc), which nothing attaches to, its Main returning about as
+#     late; their slowest exit is what this machine, in this run, needs
+#     to end the program at all (~0.1 s on a quiet machine, where this is
+#     #27's 2 s; 2.5 s at load 12-19, where a fixed 2 s checked the
+#     machine's speed). Attaching may add no more than #27's 2 s to that;
+#     a hang (the runtime's shutdown deadlocked for good) is caught at
+#     15 s whatever the controls did.
+#   Sets EXITS_DIR (one DIR per program: $EXITS_DIR/1..., the controls
+#   $EXITS_DIR/c2, c4...). Returns the number of failed checks; says what
+#   failed with bad(), and prints every exit's delay, both groups.
 
 EXIT_BOUND_NS=2000000000
 HUNG_AFTER_NS=15000000000
@@ -35,6 +46,7 @@ run_exits() {
   EXITS_DIR="$WORK/exits"
   mkdir -p "$EXITS_DIR"
   ln -sf "$xd/dotnet-exit" "$EXITS_DIR/$name"
+  ln -sf "$xd/dotnet-exit" "$EXITS_DIR/${name}c"
   local i d off span=800 before=$fail started=0 left=1 now
   local giveup=$(( $(date +%s%N) + 180000000000 ))
   declare -A attached=()
@@ -45,14 +57,14 @@ run_exits() {
     local k e rp rt
     left=0
     now=$(date +%s%N)
-    for k in $(seq 1 "$started"); do
+    for k in $(seq 1 "$started") $(seq -f 'c%g' 2 2 "$started"); do
       e="$EXITS_DIR/$k"
       [ -s "$e/exited" ] && continue
       if [ -s "$e/ready" ] && [ -z "${attached[$k]:-}" ]; then
         rp=$(cat "$e/ready")
         PIDS+=("$rp")
         attached[$k]=1
-        [ -n "$attach" ] && "$attach" "$e" "$rp"
+        [ -n "$attach" ] && [ "${k#c}" = "$k" ] && "$attach" "$e" "$rp"
       fi
       if [ -s "$e/returned" ]; then
         rt=$(awk '{ print $2 }' "$e/returned")
@@ -73,6 +85,17 @@ run_exits() {
       rc=$? t=${EPOCHREALTIME/[.,]/}
       echo "$rc ${t}000" >"$d/exited" ) &
     PIDS+=("$!")
+    if [ $((i % 2)) = 0 ]; then
+      # the control: the same program under another name, which no
+      # rtdiag attaches to; its Main waits for a session that never
+      # comes, about as long as an attached one lives, and returns
+      c="$EXITS_DIR/c$i"
+      mkdir -p "$c"
+      ( "$EXITS_DIR/${name}c" "$c" 0 0 $((interval + 1000 + off)) >"$c/out" 2>&1
+        rc=$? t=${EPOCHREALTIME/[.,]/}
+        echo "$rc ${t}000" >"$c/exited" ) &
+      PIDS+=("$!")
+    fi
     started=$i
     exits_pass # attach the ones started before, as a user would at once
     sleep "${EXITS_GAP:-0.1}"
@@ -81,8 +104,24 @@ run_exits() {
     exits_pass
     [ "$left" -gt 0 ] && sleep 0.2
   done
-  # judge
+  # judge. The controls first: how long this machine, in this run, takes
+  # to end the same program with no rtdiag attached; the attached ones may
+  # take #27's 2 s more
   local nosession=0 slow=0 hung=0 worst=0 dt ended pid r session rc crashed=0
+  local cworst=0 cdone=0 cleft=0 cdts="" adts="" bound=$EXIT_BOUND_NS
+  for d in "$EXITS_DIR"/c*; do
+    if [ -s "$d/returned" ] && [ -s "$d/exited" ]; then
+      read -r pid r session <"$d/returned"
+      read -r rc ended <"$d/exited"
+      dt=$((ended - r))
+      cdone=$((cdone + 1))
+      cdts="$cdts $((dt / 1000000))"
+      [ "$dt" -gt "$cworst" ] && cworst=$dt
+    else
+      cleft=$((cleft + 1))
+    fi
+  done
+  bound=$((EXIT_BOUND_NS + cworst))
   for i in $(seq 1 "$count"); do
     d="$EXITS_DIR/$i"
     if [ ! -s "$d/returned" ]; then
@@ -103,19 +142,22 @@ run_exits() {
       bad "program $i (pid $pid): exit status $rc: $(head -3 "$d/out")"
     fi
     dt=$((ended - r))
+    adts="$adts $((dt / 1000000))"
     [ "$dt" -gt "$worst" ] && worst=$dt
-    if [ "$dt" -gt "$EXIT_BOUND_NS" ]; then
+    if [ "$dt" -gt "$bound" ]; then
       slow=$((slow + 1))
-      bad "program $i (pid $pid, offset $(cat "$d/offset") ms): exited $((dt / 1000000)) ms after Main returned"
+      bad "program $i (pid $pid, offset $(cat "$d/offset") ms): exited $((dt / 1000000)) ms after Main returned (bound $((bound / 1000000)) ms)"
     fi
   done
+  sorted() { echo $* | tr ' ' '\n' | sort -n | tr '\n' ' '; }
+  echo "exit delays, ms: attached: $(sorted $adts); without rtdiag ($cdone controls; $cleft not ended): $(sorted $cdts)"
   # at least 20 must have had one (#27 asks for 20); a session the runtime
   # refuses or the agent's CPU cap pauses is said, not fatal
   [ $((count - nosession)) -ge 20 ] \
     && ok "$((count - nosession)) of $count programs had a session before Main returned" \
     || bad "$nosession of $count programs saw no session (no counters poller) in 20 s"
   [ "$hung" = 0 ] && [ "$slow" = 0 ] \
-    && ok "all $count programs exited within 2 s of Main returning (slowest: $((worst / 1000000)) ms)" \
+    && ok "all $count programs exited within $((bound / 1000000)) ms of Main returning (slowest: $((worst / 1000000)) ms; the slowest without rtdiag: $((cworst / 1000000)) ms)" \
     || bad "$hung of $count programs hung at exit, $slow exited late"
   # Not this test's to fail, but never hidden: the runtime (10.0.12) can
   # die of SIGSEGV at exit when the EventCounters poller's first poll
