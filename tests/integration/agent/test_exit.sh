@@ -21,6 +21,10 @@ start_agent --target "name=^$NAME\$" || { bad "agent did not start"; exit 1; }
 # sanitized or at 5% CPU, its CPU cap then pauses the sessions and its
 # scans fall behind, and programs ending then have none to test
 EXITS_GAP=1
+# the controls' own session: what the agent's defaults ask of the runtime
+# (rtd_ipc_profile_request's keywords for alloc, lock, exception and wait;
+# CPU comes from perf here) and its counters, 5 s apart
+EXITS_CONTROL_CONFIG='Microsoft-Windows-DotNETRuntime:0x4200000C019:5,System.Runtime:0:5:EventCounterIntervalSec=5'
 run_exits 24 5000 "$NAME" ""
 # the agent saw every one start and end
 found=0 gone=0 missed=

@@ -25,11 +25,13 @@
 #     slowest of the controls did, with status 0 (139, SIGSEGV, is counted
 #     and said apart: the runtime's own bug, below). The controls: beside
 #     every second program the same program runs under another name
-#     (NAMEc), which nothing attaches to, its Main returning about as
-#     late; their slowest exit is what this machine, in this run, needs
-#     to end the program at all (~0.1 s on a quiet machine, where this is
-#     #27's 2 s; 2.5 s at load 12-19, where a fixed 2 s checked the
-#     machine's speed). Attaching may add no more than #27's 2 s to that;
+#     (NAMEc), which nothing attaches to, with an EventPipe session of
+#     its own written to a file by the runtime (EXITS_CONTROL_CONFIG), its
+#     Main returning as late; their slowest exit is what this machine, in
+#     this run, needs to end the program and a session at all (~0.1 s on
+#     a quiet machine, where this is #27's 2 s; seconds at load 12-20,
+#     where a fixed 2 s checked the machine's speed). Attaching may add
+#     no more than #27's 2 s to that;
 #     a hang (the runtime's shutdown deadlocked for good) is caught at
 #     15 s whatever the controls did.
 #   Sets EXITS_DIR (one DIR per program: $EXITS_DIR/1..., the controls
@@ -37,6 +39,9 @@
 #   failed with bad(), and prints every exit's delay, both groups.
 
 EXIT_BOUND_NS=2000000000
+# the controls' session (DOTNET_EventPipeConfig): counters, as the tests'
+# own (the agent's test adds its profiles' providers)
+EXITS_CONTROL_CONFIG=${EXITS_CONTROL_CONFIG:-System.Runtime:0:5:EventCounterIntervalSec=1}
 HUNG_AFTER_NS=15000000000
 
 run_exits() {
@@ -87,11 +92,16 @@ run_exits() {
     PIDS+=("$!")
     if [ $((i % 2)) = 0 ]; then
       # the control: the same program under another name, which no
-      # rtdiag attaches to; its Main waits for a session that never
-      # comes, about as long as an attached one lives, and returns
+      # rtdiag attaches to, with a session of its own that the runtime
+      # writes to a file (EXITS_CONTROL_CONFIG: what the attached ones'
+      # sessions ask for; no rundown at its end, as theirs), so its poller
+      # starts and its Main returns as theirs do, and its shutdown ends a
+      # session as theirs does, with no reader to wait for
       c="$EXITS_DIR/c$i"
       mkdir -p "$c"
-      ( "$EXITS_DIR/${name}c" "$c" 0 0 $((interval + 1000 + off)) >"$c/out" 2>&1
+      ( DOTNET_EnableEventPipe=1 DOTNET_EventPipeOutputPath="$c/trace.nettrace" \
+        DOTNET_EventPipeConfig="$EXITS_CONTROL_CONFIG" DOTNET_EventPipeRundown=0 \
+        "$EXITS_DIR/${name}c" "$c" "$interval" "$off" 20000 >"$c/out" 2>&1
         rc=$? t=${EPOCHREALTIME/[.,]/}
         echo "$rc ${t}000" >"$c/exited" ) &
       PIDS+=("$!")
