@@ -2,7 +2,8 @@
 # rtdiag dotnet counters monitor, with its defaults, never keeps a .NET
 # program from exiting (#27 item 1): 24 short-lived programs, each watched
 # by its own monitor, end around the session's first counter collection
-# (see exits.sh); each must exit within 2 s of its Main returning. Before
+# (see exits.sh); each must exit within 2 s of its Main returning, over
+# the slowest exit of the same program unattached, run beside them. Before
 # the fix, System.Runtime was also asked for as a Meter, and a Metrics
 # session ending while its first collection ran deadlocked the runtime's
 # shutdown for good (src/dotnet/counters.c).

@@ -10,7 +10,13 @@ n=5000
 "$TARGET" flood $n sig > "$TMP/r2" & other=$!
 wait_until grep -qx ready "$TMP/r1" && wait_until grep -qx ready "$TMP/r2" || fail "the targets did not start"
 "$R" perf trace -m 256 -p $tp -e syscalls:sys_enter_getppid > "$TMP/out" 2> "$TMP/err" & rp=$!
-wait_until perf_fds $rp 1 || { kill $tp $other $rp; fail "rtdiag did not attach: $(cat "$TMP/err")"; }
+# attached = reading: its reader thread starts (rtd_perf_monitor_run) only
+# after every event is open and writes into its ring. Its first perf fd
+# (the first CPU's ring) is not enough: on a loaded machine the flood could
+# start before the tracepoint was open, and the target exit before the
+# last CPU's was ("-p run failed", "950 lines (want 5000)").
+reading() { ! kill -0 "$1" || [ "$(ls /proc/"$1"/task | wc -l)" -ge 2 ]; }
+wait_until reading $rp && kill -0 $rp || { kill $tp $other $rp; fail "rtdiag did not attach: $(cat "$TMP/err")"; }
 kill -USR1 $tp $other
 wait $tp $other
 gone() { ! kill -0 "$1"; }

@@ -8,9 +8,17 @@ HERE=$SRC/tests/integration/record
 . "$SRC/tests/integration/wait.sh"
 W=$(mktemp -d /tmp/rtd-record-go-XXXXXX)
 GP= RP=
+# A failed run's folder (rtdiag's stderr, the program's output, the
+# snapshots) is kept, each under a name of its own, for whoever looks
+# next: a flake under load may be seen once.
 cleanup() {
+  local st=$? keep
   [ -n "$RP" ] && { kill -9 "$RP" 2>/dev/null; wait "$RP" 2>/dev/null; }
   [ -n "$GP" ] && { kill "$GP" 2>/dev/null; wait "$GP" 2>/dev/null; }
+  if [ "$st" != 0 ] && [ "$st" != 77 ]; then
+    keep=${RTD_BINARY_DIR:-/tmp}/Testing/failed/$(basename "$0" .sh)-$(date +%Y%m%d-%H%M%S)-$$
+    mkdir -p "$(dirname "$keep")" && mv "$W" "$keep" && echo "kept: $keep"
+  fi
   rm -rf "$W"
 }
 trap cleanup EXIT

@@ -49,18 +49,28 @@ t0, tsig = float(sys.argv[2]) * 1e6, float(sys.argv[3]) * 1e6
 marks = sorted((int(e["args"]["message"].split()[1]), e["ts"]) for e in ev
                if e.get("name") == "UserLog" and e.get("args", {}).get("message", "").startswith("sleep "))
 gaps = [e for e in ev if e.get("name") == "Go trace gap"]
+snap = [e["args"] for e in ev if e.get("name") == "rtdiag/snapshot"]
 assert len(marks) >= 100, "%d marks" % len(marks)
 span = (marks[-1][1] - marks[0][1]) / 1e6
 assert 6 <= span <= 10, "the marks span %.2f s, want ~8" % span
-# the ring ends at the recording's watermark, the Go source's lag (5 s)
-# behind the signal: it holds [signal - lag - 8 s, signal - lag]
-first_s, last_s = (marks[0][1] - t0) / 1e6, (tsig - marks[-1][1]) / 1e6
+# the ring ends at the recording's watermark when rtdiag took the snapshot
+# (fired_ns, CLOCK_MONOTONIC as the timeline), the Go source's lag (5 s at
+# most; a Go generation, 1-2 s, in practice) behind it: nothing after that
+# moment, and the last mark less than 8 s before it. Measured from the
+# signal instead, the lower bound checked how soon a loaded machine ran
+# rtdiag after the test read its clock (the last mark came 0.01 s before
+# the signal at load 15-20).
+assert snap and "fired_ns" in snap[-1], "no rtdiag/snapshot instant with fired_ns"
+fired = snap[-1]["fired_ns"] / 1e3
+first_s, last_s = (marks[0][1] - t0) / 1e6, (fired - marks[-1][1]) / 1e6
+assert fired >= tsig, "taken %.3f s before the signal was sent" % ((tsig - fired) / 1e6)
 assert first_s >= 2, "the first mark is %.2f s after the recording began: not trimmed" % first_s
-assert 0 <= last_s <= 8, "the last mark is %.2f s before the signal" % last_s
+assert 0 <= last_s <= 8, "the last mark is %.2f s before the snapshot was taken" % last_s
 assert gaps, "no Go trace gap between pieces in 8 s (pieces of 3 s)"
 print("%d marks, %d..%d, spanning %.2f s, from %.2f s after the recording began to "
-      "%.2f s before the signal; %d gaps between pieces"
-      % (len(marks), marks[0][0], marks[-1][0], span, first_s, last_s, len(gaps)))
+      "%.2f s before the snapshot was taken (%.2f s after the signal); %d gaps between pieces"
+      % (len(marks), marks[0][0], marks[-1][0], span, first_s, last_s, (fired - tsig) / 1e6,
+         len(gaps)))
 PY
 if python3 "$HERE/gosleep.py" "$s1" >"$W/g1"; then
   ok "the kernel's slices of the same threads: $(cat "$W/g1")"
