@@ -418,7 +418,9 @@ static int tee_counters(void *ctx, const struct rtd_clock *clock,
 			const struct rtd_record *rec)
 {
 	struct ep *e = ctx;
-	if (e->counters)
+	/* the counters read INSTANTs only: the samples, most of the
+	 * stream, cost no call */
+	if (e->counters && rec->kind == RTD_REC_INSTANT)
 		(void)rtd_counters_record(e->counters, clock, rec);
 	return 0;
 }
