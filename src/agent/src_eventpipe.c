@@ -21,7 +21,11 @@
  * once in ten minutes while they stay unnamed: stubs no rundown names).
  *
  * Both sessions are read by the agent's loop through poll(); nothing here
- * blocks except the short IPC handshakes.
+ * blocks except the short IPC handshakes. The main session is a live
+ * record source (rtd_ipc_session_source_live(), in stream order, frames
+ * by address) pulled into the profile builder and the counters reader at
+ * once; the rundown stays a decoder whose method events go into that
+ * source's method table, the one the builder names frames with.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -35,6 +39,7 @@
 #include "rtdiag/ipc_process.h"
 #include "rtdiag/ipc_providers.h"
 #include "rtdiag/ipc_session.h"
+#include "rtdiag/ipc_source.h"
 #include "rtdiag/nettrace_decoder.h"
 #include "rtdiag/nettrace_profiler.h"
 
@@ -53,7 +58,8 @@ struct ep_session {
 
 struct ep {
 	rtd_ipc_client *c;
-	struct ep_session main;
+	struct ep_session main;   /* its records: src, not dec */
+	rtd_source *src;          /* the main session's live source */
 	struct ep_session rd;     /* a rundown in flight, or none */
 	uint64_t rd_deadline;
 	rtd_nettrace_profiler *prof;
@@ -67,9 +73,7 @@ struct ep {
 	uint8_t buf[EP_READ_CHUNK];
 };
 
-static int on_event(void *ctx, const struct rtd_nettrace_event *ev);
 static int open_rundown(struct source *src);
-static int on_seqpoint(void *ctx, uint64_t ts);
 static int on_rd_event(void *ctx, const struct rtd_nettrace_event *ev);
 
 static void ep_session_close(struct ep_session *es)
@@ -81,7 +85,7 @@ static void ep_session_close(struct ep_session *es)
 
 static int ep_session_open(struct source *src, struct ep_session *es,
 			   const struct rtd_ipc_session_opts *o,
-			   rtd_nettrace_event_fn fn, bool seqpoints)
+			   rtd_nettrace_event_fn fn)
 {
 	struct ep *e = src->priv;
 	int err = 0;
@@ -93,11 +97,12 @@ static int ep_session_open(struct source *src, struct ep_session *es,
 				 : rtd_strerror(err));
 		return err ? err : -RTD_E_IPC_RUNTIME;
 	}
+	if (!fn)
+		return 0; /* read as records (open_source()) */
 	struct rtd_nettrace_opts no = {
 		.sz = sizeof(no),
 		.ctx = src,
 		.on_event = fn,
-		.on_seqpoint = seqpoints ? on_seqpoint : NULL,
 	};
 	es->dec = rtd_nettrace_new(&no);
 	if (!es->dec) {
@@ -145,6 +150,56 @@ static int on_counter(void *ctx, const struct rtd_counter_record *r)
 	return 0;
 }
 
+/* The source's filter: what the builder reads or the counters read, and
+ * every field of the counters' types (their handlers read them by name) */
+static bool ep_want(void *ctx, const struct rtd_nettrace_metadata *m)
+{
+	struct ep *e = ctx;
+	return rtd_nettrace_profiler_want(e->prof, m) ||
+	       (e->counters && rtd_counters_want(e->counters, m));
+}
+
+static size_t ep_fields(void *ctx, const struct rtd_nettrace_metadata *m)
+{
+	struct ep *e = ctx;
+	if (e->counters && rtd_counters_want(e->counters, m))
+		return SIZE_MAX;
+	return rtd_nettrace_profiler_fields(e->prof, m);
+}
+
+static bool ep_field_want(void *ctx, const struct rtd_nettrace_metadata *m, size_t i)
+{
+	struct ep *e = ctx;
+	return (e->counters && rtd_counters_want(e->counters, m)) ||
+	       rtd_nettrace_profiler_field_want(e->prof, m, i);
+}
+
+/* The main session's records, to the builder and the counters. Before the
+ * session's own: the source borrows the session. */
+static int open_source(struct source *src)
+{
+	struct ep *e = src->priv;
+	unsigned kinds = 0;
+	if (ep_kinds(src) & RTD_NETTRACE_PROFILE_CPU)
+		kinds |= 1u << RTD_REC_SAMPLE;
+	if ((ep_kinds(src) & ~(unsigned)RTD_NETTRACE_PROFILE_CPU) || e->counters)
+		kinds |= 1u << RTD_REC_INSTANT;
+	RTD_OPTS(rtd_nettrace_source_opts, so, .kinds = kinds,
+		 .address_frames = true, .stream_order = true,
+		 .want = ep_want, .want_ctx = e,
+		 .fields = ep_fields, .fields_ctx = e,
+		 .field_want = ep_field_want);
+	RTD_OPTS(rtd_ipc_live_opts, lo, .round_bytes = EP_READ_BUDGET);
+	int err = 0;
+	e->src = rtd_ipc_session_source_live(e->main.s, &lo, &so, &err);
+	if (!e->src) {
+		snprintf(src->err, sizeof(src->err), "the session's records: %s",
+			 rtd_strerror(err));
+		return err ? err : -ENOMEM;
+	}
+	return 0;
+}
+
 static int open_main(struct source *src)
 {
 	struct ep *e = src->priv;
@@ -186,7 +241,9 @@ static int open_main(struct source *src)
 	if (!rc)
 		rc = new_profiler(src);
 	if (!rc)
-		rc = ep_session_open(src, &e->main, &o, on_event, true);
+		rc = ep_session_open(src, &e->main, &o, NULL);
+	if (!rc && (rc = open_source(src)) != 0)
+		ep_session_close(&e->main);
 	rtd_ipc_providers_clear(&prov);
 	/* a rundown on the side names what was compiled before we came; the
 	 * profiler keeps the clock of the stream that carries the samples */
@@ -215,7 +272,7 @@ static int open_rundown(struct source *src)
 		.rundown_keyword = RTD_IPC_RUNDOWN_NAMES,
 		.no_stackwalk = true,
 	};
-	int rc = ep_session_open(src, &e->rd, &o, on_rd_event, false);
+	int rc = ep_session_open(src, &e->rd, &o, on_rd_event);
 	if (rc)
 		return rc;
 	rc = rtd_ipc_session_stop(e->rd.s);
@@ -296,30 +353,14 @@ static int ep_fds(struct source *src, int *fds, int max)
 	return n;
 }
 
-static int on_event(void *ctx, const struct rtd_nettrace_event *ev)
+/* After the builder failed: the counters go on */
+static int drop_one(void *ctx, const struct rtd_record *rec)
 {
-	struct source *src = ctx;
-	struct ep *e = src->priv;
-	if (e->counters)
-		rtd_counters_event(e->counters, e->main.dec, ev);
-	if (e->prof_err)
-		return 0;
-	int rc = rtd_nettrace_profiler_event(e->prof, e->main.dec, ev);
-	if (rc)
-		e->prof_err = rc;
-	return 0;
-}
-
-static int on_seqpoint(void *ctx, uint64_t ts)
-{
-	struct source *src = ctx;
-	struct ep *e = src->priv;
-	(void)ts;
-	if (!e->prof_err) {
-		int rc = rtd_nettrace_profiler_seqpoint(e->prof);
-		if (rc)
-			e->prof_err = rc;
-	}
+	struct ep *e = ctx;
+	struct rtd_clock clock;
+	if (e->counters && rec->kind == RTD_REC_INSTANT &&
+	    !rtd_source_clock(e->src, &clock))
+		(void)rtd_counters_record(e->counters, &clock, rec);
 	return 0;
 }
 
@@ -327,9 +368,12 @@ static int on_rd_event(void *ctx, const struct rtd_nettrace_event *ev)
 {
 	struct source *src = ctx;
 	struct ep *e = src->priv;
-	/* method and module events only; the profiler ignores the rest */
-	if (!e->prof_err) {
-		int rc = rtd_nettrace_profiler_event(e->prof, e->rd.dec, ev);
+	/* method and module events only; the table ignores the rest. Into
+	 * the table the session's own method events go to: one table, the
+	 * latest definition of an address winning */
+	if (!e->prof_err && e->src) {
+		int rc = rtd_nettrace_methods_event(
+			rtd_nettrace_source_methods(e->src), ev);
 		if (rc)
 			e->prof_err = rc;
 	}
@@ -369,6 +413,41 @@ static int drain(struct source *src, struct ep_session *es)
 	return 0;
 }
 
+/* A counters reader's share of each record (its errors are its own) */
+static int tee_counters(void *ctx, const struct rtd_clock *clock,
+			const struct rtd_record *rec)
+{
+	struct ep *e = ctx;
+	/* the counters read INSTANTs only: the samples, most of the
+	 * stream, cost no call */
+	if (e->counters && rec->kind == RTD_REC_INSTANT)
+		(void)rtd_counters_record(e->counters, clock, rec);
+	return 0;
+}
+
+/* Pull the main session's records of one round. Returns 1 at its end. */
+static int pull_main(struct source *src)
+{
+	struct ep *e = src->priv;
+	int rc = e->prof_err ? rtd_source_each(e->src, drop_one, e)
+			     : rtd_nettrace_profiler_pull_tee(e->prof, e->src,
+							      tee_counters, e);
+	if (rc == RTD_SOURCE_IDLE)
+		return 0;
+	const struct rtd_record *er;
+	if (rc < 0 && rtd_source_next(e->src, &er) >= 0) {
+		/* the builder's error: the session read on, the counters fed */
+		e->prof_err = rc;
+		return 0;
+	}
+	e->main.ended = true;
+	if (rc < 0) {
+		snprintf(src->err, sizeof(src->err), "%s", er->message[0] ? er->message : rtd_strerror(er->code));
+		return -1;
+	}
+	return 1;
+}
+
 static int ep_readable(struct source *src, int fd)
 {
 	struct ep *e = src->priv;
@@ -379,10 +458,9 @@ static int ep_readable(struct source *src, int fd)
 		}
 		return 0;
 	}
-	if (!e->main.s)
+	if (!e->src)
 		return 0;
-	int rc = drain(src, &e->main);
-	return rc > 0 ? 1 : rc;
+	return pull_main(src);
 }
 
 static int ep_take(struct source *src, struct take *t)
@@ -428,6 +506,8 @@ static int ep_pause(struct source *src, bool pause)
 		/* closing the stream ends the session in the runtime: its
 		 * sampling stops too */
 		ep_session_close(&e->rd);
+		rtd_source_free(e->src);
+		e->src = NULL;
 		ep_session_close(&e->main);
 		return 0;
 	}
@@ -442,6 +522,7 @@ static void ep_free(struct source *src)
 	if (!e)
 		return;
 	ep_session_close(&e->rd);
+	rtd_source_free(e->src);
 	ep_session_close(&e->main);
 	rtd_nettrace_profiler_free(e->prof);
 	rtd_counters_free(e->counters);
