@@ -6,7 +6,8 @@
  * regions, tasks, logs, samples, metrics), the clock snapshots and the
  * error record. Invariants: source_check.h's contract, pulled and handed
  * out by rtd_source_each() (the source's own loop), the same count both
- * ways; and, for an input
+ * ways, also as Go's own events (go_events, with and without the
+ * timeline's field filter); and, for an input
  * read to its end without an error, every slice begun is ended on its
  * (thread, lane) and none ends there unopened.
  */
@@ -15,6 +16,7 @@
 
 #include "../source_check.h"
 #include "rtdiag/gotrace_source.h"
+#include "rtdiag/gotrace_timeline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -31,6 +33,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t pulled = rtd_fuzz_drain(s);
 	rtd_source_free(s);
 	s = rtd_gotrace_source_mem(data, size, NULL, NULL);
+	if (!s)
+		return 0;
+	if (rtd_fuzz_drain_each(s) != pulled)
+		abort();
+	rtd_source_free(s);
+
+	/* Go's own events (go_events: the source's own loop, gts_each(),
+	 * which the default source above does not have), each field or
+	 * only the timeline's (field_want), pulled and handed out the same */
+	RTD_OPTS(rtd_gotrace_source_opts, go, .go_events = true,
+		 .field_want = size & 1 ? rtd_tl_gotrace_fields : NULL);
+	s = rtd_gotrace_source_mem(data, size, &go, NULL);
+	if (!s)
+		return 0;
+	pulled = rtd_fuzz_drain(s);
+	rtd_source_free(s);
+	s = rtd_gotrace_source_mem(data, size, &go, NULL);
 	if (!s)
 		return 0;
 	if (rtd_fuzz_drain_each(s) != pulled)

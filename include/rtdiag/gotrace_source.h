@@ -119,6 +119,15 @@ extern "C" {
  *           second event on; the same records in the same order), and
  *           each pull takes the next event it decoded. Ignored without
  *           @go_events and for Go 1.5-1.21 traces
+ * @field_want: with @go_events, which of an event's fields its records
+ *              carry, asked once per event type and argument names
+ *              (@event its name, @field an argument's, a stack argument's
+ *              "NAME.fn" or a string argument's name): false leaves the
+ *              field out (a stack argument refused takes its "NAME.fn"
+ *              with it); ev.g, ev.p and ev.m are always first. NULL: all.
+ *              A consumer that reads a few fields of frequent events
+ *              (rtd_tl_gotrace_fields()) then costs no writing of the rest
+ * @field_want_ctx: passed to @field_want
  */
 struct rtd_gotrace_source_opts {
 	size_t sz;
@@ -132,6 +141,8 @@ struct rtd_gotrace_source_opts {
 	uint32_t kinds;
 	bool go_events;
 	size_t threads;
+	bool (*field_want)(void *ctx, const char *event, const char *field);
+	void *field_want_ctx;
 };
 
 /**

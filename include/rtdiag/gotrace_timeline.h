@@ -71,6 +71,20 @@ RTD_API int rtd_tl_gotrace_event(rtd_tl_gotrace *a, const struct rtd_gotrace_dec
 RTD_API int rtd_tl_gotrace_record(rtd_tl_gotrace *a, const struct rtd_record *rec);
 
 /**
+ * rtd_tl_gotrace_fields - the fields the timeline reads of a Go event
+ * @ctx: unused (the shape of rtd_gotrace_source_opts.field_want)
+ * @event: the event's name ("GoCreate")
+ * @field: one of its fields' names
+ *
+ * Give it to a Go source as its @field_want: the records then carry
+ * only the arguments the timeline reads (a stack argument only for the
+ * GoCreate events), and the timeline drawn is the same.
+ *
+ * Returns: whether rtd_tl_gotrace_record() reads @field of @event.
+ */
+RTD_API bool rtd_tl_gotrace_fields(void *ctx, const char *event, const char *field);
+
+/**
  * rtd_tl_gotrace_take - rtd_tl_gotrace_record() as rtd_source_each()'s callback
  * @a: the adapter (an rtd_tl_gotrace *)
  * @rec: the source's next record, as rtd_tl_gotrace_record() takes it

@@ -450,7 +450,7 @@ static const struct rtd_stack *dec_stack_of(struct gts *s, uint64_t id)
  */
 #define GTS_SHAPE_FIELDS (3 + 2 * RTD_GOTRACE_MAX_ARGS + 2 + 1) /* ev.g/p/m, args, .fn, sargs, */
 								 /* and a spare one past them */
-#define GTS_ARGS_ALWAYS 4u /* arguments go_fill() writes whatever their number */
+#define GTS_ARGS_ALWAYS 1u /* arguments go_fill() writes whatever their number */
 #define GTS_SHAPE_TYPES 512u /* event types with a shape of their own */
 #define GTS_STACKS 2048u     /* stacks of a generation looked up first here */
 #define GTS_BATCH 8u         /* records of one batch (gts_next_batch) */
@@ -615,6 +615,13 @@ static inline struct rtd_field *field_at(struct rtd_field *f, uint16_t off)
 	return (struct rtd_field *)(void *)((char *)f + off);
 }
 
+/* Whether the consumer wants @ev's field @name (opts.field_want) */
+static bool field_wanted(struct gts *s, const struct rtd_gotrace_event *ev, const char *name)
+{
+	return !name || !s->o.field_want ||
+	       s->o.field_want(s->o.field_want_ctx, ev->name ? ev->name : "", name);
+}
+
 /* The shape of @ev among its type's (@t), or a new one */
 static struct gts_shape *__attribute__((noinline)) ev_shape_other(struct gts *s,
 								  const struct rtd_gotrace_event *ev,
@@ -644,19 +651,20 @@ static struct gts_shape *__attribute__((noinline)) ev_shape_other(struct gts *s,
 	f[n++] = (struct rtd_field){.name = "ev.m", .type = RTD_FIELD_I64};
 	for (unsigned i = 0; i < ev->nargs && i < RTD_GOTRACE_MAX_ARGS && ev->argnames; i++) {
 		const char *an = ev->argnames[i];
-		if (!an)
+		if (!an || !field_wanted(s, ev, an))
 			continue;
 		sh->argf[sh->nargf].arg = (uint8_t)i;
 		sh->argf[sh->nargf++].off = GTS_OFF(n);
 		f[n++] = (struct rtd_field){.name = an, .type = RTD_FIELD_U64};
-		if (stack_arg_name(an)) {
+		const char *fk = stack_arg_name(an) ? fn_key(s, an) : NULL;
+		if (fk && field_wanted(s, ev, fk)) {
 			sh->fnf[sh->nfnf].arg = (uint8_t)i;
 			sh->fnf[sh->nfnf++].off = GTS_OFF(n);
-			f[n++] = (struct rtd_field){.name = fn_key(s, an), .type = RTD_FIELD_STR};
+			f[n++] = (struct rtd_field){.name = fk, .type = RTD_FIELD_STR};
 		}
 	}
 	for (unsigned i = 0; i < ev->nsargs && i < 2 && ev->sargnames; i++) {
-		if (!ev->sargnames[i])
+		if (!ev->sargnames[i] || !field_wanted(s, ev, ev->sargnames[i]))
 			continue;
 		sh->sargf[sh->nsargf].arg = (uint8_t)i;
 		sh->sargf[sh->nsargf++].off = GTS_OFF(n);
@@ -708,11 +716,8 @@ go_fill(struct gts *s, const struct gts_shape *sh, struct rtd_record *rec, struc
 	f[0].u = ev->g;
 	f[1].i = ev->p;
 	f[2].i = ev->m;
-	_Static_assert(GTS_ARGS_ALWAYS == 4, "go_fill() writes 4 arguments always");
+	_Static_assert(GTS_ARGS_ALWAYS == 1, "go_fill() writes 1 argument always");
 	field_at(f, sh->argf[0].off)->u = ev->args[sh->argf[0].arg];
-	field_at(f, sh->argf[1].off)->u = ev->args[sh->argf[1].arg];
-	field_at(f, sh->argf[2].off)->u = ev->args[sh->argf[2].arg];
-	field_at(f, sh->argf[3].off)->u = ev->args[sh->argf[3].arg];
 	for (unsigned i = GTS_ARGS_ALWAYS; i < sh->nargf; i++)
 		field_at(f, sh->argf[i].off)->u = ev->args[sh->argf[i].arg];
 	for (unsigned i = 0; i < sh->nfnf; i++) {
@@ -1469,7 +1474,7 @@ static rtd_source *gts_make(const char *path, const void *buf, size_t len,
 {
 	struct gts *s = calloc(1, sizeof(*s));
 	int rc = s ? rtd_input_setup(&s->in, path, buf, len, &s->o, sizeof(s->o), opts,
-				     RTD_OPTS_END(rtd_gotrace_source_opts, threads))
+				     RTD_OPTS_END(rtd_gotrace_source_opts, field_want_ctx))
 		   : -ENOMEM;
 	if (rc < 0) {
 		free(s);
@@ -1499,7 +1504,7 @@ rtd_source *rtd_gotrace_source_reader(int64_t (*read)(void *ctx, void *buf, size
 	struct gts *s = read ? calloc(1, sizeof(*s)) : NULL;
 	int rc = !read ? -RTD_E_INVAL : !s ? -ENOMEM
 		 : rtd_opts_copy(&s->o, sizeof(s->o), opts,
-				 RTD_OPTS_END(rtd_gotrace_source_opts, threads));
+				 RTD_OPTS_END(rtd_gotrace_source_opts, field_want_ctx));
 	if (rc == 0 && (s->o.grow || (rc = rtd_input_reader(&s->in, read, ctx)) < 0))
 		rc = rc ? rc : -RTD_E_INVAL; /* a stream does not grow */
 	if (rc < 0) {

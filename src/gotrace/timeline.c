@@ -1165,6 +1165,8 @@ static inline __attribute__((always_inline)) int draw_kind(rtd_tl_gotrace *a,
 static int __attribute__((noinline)) draw_unshaped(rtd_tl_gotrace *a,
 						   const struct rtd_record *rec)
 {
+	if (!rec->name)
+		return 0; /* not drawn */
 	const size_t ns = sizeof(a->shaped) / sizeof(a->shaped[0]);
 	struct evkind *sk = &a->shaped[rec->shape % ns];
 	if (rec->shape && shape_is(sk, rec))
@@ -1180,7 +1182,9 @@ static int __attribute__((noinline)) draw_unshaped(rtd_tl_gotrace *a,
 static inline __attribute__((always_inline)) int draw_record(rtd_tl_gotrace *a,
 								   const struct rtd_record *rec)
 {
-	if (rec->kind != RTD_REC_INSTANT || !rec->name || a->err)
+	/* (a nameless INSTANT: draw_unshaped(), or an empty slot's kind,
+	 * which has no handler) */
+	if (rec->kind != RTD_REC_INSTANT || a->err)
 		return draw_other(a, rec);
 	/* a record of a shape seen, in the fields array its kind was found
 	 * by: that kind, in the table by shape (a kind is one per name and
@@ -1190,6 +1194,30 @@ static inline __attribute__((always_inline)) int draw_record(rtd_tl_gotrace *a,
 	if (k->fields != rec->fields || k->name != rec->name)
 		return draw_unshaped(a, rec);
 	return draw_kind(a, rec, k);
+}
+
+bool rtd_tl_gotrace_fields(void *ctx, const char *event, const char *field)
+{
+	(void)ctx;
+	/* a key by its name, as resolve_keys() finds it (any type: more
+	 * is harmless) */
+	for (unsigned key = 0; key < C_G; key++) {
+		const char *kn = key_names[key];
+		size_t n = strlen(kn);
+		bool hit = key >= K_U64_END && key < S_END
+				   ? !strncmp(field, kn, n) &&
+					     (!field[n] || !strcmp(field + n, "_string"))
+				   : !strcmp(field, kn);
+		if (!hit)
+			continue;
+		/* a stack argument and its top function: read by the
+		 * GoCreate handlers alone */
+		bool stack = key == K_STACK || key == K_NEW_STACK || key == F_STACK ||
+			     key == F_NEW_STACK;
+		if (!stack || !strncmp(event, "GoCreate", 8))
+			return true;
+	}
+	return false;
 }
 
 int rtd_tl_gotrace_record(rtd_tl_gotrace *a, const struct rtd_record *rec)

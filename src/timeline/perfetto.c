@@ -189,18 +189,15 @@ static inline bool pf_cached(const struct tl_pf *pf, size_t h, const rtd_strmap 
 	       !strcmp(pf->cache[h].key, s);
 }
 
-static uint64_t pf_name(rtd_timeline *tl, rtd_strmap *m, unsigned field,
-			const char *s)
+/* pf_name() past its name's first two slots: its other slots, else the table
+ * (and the name cached) */
+static uint64_t __attribute__((noinline)) pf_name_miss(rtd_timeline *tl, rtd_strmap *m,
+						       unsigned field, const char *s, size_t h)
 {
 	struct tl_pf *pf = &tl->pf;
-	size_t h = (size_t)(((uintptr_t)s ^ (uintptr_t)m >> 4) * 0x9E3779B97F4A7C15u >> 32) &
-		   (PF_NAME_CACHE - 1);
-	/* two slots a name: two hot names of one hash (a layout's luck: a
-	 * Go timeline's record path missed 127k times in 1.8M) both stay */
-	if (pf_cached(pf, h, m, s))
-		return pf->cache[h].iid;
-	if (pf_cached(pf, h ^ 1, m, s))
-		return pf->cache[h ^ 1].iid;
+	for (size_t w = 2; w < PF_NAME_WAYS; w++)
+		if (pf_cached(pf, h ^ w, m, s))
+			return pf->cache[h ^ w].iid;
 	bool fresh;
 	size_t n = strlen(s);
 	/* one look-up for a name interned before (the usual miss) */
@@ -211,9 +208,13 @@ static uint64_t pf_name(rtd_timeline *tl, rtd_strmap *m, unsigned field,
 		if (!e)
 			e = rtd_strmap_find(m, s, n);
 		if (e) {
-			/* the slot's own when free or stale, else its pair's */
-			if (pf->cache[h].ptr && pf->cache[h].gen == pf->gen)
-				h ^= 1;
+			/* the first free or stale of its slots, else each
+			 * in turn */
+			size_t w = 0;
+			while (w < PF_NAME_WAYS && pf->cache[h ^ w].ptr &&
+			       pf->cache[h ^ w].gen == pf->gen)
+				w++;
+			h ^= w < PF_NAME_WAYS ? w : pf->evict++ % PF_NAME_WAYS;
 			pf->cache[h].table = m;
 			pf->cache[h].ptr = s;
 			if (n < sizeof(pf->cache[h].text)) {
@@ -227,6 +228,24 @@ static uint64_t pf_name(rtd_timeline *tl, rtd_strmap *m, unsigned field,
 		}
 	}
 	return iid;
+}
+
+/* The iid of the name @s in table @m (field: its InternedData field),
+ * looked up by the caller's pointer first. Four slots a name: up to
+ * four hot names of one hash all stay (a layout's luck: with two, a Go
+ * timeline's record path under valgrind missed 110k times in 532k,
+ * three function names taking turns in two slots). Inline: the usual
+ * name is in its first two. */
+static inline uint64_t pf_name(rtd_timeline *tl, rtd_strmap *m, unsigned field, const char *s)
+{
+	struct tl_pf *pf = &tl->pf;
+	size_t h = (size_t)(((uintptr_t)s ^ (uintptr_t)m >> 4) * 0x9E3779B97F4A7C15u >> 32) &
+		   (PF_NAME_CACHE - 1);
+	if (pf_cached(pf, h, m, s))
+		return pf->cache[h].iid;
+	if (pf_cached(pf, h ^ 1, m, s))
+		return pf->cache[h ^ 1].iid;
+	return pf_name_miss(tl, m, field, s, h);
 }
 
 /* A generation's first packet: SEQ_INCREMENTAL_STATE_CLEARED, the

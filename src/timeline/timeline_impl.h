@@ -36,6 +36,7 @@ enum tl_ev {
  * meets a few dozen names at once (its events', categories' and
  * arguments'), which collided in 256 places at one address hash */
 #define PF_NAME_CACHE 1024u
+#define PF_NAME_WAYS 4u /* slots a name may take (a power of 2) */
 
 struct tl_pf {
 	rtd_pbw pkt, ev, in; /* packet, its TrackEvent, its InternedData */
@@ -54,6 +55,7 @@ struct tl_pf {
 		char text[40];
 	} cache[PF_NAME_CACHE];
 	uint64_t gen; /* interning generation, for the cache */
+	unsigned evict; /* the slot of a full set taken next */
 	bool cleared; /* the next packet starts a new interning generation */
 };
 

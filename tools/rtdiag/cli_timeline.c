@@ -138,7 +138,7 @@ static int timeline_gotrace_rec(FILE *in, const char *path, const uint8_t *first
 	if (cli_timeline_open(&t, f, outp))
 		return CLI_FAIL;
 	RTD_OPTS(rtd_gotrace_source_opts, so, .go_events = true,
-		 .threads = cli_second_thread_pays() ? 2 : 1);
+		 .threads = cli_second_thread_pays() ? 2 : 1, .field_want = rtd_tl_gotrace_fields);
 	struct cli_gostream st;
 	int rc = -ENOMEM;
 	rtd_source *src = cli_gotrace_source(in, first, nfirst, &so, &st, &rc);

@@ -47,7 +47,10 @@ static char *draw(const uint8_t *b, size_t n, enum rtd_timeline_format fmt, bool
 	struct rtd_timeline_opts o = {.sz = sizeof(o), .format = fmt, .out = f};
 	rtd_timeline *tl = rtd_timeline_new(&o);
 	assert_non_null(tl);
-	RTD_OPTS(rtd_gotrace_source_opts, so, .go_events = true);
+	/* the stream's records carry only the fields the timeline reads:
+	 * the same bytes */
+	RTD_OPTS(rtd_gotrace_source_opts, so, .go_events = true,
+		 .field_want = piecewise ? rtd_tl_gotrace_fields : NULL);
 	struct stream st = {.b = b, .n = n, .step = 4093};
 	rtd_source *src = piecewise ? rtd_gotrace_source_reader(stream_read, &st, &so, NULL)
 				    : rtd_gotrace_source_mem(b, n, &so, NULL);
@@ -182,12 +185,69 @@ static void corpora(void **state)
 	assert_true(same_as_events >= 80);
 }
 
+static bool no_stacks(void *ctx, const char *event, const char *field)
+{
+	(void)ctx;
+	(void)event;
+	return strcmp(field, "stack") != 0;
+}
+
+/* A field the consumer refuses is not in the records (a stack argument
+ * with its "NAME.fn"), the others are, in the decoder's order: GoStart
+ * (g, g_seq) and GoUnblock (g, g_seq, stack) of every Go 1.22+ trace */
+static const char *const kept[3][2][8] = {
+	{{"ev.g", "ev.p", "ev.m", "g", "g_seq"},
+	 {"ev.g", "ev.p", "ev.m", "g", "g_seq", "stack", "stack.fn"}},
+	{{"ev.g", "ev.p", "ev.m", "g", "g_seq"}, {"ev.g", "ev.p", "ev.m", "g", "g_seq"}},
+	{{"ev.g", "ev.p", "ev.m", "g"}, {"ev.g", "ev.p", "ev.m", "g"}}, /* the timeline's */
+};
+static size_t checked;
+
+static void check_fields(const uint8_t *b, size_t n, const char *name)
+{
+	(void)name;
+	if (n < 6 || memcmp(b, "go 1.2", 6))
+		return;
+	for (int pass = 0; pass < 3; pass++) {
+		bool (*want)(void *, const char *, const char *) =
+			pass == 0 ? NULL : pass == 1 ? no_stacks : rtd_tl_gotrace_fields;
+		RTD_OPTS(rtd_gotrace_source_opts, so, .go_events = true, .field_want = want);
+		rtd_source *src = rtd_gotrace_source_mem(b, n, &so, NULL);
+		assert_non_null(src);
+		const struct rtd_record *r;
+		while (rtd_source_next(src, &r) == 1) {
+			if (r->kind != RTD_REC_INSTANT)
+				continue;
+			int ix = !strcmp(r->name, "GoStart") ? 0 : !strcmp(r->name, "GoUnblock") ? 1 : -1;
+			if (ix < 0)
+				continue;
+			const char *const *k = kept[pass][ix];
+			size_t i = 0;
+			for (; k[i]; i++) {
+				assert_true(i < r->nfields);
+				assert_string_equal(r->fields[i].name, k[i]);
+			}
+			assert_int_equal(r->nfields, i);
+			checked++;
+		}
+		rtd_source_free(src);
+	}
+}
+
+static void fields_wanted(void **state)
+{
+	(void)state;
+	rtd_test_go_v2_traces(check_fields);
+	assert_true(checked > 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(old_vectors),
 		cmocka_unit_test(v2_vectors),
 		cmocka_unit_test(corpora),
+		cmocka_unit_test(fields_wanted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
