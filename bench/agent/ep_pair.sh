@@ -18,7 +18,7 @@
 set -u
 A=${1:?usage: ep_pair.sh A_RTDIAG B_RTDIAG DOTNET_KINDS_DIR}
 B=${2:?usage: ep_pair.sh A_RTDIAG B_RTDIAG DOTNET_KINDS_DIR}
-KD=${3:?usage: ep_pair.sh A_RTDIAG B_RTDIAG DOTNET_KINDS_DIR}
+KD=$(cd "${3:?usage: ep_pair.sh A_RTDIAG B_RTDIAG DOTNET_KINDS_DIR}" && pwd) || exit 2
 ROUNDS=${ROUNDS:-7} PHASE=${PHASE:-30} PULL=${PULL:-10}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh" ep-pair
