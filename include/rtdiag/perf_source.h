@@ -394,8 +394,9 @@ RTD_API rtd_source *rtd_perf_source_syscalls(rtd_perf_syscall_recorder *r,
  * record stamped before the stop is delivered), what it kept is handed
  * over with rtd_perf_profiler_drain() into a bounded queue, and the run
  * goes on. rtd_source_next() takes from the queue and never blocks: while
- * it is empty the source is idle (RTD_SOURCE_IDLE) with the last
- * window's stop time as its watermark. A full queue makes the profiler's
+ * it is empty the source is idle (RTD_SOURCE_IDLE) with the time the
+ * last window's run ended (after its stop, as its drain began) as its
+ * watermark. A full queue makes the profiler's
  * thread wait; the kernel then counts what its rings could not hold as
  * lost (rtd_perf_profiler_stats()).
  *

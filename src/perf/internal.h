@@ -135,6 +135,7 @@ struct rtd_perf_monitor {
 	atomic_uint stop_gen;
 	unsigned stop_seen;
 	bool run_stopped;                  /* the last run honoured a stop */
+	int64_t run_end_ns;                /* its loop's end (perf_monitor_run_end()) */
 	atomic_int running;
 	struct tep_handle *tep;
 	char tracefs[PATH_MAX];
@@ -201,6 +202,14 @@ bool perf_stop_woken(struct rtd_perf_monitor *m);
 /* Did the last run() end on a stop (it honoured one), rather than on
  * a hang-up or its callback? */
 bool perf_monitor_run_stopped(const struct rtd_perf_monitor *m);
+/* When the last run()'s loop ended (CLOCK_MONOTONIC ns): taken after the
+ * stops it honours were counted, as its final drain began; the drain
+ * reads every ring at least twice from then on, so every record stamped
+ * before it was delivered by that run (the round rule: what was stamped
+ * before a round began is in its ring by the next). A stop asked before
+ * it was honoured by that run. 0 when the run failed before its loop or
+ * while it looped. */
+int64_t perf_monitor_run_end(const struct rtd_perf_monitor *m);
 struct pollfd;
 /* Every ring's descriptor in pfd[0..n) has hung up (or failed). */
 bool perf_rings_hup(const struct pollfd *pfd, unsigned n);

@@ -1364,6 +1364,11 @@ bool perf_monitor_run_stopped(const struct rtd_perf_monitor *m)
 	return m->run_stopped;
 }
 
+int64_t perf_monitor_run_end(const struct rtd_perf_monitor *m)
+{
+	return m->run_end_ns;
+}
+
 /* run() with the reader thread: this thread decodes and delivers; *seen
  * gets the stop generation as its loop ended. */
 static int run_copies(struct rtd_perf_monitor *m, struct deliver_ctx *d,
@@ -1406,14 +1411,20 @@ static int run_copies(struct rtd_perf_monitor *m, struct deliver_ctx *d,
 	perf_efd_post(m->space_fd);
 	pthread_join(th, NULL);
 	/* drain, this thread alone now: copy and deliver until a pass has
-	 * emptied every ring, then deliver all */
+	 * emptied every ring, then deliver all. Two passes at least: what
+	 * was stamped before the first one's start is in a ring by the
+	 * second's (the round rule), so that start is the run's end */
+	bool first = true;
+	if (!r)
+		m->run_end_ns = (int64_t)rtd_now_ns();
 	while (!r) {
 		uint64_t start = rtd_now_ns();
 		perf_reader_pass(m, m->pass_prev);
 		m->pass_prev = start;
-		bool full = false;
+		bool full = first;
 		for (unsigned i = 0; i < m->ncpus; i++)
 			full |= m->rings[i].pub_full;
+		first = false;
 		d->round_ns = rtd_now_ns();
 		r = round_copies(m, d, !full, &fresh, &held);
 		if (!full)
@@ -1438,6 +1449,7 @@ int rtd_perf_monitor_run(struct rtd_perf_monitor *m, rtd_perf_sample_fn fn,
 	/* the stops this run honours: those asked before its loop ends (none
 	 * when it fails before its loop) */
 	unsigned seen = m->stop_seen;
+	m->run_end_ns = 0;
 	if (!d || !pfd) {
 		r = -ENOMEM;
 		goto out;
@@ -1510,11 +1522,22 @@ int rtd_perf_monitor_run(struct rtd_perf_monitor *m, rtd_perf_sample_fn fn,
 	/* the loop's end: the stops asked by now are this run's; one asked
 	 * during the drain below stays pending for the next run() */
 	seen = atomic_load(&m->stop_gen);
-	/* drain: everything in the rings now is complete; deliver it all */
+	/* drain, in two rounds as the loop's: the first gives what the
+	 * round before it held back (stamped before that round began), the
+	 * second all the rest. The first's start is the run's end
+	 * (perf_monitor_run_end()): what was stamped before it is in its
+	 * ring by the second (the round rule); with one read of the rings, a
+	 * record being written as the drain read its ring came with the
+	 * next run, older than that end */
 	uint64_t fresh;
 	bool held;
 	d->round_ns = rtd_now_ns();
-	r = round_once(m, d, UINT64_MAX, &fresh, &held);
+	m->run_end_ns = (int64_t)d->round_ns;
+	r = round_once(m, d, prev_round, &fresh, &held);
+	if (!r) {
+		d->round_ns = rtd_now_ns();
+		r = round_once(m, d, UINT64_MAX, &fresh, &held);
+	}
 	read_lost(m);
 out:
 	m->run_stopped = seen != m->stop_seen;

@@ -9,8 +9,9 @@
  * in time order; off-CPU waits in the order they ended) into a bounded
  * ring of records; the ticker cuts the run every window (it stops the
  * monitor, which drains its rings first). The consumer takes from the
- * ring without blocking: empty, the source is idle with the last cut's
- * time as its watermark, and an eventfd wakes it.
+ * ring without blocking: empty, the source is idle with the end of the
+ * last run's loop as its watermark (perf_monitor_run_end()), and an
+ * eventfd wakes it.
  *
  * Names are interned by the runner only; an interned string lives as
  * long as the source, so the consumer reads them without a lock. With
@@ -25,7 +26,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,15 +76,13 @@ struct pl {
 	struct pl_entry cur;
 	int end_rc;
 	char end_msg[256];
-	int64_t wm;            /* the last cut's time */
+	int64_t wm;            /* the last stopped run's loop's end */
 	int64_t win_start;     /* the runner's: when the window being drained began */
 	uint64_t released;     /* records the consumer is done with (q.taken, at its next pull) */
 	uint64_t old_end;      /* q.pushed when old stopped taking names */
 	struct rtd_perf_source_stats st; /* as of the last window */
 	rtd_strmap maps;       /* module -> struct rtd_perf_source_mapping *, under q.mu */
-	atomic_int ticked;     /* the ticker cut this run */
 	bool cut_asked;        /* rtd_perf_source_live_cut(): cut now */
-	_Atomic int64_t tick_ns;
 	int walk_rc;
 	bool stopping;         /* the runner's: a stop was seen, one window to go */
 };
@@ -356,12 +354,11 @@ static void *runner(void *arg)
 	struct pl *s = arg;
 	for (;;) {
 		int rc = s->p ? rtd_perf_profiler_run(s->p) : rtd_perf_syscall_recorder_run(s->sr);
-		bool cut = atomic_exchange(&s->ticked, 0);
-		int64_t at = atomic_load(&s->tick_ns);
 		/* ended on a stop: the ticker's, or one it asked while the run
-		 * before drained (the monitor keeps it for this run; its tick
-		 * was taken then), or the free's; else the processes are gone */
+		 * before drained (the monitor keeps it for this run), or the
+		 * free's; else the processes are gone */
 		bool stopped = perf_monitor_run_stopped(pl_monitor(s));
+		int64_t end = perf_monitor_run_end(pl_monitor(s));
 		/* a stop is seen after a window; one more window follows it (the
 		 * last), so that what the kernel wrote before the stop and the
 		 * reader had not copied yet comes too: a program's last calls
@@ -399,10 +396,16 @@ static void *runner(void *arg)
 		}
 		pthread_mutex_lock(&s->q.mu);
 		bool quit = s->q.stopped;
-		if (cut && at > s->wm) {
-			/* every record stamped before the cut was in the rings
-			 * the monitor drained: nothing older is to come */
-			s->wm = at;
+		if (stopped && end > s->wm) {
+			/* every record stamped before the run's loop ended was
+			 * in the rings its drain read: nothing older is to come.
+			 * Not the time of the last tick: a tick whose stop came
+			 * during the drain (kept for the next run) is later than
+			 * the drain's read, and what was stamped between came
+			 * with the next run, older than the watermark. A cut's
+			 * stop follows its `at`, and the run honouring it ends
+			 * after both: the watermark passes `at` after that run. */
+			s->wm = end;
 		}
 		if (s->wm > s->win_start)
 			s->win_start = s->wm; /* the next window's totals */
@@ -432,12 +435,10 @@ static void *ticker(void *arg)
 			break;
 		if (w != ETIMEDOUT && !s->cut_asked)
 			continue;
-		/* one thread cuts, so a cut always comes with its mark (the
-		 * runner tells a run ended by the processes' end by the
-		 * monitor: two cuts may end one run, or a run its next) */
+		/* one thread cuts (the runner asks the monitor whether a run
+		 * ended on a stop, and when its loop ended: two cuts may end
+		 * one run, or a run its next) */
 		s->cut_asked = false;
-		atomic_store(&s->tick_ns, (int64_t)rtd_now_ns());
-		atomic_store(&s->ticked, 1);
 		rtd_perf_monitor_stop(pl_monitor(s), false);
 	}
 	pthread_mutex_unlock(&s->q.mu);

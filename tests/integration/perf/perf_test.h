@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "rtdiag/perf.h"
+#include "rtdiag/perf_source.h"
 #include "rtdiag/trigger.h"
 
 #define SKIP(...)                                                              \
@@ -343,5 +344,49 @@ static inline pid_t pt_fork_sled(void)
 	return child;
 }
 #endif
+
+/* A forked `yes` writing to /dev/null until killed (skips where there is
+ * no `yes`). */
+static inline pid_t pt_yes(void)
+{
+	if (access("/usr/bin/yes", X_OK))
+		SKIP("no /usr/bin/yes");
+	pid_t c = fork();
+	if (c < 0)
+		FAIL("fork: %s", strerror(errno));
+	if (!c) {
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd < 0 || dup2(fd, 1) < 0)
+			_exit(126);
+		execl("/usr/bin/yes", "yes", (char *)NULL);
+		_exit(127);
+	}
+	return c;
+}
+
+/* A live source (windows of window_ms) of the system calls of pt_yes():
+ * *child gets its pid, *rec the recorder (free it after the source).
+ * Skips where there are no raw_syscalls tracepoints. */
+static inline rtd_source *pt_yes_calls_source(unsigned window_ms, pid_t *child,
+					      rtd_perf_syscall_recorder **rec)
+{
+	pid_t c = pt_yes();
+	struct rtd_perf_syscall_recorder_opts ro = {.sz = sizeof(ro), .pids = &c, .npids = 1};
+	int e = rtd_perf_syscall_recorder_new(&ro, rec);
+	if (e) {
+		kill(c, SIGKILL);
+		if (e == -RTD_E_PERF_NOEVENT)
+			SKIP("no raw_syscalls tracepoints here");
+		FAIL("recorder: %s", rtd_perf_syscall_recorder_errmsg(NULL));
+	}
+	struct rtd_perf_source_opts so = {.sz = sizeof(so), .window_ms = window_ms};
+	rtd_source *s = rtd_perf_source_syscalls_live(*rec, &so, &e);
+	if (!s) {
+		kill(c, SIGKILL);
+		FAIL("source: %s", rtd_strerror(e));
+	}
+	*child = c;
+	return s;
+}
 
 #endif

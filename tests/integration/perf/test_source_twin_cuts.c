@@ -18,7 +18,6 @@
 #include <signal.h>
 
 #include "perf_test.h"
-#include "rtdiag/perf_source.h"
 #include "rtdiag/source.h"
 
 #define ITERS 1000000ul
@@ -26,33 +25,9 @@
 int main(void)
 {
 	pt_require();
-	if (access("/usr/bin/yes", X_OK))
-		SKIP("no /usr/bin/yes");
-	pid_t c = fork();
-	if (c < 0)
-		FAIL("fork: %s", strerror(errno));
-	if (!c) {
-		int fd = open("/dev/null", O_WRONLY);
-		if (fd < 0 || dup2(fd, 1) < 0)
-			_exit(126);
-		execl("/usr/bin/yes", "yes", (char *)NULL);
-		_exit(127);
-	}
-	struct rtd_perf_syscall_recorder_opts ro = {.sz = sizeof(ro), .pids = &c, .npids = 1};
+	pid_t c;
 	rtd_perf_syscall_recorder *r;
-	int e = rtd_perf_syscall_recorder_new(&ro, &r);
-	if (e) {
-		kill(c, SIGKILL);
-		if (e == -RTD_E_PERF_NOEVENT)
-			SKIP("no raw_syscalls tracepoints here");
-		FAIL("recorder: %s", rtd_perf_syscall_recorder_errmsg(NULL));
-	}
-	struct rtd_perf_source_opts so = {.sz = sizeof(so), .window_ms = 1};
-	rtd_source *s = rtd_perf_source_syscalls_live(r, &so, &e);
-	if (!s) {
-		kill(c, SIGKILL);
-		FAIL("source: %s", rtd_strerror(e));
-	}
+	rtd_source *s = pt_yes_calls_source(1, &c, &r);
 	unsigned long i, recs = 0;
 	int rc = RTD_SOURCE_IDLE;
 	for (i = 0; i < ITERS && (rc == 1 || rc == RTD_SOURCE_IDLE); i++) {
