@@ -435,9 +435,13 @@ static int pull_main(struct source *src)
 	if (rc == RTD_SOURCE_IDLE)
 		return 0;
 	const struct rtd_record *er;
-	if (rc < 0 && rtd_source_next(e->src, &er) >= 0) {
-		/* the builder's error: the session read on, the counters fed */
+	int n;
+	if (rc < 0 && (n = rtd_source_next(e->src, &er)) >= 0) {
+		/* the builder's error: the session read on, the counters fed
+		 * (the record this look took too) */
 		e->prof_err = rc;
+		if (n == 1)
+			drop_one(e, er);
 		return 0;
 	}
 	e->main.ended = true;
