@@ -42,10 +42,40 @@
 #   failed with bad(), and prints every exit's delay, both groups.
 
 EXIT_BOUND_NS=2000000000
+# a program still running this long after Main returned has its threads
+# looked at once (exits_late), so a late one says what it waited for
+# (EXITS_LATE_NS=1: every program, to see it work)
+LATE_NS=${EXITS_LATE_NS:-1000000000}
 # the controls' session (DOTNET_EventPipeConfig): counters, as the tests'
 # own (the agent's test adds its profiles' providers)
 EXITS_CONTROL_CONFIG=${EXITS_CONTROL_CONFIG:-System.Runtime:0:5:EventCounterIntervalSec=1}
 HUNG_AFTER_NS=15000000000
+
+# exits_late DIR: what DIR's program, running LATE_NS after its Main
+# returned, is doing, into DIR/late: its threads (name, state, the kernel
+# function it sleeps in) and, when one sleeps in sock_alloc_send_pskb (a
+# runtime's write to a full socket: an IPC session's stream its reader has
+# not taken; a runtime waits for it at exit, whatever its reader does), the
+# unix sockets it holds with bytes not yet taken and the process at each
+# one's other end (ss: Send-Q here, Recv-Q there)
+exits_late() {
+  local e=$1 p t c st w
+  p=$(awk '{ print $1 }' "$e/returned")
+  {
+    for t in /proc/"$p"/task/*; do
+      read -r c <"$t/comm" 2>/dev/null || continue
+      st=$(awk '{ sub(/.*\) /, ""); print $1 }' "$t/stat" 2>/dev/null)
+      w=; read -r w <"$t/wchan" 2>/dev/null
+      echo "thread '$c' $st ${w:-running}"
+    done
+    if grep -qs sock_alloc_send_pskb /proc/"$p"/task/*/wchan && command -v ss >/dev/null; then
+      ss -xpn 2>/dev/null | awk -v p="pid=$p," '
+        { line[$6] = $0; peer[$6] = $8 }
+        index($0, p) && $4 > 0 { mine[$6] = 1 }
+        END { for (i in mine) print "socket " i " (" line[i] ") -> " line[peer[i]] }'
+    fi
+  } >"$e/late" 2>/dev/null
+}
 
 run_exits() {
   local count=$1 interval=$2 name=$3 attach=$4
@@ -101,6 +131,7 @@ run_exits() {
       if [ -s "$e/returned" ]; then
         rt=$(awk '{ print $2 }' "$e/returned")
         [ $((now - rt)) -ge $HUNG_AFTER_NS ] && continue
+        [ $((now - rt)) -ge $LATE_NS ] && [ ! -e "$e/late" ] && exits_late "$e"
       fi
       left=$((left + 1))
     done
@@ -193,10 +224,22 @@ run_exits() {
     if [ "$dt" -gt "$bound" ]; then
       slow=$((slow + 1))
       bad "program $i (pid $pid, offset $(cat "$d/offset") ms): exited $((dt / 1000000)) ms after Main returned (bound $((bound / 1000000)) ms)"
+      [ -s "$d/late" ] && sed "s/^/  still running $((LATE_NS / 1000000)) ms after Main returned: /" "$d/late"
     fi
   done
   sorted() { echo $* | tr ' ' '\n' | sort -n | tr '\n' ' '; }
   echo "exit delays, ms: attached: $(sorted $adts); without rtdiag ($cdone controls; $cleft not ended): $(sorted $cdts)"
+  # how many were late, and how many of those waited on a socket's reader
+  late_of() {
+    local n=0 w=0 f
+    for f in "$@"; do
+      [ -e "$f" ] || continue
+      n=$((n + 1))
+      grep -q sock_alloc_send_pskb "$f" && w=$((w + 1))
+    done
+    echo "$n ($w writing to a full socket)"
+  }
+  echo "running $((LATE_NS / 1000000)) ms after Main returned: attached $(late_of "$EXITS_DIR"/[0-9]*/late), controls $(late_of "$EXITS_DIR"/c*/late)"
   echo "ends: $xtn of $((count + cdone)) as the kernel stamped them (the waiting shell saw one up to $((xtlag / 1000000)) ms later)"
   # at least 20 must have had one (#27 asks for 20); a session the runtime
   # refuses or the agent's CPU cap pauses is said, not fatal
