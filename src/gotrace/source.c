@@ -572,7 +572,9 @@ ev_stack(struct gts *s, uint64_t gen, uint64_t id)
 		return &none;
 	size_t h = (size_t)(id ^ id >> 11) & (GTS_STACKS - 1);
 	struct gts_stack *c = &s->evs->stacks[h];
-	if (c->st && c->id == id && c->gen == gen)
+	/* (a slot is kept only with a stack: an empty one's id, 0, is
+	 * never looked up here) */
+	if (c->id == id && c->gen == gen)
 		return c;
 	return ev_stack_miss(s, gen, id, c);
 }
