@@ -450,7 +450,7 @@ static const struct rtd_stack *dec_stack_of(struct gts *s, uint64_t id)
  */
 #define GTS_SHAPE_FIELDS (3 + 2 * RTD_GOTRACE_MAX_ARGS + 2 + 1) /* ev.g/p/m, args, .fn, sargs, */
 								 /* and a spare one past them */
-#define GTS_ARGS_ALWAYS 1u /* arguments go_fill() writes whatever their number */
+#define GTS_ARGS_ALWAYS 2u /* arguments go_fill() writes whatever their number */
 #define GTS_SHAPE_TYPES 512u /* event types with a shape of their own */
 #define GTS_STACKS 2048u     /* stacks of a generation looked up first here */
 #define GTS_BATCH 8u         /* records of one batch (gts_next_batch) */
@@ -468,6 +468,7 @@ struct gts_shape {
 	const char *const *argnames, *const *sargnames;
 	unsigned nargs, nsargs;
 	uint8_t nf, nargf, nfnf, nsargf;
+	bool more; /* more than go_fill() writes always: go_fill_more() */
 	bool fragile; /* a string argument lasts until the decoder's next event */
 	struct rtd_record rec; /* its records: all but the time, the stack
 				* and the fields' values written once */
@@ -571,7 +572,9 @@ ev_stack(struct gts *s, uint64_t gen, uint64_t id)
 		return &none;
 	size_t h = (size_t)(id ^ id >> 11) & (GTS_STACKS - 1);
 	struct gts_stack *c = &s->evs->stacks[h];
-	if (c->st && c->id == id && c->gen == gen)
+	/* (a slot is kept only with a stack: an empty one's id, 0, is
+	 * never looked up here) */
+	if (c->id == id && c->gen == gen)
 		return c;
 	return ev_stack_miss(s, gen, id, c);
 }
@@ -681,6 +684,7 @@ static struct gts_shape *__attribute__((noinline)) ev_shape_other(struct gts *s,
 		sh->argf[i].off = GTS_OFF(n);
 	if (!sh->nsargf)
 		sh->sargf[0].off = GTS_OFF(n);
+	sh->more = sh->nargf > GTS_ARGS_ALWAYS || sh->nfnf || sh->nsargf > 1;
 	/* a task's name at its end and a log's message are copies of the
 	 * decoder's (rtd_gotrace_dec_set_tables_hook()), the other strings
 	 * its tables' */
@@ -702,6 +706,27 @@ static inline struct gts_shape *ev_shape(struct gts *s, const struct rtd_gotrace
 	return ev_shape_other(s, ev, t);
 }
 
+/* go_fill() of a shape with more than it writes always: the arguments
+ * past GTS_ARGS_ALWAYS, a stack argument's top function (@top: the
+ * event's own stack's), a second string argument. Out of line: the hot
+ * shapes have none, and one test of sh->more costs less than a test of
+ * each number. */
+static void __attribute__((noinline)) go_fill_more(struct gts *s, const struct gts_shape *sh,
+						   struct rtd_field *f,
+						   const struct rtd_gotrace_event *ev, const char *top)
+{
+	for (unsigned i = GTS_ARGS_ALWAYS; i < sh->nargf; i++)
+		field_at(f, sh->argf[i].off)->u = ev->args[sh->argf[i].arg];
+	for (unsigned i = 0; i < sh->nfnf; i++) {
+		/* a stack argument: its top function, as its id is the
+		 * generation's (the event's own stack, often) */
+		uint64_t id = ev->args[sh->fnf[i].arg];
+		field_at(f, sh->fnf[i].off)->s = id == ev->stack ? top : ev_stack(s, ev->gen, id)->top;
+	}
+	if (sh->nsargf > 1)
+		field_at(f, sh->sargf[1].off)->s = ev->sargs[sh->sargf[1].arg];
+}
+
 /* @ev in the record @rec of its shape @sh, whose fields are @f: the
  * time, the stack and the values of the context, arguments and string
  * arguments written. */
@@ -712,23 +737,16 @@ go_fill(struct gts *s, const struct gts_shape *sh, struct rtd_record *rec, struc
 	/* (kept: a look-up below may reuse the slot of an unnamed stack) */
 	const struct gts_stack *sk = ev_stack(s, ev->gen, ev->stack);
 	const struct rtd_stack *st = sk->st;
-	const char *top = sk->top;
 	f[0].u = ev->g;
 	f[1].i = ev->p;
 	f[2].i = ev->m;
-	_Static_assert(GTS_ARGS_ALWAYS == 1, "go_fill() writes 1 argument always");
+	/* the arguments a shape does not have go to its spare field */
+	_Static_assert(GTS_ARGS_ALWAYS == 2, "go_fill() writes 2 arguments always");
 	field_at(f, sh->argf[0].off)->u = ev->args[sh->argf[0].arg];
-	for (unsigned i = GTS_ARGS_ALWAYS; i < sh->nargf; i++)
-		field_at(f, sh->argf[i].off)->u = ev->args[sh->argf[i].arg];
-	for (unsigned i = 0; i < sh->nfnf; i++) {
-		/* a stack argument: its top function, as its id is the
-		 * generation's (the event's own stack, often) */
-		uint64_t id = ev->args[sh->fnf[i].arg];
-		field_at(f, sh->fnf[i].off)->s = id == ev->stack ? top : ev_stack(s, ev->gen, id)->top;
-	}
+	field_at(f, sh->argf[1].off)->u = ev->args[sh->argf[1].arg];
 	field_at(f, sh->sargf[0].off)->s = ev->sargs[sh->sargf[0].arg];
-	if (sh->nsargf > 1)
-		field_at(f, sh->sargf[1].off)->s = ev->sargs[sh->sargf[1].arg];
+	if (sh->more)
+		go_fill_more(s, sh, f, ev, sk->top);
 	rec->ts = ev->ts;
 	rec->mono = mono_of(s, ev->ts);
 	rec->stack = st;
