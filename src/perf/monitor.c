@@ -532,6 +532,16 @@ static unsigned long target_flags(const struct rtd_perf_monitor *m)
 	return m->cgroup_scope ? PERF_FLAG_PID_CGROUP : 0;
 }
 
+/* perf_event_open said ESRCH for a process target: it ended between the
+ * monitor's making and its events' opening */
+static int gone_err(struct rtd_perf_monitor *m, pid_t pid)
+{
+	return perf_set_err(m, -RTD_E_NOTFOUND,
+			    "pid %d: the process ended while perf_event was "
+			    "being set up (perf_event_open: %s)",
+			    (int)pid, strerror(ESRCH));
+}
+
 static int rings_setup(struct rtd_perf_monitor *m)
 {
 	if (m->rings_ready)
@@ -567,6 +577,8 @@ static int rings_setup(struct rtd_perf_monitor *m)
 			if (fd >= 0)
 				m->user_only = true;
 		}
+		if (fd == -ESRCH && !m->cgroup_scope && m->targets[0] > 0)
+			return gone_err(m, m->targets[0]);
 		if (fd < 0) {
 			char hint[256] = "";
 			if (fd == -EACCES || fd == -EPERM)
@@ -687,6 +699,9 @@ int perf_event_open_all(struct rtd_perf_monitor *m, struct rtd_perf_event *ev)
 			if (fd == -ESRCH && !m->cgroup_scope &&
 			    m->ntargets > 1)
 				continue; /* that thread has exited */
+			if (fd == -ESRCH && !m->cgroup_scope &&
+			    m->targets[t] > 0)
+				return gone_err(m, m->targets[t]);
 			if (fd < 0) {
 				char hint[256] = "";
 				if (fd == -ENOENT || fd == -EOPNOTSUPP)

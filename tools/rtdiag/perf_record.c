@@ -602,8 +602,6 @@ static int open_profiler(struct record_run *rr)
 	if (r) {
 		if (rr->have_child)
 			perf_child_abort(&rr->child);
-		if (a->npids && !a->cmd && r == -RTD_E_NOTFOUND)
-			return cli_fail("%s", rtd_perf_profiler_errmsg(NULL));
 		return cli_fail("%s", rtd_perf_profiler_errmsg(NULL));
 	}
 	const char *why = NULL;
