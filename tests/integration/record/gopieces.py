@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""gopieces.py T.JSON MIN_GAPS - the marks of tests/targets/go-record
+"""gopieces.py T.JSON GAPS - the marks of tests/targets/go-record
 (user logs "sleep N", one per round) in an `rtdiag record --go-trace`
 timeline (Chrome JSON) made of several pieces of the program's trace:
 the "Go trace gap" slices between pieces, and the marks around them.
-Exits 1 unless there are at least MIN_GAPS gaps, every piece (before,
+Exits 1 unless there are GAPS gaps (the number rtdiag said; ">=N": at
+least N), every piece (before,
 between and after the gaps) holds marks, no mark is there twice, marks
 come in time order, and every mark missing (a hole in the numbers) falls
 inside a gap: the marks on either side of the hole lie before and after
@@ -12,7 +13,9 @@ takes >= 20 ms). Prints the counts and the gaps' lengths (ms)."""
 import json, sys
 
 evs = json.load(open(sys.argv[1]))["traceEvents"]
-min_gaps = int(sys.argv[2])
+want = sys.argv[2]
+at_least = want.startswith(">=")
+want_gaps = int(want[2:] if at_least else want)
 marks = []
 for e in evs:
     if e.get("name") == "UserLog":
@@ -29,8 +32,8 @@ if len(set(ns)) != len(ns):
 marks.sort()
 if any(b[1] < a[1] for a, b in zip(marks, marks[1:])):
     fails.append("marks out of time order")
-if len(gaps) < min_gaps:
-    fails.append("%d gaps, want >= %d" % (len(gaps), min_gaps))
+if len(gaps) < want_gaps or (not at_least and len(gaps) != want_gaps):
+    fails.append("%d gaps, want %s" % (len(gaps), want))
 # every piece holds marks
 edges = [-1e30] + [g[1] for g in gaps]
 ends = [g[0] for g in gaps] + [1e30]
