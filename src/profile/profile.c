@@ -263,13 +263,13 @@ rtd_profile *rtd_profile_new2(const struct rtd_profile_opts *opts)
 		p->types[i].unit = strdup(o->types[i].unit);
 		ok = ok && p->types[i].type && p->types[i].unit;
 	}
-	if (o->sz >= offsetof(struct rtd_profile_opts, period) + sizeof(int64_t)) {
-		p->period = o->period;
-		if (o->period_type.type && o->period_type.unit) {
-			p->period_type.type = strdup(o->period_type.type);
-			p->period_type.unit = strdup(o->period_type.unit);
-			ok = ok && p->period_type.type && p->period_type.unit;
-		}
+	/* o is the copy at this version's size: an older caller's period
+	 * reads as 0 */
+	p->period = o->period;
+	if (o->period_type.type && o->period_type.unit) {
+		p->period_type.type = strdup(o->period_type.type);
+		p->period_type.unit = strdup(o->period_type.unit);
+		ok = ok && p->period_type.type && p->period_type.unit;
 	}
 	if (!ok || init_tables(p)) {
 		rtd_profile_free(p);
