@@ -183,28 +183,6 @@ int ipc_read_full(int fd, void *buf, size_t len, int timeout_ms)
 
 /* ---- discovery ---------------------------------------------------------- */
 
-/* The pid inside the target's innermost pid namespace (NSpid). */
-static pid_t ns_pid(pid_t pid)
-{
-	char path[64], buf[4096];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (rtd_read_small(path, buf, sizeof(buf)) <= 0)
-		return pid;
-	char *l = strstr(buf, "\nNSpid:");
-	if (!l)
-		return pid;
-	l += 7;
-	char *end = strchr(l, '\n');
-	if (end)
-		*end = 0;
-	pid_t last = pid;
-	char *tok, *save = NULL;
-	for (tok = strtok_r(l, " \t", &save); tok;
-	     tok = strtok_r(NULL, " \t", &save))
-		last = (pid_t)atoi(tok);
-	return last;
-}
-
 /* Start time in jiffies (field 22 of /proc/PID/stat): the socket's key. */
 static unsigned long long start_key(pid_t pid)
 {
@@ -390,7 +368,7 @@ static int socket_find(pid_t pid, char *path, size_t len, char *where,
 		return -RTD_E_IPC_NOPROCESS;
 	target_tmpdir(pid, tmp, sizeof(tmp));
 	const char *t = tmp[0] ? tmp : "/tmp";
-	pid_t nspid = ns_pid(pid);
+	pid_t nspid = rtd_proc_ns_pid(pid);
 	unsigned long long key = start_key(pid);
 	/* As the target sees its file system; when /proc/PID/root is not
 	 * readable (another user), fall back to our own view. */
@@ -466,7 +444,7 @@ RTD_API int rtd_ipc_list(struct rtd_ipc_proc **out, size_t *n)
 			cap = nc;
 		}
 		v[cnt].pid = (pid_t)pid;
-		v[cnt].nspid = ns_pid((pid_t)pid);
+		v[cnt].nspid = rtd_proc_ns_pid((pid_t)pid);
 		snprintf(v[cnt].socket, sizeof(v[cnt].socket), "%s", path);
 		cnt++;
 	}

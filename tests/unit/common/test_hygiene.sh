@@ -8,6 +8,9 @@
 #   of where the command's parentheses end). A string literal ending in
 #   "/stat" after a pid, outside src/common; /proc/stat (the system's) is
 #   not a process's and not matched.
+# nspid: a process's pid in its own namespace (/proc/PID/status's NSpid)
+#   has one reader, rtd_proc_ns_pid() in src/common (it was two, in the
+#   IPC transport and the symbolizer).
 # opts_sz: structs of libbpf's shape (`size_t sz` first) are checked one
 #   way (they were checked by hand in 17 files, four ways, one refusing
 #   exactly the older callers sz exists for): rtd_opts_check()/_copy(), or
@@ -23,6 +26,10 @@ CMP='(<|>|<=|>=|!=|==)'
 scan_proc_stat() { # ROOT
 	(cd "$1" && grep -rnE --include='*.c' --include='*.h' \
 		'"[^"]*(%[a-z]*d|%[a-z]*u|PRI[dui][0-9]*)[^"]*/stat"' src tools 2>/dev/null |
+		grep -v '^src/common/')
+}
+scan_nspid() { # ROOT
+	(cd "$1" && grep -rn --include='*.c' --include='*.h' '"[^"]*NSpid' src tools 2>/dev/null |
 		grep -v '^src/common/')
 }
 scan_opts_sz() { # ROOT
@@ -49,6 +56,12 @@ mk src/x/own.c 'snprintf(p, n, "/proc/%d/stat", pid);'
 mk tools/y/cli.c 'snprintf(p, n, "/proc/%d/task/%llu/stat", pid, t);'
 check proc_stat "src/x/own.c tools/y/cli.c" "src/common/proc.c src/x/boot.c" \
 	"/proc/PID/stat read outside src/common: use rtd_pstat_read()"
+rm -rf "$T"/*
+mk src/common/proc.c 'l = strstr(buf, "\\nNSpid:");'
+mk src/x/ipc.c 'char *l = strstr(buf, "\\nNSpid:");'
+mk src/x/sym.c 'if (!memcmp(l, "NSpid:", 6))'
+check nspid "src/x/ipc.c src/x/sym.c" "src/common/proc.c" \
+	"NSpid read outside src/common: use rtd_proc_ns_pid()"
 rm -rf "$T"/*
 mk src/record/record.c 'if (o->sz < 8)'
 mk src/x/stats.c 'if (!st || st->sz < sizeof(size_t))'
