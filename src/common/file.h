@@ -49,6 +49,19 @@ static inline int rtd_write_errno(void)
 int rtd_proc_stat(pid_t pid, char *state, unsigned long long *start);
 
 /*
+ * rtd_proc_comm - a process's or thread's command name (/proc/.../comm)
+ * @pid: the process
+ * @tid: one of its threads, or 0 for the process
+ * @out: gets the name without its newline, NUL-terminated (cut to @len)
+ * @len: size of @out
+ *
+ * Returns: the bytes the file held (its newline counted: > 0 whenever the
+ * file was read whole), or -errno when it cannot be read (@out is then
+ * unchanged when the file could not be opened: a process that is gone).
+ */
+int rtd_proc_comm(int pid, int tid, char *out, size_t len);
+
+/*
  * rtd_proc_ns_pid - the pid @pid has in its own (innermost) pid namespace
  * @pid: the process, as this namespace sees it
  *

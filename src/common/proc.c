@@ -169,3 +169,16 @@ pid_t rtd_proc_ns_pid(pid_t pid)
 	}
 	return last;
 }
+
+int rtd_proc_comm(int pid, int tid, char *out, size_t len)
+{
+	char path[64];
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	int n = rtd_read_small(path, out, len);
+	if (n >= 0)
+		out[strcspn(out, "\n")] = 0;
+	return n;
+}

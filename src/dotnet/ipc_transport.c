@@ -774,11 +774,9 @@ static int proc_names(pid_t pid, struct proc_names *n)
 {
 	char path[64], buf[4096];
 	memset(n, 0, sizeof(*n));
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	int got = rtd_read_small(path, n->comm, sizeof(n->comm));
+	int got = rtd_proc_comm((int)pid, 0, n->comm, sizeof(n->comm));
 	if (got < 0)
 		return got;
-	n->comm[strcspn(n->comm, "\n")] = 0;
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	ssize_t l = readlink(path, buf, sizeof(buf) - 1);
 	if (l > 0) {
@@ -820,14 +818,8 @@ RTD_API int rtd_ipc_thread_name(pid_t pid, uint64_t tid, char *buf,
 {
 	if (pid <= 0 || !tid || tid > INT32_MAX || !buf || !len)
 		return -EINVAL;
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task/%llu/comm", (int)pid,
-		 (unsigned long long)tid);
-	int got = rtd_read_small(path, buf, len);
-	if (got < 0)
-		return got;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
+	int got = rtd_proc_comm((int)pid, (int)tid, buf, len);
+	return got < 0 ? got : 0;
 }
 
 RTD_API bool rtd_ipc_proc_matches(pid_t pid, const char *name)

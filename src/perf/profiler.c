@@ -272,10 +272,7 @@ static uint32_t thread_index(struct rtd_perf_profiler *p, uint32_t pid,
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	t->tid = tid;
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
-	if (rtd_read_small(path, t->comm, sizeof(t->comm)) > 0)
-		t->comm[strcspn(t->comm, "\n")] = 0;
+	rtd_proc_comm((int)pid, (int)tid, t->comm, sizeof(t->comm));
 	rtd_map_put(&p->tid_index, tid, (void *)(uintptr_t)(p->nthreads + 1),
 		    NULL);
 	return (uint32_t)p->nthreads++;
@@ -1246,12 +1243,10 @@ static rtd_profile *new_profile(struct rtd_perf_profiler *p)
 	m.source = p->offcpu ? "perf off-cpu" : "perf";
 	m.time_nanos = p->start_ns;
 	m.duration_nanos = p->end_ns > p->start_mono ? (int64_t)(p->end_ns - p->start_mono) : 0;
-	char path[64], comm[64] = "";
+	char comm[64] = "";
 	if (p->npids == 1) {
 		m.pid = p->pid0;
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)p->pid0);
-		if (rtd_read_small(path, comm, sizeof(comm)) > 0) {
-			comm[strcspn(comm, "\n")] = 0;
+		if (rtd_proc_comm((int)p->pid0, 0, comm, sizeof(comm)) > 0) {
 			m.process = comm;
 		} else if (p->nthreads) {
 			m.process = p->threads[0].comm;

@@ -11,6 +11,11 @@
 # nspid: a process's pid in its own namespace (/proc/PID/status's NSpid)
 #   has one reader, rtd_proc_ns_pid() in src/common (it was two, in the
 #   IPC transport and the symbolizer).
+# comm: a process's or thread's command name (/proc/.../comm) has one
+#   reader, rtd_proc_comm() in src/common (it was seven). Left, and why:
+#   src/agent (reads a procfs root of its configuration; the agent's files
+#   were another helper's this session) and tools/rtdiag/dotnet_counters.c
+#   (the CLI includes no src/common; needs a public reader).
 # opts_sz: structs of libbpf's shape (`size_t sz` first) are checked one
 #   way (they were checked by hand in 17 files, four ways, one refusing
 #   exactly the older callers sz exists for): rtd_opts_check()/_copy(), or
@@ -31,6 +36,10 @@ scan_proc_stat() { # ROOT
 scan_nspid() { # ROOT
 	(cd "$1" && grep -rn --include='*.c' --include='*.h' '"[^"]*NSpid' src tools 2>/dev/null |
 		grep -v '^src/common/')
+}
+scan_comm() { # ROOT
+	(cd "$1" && grep -rnE --include='*.c' --include='*.h' '"[^"]*/comm"' src tools 2>/dev/null |
+		grep -vE '^(src/common/|src/agent/|tools/rtdiag/dotnet_counters\.c:)')
 }
 scan_opts_sz() { # ROOT
 	(cd "$1" && grep -rnE --include='*.c' --include='*.h' \
@@ -62,6 +71,12 @@ mk src/x/ipc.c 'char *l = strstr(buf, "\\nNSpid:");'
 mk src/x/sym.c 'if (!memcmp(l, "NSpid:", 6))'
 check nspid "src/x/ipc.c src/x/sym.c" "src/common/proc.c" \
 	"NSpid read outside src/common: use rtd_proc_ns_pid()"
+rm -rf "$T"/*
+mk src/common/proc.c 'snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);'
+mk src/x/a.c 'snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);'
+mk src/x/b.c 'snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);'
+check comm "src/x/a.c src/x/b.c" "src/common/proc.c" \
+	"/proc/.../comm read outside src/common: use rtd_proc_comm()"
 rm -rf "$T"/*
 mk src/record/record.c 'if (o->sz < 8)'
 mk src/x/stats.c 'if (!st || st->sz < sizeof(size_t))'

@@ -145,6 +145,28 @@ static void ns_pid(void **state)
 	close(sync[1]);
 }
 
+/* rtd_proc_comm(): this thread's name as set, the process's, newline
+ * gone; a process that is not there leaves the buffer as it was. */
+static void comm(void **state)
+{
+	(void)state;
+	char want[16], got[64], pname[64];
+	int tid = (int)syscall(SYS_gettid);
+	assert_int_equal(pthread_getname_np(pthread_self(), want, sizeof(want)), 0);
+	assert_int_equal(pthread_setname_np(pthread_self(), "rtd comm(x)"), 0);
+	assert_true(rtd_proc_comm(getpid(), tid, got, sizeof(got)) > 0);
+	assert_string_equal(got, "rtd comm(x)");
+	assert_int_equal(rtd_proc_comm(getpid(), tid, got, 4), 3); /* cut to fit */
+	assert_string_equal(got, "rtd");
+	assert_true(rtd_proc_comm(getpid(), 0, pname, sizeof(pname)) > 0);
+	assert_null(strchr(pname, '\n'));
+	assert_string_equal(pname, "rtd comm(x)"); /* the main thread's is the process's */
+	assert_int_equal(pthread_setname_np(pthread_self(), want), 0);
+	strcpy(got, "kept");
+	assert_true(rtd_proc_comm(999999999, 0, got, sizeof(got)) < 0);
+	assert_string_equal(got, "kept");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -152,6 +174,7 @@ int main(void)
 		cmocka_unit_test(read_live),
 		cmocka_unit_test(read_zombie_and_gone),
 		cmocka_unit_test(ns_pid),
+		cmocka_unit_test(comm),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
