@@ -3,6 +3,9 @@
 # runs the decoding commands of two rtdiag binaries over every recording
 # in ../shared/testdata (and the extra files given) and compares stdout,
 # stderr and the exit code.
+# The Go traces also through the analyses (pprof, goroutines, gc, tasks),
+# grep and bin2text: with bench/pictures and bench/nettrace's snapshots
+# (timelines, profiles) every command over the shared data (issue #29).
 # Usage: bench/same_outputs.sh OLD_RTDIAG NEW_RTDIAG [FILE...]
 set -u
 OLD=$1 NEW=$2; shift 2
@@ -24,17 +27,24 @@ for f in "$D"/nettrace/*.nettrace "$D"/nettrace/*.netperf $(printf '%s\n' "$@" |
   cmp_one nettrace cat --json "$f"
   cmp_one nettrace cat --json --stream "$f"
 done
+go_all() { # FILE: the commands every Go trace goes through
+  cmp_one gotrace stats "$1"
+  cmp_one gotrace cat "$1"
+  cmp_one gotrace cat --ordered "$1"
+  cmp_one gotrace grep -c -e 'Go(Block|Unblock)' "$1"
+  cmp_one gotrace bin2text "$1"
+  for c in "pprof -t sync" "pprof -t cpu -f raw" "pprof -t sched" "goroutines" \
+	   "goroutines --group-by region --json" "gc" "tasks"; do
+    RTDIAG_THREADS=1 cmp_one gotrace $c "$1"
+  done
+}
 for f in "$D"/gotrace/v1/* "$D"/gotrace/v2/fuzz-corpus/* $(printf '%s\n' "$@" | grep -vE 'net(trace|perf)$'); do
-  cmp_one gotrace stats "$f"
-  cmp_one gotrace cat "$f"
-  cmp_one gotrace cat --ordered "$f"
+  go_all "$f"
   cmp_one gotrace cat --ordered --format go-debug "$f"
 done
 for f in "$D"/gotrace/v2/*.test; do
   "$NEW" gotrace text2bin "$f" -o "$T/v2.bin" >/dev/null 2>&1 || continue
-  cmp_one gotrace stats "$T/v2.bin"
-  cmp_one gotrace cat "$T/v2.bin"
-  cmp_one gotrace cat --ordered "$T/v2.bin"
+  go_all "$T/v2.bin"
 done
 echo "$n commands compared, $diff differ"
 [ $diff = 0 ]

@@ -478,6 +478,21 @@ RTD_API int rtd_goan_groups_foreach(const rtd_goan *a,
  */
 RTD_API uint64_t rtd_goan_trace_bounds(const rtd_goan *a, int64_t *first, int64_t *last);
 
+/**
+ * rtd_goan_duration_str - a duration as Go's time.Duration.String() says it
+ * @ns: the duration in nanoseconds (negative too)
+ * @buf: gets the text, NUL-terminated (cut to fit)
+ * @len: size of @buf (32 bytes hold every duration)
+ *
+ * "0s", "850ns", "1.5µs" (U+00B5, as Go writes it), "1.234567ms", "3.3s",
+ * "4m5.001s", "1h2m3s": the largest unit below a second, else hours,
+ * minutes and seconds, the fraction without trailing zeros; what go tool
+ * trace prints for a duration.
+ *
+ * Returns: the text's length, as snprintf() (cut when >= @len).
+ */
+RTD_API int rtd_goan_duration_str(int64_t ns, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rtdiag/gotrace_encoder.h - Go execution traces written: an encoder of
- * events, and Go's text form of a trace converted to binary.
+ * events, and Go's text form of a trace converted to binary and back.
  */
 #ifndef RTDIAG_GOTRACE_ENCODER_H
 #define RTDIAG_GOTRACE_ENCODER_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "rtdiag/common.h"
 
@@ -65,6 +66,35 @@ RTD_API int rtd_gotrace_text2bin(const char *text, size_t len,
 RTD_API int rtd_gotrace_text2bin_as(const char *text, size_t len, int version,
 				    rtd_gotrace_write_fn write, void *ctx,
 				    char *err, size_t errlen);
+
+/**
+ * rtd_gotrace_bin2text_header - the first line of Go's text form
+ * @f: where to
+ * @version: the trace's Go version (1022 for Go 1.22; rtd_gotrace_dec_version())
+ *
+ * Writes "Trace Go1.NN", the line rtd_gotrace_text2bin() reads first.
+ *
+ * Returns: 0, -RTD_E_INVAL (no @f, or a version before Go 1.22: the old
+ * format has no text form), or -EIO.
+ */
+RTD_API int rtd_gotrace_bin2text_header(FILE *f, int version);
+
+/**
+ * rtd_gotrace_bin2text_event - one event of a Go 1.22+ trace in Go's text form
+ * @f: where to
+ * @ev: the event, from a decoder in raw mode (RTD_GOTRACE_RAW: the wire's
+ *      arguments in @ev->raw)
+ *
+ * Writes what golang/exp's trace/internal/raw prints (and go tool trace
+ * -d=2): the event's name and its arguments as name=value; a Stack's
+ * frames each on a line of its own ("\tpc= func= file= line="); a String's
+ * or an experimental batch's bytes on a "\tdata=" line, quoted as Go's
+ * strconv.Quote does. rtd_gotrace_text2bin() reads it back to the same
+ * bytes.
+ *
+ * Returns: 0, -RTD_E_INVAL (no @f or @ev), or -EIO.
+ */
+RTD_API int rtd_gotrace_bin2text_event(FILE *f, const struct rtd_gotrace_event *ev);
 
 typedef struct rtd_gotrace_enc rtd_gotrace_enc;
 

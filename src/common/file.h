@@ -49,6 +49,29 @@ static inline int rtd_write_errno(void)
 int rtd_proc_stat(pid_t pid, char *state, unsigned long long *start);
 
 /*
+ * rtd_proc_comm - a process's or thread's command name (/proc/.../comm)
+ * @pid: the process
+ * @tid: one of its threads, or 0 for the process
+ * @out: gets the name without its newline, NUL-terminated (cut to @len)
+ * @len: size of @out
+ *
+ * Returns: the bytes the file held (its newline counted: > 0 whenever the
+ * file was read whole), or -errno when it cannot be read (@out is then
+ * unchanged when the file could not be opened: a process that is gone).
+ */
+int rtd_proc_comm(int pid, int tid, char *out, size_t len);
+
+/*
+ * rtd_proc_ns_pid - the pid @pid has in its own (innermost) pid namespace
+ * @pid: the process, as this namespace sees it
+ *
+ * The last field of /proc/PID/status's NSpid line: the pid a containerized
+ * runtime names its files by (a .NET socket, a perf map). Returns @pid when
+ * there is no such line or the file cannot be read.
+ */
+pid_t rtd_proc_ns_pid(pid_t pid);
+
+/*
  * rtd_proc_alive - is @pid the live process that started at @start?
  * @pid: the process
  * @start: its start time (rtd_proc_stat()), or 0 for any

@@ -4,7 +4,8 @@
  * it (rtdiag/common.h): /proc/PID/task/TID/schedstat's first field, the
  * nanoseconds the thread has run (sum_exec_runtime, what perf's
  * task-clock counts), or utime + stime of .../stat in clock ticks when
- * the kernel has no schedstat.
+ * the kernel has no schedstat. And rtdiag's one reader of /proc/PID/stat
+ * (rtd_pstat_*) and of a process's pid in its own namespace.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -144,4 +145,40 @@ int rtd_thread_cpu_read(int pid, struct rtd_thread_cpu **out, size_t *n)
 	*out = v;
 	*n = cnt;
 	return 0;
+}
+
+pid_t rtd_proc_ns_pid(pid_t pid)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (rtd_read_small(path, buf, sizeof(buf)) <= 0)
+		return pid;
+	const char *l = strstr(buf, "\nNSpid:");
+	if (!l)
+		return pid;
+	/* "NSpid:\t4242\t17\t1": the pid in each namespace, outermost first */
+	pid_t last = pid;
+	for (const char *p = l + 7; *p && *p != '\n';) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p < '0' || *p > '9')
+			break;
+		char *e;
+		last = (pid_t)strtol(p, &e, 10);
+		p = e;
+	}
+	return last;
+}
+
+int rtd_proc_comm(int pid, int tid, char *out, size_t len)
+{
+	char path[64];
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	int n = rtd_read_small(path, out, len);
+	if (n >= 0)
+		out[strcspn(out, "\n")] = 0;
+	return n;
 }

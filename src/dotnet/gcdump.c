@@ -539,11 +539,8 @@ RTD_API int rtd_gcheap_write_gcdump(const rtd_gcheap *h, FILE *f,
 
 static void proc_name(pid_t pid, char *out, size_t len)
 {
-	char p[64];
-	snprintf(p, sizeof(p), "/proc/%d/comm", (int)pid);
-	if (rtd_read_small(p, out, len) < 0)
+	if (rtd_proc_comm((int)pid, 0, out, len) < 0)
 		out[0] = 0;
-	out[strcspn(out, "\n")] = 0;
 }
 
 RTD_API int rtd_gcheap_gcdump(pid_t pid, FILE *f, const struct rtd_gcheap_collect_opts *o,

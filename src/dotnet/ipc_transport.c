@@ -183,28 +183,6 @@ int ipc_read_full(int fd, void *buf, size_t len, int timeout_ms)
 
 /* ---- discovery ---------------------------------------------------------- */
 
-/* The pid inside the target's innermost pid namespace (NSpid). */
-static pid_t ns_pid(pid_t pid)
-{
-	char path[64], buf[4096];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (rtd_read_small(path, buf, sizeof(buf)) <= 0)
-		return pid;
-	char *l = strstr(buf, "\nNSpid:");
-	if (!l)
-		return pid;
-	l += 7;
-	char *end = strchr(l, '\n');
-	if (end)
-		*end = 0;
-	pid_t last = pid;
-	char *tok, *save = NULL;
-	for (tok = strtok_r(l, " \t", &save); tok;
-	     tok = strtok_r(NULL, " \t", &save))
-		last = (pid_t)atoi(tok);
-	return last;
-}
-
 /* Start time in jiffies (field 22 of /proc/PID/stat): the socket's key. */
 static unsigned long long start_key(pid_t pid)
 {
@@ -390,7 +368,7 @@ static int socket_find(pid_t pid, char *path, size_t len, char *where,
 		return -RTD_E_IPC_NOPROCESS;
 	target_tmpdir(pid, tmp, sizeof(tmp));
 	const char *t = tmp[0] ? tmp : "/tmp";
-	pid_t nspid = ns_pid(pid);
+	pid_t nspid = rtd_proc_ns_pid(pid);
 	unsigned long long key = start_key(pid);
 	/* As the target sees its file system; when /proc/PID/root is not
 	 * readable (another user), fall back to our own view. */
@@ -466,7 +444,7 @@ RTD_API int rtd_ipc_list(struct rtd_ipc_proc **out, size_t *n)
 			cap = nc;
 		}
 		v[cnt].pid = (pid_t)pid;
-		v[cnt].nspid = ns_pid((pid_t)pid);
+		v[cnt].nspid = rtd_proc_ns_pid((pid_t)pid);
 		snprintf(v[cnt].socket, sizeof(v[cnt].socket), "%s", path);
 		cnt++;
 	}
@@ -796,11 +774,9 @@ static int proc_names(pid_t pid, struct proc_names *n)
 {
 	char path[64], buf[4096];
 	memset(n, 0, sizeof(*n));
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	int got = rtd_read_small(path, n->comm, sizeof(n->comm));
+	int got = rtd_proc_comm((int)pid, 0, n->comm, sizeof(n->comm));
 	if (got < 0)
 		return got;
-	n->comm[strcspn(n->comm, "\n")] = 0;
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	ssize_t l = readlink(path, buf, sizeof(buf) - 1);
 	if (l > 0) {
@@ -842,14 +818,8 @@ RTD_API int rtd_ipc_thread_name(pid_t pid, uint64_t tid, char *buf,
 {
 	if (pid <= 0 || !tid || tid > INT32_MAX || !buf || !len)
 		return -EINVAL;
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task/%llu/comm", (int)pid,
-		 (unsigned long long)tid);
-	int got = rtd_read_small(path, buf, len);
-	if (got < 0)
-		return got;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
+	int got = rtd_proc_comm((int)pid, (int)tid, buf, len);
+	return got < 0 ? got : 0;
 }
 
 RTD_API bool rtd_ipc_proc_matches(pid_t pid, const char *name)

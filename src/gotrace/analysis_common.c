@@ -389,3 +389,79 @@ size_t ga_stacks_view(struct ga_stacks *s, uint32_t id, const struct rtd_goframe
 	*out = s->view;
 	return n;
 }
+
+/* ---- Go's durations ------------------------------------------------------ */
+
+/* Go's time.Duration.String(): digits from the right into a buffer that
+ * holds the longest ("-2562047h47m16.854775808s"), then copied out. */
+int rtd_goan_duration_str(int64_t ns, char *buf, size_t len)
+{
+	char b[40];
+	size_t w = sizeof(b);
+	bool neg = ns < 0;
+	uint64_t u = neg ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	b[--w] = 0;
+	if (u == 0)
+		return snprintf(buf, len, "0s");
+	int prec;
+	if (u < 1000000000ull) {
+		b[--w] = 's';
+		if (u < 1000) {
+			prec = 0;
+			b[--w] = 'n';
+		} else if (u < 1000000) {
+			prec = 3;
+			b[--w] = (char)0xb5; /* "µ" in UTF-8 */
+			b[--w] = (char)0xc2;
+		} else {
+			prec = 6;
+			b[--w] = 'm';
+		}
+	} else {
+		b[--w] = 's';
+		prec = 9;
+	}
+	/* the fraction, without trailing zeros */
+	bool print = false;
+	for (int i = 0; i < prec; i++) {
+		unsigned digit = (unsigned)(u % 10);
+		print = print || digit != 0;
+		if (print)
+			b[--w] = (char)('0' + digit);
+		u /= 10;
+	}
+	if (print)
+		b[--w] = '.';
+	if (prec == 9) { /* seconds, minutes, hours */
+		uint64_t s = u % 60;
+		u /= 60;
+		do {
+			b[--w] = (char)('0' + s % 10);
+			s /= 10;
+		} while (s);
+		if (u) {
+			b[--w] = 'm';
+			uint64_t m = u % 60;
+			u /= 60;
+			do {
+				b[--w] = (char)('0' + m % 10);
+				m /= 10;
+			} while (m);
+			if (u) {
+				b[--w] = 'h';
+				do {
+					b[--w] = (char)('0' + u % 10);
+					u /= 10;
+				} while (u);
+			}
+		}
+	} else {
+		do {
+			b[--w] = (char)('0' + u % 10);
+			u /= 10;
+		} while (u);
+	}
+	if (neg)
+		b[--w] = '-';
+	return snprintf(buf, len, "%s", b + w);
+}

@@ -11,10 +11,13 @@
  *		pc=4816080 func=30 file=31 line=45
  *
  * Arguments must come in the spec's order with the spec's names; '#'
- * starts a comment; blank lines are skipped.
+ * starts a comment; blank lines are skipped. And back: a raw decoder's
+ * events in that form (rtd_gotrace_bin2text_event()), what go tool trace
+ * -d=2 prints.
  */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +26,8 @@
 #include "common/buf.h"
 #include "common/errmsg.h"
 #include "gotrace/v2.h"
+#include "rtdiag/gotrace_decoder.h"
+#include "rtdiag/gotrace_encoder.h"
 
 #define TEXT_MAX_LINE (4u << 20)
 
@@ -424,4 +429,81 @@ out:
 	free(data);
 	free(t);
 	return rc;
+}
+
+/* ---- binary to text ------------------------------------------------------ */
+
+/* Go's strconv.Quote: printable UTF-8 kept, the rest escaped (\a \b \f
+ * \n \r \t \v, \xXX for a byte that is not UTF-8 or a control, \uXXXX
+ * or \UXXXXXXXX for a code point Go does not print as it is). */
+static void go_quote(FILE *o, const unsigned char *p, size_t n)
+{
+	static const char esc[] = {['\a'] = 'a', ['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n',
+				   ['\r'] = 'r', ['\t'] = 't', ['\v'] = 'v'};
+	fputc('"', o);
+	for (size_t i = 0; i < n;) {
+		unsigned c = p[i];
+		if (c < 0x80) {
+			i++;
+			if (c == '"' || c == '\\')
+				fprintf(o, "\\%c", (int)c);
+			else if (c < sizeof(esc) && esc[c])
+				fprintf(o, "\\%c", esc[c]);
+			else if (c < 0x20 || c == 0x7f)
+				fprintf(o, "\\x%02x", c);
+			else
+				fputc((int)c, o);
+			continue;
+		}
+		size_t len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+		bool ok = len && i + len <= n;
+		uint32_t r = len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
+		for (size_t k = 1; ok && k < len; k++) {
+			ok = (p[i + k] & 0xc0) == 0x80;
+			r = r << 6 | (p[i + k] & 0x3f);
+		}
+		if (ok && ((len == 3 && r < 0x800) || (len == 4 && (r < 0x10000 || r > 0x10ffff)) ||
+			   (r >= 0xd800 && r < 0xe000)))
+			ok = false;
+		if (!ok) {
+			fprintf(o, "\\x%02x", c);
+			i++;
+			continue;
+		}
+		if (r < 0xa0 || r == 0xad || r == 0xfeff)
+			fprintf(o, r < 0x10000 ? "\\u%04x" : "\\U%08x", r);
+		else
+			fwrite(p + i, 1, len, o);
+		i += len;
+	}
+	fputc('"', o);
+}
+
+int rtd_gotrace_bin2text_header(FILE *f, int version)
+{
+	if (!f || version < 1022)
+		return -RTD_E_INVAL;
+	return fprintf(f, "Trace Go1.%d\n", version % 1000) < 0 ? -EIO : 0;
+}
+
+int rtd_gotrace_bin2text_event(FILE *f, const struct rtd_gotrace_event *ev)
+{
+	if (!f || !ev || !ev->name)
+		return -RTD_E_INVAL;
+	fputs(ev->name, f);
+	bool stack = ev->type == RTD_GO2_EV_STACK;
+	unsigned nspec = stack ? 2 : ev->nraw;
+	for (unsigned i = 0; i < nspec && i < ev->nraw; i++)
+		fprintf(f, " %s=%" PRIu64, ev->argnames[i], ev->raw[i]);
+	if (stack) {
+		static const char *const ff[] = {"pc", "func", "file", "line"};
+		for (unsigned i = 2; i < ev->nraw; i++)
+			fprintf(f, "%s%s=%" PRIu64, (i - 2) % 4 ? " " : "\n\t", ff[(i - 2) % 4],
+				ev->raw[i]);
+	}
+	if (ev->type == RTD_GO2_EV_STRING || ev->type == RTD_GO2_EV_EXPERIMENTAL_BATCH) {
+		fputs("\n\tdata=", f);
+		go_quote(f, (const unsigned char *)ev->str, ev->str_len);
+	}
+	return fputc('\n', f) == EOF ? -EIO : 0;
 }

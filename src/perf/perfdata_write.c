@@ -405,13 +405,8 @@ static void synth_kernel(rtd_perf_data_writer *w)
 static void synth_process(rtd_perf_data_writer *w, pid_t pid)
 {
 	char path[64], comm[64] = "";
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
+	if (rtd_proc_comm((int)pid, 0, comm, sizeof(comm)) < 0)
 		return; /* gone */
-	if (fgets(comm, sizeof(comm), f))
-		comm[strcspn(comm, "\n")] = 0;
-	fclose(f);
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	DIR *d = opendir(path);
 	struct dirent *de;
@@ -427,7 +422,7 @@ static void synth_process(rtd_perf_data_writer *w, pid_t pid)
 	if (d)
 		closedir(d);
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "r");
+	FILE *f = fopen(path, "r");
 	char line[4096 + 128];
 	while (f && fgets(line, sizeof(line), f)) {
 		unsigned long long start, end, off, ino;

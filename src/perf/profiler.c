@@ -272,10 +272,7 @@ static uint32_t thread_index(struct rtd_perf_profiler *p, uint32_t pid,
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	t->tid = tid;
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
-	if (rtd_read_small(path, t->comm, sizeof(t->comm)) > 0)
-		t->comm[strcspn(t->comm, "\n")] = 0;
+	rtd_proc_comm((int)pid, (int)tid, t->comm, sizeof(t->comm));
 	rtd_map_put(&p->tid_index, tid, (void *)(uintptr_t)(p->nthreads + 1),
 		    NULL);
 	return (uint32_t)p->nthreads++;
@@ -859,10 +856,10 @@ static void dotnet_disable_all(struct rtd_perf_profiler *p)
 
 /* Off-CPU: BPF when asked for or possible, else perf with the reason. */
 static int offcpu_path(struct rtd_perf_profiler *p,
-		       const struct rtd_perf_profiler_opts *o)
+		       const struct rtd_perf_profiler_opts *o,
+		       const struct rtd_perf_sampler_opts *so)
 {
 	const char *no = NULL;
-	const struct rtd_perf_sampler_opts *so = o->sampler;
 	bool ask = o->offcpu_via == RTD_PERF_OFFCPU_VIA_BPF;
 	p->via = RTD_PERF_OFFCPU_VIA_PERF;
 	if (o->offcpu_via == RTD_PERF_OFFCPU_VIA_PERF) {
@@ -875,8 +872,7 @@ static int offcpu_path(struct rtd_perf_profiler *p,
 		no = "a timeline needs each wait's own time (BPF keeps totals)";
 	else if (o->flags & RTD_PERF_PROF_EACH_RECORD)
 		no = "a perf.data file holds each switch (BPF keeps totals)";
-	else if (so && so->sz > offsetof(struct rtd_perf_sampler_opts, callgraph) &&
-		 so->callgraph == RTD_PERF_CG_DWARF)
+	else if (so->callgraph == RTD_PERF_CG_DWARF)
 		no = "--call-graph dwarf: BPF takes frame-pointer stacks only";
 	else if (o->ncgroups)
 		no = "cgroups: the BPF path follows processes";
@@ -889,9 +885,7 @@ static int offcpu_path(struct rtd_perf_profiler *p,
 	bo.pids = o->pids;
 	bo.npids = o->npids;
 	bo.on_exec = o->flags & RTD_PERF_PROF_ENABLE_ON_EXEC;
-	bo.no_kernel = so && so->sz > offsetof(struct rtd_perf_sampler_opts,
-					       no_kernel_frames) &&
-		       (so->exclude_kernel || so->no_kernel_frames);
+	bo.no_kernel = so->exclude_kernel || so->no_kernel_frames;
 	int r = offcpu_bpf_new(&bo, &p->bpf, p->via_why, sizeof(p->via_why));
 	if (r)
 		return ask ? prof_err(p, r, "off-CPU through BPF: %s",
@@ -969,8 +963,16 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 	if (!(o.flags & RTD_PERF_PROF_NO_DOTNET))
 		for (size_t i = 0; i < o.npids; i++)
 			dotnet_enable(p, o.pids[i]);
+	/* the caller's sampler options at this version's size (the one
+	 * check), read by the off-CPU choice and the monitor's events */
+	struct rtd_perf_sampler_opts so;
+	if (rtd_opts_copy(&so, sizeof(so), o.sampler,
+			  RTD_OPTS_END(rtd_perf_sampler_opts, no_kernel_frames))) {
+		r = prof_err(NULL, -RTD_E_INVAL, "bad sampler options");
+		goto fail;
+	}
 	if (p->offcpu) {
-		r = offcpu_path(p, &o);
+		r = offcpu_path(p, &o, &so);
 		if (r)
 			goto fail;
 	}
@@ -1005,12 +1007,6 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 				 ? " (no such cgroup: give a path relative to "
 				   "the cgroup v2 mount, or an absolute one)"
 				 : "");
-		goto fail;
-	}
-	struct rtd_perf_sampler_opts so;
-	if (rtd_opts_copy(&so, sizeof(so), o.sampler,
-			  RTD_OPTS_END(rtd_perf_sampler_opts, no_kernel_frames))) {
-		r = prof_err(NULL, -RTD_E_INVAL, "bad sampler options");
 		goto fail;
 	}
 	if (p->bpf) {
@@ -1247,12 +1243,10 @@ static rtd_profile *new_profile(struct rtd_perf_profiler *p)
 	m.source = p->offcpu ? "perf off-cpu" : "perf";
 	m.time_nanos = p->start_ns;
 	m.duration_nanos = p->end_ns > p->start_mono ? (int64_t)(p->end_ns - p->start_mono) : 0;
-	char path[64], comm[64] = "";
+	char comm[64] = "";
 	if (p->npids == 1) {
 		m.pid = p->pid0;
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)p->pid0);
-		if (rtd_read_small(path, comm, sizeof(comm)) > 0) {
-			comm[strcspn(comm, "\n")] = 0;
+		if (rtd_proc_comm((int)p->pid0, 0, comm, sizeof(comm)) > 0) {
 			m.process = comm;
 		} else if (p->nthreads) {
 			m.process = p->threads[0].comm;

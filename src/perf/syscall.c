@@ -397,10 +397,7 @@ static char *comm_of(struct rtd_perf_syscalls *s, uint32_t pid, uint32_t tid,
 			return NULL;
 		}
 		if (!set) {
-			char path[64];
-			snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
-			if (rtd_read_small(path, c, 16) > 0)
-				c[strcspn(c, "\n")] = 0;
+			rtd_proc_comm((int)pid, (int)tid, c, 16);
 			c[15] = 0;
 		}
 	}

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/opts.h"
 #include "rtdiag/source.h"
 
 static uint64_t child_key(uint32_t parent, uint32_t frame)
@@ -262,13 +263,13 @@ rtd_profile *rtd_profile_new2(const struct rtd_profile_opts *opts)
 		p->types[i].unit = strdup(o->types[i].unit);
 		ok = ok && p->types[i].type && p->types[i].unit;
 	}
-	if (o->sz >= offsetof(struct rtd_profile_opts, period) + sizeof(int64_t)) {
-		p->period = o->period;
-		if (o->period_type.type && o->period_type.unit) {
-			p->period_type.type = strdup(o->period_type.type);
-			p->period_type.unit = strdup(o->period_type.unit);
-			ok = ok && p->period_type.type && p->period_type.unit;
-		}
+	/* o is the copy at this version's size: an older caller's period
+	 * reads as 0 */
+	p->period = o->period;
+	if (o->period_type.type && o->period_type.unit) {
+		p->period_type.type = strdup(o->period_type.type);
+		p->period_type.unit = strdup(o->period_type.unit);
+		ok = ok && p->period_type.type && p->period_type.unit;
 	}
 	if (!ok || init_tables(p)) {
 		rtd_profile_free(p);
@@ -356,14 +357,16 @@ static int set_str(char **dst, const char *s)
 
 int rtd_profile_set_meta(rtd_profile *p, const struct rtd_profile_meta *m)
 {
-	if (!m || m->sz < offsetof(struct rtd_profile_meta, duration_nanos) +
-				  sizeof(int64_t))
+	/* the first version's fields (to duration_nanos) are every caller's */
+	struct rtd_profile_meta copy;
+	m = rtd_opts_at_size(m, &copy, sizeof(copy), RTD_OPTS_END(rtd_profile_meta, duration_nanos),
+			     RTD_OPTS_END(rtd_profile_meta, comment));
+	if (!m)
 		return -RTD_E_INVAL;
 	int err = set_str(&p->source, m->source);
 	if (!err)
 		err = set_str(&p->process, m->process);
-	if (!err && m->sz >= offsetof(struct rtd_profile_meta, comment) +
-				     sizeof(char *))
+	if (!err)
 		err = set_str(&p->comment, m->comment);
 	if (err)
 		return err;
@@ -539,15 +542,14 @@ static int add_path(rtd_profile *p, uint32_t root, const uint32_t *fids,
 
 int rtd_profile_add_sample(rtd_profile *p, const struct rtd_sample *s)
 {
-	if (!s || s->sz < offsetof(struct rtd_sample, nvalues) + sizeof(size_t) ||
-	    (s->nframes && !s->frames) || s->nvalues > p->ntypes ||
+	/* the first version's fields (to nvalues) are every caller's */
+	struct rtd_sample copy;
+	s = rtd_opts_at_size(s, &copy, sizeof(copy), RTD_OPTS_END(rtd_sample, nvalues),
+			     RTD_OPTS_END(rtd_sample, nlabels));
+	if (!s || (s->nframes && !s->frames) || s->nvalues > p->ntypes ||
 	    (s->nvalues && !s->values))
 		return -RTD_E_INVAL;
-	bool has_thread = s->sz >= offsetof(struct rtd_sample, thread) +
-					   sizeof(char *);
-	bool has_labels = s->sz >= offsetof(struct rtd_sample, nlabels) +
-					   sizeof(size_t);
-	size_t nlab = has_labels ? s->nlabels : 0;
+	size_t nlab = s->nlabels;
 	if (nlab > RTD_PROFILE_MAX_LABELS)
 		return -RTD_E_CAP;
 	if (nlab && !s->labels)
@@ -578,14 +580,12 @@ int rtd_profile_add_sample(rtd_profile *p, const struct rtd_sample *s)
 	}
 	uint32_t thread = 0;
 	int64_t pid = 0, tid = 0;
-	if (has_thread) {
-		pid = s->pid;
-		tid = s->tid;
-		if (s->thread && s->thread[0]) {
-			if ((id = intern0(p, s->thread)) < 0)
-				return (int)id;
-			thread = (uint32_t)id;
-		}
+	pid = s->pid;
+	tid = s->tid;
+	if (s->thread && s->thread[0]) {
+		if ((id = intern0(p, s->thread)) < 0)
+			return (int)id;
+		thread = (uint32_t)id;
 	}
 	int64_t ctx = ctx_get(p, pid, tid, thread, lab, nlab);
 	if (ctx < 0)

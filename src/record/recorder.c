@@ -29,6 +29,7 @@
 #include "common/errmsg.h"
 #include "common/log.h"
 #include "common/stats.h"
+#include "rtdiag/common.h"
 #include "rtdiag/gotrace_source.h"
 #include "rtdiag/ipc.h"
 #include "rtdiag/ipc_source.h"
@@ -691,17 +692,10 @@ void rtd_recorder_stop(rtd_recorder *r)
 
 bool rtd_recorder_target_ended(const rtd_recorder *r)
 {
-	char path[64], st[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)r->o.pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return true;
-	size_t n = fread(st, 1, sizeof(st) - 1, f);
-	fclose(f);
-	st[n] = 0;
-	/* "pid (comm) S ...": a zombie has exited */
-	const char *p = strrchr(st, ')');
-	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+	struct rtd_pstat st;
+	/* gone, unreadable, or a zombie: it has exited */
+	return rtd_pstat_read(NULL, (int)r->o.pid, 0, &st) < 0 || st.state == 'Z' ||
+	       st.state == 'X';
 }
 
 int rtd_recorder_profile(rtd_recorder *r, rtd_profile **out)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/errmsg.h"
+#include "rtdiag/common.h"
 #include "rtdiag/trigger.h"
 
 enum op { OP_GT, OP_GE, OP_LT, OP_LE, OP_EQ };
@@ -516,33 +517,18 @@ int rtd_trigger_record(rtd_trigger *t, const struct rtd_record *rec, struct rtd_
 
 int rtd_proc_usage_read(int pid, struct rtd_proc_usage *out)
 {
-	char path[64], buf[1024];
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	out->mono = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid ? pid : (int)getpid());
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	/* after the command's closing parenthesis: state is field 3, utime
-	 * 14, stime 15, rss 24 (proc(5)) */
-	const char *p = strrchr(buf, ')');
-	if (!p)
-		return -RTD_E_FORMAT;
-	unsigned long long utime = 0, stime = 0;
-	long long rss = 0;
-	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d "
-			  "%*d %*d %*u %*u %lld",
-		   &utime, &stime, &rss) != 3)
-		return -RTD_E_FORMAT;
+	struct rtd_pstat st;
+	int rc = rtd_pstat_read(NULL, pid ? pid : (int)getpid(), 0, &st);
+	if (rc < 0)
+		return rc == -ENOENT ? -ESRCH : rc;
 	long hz = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
 	if (hz <= 0 || page <= 0)
 		return -EINVAL;
-	out->cpu_ns = (utime + stime) * (1000000000ull / (unsigned long long)hz);
-	out->rss = rss > 0 ? (uint64_t)rss * (uint64_t)page : 0;
+	out->cpu_ns = (st.utime_ticks + st.stime_ticks) * (1000000000ull / (unsigned long long)hz);
+	out->rss = (int64_t)st.rss_pages > 0 ? st.rss_pages * (uint64_t)page : 0;
 	return 0;
 }
 

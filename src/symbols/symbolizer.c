@@ -33,6 +33,7 @@
 
 #include "common/stats.h"
 #include "common/buf.h"
+#include "common/file.h"
 #include "common/log.h"
 #include "common/optlib_debuginfod.h"
 #include "symbols/internal.h"
@@ -631,33 +632,6 @@ static bool is_anon(const char *path)
 	       !strncmp(path, "[stack", 6);
 }
 
-/* The pid a process has in its own namespace (NSpid's last field). */
-static pid_t ns_pid(pid_t pid)
-{
-	char path[64], *buf;
-	size_t len;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (read_path(path, &buf, &len, 1u << 20))
-		return pid;
-	pid_t r = pid;
-	for (char *l = buf; l && l < buf + len; l = memchr(l, '\n', (size_t)(buf + len - l)), l = l ? l + 1 : NULL) {
-		if (buf + len - l > 6 && !memcmp(l, "NSpid:", 6)) {
-			char *e = memchr(l, '\n', (size_t)(buf + len - l));
-			char *p = l + 6;
-			while (p < (e ? e : buf + len)) {
-				while (p < buf + len && (*p == ' ' || *p == '\t'))
-					p++;
-				if (p >= buf + len || !isdigit((unsigned char)*p))
-					break;
-				r = (pid_t)strtol(p, &p, 10);
-			}
-			break;
-		}
-	}
-	free(buf);
-	return r;
-}
-
 /* The TMPDIR of a process, from its environment ("/tmp" without one). */
 static void proc_tmpdir(pid_t pid, char *out, size_t n)
 {
@@ -686,7 +660,7 @@ int rtd_sym_perfmap_path(pid_t pid, char *out, size_t n)
 	char tmpdir[PATH_MAX];
 	proc_tmpdir(pid, tmpdir, sizeof(tmpdir));
 	int l = snprintf(out, n, "/proc/%d/root%s/perf-%d.map", (int)pid,
-			 tmpdir, (int)ns_pid(pid));
+			 tmpdir, (int)rtd_proc_ns_pid(pid));
 	return l < 0 || (size_t)l >= n ? -RTD_E_CAP : 0;
 }
 

@@ -18,6 +18,7 @@
 #include <strings.h>
 
 #include "common/file.h"
+#include "common/opts.h"
 #include "rtdiag/format.h"
 #include "timeline/timeline_impl.h"
 #include "rtdiag/source.h"
@@ -148,7 +149,9 @@ int64_t rtd_timeline_add_track(rtd_timeline *tl, const struct rtd_track *t)
 		return tl->err;
 	if (tl->finished)
 		return -RTD_E_STATE;
-	if (!t || t->sz < sizeof(*t) || t->kind > RTD_TRACK_COUNTER ||
+	struct rtd_track copy;
+	t = rtd_opts_at_size(t, &copy, sizeof(copy), sizeof(size_t), RTD_OPTS_END(rtd_track, unit));
+	if (!t || t->kind > RTD_TRACK_COUNTER ||
 	    (t->parent && !track_of(tl, t->parent)))
 		return -RTD_E_INVAL;
 	if (tl->tracks.count >= RTD_TIMELINE_MAX_TRACKS)
@@ -189,6 +192,12 @@ int64_t rtd_timeline_add_track(rtd_timeline *tl, const struct rtd_track *t)
 	return tl->err ? tl->err : (int64_t)id;
 }
 
+/* @e at this version's size (rtd_opts_at_size(): a copy in @copy when
+ * the caller's is another version's), NULL when refused */
+#define EVENT_AT_OUR_SIZE(e, copy)                                             \
+	rtd_opts_at_size((e), (copy), sizeof(*(copy)), sizeof(size_t),         \
+			 RTD_OPTS_END(rtd_tl_event, flow_in))
+
 static int check_event(rtd_timeline *tl, const struct rtd_tl_event *e,
 		       struct tl_track **k)
 {
@@ -196,7 +205,7 @@ static int check_event(rtd_timeline *tl, const struct rtd_tl_event *e,
 		return tl->err;
 	if (tl->finished)
 		return -RTD_E_STATE;
-	if (!e || e->sz < sizeof(*e) || !e->name ||
+	if (!e || !e->name ||
 	    e->nargs > RTD_TIMELINE_MAX_ARGS || (e->nargs && !e->args))
 		return -RTD_E_INVAL;
 	*k = track_of(tl, e->track);
@@ -273,6 +282,8 @@ int tl_open_args(struct tl_track *k, const uint8_t *args, size_t len)
 int rtd_timeline_begin(rtd_timeline *tl, const struct rtd_tl_event *e)
 {
 	struct tl_track *k;
+	struct rtd_tl_event copy;
+	e = EVENT_AT_OUR_SIZE(e, &copy);
 	int err = check_event(tl, e, &k);
 	if (err)
 		return err;
@@ -315,6 +326,8 @@ int rtd_timeline_end(rtd_timeline *tl, uint64_t track, int64_t ts)
 int rtd_timeline_slice(rtd_timeline *tl, const struct rtd_tl_event *e)
 {
 	struct tl_track *k;
+	struct rtd_tl_event copy;
+	e = EVENT_AT_OUR_SIZE(e, &copy);
 	int err = check_event(tl, e, &k);
 	if (err)
 		return err;
@@ -328,6 +341,8 @@ int rtd_timeline_slice(rtd_timeline *tl, const struct rtd_tl_event *e)
 int rtd_timeline_instant(rtd_timeline *tl, const struct rtd_tl_event *e)
 {
 	struct tl_track *k;
+	struct rtd_tl_event copy;
+	e = EVENT_AT_OUR_SIZE(e, &copy);
 	int err = check_event(tl, e, &k);
 	return err ? err : emit(tl, TL_INSTANT, e);
 }

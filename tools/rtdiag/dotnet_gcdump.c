@@ -38,21 +38,6 @@ static const struct cli_opt gcdump_opts[] = {
 	{0},
 };
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 /* pprof: inuse_objects/inuse_space by the types on the dominator path
  * from a root (at most 32 deep: deeper paths keep their last 32). */
 static int heap_pprof(const rtd_gcheap *h, FILE *f)
@@ -121,9 +106,9 @@ static int heap_report(const rtd_gcheap *h, FILE *f, int fmt, pid_t pid)
 			(unsigned long long)hs.refs,
 			(unsigned long long)hs.dangling,
 			(unsigned long long)hs.roots);
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < n && !err; i++) {
 			fprintf(f, "%s\n  {\"type\": ", i ? "," : "");
-			json_str(f, t[i].name);
+			err = rtd_format_json_str(f, t[i].name);
 			fprintf(f, ", \"count\": %llu, \"size\": %llu, "
 				"\"retained\": %llu}",
 				(unsigned long long)t[i].count,
@@ -147,7 +132,7 @@ static int heap_report(const rtd_gcheap *h, FILE *f, int fmt, pid_t pid)
 				(unsigned long long)t[i].size, t[i].name);
 	}
 	free(t);
-	return ferror(f) ? -EIO : 0;
+	return err ? err : ferror(f) ? -EIO : 0;
 }
 
 /* The output's form: --format, or the name's extension (rtdiag/format.h's

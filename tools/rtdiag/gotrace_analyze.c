@@ -25,79 +25,10 @@
 
 /* ---- shared --------------------------------------------------------------- */
 
-/* Go's time.Duration.String(): "1.5s", "1.234567ms", "850ns", "1h2m3s". */
+/* Go's time.Duration.String() of @d into @buf, returned */
 static const char *go_dur(int64_t d, char *buf, size_t len)
 {
-	char b[40];
-	size_t w = sizeof(b);
-	bool neg = d < 0;
-	uint64_t u = neg ? (uint64_t)0 - (uint64_t)d : (uint64_t)d;
-	b[--w] = 0;
-	if (u == 0) {
-		snprintf(buf, len, "0s");
-		return buf;
-	}
-	int prec;
-	if (u < 1000000000ull) {
-		b[--w] = 's';
-		if (u < 1000) {
-			prec = 0;
-			b[--w] = 'n';
-		} else if (u < 1000000) {
-			prec = 3;
-			b[--w] = (char)0xb5; /* "µ" in UTF-8 */
-			b[--w] = (char)0xc2;
-		} else {
-			prec = 6;
-			b[--w] = 'm';
-		}
-	} else {
-		b[--w] = 's';
-		prec = 9;
-	}
-	/* the fraction, without trailing zeros */
-	bool print = false;
-	for (int i = 0; i < prec; i++) {
-		unsigned digit = (unsigned)(u % 10);
-		print = print || digit != 0;
-		if (print)
-			b[--w] = (char)('0' + digit);
-		u /= 10;
-	}
-	if (print)
-		b[--w] = '.';
-	if (prec == 9) { /* seconds, minutes, hours */
-		uint64_t s = u % 60;
-		u /= 60;
-		do {
-			b[--w] = (char)('0' + s % 10);
-			s /= 10;
-		} while (s);
-		if (u) {
-			b[--w] = 'm';
-			uint64_t m = u % 60;
-			u /= 60;
-			do {
-				b[--w] = (char)('0' + m % 10);
-				m /= 10;
-			} while (m);
-			if (u) {
-				b[--w] = 'h';
-				do {
-					b[--w] = (char)('0' + u % 10);
-					u /= 10;
-				} while (u);
-			}
-		}
-	} else {
-		do {
-			b[--w] = (char)('0' + u % 10);
-			u /= 10;
-		} while (u);
-	}
-	if (neg)
-		b[--w] = '-';
-	snprintf(buf, len, "%s", b + w);
+	rtd_goan_duration_str(d, buf, len);
 	return buf;
 }
 

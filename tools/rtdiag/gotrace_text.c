@@ -154,56 +154,6 @@ static int gt_cmd_text2bin(int argc, char **argv)
 	return cli_out_commit(&o) < 0 ? CLI_FAIL : CLI_OK;
 }
 
-/* Go's strconv.Quote (printable UTF-8 kept, the rest escaped). */
-static void go_quote(FILE *o, const unsigned char *p, size_t n)
-{
-	fputc('"', o);
-	for (size_t i = 0; i < n;) {
-		unsigned c = p[i];
-		if (c < 0x80) {
-			i++;
-			switch (c) {
-			case '"': fputs("\\\"", o); break;
-			case '\\': fputs("\\\\", o); break;
-			case '\a': fputs("\\a", o); break;
-			case '\b': fputs("\\b", o); break;
-			case '\f': fputs("\\f", o); break;
-			case '\n': fputs("\\n", o); break;
-			case '\r': fputs("\\r", o); break;
-			case '\t': fputs("\\t", o); break;
-			case '\v': fputs("\\v", o); break;
-			default:
-				if (c < 0x20 || c == 0x7f)
-					fprintf(o, "\\x%02x", c);
-				else
-					fputc((int)c, o);
-			}
-			continue;
-		}
-		size_t len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-		bool ok = len && i + len <= n;
-		uint32_t r = len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
-		for (size_t k = 1; ok && k < len; k++) {
-			ok = (p[i + k] & 0xc0) == 0x80;
-			r = r << 6 | (p[i + k] & 0x3f);
-		}
-		if (ok && ((len == 3 && r < 0x800) || (len == 4 && (r < 0x10000 || r > 0x10ffff)) ||
-			   (r >= 0xd800 && r < 0xe000)))
-			ok = false;
-		if (!ok) {
-			fprintf(o, "\\x%02x", c);
-			i++;
-			continue;
-		}
-		if (r < 0xa0 || r == 0xad || r == 0xfeff)
-			fprintf(o, r < 0x10000 ? "\\u%04x" : "\\U%08x", r);
-		else
-			fwrite(p + i, 1, len, o);
-		i += len;
-	}
-	fputc('"', o);
-}
-
 static int gt_cmd_bin2text(int argc, char **argv);
 
 const struct cli_cmd gt_bin2text_def = {
@@ -235,23 +185,10 @@ static int gt_cmd_bin2text(int argc, char **argv)
 			break;
 		}
 		if (!hdr) {
-			printf("Trace Go1.%d\n", ver % 1000);
+			rtd_gotrace_bin2text_header(stdout, ver);
 			hdr = true;
 		}
-		fputs(ev.name, stdout);
-		unsigned nspec = ev.type == RTD_GO2_EV_STACK ? 2 : ev.nraw;
-		for (unsigned i = 0; i < nspec && i < ev.nraw; i++)
-			printf(" %s=%" PRIu64, ev.argnames[i], ev.raw[i]);
-		if (ev.type == RTD_GO2_EV_STACK) {
-			static const char *const ff[] = {"pc", "func", "file", "line"};
-			for (unsigned i = 2; i < ev.nraw; i++)
-				printf("%s%s=%" PRIu64, (i - 2) % 4 ? " " : "\n\t", ff[(i - 2) % 4], ev.raw[i]);
-		}
-		if (ev.type == RTD_GO2_EV_STRING || ev.type == RTD_GO2_EV_EXPERIMENTAL_BATCH) {
-			fputs("\n\tdata=", stdout);
-			go_quote(stdout, (const unsigned char *)ev.str, ev.str_len);
-		}
-		fputc('\n', stdout);
+		rtd_gotrace_bin2text_event(stdout, &ev);
 	}
 	cli_progress_done();
 	/* damage after events: they are printed, exit 3 */

@@ -6,7 +6,10 @@ library computes. Two rules, checked over tools/rtdiag of a source tree:
   1. no function in tools/rtdiag/*.c is over 100 lines, counted from the
      first line of its declaration to its closing brace;
   2. tools/rtdiag includes only the public headers (include/rtdiag/*), its
-     own headers (tools/rtdiag/*.h) and system headers: nothing of src/.
+     own headers (tools/rtdiag/*.h) and system headers: nothing of src/;
+  3. tools/rtdiag quotes no string itself (a format escaping a byte or code
+     point: \\u%04x, \\x%02x, \\U%08x): JSON strings are
+     rtd_format_json_str()'s, Go's text form rtd_gotrace_bin2text_event()'s.
 
 usage: cli_shape.py [TREE]   (TREE: the project's root, default .)
 Prints each breach and exits 1 when there is one, 0 otherwise.
@@ -97,6 +100,18 @@ def functions(text):
     return found
 
 
+# a string quoter's escape of one byte or code point, as C source spells it
+QUOTE = re.compile(r'\\\\(u%0?4|x%0?2|U%0?8)[xX]')
+
+
+def quote_breaches(tree, path):
+    text = open(path, encoding='utf-8', errors='replace').read()
+    return ['%s:%d: escapes %s itself: quote with the library '
+            '(rtd_format_json_str(), rtd_gotrace_bin2text_event())' %
+            (os.path.relpath(path, tree), text.count('\n', 0, m.start()) + 1, m.group(0))
+            for m in QUOTE.finditer(text)]
+
+
 INC = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 
 
@@ -149,6 +164,10 @@ def main():
                           'split it into named steps, or move the work into '
                           'the library)' % (f, first, name, n, MAX_LINES))
                     bad += 1
+        if f.endswith(('.c', '.h')):
+            for msg in quote_breaches(tree, path):
+                print(msg)
+                bad += 1
         if f.endswith(('.c', '.h')) and f not in INCLUDE_EXCEPTIONS:
             for msg in include_breaches(tree, path):
                 print(msg)

@@ -27,6 +27,7 @@ out=$(python3 "$S/cli_shape.py" "$T"); rc=$?
 fn too_long 101 >> "$T/tools/rtdiag/a.c"
 printf '#include "common/priv.h"\n' > "$T/tools/rtdiag/b.c"
 printf '#include <common/priv.h>\n' > "$T/tools/rtdiag/c.h"
+printf 'static void q(FILE *f, int c) { fprintf(f, "\\\\u%%04x", c); }\n' > "$T/tools/rtdiag/d.c"
 out=$(python3 "$S/cli_shape.py" "$T"); rc=$?
 [ $rc = 1 ] && ok "made-up tree: refused (rc 1)" || bad "made-up bad tree: rc $rc"
 grep -q 'a.c:[0-9]*: too_long is 101 lines' <<<"$out" && ok "101-line function named" ||
@@ -36,6 +37,8 @@ grep -q 'b.c:1: includes "common/priv.h"' <<<"$out" && ok "src include named" ||
   bad "b.c's include of src/ not named: $out"
 grep -q 'c.h:1: includes <common/priv.h>' <<<"$out" && ok "src include in <> named" ||
   bad "c.h's include of src/ not named: $out"
+grep -q 'd.c:1: escapes' <<<"$out" && ok "a string quoter of its own named" ||
+  bad "d.c's own quoting not named: $out"
 out=$(python3 "$S/cli_shape.py" "$ROOT"); rc=$?
 echo "$out"
 [ $rc = 0 ] && ok "tools/rtdiag keeps the shape" || bad "tools/rtdiag breaks the shape (rc $rc)"

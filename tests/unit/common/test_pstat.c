@@ -7,12 +7,14 @@
 #include "test_util.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/file.h"
 #include "rtdiag/common.h"
 
 static void parse_fields(void **state)
@@ -83,12 +85,96 @@ static void read_zombie_and_gone(void **state)
 	assert_int_equal(rtd_pstat_read(NULL, c, 0, &st), -ENOENT);
 }
 
+/* rtd_proc_ns_pid(): this process is itself in its innermost namespace;
+ * a child in a new pid namespace is 1 there (as root: where unshare()
+ * is refused, that half says so and checks nothing); no such process is
+ * its own pid. */
+static void ns_pid(void **state)
+{
+	(void)state;
+	assert_int_equal(rtd_proc_ns_pid(getpid()), getpid());
+	assert_int_equal(rtd_proc_ns_pid(999999999), 999999999);
+	int sync[2];
+	assert_int_equal(pipe(sync), 0);
+	pid_t c = fork();
+	assert_true(c >= 0);
+	if (c == 0) {
+		/* the new namespace takes this process's next child */
+		if (unshare(CLONE_NEWPID) != 0)
+			_exit(77);
+		pid_t g = fork();
+		if (g == 0) {
+			char b;
+			(void)!read(sync[0], &b, 1); /* until the parent looked */
+			_exit(0);
+		}
+		if (g < 0)
+			_exit(1);
+		if (write(sync[1], &g, sizeof(g)) != (ssize_t)sizeof(g))
+			_exit(1);
+		int st;
+		waitpid(g, &st, 0);
+		_exit(0);
+	}
+	pid_t g = 0;
+	int st;
+	if (read(sync[0], &g, sizeof(g)) == (ssize_t)sizeof(g) && g > 0) {
+		/* g as this namespace sees it: the grandchild's pid here */
+		char path[64];
+		pid_t outer = 0;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)c, (int)c);
+		FILE *f = fopen(path, "r");
+		if (f) {
+			int v;
+			if (fscanf(f, "%d", &v) == 1)
+				outer = v;
+			fclose(f);
+		}
+		if (outer > 0)
+			assert_int_equal(rtd_proc_ns_pid(outer), 1);
+		else
+			printf("note: %s unreadable: the new namespace's pid not checked\n", path);
+		assert_int_equal(write(sync[1], "x", 1), 1);
+	}
+	assert_int_equal(waitpid(c, &st, 0), c);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
+		printf("note: unshare(CLONE_NEWPID) refused: the new namespace's pid not checked\n");
+	else
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	close(sync[0]);
+	close(sync[1]);
+}
+
+/* rtd_proc_comm(): this thread's name as set, the process's, newline
+ * gone; a process that is not there leaves the buffer as it was. */
+static void comm(void **state)
+{
+	(void)state;
+	char want[16], got[64], pname[64];
+	int tid = (int)syscall(SYS_gettid);
+	assert_int_equal(pthread_getname_np(pthread_self(), want, sizeof(want)), 0);
+	assert_int_equal(pthread_setname_np(pthread_self(), "rtd comm(x)"), 0);
+	assert_true(rtd_proc_comm(getpid(), tid, got, sizeof(got)) > 0);
+	assert_string_equal(got, "rtd comm(x)");
+	assert_int_equal(rtd_proc_comm(getpid(), tid, got, 4), 3); /* cut to fit */
+	assert_string_equal(got, "rtd");
+	assert_true(rtd_proc_comm(getpid(), 0, pname, sizeof(pname)) > 0);
+	assert_null(strchr(pname, '\n'));
+	assert_string_equal(pname, "rtd comm(x)"); /* the main thread's is the process's */
+	assert_int_equal(pthread_setname_np(pthread_self(), want), 0);
+	strcpy(got, "kept");
+	assert_true(rtd_proc_comm(999999999, 0, got, sizeof(got)) < 0);
+	assert_string_equal(got, "kept");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parse_fields),
 		cmocka_unit_test(read_live),
 		cmocka_unit_test(read_zombie_and_gone),
+		cmocka_unit_test(ns_pid),
+		cmocka_unit_test(comm),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -846,12 +846,47 @@ static void test_capture_bad_hosts(void **state)
 	assert_int_equal(rtd_gocapture_find(-1, host, sizeof(host), err, sizeof(err)), -ESRCH);
 }
 
+/* Durations as Go's time.Duration.String() writes them (the values of
+ * Go's own tests of it, src/time/time_test.go), and cut to a small buffer
+ * as snprintf() cuts. */
+static void test_duration_str(void **state)
+{
+	(void)state;
+	static const struct {
+		int64_t ns;
+		const char *s;
+	} cases[] = {
+		{0, "0s"},
+		{1, "1ns"},
+		{1100, "1.1\xc2\xb5s"},
+		{2200000, "2.2ms"},
+		{3300000000, "3.3s"},
+		{4 * 60000000000ll + 5000000000, "4m5s"},
+		{4 * 60000000000ll + 5001000000, "4m5.001s"},
+		{5 * 3600000000000ll + 6 * 60000000000ll + 7001000000, "5h6m7.001s"},
+		{8 * 60000000000ll + 1, "8m0.000000001s"},
+		{-1, "-1ns"},
+		{INT64_MAX, "2562047h47m16.854775807s"},
+		{INT64_MIN, "-2562047h47m16.854775808s"},
+	};
+	char b[32];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(rtd_goan_duration_str(cases[i].ns, b, sizeof(b)),
+				 (int)strlen(cases[i].s));
+		assert_string_equal(b, cases[i].s);
+	}
+	char small[4];
+	assert_int_equal(rtd_goan_duration_str(3300000000, small, sizeof(small)), 4);
+	assert_string_equal(small, "3.3");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tracker_transitions),
 		cmocka_unit_test(test_analyses),
 		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_duration_str),
 		cmocka_unit_test(test_stacks_across_generations),
 		cmocka_unit_test(test_gc_across_generations),
 		cmocka_unit_test(test_profile_outlives_goroutine),

@@ -275,10 +275,49 @@ static void test_text_errors(void **state)
 	}
 }
 
+/* Binary -> Go's text form (rtd_gotrace_bin2text_*) -> binary: the same
+ * bytes; a String's bytes quoted as Go's strconv.Quote (a NUL as \x00,
+ * a printable code point as itself). */
+static void test_bin2text(void **state)
+{
+	(void)state;
+	struct mem m = {.n = 0}, back = {.n = 0};
+	assert_int_equal(rtd_gotrace_text2bin(good, sizeof(good) - 1, to_mem, &m, NULL, 0), 0);
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *f = open_memstream(&text, &tlen);
+	struct rtd_gotrace_opts o = {.sz = sizeof(o), .mode = RTD_GOTRACE_RAW};
+	rtd_gotrace_dec *d = rtd_gotrace_dec_new(&o);
+	assert_int_equal(rtd_gotrace_dec_feed(d, m.b, m.n), 0);
+	assert_int_equal(rtd_gotrace_dec_finish(d), 0);
+	struct rtd_gotrace_event ev;
+	int n = 0, rc;
+	while ((rc = rtd_gotrace_dec_next(d, &ev)) > 0) {
+		if (!n++)
+			assert_int_equal(rtd_gotrace_bin2text_header(f, rtd_gotrace_dec_version(d)), 0);
+		assert_int_equal(rtd_gotrace_bin2text_event(f, &ev), 0);
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(rtd_gotrace_bin2text_event(f, NULL), -RTD_E_INVAL);
+	assert_int_equal(rtd_gotrace_bin2text_header(f, 1021), -RTD_E_INVAL);
+	rtd_gotrace_dec_free(d);
+	fclose(f);
+	assert_int_equal(n, 14);
+	const char *want_head = "Trace Go1.22\nEventBatch gen=1 m=0 time=100 size=21\n"
+				"ProcStatus dt=1 p=0 pstatus=1\n";
+	assert_memory_equal(text, want_head, strlen(want_head));
+	assert_non_null(strstr(text, "String id=2\n\tdata=\"va\\x00l\xc3\xbc\"\n"));
+	assert_int_equal(rtd_gotrace_text2bin(text, tlen, to_mem, &back, NULL, 0), 0);
+	assert_int_equal(back.n, m.n);
+	assert_memory_equal(back.b, m.b, m.n);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_raw_ordered),
+		cmocka_unit_test(test_bin2text),
 		cmocka_unit_test(test_validation_error),
 		cmocka_unit_test(test_text_errors),
 		cmocka_unit_test(test_order_sync_ties),

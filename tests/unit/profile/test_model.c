@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 
 #include "rtdiag/profile.h"
+#include "rtdiag/source.h"
 
 static const struct rtd_profile_type two_types[] = {
 	{"samples", "count"},
@@ -249,6 +250,51 @@ static void meta(void **state)
 	assert_int_equal(g.time_nanos, 1000);
 	assert_int_equal(g.duration_nanos, 500);
 	assert_int_equal(rtd_profile_set_meta(p, NULL), -RTD_E_INVAL);
+	rtd_profile_free(p);
+}
+
+/* rtd_sample and rtd_profile_meta are checked as every struct of libbpf's
+ * shape (rtd_opts_check()): an older caller's shorter struct (the first
+ * version's fields) is read with the rest as zero, a newer caller's
+ * longer one only when its bytes past this version's fields are zero. */
+static void struct_versions(void **state)
+{
+	(void)state;
+	rtd_profile *p = new_two();
+	struct rtd_frame a[] = {{.name = "work"}, {.name = "main"}};
+	int64_t v[2] = {1, 3};
+	struct {
+		struct rtd_sample s;
+		uint64_t newer[2];
+	} big = {.s = {.sz = sizeof(big), .frames = a, .nframes = 2, .leaf_first = true,
+		       .values = v, .nvalues = 2}};
+	assert_int_equal(rtd_profile_add_sample(p, &big.s), 0); /* zero tail */
+	big.newer[1] = 1;
+	assert_int_equal(rtd_profile_add_sample(p, &big.s), -RTD_E_INVAL);
+	/* the first version's struct: no thread, no labels */
+	struct rtd_sample old = {.sz = RTD_OPTS_END(rtd_sample, nvalues), .frames = a,
+				 .nframes = 2, .leaf_first = true, .values = v, .nvalues = 2};
+	assert_int_equal(rtd_profile_add_sample(p, &old), 0);
+	old.sz = RTD_OPTS_END(rtd_sample, values);
+	assert_int_equal(rtd_profile_add_sample(p, &old), -RTD_E_INVAL);
+	char *t = write_str(p, RTD_PROFILE_FMT_FOLDED, NULL, 0);
+	assert_string_equal(t, "main;work 6\n");
+	free(t);
+	struct {
+		struct rtd_profile_meta m;
+		uint64_t newer;
+	} mb = {.m = {.sz = sizeof(mb), .source = "perf", .comment = "hi"}};
+	assert_int_equal(rtd_profile_set_meta(p, &mb.m), 0);
+	mb.newer = 7;
+	mb.m.source = "other";
+	assert_int_equal(rtd_profile_set_meta(p, &mb.m), -RTD_E_INVAL);
+	struct rtd_profile_meta om = {.sz = RTD_OPTS_END(rtd_profile_meta, duration_nanos),
+				      .source = "old", .comment = "not read"};
+	assert_int_equal(rtd_profile_set_meta(p, &om), 0);
+	struct rtd_profile_meta g = {.sz = sizeof(g)};
+	rtd_profile_get_meta(p, &g);
+	assert_string_equal(g.source, "old");
+	assert_string_equal(g.comment, "hi");
 	rtd_profile_free(p);
 }
 
@@ -620,6 +666,7 @@ int main(void)
 		cmocka_unit_test(frames_and_names),
 		cmocka_unit_test(threads_labels_roots),
 		cmocka_unit_test(meta),
+		cmocka_unit_test(struct_versions),
 		cmocka_unit_test(merge_and_reset),
 		cmocka_unit_test(formats),
 		cmocka_unit_test(memory_follows_stacks),

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Issue #29's hygiene rules that a grep over src/ can hold. Each rule is
+# first tried on a made-up tree (what it must find, what it must let
+# pass), so a pattern that matches nothing cannot pass for a clean tree.
+#
+# proc_stat: /proc/PID/stat has one reader, in src/common (rtd_pstat_read(),
+#   rtd_pstat_parse(); it was parsed in five places, each with its own idea
+#   of where the command's parentheses end). A string literal ending in
+#   "/stat" after a pid, outside src/common; /proc/stat (the system's) is
+#   not a process's and not matched.
+# nspid: a process's pid in its own namespace (/proc/PID/status's NSpid)
+#   has one reader, rtd_proc_ns_pid() in src/common (it was two, in the
+#   IPC transport and the symbolizer).
+# comm: a process's or thread's command name (/proc/.../comm) has one
+#   reader, rtd_proc_comm() in src/common (it was seven). Left, and why:
+#   src/agent (reads a procfs root of its configuration; the agent's files
+#   were another helper's this session) and tools/rtdiag/dotnet_counters.c
+#   (the CLI includes no src/common; needs a public reader).
+# opts_sz: structs of libbpf's shape (`size_t sz` first) are checked one
+#   way (they were checked by hand in 17 files, four ways, one refusing
+#   exactly the older callers sz exists for): rtd_opts_check()/_copy(), or
+#   rtd_opts_at_size() (src/common/opts.h) on a hot path. No sz compared
+#   by hand, but in src/record/record.c (the check itself), in
+#   src/record/source.c (struct rtd_source_ops is borrowed, not copied:
+#   after RTD_OPTS_VALID() a callback is read only when the caller's sz
+#   reaches it), and `sz < sizeof(size_t)` on a stats struct the library
+#   fills (rtd_stats_copy()'s precondition, src/common/stats.h).
+set -u
+S=${RTD_SOURCE_DIR:-$(cd "$(dirname "$0")/../../.." && pwd)}
+CMP='(<|>|<=|>=|!=|==)'
+scan_proc_stat() { # ROOT
+	(cd "$1" && grep -rnE --include='*.c' --include='*.h' \
+		'"[^"]*(%[a-z]*d|%[a-z]*u|PRI[dui][0-9]*)[^"]*/stat"' src tools 2>/dev/null |
+		grep -v '^src/common/')
+}
+scan_nspid() { # ROOT
+	(cd "$1" && grep -rn --include='*.c' --include='*.h' '"[^"]*NSpid' src tools 2>/dev/null |
+		grep -v '^src/common/')
+}
+scan_comm() { # ROOT
+	(cd "$1" && grep -rnE --include='*.c' --include='*.h' '"[^"]*/comm"' src tools 2>/dev/null |
+		grep -vE '^(src/common/|src/agent/|tools/rtdiag/dotnet_counters\.c:)')
+}
+scan_opts_sz() { # ROOT
+	(cd "$1" && grep -rnE --include='*.c' --include='*.h' \
+		"(->|\.)[[:space:]]*sz[[:space:]]*$CMP|$CMP[[:space:]]*[A-Za-z_][A-Za-z_0-9]*(->|\.)sz\b" src 2>/dev/null |
+		grep -vE '^src/record/(record|source)\.c:' | grep -vE '(->|\.)sz < sizeof\(size_t\)')
+}
+mk() { mkdir -p "$(dirname "$T/$1")"; printf '%s\n' "$2" > "$T/$1"; }
+fail=0
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+# rule, the made-up files it must find, those it must pass, the fix
+check() { # RULE "FOUND..." "PASSED..." HINT
+	local out f was=$fail
+	out=$(scan_$1 "$T")
+	for f in $2; do grep -q "^$f:1:" <<<"$out" || { echo "FAIL: $1: made-up $f not found: $out"; fail=1; }; done
+	for f in $3; do grep -q "^$f:" <<<"$out" && { echo "FAIL: $1: made-up $f found: $out"; fail=1; }; done
+	[ $fail = "$was" ] && echo "ok: $1 on a made-up tree"
+	out=$(scan_$1 "$S")
+	if [ -n "$out" ]; then echo "FAIL: $1 ($4):"; echo "$out"; fail=1; else echo "ok: $1 holds in src/"; fi
+}
+mk src/common/proc.c 'snprintf(p, n, "%s/%d/stat", dir, pid);'
+mk src/x/boot.c 'snprintf(p, n, "%s/stat", dir); /* btime */'
+mk src/x/own.c 'snprintf(p, n, "/proc/%d/stat", pid);'
+mk tools/y/cli.c 'snprintf(p, n, "/proc/%d/task/%llu/stat", pid, t);'
+check proc_stat "src/x/own.c tools/y/cli.c" "src/common/proc.c src/x/boot.c" \
+	"/proc/PID/stat read outside src/common: use rtd_pstat_read()"
+rm -rf "$T"/*
+mk src/common/proc.c 'l = strstr(buf, "\\nNSpid:");'
+mk src/x/ipc.c 'char *l = strstr(buf, "\\nNSpid:");'
+mk src/x/sym.c 'if (!memcmp(l, "NSpid:", 6))'
+check nspid "src/x/ipc.c src/x/sym.c" "src/common/proc.c" \
+	"NSpid read outside src/common: use rtd_proc_ns_pid()"
+rm -rf "$T"/*
+mk src/common/proc.c 'snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);'
+mk src/x/a.c 'snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);'
+mk src/x/b.c 'snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);'
+check comm "src/x/a.c src/x/b.c" "src/common/proc.c" \
+	"/proc/.../comm read outside src/common: use rtd_proc_comm()"
+rm -rf "$T"/*
+mk src/record/record.c 'if (o->sz < 8)'
+mk src/x/stats.c 'if (!st || st->sz < sizeof(size_t))'
+mk src/x/track.c 'if (!t || t->sz < sizeof(*t))'
+mk src/x/dot.c 'bool b = s.sz >= offsetof(struct x, y);'
+mk src/x/rev.c 'if (sizeof(*m) != m->sz)'
+check opts_sz "src/x/track.c src/x/dot.c src/x/rev.c" "src/record/record.c src/x/stats.c" \
+	"sz compared by hand: use rtd_opts_copy(), or rtd_opts_at_size() on a hot path"
+exit $fail
