@@ -305,7 +305,8 @@ ssize_t ipc_spool_read(struct spool_ent *e, void *buf, size_t len,
 		pthread_mutex_lock(&e->sp->lock);
 		size_t got = take(e, buf, len);
 		ssize_t n = got ? (ssize_t)got : held_end(e);
-		if (!e->held && n == -RTD_E_IPC_TIMEOUT && e->signalled) {
+		if (!e->held && !e->eof && !e->err && !e->damaged &&
+		    e->signalled) {
 			/* drained: not readable until the thread adds more
 			 * (it signals again under this lock) */
 			uint64_t v;
