@@ -45,7 +45,11 @@
 #include "rtdiag/nettrace_profiler.h"
 
 #define EP_READ_CHUNK (64u << 10)
-#define EP_READ_BUDGET (4u << 20)  /* bytes per readable() call */
+/* bytes per readable() call: with the spool a session's buffer may hold
+ * megabytes, and a round of 4 MiB held the loop (pulls, other targets)
+ * for seconds on a loaded machine; before the spool a round found what
+ * the socket held (~212 KB) and what came meanwhile */
+#define EP_READ_BUDGET (512u << 10)
 #define EP_BUFFER_MB 32
 #define RUNDOWN_MIN_NS 60000000000ull    /* 1 min between rundowns */
 #define RUNDOWN_MAX_NS 600000000000ull   /* backing off to 10 min */
@@ -359,8 +363,13 @@ static int ep_fds(struct source *src, int *fds, int max)
 {
 	struct ep *e = src->priv;
 	int n = 0;
-	if (e->stall_until && mono_ns() < e->stall_until)
-		return 0; /* a test's stalled decoding: the spool reads on */
+	if (e->stall_until) {
+		if (mono_ns() < e->stall_until)
+			return 0; /* a test's stalled decoding: the spool reads on */
+		e->stall_until = 0;
+		rtd_info("pid %d: RTDIAG_AGENT_TEST_STALL: decoding again",
+			 (int)src->t->pid);
+	}
 	if (e->main.s && !e->main.ended && n < max)
 		fds[n++] = rtd_ipc_session_fd(e->main.s);
 	if (e->rd.s && !e->rd.ended && n < max)
