@@ -286,6 +286,11 @@ RTD_API void rtd_agent_free(rtd_agent *a);
  * @otlp_dropped_windows: windows dropped from a full OTLP queue or refused
  * @otlp_rejected_profiles: profiles an OTLP backend said it rejected in an
  *                          accepted export (partial success)
+ * @dotnet_dropped_bytes: .NET session stream bytes dropped past a session's
+ *                        read buffer (dotnet-read-buffer): the agent fell
+ *                        that far behind the stream
+ * @dotnet_damaged_sessions: .NET sessions that dropped bytes so (each ended
+ *                           at the damage, its source tried again later)
  */
 struct rtd_agent_stats {
 	size_t sz;
@@ -304,6 +309,8 @@ struct rtd_agent_stats {
 	uint64_t otlp_upload_errors;
 	uint64_t otlp_dropped_windows;
 	uint64_t otlp_rejected_profiles;
+	uint64_t dotnet_dropped_bytes;
+	uint64_t dotnet_damaged_sessions;
 };
 
 /**

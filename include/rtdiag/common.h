@@ -82,6 +82,7 @@ extern "C" {
 	X(RTD_E_IPC_REJECTED_MAGIC, 1214, "the runtime rejected the IPC magic") \
 	X(RTD_E_IPC_PROVIDER, 1215, "malformed provider specification")       \
 	X(RTD_E_IPC_EXITED, 1216, "the process exited during the command")    \
+	X(RTD_E_IPC_DROPPED, 1217, "stream bytes were dropped: the reader fell its buffer's cap behind") \
 	/* end of ipc */                                                       \
                                                                                \
 	/* perf_event */                                                       \

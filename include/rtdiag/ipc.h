@@ -11,6 +11,7 @@
  *   rtdiag/ipc_profiler.h     Profiler commands: attach, startup profiler
  *   rtdiag/ipc_providers.h    EventPipe providers and profiles
  *   rtdiag/ipc_session.h      EventPipe sessions, pumps, rundown, replay
+ *   rtdiag/ipc_spool.h        session streams read on a thread into capped buffers
  *   rtdiag/ipc_user_events.h  sessions writing to user_events tracepoints
  * docs/api.md lists which header holds what.
  */
@@ -25,6 +26,7 @@
 #include "rtdiag/ipc_profiler.h"
 #include "rtdiag/ipc_providers.h"
 #include "rtdiag/ipc_session.h"
+#include "rtdiag/ipc_spool.h"
 #include "rtdiag/ipc_user_events.h"
 
 #endif /* RTDIAG_IPC_H */

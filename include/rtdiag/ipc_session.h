@@ -254,6 +254,18 @@ RTD_API int rtd_ipc_rundown_snapshot(rtd_ipc_client *c, uint64_t rundown_keyword
 				     int wait_ms);
 
 /**
+ * rtd_ipc_session_close - close the stream now, keeping the session
+ * @s: the session; NULL does nothing
+ *
+ * For a reader that gives up on a stream (it failed to decode) while
+ * what it made from it lives on: the runtime ends the session when the
+ * stream closes, and a stream left open and unread would, once its
+ * socket is full, hold the runtime's writes and its exit. Later reads
+ * give 0 (the end); rtd_ipc_session_fd() gives -1; free it as before.
+ */
+RTD_API void rtd_ipc_session_close(rtd_ipc_session *s);
+
+/**
  * rtd_ipc_session_free - close the stream and free the session
  * @s: the session; NULL does nothing
  *

@@ -30,7 +30,9 @@
 #include "agent/agent_int.h"
 #include "common/log.h"
 #include "rtdiag/guard.h"
+#include "rtdiag/ipc_spool.h"
 #include "rtdiag/perf_sampler.h"
+#include "rtdiag/source.h"
 
 #define CPU_WINDOW_NS 5000000000ull     /* CPU use is judged over 5 s */
 #define PAUSE_MIN_NS 5000000000ull
@@ -79,6 +81,24 @@ static uint64_t self_rss(void)
 	return n == 2 ? rss * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
 }
 
+/* A test's hook (docs/agent.md "Reading .NET sessions"):
+ * RTDIAG_AGENT_TEST_STALL=MS[,N] leaves the streams of the first N (or
+ * every) .NET sessions undecoded for MS ms after each opens; the spool
+ * reads them meanwhile. */
+static void stall_hook(struct agent *a)
+{
+	const char *v = getenv("RTDIAG_AGENT_TEST_STALL");
+	if (!v || !*v)
+		return;
+	char *end;
+	unsigned long long ms = strtoull(v, &end, 10);
+	unsigned long long n = *end == ',' ? strtoull(end + 1, &end, 10) : ~0u;
+	a->stall_ns = ms * 1000000ull;
+	a->stall_left = n > ~0u ? ~0u : (unsigned)n;
+	rtd_warn("agent: RTDIAG_AGENT_TEST_STALL=%s: .NET sessions left "
+		 "undecoded for %llu ms after they open (a test's hook)", v, ms);
+}
+
 RTD_API int rtd_agent_new(const rtd_agent_config *c, rtd_agent **out)
 {
 	*out = NULL;
@@ -115,6 +135,15 @@ RTD_API int rtd_agent_new(const rtd_agent_config *c, rtd_agent **out)
 		snprintf(errlast, sizeof(errlast), "eventfd: %s", strerror(errno));
 		goto fail;
 	}
+	/* before the HTTP threads, which read its counters */
+	RTD_OPTS(rtd_ipc_spool_opts, so, .cap = (size_t)a->c->dotnet_read_buffer);
+	int serr = 0;
+	a->spool = rtd_ipc_spool_new(&so, &serr);
+	if (!a->spool)
+		rtd_warn("agent: no reading thread for .NET sessions (%s): the "
+			 "loop reads them, and a target's exit can wait for it",
+			 rtd_strerror(serr));
+	stall_hook(a);
 	if (gethostname(a->host, sizeof(a->host) - 1))
 		snprintf(a->host, sizeof(a->host), "unknown");
 	a->boot_time = proc_boot_time(a->c->proc_dir);
@@ -168,7 +197,18 @@ RTD_API void rtd_agent_get_stats(rtd_agent *ag, struct rtd_agent_stats *st)
 	pthread_mutex_lock(&a->lock);
 	struct rtd_agent_stats s = a->st;
 	pthread_mutex_unlock(&a->lock);
+	agent_spool_stats(a, &s);
 	rtd_stats_copy(st, &s, sizeof(s));
+}
+
+void agent_spool_stats(struct agent *a, struct rtd_agent_stats *st)
+{
+	if (!a->spool)
+		return;
+	RTD_OPTS(rtd_ipc_spool_stats, ss, .bytes = 0);
+	rtd_ipc_spool_get_stats(a->spool, &ss);
+	st->dotnet_dropped_bytes = ss.dropped;
+	st->dotnet_damaged_sessions = ss.damaged;
 }
 
 static struct target *target_by_id(struct agent *a, uint64_t id)
@@ -537,8 +577,15 @@ static void dispatch(struct agent *a, struct pollset *ps)
 			continue;
 		/* the stream ended: the target exited, or the session
 		 * failed; a scan tells which */
-		s->ended = true;
 		a->next_scan_ns = mono_ns();
+		if (r < 0 && s->ops->close) {
+			/* a failed stream's sessions are closed now, not at the
+			 * retry 30 s on: unread, they would hold the target's
+			 * exit; what was collected is cut into the windows */
+			s->ops->close(s);
+			target_take(a, s->t);
+		}
+		s->ended = true;
 		if (r < 0) {
 			s->failures++;
 			s->retry_ns = mono_ns() + 30000000000ull;
@@ -683,6 +730,8 @@ RTD_API void rtd_agent_free(rtd_agent *ag)
 		a->targets = t->next;
 		target_free(t);
 	}
+	/* after the targets: their sessions leave it as they are freed */
+	rtd_ipc_spool_free(a->spool);
 	if (a->wake_fd >= 0)
 		close(a->wake_fd);
 	agent_seen_free(a);

@@ -68,6 +68,9 @@ struct take {
  *            the source ended (target exited), <0 on error (s->err)
  * @take: cut: profiles since the last take into t; 0 or an error
  * @pause: stop collecting (true) or start again (false), for the CPU cap
+ * @close: after @readable failed: close the streams to the target at once
+ *         (a stream left unread can hold its exit), keeping what was
+ *         collected for one more @take (may be NULL)
  * @free: release everything
  */
 struct source_ops {
@@ -77,6 +80,7 @@ struct source_ops {
 	int (*readable)(struct source *s, int fd);
 	int (*take)(struct source *s, struct take *t);
 	int (*pause)(struct source *s, bool pause);
+	void (*close)(struct source *s);
 	void (*free)(struct source *s);
 };
 
@@ -192,6 +196,13 @@ struct agent {
 	struct pull *requests;  /* from HTTP threads, for the loop */
 	size_t npulls;          /* requests alive (queued or waiting) */
 	int wake_fd;            /* eventfd: a request, or stop */
+	/* reads every .NET session's stream on a thread of its own into a
+	 * buffer of c->dotnet_read_buffer (NULL: read by the loop itself) */
+	struct rtd_ipc_spool *spool;
+	/* RTDIAG_AGENT_TEST_STALL=MS[,N]: the loop leaves the first N (all)
+	 * .NET sessions' streams undecoded for MS ms after each opens */
+	uint64_t stall_ns;
+	unsigned stall_left;
 	atomic_int stop;
 	atomic_int reload;      /* rtd_agent_reload() asked */
 	bool stopping;
@@ -223,6 +234,9 @@ struct agent {
 	int64_t next_window_unix_ns;
 	struct aflight *flights; /* flight recorders (flight.c), under lock */
 };
+
+/* The spool's counters into @st (dotnet_dropped_bytes, ...). */
+void agent_spool_stats(struct agent *a, struct rtd_agent_stats *st);
 
 /* ---- targets (target.c) ---- */
 struct target *target_new(struct agent *a, pid_t pid, size_t spec,

@@ -20,6 +20,7 @@
 #include "common/log.h"
 #include "common/optlib_yaml.h"
 #include "rtdiag/flight_recorder.h"
+#include "rtdiag/ipc_spool.h"
 #include "rtdiag/nettrace_profiler.h"
 #include "rtdiag/trigger.h"
 
@@ -50,6 +51,7 @@ enum opt_id {
 	O_DOTNET_PROFILES,
 	O_DOTNET_COUNTERS,
 	O_COUNTERS_INTERVAL,
+	O_DOTNET_READ_BUFFER,
 	O_MAX_TARGETS,
 	O_MAX_MEMORY,
 	O_MAX_CPU,
@@ -145,6 +147,13 @@ static const struct rtd_agent_option options[O_COUNT] = {
 				 "TIME", "5s",
 				 "how often .NET processes publish their "
 				 "counters"},
+	[O_DOTNET_READ_BUFFER] = {"dotnet-read-buffer", RTD_AGENT_OPT_SIZE,
+				  "SIZE", "16M",
+				  "each .NET session's stream is read at once "
+				  "into a buffer of up to SIZE (at least 64k), so "
+				  "the runtime never waits for the agent; past it "
+				  "the bytes are dropped and the session ends "
+				  "damaged (tried again later)"},
 	[O_MAX_TARGETS] = {"max-targets", RTD_AGENT_OPT_INT, "N", "64",
 			   "profile at most N processes at once"},
 	[O_MAX_MEMORY] = {"max-memory", RTD_AGENT_OPT_SIZE, "SIZE", "256M",
@@ -873,6 +882,11 @@ static int set_opt(rtd_agent_config *c, enum opt_id id, const char *v)
 		return set_ns_upto_1h(c, "counters-interval", v, u64,
 				      1000000000ull, "1s",
 				      &c->counters_interval_ns);
+	case O_DOTNET_READ_BUFFER:
+		if (u64 < RTD_IPC_SPOOL_CAP_MIN || u64 > SIZE_MAX)
+			return seterr(c, "dotnet-read-buffer: %s is under 64k", v);
+		c->dotnet_read_buffer = u64;
+		return 0;
 	case O_MAX_TARGETS:
 		if (ull < 1 || ull > RTD_AGENT_MAX_TARGETS)
 			return seterr(c, "max-targets: %s is outside 1..%d", v,
@@ -1618,6 +1632,8 @@ RTD_API int rtd_agent_config_write(const rtd_agent_config *c, FILE *f)
 	yq(f, c->dotnet_counters ? c->dotnet_counters : "none");
 	fputc('\n', f);
 	ydur(f, "counters-interval", c->counters_interval_ns);
+	fprintf(f, "dotnet-read-buffer: %lluk\n",
+		(unsigned long long)(c->dotnet_read_buffer / 1024));
 	fprintf(f, "max-targets: %u\n", c->max_targets);
 	fprintf(f, "max-memory: %lluk\n",
 		(unsigned long long)(c->max_memory / 1024));

@@ -109,6 +109,7 @@ struct rtd_agent_config {
 	bool native_block;        /* native targets get an off-CPU source */
 	char *dotnet_counters;    /* counters spec, or NULL for none */
 	uint64_t counters_interval_ns;
+	uint64_t dotnet_read_buffer; /* each session's spool cap, bytes */
 	unsigned max_targets;
 	uint64_t max_memory;      /* bytes of RSS */
 	double max_cpu;           /* percent of one CPU */

@@ -211,6 +211,13 @@ static int agent_health(struct agent *a, rtd_buf *b,
 		  "Profile sources that failed (a refused session, no "
 		  "permission, a broken stream).",
 		  (double)st->target_errors);
+	rc |= own(a, b, "rtdiag_agent_dotnet_dropped_bytes_total", "counter",
+		  "Bytes of .NET session streams dropped past a session's read "
+		  "buffer (dotnet-read-buffer): the agent fell that far behind.",
+		  (double)st->dotnet_dropped_bytes);
+	rc |= own(a, b, "rtdiag_agent_dotnet_damaged_sessions_total", "counter",
+		  "Sessions of .NET targets that dropped bytes so, each ended at the damage.",
+		  (double)st->dotnet_damaged_sessions);
 	rc |= own(a, b, "rtdiag_agent_windows_total", "counter",
 		  "Profile windows closed (all targets and kinds).",
 		  (double)st->windows);
@@ -296,6 +303,7 @@ int metrics_write(struct agent *a, rtd_buf *b)
 	struct rtd_agent_stats st = a->st;
 	int rc = target_metrics(a, b, tck);
 	pthread_mutex_unlock(&a->lock);
+	agent_spool_stats(a, &st);
 	if (rc)
 		return -ENOMEM;
 

@@ -40,11 +40,16 @@
 #include "rtdiag/ipc_providers.h"
 #include "rtdiag/ipc_session.h"
 #include "rtdiag/ipc_source.h"
+#include "rtdiag/ipc_spool.h"
 #include "rtdiag/nettrace_decoder.h"
 #include "rtdiag/nettrace_profiler.h"
 
 #define EP_READ_CHUNK (64u << 10)
-#define EP_READ_BUDGET (4u << 20)  /* bytes per readable() call */
+/* bytes per readable() call: with the spool a session's buffer may hold
+ * megabytes, and a round of 4 MiB held the loop (pulls, other targets)
+ * for seconds on a loaded machine; before the spool a round found what
+ * the socket held (~212 KB) and what came meanwhile */
+#define EP_READ_BUDGET (512u << 10)
 #define EP_BUFFER_MB 32
 #define RUNDOWN_MIN_NS 60000000000ull    /* 1 min between rundowns */
 #define RUNDOWN_MAX_NS 600000000000ull   /* backing off to 10 min */
@@ -70,6 +75,8 @@ struct ep {
 	uint64_t next_rundown;    /* monotonic ns; 0: none wanted */
 	uint64_t rundown_gap;
 	uint64_t rundowns;
+	uint64_t stall_until;     /* RTDIAG_AGENT_TEST_STALL: undecoded until */
+	bool closed;              /* ep_close(): no session opens again */
 	uint8_t buf[EP_READ_CHUNK];
 };
 
@@ -97,6 +104,12 @@ static int ep_session_open(struct source *src, struct ep_session *es,
 				 : rtd_strerror(err));
 		return err ? err : -RTD_E_IPC_RUNTIME;
 	}
+	/* the spool's thread reads the socket from now on: the runtime never
+	 * waits for this loop's decoding */
+	int rc = src->a->spool ? rtd_ipc_spool_add(src->a->spool, es->s) : 0;
+	if (rc)
+		rtd_warn("pid %d: session read by the loop: %s", (int)src->t->pid,
+			 rtd_strerror(rc));
 	if (!fn)
 		return 0; /* read as records (open_source()) */
 	struct rtd_nettrace_opts no = {
@@ -242,6 +255,10 @@ static int open_main(struct source *src)
 		rc = new_profiler(src);
 	if (!rc)
 		rc = ep_session_open(src, &e->main, &o, NULL);
+	if (!rc && src->a->stall_left) {
+		src->a->stall_left--;
+		e->stall_until = mono_ns() + src->a->stall_ns;
+	}
 	if (!rc && (rc = open_source(src)) != 0)
 		ep_session_close(&e->main);
 	rtd_ipc_providers_clear(&prov);
@@ -346,6 +363,13 @@ static int ep_fds(struct source *src, int *fds, int max)
 {
 	struct ep *e = src->priv;
 	int n = 0;
+	if (e->stall_until) {
+		if (mono_ns() < e->stall_until)
+			return 0; /* a test's stalled decoding: the spool reads on */
+		e->stall_until = 0;
+		rtd_info("pid %d: RTDIAG_AGENT_TEST_STALL: decoding again",
+			 (int)src->t->pid);
+	}
 	if (e->main.s && !e->main.ended && n < max)
 		fds[n++] = rtd_ipc_session_fd(e->main.s);
 	if (e->rd.s && !e->rd.ended && n < max)
@@ -445,6 +469,17 @@ static int pull_main(struct source *src)
 		return 0;
 	}
 	e->main.ended = true;
+	uint64_t lost = rtd_ipc_session_dropped(e->main.s);
+	if (rc < 0 && lost) {
+		snprintf(src->err, sizeof(src->err),
+			 "session %#llx damaged: %llu bytes dropped past its "
+			 "%llu KiB read buffer (dotnet-read-buffer): the agent "
+			 "fell that far behind; its records end at the damage",
+			 (unsigned long long)rtd_ipc_session_id(e->main.s),
+			 (unsigned long long)lost,
+			 (unsigned long long)(src->a->c->dotnet_read_buffer >> 10));
+		return -1;
+	}
 	if (rc < 0) {
 		snprintf(src->err, sizeof(src->err), "%s", er->message[0] ? er->message : rtd_strerror(er->code));
 		return -1;
@@ -492,7 +527,7 @@ static int ep_take(struct source *src, struct take *t)
 		if (e->rundown_gap < RUNDOWN_MAX_NS)
 			e->rundown_gap *= 2;
 	}
-	if (e->next_rundown && now >= e->next_rundown) {
+	if (e->next_rundown && now >= e->next_rundown && !e->closed) {
 		e->next_rundown = 0;
 		if (open_rundown(src) == 0)
 			e->named = false; /* the next cut waits for it */
@@ -520,6 +555,20 @@ static int ep_pause(struct source *src, bool pause)
 	return open_main(src);
 }
 
+/* After a failed read: no stream to the target stays open (unread, one
+ * could hold its exit); the builder and the source's method table stay
+ * for the last take. */
+static void ep_close(struct source *src)
+{
+	struct ep *e = src->priv;
+	if (!e)
+		return;
+	e->closed = true;
+	ep_session_close(&e->rd);
+	e->named = true;
+	rtd_ipc_session_close(e->main.s);
+}
+
 static void ep_free(struct source *src)
 {
 	struct ep *e = src->priv;
@@ -542,5 +591,6 @@ const struct source_ops source_eventpipe = {
 	.readable = ep_readable,
 	.take = ep_take,
 	.pause = ep_pause,
+	.close = ep_close,
 	.free = ep_free,
 };

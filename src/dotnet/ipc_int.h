@@ -142,4 +142,15 @@ struct ipc_live {
 };
 struct ipc_live *ipc_session_live(rtd_ipc_session *s);
 
+/* A session's place on a spool (ipc_spool.c): its reads, its descriptor
+ * to poll, its dropped bytes, and its leaving (at the session's free,
+ * before its socket closes). */
+struct spool_ent;
+struct spool_ent **ipc_session_spool(rtd_ipc_session *s);
+ssize_t ipc_spool_read(struct spool_ent *e, void *buf, size_t len,
+		       int timeout_ms);
+int ipc_spool_fd(const struct spool_ent *e);
+uint64_t ipc_spool_dropped(const struct spool_ent *e);
+void ipc_spool_leave(struct spool_ent *e);
+
 #endif /* RTD_DOTNET_IPC_INT_H */

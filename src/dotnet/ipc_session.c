@@ -15,6 +15,7 @@
 #include "dotnet/ipc_int.h"
 #include "rtdiag/ipc_providers.h"
 #include "rtdiag/ipc_session.h"
+#include "rtdiag/ipc_spool.h"
 #include "rtdiag/ipc_user_events.h"
 #include "rtdiag/source.h"
 
@@ -36,6 +37,7 @@ struct rtd_ipc_session {
 	bool replay_end;
 	struct ipc_pump pump; /* rtd_ipc_session_pump_source()'s reads */
 	struct ipc_live live; /* rtd_ipc_session_source_live()'s reads */
+	struct spool_ent *spool; /* read by a spool's thread (ipc_spool.c) */
 };
 
 static int start_version(rtd_ipc_client *c, const struct rtd_ipc_session_opts *o,
@@ -171,7 +173,19 @@ RTD_API int rtd_ipc_session_version(const rtd_ipc_session *s)
 
 RTD_API int rtd_ipc_session_fd(const rtd_ipc_session *s)
 {
+	if (s->spool)
+		return ipc_spool_fd(s->spool);
 	return s->replay ? -1 : s->conn.fd;
+}
+
+struct spool_ent **ipc_session_spool(rtd_ipc_session *s)
+{
+	return s->replay || s->conn.fd < 0 ? NULL : &s->spool;
+}
+
+RTD_API uint64_t rtd_ipc_session_dropped(const rtd_ipc_session *s)
+{
+	return s && s->spool ? ipc_spool_dropped(s->spool) : 0;
 }
 
 static ssize_t replay_read(rtd_ipc_session *s, void *buf, size_t len)
@@ -218,7 +232,8 @@ RTD_API ssize_t rtd_ipc_session_read(rtd_ipc_session *s, void *buf,
 		return replay_read(s, buf, len);
 	if (s->conn.fd < 0)
 		return 0;
-	ssize_t n = ipc_read_some(s->conn.fd, buf, len, timeout_ms);
+	ssize_t n = s->spool ? ipc_spool_read(s->spool, buf, len, timeout_ms)
+			     : ipc_read_some(s->conn.fd, buf, len, timeout_ms);
 	if (n > 0)
 		ipc_record(s->c, s->conn.id, REC_RECV, buf, (size_t)n);
 	return n;
@@ -441,6 +456,17 @@ RTD_API int rtd_ipc_rundown_snapshot(rtd_ipc_client *c, uint64_t rundown_keyword
 	return rc;
 }
 
+RTD_API void rtd_ipc_session_close(rtd_ipc_session *s)
+{
+	if (!s || s->replay)
+		return;
+	/* off the spool's thread before the socket closes */
+	ipc_spool_leave(s->spool);
+	s->spool = NULL;
+	ipc_conn_close(&s->stop_conn);
+	ipc_conn_close(&s->conn);
+}
+
 RTD_API void rtd_ipc_session_free(rtd_ipc_session *s)
 {
 	if (!s)
@@ -448,8 +474,7 @@ RTD_API void rtd_ipc_session_free(rtd_ipc_session *s)
 	if (s->replay) {
 		fclose(s->replay);
 	} else {
-		ipc_conn_close(&s->stop_conn);
-		ipc_conn_close(&s->conn);
+		rtd_ipc_session_close(s);
 	}
 	free(s);
 }
