@@ -115,6 +115,84 @@ static char *draw_events(const uint8_t *b, size_t n, enum rtd_timeline_format fm
 	return out;
 }
 
+/* Every timeline drawn, as a line "GROUP NAME FORMAT BYTES FNV-1a", kept
+ * per test case and compared with tests/unit/timeline/data/gotrace.golden
+ * (its lines of that group; UPDATE_GOLDEN=1 rewrites the group's): the
+ * bytes the CLI's timeline of each trace had when the decoder's events
+ * drew it */
+static char **lines;
+static size_t nlines;
+static const char *group;
+
+static void note_drawn(const char *name, int fmt, const char *b, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)b[i]) * 0x100000001b3ull;
+	char **l = realloc(lines, (nlines + 1) * sizeof(*l));
+	assert_non_null(l);
+	lines = l;
+	const char *base = strrchr(name, '/');
+	char line[512];
+	snprintf(line, sizeof(line), "%s %s %s %zu %016llx\n", group, base ? base + 1 : name,
+		 rtd_timeline_format_name(fmt), n, (unsigned long long)h);
+	lines[nlines] = strdup(line);
+	assert_non_null(lines[nlines++]);
+}
+
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The group's lines, sorted, against the golden file's lines of it */
+static void golden_check(void)
+{
+	const char *rel = "tests/unit/timeline/data/gotrace.golden";
+	const char *path = rtd_test_path("RTD_SOURCE_DIR", rel);
+	assert_non_null(path);
+	qsort(lines, nlines, sizeof(*lines), by_text);
+	size_t gl = strlen(group), n = 0;
+	uint8_t *old = rtd_test_slurp(path, &n);
+	char *others = NULL, *want = NULL, *got = NULL;
+	size_t nothers = 0, nwant = 0, ngot = 0;
+	FILE *o = open_memstream(&others, &nothers), *w = open_memstream(&want, &nwant),
+	     *g = open_memstream(&got, &ngot);
+	assert_true(o && w && g);
+	for (size_t i = 0; i < n;) {
+		const char *l = (const char *)old + i, *e = memchr(l, '\n', n - i);
+		size_t k = e ? (size_t)(e - l) + 1 : n - i;
+		bool mine = k > gl && !memcmp(l, group, gl) && l[gl] == ' ';
+		fwrite(l, 1, k, mine ? w : o);
+		i += k;
+	}
+	for (size_t i = 0; i < nlines; i++) {
+		fputs(lines[i], g);
+		fputs(lines[i], o);
+		free(lines[i]);
+	}
+	free(lines);
+	lines = NULL;
+	nlines = 0;
+	fclose(o);
+	fclose(w);
+	fclose(g);
+	if (getenv("UPDATE_GOLDEN")) {
+		FILE *f = fopen(path, "w");
+		assert_non_null(f);
+		assert_int_equal(fwrite(others, 1, nothers, f), nothers);
+		fclose(f);
+	} else if (nwant != ngot || memcmp(want, got, ngot)) {
+		fprintf(stderr, "%s: group %s differs (UPDATE_GOLDEN=1 to refresh):\n%s", rel,
+			group, got);
+		fail();
+	}
+	free(old);
+	free(others);
+	free(want);
+	free(got);
+}
+
 static size_t threaded; /* Go 1.22+ traces */
 static size_t same_as_events; /* traces whose records drew the events' bytes */
 static size_t drawn;    /* bytes of timelines compared */
@@ -146,6 +224,7 @@ static void same_bytes(const uint8_t *b, size_t n, const char *name)
 			same_as_events++;
 			free(events);
 		}
+		note_drawn(name, fmt, whole, n1);
 		drawn += n1;
 		free(whole);
 		free(pieces);
@@ -158,8 +237,10 @@ static void old_vectors(void **state)
 {
 	(void)state;
 	size_t before = drawn;
+	group = "old";
 	rtd_test_go_old_traces(same_bytes);
 	assert_true(drawn - before > (1u << 20));
+	golden_check();
 }
 
 /* golang/exp's Go 1.22+ vectors (text, made binary), the failing ones too */
@@ -167,9 +248,11 @@ static void v2_vectors(void **state)
 {
 	(void)state;
 	size_t before = threaded, bytes = drawn;
+	group = "v2";
 	rtd_test_go_v2_traces(same_bytes);
 	assert_true(threaded - before >= 20);
 	assert_true(drawn - bytes > (64u << 10));
+	golden_check();
 }
 
 /* the fuzz corpora: real Go 1.19-1.23 traces, truncated and damaged ones */
@@ -177,12 +260,14 @@ static void corpora(void **state)
 {
 	(void)state;
 	size_t before = threaded, bytes = drawn;
+	group = "corpus";
 	rtd_test_go_corpora(same_bytes);
 	assert_true(threaded - before >= 20);
 	assert_true(drawn - bytes > (1u << 20));
 	print_message("%zu timelines drawn from records equal to the decoder's events'\n",
 		      same_as_events);
 	assert_true(same_as_events >= 80);
+	golden_check();
 }
 
 static bool no_stacks(void *ctx, const char *event, const char *field)
