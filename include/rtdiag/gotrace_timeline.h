@@ -13,8 +13,6 @@
 extern "C" {
 #endif
 
-struct rtd_gotrace_dec;
-struct rtd_gotrace_event;
 typedef struct rtd_tl_gotrace rtd_tl_gotrace;
 
 /**
@@ -37,21 +35,6 @@ typedef struct rtd_tl_gotrace rtd_tl_gotrace;
  * Returns: the adapter, or NULL when out of memory.
  */
 RTD_API rtd_tl_gotrace *rtd_tl_gotrace_new(rtd_timeline *tl, const char *name);
-
-/**
- * rtd_tl_gotrace_event - draw one event of the decoder
- * @a: the adapter
- * @d: the decoder the event came from (for stacks and the version)
- * @ev: the event, in Go's order (an ordered-mode decoder, any trace
- *      version; times in nanoseconds)
- *
- * The same drawing as rtd_tl_gotrace_record() from the Go source's
- * records; an adapter is fed one way or the other, not both.
- *
- * Returns: 0, or a timeline error.
- */
-RTD_API int rtd_tl_gotrace_event(rtd_tl_gotrace *a, const struct rtd_gotrace_dec *d,
-				 const struct rtd_gotrace_event *ev);
 
 /**
  * rtd_tl_gotrace_record - draw one record

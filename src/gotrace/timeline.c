@@ -24,7 +24,6 @@
 #include <string.h>
 
 #include "common/map.h"
-#include "rtdiag/gotrace_decoder.h"
 #include "rtdiag/gotrace_timeline.h"
 #include "rtdiag/profile.h"
 #include "rtdiag/source.h"
@@ -71,8 +70,7 @@ static const char *const key_names[NKEYS] = {
 
 struct evkind;
 
-/* A Go event as the source's record gives it (go_events), or as the
- * decoder does (rtd_tl_gotrace_event(): @d set) */
+/* A Go event as the source's record gives it (go_events) */
 struct gev {
 	const char *name;
 	int64_t ts;
@@ -81,10 +79,6 @@ struct gev {
 	const struct rtd_stack *stack;
 	const struct rtd_field *f; /* the record's fields */
 	const struct evkind *k;    /* where each key is in them */
-	const rtd_gotrace_dec *d;  /* the decoder's event: */
-	uint64_t stack_id;         /* its stack, */
-	const uint64_t *args;      /* its arguments (keys index these) */
-	const char *const *sargs;  /* and string arguments */
 };
 
 /* An event name with the shape of its records' fields, resolved */
@@ -94,9 +88,6 @@ struct evkind {
 	size_t nfields;
 	const char *category;  /* the records' ("go"), by address */
 	uint32_t shape;        /* the records' @shape (shaped[]), 0 none */
-	/* a decoder's event type: its names and counts */
-	const char *const *argnames, *const *sargnames;
-	unsigned nargs, nsargs;
 	/* its handler; NULL: not drawn (or not of category "go") */
 	void (*fn)(rtd_tl_gotrace *a, const struct gev *ev);
 	int8_t ix[NKEYS];      /* field of each key, -1 none */
@@ -146,13 +137,6 @@ struct rtd_tl_gotrace {
 		const struct rtd_stack *stack; /* interned by the source: one address */
 		const char *fn;
 	} tops[256];
-	/* rtd_tl_gotrace_event(): the decoder's, and its generation */
-	uint64_t gen;
-	struct {
-		uint64_t stack, gen;
-		const char *fn;
-	} dtops[256];
-	struct evkind dkinds[128]; /* by event type */
 	uint64_t next_flow;
 	int err;
 	char name[128];
@@ -218,26 +202,6 @@ void rtd_tl_gotrace_free(rtd_tl_gotrace *a)
 }
 
 /* ---- goroutines ---------------------------------------------------------- */
-
-/* a stack's top function (the source interns "" as no name) */
-/* The decoder's stack @id's top function, kept here by (id, generation):
- * the decoder's tables are a generation's */
-static const char *dec_top(rtd_tl_gotrace *a, const rtd_gotrace_dec *d, uint64_t id)
-{
-	if (!id)
-		return NULL;
-	size_t h = (size_t)(id ^ id >> 8) & 255;
-	if (a->dtops[h].stack == id && a->dtops[h].gen == a->gen && a->dtops[h].fn)
-		return a->dtops[h].fn;
-	const struct rtd_gotrace_frame *fr;
-	size_t n = rtd_gotrace_dec_stack(d, id, &fr);
-	const char *fn = n && fr[0].fn && fr[0].fn[0] ? fr[0].fn : NULL;
-	/* kept once named (an old-format string may come after its stack) */
-	a->dtops[h].stack = id;
-	a->dtops[h].gen = a->gen;
-	a->dtops[h].fn = fn;
-	return fn;
-}
 
 /* A stack's top function, kept here by the stack's address: the stacks
  * themselves are all over the source's memory */
@@ -360,12 +324,6 @@ static const char *state_name(rtd_tl_gotrace *a, enum g_state st, const char *re
 /* Move goroutine g to a state at ts: end what it had open, begin the new
  * state's slice (named "blocked: REASON" when there is one), and keep the
  * P's track in step. */
-/* The top function of @ev's stack */
-static const char *ev_top(rtd_tl_gotrace *a, const struct gev *ev)
-{
-	return ev->d ? dec_top(a, ev->d, ev->stack_id) : stack_top(a, ev->stack);
-}
-
 static void g_set(rtd_tl_gotrace *a, uint64_t g, int64_t ts, enum g_state st,
 		  const char *reason, int64_t p, const struct gev *where)
 {
@@ -400,7 +358,7 @@ static void g_set(rtd_tl_gotrace *a, uint64_t g, int64_t ts, enum g_state st,
 	struct rtd_tl_event e = tev(tr, ts, name);
 	e.category = "state";
 	struct rtd_tl_arg arg = {.key = "where", .type = RTD_TL_STR};
-	const char *fn = where ? ev_top(a, where) : NULL;
+	const char *fn = where ? stack_top(a, where->stack) : NULL;
 	if (fn) {
 		arg.s = fn;
 		e.args = &arg;
@@ -435,19 +393,15 @@ static void g_set(rtd_tl_gotrace *a, uint64_t g, int64_t ts, enum g_state st,
 static uint64_t arg(const struct gev *ev, enum key k, uint64_t dflt)
 {
 	int i = ev->k->ix[k];
-	return i < 0 ? dflt : ev->d ? ev->args[i] : ev->f[i].u;
+	return i < 0 ? dflt : ev->f[i].u;
 }
 
 /* A stack argument's top function: *@fn (NULL when the stack is 0 or
  * unnamed), true when the event has the argument @k. */
-static bool stack_arg(rtd_tl_gotrace *a, const struct gev *ev, enum key k, enum key fk,
-		      const char **fn)
+static bool stack_arg(const struct gev *ev, enum key k, enum key fk, const char **fn)
 {
 	int i = ev->k->ix[k], j = ev->k->ix[fk];
-	if (ev->d) /* fk: the argument's own index */
-		*fn = i >= 0 && ev->args[i] ? dec_top(a, ev->d, ev->args[i]) : NULL;
-	else
-		*fn = i >= 0 && j >= 0 && ev->f[i].u ? ev->f[j].s : NULL;
+	*fn = i >= 0 && j >= 0 && ev->f[i].u ? ev->f[j].s : NULL;
 	return i >= 0;
 }
 
@@ -455,7 +409,7 @@ static bool stack_arg(rtd_tl_gotrace *a, const struct gev *ev, enum key k, enum 
 static const char *sarg(const struct gev *ev, enum key k)
 {
 	int i = ev->k->ix[k];
-	const char *v = i < 0 ? NULL : ev->d ? ev->sargs[i] : ev->f[i].s;
+	const char *v = i < 0 ? NULL : ev->f[i].s;
 	return v ? v : "";
 }
 
@@ -468,8 +422,8 @@ static void on_go_create(rtd_tl_gotrace *a, const struct gev *ev)
 	struct gs *s = g_get(a, g);
 	if (!s)
 		return;
-	if (!stack_arg(a, ev, K_NEW_STACK, F_NEW_STACK, &s->start_fn))
-		stack_arg(a, ev, K_STACK, F_STACK, &s->start_fn);
+	if (!stack_arg(ev, K_NEW_STACK, F_NEW_STACK, &s->start_fn))
+		stack_arg(ev, K_STACK, F_STACK, &s->start_fn);
 	g_set(a, g, ev->ts, G_RUNNABLE, NULL, -1, 0);
 }
 
@@ -480,7 +434,7 @@ static void on_go_create_blocked(rtd_tl_gotrace *a,
 	struct gs *s = g_get(a, g);
 	if (!s)
 		return;
-	stack_arg(a, ev, K_NEW_STACK, F_NEW_STACK, &s->start_fn);
+	stack_arg(ev, K_NEW_STACK, F_NEW_STACK, &s->start_fn);
 	g_set(a, g, ev->ts, G_BLOCKED, "created blocked", -1, 0);
 }
 
@@ -572,7 +526,7 @@ static void on_syscall_v1(rtd_tl_gotrace *a, const struct gev *ev)
 	struct rtd_tl_event e = tev(s->track, ev->ts, "syscall");
 	e.category = "syscall";
 	struct rtd_tl_arg arg0 = {.key = "where", .type = RTD_TL_STR};
-	const char *fn = ev_top(a, ev);
+	const char *fn = stack_top(a, ev->stack);
 	if (fn) {
 		arg0.s = fn;
 		e.args = &arg0;
@@ -860,9 +814,6 @@ static void on_cpu_sample(rtd_tl_gotrace *a, const struct gev *ev)
 		return;
 	const struct rtd_rec_frame *fr = ev->stack ? ev->stack->frames : NULL;
 	size_t n = ev->stack ? ev->stack->n : 0;
-	const struct rtd_gotrace_frame *dfr = NULL;
-	if (ev->d)
-		n = ev->stack_id ? rtd_gotrace_dec_stack(ev->d, ev->stack_id, &dfr) : 0;
 	struct rtd_frame small[64], *f = small;
 	if (n > 64 && !(f = malloc(n * sizeof(*f)))) {
 		put(a, -ENOMEM);
@@ -870,8 +821,8 @@ static void on_cpu_sample(rtd_tl_gotrace *a, const struct gev *ev)
 	}
 	memset(f, 0, (n > 64 ? n : 64) * sizeof(*f));
 	for (size_t i = 0; i < n; i++) {
-		f[i].name = dfr ? dfr[i].fn : fr[i].name;
-		f[i].addr = dfr ? dfr[i].pc : fr[i].ip;
+		f[i].name = fr[i].name;
+		f[i].addr = fr[i].ip;
 	}
 	put(a, rtd_timeline_sample(a->tl, track, ev->ts, f, n));
 	if (f != small)
@@ -1044,68 +995,6 @@ static const struct evkind *kind_of(rtd_tl_gotrace *a, const struct rtd_record *
 	return k;
 }
 
-/* The event kind of a decoder's event: its handler and where its keys
- * are among its arguments (for F_*: the stack argument's own index),
- * found once per type and names */
-static const struct evkind *dec_kind(rtd_tl_gotrace *a, const struct rtd_gotrace_event *ev)
-{
-	struct evkind *k = &a->dkinds[ev->type % (sizeof(a->dkinds) / sizeof(a->dkinds[0]))];
-	if (k->name == ev->name && k->argnames == ev->argnames && k->sargnames == ev->sargnames &&
-	    k->nargs == ev->nargs && k->nsargs == ev->nsargs)
-		return k;
-	memset(k, 0, sizeof(*k));
-	memset(k->ix, -1, sizeof(k->ix));
-	k->name = ev->name;
-	k->argnames = ev->argnames;
-	k->sargnames = ev->sargnames;
-	k->nargs = ev->nargs;
-	k->nsargs = ev->nsargs;
-	void *v;
-	if (rtd_strmap_get(&a->index, ev->name, strlen(ev->name), &v)) {
-		const struct handler *hd = &handlers[(uintptr_t)v - 1];
-		k->fn = a->version >= 1022 ? hd->v2 : hd->v1;
-	}
-	k->why = name_why(ev->name);
-	k->goal = !strcmp(ev->name, "HeapGoal");
-	/* the first of each name wins: walked from the end */
-	for (unsigned i = ev->argnames ? ev->nargs : 0; i-- > 0;)
-		for (unsigned key = 0; key < K_U64_END && ev->argnames[i]; key++)
-			if (!strcmp(ev->argnames[i], key_names[key]))
-				k->ix[key] = (int8_t)i;
-	k->ix[F_NEW_STACK] = k->ix[K_NEW_STACK];
-	k->ix[F_STACK] = k->ix[K_STACK];
-	for (unsigned i = ev->sargnames ? ev->nsargs : 0; i-- > 0;) {
-		const char *sn = ev->sargnames[i];
-		for (unsigned key = K_U64_END; key < S_END && sn; key++) {
-			size_t n = strlen(key_names[key]);
-			if (!strncmp(sn, key_names[key], n) && (!sn[n] || !strcmp(sn + n, "_string")))
-				k->ix[key] = (int8_t)i;
-		}
-	}
-	return k;
-}
-
-int rtd_tl_gotrace_event(rtd_tl_gotrace *a, const rtd_gotrace_dec *d,
-			 const struct rtd_gotrace_event *ev)
-{
-	if (a->err)
-		return a->err;
-	if (!a->version)
-		a->version = rtd_gotrace_dec_version(d);
-	/* (the old format's tables are the trace's: no generations) */
-	if (a->version >= 1022)
-		a->gen = ev->gen;
-	if (!ev->name)
-		return 0;
-	const struct evkind *k = dec_kind(a, ev);
-	if (!k->fn)
-		return 0;
-	struct gev g = {.name = ev->name, .ts = ev->ts, .g = ev->g, .p = ev->p, .m = ev->m,
-			.k = k, .d = d, .stack_id = ev->stack, .args = ev->args, .sargs = ev->sargs};
-	k->fn(a, &g);
-	return a->err;
-}
-
 /* draw_record() of a record that is not a named INSTANT, or after an
  * error */
 static int __attribute__((noinline)) draw_other(rtd_tl_gotrace *a, const struct rtd_record *rec)
@@ -1136,14 +1025,12 @@ static inline __attribute__((always_inline)) int draw_kind(rtd_tl_gotrace *a,
 	if (!k->fn)
 		return 0;
 	const struct rtd_field *f = rec->fields;
-	/* (the decoder's members are read only with .d set) */
 	struct gev ev;
 	ev.name = rec->name;
 	ev.ts = rec->ts;
 	ev.stack = rec->stack;
 	ev.f = f;
 	ev.k = k;
-	ev.d = NULL;
 	if (k->ctx3) {
 		ev.g = f[0].u;
 		ev.p = f[1].i;

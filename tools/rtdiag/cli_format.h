@@ -117,29 +117,6 @@ int cli_timeline_close(struct cli_timeline *t, bool keep);
 struct rtd_nettrace_metadata;
 
 /*
- * Read LEN bytes at OFF of the file descriptor *CTX (an int), as a Go
- * trace decoder's read-again source (rtd_gotrace_dec_set_source()).
- * Returns the bytes read (short only at the file's end) or -errno.
- */
-int64_t cli_pread_all(void *buf, size_t len, uint64_t off, void *ctx);
-
-/*
- * A Go trace decoder fed from IN as it asks, 1 MiB at a time (BUF holds
- * 1 << 20 bytes), finished at IN's end: cli_gosrc_next() is an
- * rtd_gotrace_next_fn (1 with an event, 0 at the end, <0 on an error:
- * -EIO for a failed read, else the decoder's).
- */
-struct rtd_gotrace_dec;
-struct rtd_gotrace_event;
-struct cli_gosrc {
-	struct rtd_gotrace_dec *d;
-	FILE *in;
-	uint8_t *buf;
-	bool eof;
-};
-int cli_gosrc_next(void *ctx, struct rtd_gotrace_event *ev);
-
-/*
  * A Go trace read from IN (PATH; FIRST/NFIRST: bytes already read from
  * it) as a record source (rtd_gotrace_source_*) with OPTS: a regular file
  * is opened again by its descriptor and read where the decoder asks, any

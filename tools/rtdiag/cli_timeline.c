@@ -1,20 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cli_timeline.c - a Go trace or an EventPipe stream written as a timeline
- * (Perfetto, Chrome JSON): a Go trace pumped through its decoder into its
- * adapter (rtd_tl_gotrace), an EventPipe stream's records through a
+ * (Perfetto, Chrome JSON): a Go trace's records through a Go source into
+ * its adapter (rtd_tl_gotrace), an EventPipe stream's records through a
  * nettrace source into rtd_tl_nettrace_pull(). Shared by
  * `rtdiag convert`, `gotrace cat --format` and `nettrace cat --format`.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "cli_format.h"
-#include "rtdiag/gotrace.h"
 #include "rtdiag/gotrace_source.h"
 #include "rtdiag/nettrace.h"
 #include "rtdiag/nettrace_source.h"
@@ -22,46 +19,7 @@
 #include "rtdiag/nettrace_timeline.h"
 #include "rtdiag/timeline.h"
 
-int64_t cli_pread_all(void *buf, size_t len, uint64_t off, void *ctx)
-{
-	int fd = *(int *)ctx;
-	size_t done = 0;
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done,
-				  (off_t)(off + done));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		done += (size_t)n;
-	}
-	return (int64_t)done;
-}
-
 /* ---- Go traces -------------------------------------------------------------- */
-
-int cli_gosrc_next(void *ctx, struct rtd_gotrace_event *ev)
-{
-	struct cli_gosrc *s = ctx;
-	for (;;) {
-		int rc = rtd_gotrace_dec_next(s->d, ev);
-		if (rc != 0 || s->eof)
-			return rc;
-		size_t n = fread(s->buf, 1, 1 << 20, s->in);
-		if (n)
-			rc = rtd_gotrace_dec_feed(s->d, s->buf, n);
-		else if (ferror(s->in))
-			rc = -EIO;
-		else {
-			s->eof = true;
-			rc = rtd_gotrace_dec_finish(s->d);
-		}
-		if (rc < 0)
-			return rc;
-	}
-}
 
 static int64_t gostream_read(void *ctx, void *buf, size_t len)
 {
@@ -94,31 +52,13 @@ struct rtd_source *cli_gotrace_source(FILE *in, const uint8_t *first, size_t nfi
 
 struct gtl_sink {
 	rtd_tl_gotrace *a;
-	const rtd_gotrace_dec *d;
 	const char *path;
 	uint64_t events;
 };
 
-static int gtl_take(void *ctx, const struct rtd_gotrace_event *ev)
+static int gtl_take(void *ctx, const struct rtd_record *rec)
 {
 	struct gtl_sink *k = ctx;
-	int rc = rtd_tl_gotrace_event(k->a, k->d, ev);
-	if (rc < 0)
-		return rc;
-	if ((++k->events & 0xfffff) == 0 && cli_progress_enabled())
-		cli_progress("%s: %llu events", k->path, (unsigned long long)k->events);
-	return 0;
-}
-
-struct gtl_rec_sink {
-	rtd_tl_gotrace *a;
-	const char *path;
-	uint64_t events;
-};
-
-static int gtl_take_rec(void *ctx, const struct rtd_record *rec)
-{
-	struct gtl_rec_sink *k = ctx;
 	int rc = rtd_tl_gotrace_record(k->a, rec);
 	if (rc < 0)
 		return rc;
@@ -129,10 +69,10 @@ static int gtl_take_rec(void *ctx, const struct rtd_record *rec)
 }
 
 /* The Go timeline drawn from the Go source's records (go_events), each
- * handed to the adapter from inside the source's loop (rtd_source_each):
- * the same bytes as the decoder's events (below) */
-static int timeline_gotrace_rec(FILE *in, const char *path, const uint8_t *first,
-				size_t nfirst, const struct cli_format *f, const char *outp)
+ * handed to the adapter from inside the source's loop (rtd_source_each);
+ * the records carry only the fields the timeline reads */
+int cli_timeline_gotrace(FILE *in, const char *path, const uint8_t *first,
+			 size_t nfirst, const struct cli_format *f, const char *outp)
 {
 	struct cli_timeline t;
 	if (cli_timeline_open(&t, f, outp))
@@ -143,14 +83,14 @@ static int timeline_gotrace_rec(FILE *in, const char *path, const uint8_t *first
 	int rc = -ENOMEM;
 	rtd_source *src = cli_gotrace_source(in, first, nfirst, &so, &st, &rc);
 	const char *base = strrchr(path, '/');
-	struct gtl_rec_sink k = {.path = path};
+	struct gtl_sink k = {.path = path};
 	k.a = src ? rtd_tl_gotrace_new(t.tl, base ? base + 1 : path) : NULL;
 	const struct rtd_record *r = NULL;
 	if (k.a) {
 		/* progress counted on a terminal; else the adapter is the
 		 * callback, and the events are the source's count */
 		bool counted = cli_progress_enabled();
-		rc = counted ? rtd_source_each(src, gtl_take_rec, &k)
+		rc = counted ? rtd_source_each(src, gtl_take, &k)
 			     : rtd_source_each(src, rtd_tl_gotrace_take, k.a);
 		struct rtd_source_stats ss;
 		rtd_source_stats(src, &ss);
@@ -176,71 +116,6 @@ static int timeline_gotrace_rec(FILE *in, const char *path, const uint8_t *first
 		ret = c;
 	rtd_tl_gotrace_free(k.a);
 	rtd_source_free(src);
-	return ret;
-}
-
-int cli_timeline_gotrace(FILE *in, const char *path, const uint8_t *first,
-		       size_t nfirst, const struct cli_format *f,
-		       const char *outp)
-{
-	/* the record path, for measuring it against this one (docs/pictures.md) */
-	const char *via = getenv("RTDIAG_GO_TIMELINE");
-	if (via && !strcmp(via, "records"))
-		return timeline_gotrace_rec(in, path, first, nfirst, f, outp);
-	struct rtd_gotrace_opts o = {.sz = sizeof(o), .mode = RTD_GOTRACE_ORDERED};
-	rtd_gotrace_dec *d = rtd_gotrace_dec_new(&o);
-	if (!d)
-		return cli_fail("out of memory");
-	int fd = fileno(in);
-	struct stat st;
-	/* a regular file is read again for the ordering, not kept */
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-		rtd_gotrace_dec_set_source(d, cli_pread_all, &fd);
-	struct cli_timeline t;
-	if (cli_timeline_open(&t, f, outp)) {
-		rtd_gotrace_dec_free(d);
-		return CLI_FAIL;
-	}
-	const char *base = strrchr(path, '/');
-	struct cli_gosrc src = {.d = d, .in = in, .buf = malloc(1 << 20)};
-	struct gtl_sink sink = {.a = rtd_tl_gotrace_new(t.tl, base ? base + 1 : path),
-				.d = d, .path = path};
-	int rc = sink.a && src.buf ? rtd_gotrace_dec_feed(d, first, nfirst) : -ENOMEM;
-	/* The first event on this thread (the header tells the format), the
-	 * rest from a decoding thread of their own for a Go 1.22+ trace when
-	 * a core is free (cli_second_thread_pays()): the same events in the same
-	 * order either way. */
-	struct rtd_gotrace_event ev;
-	int drc = rc < 0 ? rc : cli_gosrc_next(&src, &ev);
-	if (drc > 0)
-		rc = gtl_take(&sink, &ev);
-	if (drc > 0 && rc == 0) {
-		/* cli_gosrc_next passes the decoder's events through */
-		unsigned flags = RTD_GOTRACE_RUN_DEC_NEXT |
-				 (cli_second_thread_pays() ? RTD_GOTRACE_RUN_THREAD : 0);
-		rc = rtd_gotrace_run(d, cli_gosrc_next, &src, gtl_take, &sink, flags, &drc);
-	}
-	if (rc == 0)
-		rc = drc;
-	cli_progress_done();
-	int ret = CLI_OK;
-	/* a failed write (a full disk) is the output's, said by the close */
-	if (rc < 0 && cli_timeline_failed(&t)) {
-		ret = CLI_FAIL;
-	} else if (rc < 0) {
-		const char *msg = rtd_gotrace_dec_error(d, NULL);
-		cli_fail("%s: %s%s", path, msg && *msg ? msg : rtd_strerror(rc),
-			 sink.events ? " (the events before it are in the timeline)"
-				     : "");
-		ret = sink.events ? CLI_PARTIAL : CLI_FAIL;
-	}
-	/* what was drawn before damage is kept */
-	int c = cli_timeline_close(&t, sink.events > 0);
-	if (c != CLI_OK)
-		ret = c;
-	rtd_tl_gotrace_free(sink.a);
-	rtd_gotrace_dec_free(d);
-	free(src.buf);
 	return ret;
 }
 

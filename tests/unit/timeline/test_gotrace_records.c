@@ -2,8 +2,9 @@
 /*
  * test_gotrace_records.c - a Go trace drawn as a timeline through the Go
  * source's records (rtd_gotrace_source_opts.go_events into
- * rtd_tl_gotrace_record) gives the bytes the decoder's events give
- * (rtd_tl_gotrace_event, what `rtdiag convert` draws), and the same bytes
+ * rtd_tl_gotrace_record) gives the bytes of a golden list (each
+ * timeline's length and hash, made when the test also drew the decoder's
+ * events and found them the same), and the same bytes
  * whether the source reads the trace where it lies (a file or memory:
  * read again where the ordering asks) or once from a stream in small
  * pieces (a pipe, rtd_gotrace_source_reader()): Perfetto and Chrome JSON,
@@ -73,50 +74,85 @@ static char *draw(const uint8_t *b, size_t n, enum rtd_timeline_format fmt, bool
 	return out;
 }
 
-/* The timeline of the decoder's events (an ordered decoder fed the whole
- * trace); NULL when the decoder fails (a damaged trace) */
-static char *draw_events(const uint8_t *b, size_t n, enum rtd_timeline_format fmt, size_t *len)
+/* Every timeline drawn, as a line "GROUP NAME FORMAT BYTES FNV-1a", kept
+ * per test case and compared with tests/unit/timeline/data/gotrace.golden
+ * (its lines of that group; UPDATE_GOLDEN=1 rewrites the group's): the
+ * bytes the CLI's timeline of each trace had when the decoder's events
+ * drew it */
+static char **lines;
+static size_t nlines;
+static const char *group;
+
+static void note_drawn(const char *name, int fmt, const char *b, size_t n)
 {
-	char *out = NULL;
-	size_t sz = 0;
-	FILE *f = open_memstream(&out, &sz);
-	assert_non_null(f);
-	struct rtd_timeline_opts o = {.sz = sizeof(o), .format = fmt, .out = f};
-	rtd_timeline *tl = rtd_timeline_new(&o);
-	assert_non_null(tl);
-	RTD_OPTS(rtd_gotrace_opts, go, .mode = RTD_GOTRACE_ORDERED);
-	rtd_gotrace_dec *d = rtd_gotrace_dec_new(&go);
-	assert_non_null(d);
-	rtd_tl_gotrace *a = rtd_tl_gotrace_new(tl, "t");
-	assert_non_null(a);
-	int rc = rtd_gotrace_dec_feed(d, b, n);
-	if (rc == 0)
-		rc = rtd_gotrace_dec_finish(d);
-	struct rtd_gotrace_event ev;
-	unsigned long long events = 0;
-	while (rc == 0 && (rc = rtd_gotrace_dec_next(d, &ev)) == 1) {
-		assert_int_equal(rtd_tl_gotrace_event(a, d, &ev), 0);
-		events++;
-		rc = 0;
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)b[i]) * 0x100000001b3ull;
+	char **l = realloc(lines, (nlines + 1) * sizeof(*l));
+	assert_non_null(l);
+	lines = l;
+	const char *base = strrchr(name, '/');
+	char line[512];
+	snprintf(line, sizeof(line), "%s %s %s %zu %016llx\n", group, base ? base + 1 : name,
+		 rtd_timeline_format_name(fmt), n, (unsigned long long)h);
+	lines[nlines] = strdup(line);
+	assert_non_null(lines[nlines++]);
+}
+
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The group's lines, sorted, against the golden file's lines of it */
+static void golden_check(void)
+{
+	const char *rel = "tests/unit/timeline/data/gotrace.golden";
+	const char *path = rtd_test_path("RTD_SOURCE_DIR", rel);
+	assert_non_null(path);
+	qsort(lines, nlines, sizeof(*lines), by_text);
+	size_t gl = strlen(group), n = 0;
+	uint8_t *old = rtd_test_slurp(path, &n);
+	char *others = NULL, *want = NULL, *got = NULL;
+	size_t nothers = 0, nwant = 0, ngot = 0;
+	FILE *o = open_memstream(&others, &nothers), *w = open_memstream(&want, &nwant),
+	     *g = open_memstream(&got, &ngot);
+	assert_true(o && w && g);
+	for (size_t i = 0; i < n;) {
+		const char *l = (const char *)old + i, *e = memchr(l, '\n', n - i);
+		size_t k = e ? (size_t)(e - l) + 1 : n - i;
+		bool mine = k > gl && !memcmp(l, group, gl) && l[gl] == ' ';
+		fwrite(l, 1, k, mine ? w : o);
+		i += k;
 	}
-	assert_int_equal(rtd_timeline_finish(tl), 0);
-	rtd_tl_gotrace_free(a);
-	rtd_timeline_free(tl);
-	rtd_gotrace_dec_free(d);
-	/* the records' trailer: the source's end, its records (the events
-	 * and the PROCESS record) */
-	fprintf(f, "\n-- draw 0 source 0 finish 0 records %llu error ''\n", events ? events + 1 : 0);
-	assert_int_equal(fclose(f), 0);
-	if (rc < 0) {
-		free(out);
-		return NULL;
+	for (size_t i = 0; i < nlines; i++) {
+		fputs(lines[i], g);
+		fputs(lines[i], o);
+		free(lines[i]);
 	}
-	*len = sz;
-	return out;
+	free(lines);
+	lines = NULL;
+	nlines = 0;
+	fclose(o);
+	fclose(w);
+	fclose(g);
+	if (getenv("UPDATE_GOLDEN")) {
+		FILE *f = fopen(path, "w");
+		assert_non_null(f);
+		assert_int_equal(fwrite(others, 1, nothers, f), nothers);
+		fclose(f);
+	} else if (nwant != ngot || memcmp(want, got, ngot)) {
+		fprintf(stderr, "%s: group %s differs (UPDATE_GOLDEN=1 to refresh):\n%s", rel,
+			group, got);
+		fail();
+	}
+	free(old);
+	free(others);
+	free(want);
+	free(got);
 }
 
 static size_t threaded; /* Go 1.22+ traces */
-static size_t same_as_events; /* traces whose records drew the events' bytes */
 static size_t drawn;    /* bytes of timelines compared */
 
 static void same_bytes(const uint8_t *b, size_t n, const char *name)
@@ -135,17 +171,7 @@ static void same_bytes(const uint8_t *b, size_t n, const char *name)
 				      rtd_timeline_format_name(fmt), n1, n2);
 		assert_int_equal(n1, n2);
 		assert_memory_equal(whole, pieces, n1);
-		size_t n3 = 0;
-		char *events = draw_events(b, n, fmt, &n3);
-		if (events) {
-			if (n1 != n3 || memcmp(whole, events, n1))
-				print_message("%s (%s): records %zu bytes, the decoder's events %zu\n",
-					      name, rtd_timeline_format_name(fmt), n1, n3);
-			assert_int_equal(n1, n3);
-			assert_memory_equal(whole, events, n1);
-			same_as_events++;
-			free(events);
-		}
+		note_drawn(name, fmt, whole, n1);
 		drawn += n1;
 		free(whole);
 		free(pieces);
@@ -158,8 +184,10 @@ static void old_vectors(void **state)
 {
 	(void)state;
 	size_t before = drawn;
+	group = "old";
 	rtd_test_go_old_traces(same_bytes);
 	assert_true(drawn - before > (1u << 20));
+	golden_check();
 }
 
 /* golang/exp's Go 1.22+ vectors (text, made binary), the failing ones too */
@@ -167,9 +195,11 @@ static void v2_vectors(void **state)
 {
 	(void)state;
 	size_t before = threaded, bytes = drawn;
+	group = "v2";
 	rtd_test_go_v2_traces(same_bytes);
 	assert_true(threaded - before >= 20);
 	assert_true(drawn - bytes > (64u << 10));
+	golden_check();
 }
 
 /* the fuzz corpora: real Go 1.19-1.23 traces, truncated and damaged ones */
@@ -177,12 +207,11 @@ static void corpora(void **state)
 {
 	(void)state;
 	size_t before = threaded, bytes = drawn;
+	group = "corpus";
 	rtd_test_go_corpora(same_bytes);
 	assert_true(threaded - before >= 20);
 	assert_true(drawn - bytes > (1u << 20));
-	print_message("%zu timelines drawn from records equal to the decoder's events'\n",
-		      same_as_events);
-	assert_true(same_as_events >= 80);
+	golden_check();
 }
 
 static bool no_stacks(void *ctx, const char *event, const char *field)
