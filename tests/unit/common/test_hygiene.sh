@@ -43,7 +43,7 @@ scan_comm() { # ROOT
 }
 scan_opts_sz() { # ROOT
 	(cd "$1" && grep -rnE --include='*.c' --include='*.h' \
-		"(->|\.)[[:space:]]*sz[[:space:]]*$CMP|$CMP[[:space:]]*[A-Za-z_][A-Za-z_0-9]*(->|\.)sz\b" src 2>/dev/null |
+		"(->|\.)[[:space:]]*sz[[:space:]]*$CMP|(^|[^-])$CMP[[:space:]]*[A-Za-z_][A-Za-z_0-9]*(->|\.)sz\b" src 2>/dev/null |
 		grep -vE '^src/record/(record|source)\.c:' | grep -vE '(->|\.)sz < sizeof\(size_t\)')
 }
 mk() { mkdir -p "$(dirname "$T/$1")"; printf '%s\n' "$2" > "$T/$1"; }
@@ -83,6 +83,7 @@ mk src/x/stats.c 'if (!st || st->sz < sizeof(size_t))'
 mk src/x/track.c 'if (!t || t->sz < sizeof(*t))'
 mk src/x/dot.c 'bool b = s.sz >= offsetof(struct x, y);'
 mk src/x/rev.c 'if (sizeof(*m) != m->sz)'
-check opts_sz "src/x/track.c src/x/dot.c src/x/rev.c" "src/record/record.c src/x/stats.c" \
+mk src/x/set.c 'sp->st.sz = sizeof(sp->st);'
+check opts_sz "src/x/track.c src/x/dot.c src/x/rev.c" "src/record/record.c src/x/stats.c src/x/set.c" \
 	"sz compared by hand: use rtd_opts_copy(), or rtd_opts_at_size() on a hot path"
 exit $fail
