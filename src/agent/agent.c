@@ -36,6 +36,8 @@
 #define PAUSE_MIN_NS 5000000000ull
 #define PAUSE_MAX_NS 80000000000ull
 #define STOP_PUSH_WAIT_NS 5000000000ull /* SIGTERM: deliver for 5 s */
+#define SCAN_SOON_NS 500000000ull
+#define PULL_HOLD_NS 5000000000ull
 
 static _Thread_local char errlast[512];
 
@@ -237,12 +239,28 @@ static void pull_answer(struct agent *a, struct pull *q, int status,
 	pthread_mutex_unlock(&a->lock);
 }
 
+/* A source of t waits for its start's answer: a request's seconds would
+ * hold the runtime's own work of starting the session (its providers'
+ * callbacks), not the program's; held, until PULL_HOLD_NS at most. */
+static bool hold_pull(struct target *t, struct pull *q, uint64_t now)
+{
+	bool starting = false;
+	for (size_t i = 0; i < t->nsrc; i++)
+		starting |= t->src[i]->starting;
+	if (!starting)
+		return false;
+	if (!q->held_ns)
+		q->held_ns = now;
+	return now - q->held_ns < PULL_HOLD_NS;
+}
+
 void agent_handle_requests(struct agent *a)
 {
 	pthread_mutex_lock(&a->lock);
 	struct pull *list = a->requests;
 	a->requests = NULL;
 	pthread_mutex_unlock(&a->lock);
+	struct pull *held = NULL;
 	while (list) {
 		struct pull *q = list;
 		list = q->next;
@@ -251,6 +269,11 @@ void agent_handle_requests(struct agent *a)
 		char msg[512];
 		if (!t) {
 			pull_answer(a, q, 404, "the target exited\n");
+			continue;
+		}
+		if (q->seconds_ns && !a->stopping && hold_pull(t, q, mono_ns())) {
+			q->next = held;
+			held = q;
 			continue;
 		}
 		if (!(t->kinds & (1u << q->kind))) {
@@ -284,6 +307,16 @@ void agent_handle_requests(struct agent *a)
 		q->next = t->pulls;
 		t->pulls = q;
 	}
+	if (!held)
+		return;
+	pthread_mutex_lock(&a->lock);
+	struct pull **end = &held;
+	while (*end)
+		end = &(*end)->next;
+	*end = a->requests;
+	a->requests = held;
+	a->held_pulls = true;
+	pthread_mutex_unlock(&a->lock);
 }
 
 /* ---- caps ---------------------------------------------------------------------- */
@@ -624,6 +657,10 @@ RTD_API int rtd_agent_run(rtd_agent *ag)
 		if (now >= a->next_scan_ns) {
 			agent_scan(a);
 			a->next_scan_ns = now + a->c->scan_ns;
+			/* a young process to look at again (discover.c) */
+			if (a->scan_soon && a->c->scan_ns > SCAN_SOON_NS)
+				a->next_scan_ns = now + SCAN_SOON_NS;
+			a->scan_soon = false;
 			/* on a tick, at most a tick early: one wake-up for both
 			 * (every other tick at the defaults, 2 s and 1 s) */
 			uint64_t t = a->c->tick_ns;
@@ -642,6 +679,10 @@ RTD_API int rtd_agent_run(rtd_agent *ag)
 		}
 		due_pulls(a, now);
 		retry_sources(a, now);
+		if (a->held_pulls) { /* look again: started, or held enough */
+			a->held_pulls = false;
+			agent_handle_requests(a);
+		}
 		rc = build_pollset(a, &ps);
 		if (rc)
 			break;
@@ -656,6 +697,8 @@ RTD_API int rtd_agent_run(rtd_agent *ag)
 			next = pd;
 		now = mono_ns();
 		int timeout = next > now ? (int)((next - now) / 1000000u) + 1 : 0;
+		if (a->held_pulls && timeout > 100)
+			timeout = 100;
 		int n = poll(ps.fds, ps.n, timeout);
 		if (n < 0 && errno != EINTR) {
 			rc = -errno;
