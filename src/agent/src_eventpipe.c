@@ -303,14 +303,18 @@ static int attach_answer(struct source *src)
 		ep_session_close(&e->main);
 		return -1;
 	}
-	src->starting = false;
 	if (e->attach_said || src->failures)
 		rtd_info("target %s pid %d: the runtime answered after %.1f s "
 			 "(%u failed before)", src->t->service, (int)src->t->pid,
 			 (double)(mono_ns() - e->attach_ns) / 1e9, src->failures);
-	if (main_started(src))
+	if (main_started(src)) {
+		src->starting = false;
 		return -1;
+	}
 	src->failures = 0;
+	/* started once the rundown answered too (rd_answer()): a pull's
+	 * window waits for the runtime's work of both (agent.c hold_pull()) */
+	src->starting = e->rd.s && e->rd.asked;
 	return 0;
 }
 
@@ -518,6 +522,7 @@ static void rd_answer(struct source *src)
 	if (rc == 1)
 		return;
 	e->rd.asked = false;
+	src->starting = false;
 	if (!rc)
 		rc = rtd_ipc_session_stop(e->rd.s);
 	if (rc) {
@@ -563,6 +568,7 @@ static int ep_take(struct source *src, struct take *t)
 	if (e->rd.s && now > e->rd_deadline) {
 		rtd_debug("pid %d: rundown did not end in time", (int)src->t->pid);
 		ep_session_close(&e->rd);
+		src->starting = false;
 		e->named = true;
 	}
 	if (!e->named || e->rd.s)
