@@ -241,7 +241,10 @@ static void pull_answer(struct agent *a, struct pull *q, int status,
 
 /* A source of t waits for its start's answer: a request's seconds would
  * hold the runtime's own work of starting the session (its providers'
- * callbacks), not the program's; held, until PULL_HOLD_NS at most. */
+ * callbacks), not the program's; held a quarter of its seconds at most
+ * (go tool pprof gives up 1.5 times the seconds after asking: a 2 s
+ * profile held 5 s timed out, sanitized at load 30), PULL_HOLD_NS at
+ * the longest. */
 static bool hold_pull(struct target *t, struct pull *q, uint64_t now)
 {
 	bool starting = false;
@@ -251,7 +254,8 @@ static bool hold_pull(struct target *t, struct pull *q, uint64_t now)
 		return false;
 	if (!q->held_ns)
 		q->held_ns = now;
-	return now - q->held_ns < PULL_HOLD_NS;
+	uint64_t most = q->seconds_ns / 4;
+	return now - q->held_ns < (most < PULL_HOLD_NS ? most : PULL_HOLD_NS);
 }
 
 void agent_handle_requests(struct agent *a)
