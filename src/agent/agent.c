@@ -37,7 +37,6 @@
 #define PAUSE_MAX_NS 80000000000ull
 #define STOP_PUSH_WAIT_NS 5000000000ull /* SIGTERM: deliver for 5 s */
 #define SCAN_SOON_NS 500000000ull
-#define PULL_HOLD_NS 5000000000ull
 
 static _Thread_local char errlast[512];
 
@@ -239,32 +238,12 @@ static void pull_answer(struct agent *a, struct pull *q, int status,
 	pthread_mutex_unlock(&a->lock);
 }
 
-/* A source of t waits for its start's answer: a request's seconds would
- * hold the runtime's own work of starting the session (its providers'
- * callbacks), not the program's; held a quarter of its seconds at most
- * (go tool pprof gives up 1.5 times the seconds after asking: a 2 s
- * profile held 5 s timed out, sanitized at load 30), PULL_HOLD_NS at
- * the longest. */
-static bool hold_pull(struct target *t, struct pull *q, uint64_t now)
-{
-	bool starting = false;
-	for (size_t i = 0; i < t->nsrc; i++)
-		starting |= t->src[i]->starting;
-	if (!starting)
-		return false;
-	if (!q->held_ns)
-		q->held_ns = now;
-	uint64_t most = q->seconds_ns / 4;
-	return now - q->held_ns < (most < PULL_HOLD_NS ? most : PULL_HOLD_NS);
-}
-
 void agent_handle_requests(struct agent *a)
 {
 	pthread_mutex_lock(&a->lock);
 	struct pull *list = a->requests;
 	a->requests = NULL;
 	pthread_mutex_unlock(&a->lock);
-	struct pull *held = NULL;
 	while (list) {
 		struct pull *q = list;
 		list = q->next;
@@ -273,11 +252,6 @@ void agent_handle_requests(struct agent *a)
 		char msg[512];
 		if (!t) {
 			pull_answer(a, q, 404, "the target exited\n");
-			continue;
-		}
-		if (q->seconds_ns && !a->stopping && hold_pull(t, q, mono_ns())) {
-			q->next = held;
-			held = q;
 			continue;
 		}
 		if (!(t->kinds & (1u << q->kind))) {
@@ -311,16 +285,6 @@ void agent_handle_requests(struct agent *a)
 		q->next = t->pulls;
 		t->pulls = q;
 	}
-	if (!held)
-		return;
-	pthread_mutex_lock(&a->lock);
-	struct pull **end = &held;
-	while (*end)
-		end = &(*end)->next;
-	*end = a->requests;
-	a->requests = held;
-	a->held_pulls = true;
-	pthread_mutex_unlock(&a->lock);
 }
 
 /* ---- caps ---------------------------------------------------------------------- */
@@ -683,10 +647,6 @@ RTD_API int rtd_agent_run(rtd_agent *ag)
 		}
 		due_pulls(a, now);
 		retry_sources(a, now);
-		if (a->held_pulls) { /* look again: started, or held enough */
-			a->held_pulls = false;
-			agent_handle_requests(a);
-		}
 		rc = build_pollset(a, &ps);
 		if (rc)
 			break;
@@ -701,8 +661,6 @@ RTD_API int rtd_agent_run(rtd_agent *ag)
 			next = pd;
 		now = mono_ns();
 		int timeout = next > now ? (int)((next - now) / 1000000u) + 1 : 0;
-		if (a->held_pulls && timeout > 100)
-			timeout = 100;
 		int n = poll(ps.fds, ps.n, timeout);
 		if (n < 0 && errno != EINTR) {
 			rc = -errno;

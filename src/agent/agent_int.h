@@ -113,7 +113,6 @@ struct pull {
 	enum prof_kind kind;
 	uint64_t seconds_ns;    /* 0: a snapshot (cumulative kinds) */
 	uint64_t deadline_ns;   /* monotonic */
-	uint64_t held_ns;       /* monotonic: first held for a starting source */
 	int64_t start_unix_ns;
 	rtd_profile *p;         /* handed to the requester when done */
 	int status;             /* HTTP status to answer */
@@ -212,7 +211,6 @@ struct agent {
 	bool logged_mem;
 	uint64_t next_scan_ns;
 	bool scan_soon;         /* a young process waits for its next look */
-	bool held_pulls;        /* requests wait for a source's start */
 	/* the kernel's process events (procev.c), read at each scan: the
 	 * processes to look at instead of walking /proc every scan */
 	int procev_fd;           /* -1: none, walk /proc every scan */

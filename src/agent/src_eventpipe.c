@@ -312,9 +312,7 @@ static int attach_answer(struct source *src)
 		return -1;
 	}
 	src->failures = 0;
-	/* started once the rundown answered too (rd_answer()): a pull's
-	 * window waits for the runtime's work of both (agent.c hold_pull()) */
-	src->starting = e->rd.s && e->rd.asked;
+	src->starting = false;
 	return 0;
 }
 
@@ -522,7 +520,6 @@ static void rd_answer(struct source *src)
 	if (rc == 1)
 		return;
 	e->rd.asked = false;
-	src->starting = false;
 	if (!rc)
 		rc = rtd_ipc_session_stop(e->rd.s);
 	if (rc) {
@@ -568,7 +565,6 @@ static int ep_take(struct source *src, struct take *t)
 	if (e->rd.s && now > e->rd_deadline) {
 		rtd_debug("pid %d: rundown did not end in time", (int)src->t->pid);
 		ep_session_close(&e->rd);
-		src->starting = false;
 		e->named = true;
 	}
 	if (!e->named || e->rd.s)
