@@ -10,7 +10,8 @@
 # Made certain here with a real runtime held by SIGSTOP while the agent
 # asks: the runtime is alive, its diagnostics socket takes the connection,
 # and no reply can come until it runs again. The program (dotnet-exit)
-# waits for its session's counter poller thread, then returns 3 s later.
+# waits for its session's counter poller thread, then returns 15 s later
+# (time for a sanitized agent under load to show its counters).
 # (--dotnet-cpu eventpipe: with perf, the perf map call to the stopped
 # runtime would hold the loop its 30 s first; a separate matter.)
 # Checks: the agent does not give up on the live runtime ("source failed"
@@ -21,7 +22,7 @@
 command -v dotnet >/dev/null 2>&1 || skip "no dotnet SDK on PATH"
 EX=$(build_dotnet dotnet-exit tests/targets) || { echo "FAIL: build"; exit 1; }
 
-start_program P "$EX/dotnet-exit" "$WORK/p" 3000 0 120000 || { bad "dotnet-exit did not start"; exit 1; }
+start_program P "$EX/dotnet-exit" "$WORK/p" 15000 0 120000 || { bad "dotnet-exit did not start"; exit 1; }
 kill -STOP "$P"
 SVC=late$$
 start_agent --target "pid=$P,service=$SVC" --scan-interval 200ms --dotnet-cpu eventpipe \
