@@ -93,6 +93,44 @@ rtd_ipc_session_start(rtd_ipc_client *c, const struct rtd_ipc_session_opts *o,
 		      int *err);
 
 /**
+ * rtd_ipc_session_begin - send a CollectTracing request, not waiting for
+ * its reply
+ * @c: the client (connecting to the runtime, not listening for it); must
+ *     outlive the session
+ * @o: what to collect, as rtd_ipc_session_start(); read only here
+ * @err: receives the error when NULL is returned (rtd_ipc_client_errmsg()
+ *       says more)
+ *
+ * A starting runtime can take seconds to answer (its provider callbacks
+ * run managed code, JIT first, on the diagnostic server's one thread);
+ * a caller with other work polls rtd_ipc_session_fd() for POLLIN and calls
+ * rtd_ipc_session_answer() when it is readable. Until then the session
+ * must not be read or stopped. The connection stays open for the reply:
+ * free the session to give up (a request closed unanswered ends there).
+ *
+ * Returns: the session, its reply to come, or NULL.
+ */
+RTD_API rtd_ipc_session *
+rtd_ipc_session_begin(rtd_ipc_client *c, const struct rtd_ipc_session_opts *o,
+		      int *err);
+
+/**
+ * rtd_ipc_session_answer - read a begun session's reply, without waiting
+ * @s: a session from rtd_ipc_session_begin() (or one started: 0)
+ *
+ * Reads no byte past the reply: the stream that follows is the session's.
+ * A runtime that does not know the version asked is asked again at the
+ * lower one rtd_ipc_session_start() would try, on a new connection (1):
+ * poll the session's fd again, it may have changed.
+ *
+ * Returns: 0 the session runs (its id known, its stream ready to read),
+ * 1 no whole reply yet, or a negative error (the runtime's refusal, or
+ * -RTD_E_IPC_CLOSED: it closed the connection without a reply); after an
+ * error the session can only be freed.
+ */
+RTD_API int rtd_ipc_session_answer(rtd_ipc_session *s);
+
+/**
  * rtd_ipc_session_id - the runtime's id of the session
  * @s: the session
  *

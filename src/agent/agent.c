@@ -38,6 +38,7 @@
 #define PAUSE_MIN_NS 5000000000ull
 #define PAUSE_MAX_NS 80000000000ull
 #define STOP_PUSH_WAIT_NS 5000000000ull /* SIGTERM: deliver for 5 s */
+#define SCAN_SOON_NS 500000000ull
 
 static _Thread_local char errlast[512];
 
@@ -339,11 +340,8 @@ static void pause_sources(struct agent *a, bool pause)
 				target_take(a, t); /* keep what was sampled */
 			int rc = s->ops->pause(s, pause);
 			s->paused = pause;
-			if (rc) {
-				s->ended = true;
-				s->failures++;
-				s->retry_ns = mono_ns() + 30000000000ull;
-			}
+			if (rc)
+				source_failed(s, mono_ns());
 		}
 }
 
@@ -420,6 +418,21 @@ static void memory_cap(struct agent *a)
 
 /* ---- the loop -------------------------------------------------------------------- */
 
+/* When the next failed source is due to start again, or 0. */
+static uint64_t next_retry(const struct agent *a)
+{
+	uint64_t d = 0;
+	if (a->paused_until)
+		return 0;
+	for (const struct target *t = a->targets; t; t = t->next)
+		for (size_t i = 0; i < t->nsrc; i++) {
+			const struct source *s = t->src[i];
+			if (s->ended && s->failures && (!d || s->retry_ns < d))
+				d = s->retry_ns;
+		}
+	return d;
+}
+
 /* Start again the sources that failed, with a growing delay. */
 static void retry_sources(struct agent *a, uint64_t now)
 {
@@ -436,22 +449,22 @@ static void retry_sources(struct agent *a, uint64_t now)
 			s->paused = false;
 			int rc = s->ops->start(s);
 			if (rc == 0) {
-				rtd_info("target %s pid %d: %s source started "
-					 "after %u failures", t->service,
-					 (int)t->pid, s->ops->name, s->failures);
-				s->failures = 0;
+				/* a source still waiting for its answer keeps
+				 * its count: it may fail again */
+				if (!s->starting) {
+					rtd_info("target %s pid %d: %s source "
+						 "started after %u failures",
+						 t->service, (int)t->pid,
+						 s->ops->name, s->failures);
+					s->failures = 0;
+				}
 				pthread_mutex_lock(&a->lock);
 				t->kinds |= s->kinds;
 				t->errmsg[0] = 0;
 				pthread_mutex_unlock(&a->lock);
 				continue;
 			}
-			s->ended = true;
-			s->failures++;
-			uint64_t gap = 30000000000ull << (s->failures < 5 ? s->failures - 1 : 4);
-			s->retry_ns = now + gap;
-			rtd_debug("target %s pid %d: %s source: %s", t->service,
-				  (int)t->pid, s->ops->name, s->err);
+			source_start_failed(a, s, rc);
 		}
 }
 
@@ -489,7 +502,6 @@ static void tick(struct agent *a, uint64_t now)
 	}
 	cpu_cap(a, now);
 	memory_cap(a);
-	retry_sources(a, now);
 }
 
 /* The earliest deadline of a waiting pprof request, or 0. */
@@ -578,17 +590,20 @@ static void dispatch(struct agent *a, struct pollset *ps)
 		/* the stream ended: the target exited, or the session
 		 * failed; a scan tells which */
 		a->next_scan_ns = mono_ns();
+		if (r < 0 && s->starting) { /* its session refused */
+			source_start_failed(a, s, r);
+			continue;
+		}
 		if (r < 0 && s->ops->close) {
 			/* a failed stream's sessions are closed now, not at the
-			 * retry 30 s on: unread, they would hold the target's
-			 * exit; what was collected is cut into the windows */
+			 * retry on: unread, they would hold the target's exit;
+			 * what was collected is cut into the windows */
 			s->ops->close(s);
 			target_take(a, s->t);
 		}
 		s->ended = true;
 		if (r < 0) {
-			s->failures++;
-			s->retry_ns = mono_ns() + 30000000000ull;
+			source_failed(s, mono_ns());
 			rtd_warn("target %s pid %d: %s: %s", s->t->service,
 				 (int)s->t->pid, s->ops->name, s->err);
 			pthread_mutex_lock(&a->lock);
@@ -657,6 +672,10 @@ RTD_API int rtd_agent_run(rtd_agent *ag)
 		if (now >= a->next_scan_ns) {
 			agent_scan(a);
 			a->next_scan_ns = now + a->c->scan_ns;
+			/* a young process to look at again (discover.c) */
+			if (a->scan_soon && a->c->scan_ns > SCAN_SOON_NS)
+				a->next_scan_ns = now + SCAN_SOON_NS;
+			a->scan_soon = false;
 			/* on a tick, at most a tick early: one wake-up for both
 			 * (every other tick at the defaults, 2 s and 1 s) */
 			uint64_t t = a->c->tick_ns;
@@ -674,6 +693,7 @@ RTD_API int rtd_agent_run(rtd_agent *ag)
 			a->next_tick_ns = mono_ns() + t - (uint64_t)unix_ns() % t;
 		}
 		due_pulls(a, now);
+		retry_sources(a, now);
 		rc = build_pollset(a, &ps);
 		if (rc)
 			break;
@@ -681,6 +701,9 @@ RTD_API int rtd_agent_run(rtd_agent *ag)
 					? a->next_tick_ns
 					: a->next_scan_ns;
 		uint64_t pd = next_pull_deadline(a);
+		if (pd && pd < next)
+			next = pd;
+		pd = next_retry(a);
 		if (pd && pd < next)
 			next = pd;
 		now = mono_ns();

@@ -104,6 +104,7 @@ struct source {
 	bool ended;
 	bool paused;
 	unsigned failures;      /* starts that failed in a row */
+	bool starting;          /* its start's answer still to come */
 	uint64_t retry_ns;      /* monotonic: when to start it again */
 	uint64_t cpu_ns; /* CPU the loop spent on it (readable + take) */
 	char err[256];
@@ -220,6 +221,7 @@ struct agent {
 	bool logged_max_targets;
 	bool logged_mem;
 	uint64_t next_scan_ns;
+	bool scan_soon;         /* a young process waits for its next look */
 	/* the kernel's process events (procev.c), read at each scan: the
 	 * processes to look at instead of walking /proc every scan */
 	int procev_fd;           /* -1: none, walk /proc every scan */
@@ -251,6 +253,13 @@ void target_close_window(struct agent *a, struct target *t, int64_t until_ns);
 /* Answer waiting pulls whose time has come (all when force). */
 void target_finish_pulls(struct agent *a, struct target *t, uint64_t now,
 			 bool force);
+/* A source's start (or its stream) failed at now: it is tried again after
+ * a delay that grows with its failures in a row (source_retry_gap()). */
+void source_failed(struct source *s, uint64_t now);
+uint64_t source_retry_gap(unsigned failures);
+/* Its start failed, at once or in its answer (rc): source_failed(), said
+ * once a run of failures (log, /targets, the errors counter). */
+void source_start_failed(struct agent *a, struct source *s, int rc);
 /* Add one source of ops to t and start it; failures are logged once. */
 int target_add_source(struct agent *a, struct target *t,
 		      const struct source_ops *ops);

@@ -11,6 +11,7 @@
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent/agent_int.h"
@@ -120,6 +121,28 @@ static bool has_dotnet_socket(pid_t pid)
 {
 	char path[512];
 	return rtd_ipc_socket_find(pid, path, sizeof(path), NULL, 0) == 0;
+}
+
+/*
+ * A process younger than this without a diagnostic socket is looked at
+ * again at the next scan, not taken yet: a .NET runtime opens its socket
+ * within its first second (0.2-0.75 s at load 12), and one found before
+ * is taken for a native program, whose off-CPU source loads a BPF
+ * program: 12 s of the agent's loop at load 30 (stack samples), no
+ * stream read meanwhile, programs' exits held. Found by the proc
+ * connector at their exec, programs came that early once the scan no
+ * longer waited for each runtime's CollectTracing reply.
+ */
+#define YOUNG_NS 2000000000ull
+
+static bool young_without_socket(const struct proc_stat *st, pid_t pid)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_BOOTTIME, &ts))
+		return false;
+	uint64_t up = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	uint64_t born = st->start_ticks * (1000000000ull / (uint64_t)proc_clk_tck());
+	return up < born + YOUNG_NS && !has_dotnet_socket(pid);
 }
 
 struct target *target_new(struct agent *a, pid_t pid, size_t spec,
@@ -270,10 +293,15 @@ struct seen {
 	char comm[32];
 };
 
+#define SCAN_YOUNG_MAX 64
+
 struct scan {
 	rtd_map dotnet; /* pid -> (void *)1 */
 	bool have_dotnet;
 	uint64_t now;
+	pid_t young[SCAN_YOUNG_MAX]; /* selected, looked at again next scan */
+	size_t nyoung;
+	bool young_over;             /* more: the next scan walks /proc */
 };
 
 static bool spec_selects(const struct scan *sc, const struct agent_spec *sp,
@@ -345,6 +373,14 @@ static void consider(struct agent *a, struct scan *sc, pid_t pid)
 		return; /* a kernel thread */
 	for (size_t i = 0; i < a->c->nspecs; i++)
 		if (spec_selects(sc, &a->c->specs[i], pid, &pi)) {
+			if (young_without_socket(&st, pid)) {
+				if (sc->nyoung < SCAN_YOUNG_MAX)
+					sc->young[sc->nyoung++] = pid;
+				else
+					sc->young_over = true;
+				a->scan_soon = true;
+				return;
+			}
 			add_target(a, pid, i, &pi, &st);
 			if (sn)
 				free(rtd_map_del(&a->seen, (uint64_t)pid));
@@ -528,7 +564,13 @@ void agent_scan(struct agent *a)
 				consider(a, &sc, v[i].pid);
 	}
 	a->nchanged = 0;
-	a->changed_all = false;
+	a->changed_all = sc.young_over;
+	for (size_t i = 0; i < sc.nyoung; i++) {
+		if (a->changed && a->nchanged < AGENT_MAX_CHANGED)
+			a->changed[a->nchanged++] = sc.young[i];
+		else
+			a->changed_all = true;
+	}
 	free(v);
 	rtd_map_free(&sc.dotnet);
 }

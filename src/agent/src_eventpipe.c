@@ -20,8 +20,10 @@
  * cut finds frames no method covers, at most once a minute (backing off to
  * once in ten minutes while they stay unnamed: stubs no rundown names).
  *
- * Both sessions are read by the agent's loop through poll(); nothing here
- * blocks except the short IPC handshakes. The main session is a live
+ * Both sessions are read by the agent's loop through poll(), their
+ * requests' replies too (rtd_ipc_session_begin(): a starting runtime
+ * answers after seconds on a loaded machine, and is waited for while it
+ * lives); nothing here blocks but the ProcessInfo2 handshake at start. The main session is a live
  * record source (rtd_ipc_session_source_live(), in stream order, frames
  * by address) pulled into the profile builder and the counters reader at
  * once; the rundown stays a decoder whose method events go into that
@@ -54,15 +56,20 @@
 #define RUNDOWN_MIN_NS 60000000000ull    /* 1 min between rundowns */
 #define RUNDOWN_MAX_NS 600000000000ull   /* backing off to 10 min */
 #define RUNDOWN_WAIT_NS 30000000000ull   /* a rundown may take this long */
+#define ATTACH_SAY_NS 5000000000ull      /* a reply this late is logged */
 
 struct ep_session {
 	rtd_ipc_session *s;
 	rtd_nettrace *dec;
+	bool asked;   /* begun: its reply still to come */
 	bool ended;
 };
 
 struct ep {
 	rtd_ipc_client *c;
+	bool attaching;           /* the main session's reply still to come */
+	bool attach_said;         /* its wait was logged */
+	uint64_t attach_ns;       /* monotonic: when it was asked */
 	struct ep_session main;   /* its records: src, not dec */
 	rtd_source *src;          /* the main session's live source */
 	struct ep_session rd;     /* a rundown in flight, or none */
@@ -90,28 +97,36 @@ static void ep_session_close(struct ep_session *es)
 	memset(es, 0, sizeof(*es));
 }
 
+/* Keep why the client's last command failed; returns the error. */
+static int ipc_failed(struct source *src, int err)
+{
+	struct ep *e = src->priv;
+	snprintf(src->err, sizeof(src->err), "%s",
+		 rtd_ipc_client_errmsg(e->c)[0] ? rtd_ipc_client_errmsg(e->c)
+						: rtd_strerror(err));
+	return err ? err : -RTD_E_IPC_RUNTIME;
+}
+
+/* The spool's thread reads an answered session's socket from now on: the
+ * runtime never waits for this loop's decoding */
+static void spool_session(struct source *src, struct ep_session *es)
+{
+	int rc = src->a->spool ? rtd_ipc_spool_add(src->a->spool, es->s) : 0;
+	if (rc)
+		rtd_warn("pid %d: session read by the loop: %s", (int)src->t->pid,
+			 rtd_strerror(rc));
+}
+
 static int ep_session_open(struct source *src, struct ep_session *es,
 			   const struct rtd_ipc_session_opts *o,
 			   rtd_nettrace_event_fn fn)
 {
 	struct ep *e = src->priv;
 	int err = 0;
-	es->s = rtd_ipc_session_start(e->c, o, &err);
-	if (!es->s) {
-		snprintf(src->err, sizeof(src->err), "%s",
-			 rtd_ipc_client_errmsg(e->c)[0]
-				 ? rtd_ipc_client_errmsg(e->c)
-				 : rtd_strerror(err));
-		return err ? err : -RTD_E_IPC_RUNTIME;
-	}
-	/* the spool's thread reads the socket from now on: the runtime never
-	 * waits for this loop's decoding */
-	int rc = src->a->spool ? rtd_ipc_spool_add(src->a->spool, es->s) : 0;
-	if (rc)
-		rtd_warn("pid %d: session read by the loop: %s", (int)src->t->pid,
-			 rtd_strerror(rc));
-	if (!fn)
-		return 0; /* read as records (open_source()) */
+	es->s = rtd_ipc_session_begin(e->c, o, &err);
+	if (!es->s)
+		return ipc_failed(src, err);
+	es->asked = true; /* the reply: rd_answer() */
 	struct rtd_nettrace_opts no = {
 		.sz = sizeof(no),
 		.ctx = src,
@@ -253,22 +268,74 @@ static int open_main(struct source *src)
 	o.rundown_keyword = 0;
 	if (!rc)
 		rc = new_profiler(src);
-	if (!rc)
-		rc = ep_session_open(src, &e->main, &o, NULL);
+	if (!rc) {
+		/* a starting runtime answers once its providers' callbacks
+		 * have run: seconds on a loaded machine. The reply is read
+		 * when it comes (attach_answer()), the loop going on */
+		int err = 0;
+		e->main.s = rtd_ipc_session_begin(e->c, &o, &err);
+		if (!e->main.s)
+			rc = ipc_failed(src, err);
+	}
 	if (!rc && src->a->stall_left) {
 		src->a->stall_left--;
 		e->stall_until = mono_ns() + src->a->stall_ns;
 	}
-	if (!rc && (rc = open_source(src)) != 0)
-		ep_session_close(&e->main);
 	rtd_ipc_providers_clear(&prov);
+	if (!rc) {
+		e->attaching = true;
+		e->attach_said = false;
+		e->attach_ns = mono_ns();
+	}
+	src->starting = !rc;
+	return rc;
+}
+
+/* The main session runs: its records, and a rundown on the side. */
+static int main_started(struct source *src)
+{
+	struct ep *e = src->priv;
+	unsigned kinds = ep_kinds(src);
+	spool_session(src, &e->main);
+	int rc = open_source(src);
+	if (rc) {
+		ep_session_close(&e->main);
+		return rc;
+	}
 	/* a rundown on the side names what was compiled before we came; the
 	 * profiler keeps the clock of the stream that carries the samples */
-	if (!rc && kinds && open_rundown(src))
+	if (kinds && open_rundown(src))
 		e->named = true; /* go on unnamed; retried on demand */
 	if (!kinds)
 		e->named = true;
-	return rc;
+	return 0;
+}
+
+/* The main session's reply, when its connection is readable. Returns 0 (or
+ * still to come), -1 when the request failed: the agent tries again. */
+static int attach_answer(struct source *src)
+{
+	struct ep *e = src->priv;
+	int rc = rtd_ipc_session_answer(e->main.s);
+	if (rc == 1)
+		return 0;
+	e->attaching = false;
+	if (rc) { /* still starting: the agent says it as a start's failure */
+		ipc_failed(src, rc);
+		ep_session_close(&e->main);
+		return -1;
+	}
+	if (e->attach_said || src->failures)
+		rtd_info("target %s pid %d: the runtime answered after %.1f s "
+			 "(%u failed before)", src->t->service, (int)src->t->pid,
+			 (double)(mono_ns() - e->attach_ns) / 1e9, src->failures);
+	if (main_started(src)) {
+		src->starting = false;
+		return -1;
+	}
+	src->failures = 0;
+	src->starting = false;
+	return 0;
 }
 
 /* Start a rundown session and stop it at once: the runtime answers with
@@ -292,11 +359,7 @@ static int open_rundown(struct source *src)
 	int rc = ep_session_open(src, &e->rd, &o, on_rd_event);
 	if (rc)
 		return rc;
-	rc = rtd_ipc_session_stop(e->rd.s);
-	if (rc) {
-		ep_session_close(&e->rd);
-		return rc;
-	}
+	/* the reply, the stop and the rundown's end within this */
 	e->rd_deadline = mono_ns() + RUNDOWN_WAIT_NS;
 	e->rundowns++;
 	return 0;
@@ -487,11 +550,37 @@ static int pull_main(struct source *src)
 	return 1;
 }
 
+/* The rundown session's reply: then it is stopped at once (the runtime
+ * answers the stop with the rundown). A refused rundown leaves the
+ * frames unnamed; another is tried on demand. */
+static void rd_answer(struct source *src)
+{
+	struct ep *e = src->priv;
+	int rc = rtd_ipc_session_answer(e->rd.s);
+	if (rc == 1)
+		return;
+	e->rd.asked = false;
+	if (!rc) {
+		spool_session(src, &e->rd);
+		rc = rtd_ipc_session_stop(e->rd.s);
+	}
+	if (rc) {
+		rtd_debug("pid %d: rundown: %s", (int)src->t->pid,
+			  rtd_ipc_client_errmsg(e->c));
+		ep_session_close(&e->rd);
+		e->named = true;
+	}
+}
+
 static int ep_readable(struct source *src, int fd)
 {
 	struct ep *e = src->priv;
+	if (e->attaching)
+		return attach_answer(src);
 	if (e->rd.s && fd == rtd_ipc_session_fd(e->rd.s)) {
-		if (drain(src, &e->rd)) {
+		if (e->rd.asked)
+			rd_answer(src);
+		else if (drain(src, &e->rd)) {
 			ep_session_close(&e->rd);
 			e->named = true;
 		}
@@ -506,6 +595,15 @@ static int ep_take(struct source *src, struct take *t)
 {
 	struct ep *e = src->priv;
 	uint64_t now = mono_ns();
+	if (e->attaching) {
+		if (!e->attach_said && now - e->attach_ns > ATTACH_SAY_NS) {
+			rtd_info("target %s pid %d: no reply to the session's "
+				 "request after %.0f s; waiting", src->t->service,
+				 (int)src->t->pid, (now - e->attach_ns) / 1e9);
+			e->attach_said = true;
+		}
+		return 0;
+	}
 	if (e->rd.s && now > e->rd_deadline) {
 		rtd_debug("pid %d: rundown did not end in time", (int)src->t->pid);
 		ep_session_close(&e->rd);
@@ -548,6 +646,8 @@ static int ep_pause(struct source *src, bool pause)
 		rtd_source_free(e->src);
 		e->src = NULL;
 		ep_session_close(&e->main);
+		e->attaching = false;
+		src->starting = false;
 		return 0;
 	}
 	/* a new session, a new profiler: each thread's last sample is from

@@ -133,6 +133,52 @@ void target_free(struct target *t)
 	free(t);
 }
 
+/*
+ * A failed source is tried again soon, then less often: a runtime found
+ * early in its start may refuse or not answer yet, and a short-lived
+ * program is gone before a long first delay ends; one that keeps failing
+ * (no diagnostics, another tool's session) costs a connection a minute.
+ */
+#define RETRY_FIRST_NS 500000000ull  /* 0.5 s, doubling */
+#define RETRY_MAX_NS 60000000000ull  /* up to 1 min */
+
+uint64_t source_retry_gap(unsigned failures)
+{
+	uint64_t gap = RETRY_FIRST_NS;
+	for (unsigned i = 1; i < failures && gap < RETRY_MAX_NS; i++)
+		gap *= 2;
+	return gap < RETRY_MAX_NS ? gap : RETRY_MAX_NS;
+}
+
+void source_failed(struct source *s, uint64_t now)
+{
+	s->ended = true;
+	s->failures++;
+	s->retry_ns = now + source_retry_gap(s->failures);
+}
+
+void source_start_failed(struct agent *a, struct source *s, int rc)
+{
+	struct target *t = s->t;
+	const char *why = s->err[0] ? s->err : rtd_strerror(rc);
+	source_failed(s, mono_ns());
+	s->starting = false;
+	pthread_mutex_lock(&a->lock);
+	snprintf(t->errmsg, sizeof(t->errmsg), "%s: %.200s", s->ops->name, why);
+	if (s->failures == 1)
+		a->st.target_errors++;
+	pthread_mutex_unlock(&a->lock);
+	/* once a run of failures: a runtime that refuses keeps refusing */
+	if (s->failures == 1)
+		rtd_warn("target %s pid %d: %s source failed: %s (retrying in "
+			 "%.1f s)", t->service, (int)t->pid, s->ops->name, why,
+			 source_retry_gap(s->failures) / 1e9);
+	else
+		rtd_debug("target %s pid %d: %s source: %s (failure %u)",
+			  t->service, (int)t->pid, s->ops->name, why,
+			  s->failures);
+}
+
 int target_add_source(struct agent *a, struct target *t,
 		      const struct source_ops *ops)
 {
@@ -147,19 +193,7 @@ int target_add_source(struct agent *a, struct target *t,
 	t->src[t->nsrc++] = s;
 	int rc = ops->start(s);
 	if (rc) {
-		s->ended = true;
-		s->failures = 1;
-		s->retry_ns = mono_ns() + 30000000000ull;
-		pthread_mutex_lock(&a->lock);
-		snprintf(t->errmsg, sizeof(t->errmsg), "%s: %.200s", ops->name,
-			 s->err[0] ? s->err : rtd_strerror(rc));
-		pthread_mutex_unlock(&a->lock);
-		rtd_warn("target %s pid %d: %s source failed: %s (retrying "
-			 "in 30 s)", t->service, (int)t->pid, ops->name,
-			 s->err[0] ? s->err : rtd_strerror(rc));
-		pthread_mutex_lock(&a->lock);
-		a->st.target_errors++;
-		pthread_mutex_unlock(&a->lock);
+		source_start_failed(a, s, rc);
 		return rc;
 	}
 	pthread_mutex_lock(&a->lock); /* /targets reads it */

@@ -38,51 +38,89 @@ struct rtd_ipc_session {
 	struct ipc_pump pump; /* rtd_ipc_session_pump_source()'s reads */
 	struct ipc_live live; /* rtd_ipc_session_source_live()'s reads */
 	struct spool_ent *spool; /* read by a spool's thread (ipc_spool.c) */
+	struct ipc_pending *pend; /* rtd_ipc_session_begin()'s reply to come */
 };
+
+/* A CollectTracing request sent whose reply is still to be read: the
+ * requests to try in turn (a runtime that does not know one gets the
+ * next), and the reply as it arrives. A reply is short (an id, or an
+ * HRESULT); the stream follows it on the same connection, so no byte past
+ * the reply's own size is read here. */
+#define PEND_REPLY_MAX 256
+struct ipc_pending {
+	rtd_buf msg[3];
+	int v[3];
+	int n, at, need;
+	uint8_t reply[PEND_REPLY_MAX];
+	size_t got, want;
+};
+
+/* The CollectTracing<v> request of o, into b (initialised here). */
+static int collect_msg(rtd_ipc_client *c, const struct rtd_ipc_session_opts *o,
+		       int v, rtd_buf *b)
+{
+	uint8_t *pl = NULL;
+	size_t pl_len = 0;
+	rtd_buf_init(b, IPC_MAX_MESSAGE);
+	int rc = rtd_ipc_collect_payload(v, o, &pl, &pl_len);
+	if (!rc)
+		rc = ipc_msg_begin(b, RTD_IPC_SET_EVENTPIPE, (uint8_t)(EP_COLLECT + v - 1));
+	if (!rc)
+		rc = rtd_buf_append(b, pl, pl_len);
+	free(pl);
+	if (!rc)
+		rc = ipc_msg_finish(b);
+	if (rc) {
+		rtd_buf_free(b);
+		ipc_seterr(c, "CollectTracing%d request: %s", v,
+			   rtd_strerror(rc));
+	}
+	return rc;
+}
+
+/* The session id of an OK reply to CollectTracing<v>. */
+static int collect_id(rtd_ipc_session *s, const struct rtd_ipc_reply *r, int v)
+{
+	rtd_rd rd;
+	rd_init(&rd, r->payload, r->len);
+	s->id = rd_u64le(&rd);
+	if (!rd_ok(&rd)) {
+		ipc_seterr(s->c, "CollectTracing%d: reply payload of %zu "
+				 "bytes has no 8-byte session id",
+			   v, r->len);
+		ipc_conn_close(&s->conn);
+		return -RTD_E_IPC_PROTOCOL;
+	}
+	s->version = v;
+	return 0;
+}
 
 static int start_version(rtd_ipc_client *c, const struct rtd_ipc_session_opts *o,
 			 int v, rtd_ipc_session *s)
 {
-	uint8_t *pl = NULL;
-	size_t pl_len = 0;
-	int rc = rtd_ipc_collect_payload(v, o, &pl, &pl_len);
-	if (rc) {
-		ipc_seterr(c, "CollectTracing%d request: %s", v,
-			   rtd_strerror(rc));
-		return rc;
-	}
 	rtd_buf b;
-	rtd_buf_init(&b, IPC_MAX_MESSAGE);
-	rc = ipc_msg_begin(&b, RTD_IPC_SET_EVENTPIPE, (uint8_t)(EP_COLLECT + v - 1));
-	if (!rc)
-		rc = rtd_buf_append(&b, pl, pl_len);
-	free(pl);
-	if (!rc)
-		rc = ipc_msg_finish(&b);
-	if (rc) {
-		rtd_buf_free(&b);
-		ipc_seterr(c, "CollectTracing%d request: %s", v,
-			   rtd_strerror(rc));
+	int rc = collect_msg(c, o, v, &b);
+	if (rc)
 		return rc;
-	}
 	struct rtd_ipc_reply r;
 	rc = ipc_transact(c, &b, &r, &s->conn);
 	rtd_buf_free(&b);
-	if (!rc) {
-		rtd_rd rd;
-		rd_init(&rd, r.payload, r.len);
-		s->id = rd_u64le(&rd);
-		if (!rd_ok(&rd)) {
-			ipc_seterr(c, "CollectTracing%d: reply payload of %zu "
-				      "bytes has no 8-byte session id",
-				   v, r.len);
-			ipc_conn_close(&s->conn);
-			rc = -RTD_E_IPC_PROTOCOL;
-		}
-		s->version = v;
-	}
+	if (!rc)
+		rc = collect_id(s, &r, v);
 	rtd_ipc_reply_clear(&r);
 	return rc;
+}
+
+/* What a runtime that knows none of the versions tried lacks. */
+static void say_unknown(rtd_ipc_client *c, int need)
+{
+	ipc_seterr(c, "the runtime does not know CollectTracing%d, "
+		      "which this request needs (%s)",
+		   need,
+		   need == 6   ? "buffer block mode: .NET 11+"
+		   : need == 5 ? "event id filters: .NET 10+"
+		   : need == 4 ? "rundown keywords: .NET 9+"
+			       : "an older .NET");
 }
 
 RTD_API rtd_ipc_session *
@@ -144,13 +182,7 @@ rtd_ipc_session_start(rtd_ipc_client *c, const struct rtd_ipc_session_opts *o,
 		free(pv);
 	}
 	if (rc == -RTD_E_IPC_UNKNOWN_COMMAND)
-		ipc_seterr(c, "the runtime does not know CollectTracing%d, "
-			      "which this request needs (%s)",
-			   need,
-			   need == 6   ? "buffer block mode: .NET 11+"
-			   : need == 5 ? "event id filters: .NET 10+"
-			   : need == 4 ? "rundown keywords: .NET 9+"
-				       : "an older .NET");
+		say_unknown(c, need);
 	if (rc)
 		goto fail;
 	return s;
@@ -159,6 +191,197 @@ fail:
 	if (err)
 		*err = rc;
 	return NULL;
+}
+
+static void pend_free(rtd_ipc_session *s)
+{
+	if (!s->pend)
+		return;
+	for (int i = 0; i < s->pend->n; i++)
+		rtd_buf_free(&s->pend->msg[i]);
+	free(s->pend);
+	s->pend = NULL;
+}
+
+/* Send the pending request's current version on a new connection. */
+static int pend_send(rtd_ipc_session *s)
+{
+	struct ipc_pending *p = s->pend;
+	const rtd_buf *b = &p->msg[p->at];
+	p->got = 0;
+	p->want = IPC_HEADER_SIZE;
+	int rc = ipc_conn_open(s->c, &s->conn);
+	if (rc)
+		return rc;
+	ipc_record(s->c, s->conn.id, REC_SEND, b->data, b->len);
+	rc = ipc_write_all(s->conn.fd, b->data, b->len, s->c->timeout_ms);
+	if (rc) {
+		ipc_seterr(s->c, "CollectTracing%d: sending the request: %s",
+			   p->v[p->at], rtd_strerror(rc));
+		ipc_conn_close(&s->conn);
+	}
+	return rc;
+}
+
+RTD_API rtd_ipc_session *
+rtd_ipc_session_begin(rtd_ipc_client *c, const struct rtd_ipc_session_opts *o,
+		      int *err)
+{
+	int rc = -RTD_E_INVAL;
+	rtd_ipc_session *s = NULL;
+	struct rtd_ipc_session_opts oc;
+	struct rtd_ipc_provider *pv = NULL;
+	if (!c || !o || c->mode == IPC_MODE_LISTENER ||
+	    rtd_opts_copy(&oc, sizeof(oc), o,
+			  RTD_OPTS_END(rtd_ipc_session_opts, filters_optional)) ||
+	    !oc.providers || !oc.n_providers)
+		goto fail;
+	rc = -ENOMEM;
+	s = calloc(1, sizeof(*s));
+	if (!s || !(s->pend = calloc(1, sizeof(*s->pend))))
+		goto fail;
+	s->c = c;
+	s->conn.fd = -1;
+	s->stop_conn.fd = -1;
+	/* the versions rtd_ipc_session_start() would try, in its order */
+	struct ipc_pending *p = s->pend;
+	int need = rtd_ipc_collect_min_version(&oc);
+	int first = oc.version > 0 ? oc.version : 5;
+	if (first < need)
+		first = need;
+	if (first > 6)
+		first = 6;
+	p->need = need;
+	p->v[p->n++] = first;
+	if (need < first)
+		p->v[p->n++] = need;
+	struct rtd_ipc_session_opts o2 = oc;
+	if (oc.filters_optional && need == 5) {
+		pv = calloc(oc.n_providers, sizeof(*pv));
+		if (!pv)
+			goto fail;
+		for (size_t i = 0; i < oc.n_providers; i++) {
+			pv[i] = oc.providers[i];
+			pv[i].filter_ids = NULL;
+			pv[i].n_filter_ids = 0;
+		}
+		o2.providers = pv;
+		p->v[p->n++] = rtd_ipc_collect_min_version(&o2);
+	}
+	for (int i = 0; i < p->n; i++) {
+		/* the last of three is the one without filters */
+		rc = collect_msg(c, i == 2 ? &o2 : &oc, p->v[i], &p->msg[i]);
+		if (rc) {
+			p->n = i;
+			goto fail;
+		}
+	}
+	free(pv);
+	pv = NULL;
+	rc = pend_send(s);
+	if (rc)
+		goto fail;
+	return s;
+fail:
+	free(pv);
+	rtd_ipc_session_free(s);
+	if (err)
+		*err = rc;
+	return NULL;
+}
+
+/* A whole reply came: the session runs, the next version is asked, or
+ * the request failed. */
+static int pend_done(rtd_ipc_session *s)
+{
+	struct ipc_pending *p = s->pend;
+	int v = p->v[p->at];
+	char what[24];
+	snprintf(what, sizeof(what), "CollectTracing%d", v);
+	struct rtd_ipc_reply r = {0};
+	uint16_t size;
+	(void)ipc_header_parse(p->reply, &r.cmdset, &r.cmdid, &size);
+	r.payload = p->reply + IPC_HEADER_SIZE;
+	r.len = p->got - IPC_HEADER_SIZE;
+	int rc;
+	if (r.cmdset == RTD_IPC_SET_SERVER && r.cmdid == SERVER_ERROR) {
+		rc = ipc_reply_error(s->c, &r, what);
+	} else if (r.cmdset != RTD_IPC_SET_SERVER || r.cmdid != SERVER_OK) {
+		ipc_seterr(s->c, "%s: unexpected reply 0x%02x%02x (want 0xFF00)",
+			   what, r.cmdset, r.cmdid);
+		rc = -RTD_E_IPC_PROTOCOL;
+	} else {
+		rc = collect_id(s, &r, v);
+		if (!rc) {
+			pend_free(s);
+			return 0;
+		}
+	}
+	ipc_conn_close(&s->conn);
+	if (rc == -RTD_E_IPC_UNKNOWN_COMMAND && p->at + 1 < p->n) {
+		rtd_debug("%s; retrying with CollectTracing%d",
+			  rtd_ipc_client_errmsg(s->c), p->v[p->at + 1]);
+		p->at++;
+		rc = pend_send(s);
+		return rc ? rc : 1;
+	}
+	if (rc == -RTD_E_IPC_UNKNOWN_COMMAND)
+		say_unknown(s->c, p->need);
+	return rc;
+}
+
+RTD_API int rtd_ipc_session_answer(rtd_ipc_session *s)
+{
+	if (!s)
+		return -RTD_E_INVAL;
+	struct ipc_pending *p = s->pend;
+	if (!p)
+		return s->conn.fd >= 0 || s->replay ? 0 : -RTD_E_STATE;
+	if (s->conn.fd < 0)
+		return -RTD_E_STATE; /* failed before */
+	for (;;) {
+		ssize_t n = ipc_read_some(s->conn.fd, p->reply + p->got,
+					  p->want - p->got, 0);
+		if (n == -RTD_E_IPC_TIMEOUT || n == -EINTR)
+			return 1;
+		if (n <= 0) {
+			if (n == 0 && !p->got)
+				ipc_seterr(s->c, "CollectTracing%d: the runtime "
+						 "closed the connection without "
+						 "a reply (did the process exit?)",
+					   p->v[p->at]);
+			else
+				ipc_seterr(s->c, "CollectTracing%d: reading the "
+						 "reply: %s",
+					   p->v[p->at],
+					   rtd_strerror(n ? (int)n : -RTD_E_TRUNCATED));
+			ipc_conn_close(&s->conn);
+			return n == 0 && !p->got ? -RTD_E_IPC_CLOSED
+						 : n ? (int)n : -RTD_E_IPC_PROTOCOL;
+		}
+		ipc_record(s->c, s->conn.id, REC_RECV, p->reply + p->got,
+			   (size_t)n);
+		p->got += (size_t)n;
+		if (p->got < p->want)
+			continue;
+		if (p->want > IPC_HEADER_SIZE)
+			return pend_done(s);
+		uint8_t set, id;
+		uint16_t size;
+		int rc = ipc_header_parse(p->reply, &set, &id, &size);
+		if (!rc && size > PEND_REPLY_MAX)
+			rc = -RTD_E_CAP;
+		if (rc) {
+			ipc_seterr(s->c, "CollectTracing%d: reply header: %s "
+					 "(size %u)",
+				   p->v[p->at], rtd_strerror(rc), (unsigned)size);
+			ipc_conn_close(&s->conn);
+			return rc == -RTD_E_CAP ? -RTD_E_IPC_PROTOCOL : rc;
+		}
+		p->want = size;
+		if (p->want == IPC_HEADER_SIZE)
+			return pend_done(s);
+	}
 }
 
 RTD_API uint64_t rtd_ipc_session_id(const rtd_ipc_session *s)
@@ -180,7 +403,9 @@ RTD_API int rtd_ipc_session_fd(const rtd_ipc_session *s)
 
 struct spool_ent **ipc_session_spool(rtd_ipc_session *s)
 {
-	return s->replay || s->conn.fd < 0 ? NULL : &s->spool;
+	/* not before its reply is read (rtd_ipc_session_answer()): the
+	 * spool's thread would take the reply's bytes as the stream's */
+	return s->replay || s->pend || s->conn.fd < 0 ? NULL : &s->spool;
 }
 
 RTD_API uint64_t rtd_ipc_session_dropped(const rtd_ipc_session *s)
@@ -230,6 +455,8 @@ RTD_API ssize_t rtd_ipc_session_read(rtd_ipc_session *s, void *buf,
 {
 	if (s->replay)
 		return replay_read(s, buf, len);
+	if (s->pend)
+		return -RTD_E_STATE; /* the reply comes first: answer() */
 	if (s->conn.fd < 0)
 		return 0;
 	ssize_t n = s->spool ? ipc_spool_read(s->spool, buf, len, timeout_ms)
@@ -476,6 +703,7 @@ RTD_API void rtd_ipc_session_free(rtd_ipc_session *s)
 	} else {
 		rtd_ipc_session_close(s);
 	}
+	pend_free(s);
 	free(s);
 }
 

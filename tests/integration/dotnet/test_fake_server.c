@@ -7,6 +7,7 @@
  * test_live.c and test_cli.sh.
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -27,6 +28,10 @@ struct step {
 	bool recv_fd;  /* expect one byte with an SCM_RIGHTS fd after it */
 };
 
+/* the step (index) that replies only once the test writes a byte to the
+ * fake's go[1]; -1 none. Set before fake_start(). */
+static int held_step = -1;
+
 struct fake {
 	int lfd;
 	char path[108];
@@ -37,6 +42,7 @@ struct fake {
 	uint8_t last_payload[65536];
 	size_t last_len;
 	ino_t fd_ino; /* inode of the fd received, 0 when none */
+	int go[2];    /* the test lets a held step reply */
 };
 
 static void *serve(void *arg)
@@ -79,6 +85,9 @@ static void *serve(void *arg)
 		}
 		if (f->steps[i].silent_ms)
 			usleep((useconds_t)f->steps[i].silent_ms * 1000);
+		char go;
+		if ((int)i == held_step && read(f->go[0], &go, 1) != 1)
+			f->mismatches++;
 		if (f->steps[i].len)
 			ipc_write_all(fd, f->steps[i].reply, f->steps[i].len, 1000);
 		close(fd);
@@ -99,12 +108,15 @@ static void fake_start(struct fake *f, const struct step *s, size_t n)
 	assert_int_equal(listen(f->lfd, 8), 0);
 	f->steps = s;
 	f->n = n;
+	assert_int_equal(pipe(f->go), 0);
 	assert_int_equal(pthread_create(&f->th, NULL, serve, f), 0);
 }
 
 static void fake_end(struct fake *f)
 {
 	pthread_join(f->th, NULL);
+	close(f->go[0]);
+	close(f->go[1]);
 	close(f->lfd);
 	unlink(f->path);
 	assert_int_equal(f->mismatches, 0);
@@ -294,6 +306,69 @@ static void test_unknown_command_fallback(void **state)
 	fake_end(&f);
 }
 
+/* Wait for a begun session's fd, then read what came of its reply. */
+static int answer_when_readable(rtd_ipc_session *s)
+{
+	struct pollfd p = {.fd = rtd_ipc_session_fd(s), .events = POLLIN};
+	assert_int_equal(poll(&p, 1, 10000), 1);
+	return rtd_ipc_session_answer(s);
+}
+
+/* rtd_ipc_session_begin()/answer(): no wait for the reply; a runtime that
+ * does not know CollectTracing5 is asked the lower version on a new
+ * connection; the stream after the reply is left to the reader; a
+ * connection closed without a reply is an error. */
+static void test_begin_answer(void **state)
+{
+	(void)state;
+	static uint8_t unk[24], ok_sess[28 + 8];
+	uint8_t hr[4] = {0x85, 0x13, 0x13, 0x80};
+	mk(unk, 0xff, 0xff, hr, 4);
+	uint8_t sid[8] = {9};
+	mk(ok_sess, 0xff, 0, sid, 8);
+	memcpy(ok_sess + 28, "Nettrace", 8); /* the stream's first bytes */
+	const struct step s[] = {
+		{2, 6, unk, 24, 0, false},       /* CollectTracing5, held */
+		{2, 2, ok_sess, 36, 0, false},   /* CollectTracing (1) */
+		{2, 6, NULL, 0, 0, false},       /* closed, no reply */
+	};
+	struct fake f;
+	held_step = 0;
+	fake_start(&f, s, 3);
+	rtd_ipc_client *c = client(&f, 2000);
+	struct rtd_ipc_provider p = {.name = "X", .level = 4};
+	struct rtd_ipc_session_opts o = {.sz = sizeof(o), .providers = &p,
+					 .n_providers = 1};
+	int err = 0;
+	rtd_ipc_session *sess = rtd_ipc_session_begin(c, &o, &err);
+	assert_non_null(sess);
+	/* the server holds its reply: nothing to read, nothing waited for */
+	assert_int_equal(rtd_ipc_session_answer(sess), 1);
+	uint8_t buf[16];
+	assert_int_equal(rtd_ipc_session_read(sess, buf, sizeof(buf), 0),
+			 -RTD_E_STATE);
+	assert_int_equal(write(f.go[1], "g", 1), 1);
+	int rc;
+	while ((rc = answer_when_readable(sess)) == 1)
+		;
+	assert_int_equal(rc, 0);
+	assert_int_equal(rtd_ipc_session_version(sess), 1);
+	assert_int_equal(rtd_ipc_session_id(sess), 9);
+	assert_int_equal(rtd_ipc_session_read(sess, buf, sizeof(buf), 2000), 8);
+	assert_memory_equal(buf, "Nettrace", 8);
+	rtd_ipc_session_free(sess);
+	sess = rtd_ipc_session_begin(c, &o, &err);
+	assert_non_null(sess);
+	while ((rc = answer_when_readable(sess)) == 1)
+		;
+	assert_int_equal(rc, -RTD_E_IPC_CLOSED);
+	assert_non_null(strstr(rtd_ipc_client_errmsg(c), "without a reply"));
+	rtd_ipc_session_free(sess);
+	rtd_ipc_client_free(c);
+	fake_end(&f);
+	held_step = -1;
+}
+
 static void test_env_caps(void **state)
 {
 	(void)state;
@@ -463,6 +538,7 @@ int main(void)
 		cmocka_unit_test(test_error_replies),
 		cmocka_unit_test(test_on_wait),
 		cmocka_unit_test(test_unknown_command_fallback),
+		cmocka_unit_test(test_begin_answer),
 		cmocka_unit_test(test_env_caps),
 		cmocka_unit_test(test_long_path),
 		cmocka_unit_test(test_dump_fallback),
