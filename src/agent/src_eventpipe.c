@@ -277,10 +277,6 @@ static int open_main(struct source *src)
 		if (!e->main.s)
 			rc = ipc_failed(src, err);
 	}
-	if (!rc && src->a->stall_left) {
-		src->a->stall_left--;
-		e->stall_until = mono_ns() + src->a->stall_ns;
-	}
 	rtd_ipc_providers_clear(&prov);
 	if (!rc) {
 		e->attaching = true;
@@ -297,6 +293,10 @@ static int main_started(struct source *src)
 	struct ep *e = src->priv;
 	unsigned kinds = ep_kinds(src);
 	spool_session(src, &e->main);
+	if (src->a->stall_left) {
+		src->a->stall_left--;
+		e->stall_until = mono_ns() + src->a->stall_ns;
+	}
 	int rc = open_source(src);
 	if (rc) {
 		ep_session_close(&e->main);
@@ -427,8 +427,12 @@ static int ep_fds(struct source *src, int *fds, int max)
 	struct ep *e = src->priv;
 	int n = 0;
 	if (e->stall_until) {
+		/* a test's stalled decoding: the spool reads on, and the
+		 * loop reads the replies still to come (the rundown's) */
 		if (mono_ns() < e->stall_until)
-			return 0; /* a test's stalled decoding: the spool reads on */
+			return e->rd.s && e->rd.asked && max > 0
+				       ? (fds[0] = rtd_ipc_session_fd(e->rd.s), 1)
+				       : 0;
 		e->stall_until = 0;
 		rtd_info("pid %d: RTDIAG_AGENT_TEST_STALL: decoding again",
 			 (int)src->t->pid);

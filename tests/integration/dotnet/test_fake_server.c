@@ -347,6 +347,11 @@ static void test_begin_answer(void **state)
 	uint8_t buf[16];
 	assert_int_equal(rtd_ipc_session_read(sess, buf, sizeof(buf), 0),
 			 -RTD_E_STATE);
+	/* nor taken by a spool's thread, which would read the reply as the
+	 * stream's first bytes */
+	rtd_ipc_spool *sp = rtd_ipc_spool_new(NULL, &err);
+	assert_non_null(sp);
+	assert_int_equal(rtd_ipc_spool_add(sp, sess), -RTD_E_INVAL);
 	assert_int_equal(write(f.go[1], "g", 1), 1);
 	int rc;
 	while ((rc = answer_when_readable(sess)) == 1)
@@ -354,9 +359,12 @@ static void test_begin_answer(void **state)
 	assert_int_equal(rc, 0);
 	assert_int_equal(rtd_ipc_session_version(sess), 1);
 	assert_int_equal(rtd_ipc_session_id(sess), 9);
+	/* answered: the stream read through the spool */
+	assert_int_equal(rtd_ipc_spool_add(sp, sess), 0);
 	assert_int_equal(rtd_ipc_session_read(sess, buf, sizeof(buf), 2000), 8);
 	assert_memory_equal(buf, "Nettrace", 8);
 	rtd_ipc_session_free(sess);
+	rtd_ipc_spool_free(sp);
 	sess = rtd_ipc_session_begin(c, &o, &err);
 	assert_non_null(sess);
 	while ((rc = answer_when_readable(sess)) == 1)
