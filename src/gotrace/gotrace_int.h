@@ -366,6 +366,10 @@ struct gtd_stack {
 
 int gtd_fail(rtd_gotrace_dec *d, int err, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* A read of @what at @off that @r could not finish, as the decoder's
+ * error: the input ended inside it, or a varint ran past its width. */
+int gtd_fail_read(rtd_gotrace_dec *d, const rtd_rd *r, uint64_t off,
+		  const char *what);
 
 /* 8 bytes at @p as a little-endian number (the reader's bytes). */
 static inline uint64_t v1_le64(const uint8_t *p)

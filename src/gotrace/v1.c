@@ -151,6 +151,18 @@ int gtd_fail(rtd_gotrace_dec *d, int err, uint64_t off, const char *fmt, ...)
 	return err;
 }
 
+int gtd_fail_read(rtd_gotrace_dec *d, const rtd_rd *r, uint64_t off,
+		  const char *what)
+{
+	if (r->err == -RTD_E_TRUNCATED)
+		return gtd_fail(d, -RTD_E_TRUNCATED, off,
+				"trace ends inside %s at offset %llu", what,
+				(unsigned long long)off);
+	return gtd_fail(d, r->err ? r->err : -RTD_E_GO_EVENT, off,
+			"bad varint in %s at offset %llu", what,
+			(unsigned long long)off);
+}
+
 int gtd_args_reserve(rtd_gotrace_dec *d, size_t n)
 {
 	if (n <= d->args_cap)
@@ -172,13 +184,7 @@ static int incomplete(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off,
 {
 	if (r->err == -RTD_E_TRUNCATED && (!d->finished || d->peek))
 		return 0;
-	if (r->err == -RTD_E_TRUNCATED)
-		return gtd_fail(d, -RTD_E_TRUNCATED, off,
-				"trace ends inside %s at offset %llu", what,
-				(unsigned long long)off);
-	return gtd_fail(d, r->err ? r->err : -RTD_E_GO_EVENT, off,
-			"bad varint in %s at offset %llu", what,
-			(unsigned long long)off);
+	return gtd_fail_read(d, r, off, what);
 }
 
 /* Go's argNum for each type of the trace's version; -2 for a type the

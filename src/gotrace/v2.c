@@ -24,13 +24,7 @@ static int short_read(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, const char *w
 {
 	if (r->err == -RTD_E_TRUNCATED && !d->finished)
 		return 0;
-	if (r->err == -RTD_E_TRUNCATED)
-		return gtd_fail(d, -RTD_E_TRUNCATED, off,
-				"trace ends inside %s at offset %llu", what,
-				(unsigned long long)off);
-	return gtd_fail(d, r->err ? r->err : -RTD_E_GO_EVENT, off,
-			"bad varint in %s at offset %llu", what,
-			(unsigned long long)off);
+	return gtd_fail_read(d, r, off, what);
 }
 
 int v2_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v2_raw *raw)
