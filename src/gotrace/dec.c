@@ -42,8 +42,8 @@ rtd_gotrace_dec *rtd_gotrace_dec_new(const struct rtd_gotrace_opts *opts)
 	rtd_map_init(&d->ahead_stacks, RTD_GOTRACE_MAX_STACKS);
 	rtd_map_init(&d->timer_gs, 1u << 20);
 	rtd_map_init(&d->futile_gs, 1u << 20);
-	v1_tab_init(&d->pidx, sizeof(size_t), RTD_GOTRACE_MAX_PROCS);
-	v1_tab_init(&d->bigg, sizeof(uint64_t), 0);
+	gtd_tab_init(&d->pidx, sizeof(size_t), RTD_GOTRACE_MAX_PROCS);
+	gtd_tab_init(&d->bigg, sizeof(uint64_t), 0);
 	return d;
 }
 
@@ -58,7 +58,7 @@ void rtd_gotrace_dec_free(rtd_gotrace_dec *d)
 	rtd_map_free_vals(&d->ahead_strings);
 	rtd_map_free_vals(&d->ahead_stacks);
 	rtd_map_free(&d->timer_gs);
-	v1_tab_free(&d->pidx);
+	gtd_tab_free(&d->pidx);
 	v1_order_free(d);
 	for (size_t i = 0; i < d->nprocs; i++) {
 		free(d->procs[i].idx.r);
@@ -69,7 +69,7 @@ void rtd_gotrace_dec_free(rtd_gotrace_dec *d)
 	rtd_map_free(&d->futile_gs);
 	free(d->refs);
 	free(d->seqs);
-	v1_tab_free(&d->bigg);
+	gtd_tab_free(&d->bigg);
 	free(d->out);
 	free(d->args);
 	free(d->frames);
@@ -97,7 +97,7 @@ const char *rtd_gotrace_dec_error(const rtd_gotrace_dec *d, uint64_t *off)
 const char *rtd_gotrace_dec_string(const rtd_gotrace_dec *d, uint64_t id,
 				   size_t *len)
 {
-	return v1_str_get(d, id, len);
+	return gtd_str_get(d, id, len);
 }
 
 /* The name of string @id for a frame ("" unknown); *@own stays true when
@@ -106,9 +106,9 @@ static const char *own_name(const rtd_gotrace_dec *d, uint64_t id, bool *own)
 {
 	void *v;
 	if (rtd_map_get(&d->strings, id, &v))
-		return ((const struct v1_str *)v)->s;
+		return ((const struct gtd_str *)v)->s;
 	*own = false;
-	const char *n = v1_str_get(d, id, NULL);
+	const char *n = gtd_str_get(d, id, NULL);
 	return n ? n : "";
 }
 
@@ -128,7 +128,7 @@ size_t dec_stack_named(const rtd_gotrace_dec *d, uint64_t id,
 	if (!rtd_map_get(&d->stacks, id, &v) &&
 	    !(d->resolve && (ahead_miss(d, id), rtd_map_get(&d->ahead_stacks, id, &v))))
 		return 0;
-	struct v1_stack *s = v;
+	struct gtd_stack *s = v;
 	/* Strings may arrive after the stack: resolve names on each look-up
 	 * until all are in the decoder's own table (a name read ahead may
 	 * move, one not defined yet may come). */
@@ -186,11 +186,11 @@ int rtd_gotrace_dec_feed(rtd_gotrace_dec *d, const void *buf, size_t len)
 	if (rc == 0)
 		d->fed += len;
 	if (rc == -RTD_E_CAP)
-		return v1_fail(d, rc, d->base + d->in.len,
-			       d->mode == RTD_GOTRACE_ORDERED
-			       ? "ordered mode keeps the whole input: more than %llu bytes (use raw mode)"
-			       : "a generation larger than %llu bytes to keep to resolve its names (give a source)",
-			       (unsigned long long)d->max_input);
+		return gtd_fail(d, rc, d->base + d->in.len,
+				d->mode == RTD_GOTRACE_ORDERED
+				? "ordered mode keeps the whole input: more than %llu bytes (use raw mode)"
+				: "a generation larger than %llu bytes to keep to resolve its names (give a source)",
+				(unsigned long long)d->max_input);
 	if (rc < 0 || !d->src || d->v2 || d->mode != RTD_GOTRACE_ORDERED)
 		return rc;
 	/* with a source, index as the bytes come and keep none of them */
@@ -206,14 +206,14 @@ int rtd_gotrace_dec_feed(rtd_gotrace_dec *d, const void *buf, size_t len)
 static struct v1_proc *proc_for(rtd_gotrace_dec *d, int64_t p)
 {
 	bool created;
-	size_t *idx = v1_tab_get(&d->pidx, (uint64_t)p, true, &created);
+	size_t *idx = gtd_tab_get(&d->pidx, (uint64_t)p, true, &created);
 	if (!idx)
 		return NULL;
 	if (created) {
 		struct v1_proc *np =
 			realloc(d->procs, (d->nprocs + 1) * sizeof(*np));
 		if (!np) {
-			v1_tab_del(&d->pidx, (uint64_t)p);
+			gtd_tab_del(&d->pidx, (uint64_t)p);
 			return NULL;
 		}
 		d->procs = np;
@@ -232,7 +232,7 @@ static int push_run(struct v1_runs *x, uint32_t i)
 		return 0;
 	}
 	struct v1_run run = {i, 1};
-	if (v1_push((void **)&x->r, &x->n, &x->cap, sizeof(run), &run) < 0)
+	if (gtd_push((void **)&x->r, &x->n, &x->cap, sizeof(run), &run) < 0)
 		return -ENOMEM;
 	x->nev++;
 	return 0;
@@ -268,7 +268,7 @@ uint64_t rg(const rtd_gotrace_dec *d, const struct v1_ref *r)
 {
 	if (r->g != V1_BIG_G)
 		return r->g;
-	const uint64_t *g = v1_tab_get((struct v1_tab *)&d->bigg, (uint64_t)(r - d->refs), false, NULL);
+	const uint64_t *g = gtd_tab_get((struct gtd_tab *)&d->bigg, (uint64_t)(r - d->refs), false, NULL);
 	return g ? *g : V1_BIG_G;
 }
 
@@ -288,17 +288,17 @@ int table_add_string(rtd_gotrace_dec *d, uint64_t id, const uint8_t *data,
 	rtd_map *m = d->adding_ahead ? &d->ahead_strings : &d->strings;
 	size_t *bytes = d->adding_ahead ? &d->ahead_strbytes : &d->strbytes;
 	if (rtd_map_get(m, id, NULL))
-		return v1_fail(d, -RTD_E_GO_EVENT, off,
-			       "string at offset %llu has duplicate id %llu",
-			       (unsigned long long)off, (unsigned long long)id);
+		return gtd_fail(d, -RTD_E_GO_EVENT, off,
+				"string at offset %llu has duplicate id %llu",
+				(unsigned long long)off, (unsigned long long)id);
 	if (*bytes + len > RTD_GOTRACE_MAX_STRING_BYTES)
-		return v1_fail(d, -RTD_E_CAP, off,
-			       "strings exceed %u bytes in all at offset %llu",
-			       RTD_GOTRACE_MAX_STRING_BYTES,
-			       (unsigned long long)off);
-	struct v1_str *s = malloc(sizeof(*s) + len + 1);
+		return gtd_fail(d, -RTD_E_CAP, off,
+				"strings exceed %u bytes in all at offset %llu",
+				RTD_GOTRACE_MAX_STRING_BYTES,
+				(unsigned long long)off);
+	struct gtd_str *s = malloc(sizeof(*s) + len + 1);
 	if (!s)
-		return v1_fail(d, -ENOMEM, off, "out of memory");
+		return gtd_fail(d, -ENOMEM, off, "out of memory");
 	s->off = off;
 	s->len = len;
 	if (len)
@@ -307,9 +307,9 @@ int table_add_string(rtd_gotrace_dec *d, uint64_t id, const uint8_t *data,
 	int rc = rtd_map_put(m, id, s, NULL);
 	if (rc < 0) {
 		free(s);
-		return v1_fail(d, rc, off,
-			       "string table full at offset %llu (limit %u)",
-			       (unsigned long long)off, RTD_GOTRACE_MAX_STRINGS);
+		return gtd_fail(d, rc, off,
+				"string table full at offset %llu (limit %u)",
+				(unsigned long long)off, RTD_GOTRACE_MAX_STRINGS);
 	}
 	*bytes += len;
 	return 0;
@@ -321,11 +321,11 @@ void ahead_reached(rtd_gotrace_dec *d, bool stack, uint64_t id, uint64_t off)
 	void *v;
 	if (!rtd_map_get(m, id, &v))
 		return;
-	/* v1_str and v1_stack both start with the offset */
+	/* gtd_str and gtd_stack both start with the offset */
 	if (*(const uint64_t *)v != off)
 		return;
 	if (!stack)
-		d->ahead_strbytes -= ((struct v1_str *)v)->len;
+		d->ahead_strbytes -= ((struct gtd_str *)v)->len;
 	else
 		d->stack_epoch++;
 	free(rtd_map_del(m, id));
@@ -435,9 +435,9 @@ static void v1_preload(rtd_gotrace_dec *d)
 int table_add_stack(rtd_gotrace_dec *d, uint64_t id,
 		    const struct rtd_gotrace_frame *f, size_t n, uint64_t off)
 {
-	struct v1_stack *s = malloc(sizeof(*s) + n * sizeof(*f));
+	struct gtd_stack *s = malloc(sizeof(*s) + n * sizeof(*f));
 	if (!s)
-		return v1_fail(d, -ENOMEM, off, "out of memory");
+		return gtd_fail(d, -ENOMEM, off, "out of memory");
 	s->off = off;
 	s->n = n;
 	s->named = false;
@@ -448,15 +448,15 @@ int table_add_stack(rtd_gotrace_dec *d, uint64_t id,
 	d->stack_epoch++;
 	if (rc < 0) {
 		free(s);
-		return v1_fail(d, rc, off,
-			       "stack table full at offset %llu (limit %u)",
-			       (unsigned long long)off, RTD_GOTRACE_MAX_STACKS);
+		return gtd_fail(d, rc, off,
+				"stack table full at offset %llu (limit %u)",
+				(unsigned long long)off, RTD_GOTRACE_MAX_STACKS);
 	}
 	free(old);
 	return 0;
 }
 
-int v1_push(void **arr, size_t *n, size_t *cap, size_t isz, const void *item)
+int gtd_push(void **arr, size_t *n, size_t *cap, size_t isz, const void *item)
 {
 	if (*n == *cap) {
 		size_t nc = *cap ? *cap * 2 : 8;
@@ -487,9 +487,9 @@ static int span_open(rtd_gotrace_dec *d, size_t pi, uint64_t off)
 	span_close(d, off);
 	struct v1_proc *pr = &d->procs[pi];
 	struct v1_span sp = {off, UINT64_MAX};
-	if (v1_push((void **)&pr->bspan, &pr->nbspan, &pr->capbspan,
+	if (gtd_push((void **)&pr->bspan, &pr->nbspan, &pr->capbspan,
 		      sizeof(sp), &sp) < 0)
-		return v1_fail(d, -ENOMEM, off, "out of memory");
+		return gtd_fail(d, -ENOMEM, off, "out of memory");
 	d->open_proc = pi + 1;
 	return 0;
 }
@@ -509,7 +509,7 @@ static int index_note(rtd_gotrace_dec *d, unsigned typ, uint64_t off,
 		/* events before the first batch belong to P 0's stream */
 		struct v1_proc *pr = proc_for(d, d->last_p);
 		if (!pr)
-			return v1_fail(d, -ENOMEM, off, "out of memory");
+			return gtd_fail(d, -ENOMEM, off, "out of memory");
 		if ((rc = span_open(d, (size_t)(pr - d->procs), off)) < 0)
 			return rc;
 		d->seen_batch = true;
@@ -517,7 +517,7 @@ static int index_note(rtd_gotrace_dec *d, unsigned typ, uint64_t off,
 	switch (typ) {
 	case RTD_GO_EV_CPU_SAMPLE: {
 		struct v1_sample smp = {ts, off};
-		rc = v1_push((void **)&d->samples, &d->nsamples,
+		rc = gtd_push((void **)&d->samples, &d->nsamples,
 			       &d->capsamples, sizeof(smp), &smp);
 		break;
 	}
@@ -533,12 +533,12 @@ static int index_note(rtd_gotrace_dec *d, unsigned typ, uint64_t off,
 	case RTD_GO_EV_FUTILE_WAKEUP:
 		if (!rtd_map_get(&d->futile_gs, g, NULL) &&
 		    rtd_map_put(&d->futile_gs, g, d, NULL) < 0)
-			return v1_fail(d, -RTD_E_CAP, off,
-				       "too many goroutines with futile wakeups");
+			return gtd_fail(d, -RTD_E_CAP, off,
+					"too many goroutines with futile wakeups");
 		break;
 	}
 	if (rc < 0)
-		return v1_fail(d, rc, off, "out of memory");
+		return gtd_fail(d, rc, off, "out of memory");
 	return 0;
 }
 
@@ -556,7 +556,7 @@ static int keep_ref(rtd_gotrace_dec *d, const struct v1_raw *raw,
 		    const struct rtd_gotrace_event *ev)
 {
 	if (raw->off > V1_MAX_OFF)
-		return v1_fail(d, -RTD_E_CAP, raw->off, "ordered mode reads up to 256 TB");
+		return gtd_fail(d, -RTD_E_CAP, raw->off, "ordered mode reads up to 256 TB");
 	struct v1_ref r = {
 		.off_lo = (uint32_t)raw->off,
 		.off_hi = (uint16_t)(raw->off >> 32),
@@ -566,9 +566,9 @@ static int keep_ref(rtd_gotrace_dec *d, const struct v1_raw *raw,
 		.type = (uint8_t)raw->typ,
 	};
 	if (ev->g >= V1_BIG_G) {
-		uint64_t *slot = v1_tab_get(&d->bigg, d->nrefs, true, NULL);
+		uint64_t *slot = gtd_tab_get(&d->bigg, d->nrefs, true, NULL);
 		if (!slot)
-			return v1_fail(d, -ENOMEM, raw->off, "out of memory");
+			return gtd_fail(d, -ENOMEM, raw->off, "out of memory");
 		*slot = ev->g;
 	}
 	d->any_events = true;
@@ -576,9 +576,9 @@ static int keep_ref(rtd_gotrace_dec *d, const struct v1_raw *raw,
 					 : proc_for(d, d->last_p);
 	int rc = pr ? push_ref(d, &r, &pr->idx, ev->seq) : -RTD_E_CAP;
 	if (rc < 0)
-		return v1_fail(d, rc, raw->off, rc == -RTD_E_CAP
-			       ? "more than 4G events in ordered mode (use raw mode)"
-			       : "out of memory");
+		return gtd_fail(d, rc, raw->off, rc == -RTD_E_CAP
+				? "more than 4G events in ordered mode (use raw mode)"
+				: "out of memory");
 	return 0;
 }
 
@@ -595,7 +595,7 @@ static int step(rtd_gotrace_dec *d, const struct v1_raw *raw,
 	if (raw_mode || raw->typ == RTD_GO_EV_STACK) {
 		rc = v1_fill(d, raw->typ, raw, ev);
 		if (rc < 0)
-			return v1_fail(d, rc, raw->off, "%s", rtd_strerror(rc));
+			return gtd_fail(d, rc, raw->off, "%s", rtd_strerror(rc));
 	}
 	ev->ts = ev->ticks = 0;
 	ev->seq = 0;
@@ -605,18 +605,18 @@ static int step(rtd_gotrace_dec *d, const struct v1_raw *raw,
 	case RTD_GO_EV_BATCH: {
 		struct v1_proc *pr = proc_for(d, d->last_p);
 		if (!pr)
-			return v1_fail(d, -RTD_E_CAP, raw->off,
-				       "too many Ps at offset %llu (limit %u)",
-				       (unsigned long long)raw->off,
-				       RTD_GOTRACE_MAX_PROCS);
+			return gtd_fail(d, -RTD_E_CAP, raw->off,
+					"too many Ps at offset %llu (limit %u)",
+					(unsigned long long)raw->off,
+					RTD_GOTRACE_MAX_PROCS);
 		pr->lastg = d->ps.g;
 		d->last_p = (int64_t)raw->args[0];
 		pr = proc_for(d, d->last_p);
 		if (!pr)
-			return v1_fail(d, -RTD_E_CAP, raw->off,
-				       "too many Ps at offset %llu (limit %u)",
-				       (unsigned long long)raw->off,
-				       RTD_GOTRACE_MAX_PROCS);
+			return gtd_fail(d, -RTD_E_CAP, raw->off,
+					"too many Ps at offset %llu (limit %u)",
+					(unsigned long long)raw->off,
+					RTD_GOTRACE_MAX_PROCS);
 		d->ps.g = pr->lastg;
 		d->cur_proc = (size_t)(pr - d->procs) + 1;
 		if (d->ver < 1007) {
@@ -637,16 +637,16 @@ static int step(rtd_gotrace_dec *d, const struct v1_raw *raw,
 	case RTD_GO_EV_FREQUENCY:
 		d->freq = (int64_t)raw->args[0];
 		if (d->freq <= 0)
-			return v1_fail(d, -RTD_E_GO_EVENT, raw->off,
-				       "time stamps out of order (frequency %lld at offset %llu)",
-				       (long long)d->freq,
-				       (unsigned long long)raw->off);
+			return gtd_fail(d, -RTD_E_GO_EVENT, raw->off,
+					"time stamps out of order (frequency %lld at offset %llu)",
+					(long long)d->freq,
+					(unsigned long long)raw->off);
 		return 0;
 	case RTD_GO_EV_TIMER_GOROUTINE:
 		if (!rtd_map_get(&d->timer_gs, raw->args[0], NULL) &&
 		    rtd_map_put(&d->timer_gs, raw->args[0], d, NULL) < 0)
-			return v1_fail(d, -RTD_E_CAP, raw->off,
-				       "too many timer goroutines");
+			return gtd_fail(d, -RTD_E_CAP, raw->off,
+					"too many timer goroutines");
 		return 0;
 	case RTD_GO_EV_STRING:
 		return store_string(d, raw);
@@ -687,25 +687,25 @@ static int read_header(rtd_gotrace_dec *d)
 	if (d->in.len - d->pos < 16) {
 		if (!d->finished)
 			return 0;
-		return v1_fail(d, -RTD_E_TRUNCATED, d->base + d->pos,
-			       "failed to read header: the input has %zu bytes, a Go trace header has 16",
-			       d->in.len - d->pos);
+		return gtd_fail(d, -RTD_E_TRUNCATED, d->base + d->pos,
+				"failed to read header: the input has %zu bytes, a Go trace header has 16",
+				d->in.len - d->pos);
 	}
 	const uint8_t *h = d->in.data + d->pos;
 	int ver = rtd_gotrace_header_version(h, 16);
 	if (ver == -RTD_E_GO_VERSION)
-		return v1_fail(d, -RTD_E_GO_VERSION, 0,
-			       "not a Go execution trace (header does not read \"go 1.N trace\")");
+		return gtd_fail(d, -RTD_E_GO_VERSION, 0,
+				"not a Go execution trace (header does not read \"go 1.N trace\")");
 	if (ver < 0) {
 		ver = v1_parse_header(h);
-		return v1_fail(d, -RTD_E_GO_VERSION, 0,
-			       "unsupported trace file version %d.%d",
-			       ver / 1000, ver % 1000);
+		return gtd_fail(d, -RTD_E_GO_VERSION, 0,
+				"unsupported trace file version %d.%d",
+				ver / 1000, ver % 1000);
 	}
 	if (ver >= 1022) {
 		d->v2 = calloc(1, sizeof(*d->v2));
 		if (!d->v2)
-			return v1_fail(d, -ENOMEM, 0, "out of memory");
+			return gtd_fail(d, -ENOMEM, 0, "out of memory");
 	}
 	d->ver = ver;
 	d->pos += 16;
@@ -742,9 +742,9 @@ static int index_some(rtd_gotrace_dec *d)
 			if (rc < 0)
 				return rc;
 			if (rc == 0)
-				return d->finished ? v1_fail(d, -RTD_E_TRUNCATED, off,
-							     "trace ends inside an event at offset %llu",
-							     (unsigned long long)off)
+				return d->finished ? gtd_fail(d, -RTD_E_TRUNCATED, off,
+							      "trace ends inside an event at offset %llu",
+							      (unsigned long long)off)
 						   : 0;
 			d->pos += rd_off(&r);
 			typ = raw.typ;
@@ -785,7 +785,7 @@ int rtd_gotrace_dec_finish(rtd_gotrace_dec *d)
 	/* Index everything; the order is made as events are asked for. */
 	int rc;
 	if (!d->header && (rc = read_header(d)) <= 0)
-		return rc < 0 ? rc : v1_fail(d, -RTD_E_TRUNCATED, 0, "no header");
+		return rc < 0 ? rc : gtd_fail(d, -RTD_E_TRUNCATED, 0, "no header");
 	if ((rc = index_some(d)) < 0)
 		return rc;
 	d->total = d->base + d->in.len;
@@ -820,7 +820,7 @@ int v1_emit_slow(rtd_gotrace_dec *d, const struct v1_ev *e,
 	}
 	rc = v1_fill(d, e->type, &raw, ev);
 	if (rc < 0)
-		return v1_fail(d, rc, e->off, "%s", rtd_strerror(rc));
+		return gtd_fail(d, rc, e->off, "%s", rtd_strerror(rc));
 	v1_emit_time(e, ev);
 	return 1;
 }
@@ -872,10 +872,10 @@ int rtd_gotrace_dec_next(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 	if (d->pos >= d->in.len && d->finished && d->freq == 0)
 		/* the old format has no end marker: its Frequency event,
 		 * written at the end with the stacks, says it is whole */
-		return v1_fail(d, -RTD_E_TRUNCATED, d->base + d->pos,
-			       "the trace ends before its Frequency event (the "
-			       "runtime writes it and the stack table at the "
-			       "end of the trace)");
+		return gtd_fail(d, -RTD_E_TRUNCATED, d->base + d->pos,
+				"the trace ends before its Frequency event (the "
+				"runtime writes it and the stack table at the "
+				"end of the trace)");
 	if (d->pos >= d->in.len)
 		return 0;
 	rtd_rd r;

@@ -212,20 +212,20 @@ static inline uint64_t roff(const struct v1_ref *r)
 }
 
 /* A small open-addressing map from u64 to a fixed-size value. */
-struct v1_tab {
+struct gtd_tab {
 	uint64_t *keys;
 	uint8_t *used;
 	uint8_t *vals;
 	size_t vsz, n, tomb, cap, max;
 };
-void v1_tab_init(struct v1_tab *t, size_t vsz, size_t max);
-void v1_tab_free(struct v1_tab *t);
+void gtd_tab_init(struct gtd_tab *t, size_t vsz, size_t max);
+void gtd_tab_free(struct gtd_tab *t);
 /* Find or insert (zeroed); NULL on cap or ENOMEM. */
-void *v1_tab_get_slow(struct v1_tab *t, uint64_t key, bool create, bool *created);
+void *gtd_tab_get_slow(struct gtd_tab *t, uint64_t key, bool create, bool *created);
 /* The same, with the common hit in the key's home slot inlined (the
  * ordering looks up a goroutine or P for nearly every event). */
-static inline void *v1_tab_get(struct v1_tab *t, uint64_t key, bool create,
-			       bool *created)
+static inline void *gtd_tab_get(struct gtd_tab *t, uint64_t key, bool create,
+				bool *created)
 {
 	if (t->cap) {
 		size_t i = (size_t)rtd_hash_u64(key) & (t->cap - 1);
@@ -235,9 +235,9 @@ static inline void *v1_tab_get(struct v1_tab *t, uint64_t key, bool create,
 			return t->vals + i * t->vsz;
 		}
 	}
-	return v1_tab_get_slow(t, key, create, created);
+	return gtd_tab_get_slow(t, key, create, created);
 }
-void v1_tab_del(struct v1_tab *t, uint64_t key);
+void gtd_tab_del(struct gtd_tab *t, uint64_t key);
 
 /* A P's events in file order, as runs of consecutive ref indices (a
  * batch's events are consecutive in the file). */
@@ -292,12 +292,12 @@ struct rtd_gotrace_dec {
 	struct v1_span *open_span; /* index pass: the batch not yet closed */
 	size_t open_proc;          /* ... its P's index in procs */
 	int64_t freq;
-	struct v1_tab pidx; /* P -> index into procs + 1 */
+	struct gtd_tab pidx; /* P -> index into procs + 1 */
 	struct v1_proc *procs;
 	size_t nprocs;
 	size_t cur_proc; /* index + 1 of last_p's entry in procs, or 0 */
-	rtd_map strings; /* id -> struct v1_str * */
-	rtd_map stacks;  /* id -> struct v1_stack * */
+	rtd_map strings; /* id -> struct gtd_str * */
+	rtd_map stacks;  /* id -> struct gtd_stack * */
 	/* counts every change of stacks and ahead_stacks: what a look-up
 	 * found stays true while it is unchanged (the text writer's cache) */
 	uint64_t stack_epoch;
@@ -331,7 +331,7 @@ struct rtd_gotrace_dec {
 	struct v1_ref *refs; /* every event, in file order */
 	size_t nrefs, caprefs;
 	int64_t *seqs;       /* Go 1.5: each event's sequence number */
-	struct v1_tab bigg;  /* goroutine ids >= 2^32-1, by ref index */
+	struct gtd_tab bigg;  /* goroutine ids >= 2^32-1, by ref index */
 	bool any_events;
 	uint32_t *out;       /* the order: indices into refs */
 	size_t nout, iout;
@@ -345,7 +345,7 @@ struct rtd_gotrace_dec {
 	void *tables_ctx;
 };
 
-struct v1_str {
+struct gtd_str {
 	uint64_t off; /* of the event that defines it */
 	size_t len;
 	char s[];
@@ -355,7 +355,7 @@ struct v1_str {
 size_t dec_stack_named(const rtd_gotrace_dec *d, uint64_t id,
 		       const struct rtd_gotrace_frame **frames, bool *named);
 
-struct v1_stack {
+struct gtd_stack {
 	uint64_t off;
 	size_t n;
 	/* every frame's names found in d->strings, which keeps them as long
@@ -364,8 +364,12 @@ struct v1_stack {
 	struct rtd_gotrace_frame f[];
 };
 
-int v1_fail(rtd_gotrace_dec *d, int err, uint64_t off, const char *fmt, ...)
+int gtd_fail(rtd_gotrace_dec *d, int err, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* A read of @what at @off that @r could not finish, as the decoder's
+ * error: the input ended inside it, or a varint ran past its width. */
+int gtd_fail_read(rtd_gotrace_dec *d, const rtd_rd *r, uint64_t off,
+		  const char *what);
 
 /* 8 bytes at @p as a little-endian number (the reader's bytes). */
 static inline uint64_t v1_le64(const uint8_t *p)
@@ -489,13 +493,13 @@ static inline size_t v1_fast_event(const rtd_gotrace_dec *d, const uint8_t *p,
 	return (size_t)(q - p);
 }
 /* Room for @n wire arguments in d->args (both formats): 0 or -ENOMEM. */
-int v1_args_reserve(rtd_gotrace_dec *d, size_t n);
+int gtd_args_reserve(rtd_gotrace_dec *d, size_t n);
 /* Read one raw event at r; 1 done, 0 incomplete, <0 error (set on d). */
 int v1_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v1_raw *raw);
 /* Give an event its arguments and strings (context-free part). */
 int v1_fill(rtd_gotrace_dec *d, unsigned type, const struct v1_raw *raw,
 	    struct rtd_gotrace_event *ev);
-const char *v1_str_get(const rtd_gotrace_dec *d, uint64_t id, size_t *len);
+const char *gtd_str_get(const rtd_gotrace_dec *d, uint64_t id, size_t *len);
 /* Start ordered output after the index pass (Go 1.5/1.6: sort the refs). */
 int v1_order(rtd_gotrace_dec *d);
 /* The next event in Go's order, ordered and validated as it goes out:
@@ -591,7 +595,7 @@ static inline int v1_emit(rtd_gotrace_dec *d, const struct v1_ev *e,
  * bytes stay valid until the next call. 1, or <0. */
 int v1_reread(rtd_gotrace_dec *d, uint64_t off, struct v1_raw *raw);
 /* Append @item (@isz bytes) to a growable array: 0 or -ENOMEM. */
-int v1_push(void **arr, size_t *n, size_t *cap, size_t isz, const void *item);
+int gtd_push(void **arr, size_t *n, size_t *cap, size_t isz, const void *item);
 /* Keep a raw event's wire arguments in @e. */
 void v1_ev_wire(rtd_gotrace_dec *d, const struct v1_raw *raw, struct v1_ev *e);
 /* The goroutine of a kept event. */

@@ -121,27 +121,27 @@ static bool ready(uint64_t g, const struct gstate *curr,
 struct gtab {
 	uint8_t *v, *used;
 	size_t cap, vsz;
-	struct v1_tab big;
+	struct gtd_tab big;
 };
 
 static void gtab_init(struct gtab *t, size_t vsz)
 {
 	memset(t, 0, sizeof(*t));
 	t->vsz = vsz;
-	v1_tab_init(&t->big, vsz, 0);
+	gtd_tab_init(&t->big, vsz, 0);
 }
 
 static void gtab_free(struct gtab *t)
 {
 	free(t->v);
 	free(t->used);
-	v1_tab_free(&t->big);
+	gtd_tab_free(&t->big);
 }
 
 static void *gtab_slow(struct gtab *t, uint64_t key, bool create, bool *created)
 {
 	if (key >= GT_DENSE)
-		return v1_tab_get(&t->big, key, create, created);
+		return gtd_tab_get(&t->big, key, create, created);
 	if (key >= t->cap) {
 		if (!create)
 			return NULL;
@@ -250,7 +250,7 @@ struct pp_regions {
 };
 struct pp_state {
 	struct gtab gs, ps;
-	struct v1_tab tasks, regions;
+	struct gtd_tab tasks, regions;
 	bool gc_active, stw_active;
 };
 
@@ -318,7 +318,7 @@ struct v1_ord {
 	size_t npend;
 	struct gtab gs;      /* merge: goroutine -> struct gstate */
 	uint64_t gs_made;    /* states made in gs (each may move them all) */
-	struct v1_tab block; /* goroutine -> time of its last syscall block */
+	struct gtd_tab block; /* goroutine -> time of its last syscall block */
 	int64_t last_ts;     /* of the last merged event */
 	uint64_t mpos;
 	bool merge_done;
@@ -335,7 +335,7 @@ struct v1_ord {
 	double ns_per_tick;
 	/* the futile-wakeup window: a FIFO, events leave from its front */
 	bool gate;
-	struct v1_tab fg; /* goroutine -> struct futile_g */
+	struct gtd_tab fg; /* goroutine -> struct futile_g */
 	struct ring q;
 	bool sorted_done;
 	struct pp_state pp;
@@ -348,12 +348,12 @@ struct v1_ord {
 
 static int oom(rtd_gotrace_dec *d)
 {
-	return v1_fail(d, -ENOMEM, 0, "out of memory");
+	return gtd_fail(d, -ENOMEM, 0, "out of memory");
 }
 
 static int time_order(rtd_gotrace_dec *d)
 {
-	return v1_fail(d, -RTD_E_GO_ORDER, 0, "time stamps out of order");
+	return gtd_fail(d, -RTD_E_GO_ORDER, 0, "time stamps out of order");
 }
 
 #define RBUF_MIN (64u << 10)
@@ -372,8 +372,8 @@ static int read_at(rtd_gotrace_dec *d, struct rbuf *b, uint64_t off,
 		rc = v1_read_raw(d, &r, off, raw);
 		*adv = rd_off(&r);
 		return rc > 0 ? 1 : rc < 0 ? rc
-			: v1_fail(d, -RTD_E_TRUNCATED, off, "event at offset %llu is cut short",
-				  (unsigned long long)off);
+			: gtd_fail(d, -RTD_E_TRUNCATED, off, "event at offset %llu is cut short",
+				   (unsigned long long)off);
 	}
 	size_t need = RBUF_MIN;
 	for (;;) {
@@ -384,19 +384,19 @@ static int read_at(rtd_gotrace_dec *d, struct rbuf *b, uint64_t off,
 			if (n > b->cap) {
 				uint8_t *np = realloc(b->p, (size_t)n);
 				if (!np)
-					return v1_fail(d, -ENOMEM, off, "out of memory");
+					return gtd_fail(d, -ENOMEM, off, "out of memory");
 				b->p = np;
 				b->cap = (size_t)n;
 			}
 			int64_t got = d->src(b->p, (size_t)n, off, d->src_ctx);
 			if (got < 0)
-				return v1_fail(d, (int)got, off, "reading the input again at offset %llu: %s",
-					       (unsigned long long)off, rtd_strerror((int)got));
+				return gtd_fail(d, (int)got, off, "reading the input again at offset %llu: %s",
+						(unsigned long long)off, rtd_strerror((int)got));
 			if ((uint64_t)got < n)
-				return v1_fail(d, -RTD_E_TRUNCATED, off,
-					       "reading the input again at offset %llu: %lld bytes, not %llu (did it change?)",
-					       (unsigned long long)off, (long long)got,
-					       (unsigned long long)n);
+				return gtd_fail(d, -RTD_E_TRUNCATED, off,
+						"reading the input again at offset %llu: %lld bytes, not %llu (did it change?)",
+						(unsigned long long)off, (long long)got,
+						(unsigned long long)n);
 			b->off = off;
 			b->len = (size_t)n;
 			wend = off + n;
@@ -410,8 +410,8 @@ static int read_at(rtd_gotrace_dec *d, struct rbuf *b, uint64_t off,
 			return rc;
 		}
 		if (wend >= end)
-			return v1_fail(d, -RTD_E_TRUNCATED, off, "event at offset %llu is cut short",
-				       (unsigned long long)off);
+			return gtd_fail(d, -RTD_E_TRUNCATED, off, "event at offset %llu is cut short",
+					(unsigned long long)off);
 		need = (size_t)(wend - off) * 2; /* a larger event: a larger window */
 	}
 }
@@ -634,8 +634,8 @@ static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev **outp)
 	if (o->nf == 0) {
 		for (size_t i = 0; i < o->ncur; i++)
 			if (!o->cur[i].done)
-				return v1_fail(d, -RTD_E_GO_ORDER, 0,
-					       "no consistent ordering of events possible");
+				return gtd_fail(d, -RTD_E_GO_ORDER, 0,
+						"no consistent ordering of events possible");
 		return 0;
 	}
 	struct fent *f = o->frontier;
@@ -664,9 +664,9 @@ static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev **outp)
 			o->gs_made += made;
 		}
 		if (!ready(c->tg, cur, &c->init))
-			return v1_fail(d, -RTD_E_GO_ORDER, out->off,
-				       "event sequences are broken (offset %llu)",
-				       (unsigned long long)out->off);
+			return gtd_fail(d, -RTD_E_GO_ORDER, out->off,
+					"event sequences are broken (offset %llu)",
+					(unsigned long long)out->off);
 		struct gstate next = c->next;
 		if (next.seq == NOSEQ)
 			next.seq = cur->seq;
@@ -690,16 +690,16 @@ static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev **outp)
 	o->cls = 2;
 	if (out->type == RTD_GO_EV_GO_SYS_BLOCK ||
 	    out->type == RTD_GO_EV_GO_IN_SYSCALL) {
-		int64_t *t = v1_tab_get(&o->block, out->g, true, NULL);
+		int64_t *t = gtd_tab_get(&o->block, out->g, true, NULL);
 		if (!t)
 			return oom(d);
 		*t = out->ts;
 	} else if (out->type == RTD_GO_EV_GO_SYS_EXIT && v1_ev_args(out)[2] != 0) {
 		int64_t ts = (int64_t)v1_ev_args(out)[2];
-		const int64_t *t = v1_tab_get(&o->block, out->g, false, NULL);
+		const int64_t *t = gtd_tab_get(&o->block, out->g, false, NULL);
 		int64_t block = t ? *t : 0;
 		if (block == 0)
-			return v1_fail(d, -RTD_E_GO_ORDER, out->off, "stray syscall exit");
+			return gtd_fail(d, -RTD_E_GO_ORDER, out->off, "stray syscall exit");
 		if (ts < block)
 			return time_order(d);
 		out->ts = ts;
@@ -714,7 +714,7 @@ static bool ev_before(const struct v1_ev *a, const struct v1_ev *b)
 
 static int heap_push(struct v1_ord *o, const struct v1_ev *e)
 {
-	if (v1_push((void **)&o->heap, &o->nh, &o->caph, sizeof(*e), e) < 0)
+	if (gtd_push((void **)&o->heap, &o->nh, &o->caph, sizeof(*e), e) < 0)
 		return -ENOMEM;
 	size_t i = o->nh - 1;
 	while (i > 0 && ev_before(e, &o->heap[(i - 1) / 2])) {
@@ -794,7 +794,7 @@ static int sorted_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev **out)
 		struct v1_raw raw;
 		rd_init(&rd, d->in.data + e->off, d->in.len - e->off);
 		if (v1_read_raw(d, &rd, e->off, &raw) <= 0) /* read once already */
-			return d->err ? d->err : v1_fail(d, -RTD_E_TRUNCATED, e->off, "truncated");
+			return d->err ? d->err : gtd_fail(d, -RTD_E_TRUNCATED, e->off, "truncated");
 		v1_ev_wire(d, &raw, e);
 		return 1;
 	}
@@ -844,10 +844,10 @@ static int sorted_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev **out)
 		}
 		/* merge straight into the window */
 		if (w->tail - w->head + o->nh >= d->max_window)
-			return v1_fail(d, -RTD_E_CAP, first ? first->off : 0,
-				       "ordered mode holds more than %u events waiting for a GoSysExit that may move %lld ticks back (from offset %llu): use raw mode",
-				       d->max_window, (long long)d->sysexit_shift,
-				       (unsigned long long)(first ? first->off : 0));
+			return gtd_fail(d, -RTD_E_CAP, first ? first->off : 0,
+					"ordered mode holds more than %u events waiting for a GoSysExit that may move %lld ticks back (from offset %llu): use raw mode",
+					d->max_window, (long long)d->sysexit_shift,
+					(unsigned long long)(first ? first->off : 0));
 		rc = merge_slot(d, o, &slot);
 		if (rc < 0 || (rc = merged(d, o, slot, rc)) < 0)
 			return rc;
@@ -907,7 +907,7 @@ static int gate_push(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *e)
 	uint64_t key = e->type == RTD_GO_EV_GO_UNBLOCK ? v1_ev_args(e)[0] : e->g;
 	if (!rtd_map_get(&d->futile_gs, key, NULL))
 		return ring_push(&o->q, e) < 0 ? oom(d) : 0;
-	struct futile_g *g = v1_tab_get(&o->fg, key, wakeup, NULL);
+	struct futile_g *g = gtd_tab_get(&o->fg, key, wakeup, NULL);
 	if (wakeup) {
 		if (!g)
 			return oom(d);
@@ -915,14 +915,14 @@ static int gate_push(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *e)
 			fg_release(o, g, false); /* a new wakeup sequence */
 		if (e->type == RTD_GO_EV_FUTILE_WAKEUP)
 			g->futile = true;
-		if (v1_push((void **)&g->pos, &g->n, &g->cap, sizeof(*g->pos), &o->q.tail) < 0)
+		if (gtd_push((void **)&g->pos, &g->n, &g->cap, sizeof(*g->pos), &o->q.tail) < 0)
 			return oom(d);
 		e->held = 1;
 	} else if (g) { /* the block decides */
 		e->drop = g->futile;
 		fg_release(o, g, g->futile);
 		free(g->pos);
-		v1_tab_del(&o->fg, key);
+		gtd_tab_del(&o->fg, key);
 	}
 	return ring_push(&o->q, e) < 0 ? oom(d) : 0;
 }
@@ -932,7 +932,7 @@ static int gate_push(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *e)
 
 static const char *region_name(const rtd_gotrace_dec *d, uint64_t id)
 {
-	const char *s = v1_str_get(d, id, NULL);
+	const char *s = gtd_str_get(d, id, NULL);
 	return s ? s : "";
 }
 
@@ -961,12 +961,12 @@ static int pp_fail(const struct pp_ctx *x, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static int pp_fail(const struct pp_ctx *x, const char *fmt, ...)
 {
-	char msg[sizeof(x->d->errmsg)]; /* truncated where v1_fail would */
+	char msg[sizeof(x->d->errmsg)]; /* truncated where gtd_fail would */
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return v1_fail(x->d, -RTD_E_GO_ORDER, x->ev->off, "%s", msg);
+	return gtd_fail(x->d, -RTD_E_GO_ORDER, x->ev->off, "%s", msg);
 }
 
 /* The event's goroutine runs on its P (and is not g 0 unless @allow0). */
@@ -1056,7 +1056,7 @@ static int pp_go_create(struct pp_ctx *x)
 	uint64_t id = v1_ev_args(x->ev)[0];
 	struct pp_g *ng = gtab_get(&x->pp->gs, id, true, &created, struct pp_g);
 	if (!ng)
-		return v1_fail(x->d, -ENOMEM, 0, "out of memory");
+		return gtd_fail(x->d, -ENOMEM, 0, "out of memory");
 	if (!created)
 		return pp_fail(x, "g %llu already exists (offset %llu, time %lld)", ULL(id),
 			       ULL(x->ev->off), LL(x->ev->ts));
@@ -1102,10 +1102,10 @@ static int pp_go_end(struct pp_ctx *x)
 	int rc = pp_go_off(x, G_DEAD, false);
 	if (rc < 0 || x->ev->type != RTD_GO_EV_GO_END)
 		return rc;
-	struct pp_regions *rgn = v1_tab_get(&x->pp->regions, x->ev->g, false, NULL);
+	struct pp_regions *rgn = gtd_tab_get(&x->pp->regions, x->ev->g, false, NULL);
 	if (rgn) {
 		free(rgn->r);
-		v1_tab_del(&x->pp->regions, x->ev->g);
+		gtd_tab_del(&x->pp->regions, x->ev->g);
 	}
 	return 0;
 }
@@ -1122,7 +1122,7 @@ static inline __attribute__((always_inline)) int pp_go_unblock(struct pp_ctx *x)
 	uint64_t id = v1_ev_args(ev)[0];
 	struct pp_g *g1 = id == ev->g ? x->g : gtab_get(&x->pp->gs, id, true, NULL, struct pp_g);
 	if (!g1)
-		return v1_fail(x->d, -ENOMEM, 0, "out of memory");
+		return gtd_fail(x->d, -ENOMEM, 0, "out of memory");
 	if (g1->state != G_WAITING)
 		return pp_fail(x, "g %llu is not waiting before unpark (offset %llu, time %lld)",
 			       ULL(id), ULL(ev->off), LL(ev->ts));
@@ -1147,7 +1147,7 @@ static int pp_task_create(struct pp_ctx *x)
 {
 	bool created;
 	uint64_t id = v1_ev_args(x->ev)[0];
-	if (!v1_tab_get(&x->pp->tasks, id, true, &created))
+	if (!gtd_tab_get(&x->pp->tasks, id, true, &created))
 		return oom(x->d);
 	if (!created)
 		return pp_fail(x, "task id conflicts (id:%llu) at offset %llu", ULL(id),
@@ -1162,12 +1162,12 @@ static int pp_region(struct pp_ctx *x)
 	const struct v1_ev *ev = x->ev;
 	const uint64_t *a = v1_ev_args(ev);
 	uint64_t mode = a[1], id = a[2];
-	struct pp_regions *rgn = v1_tab_get(&x->pp->regions, ev->g, mode == 0, NULL);
+	struct pp_regions *rgn = gtd_tab_get(&x->pp->regions, ev->g, mode == 0, NULL);
 	if (mode == 0) {
 		if (!rgn)
-			return v1_fail(x->d, -ENOMEM, 0, "out of memory");
+			return gtd_fail(x->d, -ENOMEM, 0, "out of memory");
 		struct region r = {a[0], id};
-		return v1_push((void **)&rgn->r, &rgn->n, &rgn->cap, sizeof(r), &r) < 0
+		return gtd_push((void **)&rgn->r, &rgn->n, &rgn->cap, sizeof(r), &r) < 0
 		       ? oom(x->d) : 0;
 	}
 	if (mode != 1)
@@ -1236,7 +1236,7 @@ static inline __attribute__((always_inline)) int pp_go_park(struct pp_ctx *x)
 }
 static int pp_task_end(struct pp_ctx *x)
 {
-	v1_tab_del(&x->pp->tasks, v1_ev_args(x->ev)[0]);
+	gtd_tab_del(&x->pp->tasks, v1_ev_args(x->ev)[0]);
 	return 0;
 }
 
@@ -1473,22 +1473,22 @@ void v1_order_free(rtd_gotrace_dec *d)
 	free(o->pend);
 	free(o->cand);
 	gtab_free(&o->gs);
-	v1_tab_free(&o->block);
+	gtd_tab_free(&o->block);
 	free(o->heap);
 	for (size_t i = 0; i < o->fg.cap; i++)
 		if (o->fg.used[i] == 1)
 			free(((struct futile_g *)(o->fg.vals + i * o->fg.vsz))->pos);
-	v1_tab_free(&o->fg);
+	gtd_tab_free(&o->fg);
 	free(o->q.a);
 	free(o->win.a);
-	struct v1_tab *rg_ = &o->pp.regions;
+	struct gtd_tab *rg_ = &o->pp.regions;
 	for (size_t i = 0; i < rg_->cap; i++)
 		if (rg_->used[i] == 1)
 			free(((struct pp_regions *)(rg_->vals + i * rg_->vsz))->r);
 	gtab_free(&o->pp.gs);
 	gtab_free(&o->pp.ps);
-	v1_tab_free(&o->pp.tasks);
-	v1_tab_free(&o->pp.regions);
+	gtd_tab_free(&o->pp.tasks);
+	gtd_tab_free(&o->pp.regions);
 	free(o);
 	d->ord = NULL;
 }
@@ -1497,11 +1497,11 @@ int v1_order(rtd_gotrace_dec *d)
 {
 	if (!d->any_events)
 		/* a header and nothing whole after it: cut short */
-		return v1_fail(d, -RTD_E_TRUNCATED, d->fed, "trace is empty");
+		return gtd_fail(d, -RTD_E_TRUNCATED, d->fed, "trace is empty");
 	if (d->freq == 0)
 		/* the runtime writes it at the end, with the stacks: the
 		 * trace was cut short (Go's message after ours) */
-		return v1_fail(d, -RTD_E_TRUNCATED, d->fed, "no EvFrequency event");
+		return gtd_fail(d, -RTD_E_TRUNCATED, d->fed, "no EvFrequency event");
 	struct v1_ord *o = calloc(1, sizeof(*o));
 	if (!o)
 		return oom(d);
@@ -1510,12 +1510,12 @@ int v1_order(rtd_gotrace_dec *d)
 	o->upto = 2;
 	o->gate = d->futile_gs.count > 0;
 	gtab_init(&o->gs, sizeof(struct gstate));
-	v1_tab_init(&o->block, sizeof(int64_t), 0);
-	v1_tab_init(&o->fg, sizeof(struct futile_g), 0);
+	gtd_tab_init(&o->block, sizeof(int64_t), 0);
+	gtd_tab_init(&o->fg, sizeof(struct futile_g), 0);
 	gtab_init(&o->pp.gs, sizeof(struct pp_g));
 	gtab_init(&o->pp.ps, sizeof(struct pp_p));
-	v1_tab_init(&o->pp.tasks, 1, 0);
-	v1_tab_init(&o->pp.regions, sizeof(struct pp_regions), 0);
+	gtd_tab_init(&o->pp.tasks, 1, 0);
+	gtd_tab_init(&o->pp.regions, sizeof(struct pp_regions), 0);
 	struct pp_g *g0 = gtab_get(&o->pp.gs, 0, true, NULL, struct pp_g);
 	if (!g0)
 		return oom(d);

@@ -82,12 +82,12 @@ struct dtab {
 	uint8_t *vals; /* by id, for ids below ncap */
 	uint8_t *used;
 	size_t ncap, lim, vsz, n, max;
-	struct v1_tab big; /* ids from lim up */
+	struct gtd_tab big; /* ids from lim up */
 };
 
 struct v2_order {
 	struct dtab gs, ps;
-	struct v1_tab ms, tasks;
+	struct gtd_tab ms, tasks;
 	uint64_t gc_seq;
 	int gc_state;
 	uint64_t initial_gen;
@@ -111,7 +111,7 @@ static void dtab_init(struct dtab *t, size_t vsz, size_t lim, size_t max)
 	t->vsz = vsz;
 	t->lim = lim;
 	t->max = max;
-	v1_tab_init(&t->big, vsz, 0);
+	gtd_tab_init(&t->big, vsz, 0);
 }
 
 static void dtab_free(struct dtab *t)
@@ -120,7 +120,7 @@ static void dtab_free(struct dtab *t)
 	free(t->used);
 	t->vals = t->used = NULL;
 	t->ncap = t->n = 0;
-	v1_tab_free(&t->big);
+	gtd_tab_free(&t->big);
 }
 
 /* dtab_get() past the array's hit: find, or create (zeroed); NULL when
@@ -131,10 +131,10 @@ static void *__attribute__((noinline)) dtab_get_slow(struct dtab *t, uint64_t ke
 	if (created)
 		*created = false;
 	if (key >= t->lim) {
-		void *v = v1_tab_get(&t->big, key, false, NULL);
+		void *v = gtd_tab_get(&t->big, key, false, NULL);
 		if (v || !create || t->n >= t->max)
 			return v;
-		if (!(v = v1_tab_get(&t->big, key, true, created)))
+		if (!(v = gtd_tab_get(&t->big, key, true, created)))
 			return NULL;
 		t->n++;
 		return v;
@@ -189,8 +189,8 @@ static void dtab_del(struct dtab *t, uint64_t key)
 			t->used[key] = 0;
 			t->n--;
 		}
-	} else if (v1_tab_get(&t->big, key, false, NULL)) {
-		v1_tab_del(&t->big, key);
+	} else if (gtd_tab_get(&t->big, key, false, NULL)) {
+		gtd_tab_del(&t->big, key);
 		t->n--;
 	}
 }
@@ -233,8 +233,8 @@ void v2_order_free(struct v2_order *o)
 	free(o->ended);
 	dtab_free(&o->gs);
 	dtab_free(&o->ps);
-	v1_tab_free(&o->ms);
-	v1_tab_free(&o->tasks);
+	gtd_tab_free(&o->ms);
+	gtd_tab_free(&o->tasks);
 	free(o);
 }
 
@@ -245,8 +245,8 @@ static struct v2_order *order_new(void)
 		return NULL;
 	dtab_init(&o->gs, sizeof(struct gst), 1u << 16, 1u << 24);
 	dtab_init(&o->ps, sizeof(struct pst), 1u << 10, RTD_GOTRACE_MAX_PROCS);
-	v1_tab_init(&o->ms, sizeof(struct mst), 1u << 20);
-	v1_tab_init(&o->tasks, sizeof(struct task), 1u << 22);
+	gtd_tab_init(&o->ms, sizeof(struct mst), 1u << 20);
+	gtd_tab_init(&o->tasks, sizeof(struct task), 1u << 22);
 	return o;
 }
 
@@ -302,8 +302,8 @@ static int fail(struct genctx *c, uint64_t off, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return v1_fail(c->d, -RTD_E_GO_ORDER, off, "%s (event at offset %llu, generation %llu)",
-		       msg, (unsigned long long)off, (unsigned long long)c->gen);
+	return gtd_fail(c->d, -RTD_E_GO_ORDER, off, "%s (event at offset %llu, generation %llu)",
+			msg, (unsigned long long)off, (unsigned long long)c->gen);
 }
 
 /* The output queue is full: make room (out of line: rare). */
@@ -312,7 +312,7 @@ static int __attribute__((noinline)) grow_q(struct genctx *c, uint64_t off)
 	struct v2_state *st = c->st;
 	struct v2_out *q = rtd_grow(st->q, &st->capq, st->nq + 1, sizeof(*q), 1024);
 	if (!q)
-		return v1_fail(c->d, -ENOMEM, off, "out of memory");
+		return gtd_fail(c->d, -ENOMEM, off, "out of memory");
 	st->q = q;
 	return 0;
 }
@@ -484,7 +484,7 @@ static int range_add(struct genctx *c, struct ranges *rs, uint8_t typ, uint64_t 
 		size_t nc = rs->cap ? rs->cap * 2 : 4;
 		struct range *r = realloc(rs->r, nc * sizeof(*r));
 		if (!r)
-			return v1_fail(c->d, -ENOMEM, 0, "out of memory");
+			return gtd_fail(c->d, -ENOMEM, 0, "out of memory");
 		rs->r = r;
 		rs->cap = nc;
 	}
@@ -547,7 +547,7 @@ static int range_end(struct genctx *c, const struct v2_out *ev, struct ranges *r
 
 static const char *string_of(struct genctx *c, uint64_t id, bool *ok)
 {
-	const char *s = v1_str_get(c->d, id, NULL);
+	const char *s = gtd_str_get(c->d, id, NULL);
 	if (!s && id && c->st->at_end) /* cut before its strings (check_ids_of) */
 		c->cut = c->st->cut = true;
 	/* id 0 is the empty string; a cut generation may lack its strings */
@@ -600,7 +600,7 @@ static int fail_at(struct step *s, const char *fmt, ...)
 
 static int cap_fail(struct step *s, const char *what)
 {
-	return v1_fail(s->c->d, -RTD_E_CAP, s->ev->off, "too many %s", what);
+	return gtd_fail(s->c->d, -RTD_E_CAP, s->ev->off, "too many %s", what);
 }
 
 static const char *name_of(const struct step *s)
@@ -802,7 +802,7 @@ static int proc_steal(struct step *s)
 		s->nw.p = NOP;
 		return ADVANCE;
 	}
-	struct mst *x = v1_tab_get(&s->c->o->ms, mid, false, NULL);
+	struct mst *x = gtd_tab_get(&s->c->o->ms, mid, false, NULL);
 	if (!x)
 		return fail_at(s, "stole proc from non-existent thread %llu", (unsigned long long)mid);
 	if (x->p != pid)
@@ -828,7 +828,7 @@ static int syscall_thread(struct step *s, uint64_t gid, uint64_t mid)
 		return ADVANCE;
 	}
 	bool created;
-	struct mst *x = v1_tab_get(&s->c->o->ms, mid, true, &created);
+	struct mst *x = gtd_tab_get(&s->c->o->ms, mid, true, &created);
 	if (!x)
 		return cap_fail(s, "threads");
 	if (!created) {
@@ -1069,14 +1069,14 @@ static int go_destroy_syscall(struct step *s)
 static int user_task_begin(struct step *s)
 {
 	bool created, ok;
-	struct task *t = v1_tab_get(&s->c->o->tasks, s->a[0], true, &created);
+	struct task *t = gtd_tab_get(&s->c->o->tasks, s->a[0], true, &created);
 	if (!t)
 		return cap_fail(s, "tasks");
 	if (!created)
 		return fail_at(s, "task ID conflict: %llu", (unsigned long long)s->a[0]);
 	const char *name = string_of(s->c, s->a[2], &ok);
 	if (!ok) {
-		v1_tab_del(&s->c->o->tasks, s->a[0]);
+		gtd_tab_del(&s->c->o->tasks, s->a[0]);
 		return fail_at(s, "invalid string ID %llu for %s event",
 			       (unsigned long long)s->a[2], name_of(s));
 	}
@@ -1090,16 +1090,16 @@ static int user_task_begin(struct step *s)
 static int user_task_end(struct step *s)
 {
 	struct v2_order *o = s->c->o;
-	struct task *t = v1_tab_get(&o->tasks, s->a[0], false, NULL);
+	struct task *t = gtd_tab_get(&o->tasks, s->a[0], false, NULL);
 	s->ev->task_parent = 0;
 	s->ev->task_name = "";
 	if (t) {
-		if (v1_push((void **)&o->ended, &o->nended, &o->capended, sizeof(char *),
-			    &t->name) < 0)
-			return v1_fail(s->c->d, -ENOMEM, s->ev->off, "out of memory");
+		if (gtd_push((void **)&o->ended, &o->nended, &o->capended, sizeof(char *),
+			     &t->name) < 0)
+			return gtd_fail(s->c->d, -ENOMEM, s->ev->off, "out of memory");
 		s->ev->task_parent = t->parent;
 		s->ev->task_name = t->name;
-		v1_tab_del(&o->tasks, s->a[0]);
+		gtd_tab_del(&o->tasks, s->a[0]);
 	}
 	int rc = need(s, USERGO);
 	return rc < 0 ? rc : ADVANCE;
@@ -1111,7 +1111,7 @@ static int region_push(struct step *s, struct gst *gs, const char *name)
 		size_t nc = gs->capreg ? gs->capreg * 2 : 4;
 		struct region *r = realloc(gs->reg, nc * sizeof(*r));
 		if (!r)
-			return v1_fail(s->c->d, -ENOMEM, s->ev->off, "out of memory");
+			return gtd_fail(s->c->d, -ENOMEM, s->ev->off, "out of memory");
 		gs->reg = r;
 		gs->capreg = nc;
 	}
@@ -1122,7 +1122,7 @@ static int region_push(struct step *s, struct gst *gs, const char *name)
 	if (n < sizeof(r->small))
 		memcpy(r->small, name, n + 1);
 	else if (!(r->name = strdup(name)))
-		return v1_fail(s->c->d, -ENOMEM, s->ev->off, "out of memory");
+		return gtd_fail(s->c->d, -ENOMEM, s->ev->off, "out of memory");
 	gs->nreg++;
 	return ADVANCE;
 }
@@ -1356,9 +1356,9 @@ static inline __attribute__((always_inline)) int advance(struct genctx *c, struc
 	if (m != NOM) {
 		if (!ms || k->ms_cap != o->ms.cap) {
 			bool created;
-			ms = v1_tab_get(&o->ms, m, true, &created);
+			ms = gtd_tab_get(&o->ms, m, true, &created);
 			if (!ms)
-				return v1_fail(c->d, -RTD_E_CAP, ev->off, "too many threads");
+				return gtd_fail(c->d, -RTD_E_CAP, ev->off, "too many threads");
 			if (created) {
 				ms->g = NOG;
 				ms->p = NOP;
@@ -1428,7 +1428,7 @@ static inline __attribute__((always_inline)) int advance(struct genctx *c, struc
 	}
 	if (m != NOM) {
 		if (k->ms_cap != o->ms.cap) { /* the table grew */
-			k->ms = ms = v1_tab_get(&o->ms, m, false, NULL);
+			k->ms = ms = gtd_tab_get(&o->ms, m, false, NULL);
 			k->ms_cap = o->ms.cap;
 		}
 		if (ms) {
@@ -1481,7 +1481,7 @@ static int parse_special(struct genctx *c, const struct v2_batch *b, bool *speci
 			if (c->nsamples % 256 == 0) {
 				struct v2_out *n = realloc(c->samples, (c->nsamples + 256) * sizeof(*n));
 				if (!n)
-					return v1_fail(d, -ENOMEM, off, "out of memory");
+					return gtd_fail(d, -ENOMEM, off, "out of memory");
 				c->samples = n;
 			}
 			c->samples[c->nsamples++] = s;
@@ -1754,14 +1754,14 @@ int v2_gen_begin(rtd_gotrace_dec *d)
 	struct v2_state *st = d->v2;
 	struct v2_gen *g = calloc(1, sizeof(*g));
 	if (!g)
-		return v1_fail(d, -ENOMEM, 0, "out of memory");
+		return gtd_fail(d, -ENOMEM, 0, "out of memory");
 	struct genctx *c = &g->c;
 	c->d = d;
 	c->st = st;
 	c->gen = st->gen;
 	if (!st->ord && !(st->ord = order_new())) {
 		free(g);
-		return v1_fail(d, -ENOMEM, 0, "out of memory");
+		return gtd_fail(d, -ENOMEM, 0, "out of memory");
 	}
 	c->o = st->ord;
 	for (unsigned t = 0; t <= V2_MAX_TYPE; t++) {
@@ -1782,7 +1782,7 @@ int v2_gen_begin(rtd_gotrace_dec *d)
 	size_t nmb = 0;
 	if (!mb) {
 		v2_gen_free(g);
-		return v1_fail(d, -ENOMEM, 0, "out of memory");
+		return gtd_fail(d, -ENOMEM, 0, "out of memory");
 	}
 	for (size_t i = 0; i < st->nb && rc == 0; i++) {
 		bool special;
@@ -1820,7 +1820,7 @@ int v2_gen_begin(rtd_gotrace_dec *d)
 		uint64_t id;
 		void *v;
 		while (rc == 0 && !c->cut && rtd_map_next(&d->stacks, &it, &id, &v)) {
-			const struct v1_stack *s = v;
+			const struct gtd_stack *s = v;
 			for (size_t i = 0; i < s->n && rc == 0; i++) {
 				if (st->at_end && ((s->f[i].fn_id &&
 						    !rtd_map_get(&d->strings, s->f[i].fn_id, NULL)) ||
@@ -1842,13 +1842,13 @@ int v2_gen_begin(rtd_gotrace_dec *d)
 	if (rc == 0)
 		st->gen_parsed = true;
 	if (rc == 0 && v2_dense_build(d) < 0)
-		rc = v1_fail(d, -ENOMEM, 0, "out of memory");
+		rc = gtd_fail(d, -ENOMEM, 0, "out of memory");
 	/* One cursor per M, in the order the Ms first appear. */
 	if (rc == 0) {
 		c->cur = calloc(nmb ? nmb : 1, sizeof(*c->cur));
 		g->lists = calloc(nmb ? nmb : 1, sizeof(size_t));
 		if (!c->cur || !g->lists) {
-			rc = v1_fail(d, -ENOMEM, 0, "out of memory");
+			rc = gtd_fail(d, -ENOMEM, 0, "out of memory");
 		} else {
 			/* group batch indices by M, keeping file order */
 			size_t w = 0;
@@ -1886,7 +1886,7 @@ int v2_gen_begin(rtd_gotrace_dec *d)
 	 */
 	g->f = (struct frontier){c->cur, calloc(c->ncur ? c->ncur : 1, sizeof(size_t)), 0};
 	if (!g->f.h && rc == 0)
-		rc = v1_fail(d, -ENOMEM, 0, "out of memory");
+		rc = gtd_fail(d, -ENOMEM, 0, "out of memory");
 	if (rc < 0) {
 		v2_gen_free(g);
 		return rc;

@@ -1079,7 +1079,7 @@ static inline __attribute__((always_inline)) void print_v1(rtd_gotrace_text *t,
 			p += st->len;
 		} else {
 			size_t n;
-			const char *s = v1_str_get(d, id, &n);
+			const char *s = gtd_str_get(d, id, &n);
 			if (!s)
 				s = "", n = 0;
 			if (sizeof(L->sn) + 6 * n + 2 > room) { /* a long one, piece by piece */

@@ -134,7 +134,7 @@ int v1_argnum(unsigned typ, int ver)
 	return n;
 }
 
-int v1_fail(rtd_gotrace_dec *d, int err, uint64_t off, const char *fmt, ...)
+int gtd_fail(rtd_gotrace_dec *d, int err, uint64_t off, const char *fmt, ...)
 {
 	if (d->err)
 		return d->err;
@@ -151,7 +151,19 @@ int v1_fail(rtd_gotrace_dec *d, int err, uint64_t off, const char *fmt, ...)
 	return err;
 }
 
-int v1_args_reserve(rtd_gotrace_dec *d, size_t n)
+int gtd_fail_read(rtd_gotrace_dec *d, const rtd_rd *r, uint64_t off,
+		  const char *what)
+{
+	if (r->err == -RTD_E_TRUNCATED)
+		return gtd_fail(d, -RTD_E_TRUNCATED, off,
+				"trace ends inside %s at offset %llu", what,
+				(unsigned long long)off);
+	return gtd_fail(d, r->err ? r->err : -RTD_E_GO_EVENT, off,
+			"bad varint in %s at offset %llu", what,
+			(unsigned long long)off);
+}
+
+int gtd_args_reserve(rtd_gotrace_dec *d, size_t n)
 {
 	if (n <= d->args_cap)
 		return 0;
@@ -172,13 +184,7 @@ static int incomplete(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off,
 {
 	if (r->err == -RTD_E_TRUNCATED && (!d->finished || d->peek))
 		return 0;
-	if (r->err == -RTD_E_TRUNCATED)
-		return v1_fail(d, -RTD_E_TRUNCATED, off,
-			       "trace ends inside %s at offset %llu", what,
-			       (unsigned long long)off);
-	return v1_fail(d, r->err ? r->err : -RTD_E_GO_EVENT, off,
-		       "bad varint in %s at offset %llu", what,
-		       (unsigned long long)off);
+	return gtd_fail_read(d, r, off, what);
 }
 
 /* Go's argNum for each type of the trace's version; -2 for a type the
@@ -236,16 +242,16 @@ int v1_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v1_raw *raw)
 	}
 	if (typ == RTD_GO_EV_NONE || typ >= RTD_GO_EV_COUNT ||
 	    v1_descs[typ].minver > ver)
-		return v1_fail(d, -RTD_E_GO_EVENT, off,
-			       "unknown event type %u at offset %llu", typ,
-			       (unsigned long long)off);
+		return gtd_fail(d, -RTD_E_GO_EVENT, off,
+				"unknown event type %u at offset %llu", typ,
+				(unsigned long long)off);
 	raw->off = off;
 	raw->typ = typ;
 	raw->nargs = 0;
 	raw->s = NULL;
 	raw->slen = 0;
-	if (v1_args_reserve(d, 8) < 0)
-		return v1_fail(d, -ENOMEM, off, "out of memory");
+	if (gtd_args_reserve(d, 8) < 0)
+		return gtd_fail(d, -ENOMEM, off, "out of memory");
 	raw->args = d->args;
 	if (typ == RTD_GO_EV_STRING) {
 		uint64_t id = rd_varuint(r);
@@ -253,19 +259,19 @@ int v1_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v1_raw *raw)
 		if (!rd_ok(r))
 			return incomplete(d, r, off, "a string");
 		if (id == 0)
-			return v1_fail(d, -RTD_E_GO_EVENT, off,
-				       "string at offset %llu has invalid id 0",
-				       (unsigned long long)off);
+			return gtd_fail(d, -RTD_E_GO_EVENT, off,
+					"string at offset %llu has invalid id 0",
+					(unsigned long long)off);
 		if (len == 0)
-			return v1_fail(d, -RTD_E_GO_EVENT, off,
-				       "string at offset %llu has invalid length 0",
-				       (unsigned long long)off);
+			return gtd_fail(d, -RTD_E_GO_EVENT, off,
+					"string at offset %llu has invalid length 0",
+					(unsigned long long)off);
 		if (len > RTD_GOTRACE_MAX_STRING)
-			return v1_fail(d, -RTD_E_CAP, off,
-				       "string at offset %llu has too large length %llu (limit %u)",
-				       (unsigned long long)off,
-				       (unsigned long long)len,
-				       RTD_GOTRACE_MAX_STRING);
+			return gtd_fail(d, -RTD_E_CAP, off,
+					"string at offset %llu has too large length %llu (limit %u)",
+					(unsigned long long)off,
+					(unsigned long long)len,
+					RTD_GOTRACE_MAX_STRING);
 		if (!rd_bytes(r, (size_t)len, &raw->s))
 			return incomplete(d, r, off, "a string");
 		raw->slen = (size_t)len;
@@ -285,24 +291,24 @@ int v1_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v1_raw *raw)
 		if (!rd_ok(r))
 			return incomplete(d, r, off, "an event");
 		if (len > RTD_GOTRACE_MAX_EVENT_BYTES)
-			return v1_fail(d, -RTD_E_CAP, off,
-				       "event %u at offset %llu is %llu bytes long (limit %u)",
-				       typ, (unsigned long long)off,
-				       (unsigned long long)len,
-				       RTD_GOTRACE_MAX_EVENT_BYTES);
+			return gtd_fail(d, -RTD_E_CAP, off,
+					"event %u at offset %llu is %llu bytes long (limit %u)",
+					typ, (unsigned long long)off,
+					(unsigned long long)len,
+					RTD_GOTRACE_MAX_EVENT_BYTES);
 		rtd_rd sub;
 		if (!rd_sub(r, (size_t)len, &sub))
 			return incomplete(d, r, off, "an event");
 		unsigned n = 0;
 		while (rd_left(&sub) > 0) {
-			if (n >= d->args_cap && v1_args_reserve(d, n + 1) < 0)
-				return v1_fail(d, -ENOMEM, off, "out of memory");
+			if (n >= d->args_cap && gtd_args_reserve(d, n + 1) < 0)
+				return gtd_fail(d, -ENOMEM, off, "out of memory");
 			d->args[n++] = rd_varuint(&sub);
 			if (!rd_ok(&sub))
-				return v1_fail(d, -RTD_E_GO_EVENT, off,
-					       "event has wrong length at offset %llu: want %llu, argument runs past it",
-					       (unsigned long long)off,
-					       (unsigned long long)len);
+				return gtd_fail(d, -RTD_E_GO_EVENT, off,
+						"event has wrong length at offset %llu: want %llu, argument runs past it",
+						(unsigned long long)off,
+						(unsigned long long)len);
 		}
 		raw->args = d->args;
 		raw->nargs = n;
@@ -311,11 +317,11 @@ int v1_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v1_raw *raw)
 			if (!rd_ok(r))
 				return incomplete(d, r, off, "a log message");
 			if (slen > RTD_GOTRACE_MAX_STRING)
-				return v1_fail(d, -RTD_E_CAP, off,
-					       "log message at offset %llu is too large (len=%llu, limit %u)",
-					       (unsigned long long)off,
-					       (unsigned long long)slen,
-					       RTD_GOTRACE_MAX_STRING);
+				return gtd_fail(d, -RTD_E_CAP, off,
+						"log message at offset %llu is too large (len=%llu, limit %u)",
+						(unsigned long long)off,
+						(unsigned long long)slen,
+						RTD_GOTRACE_MAX_STRING);
 			if (!rd_bytes(r, (size_t)slen, &raw->s))
 				return incomplete(d, r, off, "a log message");
 			raw->slen = (size_t)slen;
@@ -327,31 +333,31 @@ int v1_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v1_raw *raw)
 	int want = d->argn[typ];
 	if (typ == RTD_GO_EV_STACK) {
 		if (raw->nargs < 2)
-			return v1_fail(d, -RTD_E_GO_EVENT, off,
-				       "EvStack has wrong number of arguments at offset %llu: want at least 2, got %u",
-				       (unsigned long long)off, raw->nargs);
+			return gtd_fail(d, -RTD_E_GO_EVENT, off,
+					"EvStack has wrong number of arguments at offset %llu: want at least 2, got %u",
+					(unsigned long long)off, raw->nargs);
 		uint64_t size = raw->args[1];
 		if (size > RTD_GOTRACE_MAX_FRAMES)
-			return v1_fail(d, -RTD_E_GO_EVENT, off,
-				       "EvStack has bad number of frames at offset %llu: %llu",
-				       (unsigned long long)off,
-				       (unsigned long long)size);
+			return gtd_fail(d, -RTD_E_GO_EVENT, off,
+					"EvStack has bad number of frames at offset %llu: %llu",
+					(unsigned long long)off,
+					(unsigned long long)size);
 		uint64_t w = ver < 1007 ? 2 + size : 2 + 4 * size;
 		if (raw->nargs != w)
-			return v1_fail(d, -RTD_E_GO_EVENT, off,
-				       "EvStack has wrong number of arguments at offset %llu: want %llu, got %u",
-				       (unsigned long long)off,
-				       (unsigned long long)w, raw->nargs);
+			return gtd_fail(d, -RTD_E_GO_EVENT, off,
+					"EvStack has wrong number of arguments at offset %llu: want %llu, got %u",
+					(unsigned long long)off,
+					(unsigned long long)w, raw->nargs);
 	} else if ((int)raw->nargs != want) {
-		return v1_fail(d, -RTD_E_GO_EVENT, off,
-			       "%s has wrong number of arguments at offset %llu: want %d, got %u",
-			       v1_descs[typ].name, (unsigned long long)off,
-			       want, raw->nargs);
+		return gtd_fail(d, -RTD_E_GO_EVENT, off,
+				"%s has wrong number of arguments at offset %llu: want %d, got %u",
+				v1_descs[typ].name, (unsigned long long)off,
+				want, raw->nargs);
 	}
 	return 1;
 }
 
-const char *v1_str_get(const rtd_gotrace_dec *d, uint64_t id, size_t *len)
+const char *gtd_str_get(const rtd_gotrace_dec *d, uint64_t id, size_t *len)
 {
 	void *v;
 	if (!rtd_map_get(&d->strings, id, &v) &&
@@ -360,7 +366,7 @@ const char *v1_str_get(const rtd_gotrace_dec *d, uint64_t id, size_t *len)
 			*len = 0;
 		return NULL;
 	}
-	struct v1_str *s = v;
+	struct gtd_str *s = v;
 	if (len)
 		*len = s->len;
 	return s->s;
@@ -370,7 +376,7 @@ void v1_set_sarg(const rtd_gotrace_dec *d, struct rtd_gotrace_event *ev,
 		 unsigned i, uint64_t id)
 {
 	size_t n;
-	const char *s = v1_str_get(d, id, &n);
+	const char *s = gtd_str_get(d, id, &n);
 	ev->sargs[i] = s ? s : "";
 	ev->sarg_lens[i] = s ? n : 0;
 }
@@ -422,9 +428,9 @@ int v1_fill(rtd_gotrace_dec *d, unsigned type, const struct v1_raw *raw,
 				f->file_id = raw->args[2 + i * 4 + 2];
 				f->line = raw->args[2 + i * 4 + 3];
 			}
-			const char *s = v1_str_get(d, f->fn_id, NULL);
+			const char *s = gtd_str_get(d, f->fn_id, NULL);
 			f->fn = s ? s : "";
-			s = v1_str_get(d, f->file_id, NULL);
+			s = gtd_str_get(d, f->file_id, NULL);
 			f->file = s ? s : "";
 		}
 		ev->nframes = n;
@@ -457,10 +463,10 @@ int v1_fill(rtd_gotrace_dec *d, unsigned type, const struct v1_raw *raw,
 		} else if (k == 1) {
 			ev->sargs[0] = "sweep termination";
 		} else {
-			return v1_fail(d, -RTD_E_GO_EVENT, raw->off,
-				       "unknown STW kind %llu at offset %llu",
-				       (unsigned long long)k,
-				       (unsigned long long)raw->off);
+			return gtd_fail(d, -RTD_E_GO_EVENT, raw->off,
+					"unknown STW kind %llu at offset %llu",
+					(unsigned long long)k,
+					(unsigned long long)raw->off);
 		}
 		ev->sarg_lens[0] = strlen(ev->sargs[0]);
 		break;
@@ -477,8 +483,8 @@ int v1_fill(rtd_gotrace_dec *d, unsigned type, const struct v1_raw *raw,
 		int rc = rtd_buf_append(&d->sbuf, raw->s ? raw->s : (const uint8_t *)"",
 					raw->slen);
 		if (rc < 0)
-			return v1_fail(d, rc, raw->off, "log message: %s",
-				       rtd_strerror(rc));
+			return gtd_fail(d, rc, raw->off, "log message: %s",
+					rtd_strerror(rc));
 		ev->sargs[1] = rtd_buf_cstr(&d->sbuf);
 		ev->sarg_lens[1] = raw->slen;
 		break;
@@ -489,14 +495,14 @@ int v1_fill(rtd_gotrace_dec *d, unsigned type, const struct v1_raw *raw,
 
 /* ---- a small u64 -> value map ---- */
 
-void v1_tab_init(struct v1_tab *t, size_t vsz, size_t max)
+void gtd_tab_init(struct gtd_tab *t, size_t vsz, size_t max)
 {
 	memset(t, 0, sizeof(*t));
 	t->vsz = vsz;
 	t->max = max;
 }
 
-void v1_tab_free(struct v1_tab *t)
+void gtd_tab_free(struct gtd_tab *t)
 {
 	free(t->keys);
 	free(t->used);
@@ -507,7 +513,7 @@ void v1_tab_free(struct v1_tab *t)
 	t->n = t->cap = 0;
 }
 
-static size_t tab_slot(const struct v1_tab *t, uint64_t key, bool *found)
+static size_t tab_slot(const struct gtd_tab *t, uint64_t key, bool *found)
 {
 	size_t mask = t->cap - 1;
 	size_t i = (size_t)rtd_hash_u64(key) & mask;
@@ -527,12 +533,12 @@ static size_t tab_slot(const struct v1_tab *t, uint64_t key, bool *found)
 	}
 }
 
-static int tab_grow(struct v1_tab *t)
+static int tab_grow(struct gtd_tab *t)
 {
 	size_t nc = t->cap ? t->cap : 64;
 	if (t->n * 2 >= nc)
 		nc *= 2;
-	struct v1_tab nt = *t;
+	struct gtd_tab nt = *t;
 	nt.cap = nc;
 	nt.n = 0;
 	nt.tomb = 0;
@@ -555,12 +561,12 @@ static int tab_grow(struct v1_tab *t)
 		memcpy(nt.vals + j * t->vsz, t->vals + i * t->vsz, t->vsz);
 		nt.n++;
 	}
-	v1_tab_free(t);
+	gtd_tab_free(t);
 	*t = nt;
 	return 0;
 }
 
-void *v1_tab_get_slow(struct v1_tab *t, uint64_t key, bool create, bool *created)
+void *gtd_tab_get_slow(struct gtd_tab *t, uint64_t key, bool create, bool *created)
 {
 	bool found = false;
 	if (created)
@@ -586,7 +592,7 @@ void *v1_tab_get_slow(struct v1_tab *t, uint64_t key, bool create, bool *created
 	return t->vals + i * t->vsz;
 }
 
-void v1_tab_del(struct v1_tab *t, uint64_t key)
+void gtd_tab_del(struct gtd_tab *t, uint64_t key)
 {
 	if (!t->cap)
 		return;

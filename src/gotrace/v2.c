@@ -24,13 +24,7 @@ static int short_read(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, const char *w
 {
 	if (r->err == -RTD_E_TRUNCATED && !d->finished)
 		return 0;
-	if (r->err == -RTD_E_TRUNCATED)
-		return v1_fail(d, -RTD_E_TRUNCATED, off,
-			       "trace ends inside %s at offset %llu", what,
-			       (unsigned long long)off);
-	return v1_fail(d, r->err ? r->err : -RTD_E_GO_EVENT, off,
-		       "bad varint in %s at offset %llu", what,
-		       (unsigned long long)off);
+	return gtd_fail_read(d, r, off, what);
 }
 
 int v2_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v2_raw *raw)
@@ -40,11 +34,11 @@ int v2_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v2_raw *raw)
 		return short_read(d, r, off, "an event");
 	const struct v2_spec *sp = v2_spec_for(b, d->ver);
 	if (!sp)
-		return v1_fail(d, -RTD_E_GO_EVENT, off,
-			       "invalid event type %u at offset %llu (go 1.%d trace)",
-			       b, (unsigned long long)off, d->ver % 1000);
-	if (d->args_cap < 8 && v1_args_reserve(d, 8) < 0)
-		return v1_fail(d, -ENOMEM, off, "out of memory");
+		return gtd_fail(d, -RTD_E_GO_EVENT, off,
+				"invalid event type %u at offset %llu (go 1.%d trace)",
+				b, (unsigned long long)off, d->ver % 1000);
+	if (d->args_cap < 8 && gtd_args_reserve(d, 8) < 0)
+		return gtd_fail(d, -ENOMEM, off, "out of memory");
 	raw->off = off;
 	raw->typ = b;
 	raw->data = NULL;
@@ -57,12 +51,12 @@ int v2_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v2_raw *raw)
 	if (sp->flags & V2_STACK) {
 		uint64_t nf = d->args[1];
 		if (nf > RTD_GOTRACE_MAX_FRAMES)
-			return v1_fail(d, -RTD_E_CAP, off,
-				       "stack at offset %llu has %llu frames (limit %u)",
-				       (unsigned long long)off,
-				       (unsigned long long)nf, RTD_GOTRACE_MAX_FRAMES);
-		if (v1_args_reserve(d, 2 + 4 * (size_t)nf) < 0)
-			return v1_fail(d, -ENOMEM, off, "out of memory");
+			return gtd_fail(d, -RTD_E_CAP, off,
+					"stack at offset %llu has %llu frames (limit %u)",
+					(unsigned long long)off,
+					(unsigned long long)nf, RTD_GOTRACE_MAX_FRAMES);
+		if (gtd_args_reserve(d, 2 + 4 * (size_t)nf) < 0)
+			return gtd_fail(d, -ENOMEM, off, "out of memory");
 		for (uint64_t i = 0; i < 4 * nf; i++)
 			d->args[n++] = rd_varuint(r);
 		if (!rd_ok(r))
@@ -73,10 +67,10 @@ int v2_read_raw(rtd_gotrace_dec *d, rtd_rd *r, uint64_t off, struct v2_raw *raw)
 		if (!rd_ok(r))
 			return short_read(d, r, off, sp->name);
 		if (len > V2_MAX_DATA)
-			return v1_fail(d, -RTD_E_CAP, off,
-				       "%s at offset %llu has %llu bytes of data (limit %u)",
-				       sp->name, (unsigned long long)off,
-				       (unsigned long long)len, V2_MAX_DATA);
+			return gtd_fail(d, -RTD_E_CAP, off,
+					"%s at offset %llu has %llu bytes of data (limit %u)",
+					sp->name, (unsigned long long)off,
+					(unsigned long long)len, V2_MAX_DATA);
 		if (!rd_bytes(r, (size_t)len, &raw->data))
 			return short_read(d, r, off, sp->name);
 		raw->dlen = (size_t)len;
@@ -196,9 +190,9 @@ void v2_fill_raw(rtd_gotrace_dec *d, const struct v2_raw *raw,
 			f->fn_id = raw->args[3 + 4 * i];
 			f->file_id = raw->args[4 + 4 * i];
 			f->line = raw->args[5 + 4 * i];
-			const char *s = v1_str_get(d, f->fn_id, NULL);
+			const char *s = gtd_str_get(d, f->fn_id, NULL);
 			f->fn = s ? s : "";
-			s = v1_str_get(d, f->file_id, NULL);
+			s = gtd_str_get(d, f->file_id, NULL);
 			f->file = s ? s : "";
 		}
 		ev->nframes = nf;
@@ -221,7 +215,7 @@ fill_sargs_tab(rtd_gotrace_dec *d, const struct v2_strs *t,
 		const char *s;
 		uint64_t id = (unsigned)i < nargs ? args_with_dt[i] : 0;
 		if (t->dense) {
-			const struct v1_str *x;
+			const struct gtd_str *x;
 			void *v;
 			if (id < t->n)
 				x = t->s[id];
@@ -230,7 +224,7 @@ fill_sargs_tab(rtd_gotrace_dec *d, const struct v2_strs *t,
 			s = x ? x->s : NULL;
 			len = x ? x->len : 0;
 		} else {
-			s = v1_str_get(d, id, &len);
+			s = gtd_str_get(d, id, &len);
 		}
 		ev->sargs[ev->nsargs] = s ? s : "";
 		ev->sarg_lens[ev->nsargs] = s ? len : 0;
@@ -365,18 +359,18 @@ int v2_next_raw(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 		return 0;
 	if (d->pos >= d->in.len) {
 		if (d->finished && st->batch_end > d->base + d->pos)
-			return v1_fail(d, -RTD_E_TRUNCATED, d->base + d->pos,
-				       "trace ends inside the batch at offset %llu (%llu bytes short)",
-				       (unsigned long long)st->batch_off,
-				       (unsigned long long)(st->batch_end - d->base - d->pos));
+			return gtd_fail(d, -RTD_E_TRUNCATED, d->base + d->pos,
+					"trace ends inside the batch at offset %llu (%llu bytes short)",
+					(unsigned long long)st->batch_off,
+					(unsigned long long)(st->batch_end - d->base - d->pos));
 		if (d->finished && st->raw_gen && st->raw_freq_gen != st->raw_gen)
 			/* the runtime writes a generation's frequency, stacks
 			 * and strings when it ends (traceAdvance) */
-			return v1_fail(d, -RTD_E_TRUNCATED, d->base + d->pos,
-				       "the trace ends in generation %llu before its Frequency "
-				       "batch, which the runtime writes with the stacks and "
-				       "strings when a generation ends",
-				       (unsigned long long)st->raw_gen);
+			return gtd_fail(d, -RTD_E_TRUNCATED, d->base + d->pos,
+					"the trace ends in generation %llu before its Frequency "
+					"batch, which the runtime writes with the stacks and "
+					"strings when a generation ends",
+					(unsigned long long)st->raw_gen);
 		return 0;
 	}
 	rtd_rd r;
@@ -391,18 +385,18 @@ int v2_next_raw(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 			 raw.typ == RTD_GO2_EV_EXPERIMENTAL_BATCH;
 	if (!batch_hdr) {
 		if (off >= st->batch_end)
-			return v1_fail(d, -RTD_E_GO_EVENT, off,
-				       "%s at offset %llu is outside of any batch",
-				       v2_specs[raw.typ].name, (unsigned long long)off);
+			return gtd_fail(d, -RTD_E_GO_EVENT, off,
+					"%s at offset %llu is outside of any batch",
+					v2_specs[raw.typ].name, (unsigned long long)off);
 		if (end > st->batch_end)
-			return v1_fail(d, -RTD_E_GO_EVENT, off,
-				       "%s at offset %llu runs past the end of its batch (offset %llu)",
-				       v2_specs[raw.typ].name, (unsigned long long)off,
-				       (unsigned long long)st->batch_end);
+			return gtd_fail(d, -RTD_E_GO_EVENT, off,
+					"%s at offset %llu runs past the end of its batch (offset %llu)",
+					v2_specs[raw.typ].name, (unsigned long long)off,
+					(unsigned long long)st->batch_end);
 	} else if (off < st->batch_end) {
-		return v1_fail(d, -RTD_E_GO_EVENT, off,
-			       "batch header at offset %llu inside the batch that ends at %llu",
-			       (unsigned long long)off, (unsigned long long)st->batch_end);
+		return gtd_fail(d, -RTD_E_GO_EVENT, off,
+				"batch header at offset %llu inside the batch that ends at %llu",
+				(unsigned long long)off, (unsigned long long)st->batch_end);
 	}
 	d->pos += rd_off(&r);
 	v2_fill_raw(d, &raw, ev);
@@ -411,10 +405,10 @@ int v2_next_raw(rtd_gotrace_dec *d, struct rtd_gotrace_event *ev)
 	switch (raw.typ) {
 	case RTD_GO2_EV_EVENT_BATCH:
 		if (raw.args[3] > V2_MAX_BATCH)
-			return v1_fail(d, -RTD_E_CAP, off,
-				       "batch at offset %llu is %llu bytes (limit %u)",
-				       (unsigned long long)off,
-				       (unsigned long long)raw.args[3], V2_MAX_BATCH);
+			return gtd_fail(d, -RTD_E_CAP, off,
+					"batch at offset %llu is %llu bytes (limit %u)",
+					(unsigned long long)off,
+					(unsigned long long)raw.args[3], V2_MAX_BATCH);
 		if (raw.args[0] != st->raw_gen) {
 			/* Strings and stacks are per generation. */
 			tables_reset(d);
@@ -597,7 +591,7 @@ static int add_batch(rtd_gotrace_dec *d, const struct v2_batch *b)
 		size_t nc = st->capb ? st->capb * 2 : 64;
 		struct v2_batch *n = realloc(st->b, nc * sizeof(*n));
 		if (!n)
-			return v1_fail(d, -ENOMEM, b->off, "out of memory");
+			return gtd_fail(d, -ENOMEM, b->off, "out of memory");
 		st->b = n;
 		st->capb = nc;
 	}
@@ -633,9 +627,9 @@ static int collect(rtd_gotrace_dec *d)
 		uint8_t t = rd_u8(&r);
 		bool exp = t == RTD_GO2_EV_EXPERIMENTAL_BATCH && d->ver >= 1023;
 		if (rd_ok(&r) && t != RTD_GO2_EV_EVENT_BATCH && !exp)
-			return v1_fail(d, -RTD_E_GO_EVENT, off,
-				       "expected a batch header at offset %llu, found event type %u",
-				       (unsigned long long)off, t);
+			return gtd_fail(d, -RTD_E_GO_EVENT, off,
+					"expected a batch header at offset %llu, found event type %u",
+					(unsigned long long)off, t);
 		uint64_t a[5] = {0};
 		bool gen_ok = false; /* the generation number is all there */
 		for (int i = 0; i < (exp ? 5 : 4); i++) {
@@ -647,17 +641,17 @@ static int collect(rtd_gotrace_dec *d)
 		uint64_t gen = exp ? a[1] : a[0], m = exp ? a[2] : a[1];
 		uint64_t time = exp ? a[3] : a[2], size = exp ? a[4] : a[3];
 		if (rd_ok(&r) && size > V2_MAX_BATCH)
-			return v1_fail(d, -RTD_E_CAP, off,
-				       "batch at offset %llu is %llu bytes (limit %u)",
-				       (unsigned long long)off, (unsigned long long)size,
-				       V2_MAX_BATCH);
+			return gtd_fail(d, -RTD_E_CAP, off,
+					"batch at offset %llu is %llu bytes (limit %u)",
+					(unsigned long long)off, (unsigned long long)size,
+					V2_MAX_BATCH);
 		if (rd_ok(&r))
 			rd_skip(&r, (size_t)size);
 		if (!rd_ok(&r)) {
 			if (r.err == -RTD_E_TRUNCATED && !d->finished)
 				return 0;
-			v1_fail(d, r.err == -RTD_E_TRUNCATED ? -RTD_E_TRUNCATED : -RTD_E_GO_EVENT,
-				off, "trace ends inside the batch at offset %llu", (unsigned long long)off);
+			gtd_fail(d, r.err == -RTD_E_TRUNCATED ? -RTD_E_TRUNCATED : -RTD_E_GO_EVENT,
+				 off, "trace ends inside the batch at offset %llu", (unsigned long long)off);
 			if (st->nb == 0)
 				return d->err;
 			/* the cut batch is this generation's (or may be):
@@ -668,17 +662,17 @@ static int collect(rtd_gotrace_dec *d)
 			return 1;
 		}
 		if (gen == 0)
-			return v1_fail(d, -RTD_E_GO_EVENT, off, "invalid generation number 0 at offset %llu",
-				       (unsigned long long)off);
+			return gtd_fail(d, -RTD_E_GO_EVENT, off, "invalid generation number 0 at offset %llu",
+					(unsigned long long)off);
 		if (st->gen == 0)
 			st->gen = gen;
 		if (gen == st->gen + 1 && st->nb)
 			return 1; /* the next generation starts here */
 		if (gen != st->gen)
-			return v1_fail(d, -RTD_E_GO_EVENT, off,
-				       "generations out of order at offset %llu (%llu after %llu)",
-				       (unsigned long long)off, (unsigned long long)gen,
-				       (unsigned long long)st->gen);
+			return gtd_fail(d, -RTD_E_GO_EVENT, off,
+					"generations out of order at offset %llu (%llu after %llu)",
+					(unsigned long long)off, (unsigned long long)gen,
+					(unsigned long long)st->gen);
 		struct v2_batch b = {.off = off, .gen = exp ? UINT64_MAX : gen, .m = m,
 				     .time = (int64_t)time,
 				     .data = p + rd_off(&r) - (size_t)size, .len = (size_t)size};
@@ -785,12 +779,12 @@ static int cut_end(rtd_gotrace_dec *d, int rc)
 	st->sync_after = false; /* the generation is not whole */
 	d->err = 0;
 	d->errmsg[0] = 0;
-	return v1_fail(d, -RTD_E_TRUNCATED, off,
-		       "generation %llu is cut short before the runtime wrote its stacks "
-		       "and strings: %llu of its events ordered (their stacks and "
-		       "strings unresolved%s)%s",
-		       (unsigned long long)st->qgen, (unsigned long long)st->gen_out,
-		       st->freq_assumed ? "; times at Go's 15625000 ticks/s of every OS "
+	return gtd_fail(d, -RTD_E_TRUNCATED, off,
+			"generation %llu is cut short before the runtime wrote its stacks "
+			"and strings: %llu of its events ordered (their stacks and "
+			"strings unresolved%s)%s",
+			(unsigned long long)st->qgen, (unsigned long long)st->gen_out,
+			st->freq_assumed ? "; times at Go's 15625000 ticks/s of every OS "
 					  "but Windows: its frequency was not written either"
 					: "",
 		       why);

@@ -79,8 +79,8 @@ struct v2_state {
 	 * below ndense (Go numbers them from 1), once its tables are read;
 	 * larger ids are looked up in d->strings/d->stacks */
 	bool dense;
-	const struct v1_str **dstr;
-	const struct v1_stack **dstk;
+	const struct gtd_str **dstr;
+	const struct gtd_stack **dstk;
 	size_t ndstr, ndstk, capdstr, capdstk;
 	/* compact mode (v2_set_compact): the queued event handed out last,
 	 * until v2_compact_take() */
@@ -103,7 +103,7 @@ struct v2_state {
 };
 
 /* The generation's string @id (ordered mode), NULL when it has none. */
-static inline const struct v1_str *v2_str(const rtd_gotrace_dec *d, uint64_t id)
+static inline const struct gtd_str *v2_str(const rtd_gotrace_dec *d, uint64_t id)
 {
 	const struct v2_state *st = d->v2;
 	if (st->dense && id < st->ndstr)
@@ -142,7 +142,7 @@ void v2_out_sargs(rtd_gotrace_dec *d, const struct v2_out *o, struct rtd_gotrace
  * them again when the generation changes. */
 struct v2_strs {
 	bool dense;
-	const struct v1_str *const *s;
+	const struct gtd_str *const *s;
 	size_t n;
 };
 void v2_strs_get(const rtd_gotrace_dec *d, struct v2_strs *t);

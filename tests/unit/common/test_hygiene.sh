@@ -25,6 +25,12 @@
 #   after RTD_OPTS_VALID() a callback is read only when the caller's sz
 #   reaches it), and `sz < sizeof(size_t)` on a stats struct the library
 #   fills (rtd_stats_copy()'s precondition, src/common/stats.h).
+# v1_in_v2: in the Go decoder `v1_` means the old format (Go 1.5-1.21); what
+#   both formats use is `gtd_` (the decoder's failure, strings, stacks, its
+#   hash table; it was `v1_` in v2.c, order2.c and v2state.h). A new-format
+#   file (src/gotrace/v2*.c, v2*.h, order2.c) names nothing `v1_`, but the
+#   old-format branch of rtd_gotrace_event_name() in v2spec.c (the public
+#   name lookup of both formats), which reads the old format's v1_descs[].
 set -u
 S=${RTD_SOURCE_DIR:-$(cd "$(dirname "$0")/../../.." && pwd)}
 CMP='(<|>|<=|>=|!=|==)'
@@ -45,6 +51,11 @@ scan_opts_sz() { # ROOT
 	(cd "$1" && grep -rnE --include='*.c' --include='*.h' \
 		"(->|\.)[[:space:]]*sz[[:space:]]*$CMP|(^|[^-])$CMP[[:space:]]*[A-Za-z_][A-Za-z_0-9]*(->|\.)sz\b" src 2>/dev/null |
 		grep -vE '^src/record/(record|source)\.c:' | grep -vE '(->|\.)sz < sizeof\(size_t\)')
+}
+scan_v1_in_v2() { # ROOT
+	(cd "$1" && grep -rnwE --include='*.c' --include='*.h' 'v1_[A-Za-z0-9_]+' src/gotrace 2>/dev/null |
+		grep -E '^src/gotrace/(v2[^/]*\.[ch]|order2\.c):' |
+		sed -E '/^src\/gotrace\/v2spec\.c:/s/\bv1_descs\[//g' | grep -wE 'v1_[A-Za-z0-9_]+')
 }
 mk() { mkdir -p "$(dirname "$T/$1")"; printf '%s\n' "$2" > "$T/$1"; }
 fail=0
@@ -86,4 +97,15 @@ mk src/x/rev.c 'if (sizeof(*m) != m->sz)'
 mk src/x/set.c 'sp->st.sz = sizeof(sp->st);'
 check opts_sz "src/x/track.c src/x/dot.c src/x/rev.c" "src/record/record.c src/x/stats.c src/x/set.c" \
 	"sz compared by hand: use rtd_opts_copy(), or rtd_opts_at_size() on a hot path"
+rm -rf "$T"/*
+mk src/gotrace/v2.c 'return v1_fail(d, -RTD_E_CAP, off, "too many");'
+mk src/gotrace/order2.c '	struct v1_tab ms, tasks;'
+mk src/gotrace/v2state.h '	const struct v1_str **dstr;'
+mk src/gotrace/v2spec.c 'return v1_descs[type].name;'
+mk src/gotrace/v2text.c 'int x_v1_y = gtd_fail(d, 0, 0, "v1_ is old"); /* v1_ */'
+mk src/gotrace/v1.c 'int v1_parse_header(const uint8_t *b);'
+mk src/gotrace/dec.c 'rc = v1_order(d);'
+check v1_in_v2 "src/gotrace/v2.c src/gotrace/order2.c src/gotrace/v2state.h" \
+	"src/gotrace/v2spec.c src/gotrace/v2text.c src/gotrace/v1.c src/gotrace/dec.c" \
+	"a v1_ name (old format) in a new-format file: what both formats use is gtd_"
 exit $fail
