@@ -190,7 +190,11 @@ static unsigned long long start_key(pid_t pid)
 	return rtd_proc_stat(pid, NULL, &start) ? 0 : start;
 }
 
-/* TMPDIR from the target's environment ("" when unset or unreadable). */
+/*
+ * TMPDIR from the target's environment as its runtime reads it: the first
+ * one, as getenv ("" when unset, empty or unreadable: the runtime's
+ * GetTempPathA takes an empty value for none, not the next TMPDIR).
+ */
 static void target_tmpdir(pid_t pid, char *out, size_t len)
 {
 	char path[64];
@@ -213,7 +217,7 @@ static void target_tmpdir(pid_t pid, char *out, size_t len)
 			char *z = memchr(buf + i, 0, have - i);
 			if (!z)
 				break;
-			if (strncmp(buf + i, "TMPDIR=", 7) == 0 && buf[i + 7]) {
+			if (strncmp(buf + i, "TMPDIR=", 7) == 0) {
 				snprintf(out, len, "%s", buf + i + 7);
 				close(fd);
 				return;

@@ -632,7 +632,11 @@ static bool is_anon(const char *path)
 	       !strncmp(path, "[stack", 6);
 }
 
-/* The TMPDIR of a process, from its environment ("/tmp" without one). */
+/*
+ * The TMPDIR of a process as its .NET runtime reads it (the PAL's
+ * GetTempPathA: the first TMPDIR in environ, as getenv; an empty one is
+ * none): "/tmp" without one.
+ */
 static void proc_tmpdir(pid_t pid, char *out, size_t n)
 {
 	char path[64], *buf;
@@ -643,12 +647,14 @@ static void proc_tmpdir(pid_t pid, char *out, size_t n)
 		return;
 	for (size_t i = 0; i < len;) {
 		size_t l = strnlen(buf + i, len - i);
-		if (l > 7 && !memcmp(buf + i, "TMPDIR=", 7) && buf[i + 7] == '/' &&
-		    l - 7 < n) {
-			memcpy(out, buf + i + 7, l - 7);
-			out[l - 7] = 0;
-			while (strlen(out) > 1 && out[strlen(out) - 1] == '/')
-				out[strlen(out) - 1] = 0;
+		if (l >= 7 && !memcmp(buf + i, "TMPDIR=", 7)) {
+			if (l > 7 && buf[i + 7] == '/' && l - 7 < n) {
+				memcpy(out, buf + i + 7, l - 7);
+				out[l - 7] = 0;
+				while (strlen(out) > 1 && out[strlen(out) - 1] == '/')
+					out[strlen(out) - 1] = 0;
+			}
+			break;
 		}
 		i += l + 1;
 	}
