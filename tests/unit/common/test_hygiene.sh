@@ -16,6 +16,12 @@
 #   src/agent (reads a procfs root of its configuration; the agent's files
 #   were another helper's this session) and tools/rtdiag/dotnet_counters.c
 #   (the CLI includes no src/common; needs a public reader).
+# environ: a process's environment (/proc/PID/environ) has one reader,
+#   rtd_proc_env() in src/common, with getenv()'s rule (the first entry of
+#   a name), and the TMPDIR a .NET runtime names its files by one,
+#   rtd_proc_tmpdir(). There were three readers with three rules: the
+#   symbolizer took the last TMPDIR, the IPC transport skipped an empty
+#   one, the profiler any DOTNET_/COMPlus_PerfMapEnabled entry.
 # opts_sz: structs of libbpf's shape (`size_t sz` first) are checked one
 #   way (they were checked by hand in 17 files, four ways, one refusing
 #   exactly the older callers sz exists for): rtd_opts_check()/_copy(), or
@@ -40,6 +46,10 @@ scan_nspid() { # ROOT
 scan_comm() { # ROOT
 	(cd "$1" && grep -rnE --include='*.c' --include='*.h' '"[^"]*/comm"' src tools 2>/dev/null |
 		grep -vE '^(src/common/|src/agent/|tools/rtdiag/dotnet_counters\.c:)')
+}
+scan_environ() { # ROOT
+	(cd "$1" && grep -rnE --include='*.c' --include='*.h' '"[^"]*/environ"' src tools 2>/dev/null |
+		grep -v '^src/common/')
 }
 scan_opts_sz() { # ROOT
 	(cd "$1" && grep -rnE --include='*.c' --include='*.h' \
@@ -85,4 +95,11 @@ mk src/x/dot.c 'bool b = s.sz >= offsetof(struct x, y);'
 mk src/x/rev.c 'if (sizeof(*m) != m->sz)'
 check opts_sz "src/x/track.c src/x/dot.c src/x/rev.c" "src/record/record.c src/x/stats.c" \
 	"sz compared by hand: use rtd_opts_copy(), or rtd_opts_at_size() on a hot path"
+rm -rf "$T"/*
+mk src/common/proc.c 'snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);'
+mk src/x/a.c 'snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);'
+mk tools/y/b.c 'snprintf(p, n, "%s/%d/environ", dir, pid);'
+mk src/x/c.c '/* reads /proc/PID/environ */'
+check environ "src/x/a.c tools/y/b.c" "src/common/proc.c src/x/c.c" \
+	"/proc/PID/environ read outside src/common: use rtd_proc_env() or rtd_proc_tmpdir()"
 exit $fail

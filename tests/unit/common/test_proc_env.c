@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/file.h"
 #include "rtdiag/ipc_discovery.h"
 #include "rtdiag/symbols.h"
 
@@ -87,11 +88,48 @@ static void socket_dir_empty_tmpdir(void **state)
 	reap(pid, in);
 }
 
+/* the reader: the first entry, a name that is only a prefix, a value cut
+ * to the buffer, a missing one, an entry longer than one read */
+static void env_first(void **state)
+{
+	(void)state;
+	static char big[10000];
+	memset(big, 'x', sizeof(big) - 1);
+	memcpy(big, "BIG=", 4);
+	char *envp[] = {"TMPDIRX=/no", "TMPDIR", big, "TMPDIR=/first/", "TMPDIR=/second",
+			"EMPTY=", NULL};
+	int in;
+	pid_t pid = spawn_env(envp, &in);
+	char v[64];
+	assert_int_equal(rtd_proc_env(pid, "TMPDIR", v, sizeof(v)), 7);
+	assert_string_equal(v, "/first/");
+	assert_int_equal(rtd_proc_env(pid, "TMPDIR", v, 4), 7);
+	assert_string_equal(v, "/fi");
+	assert_int_equal(rtd_proc_env(pid, "EMPTY", v, sizeof(v)), 0);
+	assert_string_equal(v, "");
+	assert_int_equal(rtd_proc_env(pid, "BIG", v, sizeof(v)), (int)sizeof(big) - 5);
+	assert_int_equal(rtd_proc_env(pid, "NONE", v, sizeof(v)), -ENOENT);
+	assert_int_equal(rtd_proc_env(pid, "TMPDI", v, sizeof(v)), -ENOENT);
+	assert_int_equal(rtd_proc_tmpdir(pid, v, sizeof(v)), 0);
+	assert_string_equal(v, "/first");
+	reap(pid, in);
+	char *rel[] = {"TMPDIR=rel", NULL}, *root[] = {"TMPDIR=///", NULL};
+	pid = spawn_env(rel, &in);
+	assert_int_equal(rtd_proc_tmpdir(pid, v, sizeof(v)), 0);
+	assert_string_equal(v, "/tmp");
+	reap(pid, in);
+	pid = spawn_env(root, &in);
+	assert_int_equal(rtd_proc_tmpdir(pid, v, sizeof(v)), 0);
+	assert_string_equal(v, "/");
+	reap(pid, in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(perfmap_first_tmpdir),
 		cmocka_unit_test(socket_dir_empty_tmpdir),
+		cmocka_unit_test(env_first),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
