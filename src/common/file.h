@@ -72,6 +72,16 @@ int rtd_proc_comm(int pid, int tid, char *out, size_t len);
 pid_t rtd_proc_ns_pid(pid_t pid);
 
 /*
+ * rtd_proc_status_num - a number of /proc/PID/status ("Tgid", "PPid", ...)
+ * @pid: the process, or any thread of it (then it is that thread's line)
+ * @field: the field's name, without its ':'
+ *
+ * Returns: its value (>= 0), -ENOENT when the process or the field is not
+ * there, -RTD_E_FORMAT when it is not a number, or another -errno.
+ */
+long long rtd_proc_status_num(pid_t pid, const char *field);
+
+/*
  * rtd_proc_env - a variable of a process's environment, as getenv() in it
  * @pid: the process
  * @name: the variable's name

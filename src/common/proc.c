@@ -5,8 +5,8 @@
  * nanoseconds the thread has run (sum_exec_runtime, what perf's
  * task-clock counts), or utime + stime of .../stat in clock ticks when
  * the kernel has no schedstat. And rtdiag's one reader of /proc/PID/stat
- * (rtd_pstat_*), of a process's pid in its own namespace, and of its
- * environment (rtd_proc_env(), rtd_proc_tmpdir()).
+ * (rtd_pstat_*), of /proc/PID/status (rtd_proc_status_num(), and a
+ * process's pid in its own namespace), and of its environment (rtd_proc_env(), rtd_proc_tmpdir()).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -254,4 +254,25 @@ int rtd_proc_tmpdir(pid_t pid, char *out, size_t len)
 	while (n > 1 && out[n - 1] == '/')
 		out[--n] = 0;
 	return 0;
+}
+
+long long rtd_proc_status_num(pid_t pid, const char *field)
+{
+	char path[64], buf[4096];
+	if (pid <= 0 || !field || !*field)
+		return -RTD_E_INVAL;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	int n = rtd_read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	/* "Name:\tcat\n...Tgid:\t4242\n": a field at a line's start */
+	size_t fl = strlen(field);
+	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		if (strncmp(l, field, fl) || l[fl] != ':')
+			continue;
+		char *e;
+		long long v = strtoll(l + fl + 1, &e, 10);
+		return e == l + fl + 1 || v < 0 ? -RTD_E_FORMAT : v;
+	}
+	return -ENOENT;
 }

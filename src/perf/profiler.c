@@ -697,12 +697,8 @@ static int on_record(const struct rtd_perf_sample *s, void *ctx)
 /* The process a thread belongs to (its Tgid), 0 when it is gone. */
 static pid_t tgid_of(int tid)
 {
-	char path[64], buf[4096];
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	if (rtd_read_small(path, buf, sizeof(buf)) <= 0)
-		return 0;
-	const char *t = strstr(buf, "\nTgid:");
-	return t ? (pid_t)atoi(t + 6) : 0;
+	long long t = rtd_proc_status_num(tid, "Tgid");
+	return t > 0 ? (pid_t)t : 0;
 }
 
 int rtd_perf_profiler_write_data(struct rtd_perf_profiler *p, struct rtd_perf_data_writer *w)

@@ -22,6 +22,9 @@
 #   rtd_proc_tmpdir(). There were three readers with three rules: the
 #   symbolizer took the last TMPDIR, the IPC transport skipped an empty
 #   one, the profiler any DOTNET_/COMPlus_PerfMapEnabled entry.
+# status: /proc/PID/status has one reader, in src/common:
+#   rtd_proc_status_num() for a number field (the profiler's Tgid had its
+#   own strstr), rtd_proc_ns_pid() for NSpid.
 # opts_sz: structs of libbpf's shape (`size_t sz` first) are checked one
 #   way (they were checked by hand in 17 files, four ways, one refusing
 #   exactly the older callers sz exists for): rtd_opts_check()/_copy(), or
@@ -49,6 +52,10 @@ scan_comm() { # ROOT
 }
 scan_environ() { # ROOT
 	(cd "$1" && grep -rnE --include='*.c' --include='*.h' '"[^"]*/environ"' src tools 2>/dev/null |
+		grep -v '^src/common/')
+}
+scan_status() { # ROOT
+	(cd "$1" && grep -rnE --include='*.c' --include='*.h' '"[^"]*/status"' src tools 2>/dev/null |
 		grep -v '^src/common/')
 }
 scan_opts_sz() { # ROOT
@@ -102,4 +109,11 @@ mk tools/y/b.c 'snprintf(p, n, "%s/%d/environ", dir, pid);'
 mk src/x/c.c '/* reads /proc/PID/environ */'
 check environ "src/x/a.c tools/y/b.c" "src/common/proc.c src/x/c.c" \
 	"/proc/PID/environ read outside src/common: use rtd_proc_env() or rtd_proc_tmpdir()"
+rm -rf "$T"/*
+mk src/common/proc.c 'snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);'
+mk src/x/a.c 'snprintf(path, sizeof(path), "/proc/%d/status", tid);'
+mk src/x/b.c 'fputs("/status", f); /* not after a pid, still a status path */'
+mk src/x/c.c 'int status = 0; /* "status" */'
+check status "src/x/a.c src/x/b.c" "src/common/proc.c src/x/c.c" \
+	"/proc/PID/status read outside src/common: use rtd_proc_status_num() or rtd_proc_ns_pid()"
 exit $fail
