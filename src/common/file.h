@@ -82,6 +82,32 @@ pid_t rtd_proc_ns_pid(pid_t pid);
 long long rtd_proc_status_num(pid_t pid, const char *field);
 
 /*
+ * rtd_proc_exe - the file a process runs: /proc/PID/exe's link, as is (a
+ * file replaced since ends in " (deleted)")
+ * @proc_dir: the procfs root, NULL for "/proc" (the agent reads a
+ *            configured one)
+ * @pid: the process
+ * @out: gets the path, NUL-terminated ("" when it cannot be read)
+ * @len: size of @out (a longer path is cut to @len - 1)
+ *
+ * Returns: the bytes stored, or -errno (-EACCES: another user's process;
+ * -ENOENT: gone, or a kernel thread).
+ */
+int rtd_proc_exe(const char *proc_dir, pid_t pid, char *out, size_t len);
+
+/*
+ * rtd_proc_cmdline - a process's arguments, NUL-separated as the kernel
+ * keeps them (/proc/PID/cmdline)
+ * @proc_dir: the procfs root, NULL for "/proc"
+ * @pid: the process
+ * @buf: gets them, with one more NUL after the bytes read
+ * @len: size of @buf (more arguments than fit are cut)
+ *
+ * Returns: the bytes read (0 for a zombie or a kernel thread), or -errno.
+ */
+int rtd_proc_cmdline(const char *proc_dir, pid_t pid, char *buf, size_t len);
+
+/*
  * rtd_proc_env - a variable of a process's environment, as getenv() in it
  * @pid: the process
  * @name: the variable's name

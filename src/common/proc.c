@@ -6,7 +6,8 @@
  * task-clock counts), or utime + stime of .../stat in clock ticks when
  * the kernel has no schedstat. And rtdiag's one reader of /proc/PID/stat
  * (rtd_pstat_*), of /proc/PID/status (rtd_proc_status_num(), and a
- * process's pid in its own namespace), and of its environment (rtd_proc_env(), rtd_proc_tmpdir()).
+ * process's pid in its own namespace), of its environment, its
+ * executable and its arguments (rtd_proc_env(), rtd_proc_tmpdir()).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -275,4 +276,25 @@ long long rtd_proc_status_num(pid_t pid, const char *field)
 		return e == l + fl + 1 || v < 0 ? -RTD_E_FORMAT : v;
 	}
 	return -ENOENT;
+}
+
+int rtd_proc_exe(const char *proc_dir, pid_t pid, char *out, size_t len)
+{
+	char path[320];
+	if (!out || !len)
+		return -RTD_E_INVAL;
+	out[0] = 0;
+	snprintf(path, sizeof(path), "%s/%d/exe", proc_dir ? proc_dir : "/proc", (int)pid);
+	ssize_t n = readlink(path, out, len - 1);
+	if (n < 0)
+		return -errno;
+	out[n] = 0;
+	return (int)n;
+}
+
+int rtd_proc_cmdline(const char *proc_dir, pid_t pid, char *buf, size_t len)
+{
+	char path[320];
+	snprintf(path, sizeof(path), "%s/%d/cmdline", proc_dir ? proc_dir : "/proc", (int)pid);
+	return rtd_read_small(path, buf, len);
 }

@@ -734,19 +734,14 @@ static void base_of(const char *path, char *out, size_t len)
 
 static int proc_names(pid_t pid, struct proc_names *n)
 {
-	char path[64], buf[4096];
+	char buf[4096];
 	memset(n, 0, sizeof(*n));
 	int got = rtd_proc_comm((int)pid, 0, n->comm, sizeof(n->comm));
 	if (got < 0)
 		return got;
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	ssize_t l = readlink(path, buf, sizeof(buf) - 1);
-	if (l > 0) {
-		buf[l] = 0;
+	if (rtd_proc_exe(NULL, pid, buf, sizeof(buf)) > 0)
 		base_of(buf, n->exe, sizeof(n->exe));
-	}
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	got = rtd_read_small(path, buf, sizeof(buf));
+	got = rtd_proc_cmdline(NULL, pid, buf, sizeof(buf));
 	if (got <= 0 || strcmp(n->exe, "dotnet") != 0)
 		return 0;
 	/* the muxer: the first argument that names a .dll */

@@ -25,6 +25,10 @@
 # status: /proc/PID/status has one reader, in src/common:
 #   rtd_proc_status_num() for a number field (the profiler's Tgid had its
 #   own strstr), rtd_proc_ns_pid() for NSpid.
+# exe_cmdline: a process's executable (/proc/PID/exe) and arguments
+#   (/proc/PID/cmdline) have one reader each, rtd_proc_exe() and
+#   rtd_proc_cmdline() in src/common, under /proc or the agent's procfs
+#   root (the IPC transport and the agent each built both paths).
 # opts_sz: structs of libbpf's shape (`size_t sz` first) are checked one
 #   way (they were checked by hand in 17 files, four ways, one refusing
 #   exactly the older callers sz exists for): rtd_opts_check()/_copy(), or
@@ -56,6 +60,10 @@ scan_environ() { # ROOT
 }
 scan_status() { # ROOT
 	(cd "$1" && grep -rnE --include='*.c' --include='*.h' '"[^"]*/status"' src tools 2>/dev/null |
+		grep -v '^src/common/')
+}
+scan_exe_cmdline() { # ROOT
+	(cd "$1" && grep -rnE --include='*.c' --include='*.h' '"[^"]*/(exe|cmdline)"' src tools 2>/dev/null |
 		grep -v '^src/common/')
 }
 scan_opts_sz() { # ROOT
@@ -116,4 +124,11 @@ mk src/x/b.c 'fputs("/status", f); /* not after a pid, still a status path */'
 mk src/x/c.c 'int status = 0; /* "status" */'
 check status "src/x/a.c src/x/b.c" "src/common/proc.c src/x/c.c" \
 	"/proc/PID/status read outside src/common: use rtd_proc_status_num() or rtd_proc_ns_pid()"
+rm -rf "$T"/*
+mk src/common/proc.c 'snprintf(path, sizeof(path), "%s/%d/exe", root, (int)pid);'
+mk src/x/a.c 'snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);'
+mk src/x/b.c 'snprintf(path, sizeof(path), "%s/%d/cmdline", dir, (int)pid);'
+mk src/x/c.c 'const char *tool = "dotnet.exe"; /* "cmdline" */'
+check exe_cmdline "src/x/a.c src/x/b.c" "src/common/proc.c src/x/c.c" \
+	"/proc/PID/exe or cmdline read outside src/common: use rtd_proc_exe(), rtd_proc_cmdline()"
 exit $fail

@@ -208,6 +208,32 @@ static void status_num(void **state)
 	close(down[0]);
 }
 
+/* rtd_proc_exe, rtd_proc_cmdline: this test program, under either root */
+static void exe_cmdline(void **state)
+{
+	(void)state;
+	char want[4096], got[4096], cut[8];
+	ssize_t l = readlink("/proc/self/exe", want, sizeof(want) - 1);
+	assert_true(l > 0);
+	want[l] = 0;
+	assert_int_equal(rtd_proc_exe(NULL, getpid(), got, sizeof(got)), (int)l);
+	assert_string_equal(got, want);
+	assert_int_equal(rtd_proc_exe("/proc", getpid(), cut, sizeof(cut)), 7);
+	assert_memory_equal(cut, want, 7);
+	assert_int_equal(cut[7], 0);
+	int n = rtd_proc_cmdline(NULL, getpid(), got, sizeof(got));
+	assert_true(n > 0);
+	assert_int_equal(got[n], 0);
+	assert_true(strstr(got, "test_pstat") != NULL); /* argv[0] */
+	pid_t c = fork();
+	if (c == 0)
+		_exit(0);
+	assert_int_equal(waitpid(c, NULL, 0), c);
+	assert_int_equal(rtd_proc_exe(NULL, c, got, sizeof(got)), -ENOENT);
+	assert_string_equal(got, "");
+	assert_int_equal(rtd_proc_cmdline("/proc", c, got, sizeof(got)), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +243,7 @@ int main(void)
 		cmocka_unit_test(ns_pid),
 		cmocka_unit_test(comm),
 		cmocka_unit_test(status_num),
+		cmocka_unit_test(exe_cmdline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
