@@ -54,18 +54,13 @@ scan_comm() { # ROOT
 	(cd "$1" && grep -rnE --include='*.c' --include='*.h' '"[^"]*/comm"' src tools 2>/dev/null |
 		grep -vE '^(src/common/|src/agent/|tools/rtdiag/dotnet_counters\.c:)')
 }
-scan_environ() { # ROOT
-	(cd "$1" && grep -rnE --include='*.c' --include='*.h' '"[^"]*/environ"' src tools 2>/dev/null |
+scan_path() { # ROOT ERE: a string literal naming a /proc file, outside src/common
+	(cd "$1" && grep -rnE --include='*.c' --include='*.h' "$2" src tools 2>/dev/null |
 		grep -v '^src/common/')
 }
-scan_status() { # ROOT
-	(cd "$1" && grep -rnE --include='*.c' --include='*.h' '"[^"]*/status"' src tools 2>/dev/null |
-		grep -v '^src/common/')
-}
-scan_exe_cmdline() { # ROOT
-	(cd "$1" && grep -rnE --include='*.c' --include='*.h' '"[^"]*/(exe|cmdline)"' src tools 2>/dev/null |
-		grep -v '^src/common/')
-}
+scan_environ() { scan_path "$1" '"[^"]*/environ"'; }
+scan_status() { scan_path "$1" '"[^"]*/status"'; }
+scan_exe_cmdline() { scan_path "$1" '"[^"]*/(exe|cmdline)"'; }
 scan_opts_sz() { # ROOT
 	(cd "$1" && grep -rnE --include='*.c' --include='*.h' \
 		"(->|\.)[[:space:]]*sz[[:space:]]*$CMP|$CMP[[:space:]]*[A-Za-z_][A-Za-z_0-9]*(->|\.)sz\b" src 2>/dev/null |
