@@ -107,15 +107,12 @@ int proc_info_read(const char *proc_dir, pid_t pid, struct proc_info *pi)
 	buf[strcspn(buf, "\n")] = 0;
 	snprintf(pi->comm, sizeof(pi->comm), "%.31s", buf);
 
-	snprintf(path, sizeof(path), "%s/%d/exe", proc_dir, (int)pid);
-	n = readlink(path, pi->exe, sizeof(pi->exe) - 1);
-	pi->exe[n > 0 ? n : 0] = 0;
+	rtd_proc_exe(proc_dir, pid, pi->exe, sizeof(pi->exe));
 	char *del = strstr(pi->exe, " (deleted)");
 	if (del && del[10] == 0)
 		*del = 0;
 
-	snprintf(path, sizeof(path), "%s/%d/cmdline", proc_dir, (int)pid);
-	n = rtd_read_small(path, buf, sizeof(buf));
+	n = rtd_proc_cmdline(proc_dir, pid, buf, sizeof(buf));
 	if (n > 0) {
 		/* NUL-separated arguments */
 		snprintf(pi->arg0, sizeof(pi->arg0), "%.255s", base_name(buf));

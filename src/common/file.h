@@ -72,6 +72,73 @@ int rtd_proc_comm(int pid, int tid, char *out, size_t len);
 pid_t rtd_proc_ns_pid(pid_t pid);
 
 /*
+ * rtd_proc_status_num - a number of /proc/PID/status ("Tgid", "PPid", ...)
+ * @pid: the process, or any thread of it (then it is that thread's line)
+ * @field: the field's name, without its ':'
+ *
+ * Returns: its value (>= 0), -ENOENT when the process or the field is not
+ * there, -RTD_E_FORMAT when it is not a number, or another -errno.
+ */
+long long rtd_proc_status_num(pid_t pid, const char *field);
+
+/*
+ * rtd_proc_exe - the file a process runs: /proc/PID/exe's link, as is (a
+ * file replaced since ends in " (deleted)")
+ * @proc_dir: the procfs root, NULL for "/proc" (the agent reads a
+ *            configured one)
+ * @pid: the process
+ * @out: gets the path, NUL-terminated ("" when it cannot be read)
+ * @len: size of @out (a longer path is cut to @len - 1)
+ *
+ * Returns: the bytes stored, or -errno (-EACCES: another user's process;
+ * -ENOENT: gone, or a kernel thread).
+ */
+int rtd_proc_exe(const char *proc_dir, pid_t pid, char *out, size_t len);
+
+/*
+ * rtd_proc_cmdline - a process's arguments, NUL-separated as the kernel
+ * keeps them (/proc/PID/cmdline)
+ * @proc_dir: the procfs root, NULL for "/proc"
+ * @pid: the process
+ * @buf: gets them, with one more NUL after the bytes read
+ * @len: size of @buf (more arguments than fit are cut)
+ *
+ * Returns: the bytes read (0 for a zombie or a kernel thread), or -errno.
+ */
+int rtd_proc_cmdline(const char *proc_dir, pid_t pid, char *buf, size_t len);
+
+/*
+ * rtd_proc_env - a variable of a process's environment, as getenv() in it
+ * @pid: the process
+ * @name: the variable's name
+ * @out: gets its value, NUL-terminated (cut to @len - 1 bytes)
+ * @len: size of @out
+ *
+ * An environment may hold a name twice (execve passes envp as given):
+ * this is the FIRST "NAME=" entry of /proc/PID/environ, the one glibc's
+ * getenv() and the .NET PAL's environment copy (FindEnvVarValue) return.
+ * The environment is the one the process was started with.
+ *
+ * Returns: the value's length (>= @len: it was cut), -ENOENT when there
+ * is no such entry, or another -errno (-EACCES: another user's process).
+ */
+int rtd_proc_env(pid_t pid, const char *name, char *out, size_t len);
+
+/*
+ * rtd_proc_tmpdir - the directory a .NET runtime in @pid puts its
+ * diagnostic socket and perf map in, as it names it
+ * @pid: the process
+ * @out: gets its first TMPDIR without a trailing '/' ("/" stays), or
+ *       "/tmp" when it has none, an empty one (GetTempPathA reads that as
+ *       none), a relative one, or one longer than @len
+ * @len: size of @out (>= 5)
+ *
+ * Returns: 0 (@out is always set), or -errno when the environment could
+ * not be read (@out is "/tmp" then too).
+ */
+int rtd_proc_tmpdir(pid_t pid, char *out, size_t len);
+
+/*
  * rtd_proc_alive - is @pid the live process that started at @start?
  * @pid: the process
  * @start: its start time (rtd_proc_stat()), or 0 for any

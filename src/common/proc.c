@@ -5,10 +5,14 @@
  * nanoseconds the thread has run (sum_exec_runtime, what perf's
  * task-clock counts), or utime + stime of .../stat in clock ticks when
  * the kernel has no schedstat. And rtdiag's one reader of /proc/PID/stat
- * (rtd_pstat_*) and of a process's pid in its own namespace.
+ * (rtd_pstat_*), of /proc/PID/status (rtd_proc_status_num(), and a
+ * process's pid in its own namespace), of its environment, its
+ * executable and its arguments (rtd_proc_env(), rtd_proc_tmpdir()).
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -181,4 +185,116 @@ int rtd_proc_comm(int pid, int tid, char *out, size_t len)
 	if (n >= 0)
 		out[strcspn(out, "\n")] = 0;
 	return n;
+}
+
+/*
+ * One pass over /proc/PID/environ's "NAME=value\0" entries, a chunk at a
+ * time (an environment may be megabytes: no entry needs to fit a buffer).
+ */
+int rtd_proc_env(pid_t pid, const char *name, char *out, size_t len)
+{
+	if (pid <= 0 || !name || !*name || !out || !len)
+		return -RTD_E_INVAL;
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t nl = strlen(name), at = 0, vl = 0;
+	bool skip = false, found = false;
+	int err = -ENOENT;
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n < 0)
+				err = -errno;
+			break;
+		}
+		for (ssize_t i = 0; i < n; i++) {
+			char c = buf[i];
+			if (found) {
+				if (!c)
+					goto done;
+				if (vl + 1 < len)
+					out[vl] = c;
+				vl++;
+			} else if (!c) {
+				at = 0; /* the next entry */
+				skip = false;
+			} else if (skip) {
+				continue;
+			} else if (at < nl) {
+				skip = c != name[at++];
+			} else {
+				skip = c != '=';
+				found = !skip;
+			}
+		}
+	}
+done:
+	close(fd);
+	if (!found)
+		return err;
+	out[vl < len ? vl : len - 1] = 0;
+	return vl > INT_MAX ? INT_MAX : (int)vl;
+}
+
+int rtd_proc_tmpdir(pid_t pid, char *out, size_t len)
+{
+	if (!out || len < sizeof("/tmp"))
+		return -RTD_E_INVAL;
+	int n = rtd_proc_env(pid, "TMPDIR", out, len);
+	/* empty is none (GetTempPathA); a relative one is left for now: it
+	 * would name a directory under the target's working directory */
+	if (n <= 0 || (size_t)n >= len || out[0] != '/') {
+		snprintf(out, len, "/tmp");
+		return n < 0 && n != -ENOENT ? n : 0;
+	}
+	while (n > 1 && out[n - 1] == '/')
+		out[--n] = 0;
+	return 0;
+}
+
+long long rtd_proc_status_num(pid_t pid, const char *field)
+{
+	char path[64], buf[4096];
+	if (pid <= 0 || !field || !*field)
+		return -RTD_E_INVAL;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	int n = rtd_read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	/* "Name:\tcat\n...Tgid:\t4242\n": a field at a line's start */
+	size_t fl = strlen(field);
+	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		if (strncmp(l, field, fl) || l[fl] != ':')
+			continue;
+		char *e;
+		long long v = strtoll(l + fl + 1, &e, 10);
+		return e == l + fl + 1 || v < 0 ? -RTD_E_FORMAT : v;
+	}
+	return -ENOENT;
+}
+
+int rtd_proc_exe(const char *proc_dir, pid_t pid, char *out, size_t len)
+{
+	char path[320];
+	if (!out || !len)
+		return -RTD_E_INVAL;
+	out[0] = 0;
+	snprintf(path, sizeof(path), "%s/%d/exe", proc_dir ? proc_dir : "/proc", (int)pid);
+	ssize_t n = readlink(path, out, len - 1);
+	if (n < 0)
+		return -errno;
+	out[n] = 0;
+	return (int)n;
+}
+
+int rtd_proc_cmdline(const char *proc_dir, pid_t pid, char *buf, size_t len)
+{
+	char path[320];
+	snprintf(path, sizeof(path), "%s/%d/cmdline", proc_dir ? proc_dir : "/proc", (int)pid);
+	return rtd_read_small(path, buf, len);
 }

@@ -190,44 +190,6 @@ static unsigned long long start_key(pid_t pid)
 	return rtd_proc_stat(pid, NULL, &start) ? 0 : start;
 }
 
-/* TMPDIR from the target's environment ("" when unset or unreadable). */
-static void target_tmpdir(pid_t pid, char *out, size_t len)
-{
-	char path[64];
-	out[0] = 0;
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	/* Bounded: environments larger than this are scanned in pieces. */
-	char buf[8192];
-	size_t keep = 0;
-	for (;;) {
-		ssize_t n = read(fd, buf + keep, sizeof(buf) - 1 - keep);
-		if (n <= 0)
-			break;
-		size_t have = keep + (size_t)n;
-		buf[have] = 0;
-		size_t i = 0;
-		while (i < have) {
-			char *z = memchr(buf + i, 0, have - i);
-			if (!z)
-				break;
-			if (strncmp(buf + i, "TMPDIR=", 7) == 0 && buf[i + 7]) {
-				snprintf(out, len, "%s", buf + i + 7);
-				close(fd);
-				return;
-			}
-			i = (size_t)(z - buf) + 1;
-		}
-		keep = have - i;
-		if (keep >= sizeof(buf) - 1)
-			keep = 0; /* one entry longer than the buffer: skip */
-		memmove(buf, buf + i, keep);
-	}
-	close(fd);
-}
-
 /*
  * The dotnet-diagnostic-* names of one directory. rtd_ipc_list() keeps one
  * per distinct directory (by device and inode), so a /tmp with thousands
@@ -366,8 +328,8 @@ static int socket_find(pid_t pid, char *path, size_t len, char *where,
 	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
 	if (pid <= 0 || stat(proc, &st) != 0)
 		return -RTD_E_IPC_NOPROCESS;
-	target_tmpdir(pid, tmp, sizeof(tmp));
-	const char *t = tmp[0] ? tmp : "/tmp";
+	rtd_proc_tmpdir(pid, tmp, sizeof(tmp));
+	const char *t = tmp;
 	pid_t nspid = rtd_proc_ns_pid(pid);
 	unsigned long long key = start_key(pid);
 	/* As the target sees its file system; when /proc/PID/root is not
@@ -772,19 +734,14 @@ static void base_of(const char *path, char *out, size_t len)
 
 static int proc_names(pid_t pid, struct proc_names *n)
 {
-	char path[64], buf[4096];
+	char buf[4096];
 	memset(n, 0, sizeof(*n));
 	int got = rtd_proc_comm((int)pid, 0, n->comm, sizeof(n->comm));
 	if (got < 0)
 		return got;
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	ssize_t l = readlink(path, buf, sizeof(buf) - 1);
-	if (l > 0) {
-		buf[l] = 0;
+	if (rtd_proc_exe(NULL, pid, buf, sizeof(buf)) > 0)
 		base_of(buf, n->exe, sizeof(n->exe));
-	}
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	got = rtd_read_small(path, buf, sizeof(buf));
+	got = rtd_proc_cmdline(NULL, pid, buf, sizeof(buf));
 	if (got <= 0 || strcmp(n->exe, "dotnet") != 0)
 		return 0;
 	/* the muxer: the first argument that names a .dll */

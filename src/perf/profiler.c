@@ -697,12 +697,8 @@ static int on_record(const struct rtd_perf_sample *s, void *ctx)
 /* The process a thread belongs to (its Tgid), 0 when it is gone. */
 static pid_t tgid_of(int tid)
 {
-	char path[64], buf[4096];
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	if (rtd_read_small(path, buf, sizeof(buf)) <= 0)
-		return 0;
-	const char *t = strstr(buf, "\nTgid:");
-	return t ? (pid_t)atoi(t + 6) : 0;
+	long long t = rtd_proc_status_num(tid, "Tgid");
+	return t > 0 ? (pid_t)t : 0;
 }
 
 int rtd_perf_profiler_write_data(struct rtd_perf_profiler *p, struct rtd_perf_data_writer *w)
@@ -780,26 +776,17 @@ static bool maps_coreclr(pid_t pid)
 	return found;
 }
 
-/* DOTNET_PerfMapEnabled (or COMPlus_) set to non-zero in its environment */
+/*
+ * DOTNET_PerfMapEnabled (or COMPlus_) set to non-zero in its environment:
+ * CLRConfig reads DOTNET_ before COMPlus_, each as getenv does
+ */
 static bool env_perfmap_on(pid_t pid)
 {
-	char path[64], buf[65536];
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	char v[32];
+	if (rtd_proc_env(pid, "DOTNET_PerfMapEnabled", v, sizeof(v)) <= 0 &&
+	    rtd_proc_env(pid, "COMPlus_PerfMapEnabled", v, sizeof(v)) <= 0)
 		return false;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1) {
-		const char *e = buf + i;
-		if ((!strncmp(e, "DOTNET_PerfMapEnabled=", 22) && e[22] && e[22] != '0') ||
-		    (!strncmp(e, "COMPlus_PerfMapEnabled=", 23) && e[23] && e[23] != '0'))
-			return true;
-	}
-	return false;
+	return v[0] != '0';
 }
 
 static void dotnet_enable(struct rtd_perf_profiler *p, pid_t pid)

@@ -632,33 +632,10 @@ static bool is_anon(const char *path)
 	       !strncmp(path, "[stack", 6);
 }
 
-/* The TMPDIR of a process, from its environment ("/tmp" without one). */
-static void proc_tmpdir(pid_t pid, char *out, size_t n)
-{
-	char path[64], *buf;
-	size_t len;
-	snprintf(out, n, "/tmp");
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-	if (read_path(path, &buf, &len, 16u << 20))
-		return;
-	for (size_t i = 0; i < len;) {
-		size_t l = strnlen(buf + i, len - i);
-		if (l > 7 && !memcmp(buf + i, "TMPDIR=", 7) && buf[i + 7] == '/' &&
-		    l - 7 < n) {
-			memcpy(out, buf + i + 7, l - 7);
-			out[l - 7] = 0;
-			while (strlen(out) > 1 && out[strlen(out) - 1] == '/')
-				out[strlen(out) - 1] = 0;
-		}
-		i += l + 1;
-	}
-	free(buf);
-}
-
 int rtd_sym_perfmap_path(pid_t pid, char *out, size_t n)
 {
 	char tmpdir[PATH_MAX];
-	proc_tmpdir(pid, tmpdir, sizeof(tmpdir));
+	rtd_proc_tmpdir(pid, tmpdir, sizeof(tmpdir));
 	int l = snprintf(out, n, "/proc/%d/root%s/perf-%d.map", (int)pid,
 			 tmpdir, (int)rtd_proc_ns_pid(pid));
 	return l < 0 || (size_t)l >= n ? -RTD_E_CAP : 0;

@@ -16,6 +16,19 @@
 #   src/agent (reads a procfs root of its configuration; the agent's files
 #   were another helper's this session) and tools/rtdiag/dotnet_counters.c
 #   (the CLI includes no src/common; needs a public reader).
+# environ: a process's environment (/proc/PID/environ) has one reader,
+#   rtd_proc_env() in src/common, with getenv()'s rule (the first entry of
+#   a name), and the TMPDIR a .NET runtime names its files by one,
+#   rtd_proc_tmpdir(). There were three readers with three rules: the
+#   symbolizer took the last TMPDIR, the IPC transport skipped an empty
+#   one, the profiler any DOTNET_/COMPlus_PerfMapEnabled entry.
+# status: /proc/PID/status has one reader, in src/common:
+#   rtd_proc_status_num() for a number field (the profiler's Tgid had its
+#   own strstr), rtd_proc_ns_pid() for NSpid.
+# exe_cmdline: a process's executable (/proc/PID/exe) and arguments
+#   (/proc/PID/cmdline) have one reader each, rtd_proc_exe() and
+#   rtd_proc_cmdline() in src/common, under /proc or the agent's procfs
+#   root (the IPC transport and the agent each built both paths).
 # opts_sz: structs of libbpf's shape (`size_t sz` first) are checked one
 #   way (they were checked by hand in 17 files, four ways, one refusing
 #   exactly the older callers sz exists for): rtd_opts_check()/_copy(), or
@@ -47,6 +60,13 @@ scan_comm() { # ROOT
 	(cd "$1" && grep -rnE --include='*.c' --include='*.h' '"[^"]*/comm"' src tools 2>/dev/null |
 		grep -vE '^(src/common/|src/agent/|tools/rtdiag/dotnet_counters\.c:)')
 }
+scan_path() { # ROOT ERE: a string literal naming a /proc file, outside src/common
+	(cd "$1" && grep -rnE --include='*.c' --include='*.h' "$2" src tools 2>/dev/null |
+		grep -v '^src/common/')
+}
+scan_environ() { scan_path "$1" '"[^"]*/environ"'; }
+scan_status() { scan_path "$1" '"[^"]*/status"'; }
+scan_exe_cmdline() { scan_path "$1" '"[^"]*/(exe|cmdline)"'; }
 scan_opts_sz() { # ROOT
 	(cd "$1" && grep -rnE --include='*.c' --include='*.h' \
 		"(->|\.)[[:space:]]*sz[[:space:]]*$CMP|(^|[^-])$CMP[[:space:]]*[A-Za-z_][A-Za-z_0-9]*(->|\.)sz\b" src 2>/dev/null |
@@ -108,4 +128,25 @@ mk src/gotrace/dec.c 'rc = v1_order(d);'
 check v1_in_v2 "src/gotrace/v2.c src/gotrace/order2.c src/gotrace/v2state.h" \
 	"src/gotrace/v2spec.c src/gotrace/v2text.c src/gotrace/v1.c src/gotrace/dec.c" \
 	"a v1_ name (old format) in a new-format file: what both formats use is gtd_"
+rm -rf "$T"/*
+mk src/common/proc.c 'snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);'
+mk src/x/a.c 'snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);'
+mk tools/y/b.c 'snprintf(p, n, "%s/%d/environ", dir, pid);'
+mk src/x/c.c '/* reads /proc/PID/environ */'
+check environ "src/x/a.c tools/y/b.c" "src/common/proc.c src/x/c.c" \
+	"/proc/PID/environ read outside src/common: use rtd_proc_env() or rtd_proc_tmpdir()"
+rm -rf "$T"/*
+mk src/common/proc.c 'snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);'
+mk src/x/a.c 'snprintf(path, sizeof(path), "/proc/%d/status", tid);'
+mk src/x/b.c 'fputs("/status", f); /* not after a pid, still a status path */'
+mk src/x/c.c 'int status = 0; /* "status" */'
+check status "src/x/a.c src/x/b.c" "src/common/proc.c src/x/c.c" \
+	"/proc/PID/status read outside src/common: use rtd_proc_status_num() or rtd_proc_ns_pid()"
+rm -rf "$T"/*
+mk src/common/proc.c 'snprintf(path, sizeof(path), "%s/%d/exe", root, (int)pid);'
+mk src/x/a.c 'snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);'
+mk src/x/b.c 'snprintf(path, sizeof(path), "%s/%d/cmdline", dir, (int)pid);'
+mk src/x/c.c 'const char *tool = "dotnet.exe"; /* "cmdline" */'
+check exe_cmdline "src/x/a.c src/x/b.c" "src/common/proc.c src/x/c.c" \
+	"/proc/PID/exe or cmdline read outside src/common: use rtd_proc_exe(), rtd_proc_cmdline()"
 exit $fail

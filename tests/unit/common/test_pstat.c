@@ -167,6 +167,73 @@ static void comm(void **state)
 	assert_string_equal(got, "kept");
 }
 
+/* a thread's own tid as its Tgid's reader sees it: */
+static void *report_tid(void *arg)
+{
+	int *fd = arg, tid = (int)syscall(SYS_gettid);
+	if (write(fd[1], &tid, sizeof(tid)) != sizeof(tid))
+		return NULL;
+	char c;
+	while (read(fd[0], &c, 1) < 0) /* until the test closes the pipe */
+		;
+	return NULL;
+}
+
+/* rtd_proc_status_num: a thread's Tgid, PPid, a text field, none, gone */
+static void status_num(void **state)
+{
+	(void)state;
+	int up[2], down[2], tid = 0;
+	assert_int_equal(pipe(up), 0);
+	assert_int_equal(pipe(down), 0);
+	int fds[2] = {down[0], up[1]};
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, report_tid, fds), 0);
+	assert_int_equal(read(up[0], &tid, sizeof(tid)), (int)sizeof(tid));
+	assert_int_not_equal(tid, getpid());
+	assert_int_equal(rtd_proc_status_num(tid, "Tgid"), getpid());
+	close(down[1]);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(rtd_proc_status_num(getpid(), "PPid"), getppid());
+	assert_int_equal(rtd_proc_status_num(getpid(), "Name"), -RTD_E_FORMAT);
+	assert_int_equal(rtd_proc_status_num(getpid(), "Tgi"), -ENOENT);
+	assert_int_equal(rtd_proc_status_num(getpid(), "NoSuchField"), -ENOENT);
+	pid_t c = fork();
+	if (c == 0)
+		_exit(0);
+	assert_int_equal(waitpid(c, NULL, 0), c);
+	assert_int_equal(rtd_proc_status_num(c, "Tgid"), -ENOENT);
+	close(up[0]);
+	close(up[1]);
+	close(down[0]);
+}
+
+/* rtd_proc_exe, rtd_proc_cmdline: this test program, under either root */
+static void exe_cmdline(void **state)
+{
+	(void)state;
+	char want[4096], got[4096], cut[8];
+	ssize_t l = readlink("/proc/self/exe", want, sizeof(want) - 1);
+	assert_true(l > 0);
+	want[l] = 0;
+	assert_int_equal(rtd_proc_exe(NULL, getpid(), got, sizeof(got)), (int)l);
+	assert_string_equal(got, want);
+	assert_int_equal(rtd_proc_exe("/proc", getpid(), cut, sizeof(cut)), 7);
+	assert_memory_equal(cut, want, 7);
+	assert_int_equal(cut[7], 0);
+	int n = rtd_proc_cmdline(NULL, getpid(), got, sizeof(got));
+	assert_true(n > 0);
+	assert_int_equal(got[n], 0);
+	assert_true(strstr(got, "test_pstat") != NULL); /* argv[0] */
+	pid_t c = fork();
+	if (c == 0)
+		_exit(0);
+	assert_int_equal(waitpid(c, NULL, 0), c);
+	assert_int_equal(rtd_proc_exe(NULL, c, got, sizeof(got)), -ENOENT);
+	assert_string_equal(got, "");
+	assert_int_equal(rtd_proc_cmdline("/proc", c, got, sizeof(got)), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +242,8 @@ int main(void)
 		cmocka_unit_test(read_zombie_and_gone),
 		cmocka_unit_test(ns_pid),
 		cmocka_unit_test(comm),
+		cmocka_unit_test(status_num),
+		cmocka_unit_test(exe_cmdline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
