@@ -392,6 +392,17 @@ size_t ga_stacks_view(struct ga_stacks *s, uint32_t id, const struct rtd_goframe
 
 /* ---- Go's durations ------------------------------------------------------ */
 
+/* @v's decimal digits written leftwards ending before b[w]; returns the
+ * new left end */
+static size_t dec_left(char *b, size_t w, uint64_t v)
+{
+	do {
+		b[--w] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return w;
+}
+
 /* Go's time.Duration.String(): digits from the right into a buffer that
  * holds the longest ("-2562047h47m16.854775808s"), then copied out. */
 int rtd_goan_duration_str(int64_t ns, char *buf, size_t len)
@@ -433,33 +444,19 @@ int rtd_goan_duration_str(int64_t ns, char *buf, size_t len)
 	if (print)
 		b[--w] = '.';
 	if (prec == 9) { /* seconds, minutes, hours */
-		uint64_t s = u % 60;
+		w = dec_left(b, w, u % 60);
 		u /= 60;
-		do {
-			b[--w] = (char)('0' + s % 10);
-			s /= 10;
-		} while (s);
 		if (u) {
 			b[--w] = 'm';
-			uint64_t m = u % 60;
+			w = dec_left(b, w, u % 60);
 			u /= 60;
-			do {
-				b[--w] = (char)('0' + m % 10);
-				m /= 10;
-			} while (m);
 			if (u) {
 				b[--w] = 'h';
-				do {
-					b[--w] = (char)('0' + u % 10);
-					u /= 10;
-				} while (u);
+				w = dec_left(b, w, u);
 			}
 		}
 	} else {
-		do {
-			b[--w] = (char)('0' + u % 10);
-			u /= 10;
-		} while (u);
+		w = dec_left(b, w, u);
 	}
 	if (neg)
 		b[--w] = '-';
