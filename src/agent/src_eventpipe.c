@@ -429,10 +429,11 @@ static int ep_fds(struct source *src, int *fds, int max)
 	if (e->stall_until) {
 		/* a test's stalled decoding: the spool reads on, and the
 		 * loop reads the replies still to come (the rundown's) */
-		if (mono_ns() < e->stall_until)
-			return e->rd.s && e->rd.asked && max > 0
-				       ? (fds[0] = rtd_ipc_session_fd(e->rd.s), 1)
-				       : 0;
+		if (mono_ns() < e->stall_until) {
+			if (e->rd.s && e->rd.asked && n < max)
+				fds[n++] = rtd_ipc_session_fd(e->rd.s);
+			return n;
+		}
 		e->stall_until = 0;
 		rtd_info("pid %d: RTDIAG_AGENT_TEST_STALL: decoding again",
 			 (int)src->t->pid);
