@@ -167,6 +167,28 @@ RTD_API rtd_source *rtd_nettrace_source_stream(rtd_nettrace_read_fn read, void *
 					       int *err);
 
 /**
+ * rtd_nettrace_source_live - a live EventPipe stream that may have no
+ * bytes now, as a record source that does not block
+ * @read: gives the stream's bytes as they come, or -EAGAIN for "no bytes
+ *        now" when @fd >= 0 (a session's socket: rtd_ipc_session_source_live()
+ *        of rtdiag/ipc_source.h wraps one)
+ * @ctx: passed to @read
+ * @fd: polls readable when @read has bytes again; < 0: @read blocks, and
+ *      the source is rtd_nettrace_source_stream()'s
+ * @opts: options, or NULL; @no_prepass is implied
+ * @err: gets the error when NULL is returned (may be NULL)
+ *
+ * When @read says -EAGAIN, rtd_source_next() is RTD_SOURCE_IDLE (its
+ * watermark: the last record's time) and rtd_source_fd() is @fd; records
+ * come out as rtd_nettrace_source_stream() gives them.
+ *
+ * Returns: the source, or NULL: -RTD_E_INVAL (no @read, bad @opts), -ENOMEM.
+ */
+RTD_API rtd_source *rtd_nettrace_source_live(rtd_nettrace_read_fn read, void *ctx, int fd,
+					     const struct rtd_nettrace_source_opts *opts,
+					     int *err);
+
+/**
  * rtd_nettrace_source_methods - the method table a nettrace source names
  * frames with
  * @src: a source of rtd_nettrace_source_open(), _mem() or _stream()

@@ -552,6 +552,20 @@ RTD_API rtd_source *rtd_source_new(const struct rtd_source_ops *ops, void *impl)
  */
 RTD_API void rtd_source_free(rtd_source *s);
 
+/**
+ * rtd_source_impl_of - a source's @impl, when it was made with @ops
+ * @s: a source; NULL gives NULL
+ * @ops: the operations it would have been made with (compared by address)
+ *
+ * For a source's own functions beyond the contract (a live source's
+ * stop, its statistics): the implementation finds its state again, and a
+ * source of another kind is told apart.
+ *
+ * Returns: the @impl given to rtd_source_new(), or NULL when @s was made
+ * with other operations.
+ */
+RTD_API void *rtd_source_impl_of(rtd_source *s, const struct rtd_source_ops *ops);
+
 /* rtd_source_next(): a live source has no record now (see "Live sources"). */
 #define RTD_SOURCE_IDLE 2
 

@@ -9,7 +9,6 @@
 #include <stdint.h>
 
 #include "dotnet/ipc_int.h"
-#include "nettrace/nt.h"
 #include "rtdiag/ipc_session.h"
 #include "rtdiag/ipc_source.h"
 

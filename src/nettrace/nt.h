@@ -377,13 +377,4 @@ struct nt_method_hit {
 bool nt_methods_find(rtd_nettrace_methods *m, uint64_t ip,
 		     struct nt_method_hit *hit);
 
-/* rtd_nettrace_source_stream() whose @read may say "no bytes now"
- * (-EAGAIN) when @fd >= 0: rtd_source_next() is then RTD_SOURCE_IDLE
- * (watermark: the last record's time) and rtd_source_fd() is @fd, which
- * polls readable when bytes come. @fd < 0: the blocking stream source. */
-struct rtd_nettrace_source_opts;
-rtd_source *rtd_nettrace_source_live(int64_t (*read)(void *ctx, void *buf, size_t len),
-				     void *ctx, int fd,
-				     const struct rtd_nettrace_source_opts *opts, int *err);
-
 #endif /* RTD_NETTRACE_NT_H */

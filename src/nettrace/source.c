@@ -86,9 +86,6 @@ struct nts {
 	struct nt_str_cache strs; /* flat types' strings, kept converted */
 };
 
-/* rtd_source_impl_of(): src/record/source.c */
-void *rtd_source_impl_of(rtd_source *s, const struct rtd_source_ops *ops);
-
 static bool wants(const struct nts *s, unsigned kind)
 {
 	return !s->o.kinds || (s->o.kinds & (1u << kind));

@@ -45,7 +45,4 @@ struct rtd_perf_monitor *rtd_perf_syscall_recorder_monitor(struct rtd_perf_sysca
 int rtd_perf_syscall_recorder_drain(struct rtd_perf_syscall_recorder *r,
 				    rtd_perf_syscall_drain_fn fn, void *ctx);
 
-/* @s's impl when it was made with @ops, else NULL (record/source.c). */
-void *rtd_source_impl_of(rtd_source *s, const struct rtd_source_ops *ops);
-
 #endif /* RTD_PERF_SOURCE_IMPL_H */

@@ -13,7 +13,6 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "perf/source_impl.h"
 #include "rtdiag/source.h"
 
 /* An error record's message is kept whole up to this many bytes: the

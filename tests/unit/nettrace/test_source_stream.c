@@ -10,9 +10,13 @@
  * from its decoder's callback in stream order) gives the records
  * rtd_source_next() gives, every field alike, stopped at every 1000th
  * and resumed, mixed with rtd_source_next(), in stream and in time order.
+ * rtd_nettrace_source_live(): a read that says "no bytes now" (-EAGAIN)
+ * makes the source idle (RTD_SOURCE_IDLE, its fd the given one), and the
+ * records are the same.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <unistd.h>
 
 #include "test_util.h"
 #include "rtdiag/nettrace_source.h"
@@ -22,6 +26,8 @@
 struct feed {
 	const uint8_t *p;
 	size_t len, pos, piece, fail_at;
+	unsigned again; /* every other read says -EAGAIN ("no bytes now") */
+	unsigned reads;
 };
 
 static int64_t feed_read(void *ctx, void *buf, size_t len)
@@ -29,6 +35,8 @@ static int64_t feed_read(void *ctx, void *buf, size_t len)
 	struct feed *f = ctx;
 	if (f->fail_at && f->pos >= f->fail_at)
 		return -ECONNRESET;
+	if (f->again && f->reads++ % 2 == 0)
+		return -EAGAIN;
 	size_t n = f->len - f->pos;
 	if (n > f->piece)
 		n = f->piece;
@@ -78,20 +86,29 @@ static uint64_t *digests(rtd_source *f, uint64_t (*dg)(const struct rtd_record *
 	return want;
 }
 
-static void test_pieces(void **state)
+/* NT's bytes (*@len of them, freed by the caller; the test skipped
+ * without the test data) and the digests of its records read as a file
+ * with no prepass (*@want, *@n of them) */
+static uint8_t *with_wants(size_t *len, uint64_t **want, size_t *n)
 {
-	(void)state;
 	const char *path = rtd_test_vector(NT);
 	if (!path)
 		skip();
-	size_t len = 0;
-	uint8_t *bytes = rtd_test_slurp(path, &len);
+	uint8_t *bytes = rtd_test_slurp(path, len);
 	assert_non_null(bytes);
 	RTD_OPTS(rtd_nettrace_source_opts, o, .no_prepass = true);
 	rtd_source *f = rtd_nettrace_source_open(path, &o, NULL);
 	assert_non_null(f);
-	size_t n = 0;
-	uint64_t *want = digests(f, digest, &n);
+	*want = digests(f, digest, n);
+	return bytes;
+}
+
+static void test_pieces(void **state)
+{
+	(void)state;
+	size_t len = 0, n = 0;
+	uint64_t *want;
+	uint8_t *bytes = with_wants(&len, &want, &n);
 	const struct rtd_record *r;
 	assert_true(n > 1000);
 
@@ -222,9 +239,57 @@ static void test_each(void **state)
 		skip();
 }
 
+static void test_live(void **state)
+{
+	(void)state;
+	size_t len = 0, n = 0;
+	uint64_t *want;
+	uint8_t *bytes = with_wants(&len, &want, &n);
+	assert_true(n > 1000);
+	int pfd[2];
+	assert_int_equal(pipe(pfd), 0);
+	struct feed fd = {.p = bytes, .len = len, .piece = 4093, .again = 1};
+	rtd_source *s = rtd_nettrace_source_live(feed_read, &fd, pfd[0], NULL, NULL);
+	assert_non_null(s);
+	assert_int_equal(rtd_source_fd(s), pfd[0]);
+	const struct rtd_record *r;
+	size_t i = 0, idle = 0;
+	int rc;
+	while ((rc = rtd_source_next(s, &r)) == 1 || rc == RTD_SOURCE_IDLE) {
+		if (rc == RTD_SOURCE_IDLE) {
+			idle++;
+			continue;
+		}
+		assert_true(i < n);
+		if (digest(r) != want[i])
+			fail_msg("live: record %zu differs", i);
+		i++;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(i, n);
+	assert_true(idle > 0);
+	printf("# live: %zu records alike, idle %zu times\n", n, idle);
+	rtd_source_free(s);
+	/* a blocking read without an fd is the stream source: no fd */
+	struct feed fb = {.p = bytes, .len = len, .piece = 65536};
+	s = rtd_nettrace_source_live(feed_read, &fb, -1, NULL, NULL);
+	assert_non_null(s);
+	assert_int_equal(rtd_source_fd(s), -1);
+	assert_int_equal(rtd_source_next(s, &r), 1);
+	rtd_source_free(s);
+	int err = 0;
+	assert_null(rtd_nettrace_source_live(NULL, NULL, pfd[0], NULL, &err));
+	assert_int_equal(err, -RTD_E_INVAL);
+	close(pfd[0]);
+	close(pfd[1]);
+	free(want);
+	free(bytes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {cmocka_unit_test(test_pieces),
-					   cmocka_unit_test(test_each)};
+					   cmocka_unit_test(test_each),
+					   cmocka_unit_test(test_live)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

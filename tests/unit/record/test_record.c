@@ -254,6 +254,8 @@ static const struct rtd_source_ops arr_ops = {
 	.free = arr_free,
 };
 
+static const struct rtd_source_ops own_ops;
+
 static void test_pull_contract(void **st)
 {
 	(void)st;
@@ -262,6 +264,10 @@ static void test_pull_contract(void **st)
 	rtd_source *s = rtd_source_new(&arr_ops, &a);
 	assert_non_null(s);
 	assert_string_equal(rtd_source_name(s), "array");
+	/* its impl back by its ops; another kind's ops, or none, give NULL */
+	assert_ptr_equal(rtd_source_impl_of(s, &arr_ops), &a);
+	assert_null(rtd_source_impl_of(s, &own_ops));
+	assert_null(rtd_source_impl_of(NULL, &arr_ops));
 	const struct rtd_record *r;
 	assert_int_equal(rtd_source_next(s, &r), 1);
 	assert_int_equal(r->mono, 5);
