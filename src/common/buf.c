@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "buf.h"
+#include "rd.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -253,4 +254,38 @@ void *rtd_alloc_touched(size_t n)
 	for (size_t i = 0; i < n; i += step)
 		p[i] = 0; /* a write faults the page in; a read of a fresh one does not */
 	return (void *)p;
+}
+
+int rtd_rd_utf16z_units(rtd_rd *r, size_t *n)
+{
+	const uint8_t *s = r->p;
+	size_t left = rd_left(r);
+	size_t i = 0;
+	for (;;) {
+		if (r->err)
+			return r->err;
+		if (left - i < 2) {
+			rd_fail(r, -RTD_E_TRUNCATED);
+			return -RTD_E_TRUNCATED;
+		}
+		if (s[i] == 0 && s[i + 1] == 0)
+			break;
+		i += 2;
+	}
+	*n = i / 2;
+	return 0;
+}
+
+int rtd_rd_utf16z(rtd_rd *r, rtd_buf *out)
+{
+	size_t n;
+	int err = rtd_rd_utf16z_units(r, &n);
+	if (err)
+		return err;
+	rtd_buf_reset(out);
+	err = rtd_utf16le_to_utf8(r->p, 2 * n, 0, out);
+	if (err)
+		return err;
+	rd_skip(r, 2 * n + 2);
+	return 0;
 }

@@ -87,6 +87,15 @@ size_t rtd_utf16le_utf8_len(const uint8_t *src, size_t n);
  * memory the caller sized, a string lent where it is made. */
 void rtd_utf16le_utf8_put(char *dst, const uint8_t *src, size_t n);
 
+/* The code units of the NUL-terminated UTF-16LE string at @r (the NUL
+ * not counted, not consumed): 0, or the reader's error (-RTD_E_TRUNCATED
+ * when no NUL comes before the end, and @r failed). */
+struct rtd_rd;
+int rtd_rd_utf16z_units(struct rtd_rd *r, size_t *n);
+/* That string read into @out (reset first) as UTF-8, and @r past its
+ * NUL: 0, or the reader's or rtd_utf16le_to_utf8()'s error. */
+int rtd_rd_utf16z(struct rtd_rd *r, rtd_buf *out);
+
 /* @cp as UTF-8 at @o (room for 4 bytes): the bytes written (1-4). A
  * surrogate (a UTF-16 unit on its own, as FastSerialization writes
  * them) takes its 3 bytes as any code point below U+10000. */

@@ -27,7 +27,6 @@
 #include "common/buf.h"
 #include "common/map.h"
 #include "common/rd.h"
-#include "nettrace/nt.h"
 #include "dotnet/gcheap_int.h"
 #include "rtdiag/gcheap.h"
 #include "rtdiag/ipc_providers.h"
@@ -212,7 +211,7 @@ static int bulk_roots(rtd_gcheap *h, const struct rtd_nettrace_event *ev,
 			a = rd_u64le(&r);
 			(void)rd_u64le(&r);
 			(void)rd_u32le(&r);
-			if (nt_read_utf16z(&r, &h->tmp) != 0)
+			if (rtd_rd_utf16z(&r, &h->tmp) != 0)
 				break;
 		}
 		if (!rd_ok(&r))
@@ -236,7 +235,7 @@ static int bulk_type(rtd_gcheap *h, const struct rtd_nettrace_event *ev)
 		(void)rd_u32le(&r); /* TypeNameID */
 		(void)rd_u32le(&r); /* Flags */
 		(void)rd_u8(&r);    /* CorElementType */
-		if (nt_read_utf16z(&r, &h->tmp) != 0)
+		if (rtd_rd_utf16z(&r, &h->tmp) != 0)
 			break;
 		uint32_t np = rd_u32le(&r);
 		if (!rd_ok(&r) || !rd_skip(&r, (size_t)np * 8))

@@ -65,40 +65,6 @@ int nt_fail(rtd_nettrace *dec, int err, uint64_t off, const char *fmt, ...)
 	return err;
 }
 
-int nt_utf16z_units(rtd_rd *r, size_t *n)
-{
-	const uint8_t *s = r->p;
-	size_t left = rd_left(r);
-	size_t i = 0;
-	for (;;) {
-		if (r->err)
-			return r->err;
-		if (left - i < 2) {
-			rd_fail(r, -RTD_E_TRUNCATED);
-			return -RTD_E_TRUNCATED;
-		}
-		if (s[i] == 0 && s[i + 1] == 0)
-			break;
-		i += 2;
-	}
-	*n = i / 2;
-	return 0;
-}
-
-int nt_read_utf16z(rtd_rd *r, rtd_buf *out)
-{
-	size_t n;
-	int err = nt_utf16z_units(r, &n);
-	if (err)
-		return err;
-	rtd_buf_reset(out);
-	err = rtd_utf16le_to_utf8(r->p, 2 * n, 0, out);
-	if (err)
-		return err;
-	rd_skip(r, 2 * n + 2);
-	return 0;
-}
-
 /* ---- lifetime -------------------------------------------------------- */
 
 rtd_nettrace *rtd_nettrace_new(const struct rtd_nettrace_opts *opts)

@@ -51,7 +51,7 @@ static const char *bstr(struct bld *b, const char *s, size_t n)
 
 static int bstr16(struct bld *b, rtd_rd *r, const char **out)
 {
-	int err = nt_read_utf16z(r, b->tmp);
+	int err = rtd_rd_utf16z(r, b->tmp);
 	if (err)
 		return bfail(b, r, err == -RTD_E_TRUNCATED ? -RTD_E_NT_METADATA
 							   : err,

@@ -127,7 +127,7 @@ static void merge_tail(rtd_nettrace_methods *m)
 
 static bool str16(rtd_nettrace_methods *m, rtd_rd *r)
 {
-	return nt_read_utf16z(r, &m->s16) == 0;
+	return rtd_rd_utf16z(r, &m->s16) == 0;
 }
 
 /* Append "Namespace.Name(sig)\0" read from r to the names; *at gets its

@@ -289,12 +289,6 @@ int nt_format(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 	      unsigned flags, rtd_buf *out, rtd_nettrace_frame_fn sym,
 	      void *sym_ctx);
 
-/* Read a NUL-terminated UTF-16 string into out (UTF-8). Returns 0 or a
- * negative code (-RTD_E_TRUNCATED when no terminator). */
-int nt_read_utf16z(rtd_rd *r, rtd_buf *out);
-/* The code units of the NUL-terminated UTF-16LE string at @r (the NUL
- * not counted, not consumed): 0, or the reader's error. */
-int nt_utf16z_units(rtd_rd *r, size_t *n);
 
 struct rtd_field;
 /* A record field's type (RTD_FIELD_*) for a value of decoder type @type,

@@ -256,7 +256,7 @@ static char *lent_alloc(rtd_nettrace *dec, size_t n)
 static int lend_utf16z(rtd_nettrace *dec, rtd_rd *r, struct rtd_nettrace_value *v)
 {
 	size_t n;
-	int err = nt_utf16z_units(r, &n);
+	int err = rtd_rd_utf16z_units(r, &n);
 	if (err)
 		return err == -RTD_E_TRUNCATED ? 0 : err;
 	size_t len = rtd_utf16le_utf8_len(r->p, n);
@@ -311,7 +311,7 @@ static int read_text(rtd_nettrace *dec, const struct rtd_nettrace_field *f, rtd_
 	case RTD_NT_T_STRING: {
 		if (dec->o.lend_strings)
 			return lend_utf16z(dec, r, v);
-		int err = nt_read_utf16z(r, sb);
+		int err = rtd_rd_utf16z(r, sb);
 		if (err && err != -RTD_E_TRUNCATED)
 			return err;
 		if (!err)
@@ -667,7 +667,7 @@ static bool cache_keep(struct nt_str_cache *c, uint64_t h, const uint8_t *raw, s
 static int flat_string(rtd_nettrace *dec, rtd_rd *r, struct nt_str_cache *c, const char **out)
 {
 	size_t units;
-	if (nt_utf16z_units(r, &units))
+	if (rtd_rd_utf16z_units(r, &units))
 		return 0; /* no terminator: the reader's error says it */
 	size_t nb = 2 * units;
 	const uint8_t *raw = r->p;
@@ -733,7 +733,7 @@ int nt_read_flat(rtd_nettrace *dec, const struct rtd_nettrace_event *ev,
 		case RTD_NT_T_F64: f->f = rd_f64le(&r); break;
 		case RTD_NT_T_STRING:
 			if (st->pass) {
-				if (nt_utf16z_units(&r, &units) == 0)
+				if (rtd_rd_utf16z_units(&r, &units) == 0)
 					rd_skip(&r, 2 * units + 2);
 			} else {
 				int rc = flat_string(dec, &r, cache, &f->s);

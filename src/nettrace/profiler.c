@@ -630,7 +630,7 @@ static int use(rtd_nettrace_profiler *p, const struct pev *e)
 /* Read a NUL-terminated UTF-16 field into out; false when malformed. */
 static bool str16(rtd_rd *r, rtd_buf *out)
 {
-	return nt_read_utf16z(r, out) == 0;
+	return rtd_rd_utf16z(r, out) == 0;
 }
 
 static uint64_t rd_ptr(rtd_rd *r, uint32_t psize)

@@ -10,6 +10,7 @@
 #include "common/buf.h"
 #include "common/file.h"
 #include "common/log.h"
+#include "common/rd.h"
 
 static void cap_is_enforced(void **state)
 {
@@ -106,6 +107,37 @@ static uint32_t next_of(const char *s, size_t *moved)
 /* The one encoder and decoder of UTF-8 code points (the Go trace's text
  * unquoting, gcdump's FastSerialization strings and the IPC's UTF-16
  * strings each had one of their own) */
+/* A NUL-terminated UTF-16LE string read off a byte reader: the reader
+ * past its NUL, or failed where no NUL comes. */
+static void utf16z(void **state)
+{
+	(void)state;
+	/* "h\u00e9" NUL, then a byte that must stay unread */
+	const uint8_t in[] = {'h', 0, 0xe9, 0, 0, 0, 0x7f};
+	rtd_rd r;
+	rd_init(&r, in, sizeof(in));
+	size_t n = 9;
+	assert_int_equal(rtd_rd_utf16z_units(&r, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(rd_off(&r), 0); /* counted, not consumed */
+	rtd_buf b = {.max = 64};
+	assert_int_equal(rtd_buf_append(&b, "old", 3), 0);
+	assert_int_equal(rtd_rd_utf16z(&r, &b), 0);
+	assert_string_equal(rtd_buf_cstr(&b), "h\xc3\xa9");
+	assert_int_equal(rd_off(&r), 6);
+	assert_int_equal(rd_u8(&r), 0x7f);
+	/* no NUL before the end (an odd byte left over): truncated, failed */
+	rd_init(&r, in, 3);
+	assert_int_equal(rtd_rd_utf16z(&r, &b), -RTD_E_TRUNCATED);
+	assert_false(rd_ok(&r));
+	/* an empty string is its NUL alone */
+	rd_init(&r, in + 4, 2);
+	assert_int_equal(rtd_rd_utf16z(&r, &b), 0);
+	assert_string_equal(rtd_buf_cstr(&b), "");
+	assert_int_equal(rd_left(&r), 0);
+	rtd_buf_free(&b);
+}
+
 static void utf8_points(void **state)
 {
 	(void)state;
@@ -238,7 +270,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(cap_is_enforced), cmocka_unit_test(printf_long),
-		cmocka_unit_test(utf16),           cmocka_unit_test(utf8_points),
+		cmocka_unit_test(utf16),           cmocka_unit_test(utf16z),
+		cmocka_unit_test(utf8_points),
 		cmocka_unit_test(json),
 		cmocka_unit_test(errors),          cmocka_unit_test(logging),
 		cmocka_unit_test(grow),            cmocka_unit_test(read_small),
