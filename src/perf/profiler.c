@@ -47,7 +47,6 @@
 #include "rtdiag/perf_data.h"
 #include "rtdiag/perf_profiler.h"
 #include "rtdiag/perf_sampler.h"
-#include "symbols/internal.h"
 #include "rtdiag/source.h"
 
 /* Cap on call tree nodes (distinct stack prefixes); past it stacks are cut. */
