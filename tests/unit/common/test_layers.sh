@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The one-way data flow of STYLE.md and docs/design.md (issue #29), as far
+# as the includes show it. Each rule is first tried on a made-up tree (what
+# it must find, what it must let pass), so a pattern that matches nothing
+# cannot pass for a clean tree.
+#
+# models: the models (src/profile, src/timeline) consume records and
+#   include nothing from any source: no other module's private header but
+#   src/common's, and of the public headers only the record stream's and
+#   the models' own (rtdiag/{common,source,format,profile,profile_records,
+#   timeline,timeline_records,firefox}.h).
+# model_headers: the models' public headers include only rtdiag/common.h,
+#   source.h, profile.h and timeline.h, and name no source's function or
+#   type (rtd_nettrace_, rtd_gotrace_, rtd_perf_, rtd_ipc_, ...) outside
+#   their comments.
+# private: a module's private helpers stay in its folder; only src/common
+#   is shared. A file of src/X includes no src/Y/... header (Y neither X
+#   nor common). One edge is allowed: src/dotnet's gcdump (gcheap.c) reads
+#   the GC's bulk events by the runtime's event ids, and those ids are one
+#   generated table, src/nettrace/clr_ids.h (gen_schema.py), for both .NET
+#   modules. Three edges were removed with this rule: record/source.c took
+#   perf/source_impl.h for rtd_source_impl_of() (now public, source.h),
+#   dotnet's session source nettrace/nt.h for rtd_nettrace_source_live()
+#   (now public, nettrace_source.h), gcheap.c nettrace/nt.h for the UTF-16
+#   reader (now rtd_rd_utf16z() in src/common), and perf/profiler.c
+#   included symbols/internal.h for nothing.
+set -u
+S=${RTD_SOURCE_DIR:-$(cd "$(dirname "$0")/../../.." && pwd)}
+INC='^[[:space:]]*#[[:space:]]*include[[:space:]]*"'
+# the same after grep's "FILE:LINE:"
+INCF=':[0-9]+:[[:space:]]*#[[:space:]]*include[[:space:]]*"'
+scan_models() { # ROOT
+	(cd "$1" && grep -rnE --include='*.c' --include='*.h' "$INC" src/profile src/timeline 2>/dev/null |
+		grep -vE "$INCF"'(common|profile|timeline)/' |
+		grep -vE "$INCF"'rtdiag/(common|source|format|profile|profile_records|timeline|timeline_records|firefox)\.h"')
+}
+MODEL_HEADERS='profile profile_records timeline timeline_records format firefox'
+scan_model_headers() { # ROOT
+	local h
+	for h in $MODEL_HEADERS; do
+		[ -f "$1/include/rtdiag/$h.h" ] || continue
+		(cd "$1" && grep -nHE "$INC" "include/rtdiag/$h.h" |
+			grep -vE "$INCF"'rtdiag/(common|source|profile|timeline)\.h"')
+		# outside comments: inline /* ... */ cut, comment lines dropped
+		(cd "$1" && sed -E 's#/\*.*\*/##; s#^([[:space:]]*)(/\*|\*).*#\1#' "include/rtdiag/$h.h" |
+			grep -nE '\brtd_(nettrace|gotrace|go|perf|ipc|gcheap|agent|counters|sym)[a-z0-9]*_' |
+			sed "s#^#include/rtdiag/$h.h:#")
+	done
+}
+scan_private() { # ROOT
+	(cd "$1" && grep -rnE --include='*.c' --include='*.h' "$INC"'[a-z0-9_]+/' src 2>/dev/null |
+		grep -vE "$INCF"'(rtdiag|common)/' |
+		awk -F: '{ split($1, p, "/"); m = $0; sub(/^[^"]*"/, "", m); split(m, q, "/");
+			   if (p[2] != q[1]) print }' |
+		grep -vE '^src/dotnet/gcheap\.c:[0-9]+:#include "nettrace/clr_ids\.h"')
+}
+. "$(dirname "$0")/rules.sh"
+mk src/profile/a.c '#include "nettrace/nt.h"'
+mk src/profile/b.c '#include "rtdiag/perf_profiler.h"'
+mk src/timeline/c.c '#  include "rtdiag/gotrace.h"'
+mk src/timeline/d.c '#include "rtdiag/timeline_records.h"
+#include "timeline/int.h"
+#include "common/buf.h"'
+mk src/profile/e.c '#include "rtdiag/source.h"
+#include <rtdiag/stdio.h>
+/* #include "perf/x.h" is how it was */'
+check models "src/profile/a.c src/profile/b.c src/timeline/c.c" "src/timeline/d.c src/profile/e.c" \
+	"a model includes a source: take records (rtdiag/source.h) instead"
+mk include/rtdiag/profile.h '#include "rtdiag/perf.h"'
+mk include/rtdiag/timeline.h 'struct x { rtd_nettrace_event *e; };'
+mk include/rtdiag/format.h '/* not rtd_perf_profiler_new(): a comment */
+ * rtd_gotrace_open() is named in a comment line
+#include "rtdiag/profile.h"
+int rtd_format_x(void); /* rtd_ipc_client too */'
+check model_headers "include/rtdiag/profile.h include/rtdiag/timeline.h" "include/rtdiag/format.h" \
+	"a model's header names a source"
+mk src/record/source.c '#include "perf/source_impl.h"'
+mk src/dotnet/x.c '#include "nettrace/nt.h"'
+mk src/dotnet/gcheap.c '#include "nettrace/clr_ids.h"'
+mk src/perf/y.c '#include "perf/bpf/offcpu_maps.h"
+#include "common/map.h"
+#include "rtdiag/perf.h"'
+mk src/perf/z.c '#include "symbols/internal.h"'
+check private "src/record/source.c src/dotnet/x.c src/perf/z.c" "src/dotnet/gcheap.c src/perf/y.c" \
+	"a module includes another's private header: only src/common is shared"
+exit $fail
