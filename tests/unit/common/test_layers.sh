@@ -18,7 +18,7 @@
 #   nor common). One edge is allowed: src/dotnet's gcdump (gcheap.c) reads
 #   the GC's bulk events by the runtime's event ids, and those ids are one
 #   generated table, src/nettrace/clr_ids.h (gen_schema.py), for both .NET
-#   modules. Three edges were removed with this rule: record/source.c took
+#   modules. Four edges were removed with this rule: record/source.c took
 #   perf/source_impl.h for rtd_source_impl_of() (now public, source.h),
 #   dotnet's session source nettrace/nt.h for rtd_nettrace_source_live()
 #   (now public, nettrace_source.h), gcheap.c nettrace/nt.h for the UTF-16
