@@ -1057,17 +1057,17 @@ static int thread_block_v6(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 			const uint8_t *s;
 			uint32_t l;
 			switch (kind) {
-			case 1: /* name */
+			case NT_THREAD_NAME:
 				read_utf8s(&row, &s, &l);
 				break;
-			case 2: /* OS process id */
+			case NT_THREAD_OS_PROCESS_ID:
 				(void)rd_varuint(&row);
 				break;
-			case 3: /* OS thread id */
+			case NT_THREAD_OS_THREAD_ID:
 				os_tid = rd_varuint(&row);
 				have = true;
 				break;
-			case 4: /* key/value */
+			case NT_THREAD_KEY_VALUE:
 				read_utf8s(&row, &s, &l);
 				read_utf8s(&row, &s, &l);
 				break;
@@ -1147,15 +1147,15 @@ static int labels_v6(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 			uint8_t kind = rd_u8(r);
 			const uint8_t *s;
 			uint32_t n;
-			switch (kind & 0x7f) {
-			case 1: read_guid(r, l->activity); break;
-			case 2: read_guid(r, l->related); break;
-			case 3: rd_skip(r, 16); break;
-			case 4: rd_skip(r, 8); break;
-			case 5: read_utf8s(r, &s, &n); read_utf8s(r, &s, &n); break;
-			case 6: read_utf8s(r, &s, &n); (void)rd_varuint(r); break;
-			case 7: case 9: case 10: rd_skip(r, 1); break;
-			case 8: rd_skip(r, 8); break;
+			switch (kind & NT_LABEL_KIND_MASK) {
+			case NT_LABEL_ACTIVITY_ID: read_guid(r, l->activity); break;
+			case NT_LABEL_RELATED_ACTIVITY_ID: read_guid(r, l->related); break;
+			case NT_LABEL_TRACE_ID: rd_skip(r, 16); break;
+			case NT_LABEL_SPAN_ID: rd_skip(r, 8); break;
+			case NT_LABEL_KEY_STRING: read_utf8s(r, &s, &n); read_utf8s(r, &s, &n); break;
+			case NT_LABEL_KEY_VARINT: read_utf8s(r, &s, &n); (void)rd_varuint(r); break;
+			case NT_LABEL_OPCODE: case NT_LABEL_LEVEL: case NT_LABEL_VERSION: rd_skip(r, 1); break;
+			case NT_LABEL_KEYWORDS: rd_skip(r, 8); break;
 			default:
 				return nt_fail(dec, -RTD_E_NT_BLOCK, loff,
 					       "unknown label kind %u", kind);
@@ -1163,7 +1163,7 @@ static int labels_v6(rtd_nettrace *dec, rtd_rd *r, uint64_t base)
 			if (!rd_ok(r))
 				return nt_fail(dec, -RTD_E_NT_BLOCK, loff,
 					       "label list truncated");
-			if (kind & 0x80)
+			if (kind & NT_LABEL_LAST)
 				break;
 		}
 	}

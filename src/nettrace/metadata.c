@@ -501,23 +501,23 @@ static int parse_v6(struct bld *b, rtd_rd *r, struct parsed *o)
 		uint8_t kind = rd_u8(&opt);
 		const char *s;
 		switch (kind) {
-		case 1: o->opcode = rd_u8(&opt); break;
-		case 3: o->keywords = rd_u64le(&opt); break;
-		case 4: case 5:
+		case NT_META_OPCODE: o->opcode = rd_u8(&opt); break;
+		case NT_META_KEYWORD: o->keywords = rd_u64le(&opt); break;
+		case NT_META_MESSAGE_TEMPLATE: case NT_META_DESCRIPTION:
 			err = bstr8(b, &opt, &s);
 			if (err)
 				return err;
 			break;
-		case 6:
+		case NT_META_KEY_VALUE:
 			err = bstr8(b, &opt, &s);
 			if (!err)
 				err = bstr8(b, &opt, &s);
 			if (err)
 				return err;
 			break;
-		case 7: rd_skip(&opt, 16); break;
-		case 8: o->level = rd_u8(&opt); break;
-		case 9: o->version = rd_u8(&opt); break;
+		case NT_META_PROVIDER_GUID: rd_skip(&opt, 16); break;
+		case NT_META_LEVEL: o->level = rd_u8(&opt); break;
+		case NT_META_VERSION: o->version = rd_u8(&opt); break;
 		default:
 			return bfail(b, &opt, -RTD_E_NT_METADATA,
 				     "unknown optional metadata kind");

@@ -89,6 +89,43 @@ struct nt_stack_ent {
 	uint32_t n;     /* frames */
 };
 
+/* NetTrace V6 (NetTraceFormat.md) tags, by the names the format gives
+ * them. A thread block row's OptionalThreadInfo kinds: */
+enum nt_thread_info {
+	NT_THREAD_NAME = 1,
+	NT_THREAD_OS_PROCESS_ID = 2,
+	NT_THREAD_OS_THREAD_ID = 3,
+	NT_THREAD_KEY_VALUE = 4,
+};
+
+/* A label's kind (its low 7 bits; the high bit ends a label list). */
+enum nt_label_kind {
+	NT_LABEL_ACTIVITY_ID = 1,
+	NT_LABEL_RELATED_ACTIVITY_ID = 2,
+	NT_LABEL_TRACE_ID = 3,
+	NT_LABEL_SPAN_ID = 4,
+	NT_LABEL_KEY_STRING = 5,
+	NT_LABEL_KEY_VARINT = 6,
+	NT_LABEL_OPCODE = 7,
+	NT_LABEL_KEYWORDS = 8,
+	NT_LABEL_LEVEL = 9,
+	NT_LABEL_VERSION = 10,
+	NT_LABEL_KIND_MASK = 0x7f,
+	NT_LABEL_LAST = 0x80,
+};
+
+/* A metadata record's OptionalMetadata kinds (2 is not used). */
+enum nt_meta_opt {
+	NT_META_OPCODE = 1,
+	NT_META_KEYWORD = 3,
+	NT_META_MESSAGE_TEMPLATE = 4,
+	NT_META_DESCRIPTION = 5,
+	NT_META_KEY_VALUE = 6,
+	NT_META_PROVIDER_GUID = 7,
+	NT_META_LEVEL = 8,
+	NT_META_VERSION = 9,
+};
+
 struct nt_label {
 	uint8_t activity[16];
 	uint8_t related[16];
