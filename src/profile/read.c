@@ -22,6 +22,7 @@
 
 #include "common/errmsg.h"
 #include "common/buf.h"
+#include "common/pbw.h"
 #include "common/rd.h"
 #include "profile/profile_impl.h"
 
@@ -253,10 +254,10 @@ static bool pb_field(rtd_rd *r, unsigned *field, unsigned *wt)
 static void pb_skip(rtd_rd *r, unsigned wt)
 {
 	switch (wt) {
-	case 0: rd_varuint(r); break;
-	case 1: rd_skip(r, 8); break;
-	case 2: rd_skip(r, rd_varuint(r)); break;
-	case 5: rd_skip(r, 4); break;
+	case PB_VARINT: rd_varuint(r); break;
+	case PB_I64: rd_skip(r, 8); break;
+	case PB_LEN: rd_skip(r, rd_varuint(r)); break;
+	case PB_I32: rd_skip(r, 4); break;
 	default: rd_fail(r, -RTD_E_FORMAT);
 	}
 }
@@ -280,14 +281,14 @@ static bool pb_len(rtd_rd *r, rtd_rd *sub)
 static int pb_repeated(rtd_rd *r, unsigned wt, uint64_t *out, size_t max,
 		       size_t *n)
 {
-	if (wt == 0) {
+	if (wt == PB_VARINT) {
 		uint64_t v = rd_varuint(r);
 		if (*n >= max)
 			return -RTD_E_CAP;
 		out[(*n)++] = v;
 		return rd_ok(r) ? 0 : r->err;
 	}
-	if (wt != 2)
+	if (wt != PB_LEN)
 		return -RTD_E_FORMAT;
 	rtd_rd sub;
 	if (!pb_len(r, &sub))
@@ -321,7 +322,7 @@ static int pb_value_type(rtd_rd *r, uint64_t out[2])
 		return r->err;
 	unsigned f, wt;
 	while (pb_field(&sub, &f, &wt)) {
-		if ((f == 1 || f == 2) && wt == 0)
+		if ((f == 1 || f == 2) && wt == PB_VARINT)
 			out[f - 1] = rd_varuint(&sub);
 		else
 			pb_skip(&sub, wt);
@@ -337,7 +338,7 @@ struct pb_caps {
 /* A string table entry: points into the message, copies nothing. */
 static int pb_string(struct pb *c, rtd_rd *r, unsigned wt, size_t *cap)
 {
-	if (wt != 2)
+	if (wt != PB_LEN)
 		return -RTD_E_FORMAT;
 	uint64_t n = rd_varuint(r);
 	const uint8_t *b;
@@ -363,7 +364,7 @@ static int pb_string(struct pb *c, rtd_rd *r, unsigned wt, size_t *cap)
 /* A length-delimited table entry's sub-message, or the error to report. */
 static int pb_entry(rtd_rd *r, unsigned wt, rtd_rd *sub)
 {
-	if (wt != 2 || !pb_len(r, sub))
+	if (wt != PB_LEN || !pb_len(r, sub))
 		return r->err ? r->err : -RTD_E_FORMAT;
 	return 0;
 }
@@ -384,7 +385,7 @@ static int pb_mapping(struct pb *c, rtd_rd *r, unsigned wt, size_t *cap)
 			   &m->offset, &m->file, &m->build_id};
 	unsigned g, gw;
 	while (pb_field(&sub, &g, &gw)) {
-		if (g >= 1 && g <= 6 && gw == 0)
+		if (g >= 1 && g <= 6 && gw == PB_VARINT)
 			*fld[g] = rd_varuint(&sub);
 		else
 			pb_skip(&sub, gw);
@@ -404,13 +405,13 @@ static int pb_function(struct pb *c, rtd_rd *r, unsigned wt, size_t *cap)
 	memset(fn, 0, sizeof(*fn));
 	unsigned g, gw;
 	while (pb_field(&sub, &g, &gw)) {
-		if (gw == 0 && g == 1)
+		if (gw == PB_VARINT && g == 1)
 			fn->id = rd_varuint(&sub);
-		else if (gw == 0 && g == 2)
+		else if (gw == PB_VARINT && g == 2)
 			fn->name = rd_varuint(&sub);
-		else if (gw == 0 && g == 3 && !fn->name)
+		else if (gw == PB_VARINT && g == 3 && !fn->name)
 			fn->name = rd_varuint(&sub);
-		else if (gw == 0 && g == 4)
+		else if (gw == PB_VARINT && g == 4)
 			fn->file = rd_varuint(&sub);
 		else
 			pb_skip(&sub, gw);
@@ -432,9 +433,9 @@ static int pb_loc_line(struct pb *c, rtd_rd *sub, struct pb_loc *l,
 	memset(x, 0, sizeof(*x));
 	unsigned h, hw;
 	while (pb_field(&ln, &h, &hw)) {
-		if (hw == 0 && h == 1)
+		if (hw == PB_VARINT && h == 1)
 			x->function = rd_varuint(&ln);
-		else if (hw == 0 && h == 2)
+		else if (hw == PB_VARINT && h == 2)
 			x->line = rd_varuint(&ln);
 		else
 			pb_skip(&ln, hw);
@@ -457,13 +458,13 @@ static int pb_location(struct pb *c, rtd_rd *r, unsigned wt,
 	l->line_off = c->nlines;
 	unsigned g, gw;
 	while (!err && pb_field(&sub, &g, &gw)) {
-		if (gw == 0 && g == 1)
+		if (gw == PB_VARINT && g == 1)
 			l->id = rd_varuint(&sub);
-		else if (gw == 0 && g == 2)
+		else if (gw == PB_VARINT && g == 2)
 			l->mapping = rd_varuint(&sub);
-		else if (gw == 0 && g == 3)
+		else if (gw == PB_VARINT && g == 3)
 			l->addr = rd_varuint(&sub);
-		else if (gw == 2 && g == 4)
+		else if (gw == PB_LEN && g == 4)
 			err = pb_loc_line(c, &sub, l, &cap->lines);
 		else
 			pb_skip(&sub, gw);
@@ -474,7 +475,7 @@ static int pb_location(struct pb *c, rtd_rd *r, unsigned wt,
 /* The profile's scalar fields: times, period, default sample type. */
 static int pb_scalar(struct pb *c, rtd_rd *r, unsigned f, unsigned wt)
 {
-	if (wt != 0)
+	if (wt != PB_VARINT)
 		return -RTD_E_FORMAT;
 	uint64_t v = rd_varuint(r);
 	if (f == P_TIME_NANOS)
@@ -502,14 +503,14 @@ static int pb_tables(struct pb *c)
 			err = pb_string(c, &r, wt, &cap.strs);
 			break;
 		case P_SAMPLE_TYPE:
-			if (wt != 2 || c->ntypes >= RTD_PROFILE_MAX_TYPES) {
-				err = wt != 2 ? -RTD_E_FORMAT : -RTD_E_CAP;
+			if (wt != PB_LEN || c->ntypes >= RTD_PROFILE_MAX_TYPES) {
+				err = wt != PB_LEN ? -RTD_E_FORMAT : -RTD_E_CAP;
 				break;
 			}
 			err = pb_value_type(&r, c->types[c->ntypes++]);
 			break;
 		case P_PERIOD_TYPE:
-			if (wt != 2) {
+			if (wt != PB_LEN) {
 				err = -RTD_E_FORMAT;
 				break;
 			}
@@ -597,8 +598,8 @@ static int pb_label(const struct pb *c, rtd_rd *sub,
 	bool has_str = false;
 	unsigned h, hw;
 	while (pb_field(&lb, &h, &hw)) {
-		uint64_t v = hw == 0 ? rd_varuint(&lb) : 0;
-		if (hw != 0)
+		uint64_t v = hw == PB_VARINT ? rd_varuint(&lb) : 0;
+		if (hw != PB_VARINT)
 			pb_skip(&lb, hw);
 		else if (h == 1)
 			key = v;
@@ -657,7 +658,7 @@ static int pb_sample_fields(const struct pb *c, rtd_rd *sub,
 		else if (g == 2)
 			err = pb_repeated(sub, gw, w->vals, c->ntypes,
 					  &s->nval);
-		else if (g == 3 && gw == 2)
+		else if (g == 3 && gw == PB_LEN)
 			err = pb_label(c, sub, s);
 		else
 			pb_skip(sub, gw);
@@ -779,7 +780,7 @@ static int pb_samples(struct pb *c, rtd_profile *p)
 		}
 		size_t sample_off = rd_off(&r);
 		rtd_rd sub;
-		if (wt != 2 || !pb_len(&r, &sub)) {
+		if (wt != PB_LEN || !pb_len(&r, &sub)) {
 			err = rerr(c->e, r.err ? r.err : -RTD_E_FORMAT,
 				   sample_off, 0, "pprof: sample at byte %zu: %s",
 				   sample_off,
