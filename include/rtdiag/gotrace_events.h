@@ -242,4 +242,14 @@
 	X(GOROUTINE_STACK_FREE, 136, "GoroutineStackFree", EXP, NONE, RTD_GOTRACE_ARGS("dt", "id"), \
 	  RTD_GOTRACE_NONE, RTD_GOTRACE_NONE, RTD_GOTRACE_NOARGS)
 
+/* A goroutine's state as the new format's GoStatus and GoStatusStack
+ * events give it (their "gstatus" argument; Go's tracev2.GoStatus). */
+enum rtd_go_status {
+	RTD_GO_STATUS_BAD = 0,
+	RTD_GO_STATUS_RUNNABLE = 1,
+	RTD_GO_STATUS_RUNNING = 2,
+	RTD_GO_STATUS_SYSCALL = 3,
+	RTD_GO_STATUS_WAITING = 4,
+};
+
 #endif /* RTDIAG_GOTRACE_EVENTS_H */

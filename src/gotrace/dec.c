@@ -673,13 +673,7 @@ int rtd_gotrace_header_version(const void *buf, size_t len)
 	int ver = v1_parse_header(buf);
 	if (ver < 0)
 		return -RTD_E_GO_VERSION;
-	switch (ver) {
-	case 1005: case 1007: case 1008: case 1009: case 1010: case 1011:
-	case 1019: case 1021: /* the old format */
-	case 1022: case 1023: case 1025: case 1026:
-		return ver;
-	}
-	return -RTD_E_UNSUPPORTED;
+	return gtd_version_known(ver) ? ver : -RTD_E_UNSUPPORTED;
 }
 
 static int read_header(rtd_gotrace_dec *d)

@@ -61,15 +61,7 @@ static int put(rtd_gotrace_enc *e, const void *p, size_t n)
 rtd_gotrace_enc *rtd_gotrace_enc_new(int version, rtd_gotrace_write_fn write,
 				     void *ctx)
 {
-	switch (version) {
-	case 1005: case 1007: case 1008: case 1009: case 1010: case 1011:
-	case 1019: case 1021:
-	case 1022: case 1023: case 1025: case 1026:
-		break;
-	default:
-		return NULL;
-	}
-	if (!write)
+	if (!gtd_version_known(version) || !write)
 		return NULL;
 	rtd_gotrace_enc *e = calloc(1, sizeof(*e));
 	if (!e)

@@ -43,6 +43,19 @@ int v1_argnum(unsigned typ, int ver);
 /* Parse the 16-byte header; returns the version (1005...) or -1. */
 int v1_parse_header(const uint8_t *b);
 
+/* A trace header's version (1000 * major + minor of the Go that wrote
+ * it) the decoder and the encoder know: up to 1021 the old format,
+ * from 1022 the new. */
+static inline bool gtd_version_known(int ver)
+{
+	static const int known[] = {1005, 1007, 1008, 1009, 1010, 1011, 1019, 1021,
+				    1022, 1023, 1025, 1026};
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (known[i] == ver)
+			return true;
+	return false;
+}
+
 /* Wrapping int64 addition (Go's), and a float to int64 conversion that
  * saturates instead of being undefined. */
 static inline int64_t wrap_add(int64_t a, int64_t b)

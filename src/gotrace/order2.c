@@ -20,7 +20,6 @@
 
 #include "gotrace/v2state.h"
 
-enum { GO_BAD, GO_RUNNABLE, GO_RUNNING, GO_SYSCALL, GO_WAITING };
 enum { PR_BAD, PR_RUNNING, PR_IDLE, PR_SYSCALL, PR_SYSCALL_ABANDONED };
 enum { GC_UNDETERMINED, GC_NOT_RUNNING, GC_RUNNING };
 #define NOG UINT64_MAX
@@ -847,7 +846,7 @@ static int syscall_thread(struct step *s, uint64_t gid, uint64_t mid)
 static int go_status(struct step *s)
 {
 	uint64_t gid = s->a[0], mid = s->a[1], status = s->a[2];
-	if (status > GO_WAITING)
+	if (status > RTD_GO_STATUS_WAITING)
 		return fail_at(s, "invalid status for goroutine %llu: %llu", (unsigned long long)gid,
 			       (unsigned long long)status);
 	struct gst *gs = gget(s->c, gid);
@@ -868,9 +867,9 @@ static int go_status(struct step *s)
 		return fail_at(s, "found goroutine status for new goroutine after the first generation: id=%llu status=%s",
 			       (unsigned long long)gid, gstatus_name[status]);
 	}
-	if (status == GO_RUNNING)
+	if (status == RTD_GO_STATUS_RUNNING)
 		s->nw.g = gid;
-	else if (status == GO_SYSCALL)
+	else if (status == RTD_GO_STATUS_SYSCALL)
 		return syscall_thread(s, gid, mid);
 	return ADVANCE;
 }
@@ -881,10 +880,10 @@ static int go_create(struct step *s)
 	if (rc < 0)
 		return rc;
 	struct gst *gs = gget(s->c, s->cur.g);
-	if (gs && gs->status != GO_RUNNING)
+	if (gs && gs->status != RTD_GO_STATUS_RUNNING)
 		return fail_at(s, "%s event for goroutine that's not Running", name_of(s));
 	bool blocked = s->ev->type == RTD_GO2_EV_GO_CREATE_BLOCKED;
-	rc = new_g(s, s->a[0], blocked ? GO_WAITING : GO_RUNNABLE, "");
+	rc = new_g(s, s->a[0], blocked ? RTD_GO_STATUS_WAITING : RTD_GO_STATUS_RUNNABLE, "");
 	return rc < 0 ? rc : ADVANCE;
 }
 
@@ -893,12 +892,12 @@ static inline __attribute__((always_inline)) int go_stop_running(struct step *s)
 {
 	int rc = need(s, USERGO);
 	struct gst *gs;
-	if (rc < 0 || (rc = cur_g_in(s, GO_RUNNING, "Running", &gs)) < 0)
+	if (rc < 0 || (rc = cur_g_in(s, RTD_GO_STATUS_RUNNING, "Running", &gs)) < 0)
 		return rc;
 	if (s->ev->type == RTD_GO2_EV_GO_DESTROY)
 		del_g(s, s->cur.g, gs);
 	else
-		gs->status = s->ev->type == RTD_GO2_EV_GO_STOP ? GO_RUNNABLE : GO_WAITING;
+		gs->status = s->ev->type == RTD_GO2_EV_GO_STOP ? RTD_GO_STATUS_RUNNABLE : RTD_GO_STATUS_WAITING;
 	s->nw.g = NOG;
 	return ADVANCE;
 }
@@ -906,12 +905,12 @@ static inline __attribute__((always_inline)) int go_stop_running(struct step *s)
 static inline __attribute__((always_inline)) int go_start(struct step *s)
 {
 	struct gst *gs = gget(s->c, s->a[0]);
-	if (!gs || gs->status != GO_RUNNABLE || !succeeds(s->gen, s->a[1], gs->sgen, gs->seq))
+	if (!gs || gs->status != RTD_GO_STATUS_RUNNABLE || !succeeds(s->gen, s->a[1], gs->sgen, gs->seq))
 		return 0;
 	int rc = need(s, MUST, MUST, MUSTNOT);
 	if (rc < 0)
 		return rc;
-	gs->status = GO_RUNNING;
+	gs->status = RTD_GO_STATUS_RUNNING;
 	gs->sgen = s->gen;
 	gs->seq = s->a[1];
 	s->nw.g = s->a[0];
@@ -921,9 +920,9 @@ static inline __attribute__((always_inline)) int go_start(struct step *s)
 static inline __attribute__((always_inline)) int go_unblock(struct step *s)
 {
 	struct gst *gs = gget(s->c, s->a[0]);
-	if (!gs || gs->status != GO_WAITING || !succeeds(s->gen, s->a[1], gs->sgen, gs->seq))
+	if (!gs || gs->status != RTD_GO_STATUS_WAITING || !succeeds(s->gen, s->a[1], gs->sgen, gs->seq))
 		return 0;
-	gs->status = GO_RUNNABLE;
+	gs->status = RTD_GO_STATUS_RUNNABLE;
 	gs->sgen = s->gen;
 	gs->seq = s->a[1];
 	return ADVANCE;
@@ -938,10 +937,10 @@ static int go_switch(struct step *s)
 {
 	int rc = need(s, USERGO);
 	struct gst *gs;
-	if (rc < 0 || (rc = cur_g_in(s, GO_RUNNING, "Running", &gs)) < 0)
+	if (rc < 0 || (rc = cur_g_in(s, RTD_GO_STATUS_RUNNING, "Running", &gs)) < 0)
 		return rc;
 	struct gst *next = gget(s->c, s->a[0]);
-	if (!next || next->status != GO_WAITING ||
+	if (!next || next->status != RTD_GO_STATUS_WAITING ||
 	    !succeeds(s->gen, s->a[1], next->sgen, next->seq))
 		return 0;
 	s->ev->p = s->cur.p;
@@ -950,7 +949,7 @@ static int go_switch(struct step *s)
 		return rc;
 	struct v2_out x;
 	if (s->ev->type == RTD_GO2_EV_GO_SWITCH) {
-		gs->status = GO_WAITING;
+		gs->status = RTD_GO_STATUS_WAITING;
 		x = synth(s, RTD_GO2_EV_GO_BLOCK);
 	} else {
 		del_g(s, s->cur.g, gs);
@@ -959,7 +958,7 @@ static int go_switch(struct step *s)
 	if ((rc = imply(s, &x)) < 0)
 		return rc;
 	next = gget(s->c, s->a[0]); /* the table may have moved */
-	next->status = GO_RUNNING;
+	next->status = RTD_GO_STATUS_RUNNING;
 	next->sgen = s->gen;
 	next->seq = s->a[1];
 	x = *s->ev; /* its arguments are the GoStart's */
@@ -977,9 +976,9 @@ static int go_syscall_begin(struct step *s)
 	int rc = need(s, USERGO);
 	struct gst *gs;
 	struct pst *ps;
-	if (rc < 0 || (rc = cur_g_in(s, GO_RUNNING, "Running", &gs)) < 0)
+	if (rc < 0 || (rc = cur_g_in(s, RTD_GO_STATUS_RUNNING, "Running", &gs)) < 0)
 		return rc;
-	gs->status = GO_SYSCALL;
+	gs->status = RTD_GO_STATUS_SYSCALL;
 	if ((rc = cur_p(s, &ps)) < 0)
 		return rc;
 	ps->status = PR_SYSCALL;
@@ -997,9 +996,9 @@ static int go_syscall_end(struct step *s)
 	int rc = need(s, USERGO);
 	struct gst *gs;
 	struct pst *ps;
-	if (rc < 0 || (rc = cur_g_in(s, GO_SYSCALL, "Running", &gs)) < 0)
+	if (rc < 0 || (rc = cur_g_in(s, RTD_GO_STATUS_SYSCALL, "Running", &gs)) < 0)
 		return rc;
-	gs->status = GO_RUNNING;
+	gs->status = RTD_GO_STATUS_RUNNING;
 	if ((rc = cur_p(s, &ps)) < 0)
 		return rc;
 	if (ps->status != PR_SYSCALL)
@@ -1021,17 +1020,17 @@ static int go_syscall_end_blocked(struct step *s)
 			return 0; /* its P has not been stolen yet */
 	}
 	if ((rc = need(s, MUST, MAY, MUST)) < 0 ||
-	    (rc = cur_g_in(s, GO_SYSCALL, "Running", &gs)) < 0)
+	    (rc = cur_g_in(s, RTD_GO_STATUS_SYSCALL, "Running", &gs)) < 0)
 		return rc;
 	s->nw.g = NOG;
-	gs->status = GO_RUNNABLE;
+	gs->status = RTD_GO_STATUS_RUNNABLE;
 	return ADVANCE;
 }
 
 static int go_create_syscall(struct step *s)
 {
 	int rc = need(s, MUST, MAY, MUSTNOT);
-	if (rc < 0 || (rc = new_g(s, s->a[0], GO_SYSCALL, " in syscall")) < 0)
+	if (rc < 0 || (rc = new_g(s, s->a[0], RTD_GO_STATUS_SYSCALL, " in syscall")) < 0)
 		return rc;
 	s->nw.g = s->a[0];
 	return ADVANCE;
@@ -1041,7 +1040,7 @@ static int go_destroy_syscall(struct step *s)
 {
 	int rc = need(s, MUST, MAY, MUST);
 	struct gst *gs;
-	if (rc < 0 || (rc = cur_g_in(s, GO_SYSCALL, "Syscall", &gs)) < 0)
+	if (rc < 0 || (rc = cur_g_in(s, RTD_GO_STATUS_SYSCALL, "Syscall", &gs)) < 0)
 		return rc;
 	del_g(s, s->cur.g, gs);
 	s->nw.g = NOG;

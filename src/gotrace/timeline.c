@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "common/map.h"
+#include "rtdiag/gotrace_events.h"
 #include "rtdiag/gotrace_timeline.h"
 #include "rtdiag/profile.h"
 #include "rtdiag/source.h"
@@ -583,10 +584,10 @@ static void on_go_status(rtd_tl_gotrace *a, const struct gev *ev)
 	if (!s || s->state != G_NONE)
 		return; /* known already: a new generation restates it */
 	switch (arg(ev, K_GSTATUS, 0)) {
-	case 1: g_set(a, g, ev->ts, G_RUNNABLE, NULL, -1, 0); break;
-	case 2: g_set(a, g, ev->ts, G_RUNNING, NULL, ev->p, 0); break;
-	case 3: g_set(a, g, ev->ts, G_SYSCALL, NULL, -1, 0); break;
-	case 4: g_set(a, g, ev->ts, G_BLOCKED, "at trace start", -1, 0); break;
+	case RTD_GO_STATUS_RUNNABLE: g_set(a, g, ev->ts, G_RUNNABLE, NULL, -1, 0); break;
+	case RTD_GO_STATUS_RUNNING: g_set(a, g, ev->ts, G_RUNNING, NULL, ev->p, 0); break;
+	case RTD_GO_STATUS_SYSCALL: g_set(a, g, ev->ts, G_SYSCALL, NULL, -1, 0); break;
+	case RTD_GO_STATUS_WAITING: g_set(a, g, ev->ts, G_BLOCKED, "at trace start", -1, 0); break;
 	default: break;
 	}
 }
