@@ -39,7 +39,7 @@ struct ps {
 	int walk_rc;
 	/* the sample being turned into records: a PROCESS, a THREAD, the SAMPLE */
 	const struct rtd_perf_profiler_sample *cur;
-	int step;
+	int step; /* enum psrc_step */
 	struct rtd_rec_frame *frames;
 	size_t frames_cap;
 };
@@ -146,7 +146,7 @@ static int ps_next(void *impl, struct rtd_record *rec)
 	for (;;) {
 		if (!s->cur) {
 			s->cur = take(s);
-			s->step = 0;
+			s->step = PSRC_STEP_PROCESS;
 			if (!s->cur) {
 				if (s->walk_rc < 0)
 					return rtd_source_error(rec, s->walk_rc, 0,
@@ -166,7 +166,7 @@ static int ps_next(void *impl, struct rtd_record *rec)
 		const char *name;
 		int rc;
 		switch (s->step++) {
-		case 0: /* the process, named once per name */
+		case PSRC_STEP_PROCESS:
 			if ((rc = renamed(s, smp->pid | 1ull << 63, smp->process, &name)) < 0)
 				return rc;
 			if (!rc)
@@ -175,7 +175,7 @@ static int ps_next(void *impl, struct rtd_record *rec)
 			rec->tid = 0;
 			rec->name = name;
 			return 1;
-		case 1: /* the thread, again whenever its name changes */
+		case PSRC_STEP_THREAD:
 			if ((rc = renamed(s, smp->tid, smp->thread, &name)) < 0)
 				return rc;
 			if (!rc)

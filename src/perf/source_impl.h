@@ -9,6 +9,11 @@
 #include "rtdiag/perf_profiler.h"
 #include "rtdiag/source.h"
 
+/* The records a sample or a wait comes with, one a call (a source's
+ * step): its process named once per name, its thread again whenever its
+ * name changes, then the event itself. */
+enum psrc_step { PSRC_STEP_PROCESS, PSRC_STEP_THREAD, PSRC_STEP_EVENT };
+
 /* CLOCK_MONOTONIC (the monitor's use_clockid), with wall time from a
  * REALTIME reading taken between two MONOTONIC ones; the error is their
  * distance. */

@@ -41,7 +41,7 @@ struct pw {
 	rtd_map names; /* tid -> its interned name; pid | 1 << 63 -> process */
 	struct point *v;
 	size_t n, cap, at;
-	int step;
+	int step; /* enum psrc_step */
 	int walk_rc;
 	char msg[160];
 	struct rtd_field f[2];
@@ -130,8 +130,8 @@ static int pw_next(void *impl, struct rtd_record *rec)
 		rec->pid = pt->pid;
 		rec->tid = pt->tid;
 		int rc;
-		switch (pt->end ? 2 : s->step++) {
-		case 0: /* the process, named once per name */
+		switch (pt->end ? PSRC_STEP_EVENT : s->step++) {
+		case PSRC_STEP_PROCESS:
 			if ((rc = renamed(s, pt->pid | 1ull << 63, pt->process)) < 0)
 				return rc;
 			if (!rc)
@@ -140,7 +140,7 @@ static int pw_next(void *impl, struct rtd_record *rec)
 			rec->tid = 0;
 			rec->name = pt->process;
 			return 1;
-		case 1: /* the thread, again whenever its name changes */
+		case PSRC_STEP_THREAD:
 			if ((rc = renamed(s, pt->tid, pt->thread)) < 0)
 				return rc;
 			if (!rc)
@@ -150,7 +150,7 @@ static int pw_next(void *impl, struct rtd_record *rec)
 			return 1;
 		default:
 			s->at++;
-			s->step = 0;
+			s->step = PSRC_STEP_PROCESS;
 			rec->kind = pt->end ? RTD_REC_SLICE_END : RTD_REC_SLICE_BEGIN;
 			if (!pt->end) {
 				rec->name = pt->name;
