@@ -99,25 +99,40 @@ static int own(struct agent *a, rtd_buf *b, const char *name,
 	return rc | rtd_buf_printf(b, " %.15g\n", v);
 }
 
-/* Target t's value in family f (fam[f] of target_metrics). */
-static double target_value(const struct target *t, size_t f, double tck)
+/* Each per-target family's value of target t (tck: clock ticks a second). */
+static double v_cpu(const struct target *t, double tck)
 {
-	switch (f) {
-	case 0:
-		return (double)(t->st.utime_ticks + t->st.stime_ticks) / tck;
-	case 1:
-		return (double)t->st.rss_bytes;
-	case 2:
-		return (double)t->st.vsize_bytes;
-	case 3:
-		return (double)t->st.threads;
-	case 4:
-		return (double)t->start_unix;
-	case 5:
-		return 1;
-	default:
-		return (double)t->samples_ns[PK_CPU] / 1e9;
-	}
+	return (double)(t->st.utime_ticks + t->st.stime_ticks) / tck;
+}
+static double v_rss(const struct target *t, double tck)
+{
+	(void)tck;
+	return (double)t->st.rss_bytes;
+}
+static double v_vsize(const struct target *t, double tck)
+{
+	(void)tck;
+	return (double)t->st.vsize_bytes;
+}
+static double v_threads(const struct target *t, double tck)
+{
+	(void)tck;
+	return (double)t->st.threads;
+}
+static double v_start(const struct target *t, double tck)
+{
+	(void)tck;
+	return (double)t->start_unix;
+}
+static double v_info(const struct target *t, double tck)
+{
+	(void)t, (void)tck;
+	return 1;
+}
+static double v_profiled(const struct target *t, double tck)
+{
+	(void)tck;
+	return (double)t->samples_ns[PK_CPU] / 1e9;
 }
 
 /* Per target: CPU, memory, threads, start time, what it is, and what the
@@ -127,30 +142,31 @@ static int target_metrics(struct agent *a, rtd_buf *b, double tck)
 	int rc = 0;
 	static const struct {
 		const char *name, *type, *help;
+		double (*value)(const struct target *t, double tck);
 	} fam[] = {
 		{"rtdiag_process_cpu_seconds_total", "counter",
-		 "CPU time of a target process (user and system), in seconds."},
+		 "CPU time of a target process (user and system), in seconds.", v_cpu},
 		{"rtdiag_process_resident_memory_bytes", "gauge",
-		 "Resident memory of a target process, in bytes."},
+		 "Resident memory of a target process, in bytes.", v_rss},
 		{"rtdiag_process_virtual_memory_bytes", "gauge",
-		 "Virtual memory of a target process, in bytes."},
+		 "Virtual memory of a target process, in bytes.", v_vsize},
 		{"rtdiag_process_threads", "gauge",
-		 "Threads of a target process."},
+		 "Threads of a target process.", v_threads},
 		{"rtdiag_process_start_time_seconds", "gauge",
-		 "Start time of a target process, in seconds since the epoch."},
+		 "Start time of a target process, in seconds since the epoch.", v_start},
 		{"rtdiag_target_info", "gauge",
 		 "A target the agent profiles: its runtime and executable (the "
-		 "value is 1)."},
+		 "value is 1).", v_info},
 		{"rtdiag_target_profiled_cpu_seconds_total", "counter",
 		 "CPU time the agent's samples of a target account for, in "
-		 "seconds."},
+		 "seconds.", v_profiled},
 	};
 	for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]) && !rc; f++) {
 		rc |= family(b, fam[f].name, fam[f].type, fam[f].help);
 		for (struct target *t = a->targets; t && !rc; t = t->next) {
-			double v = target_value(t, f, tck);
+			double v = fam[f].value(t, tck);
 			rc |= rtd_buf_puts(b, fam[f].name);
-			if (f == 5) {
+			if (fam[f].value == v_info) {
 				const char *info[] = {"runtime", t->runtime,
 						      "exe", t->exe};
 				rc |= target_labels(a, t, b, info, 4);
