@@ -24,6 +24,19 @@
 #   (now public, nettrace_source.h), gcheap.c nettrace/nt.h for the UTF-16
 #   reader (now rtd_rd_utf16z() in src/common), and perf/profiler.c
 #   included symbols/internal.h for nothing.
+# case_numbers: a switch names what it tells apart (STYLE.md: "never
+#   `case 22:` with the name in a comment"): no numeric case label in src/
+#   or tools/, but where the number is the value itself: a count
+#   (src/gotrace/analysis_run.c's copy_args) and Go's trace versions
+#   (src/gotrace/v2spec.c: 1022 is Go 1.22's header). The runtime's event
+#   ids have their own rule (unit nettrace test_schema_table). The last
+#   ones named with this rule: NetTrace V6's thread-info, label and
+#   optional-metadata kinds (nettrace decoder.c, metadata.c), protobuf wire
+#   types (profile/read.c: pbw.h's PB_*), Go's GoStatus (public
+#   enum rtd_go_status), the perf sources' steps (psrc_step), the agent's
+#   per-target metric families (a table of named value functions), and the
+#   Go versions the decoder and the encoder know (one gtd_version_known(),
+#   was the same 12-case list twice).
 set -u
 S=${RTD_SOURCE_DIR:-$(cd "$(dirname "$0")/../../.." && pwd)}
 INC='^[[:space:]]*#[[:space:]]*include[[:space:]]*"'
@@ -54,6 +67,12 @@ scan_private() { # ROOT
 			   if (p[2] != q[1]) print }' |
 		grep -vE '^src/dotnet/gcheap\.c:[0-9]+:#include "nettrace/clr_ids\.h"')
 }
+scan_case_numbers() { # ROOT
+	(cd "$1" && grep -rnE --include='*.c' --include='*.h' '\bcase[[:space:]]+(0[xX][0-9a-fA-F]+|[0-9]+)[[:space:]]*:' src tools 2>/dev/null |
+		grep -vE '^src/gotrace/(analysis_run|v2spec)\.c:' |
+		awk '{ t = $0; sub(/^[^:]*:[0-9]*:/, "", t); gsub(/\/\*.*\*\//, "", t); sub(/\/\/.*/, "", t)
+		       if (t ~ /(^|[^A-Za-z0-9_])case[ \t]+(0[xX][0-9a-fA-F]+|[0-9]+)[ \t]*:/) print }')
+}
 . "$(dirname "$0")/rules.sh"
 mk src/profile/a.c '#include "nettrace/nt.h"'
 mk src/profile/b.c '#include "rtdiag/perf_profiler.h"'
@@ -83,4 +102,12 @@ mk src/perf/y.c '#include "perf/bpf/offcpu_maps.h"
 mk src/perf/z.c '#include "symbols/internal.h"'
 check private "src/record/source.c src/dotnet/x.c src/perf/z.c" "src/dotnet/gcheap.c src/perf/y.c" \
 	"a module includes another's private header: only src/common is shared"
+mk src/nettrace/decoder.c '			case 1: /* name */'
+mk tools/rtdiag/x.c '	case 0x7f: break;'
+mk src/x/y.c 'switch (n) { case  12 : break; }'
+mk src/gotrace/v2spec.c '	case 1022:'
+mk src/x/z.c '	case NT_THREAD_NAME: /* 1 */
+	case RTD_GO_STATUS_RUNNABLE: break; /* case 2: */'
+check case_numbers "src/nettrace/decoder.c tools/rtdiag/x.c src/x/y.c" "src/gotrace/v2spec.c src/x/z.c" \
+	"a numeric case label: name the value (an enum, or a table of named handlers)"
 exit $fail
