@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /*
@@ -162,5 +163,80 @@ bool rtd_proc_alive(pid_t pid, unsigned long long start);
  * Returns: true when the process is gone (exited, reaped or another's pid).
  */
 bool rtd_proc_wait_gone(pid_t pid, unsigned long long start, int ms);
+
+/*
+ * struct rtd_maps_entry - one line of /proc/PID/maps
+ * @start: first address of the mapping
+ * @end: one past its last
+ * @pgoff: where in its file it starts
+ * @ino: the file's inode (0 for none)
+ * @dev_major: the file's device
+ * @dev_minor: the file's device
+ * @perms: "rwxp" as the kernel shows them ('-' for off, 's' shared)
+ * @exec: @perms[2] is 'x'
+ * @path: its file, "[vdso]", "[heap]", ...: borrowed, valid during the
+ *        callback, not NUL-terminated ("" for none)
+ * @path_len: the bytes of @path
+ */
+struct rtd_maps_entry {
+	uint64_t start, end, pgoff, ino;
+	unsigned dev_major, dev_minor;
+	char perms[4];
+	bool exec;
+	const char *path;
+	size_t path_len;
+};
+/* Called per line; a non-zero return stops the reading and is returned. */
+typedef int (*rtd_maps_fn)(const struct rtd_maps_entry *e, void *ctx);
+
+/* The longest maps line rtd_maps_read_fd() takes: a path of PATH_MAX
+ * bytes, " (deleted)" and the fields before it. */
+#define RTD_MAPS_LINE_MAX 8192u
+
+/*
+ * rtd_maps_parse - parse /proc/PID/maps text (untrusted: fuzzed)
+ * @buf: the text (no NUL needed)
+ * @len: its bytes
+ * @fn: called per well-formed line (empty lines are skipped)
+ * @ctx: passed to @fn
+ * @bad_line: gets the 1-based number of the bad line, 0 when none
+ *
+ * Returns: 0, @fn's non-zero value, or -RTD_E_FORMAT at the first bad
+ * line.
+ */
+int rtd_maps_parse(const char *buf, size_t len, rtd_maps_fn fn, void *ctx,
+		   size_t *bad_line);
+
+/*
+ * rtd_maps_read_fd - rtd_maps_parse() over a file read a piece at a time
+ * @fd: an open maps file (rtd_proc_maps_open())
+ * @fn: called per line
+ * @ctx: passed to @fn
+ * @bad_line: gets the number of a bad or too long line, else 0
+ *
+ * Memory is one buffer of RTD_MAPS_LINE_MAX bytes, whatever the file's
+ * length. Returns: 0, @fn's non-zero value, -RTD_E_FORMAT, -RTD_E_CAP (a
+ * line longer than RTD_MAPS_LINE_MAX), or -errno.
+ */
+int rtd_maps_read_fd(int fd, rtd_maps_fn fn, void *ctx, size_t *bad_line);
+
+/*
+ * rtd_proc_maps_open - open /proc/PID/maps (/proc/self/maps for @pid 0)
+ *
+ * Returns: a file descriptor (close-on-exec), or -errno (-ENOENT: gone).
+ */
+int rtd_proc_maps_open(pid_t pid);
+
+/*
+ * rtd_proc_maps - each mapping of a process, in address order
+ * @pid: the process, 0 for this one
+ * @fn: called per mapping
+ * @ctx: passed to @fn
+ * @bad_line: as rtd_maps_read_fd()
+ *
+ * Returns: as rtd_maps_read_fd(), or -errno when the file cannot be
+ * opened.
+ */
+int rtd_proc_maps(pid_t pid, rtd_maps_fn fn, void *ctx, size_t *bad_line);
 
 #endif /* RTD_COMMON_FILE_H */

@@ -326,7 +326,7 @@ struct load_ctx {
 	struct sym_proc *p;
 };
 
-static int on_maps_line(const struct sym_maps_entry *e, void *ctx)
+static int on_maps_line(const struct rtd_maps_entry *e, void *ctx)
 {
 	struct load_ctx *c = ctx;
 	if (!e->exec)
@@ -389,15 +389,13 @@ int rtd_sym_proc_load(rtd_symbolizer *s, pid_t pid)
 {
 	if (!s || pid <= 0)
 		return -RTD_E_INVAL;
-	char path[64], *buf;
-	size_t len, bad;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	int r = read_path(path, &buf, &len, 256u << 20);
-	if (r)
-		return r == -ENOENT || r == -ESRCH ? -RTD_E_NOTFOUND : r;
+	size_t bad;
+	int fd = rtd_proc_maps_open(pid);
+	if (fd < 0)
+		return fd == -ENOENT || fd == -ESRCH ? -RTD_E_NOTFOUND : fd;
 	struct sym_proc *p = proc_get(s, pid, true);
 	if (!p) {
-		free(buf);
+		close(fd);
 		return -ENOMEM;
 	}
 	p->n = 0;
@@ -405,11 +403,13 @@ int rtd_sym_proc_load(rtd_symbolizer *s, pid_t pid)
 	p->perfmap = -1;
 	p->dotnet = false;
 	struct load_ctx c = {s, p};
-	r = sym_maps_parse(buf, len, on_maps_line, &c, &bad);
-	free(buf);
-	if (r == -RTD_E_FORMAT)
-		warnf(s, "pid %d: %s line %zu is not in the maps format", (int)pid,
-		      path, bad);
+	int r = rtd_maps_read_fd(fd, on_maps_line, &c, &bad);
+	close(fd);
+	if (r == -ESRCH)
+		r = -RTD_E_NOTFOUND;
+	if (r == -RTD_E_FORMAT || r == -RTD_E_CAP)
+		warnf(s, "pid %d: /proc/%d/maps line %zu is not in the maps format",
+		      (int)pid, (int)pid, bad);
 	return r;
 }
 
@@ -688,26 +688,24 @@ int sym_open_in_root(pid_t pid, const char *path)
  * memfd, read then as any ELF file. A mapping of another size (a 32-bit
  * process's vDSO) keeps module+offset names.
  */
+static int on_vdso_line(const struct rtd_maps_entry *e, void *ctx)
+{
+	if (e->path_len != 6 || memcmp(e->path, "[vdso]", 6))
+		return 0;
+	uint64_t *ext = ctx;
+	ext[0] = e->start;
+	ext[1] = e->end;
+	return 1;
+}
+
 static int vdso_image_fd(uint64_t want_len)
 {
 	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
-	char *buf;
-	size_t len;
-	if (!base || read_path("/proc/self/maps", &buf, &len, 64u << 20))
+	uint64_t ext[2] = {0, 0};
+	size_t bad;
+	if (!base || rtd_proc_maps(0, on_vdso_line, ext, &bad) < 0)
 		return -1;
-	uint64_t start = 0, end = 0;
-	for (char *l = buf; l && l < buf + len;) {
-		char *e = memchr(l, '\n', (size_t)(buf + len - l));
-		size_t ll = e ? (size_t)(e - l) : (size_t)(buf + len - l);
-		if (ll > 6 && !memcmp(l + ll - 6, "[vdso]", 6)) {
-			unsigned long long a, b;
-			if (sscanf(l, "%llx-%llx", &a, &b) == 2)
-				start = a, end = b;
-			break;
-		}
-		l = e ? e + 1 : NULL;
-	}
-	free(buf);
+	uint64_t start = ext[0], end = ext[1];
 	if (start != base || end <= start || end - start != want_len)
 		return -1;
 	int fd = memfd_create("rtdiag-vdso", MFD_CLOEXEC);
