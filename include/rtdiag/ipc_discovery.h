@@ -95,6 +95,21 @@ RTD_API int rtd_ipc_thread_name(pid_t pid, uint64_t tid, char *buf,
 				size_t len);
 
 /**
+ * rtd_ipc_proc_loads_dotnet - has a process loaded a .NET host or runtime?
+ * @pid: the process
+ *
+ * A program started to run .NET maps the host first (libhostfxr.so,
+ * libhostpolicy.so: the muxer or an apphost), then the runtime
+ * (libcoreclr.so, libclrjit.so); one of them in its mappings
+ * (/proc/PID/maps) says it is a .NET process before its diagnostic
+ * socket is there.
+ *
+ * Returns: 1 when one of them is mapped, 0 when none is, or a negative
+ * errno when the mappings cannot be read (-ENOENT: no such process).
+ */
+RTD_API int rtd_ipc_proc_loads_dotnet(pid_t pid);
+
+/**
  * rtd_ipc_proc_matches - does a process go by a name?
  * @pid: the process
  * @name: a name, as dotnet-trace's -n takes it

@@ -779,6 +779,25 @@ RTD_API int rtd_ipc_thread_name(pid_t pid, uint64_t tid, char *buf,
 	return got < 0 ? got : 0;
 }
 
+static int on_dotnet_line(const struct rtd_maps_entry *e, void *ctx)
+{
+	static const char *const libs[] = {"libcoreclr.so", "libhostfxr.so",
+					   "libhostpolicy.so", "libclrjit.so"};
+	(void)ctx;
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
+		if (memmem(e->path, e->path_len, libs[i], strlen(libs[i])))
+			return 1;
+	return 0;
+}
+
+RTD_API int rtd_ipc_proc_loads_dotnet(pid_t pid)
+{
+	size_t bad;
+	if (pid <= 0)
+		return -ENOENT;
+	return rtd_proc_maps(pid, on_dotnet_line, NULL, &bad);
+}
+
 RTD_API bool rtd_ipc_proc_matches(pid_t pid, const char *name)
 {
 	struct proc_names n;

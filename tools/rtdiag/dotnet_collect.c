@@ -381,22 +381,9 @@ static bool tree_has_dotnet(pid_t root)
 		}
 	}
 	closedir(d);
-	for (size_t i = 0; i < n; i++) {
-		char path[64], line[1024];
-		snprintf(path, sizeof(path), "/proc/%d/maps", (int)tree[i]);
-		FILE *f = fopen(path, "re");
-		if (!f)
-			continue;
-		bool hit = false;
-		while (!hit && fgets(line, sizeof(line), f))
-			hit = strstr(line, "libcoreclr.so") ||
-			      strstr(line, "libhostfxr.so") ||
-			      strstr(line, "libhostpolicy.so") ||
-			      strstr(line, "libclrjit.so");
-		fclose(f);
-		if (hit)
+	for (size_t i = 0; i < n; i++)
+		if (rtd_ipc_proc_loads_dotnet(tree[i]) == 1)
 			return true;
-	}
 	return false;
 }
 

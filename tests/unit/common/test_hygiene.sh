@@ -29,6 +29,11 @@
 #   (/proc/PID/cmdline) have one reader each, rtd_proc_exe() and
 #   rtd_proc_cmdline() in src/common, under /proc or the agent's procfs
 #   root (the IPC transport and the agent each built both paths).
+# maps: a process's mappings (/proc/PID/maps, /proc/self/maps) have one
+#   reader, rtd_proc_maps() in src/common, a line at a time through the one
+#   parser (rtd_maps_parse(), fuzzed); it was read in seven places with
+#   five parsers (fgets into 512 B to 4 KB lines, a 1 MB or whole-file
+#   slurp, sscanf or strstr). The CLI asks rtd_ipc_proc_loads_dotnet().
 # opts_sz: structs of libbpf's shape (`size_t sz` first) are checked one
 #   way (they were checked by hand in 17 files, four ways, one refusing
 #   exactly the older callers sz exists for): rtd_opts_check()/_copy(), or
@@ -66,6 +71,7 @@ scan_path() { # ROOT ERE: a string literal naming a /proc file, outside src/comm
 }
 scan_environ() { scan_path "$1" '"[^"]*/environ"'; }
 scan_status() { scan_path "$1" '"[^"]*/status"'; }
+scan_maps() { scan_path "$1" '"[^"]*/maps"'; }
 scan_exe_cmdline() { scan_path "$1" '"[^"]*/(exe|cmdline)"'; }
 scan_opts_sz() { # ROOT
 	(cd "$1" && grep -rnE --include='*.c' --include='*.h' \
@@ -149,4 +155,12 @@ mk src/x/b.c 'snprintf(path, sizeof(path), "%s/%d/cmdline", dir, (int)pid);'
 mk src/x/c.c 'const char *tool = "dotnet.exe"; /* "cmdline" */'
 check exe_cmdline "src/x/a.c src/x/b.c" "src/common/proc.c src/x/c.c" \
 	"/proc/PID/exe or cmdline read outside src/common: use rtd_proc_exe(), rtd_proc_cmdline()"
+rm -rf "$T"/*
+mk src/common/maps.c 'snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);'
+mk src/x/a.c 'snprintf(path, sizeof(path), "/proc/%d/maps", pid);'
+mk src/x/b.c 'read_path("/proc/self/maps", &buf, &len, 64u << 20)'
+mk tools/y/c.c 'snprintf(path, sizeof(path), "/proc/%d/maps", (int)tree[i]);'
+mk src/x/d.c '/* the perf maps ("/tmp/perf-PID.map") */ int maps = 0;'
+check maps "src/x/a.c src/x/b.c tools/y/c.c" "src/common/maps.c src/x/d.c" \
+	"/proc/PID/maps read outside src/common: use rtd_proc_maps() (the CLI: rtd_ipc_proc_loads_dotnet())"
 exit $fail

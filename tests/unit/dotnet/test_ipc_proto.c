@@ -3,7 +3,10 @@
 #include "test_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -379,6 +382,34 @@ static void test_thread_name(void **state)
 	assert_int_equal(rtd_ipc_thread_name(getpid(), 0, name, sizeof(name)), -EINVAL);
 }
 
+/* The two questions asked of a process's maps: is an address a writable
+ * one of it (a session id), has it mapped a .NET host or runtime */
+static void test_maps_questions(void **state)
+{
+	(void)state;
+	static int data = 1;
+	assert_int_equal(rtd_ipc_session_id_mapped(getpid(), (uintptr_t)&data), 1);
+	assert_int_equal(rtd_ipc_session_id_mapped(getpid(), (uintptr_t)&test_maps_questions), 0);
+	assert_int_equal(rtd_ipc_session_id_mapped(-1, 4096), -ENOENT);
+	assert_int_equal(rtd_ipc_proc_loads_dotnet(getpid()), 0);
+	assert_int_equal(rtd_ipc_proc_loads_dotnet(-1), -ENOENT);
+	/* a file of the host's name mapped here: a .NET process to maps */
+	char dir[] = "/tmp/rtdiag-maps-XXXXXX", path[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/libhostfxr.so", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 4096), 0);
+	void *m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	assert_true(m != MAP_FAILED);
+	close(fd);
+	assert_int_equal(rtd_ipc_proc_loads_dotnet(getpid()), 1);
+	munmap(m, 4096);
+	unlink(path);
+	rmdir(dir);
+	assert_int_equal(rtd_ipc_proc_loads_dotnet(getpid()), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -392,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_profile_request),
 		cmocka_unit_test(test_message_header),
 		cmocka_unit_test(test_thread_name),
+		cmocka_unit_test(test_maps_questions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
