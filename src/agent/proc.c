@@ -100,12 +100,9 @@ int proc_info_read(const char *proc_dir, pid_t pid, struct proc_info *pi)
 	char path[256];
 	char buf[4096];
 	memset(pi, 0, sizeof(*pi));
-	snprintf(path, sizeof(path), "%s/%d/comm", proc_dir, (int)pid);
-	ssize_t n = rtd_read_small(path, buf, sizeof(pi->comm));
+	ssize_t n = rtd_proc_comm_at(proc_dir, (int)pid, 0, pi->comm, sizeof(pi->comm));
 	if (n < 0)
 		return n == -ESRCH ? -ENOENT : (int)n;
-	buf[strcspn(buf, "\n")] = 0;
-	snprintf(pi->comm, sizeof(pi->comm), "%.31s", buf);
 
 	rtd_proc_exe(proc_dir, pid, pi->exe, sizeof(pi->exe));
 	char *del = strstr(pi->exe, " (deleted)");

@@ -63,6 +63,19 @@ int rtd_proc_stat(pid_t pid, char *state, unsigned long long *start);
 int rtd_proc_comm(int pid, int tid, char *out, size_t len);
 
 /*
+ * rtd_proc_comm_at - rtd_proc_comm() under a procfs root
+ * @proc_dir: the procfs root, NULL for "/proc" (the agent reads a
+ *            configured one)
+ * @pid: the process
+ * @tid: one of its threads, or 0 for the process
+ * @out: as rtd_proc_comm()
+ * @len: size of @out
+ *
+ * Returns: as rtd_proc_comm(), or -ENAMETOOLONG for a root too long.
+ */
+int rtd_proc_comm_at(const char *proc_dir, int pid, int tid, char *out, size_t len);
+
+/*
  * rtd_proc_ns_pid - the pid @pid has in its own (innermost) pid namespace
  * @pid: the process, as this namespace sees it
  *

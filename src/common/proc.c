@@ -176,11 +176,21 @@ pid_t rtd_proc_ns_pid(pid_t pid)
 
 int rtd_proc_comm(int pid, int tid, char *out, size_t len)
 {
-	char path[64];
+	return rtd_proc_comm_at(NULL, pid, tid, out, len);
+}
+
+int rtd_proc_comm_at(const char *proc_dir, int pid, int tid, char *out, size_t len)
+{
+	char path[PATH_MAX];
+	int l;
+	if (!proc_dir)
+		proc_dir = "/proc";
 	if (tid)
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
+		l = snprintf(path, sizeof(path), "%s/%d/task/%d/comm", proc_dir, pid, tid);
 	else
-		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		l = snprintf(path, sizeof(path), "%s/%d/comm", proc_dir, pid);
+	if (l < 0 || (size_t)l >= sizeof(path))
+		return -ENAMETOOLONG;
 	int n = rtd_read_small(path, out, len);
 	if (n >= 0)
 		out[strcspn(out, "\n")] = 0;

@@ -12,10 +12,9 @@
 #   has one reader, rtd_proc_ns_pid() in src/common (it was two, in the
 #   IPC transport and the symbolizer).
 # comm: a process's or thread's command name (/proc/.../comm) has one
-#   reader, rtd_proc_comm() in src/common (it was seven). Left, and why:
-#   src/agent (reads a procfs root of its configuration; the agent's files
-#   were another helper's this session) and tools/rtdiag/dotnet_counters.c
-#   (the CLI includes no src/common; needs a public reader).
+#   reader, rtd_proc_comm() in src/common (it was seven), and
+#   rtd_proc_comm_at() under a procfs root (the agent's configured one: it
+#   read it twice itself); the CLI asks rtd_ipc_thread_name().
 # environ: a process's environment (/proc/PID/environ) has one reader,
 #   rtd_proc_env() in src/common, with getenv()'s rule (the first entry of
 #   a name), and the TMPDIR a .NET runtime names its files by one,
@@ -61,14 +60,11 @@ scan_nspid() { # ROOT
 	(cd "$1" && grep -rn --include='*.c' --include='*.h' '"[^"]*NSpid' src tools 2>/dev/null |
 		grep -v '^src/common/')
 }
-scan_comm() { # ROOT
-	(cd "$1" && grep -rnE --include='*.c' --include='*.h' '"[^"]*/comm"' src tools 2>/dev/null |
-		grep -vE '^(src/common/|src/agent/|tools/rtdiag/dotnet_counters\.c:)')
-}
 scan_path() { # ROOT ERE: a string literal naming a /proc file, outside src/common
 	(cd "$1" && grep -rnE --include='*.c' --include='*.h' "$2" src tools 2>/dev/null |
 		grep -v '^src/common/')
 }
+scan_comm() { scan_path "$1" '"[^"]*/comm"'; }
 scan_environ() { scan_path "$1" '"[^"]*/environ"'; }
 scan_status() { scan_path "$1" '"[^"]*/status"'; }
 scan_maps() { scan_path "$1" '"[^"]*/maps"'; }
@@ -112,7 +108,9 @@ rm -rf "$T"/*
 mk src/common/proc.c 'snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);'
 mk src/x/a.c 'snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);'
 mk src/x/b.c 'snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);'
-check comm "src/x/a.c src/x/b.c" "src/common/proc.c" \
+mk src/agent/c.c 'snprintf(path, sizeof(path), "%s/%d/comm", proc_dir, (int)pid);'
+mk tools/rtdiag/dotnet_counters.c 'snprintf(path, sizeof(path), "/proc/%d/comm", (int)a->t.pid);'
+check comm "src/x/a.c src/x/b.c src/agent/c.c tools/rtdiag/dotnet_counters.c" "src/common/proc.c" \
 	"/proc/.../comm read outside src/common: use rtd_proc_comm()"
 rm -rf "$T"/*
 mk src/record/record.c 'if (o->sz < 8)'

@@ -7,9 +7,13 @@
 #include "test_util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -167,6 +171,50 @@ static void comm(void **state)
 	assert_string_equal(got, "kept");
 }
 
+static void put(const char *root, const char *rel, const char *text)
+{
+	char p[256];
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* rtd_proc_comm_at(): the names under a made-up procfs root (the agent's
+ * configured proc_dir), NULL for /proc, a root too long refused */
+static void comm_at(void **state)
+{
+	(void)state;
+	char root[] = "/tmp/rtdiag-procfs-XXXXXX", d[256], got[64], self[64];
+	assert_non_null(mkdtemp(root));
+	snprintf(d, sizeof(d), "%s/4242", root);
+	assert_int_equal(mkdir(d, 0700), 0);
+	snprintf(d, sizeof(d), "%s/4242/task", root);
+	assert_int_equal(mkdir(d, 0700), 0);
+	snprintf(d, sizeof(d), "%s/4242/task/7", root);
+	assert_int_equal(mkdir(d, 0700), 0);
+	put(root, "4242/comm", "made up\n");
+	put(root, "4242/task/7/comm", "worker\n");
+	assert_int_equal(rtd_proc_comm_at(root, 4242, 0, got, sizeof(got)), 8);
+	assert_string_equal(got, "made up");
+	assert_int_equal(rtd_proc_comm_at(root, 4242, 7, got, sizeof(got)), 7);
+	assert_string_equal(got, "worker");
+	assert_int_equal(rtd_proc_comm_at(root, 4243, 0, got, sizeof(got)), -ENOENT);
+	assert_true(rtd_proc_comm_at(NULL, getpid(), 0, got, sizeof(got)) > 0);
+	assert_true(rtd_proc_comm(getpid(), 0, self, sizeof(self)) > 0);
+	assert_string_equal(got, self);
+	char *deep = malloc(PATH_MAX + 2);
+	assert_non_null(deep);
+	memset(deep, 'a', PATH_MAX + 1);
+	deep[0] = '/';
+	deep[PATH_MAX + 1] = 0;
+	assert_int_equal(rtd_proc_comm_at(deep, 1, 0, got, sizeof(got)), -ENAMETOOLONG);
+	free(deep);
+	snprintf(d, sizeof(d), "rm -rf '%s'", root);
+	assert_int_equal(system(d), 0);
+}
+
 /* a thread's own tid as its Tgid's reader sees it: */
 static void *report_tid(void *arg)
 {
@@ -242,6 +290,7 @@ int main(void)
 		cmocka_unit_test(read_zombie_and_gone),
 		cmocka_unit_test(ns_pid),
 		cmocka_unit_test(comm),
+		cmocka_unit_test(comm_at),
 		cmocka_unit_test(status_num),
 		cmocka_unit_test(exe_cmdline),
 	};
