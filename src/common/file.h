@@ -63,6 +63,28 @@ int rtd_proc_stat(pid_t pid, char *state, unsigned long long *start);
 int rtd_proc_comm(int pid, int tid, char *out, size_t len);
 
 /*
+ * rtd_proc_cgroup_pick - the cgroup path in /proc/PID/cgroup's text
+ * @text: the file's text, NUL-terminated
+ * @out: gets the path of the cgroup v2 line ("0::PATH") wherever it is
+ *       (a hybrid layout lists v1 hierarchies first), else of the first
+ *       v1 hierarchy, else ""; cut to @len - 1 bytes
+ * @len: size of @out (> 0)
+ */
+void rtd_proc_cgroup_pick(const char *text, char *out, size_t len);
+
+/*
+ * rtd_proc_cgroup - a process's cgroup path, as rtd_proc_cgroup_pick()
+ * picks it from PROC_DIR/PID/cgroup
+ * @proc_dir: the procfs root, NULL for "/proc"
+ * @pid: the process
+ * @out: gets the path ("" when the file has none or cannot be read)
+ * @len: size of @out
+ *
+ * Returns: 0, or -errno when the file cannot be read (-ENOENT: gone).
+ */
+int rtd_proc_cgroup(const char *proc_dir, pid_t pid, char *out, size_t len);
+
+/*
  * rtd_proc_comm_at - rtd_proc_comm() under a procfs root
  * @proc_dir: the procfs root, NULL for "/proc" (the agent reads a
  *            configured one)

@@ -174,6 +174,59 @@ pid_t rtd_proc_ns_pid(pid_t pid)
 	return last;
 }
 
+void rtd_proc_cgroup_pick(const char *text, char *out, size_t len)
+{
+	/* lines "ID:controllers:path"; cgroup v2's is "0::path" */
+	const char *first = NULL, *firstend = NULL;
+	out[0] = 0;
+	for (const char *l = text; *l;) {
+		const char *nl = strchr(l, '\n');
+		const char *end = nl ? nl : l + strlen(l);
+		const char *c1 = memchr(l, ':', (size_t)(end - l));
+		const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(end - c1 - 1))
+				    : NULL;
+		if (c2) {
+			const char *path = c2 + 1;
+			if (c1 - l == 1 && l[0] == '0' && c2 == c1 + 1) {
+				first = path;
+				firstend = end;
+				break;
+			}
+			if (!first) {
+				first = path;
+				firstend = end;
+			}
+		}
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	if (first) {
+		size_t n = (size_t)(firstend - first);
+		if (n >= len)
+			n = len - 1;
+		memcpy(out, first, n);
+		out[n] = 0;
+	}
+}
+
+int rtd_proc_cgroup(const char *proc_dir, pid_t pid, char *out, size_t len)
+{
+	char path[PATH_MAX], buf[4096];
+	if (!len)
+		return -RTD_E_INVAL;
+	out[0] = 0;
+	int l = snprintf(path, sizeof(path), "%s/%d/cgroup", proc_dir ? proc_dir : "/proc",
+			 (int)pid);
+	if (l < 0 || (size_t)l >= sizeof(path))
+		return -ENAMETOOLONG;
+	int n = rtd_read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	rtd_proc_cgroup_pick(buf, out, len);
+	return 0;
+}
+
 int rtd_proc_comm(int pid, int tid, char *out, size_t len)
 {
 	return rtd_proc_comm_at(NULL, pid, tid, out, len);

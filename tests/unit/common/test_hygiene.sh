@@ -33,6 +33,11 @@
 #   parser (rtd_maps_parse(), fuzzed); it was read in seven places with
 #   five parsers (fgets into 512 B to 4 KB lines, a 1 MB or whole-file
 #   slurp, sscanf or strstr). The CLI asks rtd_ipc_proc_loads_dotnet().
+# cgroup: a process's cgroup (/proc/PID/cgroup) has one reader,
+#   rtd_proc_cgroup() in src/common, and one rule for which line names it
+#   (rtd_proc_cgroup_pick(): v2's "0::" wherever it is, else the first v1
+#   hierarchy); it was the agent's own. /sys/fs/cgroup paths are the
+#   hierarchy's, not a process's file, and not matched.
 # opts_sz: structs of libbpf's shape (`size_t sz` first) are checked one
 #   way (they were checked by hand in 17 files, four ways, one refusing
 #   exactly the older callers sz exists for): rtd_opts_check()/_copy(), or
@@ -68,6 +73,7 @@ scan_comm() { scan_path "$1" '"[^"]*/comm"'; }
 scan_environ() { scan_path "$1" '"[^"]*/environ"'; }
 scan_status() { scan_path "$1" '"[^"]*/status"'; }
 scan_maps() { scan_path "$1" '"[^"]*/maps"'; }
+scan_cgroup() { scan_path "$1" '"[^"]*%[a-z]*d/cgroup"'; }
 scan_exe_cmdline() { scan_path "$1" '"[^"]*/(exe|cmdline)"'; }
 scan_opts_sz() { # ROOT
 	(cd "$1" && grep -rnE --include='*.c' --include='*.h' \
@@ -161,4 +167,11 @@ mk tools/y/c.c 'snprintf(path, sizeof(path), "/proc/%d/maps", (int)tree[i]);'
 mk src/x/d.c '/* the perf maps ("/tmp/perf-PID.map") */ int maps = 0;'
 check maps "src/x/a.c src/x/b.c tools/y/c.c" "src/common/maps.c src/x/d.c" \
 	"/proc/PID/maps read outside src/common: use rtd_proc_maps() (the CLI: rtd_ipc_proc_loads_dotnet())"
+rm -rf "$T"/*
+mk src/common/proc.c 'snprintf(path, sizeof(path), "%s/%d/cgroup", proc_dir, (int)pid);'
+mk src/agent/proc.c 'snprintf(path, sizeof(path), "%s/%d/cgroup", proc_dir, (int)pid);'
+mk tools/y/b.c 'snprintf(p, n, "/proc/%d/cgroup", pid);'
+mk src/x/c.c 'snprintf(p, n, "/sys/fs/cgroup%s/cgroup.procs", path);'
+check cgroup "src/agent/proc.c tools/y/b.c" "src/common/proc.c src/x/c.c" \
+	"/proc/PID/cgroup read outside src/common: use rtd_proc_cgroup()"
 exit $fail

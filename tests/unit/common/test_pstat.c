@@ -215,6 +215,54 @@ static void comm_at(void **state)
 	assert_int_equal(system(d), 0);
 }
 
+#define ID64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+static void cgroup_pick(void **state)
+{
+	(void)state;
+	char out[256];
+	rtd_proc_cgroup_pick("0::/system.slice/ssh.service\n", out, sizeof(out));
+	assert_string_equal(out, "/system.slice/ssh.service");
+	/* hybrid: the v2 line wins wherever it is */
+	rtd_proc_cgroup_pick("12:cpu,cpuacct:/docker/" ID64 "\n"
+				 "1:name=systemd:/docker/" ID64 "\n"
+				 "0::/\n", out, sizeof(out));
+	assert_string_equal(out, "/");
+	/* v1 only: the first hierarchy */
+	rtd_proc_cgroup_pick("12:cpu,cpuacct:/docker/" ID64 "\n"
+				 "11:memory:/docker/" ID64 "\n", out, sizeof(out));
+	assert_string_equal(out, "/docker/" ID64);
+	rtd_proc_cgroup_pick("", out, sizeof(out));
+	assert_string_equal(out, "");
+	rtd_proc_cgroup_pick("garbage\n", out, sizeof(out));
+	assert_string_equal(out, "");
+	/* cut to the room there is */
+	char small[8];
+	rtd_proc_cgroup_pick("0::/abcdefghijk\n", small, sizeof(small));
+	assert_string_equal(small, "/abcdef");
+}
+
+/* rtd_proc_cgroup(): a made-up root's file, this process's own (it has
+ * one, "/" at least), a process that is not there */
+static void cgroup_read(void **state)
+{
+	(void)state;
+	char root[] = "/tmp/rtdiag-procfs-XXXXXX", d[256], got[256];
+	assert_non_null(mkdtemp(root));
+	snprintf(d, sizeof(d), "%s/4242", root);
+	assert_int_equal(mkdir(d, 0700), 0);
+	put(root, "4242/cgroup", "12:cpu,cpuacct:/docker/" ID64 "\n0::/kubepods/x\n");
+	assert_int_equal(rtd_proc_cgroup(root, 4242, got, sizeof(got)), 0);
+	assert_string_equal(got, "/kubepods/x");
+	strcpy(got, "kept");
+	assert_int_equal(rtd_proc_cgroup(root, 4243, got, sizeof(got)), -ENOENT);
+	assert_string_equal(got, "");
+	assert_int_equal(rtd_proc_cgroup(NULL, getpid(), got, sizeof(got)), 0);
+	assert_int_equal(got[0], '/');
+	snprintf(d, sizeof(d), "rm -rf '%s'", root);
+	assert_int_equal(system(d), 0);
+}
+
 /* a thread's own tid as its Tgid's reader sees it: */
 static void *report_tid(void *arg)
 {
@@ -291,6 +339,8 @@ int main(void)
 		cmocka_unit_test(ns_pid),
 		cmocka_unit_test(comm),
 		cmocka_unit_test(comm_at),
+		cmocka_unit_test(cgroup_pick),
+		cmocka_unit_test(cgroup_read),
 		cmocka_unit_test(status_num),
 		cmocka_unit_test(exe_cmdline),
 	};
