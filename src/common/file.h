@@ -63,6 +63,45 @@ int rtd_proc_stat(pid_t pid, char *state, unsigned long long *start);
 int rtd_proc_comm(int pid, int tid, char *out, size_t len);
 
 /*
+ * rtd_proc_root_path - a path as a process sees it: /proc/PID/root, then
+ * @fmt (a path from the process's own root, "/tmp/...")
+ * @out: gets the path
+ * @n: size of @out
+ * @pid: the process (its mount namespace and chroot)
+ * @fmt: printf format of the rest, starting with '/'
+ *
+ * Returns: 0, or -ENAMETOOLONG when it does not fit @n (@out is then "",
+ * never a cut path that names another file).
+ */
+int rtd_proc_root_path(char *out, size_t n, pid_t pid, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/*
+ * rtd_proc_open_in_root - open a file a process maps or names, as it sees
+ * it (through /proc/PID/root: its container's file), else as we do (its
+ * root is not ours to read: another user's process, or it is gone)
+ * @pid: the process, or <= 0 for our own view only
+ * @path: the path in the process's view
+ *
+ * Returns: a read-only, close-on-exec descriptor, or -1 with errno set
+ * (EMFILE from the first open is returned at once).
+ */
+int rtd_proc_open_in_root(pid_t pid, const char *path);
+
+/*
+ * rtd_proc_map_file_open - open the file behind a mapping of a process,
+ * even one deleted or replaced since it was mapped
+ * (/proc/PID/map_files/START-END: while the process lives, and to a
+ * reader with CAP_SYS_ADMIN or ptrace rights over it)
+ * @pid: the process
+ * @start: the mapping's start, as /proc/PID/maps gives it
+ * @end: its end
+ *
+ * Returns: a read-only, close-on-exec descriptor, or -1 with errno set.
+ */
+int rtd_proc_map_file_open(pid_t pid, uint64_t start, uint64_t end);
+
+/*
  * rtd_proc_cgroup_pick - the cgroup path in /proc/PID/cgroup's text
  * @text: the file's text, NUL-terminated
  * @out: gets the path of the cgroup v2 line ("0::PATH") wherever it is

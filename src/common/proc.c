@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,6 +226,44 @@ int rtd_proc_cgroup(const char *proc_dir, pid_t pid, char *out, size_t len)
 		return n;
 	rtd_proc_cgroup_pick(buf, out, len);
 	return 0;
+}
+
+int rtd_proc_root_path(char *out, size_t n, pid_t pid, const char *fmt, ...)
+{
+	int l = snprintf(out, n, "/proc/%d/root", (int)pid);
+	if (l < 0 || (size_t)l >= n) {
+		if (n)
+			out[0] = 0;
+		return -ENAMETOOLONG;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vsnprintf(out + l, n - (size_t)l, fmt, ap);
+	va_end(ap);
+	if (r < 0 || (size_t)r >= n - (size_t)l) {
+		out[0] = 0;
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+int rtd_proc_open_in_root(pid_t pid, const char *path)
+{
+	char full[PATH_MAX + 64];
+	if (pid > 0 && !rtd_proc_root_path(full, sizeof(full), pid, "%s", path)) {
+		int fd = open(full, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 || errno == EMFILE)
+			return fd;
+	}
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+int rtd_proc_map_file_open(pid_t pid, uint64_t start, uint64_t end)
+{
+	char mf[96];
+	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, start,
+		 end); /* fits: 10 + 16 + 16 digits */
+	return open(mf, O_RDONLY | O_CLOEXEC);
 }
 
 int rtd_proc_comm(int pid, int tid, char *out, size_t len)

@@ -334,7 +334,7 @@ static int socket_find(pid_t pid, char *path, size_t len, char *where,
 	unsigned long long key = start_key(pid);
 	/* As the target sees its file system; when /proc/PID/root is not
 	 * readable (another user), fall back to our own view. */
-	snprintf(dir, sizeof(dir), "/proc/%d/root%s", (int)pid, t);
+	rtd_proc_root_path(dir, sizeof(dir), pid, "%s", t); /* "" when too long: none */
 	struct dir_list own;
 	const struct dir_list *l = dir_get(dc, dir, &own);
 	if (l->err == -EACCES || l->err == -EPERM) {

@@ -270,11 +270,7 @@ static void dso_add(rtd_perf_data_writer *w, pid_t pid, const char *path, bool k
 			close(fd);
 		d.len = got > 0 ? (uint8_t)note_build_id(notes, (size_t)got, 4, d.id) : 0;
 	} else {
-		char root[PATH_MAX + 32];
-		snprintf(root, sizeof(root), "/proc/%d/root%s", (int)pid, path);
-		int fd = pid > 0 ? open(root, O_RDONLY | O_CLOEXEC) : -1;
-		if (fd < 0)
-			fd = open(path, O_RDONLY | O_CLOEXEC);
+		int fd = rtd_proc_open_in_root(pid, path);
 		if (fd >= 0) {
 			d.len = (uint8_t)file_build_id(fd, d.id);
 			close(fd);

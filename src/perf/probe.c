@@ -403,8 +403,8 @@ static int on_lib_line(const struct rtd_maps_entry *e, void *ctx)
 	    (strncmp(base, lf->name, nl) || (base[nl] != '.' && base[nl] != '-') ||
 	     !strstr(base, ".so")))
 		return 0;
-	snprintf(lf->out, lf->n, "/proc/%d/root%s", lf->pid, path);
-	if (access(lf->out, R_OK) == 0)
+	if (!rtd_proc_root_path(lf->out, lf->n, lf->pid, "%s", path) &&
+	    access(lf->out, R_OK) == 0)
 		return 1;
 	snprintf(lf->out, lf->n, "%s", path);
 	return access(lf->out, R_OK) == 0;

@@ -257,8 +257,9 @@ struct rtd_symbolizer {
 struct sym_proc *sym_proc_find(rtd_symbolizer *s, pid_t pid);
 /* An object for a file mapping (opened when new). */
 int32_t sym_map_object(rtd_symbolizer *s, struct sym_proc *p, struct sym_map *m);
-/* Open a path as the process sees it (its root), else the host's. */
-int sym_open_in_root(pid_t pid, const char *path);
+/* Open the file of a file mapping as the process sees it (its root, or
+ * /proc/PID/map_files for one deleted since), else the host's. */
+int sym_open_mapping(pid_t pid, const struct sym_map *m);
 void sym_unwinder_free(struct sym_unwinder *u);
 
 /* ---- demangling ------------------------------------------------------------- */

@@ -636,9 +636,8 @@ int rtd_sym_perfmap_path(pid_t pid, char *out, size_t n)
 {
 	char tmpdir[PATH_MAX];
 	rtd_proc_tmpdir(pid, tmpdir, sizeof(tmpdir));
-	int l = snprintf(out, n, "/proc/%d/root%s/perf-%d.map", (int)pid,
-			 tmpdir, (int)rtd_proc_ns_pid(pid));
-	return l < 0 || (size_t)l >= n ? -RTD_E_CAP : 0;
+	return rtd_proc_root_path(out, n, pid, "%s/perf-%d.map", tmpdir,
+				  (int)rtd_proc_ns_pid(pid)) ? -RTD_E_CAP : 0;
 }
 
 static int32_t perfmap_obj(rtd_symbolizer *s, struct sym_proc *p)
@@ -668,16 +667,11 @@ static int32_t perfmap_obj(rtd_symbolizer *s, struct sym_proc *p)
 	return id;
 }
 
-int sym_open_in_root(pid_t pid, const char *path)
+int sym_open_mapping(pid_t pid, const struct sym_map *m)
 {
-	char full[PATH_MAX + 64];
-	if (pid > 0) {
-		snprintf(full, sizeof(full), "/proc/%d/root%s", (int)pid, path);
-		int fd = open(full, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0 || errno == EMFILE)
-			return fd;
-	}
-	return open(path, O_RDONLY | O_CLOEXEC);
+	if (ends_with(m->path, strlen(m->path), " (deleted)"))
+		return rtd_proc_map_file_open(pid, m->start, m->end);
+	return rtd_proc_open_in_root(pid, m->path);
 }
 
 /*
@@ -801,16 +795,7 @@ int32_t sym_map_object(rtd_symbolizer *s, struct sym_proc *p,
 	if (vfd >= 0) {
 		o->fd = vfd;
 	} else if (!special) {
-		size_t pl = strlen(m->path);
-		if (ends_with(m->path, pl, " (deleted)")) {
-			char mf[96];
-			snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx",
-				 (int)p->pid, (unsigned long long)m->start,
-				 (unsigned long long)m->end);
-			o->fd = open(mf, O_RDONLY | O_CLOEXEC);
-		} else {
-			o->fd = sym_open_in_root(p->pid, m->path);
-		}
+		o->fd = sym_open_mapping(p->pid, m);
 		int e = errno;
 		if (o->fd < 0 && (o->fd = open_build_id_cache(s, m->path)) < 0)
 			errno = e; /* gone and not in perf's cache either */
@@ -1061,7 +1046,7 @@ static bool find_debug_by_build_id(rtd_symbolizer *s, struct sym_obj *o)
 		char p[PATH_MAX];
 		snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s.debug", d, hex,
 			 hex + 2);
-		found = try_debug_file(o, sym_open_in_root(o->pid, p));
+		found = try_debug_file(o, rtd_proc_open_in_root(o->pid, p));
 	}
 	free(dirs);
 	return found;
@@ -1079,17 +1064,17 @@ static bool find_debug_by_link(rtd_symbolizer *s, struct sym_obj *o)
 	*sl = 0;
 	char p[PATH_MAX * 2];
 	snprintf(p, sizeof(p), "%s/%s", dir, o->info.debuglink);
-	if (strcmp(p, o->path) && try_debug_file(o, sym_open_in_root(o->pid, p)))
+	if (strcmp(p, o->path) && try_debug_file(o, rtd_proc_open_in_root(o->pid, p)))
 		return true;
 	snprintf(p, sizeof(p), "%s/.debug/%s", dir, o->info.debuglink);
-	if (try_debug_file(o, sym_open_in_root(o->pid, p)))
+	if (try_debug_file(o, rtd_proc_open_in_root(o->pid, p)))
 		return true;
 	char *dirs = strdup(s->debug_dirs), *save = NULL;
 	bool found = false;
 	for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d && !found;
 	     d = strtok_r(NULL, ":", &save)) {
 		snprintf(p, sizeof(p), "%s%s/%s", d, dir, o->info.debuglink);
-		found = try_debug_file(o, sym_open_in_root(o->pid, p));
+		found = try_debug_file(o, rtd_proc_open_in_root(o->pid, p));
 	}
 	free(dirs);
 	return found;
@@ -1178,7 +1163,7 @@ static void open_dwarf(rtd_symbolizer *s, struct sym_obj *o, Elf *e)
 static void load_file(rtd_symbolizer *s, struct sym_obj *o)
 {
 	if (o->fd < 0)
-		o->fd = sym_open_in_root(-1, o->path); /* the host's, as a last try */
+		o->fd = rtd_proc_open_in_root(-1, o->path); /* the host's, as a last try */
 	if (o->fd < 0)
 		return;
 	o->elf = elf_from_fd(o->fd);

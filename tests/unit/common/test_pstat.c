@@ -13,6 +13,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -263,6 +265,57 @@ static void cgroup_read(void **state)
 	assert_int_equal(system(d), 0);
 }
 
+/* rtd_proc_root_path(), rtd_proc_open_in_root(), rtd_proc_map_file_open():
+ * a file through this process's root, our own view when there is no
+ * process, a path too long refused (never cut into another name), and a
+ * deleted file still mapped opened through map_files */
+static void root_and_map_files(void **state)
+{
+	(void)state;
+	char p[64], dir[] = "/tmp/rtdiag-root-XXXXXX", f[64];
+	assert_int_equal(rtd_proc_root_path(p, sizeof(p), 4242, "%s/perf-%d.map", "/tmp", 7), 0);
+	assert_string_equal(p, "/proc/4242/root/tmp/perf-7.map");
+	assert_int_equal(rtd_proc_root_path(p, 22, 4242, "/tmp/x"), 0);
+	assert_string_equal(p, "/proc/4242/root/tmp/x");
+	assert_int_equal(rtd_proc_root_path(p, 21, 4242, "/tmp/x"), -ENAMETOOLONG);
+	assert_string_equal(p, "");
+	assert_int_equal(rtd_proc_root_path(p, 8, 4242, "/x"), -ENAMETOOLONG);
+	assert_string_equal(p, "");
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(f, sizeof(f), "%s/lib.so", dir);
+	int fd = open(f, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 4096), 0);
+	struct stat want, got;
+	assert_int_equal(fstat(fd, &want), 0);
+	void *m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	assert_true(m != MAP_FAILED);
+	close(fd);
+	pid_t none[] = {getpid(), -1, 0};
+	for (size_t i = 0; i < 3; i++) {
+		fd = rtd_proc_open_in_root(none[i], f);
+		assert_true(fd >= 0);
+		assert_int_equal(fstat(fd, &got), 0);
+		assert_true(got.st_ino == want.st_ino && got.st_dev == want.st_dev);
+		close(fd);
+	}
+	assert_int_equal(unlink(f), 0);
+	assert_int_equal(rtd_proc_open_in_root(getpid(), f), -1);
+	fd = rtd_proc_map_file_open(getpid(), (uintptr_t)m, (uintptr_t)m + 4096);
+	if (fd < 0 && (errno == EPERM || errno == EACCES)) {
+		printf("note: /proc/self/map_files refused (no CAP_SYS_ADMIN): not checked\n");
+	} else {
+		assert_true(fd >= 0);
+		assert_int_equal(fstat(fd, &got), 0);
+		assert_true(got.st_ino == want.st_ino && got.st_dev == want.st_dev);
+		close(fd);
+	}
+	assert_int_equal(rtd_proc_map_file_open(getpid(), (uintptr_t)m, (uintptr_t)m + 8192), -1);
+	munmap(m, 4096);
+	rmdir(dir);
+}
+
 /* a thread's own tid as its Tgid's reader sees it: */
 static void *report_tid(void *arg)
 {
@@ -341,6 +394,7 @@ int main(void)
 		cmocka_unit_test(comm_at),
 		cmocka_unit_test(cgroup_pick),
 		cmocka_unit_test(cgroup_read),
+		cmocka_unit_test(root_and_map_files),
 		cmocka_unit_test(status_num),
 		cmocka_unit_test(exe_cmdline),
 	};
