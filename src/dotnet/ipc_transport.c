@@ -371,6 +371,25 @@ static int cmp_proc(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
+RTD_API int rtd_ipc_socket_own_path(pid_t pid, char *path)
+{
+	char pre[48];
+	struct stat a, b;
+	if (!path)
+		return -EINVAL;
+	/* "/proc/PID/root/": X keeps its '/' */
+	if (pid > 0 && !rtd_proc_root_path(pre, sizeof(pre), pid, "/")) {
+		size_t n = strlen(pre) - 1;
+		if (!strncmp(path, pre, n + 1) && !stat(path, &a) && !stat(path + n, &b) &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+			memmove(path, path + n, strlen(path + n) + 1);
+			return 0;
+		}
+	}
+	path[0] = 0;
+	return -ENOENT;
+}
+
 RTD_API int rtd_ipc_list(struct rtd_ipc_proc **out, size_t *n)
 {
 	*out = NULL;

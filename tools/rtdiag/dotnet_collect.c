@@ -12,7 +12,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -468,20 +467,6 @@ static rtd_ipc_client *launch(char **command, struct launch *ln,
 /* Reap the child: end it first when @stop (it was still running when the
  * session ended), saying so. A child whose stream ended by itself is
  * given 5 s to exit. */
-/* @path as found through /proc/PID/root: the same file by the path our
- * own root gives it, which outlives the process (else "") */
-static void own_view(char *path, pid_t pid)
-{
-	char pre[48];
-	int n = snprintf(pre, sizeof(pre), "/proc/%d/root", (int)pid);
-	struct stat a, b;
-	if (n > 0 && !strncmp(path, pre, (size_t)n) && path[n] == '/' &&
-	    !stat(path, &a) && !stat(path + n, &b) && a.st_dev == b.st_dev &&
-	    a.st_ino == b.st_ino)
-		memmove(path, path + n, strlen(path + n) + 1);
-	else
-		path[0] = 0;
-}
 
 static void launch_end(struct launch *ln, char **command, bool stop,
 		       const char *why)
@@ -494,7 +479,7 @@ static void launch_end(struct launch *ln, char **command, bool stop,
 		if (rtd_ipc_socket_find(ln->child, sock, sizeof(sock), NULL, 0))
 			sock[0] = 0;
 		else
-			own_view(sock, ln->child);
+			rtd_ipc_socket_own_path(ln->child, sock);
 		for (int i = 0; !stop && i < 50; i++) {
 			if (waitpid(ln->child, &ln->status, WNOHANG) == ln->child) {
 				ln->ended = true;

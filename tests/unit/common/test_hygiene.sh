@@ -38,6 +38,22 @@
 #   (rtd_proc_cgroup_pick(): v2's "0::" wherever it is, else the first v1
 #   hierarchy); it was the agent's own. /sys/fs/cgroup paths are the
 #   hierarchy's, not a process's file, and not matched.
+# proc_root: paths through a process's root (/proc/PID/root) and to the
+#   files behind its mappings (/proc/PID/map_files) are built in one place
+#   each, checking that they fit (rtd_proc_root_path(),
+#   rtd_proc_open_in_root(), rtd_proc_map_file_open()); they were built in
+#   eight places (the symbolizer, its unwinder, perf's uprobe lookup and
+#   perf.data writer, the IPC transport, the CLI's launch clean-up), the
+#   open-in-root fallback twice and the deleted-file branch twice. The CLI
+#   asks rtd_ipc_socket_own_path().
+# What is left of "/proc/%..." and "/proc/self..." outside src/common is
+#   not a process's file read another way: /proc/self/fd/N (a descriptor
+#   of ours named for another API), /proc/PID/task and /proc/PID (listed or
+#   stat'ed: threads, is it there), /proc/PID/fd, /proc/PID/net/tcp and
+#   /proc/PID/ns/net (the Go capture's socket lookup, one reader each),
+#   /proc/self/statm (the agent's own memory), /proc/self/mountinfo (the
+#   system's mounts, perf's cgroup paths); /proc/kallsyms and /proc/sys
+#   are the system's files.
 # opts_sz: structs of libbpf's shape (`size_t sz` first) are checked one
 #   way (they were checked by hand in 17 files, four ways, one refusing
 #   exactly the older callers sz exists for): rtd_opts_check()/_copy(), or
@@ -74,6 +90,7 @@ scan_environ() { scan_path "$1" '"[^"]*/environ"'; }
 scan_status() { scan_path "$1" '"[^"]*/status"'; }
 scan_maps() { scan_path "$1" '"[^"]*/maps"'; }
 scan_cgroup() { scan_path "$1" '"[^"]*%[a-z]*d/cgroup"'; }
+scan_proc_root() { scan_path "$1" '"[^"]*%[a-z]*d/(root|map_files)\b'; }
 scan_exe_cmdline() { scan_path "$1" '"[^"]*/(exe|cmdline)"'; }
 scan_opts_sz() { # ROOT
 	(cd "$1" && grep -rnE --include='*.c' --include='*.h' \
@@ -174,4 +191,12 @@ mk tools/y/b.c 'snprintf(p, n, "/proc/%d/cgroup", pid);'
 mk src/x/c.c 'snprintf(p, n, "/sys/fs/cgroup%s/cgroup.procs", path);'
 check cgroup "src/agent/proc.c tools/y/b.c" "src/common/proc.c src/x/c.c" \
 	"/proc/PID/cgroup read outside src/common: use rtd_proc_cgroup()"
+rm -rf "$T"/*
+mk src/common/proc.c 'int l = snprintf(out, n, "/proc/%d/root", (int)pid);'
+mk src/x/a.c 'snprintf(full, sizeof(full), "/proc/%d/root%s", (int)pid, path);'
+mk src/x/b.c 'snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", (int)pid, s, e);'
+mk tools/y/c.c 'int n = snprintf(pre, sizeof(pre), "/proc/%d/root", (int)pid);'
+mk src/x/d.c 'snprintf(p, n, "/proc/%d/roots", pid); /* "root" not a path name */'
+check proc_root "src/x/a.c src/x/b.c tools/y/c.c" "src/common/proc.c src/x/d.c" \
+	"/proc/PID/root or map_files path built outside src/common: use rtd_proc_root_path(), rtd_proc_open_in_root(), rtd_proc_map_file_open()"
 exit $fail

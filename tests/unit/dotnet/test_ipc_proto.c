@@ -410,6 +410,34 @@ static void test_maps_questions(void **state)
 	assert_int_equal(rtd_ipc_proc_loads_dotnet(getpid()), 0);
 }
 
+/* A socket path through /proc/PID/root back to our own root's name of
+ * the same file, and "" for anything else */
+static void test_socket_own_path(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/rtdiag-own-XXXXXX", f[64], p[128];
+	assert_non_null(mkdtemp(dir));
+	snprintf(f, sizeof(f), "%s/dotnet-diagnostic-1-2-socket", dir);
+	int fd = open(f, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(p, sizeof(p), "/proc/%d/root%s", (int)getpid(), f);
+	assert_int_equal(rtd_ipc_socket_own_path(getpid(), p), 0);
+	assert_string_equal(p, f);
+	snprintf(p, sizeof(p), "/proc/%d/rootx%s", (int)getpid(), f);
+	assert_int_equal(rtd_ipc_socket_own_path(getpid(), p), -ENOENT);
+	assert_string_equal(p, "");
+	snprintf(p, sizeof(p), "/proc/%d/root%s", (int)getppid(), f);
+	assert_int_equal(rtd_ipc_socket_own_path(getpid(), p), -ENOENT);
+	snprintf(p, sizeof(p), "%s", f);
+	assert_int_equal(rtd_ipc_socket_own_path(getpid(), p), -ENOENT);
+	unlink(f);
+	snprintf(p, sizeof(p), "/proc/%d/root%s", (int)getpid(), f);
+	assert_int_equal(rtd_ipc_socket_own_path(getpid(), p), -ENOENT);
+	assert_string_equal(p, "");
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -424,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_message_header),
 		cmocka_unit_test(test_thread_name),
 		cmocka_unit_test(test_maps_questions),
+		cmocka_unit_test(test_socket_own_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
