@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* file.h - small whole-file reads (procfs, sysfs, tracefs). */
+/* file.h - small whole-file reads (procfs, sysfs, tracefs), and rtdiag's
+ * one reader of each file of a process under /proc (proc.c, maps.c). */
 #ifndef RTD_COMMON_FILE_H
 #define RTD_COMMON_FILE_H
 

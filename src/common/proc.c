@@ -7,7 +7,11 @@
  * the kernel has no schedstat. And rtdiag's one reader of /proc/PID/stat
  * (rtd_pstat_*), of /proc/PID/status (rtd_proc_status_num(), and a
  * process's pid in its own namespace), of its environment, its
- * executable and its arguments (rtd_proc_env(), rtd_proc_tmpdir()).
+ * executable and its arguments (rtd_proc_env(), rtd_proc_tmpdir()), its
+ * command name and cgroup under a procfs root (rtd_proc_comm_at(),
+ * rtd_proc_cgroup()), and the one place paths through its root and to its
+ * mappings' files are built (rtd_proc_root_path(), rtd_proc_open_in_root(),
+ * rtd_proc_map_file_open()). Its mappings: maps.c.
  */
 #include <dirent.h>
 #include <errno.h>
