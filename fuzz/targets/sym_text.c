@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/file.h"
 #include "symbols/internal.h"
 
 struct ctx {
@@ -19,7 +20,7 @@ struct ctx {
 	size_t len;
 };
 
-static int on_line(const struct sym_maps_entry *e, void *arg)
+static int on_line(const struct rtd_maps_entry *e, void *arg)
 {
 	struct ctx *c = arg;
 	if (e->end < e->start)
@@ -52,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ctx c = {buf, len};
 	switch (data[0] % 4) {
 	case 0:
-		sym_maps_parse(buf, len, on_line, &c, &bad);
+		rtd_maps_parse(buf, len, on_line, &c, &bad);
 		break;
 	case 1:
 		sym_kallsyms_parse(buf, len, &t, &bad);

@@ -52,6 +52,22 @@ struct rtd_ipc_proc {
 };
 
 /**
+ * rtd_ipc_socket_own_path - a socket path of rtd_ipc_socket_find() as our
+ * own root names the same file
+ * @pid: the process it was found for
+ * @path: the path it gave, rewritten in place
+ *
+ * A path through /proc/PID/root names nothing once the process is gone,
+ * though a runtime killed by a signal leaves its socket behind. When
+ * @path is /proc/PID/root/X and X in our own root is the same file (same
+ * device and inode), @path becomes X, which outlives the process; else
+ * it becomes "" (the target lives in another mount namespace).
+ *
+ * Returns: 0 when @path is X, -ENOENT when it is "".
+ */
+RTD_API int rtd_ipc_socket_own_path(pid_t pid, char *path);
+
+/**
  * rtd_ipc_list - every process with a diagnostic socket
  * @out: receives a malloc'd array (free() it)
  * @n: receives its length
@@ -93,6 +109,21 @@ RTD_API int rtd_ipc_proc_name(pid_t pid, char *buf, size_t len);
  */
 RTD_API int rtd_ipc_thread_name(pid_t pid, uint64_t tid, char *buf,
 				size_t len);
+
+/**
+ * rtd_ipc_proc_loads_dotnet - has a process loaded a .NET host or runtime?
+ * @pid: the process
+ *
+ * A program started to run .NET maps the host first (libhostfxr.so,
+ * libhostpolicy.so: the muxer or an apphost), then the runtime
+ * (libcoreclr.so, libclrjit.so); one of them in its mappings
+ * (/proc/PID/maps) says it is a .NET process before its diagnostic
+ * socket is there.
+ *
+ * Returns: 1 when one of them is mapped, 0 when none is, or a negative
+ * errno when the mappings cannot be read (-ENOENT: no such process).
+ */
+RTD_API int rtd_ipc_proc_loads_dotnet(pid_t pid);
 
 /**
  * rtd_ipc_proc_matches - does a process go by a name?

@@ -17,6 +17,7 @@
 #include "agent/agent_int.h"
 #include "agent/procev.h"
 #include "common/buf.h"
+#include "common/file.h"
 #include "common/log.h"
 #include "rtdiag/ipc_discovery.h"
 #include "rtdiag/nettrace_profiler.h"
@@ -323,15 +324,9 @@ static bool spec_selects(const struct scan *sc, const struct agent_spec *sp,
 
 static void read_comm(struct agent *a, pid_t pid, char *out, size_t len)
 {
-	char path[256];
-	snprintf(path, sizeof(path), "%s/%d/comm", a->c->proc_dir, (int)pid);
 	out[0] = 0;
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fgets(out, (int)len, f))
-		out[strcspn(out, "\n")] = 0;
-	fclose(f);
+	if (rtd_proc_comm_at(a->c->proc_dir, (int)pid, 0, out, len) < 0)
+		out[0] = 0;
 }
 
 /* Consider one process not yet a target. */

@@ -53,42 +53,6 @@ int proc_stat_read(const char *proc_dir, pid_t pid, struct proc_stat *st)
 	return rc;
 }
 
-void proc_cgroup_pick(const char *text, char *out, size_t len)
-{
-	/* lines "ID:controllers:path"; cgroup v2's is "0::path" */
-	const char *first = NULL, *firstend = NULL;
-	out[0] = 0;
-	for (const char *l = text; *l;) {
-		const char *nl = strchr(l, '\n');
-		const char *end = nl ? nl : l + strlen(l);
-		const char *c1 = memchr(l, ':', (size_t)(end - l));
-		const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(end - c1 - 1))
-				    : NULL;
-		if (c2) {
-			const char *path = c2 + 1;
-			if (c1 - l == 1 && l[0] == '0' && c2 == c1 + 1) {
-				first = path;
-				firstend = end;
-				break;
-			}
-			if (!first) {
-				first = path;
-				firstend = end;
-			}
-		}
-		if (!nl)
-			break;
-		l = nl + 1;
-	}
-	if (first) {
-		size_t n = (size_t)(firstend - first);
-		if (n >= len)
-			n = len - 1;
-		memcpy(out, first, n);
-		out[n] = 0;
-	}
-}
-
 static const char *base_name(const char *p)
 {
 	const char *s = strrchr(p, '/');
@@ -97,15 +61,11 @@ static const char *base_name(const char *p)
 
 int proc_info_read(const char *proc_dir, pid_t pid, struct proc_info *pi)
 {
-	char path[256];
 	char buf[4096];
 	memset(pi, 0, sizeof(*pi));
-	snprintf(path, sizeof(path), "%s/%d/comm", proc_dir, (int)pid);
-	ssize_t n = rtd_read_small(path, buf, sizeof(pi->comm));
+	ssize_t n = rtd_proc_comm_at(proc_dir, (int)pid, 0, pi->comm, sizeof(pi->comm));
 	if (n < 0)
 		return n == -ESRCH ? -ENOENT : (int)n;
-	buf[strcspn(buf, "\n")] = 0;
-	snprintf(pi->comm, sizeof(pi->comm), "%.31s", buf);
 
 	rtd_proc_exe(proc_dir, pid, pi->exe, sizeof(pi->exe));
 	char *del = strstr(pi->exe, " (deleted)");
@@ -121,10 +81,7 @@ int proc_info_read(const char *proc_dir, pid_t pid, struct proc_info *pi)
 			snprintf(pi->arg1, sizeof(pi->arg1), "%s", buf + l0 + 1);
 	}
 
-	snprintf(path, sizeof(path), "%s/%d/cgroup", proc_dir, (int)pid);
-	n = rtd_read_small(path, buf, sizeof(buf));
-	if (n > 0)
-		proc_cgroup_pick(buf, pi->cgroup, sizeof(pi->cgroup));
+	rtd_proc_cgroup(proc_dir, pid, pi->cgroup, sizeof(pi->cgroup));
 	return 0;
 }
 

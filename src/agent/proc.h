@@ -54,8 +54,6 @@ int proc_stat_parse(const char *text, struct proc_stat *st);
 int proc_stat_read(const char *proc_dir, pid_t pid, struct proc_stat *st);
 /* Read every name; missing ones stay "". Returns 0 or -ENOENT. */
 int proc_info_read(const char *proc_dir, pid_t pid, struct proc_info *pi);
-/* Pick the cgroup path out of /proc/PID/cgroup's text into out. */
-void proc_cgroup_pick(const char *text, char *out, size_t len);
 
 /* Does a name= spec match this process? */
 bool proc_name_match(const struct agent_spec *sp, const struct proc_info *pi);

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* file.h - small whole-file reads (procfs, sysfs, tracefs). */
+/* file.h - small whole-file reads (procfs, sysfs, tracefs), and rtdiag's
+ * one reader of each file of a process under /proc (proc.c, maps.c). */
 #ifndef RTD_COMMON_FILE_H
 #define RTD_COMMON_FILE_H
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /*
@@ -60,6 +62,80 @@ int rtd_proc_stat(pid_t pid, char *state, unsigned long long *start);
  * unchanged when the file could not be opened: a process that is gone).
  */
 int rtd_proc_comm(int pid, int tid, char *out, size_t len);
+
+/*
+ * rtd_proc_root_path - a path as a process sees it: /proc/PID/root, then
+ * @fmt (a path from the process's own root, "/tmp/...")
+ * @out: gets the path
+ * @n: size of @out
+ * @pid: the process (its mount namespace and chroot)
+ * @fmt: printf format of the rest, starting with '/'
+ *
+ * Returns: 0, or -ENAMETOOLONG when it does not fit @n (@out is then "",
+ * never a cut path that names another file).
+ */
+int rtd_proc_root_path(char *out, size_t n, pid_t pid, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/*
+ * rtd_proc_open_in_root - open a file a process maps or names, as it sees
+ * it (through /proc/PID/root: its container's file), else as we do (its
+ * root is not ours to read: another user's process, or it is gone)
+ * @pid: the process, or <= 0 for our own view only
+ * @path: the path in the process's view
+ *
+ * Returns: a read-only, close-on-exec descriptor, or -1 with errno set
+ * (EMFILE from the first open is returned at once).
+ */
+int rtd_proc_open_in_root(pid_t pid, const char *path);
+
+/*
+ * rtd_proc_map_file_open - open the file behind a mapping of a process,
+ * even one deleted or replaced since it was mapped
+ * (/proc/PID/map_files/START-END: while the process lives, and to a
+ * reader with CAP_SYS_ADMIN or ptrace rights over it)
+ * @pid: the process
+ * @start: the mapping's start, as /proc/PID/maps gives it
+ * @end: its end
+ *
+ * Returns: a read-only, close-on-exec descriptor, or -1 with errno set.
+ */
+int rtd_proc_map_file_open(pid_t pid, uint64_t start, uint64_t end);
+
+/*
+ * rtd_proc_cgroup_pick - the cgroup path in /proc/PID/cgroup's text
+ * @text: the file's text, NUL-terminated
+ * @out: gets the path of the cgroup v2 line ("0::PATH") wherever it is
+ *       (a hybrid layout lists v1 hierarchies first), else of the first
+ *       v1 hierarchy, else ""; cut to @len - 1 bytes
+ * @len: size of @out (> 0)
+ */
+void rtd_proc_cgroup_pick(const char *text, char *out, size_t len);
+
+/*
+ * rtd_proc_cgroup - a process's cgroup path, as rtd_proc_cgroup_pick()
+ * picks it from PROC_DIR/PID/cgroup
+ * @proc_dir: the procfs root, NULL for "/proc"
+ * @pid: the process
+ * @out: gets the path ("" when the file has none or cannot be read)
+ * @len: size of @out
+ *
+ * Returns: 0, or -errno when the file cannot be read (-ENOENT: gone).
+ */
+int rtd_proc_cgroup(const char *proc_dir, pid_t pid, char *out, size_t len);
+
+/*
+ * rtd_proc_comm_at - rtd_proc_comm() under a procfs root
+ * @proc_dir: the procfs root, NULL for "/proc" (the agent reads a
+ *            configured one)
+ * @pid: the process
+ * @tid: one of its threads, or 0 for the process
+ * @out: as rtd_proc_comm()
+ * @len: size of @out
+ *
+ * Returns: as rtd_proc_comm(), or -ENAMETOOLONG for a root too long.
+ */
+int rtd_proc_comm_at(const char *proc_dir, int pid, int tid, char *out, size_t len);
 
 /*
  * rtd_proc_ns_pid - the pid @pid has in its own (innermost) pid namespace
@@ -162,5 +238,80 @@ bool rtd_proc_alive(pid_t pid, unsigned long long start);
  * Returns: true when the process is gone (exited, reaped or another's pid).
  */
 bool rtd_proc_wait_gone(pid_t pid, unsigned long long start, int ms);
+
+/*
+ * struct rtd_maps_entry - one line of /proc/PID/maps
+ * @start: first address of the mapping
+ * @end: one past its last
+ * @pgoff: where in its file it starts
+ * @ino: the file's inode (0 for none)
+ * @dev_major: the file's device
+ * @dev_minor: the file's device
+ * @perms: "rwxp" as the kernel shows them ('-' for off, 's' shared)
+ * @exec: @perms[2] is 'x'
+ * @path: its file, "[vdso]", "[heap]", ...: borrowed, valid during the
+ *        callback, not NUL-terminated ("" for none)
+ * @path_len: the bytes of @path
+ */
+struct rtd_maps_entry {
+	uint64_t start, end, pgoff, ino;
+	unsigned dev_major, dev_minor;
+	char perms[4];
+	bool exec;
+	const char *path;
+	size_t path_len;
+};
+/* Called per line; a non-zero return stops the reading and is returned. */
+typedef int (*rtd_maps_fn)(const struct rtd_maps_entry *e, void *ctx);
+
+/* The longest maps line rtd_maps_read_fd() takes: a path of PATH_MAX
+ * bytes, " (deleted)" and the fields before it. */
+#define RTD_MAPS_LINE_MAX 8192u
+
+/*
+ * rtd_maps_parse - parse /proc/PID/maps text (untrusted: fuzzed)
+ * @buf: the text (no NUL needed)
+ * @len: its bytes
+ * @fn: called per well-formed line (empty lines are skipped)
+ * @ctx: passed to @fn
+ * @bad_line: gets the 1-based number of the bad line, 0 when none
+ *
+ * Returns: 0, @fn's non-zero value, or -RTD_E_FORMAT at the first bad
+ * line.
+ */
+int rtd_maps_parse(const char *buf, size_t len, rtd_maps_fn fn, void *ctx,
+		   size_t *bad_line);
+
+/*
+ * rtd_maps_read_fd - rtd_maps_parse() over a file read a piece at a time
+ * @fd: an open maps file (rtd_proc_maps_open())
+ * @fn: called per line
+ * @ctx: passed to @fn
+ * @bad_line: gets the number of a bad or too long line, else 0
+ *
+ * Memory is one buffer of RTD_MAPS_LINE_MAX bytes, whatever the file's
+ * length. Returns: 0, @fn's non-zero value, -RTD_E_FORMAT, -RTD_E_CAP (a
+ * line longer than RTD_MAPS_LINE_MAX), or -errno.
+ */
+int rtd_maps_read_fd(int fd, rtd_maps_fn fn, void *ctx, size_t *bad_line);
+
+/*
+ * rtd_proc_maps_open - open /proc/PID/maps (/proc/self/maps for @pid 0)
+ *
+ * Returns: a file descriptor (close-on-exec), or -errno (-ENOENT: gone).
+ */
+int rtd_proc_maps_open(pid_t pid);
+
+/*
+ * rtd_proc_maps - each mapping of a process, in address order
+ * @pid: the process, 0 for this one
+ * @fn: called per mapping
+ * @ctx: passed to @fn
+ * @bad_line: as rtd_maps_read_fd()
+ *
+ * Returns: as rtd_maps_read_fd(), or -errno when the file cannot be
+ * opened.
+ */
+int rtd_proc_maps(pid_t pid, rtd_maps_fn fn, void *ctx, size_t *bad_line);
 
 #endif /* RTD_COMMON_FILE_H */

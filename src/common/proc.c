@@ -7,13 +7,18 @@
  * the kernel has no schedstat. And rtdiag's one reader of /proc/PID/stat
  * (rtd_pstat_*), of /proc/PID/status (rtd_proc_status_num(), and a
  * process's pid in its own namespace), of its environment, its
- * executable and its arguments (rtd_proc_env(), rtd_proc_tmpdir()).
+ * executable and its arguments (rtd_proc_env(), rtd_proc_tmpdir()), its
+ * command name and cgroup under a procfs root (rtd_proc_comm_at(),
+ * rtd_proc_cgroup()), and the one place paths through its root and to its
+ * mappings' files are built (rtd_proc_root_path(), rtd_proc_open_in_root(),
+ * rtd_proc_map_file_open()). Its mappings: maps.c.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,13 +179,114 @@ pid_t rtd_proc_ns_pid(pid_t pid)
 	return last;
 }
 
+void rtd_proc_cgroup_pick(const char *text, char *out, size_t len)
+{
+	/* lines "ID:controllers:path"; cgroup v2's is "0::path" */
+	const char *first = NULL, *firstend = NULL;
+	out[0] = 0;
+	for (const char *l = text; *l;) {
+		const char *nl = strchr(l, '\n');
+		const char *end = nl ? nl : l + strlen(l);
+		const char *c1 = memchr(l, ':', (size_t)(end - l));
+		const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(end - c1 - 1))
+				    : NULL;
+		if (c2) {
+			const char *path = c2 + 1;
+			if (c1 - l == 1 && l[0] == '0' && c2 == c1 + 1) {
+				first = path;
+				firstend = end;
+				break;
+			}
+			if (!first) {
+				first = path;
+				firstend = end;
+			}
+		}
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	if (first) {
+		size_t n = (size_t)(firstend - first);
+		if (n >= len)
+			n = len - 1;
+		memcpy(out, first, n);
+		out[n] = 0;
+	}
+}
+
+int rtd_proc_cgroup(const char *proc_dir, pid_t pid, char *out, size_t len)
+{
+	char path[PATH_MAX], buf[4096];
+	if (!len)
+		return -RTD_E_INVAL;
+	out[0] = 0;
+	int l = snprintf(path, sizeof(path), "%s/%d/cgroup", proc_dir ? proc_dir : "/proc",
+			 (int)pid);
+	if (l < 0 || (size_t)l >= sizeof(path))
+		return -ENAMETOOLONG;
+	int n = rtd_read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	rtd_proc_cgroup_pick(buf, out, len);
+	return 0;
+}
+
+int rtd_proc_root_path(char *out, size_t n, pid_t pid, const char *fmt, ...)
+{
+	int l = snprintf(out, n, "/proc/%d/root", (int)pid);
+	if (l < 0 || (size_t)l >= n) {
+		if (n)
+			out[0] = 0;
+		return -ENAMETOOLONG;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vsnprintf(out + l, n - (size_t)l, fmt, ap);
+	va_end(ap);
+	if (r < 0 || (size_t)r >= n - (size_t)l) {
+		out[0] = 0;
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+int rtd_proc_open_in_root(pid_t pid, const char *path)
+{
+	char full[PATH_MAX + 64];
+	if (pid > 0 && !rtd_proc_root_path(full, sizeof(full), pid, "%s", path)) {
+		int fd = open(full, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 || errno == EMFILE)
+			return fd;
+	}
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+int rtd_proc_map_file_open(pid_t pid, uint64_t start, uint64_t end)
+{
+	char mf[96];
+	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, start,
+		 end); /* fits: 10 + 16 + 16 digits */
+	return open(mf, O_RDONLY | O_CLOEXEC);
+}
+
 int rtd_proc_comm(int pid, int tid, char *out, size_t len)
 {
-	char path[64];
+	return rtd_proc_comm_at(NULL, pid, tid, out, len);
+}
+
+int rtd_proc_comm_at(const char *proc_dir, int pid, int tid, char *out, size_t len)
+{
+	char path[PATH_MAX];
+	int l;
+	if (!proc_dir)
+		proc_dir = "/proc";
 	if (tid)
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
+		l = snprintf(path, sizeof(path), "%s/%d/task/%d/comm", proc_dir, pid, tid);
 	else
-		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		l = snprintf(path, sizeof(path), "%s/%d/comm", proc_dir, pid);
+	if (l < 0 || (size_t)l >= sizeof(path))
+		return -ENAMETOOLONG;
 	int n = rtd_read_small(path, out, len);
 	if (n >= 0)
 		out[strcspn(out, "\n")] = 0;

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/file.h"
 #include "common/log.h"
 #include "common/rd.h"
 #include "dotnet/ipc_int.h"
@@ -794,26 +795,20 @@ fail:
 	return NULL;
 }
 
+static int on_id_line(const struct rtd_maps_entry *e, void *ctx)
+{
+	uint64_t id = *(const uint64_t *)ctx;
+	return id >= e->start && id < e->end && e->perms[0] == 'r' &&
+	       e->perms[1] == 'w';
+}
+
 RTD_API int rtd_ipc_session_id_mapped(pid_t pid, uint64_t id)
 {
-	char path[64], line[512];
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	int found = 0;
-	while (!found && fgets(line, sizeof(line), f)) {
-		unsigned long long lo, hi;
-		char perm[5];
-		if (sscanf(line, "%llx-%llx %4s", &lo, &hi, perm) == 3 &&
-		    id >= lo && id < hi && perm[0] == 'r' && perm[1] == 'w')
-			found = 1;
-		/* a line longer than the buffer: skip its rest */
-		while (!strchr(line, '\n') && fgets(line, sizeof(line), f))
-			;
-	}
-	fclose(f);
-	return found;
+	size_t bad;
+	if (pid <= 0)
+		return -ENOENT; /* not this process's own maps (pid 0) */
+	int rc = rtd_proc_maps(pid, on_id_line, &id, &bad);
+	return rc < 0 ? rc : rc == 1;
 }
 
 /* ---- user_events sessions (CollectTracing5, session_type 1) ------------- */

@@ -334,7 +334,7 @@ static int socket_find(pid_t pid, char *path, size_t len, char *where,
 	unsigned long long key = start_key(pid);
 	/* As the target sees its file system; when /proc/PID/root is not
 	 * readable (another user), fall back to our own view. */
-	snprintf(dir, sizeof(dir), "/proc/%d/root%s", (int)pid, t);
+	rtd_proc_root_path(dir, sizeof(dir), pid, "%s", t); /* "" when too long: none */
 	struct dir_list own;
 	const struct dir_list *l = dir_get(dc, dir, &own);
 	if (l->err == -EACCES || l->err == -EPERM) {
@@ -369,6 +369,25 @@ static int cmp_proc(const void *a, const void *b)
 {
 	const struct rtd_ipc_proc *x = a, *y = b;
 	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+RTD_API int rtd_ipc_socket_own_path(pid_t pid, char *path)
+{
+	char pre[48];
+	struct stat a, b;
+	if (!path)
+		return -EINVAL;
+	/* "/proc/PID/root/": X keeps its '/' */
+	if (pid > 0 && !rtd_proc_root_path(pre, sizeof(pre), pid, "/")) {
+		size_t n = strlen(pre) - 1;
+		if (!strncmp(path, pre, n + 1) && !stat(path, &a) && !stat(path + n, &b) &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+			memmove(path, path + n, strlen(path + n) + 1);
+			return 0;
+		}
+	}
+	path[0] = 0;
+	return -ENOENT;
 }
 
 RTD_API int rtd_ipc_list(struct rtd_ipc_proc **out, size_t *n)
@@ -777,6 +796,25 @@ RTD_API int rtd_ipc_thread_name(pid_t pid, uint64_t tid, char *buf,
 		return -EINVAL;
 	int got = rtd_proc_comm((int)pid, (int)tid, buf, len);
 	return got < 0 ? got : 0;
+}
+
+static int on_dotnet_line(const struct rtd_maps_entry *e, void *ctx)
+{
+	static const char *const libs[] = {"libcoreclr.so", "libhostfxr.so",
+					   "libhostpolicy.so", "libclrjit.so"};
+	(void)ctx;
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
+		if (memmem(e->path, e->path_len, libs[i], strlen(libs[i])))
+			return 1;
+	return 0;
+}
+
+RTD_API int rtd_ipc_proc_loads_dotnet(pid_t pid)
+{
+	size_t bad;
+	if (pid <= 0)
+		return -ENOENT;
+	return rtd_proc_maps(pid, on_dotnet_line, NULL, &bad);
 }
 
 RTD_API bool rtd_ipc_proc_matches(pid_t pid, const char *name)

@@ -270,11 +270,7 @@ static void dso_add(rtd_perf_data_writer *w, pid_t pid, const char *path, bool k
 			close(fd);
 		d.len = got > 0 ? (uint8_t)note_build_id(notes, (size_t)got, 4, d.id) : 0;
 	} else {
-		char root[PATH_MAX + 32];
-		snprintf(root, sizeof(root), "/proc/%d/root%s", (int)pid, path);
-		int fd = pid > 0 ? open(root, O_RDONLY | O_CLOEXEC) : -1;
-		if (fd < 0)
-			fd = open(path, O_RDONLY | O_CLOEXEC);
+		int fd = rtd_proc_open_in_root(pid, path);
 		if (fd >= 0) {
 			d.len = (uint8_t)file_build_id(fd, d.id);
 			close(fd);
@@ -402,6 +398,39 @@ static void synth_kernel(rtd_perf_data_writer *w)
 	dso_add(w, -1, "[kernel.kallsyms]", true);
 }
 
+struct synth_maps {
+	rtd_perf_data_writer *w;
+	pid_t pid;
+};
+
+/* An executable mapping as the MMAP2 record perf's own synthesis gives */
+static int on_synth_line(const struct rtd_maps_entry *e, void *ctx)
+{
+	struct synth_maps *c = ctx;
+	if (!e->exec)
+		return 0;
+	char file[PATH_MAX + 64];
+	if (e->path_len >= sizeof(file))
+		return 0;
+	memcpy(file, e->path, e->path_len);
+	file[e->path_len] = 0;
+	if (!*file)
+		snprintf(file, sizeof(file), "//anon");
+	uint32_t pid = (uint32_t)c->pid;
+	const char *p = e->perms;
+	struct {
+		uint32_t pid, tid;
+		uint64_t start, len, pgoff;
+		uint32_t maj, min;
+		uint64_t ino, ino_gen;
+		uint32_t prot, flags;
+	} b = {pid, pid, e->start, e->end - e->start, e->pgoff, e->dev_major, e->dev_minor, e->ino, 0,
+	       (p[0] == 'r' ? 1u : 0) | (p[1] == 'w' ? 2u : 0) | 4u, p[3] == 's' ? 1u : 2u};
+	synth(c->w, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, &b, sizeof(b), file, pid, pid);
+	dso_add(c->w, c->pid, file, false);
+	return 0;
+}
+
 static void synth_process(rtd_perf_data_writer *w, pid_t pid)
 {
 	char path[64], comm[64] = "";
@@ -421,36 +450,9 @@ static void synth_process(rtd_perf_data_writer *w, pid_t pid)
 	}
 	if (d)
 		closedir(d);
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	FILE *f = fopen(path, "r");
-	char line[4096 + 128];
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off, ino;
-		unsigned maj, min;
-		char perms[8];
-		int at = 0;
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj,
-			   &min, &ino, &at) < 7 || perms[2] != 'x')
-			continue;
-		char *file = line + at;
-		file[strcspn(file, "\n")] = 0;
-		if (!*file)
-			file = "//anon";
-		struct {
-			uint32_t pid, tid;
-			uint64_t start, len, pgoff;
-			uint32_t maj, min;
-			uint64_t ino, ino_gen;
-			uint32_t prot, flags;
-		} b = {(uint32_t)pid, (uint32_t)pid, start, end - start, off, maj, min, ino, 0,
-		       (perms[0] == 'r' ? 1u : 0) | (perms[1] == 'w' ? 2u : 0) | 4u,
-		       perms[3] == 's' ? 1u : 2u};
-		synth(w, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, &b, sizeof(b), file,
-		      (uint32_t)pid, (uint32_t)pid);
-		dso_add(w, pid, file, false);
-	}
-	if (f)
-		fclose(f);
+	struct synth_maps c = {w, pid};
+	size_t bad;
+	rtd_proc_maps(pid, on_synth_line, &c, &bad); /* gone meanwhile: what was read */
 }
 
 int rtd_perf_data_writer_synthesize(rtd_perf_data_writer *w, pid_t pid)

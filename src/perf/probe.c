@@ -376,36 +376,45 @@ int perf_probe_cleanup_stale(const char *tracefs)
 
 /* A library by its name ("libc.so.6", "libc") in a process's mappings:
  * the path as that process maps it (through its root). */
+struct lib_find {
+	int pid;
+	const char *name;
+	char *out;
+	size_t n;
+};
+
+static int on_lib_line(const struct rtd_maps_entry *e, void *ctx)
+{
+	struct lib_find *lf = ctx;
+	const char *sl = memchr(e->path, '/', e->path_len);
+	if (!sl)
+		return 0;
+	char path[PATH_MAX];
+	size_t pl = e->path_len - (size_t)(sl - e->path);
+	if (pl >= sizeof(path))
+		return 0;
+	memcpy(path, sl, pl);
+	path[pl] = 0;
+	const char *base = strrchr(path, '/') + 1;
+	size_t nl = strlen(lf->name);
+	/* "libc.so.6" exactly, or "libc" / "libc.so" as a prefix up
+	 * to the ".so" part */
+	if (strcmp(base, lf->name) &&
+	    (strncmp(base, lf->name, nl) || (base[nl] != '.' && base[nl] != '-') ||
+	     !strstr(base, ".so")))
+		return 0;
+	if (!rtd_proc_root_path(lf->out, lf->n, lf->pid, "%s", path) &&
+	    access(lf->out, R_OK) == 0)
+		return 1;
+	snprintf(lf->out, lf->n, "%s", path);
+	return access(lf->out, R_OK) == 0;
+}
+
 static bool lib_in_maps(int pid, const char *name, char *out, size_t n)
 {
-	char path[64], line[PATH_MAX + 256];
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return false;
-	bool found = false;
-	size_t nl = strlen(name);
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *sl = strchr(line, '/');
-		if (!sl)
-			continue;
-		sl[strcspn(sl, "\n")] = 0;
-		const char *base = strrchr(sl, '/') + 1;
-		/* "libc.so.6" exactly, or "libc" / "libc.so" as a prefix up
-		 * to the ".so" part */
-		if (!strcmp(base, name) ||
-		    (!strncmp(base, name, nl) && (base[nl] == '.' || base[nl] == '-') &&
-		     strstr(base, ".so"))) {
-			snprintf(out, n, "/proc/%d/root%s", pid, sl);
-			found = access(out, R_OK) == 0;
-			if (!found) {
-				snprintf(out, n, "%s", sl);
-				found = access(out, R_OK) == 0;
-			}
-		}
-	}
-	fclose(f);
-	return found;
+	struct lib_find lf = {pid, name, out, n};
+	size_t bad;
+	return pid > 0 && rtd_proc_maps(pid, on_lib_line, &lf, &bad) == 1;
 }
 
 /* A library by its name through the loader's cache (ldconfig -p), as

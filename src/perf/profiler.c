@@ -749,30 +749,16 @@ int rtd_perf_profiler_write_data(struct rtd_perf_profiler *p, struct rtd_perf_da
 
 /* ---- .NET perf maps ------------------------------------------------------------- */
 
+static int on_coreclr_line(const struct rtd_maps_entry *e, void *ctx)
+{
+	(void)ctx;
+	return memmem(e->path, e->path_len, "/libcoreclr.so", 14) != NULL;
+}
+
 static bool maps_coreclr(pid_t pid)
 {
-	char path[64], *buf = malloc(1u << 20);
-	if (!buf)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	bool found = false;
-	if (fd >= 0) {
-		/* maps can be long: read it in pieces, keeping a tail for
-		 * a name cut between two reads */
-		size_t keep = 0;
-		ssize_t r;
-		while (!found && (r = read(fd, buf + keep, (1u << 20) - 1 - keep)) > 0) {
-			size_t len = keep + (size_t)r;
-			buf[len] = 0;
-			found = strstr(buf, "/libcoreclr.so") != NULL;
-			keep = len > 32 ? 32 : len;
-			memmove(buf, buf + len - keep, keep);
-		}
-		close(fd);
-	}
-	free(buf);
-	return found;
+	size_t bad;
+	return pid > 0 && rtd_proc_maps(pid, on_coreclr_line, NULL, &bad) == 1;
 }
 
 /*

@@ -70,21 +70,6 @@ const char *sym_table_strdup(struct sym_table *t, const char *s, size_t n);
 
 /* ---- text parsers over untrusted bytes (fuzzed) -------------------------- */
 
-/* One line of /proc/PID/maps. */
-struct sym_maps_entry {
-	uint64_t start, end, pgoff, ino;
-	unsigned dev_major, dev_minor;
-	bool exec;
-	const char *path; /* borrowed: valid during the callback; "" for none */
-	size_t path_len;
-};
-typedef int (*sym_maps_fn)(const struct sym_maps_entry *e, void *ctx);
-/* Parse /proc/PID/maps text; calls fn per well-formed line. Returns 0,
- * fn's non-zero value, or -RTD_E_FORMAT at the first bad line (*bad_line
- * gets its 1-based number). */
-int sym_maps_parse(const char *buf, size_t len, sym_maps_fn fn, void *ctx,
-		   size_t *bad_line);
-
 /* /proc/kallsyms: "ADDR TYPE NAME [MODULE]" lines. Text symbols (t, T,
  * w, W) go into t, module names into their pool as "[mod]" prefixes are
  * kept per symbol through modname (borrowed from t's pools). */
@@ -272,8 +257,9 @@ struct rtd_symbolizer {
 struct sym_proc *sym_proc_find(rtd_symbolizer *s, pid_t pid);
 /* An object for a file mapping (opened when new). */
 int32_t sym_map_object(rtd_symbolizer *s, struct sym_proc *p, struct sym_map *m);
-/* Open a path as the process sees it (its root), else the host's. */
-int sym_open_in_root(pid_t pid, const char *path);
+/* Open the file of a file mapping as the process sees it (its root, or
+ * /proc/PID/map_files for one deleted since), else the host's. */
+int sym_open_mapping(pid_t pid, const struct sym_map *m);
 void sym_unwinder_free(struct sym_unwinder *u);
 
 /* ---- demangling ------------------------------------------------------------- */

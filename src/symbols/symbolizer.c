@@ -326,7 +326,7 @@ struct load_ctx {
 	struct sym_proc *p;
 };
 
-static int on_maps_line(const struct sym_maps_entry *e, void *ctx)
+static int on_maps_line(const struct rtd_maps_entry *e, void *ctx)
 {
 	struct load_ctx *c = ctx;
 	if (!e->exec)
@@ -389,15 +389,13 @@ int rtd_sym_proc_load(rtd_symbolizer *s, pid_t pid)
 {
 	if (!s || pid <= 0)
 		return -RTD_E_INVAL;
-	char path[64], *buf;
-	size_t len, bad;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	int r = read_path(path, &buf, &len, 256u << 20);
-	if (r)
-		return r == -ENOENT || r == -ESRCH ? -RTD_E_NOTFOUND : r;
+	size_t bad;
+	int fd = rtd_proc_maps_open(pid);
+	if (fd < 0)
+		return fd == -ENOENT || fd == -ESRCH ? -RTD_E_NOTFOUND : fd;
 	struct sym_proc *p = proc_get(s, pid, true);
 	if (!p) {
-		free(buf);
+		close(fd);
 		return -ENOMEM;
 	}
 	p->n = 0;
@@ -405,11 +403,13 @@ int rtd_sym_proc_load(rtd_symbolizer *s, pid_t pid)
 	p->perfmap = -1;
 	p->dotnet = false;
 	struct load_ctx c = {s, p};
-	r = sym_maps_parse(buf, len, on_maps_line, &c, &bad);
-	free(buf);
-	if (r == -RTD_E_FORMAT)
-		warnf(s, "pid %d: %s line %zu is not in the maps format", (int)pid,
-		      path, bad);
+	int r = rtd_maps_read_fd(fd, on_maps_line, &c, &bad);
+	close(fd);
+	if (r == -ESRCH)
+		r = -RTD_E_NOTFOUND;
+	if (r == -RTD_E_FORMAT || r == -RTD_E_CAP)
+		warnf(s, "pid %d: /proc/%d/maps line %zu is not in the maps format",
+		      (int)pid, (int)pid, bad);
 	return r;
 }
 
@@ -636,9 +636,8 @@ int rtd_sym_perfmap_path(pid_t pid, char *out, size_t n)
 {
 	char tmpdir[PATH_MAX];
 	rtd_proc_tmpdir(pid, tmpdir, sizeof(tmpdir));
-	int l = snprintf(out, n, "/proc/%d/root%s/perf-%d.map", (int)pid,
-			 tmpdir, (int)rtd_proc_ns_pid(pid));
-	return l < 0 || (size_t)l >= n ? -RTD_E_CAP : 0;
+	return rtd_proc_root_path(out, n, pid, "%s/perf-%d.map", tmpdir,
+				  (int)rtd_proc_ns_pid(pid)) ? -RTD_E_CAP : 0;
 }
 
 static int32_t perfmap_obj(rtd_symbolizer *s, struct sym_proc *p)
@@ -668,16 +667,11 @@ static int32_t perfmap_obj(rtd_symbolizer *s, struct sym_proc *p)
 	return id;
 }
 
-int sym_open_in_root(pid_t pid, const char *path)
+int sym_open_mapping(pid_t pid, const struct sym_map *m)
 {
-	char full[PATH_MAX + 64];
-	if (pid > 0) {
-		snprintf(full, sizeof(full), "/proc/%d/root%s", (int)pid, path);
-		int fd = open(full, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0 || errno == EMFILE)
-			return fd;
-	}
-	return open(path, O_RDONLY | O_CLOEXEC);
+	if (ends_with(m->path, strlen(m->path), " (deleted)"))
+		return rtd_proc_map_file_open(pid, m->start, m->end);
+	return rtd_proc_open_in_root(pid, m->path);
 }
 
 /*
@@ -688,26 +682,24 @@ int sym_open_in_root(pid_t pid, const char *path)
  * memfd, read then as any ELF file. A mapping of another size (a 32-bit
  * process's vDSO) keeps module+offset names.
  */
+static int on_vdso_line(const struct rtd_maps_entry *e, void *ctx)
+{
+	if (e->path_len != 6 || memcmp(e->path, "[vdso]", 6))
+		return 0;
+	uint64_t *ext = ctx;
+	ext[0] = e->start;
+	ext[1] = e->end;
+	return 1;
+}
+
 static int vdso_image_fd(uint64_t want_len)
 {
 	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
-	char *buf;
-	size_t len;
-	if (!base || read_path("/proc/self/maps", &buf, &len, 64u << 20))
+	uint64_t ext[2] = {0, 0};
+	size_t bad;
+	if (!base || rtd_proc_maps(0, on_vdso_line, ext, &bad) < 0)
 		return -1;
-	uint64_t start = 0, end = 0;
-	for (char *l = buf; l && l < buf + len;) {
-		char *e = memchr(l, '\n', (size_t)(buf + len - l));
-		size_t ll = e ? (size_t)(e - l) : (size_t)(buf + len - l);
-		if (ll > 6 && !memcmp(l + ll - 6, "[vdso]", 6)) {
-			unsigned long long a, b;
-			if (sscanf(l, "%llx-%llx", &a, &b) == 2)
-				start = a, end = b;
-			break;
-		}
-		l = e ? e + 1 : NULL;
-	}
-	free(buf);
+	uint64_t start = ext[0], end = ext[1];
 	if (start != base || end <= start || end - start != want_len)
 		return -1;
 	int fd = memfd_create("rtdiag-vdso", MFD_CLOEXEC);
@@ -803,16 +795,7 @@ int32_t sym_map_object(rtd_symbolizer *s, struct sym_proc *p,
 	if (vfd >= 0) {
 		o->fd = vfd;
 	} else if (!special) {
-		size_t pl = strlen(m->path);
-		if (ends_with(m->path, pl, " (deleted)")) {
-			char mf[96];
-			snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx",
-				 (int)p->pid, (unsigned long long)m->start,
-				 (unsigned long long)m->end);
-			o->fd = open(mf, O_RDONLY | O_CLOEXEC);
-		} else {
-			o->fd = sym_open_in_root(p->pid, m->path);
-		}
+		o->fd = sym_open_mapping(p->pid, m);
 		int e = errno;
 		if (o->fd < 0 && (o->fd = open_build_id_cache(s, m->path)) < 0)
 			errno = e; /* gone and not in perf's cache either */
@@ -1063,7 +1046,7 @@ static bool find_debug_by_build_id(rtd_symbolizer *s, struct sym_obj *o)
 		char p[PATH_MAX];
 		snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s.debug", d, hex,
 			 hex + 2);
-		found = try_debug_file(o, sym_open_in_root(o->pid, p));
+		found = try_debug_file(o, rtd_proc_open_in_root(o->pid, p));
 	}
 	free(dirs);
 	return found;
@@ -1081,17 +1064,17 @@ static bool find_debug_by_link(rtd_symbolizer *s, struct sym_obj *o)
 	*sl = 0;
 	char p[PATH_MAX * 2];
 	snprintf(p, sizeof(p), "%s/%s", dir, o->info.debuglink);
-	if (strcmp(p, o->path) && try_debug_file(o, sym_open_in_root(o->pid, p)))
+	if (strcmp(p, o->path) && try_debug_file(o, rtd_proc_open_in_root(o->pid, p)))
 		return true;
 	snprintf(p, sizeof(p), "%s/.debug/%s", dir, o->info.debuglink);
-	if (try_debug_file(o, sym_open_in_root(o->pid, p)))
+	if (try_debug_file(o, rtd_proc_open_in_root(o->pid, p)))
 		return true;
 	char *dirs = strdup(s->debug_dirs), *save = NULL;
 	bool found = false;
 	for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d && !found;
 	     d = strtok_r(NULL, ":", &save)) {
 		snprintf(p, sizeof(p), "%s%s/%s", d, dir, o->info.debuglink);
-		found = try_debug_file(o, sym_open_in_root(o->pid, p));
+		found = try_debug_file(o, rtd_proc_open_in_root(o->pid, p));
 	}
 	free(dirs);
 	return found;
@@ -1180,7 +1163,7 @@ static void open_dwarf(rtd_symbolizer *s, struct sym_obj *o, Elf *e)
 static void load_file(rtd_symbolizer *s, struct sym_obj *o)
 {
 	if (o->fd < 0)
-		o->fd = sym_open_in_root(-1, o->path); /* the host's, as a last try */
+		o->fd = rtd_proc_open_in_root(-1, o->path); /* the host's, as a last try */
 	if (o->fd < 0)
 		return;
 	o->elf = elf_from_fd(o->fd);

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * text.c - the text formats symbols come in: /proc/PID/maps,
- * /proc/kallsyms, perf maps (/tmp/perf-PID.map), and .NET's method names
+ * text.c - the text formats symbols come in: /proc/kallsyms, perf maps (/tmp/perf-PID.map), and .NET's method names
  * in them. Every parser takes a buffer and a length (no NUL needed), checks
  * each field, and names the first bad line; they are fuzzed (fuzz/targets/
  * sym_text.c).
@@ -11,134 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/textrd.h"
 #include "symbols/internal.h"
-
-struct line_rd {
-	const char *p, *end;
-};
-
-/* Next line (without its '\n'); false at the end. */
-static bool next_line(struct line_rd *r, const char **ln, size_t *n)
-{
-	if (r->p >= r->end)
-		return false;
-	const char *nl = memchr(r->p, '\n', (size_t)(r->end - r->p));
-	const char *e = nl ? nl : r->end;
-	*ln = r->p;
-	*n = (size_t)(e - r->p);
-	r->p = nl ? nl + 1 : r->end;
-	return true;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* A hex number of at most 16 digits ("0x" allowed); advances *i. */
-static bool hex_field(const char *s, size_t n, size_t *i, uint64_t *out)
-{
-	size_t k = *i;
-	if (k + 1 < n && s[k] == '0' && (s[k + 1] == 'x' || s[k + 1] == 'X'))
-		k += 2;
-	uint64_t v = 0;
-	size_t digits = 0;
-	int h;
-	while (k < n && (h = hexval(s[k])) >= 0) {
-		if (++digits > 16)
-			return false;
-		v = v << 4 | (uint64_t)h;
-		k++;
-	}
-	if (!digits)
-		return false;
-	*out = v;
-	*i = k;
-	return true;
-}
-
-static bool dec_field(const char *s, size_t n, size_t *i, uint64_t *out)
-{
-	size_t k = *i, digits = 0;
-	uint64_t v = 0;
-	while (k < n && s[k] >= '0' && s[k] <= '9') {
-		unsigned d = (unsigned)(s[k] - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return false;
-		v = v * 10 + d;
-		k++;
-		digits++;
-	}
-	if (!digits)
-		return false;
-	*out = v;
-	*i = k;
-	return true;
-}
-
-static bool skip_char(const char *s, size_t n, size_t *i, char c)
-{
-	if (*i < n && s[*i] == c) {
-		(*i)++;
-		return true;
-	}
-	return false;
-}
-
-static void skip_spaces(const char *s, size_t n, size_t *i)
-{
-	while (*i < n && (s[*i] == ' ' || s[*i] == '\t'))
-		(*i)++;
-}
-
-/* "start-end perms offset maj:min inode   path" */
-int sym_maps_parse(const char *buf, size_t len, sym_maps_fn fn, void *ctx,
-		   size_t *bad_line)
-{
-	struct line_rd r = {buf, buf + len};
-	const char *s;
-	size_t n, lineno = 0;
-	*bad_line = 0;
-	while (next_line(&r, &s, &n)) {
-		lineno++;
-		if (!n)
-			continue;
-		struct sym_maps_entry e = {0};
-		uint64_t maj, min;
-		size_t i = 0;
-		if (!hex_field(s, n, &i, &e.start) || !skip_char(s, n, &i, '-') ||
-		    !hex_field(s, n, &i, &e.end) || !skip_char(s, n, &i, ' ') ||
-		    i + 4 > n)
-			goto bad;
-		e.exec = s[i + 2] == 'x';
-		i += 4;
-		if (!skip_char(s, n, &i, ' ') || !hex_field(s, n, &i, &e.pgoff) ||
-		    !skip_char(s, n, &i, ' ') || !hex_field(s, n, &i, &maj) ||
-		    !skip_char(s, n, &i, ':') || !hex_field(s, n, &i, &min) ||
-		    !skip_char(s, n, &i, ' ') || !dec_field(s, n, &i, &e.ino) ||
-		    e.end < e.start || maj > 0xfff || min > 0xfffff)
-			goto bad;
-		e.dev_major = (unsigned)maj;
-		e.dev_minor = (unsigned)min;
-		skip_spaces(s, n, &i);
-		e.path = s + i;
-		e.path_len = n - i;
-		int rc = fn(&e, ctx);
-		if (rc)
-			return rc;
-		continue;
-	bad:
-		*bad_line = lineno;
-		return -RTD_E_FORMAT;
-	}
-	return 0;
-}
 
 /*
  * "ffffffff81000000 T _text" and "ffffffffc0a01000 t foo\t[mod]". Module

@@ -180,17 +180,6 @@ static bool is_file_map(const struct sym_map *m)
 	       strcmp(p, "/dev/zero") && strncmp(p, "/anon_hugepage", 14);
 }
 
-static int open_map(pid_t pid, const struct sym_map *m)
-{
-	size_t pl = strlen(m->path);
-	if (pl > 10 && !strcmp(m->path + pl - 10, " (deleted)")) {
-		char mf[96];
-		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", (int)pid,
-			 (unsigned long long)m->start, (unsigned long long)m->end);
-		return open(mf, O_RDONLY | O_CLOEXEC);
-	}
-	return sym_open_in_root(pid, m->path);
-}
 
 /* (Re)build the process's Dwfl with every file mapping as a module. */
 static int unwinder_build(struct sym_proc *p, struct sym_unwinder *u)
@@ -210,7 +199,7 @@ static int unwinder_build(struct sym_proc *p, struct sym_unwinder *u)
 		const struct sym_map *m = &p->m[i];
 		if (!is_file_map(m))
 			continue;
-		int fd = open_map(p->pid, m);
+		int fd = sym_open_mapping(p->pid, m);
 		uint64_t bias;
 		if (fd < 0)
 			continue;

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -381,22 +380,9 @@ static bool tree_has_dotnet(pid_t root)
 		}
 	}
 	closedir(d);
-	for (size_t i = 0; i < n; i++) {
-		char path[64], line[1024];
-		snprintf(path, sizeof(path), "/proc/%d/maps", (int)tree[i]);
-		FILE *f = fopen(path, "re");
-		if (!f)
-			continue;
-		bool hit = false;
-		while (!hit && fgets(line, sizeof(line), f))
-			hit = strstr(line, "libcoreclr.so") ||
-			      strstr(line, "libhostfxr.so") ||
-			      strstr(line, "libhostpolicy.so") ||
-			      strstr(line, "libclrjit.so");
-		fclose(f);
-		if (hit)
+	for (size_t i = 0; i < n; i++)
+		if (rtd_ipc_proc_loads_dotnet(tree[i]) == 1)
 			return true;
-	}
 	return false;
 }
 
@@ -481,20 +467,6 @@ static rtd_ipc_client *launch(char **command, struct launch *ln,
 /* Reap the child: end it first when @stop (it was still running when the
  * session ended), saying so. A child whose stream ended by itself is
  * given 5 s to exit. */
-/* @path as found through /proc/PID/root: the same file by the path our
- * own root gives it, which outlives the process (else "") */
-static void own_view(char *path, pid_t pid)
-{
-	char pre[48];
-	int n = snprintf(pre, sizeof(pre), "/proc/%d/root", (int)pid);
-	struct stat a, b;
-	if (n > 0 && !strncmp(path, pre, (size_t)n) && path[n] == '/' &&
-	    !stat(path, &a) && !stat(path + n, &b) && a.st_dev == b.st_dev &&
-	    a.st_ino == b.st_ino)
-		memmove(path, path + n, strlen(path + n) + 1);
-	else
-		path[0] = 0;
-}
 
 static void launch_end(struct launch *ln, char **command, bool stop,
 		       const char *why)
@@ -507,7 +479,7 @@ static void launch_end(struct launch *ln, char **command, bool stop,
 		if (rtd_ipc_socket_find(ln->child, sock, sizeof(sock), NULL, 0))
 			sock[0] = 0;
 		else
-			own_view(sock, ln->child);
+			rtd_ipc_socket_own_path(ln->child, sock);
 		for (int i = 0; !stop && i < 50; i++) {
 			if (waitpid(ln->child, &ln->status, WNOHANG) == ln->child) {
 				ln->ended = true;

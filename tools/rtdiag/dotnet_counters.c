@@ -382,15 +382,9 @@ static void json_start(struct cview *view, const struct collect_args *a)
 	if (a->command) {
 		const char *b = strrchr(a->command[0], '/');
 		snprintf(pname, sizeof(pname), "%s", b ? b + 1 : a->command[0]);
-	} else if (a->t.pid > 0) {
-		char path[64];
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)a->t.pid);
-		FILE *f = fopen(path, "r");
-		if (f) {
-			if (fgets(pname, sizeof(pname), f))
-				pname[strcspn(pname, "\n")] = 0;
-			fclose(f);
-		}
+	} else if (a->t.pid > 0 &&
+		   rtd_ipc_thread_name(a->t.pid, (uint64_t)a->t.pid, pname, sizeof(pname))) {
+		pname[0] = 0; /* its main thread's name is the process's comm */
 	}
 	rec_time(view, 0, true, start, sizeof(start));
 	fputs("{ \"TargetProcess\": \"", view->out);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the agent reads from procfs and cgroup paths: /proc/PID/stat with
- * a name holding ") (" and blanks, the cgroup line picked from v1, v2 and
- * hybrid layouts, container ids and Kubernetes pod uids from the paths
+ * a name holding ") (" and blanks (the cgroup line picked from v1, v2 and
+ * hybrid layouts: tests/unit/common/test_pstat.c), container ids and Kubernetes pod uids from the paths
  * Docker, containerd, CRI-O and Podman make under both cgroup drivers,
  * name= and cgroup= matching, service names; and this test's own process
  * read for real.
@@ -35,31 +35,6 @@ static void stat_parse(void **state)
 	assert_int_equal(proc_stat_parse("4242 (x) S 1 2 3", &st),
 			 -RTD_E_FORMAT);
 	assert_int_equal(proc_stat_parse("no paren", &st), -RTD_E_FORMAT);
-}
-
-static void cgroup_pick(void **state)
-{
-	(void)state;
-	char out[256];
-	proc_cgroup_pick("0::/system.slice/ssh.service\n", out, sizeof(out));
-	assert_string_equal(out, "/system.slice/ssh.service");
-	/* hybrid: the v2 line wins wherever it is */
-	proc_cgroup_pick("12:cpu,cpuacct:/docker/" ID64 "\n"
-			 "1:name=systemd:/docker/" ID64 "\n"
-			 "0::/\n", out, sizeof(out));
-	assert_string_equal(out, "/");
-	/* v1 only: the first hierarchy */
-	proc_cgroup_pick("12:cpu,cpuacct:/docker/" ID64 "\n"
-			 "11:memory:/docker/" ID64 "\n", out, sizeof(out));
-	assert_string_equal(out, "/docker/" ID64);
-	proc_cgroup_pick("", out, sizeof(out));
-	assert_string_equal(out, "");
-	proc_cgroup_pick("garbage\n", out, sizeof(out));
-	assert_string_equal(out, "");
-	/* cut to the room there is */
-	char small[8];
-	proc_cgroup_pick("0::/abcdefghijk\n", small, sizeof(small));
-	assert_string_equal(small, "/abcdef");
 }
 
 static void container_ids(void **state)
@@ -184,7 +159,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(stat_parse),
-		cmocka_unit_test(cgroup_pick),
 		cmocka_unit_test(container_ids),
 		cmocka_unit_test(matching),
 		cmocka_unit_test(self),

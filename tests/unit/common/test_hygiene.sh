@@ -12,10 +12,9 @@
 #   has one reader, rtd_proc_ns_pid() in src/common (it was two, in the
 #   IPC transport and the symbolizer).
 # comm: a process's or thread's command name (/proc/.../comm) has one
-#   reader, rtd_proc_comm() in src/common (it was seven). Left, and why:
-#   src/agent (reads a procfs root of its configuration; the agent's files
-#   were another helper's this session) and tools/rtdiag/dotnet_counters.c
-#   (the CLI includes no src/common; needs a public reader).
+#   reader, rtd_proc_comm() in src/common (it was seven), and
+#   rtd_proc_comm_at() under a procfs root (the agent's configured one: it
+#   read it twice itself); the CLI asks rtd_ipc_thread_name().
 # environ: a process's environment (/proc/PID/environ) has one reader,
 #   rtd_proc_env() in src/common, with getenv()'s rule (the first entry of
 #   a name), and the TMPDIR a .NET runtime names its files by one,
@@ -29,6 +28,32 @@
 #   (/proc/PID/cmdline) have one reader each, rtd_proc_exe() and
 #   rtd_proc_cmdline() in src/common, under /proc or the agent's procfs
 #   root (the IPC transport and the agent each built both paths).
+# maps: a process's mappings (/proc/PID/maps, /proc/self/maps) have one
+#   reader, rtd_proc_maps() in src/common, a line at a time through the one
+#   parser (rtd_maps_parse(), fuzzed); it was read in seven places with
+#   five parsers (fgets into 512 B to 4 KB lines, a 1 MB or whole-file
+#   slurp, sscanf or strstr). The CLI asks rtd_ipc_proc_loads_dotnet().
+# cgroup: a process's cgroup (/proc/PID/cgroup) has one reader,
+#   rtd_proc_cgroup() in src/common, and one rule for which line names it
+#   (rtd_proc_cgroup_pick(): v2's "0::" wherever it is, else the first v1
+#   hierarchy); it was the agent's own. /sys/fs/cgroup paths are the
+#   hierarchy's, not a process's file, and not matched.
+# proc_root: paths through a process's root (/proc/PID/root) and to the
+#   files behind its mappings (/proc/PID/map_files) are built in one place
+#   each, checking that they fit (rtd_proc_root_path(),
+#   rtd_proc_open_in_root(), rtd_proc_map_file_open()); they were built in
+#   eight places (the symbolizer, its unwinder, perf's uprobe lookup and
+#   perf.data writer, the IPC transport, the CLI's launch clean-up), the
+#   open-in-root fallback twice and the deleted-file branch twice. The CLI
+#   asks rtd_ipc_socket_own_path().
+# What is left of "/proc/%..." and "/proc/self..." outside src/common is
+#   not a process's file read another way: /proc/self/fd/N (a descriptor
+#   of ours named for another API), /proc/PID/task and /proc/PID (listed or
+#   stat'ed: threads, is it there), /proc/PID/fd, /proc/PID/net/tcp and
+#   /proc/PID/ns/net (the Go capture's socket lookup, one reader each),
+#   /proc/self/statm (the agent's own memory), /proc/self/mountinfo (the
+#   system's mounts, perf's cgroup paths); /proc/kallsyms and /proc/sys
+#   are the system's files.
 # opts_sz: structs of libbpf's shape (`size_t sz` first) are checked one
 #   way (they were checked by hand in 17 files, four ways, one refusing
 #   exactly the older callers sz exists for): rtd_opts_check()/_copy(), or
@@ -56,16 +81,16 @@ scan_nspid() { # ROOT
 	(cd "$1" && grep -rn --include='*.c' --include='*.h' '"[^"]*NSpid' src tools 2>/dev/null |
 		grep -v '^src/common/')
 }
-scan_comm() { # ROOT
-	(cd "$1" && grep -rnE --include='*.c' --include='*.h' '"[^"]*/comm"' src tools 2>/dev/null |
-		grep -vE '^(src/common/|src/agent/|tools/rtdiag/dotnet_counters\.c:)')
-}
 scan_path() { # ROOT ERE: a string literal naming a /proc file, outside src/common
 	(cd "$1" && grep -rnE --include='*.c' --include='*.h' "$2" src tools 2>/dev/null |
 		grep -v '^src/common/')
 }
+scan_comm() { scan_path "$1" '"[^"]*/comm"'; }
 scan_environ() { scan_path "$1" '"[^"]*/environ"'; }
 scan_status() { scan_path "$1" '"[^"]*/status"'; }
+scan_maps() { scan_path "$1" '"[^"]*/maps"'; }
+scan_cgroup() { scan_path "$1" '"[^"]*%[a-z]*d/cgroup"'; }
+scan_proc_root() { scan_path "$1" '"[^"]*%[a-z]*d/(root|map_files)\b'; }
 scan_exe_cmdline() { scan_path "$1" '"[^"]*/(exe|cmdline)"'; }
 scan_opts_sz() { # ROOT
 	(cd "$1" && grep -rnE --include='*.c' --include='*.h' \
@@ -106,7 +131,9 @@ rm -rf "$T"/*
 mk src/common/proc.c 'snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);'
 mk src/x/a.c 'snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);'
 mk src/x/b.c 'snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);'
-check comm "src/x/a.c src/x/b.c" "src/common/proc.c" \
+mk src/agent/c.c 'snprintf(path, sizeof(path), "%s/%d/comm", proc_dir, (int)pid);'
+mk tools/rtdiag/dotnet_counters.c 'snprintf(path, sizeof(path), "/proc/%d/comm", (int)a->t.pid);'
+check comm "src/x/a.c src/x/b.c src/agent/c.c tools/rtdiag/dotnet_counters.c" "src/common/proc.c" \
 	"/proc/.../comm read outside src/common: use rtd_proc_comm()"
 rm -rf "$T"/*
 mk src/record/record.c 'if (o->sz < 8)'
@@ -149,4 +176,27 @@ mk src/x/b.c 'snprintf(path, sizeof(path), "%s/%d/cmdline", dir, (int)pid);'
 mk src/x/c.c 'const char *tool = "dotnet.exe"; /* "cmdline" */'
 check exe_cmdline "src/x/a.c src/x/b.c" "src/common/proc.c src/x/c.c" \
 	"/proc/PID/exe or cmdline read outside src/common: use rtd_proc_exe(), rtd_proc_cmdline()"
+rm -rf "$T"/*
+mk src/common/maps.c 'snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);'
+mk src/x/a.c 'snprintf(path, sizeof(path), "/proc/%d/maps", pid);'
+mk src/x/b.c 'read_path("/proc/self/maps", &buf, &len, 64u << 20)'
+mk tools/y/c.c 'snprintf(path, sizeof(path), "/proc/%d/maps", (int)tree[i]);'
+mk src/x/d.c '/* the perf maps ("/tmp/perf-PID.map") */ int maps = 0;'
+check maps "src/x/a.c src/x/b.c tools/y/c.c" "src/common/maps.c src/x/d.c" \
+	"/proc/PID/maps read outside src/common: use rtd_proc_maps() (the CLI: rtd_ipc_proc_loads_dotnet())"
+rm -rf "$T"/*
+mk src/common/proc.c 'snprintf(path, sizeof(path), "%s/%d/cgroup", proc_dir, (int)pid);'
+mk src/agent/proc.c 'snprintf(path, sizeof(path), "%s/%d/cgroup", proc_dir, (int)pid);'
+mk tools/y/b.c 'snprintf(p, n, "/proc/%d/cgroup", pid);'
+mk src/x/c.c 'snprintf(p, n, "/sys/fs/cgroup%s/cgroup.procs", path);'
+check cgroup "src/agent/proc.c tools/y/b.c" "src/common/proc.c src/x/c.c" \
+	"/proc/PID/cgroup read outside src/common: use rtd_proc_cgroup()"
+rm -rf "$T"/*
+mk src/common/proc.c 'int l = snprintf(out, n, "/proc/%d/root", (int)pid);'
+mk src/x/a.c 'snprintf(full, sizeof(full), "/proc/%d/root%s", (int)pid, path);'
+mk src/x/b.c 'snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", (int)pid, s, e);'
+mk tools/y/c.c 'int n = snprintf(pre, sizeof(pre), "/proc/%d/root", (int)pid);'
+mk src/x/d.c 'snprintf(p, n, "/proc/%d/roots", pid); /* "root" not a path name */'
+check proc_root "src/x/a.c src/x/b.c tools/y/c.c" "src/common/proc.c src/x/d.c" \
+	"/proc/PID/root or map_files path built outside src/common: use rtd_proc_root_path(), rtd_proc_open_in_root(), rtd_proc_map_file_open()"
 exit $fail

@@ -7,9 +7,15 @@
 #include "test_util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -167,6 +173,149 @@ static void comm(void **state)
 	assert_string_equal(got, "kept");
 }
 
+static void put(const char *root, const char *rel, const char *text)
+{
+	char p[256];
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* rtd_proc_comm_at(): the names under a made-up procfs root (the agent's
+ * configured proc_dir), NULL for /proc, a root too long refused */
+static void comm_at(void **state)
+{
+	(void)state;
+	char root[] = "/tmp/rtdiag-procfs-XXXXXX", d[256], got[64], self[64];
+	assert_non_null(mkdtemp(root));
+	snprintf(d, sizeof(d), "%s/4242", root);
+	assert_int_equal(mkdir(d, 0700), 0);
+	snprintf(d, sizeof(d), "%s/4242/task", root);
+	assert_int_equal(mkdir(d, 0700), 0);
+	snprintf(d, sizeof(d), "%s/4242/task/7", root);
+	assert_int_equal(mkdir(d, 0700), 0);
+	put(root, "4242/comm", "made up\n");
+	put(root, "4242/task/7/comm", "worker\n");
+	assert_int_equal(rtd_proc_comm_at(root, 4242, 0, got, sizeof(got)), 8);
+	assert_string_equal(got, "made up");
+	assert_int_equal(rtd_proc_comm_at(root, 4242, 7, got, sizeof(got)), 7);
+	assert_string_equal(got, "worker");
+	assert_int_equal(rtd_proc_comm_at(root, 4243, 0, got, sizeof(got)), -ENOENT);
+	assert_true(rtd_proc_comm_at(NULL, getpid(), 0, got, sizeof(got)) > 0);
+	assert_true(rtd_proc_comm(getpid(), 0, self, sizeof(self)) > 0);
+	assert_string_equal(got, self);
+	char *deep = malloc(PATH_MAX + 2);
+	assert_non_null(deep);
+	memset(deep, 'a', PATH_MAX + 1);
+	deep[0] = '/';
+	deep[PATH_MAX + 1] = 0;
+	assert_int_equal(rtd_proc_comm_at(deep, 1, 0, got, sizeof(got)), -ENAMETOOLONG);
+	free(deep);
+	snprintf(d, sizeof(d), "rm -rf '%s'", root);
+	assert_int_equal(system(d), 0);
+}
+
+#define ID64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+static void cgroup_pick(void **state)
+{
+	(void)state;
+	char out[256];
+	rtd_proc_cgroup_pick("0::/system.slice/ssh.service\n", out, sizeof(out));
+	assert_string_equal(out, "/system.slice/ssh.service");
+	/* hybrid: the v2 line wins wherever it is */
+	rtd_proc_cgroup_pick("12:cpu,cpuacct:/docker/" ID64 "\n"
+				 "1:name=systemd:/docker/" ID64 "\n"
+				 "0::/\n", out, sizeof(out));
+	assert_string_equal(out, "/");
+	/* v1 only: the first hierarchy */
+	rtd_proc_cgroup_pick("12:cpu,cpuacct:/docker/" ID64 "\n"
+				 "11:memory:/docker/" ID64 "\n", out, sizeof(out));
+	assert_string_equal(out, "/docker/" ID64);
+	rtd_proc_cgroup_pick("", out, sizeof(out));
+	assert_string_equal(out, "");
+	rtd_proc_cgroup_pick("garbage\n", out, sizeof(out));
+	assert_string_equal(out, "");
+	/* cut to the room there is */
+	char small[8];
+	rtd_proc_cgroup_pick("0::/abcdefghijk\n", small, sizeof(small));
+	assert_string_equal(small, "/abcdef");
+}
+
+/* rtd_proc_cgroup(): a made-up root's file, this process's own (it has
+ * one, "/" at least), a process that is not there */
+static void cgroup_read(void **state)
+{
+	(void)state;
+	char root[] = "/tmp/rtdiag-procfs-XXXXXX", d[256], got[256];
+	assert_non_null(mkdtemp(root));
+	snprintf(d, sizeof(d), "%s/4242", root);
+	assert_int_equal(mkdir(d, 0700), 0);
+	put(root, "4242/cgroup", "12:cpu,cpuacct:/docker/" ID64 "\n0::/kubepods/x\n");
+	assert_int_equal(rtd_proc_cgroup(root, 4242, got, sizeof(got)), 0);
+	assert_string_equal(got, "/kubepods/x");
+	strcpy(got, "kept");
+	assert_int_equal(rtd_proc_cgroup(root, 4243, got, sizeof(got)), -ENOENT);
+	assert_string_equal(got, "");
+	assert_int_equal(rtd_proc_cgroup(NULL, getpid(), got, sizeof(got)), 0);
+	assert_int_equal(got[0], '/');
+	snprintf(d, sizeof(d), "rm -rf '%s'", root);
+	assert_int_equal(system(d), 0);
+}
+
+/* rtd_proc_root_path(), rtd_proc_open_in_root(), rtd_proc_map_file_open():
+ * a file through this process's root, our own view when there is no
+ * process, a path too long refused (never cut into another name), and a
+ * deleted file still mapped opened through map_files */
+static void root_and_map_files(void **state)
+{
+	(void)state;
+	char p[64], dir[] = "/tmp/rtdiag-root-XXXXXX", f[64];
+	assert_int_equal(rtd_proc_root_path(p, sizeof(p), 4242, "%s/perf-%d.map", "/tmp", 7), 0);
+	assert_string_equal(p, "/proc/4242/root/tmp/perf-7.map");
+	assert_int_equal(rtd_proc_root_path(p, 22, 4242, "/tmp/x"), 0);
+	assert_string_equal(p, "/proc/4242/root/tmp/x");
+	assert_int_equal(rtd_proc_root_path(p, 21, 4242, "/tmp/x"), -ENAMETOOLONG);
+	assert_string_equal(p, "");
+	assert_int_equal(rtd_proc_root_path(p, 8, 4242, "/x"), -ENAMETOOLONG);
+	assert_string_equal(p, "");
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(f, sizeof(f), "%s/lib.so", dir);
+	int fd = open(f, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 4096), 0);
+	struct stat want, got;
+	assert_int_equal(fstat(fd, &want), 0);
+	void *m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	assert_true(m != MAP_FAILED);
+	close(fd);
+	pid_t none[] = {getpid(), -1, 0};
+	for (size_t i = 0; i < 3; i++) {
+		fd = rtd_proc_open_in_root(none[i], f);
+		assert_true(fd >= 0);
+		assert_int_equal(fstat(fd, &got), 0);
+		assert_true(got.st_ino == want.st_ino && got.st_dev == want.st_dev);
+		close(fd);
+	}
+	assert_int_equal(unlink(f), 0);
+	assert_int_equal(rtd_proc_open_in_root(getpid(), f), -1);
+	fd = rtd_proc_map_file_open(getpid(), (uintptr_t)m, (uintptr_t)m + 4096);
+	if (fd < 0 && (errno == EPERM || errno == EACCES)) {
+		printf("note: /proc/self/map_files refused (no CAP_SYS_ADMIN): not checked\n");
+	} else {
+		assert_true(fd >= 0);
+		assert_int_equal(fstat(fd, &got), 0);
+		assert_true(got.st_ino == want.st_ino && got.st_dev == want.st_dev);
+		close(fd);
+	}
+	assert_int_equal(rtd_proc_map_file_open(getpid(), (uintptr_t)m, (uintptr_t)m + 8192), -1);
+	munmap(m, 4096);
+	rmdir(dir);
+}
+
 /* a thread's own tid as its Tgid's reader sees it: */
 static void *report_tid(void *arg)
 {
@@ -242,6 +391,10 @@ int main(void)
 		cmocka_unit_test(read_zombie_and_gone),
 		cmocka_unit_test(ns_pid),
 		cmocka_unit_test(comm),
+		cmocka_unit_test(comm_at),
+		cmocka_unit_test(cgroup_pick),
+		cmocka_unit_test(cgroup_read),
+		cmocka_unit_test(root_and_map_files),
 		cmocka_unit_test(status_num),
 		cmocka_unit_test(exe_cmdline),
 	};

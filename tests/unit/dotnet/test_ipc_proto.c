@@ -3,7 +3,10 @@
 #include "test_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -379,6 +382,62 @@ static void test_thread_name(void **state)
 	assert_int_equal(rtd_ipc_thread_name(getpid(), 0, name, sizeof(name)), -EINVAL);
 }
 
+/* The two questions asked of a process's maps: is an address a writable
+ * one of it (a session id), has it mapped a .NET host or runtime */
+static void test_maps_questions(void **state)
+{
+	(void)state;
+	static int data = 1;
+	assert_int_equal(rtd_ipc_session_id_mapped(getpid(), (uintptr_t)&data), 1);
+	assert_int_equal(rtd_ipc_session_id_mapped(getpid(), (uintptr_t)&test_maps_questions), 0);
+	assert_int_equal(rtd_ipc_session_id_mapped(-1, 4096), -ENOENT);
+	assert_int_equal(rtd_ipc_proc_loads_dotnet(getpid()), 0);
+	assert_int_equal(rtd_ipc_proc_loads_dotnet(-1), -ENOENT);
+	/* a file of the host's name mapped here: a .NET process to maps */
+	char dir[] = "/tmp/rtdiag-maps-XXXXXX", path[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/libhostfxr.so", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 4096), 0);
+	void *m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	assert_true(m != MAP_FAILED);
+	close(fd);
+	assert_int_equal(rtd_ipc_proc_loads_dotnet(getpid()), 1);
+	munmap(m, 4096);
+	unlink(path);
+	rmdir(dir);
+	assert_int_equal(rtd_ipc_proc_loads_dotnet(getpid()), 0);
+}
+
+/* A socket path through /proc/PID/root back to our own root's name of
+ * the same file, and "" for anything else */
+static void test_socket_own_path(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/rtdiag-own-XXXXXX", f[64], p[128];
+	assert_non_null(mkdtemp(dir));
+	snprintf(f, sizeof(f), "%s/dotnet-diagnostic-1-2-socket", dir);
+	int fd = open(f, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(p, sizeof(p), "/proc/%d/root%s", (int)getpid(), f);
+	assert_int_equal(rtd_ipc_socket_own_path(getpid(), p), 0);
+	assert_string_equal(p, f);
+	snprintf(p, sizeof(p), "/proc/%d/rootx%s", (int)getpid(), f);
+	assert_int_equal(rtd_ipc_socket_own_path(getpid(), p), -ENOENT);
+	assert_string_equal(p, "");
+	snprintf(p, sizeof(p), "/proc/%d/root%s", (int)getppid(), f);
+	assert_int_equal(rtd_ipc_socket_own_path(getpid(), p), -ENOENT);
+	snprintf(p, sizeof(p), "%s", f);
+	assert_int_equal(rtd_ipc_socket_own_path(getpid(), p), -ENOENT);
+	unlink(f);
+	snprintf(p, sizeof(p), "/proc/%d/root%s", (int)getpid(), f);
+	assert_int_equal(rtd_ipc_socket_own_path(getpid(), p), -ENOENT);
+	assert_string_equal(p, "");
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -392,6 +451,8 @@ int main(void)
 		cmocka_unit_test(test_profile_request),
 		cmocka_unit_test(test_message_header),
 		cmocka_unit_test(test_thread_name),
+		cmocka_unit_test(test_maps_questions),
+		cmocka_unit_test(test_socket_own_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The symbols module: text parsers, symbol tables, demangling, Go's
+ * The symbols module: text parsers (/proc/PID/maps: tests/unit/common/test_maps.c), symbol tables, demangling, Go's
  * pclntab, and the symbolizer on this very test program (its own ELF
  * .symtab and DWARF, an inlined function, a JIT perf map of its own).
  */
@@ -12,45 +12,6 @@
 
 #include "rtdiag/profile.h"
 #include "symbols/internal.h"
-
-static int count_lines(const struct sym_maps_entry *e, void *ctx)
-{
-	size_t *n = ctx;
-	if (e->exec)
-		n[0]++;
-	n[1]++;
-	return 0;
-}
-
-static void maps_text(void **state)
-{
-	(void)state;
-	const char ok[] =
-		"55d0c7a00000-55d0c7a02000 r--p 00000000 fd:01 1234 /usr/bin/x\n"
-		"55d0c7a02000-55d0c7a08000 r-xp 00002000 fd:01 1234 /usr/bin/x\n"
-		"7ffd1000-7ffd3000 r-xp 00000000 00:00 0                  [vdso]\n"
-		"7f0000000000-7f0000001000 r-xp 00000000 00:01 77 /memfd:doublemapper (deleted)\n"
-		"7f0000002000-7f0000003000 rw-p 00000000 00:00 0 \n";
-	size_t n[2] = {0}, bad;
-	assert_int_equal(sym_maps_parse(ok, sizeof(ok) - 1, count_lines, n, &bad), 0);
-	assert_int_equal(n[0], 3);
-	assert_int_equal(n[1], 5);
-	const char *bad_in[] = {
-		"55d0c7a00000 r--p 00000000 fd:01 1234 /x\n", /* no end */
-		"1000-2000 r-xp zz fd:01 1 /x\n",               /* offset */
-		"1000-2000 r-xp 0 fd 1 /x\n",                   /* device */
-		"2000-1000 r-xp 0 fd:01 1 /x\n",                /* end < start */
-		"1000-2000 r-x\n",                              /* cut short */
-		"11111111111111111-2000 r-xp 0 fd:01 1 /x\n",   /* 17 digits */
-	};
-	for (size_t i = 0; i < sizeof(bad_in) / sizeof(bad_in[0]); i++) {
-		n[0] = n[1] = 0;
-		assert_int_equal(sym_maps_parse(bad_in[i], strlen(bad_in[i]),
-						count_lines, n, &bad),
-				 -RTD_E_FORMAT);
-		assert_int_equal(bad, 1);
-	}
-}
 
 static void kallsyms_text(void **state)
 {
@@ -703,7 +664,6 @@ static void runtime_libs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(maps_text),
 		cmocka_unit_test(kallsyms_text),
 		cmocka_unit_test(kernel_shared),
 		cmocka_unit_test(aliases_as_perf),
