@@ -102,32 +102,18 @@ scan_v1_in_v2() { # ROOT
 		grep -E '^src/gotrace/(v2[^/]*\.[ch]|order2\.c):' |
 		sed -E '/^src\/gotrace\/v2spec\.c:/s/\bv1_descs\[//g' | grep -wE 'v1_[A-Za-z0-9_]+')
 }
-mk() { mkdir -p "$(dirname "$T/$1")"; printf '%s\n' "$2" > "$T/$1"; }
-fail=0
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-# rule, the made-up files it must find, those it must pass, the fix
-check() { # RULE "FOUND..." "PASSED..." HINT
-	local out f was=$fail
-	out=$(scan_$1 "$T")
-	for f in $2; do grep -q "^$f:1:" <<<"$out" || { echo "FAIL: $1: made-up $f not found: $out"; fail=1; }; done
-	for f in $3; do grep -q "^$f:" <<<"$out" && { echo "FAIL: $1: made-up $f found: $out"; fail=1; }; done
-	[ $fail = "$was" ] && echo "ok: $1 on a made-up tree"
-	out=$(scan_$1 "$S")
-	if [ -n "$out" ]; then echo "FAIL: $1 ($4):"; echo "$out"; fail=1; else echo "ok: $1 holds in src/"; fi
-}
+. "$(dirname "$0")/rules.sh"
 mk src/common/proc.c 'snprintf(p, n, "%s/%d/stat", dir, pid);'
 mk src/x/boot.c 'snprintf(p, n, "%s/stat", dir); /* btime */'
 mk src/x/own.c 'snprintf(p, n, "/proc/%d/stat", pid);'
 mk tools/y/cli.c 'snprintf(p, n, "/proc/%d/task/%llu/stat", pid, t);'
 check proc_stat "src/x/own.c tools/y/cli.c" "src/common/proc.c src/x/boot.c" \
 	"/proc/PID/stat read outside src/common: use rtd_pstat_read()"
-rm -rf "$T"/*
 mk src/common/proc.c 'l = strstr(buf, "\\nNSpid:");'
 mk src/x/ipc.c 'char *l = strstr(buf, "\\nNSpid:");'
 mk src/x/sym.c 'if (!memcmp(l, "NSpid:", 6))'
 check nspid "src/x/ipc.c src/x/sym.c" "src/common/proc.c" \
 	"NSpid read outside src/common: use rtd_proc_ns_pid()"
-rm -rf "$T"/*
 mk src/common/proc.c 'snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);'
 mk src/x/a.c 'snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);'
 mk src/x/b.c 'snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);'
@@ -135,7 +121,6 @@ mk src/agent/c.c 'snprintf(path, sizeof(path), "%s/%d/comm", proc_dir, (int)pid)
 mk tools/rtdiag/dotnet_counters.c 'snprintf(path, sizeof(path), "/proc/%d/comm", (int)a->t.pid);'
 check comm "src/x/a.c src/x/b.c src/agent/c.c tools/rtdiag/dotnet_counters.c" "src/common/proc.c" \
 	"/proc/.../comm read outside src/common: use rtd_proc_comm()"
-rm -rf "$T"/*
 mk src/record/record.c 'if (o->sz < 8)'
 mk src/x/stats.c 'if (!st || st->sz < sizeof(size_t))'
 mk src/x/track.c 'if (!t || t->sz < sizeof(*t))'
@@ -144,7 +129,6 @@ mk src/x/rev.c 'if (sizeof(*m) != m->sz)'
 mk src/x/set.c 'sp->st.sz = sizeof(sp->st);'
 check opts_sz "src/x/track.c src/x/dot.c src/x/rev.c" "src/record/record.c src/x/stats.c src/x/set.c" \
 	"sz compared by hand: use rtd_opts_copy(), or rtd_opts_at_size() on a hot path"
-rm -rf "$T"/*
 mk src/gotrace/v2.c 'return v1_fail(d, -RTD_E_CAP, off, "too many");'
 mk src/gotrace/order2.c '	struct v1_tab ms, tasks;'
 mk src/gotrace/v2state.h '	const struct v1_str **dstr;'
@@ -155,28 +139,24 @@ mk src/gotrace/dec.c 'rc = v1_order(d);'
 check v1_in_v2 "src/gotrace/v2.c src/gotrace/order2.c src/gotrace/v2state.h" \
 	"src/gotrace/v2spec.c src/gotrace/v2text.c src/gotrace/v1.c src/gotrace/dec.c" \
 	"a v1_ name (old format) in a new-format file: what both formats use is gtd_"
-rm -rf "$T"/*
 mk src/common/proc.c 'snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);'
 mk src/x/a.c 'snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);'
 mk tools/y/b.c 'snprintf(p, n, "%s/%d/environ", dir, pid);'
 mk src/x/c.c '/* reads /proc/PID/environ */'
 check environ "src/x/a.c tools/y/b.c" "src/common/proc.c src/x/c.c" \
 	"/proc/PID/environ read outside src/common: use rtd_proc_env() or rtd_proc_tmpdir()"
-rm -rf "$T"/*
 mk src/common/proc.c 'snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);'
 mk src/x/a.c 'snprintf(path, sizeof(path), "/proc/%d/status", tid);'
 mk src/x/b.c 'fputs("/status", f); /* not after a pid, still a status path */'
 mk src/x/c.c 'int status = 0; /* "status" */'
 check status "src/x/a.c src/x/b.c" "src/common/proc.c src/x/c.c" \
 	"/proc/PID/status read outside src/common: use rtd_proc_status_num() or rtd_proc_ns_pid()"
-rm -rf "$T"/*
 mk src/common/proc.c 'snprintf(path, sizeof(path), "%s/%d/exe", root, (int)pid);'
 mk src/x/a.c 'snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);'
 mk src/x/b.c 'snprintf(path, sizeof(path), "%s/%d/cmdline", dir, (int)pid);'
 mk src/x/c.c 'const char *tool = "dotnet.exe"; /* "cmdline" */'
 check exe_cmdline "src/x/a.c src/x/b.c" "src/common/proc.c src/x/c.c" \
 	"/proc/PID/exe or cmdline read outside src/common: use rtd_proc_exe(), rtd_proc_cmdline()"
-rm -rf "$T"/*
 mk src/common/maps.c 'snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);'
 mk src/x/a.c 'snprintf(path, sizeof(path), "/proc/%d/maps", pid);'
 mk src/x/b.c 'read_path("/proc/self/maps", &buf, &len, 64u << 20)'
@@ -184,14 +164,12 @@ mk tools/y/c.c 'snprintf(path, sizeof(path), "/proc/%d/maps", (int)tree[i]);'
 mk src/x/d.c '/* the perf maps ("/tmp/perf-PID.map") */ int maps = 0;'
 check maps "src/x/a.c src/x/b.c tools/y/c.c" "src/common/maps.c src/x/d.c" \
 	"/proc/PID/maps read outside src/common: use rtd_proc_maps() (the CLI: rtd_ipc_proc_loads_dotnet())"
-rm -rf "$T"/*
 mk src/common/proc.c 'snprintf(path, sizeof(path), "%s/%d/cgroup", proc_dir, (int)pid);'
 mk src/agent/proc.c 'snprintf(path, sizeof(path), "%s/%d/cgroup", proc_dir, (int)pid);'
 mk tools/y/b.c 'snprintf(p, n, "/proc/%d/cgroup", pid);'
 mk src/x/c.c 'snprintf(p, n, "/sys/fs/cgroup%s/cgroup.procs", path);'
 check cgroup "src/agent/proc.c tools/y/b.c" "src/common/proc.c src/x/c.c" \
 	"/proc/PID/cgroup read outside src/common: use rtd_proc_cgroup()"
-rm -rf "$T"/*
 mk src/common/proc.c 'int l = snprintf(out, n, "/proc/%d/root", (int)pid);'
 mk src/x/a.c 'snprintf(full, sizeof(full), "/proc/%d/root%s", (int)pid, path);'
 mk src/x/b.c 'snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", (int)pid, s, e);'
