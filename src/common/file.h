@@ -314,4 +314,67 @@ int rtd_proc_maps_open(pid_t pid);
  */
 int rtd_proc_maps(pid_t pid, rtd_maps_fn fn, void *ctx, size_t *bad_line);
 
+/* Called with whole lines (@len bytes, the last one perhaps without its
+ * '\n'), *@lineno the lines before them, to be counted on. */
+typedef int (*rtd_lines_fn)(const char *buf, size_t len, void *ctx, size_t *lineno);
+
+/*
+ * rtd_lines_read_fd - a line-based text file read a piece at a time
+ * @fd: the file
+ * @max_line: the buffer, the longest line taken
+ * @parse: called with the whole lines of each piece
+ * @ctx: passed to @parse
+ * @bad_line: gets *lineno when @parse returned -RTD_E_FORMAT, or the
+ *            number of a line longer than @max_line; else 0
+ *
+ * Returns: 0, @parse's non-zero value, -RTD_E_CAP (a line too long),
+ * -ENOMEM or -errno.
+ */
+int rtd_lines_read_fd(int fd, size_t max_line, rtd_lines_fn parse, void *ctx,
+		      size_t *bad_line);
+
+/* One line of /proc/kallsyms: "ADDRESS TYPE NAME" and, for a module's
+ * symbol, "\t[MODULE]". @name and @mod point into the text (no NUL). */
+struct rtd_ksym {
+	uint64_t addr;
+	char type;
+	const char *name, *mod; /* @mod NULL for the kernel's own */
+	size_t name_len, mod_len;
+	size_t line; /* 1-based: the order the kernel lists them in */
+};
+/* Called per line; a non-zero return stops the reading and is returned
+ * (-RTD_E_FORMAT: the line is said bad). */
+typedef int (*rtd_ksym_fn)(const struct rtd_ksym *k, void *ctx);
+
+/* The longest kallsyms line rtd_kallsyms_read() takes. */
+#define RTD_KALLSYMS_LINE_MAX 8192u
+/* The kernel's own: what a NULL path reads. */
+#define RTD_KALLSYMS_PATH "/proc/kallsyms"
+
+/*
+ * rtd_kallsyms_parse - parse kallsyms text (untrusted: a user may name
+ * the file; fuzzed)
+ * @buf: the text (no NUL needed)
+ * @len: its bytes
+ * @fn: called per well-formed line (empty lines skipped); hidden
+ *      addresses (0, kernel.kptr_restrict) are given as they are
+ * @ctx: passed to @fn
+ * @bad_line: gets the 1-based number of the bad line, 0 when none
+ *
+ * Returns: 0, @fn's non-zero value, or -RTD_E_FORMAT at the first bad
+ * line (the lines before it were given).
+ */
+int rtd_kallsyms_parse(const char *buf, size_t len, rtd_ksym_fn fn, void *ctx,
+		       size_t *bad_line);
+
+/*
+ * rtd_kallsyms_read - each line of a kallsyms file, read a piece at a time
+ * @path: the file, NULL for /proc/kallsyms
+ * @fn, @ctx, @bad_line: as rtd_kallsyms_parse()
+ *
+ * Memory is one buffer of RTD_KALLSYMS_LINE_MAX bytes. Returns: as
+ * rtd_kallsyms_parse(), -RTD_E_CAP (a line too long), or -errno.
+ */
+int rtd_kallsyms_read(const char *path, rtd_ksym_fn fn, void *ctx, size_t *bad_line);
+
 #endif /* RTD_COMMON_FILE_H */

@@ -29,6 +29,25 @@ static inline bool next_line(struct line_rd *r, const char **ln, size_t *n)
 	return true;
 }
 
+/* Each non-empty line of @buf to @fn (its text without the '\n', and
+ * its 1-based number, counted on from *@lineno); stops at @fn's first
+ * non-zero return, which it returns (*@lineno then that line's). */
+static inline int each_line(const char *buf, size_t len, size_t *lineno,
+			    int (*fn)(const char *s, size_t n, size_t line, void *ctx),
+			    void *ctx)
+{
+	struct line_rd r = {buf, buf + len};
+	const char *s;
+	size_t n;
+	while (next_line(&r, &s, &n)) {
+		++*lineno;
+		int rc = n ? fn(s, n, *lineno, ctx) : 0;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static inline int hexval(char c)
 {
 	if (c >= '0' && c <= '9')

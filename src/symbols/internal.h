@@ -75,6 +75,9 @@ const char *sym_table_strdup(struct sym_table *t, const char *s, size_t n);
  * kept per symbol through modname (borrowed from t's pools). */
 int sym_kallsyms_parse(const char *buf, size_t len, struct sym_table *t,
 		       size_t *bad_line);
+/* The same over a kallsyms file read a piece at a time (rtd_kallsyms_read()):
+ * 0, -RTD_E_FORMAT, -RTD_E_CAP, or -errno when it cannot be read. */
+int sym_kallsyms_read(const char *path, struct sym_table *t, size_t *bad_line);
 
 /* A perf map: "START SIZE NAME" lines, hex without 0x (0x accepted). */
 int sym_perfmap_parse(const char *buf, size_t len, struct sym_table *t,

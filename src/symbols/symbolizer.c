@@ -85,7 +85,7 @@ int rtd_symbolizer_new(const struct rtd_sym_opts *opts, rtd_symbolizer **out)
 	s->flags = o.flags;
 	s->dwarf_max = o.dwarf_max ? o.dwarf_max : RTD_SYM_DWARF_MAX;
 	s->debug_dirs = strdup(o.debug_dirs ? o.debug_dirs : "/usr/lib/debug");
-	s->kallsyms = strdup(o.kallsyms ? o.kallsyms : "/proc/kallsyms");
+	s->kallsyms = strdup(o.kallsyms ? o.kallsyms : RTD_KALLSYMS_PATH);
 	if (!s->debug_dirs || !s->kallsyms) {
 		rtd_symbolizer_free(s);
 		return -ENOMEM;
@@ -373,16 +373,6 @@ static int read_all(int fd, char **out, size_t *len, size_t cap)
 	*out = b;
 	*len = n;
 	return 0;
-}
-
-static int read_path(const char *path, char **out, size_t *len, size_t cap)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	int r = read_all(fd, out, len, cap);
-	close(fd);
-	return r;
 }
 
 int rtd_sym_proc_load(rtd_symbolizer *s, pid_t pid)
@@ -1251,8 +1241,8 @@ static void load_perfmap(rtd_symbolizer *s, struct sym_obj *o)
 		o->fd = open(o->perfmap_host, O_RDONLY | O_CLOEXEC);
 	if (o->fd < 0)
 		return;
-	char *buf;
-	size_t len, bad;
+	char *buf = NULL;
+	size_t len = 0, bad;
 	if (lseek(o->fd, 0, SEEK_SET) < 0)
 		return;
 	int r = read_all(o->fd, &buf, &len, SYM_MAX_TEXT_FILE);
@@ -1292,19 +1282,17 @@ static bool perfmap_reload(rtd_symbolizer *s, struct sym_obj *o)
 /* Read kallsyms into t, with the warnings a symbolizer gives. */
 static void read_kernel(rtd_symbolizer *s, struct sym_table *t)
 {
-	char *buf;
-	size_t len, bad;
-	int r = read_path(s->kallsyms, &buf, &len, SYM_MAX_TEXT_FILE);
-	if (r) {
-		warnf(s, "%s: %s: kernel frames are shown as addresses",
-		      s->kallsyms, rtd_strerror(r));
-		return;
-	}
-	r = sym_kallsyms_parse(buf, len, t, &bad);
-	free(buf);
+	size_t bad;
+	int r = sym_kallsyms_read(s->kallsyms, t, &bad);
 	if (r == -RTD_E_FORMAT)
 		warnf(s, "%s: line %zu is not 'ADDRESS TYPE NAME'", s->kallsyms,
 		      bad);
+	else if (r == -RTD_E_CAP)
+		warnf(s, "%s: line %zu is longer than %u bytes", s->kallsyms, bad,
+		      RTD_KALLSYMS_LINE_MAX);
+	else if (r < 0)
+		warnf(s, "%s: %s: kernel frames are shown as addresses",
+		      s->kallsyms, rtd_strerror(r));
 	else if (!t->n)
 		warnf(s, "%s: every address is 0 (kernel.kptr_restrict): kernel "
 			 "frames are shown as addresses; run as root or set "

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/file.h"
 #include "common/textrd.h"
 #include "symbols/internal.h"
 
@@ -18,71 +19,48 @@
  * symbols are named "name [mod]" in the table; the caller splits them. A
  * line whose address is zero (kptr_restrict hides them) is skipped.
  */
+/* One kallsyms line into the table: functions only ('t', 'T', 'w', 'W';
+ * a hidden address skipped), a module's as "name [mod]". */
+static int ksym_add(const struct rtd_ksym *k, void *ctx)
+{
+	struct sym_table *t = ctx;
+	if (k->name_len > SYM_MAX_NAME)
+		return -RTD_E_FORMAT;
+	if (!k->addr || !(k->type == 't' || k->type == 'T' || k->type == 'w' ||
+			  k->type == 'W'))
+		return 0;
+	char tmp[SYM_MAX_NAME + 64];
+	size_t tl = k->name_len;
+	memcpy(tmp, k->name, tl);
+	if (k->mod) {
+		tmp[tl++] = ' ';
+		tmp[tl++] = '[';
+		memcpy(tmp + tl, k->mod, k->mod_len);
+		tl += k->mod_len;
+		tmp[tl++] = ']';
+	}
+	/* of aliases the last listed is shown, as perf shows it
+	 * (memcpy, __memcpy, __pi_memcpy: __pi_memcpy; __do_sys_X,
+	 * __ia32_sys_X, __x64_sys_X: __x64_sys_X): its lookup lands on
+	 * the one alias its table gave a length, the last */
+	return sym_table_add_ranked(t, k->addr, 0, tmp, tl, true,
+				    (uint32_t)(UINT32_MAX - k->line));
+}
+
 int sym_kallsyms_parse(const char *buf, size_t len, struct sym_table *t,
 		       size_t *bad_line)
 {
-	struct line_rd r = {buf, buf + len};
-	const char *s;
-	size_t n, lineno = 0;
-	*bad_line = 0;
-	char tmp[SYM_MAX_NAME + 64];
-	while (next_line(&r, &s, &n)) {
-		lineno++;
-		if (!n)
-			continue;
-		size_t i = 0;
-		uint64_t addr;
-		if (!hex_field(s, n, &i, &addr) || !skip_char(s, n, &i, ' ') ||
-		    i + 2 > n || s[i + 1] != ' ')
-			goto bad;
-		char type = s[i];
-		i += 2;
-		size_t ns = i;
-		while (i < n && s[i] != '\t' && s[i] != ' ')
-			i++;
-		size_t nl = i - ns;
-		if (!nl || nl > SYM_MAX_NAME)
-			goto bad;
-		const char *mod = NULL;
-		size_t ml = 0;
-		skip_spaces(s, n, &i);
-		if (i < n) {
-			if (s[i] != '[' || s[n - 1] != ']' || n - i - 2 > 255)
-				goto bad;
-			mod = s + i + 1;
-			ml = n - i - 2;
-		}
-		if (!addr || !(type == 't' || type == 'T' || type == 'w' ||
-			       type == 'W'))
-			continue;
-		size_t tl = nl;
-		memcpy(tmp, s + ns, nl);
-		if (mod) {
-			tmp[tl++] = ' ';
-			tmp[tl++] = '[';
-			memcpy(tmp + tl, mod, ml);
-			tl += ml;
-			tmp[tl++] = ']';
-		}
-		/* of aliases the last listed is shown, as perf shows it
-		 * (memcpy, __memcpy, __pi_memcpy: __pi_memcpy; __do_sys_X,
-		 * __ia32_sys_X, __x64_sys_X: __x64_sys_X): its lookup lands on
-		 * the one alias its table gave a length, the last */
-		int rc = sym_table_add_ranked(t, addr, 0, tmp, tl, true,
-					      (uint32_t)(UINT32_MAX - lineno));
-		if (rc) {
-			sym_table_finish(t);
-			return rc;
-		}
-		continue;
-	bad:
-		/* what came before the bad line is kept, sorted */
-		*bad_line = lineno;
-		sym_table_finish(t);
-		return -RTD_E_FORMAT;
-	}
+	int rc = rtd_kallsyms_parse(buf, len, ksym_add, t, bad_line);
+	/* what came before a bad line is kept, sorted */
 	sym_table_finish(t);
-	return 0;
+	return rc;
+}
+
+int sym_kallsyms_read(const char *path, struct sym_table *t, size_t *bad_line)
+{
+	int rc = rtd_kallsyms_read(path, ksym_add, t, bad_line);
+	sym_table_finish(t);
+	return rc;
 }
 
 /* "7f1234560000 1a0 name with spaces" */
