@@ -370,23 +370,22 @@ static void synth(rtd_perf_data_writer *w, uint32_t type, uint16_t misc, const v
 	put(w, rec, n);
 }
 
+/* kallsyms' _text, the kernel's own (no module's), into *ctx. */
+static int ksym_text(const struct rtd_ksym *k, void *ctx)
+{
+	if (k->mod || k->name_len != 5 || memcmp(k->name, "_text", 5))
+		return 0;
+	*(uint64_t *)ctx = k->addr;
+	return 1;
+}
+
 /* The kernel's text as perf record names it: "[kernel.kallsyms]_text"
  * from _text (perf_event__synthesize_kernel_mmap()). */
 static void synth_kernel(rtd_perf_data_writer *w)
 {
-	FILE *k = fopen("/proc/kallsyms", "r");
-	char line[512];
 	uint64_t text = 0;
-	while (k && fgets(line, sizeof(line), k)) {
-		char name[256], type;
-		unsigned long long a;
-		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 && !strcmp(name, "_text")) {
-			text = a;
-			break;
-		}
-	}
-	if (k)
-		fclose(k);
+	size_t bad;
+	(void)rtd_kallsyms_read(NULL, ksym_text, &text, &bad);
 	if (!text)
 		return; /* kptr_restrict: perf report shows kernel frames as addresses */
 	struct {

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "common/errmsg.h"
+#include "common/file.h"
 #include "common/stats.h"
 #include "common/buf.h"
 #include "common/log.h"
@@ -352,44 +353,49 @@ static bool trace_own_frame(struct rtd_perf_profiler *p, uint64_t ip)
  * __traceiter_sched_switch lies, up to the next symbol (the perf path's
  * switches begin there while another probe is on the tracepoint). A range
  * not found stays [0, 0) (no kernel addresses shown, an older kernel). */
+struct kranges {
+	struct rtd_perf_profiler *p;
+	bool iter, in_iter;
+};
+
+static bool ksym_is(const struct rtd_ksym *k, const char *name)
+{
+	return !k->mod && k->name_len == strlen(name) && !memcmp(k->name, name, k->name_len);
+}
+
+static int kernel_range_line(const struct rtd_ksym *k, void *ctx)
+{
+	struct kranges *kr = ctx;
+	struct rtd_perf_profiler *p = kr->p;
+	if (kr->in_iter) {
+		if (k->addr > p->iter_lo) {
+			p->iter_hi = k->addr;
+			return 1;
+		}
+		return 0;
+	}
+	if (!k->addr)
+		return 0;
+	if (ksym_is(k, "__entry_text_start"))
+		p->entry_lo = k->addr;
+	else if (ksym_is(k, "__entry_text_end"))
+		p->entry_hi = k->addr;
+	else if (kr->iter && ksym_is(k, "__traceiter_sched_switch")) {
+		p->iter_lo = k->addr;
+		kr->in_iter = true;
+	}
+	return !kr->iter && p->entry_lo && p->entry_hi;
+}
+
 static void kernel_ranges(struct rtd_perf_profiler *p, const char *kallsyms, bool iter)
 {
-	FILE *f = fopen(kallsyms ? kallsyms : "/proc/kallsyms", "re");
-	char line[512];
-	bool in_iter = false;
-	while (f && fgets(line, sizeof(line), f)) {
-		char *e;
-		unsigned long long a = strtoull(line, &e, 16);
-		if (in_iter) {
-			if (a > p->iter_lo) {
-				p->iter_hi = a;
-				break;
-			}
-			continue;
-		}
-		size_t l = strcspn(line, "\n");
-		line[l] = 0;
-		const char *name = strrchr(line, ' ');
-		if (!a || !name)
-			continue;
-		name++;
-		if (!strcmp(name, "__entry_text_start"))
-			p->entry_lo = a;
-		else if (!strcmp(name, "__entry_text_end"))
-			p->entry_hi = a;
-		else if (iter && !strcmp(name, "__traceiter_sched_switch")) {
-			p->iter_lo = a;
-			in_iter = true;
-		}
-		if (!iter && p->entry_lo && p->entry_hi)
-			break;
-	}
-	if (in_iter && p->iter_hi <= p->iter_lo)
+	struct kranges kr = {p, iter, false};
+	size_t bad;
+	(void)rtd_kallsyms_read(kallsyms, kernel_range_line, &kr, &bad);
+	if (kr.in_iter && p->iter_hi <= p->iter_lo)
 		p->iter_hi = p->iter_lo + 256; /* the last symbol: a small function */
 	if (p->entry_hi <= p->entry_lo)
 		p->entry_lo = p->entry_hi = 0;
-	if (f)
-		fclose(f);
 }
 
 /* The call tree node of a sample's stack, under its thread's root and
