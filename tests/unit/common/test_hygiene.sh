@@ -52,8 +52,13 @@
 #   stat'ed: threads, is it there), /proc/PID/fd, /proc/PID/net/tcp and
 #   /proc/PID/ns/net (the Go capture's socket lookup, one reader each),
 #   /proc/self/statm (the agent's own memory), /proc/self/mountinfo (the
-#   system's mounts, perf's cgroup paths); /proc/kallsyms and /proc/sys
-#   are the system's files.
+#   system's mounts, perf's cgroup paths); /proc/sys files are the
+#   system's (kallsyms has its own rule).
+# kallsyms: /proc/kallsyms (or a file of its format a user names) has one
+#   reader, in src/common (rtd_kallsyms_read(), streaming in an 8 KB line
+#   buffer; rtd_kallsyms_parse()); it was read three ways: the symbolizer
+#   slurped it (~10 MB), the profiler's kernel ranges and perf.data's
+#   kernel map each with fgets into 512 bytes and their own field rules.
 # opts_sz: structs of libbpf's shape (`size_t sz` first) are checked one
 #   way (they were checked by hand in 17 files, four ways, one refusing
 #   exactly the older callers sz exists for): rtd_opts_check()/_copy(), or
@@ -101,6 +106,9 @@ scan_v1_in_v2() { # ROOT
 	(cd "$1" && grep -rnwE --include='*.c' --include='*.h' 'v1_[A-Za-z0-9_]+' src/gotrace 2>/dev/null |
 		grep -E '^src/gotrace/(v2[^/]*\.[ch]|order2\.c):' |
 		sed -E '/^src\/gotrace\/v2spec\.c:/s/\bv1_descs\[//g' | grep -wE 'v1_[A-Za-z0-9_]+')
+}
+scan_kallsyms() { # ROOT: a string naming the kallsyms file, outside src/common
+	scan_path "$1" '"/proc/kallsyms"'
 }
 . "$(dirname "$0")/rules.sh"
 mk src/common/proc.c 'snprintf(p, n, "%s/%d/stat", dir, pid);'
@@ -177,4 +185,10 @@ mk tools/y/c.c 'int n = snprintf(pre, sizeof(pre), "/proc/%d/root", (int)pid);'
 mk src/x/d.c 'snprintf(p, n, "/proc/%d/roots", pid); /* "root" not a path name */'
 check proc_root "src/x/a.c src/x/b.c tools/y/c.c" "src/common/proc.c src/x/d.c" \
 	"/proc/PID/root or map_files path built outside src/common: use rtd_proc_root_path(), rtd_proc_open_in_root(), rtd_proc_map_file_open()"
+mk src/common/kallsyms.c '#define RTD_KALLSYMS_PATH "/proc/kallsyms"'
+mk src/x/a.c 'FILE *f = fopen(kallsyms ? kallsyms : "/proc/kallsyms", "re");'
+mk src/x/b.c '	FILE *k = fopen("/proc/kallsyms", "r");'
+mk src/x/c.c '	dso_add(w, -1, "[kernel.kallsyms]", true); /* kallsyms */'
+check kallsyms "src/x/a.c src/x/b.c" "src/common/kallsyms.c src/x/c.c" \
+	"kallsyms read outside src/common: use rtd_kallsyms_read()"
 exit $fail
