@@ -10,7 +10,7 @@
  * behind (a busy machine, many targets). While a session's reader keeps
  * up it reads the socket itself (rtd_ipc_session_read()); a spool's
  * thread (one for all sessions added to it) watches each socket every
- * ~20 ms and, when bytes have waited unread ~20 ms or 64 KiB wait, reads
+ * ~50 ms and, when bytes have waited unread ~50 ms or 64 KiB wait, reads
  * the socket into a buffer of the session's; the reader's reads then take
  * the bytes from that buffer, in order, and read the socket again once
  * they have taken all of it. Past the buffer's cap the bytes are dropped
