@@ -532,12 +532,6 @@ RTD_API void rtd_ipc_spool_free(rtd_ipc_spool *sp)
 {
 	if (!sp)
 		return;
-	rtd_debug("spool: %llu bytes read, %llu by the readers; %llu "
-		  "takeovers, %llu handed back",
-		  (unsigned long long)sp->st.bytes,
-		  (unsigned long long)sp->st.direct,
-		  (unsigned long long)sp->st.taken,
-		  (unsigned long long)sp->st.given);
 	if (sp->running) {
 		pthread_mutex_lock(&sp->lock);
 		sp->stop = true;
@@ -545,6 +539,13 @@ RTD_API void rtd_ipc_spool_free(rtd_ipc_spool *sp)
 		kick(sp);
 		pthread_join(sp->th, NULL);
 	}
+	/* the thread is gone: its counters read without the lock */
+	rtd_debug("spool: %llu bytes read, %llu by the readers; %llu "
+		  "takeovers, %llu handed back",
+		  (unsigned long long)sp->st.bytes,
+		  (unsigned long long)sp->st.direct,
+		  (unsigned long long)sp->st.taken,
+		  (unsigned long long)sp->st.given);
 	/* the sessions left on it keep their bytes and read on alone: the
 	 * socket polled again after what was held */
 	for (struct spool_ent *e = sp->ents; e; e = e->next) {
