@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rtdiag/ipc_spool.h - one thread that reads EventPipe session streams
- * into capped buffers, so a runtime never waits for its reader.
+ * rtdiag/ipc_spool.h - a thread that keeps EventPipe session streams
+ * moving: it takes a session's reading over into a capped buffer when the
+ * session's reader falls behind, so a runtime never waits for its reader.
  *
  * A runtime writes a session's stream to its socket and, once the socket
  * is full (~212 KB), waits in that write; its exit waits for it too. A
  * reader that decodes on the same thread it reads on can fall that far
- * behind (a busy machine, many targets). A spool reads the sockets of the
- * sessions added to it on a thread of its own (one for all: epoll) and
- * only moves their bytes into a buffer per session; the session's reads
- * (rtd_ipc_session_read(), and every source and pump over it) then take
- * the bytes from that buffer. Past the buffer's cap the bytes are dropped
+ * behind (a busy machine, many targets). While a session's reader keeps
+ * up it reads the socket itself (rtd_ipc_session_read()); a spool's
+ * thread (one for all sessions added to it) watches each socket every
+ * ~50 ms and, when bytes have waited unread ~50 ms or 64 KiB wait, reads
+ * the socket into a buffer of the session's; the reader's reads then take
+ * the bytes from that buffer, in order, and read the socket again once
+ * they have taken all of it. Past the buffer's cap the bytes are dropped
  * and counted, and the session is damaged: its reads give the bytes held
  * before the damage, then -RTD_E_IPC_DROPPED.
  */
@@ -64,12 +67,13 @@ RTD_API rtd_ipc_spool *rtd_ipc_spool_new(const struct rtd_ipc_spool_opts *o,
  * @sp: the spool
  * @s: a live session (rtd_ipc_session_start()), not on a spool yet
  *
- * From now on the spool's thread reads @s's socket and holds what it
- * reads; rtd_ipc_session_read() takes the held bytes, in order, after
- * whatever was read from @s before. rtd_ipc_session_fd() is then an
- * eventfd that polls readable while bytes, the stream's end or its
- * damage wait to be read (call it again after adding: it changed; a
- * source made over @s must be made after this call). The session leaves
+ * From now on the spool's thread watches @s's socket and reads it into
+ * a buffer whenever @s's reader falls behind (see above);
+ * rtd_ipc_session_read() gives the bytes in the socket's order, whoever
+ * read them. rtd_ipc_session_fd() is then a descriptor (an epoll) that
+ * polls readable while bytes, the stream's end or its damage wait to be
+ * read, in the socket or in the buffer (call it again after adding: it
+ * changed; a source made over @s must be made after this call). The session leaves
  * the spool when it is freed (rtd_ipc_session_free()). One thread reads
  * a session at a time, as before.
  *
@@ -91,10 +95,15 @@ RTD_API uint64_t rtd_ipc_session_dropped(const rtd_ipc_session *s);
  * struct rtd_ipc_spool_stats - a spool's counters, over every session it
  * has read
  * @sz: sizeof(struct rtd_ipc_spool_stats), set by the caller
- * @bytes: stream bytes read from the sockets
+ * @bytes: stream bytes read from the sockets (by the readers and the
+ *         thread)
  * @dropped: bytes dropped past a session's cap
  * @damaged: sessions that dropped bytes
  * @held_peak: the most bytes one session held at once
+ * @direct: of @bytes, those the sessions' readers read from the sockets
+ *          themselves
+ * @taken: times the thread took a session's socket from its reader
+ * @given: times a reader took its socket back (all held bytes read)
  */
 struct rtd_ipc_spool_stats {
 	size_t sz;
@@ -102,6 +111,9 @@ struct rtd_ipc_spool_stats {
 	uint64_t dropped;
 	uint64_t damaged;
 	uint64_t held_peak;
+	uint64_t direct;
+	uint64_t taken;
+	uint64_t given;
 };
 
 /**

@@ -107,8 +107,9 @@ static int ipc_failed(struct source *src, int err)
 	return err ? err : -RTD_E_IPC_RUNTIME;
 }
 
-/* The spool's thread reads an answered session's socket from now on: the
- * runtime never waits for this loop's decoding */
+/* The spool's thread watches an answered session's socket from now on and
+ * reads it whenever this loop falls behind: the runtime never waits for
+ * this loop's decoding */
 static void spool_session(struct source *src, struct ep_session *es)
 {
 	int rc = src->a->spool ? rtd_ipc_spool_add(src->a->spool, es->s) : 0;
