@@ -428,6 +428,7 @@ static int check_answer(struct source *src)
 	src->starting = true; /* the agent says it as a start's failure */
 	return -1;
 }
+
 static void ep_wait(void *ctx)
 {
 	agent_drain(ctx);
