@@ -18,6 +18,7 @@
 #ifndef RTDIAG_IPC_H
 #define RTDIAG_IPC_H
 
+#include "rtdiag/ipc_call.h"
 #include "rtdiag/ipc_client.h"
 #include "rtdiag/ipc_discovery.h"
 #include "rtdiag/ipc_dump.h"

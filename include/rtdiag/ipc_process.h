@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "rtdiag/common.h"
+#include "rtdiag/ipc_call.h"
 #include "rtdiag/ipc_client.h"
 
 #ifdef __cplusplus
@@ -57,6 +58,34 @@ struct rtd_ipc_process_info {
  */
 RTD_API int rtd_ipc_process_info(rtd_ipc_client *c, int max_version,
 				 struct rtd_ipc_process_info *out);
+
+/**
+ * rtd_ipc_process_info_begin - send a ProcessInfo request, not waiting
+ * for its reply
+ * @c: the client (connecting to the runtime, not listening for it, nor a
+ *     replay); must outlive the call
+ * @max_version: as rtd_ipc_process_info()
+ * @err: receives the error when NULL is returned (rtd_ipc_client_errmsg()
+ *       says more)
+ *
+ * The reply is read by rtd_ipc_call_answer() (an older runtime asked the
+ * older command there) and decoded by rtd_ipc_call_process_info().
+ * Returns: the call, or NULL.
+ */
+RTD_API rtd_ipc_call *rtd_ipc_process_info_begin(rtd_ipc_client *c,
+						 int max_version, int *err);
+
+/**
+ * rtd_ipc_call_process_info - the fields of an answered ProcessInfo call
+ * @k: a call from rtd_ipc_process_info_begin() whose rtd_ipc_call_answer()
+ *     returned 0
+ * @out: receives the fields; free with rtd_ipc_process_info_clear()
+ *
+ * Returns: 0, -RTD_E_STATE for a call not answered (or of another
+ * command), or the payload's decoding error.
+ */
+RTD_API int rtd_ipc_call_process_info(const rtd_ipc_call *k,
+				      struct rtd_ipc_process_info *out);
 
 /**
  * rtd_ipc_process_info_clear - free the strings of a process info
@@ -132,6 +161,24 @@ enum rtd_ipc_perfmap_type {
  */
 RTD_API int rtd_ipc_perfmap_enable(rtd_ipc_client *c,
 				   enum rtd_ipc_perfmap_type type);
+
+/**
+ * rtd_ipc_perfmap_enable_begin - send an EnablePerfMap request, not
+ * waiting for its reply
+ * @c: the client (connecting, as rtd_ipc_process_info_begin()); must
+ *     outlive the call
+ * @type: what to write
+ * @err: receives the error when NULL is returned
+ *
+ * rtd_ipc_call_answer() returns 0 once the runtime said the map is on. A
+ * runtime stopped or busy may switch it on later, even after the call is
+ * freed unanswered: undo it with rtd_ipc_perfmap_disable() (or a guard,
+ * rtdiag/guard.h, registered before this) either way.
+ * Returns: the call, or NULL.
+ */
+RTD_API rtd_ipc_call *
+rtd_ipc_perfmap_enable_begin(rtd_ipc_client *c, enum rtd_ipc_perfmap_type type,
+			     int *err);
 
 /**
  * rtd_ipc_perfmap_disable - stop writing perf map and jitdump files

@@ -79,6 +79,13 @@ enum rtd_perf_profiler_flags {
 	 * sample. Not with RTD_PERF_PROF_OFF_CPU (which has
 	 * RTD_PERF_PROF_WAIT_TOTALS) */
 	RTD_PERF_PROF_TOTALS = 1u << 10,
+	/* a .NET perf map's EnablePerfMap request is sent, not waited for:
+	 * the caller polls rtd_perf_profiler_perfmap_fd() and reads the
+	 * reply with rtd_perf_profiler_perfmap_answer() (a stopped or busy
+	 * runtime holds no loop); JIT frames are named once the runtime
+	 * wrote its map. Without it rtd_perf_profiler_new() waits up to
+	 * 30 s a process for the reply */
+	RTD_PERF_PROF_DOTNET_BEGIN = 1u << 11,
 };
 
 /* States of an off-CPU wait (rtd_perf_profiler_opts.offcpu_states), from
@@ -472,6 +479,28 @@ RTD_API void rtd_perf_profiler_stats(const struct rtd_perf_profiler *p,
  * Returns: the symbolizer, owned by @p (for its stats and warnings).
  */
 RTD_API rtd_symbolizer *rtd_perf_profiler_symbolizer(struct rtd_perf_profiler *p);
+
+/**
+ * rtd_perf_profiler_perfmap_fd - where a perf map's reply is to come
+ * @p: a profiler made with RTD_PERF_PROF_DOTNET_BEGIN
+ *
+ * Returns: a descriptor to poll for POLLIN (then call
+ * rtd_perf_profiler_perfmap_answer()), or -1 when no request waits.
+ */
+RTD_API int rtd_perf_profiler_perfmap_fd(const struct rtd_perf_profiler *p);
+
+/**
+ * rtd_perf_profiler_perfmap_answer - read the perf maps' replies that came
+ * @p: the profiler
+ *
+ * Without waiting. A refusal is logged and the map's guard dropped; a
+ * request freed unanswered (rtd_perf_profiler_free()) keeps its guard,
+ * which switches the map off when rtdiag ends (the runtime may still
+ * carry it out).
+ * Returns: how many requests still wait (0: none; the descriptor from
+ * rtd_perf_profiler_perfmap_fd() may have changed).
+ */
+RTD_API int rtd_perf_profiler_perfmap_answer(struct rtd_perf_profiler *p);
 
 /**
  * rtd_perf_profiler_free - close everything; .NET perf maps switched on

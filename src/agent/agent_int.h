@@ -260,6 +260,8 @@ uint64_t source_retry_gap(unsigned failures);
 /* Its start failed, at once or in its answer (rc): source_failed(), said
  * once a run of failures (log, /targets, the errors counter). */
 void source_start_failed(struct agent *a, struct source *s, int rc);
+/* t->kinds again from its sources' (one learnt it yields fewer). */
+void target_kinds_update(struct agent *a, struct target *t);
 /* Add one source of ops to t and start it; failures are logged once. */
 int target_add_source(struct agent *a, struct target *t,
 		      const struct source_ops *ops);

@@ -23,7 +23,8 @@
  * Both sessions are read by the agent's loop through poll(), their
  * requests' replies too (rtd_ipc_session_begin(): a starting runtime
  * answers after seconds on a loaded machine, and is waited for while it
- * lives); nothing here blocks but the ProcessInfo2 handshake at start. The main session is a live
+ * lives, and ProcessInfo2's at start: rtd_ipc_process_info_begin());
+ * nothing here waits for a runtime. The main session is a live
  * record source (rtd_ipc_session_source_live(), in stream order, frames
  * by address) pulled into the profile builder and the counters reader at
  * once; the rundown stays a decoder whose method events go into that
@@ -67,6 +68,7 @@ struct ep_session {
 
 struct ep {
 	rtd_ipc_client *c;
+	rtd_ipc_call *info;       /* ProcessInfo2 asked, its reply to come */
 	bool attaching;           /* the main session's reply still to come */
 	bool attach_said;         /* its wait was logged */
 	uint64_t attach_ns;       /* monotonic: when it was asked */
@@ -372,24 +374,60 @@ static const enum prof_kind kind_map[RTD_NETTRACE_PROFILE_KINDS] = {
 
 /* Waits need .NET 9: ask the runtime its version (ProcessInfo2) and keep
  * the reason when it is older; a runtime that does not say is asked for
- * them anyway. */
+ * them anyway. The request is sent here and its reply read by the loop
+ * (check_answer()): a stopped or busy runtime holds no other target; the
+ * session is asked once the reply came. */
 static void check_runtime(struct source *src)
 {
 	struct ep *e = src->priv;
 	if (!(src->a->c->dotnet_kinds & RTD_NETTRACE_PROFILE_WAIT))
 		return;
+	int err = 0;
+	e->info = rtd_ipc_process_info_begin(e->c, 0, &err);
+	if (!e->info)
+		rtd_debug("pid %d: %s", (int)src->t->pid, rtd_ipc_client_errmsg(e->c));
+}
+
+/* The kinds the source yields, as the agent's profile kinds. */
+static void set_kinds(struct source *src)
+{
+	unsigned k = ep_kinds(src);
+	src->kinds = 0;
+	for (int i = 0; i < RTD_NETTRACE_PROFILE_KINDS; i++)
+		if (k & (1u << i))
+			src->kinds |= 1u << kind_map[i];
+}
+
+/* ProcessInfo2's reply (or its failure): the kinds known, the session is
+ * asked. Returns 0, or -1 when that failed (a start's failure: tried
+ * again). */
+static int check_answer(struct source *src)
+{
+	struct ep *e = src->priv;
+	int rc = rtd_ipc_call_answer(e->info);
+	if (rc == 1)
+		return 0;
 	struct rtd_ipc_process_info pi;
-	memset(&pi, 0, sizeof(pi));
-	if (rtd_ipc_process_info(e->c, 0, &pi))
-		return;
 	char why[160];
-	if (!rtd_ipc_profile_supported(RTD_IPC_PROFILE_WAIT, pi.clr_version,
-				       why, sizeof(why))) {
-		e->unsupported |= RTD_NETTRACE_PROFILE_WAIT;
-		snprintf(src->t->nokind[PK_BLOCK],
-			 sizeof(src->t->nokind[PK_BLOCK]), "%s", why);
+	if (!rc && !rtd_ipc_call_process_info(e->info, &pi)) {
+		if (!rtd_ipc_profile_supported(RTD_IPC_PROFILE_WAIT, pi.clr_version,
+					       why, sizeof(why))) {
+			e->unsupported |= RTD_NETTRACE_PROFILE_WAIT;
+			snprintf(src->t->nokind[PK_BLOCK],
+				 sizeof(src->t->nokind[PK_BLOCK]), "%s", why);
+		}
+		rtd_ipc_process_info_clear(&pi);
+	} else {
+		rtd_debug("pid %d: %s", (int)src->t->pid, rtd_ipc_client_errmsg(e->c));
 	}
-	rtd_ipc_process_info_clear(&pi);
+	rtd_ipc_call_free(e->info);
+	e->info = NULL;
+	set_kinds(src);
+	target_kinds_update(src->a, src->t);
+	if (!open_main(src))
+		return 0;
+	src->starting = true; /* the agent says it as a start's failure */
+	return -1;
 }
 
 static void ep_wait(void *ctx)
@@ -413,13 +451,14 @@ static int ep_start(struct source *src)
 			 rtd_ipc_errmsg_last());
 		return err ? err : -RTD_E_IPC_NOSOCKET;
 	}
-	check_runtime(src);
-	unsigned k = ep_kinds(src);
-	src->kinds = 0;
-	for (int i = 0; i < RTD_NETTRACE_PROFILE_KINDS; i++)
-		if (k & (1u << i))
-			src->kinds |= 1u << kind_map[i];
 	e->rundown_gap = RUNDOWN_MIN_NS;
+	set_kinds(src); /* waits too until the runtime says it is older */
+	check_runtime(src);
+	if (e->info) {
+		src->starting = true; /* the session once the reply came */
+		e->attach_ns = mono_ns();
+		return 0;
+	}
 	return open_main(src);
 }
 
@@ -427,6 +466,8 @@ static int ep_fds(struct source *src, int *fds, int max)
 {
 	struct ep *e = src->priv;
 	int n = 0;
+	if (e->info && n < max)
+		fds[n++] = rtd_ipc_call_fd(e->info);
 	if (e->stall_until) {
 		/* a test's stalled decoding: the spool reads on, and the
 		 * loop reads the replies still to come (the rundown's) */
@@ -581,6 +622,8 @@ static void rd_answer(struct source *src)
 static int ep_readable(struct source *src, int fd)
 {
 	struct ep *e = src->priv;
+	if (e->info)
+		return check_answer(src);
 	if (e->attaching)
 		return attach_answer(src);
 	if (e->rd.s && fd == rtd_ipc_session_fd(e->rd.s)) {
@@ -601,6 +644,15 @@ static int ep_take(struct source *src, struct take *t)
 {
 	struct ep *e = src->priv;
 	uint64_t now = mono_ns();
+	if (e->info) {
+		if (!e->attach_said && now - e->attach_ns > ATTACH_SAY_NS) {
+			rtd_info("target %s pid %d: no reply to ProcessInfo2 after "
+				 "%.0f s; waiting", src->t->service, (int)src->t->pid,
+				 (now - e->attach_ns) / 1e9);
+			e->attach_said = true;
+		}
+		return 0;
+	}
 	if (e->attaching) {
 		if (!e->attach_said && now - e->attach_ns > ATTACH_SAY_NS) {
 			rtd_info("target %s pid %d: no reply to the session's "
@@ -646,6 +698,10 @@ static int ep_pause(struct source *src, bool pause)
 {
 	struct ep *e = src->priv;
 	if (pause) {
+		/* the version's question is not asked again: the kinds
+		 * stay as they are (waits asked for) */
+		rtd_ipc_call_free(e->info);
+		e->info = NULL;
 		/* closing the stream ends the session in the runtime: its
 		 * sampling stops too */
 		ep_session_close(&e->rd);
@@ -680,6 +736,7 @@ static void ep_free(struct source *src)
 	struct ep *e = src->priv;
 	if (!e)
 		return;
+	rtd_ipc_call_free(e->info);
 	ep_session_close(&e->rd);
 	rtd_source_free(e->src);
 	ep_session_close(&e->main);

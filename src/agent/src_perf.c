@@ -50,6 +50,7 @@
 #include "rtdiag/profile_records.h"
 
 #define TAKE_WAIT_MS 2000
+#define MAP_SAY_NS 5000000000ull /* a perf map's reply this late is logged */
 /* The source's own windows: a backstop, the agent cuts every second */
 #define LIVE_WINDOW_MS 10000u
 /* The source's queue: the loop takes records as they come, so a window
@@ -69,6 +70,8 @@ struct ps {
 	pid_t pid;
 	enum prof_kind kind; /* PK_CPU, or PK_BLOCK off-CPU */
 	enum rtd_perf_offcpu_via via; /* off-CPU: BPF's totals or perf's waits */
+	uint64_t start_ns;   /* monotonic: when the perf map was asked for */
+	bool map_said;       /* its wait was logged */
 };
 
 /* The profile's mapping of a module, as the source learnt it (0: none). */
@@ -154,7 +157,10 @@ static int open_profiler(struct source *src, struct ps *ps)
 		.sz = sizeof(po),
 		.pids = &t->pid,
 		.npids = 1,
+		/* .NET: the perf map's request is answered on the loop
+		 * (ps_readable()): a stopped runtime holds no other target */
 		.flags = RTD_PERF_PROF_NO_COMM | RTD_PERF_PROF_WINDOWS |
+			 RTD_PERF_PROF_DOTNET_BEGIN |
 			 (strcmp(t->runtime, "dotnet") ? RTD_PERF_PROF_NO_DOTNET : 0),
 		.sampler = &so,
 		.ring_pages = 16,
@@ -208,6 +214,7 @@ static int start_kind(struct source *src, enum prof_kind kind)
 			 (unsigned long long)(src->a->c->max_memory >> 20));
 		return -ENOMEM;
 	}
+	ps->start_ns = mono_ns();
 	int rc = open_profiler(src, ps);
 	if (rc)
 		return rc;
@@ -250,15 +257,27 @@ static int ps_start_offcpu(struct source *src)
 static int ps_fds(struct source *src, int *fds, int max)
 {
 	struct ps *ps = src->priv;
-	if (!ps->live || max < 1)
-		return 0;
-	fds[0] = rtd_source_fd(ps->live);
-	return 1;
+	int n = 0;
+	if (ps->live && n < max)
+		fds[n++] = rtd_source_fd(ps->live);
+	int pm = rtd_perf_profiler_perfmap_fd(ps->prof);
+	if (pm >= 0 && n < max)
+		fds[n++] = pm;
+	return n;
 }
 
 static int ps_readable(struct source *src, int fd)
 {
-	(void)fd;
+	struct ps *ps = src->priv;
+	if (fd >= 0 && fd == rtd_perf_profiler_perfmap_fd(ps->prof)) {
+		/* the runtime answered (or went): JIT frames are named from
+		 * when its map is written */
+		if (!rtd_perf_profiler_perfmap_answer(ps->prof) && ps->map_said)
+			rtd_info("target %s pid %d: the runtime answered the perf "
+				 "map's request after %.1f s", src->t->service,
+				 (int)src->t->pid, (mono_ns() - ps->start_ns) / 1e9);
+		return 0;
+	}
 	return live_pull(src, 0, NULL);
 }
 
@@ -267,6 +286,14 @@ static int ps_take(struct source *src, struct take *t)
 {
 	struct ps *ps = src->priv;
 	int64_t at = 0;
+	if (!ps->map_said && rtd_perf_profiler_perfmap_fd(ps->prof) >= 0 &&
+	    mono_ns() - ps->start_ns > MAP_SAY_NS) {
+		rtd_info("target %s pid %d: no reply to the perf map's request "
+			 "after %.0f s; waiting (JIT frames unnamed meanwhile)",
+			 src->t->service, (int)src->t->pid,
+			 (mono_ns() - ps->start_ns) / 1e9);
+		ps->map_said = true;
+	}
 	int rc = ps->gone ? 0 : rtd_perf_source_live_cut(ps->live, &at);
 	uint64_t end = mono_ns() + TAKE_WAIT_MS * 1000000ull;
 	while (!rc && !ps->gone) {

@@ -179,6 +179,16 @@ void source_start_failed(struct agent *a, struct source *s, int rc)
 			  s->failures);
 }
 
+void target_kinds_update(struct agent *a, struct target *t)
+{
+	unsigned k = 0;
+	for (size_t i = 0; i < t->nsrc; i++)
+		k |= t->src[i]->kinds;
+	pthread_mutex_lock(&a->lock); /* /targets reads it */
+	t->kinds = k;
+	pthread_mutex_unlock(&a->lock);
+}
+
 int target_add_source(struct agent *a, struct target *t,
 		      const struct source_ops *ops)
 {

@@ -55,7 +55,7 @@ RTD_API void rtd_ipc_reply_clear(struct rtd_ipc_reply *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static const char *cmd_name(uint8_t set, uint8_t id)
+const char *ipc_cmd_name(uint8_t set, uint8_t id)
 {
 	static const char *const ep[] = {NULL, "StopTracing", "CollectTracing",
 		"CollectTracing2", "CollectTracing3", "CollectTracing4",
@@ -136,22 +136,42 @@ int ipc_wait_reply(rtd_ipc_client *c, int fd)
 	}
 }
 
+int ipc_reply_status(rtd_ipc_client *c, const struct rtd_ipc_reply *r,
+		     const char *what)
+{
+	if (r->cmdset == RTD_IPC_SET_SERVER && r->cmdid == SERVER_ERROR)
+		return ipc_reply_error(c, r, what);
+	if (r->cmdset == RTD_IPC_SET_SERVER && r->cmdid == SERVER_OK)
+		return 0;
+	ipc_seterr(c, "%s: unexpected reply 0x%02x%02x (want 0xFF00)", what,
+		   r->cmdset, r->cmdid);
+	return -RTD_E_IPC_PROTOCOL;
+}
+
+int ipc_conn_send(rtd_ipc_client *c, struct ipc_conn *conn, const rtd_buf *msg,
+		  const char *what)
+{
+	int rc = ipc_conn_open(c, conn);
+	if (rc)
+		return rc;
+	ipc_record(c, conn->id, REC_SEND, msg->data, msg->len);
+	rc = ipc_write_all(conn->fd, msg->data, msg->len, c->timeout_ms);
+	if (rc) {
+		ipc_seterr(c, "%s: sending the request: %s", what, rtd_strerror(rc));
+		ipc_conn_close(conn);
+	}
+	return rc;
+}
+
 int ipc_transact(rtd_ipc_client *c, const rtd_buf *msg,
 		 struct rtd_ipc_reply *reply, struct ipc_conn *keep)
 {
 	struct ipc_conn conn;
 	memset(reply, 0, sizeof(*reply));
-	const char *what = cmd_name(msg->data[16], msg->data[17]);
-	int rc = ipc_conn_open(c, &conn);
+	const char *what = ipc_cmd_name(msg->data[16], msg->data[17]);
+	int rc = ipc_conn_send(c, &conn, msg, what);
 	if (rc)
 		return rc;
-	ipc_record(c, conn.id, REC_SEND, msg->data, msg->len);
-	rc = ipc_write_all(conn.fd, msg->data, msg->len, c->timeout_ms);
-	if (rc) {
-		ipc_seterr(c, "%s: sending the request: %s", what,
-			   rtd_strerror(rc));
-		goto out;
-	}
 	uint8_t h[IPC_HEADER_SIZE];
 	rc = ipc_wait_reply(c, conn.fd);
 	if (!rc)
@@ -208,18 +228,9 @@ int ipc_transact(rtd_ipc_client *c, const rtd_buf *msg,
 		}
 		ipc_record(c, conn.id, REC_RECV, reply->payload, reply->len);
 	}
-	if (reply->cmdset == RTD_IPC_SET_SERVER &&
-	    reply->cmdid == SERVER_ERROR) {
-		rc = ipc_reply_error(c, reply, what);
+	rc = ipc_reply_status(c, reply, what);
+	if (rc)
 		goto out;
-	}
-	if (reply->cmdset != RTD_IPC_SET_SERVER ||
-	    reply->cmdid != SERVER_OK) {
-		ipc_seterr(c, "%s: unexpected reply 0x%02x%02x (want 0xFF00)",
-			   what, reply->cmdset, reply->cmdid);
-		rc = -RTD_E_IPC_PROTOCOL;
-		goto out;
-	}
 	if (keep) {
 		*keep = conn;
 		return 0;
@@ -233,23 +244,30 @@ out:
 	return rc;
 }
 
+int ipc_reply_hr(rtd_ipc_client *c, const struct rtd_ipc_reply *r,
+		 const char *what)
+{
+	if (r->len < 4)
+		return 0;
+	rtd_rd rd;
+	rd_init(&rd, r->payload, r->len);
+	uint32_t hr = rd_u32le(&rd);
+	if (!(hr & 0x80000000u))
+		return 0;
+	c->hresult = hr;
+	int rc = rtd_ipc_hresult_error(hr);
+	const char *name = rtd_ipc_hresult_name(hr);
+	ipc_seterr(c, "%s failed: %s (HRESULT 0x%08x%s%s)", what, rtd_strerror(rc),
+		   hr, name ? " " : "", name ? name : "");
+	return rc;
+}
+
 int ipc_transact_hr(rtd_ipc_client *c, const rtd_buf *msg, const char *what)
 {
 	struct rtd_ipc_reply r;
 	int rc = ipc_transact(c, msg, &r, NULL);
-	if (!rc && r.len >= 4) {
-		rtd_rd rd;
-		rd_init(&rd, r.payload, r.len);
-		uint32_t hr = rd_u32le(&rd);
-		if (hr & 0x80000000u) {
-			c->hresult = hr;
-			rc = rtd_ipc_hresult_error(hr);
-			const char *name = rtd_ipc_hresult_name(hr);
-			ipc_seterr(c, "%s failed: %s (HRESULT 0x%08x%s%s)", what,
-				   rtd_strerror(rc), hr, name ? " " : "",
-				   name ? name : "");
-		}
-	}
+	if (!rc)
+		rc = ipc_reply_hr(c, &r, what);
 	rtd_ipc_reply_clear(&r);
 	return rc;
 }
@@ -281,7 +299,7 @@ static int simple(rtd_ipc_client *c, uint8_t set, uint8_t id, rtd_buf *b)
 {
 	int rc = ipc_msg_finish(b);
 	if (!rc)
-		rc = ipc_transact_hr(c, b, cmd_name(set, id));
+		rc = ipc_transact_hr(c, b, ipc_cmd_name(set, id));
 	rtd_buf_free(b);
 	return rc;
 }
@@ -541,7 +559,7 @@ RTD_API int rtd_ipc_dump(rtd_ipc_client *c, const char *path,
 		if (!rc)
 			rc = ipc_msg_finish(&b);
 		if (!rc)
-			rc = ipc_transact_hr(c, &b, cmd_name(RTD_IPC_SET_DUMP,
+			rc = ipc_transact_hr(c, &b, ipc_cmd_name(RTD_IPC_SET_DUMP,
 							     (uint8_t)v));
 		rtd_buf_free(&b);
 		if (rc != -RTD_E_IPC_UNKNOWN_COMMAND)

@@ -103,6 +103,14 @@ int ipc_get_string(struct rtd_rd *r, char **out);
 int ipc_header_parse(const uint8_t *h, uint8_t *set, uint8_t *id,
 		     uint16_t *size);
 
+/* A reply's status: 0 for OK (0xFF00), the runtime's error for an error
+ * reply, else -RTD_E_IPC_PROTOCOL; c's message set for either. */
+int ipc_reply_status(rtd_ipc_client *c, const struct rtd_ipc_reply *r,
+		     const char *what);
+/* Open a new connection and send msg on it (recorded): 0, or the error
+ * with the connection closed and c's message saying what failed. */
+int ipc_conn_send(rtd_ipc_client *c, struct ipc_conn *conn, const rtd_buf *msg,
+		  const char *what);
 /* Send one message on a new connection and read the reply header and
  * payload. On an error reply sets c->hresult and returns the mapped
  * error (the reply is still filled). The connection stays open in conn
@@ -111,6 +119,12 @@ int ipc_transact(rtd_ipc_client *c, const rtd_buf *msg,
 		 struct rtd_ipc_reply *reply, struct ipc_conn *keep);
 /* A transaction whose success reply carries an int32 HRESULT (or none). */
 int ipc_transact_hr(rtd_ipc_client *c, const rtd_buf *msg, const char *what);
+/* A success reply's int32 HRESULT (when it carries one): 0, or its error
+ * with c->errmsg and c->hresult set. */
+int ipc_reply_hr(rtd_ipc_client *c, const struct rtd_ipc_reply *r,
+		 const char *what);
+/* "ProcessInfo2", "CollectTracing5"...: a command's name for messages. */
+const char *ipc_cmd_name(uint8_t set, uint8_t id);
 /* Describe an error reply in c->errmsg. */
 int ipc_reply_error(rtd_ipc_client *c, const struct rtd_ipc_reply *r,
 		    const char *what);

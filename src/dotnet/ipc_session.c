@@ -211,17 +211,7 @@ static int pend_send(rtd_ipc_session *s)
 	const rtd_buf *b = &p->msg[p->at];
 	p->got = 0;
 	p->want = IPC_HEADER_SIZE;
-	int rc = ipc_conn_open(s->c, &s->conn);
-	if (rc)
-		return rc;
-	ipc_record(s->c, s->conn.id, REC_SEND, b->data, b->len);
-	rc = ipc_write_all(s->conn.fd, b->data, b->len, s->c->timeout_ms);
-	if (rc) {
-		ipc_seterr(s->c, "CollectTracing%d: sending the request: %s",
-			   p->v[p->at], rtd_strerror(rc));
-		ipc_conn_close(&s->conn);
-	}
-	return rc;
+	return ipc_conn_send(s->c, &s->conn, b, ipc_cmd_name(b->data[16], b->data[17]));
 }
 
 RTD_API rtd_ipc_session *
@@ -304,14 +294,8 @@ static int pend_done(rtd_ipc_session *s)
 	(void)ipc_header_parse(p->reply, &r.cmdset, &r.cmdid, &size);
 	r.payload = p->reply + IPC_HEADER_SIZE;
 	r.len = p->got - IPC_HEADER_SIZE;
-	int rc;
-	if (r.cmdset == RTD_IPC_SET_SERVER && r.cmdid == SERVER_ERROR) {
-		rc = ipc_reply_error(s->c, &r, what);
-	} else if (r.cmdset != RTD_IPC_SET_SERVER || r.cmdid != SERVER_OK) {
-		ipc_seterr(s->c, "%s: unexpected reply 0x%02x%02x (want 0xFF00)",
-			   what, r.cmdset, r.cmdid);
-		rc = -RTD_E_IPC_PROTOCOL;
-	} else {
+	int rc = ipc_reply_status(s->c, &r, what);
+	if (!rc) {
 		rc = collect_id(s, &r, v);
 		if (!rc) {
 			pend_free(s);

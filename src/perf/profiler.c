@@ -102,6 +102,14 @@ struct rtd_perf_profiler {
 	pid_t dotnet[PROF_MAX_DOTNET];
 	unsigned dotnet_guard[PROF_MAX_DOTNET]; /* rtd_guard ids */
 	unsigned ndotnet;
+	/* RTD_PERF_PROF_DOTNET_BEGIN: EnablePerfMap sent, its reply to come */
+	struct perfmap_ask {
+		pid_t pid;
+		unsigned guard;
+		rtd_ipc_client *c;
+		rtd_ipc_call *call;
+	} dotnet_ask[PROF_MAX_DOTNET];
+	unsigned nask;
 	uint64_t ips[PROF_MAX_DEPTH];
 	uint8_t kern[PROF_MAX_DEPTH];
 	uint32_t path[PROF_PATH];
@@ -780,9 +788,30 @@ static bool env_perfmap_on(pid_t pid)
 	return v[0] != '0';
 }
 
+/*
+ * The perf map's request answered (rc 0: the map is on) or given up. A
+ * request without a reply (the runtime stopped or too busy: the
+ * synchronous call's 30 s passed) may still be carried out when the
+ * runtime goes on: its guard stays, and undoes it when rtdiag ends.
+ */
+static void dotnet_answered(struct rtd_perf_profiler *p, pid_t pid, unsigned id,
+			    int rc, rtd_ipc_client *c)
+{
+	if (!rc) {
+		p->dotnet_guard[p->ndotnet] = id;
+		p->dotnet[p->ndotnet++] = pid;
+		p->st.dotnet_perfmaps = p->ndotnet;
+		return;
+	}
+	rtd_warn("pid %d: switching the perf map on: %s", (int)pid,
+		 rtd_ipc_client_errmsg(c));
+	if (rc != -RTD_E_IPC_TIMEOUT)
+		rtd_guard_forget(id);
+}
+
 static void dotnet_enable(struct rtd_perf_profiler *p, pid_t pid)
 {
-	if (p->ndotnet >= PROF_MAX_DOTNET || !maps_coreclr(pid) ||
+	if (p->ndotnet + p->nask >= PROF_MAX_DOTNET || !maps_coreclr(pid) ||
 	    env_perfmap_on(pid))
 		return;
 	int err = 0;
@@ -805,17 +834,47 @@ static void dotnet_enable(struct rtd_perf_profiler *p, pid_t pid)
 		rtd_ipc_client_free(c);
 		return;
 	}
-	r = rtd_ipc_perfmap_enable(c, RTD_IPC_PERFMAP_PERFMAP);
-	if (r) {
-		rtd_warn("pid %d: switching the perf map on: %s", (int)pid,
-			 rtd_ipc_client_errmsg(c));
-		rtd_guard_forget(id);
+	if (p->flags & RTD_PERF_PROF_DOTNET_BEGIN) {
+		/* the reply is read when it comes (the caller polls): a
+		 * stopped runtime holds no one; JIT frames are named from
+		 * when its map is written (the symbolizer reads it late) */
+		rtd_ipc_call *k = rtd_ipc_perfmap_enable_begin(c, RTD_IPC_PERFMAP_PERFMAP,
+							       &err);
+		if (k) {
+			p->dotnet_ask[p->nask++] =
+				(struct perfmap_ask){pid, id, c, k};
+			return;
+		}
+		r = err;
 	} else {
-		p->dotnet_guard[p->ndotnet] = id;
-		p->dotnet[p->ndotnet++] = pid;
+		r = rtd_ipc_perfmap_enable(c, RTD_IPC_PERFMAP_PERFMAP);
 	}
+	dotnet_answered(p, pid, id, r, c);
 	rtd_ipc_client_free(c);
-	p->st.dotnet_perfmaps = p->ndotnet;
+}
+
+RTD_API int rtd_perf_profiler_perfmap_fd(const struct rtd_perf_profiler *p)
+{
+	return p && p->nask ? rtd_ipc_call_fd(p->dotnet_ask[0].call) : -1;
+}
+
+RTD_API int rtd_perf_profiler_perfmap_answer(struct rtd_perf_profiler *p)
+{
+	if (!p)
+		return 0;
+	for (unsigned i = 0; i < p->nask;) {
+		struct perfmap_ask *k = &p->dotnet_ask[i];
+		int rc = rtd_ipc_call_answer(k->call);
+		if (rc == 1) {
+			i++;
+			continue;
+		}
+		dotnet_answered(p, k->pid, k->guard, rc, k->c);
+		rtd_ipc_call_free(k->call);
+		rtd_ipc_client_free(k->c);
+		*k = p->dotnet_ask[--p->nask];
+	}
+	return (int)p->nask;
 }
 
 /* Off again, and the map files the runtime wrote for it removed. */
@@ -828,6 +887,14 @@ static void dotnet_disable_all(struct rtd_perf_profiler *p)
 				 (int)p->dotnet[i], rtd_strerror(r));
 	}
 	p->ndotnet = 0;
+	/* a request still unanswered may be carried out later: its guard
+	 * stays, and undoes it when rtdiag ends (undone here, a stopped
+	 * runtime would hold this 40 s) */
+	for (unsigned i = 0; i < p->nask; i++) {
+		rtd_ipc_call_free(p->dotnet_ask[i].call);
+		rtd_ipc_client_free(p->dotnet_ask[i].c);
+	}
+	p->nask = 0;
 }
 
 /* ---- life cycle ----------------------------------------------------------------- */

@@ -189,6 +189,7 @@ struct sym_obj {
 	uint64_t map_start, map_limit, map_pgoff;
 	int fd;                 /* until loaded; -1 (a perf map's stays open) */
 	uint64_t perfmap_read;  /* the perf map's bytes when last read */
+	uint64_t perfmap_tried; /* monotonic ns: opening a missing map, last */
 	char *perfmap_host;     /* perf map: path outside the container */
 	/* files */
 	Elf *elf;

@@ -1266,10 +1266,22 @@ static void load_perfmap(rtd_symbolizer *s, struct sym_obj *o)
  * symbolizer that lives on (the agent's) read it early. An address it
  * does not name reads the map again when the file has grown since.
  */
+#define PERFMAP_RETRY_NS 1000000000ull /* a missing map looked for again */
 static bool perfmap_reload(rtd_symbolizer *s, struct sym_obj *o)
 {
 	struct stat st;
-	if (o->fd < 0 || fstat(o->fd, &st) ||
+	if (o->fd < 0) {
+		/* switched on later than the first sample (a stopped runtime
+		 * answers when it goes on): the file is looked for again, at
+		 * most once a second */
+		uint64_t now = rtd_now_ns();
+		if (now - o->perfmap_tried < PERFMAP_RETRY_NS)
+			return false;
+		o->perfmap_tried = now;
+		load_perfmap(s, o);
+		return o->fd >= 0;
+	}
+	if (fstat(o->fd, &st) ||
 	    (uint64_t)st.st_size <= o->perfmap_read)
 		return false;
 	s->st.symbols -= o->syms.n;

@@ -377,6 +377,106 @@ static void test_begin_answer(void **state)
 	held_step = -1;
 }
 
+/* Wait for a call's fd, then read what came of its reply. */
+static int call_when_readable(rtd_ipc_call *k)
+{
+	struct pollfd p = {.fd = rtd_ipc_call_fd(k), .events = POLLIN};
+	assert_int_equal(poll(&p, 1, 10000), 1);
+	return rtd_ipc_call_answer(k);
+}
+
+/* A protocol string of ASCII s at out: u32 units with the NUL, UTF-16LE. */
+static size_t put_str(uint8_t *out, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	out[0] = (uint8_t)n;
+	out[1] = out[2] = out[3] = 0;
+	for (size_t i = 0; i < n; i++) {
+		out[4 + 2 * i] = (uint8_t)s[i];
+		out[5 + 2 * i] = 0;
+	}
+	return 4 + 2 * n;
+}
+
+/* rtd_ipc_process_info_begin() and rtd_ipc_perfmap_enable_begin(): no
+ * wait for the reply (held by the server); a runtime that does not know
+ * ProcessInfo3 is asked ProcessInfo2 on a new connection; EnablePerfMap's
+ * HRESULT read; a connection closed without a reply is an error. */
+static void test_call_answer(void **state)
+{
+	(void)state;
+	static uint8_t unk[24], info2[256], on[24], refused[24];
+	uint8_t hr[4] = {0x85, 0x13, 0x13, 0x80};
+	mk(unk, 0xff, 0xff, hr, 4);
+	uint8_t pl[200] = {42}; /* pid 42, a zero cookie */
+	size_t n = 24;
+	const char *str[5] = {"x", "Linux", "x64", "app", "10.0.1"};
+	for (int i = 0; i < 5; i++)
+		n += put_str(pl + n, str[i]);
+	size_t info2_len = mk(info2, 0xff, 0, pl, n);
+	uint8_t zero[4] = {0}, fail[4] = {0x05, 0x40, 0x00, 0x80};
+	mk(on, 0xff, 0, zero, 4);
+	mk(refused, 0xff, 0, fail, 4); /* OK, carrying a failed HRESULT */
+	const struct step s[] = {
+		{4, 8, unk, 24, 0, false},          /* ProcessInfo3, held */
+		{4, 4, info2, info2_len, 0, false}, /* ProcessInfo2 */
+		{4, 5, on, 24, 0, false},           /* EnablePerfMap */
+		{4, 5, refused, 24, 0, false},
+		{4, 5, NULL, 0, 0, false},          /* closed, no reply */
+	};
+	struct fake f;
+	held_step = 0;
+	fake_start(&f, s, 5);
+	rtd_ipc_client *c = client(&f, 2000);
+	int err = 0;
+	rtd_ipc_call *k = rtd_ipc_process_info_begin(c, 0, &err);
+	assert_non_null(k);
+	/* the server holds its reply: nothing to read, nothing waited for */
+	assert_int_equal(rtd_ipc_call_answer(k), 1);
+	struct rtd_ipc_process_info pi;
+	assert_int_equal(rtd_ipc_call_process_info(k, &pi), -RTD_E_STATE);
+	assert_int_equal(write(f.go[1], "g", 1), 1);
+	int rc;
+	while ((rc = call_when_readable(k)) == 1)
+		;
+	assert_int_equal(rc, 0);
+	assert_int_equal(rtd_ipc_call_fd(k), -1);
+	assert_int_equal(rtd_ipc_call_process_info(k, &pi), 0);
+	assert_int_equal(pi.version, 2);
+	assert_int_equal(pi.pid, 42);
+	assert_string_equal(pi.clr_version, "10.0.1");
+	rtd_ipc_process_info_clear(&pi);
+	rtd_ipc_call_free(k);
+	k = rtd_ipc_perfmap_enable_begin(c, RTD_IPC_PERFMAP_PERFMAP, &err);
+	assert_non_null(k);
+	while ((rc = call_when_readable(k)) == 1)
+		;
+	assert_int_equal(rc, 0);
+	assert_int_equal(f.last_len, 4); /* the type asked, a u32 */
+	assert_int_equal(f.last_payload[0], RTD_IPC_PERFMAP_PERFMAP);
+	/* not a ProcessInfo call */
+	assert_int_equal(rtd_ipc_call_process_info(k, &pi), -RTD_E_STATE);
+	rtd_ipc_call_free(k);
+	k = rtd_ipc_perfmap_enable_begin(c, RTD_IPC_PERFMAP_PERFMAP, &err);
+	while ((rc = call_when_readable(k)) == 1)
+		;
+	assert_true(rc < 0);
+	assert_int_equal(rtd_ipc_client_hresult(c), 0x80004005u);
+	rtd_ipc_call_free(k);
+	k = rtd_ipc_perfmap_enable_begin(c, RTD_IPC_PERFMAP_PERFMAP, &err);
+	while ((rc = call_when_readable(k)) == 1)
+		;
+	assert_int_equal(rc, -RTD_E_IPC_CLOSED);
+	assert_non_null(strstr(rtd_ipc_client_errmsg(c), "EnablePerfMap: the runtime "
+							 "closed the connection without a reply"));
+	rtd_ipc_call_free(k);
+	rtd_ipc_call_free(NULL);
+	rtd_ipc_client_free(c);
+	assert_int_equal(f.mismatches, 0);
+	fake_end(&f);
+	held_step = -1;
+}
+
 static void test_env_caps(void **state)
 {
 	(void)state;
@@ -547,6 +647,7 @@ int main(void)
 		cmocka_unit_test(test_on_wait),
 		cmocka_unit_test(test_unknown_command_fallback),
 		cmocka_unit_test(test_begin_answer),
+		cmocka_unit_test(test_call_answer),
 		cmocka_unit_test(test_env_caps),
 		cmocka_unit_test(test_long_path),
 		cmocka_unit_test(test_dump_fallback),
