@@ -51,6 +51,17 @@ static inline int rtd_write_errno(void)
 int rtd_proc_stat(pid_t pid, char *state, unsigned long long *start);
 
 /*
+ * rtd_proc_tasks - each thread of a process (/proc/PID/task), as listed
+ * @pid: the process
+ * @fn: called with each thread id; a non-zero return stops the listing
+ * @ctx: passed to @fn
+ *
+ * Returns: the threads given, @fn's non-zero value, or -errno when the
+ * list cannot be read (-ENOENT: no such process).
+ */
+int rtd_proc_tasks(int pid, int (*fn)(int tid, void *ctx), void *ctx);
+
+/*
  * rtd_proc_comm - a process's or thread's command name (/proc/.../comm)
  * @pid: the process
  * @tid: one of its threads, or 0 for the process

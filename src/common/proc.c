@@ -109,50 +109,67 @@ static bool thread_ns(int pid, long tid, uint64_t *ns)
 	return true;
 }
 
+int rtd_proc_tasks(int pid, int (*fn)(int tid, void *ctx), void *ctx)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -errno;
+	struct dirent *e;
+	int rc = 0, n = 0;
+	while (!rc && (e = readdir(d))) {
+		char *end;
+		long tid = strtol(e->d_name, &end, 10);
+		if (*end || tid <= 0 || tid > INT_MAX)
+			continue; /* "." and ".." */
+		rc = fn((int)tid, ctx);
+		n++;
+	}
+	closedir(d);
+	return rc ? rc : n;
+}
+
+struct thread_cpu_acc {
+	int pid;
+	struct rtd_thread_cpu *v;
+	size_t n, cap;
+};
+
+static int thread_cpu_one(int tid, void *ctx)
+{
+	struct thread_cpu_acc *a = ctx;
+	uint64_t ns;
+	if (!thread_ns(a->pid, tid, &ns))
+		return 0; /* a thread that just ended */
+	if (a->n == RTD_THREAD_CPU_MAX)
+		return -RTD_E_CAP;
+	if (a->n == a->cap) {
+		size_t nc = a->cap ? a->cap * 2 : 64;
+		struct rtd_thread_cpu *nv = realloc(a->v, nc * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		a->v = nv;
+		a->cap = nc;
+	}
+	a->v[a->n++] = (struct rtd_thread_cpu){.tid = tid, .ns = ns};
+	return 0;
+}
+
 int rtd_thread_cpu_read(int pid, struct rtd_thread_cpu **out, size_t *n)
 {
 	if (!out || !n || pid <= 0)
 		return -RTD_E_INVAL;
 	*out = NULL;
 	*n = 0;
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	DIR *d = opendir(path);
-	if (!d)
-		return -errno;
-	struct rtd_thread_cpu *v = NULL;
-	size_t cnt = 0, cap = 0;
-	struct dirent *e;
-	int err = 0;
-	while ((e = readdir(d))) {
-		char *end;
-		long tid = strtol(e->d_name, &end, 10);
-		uint64_t ns;
-		if (*end || tid <= 0 || !thread_ns(pid, tid, &ns))
-			continue; /* "." and "..", or a thread that just ended */
-		if (cnt == RTD_THREAD_CPU_MAX) {
-			err = -RTD_E_CAP;
-			break;
-		}
-		if (cnt == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			struct rtd_thread_cpu *nv = realloc(v, nc * sizeof(*nv));
-			if (!nv) {
-				err = -ENOMEM;
-				break;
-			}
-			v = nv;
-			cap = nc;
-		}
-		v[cnt++] = (struct rtd_thread_cpu){.tid = tid, .ns = ns};
+	struct thread_cpu_acc a = {.pid = pid};
+	int rc = rtd_proc_tasks(pid, thread_cpu_one, &a);
+	if (rc < 0) {
+		free(a.v);
+		return rc;
 	}
-	closedir(d);
-	if (err) {
-		free(v);
-		return err;
-	}
-	*out = v;
-	*n = cnt;
+	*out = a.v;
+	*n = a.n;
 	return 0;
 }
 

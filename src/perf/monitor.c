@@ -179,36 +179,34 @@ RTD_API int rtd_perf_sampling_check(pid_t pid, char *why, size_t n)
 	return fd;
 }
 
+struct add_tasks {
+	struct rtd_perf_monitor *m;
+	int added;
+};
+
+static int add_task(int tid, void *ctx)
+{
+	struct add_tasks *a = ctx;
+	a->added++;
+	return add_target(a->m, tid);
+}
+
 /* A pid's threads: perf_event's pid argument is a thread id. */
 static int add_pid(struct rtd_perf_monitor *m, pid_t pid)
 {
-	char path[64];
 	if (pid <= 0)
 		return perf_set_err(m, -RTD_E_INVAL, "pid %d: not a process id",
 				    (int)pid);
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	DIR *d = opendir(path);
-	if (!d)
-		return perf_set_err(m, -RTD_E_NOTFOUND,
-				    "pid %d: no such process (%s)", (int)pid,
-				    strerror(errno));
-	struct dirent *de;
-	int r = 0, n = 0;
 	/* with inheritance the process's children follow on their own; the
 	 * threads alive now are each a target */
-	while (!r && (de = readdir(d))) {
-		char *end;
-		long tid = strtol(de->d_name, &end, 10);
-		if (*end || tid <= 0)
-			continue;
-		r = add_target(m, (int)tid);
-		n++;
-	}
-	closedir(d);
-	if (!r && !n)
-		r = perf_set_err(m, -RTD_E_NOTFOUND, "pid %d: no threads",
-				 (int)pid);
-	return r;
+	struct add_tasks a = {m, 0};
+	int r = rtd_proc_tasks((int)pid, add_task, &a);
+	if (r < 0 && !a.added) /* the list not read: add_target said nothing */
+		return perf_set_err(m, -RTD_E_NOTFOUND, "pid %d: no such process (%s)",
+				    (int)pid, strerror(-r));
+	if (r == 0)
+		return perf_set_err(m, -RTD_E_NOTFOUND, "pid %d: no threads", (int)pid);
+	return r < 0 ? r : 0;
 }
 
 static int add_cgroup(struct rtd_perf_monitor *m, const char *cg)

@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <fcntl.h>
@@ -71,6 +72,44 @@ static void read_live(void **state)
 	assert_int_equal(rtd_pstat_read(NULL, 0, 0, &ts), -RTD_E_INVAL);
 	pthread_cancel(th);
 	pthread_join(th, NULL);
+}
+
+struct tids {
+	int v[8];
+	int n, stop_at;
+};
+
+static int take_tid(int tid, void *ctx)
+{
+	struct tids *t = ctx;
+	if (t->n < 8)
+		t->v[t->n] = tid;
+	t->n++;
+	return t->stop_at && t->n == t->stop_at ? 5 : 0;
+}
+
+/* rtd_proc_tasks: this process's threads (two made here), a stop, gone */
+static void tasks(void **state)
+{
+	(void)state;
+	pthread_t th[2];
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, idle, NULL), 0);
+	struct tids t = {0};
+	assert_int_equal(rtd_proc_tasks(getpid(), take_tid, &t), 3);
+	assert_int_equal(t.n, 3);
+	bool main_seen = false;
+	for (int i = 0; i < 3; i++)
+		main_seen |= t.v[i] == getpid();
+	assert_true(main_seen);
+	t = (struct tids){.stop_at = 2};
+	assert_int_equal(rtd_proc_tasks(getpid(), take_tid, &t), 5);
+	assert_int_equal(t.n, 2);
+	assert_int_equal(rtd_proc_tasks(999999999, take_tid, &t), -ENOENT);
+	for (int i = 0; i < 2; i++) {
+		pthread_cancel(th[i]);
+		pthread_join(th[i], NULL);
+	}
 }
 
 static void read_zombie_and_gone(void **state)
@@ -397,6 +436,7 @@ int main(void)
 		cmocka_unit_test(root_and_map_files),
 		cmocka_unit_test(status_num),
 		cmocka_unit_test(exe_cmdline),
+		cmocka_unit_test(tasks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
