@@ -430,25 +430,34 @@ static int on_synth_line(const struct rtd_maps_entry *e, void *ctx)
 	return 0;
 }
 
+struct synth_task {
+	rtd_perf_data_writer *w;
+	pid_t pid;
+	char comm[64]; /* the process's */
+};
+
+/* A thread's COMM record, named as the thread is now (perf record's
+ * synthesized threads are; a thread gone meanwhile keeps the process's). */
+static int synth_thread(int tid, void *ctx)
+{
+	struct synth_task *t = ctx;
+	char comm[64];
+	if (rtd_proc_comm((int)t->pid, tid, comm, sizeof(comm)) < 0)
+		snprintf(comm, sizeof(comm), "%s", t->comm);
+	struct {
+		uint32_t pid, tid;
+	} b = {(uint32_t)t->pid, (uint32_t)tid};
+	synth(t->w, PERF_RECORD_COMM, 0, &b, sizeof(b), comm, (uint32_t)t->pid,
+	      (uint32_t)tid);
+	return 0;
+}
+
 static void synth_process(rtd_perf_data_writer *w, pid_t pid)
 {
-	char path[64], comm[64] = "";
-	if (rtd_proc_comm((int)pid, 0, comm, sizeof(comm)) < 0)
+	struct synth_task t = {w, pid, ""};
+	if (rtd_proc_comm((int)pid, 0, t.comm, sizeof(t.comm)) < 0)
 		return; /* gone */
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	DIR *d = opendir(path);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		uint32_t tid = (uint32_t)atoi(de->d_name);
-		struct {
-			uint32_t pid, tid;
-		} b = {(uint32_t)pid, tid};
-		synth(w, PERF_RECORD_COMM, 0, &b, sizeof(b), comm, (uint32_t)pid, tid);
-	}
-	if (d)
-		closedir(d);
+	(void)rtd_proc_tasks((int)pid, synth_thread, &t);
 	struct synth_maps c = {w, pid};
 	size_t bad;
 	rtd_proc_maps(pid, on_synth_line, &c, &bad); /* gone meanwhile: what was read */

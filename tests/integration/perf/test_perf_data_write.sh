@@ -80,3 +80,32 @@ ok "pipe mode: the tracepoint's name and fields from the formats in the stream"
 "$R" convert - -o "$TMP/no.folded" < <(cat "$TMP/off.data") 2> "$TMP/err"; rc=$?
 [ $rc = 1 ] && grep -q "give its file name" "$TMP/err" && [ ! -e "$TMP/no.folded" ] || { cat "$TMP/err"; fail "a seekable perf.data on a pipe: rc $rc"; }
 ok "a perf.data of perf's seekable layout on a pipe: $(cat "$TMP/err")"
+
+# the threads of a process already running: each named as it is (perf
+# record's synthesized COMM records are), not by its process's name (they
+# were all "python3" here: perf report's comm column wrong for every
+# thread but the first)
+mkfifo "$TMP/go"
+python3 - "$TMP/go" > "$TMP/ready" <<'PY' &
+import ctypes, ctypes.util, sys, threading
+libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+named = threading.Barrier(3)
+def worker(name):
+    libc.prctl(15, name.encode(), 0, 0, 0)  # PR_SET_NAME
+    named.wait()
+    threading.Event().wait()
+for n in ("alpha-worker", "beta-worker"):
+    threading.Thread(target=worker, args=(n,), daemon=True).start()
+named.wait()
+print("ready", flush=True)
+open(sys.argv[1]).read()  # until the test is done with it
+PY
+tp=$!
+until grep -q ready "$TMP/ready"; do kill -0 $tp 2> /dev/null || fail "the named-threads program ended"; sleep 0.05; done
+"$R" perf record -p $tp -d 0.2 -o "$TMP/thr.data" > /dev/null 2> "$TMP/thr.err" || { cat "$TMP/thr.err"; fail "perf record -p (named threads) -o x.data"; }
+want=$(for t in /proc/$tp/task/*; do echo "${t##*/} $(cat $t/comm)"; done | sort)
+echo > "$TMP/go"; wait $tp
+got=$(perf script -i "$TMP/thr.data" --show-task-events 2> /dev/null \
+  | sed -n 's/.*PERF_RECORD_COMM: \(.*\):[0-9]*\/\([0-9]*\)$/\2 \1/p' | sort -u)
+[ "$got" = "$want" ] || fail "threads' COMM records: '$got', want '$want'"
+ok "perf.data names each thread of a running process as it is: $(echo $got)"
