@@ -48,12 +48,16 @@
 #   asks rtd_ipc_socket_own_path().
 # What is left of "/proc/%..." and "/proc/self..." outside src/common is
 #   not a process's file read another way: /proc/self/fd/N (a descriptor
-#   of ours named for another API), /proc/PID/task and /proc/PID (listed or
-#   stat'ed: threads, is it there), /proc/PID/fd, /proc/PID/net/tcp and
+#   of ours named for another API), /proc/PID (stat'ed: is it
+#   there), /proc/PID/fd, /proc/PID/net/tcp and
 #   /proc/PID/ns/net (the Go capture's socket lookup, one reader each),
 #   /proc/self/statm (the agent's own memory), /proc/self/mountinfo (the
 #   system's mounts, perf's cgroup paths); /proc/sys files are the
 #   system's (kallsyms has its own rule).
+# tasks: a process's threads (/proc/PID/task) are listed in one place,
+#   rtd_proc_tasks() in src/common; they were listed three ways (the
+#   threads' CPU reader, perf's monitor, perf.data's writer: atoi on any
+#   name that began with a digit).
 # kallsyms: /proc/kallsyms (or a file of its format a user names) has one
 #   reader, in src/common (rtd_kallsyms_read(), streaming in an 8 KB line
 #   buffer; rtd_kallsyms_parse()); it was read three ways: the symbolizer
@@ -107,6 +111,7 @@ scan_v1_in_v2() { # ROOT
 		grep -E '^src/gotrace/(v2[^/]*\.[ch]|order2\.c):' |
 		sed -E '/^src\/gotrace\/v2spec\.c:/s/\bv1_descs\[//g' | grep -wE 'v1_[A-Za-z0-9_]+')
 }
+scan_tasks() { scan_path "$1" '"[^"]*/task"'; }
 scan_kallsyms() { # ROOT: a string naming the kallsyms file, outside src/common
 	scan_path "$1" '"/proc/kallsyms"'
 }
@@ -191,4 +196,10 @@ mk src/x/b.c '	FILE *k = fopen("/proc/kallsyms", "r");'
 mk src/x/c.c '	dso_add(w, -1, "[kernel.kallsyms]", true); /* kallsyms */'
 check kallsyms "src/x/a.c src/x/b.c" "src/common/kallsyms.c src/x/c.c" \
 	"kallsyms read outside src/common: use rtd_kallsyms_read()"
+mk src/common/proc.c 'snprintf(path, sizeof(path), "/proc/%d/task", pid);'
+mk src/x/a.c 'snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);'
+mk src/x/b.c 'snprintf(path, sizeof(path), "%s/%d/task", dir, pid);'
+mk src/x/c.c 'snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid); /* a task */'
+check tasks "src/x/a.c src/x/b.c" "src/common/proc.c src/x/c.c" \
+	"a process's threads listed outside src/common: use rtd_proc_tasks()"
 exit $fail
