@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -152,6 +154,32 @@ static inline void pt_go(struct pt_child *c)
 	if (write(c->go, &b, 1) != 1)
 		FAIL("cannot start the child");
 	close(c->go);
+}
+
+/*
+ * Waits until thread @tid sits off the CPU in read(@fd, ...): its
+ * /proc/TID/syscall names the call only while the task is blocked in it
+ * (and says "running" otherwise). A wait that began before a profiler
+ * attached is seen by none; one that began in between, by some. Polled,
+ * with a bound (60 s) no busy machine reaches.
+ */
+static inline void pt_wait_blocked_in_read(pid_t tid, int fd)
+{
+	char path[64], want[32], buf[128];
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)tid);
+	snprintf(want, sizeof(want), "%d 0x%x ", (int)SYS_read, (unsigned)fd);
+	for (int i = 0; i < 60000; i++) {
+		FILE *f = fopen(path, "r");
+		bool in = false;
+		if (f) {
+			in = fgets(buf, sizeof(buf), f) && !strncmp(buf, want, strlen(want));
+			fclose(f);
+		}
+		if (in)
+			return;
+		usleep(1000);
+	}
+	FAIL("thread %d never blocked in read(%d): %s", (int)tid, fd, path);
 }
 
 static inline int pt_wait(struct pt_child *c)

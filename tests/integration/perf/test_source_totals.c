@@ -233,6 +233,10 @@ int main(void)
 	if (child == 0)
 		child_main();
 	close(go_pipe[0]);
+	/* the child's wait for the go byte began before both profilers:
+	 * neither sees it (had it begun between the two attaches, only the
+	 * first would, a stack the other lacks) */
+	pt_wait_blocked_in_read(child, go_pipe[0]);
 	struct rtd_perf_profiler *direct = offcpu_profiler(&child, 0);
 	const char *why = "";
 	if (rtd_perf_profiler_offcpu_via(direct, &why) != RTD_PERF_OFFCPU_VIA_BPF) {
