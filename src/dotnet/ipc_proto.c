@@ -9,6 +9,7 @@
 
 #include "common/buf.h"
 #include "common/rd.h"
+#include "common/textrd.h"
 #include "dotnet/ipc_int.h"
 #include "rtdiag/ipc_process.h"
 #include "rtdiag/ipc_profiler.h"
@@ -202,17 +203,6 @@ RTD_API int rtd_ipc_advertise_parse(const void *buf, size_t len,
 	adv->pid = rd_u64le(&r);
 	(void)rd_u16le(&r); /* future */
 	return rd_ok(&r) ? 0 : r.err;
-}
-
-static int hexval(int ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
 }
 
 RTD_API int rtd_ipc_guid_parse(const char *s, uint8_t guid[16])

@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "common/errmsg.h"
+#include "common/textrd.h"
 #include "dotnet/ipc_int.h"
 #include "rtdiag/ipc_providers.h"
 #include "rtdiag/ipc_session.h"
@@ -154,30 +155,12 @@ static size_t check_args(const char *a, size_t n, size_t *plen)
 	return 0;
 }
 
+/* Keywords: hex, "0x" allowed, up to 16 digits; none at all is 0. */
 static int parse_keywords(const char *s, size_t n, uint64_t *out)
 {
 	*out = 0;
-	if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		s += 2;
-		n -= 2;
-		if (n == 0)
-			return -1;
-	}
-	if (n > 16)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		int c = s[i], d;
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
-			return -1;
-		*out = *out << 4 | (uint64_t)d;
-	}
-	return 0;
+	size_t i = 0;
+	return n == 0 || (hex_field(s, n, &i, out) && i == n) ? 0 : -1;
 }
 
 RTD_API int rtd_ipc_providers_parse(const char *spec,

@@ -25,6 +25,7 @@
 
 #include "common/buf.h"
 #include "common/errmsg.h"
+#include "common/textrd.h"
 #include "gotrace/v2.h"
 #include "rtdiag/gotrace_decoder.h"
 #include "rtdiag/gotrace_encoder.h"
@@ -85,7 +86,7 @@ static int put_uvarint(struct tr *t, uint64_t v)
 }
 
 /* Next non-empty, non-comment line: [*s, *e). Returns false at the end. */
-static bool next_line(struct tr *t, const char **s, const char **e)
+static bool tr_next_line(struct tr *t, const char **s, const char **e)
 {
 	while (t->p < t->end) {
 		const char *b = t->p;
@@ -176,17 +177,6 @@ static int rest_empty(struct tr *t, const char *s, const char *e)
 	if (s < e && *s != '#')
 		return terr(t, "unexpected text at the end of an event: %.*s", (int)(e - s), s);
 	return 0;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* Go's strconv.Unquote of a "double-quoted" literal into out. */
@@ -314,7 +304,7 @@ int rtd_gotrace_text2bin_as(const char *text, size_t len, int version,
 		goto out;
 	}
 	const char *rewind = t->p;
-	if (!next_line(t, &s, &e)) {
+	if (!tr_next_line(t, &s, &e)) {
 		rc = version ? 0 : terr(t, "no header line (want \"Trace Go1.NN\")");
 		ver = version;
 	} else if (version && (e - s < 5 || memcmp(s, "Trace", 5) != 0)) {
@@ -340,7 +330,7 @@ int rtd_gotrace_text2bin_as(const char *text, size_t len, int version,
 		rc = -ENOMEM;
 		goto out;
 	}
-	while (rc == 0 && next_line(t, &s, &e)) {
+	while (rc == 0 && tr_next_line(t, &s, &e)) {
 		const char *w = tok(&s, e, &n);
 		int typ = v2_type_by_name(w, n, ver);
 		if (typ < 0) {
@@ -370,7 +360,7 @@ int rtd_gotrace_text2bin_as(const char *text, size_t len, int version,
 			}
 			static const char *const ff[] = {"pc", "func", "file", "line"};
 			for (uint64_t f = 0; f < a[1] && rc == 0; f++) {
-				if (!next_line(t, &s, &e)) {
+				if (!tr_next_line(t, &s, &e)) {
 					rc = terr(t, "unexpected end while reading stack");
 					break;
 				}
@@ -385,7 +375,7 @@ int rtd_gotrace_text2bin_as(const char *text, size_t len, int version,
 			}
 		}
 		if (rc == 0 && (sp->flags & V2_DATA)) {
-			if (!next_line(t, &s, &e)) {
+			if (!tr_next_line(t, &s, &e)) {
 				rc = terr(t, "unexpected end while reading data for %s", sp->name);
 				break;
 			}

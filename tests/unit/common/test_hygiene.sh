@@ -63,6 +63,10 @@
 #   buffer; rtd_kallsyms_parse()); it was read three ways: the symbolizer
 #   slurped it (~10 MB), the profiler's kernel ranges and perf.data's
 #   kernel map each with fgets into 512 bytes and their own field rules.
+# hexdigit: a hex digit's value has one function, hexval() in
+#   src/common/textrd.h (with hex_field() for a number); it was written
+#   out four times (the GUID parser, the providers' keywords, the Go text
+#   format's string unquoting, textrd.h).
 # opts_sz: structs of libbpf's shape (`size_t sz` first) are checked one
 #   way (they were checked by hand in 17 files, four ways, one refusing
 #   exactly the older callers sz exists for): rtd_opts_check()/_copy(), or
@@ -112,6 +116,9 @@ scan_v1_in_v2() { # ROOT
 		sed -E '/^src\/gotrace\/v2spec\.c:/s/\bv1_descs\[//g' | grep -wE 'v1_[A-Za-z0-9_]+')
 }
 scan_tasks() { scan_path "$1" '"[^"]*/task"'; }
+scan_hexdigit() { # ROOT: a letter digit's value worked out by hand
+	scan_path "$1" "'[aA]' \\+ 10"
+}
 scan_kallsyms() { # ROOT: a string naming the kallsyms file, outside src/common
 	scan_path "$1" '"/proc/kallsyms"'
 }
@@ -202,4 +209,10 @@ mk src/x/b.c 'snprintf(path, sizeof(path), "%s/%d/task", dir, pid);'
 mk src/x/c.c 'snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid); /* a task */'
 check tasks "src/x/a.c src/x/b.c" "src/common/proc.c src/x/c.c" \
 	"a process's threads listed outside src/common: use rtd_proc_tasks()"
+mk src/common/textrd.h "		return c - 'a' + 10;"
+mk src/x/a.c "			d = c - 'A' + 10;"
+mk tools/y/b.c "	return ch - 'a' + 10;"
+mk src/x/c.c "	int x = c - 'a' + 1; /* not a hex digit: + 10 */"
+check hexdigit "src/x/a.c tools/y/b.c" "src/common/textrd.h src/x/c.c" \
+	"a hex digit's value worked out outside src/common: use hexval() or hex_field() (src/common/textrd.h)"
 exit $fail

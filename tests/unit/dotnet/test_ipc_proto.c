@@ -231,6 +231,15 @@ static void test_providers(void **state)
 	assert_int_equal(rtd_ipc_providers_parse("X:zz", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
 	assert_non_null(strstr(err, "keywords 'zz'"));
 	assert_int_equal(rtd_ipc_providers_parse("X:1:loud", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
+	/* keywords: hex, "0x" or "0X", 16 digits at most, some after "0x" */
+	assert_int_equal(rtd_ipc_providers_parse("K:0X1fA0", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.v[p.n - 1].keywords, 0x1fa0);
+	assert_int_equal(rtd_ipc_providers_parse("K:fedcba9876543210", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.v[p.n - 1].keywords, 0xfedcba9876543210ull);
+	assert_int_equal(rtd_ipc_providers_parse("K:10000000000000000", &p, err, sizeof(err)),
+			 -RTD_E_IPC_PROVIDER);
+	assert_int_equal(rtd_ipc_providers_parse("K:0x", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
+	assert_int_equal(rtd_ipc_providers_parse("K:1g", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
 	/* dotnet-trace takes 9 as 5; rtdiag refuses it with the reason */
 	assert_int_equal(rtd_ipc_providers_parse("Y:1:9", &p, err, sizeof(err)), -RTD_E_IPC_PROVIDER);
 	assert_non_null(strstr(err, "level '9' is above Verbose (5)"));
