@@ -131,7 +131,11 @@ void rtd_proc_cgroup_pick(const char *text, char *out, size_t len);
  * @out: gets the path ("" when the file has none or cannot be read)
  * @len: size of @out
  *
- * Returns: 0, or -errno when the file cannot be read (-ENOENT: gone).
+ * Read a line at a time, however many hierarchies a hybrid layout lists
+ * before v2's line.
+ *
+ * Returns: 0, -errno when the file cannot be read (-ENOENT: gone), or
+ * -RTD_E_CAP for a line longer than PATH_MAX and its controllers.
  */
 int rtd_proc_cgroup(const char *proc_dir, pid_t pid, char *out, size_t len);
 

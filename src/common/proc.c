@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "common/file.h"
+#include "common/textrd.h"
 #include "rtdiag/common.h"
 
 RTD_API int rtd_pstat_parse(const char *text, struct rtd_pstat *out)
@@ -196,45 +197,62 @@ pid_t rtd_proc_ns_pid(pid_t pid)
 	return last;
 }
 
+/* The pick as lines come: the first v1 hierarchy's path kept until v2's
+ * line (which ends it) */
+struct cg_pick {
+	char *out;
+	size_t len;
+	bool have;
+};
+
+static void cg_copy(struct cg_pick *c, const char *path, size_t n)
+{
+	if (n >= c->len)
+		n = c->len - 1;
+	memcpy(c->out, path, n);
+	c->out[n] = 0;
+	c->have = true;
+}
+
+/* One line "ID:controllers:path"; cgroup v2's is "0::path": 1 there. */
+static int cg_line(const char *l, size_t n, size_t lineno, void *ctx)
+{
+	(void)lineno;
+	struct cg_pick *c = ctx;
+	const char *end = l + n;
+	const char *c1 = memchr(l, ':', n);
+	const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(end - c1 - 1)) : NULL;
+	if (!c2)
+		return 0;
+	const char *path = c2 + 1;
+	if (c1 - l == 1 && l[0] == '0' && c2 == c1 + 1) {
+		cg_copy(c, path, (size_t)(end - path));
+		return 1;
+	}
+	if (!c->have)
+		cg_copy(c, path, (size_t)(end - path));
+	return 0;
+}
+
+static int cg_piece(const char *buf, size_t len, void *ctx, size_t *lineno)
+{
+	return each_line(buf, len, lineno, cg_line, ctx);
+}
+
 void rtd_proc_cgroup_pick(const char *text, char *out, size_t len)
 {
-	/* lines "ID:controllers:path"; cgroup v2's is "0::path" */
-	const char *first = NULL, *firstend = NULL;
+	struct cg_pick c = {out, len, false};
+	size_t lineno = 0;
 	out[0] = 0;
-	for (const char *l = text; *l;) {
-		const char *nl = strchr(l, '\n');
-		const char *end = nl ? nl : l + strlen(l);
-		const char *c1 = memchr(l, ':', (size_t)(end - l));
-		const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(end - c1 - 1))
-				    : NULL;
-		if (c2) {
-			const char *path = c2 + 1;
-			if (c1 - l == 1 && l[0] == '0' && c2 == c1 + 1) {
-				first = path;
-				firstend = end;
-				break;
-			}
-			if (!first) {
-				first = path;
-				firstend = end;
-			}
-		}
-		if (!nl)
-			break;
-		l = nl + 1;
-	}
-	if (first) {
-		size_t n = (size_t)(firstend - first);
-		if (n >= len)
-			n = len - 1;
-		memcpy(out, first, n);
-		out[n] = 0;
-	}
+	(void)each_line(text, strlen(text), &lineno, cg_line, &c);
 }
+
+/* The longest line taken: a path of PATH_MAX and its controllers */
+#define CGROUP_LINE_MAX (PATH_MAX + 512)
 
 int rtd_proc_cgroup(const char *proc_dir, pid_t pid, char *out, size_t len)
 {
-	char path[PATH_MAX], buf[4096];
+	char path[PATH_MAX];
 	if (!len)
 		return -RTD_E_INVAL;
 	out[0] = 0;
@@ -242,11 +260,16 @@ int rtd_proc_cgroup(const char *proc_dir, pid_t pid, char *out, size_t len)
 			 (int)pid);
 	if (l < 0 || (size_t)l >= sizeof(path))
 		return -ENAMETOOLONG;
-	int n = rtd_read_small(path, buf, sizeof(buf));
-	if (n < 0)
-		return n;
-	rtd_proc_cgroup_pick(buf, out, len);
-	return 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* a line at a time: a hybrid layout's v2 line comes last, after as
+	 * many v1 hierarchies as there are, whatever their paths' length */
+	struct cg_pick c = {out, len, false};
+	size_t bad = 0;
+	int rc = rtd_lines_read_fd(fd, CGROUP_LINE_MAX, cg_piece, &c, &bad);
+	close(fd);
+	return rc < 0 ? rc : 0;
 }
 
 int rtd_proc_root_path(char *out, size_t n, pid_t pid, const char *fmt, ...)

@@ -295,6 +295,22 @@ static void cgroup_read(void **state)
 	put(root, "4242/cgroup", "12:cpu,cpuacct:/docker/" ID64 "\n0::/kubepods/x\n");
 	assert_int_equal(rtd_proc_cgroup(root, 4242, got, sizeof(got)), 0);
 	assert_string_equal(got, "/kubepods/x");
+	/* a hybrid layout past 4 KB: its v2 line, the last, still found
+	 * (the file was read into 4 KB: the first v1 path came back) */
+	char *big = malloc(16384);
+	assert_non_null(big);
+	size_t bl = 0;
+	for (int i = 12; i > 0; i--)
+		bl += (size_t)snprintf(big + bl, 16384 - bl,
+				       "%d:ctl%d:/kubepods.slice/kubepods-burstable.slice/"
+				       "kubepods-burstable-pod" ID64 ".slice/cri-containerd-" ID64
+				       ".scope/%0200d\n", i, i, i);
+	bl += (size_t)snprintf(big + bl, 16384 - bl, "0::/kubepods/v2\n");
+	assert_true(bl > 4096 && bl < 16384);
+	put(root, "4242/cgroup", big);
+	free(big);
+	assert_int_equal(rtd_proc_cgroup(root, 4242, got, sizeof(got)), 0);
+	assert_string_equal(got, "/kubepods/v2");
 	strcpy(got, "kept");
 	assert_int_equal(rtd_proc_cgroup(root, 4243, got, sizeof(got)), -ENOENT);
 	assert_string_equal(got, "");
