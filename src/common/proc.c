@@ -174,18 +174,72 @@ int rtd_thread_cpu_read(int pid, struct rtd_thread_cpu **out, size_t *n)
 	return 0;
 }
 
-pid_t rtd_proc_ns_pid(pid_t pid)
+/*
+ * The value of /proc/PID/status's first line "FIELD:..." into @val (cut to
+ * @vlen - 1 bytes), read a piece at a time: the file has no bound (a
+ * Groups line of thousands of groups puts NSpid past 4 KB), and a line
+ * longer than the buffer that is not the field is passed over.
+ * Returns 0, -ENOENT (no such field or process) or -errno.
+ */
+static int status_field(pid_t pid, const char *field, char *val, size_t vlen)
 {
 	char path[64], buf[4096];
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (rtd_read_small(path, buf, sizeof(buf)) <= 0)
-		return pid;
-	const char *l = strstr(buf, "\nNSpid:");
-	if (!l)
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t fl = strlen(field), have = 0;
+	bool skip = false; /* the rest of a line too long, not the field */
+	int rc = -ENOENT;
+	for (;;) {
+		ssize_t r = read(fd, buf + have, sizeof(buf) - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = -errno;
+			break;
+		}
+		have += (size_t)r;
+		size_t start = 0;
+		for (;;) {
+			char *nl = memchr(buf + start, '\n', have - start);
+			/* a whole line; at the end or with a full buffer,
+			 * what there is */
+			size_t end = nl ? (size_t)(nl - buf)
+				     : (!r || (start == 0 && have == sizeof(buf))) ? have : 0;
+			if (!nl && end <= start)
+				break;
+			if (!skip && end - start > fl && !memcmp(buf + start, field, fl) &&
+			    buf[start + fl] == ':') {
+				size_t n = end - start - fl - 1;
+				if (n >= vlen)
+					n = vlen - 1;
+				memcpy(val, buf + start + fl + 1, n);
+				val[n] = 0;
+				rc = 0;
+				goto out;
+			}
+			skip = !nl; /* a cut line: its rest is not a line's start */
+			start = nl ? end + 1 : end;
+		}
+		if (!r)
+			break;
+		memmove(buf, buf + start, have - start);
+		have -= start;
+	}
+out:
+	close(fd);
+	return rc;
+}
+
+pid_t rtd_proc_ns_pid(pid_t pid)
+{
+	char v[256];
+	if (status_field(pid, "NSpid", v, sizeof(v)))
 		return pid;
 	/* "NSpid:\t4242\t17\t1": the pid in each namespace, outermost first */
 	pid_t last = pid;
-	for (const char *p = l + 7; *p && *p != '\n';) {
+	for (const char *p = v; *p;) {
 		while (*p == ' ' || *p == '\t')
 			p++;
 		if (*p < '0' || *p > '9')
@@ -405,23 +459,16 @@ int rtd_proc_tmpdir(pid_t pid, char *out, size_t len)
 
 long long rtd_proc_status_num(pid_t pid, const char *field)
 {
-	char path[64], buf[4096];
+	char v[64];
 	if (pid <= 0 || !field || !*field)
 		return -RTD_E_INVAL;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	int n = rtd_read_small(path, buf, sizeof(buf));
-	if (n < 0)
-		return n;
-	/* "Name:\tcat\n...Tgid:\t4242\n": a field at a line's start */
-	size_t fl = strlen(field);
-	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-		if (strncmp(l, field, fl) || l[fl] != ':')
-			continue;
-		char *e;
-		long long v = strtoll(l + fl + 1, &e, 10);
-		return e == l + fl + 1 || v < 0 ? -RTD_E_FORMAT : v;
-	}
-	return -ENOENT;
+	/* "Tgid:\t4242" */
+	int rc = status_field(pid, field, v, sizeof(v));
+	if (rc)
+		return rc;
+	char *e;
+	long long n = strtoll(v, &e, 10);
+	return e == v || n < 0 ? -RTD_E_FORMAT : n;
 }
 
 int rtd_proc_exe(const char *proc_dir, pid_t pid, char *out, size_t len)

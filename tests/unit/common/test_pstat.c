@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -139,32 +140,49 @@ static void ns_pid(void **state)
 	(void)state;
 	assert_int_equal(rtd_proc_ns_pid(getpid()), getpid());
 	assert_int_equal(rtd_proc_ns_pid(999999999), 999999999);
-	int sync[2];
-	assert_int_equal(pipe(sync), 0);
+	/* up: the grandchild's pid, to this process; go: its release (two
+	 * pipes: a reader of one could take the other's bytes) */
+	int up[2], go[2];
+	assert_int_equal(pipe(up), 0);
+	assert_int_equal(pipe(go), 0);
 	pid_t c = fork();
 	assert_true(c >= 0);
 	if (c == 0) {
+		/* the parent's ends: its end (a failed check) ends the wait */
+		close(up[0]);
+		close(go[1]);
 		/* the new namespace takes this process's next child */
 		if (unshare(CLONE_NEWPID) != 0)
 			_exit(77);
 		pid_t g = fork();
 		if (g == 0) {
+			/* 1,000 groups: a Groups line of ~7 KB, NSpid after it
+			 * (a 4 KB read of the file missed it) */
+			gid_t groups[1000];
+			for (int i = 0; i < 1000; i++)
+				groups[i] = (gid_t)(1000000 + i);
+			bool grouped = setgroups(1000, groups) == 0;
+			pid_t me = 1;
+			if (write(up[1], &me, sizeof(me)) != (ssize_t)sizeof(me))
+				_exit(1);
 			char b;
-			(void)!read(sync[0], &b, 1); /* until the parent looked */
-			_exit(0);
+			(void)!read(go[0], &b, 1); /* until the parent looked */
+			_exit(grouped ? 0 : 78);
 		}
 		if (g < 0)
 			_exit(1);
-		if (write(sync[1], &g, sizeof(g)) != (ssize_t)sizeof(g))
-			_exit(1);
 		int st;
 		waitpid(g, &st, 0);
-		_exit(0);
+		_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
 	}
+	/* the child's ends closed here: a child that could not go on
+	 * (unshare refused) ends the read */
+	close(up[1]);
+	close(go[0]);
 	pid_t g = 0;
 	int st;
-	if (read(sync[0], &g, sizeof(g)) == (ssize_t)sizeof(g) && g > 0) {
-		/* g as this namespace sees it: the grandchild's pid here */
+	if (read(up[0], &g, sizeof(g)) == (ssize_t)sizeof(g) && g == 1) {
+		/* the grandchild as this namespace sees it */
 		char path[64];
 		pid_t outer = 0;
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)c, (int)c);
@@ -175,19 +193,24 @@ static void ns_pid(void **state)
 				outer = v;
 			fclose(f);
 		}
-		if (outer > 0)
+		if (outer > 0) {
 			assert_int_equal(rtd_proc_ns_pid(outer), 1);
-		else
+			/* the file's last line, past the groups */
+			assert_true(rtd_proc_status_num(outer, "nonvoluntary_ctxt_switches") >= 0);
+		} else {
 			printf("note: %s unreadable: the new namespace's pid not checked\n", path);
-		assert_int_equal(write(sync[1], "x", 1), 1);
+		}
+		assert_int_equal(write(go[1], "x", 1), 1);
 	}
 	assert_int_equal(waitpid(c, &st, 0), c);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
 		printf("note: unshare(CLONE_NEWPID) refused: the new namespace's pid not checked\n");
+	else if (WIFEXITED(st) && WEXITSTATUS(st) == 78)
+		printf("note: setgroups() refused: the pid read with the groups it had\n");
 	else
 		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	close(sync[0]);
-	close(sync[1]);
+	close(up[0]);
+	close(go[1]);
 }
 
 /* rtd_proc_comm(): this thread's name as set, the process's, newline
