@@ -175,67 +175,66 @@ int rtd_thread_cpu_read(int pid, struct rtd_thread_cpu **out, size_t *n)
 }
 
 /*
- * The value of /proc/PID/status's first line "FIELD:..." into @val (cut to
- * @vlen - 1 bytes), read a piece at a time: the file has no bound (a
- * Groups line of thousands of groups puts NSpid past 4 KB), and a line
- * longer than the buffer that is not the field is passed over.
- * Returns 0, -ENOENT (no such field or process) or -errno.
+ * The value of the first entry "NAME<eq>value" of a file of entries ended
+ * by @sep (/proc/PID/environ: NUL and '='; /proc/PID/status: '\n' and
+ * ':'), into @out (cut to @len - 1 bytes), read a piece at a time: neither
+ * file has a bound (a Groups line of thousands of groups puts status's
+ * NSpid past 4 KB; an environment can be megabytes).
+ * Returns the value's whole length, -ENOENT (no such entry) or -errno.
  */
-static int status_field(pid_t pid, const char *field, char *val, size_t vlen)
+static int entry_value(const char *path, const char *name, char sep, char eq, char *out,
+		       size_t len)
 {
-	char path[64], buf[4096];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	char buf[4096];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	size_t fl = strlen(field), have = 0;
-	bool skip = false; /* the rest of a line too long, not the field */
-	int rc = -ENOENT;
+	size_t nl = strlen(name), at = 0, vl = 0;
+	bool skip = false, found = false;
+	int err = -ENOENT;
 	for (;;) {
-		ssize_t r = read(fd, buf + have, sizeof(buf) - have);
-		if (r < 0 && errno == EINTR)
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
 			continue;
-		if (r < 0) {
-			rc = -errno;
+		if (n <= 0) {
+			if (n < 0)
+				err = -errno;
 			break;
 		}
-		have += (size_t)r;
-		size_t start = 0;
-		for (;;) {
-			char *nl = memchr(buf + start, '\n', have - start);
-			/* a whole line; at the end or with a full buffer,
-			 * what there is */
-			size_t end = nl ? (size_t)(nl - buf)
-				     : (!r || (start == 0 && have == sizeof(buf))) ? have : 0;
-			if (!nl && end <= start)
-				break;
-			if (!skip && end - start > fl && !memcmp(buf + start, field, fl) &&
-			    buf[start + fl] == ':') {
-				size_t n = end - start - fl - 1;
-				if (n >= vlen)
-					n = vlen - 1;
-				memcpy(val, buf + start + fl + 1, n);
-				val[n] = 0;
-				rc = 0;
-				goto out;
+		for (ssize_t i = 0; i < n; i++) {
+			char c = buf[i];
+			if (found) {
+				if (c == sep)
+					goto done;
+				if (vl + 1 < len)
+					out[vl] = c;
+				vl++;
+			} else if (c == sep) {
+				at = 0; /* the next entry */
+				skip = false;
+			} else if (skip) {
+				continue;
+			} else if (at < nl) {
+				skip = c != name[at++];
+			} else {
+				skip = c != eq;
+				found = !skip;
 			}
-			skip = !nl; /* a cut line: its rest is not a line's start */
-			start = nl ? end + 1 : end;
 		}
-		if (!r)
-			break;
-		memmove(buf, buf + start, have - start);
-		have -= start;
 	}
-out:
+done:
 	close(fd);
-	return rc;
+	if (!found)
+		return err;
+	out[vl < len ? vl : len - 1] = 0;
+	return vl > INT_MAX ? INT_MAX : (int)vl;
 }
 
 pid_t rtd_proc_ns_pid(pid_t pid)
 {
-	char v[256];
-	if (status_field(pid, "NSpid", v, sizeof(v)))
+	char path[64], v[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (entry_value(path, "NSpid", '\n', ':', v, sizeof(v)) < 0)
 		return pid;
 	/* "NSpid:\t4242\t17\t1": the pid in each namespace, outermost first */
 	pid_t last = pid;
@@ -395,50 +394,9 @@ int rtd_proc_env(pid_t pid, const char *name, char *out, size_t len)
 {
 	if (pid <= 0 || !name || !*name || !out || !len)
 		return -RTD_E_INVAL;
-	char path[64], buf[4096];
+	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	size_t nl = strlen(name), at = 0, vl = 0;
-	bool skip = false, found = false;
-	int err = -ENOENT;
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (n < 0)
-				err = -errno;
-			break;
-		}
-		for (ssize_t i = 0; i < n; i++) {
-			char c = buf[i];
-			if (found) {
-				if (!c)
-					goto done;
-				if (vl + 1 < len)
-					out[vl] = c;
-				vl++;
-			} else if (!c) {
-				at = 0; /* the next entry */
-				skip = false;
-			} else if (skip) {
-				continue;
-			} else if (at < nl) {
-				skip = c != name[at++];
-			} else {
-				skip = c != '=';
-				found = !skip;
-			}
-		}
-	}
-done:
-	close(fd);
-	if (!found)
-		return err;
-	out[vl < len ? vl : len - 1] = 0;
-	return vl > INT_MAX ? INT_MAX : (int)vl;
+	return entry_value(path, name, '\0', '=', out, len);
 }
 
 int rtd_proc_tmpdir(pid_t pid, char *out, size_t len)
@@ -459,12 +417,13 @@ int rtd_proc_tmpdir(pid_t pid, char *out, size_t len)
 
 long long rtd_proc_status_num(pid_t pid, const char *field)
 {
-	char v[64];
+	char path[64], v[64];
 	if (pid <= 0 || !field || !*field)
 		return -RTD_E_INVAL;
 	/* "Tgid:\t4242" */
-	int rc = status_field(pid, field, v, sizeof(v));
-	if (rc)
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	int rc = entry_value(path, field, '\n', ':', v, sizeof(v));
+	if (rc < 0)
 		return rc;
 	char *e;
 	long long n = strtoll(v, &e, 10);
