@@ -63,6 +63,13 @@
 #   buffer; rtd_kallsyms_parse()); it was read three ways: the symbolizer
 #   slurped it (~10 MB), the profiler's kernel ranges and perf.data's
 #   kernel map each with fgets into 512 bytes and their own field rules.
+# kallsyms_once: a profile reads kallsyms once: rtd_kallsyms_read() is
+#   called in one place outside src/common, the symbolizer's kernel table
+#   (src/symbols/text.c), which notes the kernel's landmarks as it goes
+#   (rtd_kallsyms_mark(): _text, the entry text, __traceiter_sched_switch)
+#   for the profiler's kernel ranges and perf.data's kernel map
+#   (rtd_sym_kernel_text()); each read the file again (3 opens of
+#   /proc/kallsyms for `rtdiag perf record -o x.data`).
 # opts_sz: structs of libbpf's shape (`size_t sz` first) are checked one
 #   way (they were checked by hand in 17 files, four ways, one refusing
 #   exactly the older callers sz exists for): rtd_opts_check()/_copy(), or
@@ -114,6 +121,10 @@ scan_v1_in_v2() { # ROOT
 scan_tasks() { scan_path "$1" '"[^"]*/task"'; }
 scan_kallsyms() { # ROOT: a string naming the kallsyms file, outside src/common
 	scan_path "$1" '"/proc/kallsyms"'
+}
+scan_kallsyms_once() { # ROOT: a call (not a mention) outside src/common and the symbolizer's
+	(cd "$1" && grep -rnE --include='*.c' --include='*.h' 'rtd_kallsyms_read\([^)]' src tools 2>/dev/null |
+		grep -vE '^src/(common/|symbols/text\.c:)')
 }
 . "$(dirname "$0")/rules.sh"
 mk src/common/proc.c 'snprintf(p, n, "%s/%d/stat", dir, pid);'
@@ -196,6 +207,14 @@ mk src/x/b.c '	FILE *k = fopen("/proc/kallsyms", "r");'
 mk src/x/c.c '	dso_add(w, -1, "[kernel.kallsyms]", true); /* kallsyms */'
 check kallsyms "src/x/a.c src/x/b.c" "src/common/kallsyms.c src/x/c.c" \
 	"kallsyms read outside src/common: use rtd_kallsyms_read()"
+mk src/common/kallsyms.c 'int rc = rtd_kallsyms_read(path, mark_line, m, &bad);'
+mk src/symbols/text.c '	int rc = rtd_kallsyms_read(path, ksym_add_mark, &r, bad_line);'
+mk src/perf/profiler.c '	(void)rtd_kallsyms_read(kallsyms, kernel_range_line, &kr, &bad);'
+mk src/perf/perfdata_write.c '(void)rtd_kallsyms_read(NULL, ksym_text, &text, &bad);'
+mk src/symbols/internal.h '/* a piece at a time (rtd_kallsyms_read(), the one call) */'
+check kallsyms_once "src/perf/profiler.c src/perf/perfdata_write.c" \
+	"src/common/kallsyms.c src/symbols/text.c src/symbols/internal.h" \
+	"kallsyms read again: take the landmarks from the symbolizer's one read, rtd_sym_kernel_text()"
 mk src/common/proc.c 'snprintf(path, sizeof(path), "/proc/%d/task", pid);'
 mk src/x/a.c 'snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);'
 mk src/x/b.c 'snprintf(path, sizeof(path), "%s/%d/task", dir, pid);'
