@@ -129,6 +129,8 @@ struct rtd_perf_profiler {
 	uint64_t entry_lo, entry_hi; /* the kernel's entry text, [lo, hi) */
 	uint64_t ktext; /* _text for perf.data's kernel map (0: none) */
 	bool ktext_known; /* else the writer reads it */
+	bool kiter;       /* the iter range is wanted */
+	bool kranges_done; /* kernel_ranges() */
 	int64_t start_ns;       /* CLOCK_REALTIME at the start */
 	uint64_t start_mono, end_ns; /* CLOCK_MONOTONIC: run()'s span */
 	FILE *kept;       /* RTD_PERF_PROF_KEEP_SAMPLES: struct kept_sample */
@@ -360,25 +362,25 @@ static bool trace_own_frame(struct rtd_perf_profiler *p, uint64_t ip)
  * symbolizers, and its kernel names for this profile's frames): the
  * kernel's entry text, [__entry_text_start, __entry_text_end) (the
  * interrupt and exception entries, whose caller in a chain is the address
- * the CPU was interrupted at); and with @iter, where
- * __traceiter_sched_switch lies, up to the next symbol (the perf path's
- * switches begin there while another probe is on the tracepoint); and
- * _text for perf.data's kernel map. A range not found stays [0, 0) (no
- * kernel addresses shown, an older kernel). Without kernel frames none
- * is needed: nothing is read (perf.data's writer reads its _text, as it
- * does when the symbolizer's kallsyms is not the running kernel's). */
-static void kernel_ranges(struct rtd_perf_profiler *p, const char *kallsyms,
-			  bool kernel, bool iter)
+ * the CPU was interrupted at); with iter, where __traceiter_sched_switch
+ * lies, up to the next symbol (the perf path's switches begin there while
+ * another probe is on the tracepoint); and _text for perf.data's kernel
+ * map. A range not found stays [0, 0) (no kernel addresses shown, an
+ * older kernel). Asked when the first kernel frame comes (or perf.data's
+ * writer starts), not before: a profile without kernel frames reads
+ * nothing, and the start waits for no read (perf.data's excepted: its
+ * kernel map is written first). */
+static void kernel_ranges(struct rtd_perf_profiler *p)
 {
 	struct rtd_sym_kernel_text k = {0};
-	if (!kernel)
+	if (p->kranges_done)
 		return;
+	p->kranges_done = true;
 	(void)rtd_sym_kernel_text(p->sym, &k); /* what came before a failure */
-	p->ktext_known = !kallsyms || !strcmp(kallsyms, RTD_KALLSYMS_PATH);
 	p->ktext = k.text;
 	p->entry_lo = k.entry_start;
 	p->entry_hi = k.entry_end;
-	if (iter) {
+	if (p->kiter) {
 		p->iter_lo = k.traceiter_start;
 		p->iter_hi = k.traceiter_end;
 	}
@@ -398,6 +400,8 @@ static uint32_t stack_node(struct rtd_perf_profiler *p,
 			if (ip != (uint64_t)PERF_CONTEXT_KERNEL &&
 			    ip != (uint64_t)PERF_CONTEXT_USER)
 				kernel = false; /* guest/hv: not ours to name */
+			if (kernel)
+				kernel_ranges(p);
 			continue;
 		}
 		if (!ip)
@@ -439,8 +443,10 @@ static uint32_t stack_node(struct rtd_perf_profiler *p,
 static uint32_t ips_node(struct rtd_perf_profiler *p, uint32_t pid,
 			 uint32_t tid, size_t n, size_t unwound, uint32_t state_key)
 {
-	if (n && p->kern[0])
+	if (n && p->kern[0]) {
 		p->st.kernel_samples++;
+		kernel_ranges(p); /* kernel frames come first, leaf first */
+	}
 	/* root first; a return address minus one lies in its call. Where
 	 * the thread was interrupted is no return address: the leaf, the
 	 * first user frame under kernel ones, and a kernel frame under an
@@ -714,8 +720,10 @@ int rtd_perf_profiler_write_data(struct rtd_perf_profiler *p, struct rtd_perf_da
 	}
 	struct rtd_perf_monitor *m = p->m;
 	p->dw = w;
-	if (p->ktext_known)
+	if (p->ktext_known) {
+		kernel_ranges(p);
 		perf_data_writer_kernel_text(w, p->ktext);
+	}
 	/* -- COMMAND: the kernel writes the program's mappings as it execs;
 	 * the child's image before its exec would be a stale one (perf's
 	 * reader keeps a process's maps across its exec) */
@@ -1001,8 +1009,12 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 		if (r)
 			goto fail;
 	}
-	kernel_ranges(p, o.sym ? o.sym->kallsyms : NULL, !so.no_kernel_frames,
-		      p->offcpu && !p->bpf);
+	p->kiter = p->offcpu && !p->bpf;
+	/* the writer reads its own _text when the symbolizer's kallsyms is
+	 * not the running kernel's (tests) or no kernel frame is asked for */
+	p->ktext_known = !so.no_kernel_frames &&
+			 (!o.sym || !o.sym->kallsyms ||
+			  !strcmp(o.sym->kallsyms, RTD_KALLSYMS_PATH));
 	struct rtd_perf_opts mo = {.sz = sizeof(mo)};
 	mo.pids = o.pids;
 	mo.npids = o.npids;
