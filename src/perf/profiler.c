@@ -366,10 +366,9 @@ static bool trace_own_frame(struct rtd_perf_profiler *p, uint64_t ip)
  * lies, up to the next symbol (the perf path's switches begin there while
  * another probe is on the tracepoint); and _text for perf.data's kernel
  * map. A range not found stays [0, 0) (no kernel addresses shown, an
- * older kernel). Asked when the first kernel frame comes (or perf.data's
- * writer starts), not before: a profile without kernel frames reads
- * nothing, and the start waits for no read (perf.data's excepted: its
- * kernel map is written first). */
+ * older kernel). Asked when the first kernel frame comes, not before: a
+ * profile without kernel frames reads nothing, and the start waits for
+ * no read. */
 static void kernel_ranges(struct rtd_perf_profiler *p)
 {
 	struct rtd_sym_kernel_text k = {0};
@@ -720,10 +719,11 @@ int rtd_perf_profiler_write_data(struct rtd_perf_profiler *p, struct rtd_perf_da
 	}
 	struct rtd_perf_monitor *m = p->m;
 	p->dw = w;
-	if (p->ktext_known) {
-		kernel_ranges(p);
+	/* the writer's _text: the profile's landmarks when known already,
+	 * else its own read of kallsyms' first lines (8 KB): asking for them
+	 * here read all of kallsyms before the target ran, ~0.1 s */
+	if (p->ktext_known && p->kranges_done)
 		perf_data_writer_kernel_text(w, p->ktext);
-	}
 	/* -- COMMAND: the kernel writes the program's mappings as it execs;
 	 * the child's image before its exec would be a stale one (perf's
 	 * reader keeps a process's maps across its exec) */

@@ -67,9 +67,10 @@
 #   called in one place outside src/common, the symbolizer's kernel table
 #   (src/symbols/text.c), which notes the kernel's landmarks as it goes
 #   (rtd_kallsyms_mark(): _text, the entry text, __traceiter_sched_switch)
-#   for the profiler's kernel ranges and perf.data's kernel map
-#   (rtd_sym_kernel_text()); each read the file again (3 opens of
-#   /proc/kallsyms for `rtdiag perf record -o x.data`).
+#   for the profiler's kernel ranges (rtd_sym_kernel_text()); each read
+#   the file again. perf.data's writer, which needs _text before the
+#   first kernel frame, reads the first lines only
+#   (rtd_kallsyms_marks_read(), in src/common).
 # opts_sz: structs of libbpf's shape (`size_t sz` first) are checked one
 #   way (they were checked by hand in 17 files, four ways, one refusing
 #   exactly the older callers sz exists for): rtd_opts_check()/_copy(), or
