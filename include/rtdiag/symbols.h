@@ -467,41 +467,6 @@ struct rtd_sym_stats {
 RTD_API void rtd_sym_stats(const rtd_symbolizer *s, struct rtd_sym_stats *st);
 
 /**
- * struct rtd_sym_kernel_text - landmarks of the running kernel's text,
- * from the kernel's own kallsyms lines (no module's); 0 where not found
- * or hidden (kernel.kptr_restrict, an unprivileged user)
- * @text: _text, where perf's kernel map starts
- * @entry_start: __entry_text_start, the interrupt and exception entries
- * @entry_end: __entry_text_end (both 0 when they are not a range)
- * @traceiter_start: __traceiter_sched_switch
- * @traceiter_end: the address of the first line after it that lies
- *                 above it (its start + 256 when none)
- */
-struct rtd_sym_kernel_text {
-	uint64_t text;
-	uint64_t entry_start, entry_end;
-	uint64_t traceiter_start, traceiter_end;
-};
-
-/**
- * rtd_sym_kernel_text - the kernel's landmarks, from the read of kallsyms
- * that gives the symbolizer its kernel names
- * @s: symbolizer (its rtd_sym_opts.kallsyms)
- * @out: gets them
- *
- * Reads the kallsyms file now, once for every symbolizer of the process
- * (the kernel's names are shared among them: a later one, and @s's own
- * kernel frames, read nothing more). A read that found no symbol
- * (hidden addresses, a file that cannot be read) or a bad line is not
- * kept: @s reads it again when a kernel frame is named, and warns then.
- * Safe while a preload runs.
- *
- * Returns: 0, -RTD_E_INVAL, -RTD_E_FORMAT, -RTD_E_CAP, -ENOMEM or -errno
- * (@out holds what came before the failure).
- */
-RTD_API int rtd_sym_kernel_text(rtd_symbolizer *s, struct rtd_sym_kernel_text *out);
-
-/**
  * typedef rtd_sym_warn_fn - told about a problem worth a line to the user
  * @msg: e.g. "pid 42: /usr/bin/app: cannot open (Permission denied)"
  * @ctx: the pointer given to rtd_sym_set_warn()

@@ -392,42 +392,4 @@ int rtd_kallsyms_parse(const char *buf, size_t len, rtd_ksym_fn fn, void *ctx,
  */
 int rtd_kallsyms_read(const char *path, rtd_ksym_fn fn, void *ctx, size_t *bad_line);
 
-/* What a profile needs of the kernel besides its functions' names, taken
- * from the lines of the one read as they go by (rtd_kallsyms_mark()):
- * the kernel's own lines (no module's) with an address (kptr_restrict
- * hides them all: then everything stays 0). */
-struct rtd_kallsyms_marks {
-	uint64_t text;               /* _text: perf's kernel map starts here */
-	uint64_t entry_lo, entry_hi; /* [__entry_text_start, __entry_text_end) */
-	uint64_t iter_lo, iter_hi;   /* __traceiter_sched_switch, up to the
-				      * first line after it above it */
-	unsigned seen;               /* private: what is found */
-};
-
-/*
- * rtd_kallsyms_mark - note one kallsyms line's landmark in @m (zero it
- * first). The first of each name is kept; __traceiter_sched_switch ends
- * at the address of the first line after it that lies above it, as the
- * profiler's own scan read it.
- */
-void rtd_kallsyms_mark(struct rtd_kallsyms_marks *m, const struct rtd_ksym *k);
-
-/*
- * rtd_kallsyms_marks_finish - after the last line: an entry text that is
- * not a range becomes [0, 0); a __traceiter_sched_switch with no line
- * after it gets 256 bytes (a small function, the last listed).
- */
-void rtd_kallsyms_marks_finish(struct rtd_kallsyms_marks *m);
-
-/*
- * rtd_kallsyms_marks_read - a kallsyms file read only until its _text
- * (the kernel's third line: for a perf.data writer that no symbolizer
- * gave it), as perf record reads it
- * @path: the file, NULL for /proc/kallsyms
- * @m: gets the landmarks of the lines read (0 where not found)
- *
- * Returns: as rtd_kallsyms_read(); @m holds what came before a failure.
- */
-int rtd_kallsyms_marks_read(const char *path, struct rtd_kallsyms_marks *m);
-
 #endif /* RTD_COMMON_FILE_H */

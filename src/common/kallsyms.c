@@ -4,12 +4,10 @@
  * line parser (fuzzed through the symbolizer's, fuzz/targets/sym_text.c)
  * and a streaming reader in one buffer of RTD_KALLSYMS_LINE_MAX bytes
  * (the file is ~10 MB and read by the symbolizer, the profiler's kernel
- * ranges and perf.data's kernel map: now once, by the symbolizer, whose
- * read notes their landmarks, rtd_kallsyms_mark()).
+ * ranges and perf.data's kernel map).
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "common/file.h"
@@ -73,70 +71,4 @@ int rtd_kallsyms_read(const char *path, rtd_ksym_fn fn, void *ctx, size_t *bad_l
 	int rc = rtd_lines_read_fd(fd, RTD_KALLSYMS_LINE_MAX, parse_lines, &c, bad_line);
 	close(fd);
 	return rc;
-}
-
-/* The landmarks, as bits of struct rtd_kallsyms_marks' seen. */
-enum {
-	KM_TEXT = 1u << 0,
-	KM_ENTRY_LO = 1u << 1,
-	KM_ENTRY_HI = 1u << 2,
-	KM_ITER = 1u << 3,    /* __traceiter_sched_switch found */
-	KM_ITER_END = 1u << 4 /* and a line above it after it */
-};
-
-static bool ksym_named(const struct rtd_ksym *k, const char *name, size_t n)
-{
-	return k->name_len == n && !memcmp(k->name, name, n);
-}
-
-void rtd_kallsyms_mark(struct rtd_kallsyms_marks *m, const struct rtd_ksym *k)
-{
-	if ((m->seen & (KM_ITER | KM_ITER_END)) == KM_ITER && k->addr > m->iter_lo) {
-		m->iter_hi = k->addr;
-		m->seen |= KM_ITER_END;
-	}
-	if (k->mod)
-		return;
-	/* _text as perf record reads it: the first of the kernel's own,
-	 * even hidden (then no kernel map is written) */
-	if (!(m->seen & KM_TEXT) && ksym_named(k, "_text", 5)) {
-		m->text = k->addr;
-		m->seen |= KM_TEXT;
-	}
-	if (!k->addr)
-		return;
-	if (!(m->seen & KM_ENTRY_LO) && ksym_named(k, "__entry_text_start", 18)) {
-		m->entry_lo = k->addr;
-		m->seen |= KM_ENTRY_LO;
-	} else if (!(m->seen & KM_ENTRY_HI) && ksym_named(k, "__entry_text_end", 16)) {
-		m->entry_hi = k->addr;
-		m->seen |= KM_ENTRY_HI;
-	} else if (!(m->seen & KM_ITER) && ksym_named(k, "__traceiter_sched_switch", 24)) {
-		m->iter_lo = k->addr;
-		m->seen |= KM_ITER;
-	}
-}
-
-void rtd_kallsyms_marks_finish(struct rtd_kallsyms_marks *m)
-{
-	if ((m->seen & KM_ITER) && m->iter_hi <= m->iter_lo)
-		m->iter_hi = m->iter_lo + 256; /* the last symbol: a small function */
-	if (m->entry_hi <= m->entry_lo)
-		m->entry_lo = m->entry_hi = 0;
-}
-
-static int mark_line(const struct rtd_ksym *k, void *ctx)
-{
-	struct rtd_kallsyms_marks *m = ctx;
-	rtd_kallsyms_mark(m, k);
-	return (m->seen & KM_TEXT) != 0;
-}
-
-int rtd_kallsyms_marks_read(const char *path, struct rtd_kallsyms_marks *m)
-{
-	size_t bad;
-	*m = (struct rtd_kallsyms_marks){0};
-	int rc = rtd_kallsyms_read(path, mark_line, m, &bad);
-	rtd_kallsyms_marks_finish(m);
-	return rc == 1 ? 0 : rc;
 }

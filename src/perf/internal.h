@@ -220,11 +220,6 @@ bool perf_pidfds_gone(const struct rtd_perf_monitor *m,
 		      const struct pollfd *pfd);
 
 /* sysfs.c: reading the system's description of itself */
-/* The kernel's _text for the perf.data writer's kernel map (0: hidden,
- * none written), known to the profiler from its symbolizer's read of
- * kallsyms: the writer reads it itself when not told. */
-struct rtd_perf_data_writer;
-void perf_data_writer_kernel_text(struct rtd_perf_data_writer *w, uint64_t text);
 int perf_parse_cpulist(const char *s, int *cpus, unsigned max,
 		       unsigned *n);
 int perf_online_cpus(int **cpus, unsigned *n);

@@ -52,8 +52,6 @@ struct rtd_perf_data_writer {
 	struct w_event ev[RTD_PERF_DATA_WRITER_MAX_EVENTS];
 	size_t nev;
 	bool data_started, kernel_done;
-	bool ktext_known; /* perf_data_writer_kernel_text() */
-	uint64_t ktext;
 	uint64_t attrs_off, data_off;
 	/* HEADER_BUILD_ID: each executable file mapped (synthesized or
 	 * recorded), with its build id, as perf record --buildid-all */
@@ -372,23 +370,22 @@ static void synth(rtd_perf_data_writer *w, uint32_t type, uint16_t misc, const v
 	put(w, rec, n);
 }
 
-void perf_data_writer_kernel_text(rtd_perf_data_writer *w, uint64_t text)
+/* kallsyms' _text, the kernel's own (no module's), into *ctx. */
+static int ksym_text(const struct rtd_ksym *k, void *ctx)
 {
-	w->ktext = text;
-	w->ktext_known = true;
+	if (k->mod || k->name_len != 5 || memcmp(k->name, "_text", 5))
+		return 0;
+	*(uint64_t *)ctx = k->addr;
+	return 1;
 }
 
 /* The kernel's text as perf record names it: "[kernel.kallsyms]_text"
- * from _text (perf_event__synthesize_kernel_mmap()): the profiler's, from
- * its symbolizer's read of kallsyms, else read here (its first lines). */
+ * from _text (perf_event__synthesize_kernel_mmap()). */
 static void synth_kernel(rtd_perf_data_writer *w)
 {
-	uint64_t text = w->ktext;
-	if (!w->ktext_known) {
-		struct rtd_kallsyms_marks m;
-		(void)rtd_kallsyms_marks_read(NULL, &m);
-		text = m.text;
-	}
+	uint64_t text = 0;
+	size_t bad;
+	(void)rtd_kallsyms_read(NULL, ksym_text, &text, &bad);
 	if (!text)
 		return; /* kptr_restrict: perf report shows kernel frames as addresses */
 	struct {

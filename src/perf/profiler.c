@@ -127,10 +127,6 @@ struct rtd_perf_profiler {
 	char via_why[256];      /* why not BPF */
 	uint64_t iter_lo, iter_hi; /* __traceiter_sched_switch, [lo, hi) */
 	uint64_t entry_lo, entry_hi; /* the kernel's entry text, [lo, hi) */
-	uint64_t ktext; /* _text for perf.data's kernel map (0: none) */
-	bool ktext_known; /* else the writer reads it */
-	bool kiter;       /* the iter range is wanted */
-	bool kranges_done; /* kernel_ranges() */
 	int64_t start_ns;       /* CLOCK_REALTIME at the start */
 	uint64_t start_mono, end_ns; /* CLOCK_MONOTONIC: run()'s span */
 	FILE *kept;       /* RTD_PERF_PROF_KEEP_SAMPLES: struct kept_sample */
@@ -358,31 +354,56 @@ static bool trace_own_frame(struct rtd_perf_profiler *p, uint64_t ip)
 	return false;
 }
 
-/* From the symbolizer's one read of kallsyms (shared by the process's
- * symbolizers, and its kernel names for this profile's frames): the
- * kernel's entry text, [__entry_text_start, __entry_text_end) (the
- * interrupt and exception entries, whose caller in a chain is the address
- * the CPU was interrupted at); with iter, where __traceiter_sched_switch
- * lies, up to the next symbol (the perf path's switches begin there while
- * another probe is on the tracepoint); and _text for perf.data's kernel
- * map. A range not found stays [0, 0) (no kernel addresses shown, an
- * older kernel). Asked when the first kernel frame comes, not before: a
- * profile without kernel frames reads nothing, and the start waits for
- * no read. */
-static void kernel_ranges(struct rtd_perf_profiler *p)
+/* From kallsyms, in one scan that stops as soon as it has what it needs:
+ * the kernel's entry text, [__entry_text_start, __entry_text_end) (its
+ * first lines: the interrupt and exception entries, whose caller in a
+ * chain is the address the CPU was interrupted at); and with @iter, where
+ * __traceiter_sched_switch lies, up to the next symbol (the perf path's
+ * switches begin there while another probe is on the tracepoint). A range
+ * not found stays [0, 0) (no kernel addresses shown, an older kernel). */
+struct kranges {
+	struct rtd_perf_profiler *p;
+	bool iter, in_iter;
+};
+
+static bool ksym_is(const struct rtd_ksym *k, const char *name)
 {
-	struct rtd_sym_kernel_text k = {0};
-	if (p->kranges_done)
-		return;
-	p->kranges_done = true;
-	(void)rtd_sym_kernel_text(p->sym, &k); /* what came before a failure */
-	p->ktext = k.text;
-	p->entry_lo = k.entry_start;
-	p->entry_hi = k.entry_end;
-	if (p->kiter) {
-		p->iter_lo = k.traceiter_start;
-		p->iter_hi = k.traceiter_end;
+	return !k->mod && k->name_len == strlen(name) && !memcmp(k->name, name, k->name_len);
+}
+
+static int kernel_range_line(const struct rtd_ksym *k, void *ctx)
+{
+	struct kranges *kr = ctx;
+	struct rtd_perf_profiler *p = kr->p;
+	if (kr->in_iter) {
+		if (k->addr > p->iter_lo) {
+			p->iter_hi = k->addr;
+			return 1;
+		}
+		return 0;
 	}
+	if (!k->addr)
+		return 0;
+	if (ksym_is(k, "__entry_text_start"))
+		p->entry_lo = k->addr;
+	else if (ksym_is(k, "__entry_text_end"))
+		p->entry_hi = k->addr;
+	else if (kr->iter && ksym_is(k, "__traceiter_sched_switch")) {
+		p->iter_lo = k->addr;
+		kr->in_iter = true;
+	}
+	return !kr->iter && p->entry_lo && p->entry_hi;
+}
+
+static void kernel_ranges(struct rtd_perf_profiler *p, const char *kallsyms, bool iter)
+{
+	struct kranges kr = {p, iter, false};
+	size_t bad;
+	(void)rtd_kallsyms_read(kallsyms, kernel_range_line, &kr, &bad);
+	if (kr.in_iter && p->iter_hi <= p->iter_lo)
+		p->iter_hi = p->iter_lo + 256; /* the last symbol: a small function */
+	if (p->entry_hi <= p->entry_lo)
+		p->entry_lo = p->entry_hi = 0;
 }
 
 /* The call tree node of a sample's stack, under its thread's root and
@@ -399,8 +420,6 @@ static uint32_t stack_node(struct rtd_perf_profiler *p,
 			if (ip != (uint64_t)PERF_CONTEXT_KERNEL &&
 			    ip != (uint64_t)PERF_CONTEXT_USER)
 				kernel = false; /* guest/hv: not ours to name */
-			if (kernel)
-				kernel_ranges(p);
 			continue;
 		}
 		if (!ip)
@@ -442,10 +461,8 @@ static uint32_t stack_node(struct rtd_perf_profiler *p,
 static uint32_t ips_node(struct rtd_perf_profiler *p, uint32_t pid,
 			 uint32_t tid, size_t n, size_t unwound, uint32_t state_key)
 {
-	if (n && p->kern[0]) {
+	if (n && p->kern[0])
 		p->st.kernel_samples++;
-		kernel_ranges(p); /* kernel frames come first, leaf first */
-	}
 	/* root first; a return address minus one lies in its call. Where
 	 * the thread was interrupted is no return address: the leaf, the
 	 * first user frame under kernel ones, and a kernel frame under an
@@ -719,11 +736,6 @@ int rtd_perf_profiler_write_data(struct rtd_perf_profiler *p, struct rtd_perf_da
 	}
 	struct rtd_perf_monitor *m = p->m;
 	p->dw = w;
-	/* the writer's _text: the profile's landmarks when known already,
-	 * else its own read of kallsyms' first lines (8 KB): asking for them
-	 * here read all of kallsyms before the target ran, ~0.1 s */
-	if (p->ktext_known && p->kranges_done)
-		perf_data_writer_kernel_text(w, p->ktext);
 	/* -- COMMAND: the kernel writes the program's mappings as it execs;
 	 * the child's image before its exec would be a stale one (perf's
 	 * reader keeps a process's maps across its exec) */
@@ -1009,12 +1021,7 @@ int rtd_perf_profiler_new(const struct rtd_perf_profiler_opts *opts,
 		if (r)
 			goto fail;
 	}
-	p->kiter = p->offcpu && !p->bpf;
-	/* the writer reads its own _text when the symbolizer's kallsyms is
-	 * not the running kernel's (tests) or no kernel frame is asked for */
-	p->ktext_known = !so.no_kernel_frames &&
-			 (!o.sym || !o.sym->kallsyms ||
-			  !strcmp(o.sym->kallsyms, RTD_KALLSYMS_PATH));
+	kernel_ranges(p, o.sym ? o.sym->kallsyms : NULL, p->offcpu && !p->bpf);
 	struct rtd_perf_opts mo = {.sz = sizeof(mo)};
 	mo.pids = o.pids;
 	mo.npids = o.npids;

@@ -75,13 +75,9 @@ const char *sym_table_strdup(struct sym_table *t, const char *s, size_t n);
  * kept per symbol through modname (borrowed from t's pools). */
 int sym_kallsyms_parse(const char *buf, size_t len, struct sym_table *t,
 		       size_t *bad_line);
-/* The same over a kallsyms file read a piece at a time (rtd_kallsyms_read(),
- * the one call outside src/common), noting the kernel's landmarks in m
- * on the way (what the profiler and perf.data's writer need): 0,
- * -RTD_E_FORMAT, -RTD_E_CAP, or -errno when it cannot be read. */
-struct rtd_kallsyms_marks;
-int sym_kallsyms_read(const char *path, struct sym_table *t,
-		      struct rtd_kallsyms_marks *m, size_t *bad_line);
+/* The same over a kallsyms file read a piece at a time (rtd_kallsyms_read()):
+ * 0, -RTD_E_FORMAT, -RTD_E_CAP, or -errno when it cannot be read. */
+int sym_kallsyms_read(const char *path, struct sym_table *t, size_t *bad_line);
 
 /* A perf map: "START SIZE NAME" lines, hex without 0x (0x accepted). */
 int sym_perfmap_parse(const char *buf, size_t len, struct sym_table *t,
@@ -256,8 +252,6 @@ struct rtd_symbolizer {
 	struct debuginfod_client *dbgd;
 	bool dbgd_tried;
 	struct sym_loader *bg;  /* background loading, or NULL */
-	bool kernel_ref;        /* holds the shared kernel symbols
-				 * (rtd_sym_kernel_text()) */
 	uint64_t dwarf_max;     /* rtd_sym_opts.dwarf_max */
 	char tmp[SYM_MAX_NAME + 128];
 };

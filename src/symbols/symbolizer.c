@@ -115,7 +115,6 @@ static pthread_mutex_t kshared_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	char *path; /* set while refs > 0 */
 	struct sym_table t;
-	struct rtd_kallsyms_marks marks; /* rtd_sym_kernel_text() */
 	size_t refs;
 } kshared;
 
@@ -185,8 +184,6 @@ void rtd_symbolizer_free(rtd_symbolizer *s)
 	free(s->lht);
 	free(s->debug_dirs);
 	free(s->kallsyms);
-	if (s->kernel_ref)
-		kshared_release();
 	if (s->dbgd)
 		debuginfod_end(s->dbgd);
 	free(s);
@@ -1294,12 +1291,11 @@ static bool perfmap_reload(rtd_symbolizer *s, struct sym_obj *o)
 	return true;
 }
 
-/* Read kallsyms into t and m, with the warnings a symbolizer gives. */
-static void read_kernel(rtd_symbolizer *s, struct sym_table *t,
-			struct rtd_kallsyms_marks *m)
+/* Read kallsyms into t, with the warnings a symbolizer gives. */
+static void read_kernel(rtd_symbolizer *s, struct sym_table *t)
 {
 	size_t bad;
-	int r = sym_kallsyms_read(s->kallsyms, t, m, &bad);
+	int r = sym_kallsyms_read(s->kallsyms, t, &bad);
 	if (r == -RTD_E_FORMAT)
 		warnf(s, "%s: line %zu is not 'ADDRESS TYPE NAME'", s->kallsyms,
 		      bad);
@@ -1317,17 +1313,14 @@ static void read_kernel(rtd_symbolizer *s, struct sym_table *t,
 
 static void load_kernel(rtd_symbolizer *s, struct sym_obj *o)
 {
-	struct rtd_kallsyms_marks m;
 	pthread_mutex_lock(&kshared_mu);
 	if (!kshared.refs) {
 		/* the first to need them reads them for all */
-		read_kernel(s, &o->syms, &m);
-		if (o->syms.n && (kshared.path = strdup(s->kallsyms))) {
+		read_kernel(s, &o->syms);
+		if (o->syms.n && (kshared.path = strdup(s->kallsyms)))
 			kshared.t = o->syms;
-			kshared.marks = m;
-		}
 	} else if (strcmp(kshared.path, s->kallsyms)) {
-		read_kernel(s, &o->syms, &m); /* another file (tests): its own */
+		read_kernel(s, &o->syms); /* another file (tests): its own */
 	}
 	if (kshared.path && !strcmp(kshared.path, s->kallsyms)) {
 		kshared.refs++;
@@ -1336,43 +1329,6 @@ static void load_kernel(rtd_symbolizer *s, struct sym_obj *o)
 	}
 	pthread_mutex_unlock(&kshared_mu);
 	s->st.symbols += o->syms.n;
-}
-
-int rtd_sym_kernel_text(rtd_symbolizer *s, struct rtd_sym_kernel_text *out)
-{
-	if (!s || !out)
-		return -RTD_E_INVAL;
-	struct rtd_kallsyms_marks m = {0};
-	int r = 0;
-	pthread_mutex_lock(&kshared_mu);
-	bool shared = kshared.refs && !strcmp(kshared.path, s->kallsyms);
-	if (!s->kernel_ref && !shared) {
-		/* read for every symbolizer, as load_kernel() does; kept only
-		 * when it has nothing to warn of: the warnings are said when a
-		 * kernel frame needs the names (with its caller's callback),
-		 * by a read of their own, as before. Another file than the
-		 * one shared (tests): its landmarks only. */
-		struct sym_table t = {0};
-		size_t bad;
-		r = sym_kallsyms_read(s->kallsyms, &t, &m, &bad);
-		if (!kshared.refs && !r && t.n && (kshared.path = strdup(s->kallsyms))) {
-			kshared.t = t;
-			kshared.marks = m;
-			shared = true;
-		} else {
-			sym_table_free(&t);
-		}
-	}
-	if (!s->kernel_ref && shared) {
-		kshared.refs++;
-		s->kernel_ref = true;
-	}
-	if (s->kernel_ref)
-		m = kshared.marks;
-	pthread_mutex_unlock(&kshared_mu);
-	*out = (struct rtd_sym_kernel_text){m.text, m.entry_lo, m.entry_hi,
-					    m.iter_lo, m.iter_hi};
-	return r;
 }
 
 static void obj_load(rtd_symbolizer *s, struct sym_obj *o)

@@ -56,26 +56,9 @@ int sym_kallsyms_parse(const char *buf, size_t len, struct sym_table *t,
 	return rc;
 }
 
-/* The table and the landmarks, in the one pass over the lines. */
-struct ksym_read {
-	struct sym_table *t;
-	struct rtd_kallsyms_marks *m;
-};
-
-static int ksym_add_mark(const struct rtd_ksym *k, void *ctx)
+int sym_kallsyms_read(const char *path, struct sym_table *t, size_t *bad_line)
 {
-	struct ksym_read *r = ctx;
-	rtd_kallsyms_mark(r->m, k);
-	return ksym_add(k, r->t);
-}
-
-int sym_kallsyms_read(const char *path, struct sym_table *t,
-		      struct rtd_kallsyms_marks *m, size_t *bad_line)
-{
-	struct ksym_read r = {t, m};
-	*m = (struct rtd_kallsyms_marks){0};
-	int rc = rtd_kallsyms_read(path, ksym_add_mark, &r, bad_line);
-	rtd_kallsyms_marks_finish(m);
+	int rc = rtd_kallsyms_read(path, ksym_add, t, bad_line);
 	sym_table_finish(t);
 	return rc;
 }

@@ -67,14 +67,6 @@
 #   src/common/textrd.h (with hex_field() for a number); it was written
 #   out four times (the GUID parser, the providers' keywords, the Go text
 #   format's string unquoting, textrd.h).
-# kallsyms_once: a profile reads kallsyms once: rtd_kallsyms_read() is
-#   called in one place outside src/common, the symbolizer's kernel table
-#   (src/symbols/text.c), which notes the kernel's landmarks as it goes
-#   (rtd_kallsyms_mark(): _text, the entry text, __traceiter_sched_switch)
-#   for the profiler's kernel ranges (rtd_sym_kernel_text()); each read
-#   the file again. perf.data's writer, which needs _text before the
-#   first kernel frame, reads the first lines only
-#   (rtd_kallsyms_marks_read(), in src/common).
 # opts_sz: structs of libbpf's shape (`size_t sz` first) are checked one
 #   way (they were checked by hand in 17 files, four ways, one refusing
 #   exactly the older callers sz exists for): rtd_opts_check()/_copy(), or
@@ -129,10 +121,6 @@ scan_hexdigit() { # ROOT: a letter digit's value worked out by hand
 }
 scan_kallsyms() { # ROOT: a string naming the kallsyms file, outside src/common
 	scan_path "$1" '"/proc/kallsyms"'
-}
-scan_kallsyms_once() { # ROOT: a call (not a mention) outside src/common and the symbolizer's
-	(cd "$1" && grep -rnE --include='*.c' --include='*.h' 'rtd_kallsyms_read\([^)]' src tools 2>/dev/null |
-		grep -vE '^src/(common/|symbols/text\.c:)')
 }
 . "$(dirname "$0")/rules.sh"
 mk src/common/proc.c 'snprintf(p, n, "%s/%d/stat", dir, pid);'
@@ -215,14 +203,6 @@ mk src/x/b.c '	FILE *k = fopen("/proc/kallsyms", "r");'
 mk src/x/c.c '	dso_add(w, -1, "[kernel.kallsyms]", true); /* kallsyms */'
 check kallsyms "src/x/a.c src/x/b.c" "src/common/kallsyms.c src/x/c.c" \
 	"kallsyms read outside src/common: use rtd_kallsyms_read()"
-mk src/common/kallsyms.c 'int rc = rtd_kallsyms_read(path, mark_line, m, &bad);'
-mk src/symbols/text.c '	int rc = rtd_kallsyms_read(path, ksym_add_mark, &r, bad_line);'
-mk src/perf/profiler.c '	(void)rtd_kallsyms_read(kallsyms, kernel_range_line, &kr, &bad);'
-mk src/perf/perfdata_write.c '(void)rtd_kallsyms_read(NULL, ksym_text, &text, &bad);'
-mk src/symbols/internal.h '/* a piece at a time (rtd_kallsyms_read(), the one call) */'
-check kallsyms_once "src/perf/profiler.c src/perf/perfdata_write.c" \
-	"src/common/kallsyms.c src/symbols/text.c src/symbols/internal.h" \
-	"kallsyms read again: take the landmarks from the symbolizer's one read, rtd_sym_kernel_text()"
 mk src/common/proc.c 'snprintf(path, sizeof(path), "/proc/%d/task", pid);'
 mk src/x/a.c 'snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);'
 mk src/x/b.c 'snprintf(path, sizeof(path), "%s/%d/task", dir, pid);'
