@@ -324,6 +324,10 @@ void agent_handle_requests(struct agent *a)
 		q->deadline_ns = mono_ns() + q->seconds_ns;
 		q->next = t->pulls;
 		t->pulls = q;
+		/* (a test waits for this line before the work it measures) */
+		rtd_debug("target %s pid %d: a %s profile of %.0f s begun",
+			  t->service, (int)t->pid, prof_kind_path(q->kind),
+			  q->seconds_ns / 1e9);
 	}
 }
 

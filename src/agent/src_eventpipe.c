@@ -579,6 +579,15 @@ static int pull_main(struct source *src)
 		return 0;
 	}
 	e->main.ended = true;
+	/* the source ends here, and the agent polls its streams no more: a
+	 * rundown session still open (its reply not read yet, so not on the
+	 * spool) would be read by no one, and a runtime writing its rundown
+	 * at exit to that full socket never exits (agent test_exit, load 20:
+	 * 2 of 24 programs hung, each in sock_alloc_send_pskb) */
+	if (e->rd.s) {
+		ep_session_close(&e->rd);
+		e->named = true;
+	}
 	uint64_t lost = rtd_ipc_session_dropped(e->main.s);
 	if (rc < 0 && lost) {
 		snprintf(src->err, sizeof(src->err),

@@ -77,6 +77,15 @@ stop_agent() {
   wait "$AGENT_PID"
 }
 
+# pprof_has URL FILE PATTERN...: go tool pprof -raw of URL into FILE holds
+# every PATTERN (grep's); for wait_until, as a profile fills in
+pprof_has() {
+  local url=$1 out=$2 pat
+  shift 2
+  "$GO" tool pprof -raw "$url" > "$out" 2>&1 || return 1
+  for pat in "$@"; do grep -q -- "$pat" "$out" || return 1; done
+}
+
 # has_target PID: /targets lists it
 has_target() { curl -sf "$AGENT_URL/targets" | grep -q "\"pid\":$1,"; }
 # has_profile PID KIND: /targets lists it with that profile (e.g. block)

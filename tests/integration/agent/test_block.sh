@@ -36,15 +36,19 @@ NP=$!; PIDS+=("$NP")
 start_program WP "$WD/dotnet-wait" "$WORK/w" waits || { bad "dotnet-wait did not start"; exit 1; }
 SVC=waits$$
 start_agent --target "pid=$WP,service=$SVC" --target "pid=$NP,service=nat$$" \
-  --scan-interval 200ms --dotnet-counters none --max-cpu 800% || { bad "agent did not start"; exit 1; }
+  --scan-interval 200ms --dotnet-counters none --max-cpu 800% --log-level debug \
+  || { bad "agent did not start"; exit 1; }
 wait_for 15 has_profile "$WP" block && ok "/targets: the .NET 10 target has a block profile" \
   || { bad "no block in /targets: $(curl -s "$AGENT_URL/targets")"; exit 1; }
 B="$AGENT_URL/targets/$SVC/debug/pprof/block"
 
-# the delta across the waits: the request starts before DIR/go
+# the delta across the waits: the request starts before DIR/go (the agent
+# logs its begin; a fixed second was too short for go tool pprof's start
+# and the agent's loop on a loaded machine)
 "$GO" tool pprof -raw "$B?seconds=8" > "$WORK/delta.txt" 2> "$WORK/delta.err" &
 GP=$!; PIDS+=("$GP")
-sleep 1
+wait_for 1 grep -q "target $SVC pid $WP: a block profile of 8 s begun" "$AGENT_LOG" \
+  || bad "the agent never began the delta: $(cat "$WORK/delta.err")"
 touch "$WORK/w/go"
 wait_for 30 test -s "$WORK/w/done" || { bad "dotnet-wait did not finish its waits"; exit 1; }
 wait "$GP" || bad "go tool pprof (delta) failed: $(cat "$WORK/delta.err")"

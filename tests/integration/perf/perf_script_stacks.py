@@ -113,9 +113,12 @@ def main():
           "%d samples with the same stack" % (tp, len(p), tr, len(r), same))
     if p == r:
         return 0
-    for k in sorted(set(p) | set(r), key=lambda k: -(p[k] + r[k]))[:15]:
-        if p[k] != r[k]:
-            print("  perf %5d rtdiag %5d  %s" % (p[k], r[k], k))
+    # the stacks that differ, the largest first (a difference of one
+    # sample in a small stack was below the 15 largest stacks and shown
+    # nowhere: record test_perf_data, 459 of 460 alike, load 20)
+    diff = [k for k in set(p) | set(r) if p[k] != r[k]]
+    for k in sorted(diff, key=lambda k: -(p[k] + r[k]))[:15]:
+        print("  perf %5d rtdiag %5d  %s" % (p[k], r[k], k))
     return 1
 
 sys.exit(main())
