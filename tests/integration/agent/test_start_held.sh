@@ -37,9 +37,12 @@ GP=
 hold() {
   rm -f "$WORK/held" "$WORK/held.ready" "$WORK/gdb.in"
   mkfifo "$WORK/gdb.in"
-  HOLD_FILE="$WORK/held" HOLD_AT=$1 HOLD_SKIP=$2 gdb -q -nx -iex 'set non-stop on' \
-    -iex 'set pagination off' -iex 'set confirm off' -p "$AGENT_PID" \
-    -x "$SRC/tests/integration/agent/hold_start.py" <"$WORK/gdb.in" >"$WORK/gdb.out" 2>&1 &
+  # (gdb may abort on its own when the agent it holds exits: no core
+  # file of it in the tree)
+  (cd "$WORK" && ulimit -c 0 && HOLD_FILE="$WORK/held" HOLD_AT=$1 HOLD_SKIP=$2 \
+    exec gdb -q -nx -iex 'set non-stop on' -iex 'set pagination off' \
+    -iex 'set confirm off' -p "$AGENT_PID" \
+    -x "$SRC/tests/integration/agent/hold_start.py" <"$WORK/gdb.in" >"$WORK/gdb.out" 2>&1) &
   GP=$!; PIDS+=("$GP")
   exec 7>"$WORK/gdb.in"
   wait_for 10 test -e "$WORK/held.ready" || { cat "$WORK/gdb.out"; return 1; }
