@@ -437,6 +437,20 @@ static uint64_t next_retry(const struct agent *a)
 	return d;
 }
 
+/* A source that failed runs again: said, its kinds back, the error gone. */
+static void source_restarted(struct agent *a, struct source *s)
+{
+	struct target *t = s->t;
+	if (s->failures)
+		rtd_info("target %s pid %d: %s source started after %u failures",
+			 t->service, (int)t->pid, s->ops->name, s->failures);
+	s->failures = 0;
+	pthread_mutex_lock(&a->lock);
+	t->kinds |= s->kinds;
+	t->errmsg[0] = 0;
+	pthread_mutex_unlock(&a->lock);
+}
+
 /* Start again the sources that failed, with a growing delay. */
 static void retry_sources(struct agent *a, uint64_t now)
 {
@@ -454,18 +468,12 @@ static void retry_sources(struct agent *a, uint64_t now)
 			int rc = s->ops->start(s);
 			if (rc == 0) {
 				/* a source still waiting for its answer keeps
-				 * its count: it may fail again */
-				if (!s->starting) {
-					rtd_info("target %s pid %d: %s source "
-						 "started after %u failures",
-						 t->service, (int)t->pid,
-						 s->ops->name, s->failures);
-					s->failures = 0;
-				}
-				pthread_mutex_lock(&a->lock);
-				t->kinds |= s->kinds;
-				t->errmsg[0] = 0;
-				pthread_mutex_unlock(&a->lock);
+				 * its count (it may fail again), and the target
+				 * its error and kinds until the answer (a perf
+				 * source's start on its thread, an EventPipe
+				 * session's reply: dispatch()) */
+				if (!s->starting)
+					source_restarted(a, s);
 				continue;
 			}
 			source_start_failed(a, s, rc);
@@ -587,10 +595,16 @@ static void dispatch(struct agent *a, struct pollset *ps)
 		if (s->ended || s->paused)
 			continue;
 		uint64_t t0 = mono_ns();
+		bool starting = s->starting;
+		unsigned failures = s->failures;
 		int r = s->ops->readable(s, ps->fds[i].fd);
 		s->cpu_ns += mono_ns() - t0;
-		if (r == 0)
+		if (r == 0) {
+			/* a start tried again answered */
+			if (starting && !s->starting && failures)
+				source_restarted(a, s);
 			continue;
+		}
 		/* the stream ended: the target exited, or the session
 		 * failed; a scan tells which */
 		a->next_scan_ns = mono_ns();

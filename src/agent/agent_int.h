@@ -60,8 +60,10 @@ struct take {
 /*
  * struct source_ops - one kind of profile source
  * @name: "eventpipe", "perf"
- * @start: set up for target t (may block for a session handshake);
- *         0 or a negative error with s->err set
+ * @start: set up for target t; 0 or a negative error with s->err set.
+ *         A start whose answer comes later returns 0 with s->starting
+ *         set and gives the fd its answer comes on (EventPipe's session
+ *         reply; a perf source's start thread, src_perf.c)
  * @fds: the descriptors the loop should poll for it (up to max) into fds;
  *       returns how many (0 for a source with a thread of its own)
  * @readable: fd is readable: consume what is there; 0 to go on, 1 when
@@ -156,6 +158,12 @@ struct target {
 	uint64_t samples_ns[PK_COUNT]; /* CPU ns / counts taken so far */
 	uint64_t windows;
 	char errmsg[256];       /* the last source failure, for /targets */
+	/* perf sources whose first start (on a thread, src_perf.c) is still
+	 * to answer: the HTTP side does not list the target until they have,
+	 * as when they started on the loop; once listed, never hidden again
+	 * (both under a->lock; target_listed()) */
+	unsigned unlisted;
+	bool listed;
 	/* why a kind has no source (loop thread only), "" when not said */
 	char nokind[PK_COUNT][192];
 	/* .NET counters as Prometheus series (series.c), under a->lock */
@@ -262,6 +270,12 @@ uint64_t source_retry_gap(unsigned failures);
 void source_start_failed(struct agent *a, struct source *s, int rc);
 /* t->kinds again from its sources' (one learnt it yields fewer). */
 void target_kinds_update(struct agent *a, struct target *t);
+/* The HTTP side lists t (a->lock held): not while the first start of one
+ * of its perf sources is still to answer (struct target's unlisted). */
+static inline bool target_listed(const struct target *t)
+{
+	return t->listed || !t->unlisted;
+}
 /* Add one source of ops to t and start it; failures are logged once. */
 int target_add_source(struct agent *a, struct target *t,
 		      const struct source_ops *ops);

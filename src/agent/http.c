@@ -119,6 +119,8 @@ int targets_json(struct agent *a, rtd_buf *b, bool full)
 	pthread_mutex_lock(&a->lock);
 	bool first = true;
 	for (struct target *t = a->targets; t && !rc; t = t->next) {
+		if (!target_listed(t))
+			continue;
 		char pprof[600];
 		snprintf(pprof, sizeof(pprof), "%s/debug/pprof", t->prefix);
 		rc |= rtd_buf_printf(b, "%s\n{\"pid\":%d,\"service\":",
@@ -179,12 +181,13 @@ static uint64_t find_prefix(struct agent *a, const char *prefix, size_t len,
 	uint64_t id = 0;
 	pthread_mutex_lock(&a->lock);
 	for (struct target *t = a->targets; t; t = t->next)
-		if (strlen(t->prefix) == len && !strncmp(t->prefix, prefix, len)) {
+		if (target_listed(t) && strlen(t->prefix) == len &&
+		    !strncmp(t->prefix, prefix, len)) {
 			id = t->id;
 			snprintf(service, slen, "%s", t->service);
 			break;
 		}
-	if (!id && len == 0 && a->ntargets == 1) {
+	if (!id && len == 0 && a->ntargets == 1 && target_listed(a->targets)) {
 		id = a->targets->id;
 		snprintf(service, slen, "%s", a->targets->service);
 	}
@@ -421,7 +424,7 @@ static uint64_t find_target(struct agent *a, const char *path, size_t len)
 	long pid = strtol(num, NULL, 10);
 	pthread_mutex_lock(&a->lock);
 	for (struct target *t = a->targets; t; t = t->next)
-		if (t->pid == pid)
+		if (t->pid == pid && target_listed(t))
 			id = t->id;
 	pthread_mutex_unlock(&a->lock);
 	return id;

@@ -164,6 +164,8 @@ static int target_metrics(struct agent *a, rtd_buf *b, double tck)
 	for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]) && !rc; f++) {
 		rc |= family(b, fam[f].name, fam[f].type, fam[f].help);
 		for (struct target *t = a->targets; t && !rc; t = t->next) {
+			if (!target_listed(t))
+				continue;
 			double v = fam[f].value(t, tck);
 			rc |= rtd_buf_puts(b, fam[f].name);
 			if (fam[f].value == v_info) {

@@ -36,10 +36,28 @@
  * stack (RTD_PERF_SOURCE_WAIT_STACKS), adding 1 and its length; the
  * state a label: Go's block profile types. Waits only: preemption (R) is
  * not a wait. A wait still open at a cut goes to the window it ends in.
+ *
+ * A source starts on a thread of its own (start_main()): the profiler (the
+ * processes' mappings, the kernel's ranges, the perf events, for off-CPU
+ * the BPF program, whose load the kernel's verifier makes 0.3 s at load 3
+ * and 12 s at load 30) and its live source. The loop polls the start's
+ * eventfd meanwhile and goes on reading the other targets and answering
+ * requests; a take while starting gives nothing. A start's failure comes
+ * through the eventfd and is said as a start's failure was. Starts run one
+ * at a time (start_mu), as they did on the loop. A source freed while
+ * starting (its target exited, the agent stops) leaves the start to its
+ * thread, which frees what it made once done (refcounted); a perf map it
+ * asked a .NET runtime for keeps its guard (registered before the
+ * request), which switches it off when rtdiag ends, as for any request
+ * freed unanswered.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "agent/agent_int.h"
 #include "common/log.h"
@@ -60,7 +78,28 @@
 /* Records taken per readable() call: the loop goes round between them */
 #define LIVE_PULL_BUDGET 8192
 
+/* One start, shared by the loop and the start's thread until both are done
+ * with it: the last to let go frees it and whatever it still holds. */
+struct ps_start {
+	atomic_int refs;
+	int efd;                  /* written once the start is done */
+	/* what the thread needs, copied: the target may go meanwhile */
+	pid_t pid;
+	enum prof_kind kind;
+	unsigned hz;
+	bool dwarf;
+	bool dotnet;
+	/* the thread's results, the loop's once @done */
+	atomic_bool done;
+	int rc;
+	struct rtd_perf_profiler *prof;
+	rtd_source *live;
+	char err[256];
+};
+
 struct ps {
+	struct ps_start *st; /* while starting */
+	bool unlisted;       /* its target is not listed until it answers */
 	struct rtd_perf_profiler *prof;
 	rtd_source *live;
 	rtd_profile_records *cons;
@@ -141,27 +180,26 @@ static int live_pull(struct source *src, int64_t until, bool *reached)
 	return 0;
 }
 
-static int open_profiler(struct source *src, struct ps *ps)
+/* The profiler of one process and kind (on the start's thread). */
+static int open_profiler(struct ps_start *st)
 {
-	struct target *t = src->t;
-	unsigned hz = src->a->c->cpu_hz;
 	struct rtd_perf_sampler_opts so = {.sz = sizeof(so),
-					   .freq = hz,
+					   .freq = st->hz,
 					   .callgraph = RTD_PERF_CG_FP};
 	/* DWARF (inlined frames, file:line) costs ~12 MB a target: on ask */
 	struct rtd_sym_opts symo = {
 		.sz = sizeof(symo),
-		.flags = src->a->c->native_dwarf ? 0u : RTD_SYM_NO_DWARF,
+		.flags = st->dwarf ? 0u : RTD_SYM_NO_DWARF,
 	};
 	struct rtd_perf_profiler_opts po = {
 		.sz = sizeof(po),
-		.pids = &t->pid,
+		.pids = &st->pid,
 		.npids = 1,
 		/* .NET: the perf map's request is answered on the loop
 		 * (ps_readable()): a stopped runtime holds no other target */
 		.flags = RTD_PERF_PROF_NO_COMM | RTD_PERF_PROF_WINDOWS |
 			 RTD_PERF_PROF_DOTNET_BEGIN |
-			 (strcmp(t->runtime, "dotnet") ? RTD_PERF_PROF_NO_DOTNET : 0),
+			 (st->dotnet ? 0 : RTD_PERF_PROF_NO_DOTNET),
 		.sampler = &so,
 		.ring_pages = 16,
 		.sym = &symo,
@@ -170,9 +208,9 @@ static int open_profiler(struct source *src, struct ps *ps)
 	 * thread and stack with its count and summed period, as the take's
 	 * profile had them: work per stack, not per sample (each sample a
 	 * record cost the agent +25-50% of its CPU, light.sh) */
-	if (ps->kind == PK_CPU)
+	if (st->kind == PK_CPU)
 		po.flags |= RTD_PERF_PROF_TOTALS;
-	if (ps->kind == PK_BLOCK) {
+	if (st->kind == PK_BLOCK) {
 		/* a sample at every switch: rings for bursts of them (through
 		 * perf); through BPF, the kernel's totals kept at each read */
 		po.flags |= RTD_PERF_PROF_OFF_CPU | RTD_PERF_PROF_NO_DOTNET |
@@ -180,19 +218,124 @@ static int open_profiler(struct source *src, struct ps *ps)
 		po.ring_pages = 64;
 		so.freq = 0;
 	}
-	int rc = rtd_perf_profiler_new(&po, &ps->prof);
-	if (rc) {
-		snprintf(src->err, sizeof(src->err), "%s",
+	int rc = rtd_perf_profiler_new(&po, &st->prof);
+	if (rc)
+		snprintf(st->err, sizeof(st->err), "%s",
 			 rtd_perf_profiler_errmsg(NULL));
+	return rc;
+}
+
+/* Off-CPU through perf: each wait a slice (else BPF's totals). */
+static bool wait_slices(const struct ps_start *st)
+{
+	return st->kind == PK_BLOCK &&
+	       rtd_perf_profiler_offcpu_via(st->prof, NULL) != RTD_PERF_OFFCPU_VIA_BPF;
+}
+
+/* The profiler and its live source (on the start's thread). */
+static int start_open(struct ps_start *st)
+{
+	int rc = open_profiler(st);
+	if (rc)
 		return rc;
+	int err = 0;
+	RTD_OPTS(rtd_perf_source_opts, lo, .window_ms = LIVE_WINDOW_MS,
+		 .max_records = LIVE_MAX_RECORDS,
+		 .flags = RTD_PERF_SOURCE_COPIED | RTD_PERF_SOURCE_MAPPINGS |
+			  (st->dwarf ? RTD_PERF_SOURCE_LINES : 0) |
+			  (wait_slices(st) ? RTD_PERF_SOURCE_WAIT_STACKS : 0));
+	st->live = rtd_perf_source_live(st->prof, &lo, &err);
+	if (!st->live) {
+		snprintf(st->err, sizeof(st->err), "the perf record source: %s",
+			 rtd_strerror(err ? err : -ENOMEM));
+		return err ? err : -ENOMEM;
 	}
-	const char *why = "";
-	ps->via = ps->kind == PK_BLOCK ? rtd_perf_profiler_offcpu_via(ps->prof, &why)
-				       : RTD_PERF_OFFCPU_VIA_AUTO;
-	if (ps->via == RTD_PERF_OFFCPU_VIA_PERF)
-		rtd_info("target %s pid %d: off-CPU through perf, every switch "
-			 "copied out: %s", t->service, (int)t->pid, why);
-	ps->period = ps->kind == PK_BLOCK ? 1 : (int64_t)(1000000000u / hz);
+	return 0;
+}
+
+/* Let go of a start: the last one frees it and what it still holds. */
+static void start_put(struct ps_start *st)
+{
+	if (atomic_fetch_sub(&st->refs, 1) != 1)
+		return;
+	rtd_source_free(st->live); /* joins its threads: before the profiler */
+	rtd_perf_profiler_free(st->prof);
+	close(st->efd);
+	free(st);
+}
+
+/* The start answered (or is given up): its target may be listed now, and
+ * for good once no first start of it is left. */
+static void start_answered(struct source *src, struct ps *ps)
+{
+	struct target *t = src->t;
+	if (!ps->unlisted)
+		return;
+	ps->unlisted = false;
+	pthread_mutex_lock(&src->a->lock);
+	if (!--t->unlisted)
+		t->listed = true;
+	pthread_mutex_unlock(&src->a->lock);
+}
+
+/* One start at a time, as on the loop: a scan finding many targets loads
+ * neither their BPF programs nor their symbols all at once */
+static pthread_mutex_t start_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void *start_main(void *arg)
+{
+	struct ps_start *st = arg;
+	pthread_mutex_lock(&start_mu);
+	/* nobody wants it any more (its target exited while it waited) */
+	st->rc = atomic_load(&st->refs) > 1 ? start_open(st) : -ECANCELED;
+	pthread_mutex_unlock(&start_mu);
+	atomic_store(&st->done, true);
+	uint64_t one = 1;
+	ssize_t n = write(st->efd, &one, sizeof(one));
+	(void)n;
+	start_put(st);
+	return NULL;
+}
+
+/* Hand the start to a thread of its own; 0, or a negative errno with
+ * src->err set. */
+static int start_begin(struct source *src, struct ps *ps)
+{
+	struct ps_start *st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	atomic_init(&st->refs, 2);
+	atomic_init(&st->done, false);
+	st->pid = src->t->pid;
+	st->kind = ps->kind;
+	st->hz = src->a->c->cpu_hz;
+	st->dwarf = src->a->c->native_dwarf;
+	st->dotnet = !strcmp(src->t->runtime, "dotnet");
+	st->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	int e = st->efd < 0 ? errno : 0;
+	pthread_attr_t at;
+	pthread_t th;
+	if (!e && !(e = pthread_attr_init(&at))) {
+		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		e = pthread_create(&th, &at, start_main, st);
+		pthread_attr_destroy(&at);
+	}
+	if (e) {
+		snprintf(src->err, sizeof(src->err), "a thread for the start: %s",
+			 strerror(e));
+		if (st->efd >= 0)
+			close(st->efd);
+		free(st);
+		return -e;
+	}
+	ps->st = st;
+	src->starting = true;
+	/* the target is listed once its first starts answered: /targets
+	 * then says what they said, as when they ran on the loop */
+	pthread_mutex_lock(&src->a->lock);
+	ps->unlisted = !src->t->listed;
+	src->t->unlisted += ps->unlisted;
+	pthread_mutex_unlock(&src->a->lock);
 	return 0;
 }
 
@@ -215,32 +358,69 @@ static int start_kind(struct source *src, enum prof_kind kind)
 		return -ENOMEM;
 	}
 	ps->start_ns = mono_ns();
-	int rc = open_profiler(src, ps);
+	return start_begin(src, ps);
+}
+
+/* The start failed (rc, src->err): said as a start's failure (the log,
+ * /targets, the errors counter, a retry later), the kind taken back, and
+ * only then the target listed. Returns 1: the source ended. */
+static int start_failed(struct source *src, int rc)
+{
+	src->kinds = 0;
+	target_kinds_update(src->a, src->t);
+	source_start_failed(src->a, src, rc);
+	start_answered(src, src->priv);
+	return 1;
+}
+
+/* The start's thread is done: its profiler and source are the loop's now
+ * (the profile and its consumer made here), or its failure is said.
+ * Returns 0, or 1 when it failed (the source ended, to be tried again). */
+static int start_done(struct source *src)
+{
+	struct ps *ps = src->priv;
+	struct ps_start *st = ps->st;
+	if (!atomic_load(&st->done))
+		return 0;
+	int rc = st->rc;
+	ps->prof = st->prof;
+	ps->live = st->live;
+	bool slices = !rc && wait_slices(st);
+	st->prof = NULL;
+	st->live = NULL;
 	if (rc)
-		return rc;
-	int err = 0;
-	bool slices = kind == PK_BLOCK && ps->via != RTD_PERF_OFFCPU_VIA_BPF;
-	RTD_OPTS(rtd_perf_source_opts, lo, .window_ms = LIVE_WINDOW_MS,
-		 .max_records = LIVE_MAX_RECORDS,
-		 .flags = RTD_PERF_SOURCE_COPIED | RTD_PERF_SOURCE_MAPPINGS |
-			  (src->a->c->native_dwarf ? RTD_PERF_SOURCE_LINES : 0) |
-			  (slices ? RTD_PERF_SOURCE_WAIT_STACKS : 0));
-	ps->live = rtd_perf_source_live(ps->prof, &lo, &err);
-	ps->cur = ps->live ? new_profile(ps) : NULL;
+		snprintf(src->err, sizeof(src->err), "%s", st->err);
+	ps->st = NULL;
+	start_put(st);
+	struct target *t = src->t;
+	if (rc)
+		return start_failed(src, rc);
+	const char *why = "";
+	ps->via = ps->kind == PK_BLOCK ? rtd_perf_profiler_offcpu_via(ps->prof, &why)
+				       : RTD_PERF_OFFCPU_VIA_AUTO;
+	if (ps->via == RTD_PERF_OFFCPU_VIA_PERF)
+		rtd_info("target %s pid %d: off-CPU through perf, every switch "
+			 "copied out: %s", t->service, (int)t->pid, why);
+	ps->period = ps->kind == PK_BLOCK ? 1 : (int64_t)(1000000000u / src->a->c->cpu_hz);
+	ps->cur = new_profile(ps);
 	/* CPU: the totals weigh their count and summed period; off-CPU:
 	 * BPF's totals weigh their count and delay, perf's slices 1 and
 	 * their length; the state a label */
+	int err = 0;
 	RTD_OPTS(rtd_profile_records_opts, co,
-		 .name = kind == PK_BLOCK ? "off-cpu" : "cpu", .period = ps->period,
+		 .name = ps->kind == PK_BLOCK ? "off-cpu" : "cpu", .period = ps->period,
 		 .category = slices ? "off-cpu" : NULL,
-		 .label = kind == PK_BLOCK ? "state" : NULL,
+		 .label = ps->kind == PK_BLOCK ? "state" : NULL,
 		 .mapping = module_mapping, .mapping_ctx = ps);
 	ps->cons = ps->cur ? rtd_profile_records_new(ps->cur, &co, &err) : NULL;
 	if (!ps->cons) {
 		snprintf(src->err, sizeof(src->err), "the perf record source: %s",
 			 rtd_strerror(err ? err : -ENOMEM));
-		return err ? err : -ENOMEM;
+		return start_failed(src, err ? err : -ENOMEM);
 	}
+	/* a start tried again is said by the agent (dispatch()) */
+	src->starting = false;
+	start_answered(src, ps);
 	return 0;
 }
 
@@ -258,6 +438,8 @@ static int ps_fds(struct source *src, int *fds, int max)
 {
 	struct ps *ps = src->priv;
 	int n = 0;
+	if (ps->st) /* starting */
+		return max > 0 ? (fds[n++] = ps->st->efd, n) : 0;
 	if (ps->live && n < max)
 		fds[n++] = rtd_source_fd(ps->live);
 	int pm = rtd_perf_profiler_perfmap_fd(ps->prof);
@@ -269,6 +451,8 @@ static int ps_fds(struct source *src, int *fds, int max)
 static int ps_readable(struct source *src, int fd)
 {
 	struct ps *ps = src->priv;
+	if (ps->st)
+		return start_done(src);
 	if (fd >= 0 && fd == rtd_perf_profiler_perfmap_fd(ps->prof)) {
 		/* the runtime answered (or went): JIT frames are named from
 		 * when its map is written */
@@ -286,6 +470,8 @@ static int ps_take(struct source *src, struct take *t)
 {
 	struct ps *ps = src->priv;
 	int64_t at = 0;
+	if (ps->st || !ps->cons)
+		return 0; /* starting: nothing yet, and no wait for it */
 	if (!ps->map_said && rtd_perf_profiler_perfmap_fd(ps->prof) >= 0 &&
 	    mono_ns() - ps->start_ns > MAP_SAY_NS) {
 		rtd_info("target %s pid %d: no reply to the perf map's request "
@@ -322,6 +508,10 @@ static void ps_free(struct source *src)
 	struct ps *ps = src->priv;
 	if (!ps)
 		return;
+	/* starting: its thread frees what it makes, once done */
+	if (ps->st)
+		start_put(ps->st);
+	start_answered(src, ps);
 	rtd_source_free(ps->live); /* joins its threads: before the profiler */
 	rtd_profile_records_free(ps->cons);
 	rtd_profile_free(ps->cur);
