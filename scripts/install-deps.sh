@@ -17,6 +17,7 @@ PKGS=(
   linux-perf                                  # perf stat/record as the benchmark anchor
   hyperfine                                   # bench/: repeated timed runs
   python3                                     # small test helpers
+  gdb                                         # agent test: holds a perf source's start (test_start_held)
   libmicrohttpd-dev libcurl4-openssl-dev      # agent: pull endpoints, push
   libgnutls28-dev openssl                     # agent: TLS credentials; test certificates
   libyaml-dev                                 # agent: config file
