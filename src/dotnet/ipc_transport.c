@@ -335,7 +335,9 @@ static int socket_find(pid_t pid, char *path, size_t len, char *where,
 	/* As the target sees its file system; when /proc/PID/root is not
 	 * readable (another user), fall back to our own view. */
 	rtd_proc_root_path(dir, sizeof(dir), pid, "%s", t); /* "" when too long: none */
-	struct dir_list own;
+	/* zeroed: a listing from the cache leaves it untouched, and it is
+	 * freed below whatever dir_get() returned */
+	struct dir_list own = {0};
 	const struct dir_list *l = dir_get(dc, dir, &own);
 	if (l->err == -EACCES || l->err == -EPERM) {
 		dir_list_free(&own);
