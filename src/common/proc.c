@@ -230,11 +230,18 @@ done:
 	return vl > INT_MAX ? INT_MAX : (int)vl;
 }
 
+/* A field of /proc/PID/status ("Tgid:\t4242"): as entry_value(). */
+static int status_value(pid_t pid, const char *field, char *out, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	return entry_value(path, field, '\n', ':', out, len);
+}
+
 pid_t rtd_proc_ns_pid(pid_t pid)
 {
-	char path[64], v[256];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (entry_value(path, "NSpid", '\n', ':', v, sizeof(v)) < 0)
+	char v[256];
+	if (status_value(pid, "NSpid", v, sizeof(v)) < 0)
 		return pid;
 	/* "NSpid:\t4242\t17\t1": the pid in each namespace, outermost first */
 	pid_t last = pid;
@@ -417,12 +424,10 @@ int rtd_proc_tmpdir(pid_t pid, char *out, size_t len)
 
 long long rtd_proc_status_num(pid_t pid, const char *field)
 {
-	char path[64], v[64];
+	char v[64];
 	if (pid <= 0 || !field || !*field)
 		return -RTD_E_INVAL;
-	/* "Tgid:\t4242" */
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	int rc = entry_value(path, field, '\n', ':', v, sizeof(v));
+	int rc = status_value(pid, field, v, sizeof(v));
 	if (rc < 0)
 		return rc;
 	char *e;
