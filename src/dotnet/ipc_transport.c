@@ -290,13 +290,15 @@ struct dir_cache {
 	size_t n;
 };
 
-/* The listing of dir, from the cache when one is given. */
+/* The listing of dir, from the cache when one is given; @tmp holds it
+ * when it is not cached, and is zeroed otherwise (the caller frees it
+ * whatever was returned). */
 static const struct dir_list *dir_get(struct dir_cache *dc, const char *dir,
 				      struct dir_list *tmp)
 {
 	struct stat st;
+	memset(tmp, 0, sizeof(*tmp));
 	if (stat(dir, &st) != 0) {
-		memset(tmp, 0, sizeof(*tmp));
 		tmp->err = -errno;
 		return tmp;
 	}
@@ -335,9 +337,7 @@ static int socket_find(pid_t pid, char *path, size_t len, char *where,
 	/* As the target sees its file system; when /proc/PID/root is not
 	 * readable (another user), fall back to our own view. */
 	rtd_proc_root_path(dir, sizeof(dir), pid, "%s", t); /* "" when too long: none */
-	/* zeroed: a listing from the cache leaves it untouched, and it is
-	 * freed below whatever dir_get() returned */
-	struct dir_list own = {0};
+	struct dir_list own;
 	const struct dir_list *l = dir_get(dc, dir, &own);
 	if (l->err == -EACCES || l->err == -EPERM) {
 		dir_list_free(&own);
