@@ -179,11 +179,20 @@ void source_start_failed(struct agent *a, struct source *s, int rc)
 			  s->failures);
 }
 
+/*
+ * The target's kinds: those of its sources, but for a start tried again
+ * whose answer is still to come. That one's kinds come back when it
+ * answers (source_restarted()); counted before, a pull of a target the
+ * kernel keeps refusing got an empty profile instead of why, whenever
+ * another source's answer came while its retry was in flight (CI's agent
+ * test_perf_perm under ASan).
+ */
 void target_kinds_update(struct agent *a, struct target *t)
 {
 	unsigned k = 0;
 	for (size_t i = 0; i < t->nsrc; i++)
-		k |= t->src[i]->kinds;
+		if (!(t->src[i]->starting && t->src[i]->failures))
+			k |= t->src[i]->kinds;
 	pthread_mutex_lock(&a->lock); /* /targets reads it */
 	t->kinds = k;
 	pthread_mutex_unlock(&a->lock);

@@ -305,6 +305,34 @@ static void free_fake(struct agent *a)
 	free(a);
 }
 
+/* A target's kinds leave out a start tried again until it answers: a
+ * perf source the kernel keeps refusing, retried while another source's
+ * answer comes, gave a pull an empty profile instead of why. A first start
+ * still counts (its target is listed once it answered). */
+static void kinds_leave_retries_out(void **state)
+{
+	(void)state;
+	struct agent *a = fake_agent(NULL);
+	struct target t;
+	memset(&t, 0, sizeof(t));
+	struct source cpu = {.t = &t, .a = a, .kinds = 1u << PK_CPU,
+			     .starting = true, .failures = 2};
+	struct source off = {.t = &t, .a = a, .kinds = 1u << PK_BLOCK};
+	t.src[0] = &cpu;
+	t.src[1] = &off;
+	t.nsrc = 2;
+	target_kinds_update(a, &t);
+	assert_int_equal(t.kinds, 1u << PK_BLOCK);
+	cpu.failures = 0; /* a first start */
+	target_kinds_update(a, &t);
+	assert_int_equal(t.kinds, (1u << PK_CPU) | (1u << PK_BLOCK));
+	cpu.starting = false; /* running */
+	cpu.failures = 2;
+	target_kinds_update(a, &t);
+	assert_int_equal(t.kinds, (1u << PK_CPU) | (1u << PK_BLOCK));
+	free_fake(a);
+}
+
 static void push_names(void **state)
 {
 	(void)state;
@@ -494,6 +522,7 @@ int main(void)
 		cmocka_unit_test(serve_native_target),
 		cmocka_unit_test(bind_errors),
 		cmocka_unit_test(flight_refused_exposed),
+		cmocka_unit_test(kinds_leave_retries_out),
 		cmocka_unit_test(push_names),
 		cmocka_unit_test(push_queue_drops_oldest),
 		cmocka_unit_test(otlp_queue_drops_oldest),
