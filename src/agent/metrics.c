@@ -219,7 +219,8 @@ static int agent_health(struct agent *a, rtd_buf *b,
 	size_t oqueued = push_queue_len(a->otlp);
 	int rc = 0;
 	rc |= own(a, b, "rtdiag_agent_targets", "gauge",
-		  "Targets the agent profiles now.", (double)st->targets);
+		  "Targets the agent profiles now (those /targets lists).",
+		  (double)st->targets);
 	rc |= own(a, b, "rtdiag_agent_targets_found_total", "counter",
 		  "Targets found since the agent started.",
 		  (double)st->targets_seen);
@@ -319,6 +320,11 @@ int metrics_write(struct agent *a, rtd_buf *b)
 	double tck = (double)proc_clk_tck();
 	pthread_mutex_lock(&a->lock);
 	struct rtd_agent_stats st = a->st;
+	/* the gauge counts what /targets lists: not a target whose first
+	 * starts have not answered yet */
+	st.targets = 0;
+	for (const struct target *t = a->targets; t; t = t->next)
+		st.targets += target_listed(t);
 	int rc = target_metrics(a, b, tck);
 	pthread_mutex_unlock(&a->lock);
 	agent_spool_stats(a, &st);

@@ -75,6 +75,9 @@ code=$(pull "$OTH" block)
   || bad "while a start is held, the other target's /block: '$code' (no answer in 60 s)"
 code=$(curl -s -m 60 -o /dev/null -w '%{http_code}' "$AGENT_URL/metrics")
 [ "$code" = 200 ] && ok "and /metrics answers" || bad "/metrics: '$code'"
+n=$(metric rtdiag_agent_targets)
+[ "$n" = 1 ] && ok "its rtdiag_agent_targets counts the listed target only (1)" \
+  || bad "rtdiag_agent_targets while a start is held: '$n' (want 1: /targets lists one)"
 has_target "$OP" && ! has_target "$HP" && ok "/targets lists the other target, not yet the starting one" \
   || bad "/targets while a start is held: $(curl -s -m 60 "$AGENT_URL/targets")"
 test -s "$WORK/held" && [ "$(cat "$WORK/held")" = "$tid" ] || bad "the hold ended early"
