@@ -267,3 +267,138 @@ rtd_strmap_entry *rtd_strmap_next(const rtd_strmap *m, size_t *bucket,
 			return m->buckets[*bucket];
 	return NULL;
 }
+
+/* ---- rtd_vmap ---- */
+
+void rtd_vmap_init(struct rtd_vmap *t, size_t vsz, size_t max)
+{
+	memset(t, 0, sizeof(*t));
+	t->vsz = vsz;
+	t->max = max;
+}
+
+void rtd_vmap_free(struct rtd_vmap *t)
+{
+	free(t->keys);
+	free(t->used);
+	free(t->vals);
+	t->keys = NULL;
+	t->used = NULL;
+	t->vals = NULL;
+	t->n = t->cap = 0;
+}
+
+void rtd_vmap_clear(struct rtd_vmap *t)
+{
+	if (t->cap)
+		memset(t->used, 0, t->cap);
+	t->n = 0;
+}
+
+static int tab_grow(struct rtd_vmap *t)
+{
+	size_t nc = t->cap ? t->cap * 2 : 64;
+	uint64_t *k = malloc(nc * sizeof(*k));
+	uint8_t *u = calloc(nc, 1);
+	uint8_t *v = malloc(nc * t->vsz);
+	if (!k || !u || !v) {
+		free(k);
+		free(u);
+		free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < t->cap; i++) {
+		if (!t->used[i])
+			continue;
+		size_t j = (size_t)rtd_hash_u64(t->keys[i]) & (nc - 1);
+		while (u[j])
+			j = (j + 1) & (nc - 1);
+		k[j] = t->keys[i];
+		u[j] = 1;
+		memcpy(v + j * t->vsz, t->vals + i * t->vsz, t->vsz);
+	}
+	free(t->keys);
+	free(t->used);
+	free(t->vals);
+	t->keys = k;
+	t->used = u;
+	t->vals = v;
+	t->cap = nc;
+	return 0;
+}
+
+void *rtd_vmap_get_slow(struct rtd_vmap *t, uint64_t key, bool create, bool *created, int *err)
+{
+	if (created)
+		*created = false;
+	if (t->cap) {
+		size_t i = (size_t)rtd_hash_u64(key) & (t->cap - 1);
+		while (t->used[i]) {
+			if (t->keys[i] == key)
+				return t->vals + i * t->vsz;
+			i = (i + 1) & (t->cap - 1);
+		}
+	}
+	if (!create)
+		return NULL;
+	if (t->max && t->n >= t->max) {
+		if (err)
+			*err = -RTD_E_CAP;
+		return NULL;
+	}
+	if ((t->n + 1) * 4 > t->cap * 3 && tab_grow(t) < 0) {
+		if (err)
+			*err = -ENOMEM;
+		return NULL;
+	}
+	size_t i = (size_t)rtd_hash_u64(key) & (t->cap - 1);
+	while (t->used[i])
+		i = (i + 1) & (t->cap - 1);
+	t->used[i] = 1;
+	t->keys[i] = key;
+	memset(t->vals + i * t->vsz, 0, t->vsz);
+	t->n++;
+	if (created)
+		*created = true;
+	return t->vals + i * t->vsz;
+}
+
+void rtd_vmap_del(struct rtd_vmap *t, uint64_t key)
+{
+	if (!t->cap)
+		return;
+	size_t mask = t->cap - 1;
+	size_t i = (size_t)rtd_hash_u64(key) & mask;
+	while (t->used[i] && t->keys[i] != key)
+		i = (i + 1) & mask;
+	if (!t->used[i])
+		return;
+	/* backward shift: move later members of the run into the hole when
+	 * their home slot is not between the hole and them */
+	size_t hole = i;
+	for (size_t j = (i + 1) & mask; t->used[j]; j = (j + 1) & mask) {
+		size_t home = (size_t)rtd_hash_u64(t->keys[j]) & mask;
+		bool stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+		if (stays)
+			continue;
+		t->keys[hole] = t->keys[j];
+		memcpy(t->vals + hole * t->vsz, t->vals + j * t->vsz, t->vsz);
+		hole = j;
+	}
+	t->used[hole] = 0;
+	t->n--;
+}
+
+void *rtd_vmap_next(const struct rtd_vmap *t, size_t *it, uint64_t *key)
+{
+	for (size_t i = *it; i < t->cap; i++) {
+		if (!t->used[i])
+			continue;
+		*it = i + 1;
+		if (key)
+			*key = t->keys[i];
+		return t->vals + i * t->vsz;
+	}
+	*it = t->cap;
+	return NULL;
+}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * map.h - hash maps: u64 keys (rtd_map) and byte-string keys (rtd_strmap).
+ * map.h - hash maps: u64 keys (rtd_map; rtd_vmap, its values held in the
+ * table) and byte-string keys (rtd_strmap).
  *
  * Open addressing with linear probing; the table doubles at 70% load.
  * Each map has a cap on its entry count set at init (0: no cap but memory);
@@ -86,5 +87,47 @@ rtd_strmap_entry *rtd_strmap_find(const rtd_strmap *m, const void *key,
 /* Iterate: start with *bucket = 0 and *e = NULL. */
 rtd_strmap_entry *rtd_strmap_next(const rtd_strmap *m, size_t *bucket,
 				  rtd_strmap_entry *e);
+
+/*
+ * struct rtd_vmap - u64 keys to fixed-size values held in the table (the
+ * Go decoder's and analyses' per-goroutine, per-P and per-stack state,
+ * looked up for nearly every event). Linear probing, doubling past 75%
+ * load, deletion by backward shift (no tombstones). A value pointer is
+ * valid until the next insert or delete.
+ */
+struct rtd_vmap {
+	uint64_t *keys;
+	uint8_t *used;
+	uint8_t *vals;
+	size_t vsz, n, cap, max;
+};
+
+/* vsz: each value's size (0: a set); max: cap on the entries (0: none). */
+void rtd_vmap_init(struct rtd_vmap *t, size_t vsz, size_t max);
+void rtd_vmap_free(struct rtd_vmap *t);
+/* Remove every entry, keep the table. */
+void rtd_vmap_clear(struct rtd_vmap *t);
+/* Find, or insert a zeroed value when create; NULL when absent, on the
+ * cap or out of memory (*err, when err is not NULL: -RTD_E_CAP or
+ * -ENOMEM). *created (when not NULL) says whether it was inserted. */
+void *rtd_vmap_get_slow(struct rtd_vmap *t, uint64_t key, bool create,
+			bool *created, int *err);
+/* The same, the common hit in the key's home slot inlined. */
+static inline void *rtd_vmap_get(struct rtd_vmap *t, uint64_t key, bool create,
+				 bool *created, int *err)
+{
+	if (t->cap) {
+		size_t i = (size_t)rtd_hash_u64(key) & (t->cap - 1);
+		if (t->used[i] && t->keys[i] == key) {
+			if (created)
+				*created = false;
+			return t->vals + i * t->vsz;
+		}
+	}
+	return rtd_vmap_get_slow(t, key, create, created, err);
+}
+void rtd_vmap_del(struct rtd_vmap *t, uint64_t key);
+/* Iterate: *it = 0 first; returns the value or NULL at the end. */
+void *rtd_vmap_next(const struct rtd_vmap *t, size_t *it, uint64_t *key);
 
 #endif /* RTD_COMMON_MAP_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * analysis_common.c - tables, names and stacks shared by the goroutine
+ * analysis_common.c - names and stacks shared by the goroutine
  * state tracker and the Go trace analyses.
  */
 #include <errno.h>
@@ -9,141 +9,6 @@
 #include <string.h>
 
 #include "gotrace/analysis_int.h"
-
-/* ---- u64 -> fixed-size value ------------------------------------------- */
-
-void ga_tab_init(struct ga_tab *t, size_t vsz, size_t max)
-{
-	memset(t, 0, sizeof(*t));
-	t->vsz = vsz;
-	t->max = max;
-}
-
-void ga_tab_free(struct ga_tab *t)
-{
-	free(t->keys);
-	free(t->used);
-	free(t->vals);
-	t->keys = NULL;
-	t->used = NULL;
-	t->vals = NULL;
-	t->n = t->cap = 0;
-}
-
-void ga_tab_clear(struct ga_tab *t)
-{
-	if (t->cap)
-		memset(t->used, 0, t->cap);
-	t->n = 0;
-}
-
-static int tab_grow(struct ga_tab *t)
-{
-	size_t nc = t->cap ? t->cap * 2 : 64;
-	uint64_t *k = malloc(nc * sizeof(*k));
-	uint8_t *u = calloc(nc, 1);
-	uint8_t *v = malloc(nc * t->vsz);
-	if (!k || !u || !v) {
-		free(k);
-		free(u);
-		free(v);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < t->cap; i++) {
-		if (!t->used[i])
-			continue;
-		size_t j = (size_t)rtd_hash_u64(t->keys[i]) & (nc - 1);
-		while (u[j])
-			j = (j + 1) & (nc - 1);
-		k[j] = t->keys[i];
-		u[j] = 1;
-		memcpy(v + j * t->vsz, t->vals + i * t->vsz, t->vsz);
-	}
-	free(t->keys);
-	free(t->used);
-	free(t->vals);
-	t->keys = k;
-	t->used = u;
-	t->vals = v;
-	t->cap = nc;
-	return 0;
-}
-
-void *ga_tab_get_slow(struct ga_tab *t, uint64_t key, bool create, bool *created, int *err)
-{
-	if (created)
-		*created = false;
-	if (t->cap) {
-		size_t i = (size_t)rtd_hash_u64(key) & (t->cap - 1);
-		while (t->used[i]) {
-			if (t->keys[i] == key)
-				return t->vals + i * t->vsz;
-			i = (i + 1) & (t->cap - 1);
-		}
-	}
-	if (!create)
-		return NULL;
-	if (t->max && t->n >= t->max) {
-		if (err)
-			*err = -RTD_E_CAP;
-		return NULL;
-	}
-	if ((t->n + 1) * 4 > t->cap * 3 && tab_grow(t) < 0) {
-		if (err)
-			*err = -ENOMEM;
-		return NULL;
-	}
-	size_t i = (size_t)rtd_hash_u64(key) & (t->cap - 1);
-	while (t->used[i])
-		i = (i + 1) & (t->cap - 1);
-	t->used[i] = 1;
-	t->keys[i] = key;
-	memset(t->vals + i * t->vsz, 0, t->vsz);
-	t->n++;
-	if (created)
-		*created = true;
-	return t->vals + i * t->vsz;
-}
-
-void ga_tab_del(struct ga_tab *t, uint64_t key)
-{
-	if (!t->cap)
-		return;
-	size_t mask = t->cap - 1;
-	size_t i = (size_t)rtd_hash_u64(key) & mask;
-	while (t->used[i] && t->keys[i] != key)
-		i = (i + 1) & mask;
-	if (!t->used[i])
-		return;
-	/* backward shift: move later members of the run into the hole when
-	 * their home slot is not between the hole and them */
-	size_t hole = i;
-	for (size_t j = (i + 1) & mask; t->used[j]; j = (j + 1) & mask) {
-		size_t home = (size_t)rtd_hash_u64(t->keys[j]) & mask;
-		bool stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
-		if (stays)
-			continue;
-		t->keys[hole] = t->keys[j];
-		memcpy(t->vals + hole * t->vsz, t->vals + j * t->vsz, t->vsz);
-		hole = j;
-	}
-	t->used[hole] = 0;
-	t->n--;
-}
-
-void *ga_tab_next(const struct ga_tab *t, size_t *it, uint64_t *key)
-{
-	for (size_t i = *it; i < t->cap; i++) {
-		if (!t->used[i])
-			continue;
-		*it = i + 1;
-		if (key)
-			*key = t->keys[i];
-		return t->vals + i * t->vsz;
-	}
-	*it = t->cap;
-	return NULL;
-}
 
 /* ---- names ---------------------------------------------------------------- */
 
@@ -174,15 +39,15 @@ void ga_stacks_init(struct ga_stacks *s, struct ga_strs *strs)
 {
 	memset(s, 0, sizeof(*s));
 	s->strs = strs;
-	ga_tab_init(&s->frame_of_pc, sizeof(uint32_t), RTD_GOAN_MAX_FRAMES);
-	ga_tab_init(&s->cache, sizeof(uint32_t), 0);
+	rtd_vmap_init(&s->frame_of_pc, sizeof(uint32_t), RTD_GOAN_MAX_FRAMES);
+	rtd_vmap_init(&s->cache, sizeof(uint32_t), 0);
 	s->cache_gen = UINT64_MAX;
 }
 
 void ga_stacks_free(struct ga_stacks *s)
 {
-	ga_tab_free(&s->frame_of_pc);
-	ga_tab_free(&s->cache);
+	rtd_vmap_free(&s->frame_of_pc);
+	rtd_vmap_free(&s->cache);
 	free(s->small);
 	free(s->frames);
 	free(s->arena);
@@ -211,7 +76,7 @@ static int64_t frame_index(struct ga_stacks *s, const struct rtd_gotrace_frame *
 {
 	int err = -ENOMEM;
 	bool created;
-	uint32_t *ix = ga_tab_get(&s->frame_of_pc, f->pc, true, &created, &err);
+	uint32_t *ix = rtd_vmap_get(&s->frame_of_pc, f->pc, true, &created, &err);
 	if (!ix) {
 		snprintf(s->err, sizeof(s->err), err == -RTD_E_CAP
 			 ? "more than %u distinct frame PCs" : "out of memory",
@@ -221,7 +86,7 @@ static int64_t frame_index(struct ga_stacks *s, const struct rtd_gotrace_frame *
 	if (!created)
 		return *ix - 1;
 	if (grow((void **)&s->frames, &s->capframes, s->nframes + 1, sizeof(*s->frames)) < 0) {
-		ga_tab_del(&s->frame_of_pc, f->pc);
+		rtd_vmap_del(&s->frame_of_pc, f->pc);
 		snprintf(s->err, sizeof(s->err), "out of memory");
 		return -ENOMEM;
 	}
@@ -231,7 +96,7 @@ static int64_t frame_index(struct ga_stacks *s, const struct rtd_gotrace_frame *
 	g->fn = ga_intern(s->strs, f->fn ? f->fn : "", f->fn ? strlen(f->fn) : 0);
 	g->file = ga_intern(s->strs, f->file ? f->file : "", f->file ? strlen(f->file) : 0);
 	if (!g->fn || !g->file) {
-		ga_tab_del(&s->frame_of_pc, f->pc);
+		rtd_vmap_del(&s->frame_of_pc, f->pc);
 		snprintf(s->err, sizeof(s->err), "out of memory or more than %u names",
 			 RTD_GOAN_MAX_STRINGS);
 		return -ENOMEM;
@@ -327,7 +192,7 @@ int64_t ga_stacks_intern(struct ga_stacks *s, rtd_gotrace_dec *d, uint64_t gen, 
 		return 0;
 	/* new-format stack ids are per generation */
 	if (gen != s->cache_gen) {
-		ga_tab_clear(&s->cache);
+		rtd_vmap_clear(&s->cache);
 		if (s->small)
 			memset(s->small, 0, s->nsmall * sizeof(*s->small));
 		s->cache_gen = gen;
@@ -339,7 +204,7 @@ int64_t ga_stacks_intern(struct ga_stacks *s, rtd_gotrace_dec *d, uint64_t gen, 
 	if (id >= GA_SMALL_IDS) {
 		bool created;
 		int err = -ENOMEM;
-		c = ga_tab_get(&s->cache, id, true, &created, &err);
+		c = rtd_vmap_get(&s->cache, id, true, &created, &err);
 		if (!c) {
 			snprintf(s->err, sizeof(s->err), "out of memory");
 			return err;
@@ -364,7 +229,7 @@ int64_t ga_stacks_intern(struct ga_stacks *s, rtd_gotrace_dec *d, uint64_t gen, 
 	int64_t r = ga_stacks_add(s, f, n);
 	if (r < 0) {
 		if (c)
-			ga_tab_del(&s->cache, id);
+			rtd_vmap_del(&s->cache, id);
 		return r;
 	}
 	if (c)

@@ -206,11 +206,11 @@ struct ga_gc {
 		size_t n;
 	} *procs;        /* gomaxprocs changes, while holding */
 	size_t nprocs, capprocs;
-	struct ga_tab assists; /* Go 1.19: goroutines in mark assist */
-	struct ga_tab bgmark;  /* goroutines that are background mark workers */
-	struct ga_tab running; /* Go 1.19: goroutines started (their next block is the Link) */
-	struct ga_tab states;  /* Go 1.22+: goroutine -> its state (Executing) */
-	struct ga_tab in_gc;   /* Go 1.22+: goroutines in mark assist */
+	struct rtd_vmap assists; /* Go 1.19: goroutines in mark assist */
+	struct rtd_vmap bgmark;  /* goroutines that are background mark workers */
+	struct rtd_vmap running; /* Go 1.19: goroutines started (their next block is the Link) */
+	struct rtd_vmap states;  /* Go 1.22+: goroutine -> its state (Executing) */
+	struct rtd_vmap in_gc;   /* Go 1.22+: goroutines in mark assist */
 	int64_t last_ts;
 	bool any;
 	/* GC cycles and pauses */
@@ -251,11 +251,11 @@ struct ga_gc *ga_gc_new(struct ga_ctx *c)
 	}
 	memcpy(g->win, w, g->nwin * sizeof(*w));
 	g->hold = g->v2 && c->ver >= 1022;
-	ga_tab_init(&g->assists, 0, RTD_GOAN_MAX_GOROUTINES);
-	ga_tab_init(&g->bgmark, 0, RTD_GOAN_MAX_GOROUTINES);
-	ga_tab_init(&g->running, 0, RTD_GOAN_MAX_GOROUTINES);
-	ga_tab_init(&g->states, 1, RTD_GOAN_MAX_GOROUTINES);
-	ga_tab_init(&g->in_gc, 0, RTD_GOAN_MAX_GOROUTINES);
+	rtd_vmap_init(&g->assists, 0, RTD_GOAN_MAX_GOROUTINES);
+	rtd_vmap_init(&g->bgmark, 0, RTD_GOAN_MAX_GOROUTINES);
+	rtd_vmap_init(&g->running, 0, RTD_GOAN_MAX_GOROUTINES);
+	rtd_vmap_init(&g->states, 1, RTD_GOAN_MAX_GOROUTINES);
+	rtd_vmap_init(&g->in_gc, 0, RTD_GOAN_MAX_GOROUTINES);
 	return g;
 }
 
@@ -277,11 +277,11 @@ void ga_gc_free(struct ga_gc *g)
 	free(g->procs);
 	free(g->win);
 	free(g->stws);
-	ga_tab_free(&g->assists);
-	ga_tab_free(&g->bgmark);
-	ga_tab_free(&g->running);
-	ga_tab_free(&g->states);
-	ga_tab_free(&g->in_gc);
+	rtd_vmap_free(&g->assists);
+	rtd_vmap_free(&g->bgmark);
+	rtd_vmap_free(&g->running);
+	rtd_vmap_free(&g->states);
+	rtd_vmap_free(&g->in_gc);
 	free(g);
 }
 
@@ -467,16 +467,16 @@ static int record(struct ga_gc *g, int64_t ts)
 	return 0;
 }
 
-static bool has(struct ga_tab *t, uint64_t k)
+static bool has(struct rtd_vmap *t, uint64_t k)
 {
 	/* most are empty most of the time (assists, background workers) */
-	return t->n && ga_tab_get(t, k, false, NULL, NULL) != NULL;
+	return t->n && rtd_vmap_get(t, k, false, NULL, NULL) != NULL;
 }
 
-static int put(struct ga_gc *g, struct ga_tab *t, uint64_t k)
+static int put(struct ga_gc *g, struct rtd_vmap *t, uint64_t k)
 {
 	int err = -ENOMEM;
-	return ga_tab_get(t, k, true, NULL, &err) ? 0 : ga_fail(g->c, err, "out of memory");
+	return rtd_vmap_get(t, k, true, NULL, &err) ? 0 : ga_fail(g->c, err, "out of memory");
 }
 
 /* ---- GC cycles and pauses ---------------------------------------------------- */
@@ -571,7 +571,7 @@ int ga_gc_v1(struct ga_gc *g, const struct rtd_gotrace_event *ev)
 	case RTD_GO_EV_GC_MARK_ASSIST_DONE:
 		if (g->flags & RTD_GOAN_UTIL_ASSIST) {
 			pgc(g, ev->p, -1);
-			ga_tab_del(&g->assists, ev->g);
+			rtd_vmap_del(&g->assists, ev->g);
 		}
 		break;
 	case RTD_GO_EV_GC_SWEEP_START:
@@ -600,12 +600,12 @@ int ga_gc_v1(struct ga_gc *g, const struct rtd_gotrace_event *ev)
 		/* off its P: the Link of the goroutine's GoStart */
 		if (!has(&g->running, ev->g))
 			return 0;
-		ga_tab_del(&g->running, ev->g);
+		rtd_vmap_del(&g->running, ev->g);
 		if (has(&g->assists, ev->g))
 			pgc(g, ev->p, -1);
 		if (has(&g->bgmark, ev->g)) {
 			pgc(g, ev->p, -1);
-			ga_tab_del(&g->bgmark, ev->g);
+			rtd_vmap_del(&g->bgmark, ev->g);
 		}
 		break;
 	}
@@ -621,7 +621,7 @@ static bool executing(unsigned st)
 
 static bool g_executing(struct ga_gc *g, uint64_t id)
 {
-	uint8_t *st = ga_tab_get(&g->states, id, false, NULL, NULL);
+	uint8_t *st = rtd_vmap_get(&g->states, id, false, NULL, NULL);
 	return st && executing(*st);
 }
 
@@ -729,7 +729,7 @@ int ga_gc_v2(struct ga_gc *g, const struct rtd_goev *ev)
 			pgc(g, ev->p, -1);
 		} else if (h_assist) {
 			pgc(g, ev->p, -1);
-			ga_tab_del(&g->in_gc, (uint64_t)ev->scope_id);
+			rtd_vmap_del(&g->in_gc, (uint64_t)ev->scope_id);
 		}
 		break;
 	case RTD_GOEV_STATE: {
@@ -742,7 +742,7 @@ int ga_gc_v2(struct ga_gc *g, const struct rtd_goev *ev)
 				pgc(g, ev->p, -1);
 		}
 		int err = -ENOMEM;
-		uint8_t *st = ga_tab_get(&g->states, ev->id, true, NULL, &err);
+		uint8_t *st = rtd_vmap_get(&g->states, ev->id, true, NULL, &err);
 		if (!st)
 			return ga_fail(g->c, err, "out of memory");
 		*st = ev->to;

@@ -14,41 +14,6 @@
 #include "common/map.h"
 #include "rtdiag/goanalysis.h"
 
-/* ---- u64 -> fixed-size value, open addressing, no tombstones ---------- */
-
-struct ga_tab {
-	uint64_t *keys;
-	uint8_t *used;
-	uint8_t *vals;
-	size_t vsz, n, cap, max;
-};
-
-void ga_tab_init(struct ga_tab *t, size_t vsz, size_t max);
-void ga_tab_free(struct ga_tab *t);
-void ga_tab_clear(struct ga_tab *t);
-/* Find, or insert a zeroed value when create; NULL when absent, on the
- * cap or out of memory (*err: -RTD_E_CAP or -ENOMEM). The pointer is
- * valid until the next insert or delete. */
-void *ga_tab_get_slow(struct ga_tab *t, uint64_t key, bool create, bool *created, int *err);
-/* The same, the common hit in the key's home slot inlined (the tracker
- * and the analyses look up a goroutine several times per event). */
-static inline void *ga_tab_get(struct ga_tab *t, uint64_t key, bool create, bool *created,
-			       int *err)
-{
-	if (t->cap) {
-		size_t i = (size_t)rtd_hash_u64(key) & (t->cap - 1);
-		if (t->used[i] && t->keys[i] == key) {
-			if (created)
-				*created = false;
-			return t->vals + i * t->vsz;
-		}
-	}
-	return ga_tab_get_slow(t, key, create, created, err);
-}
-void ga_tab_del(struct ga_tab *t, uint64_t key);
-/* Iterate: *it = 0 first; returns the value or NULL at the end. */
-void *ga_tab_next(const struct ga_tab *t, size_t *it, uint64_t *key);
-
 /* ---- names ---------------------------------------------------------------- */
 
 /* Interned strings: one copy each, valid while the interner lives. */
@@ -71,7 +36,7 @@ struct ga_stacks {
 	struct ga_strs *strs;
 	/* frames, deduplicated by PC (the first symbol seen wins, as in Go's
 	 * pprof builder) */
-	struct ga_tab frame_of_pc; /* pc -> uint32 index + 1 */
+	struct rtd_vmap frame_of_pc; /* pc -> uint32 index + 1 */
 	struct ga_frame *frames;
 	size_t nframes, capframes;
 	/* stacks: frame indices in one arena, leaf first */
@@ -90,7 +55,7 @@ struct ga_stacks {
 #define GA_SMALL_IDS (1u << 16)
 	uint32_t *small;
 	size_t nsmall;
-	struct ga_tab cache;
+	struct rtd_vmap cache;
 	uint64_t cache_gen;
 	/* rtd_gostate_stack()'s view */
 	struct rtd_goframe *view;

@@ -39,12 +39,12 @@ struct rec {
 
 struct prof {
 	bool on;
-	struct ga_tab recs; /* stack id -> struct rec */
+	struct rtd_vmap recs; /* stack id -> struct rec */
 	uint32_t *stacks;   /* in first-counted order */
 	size_t nstacks, capstacks;
 	uint64_t count;
 	int64_t ns;
-	struct ga_tab track; /* Go 1.22+: goroutine -> struct pend (direct
+	struct rtd_vmap track; /* Go 1.22+: goroutine -> struct pend (direct
 			      * hand-over: only goroutines without a tracker
 			      * entry any more) */
 	size_t ntrack;       /* direct hand-over: goroutines tracked */
@@ -63,7 +63,7 @@ struct ga_prof {
 	struct ga_sum *sum;
 	bool v2;
 	struct prof p[RTD_GOAN_PROF_COUNT];
-	struct ga_tab pend; /* Go 1.19: goroutine -> struct pend */
+	struct rtd_vmap pend; /* Go 1.19: goroutine -> struct pend */
 	int64_t cpu_period;
 	uint8_t blocking;   /* the blocking profiles asked for (bits) */
 	size_t nparked;     /* direct hand-over: entries in the track tables */
@@ -94,10 +94,10 @@ struct ga_prof *ga_prof_new(struct ga_ctx *c, struct ga_sum *sum)
 		p->p[i].on = (c->o.profiles >> i) & 1;
 		if (p->p[i].on && i != RTD_GOAN_PROF_CPU)
 			p->blocking |= (uint8_t)(1u << i);
-		ga_tab_init(&p->p[i].recs, sizeof(struct rec), RTD_GOAN_MAX_STACKS);
-		ga_tab_init(&p->p[i].track, sizeof(struct pend), RTD_GOAN_MAX_GOROUTINES);
+		rtd_vmap_init(&p->p[i].recs, sizeof(struct rec), RTD_GOAN_MAX_STACKS);
+		rtd_vmap_init(&p->p[i].track, sizeof(struct pend), RTD_GOAN_MAX_GOROUTINES);
 	}
-	ga_tab_init(&p->pend, sizeof(struct pend), RTD_GOAN_MAX_GOROUTINES);
+	rtd_vmap_init(&p->pend, sizeof(struct pend), RTD_GOAN_MAX_GOROUTINES);
 	return p;
 }
 
@@ -106,11 +106,11 @@ void ga_prof_free(struct ga_prof *p)
 	if (!p)
 		return;
 	for (unsigned i = 0; i < RTD_GOAN_PROF_COUNT; i++) {
-		ga_tab_free(&p->p[i].recs);
-		ga_tab_free(&p->p[i].track);
+		rtd_vmap_free(&p->p[i].recs);
+		rtd_vmap_free(&p->p[i].track);
 		free(p->p[i].stacks);
 	}
-	ga_tab_free(&p->pend);
+	rtd_vmap_free(&p->pend);
 	free(p);
 }
 
@@ -119,7 +119,7 @@ static int add(struct ga_prof *p, unsigned which, uint32_t stack, uint64_t count
 	struct prof *pr = &p->p[which];
 	bool created;
 	int err = -ENOMEM;
-	struct rec *r = ga_tab_get(&pr->recs, stack, true, &created, &err);
+	struct rec *r = rtd_vmap_get(&pr->recs, stack, true, &created, &err);
 	if (!r)
 		return ga_fail(p->c, err, "out of memory");
 	if (created) {
@@ -127,7 +127,7 @@ static int add(struct ga_prof *p, unsigned which, uint32_t stack, uint64_t count
 			size_t nc = pr->capstacks ? pr->capstacks * 2 : 64;
 			uint32_t *s = realloc(pr->stacks, nc * sizeof(*s));
 			if (!s) {
-				ga_tab_del(&pr->recs, stack);
+				rtd_vmap_del(&pr->recs, stack);
 				return NOMEM(p);
 			}
 			pr->stacks = s;
@@ -165,7 +165,7 @@ static int set_pend(struct ga_prof *p, uint64_t g, unsigned type, int64_t ts, ui
 	if (st < 0)
 		return (int)st;
 	int err = -ENOMEM;
-	struct pend *e = ga_tab_get(&p->pend, g, true, NULL, &err);
+	struct pend *e = rtd_vmap_get(&p->pend, g, true, NULL, &err);
 	if (!e)
 		return ga_fail(p->c, err, "more than %u goroutines", RTD_GOAN_MAX_GOROUTINES);
 	*e = (struct pend){(uint8_t)type, ts, (uint32_t)st};
@@ -184,17 +184,17 @@ int ga_prof_v1(struct ga_prof *p, const struct rtd_gotrace_event *ev)
 		return set_pend(p, ev->g, ev->type, ev->ts, 0);
 	case RTD_GO_EV_GO_START:
 	case RTD_GO_EV_GO_START_LABEL:
-		e = ga_tab_get(&p->pend, ev->g, false, NULL, NULL);
+		e = rtd_vmap_get(&p->pend, ev->g, false, NULL, NULL);
 		if (!e)
 			return 0;
 		if (e->type == RTD_GO_EV_GO_UNBLOCK || e->type == RTD_GO_EV_GO_CREATE)
 			rc = link1(p, e, RTD_GOAN_PROF_SCHED, ev->ts);
 		else
 			rc = 0;
-		ga_tab_del(&p->pend, ev->g);
+		rtd_vmap_del(&p->pend, ev->g);
 		return rc;
 	case RTD_GO_EV_GO_UNBLOCK:
-		e = ga_tab_get(&p->pend, ev->args[0], false, NULL, NULL);
+		e = rtd_vmap_get(&p->pend, ev->args[0], false, NULL, NULL);
 		if (e && e->type == RTD_GO_EV_GO_BLOCK_NET)
 			rc = link1(p, e, RTD_GOAN_PROF_NET, ev->ts);
 		else if (e && is_sync_block(e->type))
@@ -203,14 +203,14 @@ int ga_prof_v1(struct ga_prof *p, const struct rtd_gotrace_event *ev)
 			rc = 0;
 		return rc < 0 ? rc : set_pend(p, ev->args[0], ev->type, ev->ts, ev->stack);
 	case RTD_GO_EV_GO_SYS_EXIT:
-		e = ga_tab_get(&p->pend, ev->g, false, NULL, NULL);
+		e = rtd_vmap_get(&p->pend, ev->g, false, NULL, NULL);
 		rc = e && e->type == RTD_GO_EV_GO_SYSCALL ? link1(p, e, RTD_GOAN_PROF_SYSCALL, ev->ts) : 0;
 		return rc < 0 ? rc : set_pend(p, ev->g, ev->type, ev->ts, 0);
 	case RTD_GO_EV_GO_SYSCALL:
 		return set_pend(p, ev->g, ev->type, ev->ts, ev->stack);
 	case RTD_GO_EV_GO_END:
 	case RTD_GO_EV_GO_STOP:
-		ga_tab_del(&p->pend, ev->g); /* nothing links to it any more */
+		rtd_vmap_del(&p->pend, ev->g); /* nothing links to it any more */
 		return 0;
 	case RTD_GO_EV_CPU_SAMPLE:
 		if (!p->p[RTD_GOAN_PROF_CPU].on)
@@ -278,11 +278,11 @@ int ga_prof_v2(struct ga_prof *p, const struct rtd_goev *ev)
 		struct prof *pr = &p->p[w];
 		if (!pr->on)
 			continue;
-		struct pend *t = ga_tab_get(&pr->track, id, false, NULL, NULL);
+		struct pend *t = rtd_vmap_get(&pr->track, id, false, NULL, NULL);
 		if (!t) {
 			if (ev->to == prof_state[w] && track_reason(p, w, ev->reason)) {
 				int err = -ENOMEM;
-				t = ga_tab_get(&pr->track, id, true, NULL, &err);
+				t = rtd_vmap_get(&pr->track, id, true, NULL, &err);
 				if (!t)
 					return ga_fail(p->c, err, "more than %u goroutines",
 						       RTD_GOAN_MAX_GOROUTINES);
@@ -293,7 +293,7 @@ int ga_prof_v2(struct ga_prof *p, const struct rtd_goev *ev)
 		if (ev->to == prof_state[w])
 			continue;
 		struct pend start = *t;
-		ga_tab_del(&pr->track, id);
+		rtd_vmap_del(&pr->track, id);
 		/* the overlap with the goroutine's [StartTime, EndTime]: its end
 		 * is later than this transition */
 		bool known;
@@ -321,12 +321,12 @@ int ga_prof_tr(struct ga_prof *p, const struct ga_gtr *t, struct ga_gprof *x)
 {
 	if (t->fresh && p->nparked) {
 		for (unsigned w = RTD_GOAN_PROF_NET; w < RTD_GOAN_PROF_COUNT; w++) {
-			struct pend *e = ga_tab_get(&p->p[w].track, t->id, false, NULL, NULL);
+			struct pend *e = rtd_vmap_get(&p->p[w].track, t->id, false, NULL, NULL);
 			if (!e)
 				continue;
 			x->trk[w] = (struct ga_trk){e->ts, e->stack};
 			x->on |= (uint8_t)(1u << w);
-			ga_tab_del(&p->p[w].track, t->id);
+			rtd_vmap_del(&p->p[w].track, t->id);
 			p->nparked--;
 		}
 	}
@@ -382,7 +382,7 @@ int ga_prof_tr(struct ga_prof *p, const struct ga_gtr *t, struct ga_gprof *x)
 			if (!(x->on & (1u << w)))
 				continue;
 			int err = -ENOMEM;
-			struct pend *e = ga_tab_get(&p->p[w].track, t->id, true, NULL, &err);
+			struct pend *e = rtd_vmap_get(&p->p[w].track, t->id, true, NULL, &err);
 			if (!e)
 				return ga_fail(p->c, err, "more than %u goroutines",
 					       RTD_GOAN_MAX_GOROUTINES);
@@ -407,7 +407,7 @@ int ga_prof_foreach(const struct ga_prof *p, unsigned which, rtd_goan_record_fn 
 	const struct prof *pr = &p->p[which];
 	for (size_t i = 0; i < pr->nstacks; i++) {
 		uint32_t id = pr->stacks[i];
-		const struct rec *r = ga_tab_get((struct ga_tab *)&pr->recs, id, false, NULL, NULL);
+		const struct rec *r = rtd_vmap_get((struct rtd_vmap *)&pr->recs, id, false, NULL, NULL);
 		const struct rtd_goframe *f;
 		size_t n = ga_stacks_view(&p->c->stacks, id, &f);
 		int rc = fn(f, n, r->count, r->ns, ctx);

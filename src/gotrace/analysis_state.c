@@ -118,8 +118,8 @@ struct rtd_gostate {
 	int ver;
 	bool have_gen;
 	uint64_t initial_gen;
-	struct ga_tab gs; /* goroutine -> struct gst */
-	struct ga_tab ps; /* proc -> struct pst */
+	struct rtd_vmap gs; /* goroutine -> struct gst */
+	struct rtd_vmap ps; /* proc -> struct pst */
 	/* output queue */
 	struct rtd_goev *q;
 	size_t nq, capq, iq;
@@ -127,12 +127,12 @@ struct rtd_gostate {
 	const struct rtd_gotrace_event *ev;
 	/* old format (oldtrace.go's converter) */
 	bool pre_init;
-	struct ga_tab pre; /* goroutines created before the first Gomaxprocs */
+	struct rtd_vmap pre; /* goroutines created before the first Gomaxprocs */
 	int64_t last_ts;
 	const char *stw_reason; /* the last STWStart's */
-	struct ga_tab tasks;    /* task -> struct otask (name, parent) */
+	struct rtd_vmap tasks;    /* task -> struct otask (name, parent) */
 	/* the decoder's strings (stable within a generation) -> interned */
-	struct ga_tab strcache;
+	struct rtd_vmap strcache;
 	uint64_t strcache_gen;
 	/* tab_str(): where the string arguments' ids are in ev->args (-1:
 	 * not a table string), and the generation's string ids -> interned */
@@ -180,13 +180,13 @@ static const char *interns(rtd_gostate *s, const char *str)
 
 static struct gst *gget(rtd_gostate *s, uint64_t g)
 {
-	return ga_tab_get(&s->gs, g, false, NULL, NULL);
+	return rtd_vmap_get(&s->gs, g, false, NULL, NULL);
 }
 
 static struct gst *gnew(rtd_gostate *s, uint64_t g, int *err)
 {
 	bool created;
-	struct gst *x = ga_tab_get(&s->gs, g, true, &created, err);
+	struct gst *x = rtd_vmap_get(&s->gs, g, true, &created, err);
 	if (x && created) {
 		x->reason = s->s_empty;
 		x->start_fn = s->s_empty;
@@ -197,7 +197,7 @@ static struct gst *gnew(rtd_gostate *s, uint64_t g, int *err)
 static struct pst *pget(rtd_gostate *s, int64_t p, bool create, int *err)
 {
 	bool created;
-	struct pst *x = ga_tab_get(&s->ps, (uint64_t)p, create, &created, err);
+	struct pst *x = rtd_vmap_get(&s->ps, (uint64_t)p, create, &created, err);
 	if (x && created)
 		x->m = -1;
 	return x;
@@ -341,7 +341,7 @@ static int g_transition(rtd_gostate *s, uint64_t id, unsigned from, unsigned to,
 	struct gst *g = gget(s, id);
 	if (to == RTD_GO_G_NOTEXIST) {
 		if (g)
-			ga_tab_del(&s->gs, id);
+			rtd_vmap_del(&s->gs, id);
 		return 0;
 	}
 	if (!g) {
@@ -393,12 +393,12 @@ static const char *str_arg(rtd_gostate *s, unsigned i)
 	const char *str = ev->sargs[i];
 	size_t len = ev->sarg_lens[i];
 	if (ev->gen != s->strcache_gen) {
-		ga_tab_clear(&s->strcache);
+		rtd_vmap_clear(&s->strcache);
 		s->strcache_gen = ev->gen;
 	}
 	uint64_t key = (uint64_t)(uintptr_t)str ^ ((uint64_t)len << 48);
 	bool created;
-	const char **c = ga_tab_get(&s->strcache, key, true, &created, NULL);
+	const char **c = rtd_vmap_get(&s->strcache, key, true, &created, NULL);
 	if (c && !created && strnlen(*c, len + 1) == len && memcmp(*c, str, len) == 0)
 		return *c;
 	const char *r = intern(s, str, len);
@@ -855,7 +855,7 @@ static int v1_gomaxprocs(rtd_gostate *s, const struct rtd_gotrace_event *ev)
 		ids = malloc(s->pre.n * sizeof(*ids));
 		if (!ids)
 			return NOMEM(s);
-		while (ga_tab_next(&s->pre, &it, &g))
+		while (rtd_vmap_next(&s->pre, &it, &g))
 			ids[n++] = g;
 	}
 	/* Go walks a map here; ascending ids keep the output stable */
@@ -877,7 +877,7 @@ static int v1_gomaxprocs(rtd_gostate *s, const struct rtd_gotrace_event *ev)
 		}
 	}
 	free(ids);
-	ga_tab_free(&s->pre);
+	rtd_vmap_free(&s->pre);
 	return rc;
 }
 
@@ -942,7 +942,7 @@ static int v1_go_create(rtd_gostate *s, const struct rtd_gotrace_event *ev)
 {
 	if (s->pre_init) {
 		int err = -ENOMEM;
-		if (!ga_tab_get(&s->pre, ev->args[0], true, NULL, &err))
+		if (!rtd_vmap_get(&s->pre, ev->args[0], true, NULL, &err))
 			return fail(s, err, "out of memory");
 		return 0;
 	}
@@ -952,7 +952,7 @@ static int v1_go_create(rtd_gostate *s, const struct rtd_gotrace_event *ev)
 
 static int v1_status(rtd_gostate *s, uint64_t g, unsigned to)
 {
-	ga_tab_del(&s->pre, g);
+	rtd_vmap_del(&s->pre, g);
 	return g_transition(s, g, RTD_GO_G_UNDETERMINED, to, NULL, 0, false, 0);
 }
 
@@ -1064,7 +1064,7 @@ static int v1_task_create(rtd_gostate *s, const struct rtd_gotrace_event *ev)
 	o->parent = ev->args[1];
 	o->name = str_arg(s, 0);
 	int err = -ENOMEM;
-	struct otask *t = ga_tab_get(&s->tasks, ev->args[0], true, NULL, &err);
+	struct otask *t = rtd_vmap_get(&s->tasks, ev->args[0], true, NULL, &err);
 	if (!t)
 		return fail(s, err, "out of memory");
 	t->name = o->name;
@@ -1078,11 +1078,11 @@ static int v1_task_end(rtd_gostate *s, const struct rtd_gotrace_event *ev)
 	if (!o)
 		return NOMEM(s);
 	o->task = ev->args[0];
-	struct otask *t = ga_tab_get(&s->tasks, ev->args[0], false, NULL, NULL);
+	struct otask *t = rtd_vmap_get(&s->tasks, ev->args[0], false, NULL, NULL);
 	if (t) {
 		o->name = t->name;
 		o->parent = t->parent;
-		ga_tab_del(&s->tasks, ev->args[0]);
+		rtd_vmap_del(&s->tasks, ev->args[0]);
 	}
 	return set_stack(s, o, ev->stack);
 }
@@ -1186,11 +1186,11 @@ struct rtd_gostate *ga_state_new(rtd_gotrace_dec *d, struct ga_strs *strs,
 		ga_stacks_init(&s->own_stacks, s->strs);
 		s->stacks = &s->own_stacks;
 	}
-	ga_tab_init(&s->gs, sizeof(struct gst), RTD_GOAN_MAX_GOROUTINES);
-	ga_tab_init(&s->ps, sizeof(struct pst), RTD_GOTRACE_MAX_PROCS);
-	ga_tab_init(&s->pre, 0, RTD_GOAN_MAX_GOROUTINES);
-	ga_tab_init(&s->tasks, sizeof(struct otask), RTD_GOAN_MAX_GOROUTINES);
-	ga_tab_init(&s->strcache, sizeof(const char *), 1u << 16);
+	rtd_vmap_init(&s->gs, sizeof(struct gst), RTD_GOAN_MAX_GOROUTINES);
+	rtd_vmap_init(&s->ps, sizeof(struct pst), RTD_GOTRACE_MAX_PROCS);
+	rtd_vmap_init(&s->pre, 0, RTD_GOAN_MAX_GOROUTINES);
+	rtd_vmap_init(&s->tasks, sizeof(struct otask), RTD_GOAN_MAX_GOROUTINES);
+	rtd_vmap_init(&s->strcache, sizeof(const char *), 1u << 16);
 	s->strcache_gen = UINT64_MAX;
 	s->ids_gen = UINT64_MAX;
 	/* the wire argument each string argument is read from (the decoder's
@@ -1222,11 +1222,11 @@ void rtd_gostate_free(rtd_gostate *s)
 {
 	if (!s)
 		return;
-	ga_tab_free(&s->gs);
-	ga_tab_free(&s->ps);
-	ga_tab_free(&s->pre);
-	ga_tab_free(&s->tasks);
-	ga_tab_free(&s->strcache);
+	rtd_vmap_free(&s->gs);
+	rtd_vmap_free(&s->ps);
+	rtd_vmap_free(&s->pre);
+	rtd_vmap_free(&s->tasks);
+	rtd_vmap_free(&s->strcache);
 	free(s->ids);
 	free(s->q);
 	if (s->stacks == &s->own_stacks)
@@ -1253,7 +1253,7 @@ int rtd_gostate_finish(rtd_gostate *s)
 	size_t it = 0;
 	uint64_t id;
 	struct gst *g;
-	while (s->npending && (g = ga_tab_next(&s->gs, &it, &id)))
+	while (s->npending && (g = rtd_vmap_next(&s->gs, &it, &id)))
 		if (g->sys_pending) {
 			struct rtd_gotrace_event none = {0};
 			none.p = -1;
@@ -1292,7 +1292,7 @@ int ga_state_feed_direct(rtd_gostate *s, const struct rtd_gotrace_event *ev,
 void ga_state_tr_done(rtd_gostate *s)
 {
 	if (s->tr_on && s->tr.gone && s->tr_x != &s->tr_none)
-		ga_tab_del(&s->gs, s->tr.id);
+		rtd_vmap_del(&s->gs, s->tr.id);
 	s->tr_on = false;
 }
 
@@ -1317,7 +1317,7 @@ size_t rtd_gostate_stack(const rtd_gostate *s, uint32_t id, const struct rtd_gof
 
 int rtd_gostate_goroutine(const rtd_gostate *s, uint64_t g, struct rtd_goroutine_info *out)
 {
-	struct gst *x = ga_tab_get((struct ga_tab *)&s->gs, g, false, NULL, NULL);
+	struct gst *x = rtd_vmap_get((struct rtd_vmap *)&s->gs, g, false, NULL, NULL);
 	if (!x)
 		return -RTD_E_NOTFOUND;
 	out->id = g;

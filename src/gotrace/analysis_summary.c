@@ -171,19 +171,19 @@ struct ga_sum {
 	bool v2;       /* Go 1.22+'s Summarizer */
 	bool sys_empty; /* Go 1.23: a goroutine without a name is a system one */
 	bool starts_only; /* the profiles want only each goroutine's StartTime */
-	struct ga_tab gs;    /* id -> struct gsum * */
+	struct rtd_vmap gs;    /* id -> struct gsum * */
 	struct gsum *last_g; /* gfind()'s last */
-	struct ga_tab tasks; /* id -> struct task * */
-	struct ga_tab groups; /* key -> struct group * */
+	struct rtd_vmap tasks; /* id -> struct task * */
+	struct rtd_vmap groups; /* key -> struct group * */
 	/* Go 1.19 */
 	int64_t gc_start, gc_done; /* running GC's start (0: none), completed GC time */
 	bool gc_running;
 	/* Go 1.22+ */
 	int64_t sync_ts, last_ts;
-	struct ga_tab sys_p; /* P -> goroutine in a syscall on it */
-	struct ga_tab sys_g; /* goroutine -> its P */
-	struct ga_tab ranges_p; /* hash(P, name) -> goroutine */
-	struct ga_tab block_names; /* reason -> "Block time (reason)" */
+	struct rtd_vmap sys_p; /* P -> goroutine in a syscall on it */
+	struct rtd_vmap sys_g; /* goroutine -> its P */
+	struct rtd_vmap ranges_p; /* hash(P, name) -> goroutine */
+	struct rtd_vmap block_names; /* reason -> "Block time (reason)" */
 	/* output scratch */
 	struct rtd_goan_stat *out;
 	size_t nout, capout;
@@ -236,13 +236,13 @@ struct ga_sum *ga_sum_new(struct ga_ctx *c)
 	s->v2 = c->sem != RTD_GOAN_GO119;
 	s->sys_empty = c->sem == RTD_GOAN_GO123;
 	s->starts_only = !(c->o.what & (RTD_GOAN_GOROUTINES | RTD_GOAN_TASKS));
-	ga_tab_init(&s->gs, sizeof(struct gsum *), RTD_GOAN_MAX_GOROUTINES);
-	ga_tab_init(&s->tasks, sizeof(struct task *), RTD_GOAN_MAX_GOROUTINES);
-	ga_tab_init(&s->groups, sizeof(struct group *), 0);
-	ga_tab_init(&s->sys_p, sizeof(uint64_t), 0);
-	ga_tab_init(&s->sys_g, sizeof(int64_t), 0);
-	ga_tab_init(&s->ranges_p, sizeof(uint64_t), 0);
-	ga_tab_init(&s->block_names, sizeof(const char *), 4096);
+	rtd_vmap_init(&s->gs, sizeof(struct gsum *), RTD_GOAN_MAX_GOROUTINES);
+	rtd_vmap_init(&s->tasks, sizeof(struct task *), RTD_GOAN_MAX_GOROUTINES);
+	rtd_vmap_init(&s->groups, sizeof(struct group *), 0);
+	rtd_vmap_init(&s->sys_p, sizeof(uint64_t), 0);
+	rtd_vmap_init(&s->sys_g, sizeof(int64_t), 0);
+	rtd_vmap_init(&s->ranges_p, sizeof(uint64_t), 0);
+	rtd_vmap_init(&s->block_names, sizeof(const char *), 4096);
 	struct ga_strs *st = &c->strs;
 	s->s_exec = ga_intern(st, "Execution time", 14);
 	s->s_sched = ga_intern(st, "Sched wait time", 15);
@@ -262,25 +262,25 @@ void ga_sum_free(struct ga_sum *s)
 		return;
 	size_t it = 0;
 	void **v;
-	while ((v = ga_tab_next(&s->gs, &it, NULL)))
+	while ((v = rtd_vmap_next(&s->gs, &it, NULL)))
 		gsum_free(*v);
 	it = 0;
-	while ((v = ga_tab_next(&s->tasks, &it, NULL)))
+	while ((v = rtd_vmap_next(&s->tasks, &it, NULL)))
 		task_free(*v);
 	it = 0;
-	while ((v = ga_tab_next(&s->groups, &it, NULL))) {
+	while ((v = rtd_vmap_next(&s->groups, &it, NULL))) {
 		struct group *g = *v;
 		ga_kvs_free(&g->stats);
 		ga_kvs_free(&g->ranges);
 		free(g);
 	}
-	ga_tab_free(&s->gs);
-	ga_tab_free(&s->tasks);
-	ga_tab_free(&s->groups);
-	ga_tab_free(&s->sys_p);
-	ga_tab_free(&s->sys_g);
-	ga_tab_free(&s->ranges_p);
-	ga_tab_free(&s->block_names);
+	rtd_vmap_free(&s->gs);
+	rtd_vmap_free(&s->tasks);
+	rtd_vmap_free(&s->groups);
+	rtd_vmap_free(&s->sys_p);
+	rtd_vmap_free(&s->sys_g);
+	rtd_vmap_free(&s->ranges_p);
+	rtd_vmap_free(&s->block_names);
 	st2_free(&s->scr_now);
 	st2_free(&s->scr_d);
 	free(s->out);
@@ -295,7 +295,7 @@ static struct gsum *gfind(struct ga_sum *s, uint64_t id)
 	 * forgets it */
 	if (s->last_g && s->last_g->id == id)
 		return s->last_g;
-	struct gsum **p = ga_tab_get(&s->gs, id, false, NULL, NULL);
+	struct gsum **p = rtd_vmap_get(&s->gs, id, false, NULL, NULL);
 	if (!p)
 		return NULL;
 	s->last_g = *p;
@@ -304,7 +304,7 @@ static struct gsum *gfind(struct ga_sum *s, uint64_t id)
 
 static struct task *tfind(struct ga_sum *s, uint64_t id)
 {
-	struct task **p = ga_tab_get(&s->tasks, id, false, NULL, NULL);
+	struct task **p = rtd_vmap_get(&s->tasks, id, false, NULL, NULL);
 	return p ? *p : NULL;
 }
 
@@ -312,7 +312,7 @@ static struct task *tget(struct ga_sum *s, uint64_t id)
 {
 	bool created;
 	int err = -ENOMEM;
-	struct task **p = ga_tab_get(&s->tasks, id, true, &created, &err);
+	struct task **p = rtd_vmap_get(&s->tasks, id, true, &created, &err);
 	if (!p) {
 		ga_fail(s->c, err, err == -RTD_E_CAP ? "more than %u open tasks" : "out of memory",
 			RTD_GOAN_MAX_GOROUTINES);
@@ -321,7 +321,7 @@ static struct task *tget(struct ga_sum *s, uint64_t id)
 	if (created) {
 		*p = calloc(1, sizeof(**p));
 		if (!*p) {
-			ga_tab_del(&s->tasks, id);
+			rtd_vmap_del(&s->tasks, id);
 			NOMEM(s);
 			return NULL;
 		}
@@ -382,7 +382,7 @@ static const char *block_name(struct ga_sum *s, const char *reason)
 {
 	/* reasons are interned: one formatted name each */
 	bool created;
-	const char **c = ga_tab_get(&s->block_names, (uint64_t)(uintptr_t)reason, true, &created, NULL);
+	const char **c = rtd_vmap_get(&s->block_names, (uint64_t)(uintptr_t)reason, true, &created, NULL);
 	if (c && !created)
 		return *c;
 	char buf[300];
@@ -394,7 +394,7 @@ static const char *block_name(struct ga_sum *s, const char *reason)
 		if (r)
 			*c = r;
 		else
-			ga_tab_del(&s->block_names, (uint64_t)(uintptr_t)reason);
+			rtd_vmap_del(&s->block_names, (uint64_t)(uintptr_t)reason);
 	}
 	return r;
 }
@@ -442,13 +442,13 @@ static int group_add(struct ga_sum *s, const struct rtd_goan_goroutine *g)
 	uint64_t key = s->v2 ? (uint64_t)(uintptr_t)g->name : g->pc;
 	bool created;
 	int err = -ENOMEM;
-	struct group **p = ga_tab_get(&s->groups, key, true, &created, &err);
+	struct group **p = rtd_vmap_get(&s->groups, key, true, &created, &err);
 	if (!p)
 		return NOMEM(s);
 	if (created) {
 		*p = calloc(1, sizeof(**p));
 		if (!*p) {
-			ga_tab_del(&s->groups, key);
+			rtd_vmap_del(&s->groups, key);
 			return NOMEM(s);
 		}
 	}
@@ -497,7 +497,7 @@ static int task_done(struct ga_sum *s, struct task *t, bool force)
 	};
 	if (s->c->o.on_task)
 		s->c->o.on_task(&o, s->c->o.ctx);
-	ga_tab_del(&s->tasks, t->id);
+	rtd_vmap_del(&s->tasks, t->id);
 	task_free(t);
 	return 0;
 }
@@ -679,12 +679,12 @@ static int finalize2(struct ga_sum *s, struct gsum *g, int64_t ts, bool trigger)
 
 static void drop_g(struct ga_sum *s, uint64_t id)
 {
-	struct gsum **p = ga_tab_get(&s->gs, id, false, NULL, NULL);
+	struct gsum **p = rtd_vmap_get(&s->gs, id, false, NULL, NULL);
 	if (p) {
 		if (s->last_g == *p)
 			s->last_g = NULL;
 		gsum_free(*p);
-		ga_tab_del(&s->gs, id);
+		rtd_vmap_del(&s->gs, id);
 	}
 }
 
@@ -706,7 +706,7 @@ static int g_state2(struct ga_sum *s, const struct rtd_goev *ev)
 		if (!g)
 			return NOMEM(s);
 		int err = -ENOMEM;
-		struct gsum **p = ga_tab_get(&s->gs, id, true, NULL, &err);
+		struct gsum **p = rtd_vmap_get(&s->gs, id, true, NULL, &err);
 		if (!p) {
 			free(g);
 			return ga_fail(s->c, err, "more than %u live goroutines",
@@ -758,9 +758,9 @@ static int g_state2(struct ga_sum *s, const struct rtd_goev *ev)
 				g->s2.syscall += ts - g->last_syscall;
 			}
 			g->last_syscall = g->last_syscall_block = 0;
-			int64_t *p = ga_tab_get(&s->sys_g, id, false, NULL, NULL);
-			ga_tab_del(&s->sys_p, p ? (uint64_t)*p : UINT64_MAX);
-			ga_tab_del(&s->sys_g, id);
+			int64_t *p = rtd_vmap_get(&s->sys_g, id, false, NULL, NULL);
+			rtd_vmap_del(&s->sys_p, p ? (uint64_t)*p : UINT64_MAX);
+			rtd_vmap_del(&s->sys_g, id);
 		}
 		break;
 	}
@@ -796,8 +796,8 @@ static int g_state2(struct ga_sum *s, const struct rtd_goev *ev)
 		return rc;
 	}
 	case RTD_GO_G_SYSCALL: {
-		uint64_t *gp = ga_tab_get(&s->sys_p, (uint64_t)ev->p, true, NULL, &err);
-		int64_t *pp = ga_tab_get(&s->sys_g, id, true, NULL, &err);
+		uint64_t *gp = rtd_vmap_get(&s->sys_p, (uint64_t)ev->p, true, NULL, &err);
+		int64_t *pp = rtd_vmap_get(&s->sys_g, id, true, NULL, &err);
 		if (!gp || !pp)
 			return NOMEM(s);
 		*gp = id;
@@ -813,13 +813,13 @@ static int p_state2(struct ga_sum *s, const struct rtd_goev *ev)
 {
 	if (ev->from == ev->to || ev->to != RTD_GO_P_IDLE)
 		return 0;
-	uint64_t *gp = ga_tab_get(&s->sys_p, ev->id, false, NULL, NULL);
+	uint64_t *gp = rtd_vmap_get(&s->sys_p, ev->id, false, NULL, NULL);
 	if (!gp)
 		return 0;
 	struct gsum *g = gfind(s, *gp);
 	if (g)
 		g->last_syscall_block = ev->ts;
-	ga_tab_del(&s->sys_p, ev->id);
+	rtd_vmap_del(&s->sys_p, ev->id);
 	return 0;
 }
 
@@ -836,11 +836,11 @@ static int range2(struct ga_sum *s, const struct rtd_goev *ev)
 			g = gfind(s, (uint64_t)ev->scope_id);
 		} else if (ev->scope == RTD_GOEV_RES_PROC) {
 			uint64_t k = rp_key(ev->scope_id, ev->name);
-			uint64_t *gp = ga_tab_get(&s->ranges_p, k, false, NULL, NULL);
+			uint64_t *gp = rtd_vmap_get(&s->ranges_p, k, false, NULL, NULL);
 			if (gp) {
 				if (*gp == ev->g)
 					g = gfind(s, *gp);
-				ga_tab_del(&s->ranges_p, k);
+				rtd_vmap_del(&s->ranges_p, k);
 			}
 		}
 		if (!g || g->finalized)
@@ -859,7 +859,7 @@ static int range2(struct ga_sum *s, const struct rtd_goev *ev)
 		g = ev->g != RTD_GO_NOG ? gfind(s, ev->g) : NULL;
 		if (g) {
 			int err = -ENOMEM;
-			uint64_t *gp = ga_tab_get(&s->ranges_p, rp_key(ev->scope_id, ev->name), true,
+			uint64_t *gp = rtd_vmap_get(&s->ranges_p, rp_key(ev->scope_id, ev->name), true,
 						  NULL, &err);
 			if (!gp)
 				return NOMEM(s);
@@ -981,7 +981,7 @@ static int starts2(struct ga_sum *s, const struct rtd_goev *ev)
 		drop_g(s, ev->id);
 		g = calloc(1, sizeof(*g));
 		int err = -ENOMEM;
-		struct gsum **p = g ? ga_tab_get(&s->gs, ev->id, true, NULL, &err) : NULL;
+		struct gsum **p = g ? rtd_vmap_get(&s->gs, ev->id, true, NULL, &err) : NULL;
 		if (!p) {
 			free(g);
 			return ga_fail(s->c, err, "out of memory or more than %u live goroutines",
@@ -1031,7 +1031,7 @@ int ga_sum_v2(struct ga_sum *s, const struct rtd_goev *ev)
 
 int64_t ga_sum_start_time(const struct ga_sum *s, uint64_t g, bool *known)
 {
-	struct gsum **p = ga_tab_get((struct ga_tab *)&s->gs, g, false, NULL, NULL);
+	struct gsum **p = rtd_vmap_get((struct rtd_vmap *)&s->gs, g, false, NULL, NULL);
 	*known = p != NULL;
 	return p ? (*p)->start : 0;
 }
@@ -1229,7 +1229,7 @@ static int go_create1(struct ga_sum *s, const struct rtd_gotrace_event *ev)
 		return NOMEM(s);
 	drop_g(s, ev->args[0]);
 	int err = -ENOMEM;
-	struct gsum **p = ga_tab_get(&s->gs, ev->args[0], true, NULL, &err);
+	struct gsum **p = rtd_vmap_get(&s->gs, ev->args[0], true, NULL, &err);
 	if (!p) {
 		free(g);
 		return ga_fail(s->c, err, "more than %u live goroutines",
@@ -1391,7 +1391,7 @@ int ga_sum_finish(struct ga_sum *s)
 	if (n && !ids)
 		return NOMEM(s);
 	uint64_t id;
-	while (ga_tab_next(&s->gs, &it, &id))
+	while (rtd_vmap_next(&s->gs, &it, &id))
 		ids[k++] = id;
 	for (size_t i = 1; i < k; i++)
 		for (size_t j = i; j > 0 && ids[j - 1] > ids[j]; j--) {
@@ -1417,7 +1417,7 @@ int ga_sum_finish(struct ga_sum *s)
 	if (n && !ids)
 		return NOMEM(s);
 	k = it = 0;
-	while (ga_tab_next(&s->tasks, &it, &id))
+	while (rtd_vmap_next(&s->tasks, &it, &id))
 		ids[k++] = id;
 	for (size_t i = 1; i < k; i++)
 		for (size_t j = i; j > 0 && ids[j - 1] > ids[j]; j--) {
@@ -1442,7 +1442,7 @@ int ga_sum_groups(const struct ga_sum *s, int (*fn)(const struct rtd_goan_group 
 	struct rtd_goan_stat *st = NULL;
 	size_t cap = 0;
 	int rc = 0;
-	while (rc == 0 && (v = ga_tab_next(&s->groups, &it, NULL))) {
+	while (rc == 0 && (v = rtd_vmap_next(&s->groups, &it, NULL))) {
 		const struct group *g = *v;
 		size_t n = g->stats.n + g->ranges.n;
 		if (n > cap) {

@@ -42,8 +42,8 @@ rtd_gotrace_dec *rtd_gotrace_dec_new(const struct rtd_gotrace_opts *opts)
 	rtd_map_init(&d->ahead_stacks, RTD_GOTRACE_MAX_STACKS);
 	rtd_map_init(&d->timer_gs, 1u << 20);
 	rtd_map_init(&d->futile_gs, 1u << 20);
-	gtd_tab_init(&d->pidx, sizeof(size_t), RTD_GOTRACE_MAX_PROCS);
-	gtd_tab_init(&d->bigg, sizeof(uint64_t), 0);
+	rtd_vmap_init(&d->pidx, sizeof(size_t), RTD_GOTRACE_MAX_PROCS);
+	rtd_vmap_init(&d->bigg, sizeof(uint64_t), 0);
 	return d;
 }
 
@@ -58,7 +58,7 @@ void rtd_gotrace_dec_free(rtd_gotrace_dec *d)
 	rtd_map_free_vals(&d->ahead_strings);
 	rtd_map_free_vals(&d->ahead_stacks);
 	rtd_map_free(&d->timer_gs);
-	gtd_tab_free(&d->pidx);
+	rtd_vmap_free(&d->pidx);
 	v1_order_free(d);
 	for (size_t i = 0; i < d->nprocs; i++) {
 		free(d->procs[i].idx.r);
@@ -69,7 +69,7 @@ void rtd_gotrace_dec_free(rtd_gotrace_dec *d)
 	rtd_map_free(&d->futile_gs);
 	free(d->refs);
 	free(d->seqs);
-	gtd_tab_free(&d->bigg);
+	rtd_vmap_free(&d->bigg);
 	free(d->out);
 	free(d->args);
 	free(d->frames);
@@ -206,14 +206,14 @@ int rtd_gotrace_dec_feed(rtd_gotrace_dec *d, const void *buf, size_t len)
 static struct v1_proc *proc_for(rtd_gotrace_dec *d, int64_t p)
 {
 	bool created;
-	size_t *idx = gtd_tab_get(&d->pidx, (uint64_t)p, true, &created);
+	size_t *idx = rtd_vmap_get(&d->pidx, (uint64_t)p, true, &created, NULL);
 	if (!idx)
 		return NULL;
 	if (created) {
 		struct v1_proc *np =
 			realloc(d->procs, (d->nprocs + 1) * sizeof(*np));
 		if (!np) {
-			gtd_tab_del(&d->pidx, (uint64_t)p);
+			rtd_vmap_del(&d->pidx, (uint64_t)p);
 			return NULL;
 		}
 		d->procs = np;
@@ -268,7 +268,7 @@ uint64_t rg(const rtd_gotrace_dec *d, const struct v1_ref *r)
 {
 	if (r->g != V1_BIG_G)
 		return r->g;
-	const uint64_t *g = gtd_tab_get((struct gtd_tab *)&d->bigg, (uint64_t)(r - d->refs), false, NULL);
+	const uint64_t *g = rtd_vmap_get((struct rtd_vmap *)&d->bigg, (uint64_t)(r - d->refs), false, NULL, NULL);
 	return g ? *g : V1_BIG_G;
 }
 
@@ -566,7 +566,7 @@ static int keep_ref(rtd_gotrace_dec *d, const struct v1_raw *raw,
 		.type = (uint8_t)raw->typ,
 	};
 	if (ev->g >= V1_BIG_G) {
-		uint64_t *slot = gtd_tab_get(&d->bigg, d->nrefs, true, NULL);
+		uint64_t *slot = rtd_vmap_get(&d->bigg, d->nrefs, true, NULL, NULL);
 		if (!slot)
 			return gtd_fail(d, -ENOMEM, raw->off, "out of memory");
 		*slot = ev->g;

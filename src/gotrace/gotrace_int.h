@@ -224,33 +224,6 @@ static inline uint64_t roff(const struct v1_ref *r)
 	return (uint64_t)r->off_lo | (uint64_t)r->off_hi << 32;
 }
 
-/* A small open-addressing map from u64 to a fixed-size value. */
-struct gtd_tab {
-	uint64_t *keys;
-	uint8_t *used;
-	uint8_t *vals;
-	size_t vsz, n, tomb, cap, max;
-};
-void gtd_tab_init(struct gtd_tab *t, size_t vsz, size_t max);
-void gtd_tab_free(struct gtd_tab *t);
-/* Find or insert (zeroed); NULL on cap or ENOMEM. */
-void *gtd_tab_get_slow(struct gtd_tab *t, uint64_t key, bool create, bool *created);
-/* The same, with the common hit in the key's home slot inlined (the
- * ordering looks up a goroutine or P for nearly every event). */
-static inline void *gtd_tab_get(struct gtd_tab *t, uint64_t key, bool create,
-				bool *created)
-{
-	if (t->cap) {
-		size_t i = (size_t)rtd_hash_u64(key) & (t->cap - 1);
-		if (t->used[i] == 1 && t->keys[i] == key) {
-			if (created)
-				*created = false;
-			return t->vals + i * t->vsz;
-		}
-	}
-	return gtd_tab_get_slow(t, key, create, created);
-}
-void gtd_tab_del(struct gtd_tab *t, uint64_t key);
 
 /* A P's events in file order, as runs of consecutive ref indices (a
  * batch's events are consecutive in the file). */
@@ -305,7 +278,7 @@ struct rtd_gotrace_dec {
 	struct v1_span *open_span; /* index pass: the batch not yet closed */
 	size_t open_proc;          /* ... its P's index in procs */
 	int64_t freq;
-	struct gtd_tab pidx; /* P -> index into procs + 1 */
+	struct rtd_vmap pidx; /* P -> index into procs + 1 */
 	struct v1_proc *procs;
 	size_t nprocs;
 	size_t cur_proc; /* index + 1 of last_p's entry in procs, or 0 */
@@ -344,7 +317,7 @@ struct rtd_gotrace_dec {
 	struct v1_ref *refs; /* every event, in file order */
 	size_t nrefs, caprefs;
 	int64_t *seqs;       /* Go 1.5: each event's sequence number */
-	struct gtd_tab bigg;  /* goroutine ids >= 2^32-1, by ref index */
+	struct rtd_vmap bigg;  /* goroutine ids >= 2^32-1, by ref index */
 	bool any_events;
 	uint32_t *out;       /* the order: indices into refs */
 	size_t nout, iout;

@@ -121,27 +121,27 @@ static bool ready(uint64_t g, const struct gstate *curr,
 struct gtab {
 	uint8_t *v, *used;
 	size_t cap, vsz;
-	struct gtd_tab big;
+	struct rtd_vmap big;
 };
 
 static void gtab_init(struct gtab *t, size_t vsz)
 {
 	memset(t, 0, sizeof(*t));
 	t->vsz = vsz;
-	gtd_tab_init(&t->big, vsz, 0);
+	rtd_vmap_init(&t->big, vsz, 0);
 }
 
 static void gtab_free(struct gtab *t)
 {
 	free(t->v);
 	free(t->used);
-	gtd_tab_free(&t->big);
+	rtd_vmap_free(&t->big);
 }
 
 static void *gtab_slow(struct gtab *t, uint64_t key, bool create, bool *created)
 {
 	if (key >= GT_DENSE)
-		return gtd_tab_get(&t->big, key, create, created);
+		return rtd_vmap_get(&t->big, key, create, created, NULL);
 	if (key >= t->cap) {
 		if (!create)
 			return NULL;
@@ -250,7 +250,7 @@ struct pp_regions {
 };
 struct pp_state {
 	struct gtab gs, ps;
-	struct gtd_tab tasks, regions;
+	struct rtd_vmap tasks, regions;
 	bool gc_active, stw_active;
 };
 
@@ -318,7 +318,7 @@ struct v1_ord {
 	size_t npend;
 	struct gtab gs;      /* merge: goroutine -> struct gstate */
 	uint64_t gs_made;    /* states made in gs (each may move them all) */
-	struct gtd_tab block; /* goroutine -> time of its last syscall block */
+	struct rtd_vmap block; /* goroutine -> time of its last syscall block */
 	int64_t last_ts;     /* of the last merged event */
 	uint64_t mpos;
 	bool merge_done;
@@ -335,7 +335,7 @@ struct v1_ord {
 	double ns_per_tick;
 	/* the futile-wakeup window: a FIFO, events leave from its front */
 	bool gate;
-	struct gtd_tab fg; /* goroutine -> struct futile_g */
+	struct rtd_vmap fg; /* goroutine -> struct futile_g */
 	struct ring q;
 	bool sorted_done;
 	struct pp_state pp;
@@ -690,13 +690,13 @@ static int merge_next(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev **outp)
 	o->cls = 2;
 	if (out->type == RTD_GO_EV_GO_SYS_BLOCK ||
 	    out->type == RTD_GO_EV_GO_IN_SYSCALL) {
-		int64_t *t = gtd_tab_get(&o->block, out->g, true, NULL);
+		int64_t *t = rtd_vmap_get(&o->block, out->g, true, NULL, NULL);
 		if (!t)
 			return oom(d);
 		*t = out->ts;
 	} else if (out->type == RTD_GO_EV_GO_SYS_EXIT && v1_ev_args(out)[2] != 0) {
 		int64_t ts = (int64_t)v1_ev_args(out)[2];
-		const int64_t *t = gtd_tab_get(&o->block, out->g, false, NULL);
+		const int64_t *t = rtd_vmap_get(&o->block, out->g, false, NULL, NULL);
 		int64_t block = t ? *t : 0;
 		if (block == 0)
 			return gtd_fail(d, -RTD_E_GO_ORDER, out->off, "stray syscall exit");
@@ -907,7 +907,7 @@ static int gate_push(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *e)
 	uint64_t key = e->type == RTD_GO_EV_GO_UNBLOCK ? v1_ev_args(e)[0] : e->g;
 	if (!rtd_map_get(&d->futile_gs, key, NULL))
 		return ring_push(&o->q, e) < 0 ? oom(d) : 0;
-	struct futile_g *g = gtd_tab_get(&o->fg, key, wakeup, NULL);
+	struct futile_g *g = rtd_vmap_get(&o->fg, key, wakeup, NULL, NULL);
 	if (wakeup) {
 		if (!g)
 			return oom(d);
@@ -922,7 +922,7 @@ static int gate_push(rtd_gotrace_dec *d, struct v1_ord *o, struct v1_ev *e)
 		e->drop = g->futile;
 		fg_release(o, g, g->futile);
 		free(g->pos);
-		gtd_tab_del(&o->fg, key);
+		rtd_vmap_del(&o->fg, key);
 	}
 	return ring_push(&o->q, e) < 0 ? oom(d) : 0;
 }
@@ -1102,10 +1102,10 @@ static int pp_go_end(struct pp_ctx *x)
 	int rc = pp_go_off(x, G_DEAD, false);
 	if (rc < 0 || x->ev->type != RTD_GO_EV_GO_END)
 		return rc;
-	struct pp_regions *rgn = gtd_tab_get(&x->pp->regions, x->ev->g, false, NULL);
+	struct pp_regions *rgn = rtd_vmap_get(&x->pp->regions, x->ev->g, false, NULL, NULL);
 	if (rgn) {
 		free(rgn->r);
-		gtd_tab_del(&x->pp->regions, x->ev->g);
+		rtd_vmap_del(&x->pp->regions, x->ev->g);
 	}
 	return 0;
 }
@@ -1147,7 +1147,7 @@ static int pp_task_create(struct pp_ctx *x)
 {
 	bool created;
 	uint64_t id = v1_ev_args(x->ev)[0];
-	if (!gtd_tab_get(&x->pp->tasks, id, true, &created))
+	if (!rtd_vmap_get(&x->pp->tasks, id, true, &created, NULL))
 		return oom(x->d);
 	if (!created)
 		return pp_fail(x, "task id conflicts (id:%llu) at offset %llu", ULL(id),
@@ -1162,7 +1162,7 @@ static int pp_region(struct pp_ctx *x)
 	const struct v1_ev *ev = x->ev;
 	const uint64_t *a = v1_ev_args(ev);
 	uint64_t mode = a[1], id = a[2];
-	struct pp_regions *rgn = gtd_tab_get(&x->pp->regions, ev->g, mode == 0, NULL);
+	struct pp_regions *rgn = rtd_vmap_get(&x->pp->regions, ev->g, mode == 0, NULL, NULL);
 	if (mode == 0) {
 		if (!rgn)
 			return gtd_fail(x->d, -ENOMEM, 0, "out of memory");
@@ -1236,7 +1236,7 @@ static inline __attribute__((always_inline)) int pp_go_park(struct pp_ctx *x)
 }
 static int pp_task_end(struct pp_ctx *x)
 {
-	gtd_tab_del(&x->pp->tasks, v1_ev_args(x->ev)[0]);
+	rtd_vmap_del(&x->pp->tasks, v1_ev_args(x->ev)[0]);
 	return 0;
 }
 
@@ -1473,22 +1473,22 @@ void v1_order_free(rtd_gotrace_dec *d)
 	free(o->pend);
 	free(o->cand);
 	gtab_free(&o->gs);
-	gtd_tab_free(&o->block);
+	rtd_vmap_free(&o->block);
 	free(o->heap);
 	for (size_t i = 0; i < o->fg.cap; i++)
 		if (o->fg.used[i] == 1)
 			free(((struct futile_g *)(o->fg.vals + i * o->fg.vsz))->pos);
-	gtd_tab_free(&o->fg);
+	rtd_vmap_free(&o->fg);
 	free(o->q.a);
 	free(o->win.a);
-	struct gtd_tab *rg_ = &o->pp.regions;
+	struct rtd_vmap *rg_ = &o->pp.regions;
 	for (size_t i = 0; i < rg_->cap; i++)
 		if (rg_->used[i] == 1)
 			free(((struct pp_regions *)(rg_->vals + i * rg_->vsz))->r);
 	gtab_free(&o->pp.gs);
 	gtab_free(&o->pp.ps);
-	gtd_tab_free(&o->pp.tasks);
-	gtd_tab_free(&o->pp.regions);
+	rtd_vmap_free(&o->pp.tasks);
+	rtd_vmap_free(&o->pp.regions);
 	free(o);
 	d->ord = NULL;
 }
@@ -1510,12 +1510,12 @@ int v1_order(rtd_gotrace_dec *d)
 	o->upto = 2;
 	o->gate = d->futile_gs.count > 0;
 	gtab_init(&o->gs, sizeof(struct gstate));
-	gtd_tab_init(&o->block, sizeof(int64_t), 0);
-	gtd_tab_init(&o->fg, sizeof(struct futile_g), 0);
+	rtd_vmap_init(&o->block, sizeof(int64_t), 0);
+	rtd_vmap_init(&o->fg, sizeof(struct futile_g), 0);
 	gtab_init(&o->pp.gs, sizeof(struct pp_g));
 	gtab_init(&o->pp.ps, sizeof(struct pp_p));
-	gtd_tab_init(&o->pp.tasks, 1, 0);
-	gtd_tab_init(&o->pp.regions, sizeof(struct pp_regions), 0);
+	rtd_vmap_init(&o->pp.tasks, 1, 0);
+	rtd_vmap_init(&o->pp.regions, sizeof(struct pp_regions), 0);
 	struct pp_g *g0 = gtab_get(&o->pp.gs, 0, true, NULL, struct pp_g);
 	if (!g0)
 		return oom(d);

@@ -81,12 +81,12 @@ struct dtab {
 	uint8_t *vals; /* by id, for ids below ncap */
 	uint8_t *used;
 	size_t ncap, lim, vsz, n, max;
-	struct gtd_tab big; /* ids from lim up */
+	struct rtd_vmap big; /* ids from lim up */
 };
 
 struct v2_order {
 	struct dtab gs, ps;
-	struct gtd_tab ms, tasks;
+	struct rtd_vmap ms, tasks;
 	uint64_t gc_seq;
 	int gc_state;
 	uint64_t initial_gen;
@@ -110,7 +110,7 @@ static void dtab_init(struct dtab *t, size_t vsz, size_t lim, size_t max)
 	t->vsz = vsz;
 	t->lim = lim;
 	t->max = max;
-	gtd_tab_init(&t->big, vsz, 0);
+	rtd_vmap_init(&t->big, vsz, 0);
 }
 
 static void dtab_free(struct dtab *t)
@@ -119,7 +119,7 @@ static void dtab_free(struct dtab *t)
 	free(t->used);
 	t->vals = t->used = NULL;
 	t->ncap = t->n = 0;
-	gtd_tab_free(&t->big);
+	rtd_vmap_free(&t->big);
 }
 
 /* dtab_get() past the array's hit: find, or create (zeroed); NULL when
@@ -130,10 +130,10 @@ static void *__attribute__((noinline)) dtab_get_slow(struct dtab *t, uint64_t ke
 	if (created)
 		*created = false;
 	if (key >= t->lim) {
-		void *v = gtd_tab_get(&t->big, key, false, NULL);
+		void *v = rtd_vmap_get(&t->big, key, false, NULL, NULL);
 		if (v || !create || t->n >= t->max)
 			return v;
-		if (!(v = gtd_tab_get(&t->big, key, true, created)))
+		if (!(v = rtd_vmap_get(&t->big, key, true, created, NULL)))
 			return NULL;
 		t->n++;
 		return v;
@@ -188,8 +188,8 @@ static void dtab_del(struct dtab *t, uint64_t key)
 			t->used[key] = 0;
 			t->n--;
 		}
-	} else if (gtd_tab_get(&t->big, key, false, NULL)) {
-		gtd_tab_del(&t->big, key);
+	} else if (rtd_vmap_get(&t->big, key, false, NULL, NULL)) {
+		rtd_vmap_del(&t->big, key);
 		t->n--;
 	}
 }
@@ -232,8 +232,8 @@ void v2_order_free(struct v2_order *o)
 	free(o->ended);
 	dtab_free(&o->gs);
 	dtab_free(&o->ps);
-	gtd_tab_free(&o->ms);
-	gtd_tab_free(&o->tasks);
+	rtd_vmap_free(&o->ms);
+	rtd_vmap_free(&o->tasks);
 	free(o);
 }
 
@@ -244,8 +244,8 @@ static struct v2_order *order_new(void)
 		return NULL;
 	dtab_init(&o->gs, sizeof(struct gst), 1u << 16, 1u << 24);
 	dtab_init(&o->ps, sizeof(struct pst), 1u << 10, RTD_GOTRACE_MAX_PROCS);
-	gtd_tab_init(&o->ms, sizeof(struct mst), 1u << 20);
-	gtd_tab_init(&o->tasks, sizeof(struct task), 1u << 22);
+	rtd_vmap_init(&o->ms, sizeof(struct mst), 1u << 20);
+	rtd_vmap_init(&o->tasks, sizeof(struct task), 1u << 22);
 	return o;
 }
 
@@ -801,7 +801,7 @@ static int proc_steal(struct step *s)
 		s->nw.p = NOP;
 		return ADVANCE;
 	}
-	struct mst *x = gtd_tab_get(&s->c->o->ms, mid, false, NULL);
+	struct mst *x = rtd_vmap_get(&s->c->o->ms, mid, false, NULL, NULL);
 	if (!x)
 		return fail_at(s, "stole proc from non-existent thread %llu", (unsigned long long)mid);
 	if (x->p != pid)
@@ -827,7 +827,7 @@ static int syscall_thread(struct step *s, uint64_t gid, uint64_t mid)
 		return ADVANCE;
 	}
 	bool created;
-	struct mst *x = gtd_tab_get(&s->c->o->ms, mid, true, &created);
+	struct mst *x = rtd_vmap_get(&s->c->o->ms, mid, true, &created, NULL);
 	if (!x)
 		return cap_fail(s, "threads");
 	if (!created) {
@@ -1068,14 +1068,14 @@ static int go_destroy_syscall(struct step *s)
 static int user_task_begin(struct step *s)
 {
 	bool created, ok;
-	struct task *t = gtd_tab_get(&s->c->o->tasks, s->a[0], true, &created);
+	struct task *t = rtd_vmap_get(&s->c->o->tasks, s->a[0], true, &created, NULL);
 	if (!t)
 		return cap_fail(s, "tasks");
 	if (!created)
 		return fail_at(s, "task ID conflict: %llu", (unsigned long long)s->a[0]);
 	const char *name = string_of(s->c, s->a[2], &ok);
 	if (!ok) {
-		gtd_tab_del(&s->c->o->tasks, s->a[0]);
+		rtd_vmap_del(&s->c->o->tasks, s->a[0]);
 		return fail_at(s, "invalid string ID %llu for %s event",
 			       (unsigned long long)s->a[2], name_of(s));
 	}
@@ -1089,7 +1089,7 @@ static int user_task_begin(struct step *s)
 static int user_task_end(struct step *s)
 {
 	struct v2_order *o = s->c->o;
-	struct task *t = gtd_tab_get(&o->tasks, s->a[0], false, NULL);
+	struct task *t = rtd_vmap_get(&o->tasks, s->a[0], false, NULL, NULL);
 	s->ev->task_parent = 0;
 	s->ev->task_name = "";
 	if (t) {
@@ -1098,7 +1098,7 @@ static int user_task_end(struct step *s)
 			return gtd_fail(s->c->d, -ENOMEM, s->ev->off, "out of memory");
 		s->ev->task_parent = t->parent;
 		s->ev->task_name = t->name;
-		gtd_tab_del(&o->tasks, s->a[0]);
+		rtd_vmap_del(&o->tasks, s->a[0]);
 	}
 	int rc = need(s, USERGO);
 	return rc < 0 ? rc : ADVANCE;
@@ -1355,7 +1355,7 @@ static inline __attribute__((always_inline)) int advance(struct genctx *c, struc
 	if (m != NOM) {
 		if (!ms || k->ms_cap != o->ms.cap) {
 			bool created;
-			ms = gtd_tab_get(&o->ms, m, true, &created);
+			ms = rtd_vmap_get(&o->ms, m, true, &created, NULL);
 			if (!ms)
 				return gtd_fail(c->d, -RTD_E_CAP, ev->off, "too many threads");
 			if (created) {
@@ -1427,7 +1427,7 @@ static inline __attribute__((always_inline)) int advance(struct genctx *c, struc
 	}
 	if (m != NOM) {
 		if (k->ms_cap != o->ms.cap) { /* the table grew */
-			k->ms = ms = gtd_tab_get(&o->ms, m, false, NULL);
+			k->ms = ms = rtd_vmap_get(&o->ms, m, false, NULL, NULL);
 			k->ms_cap = o->ms.cap;
 		}
 		if (ms) {

@@ -85,6 +85,79 @@ static void str_map(void **state)
 	rtd_strmap_free(&m);
 }
 
+/* rtd_vmap against a plain array of what should be there: inserts,
+ * deletes (backward shift moves later members of a run into the hole:
+ * 40,000 steps over 3,000 keys, the table growing from 64 slots, make
+ * runs of every kind), lookups of every key every 997 steps, iteration,
+ * the cap, clear. */
+static void vmap_model(void **state)
+{
+	(void)state;
+	enum { N = 3000 };
+	static uint64_t want[N]; /* 0: absent, else the value stored */
+	struct rtd_vmap t;
+	rtd_vmap_init(&t, sizeof(uint64_t), 0);
+	uint64_t seed = 42;
+	size_t live = 0;
+	for (int step = 0; step < 40000; step++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		uint64_t k = (seed >> 33) % N;
+		uint64_t key = k * 0x100000000ull; /* high bits too */
+		if ((seed >> 20) % 3) {
+			bool created = false;
+			int err = 0;
+			uint64_t *v = rtd_vmap_get(&t, key, true, &created, &err);
+			assert_non_null(v);
+			assert_int_equal(created, want[k] == 0);
+			if (created) {
+				assert_int_equal(*v, 0); /* inserted zeroed */
+				live++;
+			}
+			*v = want[k] = step + 1;
+		} else {
+			if (want[k])
+				live--;
+			rtd_vmap_del(&t, key);
+			want[k] = 0;
+		}
+		if (step % 997)
+			continue;
+		assert_int_equal(t.n, live);
+		for (uint64_t j = 0; j < N; j++) {
+			uint64_t *v = rtd_vmap_get(&t, j * 0x100000000ull, false, NULL, NULL);
+			if (want[j])
+				assert_true(v && *v == want[j]);
+			else
+				assert_null(v);
+		}
+	}
+	size_t it = 0, seen = 0;
+	uint64_t key;
+	uint64_t *v;
+	while ((v = rtd_vmap_next(&t, &it, &key))) {
+		assert_int_equal(key % 0x100000000ull, 0);
+		assert_int_equal(*v, want[key / 0x100000000ull]);
+		seen++;
+	}
+	assert_int_equal(seen, live);
+	rtd_vmap_clear(&t);
+	assert_int_equal(t.n, 0);
+	assert_null(rtd_vmap_get(&t, 0, false, NULL, NULL));
+	rtd_vmap_free(&t);
+
+	/* a set (no value) with a cap: the entry past it is refused */
+	rtd_vmap_init(&t, 0, 2);
+	int err = 0;
+	assert_non_null(rtd_vmap_get(&t, 7, true, NULL, &err));
+	assert_non_null(rtd_vmap_get(&t, 8, true, NULL, &err));
+	assert_non_null(rtd_vmap_get(&t, 7, true, NULL, &err)); /* found */
+	assert_null(rtd_vmap_get(&t, 9, true, NULL, &err));
+	assert_int_equal(err, -RTD_E_CAP);
+	rtd_vmap_del(&t, 8);
+	assert_non_null(rtd_vmap_get(&t, 9, true, NULL, &err));
+	rtd_vmap_free(&t);
+}
+
 static void hashes_differ(void **state)
 {
 	(void)state;
@@ -100,6 +173,7 @@ int main(void)
 		cmocka_unit_test(u64_cap),
 		cmocka_unit_test(str_map),
 		cmocka_unit_test(hashes_differ),
+		cmocka_unit_test(vmap_model),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
