@@ -7,8 +7,11 @@
 #   Request" on the worker's own track (its OS tid), at least 20 ms long,
 #   with the kernel's off-CPU wait of the sleep inside it (>= 90% of those
 #   before perf stopped); the runtime's GCs are there (GC slices);
-#   two async loops write AsyncRequest Start, await Task.Delay(20), and
-#   Stop, often on another thread-pool thread: every pair is one slice
+#   two async flows write AsyncRequest Start, await Task.Delay(20), and
+#   Stop, one on the thread pool (on its own thread or another), one begun
+#   on a thread of its own and ended on a pool thread (so some pair crosses
+#   threads however the pool schedules: a loaded check's pool ran all 36
+#   of its pairs on their own thread): every pair is one slice
 #   (matched by the ActivityID the runtime gives them), on its thread when
 #   it began and ended there innermost, else on the process's async lanes;
 # - --clrevents jit: no GC event at all although the program collects;

@@ -5,11 +5,14 @@
 // a 20 ms sleep, RequestStop(round); every 5th round ends with a blocking
 // GC. EventSource gives events named XStart/XStop the opcodes Start and
 // Stop of a task X, so the stream names them Request/Start, Request/Stop.
-// Beside it, two async loops write AsyncRequestStart(round), await a
-// 20 ms Task.Delay and write AsyncRequestStop(round): the continuation runs
-// on a thread-pool thread, often not the one that began the request (the
-// runtime pairs them by ActivityID when TplEventSource's
-// TasksFlowActivityIds keyword is on).
+// Beside it, two async flows write AsyncRequestStart(round), await a
+// 20 ms Task.Delay and write AsyncRequestStop(round) (the runtime pairs
+// them by ActivityID when TplEventSource's TasksFlowActivityIds keyword is
+// on): one loops on the thread pool, its continuation on whichever pool
+// thread runs it (often the one that began the request, on a loaded
+// machine every time); the other begins each request on a thread of its
+// own ("rtd-async-starter"), which waits while the continuation runs on a
+// pool thread: it ends on another thread every time.
 //   dotnet-activity READY_FILE   writes its pid to READY_FILE once it runs,
 //                                then each round's number on stdout
 using System;
@@ -61,6 +64,19 @@ static class Program
         }
     }
 
+    static async Task Crossing(int round)
+    {
+        Requests.Log.AsyncRequestStart(round); // on the starter thread
+        await Task.Delay(20).ConfigureAwait(false);
+        Requests.Log.AsyncRequestStop(round); // on a pool thread
+    }
+
+    static void Starter()
+    {
+        for (int round = 1; ; round += 2)
+            Crossing(round).Wait();
+    }
+
     static int Main(string[] args)
     {
         var t = new Thread(Worker) { Name = "rtd-request-worker-thread" };
@@ -68,7 +84,7 @@ static class Program
         File.Move(args[0] + ".tmp", args[0]);
         t.Start();
         _ = Task.Run(() => AsyncWorker(0));
-        _ = Task.Run(() => AsyncWorker(1));
+        new Thread(Starter) { Name = "rtd-async-starter", IsBackground = true }.Start();
         t.Join();
         return 0;
     }
