@@ -295,35 +295,32 @@ void rtd_vmap_clear(struct rtd_vmap *t)
 	t->n = 0;
 }
 
+/* Double the table (64 slots first): the members rehashed into a new one,
+ * the old one freed. */
 static int tab_grow(struct rtd_vmap *t)
 {
-	size_t nc = t->cap ? t->cap * 2 : 64;
-	uint64_t *k = malloc(nc * sizeof(*k));
-	uint8_t *u = calloc(nc, 1);
-	uint8_t *v = malloc(nc * t->vsz);
-	if (!k || !u || !v) {
-		free(k);
-		free(u);
-		free(v);
+	struct rtd_vmap nt = *t;
+	nt.cap = t->cap ? t->cap * 2 : 64;
+	nt.keys = malloc(nt.cap * sizeof(*nt.keys));
+	nt.used = calloc(nt.cap, 1);
+	nt.vals = malloc(nt.cap * t->vsz);
+	if (!nt.keys || !nt.used || !nt.vals) {
+		rtd_vmap_free(&nt);
 		return -ENOMEM;
 	}
+	size_t mask = nt.cap - 1;
 	for (size_t i = 0; i < t->cap; i++) {
 		if (!t->used[i])
 			continue;
-		size_t j = (size_t)rtd_hash_u64(t->keys[i]) & (nc - 1);
-		while (u[j])
-			j = (j + 1) & (nc - 1);
-		k[j] = t->keys[i];
-		u[j] = 1;
-		memcpy(v + j * t->vsz, t->vals + i * t->vsz, t->vsz);
+		size_t j = (size_t)rtd_hash_u64(t->keys[i]) & mask;
+		while (nt.used[j])
+			j = (j + 1) & mask;
+		nt.keys[j] = t->keys[i];
+		nt.used[j] = 1;
+		memcpy(nt.vals + j * t->vsz, t->vals + i * t->vsz, t->vsz);
 	}
-	free(t->keys);
-	free(t->used);
-	free(t->vals);
-	t->keys = k;
-	t->used = u;
-	t->vals = v;
-	t->cap = nc;
+	rtd_vmap_free(t);
+	*t = nt; /* n, vsz and max as they were */
 	return 0;
 }
 
